@@ -1,0 +1,1 @@
+//! N-dimensional arrays on the GPU (or all CPU cores), with lazy JIT fusion.

@@ -1,0 +1,3 @@
+fn main() {
+    cuprite_testkit::run(vec![]);
+}

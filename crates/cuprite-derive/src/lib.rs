@@ -1,0 +1,1 @@
+//! `#[derive(DeviceRepr)]` for `#[repr(C)]` structs passed to CUDA kernels.

@@ -1,0 +1,391 @@
+//! Finding and opening CUDA libraries at run time, and resolving their symbols lazily.
+//!
+//! This module owns library discovery and the symbol cache. It knows nothing of any one
+//! library's functions: those are declared with [`dyn_functions!`](crate::dyn_functions) in the
+//! per-library modules, which all share this mechanism.
+//!
+//! A library is opened on the first call of any of its functions, once per process. A symbol is
+//! resolved on the first call of that function and cached in an atomic pointer, so later calls
+//! cost one relaxed load. A missing library or symbol is an `Err`, never a panic.
+
+use std::ffi::{OsStr, OsString, c_void};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+/// Why a library function could not be called.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoadError {
+    /// No candidate file of the library could be opened.
+    LibraryNotFound {
+        /// The library, e.g. `"libcuda"`.
+        library: &'static str,
+        /// Every place tried, in order, each with the loader's reason.
+        tried: Vec<String>,
+    },
+    /// The library was opened but does not export this symbol (for example an older driver).
+    SymbolNotFound {
+        /// The library, e.g. `"libcuda"`.
+        library: &'static str,
+        /// The symbol asked for.
+        symbol: &'static str,
+        /// The file the library was opened from.
+        path: String,
+    },
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadError::LibraryNotFound { library, tried } => {
+                write!(f, "{library} not found; tried {} places:", tried.len())?;
+                for t in tried {
+                    write!(f, "\n  - {t}")?;
+                }
+                Ok(())
+            }
+            LoadError::SymbolNotFound {
+                library,
+                symbol,
+                path,
+            } => write!(
+                f,
+                "symbol `{symbol}` not found in {library} ({path}); the installed version is probably older than this call needs"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Where and under which names to look for one library.
+#[derive(Debug)]
+pub struct LibrarySpec {
+    /// Short name used in messages, e.g. `"libnvrtc"`.
+    pub name: &'static str,
+    /// Environment variable naming a file or a folder that overrides every other place.
+    pub env_var: &'static str,
+    /// File names for the system loader, most preferred first (Linux).
+    pub unix_names: &'static [&'static str],
+    /// File names on Windows, most preferred first.
+    pub windows_names: &'static [&'static str],
+    /// Whether to look in CUDA toolkit folders (`CUDA_PATH`, `/usr/local/cuda`). The driver
+    /// library is not part of the toolkit (its `stubs/` copy must never be loaded).
+    pub in_toolkit: bool,
+    /// Folders under a Python `site-packages` that pip wheels install this library into.
+    pub wheel_dirs: &'static [&'static str],
+}
+
+struct Opened {
+    lib: libloading::Library,
+    path: String,
+}
+
+/// One dynamically opened library: opened at most once, on first use, and kept for the process.
+pub struct DynLibrary {
+    spec: &'static LibrarySpec,
+    state: OnceLock<Result<Opened, LoadError>>,
+}
+
+impl std::fmt::Debug for DynLibrary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DynLibrary")
+            .field("name", &self.spec.name)
+            .field("path", &self.path().ok())
+            .finish()
+    }
+}
+
+impl DynLibrary {
+    /// A library that will be looked for as `spec` says, on first use.
+    pub const fn new(spec: &'static LibrarySpec) -> Self {
+        DynLibrary {
+            spec,
+            state: OnceLock::new(),
+        }
+    }
+
+    /// The library's short name.
+    pub fn name(&self) -> &'static str {
+        self.spec.name
+    }
+
+    fn opened(&self) -> Result<&Opened, LoadError> {
+        self.state
+            .get_or_init(|| open_library(self.spec))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Opens the library if that was not done yet. Returns the file it came from.
+    pub fn path(&self) -> Result<&str, LoadError> {
+        self.opened().map(|o| o.path.as_str())
+    }
+
+    /// Whether the library can be opened.
+    pub fn is_available(&self) -> bool {
+        self.opened().is_ok()
+    }
+
+    /// Looks `symbol` up (NUL-terminated) and returns its address.
+    pub fn symbol(&self, symbol: &'static str) -> Result<*mut c_void, LoadError> {
+        let opened = self.opened()?;
+        let printable = symbol.trim_end_matches('\0');
+        debug_assert!(
+            symbol.ends_with('\0'),
+            "symbol names must be NUL-terminated"
+        );
+        // SAFETY: we only read the symbol's address as an untyped pointer; calling it with the
+        // right signature is the job of the `dyn_functions!` wrapper that declared it.
+        let sym: Result<libloading::Symbol<'_, *mut c_void>, _> =
+            unsafe { opened.lib.get(symbol.as_bytes()) };
+        match sym {
+            Ok(s) if !(*s).is_null() => Ok(*s),
+            _ => Err(LoadError::SymbolNotFound {
+                library: self.spec.name,
+                symbol: leak_name(printable, symbol),
+                path: opened.path.clone(),
+            }),
+        }
+    }
+}
+
+fn leak_name(printable: &str, original: &'static str) -> &'static str {
+    // `original` is 'static and `printable` is its prefix, so re-slice the original.
+    &original[..printable.len()]
+}
+
+/// The cache slot of one symbol: null until resolved.
+#[derive(Debug)]
+pub struct SymbolSlot(AtomicPtr<c_void>);
+
+impl SymbolSlot {
+    /// An unresolved slot.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        SymbolSlot(AtomicPtr::new(std::ptr::null_mut()))
+    }
+
+    /// The symbol's address, resolving it through `lib` on first use.
+    #[inline(always)]
+    pub fn get(&self, lib: &DynLibrary, symbol: &'static str) -> Result<*mut c_void, LoadError> {
+        let p = self.0.load(Ordering::Relaxed);
+        if !p.is_null() {
+            return Ok(p);
+        }
+        self.resolve(lib, symbol)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn resolve(&self, lib: &DynLibrary, symbol: &'static str) -> Result<*mut c_void, LoadError> {
+        let p = lib.symbol(symbol)?;
+        self.0.store(p, Ordering::Relaxed);
+        Ok(p)
+    }
+}
+
+/// Declares `unsafe fn`s that call into a [`DynLibrary`], each resolving its symbol lazily.
+///
+/// Every generated function returns `Result<Ret, LoadError>`: `Err` when the library or this one
+/// symbol is missing, otherwise the library function's own return value.
+#[macro_export]
+macro_rules! dyn_functions {
+    (library: $lib:expr; $( $(#[$meta:meta])* fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) -> $ret:ty; )* ) => {
+        $(
+            $(#[$meta])*
+            #[allow(non_snake_case, clippy::too_many_arguments, clippy::missing_safety_doc)]
+            #[inline]
+            pub unsafe fn $name($($arg: $ty),*) -> ::core::result::Result<$ret, $crate::LoadError> {
+                static SLOT: $crate::loader::SymbolSlot = $crate::loader::SymbolSlot::new();
+                let p = SLOT.get(&$lib, concat!(stringify!($name), "\0"))?;
+                // SAFETY: the symbol was exported under this name by the library, whose
+                // documented C signature is the one declared here.
+                let f: unsafe extern "C" fn($($ty),*) -> $ret = unsafe { ::core::mem::transmute(p) };
+                // SAFETY: the caller upholds the library function's own contract.
+                Ok(unsafe { f($($arg),*) })
+            }
+        )*
+    };
+}
+
+fn open_library(spec: &LibrarySpec) -> Result<Opened, LoadError> {
+    let mut tried = Vec::new();
+    for candidate in candidates(spec) {
+        // SAFETY: opening a CUDA library runs its initialisers, which have no preconditions.
+        match unsafe { libloading::Library::new(&candidate) } {
+            Ok(lib) => {
+                let path = resolved_path(&candidate);
+                return Ok(Opened { lib, path });
+            }
+            Err(e) => tried.push(format!(
+                "{}: {}",
+                candidate.to_string_lossy(),
+                short_reason(&e)
+            )),
+        }
+    }
+    Err(LoadError::LibraryNotFound {
+        library: spec.name,
+        tried,
+    })
+}
+
+fn short_reason(e: &libloading::Error) -> String {
+    let s = e.to_string();
+    if s.contains("No such file") || s.contains("cannot open shared object") {
+        "not found".to_string()
+    } else {
+        s
+    }
+}
+
+fn resolved_path(candidate: &OsStr) -> String {
+    let p = Path::new(candidate);
+    if p.is_absolute() {
+        return p.display().to_string();
+    }
+    // A bare name went through the system loader: find the file it picked, for `cuprite info`.
+    if let Ok(maps) = std::fs::read_to_string("/proc/self/maps") {
+        let name = candidate.to_string_lossy();
+        let stem = name.split(".so").next().unwrap_or(&name).to_string();
+        for line in maps.lines() {
+            if let Some(path) = line.split_whitespace().nth(5)
+                && Path::new(path)
+                    .file_name()
+                    .is_some_and(|f| f.to_string_lossy().starts_with(&format!("{stem}.so")))
+            {
+                return path.to_string();
+            }
+        }
+    }
+    format!("{} (system loader)", candidate.to_string_lossy())
+}
+
+fn names(spec: &LibrarySpec) -> &'static [&'static str] {
+    if cfg!(windows) {
+        spec.windows_names
+    } else {
+        spec.unix_names
+    }
+}
+
+/// Every file or name that would be tried for `spec`, in order.
+pub fn candidates(spec: &LibrarySpec) -> Vec<OsString> {
+    let names = names(spec);
+    let in_dir = |dir: &Path| -> Vec<OsString> {
+        names.iter().map(|n| dir.join(n).into_os_string()).collect()
+    };
+    // 1. The override: a file, or a folder to look in. When set, it is the only place tried,
+    //    so a wrong override is reported instead of silently bypassed.
+    if let Some(v) = std::env::var_os(spec.env_var).filter(|v| !v.is_empty()) {
+        let p = PathBuf::from(&v);
+        return if p.is_dir() {
+            let mut c = in_dir(&p);
+            for sub in ["lib64", "lib", "bin"] {
+                c.extend(in_dir(&p.join(sub)));
+            }
+            c
+        } else {
+            vec![v]
+        };
+    }
+    let mut out = Vec::new();
+    // 2. A toolkit named by CUDA_PATH / CUDA_HOME.
+    if spec.in_toolkit {
+        for var in ["CUDA_PATH", "CUDA_HOME"] {
+            if let Some(root) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+                let root = PathBuf::from(root);
+                for sub in toolkit_subdirs() {
+                    out.extend(in_dir(&root.join(sub)));
+                }
+            }
+        }
+    }
+    // 3. The system loader's own search (LD_LIBRARY_PATH, ld.so.cache, PATH on Windows).
+    out.extend(names.iter().map(OsString::from));
+    // 4. The default toolkit folders.
+    if spec.in_toolkit && !cfg!(windows) {
+        for dir in [
+            "/usr/local/cuda/lib64",
+            "/usr/local/cuda/targets/x86_64-linux/lib",
+            "/usr/local/cuda/targets/sbsa-linux/lib",
+        ] {
+            out.extend(in_dir(Path::new(dir)));
+        }
+    }
+    if !spec.in_toolkit && !cfg!(windows) {
+        // Where container runtimes and WSL put the driver when ld.so.cache does not know it.
+        for dir in [
+            "/usr/local/nvidia/lib64",
+            "/usr/lib/x86_64-linux-gnu",
+            "/usr/lib64",
+            "/usr/lib/wsl/lib",
+        ] {
+            out.extend(in_dir(Path::new(dir)));
+        }
+    }
+    // 5. pip wheels under the active Python's paths.
+    if !spec.wheel_dirs.is_empty() {
+        for site in python_site_dirs() {
+            for w in spec.wheel_dirs {
+                out.extend(in_dir(&site.join(w)));
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|c| seen.insert(c.clone()));
+    out
+}
+
+fn toolkit_subdirs() -> &'static [&'static str] {
+    if cfg!(windows) {
+        &["bin", "bin/x64"]
+    } else {
+        &["lib64", "lib", "targets/x86_64-linux/lib"]
+    }
+}
+
+/// `site-packages` folders of the active Python: from `VIRTUAL_ENV`, `CONDA_PREFIX`,
+/// `PYTHONPATH`, and `sys.path` of the first `python3` on `PATH` (asked once, only when the
+/// earlier places all failed, since this is the last resort).
+fn python_site_dirs() -> Vec<PathBuf> {
+    static DIRS: OnceLock<Vec<PathBuf>> = OnceLock::new();
+    DIRS.get_or_init(|| {
+        let mut dirs = Vec::new();
+        if let Some(pp) = std::env::var_os("PYTHONPATH") {
+            dirs.extend(std::env::split_paths(&pp));
+        }
+        for var in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
+            if let Some(prefix) = std::env::var_os(var) {
+                let lib = PathBuf::from(prefix).join("lib");
+                if let Ok(rd) = std::fs::read_dir(&lib) {
+                    for e in rd.flatten() {
+                        if e.file_name().to_string_lossy().starts_with("python") {
+                            dirs.push(e.path().join("site-packages"));
+                        }
+                    }
+                }
+            }
+        }
+        let python = if cfg!(windows) { "python" } else { "python3" };
+        if let Ok(out) = std::process::Command::new(python)
+            .args([
+                "-c",
+                "import sys, site\nfor p in sys.path + site.getsitepackages() + [site.getusersitepackages()]: print(p)",
+            ])
+            .stderr(std::process::Stdio::null())
+            .output()
+        {
+            for line in String::from_utf8_lossy(&out.stdout).lines() {
+                if line.ends_with("site-packages") || line.ends_with("dist-packages") {
+                    dirs.push(PathBuf::from(line));
+                }
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        dirs.retain(|d| seen.insert(d.clone()));
+        dirs
+    })
+    .clone()
+}

@@ -1,0 +1,180 @@
+//! The one error type of the `cuprite` crate.
+//!
+//! Owns the mapping from driver and NVRTC status codes to [`Error`], and the helpers that turn a
+//! raw call's result into a `Result`. It must not decide policy (retries, deferral): callers do.
+
+use cuprite_sys::LoadError;
+use cuprite_sys::driver::{self as sys, CUresult};
+use std::ffi::CStr;
+
+/// A `Result` with [`Error`] as its error.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in cuprite.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A driver call returned an error status.
+    #[error("{call} failed: {name} ({}): {description}", .code.0)]
+    Driver {
+        /// The status code.
+        code: CUresult,
+        /// Its `CUDA_ERROR_*` name (or `CUresult(n)` when unknown).
+        name: String,
+        /// The driver's description of it.
+        description: String,
+        /// The driver function that failed.
+        call: &'static str,
+    },
+    /// A CUDA library could not be found.
+    #[error("{library} not found; tried:\n  - {}", .tried.join("\n  - "))]
+    LibraryNotFound {
+        /// The library, e.g. `libcuda`.
+        library: &'static str,
+        /// Every place tried, with the reason each failed.
+        tried: Vec<String>,
+    },
+    /// A library lacks one function (typically: the installed version is older).
+    #[error(
+        "{library} ({path}) has no symbol `{symbol}`; the installed version is probably too old for this call"
+    )]
+    SymbolNotFound {
+        /// The library.
+        library: &'static str,
+        /// The missing function.
+        symbol: &'static str,
+        /// The file the library was loaded from.
+        path: String,
+    },
+    /// NVRTC failed; `log` is the compiler's whole log.
+    #[error("{call} failed: {name}\n{log}")]
+    Nvrtc {
+        /// The `NVRTC_ERROR_*` name.
+        name: String,
+        /// The NVRTC function that failed.
+        call: &'static str,
+        /// The full compile log (may be empty).
+        log: String,
+    },
+    /// An argument was rejected before reaching the driver.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    /// A device allocation failed even after trimming cached memory.
+    #[error("out of device memory: asked for {requested} bytes, {free} bytes free of {total}")]
+    OutOfMemory {
+        /// Bytes asked for.
+        requested: usize,
+        /// Bytes free on the device when it failed.
+        free: usize,
+        /// Total device memory.
+        total: usize,
+    },
+    /// An operation that ran in a `Drop` failed; reported by the next fallible call.
+    #[error("an earlier {operation} (in a Drop) failed: {source}")]
+    Deferred {
+        /// What the `Drop` was doing, e.g. `free of DeviceBuffer<f32>`.
+        operation: String,
+        /// Why it failed.
+        source: Box<Error>,
+    },
+}
+
+impl From<LoadError> for Error {
+    fn from(e: LoadError) -> Self {
+        match e {
+            LoadError::LibraryNotFound { library, tried } => {
+                Error::LibraryNotFound { library, tried }
+            }
+            LoadError::SymbolNotFound {
+                library,
+                symbol,
+                path,
+            } => Error::SymbolNotFound {
+                library,
+                symbol,
+                path,
+            },
+        }
+    }
+}
+
+impl Error {
+    /// The error for a driver status that is not `CUDA_SUCCESS`.
+    #[cold]
+    pub fn driver(code: CUresult, call: &'static str) -> Self {
+        let name = code
+            .name()
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("CUresult({})", code.0));
+        let description = driver_description(code);
+        Error::Driver {
+            code,
+            name,
+            description,
+            call,
+        }
+    }
+
+    /// The driver status code, when this is a driver error.
+    pub fn code(&self) -> Option<CUresult> {
+        match self {
+            Error::Driver { code, .. } => Some(*code),
+            Error::Deferred { source, .. } => source.code(),
+            _ => None,
+        }
+    }
+
+    /// Whether this error means the context is unusable (a sticky error such as a device-side
+    /// trap or illegal address): every later call on that context fails too.
+    pub fn is_sticky(&self) -> bool {
+        matches!(
+            self.code(),
+            Some(
+                CUresult::CUDA_ERROR_ILLEGAL_ADDRESS
+                    | CUresult::CUDA_ERROR_LAUNCH_FAILED
+                    | CUresult::CUDA_ERROR_ASSERT
+                    | CUresult::CUDA_ERROR_HARDWARE_STACK_ERROR
+                    | CUresult::CUDA_ERROR_ILLEGAL_INSTRUCTION
+                    | CUresult::CUDA_ERROR_MISALIGNED_ADDRESS
+                    | CUresult::CUDA_ERROR_INVALID_ADDRESS_SPACE
+                    | CUresult::CUDA_ERROR_INVALID_PC
+                    | CUresult::CUDA_ERROR_ECC_UNCORRECTABLE
+                    | CUresult::CUDA_ERROR_CONTEXT_IS_DESTROYED
+            )
+        )
+    }
+}
+
+fn driver_description(code: CUresult) -> String {
+    let mut p: *const std::ffi::c_char = std::ptr::null();
+    // SAFETY: `p` is a valid out-pointer; the driver returns a static NUL-terminated string.
+    match unsafe { sys::cuGetErrorString(code, &mut p) } {
+        Ok(r) if r.is_success() && !p.is_null() => {
+            // SAFETY: non-null pointer to a static C string owned by the driver.
+            unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+        }
+        _ => "no description available".to_string(),
+    }
+}
+
+/// Turns a raw driver call's outcome into a `Result`, naming `call` on failure.
+#[inline(always)]
+pub fn check(result: std::result::Result<CUresult, LoadError>, call: &'static str) -> Result<()> {
+    match result {
+        Ok(r) if r.is_success() => Ok(()),
+        Ok(r) => Err(Error::driver(r, call)),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Calls a `cuprite_sys::driver` function and checks its status, naming the call on failure.
+///
+/// The expansion calls the `unsafe fn` directly, so the call site must be inside an `unsafe`
+/// block with its own `// SAFETY:` comment: `unsafe { drv!(cuCtxSynchronize()) }?`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! drv {
+    ($name:ident ( $($arg:expr),* $(,)? )) => {
+        $crate::error::check(::cuprite_sys::driver::$name($($arg),*), stringify!($name))
+    };
+}

@@ -1,0 +1,54 @@
+//! Safe, fast CUDA for Rust.
+//!
+//! `cuprite` is the safe driver layer of the cuprite stack: devices, contexts, streams, events,
+//! memory, modules, NVRTC, kernel launch and graphs, over the raw bindings of `cuprite-sys`.
+//! Nothing is linked at build time: the driver is opened on first use, and a machine without
+//! one gets an [`Error`], never a panic.
+//!
+//! ```
+//! match cuprite::Device::count() {
+//!     Ok(n) => println!("{n} CUDA device(s)"),
+//!     Err(e) => println!("no CUDA here: {e}"),
+//! }
+//! ```
+
+pub mod device;
+pub mod error;
+
+pub use cuprite_sys as sys;
+pub use device::{Device, DeviceAttribute};
+pub use error::{Error, Result};
+
+use std::sync::OnceLock;
+
+/// Initialises the driver (`cuInit`), once per process. Every other call does this itself, so
+/// calling it is only needed to learn early whether a driver is present.
+///
+/// ```
+/// if let Err(e) = cuprite::init() {
+///     println!("no driver: {e}");
+/// }
+/// ```
+pub fn init() -> Result<()> {
+    static INIT: OnceLock<Result<()>> = OnceLock::new();
+    INIT.get_or_init(|| {
+        // SAFETY: cuInit takes a flags word that must be 0, and has no other precondition.
+        unsafe { drv!(cuInit(0)) }
+    })
+    .clone()
+}
+
+/// The CUDA version the installed driver supports, as `(major, minor)`: 13.0 gives `(13, 0)`.
+///
+/// ```
+/// if let Ok((major, minor)) = cuprite::driver_version() {
+///     println!("driver supports CUDA {major}.{minor}");
+/// }
+/// ```
+pub fn driver_version() -> Result<(u32, u32)> {
+    init()?;
+    let mut v = 0;
+    // SAFETY: `v` is a valid out-pointer.
+    unsafe { drv!(cuDriverGetVersion(&mut v)) }?;
+    Ok(((v / 1000) as u32, ((v % 1000) / 10) as u32))
+}

@@ -1,0 +1,82 @@
+use cuprite::{Device, DeviceAttribute, Error};
+use cuprite_testkit::{Test, TestResult};
+
+pub fn tests() -> Vec<Test> {
+    vec![
+        Test::cpu("device::uuid_format", uuid_format),
+        Test::gpu("device::enumeration_matches_card", enumeration_matches_card),
+        Test::gpu("device::ordinal_out_of_range", ordinal_out_of_range),
+        Test::gpu("device::all_attributes_answer", all_attributes_answer),
+    ]
+}
+
+fn uuid_format() -> TestResult {
+    let b: [u8; 16] = core::array::from_fn(|i| (i * 17) as u8);
+    assert_eq!(
+        cuprite::device::format_uuid(&b),
+        "GPU-00112233-4455-6677-8899-aabbccddeeff"
+    );
+    Ok(())
+}
+
+fn enumeration_matches_card() -> TestResult {
+    let n = Device::count()?;
+    assert!(n >= 1);
+    let d = Device::get(0)?;
+    let name = d.name()?;
+    assert!(!name.is_empty());
+    let (major, minor) = d.compute_capability()?;
+    assert!(major >= 5, "compute capability {major}.{minor}");
+    let sms = d.multiprocessor_count()?;
+    assert!(sms >= 1);
+    let mem = d.total_memory()?;
+    assert!(mem > 1 << 30, "total memory {mem}");
+    if name.contains("H100") {
+        assert_eq!((major, minor), (9, 0));
+        assert_eq!(sms, 132, "an H100 SXM has 132 SMs");
+        assert!(
+            (79_000_000_000..=86_000_000_000).contains(&(mem as u64)),
+            "{mem}"
+        );
+    }
+    let uuid = d.uuid()?;
+    assert_eq!(uuid.len(), 40, "{uuid}");
+    assert!(uuid.starts_with("GPU-"));
+    assert_ne!(d.uuid_bytes()?, [0u8; 16]);
+    let bus = d.pci_bus_id()?;
+    let parts: Vec<&str> = bus.split([':', '.']).collect();
+    assert_eq!(parts.len(), 4, "{bus}");
+    assert!(
+        parts.iter().all(|p| u32::from_str_radix(p, 16).is_ok()),
+        "{bus}"
+    );
+    let (v_major, _) = cuprite::driver_version()?;
+    assert!(v_major >= 11);
+    Ok(())
+}
+
+fn ordinal_out_of_range() -> TestResult {
+    let n = Device::count()?;
+    match Device::get(n + 3) {
+        Err(Error::InvalidArgument(msg)) => {
+            assert!(msg.contains(&format!("{n} CUDA device")), "{msg}");
+            Ok(())
+        }
+        other => Err(format!("expected InvalidArgument, got {other:?}").into()),
+    }
+}
+
+fn all_attributes_answer() -> TestResult {
+    let d = Device::get(0)?;
+    let attrs = d.attributes();
+    assert!(
+        attrs.len() > 100,
+        "only {} attributes answered",
+        attrs.len()
+    );
+    let warp = d.attribute(DeviceAttribute::WarpSize)?;
+    assert_eq!(warp, 32);
+    let tpb = d.attribute(DeviceAttribute::MaxThreadsPerBlock)?;
+    assert_eq!(tpb, 1024);
+    Ok(())
+}
