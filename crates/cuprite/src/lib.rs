@@ -14,10 +14,12 @@
 
 pub mod device;
 pub mod error;
+pub mod nvrtc;
 
 pub use cuprite_sys as sys;
 pub use device::{Device, DeviceAttribute};
 pub use error::{Error, Result};
+pub use nvrtc::{CompileOptions, Ptx, compile_ptx};
 
 use std::sync::OnceLock;
 

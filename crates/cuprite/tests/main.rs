@@ -4,9 +4,11 @@
 use cuprite_testkit::{Test, run};
 
 mod device;
+mod nvrtc;
 
 fn main() {
     let mut tests: Vec<Test> = Vec::new();
     tests.extend(device::tests());
+    tests.extend(nvrtc::tests());
     run(tests);
 }
