@@ -1,1 +1,98 @@
-fn main() {}
+//! `cuprite`: information about this machine's CUDA setup, and benchmarks.
+//!
+//! ```text
+//! cuprite info [--json]
+//! cuprite bench [FILTER]... [--json FILE] [--warmup N] [--repeats N] [--quick] [--list]
+//! ```
+
+use clap::{Parser, Subcommand};
+use cuprite_cli::{bench, info};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "cuprite",
+    version,
+    about = "Safe, fast GPU computing for Rust: tools"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Show the CUDA driver, devices, libraries found, and the array backend that would be used.
+    Info {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run benchmarks (all, or those whose name or group contains a FILTER).
+    Bench {
+        /// Substrings selecting benchmarks by name or group.
+        filters: Vec<String>,
+        /// Also write the results as JSON to this file.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Untimed warm-up runs per measurement.
+        #[arg(long, default_value_t = 3)]
+        warmup: usize,
+        /// Timed repeats per measurement (the median is reported).
+        #[arg(long, default_value_t = 20)]
+        repeats: usize,
+        /// Smaller sizes and 5 repeats: a quick smoke run, not for reporting.
+        #[arg(long)]
+        quick: bool,
+        /// List the selected benchmarks and exit.
+        #[arg(long)]
+        list: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Info { json } => {
+            let report = info::gather();
+            if json {
+                match serde_json::to_string_pretty(&report.to_json()) {
+                    Ok(s) => cuprite_cli::outln!("{s}"),
+                    Err(e) => {
+                        eprintln!("cuprite info: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            } else {
+                cuprite_cli::outln!("{}", report.to_text().trim_end());
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Bench {
+            filters,
+            json,
+            warmup,
+            repeats,
+            quick,
+            list,
+        } => {
+            let opts = bench::RunOptions {
+                filters,
+                warmup: if quick { warmup.min(1) } else { warmup },
+                repeats: if quick { repeats.min(5) } else { repeats },
+                quick,
+                json,
+                list,
+            };
+            match bench::run(&opts) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::FAILURE,
+                Err(e) => {
+                    eprintln!("cuprite bench: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}

@@ -1,3 +1,55 @@
+//! The integration tests of `cuprite-cli`: one binary, run by `cargo test`; GPU tests are
+//! ignored at run time when there is no GPU (see `cuprite-testkit`).
+
+use cuprite_testkit::{Test, run};
+
+mod bench;
+mod info;
+
+/// The `cuprite` binary: the one cargo built, or (on a GPU host that received only packed
+/// binaries) `cuprite`/`bin-cuprite` beside this test binary, or `$CUPRITE_BIN`.
+pub fn cuprite_bin() -> Result<std::path::PathBuf, String> {
+    let mut tried = Vec::new();
+    if let Some(p) = std::env::var_os("CUPRITE_BIN") {
+        return Ok(p.into());
+    }
+    let built = std::path::PathBuf::from(env!("CARGO_BIN_EXE_cuprite"));
+    if built.is_file() {
+        return Ok(built);
+    }
+    tried.push(built);
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Into::into))
+    {
+        let dir: std::path::PathBuf = dir;
+        for n in ["cuprite", "bin-cuprite"] {
+            let p = dir.join(n);
+            if p.is_file() {
+                return Ok(p);
+            }
+            tried.push(p);
+        }
+    }
+    Err(format!(
+        "the cuprite binary is not found; tried {tried:?} (set CUPRITE_BIN)"
+    ))
+}
+
+/// An empty temporary folder (for `CUPRITE_CUDA_PATH`: no driver there).
+pub fn empty_dir(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "cuprite-cli-{tag}-{}-{}",
+        std::process::id(),
+        cuprite_testkit::Rng::fresh().next_u64()
+    ));
+    std::fs::create_dir_all(&d).expect("create temp dir");
+    d
+}
+
 fn main() {
-    cuprite_testkit::run(vec![]);
+    let mut tests: Vec<Test> = Vec::new();
+    tests.extend(info::tests());
+    tests.extend(bench::tests());
+    run(tests);
 }

@@ -16,6 +16,7 @@
 //! This crate owns declarations and loading only; the safe layer is the `cuprite` crate.
 
 pub mod driver;
+pub mod libraries;
 pub mod loader;
 pub mod nvrtc;
 

@@ -110,6 +110,11 @@ impl DynLibrary {
         self.spec.name
     }
 
+    /// Where and under which names it is looked for.
+    pub fn spec(&self) -> &'static LibrarySpec {
+        self.spec
+    }
+
     fn opened(&self) -> Result<&Opened, LoadError> {
         self.state
             .get_or_init(|| open_library(self.spec))

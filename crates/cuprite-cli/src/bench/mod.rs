@@ -1,0 +1,824 @@
+//! `cuprite bench`: the benchmark harness.
+//!
+//! This module owns running benchmarks (selection, warm-up and repeat settings, progress,
+//! the table, JSON) and the timing helpers they share. It must not hold any benchmark itself:
+//! each topic has its own file `bench/<topic>.rs` exposing `pub fn benchmarks() -> Vec<Benchmark>`,
+//! and [`all`] concatenates them.
+//!
+//! A benchmark returns [`Figure`]s. Each figure carries its median, min and max, its unit, and,
+//! where it has one, the ceiling it is compared to *measured in the same run* (device copy
+//! bandwidth from [`BenchCtx::device_copy_ceiling`], host memcpy bandwidth, the cost of a raw
+//! driver call...), the ratio to it, and its target with whether it was met.
+//!
+//! Timing follows the workplace method: warm up first, time device work with events (see
+//! [`BenchCtx::time_device`]), host costs with `Instant` ([`BenchCtx::time_host`]), repeat, take
+//! the median; never time zeros.
+
+pub mod ceiling;
+
+use cuprite_sys::driver::{self as sys, CUevent, CUstream};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// The error a benchmark returns: anything, so `?` works on every error type.
+pub type BenchError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What a benchmark returns: its figures.
+pub type BenchResult = Result<Vec<Figure>, BenchError>;
+
+/// One named benchmark.
+#[derive(Clone, Copy)]
+pub struct Benchmark {
+    /// Unique name, `<group>/<what>`, e.g. `ceiling/device_copy`. Filters match on it.
+    pub name: &'static str,
+    /// The topic it belongs to (its file's name), e.g. `ceiling`, `launch`, `array`.
+    pub group: &'static str,
+    /// Whether it needs a CUDA device (skipped, and reported as skipped, without one).
+    pub needs_gpu: bool,
+    /// The benchmark itself.
+    pub run: fn(&mut BenchCtx) -> BenchResult,
+}
+
+impl std::fmt::Debug for Benchmark {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Benchmark")
+            .field("name", &self.name)
+            .field("group", &self.group)
+            .field("needs_gpu", &self.needs_gpu)
+            .finish()
+    }
+}
+
+/// Every benchmark of every topic, in a stable order.
+pub fn all() -> Vec<Benchmark> {
+    let mut v = Vec::new();
+    v.extend(ceiling::benchmarks());
+    v
+}
+
+/// Samples of one measurement, in seconds.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Samples(pub Vec<f64>);
+
+impl Samples {
+    /// The median (mean of the two middle values for an even count); 0 when empty.
+    pub fn median(&self) -> f64 {
+        let mut v = self.0.clone();
+        if v.is_empty() {
+            return 0.0;
+        }
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        }
+    }
+    /// The smallest sample; 0 when empty.
+    pub fn min(&self) -> f64 {
+        self.0.iter().copied().reduce(f64::min).unwrap_or(0.0)
+    }
+    /// The largest sample; 0 when empty.
+    pub fn max(&self) -> f64 {
+        self.0.iter().copied().reduce(f64::max).unwrap_or(0.0)
+    }
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// A figure's target, and how it is judged.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Target {
+    /// The ratio to the ceiling must be at most this (e.g. host cost ≤ 1.10× raw).
+    RatioAtMost(f64),
+    /// The ratio to the ceiling must be at least this (e.g. ≥ 0.8 of copy bandwidth).
+    RatioAtLeast(f64),
+    /// The median itself, in the figure's unit, must be at most this (e.g. ≤ 40 ms).
+    AtMost(f64),
+    /// The median itself must be at least this.
+    AtLeast(f64),
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::RatioAtMost(x) => write!(f, "≤ {x}×"),
+            Target::RatioAtLeast(x) => write!(f, "≥ {x}×"),
+            Target::AtMost(x) => write!(f, "≤ {}", fmt_num(*x)),
+            Target::AtLeast(x) => write!(f, "≥ {}", fmt_num(*x)),
+        }
+    }
+}
+
+/// A ceiling a figure is compared with: measured in the same run, in the figure's unit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ceiling {
+    /// What it is, e.g. `device copy bandwidth` or `raw cuLaunchKernel`.
+    pub name: String,
+    /// Its value in the figure's unit.
+    pub value: f64,
+}
+
+/// One reported number.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Figure {
+    /// What was measured, e.g. `device copy bandwidth (1 GiB, read+write)`.
+    pub name: String,
+    /// Unit of median/min/max, e.g. `TB/s`, `GB/s`, `µs`, `ms`.
+    pub unit: String,
+    /// Median over the repeats.
+    pub median: f64,
+    /// Smallest value seen.
+    pub min: f64,
+    /// Largest value seen.
+    pub max: f64,
+    /// Number of samples behind median/min/max.
+    pub samples: usize,
+    /// The ceiling measured in the same run, if this figure has one.
+    pub ceiling: Option<Ceiling>,
+    /// The target, if the project set one.
+    pub target: Option<Target>,
+    /// A free remark (sizes, what the ceiling means...).
+    pub note: Option<String>,
+}
+
+/// Units for times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeUnit {
+    /// Nanoseconds.
+    Ns,
+    /// Microseconds.
+    Us,
+    /// Milliseconds.
+    Ms,
+    /// Seconds.
+    S,
+}
+
+impl TimeUnit {
+    fn per_second(self) -> f64 {
+        match self {
+            TimeUnit::Ns => 1e9,
+            TimeUnit::Us => 1e6,
+            TimeUnit::Ms => 1e3,
+            TimeUnit::S => 1.0,
+        }
+    }
+    fn label(self) -> &'static str {
+        match self {
+            TimeUnit::Ns => "ns",
+            TimeUnit::Us => "µs",
+            TimeUnit::Ms => "ms",
+            TimeUnit::S => "s",
+        }
+    }
+}
+
+impl Figure {
+    /// A figure from already computed values.
+    pub fn new(
+        name: impl Into<String>,
+        unit: impl Into<String>,
+        median: f64,
+        min: f64,
+        max: f64,
+    ) -> Self {
+        Figure {
+            name: name.into(),
+            unit: unit.into(),
+            median,
+            min,
+            max,
+            samples: 0,
+            ceiling: None,
+            target: None,
+            note: None,
+        }
+    }
+
+    /// A time figure (lower is better) from samples in seconds, shown in `unit`.
+    pub fn time(name: impl Into<String>, samples: &Samples, unit: TimeUnit) -> Self {
+        let k = unit.per_second();
+        let mut f = Figure::new(
+            name,
+            unit.label(),
+            samples.median() * k,
+            samples.min() * k,
+            samples.max() * k,
+        );
+        f.samples = samples.len();
+        f
+    }
+
+    /// A rate figure (higher is better): `amount` units of work per sample (e.g. bytes moved,
+    /// expressed in the unit's scale: `2.0 * GiB / 1e12` for TB/s) over each sample's time.
+    /// The median rate is `amount / median time`; min and max come from the slowest and fastest
+    /// samples.
+    pub fn rate(
+        name: impl Into<String>,
+        unit: impl Into<String>,
+        amount: f64,
+        samples: &Samples,
+    ) -> Self {
+        let r = |t: f64| if t > 0.0 { amount / t } else { 0.0 };
+        let mut f = Figure::new(
+            name,
+            unit,
+            r(samples.median()),
+            r(samples.max()),
+            r(samples.min()),
+        );
+        f.samples = samples.len();
+        f
+    }
+
+    /// Sets the ceiling (same unit as the figure).
+    pub fn with_ceiling(mut self, name: impl Into<String>, value: f64) -> Self {
+        self.ceiling = Some(Ceiling {
+            name: name.into(),
+            value,
+        });
+        self
+    }
+
+    /// Sets the ceiling from a [`Ceiling`].
+    pub fn against(mut self, ceiling: &Ceiling) -> Self {
+        self.ceiling = Some(ceiling.clone());
+        self
+    }
+
+    /// Sets the target.
+    pub fn with_target(mut self, target: Target) -> Self {
+        self.target = Some(target);
+        self
+    }
+
+    /// Sets the note.
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.note = Some(note.into());
+        self
+    }
+
+    /// `median / ceiling`, when there is a ceiling.
+    pub fn ratio(&self) -> Option<f64> {
+        self.ceiling
+            .as_ref()
+            .filter(|c| c.value != 0.0)
+            .map(|c| self.median / c.value)
+    }
+
+    /// Whether the target was met; `None` without a target (or a ratio target without a ceiling).
+    pub fn met(&self) -> Option<bool> {
+        match self.target? {
+            Target::RatioAtMost(x) => self.ratio().map(|r| r <= x),
+            Target::RatioAtLeast(x) => self.ratio().map(|r| r >= x),
+            Target::AtMost(x) => Some(self.median <= x),
+            Target::AtLeast(x) => Some(self.median >= x),
+        }
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "name": self.name,
+            "unit": self.unit,
+            "median": self.median,
+            "min": self.min,
+            "max": self.max,
+            "samples": self.samples,
+            "ceiling": self.ceiling.as_ref().map(|c| serde_json::json!({"name": c.name, "value": c.value})),
+            "ratio": self.ratio(),
+            "target": self.target.map(|t| t.to_string()),
+            "met": self.met(),
+            "note": self.note,
+        })
+    }
+}
+
+/// Settings and shared state of one `cuprite bench` run, handed to every benchmark.
+pub struct BenchCtx {
+    /// Untimed runs before sampling.
+    pub warmup: usize,
+    /// Timed samples per figure.
+    pub repeats: usize,
+    /// Smaller sizes and fewer repeats (for tests and smoke runs).
+    pub quick: bool,
+    progress: ProgressBar,
+    ceilings: HashMap<&'static str, Result<Ceiling, String>>,
+}
+
+impl std::fmt::Debug for BenchCtx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BenchCtx")
+            .field("warmup", &self.warmup)
+            .field("repeats", &self.repeats)
+            .field("quick", &self.quick)
+            .finish()
+    }
+}
+
+impl BenchCtx {
+    /// A context with these settings, with no progress display.
+    pub fn new(warmup: usize, repeats: usize, quick: bool) -> Self {
+        BenchCtx {
+            warmup,
+            repeats: repeats.max(1),
+            quick,
+            progress: ProgressBar::hidden(),
+            ceilings: HashMap::new(),
+        }
+    }
+
+    /// `full`, or `quick` in quick mode: for problem sizes.
+    pub fn size(&self, full: usize, quick: usize) -> usize {
+        if self.quick { quick } else { full }
+    }
+
+    /// Shows what is being measured now, beside the progress bar.
+    pub fn status(&self, msg: impl Into<String>) {
+        self.progress.set_message(msg.into());
+    }
+
+    /// Times `f` on the host: `warmup` untimed calls, then `repeats` samples.
+    pub fn time_host(&self, mut f: impl FnMut()) -> Samples {
+        for _ in 0..self.warmup {
+            f();
+        }
+        Samples(
+            (0..self.repeats)
+                .map(|_| {
+                    let t = Instant::now();
+                    f();
+                    t.elapsed().as_secs_f64()
+                })
+                .collect(),
+        )
+    }
+
+    /// Host time per call of `f`, for calls too cheap to time one by one: each sample runs `f`
+    /// `iters` times (passing the index) and divides. Warm-up is `warmup × iters` calls.
+    pub fn time_host_per_call(&self, iters: usize, mut f: impl FnMut(usize)) -> Samples {
+        let iters = iters.max(1);
+        for i in 0..self.warmup * iters {
+            f(i);
+        }
+        Samples(
+            (0..self.repeats)
+                .map(|_| {
+                    let t = Instant::now();
+                    for i in 0..iters {
+                        f(i);
+                    }
+                    t.elapsed().as_secs_f64() / iters as f64
+                })
+                .collect(),
+        )
+    }
+
+    /// Like [`time_host_per_call`](Self::time_host_per_call) for fallible work: the first
+    /// error stops the measurement and is returned.
+    pub fn try_time_host_per_call<E: Into<BenchError>>(
+        &self,
+        iters: usize,
+        mut f: impl FnMut(usize) -> Result<(), E>,
+    ) -> Result<Samples, BenchError> {
+        let iters = iters.max(1);
+        for i in 0..self.warmup * iters {
+            f(i).map_err(Into::into)?;
+        }
+        let mut out = Vec::with_capacity(self.repeats);
+        for _ in 0..self.repeats {
+            let t = Instant::now();
+            for i in 0..iters {
+                f(i).map_err(Into::into)?;
+            }
+            out.push(t.elapsed().as_secs_f64() / iters as f64);
+        }
+        Ok(Samples(out))
+    }
+
+    /// Times device work with CUDA events on `stream` (a context must be current on this
+    /// thread, as any cuprite call leaves it): `warmup` untimed runs, then `repeats` samples,
+    /// each the event time between just before and just after what `enqueue` puts on the
+    /// stream. `enqueue` must only enqueue (asynchronous calls on `stream`).
+    ///
+    /// # Safety
+    ///
+    /// `stream` must be a live stream of the context current on this thread (e.g.
+    /// `cuprite::Stream::raw()` of a stream that outlives the call), or null for the legacy
+    /// default stream.
+    pub unsafe fn time_device<E: Into<BenchError>>(
+        &self,
+        stream: CUstream,
+        mut enqueue: impl FnMut() -> Result<(), E>,
+    ) -> Result<Samples, BenchError> {
+        let start = Event::new()?;
+        let end = Event::new()?;
+        for _ in 0..self.warmup {
+            enqueue().map_err(Into::into)?;
+        }
+        // SAFETY: `stream` is a live stream of the current context (this method's contract).
+        let status = unsafe { sys::cuStreamSynchronize(stream) };
+        check(status, "cuStreamSynchronize")?;
+        let mut out = Vec::with_capacity(self.repeats);
+        for _ in 0..self.repeats {
+            start.record(stream)?;
+            enqueue().map_err(Into::into)?;
+            end.record(stream)?;
+            end.synchronize()?;
+            out.push(end.elapsed_since(&start)?);
+        }
+        Ok(Samples(out))
+    }
+
+    /// The device-to-device copy bandwidth of device 0 in TB/s (bytes read plus bytes written),
+    /// measured once per run on first request and shared by every benchmark that compares with
+    /// it. See [`ceiling::device_copy_figure`].
+    pub fn device_copy_ceiling(&mut self) -> Result<Ceiling, BenchError> {
+        self.ceiling_once("device copy", |ctx| {
+            let (fig, _) = ceiling::device_copy_figure(ctx)?;
+            Ok(Ceiling {
+                name: "device copy bandwidth".into(),
+                value: fig.median,
+            })
+        })
+    }
+
+    /// The host memcpy bandwidth in GB/s (all threads; read plus write), measured once per run.
+    pub fn host_copy_ceiling(&mut self) -> Result<Ceiling, BenchError> {
+        self.ceiling_once("host copy", |ctx| {
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let fig = ceiling::host_copy_figure(ctx, threads)?;
+            Ok(Ceiling {
+                name: format!("host memcpy bandwidth ({threads} threads)"),
+                value: fig.median,
+            })
+        })
+    }
+
+    /// A ceiling computed once per run under `key` (the first caller pays for it; later callers
+    /// and later benchmarks get the same value, so every ratio uses the same reference).
+    pub fn ceiling_once(
+        &mut self,
+        key: &'static str,
+        measure: impl FnOnce(&mut BenchCtx) -> Result<Ceiling, BenchError>,
+    ) -> Result<Ceiling, BenchError> {
+        if let Some(c) = self.ceilings.get(key) {
+            return c.clone().map_err(Into::into);
+        }
+        let c = measure(self).map_err(|e| e.to_string());
+        self.ceilings.insert(key, c.clone());
+        c.map_err(Into::into)
+    }
+}
+
+/// Rates measured by the ceiling benchmarks are also recorded as ceilings, so a later benchmark
+/// in the same run reuses them instead of measuring again.
+fn remember(ctx: &mut BenchCtx, key: &'static str, c: Ceiling) {
+    ctx.ceilings.entry(key).or_insert(Ok(c));
+}
+
+/// A CUDA event with timing, destroyed on drop (raw driver calls: the harness must not depend on
+/// the safe layer it measures).
+struct Event(CUevent);
+
+impl Event {
+    fn new() -> Result<Self, BenchError> {
+        let mut e: CUevent = std::ptr::null_mut();
+        // SAFETY: `e` is a valid out-pointer; a context is current (caller's contract).
+        let status = unsafe { sys::cuEventCreate(&mut e, sys::CUevent_flags::CU_EVENT_DEFAULT.0) };
+        check(status, "cuEventCreate")?;
+        Ok(Event(e))
+    }
+    fn record(&self, stream: CUstream) -> Result<(), BenchError> {
+        // SAFETY: live event and stream of the current context.
+        let status = unsafe { sys::cuEventRecord(self.0, stream) };
+        check(status, "cuEventRecord")
+    }
+    fn synchronize(&self) -> Result<(), BenchError> {
+        // SAFETY: live, recorded event.
+        let status = unsafe { sys::cuEventSynchronize(self.0) };
+        check(status, "cuEventSynchronize")
+    }
+    /// Seconds from `start` to this event (both recorded and complete).
+    fn elapsed_since(&self, start: &Event) -> Result<f64, BenchError> {
+        let mut ms = 0f32;
+        // SAFETY: both events are live and completed; `ms` is a valid out-pointer.
+        let status = unsafe { sys::cuEventElapsedTime(&mut ms, start.0, self.0) };
+        check(status, "cuEventElapsedTime")?;
+        Ok(f64::from(ms) / 1e3)
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        // SAFETY: the event was created by cuEventCreate and is destroyed once; a failure here
+        // can only mean the context is already gone, which leaves nothing to free.
+        let _ = unsafe { sys::cuEventDestroy_v2(self.0) };
+    }
+}
+
+/// Turns a raw driver result into a benchmark error naming the call.
+pub fn check(
+    r: Result<sys::CUresult, cuprite_sys::LoadError>,
+    call: &'static str,
+) -> Result<(), BenchError> {
+    cuprite::error::check(r, call).map_err(Into::into)
+}
+
+/// Settings of one `cuprite bench` invocation.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Substrings: a benchmark runs when its name or group contains any of them (all when empty).
+    pub filters: Vec<String>,
+    /// Untimed warm-up runs.
+    pub warmup: usize,
+    /// Timed repeats.
+    pub repeats: usize,
+    /// Smaller sizes and fewer repeats.
+    pub quick: bool,
+    /// Where to write the JSON report.
+    pub json: Option<std::path::PathBuf>,
+    /// Only list the selected benchmarks.
+    pub list: bool,
+}
+
+/// The outcome of one benchmark.
+#[derive(Debug)]
+enum Outcome {
+    Ran(Vec<Figure>, Duration),
+    Skipped(String),
+    Failed(String),
+}
+
+/// Runs the selected benchmarks, prints the table, writes the JSON. Returns whether every
+/// selected benchmark that could run succeeded.
+pub fn run(opts: &RunOptions) -> Result<bool, BenchError> {
+    let selected: Vec<Benchmark> = all()
+        .into_iter()
+        .filter(|b| {
+            opts.filters.is_empty()
+                || opts
+                    .filters
+                    .iter()
+                    .any(|f| b.name.contains(f.as_str()) || b.group == f)
+        })
+        .collect();
+    if opts.list {
+        for b in &selected {
+            crate::outln!(
+                "{:<40} {}",
+                b.name,
+                if b.needs_gpu { "(GPU)" } else { "(CPU)" }
+            );
+        }
+        return Ok(true);
+    }
+    if selected.is_empty() {
+        let names: Vec<&str> = all().iter().map(|b| b.name).collect();
+        return Err(format!(
+            "no benchmark matches {:?}; there are: {}",
+            opts.filters,
+            names.join(", ")
+        )
+        .into());
+    }
+    let gpu = gpu_presence();
+    let mut ctx = BenchCtx::new(opts.warmup, opts.repeats, opts.quick);
+    let bar = ProgressBar::new(selected.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} {prefix}: {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    ctx.progress = bar.clone();
+    let mut outcomes = Vec::new();
+    for b in &selected {
+        bar.set_prefix(b.name);
+        bar.set_message("");
+        let outcome = match (&gpu, b.needs_gpu) {
+            (Err(why), true) => Outcome::Skipped(why.clone()),
+            _ => {
+                let t = Instant::now();
+                match (b.run)(&mut ctx) {
+                    Ok(figs) => Outcome::Ran(figs, t.elapsed()),
+                    Err(e) => Outcome::Failed(e.to_string()),
+                }
+            }
+        };
+        outcomes.push((*b, outcome));
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+
+    let device = match &gpu {
+        Ok(name) => name.clone(),
+        Err(_) => "none (CPU only)".to_string(),
+    };
+    print_table(&device, &outcomes);
+    if let Some(path) = &opts.json {
+        let report = json_report(&device, &ctx, &outcomes);
+        let text = serde_json::to_string_pretty(&report)?;
+        std::fs::write(path, text + "\n")
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        crate::outln!("JSON report written to {}", path.display());
+    }
+    Ok(!outcomes
+        .iter()
+        .any(|(_, o)| matches!(o, Outcome::Failed(_))))
+}
+
+/// The device 0 name when a GPU can be used, else why not.
+fn gpu_presence() -> Result<String, String> {
+    match cuprite::Device::count() {
+        Ok(0) => Err("the driver reports no CUDA device".into()),
+        Ok(_) => cuprite::Device::get(0)
+            .and_then(|d| d.name())
+            .map_err(|e| e.to_string()),
+        Err(cuprite::Error::LibraryNotFound { library, .. }) => {
+            Err(format!("no CUDA driver ({library} not found)"))
+        }
+        Err(e) => Err(format!("no usable CUDA driver: {e}")),
+    }
+}
+
+/// Formats a number with 3–4 significant digits.
+pub fn fmt_num(x: f64) -> String {
+    let a = x.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if a >= 1000.0 {
+        format!("{x:.0}")
+    } else if a >= 100.0 {
+        format!("{x:.1}")
+    } else if a >= 10.0 {
+        format!("{x:.2}")
+    } else if a >= 0.01 {
+        format!("{x:.3}")
+    } else {
+        format!("{x:.3e}")
+    }
+}
+
+fn print_table(device: &str, outcomes: &[(Benchmark, Outcome)]) {
+    let header = [
+        "benchmark",
+        "figure",
+        "median",
+        "min",
+        "max",
+        "unit",
+        "ceiling",
+        "ratio",
+        "target",
+        "met",
+    ];
+    let mut rows: Vec<[String; 10]> = Vec::new();
+    for (b, o) in outcomes {
+        if let Outcome::Ran(figs, _) = o {
+            for f in figs {
+                rows.push([
+                    b.name.to_string(),
+                    f.name.clone(),
+                    fmt_num(f.median),
+                    fmt_num(f.min),
+                    fmt_num(f.max),
+                    f.unit.clone(),
+                    f.ceiling
+                        .as_ref()
+                        .map(|c| format!("{} {}", fmt_num(c.value), c.name))
+                        .unwrap_or_else(|| "-".into()),
+                    f.ratio()
+                        .map(|r| format!("{r:.3}"))
+                        .unwrap_or_else(|| "-".into()),
+                    f.target
+                        .map(|t| t.to_string())
+                        .unwrap_or_else(|| "-".into()),
+                    match f.met() {
+                        Some(true) => "yes".into(),
+                        Some(false) => "NO".into(),
+                        None => "-".into(),
+                    },
+                ]);
+            }
+        }
+    }
+    crate::outln!("cuprite bench on {device}, {}", utc_now());
+    let mut width = header.map(|h| h.chars().count());
+    for r in &rows {
+        for (w, c) in width.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: &[String]| {
+        let parts: Vec<String> = cells
+            .iter()
+            .zip(width)
+            .enumerate()
+            .map(|(i, (c, w))| {
+                let pad = w.saturating_sub(c.chars().count());
+                if (2..5).contains(&i) || i == 7 {
+                    format!("{}{c}", " ".repeat(pad))
+                } else {
+                    format!("{c}{}", " ".repeat(pad))
+                }
+            })
+            .collect();
+        crate::outln!("{}", parts.join("  ").trim_end());
+    };
+    if rows.is_empty() {
+        crate::outln!("(no figures)");
+    } else {
+        line(&header.map(String::from));
+        line(&width.map(|w| "-".repeat(w)));
+        for r in &rows {
+            line(r);
+        }
+    }
+    for (b, o) in outcomes {
+        match o {
+            Outcome::Skipped(why) => crate::outln!("skipped {}: {why}", b.name),
+            Outcome::Failed(e) => crate::outln!("FAILED {}: {e}", b.name),
+            Outcome::Ran(..) => {}
+        }
+    }
+}
+
+fn json_report(
+    device: &str,
+    ctx: &BenchCtx,
+    outcomes: &[(Benchmark, Outcome)],
+) -> serde_json::Value {
+    let results: Vec<serde_json::Value> = outcomes
+        .iter()
+        .map(|(b, o)| {
+            let mut v = serde_json::json!({
+                "name": b.name,
+                "group": b.group,
+                "needs_gpu": b.needs_gpu,
+            });
+            match o {
+                Outcome::Ran(figs, took) => {
+                    v["status"] = "ran".into();
+                    v["seconds"] = took.as_secs_f64().into();
+                    v["figures"] = figs.iter().map(Figure::to_json).collect();
+                }
+                Outcome::Skipped(why) => {
+                    v["status"] = "skipped".into();
+                    v["reason"] = why.clone().into();
+                }
+                Outcome::Failed(e) => {
+                    v["status"] = "failed".into();
+                    v["error"] = e.clone().into();
+                }
+            }
+            v
+        })
+        .collect();
+    serde_json::json!({
+        "tool": "cuprite bench",
+        "version": env!("CARGO_PKG_VERSION"),
+        "date": utc_now(),
+        "device": device,
+        "driver": cuprite::driver_version().ok().map(|(a, b)| format!("{a}.{b}")),
+        "warmup": ctx.warmup,
+        "repeats": ctx.repeats,
+        "quick": ctx.quick,
+        "results": results,
+    })
+}
+
+/// The current UTC time as `YYYY-MM-DD HH:MM UTC`.
+pub fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    let rem = secs % 86_400;
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60
+    )
+}
+
+/// Days since 1970-01-01 to a (year, month, day) of the proleptic Gregorian calendar.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}

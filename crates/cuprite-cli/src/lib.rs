@@ -1,0 +1,15 @@
+//! The pieces of the `cuprite` command, as a library so that tests and benchmarks can reach
+//! them: [`info`] (what this machine offers) and [`bench`] (the benchmark harness and its
+//! benchmarks). `main.rs` only parses the command line.
+
+/// `println!` that ignores a closed stdout (`cuprite info | head`) instead of panicking.
+#[macro_export]
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let _ = ::std::writeln!(::std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+pub mod bench;
+pub mod info;

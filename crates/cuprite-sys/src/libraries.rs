@@ -1,0 +1,101 @@
+//! Where the CUDA math and communication libraries are looked for: cuBLAS, cuBLASLt, cuRAND,
+//! cuFFT and NCCL.
+//!
+//! Only the discovery specs live here for now (`cuprite info` reports whether each is present);
+//! the issues that wrap a library add its function table next to its spec, through the same
+//! [`dyn_functions!`](crate::dyn_functions) mechanism as libcuda and libnvrtc.
+
+use crate::loader::{DynLibrary, LibrarySpec};
+
+/// cuBLAS (`CUPRITE_CUBLAS_PATH`).
+pub static CUBLAS_SPEC: LibrarySpec = LibrarySpec {
+    name: "libcublas",
+    env_var: "CUPRITE_CUBLAS_PATH",
+    unix_names: &[
+        "libcublas.so.13",
+        "libcublas.so.12",
+        "libcublas.so.11",
+        "libcublas.so",
+    ],
+    windows_names: &["cublas64_13.dll", "cublas64_12.dll", "cublas64_11.dll"],
+    in_toolkit: true,
+    wheel_dirs: &["nvidia/cu13/lib", "nvidia/cublas/lib"],
+};
+
+/// cuBLASLt (`CUPRITE_CUBLASLT_PATH`).
+pub static CUBLASLT_SPEC: LibrarySpec = LibrarySpec {
+    name: "libcublasLt",
+    env_var: "CUPRITE_CUBLASLT_PATH",
+    unix_names: &[
+        "libcublasLt.so.13",
+        "libcublasLt.so.12",
+        "libcublasLt.so.11",
+        "libcublasLt.so",
+    ],
+    windows_names: &[
+        "cublasLt64_13.dll",
+        "cublasLt64_12.dll",
+        "cublasLt64_11.dll",
+    ],
+    in_toolkit: true,
+    wheel_dirs: &["nvidia/cu13/lib", "nvidia/cublas/lib"],
+};
+
+/// cuRAND (`CUPRITE_CURAND_PATH`).
+pub static CURAND_SPEC: LibrarySpec = LibrarySpec {
+    name: "libcurand",
+    env_var: "CUPRITE_CURAND_PATH",
+    unix_names: &["libcurand.so.10", "libcurand.so"],
+    windows_names: &["curand64_10.dll"],
+    in_toolkit: true,
+    wheel_dirs: &["nvidia/cu13/lib", "nvidia/curand/lib"],
+};
+
+/// cuFFT (`CUPRITE_CUFFT_PATH`).
+pub static CUFFT_SPEC: LibrarySpec = LibrarySpec {
+    name: "libcufft",
+    env_var: "CUPRITE_CUFFT_PATH",
+    unix_names: &[
+        "libcufft.so.12",
+        "libcufft.so.11",
+        "libcufft.so.10",
+        "libcufft.so",
+    ],
+    windows_names: &["cufft64_12.dll", "cufft64_11.dll", "cufft64_10.dll"],
+    in_toolkit: true,
+    wheel_dirs: &["nvidia/cu13/lib", "nvidia/cufft/lib"],
+};
+
+/// NCCL (`CUPRITE_NCCL_PATH`).
+pub static NCCL_SPEC: LibrarySpec = LibrarySpec {
+    name: "libnccl",
+    env_var: "CUPRITE_NCCL_PATH",
+    unix_names: &["libnccl.so.2", "libnccl.so"],
+    windows_names: &[],
+    in_toolkit: true,
+    wheel_dirs: &["nvidia/nccl/lib"],
+};
+
+/// The process-wide handle of cuBLAS.
+pub static CUBLAS: DynLibrary = DynLibrary::new(&CUBLAS_SPEC);
+/// The process-wide handle of cuBLASLt.
+pub static CUBLASLT: DynLibrary = DynLibrary::new(&CUBLASLT_SPEC);
+/// The process-wide handle of cuRAND.
+pub static CURAND: DynLibrary = DynLibrary::new(&CURAND_SPEC);
+/// The process-wide handle of cuFFT.
+pub static CUFFT: DynLibrary = DynLibrary::new(&CUFFT_SPEC);
+/// The process-wide handle of NCCL.
+pub static NCCL: DynLibrary = DynLibrary::new(&NCCL_SPEC);
+
+/// Every CUDA library cuprite knows, driver and NVRTC first.
+pub fn all() -> [&'static DynLibrary; 7] {
+    [
+        &crate::driver::LIBRARY,
+        &crate::nvrtc::LIBRARY,
+        &CUBLAS,
+        &CUBLASLT,
+        &CURAND,
+        &CUFFT,
+        &NCCL,
+    ]
+}

@@ -1,0 +1,213 @@
+//! Library discovery and lazy symbol resolution.
+
+use crate::child;
+use cuprite_sys::LoadError;
+use cuprite_sys::loader::{DynLibrary, LibrarySpec, candidates};
+use cuprite_testkit::{Rng, Test, TestResult};
+
+pub fn tests() -> Vec<Test> {
+    vec![
+        Test::cpu(
+            "loader::missing_driver_lists_every_place",
+            missing_driver_lists_every_place,
+        ),
+        Test::cpu(
+            "loader::missing_library_lists_every_candidate",
+            missing_library_lists_every_candidate,
+        ),
+        Test::cpu(
+            "loader::missing_symbol_fails_only_that_call",
+            missing_symbol_fails_only_that_call,
+        ),
+        Test::cpu("loader::override_file_is_the_only_place", override_file),
+        Test::gpu("loader::driver_loads_from_a_real_file", driver_loads),
+    ]
+}
+
+fn temp_dir(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "cuprite-sys-{tag}-{}-{}",
+        std::process::id(),
+        Rng::fresh().next_u64()
+    ));
+    std::fs::create_dir_all(&d).expect("create temp dir");
+    d
+}
+
+/// `CUPRITE_CUDA_PATH` pointing at an empty folder: cuInit is an `Err` listing each file name
+/// in the folder and in its lib64/lib/bin subfolders, and nothing else.
+fn missing_driver_lists_every_place() -> TestResult {
+    let dir = temp_dir("nodriver");
+    let out = child::spawn("cuInit", &[("CUPRITE_CUDA_PATH", dir.as_os_str())])?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "child failed: {text} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.starts_with("ERR LibraryNotFound"), "{text}");
+    let names = cuprite_sys::driver::SPEC.unix_names;
+    let mut expected = Vec::new();
+    for sub in ["", "lib64", "lib", "bin"] {
+        for n in names {
+            let p = if sub.is_empty() {
+                dir.join(n)
+            } else {
+                dir.join(sub).join(n)
+            };
+            expected.push(p.display().to_string());
+        }
+    }
+    for p in &expected {
+        assert!(
+            text.contains(&format!("{p}: not found")),
+            "{p} not listed in:\n{text}"
+        );
+    }
+    assert!(
+        text.contains(&format!(
+            "libcuda not found; tried {} places",
+            expected.len()
+        )),
+        "{text}"
+    );
+    // Nothing outside the override folder was tried.
+    let display = text.split("DISPLAY ").nth(1).ok_or("no Display output")?;
+    let listed: Vec<&str> = display
+        .lines()
+        .filter(|l| l.trim_start().starts_with("- "))
+        .collect();
+    assert_eq!(listed.len(), expected.len(), "{display}");
+    std::fs::remove_dir_all(&dir)?;
+    Ok(())
+}
+
+/// A library that exists nowhere: the error lists exactly the candidates, in order, each with
+/// its reason; CUDA toolkit folders, the system loader's names and Python wheel folders
+/// included.
+fn missing_library_lists_every_candidate() -> TestResult {
+    static SPEC: LibrarySpec = LibrarySpec {
+        name: "libcuprite_missing",
+        env_var: "CUPRITE_TEST_VAR_NEVER_SET",
+        unix_names: &["libcuprite_missing.so.7", "libcuprite_missing.so"],
+        windows_names: &["cuprite_missing.dll"],
+        in_toolkit: true,
+        wheel_dirs: &["nvidia/cuprite_missing/lib"],
+    };
+    static LIB: DynLibrary = DynLibrary::new(&SPEC);
+    let cands = candidates(&SPEC);
+    assert!(cands.iter().any(|c| c == "libcuprite_missing.so.7"));
+    assert!(
+        cands
+            .iter()
+            .any(|c| c.to_string_lossy() == "/usr/local/cuda/lib64/libcuprite_missing.so.7")
+    );
+    assert!(!LIB.is_available());
+    match LIB.path() {
+        Err(LoadError::LibraryNotFound { library, tried }) => {
+            assert_eq!(library, "libcuprite_missing");
+            assert_eq!(tried.len(), cands.len(), "{tried:?}");
+            for (t, c) in tried.iter().zip(&cands) {
+                assert!(t.starts_with(&*c.to_string_lossy()), "{t} vs {c:?}");
+                assert!(t.len() > c.len() + 2, "no reason given: {t}");
+            }
+            let shown = LoadError::LibraryNotFound {
+                library,
+                tried: tried.clone(),
+            }
+            .to_string();
+            for t in &tried {
+                assert!(shown.contains(t.as_str()));
+            }
+        }
+        other => return Err(format!("expected LibraryNotFound, got {other:?}").into()),
+    }
+    Ok(())
+}
+
+static LIBM_SPEC: LibrarySpec = LibrarySpec {
+    name: "libm",
+    env_var: "CUPRITE_TEST_LIBM_PATH",
+    unix_names: &["libm.so.6", "libm.so"],
+    windows_names: &["ucrtbase.dll"],
+    in_toolkit: false,
+    wheel_dirs: &[],
+};
+static LIBM: DynLibrary = DynLibrary::new(&LIBM_SPEC);
+
+mod libm {
+    use super::LIBM;
+    cuprite_sys::dyn_functions! {
+        library: LIBM;
+        fn cos(x: f64) -> f64;
+        fn cuprite_no_such_symbol(x: f64) -> f64;
+        fn hypot(x: f64, y: f64) -> f64;
+    }
+}
+
+fn missing_symbol_fails_only_that_call() -> TestResult {
+    let mut rng = Rng::fresh();
+    let x = f64::from(rng.f32_in(-10.0, 10.0));
+    let y = f64::from(rng.f32_in(-10.0, 10.0));
+    // SAFETY: `cos` from libm has exactly this signature.
+    let c = unsafe { libm::cos(x) }?;
+    assert_eq!(c, x.cos());
+    // SAFETY: never called: the symbol does not exist, so the wrapper returns Err first.
+    match unsafe { libm::cuprite_no_such_symbol(x) } {
+        Err(LoadError::SymbolNotFound {
+            library,
+            symbol,
+            path,
+        }) => {
+            assert_eq!(library, "libm");
+            assert_eq!(symbol, "cuprite_no_such_symbol");
+            assert!(path.contains("libm"), "{path}");
+            let shown = LoadError::SymbolNotFound {
+                library,
+                symbol,
+                path,
+            }
+            .to_string();
+            assert!(
+                shown.contains("cuprite_no_such_symbol") && shown.contains("libm"),
+                "{shown}"
+            );
+        }
+        other => return Err(format!("expected SymbolNotFound, got {other:?}").into()),
+    }
+    // Asking again fails again (not cached as a success), and the others keep working.
+    // SAFETY: as above.
+    assert!(unsafe { libm::cuprite_no_such_symbol(y) }.is_err());
+    // SAFETY: `hypot` and `cos` from libm have exactly these signatures.
+    assert_eq!(unsafe { libm::hypot(x, y) }?, x.hypot(y));
+    // SAFETY: as above.
+    assert_eq!(unsafe { libm::cos(y) }?, y.cos());
+    assert!(LIBM.is_available());
+    Ok(())
+}
+
+/// An override naming a file that does not exist is the only place tried.
+fn override_file() -> TestResult {
+    let dir = temp_dir("override");
+    let file = dir.join("libcuda-not-here.so.1");
+    let out = child::spawn("cuInit", &[("CUPRITE_CUDA_PATH", file.as_os_str())])?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("tried 1 places"), "{text}");
+    assert!(text.contains(&file.display().to_string()), "{text}");
+    std::fs::remove_dir_all(&dir)?;
+    Ok(())
+}
+
+fn driver_loads() -> TestResult {
+    let path = cuprite_sys::driver::LIBRARY.path()?;
+    assert!(
+        path.contains("libcuda") || path.contains("nvcuda"),
+        "{path}"
+    );
+    let mut v = 0;
+    // SAFETY: valid out-pointer.
+    let r = unsafe { cuprite_sys::driver::cuDriverGetVersion(&mut v) }?;
+    assert!(r.is_success(), "{r:?}");
+    assert!(v >= 11000, "{v}");
+    Ok(())
+}
