@@ -77,6 +77,12 @@ pub enum Error {
         /// Why it failed.
         source: Box<Error>,
     },
+    /// A Rust closure run on a stream (`Stream::launch_host_fn`) panicked; the panic was caught.
+    #[error("a host function panicked: {message}")]
+    HostFnPanicked {
+        /// The panic message.
+        message: String,
+    },
 }
 
 impl From<LoadError> for Error {

@@ -12,14 +12,29 @@
 //! }
 //! ```
 
+pub mod context;
 pub mod device;
 pub mod error;
+pub mod event;
+pub mod memory;
 pub mod nvrtc;
+pub mod stream;
 
+pub use context::{
+    CacheConfig, Context, ContextFlags, ContextHandle, ContextStack, CurrentContext, PoolStats,
+    ResourceLimit, SharedMemoryConfig, StreamPriorityRange, UnownedContext,
+};
 pub use cuprite_sys as sys;
 pub use device::{Device, DeviceAttribute};
 pub use error::{Error, Result};
+pub use event::{Event, EventFlags};
+pub use memory::{
+    Access, DeviceBuffer, DeviceCopy, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite,
+    HostAllocFlags, HostDst, HostSrc, ManagedBuffer, MemAdvice, MemLocation, PinnedHostBuffer,
+    Tracker,
+};
 pub use nvrtc::{CompileOptions, Ptx, compile_ptx};
+pub use stream::Stream;
 
 use std::sync::OnceLock;
 
