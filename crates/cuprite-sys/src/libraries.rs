@@ -20,6 +20,7 @@ pub static CUBLAS_SPEC: LibrarySpec = LibrarySpec {
     windows_names: &["cublas64_13.dll", "cublas64_12.dll", "cublas64_11.dll"],
     in_toolkit: true,
     wheel_dirs: &["nvidia/cu13/lib", "nvidia/cublas/lib"],
+    companions: &[],
 };
 
 /// cuBLASLt (`CUPRITE_CUBLASLT_PATH`).
@@ -39,6 +40,7 @@ pub static CUBLASLT_SPEC: LibrarySpec = LibrarySpec {
     ],
     in_toolkit: true,
     wheel_dirs: &["nvidia/cu13/lib", "nvidia/cublas/lib"],
+    companions: &[],
 };
 
 /// cuRAND (`CUPRITE_CURAND_PATH`).
@@ -49,6 +51,7 @@ pub static CURAND_SPEC: LibrarySpec = LibrarySpec {
     windows_names: &["curand64_10.dll"],
     in_toolkit: true,
     wheel_dirs: &["nvidia/cu13/lib", "nvidia/curand/lib"],
+    companions: &[],
 };
 
 /// cuFFT (`CUPRITE_CUFFT_PATH`).
@@ -64,6 +67,7 @@ pub static CUFFT_SPEC: LibrarySpec = LibrarySpec {
     windows_names: &["cufft64_12.dll", "cufft64_11.dll", "cufft64_10.dll"],
     in_toolkit: true,
     wheel_dirs: &["nvidia/cu13/lib", "nvidia/cufft/lib"],
+    companions: &[],
 };
 
 /// NCCL (`CUPRITE_NCCL_PATH`).
@@ -74,6 +78,7 @@ pub static NCCL_SPEC: LibrarySpec = LibrarySpec {
     windows_names: &[],
     in_toolkit: true,
     wheel_dirs: &["nvidia/nccl/lib"],
+    companions: &[],
 };
 
 /// The process-wide handle of cuBLAS.

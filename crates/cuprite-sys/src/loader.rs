@@ -74,11 +74,18 @@ pub struct LibrarySpec {
     pub in_toolkit: bool,
     /// Folders under a Python `site-packages` that pip wheels install this library into.
     pub wheel_dirs: &'static [&'static str],
+    /// Libraries that this one opens by bare name at run time (file name prefixes, e.g.
+    /// `"libnvrtc-builtins"`). When the library came from a folder, the first file in that
+    /// folder whose name starts with `<prefix>.so` (Linux) is opened first and kept, so the
+    /// library's own `dlopen` finds it already loaded.
+    pub companions: &'static [&'static str],
 }
 
 struct Opened {
     lib: libloading::Library,
     path: String,
+    /// Companion libraries preloaded from the same folder; kept open as long as `lib`.
+    _companions: Vec<libloading::Library>,
 }
 
 /// One dynamically opened library: opened at most once, on first use, and kept for the process.
@@ -221,7 +228,12 @@ fn open_library(spec: &LibrarySpec) -> Result<Opened, LoadError> {
         match unsafe { libloading::Library::new(&candidate) } {
             Ok(lib) => {
                 let path = resolved_path(&candidate);
-                return Ok(Opened { lib, path });
+                let companions = open_companions(spec, Path::new(&path));
+                return Ok(Opened {
+                    lib,
+                    path,
+                    _companions: companions,
+                });
             }
             Err(e) => tried.push(format!(
                 "{}: {}",
@@ -234,6 +246,37 @@ fn open_library(spec: &LibrarySpec) -> Result<Opened, LoadError> {
         library: spec.name,
         tried,
     })
+}
+
+/// Opens `spec.companions` found beside `path` (Linux). Missing companions are not an error
+/// here: the library reports its own failure when it needs one.
+fn open_companions(spec: &LibrarySpec, path: &Path) -> Vec<libloading::Library> {
+    let mut out = Vec::new();
+    if cfg!(windows) || spec.companions.is_empty() {
+        return out;
+    }
+    let Some(dir) = path.parent().filter(|d| d.is_absolute()) else {
+        return out;
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    files.sort();
+    for prefix in spec.companions {
+        let wanted = format!("{prefix}.so");
+        if let Some(f) = files.iter().find(|f| {
+            f.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(&wanted))
+        }) {
+            // SAFETY: as for the library itself: opening runs initialisers without
+            // preconditions.
+            if let Ok(lib) = unsafe { libloading::Library::new(f) } {
+                out.push(lib);
+            }
+        }
+    }
+    out
 }
 
 fn short_reason(e: &libloading::Error) -> String {

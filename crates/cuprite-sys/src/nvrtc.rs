@@ -30,6 +30,10 @@ pub static SPEC: LibrarySpec = LibrarySpec {
         "nvidia/cuda_nvrtc/lib",
         "nvidia/cu12/lib",
     ],
+    // NVRTC dlopens `libnvrtc-builtins.so.X.Y` by bare name at compile time; outside the
+    // loader's search path (a wheel, a toolkit folder not in ld.so.cache) that fails with
+    // NVRTC_ERROR_BUILTIN_OPERATION_FAILURE unless it is already loaded.
+    companions: &["libnvrtc-builtins"],
 };
 
 /// The process-wide handle of the NVRTC library.

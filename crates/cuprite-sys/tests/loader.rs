@@ -93,6 +93,7 @@ fn missing_library_lists_every_candidate() -> TestResult {
         windows_names: &["cuprite_missing.dll"],
         in_toolkit: true,
         wheel_dirs: &["nvidia/cuprite_missing/lib"],
+        companions: &[],
     };
     static LIB: DynLibrary = DynLibrary::new(&SPEC);
     let cands = candidates(&SPEC);
@@ -132,6 +133,7 @@ static LIBM_SPEC: LibrarySpec = LibrarySpec {
     windows_names: &["ucrtbase.dll"],
     in_toolkit: false,
     wheel_dirs: &[],
+    companions: &[],
 };
 static LIBM: DynLibrary = DynLibrary::new(&LIBM_SPEC);
 

@@ -28,6 +28,7 @@ pub static SPEC: LibrarySpec = LibrarySpec {
     windows_names: &["nvcuda.dll"],
     in_toolkit: false,
     wheel_dirs: &[],
+    companions: &[],
 };
 
 /// The process-wide handle of the driver library.
