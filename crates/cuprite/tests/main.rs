@@ -4,11 +4,13 @@
 use cuprite_testkit::{Test, run};
 
 mod device;
+mod error;
 mod nvrtc;
 
 fn main() {
     let mut tests: Vec<Test> = Vec::new();
     tests.extend(device::tests());
+    tests.extend(error::tests());
     tests.extend(nvrtc::tests());
     run(tests);
 }
