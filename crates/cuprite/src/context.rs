@@ -266,8 +266,10 @@ pub struct Context {
     // Deferred errors from Drop implementations and host functions.
     has_deferred: AtomicBool,
     deferred: Mutex<Vec<Error>>,
-    default_stream: OnceLock<Arc<Stream>>,
-    per_thread_stream: OnceLock<Arc<Stream>>,
+    /// Tracking id of the default stream (streams hold an `Arc` to their context, so the
+    /// context cannot hold its streams: each `default_stream()` is a new handle with this id).
+    default_stream_id: u64,
+    per_thread_stream_id: u64,
     me: Weak<Context>,
 }
 
@@ -372,8 +374,8 @@ impl Context {
             event_pool: Mutex::new(Vec::new()),
             has_deferred: AtomicBool::new(false),
             deferred: Mutex::new(Vec::new()),
-            default_stream: OnceLock::new(),
-            per_thread_stream: OnceLock::new(),
+            default_stream_id: next_id(),
+            per_thread_stream_id: next_id(),
             me: me.clone(),
         }))
     }
@@ -494,20 +496,17 @@ impl Context {
         Ok((free, total))
     }
 
-    /// The default (legacy, null) stream of this context.
+    /// The default (legacy, null) stream of this context. Every call returns a handle to the
+    /// same stream (tracking sees one stream).
     pub fn default_stream(&self) -> Arc<Stream> {
-        self.default_stream
-            .get_or_init(|| Arc::new(Stream::default_of(self.arc())))
-            .clone()
+        Arc::new(Stream::default_of(self.arc(), self.default_stream_id))
     }
 
     /// The per-thread default stream (`CU_STREAM_PER_THREAD`): one stream per calling thread.
     /// Work enqueued on it from two threads goes to two different streams, and tracking treats
     /// them as such.
     pub fn per_thread_stream(&self) -> Arc<Stream> {
-        self.per_thread_stream
-            .get_or_init(|| Arc::new(Stream::per_thread_of(self.arc())))
-            .clone()
+        Arc::new(Stream::per_thread_of(self.arc(), self.per_thread_stream_id))
     }
 
     /// A new non-blocking stream at the default priority.

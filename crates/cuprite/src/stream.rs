@@ -68,20 +68,20 @@ thread_local! {
 }
 
 impl Stream {
-    pub(crate) fn default_of(ctx: Arc<Context>) -> Stream {
+    pub(crate) fn default_of(ctx: Arc<Context>, id: u64) -> Stream {
         Stream {
             raw: std::ptr::null_mut(),
             ctx,
-            id: next_id(),
+            id,
             kind: Kind::Default,
         }
     }
 
-    pub(crate) fn per_thread_of(ctx: Arc<Context>) -> Stream {
+    pub(crate) fn per_thread_of(ctx: Arc<Context>, id: u64) -> Stream {
         Stream {
             raw: sys::CU_STREAM_PER_THREAD,
             ctx,
-            id: next_id(),
+            id,
             kind: Kind::PerThread,
         }
     }

@@ -15,6 +15,7 @@
 //! the median; never time zeros.
 
 pub mod ceiling;
+pub mod memory;
 
 use cuprite_sys::driver::{self as sys, CUevent, CUstream};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -54,6 +55,7 @@ impl std::fmt::Debug for Benchmark {
 pub fn all() -> Vec<Benchmark> {
     let mut v = Vec::new();
     v.extend(ceiling::benchmarks());
+    v.extend(memory::benchmarks());
     v
 }
 
