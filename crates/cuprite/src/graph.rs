@@ -70,7 +70,7 @@ impl Stream {
     /// # Ok(()) }
     /// ```
     pub fn begin_capture(&self, mode: CaptureMode) -> Result<()> {
-        self.context().bind()?;
+        self.context().bind_to_thread()?;
         // SAFETY: a live stream of the current context; the mode is a valid enum value.
         unsafe { drv!(cuStreamBeginCapture_v2(self.raw(), mode.raw())) }?;
         self.capture_began();
@@ -80,7 +80,7 @@ impl Stream {
     /// Ends the capture begun on this stream and returns the graph. Streams that joined the
     /// capture (through the stream tracker) are joined back to this one first.
     pub fn end_capture(&self) -> Result<Graph> {
-        self.context().bind()?;
+        self.context().bind_to_thread()?;
         let joined = self.capture_join_back();
         let mut raw: CUgraph = std::ptr::null_mut();
         // SAFETY: `raw` is a valid out-pointer and the stream is live.
@@ -101,7 +101,7 @@ impl Stream {
 
     /// Whether this stream is capturing.
     pub fn capture_status(&self) -> Result<CaptureStatus> {
-        self.context().bind()?;
+        self.context().bind_to_thread()?;
         let mut s = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
         // SAFETY: `s` is a valid out-pointer and the stream is live.
         unsafe { drv!(cuStreamIsCapturing(self.raw(), &mut s)) }?;
@@ -133,7 +133,7 @@ impl Graph {
 
     /// The number of nodes (kernels, copies, allocations...) in the graph.
     pub fn num_nodes(&self) -> Result<usize> {
-        self.ctx.bind()?;
+        self.ctx.bind_to_thread()?;
         let mut n = 0usize;
         // SAFETY: a null node array asks only for the count, written to `n`.
         unsafe { drv!(cuGraphGetNodes(self.raw, std::ptr::null_mut(), &mut n)) }?;
@@ -155,7 +155,7 @@ impl Graph {
 
     /// Makes an executable graph with raw `CUDA_GRAPH_INSTANTIATE_FLAG_*` flags.
     pub fn instantiate_with_flags(&self, flags: u64) -> Result<GraphExec> {
-        self.ctx.bind()?;
+        self.ctx.bind_to_thread()?;
         let mut raw: CUgraphExec = std::ptr::null_mut();
         // SAFETY: `raw` is a valid out-pointer; the graph is live.
         unsafe { drv!(cuGraphInstantiateWithFlags(&mut raw, self.raw, flags)) }?;
@@ -171,7 +171,7 @@ impl Drop for Graph {
         // SAFETY: the graph is ours and nothing else refers to it (executable graphs are
         // independent copies).
         if let Err(e) = unsafe { drv!(cuGraphDestroy(self.raw)) } {
-            self.ctx.defer_error("cuGraphDestroy", e);
+            self.ctx.defer("cuGraphDestroy", e);
         }
     }
 }
@@ -201,14 +201,14 @@ impl GraphExec {
     /// [`join`](Stream::join) the producers first).
     #[inline]
     pub fn launch(&self, stream: &Stream) -> Result<()> {
-        stream.context().bind()?;
+        stream.context().bind_to_thread()?;
         // SAFETY: the executable graph and the stream are live and of the same context.
         unsafe { drv!(cuGraphLaunch(self.raw, stream.raw())) }
     }
 
     /// Uploads the graph's resources to the device ahead of its first launch, on `stream`.
     pub fn upload(&self, stream: &Stream) -> Result<()> {
-        stream.context().bind()?;
+        stream.context().bind_to_thread()?;
         // SAFETY: as for launch.
         unsafe { drv!(cuGraphUpload(self.raw, stream.raw())) }
     }
@@ -217,7 +217,7 @@ impl GraphExec {
     /// the same topology (typically: the same work re-captured with other arguments). On a
     /// topology change the `Err` says what differed, and the graph is left as it was.
     pub fn update(&mut self, graph: &Graph) -> Result<()> {
-        self.ctx.bind()?;
+        self.ctx.bind_to_thread()?;
         let mut info = sys::CUgraphExecUpdateResultInfo {
             result: sys::CUgraphExecUpdateResult::CU_GRAPH_EXEC_UPDATE_SUCCESS,
             errorNode: std::ptr::null_mut(),
@@ -257,7 +257,7 @@ impl Drop for GraphExec {
     fn drop(&mut self) {
         // SAFETY: ours; the driver keeps in-flight launches alive until they finish.
         if let Err(e) = unsafe { drv!(cuGraphExecDestroy(self.raw)) } {
-            self.ctx.defer_error("cuGraphExecDestroy", e);
+            self.ctx.defer("cuGraphExecDestroy", e);
         }
     }
 }

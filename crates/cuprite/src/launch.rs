@@ -8,9 +8,9 @@
 //! ([`Stream::begin_access`]/[`Stream::end_access`]).
 
 use crate::error::{Error, Result};
-use crate::event::Event;
+use crate::event::{Event, EventFlags};
 use crate::memory::{Access, DeviceBuffer, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
-use crate::module::Function;
+use crate::module::{Function, Global};
 use crate::repr::DeviceRepr;
 use crate::stream::Stream;
 use crate::drv;
@@ -156,7 +156,7 @@ pub struct LaunchArgs<'a> {
     params: ArgVec<*mut c_void>,
     slots: ArgVec<Slot>,
     accesses: ArgVec<Access<'a>>,
-    record: Option<sys::CUevent_flags>,
+    record: Option<EventFlags>,
     attrs: [MaybeUninit<CUlaunchAttribute>; 4],
     num_attrs: usize,
 }
@@ -203,12 +203,20 @@ macro_rules! buffer_args {
 }
 
 buffer_args! {
+    () Global<T>;
     () DeviceBuffer<T>;
     ('b) DeviceView<'b, T>;
     ('b) DeviceViewMut<'b, T>;
 }
 
 impl<'a, T> KernelArg<'a> for &'a mut DeviceBuffer<T> {
+    #[inline(always)]
+    fn push_to(self, args: &mut LaunchArgs<'a>) {
+        args.push_write(self);
+    }
+}
+
+impl<'a, T> KernelArg<'a> for &'a mut Global<T> {
     #[inline(always)]
     fn push_to(self, args: &mut LaunchArgs<'a>) {
         args.push_write(self);
@@ -286,7 +294,7 @@ impl<'a> LaunchArgs<'a> {
     /// Makes [`launch`](Self::launch) return two events recorded (with `flags`) just before
     /// and just after the kernel, for timing it:
     /// `let (start, end) = unsafe { builder.launch(cfg) }?.unwrap();`.
-    pub fn record_kernel_launch(&mut self, flags: sys::CUevent_flags) -> &mut Self {
+    pub fn record_kernel_launch(&mut self, flags: EventFlags) -> &mut Self {
         self.record = Some(flags);
         self
     }
@@ -458,7 +466,7 @@ impl<'a> LaunchArgs<'a> {
     ) -> Result<Option<(Event, Event)>> {
         self.validate(&cfg)?;
         let stream = self.stream;
-        stream.context().bind()?;
+        stream.context().bind_to_thread()?;
         let params = self.fix_params();
         let accesses = self.accesses.as_slice();
         if !accesses.is_empty() {

@@ -8,14 +8,16 @@
 
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::nvrtc::Ptx;
+use crate::nvrtc::{Compiled, Image, Ptx};
+use crate::memory::{DeviceRead, DeviceWrite, Tracker};
 use crate::repr::{DevicePtr, DeviceRepr};
 use crate::drv;
 use cuprite_sys::driver::{self as sys, CUfunction, CUfunction_attribute as FA, CUmodule};
 use std::ffi::{CString, c_void};
 use std::marker::PhantomData;
 use std::path::Path;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// A compiled image that a [`Module`] can be loaded from.
@@ -78,12 +80,30 @@ impl ModuleImage {
 
 impl From<Ptx> for ModuleImage {
     fn from(p: Ptx) -> Self {
-        ModuleImage::Ptx(p.to_src())
+        ModuleImage::Ptx(p.into_string())
     }
 }
 impl From<&Ptx> for ModuleImage {
     fn from(p: &Ptx) -> Self {
-        ModuleImage::Ptx(p.to_src())
+        ModuleImage::Ptx(p.as_str().to_string())
+    }
+}
+impl From<Image> for ModuleImage {
+    fn from(i: Image) -> Self {
+        match i {
+            Image::Ptx(p) => p.into(),
+            Image::Cubin(b) => ModuleImage::Cubin(b),
+        }
+    }
+}
+impl From<Compiled> for ModuleImage {
+    fn from(c: Compiled) -> Self {
+        c.into_image().into()
+    }
+}
+impl From<&Compiled> for ModuleImage {
+    fn from(c: &Compiled) -> Self {
+        c.image().clone().into()
     }
 }
 impl From<&str> for ModuleImage {
@@ -113,6 +133,8 @@ impl From<String> for ModuleImage {
 pub struct Module {
     ctx: Arc<Context>,
     raw: CUmodule,
+    /// One tracker per global variable, shared by every [`Global`] handle of it.
+    globals: Mutex<HashMap<String, Arc<Tracker>>>,
 }
 
 // SAFETY: a CUmodule is a handle usable from any thread once its context is current there; every
@@ -134,7 +156,7 @@ impl Module {
     /// Loads `image` into `ctx`. PTX that the driver's JIT refuses gives an `Err` carrying the
     /// JIT's error log.
     pub fn load(ctx: &Arc<Context>, image: impl Into<ModuleImage>) -> Result<Arc<Module>> {
-        ctx.bind()?;
+        ctx.bind_to_thread()?;
         let image = image.into();
         let mut raw: CUmodule = std::ptr::null_mut();
         match &image {
@@ -199,6 +221,7 @@ impl Module {
         Ok(Arc::new(Module {
             ctx: ctx.clone(),
             raw,
+            globals: Mutex::new(HashMap::new()),
         }))
     }
 
@@ -220,7 +243,7 @@ impl Module {
     /// The kernel named `name` (its `extern "C"` name, or the lowered name of a C++ template
     /// instance). An unknown name is an `Err` naming it.
     pub fn load_function(self: &Arc<Self>, name: &str) -> Result<Function> {
-        self.ctx.bind()?;
+        self.ctx.bind_to_thread()?;
         let c = CString::new(name)
             .map_err(|_| Error::InvalidArgument(format!("function name {name:?} contains NUL")))?;
         let mut raw: CUfunction = std::ptr::null_mut();
@@ -253,7 +276,7 @@ impl Module {
     /// of `T` where `len` is its size over `size_of::<T>()`. An unknown name, or a size that is
     /// not a multiple of `T`'s, is an `Err`.
     pub fn get_global<T: DeviceRepr>(self: &Arc<Self>, name: &str) -> Result<Global<T>> {
-        self.ctx.bind()?;
+        self.ctx.bind_to_thread()?;
         let c = CString::new(name)
             .map_err(|_| Error::InvalidArgument(format!("global name {name:?} contains NUL")))?;
         let (mut ptr, mut bytes) = (0, 0usize);
@@ -274,10 +297,18 @@ impl Module {
                 std::any::type_name::<T>()
             )));
         }
+        let tracker = self
+            .globals
+            .lock()
+            .map_err(|_| Error::InvalidArgument("module globals lock poisoned".into()))?
+            .entry(name.to_string())
+            .or_insert_with(|| Arc::new(Tracker::new(self.ctx.clone())))
+            .clone();
         Ok(Global {
             module: self.clone(),
             ptr,
             len: bytes / size,
+            tracker,
             _t: PhantomData,
         })
     }
@@ -285,29 +316,56 @@ impl Module {
 
 impl Drop for Module {
     fn drop(&mut self) {
-        if let Err(e) = self.ctx.bind() {
-            self.ctx.defer_error("unload of a module (binding its context)", e);
+        if let Err(e) = self.ctx.bind_to_thread() {
+            self.ctx.defer("unload of a module (binding its context)", e);
             return;
         }
         // SAFETY: the module was loaded by us and nothing refers to it any more (functions and
         // globals hold an Arc to it).
         if let Err(e) = unsafe { drv!(cuModuleUnload(self.raw)) } {
-            self.ctx.defer_error("cuModuleUnload", e);
+            self.ctx.defer("cuModuleUnload", e);
         }
     }
 }
 
-/// A `__device__`/`__constant__` variable of a loaded module, as `len()` elements of `T`.
+/// A `__device__`/`__constant__` variable of a loaded module, as a device view of `len()`
+/// elements of `T`. It keeps the module loaded.
 ///
-/// It is plain device memory owned by the module; copy into and out of it through its
-/// [`ptr`](Self::ptr), or pass the pointer to a kernel. It keeps the module loaded.
+/// It is tracked like a buffer (all handles of one variable share one tracker): copy into and
+/// out of it with the stream copy functions, and pass `&global` / `&mut global` to kernels.
+///
+/// ```no_run
+/// # fn main() -> cuprite::Result<()> {
+/// let ctx = cuprite::Context::new(0)?;
+/// let s = ctx.default_stream();
+/// let m = ctx.load_module(cuprite::nvrtc::compile_ptx("__constant__ float coeffs[4];")?)?;
+/// let mut c = m.get_global::<f32>("coeffs")?;
+/// s.memcpy_htod(&[1.0, 2.0, 3.0, 4.0], &mut c)?;
+/// assert_eq!(s.clone_dtoh(&c)?, [1.0, 2.0, 3.0, 4.0]);
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone)]
 pub struct Global<T> {
     module: Arc<Module>,
     ptr: sys::CUdeviceptr,
     len: usize,
+    tracker: Arc<Tracker>,
     _t: PhantomData<T>,
 }
+
+impl<T> DeviceRead<T> for Global<T> {
+    fn device_ptr(&self) -> sys::CUdeviceptr {
+        self.ptr
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn tracker(&self) -> &Tracker {
+        &self.tracker
+    }
+}
+
+impl<T> DeviceWrite<T> for Global<T> {}
 
 impl<T> Global<T> {
     /// The device address.
@@ -320,20 +378,50 @@ impl<T> Global<T> {
         DevicePtr::new(self.ptr)
     }
 
-    /// The number of `T` elements.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether it has no elements.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// The module it belongs to.
     pub fn module(&self) -> &Arc<Module> {
         &self.module
     }
+}
+
+/// Wraps one CUBIN (for compute capability `arch`, e.g. `90`) in a fatbin container, the format
+/// `nvcc -fatbin` writes and `cuModuleLoadFatBinary` reads: a 16-byte container header
+/// (magic `0xBA55ED50`, version 1, size of what follows) and one 64-byte entry header (kind 2 =
+/// ELF, 64-bit Linux code) before the 8-byte-padded image.
+///
+/// ```
+/// let cubin = b"\x7fELF....".to_vec();
+/// let fat = cuprite::module::fatbin_from_cubin(&cubin, 90);
+/// assert_eq!(fat.len(), 16 + 64 + 16);
+/// assert!(matches!(cuprite::ModuleImage::from_bytes(fat), cuprite::ModuleImage::Fatbin(_)));
+/// ```
+pub fn fatbin_from_cubin(cubin: &[u8], arch: u32) -> Vec<u8> {
+    const ENTRY_HEADER: usize = 64;
+    let padded = cubin.len().div_ceil(8) * 8;
+    let mut out = Vec::with_capacity(16 + ENTRY_HEADER + padded);
+    // Container header.
+    out.extend_from_slice(&0xBA55_ED50u32.to_le_bytes());
+    out.extend_from_slice(&1u16.to_le_bytes()); // version
+    out.extend_from_slice(&16u16.to_le_bytes()); // header size
+    out.extend_from_slice(&((ENTRY_HEADER + padded) as u64).to_le_bytes());
+    // Entry header.
+    out.extend_from_slice(&2u16.to_le_bytes()); // kind: ELF
+    out.extend_from_slice(&0x0101u16.to_le_bytes()); // entry format version
+    out.extend_from_slice(&(ENTRY_HEADER as u32).to_le_bytes()); // header size
+    out.extend_from_slice(&(padded as u64).to_le_bytes()); // padded payload size
+    out.extend_from_slice(&(cubin.len() as u32).to_le_bytes()); // payload size
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&arch.to_le_bytes()); // at 0x1c: the architecture
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&0x11u64.to_le_bytes()); // flags: 64-bit, Linux
+    out.extend_from_slice(&0u64.to_le_bytes());
+    out.extend_from_slice(&0u64.to_le_bytes()); // uncompressed size: not compressed
+    debug_assert_eq!(out.len(), 16 + ENTRY_HEADER);
+    out.extend_from_slice(cubin);
+    out.resize(16 + ENTRY_HEADER + padded, 0);
+    out
 }
 
 fn func_attr(raw: CUfunction, attr: FA) -> Result<i32> {
@@ -466,7 +554,7 @@ impl Function {
     /// Lets launches of this kernel ask for up to `bytes` of dynamic shared memory (above the
     /// default 48 KiB, up to the device's opt-in limit). Above that limit it is an `Err`.
     pub fn set_max_dynamic_shared_memory(&self, bytes: u32) -> Result<()> {
-        self.context().bind()?;
+        self.context().bind_to_thread()?;
         // SAFETY: `raw` is a function of a loaded module; the value is range-checked by the
         // driver.
         unsafe {
@@ -487,7 +575,7 @@ impl Function {
         block_size: u32,
         dynamic_shared_bytes: usize,
     ) -> Result<u32> {
-        self.context().bind()?;
+        self.context().bind_to_thread()?;
         let mut n = 0;
         // SAFETY: `n` is a valid out-pointer; `raw` is a loaded function.
         unsafe {
@@ -504,7 +592,7 @@ impl Function {
     /// The block size that maximises occupancy, with the smallest grid that fills the device at
     /// that size: `(min_grid_size, block_size)`.
     pub fn suggested_block_size(&self, dynamic_shared_bytes: usize) -> Result<(u32, u32)> {
-        self.context().bind()?;
+        self.context().bind_to_thread()?;
         let (mut grid, mut block) = (0, 0);
         // SAFETY: out-pointers are valid; no block-size callback; `raw` is a loaded function.
         unsafe {
@@ -522,7 +610,7 @@ impl Function {
 
     /// Sets the preferred split of L1 cache and shared memory for this kernel.
     pub fn set_cache_config(&self, config: sys::CUfunc_cache) -> Result<()> {
-        self.context().bind()?;
+        self.context().bind_to_thread()?;
         // SAFETY: `raw` is a loaded function; the config is a valid enum value.
         unsafe { drv!(cuFuncSetCacheConfig(self.raw, config)) }
     }
