@@ -16,6 +16,7 @@
 
 pub mod ceiling;
 pub mod memory;
+pub mod launch;
 
 use cuprite_sys::driver::{self as sys, CUevent, CUstream};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -56,6 +57,7 @@ pub fn all() -> Vec<Benchmark> {
     let mut v = Vec::new();
     v.extend(ceiling::benchmarks());
     v.extend(memory::benchmarks());
+    v.extend(launch::benchmarks());
     v
 }
 
