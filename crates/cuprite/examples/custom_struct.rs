@@ -64,7 +64,13 @@ fn main() -> cuprite::Result<()> {
     println!("kernel read {got:?} from {thing:?}");
     assert_eq!(
         got,
-        [1.0, 2.34, 57.0, 420.0, std::mem::size_of::<MyCoolRustStruct>() as f64]
+        [
+            1.0,
+            2.34,
+            57.0,
+            420.0,
+            std::mem::size_of::<MyCoolRustStruct>() as f64
+        ]
     );
     println!("custom_struct: OK");
     Ok(())

@@ -1,7 +1,7 @@
 //! The seed-002 flow through `cuprite::compat::CudaDevice`: allocation and copies, loading PTX
 //! by module name, tuple launches, sub-slices, and a second stream.
 
-use cuprite::compat::{CudaDevice, CudaSlice, CudaViewMut, LaunchConfig, TrySlice};
+use cuprite::compat::{CudaDevice, CudaSlice, CudaViewMut, LaunchConfig};
 use cuprite::nvrtc::compile_ptx;
 
 const SRC: &str = r#"
@@ -72,7 +72,9 @@ fn main() -> cuprite::Result<()> {
     }
     assert!(batches.try_slice(25..31).is_none());
     let got = device.dtoh_sync_copy(&batches)?;
-    let want: Vec<f32> = (0..30).map(|i| 100.0 * (i / 10) as f32 + (i % 10) as f32).collect();
+    let want: Vec<f32> = (0..30)
+        .map(|i| 100.0 * (i / 10) as f32 + (i % 10) as f32)
+        .collect();
     assert_eq!(got, want);
     println!("sub-slices: OK");
 

@@ -31,13 +31,28 @@ fn main() -> cuprite::Result<()> {
     let ni = n as i32;
 
     // Capture: y = a*x + b; acc += y.
-    let capture = |a: f32, b: f32, y: &mut cuprite::DeviceBuffer<f32>,
-                   acc: &mut cuprite::DeviceBuffer<f32>| -> cuprite::Result<cuprite::Graph> {
+    let capture = |a: f32,
+                   b: f32,
+                   y: &mut cuprite::DeviceBuffer<f32>,
+                   acc: &mut cuprite::DeviceBuffer<f32>|
+     -> cuprite::Result<cuprite::Graph> {
         stream.begin_capture(CaptureMode::ThreadLocal)?;
         // SAFETY: both kernels get n-element buffers and n.
         unsafe {
-            stream.launch_builder(&axpb).arg(y).arg(&x).arg(&a).arg(&b).arg(&ni).launch(cfg)?;
-            stream.launch_builder(&add_into).arg(acc).arg(&*y).arg(&ni).launch(cfg)?;
+            stream
+                .launch_builder(&axpb)
+                .arg(&mut *y)
+                .arg(&x)
+                .arg(&a)
+                .arg(&b)
+                .arg(&ni)
+                .launch(cfg)?;
+            stream
+                .launch_builder(&add_into)
+                .arg(acc)
+                .arg(&*y)
+                .arg(&ni)
+                .launch(cfg)?;
         }
         stream.end_capture()
     };

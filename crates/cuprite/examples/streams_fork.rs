@@ -62,7 +62,10 @@ fn main() -> cuprite::Result<()> {
     let b_host = stream.memcpy_dtov(&b_dev)?;
 
     println!("Found {:?}...", &b_host[..4]);
-    println!("Expected {:?}...", a_host[..4].iter().map(|x| x.sin()).collect::<Vec<_>>());
+    println!(
+        "Expected {:?}...",
+        a_host[..4].iter().map(|x| x.sin()).collect::<Vec<_>>()
+    );
     assert_eq!(a_host, a_host_2);
     let worst = b_host
         .iter()

@@ -24,7 +24,7 @@ fn check(i: i32, got: Vec<i32>) -> cuprite::Result<()> {
 fn main() -> cuprite::Result<()> {
     {
         // Option 1: sharing ctx & module between threads
-        thread::scope(|s| {
+        thread::scope(|s| -> cuprite::Result<()> {
             let ptx = compile_ptx(KERNEL_SRC)?;
             let ctx = Context::new(0)?;
             let module = ctx.load_module(ptx)?;
@@ -50,7 +50,7 @@ fn main() -> cuprite::Result<()> {
             for h in handles {
                 h.join().expect("thread panicked")?;
             }
-            cuprite::Result::Ok(())
+            Ok(())
         })?;
         println!("option 1 (shared context and module): 10 threads OK");
     }
@@ -59,7 +59,7 @@ fn main() -> cuprite::Result<()> {
         // Option 2: initializing different context in each
         // Note that this will still schedule to the same stream since we are using the
         // default stream here on the same device.
-        thread::scope(move |s| {
+        thread::scope(move |s| -> cuprite::Result<()> {
             let mut handles = Vec::new();
             for i in 0..10i32 {
                 handles.push(s.spawn(move || -> cuprite::Result<()> {
@@ -83,7 +83,7 @@ fn main() -> cuprite::Result<()> {
             for h in handles {
                 h.join().expect("thread panicked")?;
             }
-            cuprite::Result::Ok(())
+            Ok(())
         })?;
         println!("option 2 (context per thread): 10 threads OK");
     }

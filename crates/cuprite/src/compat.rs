@@ -5,7 +5,8 @@
 //! plain device handle. Everything here forwards to [`Context`], [`Stream`], [`Module`] and
 //! [`LaunchArgs`]: buffers are ordinary [`DeviceBuffer`]s with the same stream tracking, so code
 //! can mix both styles. It owns only the name registry, tuple launches and the extra-stream
-//! synchronisation rules of that API.
+//! synchronisation rules of that API. Sub-slices are the buffers' own
+//! [`try_slice`](DeviceBuffer::try_slice) / [`try_slice_mut`](DeviceBuffer::try_slice_mut).
 //!
 //! ```no_run
 //! use cuprite::compat::{CudaDevice, LaunchConfig};
@@ -29,12 +30,11 @@
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::launch::LaunchArgs;
-use crate::memory::{DeviceBuffer, DeviceView, DeviceViewMut};
+use crate::memory::{DeviceBuffer, DeviceCopy, DeviceView, DeviceViewMut};
 use crate::module::{Function, Module, ModuleImage};
 use crate::repr::{DevicePtr, DeviceRepr};
 use crate::stream::Stream;
 use std::collections::HashMap;
-use std::ops::RangeBounds;
 use std::sync::{Arc, RwLock};
 
 pub use crate::launch::LaunchConfig;
@@ -110,7 +110,12 @@ impl CudaDevice {
 
     /// Whether module `module_name` is loaded and has a kernel `func_name`.
     pub fn has_func(&self, module_name: &str, func_name: &str) -> bool {
-        self.get_func(module_name, func_name).is_ok()
+        let module = self
+            .modules
+            .read()
+            .ok()
+            .and_then(|m| m.get(module_name).cloned());
+        module.is_some_and(|m| m.load_function(func_name).is_ok())
     }
 
     /// The kernel `func_name` of module `module_name`; `Err` naming whichever is unknown.
@@ -131,7 +136,7 @@ impl CudaDevice {
     }
 
     /// `n` zeroed elements.
-    pub fn alloc_zeros<T: DeviceRepr>(&self, n: usize) -> Result<CudaSlice<T>> {
+    pub fn alloc_zeros<T: DeviceCopy>(&self, n: usize) -> Result<CudaSlice<T>> {
         self.stream.alloc_zeros(n)
     }
 
@@ -140,23 +145,23 @@ impl CudaDevice {
     /// # Safety
     ///
     /// The contents are garbage until written; read them only after a write.
-    pub unsafe fn alloc<T: DeviceRepr>(&self, n: usize) -> Result<CudaSlice<T>> {
+    pub unsafe fn alloc<T: DeviceCopy>(&self, n: usize) -> Result<CudaSlice<T>> {
         // SAFETY: forwarded to the caller.
         unsafe { self.stream.alloc(n) }
     }
 
     /// Copies `src` to a new device buffer, taking the host vector.
-    pub fn htod_copy<T: DeviceRepr>(&self, src: Vec<T>) -> Result<CudaSlice<T>> {
+    pub fn htod_copy<T: DeviceCopy>(&self, src: Vec<T>) -> Result<CudaSlice<T>> {
         self.stream.clone_htod(&src)
     }
 
     /// Copies `src` to a new device buffer.
-    pub fn htod_sync_copy<T: DeviceRepr>(&self, src: &[T]) -> Result<CudaSlice<T>> {
+    pub fn htod_sync_copy<T: DeviceCopy>(&self, src: &[T]) -> Result<CudaSlice<T>> {
         self.stream.clone_htod(src)
     }
 
     /// Copies `src` into `dst` (same length).
-    pub fn htod_sync_copy_into<T: DeviceRepr>(
+    pub fn htod_sync_copy_into<T: DeviceCopy>(
         &self,
         src: &[T],
         dst: &mut CudaSlice<T>,
@@ -165,12 +170,12 @@ impl CudaDevice {
     }
 
     /// Copies `src` back to a new vector.
-    pub fn dtoh_sync_copy<T: DeviceRepr>(&self, src: &CudaSlice<T>) -> Result<Vec<T>> {
+    pub fn dtoh_sync_copy<T: DeviceCopy>(&self, src: &CudaSlice<T>) -> Result<Vec<T>> {
         self.stream.clone_dtoh(src)
     }
 
     /// Copies `src` into `dst` (same length).
-    pub fn dtoh_sync_copy_into<T: DeviceRepr>(
+    pub fn dtoh_sync_copy_into<T: DeviceCopy>(
         &self,
         src: &CudaSlice<T>,
         dst: &mut [T],
@@ -179,7 +184,7 @@ impl CudaDevice {
     }
 
     /// Copies `src` back and frees it.
-    pub fn sync_reclaim<T: DeviceRepr>(&self, src: CudaSlice<T>) -> Result<Vec<T>> {
+    pub fn sync_reclaim<T: DeviceCopy>(&self, src: CudaSlice<T>) -> Result<Vec<T>> {
         let v = self.stream.clone_dtoh(&src)?;
         drop(src);
         Ok(v)
@@ -396,22 +401,4 @@ tuples! {
     (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
     (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
     (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
-}
-
-/// Seed-002 sub-slicing: `try_slice(range)` / `try_slice_mut(range)` on buffers, `None` when
-/// the range is out of bounds.
-pub trait TrySlice<T> {
-    /// A read-only view of `range`, or `None` when out of bounds.
-    fn try_slice(&self, range: impl RangeBounds<usize>) -> Option<CudaView<'_, T>>;
-    /// A mutable view of `range`, or `None` when out of bounds.
-    fn try_slice_mut(&mut self, range: impl RangeBounds<usize>) -> Option<CudaViewMut<'_, T>>;
-}
-
-impl<T> TrySlice<T> for DeviceBuffer<T> {
-    fn try_slice(&self, range: impl RangeBounds<usize>) -> Option<CudaView<'_, T>> {
-        self.try_slice_view(range)
-    }
-    fn try_slice_mut(&mut self, range: impl RangeBounds<usize>) -> Option<CudaViewMut<'_, T>> {
-        self.try_slice_view_mut(range)
-    }
 }

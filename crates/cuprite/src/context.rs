@@ -694,6 +694,13 @@ impl Context {
         self.multi.load(Ordering::Acquire)
     }
 
+    /// Switches this context to multi-stream tracking now (one device-wide synchronisation)
+    /// instead of when a second stream first touches one of its buffers. Needed before a stream
+    /// capture in which a second stream is used for the first time.
+    pub fn enable_multi_stream_tracking(&self) -> Result<()> {
+        self.switch_to_multi()
+    }
+
     /// Records that stream `sid` touches a buffer of this context. Returns whether the context
     /// is (now) in multi-stream mode. The single-stream path is two relaxed atomic loads.
     #[inline]
@@ -732,6 +739,15 @@ impl Context {
             .map_err(|_| Error::InvalidArgument("context switch lock poisoned".into()))?;
         if *settled {
             return Ok(());
+        }
+        if crate::graph::any_active() {
+            return Err(Error::InvalidArgument(
+                "a second stream touched a buffer for the first time during a stream capture: \
+                 entering multi-stream tracking needs a device-wide synchronisation, which a \
+                 capture forbids; call Context::enable_multi_stream_tracking() before \
+                 begin_capture"
+                    .into(),
+            ));
         }
         self.multi.store(true, Ordering::SeqCst);
         self.bind_to_thread_no_deferred()?;

@@ -112,7 +112,13 @@ impl Error {
             .name()
             .map(str::to_string)
             .unwrap_or_else(|| format!("CUresult({})", code.0));
-        let description = driver_description(code);
+        let mut description = driver_description(code);
+        if is_sticky_code(code) {
+            description.push_str(
+                " — a sticky error: the context can no longer be used (every later call on it \
+                 fails); the process must exit to use this GPU again",
+            );
+        }
         Error::Driver {
             code,
             name,
@@ -133,22 +139,25 @@ impl Error {
     /// Whether this error means the context is unusable (a sticky error such as a device-side
     /// trap or illegal address): every later call on that context fails too.
     pub fn is_sticky(&self) -> bool {
-        matches!(
-            self.code(),
-            Some(
-                CUresult::CUDA_ERROR_ILLEGAL_ADDRESS
-                    | CUresult::CUDA_ERROR_LAUNCH_FAILED
-                    | CUresult::CUDA_ERROR_ASSERT
-                    | CUresult::CUDA_ERROR_HARDWARE_STACK_ERROR
-                    | CUresult::CUDA_ERROR_ILLEGAL_INSTRUCTION
-                    | CUresult::CUDA_ERROR_MISALIGNED_ADDRESS
-                    | CUresult::CUDA_ERROR_INVALID_ADDRESS_SPACE
-                    | CUresult::CUDA_ERROR_INVALID_PC
-                    | CUresult::CUDA_ERROR_ECC_UNCORRECTABLE
-                    | CUresult::CUDA_ERROR_CONTEXT_IS_DESTROYED
-            )
-        )
+        self.code().is_some_and(is_sticky_code)
     }
+}
+
+/// Whether `code` is one of the errors that leave a context unusable.
+fn is_sticky_code(code: CUresult) -> bool {
+    matches!(
+        code,
+        CUresult::CUDA_ERROR_ILLEGAL_ADDRESS
+            | CUresult::CUDA_ERROR_LAUNCH_FAILED
+            | CUresult::CUDA_ERROR_ASSERT
+            | CUresult::CUDA_ERROR_HARDWARE_STACK_ERROR
+            | CUresult::CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | CUresult::CUDA_ERROR_MISALIGNED_ADDRESS
+            | CUresult::CUDA_ERROR_INVALID_ADDRESS_SPACE
+            | CUresult::CUDA_ERROR_INVALID_PC
+            | CUresult::CUDA_ERROR_ECC_UNCORRECTABLE
+            | CUresult::CUDA_ERROR_CONTEXT_IS_DESTROYED
+    )
 }
 
 fn driver_description(code: CUresult) -> String {

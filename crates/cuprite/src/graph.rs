@@ -7,12 +7,96 @@
 //! other streams that join the capture are joined back before it ends. It must not track
 //! buffers itself.
 
-use crate::context::Context;
+use crate::context::{Context, TrackEvent};
+use crate::drv;
 use crate::error::{Error, Result};
 use crate::stream::Stream;
-use crate::drv;
-use cuprite_sys::driver::{self as sys, CUgraph, CUgraphExec};
-use std::sync::Arc;
+use cuprite_sys::driver::{self as sys, CUgraph, CUgraphExec, CUstream};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// One capture sequence in progress: the stream that began it and every stream that joined it
+/// through the stream tracker (they are joined back before it ends), and the pre-capture work
+/// it depends on (waited for before each launch of its executable graph).
+struct CaptureSeq {
+    id: u64,
+    origin: u64,
+    members: Vec<(u64, RawStream)>,
+    external: Vec<Arc<TrackEvent>>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct RawStream(CUstream);
+// SAFETY: a stream handle is usable from any thread.
+unsafe impl Send for RawStream {}
+
+static ACTIVE: AtomicUsize = AtomicUsize::new(0);
+static NEXT_CAPTURE: AtomicU64 = AtomicU64::new(1);
+static CAPTURES: Mutex<Vec<CaptureSeq>> = Mutex::new(Vec::new());
+
+fn captures() -> MutexGuard<'static, Vec<CaptureSeq>> {
+    // A poisoned registry only means a panic elsewhere mid-update; its data stays consistent
+    // (each update is a single push/remove).
+    CAPTURES.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Whether any stream capture started by cuprite is in progress.
+pub(crate) fn any_active() -> bool {
+    ACTIVE.load(Ordering::Acquire) != 0
+}
+
+/// The capture that the stream with tracking id `sid` is part of (0: none). One atomic load
+/// when no capture is in progress.
+#[inline]
+pub(crate) fn capture_of(sid: u64) -> u64 {
+    if !any_active() {
+        return 0;
+    }
+    captures()
+        .iter()
+        .find(|c| c.members.iter().any(|m| m.0 == sid))
+        .map_or(0, |c| c.id)
+}
+
+/// Decides whether the stream `sid` (in capture `*capture`, 0 for none) may wait for a mark
+/// recorded in capture `mark_capture`, so that no wait crosses a capture boundary:
+///
+/// - same capture (or both outside any): wait;
+/// - the stream is outside, the mark inside a capture still in progress: wait, which makes the
+///   stream join that capture (CUDA's fork pattern); it is registered so `end_capture` joins it
+///   back;
+/// - the stream captures, the mark is from before: skip here, and remember the event, which
+///   every launch of the resulting graph waits for first;
+/// - the mark is from a capture that ended (or another capture): skip (that work never runs
+///   as such; the graph's launches are ordered by their own stream).
+pub(crate) fn may_wait(
+    capture: &mut u64,
+    sid: u64,
+    raw: CUstream,
+    mark_capture: u64,
+    event: &Arc<TrackEvent>,
+) -> bool {
+    if mark_capture == *capture {
+        return true;
+    }
+    let mut reg = captures();
+    if *capture == 0 {
+        if let Some(c) = reg.iter_mut().find(|c| c.id == mark_capture) {
+            c.members.push((sid, RawStream(raw)));
+            *capture = mark_capture;
+            return true;
+        }
+        return false;
+    }
+    if mark_capture == 0 {
+        if let Some(c) = reg.iter_mut().find(|c| c.id == *capture) {
+            if !c.external.iter().any(|e| Arc::ptr_eq(e, event)) {
+                c.external.push(event.clone());
+            }
+        }
+    }
+    false
+}
 
 /// How a capture restricts potentially unsafe driver calls (`cuStreamBeginCapture` mode).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -73,7 +157,14 @@ impl Stream {
         self.context().bind_to_thread()?;
         // SAFETY: a live stream of the current context; the mode is a valid enum value.
         unsafe { drv!(cuStreamBeginCapture_v2(self.raw(), mode.raw())) }?;
-        self.capture_began();
+        let sid = self.track_id();
+        captures().push(CaptureSeq {
+            id: NEXT_CAPTURE.fetch_add(1, Ordering::Relaxed),
+            origin: sid,
+            members: vec![(sid, RawStream(self.raw()))],
+            external: Vec::new(),
+        });
+        ACTIVE.fetch_add(1, Ordering::AcqRel);
         Ok(())
     }
 
@@ -81,11 +172,26 @@ impl Stream {
     /// capture (through the stream tracker) are joined back to this one first.
     pub fn end_capture(&self) -> Result<Graph> {
         self.context().bind_to_thread()?;
-        let joined = self.capture_join_back();
+        let sid = self.track_id();
+        let seq = {
+            let mut reg = captures();
+            let pos = reg.iter().position(|c| c.origin == sid);
+            pos.map(|p| reg.remove(p))
+        };
+        let joined = match &seq {
+            Some(seq) => {
+                ACTIVE.fetch_sub(1, Ordering::AcqRel);
+                self.join_members(seq)
+            }
+            None => Ok(()),
+        };
         let mut raw: CUgraph = std::ptr::null_mut();
         // SAFETY: `raw` is a valid out-pointer and the stream is live.
         let r = unsafe { drv!(cuStreamEndCapture(self.raw(), &mut raw)) };
-        self.capture_ended();
+        if r.is_ok() && !raw.is_null() && joined.is_err() {
+            // SAFETY: the graph was just made and is referenced nowhere else.
+            let _ = unsafe { sys::cuGraphDestroy(raw) };
+        }
         joined?;
         r?;
         if raw.is_null() {
@@ -96,7 +202,25 @@ impl Stream {
         Ok(Graph {
             ctx: self.context().clone(),
             raw,
+            external: seq.map(|s| s.external).unwrap_or_default(),
         })
+    }
+
+    /// Makes this (origin) stream wait for the current end of every stream that joined the
+    /// capture, as `cuStreamEndCapture` requires.
+    fn join_members(&self, seq: &CaptureSeq) -> Result<()> {
+        for (sid, raw) in &seq.members {
+            if *sid == seq.origin {
+                continue;
+            }
+            let ev = self.context().track_event()?;
+            // SAFETY: the member stream is live (it is capturing, so it cannot have been
+            // destroyed) and the event is ours.
+            unsafe { drv!(cuEventRecord(ev.raw, raw.0)) }?;
+            // SAFETY: a live stream and the event just recorded in the same capture.
+            unsafe { drv!(cuStreamWaitEvent(self.raw(), ev.raw, 0)) }?;
+        }
+        Ok(())
     }
 
     /// Whether this stream is capturing.
@@ -114,10 +238,19 @@ impl Stream {
 }
 
 /// A graph of device work, captured from a stream. Destroyed on drop.
-#[derive(Debug)]
 pub struct Graph {
     ctx: Arc<Context>,
     raw: CUgraph,
+    external: Vec<Arc<TrackEvent>>,
+}
+
+impl std::fmt::Debug for Graph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Graph")
+            .field("raw", &self.raw)
+            .field("pre_capture_dependencies", &self.external.len())
+            .finish()
+    }
 }
 
 // SAFETY: a CUgraph is not tied to a thread; cuprite never mutates it after capture.
@@ -162,6 +295,7 @@ impl Graph {
         Ok(GraphExec {
             ctx: self.ctx.clone(),
             raw,
+            external: self.external.clone(),
         })
     }
 }
@@ -177,10 +311,19 @@ impl Drop for Graph {
 }
 
 /// An executable graph: launch it on any stream of its context, as often as needed.
-#[derive(Debug)]
 pub struct GraphExec {
     ctx: Arc<Context>,
     raw: CUgraphExec,
+    external: Vec<Arc<TrackEvent>>,
+}
+
+impl std::fmt::Debug for GraphExec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GraphExec")
+            .field("raw", &self.raw)
+            .field("pre_capture_dependencies", &self.external.len())
+            .finish()
+    }
 }
 
 // SAFETY: a CUgraphExec is not tied to a thread.
@@ -196,12 +339,17 @@ impl GraphExec {
 
     /// Enqueues one run of the graph on `stream`.
     ///
-    /// The graph's work is ordered after earlier work on `stream` only: buffers it touches
-    /// are not tracked by this call, so make `stream` the one that produced its inputs (or
-    /// [`join`](Stream::join) the producers first).
+    /// The run waits for earlier work on `stream` and for the work on other streams that the
+    /// captured work depended on when it was captured (which the tracker saw then). Later users
+    /// of the buffers the graph writes are not told about this run: use them on `stream`, or
+    /// [`join`](Stream::join) it first.
     #[inline]
     pub fn launch(&self, stream: &Stream) -> Result<()> {
         stream.context().bind_to_thread()?;
+        for ev in &self.external {
+            // SAFETY: a live stream and a live event (kept by `external`, so never re-recorded).
+            unsafe { drv!(cuStreamWaitEvent(stream.raw(), ev.raw, 0)) }?;
+        }
         // SAFETY: the executable graph and the stream are live and of the same context.
         unsafe { drv!(cuGraphLaunch(self.raw, stream.raw())) }
     }
@@ -218,6 +366,11 @@ impl GraphExec {
     /// topology change the `Err` says what differed, and the graph is left as it was.
     pub fn update(&mut self, graph: &Graph) -> Result<()> {
         self.ctx.bind_to_thread()?;
+        for ev in &graph.external {
+            if !self.external.iter().any(|e| Arc::ptr_eq(e, ev)) {
+                self.external.push(ev.clone());
+            }
+        }
         let mut info = sys::CUgraphExecUpdateResultInfo {
             result: sys::CUgraphExecUpdateResult::CU_GRAPH_EXEC_UPDATE_SUCCESS,
             errorNode: std::ptr::null_mut(),
@@ -232,7 +385,9 @@ impl GraphExec {
                 let why = match info.result {
                     U::CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED => "the topology changed",
                     U::CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED => "a node's type changed",
-                    U::CU_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED => "a kernel node's function changed",
+                    U::CU_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED => {
+                        "a kernel node's function changed"
+                    }
                     U::CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED => {
                         "a node's parameters changed in a way that cannot be updated"
                     }

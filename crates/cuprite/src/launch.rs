@@ -7,13 +7,13 @@
 //! not decide how streams wait for each other: that is the stream tracker's job
 //! ([`Stream::begin_access`]/[`Stream::end_access`]).
 
+use crate::drv;
 use crate::error::{Error, Result};
 use crate::event::{Event, EventFlags};
 use crate::memory::{Access, DeviceBuffer, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 use crate::module::{Function, Global};
 use crate::repr::DeviceRepr;
 use crate::stream::Stream;
-use crate::drv;
 use cuprite_sys::driver::{self as sys, CUlaunchAttribute, CUlaunchAttributeID as LA};
 use std::ffi::c_void;
 use std::mem::MaybeUninit;
@@ -82,7 +82,10 @@ impl<T: Copy> ArgVec<T> {
         } else {
             if self.heap.is_empty() {
                 self.heap.reserve(INLINE_ARGS * 2);
-                self.heap.extend(self.as_slice().iter().copied());
+                for v in &self.inline {
+                    // SAFETY: all INLINE_ARGS inline elements were written (len == INLINE_ARGS).
+                    self.heap.push(unsafe { v.assume_init() });
+                }
             }
             self.heap.push(v);
         }
@@ -112,12 +115,10 @@ impl<T: Copy> ArgVec<T> {
     }
 }
 
-/// One argument slot: where its bytes are, and their size.
+/// One argument slot: its byte size, and its value when it is a device address (whose
+/// parameter pointer then points here; a borrowed scalar's points at the scalar).
 #[derive(Clone, Copy)]
 struct Slot {
-    /// The argument's bytes outside the builder (a borrowed scalar), or null when they are in
-    /// `value` (a device address).
-    ptr: *mut c_void,
     value: u64,
     size: u32,
 }
@@ -261,7 +262,6 @@ impl<'a> LaunchArgs<'a> {
     pub fn push_value<T: DeviceRepr>(&mut self, value: &'a T) {
         self.params.push((value as *const T).cast_mut().cast());
         self.slots.push(Slot {
-            ptr: (value as *const T).cast_mut().cast(),
             value: 0,
             size: std::mem::size_of::<T>() as u32,
         });
@@ -285,7 +285,6 @@ impl<'a> LaunchArgs<'a> {
     fn push_ptr(&mut self, ptr: sys::CUdeviceptr) {
         self.params.push(std::ptr::null_mut());
         self.slots.push(Slot {
-            ptr: std::ptr::null_mut(),
             value: ptr,
             size: 8,
         });
@@ -380,7 +379,9 @@ impl<'a> LaunchArgs<'a> {
                 f.name, cfg.block_dim, f.max_threads_per_block
             )));
         }
-        let max_shared = f.max_dynamic_shared.load(std::sync::atomic::Ordering::Relaxed);
+        let max_shared = f
+            .max_dynamic_shared
+            .load(std::sync::atomic::Ordering::Relaxed);
         if cfg.shared_mem_bytes > max_shared {
             return Err(Error::InvalidArgument(format!(
                 "launch of `{}` asks for {} bytes of dynamic shared memory, above its limit of \

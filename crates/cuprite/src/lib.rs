@@ -12,28 +12,39 @@
 //! }
 //! ```
 
+pub mod compat;
 pub mod context;
 pub mod device;
 pub mod error;
 pub mod event;
+pub mod graph;
+pub mod launch;
 pub mod memory;
+pub mod module;
 pub mod nvrtc;
+pub mod repr;
 pub mod stream;
 
 pub use context::{
     CacheConfig, Context, ContextFlags, ContextHandle, ContextStack, CurrentContext, PoolStats,
     ResourceLimit, SharedMemoryConfig, StreamPriorityRange, UnownedContext,
 };
+/// `#[derive(DeviceRepr)]`: see [`DeviceRepr`](trait@DeviceRepr) for what it checks.
+pub use cuprite_derive::DeviceRepr;
 pub use cuprite_sys as sys;
 pub use device::{Device, DeviceAttribute};
 pub use error::{Error, Result};
 pub use event::{Event, EventFlags};
+pub use graph::{CaptureMode, CaptureStatus, Graph, GraphExec};
+pub use launch::{INLINE_ARGS, KernelArg, LaunchArgs, LaunchConfig};
 pub use memory::{
     Access, DeviceBuffer, DeviceCopy, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite,
     HostAllocFlags, HostDst, HostSrc, ManagedBuffer, MemAdvice, MemLocation, PinnedHostBuffer,
     Tracker,
 };
+pub use module::{Function, FunctionAttributes, Global, Module, ModuleImage};
 pub use nvrtc::{CompileOptions, Ptx, compile_ptx};
+pub use repr::{DevicePtr, DeviceRepr};
 pub use stream::Stream;
 
 use std::sync::OnceLock;

@@ -7,18 +7,18 @@
 //! before it reaches the driver.
 
 use crate::context::Context;
-use crate::error::{Error, Result};
-use crate::nvrtc::{Compiled, Image, Ptx};
-use crate::memory::{DeviceRead, DeviceWrite, Tracker};
-use crate::repr::{DevicePtr, DeviceRepr};
 use crate::drv;
+use crate::error::{Error, Result};
+use crate::memory::{DeviceRead, DeviceWrite, Tracker};
+use crate::nvrtc::{Compiled, Image, Ptx};
+use crate::repr::{DevicePtr, DeviceRepr};
 use cuprite_sys::driver::{self as sys, CUfunction, CUfunction_attribute as FA, CUmodule};
+use std::collections::HashMap;
 use std::ffi::{CString, c_void};
 use std::marker::PhantomData;
 use std::path::Path;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// A compiled image that a [`Module`] can be loaded from.
 ///
@@ -169,8 +169,7 @@ impl Module {
                     sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
                     sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
                 ];
-                let mut vals: [*mut c_void; 2] =
-                    [log.as_mut_ptr().cast(), LOG_SIZE as usize as *mut c_void];
+                let mut vals: [*mut c_void; 2] = [log.as_mut_ptr().cast(), LOG_SIZE as *mut c_void];
                 // SAFETY: `c` is a NUL-terminated image; the option arrays have 2 entries each,
                 // the log buffer is LOG_SIZE bytes as declared, and all outlive the call.
                 let r = unsafe {
@@ -251,9 +250,9 @@ impl Module {
         let r = unsafe { drv!(cuModuleGetFunction(&mut raw, self.raw, c.as_ptr())) };
         if let Err(e) = r {
             return Err(match e.code() {
-                Some(sys::CUresult::CUDA_ERROR_NOT_FOUND) => Error::InvalidArgument(format!(
-                    "no kernel named `{name}` in this module ({e})"
-                )),
+                Some(sys::CUresult::CUDA_ERROR_NOT_FOUND) => {
+                    Error::InvalidArgument(format!("no kernel named `{name}` in this module ({e})"))
+                }
                 _ => e,
             });
         }
@@ -281,12 +280,19 @@ impl Module {
             .map_err(|_| Error::InvalidArgument(format!("global name {name:?} contains NUL")))?;
         let (mut ptr, mut bytes) = (0, 0usize);
         // SAFETY: both out-pointers are valid; `c` is NUL-terminated; the module is loaded.
-        let r = unsafe { drv!(cuModuleGetGlobal_v2(&mut ptr, &mut bytes, self.raw, c.as_ptr())) };
+        let r = unsafe {
+            drv!(cuModuleGetGlobal_v2(
+                &mut ptr,
+                &mut bytes,
+                self.raw,
+                c.as_ptr()
+            ))
+        };
         if let Err(e) = r {
             return Err(match e.code() {
-                Some(sys::CUresult::CUDA_ERROR_NOT_FOUND) => Error::InvalidArgument(format!(
-                    "no global named `{name}` in this module ({e})"
-                )),
+                Some(sys::CUresult::CUDA_ERROR_NOT_FOUND) => {
+                    Error::InvalidArgument(format!("no global named `{name}` in this module ({e})"))
+                }
                 _ => e,
             });
         }
@@ -316,8 +322,9 @@ impl Module {
 
 impl Drop for Module {
     fn drop(&mut self) {
-        if let Err(e) = self.ctx.bind_to_thread() {
-            self.ctx.defer("unload of a module (binding its context)", e);
+        if let Err(e) = self.ctx.bind_to_thread_no_deferred() {
+            self.ctx
+                .defer("unload of a module (binding its context)", e);
             return;
         }
         // SAFETY: the module was loaded by us and nothing refers to it any more (functions and
@@ -378,6 +385,16 @@ impl<T> Global<T> {
         DevicePtr::new(self.ptr)
     }
 
+    /// The number of `T` elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     /// The module it belongs to.
     pub fn module(&self) -> &Arc<Module> {
         &self.module
@@ -392,7 +409,7 @@ impl<T> Global<T> {
 /// ```
 /// let cubin = b"\x7fELF....".to_vec();
 /// let fat = cuprite::module::fatbin_from_cubin(&cubin, 90);
-/// assert_eq!(fat.len(), 16 + 64 + 16);
+/// assert_eq!(fat.len(), 16 + 64 + 8);
 /// assert!(matches!(cuprite::ModuleImage::from_bytes(fat), cuprite::ModuleImage::Fatbin(_)));
 /// ```
 pub fn fatbin_from_cubin(cubin: &[u8], arch: u32) -> Vec<u8> {

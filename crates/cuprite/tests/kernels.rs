@@ -13,27 +13,54 @@ pub fn tests() -> Vec<Test> {
         Test::cpu("kernels::launch_config_for_num_elems", launch_config),
         Test::cpu("kernels::device_ptr_arithmetic", device_ptr_arithmetic),
         Test::cpu("kernels::derived_struct_layout", derived_struct_layout),
-        Test::cpu("kernels::module_image_classifies_bytes", module_image_classify),
+        Test::cpu(
+            "kernels::module_image_classifies_bytes",
+            module_image_classify,
+        ),
         Test::cpu("kernels::fatbin_container_layout", fatbin_container_layout),
         Test::gpu("kernels::ptx_cubin_fatbin_run", ptx_cubin_fatbin_run),
         Test::gpu("kernels::ptx_file_loads", ptx_file_loads),
-        Test::gpu("kernels::unknown_function_is_named", unknown_function_is_named),
+        Test::gpu(
+            "kernels::unknown_function_is_named",
+            unknown_function_is_named,
+        ),
         Test::gpu("kernels::bad_ptx_is_err", bad_ptx_is_err),
         Test::gpu("kernels::typed_globals", typed_globals),
-        Test::gpu("kernels::attributes_and_occupancy", attributes_and_occupancy),
+        Test::gpu(
+            "kernels::attributes_and_occupancy",
+            attributes_and_occupancy,
+        ),
         Test::gpu("kernels::dynamic_shared_memory", dynamic_shared_memory),
-        Test::gpu("kernels::validation_before_launch", validation_before_launch),
+        Test::gpu(
+            "kernels::validation_before_launch",
+            validation_before_launch,
+        ),
         Test::gpu("kernels::param_count_and_size_checked", param_checks),
         Test::gpu("kernels::axpy_random", axpy_random),
         Test::gpu("kernels::twenty_args_spill", twenty_args_spill),
-        Test::gpu("kernels::half_array_ptr_struct_args", half_array_ptr_struct_args),
+        Test::gpu(
+            "kernels::half_array_ptr_struct_args",
+            half_array_ptr_struct_args,
+        ),
         Test::gpu("kernels::views_as_args", views_as_args),
         Test::gpu("kernels::record_kernel_launch_events", record_events),
         Test::gpu("kernels::cooperative_launch", cooperative_launch),
-        Test::gpu("kernels::cluster_and_priority_attributes", cluster_and_priority),
-        Test::gpu("kernels::writer_then_reader_other_stream", writer_then_reader),
-        Test::gpu("kernels::all_readers_waited_before_writer", readers_before_writer),
-        Test::gpu("kernels::device_trap_is_sticky_err", device_trap_child_process),
+        Test::gpu(
+            "kernels::cluster_and_priority_attributes",
+            cluster_and_priority,
+        ),
+        Test::gpu(
+            "kernels::writer_then_reader_other_stream",
+            writer_then_reader,
+        ),
+        Test::gpu(
+            "kernels::all_readers_waited_before_writer",
+            readers_before_writer,
+        ),
+        Test::gpu(
+            "kernels::device_trap_is_sticky_err",
+            device_trap_child_process,
+        ),
     ]
 }
 
@@ -110,9 +137,15 @@ fn module_image_classify() -> TestResult {
     let mut rng = Rng::fresh();
     let tail: Vec<u8> = (0..32).map(|_| rng.next_u64() as u8).collect();
     let elf = [b"\x7fELF".as_slice(), &tail].concat();
-    assert!(matches!(ModuleImage::from_bytes(elf), ModuleImage::Cubin(_)));
+    assert!(matches!(
+        ModuleImage::from_bytes(elf),
+        ModuleImage::Cubin(_)
+    ));
     let fat = [0xBA55_ED50u32.to_le_bytes().as_slice(), &tail].concat();
-    assert!(matches!(ModuleImage::from_bytes(fat), ModuleImage::Fatbin(_)));
+    assert!(matches!(
+        ModuleImage::from_bytes(fat),
+        ModuleImage::Fatbin(_)
+    ));
     let ptx = b".version 8.0\n.target sm_90\n".to_vec();
     assert!(matches!(ModuleImage::from_bytes(ptx), ModuleImage::Ptx(_)));
     let e = ModuleImage::from_file("/no/such/dir/k.cubin").unwrap_err();
@@ -128,7 +161,10 @@ fn fatbin_container_layout() -> TestResult {
     let padded = len.div_ceil(8) * 8;
     assert_eq!(fb.len(), 16 + 64 + padded);
     assert_eq!(&fb[0..4], &0xBA55_ED50u32.to_le_bytes());
-    assert_eq!(u64::from_le_bytes(fb[8..16].try_into()?), (64 + padded) as u64);
+    assert_eq!(
+        u64::from_le_bytes(fb[8..16].try_into()?),
+        (64 + padded) as u64
+    );
     assert_eq!(u16::from_le_bytes(fb[16..18].try_into()?), 2, "kind ELF");
     assert_eq!(u32::from_le_bytes(fb[16 + 0x1c..16 + 0x20].try_into()?), 90);
     assert_eq!(&fb[80..80 + len], &elf[..]);
@@ -224,11 +260,15 @@ fn unknown_function_is_named() -> TestResult {
 
 fn bad_ptx_is_err() -> TestResult {
     let ctx = ctx()?;
-    let bad = ".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry k() { bogus.instr; }\n";
+    let bad =
+        ".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry k() { bogus.instr; }\n";
     let e = ctx.load_module(ModuleImage::ptx(bad)).unwrap_err();
     let msg = e.to_string();
     assert!(msg.contains("cuModuleLoadDataEx"), "{msg}");
-    assert!(msg.contains("bogus"), "the JIT log should name the bad instruction: {msg}");
+    assert!(
+        msg.contains("bogus"),
+        "the JIT log should name the bad instruction: {msg}"
+    );
     Ok(())
 }
 
@@ -252,7 +292,10 @@ fn typed_globals() -> TestResult {
     assert_eq!(table.len(), 8);
     let mut offset = m.get_global::<i32>("offset")?;
     assert_eq!(offset.len(), 1);
-    assert!(m.get_global::<[u8; 3]>("table").is_err(), "32 bytes are not [u8;3]s");
+    assert!(
+        m.get_global::<[u8; 3]>("table").is_err(),
+        "32 bytes are not [u8;3]s"
+    );
 
     let mut rng = Rng::fresh();
     let t = rng.vec_f32(8, -5.0, 5.0);
@@ -327,7 +370,7 @@ fn attributes_and_occupancy() -> TestResult {
     let blocks = f.max_active_blocks_per_sm(256, 0)?;
     assert!((1..=32).contains(&blocks), "{blocks}");
     let (grid, block) = f.suggested_block_size(0)?;
-    assert!(block >= 32 && block <= 1024 && block % 32 == 0, "{block}");
+    assert!((32..=1024).contains(&block) && block % 32 == 0, "{block}");
     assert!(grid >= ctx.device().multiprocessor_count()?, "{grid}");
     assert_eq!(f.name(), "static_shared");
     // It runs and reads its shared memory back.
@@ -378,12 +421,12 @@ fn dynamic_shared_memory() -> TestResult {
     // SAFETY: dyn_shared(float*, int) with n floats of dynamic shared memory, 128 threads.
     unsafe { stream.launch_builder(&f).arg(&mut out).arg(&n).launch(cfg) }?;
     let got = stream.clone_dtoh(&out)?;
-    for t in 0..128usize {
+    for (t, &g) in got.iter().enumerate() {
         let want: f64 = (t..n as usize)
             .step_by(128)
             .map(|i| (n as usize - 1 - i) as f64 * 0.5)
             .sum();
-        assert!((got[t] as f64 - want).abs() <= want * 1e-5, "{t}: {} vs {want}", got[t]);
+        assert!((g as f64 - want).abs() <= want * 1e-5, "{t}: {g} vs {want}");
     }
     // Above what the device allows at all: the driver refuses to raise the limit.
     assert!(f.set_max_dynamic_shared_memory(1 << 20).is_err());
@@ -399,17 +442,65 @@ fn validation_before_launch() -> TestResult {
     let mut y = stream.clone_htod(&[f32::NAN; 64])?;
     let (a, n) = (2.0f32, 64i32);
     let bad = [
-        (LaunchConfig { grid_dim: (0, 1, 1), block_dim: (64, 1, 1), shared_mem_bytes: 0 }, "empty grid"),
-        (LaunchConfig { grid_dim: (1, 0, 1), block_dim: (64, 1, 1), shared_mem_bytes: 0 }, "empty grid"),
-        (LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1025, 1, 1), shared_mem_bytes: 0 }, "threads per block"),
-        (LaunchConfig { grid_dim: (1, 1, 1), block_dim: (32, 32, 2), shared_mem_bytes: 0 }, "threads per block"),
-        (LaunchConfig { grid_dim: (1, 1, 1), block_dim: (0, 1, 1), shared_mem_bytes: 0 }, "empty block"),
-        (LaunchConfig { grid_dim: (1, 1, 1), block_dim: (64, 1, 1), shared_mem_bytes: 200_000 }, "dynamic shared memory"),
+        (
+            LaunchConfig {
+                grid_dim: (0, 1, 1),
+                block_dim: (64, 1, 1),
+                shared_mem_bytes: 0,
+            },
+            "empty grid",
+        ),
+        (
+            LaunchConfig {
+                grid_dim: (1, 0, 1),
+                block_dim: (64, 1, 1),
+                shared_mem_bytes: 0,
+            },
+            "empty grid",
+        ),
+        (
+            LaunchConfig {
+                grid_dim: (1, 1, 1),
+                block_dim: (1025, 1, 1),
+                shared_mem_bytes: 0,
+            },
+            "threads per block",
+        ),
+        (
+            LaunchConfig {
+                grid_dim: (1, 1, 1),
+                block_dim: (32, 32, 2),
+                shared_mem_bytes: 0,
+            },
+            "threads per block",
+        ),
+        (
+            LaunchConfig {
+                grid_dim: (1, 1, 1),
+                block_dim: (0, 1, 1),
+                shared_mem_bytes: 0,
+            },
+            "empty block",
+        ),
+        (
+            LaunchConfig {
+                grid_dim: (1, 1, 1),
+                block_dim: (64, 1, 1),
+                shared_mem_bytes: 200_000,
+            },
+            "dynamic shared memory",
+        ),
     ];
     for (cfg, what) in bad {
         // SAFETY: every one of these is refused before reaching the driver.
         let r = unsafe {
-            stream.launch_builder(&f).arg(&mut y).arg(&x).arg(&a).arg(&n).launch(cfg)
+            stream
+                .launch_builder(&f)
+                .arg(&mut y)
+                .arg(&x)
+                .arg(&a)
+                .arg(&n)
+                .launch(cfg)
         };
         match r {
             Err(Error::InvalidArgument(msg)) => {
@@ -419,11 +510,19 @@ fn validation_before_launch() -> TestResult {
             other => return Err(format!("{cfg:?}: expected InvalidArgument, got {other:?}").into()),
         }
     }
-    assert!(stream.clone_dtoh(&y)?.iter().all(|v| v.is_nan()), "nothing ran");
+    assert!(
+        stream.clone_dtoh(&y)?.iter().all(|v| v.is_nan()),
+        "nothing ran"
+    );
     // The good one runs.
     // SAFETY: scale with 64-element buffers.
     unsafe {
-        stream.launch_builder(&f).arg(&mut y).arg(&x).arg(&a).arg(&n)
+        stream
+            .launch_builder(&f)
+            .arg(&mut y)
+            .arg(&x)
+            .arg(&a)
+            .arg(&n)
             .launch(LaunchConfig::for_num_elems(64))?;
     }
     assert_eq!(stream.clone_dtoh(&y)?, vec![2.0f32; 64]);
@@ -446,17 +545,33 @@ fn param_checks() -> TestResult {
     let mut y = stream.clone_htod(&[f32::NAN; 16])?;
     let cfg = LaunchConfig::for_num_elems(16);
     // SAFETY: each is refused before reaching the driver.
-    let e = unsafe { stream.launch_builder(&f).arg(&mut y).arg(&x).arg(&2.0f32).launch(cfg) }
-        .unwrap_err();
+    let e = unsafe {
+        stream
+            .launch_builder(&f)
+            .arg(&mut y)
+            .arg(&x)
+            .arg(&2.0f32)
+            .launch(cfg)
+    }
+    .unwrap_err();
     assert!(e.to_string().contains("takes 4 parameter(s), but 3"), "{e}");
     // SAFETY: as above.
     let e = unsafe {
-        stream.launch_builder(&f).arg(&mut y).arg(&x).arg(&2.0f64).arg(&16i32).launch(cfg)
+        stream
+            .launch_builder(&f)
+            .arg(&mut y)
+            .arg(&x)
+            .arg(&2.0f64)
+            .arg(&16i32)
+            .launch(cfg)
     }
     .unwrap_err();
     assert!(e.to_string().contains("argument 2"), "{e}");
     assert!(e.to_string().contains("8 bytes"), "{e}");
-    assert!(stream.clone_dtoh(&y)?.iter().all(|v| v.is_nan()), "nothing ran");
+    assert!(
+        stream.clone_dtoh(&y)?.iter().all(|v| v.is_nan()),
+        "nothing ran"
+    );
     Ok(())
 }
 
@@ -482,13 +597,22 @@ fn axpy_random() -> TestResult {
         let ni = n as i32;
         // SAFETY: axpy(float, const float*, float*, int) with n-element buffers.
         unsafe {
-            stream.launch_builder(&f).arg(&a).arg(&xd).arg(&mut yd).arg(&ni)
+            stream
+                .launch_builder(&f)
+                .arg(&a)
+                .arg(&xd)
+                .arg(&mut yd)
+                .arg(&ni)
                 .launch(LaunchConfig::for_num_elems(n as u32))?;
         }
         let y = stream.clone_dtoh(&yd)?;
         for i in 0..n {
             let want = a.mul_add(x[i], y0[i]);
-            assert!((y[i] - want).abs() <= 1e-6 * (1.0 + want.abs()), "{i}: {} vs {want}", y[i]);
+            assert!(
+                (y[i] - want).abs() <= 1e-6 * (1.0 + want.abs()),
+                "{i}: {} vs {want}",
+                y[i]
+            );
         }
     }
     Ok(())
@@ -506,9 +630,11 @@ fn twenty_args_spill() -> TestResult {
     let ctx = ctx()?;
     let stream = ctx.default_stream();
     let f = load(&ctx, &src)?.load_function("many")?;
-    assert!(cuprite::INLINE_ARGS < 20);
+    const { assert!(cuprite::INLINE_ARGS < 20) };
     let mut rng = Rng::fresh();
-    let vals: Vec<i32> = (0..19).map(|_| (rng.next_u64() % 100_000) as i32 - 50_000).collect();
+    let vals: Vec<i32> = (0..19)
+        .map(|_| (rng.next_u64() % 100_000) as i32 - 50_000)
+        .collect();
     let mut out = stream.clone_htod(&[i64::MIN])?;
     let mut b = stream.launch_builder(&f);
     b.arg(&mut out);
@@ -518,7 +644,11 @@ fn twenty_args_spill() -> TestResult {
     assert_eq!(b.num_args(), 20);
     // SAFETY: many(long long*, 19 × int) with a 1-element buffer.
     unsafe { b.launch(LaunchConfig::for_num_elems(1)) }?;
-    let want: i64 = vals.iter().enumerate().map(|(i, &v)| v as i64 * (i as i64 + 1)).sum();
+    let want: i64 = vals
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| v as i64 * (i as i64 + 1))
+        .sum();
     assert_eq!(stream.clone_dtoh(&out)?, [want]);
     Ok(())
 }
@@ -564,14 +694,23 @@ fn half_array_ptr_struct_args() -> TestResult {
     // SAFETY: mixed(double*, __half, bf16, Arr4, Params, const float*) with matching layouts
     // (the parameter sizes are checked by the launch), `ptr` points into `buf`, alive here.
     unsafe {
-        stream.launch_builder(&f).arg(&mut out).arg(&h).arg(&bf).arg(&arr).arg(&s)
+        stream
+            .launch_builder(&f)
+            .arg(&mut out)
+            .arg(&h)
+            .arg(&bf)
+            .arg(&arr)
+            .arg(&s)
             .arg(&ptr.offset(1))
             .launch(LaunchConfig::for_num_elems(1))?;
     }
     let got = stream.clone_dtoh(&out)?;
     assert_eq!(got[0], h.to_f64());
     assert_eq!(got[1], bf.to_f64());
-    assert_eq!(got[2], (arr[0] + 10.0 * arr[1] + 100.0 * arr[2] + 1000.0 * arr[3]) as f64);
+    assert_eq!(
+        got[2],
+        (arr[0] + 10.0 * arr[1] + 100.0 * arr[2] + 1000.0 * arr[3]) as f64
+    );
     assert_eq!(got[3], s.a as f64);
     assert_eq!(got[4], s.b);
     assert_eq!(got[5], s.c as f64);
@@ -583,7 +722,6 @@ fn half_array_ptr_struct_args() -> TestResult {
 }
 
 fn views_as_args() -> TestResult {
-    use cuprite::compat::TrySlice;
     let ctx = ctx()?;
     let stream = ctx.default_stream();
     let f = load(&ctx, SCALE)?.load_function("scale")?;
@@ -599,7 +737,12 @@ fn views_as_args() -> TestResult {
         let (a, m) = (3.0f32, (hi - lo) as i32);
         // SAFETY: scale on 1000-element views.
         unsafe {
-            stream.launch_builder(&f).arg(&mut yv).arg(&xv).arg(&a).arg(&m)
+            stream
+                .launch_builder(&f)
+                .arg(&mut yv)
+                .arg(&xv)
+                .arg(&a)
+                .arg(&m)
                 .launch(LaunchConfig::for_num_elems(m as u32))?;
         }
     }
@@ -639,7 +782,12 @@ fn record_events() -> TestResult {
     let (ni, cycles) = (n as i32, 2_000_000i64); // about 1 ms at ~1.8 GHz
     // SAFETY: spin_fill(float*, float, int, long long) with an n-element buffer.
     let events = unsafe {
-        stream.launch_builder(&f).arg(&mut d).arg(&v).arg(&ni).arg(&cycles)
+        stream
+            .launch_builder(&f)
+            .arg(&mut d)
+            .arg(&v)
+            .arg(&ni)
+            .arg(&cycles)
             .record_kernel_launch(EventFlags::DEFAULT)
             .launch(LaunchConfig::for_num_elems(n as u32))?
     };
@@ -651,7 +799,12 @@ fn record_events() -> TestResult {
     // Without the flag: no events.
     // SAFETY: as above.
     let none = unsafe {
-        stream.launch_builder(&f).arg(&mut d).arg(&v).arg(&ni).arg(&0i64)
+        stream
+            .launch_builder(&f)
+            .arg(&mut d)
+            .arg(&v)
+            .arg(&ni)
+            .arg(&0i64)
             .launch(LaunchConfig::for_num_elems(n as u32))?
     };
     assert!(none.is_none());
@@ -688,7 +841,13 @@ fn cooperative_launch() -> TestResult {
         shared_mem_bytes: 0,
     };
     // SAFETY: grid_count(unsigned*, unsigned*) with 1-element buffers; all blocks resident.
-    unsafe { stream.launch_builder(&f).arg(&mut counter).arg(&mut seen).launch_cooperative(cfg) }?;
+    unsafe {
+        stream
+            .launch_builder(&f)
+            .arg(&mut counter)
+            .arg(&mut seen)
+            .launch_cooperative(cfg)
+    }?;
     assert_eq!(stream.clone_dtoh(&seen)?, [blocks]);
     // A grid larger than can be resident at once is refused by the driver.
     let too_big = LaunchConfig {
@@ -697,7 +856,11 @@ fn cooperative_launch() -> TestResult {
     };
     // SAFETY: refused by the driver before running.
     let e = unsafe {
-        stream.launch_builder(&f).arg(&mut counter).arg(&mut seen).launch_cooperative(too_big)
+        stream
+            .launch_builder(&f)
+            .arg(&mut counter)
+            .arg(&mut seen)
+            .launch_cooperative(too_big)
     }
     .unwrap_err();
     assert_eq!(
@@ -737,8 +900,12 @@ fn cluster_and_priority() -> TestResult {
     let range = ctx.stream_priority_range()?;
     // SAFETY: cluster_info(unsigned*, unsigned*) with `blocks`-element buffers.
     unsafe {
-        stream.launch_builder(&f).arg(&mut rank).arg(&mut size)
-            .cluster_dim((4, 1, 1)).priority(range.greatest)
+        stream
+            .launch_builder(&f)
+            .arg(&mut rank)
+            .arg(&mut size)
+            .cluster_dim((4, 1, 1))
+            .priority(range.greatest)
             .launch(cfg)?;
     }
     assert_eq!(stream.clone_dtoh(&size)?, vec![4; blocks as usize]);
@@ -746,12 +913,23 @@ fn cluster_and_priority() -> TestResult {
     assert_eq!(r, (0..blocks).map(|b| b % 4).collect::<Vec<_>>());
     // Without the attribute, each block is its own cluster.
     // SAFETY: as above.
-    unsafe { stream.launch_builder(&f).arg(&mut rank).arg(&mut size).launch(cfg)? };
+    unsafe {
+        stream
+            .launch_builder(&f)
+            .arg(&mut rank)
+            .arg(&mut size)
+            .launch(cfg)?
+    };
     assert_eq!(stream.clone_dtoh(&size)?, vec![1; blocks as usize]);
     // A grid that is not a multiple of the cluster is refused by the driver.
     // SAFETY: refused before running.
     let r = unsafe {
-        stream.launch_builder(&f).arg(&mut rank).arg(&mut size).cluster_dim((3, 1, 1)).launch(cfg)
+        stream
+            .launch_builder(&f)
+            .arg(&mut rank)
+            .arg(&mut size)
+            .cluster_dim((3, 1, 1))
+            .launch(cfg)
     };
     assert!(r.is_err());
     Ok(())
@@ -775,11 +953,24 @@ fn writer_then_reader() -> TestResult {
         // s2 writes `a` slowly; s1 copies a -> b with no delay: must wait for s2.
         // SAFETY: both kernels get n-element buffers.
         unsafe {
-            s2.launch_builder(&fill).arg(&mut a).arg(&v).arg(&ni).arg(&5_000_000i64).launch(cfg)?;
-            s1.launch_builder(&copy).arg(&mut b).arg(&a).arg(&ni).arg(&0i64).launch(cfg)?;
+            s2.launch_builder(&fill)
+                .arg(&mut a)
+                .arg(&v)
+                .arg(&ni)
+                .arg(&5_000_000i64)
+                .launch(cfg)?;
+            s1.launch_builder(&copy)
+                .arg(&mut b)
+                .arg(&a)
+                .arg(&ni)
+                .arg(&0i64)
+                .launch(cfg)?;
         }
         let got = s1.clone_dtoh(&b)?;
-        assert!(got.iter().all(|&x| x == v), "round {round}: reader ran before the writer");
+        assert!(
+            got.iter().all(|&x| x == v),
+            "round {round}: reader ran before the writer"
+        );
     }
     assert!(ctx.is_multi_stream());
     Ok(())
@@ -806,16 +997,33 @@ fn readers_before_writer() -> TestResult {
     for (k, (s, out)) in streams.iter().zip(outs.iter_mut()).enumerate() {
         let cycles = 2_000_000i64 * (k as i64 + 1);
         // SAFETY: spin_copy with n-element buffers.
-        unsafe { s.launch_builder(&copy).arg(out).arg(&src).arg(&ni).arg(&cycles).launch(cfg)? };
+        unsafe {
+            s.launch_builder(&copy)
+                .arg(out)
+                .arg(&src)
+                .arg(&ni)
+                .arg(&cycles)
+                .launch(cfg)?
+        };
     }
     // A fast writer of `src` on a fourth stream: must wait for all three readers.
     let poison = -1234.5f32;
     // SAFETY: spin_fill with an n-element buffer.
     unsafe {
-        writer.launch_builder(&fill).arg(&mut src).arg(&poison).arg(&ni).arg(&0i64).launch(cfg)?
+        writer
+            .launch_builder(&fill)
+            .arg(&mut src)
+            .arg(&poison)
+            .arg(&ni)
+            .arg(&0i64)
+            .launch(cfg)?
     };
     for (k, (s, out)) in streams.iter().zip(&outs).enumerate() {
-        assert_eq!(s.clone_dtoh(out)?, src_host, "reader {k} saw the later write");
+        assert_eq!(
+            s.clone_dtoh(out)?,
+            src_host,
+            "reader {k} saw the later write"
+        );
     }
     assert!(writer.clone_dtoh(&src)?.iter().all(|&x| x == poison));
     Ok(())
@@ -829,11 +1037,19 @@ pub fn trap_child() -> i32 {
     let run = || -> Result<String, Box<dyn std::error::Error>> {
         let ctx = ctx()?;
         let stream = ctx.default_stream();
-        let f = load(&ctx, "extern \"C\" __global__ void boom(int *x) { if (x[0] == 7) __trap(); x[0] = 1; }")?
-            .load_function("boom")?;
+        let f = load(
+            &ctx,
+            "extern \"C\" __global__ void boom(int *x) { if (x[0] == 7) __trap(); x[0] = 1; }",
+        )?
+        .load_function("boom")?;
         let mut x = stream.clone_htod(&[7i32])?;
         // SAFETY: boom(int*) with a 1-element buffer (it traps on purpose).
-        unsafe { stream.launch_builder(&f).arg(&mut x).launch(LaunchConfig::for_num_elems(1))? };
+        unsafe {
+            stream
+                .launch_builder(&f)
+                .arg(&mut x)
+                .launch(LaunchConfig::for_num_elems(1))?
+        };
         let e = match stream.synchronize() {
             Err(e) => e,
             Ok(()) => return Err("the trap was not reported at the next sync".into()),
@@ -864,13 +1080,18 @@ fn device_trap_child_process() -> TestResult {
         .env(TRAP_CHILD_ENV, "1")
         .output()?;
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "child failed: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "child failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let line = stdout
         .lines()
         .find(|l| l.starts_with("SYNC-ERROR:"))
         .ok_or_else(|| format!("no sync error line in: {stdout}"))?;
     assert!(
-        line.contains("CUDA_ERROR_LAUNCH_FAILED") || line.contains("CUDA_ERROR_ILLEGAL_INSTRUCTION"),
+        line.contains("CUDA_ERROR_LAUNCH_FAILED")
+            || line.contains("CUDA_ERROR_ILLEGAL_INSTRUCTION"),
         "{line}"
     );
     assert!(line.contains("cuStreamSynchronize"), "{line}");

@@ -3,15 +3,22 @@
 
 use cuprite_testkit::{Test, run};
 
+mod compat;
 mod context;
 mod device;
 mod error;
+mod graph;
+mod kernels;
 mod memory;
 mod nvrtc;
 mod stream;
 mod tracking;
 
 fn main() {
+    // The device-trap test re-runs this binary as a child process that traps on purpose.
+    if std::env::var_os(kernels::TRAP_CHILD_ENV).is_some() {
+        std::process::exit(kernels::trap_child());
+    }
     let mut tests: Vec<Test> = Vec::new();
     tests.extend(device::tests());
     tests.extend(error::tests());
@@ -20,5 +27,8 @@ fn main() {
     tests.extend(memory::tests());
     tests.extend(tracking::tests());
     tests.extend(nvrtc::tests());
+    tests.extend(kernels::tests());
+    tests.extend(graph::tests());
+    tests.extend(compat::tests());
     run(tests);
 }

@@ -85,7 +85,9 @@ fn host_per_launch(b: &mut BenchCtx) -> BenchResult {
     let mut rng_state = 0x1234_5678u32;
     let data: Vec<f32> = (0..n)
         .map(|_| {
-            rng_state = rng_state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            rng_state = rng_state
+                .wrapping_mul(1_664_525)
+                .wrapping_add(1_013_904_223);
             (rng_state >> 8) as f32 / (1 << 24) as f32
         })
         .collect();
@@ -135,9 +137,9 @@ fn host_per_launch(b: &mut BenchCtx) -> BenchResult {
         )
     };
 
-    let mut measure = |label: &str,
-                       b: &mut BenchCtx,
-                       y: &mut cuprite::DeviceBuffer<f32>|
+    let measure = |label: &str,
+                   b: &mut BenchCtx,
+                   y: &mut cuprite::DeviceBuffer<f32>|
      -> Result<(Samples, Samples), BenchError> {
         b.status(label.to_string());
         let mut cup = || -> Result<(), BenchError> {
@@ -182,18 +184,30 @@ fn host_per_launch(b: &mut BenchCtx) -> BenchResult {
     let raw2_us = raw2.median() * 1e6;
 
     Ok(vec![
-        Figure::time("raw cuLaunchKernel (2 buffers, 2 scalars)", &raw1, TimeUnit::Us)
-            .with_note("host time per launch, one stream; the ceiling of the next figures"),
+        Figure::time(
+            "raw cuLaunchKernel (2 buffers, 2 scalars)",
+            &raw1,
+            TimeUnit::Us,
+        )
+        .with_note("host time per launch, one stream; the ceiling of the next figures"),
         Figure::time("cuprite launch, one stream", &cup1, TimeUnit::Us)
             .with_ceiling("raw cuLaunchKernel", raw1_us)
             .with_target(Target::RatioAtMost(1.10))
             .with_note(format!("{iters} launches per sample, interleaved with raw")),
-        Figure::time("raw cuLaunchKernel, second stream exists", &raw2, TimeUnit::Us)
-            .with_note("host time per launch, measured beside the next figure"),
-        Figure::time("cuprite launch, cross-stream tracking active", &cup2, TimeUnit::Us)
-            .with_ceiling("raw cuLaunchKernel", raw2_us)
-            .with_target(Target::RatioAtMost(1.5))
-            .with_note("each launch records one event and updates two trackers"),
+        Figure::time(
+            "raw cuLaunchKernel, second stream exists",
+            &raw2,
+            TimeUnit::Us,
+        )
+        .with_note("host time per launch, measured beside the next figure"),
+        Figure::time(
+            "cuprite launch, cross-stream tracking active",
+            &cup2,
+            TimeUnit::Us,
+        )
+        .with_ceiling("raw cuLaunchKernel", raw2_us)
+        .with_target(Target::RatioAtMost(1.5))
+        .with_note("each launch records one event and updates two trackers"),
     ])
 }
 
@@ -266,11 +280,15 @@ fn graph_replay(b: &mut BenchCtx) -> BenchResult {
             .collect(),
     );
     Ok(vec![
-        Figure::time("graph replay, per kernel (100 tiny kernels)", &per_kernel, TimeUnit::Us)
-            .with_target(Target::AtMost(1.2))
-            .with_note(format!(
-                "{replays} replays of a captured graph of {KERNELS} 32-thread kernels, event-timed"
-            )),
+        Figure::time(
+            "graph replay, per kernel (100 tiny kernels)",
+            &per_kernel,
+            TimeUnit::Us,
+        )
+        .with_target(Target::AtMost(1.2))
+        .with_note(format!(
+            "{replays} replays of a captured graph of {KERNELS} 32-thread kernels, event-timed"
+        )),
     ])
 }
 
@@ -287,8 +305,12 @@ fn nvrtc_compile(b: &mut BenchCtx) -> BenchResult {
         nvrtc::compile_ptx(src).map(|_| ())
     })?;
     Ok(vec![
-        Figure::time("NVRTC compile of a small kernel to PTX", &samples, TimeUnit::Ms)
-            .with_target(Target::AtMost(40.0))
-            .with_note("compile_ptx of a 4-line kernel, a different constant each call"),
+        Figure::time(
+            "NVRTC compile of a small kernel to PTX",
+            &samples,
+            TimeUnit::Ms,
+        )
+        .with_target(Target::AtMost(40.0))
+        .with_note("compile_ptx of a 4-line kernel, a different constant each call"),
     ])
 }

@@ -17,6 +17,8 @@ use std::sync::{Arc, Mutex};
 struct Mark {
     stream: u64,
     event: Arc<TrackEvent>,
+    /// The stream capture the event was recorded in (0: none); see `crate::graph`.
+    capture: u64,
 }
 
 #[derive(Default)]
@@ -223,7 +225,13 @@ impl Stream {
     fn begin_access_slow(&self, sid: u64, accesses: &[Access<'_>]) -> Result<()> {
         let mut waited: [CUevent; 8] = [std::ptr::null_mut(); 8];
         let mut n_waited = 0usize;
-        let mut wait = |ev: CUevent| -> Result<()> {
+        // The capture this stream is in (0: none); waits never cross a capture boundary.
+        let mut capture = crate::graph::capture_of(sid);
+        let mut wait = |m: &Mark| -> Result<()> {
+            if !crate::graph::may_wait(&mut capture, sid, self.raw(), m.capture, &m.event) {
+                return Ok(());
+            }
+            let ev = m.event.raw;
             if waited[..n_waited.min(8)].contains(&ev) {
                 return Ok(());
             }
@@ -247,13 +255,13 @@ impl Stream {
             }
             if let Some(w) = &st.writer {
                 if w.stream != sid {
-                    wait(w.event.raw)?;
+                    wait(w)?;
                 }
             }
             if a.write {
                 for r in &st.readers {
                     if r.stream != sid {
-                        wait(r.event.raw)?;
+                        wait(r)?;
                     }
                 }
             }
@@ -268,7 +276,11 @@ impl Stream {
         let event = self.context().track_event()?;
         // SAFETY: a live event of this stream's context and a live stream.
         unsafe { drv!(cuEventRecord(event.raw, self.raw())) }?;
-        let mark = Mark { stream: sid, event };
+        let mark = Mark {
+            stream: sid,
+            event,
+            capture: crate::graph::capture_of(sid),
+        };
         for a in accesses {
             let ctx = &a.tracker.ctx;
             if !ctx.multi.load(Ordering::Acquire) {
@@ -283,7 +295,7 @@ impl Stream {
                 st.writer = Some(mark.clone());
                 st.readers.clear();
             } else if let Some(r) = st.readers.iter_mut().find(|r| r.stream == sid) {
-                r.event = mark.event.clone();
+                *r = mark.clone();
             } else {
                 st.readers.push(mark.clone());
             }
