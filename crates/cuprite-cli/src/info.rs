@@ -165,7 +165,7 @@ const SHOWN: &[(&str, &str, DeviceAttribute, i64, &str)] = &[
         1,
         "",
     ),
-    ("ECC", "ecc_enabled", DeviceAttribute::EccEnabled, 1, ""),
+    ("ECC", "ecc_enabled", DeviceAttribute::EccEnabled, 1, "bool"),
     (
         "concurrent managed access",
         "concurrent_managed_access",
@@ -392,6 +392,7 @@ impl Info {
             for (label, _, v, unit) in &d.attributes {
                 let value = match *unit {
                     "bytes" => fmt_bytes(*v),
+                    "bool" => if *v != 0 { "yes" } else { "no" }.to_string(),
                     "" => v.to_string(),
                     u => format!("{v} {u}"),
                 };

@@ -21,6 +21,7 @@ pub static CUBLAS_SPEC: LibrarySpec = LibrarySpec {
     in_toolkit: true,
     wheel_dirs: &["nvidia/cu13/lib", "nvidia/cublas/lib"],
     companions: &[],
+    prefer_major: None,
 };
 
 /// cuBLASLt (`CUPRITE_CUBLASLT_PATH`).
@@ -41,6 +42,7 @@ pub static CUBLASLT_SPEC: LibrarySpec = LibrarySpec {
     in_toolkit: true,
     wheel_dirs: &["nvidia/cu13/lib", "nvidia/cublas/lib"],
     companions: &[],
+    prefer_major: None,
 };
 
 /// cuRAND (`CUPRITE_CURAND_PATH`).
@@ -52,6 +54,7 @@ pub static CURAND_SPEC: LibrarySpec = LibrarySpec {
     in_toolkit: true,
     wheel_dirs: &["nvidia/cu13/lib", "nvidia/curand/lib"],
     companions: &[],
+    prefer_major: None,
 };
 
 /// cuFFT (`CUPRITE_CUFFT_PATH`).
@@ -68,6 +71,7 @@ pub static CUFFT_SPEC: LibrarySpec = LibrarySpec {
     in_toolkit: true,
     wheel_dirs: &["nvidia/cu13/lib", "nvidia/cufft/lib"],
     companions: &[],
+    prefer_major: None,
 };
 
 /// NCCL (`CUPRITE_NCCL_PATH`).
@@ -79,6 +83,7 @@ pub static NCCL_SPEC: LibrarySpec = LibrarySpec {
     in_toolkit: true,
     wheel_dirs: &["nvidia/nccl/lib"],
     companions: &[],
+    prefer_major: None,
 };
 
 /// The process-wide handle of cuBLAS.

@@ -79,6 +79,10 @@ pub struct LibrarySpec {
     /// folder whose name starts with `<prefix>.so` (Linux) is opened first and kept, so the
     /// library's own `dlopen` finds it already loaded.
     pub companions: &'static [&'static str],
+    /// The major version to prefer, asked when the library is first looked for: names of that
+    /// version (`.so.<major>`, `<major>0_0.dll`...) move ahead of the others in every folder.
+    /// NVRTC uses the driver's CUDA version, since the driver refuses PTX from a newer NVRTC.
+    pub prefer_major: Option<fn() -> Option<u32>>,
 }
 
 struct Opened {
@@ -318,9 +322,23 @@ fn names(spec: &LibrarySpec) -> &'static [&'static str] {
     }
 }
 
+/// `names` with those of the preferred major version first (stable otherwise).
+fn ordered_names(spec: &LibrarySpec) -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = names(spec).to_vec();
+    if let Some(major) = spec.prefer_major.and_then(|f| f()) {
+        let so = format!(".so.{major}");
+        let dll = format!("{major}0_0.dll");
+        let matches =
+            |n: &str| n.ends_with(&so) || n.contains(&format!("{so}.")) || n.ends_with(&dll);
+        v.sort_by_key(|n| !matches(n));
+    }
+    v
+}
+
 /// Every file or name that would be tried for `spec`, in order.
 pub fn candidates(spec: &LibrarySpec) -> Vec<OsString> {
-    let names = names(spec);
+    let names = ordered_names(spec);
+    let names = names.as_slice();
     let in_dir = |dir: &Path| -> Vec<OsString> {
         names.iter().map(|n| dir.join(n).into_os_string()).collect()
     };

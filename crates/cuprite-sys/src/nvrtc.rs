@@ -34,7 +34,20 @@ pub static SPEC: LibrarySpec = LibrarySpec {
     // loader's search path (a wheel, a toolkit folder not in ld.so.cache) that fails with
     // NVRTC_ERROR_BUILTIN_OPERATION_FAILURE unless it is already loaded.
     companions: &["libnvrtc-builtins"],
+    // PTX from an NVRTC newer than the driver does not load: prefer the driver's major version.
+    prefer_major: Some(driver_major_version),
 };
+
+/// The CUDA major version of the installed driver, when there is one (`cuDriverGetVersion`
+/// needs no `cuInit`).
+fn driver_major_version() -> Option<u32> {
+    let mut v = 0;
+    // SAFETY: `v` is a valid out-pointer; the call has no other precondition.
+    match unsafe { crate::driver::cuDriverGetVersion(&mut v) } {
+        Ok(r) if r.is_success() && v > 0 => Some((v / 1000) as u32),
+        _ => None,
+    }
+}
 
 /// The process-wide handle of the NVRTC library.
 pub static LIBRARY: DynLibrary = DynLibrary::new(&SPEC);

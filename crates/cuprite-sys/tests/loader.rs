@@ -20,6 +20,10 @@ pub fn tests() -> Vec<Test> {
             missing_symbol_fails_only_that_call,
         ),
         Test::cpu("loader::override_file_is_the_only_place", override_file),
+        Test::cpu(
+            "loader::preferred_major_goes_first",
+            preferred_major_goes_first,
+        ),
         Test::gpu("loader::driver_loads_from_a_real_file", driver_loads),
     ]
 }
@@ -94,6 +98,7 @@ fn missing_library_lists_every_candidate() -> TestResult {
         in_toolkit: true,
         wheel_dirs: &["nvidia/cuprite_missing/lib"],
         companions: &[],
+        prefer_major: None,
     };
     static LIB: DynLibrary = DynLibrary::new(&SPEC);
     let cands = candidates(&SPEC);
@@ -134,6 +139,7 @@ static LIBM_SPEC: LibrarySpec = LibrarySpec {
     in_toolkit: false,
     wheel_dirs: &[],
     companions: &[],
+    prefer_major: None,
 };
 static LIBM: DynLibrary = DynLibrary::new(&LIBM_SPEC);
 
@@ -211,5 +217,41 @@ fn driver_loads() -> TestResult {
     let r = unsafe { cuprite_sys::driver::cuDriverGetVersion(&mut v) }?;
     assert!(r.is_success(), "{r:?}");
     assert!(v >= 11000, "{v}");
+    Ok(())
+}
+
+fn twelve() -> Option<u32> {
+    Some(12)
+}
+
+/// A spec preferring major version 12 tries `.so.12` before `.so.13` in every place, and keeps
+/// the rest in order.
+fn preferred_major_goes_first() -> TestResult {
+    static SPEC: LibrarySpec = LibrarySpec {
+        name: "libcuprite_versioned",
+        env_var: "CUPRITE_TEST_VERSIONED_NEVER_SET",
+        unix_names: &[
+            "libcuprite_versioned.so.13",
+            "libcuprite_versioned.so.12",
+            "libcuprite_versioned.so",
+        ],
+        windows_names: &["v_130_0.dll", "v_120_0.dll"],
+        in_toolkit: true,
+        wheel_dirs: &[],
+        companions: &[],
+        prefer_major: Some(twelve),
+    };
+    let c: Vec<String> = candidates(&SPEC)
+        .iter()
+        .map(|c| c.to_string_lossy().into_owned())
+        .collect();
+    let pos = |n: &str| c.iter().position(|x| x == n);
+    let p12 = pos("libcuprite_versioned.so.12").ok_or("no .so.12")?;
+    let p13 = pos("libcuprite_versioned.so.13").ok_or("no .so.13")?;
+    let p = pos("libcuprite_versioned.so").ok_or("no .so")?;
+    assert!(p12 < p13 && p13 < p, "{c:?}");
+    let d12 = pos("/usr/local/cuda/lib64/libcuprite_versioned.so.12").ok_or("no toolkit .so.12")?;
+    let d13 = pos("/usr/local/cuda/lib64/libcuprite_versioned.so.13").ok_or("no toolkit .so.13")?;
+    assert!(d12 < d13, "{c:?}");
     Ok(())
 }

@@ -29,6 +29,7 @@ pub static SPEC: LibrarySpec = LibrarySpec {
     in_toolkit: false,
     wheel_dirs: &[],
     companions: &[],
+    prefer_major: None,
 };
 
 /// The process-wide handle of the driver library.
