@@ -66,6 +66,8 @@ pub struct DeviceInfo {
     pub attributes: Vec<(&'static str, &'static str, i64, &'static str)>,
     /// An error met while reading attributes, if any.
     pub error: Option<String>,
+    /// Every attribute the driver answers (`CU_DEVICE_ATTRIBUTE_*` name, value), when asked.
+    pub all_attributes: Vec<(String, i32)>,
 }
 
 /// One library's state.
@@ -177,12 +179,17 @@ const SHOWN: &[(&str, &str, DeviceAttribute, i64, &str)] = &[
 
 /// Gathers everything. Never fails: missing pieces are reported in the result.
 pub fn gather() -> Info {
+    gather_with(false)
+}
+
+/// Like [`gather`], also reading every device attribute when `all_attributes`.
+pub fn gather_with(all_attributes: bool) -> Info {
     let driver = driver_info();
     let mut devices = Vec::new();
-    if matches!(driver, DriverInfo::Found { .. }) {
-        if let Ok(all) = Device::all() {
-            devices = all.iter().map(device_info).collect();
-        }
+    if matches!(driver, DriverInfo::Found { .. })
+        && let Ok(all) = Device::all()
+    {
+        devices = all.iter().map(|d| device_info(d, all_attributes)).collect();
     }
     let libraries = cuprite_sys::libraries::all()
         .into_iter()
@@ -226,7 +233,7 @@ fn driver_info() -> DriverInfo {
     }
 }
 
-fn device_info(d: &Device) -> DeviceInfo {
+fn device_info(d: &Device, all_attributes: bool) -> DeviceInfo {
     let mut error = None;
     let mut note = |e: Error| {
         if error.is_none() {
@@ -260,7 +267,16 @@ fn device_info(d: &Device) -> DeviceInfo {
             Err(e) => note(e),
         }
     }
+    let all_attributes = if all_attributes {
+        d.attributes()
+            .into_iter()
+            .map(|(a, v)| (attribute_name(a), v))
+            .collect()
+    } else {
+        Vec::new()
+    };
     DeviceInfo {
+        all_attributes,
         ordinal: d.ordinal(),
         name,
         uuid,
@@ -270,6 +286,23 @@ fn device_info(d: &Device) -> DeviceInfo {
         attributes,
         error,
     }
+}
+
+/// `MaxThreadsPerBlock` → `max_threads_per_block`.
+fn attribute_name(a: DeviceAttribute) -> String {
+    let debug = format!("{a:?}");
+    let mut out = String::with_capacity(debug.len() + 8);
+    for (i, c) in debug.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn library_info(lib: &'static DynLibrary) -> LibraryInfo {
@@ -401,6 +434,12 @@ impl Info {
             if let Some(e) = &d.error {
                 line(format!("  (some properties could not be read: {e})"));
             }
+            if !d.all_attributes.is_empty() {
+                line(format!("  all {} attributes:", d.all_attributes.len()));
+                for (name, v) in &d.all_attributes {
+                    line(format!("    {name}: {v}"));
+                }
+            }
         }
         line("libraries:".to_string());
         for l in &self.libraries {
@@ -462,6 +501,14 @@ impl Info {
                 }
                 if let Some(e) = &d.error {
                     v["error"] = json!(e);
+                }
+                if !d.all_attributes.is_empty() {
+                    let all: serde_json::Map<String, Value> = d
+                        .all_attributes
+                        .iter()
+                        .map(|(k, x)| (k.clone(), json!(x)))
+                        .collect();
+                    v["attributes"] = Value::Object(all);
                 }
                 v
             })

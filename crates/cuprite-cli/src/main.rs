@@ -1,8 +1,8 @@
 //! `cuprite`: information about this machine's CUDA setup, and benchmarks.
 //!
 //! ```text
-//! cuprite info [--json]
-//! cuprite bench [FILTER]... [--json FILE] [--warmup N] [--repeats N] [--quick] [--list]
+//! cuprite info [--json] [--all-attributes]
+//! cuprite bench [FILTER]... [--json FILE] [--warmup N] [--repeats N] [--quick] [--list] [--markdown]
 //! ```
 
 use clap::{Parser, Subcommand};
@@ -28,6 +28,9 @@ enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Also list every device attribute the driver answers.
+        #[arg(long)]
+        all_attributes: bool,
     },
     /// Run benchmarks (all, or those whose name or group contains a FILTER).
     Bench {
@@ -48,14 +51,20 @@ enum Command {
         /// List the selected benchmarks and exit.
         #[arg(long)]
         list: bool,
+        /// Also print the figures as rows for docs/PERFORMANCE.md.
+        #[arg(long)]
+        markdown: bool,
     },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Info { json } => {
-            let report = info::gather();
+        Command::Info {
+            json,
+            all_attributes,
+        } => {
+            let report = info::gather_with(all_attributes);
             if json {
                 match serde_json::to_string_pretty(&report.to_json()) {
                     Ok(s) => cuprite_cli::outln!("{s}"),
@@ -76,6 +85,7 @@ fn main() -> ExitCode {
             repeats,
             quick,
             list,
+            markdown,
         } => {
             let opts = bench::RunOptions {
                 filters,
@@ -84,6 +94,7 @@ fn main() -> ExitCode {
                 quick,
                 json,
                 list,
+                markdown,
             };
             match bench::run(&opts) {
                 Ok(true) => ExitCode::SUCCESS,

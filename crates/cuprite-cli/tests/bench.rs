@@ -144,7 +144,7 @@ fn without_gpu() -> TestResult {
     let dir = empty_dir("bench");
     let json = dir.join("out.json");
     let out = Command::new(cuprite_bin()?)
-        .args(["bench", "--quick", "--json"])
+        .args(["bench", "--quick", "ceiling", "--json"])
         .arg(&json)
         .env("CUPRITE_CUDA_PATH", &dir)
         .output()?;

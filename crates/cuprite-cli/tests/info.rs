@@ -155,6 +155,18 @@ fn lists_the_device() -> TestResult {
             .is_some_and(|x| x >= 48 << 10),
         "{dev}"
     );
+    // Every attribute, on request, agrees with the library's answers.
+    let out = Command::new(cuprite_bin()?)
+        .args(["info", "--json", "--all-attributes"])
+        .output()?;
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    let all = v["devices"][0]["attributes"]
+        .as_object()
+        .ok_or("no attributes object")?;
+    assert_eq!(all.len(), d.attributes().len());
+    assert_eq!(all["multiprocessor_count"], sms);
+    assert_eq!(all["compute_capability_major"], major);
+    assert_eq!(all["warp_size"], 32);
     println!("{text}");
     Ok(())
 }

@@ -15,8 +15,8 @@
 //! the median; never time zeros.
 
 pub mod ceiling;
-pub mod memory;
 pub mod launch;
+pub mod memory;
 
 use cuprite_sys::driver::{self as sys, CUevent, CUstream};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -552,6 +552,8 @@ pub struct RunOptions {
     pub json: Option<std::path::PathBuf>,
     /// Only list the selected benchmarks.
     pub list: bool,
+    /// Also print the figures as rows of the table in `docs/PERFORMANCE.md`.
+    pub markdown: bool,
 }
 
 /// The outcome of one benchmark.
@@ -613,7 +615,17 @@ pub fn run(opts: &RunOptions) -> Result<bool, BenchError> {
                 let t = Instant::now();
                 match (b.run)(&mut ctx) {
                     Ok(figs) => Outcome::Ran(figs, t.elapsed()),
-                    Err(e) => Outcome::Failed(e.to_string()),
+                    // A CUDA library that is not installed (NVRTC on a machine without it)
+                    // means "cannot run here", like a missing GPU: skipped, not failed.
+                    Err(e) => match e.downcast_ref::<cuprite::Error>() {
+                        Some(cuprite::Error::LibraryNotFound { library, tried }) => {
+                            Outcome::Skipped(format!(
+                                "{library} not found ({} places tried)",
+                                tried.len()
+                            ))
+                        }
+                        _ => Outcome::Failed(e.to_string()),
+                    },
                 }
             }
         };
@@ -627,6 +639,12 @@ pub fn run(opts: &RunOptions) -> Result<bool, BenchError> {
         Err(_) => "none (CPU only)".to_string(),
     };
     print_table(&device, &outcomes);
+    if opts.markdown {
+        crate::outln!("\nrows for docs/PERFORMANCE.md:");
+        for row in markdown_rows(&device, &outcomes) {
+            crate::outln!("{row}");
+        }
+    }
     if let Some(path) = &opts.json {
         let report = json_report(&device, &ctx, &outcomes);
         let text = serde_json::to_string_pretty(&report)?;
@@ -753,6 +771,44 @@ fn print_table(device: &str, outcomes: &[(Benchmark, Outcome)]) {
             Outcome::Ran(..) => {}
         }
     }
+}
+
+/// The figures as rows of the `docs/PERFORMANCE.md` table:
+/// `| device | date | figure | value | ceiling | ratio | target | met |`.
+fn markdown_rows(device: &str, outcomes: &[(Benchmark, Outcome)]) -> Vec<String> {
+    let date = utc_now();
+    let date = date.trim_end_matches(" UTC");
+    let mut rows = Vec::new();
+    for (b, o) in outcomes {
+        let Outcome::Ran(figs, _) = o else { continue };
+        for f in figs {
+            rows.push(format!(
+                "| {device} | {date} | {} (`{}`) | {} {} (min {}, max {}) | {} | {} | {} | {} |",
+                f.name,
+                b.name,
+                fmt_num(f.median),
+                f.unit,
+                fmt_num(f.min),
+                fmt_num(f.max),
+                f.ceiling
+                    .as_ref()
+                    .map(|c| format!("{} {} ({})", fmt_num(c.value), f.unit, c.name))
+                    .unwrap_or_else(|| "-".into()),
+                f.ratio()
+                    .map(|r| format!("{r:.3}"))
+                    .unwrap_or_else(|| "-".into()),
+                f.target
+                    .map(|t| t.to_string())
+                    .unwrap_or_else(|| "-".into()),
+                match f.met() {
+                    Some(true) => "yes",
+                    Some(false) => "NO",
+                    None => "-",
+                },
+            ));
+        }
+    }
+    rows
 }
 
 fn json_report(
