@@ -257,6 +257,7 @@ pub struct Context {
     primary: bool,
     id: u64,
     pool: CUmemoryPool,
+    pool_enabled: AtomicBool,
     // Stream tracking (see the module docs).
     pub(crate) multi: AtomicBool,
     first_stream: AtomicU64,
@@ -367,6 +368,7 @@ impl Context {
             primary,
             id: next_id(),
             pool,
+            pool_enabled: AtomicBool::new(!pool.is_null()),
             multi: AtomicBool::new(false),
             first_stream: AtomicU64::new(0),
             switch: Mutex::new(false),
@@ -587,9 +589,25 @@ impl Context {
         }
     }
 
-    /// Whether allocations are stream-ordered on the device's memory pool (else synchronous).
+    /// Whether new allocations are stream-ordered on the device's memory pool (else
+    /// synchronous `cuMemAlloc`/`cuMemFree`, the fallback where pools are unsupported).
+    #[inline]
     pub fn uses_memory_pool(&self) -> bool {
-        !self.pool.is_null()
+        self.pool_enabled.load(Ordering::Relaxed)
+    }
+
+    /// Chooses between stream-ordered pool allocation (the default where supported) and
+    /// synchronous allocation for allocations made from now on; each buffer is freed the way it
+    /// was allocated. `Err` when asking for pools on a device without them.
+    pub fn set_memory_pool_enabled(&self, enabled: bool) -> Result<()> {
+        if enabled && self.pool.is_null() {
+            return Err(Error::InvalidArgument(format!(
+                "device {} does not support stream-ordered memory pools",
+                self.device.ordinal()
+            )));
+        }
+        self.pool_enabled.store(enabled, Ordering::Relaxed);
+        Ok(())
     }
 
     /// The device's default memory pool that allocations use (null where unsupported).

@@ -27,6 +27,12 @@ pub fn tests() -> Vec<Test> {
         Test::gpu("memory::managed", managed),
         Test::gpu("memory::copy_between_contexts", copy_between_contexts),
         Test::gpu("memory::copy_between_devices", copy_between_devices),
+        Test::gpu("memory::sync_allocation_fallback", sync_allocation_fallback),
+        Test::gpu(
+            "memory::oom_trims_cached_pool_memory",
+            oom_trims_cached_pool_memory,
+        ),
+        Test::gpu("memory::seed_002_and_004_names", seed_002_and_004_names),
     ]
 }
 
@@ -432,5 +438,91 @@ fn copy_between_devices() -> TestResult {
     let mut d0b = s0.alloc_zeros::<u32>(host.len())?;
     s0.memcpy_dtod(&d1, &mut d0b)?;
     assert_eq!(s0.clone_dtoh(&d0b)?, host);
+    Ok(())
+}
+
+fn sync_allocation_fallback() -> TestResult {
+    let ctx = Context::create_and_push(ContextFlags::SCHED_AUTO, Device::get(0)?)?;
+    ContextStack::pop()?;
+    let s = ctx.new_stream()?;
+    let mut rng = Rng::fresh();
+    let pooled = s.clone_htod(&rng.vec_u32(1000))?;
+    assert!(pooled.is_pool_allocated());
+    ctx.set_memory_pool_enabled(false)?;
+    assert!(!ctx.uses_memory_pool());
+    let host = rng.vec_u32(100_000);
+    let a = s.clone_htod(&host)?;
+    assert!(!a.is_pool_allocated());
+    let mut b = s.alloc_zeros::<u32>(host.len())?;
+    s.memcpy_dtod(&a, &mut b)?;
+    assert_eq!(s.clone_dtoh(&b)?, host);
+    // Freed synchronously after pending work on another stream.
+    let t = ctx.new_stream()?;
+    // SAFETY: fully written by the copy below before any read.
+    let mut c = unsafe { t.alloc::<u32>(host.len()) }?;
+    t.launch_host_fn(|| std::thread::sleep(std::time::Duration::from_millis(150)))?;
+    t.memcpy_dtod(&a, &mut c)?;
+    drop(a);
+    assert_eq!(t.clone_dtoh(&c)?, host);
+    let total = ctx.device().total_memory()?;
+    // SAFETY: never read; expected to fail.
+    match unsafe { s.alloc::<u8>(2 * total) } {
+        Err(Error::OutOfMemory { requested, .. }) => assert_eq!(requested, 2 * total),
+        Err(e) => return Err(format!("expected OutOfMemory, got {e}").into()),
+        Ok(_) => return Err("twice the device memory".into()),
+    }
+    ctx.set_memory_pool_enabled(true)?;
+    drop(pooled); // freed stream-ordered, as it was allocated
+    drop(b);
+    let d = s.clone_htod(&host)?;
+    assert!(d.is_pool_allocated());
+    assert_eq!(s.clone_dtoh(&d)?, host);
+    ctx.check_deferred()?;
+    Ok(())
+}
+
+fn oom_trims_cached_pool_memory() -> TestResult {
+    // Half the device cached in the pool (release threshold: keep everything), then a
+    // synchronous allocation of as much: it only fits once the pool is trimmed.
+    let ctx = Context::create_and_push(ContextFlags::SCHED_AUTO, Device::get(0)?)?;
+    ContextStack::pop()?;
+    let s = ctx.new_stream()?;
+    let total = ctx.device().total_memory()?;
+    let big = (total / 2) & !((1 << 21) - 1);
+    {
+        let mut x = s.alloc_zeros::<u8>(big)?;
+        s.memset_d8(&mut x, 0x5A)?;
+    }
+    s.synchronize()?;
+    let cached = ctx.pool_stats()?.reserved;
+    ctx.set_memory_pool_enabled(false)?;
+    // SAFETY: fully written by the memset before any read.
+    let mut y = unsafe { s.alloc::<u8>(big) }?;
+    assert!(!y.is_pool_allocated());
+    let after = ctx.pool_stats()?.reserved;
+    assert!(
+        after + (big as u64) / 2 <= cached.max(big as u64),
+        "the pool still holds {after} bytes (held {cached})"
+    );
+    let v = Rng::fresh().next_u64() as u8;
+    s.memset_d8(&mut y, v)?;
+    let tail = s.clone_dtoh(&y.slice(big - 4096..)?)?;
+    assert!(tail.iter().all(|&b| b == v));
+    drop(y);
+    ctx.set_memory_pool_enabled(true)?;
+    Ok(())
+}
+
+fn seed_002_and_004_names() -> TestResult {
+    let ctx = Context::new(0)?;
+    let s = ctx.new_stream()?;
+    let mut rng = Rng::fresh();
+    let host = rng.vec_f32(70_000, -9.0, 9.0);
+    let d = s.htod_copy(host.clone())?; // takes the Vec, does not wait
+    let e = d.try_clone()?;
+    let f = DeviceBuffer::from_slice(&s, &host[..100])?;
+    assert_eq!(s.sync_reclaim(d)?, host);
+    assert_eq!(s.clone_dtoh(&e)?, host);
+    assert_eq!(s.clone_dtoh(&f)?, &host[..100]);
     Ok(())
 }

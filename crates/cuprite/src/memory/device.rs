@@ -36,6 +36,8 @@ pub struct DeviceBuffer<T> {
     len: usize,
     tracker: Tracker,
     stream: Arc<Stream>,
+    /// Allocated stream-ordered on the pool (freed with `cuMemFreeAsync`), else synchronously.
+    pooled: bool,
     _marker: PhantomData<T>,
 }
 
@@ -301,6 +303,28 @@ impl<T> DeviceBuffer<T> {
         }
     }
 
+    /// A new buffer with a copy of the contents, allocated and copied on this buffer's stream
+    /// (the fallible form of cudarc's `Clone`).
+    pub fn try_clone(&self) -> Result<DeviceBuffer<T>>
+    where
+        T: DeviceCopy,
+    {
+        self.stream.clone_dtod(self)
+    }
+
+    /// A new buffer on `stream` holding a copy of `src` (RustaCUDA's `DeviceBuffer::from_slice`).
+    pub fn from_slice(stream: &Arc<Stream>, src: &[T]) -> Result<DeviceBuffer<T>>
+    where
+        T: DeviceCopy,
+    {
+        stream.clone_htod(src)
+    }
+
+    /// Whether it was allocated stream-ordered on the memory pool (else synchronously).
+    pub fn is_pool_allocated(&self) -> bool {
+        self.pooled
+    }
+
     /// The stream it was allocated on, and will be freed on.
     pub fn stream(&self) -> &Arc<Stream> {
         &self.stream
@@ -334,6 +358,7 @@ impl<T> DeviceBuffer<T> {
             len,
             tracker: Tracker::new(stream.context().clone()),
             stream: stream.clone(),
+            pooled: stream.context().uses_memory_pool(),
             _marker: PhantomData,
         }
     }
@@ -360,6 +385,7 @@ impl<T> DeviceBuffer<T> {
             len: bytes / size_of::<U>(),
             tracker,
             stream,
+            pooled: me.pooled,
             _marker: PhantomData,
         })
     }
@@ -436,16 +462,16 @@ impl<T> Drop for DeviceBuffer<T> {
         }
         let what = || format!("free of DeviceBuffer<{}>", std::any::type_name::<T>());
         let ctx = self.tracker.context().clone();
-        if let Err(e) = free_device(&self.stream, &self.tracker, self.ptr) {
+        if let Err(e) = free_device(&self.stream, &self.tracker, self.ptr, self.pooled) {
             ctx.defer(what(), e);
         }
     }
 }
 
-fn free_device(stream: &Stream, tracker: &Tracker, ptr: CUdeviceptr) -> Result<()> {
+fn free_device(stream: &Stream, tracker: &Tracker, ptr: CUdeviceptr, pooled: bool) -> Result<()> {
     let ctx = stream.context();
     ctx.bind_to_thread_no_deferred()?;
-    if ctx.uses_memory_pool() {
+    if pooled {
         stream.begin_access(&[Access::of_tracker(tracker, true)])?;
         // SAFETY: `ptr` was allocated on this context and every pending use on other streams is
         // now ordered before this point of `stream`.
@@ -489,34 +515,37 @@ impl Stream {
         let ctx = self.context();
         ctx.bind_to_thread()?;
         let tracker = Tracker::new(ctx.clone());
+        let pooled = ctx.uses_memory_pool();
         if bytes == 0 {
             return Ok(DeviceBuffer {
                 ptr: 0,
                 len,
                 tracker,
                 stream: self.clone(),
+                pooled,
                 _marker: PhantomData,
             });
         }
         let access = [Access::of_tracker(&tracker, true)];
         self.begin_access(&access)?;
-        let ptr = self.alloc_bytes(bytes)?;
+        let ptr = self.alloc_bytes(bytes, pooled)?;
         let buf = DeviceBuffer {
             ptr,
             len,
             tracker,
             stream: self.clone(),
+            pooled,
             _marker: PhantomData,
         };
         self.end_access(&[Access::write(&buf)])?;
         Ok(buf)
     }
 
-    fn alloc_bytes(&self, bytes: usize) -> Result<CUdeviceptr> {
+    fn alloc_bytes(&self, bytes: usize, pooled: bool) -> Result<CUdeviceptr> {
         let ctx = self.context();
         let try_once = || -> Result<CUdeviceptr> {
             let mut p = 0;
-            if ctx.uses_memory_pool() {
+            if pooled {
                 // SAFETY: valid out-pointer; a live stream of the current context.
                 unsafe { drv!(cuMemAllocAsync(&mut p, bytes, self.raw())) }?;
             } else {
@@ -584,45 +613,68 @@ impl Stream {
         dst: &mut D,
     ) -> Result<()> {
         check_same_len("memcpy_htod", src.host_len(), dst.len())?;
+        if self.enqueue_htod(src.host_ptr(), src.host_tracker(), dst)? {
+            src.after_enqueue(self)?;
+        }
+        Ok(())
+    }
+
+    /// Enqueues a copy of `dst.len()` elements from `src` into `dst`; returns whether anything
+    /// was enqueued. The caller keeps `src` alive and unmodified until the copy completes.
+    fn enqueue_htod<T: DeviceCopy, D: DeviceWrite<T> + ?Sized>(
+        &self,
+        src: *const T,
+        src_tracker: Option<&Tracker>,
+        dst: &mut D,
+    ) -> Result<bool> {
         let bytes = bytes_of::<T>(dst.len())?;
         if bytes == 0 {
-            return Ok(());
+            return Ok(false);
         }
         self.context().bind_to_thread()?;
         let dptr = dst.device_ptr_mut();
         let acc_dst = Access::write(&*dst);
-        match src.host_tracker() {
+        match src_tracker {
             Some(t) => {
                 let acc = [acc_dst, Access::of_tracker(t, false)];
                 self.begin_access(&acc)?;
-                // SAFETY: `src` holds `bytes` readable bytes (HostSrc contract), `dst` as many
-                // writable device bytes; ordering with other streams was set up above.
-                unsafe {
-                    drv!(cuMemcpyHtoDAsync_v2(
-                        dptr,
-                        src.host_ptr().cast(),
-                        bytes,
-                        self.raw()
-                    ))
-                }?;
+                // SAFETY: `src` holds `bytes` readable bytes (caller), `dst` as many writable
+                // device bytes; ordering with other streams was set up above.
+                unsafe { drv!(cuMemcpyHtoDAsync_v2(dptr, src.cast(), bytes, self.raw())) }?;
                 self.end_access(&acc)?;
             }
             None => {
                 let acc = [acc_dst];
                 self.begin_access(&acc)?;
                 // SAFETY: as above.
-                unsafe {
-                    drv!(cuMemcpyHtoDAsync_v2(
-                        dptr,
-                        src.host_ptr().cast(),
-                        bytes,
-                        self.raw()
-                    ))
-                }?;
+                unsafe { drv!(cuMemcpyHtoDAsync_v2(dptr, src.cast(), bytes, self.raw())) }?;
                 self.end_access(&acc)?;
             }
         }
-        src.after_enqueue(self)
+        Ok(true)
+    }
+
+    /// Seed-002 `htod_copy`: a new device buffer filled from `src`, which it takes by value so
+    /// that the host does not wait: the `Vec` is kept alive until the copy is done (a host
+    /// function on this stream drops it).
+    pub fn htod_copy<T: DeviceCopy>(self: &Arc<Self>, src: Vec<T>) -> Result<DeviceBuffer<T>> {
+        // SAFETY: every element is written by the copy below before it can be read.
+        let mut buf = unsafe { self.alloc::<T>(src.len()) }?;
+        let src = Arc::new(src);
+        if self.enqueue_htod(src.as_ptr(), None, &mut buf)? {
+            let keep = src.clone();
+            if let Err(e) = self.launch_host_fn(move || drop(keep)) {
+                // No host function will hold the data: wait for the copy before letting it go.
+                self.synchronize()?;
+                return Err(e);
+            }
+        }
+        Ok(buf)
+    }
+
+    /// Seed-002 `sync_reclaim`: copies `buf` to a `Vec` (waiting) and frees it.
+    pub fn sync_reclaim<T: DeviceCopy>(&self, buf: DeviceBuffer<T>) -> Result<Vec<T>> {
+        self.clone_dtoh(&buf)
     }
 
     /// A new `Vec` holding a copy of device `src`; waits for the copy.
