@@ -36,7 +36,7 @@ fn main() -> cuprite::Result<()> {
                    y: &mut cuprite::DeviceBuffer<f32>,
                    acc: &mut cuprite::DeviceBuffer<f32>|
      -> cuprite::Result<cuprite::Graph> {
-        stream.begin_capture(CaptureMode::ThreadLocal)?;
+        stream.begin_capture(CaptureMode::Global)?;
         // SAFETY: both kernels get n-element buffers and n.
         unsafe {
             stream

@@ -1,5 +1,9 @@
 //! CUDA graphs: capture, replay, upload, update; stream-ordered allocation inside a capture;
 //! tracked buffers read and written on two streams during one capture.
+//!
+//! Captures here are thread-local: the tests of this binary run in parallel threads on one
+//! primary context, and a global-mode capture forbids unsafe calls in every thread (the `graph`
+//! example covers global mode, alone in its process).
 
 use cuprite::{CaptureMode, CaptureStatus, Context, DeviceBuffer, LaunchConfig, Module};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -59,7 +63,7 @@ fn capture_replay_update() -> TestResult {
     let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
     let capture =
         |a: f32, b: f32, y: &mut DeviceBuffer<f32>, acc: &mut DeviceBuffer<f32>, extra: bool| {
-            stream.begin_capture(CaptureMode::Global)?;
+            stream.begin_capture(CaptureMode::ThreadLocal)?;
             assert_eq!(stream.capture_status()?, CaptureStatus::Active);
             // SAFETY: both kernels get n-element buffers and n.
             unsafe {
@@ -200,7 +204,7 @@ fn two_streams_tracked() -> TestResult {
     let _ = s2.clone_dtoh(&x)?;
     assert!(ctx.is_multi_stream());
     let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
-    s1.begin_capture(CaptureMode::Global)?;
+    s1.begin_capture(CaptureMode::ThreadLocal)?;
     // SAFETY: every kernel gets n-element buffers and n.
     unsafe {
         // s1 writes b; s2 reads b (joins the capture) and writes c; s1 reads c into acc.
