@@ -115,12 +115,14 @@ impl<T: Copy> ArgVec<T> {
     }
 }
 
-/// One argument slot: its byte size, and its value when it is a device address (whose
-/// parameter pointer then points here; a borrowed scalar's points at the scalar).
+/// One argument slot: its byte size, and its value when it is a device address (`inline`:
+/// its parameter pointer is set to point here at each launch; a borrowed scalar's points at
+/// the scalar).
 #[derive(Clone, Copy)]
 struct Slot {
     value: u64,
     size: u32,
+    inline: bool,
 }
 
 /// The kernel launch builder: made by [`Stream::launch_builder`], fed with [`arg`](Self::arg),
@@ -264,6 +266,7 @@ impl<'a> LaunchArgs<'a> {
         self.slots.push(Slot {
             value: 0,
             size: std::mem::size_of::<T>() as u32,
+            inline: false,
         });
     }
 
@@ -287,6 +290,7 @@ impl<'a> LaunchArgs<'a> {
         self.slots.push(Slot {
             value: ptr,
             size: 8,
+            inline: true,
         });
     }
 
@@ -357,6 +361,12 @@ impl<'a> LaunchArgs<'a> {
     /// Checks `cfg` and the arguments against the kernel and device limits.
     fn validate(&self, cfg: &LaunchConfig) -> Result<()> {
         let f = &self.func.info;
+        if self.func.context().raw() != self.stream.context().raw() {
+            return Err(Error::InvalidArgument(format!(
+                "kernel `{}` was loaded in another context than the stream it is launched on",
+                f.name
+            )));
+        }
         let (gx, gy, gz) = cfg.grid_dim;
         let (bx, by, bz) = cfg.block_dim;
         if gx == 0 || gy == 0 || gz == 0 {
@@ -411,17 +421,17 @@ impl<'a> LaunchArgs<'a> {
         Ok(())
     }
 
-    /// Points every inline slot's parameter at its value (done at launch: the builder may have
-    /// moved since the argument was pushed).
+    /// Points every inline slot's parameter at its value. Done at each launch: the builder
+    /// may have moved since the argument was pushed (or since an earlier launch).
     #[inline(always)]
     fn fix_params(&mut self) -> *mut *mut c_void {
-        let slots = self.slots.as_mut_slice().as_mut_ptr();
+        let slots = self.slots.as_mut_slice();
         let params = self.params.as_mut_slice();
-        for (i, p) in params.iter_mut().enumerate() {
-            if p.is_null() {
-                // SAFETY: `slots` has as many entries as `params`; the pointer stays valid
-                // until the builder is next mutated or moved, which cannot happen during launch.
-                *p = unsafe { std::ptr::addr_of_mut!((*slots.add(i)).value) }.cast();
+        for (p, slot) in params.iter_mut().zip(slots.iter_mut()) {
+            if slot.inline {
+                // The pointer stays valid until the builder is next mutated or moved, which
+                // cannot happen while `launch` holds `&mut self`.
+                *p = std::ptr::addr_of_mut!(slot.value).cast();
             }
         }
         params.as_mut_ptr()
@@ -466,6 +476,10 @@ impl<'a> LaunchArgs<'a> {
         cooperative: bool,
     ) -> Result<Option<(Event, Event)>> {
         self.validate(&cfg)?;
+        if cooperative && self.num_attrs > 0 {
+            // Launch attributes go through cuLaunchKernelEx: cooperative becomes one of them.
+            self.cooperative(true);
+        }
         let stream = self.stream;
         stream.context().bind_to_thread()?;
         let params = self.fix_params();

@@ -20,6 +20,8 @@ pub fn tests() -> Vec<Test> {
         Test::cpu("kernels::fatbin_container_layout", fatbin_container_layout),
         Test::gpu("kernels::ptx_cubin_fatbin_run", ptx_cubin_fatbin_run),
         Test::gpu("kernels::ptx_file_loads", ptx_file_loads),
+        Test::gpu("kernels::modules_unload_on_drop", modules_unload_on_drop),
+        Test::gpu("kernels::builder_moved_between_launches", builder_moved),
         Test::gpu(
             "kernels::unknown_function_is_named",
             unknown_function_is_named,
@@ -237,6 +239,70 @@ fn ptx_file_loads() -> TestResult {
     let module = Module::load_file(&ctx, &path)?;
     std::fs::remove_file(&path)?;
     run_scale(&ctx, &module)
+}
+
+fn modules_unload_on_drop() -> TestResult {
+    // Each module holds a 256 MiB __device__ array: 40 loads would hold 10 GiB if modules
+    // were not unloaded when dropped.
+    const BIG: &str = r#"
+        __device__ char big[256 << 20];
+        extern "C" __global__ void touch(int *out, int i) { big[i] = (char)i; out[0] = big[i]; }
+    "#;
+    let ctx = ctx()?;
+    let stream = ctx.default_stream();
+    let ptx = nvrtc::compile_ptx(BIG)?;
+    let (free_before, _) = ctx.mem_info()?;
+    let mut out = stream.clone_htod(&[-1i32])?;
+    let mut rng = Rng::fresh();
+    for _ in 0..40 {
+        // The function keeps its module loaded after the module handle is dropped.
+        let f = ctx.load_module(ptx.clone())?.load_function("touch")?;
+        let i = (rng.next_u64() % 100) as i32 + 1;
+        // SAFETY: touch(int*, int) with a 1-element buffer and an index inside `big`.
+        unsafe {
+            stream
+                .launch_builder(&f)
+                .arg(&mut out)
+                .arg(&i)
+                .launch(LaunchConfig::for_num_elems(1))?
+        };
+        assert_eq!(stream.clone_dtoh(&out)?, [i]);
+    }
+    let (free_after, _) = ctx.mem_info()?;
+    let lost = free_before.saturating_sub(free_after);
+    assert!(
+        lost < 4 << 30,
+        "{} MiB still held after unloading",
+        lost >> 20
+    );
+    Ok(())
+}
+
+fn builder_moved() -> TestResult {
+    let ctx = ctx()?;
+    let stream = ctx.default_stream();
+    let f = load(&ctx, SCALE)?.load_function("scale")?;
+    let mut rng = Rng::fresh();
+    let n = 777;
+    let x = rng.vec_f32(n, -3.0, 3.0);
+    let xd = stream.clone_htod(&x)?;
+    let mut yd = stream.clone_htod(&vec![f32::NAN; n])?;
+    let (a, ni) = (rng.f32_in(1.0, 2.0), n as i32);
+    let cfg = LaunchConfig::for_num_elems(n as u32);
+    let mut b = stream.launch_builder(&f);
+    b.arg(&mut yd).arg(&xd).arg(&a).arg(&ni);
+    // SAFETY: scale with n-element buffers.
+    unsafe { b.launch(cfg)? };
+    // Move the builder (its inline argument storage moves with it) and launch again.
+    let mut moved = Box::new(b);
+    // SAFETY: as above.
+    unsafe { moved.launch(cfg)? };
+    drop(moved);
+    let y = stream.clone_dtoh(&yd)?;
+    for i in 0..n {
+        assert_eq!(y[i], a * x[i], "{i}");
+    }
+    Ok(())
 }
 
 fn unknown_function_is_named() -> TestResult {
@@ -845,6 +911,20 @@ fn cooperative_launch() -> TestResult {
             .launch_builder(&f)
             .arg(&mut counter)
             .arg(&mut seen)
+            .launch_cooperative(cfg)
+    }?;
+    assert_eq!(stream.clone_dtoh(&seen)?, [blocks]);
+    // The same through cuLaunchKernelEx (a launch attribute is set): cooperative becomes an
+    // attribute.
+    stream.memset_zeros(&mut counter)?;
+    let prio = ctx.stream_priority_range()?.least;
+    // SAFETY: as above.
+    unsafe {
+        stream
+            .launch_builder(&f)
+            .arg(&mut counter)
+            .arg(&mut seen)
+            .priority(prio)
             .launch_cooperative(cfg)
     }?;
     assert_eq!(stream.clone_dtoh(&seen)?, [blocks]);
