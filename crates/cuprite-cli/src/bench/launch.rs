@@ -2,13 +2,15 @@
 //! `cuLaunchKernel` (through `cuprite-sys`) in the same run, on one stream and with cross-stream
 //! tracking active; replay of a captured graph of 100 tiny kernels; NVRTC compile time.
 //!
+//! Each benchmark runs on its own owned context, so that earlier benchmarks in the process
+//! cannot have switched it to multi-stream tracking.
 //! Raw and cuprite samples are interleaved (raw, cuprite, raw, ...) so that drift of the
 //! machine affects both alike; each sample is `iters` launches after a synchronisation, timed
 //! on the host and divided.
 
 use super::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
 use cuprite::nvrtc;
-use cuprite::{CaptureMode, Context, LaunchConfig};
+use cuprite::{CaptureMode, Context, ContextFlags, Device, LaunchConfig};
 use cuprite_sys::driver as sys;
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -58,6 +60,12 @@ fn to_bench_err(e: cuprite::Error) -> BenchError {
     Box::new(e)
 }
 
+/// A fresh owned context on device 0: in single-stream mode whatever ran before in this process.
+fn fresh_context() -> Result<Arc<Context>, BenchError> {
+    let device = Device::get(0).map_err(to_bench_err)?;
+    Context::create_and_push(ContextFlags::SCHED_AUTO, device).map_err(to_bench_err)
+}
+
 /// Host seconds per launch of `launch`, `iters` launches per sample after a sync.
 fn sample(
     iters: usize,
@@ -75,7 +83,7 @@ fn sample(
 }
 
 fn host_per_launch(b: &mut BenchCtx) -> BenchResult {
-    let ctx = Context::new(0).map_err(to_bench_err)?;
+    let ctx = fresh_context()?;
     let stream = ctx.default_stream();
     let module = ctx
         .load_module(nvrtc::compile_ptx(KERNEL).map_err(to_bench_err)?)
@@ -213,17 +221,13 @@ fn host_per_launch(b: &mut BenchCtx) -> BenchResult {
 
 fn assert_single_stream(ctx: &Arc<Context>) -> Result<(), BenchError> {
     if ctx.is_multi_stream() {
-        return Err(
-            "the context is already in multi-stream mode: run launch/host_per_launch in a \
-             fresh process (filter `launch`)"
-                .into(),
-        );
+        return Err("a fresh context is already in multi-stream mode".into());
     }
     Ok(())
 }
 
 fn graph_replay(b: &mut BenchCtx) -> BenchResult {
-    let ctx = Context::new(0).map_err(to_bench_err)?;
+    let ctx = fresh_context()?;
     let stream = ctx.new_stream().map_err(to_bench_err)?;
     let module = ctx
         .load_module(nvrtc::compile_ptx(KERNEL).map_err(to_bench_err)?)
