@@ -38,6 +38,12 @@ pub fn tests() -> Vec<Test> {
 
 const MIB: usize = 1 << 20;
 
+/// Serialises the tests that hold or measure large parts of the device's (shared) memory pool.
+fn pool_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn roundtrip_types() -> TestResult {
     let ctx = Context::new(0)?;
     let s = ctx.default_stream();
@@ -230,6 +236,7 @@ fn zero_length() -> TestResult {
 }
 
 fn out_of_memory_then_works() -> TestResult {
+    let _pool = pool_lock();
     let ctx = Context::new(0)?;
     let s = ctx.new_stream()?;
     let total = ctx.device().total_memory()?;
@@ -255,6 +262,7 @@ fn out_of_memory_then_works() -> TestResult {
 }
 
 fn pool_stats_and_trim() -> TestResult {
+    let _pool = pool_lock();
     let ctx = Context::new(0)?;
     let s = ctx.new_stream()?;
     const BIG: u64 = 1 << 30;
@@ -442,6 +450,7 @@ fn copy_between_devices() -> TestResult {
 }
 
 fn sync_allocation_fallback() -> TestResult {
+    let _pool = pool_lock();
     let ctx = Context::create_and_push(ContextFlags::SCHED_AUTO, Device::get(0)?)?;
     ContextStack::pop()?;
     let s = ctx.new_stream()?;
@@ -482,6 +491,7 @@ fn sync_allocation_fallback() -> TestResult {
 }
 
 fn oom_trims_cached_pool_memory() -> TestResult {
+    let _pool = pool_lock();
     // Half the device cached in the pool (release threshold: keep everything), then a
     // synchronous allocation of as much: it only fits once the pool is trimmed.
     let ctx = Context::create_and_push(ContextFlags::SCHED_AUTO, Device::get(0)?)?;
