@@ -258,6 +258,7 @@ pub struct Context {
     id: u64,
     pool: CUmemoryPool,
     pool_enabled: AtomicBool,
+    total_memory: usize,
     // Stream tracking (see the module docs).
     pub(crate) multi: AtomicBool,
     first_stream: AtomicU64,
@@ -345,6 +346,7 @@ impl Context {
     }
 
     fn wrap(raw: CUcontext, device: Device, primary: bool) -> Result<Arc<Context>> {
+        let total_memory = device.total_memory()?;
         let pool = if device.attribute(DeviceAttribute::MemoryPoolsSupported)? != 0 {
             let mut pool = std::ptr::null_mut();
             // SAFETY: valid out-pointer and device handle.
@@ -369,6 +371,7 @@ impl Context {
             id: next_id(),
             pool,
             pool_enabled: AtomicBool::new(!pool.is_null()),
+            total_memory,
             multi: AtomicBool::new(false),
             first_stream: AtomicU64::new(0),
             switch: Mutex::new(false),
@@ -610,6 +613,11 @@ impl Context {
         Ok(())
     }
 
+    /// The device's total memory in bytes (cached at creation).
+    pub fn total_memory(&self) -> usize {
+        self.total_memory
+    }
+
     /// The device's default memory pool that allocations use (null where unsupported).
     pub fn raw_memory_pool(&self) -> CUmemoryPool {
         self.pool
@@ -821,6 +829,16 @@ impl Context {
 impl Drop for Context {
     fn drop(&mut self) {
         // Nothing can report errors from here any more: the context itself is going away.
+        // Finish its work first, so that no stream (of any context) still waits on one of its
+        // events and no stream-ordered free of its memory is pending when it goes.
+        // SAFETY: push/pop of a live context around a synchronize; the pop restores the stack.
+        unsafe {
+            if matches!(sys::cuCtxPushCurrent_v2(self.raw), Ok(r) if r.is_success()) {
+                let _ = sys::cuCtxSynchronize();
+                let mut popped = std::ptr::null_mut();
+                let _ = sys::cuCtxPopCurrent_v2(&mut popped);
+            }
+        }
         if let Ok(pool) = self.event_pool.get_mut() {
             for h in pool.drain(..) {
                 // SAFETY: pooled events are owned by this context and no longer referenced.

@@ -227,21 +227,26 @@ fn deferred_drop_error() -> TestResult {
     // An owned context, so the provoked error cannot reach other tests.
     let ctx = Context::create_and_push(ContextFlags::SCHED_AUTO, Device::get(0)?)?;
     ContextStack::pop()?;
-    let s = ctx.default_stream();
-    // SAFETY: deliberately breaks from_raw_parts' contract with an address that is no
-    // allocation: the driver rejects the free, which is what this test needs.
-    let bogus = unsafe { DeviceBuffer::<u32>::from_raw_parts(0x7f00_dead_0000, 16, &s) };
-    drop(bogus);
+    // Ordinary (pageable) host memory handed over as if it were pinned: the driver refuses to
+    // free it with cuMemFreeHost, on the host, without touching the device.
+    let mut v = std::mem::ManuallyDrop::new(Rng::fresh().vec_u32(64));
+    let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
+    // SAFETY: deliberately breaks from_raw_parts' "from cuMemHostAlloc" contract (without
+    // DEVICEMAP, so no device address is asked for): the free fails, which is what this test
+    // needs; the memory stays valid and is given back to Rust below.
+    let fake = unsafe {
+        cuprite::PinnedHostBuffer::from_raw_parts(&ctx, ptr, len, cuprite::HostAllocFlags::NONE)
+    }?;
+    drop(fake);
+    // SAFETY: the Vec's own parts; cuMemFreeHost refused them, so they are still allocated.
+    drop(unsafe { Vec::from_raw_parts(ptr, len, cap) });
     let e = ctx
         .synchronize()
         .err()
         .ok_or("the failed free must be reported")?;
     match &e {
         Error::Deferred { operation, source } => {
-            assert!(
-                operation.contains("free of DeviceBuffer<u32>"),
-                "{operation}"
-            );
+            assert!(operation.contains("cuMemFreeHost"), "{operation}");
             assert!(source.code().is_some(), "{source}");
         }
         other => return Err(format!("expected Error::Deferred, got {other}").into()),

@@ -543,6 +543,16 @@ impl Stream {
 
     fn alloc_bytes(&self, bytes: usize, pooled: bool) -> Result<CUdeviceptr> {
         let ctx = self.context();
+        if bytes > ctx.total_memory() {
+            // Can never fit: answer at once instead of letting the pool try (and briefly take
+            // every free byte of the device from other users while it does).
+            let (free, total) = ctx.mem_info()?;
+            return Err(Error::OutOfMemory {
+                requested: bytes,
+                free,
+                total,
+            });
+        }
         let try_once = || -> Result<CUdeviceptr> {
             let mut p = 0;
             if pooled {

@@ -135,6 +135,37 @@ impl<T: DeviceCopy> PinnedHostBuffer<T> {
 }
 
 impl<T> PinnedHostBuffer<T> {
+    /// Takes ownership of `len` elements of page-locked memory at `ptr`, freed with
+    /// `cuMemFreeHost` on drop (a failure there is deferred to `ctx`).
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must come from `cuMemHostAlloc`/`cuMemAllocHost` (mapped, for device use through
+    /// [`DeviceRead`]) in a context of `ctx`'s device, hold `len` initialised elements, and be
+    /// owned by no one else.
+    pub unsafe fn from_raw_parts(
+        ctx: &Arc<Context>,
+        ptr: *mut T,
+        len: usize,
+        flags: HostAllocFlags,
+    ) -> Result<Self> {
+        let mut dev_ptr = 0;
+        if len > 0 && std::mem::size_of::<T>() > 0 && flags.contains(HostAllocFlags::DEVICEMAP) {
+            ctx.bind_to_thread()?;
+            // SAFETY: `ptr` is pinned memory of this device (caller's contract).
+            unsafe { drv!(cuMemHostGetDevicePointer_v2(&mut dev_ptr, ptr.cast(), 0)) }?;
+        }
+        Ok(PinnedHostBuffer {
+            ptr,
+            len,
+            dev_ptr,
+            flags,
+            tracker: Tracker::new(ctx.clone()),
+            dirty: AtomicBool::new(false),
+            wait_lock: Mutex::new(()),
+        })
+    }
+
     /// The number of elements.
     pub fn len(&self) -> usize {
         self.len
