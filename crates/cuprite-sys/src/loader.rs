@@ -415,7 +415,7 @@ fn toolkit_subdirs() -> &'static [&'static str] {
 /// `site-packages` folders of the active Python: from `VIRTUAL_ENV`, `CONDA_PREFIX`,
 /// `PYTHONPATH`, and `sys.path` of the first `python3` on `PATH` (asked once, only when the
 /// earlier places all failed, since this is the last resort).
-fn python_site_dirs() -> Vec<PathBuf> {
+pub fn python_site_dirs() -> Vec<PathBuf> {
     static DIRS: OnceLock<Vec<PathBuf>> = OnceLock::new();
     DIRS.get_or_init(|| {
         let mut dirs = Vec::new();

@@ -173,6 +173,9 @@ pub struct CompileOptions {
     pub name_expressions: Vec<String>,
     /// Any other NVRTC options, passed as given (e.g. `"--std=c++20"`).
     pub options: Vec<String>,
+    /// Leave out the CUDA header folders found by [`default_include_paths`] (which are
+    /// otherwise searched after `include_paths`, so that `#include <cuda_fp16.h>` works).
+    pub no_default_includes: bool,
 }
 
 impl CompileOptions {
@@ -253,6 +256,11 @@ impl CompileOptions {
     /// Adds a name expression (see [`name_expressions`](Self::name_expressions)).
     pub fn name_expression(mut self, expr: impl Into<String>) -> Self {
         self.name_expressions.push(expr.into());
+        self
+    }
+    /// Whether to search the CUDA header folders of [`default_include_paths`] (default: yes).
+    pub fn default_includes(mut self, on: bool) -> Self {
+        self.no_default_includes = !on;
         self
     }
     /// Adds a raw NVRTC option.
@@ -354,6 +362,11 @@ pub fn compile(src: impl AsRef<str>, opts: &CompileOptions) -> Result<Compiled> 
     let mut args: Vec<String> = vec![format!("--gpu-architecture={arch}")];
     for dir in &opts.include_paths {
         args.push(format!("--include-path={}", dir.display()));
+    }
+    if !opts.no_default_includes {
+        for dir in default_include_paths() {
+            args.push(format!("--include-path={}", dir.display()));
+        }
     }
     for (name, value) in &opts.defines {
         args.push(match value {
@@ -475,6 +488,62 @@ pub fn version() -> Result<(u32, u32)> {
 /// ```
 pub fn library_path() -> Result<String> {
     Ok(sys::LIBRARY.path()?.to_string())
+}
+
+/// Folders holding the CUDA headers (`cuda_fp16.h`, `cuda_bf16.h`, ...) that NVRTC does not
+/// carry built in, searched after the caller's include paths. Looked for, once per process, in:
+/// `CUPRITE_NVRTC_INCLUDE` (a path list), `include/` beside the loaded NVRTC's `lib/` folder (a
+/// toolkit or a pip wheel tree such as `nvidia/cu13/`), `$CUDA_PATH/include`,
+/// `$CUDA_HOME/include`, `/usr/local/cuda/include`, and the pip wheels `nvidia/cu13/include` and
+/// `nvidia/cuda_runtime/include` of the active Python. Only folders that hold `cuda_fp16.h`
+/// are kept (the variable's folders are kept as given).
+///
+/// ```
+/// for dir in cuprite::nvrtc::default_include_paths() {
+///     println!("CUDA headers in {}", dir.display());
+/// }
+/// ```
+pub fn default_include_paths() -> Vec<PathBuf> {
+    static DIRS: OnceLock<Vec<PathBuf>> = OnceLock::new();
+    DIRS.get_or_init(|| {
+        let mut out: Vec<PathBuf> = Vec::new();
+        if let Some(v) = std::env::var_os("CUPRITE_NVRTC_INCLUDE") {
+            out.extend(std::env::split_paths(&v).filter(|p| p.is_dir()));
+        }
+        let mut candidates: Vec<PathBuf> = Vec::new();
+        if let Ok(lib) = sys::LIBRARY.path() {
+            let lib_dir = Path::new(lib).parent().map(Path::to_path_buf);
+            if let Some(d) = lib_dir {
+                for up in ["../include", "../../include", "../../cuda_runtime/include"] {
+                    candidates.push(d.join(up));
+                }
+            }
+        }
+        for var in ["CUDA_PATH", "CUDA_HOME"] {
+            if let Some(root) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+                candidates.push(PathBuf::from(root).join("include"));
+            }
+        }
+        candidates.push(PathBuf::from("/usr/local/cuda/include"));
+        candidates.push(PathBuf::from(
+            "/usr/local/cuda/targets/x86_64-linux/include",
+        ));
+        for site in cuprite_sys::loader::python_site_dirs() {
+            for w in ["nvidia/cu13/include", "nvidia/cuda_runtime/include"] {
+                candidates.push(site.join(w));
+            }
+        }
+        for c in candidates {
+            if c.join("cuda_fp16.h").is_file() {
+                let c = c.canonicalize().unwrap_or(c);
+                if !out.contains(&c) {
+                    out.push(c);
+                }
+            }
+        }
+        out
+    })
+    .clone()
 }
 
 /// The architectures this NVRTC can compile for, ascending, as numbers (`90` for `sm_90`).

@@ -18,6 +18,7 @@ pub fn tests() -> Vec<Test> {
         Test::nvrtc("nvrtc::in_memory_header", in_memory_header),
         Test::nvrtc("nvrtc::options_reach_compiler", options_reach_compiler),
         Test::nvrtc("nvrtc::version_and_library", version_and_library),
+        Test::nvrtc("nvrtc::cuda_headers_found", cuda_headers_found),
         Test::cpu("nvrtc::bad_arguments", bad_arguments),
         Test::cpu("nvrtc::ptx_from_file", ptx_from_file),
         Test::gpu("nvrtc::default_arch_is_device", default_arch_is_device),
@@ -328,5 +329,36 @@ fn default_arch_is_device() -> TestResult {
             "PTX"
         }
     );
+    Ok(())
+}
+
+/// `cuda_fp16.h` and `cuda_bf16.h` are found without any include option (NVRTC does not carry
+/// them built in), and are not found when the default folders are switched off.
+fn cuda_headers_found() -> TestResult {
+    let dirs = nvrtc::default_include_paths();
+    if dirs.is_empty() {
+        return Err(
+            "no CUDA headers found (cuda_fp16.h): install the toolkit headers or the \
+                    nvidia-cuda-runtime wheel, or set CUPRITE_NVRTC_INCLUDE"
+                .into(),
+        );
+    }
+    let v = 1.0 + (Rng::fresh().next_u64() % 16) as f32 * 0.5;
+    let src = format!(
+        "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\
+         extern \"C\" __global__ void k(__half *h, __nv_bfloat16 *b) {{\n\
+           h[threadIdx.x] = __float2half({v:.1}f);\n  b[threadIdx.x] = __float2bfloat16({v:.1}f);\n}}\n"
+    );
+    let c = nvrtc::compile(&src, &CompileOptions::new().output(Output::Ptx))?;
+    assert!(c.ptx().ok_or("no PTX")?.as_str().contains(".entry k"));
+    match nvrtc::compile(
+        &src,
+        &CompileOptions::new()
+            .output(Output::Ptx)
+            .default_includes(false),
+    ) {
+        Err(Error::Nvrtc { log, .. }) => assert!(log.contains("cuda_fp16.h"), "{log}"),
+        other => return Err(format!("expected a missing-header error, got {other:?}").into()),
+    }
     Ok(())
 }
