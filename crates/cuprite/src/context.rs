@@ -766,7 +766,7 @@ impl Context {
         if *settled {
             return Ok(());
         }
-        if crate::graph::any_active() {
+        if crate::graph::active_in_context(self.id) {
             return Err(Error::InvalidArgument(
                 "a second stream touched a buffer for the first time during a stream capture: \
                  entering multi-stream tracking needs a device-wide synchronisation, which a \

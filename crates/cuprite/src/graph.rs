@@ -20,6 +20,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 /// it depends on (waited for before each launch of its executable graph).
 struct CaptureSeq {
     id: u64,
+    /// The id of the context whose stream began it.
+    ctx: u64,
     origin: u64,
     members: Vec<(u64, RawStream)>,
     external: Vec<Arc<TrackEvent>>,
@@ -43,6 +45,11 @@ fn captures() -> MutexGuard<'static, Vec<CaptureSeq>> {
 /// Whether any stream capture started by cuprite is in progress.
 pub(crate) fn any_active() -> bool {
     ACTIVE.load(Ordering::Acquire) != 0
+}
+
+/// Whether a stream capture begun on a stream of the context with id `ctx` is in progress.
+pub(crate) fn active_in_context(ctx: u64) -> bool {
+    any_active() && captures().iter().any(|c| c.ctx == ctx)
 }
 
 /// The capture that the stream with tracking id `sid` is part of (0: none). One atomic load
@@ -160,6 +167,7 @@ impl Stream {
         let sid = self.track_id();
         captures().push(CaptureSeq {
             id: NEXT_CAPTURE.fetch_add(1, Ordering::Relaxed),
+            ctx: self.context().id(),
             origin: sid,
             members: vec![(sid, RawStream(self.raw()))],
             external: Vec::new(),

@@ -11,6 +11,16 @@
 //!     Err(e) => println!("no CUDA here: {e}"),
 //! }
 //! ```
+//!
+//! # Kernels
+//!
+//! Compile with [`nvrtc`], load with [`Context::load_module`] (PTX, CUBIN or fatbin), look kernels
+//! up with [`Module::load_function`], and launch with [`Stream::launch_builder`]: `&buf`
+//! arguments are tracked as reads and `&mut buf` as writes, so launches on several streams wait
+//! for exactly what they must. Kernel arguments passed by value implement [`DeviceRepr`]
+//! (`#[derive(DeviceRepr)]` for `#[repr(C)]` structs). Streams capture into [`Graph`]s.
+//! The seed-002 style (`CudaDevice::new(0)`, modules by name, tuple launches) is
+//! [`compat::CudaDevice`], named so to leave [`Device`] to the plain device handle.
 
 pub mod compat;
 pub mod context;
