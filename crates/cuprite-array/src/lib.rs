@@ -1,1 +1,64 @@
 //! N-dimensional arrays on the GPU (or all CPU cores), with lazy JIT fusion.
+//!
+//! ```
+//! use cuprite_array::Array;
+//! // Runs on CUDA when a GPU is present, else on all CPU cores.
+//! let x = Array::<f32>::rand_uniform(&[1000], 7)?;
+//! let y = ((&x * 2.0).sin() + x.exp()).sum()?;     // one fused kernel
+//! println!("{}", y.item()?);
+//! # Ok::<(), cuprite_array::Error>(())
+//! ```
+//!
+//! Element-wise work builds an expression graph ([`graph`] internally); it is evaluated when a
+//! value is needed ([`Array::to_vec`], [`Array::eval`], a reduction, interop), when it grows
+//! past a size limit, or under memory pressure. See [`ops`] for the semantics every backend
+//! implements, [`dtype`] for the element types and promotion rules.
+#![allow(clippy::needless_range_loop, clippy::too_many_arguments, private_interfaces)]
+
+mod array;
+pub(crate) mod backend;
+mod creation;
+pub mod device;
+mod display;
+pub mod dtype;
+pub mod error;
+pub(crate) mod graph;
+pub mod memory;
+pub mod ops;
+pub mod random;
+pub mod shape;
+
+pub use array::{Array, Operand, eval_many};
+pub use device::{
+    Backend, Device, current_device, default_backend, default_backend_name, device_count,
+    get_device, info, set_backend, set_device, sync, with_device,
+};
+pub use dtype::{
+    Bits, ComplexElement, DType, Element, Float, Integer, Numeric, Ordered, Promote, Signed,
+    Transcendental, c32, c64,
+};
+pub use error::{Error, Result};
+pub use half::{bf16, f16};
+pub use memory::{MemStats, device_gc, mem_info, mem_stats};
+
+/// Counters of what the library did, for tests and tuning.
+pub mod stats {
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    pub(crate) static EVALUATIONS: AtomicU64 = AtomicU64::new(0);
+    pub(crate) static COMPILES: AtomicU64 = AtomicU64::new(0);
+    pub(crate) static DISK_HITS: AtomicU64 = AtomicU64::new(0);
+
+    /// Fused evaluations (kernels or CPU passes) run so far in this process.
+    pub fn evaluations() -> u64 {
+        EVALUATIONS.load(Ordering::Relaxed)
+    }
+    /// Kernels compiled with NVRTC so far (not counting in-memory or disk cache hits).
+    pub fn compiles() -> u64 {
+        COMPILES.load(Ordering::Relaxed)
+    }
+    /// Kernels loaded from the disk cache so far.
+    pub fn disk_hits() -> u64 {
+        DISK_HITS.load(Ordering::Relaxed)
+    }
+}

@@ -1,0 +1,115 @@
+//! Backends: where data lives and what executes a [`Program`](crate::graph::Program).
+//!
+//! `cpu` evaluates programs in parallel chunks with rayon; `cuda` generates, compiles and
+//! launches kernels. This module only holds the storage type both hand around.
+
+pub(crate) mod cpu;
+pub(crate) mod cuda;
+
+use crate::dtype::DType;
+
+/// Materialised element data.
+pub(crate) enum Storage {
+    /// Host memory (the CPU backend).
+    Host(cpu::HostBuf),
+    /// Device memory (the CUDA backend).
+    Cuda(cuda::DevBuf),
+}
+
+impl std::fmt::Debug for Storage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Storage::Host(h) => write!(f, "Host({} x {})", h.len(), h.dtype()),
+            Storage::Cuda(d) => write!(f, "Cuda({} x {})", d.len(), d.dtype()),
+        }
+    }
+}
+
+impl Storage {
+    pub fn dtype(&self) -> DType {
+        match self {
+            Storage::Host(h) => h.dtype(),
+            Storage::Cuda(d) => d.dtype(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Storage::Host(h) => h.len(),
+            Storage::Cuda(d) => d.len(),
+        }
+    }
+}
+
+use crate::device::{Backend, Device};
+use crate::error::Result;
+use crate::graph::Program;
+use crate::ops::ReduceOp;
+use crate::shape::{Layout, numel};
+use std::sync::Arc;
+
+/// Evaluates `prog` on `device` into fresh contiguous storage, one per output.
+pub(crate) fn eval_program(device: Device, prog: &Program) -> Result<Vec<Arc<Storage>>> {
+    match device.backend {
+        Backend::Cpu => Ok(cpu::eval(prog)
+            .into_iter()
+            .map(|b| Arc::new(Storage::Host(b)))
+            .collect()),
+        Backend::Cuda => cuda::eval(device.ordinal, prog),
+    }
+}
+
+/// Reduces the single output of `prog`, viewed as `outer x inner`, along `inner`.
+pub(crate) fn reduce(
+    device: Device,
+    prog: &Program,
+    op: ReduceOp,
+    outer: usize,
+    inner: usize,
+    out: DType,
+) -> Result<Arc<Storage>> {
+    match device.backend {
+        Backend::Cpu => Ok(Arc::new(Storage::Host(cpu::reduce(
+            prog, op, outer, inner, out,
+        )))),
+        Backend::Cuda => cuda::reduce(device.ordinal, prog, op, outer, inner, out),
+    }
+}
+
+/// Copies host bytes (`len` elements of `dtype`) to new storage on `device`.
+pub(crate) fn upload(device: Device, dtype: DType, len: usize, bytes: &[u8]) -> Result<Arc<Storage>> {
+    match device.backend {
+        Backend::Cpu => Ok(Arc::new(Storage::Host(cpu::HostBuf::from_bytes(
+            dtype, len, bytes,
+        )))),
+        Backend::Cuda => cuda::upload(device.ordinal, dtype, len, bytes),
+    }
+}
+
+/// All bytes of a storage, on the host.
+pub(crate) fn download(s: &Storage) -> Result<Vec<u8>> {
+    match s {
+        Storage::Host(h) => Ok(h.bytes().to_vec()),
+        Storage::Cuda(d) => cuda::download(d),
+    }
+}
+
+/// New contiguous storage of `shape`, filled by evaluating each one-output program into its
+/// layout (disjoint views of the new buffer), in order.
+pub(crate) fn assemble(
+    device: Device,
+    dtype: DType,
+    shape: &[usize],
+    pieces: &[(Program, Layout)],
+) -> Result<Arc<Storage>> {
+    match device.backend {
+        Backend::Cpu => {
+            let mut buf = cpu::HostBuf::zeroed(dtype, numel(shape));
+            for (p, l) in pieces {
+                cpu::eval_into_view(p, &mut buf, l);
+            }
+            Ok(Arc::new(Storage::Host(buf)))
+        }
+        Backend::Cuda => cuda::assemble(device.ordinal, dtype, numel(shape), pieces),
+    }
+}

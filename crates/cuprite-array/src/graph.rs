@@ -1,0 +1,358 @@
+//! The lazy expression graph and its linearisation.
+//!
+//! Owns [`Node`] (an `Arc`'d operation with its dtype, shape and device), the push-down of view
+//! transforms through element-wise subgraphs, and [`Program`]: the linear, CSE'd form of one or
+//! more output nodes, with a structural hash that keys the kernel caches. Both backends execute
+//! a `Program`; this module must not evaluate anything itself.
+
+use crate::backend::Storage;
+use crate::device::Device;
+use crate::dtype::{DType, Scalar};
+use crate::ops::{BinaryOp, UnaryOp};
+use crate::shape::Layout;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex};
+
+/// Graphs bigger than this (counted with repeats) are evaluated as they are built.
+pub(crate) const MAX_WEIGHT: usize = 160;
+
+/// Random distributions of the Philox generator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Dist {
+    Uniform,
+    Normal,
+}
+
+#[derive(Clone)]
+pub(crate) enum Op {
+    /// Materialised data read through a strided layout.
+    Leaf(Arc<Storage>, Layout),
+    /// One value broadcast to the node's shape.
+    Const(Scalar),
+    Unary(UnaryOp, Arc<Node>),
+    Binary(BinaryOp, Arc<Node>, Arc<Node>),
+    Select(Arc<Node>, Arc<Node>, Arc<Node>),
+    Cast(Arc<Node>),
+    /// `src` (contiguous, `len` elements) read at the (clamped) flat indices of `index`.
+    Gather(Arc<Storage>, usize, Arc<Node>),
+    /// The coordinate along an axis (i64). Creation only: realised at once.
+    Iota(usize),
+    /// Philox numbers at each linear index. Creation only: realised at once.
+    Rand(u64, Dist),
+}
+
+/// One node of the expression graph.
+pub(crate) struct Node {
+    pub dtype: DType,
+    pub shape: Vec<usize>,
+    pub device: Device,
+    pub weight: usize,
+    pub op: Mutex<Op>,
+}
+
+impl std::fmt::Debug for Node {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Node")
+            .field("dtype", &self.dtype)
+            .field("shape", &self.shape)
+            .field("device", &self.device)
+            .finish()
+    }
+}
+
+impl Node {
+    pub fn new(op: Op, dtype: DType, shape: Vec<usize>, device: Device) -> Arc<Node> {
+        let weight = 1 + match &op {
+            Op::Unary(_, a) | Op::Cast(a) | Op::Gather(_, _, a) => a.weight,
+            Op::Binary(_, a, b) => a.weight + b.weight,
+            Op::Select(a, b, c) => a.weight + b.weight + c.weight,
+            _ => 0,
+        };
+        Arc::new(Node {
+            dtype,
+            shape,
+            device,
+            weight: weight.min(1 << 20),
+            op: Mutex::new(op),
+        })
+    }
+
+    pub fn op(&self) -> Op {
+        self.op.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub fn set_op(&self, op: Op) {
+        *self.op.lock().unwrap_or_else(|e| e.into_inner()) = op;
+    }
+
+    /// The storage and layout, when the node is materialised.
+    pub fn leaf(&self) -> Option<(Arc<Storage>, Layout)> {
+        match &*self.op.lock().unwrap_or_else(|e| e.into_inner()) {
+            Op::Leaf(s, l) => Some((s.clone(), l.clone())),
+            _ => None,
+        }
+    }
+
+    pub fn is_const(&self) -> Option<Scalar> {
+        match &*self.op.lock().unwrap_or_else(|e| e.into_inner()) {
+            Op::Const(s) => Some(*s),
+            _ => None,
+        }
+    }
+}
+
+/// A view transform pushed down to the leaves of an element-wise graph.
+pub(crate) trait ViewFn {
+    /// The new layout of a leaf (given its old layout), or `None` when not expressible.
+    fn layout(&self, l: &Layout) -> Option<Layout>;
+}
+
+/// Rebuilds `node` with `f` applied to every leaf, giving shape `shape`. Shared subgraphs stay
+/// shared. `None` when a leaf cannot be transformed (the caller then materialises).
+pub(crate) fn push_view(node: &Arc<Node>, shape: &[usize], f: &dyn ViewFn) -> Option<Arc<Node>> {
+    let mut memo: HashMap<*const Node, Arc<Node>> = HashMap::new();
+    push_rec(node, shape, f, &mut memo)
+}
+
+fn push_rec(
+    node: &Arc<Node>,
+    shape: &[usize],
+    f: &dyn ViewFn,
+    memo: &mut HashMap<*const Node, Arc<Node>>,
+) -> Option<Arc<Node>> {
+    if let Some(n) = memo.get(&Arc::as_ptr(node)) {
+        return Some(n.clone());
+    }
+    let mut rec = |n: &Arc<Node>| push_rec(n, shape, f, memo);
+    let op = match node.op() {
+        Op::Leaf(s, l) => Op::Leaf(s, f.layout(&l)?),
+        Op::Const(c) => Op::Const(c),
+        Op::Unary(o, a) => Op::Unary(o, rec(&a)?),
+        Op::Binary(o, a, b) => Op::Binary(o, rec(&a)?, rec(&b)?),
+        Op::Select(c, a, b) => Op::Select(rec(&c)?, rec(&a)?, rec(&b)?),
+        Op::Cast(a) => Op::Cast(rec(&a)?),
+        Op::Gather(s, n, i) => Op::Gather(s, n, rec(&i)?),
+        Op::Iota(_) | Op::Rand(..) => return None,
+    };
+    let out = Node::new(op, node.dtype, shape.to_vec(), node.device);
+    memo.insert(Arc::as_ptr(node), out.clone());
+    Some(out)
+}
+
+/// One input buffer of a program.
+#[derive(Clone)]
+pub(crate) struct Input {
+    pub storage: Arc<Storage>,
+    pub layout: Layout,
+    pub dtype: DType,
+    /// Read whole-buffer by gathered index instead of through `layout`.
+    pub gather_len: Option<usize>,
+}
+
+/// What an instruction does; operands are earlier instruction indices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Kind {
+    Load(usize),
+    Const(usize),
+    Unary(UnaryOp, usize),
+    Binary(BinaryOp, usize, usize),
+    Select(usize, usize, usize),
+    Cast(usize),
+    Gather(usize, usize),
+    Iota(usize),
+    /// Key is in `consts[.0]` (as u64).
+    Rand(usize, Dist),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Instr {
+    pub kind: Kind,
+    pub dtype: DType,
+}
+
+/// The linear, CSE'd form of one or more same-shaped output nodes.
+pub(crate) struct Program {
+    pub shape: Vec<usize>,
+    pub inputs: Vec<Input>,
+    pub consts: Vec<Scalar>,
+    pub instrs: Vec<Instr>,
+    pub outputs: Vec<usize>,
+}
+
+impl std::fmt::Debug for Program {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Program")
+            .field("shape", &self.shape)
+            .field("instrs", &self.instrs)
+            .field("outputs", &self.outputs)
+            .finish()
+    }
+}
+
+struct Builder {
+    prog: Program,
+    memo: HashMap<*const Node, usize>,
+    cse: HashMap<Instr, usize>,
+    inputs: HashMap<(usize, Layout, DType, Option<usize>), usize>,
+}
+
+impl Builder {
+    fn push(&mut self, i: Instr) -> usize {
+        if let Some(&k) = self.cse.get(&i) {
+            return k;
+        }
+        let k = self.prog.instrs.len();
+        self.prog.instrs.push(i);
+        self.cse.insert(i, k);
+        k
+    }
+
+    fn input(&mut self, s: Arc<Storage>, l: Layout, d: DType, g: Option<usize>) -> usize {
+        let key = (Arc::as_ptr(&s) as *const u8 as usize, l.clone(), d, g);
+        if let Some(&k) = self.inputs.get(&key) {
+            return k;
+        }
+        let k = self.prog.inputs.len();
+        self.prog.inputs.push(Input {
+            storage: s,
+            layout: l,
+            dtype: d,
+            gather_len: g,
+        });
+        self.inputs.insert(key, k);
+        k
+    }
+
+    fn constant(&mut self, c: Scalar) -> usize {
+        if let Some(k) = self.prog.consts.iter().position(|x| scalar_bits_eq(*x, c)) {
+            return k;
+        }
+        self.prog.consts.push(c);
+        self.prog.consts.len() - 1
+    }
+
+    fn visit(&mut self, node: &Arc<Node>) -> usize {
+        if let Some(&k) = self.memo.get(&Arc::as_ptr(node)) {
+            return k;
+        }
+        let d = node.dtype;
+        let kind = match node.op() {
+            Op::Leaf(s, l) => Kind::Load(self.input(s, l, d, None)),
+            Op::Const(c) => Kind::Const(self.constant(c)),
+            Op::Unary(o, a) => Kind::Unary(o, self.visit(&a)),
+            Op::Binary(o, a, b) => {
+                let a = self.visit(&a);
+                let b = self.visit(&b);
+                Kind::Binary(o, a, b)
+            }
+            Op::Select(c, a, b) => {
+                let c = self.visit(&c);
+                let a = self.visit(&a);
+                let b = self.visit(&b);
+                Kind::Select(c, a, b)
+            }
+            Op::Cast(a) => Kind::Cast(self.visit(&a)),
+            Op::Gather(s, n, i) => {
+                let i = self.visit(&i);
+                let inp = self.input(s, Layout::contiguous(&[n]), d, Some(n));
+                Kind::Gather(inp, i)
+            }
+            Op::Iota(ax) => Kind::Iota(ax),
+            Op::Rand(key, dist) => Kind::Rand(self.constant(Scalar::U64(key)), dist),
+        };
+        let k = self.push(Instr { kind, dtype: d });
+        self.memo.insert(Arc::as_ptr(node), k);
+        k
+    }
+}
+
+fn scalar_bits_eq(a: Scalar, b: Scalar) -> bool {
+    match (a, b) {
+        (Scalar::F32(x), Scalar::F32(y)) => x.to_bits() == y.to_bits(),
+        (Scalar::F64(x), Scalar::F64(y)) => x.to_bits() == y.to_bits(),
+        (Scalar::I64(x), Scalar::I64(y)) => x == y,
+        (Scalar::U64(x), Scalar::U64(y)) => x == y,
+        (Scalar::C32(x), Scalar::C32(y)) => {
+            x.re.to_bits() == y.re.to_bits() && x.im.to_bits() == y.im.to_bits()
+        }
+        (Scalar::C64(x), Scalar::C64(y)) => {
+            x.re.to_bits() == y.re.to_bits() && x.im.to_bits() == y.im.to_bits()
+        }
+        _ => false,
+    }
+}
+
+impl Program {
+    /// Linearises `outputs` (all of one shape), sharing common subexpressions.
+    pub fn build(outputs: &[Arc<Node>]) -> Program {
+        let shape = outputs.first().map(|n| n.shape.clone()).unwrap_or_default();
+        let mut b = Builder {
+            prog: Program {
+                shape,
+                inputs: vec![],
+                consts: vec![],
+                instrs: vec![],
+                outputs: vec![],
+            },
+            memo: HashMap::new(),
+            cse: HashMap::new(),
+            inputs: HashMap::new(),
+        };
+        for o in outputs {
+            let k = b.visit(o);
+            b.prog.outputs.push(k);
+        }
+        b.prog
+    }
+
+    /// Whether every offset the kernel computes fits 32-bit index math.
+    pub fn fits_i32(&self) -> bool {
+        let lim = i32::MAX as isize;
+        if crate::shape::numel(&self.shape) as isize >= lim {
+            return false;
+        }
+        self.inputs.iter().all(|i| {
+            let (lo, hi) = match i.gather_len {
+                Some(n) => (0, n as isize),
+                None => i.layout.extent(&self.shape),
+            };
+            lo > -lim && hi < lim
+        })
+    }
+
+    /// The structure of the program, independent of data, shape extents and constant values:
+    /// what keys the in-memory kernel cache.
+    pub fn structure_hash(&self, salt: u64) -> u64 {
+        let mut h = Fnv(0xcbf2_9ce4_8422_2325 ^ salt);
+        self.shape.len().hash(&mut h);
+        for i in &self.inputs {
+            i.dtype.code().hash(&mut h);
+            i.gather_len.is_some().hash(&mut h);
+            i.layout.is_contiguous(&self.shape).hash(&mut h);
+        }
+        for c in &self.consts {
+            std::mem::discriminant(c).hash(&mut h);
+        }
+        self.instrs.hash(&mut h);
+        self.outputs.hash(&mut h);
+        h.finish()
+    }
+}
+
+/// FNV-1a, a small stable hasher (the std `DefaultHasher` is not stable across releases, and
+/// the disk cache must be).
+#[derive(Debug, Clone)]
+pub(crate) struct Fnv(pub u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= *b as u64;
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}

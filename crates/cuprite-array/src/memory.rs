@@ -1,0 +1,124 @@
+//! The memory manager: statistics, garbage collection and the out-of-memory policy.
+//!
+//! Device memory comes from the driver layer's stream-ordered pool; freed buffers stay cached
+//! in the pool until [`device_gc`] trims it. On out-of-memory an operation evaluates nothing
+//! new, trims the pool, and retries once before returning the `Err`.
+
+use crate::device::{Backend, Device};
+use crate::error::{Error, Result};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Allocation statistics of one device.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemStats {
+    /// Bytes in live array buffers.
+    pub bytes_in_use: usize,
+    /// Live array buffers.
+    pub buffers_in_use: usize,
+    /// Bytes allocated since the process started (cumulative).
+    pub bytes_allocated_total: usize,
+    /// Buffers allocated since the process started (cumulative).
+    pub buffers_allocated_total: usize,
+    /// Bytes in locked buffers (never freed or reused by the manager).
+    pub bytes_locked: usize,
+    /// Locked buffers.
+    pub buffers_locked: usize,
+}
+
+pub(crate) const MAX_DEVICES: usize = 16;
+
+pub(crate) struct Counters {
+    pub in_use: AtomicUsize,
+    pub buffers: AtomicUsize,
+    pub total: AtomicUsize,
+    pub total_buffers: AtomicUsize,
+    pub locked: AtomicUsize,
+    pub locked_buffers: AtomicUsize,
+}
+
+#[allow(clippy::declare_interior_mutable_const)]
+const ZERO: Counters = Counters {
+    in_use: AtomicUsize::new(0),
+    buffers: AtomicUsize::new(0),
+    total: AtomicUsize::new(0),
+    total_buffers: AtomicUsize::new(0),
+    locked: AtomicUsize::new(0),
+    locked_buffers: AtomicUsize::new(0),
+};
+
+pub(crate) static CUDA: [Counters; MAX_DEVICES] = [ZERO; MAX_DEVICES];
+pub(crate) static HOST: Counters = ZERO;
+
+pub(crate) fn counters(d: Device) -> &'static Counters {
+    match d.backend {
+        Backend::Cpu => &HOST,
+        Backend::Cuda => &CUDA[d.ordinal.min(MAX_DEVICES - 1)],
+    }
+}
+
+pub(crate) fn on_alloc(d: Device, bytes: usize) {
+    let c = counters(d);
+    c.in_use.fetch_add(bytes, Ordering::Relaxed);
+    c.buffers.fetch_add(1, Ordering::Relaxed);
+    c.total.fetch_add(bytes, Ordering::Relaxed);
+    c.total_buffers.fetch_add(1, Ordering::Relaxed);
+}
+
+pub(crate) fn on_free(d: Device, bytes: usize) {
+    let c = counters(d);
+    c.in_use.fetch_sub(bytes, Ordering::Relaxed);
+    c.buffers.fetch_sub(1, Ordering::Relaxed);
+}
+
+/// Statistics of `device`'s array memory.
+///
+/// ```
+/// let s = cuprite_array::mem_stats(cuprite_array::Device::CPU);
+/// assert!(s.bytes_in_use >= s.bytes_locked);
+/// ```
+pub fn mem_stats(device: Device) -> MemStats {
+    let c = counters(device);
+    MemStats {
+        bytes_in_use: c.in_use.load(Ordering::Relaxed),
+        buffers_in_use: c.buffers.load(Ordering::Relaxed),
+        bytes_allocated_total: c.total.load(Ordering::Relaxed),
+        buffers_allocated_total: c.total_buffers.load(Ordering::Relaxed),
+        bytes_locked: c.locked.load(Ordering::Relaxed),
+        buffers_locked: c.locked_buffers.load(Ordering::Relaxed),
+    }
+}
+
+/// `(free, total)` bytes of `device` (for the CPU: the manager's bytes in use, and 0).
+pub fn mem_info(device: Device) -> Result<(usize, usize)> {
+    match device.backend {
+        Backend::Cpu => Ok((0, 0)),
+        Backend::Cuda => crate::backend::cuda::mem_info(device.ordinal),
+    }
+}
+
+/// Releases memory cached by the pool of `device` back to the driver.
+pub fn device_gc(device: Device) -> Result<()> {
+    match device.backend {
+        Backend::Cpu => Ok(()),
+        Backend::Cuda => crate::backend::cuda::gc(device.ordinal),
+    }
+}
+
+fn is_oom(e: &Error) -> bool {
+    match e {
+        Error::Cuda(cuprite::Error::OutOfMemory { .. }) => true,
+        Error::Cuda(c) => c.code() == Some(cuprite::sys::driver::CUresult::CUDA_ERROR_OUT_OF_MEMORY),
+        _ => false,
+    }
+}
+
+/// Runs `f`; on out-of-memory, releases cached memory and runs it once more.
+pub(crate) fn with_oom_retry<R>(device: Device, mut f: impl FnMut() -> Result<R>) -> Result<R> {
+    match f() {
+        Err(e) if is_oom(&e) => {
+            device_gc(device)?;
+            f()
+        }
+        r => r,
+    }
+}

@@ -1,0 +1,452 @@
+//! Element-wise methods and Rust operators on [`Array`]: they only build graph nodes.
+//!
+//! Operators panic on a shape mismatch with a message naming both shapes (as ndarray does);
+//! the `try_*` methods return the same condition as an `Err`.
+
+use crate::array::{Array, Operand, cast_node, check_devices, expand, finish};
+use crate::dtype::{
+    Bits, ComplexElement, DType, Element, Float, Integer, Numeric, Ordered, Promote, Signed,
+    Transcendental, bf16, c32, c64, f16,
+};
+use crate::error::{Error, Result};
+use crate::graph::{Node, Op};
+use crate::ops::{BinaryOp, UnaryOp};
+use crate::shape::broadcast_shapes;
+use std::ops;
+use std::sync::Arc;
+
+pub(crate) fn unary_node(a: &Arc<Node>, op: UnaryOp) -> Arc<Node> {
+    let d = op
+        .result(a.dtype)
+        .unwrap_or_else(|| panic!("{op:?} is not defined for {}", a.dtype));
+    finish(Node::new(Op::Unary(op, a.clone()), d, a.shape.clone(), a.device))
+}
+
+/// Builds `op(a, b)` with broadcasting and promotion.
+pub(crate) fn binary_node(a: &Arc<Node>, b: &Arc<Node>, op: BinaryOp) -> Result<Arc<Node>> {
+    check_devices(&[a, b])?;
+    let shape = broadcast_shapes(&a.shape, &b.shape).map_err(|_| {
+        Error::Shape(format!(
+            "operands of shapes {:?} and {:?} cannot be broadcast together ({op:?})",
+            a.shape, b.shape
+        ))
+    })?;
+    let d = DType::promote(a.dtype, b.dtype);
+    let out = op
+        .result(d)
+        .ok_or_else(|| Error::InvalidArgument(format!("{op:?} is not defined for {d}")))?;
+    let a = cast_node(&expand(a, &shape), d);
+    let b = cast_node(&expand(b, &shape), d);
+    let dev = a.device;
+    Ok(finish(Node::new(Op::Binary(op, a, b), out, shape, dev)))
+}
+
+fn bin<T: Element, U: Element>(a: &Arc<Node>, b: Arc<Node>, op: BinaryOp) -> Array<U> {
+    let _ = std::marker::PhantomData::<T>;
+    match binary_node(a, &b, op) {
+        Ok(n) => Array::from_node(n),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+impl<T: Element> Array<T> {
+    fn un<U: Element>(&self, op: UnaryOp) -> Array<U> {
+        Array::from_node(unary_node(&self.node, op))
+    }
+
+    fn bin_op<U: Element>(&self, rhs: impl Operand<T>, op: BinaryOp) -> Array<U> {
+        bin::<T, U>(&self.node, rhs.into_node(self.device()), op)
+    }
+
+    fn try_bin<U: Element>(&self, rhs: impl Operand<T>, op: BinaryOp) -> Result<Array<U>> {
+        Ok(Array::from_node(binary_node(
+            &self.node,
+            &rhs.into_node(self.device()),
+            op,
+        )?))
+    }
+
+    /// Element-wise `==` (a `bool` array).
+    pub fn equal(&self, rhs: impl Operand<T>) -> Array<bool> {
+        self.bin_op(rhs, BinaryOp::Eq)
+    }
+
+    /// Element-wise `!=`.
+    pub fn not_equal(&self, rhs: impl Operand<T>) -> Array<bool> {
+        self.bin_op(rhs, BinaryOp::Ne)
+    }
+}
+
+impl<T: Numeric> Array<T> {
+    /// `self + rhs`, or an `Err` when the shapes do not broadcast or the devices differ.
+    pub fn try_add(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Add)
+    }
+    /// `self - rhs`, or an `Err`.
+    pub fn try_sub(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Sub)
+    }
+    /// `self * rhs`, or an `Err`.
+    pub fn try_mul(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Mul)
+    }
+    /// `self / rhs`, or an `Err`.
+    pub fn try_div(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Div)
+    }
+}
+
+impl<T: Numeric + Ordered> Array<T> {
+    /// Remainder, truncated (sign of the dividend); `x % 0 == 0` for integers.
+    pub fn rem(&self, rhs: impl Operand<T>) -> Array<T> {
+        self.bin_op(rhs, BinaryOp::Rem)
+    }
+    /// `self` to the power `rhs` (wrapping for integers; see [`ops`](crate::ops)).
+    pub fn pow(&self, rhs: impl Operand<T>) -> Array<T> {
+        self.bin_op(rhs, BinaryOp::Pow)
+    }
+    /// Absolute value (wrapping for `MIN` of signed integers).
+    pub fn abs(&self) -> Array<T> {
+        self.un(UnaryOp::Abs)
+    }
+    /// -1, 0 or 1 (NaN for NaN).
+    pub fn sign(&self) -> Array<T> {
+        self.un(UnaryOp::Sign)
+    }
+}
+
+impl<T: Ordered> Array<T> {
+    /// Element-wise `<`.
+    pub fn less(&self, rhs: impl Operand<T>) -> Array<bool> {
+        self.bin_op(rhs, BinaryOp::Lt)
+    }
+    /// Element-wise `<=`.
+    pub fn less_equal(&self, rhs: impl Operand<T>) -> Array<bool> {
+        self.bin_op(rhs, BinaryOp::Le)
+    }
+    /// Element-wise `>`.
+    pub fn greater(&self, rhs: impl Operand<T>) -> Array<bool> {
+        self.bin_op(rhs, BinaryOp::Gt)
+    }
+    /// Element-wise `>=`.
+    pub fn greater_equal(&self, rhs: impl Operand<T>) -> Array<bool> {
+        self.bin_op(rhs, BinaryOp::Ge)
+    }
+    /// Pairwise minimum (NaN if either is NaN).
+    pub fn minimum(&self, rhs: impl Operand<T>) -> Array<T> {
+        self.bin_op(rhs, BinaryOp::Min)
+    }
+    /// Pairwise maximum (NaN if either is NaN).
+    pub fn maximum(&self, rhs: impl Operand<T>) -> Array<T> {
+        self.bin_op(rhs, BinaryOp::Max)
+    }
+    /// Clamps into `[lo, hi]`.
+    pub fn clamp(&self, lo: impl Operand<T>, hi: impl Operand<T>) -> Array<T> {
+        self.maximum(lo).minimum(hi)
+    }
+}
+
+impl<T: Transcendental> Array<T> {
+    /// e^x.
+    pub fn exp(&self) -> Array<T> {
+        self.un(UnaryOp::Exp)
+    }
+    /// Natural logarithm.
+    pub fn log(&self) -> Array<T> {
+        self.un(UnaryOp::Log)
+    }
+    /// Square root (principal branch for complex numbers).
+    pub fn sqrt(&self) -> Array<T> {
+        self.un(UnaryOp::Sqrt)
+    }
+}
+
+macro_rules! float_methods {
+    ($($(#[$m:meta])* $name:ident => $op:ident),* $(,)?) => {
+        impl<T: Float> Array<T> {
+            $( $(#[$m])* pub fn $name(&self) -> Array<T> { self.un(UnaryOp::$op) } )*
+        }
+    };
+}
+
+float_methods! {
+    /// Round down.
+    floor => Floor,
+    /// Round up.
+    ceil => Ceil,
+    /// Round half away from zero.
+    round => Round,
+    /// Round toward zero.
+    trunc => Trunc,
+    /// 1/√x.
+    rsqrt => Rsqrt,
+    /// Cube root.
+    cbrt => Cbrt,
+    /// 2^x.
+    exp2 => Exp2,
+    /// e^x − 1, accurate near 0.
+    expm1 => Expm1,
+    /// log₂.
+    log2 => Log2,
+    /// log₁₀.
+    log10 => Log10,
+    /// ln(1 + x), accurate near 0.
+    log1p => Log1p,
+    /// Sine.
+    sin => Sin,
+    /// Cosine.
+    cos => Cos,
+    /// Tangent.
+    tan => Tan,
+    /// Arc sine.
+    asin => Asin,
+    /// Arc cosine.
+    acos => Acos,
+    /// Arc tangent.
+    atan => Atan,
+    /// Hyperbolic sine.
+    sinh => Sinh,
+    /// Hyperbolic cosine.
+    cosh => Cosh,
+    /// Hyperbolic tangent.
+    tanh => Tanh,
+    /// Inverse hyperbolic sine.
+    asinh => Asinh,
+    /// Inverse hyperbolic cosine.
+    acosh => Acosh,
+    /// Inverse hyperbolic tangent.
+    atanh => Atanh,
+    /// Error function.
+    erf => Erf,
+    /// Complementary error function.
+    erfc => Erfc,
+    /// ln |Γ(x)|.
+    lgamma => Lgamma,
+    /// Γ(x).
+    tgamma => Tgamma,
+    /// 1 / (1 + e^−x).
+    sigmoid => Sigmoid,
+}
+
+impl<T: Float> Array<T> {
+    /// Whether each element is NaN.
+    pub fn isnan(&self) -> Array<bool> {
+        self.un(UnaryOp::IsNan)
+    }
+    /// Whether each element is ±∞.
+    pub fn isinf(&self) -> Array<bool> {
+        self.un(UnaryOp::IsInf)
+    }
+    /// Whether each element is finite.
+    pub fn isfinite(&self) -> Array<bool> {
+        self.un(UnaryOp::IsFinite)
+    }
+    /// atan2(self, rhs), the angle of the point (rhs, self).
+    pub fn atan2(&self, rhs: impl Operand<T>) -> Array<T> {
+        self.bin_op(rhs, BinaryOp::Atan2)
+    }
+    /// √(self² + rhs²) without undue overflow.
+    pub fn hypot(&self, rhs: impl Operand<T>) -> Array<T> {
+        self.bin_op(rhs, BinaryOp::Hypot)
+    }
+}
+
+impl<T: ComplexElement> Array<T> {
+    /// Real parts.
+    pub fn real(&self) -> Array<T::Real> {
+        self.un(UnaryOp::Real)
+    }
+    /// Imaginary parts.
+    pub fn imag(&self) -> Array<T::Real> {
+        self.un(UnaryOp::Imag)
+    }
+    /// Complex conjugates.
+    pub fn conj(&self) -> Array<T> {
+        self.un(UnaryOp::Conj)
+    }
+    /// Moduli |z|.
+    pub fn norm(&self) -> Array<T::Real> {
+        self.un(UnaryOp::Abs)
+    }
+    /// Arguments (angles) in (−π, π].
+    pub fn arg(&self) -> Array<T::Real> {
+        self.un(UnaryOp::Arg)
+    }
+}
+
+impl Array<bool> {
+    /// Logical and.
+    pub fn and(&self, rhs: impl Operand<bool>) -> Array<bool> {
+        self.bin_op(rhs, BinaryOp::And)
+    }
+    /// Logical or.
+    pub fn or(&self, rhs: impl Operand<bool>) -> Array<bool> {
+        self.bin_op(rhs, BinaryOp::Or)
+    }
+    /// Logical xor.
+    pub fn xor(&self, rhs: impl Operand<bool>) -> Array<bool> {
+        self.bin_op(rhs, BinaryOp::Xor)
+    }
+}
+
+macro_rules! promoted_op {
+    ($Tr:ident, $f:ident, $op:ident) => {
+        impl<T: Element + Promote<U>, U: Element> ops::$Tr<Array<U>> for Array<T>
+        where
+            <T as Promote<U>>::Output: Numeric,
+        {
+            type Output = Array<<T as Promote<U>>::Output>;
+            fn $f(self, rhs: Array<U>) -> Self::Output {
+                bin::<T, _>(&self.node, rhs.node, BinaryOp::$op)
+            }
+        }
+        impl<T: Element + Promote<U>, U: Element> ops::$Tr<&Array<U>> for Array<T>
+        where
+            <T as Promote<U>>::Output: Numeric,
+        {
+            type Output = Array<<T as Promote<U>>::Output>;
+            fn $f(self, rhs: &Array<U>) -> Self::Output {
+                bin::<T, _>(&self.node, rhs.node.clone(), BinaryOp::$op)
+            }
+        }
+        impl<T: Element + Promote<U>, U: Element> ops::$Tr<Array<U>> for &Array<T>
+        where
+            <T as Promote<U>>::Output: Numeric,
+        {
+            type Output = Array<<T as Promote<U>>::Output>;
+            fn $f(self, rhs: Array<U>) -> Self::Output {
+                bin::<T, _>(&self.node, rhs.node, BinaryOp::$op)
+            }
+        }
+        impl<T: Element + Promote<U>, U: Element> ops::$Tr<&Array<U>> for &Array<T>
+        where
+            <T as Promote<U>>::Output: Numeric,
+        {
+            type Output = Array<<T as Promote<U>>::Output>;
+            fn $f(self, rhs: &Array<U>) -> Self::Output {
+                bin::<T, _>(&self.node, rhs.node.clone(), BinaryOp::$op)
+            }
+        }
+        impl<T: Numeric> ops::$Tr<T> for Array<T> {
+            type Output = Array<T>;
+            fn $f(self, rhs: T) -> Array<T> {
+                bin::<T, _>(&self.node, rhs.into_node(self.device()), BinaryOp::$op)
+            }
+        }
+        impl<T: Numeric> ops::$Tr<T> for &Array<T> {
+            type Output = Array<T>;
+            fn $f(self, rhs: T) -> Array<T> {
+                bin::<T, _>(&self.node, rhs.into_node(self.device()), BinaryOp::$op)
+            }
+        }
+    };
+}
+
+promoted_op!(Add, add, Add);
+promoted_op!(Sub, sub, Sub);
+promoted_op!(Mul, mul, Mul);
+promoted_op!(Div, div, Div);
+
+macro_rules! scalar_left {
+    ($($t:ty),*) => {$(
+        scalar_left!(@one $t, Add, add, Add);
+        scalar_left!(@one $t, Sub, sub, Sub);
+        scalar_left!(@one $t, Mul, mul, Mul);
+        scalar_left!(@one $t, Div, div, Div);
+    )*};
+    (@one $t:ty, $Tr:ident, $f:ident, $op:ident) => {
+        impl ops::$Tr<Array<$t>> for $t {
+            type Output = Array<$t>;
+            fn $f(self, rhs: Array<$t>) -> Array<$t> {
+                let c = self.into_node(rhs.device());
+                bin::<$t, _>(&c, rhs.node, BinaryOp::$op)
+            }
+        }
+        impl ops::$Tr<&Array<$t>> for $t {
+            type Output = Array<$t>;
+            fn $f(self, rhs: &Array<$t>) -> Array<$t> {
+                let c = self.into_node(rhs.device());
+                bin::<$t, _>(&c, rhs.node.clone(), BinaryOp::$op)
+            }
+        }
+    };
+}
+
+scalar_left!(
+    f32, f64, f16, bf16, c32, c64, i8, i16, i32, i64, u8, u16, u32, u64
+);
+
+macro_rules! same_type_op {
+    ($bound:ident, $Tr:ident, $f:ident, $op:expr) => {
+        impl<T: $bound> ops::$Tr<&Array<T>> for &Array<T> {
+            type Output = Array<T>;
+            fn $f(self, rhs: &Array<T>) -> Array<T> {
+                bin::<T, _>(&self.node, rhs.node.clone(), $op(T::DTYPE))
+            }
+        }
+        impl<T: $bound> ops::$Tr<Array<T>> for Array<T> {
+            type Output = Array<T>;
+            fn $f(self, rhs: Array<T>) -> Array<T> {
+                bin::<T, _>(&self.node, rhs.node, $op(T::DTYPE))
+            }
+        }
+        impl<T: $bound> ops::$Tr<&Array<T>> for Array<T> {
+            type Output = Array<T>;
+            fn $f(self, rhs: &Array<T>) -> Array<T> {
+                bin::<T, _>(&self.node, rhs.node.clone(), $op(T::DTYPE))
+            }
+        }
+        impl<T: $bound> ops::$Tr<T> for Array<T> {
+            type Output = Array<T>;
+            fn $f(self, rhs: T) -> Array<T> {
+                bin::<T, _>(&self.node, rhs.into_node(self.device()), $op(T::DTYPE))
+            }
+        }
+        impl<T: $bound> ops::$Tr<T> for &Array<T> {
+            type Output = Array<T>;
+            fn $f(self, rhs: T) -> Array<T> {
+                bin::<T, _>(&self.node, rhs.into_node(self.device()), $op(T::DTYPE))
+            }
+        }
+    };
+}
+
+fn logical_or_bit(l: BinaryOp, b: BinaryOp) -> impl Fn(DType) -> BinaryOp {
+    move |d| if d == DType::Bool { l } else { b }
+}
+
+same_type_op!(Numeric, Rem, rem, |_| BinaryOp::Rem);
+same_type_op!(Bits, BitAnd, bitand, logical_or_bit(BinaryOp::And, BinaryOp::BitAnd));
+same_type_op!(Bits, BitOr, bitor, logical_or_bit(BinaryOp::Or, BinaryOp::BitOr));
+same_type_op!(Bits, BitXor, bitxor, logical_or_bit(BinaryOp::Xor, BinaryOp::BitXor));
+same_type_op!(Integer, Shl, shl, |_| BinaryOp::Shl);
+same_type_op!(Integer, Shr, shr, |_| BinaryOp::Shr);
+
+impl<T: Signed> ops::Neg for Array<T> {
+    type Output = Array<T>;
+    fn neg(self) -> Array<T> {
+        self.un(UnaryOp::Neg)
+    }
+}
+impl<T: Signed> ops::Neg for &Array<T> {
+    type Output = Array<T>;
+    fn neg(self) -> Array<T> {
+        self.un(UnaryOp::Neg)
+    }
+}
+impl<T: Bits> ops::Not for Array<T> {
+    type Output = Array<T>;
+    fn not(self) -> Array<T> {
+        (&self).not()
+    }
+}
+impl<T: Bits> ops::Not for &Array<T> {
+    type Output = Array<T>;
+    fn not(self) -> Array<T> {
+        if T::DTYPE == DType::Bool {
+            self.un(UnaryOp::Not)
+        } else {
+            self.un(UnaryOp::BitNot)
+        }
+    }
+}

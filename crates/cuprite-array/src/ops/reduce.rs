@@ -1,0 +1,254 @@
+//! Reductions: over everything or along axes, with the element-wise producer fused in.
+//!
+//! The producer graph is permuted (as views of its leaves) so that kept axes come first and
+//! reduced axes last; the backend then reduces `outer x inner` in one fused kernel (no
+//! intermediate array). Reductions evaluate at once and return materialised arrays.
+
+use crate::array::{Array, cast_node, realize};
+use crate::ops::elementwise::{binary_node, unary_node};
+use crate::ops::{BinaryOp, UnaryOp};
+use crate::backend;
+use crate::dtype::{Element, Float, Numeric, Ordered};
+use crate::error::Result;
+use crate::graph::{Node, Op, Program, ViewFn, push_view};
+use crate::ops::ReduceOp;
+use crate::shape::{Layout, axis};
+use std::sync::Arc;
+
+struct Permute<'a>(&'a [usize]);
+impl ViewFn for Permute<'_> {
+    fn layout(&self, l: &Layout) -> Option<Layout> {
+        Some(l.permute(self.0))
+    }
+}
+
+/// Permutes a node's axes (a view of its leaves).
+pub(crate) fn permute_node(n: &Arc<Node>, perm: &[usize]) -> Result<Arc<Node>> {
+    let shape: Vec<usize> = perm.iter().map(|&p| n.shape[p]).collect();
+    if perm.iter().enumerate().all(|(i, &p)| i == p) {
+        return Ok(n.clone());
+    }
+    if let Some(c) = n.is_const() {
+        return Ok(Node::new(Op::Const(c), n.dtype, shape, n.device));
+    }
+    if let Some(m) = push_view(n, &shape, &Permute(perm)) {
+        return Ok(m);
+    }
+    realize(std::slice::from_ref(n))?;
+    Ok(push_view(n, &shape, &Permute(perm)).expect("a leaf permutes"))
+}
+
+/// Reduces `n` over `axes` (normalised, any order) with `op`.
+pub(crate) fn reduce_node(
+    n: &Arc<Node>,
+    op: ReduceOp,
+    axes: &[usize],
+    keepdims: bool,
+) -> Result<Arc<Node>> {
+    let nd = n.shape.len();
+    let mut red: Vec<usize> = axes.to_vec();
+    red.sort_unstable();
+    red.dedup();
+    let kept: Vec<usize> = (0..nd).filter(|a| !red.contains(a)).collect();
+    let perm: Vec<usize> = kept.iter().chain(red.iter()).copied().collect();
+    let p = permute_node(n, &perm)?;
+    let outer: usize = kept.iter().map(|&a| n.shape[a]).product();
+    let inner: usize = red.iter().map(|&a| n.shape[a]).product();
+    let out_d = op.result(n.dtype);
+    let out_shape: Vec<usize> = if keepdims {
+        (0..nd)
+            .map(|a| if red.contains(&a) { 1 } else { n.shape[a] })
+            .collect()
+    } else {
+        kept.iter().map(|&a| n.shape[a]).collect()
+    };
+    let prog = Program::build(&[p]);
+    let dev = n.device;
+    let s = crate::memory::with_oom_retry(dev, || {
+        backend::reduce(dev, &prog, op, outer, inner, out_d)
+    })?;
+    Ok(Node::new(
+        Op::Leaf(s, Layout::contiguous(&out_shape)),
+        out_d,
+        out_shape,
+        dev,
+    ))
+}
+
+fn all_axes(nd: usize) -> Vec<usize> {
+    (0..nd).collect()
+}
+
+fn norm_axes(axes: &[isize], nd: usize) -> Result<Vec<usize>> {
+    axes.iter().map(|&a| axis(a, nd)).collect()
+}
+
+impl<T: Element> Array<T> {
+    fn red<U: Element>(&self, op: ReduceOp, axes: Option<&[isize]>, keep: bool) -> Result<Array<U>> {
+        let axes = match axes {
+            Some(a) => norm_axes(a, self.ndim())?,
+            None => all_axes(self.ndim()),
+        };
+        let n = reduce_node(&self.node, op, &axes, keep)?;
+        debug_assert_eq!(n.dtype, U::DTYPE);
+        Ok(Array::from_node(n))
+    }
+
+    /// Whether any element is non-zero (a 0-d `bool` array).
+    pub fn any(&self) -> Result<Array<bool>> {
+        self.red(ReduceOp::Any, None, false)
+    }
+    /// [`any`](Self::any) along `axes`.
+    pub fn any_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<bool>> {
+        self.red(ReduceOp::Any, Some(axes), keepdims)
+    }
+    /// Whether every element is non-zero.
+    pub fn all(&self) -> Result<Array<bool>> {
+        self.red(ReduceOp::All, None, false)
+    }
+    /// [`all`](Self::all) along `axes`.
+    pub fn all_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<bool>> {
+        self.red(ReduceOp::All, Some(axes), keepdims)
+    }
+    /// Number of non-zero elements.
+    pub fn count(&self) -> Result<Array<i64>> {
+        self.count_axes(&(0..self.ndim() as isize).collect::<Vec<_>>(), false)
+    }
+    /// [`count`](Self::count) along `axes`.
+    pub fn count_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<i64>> {
+        let nz = self.not_equal(T::default());
+        nz.red(ReduceOp::Sum, Some(axes), keepdims)
+    }
+}
+
+impl<T: Numeric> Array<T> {
+    /// Sum of all elements (a 0-d array; integers sum in `i64`/`u64`, wrapping).
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[1i32, 2, 3, 4], &[2, 2])?;
+    /// assert_eq!(a.sum()?.item()?, 10i64);
+    /// assert_eq!(a.sum_axes(&[0], false)?.to_vec()?, vec![4i64, 6]);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn sum(&self) -> Result<Array<T::Accum>> {
+        self.red(ReduceOp::Sum, None, false)
+    }
+    /// Sum along `axes` (negative axes count from the end).
+    pub fn sum_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T::Accum>> {
+        self.red(ReduceOp::Sum, Some(axes), keepdims)
+    }
+    /// Product of all elements.
+    pub fn prod(&self) -> Result<Array<T::Accum>> {
+        self.red(ReduceOp::Prod, None, false)
+    }
+    /// Product along `axes`.
+    pub fn prod_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T::Accum>> {
+        self.red(ReduceOp::Prod, Some(axes), keepdims)
+    }
+    /// Mean of all elements.
+    pub fn mean(&self) -> Result<Array<T::Mean>> {
+        self.mean_axes(&(0..self.ndim() as isize).collect::<Vec<_>>(), false)
+    }
+    /// Mean along `axes` (integers give `f64`).
+    pub fn mean_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T::Mean>> {
+        let (sum, count) = self.sum_as_mean(axes, keepdims)?;
+        Ok(Array::from_node(div_count(&sum, count as f64)?))
+    }
+
+    fn sum_as_mean(&self, axes: &[isize], keepdims: bool) -> Result<(Arc<Node>, usize)> {
+        let mut ax = norm_axes(axes, self.ndim())?;
+        ax.sort_unstable();
+        ax.dedup();
+        let count: usize = ax.iter().map(|&a| self.shape()[a]).product();
+        let x = cast_node(&self.node, <T::Mean as Element>::DTYPE);
+        Ok((reduce_node(&x, ReduceOp::Sum, &ax, keepdims)?, count))
+    }
+}
+
+fn div_count(n: &Arc<Node>, count: f64) -> Result<Arc<Node>> {
+    let c = Node::new(
+        Op::Const(crate::dtype::Scalar::F64(count).cast(n.dtype)),
+        n.dtype,
+        vec![],
+        n.device,
+    );
+    binary_node(n, &c, BinaryOp::Div)
+}
+
+impl<T: Numeric + Ordered> Array<T> {
+    /// Variance of all elements, with `ddof` delta degrees of freedom (0: population, 1:
+    /// sample).
+    pub fn var(&self, ddof: usize) -> Result<Array<T::Mean>> {
+        self.var_axes(&(0..self.ndim() as isize).collect::<Vec<_>>(), ddof, false)
+    }
+    /// Variance along `axes`.
+    pub fn var_axes(&self, axes: &[isize], ddof: usize, keepdims: bool) -> Result<Array<T::Mean>> {
+        let (sum, count) = self.sum_as_mean(axes, true)?;
+        let mean = div_count(&sum, count as f64)?;
+        let x = cast_node(&self.node, <T::Mean as Element>::DTYPE);
+        let d = binary_node(&x, &mean, BinaryOp::Sub)?;
+        let sq = binary_node(&d, &d, BinaryOp::Mul)?;
+        let mut ax = norm_axes(axes, self.ndim())?;
+        ax.sort_unstable();
+        ax.dedup();
+        let s = reduce_node(&sq, ReduceOp::Sum, &ax, keepdims)?;
+        Ok(Array::from_node(div_count(&s, count.saturating_sub(ddof) as f64)?))
+    }
+    /// Standard deviation of all elements.
+    pub fn std(&self, ddof: usize) -> Result<Array<T::Mean>> {
+        self.std_axes(&(0..self.ndim() as isize).collect::<Vec<_>>(), ddof, false)
+    }
+    /// Standard deviation along `axes`.
+    pub fn std_axes(&self, axes: &[isize], ddof: usize, keepdims: bool) -> Result<Array<T::Mean>> {
+        let v = self.var_axes(axes, ddof, keepdims)?;
+        Ok(Array::from_node(unary_node(&v.node, UnaryOp::Sqrt)))
+    }
+}
+
+impl<T: Ordered> Array<T> {
+    /// Smallest element (NaN if any is NaN).
+    pub fn min(&self) -> Result<Array<T>> {
+        self.red(ReduceOp::Min, None, false)
+    }
+    /// Smallest along `axes`.
+    pub fn min_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T>> {
+        self.red(ReduceOp::Min, Some(axes), keepdims)
+    }
+    /// Largest element (NaN if any is NaN).
+    pub fn max(&self) -> Result<Array<T>> {
+        self.red(ReduceOp::Max, None, false)
+    }
+    /// Largest along `axes`.
+    pub fn max_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T>> {
+        self.red(ReduceOp::Max, Some(axes), keepdims)
+    }
+    /// Flat index of the first smallest element (of the first NaN, if any).
+    pub fn argmin(&self) -> Result<Array<i64>> {
+        self.red(ReduceOp::ArgMin, None, false)
+    }
+    /// Index along `axis` of the first smallest element.
+    pub fn argmin_axis(&self, axis: isize, keepdims: bool) -> Result<Array<i64>> {
+        self.red(ReduceOp::ArgMin, Some(&[axis]), keepdims)
+    }
+    /// Flat index of the first largest element (of the first NaN, if any).
+    pub fn argmax(&self) -> Result<Array<i64>> {
+        self.red(ReduceOp::ArgMax, None, false)
+    }
+    /// Index along `axis` of the first largest element.
+    pub fn argmax_axis(&self, axis: isize, keepdims: bool) -> Result<Array<i64>> {
+        self.red(ReduceOp::ArgMax, Some(&[axis]), keepdims)
+    }
+}
+
+impl<T: Float> Array<T> {
+    /// Sum ignoring NaNs.
+    pub fn nansum(&self) -> Result<Array<T>> {
+        self.nansum_axes(&(0..self.ndim() as isize).collect::<Vec<_>>(), false)
+    }
+    /// Sum along `axes` ignoring NaNs.
+    pub fn nansum_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T>> {
+        let z = Array::<T>::select(&self.isnan(), T::default(), self)?;
+        z.red(ReduceOp::Sum, Some(axes), keepdims)
+    }
+}

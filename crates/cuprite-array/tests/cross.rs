@@ -1,0 +1,5 @@
+use cuprite_testkit::Test;
+
+pub fn tests() -> Vec<Test> {
+    vec![]
+}
