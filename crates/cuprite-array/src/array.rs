@@ -132,7 +132,12 @@ impl<T: Element> Array<T> {
             )));
         }
         let storage = backend::upload(device, T::DTYPE, n, T::slice_bytes(data))?;
-        Ok(Self::from_storage(storage, Layout::contiguous(shape), shape, device))
+        Ok(Self::from_storage(
+            storage,
+            Layout::contiguous(shape),
+            shape,
+            device,
+        ))
     }
 
     /// An array of `shape` from `data` (row-major).
@@ -218,6 +223,29 @@ impl<T: Element> Array<T> {
         Self::from_slice_on(device, &v, self.shape())
     }
 
+    /// Locks the array's memory: the library will neither free nor reuse it, even after the
+    /// last array using it is dropped (the memory is then the caller's to manage). Evaluates
+    /// first. See [`mem_stats`](crate::mem_stats) for the locked totals.
+    pub fn lock(&self) -> Result<()> {
+        realize(std::slice::from_ref(&self.node))?;
+        let (s, _) = self.node.leaf().expect("realised");
+        s.set_locked(self.device(), true);
+        Ok(())
+    }
+
+    /// Returns the memory to the library's control (a no-op when not locked).
+    pub fn unlock(&self) -> Result<()> {
+        realize(std::slice::from_ref(&self.node))?;
+        let (s, _) = self.node.leaf().expect("realised");
+        s.set_locked(self.device(), false);
+        Ok(())
+    }
+
+    /// Whether the array's memory is locked (false while unevaluated).
+    pub fn is_locked(&self) -> bool {
+        self.node.leaf().is_some_and(|(s, _)| s.is_locked())
+    }
+
     /// Casts every element to `U` (see [`ops`](crate::ops) for the rules).
     pub fn cast<U: Element>(&self) -> Array<U> {
         if U::DTYPE == T::DTYPE {
@@ -276,9 +304,9 @@ pub(crate) fn realize(nodes: &[Arc<Node>]) -> Result<()> {
     for ((device, shape), group) in groups {
         let prog = Program::build(&group);
         crate::stats::EVALUATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let storages = crate::memory::with_oom_retry(device, || {
-            backend::eval_program(device, &prog)
-        })?;
+        crate::stats::THREAD_EVALUATIONS.with(|c| c.set(c.get() + 1));
+        let storages =
+            crate::memory::with_oom_retry(device, || backend::eval_program(device, &prog))?;
         for (n, s) in group.iter().zip(storages) {
             n.set_op(Op::Leaf(s, Layout::contiguous(&shape)));
         }
@@ -293,16 +321,10 @@ pub(crate) fn contiguous_storage(node: &Arc<Node>) -> Result<Arc<Storage>> {
         return Ok(s);
     }
     // A strided view: copy it out.
-    let copy = Node::new(
-        Op::Leaf(s, l),
-        node.dtype,
-        node.shape.clone(),
-        node.device,
-    );
+    let copy = Node::new(Op::Leaf(s, l), node.dtype, node.shape.clone(), node.device);
     let prog = Program::build(&[copy]);
-    let mut v = crate::memory::with_oom_retry(node.device, || {
-        backend::eval_program(node.device, &prog)
-    })?;
+    let mut v =
+        crate::memory::with_oom_retry(node.device, || backend::eval_program(node.device, &prog))?;
     Ok(v.remove(0))
 }
 
@@ -318,8 +340,17 @@ pub(crate) fn rand_node<T: Element>(shape: &[usize], seed: u64, dist: Dist) -> R
     if d == DType::F32 || d == DType::F64 {
         return generated(Op::Rand(seed, dist), shape);
     }
-    let gen_d = if d == DType::C64 { DType::F64 } else { DType::F32 };
-    let n = Node::new(Op::Rand(seed, dist), gen_d, shape.to_vec(), current_device());
+    let gen_d = if d == DType::C64 {
+        DType::F64
+    } else {
+        DType::F32
+    };
+    let n = Node::new(
+        Op::Rand(seed, dist),
+        gen_d,
+        shape.to_vec(),
+        current_device(),
+    );
     realize(std::slice::from_ref(&n))?;
     let c = cast_node(&n, d);
     realize(std::slice::from_ref(&c))?;
@@ -347,7 +378,12 @@ pub(crate) fn cast_node(n: &Arc<Node>, to: DType) -> Arc<Node> {
     if let Some(c) = n.is_const() {
         return Node::new(Op::Const(c.cast(to)), to, n.shape.clone(), n.device);
     }
-    finish(Node::new(Op::Cast(n.clone()), to, n.shape.clone(), n.device))
+    finish(Node::new(
+        Op::Cast(n.clone()),
+        to,
+        n.shape.clone(),
+        n.device,
+    ))
 }
 
 struct Broadcast<'a> {
@@ -389,10 +425,4 @@ pub(crate) fn finish(n: Arc<Node>) -> Arc<Node> {
         let _ = realize(std::slice::from_ref(&n));
     }
     n
-}
-
-/// Ensures the nodes are materialised views, for operations that need memory (gather, etc).
-pub(crate) fn leaf_of(n: &Arc<Node>) -> Result<(Arc<Storage>, Layout)> {
-    realize(std::slice::from_ref(n))?;
-    Ok(n.leaf().expect("realised"))
 }

@@ -39,7 +39,9 @@ impl<T: Numeric + Ordered> Array<T> {
             step.to_scalar().to_f64_lossy(),
         );
         if s == 0.0 || s.is_nan() {
-            return Err(Error::InvalidArgument("arange with a zero or NaN step".into()));
+            return Err(Error::InvalidArgument(
+                "arange with a zero or NaN step".into(),
+            ));
         }
         let n = ((b - a) / s).ceil().max(0.0) as usize;
         let i: Array<T> = Array::arange_len(n)?.cast();
@@ -97,7 +99,11 @@ impl<T: Element> Array<T> {
     pub fn eye(n: usize) -> Result<Array<T>> {
         let i = Array::arange_len(n)?;
         let eq = i.reshape(&[n, 1])?.equal(i.reshape(&[1, n])?);
-        Array::select(&eq, T::from_scalar(Scalar::U64(1)), T::from_scalar(Scalar::U64(0)))
+        Array::select(
+            &eq,
+            T::from_scalar(Scalar::U64(1)),
+            T::from_scalar(Scalar::U64(0)),
+        )
     }
 
     /// For a 1-D array, the square matrix with it on the diagonal; for a 2-D array, its main
@@ -126,7 +132,9 @@ impl<T: Element> Array<T> {
                 }
                 self.contiguous()?.diag()
             }
-            d => Err(Error::Shape(format!("diag needs a 1-D or 2-D array, not {d}-D"))),
+            d => Err(Error::Shape(format!(
+                "diag needs a 1-D or 2-D array, not {d}-D"
+            ))),
         }
     }
 }

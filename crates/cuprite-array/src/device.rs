@@ -129,7 +129,12 @@ pub fn set_device(ordinal: usize) -> Result<()> {
             b.name()
         )));
     }
-    CURRENT.with(|c| c.set(Some(Device { backend: b, ordinal })));
+    CURRENT.with(|c| {
+        c.set(Some(Device {
+            backend: b,
+            ordinal,
+        }))
+    });
     Ok(())
 }
 

@@ -250,7 +250,11 @@ impl DType {
                 if lo.is_signed_int() == hi.is_signed_int() {
                     if lo.size() >= hi.size() { lo } else { hi }
                 } else {
-                    let (s, u) = if lo.is_signed_int() { (lo, hi) } else { (hi, lo) };
+                    let (s, u) = if lo.is_signed_int() {
+                        (lo, hi)
+                    } else {
+                        (hi, lo)
+                    };
                     if s.size() > u.size() {
                         s
                     } else {
@@ -318,7 +322,9 @@ impl Scalar {
             (Scalar::I64(x), Class::F64) => Scalar::F64(x as f64),
             (Scalar::U64(x), Class::F32) => Scalar::F32(x as f32),
             (Scalar::U64(x), Class::F64) => Scalar::F64(x as f64),
-            (Scalar::C32(x), c) => return Scalar::F32(x.re).cast_real_or_complex(to, c, x.im as f64),
+            (Scalar::C32(x), c) => {
+                return Scalar::F32(x.re).cast_real_or_complex(to, c, x.im as f64);
+            }
             (Scalar::C64(x), c) => return Scalar::F64(x.re).cast_real_or_complex(to, c, x.im),
             (x, Class::C32) => {
                 let Scalar::F32(re) = x.cast(DType::F32) else {

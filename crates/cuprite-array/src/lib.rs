@@ -13,22 +13,29 @@
 //! value is needed ([`Array::to_vec`], [`Array::eval`], a reduction, interop), when it grows
 //! past a size limit, or under memory pressure. See [`ops`] for the semantics every backend
 //! implements, [`dtype`] for the element types and promotion rules.
-#![allow(clippy::needless_range_loop, clippy::too_many_arguments, private_interfaces)]
+#![allow(
+    clippy::needless_range_loop,
+    clippy::too_many_arguments,
+    private_interfaces
+)]
 
 mod array;
 pub(crate) mod backend;
+pub(crate) mod codegen;
 mod creation;
 pub mod device;
 mod display;
 pub mod dtype;
 pub mod error;
 pub(crate) mod graph;
+pub mod jit;
 pub mod memory;
 pub mod ops;
 pub mod random;
 pub mod shape;
 
 pub use array::{Array, Operand, eval_many};
+pub use backend::cuda::{get_stream, with_stream};
 pub use device::{
     Backend, Device, current_device, default_backend, default_backend_name, device_count,
     get_device, info, set_backend, set_device, sync, with_device,
@@ -49,9 +56,18 @@ pub mod stats {
     pub(crate) static COMPILES: AtomicU64 = AtomicU64::new(0);
     pub(crate) static DISK_HITS: AtomicU64 = AtomicU64::new(0);
 
+    thread_local! {
+        pub(crate) static THREAD_EVALUATIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
     /// Fused evaluations (kernels or CPU passes) run so far in this process.
     pub fn evaluations() -> u64 {
         EVALUATIONS.load(Ordering::Relaxed)
+    }
+
+    /// Fused evaluations started by the calling thread so far.
+    pub fn thread_evaluations() -> u64 {
+        THREAD_EVALUATIONS.with(|c| c.get())
     }
     /// Kernels compiled with NVRTC so far (not counting in-memory or disk cache hits).
     pub fn compiles() -> u64 {

@@ -70,6 +70,18 @@ pub(crate) fn on_free(d: Device, bytes: usize) {
     c.buffers.fetch_sub(1, Ordering::Relaxed);
 }
 
+pub(crate) fn on_lock(d: Device, bytes: usize) {
+    let c = counters(d);
+    c.locked.fetch_add(bytes, Ordering::Relaxed);
+    c.locked_buffers.fetch_add(1, Ordering::Relaxed);
+}
+
+pub(crate) fn on_unlock(d: Device, bytes: usize) {
+    let c = counters(d);
+    c.locked.fetch_sub(bytes, Ordering::Relaxed);
+    c.locked_buffers.fetch_sub(1, Ordering::Relaxed);
+}
+
 /// Statistics of `device`'s array memory.
 ///
 /// ```
@@ -107,7 +119,9 @@ pub fn device_gc(device: Device) -> Result<()> {
 fn is_oom(e: &Error) -> bool {
     match e {
         Error::Cuda(cuprite::Error::OutOfMemory { .. }) => true,
-        Error::Cuda(c) => c.code() == Some(cuprite::sys::driver::CUresult::CUDA_ERROR_OUT_OF_MEMORY),
+        Error::Cuda(c) => {
+            c.code() == Some(cuprite::sys::driver::CUresult::CUDA_ERROR_OUT_OF_MEMORY)
+        }
         _ => false,
     }
 }

@@ -34,8 +34,16 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
     let n = a.len().max(b.len());
     let mut out = vec![0; n];
     for i in 0..n {
-        let da = if i < n - a.len() { 1 } else { a[i - (n - a.len())] };
-        let db = if i < n - b.len() { 1 } else { b[i - (n - b.len())] };
+        let da = if i < n - a.len() {
+            1
+        } else {
+            a[i - (n - a.len())]
+        };
+        let db = if i < n - b.len() {
+            1
+        } else {
+            b[i - (n - b.len())]
+        };
         out[i] = if da == db || db == 1 {
             da
         } else if da == 1 {
@@ -334,7 +342,7 @@ impl From<isize> for SliceArg {
     }
 }
 
-/// Builds a `Vec<SliceArg>` for [`Array::slice`](crate::Array::slice), NumPy style:
+/// Builds an array of [`SliceArg`]s for [`Array::slice`](crate::Array::slice), NumPy style:
 /// `s![1..3, ..;2, -1]` (`..;2` is "every second element", `-1` an index keeping the axis).
 /// Bounds are `isize` so negative values count from the end.
 ///
@@ -357,7 +365,7 @@ macro_rules! s {
     }};
     (@one $r:expr) => { $crate::shape::SliceArg::from($r) };
     ($($r:expr $(; $step:expr)?),* $(,)?) => {
-        vec![$( $crate::s!(@one $r $(; $step)?) ),*]
+        [$( $crate::s!(@one $r $(; $step)?) ),*]
     };
 }
 

@@ -1,5 +1,169 @@
-use cuprite_testkit::Test;
+//! Generated CUDA code: every kernel the test suite generates compiles with NVRTC, and the
+//! disk cache is reused across processes and survives a corrupt file. Needs NVRTC, no GPU.
+
+use cuprite_array::{Device, jit, stats};
+use cuprite_testkit::{Test, TestResult};
+
+const MARKER: &str = "// ---- cuprite-array kernel ----\n";
+
+/// Compiles many generated kernels, batched into translation units (one prelude each).
+fn compile_all(sources: &[String]) -> TestResult {
+    let prelude = sources[0]
+        .split_once(MARKER)
+        .ok_or("generated source without the kernel marker")?
+        .0
+        .to_string();
+    for (b, chunk) in sources.chunks(48).enumerate() {
+        let mut tu = prelude.clone();
+        for (k, src) in chunk.iter().enumerate() {
+            let (pre, body) = src.split_once(MARKER).ok_or("marker")?;
+            assert_eq!(pre, prelude, "every kernel shares one prelude");
+            let body = body
+                .replace("cuprite_ew(", &format!("cuprite_ew_{k}("))
+                .replace("cuprite_reduce(", &format!("cuprite_reduce_{k}("));
+            tu.push_str(&format!("namespace k{k} {{\n{body}\n}}\n"));
+        }
+        let opts = cuprite::nvrtc::CompileOptions::new()
+            .arch("sm_90")
+            .output(cuprite::nvrtc::Output::Cubin);
+        if let Err(e) = cuprite::nvrtc::compile(&tu, &opts) {
+            // Find the failing kernel alone for a readable message.
+            for src in chunk {
+                if let Err(e) = cuprite::nvrtc::compile(src, &opts) {
+                    return Err(format!("kernel failed to compile: {e}\n{src}").into());
+                }
+            }
+            return Err(format!("batch {b} failed: {e}").into());
+        }
+    }
+    Ok(())
+}
+
+fn every_generated_kernel_compiles() -> TestResult {
+    jit::start_recording();
+    let mut errors = Vec::new();
+    for &(name, body) in crate::common::BODIES {
+        if let Err(e) = body(Device::CPU) {
+            errors.push(format!("{name}: {e}"));
+        }
+    }
+    for (name, body) in crate::props::fixed_cases() {
+        if let Err(e) = body() {
+            errors.push(format!("{name}: {e}"));
+        }
+    }
+    let sources = jit::take_recorded();
+    if !errors.is_empty() {
+        return Err(errors.join("\n").into());
+    }
+    assert!(
+        sources.len() > 100,
+        "only {} kernels recorded",
+        sources.len()
+    );
+    eprintln!("compiling {} generated kernels", sources.len());
+    compile_all(&sources)
+}
+
+fn temp_dir(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "cuprite-array-{tag}-{}-{}",
+        std::process::id(),
+        cuprite_testkit::Rng::fresh().next_u64()
+    ));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+fn a_kernel_source(seed: u64) -> String {
+    // A real generated kernel, unique to this run (the constant is a parameter, so vary the
+    // structure instead: the chain length depends on the seed).
+    jit::start_recording();
+    let a = cuprite_array::Array::<f32>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0, 4.0], &[4])
+        .expect("array");
+    let mut x = a.clone();
+    for i in 0..(3 + seed % 5) {
+        x = if i % 2 == 0 { x.sin() } else { &x * 2.0 };
+    }
+    x.eval().expect("eval");
+    jit::take_recorded().remove(0)
+}
+
+/// In a child process (see `main`): compile or load one kernel, print what happened.
+pub fn child(dir: &str, seed: u64) {
+    jit::set_cache_dir(Some(dir.into()));
+    let src = a_kernel_source(seed);
+    let bin = jit::cubin(&src, 90).expect("cubin");
+    println!(
+        "compiles={} disk_hits={} bytes={}",
+        stats::compiles(),
+        stats::disk_hits(),
+        bin.len()
+    );
+}
+
+fn run_child(
+    dir: &std::path::Path,
+    seed: u64,
+) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
+    let out = std::process::Command::new(std::env::current_exe()?)
+        .env("CUPRITE_ARRAY_TEST_CHILD", dir)
+        .env("CUPRITE_ARRAY_TEST_CHILD_SEED", seed.to_string())
+        .output()?;
+    if !out.status.success() {
+        return Err(format!("child failed: {}", String::from_utf8_lossy(&out.stderr)).into());
+    }
+    Ok(String::from_utf8(out.stdout)?.trim().to_string())
+}
+
+fn disk_cache_across_processes() -> TestResult {
+    let dir = temp_dir("cache");
+    let seed = cuprite_testkit::Rng::fresh().next_u64();
+    let first = run_child(&dir, seed)?;
+    assert!(first.starts_with("compiles=1 disk_hits=0"), "{first}");
+    let second = run_child(&dir, seed)?;
+    assert!(second.starts_with("compiles=0 disk_hits=1"), "{second}");
+    assert_eq!(first.split("bytes=").nth(1), second.split("bytes=").nth(1));
+    // Corrupt the file: the next process ignores it, compiles, and rewrites it.
+    let files: Vec<_> = std::fs::read_dir(&dir)?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cubin"))
+        .collect();
+    assert_eq!(
+        files.len(),
+        1,
+        "one cache file, no temporaries left: {files:?}"
+    );
+    let mut data = std::fs::read(&files[0])?;
+    let mid = data.len() / 2;
+    data[mid] ^= 0x5a;
+    data.truncate(data.len() - 7);
+    std::fs::write(&files[0], &data)?;
+    let third = run_child(&dir, seed)?;
+    assert!(third.starts_with("compiles=1 disk_hits=0"), "{third}");
+    let fourth = run_child(&dir, seed)?;
+    assert!(
+        fourth.starts_with("compiles=0 disk_hits=1"),
+        "rewritten: {fourth}"
+    );
+    // Garbage that is not even a cache file.
+    std::fs::write(&files[0], b"not a kernel")?;
+    let fifth = run_child(&dir, seed)?;
+    assert!(fifth.starts_with("compiles=1"), "{fifth}");
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
 
 pub fn tests() -> Vec<Test> {
-    vec![]
+    vec![
+        Test::nvrtc(
+            "codegen::every_generated_kernel_compiles",
+            every_generated_kernel_compiles,
+        ),
+        Test::nvrtc(
+            "codegen::disk_cache_across_processes",
+            disk_cache_across_processes,
+        ),
+    ]
 }

@@ -11,9 +11,7 @@ pub fn close(got: &[f64], want: &[f64], rtol: f64, atol: f64, what: &str) -> Tes
         return Err(format!("{what}: {} values, expected {}", got.len(), want.len()).into());
     }
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        let ok = (g.is_nan() && w.is_nan())
-            || g == w
-            || (g - w).abs() <= atol + rtol * w.abs();
+        let ok = (g.is_nan() && w.is_nan()) || g == w || (g - w).abs() <= atol + rtol * w.abs();
         if !ok {
             return Err(format!("{what}: element {i}: got {g}, expected {w}").into());
         }
@@ -140,7 +138,12 @@ fn binary_and_broadcast(d: Device) -> TestResult {
         let cl = a.clamp(-1.0f32, 1.0f32).to_vec()?;
         assert_eq!(cl, x.iter().map(|v| v.clamp(-1.0, 1.0)).collect::<Vec<_>>());
         let sel = Array::select(&a.greater(0.0), &a, 0.0)?.to_vec()?;
-        assert_eq!(sel, x.iter().map(|&v| if v > 0.0 { v } else { 0.0 }).collect::<Vec<_>>());
+        assert_eq!(
+            sel,
+            x.iter()
+                .map(|&v| if v > 0.0 { v } else { 0.0 })
+                .collect::<Vec<_>>()
+        );
         Ok(())
     })
 }
@@ -164,7 +167,11 @@ fn integer_semantics(d: Device) -> TestResult {
         let rem = (&a % &b).to_vec()?;
         for i in 0..n {
             let (x, y) = (xs[i], ys[i]);
-            let (q, r) = if y == 0 { (0, 0) } else { (x.wrapping_div(y), x.wrapping_rem(y)) };
+            let (q, r) = if y == 0 {
+                (0, 0)
+            } else {
+                (x.wrapping_div(y), x.wrapping_rem(y))
+            };
             assert_eq!((div[i], rem[i]), (q, r), "{x} / {y}");
         }
         // MIN / -1 wraps, x / 0 == 0.
@@ -185,7 +192,10 @@ fn integer_semantics(d: Device) -> TestResult {
         assert_eq!((&p | &q).to_vec()?, vec![0b1110, 0xFFFF_0F0F, 33]);
         assert_eq!((&p ^ &q).to_vec()?, vec![0b0110, 0xF0F0_0F0F, 32]);
         assert_eq!((!&p).to_vec()?, vec![!0b1100u32, 0x0000_FFFF, !1]);
-        assert_eq!((&p << &q).to_vec()?, vec![0b1100 << 10, 0xFFFF_0000u32 << 15, 2]);
+        assert_eq!(
+            (&p << &q).to_vec()?,
+            vec![0b1100 << 10, 0xFFFF_0000u32 << 15, 2]
+        );
         let sh = Array::from_slice(&[-16i16, 16], &[2])?;
         assert_eq!((&sh >> 2i16).to_vec()?, vec![-4, 4]);
         // pow.
@@ -212,22 +222,37 @@ fn ieee_specials(d: Device) -> TestResult {
         let div = (1.0 / &a).to_vec()?;
         assert_eq!(&div[3..], &[f64::INFINITY, f64::NEG_INFINITY, 1.0]);
         assert!(div[0].is_nan());
-        assert_eq!(a.isnan().to_vec()?, vec![true, false, false, false, false, false]);
-        assert_eq!(a.isinf().to_vec()?, vec![false, true, true, false, false, false]);
-        assert_eq!(a.isfinite().to_vec()?, vec![false, false, false, true, true, true]);
+        assert_eq!(
+            a.isnan().to_vec()?,
+            vec![true, false, false, false, false, false]
+        );
+        assert_eq!(
+            a.isinf().to_vec()?,
+            vec![false, true, true, false, false, false]
+        );
+        assert_eq!(
+            a.isfinite().to_vec()?,
+            vec![false, false, false, true, true, true]
+        );
         let mx = a.maximum(0.5).to_vec()?;
         assert!(mx[0].is_nan(), "max with NaN is NaN");
         assert_eq!(&mx[1..], &[f64::INFINITY, 0.5, 0.5, 0.5, 1.0]);
         assert!(a.max()?.item()?.is_nan());
-        assert_eq!(a.nansum()?.item()?.is_nan(), true, "inf + -inf is NaN");
+        assert!(a.nansum()?.item()?.is_nan(), "inf + -inf is NaN");
         let finite = Array::from_slice(&[f64::NAN, 2.0, f64::NAN, 3.0], &[4])?;
         assert_eq!(finite.nansum()?.item()?, 5.0);
         assert_eq!(finite.argmax()?.item()?, 0, "argmax picks the first NaN");
         // Casts: NaN -> 0, saturation.
         let c = Array::from_slice(&[f32::NAN, 1e10, -1e10, 3.7, -3.7], &[5])?;
-        assert_eq!(c.cast::<i32>().to_vec()?, vec![0, i32::MAX, i32::MIN, 3, -3]);
+        assert_eq!(
+            c.cast::<i32>().to_vec()?,
+            vec![0, i32::MAX, i32::MIN, 3, -3]
+        );
         assert_eq!(c.cast::<u8>().to_vec()?, vec![0, 255, 0, 3, 0]);
-        assert_eq!(c.cast::<bool>().to_vec()?, vec![true, true, true, true, true]);
+        assert_eq!(
+            c.cast::<bool>().to_vec()?,
+            vec![true, true, true, true, true]
+        );
         Ok(())
     })
 }
@@ -267,13 +292,28 @@ fn reductions(d: Device) -> TestResult {
         close(&f64s(&m.to_vec()?), &want, 0.0, 0.0, "max axes")?;
         // min, prod, mean, var, std of a small matrix.
         let b = a.slice(&s![0, ..8, ..4])?.reshape(&[8, 4])?;
-        let bv: Vec<f64> = (0..8).flat_map(|j| (0..4).map(move |k| (j, k))).map(|(j, k)| at(0, j, k)).collect();
+        let bv: Vec<f64> = (0..8)
+            .flat_map(|j| (0..4).map(move |k| (j, k)))
+            .map(|(j, k)| at(0, j, k))
+            .collect();
         let mean: f64 = bv.iter().sum::<f64>() / 32.0;
         let var: f64 = bv.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / 31.0;
         close(&[b.mean()?.item()? as f64], &[mean], 1e-5, 1e-6, "mean")?;
         close(&[b.var(1)?.item()? as f64], &[var], 1e-4, 1e-6, "var")?;
-        close(&[b.std(1)?.item()? as f64], &[var.sqrt()], 1e-4, 1e-6, "std")?;
-        close(&[b.min()?.item()? as f64], &[bv.iter().cloned().fold(f64::INFINITY, f64::min)], 0.0, 0.0, "min")?;
+        close(
+            &[b.std(1)?.item()? as f64],
+            &[var.sqrt()],
+            1e-4,
+            1e-6,
+            "std",
+        )?;
+        close(
+            &[b.min()?.item()? as f64],
+            &[bv.iter().cloned().fold(f64::INFINITY, f64::min)],
+            0.0,
+            0.0,
+            "min",
+        )?;
         let pr = (&b * 0.5 + 1.0).prod()?.item()? as f64;
         let want: f64 = bv.iter().map(|v| (v * 0.5 + 1.0) as f32 as f64).product();
         close(&[pr], &[want], 1e-4, 1e-6, "prod")?;
@@ -328,7 +368,10 @@ fn movement(d: Device) -> TestResult {
         assert_eq!(sl.shape(), &[1, 2, 2]);
         assert_eq!(sl.to_vec()?, vec![21, 23, 17, 19]);
         assert_eq!((&sl * 2).to_vec()?, vec![42, 46, 34, 38]);
-        assert_eq!(a.flip(&[0, 2])?.slice(&s![0, 0])?.to_vec()?, vec![15, 14, 13, 12]);
+        assert_eq!(
+            a.flip(&[0, 2])?.slice(&s![0, 0])?.to_vec()?,
+            vec![15, 14, 13, 12]
+        );
         let e = a.slice(&s![.., 3..])?;
         assert!(e.is_empty() && e.shape() == [2, 0, 4]);
         assert!(matches!(a.slice(&s![.., 5..]), Err(Error::Index(_))));
@@ -352,8 +395,14 @@ fn movement(d: Device) -> TestResult {
         assert_eq!(p.to_vec()?, vec![9, 9, 9, 9, 1, 2, 9, 9, 3, 4, 9, 9]);
         // Broadcast views, diag, eye, contiguous.
         let bc = Array::from_slice(&[1.5f64, 2.5], &[2, 1])?.broadcast_to(&[2, 3])?;
-        assert_eq!(bc.contiguous()?.to_vec()?, vec![1.5, 1.5, 1.5, 2.5, 2.5, 2.5]);
-        assert_eq!(Array::<f32>::eye(3)?.to_vec()?, vec![1., 0., 0., 0., 1., 0., 0., 0., 1.]);
+        assert_eq!(
+            bc.contiguous()?.to_vec()?,
+            vec![1.5, 1.5, 1.5, 2.5, 2.5, 2.5]
+        );
+        assert_eq!(
+            Array::<f32>::eye(3)?.to_vec()?,
+            vec![1., 0., 0., 0., 1., 0., 0., 0., 1.]
+        );
         Ok(())
     })
 }
@@ -361,8 +410,14 @@ fn movement(d: Device) -> TestResult {
 fn creation_and_random(d: Device) -> TestResult {
     on(d, || {
         assert_eq!(Array::arange(0i64, 10, 3)?.to_vec()?, vec![0, 3, 6, 9]);
-        assert_eq!(Array::arange(5.0f64, 4.0, -0.25)?.to_vec()?, vec![5.0, 4.75, 4.5, 4.25]);
-        assert_eq!(Array::linspace(-1.0f32, 1.0, 3)?.to_vec()?, vec![-1.0, 0.0, 1.0]);
+        assert_eq!(
+            Array::arange(5.0f64, 4.0, -0.25)?.to_vec()?,
+            vec![5.0, 4.75, 4.5, 4.25]
+        );
+        assert_eq!(
+            Array::linspace(-1.0f32, 1.0, 3)?.to_vec()?,
+            vec![-1.0, 0.0, 1.0]
+        );
         assert_eq!(Array::<u8>::full(&[2, 2], 7).to_vec()?, vec![7; 4]);
         assert_eq!(Array::<bool>::ones(&[3]).to_vec()?, vec![true; 3]);
         let seed = Rng::fresh().next_u64();
@@ -414,7 +469,12 @@ fn half_and_complex(d: Device) -> TestResult {
             let p = z[i] * w[i];
             assert!((prod[i] - p).norm() <= 1e-5 * (1.0 + p.norm()));
             let q = z[i] / w[i];
-            assert!((quot[i] - q).norm() <= 1e-4 * (1.0 + q.norm()), "{} vs {}", quot[i], q);
+            assert!(
+                (quot[i] - q).norm() <= 1e-4 * (1.0 + q.norm()),
+                "{} vs {}",
+                quot[i],
+                q
+            );
         }
         let re = za.real().to_vec()?;
         let im = za.conj().imag().to_vec()?;
@@ -451,7 +511,10 @@ fn bad_input(d: Device) -> TestResult {
             .and_then(|e| e.downcast_ref::<String>().cloned())
             .ok_or("operator did not panic")?;
         assert!(msg.contains("[2, 3]") && msg.contains("[4]"), "{msg}");
-        assert!(matches!(Array::from_slice(&[1.0f32; 5], &[2, 3]), Err(Error::Shape(_))));
+        assert!(matches!(
+            Array::from_slice(&[1.0f32; 5], &[2, 3]),
+            Err(Error::Shape(_))
+        ));
         assert!(matches!(a.sum_axes(&[2], false), Err(Error::Axis(_))));
         assert!(matches!(a.reshape(&[7]), Err(Error::Shape(_))));
         assert!(matches!(a.permute(&[0, 0]), Err(Error::Axis(_))));
@@ -471,7 +534,10 @@ fn display(d: Device) -> TestResult {
         assert_eq!(big.to_string(), "[   0    1    2 ... 1997 1998 1999]");
         let m = Array::arange(0i64, 2000, 1)?.reshape(&[40, 50])?;
         let text = m.to_string();
-        assert!(text.starts_with("[[   0    1    2 ...   47   48   49]\n [  50"), "{text}");
+        assert!(
+            text.starts_with("[[   0    1    2 ...   47   48   49]\n [  50"),
+            "{text}"
+        );
         assert!(text.contains(" ...\n"), "{text}");
         Ok(())
     })
@@ -482,13 +548,17 @@ fn lazy_fusion(d: Device) -> TestResult {
         let mut rng = Rng::fresh();
         let x = rng.vec_f32(4096, -1.0, 1.0);
         let a = Array::from_slice(&x, &[64, 64])?;
-        let before = cuprite_array::stats::evaluations();
+        let before = cuprite_array::stats::thread_evaluations();
         let shared = (&a * 3.0).sin();
         let p = &shared + 1.0;
         let q = &shared * &shared;
         cuprite_array::eval_many(&[&p, &q])?;
-        let after = cuprite_array::stats::evaluations();
-        assert_eq!(after - before, 1, "two outputs of one shape: one fused evaluation");
+        let after = cuprite_array::stats::thread_evaluations();
+        assert_eq!(
+            after - before,
+            1,
+            "two outputs of one shape: one fused evaluation"
+        );
         let pv = p.to_vec()?;
         let qv = q.to_vec()?;
         for i in 0..x.len() {
@@ -530,7 +600,9 @@ pub fn tests() -> Vec<Test> {
     let mut v = Vec::new();
     for &(name, body) in BODIES {
         v.push(Test::cpu(format!("cpu::{name}"), move || body(Device::CPU)));
-        v.push(Test::gpu(format!("cuda::{name}"), move || body(Device::cuda(0))));
+        v.push(Test::gpu(format!("cuda::{name}"), move || {
+            body(Device::cuda(0))
+        }));
     }
     v.push(Test::cpu("promotion_table_matches_rules", promotion));
     v

@@ -1,5 +1,212 @@
-use cuprite_testkit::Test;
+//! CUDA-specific tests: the GPU against the CPU backend on fresh random data, several streams
+//! and threads sharing arrays, memory statistics, and the kernel caches.
+
+use cuprite_array::{Array, Device, mem_stats, with_device};
+use cuprite_testkit::{Rng, Test, TestResult};
+
+fn gpu() -> Device {
+    Device::cuda(0)
+}
+
+/// The benchmark chain, on both backends, on fresh data; outputs poisoned first.
+fn chain_matches_cpu() -> TestResult {
+    let mut rng = Rng::fresh();
+    let n = (1 << 20) + 3;
+    let inputs: Vec<Vec<f32>> = (0..4).map(|_| rng.vec_f32(n, -2.0, 2.0)).collect();
+    let run = |d: Device| -> Result<Vec<f32>, cuprite_array::Error> {
+        with_device(d, || {
+            let [a, b, c, e] =
+                [0, 1, 2, 3].map(|i| Array::from_slice(&inputs[i], &[n]).expect("upload"));
+            // Poison: a previous result of the same shape occupies memory first.
+            let poison = Array::<f32>::full(&[n], f32::NAN);
+            poison.eval()?;
+            drop(poison);
+            let r = (&a * &b + &c).sin() * e.exp() - &a / 2.0;
+            r.to_vec()
+        })
+    };
+    let (cpu, gpu) = (run(Device::CPU)?, run(gpu())?);
+    let want: Vec<f32> = (0..n)
+        .map(|i| {
+            let [a, b, c, e] = [0, 1, 2, 3].map(|k| inputs[k][i]);
+            (a * b + c).sin() * e.exp() - a / 2.0
+        })
+        .collect();
+    crate::common::close(
+        &gpu.iter().map(|&x| x as f64).collect::<Vec<_>>(),
+        &cpu.iter().map(|&x| x as f64).collect::<Vec<_>>(),
+        1e-5,
+        1e-5,
+        "gpu vs cpu",
+    )?;
+    crate::common::close(
+        &gpu.iter().map(|&x| x as f64).collect::<Vec<_>>(),
+        &want.iter().map(|&x| x as f64).collect::<Vec<_>>(),
+        1e-5,
+        1e-5,
+        "gpu vs scalar",
+    )?;
+    Ok(())
+}
+
+fn big_reductions_match_cpu() -> TestResult {
+    let mut rng = Rng::fresh();
+    let n = (1 << 22) + 17;
+    let x = rng.vec_f32(n, -1.0, 1.0);
+    let y = rng.vec_f32(n, -1.0, 1.0);
+    let f = |d: Device| -> Result<(f32, f32, f32, i64, f32), cuprite_array::Error> {
+        with_device(d, || {
+            let a = Array::from_slice(&x, &[n])?;
+            let b = Array::from_slice(&y, &[n])?;
+            Ok((
+                a.sum()?.item()?,
+                (&a * &b).sum()?.item()?,
+                a.max()?.item()?,
+                a.argmin()?.item()?,
+                a.reshape(&[1, n])?.t().sum_axes(&[0], false)?.item()?,
+            ))
+        })
+    };
+    let (c, g) = (f(Device::CPU)?, f(gpu())?);
+    let exact: f64 = x.iter().map(|&v| v as f64).sum();
+    let dot: f64 = x.iter().zip(&y).map(|(&a, &b)| a as f64 * b as f64).sum();
+    crate::common::close(
+        &[g.0 as f64, c.0 as f64],
+        &[exact, exact],
+        1e-4,
+        1e-2,
+        "sum",
+    )?;
+    crate::common::close(&[g.1 as f64, c.1 as f64], &[dot, dot], 1e-4, 1e-2, "dot")?;
+    assert_eq!(g.2, c.2, "max");
+    assert_eq!(g.3, c.3, "argmin");
+    crate::common::close(
+        &[g.4 as f64],
+        &[exact],
+        1e-4,
+        1e-2,
+        "sum of a transposed view",
+    )?;
+    Ok(())
+}
+
+/// Two threads, each on its own stream, sharing inputs made on the default array stream.
+fn two_threads_two_streams() -> TestResult {
+    let mut rng = Rng::fresh();
+    let n = 1 << 20;
+    let x = rng.vec_f32(n, 0.0, 1.0);
+    let shared = with_device(gpu(), || Array::from_slice(&x, &[n]))?;
+    let ctx = cuprite::Context::new(0)?;
+    let results: Vec<f64> = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..2)
+            .map(|t| {
+                let shared = shared.clone();
+                let ctx = ctx.clone();
+                s.spawn(move || -> Result<f64, String> {
+                    let stream = ctx.new_stream().map_err(|e| e.to_string())?;
+                    cuprite_array::with_stream(&stream, || {
+                        let mut acc = shared.clone();
+                        for _ in 0..20 {
+                            acc = (&acc * 0.5 + (t as f32 + 1.0)).eval_into();
+                        }
+                        acc.sum()
+                            .and_then(|s| s.item())
+                            .map(|v| v as f64)
+                            .map_err(|e| e.to_string())
+                    })
+                })
+            })
+            .collect();
+        hs.into_iter()
+            .map(|h| h.join().expect("thread").expect("ok"))
+            .collect()
+    });
+    for (t, got) in results.iter().enumerate() {
+        let c = t as f64 + 1.0;
+        let want: f64 = x
+            .iter()
+            .map(|&v| {
+                let mut a = v;
+                for _ in 0..20 {
+                    a = a * 0.5 + c as f32;
+                }
+                a as f64
+            })
+            .sum();
+        crate::common::close(&[*got], &[want], 1e-4, 1e-3, "stream result")?;
+    }
+    Ok(())
+}
+
+trait EvalInto {
+    fn eval_into(self) -> Self;
+}
+impl EvalInto for Array<f32> {
+    fn eval_into(self) -> Self {
+        self.eval().expect("eval");
+        self
+    }
+}
+
+fn memory_stats_and_lock() -> TestResult {
+    with_device(gpu(), || {
+        let before = mem_stats(gpu());
+        let a = Array::<f64>::rand_uniform(&[1 << 16], 3)?;
+        let during = mem_stats(gpu());
+        assert!(during.bytes_in_use >= before.bytes_in_use + (8 << 16));
+        a.lock()?;
+        assert!(a.is_locked());
+        assert_eq!(
+            mem_stats(gpu()).bytes_locked,
+            before.bytes_locked + (8 << 16)
+        );
+        a.unlock()?;
+        assert_eq!(mem_stats(gpu()).bytes_locked, before.bytes_locked);
+        drop(a);
+        assert_eq!(mem_stats(gpu()).bytes_in_use, before.bytes_in_use);
+        cuprite_array::device_gc(gpu())?;
+        let (free, total) = cuprite_array::mem_info(gpu())?;
+        assert!(free > 0 && free <= total);
+        Ok(())
+    })
+}
+
+fn kernel_cache_hits() -> TestResult {
+    with_device(gpu(), || {
+        let mut rng = Rng::fresh();
+        let a = Array::from_slice(&rng.vec_f32(1000, 0.0, 1.0), &[1000])?;
+        let f = |x: &Array<f32>, k: f32| (x * k).cos().eval();
+        f(&a, 1.5)?;
+        let c0 = cuprite_array::stats::compiles() + cuprite_array::stats::disk_hits();
+        // Same structure, other constant and other data: no new kernel.
+        let b = Array::from_slice(&rng.vec_f32(1000, 0.0, 1.0), &[1000])?;
+        f(&b, 2.5)?;
+        let c1 = cuprite_array::stats::compiles() + cuprite_array::stats::disk_hits();
+        assert_eq!(c0, c1, "a cache hit builds nothing");
+        Ok(())
+    })
+}
+
+fn mixing_devices_is_an_error() -> TestResult {
+    let a = with_device(Device::CPU, || Array::<f32>::ones(&[4]));
+    let b = with_device(gpu(), || Array::<f32>::from_slice(&[1.0; 4], &[4]))?;
+    assert!(matches!(
+        a.try_add(&b),
+        Err(cuprite_array::Error::DeviceMismatch(_))
+    ));
+    Ok(())
+}
 
 pub fn tests() -> Vec<Test> {
-    vec![]
+    vec![
+        Test::gpu("cross::chain_matches_cpu", chain_matches_cpu),
+        Test::gpu("cross::big_reductions_match_cpu", big_reductions_match_cpu),
+        Test::gpu("cross::two_threads_two_streams", two_threads_two_streams),
+        Test::gpu("cross::memory_stats_and_lock", memory_stats_and_lock),
+        Test::gpu("cross::kernel_cache_hits", kernel_cache_hits),
+        Test::gpu(
+            "cross::mixing_devices_is_an_error",
+            mixing_devices_is_an_error,
+        ),
+    ]
 }

@@ -1,15 +1,28 @@
 //! The integration tests of cuprite-array: every body in `common::BODIES` runs on each
 //! backend present (CPU always, CUDA when a GPU is found), plus backend-specific tests.
 
-mod common;
+#![allow(clippy::type_complexity, clippy::reversed_empty_ranges)]
+
 mod codegen;
+mod common;
 mod cross;
 mod props;
+mod units;
 
 fn main() {
+    // Child mode of the disk-cache test (a second process).
+    if let Ok(dir) = std::env::var("CUPRITE_ARRAY_TEST_CHILD") {
+        let seed = std::env::var("CUPRITE_ARRAY_TEST_CHILD_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        codegen::child(&dir, seed);
+        return;
+    }
     let mut tests = common::tests();
     tests.extend(codegen::tests());
     tests.extend(cross::tests());
     tests.extend(props::tests());
+    tests.extend(units::tests());
     cuprite_testkit::run(tests);
 }

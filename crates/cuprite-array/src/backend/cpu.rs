@@ -21,14 +21,29 @@ pub(crate) struct HostBuf {
     words: Vec<u64>,
     len: usize,
     dtype: DType,
+    pub(crate) locked: std::sync::atomic::AtomicBool,
+}
+
+impl Drop for HostBuf {
+    fn drop(&mut self) {
+        let bytes = self.len * self.dtype.size();
+        crate::memory::on_free(crate::Device::CPU, bytes);
+        if self.locked.load(std::sync::atomic::Ordering::Acquire) {
+            // Locked memory is the user's: never freed or reused by the library.
+            std::mem::forget(std::mem::take(&mut self.words));
+            crate::memory::on_unlock(crate::Device::CPU, bytes);
+        }
+    }
 }
 
 impl HostBuf {
     pub fn zeroed(dtype: DType, len: usize) -> HostBuf {
+        crate::memory::on_alloc(crate::Device::CPU, len * dtype.size());
         HostBuf {
             words: vec![0u64; (len * dtype.size()).div_ceil(8)],
             len,
             dtype,
+            locked: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -151,7 +166,9 @@ impl Vals {
     /// Wraps integers to the width of `d` and rounds half floats.
     fn normalize(&mut self, d: DType) {
         match (self, d) {
-            (Vals::F32(v), DType::F16) => v.iter_mut().for_each(|x| *x = f16::from_f32(*x).to_f32()),
+            (Vals::F32(v), DType::F16) => {
+                v.iter_mut().for_each(|x| *x = f16::from_f32(*x).to_f32())
+            }
             (Vals::F32(v), DType::BF16) => {
                 v.iter_mut().for_each(|x| *x = bf16::from_f32(*x).to_f32())
             }
@@ -277,7 +294,13 @@ macro_rules! dispatch_load {
     }};
 }
 
-fn load(input: &Input, shape: &[usize], start: usize, len: usize, scratch: &mut Vec<usize>) -> Vals {
+fn load(
+    input: &Input,
+    shape: &[usize],
+    start: usize,
+    len: usize,
+    scratch: &mut Vec<usize>,
+) -> Vals {
     let crate::backend::Storage::Host(h) = &*input.storage else {
         unreachable!("CPU program with a device input")
     };
@@ -296,7 +319,10 @@ fn gather(input: &Input, idx: &Vals) -> Vals {
     };
     let n = input.gather_len.unwrap_or(1).max(1);
     let ids: Vec<usize> = match idx {
-        Vals::I64(v) => v.iter().map(|&i| i.clamp(0, n as i64 - 1) as usize).collect(),
+        Vals::I64(v) => v
+            .iter()
+            .map(|&i| i.clamp(0, n as i64 - 1) as usize)
+            .collect(),
         Vals::U64(v) => v.iter().map(|&i| i.min(n as u64 - 1) as usize).collect(),
         _ => unreachable!("gather index must be an integer"),
     };
@@ -415,7 +441,10 @@ pub(crate) fn eval(prog: &Program) -> Vec<HostBuf> {
         .iter()
         .map(|&o| HostBuf::zeroed(prog.instrs[o].dtype, n))
         .collect();
-    let layouts: Vec<Layout> = outs.iter().map(|_| Layout::contiguous(&prog.shape)).collect();
+    let layouts: Vec<Layout> = outs
+        .iter()
+        .map(|_| Layout::contiguous(&prog.shape))
+        .collect();
     let ptrs: Vec<SendPtr> = outs
         .iter_mut()
         .map(|b| SendPtr(b.bytes_mut().as_mut_ptr()))
@@ -489,7 +518,11 @@ macro_rules! float_unary {
         match $op {
             Neg => map1!(v, $Var, |x: $T| -x),
             Abs => map1!(v, $Var, |x: $T| x.abs()),
-            Sign => map1!(v, $Var, |x: $T| if x.is_nan() || x == 0.0 { x } else { x.signum() }),
+            Sign => map1!(v, $Var, |x: $T| if x.is_nan() || x == 0.0 {
+                x
+            } else {
+                x.signum()
+            }),
             Floor => map1!(v, $Var, |x: $T| x.floor()),
             Ceil => map1!(v, $Var, |x: $T| x.ceil()),
             Round => map1!(v, $Var, |x: $T| x.round()),
@@ -544,7 +577,10 @@ macro_rules! complex_unary {
                 let e = z.re.exp();
                 $C::new(e * z.im.cos(), e * z.im.sin())
             }),
-            Log => map1!(v, $Var, |z: $C| $C::new(z.re.hypot(z.im).ln(), z.im.atan2(z.re))),
+            Log => map1!(v, $Var, |z: $C| $C::new(
+                z.re.hypot(z.im).ln(),
+                z.im.atan2(z.re)
+            )),
             Sqrt => map1!(v, $Var, |z: $C| {
                 let r = z.re.hypot(z.im);
                 if r == 0.0 {
@@ -650,8 +686,10 @@ macro_rules! complex_binary {
                     (x.im * y.re - x.re * y.im) / d,
                 )
             }),
-            Eq => map2!(a, b, U64, |x: $C, y: $C| (x.re == y.re && x.im == y.im) as u64),
-            Ne => map2!(a, b, U64, |x: $C, y: $C| (x.re != y.re || x.im != y.im) as u64),
+            Eq => map2!(a, b, U64, |x: $C, y: $C| (x.re == y.re && x.im == y.im)
+                as u64),
+            Ne => map2!(a, b, U64, |x: $C, y: $C| (x.re != y.re || x.im != y.im)
+                as u64),
             o => unreachable!("{o:?} on a complex"),
         }
     }};
@@ -704,8 +742,16 @@ macro_rules! int_binary {
             Add => map2!(a, b, $Var, |x: $T, y: $T| x.wrapping_add(y)),
             Sub => map2!(a, b, $Var, |x: $T, y: $T| x.wrapping_sub(y)),
             Mul => map2!(a, b, $Var, |x: $T, y: $T| x.wrapping_mul(y)),
-            Div => map2!(a, b, $Var, |x: $T, y: $T| if y == 0 { 0 } else { x.wrapping_div(y) }),
-            Rem => map2!(a, b, $Var, |x: $T, y: $T| if y == 0 { 0 } else { x.wrapping_rem(y) }),
+            Div => map2!(a, b, $Var, |x: $T, y: $T| if y == 0 {
+                0
+            } else {
+                x.wrapping_div(y)
+            }),
+            Rem => map2!(a, b, $Var, |x: $T, y: $T| if y == 0 {
+                0
+            } else {
+                x.wrapping_rem(y)
+            }),
             Pow => map2!(a, b, $Var, $pow),
             Min => map2!(a, b, $Var, |x: $T, y: $T| x.min(y)),
             Max => map2!(a, b, $Var, |x: $T, y: $T| x.max(y)),
@@ -842,7 +888,11 @@ fn arg_better(min: bool, v: Scalar, i: usize, b: Scalar, j: usize) -> bool {
     if vn {
         return true;
     }
-    let better = if min { scalar_lt(v, b) } else { scalar_lt(b, v) };
+    let better = if min {
+        scalar_lt(v, b)
+    } else {
+        scalar_lt(b, v)
+    };
     better || (!scalar_lt(v, b) && !scalar_lt(b, v) && i < j)
 }
 
@@ -957,7 +1007,13 @@ fn acc_scalar(op: ReduceOp, acc: Acc, src: DType, out: DType) -> Scalar {
 
 /// Reduces the one output of `prog` (shape `[outer.., inner..]` flattened as `outer x inner`)
 /// along its last `inner` elements per row, giving `outer` values of `out`.
-pub(crate) fn reduce(prog: &Program, op: ReduceOp, outer: usize, inner: usize, out: DType) -> HostBuf {
+pub(crate) fn reduce(
+    prog: &Program,
+    op: ReduceOp,
+    outer: usize,
+    inner: usize,
+    out: DType,
+) -> HostBuf {
     let src = prog.instrs[prog.outputs[0]].dtype;
     let class = src.class();
     let row = |o: usize, lo: usize, hi: usize| -> Acc {
@@ -972,7 +1028,10 @@ pub(crate) fn reduce(prog: &Program, op: ReduceOp, outer: usize, inner: usize, o
         acc
     };
     let accs: Vec<Acc> = if outer >= rayon::current_num_threads() * 2 || inner <= CHUNK {
-        (0..outer).into_par_iter().map(|o| row(o, 0, inner)).collect()
+        (0..outer)
+            .into_par_iter()
+            .map(|o| row(o, 0, inner))
+            .collect()
     } else {
         (0..outer)
             .map(|o| {

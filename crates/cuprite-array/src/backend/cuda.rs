@@ -1,26 +1,498 @@
-//! placeholder (replaced before publishing)
+//! The CUDA backend: device buffers on cuprite's stream-ordered pool, the per-device array
+//! stream, the in-memory kernel cache, and launches of generated kernels.
+//!
+//! Every launch declares its reads and writes through cuprite's access API, so arrays shared
+//! between threads working on different streams are ordered by the driver layer's tracking
+//! (and single-stream programs pay nothing for it).
+
+use super::Storage;
+use crate::codegen::{self, BLOCK, ParamPlan, VEC, Variant};
+use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::Program;
+use crate::graph::{Fnv, Program};
 use crate::ops::ReduceOp;
-use crate::shape::Layout;
-use std::sync::Arc;
-use super::Storage;
+use crate::shape::{Layout, numel};
+use cuprite::sys::driver as sys;
+use cuprite::{Access, Context, DeviceBuffer, Stream};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::hash::Hasher;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
+/// Device memory of one array buffer.
 pub(crate) struct DevBuf {
+    buf: Option<DeviceBuffer<u8>>,
     len: usize,
     dtype: DType,
+    ordinal: usize,
+    /// Locked by the user: the manager never frees or reuses it (see `lock`).
+    pub(crate) locked: AtomicBool,
 }
+
 impl DevBuf {
-    pub fn len(&self) -> usize { self.len }
-    pub fn dtype(&self) -> DType { self.dtype }
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    pub fn ptr(&self) -> u64 {
+        self.buf.as_ref().map(|b| b.device_ptr_raw()).unwrap_or(0)
+    }
+    pub(crate) fn buffer(&self) -> &DeviceBuffer<u8> {
+        self.buf.as_ref().expect("live buffer")
+    }
 }
-fn no() -> Error { Error::InvalidArgument("cuda backend not built yet".into()) }
-pub(crate) fn eval(_: usize, _: &Program) -> Result<Vec<Arc<Storage>>> { Err(no()) }
-pub(crate) fn reduce(_: usize, _: &Program, _: ReduceOp, _: usize, _: usize, _: DType) -> Result<Arc<Storage>> { Err(no()) }
-pub(crate) fn upload(_: usize, _: DType, _: usize, _: &[u8]) -> Result<Arc<Storage>> { Err(no()) }
-pub(crate) fn download(_: &DevBuf) -> Result<Vec<u8>> { Err(no()) }
-pub(crate) fn assemble(_: usize, _: DType, _: usize, _: &[(Program, Layout)]) -> Result<Arc<Storage>> { Err(no()) }
-pub(crate) fn sync(_: usize) -> Result<()> { Err(no()) }
-pub(crate) fn mem_info(_: usize) -> Result<(usize, usize)> { Err(no()) }
-pub(crate) fn gc(_: usize) -> Result<()> { Err(no()) }
+
+trait RawPtr {
+    fn device_ptr_raw(&self) -> u64;
+}
+impl RawPtr for DeviceBuffer<u8> {
+    fn device_ptr_raw(&self) -> u64 {
+        cuprite::DeviceRead::<u8>::device_ptr(self)
+    }
+}
+
+impl Drop for DevBuf {
+    fn drop(&mut self) {
+        let bytes = self.len * self.dtype.size();
+        crate::memory::on_free(Device::cuda(self.ordinal), bytes);
+        if let Some(b) = self.buf.take() {
+            if self.locked.load(Ordering::Acquire) {
+                // The user holds this memory: it is neither freed nor reused.
+                let _ = b.leak();
+                crate::memory::on_unlock(Device::cuda(self.ordinal), bytes);
+            }
+            // Otherwise `b` drops here: a stream-ordered free after its last use.
+        }
+    }
+}
+
+pub(crate) struct DeviceState {
+    pub ctx: Arc<Context>,
+    pub stream: Arc<Stream>,
+    pub arch: u32,
+    pub sms: u32,
+    kernels: Mutex<HashMap<u64, Kernel>>,
+}
+
+#[derive(Clone, Copy)]
+struct Kernel(sys::CUfunction);
+// SAFETY: a CUfunction is a driver handle usable from any thread; its module is never unloaded.
+unsafe impl Send for Kernel {}
+
+static STATES: Mutex<Vec<Option<&'static DeviceState>>> = Mutex::new(Vec::new());
+
+/// The state of CUDA device `ordinal` (context, default array stream), created on first use.
+pub(crate) fn state(ordinal: usize) -> Result<&'static DeviceState> {
+    let mut v = STATES.lock().unwrap_or_else(|e| e.into_inner());
+    if v.len() <= ordinal {
+        v.resize(ordinal + 1, None);
+    }
+    if let Some(s) = v[ordinal] {
+        return Ok(s);
+    }
+    let ctx = Context::new(ordinal)?;
+    let stream = ctx.new_stream()?;
+    let dev = ctx.device();
+    let (maj, min) = dev.compute_capability()?;
+    let sms = dev.multiprocessor_count()?;
+    let s: &'static DeviceState = Box::leak(Box::new(DeviceState {
+        ctx,
+        stream,
+        arch: maj * 10 + min,
+        sms,
+        kernels: Mutex::new(HashMap::new()),
+    }));
+    v[ordinal] = Some(s);
+    Ok(s)
+}
+
+thread_local! {
+    static STREAM: RefCell<Option<Arc<Stream>>> = const { RefCell::new(None) };
+}
+
+/// The stream this thread's array work on device `ordinal` goes to.
+pub(crate) fn stream_for(ordinal: usize) -> Result<Arc<Stream>> {
+    let st = state(ordinal)?;
+    let own = STREAM.with(|s| s.borrow().clone());
+    if let Some(s) = own {
+        if s.context().ordinal() == ordinal {
+            return Ok(s);
+        }
+    }
+    Ok(st.stream.clone())
+}
+
+/// Runs `f` with this thread's array work (on the stream's device) going to `stream`.
+/// Arrays made on other streams are still safe to use: the driver layer's tracking orders the
+/// accesses.
+///
+/// ```no_run
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let ctx = cuprite::Context::new(0)?;
+/// let s = ctx.new_stream()?;
+/// let x = cuprite_array::with_stream(&s, || {
+///     (cuprite_array::Array::<f32>::ones(&[1024]) * 2.0).sum()
+/// })?;
+/// assert_eq!(x.item()?, 2048.0);
+/// # Ok(()) }
+/// ```
+pub fn with_stream<R>(stream: &Arc<Stream>, f: impl FnOnce() -> R) -> R {
+    let prev = STREAM.with(|s| s.replace(Some(stream.clone())));
+    struct Restore(Option<Arc<Stream>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let p = self.0.take();
+            STREAM.with(|s| *s.borrow_mut() = p);
+        }
+    }
+    let _r = Restore(prev);
+    crate::device::with_device(Device::cuda(stream.context().ordinal()), f)
+}
+
+/// The array library's default stream of CUDA device `ordinal`, as a cuprite stream: kernels
+/// launched on it are ordered with array work without any synchronisation.
+pub fn get_stream(ordinal: usize) -> Result<Arc<Stream>> {
+    Ok(state(ordinal)?.stream.clone())
+}
+
+fn alloc(ordinal: usize, stream: &Arc<Stream>, dtype: DType, len: usize) -> Result<DevBuf> {
+    let bytes = len * dtype.size();
+    // SAFETY: every buffer made here is fully written by a kernel or copy before any read.
+    let buf = unsafe { stream.alloc::<u8>(bytes) }?;
+    crate::memory::on_alloc(Device::cuda(ordinal), bytes);
+    Ok(DevBuf {
+        buf: Some(buf),
+        len,
+        dtype,
+        ordinal,
+        locked: AtomicBool::new(false),
+    })
+}
+
+pub(crate) fn upload(
+    ordinal: usize,
+    dtype: DType,
+    len: usize,
+    bytes: &[u8],
+) -> Result<Arc<Storage>> {
+    let stream = stream_for(ordinal)?;
+    let mut d = alloc(ordinal, &stream, dtype, len)?;
+    if !bytes.is_empty() {
+        let b = d.buf.as_mut().expect("live buffer");
+        stream.memcpy_htod(bytes, b)?;
+    }
+    Ok(Arc::new(Storage::Cuda(d)))
+}
+
+pub(crate) fn download(d: &DevBuf) -> Result<Vec<u8>> {
+    let stream = stream_for(d.ordinal)?;
+    if d.len == 0 {
+        return Ok(Vec::new());
+    }
+    Ok(stream.clone_dtoh(d.buffer())?)
+}
+
+fn dev_of(s: &Storage, ordinal: usize) -> Result<&DevBuf> {
+    match s {
+        Storage::Cuda(d) if d.ordinal == ordinal => Ok(d),
+        Storage::Cuda(d) => Err(Error::DeviceMismatch(format!(
+            "an input lives on CUDA device {}, the operation runs on device {ordinal}",
+            d.ordinal
+        ))),
+        Storage::Host(_) => Err(Error::DeviceMismatch(
+            "an input lives on the CPU backend, the operation runs on CUDA".into(),
+        )),
+    }
+}
+
+/// The function for a kernel of structure `key`, built by `make` on a miss.
+fn kernel(
+    st: &DeviceState,
+    key: u64,
+    make: impl FnOnce() -> codegen::KernelSource,
+) -> Result<sys::CUfunction> {
+    if let Some(k) = st
+        .kernels
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&key)
+    {
+        return Ok(k.0);
+    }
+    let src = make();
+    let bin = crate::jit::cubin(&src.source, st.arch)?;
+    st.ctx.bind_to_thread()?;
+    let mut module: sys::CUmodule = std::ptr::null_mut();
+    // SAFETY: `bin` is a complete CUBIN image that outlives the call; `module` is a valid
+    // out-pointer; the device's context is current.
+    let r = unsafe { sys::cuModuleLoadData(&mut module, bin.as_ptr().cast()) };
+    cuprite::error::check(r, "cuModuleLoadData")?;
+    let name = std::ffi::CString::new(src.name).expect("kernel names have no NUL");
+    let mut f: sys::CUfunction = std::ptr::null_mut();
+    // SAFETY: `module` was just loaded; `name` is NUL-terminated; `f` is a valid out-pointer.
+    let r = unsafe { sys::cuModuleGetFunction(&mut f, module, name.as_ptr()) };
+    cuprite::error::check(r, "cuModuleGetFunction")?;
+    st.kernels
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, Kernel(f));
+    Ok(f)
+}
+
+/// Launches `f` over `grid` blocks on `stream`, declaring the accesses.
+fn launch(
+    st: &DeviceState,
+    stream: &Arc<Stream>,
+    f: sys::CUfunction,
+    grid: u32,
+    words: &[u64],
+    reads: &[&DevBuf],
+    writes: &[&DevBuf],
+) -> Result<()> {
+    let mut acc: Vec<Access<'_>> = Vec::with_capacity(reads.len() + writes.len());
+    for r in reads {
+        if let Some(b) = r.buf.as_ref() {
+            acc.push(Access::read(b));
+        }
+    }
+    for w in writes {
+        if let Some(b) = w.buf.as_ref() {
+            acc.push(Access::write(b));
+        }
+    }
+    stream.begin_access(&acc)?;
+    st.ctx.bind_to_thread()?;
+    let mut ptrs: Vec<*mut c_void> = words
+        .iter()
+        .map(|w| w as *const u64 as *mut c_void)
+        .collect();
+    // SAFETY: `f` is a loaded kernel whose parameters are all 8 bytes, in the order of `words`
+    // (codegen::params and ParamPlan are written together); each pointer in `ptrs` points into
+    // `words`, alive for the call; the pointers passed as kernel arguments are live device
+    // buffers of this context, kept alive by the caller until the work is done (frees are
+    // stream-ordered after the accesses declared above).
+    let r = unsafe {
+        sys::cuLaunchKernel(
+            f,
+            grid,
+            1,
+            1,
+            BLOCK,
+            1,
+            1,
+            0,
+            stream.raw(),
+            ptrs.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
+    cuprite::error::check(r, "cuLaunchKernel")?;
+    stream.end_access(&acc)?;
+    Ok(())
+}
+
+fn key_of(p: &Program, v: Variant, kind: u64) -> u64 {
+    let salt = (v.idx32 as u64) | (v.vector as u64) << 1 | (v.strided_out as u64) << 2 | kind << 8;
+    p.structure_hash(salt)
+}
+
+fn aligned(ptr: u64, off: usize, size: usize) -> bool {
+    (ptr + (off * size) as u64) % (VEC * size) as u64 == 0
+}
+
+/// Evaluates `p` into `outs` (contiguous, or one output through `out_layout`).
+fn run_elementwise(
+    ordinal: usize,
+    p: &Program,
+    outs: &[&DevBuf],
+    out_layout: Option<&Layout>,
+) -> Result<()> {
+    let n = numel(&p.shape);
+    if n == 0 {
+        return Ok(());
+    }
+    let st = state(ordinal)?;
+    let stream = stream_for(ordinal)?;
+    let ins: Vec<&DevBuf> = p
+        .inputs
+        .iter()
+        .map(|i| dev_of(&i.storage, ordinal))
+        .collect::<Result<_>>()?;
+    let in_ptrs: Vec<u64> = ins.iter().map(|d| d.ptr()).collect();
+    let strided_out = out_layout.is_some_and(|l| !l.is_contiguous(&p.shape));
+    let out_off = out_layout.map(|l| l.offset).unwrap_or(0);
+    let out_ptrs: Vec<u64> = outs
+        .iter()
+        .map(|d| {
+            if strided_out {
+                d.ptr()
+            } else {
+                d.ptr() + (out_off * d.dtype.size()) as u64
+            }
+        })
+        .collect();
+    let idx32 = p.fits_i32()
+        && out_layout.is_none_or(|l| {
+            let (lo, hi) = l.extent(&p.shape);
+            lo >= 0 && hi < i32::MAX as isize
+        });
+    let vector = !strided_out
+        && codegen::vectorisable(p)
+        && p.inputs
+            .iter()
+            .zip(&in_ptrs)
+            .all(|(i, &ptr)| aligned(ptr, i.layout.offset, i.dtype.size()))
+        && outs
+            .iter()
+            .zip(&out_ptrs)
+            .all(|(d, &ptr)| aligned(ptr, 0, d.dtype.size()));
+    let v = Variant {
+        idx32,
+        vector,
+        strided_out,
+    };
+    let f = kernel(st, key_of(p, v, 1), || codegen::elementwise(p, v))?;
+    let plan = ParamPlan::new(
+        p,
+        v,
+        &in_ptrs,
+        &out_ptrs,
+        out_layout.filter(|_| strided_out),
+    );
+    let per_block = BLOCK as usize * if vector { VEC } else { 1 };
+    let grid = n.div_ceil(per_block) as u32;
+    launch(st, &stream, f, grid, &plan.words, &ins, outs)
+}
+
+pub(crate) fn eval(ordinal: usize, p: &Program) -> Result<Vec<Arc<Storage>>> {
+    let n = numel(&p.shape);
+    let stream = stream_for(ordinal)?;
+    let outs: Vec<DevBuf> = p
+        .outputs
+        .iter()
+        .map(|&o| alloc(ordinal, &stream, p.instrs[o].dtype, n))
+        .collect::<Result<_>>()?;
+    {
+        let refs: Vec<&DevBuf> = outs.iter().collect();
+        run_elementwise(ordinal, p, &refs, None)?;
+    }
+    Ok(outs
+        .into_iter()
+        .map(|d| Arc::new(Storage::Cuda(d)))
+        .collect())
+}
+
+pub(crate) fn assemble(
+    ordinal: usize,
+    dtype: DType,
+    len: usize,
+    pieces: &[(Program, Layout)],
+) -> Result<Arc<Storage>> {
+    let stream = stream_for(ordinal)?;
+    let out = alloc(ordinal, &stream, dtype, len)?;
+    for (p, l) in pieces {
+        run_elementwise(ordinal, p, &[&out], Some(l))?;
+    }
+    Ok(Arc::new(Storage::Cuda(out)))
+}
+
+pub(crate) fn reduce(
+    ordinal: usize,
+    p: &Program,
+    op: ReduceOp,
+    outer: usize,
+    inner: usize,
+    out_d: DType,
+) -> Result<Arc<Storage>> {
+    let st = state(ordinal)?;
+    let stream = stream_for(ordinal)?;
+    if outer == 0 {
+        return Ok(Arc::new(Storage::Cuda(alloc(ordinal, &stream, out_d, 0)?)));
+    }
+    let src_d = p.instrs[p.outputs[0]].dtype;
+    let arg = matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax);
+    let target_blocks = st.sms as usize * 8;
+    let chunks = if arg {
+        1
+    } else {
+        inner
+            .div_ceil(BLOCK as usize * 16)
+            .min((target_blocks / outer).max(1))
+            .max(1)
+    };
+    let per = inner.div_ceil(chunks).div_ceil(VEC) * VEC;
+    let chunks = inner.div_ceil(per.max(1)).max(1);
+    let ins: Vec<&DevBuf> = p
+        .inputs
+        .iter()
+        .map(|i| dev_of(&i.storage, ordinal))
+        .collect::<Result<_>>()?;
+    let in_ptrs: Vec<u64> = ins.iter().map(|d| d.ptr()).collect();
+    let vector = codegen::vectorisable(p)
+        && inner % VEC == 0
+        && p.inputs
+            .iter()
+            .zip(&in_ptrs)
+            .all(|(i, &ptr)| aligned(ptr, i.layout.offset, i.dtype.size()));
+    let v = Variant {
+        idx32: p.fits_i32(),
+        vector,
+        strided_out: false,
+    };
+    let pass_d = if chunks > 1 {
+        codegen::acc_dtype(op, src_d)
+    } else {
+        out_d
+    };
+    let out = alloc(ordinal, &stream, pass_d, outer * chunks)?;
+    let mut h = Fnv(0);
+    h.write_u8(pass_d.code());
+    let kind = 2 | (op as u64) << 4 | h.finish() << 12;
+    let f = kernel(st, key_of(p, v, kind), || {
+        codegen::reduction(p, op, pass_d, v)
+    })?;
+    let mut plan = ParamPlan::new(p, v, &in_ptrs, &[out.ptr()], None);
+    plan.words
+        .extend_from_slice(&[inner as u64, chunks as u64, per as u64]);
+    launch(
+        st,
+        &stream,
+        f,
+        (outer * chunks) as u32,
+        &plan.words,
+        &ins,
+        &[&out],
+    )?;
+    let out = Arc::new(Storage::Cuda(out));
+    if chunks == 1 {
+        return Ok(out);
+    }
+    let shape = [outer, chunks];
+    let leaf = crate::graph::Node::new(
+        crate::graph::Op::Leaf(out, Layout::contiguous(&shape)),
+        pass_d,
+        shape.to_vec(),
+        Device::cuda(ordinal),
+    );
+    let p2 = Program::build(&[leaf]);
+    reduce(ordinal, &p2, op, outer, chunks, out_d)
+}
+
+pub(crate) fn sync(ordinal: usize) -> Result<()> {
+    Ok(state(ordinal)?.ctx.synchronize()?)
+}
+
+pub(crate) fn mem_info(ordinal: usize) -> Result<(usize, usize)> {
+    Ok(state(ordinal)?.ctx.mem_info()?)
+}
+
+pub(crate) fn gc(ordinal: usize) -> Result<()> {
+    let st = state(ordinal)?;
+    st.ctx.synchronize()?;
+    Ok(st.ctx.trim(0)?)
+}

@@ -26,6 +26,29 @@ impl std::fmt::Debug for Storage {
 }
 
 impl Storage {
+    fn lock_flag(&self) -> &std::sync::atomic::AtomicBool {
+        match self {
+            Storage::Host(h) => &h.locked,
+            Storage::Cuda(d) => &d.locked,
+        }
+    }
+
+    pub fn is_locked(&self) -> bool {
+        self.lock_flag().load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    pub fn set_locked(&self, device: Device, on: bool) {
+        let was = self
+            .lock_flag()
+            .swap(on, std::sync::atomic::Ordering::AcqRel);
+        let bytes = self.len() * self.dtype().size();
+        match (was, on) {
+            (false, true) => crate::memory::on_lock(device, bytes),
+            (true, false) => crate::memory::on_unlock(device, bytes),
+            _ => {}
+        }
+    }
+
     pub fn dtype(&self) -> DType {
         match self {
             Storage::Host(h) => h.dtype(),
@@ -50,6 +73,9 @@ use std::sync::Arc;
 
 /// Evaluates `prog` on `device` into fresh contiguous storage, one per output.
 pub(crate) fn eval_program(device: Device, prog: &Program) -> Result<Vec<Arc<Storage>>> {
+    if device.backend == Backend::Cpu && crate::jit::recording() {
+        record_elementwise(prog, false);
+    }
     match device.backend {
         Backend::Cpu => Ok(cpu::eval(prog)
             .into_iter()
@@ -68,6 +94,9 @@ pub(crate) fn reduce(
     inner: usize,
     out: DType,
 ) -> Result<Arc<Storage>> {
+    if device.backend == Backend::Cpu && crate::jit::recording() {
+        record_reduction(prog, op, inner, out);
+    }
     match device.backend {
         Backend::Cpu => Ok(Arc::new(Storage::Host(cpu::reduce(
             prog, op, outer, inner, out,
@@ -77,7 +106,12 @@ pub(crate) fn reduce(
 }
 
 /// Copies host bytes (`len` elements of `dtype`) to new storage on `device`.
-pub(crate) fn upload(device: Device, dtype: DType, len: usize, bytes: &[u8]) -> Result<Arc<Storage>> {
+pub(crate) fn upload(
+    device: Device,
+    dtype: DType,
+    len: usize,
+    bytes: &[u8],
+) -> Result<Arc<Storage>> {
     match device.backend {
         Backend::Cpu => Ok(Arc::new(Storage::Host(cpu::HostBuf::from_bytes(
             dtype, len, bytes,
@@ -104,6 +138,11 @@ pub(crate) fn assemble(
 ) -> Result<Arc<Storage>> {
     match device.backend {
         Backend::Cpu => {
+            if crate::jit::recording() {
+                for (p, l) in pieces {
+                    record_elementwise(p, !l.is_contiguous(&p.shape));
+                }
+            }
             let mut buf = cpu::HostBuf::zeroed(dtype, numel(shape));
             for (p, l) in pieces {
                 cpu::eval_into_view(p, &mut buf, l);
@@ -111,5 +150,47 @@ pub(crate) fn assemble(
             Ok(Arc::new(Storage::Host(buf)))
         }
         Backend::Cuda => cuda::assemble(device.ordinal, dtype, numel(shape), pieces),
+    }
+}
+
+/// Records the CUDA source the GPU would run for `prog` (every variant it could pick).
+fn record_elementwise(prog: &Program, strided_out: bool) {
+    use crate::codegen::{Variant, elementwise, vectorisable};
+    for idx32 in [true, false] {
+        if idx32 && !prog.fits_i32() {
+            continue;
+        }
+        for vector in [false, true] {
+            if vector && (strided_out || !vectorisable(prog)) {
+                continue;
+            }
+            let v = Variant {
+                idx32,
+                vector,
+                strided_out,
+            };
+            crate::jit::record(&elementwise(prog, v).source);
+        }
+    }
+}
+
+/// Records the CUDA sources of a reduction (both passes, every variant).
+fn record_reduction(prog: &Program, op: ReduceOp, inner: usize, out: DType) {
+    use crate::codegen::{VEC, Variant, acc_dtype, reduction, vectorisable};
+    let src = prog.instrs[prog.outputs[0]].dtype;
+    let acc = acc_dtype(op, src);
+    for vector in [false, true] {
+        if vector && !(vectorisable(prog) && inner % VEC == 0) {
+            continue;
+        }
+        let v = Variant {
+            idx32: prog.fits_i32(),
+            vector,
+            strided_out: false,
+        };
+        crate::jit::record(&reduction(prog, op, out, v).source);
+        if !matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax) {
+            crate::jit::record(&reduction(prog, op, acc, v).source);
+        }
     }
 }

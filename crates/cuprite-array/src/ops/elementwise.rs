@@ -19,7 +19,12 @@ pub(crate) fn unary_node(a: &Arc<Node>, op: UnaryOp) -> Arc<Node> {
     let d = op
         .result(a.dtype)
         .unwrap_or_else(|| panic!("{op:?} is not defined for {}", a.dtype));
-    finish(Node::new(Op::Unary(op, a.clone()), d, a.shape.clone(), a.device))
+    finish(Node::new(
+        Op::Unary(op, a.clone()),
+        d,
+        a.shape.clone(),
+        a.device,
+    ))
 }
 
 /// Builds `op(a, b)` with broadcasting and promotion.
@@ -416,9 +421,24 @@ fn logical_or_bit(l: BinaryOp, b: BinaryOp) -> impl Fn(DType) -> BinaryOp {
 }
 
 same_type_op!(Numeric, Rem, rem, |_| BinaryOp::Rem);
-same_type_op!(Bits, BitAnd, bitand, logical_or_bit(BinaryOp::And, BinaryOp::BitAnd));
-same_type_op!(Bits, BitOr, bitor, logical_or_bit(BinaryOp::Or, BinaryOp::BitOr));
-same_type_op!(Bits, BitXor, bitxor, logical_or_bit(BinaryOp::Xor, BinaryOp::BitXor));
+same_type_op!(
+    Bits,
+    BitAnd,
+    bitand,
+    logical_or_bit(BinaryOp::And, BinaryOp::BitAnd)
+);
+same_type_op!(
+    Bits,
+    BitOr,
+    bitor,
+    logical_or_bit(BinaryOp::Or, BinaryOp::BitOr)
+);
+same_type_op!(
+    Bits,
+    BitXor,
+    bitxor,
+    logical_or_bit(BinaryOp::Xor, BinaryOp::BitXor)
+);
 same_type_op!(Integer, Shl, shl, |_| BinaryOp::Shl);
 same_type_op!(Integer, Shr, shr, |_| BinaryOp::Shr);
 

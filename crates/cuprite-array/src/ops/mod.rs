@@ -19,10 +19,10 @@
 //!   wrap; anything → `bool` is "not zero"; complex → real takes the real part.
 //! - `f16`/`bf16` compute in `f32` and round back after every operation.
 
-pub(crate) mod special;
 pub(crate) mod elementwise;
 pub(crate) mod movement;
 pub(crate) mod reduce;
+pub mod special;
 
 use crate::dtype::DType;
 

@@ -9,7 +9,9 @@ use crate::graph::{Node, Op, Program, ViewFn, push_view};
 use crate::ops::BinaryOp;
 use crate::ops::elementwise::binary_node;
 use crate::ops::reduce::permute_node;
-use crate::shape::{Layout, SliceArg, SliceSpec, axis, broadcast_shapes, contiguous_strides, numel};
+use crate::shape::{
+    Layout, SliceArg, SliceSpec, axis, broadcast_shapes, contiguous_strides, numel,
+};
 use std::sync::Arc;
 
 struct Reshape<'a> {
@@ -49,8 +51,18 @@ fn view(n: &Arc<Node>, shape: &[usize], f: &dyn ViewFn) -> Result<Arc<Node>> {
         .ok_or_else(|| Error::Shape(format!("cannot view shape {:?} as {shape:?}", n.shape)))
 }
 
-fn leaf_node(s: Arc<crate::backend::Storage>, shape: &[usize], d: DType, dev: crate::Device) -> Arc<Node> {
-    Node::new(Op::Leaf(s, Layout::contiguous(shape)), d, shape.to_vec(), dev)
+fn leaf_node(
+    s: Arc<crate::backend::Storage>,
+    shape: &[usize],
+    d: DType,
+    dev: crate::Device,
+) -> Arc<Node> {
+    Node::new(
+        Op::Leaf(s, Layout::contiguous(shape)),
+        d,
+        shape.to_vec(),
+        dev,
+    )
 }
 
 impl<T: Element> Array<T> {
@@ -95,7 +107,11 @@ impl<T: Element> Array<T> {
     /// Reorders the axes: axis `i` of the result is axis `perm[i]` of `self` (a view).
     pub fn permute(&self, perm: &[usize]) -> Result<Array<T>> {
         let mut seen = vec![false; self.ndim()];
-        if perm.len() != self.ndim() || perm.iter().any(|&p| p >= self.ndim() || std::mem::replace(&mut seen[p], true)) {
+        if perm.len() != self.ndim()
+            || perm
+                .iter()
+                .any(|&p| p >= self.ndim() || std::mem::replace(&mut seen[p], true))
+        {
             return Err(Error::Axis(format!(
                 "{perm:?} is not a permutation of the {} axes of shape {:?}",
                 self.ndim(),
@@ -213,7 +229,12 @@ impl<T: Element> Array<T> {
                 s[d] = out_shape[d];
                 expand(&io.reshape(&s)?.node, &out_shape)
             };
-            let c = Node::new(Op::Const(Scalar::I64(strides[d] as i64)), DType::I64, vec![], dev);
+            let c = Node::new(
+                Op::Const(Scalar::I64(strides[d] as i64)),
+                DType::I64,
+                vec![],
+                dev,
+            );
             let term = binary_node(&coord, &c, BinaryOp::Mul)?;
             flat = Some(match flat {
                 None => term,
@@ -248,8 +269,7 @@ impl<T: Element> Array<T> {
         shape[ax] = 0;
         for a in arrays {
             crate::array::check_devices(&[&first.node, &a.node])?;
-            let ok = a.ndim() == nd
-                && (0..nd).all(|d| d == ax || a.shape()[d] == first.shape()[d]);
+            let ok = a.ndim() == nd && (0..nd).all(|d| d == ax || a.shape()[d] == first.shape()[d]);
             if !ok {
                 return Err(Error::Shape(format!(
                     "concat along axis {ax}: shapes {:?} and {:?} differ off that axis",
@@ -269,7 +289,7 @@ impl<T: Element> Array<T> {
             if a.is_empty() {
                 continue;
             }
-            pieces.push((Program::build(&[a.node.clone()]), l));
+            pieces.push((Program::build(std::slice::from_ref(&a.node)), l));
         }
         let dev = first.device();
         let s = backend::assemble(dev, T::DTYPE, &shape, &pieces)?;
@@ -285,7 +305,11 @@ impl<T: Element> Array<T> {
         reps_full.extend_from_slice(reps);
         // View as [1, s0, 1, s1, ...] broadcast to [r0, s0, r1, s1, ...], then reshape.
         let inter: Vec<usize> = src.iter().flat_map(|&s| [1, s]).collect();
-        let big: Vec<usize> = src.iter().zip(&reps_full).flat_map(|(&s, &r)| [r, s]).collect();
+        let big: Vec<usize> = src
+            .iter()
+            .zip(&reps_full)
+            .flat_map(|(&s, &r)| [r, s])
+            .collect();
         let out: Vec<usize> = src.iter().zip(&reps_full).map(|(&s, &r)| s * r).collect();
         let b = self.reshape(&inter)?.broadcast_to(&big)?;
         b.contiguous()?.reshape(&out)
@@ -332,7 +356,10 @@ impl<T: Element> Array<T> {
             shape.clone(),
             self.device(),
         ));
-        let mut pieces = vec![(Program::build(&[fill.node.clone()]), full.clone())];
+        let mut pieces = vec![(
+            Program::build(std::slice::from_ref(&fill.node)),
+            full.clone(),
+        )];
         if !self.is_empty() {
             let mut inner = full.clone();
             inner.offset = widths
@@ -340,10 +367,14 @@ impl<T: Element> Array<T> {
                 .zip(&full.strides)
                 .map(|((b, _), s)| b * *s as usize)
                 .sum();
-            pieces.push((Program::build(&[self.node.clone()]), inner));
+            pieces.push((Program::build(std::slice::from_ref(&self.node)), inner));
         }
         let s = backend::assemble(self.device(), T::DTYPE, &shape, &pieces)?;
-        Ok(Array::from_node(leaf_node(s, &shape, T::DTYPE, self.device())))
+        Ok(Array::from_node(leaf_node(
+            s,
+            &shape,
+            T::DTYPE,
+            self.device(),
+        )))
     }
 }
-

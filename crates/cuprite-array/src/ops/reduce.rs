@@ -5,13 +5,13 @@
 //! intermediate array). Reductions evaluate at once and return materialised arrays.
 
 use crate::array::{Array, cast_node, realize};
-use crate::ops::elementwise::{binary_node, unary_node};
-use crate::ops::{BinaryOp, UnaryOp};
 use crate::backend;
 use crate::dtype::{Element, Float, Numeric, Ordered};
 use crate::error::Result;
 use crate::graph::{Node, Op, Program, ViewFn, push_view};
 use crate::ops::ReduceOp;
+use crate::ops::elementwise::{binary_node, unary_node};
+use crate::ops::{BinaryOp, UnaryOp};
 use crate::shape::{Layout, axis};
 use std::sync::Arc;
 
@@ -84,7 +84,12 @@ fn norm_axes(axes: &[isize], nd: usize) -> Result<Vec<usize>> {
 }
 
 impl<T: Element> Array<T> {
-    fn red<U: Element>(&self, op: ReduceOp, axes: Option<&[isize]>, keep: bool) -> Result<Array<U>> {
+    fn red<U: Element>(
+        &self,
+        op: ReduceOp,
+        axes: Option<&[isize]>,
+        keep: bool,
+    ) -> Result<Array<U>> {
         let axes = match axes {
             Some(a) => norm_axes(a, self.ndim())?,
             None => all_axes(self.ndim()),
@@ -193,7 +198,10 @@ impl<T: Numeric + Ordered> Array<T> {
         ax.sort_unstable();
         ax.dedup();
         let s = reduce_node(&sq, ReduceOp::Sum, &ax, keepdims)?;
-        Ok(Array::from_node(div_count(&s, count.saturating_sub(ddof) as f64)?))
+        Ok(Array::from_node(div_count(
+            &s,
+            count.saturating_sub(ddof) as f64,
+        )?))
     }
     /// Standard deviation of all elements.
     pub fn std(&self, ddof: usize) -> Result<Array<T::Mean>> {

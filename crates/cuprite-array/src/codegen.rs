@@ -1,0 +1,906 @@
+//! CUDA C code generation for [`Program`]s: fused element-wise kernels and fused reductions.
+//!
+//! Owns the text of kernels and the layout of their parameters; it must not compile, cache or
+//! launch (see `jit` and `backend::cuda`). Every kernel parameter is 8 bytes (a pointer or a
+//! `unsigned long long`), so the launcher packs them as a `Vec<u64>`.
+//!
+//! - Strided inputs are read in place: the linear index is unravelled once per element and
+//!   each strided input's offset is a dot product with its strides.
+//! - Index math is 32-bit when every offset fits ([`Program::fits_i32`]).
+//! - When every input and the output are contiguous and 4-element aligned, each thread handles
+//!   4 consecutive elements with vector loads and stores.
+//! - Reductions evaluate the producer expression inside the reduction loop (no intermediate).
+
+use crate::dtype::{Class, DType, Scalar};
+use crate::graph::{Dist, Kind, Program};
+use crate::ops::{BinaryOp, ReduceOp, UnaryOp};
+use std::fmt::Write;
+
+/// Threads per block of every generated kernel.
+pub(crate) const BLOCK: u32 = 256;
+/// Elements per thread in the vectorised variant.
+pub(crate) const VEC: usize = 4;
+
+/// The choices that, with the program's structure, determine a kernel's source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Variant {
+    pub idx32: bool,
+    pub vector: bool,
+    /// The output is written through strides (assembly into a view).
+    pub strided_out: bool,
+}
+
+/// Source and entry point of one kernel.
+#[derive(Clone, Debug)]
+pub(crate) struct KernelSource {
+    pub name: String,
+    pub source: String,
+}
+
+const PRELUDE: &str = r#"
+typedef unsigned long long u64t;
+typedef long long i64t;
+struct __align__(8) cf32 { float re, im; };
+struct __align__(16) cf64 { double re, im; };
+template<typename T, int N> struct __align__(sizeof(T) * N) VecN { T v[N]; };
+__device__ __forceinline__ float h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
+__device__ __forceinline__ unsigned short f2h(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+__device__ __forceinline__ float bf2f(unsigned short h) { return __uint_as_float(((unsigned)h) << 16); }
+__device__ __forceinline__ unsigned short f2bf(float f) {
+  unsigned u = __float_as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (unsigned short)(u >> 16);
+}
+__device__ __forceinline__ float rh(float x) { return h2f(f2h(x)); }
+__device__ __forceinline__ float rbf(float x) { return bf2f(f2bf(x)); }
+__device__ __forceinline__ float finf() { return __int_as_float(0x7f800000); }
+__device__ __forceinline__ double dinf() { return __longlong_as_double(0x7ff0000000000000LL); }
+template<typename T> __device__ __forceinline__ T nmin(T a, T b) { return (a != a) ? a : ((b != b || b < a) ? b : a); }
+template<typename T> __device__ __forceinline__ T nmax(T a, T b) { return (a != a) ? a : ((b != b || b > a) ? b : a); }
+template<typename T> __device__ __forceinline__ T fsign(T x) { return (x != x || x == (T)0) ? x : (x > (T)0 ? (T)1 : (T)-1); }
+template<typename T, typename F> __device__ __forceinline__ T f2i(F x, T lo, T hi) {
+  return x != x ? (T)0 : (x <= (F)lo ? lo : (x >= (F)hi ? hi : (T)x));
+}
+__device__ __forceinline__ i64t ipow_s(i64t b, i64t e) {
+  if (e < 0) return b == 1 ? 1 : (b == -1 ? ((e & 1) ? -1 : 1) : 0);
+  u64t r = 1, x = (u64t)b, k = (u64t)e;
+  while (k) { if (k & 1) r *= x; x *= x; k >>= 1; }
+  return (i64t)r;
+}
+__device__ __forceinline__ u64t ipow_u(u64t b, u64t e) {
+  u64t r = 1;
+  while (e) { if (e & 1) r *= b; b *= b; e >>= 1; }
+  return r;
+}
+#define CPLX(C, F, SQRT, HYPOT, ATAN2, EXP, LOG, COS, SIN, FABS) \
+__device__ __forceinline__ C mkc(F re, F im, C*) { C z; z.re = re; z.im = im; return z; } \
+__device__ __forceinline__ C cadd(C a, C b) { C z; z.re = a.re + b.re; z.im = a.im + b.im; return z; } \
+__device__ __forceinline__ C csub(C a, C b) { C z; z.re = a.re - b.re; z.im = a.im - b.im; return z; } \
+__device__ __forceinline__ C cmul(C a, C b) { C z; z.re = a.re * b.re - a.im * b.im; z.im = a.re * b.im + a.im * b.re; return z; } \
+__device__ __forceinline__ C cdiv(C a, C b) { F d = b.re * b.re + b.im * b.im; C z; z.re = (a.re * b.re + a.im * b.im) / d; z.im = (a.im * b.re - a.re * b.im) / d; return z; } \
+__device__ __forceinline__ C cneg(C a) { C z; z.re = -a.re; z.im = -a.im; return z; } \
+__device__ __forceinline__ C cconj(C a) { C z; z.re = a.re; z.im = -a.im; return z; } \
+__device__ __forceinline__ F cabs_(C a) { return HYPOT(a.re, a.im); } \
+__device__ __forceinline__ F carg(C a) { return ATAN2(a.im, a.re); } \
+__device__ __forceinline__ C cexp_(C a) { F e = EXP(a.re); C z; z.re = e * COS(a.im); z.im = e * SIN(a.im); return z; } \
+__device__ __forceinline__ C clog_(C a) { C z; z.re = LOG(HYPOT(a.re, a.im)); z.im = ATAN2(a.im, a.re); return z; } \
+__device__ __forceinline__ C csqrt_(C a) { F r = HYPOT(a.re, a.im); C z; \
+  if (r == (F)0) { z.re = 0; z.im = a.im; } \
+  else if (a.re >= (F)0) { F t = SQRT((r + a.re) * (F)0.5); z.re = t; z.im = a.im / ((F)2 * t); } \
+  else { F t = SQRT((r - a.re) * (F)0.5); z.re = FABS(a.im) / ((F)2 * t); z.im = copysign(t, a.im); } \
+  return z; } \
+__device__ __forceinline__ unsigned char ceq(C a, C b) { return a.re == b.re && a.im == b.im; } \
+__device__ __forceinline__ unsigned char cnz(C a) { return a.re != (F)0 || a.im != (F)0; }
+CPLX(cf32, float, sqrtf, hypotf, atan2f, expf, logf, cosf, sinf, fabsf)
+CPLX(cf64, double, sqrt, hypot, atan2, exp, log, cos, sin, fabs)
+__device__ __forceinline__ void philox(u64t key, u64t ctr, unsigned out[4]) {
+  unsigned c0 = (unsigned)ctr, c1 = (unsigned)(ctr >> 32), c2 = 0, c3 = 0;
+  unsigned k0 = (unsigned)key, k1 = (unsigned)(key >> 32);
+  #pragma unroll
+  for (int r = 0; r < 10; r++) {
+    if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
+    unsigned hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
+    unsigned hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
+    unsigned n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
+    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
+  }
+  out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
+}
+__device__ __forceinline__ float u01f(unsigned w) { return (float)(w >> 8) * (1.0f / 16777216.0f); }
+__device__ __forceinline__ double u01d(unsigned hi, unsigned lo) { return (double)((((u64t)hi << 32) | lo) >> 11) * (1.0 / 9007199254740992.0); }
+__device__ __forceinline__ float rand_f32(u64t key, u64t i, int normal) {
+  unsigned w[4];
+  if (!normal) { philox(key, i / 4, w); return u01f(w[i % 4]); }
+  philox(key, i / 2, w);
+  float u1 = 1.0f - u01f(w[0]), u2 = u01f(w[1]);
+  float r = sqrtf(-2.0f * logf(u1)), t = 2.0f * 3.14159265358979323846f * u2;
+  return (i % 2 == 0) ? r * cosf(t) : r * sinf(t);
+}
+__device__ __forceinline__ double rand_f64(u64t key, u64t i, int normal) {
+  unsigned w[4];
+  philox(key, i / 2, w);
+  if (!normal) { int j = 2 * (int)(i % 2); return u01d(w[j], w[j + 1]); }
+  double u1 = 1.0 - u01d(w[0], w[1]), u2 = u01d(w[2], w[3]);
+  double r = sqrt(-2.0 * log(u1)), t = 2.0 * 3.14159265358979323846 * u2;
+  return (i % 2 == 0) ? r * cos(t) : r * sin(t);
+}
+// ---- cuprite-array kernel ----
+"#;
+
+/// The C type values of `d` are computed in.
+fn cty(d: DType) -> &'static str {
+    d.c_compute()
+}
+
+/// The unsigned type integer arithmetic of `d` wraps in.
+fn uw(d: DType) -> &'static str {
+    if d.size() == 8 { "u64t" } else { "unsigned" }
+}
+
+fn int_limits(d: DType) -> (String, String) {
+    match d {
+        DType::U8 => ("0".into(), "255".into()),
+        DType::U16 => ("0".into(), "65535".into()),
+        DType::U32 => ("0u".into(), "4294967295u".into()),
+        DType::U64 => ("0ull".into(), "18446744073709551615ull".into()),
+        DType::I8 => ("-128".into(), "127".into()),
+        DType::I16 => ("-32768".into(), "32767".into()),
+        DType::I32 => ("(-2147483647 - 1)".into(), "2147483647".into()),
+        DType::I64 => (
+            "(-9223372036854775807LL - 1)".into(),
+            "9223372036854775807LL".into(),
+        ),
+        _ => unreachable!(),
+    }
+}
+
+/// Rounds a freshly computed `float` back to a half type's precision.
+fn round_half(d: DType, e: String) -> String {
+    match d {
+        DType::F16 => format!("rh({e})"),
+        DType::BF16 => format!("rbf({e})"),
+        _ => e,
+    }
+}
+
+/// Storage value → compute value.
+pub(crate) fn load_conv(d: DType, e: &str) -> String {
+    match d {
+        DType::F16 => format!("h2f({e})"),
+        DType::BF16 => format!("bf2f({e})"),
+        _ => e.to_string(),
+    }
+}
+
+/// Compute value → storage value.
+fn store_conv(d: DType, e: &str) -> String {
+    match d {
+        DType::F16 => format!("f2h({e})"),
+        DType::BF16 => format!("f2bf({e})"),
+        DType::Bool => format!("(unsigned char)({e} != 0)"),
+        _ => e.to_string(),
+    }
+}
+
+fn math(d: DType, f: &str) -> String {
+    if d.class() == Class::F64 {
+        f.to_string()
+    } else {
+        format!("{f}f")
+    }
+}
+
+fn unary_expr(op: UnaryOp, d: DType, a: &str) -> String {
+    use UnaryOp::*;
+    let t = cty(d);
+    if d.is_complex() {
+        let f = match op {
+            Neg => "cneg",
+            Conj => "cconj",
+            Abs => "cabs_",
+            Arg => "carg",
+            Exp => "cexp_",
+            Log => "clog_",
+            Sqrt => "csqrt_",
+            Real => return format!("{a}.re"),
+            Imag => return format!("{a}.im"),
+            o => unreachable!("{o:?} on complex"),
+        };
+        return format!("{f}({a})");
+    }
+    if d.is_float() {
+        let m = |f: &str| format!("{}({a})", math(d, f));
+        let inf = if d.class() == Class::F64 {
+            "dinf()"
+        } else {
+            "finf()"
+        };
+        let one = if d.class() == Class::F64 {
+            "1.0"
+        } else {
+            "1.0f"
+        };
+        let e = match op {
+            Neg => format!("(-{a})"),
+            Abs => m("fabs"),
+            Sign => format!("fsign({a})"),
+            Floor => m("floor"),
+            Ceil => m("ceil"),
+            Round => m("round"),
+            Trunc => m("trunc"),
+            Sqrt => m("sqrt"),
+            Rsqrt => format!("({one} / {})", m("sqrt")),
+            Cbrt => m("cbrt"),
+            Exp => m("exp"),
+            Exp2 => m("exp2"),
+            Expm1 => m("expm1"),
+            Log => m("log"),
+            Log2 => m("log2"),
+            Log10 => m("log10"),
+            Log1p => m("log1p"),
+            Sin => m("sin"),
+            Cos => m("cos"),
+            Tan => m("tan"),
+            Asin => m("asin"),
+            Acos => m("acos"),
+            Atan => m("atan"),
+            Sinh => m("sinh"),
+            Cosh => m("cosh"),
+            Tanh => m("tanh"),
+            Asinh => m("asinh"),
+            Acosh => m("acosh"),
+            Atanh => m("atanh"),
+            Erf => m("erf"),
+            Erfc => m("erfc"),
+            Lgamma => m("lgamma"),
+            Tgamma => m("tgamma"),
+            Sigmoid => format!("({one} / ({one} + {}(-{a})))", math(d, "exp")),
+            IsNan => return format!("(unsigned char)({a} != {a})"),
+            IsInf => return format!("(unsigned char)({} == {inf})", m("fabs")),
+            IsFinite => return format!("(unsigned char)({} < {inf})", m("fabs")),
+            o => unreachable!("{o:?} on float"),
+        };
+        return round_half(d, e);
+    }
+    let u = uw(d);
+    match op {
+        Neg => format!("({t})(0 - ({u}){a})"),
+        Abs if d.is_signed_int() => format!("({a} < 0 ? ({t})(0 - ({u}){a}) : {a})"),
+        Abs => a.to_string(),
+        Sign if d.is_signed_int() => format!("({t})(({a} > 0) - ({a} < 0))"),
+        Sign => format!("({t})({a} != 0)"),
+        BitNot => format!("({t})(~({u}){a})"),
+        Not => format!("(unsigned char)({a} == 0)"),
+        o => unreachable!("{o:?} on {d}"),
+    }
+}
+
+fn binary_expr(op: BinaryOp, d: DType, a: &str, b: &str) -> String {
+    use BinaryOp::*;
+    let t = cty(d);
+    if d.is_complex() {
+        return match op {
+            Add => format!("cadd({a}, {b})"),
+            Sub => format!("csub({a}, {b})"),
+            Mul => format!("cmul({a}, {b})"),
+            Div => format!("cdiv({a}, {b})"),
+            Eq => format!("ceq({a}, {b})"),
+            Ne => format!("(unsigned char)!ceq({a}, {b})"),
+            o => unreachable!("{o:?} on complex"),
+        };
+    }
+    let cmp = |o: &str| format!("(unsigned char)({a} {o} {b})");
+    match op {
+        Eq => return cmp("=="),
+        Ne => return cmp("!="),
+        Lt => return cmp("<"),
+        Le => return cmp("<="),
+        Gt => return cmp(">"),
+        Ge => return cmp(">="),
+        _ => {}
+    }
+    if d.is_float() {
+        let e = match op {
+            Add => format!("({a} + {b})"),
+            Sub => format!("({a} - {b})"),
+            Mul => format!("({a} * {b})"),
+            Div => format!("({a} / {b})"),
+            Rem => format!("{}({a}, {b})", math(d, "fmod")),
+            Pow => format!("{}({a}, {b})", math(d, "pow")),
+            Min => format!("nmin({a}, {b})"),
+            Max => format!("nmax({a}, {b})"),
+            Atan2 => format!("{}({a}, {b})", math(d, "atan2")),
+            Hypot => format!("{}({a}, {b})", math(d, "hypot")),
+            o => unreachable!("{o:?} on float"),
+        };
+        return round_half(d, e);
+    }
+    let u = uw(d);
+    let signed = d.is_signed_int();
+    let mask = d.bits() - 1;
+    match op {
+        Add => format!("({t})(({u}){a} + ({u}){b})"),
+        Sub => format!("({t})(({u}){a} - ({u}){b})"),
+        Mul => format!("({t})(({u}){a} * ({u}){b})"),
+        Div if signed => format!(
+            "({b} == 0 ? ({t})0 : ({b} == ({t})-1 ? ({t})(0 - ({u}){a}) : ({t})({a} / {b})))"
+        ),
+        Div => format!("({b} == 0 ? ({t})0 : ({t})({a} / {b}))"),
+        Rem if signed => format!("(({b} == 0 || {b} == ({t})-1) ? ({t})0 : ({t})({a} % {b}))"),
+        Rem => format!("({b} == 0 ? ({t})0 : ({t})({a} % {b}))"),
+        Pow if signed => format!("({t})ipow_s((i64t){a}, (i64t){b})"),
+        Pow => format!("({t})ipow_u((u64t){a}, (u64t){b})"),
+        Min => format!("({a} < {b} ? {a} : {b})"),
+        Max => format!("({a} > {b} ? {a} : {b})"),
+        And => format!("(unsigned char)(({a} != 0) && ({b} != 0))"),
+        Or => format!("(unsigned char)(({a} != 0) || ({b} != 0))"),
+        Xor => format!("(unsigned char)(({a} != 0) != ({b} != 0))"),
+        BitAnd => format!("({t})({a} & {b})"),
+        BitOr => format!("({t})({a} | {b})"),
+        BitXor => format!("({t})({a} ^ {b})"),
+        Shl => format!("({t})(({u}){a} << ((unsigned){b} & {mask}u))"),
+        Shr => format!("({t})({a} >> ((unsigned){b} & {mask}u))"),
+        o => unreachable!("{o:?} on {d}"),
+    }
+}
+
+fn cast_expr(from: DType, to: DType, a: &str) -> String {
+    if from == to {
+        return a.to_string();
+    }
+    let t = cty(to);
+    if to == DType::Bool {
+        return if from.is_complex() {
+            format!("cnz({a})")
+        } else {
+            format!("(unsigned char)({a} != 0)")
+        };
+    }
+    if from.is_complex() {
+        if to.is_complex() {
+            let f = if to == DType::C64 { "double" } else { "float" };
+            return format!("mkc(({f}){a}.re, ({f}){a}.im, ({t}*)0)");
+        }
+        return cast_expr(from.real(), to, &format!("{a}.re"));
+    }
+    if to.is_complex() {
+        let f = if to == DType::C64 { "double" } else { "float" };
+        let re = cast_expr(
+            from,
+            if to == DType::C64 {
+                DType::F64
+            } else {
+                DType::F32
+            },
+            a,
+        );
+        return format!("mkc(({f}){re}, ({f})0, ({t}*)0)");
+    }
+    if from.is_float() && to.is_int() {
+        let (lo, hi) = int_limits(to);
+        return format!("f2i<{t}, {}>({a}, ({t}){lo}, ({t}){hi})", cty(from));
+    }
+    if to.is_float() {
+        // Integers and floats go through f32 for the half types, as on the CPU.
+        let via = if to.class() == Class::F64 {
+            "double"
+        } else {
+            "float"
+        };
+        return round_half(to, format!("({via})({a})"));
+    }
+    format!("({t})({a})")
+}
+
+fn const_expr(c: Scalar, d: DType, k: usize) -> String {
+    let p = format!("k{k}");
+    match (c, d.class()) {
+        (Scalar::C32(_), _) => format!(
+            "mkc(__uint_as_float((unsigned)k{k}), __uint_as_float((unsigned)k{k}i), (cf32*)0)"
+        ),
+        (Scalar::C64(_), _) => format!(
+            "mkc(__longlong_as_double((i64t)k{k}), __longlong_as_double((i64t)k{k}i), (cf64*)0)"
+        ),
+        (_, Class::F32) => format!("__uint_as_float((unsigned){p})"),
+        (_, Class::F64) => format!("__longlong_as_double((i64t){p})"),
+        _ => format!("({})({p})", cty(d)),
+    }
+}
+
+/// The kernel parameter words of a constant.
+pub(crate) fn const_words(c: Scalar) -> Vec<u64> {
+    match c {
+        Scalar::F32(x) => vec![x.to_bits() as u64],
+        Scalar::F64(x) => vec![x.to_bits()],
+        Scalar::I64(x) => vec![x as u64],
+        Scalar::U64(x) => vec![x],
+        Scalar::C32(z) => vec![z.re.to_bits() as u64, z.im.to_bits() as u64],
+        Scalar::C64(z) => vec![z.re.to_bits(), z.im.to_bits()],
+    }
+}
+
+/// How element values are fetched while emitting one lane.
+struct Emit<'a> {
+    prog: &'a Program,
+    /// Per input: the C expression of its element (already converted to compute type).
+    loads: Vec<String>,
+    /// The C expression of the linear index (for iota and random).
+    lin: String,
+    sfx: String,
+}
+
+fn emit_lane(e: &Emit<'_>, out: &mut String) {
+    let p = e.prog;
+    let nd = p.shape.len();
+    for (k, ins) in p.instrs.iter().enumerate() {
+        let v = |i: usize| format!("v{i}{}", e.sfx);
+        let d = ins.dtype;
+        let expr = match ins.kind {
+            Kind::Load(i) => e.loads[i].clone(),
+            Kind::Const(c) => const_expr(p.consts[c], d, c),
+            Kind::Unary(op, a) => unary_expr(op, p.instrs[a].dtype, &v(a)),
+            Kind::Binary(op, a, b) => binary_expr(op, p.instrs[a].dtype, &v(a), &v(b)),
+            Kind::Select(c, a, b) => format!("({} ? {} : {})", v(c), v(a), v(b)),
+            Kind::Cast(a) => cast_expr(p.instrs[a].dtype, d, &v(a)),
+            Kind::Gather(i, idx) => {
+                let n = p.inputs[i].gather_len.unwrap_or(1).max(1);
+                let _ = n;
+                load_conv(
+                    d,
+                    &format!(
+                        "in{i}[{0} < 0 ? 0 : ({0} >= (i64t)len{i} ? (i64t)len{i} - 1 : {0})]",
+                        format!("(i64t){}", v(idx))
+                    ),
+                )
+            }
+            Kind::Iota(ax) => {
+                let inner: Vec<String> = (ax + 1..nd).map(|j| format!("(u64t)s{j}")).collect();
+                let inner = if inner.is_empty() {
+                    "1ull".to_string()
+                } else {
+                    inner.join(" * ")
+                };
+                format!("(i64t)(((u64t)({}) / ({inner})) % (u64t)s{ax})", e.lin)
+            }
+            Kind::Rand(key, dist) => {
+                let normal = (dist == Dist::Normal) as u8;
+                if d.class() == Class::F64 {
+                    format!("rand_f64(k{key}, (u64t)({}), {normal})", e.lin)
+                } else {
+                    format!("rand_f32(k{key}, (u64t)({}), {normal})", e.lin)
+                }
+            }
+        };
+        let _ = writeln!(out, "    {} v{k}{} = {expr};", cty(d), e.sfx);
+    }
+}
+
+/// The parameter list shared by every kernel of a program, in launch order: inputs (pointer,
+/// then offset and strides when strided, or length when gathered), outputs, `n`, the shape,
+/// then constants.
+fn params(p: &Program, v: Variant, n_out_ptrs: usize, out_dtypes: &[DType]) -> String {
+    let nd = p.shape.len();
+    let mut s = Vec::new();
+    for (i, inp) in p.inputs.iter().enumerate() {
+        s.push(format!(
+            "const {}* __restrict__ in{i}",
+            inp.dtype.c_storage()
+        ));
+        if inp.gather_len.is_some() {
+            s.push(format!("u64t len{i}"));
+        } else if !inp.layout.is_contiguous(&p.shape) {
+            s.push(format!("i64t off{i}"));
+            for d in 0..nd {
+                s.push(format!("i64t st{i}_{d}"));
+            }
+        } else {
+            s.push(format!("i64t off{i}"));
+        }
+    }
+    for o in 0..n_out_ptrs {
+        s.push(format!(
+            "{}* __restrict__ out{o}",
+            out_dtypes[o].c_storage()
+        ));
+    }
+    if v.strided_out {
+        s.push("i64t ooff".into());
+        for d in 0..nd {
+            s.push(format!("i64t ost{d}"));
+        }
+    }
+    s.push("u64t n".into());
+    for d in 0..nd {
+        s.push(format!("u64t s{d}"));
+    }
+    for (k, c) in p.consts.iter().enumerate() {
+        s.push(format!("u64t k{k}"));
+        if matches!(c, Scalar::C32(_) | Scalar::C64(_)) {
+            s.push(format!("u64t k{k}i"));
+        }
+    }
+    s.join(", ")
+}
+
+/// The launch parameter words for `params`: pointers and offsets are supplied by the caller.
+pub(crate) struct ParamPlan {
+    pub words: Vec<u64>,
+}
+
+impl ParamPlan {
+    /// Builds the words: `in_ptrs[i]` are the input base pointers, `out_ptrs` the outputs.
+    pub fn new(
+        p: &Program,
+        v: Variant,
+        in_ptrs: &[u64],
+        out_ptrs: &[u64],
+        out_layout: Option<&crate::shape::Layout>,
+    ) -> ParamPlan {
+        let nd = p.shape.len();
+        let mut w = Vec::with_capacity(8 + p.inputs.len() * (nd + 2));
+        for (i, inp) in p.inputs.iter().enumerate() {
+            w.push(in_ptrs[i]);
+            if let Some(n) = inp.gather_len {
+                w.push(n as u64);
+            } else if !inp.layout.is_contiguous(&p.shape) {
+                w.push(inp.layout.offset as u64);
+                for d in 0..nd {
+                    w.push(inp.layout.strides[d] as i64 as u64);
+                }
+            } else {
+                w.push(inp.layout.offset as u64);
+            }
+        }
+        w.extend_from_slice(out_ptrs);
+        if v.strided_out {
+            let l = out_layout.expect("strided output layout");
+            w.push(l.offset as u64);
+            for d in 0..nd {
+                w.push(l.strides[d] as i64 as u64);
+            }
+        }
+        w.push(crate::shape::numel(&p.shape) as u64);
+        for d in 0..nd {
+            w.push(p.shape[d] as u64);
+        }
+        for c in &p.consts {
+            w.extend(const_words(*c));
+        }
+        ParamPlan { words: w }
+    }
+}
+
+/// Unravels `lin` into coordinates and computes strided offsets; returns the code.
+fn index_code(p: &Program, v: Variant, lin: &str, it: &str) -> String {
+    let nd = p.shape.len();
+    let any_strided = v.strided_out
+        || p.inputs
+            .iter()
+            .any(|i| i.gather_len.is_none() && !i.layout.is_contiguous(&p.shape));
+    let mut s = String::new();
+    if any_strided && nd > 0 {
+        let _ = writeln!(s, "    {it} r_ = {lin};");
+        for d in (0..nd).rev() {
+            let _ = writeln!(s, "    {it} c{d} = r_ % ({it})s{d}; r_ /= ({it})s{d};");
+        }
+    }
+    for (i, inp) in p.inputs.iter().enumerate() {
+        if inp.gather_len.is_some() {
+            continue;
+        }
+        if inp.layout.is_contiguous(&p.shape) {
+            let _ = writeln!(s, "    {it} o{i} = ({it})off{i} + {lin};");
+        } else {
+            let terms: Vec<String> = (0..nd)
+                .map(|d| format!(" + ({it})c{d} * ({it})st{i}_{d}"))
+                .collect();
+            let _ = writeln!(s, "    {it} o{i} = ({it})off{i}{};", terms.concat());
+        }
+    }
+    if v.strided_out {
+        let terms: Vec<String> = (0..nd)
+            .map(|d| format!(" + ({it})c{d} * ({it})ost{d}"))
+            .collect();
+        let _ = writeln!(s, "    {it} oo = ({it})ooff{};", terms.concat());
+    }
+    s
+}
+
+/// Whether the vectorised variant is possible structurally (not counting alignment).
+pub(crate) fn vectorisable(p: &Program) -> bool {
+    p.inputs
+        .iter()
+        .all(|i| i.gather_len.is_none() && i.layout.is_contiguous(&p.shape))
+        && p.instrs
+            .iter()
+            .all(|i| !matches!(i.kind, Kind::Iota(_) | Kind::Rand(..) | Kind::Gather(..)))
+        && !p.shape.is_empty()
+}
+
+/// The element-wise kernel of `p` (all outputs contiguous, or one strided output).
+pub(crate) fn elementwise(p: &Program, v: Variant) -> KernelSource {
+    let it = if v.idx32 { "int" } else { "i64t" };
+    let out_d: Vec<DType> = p.outputs.iter().map(|&o| p.instrs[o].dtype).collect();
+    let name = "cuprite_ew".to_string();
+    let mut s = String::from(PRELUDE);
+    let _ = writeln!(
+        s,
+        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}) {{",
+        params(p, v, out_d.len(), &out_d)
+    );
+    if v.vector {
+        let _ = writeln!(
+            s,
+            "  {it} base = (({it})blockIdx.x * {BLOCK} + threadIdx.x) * {VEC};"
+        );
+        let _ = writeln!(s, "  if (base >= ({it})n) return;");
+        let _ = writeln!(s, "  if (base + {VEC} <= ({it})n) {{");
+        for (i, inp) in p.inputs.iter().enumerate() {
+            let st = inp.dtype.c_storage();
+            let _ = writeln!(
+                s,
+                "    VecN<{st}, {VEC}> x{i} = *reinterpret_cast<const VecN<{st}, {VEC}>*>(in{i} + off{i} + base);"
+            );
+        }
+        for (o, d) in out_d.iter().enumerate() {
+            let _ = writeln!(s, "    VecN<{0}, {VEC}> y{o};", d.c_storage());
+        }
+        for lane in 0..VEC {
+            let e = Emit {
+                prog: p,
+                loads: p
+                    .inputs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, inp)| load_conv(inp.dtype, &format!("x{i}.v[{lane}]")))
+                    .collect(),
+                lin: format!("(base + {lane})"),
+                sfx: format!("_{lane}"),
+            };
+            emit_lane(&e, &mut s);
+            for (o, &k) in p.outputs.iter().enumerate() {
+                let _ = writeln!(
+                    s,
+                    "    y{o}.v[{lane}] = {};",
+                    store_conv(out_d[o], &format!("v{k}_{lane}"))
+                );
+            }
+        }
+        for o in 0..out_d.len() {
+            let _ = writeln!(
+                s,
+                "    *reinterpret_cast<VecN<{0}, {VEC}>*>(out{o} + base) = y{o};",
+                out_d[o].c_storage()
+            );
+        }
+        let _ = writeln!(s, "    return;\n  }}");
+        let _ = writeln!(s, "  for ({it} i = base; i < ({it})n; i++) {{");
+    } else {
+        let _ = writeln!(s, "  {it} i = ({it})blockIdx.x * {BLOCK} + threadIdx.x;");
+        let _ = writeln!(s, "  if (i >= ({it})n) return;");
+        let _ = writeln!(s, "  {{");
+    }
+    s.push_str(&index_code(p, v, "i", it));
+    let e = Emit {
+        prog: p,
+        loads: p
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, inp)| load_conv(inp.dtype, &format!("in{i}[o{i}]")))
+            .collect(),
+        lin: "i".into(),
+        sfx: String::new(),
+    };
+    emit_lane(&e, &mut s);
+    for (o, &k) in p.outputs.iter().enumerate() {
+        let at = if v.strided_out { "oo" } else { "i" };
+        let _ = writeln!(
+            s,
+            "    out{o}[{at}] = {};",
+            store_conv(out_d[o], &format!("v{k}"))
+        );
+    }
+    s.push_str("  }\n}\n");
+    KernelSource { name, source: s }
+}
+
+/// The dtype a reduction accumulates (and writes its partial results) in.
+pub(crate) fn acc_dtype(op: ReduceOp, src: DType) -> DType {
+    match op {
+        ReduceOp::Any | ReduceOp::All => DType::Bool,
+        ReduceOp::ArgMin | ReduceOp::ArgMax => DType::I64,
+        _ => match src.class() {
+            Class::F32 => DType::F32,
+            Class::F64 => DType::F64,
+            Class::I64 => DType::I64,
+            Class::U64 => {
+                if matches!(op, ReduceOp::Sum | ReduceOp::Prod) {
+                    DType::U64
+                } else {
+                    src
+                }
+            }
+            Class::C32 => DType::C32,
+            Class::C64 => DType::C64,
+        },
+    }
+}
+
+/// The reduction kernel: block `b` reduces row `b / chunks`, elements
+/// `[(b % chunks) · per, ...)` of `inner`, writing `out[b]` (a partial when `chunks > 1`).
+pub(crate) fn reduction(p: &Program, op: ReduceOp, out_d: DType, v: Variant) -> KernelSource {
+    use ReduceOp::*;
+    let it = if v.idx32 { "int" } else { "i64t" };
+    let src_d = p.instrs[p.outputs[0]].dtype;
+    let acc_d = if matches!(op, ArgMin | ArgMax) {
+        src_d
+    } else {
+        acc_dtype(op, src_d)
+    };
+    let at = cty(acc_d);
+    let arg = matches!(op, ArgMin | ArgMax);
+    let name = "cuprite_reduce".to_string();
+    let mut s = String::from(PRELUDE);
+    let acc_t = if arg {
+        "AccArg".to_string()
+    } else {
+        at.to_string()
+    };
+    if arg {
+        let _ = writeln!(s, "struct AccArg {{ {at} v; i64t i; }};");
+        // NaN counts as the most extreme value; ties keep the lower index.
+        let better = if op == ArgMin { "<" } else { ">" };
+        let _ = writeln!(
+            s,
+            "__device__ __forceinline__ AccArg comb(AccArg a, AccArg b) {{\n  if (a.i < 0) return b; if (b.i < 0) return a;\n  bool an = a.v != a.v, bn = b.v != b.v;\n  if (an || bn) return (an && (!bn || a.i < b.i)) ? a : ((bn && !an) ? b : (a.i < b.i ? a : b));\n  if (b.v {better} a.v || (b.v == a.v && b.i < a.i)) return b; return a;\n}}"
+        );
+    } else {
+        let comb = match (op, acc_d.is_complex(), acc_d.is_float()) {
+            (Sum, true, _) => "cadd(a, b)".to_string(),
+            (Prod, true, _) => "cmul(a, b)".to_string(),
+            (Sum, _, _) => binary_expr(BinaryOp::Add, acc_d, "a", "b"),
+            (Prod, _, _) => binary_expr(BinaryOp::Mul, acc_d, "a", "b"),
+            (Min, _, true) => "nmin(a, b)".to_string(),
+            (Max, _, true) => "nmax(a, b)".to_string(),
+            (Min, _, _) => "(a < b ? a : b)".to_string(),
+            (Max, _, _) => "(a > b ? a : b)".to_string(),
+            (Any, _, _) => "(unsigned char)(a | b)".to_string(),
+            (All, _, _) => "(unsigned char)(a & b)".to_string(),
+            _ => unreachable!(),
+        };
+        let _ = writeln!(
+            s,
+            "__device__ __forceinline__ {at} comb({at} a, {at} b) {{ return {comb}; }}"
+        );
+    }
+    let ident = match (op, acc_d.class()) {
+        (ArgMin | ArgMax, _) => format!("AccArg{{ ({at})0, -1 }}"),
+        (Any, _) => "(unsigned char)0".into(),
+        (All, _) => "(unsigned char)1".into(),
+        (Sum, Class::C32) => "mkc(0.0f, 0.0f, (cf32*)0)".into(),
+        (Sum, Class::C64) => "mkc(0.0, 0.0, (cf64*)0)".into(),
+        (Prod, Class::C32) => "mkc(1.0f, 0.0f, (cf32*)0)".into(),
+        (Prod, Class::C64) => "mkc(1.0, 0.0, (cf64*)0)".into(),
+        (Sum, _) => format!("({at})0"),
+        (Prod, _) => format!("({at})1"),
+        (Min, Class::F32) => "finf()".into(),
+        (Min, Class::F64) => "dinf()".into(),
+        (Max, Class::F32) => "(-finf())".into(),
+        (Max, Class::F64) => "(-dinf())".into(),
+        (Min, _) => format!("({at}){}", int_limits(acc_d).1),
+        (Max, _) => format!("({at}){}", int_limits(acc_d).0),
+    };
+    // Value of the producer → accumulator element.
+    let to_acc = |x: &str, idx: &str| -> String {
+        match op {
+            ArgMin | ArgMax => format!("AccArg{{ {x}, (i64t)({idx}) }}"),
+            Any | All => format!(
+                "(unsigned char)({})",
+                if src_d.is_complex() {
+                    format!("cnz({x})")
+                } else {
+                    format!("{x} != 0")
+                }
+            ),
+            _ => cast_expr(src_d, acc_d, x),
+        }
+    };
+    let _ = writeln!(
+        s,
+        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}, u64t inner, u64t chunks, u64t per) {{",
+        params(p, v, 1, &[out_d])
+    );
+    let _ = writeln!(s, "  __shared__ {acc_t} sh[{BLOCK}];");
+    let _ = writeln!(s, "  {acc_t} acc = {ident};");
+    let _ = writeln!(
+        s,
+        "  {it} row = ({it})(blockIdx.x / chunks), ch = ({it})(blockIdx.x % chunks);"
+    );
+    let _ = writeln!(
+        s,
+        "  {it} lo = ch * ({it})per, hi = lo + ({it})per; if (hi > ({it})inner) hi = ({it})inner;"
+    );
+    let _ = writeln!(s, "  {it} start = lo;");
+    if v.vector {
+        // Vector loads over whole groups of VEC (row starts and `per` are multiples of VEC).
+        let _ = writeln!(s, "  {it} vend = lo + ((hi - lo) / {VEC}) * {VEC};");
+        let _ = writeln!(
+            s,
+            "  for ({it} j = lo + ({it})threadIdx.x * {VEC}; j < vend; j += {BLOCK} * {VEC}) {{"
+        );
+        let _ = writeln!(s, "    {it} base = row * ({it})inner + j;");
+        for (i, inp) in p.inputs.iter().enumerate() {
+            let st = inp.dtype.c_storage();
+            let _ = writeln!(
+                s,
+                "    VecN<{st}, {VEC}> x{i} = *reinterpret_cast<const VecN<{st}, {VEC}>*>(in{i} + off{i} + base);"
+            );
+        }
+        for lane in 0..VEC {
+            let e = Emit {
+                prog: p,
+                loads: p
+                    .inputs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, inp)| load_conv(inp.dtype, &format!("x{i}.v[{lane}]")))
+                    .collect(),
+                lin: format!("(base + {lane})"),
+                sfx: format!("_{lane}"),
+            };
+            emit_lane(&e, &mut s);
+            let k = p.outputs[0];
+            let _ = writeln!(
+                s,
+                "    acc = comb(acc, {});",
+                to_acc(&format!("v{k}_{lane}"), &format!("j + {lane}"))
+            );
+        }
+        let _ = writeln!(s, "  }}");
+        let _ = writeln!(s, "  start = vend;");
+    }
+    let _ = writeln!(
+        s,
+        "  for ({it} j = start + ({it})threadIdx.x; j < hi; j += {BLOCK}) {{"
+    );
+    let _ = writeln!(s, "    {it} i = row * ({it})inner + j;");
+    s.push_str(&index_code(
+        p,
+        Variant {
+            strided_out: false,
+            ..v
+        },
+        "i",
+        it,
+    ));
+    let e = Emit {
+        prog: p,
+        loads: p
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, inp)| load_conv(inp.dtype, &format!("in{i}[o{i}]")))
+            .collect(),
+        lin: "i".into(),
+        sfx: String::new(),
+    };
+    emit_lane(&e, &mut s);
+    let k = p.outputs[0];
+    let _ = writeln!(s, "    acc = comb(acc, {});", to_acc(&format!("v{k}"), "j"));
+    let _ = writeln!(s, "  }}");
+    let _ = writeln!(s, "  sh[threadIdx.x] = acc; __syncthreads();");
+    let _ = writeln!(
+        s,
+        "  for (int w = {} ; w > 0; w >>= 1) {{ if (threadIdx.x < w) sh[threadIdx.x] = comb(sh[threadIdx.x], sh[threadIdx.x + w]); __syncthreads(); }}",
+        BLOCK / 2
+    );
+    let fin = match op {
+        ArgMin | ArgMax => "(i64t)(sh[0].i < 0 ? 0 : sh[0].i)".to_string(),
+        _ => store_conv(out_d, &cast_expr(acc_d, out_d, "sh[0]")),
+    };
+    let _ = writeln!(s, "  if (threadIdx.x == 0) out0[blockIdx.x] = {fin};");
+    s.push_str("}\n");
+    KernelSource { name, source: s }
+}

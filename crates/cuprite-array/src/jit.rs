@@ -1,0 +1,197 @@
+//! Kernel caches: the disk cache of compiled CUBINs, NVRTC compilation, and the recording of
+//! generated sources (for the test that compiles every kernel the suite generates).
+//!
+//! The in-memory cache (structure hash → loaded function, no source built on a hit) lives with
+//! the CUDA backend, which owns loaded modules. This module owns files and the compiler.
+//!
+//! # Disk cache
+//!
+//! One file per kernel under `CUPRITE_CACHE_DIR`, else the platform cache folder
+//! (`$XDG_CACHE_HOME/cuprite` or `~/.cache/cuprite` on Linux, `~/Library/Caches/cuprite` on
+//! macOS, `%LOCALAPPDATA%\cuprite` on Windows), named by a 128-bit hash of the source, the
+//! compile options, the architecture and the NVRTC version. Files are written to a temporary
+//! name and renamed into place (atomic: a concurrent reader sees the old file or the new one,
+//! never half of one). Each file carries a magic tag, its length and a checksum; a file that
+//! does not check out is ignored, and the kernel is compiled and the file rewritten.
+//! `CUPRITE_JIT_TRACE=1` prints every generated kernel's source to stderr before it is built.
+
+use crate::error::Result;
+use crate::graph::Fnv;
+use std::hash::Hasher;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::Ordering;
+
+const MAGIC: &[u8; 8] = b"CPRTKRN1";
+
+static DIR_OVERRIDE: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// Overrides the disk cache folder for this process (`None`: back to the environment and
+/// platform default). Useful in tests and for applications that manage their own folders.
+pub fn set_cache_dir(dir: Option<PathBuf>) {
+    *DIR_OVERRIDE.lock().unwrap_or_else(|e| e.into_inner()) = dir;
+}
+
+/// The disk cache folder, when one can be determined.
+pub fn cache_dir() -> Option<PathBuf> {
+    if let Some(d) = DIR_OVERRIDE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+    {
+        return Some(d);
+    }
+    if let Some(d) = std::env::var_os("CUPRITE_CACHE_DIR") {
+        if !d.is_empty() {
+            return Some(PathBuf::from(d));
+        }
+    }
+    if cfg!(windows) {
+        return std::env::var_os("LOCALAPPDATA").map(|d| PathBuf::from(d).join("cuprite"));
+    }
+    if cfg!(target_os = "macos") {
+        return std::env::var_os("HOME").map(|h| PathBuf::from(h).join("Library/Caches/cuprite"));
+    }
+    if let Some(x) = std::env::var_os("XDG_CACHE_HOME") {
+        if !x.is_empty() {
+            return Some(PathBuf::from(x).join("cuprite"));
+        }
+    }
+    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cuprite"))
+}
+
+fn hash128(parts: &[&[u8]]) -> u128 {
+    let mut a = Fnv(0xcbf2_9ce4_8422_2325);
+    let mut b = Fnv(0x6c62_272e_07bb_0142);
+    for p in parts {
+        a.write(p);
+        a.write(&[0xff]);
+        b.write(&(p.len() as u64).to_le_bytes());
+        b.write(p);
+    }
+    ((a.finish() as u128) << 64) | b.finish() as u128
+}
+
+fn checksum(b: &[u8]) -> u64 {
+    let mut h = Fnv(0x1234_5678_9abc_def1);
+    h.write(b);
+    h.finish()
+}
+
+/// Reads a cache file; `None` when missing or corrupt.
+fn read_entry(path: &std::path::Path) -> Option<Vec<u8>> {
+    let data = std::fs::read(path).ok()?;
+    if data.len() < 24 || &data[..8] != MAGIC {
+        return None;
+    }
+    let len = u64::from_le_bytes(data[8..16].try_into().ok()?) as usize;
+    let sum = u64::from_le_bytes(data[16..24].try_into().ok()?);
+    let body = &data[24..];
+    if body.len() != len || checksum(body) != sum {
+        return None;
+    }
+    Some(body.to_vec())
+}
+
+/// Writes a cache file atomically (temporary file, then rename). Failures are ignored: the
+/// cache is an optimisation.
+fn write_entry(path: &std::path::Path, body: &[u8]) {
+    let Some(dir) = path.parent() else { return };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let tmp = dir.join(format!(
+        ".{}.{}.{nanos}.tmp",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("k"),
+        std::process::id()
+    ));
+    let mut data = Vec::with_capacity(body.len() + 24);
+    data.extend_from_slice(MAGIC);
+    data.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    data.extend_from_slice(&checksum(body).to_le_bytes());
+    data.extend_from_slice(body);
+    if std::fs::write(&tmp, &data).is_ok() && std::fs::rename(&tmp, path).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+fn trace(src: &str, what: &str) {
+    if std::env::var("CUPRITE_JIT_TRACE").is_ok_and(|v| !v.is_empty() && v != "0") {
+        eprintln!("// cuprite-array: {what}\n{src}");
+    }
+}
+
+/// The path of the cache file of `src` compiled for `sm_{arch}`.
+pub fn cache_path(src: &str, arch: u32) -> Result<Option<PathBuf>> {
+    let (maj, min) = cuprite::nvrtc::version()?;
+    let key = hash128(&[
+        src.as_bytes(),
+        b"cubin;default-options",
+        &arch.to_le_bytes(),
+        &maj.to_le_bytes(),
+        &min.to_le_bytes(),
+    ]);
+    Ok(cache_dir().map(|d| d.join(format!("{key:032x}.cubin"))))
+}
+
+/// CUBIN for `src` on `sm_{arch}`: from the disk cache, or compiled with NVRTC (and cached).
+pub fn cubin(src: &str, arch: u32) -> Result<Vec<u8>> {
+    let path = cache_path(src, arch)?;
+    if let Some(p) = &path {
+        if let Some(b) = read_entry(p) {
+            crate::stats::DISK_HITS.fetch_add(1, Ordering::Relaxed);
+            return Ok(b);
+        }
+    }
+    trace(src, &format!("compiling for sm_{arch}"));
+    let opts = cuprite::nvrtc::CompileOptions::new()
+        .arch(format!("sm_{arch}"))
+        .output(cuprite::nvrtc::Output::Cubin)
+        .name("cuprite_array_kernel.cu");
+    let compiled = cuprite::nvrtc::compile(src, &opts)?;
+    crate::stats::COMPILES.fetch_add(1, Ordering::Relaxed);
+    let bin = compiled
+        .cubin()
+        .ok_or_else(|| crate::Error::InvalidArgument("NVRTC returned no CUBIN".into()))?
+        .to_vec();
+    if let Some(p) = &path {
+        write_entry(p, &bin);
+    }
+    Ok(bin)
+}
+
+static RECORD: Mutex<Option<Vec<String>>> = Mutex::new(None);
+
+/// Starts recording the CUDA source of every kernel the library generates, including the
+/// kernels the CPU backend would have needed on a GPU (used to check, without a GPU, that all
+/// generated code compiles).
+pub fn start_recording() {
+    *RECORD.lock().unwrap_or_else(|e| e.into_inner()) = Some(Vec::new());
+}
+
+/// Stops recording and returns the recorded sources (deduplicated, in order).
+pub fn take_recorded() -> Vec<String> {
+    let v = RECORD
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+        .unwrap_or_default();
+    let mut seen = std::collections::HashSet::new();
+    v.into_iter().filter(|s| seen.insert(s.clone())).collect()
+}
+
+pub(crate) fn recording() -> bool {
+    RECORD.lock().map(|r| r.is_some()).unwrap_or(false)
+}
+
+pub(crate) fn record(src: &str) {
+    if let Ok(mut r) = RECORD.lock() {
+        if let Some(v) = r.as_mut() {
+            v.push(src.to_string());
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! Known-answer tests of the scalar building blocks.
+
+use cuprite_array::ops::special;
+use cuprite_testkit::{Test, TestResult};
+
+fn special_functions() -> TestResult {
+    assert!((special::erf(0.5) - 0.520_499_877_813_046_5).abs() < 1e-14);
+    assert!((special::erf(-2.5) + 0.999_593_047_982_555).abs() < 1e-14);
+    assert!((special::erfc(3.0) - 2.209_049_699_858_544e-5).abs() < 1e-18);
+    assert!((special::lgamma(10.5) - 13.940_625_219_403_763).abs() < 1e-12);
+    assert!((special::tgamma(4.5) - 11.631_728_396_567_45).abs() < 1e-11);
+    assert!((special::tgamma(-1.5) - 2.363_271_801_207_355).abs() < 1e-12);
+    assert_eq!(special::tgamma(5.0), 24.0);
+    Ok(())
+}
+
+fn philox_known_answer() -> TestResult {
+    // Random123's known-answer vectors for philox4x32_10.
+    assert_eq!(
+        cuprite_array::random::philox4x32_10(0, 0),
+        [0x6627_e8d5, 0xe169_c58d, 0xbc57_ac4c, 0x9b00_dbd8]
+    );
+    Ok(())
+}
+
+pub fn tests() -> Vec<Test> {
+    vec![
+        Test::cpu("units::special_functions", special_functions),
+        Test::cpu("units::philox_known_answer", philox_known_answer),
+    ]
+}
