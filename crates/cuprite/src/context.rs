@@ -257,6 +257,8 @@ pub struct Context {
     primary: bool,
     id: u64,
     pool: CUmemoryPool,
+    /// Whether `pool` was created for this (owned) context and is destroyed with it.
+    own_pool: bool,
     pool_enabled: AtomicBool,
     total_memory: usize,
     // Stream tracking (see the module docs).
@@ -292,7 +294,7 @@ impl fmt::Debug for Context {
     }
 }
 
-type Registry = Mutex<Vec<(usize, Weak<Context>)>>;
+type Registry = Mutex<Vec<(usize, Arc<Context>)>>;
 
 fn primary_registry() -> &'static Registry {
     static REG: OnceLock<Registry> = OnceLock::new();
@@ -300,27 +302,31 @@ fn primary_registry() -> &'static Registry {
 }
 
 impl Context {
-    /// The primary context of device `ordinal`, retained. While any `Arc` to it lives, every
-    /// `Context::new` of the same ordinal returns the same one, so stream tracking sees all
-    /// users of the device. `Err` naming how many devices exist when `ordinal` is out of range.
+    /// The primary context of device `ordinal`, retained for the rest of the process (as the
+    /// CUDA runtime does): every `Context::new` of the same ordinal returns the same one, so
+    /// stream tracking sees all users of the device, and the device's memory pool is never
+    /// torn down under a live allocation. `Err` naming how many devices exist when `ordinal` is
+    /// out of range.
     pub fn new(ordinal: usize) -> Result<Arc<Context>> {
         let device = Device::get(ordinal)?;
         let mut reg = primary_registry()
             .lock()
             .map_err(|_| Error::InvalidArgument("context registry poisoned".into()))?;
-        reg.retain(|(_, w)| w.strong_count() > 0);
-        if let Some(ctx) = reg
-            .iter()
-            .find(|(o, _)| *o == ordinal)
-            .and_then(|(_, w)| w.upgrade())
-        {
-            return Ok(ctx);
+        if let Some((_, ctx)) = reg.iter().find(|(o, _)| *o == ordinal) {
+            return Ok(ctx.clone());
         }
         let mut raw = std::ptr::null_mut();
         // SAFETY: `raw` is a valid out-pointer; the device handle came from cuDeviceGet.
         unsafe { drv!(cuDevicePrimaryCtxRetain(&mut raw, device.raw())) }?;
-        let ctx = Self::wrap(raw, device, true)?;
-        reg.push((ordinal, Arc::downgrade(&ctx)));
+        let ctx = match Self::wrap(raw, device, true) {
+            Ok(c) => c,
+            Err(e) => {
+                // SAFETY: balances the retain above.
+                let _ = unsafe { sys::cuDevicePrimaryCtxRelease_v2(device.raw()) };
+                return Err(e);
+            }
+        };
+        reg.push((ordinal, ctx.clone()));
         Ok(ctx)
     }
 
@@ -349,8 +355,28 @@ impl Context {
         let total_memory = device.total_memory()?;
         let pool = if device.attribute(DeviceAttribute::MemoryPoolsSupported)? != 0 {
             let mut pool = std::ptr::null_mut();
-            // SAFETY: valid out-pointer and device handle.
-            unsafe { drv!(cuDeviceGetDefaultMemPool(&mut pool, device.raw())) }?;
+            if primary {
+                // SAFETY: valid out-pointer and device handle.
+                unsafe { drv!(cuDeviceGetDefaultMemPool(&mut pool, device.raw())) }?;
+            } else {
+                // An owned context gets a pool of its own, destroyed with it: memory it cached
+                // is never handed to another context after it is gone.
+                let props = sys::CUmemPoolProps {
+                    allocType: sys::CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED,
+                    handleTypes: sys::CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_NONE,
+                    location: sys::CUmemLocation {
+                        type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+                        id: device.raw(),
+                    },
+                    win32SecurityAttributes: std::ptr::null_mut(),
+                    maxSize: 0,
+                    usage: 0,
+                    gpuDirectRDMACapable: 0,
+                    reserved: [0; 53],
+                };
+                // SAFETY: valid out-pointer and a fully initialised properties struct.
+                unsafe { drv!(cuMemPoolCreate(&mut pool, &props)) }?;
+            }
             let mut threshold: u64 = u64::MAX;
             // SAFETY: the release-threshold attribute takes a pointer to a u64.
             unsafe {
@@ -370,6 +396,7 @@ impl Context {
             primary,
             id: next_id(),
             pool,
+            own_pool: !primary && !pool.is_null(),
             pool_enabled: AtomicBool::new(!pool.is_null()),
             total_memory,
             multi: AtomicBool::new(false),
@@ -618,7 +645,8 @@ impl Context {
         self.total_memory
     }
 
-    /// The device's default memory pool that allocations use (null where unsupported).
+    /// The memory pool allocations use: the device's default pool for the primary context, a
+    /// pool of its own for an owned context (null where pools are unsupported).
     pub fn raw_memory_pool(&self) -> CUmemoryPool {
         self.pool
     }
@@ -844,6 +872,11 @@ impl Drop for Context {
                 // SAFETY: pooled events are owned by this context and no longer referenced.
                 let _ = unsafe { sys::cuEventDestroy_v2(h.0) };
             }
+        }
+        if self.own_pool {
+            // SAFETY: the pool was created for this context; every buffer of it is gone (they
+            // hold the context) and its frees completed in the synchronize above.
+            let _ = unsafe { sys::cuMemPoolDestroy(self.pool) };
         }
         if self.primary {
             // SAFETY: balances the cuDevicePrimaryCtxRetain of `Context::new`.

@@ -263,35 +263,50 @@ fn out_of_memory_then_works() -> TestResult {
 
 fn pool_stats_and_trim() -> TestResult {
     let _pool = pool_lock();
-    let ctx = Context::new(0)?;
+    // An owned context has a pool of its own: its statistics are this test's alone.
+    let ctx = Context::create_and_push(ContextFlags::SCHED_AUTO, Device::get(0)?)?;
+    ContextStack::pop()?;
     let s = ctx.new_stream()?;
+    assert!(ctx.uses_memory_pool());
+    assert_ne!(
+        ctx.raw_memory_pool(),
+        Context::new(0)?.raw_memory_pool(),
+        "an owned context's pool is not the device's default pool"
+    );
+    assert_eq!(ctx.pool_release_threshold()?, u64::MAX);
     const BIG: u64 = 1 << 30;
-    // Other tests run concurrently on the same device pool: leave them 768 MiB of slack.
-    const SLACK: u64 = 768 << 20;
     let before = ctx.pool_stats()?;
+    assert_eq!((before.used, before.reserved), (0, 0), "{before:?}");
     let mut d = s.alloc_zeros::<u8>(BIG as usize)?;
-    s.memset_d8(&mut d, 3)?;
+    let v = Rng::fresh().next_u64() as u8;
+    s.memset_d8(&mut d, v)?;
     let during = ctx.pool_stats()?;
-    assert!(during.used >= BIG, "{during:?}");
+    assert!((BIG..BIG + (64 << 20)).contains(&during.used), "{during:?}");
     assert!(during.reserved >= during.used && during.used_high >= during.used);
     assert!(during.reserved_high >= during.reserved);
+    assert!(s.clone_dtoh(&d.slice(..4096)?)?.iter().all(|&b| b == v));
     drop(d);
     s.synchronize()?;
     let after = ctx.pool_stats()?;
-    assert!(
-        after.used + BIG <= during.used + SLACK,
-        "{after:?} vs {during:?}"
-    );
+    assert_eq!(after.used, 0, "{after:?}");
     // The release threshold keeps the freed gigabyte cached ...
-    assert!(after.reserved + SLACK >= during.reserved, "{after:?}");
+    assert!(after.reserved >= BIG, "{after:?}");
+    assert!(after.used_high >= BIG);
+    // ... and the next allocation reuses it ...
+    let again = s.alloc_zeros::<u8>(BIG as usize)?;
+    assert_eq!(ctx.pool_stats()?.reserved, after.reserved);
+    drop(again);
+    s.synchronize()?;
     // ... until a trim.
     ctx.trim(0)?;
     let trimmed = ctx.pool_stats()?;
+    assert_eq!(trimmed.reserved, 0, "{trimmed:?}");
+    ctx.reset_pool_high_water()?;
+    let reset = ctx.pool_stats()?;
     assert!(
-        trimmed.reserved + BIG <= after.reserved + SLACK,
-        "{trimmed:?} vs {after:?}"
+        reset.used_high < BIG && reset.reserved_high < BIG,
+        "{reset:?}"
     );
-    let _ = before;
     // Allocation still works after trimming.
     let host = Rng::fresh().vec_u32(1000);
     let x = s.clone_htod(&host)?;

@@ -555,9 +555,20 @@ impl Stream {
         }
         let try_once = || -> Result<CUdeviceptr> {
             let mut p = 0;
-            if pooled {
-                // SAFETY: valid out-pointer; a live stream of the current context.
+            if pooled && ctx.is_primary() {
+                // SAFETY: valid out-pointer; a live stream of the current context, whose device
+                // pool is the default one.
                 unsafe { drv!(cuMemAllocAsync(&mut p, bytes, self.raw())) }?;
+            } else if pooled {
+                // SAFETY: valid out-pointer; the context's own pool and a live stream of it.
+                unsafe {
+                    drv!(cuMemAllocFromPoolAsync(
+                        &mut p,
+                        bytes,
+                        ctx.raw_memory_pool(),
+                        self.raw()
+                    ))
+                }?;
             } else {
                 // SAFETY: valid out-pointer; the context is current.
                 unsafe { drv!(cuMemAlloc_v2(&mut p, bytes)) }?;

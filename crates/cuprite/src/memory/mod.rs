@@ -17,6 +17,11 @@
 //! second write waits for the first), because the tracker cannot tell that they do not
 //! overlap. Allocate separate buffers for work that must overlap.
 //!
+//! Allocations are stream-ordered on a memory pool whose release threshold keeps freed memory
+//! cached for reuse: the device's default pool for the primary context, a pool of its own for
+//! each owned context (destroyed with it). See [`Context::pool_stats`](crate::Context::pool_stats)
+//! and [`Context::trim`](crate::Context::trim).
+//!
 //! Dropping a buffer frees it stream-ordered (`cuMemFreeAsync` on its allocation stream, after
 //! waiting on the device for its pending users); the host never blocks. A failure there is
 //! returned by the context's next fallible call as [`Error::Deferred`](crate::Error::Deferred).
