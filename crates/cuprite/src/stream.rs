@@ -163,6 +163,7 @@ impl Stream {
     }
 
     /// A new stream that first waits for all work already enqueued here, at the same priority.
+    #[doc(alias = "fork_default_stream")]
     pub fn fork(&self) -> Result<Arc<Stream>> {
         let prio = self.priority()?;
         let s = Stream::create(self.ctx.clone(), Some(prio))?;
@@ -172,6 +173,7 @@ impl Stream {
 
     /// Makes this stream wait (on the device, not the host) for all work enqueued on `other`
     /// so far.
+    #[doc(alias = "wait_for")]
     pub fn join(&self, other: &Stream) -> Result<()> {
         self.ctx.bind_to_thread()?;
         let ev = other.ctx.track_event()?;

@@ -33,6 +33,10 @@ pub fn tests() -> Vec<Test> {
             oom_trims_cached_pool_memory,
         ),
         Test::gpu("memory::seed_002_and_004_names", seed_002_and_004_names),
+        Test::gpu(
+            "memory::raw_views_for_foreign_memory",
+            raw_views_for_foreign_memory,
+        ),
     ]
 }
 
@@ -549,5 +553,43 @@ fn seed_002_and_004_names() -> TestResult {
     assert_eq!(s.sync_reclaim(d)?, host);
     assert_eq!(s.clone_dtoh(&e)?, host);
     assert_eq!(s.clone_dtoh(&f)?, &host[..100]);
+    Ok(())
+}
+
+fn raw_views_for_foreign_memory() -> TestResult {
+    let ctx = Context::create_and_push(ContextFlags::SCHED_AUTO, Device::get(0)?)?;
+    ContextStack::pop()?;
+    let s = ctx.new_stream()?;
+    let t = ctx.new_stream()?;
+    let mut rng = Rng::fresh();
+    let host = rng.vec_u32(1 << 20);
+    let pinned = PinnedHostBuffer::from_slice(&ctx, &host, HostAllocFlags::NONE)?;
+    // "Foreign" memory: an allocation whose owner is not a DeviceBuffer any more.
+    let p = s.alloc_zeros::<u32>(host.len())?.leak();
+    let _warm = t.alloc_zeros::<u8>(1)?; // a second stream: multi-stream mode from here
+    let _probe = s.clone_dtod(&_warm)?;
+    assert!(ctx.is_multi_stream());
+    let tracker = cuprite::Tracker::new(ctx.clone());
+    {
+        // SAFETY: `p` holds 2^20 u32 of this context, owned by this test until rebuilt below.
+        let mut w =
+            unsafe { cuprite::DeviceViewMut::<u32>::from_raw_parts(p, host.len(), &tracker) };
+        s.launch_host_fn(|| std::thread::sleep(std::time::Duration::from_millis(200)))?;
+        s.memcpy_htod(&pinned, &mut w.slice_mut(..)?)?; // returns at once, lands in 200 ms
+    }
+    // SAFETY: as above; only read through this view now.
+    let r = unsafe { cuprite::DeviceView::<u32>::from_raw_parts(p, host.len(), &tracker) };
+    assert_eq!(
+        t.clone_dtoh(&r)?,
+        host,
+        "the shared tracker orders t after s"
+    );
+    assert_eq!(t.clone_dtoh(&r.slice(5..9)?)?, &host[5..9]);
+    s.synchronize()?;
+    t.synchronize()?;
+    // SAFETY: `p` came from `leak` of a buffer of this many u32 allocated on `s`, and no work
+    // uses it any more.
+    drop(unsafe { DeviceBuffer::<u32>::from_raw_parts(p, host.len(), &s) });
+    ctx.check_deferred()?;
     Ok(())
 }

@@ -396,6 +396,22 @@ impl<'a, T> DeviceView<'a, T> {
     fn tracker_ref(&self) -> &'a Tracker {
         self.tracker
     }
+
+    /// A read-only view of `len` elements at `ptr`, tracked by `tracker` (for memory owned
+    /// elsewhere: interop, DLPack). Give every view of one allocation the same tracker.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must address `len` initialised elements of device memory of `tracker`'s context,
+    /// valid and not written outside cuprite's tracking for the lifetime `'a`.
+    pub unsafe fn from_raw_parts(ptr: CUdeviceptr, len: usize, tracker: &'a Tracker) -> Self {
+        DeviceView {
+            ptr,
+            len,
+            tracker,
+            _marker: PhantomData,
+        }
+    }
     view_methods!();
 }
 
@@ -403,6 +419,22 @@ impl<'a, T> DeviceViewMut<'a, T> {
     #[inline]
     fn tracker_ref(&self) -> &'a Tracker {
         self.tracker
+    }
+
+    /// A writable view of `len` elements at `ptr`, tracked by `tracker` (for memory owned
+    /// elsewhere). Give every view of one allocation the same tracker.
+    ///
+    /// # Safety
+    ///
+    /// As [`DeviceView::from_raw_parts`], and no other view or owner may access the memory for
+    /// the lifetime `'a`.
+    pub unsafe fn from_raw_parts(ptr: CUdeviceptr, len: usize, tracker: &'a Tracker) -> Self {
+        DeviceViewMut {
+            ptr,
+            len,
+            tracker,
+            _marker: PhantomData,
+        }
     }
     view_methods!();
     view_mut_methods!();
@@ -608,6 +640,7 @@ impl Stream {
     }
 
     /// A new device buffer holding a copy of `src`.
+    #[doc(alias = "htod_sync_copy")]
     pub fn clone_htod<T: DeviceCopy, S: HostSrc<T> + ?Sized>(
         self: &Arc<Self>,
         src: &S,
@@ -628,6 +661,8 @@ impl Stream {
 
     /// Copies host `src` into device `dst` (same length, else `Err`). Plain host memory may be
     /// reused as soon as this returns; pinned memory is tracked instead (see [`HostSrc`]).
+    #[doc(alias = "htod_sync_copy_into")]
+    #[doc(alias = "htod_copy_into")]
     pub fn memcpy_htod<T: DeviceCopy, S: HostSrc<T> + ?Sized, D: DeviceWrite<T> + ?Sized>(
         &self,
         src: &S,
@@ -699,6 +734,7 @@ impl Stream {
     }
 
     /// A new `Vec` holding a copy of device `src`; waits for the copy.
+    #[doc(alias = "dtoh_sync_copy")]
     pub fn clone_dtoh<T: DeviceCopy, S: DeviceRead<T> + ?Sized>(&self, src: &S) -> Result<Vec<T>> {
         let mut v: Vec<T> = Vec::with_capacity(src.len());
         let bytes = bytes_of::<T>(src.len())?;
@@ -731,6 +767,7 @@ impl Stream {
 
     /// Copies device `src` into host `dst` (same length, else `Err`). Plain host memory: waits
     /// for the copy. Pinned memory: returns at once; its host accessors wait.
+    #[doc(alias = "dtoh_sync_copy_into")]
     pub fn memcpy_dtoh<T: DeviceCopy, S: DeviceRead<T> + ?Sized, D: HostDst<T> + ?Sized>(
         &self,
         src: &S,
@@ -781,6 +818,8 @@ impl Stream {
     /// Copies device `src` into device `dst` (same length, else `Err`). Works between
     /// contexts and devices too (a peer copy: direct where peer access is enabled, staged by
     /// the driver otherwise).
+    #[doc(alias = "dtod_copy")]
+    #[doc(alias = "memcpy_peer")]
     pub fn memcpy_dtod<T: DeviceCopy, S: DeviceRead<T> + ?Sized, D: DeviceWrite<T> + ?Sized>(
         &self,
         src: &S,
