@@ -271,7 +271,9 @@ impl Stream {
 
     #[cold]
     fn end_access_slow(&self, accesses: &[Access<'_>]) -> Result<()> {
-        self.context().bind_to_thread()?;
+        // The work is already enqueued: a deferred error must not stop it from being recorded
+        // (the next call reports that error).
+        self.context().bind_to_thread_no_deferred()?;
         let sid = self.track_id();
         let event = self.context().track_event()?;
         // SAFETY: a live event of this stream's context and a live stream.
