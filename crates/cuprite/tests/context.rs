@@ -24,6 +24,7 @@ pub fn tests() -> Vec<Test> {
             host_fn_panic_is_reported,
         ),
         Test::gpu("context::released_when_unused", released_when_unused),
+        Test::gpu("context::primary_flags", primary_flags),
     ]
 }
 
@@ -298,4 +299,26 @@ fn released_when_unused() -> TestResult {
     drop(ctx);
     assert!(weak.upgrade().is_none(), "the context leaked");
     Ok(())
+}
+
+fn primary_state(dev: &Device) -> Result<(u32, bool), Box<dyn std::error::Error + Send + Sync>> {
+    let (mut flags, mut active) = (0u32, 0i32);
+    // SAFETY: valid out-pointers and device handle.
+    let r = unsafe {
+        cuprite::sys::driver::cuDevicePrimaryCtxGetState(dev.raw(), &mut flags, &mut active)
+    }?;
+    assert!(r.is_success(), "{r:?}");
+    Ok((flags, active != 0))
+}
+
+fn primary_flags() -> TestResult {
+    // The driver updates the flags of an active primary context (CUDA >= 11).
+    let ctx = Context::new_with_flags(0, ContextFlags::SCHED_YIELD | ContextFlags::MAP_HOST)?;
+    let (flags, active) = primary_state(&ctx.device())?;
+    assert!(active);
+    assert_eq!(flags & 7, ContextFlags::SCHED_YIELD.bits(), "{flags:#x}");
+    let back = Context::new_with_flags(0, ContextFlags::SCHED_AUTO)?;
+    assert!(Arc::ptr_eq(&ctx, &back));
+    assert_eq!(primary_state(&ctx.device())?.0 & 7, 0);
+    roundtrip(&ctx, &mut Rng::fresh(), 512)
 }
