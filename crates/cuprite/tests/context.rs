@@ -28,6 +28,12 @@ pub fn tests() -> Vec<Test> {
     ]
 }
 
+/// Serialises the tests that change settings of the (shared) primary context.
+fn settings_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn flags_bits() -> TestResult {
     let f = ContextFlags::MAP_HOST | ContextFlags::SCHED_BLOCKING_SYNC;
     assert_eq!(f.bits(), 8 | 4);
@@ -93,6 +99,7 @@ fn bound_on_any_thread() -> TestResult {
 }
 
 fn limits_roundtrip() -> TestResult {
+    let _settings = settings_lock();
     let ctx = Context::new(0)?;
     let old = ctx.limit(ResourceLimit::PrintfFifoSize)?;
     let want = old + (1 << 20) + (Rng::fresh().next_u64() as usize % 16) * 4096;
@@ -108,6 +115,7 @@ fn limits_roundtrip() -> TestResult {
 }
 
 fn cache_and_shared_config() -> TestResult {
+    let _settings = settings_lock();
     let ctx = Context::new(0)?;
     let old = ctx.cache_config()?;
     ctx.set_cache_config(CacheConfig::PreferL1)?;
@@ -206,6 +214,7 @@ fn unowned_in_threads() -> TestResult {
 }
 
 fn current_context_api() -> TestResult {
+    let _settings = settings_lock();
     let ctx = Context::new(0)?;
     CurrentContext::set_current(&ctx)?;
     assert_eq!(CurrentContext::get_device()?, ctx.device());
@@ -312,6 +321,7 @@ fn primary_state(dev: &Device) -> Result<(u32, bool), Box<dyn std::error::Error 
 }
 
 fn primary_flags() -> TestResult {
+    let _settings = settings_lock();
     // The driver updates the flags of an active primary context (CUDA >= 11).
     let ctx = Context::new_with_flags(0, ContextFlags::SCHED_YIELD | ContextFlags::MAP_HOST)?;
     let (flags, active) = primary_state(&ctx.device())?;
