@@ -482,6 +482,10 @@ impl Context {
     /// the next fallible call on this context returns it.
     pub(crate) fn defer(&self, operation: impl Into<String>, e: Error) {
         if let Ok(mut v) = self.deferred.lock() {
+            // A broken context fails every Drop: keep the first errors, not an unbounded list.
+            if v.len() >= 64 {
+                return;
+            }
             v.push(Error::Deferred {
                 operation: operation.into(),
                 source: Box::new(e),
