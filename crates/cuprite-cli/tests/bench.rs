@@ -1,7 +1,8 @@
 //! The benchmark harness: its statistics and judgement, and `cuprite bench` as a user runs it.
 
-use crate::{cuprite_bin, empty_dir};
+use crate::cuprite_bin;
 use cuprite_cli::bench::{BenchCtx, Figure, Samples, Target, TimeUnit, all, utc_now};
+use cuprite_testkit::temp_dir as empty_dir;
 use cuprite_testkit::{Rng, Test, TestResult};
 use std::process::Command;
 

@@ -1,6 +1,7 @@
 //! `cuprite info`, as a user runs it.
 
-use crate::{cuprite_bin, empty_dir};
+use crate::cuprite_bin;
+use cuprite_testkit::temp_dir as empty_dir;
 use cuprite_testkit::{Test, TestResult};
 use std::process::Command;
 

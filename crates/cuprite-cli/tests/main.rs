@@ -36,17 +36,6 @@ pub fn cuprite_bin() -> Result<std::path::PathBuf, String> {
     ))
 }
 
-/// An empty temporary folder (for `CUPRITE_CUDA_PATH`: no driver there).
-pub fn empty_dir(tag: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "cuprite-cli-{tag}-{}-{}",
-        std::process::id(),
-        cuprite_testkit::Rng::fresh().next_u64()
-    ));
-    std::fs::create_dir_all(&d).expect("create temp dir");
-    d
-}
-
 fn main() {
     let mut tests: Vec<Test> = Vec::new();
     tests.extend(info::tests());

@@ -3,7 +3,7 @@
 use crate::child;
 use cuprite_sys::LoadError;
 use cuprite_sys::loader::{DynLibrary, LibrarySpec, candidates};
-use cuprite_testkit::{Rng, Test, TestResult};
+use cuprite_testkit::{Rng, Test, TestResult, temp_dir};
 
 pub fn tests() -> Vec<Test> {
     vec![
@@ -26,16 +26,6 @@ pub fn tests() -> Vec<Test> {
         ),
         Test::gpu("loader::driver_loads_from_a_real_file", driver_loads),
     ]
-}
-
-fn temp_dir(tag: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "cuprite-sys-{tag}-{}-{}",
-        std::process::id(),
-        Rng::fresh().next_u64()
-    ));
-    std::fs::create_dir_all(&d).expect("create temp dir");
-    d
 }
 
 /// `CUPRITE_CUDA_PATH` pointing at an empty folder: cuInit is an `Err` listing each file name

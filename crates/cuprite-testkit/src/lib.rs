@@ -189,6 +189,20 @@ pub fn run(tests: Vec<Test>) -> ! {
     libtest_mimic::run(&args, trials).exit()
 }
 
+/// A new, empty folder under the system's temporary folder, named after `tag`, this process and
+/// a random number (so parallel tests never share one). The caller removes it when done.
+pub fn temp_dir(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "cuprite-test-{tag}-{}-{}",
+        std::process::id(),
+        Rng::fresh().next_u64()
+    ));
+    if let Err(e) = std::fs::create_dir_all(&d) {
+        panic!("cannot create the test folder {}: {e}", d.display());
+    }
+    d
+}
+
 /// Fresh pseudo-random data for tests: a SplitMix64 stream seeded from the clock (or from
 /// `CUPRITE_TEST_SEED`), printed so a failure can be replayed.
 #[derive(Debug, Clone)]

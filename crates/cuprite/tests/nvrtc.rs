@@ -3,7 +3,7 @@
 
 use cuprite::Error;
 use cuprite::nvrtc::{self, CompileOptions, Image, Output, Ptx};
-use cuprite_testkit::{Rng, Test, TestResult};
+use cuprite_testkit::{Rng, Test, TestResult, temp_dir};
 
 pub fn tests() -> Vec<Test> {
     vec![
@@ -123,16 +123,6 @@ __global__ void axpy(T a, const T *x, T *y) {
     assert_eq!(c.lowered_names().len(), 2);
     assert!(c.lowered_name("axpy<int, 1>").is_none());
     Ok(())
-}
-
-fn temp_dir(tag: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "cuprite-nvrtc-{tag}-{}-{}",
-        std::process::id(),
-        Rng::fresh().next_u64()
-    ));
-    std::fs::create_dir_all(&d).expect("create temp dir");
-    d
 }
 
 fn defines_and_include_paths() -> TestResult {

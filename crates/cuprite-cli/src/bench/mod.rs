@@ -289,6 +289,29 @@ impl Figure {
         }
     }
 
+    /// The ratio as the table shows it (`-` without a ceiling).
+    pub fn ratio_text(&self) -> String {
+        self.ratio()
+            .map(|r| format!("{r:.3}"))
+            .unwrap_or_else(|| "-".into())
+    }
+
+    /// The target as the table shows it (`-` without one).
+    pub fn target_text(&self) -> String {
+        self.target
+            .map(|t| t.to_string())
+            .unwrap_or_else(|| "-".into())
+    }
+
+    /// `yes`, `NO`, or `-` when there is nothing to judge.
+    pub fn met_text(&self) -> &'static str {
+        match self.met() {
+            Some(true) => "yes",
+            Some(false) => "NO",
+            None => "-",
+        }
+    }
+
     fn to_json(&self) -> serde_json::Value {
         serde_json::json!({
             "name": self.name,
@@ -717,17 +740,9 @@ fn print_table(device: &str, outcomes: &[(Benchmark, Outcome)]) {
                         .as_ref()
                         .map(|c| format!("{} {}", fmt_num(c.value), c.name))
                         .unwrap_or_else(|| "-".into()),
-                    f.ratio()
-                        .map(|r| format!("{r:.3}"))
-                        .unwrap_or_else(|| "-".into()),
-                    f.target
-                        .map(|t| t.to_string())
-                        .unwrap_or_else(|| "-".into()),
-                    match f.met() {
-                        Some(true) => "yes".into(),
-                        Some(false) => "NO".into(),
-                        None => "-".into(),
-                    },
+                    f.ratio_text(),
+                    f.target_text(),
+                    f.met_text().into(),
                 ]);
             }
         }
@@ -794,17 +809,9 @@ fn markdown_rows(device: &str, outcomes: &[(Benchmark, Outcome)]) -> Vec<String>
                     .as_ref()
                     .map(|c| format!("{} {} ({})", fmt_num(c.value), f.unit, c.name))
                     .unwrap_or_else(|| "-".into()),
-                f.ratio()
-                    .map(|r| format!("{r:.3}"))
-                    .unwrap_or_else(|| "-".into()),
-                f.target
-                    .map(|t| t.to_string())
-                    .unwrap_or_else(|| "-".into()),
-                match f.met() {
-                    Some(true) => "yes",
-                    Some(false) => "NO",
-                    None => "-",
-                },
+                f.ratio_text(),
+                f.target_text(),
+                f.met_text(),
             ));
         }
     }
