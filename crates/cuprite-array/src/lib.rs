@@ -28,6 +28,7 @@ mod display;
 pub mod dtype;
 pub mod error;
 pub(crate) mod graph;
+pub mod interop;
 pub mod jit;
 pub mod memory;
 pub mod ops;

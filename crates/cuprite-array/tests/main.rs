@@ -6,6 +6,7 @@
 mod codegen;
 mod common;
 mod cross;
+mod interop;
 mod props;
 mod units;
 
@@ -22,6 +23,7 @@ fn main() {
     let mut tests = common::tests();
     tests.extend(codegen::tests());
     tests.extend(cross::tests());
+    tests.extend(interop::tests());
     tests.extend(props::tests());
     tests.extend(units::tests());
     cuprite_testkit::run(tests);

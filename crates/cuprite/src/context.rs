@@ -519,6 +519,7 @@ impl Context {
     /// Waits for all work in this context to finish.
     pub fn synchronize(&self) -> Result<()> {
         self.bind_to_thread()?;
+        crate::stats::count_host_sync();
         // SAFETY: no arguments; the context is current.
         unsafe { drv!(cuCtxSynchronize()) }
     }
@@ -809,6 +810,7 @@ impl Context {
         }
         self.multi.store(true, Ordering::SeqCst);
         self.bind_to_thread_no_deferred()?;
+        crate::stats::count_host_sync();
         // SAFETY: no arguments; the context is current.
         unsafe { drv!(cuCtxSynchronize()) }?;
         *settled = true;

@@ -114,6 +114,7 @@ impl Event {
     /// Blocks the host until the recorded work is done.
     pub fn synchronize(&self) -> Result<()> {
         self.ctx.bind_to_thread()?;
+        crate::stats::count_host_sync();
         // SAFETY: live event.
         unsafe { drv!(cuEventSynchronize(self.raw)) }
     }

@@ -33,6 +33,7 @@ pub mod memory;
 pub mod module;
 pub mod nvrtc;
 pub mod repr;
+pub mod stats;
 pub mod stream;
 
 pub use context::{
@@ -55,6 +56,7 @@ pub use memory::{
 pub use module::{Function, FunctionAttributes, Global, Module, ModuleImage};
 pub use nvrtc::{CompileOptions, Ptx, compile_ptx};
 pub use repr::{DevicePtr, DeviceRepr};
+pub use stats::{Stats, stats, thread_stats};
 pub use stream::Stream;
 
 use std::sync::OnceLock;

@@ -179,6 +179,7 @@ impl Stream {
         let ev = other.ctx.track_event()?;
         // SAFETY: a live event and stream of a live context.
         unsafe { drv!(cuEventRecord(ev.raw, other.raw)) }?;
+        crate::stats::count_stream_wait();
         // SAFETY: as above; flags 0.
         unsafe { drv!(cuStreamWaitEvent(self.raw, ev.raw, 0)) }
     }
@@ -186,6 +187,7 @@ impl Stream {
     /// Makes this stream wait (on the device) for `event`'s last record.
     pub fn wait(&self, event: &Event) -> Result<()> {
         self.ctx.bind_to_thread()?;
+        crate::stats::count_stream_wait();
         // SAFETY: a live event and stream.
         unsafe { drv!(cuStreamWaitEvent(self.raw, event.raw(), 0)) }
     }
@@ -200,6 +202,7 @@ impl Stream {
     /// Blocks the host until all work on this stream is done.
     pub fn synchronize(&self) -> Result<()> {
         self.ctx.bind_to_thread()?;
+        crate::stats::count_host_sync();
         // SAFETY: a live stream.
         unsafe { drv!(cuStreamSynchronize(self.raw)) }
     }

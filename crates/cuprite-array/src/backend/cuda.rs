@@ -30,6 +30,9 @@ pub(crate) struct DevBuf {
     ordinal: usize,
     /// Locked by the user: the manager never frees or reuses it (see `lock`).
     pub(crate) locked: AtomicBool,
+    /// Memory owned by another library (DLPack import): never freed here; released through
+    /// this keeper (see `crate::interop`).
+    pub(crate) foreign: Option<crate::interop::Foreign>,
 }
 
 impl DevBuf {
@@ -44,6 +47,34 @@ impl DevBuf {
     }
     pub(crate) fn buffer(&self) -> &DeviceBuffer<u8> {
         self.buf.as_ref().expect("live buffer")
+    }
+    pub(crate) fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+    /// Interop hook: an array buffer made of an existing allocation (counted as allocated).
+    pub(crate) fn adopt(
+        buf: DeviceBuffer<u8>,
+        dtype: DType,
+        len: usize,
+        ordinal: usize,
+        foreign: Option<crate::interop::Foreign>,
+    ) -> DevBuf {
+        crate::memory::on_alloc(Device::cuda(ordinal), len * dtype.size());
+        DevBuf {
+            buf: Some(buf),
+            len,
+            dtype,
+            ordinal,
+            locked: AtomicBool::new(false),
+            foreign,
+        }
+    }
+    /// Interop hook: takes the allocation out (the buffer then drops as empty).
+    pub(crate) fn take_buffer(&mut self) -> Option<DeviceBuffer<u8>> {
+        if self.foreign.is_some() || self.locked.load(Ordering::Acquire) {
+            return None;
+        }
+        self.buf.take()
     }
 }
 
@@ -61,6 +92,14 @@ impl Drop for DevBuf {
         let bytes = self.len * self.dtype.size();
         crate::memory::on_free(Device::cuda(self.ordinal), bytes);
         if let Some(b) = self.buf.take() {
+            if let Some(f) = self.foreign.take() {
+                // Another library's memory: handed back to it after our last use.
+                crate::interop::release_foreign(b, f);
+                if self.locked.load(Ordering::Acquire) {
+                    crate::memory::on_unlock(Device::cuda(self.ordinal), bytes);
+                }
+                return;
+            }
             if self.locked.load(Ordering::Acquire) {
                 // The user holds this memory: it is neither freed nor reused.
                 let _ = b.leak();
@@ -171,6 +210,7 @@ fn alloc(ordinal: usize, stream: &Arc<Stream>, dtype: DType, len: usize) -> Resu
         dtype,
         ordinal,
         locked: AtomicBool::new(false),
+        foreign: None,
     })
 }
 

@@ -510,6 +510,7 @@ fn free_device(stream: &Stream, tracker: &Tracker, ptr: CUdeviceptr, pooled: boo
         unsafe { drv!(cuMemFreeAsync(ptr, stream.raw())) }
     } else {
         // Synchronous fallback: wait for everything, then free.
+        crate::stats::count_host_sync();
         // SAFETY: no arguments; the context is current.
         unsafe { drv!(cuCtxSynchronize()) }?;
         // SAFETY: `ptr` came from cuMemAlloc on this context and nothing uses it any more.

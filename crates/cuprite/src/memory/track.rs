@@ -235,6 +235,7 @@ impl Stream {
             if waited[..n_waited.min(8)].contains(&ev) {
                 return Ok(());
             }
+            crate::stats::count_stream_wait();
             // SAFETY: a live stream and an event kept alive by the tracker's mark.
             unsafe { drv!(cuStreamWaitEvent(self.raw(), ev, 0)) }?;
             if n_waited < 8 {

@@ -1,0 +1,464 @@
+//! Interop: arrays and raw CUDA in one program (ArrayFire's CUDA interop chapter, done with
+//! no copies and no extra synchronisation), DLPack, and ndarray.
+//!
+//! # The seed API
+//!
+//! | ArrayFire                     | cuprite-array                                               |
+//! |-------------------------------|-------------------------------------------------------------|
+//! | `Array::new_from_device_ptr`  | [`Array::new_from_device_ptr`] (unsafe, takes ownership)     |
+//! | `Array::device_ptr`           | [`Array::device_ptr`] (evaluates, locks)                     |
+//! | `Array::lock` / `unlock`      | [`Array::lock`], [`Array::unlock`], [`Array::is_locked`]     |
+//! | `get_device` / `set_device`   | [`get_device`](crate::get_device), [`set_device`](crate::set_device) |
+//! | `get_device_native_id`        | [`get_device_native_id`], [`set_device_native_id`]           |
+//! | `get_stream`                  | [`get_stream`](crate::get_stream): the array stream itself   |
+//! | `eval`, `sync`                | [`Array::eval`], [`sync`](crate::sync)                       |
+//!
+//! and the safe forms: [`Array::from_buffer`] (a [`DeviceBuffer`] becomes an array, no copy),
+//! [`Array::device_view`] (a tracked, read-only [`DeviceView`] for kernel arguments; the array is
+//! locked while it lives), [`Array::into_buffer`] (the sole owner gets the buffer back).
+//!
+//! # Ownership rules
+//!
+//! The seed shows two ways of making an array from device memory. In cuprite-array:
+//!
+//! 1. **From a [`DeviceBuffer`]**: [`Array::from_buffer`] moves the buffer into the array. No
+//!    copy, no `unsafe`, no `lock` needed: the library owns it from then on and frees it
+//!    (stream-ordered) when the last array using it is dropped. The buffer keeps its stream
+//!    tracking, so work that another stream still has pending on it is waited for (on the
+//!    device) by the first array kernel that reads it. [`Array::into_buffer`] gives it back.
+//! 2. **From a raw allocation** (`cuMemAlloc`, `cuMemAllocAsync`, another library):
+//!    `unsafe` [`Array::new_from_device_ptr`] takes ownership: the pointer must be the start of
+//!    an allocation of the array device's primary context, large enough for the shape, with no
+//!    pending work on other streams (seed step 1: finish pending CUDA work first), and nobody
+//!    else may free it. The library frees it when the last array is dropped, unless the array
+//!    is locked then (see below). A null, misaligned, host, or other-device pointer, or one
+//!    that is not the start of a large enough allocation, is an `Err`.
+//!
+//! **Locking.** [`Array::lock`] (and [`Array::device_ptr`], which implies it) tells the library
+//! to neither free nor reuse the memory: when the last array is dropped the memory is left to
+//! the caller, who then frees it (e.g. `cuMemFree`, or
+//! [`DeviceBuffer::from_raw_parts`](cuprite::DeviceBuffer::from_raw_parts) to let cuprite
+//! free it). [`Array::unlock`] gives control back to the library. `unlock` on memory the library
+//! never owned (an array imported through DLPack, whose memory goes back to its producer through
+//! the DLPack deleter; or a CPU-backend array) is safe: it only clears the flag, and the
+//! library still never frees that memory itself. `unlock` on an unlocked array does nothing.
+//!
+//! **Streams.** Array work of a device runs on its array stream ([`get_stream`](crate::get_stream)),
+//! or on the stream a thread chose with [`with_stream`](crate::with_stream) (which also adopts
+//! a foreign stream wrapped with [`Stream::from_raw`]). A kernel launched on that stream over
+//! array memory needs no synchronisation at all; on any other stream, passing arrays as
+//! [`device_view`](Array::device_view)s (or buffers made with `from_buffer`) lets the driver
+//! layer's tracking order the work, with one device-side wait and no host synchronisation.
+//! [`stats`] and [`thread_stats`] count host synchronisations and cross-stream waits.
+
+pub mod dlpack;
+#[cfg(feature = "ndarray")]
+mod ndarray;
+mod view;
+
+pub use cuprite::{Stats, stats, thread_stats};
+pub use dlpack::{
+    DLDataType, DLDevice, DLManagedTensor, DLManagedTensorVersioned, DLPackTensor, DLPackVersion,
+    DLTensor, consumer_stream_handle,
+};
+pub use view::ArrayDeviceView;
+
+use crate::array::Array;
+use crate::backend::Storage;
+use crate::backend::cuda::{DevBuf, state};
+use crate::device::{Backend, Device, current_device, device_count};
+use crate::dtype::Element;
+use crate::error::{Error, Result};
+use crate::graph::{Node, Op};
+use crate::shape::{Layout, numel};
+use cuprite::sys::driver as sys;
+use cuprite::{Access, DeviceBuffer, DeviceView, Stream};
+use std::sync::{Arc, Mutex};
+
+/// The keeper of memory another library owns (a DLPack import): released through it after the
+/// array library's last use of the memory, never freed by the library.
+pub(crate) struct Foreign {
+    release: Mutex<Option<Box<dyn FnOnce() + Send>>>,
+}
+
+impl Foreign {
+    pub(crate) fn new(release: impl FnOnce() + Send + 'static) -> Foreign {
+        Foreign {
+            release: Mutex::new(Some(Box::new(release))),
+        }
+    }
+}
+
+/// Hands foreign memory back to its owner: the buffer's stream first waits (on the device) for
+/// pending uses on other streams, the host waits for that stream only when it still has work,
+/// then the owner's release runs. Never frees the memory itself.
+pub(crate) fn release_foreign(buf: DeviceBuffer<u8>, f: Foreign) {
+    let stream = buf.stream().clone();
+    // Errors here cannot be returned (this runs in Drop); the memory goes back to its owner in
+    // any case so that it is not leaked.
+    let acc = [Access::write(&buf)];
+    if stream.begin_access(&acc).is_ok() && !stream.is_idle().unwrap_or(false) {
+        let _ = stream.synchronize();
+    }
+    let _ = buf.leak();
+    let r = f.release.lock().ok().and_then(|mut g| g.take());
+    if let Some(r) = r {
+        r();
+    }
+}
+
+/// The native (CUDA) device ordinal of array device `id` of the CUDA backend. In
+/// cuprite-array they are the same numbers; ids out of range are an `Err`.
+///
+/// ```
+/// // With no GPU, every id is out of range.
+/// if cuprite_array::default_backend_name() == "cpu" {
+///     assert!(cuprite_array::interop::get_device_native_id(0).is_err());
+/// }
+/// ```
+pub fn get_device_native_id(id: usize) -> Result<i32> {
+    let n = cuda_devices();
+    if id >= n {
+        return Err(Error::InvalidArgument(format!(
+            "array device {id} does not exist: the CUDA backend has {n} device(s)"
+        )));
+    }
+    Ok(id as i32)
+}
+
+/// Makes the array device whose CUDA ordinal is `native` this thread's current device (and
+/// the CUDA backend this thread's backend).
+pub fn set_device_native_id(native: i32) -> Result<()> {
+    let n = cuda_devices();
+    if native < 0 || native as usize >= n {
+        return Err(Error::InvalidArgument(format!(
+            "CUDA device {native} does not exist: {n} device(s) present"
+        )));
+    }
+    if current_device().backend != Backend::Cuda {
+        crate::device::set_backend(Backend::Cuda)?;
+    }
+    crate::device::set_device(native as usize)
+}
+
+fn cuda_devices() -> usize {
+    if current_device().backend == Backend::Cuda {
+        device_count()
+    } else {
+        cuprite::Device::count().unwrap_or(0)
+    }
+}
+
+fn pointer_attr<V: Default>(attr: sys::CUpointer_attribute, ptr: u64) -> Result<V> {
+    let mut v = V::default();
+    // SAFETY: `v` is a valid out-pointer of the size the attribute writes (the callers pick
+    // `V` per attribute: u32 for memory type and device ordinal); the driver validates `ptr`.
+    let r = unsafe { sys::cuPointerGetAttribute((&mut v as *mut V).cast(), attr, ptr) };
+    cuprite::error::check(r, "cuPointerGetAttribute")?;
+    Ok(v)
+}
+
+/// Checks that `ptr` is the start of a device allocation of CUDA device `ordinal` holding at
+/// least `bytes`.
+fn check_device_pointer(ptr: u64, bytes: usize, align: usize, ordinal: usize) -> Result<()> {
+    if ptr == 0 {
+        return Err(Error::InvalidArgument("a null device pointer".into()));
+    }
+    if ptr % align as u64 != 0 {
+        return Err(Error::InvalidArgument(format!(
+            "device pointer {ptr:#x} is not aligned to {align} bytes"
+        )));
+    }
+    let st = state(ordinal)?;
+    st.ctx.bind_to_thread()?;
+    let ty: u32 = pointer_attr(
+        sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+        ptr,
+    )
+    .map_err(|e| Error::InvalidArgument(format!("{ptr:#x} is not memory CUDA knows of ({e})")))?;
+    if ty != sys::CUmemorytype::CU_MEMORYTYPE_DEVICE.0 {
+        return Err(Error::InvalidArgument(format!(
+            "{ptr:#x} is not device memory (CUDA memory type {ty})"
+        )));
+    }
+    let dev: u32 = pointer_attr(
+        sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+        ptr,
+    )?;
+    if dev as usize != ordinal {
+        return Err(Error::DeviceMismatch(format!(
+            "{ptr:#x} is memory of CUDA device {dev}, the array would live on device {ordinal}"
+        )));
+    }
+    let (mut base, mut size) = (0u64, 0usize);
+    // SAFETY: valid out-pointers; the context is current.
+    let r = unsafe { sys::cuMemGetAddressRange_v2(&mut base, &mut size, ptr) };
+    cuprite::error::check(r, "cuMemGetAddressRange")?;
+    if base != ptr {
+        return Err(Error::InvalidArgument(format!(
+            "{ptr:#x} is {} bytes into an allocation; only the start of one can be owned",
+            ptr - base
+        )));
+    }
+    if size < bytes {
+        return Err(Error::InvalidArgument(format!(
+            "the allocation at {ptr:#x} has {size} bytes, the shape needs {bytes}"
+        )));
+    }
+    Ok(())
+}
+
+/// The single CUDA device buffer behind a materialised, contiguous array.
+fn cuda_leaf(node: &Arc<Node>) -> Result<(Arc<Storage>, Layout)> {
+    let (s, l) = node
+        .leaf()
+        .ok_or_else(|| Error::InvalidArgument("the array is not evaluated".into()))?;
+    match &*s {
+        Storage::Cuda(_) => Ok((s, l)),
+        Storage::Host(_) => Err(Error::DeviceMismatch(format!(
+            "the array lives on the CPU backend ({}), not in device memory",
+            node.device
+        ))),
+    }
+}
+
+impl<T: Element> Array<T> {
+    /// Makes an array of `shape` from device memory at `ptr`, taking ownership: the library
+    /// frees it when the last array using it is dropped (unless locked then). On this thread's
+    /// current CUDA device. See the [module docs](crate::interop) for the rules.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use cuprite_array::Array;
+    /// let stream = cuprite_array::get_stream(0)?;
+    /// let buf = stream.clone_htod(&[1.0f32; 100])?; // a cuprite allocation...
+    /// let ptr = buf.leak();                          // ...given up as a raw pointer
+    /// // SAFETY: the start of a 400-byte allocation of device 0, owned by no one else.
+    /// let a = unsafe { Array::<f32>::new_from_device_ptr(ptr as *mut f32, &[10, 10]) }?;
+    /// assert_eq!(a.sum()?.item()?, 100.0);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be the start of a device allocation of the current device's primary context
+    /// (checked), of at least `shape`'s size (checked), holding valid values of `T`, owned by
+    /// no one else from now on, with no work pending on it on streams other than the array
+    /// stream, and freeable with `cuMemFreeAsync` (or `cuMemFree` where the context does not
+    /// use memory pools).
+    pub unsafe fn new_from_device_ptr(ptr: *mut T, shape: &[usize]) -> Result<Self> {
+        let device = current_device();
+        if device.backend != Backend::Cuda {
+            return Err(Error::DeviceMismatch(format!(
+                "new_from_device_ptr needs a CUDA device, this thread's device is {device}"
+            )));
+        }
+        let n = numel(shape);
+        let bytes = n * T::DTYPE.size();
+        check_device_pointer(ptr as u64, bytes, std::mem::align_of::<T>(), device.ordinal)?;
+        let stream = crate::backend::cuda::stream_for(device.ordinal)?;
+        // SAFETY: the caller's contract (checked above as far as the driver can tell: device
+        // memory of this context's device, the start of an allocation of at least `bytes`).
+        let buf = unsafe { DeviceBuffer::<u8>::from_raw_parts(ptr as u64, bytes, &stream) };
+        Ok(Self::adopt_buffer(buf, shape, device.ordinal, None))
+    }
+
+    pub(crate) fn adopt_buffer(
+        buf: DeviceBuffer<u8>,
+        shape: &[usize],
+        ordinal: usize,
+        foreign: Option<Foreign>,
+    ) -> Self {
+        Self::adopt_buffer_with(
+            buf,
+            numel(shape),
+            Layout::contiguous(shape),
+            shape,
+            ordinal,
+            foreign,
+        )
+    }
+
+    pub(crate) fn adopt_buffer_with(
+        buf: DeviceBuffer<u8>,
+        len: usize,
+        layout: Layout,
+        shape: &[usize],
+        ordinal: usize,
+        foreign: Option<Foreign>,
+    ) -> Self {
+        let d = DevBuf::adopt(buf, T::DTYPE, len, ordinal, foreign);
+        Self::from_storage(
+            Arc::new(Storage::Cuda(d)),
+            layout,
+            shape,
+            Device::cuda(ordinal),
+        )
+    }
+
+    /// Makes an array of `shape` from a device buffer, without a copy: the array owns it from
+    /// now on (see [`into_buffer`](Self::into_buffer) to get it back). The buffer's stream
+    /// tracking stays: work still pending on it on other streams is waited for by the first
+    /// array kernel that reads it (on the device). A length that does not fit `shape`, or a
+    /// buffer of another context than the array library's (the device's primary context), is
+    /// an `Err`.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use cuprite_array::Array;
+    /// let stream = cuprite_array::get_stream(0)?;
+    /// let buf = stream.clone_htod(&[1.0f32, 2.0, 3.0, 4.0])?;
+    /// let a = Array::from_buffer(buf, &[2, 2])?;
+    /// assert_eq!((&a * 2.0).to_vec()?, vec![2.0, 4.0, 6.0, 8.0]);
+    /// # Ok(()) }
+    /// ```
+    pub fn from_buffer(buf: DeviceBuffer<T>, shape: &[usize]) -> Result<Self>
+    where
+        T: bytemuck::Pod,
+    {
+        let n = numel(shape);
+        if buf.len() != n {
+            return Err(Error::Shape(format!(
+                "a device buffer of {} element(s) cannot make an array of shape {shape:?} ({n} \
+                 elements)",
+                buf.len()
+            )));
+        }
+        let ordinal = buf.context().ordinal();
+        let st = state(ordinal)?;
+        if buf.context().raw() != st.ctx.raw() {
+            return Err(Error::DeviceMismatch(format!(
+                "the buffer belongs to another context than the array library's on device \
+                 {ordinal} (its primary context)"
+            )));
+        }
+        let bytes = buf.try_cast::<u8>().map_err(|_| {
+            Error::InvalidArgument("a buffer that cannot be viewed as bytes".into())
+        })?;
+        Ok(Self::adopt_buffer(bytes, shape, ordinal, None))
+    }
+
+    /// Gives the device buffer back when this array is its only user (no clones, no views, no
+    /// pending lazy work using it), contiguous, unlocked, and owned by the library (not a
+    /// DLPack import); otherwise the array comes back unchanged as `Err`. No copy.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use cuprite_array::Array;
+    /// let a = Array::<f32>::ones(&[8]) * 3.0;
+    /// let b = a.clone();
+    /// let a = a.into_buffer().unwrap_err(); // shared with b
+    /// drop(b);
+    /// let buf = a.into_buffer().expect("sole owner");
+    /// assert_eq!(buf.len(), 8);
+    /// # Ok(()) }
+    /// ```
+    #[allow(clippy::result_large_err)]
+    pub fn into_buffer(self) -> std::result::Result<DeviceBuffer<T>, Self>
+    where
+        T: bytemuck::Pod,
+    {
+        if self.eval().is_err() || Arc::strong_count(&self.node) != 1 {
+            return Err(self);
+        }
+        let Ok((s, l)) = cuda_leaf(&self.node) else {
+            return Err(self);
+        };
+        let n = self.len();
+        let fits = match &*s {
+            Storage::Cuda(d) => {
+                d.foreign.is_none()
+                    && !d.locked.load(std::sync::atomic::Ordering::Acquire)
+                    && d.len() == n
+            }
+            Storage::Host(_) => false,
+        };
+        // The node's own reference and ours: nobody else shares the storage.
+        if !fits || l.offset != 0 || !l.is_contiguous(self.shape()) || Arc::strong_count(&s) != 2 {
+            return Err(self);
+        }
+        self.node.set_op(Op::Const(T::default().to_scalar()));
+        let Ok(storage) = Arc::try_unwrap(s) else {
+            unreachable!("the storage had exactly two owners and the node released its one")
+        };
+        let Storage::Cuda(mut d) = storage else {
+            unreachable!("checked to be CUDA storage above")
+        };
+        let buf = d
+            .take_buffer()
+            .expect("unlocked, not foreign: checked above");
+        drop(d);
+        Ok(buf
+            .try_cast::<T>()
+            .unwrap_or_else(|_| unreachable!("array buffers are allocated aligned for T")))
+    }
+
+    /// Evaluates the array (made contiguous in place when it is a strided view), locks its
+    /// memory (see [`lock`](Self::lock)) and returns the device address of its first element.
+    /// The memory is read-only for the caller: other arrays may share it.
+    ///
+    /// Use the pointer on the array stream ([`get_stream`](crate::get_stream)) with no
+    /// synchronisation; on another stream, [`sync`](crate::sync) first, or better use
+    /// [`device_view`](Self::device_view), which the stream tracking orders for you.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let a = cuprite_array::Array::<f32>::ones(&[16]);
+    /// let p = a.device_ptr()?;
+    /// assert!(p != 0 && a.is_locked());
+    /// a.unlock()?;
+    /// # Ok(()) }
+    /// ```
+    pub fn device_ptr(&self) -> Result<sys::CUdeviceptr> {
+        let (s, l) = self.materialise_contiguous()?;
+        s.set_locked(self.device(), true);
+        match &*s {
+            Storage::Cuda(d) => Ok(d.ptr() + (l.offset * T::DTYPE.size()) as u64),
+            Storage::Host(_) => unreachable!("cuda_leaf checked"),
+        }
+    }
+
+    /// Evaluates; when the array is a strided view, replaces its (equal) data with a contiguous
+    /// copy. Only ever replaces a non-contiguous leaf, so a view handed out earlier (always of a
+    /// contiguous leaf) stays valid.
+    pub(crate) fn materialise_contiguous(&self) -> Result<(Arc<Storage>, Layout)> {
+        self.eval()?;
+        let (s, l) = cuda_leaf(&self.node)?;
+        if l.is_contiguous(self.shape()) && l.offset + self.len() <= s.len() {
+            return Ok((s, l));
+        }
+        let c = self.contiguous_storage()?;
+        self.node
+            .set_op(Op::Leaf(c.clone(), Layout::contiguous(self.shape())));
+        Ok((c, Layout::contiguous(self.shape())))
+    }
+
+    /// Makes an array of `shape` that uses the memory of `view` as read by the array stream
+    /// after the tracked writes to it: a copy (device to device, on the array stream). For
+    /// borrowed memory that the array must not own.
+    pub fn from_device_view(view: &DeviceView<'_, T>, shape: &[usize]) -> Result<Self>
+    where
+        T: cuprite::DeviceCopy + bytemuck::Pod,
+    {
+        let n = numel(shape);
+        if view.len() != n {
+            return Err(Error::Shape(format!(
+                "a device view of {} element(s) cannot make an array of shape {shape:?}",
+                view.len()
+            )));
+        }
+        let ordinal = view.context().ordinal();
+        let stream = crate::backend::cuda::stream_for(ordinal)?;
+        let copy: DeviceBuffer<T> = stream.clone_dtod(view)?;
+        let bytes = copy
+            .try_cast::<u8>()
+            .unwrap_or_else(|_| unreachable!("any buffer fits u8"));
+        Ok(Self::adopt_buffer(bytes, shape, ordinal, None))
+    }
+}
+
+/// The stream array work of CUDA device `ordinal` goes to on this thread: the array stream, or
+/// the one chosen with [`with_stream`](crate::with_stream).
+pub fn current_stream(ordinal: usize) -> Result<Arc<Stream>> {
+    crate::backend::cuda::stream_for(ordinal)
+}

@@ -1,0 +1,135 @@
+//! [`ArrayDeviceView`]: an array's memory as a tracked, read-only device view, for kernel
+//! arguments; the array is locked while a view lives.
+
+use crate::array::Array;
+use crate::backend::Storage;
+use crate::dtype::Element;
+use crate::error::{Error, Result};
+use cuprite::launch::{KernelArg, LaunchArgs};
+use cuprite::{DeviceRead, DeviceView, Tracker};
+use std::sync::{Arc, Mutex};
+
+/// Storages locked by live views: (storage address, live views, whether the views set the lock).
+static VIEW_LOCKS: Mutex<Vec<(usize, usize, bool)>> = Mutex::new(Vec::new());
+
+/// An array's memory as a read-only [`DeviceView`] (dereferences to one), usable as a kernel
+/// argument (`.arg(&view)`, a read) and in [`Access::read`](cuprite::Access::read): launches
+/// on any stream are ordered after the array work that wrote it, and array work that later
+/// frees or reuses it waits for them, by the driver layer's tracking alone.
+///
+/// The array is locked while the view lives ([`Array::is_locked`] is true), and unlocked again
+/// when the last view of it drops unless it was locked before.
+pub struct ArrayDeviceView<'a, T> {
+    view: DeviceView<'a, T>,
+    storage: Arc<Storage>,
+}
+
+impl<T> std::fmt::Debug for ArrayDeviceView<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArrayDeviceView")
+            .field("ptr", &format_args!("{:#x}", self.view.device_ptr()))
+            .field("len", &self.view.len())
+            .finish()
+    }
+}
+
+impl<T: Element + bytemuck::Pod> Array<T> {
+    /// Evaluates the array (made contiguous in place when it is a strided view) and returns
+    /// its memory as a tracked read-only device view for kernel arguments; the array stays
+    /// locked while the view lives. CPU-backend arrays are an `Err`.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use cuprite_array::Array;
+    /// let a = Array::<f32>::rand_uniform(&[1024], 1)?;
+    /// let v = a.device_view()?;
+    /// assert!(a.is_locked());
+    /// assert_eq!(v.len(), 1024);
+    /// drop(v);
+    /// assert!(!a.is_locked());
+    /// # Ok(()) }
+    /// ```
+    pub fn device_view(&self) -> Result<ArrayDeviceView<'_, T>> {
+        let (s, l) = self.materialise_contiguous()?;
+        let Storage::Cuda(d) = &*s else {
+            unreachable!("materialise_contiguous returns CUDA storage")
+        };
+        let buf: *const cuprite::DeviceBuffer<u8> = d.buffer();
+        // SAFETY: the buffer lives inside `s`, an `Arc<Storage>` that this array's node holds
+        // for as long as the array (borrowed for 'a) lives: a contiguous leaf is never replaced
+        // (see `materialise_contiguous`) and leaves are never mutated. The view is read-only.
+        let buf: &cuprite::DeviceBuffer<u8> = unsafe { &*buf };
+        let size = T::DTYPE.size();
+        let bytes = buf
+            .slice(l.offset * size..(l.offset + self.len()) * size)
+            .map_err(Error::Cuda)?;
+        let view = bytes.view_as::<T>().map_err(Error::Cuda)?;
+        // SAFETY: as above: `view` borrows from memory that lives as long as `self` ('a).
+        let view: DeviceView<'_, T> = unsafe { std::mem::transmute(view) };
+        lock_for_view(&s, self);
+        Ok(ArrayDeviceView { view, storage: s })
+    }
+}
+
+fn lock_for_view<T: Element>(s: &Arc<Storage>, a: &Array<T>) {
+    let key = Arc::as_ptr(s) as usize;
+    let mut v = VIEW_LOCKS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(e) = v.iter_mut().find(|e| e.0 == key) {
+        e.1 += 1;
+        return;
+    }
+    let set = !s.is_locked();
+    if set {
+        s.set_locked(a.device(), true);
+    }
+    v.push((key, 1, set));
+}
+
+impl<T> Drop for ArrayDeviceView<'_, T> {
+    fn drop(&mut self) {
+        let key = Arc::as_ptr(&self.storage) as usize;
+        let mut v = VIEW_LOCKS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = v.iter().position(|e| e.0 == key) {
+            v[i].1 -= 1;
+            if v[i].1 == 0 {
+                let (_, _, set) = v.swap_remove(i);
+                if set {
+                    let dev = match &*self.storage {
+                        Storage::Cuda(d) => crate::device::Device::cuda(d.ordinal()),
+                        Storage::Host(_) => crate::device::Device::CPU,
+                    };
+                    self.storage.set_locked(dev, false);
+                }
+            }
+        }
+    }
+}
+
+impl<'a, T> std::ops::Deref for ArrayDeviceView<'a, T> {
+    type Target = DeviceView<'a, T>;
+    fn deref(&self) -> &DeviceView<'a, T> {
+        &self.view
+    }
+}
+
+impl<T> DeviceRead<T> for ArrayDeviceView<'_, T> {
+    #[inline]
+    fn device_ptr(&self) -> cuprite::sys::driver::CUdeviceptr {
+        self.view.device_ptr()
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        self.view.len()
+    }
+    #[inline]
+    fn tracker(&self) -> &Tracker {
+        DeviceRead::tracker(&self.view)
+    }
+}
+
+impl<'x, T> KernelArg<'x> for &'x ArrayDeviceView<'_, T> {
+    #[inline(always)]
+    fn push_to(self, args: &mut LaunchArgs<'x>) {
+        args.push_read(self);
+    }
+}
