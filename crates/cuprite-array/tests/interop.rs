@@ -203,7 +203,7 @@ fn device_pointers_and_locks() -> TestResult {
         let h = rng.vec_f32(n, -5.0, 5.0);
         let ptr = stream.clone_htod(&h)?.leak();
         // Bad pointers first (nothing is taken over on error).
-        // SAFETY (all calls below): checked pointers; on Err nothing is owned.
+        // SAFETY: every pointer below is refused by the checks (so nothing is taken over).
         unsafe {
             assert!(Array::<f32>::new_from_device_ptr(std::ptr::null_mut(), &[4]).is_err());
             let e = Array::<f32>::new_from_device_ptr((ptr + 2) as *mut f32, &[4]).unwrap_err();
@@ -212,7 +212,7 @@ fn device_pointers_and_locks() -> TestResult {
             assert!(e.to_string().contains("into an allocation"), "{e}");
             let e = Array::<f32>::new_from_device_ptr(ptr as *mut f32, &[n + 4096]).unwrap_err();
             assert!(e.to_string().contains("bytes"), "{e}");
-            let host = vec![1.0f32; 16];
+            let host = [1.0f32; 16];
             let e = Array::<f32>::new_from_device_ptr(host.as_ptr() as *mut f32, &[16]);
             assert!(e.is_err(), "a host pointer");
             let e = with_device(Device::CPU, || {
@@ -511,11 +511,10 @@ fn dlpack_foreign_and_bad_input() -> TestResult {
         // A null managed tensor.
         // SAFETY: null is checked.
         assert!(unsafe { DLPackTensor::from_raw_versioned(std::ptr::null_mut()) }.is_err());
-        // SAFETY: as above.
-        assert!(
-            unsafe { DLPackTensor::from_raw_legacy(std::ptr::null_mut::<DLManagedTensor>()) }
-                .is_err()
-        );
+        let null = std::ptr::null_mut::<DLManagedTensor>();
+        // SAFETY: null is checked.
+        let r = unsafe { DLPackTensor::from_raw_legacy(null) };
+        assert!(r.is_err());
         Ok(())
     })
 }

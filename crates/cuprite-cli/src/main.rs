@@ -1,12 +1,13 @@
-//! `cuprite`: information about this machine's CUDA setup, and benchmarks.
+//! `cuprite`: a demo of the stack, information about this machine's CUDA setup, and benchmarks.
 //!
 //! ```text
+//! cuprite demo [--n N]
 //! cuprite info [--json] [--all-attributes]
 //! cuprite bench [FILTER]... [--json FILE] [--warmup N] [--repeats N] [--quick] [--list] [--markdown]
 //! ```
 
 use clap::{Parser, Subcommand};
-use cuprite_cli::{bench, info};
+use cuprite_cli::{bench, demo, info};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -23,6 +24,14 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Show the stack at work: arrays, a fused expression, a custom NVRTC kernel on the array
+    /// stream and a fused reduction, each step timed (the array part runs on the CPU without a
+    /// GPU).
+    Demo {
+        /// Number of elements (default 2^24 on a GPU, 2^22 on the CPU).
+        #[arg(long)]
+        n: Option<usize>,
+    },
     /// Show the CUDA driver, devices, libraries found, and the array backend that would be used.
     Info {
         /// Print JSON instead of text.
@@ -60,6 +69,16 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Demo { n } => match demo::run(n) {
+            Ok(report) => {
+                cuprite_cli::outln!("{}", report.to_text().trim_end());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("cuprite demo: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Command::Info {
             json,
             all_attributes,

@@ -15,6 +15,7 @@
 //! the median; never time zeros.
 
 pub mod ceiling;
+pub mod interop;
 pub mod launch;
 pub mod memory;
 
@@ -58,6 +59,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(ceiling::benchmarks());
     v.extend(memory::benchmarks());
     v.extend(launch::benchmarks());
+    v.extend(interop::benchmarks());
     v
 }
 

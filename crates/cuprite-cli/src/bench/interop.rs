@@ -1,0 +1,216 @@
+//! Interop benchmarks (issue #6): the host cost of handing array memory to a custom kernel and
+//! its output back to the array library, against a plain cuprite launch of the same kernel on
+//! the same stream in the same run, with the host synchronisations and cross-stream waits of
+//! the hand-off counted; and the host cost of a DLPack export + import.
+//!
+//! Both run on the array library's own context and stream (device 0's primary context), where
+//! interop happens. Samples alternate plain, interop, plain, ... after a stream
+//! synchronisation, so that drift of the machine affects both alike.
+
+use super::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
+use cuprite::LaunchConfig;
+use cuprite_array::Array;
+use std::time::Instant;
+
+/// The interop benchmarks.
+pub fn benchmarks() -> Vec<Benchmark> {
+    vec![
+        Benchmark {
+            name: "interop/array_kernel_roundtrip",
+            group: "interop",
+            needs_gpu: true,
+            run: array_kernel_roundtrip,
+        },
+        Benchmark {
+            name: "interop/dlpack_export_import",
+            group: "interop",
+            needs_gpu: true,
+            run: dlpack_export_import,
+        },
+    ]
+}
+
+const KERNEL: &str = r#"
+extern "C" __global__ void axpb(const float* x, float* y, float a, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + 1.0f;
+}
+"#;
+
+fn fresh(n: usize, seed: u32) -> Vec<f32> {
+    let mut s = seed ^ (std::process::id() << 8);
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (s >> 8) as f32 / (1 << 24) as f32
+        })
+        .collect()
+}
+
+fn err(e: impl std::fmt::Display) -> BenchError {
+    e.to_string().into()
+}
+
+fn array_kernel_roundtrip(b: &mut BenchCtx) -> BenchResult {
+    let stream = cuprite_array::get_stream(0)?;
+    let ctx = stream.context().clone();
+    let module = ctx.load_module(cuprite::nvrtc::compile_ptx(KERNEL)?)?;
+    let f = module.load_function("axpb")?;
+    let n = 1024usize;
+    let data = fresh(n, 17);
+    let (a, nn) = (0.5f32, n as u32);
+    let cfg = LaunchConfig::for_num_elems(nn);
+    // Plain: two device buffers on the array stream.
+    let xb = stream.clone_htod(&data)?;
+    let mut yb = stream.clone_htod(&data)?;
+    // Interop: an array, its view, a buffer that becomes an array and is recycled.
+    let x = Array::from_slice(&data, &[n])?;
+    x.eval()?;
+    let mut out = Some(stream.clone_htod(&data)?);
+    let iters = b.size(2000, 200);
+
+    let mut plain = || -> Result<(), BenchError> {
+        let mut l = stream.launch_builder(&f);
+        l.arg(&xb).arg(&mut yb).arg(&a).arg(&nn);
+        // SAFETY: axpb reads n floats of x and writes n floats of y; both hold n.
+        unsafe { l.launch(cfg) }?;
+        Ok(())
+    };
+    let mut interop = || -> Result<(), BenchError> {
+        let mut buf = out.take().ok_or("lost the output buffer")?;
+        {
+            let v = x.device_view()?; // array -> device view
+            let mut l = stream.launch_builder(&f);
+            l.arg(&v).arg(&mut buf).arg(&a).arg(&nn);
+            // SAFETY: as above.
+            unsafe { l.launch(cfg) }?;
+        }
+        let y = Array::from_buffer(buf, &[n])?; // -> array again
+        out = Some(y.into_buffer().map_err(|_| "the result array is shared")?);
+        Ok(())
+    };
+    let sample = |g: &mut dyn FnMut() -> Result<(), BenchError>| -> Result<f64, BenchError> {
+        stream.synchronize()?;
+        let t = Instant::now();
+        for _ in 0..iters {
+            g()?;
+        }
+        let dt = t.elapsed().as_secs_f64() / iters as f64;
+        Ok(dt)
+    };
+    b.status("warm-up".to_string());
+    for _ in 0..b.warmup.max(1) {
+        sample(&mut plain)?;
+        sample(&mut interop)?;
+    }
+    // The counted part: one sample's worth of round trips, no synchronisation around them.
+    stream.synchronize()?;
+    let before = cuprite::thread_stats();
+    for _ in 0..iters {
+        interop()?;
+    }
+    let d = cuprite::thread_stats().since(&before);
+    b.status("measuring".to_string());
+    let (mut ps, mut is) = (Vec::new(), Vec::new());
+    for _ in 0..b.repeats {
+        ps.push(sample(&mut plain)?);
+        is.push(sample(&mut interop)?);
+    }
+    stream.synchronize()?;
+    // The result is right (the last round trip's output).
+    let y = Array::from_buffer(out.take().ok_or("lost the output buffer")?, &[n])?;
+    let got = y.to_vec()?;
+    if let Some(i) = (0..n).find(|&i| (got[i] - (a * data[i] + 1.0)).abs() > 1e-6) {
+        return Err(format!("wrong result at {i}: {}", got[i]).into());
+    }
+    let (ps, is) = (Samples(ps), Samples(is));
+    let plain_us = ps.median() * 1e6;
+    let mode = if ctx.is_multi_stream() {
+        "multi-stream tracking active on the array context"
+    } else {
+        "single-stream context"
+    };
+    Ok(vec![
+        Figure::time("plain cuprite launch of a tiny kernel (2 buffers, 2 scalars) on the array stream", &ps, TimeUnit::Us)
+            .with_note(format!("host time per launch, 1024 elements; the ceiling of the next figure; {mode}")),
+        Figure::time(
+            "array -> device_view -> launch on the array stream -> Array::from_buffer (-> into_buffer to recycle)",
+            &is,
+            TimeUnit::Us,
+        )
+        .with_ceiling("plain cuprite launch (interleaved)", plain_us)
+        .with_target(Target::RatioAtMost(1.2))
+        .with_note(format!("host time per round trip; {mode}")),
+        Figure::new(
+            "host synchronisations + cross-stream waits during the round trips (counted)",
+            "count",
+            (d.host_syncs + d.stream_waits) as f64,
+            (d.host_syncs + d.stream_waits) as f64,
+            (d.host_syncs + d.stream_waits) as f64,
+        )
+        .with_target(Target::AtMost(0.0))
+        .with_note(format!(
+            "{iters} round trips: {} host syncs, {} stream waits",
+            d.host_syncs, d.stream_waits
+        )),
+    ])
+}
+
+fn dlpack_export_import(b: &mut BenchCtx) -> BenchResult {
+    let n = 1 << 20;
+    let x = Array::from_slice(&fresh(n, 23), &[n])?;
+    let ptr = x.device_view()?.device_ptr();
+    let iters = b.size(20_000, 2000);
+    let round = |x: &Array<f32>| -> Result<Array<f32>, BenchError> {
+        let t = x.to_dlpack().map_err(err)?;
+        Array::<f32>::from_dlpack(t).map_err(err)
+    };
+    // No copy: the import reads the exported memory.
+    let y = round(&x)?;
+    if y.device_view()?.device_ptr() != ptr {
+        return Err("the DLPack round trip copied".into());
+    }
+    drop(y);
+    let mut legacy_ok = true;
+    let mut sample = |versioned: bool| -> Result<f64, BenchError> {
+        let t0 = Instant::now();
+        for _ in 0..iters {
+            let t = if versioned {
+                x.to_dlpack()
+            } else {
+                x.to_dlpack_legacy()
+            }
+            .map_err(err)?;
+            let y = Array::<f32>::from_dlpack(t).map_err(err)?;
+            legacy_ok &= y.len() == n;
+        }
+        Ok(t0.elapsed().as_secs_f64() / iters as f64)
+    };
+    for _ in 0..b.warmup.max(1) {
+        sample(true)?;
+        sample(false)?;
+    }
+    let (mut vs, mut ls) = (Vec::new(), Vec::new());
+    for _ in 0..b.repeats {
+        vs.push(sample(true)?);
+        ls.push(sample(false)?);
+    }
+    if !legacy_ok {
+        return Err("a round trip lost elements".into());
+    }
+    Ok(vec![
+        Figure::time(
+            "DLPack export + import (versioned), host time, 2^20 f32 on the GPU",
+            &Samples(vs),
+            TimeUnit::Us,
+        )
+        .with_target(Target::AtMost(5.0))
+        .with_note("to_dlpack() then Array::from_dlpack(); same data pointer checked (no copy)"),
+        Figure::time(
+            "DLPack export + import (legacy DLManagedTensor), host time",
+            &Samples(ls),
+            TimeUnit::Us,
+        )
+        .with_target(Target::AtMost(5.0)),
+    ])
+}
