@@ -4,6 +4,7 @@
 use cuprite_testkit::{Test, run};
 
 mod bench;
+mod demo;
 mod info;
 
 /// The `cuprite` binary: the one cargo built, or (on a GPU host that received only packed
@@ -40,5 +41,6 @@ fn main() {
     let mut tests: Vec<Test> = Vec::new();
     tests.extend(info::tests());
     tests.extend(bench::tests());
+    tests.extend(demo::tests());
     run(tests);
 }
