@@ -59,6 +59,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         unsafe { l.launch(cfg) }?;
     }
 
+    let mut acc = app.clone_htod(&vec![1.0f32; n])?; // the application's accumulator
     let before = thread_stats();
     let (result_ptr, result) = with_stream(&app, || -> Result<_, Box<dyn std::error::Error>> {
         // 1. Finish pending CUDA operations: nothing to do. The arrays below run on the
@@ -83,7 +84,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     })?;
 
     // 6. Continue the CUDA application: its kernel adds the array result into its buffer.
-    let mut acc = app.clone_htod(&vec![1.0f32; n])?;
     {
         let view = result.device_view()?; // the same memory as result_ptr, tracked
         assert_eq!(view.device_ptr(), result_ptr);

@@ -195,7 +195,7 @@ pub fn run(n: Option<usize>) -> Result<Report, DemoError> {
 
     let (value, ms) = timed(device, || Ok((&w * &w).sum()?.item()? as f64))?;
     steps.push(Step {
-        what: "fused reduction sum(w * w)".into(),
+        what: "fused reduction sum(w * w), first use".into(),
         on: on.clone(),
         ms,
         result: format!("{value:.6e}"),

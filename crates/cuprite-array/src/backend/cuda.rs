@@ -30,9 +30,9 @@ pub(crate) struct DevBuf {
     ordinal: usize,
     /// Locked by the user: the manager never frees or reuses it (see `lock`).
     pub(crate) locked: AtomicBool,
-    /// Memory owned by another library (DLPack import): never freed here; released through
-    /// this keeper (see `crate::interop`).
-    pub(crate) foreign: Option<crate::interop::Foreign>,
+    /// Interop state (see `crate::interop`): live device views, and for memory owned by
+    /// another library (DLPack import) the keeper it is released through (never freed here).
+    pub(crate) interop: crate::interop::BufState,
 }
 
 impl DevBuf {
@@ -66,12 +66,12 @@ impl DevBuf {
             dtype,
             ordinal,
             locked: AtomicBool::new(false),
-            foreign,
+            interop: crate::interop::BufState::new(foreign),
         }
     }
     /// Interop hook: takes the allocation out (the buffer then drops as empty).
     pub(crate) fn take_buffer(&mut self) -> Option<DeviceBuffer<u8>> {
-        if self.foreign.is_some() || self.locked.load(Ordering::Acquire) {
+        if self.interop.foreign.is_some() || self.locked.load(Ordering::Acquire) {
             return None;
         }
         self.buf.take()
@@ -92,7 +92,7 @@ impl Drop for DevBuf {
         let bytes = self.len * self.dtype.size();
         crate::memory::on_free(Device::cuda(self.ordinal), bytes);
         if let Some(b) = self.buf.take() {
-            if let Some(f) = self.foreign.take() {
+            if let Some(f) = self.interop.foreign.take() {
                 // Another library's memory: handed back to it after our last use.
                 crate::interop::release_foreign(b, f);
                 if self.locked.load(Ordering::Acquire) {
@@ -210,7 +210,7 @@ fn alloc(ordinal: usize, stream: &Arc<Stream>, dtype: DType, len: usize) -> Resu
         dtype,
         ordinal,
         locked: AtomicBool::new(false),
-        foreign: None,
+        interop: Default::default(),
     })
 }
 

@@ -75,6 +75,26 @@ use cuprite::sys::driver as sys;
 use cuprite::{Access, DeviceBuffer, DeviceView, Stream};
 use std::sync::{Arc, Mutex};
 
+/// The interop state of one device buffer of the array library.
+#[derive(Default)]
+pub(crate) struct BufState {
+    /// Set for memory another library owns (a DLPack import).
+    pub(crate) foreign: Option<Foreign>,
+    /// Live [`ArrayDeviceView`]s of the buffer.
+    pub(crate) views: std::sync::atomic::AtomicU32,
+    /// Whether the views locked the buffer (it was unlocked when the first one was made).
+    pub(crate) view_locked: std::sync::atomic::AtomicBool,
+}
+
+impl BufState {
+    pub(crate) fn new(foreign: Option<Foreign>) -> BufState {
+        BufState {
+            foreign,
+            ..BufState::default()
+        }
+    }
+}
+
 /// The keeper of memory another library owns (a DLPack import): released through it after the
 /// array library's last use of the memory, never freed by the library.
 pub(crate) struct Foreign {
@@ -325,8 +345,8 @@ impl<T: Element> Array<T> {
             )));
         }
         let ordinal = buf.context().ordinal();
-        let st = state(ordinal)?;
-        if buf.context().raw() != st.ctx.raw() {
+        // The array library works in each device's primary context.
+        if !buf.context().is_primary() {
             return Err(Error::DeviceMismatch(format!(
                 "the buffer belongs to another context than the array library's on device \
                  {ordinal} (its primary context)"
@@ -358,7 +378,9 @@ impl<T: Element> Array<T> {
     where
         T: bytemuck::Pod,
     {
-        if self.eval().is_err() || Arc::strong_count(&self.node) != 1 {
+        if Arc::strong_count(&self.node) != 1
+            || (self.node.leaf().is_none() && self.eval().is_err())
+        {
             return Err(self);
         }
         let Ok((s, l)) = cuda_leaf(&self.node) else {
@@ -367,7 +389,7 @@ impl<T: Element> Array<T> {
         let n = self.len();
         let fits = match &*s {
             Storage::Cuda(d) => {
-                d.foreign.is_none()
+                d.interop.foreign.is_none()
                     && !d.locked.load(std::sync::atomic::Ordering::Acquire)
                     && d.len() == n
             }
@@ -422,7 +444,9 @@ impl<T: Element> Array<T> {
     /// copy. Only ever replaces a non-contiguous leaf, so a view handed out earlier (always of a
     /// contiguous leaf) stays valid.
     pub(crate) fn materialise_contiguous(&self) -> Result<(Arc<Storage>, Layout)> {
-        self.eval()?;
+        if self.node.leaf().is_none() {
+            self.eval()?;
+        }
         let (s, l) = cuda_leaf(&self.node)?;
         if l.is_contiguous(self.shape()) && l.offset + self.len() <= s.len() {
             return Ok((s, l));

@@ -7,10 +7,8 @@ use crate::dtype::Element;
 use crate::error::{Error, Result};
 use cuprite::launch::{KernelArg, LaunchArgs};
 use cuprite::{DeviceRead, DeviceView, Tracker};
-use std::sync::{Arc, Mutex};
-
-/// Storages locked by live views: (storage address, live views, whether the views set the lock).
-static VIEW_LOCKS: Mutex<Vec<(usize, usize, bool)>> = Mutex::new(Vec::new());
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 /// An array's memory as a read-only [`DeviceView`] (dereferences to one), usable as a kernel
 /// argument (`.arg(&view)`, a read) and in [`Access::read`](cuprite::Access::read): launches
@@ -18,7 +16,9 @@ static VIEW_LOCKS: Mutex<Vec<(usize, usize, bool)>> = Mutex::new(Vec::new());
 /// frees or reuses it waits for them, by the driver layer's tracking alone.
 ///
 /// The array is locked while the view lives ([`Array::is_locked`] is true), and unlocked again
-/// when the last view of it drops unless it was locked before.
+/// when the last view of it drops unless it was locked before (with views made and dropped
+/// concurrently on several threads the flag is best effort; the memory itself is always kept
+/// alive by the borrow of the array).
 pub struct ArrayDeviceView<'a, T> {
     view: DeviceView<'a, T>,
     storage: Arc<Storage>,
@@ -71,36 +71,24 @@ impl<T: Element + bytemuck::Pod> Array<T> {
     }
 }
 
-fn lock_for_view<T: Element>(s: &Arc<Storage>, a: &Array<T>) {
-    let key = Arc::as_ptr(s) as usize;
-    let mut v = VIEW_LOCKS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(e) = v.iter_mut().find(|e| e.0 == key) {
-        e.1 += 1;
-        return;
-    }
-    let set = !s.is_locked();
-    if set {
+fn lock_for_view<T: Element>(s: &Storage, a: &Array<T>) {
+    let Storage::Cuda(d) = s else { return };
+    if d.interop.views.fetch_add(1, Ordering::AcqRel) == 0 && !s.is_locked() {
         s.set_locked(a.device(), true);
+        d.interop.view_locked.store(true, Ordering::Release);
     }
-    v.push((key, 1, set));
 }
 
 impl<T> Drop for ArrayDeviceView<'_, T> {
     fn drop(&mut self) {
-        let key = Arc::as_ptr(&self.storage) as usize;
-        let mut v = VIEW_LOCKS.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(i) = v.iter().position(|e| e.0 == key) {
-            v[i].1 -= 1;
-            if v[i].1 == 0 {
-                let (_, _, set) = v.swap_remove(i);
-                if set {
-                    let dev = match &*self.storage {
-                        Storage::Cuda(d) => crate::device::Device::cuda(d.ordinal()),
-                        Storage::Host(_) => crate::device::Device::CPU,
-                    };
-                    self.storage.set_locked(dev, false);
-                }
-            }
+        let Storage::Cuda(d) = &*self.storage else {
+            return;
+        };
+        if d.interop.views.fetch_sub(1, Ordering::AcqRel) == 1
+            && d.interop.view_locked.swap(false, Ordering::AcqRel)
+        {
+            self.storage
+                .set_locked(crate::device::Device::cuda(d.ordinal()), false);
         }
     }
 }

@@ -8,7 +8,7 @@
 //! synchronisation, so that drift of the machine affects both alike.
 
 use super::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
-use cuprite::LaunchConfig;
+use cuprite::{DeviceBuffer, LaunchConfig};
 use cuprite_array::Array;
 use std::time::Instant;
 
@@ -76,16 +76,38 @@ fn array_kernel_roundtrip(b: &mut BenchCtx) -> BenchResult {
         unsafe { l.launch(cfg) }?;
         Ok(())
     };
-    let mut interop = || -> Result<(), BenchError> {
-        let mut buf = out.take().ok_or("lost the output buffer")?;
+    // The round trip: array -> device view -> launch -> array again (the output buffer,
+    // allocated before timing, becomes an array).
+    let round_trip = |buf: DeviceBuffer<f32>| -> Result<Array<f32>, BenchError> {
+        let mut buf = buf;
         {
-            let v = x.device_view()?; // array -> device view
+            let v = x.device_view()?;
             let mut l = stream.launch_builder(&f);
             l.arg(&v).arg(&mut buf).arg(&a).arg(&nn);
             // SAFETY: as above.
             unsafe { l.launch(cfg) }?;
         }
-        let y = Array::from_buffer(buf, &[n])?; // -> array again
+        Ok(Array::from_buffer(buf, &[n])?)
+    };
+    let mut results: Vec<Array<f32>> = Vec::with_capacity(iters);
+    // One sample of round trips: output buffers allocated first, results dropped after.
+    let interop_sample = |results: &mut Vec<Array<f32>>| -> Result<f64, BenchError> {
+        results.clear();
+        // SAFETY: each buffer is fully written by the kernel before it is read.
+        let bufs: Vec<DeviceBuffer<f32>> = (0..iters)
+            .map(|_| unsafe { stream.alloc::<f32>(n) })
+            .collect::<Result<_, _>>()?;
+        stream.synchronize()?;
+        let t = Instant::now();
+        for buf in bufs {
+            results.push(round_trip(buf)?);
+        }
+        Ok(t.elapsed().as_secs_f64() / iters as f64)
+    };
+    // The same with the output recycled through into_buffer (no allocation at all).
+    let mut recycle = || -> Result<(), BenchError> {
+        let buf = out.take().ok_or("lost the output buffer")?;
+        let y = round_trip(buf)?;
         out = Some(y.into_buffer().map_err(|_| "the result array is shared")?);
         Ok(())
     };
@@ -95,35 +117,43 @@ fn array_kernel_roundtrip(b: &mut BenchCtx) -> BenchResult {
         for _ in 0..iters {
             g()?;
         }
-        let dt = t.elapsed().as_secs_f64() / iters as f64;
-        Ok(dt)
+        Ok(t.elapsed().as_secs_f64() / iters as f64)
     };
     b.status("warm-up".to_string());
     for _ in 0..b.warmup.max(1) {
         sample(&mut plain)?;
-        sample(&mut interop)?;
+        interop_sample(&mut results)?;
+        sample(&mut recycle)?;
     }
-    // The counted part: one sample's worth of round trips, no synchronisation around them.
+    // The counted part: one sample's worth of round trips, no synchronisation inside.
+    // SAFETY: each buffer is fully written by the kernel before it is read.
+    let bufs: Vec<DeviceBuffer<f32>> = (0..iters)
+        .map(|_| unsafe { stream.alloc::<f32>(n) })
+        .collect::<Result<_, _>>()?;
     stream.synchronize()?;
+    results.clear();
     let before = cuprite::thread_stats();
-    for _ in 0..iters {
-        interop()?;
+    for buf in bufs {
+        results.push(round_trip(buf)?);
     }
     let d = cuprite::thread_stats().since(&before);
+    // The results are right.
+    for y in [results.last(), results.first()].into_iter().flatten() {
+        let got = y.to_vec()?;
+        if let Some(i) = (0..n).find(|&i| (got[i] - (a * data[i] + 1.0)).abs() > 1e-6) {
+            return Err(format!("wrong result at {i}: {}", got[i]).into());
+        }
+    }
     b.status("measuring".to_string());
-    let (mut ps, mut is) = (Vec::new(), Vec::new());
+    let (mut ps, mut is, mut rs) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..b.repeats {
         ps.push(sample(&mut plain)?);
-        is.push(sample(&mut interop)?);
+        is.push(interop_sample(&mut results)?);
+        rs.push(sample(&mut recycle)?);
     }
     stream.synchronize()?;
-    // The result is right (the last round trip's output).
-    let y = Array::from_buffer(out.take().ok_or("lost the output buffer")?, &[n])?;
-    let got = y.to_vec()?;
-    if let Some(i) = (0..n).find(|&i| (got[i] - (a * data[i] + 1.0)).abs() > 1e-6) {
-        return Err(format!("wrong result at {i}: {}", got[i]).into());
-    }
-    let (ps, is) = (Samples(ps), Samples(is));
+    drop(results);
+    let (ps, is, rs) = (Samples(ps), Samples(is), Samples(rs));
     let plain_us = ps.median() * 1e6;
     let mode = if ctx.is_multi_stream() {
         "multi-stream tracking active on the array context"
@@ -131,16 +161,31 @@ fn array_kernel_roundtrip(b: &mut BenchCtx) -> BenchResult {
         "single-stream context"
     };
     Ok(vec![
-        Figure::time("plain cuprite launch of a tiny kernel (2 buffers, 2 scalars) on the array stream", &ps, TimeUnit::Us)
-            .with_note(format!("host time per launch, 1024 elements; the ceiling of the next figure; {mode}")),
         Figure::time(
-            "array -> device_view -> launch on the array stream -> Array::from_buffer (-> into_buffer to recycle)",
+            "plain cuprite launch of a tiny kernel (2 buffers, 2 scalars) on the array stream",
+            &ps,
+            TimeUnit::Us,
+        )
+        .with_note(format!(
+            "host time per launch, 1024 elements; the ceiling of the next figures; {mode}"
+        )),
+        Figure::time(
+            "array -> device_view -> launch on the array stream -> Array::from_buffer",
             &is,
             TimeUnit::Us,
         )
         .with_ceiling("plain cuprite launch (interleaved)", plain_us)
         .with_target(Target::RatioAtMost(1.2))
-        .with_note(format!("host time per round trip; {mode}")),
+        .with_note(format!(
+            "host time per round trip (output buffers allocated before timing); {mode}"
+        )),
+        Figure::time(
+            "the same round trip recycling the output with into_buffer (no allocation)",
+            &rs,
+            TimeUnit::Us,
+        )
+        .with_ceiling("plain cuprite launch (interleaved)", plain_us)
+        .with_note("from_buffer + into_buffer per round trip"),
         Figure::new(
             "host synchronisations + cross-stream waits during the round trips (counted)",
             "count",
