@@ -199,6 +199,16 @@ pub fn get_stream(ordinal: usize) -> Result<Arc<Stream>> {
     Ok(state(ordinal)?.stream.clone())
 }
 
+/// Forgets every loaded kernel of every device (the modules stay loaded): the next use of an
+/// expression goes to the disk cache or NVRTC again, as in a new process. For benchmarks and
+/// tests of the caches.
+pub fn clear_kernel_cache() {
+    let v = STATES.lock().unwrap_or_else(|e| e.into_inner());
+    for s in v.iter().flatten() {
+        s.kernels.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+}
+
 fn alloc(ordinal: usize, stream: &Arc<Stream>, dtype: DType, len: usize) -> Result<DevBuf> {
     let bytes = len * dtype.size();
     // SAFETY: every buffer made here is fully written by a kernel or copy before any read.
@@ -341,6 +351,14 @@ fn key_of(p: &Program, v: Variant, kind: u64) -> u64 {
     p.structure_hash(salt)
 }
 
+/// `CUPRITE_ARRAY_NO_VECTOR=1` turns the vectorised kernel variants off (for diagnosis).
+fn vector_allowed() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| {
+        std::env::var("CUPRITE_ARRAY_NO_VECTOR").map_or(true, |v| v.is_empty() || v == "0")
+    })
+}
+
 fn aligned(ptr: u64, off: usize, size: usize) -> bool {
     (ptr + (off * size) as u64) % (VEC * size) as u64 == 0
 }
@@ -381,7 +399,8 @@ fn run_elementwise(
             let (lo, hi) = l.extent(&p.shape);
             lo >= 0 && hi < i32::MAX as isize
         });
-    let vector = !strided_out
+    let vector = vector_allowed()
+        && !strided_out
         && codegen::vectorisable(p)
         && p.inputs
             .iter()
@@ -473,7 +492,8 @@ pub(crate) fn reduce(
         .map(|i| dev_of(&i.storage, ordinal))
         .collect::<Result<_>>()?;
     let in_ptrs: Vec<u64> = ins.iter().map(|d| d.ptr()).collect();
-    let vector = codegen::vectorisable(p)
+    let vector = vector_allowed()
+        && codegen::vectorisable(p)
         && inner % VEC == 0
         && p.inputs
             .iter()

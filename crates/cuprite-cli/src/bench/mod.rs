@@ -14,6 +14,7 @@
 //! [`BenchCtx::time_device`]), host costs with `Instant` ([`BenchCtx::time_host`]), repeat, take
 //! the median; never time zeros.
 
+pub mod array;
 pub mod ceiling;
 pub mod interop;
 pub mod launch;
@@ -59,6 +60,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(ceiling::benchmarks());
     v.extend(memory::benchmarks());
     v.extend(launch::benchmarks());
+    v.extend(array::benchmarks());
     v.extend(interop::benchmarks());
     v
 }

@@ -1,0 +1,246 @@
+//! Array-library benchmarks (issue #5): the fused 8-op element-wise chain, sums and the fused
+//! dot product against the device copy bandwidth of the same run, the host time of one small
+//! operation, first-use compile time and warm disk-cache load time, and the CPU backend's fused
+//! chain against a hand-written rayon loop. The PyTorch peer figures come from
+//! `benches/peers/torch_array.py`, run in the same call on the same GPU.
+
+use super::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
+use cuprite_array::{Array, Device, jit, with_device};
+use std::time::Instant;
+
+/// The array benchmarks.
+pub fn benchmarks() -> Vec<Benchmark> {
+    vec![
+        Benchmark {
+            name: "array/fused_chain",
+            group: "array",
+            needs_gpu: true,
+            run: fused_chain,
+        },
+        Benchmark {
+            name: "array/sum",
+            group: "array",
+            needs_gpu: true,
+            run: sum,
+        },
+        Benchmark {
+            name: "array/small_op_host",
+            group: "array",
+            needs_gpu: true,
+            run: small_op_host,
+        },
+        Benchmark {
+            name: "array/jit_first_use",
+            group: "array",
+            needs_gpu: true,
+            run: jit_first_use,
+        },
+        Benchmark {
+            name: "array/cpu_fused_chain",
+            group: "array",
+            needs_gpu: false,
+            run: cpu_fused_chain,
+        },
+    ]
+}
+
+fn gpu() -> Device {
+    Device::cuda(0)
+}
+
+fn rand(n: usize, seed: u64) -> Result<Array<f32>, BenchError> {
+    Ok(Array::<f32>::rand_uniform(&[n], seed)?)
+}
+
+/// The chain of the issue: 8 operations, 4 inputs, 1 output.
+fn chain(a: &Array<f32>, b: &Array<f32>, c: &Array<f32>, d: &Array<f32>) -> Array<f32> {
+    (a * b + c).sin() * d.exp() - a / 2.0
+}
+
+fn stream_raw() -> Result<cuprite_sys::driver::CUstream, BenchError> {
+    Ok(cuprite_array::get_stream(0)?.raw())
+}
+
+fn fused_chain(ctx: &mut BenchCtx) -> BenchResult {
+    let ceiling = ctx.device_copy_ceiling()?;
+    let n = ctx.size(1 << 26, 1 << 20);
+    with_device(gpu(), || {
+        let (a, b, c, d) = (rand(n, 1)?, rand(n, 2)?, rand(n, 3)?, rand(n, 4)?);
+        let stream = stream_raw()?;
+        // SAFETY: the array stream of device 0 lives for the whole process, and its (primary)
+        // context is current after the arrays above were made.
+        let s = unsafe {
+            ctx.time_device(stream, || -> Result<(), BenchError> {
+                let r = chain(&a, &b, &c, &d);
+                r.eval()?;
+                Ok(())
+            })
+        }?;
+        let bytes = 5.0 * 4.0 * n as f64;
+        let fig = Figure::rate(
+            format!("fused 8-op chain ((a*b + c).sin() * d.exp() - a/2) over {n} f32, one kernel, 4 inputs + 1 output"),
+            "TB/s",
+            bytes / 1e12,
+            &s,
+        )
+        .against(&ceiling)
+        .with_target(Target::RatioAtLeast(0.85))
+        .with_note("peers: benches/peers/torch_array.py (torch eager, torch.compile)");
+        Ok(vec![fig])
+    })
+}
+
+fn sum(ctx: &mut BenchCtx) -> BenchResult {
+    let ceiling = ctx.device_copy_ceiling()?;
+    let n = ctx.size(1 << 28, 1 << 20);
+    let m = ctx.size(1 << 26, 1 << 20);
+    with_device(gpu(), || {
+        let a = rand(n, 5)?;
+        let stream = stream_raw()?;
+        // SAFETY: as in `fused_chain`.
+        let s = unsafe {
+            ctx.time_device(stream, || -> Result<(), BenchError> {
+                a.sum()?;
+                Ok(())
+            })
+        }?;
+        let f1 = Figure::rate(
+            format!("sum of {n} f32 (reads)"),
+            "TB/s",
+            4.0 * n as f64 / 1e12,
+            &s,
+        )
+        .against(&ceiling)
+        .with_note("peer: torch.sum in benches/peers/torch_array.py");
+        drop(a);
+        let (x, y) = (rand(m, 6)?, rand(m, 7)?);
+        // SAFETY: as above.
+        let s = unsafe {
+            ctx.time_device(stream, || -> Result<(), BenchError> {
+                (&x * &y).sum()?;
+                Ok(())
+            })
+        }?;
+        let f2 = Figure::rate(
+            format!("fused sum(a*b) over {m} f32 (reads)"),
+            "TB/s",
+            8.0 * m as f64 / 1e12,
+            &s,
+        )
+        .against(&ceiling)
+        .with_note("peer: torch.dot in benches/peers/torch_array.py");
+        Ok(vec![f1, f2])
+    })
+}
+
+fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
+    with_device(gpu(), || {
+        let a = rand(1000, 8)?;
+        (&a + 1.0).eval()?;
+        let s = ctx.try_time_host_per_call(200, |_| -> Result<(), BenchError> {
+            let r = &a + 1.0;
+            r.eval()?;
+            Ok(())
+        })?;
+        cuprite_array::sync(gpu())?;
+        Ok(vec![
+            Figure::time(
+                "host time of one small op (a + 1 over 1000 f32, warm kernel cache), call to enqueued",
+                &s,
+                TimeUnit::Us,
+            )
+            .with_target(Target::AtMost(5.0))
+            .with_note("PyTorch eager: see benches/peers/torch_array.py"),
+        ])
+    })
+}
+
+fn jit_first_use(ctx: &mut BenchCtx) -> BenchResult {
+    let dir = std::env::temp_dir().join(format!("cuprite-bench-jit-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    jit::set_cache_dir(Some(dir.clone()));
+    let out = with_device(gpu(), || -> BenchResult {
+        let a = rand(1 << 16, 9)?;
+        a.eval()?;
+        // A structure never seen before in each sample: a chain whose length varies.
+        let make = |k: usize| {
+            let mut x = a.clone();
+            for i in 0..(3 + k) {
+                x = if i % 3 == 0 {
+                    x.sin()
+                } else if i % 3 == 1 {
+                    &x * 1.5
+                } else {
+                    x.exp()
+                };
+            }
+            x
+        };
+        let reps = ctx.repeats.min(12);
+        let mut first = Vec::new();
+        let mut warm = Vec::new();
+        for k in 0..reps {
+            let t = Instant::now();
+            make(k).eval()?;
+            cuprite_array::sync(gpu())?;
+            first.push(t.elapsed().as_secs_f64());
+        }
+        for k in 0..reps {
+            // Forget the loaded kernels: the next use loads the CUBIN from the disk cache, as
+            // a new process would.
+            cuprite_array::clear_kernel_cache();
+            let t = Instant::now();
+            make(k).eval()?;
+            cuprite_array::sync(gpu())?;
+            warm.push(t.elapsed().as_secs_f64());
+        }
+        Ok(vec![
+            Figure::time(
+                "first use of a new expression (codegen + NVRTC to CUBIN + load + launch)",
+                &Samples(first),
+                TimeUnit::Ms,
+            )
+            .with_target(Target::AtMost(50.0)),
+            Figure::time(
+                "same expression with the disk cache warm (read + load + launch)",
+                &Samples(warm),
+                TimeUnit::Ms,
+            )
+            .with_target(Target::AtMost(2.0)),
+        ])
+    });
+    jit::set_cache_dir(None);
+    let _ = std::fs::remove_dir_all(&dir);
+    out
+}
+
+fn cpu_fused_chain(ctx: &mut BenchCtx) -> BenchResult {
+    use rayon::prelude::*;
+    let n = ctx.size(1 << 24, 1 << 18);
+    with_device(Device::CPU, || {
+        let (a, b, c, d) = (rand(n, 1)?, rand(n, 2)?, rand(n, 3)?, rand(n, 4)?);
+        let s = ctx.try_time_host_per_call(1, |_| -> Result<(), BenchError> {
+            chain(&a, &b, &c, &d).eval()?;
+            Ok(())
+        })?;
+        let (va, vb, vc, vd) = (a.to_vec()?, b.to_vec()?, c.to_vec()?, d.to_vec()?);
+        let mut out = vec![0.0f32; n];
+        let hand = ctx.time_host(|| {
+            out.par_chunks_mut(4096).enumerate().for_each(|(k, o)| {
+                let base = k * 4096;
+                for (j, y) in o.iter_mut().enumerate() {
+                    let i = base + j;
+                    *y = (va[i] * vb[i] + vc[i]).sin() * vd[i].exp() - va[i] / 2.0;
+                }
+            })
+        });
+        let fig = Figure::time(
+            format!("CPU backend: fused chain over {n} f32 (rayon, chunked), time"),
+            &s,
+            TimeUnit::Ms,
+        )
+        .with_ceiling("hand-written rayon loop", hand.median() * 1e3)
+        .with_target(Target::RatioAtMost(2.0));
+        Ok(vec![fig])
+    })
+}
