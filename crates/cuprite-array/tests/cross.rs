@@ -247,5 +247,6 @@ pub fn tests() -> Vec<Test> {
             "cross::mixing_devices_is_an_error",
             mixing_devices_is_an_error,
         ),
+        Test::gpu("cross::row_reductions_match_cpu", row_reductions_match_cpu),
     ]
 }
