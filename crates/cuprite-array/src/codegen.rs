@@ -607,6 +607,82 @@ fn index_code(p: &Program, v: Variant, lin: &str, it: &str) -> String {
     s
 }
 
+/// Whether the per-element work is big enough to compile once as a `__noinline__` function
+/// (called by each lane) instead of inlining it per lane: keeps compile time down for long
+/// chains of transcendental functions, at the cost of a call per element.
+fn outline(p: &Program) -> bool {
+    let heavy = p
+        .instrs
+        .iter()
+        .filter(|i| match i.kind {
+            Kind::Unary(op, _) => !matches!(
+                op,
+                UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Not | UnaryOp::BitNot | UnaryOp::Conj
+                    | UnaryOp::Real | UnaryOp::Imag | UnaryOp::Sign | UnaryOp::IsNan
+            ),
+            Kind::Binary(op, _, _) => matches!(
+                op,
+                BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot | BinaryOp::Rem
+            ),
+            _ => false,
+        })
+        .count();
+    heavy >= 3
+}
+
+/// The `__noinline__` value function of a vectorisable program: input values (compute types)
+/// and constants in, outputs out.
+fn value_fn(p: &Program) -> String {
+    let mut s = String::from("struct Res_ {");
+    for (o, &k) in p.outputs.iter().enumerate() {
+        let _ = write!(s, " {} o{o};", cty(p.instrs[k].dtype));
+    }
+    s.push_str(" };
+__device__ __noinline__ Res_ fn_(");
+    let mut args: Vec<String> = p
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(i, inp)| format!("{} a{i}", cty(inp.dtype)))
+        .collect();
+    for (k, c) in p.consts.iter().enumerate() {
+        args.push(format!("u64t k{k}"));
+        if matches!(c, Scalar::C32(_) | Scalar::C64(_)) {
+            args.push(format!("u64t k{k}i"));
+        }
+    }
+    s.push_str(&args.join(", "));
+    s.push_str(") {
+");
+    let e = Emit {
+        prog: p,
+        loads: (0..p.inputs.len()).map(|i| format!("a{i}")).collect(),
+        lin: "0".into(),
+        sfx: String::new(),
+    };
+    emit_lane(&e, &mut s);
+    s.push_str("  Res_ r;");
+    for (o, &k) in p.outputs.iter().enumerate() {
+        let _ = write!(s, " r.o{o} = v{k};");
+    }
+    s.push_str(" return r;
+}
+");
+    s
+}
+
+/// A call of [`value_fn`] with these loaded values.
+fn value_call(p: &Program, loads: &[String]) -> String {
+    let mut args: Vec<String> = loads.to_vec();
+    for (k, c) in p.consts.iter().enumerate() {
+        args.push(format!("k{k}"));
+        if matches!(c, Scalar::C32(_) | Scalar::C64(_)) {
+            args.push(format!("k{k}i"));
+        }
+    }
+    format!("fn_({})", args.join(", "))
+}
+
 /// Whether the vectorised variant is possible structurally (not counting alignment).
 pub(crate) fn vectorisable(p: &Program) -> bool {
     p.inputs
@@ -624,6 +700,10 @@ pub(crate) fn elementwise(p: &Program, v: Variant) -> KernelSource {
     let out_d: Vec<DType> = p.outputs.iter().map(|&o| p.instrs[o].dtype).collect();
     let name = "cuprite_ew".to_string();
     let mut s = String::from(PRELUDE);
+    let outlined = v.vector && outline(p);
+    if outlined {
+        s.push_str(&value_fn(p));
+    }
     let _ = writeln!(
         s,
         "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}) {{",
@@ -647,14 +727,26 @@ pub(crate) fn elementwise(p: &Program, v: Variant) -> KernelSource {
             let _ = writeln!(s, "    VecN<{0}, {VEC}> y{o};", d.c_storage());
         }
         for lane in 0..VEC {
+            let loads: Vec<String> = p
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(i, inp)| load_conv(inp.dtype, &format!("x{i}.v[{lane}]")))
+                .collect();
+            if outlined {
+                let _ = writeln!(s, "    Res_ r{lane} = {};", value_call(p, &loads));
+                for o in 0..out_d.len() {
+                    let _ = writeln!(
+                        s,
+                        "    y{o}.v[{lane}] = {};",
+                        store_conv(out_d[o], &format!("r{lane}.o{o}"))
+                    );
+                }
+                continue;
+            }
             let e = Emit {
                 prog: p,
-                loads: p
-                    .inputs
-                    .iter()
-                    .enumerate()
-                    .map(|(i, inp)| load_conv(inp.dtype, &format!("x{i}.v[{lane}]")))
-                    .collect(),
+                loads,
                 lin: format!("(base + {lane})"),
                 sfx: format!("_{lane}"),
             };
@@ -682,14 +774,23 @@ pub(crate) fn elementwise(p: &Program, v: Variant) -> KernelSource {
         let _ = writeln!(s, "  {{");
     }
     s.push_str(&index_code(p, v, "i", it));
+    let loads: Vec<String> = p
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(i, inp)| load_conv(inp.dtype, &format!("in{i}[o{i}]")))
+        .collect();
+    if outlined {
+        let _ = writeln!(s, "    Res_ r = {};", value_call(p, &loads));
+        for o in 0..out_d.len() {
+            let _ = writeln!(s, "    out{o}[i] = {};", store_conv(out_d[o], &format!("r.o{o}")));
+        }
+        s.push_str("  }\n}\n");
+        return KernelSource { name, source: s };
+    }
     let e = Emit {
         prog: p,
-        loads: p
-            .inputs
-            .iter()
-            .enumerate()
-            .map(|(i, inp)| load_conv(inp.dtype, &format!("in{i}[o{i}]")))
-            .collect(),
+        loads,
         lin: "i".into(),
         sfx: String::new(),
     };
@@ -807,6 +908,10 @@ pub(crate) fn reduction(p: &Program, op: ReduceOp, out_d: DType, v: Variant) -> 
             _ => cast_expr(src_d, acc_d, x),
         }
     };
+    let outlined = v.vector && outline(p);
+    if outlined {
+        s.push_str(&value_fn(p));
+    }
     let _ = writeln!(
         s,
         "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}, u64t inner, u64t chunks, u64t per) {{",
@@ -826,38 +931,64 @@ pub(crate) fn reduction(p: &Program, op: ReduceOp, out_d: DType, v: Variant) -> 
     if v.vector {
         // Vector loads over whole groups of VEC (row starts and `per` are multiples of VEC).
         let _ = writeln!(s, "  {it} vend = lo + ((hi - lo) / {VEC}) * {VEC};");
+        let _ = writeln!(s, "  {it} j = lo + ({it})threadIdx.x * {VEC};");
+        // Two groups per iteration (more loads in flight), then at most one more.
+        let group = |s: &mut String, units: &[usize]| {
+            for &u in units {
+                let _ = writeln!(
+                    s,
+                    "    {it} base{u} = row * ({it})inner + j + {};",
+                    u * (BLOCK as usize) * VEC
+                );
+                for (i, inp) in p.inputs.iter().enumerate() {
+                    let st = inp.dtype.c_storage();
+                    let _ = writeln!(
+                        s,
+                        "    VecN<{st}, {VEC}> x{i}_{u} = *reinterpret_cast<const VecN<{st}, {VEC}>*>(in{i} + off{i} + base{u});"
+                    );
+                }
+            }
+            for &u in units {
+                for lane in 0..VEC {
+                    let loads: Vec<String> = p
+                        .inputs
+                        .iter()
+                        .enumerate()
+                        .map(|(i, inp)| load_conv(inp.dtype, &format!("x{i}_{u}.v[{lane}]")))
+                        .collect();
+                    let idx = format!("j + {}", u * (BLOCK as usize) * VEC + lane);
+                    if outlined {
+                        let _ = writeln!(
+                            s,
+                            "    acc = comb(acc, {});",
+                            to_acc(&format!("{}.o0", value_call(p, &loads)), &idx)
+                        );
+                        continue;
+                    }
+                    let e = Emit {
+                        prog: p,
+                        loads,
+                        lin: format!("(base{u} + {lane})"),
+                        sfx: format!("_{u}_{lane}"),
+                    };
+                    emit_lane(&e, s);
+                    let k = p.outputs[0];
+                    let _ = writeln!(
+                        s,
+                        "    acc = comb(acc, {});",
+                        to_acc(&format!("v{k}_{u}_{lane}"), &idx)
+                    );
+                }
+            }
+        };
         let _ = writeln!(
             s,
-            "  for ({it} j = lo + ({it})threadIdx.x * {VEC}; j < vend; j += {BLOCK} * {VEC}) {{"
+            "  for (; j + {BLOCK} * {VEC} < vend; j += 2 * {BLOCK} * {VEC}) {{"
         );
-        let _ = writeln!(s, "    {it} base = row * ({it})inner + j;");
-        for (i, inp) in p.inputs.iter().enumerate() {
-            let st = inp.dtype.c_storage();
-            let _ = writeln!(
-                s,
-                "    VecN<{st}, {VEC}> x{i} = *reinterpret_cast<const VecN<{st}, {VEC}>*>(in{i} + off{i} + base);"
-            );
-        }
-        for lane in 0..VEC {
-            let e = Emit {
-                prog: p,
-                loads: p
-                    .inputs
-                    .iter()
-                    .enumerate()
-                    .map(|(i, inp)| load_conv(inp.dtype, &format!("x{i}.v[{lane}]")))
-                    .collect(),
-                lin: format!("(base + {lane})"),
-                sfx: format!("_{lane}"),
-            };
-            emit_lane(&e, &mut s);
-            let k = p.outputs[0];
-            let _ = writeln!(
-                s,
-                "    acc = comb(acc, {});",
-                to_acc(&format!("v{k}_{lane}"), &format!("j + {lane}"))
-            );
-        }
+        group(&mut s, &[0, 1]);
+        let _ = writeln!(s, "  }}");
+        let _ = writeln!(s, "  if (j < vend) {{");
+        group(&mut s, &[0]);
         let _ = writeln!(s, "  }}");
         let _ = writeln!(s, "  start = vend;");
     }

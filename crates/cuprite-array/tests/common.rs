@@ -565,6 +565,17 @@ fn lazy_fusion(d: Device) -> TestResult {
             let s = (x[i] * 3.0).sin();
             assert!((pv[i] - (s + 1.0)).abs() < 1e-6 && (qv[i] - s * s).abs() < 1e-6);
         }
+        // Several transcendental functions: compiled as one outlined function per element.
+        let h = a.sin().exp().cos().abs().sqrt();
+        let hv = h.to_vec()?;
+        let hs = a.sin().exp().cos().abs().sqrt().sum()?.item()? as f64;
+        let mut want = 0.0f64;
+        for i in 0..x.len() {
+            let w = x[i].sin().exp().cos().abs().sqrt();
+            assert!((hv[i] - w).abs() < 1e-5, "outlined chain");
+            want += w as f64;
+        }
+        close(&[hs], &[want], 1e-5, 1e-3, "outlined chain sum")?;
         // A long chain stays correct across the automatic evaluation of big graphs.
         let mut c = a.clone();
         for _ in 0..400 {

@@ -226,6 +226,36 @@ fn row_reductions_match_cpu() -> TestResult {
     Ok(())
 }
 
+/// The minimal case a property run once found: reduce the evaluated result of a select.
+fn reduce_evaluated_select() -> TestResult {
+    let mut msgs = Vec::new();
+    for vector in [true, false] {
+        cuprite_array::set_vectorize(vector);
+        for rep in 0..3 {
+            let r = with_device(gpu(), || -> Result<Vec<i64>, cuprite_array::Error> {
+                let mut d2 = vec![0i32; 24];
+                d2[23] = 2928;
+                d2[5] = 7;
+                let l0 = Array::from_slice(&vec![0i32; 24], &[2, 3, 4])?;
+                let l2 = Array::from_slice(&d2, &[2, 3, 4])?;
+                let out = Array::select(&l2.greater(0), &l2, &l0)?;
+                let v = out.to_vec()?;
+                assert_eq!(v, d2);
+                out.sum_axes(&[2], false)?.to_vec()
+            })?;
+            if r != vec![0, 7, 0, 0, 0, 2928] {
+                msgs.push(format!("vector={vector} rep={rep}: {r:?}"));
+            }
+        }
+    }
+    cuprite_array::set_vectorize(true);
+    if msgs.is_empty() {
+        Ok(())
+    } else {
+        Err(msgs.join("; ").into())
+    }
+}
+
 fn mixing_devices_is_an_error() -> TestResult {
     let a = with_device(Device::CPU, || Array::<f32>::ones(&[4]));
     let b = with_device(gpu(), || Array::<f32>::from_slice(&[1.0; 4], &[4]))?;
@@ -248,5 +278,6 @@ pub fn tests() -> Vec<Test> {
             mixing_devices_is_an_error,
         ),
         Test::gpu("cross::row_reductions_match_cpu", row_reductions_match_cpu),
+        Test::gpu("cross::reduce_evaluated_select", reduce_evaluated_select),
     ]
 }

@@ -351,12 +351,24 @@ fn key_of(p: &Program, v: Variant, kind: u64) -> u64 {
     p.structure_hash(salt)
 }
 
-/// `CUPRITE_ARRAY_NO_VECTOR=1` turns the vectorised kernel variants off (for diagnosis).
+static VECTOR: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(2);
+
+/// Turns the vectorised kernel variants on or off (on by default; `CUPRITE_ARRAY_NO_VECTOR=1`
+/// starts with them off). For diagnosis and tests of both code paths.
+pub fn set_vectorize(on: bool) {
+    VECTOR.store(on as u8, Ordering::Relaxed);
+}
+
 fn vector_allowed() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| {
-        std::env::var("CUPRITE_ARRAY_NO_VECTOR").map_or(true, |v| v.is_empty() || v == "0")
-    })
+    match VECTOR.load(Ordering::Relaxed) {
+        2 => {
+            let on = std::env::var("CUPRITE_ARRAY_NO_VECTOR")
+                .map_or(true, |v| v.is_empty() || v == "0");
+            VECTOR.store(on as u8, Ordering::Relaxed);
+            on
+        }
+        v => v == 1,
+    }
 }
 
 fn aligned(ptr: u64, off: usize, size: usize) -> bool {
