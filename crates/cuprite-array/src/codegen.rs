@@ -617,8 +617,15 @@ fn outline(p: &Program) -> bool {
         .filter(|i| match i.kind {
             Kind::Unary(op, _) => !matches!(
                 op,
-                UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Not | UnaryOp::BitNot | UnaryOp::Conj
-                    | UnaryOp::Real | UnaryOp::Imag | UnaryOp::Sign | UnaryOp::IsNan
+                UnaryOp::Neg
+                    | UnaryOp::Abs
+                    | UnaryOp::Not
+                    | UnaryOp::BitNot
+                    | UnaryOp::Conj
+                    | UnaryOp::Real
+                    | UnaryOp::Imag
+                    | UnaryOp::Sign
+                    | UnaryOp::IsNan
             ),
             Kind::Binary(op, _, _) => matches!(
                 op,
@@ -637,8 +644,10 @@ fn value_fn(p: &Program) -> String {
     for (o, &k) in p.outputs.iter().enumerate() {
         let _ = write!(s, " {} o{o};", cty(p.instrs[k].dtype));
     }
-    s.push_str(" };
-__device__ __noinline__ Res_ fn_(");
+    s.push_str(
+        " };
+__device__ __noinline__ Res_ fn_(",
+    );
     let mut args: Vec<String> = p
         .inputs
         .iter()
@@ -652,8 +661,10 @@ __device__ __noinline__ Res_ fn_(");
         }
     }
     s.push_str(&args.join(", "));
-    s.push_str(") {
-");
+    s.push_str(
+        ") {
+",
+    );
     let e = Emit {
         prog: p,
         loads: (0..p.inputs.len()).map(|i| format!("a{i}")).collect(),
@@ -665,9 +676,11 @@ __device__ __noinline__ Res_ fn_(");
     for (o, &k) in p.outputs.iter().enumerate() {
         let _ = write!(s, " r.o{o} = v{k};");
     }
-    s.push_str(" return r;
+    s.push_str(
+        " return r;
 }
-");
+",
+    );
     s
 }
 
@@ -783,7 +796,11 @@ pub(crate) fn elementwise(p: &Program, v: Variant) -> KernelSource {
     if outlined {
         let _ = writeln!(s, "    Res_ r = {};", value_call(p, &loads));
         for o in 0..out_d.len() {
-            let _ = writeln!(s, "    out{o}[i] = {};", store_conv(out_d[o], &format!("r.o{o}")));
+            let _ = writeln!(
+                s,
+                "    out{o}[i] = {};",
+                store_conv(out_d[o], &format!("r.o{o}"))
+            );
         }
         s.push_str("  }\n}\n");
         return KernelSource { name, source: s };

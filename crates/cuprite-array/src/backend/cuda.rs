@@ -362,8 +362,8 @@ pub fn set_vectorize(on: bool) {
 fn vector_allowed() -> bool {
     match VECTOR.load(Ordering::Relaxed) {
         2 => {
-            let on = std::env::var("CUPRITE_ARRAY_NO_VECTOR")
-                .map_or(true, |v| v.is_empty() || v == "0");
+            let on =
+                std::env::var("CUPRITE_ARRAY_NO_VECTOR").map_or(true, |v| v.is_empty() || v == "0");
             VECTOR.store(on as u8, Ordering::Relaxed);
             on
         }
