@@ -236,7 +236,7 @@ fn reduce_evaluated_select() -> TestResult {
                 let mut d2 = vec![0i32; 24];
                 d2[23] = 2928;
                 d2[5] = 7;
-                let l0 = Array::from_slice(&vec![0i32; 24], &[2, 3, 4])?;
+                let l0 = Array::from_slice(&[0i32; 24], &[2, 3, 4])?;
                 let l2 = Array::from_slice(&d2, &[2, 3, 4])?;
                 let out = Array::select(&l2.greater(0), &l2, &l0)?;
                 let v = out.to_vec()?;
