@@ -37,12 +37,20 @@ pub(crate) struct KernelSource {
     pub source: String,
 }
 
-const PRELUDE: &str = r#"
+const PRELUDE_BASE: &str = r#"
 typedef unsigned long long u64t;
 typedef long long i64t;
-struct __align__(8) cf32 { float re, im; };
-struct __align__(16) cf64 { double re, im; };
 template<typename T, int N> struct __align__(sizeof(T) * N) VecN { T v[N]; };
+__device__ __forceinline__ float finf() { return __int_as_float(0x7f800000); }
+__device__ __forceinline__ double dinf() { return __longlong_as_double(0x7ff0000000000000LL); }
+template<typename T> __device__ __forceinline__ T nmin(T a, T b) { return (a != a) ? a : ((b != b || b < a) ? b : a); }
+template<typename T> __device__ __forceinline__ T nmax(T a, T b) { return (a != a) ? a : ((b != b || b > a) ? b : a); }
+template<typename T> __device__ __forceinline__ T fsign(T x) { return (x != x || x == (T)0) ? x : (x > (T)0 ? (T)1 : (T)-1); }
+template<typename T, typename F> __device__ __forceinline__ T f2i(F x, T lo, T hi) {
+  return x != x ? (T)0 : (x <= (F)lo ? lo : (x >= (F)hi ? hi : (T)x));
+}
+"#;
+const PRELUDE_HALF: &str = r#"
 __device__ __forceinline__ float h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
 __device__ __forceinline__ unsigned short f2h(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
 __device__ __forceinline__ float bf2f(unsigned short h) { return __uint_as_float(((unsigned)h) << 16); }
@@ -54,14 +62,8 @@ __device__ __forceinline__ unsigned short f2bf(float f) {
 }
 __device__ __forceinline__ float rh(float x) { return h2f(f2h(x)); }
 __device__ __forceinline__ float rbf(float x) { return bf2f(f2bf(x)); }
-__device__ __forceinline__ float finf() { return __int_as_float(0x7f800000); }
-__device__ __forceinline__ double dinf() { return __longlong_as_double(0x7ff0000000000000LL); }
-template<typename T> __device__ __forceinline__ T nmin(T a, T b) { return (a != a) ? a : ((b != b || b < a) ? b : a); }
-template<typename T> __device__ __forceinline__ T nmax(T a, T b) { return (a != a) ? a : ((b != b || b > a) ? b : a); }
-template<typename T> __device__ __forceinline__ T fsign(T x) { return (x != x || x == (T)0) ? x : (x > (T)0 ? (T)1 : (T)-1); }
-template<typename T, typename F> __device__ __forceinline__ T f2i(F x, T lo, T hi) {
-  return x != x ? (T)0 : (x <= (F)lo ? lo : (x >= (F)hi ? hi : (T)x));
-}
+"#;
+const PRELUDE_IPOW: &str = r#"
 __device__ __forceinline__ i64t ipow_s(i64t b, i64t e) {
   if (e < 0) return b == 1 ? 1 : (b == -1 ? ((e & 1) ? -1 : 1) : 0);
   u64t r = 1, x = (u64t)b, k = (u64t)e;
@@ -73,6 +75,10 @@ __device__ __forceinline__ u64t ipow_u(u64t b, u64t e) {
   while (e) { if (e & 1) r *= b; b *= b; e >>= 1; }
   return r;
 }
+"#;
+const PRELUDE_CPLX: &str = r#"
+struct __align__(8) cf32 { float re, im; };
+struct __align__(16) cf64 { double re, im; };
 #define CPLX(C, F, SQRT, HYPOT, ATAN2, EXP, LOG, COS, SIN, FABS) \
 __device__ __forceinline__ C mkc(F re, F im, C*) { C z; z.re = re; z.im = im; return z; } \
 __device__ __forceinline__ C cadd(C a, C b) { C z; z.re = a.re + b.re; z.im = a.im + b.im; return z; } \
@@ -94,6 +100,8 @@ __device__ __forceinline__ unsigned char ceq(C a, C b) { return a.re == b.re && 
 __device__ __forceinline__ unsigned char cnz(C a) { return a.re != (F)0 || a.im != (F)0; }
 CPLX(cf32, float, sqrtf, hypotf, atan2f, expf, logf, cosf, sinf, fabsf)
 CPLX(cf64, double, sqrt, hypot, atan2, exp, log, cos, sin, fabs)
+"#;
+const PRELUDE_RAND: &str = r#"
 __device__ __forceinline__ void philox(u64t key, u64t ctr, unsigned out[4]) {
   unsigned c0 = (unsigned)ctr, c1 = (unsigned)(ctr >> 32), c2 = 0, c3 = 0;
   unsigned k0 = (unsigned)key, k1 = (unsigned)(key >> 32);
@@ -125,8 +133,31 @@ __device__ __forceinline__ double rand_f64(u64t key, u64t i, int normal) {
   double r = sqrt(-2.0 * log(u1)), t = 2.0 * 3.14159265358979323846 * u2;
   return (i % 2 == 0) ? r * cos(t) : r * sin(t);
 }
-// ---- cuprite-array kernel ----
 "#;
+
+/// Separates the helpers from the kernel in every generated source.
+const MARKER: &str = "// ---- cuprite-array kernel ----\n";
+
+/// The helpers `body` uses, then the marker, then `body` (less source, faster NVRTC).
+fn with_prelude(body: &str) -> String {
+    let mut s = String::from(PRELUDE_BASE);
+    let uses = |keys: &[&str]| keys.iter().any(|k| body.contains(k));
+    if uses(&["h2f(", "f2h(", "bf2f(", "f2bf(", "rh(", "rbf("]) {
+        s.push_str(PRELUDE_HALF);
+    }
+    if uses(&["ipow_"]) {
+        s.push_str(PRELUDE_IPOW);
+    }
+    if uses(&["cf32", "cf64", "mkc(", "cadd(", "cmul(", "cnz("]) {
+        s.push_str(PRELUDE_CPLX);
+    }
+    if uses(&["rand_f"]) {
+        s.push_str(PRELUDE_RAND);
+    }
+    s.push_str(MARKER);
+    s.push_str(body);
+    s
+}
 
 /// The C type values of `d` are computed in.
 fn cty(d: DType) -> &'static str {
@@ -712,7 +743,7 @@ pub(crate) fn elementwise(p: &Program, v: Variant) -> KernelSource {
     let it = if v.idx32 { "int" } else { "i64t" };
     let out_d: Vec<DType> = p.outputs.iter().map(|&o| p.instrs[o].dtype).collect();
     let name = "cuprite_ew".to_string();
-    let mut s = String::from(PRELUDE);
+    let mut s = String::new();
     let outlined = v.vector && outline(p);
     if outlined {
         s.push_str(&value_fn(p));
@@ -803,7 +834,10 @@ pub(crate) fn elementwise(p: &Program, v: Variant) -> KernelSource {
             );
         }
         s.push_str("  }\n}\n");
-        return KernelSource { name, source: s };
+        return KernelSource {
+            name,
+            source: with_prelude(&s),
+        };
     }
     let e = Emit {
         prog: p,
@@ -821,7 +855,10 @@ pub(crate) fn elementwise(p: &Program, v: Variant) -> KernelSource {
         );
     }
     s.push_str("  }\n}\n");
-    KernelSource { name, source: s }
+    KernelSource {
+        name,
+        source: with_prelude(&s),
+    }
 }
 
 /// The dtype a reduction accumulates (and writes its partial results) in.
@@ -860,7 +897,7 @@ pub(crate) fn reduction(p: &Program, op: ReduceOp, out_d: DType, v: Variant) -> 
     let at = cty(acc_d);
     let arg = matches!(op, ArgMin | ArgMax);
     let name = "cuprite_reduce".to_string();
-    let mut s = String::from(PRELUDE);
+    let mut s = String::new();
     let acc_t = if arg {
         "AccArg".to_string()
     } else {
@@ -1050,5 +1087,8 @@ pub(crate) fn reduction(p: &Program, op: ReduceOp, out_d: DType, v: Variant) -> 
     };
     let _ = writeln!(s, "  if (threadIdx.x == 0) out0[blockIdx.x] = {fin};");
     s.push_str("}\n");
-    KernelSource { name, source: s }
+    KernelSource {
+        name,
+        source: with_prelude(&s),
+    }
 }

@@ -324,7 +324,11 @@ impl Program {
     /// The structure of the program, independent of data, shape extents and constant values:
     /// what keys the in-memory kernel cache.
     pub fn structure_hash(&self, salt: u64) -> u64 {
-        let mut h = Fnv(0xcbf2_9ce4_8422_2325 ^ salt);
+        // The salt is hashed as data: XOR-ing it into the initial state would let a salt bit
+        // cancel against the same bit of the first byte (a 3-D vector kernel and a 1-D scalar
+        // one had the same key).
+        let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+        salt.hash(&mut h);
         self.shape.len().hash(&mut h);
         for i in &self.inputs {
             i.dtype.code().hash(&mut h);

@@ -6,34 +6,45 @@ use cuprite_testkit::{Test, TestResult};
 
 const MARKER: &str = "// ---- cuprite-array kernel ----\n";
 
-/// Compiles many generated kernels, batched into translation units (one prelude each).
+/// Compiles many generated kernels, batched into translation units: kernels that use the same
+/// helpers share one copy of them, each kernel in its own namespace.
 fn compile_all(sources: &[String]) -> TestResult {
-    let prelude = sources[0]
-        .split_once(MARKER)
-        .ok_or("generated source without the kernel marker")?
-        .0
-        .to_string();
-    for (b, chunk) in sources.chunks(48).enumerate() {
-        let mut tu = prelude.clone();
-        for (k, src) in chunk.iter().enumerate() {
-            let (pre, body) = src.split_once(MARKER).ok_or("marker")?;
-            assert_eq!(pre, prelude, "every kernel shares one prelude");
-            let body = body
-                .replace("cuprite_ew(", &format!("cuprite_ew_{k}("))
-                .replace("cuprite_reduce(", &format!("cuprite_reduce_{k}("));
-            tu.push_str(&format!("namespace k{k} {{\n{body}\n}}\n"));
-        }
-        let opts = cuprite::nvrtc::CompileOptions::new()
-            .arch("sm_90")
-            .output(cuprite::nvrtc::Output::Cubin);
-        if let Err(e) = cuprite::nvrtc::compile(&tu, &opts) {
-            // Find the failing kernel alone for a readable message.
-            for src in chunk {
-                if let Err(e) = cuprite::nvrtc::compile(src, &opts) {
-                    return Err(format!("kernel failed to compile: {e}\n{src}").into());
-                }
+    let mut groups: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for src in sources {
+        let (pre, body) = src
+            .split_once(MARKER)
+            .ok_or("generated source without the kernel marker")?;
+        groups
+            .entry(pre.to_string())
+            .or_default()
+            .push(body.to_string());
+    }
+    assert!(
+        groups.len() >= 3,
+        "kernels use different helper sets: {}",
+        groups.len()
+    );
+    let opts = cuprite::nvrtc::CompileOptions::new()
+        .arch("sm_90")
+        .output(cuprite::nvrtc::Output::Cubin);
+    for (prelude, bodies) in &groups {
+        for chunk in bodies.chunks(48) {
+            let mut tu = prelude.clone();
+            for (k, body) in chunk.iter().enumerate() {
+                let body = body
+                    .replace("cuprite_ew(", &format!("cuprite_ew_{k}("))
+                    .replace("cuprite_reduce(", &format!("cuprite_reduce_{k}("));
+                tu.push_str(&format!("namespace k{k} {{\n{body}\n}}\n"));
             }
-            return Err(format!("batch {b} failed: {e}").into());
+            if let Err(e) = cuprite::nvrtc::compile(&tu, &opts) {
+                for body in chunk {
+                    let src = format!("{prelude}{MARKER}{body}");
+                    if let Err(e) = cuprite::nvrtc::compile(&src, &opts) {
+                        return Err(format!("kernel failed to compile: {e}\n{src}").into());
+                    }
+                }
+                return Err(format!("a batch failed: {e}").into());
+            }
         }
     }
     Ok(())
