@@ -986,7 +986,6 @@ pub(crate) fn reduction(p: &Program, op: ReduceOp, out_d: DType, v: Variant) -> 
         // Vector loads over whole groups of VEC (row starts and `per` are multiples of VEC).
         let _ = writeln!(s, "  {it} vend = lo + ((hi - lo) / {VEC}) * {VEC};");
         let _ = writeln!(s, "  {it} j = lo + ({it})threadIdx.x * {VEC};");
-        // Two groups per iteration (more loads in flight), then at most one more.
         let group = |s: &mut String, units: &[usize]| {
             for &u in units {
                 let _ = writeln!(
@@ -1035,13 +1034,17 @@ pub(crate) fn reduction(p: &Program, op: ReduceOp, out_d: DType, v: Variant) -> 
                 }
             }
         };
+        // Four groups per iteration when the producer is light (loads in flight), else two.
+        let units: &[usize] = if outlined { &[0, 1] } else { &[0, 1, 2, 3] };
         let _ = writeln!(
             s,
-            "  for (; j + {BLOCK} * {VEC} < vend; j += 2 * {BLOCK} * {VEC}) {{"
+            "  for (; j + {} * {BLOCK} * {VEC} < vend; j += {} * {BLOCK} * {VEC}) {{",
+            units.len() - 1,
+            units.len()
         );
-        group(&mut s, &[0, 1]);
+        group(&mut s, units);
         let _ = writeln!(s, "  }}");
-        let _ = writeln!(s, "  if (j < vend) {{");
+        let _ = writeln!(s, "  for (; j < vend; j += {BLOCK} * {VEC}) {{");
         group(&mut s, &[0]);
         let _ = writeln!(s, "  }}");
         let _ = writeln!(s, "  start = vend;");
