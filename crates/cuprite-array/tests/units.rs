@@ -23,9 +23,25 @@ fn philox_known_answer() -> TestResult {
     Ok(())
 }
 
+fn arrays_are_send_and_sync() -> TestResult {
+    fn check<T: Send + Sync + Clone>() {}
+    check::<cuprite_array::Array<f32>>();
+    check::<cuprite_array::Array<cuprite_array::c64>>();
+    check::<cuprite_array::Array<bool>>();
+    // A clone shares the data and sees the same values from another thread.
+    let a = cuprite_array::Array::from_slice_on(cuprite_array::Device::CPU, &[1u16, 2, 3], &[3])?;
+    let b = a.clone();
+    let v = std::thread::spawn(move || b.to_vec())
+        .join()
+        .expect("thread")?;
+    assert_eq!(v, a.to_vec()?);
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     vec![
         Test::cpu("units::special_functions", special_functions),
         Test::cpu("units::philox_known_answer", philox_known_answer),
+        Test::cpu("units::arrays_are_send_and_sync", arrays_are_send_and_sync),
     ]
 }
