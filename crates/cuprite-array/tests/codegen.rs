@@ -166,6 +166,23 @@ fn disk_cache_across_processes() -> TestResult {
     Ok(())
 }
 
+/// `CUPRITE_JIT_TRACE=1` prints the source of each kernel compiled (checked in a child).
+fn jit_trace_prints_source() -> TestResult {
+    let dir = temp_dir("trace");
+    let seed = cuprite_testkit::Rng::fresh().next_u64();
+    let out = std::process::Command::new(std::env::current_exe()?)
+        .env("CUPRITE_ARRAY_TEST_CHILD", &dir)
+        .env("CUPRITE_ARRAY_TEST_CHILD_SEED", seed.to_string())
+        .env("CUPRITE_JIT_TRACE", "1")
+        .output()?;
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cuprite-array: compiling for sm_90"), "{err}");
+    assert!(err.contains("extern \"C\" __global__"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     vec![
         Test::nvrtc(
@@ -176,5 +193,6 @@ pub fn tests() -> Vec<Test> {
             "codegen::disk_cache_across_processes",
             disk_cache_across_processes,
         ),
+        Test::nvrtc("codegen::jit_trace_prints_source", jit_trace_prints_source),
     ]
 }

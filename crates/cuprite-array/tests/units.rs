@@ -38,10 +38,34 @@ fn arrays_are_send_and_sync() -> TestResult {
     Ok(())
 }
 
+fn devices_on_the_cpu_backend() -> TestResult {
+    use cuprite_array::{Backend, Device};
+    // Runs on its own thread: the current device is per thread.
+    std::thread::spawn(|| -> TestResult {
+        cuprite_array::set_backend(Backend::Cpu)?;
+        assert_eq!(cuprite_array::current_device(), Device::CPU);
+        assert_eq!(cuprite_array::device_count(), 1);
+        cuprite_array::set_device(0)?;
+        assert_eq!(cuprite_array::get_device(), 0);
+        assert!(cuprite_array::set_device(1).is_err());
+        assert!(cuprite_array::info().contains("CPU"));
+        cuprite_array::sync(Device::CPU)?;
+        let n = ["cpu", "cuda"];
+        assert!(n.contains(&cuprite_array::default_backend_name()));
+        Ok(())
+    })
+    .join()
+    .expect("thread")
+}
+
 pub fn tests() -> Vec<Test> {
     vec![
         Test::cpu("units::special_functions", special_functions),
         Test::cpu("units::philox_known_answer", philox_known_answer),
         Test::cpu("units::arrays_are_send_and_sync", arrays_are_send_and_sync),
+        Test::cpu(
+            "units::devices_on_the_cpu_backend",
+            devices_on_the_cpu_backend,
+        ),
     ]
 }
