@@ -330,13 +330,15 @@ impl Context {
         Ok(ctx)
     }
 
-    /// The primary context of `ordinal`, first setting its flags (scheduling policy). Flags can
-    /// only be set while the primary context is not active; otherwise the driver's error is
-    /// returned.
+    /// The primary context of `ordinal`, first setting its flags (scheduling policy,
+    /// `LMEM_RESIZE_TO_MAX`, `SYNC_MEMOPS`; current drivers update an active primary context
+    /// too). `MAP_HOST` is always on for primary contexts and the driver refuses it here, so it
+    /// is left out of what is passed.
     pub fn new_with_flags(ordinal: usize, flags: ContextFlags) -> Result<Arc<Context>> {
         let device = Device::get(ordinal)?;
+        let bits = flags.bits() & !ContextFlags::MAP_HOST.bits();
         // SAFETY: plain flag word and a valid device handle.
-        unsafe { drv!(cuDevicePrimaryCtxSetFlags_v2(device.raw(), flags.bits())) }?;
+        unsafe { drv!(cuDevicePrimaryCtxSetFlags_v2(device.raw(), bits)) }?;
         Self::new(ordinal)
     }
 
