@@ -132,10 +132,44 @@ fn leaf_ref(leaf: &Leaf, data: &[f64], shape: &[usize], idx: &[usize]) -> f64 {
 }
 
 /// Scalar element type the properties run on.
-trait PropElem: Element + Copy {
+trait PropElem: Element + Copy + RefOps {
     fn from_f64(x: f64) -> Self;
     fn to_f64(self) -> f64;
     fn tol() -> f64;
+}
+
+/// The reference's arithmetic: plain for floats, wrapping for integers (the library's
+/// documented integer semantics; plain `*` would panic on overflow in debug builds).
+trait RefOps: Sized {
+    fn r_add(self, b: Self) -> Self;
+    fn r_sub(self, b: Self) -> Self;
+    fn r_mul(self, b: Self) -> Self;
+    fn r_neg(self) -> Self;
+}
+macro_rules! float_ref_ops {
+    ($($t:ty),*) => {$(
+        impl RefOps for $t {
+            fn r_add(self, b: Self) -> Self { self + b }
+            fn r_sub(self, b: Self) -> Self { self - b }
+            fn r_mul(self, b: Self) -> Self { self * b }
+            fn r_neg(self) -> Self { -self }
+        }
+    )*};
+}
+float_ref_ops!(f32, f64);
+impl RefOps for i32 {
+    fn r_add(self, b: Self) -> Self {
+        self.wrapping_add(b)
+    }
+    fn r_sub(self, b: Self) -> Self {
+        self.wrapping_sub(b)
+    }
+    fn r_mul(self, b: Self) -> Self {
+        self.wrapping_mul(b)
+    }
+    fn r_neg(self) -> Self {
+        self.wrapping_neg()
+    }
 }
 impl PropElem for f64 {
     fn from_f64(x: f64) -> Self {
@@ -260,10 +294,10 @@ where
         Expr::Un(o, a) => {
             let a = reference(a, at);
             match o % 3 {
-                0 => -a,
+                0 => a.r_neg(),
                 1 => {
                     if a < T::from_f64(0.0) {
-                        -a
+                        a.r_neg()
                     } else {
                         a
                     }
@@ -274,12 +308,12 @@ where
         Expr::Bin(o, a, b) => {
             let (a, b) = (reference(a, at), reference(b, at));
             match o {
-                0 => a + b,
-                1 => a - b,
-                2 => max(min(a * b, T::from_f64(4.0)), T::from_f64(-4.0)),
+                0 => a.r_add(b),
+                1 => a.r_sub(b),
+                2 => max(min(a.r_mul(b), T::from_f64(4.0)), T::from_f64(-4.0)),
                 3 => min(a, b),
                 4 => max(a, b),
-                _ => a + b * T::from_f64(0.5),
+                _ => a.r_add(b.r_mul(T::from_f64(0.5))),
             }
         }
         Expr::Sel(c, a, b) => {
