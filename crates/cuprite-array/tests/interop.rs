@@ -299,6 +299,14 @@ fn buffers_in_and_out() -> TestResult {
             0.0,
             "into_buffer",
         )?;
+        // Borrowed memory that must stay the caller's: a copy on the array stream.
+        let keep = stream.clone_htod(&h)?;
+        let cp = Array::from_device_view(&keep.as_view(), &[n])?;
+        assert_ne!(
+            cp.device_view()?.device_ptr(),
+            cuprite::DeviceRead::device_ptr(&keep)
+        );
+        assert_eq!(cp.to_vec()?, h);
         // A locked array keeps its memory.
         let d = Array::from_slice(&h, &[n])?;
         d.lock()?;
@@ -500,6 +508,15 @@ fn dlpack_foreign_and_bad_input() -> TestResult {
                 "kDLCUDAManaged",
             ),
             (F32, CPU_DEV, 2, "version 2"),
+            (
+                F32,
+                DLDevice {
+                    device_type: KDL_CUDA,
+                    device_id: 7,
+                },
+                1,
+                "CUDA device 7",
+            ),
         ];
         for (dt, dev, major, needle) in bad {
             let t = produce(dev, dt, vec![6], None, None, h.clone(), major);
@@ -517,6 +534,21 @@ fn dlpack_foreign_and_bad_input() -> TestResult {
         assert!(r.is_err());
         Ok(())
     })
+}
+
+/// Every element type maps to its DLPack type and back.
+fn dlpack_dtypes() -> TestResult {
+    use cuprite_array::interop::dlpack::{dl_dtype, dtype_of};
+    for d in cuprite_array::DType::ALL {
+        let t = dl_dtype(d);
+        assert_eq!(t.lanes, 1);
+        assert_eq!(t.bits as usize, 8 * d.size(), "{d:?}");
+        assert_eq!(dtype_of(t)?, d);
+    }
+    assert_eq!(dl_dtype(cuprite_array::DType::BF16).code, 4);
+    assert_eq!(dl_dtype(cuprite_array::DType::Bool).code, 6);
+    assert_eq!(dl_dtype(cuprite_array::DType::C32).code, 5);
+    Ok(())
 }
 
 /// The CPU backend's answers to the device-memory API: errors, and a safe `unlock`.
@@ -679,6 +711,7 @@ pub fn tests() -> Vec<Test> {
             dlpack_foreign_and_bad_input,
         ),
         Test::cpu("interop::seed_api_on_cpu", seed_api_on_cpu),
+        Test::cpu("interop::dlpack_dtypes", dlpack_dtypes),
         Test::gpu(
             "interop::custom_kernel_on_array_stream",
             custom_kernel_on_array_stream,

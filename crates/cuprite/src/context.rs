@@ -994,6 +994,7 @@ impl CurrentContext {
 
     /// Waits for all work of the current context.
     pub fn synchronize() -> Result<()> {
+        crate::stats::count_host_sync();
         // SAFETY: no arguments.
         unsafe { drv!(cuCtxSynchronize()) }
     }

@@ -10,6 +10,9 @@
 use super::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
 use cuprite::{DeviceBuffer, LaunchConfig};
 use cuprite_array::Array;
+use cuprite_array::interop::dlpack::{
+    self, DLDevice, DLManagedTensorVersioned, DLPackTensor, DLPackVersion, DLTensor,
+};
 use std::time::Instant;
 
 /// The interop benchmarks.
@@ -243,6 +246,48 @@ fn dlpack_export_import(b: &mut BenchCtx) -> BenchResult {
     if !legacy_ok {
         return Err("a round trip lost elements".into());
     }
+    // A foreign producer's tensor (not one of ours: the general import path, with the
+    // pointer checks, and the release through the producer's deleter when the array drops).
+    let owner = cuprite_array::get_stream(0)?.clone_htod(&fresh(n, 29))?;
+    let fptr = cuprite::DeviceRead::device_ptr(&owner);
+    let mut shape = [n as i64];
+    let foreign = |shape: &mut [i64; 1]| -> Result<(), BenchError> {
+        let m = Box::into_raw(Box::new(DLManagedTensorVersioned {
+            version: DLPackVersion { major: 1, minor: 0 },
+            manager_ctx: std::ptr::null_mut(),
+            deleter: Some(free_box),
+            flags: 0,
+            dl_tensor: DLTensor {
+                data: fptr as *mut std::ffi::c_void,
+                device: DLDevice {
+                    device_type: dlpack::KDL_CUDA,
+                    device_id: 0,
+                },
+                ndim: 1,
+                dtype: dlpack::dl_dtype(cuprite_array::DType::F32),
+                shape: shape.as_mut_ptr(),
+                strides: std::ptr::null_mut(),
+                byte_offset: 0,
+            },
+        }));
+        // SAFETY: a fresh managed tensor whose deleter frees its box; the memory it describes
+        // (`owner`) outlives every array made of it in this loop.
+        let t = unsafe { DLPackTensor::from_raw_versioned(m) }.map_err(err)?;
+        let y = Array::<f32>::from_dlpack(t).map_err(err)?;
+        drop(y);
+        Ok(())
+    };
+    let mut fs = Vec::new();
+    for r in 0..b.warmup.max(1) + b.repeats {
+        let t0 = Instant::now();
+        for _ in 0..iters {
+            foreign(&mut shape)?;
+        }
+        if r >= b.warmup.max(1) {
+            fs.push(t0.elapsed().as_secs_f64() / iters as f64);
+        }
+    }
+    drop(owner);
     Ok(vec![
         Figure::time(
             "DLPack export + import (versioned), host time, 2^20 f32 on the GPU",
@@ -257,5 +302,17 @@ fn dlpack_export_import(b: &mut BenchCtx) -> BenchResult {
             TimeUnit::Us,
         )
         .with_target(Target::AtMost(5.0)),
+        Figure::time(
+            "DLPack import of a foreign CUDA tensor + release through its deleter, host time",
+            &Samples(fs),
+            TimeUnit::Us,
+        )
+        .with_target(Target::AtMost(5.0))
+        .with_note("the general import path (pointer checks, foreign keeper), no copy"),
     ])
+}
+
+unsafe extern "C" fn free_box(m: *mut DLManagedTensorVersioned) {
+    // SAFETY: `m` came from Box::into_raw in `dlpack_export_import`; DLPack calls this once.
+    drop(unsafe { Box::from_raw(m) });
 }
