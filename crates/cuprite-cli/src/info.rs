@@ -197,16 +197,11 @@ pub fn gather_with(all_attributes: bool) -> Info {
         .collect();
     Info {
         version: env!("CARGO_PKG_VERSION"),
-        backend: backend(&devices),
+        backend: cuprite_array::default_backend_name(),
         driver,
         devices,
         libraries,
     }
-}
-
-/// The array backend that would be used: `cuda` when a device exists, else `cpu`.
-fn backend(devices: &[DeviceInfo]) -> &'static str {
-    if devices.is_empty() { "cpu" } else { "cuda" }
 }
 
 fn driver_info() -> DriverInfo {

@@ -1,6 +1,7 @@
 //! `cuprite info`, as a user runs it.
 
 use crate::cuprite_bin;
+use cuprite::Device;
 use cuprite_testkit::temp_dir as empty_dir;
 use cuprite_testkit::{Test, TestResult};
 use std::process::Command;
@@ -87,6 +88,7 @@ fn json_without_driver() -> TestResult {
 fn json_here() -> TestResult {
     let out = Command::new(cuprite_bin()?)
         .args(["info", "--json"])
+        .env_remove("CUPRITE_BACKEND")
         .output()?;
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
@@ -105,7 +107,7 @@ fn json_here() -> TestResult {
 }
 
 fn lists_the_device() -> TestResult {
-    let d = cuprite::Device::get(0)?;
+    let d = Device::get(0)?;
     let name = d.name()?;
     let sms = d.multiprocessor_count()?;
     let (major, minor) = d.compute_capability()?;
@@ -168,6 +170,17 @@ fn lists_the_device() -> TestResult {
     assert_eq!(all["multiprocessor_count"], sms);
     assert_eq!(all["compute_capability_major"], major);
     assert_eq!(all["warp_size"], 32);
+    // The backend line is the array library's own choice, so its override shows.
+    let out = Command::new(cuprite_bin()?)
+        .args(["info", "--json"])
+        .env("CUPRITE_BACKEND", "cpu")
+        .output()?;
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    assert_eq!(v["backend"], "cpu");
+    assert_eq!(
+        v["devices"].as_array().map(Vec::len),
+        Some(Device::count()?)
+    );
     println!("{text}");
     Ok(())
 }
