@@ -185,6 +185,17 @@ impl Module {
                     let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
                     let text = String::from_utf8_lossy(&log[..end]).trim().to_string();
                     return Err(match e {
+                        Error::Driver { code, .. }
+                            if code == sys::CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+                                || (text.contains(".version") && text.contains("nsupported")) =>
+                        {
+                            let isa = text_ptx_version(image_text(&image));
+                            let mut m = unsupported_ptx_message(&e, isa);
+                            if !text.is_empty() {
+                                m.push_str(&format!("\nJIT log:\n{text}"));
+                            }
+                            Error::InvalidArgument(m)
+                        }
                         Error::Driver { .. } if !text.is_empty() => Error::InvalidArgument(
                             format!("loading PTX failed: {e}\nJIT log:\n{text}"),
                         ),
@@ -631,4 +642,42 @@ impl Function {
         // SAFETY: `raw` is a loaded function; the config is a valid enum value.
         unsafe { drv!(cuFuncSetCacheConfig(self.raw, config)) }
     }
+}
+
+fn image_text(image: &ModuleImage) -> &str {
+    match image {
+        ModuleImage::Ptx(t) => t.as_str(),
+        _ => "",
+    }
+}
+
+/// The `.version` directive of PTX text, e.g. `Some((9, 0))` for `.version 9.0`.
+fn text_ptx_version(ptx: &str) -> Option<(u32, u32)> {
+    let line = ptx
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with(".version"))?;
+    let (major, minor) = line.trim_start_matches(".version").trim().split_once('.')?;
+    Some((major.trim().parse().ok()?, minor.trim().parse().ok()?))
+}
+
+/// Why the driver refused PTX: it was written for a newer PTX ISA than this driver knows,
+/// typically by an NVRTC newer than the driver. Says what to do about it.
+fn unsupported_ptx_message(e: &Error, ptx_version: Option<(u32, u32)>) -> String {
+    let isa = ptx_version.map_or("an unknown version".to_string(), |(a, b)| {
+        format!("{a}.{b}")
+    });
+    let driver = crate::driver_version()
+        .map(|(a, b)| format!("CUDA {a}.{b}"))
+        .unwrap_or_else(|_| "unknown".into());
+    let nvrtc = crate::nvrtc::version()
+        .map(|(a, b)| format!("NVRTC {a}.{b}"))
+        .unwrap_or_else(|_| "no NVRTC loaded".into());
+    format!(
+        "{e}\nThe PTX declares ISA version {isa}, newer than this driver ({driver}) can JIT-compile; \
+         it was probably produced by a newer compiler ({nvrtc}). Either compile to CUBIN for the \
+         device (nvrtc::Output::Cubin, or Output::Auto, which does so when NVRTC is newer than \
+         the driver), point CUPRITE_NVRTC_PATH at the NVRTC that matches the driver, or update \
+         the driver."
+    )
 }

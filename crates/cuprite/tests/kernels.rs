@@ -335,6 +335,17 @@ fn bad_ptx_is_err() -> TestResult {
         msg.contains("bogus"),
         "the JIT log should name the bad instruction: {msg}"
     );
+    // PTX from a compiler newer than the driver: the error says why and what to do.
+    let future = ".version 99.9\n.target sm_90\n.address_size 64\n.visible .entry k() { ret; }\n";
+    let e = ctx.load_module(ModuleImage::ptx(future)).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.contains("CUDA_ERROR_UNSUPPORTED_PTX_VERSION")
+            || msg.contains("CUDA_ERROR_INVALID_PTX"),
+        "{msg}"
+    );
+    assert!(msg.contains("ISA version 99.9"), "{msg}");
+    assert!(msg.contains("Output::Cubin"), "{msg}");
     Ok(())
 }
 
