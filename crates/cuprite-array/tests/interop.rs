@@ -426,6 +426,15 @@ fn dlpack_cpu_roundtrip() -> TestResult {
         let at = a.t();
         let t = at.to_dlpack()?;
         assert_eq!(t.strides(), Some(vec![1, 4]));
+        // A flipped view (negative strides) exports a contiguous copy.
+        let fl = a.flip(&[1])?;
+        let tf = fl.to_dlpack()?;
+        assert_eq!(tf.strides(), Some(vec![4, 1]));
+        // SAFETY: a CPU tensor of 12 f32 from our export.
+        let seen = unsafe { std::slice::from_raw_parts(tf.data_ptr() as *const f32, 12) };
+        assert_eq!(seen, &fl.to_vec()?[..]);
+        assert_eq!(seen[0], h[3], "flipped along the last axis");
+        drop(tf);
         // Dropping an exported tensor after every array of the producer is gone is safe.
         let t2 = (&a * 2.0).to_dlpack()?;
         drop((a, at));

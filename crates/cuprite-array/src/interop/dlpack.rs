@@ -460,12 +460,13 @@ impl<T: Element> Array<T> {
         versioned: bool,
     ) -> Result<DLPackTensor> {
         self.eval()?;
-        let (s, mut l) = self.node.leaf().expect("evaluated");
+        let (mut s, mut l) = self.node.leaf().expect("evaluated");
         let mut node = self.node.clone();
         if l.strides.iter().any(|&x| x < 0) {
+            // DLPack consumers (PyTorch) refuse negative strides: export a contiguous copy.
             let c = self.contiguous()?;
+            (s, l) = c.node.leaf().expect("contiguous() is evaluated");
             node = c.node.clone();
-            l = Layout::contiguous(self.shape());
         }
         let size = T::DTYPE.size() as u64;
         let (data, device, streams) = match &*s {

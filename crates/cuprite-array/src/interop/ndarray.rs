@@ -30,6 +30,17 @@ struct Staging {
     used: [bool; 2],
 }
 
+impl Drop for Staging {
+    fn drop(&mut self) {
+        // Copies still reading or writing the pinned buffers finish before they are freed.
+        for (e, used) in self.events.iter().zip(self.used) {
+            if used {
+                let _ = e.synchronize();
+            }
+        }
+    }
+}
+
 thread_local! {
     static STAGING: RefCell<Option<Staging>> = const { RefCell::new(None) };
 }
