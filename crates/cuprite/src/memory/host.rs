@@ -4,6 +4,7 @@
 //! This module owns pinned allocations and the rule that host access waits for device work
 //! still using them. It must not copy: copies are `Stream` methods in `device.rs`.
 
+use super::host_sync::HostSync;
 use super::track::{DeviceRead, DeviceWrite, Tracker};
 use super::{DeviceCopy, HostDst, HostSrc};
 use crate::context::Context;
@@ -12,8 +13,7 @@ use crate::error::{Error, Result};
 use crate::stream::Stream;
 use cuprite_sys::driver::{self as sys, CUdeviceptr};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Flags of a pinned allocation (`CU_MEMHOSTALLOC_*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -71,8 +71,7 @@ pub struct PinnedHostBuffer<T> {
     dev_ptr: CUdeviceptr,
     flags: HostAllocFlags,
     tracker: Tracker,
-    dirty: AtomicBool,
-    wait_lock: Mutex<()>,
+    host_sync: HostSync,
 }
 
 // SAFETY: the buffer owns its memory; concurrent host access is mediated by &/&mut borrows.
@@ -121,8 +120,7 @@ impl<T: DeviceCopy> PinnedHostBuffer<T> {
             dev_ptr,
             flags,
             tracker: Tracker::new(ctx.clone()),
-            dirty: AtomicBool::new(false),
-            wait_lock: Mutex::new(()),
+            host_sync: HostSync::new(false),
         })
     }
 
@@ -161,8 +159,7 @@ impl<T> PinnedHostBuffer<T> {
             dev_ptr,
             flags,
             tracker: Tracker::new(ctx.clone()),
-            dirty: AtomicBool::new(false),
-            wait_lock: Mutex::new(()),
+            host_sync: HostSync::new(false),
         })
     }
 
@@ -189,17 +186,7 @@ impl<T> PinnedHostBuffer<T> {
     /// Waits for device work still using this memory (only when some was enqueued since the
     /// last wait).
     pub fn wait(&self) -> Result<()> {
-        if self.dirty.load(Ordering::Acquire) {
-            let _g = self
-                .wait_lock
-                .lock()
-                .map_err(|_| Error::InvalidArgument("pinned buffer lock poisoned".into()))?;
-            if self.dirty.load(Ordering::Acquire) {
-                self.tracker.context().synchronize()?;
-                self.dirty.store(false, Ordering::Release);
-            }
-        }
-        Ok(())
+        self.host_sync.wait(self.tracker.context(), "pinned buffer")
     }
 
     /// The contents, after waiting for device work still using them.
@@ -224,7 +211,7 @@ impl<T> Drop for PinnedHostBuffer<T> {
             return;
         }
         let ctx = self.tracker.context().clone();
-        if self.dirty.load(Ordering::Acquire) {
+        if self.host_sync.is_dirty() {
             let r = ctx.bind_to_thread_no_deferred().and_then(|()| {
                 // SAFETY: no arguments; the context is current.
                 unsafe { drv!(cuCtxSynchronize()) }
@@ -257,7 +244,7 @@ unsafe impl<T> HostSrc<T> for PinnedHostBuffer<T> {
     }
     #[inline]
     fn after_enqueue(&self, _stream: &Stream) -> Result<()> {
-        self.dirty.store(true, Ordering::Release);
+        self.host_sync.mark();
         Ok(())
     }
 }
@@ -274,7 +261,7 @@ impl<T> DeviceRead<T> for PinnedHostBuffer<T> {
     /// The mapped device address. Taking it counts as device use: the next host access waits.
     #[inline]
     fn device_ptr(&self) -> CUdeviceptr {
-        self.dirty.store(true, Ordering::Release);
+        self.host_sync.mark();
         self.dev_ptr
     }
     #[inline]

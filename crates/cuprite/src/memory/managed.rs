@@ -5,6 +5,7 @@
 //! work that may still use the memory.
 
 use super::DeviceCopy;
+use super::host_sync::HostSync;
 use super::track::{DeviceRead, DeviceWrite, Tracker};
 use crate::context::Context;
 use crate::device::Device;
@@ -14,8 +15,7 @@ use crate::stream::Stream;
 use cuprite_sys::driver::{self as sys, CUdeviceptr};
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Where managed memory should live.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,8 +90,7 @@ pub struct ManagedBuffer<T> {
     ptr: CUdeviceptr,
     len: usize,
     tracker: Tracker,
-    dirty: AtomicBool,
-    wait_lock: Mutex<()>,
+    host_sync: HostSync,
     _marker: PhantomData<T>,
 }
 
@@ -137,8 +136,7 @@ impl<T: DeviceCopy> ManagedBuffer<T> {
             ptr,
             len,
             tracker: Tracker::new(ctx.clone()),
-            dirty: AtomicBool::new(true),
-            wait_lock: Mutex::new(()),
+            host_sync: HostSync::new(true),
             _marker: PhantomData,
         })
     }
@@ -165,17 +163,8 @@ impl<T> ManagedBuffer<T> {
     /// Waits for device work that may still use this memory (synchronising its context, only
     /// when device access was handed out since the last wait).
     pub fn wait(&self) -> Result<()> {
-        if self.dirty.load(Ordering::Acquire) {
-            let _g = self
-                .wait_lock
-                .lock()
-                .map_err(|_| Error::InvalidArgument("managed buffer lock poisoned".into()))?;
-            if self.dirty.load(Ordering::Acquire) {
-                self.tracker.context().synchronize()?;
-                self.dirty.store(false, Ordering::Release);
-            }
-        }
-        Ok(())
+        self.host_sync
+            .wait(self.tracker.context(), "managed buffer")
     }
 
     /// The contents on the host, after waiting for device work.
@@ -205,7 +194,7 @@ impl<T> ManagedBuffer<T> {
             return Ok(());
         }
         stream.context().bind_to_thread()?;
-        self.dirty.store(true, Ordering::Release);
+        self.host_sync.mark();
         // SAFETY: a live managed range and stream; flags 0.
         unsafe {
             drv!(cuMemPrefetchAsync_v2(
@@ -240,7 +229,7 @@ impl<T> DeviceRead<T> for ManagedBuffer<T> {
     /// The device address. Taking it counts as device use: the next host access waits.
     #[inline]
     fn device_ptr(&self) -> CUdeviceptr {
-        self.dirty.store(true, Ordering::Release);
+        self.host_sync.mark();
         self.ptr
     }
     #[inline]

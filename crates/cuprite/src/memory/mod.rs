@@ -28,6 +28,7 @@
 
 mod device;
 mod host;
+mod host_sync;
 mod managed;
 mod track;
 
