@@ -291,9 +291,25 @@ pub fn eval_many<T: Element>(arrays: &[&Array<T>]) -> Result<()> {
 
 /// Evaluates every unevaluated node of `nodes`, grouping by device and shape.
 pub(crate) fn realize(nodes: &[Arc<Node>]) -> Result<()> {
+    if let [n] = nodes {
+        // One node (`eval`, `to_vec`, ...): no grouping map.
+        if n.is_leaf() {
+            return Ok(());
+        }
+        let prog = Program::build(std::slice::from_ref(n));
+        crate::stats::EVALUATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        crate::stats::THREAD_EVALUATIONS.with(|c| c.set(c.get() + 1));
+        let device = n.device;
+        let mut storages =
+            crate::memory::with_oom_retry(device, || backend::eval_program(device, &prog))?;
+        if let Some(s) = storages.pop() {
+            n.set_op(Op::Leaf(s, Layout::contiguous(&n.shape)));
+        }
+        return Ok(());
+    }
     let mut groups: HashMap<(Device, Vec<usize>), Vec<Arc<Node>>> = HashMap::new();
     for n in nodes {
-        if n.leaf().is_some() {
+        if n.is_leaf() {
             continue;
         }
         let g = groups.entry((n.device, n.shape.clone())).or_default();

@@ -968,31 +968,32 @@ pub(crate) fn reduction(p: &Program, op: ReduceOp, out_d: DType, v: Variant) -> 
     }
     let _ = writeln!(
         s,
-        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}, u64t inner, u64t chunks, u64t per) {{",
+        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}, u64t inner, u64t chunks) {{",
         params(p, v, 1, &[out_d])
     );
     let _ = writeln!(s, "  __shared__ {acc_t} sh[{BLOCK}];");
     let _ = writeln!(s, "  {acc_t} acc = {ident};");
+    // Block `ch` of a row's `chunks` blocks takes every `chunks`-th tile of the row (all blocks
+    // sweep the row together, grid-stride), so every block has the same work whatever the
+    // number of blocks resident at once.
     let _ = writeln!(
         s,
-        "  {it} row = ({it})(blockIdx.x / chunks), ch = ({it})(blockIdx.x % chunks);"
+        "  {it} row = ({it})(blockIdx.x / chunks), ch = ({it})(blockIdx.x % chunks), nch = ({it})chunks;"
     );
-    let _ = writeln!(
-        s,
-        "  {it} lo = ch * ({it})per, hi = lo + ({it})per; if (hi > ({it})inner) hi = ({it})inner;"
-    );
-    let _ = writeln!(s, "  {it} start = lo;");
+    let _ = writeln!(s, "  {it} start = 0;");
     if v.vector {
-        // Vector loads over whole groups of VEC (row starts and `per` are multiples of VEC).
-        let _ = writeln!(s, "  {it} vend = lo + ((hi - lo) / {VEC}) * {VEC};");
-        let _ = writeln!(s, "  {it} j = lo + ({it})threadIdx.x * {VEC};");
+        // Tiles of BLOCK * VEC elements, one 16-byte vector load per thread and input.
+        let tile = BLOCK as usize * VEC;
+        let _ = writeln!(s, "  {it} ntiles = ({it})inner / {tile};");
+        let _ = writeln!(s, "  {it} step = nch * {tile};");
+        let _ = writeln!(s, "  {it} t = ch;");
         let group = |s: &mut String, units: &[usize]| {
             for &u in units {
                 let _ = writeln!(
                     s,
-                    "    {it} base{u} = row * ({it})inner + j + {};",
-                    u * (BLOCK as usize) * VEC
+                    "    {it} jj{u} = t * {tile} + ({it})threadIdx.x * {VEC} + {u} * step;"
                 );
+                let _ = writeln!(s, "    {it} base{u} = row * ({it})inner + jj{u};");
                 for (i, inp) in p.inputs.iter().enumerate() {
                     let st = inp.dtype.c_storage();
                     let _ = writeln!(
@@ -1009,7 +1010,7 @@ pub(crate) fn reduction(p: &Program, op: ReduceOp, out_d: DType, v: Variant) -> 
                         .enumerate()
                         .map(|(i, inp)| load_conv(inp.dtype, &format!("x{i}_{u}.v[{lane}]")))
                         .collect();
-                    let idx = format!("j + {}", u * (BLOCK as usize) * VEC + lane);
+                    let idx = format!("jj{u} + {lane}");
                     if outlined {
                         let _ = writeln!(
                             s,
@@ -1034,24 +1035,24 @@ pub(crate) fn reduction(p: &Program, op: ReduceOp, out_d: DType, v: Variant) -> 
                 }
             }
         };
-        // Four groups per iteration when the producer is light (loads in flight), else two.
+        // Four tiles per iteration when the producer is light (loads in flight), else two.
         let units: &[usize] = if outlined { &[0, 1] } else { &[0, 1, 2, 3] };
         let _ = writeln!(
             s,
-            "  for (; j + {} * {BLOCK} * {VEC} < vend; j += {} * {BLOCK} * {VEC}) {{",
+            "  for (; t + {} * nch < ntiles; t += {} * nch) {{",
             units.len() - 1,
             units.len()
         );
         group(&mut s, units);
         let _ = writeln!(s, "  }}");
-        let _ = writeln!(s, "  for (; j < vend; j += {BLOCK} * {VEC}) {{");
+        let _ = writeln!(s, "  for (; t < ntiles; t += nch) {{");
         group(&mut s, &[0]);
         let _ = writeln!(s, "  }}");
-        let _ = writeln!(s, "  start = vend;");
+        let _ = writeln!(s, "  start = ntiles * {tile};");
     }
     let _ = writeln!(
         s,
-        "  for ({it} j = start + ({it})threadIdx.x; j < hi; j += {BLOCK}) {{"
+        "  for ({it} j = start + ch * {BLOCK} + ({it})threadIdx.x; j < ({it})inner; j += nch * {BLOCK}) {{"
     );
     let _ = writeln!(s, "    {it} i = row * ({it})inner + j;");
     s.push_str(&index_code(

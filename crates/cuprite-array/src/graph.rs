@@ -87,6 +87,14 @@ impl Node {
     }
 
     /// The storage and layout, when the node is materialised.
+    /// Whether this node is materialised (no clone of its storage or layout).
+    pub fn is_leaf(&self) -> bool {
+        matches!(
+            &*self.op.lock().unwrap_or_else(|e| e.into_inner()),
+            Op::Leaf(..)
+        )
+    }
+
     pub fn leaf(&self) -> Option<(Arc<Storage>, Layout)> {
         match &*self.op.lock().unwrap_or_else(|e| e.into_inner()) {
             Op::Leaf(s, l) => Some((s.clone(), l.clone())),
@@ -190,11 +198,13 @@ impl std::fmt::Debug for Program {
     }
 }
 
+type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
+
 struct Builder {
     prog: Program,
-    memo: HashMap<*const Node, usize>,
-    cse: HashMap<Instr, usize>,
-    inputs: HashMap<(usize, Layout, DType, Option<usize>), usize>,
+    memo: FastMap<*const Node, usize>,
+    cse: FastMap<Instr, usize>,
+    inputs: FastMap<(usize, Layout, DType, Option<usize>), usize>,
 }
 
 impl Builder {
@@ -295,9 +305,9 @@ impl Program {
                 instrs: vec![],
                 outputs: vec![],
             },
-            memo: HashMap::new(),
-            cse: HashMap::new(),
-            inputs: HashMap::new(),
+            memo: FastMap::default(),
+            cse: FastMap::default(),
+            inputs: FastMap::default(),
         };
         for o in outputs {
             let k = b.visit(o);
@@ -358,5 +368,31 @@ impl Hasher for Fnv {
             self.0 ^= *b as u64;
             self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
         }
+    }
+}
+
+/// A fast, non-cryptographic hasher for in-process maps whose keys are small (pointers,
+/// instructions, sizes, kernel keys that are already hashes): no per-map random state, one
+/// multiply per word. Not for anything persisted (see [`Fnv`]).
+#[derive(Default)]
+pub(crate) struct FastHasher(u64);
+
+impl Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ *b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
     }
 }

@@ -125,12 +125,65 @@ fn trace(src: &str, what: &str) {
     }
 }
 
-/// The path of the cache file of `src` compiled for `sm_{arch}`.
+/// NVRTC's `--Ofast-compile` level for generated kernels (NVRTC 12.8 and newer): `min` by
+/// default (NVRTC leaves out its most compile-time-intensive optimisations, keeping most of the
+/// code's performance: a generated kernel compiles in about half the time). Set with
+/// `CUPRITE_ARRAY_FAST_COMPILE=0|min|mid|max` (`0`: NVRTC's full optimisation).
+fn fast_compile() -> &'static str {
+    static LEVEL: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+    LEVEL.get_or_init(
+        || match std::env::var("CUPRITE_ARRAY_FAST_COMPILE").as_deref() {
+            Ok("0" | "off" | "") => "0",
+            Ok("mid") => "mid",
+            Ok("max") => "max",
+            _ => "min",
+        },
+    )
+}
+
+/// Whether first uses compile straight to CUBIN with NVRTC (`CUPRITE_ARRAY_JIT=cubin`) rather
+/// than to PTX finished by the driver's JIT (the default, faster).
+pub(crate) fn nvrtc_cubin() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("CUPRITE_ARRAY_JIT").is_ok_and(|v| v == "cubin"))
+}
+
+/// The NVRTC options every generated kernel is compiled with, for `sm_{arch}` (CUBIN) or
+/// `compute_{arch}` (PTX, for the driver to finish): no include paths (generated kernels
+/// include nothing), `-default-device`, and `-minimal` where this NVRTC has it (12.4 and
+/// newer: leaves out texture, device-runtime and driver-type declarations, a faster front
+/// end for small programs).
+pub fn compile_options(arch: u32, cubin: bool) -> cuprite::nvrtc::CompileOptions {
+    use cuprite::nvrtc::{CompileOptions, Output};
+    let (arch, output) = if cubin {
+        (format!("sm_{arch}"), Output::Cubin)
+    } else {
+        (format!("compute_{arch}"), Output::Ptx)
+    };
+    let mut o = CompileOptions::new()
+        .arch(arch)
+        .output(output)
+        .name("cuprite_array_kernel.cu")
+        .default_includes(false)
+        .option("-default-device");
+    let v = cuprite::nvrtc::version().unwrap_or((0, 0));
+    if v >= (12, 4) {
+        o = o.option("-minimal");
+    }
+    if v >= (12, 8) && fast_compile() != "0" {
+        o = o.option(format!("--Ofast-compile={}", fast_compile()));
+    }
+    o
+}
+
+/// The path of the cache file of `src` compiled for `sm_{arch}`. The file holds a CUBIN,
+/// whether NVRTC or the driver (from NVRTC's PTX) produced it.
 pub fn cache_path(src: &str, arch: u32) -> Result<Option<PathBuf>> {
     let (maj, min) = cuprite::nvrtc::version()?;
     let key = hash128(&[
         src.as_bytes(),
-        b"cubin;default-options",
+        b"cubin;-default-device;-minimal",
+        fast_compile().as_bytes(),
         &arch.to_le_bytes(),
         &maj.to_le_bytes(),
         &min.to_le_bytes(),
@@ -138,29 +191,48 @@ pub fn cache_path(src: &str, arch: u32) -> Result<Option<PathBuf>> {
     Ok(cache_dir().map(|d| d.join(format!("{key:032x}.cubin"))))
 }
 
+/// The cached CUBIN at `path` (`None`: missing or corrupt), counted as a disk hit.
+pub(crate) fn cached(path: Option<&std::path::Path>) -> Option<Vec<u8>> {
+    let b = read_entry(path?)?;
+    crate::stats::DISK_HITS.fetch_add(1, Ordering::Relaxed);
+    Some(b)
+}
+
+/// Stores `cubin` at `path` (atomically; failures ignored).
+pub(crate) fn store(path: Option<&std::path::Path>, cubin: &[u8]) {
+    if let Some(p) = path {
+        write_entry(p, cubin);
+    }
+}
+
+/// PTX for `src` on `compute_{arch}`, NUL-terminated, compiled by NVRTC (not cached: the
+/// caller caches the CUBIN the driver makes of it).
+pub(crate) fn ptx(src: &str, arch: u32) -> Result<Vec<u8>> {
+    trace(src, &format!("compiling for compute_{arch}"));
+    let compiled = cuprite::nvrtc::compile(src, &compile_options(arch, false))?;
+    crate::stats::COMPILES.fetch_add(1, Ordering::Relaxed);
+    let ptx = compiled
+        .ptx()
+        .ok_or_else(|| crate::Error::InvalidArgument("NVRTC returned no PTX".into()))?;
+    let mut b = ptx.as_str().as_bytes().to_vec();
+    b.push(0);
+    Ok(b)
+}
+
 /// CUBIN for `src` on `sm_{arch}`: from the disk cache, or compiled with NVRTC (and cached).
 pub fn cubin(src: &str, arch: u32) -> Result<Vec<u8>> {
     let path = cache_path(src, arch)?;
-    if let Some(p) = &path {
-        if let Some(b) = read_entry(p) {
-            crate::stats::DISK_HITS.fetch_add(1, Ordering::Relaxed);
-            return Ok(b);
-        }
+    if let Some(b) = cached(path.as_deref()) {
+        return Ok(b);
     }
     trace(src, &format!("compiling for sm_{arch}"));
-    let opts = cuprite::nvrtc::CompileOptions::new()
-        .arch(format!("sm_{arch}"))
-        .output(cuprite::nvrtc::Output::Cubin)
-        .name("cuprite_array_kernel.cu");
-    let compiled = cuprite::nvrtc::compile(src, &opts)?;
+    let compiled = cuprite::nvrtc::compile(src, &compile_options(arch, true))?;
     crate::stats::COMPILES.fetch_add(1, Ordering::Relaxed);
     let bin = compiled
         .cubin()
         .ok_or_else(|| crate::Error::InvalidArgument("NVRTC returned no CUBIN".into()))?
         .to_vec();
-    if let Some(p) = &path {
-        write_entry(p, &bin);
-    }
+    store(path.as_deref(), &bin);
     Ok(bin)
 }
 

@@ -24,9 +24,8 @@ fn compile_all(sources: &[String]) -> TestResult {
         "kernels use different helper sets: {}",
         groups.len()
     );
-    let opts = cuprite::nvrtc::CompileOptions::new()
-        .arch("sm_90")
-        .output(cuprite::nvrtc::Output::Cubin);
+    // The library's own options (e.g. `-minimal`), so what passes here is what it ships.
+    let opts = jit::compile_options(90, true);
     for (prelude, bodies) in &groups {
         for chunk in bodies.chunks(48) {
             let mut tu = prelude.clone();

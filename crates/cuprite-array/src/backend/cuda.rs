@@ -18,7 +18,7 @@ use cuprite::{Access, Context, DeviceBuffer, Stream};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::hash::Hasher;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -104,8 +104,10 @@ impl Drop for DevBuf {
                 // The user holds this memory: it is neither freed nor reused.
                 let _ = b.leak();
                 crate::memory::on_unlock(Device::cuda(self.ordinal), bytes);
+                return;
             }
-            // Otherwise `b` drops here: a stream-ordered free after its last use.
+            // Otherwise kept for reuse, or dropped: a stream-ordered free after its last use.
+            recycle(self.ordinal, b);
         }
     }
 }
@@ -115,11 +117,70 @@ pub(crate) struct DeviceState {
     pub stream: Arc<Stream>,
     pub arch: u32,
     pub sms: u32,
-    kernels: Mutex<HashMap<u64, Kernel>>,
+    kernels: Mutex<HashMap<u64, Kernel, BuildHasherDefault<crate::graph::FastHasher>>>,
+    free: Mutex<FreeList>,
 }
 
+/// Small device buffers of dropped arrays, kept for reuse by exact byte size: a warm small
+/// operation takes its output from here instead of asking the driver (`cuMemAllocAsync`), and
+/// a dropped small array goes back here instead of `cuMemFreeAsync`. Reuse is safe on any
+/// stream: each buffer keeps its driver-layer tracker, so a new writer on another stream waits
+/// for the last reads and writes of the previous owner. Bounded (see the constants); emptied by
+/// [`crate::device_gc`] (and so on out-of-memory before the retry).
+#[derive(Default)]
+struct FreeList {
+    by_size: HashMap<usize, Vec<DeviceBuffer<u8>>, BuildHasherDefault<crate::graph::FastHasher>>,
+    bytes: usize,
+}
+
+/// Largest buffer kept for reuse.
+const REUSE_MAX_BYTES: usize = 1 << 20;
+/// Buffers kept per size.
+const REUSE_PER_SIZE: usize = 8;
+/// Bytes kept per device in all.
+const REUSE_MAX_TOTAL: usize = 32 << 20;
+
+/// A buffer of exactly `bytes` bytes from the reuse list of device `ordinal`, if one is kept.
+fn take_free(st: &DeviceState, bytes: usize) -> Option<DeviceBuffer<u8>> {
+    if bytes == 0 || bytes > REUSE_MAX_BYTES {
+        return None;
+    }
+    let mut f = st.free.lock().unwrap_or_else(|e| e.into_inner());
+    let b = f.by_size.get_mut(&bytes)?.pop()?;
+    f.bytes -= bytes;
+    Some(b)
+}
+
+/// Keeps `b` (a dropped array's buffer) for reuse, or drops it (a stream-ordered free).
+fn recycle(ordinal: usize, b: DeviceBuffer<u8>) {
+    let bytes = cuprite::DeviceRead::<u8>::len(&b);
+    if bytes == 0 || bytes > REUSE_MAX_BYTES {
+        return;
+    }
+    let Some(st) = FAST.get(ordinal).and_then(|s| s.get()) else {
+        return;
+    };
+    let mut f = st.free.lock().unwrap_or_else(|e| e.into_inner());
+    if f.bytes + bytes > REUSE_MAX_TOTAL {
+        return;
+    }
+    let v = f.by_size.entry(bytes).or_default();
+    if v.len() < REUSE_PER_SIZE {
+        v.push(b);
+        f.bytes += bytes;
+    }
+}
+
+/// The states of devices `0..FAST.len()`, once made (no lock on the hot path).
+static FAST: [std::sync::OnceLock<&'static DeviceState>; crate::memory::MAX_DEVICES] =
+    [const { std::sync::OnceLock::new() }; crate::memory::MAX_DEVICES];
+
 #[derive(Clone, Copy)]
-struct Kernel(sys::CUfunction);
+struct Kernel {
+    f: sys::CUfunction,
+    /// Blocks of `BLOCK` threads resident per multiprocessor (from the driver's occupancy).
+    blocks_per_sm: u32,
+}
 // SAFETY: a CUfunction is a driver handle usable from any thread; its module is never unloaded.
 unsafe impl Send for Kernel {}
 
@@ -127,6 +188,9 @@ static STATES: Mutex<Vec<Option<&'static DeviceState>>> = Mutex::new(Vec::new())
 
 /// The state of CUDA device `ordinal` (context, default array stream), created on first use.
 pub(crate) fn state(ordinal: usize) -> Result<&'static DeviceState> {
+    if let Some(s) = FAST.get(ordinal).and_then(|s| s.get()) {
+        return Ok(s);
+    }
     let mut v = STATES.lock().unwrap_or_else(|e| e.into_inner());
     if v.len() <= ordinal {
         v.resize(ordinal + 1, None);
@@ -144,9 +208,13 @@ pub(crate) fn state(ordinal: usize) -> Result<&'static DeviceState> {
         stream,
         arch: maj * 10 + min,
         sms,
-        kernels: Mutex::new(HashMap::new()),
+        kernels: Mutex::new(HashMap::default()),
+        free: Mutex::new(FreeList::default()),
     }));
     v[ordinal] = Some(s);
+    if let Some(f) = FAST.get(ordinal) {
+        let _ = f.set(s);
+    }
     Ok(s)
 }
 
@@ -211,8 +279,11 @@ pub fn clear_kernel_cache() {
 
 fn alloc(ordinal: usize, stream: &Arc<Stream>, dtype: DType, len: usize) -> Result<DevBuf> {
     let bytes = len * dtype.size();
-    // SAFETY: every buffer made here is fully written by a kernel or copy before any read.
-    let buf = unsafe { stream.alloc::<u8>(bytes) }?;
+    let buf = match take_free(state(ordinal)?, bytes) {
+        Some(b) => b,
+        // SAFETY: every buffer made here is fully written by a kernel or copy before any read.
+        None => unsafe { stream.alloc::<u8>(bytes) }?,
+    };
     crate::memory::on_alloc(Device::cuda(ordinal), bytes);
     Ok(DevBuf {
         buf: Some(buf),
@@ -260,38 +331,137 @@ fn dev_of(s: &Storage, ordinal: usize) -> Result<&DevBuf> {
     }
 }
 
+/// Loads a module image (CUBIN, or NUL-terminated PTX for the driver to compile) into the
+/// current context.
+fn load_image(image: &[u8]) -> Result<sys::CUmodule> {
+    let mut module: sys::CUmodule = std::ptr::null_mut();
+    // SAFETY: `image` is a complete CUBIN or NUL-terminated PTX image that outlives the call;
+    // `module` is a valid out-pointer; the caller made the device's context current.
+    let r = unsafe { sys::cuModuleLoadData(&mut module, image.as_ptr().cast()) };
+    cuprite::error::check(r, "cuModuleLoadData")?;
+    Ok(module)
+}
+
+/// The driver's CUBIN for NUL-terminated `ptx` (the driver's JIT compiler, through its
+/// linker so that the result can be cached on disk), for the current context's device.
+fn link_ptx(ptx: &[u8]) -> Result<Vec<u8>> {
+    struct Link(sys::CUlinkState);
+    impl Drop for Link {
+        fn drop(&mut self) {
+            // SAFETY: the state was created by cuLinkCreate and is destroyed once, here.
+            // Nothing to report on failure: the state only holds host memory.
+            let _ = unsafe { sys::cuLinkDestroy(self.0) };
+        }
+    }
+    let mut state: sys::CUlinkState = std::ptr::null_mut();
+    // SAFETY: no options (null arrays with count 0); `state` is a valid out-pointer; the
+    // caller made the device's context current.
+    let r = unsafe {
+        sys::cuLinkCreate_v2(0, std::ptr::null_mut(), std::ptr::null_mut(), &mut state)
+    };
+    cuprite::error::check(r, "cuLinkCreate")?;
+    let link = Link(state);
+    // SAFETY: `link.0` is a live link state; `ptx` is NUL-terminated PTX of `ptx.len()` bytes
+    // that outlives the call (the driver copies it); the name is a NUL-terminated literal; no
+    // per-input options.
+    let r = unsafe {
+        sys::cuLinkAddData_v2(
+            link.0,
+            sys::CUjitInputType::CU_JIT_INPUT_PTX,
+            ptx.as_ptr() as *mut c_void,
+            ptx.len(),
+            c"cuprite_array_kernel.ptx".as_ptr(),
+            0,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        )
+    };
+    cuprite::error::check(r, "cuLinkAddData")?;
+    let mut out: *mut c_void = std::ptr::null_mut();
+    let mut size = 0usize;
+    // SAFETY: `link.0` is live; `out` and `size` are valid out-pointers.
+    let r = unsafe { sys::cuLinkComplete(link.0, &mut out, &mut size) };
+    cuprite::error::check(r, "cuLinkComplete")?;
+    if out.is_null() || size == 0 {
+        return Err(Error::InvalidArgument("cuLinkComplete returned no CUBIN".into()));
+    }
+    // SAFETY: the driver returned `size` bytes at `out`, owned by the link state, which is
+    // alive until `link` drops after this copy.
+    Ok(unsafe { std::slice::from_raw_parts(out as *const u8, size) }.to_vec())
+}
+
 /// The function for a kernel of structure `key`, built by `make` on a miss.
+///
+/// A miss reads the disk cache (a CUBIN: load it); else NVRTC compiles the source to PTX
+/// (much faster than to CUBIN), the driver's JIT turns the PTX into a CUBIN for this device,
+/// which is loaded and cached on disk for the next process. Where the driver is older than
+/// NVRTC (it could not read NVRTC's PTX), or with `CUPRITE_ARRAY_JIT=cubin`, NVRTC compiles
+/// straight to CUBIN instead.
 fn kernel(
     st: &DeviceState,
     key: u64,
     make: impl FnOnce() -> codegen::KernelSource,
 ) -> Result<sys::CUfunction> {
+    Ok(kernel_entry(st, key, make)?.f)
+}
+
+/// [`kernel`], with what the cache knows of the function.
+fn kernel_entry(
+    st: &DeviceState,
+    key: u64,
+    make: impl FnOnce() -> codegen::KernelSource,
+) -> Result<Kernel> {
     if let Some(k) = st
         .kernels
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .get(&key)
     {
-        return Ok(k.0);
+        return Ok(*k);
     }
     let src = make();
-    let bin = crate::jit::cubin(&src.source, st.arch)?;
     st.ctx.bind_to_thread()?;
-    let mut module: sys::CUmodule = std::ptr::null_mut();
-    // SAFETY: `bin` is a complete CUBIN image that outlives the call; `module` is a valid
-    // out-pointer; the device's context is current.
-    let r = unsafe { sys::cuModuleLoadData(&mut module, bin.as_ptr().cast()) };
-    cuprite::error::check(r, "cuModuleLoadData")?;
+    let module = if crate::jit::nvrtc_cubin() || cuprite::nvrtc::nvrtc_newer_than_driver().is_some() {
+        load_image(&crate::jit::cubin(&src.source, st.arch)?)?
+    } else {
+        let path = crate::jit::cache_path(&src.source, st.arch)?;
+        match crate::jit::cached(path.as_deref()) {
+            Some(bin) => load_image(&bin)?,
+            None => {
+                let ptx = crate::jit::ptx(&src.source, st.arch)?;
+                match link_ptx(&ptx) {
+                    Ok(bin) => {
+                        let m = load_image(&bin)?;
+                        crate::jit::store(path.as_deref(), &bin);
+                        m
+                    }
+                    // The linker path is only there to get a CUBIN to cache: load the PTX.
+                    Err(_) => load_image(&ptx)?,
+                }
+            }
+        }
+    };
     let name = std::ffi::CString::new(src.name).expect("kernel names have no NUL");
     let mut f: sys::CUfunction = std::ptr::null_mut();
     // SAFETY: `module` was just loaded; `name` is NUL-terminated; `f` is a valid out-pointer.
     let r = unsafe { sys::cuModuleGetFunction(&mut f, module, name.as_ptr()) };
     cuprite::error::check(r, "cuModuleGetFunction")?;
+    let mut blocks: std::ffi::c_int = 0;
+    // SAFETY: `f` is a loaded function; `blocks` is a valid out-pointer; no dynamic shared
+    // memory.
+    let r = unsafe {
+        sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut blocks, f, BLOCK as i32, 0)
+    };
+    cuprite::error::check(r, "cuOccupancyMaxActiveBlocksPerMultiprocessor")?;
+    let k = Kernel {
+        f,
+        blocks_per_sm: blocks.max(1) as u32,
+    };
     st.kernels
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .insert(key, Kernel(f));
-    Ok(f)
+        .insert(key, k);
+    Ok(k)
 }
 
 /// Launches `f` over `grid` blocks on `stream`, declaring the accesses.
@@ -317,10 +487,17 @@ fn launch(
     }
     stream.begin_access(&acc)?;
     st.ctx.bind_to_thread()?;
-    let mut ptrs: Vec<*mut c_void> = words
-        .iter()
-        .map(|w| w as *const u64 as *mut c_void)
-        .collect();
+    let mut inline = [std::ptr::null_mut::<c_void>(); 32];
+    let mut heap = Vec::new();
+    let ptrs: &mut [*mut c_void] = if words.len() <= inline.len() {
+        &mut inline[..words.len()]
+    } else {
+        heap.resize(words.len(), std::ptr::null_mut());
+        &mut heap
+    };
+    for (p, w) in ptrs.iter_mut().zip(words) {
+        *p = w as *const u64 as *mut c_void;
+    }
     // SAFETY: `f` is a loaded kernel whose parameters are all 8 bytes, in the order of `words`
     // (codegen::params and ParamPlan are written together); each pointer in `ptrs` points into
     // `words`, alive for the call; the pointers passed as kernel arguments are live device
@@ -487,17 +664,14 @@ pub(crate) fn reduce(
     }
     let src_d = p.instrs[p.outputs[0]].dtype;
     let arg = matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax);
-    let target_blocks = st.sms as usize * 8;
-    let chunks = if arg {
+    // Blocks per row: enough to fill the GPU once (every block resident at the same time, so
+    // that no block waits for a second wave), at least 16 elements per thread.
+    let most = inner.div_ceil(BLOCK as usize * 16).max(1);
+    let guess = if arg {
         1
     } else {
-        inner
-            .div_ceil(BLOCK as usize * 16)
-            .min((target_blocks / outer).max(1))
-            .max(1)
+        most.min((st.sms as usize * 8 / outer).max(1))
     };
-    let per = inner.div_ceil(chunks).div_ceil(VEC) * VEC;
-    let chunks = inner.div_ceil(per.max(1)).max(1);
     let ins: Vec<&DevBuf> = p
         .inputs
         .iter()
@@ -511,30 +685,38 @@ pub(crate) fn reduce(
             .iter()
             .zip(&in_ptrs)
             .all(|(i, &ptr)| aligned(ptr, i.layout.offset, i.dtype.size()));
+    // 32-bit index math with room for the loop counters to step past the end.
+    let idx32 = p.fits_i32() && numel(&p.shape) < (i32::MAX as usize) / 2;
     let v = Variant {
-        idx32: p.fits_i32(),
+        idx32,
         vector,
         strided_out: false,
     };
-    let pass_d = if chunks > 1 {
+    let pass_d = if guess > 1 {
         codegen::acc_dtype(op, src_d)
     } else {
         out_d
     };
-    let out = alloc(ordinal, &stream, pass_d, outer * chunks)?;
     let mut h = Fnv(0);
     h.write_u8(pass_d.code());
     let kind = 2 | (op as u64) << 4 | h.finish() << 12;
-    let f = kernel(st, key_of(p, v, kind), || {
+    let k = kernel_entry(st, key_of(p, v, kind), || {
         codegen::reduction(p, op, pass_d, v)
     })?;
+    let chunks = if guess > 1 {
+        // The kernel's own occupancy (its register count decides how many blocks fit).
+        let resident = st.sms as usize * k.blocks_per_sm.max(1) as usize;
+        guess.min((resident / outer).max(1)).max(2)
+    } else {
+        1
+    };
+    let out = alloc(ordinal, &stream, pass_d, outer * chunks)?;
     let mut plan = ParamPlan::new(p, v, &in_ptrs, &[out.ptr()], None);
-    plan.words
-        .extend_from_slice(&[inner as u64, chunks as u64, per as u64]);
+    plan.words.extend_from_slice(&[inner as u64, chunks as u64]);
     launch(
         st,
         &stream,
-        f,
+        k.f,
         (outer * chunks) as u32,
         &plan.words,
         &ins,
@@ -565,6 +747,8 @@ pub(crate) fn mem_info(ordinal: usize) -> Result<(usize, usize)> {
 
 pub(crate) fn gc(ordinal: usize) -> Result<()> {
     let st = state(ordinal)?;
+    let kept = std::mem::take(&mut *st.free.lock().unwrap_or_else(|e| e.into_inner()));
+    drop(kept);
     st.ctx.synchronize()?;
     Ok(st.ctx.trim(0)?)
 }

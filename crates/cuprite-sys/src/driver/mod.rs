@@ -315,6 +315,10 @@ crate::dyn_functions! {
     fn cuFuncSetCacheConfig(func: CUfunction, config: CUfunc_cache) -> CUresult;
     fn cuFuncGetParamInfo(func: CUfunction, index: usize, offset: *mut usize, size: *mut usize) -> CUresult;
     fn cuFuncGetName(name: *mut *const c_char, func: CUfunction) -> CUresult;
+    fn cuLinkCreate_v2(num_options: c_uint, options: *mut CUjit_option, values: *mut *mut c_void, state: *mut CUlinkState) -> CUresult;
+    fn cuLinkAddData_v2(state: CUlinkState, kind: CUjitInputType, data: *mut c_void, size: usize, name: *const c_char, num_options: c_uint, options: *mut CUjit_option, values: *mut *mut c_void) -> CUresult;
+    fn cuLinkComplete(state: CUlinkState, cubin: *mut *mut c_void, size: *mut usize) -> CUresult;
+    fn cuLinkDestroy(state: CUlinkState) -> CUresult;
     // Launch.
     fn cuLaunchKernel(f: CUfunction, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: CUstream, params: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult;
     fn cuLaunchKernelEx(config: *const CUlaunchConfig, f: CUfunction, params: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult;
