@@ -200,27 +200,70 @@ impl std::fmt::Debug for Program {
 
 type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
 
+/// Up to this many instructions (or visited nodes), lookups are linear scans: no map is built
+/// (small graphs, the common case, then linearise without allocating a hash table).
+const SMALL: usize = 24;
+
 struct Builder {
     prog: Program,
-    memo: FastMap<*const Node, usize>,
+    /// Visited nodes; mirrored into `memo_map` once past `SMALL`.
+    memo: Vec<(*const Node, usize)>,
+    memo_map: FastMap<*const Node, usize>,
+    /// Mirrors `prog.instrs` once past `SMALL`.
     cse: FastMap<Instr, usize>,
-    inputs: FastMap<(usize, Layout, DType, Option<usize>), usize>,
 }
 
 impl Builder {
+    fn seen(&self, n: *const Node) -> Option<usize> {
+        if self.memo.len() <= SMALL {
+            self.memo.iter().find(|(p, _)| *p == n).map(|&(_, k)| k)
+        } else {
+            self.memo_map.get(&n).copied()
+        }
+    }
+
+    fn remember(&mut self, n: *const Node, k: usize) {
+        self.memo.push((n, k));
+        if self.memo.len() == SMALL + 1 {
+            self.memo_map.extend(self.memo.iter().copied());
+        } else if self.memo.len() > SMALL + 1 {
+            self.memo_map.insert(n, k);
+        }
+    }
+
     fn push(&mut self, i: Instr) -> usize {
-        if let Some(&k) = self.cse.get(&i) {
+        let found = if self.prog.instrs.len() <= SMALL {
+            self.prog.instrs.iter().position(|x| *x == i)
+        } else {
+            self.cse.get(&i).copied()
+        };
+        if let Some(k) = found {
             return k;
         }
         let k = self.prog.instrs.len();
         self.prog.instrs.push(i);
-        self.cse.insert(i, k);
+        if self.prog.instrs.len() == SMALL + 1 {
+            let all: Vec<(Instr, usize)> = self
+                .prog
+                .instrs
+                .iter()
+                .enumerate()
+                .map(|(k, x)| (*x, k))
+                .collect();
+            // First occurrence wins (the linear scan's answer).
+            for (x, k) in all.into_iter().rev() {
+                self.cse.insert(x, k);
+            }
+        } else if self.prog.instrs.len() > SMALL + 1 {
+            self.cse.insert(i, k);
+        }
         k
     }
 
     fn input(&mut self, s: Arc<Storage>, l: Layout, d: DType, g: Option<usize>) -> usize {
-        let key = (Arc::as_ptr(&s) as *const u8 as usize, l.clone(), d, g);
-        if let Some(&k) = self.inputs.get(&key) {
+        if let Some(k) = self.prog.inputs.iter().position(|i| {
+            Arc::ptr_eq(&i.storage, &s) && i.dtype == d && i.gather_len == g && i.layout == l
+        }) {
             return k;
         }
         let k = self.prog.inputs.len();
@@ -230,7 +273,6 @@ impl Builder {
             dtype: d,
             gather_len: g,
         });
-        self.inputs.insert(key, k);
         k
     }
 
@@ -243,7 +285,7 @@ impl Builder {
     }
 
     fn visit(&mut self, node: &Arc<Node>) -> usize {
-        if let Some(&k) = self.memo.get(&Arc::as_ptr(node)) {
+        if let Some(k) = self.seen(Arc::as_ptr(node)) {
             return k;
         }
         let d = node.dtype;
@@ -272,7 +314,7 @@ impl Builder {
             Op::Rand(key, dist) => Kind::Rand(self.constant(Scalar::U64(key)), dist),
         };
         let k = self.push(Instr { kind, dtype: d });
-        self.memo.insert(Arc::as_ptr(node), k);
+        self.remember(Arc::as_ptr(node), k);
         k
     }
 }
@@ -305,9 +347,9 @@ impl Program {
                 instrs: vec![],
                 outputs: vec![],
             },
-            memo: FastMap::default(),
+            memo: Vec::new(),
+            memo_map: FastMap::default(),
             cse: FastMap::default(),
-            inputs: FastMap::default(),
         };
         for o in outputs {
             let k = b.visit(o);

@@ -356,9 +356,8 @@ fn link_ptx(ptx: &[u8]) -> Result<Vec<u8>> {
     let mut state: sys::CUlinkState = std::ptr::null_mut();
     // SAFETY: no options (null arrays with count 0); `state` is a valid out-pointer; the
     // caller made the device's context current.
-    let r = unsafe {
-        sys::cuLinkCreate_v2(0, std::ptr::null_mut(), std::ptr::null_mut(), &mut state)
-    };
+    let r =
+        unsafe { sys::cuLinkCreate_v2(0, std::ptr::null_mut(), std::ptr::null_mut(), &mut state) };
     cuprite::error::check(r, "cuLinkCreate")?;
     let link = Link(state);
     // SAFETY: `link.0` is a live link state; `ptx` is NUL-terminated PTX of `ptx.len()` bytes
@@ -383,7 +382,9 @@ fn link_ptx(ptx: &[u8]) -> Result<Vec<u8>> {
     let r = unsafe { sys::cuLinkComplete(link.0, &mut out, &mut size) };
     cuprite::error::check(r, "cuLinkComplete")?;
     if out.is_null() || size == 0 {
-        return Err(Error::InvalidArgument("cuLinkComplete returned no CUBIN".into()));
+        return Err(Error::InvalidArgument(
+            "cuLinkComplete returned no CUBIN".into(),
+        ));
     }
     // SAFETY: the driver returned `size` bytes at `out`, owned by the link state, which is
     // alive until `link` drops after this copy.
@@ -421,7 +422,8 @@ fn kernel_entry(
     }
     let src = make();
     st.ctx.bind_to_thread()?;
-    let module = if crate::jit::nvrtc_cubin() || cuprite::nvrtc::nvrtc_newer_than_driver().is_some() {
+    let module = if crate::jit::nvrtc_cubin() || cuprite::nvrtc::nvrtc_newer_than_driver().is_some()
+    {
         load_image(&crate::jit::cubin(&src.source, st.arch)?)?
     } else {
         let path = crate::jit::cache_path(&src.source, st.arch)?;
