@@ -144,8 +144,12 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
         })?;
         cuprite_array::sync(gpu())?;
         Ok(vec![
+            // Per call: node creation for `&a + 1.0`, linearisation, the in-memory kernel
+            // lookup, the output buffer (from the reuse list once warm), the launch, and the
+            // drop of the previous result (its buffer back to the reuse list); 200 calls per
+            // sample, host wall time, nothing waits for the GPU.
             Figure::time(
-                "host time of one small op (a + 1 over 1000 f32, warm kernel cache), call to enqueued",
+                "host time of one small op (a + 1 over 1000 f32, warm kernel cache), call to enqueued (node, linearise, cache lookup, buffer, launch; 200 calls per sample)",
                 &s,
                 TimeUnit::Us,
             )
