@@ -154,6 +154,11 @@ pub(crate) fn nvrtc_cubin() -> bool {
 /// newer: leaves out texture, device-runtime and driver-type declarations, a faster front
 /// end for small programs).
 pub fn compile_options(arch: u32, cubin: bool) -> cuprite::nvrtc::CompileOptions {
+    options_at(arch, cubin, fast_compile())
+}
+
+/// [`compile_options`] at `--Ofast-compile` level `level` (`"0"`: none).
+fn options_at(arch: u32, cubin: bool, level: &str) -> cuprite::nvrtc::CompileOptions {
     use cuprite::nvrtc::{CompileOptions, Output};
     let (arch, output) = if cubin {
         (format!("sm_{arch}"), Output::Cubin)
@@ -170,10 +175,22 @@ pub fn compile_options(arch: u32, cubin: bool) -> cuprite::nvrtc::CompileOptions
     if v >= (12, 4) {
         o = o.option("-minimal");
     }
-    if v >= (12, 8) && fast_compile() != "0" {
-        o = o.option(format!("--Ofast-compile={}", fast_compile()));
+    if v >= (12, 8) && level != "0" {
+        o = o.option(format!("--Ofast-compile={level}"));
     }
     o
+}
+
+/// Whether a first use runs a quickly compiled kernel while the optimised one is built in the
+/// background (see `backend::cuda`): on by default where NVRTC has `--Ofast-compile` (12.8
+/// and newer); `CUPRITE_ARRAY_TIERED=0` turns it off (every first use then waits for the
+/// optimised kernel).
+pub(crate) fn tiered() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| {
+        std::env::var("CUPRITE_ARRAY_TIERED").map_or(true, |v| v != "0")
+            && cuprite::nvrtc::version().is_ok_and(|v| v >= (12, 8))
+    })
 }
 
 /// The path of the cache file of `src` compiled for `sm_{arch}`. The file holds a CUBIN,
@@ -208,8 +225,18 @@ pub(crate) fn store(path: Option<&std::path::Path>, cubin: &[u8]) {
 /// PTX for `src` on `compute_{arch}`, NUL-terminated, compiled by NVRTC (not cached: the
 /// caller caches the CUBIN the driver makes of it).
 pub(crate) fn ptx(src: &str, arch: u32) -> Result<Vec<u8>> {
-    trace(src, &format!("compiling for compute_{arch}"));
-    let compiled = cuprite::nvrtc::compile(src, &compile_options(arch, false))?;
+    ptx_at(src, arch, fast_compile(), "")
+}
+
+/// PTX for a kernel's quick first build (`--Ofast-compile=max`: NVRTC's fastest), run only
+/// until the optimised build replaces it; never cached.
+pub(crate) fn ptx_quick(src: &str, arch: u32) -> Result<Vec<u8>> {
+    ptx_at(src, arch, "max", " (quick first build)")
+}
+
+fn ptx_at(src: &str, arch: u32, level: &str, what: &str) -> Result<Vec<u8>> {
+    trace(src, &format!("compiling for compute_{arch}{what}"));
+    let compiled = cuprite::nvrtc::compile(src, &options_at(arch, false, level))?;
     crate::stats::COMPILES.fetch_add(1, Ordering::Relaxed);
     let ptx = compiled
         .ptx()

@@ -36,7 +36,7 @@ pub mod random;
 pub mod shape;
 
 pub use array::{Array, Operand, eval_many};
-pub use backend::cuda::{clear_kernel_cache, get_stream, set_vectorize, with_stream};
+pub use backend::cuda::{clear_kernel_cache, get_stream, set_vectorize, wait_tier_up, with_stream};
 pub use device::{
     Backend, Device, current_device, default_backend, default_backend_name, device_count,
     get_device, info, set_backend, set_device, sync, with_device,

@@ -393,13 +393,18 @@ fn link_ptx(ptx: &[u8]) -> Result<Vec<u8>> {
 
 /// The function for a kernel of structure `key`, built by `make` on a miss.
 ///
-/// A miss reads the disk cache (a CUBIN: load it); else NVRTC compiles the source to PTX
-/// (much faster than to CUBIN), the driver's JIT turns the PTX into a CUBIN for this device,
-/// which is loaded and cached on disk for the next process. Where the driver is older than
-/// NVRTC (it could not read NVRTC's PTX), or with `CUPRITE_ARRAY_JIT=cubin`, NVRTC compiles
-/// straight to CUBIN instead.
+/// A miss reads the disk cache (a CUBIN: load it). Else, by default (see [`jit::tiered`]),
+/// NVRTC compiles the source to PTX at its fastest setting and the driver's JIT loads it at a
+/// low optimisation level: a quick first build that serves the first use at once, while a
+/// background thread builds the optimised kernel (NVRTC to PTX, the driver's JIT to a CUBIN
+/// through its linker), caches it on disk for the next process and replaces the quick one in
+/// the in-memory cache ([`wait_tier_up`] waits for it). Without tiering the optimised build is
+/// made on the spot. Where the driver is older than NVRTC (it could not read NVRTC's PTX), or
+/// with `CUPRITE_ARRAY_JIT=cubin`, NVRTC compiles straight to CUBIN instead.
+///
+/// [`jit::tiered`]: crate::jit
 fn kernel(
-    st: &DeviceState,
+    st: &'static DeviceState,
     key: u64,
     make: impl FnOnce() -> codegen::KernelSource,
 ) -> Result<sys::CUfunction> {
@@ -408,7 +413,7 @@ fn kernel(
 
 /// [`kernel`], with what the cache knows of the function.
 fn kernel_entry(
-    st: &DeviceState,
+    st: &'static DeviceState,
     key: u64,
     make: impl FnOnce() -> codegen::KernelSource,
 ) -> Result<Kernel> {
@@ -422,30 +427,80 @@ fn kernel_entry(
     }
     let src = make();
     st.ctx.bind_to_thread()?;
-    let module = if crate::jit::nvrtc_cubin() || cuprite::nvrtc::nvrtc_newer_than_driver().is_some()
-    {
+    let direct_cubin =
+        crate::jit::nvrtc_cubin() || cuprite::nvrtc::nvrtc_newer_than_driver().is_some();
+    let module = if direct_cubin {
         load_image(&crate::jit::cubin(&src.source, st.arch)?)?
     } else {
         let path = crate::jit::cache_path(&src.source, st.arch)?;
         match crate::jit::cached(path.as_deref()) {
             Some(bin) => load_image(&bin)?,
-            None => {
-                let ptx = crate::jit::ptx(&src.source, st.arch)?;
-                match link_ptx(&ptx) {
-                    Ok(bin) => {
-                        let m = load_image(&bin)?;
-                        crate::jit::store(path.as_deref(), &bin);
-                        m
-                    }
-                    // The linker path is only there to get a CUBIN to cache: load the PTX.
-                    Err(_) => load_image(&ptx)?,
-                }
+            None if crate::jit::tiered() => {
+                let quick = crate::jit::ptx_quick(&src.source, st.arch)?;
+                let m = load_quick(&quick)?;
+                let k = function(m, &src.name)?;
+                st.kernels
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(key, k);
+                queue_tier_up(TierJob { st, key, src, path });
+                return Ok(k);
             }
+            None => optimised(&src.source, st.arch, path.as_deref())?,
         }
     };
-    let name = std::ffi::CString::new(src.name).expect("kernel names have no NUL");
+    let k = function(module, &src.name)?;
+    st.kernels
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, k);
+    Ok(k)
+}
+
+/// The optimised module of `source`: PTX from NVRTC, a CUBIN from the driver's JIT (cached at
+/// `path`), loaded.
+fn optimised(source: &str, arch: u32, path: Option<&std::path::Path>) -> Result<sys::CUmodule> {
+    let ptx = crate::jit::ptx(source, arch)?;
+    match link_ptx(&ptx) {
+        Ok(bin) => {
+            let m = load_image(&bin)?;
+            crate::jit::store(path, &bin);
+            Ok(m)
+        }
+        // The linker path is only there to get a CUBIN to cache: load the PTX.
+        Err(_) => load_image(&ptx),
+    }
+}
+
+/// The driver JIT's optimisation level (0..4, default 4) for quick first builds.
+const QUICK_JIT_LEVEL: usize = 1;
+
+/// Loads quick-build PTX with the driver's JIT at [`QUICK_JIT_LEVEL`].
+fn load_quick(ptx: &[u8]) -> Result<sys::CUmodule> {
+    let mut module: sys::CUmodule = std::ptr::null_mut();
+    let mut opts = [sys::CUjit_option::CU_JIT_OPTIMIZATION_LEVEL];
+    let mut vals = [std::ptr::without_provenance_mut::<c_void>(QUICK_JIT_LEVEL)];
+    // SAFETY: `ptx` is NUL-terminated PTX that outlives the call; one option whose value is
+    // passed by value in the pointer slot (as the driver API specifies for integer options);
+    // `module` is a valid out-pointer; the caller made the device's context current.
+    let r = unsafe {
+        sys::cuModuleLoadDataEx(
+            &mut module,
+            ptx.as_ptr().cast(),
+            1,
+            opts.as_mut_ptr(),
+            vals.as_mut_ptr(),
+        )
+    };
+    cuprite::error::check(r, "cuModuleLoadDataEx")?;
+    Ok(module)
+}
+
+/// Function `name` of `module`, with its occupancy.
+fn function(module: sys::CUmodule, name: &str) -> Result<Kernel> {
+    let name = std::ffi::CString::new(name).expect("kernel names have no NUL");
     let mut f: sys::CUfunction = std::ptr::null_mut();
-    // SAFETY: `module` was just loaded; `name` is NUL-terminated; `f` is a valid out-pointer.
+    // SAFETY: `module` is loaded; `name` is NUL-terminated; `f` is a valid out-pointer.
     let r = unsafe { sys::cuModuleGetFunction(&mut f, module, name.as_ptr()) };
     cuprite::error::check(r, "cuModuleGetFunction")?;
     let mut blocks: std::ffi::c_int = 0;
@@ -455,15 +510,122 @@ fn kernel_entry(
         sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut blocks, f, BLOCK as i32, 0)
     };
     cuprite::error::check(r, "cuOccupancyMaxActiveBlocksPerMultiprocessor")?;
-    let k = Kernel {
+    Ok(Kernel {
         f,
         blocks_per_sm: blocks.max(1) as u32,
-    };
-    st.kernels
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, k);
-    Ok(k)
+    })
+}
+
+/// An optimised build to make in the background.
+struct TierJob {
+    st: &'static DeviceState,
+    key: u64,
+    src: codegen::KernelSource,
+    path: Option<std::path::PathBuf>,
+}
+
+/// Pending optimised builds (one background thread builds them in order) and how many are
+/// queued or being built.
+struct TierQueue {
+    state: Mutex<(std::collections::VecDeque<TierJob>, usize, bool)>,
+    changed: std::sync::Condvar,
+}
+
+static TIER: TierQueue = TierQueue {
+    state: Mutex::new((std::collections::VecDeque::new(), 0, false)),
+    changed: std::sync::Condvar::new(),
+};
+
+fn queue_tier_up(job: TierJob) {
+    let mut g = TIER.state.lock().unwrap_or_else(|e| e.into_inner());
+    g.0.push_back(job);
+    g.1 += 1;
+    if !g.2 {
+        let started = std::thread::Builder::new()
+            .name("cuprite-array-jit".into())
+            .spawn(tier_worker)
+            .is_ok();
+        g.2 = started;
+        if started {
+            unsafe extern "C" {
+                fn atexit(f: extern "C" fn()) -> std::ffi::c_int;
+            }
+            // SAFETY: `atexit` is the C library's, called with a function that lives for the
+            // whole process and does not unwind (it only takes a lock and waits).
+            let _ = unsafe { atexit(tier_at_exit) };
+        }
+        if !started {
+            // No thread: build here (the quick kernel stays until then).
+            let jobs: Vec<TierJob> = g.0.drain(..).collect();
+            g.1 -= jobs.len();
+            drop(g);
+            for j in jobs {
+                tier_up(j);
+            }
+            return;
+        }
+    }
+    TIER.changed.notify_all();
+}
+
+fn tier_worker() {
+    loop {
+        let job = {
+            let mut g = TIER.state.lock().unwrap_or_else(|e| e.into_inner());
+            loop {
+                if let Some(j) = g.0.pop_front() {
+                    break j;
+                }
+                g = TIER.changed.wait(g).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        tier_up(job);
+        let mut g = TIER.state.lock().unwrap_or_else(|e| e.into_inner());
+        g.1 -= 1;
+        TIER.changed.notify_all();
+    }
+}
+
+/// Builds the optimised kernel of `job` and puts it in the in-memory cache in place of the
+/// quick one. On failure the quick kernel stays (it computes the same values).
+fn tier_up(job: TierJob) {
+    let r = (|| -> Result<Kernel> {
+        job.st.ctx.bind_to_thread()?;
+        let m = match crate::jit::cached(job.path.as_deref()) {
+            Some(bin) => load_image(&bin)?,
+            None => optimised(&job.src.source, job.st.arch, job.path.as_deref())?,
+        };
+        function(m, &job.src.name)
+    })();
+    if let Ok(k) = r {
+        job.st
+            .kernels
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(job.key, k);
+    }
+}
+
+/// At exit: drops the builds not started and waits for the one in progress, so that the
+/// process does not tear NVRTC or the driver down under a build.
+extern "C" fn tier_at_exit() {
+    let mut g = TIER.state.lock().unwrap_or_else(|e| e.into_inner());
+    let dropped = g.0.len();
+    g.0.clear();
+    g.1 -= dropped;
+    while g.1 > 0 {
+        g = TIER.changed.wait(g).unwrap_or_else(|e| e.into_inner());
+    }
+}
+
+/// Waits until every optimised kernel build started in the background is done (they replace
+/// the quick first builds of new expressions; see the crate's JIT notes). For benchmarks of
+/// steady-state kernels, and for tests that count compilations.
+pub fn wait_tier_up() {
+    let mut g = TIER.state.lock().unwrap_or_else(|e| e.into_inner());
+    while g.1 > 0 {
+        g = TIER.changed.wait(g).unwrap_or_else(|e| e.into_inner());
+    }
 }
 
 /// Launches `f` over `grid` blocks on `stream`, declaring the accesses.
