@@ -379,7 +379,7 @@ impl Program {
         // The salt is hashed as data: XOR-ing it into the initial state would let a salt bit
         // cancel against the same bit of the first byte (a 3-D vector kernel and a 1-D scalar
         // one had the same key).
-        let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+        let mut h = KeyHasher(0xcbf2_9ce4_8422_2325);
         salt.hash(&mut h);
         self.shape.len().hash(&mut h);
         for i in &self.inputs {
@@ -435,6 +435,55 @@ impl Hasher for FastHasher {
         self.write_u64(v as u64);
     }
     fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
+    }
+}
+
+/// The hasher of in-memory kernel keys ([`Program::structure_hash`]): one strong 64-bit mix
+/// (the SplitMix64 finaliser) per word written, instead of FNV's one multiply per byte. Not
+/// persisted (the disk cache is keyed by the source text).
+pub(crate) struct KeyHasher(pub u64);
+
+impl KeyHasher {
+    #[inline]
+    fn mix(mut z: u64) -> u64 {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for c in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            self.write_u64(u64::from_le_bytes(w) ^ ((c.len() as u64) << 56));
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, v: u64) {
+        self.0 = Self::mix(self.0.wrapping_add(0x9e37_79b9_7f4a_7c15) ^ v);
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(v as u64);
+    }
+    fn write_u16(&mut self, v: u16) {
+        self.write_u64(v as u64);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+    fn write_i64(&mut self, v: i64) {
+        self.write_u64(v as u64);
+    }
+    fn write_isize(&mut self, v: isize) {
         self.write_u64(v as u64);
     }
 }

@@ -638,18 +638,40 @@ fn launch(
     reads: &[&DevBuf],
     writes: &[&DevBuf],
 ) -> Result<()> {
-    let mut acc: Vec<Access<'_>> = Vec::with_capacity(reads.len() + writes.len());
-    for r in reads {
-        if let Some(b) = r.buf.as_ref() {
-            acc.push(Access::read(b));
+    // The accesses, inline for up to 16 buffers (no allocation on the hot path).
+    let tagged = reads
+        .iter()
+        .map(|d| (d, false))
+        .chain(writes.iter().map(|d| (d, true)));
+    let first = reads.iter().chain(writes).find_map(|d| d.buf.as_ref());
+    let mut inline_acc = first.map(|b| [Access::read(b); 16]);
+    let mut heap_acc: Vec<Access<'_>> = Vec::new();
+    let mut count = 0;
+    if let Some(inline) = inline_acc.as_mut() {
+        for (d, write) in tagged {
+            let Some(b) = d.buf.as_ref() else { continue };
+            let a = if write {
+                Access::write(b)
+            } else {
+                Access::read(b)
+            };
+            if count < inline.len() {
+                inline[count] = a;
+            } else {
+                if heap_acc.is_empty() {
+                    heap_acc.extend_from_slice(&inline[..]);
+                }
+                heap_acc.push(a);
+            }
+            count += 1;
         }
     }
-    for w in writes {
-        if let Some(b) = w.buf.as_ref() {
-            acc.push(Access::write(b));
-        }
-    }
-    stream.begin_access(&acc)?;
+    let acc: &[Access<'_>] = match &inline_acc {
+        Some(inline) if count <= inline.len() => &inline[..count],
+        Some(_) => &heap_acc,
+        None => &[],
+    };
+    stream.begin_access(acc)?;
     st.ctx.bind_to_thread()?;
     let mut inline = [std::ptr::null_mut::<c_void>(); 32];
     let mut heap = Vec::new();
@@ -683,7 +705,7 @@ fn launch(
         )
     };
     cuprite::error::check(r, "cuLaunchKernel")?;
-    stream.end_access(&acc)?;
+    stream.end_access(acc)?;
     Ok(())
 }
 
