@@ -222,21 +222,30 @@ pub(crate) fn store(path: Option<&std::path::Path>, cubin: &[u8]) {
     }
 }
 
+/// The NVRTC options of a kernel's quick first build: CUBIN for `sm_{arch}` at NVRTC's
+/// fastest setting (`--Ofast-compile=max`, NVRTC 12.8 and newer), with NVRTC's own assembler
+/// (much faster than the driver's JIT for these small kernels).
+pub fn quick_compile_options(arch: u32) -> cuprite::nvrtc::CompileOptions {
+    options_at(arch, true, "max")
+}
+
+/// CUBIN of a kernel's quick first build ([`quick_compile_options`]), run only until the
+/// optimised build replaces it; never cached.
+pub(crate) fn cubin_quick(src: &str, arch: u32) -> Result<Vec<u8>> {
+    trace(src, &format!("compiling for sm_{arch} (quick first build)"));
+    let compiled = cuprite::nvrtc::compile(src, &quick_compile_options(arch))?;
+    crate::stats::COMPILES.fetch_add(1, Ordering::Relaxed);
+    Ok(compiled
+        .cubin()
+        .ok_or_else(|| crate::Error::InvalidArgument("NVRTC returned no CUBIN".into()))?
+        .to_vec())
+}
+
 /// PTX for `src` on `compute_{arch}`, NUL-terminated, compiled by NVRTC (not cached: the
 /// caller caches the CUBIN the driver makes of it).
 pub(crate) fn ptx(src: &str, arch: u32) -> Result<Vec<u8>> {
-    ptx_at(src, arch, fast_compile(), "")
-}
-
-/// PTX for a kernel's quick first build (`--Ofast-compile=max`: NVRTC's fastest), run only
-/// until the optimised build replaces it; never cached.
-pub(crate) fn ptx_quick(src: &str, arch: u32) -> Result<Vec<u8>> {
-    ptx_at(src, arch, "max", " (quick first build)")
-}
-
-fn ptx_at(src: &str, arch: u32, level: &str, what: &str) -> Result<Vec<u8>> {
-    trace(src, &format!("compiling for compute_{arch}{what}"));
-    let compiled = cuprite::nvrtc::compile(src, &options_at(arch, false, level))?;
+    trace(src, &format!("compiling for compute_{arch}"));
+    let compiled = cuprite::nvrtc::compile(src, &options_at(arch, false, fast_compile()))?;
     crate::stats::COMPILES.fetch_add(1, Ordering::Relaxed);
     let ptx = compiled
         .ptx()

@@ -24,9 +24,22 @@ fn compile_all(sources: &[String]) -> TestResult {
         "kernels use different helper sets: {}",
         groups.len()
     );
-    // The library's own options (e.g. `-minimal`), so what passes here is what it ships.
-    let opts = jit::compile_options(90, true);
-    for (prelude, bodies) in &groups {
+    // The library's own options (e.g. `-minimal`), so what passes here is what it ships:
+    // the optimised build, and the quick first build of tiered compilation.
+    for opts in [
+        jit::compile_options(90, true),
+        jit::quick_compile_options(90),
+    ] {
+        compile_all_with(&groups, &opts)?;
+    }
+    Ok(())
+}
+
+fn compile_all_with(
+    groups: &std::collections::BTreeMap<String, Vec<String>>,
+    opts: &cuprite::nvrtc::CompileOptions,
+) -> TestResult {
+    for (prelude, bodies) in groups {
         for chunk in bodies.chunks(48) {
             let mut tu = prelude.clone();
             for (k, body) in chunk.iter().enumerate() {
@@ -35,10 +48,10 @@ fn compile_all(sources: &[String]) -> TestResult {
                     .replace("cuprite_reduce(", &format!("cuprite_reduce_{k}("));
                 tu.push_str(&format!("namespace k{k} {{\n{body}\n}}\n"));
             }
-            if let Err(e) = cuprite::nvrtc::compile(&tu, &opts) {
+            if let Err(e) = cuprite::nvrtc::compile(&tu, opts) {
                 for body in chunk {
                     let src = format!("{prelude}{MARKER}{body}");
-                    if let Err(e) = cuprite::nvrtc::compile(&src, &opts) {
+                    if let Err(e) = cuprite::nvrtc::compile(&src, opts) {
                         return Err(format!("kernel failed to compile: {e}\n{src}").into());
                     }
                 }

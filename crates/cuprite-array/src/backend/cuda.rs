@@ -394,8 +394,8 @@ fn link_ptx(ptx: &[u8]) -> Result<Vec<u8>> {
 /// The function for a kernel of structure `key`, built by `make` on a miss.
 ///
 /// A miss reads the disk cache (a CUBIN: load it). Else, by default (see [`jit::tiered`]),
-/// NVRTC compiles the source to PTX at its fastest setting and the driver's JIT loads it at a
-/// low optimisation level: a quick first build that serves the first use at once, while a
+/// NVRTC compiles the source straight to CUBIN at its fastest setting
+/// ([`crate::jit::quick_compile_options`]): a quick first build that serves the first use at once, while a
 /// background thread builds the optimised kernel (NVRTC to PTX, the driver's JIT to a CUBIN
 /// through its linker), caches it on disk for the next process and replaces the quick one in
 /// the in-memory cache ([`wait_tier_up`] waits for it). Without tiering the optimised build is
@@ -436,8 +436,7 @@ fn kernel_entry(
         match crate::jit::cached(path.as_deref()) {
             Some(bin) => load_image(&bin)?,
             None if crate::jit::tiered() => {
-                let quick = crate::jit::ptx_quick(&src.source, st.arch)?;
-                let m = load_quick(&quick)?;
+                let m = load_image(&crate::jit::cubin_quick(&src.source, st.arch)?)?;
                 let k = function(m, &src.name)?;
                 st.kernels
                     .lock()
@@ -470,30 +469,6 @@ fn optimised(source: &str, arch: u32, path: Option<&std::path::Path>) -> Result<
         // The linker path is only there to get a CUBIN to cache: load the PTX.
         Err(_) => load_image(&ptx),
     }
-}
-
-/// The driver JIT's optimisation level (0..4, default 4) for quick first builds.
-const QUICK_JIT_LEVEL: usize = 1;
-
-/// Loads quick-build PTX with the driver's JIT at [`QUICK_JIT_LEVEL`].
-fn load_quick(ptx: &[u8]) -> Result<sys::CUmodule> {
-    let mut module: sys::CUmodule = std::ptr::null_mut();
-    let mut opts = [sys::CUjit_option::CU_JIT_OPTIMIZATION_LEVEL];
-    let mut vals = [std::ptr::without_provenance_mut::<c_void>(QUICK_JIT_LEVEL)];
-    // SAFETY: `ptx` is NUL-terminated PTX that outlives the call; one option whose value is
-    // passed by value in the pointer slot (as the driver API specifies for integer options);
-    // `module` is a valid out-pointer; the caller made the device's context current.
-    let r = unsafe {
-        sys::cuModuleLoadDataEx(
-            &mut module,
-            ptx.as_ptr().cast(),
-            1,
-            opts.as_mut_ptr(),
-            vals.as_mut_ptr(),
-        )
-    };
-    cuprite::error::check(r, "cuModuleLoadDataEx")?;
-    Ok(module)
 }
 
 /// Function `name` of `module`, with its occupancy.

@@ -236,7 +236,7 @@ fn jit_first_use(ctx: &mut BenchCtx) -> BenchResult {
         }
         Ok(vec![
             Figure::time(
-                "first use of a new expression (codegen + NVRTC quick PTX + driver JIT + load + launch + sync; the optimised kernel is built in the background)",
+                "first use of a new expression (codegen + NVRTC quick CUBIN at --Ofast-compile=max + load + launch + sync; the optimised kernel is built in the background)",
                 &Samples(first),
                 TimeUnit::Ms,
             )
