@@ -554,7 +554,8 @@ fn tier_worker() {
                 g = TIER.changed.wait(g).unwrap_or_else(|e| e.into_inner());
             }
         };
-        tier_up(job);
+        // A panic must not leave the count up (waiters would wait for ever).
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tier_up(job)));
         let mut g = TIER.state.lock().unwrap_or_else(|e| e.into_inner());
         g.1 -= 1;
         TIER.changed.notify_all();
