@@ -4,6 +4,18 @@
 //! The in-memory cache (structure hash → loaded function, no source built on a hit) lives with
 //! the CUDA backend, which owns loaded modules. This module owns files and the compiler.
 //!
+//! # Compilation
+//!
+//! Generated sources include nothing and are compiled with `-default-device -minimal` (see
+//! [`compile_options`]). The first use of a new expression is **tiered**: NVRTC builds a
+//! quick CUBIN at its fastest setting ([`quick_compile_options`]) that serves the first use,
+//! while a background thread builds the optimised kernel (NVRTC PTX at `--Ofast-compile=min`,
+//! turned into a CUBIN by the driver's JIT), writes it to the disk cache and swaps it into the
+//! in-memory cache; [`crate::wait_tier_up`] waits for those builds, and the process waits for
+//! a build in progress at exit. Environment: `CUPRITE_ARRAY_TIERED=0` (build the optimised
+//! kernel on the spot), `CUPRITE_ARRAY_FAST_COMPILE=0|min|mid|max` (the optimised build's
+//! level), `CUPRITE_ARRAY_JIT=cubin` (NVRTC straight to CUBIN, no tiering).
+//!
 //! # Disk cache
 //!
 //! One file per kernel under `CUPRITE_CACHE_DIR`, else the platform cache folder
