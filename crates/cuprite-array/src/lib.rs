@@ -70,7 +70,9 @@ pub mod stats {
     pub fn thread_evaluations() -> u64 {
         THREAD_EVALUATIONS.with(|c| c.get())
     }
-    /// Kernels compiled with NVRTC so far (not counting in-memory or disk cache hits).
+    /// NVRTC compilations so far (not counting in-memory or disk cache hits). With tiered
+    /// compilation (see [`crate::jit`]) a new kernel counts twice, its quick and its optimised
+    /// build, the second once the background build has run ([`crate::wait_tier_up`]).
     pub fn compiles() -> u64 {
         COMPILES.load(Ordering::Relaxed)
     }
