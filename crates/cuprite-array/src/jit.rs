@@ -9,11 +9,12 @@
 //! Generated sources include nothing and are compiled with `-default-device -minimal` (see
 //! [`compile_options`]). The first use of a new expression is **tiered**: NVRTC builds a
 //! quick CUBIN at its fastest setting ([`quick_compile_options`]) that serves the first use,
-//! while a background thread builds the optimised kernel (NVRTC PTX at `--Ofast-compile=min`,
-//! turned into a CUBIN by the driver's JIT), writes it to the disk cache and swaps it into the
-//! in-memory cache; [`crate::wait_tier_up`] waits for those builds, and the process waits for
+//! while a background thread builds the optimised kernel (NVRTC straight to CUBIN at
+//! `--Ofast-compile=min`; never the driver's PTX JIT, whose library, first loaded on that thread,
+//! would be torn down at exit under a build in progress), writes it to the disk cache and swaps
+//! it into the in-memory cache; [`crate::wait_tier_up`] waits for those builds, and the process waits for
 //! a build in progress at exit. Environment: `CUPRITE_ARRAY_TIERED=0` (build the optimised
-//! kernel on the spot), `CUPRITE_ARRAY_FAST_COMPILE=0|min|mid|max` (the optimised build's
+//! kernel on the spot, as PTX finished by the driver's JIT), `CUPRITE_ARRAY_FAST_COMPILE=0|min|mid|max` (the optimised build's
 //! level), `CUPRITE_ARRAY_JIT=cubin` (NVRTC straight to CUBIN, no tiering).
 //!
 //! # Disk cache

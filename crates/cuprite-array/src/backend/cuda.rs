@@ -396,9 +396,9 @@ fn link_ptx(ptx: &[u8]) -> Result<Vec<u8>> {
 /// A miss reads the disk cache (a CUBIN: load it). Else, by default (see [`jit::tiered`]),
 /// NVRTC compiles the source straight to CUBIN at its fastest setting
 /// ([`crate::jit::quick_compile_options`]): a quick first build that serves the first use at once, while a
-/// background thread builds the optimised kernel (NVRTC to PTX, the driver's JIT to a CUBIN
-/// through its linker), caches it on disk for the next process and replaces the quick one in
-/// the in-memory cache ([`wait_tier_up`] waits for it). Without tiering the optimised build is
+/// background thread builds the optimised kernel (NVRTC straight to an optimised CUBIN),
+/// caches it on disk for the next process and replaces the quick one in the in-memory cache
+/// ([`wait_tier_up`] waits for it). Without tiering the optimised build is
 /// made on the spot. Where the driver is older than NVRTC (it could not read NVRTC's PTX), or
 /// with `CUPRITE_ARRAY_JIT=cubin`, NVRTC compiles straight to CUBIN instead.
 ///
@@ -442,7 +442,7 @@ fn kernel_entry(
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .insert(key, k);
-                queue_tier_up(TierJob { st, key, src, path });
+                queue_tier_up(TierJob { st, key, src });
                 return Ok(k);
             }
             None => optimised(&src.source, st.arch, path.as_deref())?,
@@ -496,7 +496,6 @@ struct TierJob {
     st: &'static DeviceState,
     key: u64,
     src: codegen::KernelSource,
-    path: Option<std::path::PathBuf>,
 }
 
 /// Pending optimised builds (one background thread builds them in order) and how many are
@@ -567,10 +566,12 @@ fn tier_worker() {
 fn tier_up(job: TierJob) {
     let r = (|| -> Result<Kernel> {
         job.st.ctx.bind_to_thread()?;
-        let m = match crate::jit::cached(job.path.as_deref()) {
-            Some(bin) => load_image(&bin)?,
-            None => optimised(&job.src.source, job.st.arch, job.path.as_deref())?,
-        };
+        // NVRTC straight to an optimised CUBIN (cached on disk by `jit::cubin`), never the
+        // driver's PTX JIT: the driver loads its JIT compiler library on first use, and a
+        // library first loaded on this thread registers its exit-time destructors after
+        // `tier_at_exit`, so at exit they would run first and tear it down under a build in
+        // progress (seen on the H100: an abort in free() or a hang at exit).
+        let m = load_image(&crate::jit::cubin(&job.src.source, job.st.arch)?)?;
         function(m, &job.src.name)
     })();
     if let Ok(k) = r {
