@@ -67,5 +67,44 @@ pub fn tests() -> Vec<Test> {
             "units::devices_on_the_cpu_backend",
             devices_on_the_cpu_backend,
         ),
+        Test::gpu(
+            "units::out_of_memory_is_err_and_recovers",
+            out_of_memory_is_err_and_recovers,
+        ),
     ]
+}
+
+/// An array twice the size of the device: `Err` (after the library's release-and-retry), and
+/// the device stays usable: a fresh computation afterwards gives the right values.
+fn out_of_memory_is_err_and_recovers() -> TestResult {
+    let dev = cuprite_array::Device::cuda(0);
+    let (_free, total) = cuprite_array::mem_info(dev)?;
+    let huge = 2 * total / std::mem::size_of::<f32>();
+    let r = cuprite_array::with_device(dev, || {
+        let a = cuprite_array::Array::<f32>::full(&[huge], 1.5);
+        a.eval()
+    });
+    let e = match r {
+        Err(e) => e.to_string(),
+        Ok(()) => {
+            return Err(format!("an array of {huge} f32 ({} bytes) was allocated", 4 * huge).into());
+        }
+    };
+    assert!(
+        e.to_lowercase().contains("out of"),
+        "not an out-of-memory error: {e}"
+    );
+    let mut rng = cuprite_testkit::Rng::fresh();
+    let x = rng.vec_f32(4096, -2.0, 2.0);
+    let y = cuprite_array::with_device(dev, || -> cuprite_array::Result<Vec<f32>> {
+        let a = cuprite_array::Array::from_slice(&x, &[4096])?;
+        (&a * 3.0f32 + 1.0f32).to_vec()
+    })?;
+    for (i, (g, v)) in y.iter().zip(&x).enumerate() {
+        assert!(
+            (g - (v * 3.0 + 1.0)).abs() <= 1e-6 * (1.0 + g.abs()),
+            "element {i}: {g} vs {v}"
+        );
+    }
+    Ok(())
 }
