@@ -24,7 +24,7 @@ step() { # name, folder, command...
 }
 
 OUT="$out" step tests . bash "$bundle/run.sh"
-for ex in context_single context_threads context_devices sin_ptx matmul custom_struct \
+for ex in context_single context_threads context_devices sin_ptx matmul custom_struct quickstart \
           streams_fork threads device_flow graph; do
     step "example $ex" crates/cuprite timeout 120 "$bundle/example-$ex"
 done
