@@ -87,7 +87,9 @@ fn out_of_memory_is_err_and_recovers() -> TestResult {
     let e = match r {
         Err(e) => e.to_string(),
         Ok(()) => {
-            return Err(format!("an array of {huge} f32 ({} bytes) was allocated", 4 * huge).into());
+            return Err(
+                format!("an array of {huge} f32 ({} bytes) was allocated", 4 * huge).into(),
+            );
         }
     };
     assert!(
