@@ -18,6 +18,7 @@ fn main() -> cuprite::Result<()> {
     let (a, n) = (10.0f32, 3i32);
     let mut launch = stream.launch_builder(&f);
     launch.arg(&mut x).arg(&a).arg(&n); // &mut: a write, for cross-stream tracking
+    // SAFETY: `scale` takes (float*, float, int) and touches x[0..n), which `x` holds.
     unsafe { launch.launch(LaunchConfig::for_num_elems(3)) }?;
     let side = stream.fork()?; // a second stream: waits for `stream`'s work
     let y = side.clone_dtoh(&x)?; // ordered after the kernel by the tracking
