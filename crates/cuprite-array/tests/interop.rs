@@ -193,6 +193,105 @@ fn foreign_stream_adopted() -> TestResult {
     })
 }
 
+/// Regression: arrays made on a foreign stream outlive it. Their memory used to stay on that
+/// stream, so once its owner destroyed it, the stream-ordered free of a dropped array (or of a
+/// small buffer the library had kept for reuse and released later in `device_gc`, as on
+/// out-of-memory) failed with CUDA_ERROR_CONTEXT_IS_DESTROYED, deferred to whichever call on
+/// the primary context came next (other tests failed with it).
+fn foreign_stream_outlived_by_arrays() -> TestResult {
+    use cuprite::sys::driver as sys;
+    with_device(cuda(), || {
+        let ctx = cuprite_array::get_stream(0)?.context().clone();
+        ctx.enable_multi_stream_tracking()?;
+        ctx.bind_to_thread()?;
+        let mut raw: sys::CUstream = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; the context is current.
+        let r = unsafe { sys::cuStreamCreate(&mut raw, 1) };
+        cuprite::error::check(r, "cuStreamCreate")?;
+        // SAFETY: `raw` is a stream of `ctx`; it is destroyed below, after the work on it is
+        // done and the wrapper dropped (the arrays made on it must not need it any more).
+        let foreign: Arc<Stream> = unsafe { Stream::from_raw(&ctx, raw) };
+        let mut rng = Rng::fresh();
+        // Sizes no other test uses: small ones are kept for reuse by exact size.
+        let n = 3_001 + (rng.next_u64() % 997) as usize;
+        let big = 300_007 + (rng.next_u64() % 997) as usize; // over the reuse limit (1 MiB)
+        let h = rng.vec_f32(n, -2.0, 2.0);
+        let hb = rng.vec_f32(big, -2.0, 2.0);
+        let (kept_small, kept_big, own_buf) = with_stream(
+            &foreign,
+            || -> Result<_, Box<dyn std::error::Error + Send + Sync>> {
+                assert!(foreign.is_foreign());
+                let a = Array::from_slice(&h, &[n])?;
+                let b = &a * 2.0 + 1.0;
+                b.eval()?;
+                let c = Array::from_slice(&hb, &[big])? - 0.5;
+                c.eval()?;
+                let t = &a + 3.0;
+                t.eval()?;
+                drop(t); // kept for reuse (small)
+                drop(a); // kept for reuse (small, read by b's kernel)
+                // A driver-layer buffer made on the foreign stream, moved to a stream of ours.
+                let mut own = foreign.clone_htod(&h)?;
+                own.set_stream(&ctx.default_stream())?;
+                Ok((b, c, own))
+            },
+        )?;
+        foreign.synchronize()?;
+        drop(foreign);
+        // SAFETY: we created `raw`; all work on it is done and the wrapper is dropped.
+        let r = unsafe { sys::cuStreamDestroy_v2(raw) };
+        cuprite::error::check(r, "cuStreamDestroy")?;
+        // The arrays and the buffer are still good, and dropping them frees nothing on the
+        // destroyed stream.
+        close32(
+            &kept_small.to_vec()?,
+            &h.iter().map(|v| v * 2.0 + 1.0).collect::<Vec<_>>(),
+            1e-6,
+            "array made on the foreign stream",
+        )?;
+        close32(
+            &kept_big.to_vec()?,
+            &hb.iter().map(|v| v - 0.5).collect::<Vec<_>>(),
+            1e-6,
+            "large array made on the foreign stream",
+        )?;
+        assert_eq!(ctx.default_stream().clone_dtoh(&own_buf)?, h);
+        assert!(own_buf.stream().is_default());
+        drop((kept_small, kept_big, own_buf));
+        // Releases the buffers kept for reuse (what out-of-memory does before its retry).
+        cuprite_array::device_gc(cuda())?;
+        ctx.synchronize()?;
+        ctx.check_deferred()?;
+        // A stream of another context is not adopted: the array stream is used instead.
+        let owned =
+            Context::create_and_push(cuprite::ContextFlags::SCHED_AUTO, cuprite::Device::get(0)?)?;
+        cuprite::ContextStack::pop()?;
+        let other = owned.new_stream()?;
+        let mut other_buf = other.clone_htod(&h)?;
+        assert!(other_buf.set_stream(&ctx.default_stream()).is_err());
+        let got = with_stream(&other, || -> cuprite_array::Result<Vec<f32>> {
+            assert_eq!(
+                interop::current_stream(0)?.raw(),
+                cuprite_array::get_stream(0)?.raw()
+            );
+            (Array::from_slice(&h, &[n])? * 4.0).to_vec()
+        })?;
+        close32(
+            &got,
+            &h.iter().map(|v| v * 4.0).collect::<Vec<_>>(),
+            1e-6,
+            "with_stream of another context",
+        )?;
+        drop(other_buf);
+        drop(other);
+        owned.synchronize()?;
+        drop(owned);
+        cuprite_array::sync(cuda())?;
+        ctx.check_deferred()?;
+        Ok(())
+    })
+}
+
 /// `new_from_device_ptr` takes ownership; bad pointers are errors; `device_ptr` locks; a locked
 /// array's memory outlives the array and is the caller's.
 fn device_pointers_and_locks() -> TestResult {
@@ -730,6 +829,10 @@ pub fn tests() -> Vec<Test> {
             user_stream_ordered_by_tracking,
         ),
         Test::gpu("interop::foreign_stream_adopted", foreign_stream_adopted),
+        Test::gpu(
+            "interop::foreign_stream_outlived_by_arrays",
+            foreign_stream_outlived_by_arrays,
+        ),
         Test::gpu(
             "interop::device_pointers_and_locks",
             device_pointers_and_locks,

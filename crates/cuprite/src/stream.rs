@@ -109,6 +109,10 @@ impl Stream {
     /// stream, and `CU_STREAM_PER_THREAD` its per-thread stream; each other wrap counts as its
     /// own stream for tracking (wrapping the same handle twice is safe, only slower).
     ///
+    /// Buffers allocated on the wrapper are freed on it (stream-ordered) when they drop: move
+    /// those that may outlive the foreign stream to a stream of cuprite's first, with
+    /// [`DeviceBuffer::set_stream`](crate::DeviceBuffer::set_stream).
+    ///
     /// # Safety
     ///
     /// `raw` must be a stream of `ctx` (or null / a special handle) and stay valid as long as
@@ -148,6 +152,13 @@ impl Stream {
     /// Whether this is the per-thread default stream.
     pub fn is_per_thread(&self) -> bool {
         self.kind == Kind::PerThread
+    }
+
+    /// Whether this wraps a stream owned elsewhere ([`Stream::from_raw`]): holding this `Arc`
+    /// does not keep the driver's stream alive, so memory that must outlive the owner's stream
+    /// is best moved to a stream of cuprite's with [`DeviceBuffer::set_stream`](crate::DeviceBuffer::set_stream).
+    pub fn is_foreign(&self) -> bool {
+        self.kind == Kind::Foreign
     }
 
     /// The identity stream tracking uses: the stream's own id, or for the per-thread stream one

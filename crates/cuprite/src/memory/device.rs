@@ -330,6 +330,33 @@ impl<T> DeviceBuffer<T> {
         &self.stream
     }
 
+    /// Moves the buffer to `stream` (of the same context): it is freed there when it drops, and
+    /// [`try_clone`](Self::try_clone) copies there. No synchronisation: the buffer's tracking
+    /// orders the free after every use still pending on the old stream. For memory that must
+    /// outlive the stream it was allocated on, e.g. a foreign stream ([`Stream::from_raw`])
+    /// whose owner destroys it (a stream-ordered free on a destroyed stream fails). `Err`, with
+    /// the buffer unchanged, for a stream of another context.
+    ///
+    /// ```no_run
+    /// # fn main() -> cuprite::Result<()> {
+    /// let ctx = cuprite::Context::new(0)?;
+    /// let user = ctx.new_stream()?;
+    /// let mut buf = user.clone_htod(&[1u32, 2, 3])?;
+    /// buf.set_stream(&ctx.default_stream())?;
+    /// drop(user); // the buffer no longer holds it
+    /// assert!(buf.stream().is_default());
+    /// # Ok(()) }
+    /// ```
+    pub fn set_stream(&mut self, stream: &Arc<Stream>) -> Result<()> {
+        if !Arc::ptr_eq(stream.context(), self.tracker.context()) {
+            return Err(Error::InvalidArgument(
+                "set_stream: the stream belongs to another context than the buffer".into(),
+            ));
+        }
+        self.stream = stream.clone();
+        Ok(())
+    }
+
     /// Gives up ownership: returns the device address and never frees it. Rebuild it with
     /// [`from_raw_parts`](Self::from_raw_parts) to free it later.
     pub fn leak(self) -> CUdeviceptr {
