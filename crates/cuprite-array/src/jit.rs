@@ -225,6 +225,7 @@ pub fn cache_path(src: &str, arch: u32) -> Result<Option<PathBuf>> {
 pub(crate) fn cached(path: Option<&std::path::Path>) -> Option<Vec<u8>> {
     let b = read_entry(path?)?;
     crate::stats::DISK_HITS.fetch_add(1, Ordering::Relaxed);
+    crate::stats::note_thread_build();
     Some(b)
 }
 
@@ -248,6 +249,7 @@ pub(crate) fn cubin_quick(src: &str, arch: u32) -> Result<Vec<u8>> {
     trace(src, &format!("compiling for sm_{arch} (quick first build)"));
     let compiled = cuprite::nvrtc::compile(src, &quick_compile_options(arch))?;
     crate::stats::COMPILES.fetch_add(1, Ordering::Relaxed);
+    crate::stats::note_thread_build();
     Ok(compiled
         .cubin()
         .ok_or_else(|| crate::Error::InvalidArgument("NVRTC returned no CUBIN".into()))?
@@ -260,6 +262,7 @@ pub(crate) fn ptx(src: &str, arch: u32) -> Result<Vec<u8>> {
     trace(src, &format!("compiling for compute_{arch}"));
     let compiled = cuprite::nvrtc::compile(src, &options_at(arch, false, fast_compile()))?;
     crate::stats::COMPILES.fetch_add(1, Ordering::Relaxed);
+    crate::stats::note_thread_build();
     let ptx = compiled
         .ptx()
         .ok_or_else(|| crate::Error::InvalidArgument("NVRTC returned no PTX".into()))?;
@@ -277,6 +280,7 @@ pub fn cubin(src: &str, arch: u32) -> Result<Vec<u8>> {
     trace(src, &format!("compiling for sm_{arch}"));
     let compiled = cuprite::nvrtc::compile(src, &compile_options(arch, true))?;
     crate::stats::COMPILES.fetch_add(1, Ordering::Relaxed);
+    crate::stats::note_thread_build();
     let bin = compiled
         .cubin()
         .ok_or_else(|| crate::Error::InvalidArgument("NVRTC returned no CUBIN".into()))?

@@ -59,6 +59,19 @@ pub mod stats {
 
     thread_local! {
         pub(crate) static THREAD_EVALUATIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+        static THREAD_BUILDS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Counts a compilation or disk-cache load done on the calling thread.
+    pub(crate) fn note_thread_build() {
+        THREAD_BUILDS.with(|c| c.set(c.get() + 1));
+    }
+
+    /// NVRTC compilations and disk-cache loads done by the calling thread so far (the
+    /// background optimised builds run on their own thread and are not counted here). Unlike
+    /// [`compiles`] and [`disk_hits`], not moved by other threads' work.
+    pub fn thread_builds() -> u64 {
+        THREAD_BUILDS.with(|c| c.get())
     }
 
     /// Fused evaluations (kernels or CPU passes) run so far in this process.
