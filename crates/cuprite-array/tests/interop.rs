@@ -193,31 +193,32 @@ fn foreign_stream_adopted() -> TestResult {
     })
 }
 
-/// Regression: arrays made on a foreign stream outlive it. Their memory used to stay on that
-/// stream, so once its owner destroyed it, the stream-ordered free of a dropped array (or of a
-/// small buffer the library had kept for reuse and released later in `device_gc`, as on
-/// out-of-memory) failed with CUDA_ERROR_CONTEXT_IS_DESTROYED, deferred to whichever call on
-/// the primary context came next (other tests failed with it).
-fn foreign_stream_outlived_by_arrays() -> TestResult {
+/// Regression: the library kept small buffers of dropped arrays for reuse even when they were
+/// made on a foreign stream; once its owner destroyed that stream, releasing them in
+/// `device_gc` (as out-of-memory does) enqueued frees on a dead stream, which failed with
+/// CUDA_ERROR_CONTEXT_IS_DESTROYED, deferred to whichever call on the primary context came
+/// next (other tests failed with it). Now array memory of a user stream is freed on that
+/// stream when the array drops (no wait, no host sync), and never kept for reuse.
+fn foreign_stream_arrays_freed_on_it() -> TestResult {
     use cuprite::sys::driver as sys;
     with_device(cuda(), || {
         let ctx = cuprite_array::get_stream(0)?.context().clone();
-        ctx.enable_multi_stream_tracking()?;
         ctx.bind_to_thread()?;
         let mut raw: sys::CUstream = std::ptr::null_mut();
         // SAFETY: valid out-pointer; the context is current.
         let r = unsafe { sys::cuStreamCreate(&mut raw, 1) };
         cuprite::error::check(r, "cuStreamCreate")?;
-        // SAFETY: `raw` is a stream of `ctx`; it is destroyed below, after the work on it is
-        // done and the wrapper dropped (the arrays made on it must not need it any more).
+        // SAFETY: `raw` is a stream of `ctx`; it is destroyed below, once the arrays made on it
+        // and the wrapper are gone, as `from_raw`'s contract asks.
         let foreign: Arc<Stream> = unsafe { Stream::from_raw(&ctx, raw) };
         let mut rng = Rng::fresh();
-        // Sizes no other test uses: small ones are kept for reuse by exact size.
+        // Sizes no other test uses: small buffers on the array stream are kept by exact size.
         let n = 3_001 + (rng.next_u64() % 997) as usize;
         let big = 300_007 + (rng.next_u64() % 997) as usize; // over the reuse limit (1 MiB)
         let h = rng.vec_f32(n, -2.0, 2.0);
         let hb = rng.vec_f32(big, -2.0, 2.0);
-        let (kept_small, kept_big, own_buf) = with_stream(
+        let before = thread_stats();
+        let (small, large, own_buf) = with_stream(
             &foreign,
             || -> Result<_, Box<dyn std::error::Error + Send + Sync>> {
                 assert!(foreign.is_foreign());
@@ -228,37 +229,42 @@ fn foreign_stream_outlived_by_arrays() -> TestResult {
                 c.eval()?;
                 let t = &a + 3.0;
                 t.eval()?;
-                drop(t); // kept for reuse (small)
-                drop(a); // kept for reuse (small, read by b's kernel)
+                drop(t); // freed on the foreign stream now: not kept for reuse
+                drop(a); // likewise, after b's kernel (same stream)
+                let small = b.to_vec()?;
+                let large = c.to_vec()?;
                 // A driver-layer buffer made on the foreign stream, moved to a stream of ours.
                 let mut own = foreign.clone_htod(&h)?;
                 own.set_stream(&ctx.default_stream())?;
-                Ok((b, c, own))
+                Ok((small, large, own))
             },
         )?;
-        foreign.synchronize()?;
-        drop(foreign);
-        // SAFETY: we created `raw`; all work on it is done and the wrapper is dropped.
-        let r = unsafe { sys::cuStreamDestroy_v2(raw) };
-        cuprite::error::check(r, "cuStreamDestroy")?;
-        // The arrays and the buffer are still good, and dropping them frees nothing on the
-        // destroyed stream.
+        // Freeing array memory on the stream it was made on cost no wait and no host sync
+        // beyond the two copies back (to_vec).
+        let d = thread_stats().since(&before);
+        assert_eq!(d.stream_waits, 0, "{d:?}");
         close32(
-            &kept_small.to_vec()?,
+            &small,
             &h.iter().map(|v| v * 2.0 + 1.0).collect::<Vec<_>>(),
             1e-6,
             "array made on the foreign stream",
         )?;
         close32(
-            &kept_big.to_vec()?,
+            &large,
             &hb.iter().map(|v| v - 0.5).collect::<Vec<_>>(),
             1e-6,
             "large array made on the foreign stream",
         )?;
+        foreign.synchronize()?;
+        drop(foreign);
+        // SAFETY: we created `raw`; its arrays are gone, its work is done, the wrapper dropped.
+        let r = unsafe { sys::cuStreamDestroy_v2(raw) };
+        cuprite::error::check(r, "cuStreamDestroy")?;
         assert_eq!(ctx.default_stream().clone_dtoh(&own_buf)?, h);
         assert!(own_buf.stream().is_default());
-        drop((kept_small, kept_big, own_buf));
-        // Releases the buffers kept for reuse (what out-of-memory does before its retry).
+        drop(own_buf);
+        // Releasing the buffers kept for reuse (what out-of-memory does before its retry)
+        // frees nothing on the destroyed stream: none of its buffers were kept.
         cuprite_array::device_gc(cuda())?;
         ctx.synchronize()?;
         ctx.check_deferred()?;
@@ -830,8 +836,8 @@ pub fn tests() -> Vec<Test> {
         ),
         Test::gpu("interop::foreign_stream_adopted", foreign_stream_adopted),
         Test::gpu(
-            "interop::foreign_stream_outlived_by_arrays",
-            foreign_stream_outlived_by_arrays,
+            "interop::foreign_stream_arrays_freed_on_it",
+            foreign_stream_arrays_freed_on_it,
         ),
         Test::gpu(
             "interop::device_pointers_and_locks",

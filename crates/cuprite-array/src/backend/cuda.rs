@@ -91,15 +91,7 @@ impl Drop for DevBuf {
     fn drop(&mut self) {
         let bytes = self.len * self.dtype.size();
         crate::memory::on_free(Device::cuda(self.ordinal), bytes);
-        if let Some(mut b) = self.buf.take() {
-            // A buffer made on a foreign stream (`with_stream` over `Stream::from_raw`) may
-            // outlive that stream: its owner can destroy it once the user's work is done, and
-            // a free (or a wait) enqueued on it afterwards fails on another, unrelated, call.
-            // Move it to the array stream, which lives for the whole process; the buffer's
-            // tracking orders whatever comes next after its last use on the foreign stream.
-            if b.stream().is_foreign() {
-                rehome(self.ordinal, &mut b);
-            }
+        if let Some(b) = self.buf.take() {
             if let Some(f) = self.interop.foreign.take() {
                 // Another library's memory: handed back to it after our last use.
                 crate::interop::release_foreign(b, f);
@@ -159,24 +151,14 @@ fn take_free(st: &DeviceState, bytes: usize) -> Option<DeviceBuffer<u8>> {
     Some(b)
 }
 
-/// Moves `b` to the array stream of device `ordinal` (freed there when it drops), when it is
-/// a buffer of that device's array context. No driver call.
-fn rehome(ordinal: usize, b: &mut DeviceBuffer<u8>) {
-    if let Some(st) = FAST.get(ordinal).and_then(|s| s.get()) {
-        if !Arc::ptr_eq(b.stream(), &st.stream) {
-            // Refused (buffer unchanged) only for a buffer of another context.
-            let _ = b.set_stream(&st.stream);
-        }
-    }
-}
-
 /// Keeps `b` (a dropped array's buffer) for reuse, or drops it (a stream-ordered free).
 ///
-/// Only buffers of the device's array context are kept, and they are kept on the array stream:
-/// a kept buffer outlives the stream it was made on (a user stream of `with_stream`, which it
-/// would otherwise keep alive, or a foreign stream, which it cannot), and is freed by
-/// [`gc`] or reused long after that stream's work is done.
-fn recycle(ordinal: usize, mut b: DeviceBuffer<u8>) {
+/// Only buffers already on the device's array stream are kept: a kept buffer is freed by
+/// [`gc`] or reused long after it was dropped, and a buffer of a user stream (`with_stream`,
+/// perhaps a foreign one from `Stream::from_raw`, which its owner destroys once the arrays made
+/// on it are gone) must be freed on that stream now, stream-ordered, without tying the two
+/// streams together (no wait, no host synchronisation).
+fn recycle(ordinal: usize, b: DeviceBuffer<u8>) {
     let bytes = cuprite::DeviceRead::<u8>::len(&b);
     if bytes == 0 || bytes > REUSE_MAX_BYTES {
         return;
@@ -184,7 +166,7 @@ fn recycle(ordinal: usize, mut b: DeviceBuffer<u8>) {
     let Some(st) = FAST.get(ordinal).and_then(|s| s.get()) else {
         return;
     };
-    if !Arc::ptr_eq(b.context(), &st.ctx) {
+    if !Arc::ptr_eq(b.stream(), &st.stream) {
         return;
     }
     let mut f = st.free.lock().unwrap_or_else(|e| e.into_inner());
@@ -192,7 +174,7 @@ fn recycle(ordinal: usize, mut b: DeviceBuffer<u8>) {
         return;
     }
     let v = f.by_size.entry(bytes).or_default();
-    if v.len() < REUSE_PER_SIZE && b.set_stream(&st.stream).is_ok() {
+    if v.len() < REUSE_PER_SIZE {
         v.push(b);
         f.bytes += bytes;
     }
@@ -266,8 +248,10 @@ pub(crate) fn stream_for(ordinal: usize) -> Result<Arc<Stream>> {
 /// Runs `f` with this thread's array work (on the stream's device) going to `stream`.
 /// Arrays made on other streams are still safe to use: the driver layer's tracking orders the
 /// accesses. Only a stream of the device's primary context (the array library's) is used; the
-/// array stream stays in use for a stream of another context. Arrays made on a foreign stream
-/// ([`Stream::from_raw`]) may outlive it: their memory is freed on the array stream.
+/// array stream stays in use for a stream of another context. Arrays made on `stream` free
+/// their memory on it (stream-ordered, no wait): with a foreign stream ([`Stream::from_raw`]),
+/// drop them before its owner destroys it, as `from_raw`'s contract asks. Memory of a user
+/// stream is never kept for reuse.
 ///
 /// ```no_run
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
