@@ -116,51 +116,22 @@ impl Vals {
         }
     }
 
+    /// Collects scalars that all have the class of `d` (the evaluator only produces those).
     fn from_scalars(d: DType, it: impl Iterator<Item = Scalar>) -> Vals {
-        match d.class() {
-            Class::F32 => Vals::F32(
-                it.map(|s| match s {
-                    Scalar::F32(x) => x,
-                    _ => unreachable!(),
-                })
-                .collect(),
-            ),
-            Class::F64 => Vals::F64(
-                it.map(|s| match s {
-                    Scalar::F64(x) => x,
-                    _ => unreachable!(),
-                })
-                .collect(),
-            ),
-            Class::I64 => Vals::I64(
-                it.map(|s| match s {
-                    Scalar::I64(x) => x,
-                    _ => unreachable!(),
-                })
-                .collect(),
-            ),
-            Class::U64 => Vals::U64(
-                it.map(|s| match s {
-                    Scalar::U64(x) => x,
-                    _ => unreachable!(),
-                })
-                .collect(),
-            ),
-            Class::C32 => Vals::C32(
-                it.map(|s| match s {
-                    Scalar::C32(x) => x,
-                    _ => unreachable!(),
-                })
-                .collect(),
-            ),
-            Class::C64 => Vals::C64(
-                it.map(|s| match s {
-                    Scalar::C64(x) => x,
-                    _ => unreachable!(),
-                })
-                .collect(),
-            ),
+        macro_rules! collect {
+            ($($class:ident),*) => {
+                match d.class() {
+                    $(Class::$class => Vals::$class(
+                        it.map(|s| match s {
+                            Scalar::$class(x) => x,
+                            other => unreachable!("a {other:?} in a {d:?} column"),
+                        })
+                        .collect(),
+                    ),)*
+                }
+            };
         }
+        collect!(F32, F64, I64, U64, C32, C64)
     }
 
     /// Wraps integers to the width of `d` and rounds half floats.
