@@ -56,10 +56,12 @@ pub mod stats {
     pub(crate) static EVALUATIONS: AtomicU64 = AtomicU64::new(0);
     pub(crate) static COMPILES: AtomicU64 = AtomicU64::new(0);
     pub(crate) static DISK_HITS: AtomicU64 = AtomicU64::new(0);
+    pub(crate) static LINKED_QUICK: AtomicU64 = AtomicU64::new(0);
 
     thread_local! {
         pub(crate) static THREAD_EVALUATIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
         static THREAD_BUILDS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+        pub(crate) static THREAD_LINKED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     }
 
     /// Counts a compilation or disk-cache load done on the calling thread.
@@ -92,5 +94,14 @@ pub mod stats {
     /// Kernels loaded from the disk cache so far.
     pub fn disk_hits() -> u64 {
         DISK_HITS.load(Ordering::Relaxed)
+    }
+    /// Quick first builds compiled without their math functions and linked with the math
+    /// library (see [`crate::jit`]), so far; also counted in [`compiles`].
+    pub fn linked_quick_builds() -> u64 {
+        LINKED_QUICK.load(Ordering::Relaxed)
+    }
+    /// [`linked_quick_builds`] of the calling thread.
+    pub fn thread_linked_quick_builds() -> u64 {
+        THREAD_LINKED.with(|c| c.get())
     }
 }

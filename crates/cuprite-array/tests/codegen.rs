@@ -30,15 +30,81 @@ fn compile_all(sources: &[String]) -> TestResult {
         jit::compile_options(90, true),
         jit::quick_compile_options(90),
     ] {
-        compile_all_with(&groups, &opts)?;
+        compile_all_with(&groups, &opts, false)?;
     }
+    // The quick build with its math left to the math library: the glue compiles, and every
+    // function it declares is defined by the library with the same signature.
+    compile_all_with(&groups, &jit::glue_compile_options(90), true)?;
+    let lib = format!(
+        "{}{}",
+        jit::math_library_source(false),
+        jit::math_library_source(true)
+    );
+    let mut declared = 0;
+    for src in sources {
+        let Some((glue, _)) = jit::glue_source(src) else {
+            continue;
+        };
+        for line in glue
+            .lines()
+            .take_while(|l| l.starts_with("extern \"C\" __device__"))
+        {
+            let proto = line.trim_end_matches(';');
+            assert!(
+                lib.contains(&format!("{proto} {{")),
+                "the math library does not define `{line}`"
+            );
+            declared += 1;
+        }
+    }
+    assert!(
+        declared > 50,
+        "only {declared} math calls left to the library"
+    );
+    Ok(())
+}
+
+/// Both precisions of the math library compile (relocatable, with the library's options), and
+/// a glue source names only what it declares.
+fn math_library_compiles() -> TestResult {
+    for f64 in [false, true] {
+        let src = jit::math_library_source(f64);
+        let c = cuprite::nvrtc::compile(&src, &jit::math_library_options(90))?;
+        let bin = c.cubin().ok_or("no CUBIN")?;
+        assert!(bin.len() > 1000, "library CUBIN of {} bytes", bin.len());
+        let n = jit::MATH_UNARY.len() + jit::MATH_BINARY.len();
+        assert_eq!(src.matches("extern \"C\" __device__").count(), n);
+    }
+    let (glue, used) = jit::glue_source(
+        "__device__ double g(double x, float y) { return atan2(x, 2.0) + (double)powf(y, 1.5e-3f) + exp2(x) + my_sin(x); }",
+    )
+    .ok_or("no math found")?;
+    assert!(used.f32 && used.f64);
+    for want in [
+        "cq_atan2(x, 2.0)",
+        "cq_powf(y, 1.5e-3f)",
+        "cq_exp2(x)",
+        "my_sin(x)",
+    ] {
+        assert!(glue.contains(want), "{want} missing in:\n{glue}");
+    }
+    assert_eq!(glue.matches("extern \"C\" __device__").count(), 3);
+    assert!(jit::glue_source("__device__ float h(float x) { return __expf(x) * x; }").is_none());
     Ok(())
 }
 
 fn compile_all_with(
     groups: &std::collections::BTreeMap<String, Vec<String>>,
     opts: &cuprite::nvrtc::CompileOptions,
+    glue: bool,
 ) -> TestResult {
+    let form = |src: String| {
+        if glue {
+            jit::glue_source(&src).map(|g| g.0).unwrap_or(src)
+        } else {
+            src
+        }
+    };
     for (prelude, bodies) in groups {
         for chunk in bodies.chunks(48) {
             let mut tu = prelude.clone();
@@ -48,9 +114,9 @@ fn compile_all_with(
                     .replace("cuprite_reduce(", &format!("cuprite_reduce_{k}("));
                 tu.push_str(&format!("namespace k{k} {{\n{body}\n}}\n"));
             }
-            if let Err(e) = cuprite::nvrtc::compile(&tu, opts) {
+            if let Err(e) = cuprite::nvrtc::compile(form(tu), opts) {
                 for body in chunk {
-                    let src = format!("{prelude}{MARKER}{body}");
+                    let src = form(format!("{prelude}{MARKER}{body}"));
                     if let Err(e) = cuprite::nvrtc::compile(&src, opts) {
                         return Err(format!("kernel failed to compile: {e}\n{src}").into());
                     }
@@ -206,5 +272,6 @@ pub fn tests() -> Vec<Test> {
             disk_cache_across_processes,
         ),
         Test::nvrtc("codegen::jit_trace_prints_source", jit_trace_prints_source),
+        Test::nvrtc("codegen::math_library_compiles", math_library_compiles),
     ]
 }

@@ -269,8 +269,106 @@ fn mixing_devices_is_an_error() -> TestResult {
     Ok(())
 }
 
+/// `$name(rng, x, y)`: a random chain of math-library functions over `x` and `y` (its
+/// structure, so its kernel, is new in each run), magnitudes kept moderate.
+macro_rules! math_chain {
+    ($name:ident, $t:ty) => {
+        fn $name(rng: &mut Rng, x: &Array<$t>, y: &Array<$t>) -> Array<$t> {
+            let mut v = x.clone();
+            for _ in 0..(6 + rng.next_u64() % 6) {
+                v = match rng.next_u64() % 12 {
+                    0 => v.sin(),
+                    1 => v.cos() + y,
+                    2 => (v.tanh() * 0.5).exp(),
+                    3 => (v.abs() + 1.0).log(),
+                    4 => v.atan2(y),
+                    5 => (v.abs() + 0.5).pow(y.abs() * 0.5),
+                    6 => (v.abs() + 0.5).lgamma(),
+                    7 => v.erf() + y,
+                    8 => v.hypot(y),
+                    9 => (v.abs() + 0.25).cbrt().log1p(),
+                    10 => v.sinh().tanh(),
+                    _ => &v * 1.75,
+                };
+                v = v.tanh() * 3.0;
+            }
+            v
+        }
+    };
+}
+math_chain!(math_chain_f32, f32);
+math_chain!(math_chain_f64, f64);
+
+/// A quick first build linked with the math library computes what the optimised build
+/// computes, and what the CPU computes, for `f32` (vectorised shape: the quick build is the
+/// one-element-per-thread form) and `f64`.
+fn linked_quick_build_matches() -> TestResult {
+    with_device(gpu(), || {
+        let mut rng = Rng::fresh();
+        // Any new kernel asks for the math library; wait until it is built.
+        let warm = Array::<f32>::from_slice(&rng.vec_f32(64, -1.0, 1.0), &[64])?;
+        math_chain_f32(&mut rng, &warm, &warm).eval()?;
+        cuprite_array::wait_tier_up();
+        let n = 4099;
+        let xs = rng.vec_f32(n, -3.0, 3.0);
+        let ys = rng.vec_f32(n, -3.0, 3.0);
+        let seed = rng.next_u64();
+        let run32 = |d: Device| -> Result<Vec<f64>, cuprite_array::Error> {
+            with_device(d, || {
+                let (x, y) = (Array::from_slice(&xs, &[n])?, Array::from_slice(&ys, &[n])?);
+                let r = math_chain_f32(&mut Rng::seeded(seed), &x, &y).to_vec()?;
+                Ok(r.into_iter().map(f64::from).collect())
+            })
+        };
+        let run64 = |d: Device| -> Result<Vec<f64>, cuprite_array::Error> {
+            with_device(d, || {
+                let x = Array::from_slice(&xs, &[n])?.cast::<f64>();
+                let y = Array::from_slice(&ys, &[n])?.cast::<f64>();
+                math_chain_f64(&mut Rng::seeded(seed ^ 1), &x, &y).to_vec()
+            })
+        };
+        type Run<'a> = &'a dyn Fn(Device) -> Result<Vec<f64>, cuprite_array::Error>;
+        let cases: [(&str, Run<'_>, f64); 2] = [("f32", &run32, 1e-4), ("f64", &run64, 1e-11)];
+        for (name, run, tol) in cases {
+            let linked = cuprite_array::stats::thread_linked_quick_builds();
+            let quick = run(gpu())?;
+            assert_eq!(
+                cuprite_array::stats::thread_linked_quick_builds(),
+                linked + 1,
+                "{name}: the first use was not a linked quick build"
+            );
+            cuprite_array::wait_tier_up();
+            let optimised = run(gpu())?;
+            let cpu = run(Device::CPU)?;
+            crate::common::close(
+                &quick,
+                &optimised,
+                tol,
+                tol,
+                &format!("{name} quick vs optimised"),
+            )?;
+            crate::common::close(
+                &quick,
+                &cpu,
+                tol * 10.0,
+                tol * 10.0,
+                &format!("{name} quick vs cpu"),
+            )?;
+            assert!(
+                quick.iter().all(|v| v.is_finite()),
+                "{name}: non-finite values"
+            );
+        }
+        Ok(())
+    })
+}
+
 pub fn tests() -> Vec<Test> {
     vec![
+        Test::gpu(
+            "cross::linked_quick_build_matches",
+            linked_quick_build_matches,
+        ),
         Test::gpu("cross::chain_matches_cpu", chain_matches_cpu),
         Test::gpu("cross::big_reductions_match_cpu", big_reductions_match_cpu),
         Test::gpu("cross::two_threads_two_streams", two_threads_two_streams),

@@ -189,6 +189,10 @@ struct Kernel {
     f: sys::CUfunction,
     /// Blocks of `BLOCK` threads resident per multiprocessor (from the driver's occupancy).
     blocks_per_sm: u32,
+    /// A quick first build of a vectorised element-wise kernel made as its one-element-per-
+    /// thread form (same parameters): launched with one thread per element until the optimised
+    /// build replaces it.
+    scalar: bool,
 }
 // SAFETY: a CUfunction is a driver handle usable from any thread; its module is never unloaded.
 unsafe impl Send for Kernel {}
@@ -357,24 +361,52 @@ fn load_image(image: &[u8]) -> Result<sys::CUmodule> {
     Ok(module)
 }
 
+/// A driver link state, destroyed on drop.
+struct LinkState(sys::CUlinkState);
+
+impl LinkState {
+    /// A new link state without options, for the current context's device.
+    fn new() -> Result<LinkState> {
+        let mut state: sys::CUlinkState = std::ptr::null_mut();
+        // SAFETY: no options (null arrays with count 0); `state` is a valid out-pointer; the
+        // caller made the device's context current.
+        let r = unsafe {
+            sys::cuLinkCreate_v2(0, std::ptr::null_mut(), std::ptr::null_mut(), &mut state)
+        };
+        cuprite::error::check(r, "cuLinkCreate")?;
+        Ok(LinkState(state))
+    }
+
+    /// Completes the link: a copy of the executable CUBIN.
+    fn complete(self) -> Result<Vec<u8>> {
+        let mut out: *mut c_void = std::ptr::null_mut();
+        let mut size = 0usize;
+        // SAFETY: `self.0` is live; `out` and `size` are valid out-pointers.
+        let r = unsafe { sys::cuLinkComplete(self.0, &mut out, &mut size) };
+        cuprite::error::check(r, "cuLinkComplete")?;
+        if out.is_null() || size == 0 {
+            return Err(Error::InvalidArgument(
+                "cuLinkComplete returned no CUBIN".into(),
+            ));
+        }
+        // SAFETY: the driver returned `size` bytes at `out`, owned by the link state, which is
+        // alive until `self` drops after this copy.
+        Ok(unsafe { std::slice::from_raw_parts(out as *const u8, size) }.to_vec())
+    }
+}
+
+impl Drop for LinkState {
+    fn drop(&mut self) {
+        // SAFETY: the state was created by cuLinkCreate and is destroyed once, here. Nothing
+        // to report on failure: the state only holds host memory.
+        let _ = unsafe { sys::cuLinkDestroy(self.0) };
+    }
+}
+
 /// The driver's CUBIN for NUL-terminated `ptx` (the driver's JIT compiler, through its
 /// linker so that the result can be cached on disk), for the current context's device.
 fn link_ptx(ptx: &[u8]) -> Result<Vec<u8>> {
-    struct Link(sys::CUlinkState);
-    impl Drop for Link {
-        fn drop(&mut self) {
-            // SAFETY: the state was created by cuLinkCreate and is destroyed once, here.
-            // Nothing to report on failure: the state only holds host memory.
-            let _ = unsafe { sys::cuLinkDestroy(self.0) };
-        }
-    }
-    let mut state: sys::CUlinkState = std::ptr::null_mut();
-    // SAFETY: no options (null arrays with count 0); `state` is a valid out-pointer; the
-    // caller made the device's context current.
-    let r =
-        unsafe { sys::cuLinkCreate_v2(0, std::ptr::null_mut(), std::ptr::null_mut(), &mut state) };
-    cuprite::error::check(r, "cuLinkCreate")?;
-    let link = Link(state);
+    let link = LinkState::new()?;
     // SAFETY: `link.0` is a live link state; `ptx` is NUL-terminated PTX of `ptx.len()` bytes
     // that outlives the call (the driver copies it); the name is a NUL-terminated literal; no
     // per-input options.
@@ -391,46 +423,64 @@ fn link_ptx(ptx: &[u8]) -> Result<Vec<u8>> {
         )
     };
     cuprite::error::check(r, "cuLinkAddData")?;
-    let mut out: *mut c_void = std::ptr::null_mut();
-    let mut size = 0usize;
-    // SAFETY: `link.0` is live; `out` and `size` are valid out-pointers.
-    let r = unsafe { sys::cuLinkComplete(link.0, &mut out, &mut size) };
-    cuprite::error::check(r, "cuLinkComplete")?;
-    if out.is_null() || size == 0 {
-        return Err(Error::InvalidArgument(
-            "cuLinkComplete returned no CUBIN".into(),
-        ));
-    }
-    // SAFETY: the driver returned `size` bytes at `out`, owned by the link state, which is
-    // alive until `link` drops after this copy.
-    Ok(unsafe { std::slice::from_raw_parts(out as *const u8, size) }.to_vec())
+    link.complete()
 }
 
-/// The function for a kernel of structure `key`, built by `make` on a miss.
+/// Links relocatable CUBINs (a quick build's glue and the math library) into one executable
+/// CUBIN with the driver's linker, for the current context's device.
+fn link_cubins(parts: &[&[u8]]) -> Result<Vec<u8>> {
+    let link = LinkState::new()?;
+    for p in parts {
+        // SAFETY: `link.0` is a live link state; `p` is a complete CUBIN of `p.len()` bytes
+        // that outlives the call (the driver copies it); the name is a NUL-terminated literal;
+        // no per-input options.
+        let r = unsafe {
+            sys::cuLinkAddData_v2(
+                link.0,
+                sys::CUjitInputType::CU_JIT_INPUT_CUBIN,
+                p.as_ptr() as *mut c_void,
+                p.len(),
+                c"cuprite_array_part.cubin".as_ptr(),
+                0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
+        };
+        cuprite::error::check(r, "cuLinkAddData")?;
+    }
+    link.complete()
+}
+
+/// The function for a kernel of structure `key`, built by `make` on a miss (`quick`: the source
+/// of a quick first build when it differs, see [`kernel_entry`]).
 ///
 /// A miss reads the disk cache (a CUBIN: load it). Else, by default (see [`jit::tiered`]),
-/// NVRTC compiles the source straight to CUBIN at its fastest setting
-/// ([`crate::jit::quick_compile_options`]): a quick first build that serves the first use at once, while a
-/// background thread builds the optimised kernel (NVRTC straight to an optimised CUBIN),
-/// caches it on disk for the next process and replaces the quick one in the in-memory cache
-/// ([`wait_tier_up`] waits for it). Without tiering the optimised build is
-/// made on the spot. Where the driver is older than NVRTC (it could not read NVRTC's PTX), or
-/// with `CUPRITE_ARRAY_JIT=cubin`, NVRTC compiles straight to CUBIN instead.
+/// a quick first build serves the first use at once ([`quick_module`]: NVRTC at its fastest
+/// setting, the math functions linked from the prebuilt math library where it is ready),
+/// while a background thread builds the optimised kernel (NVRTC straight to an optimised
+/// CUBIN), caches it on disk for the next process and replaces the quick one in the in-memory
+/// cache ([`wait_tier_up`] waits for it). Without tiering the optimised build is made on the
+/// spot. Where the driver is older than NVRTC (it could not read NVRTC's PTX), or with
+/// `CUPRITE_ARRAY_JIT=cubin`, NVRTC compiles straight to CUBIN instead.
 ///
 /// [`jit::tiered`]: crate::jit
 fn kernel(
     st: &'static DeviceState,
     key: u64,
     make: impl FnOnce() -> codegen::KernelSource,
-) -> Result<sys::CUfunction> {
-    Ok(kernel_entry(st, key, make)?.f)
+    quick: impl FnOnce() -> Option<codegen::KernelSource>,
+) -> Result<Kernel> {
+    kernel_entry(st, key, make, quick)
 }
 
-/// [`kernel`], with what the cache knows of the function.
+/// [`kernel`]. `quick`, asked for only on a miss that takes the quick path, gives the source
+/// of the quick build when it is not `make`'s: the one-element-per-thread form of a vectorised
+/// element-wise kernel (same parameters), which NVRTC builds faster.
 fn kernel_entry(
     st: &'static DeviceState,
     key: u64,
     make: impl FnOnce() -> codegen::KernelSource,
+    quick: impl FnOnce() -> Option<codegen::KernelSource>,
 ) -> Result<Kernel> {
     if let Some(k) = st
         .kernels
@@ -451,13 +501,17 @@ fn kernel_entry(
         match crate::jit::cached(path.as_deref()) {
             Some(bin) => load_image(&bin)?,
             None if crate::jit::tiered() => {
-                let m = load_image(&crate::jit::cubin_quick(&src.source, st.arch)?)?;
-                let k = function(m, &src.name)?;
+                let q = quick();
+                let scalar = q.is_some();
+                let q = q.as_ref().unwrap_or(&src);
+                let m = quick_module(st, &q.source)?;
+                let mut k = function(m, &q.name)?;
+                k.scalar = scalar;
                 st.kernels
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .insert(key, k);
-                queue_tier_up(TierJob { st, key, src });
+                queue_job(Job::TierUp(TierJob { st, key, src }));
                 return Ok(k);
             }
             None => optimised(&src.source, st.arch, path.as_deref())?,
@@ -469,6 +523,31 @@ fn kernel_entry(
         .unwrap_or_else(|e| e.into_inner())
         .insert(key, k);
     Ok(k)
+}
+
+/// The module of a quick first build of `source`: its math calls compiled as relocatable glue
+/// and linked with the math library when that is built (see [`crate::jit`]); else, or when
+/// that fails, the whole kernel at NVRTC's fastest setting. The first call queues the math
+/// library's build.
+fn quick_module(st: &'static DeviceState, source: &str) -> Result<sys::CUmodule> {
+    if let Some((glue, used)) = crate::jit::glue_source(source) {
+        let (libs, build) = crate::jit::math_library(st.arch, used);
+        if build {
+            queue_job(Job::MathLibrary(st));
+        }
+        if let Some(libs) = libs {
+            let linked = (|| -> Result<sys::CUmodule> {
+                let obj = crate::jit::cubin_glue(&glue, st.arch)?;
+                let mut parts: Vec<&[u8]> = vec![&obj];
+                parts.extend(libs.iter().map(|l| l.as_slice()));
+                load_image(&link_cubins(&parts)?)
+            })();
+            if let Ok(m) = linked {
+                return Ok(m);
+            }
+        }
+    }
+    load_image(&crate::jit::cubin_quick(source, st.arch)?)
 }
 
 /// The optimised module of `source`: PTX from NVRTC, a CUBIN from the driver's JIT (cached at
@@ -503,6 +582,7 @@ fn function(module: sys::CUmodule, name: &str) -> Result<Kernel> {
     Ok(Kernel {
         f,
         blocks_per_sm: blocks.max(1) as u32,
+        scalar: false,
     })
 }
 
@@ -513,10 +593,18 @@ struct TierJob {
     src: codegen::KernelSource,
 }
 
-/// Pending optimised builds (one background thread builds them in order) and how many are
-/// queued or being built.
+/// Work of the background JIT thread.
+enum Job {
+    /// The optimised build of a kernel whose quick build serves until then.
+    TierUp(TierJob),
+    /// The math library of a device's architecture (see [`crate::jit`]).
+    MathLibrary(&'static DeviceState),
+}
+
+/// Pending background jobs (one thread runs them in order) and how many are queued or
+/// running.
 struct TierQueue {
-    state: Mutex<(std::collections::VecDeque<TierJob>, usize, bool)>,
+    state: Mutex<(std::collections::VecDeque<Job>, usize, bool)>,
     changed: std::sync::Condvar,
 }
 
@@ -525,7 +613,14 @@ static TIER: TierQueue = TierQueue {
     changed: std::sync::Condvar::new(),
 };
 
-fn queue_tier_up(job: TierJob) {
+fn run_job(job: Job) {
+    match job {
+        Job::TierUp(j) => tier_up(j),
+        Job::MathLibrary(st) => crate::jit::build_math_library(st.arch),
+    }
+}
+
+fn queue_job(job: Job) {
     let mut g = TIER.state.lock().unwrap_or_else(|e| e.into_inner());
     g.0.push_back(job);
     g.1 += 1;
@@ -545,11 +640,11 @@ fn queue_tier_up(job: TierJob) {
         }
         if !started {
             // No thread: build here (the quick kernel stays until then).
-            let jobs: Vec<TierJob> = g.0.drain(..).collect();
+            let jobs: Vec<Job> = g.0.drain(..).collect();
             g.1 -= jobs.len();
             drop(g);
             for j in jobs {
-                tier_up(j);
+                run_job(j);
             }
             return;
         }
@@ -569,7 +664,7 @@ fn tier_worker() {
             }
         };
         // A panic must not leave the count up (waiters would wait for ever).
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tier_up(job)));
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_job(job)));
         let mut g = TIER.state.lock().unwrap_or_else(|e| e.into_inner());
         g.1 -= 1;
         TIER.changed.notify_all();
@@ -611,8 +706,9 @@ extern "C" fn tier_at_exit() {
 }
 
 /// Waits until every optimised kernel build started in the background is done (they replace
-/// the quick first builds of new expressions; see the crate's JIT notes). For benchmarks of
-/// steady-state kernels, and for tests that count compilations.
+/// the quick first builds of new expressions), and the math library's build if one is under
+/// way (see the crate's JIT notes). For benchmarks of steady-state kernels, and for tests that
+/// count compilations.
 pub fn wait_tier_up() {
     let mut g = TIER.state.lock().unwrap_or_else(|e| e.into_inner());
     while g.1 > 0 {
@@ -782,7 +878,16 @@ fn run_elementwise(
         vector,
         strided_out,
     };
-    let f = kernel(st, key_of(p, v, 1), || codegen::elementwise(p, v))?;
+    let k = kernel(
+        st,
+        key_of(p, v, 1),
+        || codegen::elementwise(p, v),
+        // The quick build of a vectorised kernel: its one-element-per-thread form.
+        || {
+            v.vector
+                .then(|| codegen::elementwise(p, Variant { vector: false, ..v }))
+        },
+    )?;
     let plan = ParamPlan::new(
         p,
         v,
@@ -790,9 +895,9 @@ fn run_elementwise(
         &out_ptrs,
         out_layout.filter(|_| strided_out),
     );
-    let per_block = BLOCK as usize * if vector { VEC } else { 1 };
+    let per_block = BLOCK as usize * if vector && !k.scalar { VEC } else { 1 };
     let grid = n.div_ceil(per_block) as u32;
-    launch(st, &stream, f, grid, &plan.words, &ins, outs)
+    launch(st, &stream, k.f, grid, &plan.words, &ins, outs)
 }
 
 pub(crate) fn eval(ordinal: usize, p: &Program) -> Result<Vec<Arc<Storage>>> {
@@ -878,9 +983,12 @@ pub(crate) fn reduce(
     let mut h = Fnv(0);
     h.write_u8(pass_d.code());
     let kind = 2 | (op as u64) << 4 | h.finish() << 12;
-    let k = kernel_entry(st, key_of(p, v, kind), || {
-        codegen::reduction(p, op, pass_d, v)
-    })?;
+    let k = kernel(
+        st,
+        key_of(p, v, kind),
+        || codegen::reduction(p, op, pass_d, v),
+        || None,
+    )?;
     let chunks = if guess > 1 {
         // The kernel's own occupancy (its register count decides how many blocks fit).
         let resident = st.sms as usize * k.blocks_per_sm.max(1) as usize;

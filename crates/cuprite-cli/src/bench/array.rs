@@ -57,6 +57,16 @@ fn chain(a: &Array<f32>, b: &Array<f32>, c: &Array<f32>, d: &Array<f32>) -> Arra
     (a * b + c).sin() * d.exp() - a / 2.0
 }
 
+/// The GPU's architecture as NVRTC names it (`90` for sm_90).
+fn arch() -> Result<u32, BenchError> {
+    let (maj, min) = cuprite_array::get_stream(0)?
+        .context()
+        .device()
+        .compute_capability()
+        .map_err(|e| BenchError::from(e.to_string()))?;
+    Ok(maj * 10 + min)
+}
+
 fn stream_raw() -> Result<cuprite_sys::driver::CUstream, BenchError> {
     Ok(cuprite_array::get_stream(0)?.raw())
 }
@@ -225,6 +235,7 @@ fn jit_first_use(ctx: &mut BenchCtx) -> BenchResult {
         cuprite_array::sync(gpu())?;
         cuprite_array::wait_tier_up();
         let mut first = Vec::new();
+        let linked0 = cuprite_array::stats::linked_quick_builds();
         for k in 0..reps {
             // A structure never seen before in each sample.
             let t = Instant::now();
@@ -234,13 +245,34 @@ fn jit_first_use(ctx: &mut BenchCtx) -> BenchResult {
             // The optimised build (background) is not part of the next sample.
             cuprite_array::wait_tier_up();
         }
+        let linked = cuprite_array::stats::linked_quick_builds() - linked0;
+        // The math library the quick builds link with: built once per machine and NVRTC
+        // version (in the background, then read from the disk cache); timed here on its own.
+        let mut lib = Vec::new();
+        for _ in 0..2 {
+            let t = Instant::now();
+            for f64 in [false, true] {
+                cuprite::nvrtc::compile(
+                    jit::math_library_source(f64),
+                    &jit::math_library_options(arch()?),
+                )
+                .map_err(|e| BenchError::from(e.to_string()))?;
+            }
+            lib.push(t.elapsed().as_secs_f64());
+        }
         Ok(vec![
             Figure::time(
-                "first use of a new expression (codegen + NVRTC quick CUBIN at --Ofast-compile=max + load + launch + sync; the optimised kernel is built in the background)",
+                "first use of a new expression (codegen + NVRTC quick build of the kernel without its math functions at --Ofast-compile=max + link with the math library + load + launch + sync; the optimised kernel is built in the background)",
                 &Samples(first),
                 TimeUnit::Ms,
             )
-            .with_target(Target::AtMost(50.0)),
+            .with_target(Target::AtMost(50.0))
+            .with_note(format!("{linked} of {reps} first uses linked with the math library")),
+            Figure::time(
+                "math library build (both precisions; once per machine and NVRTC version, in the background, then from the disk cache)",
+                &Samples(lib),
+                TimeUnit::Ms,
+            ),
         ])
     });
     jit::set_cache_dir(None);
