@@ -482,13 +482,17 @@ pub(crate) fn cubin_glue(glue: &str, arch: u32) -> Result<Vec<u8>> {
     );
     let compiled = cuprite::nvrtc::compile(glue, &glue_compile_options(arch))?;
     crate::stats::COMPILES.fetch_add(1, Ordering::Relaxed);
-    crate::stats::LINKED_QUICK.fetch_add(1, Ordering::Relaxed);
-    crate::stats::THREAD_LINKED.with(|c| c.set(c.get() + 1));
     crate::stats::note_thread_build();
     Ok(compiled
         .cubin()
         .ok_or_else(|| crate::Error::InvalidArgument("NVRTC returned no CUBIN".into()))?
         .to_vec())
+}
+
+/// Counts a quick build that was linked with the math library and loaded.
+pub(crate) fn note_linked() {
+    crate::stats::LINKED_QUICK.fetch_add(1, Ordering::Relaxed);
+    crate::stats::THREAD_LINKED.with(|c| c.set(c.get() + 1));
 }
 
 /// The state of the math library of one architecture.

@@ -543,6 +543,8 @@ fn quick_module(st: &'static DeviceState, source: &str) -> Result<sys::CUmodule>
                 load_image(&link_cubins(&parts)?)
             })();
             if let Ok(m) = linked {
+                crate::jit::note_linked();
+                exit_hook_after_linker();
                 return Ok(m);
             }
         }
@@ -691,6 +693,22 @@ fn tier_up(job: TierJob) {
             .unwrap_or_else(|e| e.into_inner())
             .insert(job.key, k);
     }
+}
+
+/// Registers [`tier_at_exit`] once more after the first link: the driver loads its linker
+/// library on first use, and exit-time destructors run in the reverse order of registration,
+/// so without this the linker would be torn down while a background build may still be using
+/// the driver. (Running the hook twice is harmless: the second finds nothing to wait for.)
+fn exit_hook_after_linker() {
+    static DONE: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    DONE.get_or_init(|| {
+        unsafe extern "C" {
+            fn atexit(f: extern "C" fn()) -> std::ffi::c_int;
+        }
+        // SAFETY: as in `queue_job`: the C library's `atexit`, with a function that lives for
+        // the whole process and does not unwind.
+        let _ = unsafe { atexit(tier_at_exit) };
+    });
 }
 
 /// At exit: drops the builds not started and waits for the one in progress, so that the

@@ -249,14 +249,16 @@ fn jit_first_use(ctx: &mut BenchCtx) -> BenchResult {
         // The math library the quick builds link with: built once per machine and NVRTC
         // version (in the background, then read from the disk cache); timed here on its own.
         let mut lib = Vec::new();
+        let mut bytes = [0usize; 2];
         for _ in 0..2 {
             let t = Instant::now();
             for f64 in [false, true] {
-                cuprite::nvrtc::compile(
+                let c = cuprite::nvrtc::compile(
                     jit::math_library_source(f64),
                     &jit::math_library_options(arch()?),
                 )
                 .map_err(|e| BenchError::from(e.to_string()))?;
+                bytes[f64 as usize] = c.cubin().map_or(0, <[u8]>::len);
             }
             lib.push(t.elapsed().as_secs_f64());
         }
@@ -272,7 +274,11 @@ fn jit_first_use(ctx: &mut BenchCtx) -> BenchResult {
                 "math library build (both precisions; once per machine and NVRTC version, in the background, then from the disk cache)",
                 &Samples(lib),
                 TimeUnit::Ms,
-            ),
+            )
+            .with_note(format!(
+                "CUBIN: {} bytes (f32), {} bytes (f64)",
+                bytes[0], bytes[1]
+            )),
         ])
     });
     jit::set_cache_dir(None);
