@@ -148,9 +148,20 @@ fn write_entry(path: &std::path::Path, body: &[u8]) {
     }
 }
 
+fn tracing() -> bool {
+    std::env::var("CUPRITE_JIT_TRACE").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
 fn trace(src: &str, what: &str) {
-    if std::env::var("CUPRITE_JIT_TRACE").is_ok_and(|v| !v.is_empty() && v != "0") {
+    if tracing() {
         eprintln!("// cuprite-array: {what}\n{src}");
+    }
+}
+
+/// Prints a line about the JIT's choices under `CUPRITE_JIT_TRACE`.
+pub(crate) fn trace_note(what: &str) {
+    if tracing() {
+        eprintln!("// cuprite-array: {what}");
     }
 }
 

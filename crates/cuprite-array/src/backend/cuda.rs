@@ -542,10 +542,15 @@ fn quick_module(st: &'static DeviceState, source: &str) -> Result<sys::CUmodule>
                 parts.extend(libs.iter().map(|l| l.as_slice()));
                 load_image(&link_cubins(&parts)?)
             })();
-            if let Ok(m) = linked {
-                crate::jit::note_linked();
-                exit_hook_after_linker();
-                return Ok(m);
+            match linked {
+                Ok(m) => {
+                    crate::jit::note_linked();
+                    exit_hook_after_linker();
+                    return Ok(m);
+                }
+                Err(e) => crate::jit::trace_note(&format!(
+                    "linking the quick build with the math library failed ({e}): compiling the whole kernel"
+                )),
             }
         }
     }
