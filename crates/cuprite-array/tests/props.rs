@@ -3,7 +3,7 @@
 //! with a GPU, against the CPU backend.
 
 use cuprite_array::shape::SliceArg;
-use cuprite_array::{Array, Device, Element, s, with_device};
+use cuprite_array::{Array, Device, Element, bf16, f16, s, with_device};
 use cuprite_testkit::{Test, TestResult};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -156,21 +156,19 @@ macro_rules! float_ref_ops {
         }
     )*};
 }
-float_ref_ops!(f32, f64);
-impl RefOps for i32 {
-    fn r_add(self, b: Self) -> Self {
-        self.wrapping_add(b)
-    }
-    fn r_sub(self, b: Self) -> Self {
-        self.wrapping_sub(b)
-    }
-    fn r_mul(self, b: Self) -> Self {
-        self.wrapping_mul(b)
-    }
-    fn r_neg(self) -> Self {
-        self.wrapping_neg()
-    }
+// The half types compute each operation in f32 and round once, as the library does.
+float_ref_ops!(f32, f64, f16, bf16);
+macro_rules! int_ref_ops {
+    ($($t:ty),*) => {$(
+        impl RefOps for $t {
+            fn r_add(self, b: Self) -> Self { self.wrapping_add(b) }
+            fn r_sub(self, b: Self) -> Self { self.wrapping_sub(b) }
+            fn r_mul(self, b: Self) -> Self { self.wrapping_mul(b) }
+            fn r_neg(self) -> Self { self.wrapping_neg() }
+        }
+    )*};
 }
+int_ref_ops!(i16, i32, i64);
 impl PropElem for f64 {
     fn from_f64(x: f64) -> Self {
         x
@@ -203,6 +201,48 @@ impl PropElem for i32 {
     fn tol() -> f64 {
         0.0
     }
+}
+
+/// Integers: the leaf values scaled by `$scale` (so that they are not all small).
+macro_rules! int_elem {
+    ($($t:ty: $scale:expr),*) => {$(
+        impl PropElem for $t {
+            fn from_f64(x: f64) -> Self { (x * $scale) as $t }
+            fn to_f64(self) -> f64 { self as f64 }
+            fn tol() -> f64 { 0.0 }
+        }
+    )*};
+}
+int_elem!(i16: 1000.0, i64: 1.0e6);
+impl PropElem for f16 {
+    fn from_f64(x: f64) -> Self {
+        f16::from_f64(x)
+    }
+    fn to_f64(self) -> f64 {
+        f16::to_f64(self)
+    }
+    fn tol() -> f64 {
+        4e-3
+    }
+}
+impl PropElem for bf16 {
+    fn from_f64(x: f64) -> Self {
+        bf16::from_f64(x)
+    }
+    fn to_f64(self) -> f64 {
+        bf16::to_f64(self)
+    }
+    fn tol() -> f64 {
+        3e-2
+    }
+}
+
+/// Whether `got` is within `tol` (relative to `1 + |want|`) of `want`; NaN only matches NaN.
+fn near(got: f64, want: f64, tol: f64) -> bool {
+    if got.is_nan() || want.is_nan() {
+        return got.is_nan() && want.is_nan();
+    }
+    got == want || (got - want).abs() <= tol * (1.0 + want.abs())
 }
 
 fn leaf_array<T: PropElem>(
@@ -360,7 +400,7 @@ where
             .collect();
         for i in 0..n {
             let (g, w) = (got[i].to_f64(), want[i].to_f64());
-            if (g - w).abs() > T::tol() * (1.0 + w.abs()) {
+            if !near(g, w, T::tol()) {
                 return Err(format!("{:?} element {i}: got {g}, expected {w}", T::DTYPE));
             }
         }
@@ -380,7 +420,7 @@ where
             }
             for (i, (g, w)) in sv.iter().zip(&acc).enumerate() {
                 let g = <T::Accum as Into64>::into64(*g);
-                if (g - w).abs() > T::tol().max(1e-12) * 10.0 * (1.0 + w.abs()) {
+                if !near(g, *w, T::tol().max(1e-12) * 10.0) {
                     return Err(format!("reduced element {i}: got {g}, expected {w}"));
                 }
             }
@@ -402,6 +442,16 @@ impl Into64 for f32 {
         self as f64
     }
 }
+impl Into64 for f16 {
+    fn into64(self) -> f64 {
+        self.to_f64()
+    }
+}
+impl Into64 for bf16 {
+    fn into64(self) -> f64 {
+        self.to_f64()
+    }
+}
 impl Into64 for i64 {
     fn into64(self) -> f64 {
         self as f64
@@ -416,11 +466,15 @@ fn run_props(dev: Device, cases: u32) -> TestResult {
         ..Config::default()
     });
     runner
-        .run(&(case_strategy(), 0u8..3), |(c, t)| {
+        .run(&(case_strategy(), 0u8..7), |(c, t)| {
             let r = match t {
                 0 => check_case::<f64>(&c, dev),
                 1 => check_case::<f32>(&c, dev),
-                _ => check_case::<i32>(&c, dev),
+                2 => check_case::<i32>(&c, dev),
+                3 => check_case::<i64>(&c, dev),
+                4 => check_case::<i16>(&c, dev),
+                5 => check_case::<f16>(&c, dev),
+                _ => check_case::<bf16>(&c, dev),
             };
             r.map_err(TestCaseError::fail)
         })
@@ -479,6 +533,10 @@ pub fn fixed_cases() -> Vec<(String, Box<dyn Fn() -> TestResult>)> {
             Box::new(move || {
                 check_case::<f32>(&c, Device::CPU)?;
                 check_case::<i32>(&c, Device::CPU)?;
+                check_case::<i64>(&c, Device::CPU)?;
+                check_case::<i16>(&c, Device::CPU)?;
+                check_case::<f16>(&c, Device::CPU)?;
+                check_case::<bf16>(&c, Device::CPU)?;
                 check_case::<f64>(&c, Device::CPU).map_err(|e| e.into())
             }),
         ));
@@ -489,10 +547,10 @@ pub fn fixed_cases() -> Vec<(String, Box<dyn Fn() -> TestResult>)> {
 pub fn tests() -> Vec<Test> {
     vec![
         Test::cpu("props::cpu_matches_scalar_reference", || {
-            run_props(Device::CPU, 48)
+            run_props(Device::CPU, 112)
         }),
         Test::gpu("props::cuda_matches_scalar_reference", || {
-            run_props(Device::cuda(0), 48)
+            run_props(Device::cuda(0), 84)
         }),
         Test::gpu("props::cuda_matches_cpu", gpu_matches_cpu),
     ]
