@@ -54,11 +54,28 @@ impl<T: Element> std::fmt::Debug for Array<T> {
 pub trait Operand<T: Element> {
     #[doc(hidden)]
     fn into_node(self, device: Device) -> Arc<Node>;
+    /// The operand as a node for an element-wise operation with `like` (a scalar takes its
+    /// shape at once: the broadcast it would get, without a second node).
+    #[doc(hidden)]
+    fn into_node_like(self, like: &Node) -> Arc<Node>
+    where
+        Self: Sized,
+    {
+        self.into_node(like.device)
+    }
 }
 
 impl<T: Element> Operand<T> for T {
     fn into_node(self, device: Device) -> Arc<Node> {
         Node::new(Op::Const(self.to_scalar()), T::DTYPE, vec![], device)
+    }
+    fn into_node_like(self, like: &Node) -> Arc<Node> {
+        Node::new(
+            Op::Const(self.to_scalar()),
+            T::DTYPE,
+            like.shape.clone(),
+            like.device,
+        )
     }
 }
 impl<T: Element> Operand<T> for &Array<T> {
@@ -296,15 +313,14 @@ pub(crate) fn realize(nodes: &[Arc<Node>]) -> Result<()> {
         if n.is_leaf() {
             return Ok(());
         }
-        let prog = Program::build(std::slice::from_ref(n));
         crate::stats::EVALUATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         crate::stats::THREAD_EVALUATIONS.with(|c| c.set(c.get() + 1));
         let device = n.device;
-        let mut storages =
-            crate::memory::with_oom_retry(device, || backend::eval_program(device, &prog))?;
-        if let Some(s) = storages.pop() {
-            n.set_op(Op::Leaf(s, Layout::contiguous(&n.shape)));
-        }
+        // Built in this thread's reused program vectors (emptied again before `set_op`).
+        let s = Program::with_built(std::slice::from_ref(n), |prog| {
+            crate::memory::with_oom_retry(device, || backend::eval_one(device, prog))
+        })?;
+        n.set_op(Op::Leaf(s, Layout::contiguous(&n.shape)));
         return Ok(());
     }
     let mut groups: HashMap<(Device, Vec<usize>), Vec<Arc<Node>>> = HashMap::new();

@@ -439,16 +439,17 @@ fn const_expr(c: Scalar, d: DType, k: usize) -> String {
     }
 }
 
-/// The kernel parameter words of a constant.
-pub(crate) fn const_words(c: Scalar) -> Vec<u64> {
-    match c {
-        Scalar::F32(x) => vec![x.to_bits() as u64],
-        Scalar::F64(x) => vec![x.to_bits()],
-        Scalar::I64(x) => vec![x as u64],
-        Scalar::U64(x) => vec![x],
-        Scalar::C32(z) => vec![z.re.to_bits() as u64, z.im.to_bits() as u64],
-        Scalar::C64(z) => vec![z.re.to_bits(), z.im.to_bits()],
-    }
+/// The kernel parameter words of a constant (one or two, no allocation).
+pub(crate) fn const_words(c: Scalar) -> impl Iterator<Item = u64> {
+    let (w, n) = match c {
+        Scalar::F32(x) => ([x.to_bits() as u64, 0], 1),
+        Scalar::F64(x) => ([x.to_bits(), 0], 1),
+        Scalar::I64(x) => ([x as u64, 0], 1),
+        Scalar::U64(x) => ([x, 0], 1),
+        Scalar::C32(z) => ([z.re.to_bits() as u64, z.im.to_bits() as u64], 2),
+        Scalar::C64(z) => ([z.re.to_bits(), z.im.to_bits()], 2),
+    };
+    w.into_iter().take(n)
 }
 
 /// How element values are fetched while emitting one lane.
@@ -556,7 +557,8 @@ fn params(p: &Program, v: Variant, n_out_ptrs: usize, out_dtypes: &[DType]) -> S
 
 /// The launch parameter words for `params`: pointers and offsets are supplied by the caller.
 pub(crate) struct ParamPlan {
-    pub words: Vec<u64>,
+    /// Inline up to 48 words (no allocation for common kernels).
+    pub words: crate::backend::cuda::Inline<u64, 48>,
 }
 
 impl ParamPlan {
@@ -569,7 +571,7 @@ impl ParamPlan {
         out_layout: Option<&crate::shape::Layout>,
     ) -> ParamPlan {
         let nd = p.shape.len();
-        let mut w = Vec::with_capacity(8 + p.inputs.len() * (nd + 2));
+        let mut w = crate::backend::cuda::Inline::new();
         for (i, inp) in p.inputs.iter().enumerate() {
             w.push(in_ptrs[i]);
             if let Some(n) = inp.gather_len {
@@ -596,7 +598,9 @@ impl ParamPlan {
             w.push(p.shape[d] as u64);
         }
         for c in &p.consts {
-            w.extend(const_words(*c));
+            for x in const_words(*c) {
+                w.push(x);
+            }
         }
         ParamPlan { words: w }
     }

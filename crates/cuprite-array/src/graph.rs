@@ -83,7 +83,9 @@ impl Node {
     }
 
     pub fn set_op(&self, op: Op) {
-        *self.op.lock().unwrap_or_else(|e| e.into_inner()) = op;
+        let old = std::mem::replace(&mut *self.op.lock().unwrap_or_else(|e| e.into_inner()), op);
+        // The old operation (perhaps the last reference to a subgraph) drops after the unlock.
+        drop(old);
     }
 
     /// The storage and layout, when the node is materialised.
@@ -180,6 +182,7 @@ pub(crate) struct Instr {
 }
 
 /// The linear, CSE'd form of one or more same-shaped output nodes.
+#[derive(Default)]
 pub(crate) struct Program {
     pub shape: Vec<usize>,
     pub inputs: Vec<Input>,
@@ -204,16 +207,28 @@ type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
 /// (small graphs, the common case, then linearise without allocating a hash table).
 const SMALL: usize = 24;
 
-struct Builder {
-    prog: Program,
+struct Builder<'a> {
+    prog: &'a mut Program,
     /// Visited nodes; mirrored into `memo_map` once past `SMALL`.
-    memo: Vec<(*const Node, usize)>,
+    memo: &'a mut Vec<(*const Node, usize)>,
     memo_map: FastMap<*const Node, usize>,
     /// Mirrors `prog.instrs` once past `SMALL`.
     cse: FastMap<Instr, usize>,
 }
 
-impl Builder {
+/// Empty program and memo vectors, kept per thread with their capacity (see
+/// [`Program::with_built`]).
+#[derive(Default)]
+struct Scratch {
+    prog: Program,
+    memo: Vec<(*const Node, usize)>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+impl Builder<'_> {
     fn seen(&self, n: *const Node) -> Option<usize> {
         if self.memo.len() <= SMALL {
             self.memo.iter().find(|(p, _)| *p == n).map(|&(_, k)| k)
@@ -260,16 +275,16 @@ impl Builder {
         k
     }
 
-    fn input(&mut self, s: Arc<Storage>, l: Layout, d: DType, g: Option<usize>) -> usize {
+    fn input(&mut self, s: &Arc<Storage>, l: &Layout, d: DType, g: Option<usize>) -> usize {
         if let Some(k) = self.prog.inputs.iter().position(|i| {
-            Arc::ptr_eq(&i.storage, &s) && i.dtype == d && i.gather_len == g && i.layout == l
+            Arc::ptr_eq(&i.storage, s) && i.dtype == d && i.gather_len == g && i.layout == *l
         }) {
             return k;
         }
         let k = self.prog.inputs.len();
         self.prog.inputs.push(Input {
-            storage: s,
-            layout: l,
+            storage: s.clone(),
+            layout: l.clone(),
             dtype: d,
             gather_len: g,
         });
@@ -289,30 +304,36 @@ impl Builder {
             return k;
         }
         let d = node.dtype;
-        let kind = match node.op() {
+        // Matched by reference under the node's lock (no clone of the operation, its operand
+        // `Arc`s or its layout). Children are locked while a parent's lock is held: always
+        // ancestor before descendant in an acyclic graph, so no two threads can wait on each
+        // other, and a node is never locked twice by one visit.
+        let op = node.op.lock().unwrap_or_else(|e| e.into_inner());
+        let kind = match &*op {
             Op::Leaf(s, l) => Kind::Load(self.input(s, l, d, None)),
-            Op::Const(c) => Kind::Const(self.constant(c)),
-            Op::Unary(o, a) => Kind::Unary(o, self.visit(&a)),
+            Op::Const(c) => Kind::Const(self.constant(*c)),
+            Op::Unary(o, a) => Kind::Unary(*o, self.visit(a)),
             Op::Binary(o, a, b) => {
-                let a = self.visit(&a);
-                let b = self.visit(&b);
-                Kind::Binary(o, a, b)
+                let a = self.visit(a);
+                let b = self.visit(b);
+                Kind::Binary(*o, a, b)
             }
             Op::Select(c, a, b) => {
-                let c = self.visit(&c);
-                let a = self.visit(&a);
-                let b = self.visit(&b);
+                let c = self.visit(c);
+                let a = self.visit(a);
+                let b = self.visit(b);
                 Kind::Select(c, a, b)
             }
-            Op::Cast(a) => Kind::Cast(self.visit(&a)),
+            Op::Cast(a) => Kind::Cast(self.visit(a)),
             Op::Gather(s, n, i) => {
-                let i = self.visit(&i);
-                let inp = self.input(s, Layout::contiguous(&[n]), d, Some(n));
+                let i = self.visit(i);
+                let inp = self.input(s, &Layout::contiguous(&[*n]), d, Some(*n));
                 Kind::Gather(inp, i)
             }
-            Op::Iota(ax) => Kind::Iota(ax),
-            Op::Rand(key, dist) => Kind::Rand(self.constant(Scalar::U64(key)), dist),
+            Op::Iota(ax) => Kind::Iota(*ax),
+            Op::Rand(key, dist) => Kind::Rand(self.constant(Scalar::U64(*key)), *dist),
         };
+        drop(op);
         let k = self.push(Instr { kind, dtype: d });
         self.remember(Arc::as_ptr(node), k);
         k
@@ -338,16 +359,45 @@ fn scalar_bits_eq(a: Scalar, b: Scalar) -> bool {
 impl Program {
     /// Linearises `outputs` (all of one shape), sharing common subexpressions.
     pub fn build(outputs: &[Arc<Node>]) -> Program {
-        let shape = outputs.first().map(|n| n.shape.clone()).unwrap_or_default();
+        let mut prog = Program::default();
+        Self::build_into(&mut prog, &mut Vec::new(), outputs);
+        prog
+    }
+
+    /// Runs `f` on the linearised program of `outputs`, built in this thread's reused vectors
+    /// (no allocation once warm). The program is emptied after `f`, even when `f` panics (no
+    /// input storage outlives the call). A nested call builds in fresh vectors.
+    pub fn with_built<R>(outputs: &[Arc<Node>], f: impl FnOnce(&Program) -> R) -> R {
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut scratch) => {
+                struct Clear<'a>(&'a mut Scratch);
+                impl Drop for Clear<'_> {
+                    fn drop(&mut self) {
+                        let p = &mut self.0.prog;
+                        p.shape.clear();
+                        p.inputs.clear();
+                        p.consts.clear();
+                        p.instrs.clear();
+                        p.outputs.clear();
+                        self.0.memo.clear();
+                    }
+                }
+                let s = Clear(&mut scratch);
+                Self::build_into(&mut s.0.prog, &mut s.0.memo, outputs);
+                f(&s.0.prog)
+            }
+            Err(_) => f(&Self::build(outputs)),
+        })
+    }
+
+    /// Builds into `prog` and `memo` (both empty).
+    fn build_into(prog: &mut Program, memo: &mut Vec<(*const Node, usize)>, outputs: &[Arc<Node>]) {
+        if let Some(n) = outputs.first() {
+            prog.shape.extend_from_slice(&n.shape);
+        }
         let mut b = Builder {
-            prog: Program {
-                shape,
-                inputs: vec![],
-                consts: vec![],
-                instrs: vec![],
-                outputs: vec![],
-            },
-            memo: Vec::new(),
+            prog,
+            memo,
             memo_map: FastMap::default(),
             cse: FastMap::default(),
         };
@@ -355,7 +405,6 @@ impl Program {
             let k = b.visit(o);
             b.prog.outputs.push(k);
         }
-        b.prog
     }
 
     /// Whether every offset the kernel computes fits 32-bit index math.

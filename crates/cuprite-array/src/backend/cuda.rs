@@ -237,16 +237,45 @@ thread_local! {
 
 /// The stream this thread's array work on device `ordinal` goes to.
 pub(crate) fn stream_for(ordinal: usize) -> Result<Arc<Stream>> {
-    let st = state(ordinal)?;
-    let own = STREAM.with(|s| s.borrow().clone());
-    if let Some(s) = own {
-        // Only a stream of the array context (the device's primary context): kernels and
-        // buffers of the array library live there.
-        if Arc::ptr_eq(s.context(), &st.ctx) {
-            return Ok(s);
+    Ok(stream_of(state(ordinal)?).into_arc())
+}
+
+/// A stream to launch on: the device's array stream (borrowed, no reference count touched)
+/// or this thread's own (see [`with_stream`]).
+enum StreamRef {
+    Array(&'static Arc<Stream>),
+    Own(Arc<Stream>),
+}
+
+impl StreamRef {
+    fn get(&self) -> &Arc<Stream> {
+        match self {
+            StreamRef::Array(s) => s,
+            StreamRef::Own(s) => s,
         }
     }
-    Ok(st.stream.clone())
+    fn into_arc(self) -> Arc<Stream> {
+        match self {
+            StreamRef::Array(s) => s.clone(),
+            StreamRef::Own(s) => s,
+        }
+    }
+}
+
+/// The stream this thread's array work on the device of `st` goes to.
+fn stream_of(st: &'static DeviceState) -> StreamRef {
+    let own = STREAM.with(|s| {
+        s.borrow()
+            .as_ref()
+            // Only a stream of the array context (the device's primary context): kernels and
+            // buffers of the array library live there.
+            .filter(|s| Arc::ptr_eq(s.context(), &st.ctx))
+            .cloned()
+    });
+    match own {
+        Some(s) => StreamRef::Own(s),
+        None => StreamRef::Array(&st.stream),
+    }
 }
 
 /// Runs `f` with this thread's array work (on the stream's device) going to `stream`.
@@ -297,8 +326,19 @@ pub fn clear_kernel_cache() {
 }
 
 fn alloc(ordinal: usize, stream: &Arc<Stream>, dtype: DType, len: usize) -> Result<DevBuf> {
+    alloc_on(state(ordinal)?, ordinal, stream, dtype, len)
+}
+
+/// [`alloc`] with the device's state at hand.
+fn alloc_on(
+    st: &DeviceState,
+    ordinal: usize,
+    stream: &Arc<Stream>,
+    dtype: DType,
+    len: usize,
+) -> Result<DevBuf> {
     let bytes = len * dtype.size();
-    let buf = match take_free(state(ordinal)?, bytes) {
+    let buf = match take_free(st, bytes) {
         Some(b) => b,
         // SAFETY: every buffer made here is fully written by a kernel or copy before any read.
         None => unsafe { stream.alloc::<u8>(bytes) }?,
@@ -849,9 +889,76 @@ fn aligned(ptr: u64, off: usize, size: usize) -> bool {
     (ptr + (off * size) as u64) % (VEC * size) as u64 == 0
 }
 
-/// Evaluates `p` into `outs` (contiguous, or one output through `out_layout`).
+/// Up to `N` values inline, more on the heap: the per-launch lists (inputs, pointers) without
+/// an allocation in the common case.
+pub(crate) struct Inline<T: Copy, const N: usize> {
+    inline: Option<[T; N]>,
+    heap: Vec<T>,
+    len: usize,
+}
+
+impl<T: Copy, const N: usize> Inline<T, N> {
+    pub(crate) fn new() -> Self {
+        Inline {
+            inline: None,
+            heap: Vec::new(),
+            len: 0,
+        }
+    }
+
+    pub(crate) fn push(&mut self, x: T) {
+        if self.len < N {
+            match self.inline.as_mut() {
+                Some(a) => a[self.len] = x,
+                None => self.inline = Some([x; N]),
+            }
+        } else {
+            if self.len == N {
+                self.heap
+                    .extend_from_slice(self.inline.as_ref().map_or(&[][..], |a| &a[..]));
+            }
+            self.heap.push(x);
+        }
+        self.len += 1;
+    }
+
+    pub(crate) fn extend_from_slice(&mut self, xs: &[T]) {
+        for &x in xs {
+            self.push(x);
+        }
+    }
+
+    pub(crate) fn as_slice(&self) -> &[T] {
+        if self.len > N {
+            &self.heap
+        } else {
+            self.inline.as_ref().map_or(&[][..], |a| &a[..self.len])
+        }
+    }
+}
+
+impl<T: Copy, const N: usize> FromIterator<T> for Inline<T, N> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let mut v = Inline::new();
+        for x in iter {
+            v.push(x);
+        }
+        v
+    }
+}
+
+impl<T: Copy, const N: usize> std::ops::Deref for Inline<T, N> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.as_slice()
+    }
+}
+
+/// Evaluates `p` into `outs` (contiguous, or one output through `out_layout`) on `stream`.
 fn run_elementwise(
+    st: &'static DeviceState,
     ordinal: usize,
+    stream: &Arc<Stream>,
     p: &Program,
     outs: &[&DevBuf],
     out_layout: Option<&Layout>,
@@ -860,17 +967,14 @@ fn run_elementwise(
     if n == 0 {
         return Ok(());
     }
-    let st = state(ordinal)?;
-    let stream = stream_for(ordinal)?;
-    let ins: Vec<&DevBuf> = p
-        .inputs
-        .iter()
-        .map(|i| dev_of(&i.storage, ordinal))
-        .collect::<Result<_>>()?;
-    let in_ptrs: Vec<u64> = ins.iter().map(|d| d.ptr()).collect();
+    let mut ins: Inline<&DevBuf, 16> = Inline::new();
+    for i in &p.inputs {
+        ins.push(dev_of(&i.storage, ordinal)?);
+    }
+    let in_ptrs: Inline<u64, 16> = ins.iter().map(|d| d.ptr()).collect();
     let strided_out = out_layout.is_some_and(|l| !l.is_contiguous(&p.shape));
     let out_off = out_layout.map(|l| l.offset).unwrap_or(0);
-    let out_ptrs: Vec<u64> = outs
+    let out_ptrs: Inline<u64, 8> = outs
         .iter()
         .map(|d| {
             if strided_out {
@@ -890,11 +994,11 @@ fn run_elementwise(
         && codegen::vectorisable(p)
         && p.inputs
             .iter()
-            .zip(&in_ptrs)
+            .zip(in_ptrs.iter())
             .all(|(i, &ptr)| aligned(ptr, i.layout.offset, i.dtype.size()))
         && outs
             .iter()
-            .zip(&out_ptrs)
+            .zip(out_ptrs.iter())
             .all(|(d, &ptr)| aligned(ptr, 0, d.dtype.size()));
     let v = Variant {
         idx32,
@@ -920,25 +1024,38 @@ fn run_elementwise(
     );
     let per_block = BLOCK as usize * if vector && !k.scalar { VEC } else { 1 };
     let grid = n.div_ceil(per_block) as u32;
-    launch(st, &stream, k.f, grid, &plan.words, &ins, outs)
+    launch(st, stream, k.f, grid, &plan.words, &ins, outs)
 }
 
 pub(crate) fn eval(ordinal: usize, p: &Program) -> Result<Vec<Arc<Storage>>> {
     let n = numel(&p.shape);
-    let stream = stream_for(ordinal)?;
+    let st = state(ordinal)?;
+    let stream = stream_of(st);
+    let stream = stream.get();
     let outs: Vec<DevBuf> = p
         .outputs
         .iter()
-        .map(|&o| alloc(ordinal, &stream, p.instrs[o].dtype, n))
+        .map(|&o| alloc_on(st, ordinal, stream, p.instrs[o].dtype, n))
         .collect::<Result<_>>()?;
     {
-        let refs: Vec<&DevBuf> = outs.iter().collect();
-        run_elementwise(ordinal, p, &refs, None)?;
+        let refs: Inline<&DevBuf, 8> = outs.iter().collect();
+        run_elementwise(st, ordinal, stream, p, &refs, None)?;
     }
     Ok(outs
         .into_iter()
         .map(|d| Arc::new(Storage::Cuda(d)))
         .collect())
+}
+
+/// [`eval`] of a program of one output.
+pub(crate) fn eval_one(ordinal: usize, p: &Program) -> Result<Arc<Storage>> {
+    let st = state(ordinal)?;
+    let stream = stream_of(st);
+    let stream = stream.get();
+    let dtype = p.instrs[p.outputs[0]].dtype;
+    let out = alloc_on(st, ordinal, stream, dtype, numel(&p.shape))?;
+    run_elementwise(st, ordinal, stream, p, &[&out], None)?;
+    Ok(Arc::new(Storage::Cuda(out)))
 }
 
 pub(crate) fn assemble(
@@ -947,10 +1064,12 @@ pub(crate) fn assemble(
     len: usize,
     pieces: &[(Program, Layout)],
 ) -> Result<Arc<Storage>> {
-    let stream = stream_for(ordinal)?;
-    let out = alloc(ordinal, &stream, dtype, len)?;
+    let st = state(ordinal)?;
+    let stream = stream_of(st);
+    let stream = stream.get();
+    let out = alloc_on(st, ordinal, stream, dtype, len)?;
     for (p, l) in pieces {
-        run_elementwise(ordinal, p, &[&out], Some(l))?;
+        run_elementwise(st, ordinal, stream, p, &[&out], Some(l))?;
     }
     Ok(Arc::new(Storage::Cuda(out)))
 }

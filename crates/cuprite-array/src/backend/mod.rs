@@ -85,6 +85,17 @@ pub(crate) fn eval_program(device: Device, prog: &Program) -> Result<Vec<Arc<Sto
     }
 }
 
+/// [`eval_program`] for a program of one output (no vector of results).
+pub(crate) fn eval_one(device: Device, prog: &Program) -> Result<Arc<Storage>> {
+    debug_assert_eq!(prog.outputs.len(), 1);
+    match device.backend {
+        Backend::Cpu => eval_program(device, prog)?
+            .pop()
+            .ok_or_else(|| crate::Error::InvalidArgument("a program without output".into())),
+        Backend::Cuda => cuda::eval_one(device.ordinal, prog),
+    }
+}
+
 /// Reduces the single output of `prog`, viewed as `outer x inner`, along `inner`.
 pub(crate) fn reduce(
     device: Device,

@@ -60,13 +60,13 @@ impl<T: Element> Array<T> {
     }
 
     fn bin_op<U: Element>(&self, rhs: impl Operand<T>, op: BinaryOp) -> Array<U> {
-        bin::<T, U>(&self.node, rhs.into_node(self.device()), op)
+        bin::<T, U>(&self.node, rhs.into_node_like(&self.node), op)
     }
 
     fn try_bin<U: Element>(&self, rhs: impl Operand<T>, op: BinaryOp) -> Result<Array<U>> {
         Ok(Array::from_node(binary_node(
             &self.node,
-            &rhs.into_node(self.device()),
+            &rhs.into_node_like(&self.node),
             op,
         )?))
     }
@@ -335,13 +335,13 @@ macro_rules! promoted_op {
         impl<T: Numeric> ops::$Tr<T> for Array<T> {
             type Output = Array<T>;
             fn $f(self, rhs: T) -> Array<T> {
-                bin::<T, _>(&self.node, rhs.into_node(self.device()), BinaryOp::$op)
+                bin::<T, _>(&self.node, rhs.into_node_like(&self.node), BinaryOp::$op)
             }
         }
         impl<T: Numeric> ops::$Tr<T> for &Array<T> {
             type Output = Array<T>;
             fn $f(self, rhs: T) -> Array<T> {
-                bin::<T, _>(&self.node, rhs.into_node(self.device()), BinaryOp::$op)
+                bin::<T, _>(&self.node, rhs.into_node_like(&self.node), BinaryOp::$op)
             }
         }
     };
@@ -363,14 +363,14 @@ macro_rules! scalar_left {
         impl ops::$Tr<Array<$t>> for $t {
             type Output = Array<$t>;
             fn $f(self, rhs: Array<$t>) -> Array<$t> {
-                let c = self.into_node(rhs.device());
+                let c = self.into_node_like(&rhs.node);
                 bin::<$t, _>(&c, rhs.node, BinaryOp::$op)
             }
         }
         impl ops::$Tr<&Array<$t>> for $t {
             type Output = Array<$t>;
             fn $f(self, rhs: &Array<$t>) -> Array<$t> {
-                let c = self.into_node(rhs.device());
+                let c = self.into_node_like(&rhs.node);
                 bin::<$t, _>(&c, rhs.node.clone(), BinaryOp::$op)
             }
         }
@@ -404,13 +404,13 @@ macro_rules! same_type_op {
         impl<T: $bound> ops::$Tr<T> for Array<T> {
             type Output = Array<T>;
             fn $f(self, rhs: T) -> Array<T> {
-                bin::<T, _>(&self.node, rhs.into_node(self.device()), $op(T::DTYPE))
+                bin::<T, _>(&self.node, rhs.into_node_like(&self.node), $op(T::DTYPE))
             }
         }
         impl<T: $bound> ops::$Tr<T> for &Array<T> {
             type Output = Array<T>;
             fn $f(self, rhs: T) -> Array<T> {
-                bin::<T, _>(&self.node, rhs.into_node(self.device()), $op(T::DTYPE))
+                bin::<T, _>(&self.node, rhs.into_node_like(&self.node), $op(T::DTYPE))
             }
         }
     };
