@@ -557,8 +557,8 @@ fn params(p: &Program, v: Variant, n_out_ptrs: usize, out_dtypes: &[DType]) -> S
 
 /// The launch parameter words for `params`: pointers and offsets are supplied by the caller.
 pub(crate) struct ParamPlan {
-    /// Inline up to 48 words (no allocation for common kernels).
-    pub words: crate::backend::cuda::Inline<u64, 48>,
+    /// Inline up to 24 words (no allocation for common kernels).
+    pub words: crate::backend::cuda::Inline<u64, 24>,
 }
 
 impl ParamPlan {

@@ -19,7 +19,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Device memory of one array buffer.
@@ -117,7 +117,7 @@ pub(crate) struct DeviceState {
     pub stream: Arc<Stream>,
     pub arch: u32,
     pub sms: u32,
-    kernels: Mutex<HashMap<u64, Kernel, BuildHasherDefault<crate::graph::FastHasher>>>,
+    kernels: KernelMap,
     free: Mutex<FreeList>,
 }
 
@@ -197,6 +197,172 @@ struct Kernel {
 // SAFETY: a CUfunction is a driver handle usable from any thread; its module is never unloaded.
 unsafe impl Send for Kernel {}
 
+/// The in-memory kernel cache of one device. Every change (a build inserted, a quick build
+/// replaced by its optimised one, a clear) bumps [`KERNEL_GEN`], which invalidates the
+/// per-thread caches in front of it ([`cached_kernel`]).
+#[derive(Default)]
+struct KernelMap(Mutex<HashMap<u64, Kernel, BuildHasherDefault<crate::graph::FastHasher>>>);
+
+/// Bumped after every change of any device's [`KernelMap`] (under its lock).
+static KERNEL_GEN: AtomicU64 = AtomicU64::new(0);
+
+impl KernelMap {
+    /// The map, locked (as `Mutex::lock`). A mutable use of the guard bumps [`KERNEL_GEN`]
+    /// when it drops.
+    fn lock(&self) -> std::sync::LockResult<KernelGuard<'_>> {
+        match self.0.lock() {
+            Ok(g) => Ok(KernelGuard { g, changed: false }),
+            Err(e) => Err(std::sync::PoisonError::new(KernelGuard {
+                g: e.into_inner(),
+                changed: false,
+            })),
+        }
+    }
+}
+
+struct KernelGuard<'a> {
+    g: std::sync::MutexGuard<
+        'a,
+        HashMap<u64, Kernel, BuildHasherDefault<crate::graph::FastHasher>>,
+    >,
+    changed: bool,
+}
+
+impl std::ops::Deref for KernelGuard<'_> {
+    type Target = HashMap<u64, Kernel, BuildHasherDefault<crate::graph::FastHasher>>;
+    fn deref(&self) -> &Self::Target {
+        &self.g
+    }
+}
+
+impl std::ops::DerefMut for KernelGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.changed = true;
+        &mut self.g
+    }
+}
+
+impl Drop for KernelGuard<'_> {
+    fn drop(&mut self) {
+        if self.changed {
+            // Still under the map's lock (the fields drop after this): a thread that sees the
+            // new generation then reads the changed map.
+            KERNEL_GEN.fetch_add(1, Ordering::Release);
+        }
+    }
+}
+
+/// This thread's recently used kernels, matched on the exact structure of the program (what
+/// [`Program::structure_hash`] hashes): a warm launch finds its kernel without hashing the
+/// program or locking the device's map. Emptied whenever [`KERNEL_GEN`] moves.
+struct LocalKernels {
+    generation: u64,
+    entries: Vec<LocalKernel>,
+}
+
+struct LocalKernel {
+    st: *const DeviceState,
+    salt: u64,
+    ndim: usize,
+    inputs: Vec<u16>,
+    consts: Vec<std::mem::Discriminant<crate::dtype::Scalar>>,
+    instrs: Vec<crate::graph::Instr>,
+    outputs: Vec<usize>,
+    kernel: Kernel,
+}
+
+/// Kernels kept per thread.
+const LOCAL_KERNELS: usize = 8;
+
+thread_local! {
+    static LOCAL: RefCell<LocalKernels> = const {
+        RefCell::new(LocalKernels {
+            generation: 0,
+            entries: Vec::new(),
+        })
+    };
+}
+
+/// What the kernel key knows of an input (see [`Program::structure_hash`]).
+fn input_sig(p: &Program, i: &crate::graph::Input) -> u16 {
+    (i.dtype.code() as u16) << 2
+        | (i.gather_len.is_some() as u16) << 1
+        | (i.gather_len.is_none() && i.layout.is_contiguous(&p.shape)) as u16
+}
+
+impl LocalKernel {
+    fn matches(&self, st: *const DeviceState, salt: u64, p: &Program) -> bool {
+        self.st == st
+            && self.salt == salt
+            && self.ndim == p.shape.len()
+            && self.instrs == p.instrs
+            && self.outputs == p.outputs
+            && self.inputs.len() == p.inputs.len()
+            && self.consts.len() == p.consts.len()
+            && self
+                .inputs
+                .iter()
+                .zip(&p.inputs)
+                .all(|(s, i)| *s == input_sig(p, i))
+            && self
+                .consts
+                .iter()
+                .zip(&p.consts)
+                .all(|(d, c)| *d == std::mem::discriminant(c))
+    }
+}
+
+/// The kernel of `p` with key salt `salt` on the device of `st`: from this thread's cache, else
+/// from `lookup` given the key (the device's map, or a build on a miss).
+fn cached_kernel(
+    st: &'static DeviceState,
+    p: &Program,
+    salt: u64,
+    lookup: impl FnOnce(u64) -> Result<Kernel>,
+) -> Result<Kernel> {
+    let stp: *const DeviceState = st;
+    let generation = KERNEL_GEN.load(Ordering::Acquire);
+    let hit = LOCAL.with(|l| {
+        let mut l = l.try_borrow_mut().ok()?;
+        if l.generation != generation {
+            l.entries.clear();
+            l.generation = generation;
+        }
+        l.entries
+            .iter()
+            .find(|e| e.matches(stp, salt, p))
+            .map(|e| e.kernel)
+    });
+    if let Some(k) = hit {
+        return Ok(k);
+    }
+    let k = lookup(p.structure_hash(salt))?;
+    LOCAL.with(|l| {
+        let Ok(mut l) = l.try_borrow_mut() else {
+            return;
+        };
+        // Kept only when nothing changed since `generation` was read before the lookup (else the
+        // next call looks the map up again).
+        if l.generation != generation {
+            return;
+        }
+        if l.entries.len() >= LOCAL_KERNELS {
+            l.entries.remove(0);
+        }
+        l.entries.push(LocalKernel {
+            st: stp,
+            salt,
+            ndim: p.shape.len(),
+            inputs: p.inputs.iter().map(|i| input_sig(p, i)).collect(),
+            consts: p.consts.iter().map(std::mem::discriminant).collect(),
+            instrs: p.instrs.clone(),
+            outputs: p.outputs.clone(),
+            kernel: k,
+        });
+    });
+    Ok(k)
+}
+
 static STATES: Mutex<Vec<Option<&'static DeviceState>>> = Mutex::new(Vec::new());
 
 /// The state of CUDA device `ordinal` (context, default array stream), created on first use.
@@ -221,7 +387,7 @@ pub(crate) fn state(ordinal: usize) -> Result<&'static DeviceState> {
         stream,
         arch: maj * 10 + min,
         sms,
-        kernels: Mutex::new(HashMap::default()),
+        kernels: KernelMap::default(),
         free: Mutex::new(FreeList::default()),
     }));
     v[ordinal] = Some(s);
@@ -860,9 +1026,9 @@ fn launch(
     Ok(())
 }
 
-fn key_of(p: &Program, v: Variant, kind: u64) -> u64 {
-    let salt = (v.idx32 as u64) | (v.vector as u64) << 1 | (v.strided_out as u64) << 2 | kind << 8;
-    p.structure_hash(salt)
+/// The salt of a kernel key ([`Program::structure_hash`]): variant and kind of kernel.
+fn salt_of(v: Variant, kind: u64) -> u64 {
+    (v.idx32 as u64) | (v.vector as u64) << 1 | (v.strided_out as u64) << 2 | kind << 8
 }
 
 static VECTOR: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(2);
@@ -1005,16 +1171,18 @@ fn run_elementwise(
         vector,
         strided_out,
     };
-    let k = kernel(
-        st,
-        key_of(p, v, 1),
-        || codegen::elementwise(p, v),
-        // The quick build of a vectorised kernel: its one-element-per-thread form.
-        || {
-            v.vector
-                .then(|| codegen::elementwise(p, Variant { vector: false, ..v }))
-        },
-    )?;
+    let k = cached_kernel(st, p, salt_of(v, 1), |key| {
+        kernel(
+            st,
+            key,
+            || codegen::elementwise(p, v),
+            // The quick build of a vectorised kernel: its one-element-per-thread form.
+            || {
+                v.vector
+                    .then(|| codegen::elementwise(p, Variant { vector: false, ..v }))
+            },
+        )
+    })?;
     let plan = ParamPlan::new(
         p,
         v,
@@ -1125,12 +1293,9 @@ pub(crate) fn reduce(
     let mut h = Fnv(0);
     h.write_u8(pass_d.code());
     let kind = 2 | (op as u64) << 4 | h.finish() << 12;
-    let k = kernel(
-        st,
-        key_of(p, v, kind),
-        || codegen::reduction(p, op, pass_d, v),
-        || None,
-    )?;
+    let k = cached_kernel(st, p, salt_of(v, kind), |key| {
+        kernel(st, key, || codegen::reduction(p, op, pass_d, v), || None)
+    })?;
     let chunks = if guess > 1 {
         // The kernel's own occupancy (its register count decides how many blocks fit).
         let resident = st.sms as usize * k.blocks_per_sm.max(1) as usize;
