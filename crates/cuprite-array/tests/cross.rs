@@ -191,6 +191,51 @@ fn kernel_cache_hits() -> TestResult {
     })
 }
 
+/// The per-thread kernel cache tells apart programs of the same instructions whose kernels
+/// differ (a contiguous and a transposed input; f32 and f64), and serves a warm expression
+/// over new data and constants with the right values.
+fn local_kernel_cache_matches_exactly() -> TestResult {
+    with_device(gpu(), || {
+        let mut rng = Rng::fresh();
+        let (r, c) = (24, 40);
+        for round in 0..3 {
+            let x = rng.vec_f32(r * c, -2.0, 2.0);
+            let k = rng.f32_in(0.5, 1.5);
+            let a = Array::from_slice(&x, &[r, c])?;
+            let y = (&a * k + 1.0).to_vec()?;
+            for (i, v) in y.iter().enumerate() {
+                assert!(
+                    (v - (x[i] * k + 1.0)).abs() < 1e-5,
+                    "round {round} [{i}]: {v}"
+                );
+            }
+            // Same instructions, a strided input: another kernel.
+            let yt = (&a.t() * k + 1.0).to_vec()?;
+            for i in 0..c {
+                for j in 0..r {
+                    let want = x[j * c + i] * k + 1.0;
+                    let got = yt[i * r + j];
+                    assert!(
+                        (got - want).abs() < 1e-5,
+                        "round {round} t[{i},{j}]: {got} vs {want}"
+                    );
+                }
+            }
+            // Same structure in f64: another kernel.
+            let x64: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+            let b = Array::from_slice(&x64, &[r, c])?;
+            let z = (&b * k as f64 + 1.0).to_vec()?;
+            for (i, v) in z.iter().enumerate() {
+                assert!(
+                    (v - (x64[i] * k as f64 + 1.0)).abs() < 1e-9,
+                    "round {round} f64 [{i}]"
+                );
+            }
+        }
+        Ok(())
+    })
+}
+
 /// Reductions of many short rows (the vectorised path with several rows) against the CPU.
 fn row_reductions_match_cpu() -> TestResult {
     let mut rng = Rng::fresh();
@@ -374,6 +419,10 @@ pub fn tests() -> Vec<Test> {
         Test::gpu("cross::two_threads_two_streams", two_threads_two_streams),
         Test::gpu("cross::memory_stats_and_lock", memory_stats_and_lock),
         Test::gpu("cross::kernel_cache_hits", kernel_cache_hits),
+        Test::gpu(
+            "cross::local_kernel_cache_matches_exactly",
+            local_kernel_cache_matches_exactly,
+        ),
         Test::gpu(
             "cross::mixing_devices_is_an_error",
             mixing_devices_is_an_error,
