@@ -402,6 +402,11 @@ pub(crate) fn check_devices(nodes: &[&Arc<Node>]) -> Result<()> {
     Ok(())
 }
 
+/// [`cast_node`] of an owned node: no reference count touched when it already has `to`.
+pub(crate) fn cast_owned(n: Arc<Node>, to: DType) -> Arc<Node> {
+    if n.dtype == to { n } else { cast_node(&n, to) }
+}
+
 /// Casts a node (constants fold).
 pub(crate) fn cast_node(n: &Arc<Node>, to: DType) -> Arc<Node> {
     if n.dtype == to {

@@ -3,7 +3,7 @@
 //! Operators panic on a shape mismatch with a message naming both shapes (as ndarray does);
 //! the `try_*` methods return the same condition as an `Err`.
 
-use crate::array::{Array, Operand, cast_node, check_devices, expand, finish};
+use crate::array::{Array, Operand, cast_owned, check_devices, expand, finish};
 use crate::dtype::{
     Bits, ComplexElement, DType, Element, Float, Integer, Numeric, Ordered, Promote, Signed,
     Transcendental, bf16, c32, c64, f16,
@@ -29,7 +29,12 @@ pub(crate) fn unary_node(a: &Arc<Node>, op: UnaryOp) -> Arc<Node> {
 
 /// Builds `op(a, b)` with broadcasting and promotion.
 pub(crate) fn binary_node(a: &Arc<Node>, b: &Arc<Node>, op: BinaryOp) -> Result<Arc<Node>> {
-    check_devices(&[a, b])?;
+    binary_node_owned(a, b.clone(), op)
+}
+
+/// [`binary_node`] taking `b` (no reference count touched when it needs no broadcast or cast).
+fn binary_node_owned(a: &Arc<Node>, b: Arc<Node>, op: BinaryOp) -> Result<Arc<Node>> {
+    check_devices(&[a, &b])?;
     let shape = broadcast_shapes(&a.shape, &b.shape).map_err(|_| {
         Error::Shape(format!(
             "operands of shapes {:?} and {:?} cannot be broadcast together ({op:?})",
@@ -40,15 +45,22 @@ pub(crate) fn binary_node(a: &Arc<Node>, b: &Arc<Node>, op: BinaryOp) -> Result<
     let out = op
         .result(d)
         .ok_or_else(|| Error::InvalidArgument(format!("{op:?} is not defined for {d}")))?;
-    let a = cast_node(&expand(a, &shape), d);
-    let b = cast_node(&expand(b, &shape), d);
+    let a = cast_owned(expand(a, &shape), d);
+    let b = cast_owned(
+        if b.shape == shape {
+            b
+        } else {
+            expand(&b, &shape)
+        },
+        d,
+    );
     let dev = a.device;
     Ok(finish(Node::new(Op::Binary(op, a, b), out, shape, dev)))
 }
 
 fn bin<T: Element, U: Element>(a: &Arc<Node>, b: Arc<Node>, op: BinaryOp) -> Array<U> {
     let _ = std::marker::PhantomData::<T>;
-    match binary_node(a, &b, op) {
+    match binary_node_owned(a, b, op) {
         Ok(n) => Array::from_node(n),
         Err(e) => panic!("{e}"),
     }
