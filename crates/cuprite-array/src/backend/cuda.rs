@@ -258,6 +258,8 @@ impl Drop for KernelGuard<'_> {
 struct LocalKernels {
     generation: u64,
     entries: Vec<LocalKernel>,
+    /// The entry replaced next once full.
+    next: usize,
 }
 
 struct LocalKernel {
@@ -272,13 +274,14 @@ struct LocalKernel {
 }
 
 /// Kernels kept per thread.
-const LOCAL_KERNELS: usize = 8;
+const LOCAL_KERNELS: usize = 16;
 
 thread_local! {
     static LOCAL: RefCell<LocalKernels> = const {
         RefCell::new(LocalKernels {
             generation: 0,
             entries: Vec::new(),
+            next: 0,
         })
     };
 }
@@ -325,7 +328,11 @@ fn cached_kernel(
     let hit = LOCAL.with(|l| {
         let mut l = l.try_borrow_mut().ok()?;
         if l.generation != generation {
-            l.entries.clear();
+            // Emptied, keeping the entries' vectors: no entry matches a null device.
+            for e in l.entries.iter_mut() {
+                e.st = std::ptr::null();
+            }
+            l.next = 0;
             l.generation = generation;
         }
         l.entries
@@ -346,19 +353,35 @@ fn cached_kernel(
         if l.generation != generation {
             return;
         }
-        if l.entries.len() >= LOCAL_KERNELS {
-            l.entries.remove(0);
+        if l.entries.len() < LOCAL_KERNELS {
+            l.entries.push(LocalKernel {
+                st: stp,
+                salt,
+                ndim: p.shape.len(),
+                inputs: p.inputs.iter().map(|i| input_sig(p, i)).collect(),
+                consts: p.consts.iter().map(std::mem::discriminant).collect(),
+                instrs: p.instrs.clone(),
+                outputs: p.outputs.clone(),
+                kernel: k,
+            });
+            return;
         }
-        l.entries.push(LocalKernel {
-            st: stp,
-            salt,
-            ndim: p.shape.len(),
-            inputs: p.inputs.iter().map(|i| input_sig(p, i)).collect(),
-            consts: p.consts.iter().map(std::mem::discriminant).collect(),
-            instrs: p.instrs.clone(),
-            outputs: p.outputs.clone(),
-            kernel: k,
-        });
+        // Full: the entries are replaced in turn, reusing their vectors.
+        let at = l.next % LOCAL_KERNELS;
+        l.next = at + 1;
+        let e = &mut l.entries[at];
+        e.st = stp;
+        e.salt = salt;
+        e.ndim = p.shape.len();
+        e.inputs.clear();
+        e.inputs.extend(p.inputs.iter().map(|i| input_sig(p, i)));
+        e.consts.clear();
+        e.consts.extend(p.consts.iter().map(std::mem::discriminant));
+        e.instrs.clear();
+        e.instrs.extend_from_slice(&p.instrs);
+        e.outputs.clear();
+        e.outputs.extend_from_slice(&p.outputs);
+        e.kernel = k;
     });
     Ok(k)
 }
