@@ -27,21 +27,23 @@ pub struct MemStats {
 
 pub(crate) const MAX_DEVICES: usize = 16;
 
+/// Cumulative counts: what is in use is what was allocated less what was freed, so that an
+/// allocation and a free each update two counters.
 pub(crate) struct Counters {
-    pub in_use: AtomicUsize,
-    pub buffers: AtomicUsize,
     pub total: AtomicUsize,
     pub total_buffers: AtomicUsize,
+    pub freed: AtomicUsize,
+    pub freed_buffers: AtomicUsize,
     pub locked: AtomicUsize,
     pub locked_buffers: AtomicUsize,
 }
 
 #[allow(clippy::declare_interior_mutable_const)]
 const ZERO: Counters = Counters {
-    in_use: AtomicUsize::new(0),
-    buffers: AtomicUsize::new(0),
     total: AtomicUsize::new(0),
     total_buffers: AtomicUsize::new(0),
+    freed: AtomicUsize::new(0),
+    freed_buffers: AtomicUsize::new(0),
     locked: AtomicUsize::new(0),
     locked_buffers: AtomicUsize::new(0),
 };
@@ -58,16 +60,15 @@ pub(crate) fn counters(d: Device) -> &'static Counters {
 
 pub(crate) fn on_alloc(d: Device, bytes: usize) {
     let c = counters(d);
-    c.in_use.fetch_add(bytes, Ordering::Relaxed);
-    c.buffers.fetch_add(1, Ordering::Relaxed);
     c.total.fetch_add(bytes, Ordering::Relaxed);
     c.total_buffers.fetch_add(1, Ordering::Relaxed);
 }
 
 pub(crate) fn on_free(d: Device, bytes: usize) {
     let c = counters(d);
-    c.in_use.fetch_sub(bytes, Ordering::Relaxed);
-    c.buffers.fetch_sub(1, Ordering::Relaxed);
+    // Release: a reader that sees this free (Acquire) also sees its allocation counted.
+    c.freed.fetch_add(bytes, Ordering::Release);
+    c.freed_buffers.fetch_add(1, Ordering::Release);
 }
 
 pub(crate) fn on_lock(d: Device, bytes: usize) {
@@ -90,11 +91,17 @@ pub(crate) fn on_unlock(d: Device, bytes: usize) {
 /// ```
 pub fn mem_stats(device: Device) -> MemStats {
     let c = counters(device);
+    // Frees first: every free seen has its allocation seen by the later loads (so in-use
+    // counts never go below zero; a free racing with the read can only make them high).
+    let freed_buffers = c.freed_buffers.load(Ordering::Acquire);
+    let freed = c.freed.load(Ordering::Acquire);
+    let total = c.total.load(Ordering::Relaxed);
+    let total_buffers = c.total_buffers.load(Ordering::Relaxed);
     MemStats {
-        bytes_in_use: c.in_use.load(Ordering::Relaxed),
-        buffers_in_use: c.buffers.load(Ordering::Relaxed),
-        bytes_allocated_total: c.total.load(Ordering::Relaxed),
-        buffers_allocated_total: c.total_buffers.load(Ordering::Relaxed),
+        bytes_in_use: total.wrapping_sub(freed),
+        buffers_in_use: total_buffers.wrapping_sub(freed_buffers),
+        bytes_allocated_total: total,
+        buffers_allocated_total: total_buffers,
         bytes_locked: c.locked.load(Ordering::Relaxed),
         buffers_locked: c.locked_buffers.load(Ordering::Relaxed),
     }
