@@ -979,38 +979,18 @@ fn launch(
     writes: &[&DevBuf],
 ) -> Result<()> {
     // The accesses, inline for up to 16 buffers (no allocation on the hot path).
-    let tagged = reads
-        .iter()
-        .map(|d| (d, false))
-        .chain(writes.iter().map(|d| (d, true)));
-    let first = reads.iter().chain(writes).find_map(|d| d.buf.as_ref());
-    let mut inline_acc = first.map(|b| [Access::read(b); 16]);
-    let mut heap_acc: Vec<Access<'_>> = Vec::new();
-    let mut count = 0;
-    if let Some(inline) = inline_acc.as_mut() {
-        for (d, write) in tagged {
-            let Some(b) = d.buf.as_ref() else { continue };
-            let a = if write {
-                Access::write(b)
-            } else {
-                Access::read(b)
-            };
-            if count < inline.len() {
-                inline[count] = a;
-            } else {
-                if heap_acc.is_empty() {
-                    heap_acc.extend_from_slice(&inline[..]);
-                }
-                heap_acc.push(a);
-            }
-            count += 1;
+    let mut acc: Inline<Access<'_>, 16> = Inline::new();
+    for d in reads {
+        if let Some(b) = d.buf.as_ref() {
+            acc.push(Access::read(b));
         }
     }
-    let acc: &[Access<'_>] = match &inline_acc {
-        Some(inline) if count <= inline.len() => &inline[..count],
-        Some(_) => &heap_acc,
-        None => &[],
-    };
+    for d in writes {
+        if let Some(b) = d.buf.as_ref() {
+            acc.push(Access::write(b));
+        }
+    }
+    let acc: &[Access<'_>] = &acc;
     stream.begin_access(acc)?;
     st.ctx.bind_to_thread()?;
     let mut inline = [std::ptr::null_mut::<c_void>(); 32];
