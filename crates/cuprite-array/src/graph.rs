@@ -48,7 +48,10 @@ pub(crate) struct Node {
     pub shape: Vec<usize>,
     pub device: Device,
     pub weight: usize,
+    /// Written only through [`Node::set_op`] (which keeps `leaf` in step).
     pub op: Mutex<Op>,
+    /// Whether `op` is a [`Op::Leaf`]: read without the lock.
+    leaf: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Node {
@@ -74,6 +77,7 @@ impl Node {
             shape,
             device,
             weight: weight.min(1 << 20),
+            leaf: std::sync::atomic::AtomicBool::new(matches!(op, Op::Leaf(..))),
             op: Mutex::new(op),
         })
     }
@@ -83,7 +87,14 @@ impl Node {
     }
 
     pub fn set_op(&self, op: Op) {
-        let old = std::mem::replace(&mut *self.op.lock().unwrap_or_else(|e| e.into_inner()), op);
+        let mut g = self.op.lock().unwrap_or_else(|e| e.into_inner());
+        // Under the lock: the flag changes with the operation it describes.
+        self.leaf.store(
+            matches!(op, Op::Leaf(..)),
+            std::sync::atomic::Ordering::Release,
+        );
+        let old = std::mem::replace(&mut *g, op);
+        drop(g);
         // The old operation (perhaps the last reference to a subgraph) drops after the unlock.
         drop(old);
     }
@@ -91,10 +102,7 @@ impl Node {
     /// The storage and layout, when the node is materialised.
     /// Whether this node is materialised (no clone of its storage or layout).
     pub fn is_leaf(&self) -> bool {
-        matches!(
-            &*self.op.lock().unwrap_or_else(|e| e.into_inner()),
-            Op::Leaf(..)
-        )
+        self.leaf.load(std::sync::atomic::Ordering::Acquire)
     }
 
     pub fn leaf(&self) -> Option<(Arc<Storage>, Layout)> {
