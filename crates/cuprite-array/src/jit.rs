@@ -273,8 +273,17 @@ pub fn quick_compile_options(arch: u32) -> cuprite::nvrtc::CompileOptions {
 /// CUBIN of a kernel's quick first build ([`quick_compile_options`]), run only until the
 /// optimised build replaces it; never cached.
 pub(crate) fn cubin_quick(src: &str, arch: u32) -> Result<Vec<u8>> {
-    trace(src, &format!("compiling for sm_{arch} (quick first build)"));
-    let compiled = cuprite::nvrtc::compile(src, &quick_compile_options(arch))?;
+    compile_cubin(
+        src,
+        &quick_compile_options(arch),
+        &format!("compiling for sm_{arch} (quick first build)"),
+    )
+}
+
+/// CUBIN of `src` compiled by NVRTC with `opts` (traced as `what`, counted as a compilation).
+fn compile_cubin(src: &str, opts: &cuprite::nvrtc::CompileOptions, what: &str) -> Result<Vec<u8>> {
+    trace(src, what);
+    let compiled = cuprite::nvrtc::compile(src, opts)?;
     crate::stats::COMPILES.fetch_add(1, Ordering::Relaxed);
     crate::stats::note_thread_build();
     Ok(compiled
@@ -304,14 +313,11 @@ pub fn cubin(src: &str, arch: u32) -> Result<Vec<u8>> {
     if let Some(b) = cached(path.as_deref()) {
         return Ok(b);
     }
-    trace(src, &format!("compiling for sm_{arch}"));
-    let compiled = cuprite::nvrtc::compile(src, &compile_options(arch, true))?;
-    crate::stats::COMPILES.fetch_add(1, Ordering::Relaxed);
-    crate::stats::note_thread_build();
-    let bin = compiled
-        .cubin()
-        .ok_or_else(|| crate::Error::InvalidArgument("NVRTC returned no CUBIN".into()))?
-        .to_vec();
+    let bin = compile_cubin(
+        src,
+        &compile_options(arch, true),
+        &format!("compiling for sm_{arch}"),
+    )?;
     store(path.as_deref(), &bin);
     Ok(bin)
 }
@@ -487,17 +493,11 @@ pub fn glue_source(src: &str) -> Option<(String, MathUse)> {
 
 /// Relocatable CUBIN of a quick build's glue ([`glue_compile_options`]); never cached.
 pub(crate) fn cubin_glue(glue: &str, arch: u32) -> Result<Vec<u8>> {
-    trace(
+    compile_cubin(
         glue,
+        &glue_compile_options(arch),
         &format!("compiling for sm_{arch} (quick first build, math linked)"),
-    );
-    let compiled = cuprite::nvrtc::compile(glue, &glue_compile_options(arch))?;
-    crate::stats::COMPILES.fetch_add(1, Ordering::Relaxed);
-    crate::stats::note_thread_build();
-    Ok(compiled
-        .cubin()
-        .ok_or_else(|| crate::Error::InvalidArgument("NVRTC returned no CUBIN".into()))?
-        .to_vec())
+    )
 }
 
 /// Counts a quick build that was linked with the math library and loaded.

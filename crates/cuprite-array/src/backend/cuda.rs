@@ -606,6 +606,26 @@ impl LinkState {
         Ok(LinkState(state))
     }
 
+    /// Adds one input image of `kind` (`ptx` NUL-terminated), named `name` in messages.
+    fn add(&self, kind: sys::CUjitInputType, data: &[u8], name: &std::ffi::CStr) -> Result<()> {
+        // SAFETY: `self.0` is a live link state; `data` is a complete image of `data.len()`
+        // bytes (PTX NUL-terminated) that outlives the call (the driver copies it); `name` is
+        // NUL-terminated; no per-input options.
+        let r = unsafe {
+            sys::cuLinkAddData_v2(
+                self.0,
+                kind,
+                data.as_ptr() as *mut c_void,
+                data.len(),
+                name.as_ptr(),
+                0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
+        };
+        Ok(cuprite::error::check(r, "cuLinkAddData")?)
+    }
+
     /// Completes the link: a copy of the executable CUBIN.
     fn complete(self) -> Result<Vec<u8>> {
         let mut out: *mut c_void = std::ptr::null_mut();
@@ -636,22 +656,11 @@ impl Drop for LinkState {
 /// linker so that the result can be cached on disk), for the current context's device.
 fn link_ptx(ptx: &[u8]) -> Result<Vec<u8>> {
     let link = LinkState::new()?;
-    // SAFETY: `link.0` is a live link state; `ptx` is NUL-terminated PTX of `ptx.len()` bytes
-    // that outlives the call (the driver copies it); the name is a NUL-terminated literal; no
-    // per-input options.
-    let r = unsafe {
-        sys::cuLinkAddData_v2(
-            link.0,
-            sys::CUjitInputType::CU_JIT_INPUT_PTX,
-            ptx.as_ptr() as *mut c_void,
-            ptx.len(),
-            c"cuprite_array_kernel.ptx".as_ptr(),
-            0,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-        )
-    };
-    cuprite::error::check(r, "cuLinkAddData")?;
+    link.add(
+        sys::CUjitInputType::CU_JIT_INPUT_PTX,
+        ptx,
+        c"cuprite_array_kernel.ptx",
+    )?;
     link.complete()
 }
 
@@ -660,22 +669,11 @@ fn link_ptx(ptx: &[u8]) -> Result<Vec<u8>> {
 fn link_cubins(parts: &[&[u8]]) -> Result<Vec<u8>> {
     let link = LinkState::new()?;
     for p in parts {
-        // SAFETY: `link.0` is a live link state; `p` is a complete CUBIN of `p.len()` bytes
-        // that outlives the call (the driver copies it); the name is a NUL-terminated literal;
-        // no per-input options.
-        let r = unsafe {
-            sys::cuLinkAddData_v2(
-                link.0,
-                sys::CUjitInputType::CU_JIT_INPUT_CUBIN,
-                p.as_ptr() as *mut c_void,
-                p.len(),
-                c"cuprite_array_part.cubin".as_ptr(),
-                0,
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-            )
-        };
-        cuprite::error::check(r, "cuLinkAddData")?;
+        link.add(
+            sys::CUjitInputType::CU_JIT_INPUT_CUBIN,
+            p,
+            c"cuprite_array_part.cubin",
+        )?;
     }
     link.complete()
 }
