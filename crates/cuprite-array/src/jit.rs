@@ -27,7 +27,7 @@
 //! same CUDA math functions, so the tiers agree up to where the optimiser fuses a multiply and
 //! an add into one rounding (tested to a relative 1e-4 for `f32`, 1e-11 for `f64`; the chains
 //! measured agreed bit for bit). At exit the process waits for a library build in progress
-//! (once per machine and NVRTC version: about a second on an H100 host).
+//! (once per machine and NVRTC version; `cuprite bench array/jit_first_use` times it).
 //!
 //! Environment: `CUPRITE_ARRAY_TIERED=0` (build the optimised
 //! kernel on the spot, as PTX finished by the driver's JIT), `CUPRITE_ARRAY_FAST_COMPILE=0|min|mid|max` (the optimised build's

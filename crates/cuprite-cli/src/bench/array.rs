@@ -150,17 +150,100 @@ fn sum(ctx: &mut BenchCtx) -> BenchResult {
     })
 }
 
+/// A kernel with the parameters of the array library's `a + 1` kernel (input, offset,
+/// output, length, extent, constant), for the raw-launch companion of `small_op_host`.
+const RAW_KERNEL: &str = r#"
+extern "C" __global__ void add_const(const float* a, long long o, float* b,
+                                     unsigned long long n, unsigned long long s,
+                                     unsigned long long k) {
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < (long long)n) b[i] = a[o + i] + __uint_as_float((unsigned)k);
+}
+"#;
+
 fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
+    use cuprite_sys::driver as sys;
+    use std::ffi::c_void;
     with_device(gpu(), || {
-        let a = rand(1000, 8)?;
+        let n = 1000usize;
+        let a = rand(n, 8)?;
         (&a + 1.0).eval()?;
         cuprite_array::wait_tier_up();
-        let s = ctx.try_time_host_per_call(200, |_| -> Result<(), BenchError> {
+        // The raw companion: the same parameters through cuLaunchKernel on the array stream.
+        let stream = cuprite_array::get_stream(0)?;
+        let module = stream
+            .context()
+            .load_module(cuprite::nvrtc::compile_ptx(RAW_KERNEL).map_err(to_err)?)
+            .map_err(to_err)?;
+        let f = module.load_function("add_const").map_err(to_err)?.raw();
+        let x = stream.clone_htod(&a.to_vec()?).map_err(to_err)?;
+        // SAFETY: fully written by the kernel before it is read (it is never read).
+        let y = unsafe { stream.alloc::<f32>(n) }.map_err(to_err)?;
+        let words: [u64; 6] = [
+            cuprite::DeviceRead::device_ptr(&x),
+            0,
+            cuprite::DeviceRead::device_ptr(&y),
+            n as u64,
+            n as u64,
+            1.0f32.to_bits() as u64,
+        ];
+        let raw_stream = stream.raw();
+        let raw = || -> Result<(), BenchError> {
+            let mut params: [*mut c_void; 6] =
+                std::array::from_fn(|i| &words[i] as *const u64 as *mut c_void);
+            // SAFETY: a loaded kernel of the array context (current on this thread after the
+            // array calls above); six 8-byte parameters pointing into `words`, alive for the
+            // call; `x` and `y` outlive the launches (synchronised below before they drop).
+            let r = unsafe {
+                sys::cuLaunchKernel(
+                    f,
+                    1,
+                    1,
+                    1,
+                    256,
+                    1,
+                    1,
+                    0,
+                    raw_stream,
+                    params.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            };
+            match r {
+                Ok(c) if c.is_success() => Ok(()),
+                Ok(c) => Err(format!("cuLaunchKernel failed: {c:?}").into()),
+                Err(e) => Err(e.into()),
+            }
+        };
+        let ours = || -> Result<(), BenchError> {
             let r = &a + 1.0;
             r.eval()?;
             Ok(())
-        })?;
+        };
+        // Samples interleaved (raw, ours, raw, ...): drift of the host affects both alike.
+        let iters = 200;
+        let (mut raw_s, mut our_s) = (Vec::new(), Vec::new());
+        for round in 0..ctx.warmup + ctx.repeats {
+            cuprite_array::sync(gpu())?;
+            let t = Instant::now();
+            for _ in 0..iters {
+                raw()?;
+            }
+            let r = t.elapsed().as_secs_f64() / iters as f64;
+            cuprite_array::sync(gpu())?;
+            let t = Instant::now();
+            for _ in 0..iters {
+                ours()?;
+            }
+            let o = t.elapsed().as_secs_f64() / iters as f64;
+            if round >= ctx.warmup {
+                raw_s.push(r);
+                our_s.push(o);
+            }
+        }
         cuprite_array::sync(gpu())?;
+        let (raw_s, our_s) = (Samples(raw_s), Samples(our_s));
+        let raw_us = raw_s.median() * 1e6;
         Ok(vec![
             // Per call: node creation for `&a + 1.0`, linearisation, the in-memory kernel
             // lookup, the output buffer (from the reuse list once warm), the launch, and the
@@ -168,13 +251,23 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
             // sample, host wall time, nothing waits for the GPU.
             Figure::time(
                 "host time of one small op (a + 1 over 1000 f32, warm kernel cache), call to enqueued (node, linearise, cache lookup, buffer, launch; 200 calls per sample)",
-                &s,
+                &our_s,
                 TimeUnit::Us,
             )
+            .with_ceiling("raw cuLaunchKernel, same parameters (interleaved)", raw_us)
             .with_target(Target::AtMost(5.0))
             .with_note("PyTorch eager: see benches/peers/torch_array.py"),
+            Figure::time(
+                "raw cuLaunchKernel of a kernel with the same 6 parameters on the array stream (interleaved)",
+                &raw_s,
+                TimeUnit::Us,
+            ),
         ])
     })
+}
+
+fn to_err(e: cuprite::Error) -> BenchError {
+    Box::new(e)
 }
 
 /// The expression of sample `k` of the first-use benchmark: a chain whose length (so whose
