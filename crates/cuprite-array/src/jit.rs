@@ -29,7 +29,8 @@
 //! measured agreed bit for bit). At exit the process waits for a library build in progress
 //! (once per machine and NVRTC version; `cuprite bench array/jit_first_use` times it).
 //!
-//! Environment: `CUPRITE_ARRAY_TIERED=0` (build the optimised
+//! Environment: `CUPRITE_ARRAY_QUICK_LINK=0` (quick builds compile the whole kernel, no math
+//! library), `CUPRITE_ARRAY_TIERED=0` (build the optimised
 //! kernel on the spot, as PTX finished by the driver's JIT), `CUPRITE_ARRAY_FAST_COMPILE=0|min|mid|max` (the optimised build's
 //! level), `CUPRITE_ARRAY_JIT=cubin` (NVRTC straight to CUBIN, no tiering).
 //!
@@ -354,6 +355,13 @@ pub(crate) fn record(src: &str) {
     }
 }
 
+/// Whether quick builds leave their math functions to the math library (default);
+/// `CUPRITE_ARRAY_QUICK_LINK=0` compiles them whole.
+pub(crate) fn quick_link() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("CUPRITE_ARRAY_QUICK_LINK").map_or(true, |v| v != "0"))
+}
+
 /// One-argument C math functions whose calls a quick build leaves to the math library (the
 /// `f32` name is the `f`-suffixed one: `sinf` for `sin`).
 pub const MATH_UNARY: &[&str] = &[
@@ -553,23 +561,44 @@ pub(crate) fn math_library(
     })
 }
 
+/// Compiles a one-line relocatable program with the math library's options (result unused),
+/// so that NVRTC's relocatable path is first taken on the calling thread rather than by the
+/// background build of the math library; a no-op when the library of `sm_{arch}` is in the
+/// disk cache (the background build then compiles nothing).
+pub(crate) fn prime_relocatable(arch: u32) {
+    if math_library_path(arch, false)
+        .zip(math_library_path(arch, true))
+        .is_some_and(|(a, b)| read_entry(&a).is_some() && read_entry(&b).is_some())
+    {
+        return;
+    }
+    let _ = cuprite::nvrtc::compile(
+        "extern \"C\" __device__ float cq_prime_(float a) { return sinf(a); }\n",
+        &math_library_options(arch),
+    );
+}
+
+/// The disk cache file of the math library of one precision for `sm_{arch}`.
+fn math_library_path(arch: u32, f64: bool) -> Option<PathBuf> {
+    let src = math_library_source(f64);
+    let (maj, min) = cuprite::nvrtc::version().unwrap_or((0, 0));
+    let key = hash128(&[
+        src.as_bytes(),
+        b"mathlib;cubin;-rdc=true;-default-device;-minimal",
+        fast_compile().as_bytes(),
+        &arch.to_le_bytes(),
+        &maj.to_le_bytes(),
+        &min.to_le_bytes(),
+    ]);
+    cache_dir().map(|d| d.join(format!("{key:032x}.mathlib.cubin")))
+}
+
 /// Builds (or reads from the disk cache) both precisions of the math library for `sm_{arch}`,
 /// `f32` first. On failure the quick builds keep compiling whole kernels.
 pub(crate) fn build_math_library(arch: u32) {
     for f64 in [false, true] {
         let src = math_library_source(f64);
-        let path = cache_dir().map(|d| {
-            let (maj, min) = cuprite::nvrtc::version().unwrap_or((0, 0));
-            let key = hash128(&[
-                src.as_bytes(),
-                b"mathlib;cubin;-rdc=true;-default-device;-minimal",
-                fast_compile().as_bytes(),
-                &arch.to_le_bytes(),
-                &maj.to_le_bytes(),
-                &min.to_le_bytes(),
-            ]);
-            d.join(format!("{key:032x}.mathlib.cubin"))
-        });
+        let path = math_library_path(arch, f64);
         let img = match path.as_deref().and_then(read_entry) {
             Some(b) => b,
             None => {

@@ -408,8 +408,60 @@ fn linked_quick_build_matches() -> TestResult {
     })
 }
 
+/// In a child process (see `main`): new kernels on the GPU with a fresh disk cache (so the
+/// math library and the optimised builds are being built in the background), then exit.
+pub fn exit_child() {
+    let seed = Rng::fresh().next_u64();
+    let r = with_device(gpu(), || -> Result<f32, cuprite_array::Error> {
+        let a = Array::<f32>::rand_uniform(&[1 << 16], seed)?;
+        let b = (a.sin() * 2.0 + 1.0).exp().cos();
+        b.eval()?;
+        (&b * &a).tanh().sum()?.item()
+    });
+    match r {
+        Ok(v) if v.is_finite() => println!("{v}"),
+        other => {
+            eprintln!("child failed: {other:?}");
+            std::process::exit(3);
+        }
+    }
+}
+
+/// A process that exits while background builds (the math library, optimised kernels) are in
+/// progress exits cleanly: the exit hook waits for the build (seen on the H100 before the fix:
+/// a segfault at exit in about 1 run in 10).
+fn exit_during_background_builds() -> TestResult {
+    let (mut overlapped, runs) = (0, 10);
+    for _ in 0..runs {
+        let dir = cuprite_testkit::temp_dir("exit");
+        let out = std::process::Command::new(std::env::current_exe()?)
+            .env("CUPRITE_ARRAY_TEST_EXIT_CHILD", "1")
+            .env("CUPRITE_CACHE_DIR", &dir)
+            .env("CUPRITE_JIT_TRACE", "1")
+            .output()?;
+        let _ = std::fs::remove_dir_all(&dir);
+        let err = String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() {
+            let tail: Vec<&str> = err.lines().rev().take(5).collect();
+            return Err(format!("child exited with {:?}: {tail:?}", out.status).into());
+        }
+        let v: f32 = String::from_utf8_lossy(&out.stdout).trim().parse()?;
+        assert!(v.is_finite());
+        overlapped += err.contains("waiting for the one in progress") as usize;
+    }
+    assert!(
+        overlapped > 0,
+        "no run exited with a background build in progress: the test proved nothing"
+    );
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     vec![
+        Test::gpu(
+            "cross::exit_during_background_builds",
+            exit_during_background_builds,
+        ),
         Test::gpu(
             "cross::linked_quick_build_matches",
             linked_quick_build_matches,

@@ -11,6 +11,11 @@ mod props;
 mod units;
 
 fn main() {
+    // Child mode of the exit test: new kernels, then exit with background builds in flight.
+    if std::env::var_os("CUPRITE_ARRAY_TEST_EXIT_CHILD").is_some() {
+        cross::exit_child();
+        return;
+    }
     // Child mode of the disk-cache test (a second process).
     if let Ok(dir) = std::env::var("CUPRITE_ARRAY_TEST_CHILD") {
         let seed = std::env::var("CUPRITE_ARRAY_TEST_CHILD_SEED")

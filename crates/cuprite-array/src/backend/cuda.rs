@@ -757,9 +757,16 @@ fn kernel_entry(
 /// that fails, the whole kernel at NVRTC's fastest setting. The first call queues the math
 /// library's build.
 fn quick_module(st: &'static DeviceState, source: &str) -> Result<sys::CUmodule> {
-    if let Some((glue, used)) = crate::jit::glue_source(source) {
+    if let Some((glue, used)) = crate::jit::quick_link()
+        .then(|| crate::jit::glue_source(source))
+        .flatten()
+    {
         let (libs, build) = crate::jit::math_library(st.arch, used);
         if build {
+            // NVRTC's relocatable path is first taken here, on this thread, not by the
+            // background build (see `register_exit_hook`); then the hook goes after it.
+            crate::jit::prime_relocatable(st.arch);
+            register_exit_hook();
             queue_job(Job::MathLibrary(st));
         }
         if let Some(libs) = libs {
@@ -850,7 +857,11 @@ static TIER: TierQueue = TierQueue {
 fn run_job(job: Job) {
     match job {
         Job::TierUp(j) => tier_up(j),
-        Job::MathLibrary(st) => crate::jit::build_math_library(st.arch),
+        Job::MathLibrary(st) => {
+            crate::jit::trace_note("background: building the math library");
+            crate::jit::build_math_library(st.arch);
+            crate::jit::trace_note("background: math library built");
+        }
     }
 }
 
@@ -865,12 +876,7 @@ fn queue_job(job: Job) {
             .is_ok();
         g.2 = started;
         if started {
-            unsafe extern "C" {
-                fn atexit(f: extern "C" fn()) -> std::ffi::c_int;
-            }
-            // SAFETY: `atexit` is the C library's, called with a function that lives for the
-            // whole process and does not unwind (it only takes a lock and waits).
-            let _ = unsafe { atexit(tier_at_exit) };
+            register_exit_hook();
         }
         if !started {
             // No thread: build here (the quick kernel stays until then).
@@ -927,20 +933,27 @@ fn tier_up(job: TierJob) {
     }
 }
 
-/// Registers [`tier_at_exit`] once more after the first link: the driver loads its linker
-/// library on first use, and exit-time destructors run in the reverse order of registration,
-/// so without this the linker would be torn down while a background build may still be using
-/// the driver. (Running the hook twice is harmless: the second finds nothing to wait for.)
+/// Registers [`tier_at_exit`] (again): exit-time destructors and `atexit` handlers run in the
+/// reverse order of registration, and a library first loaded, or a code path of one first
+/// taken, after the last registration registers destructors that would run before the hook,
+/// tearing down what a background build in progress still uses (seen on the H100: a segfault
+/// at exit in about 1 run in 10 while the math library or a build after it was in progress).
+/// So the hook is registered when the background thread starts, after the driver's linker is
+/// first used, and after NVRTC's relocatable path is first taken. Running it more than once is
+/// harmless: the later runs find nothing to wait for.
+fn register_exit_hook() {
+    unsafe extern "C" {
+        fn atexit(f: extern "C" fn()) -> std::ffi::c_int;
+    }
+    // SAFETY: `atexit` is the C library's, called with a function that lives for the whole
+    // process and does not unwind (it only takes a lock and waits).
+    let _ = unsafe { atexit(tier_at_exit) };
+}
+
+/// [`register_exit_hook`] once, after the driver's linker was first used in this process.
 fn exit_hook_after_linker() {
     static DONE: std::sync::OnceLock<()> = std::sync::OnceLock::new();
-    DONE.get_or_init(|| {
-        unsafe extern "C" {
-            fn atexit(f: extern "C" fn()) -> std::ffi::c_int;
-        }
-        // SAFETY: as in `queue_job`: the C library's `atexit`, with a function that lives for
-        // the whole process and does not unwind.
-        let _ = unsafe { atexit(tier_at_exit) };
-    });
+    DONE.get_or_init(register_exit_hook);
 }
 
 /// At exit: drops the builds not started and waits for the one in progress, so that the
@@ -950,6 +963,11 @@ extern "C" fn tier_at_exit() {
     let dropped = g.0.len();
     g.0.clear();
     g.1 -= dropped;
+    if g.1 > 0 || dropped > 0 {
+        crate::jit::trace_note(&format!(
+            "at exit: {dropped} background builds dropped, waiting for the one in progress"
+        ));
+    }
     while g.1 > 0 {
         g = TIER.changed.wait(g).unwrap_or_else(|e| e.into_inner());
     }
