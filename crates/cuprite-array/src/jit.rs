@@ -237,16 +237,28 @@ pub(crate) fn tiered() -> bool {
 /// The path of the cache file of `src` compiled for `sm_{arch}`. The file holds a CUBIN,
 /// whether NVRTC or the driver (from NVRTC's PTX) produced it.
 pub fn cache_path(src: &str, arch: u32) -> Result<Option<PathBuf>> {
-    let (maj, min) = cuprite::nvrtc::version()?;
+    let v = cuprite::nvrtc::version()?;
+    Ok(cache_file(
+        src,
+        b"cubin;-default-device;-minimal",
+        arch,
+        v,
+        "cubin",
+    ))
+}
+
+/// The disk cache file (`<key>.<ext>`) of `src` built with the options named by `tag` for
+/// `sm_{arch}` by NVRTC `version`.
+fn cache_file(src: &str, tag: &[u8], arch: u32, version: (u32, u32), ext: &str) -> Option<PathBuf> {
     let key = hash128(&[
         src.as_bytes(),
-        b"cubin;-default-device;-minimal",
+        tag,
         fast_compile().as_bytes(),
         &arch.to_le_bytes(),
-        &maj.to_le_bytes(),
-        &min.to_le_bytes(),
+        &version.0.to_le_bytes(),
+        &version.1.to_le_bytes(),
     ]);
-    Ok(cache_dir().map(|d| d.join(format!("{key:032x}.cubin"))))
+    cache_dir().map(|d| d.join(format!("{key:032x}.{ext}")))
 }
 
 /// The cached CUBIN at `path` (`None`: missing or corrupt), counted as a disk hit.
@@ -580,17 +592,13 @@ pub(crate) fn prime_relocatable(arch: u32) {
 
 /// The disk cache file of the math library of one precision for `sm_{arch}`.
 fn math_library_path(arch: u32, f64: bool) -> Option<PathBuf> {
-    let src = math_library_source(f64);
-    let (maj, min) = cuprite::nvrtc::version().unwrap_or((0, 0));
-    let key = hash128(&[
-        src.as_bytes(),
+    cache_file(
+        &math_library_source(f64),
         b"mathlib;cubin;-rdc=true;-default-device;-minimal",
-        fast_compile().as_bytes(),
-        &arch.to_le_bytes(),
-        &maj.to_le_bytes(),
-        &min.to_le_bytes(),
-    ]);
-    cache_dir().map(|d| d.join(format!("{key:032x}.mathlib.cubin")))
+        arch,
+        cuprite::nvrtc::version().unwrap_or((0, 0)),
+        "mathlib.cubin",
+    )
 }
 
 /// Builds (or reads from the disk cache) both precisions of the math library for `sm_{arch}`,

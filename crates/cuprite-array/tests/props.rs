@@ -214,28 +214,17 @@ macro_rules! int_elem {
     )*};
 }
 int_elem!(i16: 1000.0, i64: 1.0e6);
-impl PropElem for f16 {
-    fn from_f64(x: f64) -> Self {
-        f16::from_f64(x)
-    }
-    fn to_f64(self) -> f64 {
-        f16::to_f64(self)
-    }
-    fn tol() -> f64 {
-        4e-3
-    }
+/// The half types, with a tolerance of a few units of their precision.
+macro_rules! half_elem {
+    ($($t:ty: $tol:expr),*) => {$(
+        impl PropElem for $t {
+            fn from_f64(x: f64) -> Self { <$t>::from_f64(x) }
+            fn to_f64(self) -> f64 { <$t>::to_f64(self) }
+            fn tol() -> f64 { $tol }
+        }
+    )*};
 }
-impl PropElem for bf16 {
-    fn from_f64(x: f64) -> Self {
-        bf16::from_f64(x)
-    }
-    fn to_f64(self) -> f64 {
-        bf16::to_f64(self)
-    }
-    fn tol() -> f64 {
-        3e-2
-    }
-}
+half_elem!(f16: 4e-3, bf16: 3e-2);
 
 /// Whether `got` is within `tol` (relative to `1 + |want|`) of `want`; NaN only matches NaN.
 fn near(got: f64, want: f64, tol: f64) -> bool {
