@@ -518,55 +518,18 @@ fn validation_before_launch() -> TestResult {
     let x = stream.clone_htod(&[1.0f32; 64])?;
     let mut y = stream.clone_htod(&[f32::NAN; 64])?;
     let (a, n) = (2.0f32, 64i32);
+    let cfg = |grid_dim, block_dim, shared_mem_bytes| LaunchConfig {
+        grid_dim,
+        block_dim,
+        shared_mem_bytes,
+    };
     let bad = [
-        (
-            LaunchConfig {
-                grid_dim: (0, 1, 1),
-                block_dim: (64, 1, 1),
-                shared_mem_bytes: 0,
-            },
-            "empty grid",
-        ),
-        (
-            LaunchConfig {
-                grid_dim: (1, 0, 1),
-                block_dim: (64, 1, 1),
-                shared_mem_bytes: 0,
-            },
-            "empty grid",
-        ),
-        (
-            LaunchConfig {
-                grid_dim: (1, 1, 1),
-                block_dim: (1025, 1, 1),
-                shared_mem_bytes: 0,
-            },
-            "threads per block",
-        ),
-        (
-            LaunchConfig {
-                grid_dim: (1, 1, 1),
-                block_dim: (32, 32, 2),
-                shared_mem_bytes: 0,
-            },
-            "threads per block",
-        ),
-        (
-            LaunchConfig {
-                grid_dim: (1, 1, 1),
-                block_dim: (0, 1, 1),
-                shared_mem_bytes: 0,
-            },
-            "empty block",
-        ),
-        (
-            LaunchConfig {
-                grid_dim: (1, 1, 1),
-                block_dim: (64, 1, 1),
-                shared_mem_bytes: 200_000,
-            },
-            "dynamic shared memory",
-        ),
+        (cfg((0, 1, 1), (64, 1, 1), 0), "empty grid"),
+        (cfg((1, 0, 1), (64, 1, 1), 0), "empty grid"),
+        (cfg((1, 1, 1), (1025, 1, 1), 0), "threads per block"),
+        (cfg((1, 1, 1), (32, 32, 2), 0), "threads per block"),
+        (cfg((1, 1, 1), (0, 1, 1), 0), "empty block"),
+        (cfg((1, 1, 1), (64, 1, 1), 200_000), "dynamic shared memory"),
     ];
     for (cfg, what) in bad {
         // SAFETY: every one of these is refused before reaching the driver.
