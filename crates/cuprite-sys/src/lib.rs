@@ -15,6 +15,9 @@
 //!
 //! This crate owns declarations and loading only; the safe layer is the `cuprite` crate.
 
+pub mod cublas;
+pub mod cublaslt;
+pub mod cusolver;
 pub mod driver;
 pub mod libraries;
 pub mod loader;
