@@ -22,6 +22,8 @@
 //! The seed-002 style (`CudaDevice::new(0)`, modules by name, tuple launches) is
 //! [`compat::CudaDevice`], named so to leave [`Device`] to the plain device handle.
 
+pub mod blas;
+pub mod blaslt;
 pub mod compat;
 pub mod context;
 pub mod device;
