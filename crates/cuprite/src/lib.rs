@@ -21,6 +21,15 @@
 //! (`#[derive(DeviceRepr)]` for `#[repr(C)]` structs). Streams capture into [`Graph`]s.
 //! The seed-002 style (`CudaDevice::new(0)`, modules by name, tuple launches) is
 //! [`compat::CudaDevice`], named so to leave [`Device`] to the plain device handle.
+//!
+//! # Math libraries
+//!
+//! [`blas`] (cuBLAS: `gemm`, batched `gemm`, `gemv`, `dot`, `axpy`, `nrm2`), [`blaslt`]
+//! (cuBLASLt: matrix products with row- or column-major layouts and fused bias/ReLU/GELU
+//! epilogues) and [`solver`] (cuSOLVER: LU, Cholesky, QR, SVD, symmetric eigensolver). Each
+//! handle is bound to a [`Stream`], takes its workspace from the stream-ordered pool, and
+//! tracks its operands across streams like a kernel launch. The libraries are opened on first
+//! use; a missing one is an `Err` listing where it was looked for.
 
 pub mod blas;
 pub mod blaslt;
@@ -35,9 +44,12 @@ pub mod memory;
 pub mod module;
 pub mod nvrtc;
 pub mod repr;
+pub mod solver;
 pub mod stats;
 pub mod stream;
 
+pub use blas::Blas;
+pub use blaslt::BlasLt;
 pub use context::{
     CacheConfig, Context, ContextFlags, ContextHandle, ContextStack, CurrentContext, PoolStats,
     ResourceLimit, SharedMemoryConfig, StreamPriorityRange, UnownedContext,
@@ -58,6 +70,7 @@ pub use memory::{
 pub use module::{Function, FunctionAttributes, Global, Module, ModuleImage};
 pub use nvrtc::{CompileOptions, Ptx, compile_ptx};
 pub use repr::{DevicePtr, DeviceRepr};
+pub use solver::Solver;
 pub use stats::{Stats, stats, thread_stats};
 pub use stream::Stream;
 

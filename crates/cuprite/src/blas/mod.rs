@@ -25,7 +25,7 @@ mod types;
 pub(crate) use handle::recommended_workspace;
 pub use handle::{Blas, Gemm, StridedBatch, version};
 pub(crate) use types::{
-    Compute, ScalarBytes, batched_extent, check_context, check_len, check_matrix, col_major_extent,
-    invalid, to_i32, to_i64, vector_extent,
+    Compute, ScalarBytes, batched_extent, check_context, check_len, check_matrix, invalid, to_i32,
+    to_i64,
 };
 pub use types::{ComputeType, Element, Fill, Scalar, Transpose};
