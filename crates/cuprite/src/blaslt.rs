@@ -232,6 +232,62 @@ impl<S: Scalar> Matmul<S> {
     pub fn with_batch(self, batch: usize) -> Self {
         Matmul { batch, ..self }
     }
+
+    /// Checks this product for element type `T` against buffers of `a_len`, `b_len`, `d_len`
+    /// elements (and C's length and layout when C is not D), exactly as [`BlasLt::matmul`]
+    /// does before cuBLASLt sees it: the compute type suits `T`, `k ≥ 1`, each leading
+    /// dimension covers its matrix's contiguous size, each buffer holds every element the
+    /// dimensions, leading dimensions and batch strides reach (checked arithmetic), D's batch
+    /// does not overlap, C has D's order, and every value fits cuBLASLt's argument types
+    /// (`batch` 32-bit). The epilogue's buffers are checked by `matmul`. Needs no GPU.
+    ///
+    /// ```
+    /// use cuprite::blaslt::Matmul;
+    /// let mm = Matmul::<f32>::row_major(8, 4, 2);
+    /// assert!(mm.validate::<f32>(16, 8, None, 32).is_ok());
+    /// assert!(mm.validate::<f32>(16, 8, None, 31).is_err()); // D is one element short
+    /// ```
+    pub fn validate<T: Element<Scalar = S>>(
+        &self,
+        a_len: usize,
+        b_len: usize,
+        c: Option<(usize, Layout)>,
+        d_len: usize,
+    ) -> Result<()> {
+        self.checked::<T>(a_len, b_len, c, d_len)
+    }
+
+    fn checked<T: Element>(
+        &self,
+        a_len: usize,
+        b_len: usize,
+        c: Option<(usize, Layout)>,
+        d_len: usize,
+    ) -> Result<()> {
+        const CALL: &str = "matmul";
+        self.compute.resolve::<T>()?;
+        let (m, n, k, batch) = (self.m, self.n, self.k, self.batch);
+        if k == 0 {
+            return Err(invalid(format!(
+                "{CALL}: k = 0 (an empty inner dimension) is not supported by cuBLASLt; the \
+                 product of {m} × 0 and 0 × {n} matrices is zero"
+            )));
+        }
+        check_layout("A", a_len, &self.a, m, k, batch, false)?;
+        check_layout("B", b_len, &self.b, k, n, batch, false)?;
+        check_layout("D", d_len, &self.d, m, n, batch, true)?;
+        if let Some((c_len, cl)) = &c {
+            if cl.order != self.d.order {
+                return Err(invalid(format!(
+                    "{CALL}: C is {:?} but D is {:?}: cuBLASLt needs them in the same order",
+                    cl.order, self.d.order
+                )));
+            }
+            check_layout("C", *c_len, cl, m, n, batch, false)?;
+        }
+        to_i32(CALL, "batch", batch)?;
+        Ok(())
+    }
 }
 
 /// What is applied to `alpha · A · B + beta · C` before it is stored in D, with the buffers each
@@ -639,25 +695,13 @@ impl BlasLt {
         const CALL: &str = "matmul";
         let s = &*self.stream;
         let (m, n, k, batch) = (cfg.m, cfg.n, cfg.k, cfg.batch);
-        if k == 0 {
-            return Err(invalid(format!(
-                "{CALL}: k = 0 (an empty inner dimension) is not supported by cuBLASLt; the \
-                 product of {m} × 0 and 0 × {n} matrices is zero"
-            )));
+        check_context(CALL, "A", s, a)?;
+        check_context(CALL, "B", s, b)?;
+        check_context(CALL, "D", s, d)?;
+        if let Some((cb, _)) = &c {
+            check_context(CALL, "C", s, *cb)?;
         }
-        check_operand(s, "A", a, &cfg.a, m, k, batch, false)?;
-        check_operand(s, "B", b, &cfg.b, k, n, batch, false)?;
-        check_operand(s, "D", d, &cfg.d, m, n, batch, true)?;
-        if let Some((cb, cl)) = &c {
-            if cl.order != cfg.d.order {
-                return Err(invalid(format!(
-                    "{CALL}: C is {:?} but D is {:?}: cuBLASLt needs them in the same order",
-                    cl.order, cfg.d.order
-                )));
-            }
-            check_operand(s, "C", *cb, cl, m, n, batch, false)?;
-        }
-        let _ = to_i32(CALL, "batch", batch)?;
+        cfg.checked::<T>(a.len(), b.len(), c.map(|(cb, l)| (cb.len(), l)), d.len())?;
         // The contiguous dimension of D: what bias vectors and aux leading dimensions follow.
         let swap = cfg.d.order == Order::RowMajor;
         let inner = if swap { n } else { m };
@@ -705,7 +749,8 @@ impl BlasLt {
                 ld,
             } => {
                 single("GeluAux")?;
-                check_operand(s, "aux", &**x, &aux_layout(*ld)?, m, n, 1, false)?;
+                check_context(CALL, "aux", s, &**x)?;
+                check_layout("aux", x.len(), &aux_layout(*ld)?, m, n, 1, false)?;
                 aux = x.device_ptr();
                 aux_ld = *ld;
                 match bv {
@@ -722,7 +767,8 @@ impl BlasLt {
                 bias_grad,
             } => {
                 single("DGelu")?;
-                check_operand(s, "aux", *x, &aux_layout(*ld)?, m, n, 1, false)?;
+                check_context(CALL, "aux", s, *x)?;
+                check_layout("aux", x.len(), &aux_layout(*ld)?, m, n, 1, false)?;
                 aux = x.device_ptr();
                 aux_ld = *ld;
                 match bias_grad {
@@ -1003,13 +1049,11 @@ impl BlasLt {
     }
 }
 
-/// Checks one matrix operand: its context, its leading dimension, its length for `batch`
+/// Checks one matrix operand of `len` elements: its leading dimension, its length for `batch`
 /// matrices, and for an output, that the matrices of a batch do not overlap.
-#[allow(clippy::too_many_arguments)]
-fn check_operand<T, B: DeviceRead<T> + ?Sized>(
-    s: &Stream,
+fn check_layout(
     what: &str,
-    buf: &B,
+    len: usize,
     l: &Layout,
     rows: usize,
     cols: usize,
@@ -1017,10 +1061,13 @@ fn check_operand<T, B: DeviceRead<T> + ?Sized>(
     output: bool,
 ) -> Result<()> {
     const CALL: &str = "matmul";
-    check_context(CALL, what, s, buf)?;
     let extent = l.extent(what, rows, cols)?;
     let need = batched_extent(CALL, what, extent, batch, l.batch_stride)?;
-    check_len(CALL, what, buf, need)?;
+    if len < need {
+        return Err(invalid(format!(
+            "{CALL}: {what} has {len} elements, but the given dimensions need {need}"
+        )));
+    }
     if output && batch > 1 && l.batch_stride < extent {
         return Err(invalid(format!(
             "{CALL}: the batch stride of {what} is {}, smaller than one {what} matrix \
@@ -1028,6 +1075,8 @@ fn check_operand<T, B: DeviceRead<T> + ?Sized>(
             l.batch_stride
         )));
     }
+    to_i64(CALL, &format!("leading dimension of {what}"), l.ld)?;
+    to_i64(CALL, &format!("batch stride of {what}"), l.batch_stride)?;
     Ok(())
 }
 

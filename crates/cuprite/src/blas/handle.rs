@@ -8,8 +8,8 @@
 //! exactly as it must be.
 
 use super::types::{
-    ComputeType, Element, Scalar, ScalarBytes, Transpose, check_context, check_len, check_matrix,
-    invalid, to_i32, vector_extent,
+    Compute, ComputeType, Element, Scalar, ScalarBytes, Transpose, check_context, check_extent,
+    check_len, check_matrix, invalid, to_i32, to_i64, vector_extent,
 };
 use crate::error::{Result, check_cublas};
 use crate::memory::{Access, DeviceBuffer, DeviceRead, DeviceWrite};
@@ -114,6 +114,96 @@ impl<S: Scalar> Gemm<S> {
             ldc: m.max(1),
             compute: ComputeType::Default,
         }
+    }
+}
+
+/// A [`Gemm`] checked against its buffers, in cuBLAS's argument types.
+struct GemmArgs {
+    compute: Compute,
+    m: i32,
+    n: i32,
+    k: i32,
+    lda: i32,
+    ldb: i32,
+    ldc: i32,
+    batch: i32,
+    strides: [i64; 3],
+}
+
+impl<S: Scalar> Gemm<S> {
+    /// Checks this product for element type `T` against buffers of `a_len`, `b_len` and
+    /// `c_len` elements (`batch`: the strided batch; `None` for one product), exactly as
+    /// [`Blas::gemm`] does before cuBLAS sees it: the compute type suits `T`, each leading
+    /// dimension is at least its matrix's row count, each buffer holds every element the
+    /// dimensions reach (checked arithmetic), the outputs of a batch do not overlap, and every
+    /// value fits cuBLAS's 32-bit arguments. Needs no GPU.
+    ///
+    /// ```
+    /// use cuprite::blas::Gemm;
+    /// let g = Gemm::<f32>::new(4, 4, 4);
+    /// assert!(g.validate::<f32>(None, 16, 16, 16).is_ok());
+    /// assert!(g.validate::<f32>(None, 16, 15, 16).is_err()); // B is one element short
+    /// ```
+    pub fn validate<T: Element<Scalar = S>>(
+        &self,
+        batch: Option<&StridedBatch>,
+        a_len: usize,
+        b_len: usize,
+        c_len: usize,
+    ) -> Result<()> {
+        let one = StridedBatch {
+            batch: 1,
+            ..StridedBatch::default()
+        };
+        self.checked::<T>("gemm", batch.unwrap_or(&one), a_len, b_len, c_len)
+            .map(|_| ())
+    }
+
+    fn checked<T: Element>(
+        &self,
+        call: &'static str,
+        sb: &StridedBatch,
+        a_len: usize,
+        b_len: usize,
+        c_len: usize,
+    ) -> Result<GemmArgs> {
+        let compute = self.compute.resolve::<T>()?;
+        let (m, n, k) = (self.m, self.n, self.k);
+        let (ar, ac) = if self.transa.is_transposed() {
+            (k, m)
+        } else {
+            (m, k)
+        };
+        let (br, bc) = if self.transb.is_transposed() {
+            (n, k)
+        } else {
+            (k, n)
+        };
+        check_extent(call, "A", a_len, ar, ac, self.lda, sb.batch, sb.stride_a)?;
+        check_extent(call, "B", b_len, br, bc, self.ldb, sb.batch, sb.stride_b)?;
+        let c_extent = check_extent(call, "C", c_len, m, n, self.ldc, sb.batch, sb.stride_c)?;
+        if sb.batch > 1 && sb.stride_c < c_extent {
+            return Err(invalid(format!(
+                "{call}: stride_c = {} is smaller than one C matrix ({c_extent} elements): the \
+                 outputs of the batch would overlap",
+                sb.stride_c
+            )));
+        }
+        Ok(GemmArgs {
+            compute,
+            m: to_i32(call, "m", m)?,
+            n: to_i32(call, "n", n)?,
+            k: to_i32(call, "k", k)?,
+            lda: to_i32(call, "lda", self.lda)?,
+            ldb: to_i32(call, "ldb", self.ldb)?,
+            ldc: to_i32(call, "ldc", self.ldc)?,
+            batch: to_i32(call, "batch", sb.batch)?,
+            strides: [
+                to_i64(call, "stride_a", sb.stride_a)?,
+                to_i64(call, "stride_b", sb.stride_b)?,
+                to_i64(call, "stride_c", sb.stride_c)?,
+            ],
+        })
     }
 }
 
@@ -310,50 +400,15 @@ impl Blas {
         b: &dyn DeviceRead<T>,
         c: &mut dyn DeviceWrite<T>,
     ) -> Result<()> {
-        let compute = cfg.compute.resolve::<T>()?;
-        let (m, n, k) = (cfg.m, cfg.n, cfg.k);
-        let (ar, ac) = if cfg.transa.is_transposed() {
-            (k, m)
-        } else {
-            (m, k)
-        };
-        let (br, bc) = if cfg.transb.is_transposed() {
-            (n, k)
-        } else {
-            (k, n)
-        };
         let s = &*self.stream;
-        check_matrix(call, "A", s, a, ar, ac, cfg.lda, sb.batch, sb.stride_a)?;
-        check_matrix(call, "B", s, b, br, bc, cfg.ldb, sb.batch, sb.stride_b)?;
-        let c_extent = check_matrix(call, "C", s, c, m, n, cfg.ldc, sb.batch, sb.stride_c)?;
-        if sb.batch > 1 && sb.stride_c < c_extent {
-            return Err(invalid(format!(
-                "{call}: stride_c = {} is smaller than one C matrix ({c_extent} elements): the \
-                 outputs of the batch would overlap",
-                sb.stride_c
-            )));
-        }
-        let (mi, ni, ki) = (
-            to_i32(call, "m", m)?,
-            to_i32(call, "n", n)?,
-            to_i32(call, "k", k)?,
+        check_context(call, "A", s, a)?;
+        check_context(call, "B", s, b)?;
+        check_context(call, "C", s, c)?;
+        let g = cfg.checked::<T>(call, sb, a.len(), b.len(), c.len())?;
+        let (compute, mi, ni, ki, lda, ldb, ldc, batch, strides) = (
+            g.compute, g.m, g.n, g.k, g.lda, g.ldb, g.ldc, g.batch, g.strides,
         );
-        let (lda, ldb, ldc) = (
-            to_i32(call, "lda", cfg.lda)?,
-            to_i32(call, "ldb", cfg.ldb)?,
-            to_i32(call, "ldc", cfg.ldc)?,
-        );
-        let batch = to_i32(call, "batch", sb.batch)?;
-        let strides = [sb.stride_a, sb.stride_b, sb.stride_c].map(|x| x as i64);
-        if [sb.stride_a, sb.stride_b, sb.stride_c]
-            .iter()
-            .any(|&x| i64::try_from(x).is_err())
-        {
-            return Err(invalid(format!(
-                "{call}: a stride exceeds the 64-bit limit"
-            )));
-        }
-        if m == 0 || n == 0 || sb.batch == 0 {
+        if mi == 0 || ni == 0 || batch == 0 {
             return Ok(());
         }
         let alpha = ScalarBytes::new(cfg.alpha, compute);

@@ -363,6 +363,29 @@ pub(crate) fn check_context<T>(
     Ok(())
 }
 
+/// The length checks for one column-major matrix operand of `len` elements: leading
+/// dimension, and length for `batch` matrices `stride` apart. Returns one matrix's extent.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn check_extent(
+    call: &str,
+    what: &str,
+    len: usize,
+    rows: usize,
+    cols: usize,
+    ld: usize,
+    batch: usize,
+    stride: usize,
+) -> Result<usize> {
+    let extent = col_major_extent(call, what, rows, cols, ld)?;
+    let need = batched_extent(call, what, extent, batch, stride)?;
+    if len < need {
+        return Err(invalid(format!(
+            "{call}: {what} has {len} elements, but the given dimensions need {need}"
+        )));
+    }
+    Ok(extent)
+}
+
 /// The common case of the checks above for one matrix operand: context, leading dimension,
 /// and length for `batch` matrices `stride` apart.
 #[allow(clippy::too_many_arguments)]
@@ -378,8 +401,5 @@ pub(crate) fn check_matrix<T>(
     stride: usize,
 ) -> Result<usize> {
     check_context(call, what, stream, buf)?;
-    let extent = col_major_extent(call, what, rows, cols, ld)?;
-    let need = batched_extent(call, what, extent, batch, stride)?;
-    check_len(call, what, buf, need)?;
-    Ok(extent)
+    check_extent(call, what, buf.len(), rows, cols, ld, batch, stride)
 }
