@@ -3,6 +3,7 @@
 
 use cuprite_testkit::{Test, run};
 
+mod blas;
 mod compat;
 mod context;
 mod device;
@@ -16,6 +17,9 @@ mod tracking;
 
 fn main() {
     // The device-trap test re-runs this binary as a child process that traps on purpose.
+    if let Ok(which) = std::env::var(blas::CHILD_ENV) {
+        std::process::exit(blas::child(&which));
+    }
     if std::env::var_os(kernels::TRAP_CHILD_ENV).is_some() {
         std::process::exit(kernels::trap_child());
     }
@@ -30,5 +34,6 @@ fn main() {
     tests.extend(kernels::tests());
     tests.extend(graph::tests());
     tests.extend(compat::tests());
+    tests.extend(blas::tests());
     run(tests);
 }
