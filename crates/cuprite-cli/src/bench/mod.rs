@@ -15,6 +15,7 @@
 //! the median; never time zeros.
 
 pub mod array;
+pub mod blas;
 pub mod ceiling;
 pub mod interop;
 pub mod launch;
@@ -62,6 +63,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(launch::benchmarks());
     v.extend(array::benchmarks());
     v.extend(interop::benchmarks());
+    v.extend(blas::benchmarks());
     v
 }
 
