@@ -103,10 +103,12 @@ def main():
     for dtype, key in [(torch.float64, "solve_4096_f64_ms"), (torch.float32, "solve_4096_f32_ms")]:
         a, b = rand(mid, mid, dtype=dtype), rand(mid, 64, dtype=dtype)
         linalg(key, lambda: torch.linalg.solve(a, b))
+        linalg(key.replace("solve", "lu_factor"), lambda: torch.linalg.lu_factor(a))
     m = rand(mid, mid, dtype=torch.float64)
     spd = m @ m.T + mid * torch.eye(mid, device="cuda", dtype=torch.float64)
     linalg("cholesky_4096_f64_ms", lambda: torch.linalg.cholesky(spd))
     linalg("qr_4096_f64_ms", lambda: torch.linalg.qr(m))
+    linalg("geqrf_4096_f64_ms", lambda: torch.geqrf(m))
     n = 512 if quick else 1024
     a = rand(n, n, dtype=torch.float64)
     linalg("svd_1024_f64_ms", lambda: torch.linalg.svd(a, full_matrices=False))

@@ -339,9 +339,11 @@ pub enum Epilogue<'a, T> {
         /// Where the bias gradient goes, if wanted.
         bias_grad: Option<&'a mut dyn DeviceWrite<T>>,
     },
-    /// `D = x`, and `bias_grad[i] = Σ_k A[i, k]` (`m` elements).
+    /// `D = x`, and `bias_grad[i] = Σ_k A[i, k]` (`m` elements). A must be column-major
+    /// (cuBLASLt reduces it only so).
     BiasGradA(&'a mut dyn DeviceWrite<T>),
-    /// `D = x`, and `bias_grad[j] = Σ_k B[k, j]` (`n` elements).
+    /// `D = x`, and `bias_grad[j] = Σ_k B[k, j]` (`n` elements). B must be row-major (cuBLASLt
+    /// reduces it only so).
     BiasGradB(&'a mut dyn DeviceWrite<T>),
 }
 
@@ -781,6 +783,12 @@ impl BlasLt {
             }
             Epilogue::BiasGradA(g) => {
                 single("BiasGradA")?;
+                if cfg.a.order != Order::ColMajor {
+                    return Err(invalid(format!(
+                        "{CALL}: the BiasGradA epilogue needs A column-major (cuBLASLt has no \
+                         kernel reducing a row-major A over k)"
+                    )));
+                }
                 bias = check_vector(s, "bias_grad", &**g, m)?;
                 if swap {
                     Epi::CUBLASLT_EPILOGUE_BGRADB
@@ -790,6 +798,12 @@ impl BlasLt {
             }
             Epilogue::BiasGradB(g) => {
                 single("BiasGradB")?;
+                if cfg.b.order != Order::RowMajor {
+                    return Err(invalid(format!(
+                        "{CALL}: the BiasGradB epilogue needs B row-major (cuBLASLt has no \
+                         kernel reducing a column-major B over k)"
+                    )));
+                }
                 bias = check_vector(s, "bias_grad", &**g, n)?;
                 if swap {
                     Epi::CUBLASLT_EPILOGUE_BGRADA

@@ -449,12 +449,12 @@ impl Solver {
             st.host.resize(sizes.host, 0);
         }
         let ws = st.workspace.device_ptr();
-        let ws_len = st.workspace.len();
         let info_ptr = st.info.device_ptr() as *mut c_int;
         let host_ptr = st.host.as_mut_ptr().cast::<c_void>();
-        let host_len = st.host.len();
-        self.stream
-            .with_access(acc, || run(ws, ws_len, host_ptr, host_len, info_ptr))?;
+        // Exactly the sizes cuSOLVER asked for (the buffers may be larger).
+        self.stream.with_access(acc, || {
+            run(ws, sizes.device, host_ptr, sizes.host, info_ptr)
+        })?;
         let info = self.stream.clone_dtoh(&st.info)?;
         Ok(info[0])
     }

@@ -528,7 +528,8 @@ impl Blas {
             return Ok(());
         }
         let (pa, px, py) = (a.device_ptr(), x.device_ptr(), y.device_ptr_mut());
-        let (al, be) = (&alpha as *const T::Scalar, &beta as *const T::Scalar);
+        let (alpha, beta) = (ScalarBytes::plain(alpha), ScalarBytes::plain(beta));
+        let (al, be) = (alpha.ptr(), beta.ptr());
         let op = trans.raw();
         let h = self.raw;
         let _g = self.enter()?;
@@ -776,7 +777,8 @@ impl Blas {
         let dt = T::DATA_TYPE;
         let exec = exec_type(dt);
         let (px, py) = (x.device_ptr(), y.device_ptr_mut());
-        let al = &alpha as *const T::Scalar;
+        let alpha = ScalarBytes::plain(alpha);
+        let al = alpha.ptr();
         let _g = self.enter()?;
         let acc = [Access::read(x), Access::write(y)];
         self.stream.with_access(&acc, || {

@@ -177,7 +177,8 @@ impl ComputeType {
 }
 
 /// `alpha` or `beta` as the bytes the library reads (host pointer mode): the scalar itself, or
-/// its `f16` rounding under the `F16` compute type.
+/// its `f16` rounding under the `F16` compute type; always 16-byte aligned, which cuBLAS needs
+/// for `Complex<f64>` scalars.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(16))]
 pub(crate) struct ScalarBytes([u8; 16]);
@@ -191,6 +192,15 @@ impl ScalarBytes {
             let src = bytemuck::bytes_of(&s);
             b[..src.len()].copy_from_slice(src);
         }
+        ScalarBytes(b)
+    }
+
+    /// The scalar itself (no compute-type rounding), 16-byte aligned as cuBLAS loads
+    /// `cuDoubleComplex` (a misaligned host scalar crashes it).
+    pub fn plain<S: Scalar>(s: S) -> Self {
+        let mut b = [0u8; 16];
+        let src = bytemuck::bytes_of(&s);
+        b[..src.len()].copy_from_slice(src);
         ScalarBytes(b)
     }
 
