@@ -16,7 +16,7 @@
 
 use crate::blas::{
     Compute, ComputeType, Element, Scalar, ScalarBytes, batched_extent, check_context, check_len,
-    invalid, recommended_workspace, to_i32, to_i64,
+    invalid, recommended_workspace, to_i32,
 };
 use crate::error::{Error, Result, check_cublaslt, cublas_error};
 use crate::memory::{Access, DeviceBuffer, DeviceRead, DeviceWrite};
@@ -829,36 +829,35 @@ impl BlasLt {
         };
         // A logical r × c operand: column-major as is (N), row-major as the column-major c × r
         // matrix it is in memory, transposed (T).
-        let lt_matrix = |what: &str, l: &Layout, r: usize, c: usize| -> Result<(LtMatrix, bool)> {
+        let lt_matrix = |l: &Layout, r: usize, c: usize| -> (LtMatrix, bool) {
             let (rows, cols, t) = match l.order {
                 Order::ColMajor => (r, c, false),
                 Order::RowMajor => (c, r, true),
             };
-            Ok((
-                LtMatrix {
-                    rows: rows as u64,
-                    cols: cols as u64,
-                    ld: to_i64(CALL, &format!("leading dimension of {what}"), l.ld)?,
-                    stride: to_i64(CALL, &format!("batch stride of {what}"), l.batch_stride)?,
-                },
-                t,
-            ))
+            let m = LtMatrix {
+                rows: rows as u64,
+                cols: cols as u64,
+                // Both fit i64: `Matmul::checked` refused the layouts where they do not.
+                ld: l.ld as i64,
+                stride: l.batch_stride as i64,
+            };
+            (m, t)
         };
-        let (ma, ta) = lt_matrix("A", &la, lm, k)?;
-        let (mb, tb) = lt_matrix("B", &lb, k, ln)?;
+        let (ma, ta) = lt_matrix(&la, lm, k);
+        let (mb, tb) = lt_matrix(&lb, k, ln);
         let d_lt = LtMatrix {
             rows: lm as u64,
             cols: ln as u64,
-            ld: to_i64(CALL, "leading dimension of D", cfg.d.ld)?,
-            stride: to_i64(CALL, "batch stride of D", cfg.d.batch_stride)?,
+            ld: cfg.d.ld as i64,
+            stride: cfg.d.batch_stride as i64,
         };
         let (c_lt, ptr_c) = match &c {
             Some((cb, cl)) => (
                 Some(LtMatrix {
                     rows: lm as u64,
                     cols: ln as u64,
-                    ld: to_i64(CALL, "leading dimension of C", cl.ld)?,
-                    stride: to_i64(CALL, "batch stride of C", cl.batch_stride)?,
+                    ld: cl.ld as i64,
+                    stride: cl.batch_stride as i64,
                 }),
                 cb.device_ptr(),
             ),
@@ -1089,8 +1088,13 @@ fn check_layout(
             l.batch_stride
         )));
     }
-    to_i64(CALL, &format!("leading dimension of {what}"), l.ld)?;
-    to_i64(CALL, &format!("batch stride of {what}"), l.batch_stride)?;
+    if i64::try_from(l.ld).is_err() || i64::try_from(l.batch_stride).is_err() {
+        return Err(invalid(format!(
+            "{CALL}: the leading dimension ({}) or batch stride ({}) of {what} exceeds the \
+             64-bit limit of cuBLASLt's arguments",
+            l.ld, l.batch_stride
+        )));
+    }
     Ok(())
 }
 
