@@ -1003,23 +1003,42 @@ impl BlasLt {
                 ] {
                     set_pref(pref, attr, &(1u32 << lg))?;
                 }
+                // Split-k partial sums in the compute type first (the precision the compute
+                // type promises); an output-type reduction only when nothing else exists.
                 let mut result = cublasLtMatmulHeuristicResult_t::default();
                 let mut count = 0;
-                // SAFETY: live descriptors; room for one result.
-                unsafe {
-                    lt!(cublasLtMatmulAlgoGetHeuristic(
-                        self.raw,
-                        plan.desc,
-                        plan.a,
-                        plan.b,
-                        plan.c.unwrap_or(plan.d),
-                        plan.d,
+                for mask in [
+                    sys::CUBLASLT_REDUCTION_SCHEME_INPLACE
+                        | sys::CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE,
+                    sys::CUBLASLT_REDUCTION_SCHEME_INPLACE
+                        | sys::CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE
+                        | sys::CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE,
+                ] {
+                    set_pref(
                         pref,
-                        1,
-                        &mut result,
-                        &mut count
-                    ))
-                }?;
+                        PrefAttr::CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+                        &mask,
+                    )?;
+                    count = 0;
+                    // SAFETY: live descriptors; room for one result.
+                    let r = unsafe {
+                        lt!(cublasLtMatmulAlgoGetHeuristic(
+                            self.raw,
+                            plan.desc,
+                            plan.a,
+                            plan.b,
+                            plan.c.unwrap_or(plan.d),
+                            plan.d,
+                            pref,
+                            1,
+                            &mut result,
+                            &mut count
+                        ))
+                    };
+                    if r.is_ok() && count >= 1 && result.state.is_success() {
+                        break;
+                    }
+                }
                 if count < 1 || !result.state.is_success() {
                     let mut e = cublas_error(
                         "libcublasLt",

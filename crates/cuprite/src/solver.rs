@@ -1067,8 +1067,30 @@ impl Solver {
         };
         let pa = a.device_ptr_mut();
         let ps = s.device_ptr_mut();
-        let pu = u.as_ref().map_or(0, |u| u.device_ptr());
-        let pv = v.as_ref().map_or(0, |v| v.device_ptr());
+        // Values only: cuSOLVER's Jacobi SVD still writes U and V (null pointers make it fault, and
+        // fault the context), so it gets scratch ones, freed stream-ordered after the call.
+        let scratch = if vectors == SvdVectors::None {
+            // SAFETY: written by gesvdj before anything reads them; never read here.
+            let pair = unsafe {
+                (
+                    self.stream.alloc::<T>(m * p)?,
+                    self.stream.alloc::<T>(n * p)?,
+                )
+            };
+            Some(pair)
+        } else {
+            None
+        };
+        let pu = u
+            .as_ref()
+            .map(|u| u.device_ptr())
+            .or(scratch.as_ref().map(|s| s.0.device_ptr()))
+            .unwrap_or(0);
+        let pv = v
+            .as_ref()
+            .map(|v| v.device_ptr())
+            .or(scratch.as_ref().map(|s| s.1.device_ptr()))
+            .unwrap_or(0);
         let h = self.raw;
         let elem = std::mem::size_of::<T>();
         let ra = Access::write(&*a);

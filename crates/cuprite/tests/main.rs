@@ -17,9 +17,6 @@ mod tracking;
 
 fn main() {
     // The device-trap test re-runs this binary as a child process that traps on purpose.
-    if let Ok(case) = std::env::var(blas::DIAG_ENV) {
-        std::process::exit(blas::diag(&case));
-    }
     if let Ok(which) = std::env::var(blas::CHILD_ENV) {
         std::process::exit(blas::child(&which));
     }
