@@ -161,12 +161,12 @@ impl Layout {
 /// `m × n`, all as *logical* matrices, each stored as its [`Layout`] says.
 ///
 /// ```
-/// use cuprite::blaslt::{Layout, Matmul};
+/// use cuprite::blaslt::{Layout, Matmul, Order};
 /// // Row-major y = x · wᵀ with w stored row-major as n × k (a linear layer):
 /// let (m, n, k) = (32, 4096, 1024);
 /// let mut mm = Matmul::<f32>::row_major(m, n, k);
 /// mm.b = Layout::col_major(k); // wᵀ: the k × n transpose of a row-major n × k matrix
-/// assert_eq!(mm.d, Layout::row_major(n));
+/// assert_eq!((mm.d.order, mm.d.ld), (Order::RowMajor, n));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Matmul<S> {
