@@ -29,9 +29,12 @@ pub mod error;
 pub mod event;
 pub mod graph;
 pub mod launch;
+pub mod linker;
 pub mod memory;
 pub mod module;
 pub mod nvrtc;
+mod packed;
+pub mod pointer;
 pub mod repr;
 pub mod stats;
 pub mod stream;
@@ -48,6 +51,7 @@ pub use error::{Error, Result};
 pub use event::{Event, EventFlags};
 pub use graph::{CaptureMode, CaptureStatus, Graph, GraphExec};
 pub use launch::{INLINE_ARGS, KernelArg, LaunchArgs, LaunchConfig};
+pub use linker::Linker;
 pub use memory::{
     Access, DeviceBuffer, DeviceCopy, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite,
     HostAllocFlags, HostDst, HostSrc, ManagedBuffer, MemAdvice, MemLocation, PinnedHostBuffer,
