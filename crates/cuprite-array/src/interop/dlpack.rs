@@ -26,12 +26,12 @@
 //! ```
 
 use crate::array::Array;
-use crate::backend::Storage;
 use crate::device::Device;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::Node;
 use crate::shape::{Layout, numel};
+use crate::storage::Storage;
 use cuprite::{Access, DeviceBuffer, Stream};
 use std::ffi::c_void;
 use std::ptr::NonNull;
@@ -433,7 +433,7 @@ unsafe extern "C" fn delete_legacy(m: *mut DLManagedTensor) {
 /// as an integer: what to pass as `stream=` to a producer's `__dlpack__` so that the hand-off
 /// waits on the device, not the host.
 pub fn consumer_stream_handle(ordinal: usize) -> Result<usize> {
-    Ok(crate::backend::cuda::stream_for(ordinal)?.raw() as usize)
+    Ok(crate::runtime::stream_for(ordinal)?.raw() as usize)
 }
 
 impl<T: Element> Array<T> {
@@ -471,7 +471,7 @@ impl<T: Element> Array<T> {
         let size = T::DTYPE.size() as u64;
         let (data, device, streams) = match &*s {
             Storage::Cuda(d) => {
-                let array_stream = crate::backend::cuda::stream_for(d.ordinal())?;
+                let array_stream = crate::runtime::stream_for(d.ordinal())?;
                 let streams = match consumer {
                     Some(c) if c.raw() != array_stream.raw() => {
                         if c.context().ordinal() != d.ordinal() {
@@ -705,7 +705,7 @@ fn import_cuda<T: Element>(t: DLPackTensor, shape: &[usize]) -> Result<Array<T>>
                 T::DTYPE.name()
             )));
         }
-        let st = crate::backend::cuda::state(ordinal)?;
+        let st = crate::runtime::state(ordinal)?;
         st.ctx.bind_to_thread()?;
         let mut dev: i32 = -1;
         // SAFETY: a valid out-pointer of the attribute's size (int); the driver validates the
@@ -729,14 +729,14 @@ fn import_cuda<T: Element>(t: DLPackTensor, shape: &[usize]) -> Result<Array<T>>
         offset: (-lo) as usize,
         strides: strides.iter().map(|&s| s as isize).collect(),
     };
-    let stream = crate::backend::cuda::stream_for(ordinal)?;
+    let stream = crate::runtime::stream_for(ordinal)?;
     // SAFETY: `base` covers every element of the tensor (`len` elements of `T`, from the
     // extents); the buffer is never freed by cuprite: the foreign keeper below makes the
     // array buffer leak it and hand it back through the producer's deleter.
     let buf = unsafe { DeviceBuffer::<u8>::from_raw_parts(base, len * size as usize, &stream) };
     let versioned = t.is_versioned();
     let token = SendPtr(t.into_raw(), versioned);
-    let keeper = super::Foreign::new(move || {
+    let keeper = crate::storage::Foreign::new(move || {
         let token = token;
         // SAFETY: the token is the managed tensor we own; rebuilding and dropping it calls its
         // deleter exactly once.
@@ -788,7 +788,7 @@ fn import_cpu<T: Element>(t: DLPackTensor, shape: &[usize]) -> Result<Array<T>> 
         }
     }
     drop(t);
-    let s = crate::backend::upload(Device::CPU, T::DTYPE, n, &bytes)?;
+    let s = crate::backend::of(Device::CPU).upload(Device::CPU, T::DTYPE, n, &bytes)?;
     Ok(Array::from_storage(
         s,
         Layout::contiguous(shape),

@@ -64,68 +64,17 @@ pub use dlpack::{
 pub use view::ArrayDeviceView;
 
 use crate::array::Array;
-use crate::backend::Storage;
-use crate::backend::cuda::{DevBuf, state};
 use crate::device::{Backend, Device, current_device, device_count};
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
+use crate::runtime::state;
 use crate::shape::{Layout, numel};
+use crate::storage::Storage;
+use crate::storage::{DevBuf, Foreign};
 use cuprite::sys::driver as sys;
-use cuprite::{Access, DeviceBuffer, DeviceView, Stream};
-use std::sync::{Arc, Mutex};
-
-/// The interop state of one device buffer of the array library.
-#[derive(Default)]
-pub(crate) struct BufState {
-    /// Set for memory another library owns (a DLPack import).
-    pub(crate) foreign: Option<Foreign>,
-    /// Live [`ArrayDeviceView`]s of the buffer.
-    pub(crate) views: std::sync::atomic::AtomicU32,
-    /// Whether the views locked the buffer (it was unlocked when the first one was made).
-    pub(crate) view_locked: std::sync::atomic::AtomicBool,
-}
-
-impl BufState {
-    pub(crate) fn new(foreign: Option<Foreign>) -> BufState {
-        BufState {
-            foreign,
-            ..BufState::default()
-        }
-    }
-}
-
-/// The keeper of memory another library owns (a DLPack import): released through it after the
-/// array library's last use of the memory, never freed by the library.
-pub(crate) struct Foreign {
-    release: Mutex<Option<Box<dyn FnOnce() + Send>>>,
-}
-
-impl Foreign {
-    pub(crate) fn new(release: impl FnOnce() + Send + 'static) -> Foreign {
-        Foreign {
-            release: Mutex::new(Some(Box::new(release))),
-        }
-    }
-}
-
-/// Hands foreign memory back to its owner: the buffer's stream first waits (on the device) for
-/// pending uses on other streams, the host waits for that stream only when it still has work,
-/// then the owner's release runs. Never frees the memory itself.
-pub(crate) fn release_foreign(buf: DeviceBuffer<u8>, f: Foreign) {
-    let stream = buf.stream().clone();
-    // Errors here cannot be returned (this runs in Drop); the memory goes back to its owner in
-    // any case so that it is not leaked.
-    let acc = [Access::write(&buf)];
-    if stream.begin_access(&acc).is_ok() && !stream.is_idle().unwrap_or(false) {
-        let _ = stream.synchronize();
-    }
-    let _ = buf.leak();
-    let r = f.release.lock().ok().and_then(|mut g| g.take());
-    if let Some(r) = r {
-        r();
-    }
-}
+use cuprite::{DeviceBuffer, DeviceView, Stream};
+use std::sync::Arc;
 
 /// The native (CUDA) device ordinal of array device `id` of the CUDA backend. In
 /// cuprite-array they are the same numbers; ids out of range are an `Err`.
@@ -276,7 +225,7 @@ impl<T: Element> Array<T> {
         let n = numel(shape);
         let bytes = n * T::DTYPE.size();
         check_device_pointer(ptr as u64, bytes, std::mem::align_of::<T>(), device.ordinal)?;
-        let stream = crate::backend::cuda::stream_for(device.ordinal)?;
+        let stream = crate::runtime::stream_for(device.ordinal)?;
         // SAFETY: the caller's contract (checked above as far as the driver can tell: device
         // memory of this context's device, the start of an allocation of at least `bytes`).
         let buf = unsafe { DeviceBuffer::<u8>::from_raw_parts(ptr as u64, bytes, &stream) };
@@ -472,7 +421,7 @@ impl<T: Element> Array<T> {
             )));
         }
         let ordinal = view.context().ordinal();
-        let stream = crate::backend::cuda::stream_for(ordinal)?;
+        let stream = crate::runtime::stream_for(ordinal)?;
         let copy: DeviceBuffer<T> = stream.clone_dtod(view)?;
         let bytes = copy
             .try_cast::<u8>()
@@ -484,5 +433,5 @@ impl<T: Element> Array<T> {
 /// The stream array work of CUDA device `ordinal` goes to on this thread: the array stream, or
 /// the one chosen with [`with_stream`](crate::with_stream).
 pub fn current_stream(ordinal: usize) -> Result<Arc<Stream>> {
-    crate::backend::cuda::stream_for(ordinal)
+    crate::runtime::stream_for(ordinal)
 }

@@ -7,12 +7,13 @@
 //! moves the other, at pinned-memory bandwidth, with no pinned allocation per call.
 
 use crate::array::Array;
-use crate::backend::Storage;
-use crate::backend::cuda::{DevBuf, stream_for};
 use crate::device::{Backend, current_device};
 use crate::dtype::Element;
 use crate::error::{Error, Result};
+use crate::runtime::stream_for;
 use crate::shape::{Layout, numel};
+use crate::storage::DevBuf;
+use crate::storage::Storage;
 use cuprite::sys::driver as sys;
 use cuprite::{Access, DeviceBuffer, DeviceRead, Event, EventFlags, HostAllocFlags};
 use cuprite::{PinnedHostBuffer, Stream};

@@ -2,9 +2,9 @@
 //! arguments; the array is locked while a view lives.
 
 use crate::array::Array;
-use crate::backend::Storage;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
+use crate::storage::Storage;
 use cuprite::launch::{KernelArg, LaunchArgs};
 use cuprite::{DeviceRead, DeviceView, Tracker};
 use std::sync::Arc;

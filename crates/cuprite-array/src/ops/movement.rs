@@ -1,7 +1,7 @@
 //! Data movement: reshape, permute, slices with steps, flip, broadcast (all views, no copy),
 //! and gather, concat, tile, roll, pad (which write new memory in one pass per piece).
 
-use crate::array::{Array, contiguous_storage, expand};
+use crate::array::{Array, expand};
 use crate::backend;
 use crate::dtype::{DType, Element, Integer, Scalar};
 use crate::error::{Error, Result};
@@ -9,6 +9,7 @@ use crate::graph::{Node, Op, Program, ViewFn, push_view};
 use crate::ops::BinaryOp;
 use crate::ops::elementwise::binary_node;
 use crate::ops::reduce::permute_node;
+use crate::schedule::contiguous_storage;
 use crate::shape::{
     Layout, SliceArg, SliceSpec, axis, broadcast_shapes, contiguous_strides, numel,
 };
@@ -52,7 +53,7 @@ fn view(n: &Arc<Node>, shape: &[usize], f: &dyn ViewFn) -> Result<Arc<Node>> {
 }
 
 fn leaf_node(
-    s: Arc<crate::backend::Storage>,
+    s: Arc<crate::storage::Storage>,
     shape: &[usize],
     d: DType,
     dev: crate::Device,
@@ -292,7 +293,7 @@ impl<T: Element> Array<T> {
             pieces.push((Program::build(std::slice::from_ref(&a.node)), l));
         }
         let dev = first.device();
-        let s = backend::assemble(dev, T::DTYPE, &shape, &pieces)?;
+        let s = backend::of(dev).eval_into_views(dev, T::DTYPE, numel(&shape), &pieces)?;
         Ok(Array::from_node(leaf_node(s, &shape, T::DTYPE, dev)))
     }
 
@@ -369,7 +370,12 @@ impl<T: Element> Array<T> {
                 .sum();
             pieces.push((Program::build(std::slice::from_ref(&self.node)), inner));
         }
-        let s = backend::assemble(self.device(), T::DTYPE, &shape, &pieces)?;
+        let s = backend::of(self.device()).eval_into_views(
+            self.device(),
+            T::DTYPE,
+            numel(&shape),
+            &pieces,
+        )?;
         Ok(Array::from_node(leaf_node(
             s,
             &shape,
