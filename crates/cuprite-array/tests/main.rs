@@ -7,6 +7,7 @@ mod codegen;
 mod common;
 mod cross;
 mod interop;
+mod library;
 mod props;
 mod units;
 
@@ -29,6 +30,7 @@ fn main() {
     tests.extend(codegen::tests());
     tests.extend(cross::tests());
     tests.extend(interop::tests());
+    tests.extend(library::tests());
     tests.extend(props::tests());
     tests.extend(units::tests());
     cuprite_testkit::run(tests);

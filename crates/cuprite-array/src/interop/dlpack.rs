@@ -652,20 +652,27 @@ fn take_own_export<T: Element>(t: DLPackTensor, shape: &[usize]) -> Array<T> {
 }
 
 /// Element extents `(lo, hi_exclusive)` of a strided tensor, relative to its first element.
-fn extents(shape: &[usize], strides: &[i64]) -> (i64, i64) {
+fn extents(shape: &[usize], strides: &[i64]) -> Result<(i64, i64)> {
     if shape.contains(&0) {
-        return (0, 0);
+        return Ok((0, 0));
     }
+    let overflow = || {
+        Error::InvalidArgument(format!(
+            "a DLPack tensor of shape {shape:?} and strides {strides:?} spans more than the \
+             address space"
+        ))
+    };
     let (mut lo, mut hi) = (0i64, 0i64);
     for (&n, &s) in shape.iter().zip(strides) {
-        let span = s * (n as i64 - 1);
+        let n = i64::try_from(n).map_err(|_| overflow())?;
+        let span = s.checked_mul(n - 1).ok_or_else(overflow)?;
         if span < 0 {
-            lo += span;
+            lo = lo.checked_add(span).ok_or_else(overflow)?;
         } else {
-            hi += span;
+            hi = hi.checked_add(span).ok_or_else(overflow)?;
         }
     }
-    (lo, hi + 1)
+    Ok((lo, hi.checked_add(1).ok_or_else(overflow)?))
 }
 
 struct SendPtr(*mut c_void, bool);
@@ -690,8 +697,15 @@ fn import_cuda<T: Element>(t: DLPackTensor, shape: &[usize]) -> Result<Array<T>>
     });
     let size = T::DTYPE.size() as i64;
     let first = t.data_ptr();
-    let (lo, hi) = extents(shape, &strides);
-    let base = (first as i64 + lo * size) as u64;
+    let (lo, hi) = extents(shape, &strides)?;
+    let base = lo
+        .checked_mul(size)
+        .and_then(|off| (first as i64).checked_add(off))
+        .ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "a DLPack tensor at {first:#x} whose strides {strides:?} reach below address 0"
+            ))
+        })? as u64;
     let n = numel(shape);
     if n > 0 {
         if first == 0 {
@@ -705,22 +719,20 @@ fn import_cuda<T: Element>(t: DLPackTensor, shape: &[usize]) -> Result<Array<T>>
                 T::DTYPE.name()
             )));
         }
-        let st = crate::runtime::state(ordinal)?;
-        st.ctx.bind_to_thread()?;
-        let mut dev: i32 = -1;
-        // SAFETY: a valid out-pointer of the attribute's size (int); the driver validates the
-        // address.
-        let r = unsafe {
-            cuprite::sys::driver::cuPointerGetAttribute(
-                (&mut dev as *mut i32).cast(),
-                cuprite::sys::driver::CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                first,
-            )
-        };
-        cuprite::error::check(r, "cuPointerGetAttribute")?;
-        if dev as usize != ordinal {
+        let info = cuprite::pointer::pointer_info(first)?;
+        let dev = info.device_ordinal;
+        if dev != ordinal {
             return Err(Error::DeviceMismatch(format!(
                 "the DLPack tensor says CUDA device {ordinal}, its memory is on device {dev}"
+            )));
+        }
+        // Every element the strides reach lies in the allocation the data pointer is in.
+        let bytes = ((hi - lo) as u64).checked_mul(size as u64);
+        if !bytes.is_some_and(|b| info.contains(base, b as usize)) {
+            return Err(Error::InvalidArgument(format!(
+                "the DLPack tensor's shape {shape:?} and strides {strides:?} reach bytes \
+                 {base:#x}..+{bytes:?}, outside its allocation {:#x}..+{}",
+                info.base, info.size
             )));
         }
     }

@@ -72,7 +72,6 @@ use crate::runtime::state;
 use crate::shape::{Layout, numel};
 use crate::storage::Storage;
 use crate::storage::{DevBuf, Foreign};
-use cuprite::sys::driver as sys;
 use cuprite::{DeviceBuffer, DeviceView, Stream};
 use std::sync::Arc;
 
@@ -118,17 +117,8 @@ fn cuda_devices() -> usize {
     }
 }
 
-fn pointer_attr<V: Default>(attr: sys::CUpointer_attribute, ptr: u64) -> Result<V> {
-    let mut v = V::default();
-    // SAFETY: `v` is a valid out-pointer of the size the attribute writes (the callers pick
-    // `V` per attribute: u32 for memory type and device ordinal); the driver validates `ptr`.
-    let r = unsafe { sys::cuPointerGetAttribute((&mut v as *mut V).cast(), attr, ptr) };
-    cuprite::error::check(r, "cuPointerGetAttribute")?;
-    Ok(v)
-}
-
-/// Checks that `ptr` is the start of a device allocation of CUDA device `ordinal` holding at
-/// least `bytes`.
+/// Checks that `ptr` is the start of a device allocation of the primary context of CUDA device
+/// `ordinal` (the array library's) holding at least `bytes`.
 fn check_device_pointer(ptr: u64, bytes: usize, align: usize, ordinal: usize) -> Result<()> {
     if ptr == 0 {
         return Err(Error::InvalidArgument("a null device pointer".into()));
@@ -139,39 +129,37 @@ fn check_device_pointer(ptr: u64, bytes: usize, align: usize, ordinal: usize) ->
         )));
     }
     let st = state(ordinal)?;
-    st.ctx.bind_to_thread()?;
-    let ty: u32 = pointer_attr(
-        sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-        ptr,
-    )
-    .map_err(|e| Error::InvalidArgument(format!("{ptr:#x} is not memory CUDA knows of ({e})")))?;
-    if ty != sys::CUmemorytype::CU_MEMORYTYPE_DEVICE.0 {
+    let info = cuprite::pointer::pointer_info(ptr).map_err(|e| {
+        Error::InvalidArgument(format!("{ptr:#x} is not memory CUDA knows of ({e})"))
+    })?;
+    if info.memory_type != cuprite::pointer::MemoryType::Device {
         return Err(Error::InvalidArgument(format!(
-            "{ptr:#x} is not device memory (CUDA memory type {ty})"
+            "{ptr:#x} is not device memory (CUDA memory type {:?})",
+            info.memory_type
         )));
     }
-    let dev: u32 = pointer_attr(
-        sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-        ptr,
-    )?;
-    if dev as usize != ordinal {
+    if info.device_ordinal != ordinal {
         return Err(Error::DeviceMismatch(format!(
-            "{ptr:#x} is memory of CUDA device {dev}, the array would live on device {ordinal}"
+            "{ptr:#x} is memory of CUDA device {}, the array would live on device {ordinal}",
+            info.device_ordinal
         )));
     }
-    let (mut base, mut size) = (0u64, 0usize);
-    // SAFETY: valid out-pointers; the context is current.
-    let r = unsafe { sys::cuMemGetAddressRange_v2(&mut base, &mut size, ptr) };
-    cuprite::error::check(r, "cuMemGetAddressRange")?;
-    if base != ptr {
+    if !info.belongs_to(&st.ctx) {
+        return Err(Error::DeviceMismatch(format!(
+            "{ptr:#x} was allocated in another context of CUDA device {ordinal}, not in its \
+             primary context (the array library's)"
+        )));
+    }
+    if info.base != ptr {
         return Err(Error::InvalidArgument(format!(
             "{ptr:#x} is {} bytes into an allocation; only the start of one can be owned",
-            ptr - base
+            ptr - info.base
         )));
     }
-    if size < bytes {
+    if info.size < bytes {
         return Err(Error::InvalidArgument(format!(
-            "the allocation at {ptr:#x} has {size} bytes, the shape needs {bytes}"
+            "the allocation at {ptr:#x} has {} bytes, the shape needs {bytes}",
+            info.size
         )));
     }
     Ok(())
@@ -380,7 +368,7 @@ impl<T: Element> Array<T> {
     /// a.unlock()?;
     /// # Ok(()) }
     /// ```
-    pub fn device_ptr(&self) -> Result<sys::CUdeviceptr> {
+    pub fn device_ptr(&self) -> Result<u64> {
         let (s, l) = self.materialise_contiguous()?;
         s.set_locked(self.device(), true);
         match &*s {

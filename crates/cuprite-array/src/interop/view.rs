@@ -102,7 +102,7 @@ impl<'a, T> std::ops::Deref for ArrayDeviceView<'a, T> {
 
 impl<T> DeviceRead<T> for ArrayDeviceView<'_, T> {
     #[inline]
-    fn device_ptr(&self) -> cuprite::sys::driver::CUdeviceptr {
+    fn device_ptr(&self) -> u64 {
         self.view.device_ptr()
     }
     #[inline]

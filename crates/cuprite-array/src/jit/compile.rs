@@ -63,6 +63,19 @@ pub(crate) fn path_for(src: &str, opts: &CompileOptions, ext: &str) -> Result<Op
     Ok(disk::entry_path(src, &opts.args()?, v, ext))
 }
 
+/// The disk-cache key of `src` built with `opts`: a hash of the source, the exact option list
+/// NVRTC is given (see [`CompileOptions::args`]) and the NVRTC version.
+///
+/// ```no_run
+/// let o = cuprite_array::jit::compile_options(90, true);
+/// let a = cuprite_array::jit::cache_key("k", &o)?;
+/// assert_ne!(a, cuprite_array::jit::cache_key("k", &o.clone().option("-lineinfo"))?);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn cache_key(src: &str, opts: &CompileOptions) -> Result<u128> {
+    Ok(disk::key(src, &opts.args()?, cuprite::nvrtc::version()?))
+}
+
 /// The path of the cache file of `src` compiled for `sm_{arch}` as an optimised CUBIN: what
 /// [`cubin`] reads and writes. Derived from the exact option list passed to NVRTC.
 pub fn cache_path(src: &str, arch: u32) -> Result<Option<PathBuf>> {

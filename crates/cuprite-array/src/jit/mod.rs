@@ -53,7 +53,7 @@ mod worker;
 pub use cache::clear_kernel_cache;
 pub(crate) use cache::{Kernel, get as kernel, get_by_key as library_kernel, take_retired};
 pub use compile::{
-    cache_path, compile_options, cubin, glue_compile_options, quick_compile_options,
+    cache_key, cache_path, compile_options, cubin, glue_compile_options, quick_compile_options,
 };
 pub use config::JitConfig;
 pub use disk::{cache_dir, set_cache_dir};

@@ -172,7 +172,9 @@ impl<T: Element> Array<T> {
         }
         let shape: Vec<usize> = specs.iter().map(|s| s.len).collect();
         if numel(&shape) == 0 {
-            return Ok(Array::zeros(&shape));
+            return Ok(crate::device::with_device(self.device(), || {
+                Array::zeros(&shape)
+            }));
         }
         Ok(Array::from_node(view(&self.node, &shape, &Slice(&specs))?))
     }
