@@ -37,6 +37,7 @@ pub mod random;
 pub(crate) mod runtime;
 mod schedule;
 pub mod shape;
+pub mod special;
 pub(crate) mod storage;
 pub(crate) mod util;
 

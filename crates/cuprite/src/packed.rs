@@ -114,3 +114,39 @@ impl Stream {
         self.end_access(accesses)
     }
 }
+
+impl Stream {
+    /// Enqueues a copy of `bytes` bytes from host address `src` to device address `dst`,
+    /// with no tracking: for staging loops that order their own buffers with events (the
+    /// caller declares the device buffer's access around the loop with
+    /// [`begin_access`](Stream::begin_access)/[`end_access`](Stream::end_access)).
+    ///
+    /// # Safety
+    /// `src` is valid for reading `bytes` bytes until the copy has completed (pinned memory for
+    /// an asynchronous copy), and `[dst, dst + bytes)` is device memory of this stream's
+    /// context that nothing else writes or reads meanwhile.
+    pub unsafe fn memcpy_htod_raw(&self, dst: u64, src: *const u8, bytes: usize) -> Result<()> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        self.context().bind_to_thread()?;
+        // SAFETY: the caller's contract covers both ranges; the stream is live.
+        unsafe { drv!(cuMemcpyHtoDAsync_v2(dst, src.cast(), bytes, self.raw())) }
+    }
+
+    /// Enqueues a copy of `bytes` bytes from device address `src` to host address `dst`, with
+    /// no tracking (see [`memcpy_htod_raw`](Self::memcpy_htod_raw)).
+    ///
+    /// # Safety
+    /// `dst` is valid for writing `bytes` bytes until the copy has completed and nothing reads
+    /// it meanwhile; `[src, src + bytes)` is device memory of this stream's context whose
+    /// writers have finished or are ordered before this copy.
+    pub unsafe fn memcpy_dtoh_raw(&self, dst: *mut u8, src: u64, bytes: usize) -> Result<()> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        self.context().bind_to_thread()?;
+        // SAFETY: the caller's contract covers both ranges; the stream is live.
+        unsafe { drv!(cuMemcpyDtoHAsync_v2(dst.cast(), src, bytes, self.raw())) }
+    }
+}

@@ -13,7 +13,7 @@
 
 use crate::dtype::{Class, DType, Scalar};
 use crate::graph::{Dist, Kind, Program};
-use crate::ops::{BinaryOp, ReduceOp, UnaryOp};
+use crate::op::{BinaryOp, ReduceOp, UnaryOp};
 use std::fmt::Write;
 
 /// Threads per block of every generated kernel.
@@ -30,10 +30,15 @@ pub(crate) struct Variant {
     pub strided_out: bool,
 }
 
+mod params;
 mod prelude;
+mod reduction;
 mod scan;
 
+pub(crate) use params::ParamPlan;
+use params::params;
 use prelude::with_prelude;
+pub(crate) use reduction::{acc_dtype, reduction};
 pub(crate) use scan::scan_kernel;
 
 /// Source and entry point of one kernel.
@@ -392,104 +397,6 @@ fn emit_lane(e: &Emit<'_>, out: &mut String) {
     }
 }
 
-/// The parameter list shared by every kernel of a program, in launch order: inputs (pointer,
-/// then offset and strides when strided, or length when gathered), outputs, `n`, the shape,
-/// then constants.
-fn params(p: &Program, v: Variant, n_out_ptrs: usize, out_dtypes: &[DType]) -> String {
-    let nd = p.shape.len();
-    let mut s = Vec::new();
-    for (i, inp) in p.inputs.iter().enumerate() {
-        s.push(format!(
-            "const {}* __restrict__ in{i}",
-            inp.dtype.c_storage()
-        ));
-        if inp.gather_len.is_some() {
-            s.push(format!("u64t len{i}"));
-        } else if !inp.layout.is_contiguous(&p.shape) {
-            s.push(format!("i64t off{i}"));
-            for d in 0..nd {
-                s.push(format!("i64t st{i}_{d}"));
-            }
-        } else {
-            s.push(format!("i64t off{i}"));
-        }
-    }
-    for o in 0..n_out_ptrs {
-        s.push(format!(
-            "{}* __restrict__ out{o}",
-            out_dtypes[o].c_storage()
-        ));
-    }
-    if v.strided_out {
-        s.push("i64t ooff".into());
-        for d in 0..nd {
-            s.push(format!("i64t ost{d}"));
-        }
-    }
-    s.push("u64t n".into());
-    for d in 0..nd {
-        s.push(format!("u64t s{d}"));
-    }
-    for (k, c) in p.consts.iter().enumerate() {
-        s.push(format!("u64t k{k}"));
-        if matches!(c, Scalar::C32(_) | Scalar::C64(_)) {
-            s.push(format!("u64t k{k}i"));
-        }
-    }
-    s.join(", ")
-}
-
-/// The launch parameter words for `params`: pointers and offsets are supplied by the caller.
-pub(crate) struct ParamPlan {
-    /// Inline up to 24 words (no allocation for common kernels).
-    pub words: crate::util::Inline<u64, 24>,
-}
-
-impl ParamPlan {
-    /// Builds the words: `in_ptrs[i]` are the input base pointers, `out_ptrs` the outputs.
-    pub fn new(
-        p: &Program,
-        v: Variant,
-        in_ptrs: &[u64],
-        out_ptrs: &[u64],
-        out_layout: Option<&crate::shape::Layout>,
-    ) -> ParamPlan {
-        let nd = p.shape.len();
-        let mut w = crate::util::Inline::new();
-        for (i, inp) in p.inputs.iter().enumerate() {
-            w.push(in_ptrs[i]);
-            if let Some(n) = inp.gather_len {
-                w.push(n as u64);
-            } else if !inp.layout.is_contiguous(&p.shape) {
-                w.push(inp.layout.offset as u64);
-                for d in 0..nd {
-                    w.push(inp.layout.strides[d] as i64 as u64);
-                }
-            } else {
-                w.push(inp.layout.offset as u64);
-            }
-        }
-        w.extend_from_slice(out_ptrs);
-        if v.strided_out {
-            let l = out_layout.expect("strided output layout");
-            w.push(l.offset as u64);
-            for d in 0..nd {
-                w.push(l.strides[d] as i64 as u64);
-            }
-        }
-        w.push(crate::shape::numel(&p.shape) as u64);
-        for d in 0..nd {
-            w.push(p.shape[d] as u64);
-        }
-        for c in &p.consts {
-            for x in const_words(*c) {
-                w.push(x);
-            }
-        }
-        ParamPlan { words: w }
-    }
-}
-
 /// Unravels `lin` into coordinates and computes strided offsets; returns the code.
 fn index_code(p: &Program, v: Variant, lin: &str, it: &str) -> String {
     let nd = p.shape.len();
@@ -743,242 +650,6 @@ pub(crate) fn elementwise(p: &Program, v: Variant) -> KernelSource {
         );
     }
     s.push_str("  }\n}\n");
-    KernelSource {
-        name,
-        source: with_prelude(&s),
-    }
-}
-
-/// The dtype a reduction accumulates (and writes its partial results) in.
-pub(crate) fn acc_dtype(op: ReduceOp, src: DType) -> DType {
-    match op {
-        ReduceOp::Any | ReduceOp::All => DType::Bool,
-        ReduceOp::ArgMin | ReduceOp::ArgMax => DType::I64,
-        _ => match src.class() {
-            Class::F32 => DType::F32,
-            Class::F64 => DType::F64,
-            Class::I64 => DType::I64,
-            Class::U64 => {
-                if matches!(op, ReduceOp::Sum | ReduceOp::Prod) {
-                    DType::U64
-                } else {
-                    src
-                }
-            }
-            Class::C32 => DType::C32,
-            Class::C64 => DType::C64,
-        },
-    }
-}
-
-/// The reduction kernel: block `b` reduces row `b / chunks`, elements
-/// `[(b % chunks) · per, ...)` of `inner`, writing `out[b]` (a partial when `chunks > 1`).
-pub(crate) fn reduction(p: &Program, op: ReduceOp, out_d: DType, v: Variant) -> KernelSource {
-    use ReduceOp::*;
-    let it = if v.idx32 { "int" } else { "i64t" };
-    let src_d = p.instrs[p.outputs[0]].dtype;
-    let acc_d = if matches!(op, ArgMin | ArgMax) {
-        src_d
-    } else {
-        acc_dtype(op, src_d)
-    };
-    let at = cty(acc_d);
-    let arg = matches!(op, ArgMin | ArgMax);
-    let name = "cuprite_reduce".to_string();
-    let mut s = String::new();
-    let acc_t = if arg {
-        "AccArg".to_string()
-    } else {
-        at.to_string()
-    };
-    if arg {
-        let _ = writeln!(s, "struct AccArg {{ {at} v; i64t i; }};");
-        // NaN counts as the most extreme value; ties keep the lower index.
-        let better = if op == ArgMin { "<" } else { ">" };
-        let _ = writeln!(
-            s,
-            "__device__ __forceinline__ AccArg comb(AccArg a, AccArg b) {{\n  if (a.i < 0) return b; if (b.i < 0) return a;\n  bool an = a.v != a.v, bn = b.v != b.v;\n  if (an || bn) return (an && (!bn || a.i < b.i)) ? a : ((bn && !an) ? b : (a.i < b.i ? a : b));\n  if (b.v {better} a.v || (b.v == a.v && b.i < a.i)) return b; return a;\n}}"
-        );
-    } else {
-        let comb = match (op, acc_d.is_complex(), acc_d.is_float()) {
-            (Sum, true, _) => "cadd(a, b)".to_string(),
-            (Prod, true, _) => "cmul(a, b)".to_string(),
-            (Sum, _, _) => binary_expr(BinaryOp::Add, acc_d, "a", "b"),
-            (Prod, _, _) => binary_expr(BinaryOp::Mul, acc_d, "a", "b"),
-            (Min, _, true) => "nmin(a, b)".to_string(),
-            (Max, _, true) => "nmax(a, b)".to_string(),
-            (Min, _, _) => "(a < b ? a : b)".to_string(),
-            (Max, _, _) => "(a > b ? a : b)".to_string(),
-            (Any, _, _) => "(unsigned char)(a | b)".to_string(),
-            (All, _, _) => "(unsigned char)(a & b)".to_string(),
-            _ => unreachable!(),
-        };
-        let _ = writeln!(
-            s,
-            "__device__ __forceinline__ {at} comb({at} a, {at} b) {{ return {comb}; }}"
-        );
-    }
-    let ident = match (op, acc_d.class()) {
-        (ArgMin | ArgMax, _) => format!("AccArg{{ ({at})0, -1 }}"),
-        (Any, _) => "(unsigned char)0".into(),
-        (All, _) => "(unsigned char)1".into(),
-        (Sum, Class::C32) => "mkc(0.0f, 0.0f, (cf32*)0)".into(),
-        (Sum, Class::C64) => "mkc(0.0, 0.0, (cf64*)0)".into(),
-        (Prod, Class::C32) => "mkc(1.0f, 0.0f, (cf32*)0)".into(),
-        (Prod, Class::C64) => "mkc(1.0, 0.0, (cf64*)0)".into(),
-        (Sum, _) => format!("({at})0"),
-        (Prod, _) => format!("({at})1"),
-        (Min, Class::F32) => "finf()".into(),
-        (Min, Class::F64) => "dinf()".into(),
-        (Max, Class::F32) => "(-finf())".into(),
-        (Max, Class::F64) => "(-dinf())".into(),
-        (Min, _) => format!("({at}){}", int_limits(acc_d).1),
-        (Max, _) => format!("({at}){}", int_limits(acc_d).0),
-    };
-    // Value of the producer → accumulator element.
-    let to_acc = |x: &str, idx: &str| -> String {
-        match op {
-            ArgMin | ArgMax => format!("AccArg{{ {x}, (i64t)({idx}) }}"),
-            Any | All => format!(
-                "(unsigned char)({})",
-                if src_d.is_complex() {
-                    format!("cnz({x})")
-                } else {
-                    format!("{x} != 0")
-                }
-            ),
-            _ => cast_expr(src_d, acc_d, x),
-        }
-    };
-    let outlined = v.vector && outline(p);
-    if outlined {
-        s.push_str(&value_fn(p));
-    }
-    let _ = writeln!(
-        s,
-        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}, u64t inner, u64t chunks) {{",
-        params(p, v, 1, &[out_d])
-    );
-    let _ = writeln!(s, "  __shared__ {acc_t} sh[{BLOCK}];");
-    let _ = writeln!(s, "  {acc_t} acc = {ident};");
-    // Block `ch` of a row's `chunks` blocks takes every `chunks`-th tile of the row (all blocks
-    // sweep the row together, grid-stride), so every block has the same work whatever the
-    // number of blocks resident at once.
-    let _ = writeln!(
-        s,
-        "  {it} row = ({it})(blockIdx.x / chunks), ch = ({it})(blockIdx.x % chunks), nch = ({it})chunks;"
-    );
-    let _ = writeln!(s, "  {it} start = 0;");
-    if v.vector {
-        // Tiles of BLOCK * VEC elements, one 16-byte vector load per thread and input.
-        let tile = BLOCK as usize * VEC;
-        let _ = writeln!(s, "  {it} ntiles = ({it})inner / {tile};");
-        let _ = writeln!(s, "  {it} step = nch * {tile};");
-        let _ = writeln!(s, "  {it} t = ch;");
-        let group = |s: &mut String, units: &[usize]| {
-            for &u in units {
-                let _ = writeln!(
-                    s,
-                    "    {it} jj{u} = t * {tile} + ({it})threadIdx.x * {VEC} + {u} * step;"
-                );
-                let _ = writeln!(s, "    {it} base{u} = row * ({it})inner + jj{u};");
-                for (i, inp) in p.inputs.iter().enumerate() {
-                    let st = inp.dtype.c_storage();
-                    let _ = writeln!(
-                        s,
-                        "    VecN<{st}, {VEC}> x{i}_{u} = *reinterpret_cast<const VecN<{st}, {VEC}>*>(in{i} + off{i} + base{u});"
-                    );
-                }
-            }
-            for &u in units {
-                for lane in 0..VEC {
-                    let loads: Vec<String> = p
-                        .inputs
-                        .iter()
-                        .enumerate()
-                        .map(|(i, inp)| load_conv(inp.dtype, &format!("x{i}_{u}.v[{lane}]")))
-                        .collect();
-                    let idx = format!("jj{u} + {lane}");
-                    if outlined {
-                        let _ = writeln!(
-                            s,
-                            "    acc = comb(acc, {});",
-                            to_acc(&format!("{}.o0", value_call(p, &loads)), &idx)
-                        );
-                        continue;
-                    }
-                    let e = Emit {
-                        prog: p,
-                        loads,
-                        lin: format!("(base{u} + {lane})"),
-                        sfx: format!("_{u}_{lane}"),
-                    };
-                    emit_lane(&e, s);
-                    let k = p.outputs[0];
-                    let _ = writeln!(
-                        s,
-                        "    acc = comb(acc, {});",
-                        to_acc(&format!("v{k}_{u}_{lane}"), &idx)
-                    );
-                }
-            }
-        };
-        // Four tiles per iteration when the producer is light (loads in flight), else two.
-        let units: &[usize] = if outlined { &[0, 1] } else { &[0, 1, 2, 3] };
-        let _ = writeln!(
-            s,
-            "  for (; t + {} * nch < ntiles; t += {} * nch) {{",
-            units.len() - 1,
-            units.len()
-        );
-        group(&mut s, units);
-        let _ = writeln!(s, "  }}");
-        let _ = writeln!(s, "  for (; t < ntiles; t += nch) {{");
-        group(&mut s, &[0]);
-        let _ = writeln!(s, "  }}");
-        let _ = writeln!(s, "  start = ntiles * {tile};");
-    }
-    let _ = writeln!(
-        s,
-        "  for ({it} j = start + ch * {BLOCK} + ({it})threadIdx.x; j < ({it})inner; j += nch * {BLOCK}) {{"
-    );
-    let _ = writeln!(s, "    {it} i = row * ({it})inner + j;");
-    s.push_str(&index_code(
-        p,
-        Variant {
-            strided_out: false,
-            ..v
-        },
-        "i",
-        it,
-    ));
-    let e = Emit {
-        prog: p,
-        loads: p
-            .inputs
-            .iter()
-            .enumerate()
-            .map(|(i, inp)| load_conv(inp.dtype, &format!("in{i}[o{i}]")))
-            .collect(),
-        lin: "i".into(),
-        sfx: String::new(),
-    };
-    emit_lane(&e, &mut s);
-    let k = p.outputs[0];
-    let _ = writeln!(s, "    acc = comb(acc, {});", to_acc(&format!("v{k}"), "j"));
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "  sh[threadIdx.x] = acc; __syncthreads();");
-    let _ = writeln!(
-        s,
-        "  for (int w = {} ; w > 0; w >>= 1) {{ if (threadIdx.x < w) sh[threadIdx.x] = comb(sh[threadIdx.x], sh[threadIdx.x + w]); __syncthreads(); }}",
-        BLOCK / 2
-    );
-    let fin = match op {
-        ArgMin | ArgMax => "(i64t)(sh[0].i < 0 ? 0 : sh[0].i)".to_string(),
-        _ => store_conv(out_d, &cast_expr(acc_d, out_d, "sh[0]")),
-    };
-    let _ = writeln!(s, "  if (threadIdx.x == 0) out0[blockIdx.x] = {fin};");
-    s.push_str("}\n");
     KernelSource {
         name,
         source: with_prelude(&s),

@@ -23,6 +23,6 @@ pub(crate) mod elementwise;
 pub(crate) mod movement;
 pub(crate) mod reduce;
 mod scan;
-pub mod special;
+pub use crate::special;
 
 pub use crate::op::{BinaryOp, ReduceOp, UnaryOp};

@@ -4,7 +4,7 @@
 use super::values::Vals;
 use crate::dtype::{Class, DType, c32, c64};
 use crate::op::{BinaryOp, UnaryOp};
-use crate::ops::special;
+use crate::special;
 
 macro_rules! map1 {
     ($v:expr, $Var:ident, $f:expr) => {
