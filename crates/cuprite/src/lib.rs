@@ -27,6 +27,7 @@ pub mod context;
 pub mod device;
 pub mod error;
 pub mod event;
+pub mod fft;
 pub mod graph;
 pub mod launch;
 pub mod memory;
