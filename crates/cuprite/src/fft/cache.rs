@@ -6,7 +6,7 @@
 
 use super::desc::PlanDesc;
 use super::plan::Plan;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::stream::Stream;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -43,7 +43,8 @@ struct Entry {
 /// kind, precision, sizes, batch, layouts) — everything in a [`PlanDesc`] — and not by stream:
 /// a plan found for another stream of the same context is moved to the one asked for
 /// ([`Plan::set_stream`], no synchronisation). Each plan keeps its work area, so the bound
-/// also bounds the device memory held.
+/// also bounds the device memory held. Dropping a plan that ran transforms waits for its
+/// context's work first (see [`Plan`]), so an eviction may block the host briefly.
 ///
 /// Lookups take `&mut self`; share one between threads behind a `Mutex` (a lookup that hits
 /// costs a hash and, when the stream changed, one `cufftSetStream`).
@@ -106,22 +107,25 @@ impl PlanCache {
         let tick = self.tick;
         if self.map.contains_key(&key) {
             self.hits += 1;
-            let entry = self.map.get_mut(&key).expect("checked just above");
-            entry.last_used = tick;
-            entry.plan.set_stream(stream)?;
-            return Ok(&mut entry.plan);
+        } else {
+            self.misses += 1;
+            let plan = Plan::new(stream, desc)?;
+            self.shrink_to(self.capacity - 1);
+            self.map.insert(
+                key,
+                Entry {
+                    plan,
+                    last_used: tick,
+                },
+            );
         }
-        self.misses += 1;
-        let plan = Plan::new(stream, desc)?;
-        self.shrink_to(self.capacity - 1);
-        Ok(&mut self
-            .map
-            .entry(key)
-            .or_insert(Entry {
-                plan,
-                last_used: tick,
-            })
-            .plan)
+        let entry = self.map.get_mut(&key).ok_or_else(|| {
+            Error::InvalidArgument("fft::PlanCache: a plan just cached is missing".into())
+        })?;
+        entry.last_used = tick;
+        // A no-op for a plan already on `stream` (every new one).
+        entry.plan.set_stream(stream)?;
+        Ok(&mut entry.plan)
     }
 
     /// Whether a plan for `desc` in `stream`'s context is cached (no counting, no reordering).

@@ -135,6 +135,10 @@ fn cufft_type(desc: &PlanDesc) -> sys::cufftType {
 ///
 /// Transforms take `&mut self`: cuFFT does not allow one plan to run from two threads at once.
 ///
+/// Dropping a plan that ran transforms first waits for its context's work to finish (cuFFT
+/// frees the plan's own device memory at once, not stream-ordered); the work area is freed
+/// stream-ordered after its last use.
+///
 /// ```no_run
 /// use cuprite::fft::{Plan, PlanDesc, Precision};
 /// use num_complex::Complex;
