@@ -21,12 +21,18 @@
 //! (`#[derive(DeviceRepr)]` for `#[repr(C)]` structs). Streams capture into [`Graph`]s.
 //! The seed-002 style (`CudaDevice::new(0)`, modules by name, tuple launches) is
 //! [`compat::CudaDevice`], named so to leave [`Device`] to the plain device handle.
+//!
+//! # Math libraries
+//!
+//! [`fft`] wraps cuFFT: plans bound to a stream, work areas from the stream-ordered pool,
+//! transforms tracked across streams like launches, and an LRU plan cache.
 
 pub mod compat;
 pub mod context;
 pub mod device;
 pub mod error;
 pub mod event;
+pub mod fft;
 pub mod graph;
 pub mod launch;
 pub mod linker;
