@@ -144,7 +144,7 @@ fn check_device_pointer(ptr: u64, bytes: usize, align: usize, ordinal: usize) ->
             info.device_ordinal
         )));
     }
-    if !info.belongs_to(&st.ctx) {
+    if info.in_other_context(&st.ctx) {
         return Err(Error::DeviceMismatch(format!(
             "{ptr:#x} was allocated in another context of CUDA device {ordinal}, not in its \
              primary context (the array library's)"
