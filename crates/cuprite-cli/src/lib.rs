@@ -1,5 +1,5 @@
 //! The pieces of the `cuprite` command, as a library so that tests and benchmarks can reach
-//! them: [`info`] (what this machine offers), [`demo`] (the stack at work) and [`bench`] (the benchmark harness and its
+//! them: [`info`] (what this machine offers), [`demo`] (the stack at work) and [`bench`](mod@bench) (the benchmark harness and its
 //! benchmarks). `main.rs` only parses the command line.
 
 /// `println!` that ignores a closed stdout (`cuprite info | head`) instead of panicking.

@@ -21,6 +21,7 @@
 //! (`#[derive(DeviceRepr)]` for `#[repr(C)]` structs). Streams capture into [`Graph`]s.
 //! The seed-002 style (`CudaDevice::new(0)`, modules by name, tuple launches) is
 //! [`compat::CudaDevice`], named so to leave [`Device`] to the plain device handle.
+#![deny(missing_docs)]
 
 pub mod compat;
 pub mod context;
