@@ -14,3 +14,9 @@ macro_rules! outln {
 pub mod bench;
 pub mod demo;
 pub mod info;
+
+/// Every Rust code block of the repository's `README.md`, compiled and run as a doc test of this
+/// crate (which depends on every layer the README shows), so that the README cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
