@@ -61,15 +61,21 @@ for line in sys.stdin:
 ' "$1"
 }
 
+# `--workspace` unless the extra arguments pick packages themselves (cargo lets it win over -p).
+scope=(--workspace)
+for a in ${extra[@]+"${extra[@]}"}; do
+    case "$a" in -p|--package|--package=*|-p?*) scope=() ;; esac
+done
+
 list="$(mktemp)"
 trap 'rm -f "$list"' EXIT
-cargo test --workspace --no-run "${release[@]}" --message-format=json-render-diagnostics \
+cargo test ${scope[@]+"${scope[@]}"} --no-run "${release[@]}" --message-format=json-render-diagnostics \
     ${extra[@]+"${extra[@]}"} | artifacts test >>"$list"
 if [ $examples = 1 ] || [ $bins = 1 ]; then
     what=()
     [ $examples = 1 ] && what+=(--examples)
     [ $bins = 1 ] && what+=(--bins)
-    cargo build --workspace "${release[@]}" "${what[@]}" --message-format=json-render-diagnostics \
+    cargo build ${scope[@]+"${scope[@]}"} "${release[@]}" "${what[@]}" --message-format=json-render-diagnostics \
         ${extra[@]+"${extra[@]}"} | artifacts build >>"$list"
 fi
 
