@@ -20,3 +20,13 @@ pub mod info;
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The Rust code blocks of `docs/gpu-arrays-in-rust.md`, run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/gpu-arrays-in-rust.md")]
+pub struct TourDoctests;
+
+/// The Rust code blocks of `docs/from-arrayfire.md`, run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/from-arrayfire.md")]
+pub struct ArrayFireGuideDoctests;
