@@ -407,7 +407,7 @@ fn plot_from_report() -> TestResult {
     );
     assert!(text.contains("not judged"), "{text}");
     assert!(
-        !text.contains("cuprite bench on"),
+        !text.contains("cuprite bench, "),
         "nothing may run with --from: {text}"
     );
     let copies = std::fs::read_to_string(plots.join("copies.svg"))?;

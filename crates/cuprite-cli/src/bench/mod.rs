@@ -777,7 +777,7 @@ pub fn run(opts: &RunOptions) -> Result<bool, BenchError> {
 
     let device = match &gpu {
         Ok(name) => name.clone(),
-        Err(why) => format!("the CPU only ({why})"),
+        Err(why) => format!("the CPU only: {why}"),
     };
     print_table(&device, &outcomes);
     if opts.markdown {
@@ -872,7 +872,7 @@ fn print_table(device: &str, outcomes: &[(Benchmark, Outcome)]) {
             }
         }
     }
-    crate::outln!("cuprite bench on {device}, {}", utc_now());
+    crate::outln!("cuprite bench, {}, on {device}", utc_now());
     crate::outln!(
         "(median, min and max of the samples; ratio = median / reference; time units: lower is better, /s units: higher)"
     );
