@@ -451,7 +451,16 @@ fn quick_smoke() -> TestResult {
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json_path)?)?;
     let results = v["results"].as_array().ok_or("no results")?;
     assert_eq!(results.len(), all().len(), "every benchmark reported");
+    // The groups of this harness must all run on a GPU machine; a benchmark of another topic
+    // may be skipped where its library or a second GPU is missing, but never fail.
+    let must_run = ["ceiling", "memory", "launch", "array", "interop", "curves"];
     for r in results {
+        assert_ne!(r["status"], "failed", "{r}");
+        let group = r["group"].as_str().unwrap_or("");
+        if r["status"] == "skipped" && !must_run.contains(&group) {
+            println!("skipped {}: {}", r["name"], r["reason"]);
+            continue;
+        }
         assert_eq!(r["status"], "ran", "{r}");
         let figs = r["figures"].as_array().ok_or("no figures")?;
         assert!(!figs.is_empty(), "{r}");
