@@ -16,8 +16,10 @@
 //! This crate owns declarations and loading only; the safe layer is the `cuprite` crate.
 #![deny(missing_docs)]
 
+pub mod cufft;
 pub mod driver;
 pub mod libraries;
+pub mod library_types;
 pub mod loader;
 pub mod nvrtc;
 

@@ -22,6 +22,8 @@
 //! }
 //! ```
 
+pub mod dft;
+
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::sync::OnceLock;
 

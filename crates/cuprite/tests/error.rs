@@ -133,6 +133,16 @@ fn debug_is_readable() -> TestResult {
         ),
         (Error::InvalidArgument("n = 0".into()), "InvalidArgument"),
         (
+            Error::Library {
+                library: "libcufft",
+                call: "cufftPlan1d",
+                code: 4,
+                name: "CUFFT_INVALID_VALUE".into(),
+                description: "a bad argument".into(),
+            },
+            "Library",
+        ),
+        (
             Error::OutOfMemory {
                 requested: 1 << 40,
                 free: 5,

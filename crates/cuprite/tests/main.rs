@@ -7,6 +7,7 @@ mod compat;
 mod context;
 mod device;
 mod error;
+mod fft;
 mod graph;
 mod kernels;
 mod memory;
@@ -60,6 +61,10 @@ fn main() {
     if std::env::var_os(kernels::TRAP_CHILD_ENV).is_some() {
         std::process::exit(kernels::trap_child());
     }
+    // The missing-cuFFT test re-runs this binary with cuFFT hidden.
+    if std::env::var_os(fft::MISSING_CHILD_ENV).is_some() {
+        std::process::exit(fft::missing_child());
+    }
     let mut tests: Vec<Test> = Vec::new();
     tests.extend(device::tests());
     tests.extend(error::tests());
@@ -71,5 +76,6 @@ fn main() {
     tests.extend(kernels::tests());
     tests.extend(graph::tests());
     tests.extend(compat::tests());
+    tests.extend(fft::tests());
     run(tests);
 }

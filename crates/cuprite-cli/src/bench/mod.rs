@@ -21,6 +21,7 @@
 pub mod array;
 pub mod ceiling;
 pub mod curves;
+pub mod fft;
 pub mod interop;
 pub mod launch;
 pub mod memory;
@@ -70,6 +71,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(array::benchmarks());
     v.extend(interop::benchmarks());
     v.extend(curves::benchmarks());
+    v.extend(fft::benchmarks());
     v
 }
 
