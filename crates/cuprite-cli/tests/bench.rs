@@ -339,6 +339,31 @@ fn peers_judged_in_code() -> TestResult {
     let d = find("dot_TBps")?;
     assert_eq!(d.met, None);
     assert!(d.note.is_some());
+    // Only the rules of the script this file came from.
+    assert_eq!(rows.len(), 5, "{rows:?}");
+    assert!(rows.iter().all(|r| !r.key.contains("fft")), "{rows:?}");
+
+    // An FFT peer file: a time, lower is better; matched by size.
+    let ours = report(&[(
+        "fft/c2c_2p24",
+        vec![fig(
+            "FFT of 65536 Complex<f32> (C2C): cuprite fft::Plan from a PlanCache",
+            "ms",
+            0.05,
+            vec![],
+        )],
+    )]);
+    let peer = json!({"fft_c64_2p24_best_ms": 0.1, "sizes": {"fft": 65536}});
+    let rows = judge_peers(&ours, &peer);
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    let f = rows
+        .iter()
+        .find(|r| r.key == "fft_c64_2p24_best_ms")
+        .ok_or("no fft row")?;
+    assert!((f.ratio.ok_or("ratio")? - 0.5).abs() < 1e-12);
+    assert_eq!(f.met, Some(true));
+    let peer = json!({"fft_c64_2p24_best_ms": 0.1, "sizes": {"fft": 1024}});
+    assert_eq!(judge_peers(&ours, &peer)[0].met, None, "sizes differ");
     Ok(())
 }
 
@@ -372,7 +397,7 @@ fn plot_from_report() -> TestResult {
     let new = report(&[("curves/copies", figs.clone())]);
     figs[4]["median"] = json!(100.0);
     let old = report(&[("curves/copies", figs)]);
-    let peer = json!({"peer": "Peer 1.0", "figures": {}, "curves": [
+    let peer = json!({"peer": "Peer 1.0", "figures": {"chain_compile_TBps": 2.0}, "curves": [
         {"chart": "copies", "series": "H2D", "x": 65536.0, "y": 10.0, "unit": "GB/s"},
         {"chart": "copies", "series": "H2D", "x": 1048576.0, "y": 20.0, "unit": "GB/s"}]});
     let (new_p, old_p, peer_p) = (

@@ -180,6 +180,9 @@ fn judge(ratio: f64, higher_is_better: bool, threshold: f64) -> Verdict {
 /// How a peer library's figure is matched to cuprite's and judged.
 #[derive(Clone, Copy, Debug)]
 pub struct PeerRule {
+    /// The peer script whose files hold this key: a file is judged against the rules of the
+    /// scripts it has at least one key of.
+    pub script: &'static str,
     /// The key of the figure in the peer file's `figures`.
     pub key: &'static str,
     /// What is compared, for the table.
@@ -197,9 +200,12 @@ pub struct PeerRule {
     pub target: Target,
 }
 
-/// The peer comparisons `--peers` judges (PyTorch, `benches/peers/torch_array.py`).
+/// The peer comparisons `--peers` judges: PyTorch's `benches/peers/torch_array.py` and
+/// `benches/peers/torch_fft.py` (a peer file holds the keys of one of them; the others' rows
+/// are reported as not judged).
 pub const PEER_RULES: &[PeerRule] = &[
     PeerRule {
+        script: "torch_array.py",
         key: "chain_compile_TBps",
         what: "fused 8-op chain vs torch.compile",
         benchmark: "array/fused_chain",
@@ -209,6 +215,7 @@ pub const PEER_RULES: &[PeerRule] = &[
         target: Target::RatioAtLeast(1.0),
     },
     PeerRule {
+        script: "torch_array.py",
         key: "chain_eager_TBps",
         what: "fused 8-op chain vs PyTorch eager",
         benchmark: "array/fused_chain",
@@ -218,6 +225,7 @@ pub const PEER_RULES: &[PeerRule] = &[
         target: Target::RatioAtLeast(3.0),
     },
     PeerRule {
+        script: "torch_array.py",
         key: "sum_TBps",
         what: "sum vs torch.sum",
         benchmark: "array/sum",
@@ -227,6 +235,7 @@ pub const PEER_RULES: &[PeerRule] = &[
         target: Target::RatioAtLeast(1.0),
     },
     PeerRule {
+        script: "torch_array.py",
         key: "dot_TBps",
         what: "fused sum(a*b) vs torch.dot",
         benchmark: "array/sum",
@@ -236,10 +245,51 @@ pub const PEER_RULES: &[PeerRule] = &[
         target: Target::RatioAtLeast(1.0),
     },
     PeerRule {
+        script: "torch_array.py",
         key: "small_op_host_us",
         what: "small op host time, Rust call vs Python dispatch (torch eager s + 1)",
         benchmark: "array/small_op_host",
         figure: "host time of one small op",
+        unit: "µs",
+        size: None,
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_fft.py",
+        key: "fft_c64_2p24_best_ms",
+        what: "C2C FFT vs torch.fft.fft (faster of plain and out=)",
+        benchmark: "fft/c2c_2p24",
+        figure: "FFT of ",
+        unit: "ms",
+        size: Some("fft"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_fft.py",
+        key: "rfft_f32_1024x4096_best_ms",
+        what: "batched R2C FFT vs torch.fft.rfft (faster of plain and out=)",
+        benchmark: "fft/rfft_batched",
+        figure: "batched rfft of ",
+        unit: "ms",
+        size: Some("rfft_rows"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_fft.py",
+        key: "fft2_c64_4096sq_best_ms",
+        what: "2-D C2C FFT vs torch.fft.fft2 (faster of plain and out=)",
+        benchmark: "fft/fft2_4096",
+        figure: "fft2 of ",
+        unit: "ms",
+        size: Some("fft2"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_fft.py",
+        key: "small_fft_host_us",
+        what: "small FFT host time, Rust call vs Python dispatch (torch.fft.fft of 256)",
+        benchmark: "fft/host_per_call",
+        figure: "host time per small FFT",
         unit: "µs",
         size: None,
         target: Target::RatioAtMost(1.0),
@@ -272,11 +322,16 @@ pub struct PeerRow {
 /// Matches every rule's peer figure with cuprite's and judges the ratio.
 pub fn judge_peers(report: &Value, peer: &Value) -> Vec<PeerRow> {
     let figs = figures(report);
+    let value = |key: &str| peer["figures"][key].as_f64().or_else(|| peer[key].as_f64());
     let mut rows = Vec::new();
     for rule in PEER_RULES {
-        let peer_value = peer["figures"][rule.key]
-            .as_f64()
-            .or_else(|| peer[rule.key].as_f64());
+        let this_script = PEER_RULES
+            .iter()
+            .any(|r| r.script == rule.script && value(r.key).is_some());
+        if !this_script {
+            continue;
+        }
+        let peer_value = value(rule.key);
         let ours = figs
             .iter()
             .find(|f| f.benchmark == rule.benchmark && f.name.starts_with(rule.figure));
