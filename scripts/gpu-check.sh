@@ -8,7 +8,7 @@
 #                (logs, JSON and SVG charts go to $CUPRITE_GPU_LOG_DIR, default /tmp/cuprite-gpu)
 #
 # Runs every test binary (CUPRITE_REQUIRE_GPU=1), every example (each asserts its results),
-# the DLPack exchange with PyTorch, `cuprite info`, `cuprite demo`, the PyTorch peer script,
+# the DLPack exchange with PyTorch, `cuprite info`, `cuprite demo`, the PyTorch peer scripts,
 # then `cuprite bench` (all benchmarks, JSON, charts, the peer figures judged beside cuprite's),
 # and prints one summary line per step.
 set -u
@@ -43,8 +43,10 @@ fi
 step "cuprite info" . "$bundle/bin-cuprite" info
 step "cuprite demo" . "$bundle/bin-cuprite" demo
 step "torch peers" . timeout 300 python3 benches/peers/torch_array.py --json "$out/torch_peers.json"
+step "torch fft peers" . timeout 300 python3 benches/peers/torch_fft.py --json "$out/torch_fft_peers.json"
 peers=()
-[ -s "$out/torch_peers.json" ] && peers=(--peers "$out/torch_peers.json")
+[ -s "$out/torch_peers.json" ] && peers+=(--peers "$out/torch_peers.json")
+[ -s "$out/torch_fft_peers.json" ] && peers+=(--peers "$out/torch_fft_peers.json")
 step "cuprite bench" . timeout 400 "$bundle/bin-cuprite" bench --json "$out/bench.json" --markdown \
     --plot "$out/plots" ${peers[@]+"${peers[@]}"}
 

@@ -4,7 +4,7 @@
 //! cuprite demo [--n N]
 //! cuprite info [--json] [--all-attributes]
 //! cuprite bench [FILTER]... [--json FILE] [--warmup N] [--repeats N] [--quick] [--list] [--markdown]
-//!               [--plot DIR] [--compare OLD.json] [--threshold F] [--peers FILE] [--from FILE]
+//!               [--plot DIR] [--compare OLD.json] [--threshold F] [--peers FILE]... [--from FILE]
 //! ```
 
 use clap::{Parser, Subcommand};
@@ -77,8 +77,9 @@ enum Command {
         threshold: f64,
         /// A peer library's figures (JSON written by a script of benches/peers/): each ratio
         /// is computed and judged, and the peer's curves are drawn beside cuprite's.
+        /// Repeatable (one file per peer script).
         #[arg(long, value_name = "FILE")]
-        peers: Option<PathBuf>,
+        peers: Vec<PathBuf>,
         /// Read the results from this saved JSON report instead of running benchmarks.
         #[arg(long, value_name = "FILE")]
         from: Option<PathBuf>,

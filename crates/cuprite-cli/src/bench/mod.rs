@@ -681,9 +681,9 @@ pub struct RunOptions {
     pub compare: Option<std::path::PathBuf>,
     /// A worse ratio than this fraction (0.1: 10% slower or lower) counts as a regression.
     pub threshold: f64,
-    /// A peer library's figures (JSON of `benches/peers/`): judged against cuprite's, and drawn
-    /// beside them.
-    pub peers: Option<std::path::PathBuf>,
+    /// Peer libraries' figures (JSON files of `benches/peers/` scripts): judged against
+    /// cuprite's, and drawn beside them.
+    pub peers: Vec<std::path::PathBuf>,
     /// Use this saved JSON report instead of running benchmarks (for `--plot`, `--compare`,
     /// `--peers`).
     pub from: Option<std::path::PathBuf>,

@@ -39,8 +39,8 @@ pub struct Chart {
 }
 
 /// Collects the charts of a JSON report (figures' `plot` entries, from benchmarks that ran)
-/// and of a peer file (`curves`: `{chart, series, x, y, x_label, log_x?, unit?}`), by title.
-pub fn charts(report: &Value, peers: Option<&Value>) -> BTreeMap<String, Chart> {
+/// and of peer files (`curves`: `{chart, series, x, y, x_label, log_x?, unit?}`), by title.
+pub fn charts(report: &Value, peers: &[Value]) -> BTreeMap<String, Chart> {
     let mut out: BTreeMap<String, Chart> = BTreeMap::new();
     let results = report["results"]
         .as_array()
@@ -54,7 +54,7 @@ pub fn charts(report: &Value, peers: Option<&Value>) -> BTreeMap<String, Chart> 
             }
         }
     }
-    if let Some(peer) = peers {
+    for peer in peers {
         let label = peer["peer"].as_str().unwrap_or("peer").to_string();
         for p in peer["curves"].as_array().map(Vec::as_slice).unwrap_or(&[]) {
             let unit = p["unit"].as_str().unwrap_or("");
@@ -150,10 +150,10 @@ const PALETTE: [RGBColor; 8] = [
 ];
 
 /// Draws every chart of `report` (and `peers`) into `dir` (created if needed); returns the
-/// files written. `subtitle` goes under each title (device and date).
+/// files written. Each title has the report's device and date under it.
 pub fn write_charts(
     report: &Value,
-    peers: Option<&Value>,
+    peers: &[Value],
     dir: &Path,
 ) -> Result<Vec<PathBuf>, BenchError> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;

@@ -405,11 +405,13 @@ pub fn post_process(
     mut report: Value,
     loaded: bool,
 ) -> Result<bool, BenchError> {
-    let peers = match &opts.peers {
-        Some(p) => Some(load(p)?),
-        None => None,
-    };
-    if let Some(peer) = &peers {
+    let peers = opts
+        .peers
+        .iter()
+        .map(|p| load(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut judged = Vec::new();
+    for peer in &peers {
         let label = peer["peer"].as_str().unwrap_or("peer");
         let rows = judge_peers(&report, peer);
         crate::outln!(
@@ -438,7 +440,7 @@ pub fn post_process(
                 }
             );
         }
-        report["peers"] = serde_json::json!({
+        judged.push(serde_json::json!({
             "peer": label,
             "rows": rows.iter().map(|r| serde_json::json!({
                 "key": r.key,
@@ -451,7 +453,10 @@ pub fn post_process(
                 "met": r.met,
                 "note": r.note,
             })).collect::<Vec<_>>(),
-        });
+        }));
+    }
+    if !judged.is_empty() {
+        report["peers"] = judged.into();
     }
     if let Some(path) = &opts.json {
         if !(loaded && opts.from.as_deref() == Some(path.as_path())) {
@@ -459,7 +464,7 @@ pub fn post_process(
         }
     }
     if let Some(dir) = &opts.plot {
-        let files = super::plot::write_charts(&report, peers.as_ref(), dir)?;
+        let files = super::plot::write_charts(&report, &peers, dir)?;
         if files.is_empty() {
             crate::outln!(
                 "no chart: none of the figures that ran is drawn (copies, array curves and host-time samples are)"
