@@ -1,8 +1,8 @@
 //! Size sweeps for the charts of `cuprite bench --plot`: copy bandwidth against size (pinned
-//! host→device, device→host, device→device), and the array library's fused element-wise chain,
+//! host→device, device→host, device→device), the array library's fused element-wise chain,
 //! sum and fused dot product against size beside a device copy of the same arrays (the
 //! reference: a copy is not a ceiling, the fused chain can beat it since it reads 4 arrays and
-//! writes 1).
+//! writes 1), and the time of a C2C FFT (`cuprite::fft`) against size.
 //!
 //! Each size is timed with K back-to-back calls between one pair of events ([`per_call`]), so
 //! the host's own cost of a call does not sit inside a small kernel's window; K falls as the
@@ -23,6 +23,8 @@ pub const CHART_COPIES: &str =
 pub const CHART_DEVICE_COPY: &str = "device-to-device copies: bandwidth against size";
 /// Chart of the array sweep.
 pub const CHART_ARRAY: &str = "array kernels against a device copy of the same arrays";
+/// Chart of the FFT sweep (time per transform: the y axis is logarithmic).
+pub const CHART_FFT: &str = "C2C FFT of f32 complex numbers: time per transform against size";
 /// Chart of host time per call, sample by sample, beside the raw driver call of the same run.
 pub const CHART_HOST: &str = "host time per call against the raw driver call";
 
@@ -40,6 +42,12 @@ pub fn benchmarks() -> Vec<Benchmark> {
             group: "curves",
             needs_gpu: true,
             run: array,
+        },
+        Benchmark {
+            name: "curves/fft",
+            group: "curves",
+            needs_gpu: true,
+            run: fft,
         },
     ]
 }
@@ -299,4 +307,59 @@ fn array(ctx: &mut BenchCtx) -> BenchResult {
         }
         Ok(figs)
     })
+}
+
+fn fft(ctx: &mut BenchCtx) -> BenchResult {
+    use cuprite::fft::{PlanCache, PlanDesc, Precision};
+    use num_complex::Complex;
+    let c = Context::new(0)?;
+    let s = c.new_stream()?;
+    let mut cache = PlanCache::new(4);
+    let top = if ctx.quick { 16 } else { 24 };
+    let mut figs = Vec::new();
+    for log2 in (10..=top).step_by(2) {
+        let n = 1usize << log2;
+        let k = calls_for(8 * n, 100);
+        ctx.status(format!("FFT of {n}"));
+        let words = fresh_words(2 * n, log2 as u64);
+        let x: Vec<Complex<f32>> = words
+            .chunks(2)
+            .map(|w| {
+                let f = |v: u32| (v >> 8) as f32 / (1u32 << 24) as f32 - 0.5;
+                Complex::new(f(w[0]), f(w[1]))
+            })
+            .collect();
+        let dx = s.clone_htod(&x)?;
+        let mut dy = s.alloc_zeros::<Complex<f32>>(n)?;
+        let desc = PlanDesc::c2c(Precision::F32, &[n]);
+        // The plan is made (and cached) before timing, whatever the warm-up count.
+        cache.get(&s, &desc)?;
+        let t = time_on(ctx, &s, k, || {
+            cache.get(&s, &desc)?.exec_forward(&dx, &mut dy)?;
+            Ok(())
+        })?;
+        // The DC bin is the sum of the input.
+        let got = s.clone_dtoh(&dy.slice(..1)?)?[0];
+        let want: f64 = x.iter().map(|v| f64::from(v.re)).sum();
+        if (f64::from(got.re) - want).abs() > 1e-3 * (n as f64).sqrt() {
+            return Err(
+                format!("FFT of {n}: DC bin {} but the input sums to {want}", got.re).into(),
+            );
+        }
+        figs.push(
+            Figure::time(
+                format!("C2C FFT of {n} f32 complex (PlanCache lookup + transform)"),
+                &t,
+                super::TimeUnit::Us,
+            )
+            .with_note(format!("{k} calls per event pair"))
+            .plot_at(
+                CHART_FFT,
+                "cuprite::fft C2C f32",
+                "complex elements",
+                n as f64,
+            ),
+        );
+    }
+    Ok(figs)
 }

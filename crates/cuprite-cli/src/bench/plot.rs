@@ -179,11 +179,20 @@ pub fn draw(
     subtitle: &str,
     chart: &Chart,
 ) -> Result<(), Box<dyn std::error::Error>> {
+    // Times against size span decades: a logarithmic y axis (drawn as log10). Rates and
+    // samples keep a linear one from 0.
+    let log_y = chart.log_x
+        && !super::unit_higher_is_better(&chart.unit)
+        && chart
+            .series
+            .values()
+            .all(|s| s.points.iter().all(|&(_, y)| y > 0.0));
     let tx = |x: f64| if chart.log_x { x.log2() } else { x };
+    let ty = |y: f64| if log_y { y.log10() } else { y };
     let all: Vec<(f64, f64)> = chart
         .series
         .values()
-        .flat_map(|s| s.points.iter().map(|&(x, y)| (tx(x), y)))
+        .flat_map(|s| s.points.iter().map(|&(x, y)| (tx(x), ty(y))))
         .collect();
     if all.is_empty() {
         return Err("no points".into());
@@ -195,8 +204,15 @@ pub fn draw(
         x0 -= 1.0;
         x1 += 1.0;
     }
-    let y1 = all.iter().map(|&(_, y)| y).fold(0.0f64, f64::max);
-    let y1 = if y1 > 0.0 { y1 * 1.12 } else { 1.0 };
+    let top = all.iter().map(|&(_, y)| y).fold(f64::MIN, f64::max);
+    let (y0, y1) = if log_y {
+        let low = all.iter().map(|&(_, y)| y).fold(f64::MAX, f64::min);
+        (low.floor(), top.ceil().max(low.floor() + 1.0))
+    } else if top > 0.0 {
+        (0.0, top * 1.12)
+    } else {
+        (0.0, 1.0)
+    };
 
     let root = SVGBackend::new(path, (960, 600)).into_drawing_area();
     root.fill(&WHITE)?;
@@ -215,7 +231,7 @@ pub fn draw(
         .margin(14)
         .x_label_area_size(46)
         .y_label_area_size(70)
-        .build_cartesian_2d(x0..x1, 0.0..y1)?;
+        .build_cartesian_2d(x0..x1, y0..y1)?;
     let xfmt = |v: &f64| {
         if chart.log_x {
             size_label(v.exp2())
@@ -223,18 +239,33 @@ pub fn draw(
             format!("{}", v.round())
         }
     };
-    let yfmt = |v: &f64| axis_number(*v);
+    let yfmt = |v: &f64| {
+        if log_y {
+            axis_number(10f64.powf(*v))
+        } else {
+            axis_number(*v)
+        }
+    };
     c.configure_mesh()
         .x_desc(if chart.log_x {
             format!("{} (log scale)", chart.x_label)
         } else {
             chart.x_label.clone()
         })
-        .y_desc(chart.unit.clone())
+        .y_desc(if log_y {
+            format!("{} (log scale)", chart.unit)
+        } else {
+            chart.unit.clone()
+        })
         .x_label_formatter(&xfmt)
         .y_label_formatter(&yfmt)
         .x_labels(12)
-        .y_labels(10)
+        // Log y: one label per decade.
+        .y_labels(if log_y {
+            (y1 - y0).round() as usize + 1
+        } else {
+            10
+        })
         .light_line_style(RGBColor(235, 235, 235))
         .label_style(("sans-serif", 14))
         .axis_desc_style(("sans-serif", 16))
@@ -253,7 +284,7 @@ pub fn draw(
     };
     for (name, s) in chart.series.iter().filter(|(_, s)| !s.peer) {
         let colour = colour_of(name);
-        let mut pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (tx(x), y)).collect();
+        let mut pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (tx(x), ty(y))).collect();
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
         let style = ShapeStyle::from(colour).stroke_width(2);
         c.draw_series(LineSeries::new(pts, style))?
@@ -262,7 +293,7 @@ pub fn draw(
     }
     for (name, s) in chart.series.iter().filter(|(_, s)| s.peer) {
         let colour = colour_of(name);
-        let mut pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (tx(x), y)).collect();
+        let mut pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (tx(x), ty(y))).collect();
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
         let style = ShapeStyle::from(colour).stroke_width(2);
         c.draw_series(DashedLineSeries::new(pts, 8, 5, style))?
