@@ -14,6 +14,7 @@
 //! ```
 //!
 //! This crate owns declarations and loading only; the safe layer is the `cuprite` crate.
+#![deny(missing_docs)]
 
 pub mod cufft;
 pub mod driver;

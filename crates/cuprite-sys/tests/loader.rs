@@ -8,6 +8,10 @@ use cuprite_testkit::{Rng, Test, TestResult, temp_dir};
 pub fn tests() -> Vec<Test> {
     vec![
         Test::cpu(
+            "loader::load_error_debug_is_readable",
+            load_error_debug_is_readable,
+        ),
+        Test::cpu(
             "loader::missing_driver_lists_every_place",
             missing_driver_lists_every_place,
         ),
@@ -243,5 +247,36 @@ fn preferred_major_goes_first() -> TestResult {
     let d12 = pos("/usr/local/cuda/lib64/libcuprite_versioned.so.12").ok_or("no toolkit .so.12")?;
     let d13 = pos("/usr/local/cuda/lib64/libcuprite_versioned.so.13").ok_or("no toolkit .so.13")?;
     assert!(d12 < d13, "{c:?}");
+    Ok(())
+}
+
+/// `LoadError`'s `Debug` is its variant's name and its `Display` text (one place per line), so
+/// an `unwrap()` or `main() -> Result` shows a readable list.
+fn load_error_debug_is_readable() -> TestResult {
+    let tried: Vec<String> = (0..5)
+        .map(|i| format!("/nowhere/{i}/libcuda.so.1: not found"))
+        .collect();
+    let e = cuprite_sys::LoadError::LibraryNotFound {
+        library: "libcuda",
+        tried: tried.clone(),
+    };
+    let debug = format!("{e:?}");
+    assert_eq!(debug, format!("LibraryNotFound: {e}"));
+    let lines: Vec<&str> = debug.lines().collect();
+    assert_eq!(
+        lines[0],
+        "LibraryNotFound: libcuda not found; tried 5 places:"
+    );
+    assert_eq!(lines.len(), 6, "{debug}");
+    for (line, t) in lines[1..].iter().zip(&tried) {
+        assert_eq!(*line, format!("  - {t}"));
+    }
+    let e = cuprite_sys::LoadError::SymbolNotFound {
+        library: "libnvrtc",
+        symbol: "nvrtcNewThing",
+        path: "/lib/libnvrtc.so.13".into(),
+    };
+    assert_eq!(format!("{e:?}"), format!("SymbolNotFound: {e}"));
+    assert!(format!("{e:?}").contains("nvrtcNewThing"));
     Ok(())
 }

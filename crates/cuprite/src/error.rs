@@ -11,7 +11,16 @@ use std::ffi::CStr;
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Everything that can go wrong in cuprite.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+///
+/// `Display` is the readable message; `Debug` is the variant's name followed by the same
+/// message, so that `fn main() -> cuprite::Result<()>` prints something a person can read:
+///
+/// ```
+/// let e = cuprite::Error::InvalidArgument("n must be positive, got 0".into());
+/// assert_eq!(e.to_string(), "invalid argument: n must be positive, got 0");
+/// assert_eq!(format!("{e:?}"), "InvalidArgument: invalid argument: n must be positive, got 0");
+/// ```
+#[derive(Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// A driver call returned an error status.
@@ -97,6 +106,36 @@ pub enum Error {
         /// The panic message.
         message: String,
     },
+}
+
+impl Error {
+    /// The variant's name, e.g. `"LibraryNotFound"` (what `Debug` puts before the message).
+    ///
+    /// ```
+    /// let e = cuprite::Error::InvalidArgument("x".into());
+    /// assert_eq!(e.variant_name(), "InvalidArgument");
+    /// ```
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Error::Driver { .. } => "Driver",
+            Error::LibraryNotFound { .. } => "LibraryNotFound",
+            Error::SymbolNotFound { .. } => "SymbolNotFound",
+            Error::Library { .. } => "Library",
+            Error::Nvrtc { .. } => "Nvrtc",
+            Error::InvalidArgument(_) => "InvalidArgument",
+            Error::OutOfMemory { .. } => "OutOfMemory",
+            Error::Deferred { .. } => "Deferred",
+            Error::HostFnPanicked { .. } => "HostFnPanicked",
+        }
+    }
+}
+
+/// The variant's name, then the `Display` message (which may span several lines, e.g. the
+/// places a library was looked for).
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {self}", self.variant_name())
+    }
 }
 
 impl From<LoadError> for Error {

@@ -26,6 +26,7 @@
 //!
 //! [`fft`] wraps cuFFT: plans bound to a stream, work areas from the stream-ordered pool,
 //! transforms tracked across streams like launches, and an LRU plan cache.
+#![deny(missing_docs)]
 
 pub mod compat;
 pub mod context;

@@ -49,7 +49,7 @@
 //! array memory needs no synchronisation at all; on any other stream, passing arrays as
 //! [`device_view`](Array::device_view)s (or buffers made with `from_buffer`) lets the driver
 //! layer's tracking order the work, with one device-side wait and no host synchronisation.
-//! [`stats`] and [`thread_stats`] count host synchronisations and cross-stream waits.
+//! [`stats`](fn@stats) and [`thread_stats`] count host synchronisations and cross-stream waits.
 
 pub mod dlpack;
 #[cfg(feature = "ndarray")]
