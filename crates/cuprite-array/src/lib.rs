@@ -13,6 +13,7 @@
 //! value is needed ([`Array::to_vec`], [`Array::eval`], a reduction, interop), when it grows
 //! past a size limit, or under memory pressure. See [`ops`] for the semantics every backend
 //! implements, [`dtype`] for the element types and promotion rules.
+#![deny(missing_docs)]
 #![allow(
     clippy::needless_range_loop,
     clippy::too_many_arguments,

@@ -1,7 +1,7 @@
 //! Interop: arrays and raw CUDA in one program (ArrayFire's CUDA interop chapter, done with
 //! no copies and no extra synchronisation), DLPack, and ndarray.
 //!
-//! # The seed API
+//! # ArrayFire's CUDA interop, in cuprite-array
 //!
 //! | ArrayFire                     | cuprite-array                                               |
 //! |-------------------------------|-------------------------------------------------------------|
@@ -19,7 +19,7 @@
 //!
 //! # Ownership rules
 //!
-//! The seed shows two ways of making an array from device memory. In cuprite-array:
+//! ArrayFire shows two ways of making an array from device memory. In cuprite-array:
 //!
 //! 1. **From a [`DeviceBuffer`]**: [`Array::from_buffer`] moves the buffer into the array. No
 //!    copy, no `unsafe`, no `lock` needed: the library owns it from then on and frees it
@@ -29,7 +29,7 @@
 //! 2. **From a raw allocation** (`cuMemAlloc`, `cuMemAllocAsync`, another library):
 //!    `unsafe` [`Array::new_from_device_ptr`] takes ownership: the pointer must be the start of
 //!    an allocation of the array device's primary context, large enough for the shape, with no
-//!    pending work on other streams (seed step 1: finish pending CUDA work first), and nobody
+//!    pending work on other streams (finish pending CUDA work first), and nobody
 //!    else may free it. The library frees it when the last array is dropped, unless the array
 //!    is locked then (see below). A null, misaligned, host, or other-device pointer, or one
 //!    that is not the start of a large enough allocation, is an `Err`.
