@@ -1,7 +1,8 @@
 //! Events: markers recorded on a stream, to wait for, query, or time.
 //!
-//! This module owns user-visible events. The events that stream tracking records internally are
-//! pooled per context (`context.rs`) and never exposed.
+//! This module owns user-visible events and the stream calls that take one
+//! ([`Stream::wait`], [`Stream::record_event`]). The events that stream tracking records
+//! internally are pooled per context (`context/event_pool.rs`) and never exposed.
 
 use crate::context::Context;
 use crate::drv;
@@ -147,5 +148,22 @@ impl Drop for Event {
         if let Err(e) = unsafe { drv!(cuEventDestroy_v2(self.raw)) } {
             self.ctx.defer("cuEventDestroy of an Event", e);
         }
+    }
+}
+
+impl Stream {
+    /// Makes this stream wait (on the device) for `event`'s last record.
+    pub fn wait(&self, event: &Event) -> Result<()> {
+        self.context().bind_to_thread()?;
+        crate::stats::count_stream_wait();
+        // SAFETY: a live event and stream.
+        unsafe { drv!(cuStreamWaitEvent(self.raw(), event.raw(), 0)) }
+    }
+
+    /// Records a new event here (timing disabled unless `flags` ask otherwise) and returns it.
+    pub fn record_event(&self, flags: EventFlags) -> Result<Event> {
+        let ev = Event::new(self.context(), flags)?;
+        ev.record(self)?;
+        Ok(ev)
     }
 }

@@ -7,103 +7,14 @@
 //! other streams that join the capture are joined back before it ends. It must not track
 //! buffers itself.
 
-use crate::context::{Context, TrackEvent};
+use crate::capture::{self, CaptureSeq};
+use crate::context::Context;
+use crate::context::event_pool::TrackEvent;
 use crate::drv;
 use crate::error::{Error, Result};
 use crate::stream::Stream;
-use cuprite_sys::driver::{self as sys, CUgraph, CUgraphExec, CUstream};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
-
-/// One capture sequence in progress: the stream that began it and every stream that joined it
-/// through the stream tracker (they are joined back before it ends), and the pre-capture work
-/// it depends on (waited for before each launch of its executable graph).
-struct CaptureSeq {
-    id: u64,
-    /// The id of the context whose stream began it.
-    ctx: u64,
-    origin: u64,
-    members: Vec<(u64, RawStream)>,
-    external: Vec<Arc<TrackEvent>>,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct RawStream(CUstream);
-// SAFETY: a stream handle is usable from any thread.
-unsafe impl Send for RawStream {}
-
-static ACTIVE: AtomicUsize = AtomicUsize::new(0);
-static NEXT_CAPTURE: AtomicU64 = AtomicU64::new(1);
-static CAPTURES: Mutex<Vec<CaptureSeq>> = Mutex::new(Vec::new());
-
-fn captures() -> MutexGuard<'static, Vec<CaptureSeq>> {
-    // A poisoned registry only means a panic elsewhere mid-update; its data stays consistent
-    // (each update is a single push/remove).
-    CAPTURES.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Whether any stream capture started by cuprite is in progress.
-pub(crate) fn any_active() -> bool {
-    ACTIVE.load(Ordering::Acquire) != 0
-}
-
-/// Whether a stream capture begun on a stream of the context with id `ctx` is in progress.
-pub(crate) fn active_in_context(ctx: u64) -> bool {
-    any_active() && captures().iter().any(|c| c.ctx == ctx)
-}
-
-/// The capture that the stream with tracking id `sid` is part of (0: none). One atomic load
-/// when no capture is in progress.
-#[inline]
-pub(crate) fn capture_of(sid: u64) -> u64 {
-    if !any_active() {
-        return 0;
-    }
-    captures()
-        .iter()
-        .find(|c| c.members.iter().any(|m| m.0 == sid))
-        .map_or(0, |c| c.id)
-}
-
-/// Decides whether the stream `sid` (in capture `*capture`, 0 for none) may wait for a mark
-/// recorded in capture `mark_capture`, so that no wait crosses a capture boundary:
-///
-/// - same capture (or both outside any): wait;
-/// - the stream is outside, the mark inside a capture still in progress: wait, which makes the
-///   stream join that capture (CUDA's fork pattern); it is registered so `end_capture` joins it
-///   back;
-/// - the stream captures, the mark is from before: skip here, and remember the event, which
-///   every launch of the resulting graph waits for first;
-/// - the mark is from a capture that ended (or another capture): skip (that work never runs
-///   as such; the graph's launches are ordered by their own stream).
-pub(crate) fn may_wait(
-    capture: &mut u64,
-    sid: u64,
-    raw: CUstream,
-    mark_capture: u64,
-    event: &Arc<TrackEvent>,
-) -> bool {
-    if mark_capture == *capture {
-        return true;
-    }
-    let mut reg = captures();
-    if *capture == 0 {
-        if let Some(c) = reg.iter_mut().find(|c| c.id == mark_capture) {
-            c.members.push((sid, RawStream(raw)));
-            *capture = mark_capture;
-            return true;
-        }
-        return false;
-    }
-    if mark_capture == 0 {
-        if let Some(c) = reg.iter_mut().find(|c| c.id == *capture) {
-            if !c.external.iter().any(|e| Arc::ptr_eq(e, event)) {
-                c.external.push(event.clone());
-            }
-        }
-    }
-    false
-}
+use cuprite_sys::driver::{self as sys, CUgraph, CUgraphExec};
+use std::sync::Arc;
 
 /// How a capture restricts potentially unsafe driver calls (`cuStreamBeginCapture` mode).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -164,31 +75,21 @@ impl Stream {
         self.context().bind_to_thread()?;
         // SAFETY: a live stream of the current context; the mode is a valid enum value.
         unsafe { drv!(cuStreamBeginCapture_v2(self.raw(), mode.raw())) }?;
-        let sid = self.track_id();
-        captures().push(CaptureSeq {
-            id: NEXT_CAPTURE.fetch_add(1, Ordering::Relaxed),
-            ctx: self.context().id(),
-            origin: sid,
-            members: vec![(sid, RawStream(self.raw()))],
-            external: Vec::new(),
-        });
-        ACTIVE.fetch_add(1, Ordering::AcqRel);
+        self.context().note_capture(true);
+        capture::begin(self.track_id(), self.raw());
         Ok(())
     }
 
     /// Ends the capture begun on this stream and returns the graph. Streams that joined the
     /// capture (through the stream tracker) are joined back to this one first.
     pub fn end_capture(&self) -> Result<Graph> {
-        self.context().bind_to_thread()?;
-        let sid = self.track_id();
-        let seq = {
-            let mut reg = captures();
-            let pos = reg.iter().position(|c| c.origin == sid);
-            pos.map(|p| reg.remove(p))
-        };
+        // An error deferred from a Drop must not leave the stream capturing: it is returned by
+        // the next call instead.
+        self.context().bind_to_thread_no_deferred()?;
+        let seq = capture::end(self.track_id());
         let joined = match &seq {
             Some(seq) => {
-                ACTIVE.fetch_sub(1, Ordering::AcqRel);
+                self.context().note_capture(false);
                 self.join_members(seq)
             }
             None => Ok(()),

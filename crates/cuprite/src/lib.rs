@@ -22,6 +22,7 @@
 //! The seed-002 style (`CudaDevice::new(0)`, modules by name, tuple launches) is
 //! [`compat::CudaDevice`], named so to leave [`Device`] to the plain device handle.
 
+mod capture;
 pub mod compat;
 pub mod context;
 pub mod device;

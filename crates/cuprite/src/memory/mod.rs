@@ -26,6 +26,7 @@
 //! waiting on the device for its pending users); the host never blocks. A failure there is
 //! returned by the context's next fallible call as [`Error::Deferred`](crate::Error::Deferred).
 
+mod copy;
 mod device;
 mod host;
 mod host_sync;

@@ -4,20 +4,20 @@
 //!
 //! This module decides which events to wait for and to record; it must not allocate or copy.
 
-use crate::context::{Context, TrackEvent};
+use crate::context::Context;
+use crate::context::event_pool::TrackEvent;
 use crate::drv;
 use crate::error::{Error, Result};
 use crate::stream::Stream;
 use cuprite_sys::driver::{CUdeviceptr, CUevent};
 use std::fmt;
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 #[derive(Clone)]
 struct Mark {
     stream: u64,
     event: Arc<TrackEvent>,
-    /// The stream capture the event was recorded in (0: none); see `crate::graph`.
+    /// The stream capture the event was recorded in (0: none); see `crate::capture`.
     capture: u64,
 }
 
@@ -55,7 +55,7 @@ impl Tracker {
     /// A tracker for a new allocation of `ctx`, with no pending work.
     pub fn new(ctx: Arc<Context>) -> Tracker {
         // Created in multi-stream mode: every access to it will be tracked from the start.
-        let init = ctx.multi.load(Ordering::Acquire);
+        let init = ctx.is_multi_stream();
         Tracker {
             ctx,
             state: Mutex::new(TrackState {
@@ -199,10 +199,7 @@ impl Stream {
     /// this stream's pending read. In single-stream mode: one relaxed load per access.
     #[inline]
     pub fn end_access(&self, accesses: &[Access<'_>]) -> Result<()> {
-        if accesses
-            .iter()
-            .all(|a| !a.tracker.ctx.multi.load(Ordering::Acquire))
-        {
+        if accesses.iter().all(|a| !a.tracker.ctx.is_multi_stream()) {
             return Ok(());
         }
         self.end_access_slow(accesses)
@@ -226,9 +223,9 @@ impl Stream {
         let mut waited: [CUevent; 8] = [std::ptr::null_mut(); 8];
         let mut n_waited = 0usize;
         // The capture this stream is in (0: none); waits never cross a capture boundary.
-        let mut capture = crate::graph::capture_of(sid);
+        let mut capture = crate::capture::capture_of(sid);
         let mut wait = |m: &Mark| -> Result<()> {
-            if !crate::graph::may_wait(&mut capture, sid, self.raw(), m.capture, &m.event) {
+            if !crate::capture::may_wait(&mut capture, sid, self.raw(), m.capture, &m.event) {
                 return Ok(());
             }
             let ev = m.event.raw;
@@ -246,7 +243,7 @@ impl Stream {
         };
         for a in accesses {
             let ctx = &a.tracker.ctx;
-            if !ctx.multi.load(Ordering::Acquire) {
+            if !ctx.is_multi_stream() {
                 continue;
             }
             let mut st = a.tracker.lock()?;
@@ -282,11 +279,11 @@ impl Stream {
         let mark = Mark {
             stream: sid,
             event,
-            capture: crate::graph::capture_of(sid),
+            capture: crate::capture::capture_of(sid),
         };
         for a in accesses {
             let ctx = &a.tracker.ctx;
-            if !ctx.multi.load(Ordering::Acquire) {
+            if !ctx.is_multi_stream() {
                 continue;
             }
             let mut st = a.tracker.lock()?;
