@@ -5,7 +5,9 @@
 //! It owns only this registry: it makes no driver call.
 
 use crate::context::event_pool::TrackEvent;
+use crate::memory::tracker::{Access, TrackShared};
 use cuprite_sys::driver::CUstream;
+use std::any::Any;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -20,6 +22,30 @@ pub(crate) struct CaptureSeq {
     pub(crate) members: Vec<(u64, RawStream)>,
     /// Events of work from before the capture that captured work waited for.
     pub(crate) external: Vec<Arc<TrackEvent>>,
+    /// What captured work used: the allocations it touched, whether it wrote each, and other
+    /// things it needs alive (the modules of captured kernels).
+    pub(crate) uses: CapturedUses,
+}
+
+/// What the work of one capture uses, kept alive by the capture and then by its graphs.
+#[derive(Default, Clone)]
+pub(crate) struct CapturedUses {
+    /// Each allocation once, with whether any captured work writes it.
+    pub(crate) buffers: Vec<(Arc<TrackShared>, bool)>,
+    pub(crate) others: Vec<Arc<dyn Any + Send + Sync>>,
+}
+
+impl CapturedUses {
+    fn add_buffer(&mut self, shared: &Arc<TrackShared>, write: bool) {
+        match self
+            .buffers
+            .iter_mut()
+            .find(|(b, _)| Arc::ptr_eq(b, shared))
+        {
+            Some((_, w)) => *w |= write,
+            None => self.buffers.push((shared.clone(), write)),
+        }
+    }
 }
 
 /// A stream handle kept in the registry.
@@ -50,6 +76,7 @@ pub(crate) fn begin(origin: u64, raw: CUstream) {
         origin,
         members: vec![(origin, RawStream(raw))],
         external: Vec::new(),
+        uses: CapturedUses::default(),
     });
     ACTIVE.fetch_add(1, Ordering::AcqRel);
 }
@@ -74,6 +101,46 @@ pub(crate) fn capture_of(sid: u64) -> u64 {
         .iter()
         .find(|c| c.members.iter().any(|m| m.0 == sid))
         .map_or(0, |c| c.id)
+}
+
+/// Notes what work enqueued on the stream `sid` accesses, when that stream is capturing:
+/// the capture (and later its graphs) keeps those allocations alive. Memory allocated inside
+/// the same capture belongs to its graph and is left out.
+pub(crate) fn record(sid: u64, accesses: &[Access<'_>]) {
+    let mut reg = captures();
+    let Some(c) = reg
+        .iter_mut()
+        .find(|c| c.members.iter().any(|m| m.0 == sid))
+    else {
+        return;
+    };
+    for a in accesses {
+        if a.shared.born_in() != c.id {
+            c.uses.add_buffer(a.shared, a.write);
+        }
+    }
+}
+
+/// Keeps `thing` alive for as long as the capture the stream `sid` is in, and its graphs, live
+/// (nothing when that stream is not capturing).
+#[inline]
+pub(crate) fn keep_alive(sid: u64, thing: impl FnOnce() -> Arc<dyn Any + Send + Sync>) {
+    if any_active() {
+        keep_alive_slow(sid, thing());
+    }
+}
+
+#[cold]
+fn keep_alive_slow(sid: u64, thing: Arc<dyn Any + Send + Sync>) {
+    let mut reg = captures();
+    if let Some(c) = reg
+        .iter_mut()
+        .find(|c| c.members.iter().any(|m| m.0 == sid))
+    {
+        if !c.uses.others.iter().any(|x| Arc::ptr_eq(x, &thing)) {
+            c.uses.others.push(thing);
+        }
+    }
 }
 
 /// Decides whether the stream `sid` (in capture `*capture`, 0 for none) may wait for a mark

@@ -6,7 +6,7 @@
 
 use crate::context::Context;
 use crate::drv;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::stream::Stream;
 use cuprite_sys::driver::{self as sys, CUevent};
 use std::sync::Arc;
@@ -105,8 +105,23 @@ impl Event {
         &self.ctx
     }
 
-    /// Records the event at the current end of `stream`'s work.
+    /// Records the event at the current end of `stream`'s work. The stream must belong to the
+    /// event's context (the driver records nothing across contexts): for another context,
+    /// record an event of the stream's own context and wait on that one, from any context
+    /// ([`Stream::wait`], [`Stream::join`]).
     pub fn record(&self, stream: &Stream) -> Result<()> {
+        if stream.context().raw() != self.ctx.raw() {
+            return Err(Error::InvalidArgument(format!(
+                "Event::record: the event belongs to the context {:?} of device {}, the stream to \
+                 the context {:?} of device {}; an event can only be recorded on a stream of its \
+                 own context (record one of the stream's context instead: Stream::wait and \
+                 Stream::join work across contexts)",
+                self.ctx.raw(),
+                self.ctx.ordinal(),
+                stream.context().raw(),
+                stream.context().ordinal()
+            )));
+        }
         self.ctx.bind_to_thread()?;
         // SAFETY: live event and stream.
         unsafe { drv!(cuEventRecord(self.raw, stream.raw())) }
@@ -152,7 +167,8 @@ impl Drop for Event {
 }
 
 impl Stream {
-    /// Makes this stream wait (on the device) for `event`'s last record.
+    /// Makes this stream wait (on the device) for `event`'s last record. The event may belong
+    /// to another context (of this device or another).
     pub fn wait(&self, event: &Event) -> Result<()> {
         self.context().bind_to_thread()?;
         crate::stats::count_stream_wait();

@@ -7,11 +7,12 @@
 //! other streams that join the capture are joined back before it ends. It must not track
 //! buffers itself.
 
-use crate::capture::{self, CaptureSeq};
+use crate::capture::{self, CaptureSeq, CapturedUses};
 use crate::context::Context;
 use crate::context::event_pool::TrackEvent;
 use crate::drv;
 use crate::error::{Error, Result};
+use crate::memory::Access;
 use crate::stream::Stream;
 use cuprite_sys::driver::{self as sys, CUgraph, CUgraphExec};
 use std::sync::Arc;
@@ -111,7 +112,8 @@ impl Stream {
         Ok(Graph {
             ctx: self.context().clone(),
             raw,
-            external: seq.map(|s| s.external).unwrap_or_default(),
+            external: seq.as_ref().map(|s| s.external.clone()).unwrap_or_default(),
+            uses: seq.map(|s| s.uses).unwrap_or_default(),
         })
     }
 
@@ -151,6 +153,8 @@ pub struct Graph {
     ctx: Arc<Context>,
     raw: CUgraph,
     external: Vec<Arc<TrackEvent>>,
+    /// The allocations (and modules) the captured work uses, kept alive by the graph.
+    uses: CapturedUses,
 }
 
 impl std::fmt::Debug for Graph {
@@ -158,6 +162,7 @@ impl std::fmt::Debug for Graph {
         f.debug_struct("Graph")
             .field("raw", &self.raw)
             .field("pre_capture_dependencies", &self.external.len())
+            .field("buffers_used", &self.uses.buffers.len())
             .finish()
     }
 }
@@ -205,6 +210,7 @@ impl Graph {
             ctx: self.ctx.clone(),
             raw,
             external: self.external.clone(),
+            uses: self.uses.clone(),
         })
     }
 }
@@ -224,6 +230,9 @@ pub struct GraphExec {
     ctx: Arc<Context>,
     raw: CUgraphExec,
     external: Vec<Arc<TrackEvent>>,
+    /// The allocations (and modules) the captured work uses: kept alive while this lives, and
+    /// declared to the stream tracker at each launch.
+    uses: CapturedUses,
 }
 
 impl std::fmt::Debug for GraphExec {
@@ -231,6 +240,7 @@ impl std::fmt::Debug for GraphExec {
         f.debug_struct("GraphExec")
             .field("raw", &self.raw)
             .field("pre_capture_dependencies", &self.external.len())
+            .field("buffers_used", &self.uses.buffers.len())
             .finish()
     }
 }
@@ -246,21 +256,58 @@ impl GraphExec {
         self.raw
     }
 
-    /// Enqueues one run of the graph on `stream`.
+    /// Enqueues one run of the graph on `stream` (of the graph's context, else `Err`).
     ///
-    /// The run waits for earlier work on `stream` and for the work on other streams that the
-    /// captured work depended on when it was captured (which the tracker saw then). Later users
-    /// of the buffers the graph writes are not told about this run: use them on `stream`, or
-    /// [`join`](Stream::join) it first.
+    /// The run waits for earlier work on `stream`, for the work on other streams that the
+    /// captured work depended on when it was captured, and, like a launch, for the work on
+    /// other streams that uses the buffers it reads or writes; later users of those buffers on
+    /// other streams wait for it in turn. The graph keeps every allocation its work uses alive,
+    /// so a buffer dropped since the capture is still valid here; memory cuprite does not own
+    /// (a borrowed view, a leaked buffer) whose owner is gone makes this an `Err`.
     #[inline]
     pub fn launch(&self, stream: &Stream) -> Result<()> {
+        if stream.context().raw() != self.ctx.raw() {
+            return Err(Error::InvalidArgument(format!(
+                "GraphExec::launch: the graph belongs to the context of device {} ({:?}), the \
+                 stream to another (device {}, {:?}); launch it on a stream of its own context",
+                self.ctx.ordinal(),
+                self.ctx.raw(),
+                stream.context().ordinal(),
+                stream.context().raw()
+            )));
+        }
         stream.context().bind_to_thread()?;
+        let buffers = &self.uses.buffers;
+        if let Some(i) = buffers.iter().position(|(b, _)| b.memory_may_be_gone()) {
+            return Err(Error::InvalidArgument(format!(
+                "GraphExec::launch: allocation {i} of the {} this graph uses was dropped by its \
+                 owner and is not cuprite's to keep alive (borrowed or leaked memory); \
+                 re-capture the graph with live memory",
+                buffers.len()
+            )));
+        }
+        let accesses: Vec<Access<'_>> = buffers
+            .iter()
+            .map(|(shared, write)| Access {
+                shared,
+                write: *write,
+            })
+            .collect();
+        stream.begin_access(&accesses)?;
         for ev in &self.external {
             // SAFETY: a live stream and a live event (kept by `external`, so never re-recorded).
             unsafe { drv!(cuStreamWaitEvent(stream.raw(), ev.raw, 0)) }?;
         }
         // SAFETY: the executable graph and the stream are live and of the same context.
-        unsafe { drv!(cuGraphLaunch(self.raw, stream.raw())) }
+        let r = unsafe { drv!(cuGraphLaunch(self.raw, stream.raw())) };
+        let recorded = stream.end_access(&accesses);
+        r?;
+        recorded
+    }
+
+    /// How many allocations the graph's work uses (and keeps alive).
+    pub fn num_buffers_used(&self) -> usize {
+        self.uses.buffers.len()
     }
 
     /// Uploads the graph's resources to the device ahead of its first launch, on `stream`.
@@ -274,6 +321,13 @@ impl GraphExec {
     /// the same topology (typically: the same work re-captured with other arguments). On a
     /// topology change the `Err` says what differed, and the graph is left as it was.
     pub fn update(&mut self, graph: &Graph) -> Result<()> {
+        if graph.ctx.raw() != self.ctx.raw() {
+            return Err(Error::InvalidArgument(
+                "GraphExec::update: the graph was captured in another context than this \
+                 executable graph's"
+                    .into(),
+            ));
+        }
         self.ctx.bind_to_thread()?;
         for ev in &graph.external {
             if !self.external.iter().any(|e| Arc::ptr_eq(e, ev)) {
@@ -288,7 +342,12 @@ impl GraphExec {
         // SAFETY: both graphs are live; `info` is a valid out-pointer.
         let r = unsafe { drv!(cuGraphExecUpdate_v2(self.raw, graph.raw, &mut info)) };
         match r {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                // The graph now runs `graph`'s work: keep what that uses. What only the old
+                // work used may go; its last uses are ordered by the stream tracker.
+                self.uses = graph.uses.clone();
+                Ok(())
+            }
             Err(e) => {
                 use sys::CUgraphExecUpdateResult as U;
                 let why = match info.result {

@@ -556,6 +556,8 @@ impl<'a> LaunchArgs<'a> {
         };
         r?;
         end_access?;
+        // A captured launch keeps its kernel's module loaded for as long as the graph lives.
+        crate::capture::keep_alive(stream.track_id(), || self.func.module().clone());
         match events {
             Some(start) => {
                 let end = Event::new(stream.context(), self.record.unwrap_or_default())?;

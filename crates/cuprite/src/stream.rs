@@ -211,15 +211,18 @@ impl Stream {
     }
 
     /// Makes this stream wait (on the device, not the host) for all work enqueued on `other`
-    /// so far.
+    /// so far. `other` may belong to another context (of this device or another): the event
+    /// is recorded in `other`'s context and waited for in this one.
     #[doc(alias = "wait_for")]
     pub fn join(&self, other: &Stream) -> Result<()> {
-        self.ctx.bind_to_thread()?;
+        other.ctx.bind_to_thread()?;
         let ev = other.ctx.track_event()?;
-        // SAFETY: a live event and stream of a live context.
+        // SAFETY: a live event and stream of the same, current context.
         unsafe { drv!(cuEventRecord(ev.raw, other.raw)) }?;
+        self.ctx.bind_to_thread()?;
         crate::stats::count_stream_wait();
-        // SAFETY: as above; flags 0.
+        // SAFETY: a live stream of the current context and a live event, which the driver lets
+        // come from another context.
         unsafe { drv!(cuStreamWaitEvent(self.raw, ev.raw, 0)) }
     }
 

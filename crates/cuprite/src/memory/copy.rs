@@ -6,7 +6,7 @@
 //! `track.rs`; this module only declares each operation's accesses.
 
 use super::device::DeviceBuffer;
-use super::track::{Access, DeviceRead, DeviceWrite, Tracker};
+use super::tracker::{Access, DeviceRead, DeviceWrite, Tracker};
 use super::{DeviceCopy, HostDst, HostSrc};
 use crate::drv;
 use crate::error::{Error, Result};
@@ -45,6 +45,10 @@ impl Stream {
         let ctx = self.context();
         ctx.bind_to_thread()?;
         let tracker = Tracker::new(ctx.clone());
+        if crate::capture::any_active() {
+            // Allocated inside a capture: the memory belongs to that capture's graph.
+            tracker.set_born_in(crate::capture::capture_of(self.track_id()));
+        }
         let pooled = ctx.uses_memory_pool();
         if bytes == 0 {
             return Ok(DeviceBuffer::from_alloc(

@@ -5,7 +5,7 @@
 //! live in `copy.rs`, ordering between streams in `track.rs`.
 
 use super::DeviceCopy;
-use super::track::{Access, DeviceRead, DeviceWrite, Tracker};
+use super::tracker::{DeviceRead, DeviceWrite, Release, TrackShared, Tracker};
 use crate::context::Context;
 use crate::drv;
 use crate::error::{Error, Result};
@@ -536,19 +536,36 @@ impl<T> Drop for DeviceBuffer<T> {
         if self.ptr == 0 {
             return;
         }
-        let what = || format!("free of DeviceBuffer<{}>", std::any::type_name::<T>());
-        let ctx = self.tracker.context().clone();
-        if let Err(e) = free_device(&self.stream, &self.tracker, self.ptr, self.pooled) {
-            ctx.defer(what(), e);
+        let sid = self.stream.track_id();
+        let capture = crate::capture::capture_of(sid);
+        if capture != 0 && self.tracker.shared.born_in() != capture {
+            // Its stream is capturing: a free now would become a node of that graph (freeing,
+            // at every replay, memory the graph did not allocate). The capture keeps it, and the
+            // free happens once the capture and its graphs are gone.
+            crate::capture::keep_alive(sid, || self.tracker.shared.clone());
         }
+        // Freed now, or by the last graph that still uses it (see `tracker.rs`).
+        self.tracker.set_release(Release::Device {
+            stream: self.stream.clone(),
+            ptr: self.ptr,
+            pooled: self.pooled,
+            elem: std::any::type_name::<T>(),
+            free: free_device,
+        });
     }
 }
 
-fn free_device(stream: &Stream, tracker: &Tracker, ptr: CUdeviceptr, pooled: bool) -> Result<()> {
+/// Frees `ptr` on `stream` once every pending use of it (tracked by `shared`) is done.
+fn free_device(
+    stream: &Stream,
+    shared: &TrackShared,
+    ptr: CUdeviceptr,
+    pooled: bool,
+) -> Result<()> {
     let ctx = stream.context();
     ctx.bind_to_thread_no_deferred()?;
     if pooled {
-        stream.begin_access(&[Access::of_tracker(tracker, true)])?;
+        stream.wait_for_all_users(shared)?;
         // SAFETY: `ptr` was allocated on this context and every pending use on other streams is
         // now ordered before this point of `stream`.
         unsafe { drv!(cuMemFreeAsync(ptr, stream.raw())) }

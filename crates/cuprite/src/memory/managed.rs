@@ -6,7 +6,7 @@
 
 use super::DeviceCopy;
 use super::host_sync::HostSync;
-use super::track::{DeviceRead, DeviceWrite, Tracker};
+use super::tracker::{DeviceRead, DeviceWrite, Release, Tracker};
 use crate::context::Context;
 use crate::device::Device;
 use crate::drv;
@@ -248,15 +248,19 @@ impl<T> Drop for ManagedBuffer<T> {
         if self.ptr == 0 {
             return;
         }
-        let ctx = self.tracker.context().clone();
-        let r = ctx.bind_to_thread_no_deferred().and_then(|()| {
-            // SAFETY: no arguments; waits for any device work using the memory.
-            unsafe { drv!(cuCtxSynchronize()) }?;
-            // SAFETY: `ptr` came from cuMemAllocManaged and nothing uses it any more.
-            unsafe { drv!(cuMemFree_v2(self.ptr)) }
-        });
-        if let Err(e) = r {
-            ctx.defer("free of a ManagedBuffer", e);
-        }
+        let ptr = self.ptr;
+        // Run now, or once the last graph that uses the memory is gone (see `tracker.rs`).
+        self.tracker
+            .set_release(Release::Other(Box::new(move |ctx: &Context| {
+                let r = ctx.bind_to_thread_no_deferred().and_then(|()| {
+                    // SAFETY: no arguments; waits for any device work using the memory.
+                    unsafe { drv!(cuCtxSynchronize()) }?;
+                    // SAFETY: `ptr` came from cuMemAllocManaged and nothing uses it any more.
+                    unsafe { drv!(cuMemFree_v2(ptr)) }
+                });
+                if let Err(e) = r {
+                    ctx.defer("free of a ManagedBuffer", e);
+                }
+            })));
     }
 }

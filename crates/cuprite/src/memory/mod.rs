@@ -32,11 +32,12 @@ mod host;
 mod host_sync;
 mod managed;
 mod track;
+pub(crate) mod tracker;
 
 pub use device::{DeviceBuffer, DeviceView, DeviceViewMut};
 pub use host::{HostAllocFlags, PinnedHostBuffer};
 pub use managed::{ManagedBuffer, MemAdvice, MemLocation};
-pub use track::{Access, DeviceRead, DeviceWrite, Tracker};
+pub use tracker::{Access, DeviceRead, DeviceWrite, Tracker};
 
 use crate::error::Result;
 use crate::stream::Stream;
