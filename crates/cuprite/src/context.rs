@@ -58,7 +58,7 @@ use deferred::DeferredErrors;
 use event_pool::{EventPool, EventSource, TrackEvent};
 use pool::MemoryPool;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use tracking::TrackingMode;
 
@@ -90,6 +90,8 @@ pub struct Context {
     tracking: TrackingMode,
     events: EventPool,
     deferred: DeferredErrors,
+    /// Modules loaded in this context and not yet unloaded.
+    modules: AtomicUsize,
     /// Tracking id of the default stream (streams hold an `Arc` to their context, so the
     /// context cannot hold its streams: each `default_stream()` is a new handle with this id).
     default_stream_id: u64,
@@ -195,6 +197,7 @@ impl Context {
             tracking: TrackingMode::default(),
             events: EventPool::default(),
             deferred: DeferredErrors::default(),
+            modules: AtomicUsize::new(0),
             default_stream_id: next_id(),
             per_thread_stream_id: next_id(),
             me: me.clone(),
@@ -460,6 +463,32 @@ impl Context {
     /// one is in progress the switch to multi-stream mode is refused.
     pub(crate) fn note_capture(&self, began: bool) {
         self.tracking.note_capture(began);
+    }
+
+    /// How many modules are loaded in this context now (loaded by cuprite and not yet
+    /// unloaded: a module is unloaded when its last `Arc`, function or global handle drops).
+    ///
+    /// ```no_run
+    /// # fn main() -> cuprite::Result<()> {
+    /// let ctx = cuprite::Context::new(0)?;
+    /// let before = ctx.loaded_modules();
+    /// let m = ctx.load_module(cuprite::nvrtc::compile_ptx("extern \"C\" __global__ void k() {}")?)?;
+    /// assert_eq!(ctx.loaded_modules(), before + 1);
+    /// drop(m);
+    /// assert_eq!(ctx.loaded_modules(), before);
+    /// # Ok(()) }
+    /// ```
+    pub fn loaded_modules(&self) -> usize {
+        self.modules.load(Ordering::Acquire)
+    }
+
+    /// A module was loaded (`true`) or unloaded (`false`) in this context.
+    pub(crate) fn note_module(&self, loaded: bool) {
+        if loaded {
+            self.modules.fetch_add(1, Ordering::AcqRel);
+        } else {
+            self.modules.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 
     /// An event for tracking, from the pool or new (timing disabled). The caller bound the

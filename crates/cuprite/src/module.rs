@@ -228,6 +228,7 @@ impl Module {
                 }
             }
         }
+        ctx.note_module(true);
         Ok(Arc::new(Module {
             ctx: ctx.clone(),
             raw,
@@ -340,8 +341,9 @@ impl Drop for Module {
         }
         // SAFETY: the module was loaded by us and nothing refers to it any more (functions and
         // globals hold an Arc to it).
-        if let Err(e) = unsafe { drv!(cuModuleUnload(self.raw)) } {
-            self.ctx.defer("cuModuleUnload", e);
+        match unsafe { drv!(cuModuleUnload(self.raw)) } {
+            Ok(()) => self.ctx.note_module(false),
+            Err(e) => self.ctx.defer("cuModuleUnload", e),
         }
     }
 }
