@@ -381,6 +381,30 @@ impl<'a> LaunchArgs<'a> {
                 f.name, cfg.block_dim
             )));
         }
+        // The grid limits of every GPU of compute capability 5.0 and later.
+        if gx > i32::MAX as u32 || gy > 65_535 || gz > 65_535 {
+            return Err(Error::InvalidArgument(format!(
+                "launch of `{}` with grid {:?}: a grid has at most 2147483647 × 65535 × 65535 blocks",
+                f.name, cfg.grid_dim
+            )));
+        }
+        for a in &self.attrs[..self.num_attrs] {
+            // SAFETY: the first `num_attrs` entries were written.
+            let a = unsafe { a.assume_init_ref() };
+            if a.id == LA::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION {
+                // SAFETY: a cluster-dimension attribute was written through `clusterDim`.
+                let [cx, cy, cz] = unsafe { a.value.clusterDim };
+                if cx == 0 || cy == 0 || cz == 0 || gx % cx != 0 || gy % cy != 0 || gz % cz != 0 {
+                    return Err(Error::InvalidArgument(format!(
+                        "launch of `{}` with grid {:?} in clusters of {:?}: every cluster \
+                         dimension must be at least 1 and divide the grid's",
+                        f.name,
+                        cfg.grid_dim,
+                        (cx, cy, cz)
+                    )));
+                }
+            }
+        }
         let threads = cfg.threads_per_block();
         if threads > f.max_threads_per_block as u64 || bx > 1024 || by > 1024 || bz > 64 {
             return Err(Error::InvalidArgument(format!(

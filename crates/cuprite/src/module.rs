@@ -161,8 +161,11 @@ impl Module {
         let mut raw: CUmodule = std::ptr::null_mut();
         match &image {
             ModuleImage::Ptx(text) => {
-                let c = CString::new(text.as_str()).map_err(|_| {
-                    Error::InvalidArgument("PTX text contains a NUL byte".to_string())
+                let c = CString::new(text.as_str()).map_err(|e| {
+                    Error::InvalidArgument(format!(
+                        "PTX text contains a NUL byte (at byte {})",
+                        e.nul_position()
+                    ))
                 })?;
                 let mut log = vec![0u8; LOG_SIZE];
                 let mut opts = [
@@ -585,6 +588,16 @@ impl Function {
     /// default 48 KiB, up to the device's opt-in limit). Above that limit it is an `Err`.
     pub fn set_max_dynamic_shared_memory(&self, bytes: u32) -> Result<()> {
         self.context().bind_to_thread()?;
+        let device = self.context().device();
+        let optin = device.attribute(crate::DeviceAttribute::MaxSharedMemoryPerBlockOptin)?;
+        if bytes > optin.max(0) as u32 {
+            return Err(Error::InvalidArgument(format!(
+                "kernel `{}`: {bytes} bytes of dynamic shared memory asked for, above the {optin} \
+                 bytes per block that device {} allows",
+                self.name(),
+                device.ordinal()
+            )));
+        }
         // SAFETY: `raw` is a function of a loaded module; the value is range-checked by the
         // driver.
         unsafe {

@@ -82,8 +82,7 @@ impl Ptx {
     /// The text as a NUL-terminated string, as `cuModuleLoadData` wants it. `Err` if the text
     /// contains a NUL byte.
     pub fn to_cstring(&self) -> Result<CString> {
-        CString::new(self.text.as_bytes())
-            .map_err(|_| Error::InvalidArgument("PTX text contains a NUL byte".into()))
+        cstring(&self.text, "PTX text")
     }
 }
 
@@ -756,7 +755,12 @@ fn until_nul(buf: &[u8]) -> String {
 }
 
 fn cstring(s: &str, what: &str) -> Result<CString> {
-    CString::new(s).map_err(|_| Error::InvalidArgument(format!("{what} contains a NUL byte")))
+    CString::new(s).map_err(|e| {
+        Error::InvalidArgument(format!(
+            "{what} contains a NUL byte (at byte {})",
+            e.nul_position()
+        ))
+    })
 }
 
 /// The `NVRTC_ERROR_*` name of a status.

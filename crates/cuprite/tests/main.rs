@@ -3,6 +3,7 @@
 
 use cuprite_testkit::{Test, run};
 
+mod bad_input;
 mod compat;
 mod context;
 mod device;
@@ -30,5 +31,6 @@ fn main() {
     tests.extend(kernels::tests());
     tests.extend(graph::tests());
     tests.extend(compat::tests());
+    tests.extend(bad_input::tests());
     run(tests);
 }

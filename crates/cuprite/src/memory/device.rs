@@ -118,9 +118,23 @@ fn range_of(r: impl RangeBounds<usize>, len: usize) -> Option<(usize, usize)> {
     (start <= end && end <= len).then_some((start, end))
 }
 
-fn bad_range(len: usize) -> Error {
+/// The range as Rust writes it (`3..7`, `..=9`, `5..`).
+fn describe_range(r: &impl RangeBounds<usize>) -> String {
+    let start = match r.start_bound() {
+        Bound::Included(s) => s.to_string(),
+        Bound::Excluded(s) => format!("{s} (excluded)"),
+        Bound::Unbounded => String::new(),
+    };
+    match r.end_bound() {
+        Bound::Included(e) => format!("{start}..={e}"),
+        Bound::Excluded(e) => format!("{start}..{e}"),
+        Bound::Unbounded => format!("{start}.."),
+    }
+}
+
+fn bad_range(range: &str, len: usize) -> Error {
     Error::InvalidArgument(format!(
-        "slice range out of bounds of a device buffer of {len} elements"
+        "slice range {range} is out of bounds of a device buffer of {len} elements"
     ))
 }
 
@@ -139,14 +153,14 @@ macro_rules! view_methods {
 
         /// A read-only view of `range`; `Err` when out of bounds.
         pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceView<'_, T>> {
-            let len = self.len;
-            self.try_slice(range).ok_or_else(|| bad_range(len))
+            let (len, what) = (self.len, describe_range(&range));
+            self.try_slice(range).ok_or_else(|| bad_range(&what, len))
         }
 
         /// Two read-only views, `[0, mid)` and `[mid, len)`; `Err` when `mid > len`.
         pub fn split_at(&self, mid: usize) -> Result<(DeviceView<'_, T>, DeviceView<'_, T>)> {
             if mid > self.len {
-                return Err(bad_range(self.len));
+                return Err(bad_range(&format!("split at {mid}"), self.len));
             }
             Ok((self.slice(..mid)?, self.slice(mid..)?))
         }
@@ -228,8 +242,9 @@ macro_rules! view_mut_methods {
             &mut self,
             range: impl RangeBounds<usize>,
         ) -> Result<DeviceViewMut<'_, T>> {
-            let len = self.len;
-            self.try_slice_mut(range).ok_or_else(|| bad_range(len))
+            let (len, what) = (self.len, describe_range(&range));
+            self.try_slice_mut(range)
+                .ok_or_else(|| bad_range(&what, len))
         }
 
         /// Two writable views, `[0, mid)` and `[mid, len)`; `Err` when `mid > len`. They share
@@ -239,7 +254,7 @@ macro_rules! view_mut_methods {
             mid: usize,
         ) -> Result<(DeviceViewMut<'_, T>, DeviceViewMut<'_, T>)> {
             if mid > self.len {
-                return Err(bad_range(self.len));
+                return Err(bad_range(&format!("split at {mid}"), self.len));
             }
             let tracker = self.tracker_ref();
             let a = DeviceViewMut {

@@ -115,6 +115,16 @@ impl<T: DeviceCopy> ManagedBuffer<T> {
         let bytes = len
             .checked_mul(std::mem::size_of::<T>())
             .ok_or_else(|| Error::InvalidArgument(format!("{len} elements overflow")))?;
+        if bytes > ctx.total_memory() {
+            // Managed memory beyond the device's size is legal for the driver, but asking for
+            // more than the card has can hang the GPU on some systems: refused here.
+            return Err(Error::InvalidArgument(format!(
+                "managed allocation of {bytes} bytes ({len} elements) is larger than device {}'s \
+                 {} bytes",
+                ctx.ordinal(),
+                ctx.total_memory()
+            )));
+        }
         let mut ptr = 0;
         if bytes > 0 {
             // SAFETY: valid out-pointer; CU_MEM_ATTACH_GLOBAL is a valid flag.
