@@ -9,6 +9,8 @@
 //! - [`Test::nvrtc`]: the NVRTC library (no GPU). Ignored when missing; fails when missing
 //!   and `CUPRITE_REQUIRE_NVRTC=1`.
 //!
+//! [`Test::gpu_alone`] is a GPU test that runs while no other GPU test runs (graph captures).
+//!
 //! A test that finds out only while running that this machine cannot run it (a GPU too old
 //! for cluster launches, a single GPU where two are needed, an old driver or NVRTC) returns
 //! [`ignore`]`("reason")`: it is reported as *ignored* with that reason, never as a pass. With
@@ -38,8 +40,8 @@
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::cell::Cell;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{OnceLock, RwLock};
 
 /// What a test body returns: `?` works on any error type.
 pub type TestResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
@@ -59,6 +61,8 @@ pub enum Needs {
 pub struct Test {
     name: String,
     needs: Needs,
+    /// Runs while no other GPU test of the binary runs (see [`Test::gpu_alone`]).
+    alone: bool,
     body: Box<dyn FnOnce() -> TestResult + Send + 'static>,
 }
 
@@ -81,6 +85,7 @@ impl Test {
         Test {
             name: name.into(),
             needs,
+            alone: false,
             body: Box::new(body),
         }
     }
@@ -99,6 +104,22 @@ impl Test {
         body: impl FnOnce() -> TestResult + Send + 'static,
     ) -> Self {
         Self::new(name, Needs::Gpu, body)
+    }
+
+    /// A test that needs a GPU and must run while no other GPU test of this binary runs: one
+    /// that captures a CUDA graph. A capture is invalidated by legal work of other threads at
+    /// the wrong moment (a synchronous allocation or synchronisation during a global-mode
+    /// capture, implicit synchronisation with a capturing stream, or the calls a tool such as
+    /// compute-sanitizer adds), and the other thread's call fails too; such a test waits for
+    /// the running GPU tests to finish, and the others wait for it.
+    pub fn gpu_alone(
+        name: impl Into<String>,
+        body: impl FnOnce() -> TestResult + Send + 'static,
+    ) -> Self {
+        Test {
+            alone: true,
+            ..Self::new(name, Needs::Gpu, body)
+        }
     }
 
     /// A test that needs NVRTC.
@@ -196,8 +217,14 @@ pub fn ignore(reason: impl Into<String>) -> TestResult {
 /// [`Ignored`] error becomes a run-time ignore, and a failure names the seed that replays it.
 fn run_body(
     name: &str,
+    gpu: Option<bool>,
     body: Box<dyn FnOnce() -> TestResult + Send>,
 ) -> Result<Completion, Failed> {
+    // GPU tests share the device; one marked `alone` has it to itself (a poisoned lock only
+    // means another test panicked).
+    static GPU: RwLock<()> = RwLock::new(());
+    let _shared = (gpu == Some(false)).then(|| GPU.read().unwrap_or_else(|e| e.into_inner()));
+    let _alone = (gpu == Some(true)).then(|| GPU.write().unwrap_or_else(|e| e.into_inner()));
     CURRENT_TEST.with(|c| c.set(Some((fnv1a(name.as_bytes()), 0))));
     let r = body();
     CURRENT_TEST.with(|c| c.set(None));
@@ -232,7 +259,8 @@ fn to_trial(t: Test) -> Trial {
     match status {
         Ok(()) => {
             let (name, body) = (t.name.clone(), t.body);
-            Trial::ignorable_test(t.name, move || run_body(&name, body)).with_kind(kind)
+            let gpu = (t.needs == Needs::Gpu).then_some(t.alone);
+            Trial::ignorable_test(t.name, move || run_body(&name, gpu, body)).with_kind(kind)
         }
         Err(why) if require => {
             let msg = format!("this test needs a {what} and CUPRITE_REQUIRE_{what}=1, but: {why}");

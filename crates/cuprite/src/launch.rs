@@ -519,6 +519,11 @@ impl<'a> LaunchArgs<'a> {
             }
             None => None,
         };
+        if let Err(e) = crate::fault::check(crate::fault::FaultPoint::KernelLaunch) {
+            // As a failed launch: the accesses declared above are completed, nothing ran.
+            let _ = stream.end_access(accesses);
+            return Err(e);
+        }
         let raw_f = self.func.raw();
         let (gx, gy, gz) = cfg.grid_dim;
         let (bx, by, bz) = cfg.block_dim;

@@ -28,6 +28,8 @@ pub mod context;
 pub mod device;
 pub mod error;
 pub mod event;
+#[doc(hidden)]
+pub mod fault;
 pub mod graph;
 pub mod launch;
 pub mod memory;

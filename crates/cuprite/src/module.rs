@@ -157,6 +157,7 @@ impl Module {
     /// JIT's error log.
     pub fn load(ctx: &Arc<Context>, image: impl Into<ModuleImage>) -> Result<Arc<Module>> {
         ctx.bind_to_thread()?;
+        crate::fault::check(crate::fault::FaultPoint::ModuleLoad)?;
         let image = image.into();
         let mut raw: CUmodule = std::ptr::null_mut();
         match &image {

@@ -396,6 +396,7 @@ pub fn compile(src: impl AsRef<str>, opts: &CompileOptions) -> Result<Compiled> 
 
     let name = opts.name.as_deref().unwrap_or("kernel.cu");
     let program = Program::create(src.as_ref(), name, &opts.headers)?;
+    crate::fault::check(crate::fault::FaultPoint::NvrtcCompile)?;
     let exprs = opts
         .name_expressions
         .iter()
@@ -666,6 +667,15 @@ fn default_arch() -> u32 {
 /// An NVRTC program, destroyed on drop.
 struct Program(nvrtcProgram);
 
+/// NVRTC programs created and not yet destroyed (a leak check for tests).
+static LIVE_PROGRAMS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many NVRTC programs exist now: 0 whenever no compile is in progress (a leak check).
+#[doc(hidden)]
+pub fn live_programs() -> usize {
+    LIVE_PROGRAMS.load(std::sync::atomic::Ordering::Acquire)
+}
+
 impl Program {
     fn create(src: &str, name: &str, headers: &[(String, String)]) -> Result<Self> {
         let src = cstring(src, "CUDA source")?;
@@ -694,6 +704,7 @@ impl Program {
             )
         };
         nvrtc_check(status, "nvrtcCreateProgram")?;
+        LIVE_PROGRAMS.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         Ok(Program(prog))
     }
 
@@ -746,6 +757,7 @@ impl Drop for Program {
         // SAFETY: the program was created by nvrtcCreateProgram and is destroyed once. The only
         // failure is an invalid handle, which cannot happen here, so the status is not kept.
         let _ = unsafe { sys::nvrtcDestroyProgram(&mut self.0) };
+        LIVE_PROGRAMS.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
     }
 }
 

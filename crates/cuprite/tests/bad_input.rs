@@ -28,10 +28,16 @@ pub fn tests() -> Vec<Test> {
         }));
     }
     for &(name, case) in GPU {
-        v.push(Test::gpu(format!("bad_input::{name}"), move || {
+        let body = move || {
             case()?;
             gpu_usable()
-        }));
+        };
+        // Captures run alone (see `graph.rs`).
+        v.push(if name.starts_with("graph_") {
+            Test::gpu_alone(format!("bad_input::{name}"), body)
+        } else {
+            Test::gpu(format!("bad_input::{name}"), body)
+        });
     }
     v
 }

@@ -3,7 +3,10 @@
 //!
 //! Captures here are thread-local: the tests of this binary run in parallel threads on one
 //! primary context, and a global-mode capture forbids unsafe calls in every thread (the `graph`
-//! example covers global mode, alone in its process).
+//! example covers global mode, alone in its process). Even so, each test here runs alone
+//! (`Test::gpu_alone`): work of other threads can still invalidate a capture (implicit
+//! synchronisation with a capturing stream, the calls compute-sanitizer adds), and then both
+//! the capture and the other thread's call fail.
 
 use cuprite::{
     CaptureMode, CaptureStatus, Context, ContextFlags, ContextStack, DeviceBuffer, DeviceRead,
@@ -14,22 +17,22 @@ use std::sync::Arc;
 
 pub fn tests() -> Vec<Test> {
     vec![
-        Test::gpu("graph::capture_replay_update", capture_replay_update),
-        Test::gpu("graph::alloc_inside_capture", alloc_inside_capture),
-        Test::gpu("graph::two_streams_tracked_in_capture", two_streams_tracked),
-        Test::gpu(
+        Test::gpu_alone("graph::capture_replay_update", capture_replay_update),
+        Test::gpu_alone("graph::alloc_inside_capture", alloc_inside_capture),
+        Test::gpu_alone("graph::two_streams_tracked_in_capture", two_streams_tracked),
+        Test::gpu_alone(
             "graph::pre_capture_dependency_waited",
             pre_capture_dependency,
         ),
-        Test::gpu(
+        Test::gpu_alone(
             "graph::replay_keeps_dropped_buffers_alive",
             replay_keeps_dropped_buffers_alive,
         ),
-        Test::gpu(
+        Test::gpu_alone(
             "graph::replay_is_tracked_across_streams",
             replay_is_tracked_across_streams,
         ),
-        Test::gpu(
+        Test::gpu_alone(
             "graph::replay_of_gone_borrowed_memory_is_err",
             replay_of_gone_borrowed_memory_is_err,
         ),

@@ -8,6 +8,7 @@ mod compat;
 mod context;
 mod device;
 mod error;
+mod fault;
 mod graph;
 mod kernels;
 mod memory;
@@ -32,5 +33,6 @@ fn main() {
     tests.extend(graph::tests());
     tests.extend(compat::tests());
     tests.extend(bad_input::tests());
+    tests.extend(fault::tests());
     run(tests);
 }

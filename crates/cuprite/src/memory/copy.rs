@@ -68,6 +68,7 @@ impl Stream {
     }
 
     fn alloc_bytes(&self, bytes: usize, pooled: bool) -> Result<CUdeviceptr> {
+        crate::fault::check(crate::fault::FaultPoint::DeviceAlloc)?;
         let ctx = self.context();
         if bytes > ctx.total_memory() {
             // Can never fit: answer at once instead of letting the pool try (and briefly take
