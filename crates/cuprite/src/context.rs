@@ -283,12 +283,17 @@ impl Context {
         }
     }
 
-    /// Waits for all work in this context to finish.
+    /// Waits for all work in this context to finish. While a stream capture is in progress on
+    /// one of its streams (in any thread) this is an `Err` instead: the driver would invalidate
+    /// the capture.
     pub fn synchronize(&self) -> Result<()> {
         self.bind_to_thread()?;
-        crate::stats::count_host_sync();
-        // SAFETY: no arguments; the context is current.
-        unsafe { drv!(cuCtxSynchronize()) }
+        self.tracking
+            .synchronize_outside_captures("Context::synchronize", || {
+                crate::stats::count_host_sync();
+                // SAFETY: no arguments; the context is current.
+                unsafe { drv!(cuCtxSynchronize()) }
+            })
     }
 
     /// `(free, total)` device memory in bytes.
@@ -460,9 +465,15 @@ impl Context {
     }
 
     /// A stream capture on a stream of this context began (`true`) or ended (`false`); while
-    /// one is in progress the switch to multi-stream mode is refused.
+    /// one is in progress the switch to multi-stream mode and context-wide synchronisations are
+    /// refused.
     pub(crate) fn note_capture(&self, began: bool) {
         self.tracking.note_capture(began);
+    }
+
+    /// Held while a capture begins: no context-wide synchronisation runs meanwhile.
+    pub(crate) fn capture_gate(&self) -> std::sync::RwLockWriteGuard<'_, ()> {
+        self.tracking.capture_gate()
     }
 
     /// How many modules are loaded in this context now (loaded by cuprite and not yet

@@ -73,10 +73,16 @@ impl Stream {
     /// # Ok(()) }
     /// ```
     pub fn begin_capture(&self, mode: CaptureMode) -> Result<()> {
-        self.context().bind_to_thread()?;
+        let ctx = self.context();
+        ctx.bind_to_thread()?;
+        // No context-wide synchronisation may run from here until the capture ends.
+        let _gate = ctx.capture_gate();
+        ctx.note_capture(true);
         // SAFETY: a live stream of the current context; the mode is a valid enum value.
-        unsafe { drv!(cuStreamBeginCapture_v2(self.raw(), mode.raw())) }?;
-        self.context().note_capture(true);
+        if let Err(e) = unsafe { drv!(cuStreamBeginCapture_v2(self.raw(), mode.raw())) } {
+            ctx.note_capture(false);
+            return Err(e);
+        }
         capture::begin(self.track_id(), self.raw());
         Ok(())
     }

@@ -94,11 +94,20 @@ extern "C" __global__ void add_one(float *y, const float *x, int n) {
 }
 extern "C" __global__ void no_args() { }
 __device__ float table[3];
+extern "C" __global__ void use_table(float *out) { out[0] = table[0]; }
 "#;
 
 fn ptx() -> Result<nvrtc::Ptx, Error> {
     static PTX: OnceLock<Result<nvrtc::Ptx, Error>> = OnceLock::new();
     PTX.get_or_init(|| nvrtc::compile_ptx(KERNEL)).clone()
+}
+
+/// `KERNEL` as a CUBIN for device 0.
+fn device_cubin() -> Result<Vec<u8>, Error> {
+    let c = nvrtc::compile(KERNEL, &CompileOptions::new().output(Output::Cubin))?;
+    c.cubin()
+        .map(<[u8]>::to_vec)
+        .ok_or_else(|| Error::InvalidArgument("no CUBIN".into()))
 }
 
 fn ctx() -> Result<Arc<Context>, Error> {
@@ -355,15 +364,42 @@ const GPU: &[Case] = &[
         expect(r, Kind::Invalid, &["empty"])
     }),
     ("module_garbage_cubin", || {
-        let bytes: Vec<u8> = (0..4096u32).map(|i| (i * 31 % 251) as u8).collect();
+        // Not ELF: the driver would read it as NUL-terminated PTX, past the end.
+        let bytes: Vec<u8> = (1..=4096u32).map(|i| (i % 251) as u8 + 1).collect();
         let r = ctx()?.load_module(ModuleImage::Cubin(bytes));
-        expect(r, Kind::AnyDriver, &["cuModuleLoadData"])
+        expect(r, Kind::Invalid, &["4096 bytes", "ELF magic"])
+    }),
+    ("module_truncated_cubin", || {
+        let cubin = device_cubin()?;
+        let half = cubin[..cubin.len() / 2].to_vec();
+        let r = ctx()?.load_module(ModuleImage::Cubin(half));
+        expect(
+            r,
+            Kind::Invalid,
+            &[&format!("{} bytes", cubin.len() / 2), "past the image"],
+        )
     }),
     ("module_garbage_fatbin", || {
         let mut bytes = 0xBA55_ED50u32.to_le_bytes().to_vec();
         bytes.extend((0..256u32).map(|i| i as u8));
         let r = ctx()?.load_module(ModuleImage::Fatbin(bytes));
-        expect(r, Kind::AnyDriver, &["cuModuleLoadFatBinary"])
+        expect(r, Kind::Invalid, &["fatbin", "past the image of 260 bytes"])
+    }),
+    ("module_truncated_fatbin", || {
+        let ctx = ctx()?;
+        let (major, minor) = ctx.device().compute_capability()?;
+        let fat = cuprite::module::fatbin_from_cubin(&device_cubin()?, major * 10 + minor);
+        let short = fat[..fat.len() - 8].to_vec();
+        let r = ctx.load_module(ModuleImage::Fatbin(short));
+        expect(
+            r,
+            Kind::Invalid,
+            &["past the image", &format!("{} bytes", fat.len() - 8)],
+        )?;
+        // The whole container loads.
+        ctx.load_module(ModuleImage::Fatbin(fat))?
+            .load_function("add_one")?;
+        Ok(())
     }),
     ("module_unknown_function", || {
         let m = ctx()?.load_module(ptx()?)?;

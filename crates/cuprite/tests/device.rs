@@ -46,7 +46,10 @@ fn enumeration_matches_card() -> TestResult {
     assert_eq!(d.attribute(DeviceAttribute::WarpSize)?, 32);
     let ctx = cuprite::Context::new(0)?;
     let (free, total) = ctx.mem_info()?;
-    assert_eq!(total, mem, "cuDeviceTotalMem and cuMemGetInfo disagree");
+    assert!(
+        total <= mem && total >= mem - mem / 16,
+        "cuMemGetInfo's total {total} against cuDeviceTotalMem's {mem}"
+    );
     assert!(free <= total, "{free} free of {total}");
     // Every H100 (SXM, PCIe, NVL, a MIG slice) is compute capability 9.0; SM count and memory
     // size differ between them, so they are checked against the driver above, not here.

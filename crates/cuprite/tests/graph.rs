@@ -36,6 +36,10 @@ pub fn tests() -> Vec<Test> {
             "graph::replay_of_gone_borrowed_memory_is_err",
             replay_of_gone_borrowed_memory_is_err,
         ),
+        Test::gpu_alone(
+            "graph::context_sync_elsewhere_leaves_capture_intact",
+            context_sync_elsewhere_leaves_capture_intact,
+        ),
     ]
 }
 
@@ -483,5 +487,51 @@ fn replay_of_gone_borrowed_memory_is_err() -> TestResult {
     assert!(e.to_string().contains("borrowed or leaked"), "{e}");
     assert!(e.to_string().contains("of the 2 this graph uses"), "{e}");
     assert_eq!(stream.clone_dtoh(&x)?, vec![1.0f32; n]);
+    Ok(())
+}
+
+/// Another thread synchronising the whole context while a capture is in progress (legal for
+/// it, but the driver would invalidate the capture): that call is an `Err` naming the
+/// capture, and the capture goes on to a correct graph.
+fn context_sync_elsewhere_leaves_capture_intact() -> TestResult {
+    let (ctx, m) = setup()?;
+    let axpb = m.load_function("axpb")?;
+    let stream = ctx.new_stream()?;
+    let mut rng = Rng::fresh();
+    let n = 2048;
+    let xh = ints(&mut rng, n);
+    let x = stream.clone_htod(&xh)?;
+    let mut y = stream.clone_htod(&vec![f32::NAN; n])?;
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    let other = {
+        let ctx = ctx.clone();
+        std::thread::spawn(move || ctx.synchronize().map_err(|e| e.to_string()))
+    }
+    .join()
+    .map_err(|_| "thread panicked")?;
+    // SAFETY: axpb with n-element buffers.
+    unsafe {
+        stream
+            .launch_builder(&axpb)
+            .arg(&mut y)
+            .arg(&x)
+            .arg(&2.0f32)
+            .arg(&3.0f32)
+            .arg(&ni)
+            .launch(cfg)?
+    };
+    let exec = stream.end_capture()?.instantiate()?;
+    let e = other.expect_err("a context-wide synchronisation ran during a capture");
+    assert!(
+        e.contains("Context::synchronize") && e.contains("capture"),
+        "{e}"
+    );
+    exec.launch(&stream)?;
+    let got = stream.clone_dtoh(&y)?;
+    for i in 0..n {
+        assert_eq!(got[i], 2.0 * xh[i] + 3.0, "{i}");
+    }
+    ctx.synchronize()?;
     Ok(())
 }

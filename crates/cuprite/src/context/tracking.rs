@@ -4,8 +4,8 @@
 //! passed in by the context.
 
 use crate::error::{Error, Result};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, RwLock, RwLockWriteGuard};
 
 #[derive(Debug, Default)]
 pub(crate) struct TrackingMode {
@@ -19,6 +19,11 @@ pub(crate) struct TrackingMode {
     settled: AtomicBool,
     /// Stream captures in progress on streams of this context.
     captures: AtomicUsize,
+    /// Held (shared) across a context-wide synchronisation and (exclusively) while a capture
+    /// begins: such a synchronisation never runs while a capture is in progress, which it
+    /// would invalidate (the driver forbids synchronising a context with a capturing stream,
+    /// from any thread).
+    gate: RwLock<()>,
 }
 
 impl TrackingMode {
@@ -73,6 +78,8 @@ impl TrackingMode {
         if *settled {
             return Ok(());
         }
+        // No capture may begin until the synchronisation below is done.
+        let _gate = self.gate.read().unwrap_or_else(|e| e.into_inner());
         if self.captures.load(Ordering::Acquire) != 0 {
             return Err(Error::InvalidArgument(
                 "a second stream touched a buffer for the first time during a stream capture: \
@@ -105,6 +112,30 @@ impl TrackingMode {
             drop(settled);
             self.switch_to_multi(settle)
         }
+    }
+
+    /// Runs `sync`, a context-wide synchronisation, unless a capture is in progress on this
+    /// context (an `Err` naming `what` then, and the capture is left intact).
+    pub(crate) fn synchronize_outside_captures(
+        &self,
+        what: &str,
+        sync: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
+        let _gate = self.gate.read().unwrap_or_else(|e| e.into_inner());
+        let n = self.captures.load(Ordering::Acquire);
+        if n != 0 {
+            return Err(Error::InvalidArgument(format!(
+                "{what}: {n} stream capture(s) in progress on this context; synchronising the \
+                 whole context would invalidate them (synchronise a stream outside the capture, \
+                 or end the capture first)"
+            )));
+        }
+        sync()
+    }
+
+    /// Excludes context-wide synchronisations while a capture begins (see `gate`).
+    pub(crate) fn capture_gate(&self) -> RwLockWriteGuard<'_, ()> {
+        self.gate.write().unwrap_or_else(|e| e.into_inner())
     }
 
     /// A capture on a stream of this context began (`true`) or ended (`false`).
