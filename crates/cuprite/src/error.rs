@@ -196,7 +196,9 @@ impl Error {
     }
 }
 
-/// Whether `code` is one of the errors that leave a context unusable.
+/// Whether `code` is one of the errors that leave a context unusable. Not
+/// `CUDA_ERROR_CONTEXT_IS_DESTROYED`: that one says a handle named a context that is gone (a use
+/// after destruction), while other contexts and a new one work on.
 fn is_sticky_code(code: CUresult) -> bool {
     matches!(
         code,
@@ -209,7 +211,6 @@ fn is_sticky_code(code: CUresult) -> bool {
             | CUresult::CUDA_ERROR_INVALID_ADDRESS_SPACE
             | CUresult::CUDA_ERROR_INVALID_PC
             | CUresult::CUDA_ERROR_ECC_UNCORRECTABLE
-            | CUresult::CUDA_ERROR_CONTEXT_IS_DESTROYED
     )
 }
 

@@ -28,11 +28,14 @@
 //! transforms tracked across streams like launches, and an LRU plan cache.
 #![deny(missing_docs)]
 
+mod capture;
 pub mod compat;
 pub mod context;
 pub mod device;
 pub mod error;
 pub mod event;
+#[doc(hidden)]
+pub mod fault;
 pub mod fft;
 pub mod graph;
 pub mod launch;

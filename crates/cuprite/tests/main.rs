@@ -3,10 +3,12 @@
 
 use cuprite_testkit::{Test, run};
 
+mod bad_input;
 mod compat;
 mod context;
 mod device;
 mod error;
+mod fault;
 mod fft;
 mod graph;
 mod kernels;
@@ -77,5 +79,7 @@ fn main() {
     tests.extend(graph::tests());
     tests.extend(compat::tests());
     tests.extend(fft::tests());
+    tests.extend(bad_input::tests());
+    tests.extend(fault::tests());
     run(tests);
 }
