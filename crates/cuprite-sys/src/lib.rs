@@ -18,6 +18,7 @@
 pub mod driver;
 pub mod libraries;
 pub mod loader;
+pub mod nccl;
 pub mod nvrtc;
 
 pub use loader::LoadError;

@@ -25,6 +25,7 @@ pub fn tests() -> Vec<Test> {
             preferred_major_goes_first,
         ),
         Test::gpu("loader::driver_loads_from_a_real_file", driver_loads),
+        Test::cpu("loader::missing_nccl_is_an_err", missing_nccl_is_an_err),
     ]
 }
 
@@ -243,5 +244,27 @@ fn preferred_major_goes_first() -> TestResult {
     let d12 = pos("/usr/local/cuda/lib64/libcuprite_versioned.so.12").ok_or("no toolkit .so.12")?;
     let d13 = pos("/usr/local/cuda/lib64/libcuprite_versioned.so.13").ok_or("no toolkit .so.13")?;
     assert!(d12 < d13, "{c:?}");
+    Ok(())
+}
+
+/// `CUPRITE_NCCL_PATH` pointing at a file that does not exist: the first NCCL call is an `Err`
+/// naming libnccl and that path (and only it), not a panic.
+fn missing_nccl_is_an_err() -> TestResult {
+    let dir = temp_dir("nonccl");
+    let file = dir.join("libnccl.so.2");
+    let out = child::spawn("ncclGetVersion", &[("CUPRITE_NCCL_PATH", file.as_os_str())])?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "child failed: {text} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.starts_with("ERR LibraryNotFound"), "{text}");
+    assert!(text.contains("libnccl not found; tried 1 places"), "{text}");
+    assert!(
+        text.contains(&format!("{}: not found", file.display())),
+        "{text}"
+    );
     Ok(())
 }
