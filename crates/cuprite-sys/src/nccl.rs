@@ -19,7 +19,12 @@
 //! (plain, with a config, all at once), destroy/finalize/abort, asynchronous error polling,
 //! the collectives, point-to-point send/recv and groups.
 
-#![allow(non_camel_case_types, non_snake_case, missing_docs)]
+#![allow(
+    non_camel_case_types,
+    non_snake_case,
+    non_upper_case_globals,
+    missing_docs
+)]
 
 use crate::driver::CUstream;
 use crate::libraries::NCCL;
