@@ -31,6 +31,7 @@ pub mod graph;
 pub mod launch;
 pub mod memory;
 pub mod module;
+pub mod nccl;
 pub mod nvrtc;
 pub mod repr;
 pub mod stats;

@@ -10,6 +10,7 @@ mod error;
 mod graph;
 mod kernels;
 mod memory;
+mod nccl;
 mod nvrtc;
 mod stream;
 mod tracking;
@@ -18,6 +19,10 @@ fn main() {
     // The device-trap test re-runs this binary as a child process that traps on purpose.
     if std::env::var_os(kernels::TRAP_CHILD_ENV).is_some() {
         std::process::exit(kernels::trap_child());
+    }
+    // The NCCL tests re-run this binary as ranks of a job, or without NCCL.
+    if let Some(code) = nccl::child_if_asked() {
+        std::process::exit(code);
     }
     let mut tests: Vec<Test> = Vec::new();
     tests.extend(device::tests());
@@ -30,5 +35,6 @@ fn main() {
     tests.extend(kernels::tests());
     tests.extend(graph::tests());
     tests.extend(compat::tests());
+    tests.extend(nccl::tests());
     run(tests);
 }
