@@ -33,6 +33,7 @@ pub mod memory;
 pub mod module;
 pub mod nccl;
 pub mod nvrtc;
+pub mod peer;
 pub mod repr;
 pub mod stats;
 pub mod stream;

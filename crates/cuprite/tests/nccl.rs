@@ -69,6 +69,8 @@ pub fn tests() -> Vec<Test> {
             "nccl::missing_rank_init_times_out",
             missing_rank_init_times_out,
         ),
+        Test::gpu("peer::same_device_contexts", peer_same_device_contexts),
+        Test::gpus(2, "peer::copies_between_gpus", peer_copies_between_gpus),
         Test::gpus(2, "nccl::two_processes", two_processes),
         Test::gpus(2, "nccl::dead_rank_ends_in_err", dead_rank_ends_in_err),
     ]
@@ -1388,5 +1390,64 @@ fn dead_rank_ends_in_err() -> TestResult {
         "took {:?}",
         t.elapsed()
     );
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Peer copies
+
+fn peer_same_device_contexts() -> TestResult {
+    let prim = Context::new(0)?;
+    let own = Context::create_and_push(ContextFlags::SCHED_AUTO, Device::get(0)?)?;
+    ContextStack::pop()?;
+    assert_eq!(
+        cuprite::peer::path(&prim, &own)?,
+        cuprite::peer::PeerPath::SameDevice
+    );
+    let mut rng = Rng::fresh();
+    let host = rng.vec_u32(1 << 20);
+    let (ps, os) = (prim.new_stream()?, own.new_stream()?);
+    let x = ps.clone_htod(&host)?;
+    let before = cuprite::peer::stats();
+    let y = os.clone_dtod(&x)?;
+    let d = cuprite::peer::stats().since(&before);
+    assert!(d.same_device_copies >= 1, "{d:?}");
+    assert_eq!(os.clone_dtoh(&y)?, host);
+    Ok(())
+}
+
+fn peer_copies_between_gpus() -> TestResult {
+    let (a, b) = (Context::new(0)?, Context::new(1)?);
+    let can =
+        a.device().can_access_peer(&b.device())? && b.device().can_access_peer(&a.device())?;
+    let want = if can {
+        cuprite::peer::PeerPath::Direct
+    } else {
+        cuprite::peer::PeerPath::Staged
+    };
+    assert_eq!(cuprite::peer::path(&a, &b)?, want);
+    assert_eq!(cuprite::peer::path(&b, &a)?, want);
+    let mut rng = Rng::fresh();
+    let host = rng.vec_u32(16 << 20);
+    let (sa, sb) = (a.new_stream()?, b.new_stream()?);
+    let x = sa.clone_htod(&host)?;
+    let before = cuprite::peer::stats();
+    // GPU 0 -> GPU 1 on a stream of GPU 1, then back on a stream of GPU 0, then a copy
+    // enqueued on GPU 0's stream into GPU 1's memory.
+    let y = sb.clone_dtod(&x)?;
+    let z = sa.clone_dtod(&y)?;
+    let mut w = sb.alloc_zeros::<u32>(host.len())?;
+    sa.memcpy_dtod(&z, &mut w)?;
+    let d = cuprite::peer::stats().since(&before);
+    let bytes = (host.len() * 4) as u64;
+    if can {
+        assert!(d.direct_copies >= 3 && d.direct_bytes >= 3 * bytes, "{d:?}");
+        assert_eq!(d.staged_copies, 0, "{d:?}");
+    } else {
+        assert!(d.staged_copies >= 3, "{d:?}");
+    }
+    assert_eq!(sb.clone_dtoh(&y)?, host);
+    assert_eq!(sa.clone_dtoh(&z)?, host);
+    assert_eq!(sb.clone_dtoh(&w)?, host);
     Ok(())
 }
