@@ -19,6 +19,7 @@ pub mod ceiling;
 pub mod interop;
 pub mod launch;
 pub mod memory;
+pub mod nccl;
 
 use cuprite_sys::driver::{self as sys, CUevent, CUstream};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -62,6 +63,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(launch::benchmarks());
     v.extend(array::benchmarks());
     v.extend(interop::benchmarks());
+    v.extend(nccl::benchmarks());
     v
 }
 
