@@ -86,6 +86,7 @@ pub fn child_if_asked() -> Option<i32> {
         "missing" => child_missing(),
         "rank" => child_rank(false),
         "rank-dies" => child_rank(true),
+        "init-missing" => child_init_missing(),
         other => Err(format!("unknown child job {other}").into()),
     };
     Some(match r {
@@ -1311,28 +1312,43 @@ fn init_and_drop_repeatedly() -> TestResult {
     Ok(())
 }
 
-/// Rank 0 of 2 with no rank 1: init must end in a timeout within the bound, not hang.
+/// Rank 0 of 2 with no rank 1: init must end in a timeout within the bound, not hang. Run in
+/// a child process, so that whatever NCCL leaves behind (its bootstrap thread still waiting
+/// for rank 1) stays out of this one, and so that a hang would be a failure, not a stuck run.
 fn missing_rank_init_times_out() -> TestResult {
     let _env = env()?;
+    let c = spawn_child("init-missing", &[])?;
+    let (ok, out) = wait_child(c, Duration::from_secs(90))?;
+    assert!(ok, "child failed or hung: {out}");
+    assert!(out.contains("CHILD-OK timed out"), "{out}");
+    Ok(())
+}
+
+fn child_init_missing() -> Result<String, Box<dyn std::error::Error>> {
     let ctx = Context::new(0)?;
     let t = Instant::now();
     let r = Comm::init_rank_with_timeout(&ctx, &UniqueId::new()?, 2, 0, Duration::from_secs(3));
     let took = t.elapsed();
     match r {
         Err(Error::Timeout { what, seconds }) => {
-            assert!(what.contains("initialisation"), "{what}");
-            assert_eq!(seconds, 3.0);
+            if !what.contains("initialisation") || seconds != 3.0 {
+                return Err(format!("unexpected timeout error: {what} ({seconds} s)").into());
+            }
         }
-        other => panic!("{other:?}"),
+        other => return Err(format!("expected a timeout, got {other:?}").into()),
     }
-    assert!(
-        took >= Duration::from_secs(3) && took < Duration::from_secs(30),
-        "{took:?}"
-    );
+    if took < Duration::from_secs(3) || took > Duration::from_secs(40) {
+        return Err(format!("the timeout took {took:?}").into());
+    }
     // The process can still make communicators.
     let comm = Comm::init_rank(&ctx, &UniqueId::new()?, 1, 0)?;
-    assert_eq!(comm.size(), 1);
-    Ok(())
+    if comm.size() != 1 {
+        return Err("a one-rank communicator of another size".into());
+    }
+    Ok(format!(
+        "timed out after {:.1} s, then a new communicator worked",
+        took.as_secs_f64()
+    ))
 }
 
 fn run_ranks(

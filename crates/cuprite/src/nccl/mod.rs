@@ -217,6 +217,47 @@ fn wait_ready(raws: &[ncclComm_t], deadline: Instant, what: &str, timeout: Durat
     }
 }
 
+/// A communicator handle moved to the thread that aborts it.
+struct SendComm(ncclComm_t);
+// SAFETY: NCCL allows a communicator to be aborted from any thread; the handle is used by that
+// thread alone once sent.
+unsafe impl Send for SendComm {}
+
+/// Aborts `raw` (`ncclCommAbort`) on a helper thread and waits for it at most `limit`: an abort
+/// that NCCL cannot finish (a peer's socket that never answers) must not hang the caller. Past
+/// the limit the thread is left to finish on its own and an `Err` says so.
+fn abort_bounded(raw: ncclComm_t, ctx: &Arc<Context>, limit: Duration) -> Result<()> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let ctx2 = ctx.clone();
+    let h = SendComm(raw);
+    let spawned = std::thread::Builder::new()
+        .name("cuprite-nccl-abort".into())
+        .spawn(move || {
+            let h = h;
+            let _ = ctx2.bind_to_thread_no_deferred();
+            // SAFETY: a live communicator that its owner no longer uses.
+            let r = unsafe { sys::ncclCommAbort(h.0) };
+            let _ = tx.send(check(r, "ncclCommAbort", None).map(|_| ()));
+        });
+    if let Err(e) = spawned {
+        return Err(Error::InvalidArgument(format!(
+            "cannot start a thread to abort an NCCL communicator: {e}"
+        )));
+    }
+    match rx.recv_timeout(limit) {
+        Ok(r) => r,
+        Err(_) => Err(Error::Timeout {
+            what: "ncclCommAbort did not return; it goes on in a background thread".into(),
+            seconds: limit.as_secs_f64(),
+        }),
+    }
+}
+
+/// How long an abort may take before the caller stops waiting for it.
+fn abort_limit(timeout: Duration) -> Duration {
+    timeout.clamp(Duration::from_secs(5), Duration::from_secs(30))
+}
+
 mod sealed {
     pub trait Sealed {}
 }
@@ -422,8 +463,11 @@ impl Clique {
         if !ok.is_empty() {
             let r = (|| -> Result<()> {
                 let raws: Vec<ncclComm_t> = ok.iter().map(|&i| slots[i].raw).collect();
-                // SAFETY: no arguments.
-                check(unsafe { sys::ncclGroupStart() }, "ncclGroupStart", None)?;
+                let grouped = ok.len() > 1;
+                if grouped {
+                    // SAFETY: no arguments.
+                    check(unsafe { sys::ncclGroupStart() }, "ncclGroupStart", None)?;
+                }
                 let mut first_err = None;
                 for &i in &ok {
                     let _ = slots[i].ctx.bind_to_thread_no_deferred();
@@ -433,8 +477,12 @@ impl Clique {
                         first_err.get_or_insert(e);
                     }
                 }
-                // SAFETY: balances the group start above.
-                let end = check(unsafe { sys::ncclGroupEnd() }, "ncclGroupEnd", None);
+                let end = if grouped {
+                    // SAFETY: balances the group start above.
+                    check(unsafe { sys::ncclGroupEnd() }, "ncclGroupEnd", None).map(|_| ())
+                } else {
+                    Ok(())
+                };
                 if let Some(e) = first_err {
                     return Err(e);
                 }
@@ -455,8 +503,14 @@ impl Clique {
             let (call, r) = match s.state {
                 // SAFETY: a finalized communicator no `Comm` uses any more.
                 SlotState::Dropped => ("ncclCommDestroy", unsafe { sys::ncclCommDestroy(s.raw) }),
-                // SAFETY: a live (failed) communicator no `Comm` uses any more.
-                SlotState::Failed => ("ncclCommAbort", unsafe { sys::ncclCommAbort(s.raw) }),
+                SlotState::Failed => {
+                    s.state = SlotState::Aborted;
+                    if let Err(e) = abort_bounded(s.raw, &s.ctx, abort_limit(self.timeout)) {
+                        s.ctx
+                            .defer("ncclCommAbort of a failed NCCL communicator", e);
+                    }
+                    continue;
+                }
                 SlotState::Aborted | SlotState::Live => continue,
             };
             s.state = SlotState::Aborted;
@@ -558,9 +612,9 @@ fn init_ranks(
     let abort_all = |raws: &[ncclComm_t], members: &[(&Arc<Context>, usize)]| {
         for (raw, (ctx, _)) in raws.iter().zip(members) {
             if !raw.is_null() {
-                let _ = ctx.bind_to_thread_no_deferred();
-                // SAFETY: a communicator created above and handed to nobody.
-                let _ = unsafe { sys::ncclCommAbort(*raw) };
+                // A communicator created above and handed to nobody; an abort that cannot
+                // finish is left behind (the init already failed; that error is returned).
+                let _ = abort_bounded(*raw, ctx, abort_limit(timeout));
             }
         }
     };
@@ -822,10 +876,7 @@ impl Comm {
             return;
         }
         self.failed.set(Some(ABORTED));
-        let _ = self.ctx.bind_to_thread_no_deferred();
-        // SAFETY: a live communicator; marked aborted so nothing uses it after this.
-        let r = unsafe { sys::ncclCommAbort(self.raw) };
-        if let Err(e) = check(r, "ncclCommAbort", None) {
+        if let Err(e) = abort_bounded(self.raw, &self.ctx, abort_limit(self.timeout)) {
             self.ctx.defer("ncclCommAbort", e);
         }
     }
@@ -834,20 +885,14 @@ impl Comm {
     /// freed, and peers see an error. Use it when a peer failed; other ranks should abort too.
     pub fn abort(self) -> Result<()> {
         let r = if self.failed.get() == Some(ABORTED) {
-            Ok(Status::Done)
+            Ok(())
         } else {
-            let _ = self.ctx.bind_to_thread_no_deferred();
-            // SAFETY: a live communicator, consumed here.
-            check(
-                unsafe { sys::ncclCommAbort(self.raw) },
-                "ncclCommAbort",
-                None,
-            )
+            abort_bounded(self.raw, &self.ctx, abort_limit(self.timeout))
         };
         // Whatever NCCL answered, the handle must not be used again.
         self.failed.set(Some(ABORTED));
         drop(self);
-        r.map(|_| ())
+        r
     }
 
     fn check_stream(&self, stream: &Stream, call: &str) -> Result<()> {
