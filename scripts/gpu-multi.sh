@@ -9,8 +9,9 @@
 #
 # Steps: every packed test binary with CUPRITE_REQUIRE_GPU=1 and CUPRITE_REQUIRE_GPUS=N (N =
 # the GPUs present, at least 2: multi-GPU tests fail instead of skipping), the multi-process
-# example with 2 processes and with one per GPU, `cuprite bench nccl peer` as JSON, and the
-# torch.distributed peer script. NVLink multicast stays off everywhere: NCCL_NVLS_ENABLE=0 is
+# example with 2 processes and with one per GPU, the multi-process figures (the example's
+# --sweep: one process per GPU, JSON), `cuprite bench nccl peer` (one process, init_all) as
+# JSON, and the torch.distributed peer script. NVLink multicast stays off everywhere: NCCL_NVLS_ENABLE=0 is
 # exported here, so every child (test ranks, example ranks, torch workers) inherits it.
 set -u
 export NCCL_NVLS_ENABLE=0
@@ -39,6 +40,7 @@ step "example nccl_ranks --spawn 2" crates/cuprite timeout 240 "$bundle/example-
 if [ "$ngpu" -gt 2 ]; then
     step "example nccl_ranks --spawn $ngpu" crates/cuprite timeout 240 "$bundle/example-nccl_ranks" --spawn "$ngpu" --timeout 60
 fi
+step "multi-process sweep ($ngpu ranks)" crates/cuprite timeout 420 "$bundle/example-nccl_ranks" --spawn "$ngpu" --timeout 120 --sweep "$out/multiproc-nccl.json"
 step "cuprite bench nccl peer" . timeout 420 "$bundle/bin-cuprite" bench nccl peer --json "$out/bench-nccl.json" --markdown
 # The peer script: from the bundle when it carries one (a copy of benches/peers/torch_nccl.py).
 peer="$root/benches/peers/torch_nccl.py"

@@ -21,18 +21,26 @@
 //!
 //! Options: `--spawn N` (start N ranks on this host; without it and without a rank in the
 //! environment, one per GPU), `--elems K` (f32 elements per rank, default 16 Mi),
-//! `--timeout S` (seconds for every wait, default 120). Every wait is bounded: a missing rank
-//! ends the others with an error, not a hang. `NCCL_NVLS_ENABLE=0` is set for spawned ranks.
+//! `--timeout S` (seconds for every wait, default 120), `--sweep FILE` (then also time
+//! all_reduce, all_gather, reduce_scatter and broadcast from 8 B to `--max-bytes`, default
+//! 1 GiB, and an 8 KiB all_reduce from call to completion, the multi-process figures of
+//! `cuprite bench nccl`; rank 0 writes them to FILE as JSON). Every wait is bounded: a missing
+//! rank ends the others with an error, not a hang. `NCCL_NVLS_ENABLE=0` is set for spawned
+//! ranks.
 
-use cuprite::nccl::ReduceOp;
 use cuprite::nccl::rendezvous::{self, RankInfo, Rendezvous};
+use cuprite::nccl::{Comm, ReduceOp};
+use cuprite::{DeviceBuffer, Event, EventFlags, Stream};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 struct Opts {
     spawn: Option<usize>,
     elems: usize,
     timeout: Duration,
+    sweep: Option<String>,
+    max_bytes: usize,
 }
 
 fn parse() -> Result<Opts, String> {
@@ -40,6 +48,8 @@ fn parse() -> Result<Opts, String> {
         spawn: None,
         elems: 16 << 20,
         timeout: Duration::from_secs(120),
+        sweep: None,
+        max_bytes: 1 << 30,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -66,8 +76,16 @@ fn parse() -> Result<Opts, String> {
                 }
                 o.timeout = Duration::from_secs_f64(s);
             }
+            "--sweep" => o.sweep = Some(val("--sweep")?),
+            "--max-bytes" => {
+                o.max_bytes = val("--max-bytes")?
+                    .parse()
+                    .map_err(|e| format!("--max-bytes: {e}"))?
+            }
             "-h" | "--help" => {
-                return Err("usage: nccl_ranks [--spawn N] [--elems K] [--timeout S]".into());
+                return Err("usage: nccl_ranks [--spawn N] [--elems K] [--timeout S] \
+                            [--sweep FILE [--max-bytes B]]"
+                    .into());
             }
             other => return Err(format!("unknown argument {other}")),
         }
@@ -123,7 +141,12 @@ fn spawn(o: &Opts) -> Result<(), Box<dyn std::error::Error>> {
     println!("nccl_ranks: starting {n} rank(s), rendezvous at 127.0.0.1:{port}");
     let mut kids = Vec::new();
     for r in 0..n {
-        let kid = Command::new(&exe)
+        let mut cmd = Command::new(&exe);
+        if let Some(f) = &o.sweep {
+            cmd.args(["--sweep", f])
+                .args(["--max-bytes", &o.max_bytes.to_string()]);
+        }
+        let kid = cmd
             .args(["--elems", &o.elems.to_string()])
             .args(["--timeout", &o.timeout.as_secs_f64().to_string()])
             .env("RANK", r.to_string())
@@ -209,6 +232,10 @@ fn rank(o: &Opts) -> Result<String, Box<dyn std::error::Error>> {
     }
     comm.wait(&s)?;
     let secs = t.elapsed().as_secs_f64() / reps as f64;
+    drop((x, y));
+    if let Some(file) = &o.sweep {
+        sweep(&comm, &s, o.max_bytes, file, info.rank)?;
+    }
     let bytes = (n * 4) as f64;
     let busbw = bytes / secs * 2.0 * (w as f64 - 1.0) / w as f64 / 1e9;
     Ok(format!(
@@ -218,4 +245,166 @@ fn rank(o: &Opts) -> Result<String, Box<dyn std::error::Error>> {
         comm.context().ordinal(),
         secs * 1e6
     ))
+}
+
+/// nccl-tests' bus-bandwidth factor.
+fn bus_factor(coll: &str, n: usize) -> f64 {
+    let n = n as f64;
+    match coll {
+        "all_reduce" => 2.0 * (n - 1.0) / n,
+        "all_gather" | "reduce_scatter" => (n - 1.0) / n,
+        _ => 1.0,
+    }
+}
+
+fn label(b: usize) -> String {
+    for (unit, name) in [(1usize << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
+        if b >= unit && b % unit == 0 {
+            return format!("{}{name}", b / unit);
+        }
+    }
+    format!("{b}B")
+}
+
+/// One collective of `bytes` (nccl-tests' size) on this rank.
+fn one(
+    comm: &Comm,
+    s: &Stream,
+    coll: &str,
+    bytes: usize,
+    send: &DeviceBuffer<f32>,
+    recv: &mut DeviceBuffer<f32>,
+) -> cuprite::Result<()> {
+    let w = comm.size();
+    let (total, part) = (bytes / 4, bytes / 4 / w);
+    match coll {
+        "all_reduce" => comm.all_reduce(
+            &send.slice(0..total)?,
+            &mut recv.slice_mut(0..total)?,
+            ReduceOp::Sum,
+            s,
+        ),
+        "all_gather" => {
+            comm.all_gather(&send.slice(0..part)?, &mut recv.slice_mut(0..part * w)?, s)
+        }
+        "reduce_scatter" => comm.reduce_scatter(
+            &send.slice(0..part * w)?,
+            &mut recv.slice_mut(0..part)?,
+            ReduceOp::Sum,
+            s,
+        ),
+        _ => comm.broadcast(
+            Some(&send.slice(0..total)?),
+            &mut recv.slice_mut(0..total)?,
+            0,
+            s,
+        ),
+    }
+}
+
+/// The slowest rank's value of `v` (an all-reduce of one f64 with Max).
+fn slowest(comm: &Comm, s: &Arc<Stream>, v: f64) -> cuprite::Result<f64> {
+    let mut b = s.clone_htod(&[v])?;
+    comm.all_reduce_in_place(&mut b, ReduceOp::Max, s)?;
+    Ok(s.clone_dtoh(&b)?[0])
+}
+
+/// The multi-process figures: the same sweep as `cuprite bench nccl`, one process per GPU.
+fn sweep(
+    comm: &Comm,
+    s: &Arc<Stream>,
+    max_bytes: usize,
+    file: &str,
+    rank: usize,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let w = comm.size();
+    let cap = max_bytes / 4;
+    let pattern: Vec<f32> = (0..cap.min(1 << 22))
+        .map(|i| (i % 1000) as f32 * 0.001 + 0.5)
+        .collect();
+    let mut send = s.alloc_zeros::<f32>(cap)?;
+    let mut off = 0;
+    while off < cap {
+        let k = pattern.len().min(cap - off);
+        s.memcpy_htod(&pattern[..k], &mut send.slice_mut(off..off + k)?)?;
+        off += k;
+    }
+    let mut recv = s.alloc_zeros::<f32>(cap)?;
+    let mut rows = Vec::new();
+    let sizes = [
+        8usize,
+        64,
+        512,
+        4 << 10,
+        32 << 10,
+        256 << 10,
+        2 << 20,
+        16 << 20,
+        64 << 20,
+        256 << 20,
+        1 << 30,
+    ];
+    for coll in ["all_reduce", "all_gather", "reduce_scatter", "broadcast"] {
+        for &size in sizes.iter().filter(|&&b| b <= max_bytes && b / 4 >= w) {
+            let bytes = if coll == "all_gather" || coll == "reduce_scatter" {
+                size / (4 * w) * (4 * w)
+            } else {
+                size / 4 * 4
+            };
+            let iters = ((1usize << 30) / bytes).clamp(5, 50);
+            for _ in 0..3 {
+                one(comm, s, coll, bytes, &send, &mut recv)?;
+            }
+            comm.wait(s)?;
+            let mut times = Vec::new();
+            for _ in 0..10 {
+                let a = Event::new(s.context(), EventFlags::DEFAULT)?;
+                let b = Event::new(s.context(), EventFlags::DEFAULT)?;
+                a.record(s)?;
+                for _ in 0..iters {
+                    one(comm, s, coll, bytes, &send, &mut recv)?;
+                }
+                b.record(s)?;
+                comm.wait(s)?;
+                let t = a.elapsed_ms(&b)? as f64 / 1e3 / iters as f64;
+                times.push(slowest(comm, s, t)?);
+            }
+            times.sort_by(f64::total_cmp);
+            let t = times[times.len() / 2];
+            let algbw = bytes as f64 / t / 1e9;
+            rows.push(format!(
+                "\"nccl/{coll} {} busbw\": {{\"busbw_GBps\": {:.3}, \"algbw_GBps\": {algbw:.3}, \"time_us\": {:.3}}}",
+                label(bytes),
+                algbw * bus_factor(coll, w),
+                t * 1e6
+            ));
+        }
+    }
+    // 8 KiB all_reduce from call to completion (host clock).
+    let x = send.slice(0..2048)?;
+    let mut y = recv.slice_mut(0..2048)?;
+    let mut lat = Vec::new();
+    for i in 0..220 {
+        let t = Instant::now();
+        comm.all_reduce(&x, &mut y, ReduceOp::Sum, s)?;
+        s.synchronize()?;
+        if i >= 20 {
+            lat.push(t.elapsed().as_secs_f64());
+        }
+    }
+    lat.sort_by(f64::total_cmp);
+    let l = slowest(comm, s, lat[lat.len() / 2])?;
+    rows.push(format!(
+        "\"nccl/all_reduce 8KiB latency\": {{\"time_us\": {:.3}}}",
+        l * 1e6
+    ));
+    if rank == 0 {
+        let json = format!(
+            "{{\n \"processes\": \"one per GPU (cuprite::nccl::rendezvous, Comm::init_rank)\",\n \"gpus\": {w},\n {}\n}}\n",
+            rows.join(",\n ")
+        );
+        std::fs::write(file, json)?;
+        println!("sweep written to {file}");
+    }
+    Ok(())
 }
