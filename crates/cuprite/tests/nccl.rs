@@ -1138,9 +1138,10 @@ fn argument_checks() -> TestResult {
         c.all_gather(&a, &mut g, s),
         &["ncclAllGather", &format!("{}", 10 * nr + 1)],
     );
+    // send must hold nranks × recv.len() elements: 10 ≠ 11 × nranks for any nranks.
     expect_invalid(
-        c.reduce_scatter(&g, &mut b, ReduceOp::Sum, s),
-        &["ncclReduceScatter", &format!("{}", 11 * nr)],
+        c.reduce_scatter(&a, &mut b, ReduceOp::Sum, s),
+        &["ncclReduceScatter", "send has 10", &format!("{}", 11 * nr)],
     );
     expect_invalid(c.send(&a, nr, s), &["peer", "out of range"]);
     expect_invalid(c.recv(&mut b, nr + 5, s), &["peer", "out of range"]);
