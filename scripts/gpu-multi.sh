@@ -7,8 +7,9 @@
 # There:  bash .gpu-nccl/gpu-multi.sh .gpu-nccl   (or scripts/gpu-multi.sh; carry .gpu-nccl;
 #         logs and JSON land in $OUT)
 #
-# Steps: every packed test binary with CUPRITE_REQUIRE_GPU=1 and CUPRITE_REQUIRE_GPUS=N (N =
-# the GPUs present, at least 2: multi-GPU tests fail instead of skipping), the multi-process
+# Steps: the cuprite-sys and cuprite test binaries (every packed one with FULL=1) with
+# CUPRITE_REQUIRE_GPU=1 and CUPRITE_REQUIRE_GPUS=N (N = the GPUs present, at least 2:
+# multi-GPU tests fail instead of skipping), the multi-process
 # example with 2 processes and with one per GPU, the multi-process figures (the example's
 # --sweep: one process per GPU, JSON), `cuprite bench nccl peer` (one process, init_all) as
 # JSON, and the torch.distributed peer script. NVLink multicast stays off everywhere: NCCL_NVLS_ENABLE=0 is
@@ -35,17 +36,25 @@ step() { # name, folder, command...
     tail -n 4 "$log"
 }
 
-step "tests (REQUIRE_GPUS=$ngpu)" . env OUT="$out" CUPRITE_REQUIRE_GPUS="$ngpu" timeout 420 bash "$bundle/run.sh"
+# The test binaries of cuprite-sys and cuprite (NCCL, peers, processes and the whole
+# single-GPU suite of the driver layer); FULL=1 runs every packed test binary instead.
+if [ "${FULL:-0}" = 1 ]; then
+    step "all tests (REQUIRE_GPUS=$ngpu)" . env OUT="$out" CUPRITE_REQUIRE_GPUS="$ngpu" timeout 420 bash "$bundle/run.sh"
+else
+    for t in cuprite-sys cuprite; do
+        step "tests $t (REQUIRE_GPUS=$ngpu)" "crates/$t" env CUPRITE_REQUIRE_GPU=1 CUPRITE_REQUIRE_GPUS="$ngpu" RUST_BACKTRACE=1 timeout 200 "$bundle/test-$t"
+    done
+fi
 step "example nccl_ranks --spawn 2" crates/cuprite timeout 240 "$bundle/example-nccl_ranks" --spawn 2 --timeout 60
 if [ "$ngpu" -gt 2 ]; then
     step "example nccl_ranks --spawn $ngpu" crates/cuprite timeout 240 "$bundle/example-nccl_ranks" --spawn "$ngpu" --timeout 60
 fi
-step "multi-process sweep ($ngpu ranks)" crates/cuprite timeout 420 "$bundle/example-nccl_ranks" --spawn "$ngpu" --timeout 120 --sweep "$out/multiproc-nccl.json"
-step "cuprite bench nccl peer" . timeout 420 "$bundle/bin-cuprite" bench nccl peer --json "$out/bench-nccl.json" --markdown
+step "multi-process sweep ($ngpu ranks)" crates/cuprite timeout 300 "$bundle/example-nccl_ranks" --spawn "$ngpu" --timeout 120 --sweep "$out/multiproc-nccl.json"
+step "cuprite bench nccl peer" . timeout 300 "$bundle/bin-cuprite" bench nccl peer --json "$out/bench-nccl.json" --markdown
 # The peer script: from the bundle when it carries one (a copy of benches/peers/torch_nccl.py).
 peer="$root/benches/peers/torch_nccl.py"
 [ -f "$bundle/torch_nccl.py" ] && peer="$bundle/torch_nccl.py"
-step "torch_nccl.py" . timeout 600 python3 "$peer" --json "$out/torch_nccl.json"
+step "torch_nccl.py" . timeout 300 python3 "$peer" --json "$out/torch_nccl.json"
 
 echo
 echo "===== summary ($ngpu GPUs, NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE)"
