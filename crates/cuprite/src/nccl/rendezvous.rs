@@ -263,7 +263,7 @@ impl Rendezvous {
 /// Everything from the environment: the rank ([`RankInfo::from_env`]), its GPU (the local
 /// rank modulo the GPU count, else the rank modulo it), the rendezvous
 /// ([`Rendezvous::from_env`]) and the communicator ([`Comm::init_rank_with_timeout`]), each
-/// wait bounded by [`default_timeout`](super::default_timeout).
+/// wait bounded by [`default_timeout`].
 pub fn init_from_env() -> Result<(Comm, RankInfo)> {
     let info = RankInfo::from_env()?;
     let rdzv = Rendezvous::from_env()?;
