@@ -1294,22 +1294,62 @@ fn ordered_with_kernels_on_other_streams() -> TestResult {
     Ok(())
 }
 
+/// Communicators made and dropped several times: over every GPU (`init_all`, whose ranks
+/// are finalized together once the last is dropped, here in reverse order with work in
+/// between), one rank alone, and one aborted. No error may be left deferred on a context.
 fn init_and_drop_repeatedly() -> TestResult {
     let _env = env()?;
-    let ctx = Context::new(0)?;
-    let s = ctx.new_stream()?;
+    let n = Device::count()?;
+    let ctxs = (0..n)
+        .map(Context::new)
+        .collect::<cuprite::Result<Vec<_>>>()?;
+    let streams = ctxs
+        .iter()
+        .map(|c| c.new_stream())
+        .collect::<cuprite::Result<Vec<_>>>()?;
+    for round in 0..2u64 {
+        let mut comms = Comm::init_all(&ctxs)?;
+        let mut bufs = streams
+            .iter()
+            .map(|s| s.clone_htod(&[round + 1, 2, 3]))
+            .collect::<cuprite::Result<Vec<_>>>()?;
+        nccl::group(|g| {
+            for ((c, b), s) in comms.iter().zip(bufs.iter_mut()).zip(&streams) {
+                g.all_reduce_in_place(c, b, ReduceOp::Sum, s)?;
+            }
+            Ok(())
+        })?;
+        for (c, s) in comms.iter().zip(&streams) {
+            c.wait(s)?;
+        }
+        let k = n as u64;
+        for (b, s) in bufs.iter().zip(&streams) {
+            assert_eq!(s.clone_dtoh(b)?, [(round + 1) * k, 2 * k, 3 * k]);
+        }
+        // Drop the ranks one by one, last first; the clique is torn down with the last.
+        while let Some(c) = comms.pop() {
+            drop(c);
+            for s in &streams {
+                s.synchronize()?;
+            }
+        }
+    }
+    let ctx = &ctxs[0];
+    let s = &streams[0];
     for round in 0..3 {
-        let comm = Comm::init_rank(&ctx, &UniqueId::new()?, 1, 0)?;
+        let comm = Comm::init_rank(ctx, &UniqueId::new()?, 1, 0)?;
         let x = s.clone_htod(&[round as u64 + 1, 2, 3])?;
         let mut y = s.alloc_zeros::<u64>(3)?;
-        comm.all_reduce(&x, &mut y, ReduceOp::Prod, &s)?;
-        comm.wait(&s)?;
+        comm.all_reduce(&x, &mut y, ReduceOp::Prod, s)?;
+        comm.wait(s)?;
         assert_eq!(s.clone_dtoh(&y)?, [round as u64 + 1, 2, 3]);
         if round == 1 {
             comm.abort()?;
         }
     }
-    ctx.check_deferred()?;
+    for c in &ctxs {
+        c.check_deferred()?;
+    }
     Ok(())
 }
 
