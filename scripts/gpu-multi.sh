@@ -3,7 +3,7 @@
 # with 2 GPUs or more (no Rust there).
 #
 # Here:   ../shared/tools/gpu-bundle --out .gpu-nccl --examples --bins -- -p cuprite -p cuprite-cli
-#         cp scripts/gpu-multi.sh benches/peers/torch_nccl.py .gpu-nccl/
+#         cp scripts/gpu-multi.sh benches/peers/torch_nccl.py benches/peers/compare_nccl.py .gpu-nccl/
 # There:  bash .gpu-nccl/gpu-multi.sh .gpu-nccl   (or scripts/gpu-multi.sh; carry .gpu-nccl;
 #         logs and JSON land in $OUT)
 #
@@ -56,7 +56,13 @@ peer="$root/benches/peers/torch_nccl.py"
 [ -f "$bundle/torch_nccl.py" ] && peer="$bundle/torch_nccl.py"
 step "torch_nccl.py" . timeout 300 python3 "$peer" --json "$out/torch_nccl.json"
 
+# One table: cuprite (one process, and one process per GPU) against torch, with the targets.
+cmp="$root/benches/peers/compare_nccl.py"
+[ -f "$bundle/compare_nccl.py" ] && cmp="$bundle/compare_nccl.py"
+step "compare with torch" . python3 "$cmp" "$out/bench-nccl.json" "$out/multiproc-nccl.json" "$out/torch_nccl.json" --markdown "$out/compare-nccl.md"
+
 echo
 echo "===== summary ($ngpu GPUs, NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE)"
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
 grep -E "^test result|FAILED|^\[rank|nccl_ranks:" "$log" | tee -a "$out/summary.txt"
+[ -f "$out/compare-nccl.md" ] && cat "$out/compare-nccl.md"

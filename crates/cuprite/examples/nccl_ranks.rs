@@ -278,12 +278,8 @@ fn one(
     let w = comm.size();
     let (total, part) = (bytes / 4, bytes / 4 / w);
     match coll {
-        "all_reduce" => comm.all_reduce(
-            &send.slice(0..total)?,
-            &mut recv.slice_mut(0..total)?,
-            ReduceOp::Sum,
-            s,
-        ),
+        // In place, as torch.distributed's all_reduce and broadcast.
+        "all_reduce" => comm.all_reduce_in_place(&mut recv.slice_mut(0..total)?, ReduceOp::Sum, s),
         "all_gather" => {
             comm.all_gather(&send.slice(0..part)?, &mut recv.slice_mut(0..part * w)?, s)
         }
@@ -293,8 +289,8 @@ fn one(
             ReduceOp::Sum,
             s,
         ),
-        _ => comm.broadcast(
-            Some(&send.slice(0..total)?),
+        _ => comm.broadcast::<f32, cuprite::DeviceView<'_, f32>, _>(
+            None,
             &mut recv.slice_mut(0..total)?,
             0,
             s,
@@ -329,7 +325,7 @@ fn sweep(
         s.memcpy_htod(&pattern[..k], &mut send.slice_mut(off..off + k)?)?;
         off += k;
     }
-    let mut recv = s.alloc_zeros::<f32>(cap)?;
+    let mut recv = s.clone_dtod(&send)?;
     let mut rows = Vec::new();
     let sizes = [
         8usize,

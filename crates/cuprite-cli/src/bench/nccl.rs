@@ -10,7 +10,9 @@
 //! mean little. `benches/peers/torch_nccl.py` measures the same with `torch.distributed`.
 //!
 //! Time is taken with events on every rank's stream around a batch of calls; a figure's time
-//! is the slowest rank's. Data is nonzero and fixed for the run.
+//! is the slowest rank's. Data is nonzero. All-reduce and broadcast run in place, as
+//! torch.distributed's do; all-gather and reduce-scatter out of place, as torch's `*_tensor`
+//! calls.
 
 use super::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
 use cuprite::nccl::{self, Comm, ReduceOp};
@@ -125,11 +127,12 @@ fn env(ctx: &BenchCtx) -> Result<std::sync::MutexGuard<'static, Env>, BenchError
             for c in &ctxs {
                 let s = c.new_stream()?;
                 let mut a = s.alloc_zeros::<f32>(cap)?;
-                let b = s.alloc_zeros::<f32>(cap)?;
+                let mut b = s.alloc_zeros::<f32>(cap)?;
                 let mut off = 0;
                 while off < cap {
                     let k = pattern.len().min(cap - off);
                     s.memcpy_htod(&pattern[..k], &mut a.slice_mut(off..off + k)?)?;
+                    s.memcpy_htod(&pattern[..k], &mut b.slice_mut(off..off + k)?)?;
                     off += k;
                 }
                 streams.push(s);
@@ -182,7 +185,10 @@ impl Coll {
 }
 
 /// Enqueues one `coll` of `bytes` (the nccl-tests size) on every rank, in one group.
-fn enqueue(env: &mut Env, coll: Coll, bytes: usize) -> cuprite::Result<()> {
+/// All-reduce and broadcast run in place when `in_place` (as torch.distributed's do: the
+/// sweep compares with those), out of place otherwise; all-gather and reduce-scatter always
+/// out of place (as torch's `*_tensor` calls).
+fn enqueue(env: &mut Env, coll: Coll, bytes: usize, in_place: bool) -> cuprite::Result<()> {
     let n = env.comms.len();
     let total = bytes / 4;
     // all_gather: each rank sends total/n; reduce_scatter: each receives total/n.
@@ -227,11 +233,15 @@ fn enqueue(env: &mut Env, coll: Coll, bytes: usize) -> cuprite::Result<()> {
             .zip(&sends)
             .zip(recvs.iter_mut())
         {
-            match coll {
-                Coll::AllReduce => g.all_reduce(c, x, y, ReduceOp::Sum, s)?,
-                Coll::AllGather => g.all_gather(c, x, y, s)?,
-                Coll::ReduceScatter => g.reduce_scatter(c, x, y, ReduceOp::Sum, s)?,
-                Coll::Broadcast => g.broadcast(c, Some(x), y, 0, s)?,
+            match (coll, in_place) {
+                (Coll::AllReduce, true) => g.all_reduce_in_place(c, y, ReduceOp::Sum, s)?,
+                (Coll::AllReduce, false) => g.all_reduce(c, x, y, ReduceOp::Sum, s)?,
+                (Coll::AllGather, _) => g.all_gather(c, x, y, s)?,
+                (Coll::ReduceScatter, _) => g.reduce_scatter(c, x, y, ReduceOp::Sum, s)?,
+                (Coll::Broadcast, true) => {
+                    g.broadcast::<f32, cuprite::DeviceView<'_, f32>, _>(c, None, y, 0, s)?
+                }
+                (Coll::Broadcast, false) => g.broadcast(c, Some(x), y, 0, s)?,
             }
         }
         Ok(())
@@ -295,7 +305,7 @@ fn sweep(ctx: &mut BenchCtx, coll: Coll) -> BenchResult {
         };
         ctx.status(format!("{} {}", coll.name(), label(bytes)));
         let iters = (GIB / bytes.max(1)).clamp(5, 50);
-        let samples = time_batches(ctx, &mut env, iters, |e| enqueue(e, coll, bytes))?;
+        let samples = time_batches(ctx, &mut env, iters, |e| enqueue(e, coll, bytes, true))?;
         let factor = coll.bus_factor(n);
         let t = samples.median();
         let algbw = if t > 0.0 { bytes as f64 / t / 1e9 } else { 0.0 };
@@ -306,8 +316,13 @@ fn sweep(ctx: &mut BenchCtx, coll: Coll) -> BenchResult {
             &samples,
         )
         .with_note(format!(
-            "{n} rank(s), one process (init_all); {:.1} µs per call; algbw {algbw:.1} GB/s; bus \
-             factor {factor:.3}",
+            "{n} rank(s), one process (init_all){}; {:.1} µs per call; algbw {algbw:.1} GB/s; \
+             bus factor {factor:.3}",
+            if matches!(coll, Coll::AllReduce | Coll::Broadcast) {
+                ", in place"
+            } else {
+                ""
+            },
             t * 1e6
         ));
         figs.push(fig);
@@ -339,7 +354,7 @@ fn all_reduce_latency(ctx: &mut BenchCtx) -> BenchResult {
     let bytes = 8 * KIB;
     ctx.status("8 KiB all_reduce, call to completion");
     let samples = ctx.try_time_host_per_call(20, |_| -> cuprite::Result<()> {
-        enqueue(&mut env, Coll::AllReduce, bytes)?;
+        enqueue(&mut env, Coll::AllReduce, bytes, false)?;
         for s in &env.streams {
             s.synchronize()?;
         }
