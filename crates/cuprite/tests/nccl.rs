@@ -1089,6 +1089,29 @@ fn grouped_calls() -> TestResult {
         matches!(r, Err(Error::InvalidArgument(ref m)) if m == "stop"),
         "{r:?}"
     );
+    // Inside a group every call goes through the Group: a Comm method or a nested group is
+    // refused (NCCL would launch it only at the outer end, after its buffers were released).
+    let (c0, s0) = (&env.comms[0], &env.streams[0]);
+    let x = s0.clone_htod(&[1.0f32; 4])?;
+    let mut y = s0.alloc_zeros::<f32>(4)?;
+    let mut inner = None;
+    let mut nested = None;
+    nccl::group(|_g| {
+        inner = Some(c0.all_reduce(&x, &mut y, ReduceOp::Sum, s0));
+        nested = Some(nccl::group(|_| Ok(())));
+        Ok(())
+    })?;
+    for r in [inner, nested] {
+        match r {
+            Some(Err(Error::InvalidArgument(m))) => assert!(m.contains("nccl::group"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+    }
+    // After the group, the same call works (one rank: with several, the others must join).
+    if nr == 1 {
+        c0.all_reduce(&x, &mut y, ReduceOp::Max, s0)?;
+        assert_eq!(s0.clone_dtoh(&y)?, [1.0; 4]);
+    }
     for (r, s) in env.streams.iter().enumerate() {
         assert!(s.clone_dtoh(&b[r])?.iter().all(|&x| x == 1));
         assert!(!env.comms[r].is_failed());

@@ -1091,6 +1091,8 @@ struct Pending<'a> {
 pub struct Group<'a> {
     pending: Vec<Pending<'a>>,
     comms: Vec<&'a Comm>,
+    /// Whether the NCCL group was closed (by `group`, or by `Drop` when `f` panicked).
+    ended: bool,
 }
 
 impl fmt::Debug for Group<'_> {
@@ -1102,10 +1104,20 @@ impl fmt::Debug for Group<'_> {
     }
 }
 
+thread_local! {
+    /// Whether this thread is inside `group`'s closure.
+    static IN_GROUP: Cell<bool> = const { Cell::new(false) };
+}
+
 /// Runs `f`'s NCCL calls as one group (`ncclGroupStart` … `ncclGroupEnd`), then waits (up to
 /// the communicators' timeout) for a nonblocking group to be launched, and records every
-/// buffer access for the stream tracker. Groups nest. An `Err` of `f` is returned after the
-/// group was closed (calls enqueued before it still run, and are tracked).
+/// buffer access for the stream tracker. An `Err` of `f` is returned after the group was
+/// closed (calls enqueued before it still run, and are tracked); so is a panic of `f`.
+///
+/// Inside `f`, make every NCCL call through the [`Group`]: a [`Comm`] method or another
+/// `group` there is refused with an `Err`, because NCCL launches nested work only at the
+/// outermost group's end, after which alone its buffer accesses can be recorded. Calls of one
+/// group must not depend on each other's results (NCCL may run them in any order).
 ///
 /// ```no_run
 /// use cuprite::{Context, nccl::{self, Comm}};
@@ -1124,19 +1136,42 @@ impl fmt::Debug for Group<'_> {
 /// # Ok(()) }
 /// ```
 pub fn group<'a, R>(f: impl FnOnce(&mut Group<'a>) -> Result<R>) -> Result<R> {
+    if IN_GROUP.with(|g| g.get()) {
+        return Err(Error::InvalidArgument(
+            "an NCCL call inside nccl::group that does not go through its Group (a Comm method \
+             or a nested group): NCCL would launch it only at the outer group's end, so its \
+             buffers could not be tracked; call the Group's methods instead"
+                .into(),
+        ));
+    }
     // SAFETY: no arguments.
     check(unsafe { sys::ncclGroupStart() }, "ncclGroupStart", None)?;
+    IN_GROUP.with(|g| g.set(true));
     let mut g = Group {
         pending: Vec::new(),
         comms: Vec::new(),
+        ended: false,
     };
     let r = f(&mut g);
-    g.finish().and(r)
+    g.end().and(r)
+}
+
+impl Drop for Group<'_> {
+    /// Closes the group if `f` panicked, so that the thread's NCCL group is balanced and the
+    /// work enqueued so far is tracked.
+    fn drop(&mut self) {
+        let _ = self.end();
+    }
 }
 
 impl<'a> Group<'a> {
-    /// Closes the NCCL group, waits for a nonblocking launch, and records the accesses.
-    fn finish(self) -> Result<()> {
+    /// Closes the NCCL group, waits for a nonblocking launch, and records the accesses. Once.
+    fn end(&mut self) -> Result<()> {
+        if self.ended {
+            return Ok(());
+        }
+        self.ended = true;
+        IN_GROUP.with(|g| g.set(false));
         // SAFETY: balances the group start of `group`.
         let end = check(unsafe { sys::ncclGroupEnd() }, "ncclGroupEnd", None);
         let mut result = match end {
