@@ -1201,6 +1201,14 @@ fn argument_checks() -> TestResult {
         Err(Error::InvalidArgument(m)) => assert!(m.contains("given twice"), "{m}"),
         other => panic!("{other:?}"),
     }
+    match Comm::init_all(std::slice::from_ref(&own)) {
+        Err(Error::InvalidArgument(m)) => assert!(m.contains("primary context"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    match Comm::init_rank(&own, &id, 1, 0) {
+        Err(Error::InvalidArgument(m)) => assert!(m.contains("primary context"), "{m}"),
+        other => panic!("{other:?}"),
+    }
     match Comm::init_all(&[]) {
         Err(Error::InvalidArgument(m)) => assert!(m.contains("at least one"), "{m}"),
         other => panic!("{other:?}"),

@@ -607,6 +607,17 @@ fn init_ranks(
     timeout: Duration,
 ) -> Result<Vec<Comm>> {
     let n = check_ranks(nranks, members.iter().map(|m| m.1).max().unwrap_or(0))?;
+    for (ctx, rank) in members {
+        // NCCL's own threads bind the device's primary context (through the CUDA runtime):
+        // buffers of an owned context would not be mapped there.
+        if !ctx.is_primary() {
+            return Err(Error::InvalidArgument(format!(
+                "rank {rank}: NCCL communicators need the device's primary context \
+                 (Context::new({})), not an owned one",
+                ctx.ordinal()
+            )));
+        }
+    }
     let deadline = Instant::now() + timeout;
     let mut raws: Vec<ncclComm_t> = vec![std::ptr::null_mut(); members.len()];
     let abort_all = |raws: &[ncclComm_t], members: &[(&Arc<Context>, usize)]| {
@@ -708,7 +719,7 @@ fn init_ranks(
 
 impl Comm {
     /// One communicator per context, ranks in the order given, for one process driving all
-    /// these GPUs (the contexts must be on distinct devices). Waits up to
+    /// these GPUs (primary contexts, [`Context::new`], on distinct devices). Waits up to
     /// [`default_timeout`]. Use [`group`] to call the ranks' collectives from one thread.
     pub fn init_all(contexts: &[Arc<Context>]) -> Result<Vec<Comm>> {
         Self::init_all_with_timeout(contexts, default_timeout())
@@ -741,7 +752,7 @@ impl Comm {
     }
 
     /// This process's rank `rank` (of `nranks`) of the communicator named by `id`, on
-    /// `context`'s device. Every rank must call it with the same `id` and `nranks`. Waits up
+    /// `context`'s device (its primary context, [`Context::new`]). Every rank must call it with the same `id` and `nranks`. Waits up
     /// to [`default_timeout`] for all ranks to arrive, then aborts and returns
     /// [`Error::Timeout`].
     pub fn init_rank(
