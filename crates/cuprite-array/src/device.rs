@@ -58,7 +58,8 @@ impl std::fmt::Display for Device {
     }
 }
 
-fn cuda_device_count() -> usize {
+/// CUDA devices present (0 without a driver), counted once.
+pub(crate) fn cuda_device_count() -> usize {
     static N: OnceLock<usize> = OnceLock::new();
     *N.get_or_init(|| cuprite::Device::count().unwrap_or(0))
 }
@@ -216,13 +217,5 @@ pub fn info() -> String {
                 mem >> 20
             )
         }
-    }
-}
-
-/// Waits until all array work queued on `device` is done.
-pub fn sync(device: Device) -> Result<()> {
-    match device.backend {
-        Backend::Cpu => Ok(()),
-        Backend::Cuda => crate::backend::cuda::sync(device.ordinal),
     }
 }

@@ -15,8 +15,10 @@
 //!
 //! This crate owns declarations and loading only; the safe layer is the `cuprite` crate.
 
+pub mod cufft;
 pub mod driver;
 pub mod libraries;
+pub mod library_types;
 pub mod loader;
 pub mod nccl;
 pub mod nvrtc;

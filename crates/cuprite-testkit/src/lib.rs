@@ -25,6 +25,8 @@
 //! }
 //! ```
 
+pub mod dft;
+
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::sync::OnceLock;
 

@@ -46,6 +46,20 @@ pub enum Error {
         /// The file the library was loaded from.
         path: String,
     },
+    /// A CUDA math library (cuFFT, ...) returned an error status.
+    #[error("{call} failed: {name} ({code}): {description}")]
+    Library {
+        /// The library, e.g. `libcufft`.
+        library: &'static str,
+        /// The library function that failed.
+        call: &'static str,
+        /// The library's status code.
+        code: i32,
+        /// Its name in the library's header (e.g. `CUFFT_INVALID_SIZE`), or the number.
+        name: String,
+        /// What it means.
+        description: String,
+    },
     /// NVRTC failed; `log` is the compiler's whole log.
     #[error("{call} failed: {name}\n{log}")]
     Nvrtc {

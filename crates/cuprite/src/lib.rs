@@ -21,19 +21,28 @@
 //! (`#[derive(DeviceRepr)]` for `#[repr(C)]` structs). Streams capture into [`Graph`]s.
 //! The seed-002 style (`CudaDevice::new(0)`, modules by name, tuple launches) is
 //! [`compat::CudaDevice`], named so to leave [`Device`] to the plain device handle.
+//!
+//! # Math libraries
+//!
+//! [`fft`] wraps cuFFT: plans bound to a stream, work areas from the stream-ordered pool,
+//! transforms tracked across streams like launches, and an LRU plan cache.
 
 pub mod compat;
 pub mod context;
 pub mod device;
 pub mod error;
 pub mod event;
+pub mod fft;
 pub mod graph;
 pub mod launch;
+pub mod linker;
 pub mod memory;
 pub mod module;
 pub mod nccl;
 pub mod nvrtc;
+mod packed;
 pub mod peer;
+pub mod pointer;
 pub mod repr;
 pub mod stats;
 pub mod stream;
@@ -50,6 +59,7 @@ pub use error::{Error, Result};
 pub use event::{Event, EventFlags};
 pub use graph::{CaptureMode, CaptureStatus, Graph, GraphExec};
 pub use launch::{INLINE_ARGS, KernelArg, LaunchArgs, LaunchConfig};
+pub use linker::Linker;
 pub use memory::{
     Access, DeviceBuffer, DeviceCopy, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite,
     HostAllocFlags, HostDst, HostSrc, ManagedBuffer, MemAdvice, MemLocation, PinnedHostBuffer,

@@ -343,6 +343,56 @@ pub fn compile_ptx(src: impl AsRef<str>) -> Result<Ptx> {
     }
 }
 
+impl CompileOptions {
+    /// The exact option list [`compile`] passes to NVRTC for these options (the target
+    /// architecture first, then include paths, defines, flags and the extra options in order).
+    /// What a cache of compiled code should key on.
+    ///
+    /// ```
+    /// let o = cuprite::CompileOptions::new().arch("sm_90").default_includes(false).option("-lineinfo");
+    /// assert_eq!(o.args().unwrap(), ["--gpu-architecture=sm_90", "-lineinfo"]);
+    /// ```
+    pub fn args(&self) -> Result<Vec<String>> {
+        let (arch, _) = resolve_target(self)?;
+        let mut args: Vec<String> = vec![format!("--gpu-architecture={arch}")];
+        for dir in &self.include_paths {
+            args.push(format!("--include-path={}", dir.display()));
+        }
+        if !self.no_default_includes {
+            for dir in default_include_paths() {
+                args.push(format!("--include-path={}", dir.display()));
+            }
+        }
+        for (name, value) in &self.defines {
+            args.push(match value {
+                Some(v) => format!("--define-macro={name}={v}"),
+                None => format!("--define-macro={name}"),
+            });
+        }
+        if self.use_fast_math {
+            args.push("--use_fast_math".into());
+        }
+        for (flag, v) in [
+            ("fmad", self.fmad),
+            ("ftz", self.ftz),
+            ("prec-div", self.prec_div),
+            ("prec-sqrt", self.prec_sqrt),
+        ] {
+            if let Some(v) = v {
+                args.push(format!("--{flag}={v}"));
+            }
+        }
+        if let Some(n) = self.maxrregcount {
+            args.push(format!("--maxrregcount={n}"));
+        }
+        if self.line_info {
+            args.push("--generate-line-info".into());
+        }
+        args.extend(self.options.iter().cloned());
+        Ok(args)
+    }
+}
+
 /// Compiles CUDA C++ with `opts`. `Err(Error::Nvrtc)` with the whole log when it does not
 /// compile; `Err(Error::InvalidArgument)` for contradictory options (CUBIN for a virtual
 /// architecture, an architecture that cannot be parsed).
@@ -359,41 +409,7 @@ pub fn compile_ptx(src: impl AsRef<str>) -> Result<Ptx> {
 /// ```
 pub fn compile(src: impl AsRef<str>, opts: &CompileOptions) -> Result<Compiled> {
     let (arch, cubin) = resolve_target(opts)?;
-    let mut args: Vec<String> = vec![format!("--gpu-architecture={arch}")];
-    for dir in &opts.include_paths {
-        args.push(format!("--include-path={}", dir.display()));
-    }
-    if !opts.no_default_includes {
-        for dir in default_include_paths() {
-            args.push(format!("--include-path={}", dir.display()));
-        }
-    }
-    for (name, value) in &opts.defines {
-        args.push(match value {
-            Some(v) => format!("--define-macro={name}={v}"),
-            None => format!("--define-macro={name}"),
-        });
-    }
-    if opts.use_fast_math {
-        args.push("--use_fast_math".into());
-    }
-    for (flag, v) in [
-        ("fmad", opts.fmad),
-        ("ftz", opts.ftz),
-        ("prec-div", opts.prec_div),
-        ("prec-sqrt", opts.prec_sqrt),
-    ] {
-        if let Some(v) = v {
-            args.push(format!("--{flag}={v}"));
-        }
-    }
-    if let Some(n) = opts.maxrregcount {
-        args.push(format!("--maxrregcount={n}"));
-    }
-    if opts.line_info {
-        args.push("--generate-line-info".into());
-    }
-    args.extend(opts.options.iter().cloned());
+    let args = opts.args()?;
 
     let name = opts.name.as_deref().unwrap_or("kernel.cu");
     let program = Program::create(src.as_ref(), name, &opts.headers)?;

@@ -7,6 +7,7 @@ mod compat;
 mod context;
 mod device;
 mod error;
+mod fft;
 mod graph;
 mod kernels;
 mod memory;
@@ -19,6 +20,10 @@ fn main() {
     // The device-trap test re-runs this binary as a child process that traps on purpose.
     if std::env::var_os(kernels::TRAP_CHILD_ENV).is_some() {
         std::process::exit(kernels::trap_child());
+    }
+    // The missing-cuFFT test re-runs this binary with cuFFT hidden.
+    if std::env::var_os(fft::MISSING_CHILD_ENV).is_some() {
+        std::process::exit(fft::missing_child());
     }
     // The NCCL tests re-run this binary as ranks of a job, or without NCCL.
     if let Some(code) = nccl::child_if_asked() {
@@ -35,6 +40,7 @@ fn main() {
     tests.extend(kernels::tests());
     tests.extend(graph::tests());
     tests.extend(compat::tests());
+    tests.extend(fft::tests());
     tests.extend(nccl::tests());
     run(tests);
 }

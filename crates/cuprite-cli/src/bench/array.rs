@@ -36,6 +36,12 @@ pub fn benchmarks() -> Vec<Benchmark> {
             run: jit_first_use,
         },
         Benchmark {
+            name: "array/jit_first_reduction",
+            group: "array",
+            needs_gpu: true,
+            run: jit_first_reduction,
+        },
+        Benchmark {
             name: "array/cpu_fused_chain",
             group: "array",
             needs_gpu: false,
@@ -439,4 +445,50 @@ fn cpu_fused_chain(ctx: &mut BenchCtx) -> BenchResult {
         .with_target(Target::RatioAtMost(2.0));
         Ok(vec![fig])
     })
+}
+
+/// First use of a new fused reduction (`sum` of a new element-wise expression): codegen, the
+/// quick build of the reduction kernel, its launch and the final combine, synchronised. Each
+/// sample's producer has a structure never seen before; the combine of partial sums is a
+/// kernel of its own (the same for every sample), made ready before the samples as on a
+/// machine that has run any f32 sum before, and timed apart on a fresh cache.
+fn jit_first_reduction(ctx: &mut BenchCtx) -> BenchResult {
+    let dir = std::env::temp_dir().join(format!("cuprite-bench-jitred-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    jit::set_cache_dir(Some(dir.clone()));
+    let reps = ctx.repeats.min(12);
+    let out = with_device(gpu(), || -> BenchResult {
+        let a = rand(1 << 20, 10)?;
+        a.eval()?;
+        // Untimed: the math library (per machine) and the combine kernel of f32 sums.
+        (&a * 0.5).cos().log1p().eval()?;
+        cuprite_array::sync(gpu())?;
+        cuprite_array::wait_tier_up();
+        let t = Instant::now();
+        a.sum()?.item()?;
+        let combine_first = t.elapsed().as_secs_f64();
+        cuprite_array::wait_tier_up();
+        let mut first = Vec::new();
+        for k in 0..reps {
+            let t = Instant::now();
+            first_use_expr(&a, k + 20).sum()?.item()?;
+            first.push(t.elapsed().as_secs_f64());
+            cuprite_array::wait_tier_up();
+        }
+        Ok(vec![
+            Figure::time(
+                "first use of a new fused reduction (sum of a new element-wise expression over 2^20 f32: codegen + quick build + launch + combine + sync)",
+                &Samples(first),
+                TimeUnit::Ms,
+            )
+            .with_target(Target::AtMost(30.0))
+            .with_note(format!(
+                "the first f32 sum of the process (its reduction and combine kernels both new) took {:.1} ms",
+                combine_first * 1e3
+            )),
+        ])
+    });
+    jit::set_cache_dir(None);
+    let _ = std::fs::remove_dir_all(&dir);
+    out
 }

@@ -16,6 +16,7 @@
 
 pub mod array;
 pub mod ceiling;
+pub mod fft;
 pub mod interop;
 pub mod launch;
 pub mod memory;
@@ -63,6 +64,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(launch::benchmarks());
     v.extend(array::benchmarks());
     v.extend(interop::benchmarks());
+    v.extend(fft::benchmarks());
     v.extend(nccl::benchmarks());
     v
 }

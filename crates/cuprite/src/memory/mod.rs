@@ -44,7 +44,7 @@ use crate::stream::Stream;
 /// valid when all its bytes are zero, no drop glue, no pointers the host would follow.
 ///
 /// Implemented for the primitive numbers, `bool`, `half::{f16, bf16}`,
-/// `num_complex::Complex<f32/f64>` and fixed arrays of these.
+/// `num_complex::Complex` of these and fixed arrays of these.
 ///
 /// # Safety
 ///
@@ -75,10 +75,10 @@ device_copy!(
     f64,
     bool,
     half::f16,
-    half::bf16,
-    num_complex::Complex<f32>,
-    num_complex::Complex<f64>
+    half::bf16
 );
+// SAFETY: `Complex` is `#[repr(C)]` of two plain-data elements: plain data, all-zero valid.
+unsafe impl<T: DeviceCopy> DeviceCopy for num_complex::Complex<T> {}
 // SAFETY: an array of plain-data elements is plain data.
 unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
 
