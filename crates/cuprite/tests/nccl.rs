@@ -124,13 +124,11 @@ fn child_missing() -> Result<String, Box<dyn std::error::Error>> {
 }
 
 /// One rank of a multi-process job, from the environment: all-reduces a known buffer and
-/// checks the sum. With `dies`, rank 1 exits right after joining, and the other ranks must
-/// see an `Err` from `Comm::wait` (a timeout or NCCL's error), not hang.
+/// checks the sum. With `dies`, after that first (checked) all-reduce rank 1 exits, and rank
+/// 0's second all-reduce must end in an `Err` from the call or from `Comm::wait` (a timeout
+/// that aborts the communicator, or NCCL's own error), not hang.
 fn child_rank(dies: bool) -> Result<String, Box<dyn std::error::Error>> {
     let (mut comm, info) = nccl::rendezvous::init_from_env()?;
-    if dies && info.rank == 1 {
-        std::process::exit(0);
-    }
     comm.set_timeout(Duration::from_secs(if dies { 10 } else { 60 }));
     let s = comm.context().new_stream()?;
     let n = 1 << 20;
@@ -139,22 +137,8 @@ fn child_rank(dies: bool) -> Result<String, Box<dyn std::error::Error>> {
         .collect();
     let x = s.clone_htod(&mine)?;
     let mut y = s.alloc_zeros::<f32>(n)?;
-    let t = Instant::now();
-    // Without rank 1 the call itself may fail (NCCL connects lazily) or the wait does.
-    let waited = comm
-        .all_reduce(&x, &mut y, ReduceOp::Sum, &s)
-        .and_then(|_| comm.wait(&s));
-    if dies {
-        return match waited {
-            Err(e) => Ok(format!(
-                "rank {} got Err after {:.1} s: {e}",
-                info.rank,
-                t.elapsed().as_secs_f64()
-            )),
-            Ok(()) => Err("the collective completed without rank 1".into()),
-        };
-    }
-    waited?;
+    comm.all_reduce(&x, &mut y, ReduceOp::Sum, &s)?;
+    comm.wait(&s)?;
     let got = s.clone_dtoh(&y)?;
     let w = info.world_size;
     for (i, g) in got.iter().enumerate() {
@@ -163,7 +147,26 @@ fn child_rank(dies: bool) -> Result<String, Box<dyn std::error::Error>> {
             return Err(format!("rank {}: element {i} is {g}, want {want}", info.rank).into());
         }
     }
-    Ok(format!("rank {} of {w} summed {n} elements", info.rank))
+    if !dies {
+        return Ok(format!("rank {} of {w} summed {n} elements", info.rank));
+    }
+    if info.rank == 1 {
+        std::process::exit(0);
+    }
+    // Give rank 1 time to be gone.
+    std::thread::sleep(Duration::from_millis(500));
+    let t = Instant::now();
+    let second = comm
+        .all_reduce(&x, &mut y, ReduceOp::Sum, &s)
+        .and_then(|_| comm.wait(&s));
+    match second {
+        Err(e) => Ok(format!(
+            "rank {} got Err after {:.1} s: {e}",
+            info.rank,
+            t.elapsed().as_secs_f64()
+        )),
+        Ok(()) => Err("the second all-reduce completed without rank 1".into()),
+    }
 }
 
 fn spawn_child(job: &str, env: &[(&str, String)]) -> std::io::Result<std::process::Child> {
