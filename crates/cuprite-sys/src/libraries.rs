@@ -1,9 +1,10 @@
 //! Where the CUDA math and communication libraries are looked for: cuBLAS, cuBLASLt, cuRAND,
 //! cuFFT and NCCL.
 //!
-//! Only the discovery specs live here for now (`cuprite info` reports whether each is present);
-//! the issues that wrap a library add its function table next to its spec, through the same
-//! [`dyn_functions!`](crate::dyn_functions) mechanism as libcuda and libnvrtc.
+//! The discovery specs live here (`cuprite info` reports whether each is present). A library's
+//! function table is declared in its own module through the same
+//! [`dyn_functions!`](crate::dyn_functions) mechanism as libcuda and libnvrtc: cuFFT's is
+//! [`crate::cufft`], NCCL's [`crate::nccl`]; the others are added by the issues that wrap them.
 
 use crate::loader::{DynLibrary, LibrarySpec};
 

@@ -8,6 +8,9 @@
 //!   *ignored*; with `CUPRITE_REQUIRE_GPU=1` it *fails* instead.
 //! - [`Test::nvrtc`]: the NVRTC library (no GPU). Ignored when missing; fails when missing
 //!   and `CUPRITE_REQUIRE_NVRTC=1`.
+//! - [`Test::gpus`]: at least `n` devices. Ignored with fewer; fails instead when
+//!   `CUPRITE_REQUIRE_GPUS=m` asks for `m ≥ n` devices (the host is meant to have them). With
+//!   `n = 1` it is [`Test::gpu`].
 //!
 //! [`Test::gpu_alone`] is a GPU test that runs while no other GPU test runs (graph captures).
 //!
@@ -57,6 +60,8 @@ pub enum Needs {
     Gpu,
     /// The NVRTC library (no GPU needed).
     Nvrtc,
+    /// A CUDA driver with at least this many devices.
+    Gpus(usize),
 }
 
 /// One test: a name, what it needs, and its body.
@@ -124,6 +129,19 @@ impl Test {
         }
     }
 
+    /// A test that needs at least `n` GPUs (see the crate docs for `CUPRITE_REQUIRE_GPUS`).
+    pub fn gpus(
+        n: usize,
+        name: impl Into<String>,
+        body: impl FnOnce() -> TestResult + Send + 'static,
+    ) -> Self {
+        if n <= 1 {
+            Self::gpu(name, body)
+        } else {
+            Self::new(name, Needs::Gpus(n), body)
+        }
+    }
+
     /// A test that needs NVRTC.
     pub fn nvrtc(
         name: impl Into<String>,
@@ -160,6 +178,40 @@ pub fn gpu_status() -> &'static Result<(), String> {
         }
         Ok(())
     })
+}
+
+/// How many CUDA devices there are (0 without a driver).
+pub fn gpu_count() -> usize {
+    static COUNT: OnceLock<usize> = OnceLock::new();
+    *COUNT.get_or_init(|| {
+        if gpu_status().is_err() {
+            return 0;
+        }
+        let mut n = 0;
+        // SAFETY: `n` is a valid out-pointer; cuInit succeeded in `gpu_status`.
+        match unsafe { cuprite_sys::driver::cuDeviceGetCount(&mut n) } {
+            Ok(r) if r.is_success() => n.max(0) as usize,
+            _ => 0,
+        }
+    })
+}
+
+/// Whether at least `n` devices are present, and if not, why.
+fn gpus_status(n: usize) -> Result<(), String> {
+    gpu_status().clone()?;
+    let have = gpu_count();
+    if have < n {
+        return Err(format!("{have} CUDA device(s), this test needs {n}"));
+    }
+    Ok(())
+}
+
+/// The device count `CUPRITE_REQUIRE_GPUS` promises (0 when unset or not a number).
+fn required_gpus() -> usize {
+    std::env::var("CUPRITE_REQUIRE_GPUS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0)
 }
 
 /// Whether NVRTC can be loaded, and if not, why.
@@ -248,14 +300,20 @@ fn run_body(
 }
 
 fn to_trial(t: Test) -> Trial {
+    let gpus;
     let (status, require, what) = match t.needs {
         Needs::Nothing => (&Ok(()), false, ""),
         Needs::Gpu => (gpu_status(), env_flag("CUPRITE_REQUIRE_GPU"), "GPU"),
         Needs::Nvrtc => (nvrtc_status(), env_flag("CUPRITE_REQUIRE_NVRTC"), "NVRTC"),
+        Needs::Gpus(n) => {
+            gpus = gpus_status(n);
+            (&gpus, required_gpus() >= n, "GPUS")
+        }
     };
     let kind = match t.needs {
         Needs::Nothing => "cpu",
         Needs::Gpu => "gpu",
+        Needs::Gpus(_) => "gpus",
         Needs::Nvrtc => "nvrtc",
     };
     match status {
@@ -265,7 +323,14 @@ fn to_trial(t: Test) -> Trial {
             Trial::ignorable_test(t.name, move || run_body(&name, gpu, body)).with_kind(kind)
         }
         Err(why) if require => {
-            let msg = format!("this test needs a {what} and CUPRITE_REQUIRE_{what}=1, but: {why}");
+            let msg = if what == "GPUS" {
+                format!(
+                    "CUPRITE_REQUIRE_GPUS={} asks for the GPUs this test needs, but: {why}",
+                    required_gpus()
+                )
+            } else {
+                format!("this test needs a {what} and CUPRITE_REQUIRE_{what}=1, but: {why}")
+            };
             Trial::test(t.name, move || Err(Failed::from(msg))).with_kind(kind)
         }
         Err(_) => Trial::test(t.name, || Ok(()))

@@ -100,6 +100,32 @@ pub enum Error {
         /// Why it failed.
         source: Box<Error>,
     },
+    /// An NCCL call failed (see [`crate::nccl`]): NCCL's status name, its description and, where
+    /// NCCL kept one, the last error message of the communicator.
+    #[error("{call} failed: {name}: {detail}")]
+    Nccl {
+        /// The NCCL function that failed (or the cuprite step that polled it).
+        call: &'static str,
+        /// The `ncclResult_t` code.
+        code: i32,
+        /// Its `nccl*` name.
+        name: String,
+        /// NCCL's description and last error message.
+        detail: String,
+    },
+    /// A bounded wait ran out of time (an NCCL communicator or a rank rendezvous that did not
+    /// complete): returned instead of hanging.
+    #[error("timed out after {seconds:.1} s: {what}")]
+    Timeout {
+        /// What was waited for.
+        what: String,
+        /// How long it was waited for.
+        seconds: f64,
+    },
+    /// Processes could not find each other (see [`crate::nccl::rendezvous`]): a bad
+    /// environment, a network error, or a peer speaking another protocol.
+    #[error("rendezvous failed: {0}")]
+    Rendezvous(String),
     /// A Rust closure run on a stream (`Stream::launch_host_fn`) panicked; the panic was caught.
     #[error("a host function panicked: {message}")]
     HostFnPanicked {
@@ -126,6 +152,9 @@ impl Error {
             Error::OutOfMemory { .. } => "OutOfMemory",
             Error::Deferred { .. } => "Deferred",
             Error::HostFnPanicked { .. } => "HostFnPanicked",
+            Error::Nccl { .. } => "Nccl",
+            Error::Timeout { .. } => "Timeout",
+            Error::Rendezvous(_) => "Rendezvous",
         }
     }
 }

@@ -13,6 +13,7 @@ mod fft;
 mod graph;
 mod kernels;
 mod memory;
+mod nccl;
 mod nvrtc;
 mod stream;
 mod tracking;
@@ -67,6 +68,10 @@ fn main() {
     if std::env::var_os(fft::MISSING_CHILD_ENV).is_some() {
         std::process::exit(fft::missing_child());
     }
+    // The NCCL tests re-run this binary as ranks of a job, or without NCCL.
+    if let Some(code) = nccl::child_if_asked() {
+        std::process::exit(code);
+    }
     let mut tests: Vec<Test> = Vec::new();
     tests.extend(device::tests());
     tests.extend(error::tests());
@@ -81,5 +86,6 @@ fn main() {
     tests.extend(fft::tests());
     tests.extend(bad_input::tests());
     tests.extend(fault::tests());
+    tests.extend(nccl::tests());
     run(tests);
 }

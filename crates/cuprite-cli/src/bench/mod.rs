@@ -25,6 +25,7 @@ pub mod fft;
 pub mod interop;
 pub mod launch;
 pub mod memory;
+pub mod nccl;
 pub mod plot;
 pub mod report;
 
@@ -72,6 +73,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(interop::benchmarks());
     v.extend(curves::benchmarks());
     v.extend(fft::benchmarks());
+    v.extend(nccl::benchmarks());
     v
 }
 

@@ -311,8 +311,9 @@ impl Stream {
     }
 
     /// Copies device `src` into device `dst` (same length, else `Err`). Works between
-    /// contexts and devices too (a peer copy: direct where peer access is enabled, staged by
-    /// the driver otherwise).
+    /// contexts and devices too: a peer copy, direct GPU to GPU where the two can reach each
+    /// other (peer access is enabled on first use), staged through the host by the driver only
+    /// where they cannot; see [`crate::peer`] for the paths and their counters.
     #[doc(alias = "dtod_copy")]
     #[doc(alias = "memcpy_peer")]
     pub fn memcpy_dtod<T: DeviceCopy, S: DeviceRead<T> + ?Sized, D: DeviceWrite<T> + ?Sized>(
@@ -342,17 +343,8 @@ impl Stream {
                 ))
             }?;
         } else {
-            // SAFETY: as above, in two contexts named explicitly.
-            unsafe {
-                drv!(cuMemcpyPeerAsync(
-                    dptr,
-                    dctx.raw(),
-                    src.device_ptr(),
-                    sctx.raw(),
-                    bytes,
-                    self.raw()
-                ))
-            }?;
+            // Between contexts: direct GPU to GPU where possible, chosen and counted there.
+            crate::peer::copy(self, dptr, &dctx, src.device_ptr(), &sctx, bytes)?;
         }
         self.end_access(&acc)
     }
