@@ -207,8 +207,15 @@ fn wait_ready(raws: &[ncclComm_t], deadline: Instant, what: &str, timeout: Durat
                 seconds: timeout.as_secs_f64(),
             });
         }
-        if now - start < Duration::from_micros(50) {
-            std::hint::spin_loop();
+        // A collective's launch finishes within tens of microseconds: poll without giving up
+        // the core at first (a sleep costs at least the scheduler's granularity, ~50 µs), then
+        // yield, and only sleep once the wait is long.
+        let waited = now - start;
+        if waited < Duration::from_micros(200) {
+            for _ in 0..64 {
+                std::hint::spin_loop();
+            }
+        } else if waited < Duration::from_millis(5) {
             std::thread::yield_now();
         } else {
             std::thread::sleep(sleep.min(deadline - now));
