@@ -16,14 +16,14 @@
 //! # Stream-tracking mode
 //!
 //! Each context remembers the first stream on which one of its buffers was used (allocated,
-//! copied, set, freed, or declared through [`Stream::begin_access`]). Until a *different* stream
+//! copied, set, freed, or declared through [`Stream::begin_access`](crate::Stream::begin_access)). Until a *different* stream
 //! touches one of its buffers, the context is in **single-stream mode**: no event is created,
 //! recorded or waited on, and tracking costs two relaxed atomic loads per buffer access. The
 //! first time another stream touches one of its buffers, the context switches, for good, to
 //! **multi-stream mode**: it synchronises once (so that everything enqueued before tracking began
 //! is complete) and from then on every access records an event and waits for exactly the
 //! conflicting work (see [`crate::memory`]). What counts as "a different stream": any stream
-//! other than the first one: another [`Stream`] object created with `new_stream`/`fork`, a
+//! other than the first one: another [`Stream`](crate::Stream) object created with `new_stream`/`fork`, a
 //! foreign stream wrapped with `from_raw` (each wrap is its own stream, even of the same handle,
 //! except the null/legacy handle, which is the default stream), and the per-thread default stream
 //! of each thread (one per thread). Streams that exist but never touch a buffer do not count.

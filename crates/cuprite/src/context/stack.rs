@@ -10,14 +10,14 @@ use crate::error::{Error, Result};
 use crate::{drv, init};
 use cuprite_sys::driver::{self as sys, CUcontext};
 
-/// Something that names a context: [`Context`] or [`UnownedContext`] (RustaCUDA's sealed
+/// Something that names a context: [`Context`](crate::Context) or [`UnownedContext`] (RustaCUDA's sealed
 /// `ContextHandle`).
 pub trait ContextHandle {
     /// The driver's handle.
     fn raw_context(&self) -> CUcontext;
 }
 
-/// A non-owning handle to a context, from [`Context::get_unowned`] or
+/// A non-owning handle to a context, from [`Context::get_unowned`](crate::Context::get_unowned) or
 /// [`CurrentContext::get_current`]. Using it after its context was destroyed makes driver calls
 /// fail with an error (never undefined behaviour in cuprite's own calls).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
