@@ -7,13 +7,14 @@
 //! and evaluation writes into freshly allocated memory that no other array can see yet. So
 //! clones, threads and streams can share arrays freely (`Array<T>` is `Send + Sync`).
 
-use crate::backend::{self, Storage};
+use crate::backend;
 use crate::device::{Device, current_device};
 use crate::dtype::{DType, Element, Scalar};
 use crate::error::{Error, Result};
-use crate::graph::{Dist, MAX_WEIGHT, Node, Op, Program};
+use crate::graph::{Dist, MAX_WEIGHT, Node, Op};
+use crate::schedule::{contiguous_storage, realize};
 use crate::shape::{Layout, numel};
-use std::collections::HashMap;
+use crate::storage::Storage;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -141,14 +142,14 @@ impl<T: Element> Array<T> {
 
     /// Like [`from_slice`](Self::from_slice), on `device`.
     pub fn from_slice_on(device: Device, data: &[T], shape: &[usize]) -> Result<Self> {
-        let n = numel(shape);
+        let n = crate::shape::checked_numel(shape)?;
         if data.len() != n {
             return Err(Error::Shape(format!(
                 "a slice of {} element(s) cannot make an array of shape {shape:?} ({n} elements)",
                 data.len()
             )));
         }
-        let storage = backend::upload(device, T::DTYPE, n, T::slice_bytes(data))?;
+        let storage = backend::of(device).upload(device, T::DTYPE, n, T::slice_bytes(data))?;
         Ok(Self::from_storage(
             storage,
             Layout::contiguous(shape),
@@ -200,7 +201,7 @@ impl<T: Element> Array<T> {
     /// All elements, row-major, on the host (evaluates first).
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let s = self.contiguous_storage()?;
-        let bytes = backend::download(&s)?;
+        let bytes = backend::of(self.device()).download(&s)?;
         Ok(T::from_bytes(&bytes[..self.len() * T::DTYPE.size()]))
     }
 
@@ -304,60 +305,6 @@ impl<T: Element> Array<T> {
 pub fn eval_many<T: Element>(arrays: &[&Array<T>]) -> Result<()> {
     let nodes: Vec<Arc<Node>> = arrays.iter().map(|a| a.node.clone()).collect();
     realize(&nodes)
-}
-
-/// Evaluates every unevaluated node of `nodes`, grouping by device and shape.
-pub(crate) fn realize(nodes: &[Arc<Node>]) -> Result<()> {
-    if let [n] = nodes {
-        // One node (`eval`, `to_vec`, ...): no grouping map.
-        if n.is_leaf() {
-            return Ok(());
-        }
-        crate::stats::EVALUATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        crate::stats::THREAD_EVALUATIONS.with(|c| c.set(c.get() + 1));
-        let device = n.device;
-        // Built in this thread's reused program vectors (emptied again before `set_op`).
-        let s = Program::with_built(std::slice::from_ref(n), |prog| {
-            crate::memory::with_oom_retry(device, || backend::eval_one(device, prog))
-        })?;
-        n.set_op(Op::Leaf(s, Layout::contiguous(&n.shape)));
-        return Ok(());
-    }
-    let mut groups: HashMap<(Device, Vec<usize>), Vec<Arc<Node>>> = HashMap::new();
-    for n in nodes {
-        if n.is_leaf() {
-            continue;
-        }
-        let g = groups.entry((n.device, n.shape.clone())).or_default();
-        if !g.iter().any(|m| Arc::ptr_eq(m, n)) {
-            g.push(n.clone());
-        }
-    }
-    for ((device, shape), group) in groups {
-        let prog = Program::build(&group);
-        crate::stats::EVALUATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        crate::stats::THREAD_EVALUATIONS.with(|c| c.set(c.get() + 1));
-        let storages =
-            crate::memory::with_oom_retry(device, || backend::eval_program(device, &prog))?;
-        for (n, s) in group.iter().zip(storages) {
-            n.set_op(Op::Leaf(s, Layout::contiguous(&shape)));
-        }
-    }
-    Ok(())
-}
-
-pub(crate) fn contiguous_storage(node: &Arc<Node>) -> Result<Arc<Storage>> {
-    realize(std::slice::from_ref(node))?;
-    let (s, l) = node.leaf().expect("realised");
-    if l.offset == 0 && l.is_contiguous(&node.shape) && s.len() == numel(&node.shape) {
-        return Ok(s);
-    }
-    // A strided view: copy it out.
-    let copy = Node::new(Op::Leaf(s, l), node.dtype, node.shape.clone(), node.device);
-    let prog = Program::build(&[copy]);
-    let mut v =
-        crate::memory::with_oom_retry(node.device, || backend::eval_program(node.device, &prog))?;
-    Ok(v.remove(0))
 }
 
 /// Evaluates a creation-only node (iota, random) at once.

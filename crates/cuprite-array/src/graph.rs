@@ -5,11 +5,14 @@
 //! more output nodes, with a structural hash that keys the kernel caches. Both backends execute
 //! a `Program`; this module must not evaluate anything itself.
 
-use crate::backend::Storage;
 use crate::device::Device;
 use crate::dtype::{DType, Scalar};
-use crate::ops::{BinaryOp, UnaryOp};
+use crate::error::Result;
+use crate::op::{BinaryOp, UnaryOp};
+use crate::runtime::DeviceState;
 use crate::shape::Layout;
+use crate::storage::{DevBuf, HostBuf, Storage};
+use cuprite::Stream;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
@@ -40,6 +43,51 @@ pub(crate) enum Op {
     Iota(usize),
     /// Philox numbers at each linear index. Creation only: realised at once.
     Rand(u64, Dist),
+    /// An operation a library or a multi-kernel routine performs on its realised inputs (see
+    /// [`LibraryCall`]): a fusion boundary.
+    Library(Arc<dyn LibraryCall>, Vec<Arc<Node>>),
+}
+
+/// One realised input of a library call, as its implementation sees it.
+pub(crate) struct CallInput<'a, B> {
+    /// The buffer.
+    pub buf: &'a B,
+    /// How the input is read from it (offset and strides, in elements).
+    pub layout: &'a crate::shape::Layout,
+    pub shape: &'a [usize],
+    pub dtype: DType,
+}
+
+/// An operation that a library (cuBLAS, cuFFT, NCCL) or a hand-written multi-kernel routine
+/// performs: a node of the graph whose inputs are realised (fused) before it, that runs on the
+/// array's stream on the CUDA backend and on rayon on the CPU backend, and whose output is an
+/// ordinary array that later element-wise work fuses onto.
+///
+/// A call that can absorb an element-wise consumer of its output (a GEMM epilogue: bias,
+/// ReLU, GELU; an FFT's scaling) says so through [`absorb_unary`](Self::absorb_unary): the
+/// operation that builds the consumer then makes one call node instead of two nodes.
+pub(crate) trait LibraryCall: Send + Sync + std::fmt::Debug {
+    /// A short name for messages and traces (`cumsum`, `matmul`).
+    fn name(&self) -> &str;
+    /// Runs on the CPU backend, writing all of `out`.
+    fn run_cpu(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) -> Result<()>;
+    /// Enqueues on `stream` of the device of `st`, writing all of `out`. The inputs and the
+    /// output are declared to the stream tracking by the implementation's launches.
+    fn run_cuda(
+        &self,
+        st: &'static DeviceState,
+        stream: &Arc<Stream>,
+        inputs: &[CallInput<'_, DevBuf>],
+        out: &DevBuf,
+    ) -> Result<()>;
+    /// The CUDA sources the call would build for these inputs (recorded by the dry-run backend
+    /// so that CI compiles them without a GPU).
+    fn cuda_sources(&self, inputs: &[(DType, Vec<usize>)]) -> Vec<String>;
+    /// The call that does this one and then `op` on its output, where the library can fold the
+    /// element-wise operation in.
+    fn absorb_unary(&self, _op: UnaryOp) -> Option<Arc<dyn LibraryCall>> {
+        None
+    }
 }
 
 /// One node of the expression graph.
@@ -52,6 +100,9 @@ pub(crate) struct Node {
     pub op: Mutex<Op>,
     /// Whether `op` is a [`Op::Leaf`]: read without the lock.
     leaf: std::sync::atomic::AtomicBool,
+    /// Whether a library call was below this node when it was made (it may have been realised
+    /// since): the scheduler realises those first.
+    library: bool,
 }
 
 impl std::fmt::Debug for Node {
@@ -72,12 +123,20 @@ impl Node {
             Op::Select(a, b, c) => a.weight + b.weight + c.weight,
             _ => 0,
         };
+        let library = match &op {
+            Op::Library(..) => true,
+            Op::Unary(_, a) | Op::Cast(a) | Op::Gather(_, _, a) => a.has_library(),
+            Op::Binary(_, a, b) => a.has_library() || b.has_library(),
+            Op::Select(a, b, c) => a.has_library() || b.has_library() || c.has_library(),
+            _ => false,
+        };
         Arc::new(Node {
             dtype,
             shape,
             device,
             weight: weight.min(1 << 20),
             leaf: std::sync::atomic::AtomicBool::new(matches!(op, Op::Leaf(..))),
+            library,
             op: Mutex::new(op),
         })
     }
@@ -99,7 +158,11 @@ impl Node {
         drop(old);
     }
 
-    /// The storage and layout, when the node is materialised.
+    /// Whether a library call was below this node when it was made.
+    pub fn has_library(&self) -> bool {
+        self.library
+    }
+
     /// Whether this node is materialised (no clone of its storage or layout).
     pub fn is_leaf(&self) -> bool {
         self.leaf.load(std::sync::atomic::Ordering::Acquire)
@@ -151,7 +214,7 @@ fn push_rec(
         Op::Select(c, a, b) => Op::Select(rec(&c)?, rec(&a)?, rec(&b)?),
         Op::Cast(a) => Op::Cast(rec(&a)?),
         Op::Gather(s, n, i) => Op::Gather(s, n, rec(&i)?),
-        Op::Iota(_) | Op::Rand(..) => return None,
+        Op::Iota(_) | Op::Rand(..) | Op::Library(..) => return None,
     };
     let out = Node::new(op, node.dtype, shape.to_vec(), node.device);
     memo.insert(Arc::as_ptr(node), out.clone());
@@ -209,7 +272,7 @@ impl std::fmt::Debug for Program {
     }
 }
 
-type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
+use crate::util::{FastMap, KeyHasher};
 
 /// Up to this many instructions (or visited nodes), lookups are linear scans: no map is built
 /// (small graphs, the common case, then linearise without allocating a hash table).
@@ -340,6 +403,10 @@ impl Builder<'_> {
             }
             Op::Iota(ax) => Kind::Iota(*ax),
             Op::Rand(key, dist) => Kind::Rand(self.constant(Scalar::U64(*key)), *dist),
+            Op::Library(call, _) => unreachable!(
+                "library call `{}` reached code generation: the scheduler realises calls first",
+                call.name()
+            ),
         };
         drop(op);
         let k = self.push(Instr { kind, dtype: d });
@@ -450,97 +517,5 @@ impl Program {
         self.instrs.hash(&mut h);
         self.outputs.hash(&mut h);
         h.finish()
-    }
-}
-
-/// FNV-1a, a small stable hasher (the std `DefaultHasher` is not stable across releases, and
-/// the disk cache must be).
-#[derive(Debug, Clone)]
-pub(crate) struct Fnv(pub u64);
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 ^= *b as u64;
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-}
-
-/// A fast, non-cryptographic hasher for in-process maps whose keys are small (pointers,
-/// instructions, sizes, kernel keys that are already hashes): no per-map random state, one
-/// multiply per word. Not for anything persisted (see [`Fnv`]).
-#[derive(Default)]
-pub(crate) struct FastHasher(u64);
-
-impl Hasher for FastHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ *b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-    fn write_usize(&mut self, v: usize) {
-        self.write_u64(v as u64);
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(v as u64);
-    }
-}
-
-/// The hasher of in-memory kernel keys ([`Program::structure_hash`]): one strong 64-bit mix
-/// (the SplitMix64 finaliser) per word written, instead of FNV's one multiply per byte. Not
-/// persisted (the disk cache is keyed by the source text).
-pub(crate) struct KeyHasher(pub u64);
-
-impl KeyHasher {
-    #[inline]
-    fn mix(mut z: u64) -> u64 {
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for c in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..c.len()].copy_from_slice(c);
-            self.write_u64(u64::from_le_bytes(w) ^ ((c.len() as u64) << 56));
-        }
-    }
-    #[inline]
-    fn write_u64(&mut self, v: u64) {
-        self.0 = Self::mix(self.0.wrapping_add(0x9e37_79b9_7f4a_7c15) ^ v);
-    }
-    fn write_u8(&mut self, v: u8) {
-        self.write_u64(v as u64);
-    }
-    fn write_u16(&mut self, v: u16) {
-        self.write_u64(v as u64);
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(v as u64);
-    }
-    fn write_usize(&mut self, v: usize) {
-        self.write_u64(v as u64);
-    }
-    fn write_i64(&mut self, v: i64) {
-        self.write_u64(v as u64);
-    }
-    fn write_isize(&mut self, v: isize) {
-        self.write_u64(v as u64);
     }
 }

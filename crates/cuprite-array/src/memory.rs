@@ -1,11 +1,9 @@
-//! The memory manager: statistics, garbage collection and the out-of-memory policy.
+//! Memory statistics of the array library, per device: what is allocated, in use and locked.
 //!
 //! Device memory comes from the driver layer's stream-ordered pool; freed buffers stay cached
-//! in the pool until [`device_gc`] trims it. On out-of-memory an operation evaluates nothing
-//! new, trims the pool, and retries once before returning the `Err`.
+//! in the pool until [`crate::device_gc`] trims it.
 
 use crate::device::{Backend, Device};
-use crate::error::{Error, Result};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Allocation statistics of one device.
@@ -104,42 +102,5 @@ pub fn mem_stats(device: Device) -> MemStats {
         buffers_allocated_total: total_buffers,
         bytes_locked: c.locked.load(Ordering::Relaxed),
         buffers_locked: c.locked_buffers.load(Ordering::Relaxed),
-    }
-}
-
-/// `(free, total)` bytes of `device` (for the CPU: the manager's bytes in use, and 0).
-pub fn mem_info(device: Device) -> Result<(usize, usize)> {
-    match device.backend {
-        Backend::Cpu => Ok((0, 0)),
-        Backend::Cuda => crate::backend::cuda::mem_info(device.ordinal),
-    }
-}
-
-/// Releases memory cached by the pool of `device` back to the driver.
-pub fn device_gc(device: Device) -> Result<()> {
-    match device.backend {
-        Backend::Cpu => Ok(()),
-        Backend::Cuda => crate::backend::cuda::gc(device.ordinal),
-    }
-}
-
-fn is_oom(e: &Error) -> bool {
-    match e {
-        Error::Cuda(cuprite::Error::OutOfMemory { .. }) => true,
-        Error::Cuda(c) => {
-            c.code() == Some(cuprite::sys::driver::CUresult::CUDA_ERROR_OUT_OF_MEMORY)
-        }
-        _ => false,
-    }
-}
-
-/// Runs `f`; on out-of-memory, releases cached memory and runs it once more.
-pub(crate) fn with_oom_retry<R>(device: Device, mut f: impl FnMut() -> Result<R>) -> Result<R> {
-    match f() {
-        Err(e) if is_oom(&e) => {
-            device_gc(device)?;
-            f()
-        }
-        r => r,
     }
 }

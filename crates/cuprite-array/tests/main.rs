@@ -6,7 +6,9 @@
 mod codegen;
 mod common;
 mod cross;
+mod hardening;
 mod interop;
+mod library;
 mod props;
 mod units;
 
@@ -28,7 +30,9 @@ fn main() {
     let mut tests = common::tests();
     tests.extend(codegen::tests());
     tests.extend(cross::tests());
+    tests.extend(hardening::tests());
     tests.extend(interop::tests());
+    tests.extend(library::tests());
     tests.extend(props::tests());
     tests.extend(units::tests());
     cuprite_testkit::run(tests);

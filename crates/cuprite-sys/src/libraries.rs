@@ -2,9 +2,10 @@
 //! cuRAND, cuFFT and NCCL.
 //!
 //! The discovery specs and the process-wide library handles live here (`cuprite info` reports
-//! whether each is present); each library's function table is its own module
-//! ([`crate::cublas`], [`crate::cublaslt`], [`crate::cusolver`]), declared through the same
-//! [`dyn_functions!`](crate::dyn_functions) mechanism as libcuda and libnvrtc.
+//! whether each is present). A library's function table is declared in its own module through
+//! the same [`dyn_functions!`](crate::dyn_functions) mechanism as libcuda and libnvrtc:
+//! [`crate::cublas`], [`crate::cublaslt`], [`crate::cusolver`], [`crate::cufft`],
+//! [`crate::nccl`]; the others are added by the issues that wrap them.
 
 use crate::loader::{DynLibrary, LibrarySpec};
 
@@ -82,10 +83,19 @@ pub static CUFFT_SPEC: LibrarySpec = LibrarySpec {
     ],
     windows_names: &["cufft64_12.dll", "cufft64_11.dll", "cufft64_10.dll"],
     in_toolkit: true,
+    // `libcufft.so.12` is in the CUDA 13 wheel (`nvidia-cufft` 12.x, nvidia/cu13/lib); the
+    // CUDA 12 wheel (`nvidia-cufft-cu12`) has `libcufft.so.11` in nvidia/cufft/lib.
     wheel_dirs: &["nvidia/cu13/lib", "nvidia/cufft/lib"],
     companions: &[],
-    prefer_major: None,
+    // A cuFFT newer than the driver fails at plan time: prefer the driver's CUDA version's.
+    prefer_major: Some(cufft_major_for_driver),
 };
+
+/// The cuFFT major version shipped with the installed driver's CUDA version: cuFFT 10, 11 and
+/// 12 belong to CUDA 11, 12 and 13.
+fn cufft_major_for_driver() -> Option<u32> {
+    crate::nvrtc::driver_major_version().and_then(|m| m.checked_sub(1))
+}
 
 /// NCCL (`CUPRITE_NCCL_PATH`).
 pub static NCCL_SPEC: LibrarySpec = LibrarySpec {
@@ -107,7 +117,7 @@ pub static CUBLASLT: DynLibrary = DynLibrary::new(&CUBLASLT_SPEC);
 pub static CUSOLVER: DynLibrary = DynLibrary::new(&CUSOLVER_SPEC);
 /// The process-wide handle of cuRAND.
 pub static CURAND: DynLibrary = DynLibrary::new(&CURAND_SPEC);
-/// The process-wide handle of cuFFT.
+/// The process-wide handle of cuFFT; its functions are in [`cufft`](crate::cufft).
 pub static CUFFT: DynLibrary = DynLibrary::new(&CUFFT_SPEC);
 /// The process-wide handle of NCCL.
 pub static NCCL: DynLibrary = DynLibrary::new(&NCCL_SPEC);

@@ -14,7 +14,10 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
 /// Why a library function could not be called.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// `Debug` prints the variant's name and then the readable `Display` message (every place
+/// tried, one per line), so an `unwrap` or `main() -> Result` shows the list, not a dump.
+#[derive(Clone, PartialEq, Eq)]
 pub enum LoadError {
     /// No candidate file of the library could be opened.
     LibraryNotFound {
@@ -53,6 +56,16 @@ impl std::fmt::Display for LoadError {
                 "symbol `{symbol}` not found in {library} ({path}); the installed version is probably older than this call needs"
             ),
         }
+    }
+}
+
+impl std::fmt::Debug for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = match self {
+            LoadError::LibraryNotFound { .. } => "LibraryNotFound",
+            LoadError::SymbolNotFound { .. } => "SymbolNotFound",
+        };
+        write!(f, "{name}: {self}")
     }
 }
 

@@ -40,7 +40,7 @@ pub static SPEC: LibrarySpec = LibrarySpec {
 
 /// The CUDA major version of the installed driver, when there is one (`cuDriverGetVersion`
 /// needs no `cuInit`).
-fn driver_major_version() -> Option<u32> {
+pub(crate) fn driver_major_version() -> Option<u32> {
     let mut v = 0;
     // SAFETY: `v` is a valid out-pointer; the call has no other precondition.
     match unsafe { crate::driver::cuDriverGetVersion(&mut v) } {

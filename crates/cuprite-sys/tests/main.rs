@@ -7,6 +7,7 @@
 use cuprite_testkit::{Test, run};
 
 mod child;
+mod cufft;
 mod loader;
 mod result;
 
@@ -16,6 +17,7 @@ fn main() {
     }
     let mut tests: Vec<Test> = Vec::new();
     tests.extend(loader::tests());
+    tests.extend(cufft::tests());
     tests.extend(result::tests());
     run(tests);
 }

@@ -30,19 +30,32 @@
 //! handle is bound to a [`Stream`], takes its workspace from the stream-ordered pool, and
 //! tracks its operands across streams like a kernel launch. The libraries are opened on first
 //! use; a missing one is an `Err` listing where it was looked for.
+//!
+//! [`fft`] wraps cuFFT: plans bound to a stream, work areas from the stream-ordered pool,
+//! transforms tracked across streams like launches, and an LRU plan cache.
+#![deny(missing_docs)]
 
 pub mod blas;
 pub mod blaslt;
+mod capture;
 pub mod compat;
 pub mod context;
 pub mod device;
 pub mod error;
 pub mod event;
+#[doc(hidden)]
+pub mod fault;
+pub mod fft;
 pub mod graph;
 pub mod launch;
+pub mod linker;
 pub mod memory;
 pub mod module;
+pub mod nccl;
 pub mod nvrtc;
+mod packed;
+pub mod peer;
+pub mod pointer;
 pub mod repr;
 pub mod solver;
 pub mod stats;
@@ -62,6 +75,7 @@ pub use error::{Error, Result};
 pub use event::{Event, EventFlags};
 pub use graph::{CaptureMode, CaptureStatus, Graph, GraphExec};
 pub use launch::{INLINE_ARGS, KernelArg, LaunchArgs, LaunchConfig};
+pub use linker::Linker;
 pub use memory::{
     Access, DeviceBuffer, DeviceCopy, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite,
     HostAllocFlags, HostDst, HostSrc, ManagedBuffer, MemAdvice, MemLocation, PinnedHostBuffer,

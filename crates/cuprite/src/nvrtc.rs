@@ -82,8 +82,7 @@ impl Ptx {
     /// The text as a NUL-terminated string, as `cuModuleLoadData` wants it. `Err` if the text
     /// contains a NUL byte.
     pub fn to_cstring(&self) -> Result<CString> {
-        CString::new(self.text.as_bytes())
-            .map_err(|_| Error::InvalidArgument("PTX text contains a NUL byte".into()))
+        cstring(&self.text, "PTX text")
     }
 }
 
@@ -343,6 +342,56 @@ pub fn compile_ptx(src: impl AsRef<str>) -> Result<Ptx> {
     }
 }
 
+impl CompileOptions {
+    /// The exact option list [`compile`] passes to NVRTC for these options (the target
+    /// architecture first, then include paths, defines, flags and the extra options in order).
+    /// What a cache of compiled code should key on.
+    ///
+    /// ```
+    /// let o = cuprite::CompileOptions::new().arch("sm_90").default_includes(false).option("-lineinfo");
+    /// assert_eq!(o.args().unwrap(), ["--gpu-architecture=sm_90", "-lineinfo"]);
+    /// ```
+    pub fn args(&self) -> Result<Vec<String>> {
+        let (arch, _) = resolve_target(self)?;
+        let mut args: Vec<String> = vec![format!("--gpu-architecture={arch}")];
+        for dir in &self.include_paths {
+            args.push(format!("--include-path={}", dir.display()));
+        }
+        if !self.no_default_includes {
+            for dir in default_include_paths() {
+                args.push(format!("--include-path={}", dir.display()));
+            }
+        }
+        for (name, value) in &self.defines {
+            args.push(match value {
+                Some(v) => format!("--define-macro={name}={v}"),
+                None => format!("--define-macro={name}"),
+            });
+        }
+        if self.use_fast_math {
+            args.push("--use_fast_math".into());
+        }
+        for (flag, v) in [
+            ("fmad", self.fmad),
+            ("ftz", self.ftz),
+            ("prec-div", self.prec_div),
+            ("prec-sqrt", self.prec_sqrt),
+        ] {
+            if let Some(v) = v {
+                args.push(format!("--{flag}={v}"));
+            }
+        }
+        if let Some(n) = self.maxrregcount {
+            args.push(format!("--maxrregcount={n}"));
+        }
+        if self.line_info {
+            args.push("--generate-line-info".into());
+        }
+        args.extend(self.options.iter().cloned());
+        Ok(args)
+    }
+}
+
 /// Compiles CUDA C++ with `opts`. `Err(Error::Nvrtc)` with the whole log when it does not
 /// compile; `Err(Error::InvalidArgument)` for contradictory options (CUBIN for a virtual
 /// architecture, an architecture that cannot be parsed).
@@ -359,44 +408,11 @@ pub fn compile_ptx(src: impl AsRef<str>) -> Result<Ptx> {
 /// ```
 pub fn compile(src: impl AsRef<str>, opts: &CompileOptions) -> Result<Compiled> {
     let (arch, cubin) = resolve_target(opts)?;
-    let mut args: Vec<String> = vec![format!("--gpu-architecture={arch}")];
-    for dir in &opts.include_paths {
-        args.push(format!("--include-path={}", dir.display()));
-    }
-    if !opts.no_default_includes {
-        for dir in default_include_paths() {
-            args.push(format!("--include-path={}", dir.display()));
-        }
-    }
-    for (name, value) in &opts.defines {
-        args.push(match value {
-            Some(v) => format!("--define-macro={name}={v}"),
-            None => format!("--define-macro={name}"),
-        });
-    }
-    if opts.use_fast_math {
-        args.push("--use_fast_math".into());
-    }
-    for (flag, v) in [
-        ("fmad", opts.fmad),
-        ("ftz", opts.ftz),
-        ("prec-div", opts.prec_div),
-        ("prec-sqrt", opts.prec_sqrt),
-    ] {
-        if let Some(v) = v {
-            args.push(format!("--{flag}={v}"));
-        }
-    }
-    if let Some(n) = opts.maxrregcount {
-        args.push(format!("--maxrregcount={n}"));
-    }
-    if opts.line_info {
-        args.push("--generate-line-info".into());
-    }
-    args.extend(opts.options.iter().cloned());
+    let args = opts.args()?;
 
     let name = opts.name.as_deref().unwrap_or("kernel.cu");
     let program = Program::create(src.as_ref(), name, &opts.headers)?;
+    crate::fault::check(crate::fault::FaultPoint::NvrtcCompile)?;
     let exprs = opts
         .name_expressions
         .iter()
@@ -667,6 +683,15 @@ fn default_arch() -> u32 {
 /// An NVRTC program, destroyed on drop.
 struct Program(nvrtcProgram);
 
+/// NVRTC programs created and not yet destroyed (a leak check for tests).
+static LIVE_PROGRAMS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many NVRTC programs exist now: 0 whenever no compile is in progress (a leak check).
+#[doc(hidden)]
+pub fn live_programs() -> usize {
+    LIVE_PROGRAMS.load(std::sync::atomic::Ordering::Acquire)
+}
+
 impl Program {
     fn create(src: &str, name: &str, headers: &[(String, String)]) -> Result<Self> {
         let src = cstring(src, "CUDA source")?;
@@ -695,6 +720,7 @@ impl Program {
             )
         };
         nvrtc_check(status, "nvrtcCreateProgram")?;
+        LIVE_PROGRAMS.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         Ok(Program(prog))
     }
 
@@ -747,6 +773,7 @@ impl Drop for Program {
         // SAFETY: the program was created by nvrtcCreateProgram and is destroyed once. The only
         // failure is an invalid handle, which cannot happen here, so the status is not kept.
         let _ = unsafe { sys::nvrtcDestroyProgram(&mut self.0) };
+        LIVE_PROGRAMS.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
     }
 }
 
@@ -756,7 +783,12 @@ fn until_nul(buf: &[u8]) -> String {
 }
 
 fn cstring(s: &str, what: &str) -> Result<CString> {
-    CString::new(s).map_err(|_| Error::InvalidArgument(format!("{what} contains a NUL byte")))
+    CString::new(s).map_err(|e| {
+        Error::InvalidArgument(format!(
+            "{what} contains a NUL byte (at byte {})",
+            e.nul_position()
+        ))
+    })
 }
 
 /// The `NVRTC_ERROR_*` name of a status.

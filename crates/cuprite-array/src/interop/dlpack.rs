@@ -26,12 +26,12 @@
 //! ```
 
 use crate::array::Array;
-use crate::backend::Storage;
 use crate::device::Device;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::Node;
 use crate::shape::{Layout, numel};
+use crate::storage::Storage;
 use cuprite::{Access, DeviceBuffer, Stream};
 use std::ffi::c_void;
 use std::ptr::NonNull;
@@ -433,7 +433,7 @@ unsafe extern "C" fn delete_legacy(m: *mut DLManagedTensor) {
 /// as an integer: what to pass as `stream=` to a producer's `__dlpack__` so that the hand-off
 /// waits on the device, not the host.
 pub fn consumer_stream_handle(ordinal: usize) -> Result<usize> {
-    Ok(crate::backend::cuda::stream_for(ordinal)?.raw() as usize)
+    Ok(crate::runtime::stream_for(ordinal)?.raw() as usize)
 }
 
 impl<T: Element> Array<T> {
@@ -471,7 +471,7 @@ impl<T: Element> Array<T> {
         let size = T::DTYPE.size() as u64;
         let (data, device, streams) = match &*s {
             Storage::Cuda(d) => {
-                let array_stream = crate::backend::cuda::stream_for(d.ordinal())?;
+                let array_stream = crate::runtime::stream_for(d.ordinal())?;
                 let streams = match consumer {
                     Some(c) if c.raw() != array_stream.raw() => {
                         if c.context().ordinal() != d.ordinal() {
@@ -652,20 +652,27 @@ fn take_own_export<T: Element>(t: DLPackTensor, shape: &[usize]) -> Array<T> {
 }
 
 /// Element extents `(lo, hi_exclusive)` of a strided tensor, relative to its first element.
-fn extents(shape: &[usize], strides: &[i64]) -> (i64, i64) {
+fn extents(shape: &[usize], strides: &[i64]) -> Result<(i64, i64)> {
     if shape.contains(&0) {
-        return (0, 0);
+        return Ok((0, 0));
     }
+    let overflow = || {
+        Error::InvalidArgument(format!(
+            "a DLPack tensor of shape {shape:?} and strides {strides:?} spans more than the \
+             address space"
+        ))
+    };
     let (mut lo, mut hi) = (0i64, 0i64);
     for (&n, &s) in shape.iter().zip(strides) {
-        let span = s * (n as i64 - 1);
+        let n = i64::try_from(n).map_err(|_| overflow())?;
+        let span = s.checked_mul(n - 1).ok_or_else(overflow)?;
         if span < 0 {
-            lo += span;
+            lo = lo.checked_add(span).ok_or_else(overflow)?;
         } else {
-            hi += span;
+            hi = hi.checked_add(span).ok_or_else(overflow)?;
         }
     }
-    (lo, hi + 1)
+    Ok((lo, hi.checked_add(1).ok_or_else(overflow)?))
 }
 
 struct SendPtr(*mut c_void, bool);
@@ -690,8 +697,15 @@ fn import_cuda<T: Element>(t: DLPackTensor, shape: &[usize]) -> Result<Array<T>>
     });
     let size = T::DTYPE.size() as i64;
     let first = t.data_ptr();
-    let (lo, hi) = extents(shape, &strides);
-    let base = (first as i64 + lo * size) as u64;
+    let (lo, hi) = extents(shape, &strides)?;
+    let base = lo
+        .checked_mul(size)
+        .and_then(|off| (first as i64).checked_add(off))
+        .ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "a DLPack tensor at {first:#x} whose strides {strides:?} reach below address 0"
+            ))
+        })? as u64;
     let n = numel(shape);
     if n > 0 {
         if first == 0 {
@@ -705,22 +719,20 @@ fn import_cuda<T: Element>(t: DLPackTensor, shape: &[usize]) -> Result<Array<T>>
                 T::DTYPE.name()
             )));
         }
-        let st = crate::backend::cuda::state(ordinal)?;
-        st.ctx.bind_to_thread()?;
-        let mut dev: i32 = -1;
-        // SAFETY: a valid out-pointer of the attribute's size (int); the driver validates the
-        // address.
-        let r = unsafe {
-            cuprite::sys::driver::cuPointerGetAttribute(
-                (&mut dev as *mut i32).cast(),
-                cuprite::sys::driver::CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                first,
-            )
-        };
-        cuprite::error::check(r, "cuPointerGetAttribute")?;
-        if dev as usize != ordinal {
+        let info = cuprite::pointer::pointer_info(first)?;
+        let dev = info.device_ordinal;
+        if dev != ordinal {
             return Err(Error::DeviceMismatch(format!(
                 "the DLPack tensor says CUDA device {ordinal}, its memory is on device {dev}"
+            )));
+        }
+        // Every element the strides reach lies in the allocation the data pointer is in.
+        let bytes = ((hi - lo) as u64).checked_mul(size as u64);
+        if !bytes.is_some_and(|b| info.contains(base, b as usize)) {
+            return Err(Error::InvalidArgument(format!(
+                "the DLPack tensor's shape {shape:?} and strides {strides:?} reach bytes \
+                 {base:#x}..+{bytes:?}, outside its allocation {:#x}..+{}",
+                info.base, info.size
             )));
         }
     }
@@ -729,14 +741,14 @@ fn import_cuda<T: Element>(t: DLPackTensor, shape: &[usize]) -> Result<Array<T>>
         offset: (-lo) as usize,
         strides: strides.iter().map(|&s| s as isize).collect(),
     };
-    let stream = crate::backend::cuda::stream_for(ordinal)?;
+    let stream = crate::runtime::stream_for(ordinal)?;
     // SAFETY: `base` covers every element of the tensor (`len` elements of `T`, from the
     // extents); the buffer is never freed by cuprite: the foreign keeper below makes the
     // array buffer leak it and hand it back through the producer's deleter.
     let buf = unsafe { DeviceBuffer::<u8>::from_raw_parts(base, len * size as usize, &stream) };
     let versioned = t.is_versioned();
     let token = SendPtr(t.into_raw(), versioned);
-    let keeper = super::Foreign::new(move || {
+    let keeper = crate::storage::Foreign::new(move || {
         let token = token;
         // SAFETY: the token is the managed tensor we own; rebuilding and dropping it calls its
         // deleter exactly once.
@@ -788,7 +800,7 @@ fn import_cpu<T: Element>(t: DLPackTensor, shape: &[usize]) -> Result<Array<T>> 
         }
     }
     drop(t);
-    let s = crate::backend::upload(Device::CPU, T::DTYPE, n, &bytes)?;
+    let s = crate::backend::of(Device::CPU).upload(Device::CPU, T::DTYPE, n, &bytes)?;
     Ok(Array::from_storage(
         s,
         Layout::contiguous(shape),

@@ -1,7 +1,7 @@
 //! Interop: arrays and raw CUDA in one program (ArrayFire's CUDA interop chapter, done with
 //! no copies and no extra synchronisation), DLPack, and ndarray.
 //!
-//! # The seed API
+//! # ArrayFire's CUDA interop, in cuprite-array
 //!
 //! | ArrayFire                     | cuprite-array                                               |
 //! |-------------------------------|-------------------------------------------------------------|
@@ -19,7 +19,7 @@
 //!
 //! # Ownership rules
 //!
-//! The seed shows two ways of making an array from device memory. In cuprite-array:
+//! ArrayFire shows two ways of making an array from device memory. In cuprite-array:
 //!
 //! 1. **From a [`DeviceBuffer`]**: [`Array::from_buffer`] moves the buffer into the array. No
 //!    copy, no `unsafe`, no `lock` needed: the library owns it from then on and frees it
@@ -29,7 +29,7 @@
 //! 2. **From a raw allocation** (`cuMemAlloc`, `cuMemAllocAsync`, another library):
 //!    `unsafe` [`Array::new_from_device_ptr`] takes ownership: the pointer must be the start of
 //!    an allocation of the array device's primary context, large enough for the shape, with no
-//!    pending work on other streams (seed step 1: finish pending CUDA work first), and nobody
+//!    pending work on other streams (finish pending CUDA work first), and nobody
 //!    else may free it. The library frees it when the last array is dropped, unless the array
 //!    is locked then (see below). A null, misaligned, host, or other-device pointer, or one
 //!    that is not the start of a large enough allocation, is an `Err`.
@@ -49,7 +49,7 @@
 //! array memory needs no synchronisation at all; on any other stream, passing arrays as
 //! [`device_view`](Array::device_view)s (or buffers made with `from_buffer`) lets the driver
 //! layer's tracking order the work, with one device-side wait and no host synchronisation.
-//! [`stats`] and [`thread_stats`] count host synchronisations and cross-stream waits.
+//! [`stats`](fn@stats) and [`thread_stats`] count host synchronisations and cross-stream waits.
 
 pub mod dlpack;
 #[cfg(feature = "ndarray")]
@@ -64,68 +64,16 @@ pub use dlpack::{
 pub use view::ArrayDeviceView;
 
 use crate::array::Array;
-use crate::backend::Storage;
-use crate::backend::cuda::{DevBuf, state};
 use crate::device::{Backend, Device, current_device, device_count};
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
+use crate::runtime::state;
 use crate::shape::{Layout, numel};
-use cuprite::sys::driver as sys;
-use cuprite::{Access, DeviceBuffer, DeviceView, Stream};
-use std::sync::{Arc, Mutex};
-
-/// The interop state of one device buffer of the array library.
-#[derive(Default)]
-pub(crate) struct BufState {
-    /// Set for memory another library owns (a DLPack import).
-    pub(crate) foreign: Option<Foreign>,
-    /// Live [`ArrayDeviceView`]s of the buffer.
-    pub(crate) views: std::sync::atomic::AtomicU32,
-    /// Whether the views locked the buffer (it was unlocked when the first one was made).
-    pub(crate) view_locked: std::sync::atomic::AtomicBool,
-}
-
-impl BufState {
-    pub(crate) fn new(foreign: Option<Foreign>) -> BufState {
-        BufState {
-            foreign,
-            ..BufState::default()
-        }
-    }
-}
-
-/// The keeper of memory another library owns (a DLPack import): released through it after the
-/// array library's last use of the memory, never freed by the library.
-pub(crate) struct Foreign {
-    release: Mutex<Option<Box<dyn FnOnce() + Send>>>,
-}
-
-impl Foreign {
-    pub(crate) fn new(release: impl FnOnce() + Send + 'static) -> Foreign {
-        Foreign {
-            release: Mutex::new(Some(Box::new(release))),
-        }
-    }
-}
-
-/// Hands foreign memory back to its owner: the buffer's stream first waits (on the device) for
-/// pending uses on other streams, the host waits for that stream only when it still has work,
-/// then the owner's release runs. Never frees the memory itself.
-pub(crate) fn release_foreign(buf: DeviceBuffer<u8>, f: Foreign) {
-    let stream = buf.stream().clone();
-    // Errors here cannot be returned (this runs in Drop); the memory goes back to its owner in
-    // any case so that it is not leaked.
-    let acc = [Access::write(&buf)];
-    if stream.begin_access(&acc).is_ok() && !stream.is_idle().unwrap_or(false) {
-        let _ = stream.synchronize();
-    }
-    let _ = buf.leak();
-    let r = f.release.lock().ok().and_then(|mut g| g.take());
-    if let Some(r) = r {
-        r();
-    }
-}
+use crate::storage::Storage;
+use crate::storage::{DevBuf, Foreign};
+use cuprite::{DeviceBuffer, DeviceView, Stream};
+use std::sync::Arc;
 
 /// The native (CUDA) device ordinal of array device `id` of the CUDA backend. In
 /// cuprite-array they are the same numbers; ids out of range are an `Err`.
@@ -169,17 +117,8 @@ fn cuda_devices() -> usize {
     }
 }
 
-fn pointer_attr<V: Default>(attr: sys::CUpointer_attribute, ptr: u64) -> Result<V> {
-    let mut v = V::default();
-    // SAFETY: `v` is a valid out-pointer of the size the attribute writes (the callers pick
-    // `V` per attribute: u32 for memory type and device ordinal); the driver validates `ptr`.
-    let r = unsafe { sys::cuPointerGetAttribute((&mut v as *mut V).cast(), attr, ptr) };
-    cuprite::error::check(r, "cuPointerGetAttribute")?;
-    Ok(v)
-}
-
-/// Checks that `ptr` is the start of a device allocation of CUDA device `ordinal` holding at
-/// least `bytes`.
+/// Checks that `ptr` is the start of a device allocation of the primary context of CUDA device
+/// `ordinal` (the array library's) holding at least `bytes`.
 fn check_device_pointer(ptr: u64, bytes: usize, align: usize, ordinal: usize) -> Result<()> {
     if ptr == 0 {
         return Err(Error::InvalidArgument("a null device pointer".into()));
@@ -190,39 +129,37 @@ fn check_device_pointer(ptr: u64, bytes: usize, align: usize, ordinal: usize) ->
         )));
     }
     let st = state(ordinal)?;
-    st.ctx.bind_to_thread()?;
-    let ty: u32 = pointer_attr(
-        sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-        ptr,
-    )
-    .map_err(|e| Error::InvalidArgument(format!("{ptr:#x} is not memory CUDA knows of ({e})")))?;
-    if ty != sys::CUmemorytype::CU_MEMORYTYPE_DEVICE.0 {
+    let info = cuprite::pointer::pointer_info(ptr).map_err(|e| {
+        Error::InvalidArgument(format!("{ptr:#x} is not memory CUDA knows of ({e})"))
+    })?;
+    if info.memory_type != cuprite::pointer::MemoryType::Device {
         return Err(Error::InvalidArgument(format!(
-            "{ptr:#x} is not device memory (CUDA memory type {ty})"
+            "{ptr:#x} is not device memory (CUDA memory type {:?})",
+            info.memory_type
         )));
     }
-    let dev: u32 = pointer_attr(
-        sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-        ptr,
-    )?;
-    if dev as usize != ordinal {
+    if info.device_ordinal != ordinal {
         return Err(Error::DeviceMismatch(format!(
-            "{ptr:#x} is memory of CUDA device {dev}, the array would live on device {ordinal}"
+            "{ptr:#x} is memory of CUDA device {}, the array would live on device {ordinal}",
+            info.device_ordinal
         )));
     }
-    let (mut base, mut size) = (0u64, 0usize);
-    // SAFETY: valid out-pointers; the context is current.
-    let r = unsafe { sys::cuMemGetAddressRange_v2(&mut base, &mut size, ptr) };
-    cuprite::error::check(r, "cuMemGetAddressRange")?;
-    if base != ptr {
+    if info.in_other_context(&st.ctx) {
+        return Err(Error::DeviceMismatch(format!(
+            "{ptr:#x} was allocated in another context of CUDA device {ordinal}, not in its \
+             primary context (the array library's)"
+        )));
+    }
+    if info.base != ptr {
         return Err(Error::InvalidArgument(format!(
             "{ptr:#x} is {} bytes into an allocation; only the start of one can be owned",
-            ptr - base
+            ptr - info.base
         )));
     }
-    if size < bytes {
+    if info.size < bytes {
         return Err(Error::InvalidArgument(format!(
-            "the allocation at {ptr:#x} has {size} bytes, the shape needs {bytes}"
+            "the allocation at {ptr:#x} has {} bytes, the shape needs {bytes}",
+            info.size
         )));
     }
     Ok(())
@@ -276,7 +213,7 @@ impl<T: Element> Array<T> {
         let n = numel(shape);
         let bytes = n * T::DTYPE.size();
         check_device_pointer(ptr as u64, bytes, std::mem::align_of::<T>(), device.ordinal)?;
-        let stream = crate::backend::cuda::stream_for(device.ordinal)?;
+        let stream = crate::runtime::stream_for(device.ordinal)?;
         // SAFETY: the caller's contract (checked above as far as the driver can tell: device
         // memory of this context's device, the start of an allocation of at least `bytes`).
         let buf = unsafe { DeviceBuffer::<u8>::from_raw_parts(ptr as u64, bytes, &stream) };
@@ -431,7 +368,7 @@ impl<T: Element> Array<T> {
     /// a.unlock()?;
     /// # Ok(()) }
     /// ```
-    pub fn device_ptr(&self) -> Result<sys::CUdeviceptr> {
+    pub fn device_ptr(&self) -> Result<u64> {
         let (s, l) = self.materialise_contiguous()?;
         s.set_locked(self.device(), true);
         match &*s {
@@ -472,7 +409,7 @@ impl<T: Element> Array<T> {
             )));
         }
         let ordinal = view.context().ordinal();
-        let stream = crate::backend::cuda::stream_for(ordinal)?;
+        let stream = crate::runtime::stream_for(ordinal)?;
         let copy: DeviceBuffer<T> = stream.clone_dtod(view)?;
         let bytes = copy
             .try_cast::<u8>()
@@ -484,5 +421,5 @@ impl<T: Element> Array<T> {
 /// The stream array work of CUDA device `ordinal` goes to on this thread: the array stream, or
 /// the one chosen with [`with_stream`](crate::with_stream).
 pub fn current_stream(ordinal: usize) -> Result<Arc<Stream>> {
-    crate::backend::cuda::stream_for(ordinal)
+    crate::runtime::stream_for(ordinal)
 }

@@ -7,13 +7,13 @@
 //! moves the other, at pinned-memory bandwidth, with no pinned allocation per call.
 
 use crate::array::Array;
-use crate::backend::Storage;
-use crate::backend::cuda::{DevBuf, stream_for};
 use crate::device::{Backend, current_device};
 use crate::dtype::Element;
 use crate::error::{Error, Result};
+use crate::runtime::stream_for;
 use crate::shape::{Layout, numel};
-use cuprite::sys::driver as sys;
+use crate::storage::DevBuf;
+use crate::storage::Storage;
 use cuprite::{Access, DeviceBuffer, DeviceRead, Event, EventFlags, HostAllocFlags};
 use cuprite::{PinnedHostBuffer, Stream};
 use std::cell::RefCell;
@@ -24,7 +24,8 @@ pub const STAGING_MIN_BYTES: usize = 1 << 20;
 const CHUNK: usize = 8 << 20;
 
 struct Staging {
-    ctx: sys::CUcontext,
+    /// The context the staging buffers belong to (compared, never called).
+    ctx: usize,
     bufs: [PinnedHostBuffer<u8>; 2],
     events: [Event; 2],
     used: [bool; 2],
@@ -49,9 +50,9 @@ fn with_staging<R>(stream: &Arc<Stream>, f: impl FnOnce(&mut Staging) -> Result<
     STAGING.with(|cell| {
         let mut slot = cell.borrow_mut();
         let ctx = stream.context();
-        if slot.as_ref().is_none_or(|s| s.ctx != ctx.raw()) {
+        if slot.as_ref().is_none_or(|s| s.ctx != ctx.raw() as usize) {
             *slot = Some(Staging {
-                ctx: ctx.raw(),
+                ctx: ctx.raw() as usize,
                 bufs: [
                     PinnedHostBuffer::new(ctx, CHUNK, HostAllocFlags::NONE)?,
                     PinnedHostBuffer::new(ctx, CHUNK, HostAllocFlags::NONE)?,
@@ -81,15 +82,13 @@ fn staged_upload(stream: &Arc<Stream>, src: &[u8], dst: &DeviceBuffer<u8>) -> Re
             // SAFETY: the staging buffer holds `chunk.len()` bytes and is not touched again
             // before its event (recorded right after) completes; `dst` has room for the chunk
             // at this offset (same total size as `src`).
-            let r = unsafe {
-                sys::cuMemcpyHtoDAsync_v2(
+            unsafe {
+                stream.memcpy_htod_raw(
                     DeviceRead::device_ptr(dst) + (i * CHUNK) as u64,
-                    st.bufs[k].as_ptr().cast(),
+                    st.bufs[k].as_ptr(),
                     chunk.len(),
-                    stream.raw(),
                 )
-            };
-            cuprite::error::check(r, "cuMemcpyHtoDAsync")?;
+            }?;
             st.events[k].record(stream)?;
             st.used[k] = true;
         }
@@ -115,15 +114,13 @@ fn staged_download(stream: &Arc<Stream>, src: &DeviceBuffer<u8>, out: &mut [u8])
                 let len = CHUNK.min(out.len() - i * CHUNK);
                 // SAFETY: the staging buffer has room for `len` bytes and is not read before
                 // its event completes; `src` holds `out.len()` bytes.
-                let r = unsafe {
-                    sys::cuMemcpyDtoHAsync_v2(
-                        st.bufs[k].as_ptr().cast_mut().cast(),
+                unsafe {
+                    stream.memcpy_dtoh_raw(
+                        st.bufs[k].as_ptr().cast_mut(),
                         DeviceRead::device_ptr(src) + (i * CHUNK) as u64,
                         len,
-                        stream.raw(),
                     )
-                };
-                cuprite::error::check(r, "cuMemcpyDtoHAsync")?;
+                }?;
                 st.events[k].record(stream)?;
                 st.used[k] = true;
             }

@@ -2,9 +2,9 @@
 //! arguments; the array is locked while a view lives.
 
 use crate::array::Array;
-use crate::backend::Storage;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
+use crate::storage::Storage;
 use cuprite::launch::{KernelArg, LaunchArgs};
 use cuprite::{DeviceRead, DeviceView, Tracker};
 use std::sync::Arc;
@@ -102,7 +102,7 @@ impl<'a, T> std::ops::Deref for ArrayDeviceView<'a, T> {
 
 impl<T> DeviceRead<T> for ArrayDeviceView<'_, T> {
     #[inline]
-    fn device_ptr(&self) -> cuprite::sys::driver::CUdeviceptr {
+    fn device_ptr(&self) -> u64 {
         self.view.device_ptr()
     }
     #[inline]

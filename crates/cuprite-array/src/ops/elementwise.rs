@@ -19,6 +19,14 @@ pub(crate) fn unary_node(a: &Arc<Node>, op: UnaryOp) -> Arc<Node> {
     let d = op
         .result(a.dtype)
         .unwrap_or_else(|| panic!("{op:?} is not defined for {}", a.dtype));
+    // A library call that can fold `op` into itself (an epilogue) makes one call node.
+    if a.has_library() && !a.is_leaf() && d == a.dtype {
+        if let Op::Library(call, inputs) = a.op() {
+            if let Some(fused) = call.absorb_unary(op) {
+                return Node::new(Op::Library(fused, inputs), d, a.shape.clone(), a.device);
+            }
+        }
+    }
     finish(Node::new(
         Op::Unary(op, a.clone()),
         d,

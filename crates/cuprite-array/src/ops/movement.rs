@@ -1,7 +1,7 @@
 //! Data movement: reshape, permute, slices with steps, flip, broadcast (all views, no copy),
 //! and gather, concat, tile, roll, pad (which write new memory in one pass per piece).
 
-use crate::array::{Array, contiguous_storage, expand};
+use crate::array::{Array, expand};
 use crate::backend;
 use crate::dtype::{DType, Element, Integer, Scalar};
 use crate::error::{Error, Result};
@@ -9,6 +9,7 @@ use crate::graph::{Node, Op, Program, ViewFn, push_view};
 use crate::ops::BinaryOp;
 use crate::ops::elementwise::binary_node;
 use crate::ops::reduce::permute_node;
+use crate::schedule::contiguous_storage;
 use crate::shape::{
     Layout, SliceArg, SliceSpec, axis, broadcast_shapes, contiguous_strides, numel,
 };
@@ -52,7 +53,7 @@ fn view(n: &Arc<Node>, shape: &[usize], f: &dyn ViewFn) -> Result<Arc<Node>> {
 }
 
 fn leaf_node(
-    s: Arc<crate::backend::Storage>,
+    s: Arc<crate::storage::Storage>,
     shape: &[usize],
     d: DType,
     dev: crate::Device,
@@ -129,6 +130,7 @@ impl<T: Element> Array<T> {
 
     /// Broadcasts to `shape` (a view with zero strides).
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Array<T>> {
+        crate::shape::checked_numel(shape)?;
         let b = broadcast_shapes(self.shape(), shape)?;
         if b != shape {
             return Err(Error::Shape(format!(
@@ -171,7 +173,9 @@ impl<T: Element> Array<T> {
         }
         let shape: Vec<usize> = specs.iter().map(|s| s.len).collect();
         if numel(&shape) == 0 {
-            return Ok(Array::zeros(&shape));
+            return Ok(crate::device::with_device(self.device(), || {
+                Array::zeros(&shape)
+            }));
         }
         Ok(Array::from_node(view(&self.node, &shape, &Slice(&specs))?))
     }
@@ -209,6 +213,14 @@ impl<T: Element> Array<T> {
             )));
         }
         crate::array::check_devices(&[&self.node, &index.node])?;
+        if self.shape()[ax] == 0 && !index.is_empty() {
+            return Err(Error::Index(format!(
+                "gather of {} index(es) along axis {ax} of extent 0 (shape {:?}): no element to \
+                 read",
+                index.len(),
+                self.shape()
+            )));
+        }
         let src = contiguous_storage(&self.node)?;
         let mut out_shape = self.shape().to_vec();
         out_shape[ax] = index.len();
@@ -292,7 +304,7 @@ impl<T: Element> Array<T> {
             pieces.push((Program::build(std::slice::from_ref(&a.node)), l));
         }
         let dev = first.device();
-        let s = backend::assemble(dev, T::DTYPE, &shape, &pieces)?;
+        let s = backend::of(dev).eval_into_views(dev, T::DTYPE, numel(&shape), &pieces)?;
         Ok(Array::from_node(leaf_node(s, &shape, T::DTYPE, dev)))
     }
 
@@ -310,7 +322,18 @@ impl<T: Element> Array<T> {
             .zip(&reps_full)
             .flat_map(|(&s, &r)| [r, s])
             .collect();
-        let out: Vec<usize> = src.iter().zip(&reps_full).map(|(&s, &r)| s * r).collect();
+        let out: Vec<usize> = src
+            .iter()
+            .zip(&reps_full)
+            .map(|(&s, &r)| s.checked_mul(r))
+            .collect::<Option<_>>()
+            .ok_or_else(|| {
+                Error::Shape(format!(
+                    "tiling shape {:?} by {reps:?} overflows",
+                    self.shape()
+                ))
+            })?;
+        crate::shape::checked_numel(&out)?;
         let b = self.reshape(&inter)?.broadcast_to(&big)?;
         b.contiguous()?.reshape(&out)
     }
@@ -346,8 +369,15 @@ impl<T: Element> Array<T> {
             .shape()
             .iter()
             .zip(widths)
-            .map(|(s, (b, a))| s + b + a)
-            .collect();
+            .map(|(s, (b, a))| s.checked_add(*b)?.checked_add(*a))
+            .collect::<Option<_>>()
+            .ok_or_else(|| {
+                Error::Shape(format!(
+                    "padding shape {:?} by {widths:?} overflows",
+                    self.shape()
+                ))
+            })?;
+        crate::shape::checked_numel(&shape)?;
         let full = Layout::contiguous(&shape);
         let fill = Array::full(&shape, value);
         let fill = Array::<T>::from_node(Node::new(
@@ -369,7 +399,12 @@ impl<T: Element> Array<T> {
                 .sum();
             pieces.push((Program::build(std::slice::from_ref(&self.node)), inner));
         }
-        let s = backend::assemble(self.device(), T::DTYPE, &shape, &pieces)?;
+        let s = backend::of(self.device()).eval_into_views(
+            self.device(),
+            T::DTYPE,
+            numel(&shape),
+            &pieces,
+        )?;
         Ok(Array::from_node(leaf_node(
             s,
             &shape,

@@ -4,7 +4,7 @@
 //! reduced axes last; the backend then reduces `outer x inner` in one fused kernel (no
 //! intermediate array). Reductions evaluate at once and return materialised arrays.
 
-use crate::array::{Array, cast_node, realize};
+use crate::array::{Array, cast_node};
 use crate::backend;
 use crate::dtype::{Element, Float, Numeric, Ordered};
 use crate::error::Result;
@@ -12,6 +12,7 @@ use crate::graph::{Node, Op, Program, ViewFn, push_view};
 use crate::ops::ReduceOp;
 use crate::ops::elementwise::{binary_node, unary_node};
 use crate::ops::{BinaryOp, UnaryOp};
+use crate::schedule::{realize, with_oom_retry};
 use crate::shape::{Layout, axis};
 use std::sync::Arc;
 
@@ -45,6 +46,7 @@ pub(crate) fn reduce_node(
     axes: &[usize],
     keepdims: bool,
 ) -> Result<Arc<Node>> {
+    crate::shape::checked_numel(&n.shape)?;
     let nd = n.shape.len();
     let mut red: Vec<usize> = axes.to_vec();
     red.sort_unstable();
@@ -54,6 +56,18 @@ pub(crate) fn reduce_node(
     let p = permute_node(n, &perm)?;
     let outer: usize = kept.iter().map(|&a| n.shape[a]).product();
     let inner: usize = red.iter().map(|&a| n.shape[a]).product();
+    if inner == 0
+        && outer > 0
+        && matches!(
+            op,
+            ReduceOp::Min | ReduceOp::Max | ReduceOp::ArgMin | ReduceOp::ArgMax
+        )
+    {
+        return Err(crate::Error::InvalidArgument(format!(
+            "{op:?} of an empty array (shape {:?}, reduced along axes {red:?}) has no value",
+            n.shape
+        )));
+    }
     let out_d = op.result(n.dtype);
     let out_shape: Vec<usize> = if keepdims {
         (0..nd)
@@ -64,8 +78,8 @@ pub(crate) fn reduce_node(
     };
     let prog = Program::build(&[p]);
     let dev = n.device;
-    let s = crate::memory::with_oom_retry(dev, || {
-        backend::reduce(dev, &prog, op, outer, inner, out_d)
+    let s = with_oom_retry(dev, || {
+        backend::of(dev).reduce(dev, &prog, op, outer, inner, out_d)
     })?;
     Ok(Node::new(
         Op::Leaf(s, Layout::contiguous(&out_shape)),

@@ -26,16 +26,18 @@
 //! waiting on the device for its pending users); the host never blocks. A failure there is
 //! returned by the context's next fallible call as [`Error::Deferred`](crate::Error::Deferred).
 
+mod copy;
 mod device;
 mod host;
 mod host_sync;
 mod managed;
 mod track;
+pub(crate) mod tracker;
 
 pub use device::{DeviceBuffer, DeviceView, DeviceViewMut};
 pub use host::{HostAllocFlags, PinnedHostBuffer};
 pub use managed::{ManagedBuffer, MemAdvice, MemLocation};
-pub use track::{Access, DeviceRead, DeviceWrite, Tracker};
+pub use tracker::{Access, DeviceRead, DeviceWrite, Tracker};
 
 use crate::error::Result;
 use crate::stream::Stream;
@@ -44,7 +46,7 @@ use crate::stream::Stream;
 /// valid when all its bytes are zero, no drop glue, no pointers the host would follow.
 ///
 /// Implemented for the primitive numbers, `bool`, `half::{f16, bf16}`,
-/// `num_complex::Complex<f32/f64>` and fixed arrays of these.
+/// `num_complex::Complex` of these and fixed arrays of these.
 ///
 /// # Safety
 ///
@@ -75,10 +77,10 @@ device_copy!(
     f64,
     bool,
     half::f16,
-    half::bf16,
-    num_complex::Complex<f32>,
-    num_complex::Complex<f64>
+    half::bf16
 );
+// SAFETY: `Complex` is `#[repr(C)]` of two plain-data elements: plain data, all-zero valid.
+unsafe impl<T: DeviceCopy> DeviceCopy for num_complex::Complex<T> {}
 // SAFETY: an array of plain-data elements is plain data.
 unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
 

@@ -1,0 +1,418 @@
+//! The CUDA backend: plans and launches generated kernels (element-wise, into views, and
+//! reductions) on the thread's array stream; kernels come from `jit`, buffers from `storage`.
+//!
+//! Every launch declares its reads and writes through cuprite's access API, so arrays shared
+//! between threads working on different streams are ordered by the driver layer's tracking
+//! (and single-stream programs pay nothing for it).
+
+use super::{Backend, LibraryInput};
+use crate::codegen::{self, BLOCK, ParamPlan, VEC, Variant};
+use crate::device::Device;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::graph::{CallInput, LibraryCall, Program};
+use crate::jit::Kernel;
+use crate::op::ReduceOp;
+use crate::runtime::{DeviceState, state, stream_for, stream_of};
+use crate::shape::{Layout, numel};
+use crate::storage::{DevBuf, Storage};
+use crate::util::{Fnv, Inline};
+use cuprite::{Access, Stream};
+use std::hash::Hasher;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// The CUDA backend.
+pub(crate) struct Cuda;
+
+impl Backend for Cuda {
+    fn upload(&self, d: Device, dtype: DType, len: usize, bytes: &[u8]) -> Result<Arc<Storage>> {
+        upload(d.ordinal, dtype, len, bytes)
+    }
+
+    fn download(&self, s: &Storage) -> Result<Vec<u8>> {
+        match s {
+            Storage::Cuda(d) => download(d),
+            Storage::Host(_) => Err(Error::DeviceMismatch(
+                "the CUDA backend was asked to read host memory".into(),
+            )),
+        }
+    }
+
+    fn eval(&self, d: Device, prog: &Program) -> Result<Vec<Arc<Storage>>> {
+        eval(d.ordinal, prog)
+    }
+
+    fn eval_one(&self, d: Device, prog: &Program) -> Result<Arc<Storage>> {
+        eval_one(d.ordinal, prog)
+    }
+
+    fn eval_into_views(
+        &self,
+        d: Device,
+        dtype: DType,
+        len: usize,
+        pieces: &[(Program, Layout)],
+    ) -> Result<Arc<Storage>> {
+        assemble(d.ordinal, dtype, len, pieces)
+    }
+
+    fn reduce(
+        &self,
+        d: Device,
+        prog: &Program,
+        op: ReduceOp,
+        outer: usize,
+        inner: usize,
+        out: DType,
+    ) -> Result<Arc<Storage>> {
+        reduce(d.ordinal, prog, op, outer, inner, out)
+    }
+
+    fn library(
+        &self,
+        d: Device,
+        call: &dyn LibraryCall,
+        inputs: &[LibraryInput],
+        out: DType,
+        len: usize,
+    ) -> Result<Arc<Storage>> {
+        let st = state(d.ordinal)?;
+        let stream = stream_of(st);
+        let stream = stream.get();
+        let mut ins = Vec::with_capacity(inputs.len());
+        for i in inputs {
+            ins.push(CallInput {
+                buf: dev_of(&i.storage, d.ordinal)?,
+                layout: &i.layout,
+                shape: &i.shape,
+                dtype: i.dtype,
+            });
+        }
+        let buf = alloc(st, stream, out, len)?;
+        call.run_cuda(st, stream, &ins, &buf)?;
+        Ok(Arc::new(Storage::Cuda(buf)))
+    }
+
+    fn sync(&self, d: Device) -> Result<()> {
+        crate::runtime::sync(d.ordinal)
+    }
+
+    fn mem_info(&self, d: Device) -> Result<(usize, usize)> {
+        crate::runtime::mem_info(d.ordinal)
+    }
+
+    fn gc(&self, d: Device) -> Result<()> {
+        // Kernels retired before the device is synchronised have finished once it is.
+        let retired = crate::jit::take_retired();
+        crate::runtime::gc(d.ordinal)?;
+        drop(retired);
+        Ok(())
+    }
+}
+
+/// A new buffer of `len` elements of `dtype` on `stream`.
+fn alloc(st: &DeviceState, stream: &Arc<Stream>, dtype: DType, len: usize) -> Result<DevBuf> {
+    // SAFETY: every buffer made here is fully written by a kernel or copy before any read.
+    unsafe { DevBuf::alloc(st, stream, dtype, len) }
+}
+
+fn upload(ordinal: usize, dtype: DType, len: usize, bytes: &[u8]) -> Result<Arc<Storage>> {
+    let st = state(ordinal)?;
+    let stream = stream_of(st);
+    let stream = stream.get();
+    let mut d = alloc(st, stream, dtype, len)?;
+    if let Some(b) = d.buffer_mut().filter(|_| !bytes.is_empty()) {
+        stream.memcpy_htod(bytes, b)?;
+    }
+    Ok(Arc::new(Storage::Cuda(d)))
+}
+
+fn download(d: &DevBuf) -> Result<Vec<u8>> {
+    if d.len() == 0 {
+        return Ok(Vec::new());
+    }
+    let stream = stream_for(d.ordinal())?;
+    Ok(stream.clone_dtoh(d.buffer())?)
+}
+
+fn dev_of(s: &Storage, ordinal: usize) -> Result<&DevBuf> {
+    match s {
+        Storage::Cuda(d) if d.ordinal() == ordinal => Ok(d),
+        Storage::Cuda(d) => Err(Error::DeviceMismatch(format!(
+            "an input lives on CUDA device {}, the operation runs on device {ordinal}",
+            d.ordinal()
+        ))),
+        Storage::Host(_) => Err(Error::DeviceMismatch(
+            "an input lives on the CPU backend, the operation runs on CUDA".into(),
+        )),
+    }
+}
+
+/// Launches `k` over `grid` blocks of [`BLOCK`] threads on `stream` with the parameter words
+/// of a [`ParamPlan`], declaring the buffers it reads and writes.
+fn launch(
+    stream: &Arc<Stream>,
+    k: &Kernel,
+    grid: u32,
+    words: &[u64],
+    reads: &[&DevBuf],
+    writes: &[&DevBuf],
+) -> Result<()> {
+    // The accesses, inline for up to 16 buffers (no allocation on the hot path).
+    let mut acc: Inline<Access<'_>, 16> = Inline::new();
+    for b in reads.iter().filter_map(|d| d.live()) {
+        acc.push(Access::read(b));
+    }
+    for b in writes.iter().filter_map(|d| d.live()) {
+        acc.push(Access::write(b));
+    }
+    // SAFETY: the words are the kernel's parameters in order (codegen's `ParamPlan` lays them
+    // out from the same description as the kernel's signature); every address among them is
+    // one of the buffers declared in `acc` (inputs and outputs of the program, over the ranges
+    // the program's layouts reach, checked when the arrays were made), alive until the kernel
+    // has run (frees are stream-ordered after the declared accesses).
+    unsafe { stream.launch_packed(&k.func, (grid, 1, 1), (BLOCK, 1, 1), 0, words, &acc) }?;
+    Ok(())
+}
+
+/// The salt of a kernel key ([`Program::structure_hash`]): variant and kind of kernel.
+fn salt_of(v: Variant, kind: u64) -> u64 {
+    (v.idx32 as u64) | (v.vector as u64) << 1 | (v.strided_out as u64) << 2 | kind << 8
+}
+
+/// 2: not yet read from the configuration; else 0 or 1.
+static VECTOR: AtomicU8 = AtomicU8::new(2);
+
+/// Turns the vectorised kernel variants on or off for the whole process (on by default;
+/// `CUPRITE_ARRAY_NO_VECTOR=1` starts with them off). For diagnosis and tests of both paths.
+pub fn set_vectorize(on: bool) {
+    VECTOR.store(on as u8, Ordering::Relaxed);
+}
+
+fn vector_allowed() -> bool {
+    match VECTOR.load(Ordering::Relaxed) {
+        2 => {
+            let on = crate::jit::JitConfig::get().vectorize;
+            VECTOR.store(on as u8, Ordering::Relaxed);
+            on
+        }
+        v => v == 1,
+    }
+}
+
+fn aligned(ptr: u64, off: usize, size: usize) -> bool {
+    (ptr + (off * size) as u64) % (VEC * size) as u64 == 0
+}
+
+/// Evaluates `p` into `outs` (contiguous, or one output through `out_layout`) on `stream`.
+fn run_elementwise(
+    st: &'static DeviceState,
+    ordinal: usize,
+    stream: &Arc<Stream>,
+    p: &Program,
+    outs: &[&DevBuf],
+    out_layout: Option<&Layout>,
+) -> Result<()> {
+    let n = numel(&p.shape);
+    if n == 0 {
+        return Ok(());
+    }
+    let mut ins: Inline<&DevBuf, 16> = Inline::new();
+    for i in &p.inputs {
+        ins.push(dev_of(&i.storage, ordinal)?);
+    }
+    let in_ptrs: Inline<u64, 16> = ins.iter().map(|d| d.ptr()).collect();
+    let strided_out = out_layout.is_some_and(|l| !l.is_contiguous(&p.shape));
+    let out_off = out_layout.map(|l| l.offset).unwrap_or(0);
+    let out_ptrs: Inline<u64, 8> = outs
+        .iter()
+        .map(|d| {
+            if strided_out {
+                d.ptr()
+            } else {
+                d.ptr() + (out_off * d.dtype().size()) as u64
+            }
+        })
+        .collect();
+    let idx32 = p.fits_i32()
+        && out_layout.is_none_or(|l| {
+            let (lo, hi) = l.extent(&p.shape);
+            lo >= 0 && hi < i32::MAX as isize
+        });
+    let vector = vector_allowed()
+        && !strided_out
+        && codegen::vectorisable(p)
+        && p.inputs
+            .iter()
+            .zip(in_ptrs.iter())
+            .all(|(i, &ptr)| aligned(ptr, i.layout.offset, i.dtype.size()))
+        && outs
+            .iter()
+            .zip(out_ptrs.iter())
+            .all(|(d, &ptr)| aligned(ptr, 0, d.dtype().size()));
+    let v = Variant {
+        idx32,
+        vector,
+        strided_out,
+    };
+    let k = crate::jit::kernel(
+        st,
+        p,
+        salt_of(v, 1),
+        || codegen::elementwise(p, v),
+        // The quick build of a vectorised kernel: its one-element-per-thread form.
+        || {
+            v.vector
+                .then(|| codegen::elementwise(p, Variant { vector: false, ..v }))
+        },
+    )?;
+    let plan = ParamPlan::new(
+        p,
+        v,
+        &in_ptrs,
+        &out_ptrs,
+        out_layout.filter(|_| strided_out),
+    );
+    let per_block = BLOCK as usize * if vector && !k.scalar { VEC } else { 1 };
+    let grid = n.div_ceil(per_block) as u32;
+    launch(stream, &k, grid, &plan.words, &ins, outs)
+}
+
+fn eval(ordinal: usize, p: &Program) -> Result<Vec<Arc<Storage>>> {
+    let n = numel(&p.shape);
+    let st = state(ordinal)?;
+    let stream = stream_of(st);
+    let stream = stream.get();
+    let outs: Vec<DevBuf> = p
+        .outputs
+        .iter()
+        .map(|&o| alloc(st, stream, p.instrs[o].dtype, n))
+        .collect::<Result<_>>()?;
+    {
+        let refs: Inline<&DevBuf, 8> = outs.iter().collect();
+        run_elementwise(st, ordinal, stream, p, &refs, None)?;
+    }
+    Ok(outs
+        .into_iter()
+        .map(|d| Arc::new(Storage::Cuda(d)))
+        .collect())
+}
+
+/// [`eval`] of a program of one output.
+fn eval_one(ordinal: usize, p: &Program) -> Result<Arc<Storage>> {
+    let st = state(ordinal)?;
+    let stream = stream_of(st);
+    let stream = stream.get();
+    let dtype = p.instrs[p.outputs[0]].dtype;
+    let out = alloc(st, stream, dtype, numel(&p.shape))?;
+    run_elementwise(st, ordinal, stream, p, &[&out], None)?;
+    Ok(Arc::new(Storage::Cuda(out)))
+}
+
+fn assemble(
+    ordinal: usize,
+    dtype: DType,
+    len: usize,
+    pieces: &[(Program, Layout)],
+) -> Result<Arc<Storage>> {
+    let st = state(ordinal)?;
+    let stream = stream_of(st);
+    let stream = stream.get();
+    let out = alloc(st, stream, dtype, len)?;
+    for (p, l) in pieces {
+        run_elementwise(st, ordinal, stream, p, &[&out], Some(l))?;
+    }
+    Ok(Arc::new(Storage::Cuda(out)))
+}
+
+fn reduce(
+    ordinal: usize,
+    p: &Program,
+    op: ReduceOp,
+    outer: usize,
+    inner: usize,
+    out_d: DType,
+) -> Result<Arc<Storage>> {
+    let st = state(ordinal)?;
+    let stream = stream_for(ordinal)?;
+    if outer == 0 {
+        return Ok(Arc::new(Storage::Cuda(alloc(st, &stream, out_d, 0)?)));
+    }
+    let src_d = p.instrs[p.outputs[0]].dtype;
+    let arg = matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax);
+    // Blocks per row: enough to fill the GPU once (every block resident at the same time, so
+    // that no block waits for a second wave), at least 16 elements per thread.
+    let most = inner.div_ceil(BLOCK as usize * 16).max(1);
+    let guess = if arg {
+        1
+    } else {
+        most.min((st.sms as usize * 8 / outer).max(1))
+    };
+    let ins: Vec<&DevBuf> = p
+        .inputs
+        .iter()
+        .map(|i| dev_of(&i.storage, ordinal))
+        .collect::<Result<_>>()?;
+    let in_ptrs: Vec<u64> = ins.iter().map(|d| d.ptr()).collect();
+    let vector = vector_allowed()
+        && codegen::vectorisable(p)
+        && inner % VEC == 0
+        && p.inputs
+            .iter()
+            .zip(&in_ptrs)
+            .all(|(i, &ptr)| aligned(ptr, i.layout.offset, i.dtype.size()));
+    // 32-bit index math with room for the loop counters to step past the end.
+    let idx32 = p.fits_i32() && numel(&p.shape) < (i32::MAX as usize) / 2;
+    let v = Variant {
+        idx32,
+        vector,
+        strided_out: false,
+    };
+    let pass_d = if guess > 1 {
+        codegen::acc_dtype(op, src_d)
+    } else {
+        out_d
+    };
+    let mut h = Fnv(0);
+    h.write_u8(pass_d.code());
+    let kind = 2 | (op as u64) << 4 | h.finish() << 12;
+    let k = crate::jit::kernel(
+        st,
+        p,
+        salt_of(v, kind),
+        || codegen::reduction(p, op, pass_d, v),
+        || None,
+    )?;
+    let chunks = if guess > 1 {
+        // The kernel's own occupancy (its register count decides how many blocks fit).
+        let resident = st.sms as usize * k.blocks_per_sm.max(1) as usize;
+        guess.min((resident / outer).max(1)).max(2)
+    } else {
+        1
+    };
+    let out = alloc(st, &stream, pass_d, outer * chunks)?;
+    let mut plan = ParamPlan::new(p, v, &in_ptrs, &[out.ptr()], None);
+    plan.words.extend_from_slice(&[inner as u64, chunks as u64]);
+    launch(
+        &stream,
+        &k,
+        (outer * chunks) as u32,
+        &plan.words,
+        &ins,
+        &[&out],
+    )?;
+    let out = Arc::new(Storage::Cuda(out));
+    if chunks == 1 {
+        return Ok(out);
+    }
+    let shape = [outer, chunks];
+    let leaf = crate::graph::Node::new(
+        crate::graph::Op::Leaf(out, Layout::contiguous(&shape)),
+        pass_d,
+        shape.to_vec(),
+        Device::cuda(ordinal),
+    );
+    let p2 = Program::build(&[leaf]);
+    reduce(ordinal, &p2, op, outer, chunks, out_d)
+}

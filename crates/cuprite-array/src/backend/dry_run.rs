@@ -1,0 +1,133 @@
+//! The dry-run backend: the CPU backend that also records the CUDA source every kernel the GPU
+//! would need (every variant it could pick), so that a machine without a GPU compiles them all
+//! with NVRTC. Chosen by [`super::of`] while [`crate::jit::start_recording`] is on.
+
+use super::cpu::Cpu;
+use super::{Backend, LibraryInput};
+use crate::device::Device;
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::graph::{LibraryCall, Program};
+use crate::op::ReduceOp;
+use crate::shape::Layout;
+use crate::storage::Storage;
+use std::sync::Arc;
+
+/// Records, then runs on the CPU.
+pub(crate) struct DryRun;
+
+impl Backend for DryRun {
+    fn upload(&self, d: Device, dtype: DType, len: usize, bytes: &[u8]) -> Result<Arc<Storage>> {
+        Cpu.upload(d, dtype, len, bytes)
+    }
+
+    fn download(&self, s: &Storage) -> Result<Vec<u8>> {
+        Cpu.download(s)
+    }
+
+    fn eval(&self, d: Device, prog: &Program) -> Result<Vec<Arc<Storage>>> {
+        record_elementwise(prog, false);
+        Cpu.eval(d, prog)
+    }
+
+    fn eval_one(&self, d: Device, prog: &Program) -> Result<Arc<Storage>> {
+        record_elementwise(prog, false);
+        Cpu.eval_one(d, prog)
+    }
+
+    fn eval_into_views(
+        &self,
+        d: Device,
+        dtype: DType,
+        len: usize,
+        pieces: &[(Program, Layout)],
+    ) -> Result<Arc<Storage>> {
+        for (p, l) in pieces {
+            record_elementwise(p, !l.is_contiguous(&p.shape));
+        }
+        Cpu.eval_into_views(d, dtype, len, pieces)
+    }
+
+    fn reduce(
+        &self,
+        d: Device,
+        prog: &Program,
+        op: ReduceOp,
+        outer: usize,
+        inner: usize,
+        out: DType,
+    ) -> Result<Arc<Storage>> {
+        record_reduction(prog, op, inner, out);
+        Cpu.reduce(d, prog, op, outer, inner, out)
+    }
+
+    fn library(
+        &self,
+        d: Device,
+        call: &dyn LibraryCall,
+        inputs: &[LibraryInput],
+        out: DType,
+        len: usize,
+    ) -> Result<Arc<Storage>> {
+        let sig: Vec<(DType, Vec<usize>)> =
+            inputs.iter().map(|i| (i.dtype, i.shape.clone())).collect();
+        for s in call.cuda_sources(&sig) {
+            crate::jit::record(&s);
+        }
+        Cpu.library(d, call, inputs, out, len)
+    }
+
+    fn sync(&self, d: Device) -> Result<()> {
+        Cpu.sync(d)
+    }
+
+    fn mem_info(&self, d: Device) -> Result<(usize, usize)> {
+        Cpu.mem_info(d)
+    }
+
+    fn gc(&self, d: Device) -> Result<()> {
+        Cpu.gc(d)
+    }
+}
+
+/// Records the CUDA source the GPU would run for `prog` (every variant it could pick).
+fn record_elementwise(prog: &Program, strided_out: bool) {
+    use crate::codegen::{Variant, elementwise, vectorisable};
+    for idx32 in [true, false] {
+        if idx32 && !prog.fits_i32() {
+            continue;
+        }
+        for vector in [false, true] {
+            if vector && (strided_out || !vectorisable(prog)) {
+                continue;
+            }
+            let v = Variant {
+                idx32,
+                vector,
+                strided_out,
+            };
+            crate::jit::record(&elementwise(prog, v).source);
+        }
+    }
+}
+
+/// Records the CUDA sources of a reduction (both passes, every variant).
+fn record_reduction(prog: &Program, op: ReduceOp, inner: usize, out: DType) {
+    use crate::codegen::{VEC, Variant, acc_dtype, reduction, vectorisable};
+    let src = prog.instrs[prog.outputs[0]].dtype;
+    let acc = acc_dtype(op, src);
+    for vector in [false, true] {
+        if vector && !(vectorisable(prog) && inner % VEC == 0) {
+            continue;
+        }
+        let v = Variant {
+            idx32: prog.fits_i32(),
+            vector,
+            strided_out: false,
+        };
+        crate::jit::record(&reduction(prog, op, out, v).source);
+        if !matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax) {
+            crate::jit::record(&reduction(prog, op, acc, v).source);
+        }
+    }
+}

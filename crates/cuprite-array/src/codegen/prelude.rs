@@ -1,0 +1,124 @@
+//! The helper functions generated kernels may use, prepended only when a kernel's body
+//! calls them (generated kernels include no header).
+
+const PRELUDE_BASE: &str = r#"
+typedef unsigned long long u64t;
+typedef long long i64t;
+template<typename T, int N> struct __align__(sizeof(T) * N) VecN { T v[N]; };
+__device__ __forceinline__ float finf() { return __int_as_float(0x7f800000); }
+__device__ __forceinline__ double dinf() { return __longlong_as_double(0x7ff0000000000000LL); }
+template<typename T> __device__ __forceinline__ T nmin(T a, T b) { return (a != a) ? a : ((b != b || b < a) ? b : a); }
+template<typename T> __device__ __forceinline__ T nmax(T a, T b) { return (a != a) ? a : ((b != b || b > a) ? b : a); }
+template<typename T> __device__ __forceinline__ T fsign(T x) { return (x != x || x == (T)0) ? x : (x > (T)0 ? (T)1 : (T)-1); }
+template<typename T, typename F> __device__ __forceinline__ T f2i(F x, T lo, T hi) {
+  return x != x ? (T)0 : (x <= (F)lo ? lo : (x >= (F)hi ? hi : (T)x));
+}
+"#;
+const PRELUDE_HALF: &str = r#"
+__device__ __forceinline__ float h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
+__device__ __forceinline__ unsigned short f2h(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+__device__ __forceinline__ float bf2f(unsigned short h) { return __uint_as_float(((unsigned)h) << 16); }
+__device__ __forceinline__ unsigned short f2bf(float f) {
+  unsigned u = __float_as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (unsigned short)(u >> 16);
+}
+__device__ __forceinline__ float rh(float x) { return h2f(f2h(x)); }
+__device__ __forceinline__ float rbf(float x) { return bf2f(f2bf(x)); }
+"#;
+const PRELUDE_IPOW: &str = r#"
+__device__ __forceinline__ i64t ipow_s(i64t b, i64t e) {
+  if (e < 0) return b == 1 ? 1 : (b == -1 ? ((e & 1) ? -1 : 1) : 0);
+  u64t r = 1, x = (u64t)b, k = (u64t)e;
+  while (k) { if (k & 1) r *= x; x *= x; k >>= 1; }
+  return (i64t)r;
+}
+__device__ __forceinline__ u64t ipow_u(u64t b, u64t e) {
+  u64t r = 1;
+  while (e) { if (e & 1) r *= b; b *= b; e >>= 1; }
+  return r;
+}
+"#;
+const PRELUDE_CPLX: &str = r#"
+struct __align__(8) cf32 { float re, im; };
+struct __align__(16) cf64 { double re, im; };
+#define CPLX(C, F, SQRT, HYPOT, ATAN2, EXP, LOG, COS, SIN, FABS) \
+__device__ __forceinline__ C mkc(F re, F im, C*) { C z; z.re = re; z.im = im; return z; } \
+__device__ __forceinline__ C cadd(C a, C b) { C z; z.re = a.re + b.re; z.im = a.im + b.im; return z; } \
+__device__ __forceinline__ C csub(C a, C b) { C z; z.re = a.re - b.re; z.im = a.im - b.im; return z; } \
+__device__ __forceinline__ C cmul(C a, C b) { C z; z.re = a.re * b.re - a.im * b.im; z.im = a.re * b.im + a.im * b.re; return z; } \
+__device__ __forceinline__ C cdiv(C a, C b) { F d = b.re * b.re + b.im * b.im; C z; z.re = (a.re * b.re + a.im * b.im) / d; z.im = (a.im * b.re - a.re * b.im) / d; return z; } \
+__device__ __forceinline__ C cneg(C a) { C z; z.re = -a.re; z.im = -a.im; return z; } \
+__device__ __forceinline__ C cconj(C a) { C z; z.re = a.re; z.im = -a.im; return z; } \
+__device__ __forceinline__ F cabs_(C a) { return HYPOT(a.re, a.im); } \
+__device__ __forceinline__ F carg(C a) { return ATAN2(a.im, a.re); } \
+__device__ __forceinline__ C cexp_(C a) { F e = EXP(a.re); C z; z.re = e * COS(a.im); z.im = e * SIN(a.im); return z; } \
+__device__ __forceinline__ C clog_(C a) { C z; z.re = LOG(HYPOT(a.re, a.im)); z.im = ATAN2(a.im, a.re); return z; } \
+__device__ __forceinline__ C csqrt_(C a) { F r = HYPOT(a.re, a.im); C z; \
+  if (r == (F)0) { z.re = 0; z.im = a.im; } \
+  else if (a.re >= (F)0) { F t = SQRT((r + a.re) * (F)0.5); z.re = t; z.im = a.im / ((F)2 * t); } \
+  else { F t = SQRT((r - a.re) * (F)0.5); z.re = FABS(a.im) / ((F)2 * t); z.im = copysign(t, a.im); } \
+  return z; } \
+__device__ __forceinline__ unsigned char ceq(C a, C b) { return a.re == b.re && a.im == b.im; } \
+__device__ __forceinline__ unsigned char cnz(C a) { return a.re != (F)0 || a.im != (F)0; }
+CPLX(cf32, float, sqrtf, hypotf, atan2f, expf, logf, cosf, sinf, fabsf)
+CPLX(cf64, double, sqrt, hypot, atan2, exp, log, cos, sin, fabs)
+"#;
+const PRELUDE_RAND: &str = r#"
+__device__ __forceinline__ void philox(u64t key, u64t ctr, unsigned out[4]) {
+  unsigned c0 = (unsigned)ctr, c1 = (unsigned)(ctr >> 32), c2 = 0, c3 = 0;
+  unsigned k0 = (unsigned)key, k1 = (unsigned)(key >> 32);
+  #pragma unroll
+  for (int r = 0; r < 10; r++) {
+    if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
+    unsigned hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
+    unsigned hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
+    unsigned n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
+    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
+  }
+  out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
+}
+__device__ __forceinline__ float u01f(unsigned w) { return (float)(w >> 8) * (1.0f / 16777216.0f); }
+__device__ __forceinline__ double u01d(unsigned hi, unsigned lo) { return (double)((((u64t)hi << 32) | lo) >> 11) * (1.0 / 9007199254740992.0); }
+__device__ __forceinline__ float rand_f32(u64t key, u64t i, int normal) {
+  unsigned w[4];
+  if (!normal) { philox(key, i / 4, w); return u01f(w[i % 4]); }
+  philox(key, i / 2, w);
+  float u1 = 1.0f - u01f(w[0]), u2 = u01f(w[1]);
+  float r = sqrtf(-2.0f * logf(u1)), t = 2.0f * 3.14159265358979323846f * u2;
+  return (i % 2 == 0) ? r * cosf(t) : r * sinf(t);
+}
+__device__ __forceinline__ double rand_f64(u64t key, u64t i, int normal) {
+  unsigned w[4];
+  philox(key, i / 2, w);
+  if (!normal) { int j = 2 * (int)(i % 2); return u01d(w[j], w[j + 1]); }
+  double u1 = 1.0 - u01d(w[0], w[1]), u2 = u01d(w[2], w[3]);
+  double r = sqrt(-2.0 * log(u1)), t = 2.0 * 3.14159265358979323846 * u2;
+  return (i % 2 == 0) ? r * cos(t) : r * sin(t);
+}
+"#;
+
+/// Separates the helpers from the kernel in every generated source.
+const MARKER: &str = "// ---- cuprite-array kernel ----\n";
+
+/// The helpers `body` uses, then the marker, then `body` (less source, faster NVRTC).
+pub(super) fn with_prelude(body: &str) -> String {
+    let mut s = String::from(PRELUDE_BASE);
+    let uses = |keys: &[&str]| keys.iter().any(|k| body.contains(k));
+    if uses(&["h2f(", "f2h(", "bf2f(", "f2bf(", "rh(", "rbf("]) {
+        s.push_str(PRELUDE_HALF);
+    }
+    if uses(&["ipow_"]) {
+        s.push_str(PRELUDE_IPOW);
+    }
+    if uses(&["cf32", "cf64", "mkc(", "cadd(", "cmul(", "cnz("]) {
+        s.push_str(PRELUDE_CPLX);
+    }
+    if uses(&["rand_f"]) {
+        s.push_str(PRELUDE_RAND);
+    }
+    s.push_str(MARKER);
+    s.push_str(body);
+    s
+}

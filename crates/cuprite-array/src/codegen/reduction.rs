@@ -1,0 +1,239 @@
+//! Reduction kernels: a fused element-wise program reduced along rows, in one or two passes.
+
+use super::*;
+
+/// The dtype a reduction accumulates (and writes its partial results) in.
+pub(crate) fn acc_dtype(op: ReduceOp, src: DType) -> DType {
+    match op {
+        ReduceOp::Any | ReduceOp::All => DType::Bool,
+        ReduceOp::ArgMin | ReduceOp::ArgMax => DType::I64,
+        _ => match src.class() {
+            Class::F32 => DType::F32,
+            Class::F64 => DType::F64,
+            Class::I64 => DType::I64,
+            Class::U64 => {
+                if matches!(op, ReduceOp::Sum | ReduceOp::Prod) {
+                    DType::U64
+                } else {
+                    src
+                }
+            }
+            Class::C32 => DType::C32,
+            Class::C64 => DType::C64,
+        },
+    }
+}
+
+/// The reduction kernel: block `b` reduces row `b / chunks`, elements
+/// `[(b % chunks) · per, ...)` of `inner`, writing `out[b]` (a partial when `chunks > 1`).
+pub(crate) fn reduction(p: &Program, op: ReduceOp, out_d: DType, v: Variant) -> KernelSource {
+    use ReduceOp::*;
+    let it = if v.idx32 { "int" } else { "i64t" };
+    let src_d = p.instrs[p.outputs[0]].dtype;
+    let acc_d = if matches!(op, ArgMin | ArgMax) {
+        src_d
+    } else {
+        acc_dtype(op, src_d)
+    };
+    let at = cty(acc_d);
+    let arg = matches!(op, ArgMin | ArgMax);
+    let name = "cuprite_reduce".to_string();
+    let mut s = String::new();
+    let acc_t = if arg {
+        "AccArg".to_string()
+    } else {
+        at.to_string()
+    };
+    if arg {
+        let _ = writeln!(s, "struct AccArg {{ {at} v; i64t i; }};");
+        // NaN counts as the most extreme value; ties keep the lower index.
+        let better = if op == ArgMin { "<" } else { ">" };
+        let _ = writeln!(
+            s,
+            "__device__ __forceinline__ AccArg comb(AccArg a, AccArg b) {{\n  if (a.i < 0) return b; if (b.i < 0) return a;\n  bool an = a.v != a.v, bn = b.v != b.v;\n  if (an || bn) return (an && (!bn || a.i < b.i)) ? a : ((bn && !an) ? b : (a.i < b.i ? a : b));\n  if (b.v {better} a.v || (b.v == a.v && b.i < a.i)) return b; return a;\n}}"
+        );
+    } else {
+        let comb = match (op, acc_d.is_complex(), acc_d.is_float()) {
+            (Sum, true, _) => "cadd(a, b)".to_string(),
+            (Prod, true, _) => "cmul(a, b)".to_string(),
+            (Sum, _, _) => binary_expr(BinaryOp::Add, acc_d, "a", "b"),
+            (Prod, _, _) => binary_expr(BinaryOp::Mul, acc_d, "a", "b"),
+            (Min, _, true) => "nmin(a, b)".to_string(),
+            (Max, _, true) => "nmax(a, b)".to_string(),
+            (Min, _, _) => "(a < b ? a : b)".to_string(),
+            (Max, _, _) => "(a > b ? a : b)".to_string(),
+            (Any, _, _) => "(unsigned char)(a | b)".to_string(),
+            (All, _, _) => "(unsigned char)(a & b)".to_string(),
+            _ => unreachable!(),
+        };
+        let _ = writeln!(
+            s,
+            "__device__ __forceinline__ {at} comb({at} a, {at} b) {{ return {comb}; }}"
+        );
+    }
+    let ident = match (op, acc_d.class()) {
+        (ArgMin | ArgMax, _) => format!("AccArg{{ ({at})0, -1 }}"),
+        (Any, _) => "(unsigned char)0".into(),
+        (All, _) => "(unsigned char)1".into(),
+        (Sum, Class::C32) => "mkc(0.0f, 0.0f, (cf32*)0)".into(),
+        (Sum, Class::C64) => "mkc(0.0, 0.0, (cf64*)0)".into(),
+        (Prod, Class::C32) => "mkc(1.0f, 0.0f, (cf32*)0)".into(),
+        (Prod, Class::C64) => "mkc(1.0, 0.0, (cf64*)0)".into(),
+        (Sum, _) => format!("({at})0"),
+        (Prod, _) => format!("({at})1"),
+        (Min, Class::F32) => "finf()".into(),
+        (Min, Class::F64) => "dinf()".into(),
+        (Max, Class::F32) => "(-finf())".into(),
+        (Max, Class::F64) => "(-dinf())".into(),
+        (Min, _) => format!("({at}){}", int_limits(acc_d).1),
+        (Max, _) => format!("({at}){}", int_limits(acc_d).0),
+    };
+    // Value of the producer → accumulator element.
+    let to_acc = |x: &str, idx: &str| -> String {
+        match op {
+            ArgMin | ArgMax => format!("AccArg{{ {x}, (i64t)({idx}) }}"),
+            Any | All => format!(
+                "(unsigned char)({})",
+                if src_d.is_complex() {
+                    format!("cnz({x})")
+                } else {
+                    format!("{x} != 0")
+                }
+            ),
+            _ => cast_expr(src_d, acc_d, x),
+        }
+    };
+    let outlined = v.vector && outline(p);
+    if outlined {
+        s.push_str(&value_fn(p));
+    }
+    let _ = writeln!(
+        s,
+        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}, u64t inner, u64t chunks) {{",
+        params(p, v, 1, &[out_d])
+    );
+    let _ = writeln!(s, "  __shared__ {acc_t} sh[{BLOCK}];");
+    let _ = writeln!(s, "  {acc_t} acc = {ident};");
+    // Block `ch` of a row's `chunks` blocks takes every `chunks`-th tile of the row (all blocks
+    // sweep the row together, grid-stride), so every block has the same work whatever the
+    // number of blocks resident at once.
+    let _ = writeln!(
+        s,
+        "  {it} row = ({it})(blockIdx.x / chunks), ch = ({it})(blockIdx.x % chunks), nch = ({it})chunks;"
+    );
+    let _ = writeln!(s, "  {it} start = 0;");
+    if v.vector {
+        // Tiles of BLOCK * VEC elements, one 16-byte vector load per thread and input.
+        let tile = BLOCK as usize * VEC;
+        let _ = writeln!(s, "  {it} ntiles = ({it})inner / {tile};");
+        let _ = writeln!(s, "  {it} step = nch * {tile};");
+        let _ = writeln!(s, "  {it} t = ch;");
+        let group = |s: &mut String, units: &[usize]| {
+            for &u in units {
+                let _ = writeln!(
+                    s,
+                    "    {it} jj{u} = t * {tile} + ({it})threadIdx.x * {VEC} + {u} * step;"
+                );
+                let _ = writeln!(s, "    {it} base{u} = row * ({it})inner + jj{u};");
+                for (i, inp) in p.inputs.iter().enumerate() {
+                    let st = inp.dtype.c_storage();
+                    let _ = writeln!(
+                        s,
+                        "    VecN<{st}, {VEC}> x{i}_{u} = *reinterpret_cast<const VecN<{st}, {VEC}>*>(in{i} + off{i} + base{u});"
+                    );
+                }
+            }
+            for &u in units {
+                for lane in 0..VEC {
+                    let loads: Vec<String> = p
+                        .inputs
+                        .iter()
+                        .enumerate()
+                        .map(|(i, inp)| load_conv(inp.dtype, &format!("x{i}_{u}.v[{lane}]")))
+                        .collect();
+                    let idx = format!("jj{u} + {lane}");
+                    if outlined {
+                        let _ = writeln!(
+                            s,
+                            "    acc = comb(acc, {});",
+                            to_acc(&format!("{}.o0", value_call(p, &loads)), &idx)
+                        );
+                        continue;
+                    }
+                    let e = Emit {
+                        prog: p,
+                        loads,
+                        lin: format!("(base{u} + {lane})"),
+                        sfx: format!("_{u}_{lane}"),
+                    };
+                    emit_lane(&e, s);
+                    let k = p.outputs[0];
+                    let _ = writeln!(
+                        s,
+                        "    acc = comb(acc, {});",
+                        to_acc(&format!("v{k}_{u}_{lane}"), &idx)
+                    );
+                }
+            }
+        };
+        // Four tiles per iteration when the producer is light (loads in flight), else two.
+        let units: &[usize] = if outlined { &[0, 1] } else { &[0, 1, 2, 3] };
+        let _ = writeln!(
+            s,
+            "  for (; t + {} * nch < ntiles; t += {} * nch) {{",
+            units.len() - 1,
+            units.len()
+        );
+        group(&mut s, units);
+        let _ = writeln!(s, "  }}");
+        let _ = writeln!(s, "  for (; t < ntiles; t += nch) {{");
+        group(&mut s, &[0]);
+        let _ = writeln!(s, "  }}");
+        let _ = writeln!(s, "  start = ntiles * {tile};");
+    }
+    let _ = writeln!(
+        s,
+        "  for ({it} j = start + ch * {BLOCK} + ({it})threadIdx.x; j < ({it})inner; j += nch * {BLOCK}) {{"
+    );
+    let _ = writeln!(s, "    {it} i = row * ({it})inner + j;");
+    s.push_str(&index_code(
+        p,
+        Variant {
+            strided_out: false,
+            ..v
+        },
+        "i",
+        it,
+    ));
+    let e = Emit {
+        prog: p,
+        loads: p
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, inp)| load_conv(inp.dtype, &format!("in{i}[o{i}]")))
+            .collect(),
+        lin: "i".into(),
+        sfx: String::new(),
+    };
+    emit_lane(&e, &mut s);
+    let k = p.outputs[0];
+    let _ = writeln!(s, "    acc = comb(acc, {});", to_acc(&format!("v{k}"), "j"));
+    let _ = writeln!(s, "  }}");
+    let _ = writeln!(s, "  sh[threadIdx.x] = acc; __syncthreads();");
+    let _ = writeln!(
+        s,
+        "  for (int w = {} ; w > 0; w >>= 1) {{ if (threadIdx.x < w) sh[threadIdx.x] = comb(sh[threadIdx.x], sh[threadIdx.x + w]); __syncthreads(); }}",
+        BLOCK / 2
+    );
+    let fin = match op {
+        ArgMin | ArgMax => "(i64t)(sh[0].i < 0 ? 0 : sh[0].i)".to_string(),
+        _ => store_conv(out_d, &cast_expr(acc_d, out_d, "sh[0]")),
+    };
+    let _ = writeln!(s, "  if (threadIdx.x == 0) out0[blockIdx.x] = {fin};");
+    s.push_str("}\n");
+    KernelSource {
+        name,
+        source: with_prelude(&s),
+    }
+}

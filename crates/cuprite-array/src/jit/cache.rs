@@ -1,0 +1,353 @@
+//! The kernel cache and the tier policy: one place decides where a kernel comes from.
+//!
+//! [`get`] looks in the calling thread's small cache (matched on the program's exact
+//! structure: no hash, no lock on a warm launch), then in the process-wide map (keyed by device
+//! and structure hash), then on disk, and on a miss builds it: a quick first build (linked with
+//! the math library where that is ready) that serves at once while the optimised build runs in
+//! the background and replaces it, or the optimised build on the spot when tiers are off.
+//!
+//! A replaced or cleared kernel is retired, not unloaded: a launch of it may still be in
+//! flight. Retired kernels are released by [`take_retired`] once their device has been
+//! synchronised (`device_gc`).
+
+use super::compile::{self, tiered};
+use super::config::{JitConfig, trace_note};
+use super::{disk, math, worker};
+use crate::codegen::{BLOCK, KernelSource};
+use crate::dtype::Scalar;
+use crate::error::Result;
+use crate::graph::{Instr, Program};
+use crate::runtime::DeviceState;
+use crate::util::FastMap;
+use cuprite::{Function, Linker, ModuleImage};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex};
+
+/// A loaded kernel and what launching it needs to know.
+#[derive(Debug)]
+pub(crate) struct Kernel {
+    pub func: Function,
+    /// Blocks of [`BLOCK`] threads resident per multiprocessor (the driver's occupancy).
+    pub blocks_per_sm: u32,
+    /// A quick first build of a vectorised element-wise kernel made as its one-element-per-
+    /// thread form (same parameters): launched with one thread per element until the
+    /// optimised build replaces it.
+    pub scalar: bool,
+}
+
+type Map = FastMap<(usize, u64), Arc<Kernel>>;
+
+/// Every device's kernels, by (device ordinal, structure key).
+static KERNELS: LazyLock<Mutex<Map>> = LazyLock::new(|| Mutex::new(Map::default()));
+/// Kernels replaced or cleared from [`KERNELS`] whose launches may still be in flight.
+static RETIRED: Mutex<Vec<Arc<Kernel>>> = Mutex::new(Vec::new());
+/// Bumped by every change of [`KERNELS`] (under its lock): the per-thread caches in front of
+/// it empty themselves when it moves.
+static GENERATION: AtomicU64 = AtomicU64::new(0);
+
+/// Puts `k` in the map under `(ordinal, key)`, retiring what it replaces.
+pub(crate) fn insert(ordinal: usize, key: u64, k: Arc<Kernel>) {
+    let mut m = KERNELS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(old) = m.insert((ordinal, key), k) {
+        RETIRED.lock().unwrap_or_else(|e| e.into_inner()).push(old);
+    }
+    GENERATION.fetch_add(1, Ordering::Release);
+}
+
+/// Forgets every kernel of every device: the next use of an expression goes to the disk cache
+/// or NVRTC again, as in a new process. The modules stay loaded until `take_retired`.
+pub fn clear_kernel_cache() {
+    let mut m = KERNELS.lock().unwrap_or_else(|e| e.into_inner());
+    RETIRED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .extend(m.drain().map(|(_, k)| k));
+    GENERATION.fetch_add(1, Ordering::Release);
+}
+
+/// The retired kernels, to drop once the devices they ran on have been synchronised.
+pub(crate) fn take_retired() -> Vec<Arc<Kernel>> {
+    std::mem::take(&mut *RETIRED.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// What the kernel key knows of an input (see [`Program::structure_hash`]).
+fn input_sig(p: &Program, i: &crate::graph::Input) -> u16 {
+    (i.dtype.code() as u16) << 2
+        | (i.gather_len.is_some() as u16) << 1
+        | (i.gather_len.is_none() && i.layout.is_contiguous(&p.shape)) as u16
+}
+
+/// One entry of a thread's cache: the program's exact structure and its kernel.
+struct LocalKernel {
+    ordinal: usize,
+    salt: u64,
+    ndim: usize,
+    inputs: Vec<u16>,
+    consts: Vec<std::mem::Discriminant<Scalar>>,
+    instrs: Vec<Instr>,
+    outputs: Vec<usize>,
+    kernel: Option<Arc<Kernel>>,
+}
+
+impl LocalKernel {
+    fn matches(&self, ordinal: usize, salt: u64, p: &Program) -> bool {
+        self.kernel.is_some()
+            && self.ordinal == ordinal
+            && self.salt == salt
+            && self.ndim == p.shape.len()
+            && self.instrs == p.instrs
+            && self.outputs == p.outputs
+            && self.inputs.len() == p.inputs.len()
+            && self.consts.len() == p.consts.len()
+            && self
+                .inputs
+                .iter()
+                .zip(&p.inputs)
+                .all(|(s, i)| *s == input_sig(p, i))
+            && self
+                .consts
+                .iter()
+                .zip(&p.consts)
+                .all(|(d, c)| *d == std::mem::discriminant(c))
+    }
+
+    /// Makes this entry describe `p` (reusing its vectors).
+    fn fill(&mut self, ordinal: usize, salt: u64, p: &Program, k: Arc<Kernel>) {
+        self.ordinal = ordinal;
+        self.salt = salt;
+        self.ndim = p.shape.len();
+        self.inputs.clear();
+        self.inputs.extend(p.inputs.iter().map(|i| input_sig(p, i)));
+        self.consts.clear();
+        self.consts
+            .extend(p.consts.iter().map(std::mem::discriminant));
+        self.instrs.clear();
+        self.instrs.extend_from_slice(&p.instrs);
+        self.outputs.clear();
+        self.outputs.extend_from_slice(&p.outputs);
+        self.kernel = Some(k);
+    }
+}
+
+/// A thread's recently used kernels, replaced in turn once full.
+struct LocalKernels {
+    generation: u64,
+    entries: Vec<LocalKernel>,
+    next_victim: usize,
+}
+
+/// Kernels kept per thread.
+const LOCAL_KERNELS: usize = 16;
+
+thread_local! {
+    static LOCAL: RefCell<LocalKernels> = const {
+        RefCell::new(LocalKernels { generation: 0, entries: Vec::new(), next_victim: 0 })
+    };
+}
+
+/// The kernel of `prog` (with key salt `salt`: the variant and kind of kernel) on the device of
+/// `st`: from this thread's cache, the process's map, the disk, or a build from `make`'s
+/// source. `quick` gives the source of the quick first build when it is not `make`'s (the
+/// one-element-per-thread form of a vectorised kernel, same parameters).
+pub(crate) fn get(
+    st: &'static DeviceState,
+    prog: &Program,
+    salt: u64,
+    make: impl FnOnce() -> KernelSource,
+    quick: impl FnOnce() -> Option<KernelSource>,
+) -> Result<Arc<Kernel>> {
+    let generation = GENERATION.load(Ordering::Acquire);
+    let hit = LOCAL.with(|l| {
+        let mut l = l.try_borrow_mut().ok()?;
+        if l.generation != generation {
+            for e in l.entries.iter_mut() {
+                e.kernel = None;
+            }
+            l.next_victim = 0;
+            l.generation = generation;
+        }
+        l.entries
+            .iter()
+            .find(|e| e.matches(st.ordinal, salt, prog))
+            .and_then(|e| e.kernel.clone())
+    });
+    if let Some(k) = hit {
+        return Ok(k);
+    }
+    let k = lookup(st, prog.structure_hash(salt), make, quick)?;
+    LOCAL.with(|l| {
+        let Ok(mut l) = l.try_borrow_mut() else {
+            return;
+        };
+        // Kept only when nothing changed since `generation` was read (else the next call looks
+        // the map up again).
+        if l.generation != generation {
+            return;
+        }
+        if l.entries.len() < LOCAL_KERNELS {
+            let mut e = LocalKernel {
+                ordinal: st.ordinal,
+                salt,
+                ndim: 0,
+                inputs: Vec::new(),
+                consts: Vec::new(),
+                instrs: Vec::new(),
+                outputs: Vec::new(),
+                kernel: None,
+            };
+            e.fill(st.ordinal, salt, prog, k.clone());
+            l.entries.push(e);
+            return;
+        }
+        let at = l.next_victim % LOCAL_KERNELS;
+        l.next_victim = at + 1;
+        l.entries[at].fill(st.ordinal, salt, prog, k.clone());
+    });
+    Ok(k)
+}
+
+/// The kernel under `key` on the device of `st` (a kernel of a library call, keyed by what its
+/// source depends on), from the process's map, the disk, or a build of `make`'s source.
+pub(crate) fn get_by_key(
+    st: &'static DeviceState,
+    key: u64,
+    make: impl FnOnce() -> KernelSource,
+) -> Result<Arc<Kernel>> {
+    lookup(st, key, make, || None)
+}
+
+/// The kernel under `key` on the device of `st`, built on a miss.
+fn lookup(
+    st: &'static DeviceState,
+    key: u64,
+    make: impl FnOnce() -> KernelSource,
+    quick: impl FnOnce() -> Option<KernelSource>,
+) -> Result<Arc<Kernel>> {
+    if let Some(k) = KERNELS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&(st.ordinal, key))
+    {
+        return Ok(k.clone());
+    }
+    let src = make();
+    let cfg = JitConfig::get();
+    if cfg.nvrtc_cubin || cuprite::nvrtc::nvrtc_newer_than_driver().is_some() {
+        // NVRTC straight to CUBIN (the driver could not read NVRTC's PTX, or asked for).
+        let k = Arc::new(load(st, compile::cubin(&src.source, st.arch)?, &src.name)?);
+        insert(st.ordinal, key, k.clone());
+        return Ok(k);
+    }
+    let path = compile::cache_path(&src.source, st.arch)?;
+    if let Some(bin) = disk::load(path.as_deref()) {
+        let k = Arc::new(load(st, bin, &src.name)?);
+        insert(st.ordinal, key, k.clone());
+        return Ok(k);
+    }
+    if tiered() {
+        let q = quick();
+        let scalar = q.is_some();
+        let q = q.as_ref().unwrap_or(&src);
+        let mut k = quick_build(st, &q.source, &q.name)?;
+        k.scalar = scalar;
+        let k = Arc::new(k);
+        insert(st.ordinal, key, k.clone());
+        worker::queue(worker::Job::TierUp {
+            st,
+            key,
+            source: src,
+        });
+        return Ok(k);
+    }
+    let k = Arc::new(optimised_via_driver(st, &src)?);
+    insert(st.ordinal, key, k.clone());
+    Ok(k)
+}
+
+/// Loads CUBIN `image` into the device's context and looks up kernel `name` with its
+/// occupancy.
+pub(crate) fn load(st: &DeviceState, image: Vec<u8>, name: &str) -> Result<Kernel> {
+    let module = st.ctx.load_module(ModuleImage::cubin(image))?;
+    let func = module.load_function(name)?;
+    let blocks_per_sm = func.max_active_blocks_per_sm(BLOCK, 0)?.max(1);
+    Ok(Kernel {
+        func,
+        blocks_per_sm,
+        scalar: false,
+    })
+}
+
+/// The quick first build of `source`: its math calls compiled as relocatable glue and linked
+/// with the math library when that is built; else, or when that fails, the whole kernel at
+/// NVRTC's fastest setting. The first call queues the math library's build.
+fn quick_build(st: &'static DeviceState, source: &str, name: &str) -> Result<Kernel> {
+    let glue = JitConfig::get()
+        .quick_link
+        .then(|| math::glue_source(source))
+        .flatten();
+    if let Some((glue, used)) = glue {
+        let (libs, build) = math::math_library(st.arch, used);
+        if build {
+            // NVRTC's relocatable path is first taken here, on this thread, not by the
+            // background build (see `worker::register_exit_hook`); then the hook goes after it.
+            math::prime_relocatable(st.arch);
+            worker::register_exit_hook();
+            worker::queue(worker::Job::MathLibrary { arch: st.arch });
+        }
+        if let Some(libs) = libs {
+            let linked = (|| -> Result<Kernel> {
+                let obj = compile::cubin_glue(&glue, st.arch)?;
+                let mut link = Linker::new(&st.ctx)?;
+                link.add_cubin(&obj, "cuprite_array_glue.cubin")?;
+                for l in &libs {
+                    link.add_cubin(l, "cuprite_array_math.cubin")?;
+                }
+                load(st, link.complete()?, name)
+            })();
+            match linked {
+                Ok(k) => {
+                    math::note_linked();
+                    worker::exit_hook_after_linker();
+                    return Ok(k);
+                }
+                Err(e) => trace_note(&format!(
+                    "linking the quick build with the math library failed ({e}): compiling the whole kernel"
+                )),
+            }
+        }
+    }
+    load(st, compile::cubin_quick(source, st.arch)?, name)
+}
+
+/// The optimised kernel built on the spot without tiers: PTX from NVRTC, finished by the
+/// driver's JIT through its linker (so that the CUBIN can be cached on disk).
+fn optimised_via_driver(st: &DeviceState, src: &KernelSource) -> Result<Kernel> {
+    let path = compile::ptx_cache_path(&src.source, st.arch)?;
+    if let Some(bin) = disk::load(path.as_deref()) {
+        return load(st, bin, &src.name);
+    }
+    let ptx = compile::ptx(&src.source, st.arch)?;
+    let linked = (|| -> Result<Vec<u8>> {
+        let mut link = Linker::new(&st.ctx)?;
+        link.add_ptx(&ptx, "cuprite_array_kernel.ptx")?;
+        Ok(link.complete()?)
+    })();
+    match linked {
+        Ok(bin) => {
+            disk::store(path.as_deref(), &bin);
+            load(st, bin, &src.name)
+        }
+        // The linker only serves to get a CUBIN to cache: load the PTX itself.
+        Err(_) => {
+            let module = st.ctx.load_module(ModuleImage::ptx(ptx))?;
+            let func = module.load_function(&src.name)?;
+            let blocks_per_sm = func.max_active_blocks_per_sm(BLOCK, 0)?.max(1);
+            Ok(Kernel {
+                func,
+                blocks_per_sm,
+                scalar: false,
+            })
+        }
+    }
+}

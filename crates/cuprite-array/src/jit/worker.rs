@@ -1,0 +1,158 @@
+//! The background JIT thread: optimised builds that replace quick first builds, and the math
+//! library's build; and the exit hook that keeps the process from tearing NVRTC or the driver
+//! down under a build in progress.
+
+use super::cache::{self, insert};
+use super::compile;
+use super::config::trace_note;
+use super::math;
+use crate::codegen::KernelSource;
+use crate::runtime::DeviceState;
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex};
+
+/// Work of the background JIT thread.
+pub(crate) enum Job {
+    /// The optimised build of the kernel under `key`, whose quick build serves until then.
+    TierUp {
+        st: &'static DeviceState,
+        key: u64,
+        source: KernelSource,
+    },
+    /// The math library of an architecture (see [`super::math`]).
+    MathLibrary { arch: u32 },
+}
+
+/// The jobs not started, how many are queued or running, and whether the thread runs.
+struct Queue {
+    jobs: VecDeque<Job>,
+    pending: usize,
+    thread_started: bool,
+}
+
+static QUEUE: Mutex<Queue> = Mutex::new(Queue {
+    jobs: VecDeque::new(),
+    pending: 0,
+    thread_started: false,
+});
+static CHANGED: Condvar = Condvar::new();
+
+fn lock() -> std::sync::MutexGuard<'static, Queue> {
+    QUEUE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn run(job: Job) {
+    match job {
+        Job::TierUp { st, key, source } => tier_up(st, key, &source),
+        Job::MathLibrary { arch } => {
+            trace_note("background: building the math library");
+            math::build_math_library(arch);
+            trace_note("background: math library built");
+        }
+    }
+}
+
+/// Queues `job` for the background thread (started on first use; where no thread can be
+/// started, the job runs here).
+pub(crate) fn queue(job: Job) {
+    let mut q = lock();
+    q.jobs.push_back(job);
+    q.pending += 1;
+    if !q.thread_started {
+        let started = std::thread::Builder::new()
+            .name("cuprite-array-jit".into())
+            .spawn(worker)
+            .is_ok();
+        q.thread_started = started;
+        if started {
+            register_exit_hook();
+        } else {
+            let jobs: Vec<Job> = q.jobs.drain(..).collect();
+            q.pending -= jobs.len();
+            drop(q);
+            jobs.into_iter().for_each(run);
+            return;
+        }
+    }
+    CHANGED.notify_all();
+}
+
+fn worker() {
+    loop {
+        let job = {
+            let mut q = lock();
+            loop {
+                if let Some(j) = q.jobs.pop_front() {
+                    break j;
+                }
+                q = CHANGED.wait(q).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        // A panic must not leave the count up (waiters would wait for ever).
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(job)));
+        let mut q = lock();
+        q.pending -= 1;
+        CHANGED.notify_all();
+    }
+}
+
+/// Builds the optimised kernel and puts it in place of the quick one. On failure the quick
+/// kernel stays (it computes the same values).
+fn tier_up(st: &'static DeviceState, key: u64, source: &KernelSource) {
+    // NVRTC straight to an optimised CUBIN (cached on disk), never the driver's PTX JIT: a
+    // library first loaded on this thread would register exit-time destructors after the exit
+    // hook, and tear down under a build in progress at exit.
+    let built =
+        compile::cubin(&source.source, st.arch).and_then(|bin| cache::load(st, bin, &source.name));
+    if let Ok(k) = built {
+        insert(st.ordinal, key, Arc::new(k));
+    }
+}
+
+/// Registers [`at_exit`] (again): exit-time destructors and `atexit` handlers run in the
+/// reverse order of registration, and a library first loaded, or a code path of one first
+/// taken, after the last registration registers destructors that would run before the hook,
+/// tearing down what a background build in progress still uses (seen on the H100: a segfault
+/// at exit in about 1 run in 10). So the hook is registered when the thread starts, after the
+/// driver's linker is first used, and after NVRTC's relocatable path is first taken. Running
+/// it more than once is harmless.
+pub(crate) fn register_exit_hook() {
+    unsafe extern "C" {
+        fn atexit(f: extern "C" fn()) -> std::ffi::c_int;
+    }
+    // SAFETY: `atexit` is the C library's, called with a function that lives for the whole
+    // process and does not unwind (it only takes a lock and waits).
+    let _ = unsafe { atexit(at_exit) };
+}
+
+/// [`register_exit_hook`] once, after the driver's linker was first used in this process.
+pub(crate) fn exit_hook_after_linker() {
+    static DONE: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    DONE.get_or_init(register_exit_hook);
+}
+
+/// At exit: drops the builds not started and waits for the one in progress.
+extern "C" fn at_exit() {
+    let mut q = lock();
+    let dropped = q.jobs.len();
+    q.jobs.clear();
+    q.pending -= dropped;
+    if q.pending > 0 || dropped > 0 {
+        trace_note(&format!(
+            "at exit: {dropped} background builds dropped, waiting for the one in progress"
+        ));
+    }
+    while q.pending > 0 {
+        q = CHANGED.wait(q).unwrap_or_else(|e| e.into_inner());
+    }
+}
+
+/// Waits until every optimised build started in the background is done (they replace the
+/// quick first builds of new expressions), and the math library's build if one is under way.
+/// For benchmarks of steady-state kernels, and for tests that count compilations.
+pub fn wait_tier_up() {
+    let mut q = lock();
+    while q.pending > 0 {
+        q = CHANGED.wait(q).unwrap_or_else(|e| e.into_inner());
+    }
+}

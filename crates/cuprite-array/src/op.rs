@@ -1,0 +1,195 @@
+//! The opcode enums of element-wise operations and reductions, with the dtype each produces.
+//!
+//! Re-exported by [`crate::ops`], which documents their semantics.
+
+use crate::dtype::DType;
+
+/// Element-wise operations of one operand.
+#[allow(missing_docs)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Neg,
+    Abs,
+    Sign,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    Sqrt,
+    Rsqrt,
+    Cbrt,
+    Exp,
+    Exp2,
+    Expm1,
+    Log,
+    Log2,
+    Log10,
+    Log1p,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Erf,
+    Erfc,
+    Lgamma,
+    Tgamma,
+    Sigmoid,
+    IsNan,
+    IsInf,
+    IsFinite,
+    /// Logical not (on `bool`).
+    Not,
+    /// Bitwise not (on integers).
+    BitNot,
+    Real,
+    Imag,
+    Conj,
+    Arg,
+}
+
+/// Element-wise operations of two operands (of one promoted type).
+#[allow(missing_docs)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Pow,
+    Min,
+    Max,
+    Atan2,
+    Hypot,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// Logical and (on `bool`).
+    And,
+    /// Logical or (on `bool`).
+    Or,
+    /// Logical xor (on `bool`).
+    Xor,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+}
+
+impl UnaryOp {
+    /// Every unary operation.
+    pub const ALL: [UnaryOp; 43] = {
+        use UnaryOp::*;
+        [
+            Neg, Abs, Sign, Floor, Ceil, Round, Trunc, Sqrt, Rsqrt, Cbrt, Exp, Exp2, Expm1, Log,
+            Log2, Log10, Log1p, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Asinh, Acosh,
+            Atanh, Erf, Erfc, Lgamma, Tgamma, Sigmoid, IsNan, IsInf, IsFinite, Not, BitNot, Real,
+            Imag, Conj, Arg,
+        ]
+    };
+
+    /// The dtype of the result for an operand of dtype `d`, or `None` when the operation does
+    /// not apply to `d`.
+    pub fn result(self, d: DType) -> Option<DType> {
+        use UnaryOp::*;
+        let float = d.is_float();
+        let ok = match self {
+            Neg | Abs | Sign => d != DType::Bool,
+            Exp | Log | Sqrt => float || d.is_complex(),
+            IsNan | IsInf | IsFinite => float,
+            Not => d == DType::Bool,
+            BitNot => d.is_int(),
+            Real | Imag | Conj | Arg => d.is_complex(),
+            _ => float,
+        };
+        if !ok {
+            return None;
+        }
+        Some(match self {
+            IsNan | IsInf | IsFinite | Not => DType::Bool,
+            Real | Imag | Arg => d.real(),
+            Abs => d.real(),
+            _ => d,
+        })
+    }
+}
+
+impl BinaryOp {
+    /// Every binary operation.
+    pub const ALL: [BinaryOp; 24] = {
+        use BinaryOp::*;
+        [
+            Add, Sub, Mul, Div, Rem, Pow, Min, Max, Atan2, Hypot, Eq, Ne, Lt, Le, Gt, Ge, And, Or,
+            Xor, BitAnd, BitOr, BitXor, Shl, Shr,
+        ]
+    };
+
+    /// The dtype of the result for operands (already promoted) of dtype `d`, or `None`.
+    pub fn result(self, d: DType) -> Option<DType> {
+        use BinaryOp::*;
+        let ok = match self {
+            Add | Sub | Mul | Div => d != DType::Bool,
+            Rem | Pow | Min | Max => d != DType::Bool && !d.is_complex(),
+            Atan2 | Hypot => d.is_float(),
+            Eq | Ne => true,
+            Lt | Le | Gt | Ge => !d.is_complex(),
+            And | Or | Xor => d == DType::Bool,
+            BitAnd | BitOr | BitXor | Shl | Shr => d.is_int(),
+        };
+        if !ok {
+            return None;
+        }
+        Some(match self {
+            Eq | Ne | Lt | Le | Gt | Ge | And | Or | Xor => DType::Bool,
+            _ => d,
+        })
+    }
+}
+
+/// Reductions.
+#[allow(missing_docs)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    Sum,
+    Prod,
+    Min,
+    Max,
+    Any,
+    All,
+    ArgMin,
+    ArgMax,
+}
+
+impl ReduceOp {
+    /// The dtype a reduction of `d` produces: sums and products of `bool`/integers give `i64`
+    /// (signed and bool) or `u64` (unsigned), floats and complex keep their type; min/max keep
+    /// the type; any/all give `bool`; argmin/argmax give `i64`.
+    pub fn result(self, d: DType) -> DType {
+        match self {
+            ReduceOp::Sum | ReduceOp::Prod => {
+                if d.is_unsigned_int() {
+                    DType::U64
+                } else if d.is_signed_int() || d == DType::Bool {
+                    DType::I64
+                } else {
+                    d
+                }
+            }
+            ReduceOp::Min | ReduceOp::Max => d,
+            ReduceOp::Any | ReduceOp::All => DType::Bool,
+            ReduceOp::ArgMin | ReduceOp::ArgMax => DType::I64,
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! The CUDA runtime of the array library: one [`DeviceState`] per device (its primary context,
+//! its array stream, its architecture), the stream each thread's array work goes to
+//! ([`with_stream`]), and small device buffers kept for reuse.
+//!
+//! Owns no kernels and no array buffers: those are `jit` and `storage`, above it.
+
+use crate::device::Device;
+use crate::error::{Error, Result};
+use crate::util::FastHasher;
+use cuprite::{Context, DeviceBuffer, Stream};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+use std::sync::{Arc, Mutex};
+
+/// What the array library keeps per CUDA device: its primary context, its array stream, what
+/// kernels are built for, and the buffers kept for reuse.
+pub(crate) struct DeviceState {
+    pub ordinal: usize,
+    pub ctx: Arc<Context>,
+    pub stream: Arc<Stream>,
+    /// `major * 10 + minor` of the compute capability.
+    pub arch: u32,
+    pub sms: u32,
+    free: Mutex<FreeList>,
+}
+
+/// Small device buffers of dropped arrays, kept for reuse by exact byte size: a warm small
+/// operation takes its output from here instead of asking the driver (`cuMemAllocAsync`), and
+/// a dropped small array goes back here instead of `cuMemFreeAsync`. Reuse is safe on any
+/// stream: each buffer keeps its driver-layer tracker, so a new writer on another stream waits
+/// for the last reads and writes of the previous owner. Bounded (see the constants); emptied by
+/// [`crate::device_gc`] (and so on out-of-memory before the retry).
+#[derive(Default)]
+struct FreeList {
+    by_size: HashMap<usize, Vec<DeviceBuffer<u8>>, BuildHasherDefault<FastHasher>>,
+    bytes: usize,
+}
+
+/// Largest buffer kept for reuse.
+const REUSE_MAX_BYTES: usize = 1 << 20;
+/// Buffers kept per size.
+const REUSE_PER_SIZE: usize = 8;
+/// Bytes kept per device in all.
+const REUSE_MAX_TOTAL: usize = 32 << 20;
+
+/// A buffer of exactly `bytes` bytes from the reuse list of device `ordinal`, if one is kept.
+pub(crate) fn take_free(st: &DeviceState, bytes: usize) -> Option<DeviceBuffer<u8>> {
+    if bytes == 0 || bytes > REUSE_MAX_BYTES {
+        return None;
+    }
+    let mut f = st.free.lock().unwrap_or_else(|e| e.into_inner());
+    let b = f.by_size.get_mut(&bytes)?.pop()?;
+    f.bytes -= bytes;
+    Some(b)
+}
+
+/// Keeps `b` (a dropped array's buffer) for reuse, or drops it (a stream-ordered free).
+///
+/// Only buffers already on the device's array stream are kept: a kept buffer is freed by
+/// [`gc`] or reused long after it was dropped, and a buffer of a user stream (`with_stream`,
+/// perhaps a foreign one from `Stream::from_raw`, which its owner destroys once the arrays made
+/// on it are gone) must be freed on that stream now, stream-ordered, without tying the two
+/// streams together (no wait, no host synchronisation).
+pub(crate) fn recycle(ordinal: usize, b: DeviceBuffer<u8>) {
+    let bytes = cuprite::DeviceRead::<u8>::len(&b);
+    if bytes == 0 || bytes > REUSE_MAX_BYTES {
+        return;
+    }
+    let Some(st) = FAST.get(ordinal).and_then(|s| s.get()) else {
+        return;
+    };
+    if !Arc::ptr_eq(b.stream(), &st.stream) {
+        return;
+    }
+    let mut f = st.free.lock().unwrap_or_else(|e| e.into_inner());
+    if f.bytes + bytes > REUSE_MAX_TOTAL {
+        return;
+    }
+    let v = f.by_size.entry(bytes).or_default();
+    if v.len() < REUSE_PER_SIZE {
+        v.push(b);
+        f.bytes += bytes;
+    }
+}
+
+/// The states of devices `0..FAST.len()`, once made (no lock on the hot path).
+static FAST: [std::sync::OnceLock<&'static DeviceState>; crate::memory::MAX_DEVICES] =
+    [const { std::sync::OnceLock::new() }; crate::memory::MAX_DEVICES];
+
+static STATES: Mutex<Vec<Option<&'static DeviceState>>> = Mutex::new(Vec::new());
+
+/// The state of CUDA device `ordinal` (context, default array stream), created on first use.
+pub(crate) fn state(ordinal: usize) -> Result<&'static DeviceState> {
+    if let Some(s) = FAST.get(ordinal).and_then(|s| s.get()) {
+        return Ok(s);
+    }
+    let n = crate::device::cuda_device_count();
+    if ordinal >= n {
+        return Err(Error::InvalidArgument(format!(
+            "CUDA device {ordinal} does not exist: {n} device(s) present"
+        )));
+    }
+    let mut v = STATES.lock().unwrap_or_else(|e| e.into_inner());
+    if v.len() <= ordinal {
+        v.resize(ordinal + 1, None);
+    }
+    if let Some(s) = v[ordinal] {
+        return Ok(s);
+    }
+    let ctx = Context::new(ordinal)?;
+    let stream = ctx.new_stream()?;
+    let dev = ctx.device();
+    let (maj, min) = dev.compute_capability()?;
+    let sms = dev.multiprocessor_count()?;
+    let s: &'static DeviceState = Box::leak(Box::new(DeviceState {
+        ordinal,
+        ctx,
+        stream,
+        arch: maj * 10 + min,
+        sms,
+        free: Mutex::new(FreeList::default()),
+    }));
+    v[ordinal] = Some(s);
+    if let Some(f) = FAST.get(ordinal) {
+        let _ = f.set(s);
+    }
+    Ok(s)
+}
+
+thread_local! {
+    static STREAM: RefCell<Option<Arc<Stream>>> = const { RefCell::new(None) };
+}
+
+/// The stream this thread's array work on device `ordinal` goes to.
+pub(crate) fn stream_for(ordinal: usize) -> Result<Arc<Stream>> {
+    Ok(stream_of(state(ordinal)?).into_arc())
+}
+
+/// A stream to launch on: the device's array stream (borrowed, no reference count touched)
+/// or this thread's own (see [`with_stream`]).
+pub(crate) enum StreamRef {
+    Array(&'static Arc<Stream>),
+    Own(Arc<Stream>),
+}
+
+impl StreamRef {
+    pub(crate) fn get(&self) -> &Arc<Stream> {
+        match self {
+            StreamRef::Array(s) => s,
+            StreamRef::Own(s) => s,
+        }
+    }
+    pub(crate) fn into_arc(self) -> Arc<Stream> {
+        match self {
+            StreamRef::Array(s) => s.clone(),
+            StreamRef::Own(s) => s,
+        }
+    }
+}
+
+/// The stream this thread's array work on the device of `st` goes to.
+pub(crate) fn stream_of(st: &'static DeviceState) -> StreamRef {
+    let own = STREAM.with(|s| {
+        s.borrow()
+            .as_ref()
+            // Only a stream of the array context (the device's primary context): kernels and
+            // buffers of the array library live there.
+            .filter(|s| Arc::ptr_eq(s.context(), &st.ctx))
+            .cloned()
+    });
+    match own {
+        Some(s) => StreamRef::Own(s),
+        None => StreamRef::Array(&st.stream),
+    }
+}
+
+/// Runs `f` with this thread's array work (on the stream's device) going to `stream`.
+/// Arrays made on other streams are still safe to use: the driver layer's tracking orders the
+/// accesses. Only a stream of the device's primary context (the array library's) is used; the
+/// array stream stays in use for a stream of another context. Arrays made on `stream` free
+/// their memory on it (stream-ordered, no wait): with a foreign stream ([`Stream::from_raw`]),
+/// drop them before its owner destroys it, as `from_raw`'s contract asks. Memory of a user
+/// stream is never kept for reuse.
+///
+/// ```no_run
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let ctx = cuprite::Context::new(0)?;
+/// let s = ctx.new_stream()?;
+/// let x = cuprite_array::with_stream(&s, || {
+///     (cuprite_array::Array::<f32>::ones(&[1024]) * 2.0).sum()
+/// })?;
+/// assert_eq!(x.item()?, 2048.0);
+/// # Ok(()) }
+/// ```
+pub fn with_stream<R>(stream: &Arc<Stream>, f: impl FnOnce() -> R) -> R {
+    let prev = STREAM.with(|s| s.replace(Some(stream.clone())));
+    struct Restore(Option<Arc<Stream>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let p = self.0.take();
+            STREAM.with(|s| *s.borrow_mut() = p);
+        }
+    }
+    let _r = Restore(prev);
+    crate::device::with_device(Device::cuda(stream.context().ordinal()), f)
+}
+
+/// The array library's default stream of CUDA device `ordinal`, as a cuprite stream: kernels
+/// launched on it are ordered with array work without any synchronisation.
+pub fn get_stream(ordinal: usize) -> Result<Arc<Stream>> {
+    Ok(state(ordinal)?.stream.clone())
+}
+
+/// Waits for all work of device `ordinal`'s context.
+pub(crate) fn sync(ordinal: usize) -> Result<()> {
+    Ok(state(ordinal)?.ctx.synchronize()?)
+}
+
+/// `(free, total)` bytes of device `ordinal`.
+pub(crate) fn mem_info(ordinal: usize) -> Result<(usize, usize)> {
+    Ok(state(ordinal)?.ctx.mem_info()?)
+}
+
+/// Frees the buffers kept for reuse, waits for the device, and trims its pool.
+pub(crate) fn gc(ordinal: usize) -> Result<()> {
+    let st = state(ordinal)?;
+    let kept = std::mem::take(&mut *st.free.lock().unwrap_or_else(|e| e.into_inner()));
+    drop(kept);
+    st.ctx.synchronize()?;
+    Ok(st.ctx.trim(0)?)
+}
+
+/// `bytes` of device memory on `stream` for an array buffer: a kept buffer of that size, or a
+/// new stream-ordered allocation.
+///
+/// # Safety
+/// The memory is not initialised: the caller writes all of it (a kernel or a copy) before
+/// anything reads it.
+pub(crate) unsafe fn alloc_raw(
+    st: &DeviceState,
+    stream: &Arc<Stream>,
+    bytes: usize,
+) -> Result<DeviceBuffer<u8>> {
+    match take_free(st, bytes) {
+        Some(b) => Ok(b),
+        // SAFETY: the caller's contract: fully written before any read.
+        None => Ok(unsafe { stream.alloc::<u8>(bytes) }?),
+    }
+}

@@ -1,0 +1,181 @@
+//! When and how the lazy graph is realised: grouping outputs into fused programs, library
+//! calls first (each a fusion boundary), the out-of-memory policy (release cached memory,
+//! retry once), and the device-wide calls (`sync`, `mem_info`, `device_gc`).
+
+use crate::backend::{self, LibraryInput};
+use crate::device::Device;
+use crate::error::{Error, Result};
+use crate::graph::{Node, Op, Program};
+use crate::shape::{Layout, numel};
+use crate::storage::Storage;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Evaluates every unevaluated node of `nodes`, grouping by device and shape.
+pub(crate) fn realize(nodes: &[Arc<Node>]) -> Result<()> {
+    for n in nodes {
+        if n.is_leaf() {
+            continue;
+        }
+        crate::shape::checked_numel(&n.shape)?;
+        if n.has_library() {
+            realize_calls(n)?;
+        }
+    }
+    if let [n] = nodes {
+        // One node (`eval`, `to_vec`, ...): no grouping map.
+        if n.is_leaf() {
+            return Ok(());
+        }
+        crate::stats::EVALUATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        crate::stats::THREAD_EVALUATIONS.with(|c| c.set(c.get() + 1));
+        let device = n.device;
+        // Built in this thread's reused program vectors (emptied again before `set_op`).
+        let s = Program::with_built(std::slice::from_ref(n), |prog| {
+            with_oom_retry(device, || backend::of(device).eval_one(device, prog))
+        })?;
+        n.set_op(Op::Leaf(s, Layout::contiguous(&n.shape)));
+        return Ok(());
+    }
+    let mut groups: HashMap<(Device, Vec<usize>), Vec<Arc<Node>>> = HashMap::new();
+    for n in nodes {
+        if n.is_leaf() {
+            continue;
+        }
+        let g = groups.entry((n.device, n.shape.clone())).or_default();
+        if !g.iter().any(|m| Arc::ptr_eq(m, n)) {
+            g.push(n.clone());
+        }
+    }
+    for ((device, shape), group) in groups {
+        let prog = Program::build(&group);
+        crate::stats::EVALUATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        crate::stats::THREAD_EVALUATIONS.with(|c| c.set(c.get() + 1));
+        let storages = with_oom_retry(device, || backend::of(device).eval(device, &prog))?;
+        for (n, s) in group.iter().zip(storages) {
+            n.set_op(Op::Leaf(s, Layout::contiguous(&shape)));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn contiguous_storage(node: &Arc<Node>) -> Result<Arc<Storage>> {
+    realize(std::slice::from_ref(node))?;
+    let (s, l) = node.leaf().expect("realised");
+    if l.offset == 0 && l.is_contiguous(&node.shape) && s.len() == numel(&node.shape) {
+        return Ok(s);
+    }
+    // A strided view: copy it out.
+    let copy = Node::new(Op::Leaf(s, l), node.dtype, node.shape.clone(), node.device);
+    let prog = Program::build(&[copy]);
+    let mut v = with_oom_retry(node.device, || {
+        backend::of(node.device).eval(node.device, &prog)
+    })?;
+    Ok(v.remove(0))
+}
+
+/// Realises every library call below `node` (post-order: a call's inputs, which may hold
+/// calls of their own, first), so that what remains above them is element-wise.
+fn realize_calls(node: &Arc<Node>) -> Result<()> {
+    let mut seen: Vec<*const Node> = Vec::new();
+    let mut stack: Vec<(Arc<Node>, bool)> = vec![(node.clone(), false)];
+    while let Some((n, children_done)) = stack.pop() {
+        if n.is_leaf() || !n.has_library() {
+            continue;
+        }
+        let op = n.op();
+        if children_done {
+            if let Op::Library(call, inputs) = op {
+                run_call(&n, call.as_ref(), &inputs)?;
+            }
+            continue;
+        }
+        if seen.contains(&Arc::as_ptr(&n)) {
+            continue;
+        }
+        seen.push(Arc::as_ptr(&n));
+        stack.push((n.clone(), true));
+        match op {
+            Op::Library(_, inputs) => stack.extend(inputs.into_iter().map(|i| (i, false))),
+            Op::Unary(_, a) | Op::Cast(a) | Op::Gather(_, _, a) => stack.push((a, false)),
+            Op::Binary(_, a, b) => stack.extend([(a, false), (b, false)]),
+            Op::Select(a, b, c) => stack.extend([(a, false), (b, false), (c, false)]),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Runs one library call node: its inputs realised (fused) first, the call on the node's
+/// device, the node replaced by the result.
+fn run_call(
+    node: &Arc<Node>,
+    call: &dyn crate::graph::LibraryCall,
+    inputs: &[Arc<Node>],
+) -> Result<()> {
+    let mut ins = Vec::with_capacity(inputs.len());
+    for i in inputs {
+        if i.device != node.device {
+            return Err(Error::DeviceMismatch(format!(
+                "{} runs on {} but an input lives on {}",
+                call.name(),
+                node.device,
+                i.device
+            )));
+        }
+        // Library calls take contiguous inputs (a strided view is copied out first).
+        let storage = contiguous_storage(i)?;
+        ins.push(LibraryInput {
+            storage,
+            layout: Layout::contiguous(&i.shape),
+            shape: i.shape.clone(),
+            dtype: i.dtype,
+        });
+    }
+    crate::stats::EVALUATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    crate::stats::THREAD_EVALUATIONS.with(|c| c.set(c.get() + 1));
+    let device = node.device;
+    let len = numel(&node.shape);
+    let s = with_oom_retry(device, || {
+        backend::of(device).library(device, call, &ins, node.dtype, len)
+    })?;
+    node.set_op(Op::Leaf(s, Layout::contiguous(&node.shape)));
+    Ok(())
+}
+
+fn is_oom(e: &Error) -> bool {
+    match e {
+        Error::Cuda(cuprite::Error::OutOfMemory { .. }) => true,
+        Error::Cuda(c) => c
+            .code()
+            .and_then(|c| c.name())
+            .is_some_and(|n| n == "CUDA_ERROR_OUT_OF_MEMORY"),
+        _ => false,
+    }
+}
+
+/// Runs `f`; on out-of-memory, releases cached memory and runs it once more.
+pub(crate) fn with_oom_retry<R>(device: Device, mut f: impl FnMut() -> Result<R>) -> Result<R> {
+    match f() {
+        Err(e) if is_oom(&e) => {
+            device_gc(device)?;
+            f()
+        }
+        r => r,
+    }
+}
+
+/// Waits until all array work queued on `device` is done.
+pub fn sync(device: Device) -> Result<()> {
+    backend::of(device).sync(device)
+}
+
+/// `(free, total)` bytes of `device` (for the CPU: the manager's bytes in use, and 0).
+pub fn mem_info(device: Device) -> Result<(usize, usize)> {
+    backend::of(device).mem_info(device)
+}
+
+/// Releases memory cached by the pool of `device` back to the driver.
+pub fn device_gc(device: Device) -> Result<()> {
+    backend::of(device).gc(device)
+}

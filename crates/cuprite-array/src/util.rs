@@ -1,0 +1,165 @@
+//! Small tools used across the crate: stable and fast hashers, and a vector that keeps its
+//! first few elements inline (no allocation on hot paths).
+
+use std::collections::HashMap;
+use std::hash::Hasher;
+
+/// A `HashMap` with [`FastHasher`].
+pub(crate) type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
+
+/// FNV-1a, a small stable hasher (the std `DefaultHasher` is not stable across releases, and
+/// the disk cache must be).
+#[derive(Debug, Clone)]
+pub(crate) struct Fnv(pub u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= *b as u64;
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// A fast, non-cryptographic hasher for in-process maps whose keys are small (pointers,
+/// instructions, sizes, kernel keys that are already hashes): no per-map random state, one
+/// multiply per word. Not for anything persisted (see [`Fnv`]).
+#[derive(Default)]
+pub(crate) struct FastHasher(u64);
+
+impl Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ *b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
+    }
+}
+
+/// The hasher of in-memory kernel keys ([`Program::structure_hash`]): one strong 64-bit mix
+/// (the SplitMix64 finaliser) per word written, instead of FNV's one multiply per byte. Not
+/// persisted (the disk cache is keyed by the source text).
+pub(crate) struct KeyHasher(pub u64);
+
+impl KeyHasher {
+    #[inline]
+    fn mix(mut z: u64) -> u64 {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for c in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            self.write_u64(u64::from_le_bytes(w) ^ ((c.len() as u64) << 56));
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, v: u64) {
+        self.0 = Self::mix(self.0.wrapping_add(0x9e37_79b9_7f4a_7c15) ^ v);
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(v as u64);
+    }
+    fn write_u16(&mut self, v: u16) {
+        self.write_u64(v as u64);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+    fn write_i64(&mut self, v: i64) {
+        self.write_u64(v as u64);
+    }
+    fn write_isize(&mut self, v: isize) {
+        self.write_u64(v as u64);
+    }
+}
+
+/// Up to `N` values inline, more on the heap: the per-launch lists (inputs, pointers) without
+/// an allocation in the common case.
+pub(crate) struct Inline<T: Copy, const N: usize> {
+    inline: Option<[T; N]>,
+    heap: Vec<T>,
+    len: usize,
+}
+
+impl<T: Copy, const N: usize> Inline<T, N> {
+    pub(crate) fn new() -> Self {
+        Inline {
+            inline: None,
+            heap: Vec::new(),
+            len: 0,
+        }
+    }
+
+    pub(crate) fn push(&mut self, x: T) {
+        if self.len < N {
+            match self.inline.as_mut() {
+                Some(a) => a[self.len] = x,
+                None => self.inline = Some([x; N]),
+            }
+        } else {
+            if self.len == N {
+                self.heap
+                    .extend_from_slice(self.inline.as_ref().map_or(&[][..], |a| &a[..]));
+            }
+            self.heap.push(x);
+        }
+        self.len += 1;
+    }
+
+    pub(crate) fn extend_from_slice(&mut self, xs: &[T]) {
+        for &x in xs {
+            self.push(x);
+        }
+    }
+
+    pub(crate) fn as_slice(&self) -> &[T] {
+        if self.len > N {
+            &self.heap
+        } else {
+            self.inline.as_ref().map_or(&[][..], |a| &a[..self.len])
+        }
+    }
+}
+
+impl<T: Copy, const N: usize> FromIterator<T> for Inline<T, N> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let mut v = Inline::new();
+        for x in iter {
+            v.push(x);
+        }
+        v
+    }
+}
+
+impl<T: Copy, const N: usize> std::ops::Deref for Inline<T, N> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.as_slice()
+    }
+}
