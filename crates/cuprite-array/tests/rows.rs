@@ -277,10 +277,81 @@ fn rows_fuse_and_err(d: Device) -> TestResult {
     })
 }
 
+fn one_hot_cross_entropy(d: Device) -> TestResult {
+    use cuprite_array::bf16;
+    cuprite_array::with_device(d, || {
+        let t = Array::from_slice(&[3u8, 0, 1], &[3])?;
+        let h = t.one_hot::<f32>(4)?;
+        assert_eq!(h.shape(), &[3, 4]);
+        assert_eq!(
+            h.to_vec()?,
+            [0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+        );
+        let t2 = Array::from_slice(&[1i64, 0, 0, 1], &[2, 2])?;
+        assert_eq!(t2.one_hot::<i32>(2)?.to_vec()?, [0, 1, 1, 0, 1, 0, 0, 1]);
+        let e = t.one_hot::<f32>(3).unwrap_err().to_string();
+        assert!(e.contains("index 3") && e.contains("3 classes"), "{e}");
+        let neg = Array::from_slice(&[0i32, -1], &[2])?;
+        let e = neg.one_hot::<f32>(5).unwrap_err().to_string();
+        assert!(e.contains("-1"), "{e}");
+        assert!(t.one_hot::<f32>(0).is_err());
+        // cross_entropy against an f64 reference, rows wider than the register cache too.
+        let mut rng = Rng::fresh();
+        for (n, c) in [(1, 1), (37, 10), (5, 1000), (3, 9000)] {
+            let x: Vec<f64> = rng
+                .vec_f32(n * c, -8.0, 8.0)
+                .iter()
+                .map(|&v| v as f64)
+                .collect();
+            let tg: Vec<i64> = rng
+                .vec_u32(n)
+                .iter()
+                .map(|&v| (v as usize % c) as i64)
+                .collect();
+            let mut want = 0.0;
+            for r in 0..n {
+                let row = &x[r * c..(r + 1) * c];
+                want += line_ref(Op::LogSumExp, row, &[], &[])[0] - row[tg[r] as usize];
+            }
+            want /= n as f64;
+            let targets = Array::from_slice(&tg, &[n])?;
+            let a = Array::from_slice(&x, &[n, c])?;
+            let got = a.cross_entropy(&targets)?.item()?;
+            close(&[got], &[want], 1e-12, 1e-12, "f64 cross_entropy")?;
+            let got = a.cast::<f32>().cross_entropy(&targets)?.item()? as f64;
+            close(&[got], &[want], 1e-4, 1e-4, "f32 cross_entropy")?;
+            let ab = a.cast::<bf16>();
+            let xb = ab.cast::<f64>().to_vec()?;
+            let mut wb = 0.0;
+            for r in 0..n {
+                let row = &xb[r * c..(r + 1) * c];
+                wb += line_ref(Op::LogSumExp, row, &[], &[])[0] - row[tg[r] as usize];
+            }
+            wb /= n as f64;
+            let got = ab.cross_entropy(&targets)?.item()?.to_f64();
+            close(&[got], &[wb], 2e-2, 2e-2, "bf16 cross_entropy")?;
+        }
+        let a = Array::from_slice(&[0.0f32; 6], &[2, 3])?;
+        let e = a
+            .cross_entropy(&Array::from_slice(&[0i32, 3], &[2])?)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("index 3"), "{e}");
+        assert!(a.cross_entropy(&Array::from_slice(&[0i32], &[1])?).is_err());
+        let flat = Array::from_slice(&[0.0f32; 3], &[3])?;
+        assert!(
+            flat.cross_entropy(&Array::from_slice(&[0i32], &[1])?)
+                .is_err()
+        );
+        Ok(())
+    })
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("rows_values", rows_values),
     ("rows_extremes", rows_extremes),
     ("rows_fuse_and_err", rows_fuse_and_err),
+    ("one_hot_cross_entropy", one_hot_cross_entropy),
 ];
 
 pub fn tests() -> Vec<Test> {

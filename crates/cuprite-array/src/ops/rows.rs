@@ -508,3 +508,99 @@ impl LibraryCall for RowOp {
         vec![crate::codegen::rows_kernel(self.kind, self.dtype, self.has_w, self.has_b).source]
     }
 }
+
+impl<I: crate::dtype::Integer> Array<I> {
+    /// Checks that every index lies in `0..classes` (reads the minimum and maximum back: a
+    /// synchronisation) and returns the indices as `i64`.
+    fn class_indices(&self, what: &str, classes: usize) -> Result<Array<i64>> {
+        let idx = self.cast::<i64>();
+        if classes == 0 || classes > i64::MAX as usize {
+            return Err(Error::InvalidArgument(format!(
+                "{what}: the number of classes must be in 1..=i64::MAX, not {classes}"
+            )));
+        }
+        if !idx.is_empty() {
+            let (lo, hi) = (idx.min()?.item()?, idx.max()?.item()?);
+            if lo < 0 || hi >= classes as i64 {
+                let bad = if lo < 0 { lo } else { hi };
+                return Err(Error::Index(format!(
+                    "{what}: class index {bad} is out of range for {classes} classes"
+                )));
+            }
+        }
+        Ok(idx)
+    }
+
+    /// The one-hot encoding of integer class indices: shape `[..., classes]`, `1` at each
+    /// index and `0` elsewhere, in dtype `U`. An index outside `0..classes` (a negative one, or
+    /// an unsigned one above `i64::MAX`) is an `Err`; the check reads the indices' minimum and
+    /// maximum back (a synchronisation), the encoding itself stays lazy and fuses.
+    ///
+    /// ```
+    /// use cuprite_array::{Array, Device};
+    /// let t = Array::<i32>::from_slice_on(Device::CPU, &[2, 0], &[2])?;
+    /// assert_eq!(t.one_hot::<f32>(3)?.to_vec()?, [0.0, 0.0, 1.0, 1.0, 0.0, 0.0]);
+    /// assert!(t.one_hot::<f32>(2).is_err());
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn one_hot<U: Element>(&self, classes: usize) -> Result<Array<U>> {
+        let idx = self.class_indices("one_hot", classes)?;
+        let iota = crate::with_device(self.device(), || Array::<i64>::arange_len(classes))?;
+        let iota = iota.broadcast_to(&[self.shape(), &[classes]].concat())?;
+        let idx = idx.expand_dims(-1)?.broadcast_to(iota.shape())?;
+        Ok(idx.equal(&iota).cast::<U>())
+    }
+}
+
+impl<T: crate::dtype::Float> Array<T> {
+    /// The mean cross-entropy loss of `self` (logits, shape `[N, C]`) against integer class
+    /// `targets` (shape `[N]`): `mean(logsumexp(row) - row[target])`, a 0-d array. PyTorch's
+    /// `F.cross_entropy` with `reduction="mean"`. Targets outside `0..C` are an `Err` (checked
+    /// by reading their minimum and maximum back: a synchronisation).
+    ///
+    /// ```
+    /// use cuprite_array::{Array, Device};
+    /// let z = Array::<f64>::from_slice_on(Device::CPU, &[0.0, 0.0, 5.0, 5.0], &[2, 2])?;
+    /// let t = Array::<i64>::from_slice_on(Device::CPU, &[1, 0], &[2])?;
+    /// let l = z.cross_entropy(&t)?.item()?;
+    /// assert!((l - 2f64.ln()).abs() < 1e-12);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn cross_entropy<I: crate::dtype::Integer>(&self, targets: &Array<I>) -> Result<Array<T>> {
+        let [n, c] = *self.shape() else {
+            return Err(Error::Shape(format!(
+                "cross_entropy takes logits of shape [N, C], not {:?}",
+                self.shape()
+            )));
+        };
+        if targets.shape() != [n] {
+            return Err(Error::Shape(format!(
+                "cross_entropy: targets of shape {:?} for logits of shape {:?} (expected [{n}])",
+                targets.shape(),
+                self.shape()
+            )));
+        }
+        if n == 0 {
+            return Err(Error::Shape(
+                "cross_entropy of 0 rows (the mean is undefined)".into(),
+            ));
+        }
+        if targets.device() != self.device() {
+            return Err(Error::DeviceMismatch(format!(
+                "cross_entropy: targets on {:?}, logits on {:?}",
+                targets.device(),
+                self.device()
+            )));
+        }
+        let hot = targets.one_hot::<bool>(c)?;
+        let lse = self.logsumexp(-1, false)?;
+        // Realised here: a library call below a reduction's element-wise producer (lse - picked
+        // under the mean) is not realised first by the scheduler yet.
+        lse.eval()?;
+        let zero = crate::with_device(self.device(), || Array::<T>::zeros(&[n, c]));
+        let picked = Array::select(&hot, self, &zero)?
+            .sum_axes(&[-1], false)?
+            .cast::<T>();
+        Ok(lse.try_sub(&picked)?.mean()?.cast::<T>())
+    }
+}
