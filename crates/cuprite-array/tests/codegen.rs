@@ -136,6 +136,11 @@ fn every_generated_kernel_compiles() -> TestResult {
             errors.push(format!("{name}: {e}"));
         }
     }
+    for &(name, body) in crate::rows::BODIES {
+        if let Err(e) = body(Device::CPU) {
+            errors.push(format!("rows::{name}: {e}"));
+        }
+    }
     for (name, body) in crate::props::fixed_cases() {
         if let Err(e) = body() {
             errors.push(format!("{name}: {e}"));

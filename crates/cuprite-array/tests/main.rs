@@ -10,6 +10,7 @@ mod hardening;
 mod interop;
 mod library;
 mod props;
+mod rows;
 mod units;
 
 fn main() {
@@ -34,6 +35,7 @@ fn main() {
     tests.extend(interop::tests());
     tests.extend(library::tests());
     tests.extend(props::tests());
+    tests.extend(rows::tests());
     tests.extend(units::tests());
     cuprite_testkit::run(tests);
 }

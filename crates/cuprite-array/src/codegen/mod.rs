@@ -33,12 +33,14 @@ pub(crate) struct Variant {
 mod params;
 mod prelude;
 mod reduction;
+mod rows;
 mod scan;
 
 pub(crate) use params::ParamPlan;
 use params::params;
 use prelude::with_prelude;
 pub(crate) use reduction::{acc_dtype, reduction};
+pub(crate) use rows::{RowKind, rows_kernel};
 pub(crate) use scan::scan_kernel;
 
 /// Source and entry point of one kernel.

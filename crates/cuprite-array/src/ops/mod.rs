@@ -22,6 +22,7 @@
 pub(crate) mod elementwise;
 pub(crate) mod movement;
 pub(crate) mod reduce;
+mod rows;
 mod scan;
 pub use crate::special;
 

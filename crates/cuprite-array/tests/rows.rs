@@ -1,0 +1,368 @@
+//! Row operations (softmax, log_softmax, logsumexp, layer_norm, rms_norm, normalize) against
+//! an f64 reference on the host, every float dtype, along the last and a middle axis, rows
+//! around the kernel's warp (32), block (256) and register-cache (8192) sizes. Bodies run on
+//! every backend present.
+
+use crate::common::{Body, close};
+use cuprite_array::{Array, Device, Element};
+use cuprite_testkit::{Rng, Test, TestResult};
+
+/// The operations under test, with their f64 reference on one line.
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Softmax,
+    LogSoftmax,
+    LogSumExp,
+    LayerNorm,
+    RmsNorm,
+    Normalize(f64),
+}
+
+const OPS: [Op; 7] = [
+    Op::Softmax,
+    Op::LogSoftmax,
+    Op::LogSumExp,
+    Op::LayerNorm,
+    Op::RmsNorm,
+    Op::Normalize(2.0),
+    Op::Normalize(3.0),
+];
+
+const EPS: f64 = 1e-5;
+
+/// The reference on one line (`w`, `b` for the norms); logsumexp gives one value.
+fn line_ref(op: Op, x: &[f64], w: &[f64], b: &[f64]) -> Vec<f64> {
+    let n = x.len() as f64;
+    match op {
+        Op::Softmax | Op::LogSoftmax | Op::LogSumExp => {
+            let m = x.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let s: f64 = x.iter().map(|&v| (v - m).exp()).sum();
+            match op {
+                Op::Softmax => x.iter().map(|&v| (v - m).exp() / s).collect(),
+                Op::LogSoftmax => x.iter().map(|&v| v - m - s.ln()).collect(),
+                _ => vec![m + s.ln()],
+            }
+        }
+        Op::LayerNorm => {
+            let mean = x.iter().sum::<f64>() / n;
+            let var = x.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+            let r = 1.0 / (var + EPS).sqrt();
+            x.iter()
+                .enumerate()
+                .map(|(i, v)| (v - mean) * r * w[i] + b[i])
+                .collect()
+        }
+        Op::RmsNorm => {
+            let r = 1.0 / (x.iter().map(|v| v * v).sum::<f64>() / n + EPS).sqrt();
+            x.iter().enumerate().map(|(i, v)| v * r * w[i]).collect()
+        }
+        Op::Normalize(p) => {
+            let nrm = x.iter().map(|v| v.abs().powf(p)).sum::<f64>().powf(1.0 / p);
+            x.iter().map(|v| v / nrm.max(EPS)).collect()
+        }
+    }
+}
+
+/// The reference along `axis` of a contiguous `shape`.
+fn rows_ref(op: Op, x: &[f64], shape: &[usize], axis: usize, w: &[f64], b: &[f64]) -> Vec<f64> {
+    let outer: usize = shape[..axis].iter().product();
+    let n = shape[axis];
+    let inner: usize = shape[axis + 1..].iter().product();
+    let lse = matches!(op, Op::LogSumExp);
+    let mut out = vec![0.0; if lse { outer * inner } else { x.len() }];
+    for o in 0..outer {
+        for j in 0..inner {
+            let line: Vec<f64> = (0..n).map(|i| x[(o * n + i) * inner + j]).collect();
+            let r = line_ref(op, &line, w, b);
+            if lse {
+                out[o * inner + j] = r[0];
+            } else {
+                for (i, v) in r.iter().enumerate() {
+                    out[(o * n + i) * inner + j] = *v;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Runs `op` on `a` (dtype `T`) along `axis`, with `w`/`b` for the norms, read back in f64.
+fn apply<T: Element>(
+    op: Op,
+    a: &Array<T>,
+    axis: isize,
+    w: &Array<T>,
+    b: &Array<T>,
+) -> cuprite_array::Result<Vec<f64>> {
+    let y = match op {
+        Op::Softmax => a.softmax(axis)?,
+        Op::LogSoftmax => a.log_softmax(axis)?,
+        Op::LogSumExp => a.logsumexp(axis, false)?,
+        Op::LayerNorm => a.layer_norm(axis, Some(w), Some(b), EPS)?,
+        Op::RmsNorm => a.rms_norm(axis, Some(w), EPS)?,
+        Op::Normalize(p) => a.normalize(axis, p, EPS)?,
+    };
+    y.cast::<f64>().to_vec()
+}
+
+/// Every op on `shape` along `axis`, dtype `T`, within `(rtol, atol)` of the reference computed
+/// from the input as rounded to `T`.
+fn check_dtype<T: Element>(
+    rng: &mut Rng,
+    shape: &[usize],
+    axis: usize,
+    tol: (f64, f64),
+) -> TestResult {
+    let len: usize = shape.iter().product();
+    let n = shape[axis];
+    let x: Vec<f64> = rng
+        .vec_f32(len, -4.0, 4.0)
+        .iter()
+        .map(|&v| v as f64)
+        .collect();
+    let w: Vec<f64> = rng.vec_f32(n, 0.5, 1.5).iter().map(|&v| v as f64).collect();
+    let b: Vec<f64> = rng
+        .vec_f32(n, -1.0, 1.0)
+        .iter()
+        .map(|&v| v as f64)
+        .collect();
+    let a = Array::from_slice(&x, shape)?.cast::<T>();
+    let wa = Array::from_slice(&w, &[n])?.cast::<T>();
+    let ba = Array::from_slice(&b, &[n])?.cast::<T>();
+    // The reference sees exactly the values the operation sees.
+    let xr = a.cast::<f64>().to_vec()?;
+    let wr = wa.cast::<f64>().to_vec()?;
+    let br = ba.cast::<f64>().to_vec()?;
+    for op in OPS {
+        let got = apply(op, &a, axis as isize, &wa, &ba)?;
+        let want = rows_ref(op, &xr, shape, axis, &wr, &br);
+        close(
+            &got,
+            &want,
+            tol.0,
+            tol.1,
+            &format!("{op:?} of {} {shape:?} along {axis}", T::DTYPE),
+        )?;
+    }
+    Ok(())
+}
+
+fn rows_values(d: Device) -> TestResult {
+    use cuprite_array::{bf16, f16};
+    cuprite_array::with_device(d, || {
+        let mut rng = Rng::fresh();
+        let mut cases: Vec<(Vec<usize>, usize)> = Vec::new();
+        for n in [1, 31, 32, 33, 1024, 4097, 20000] {
+            cases.push((vec![3, n], 1));
+        }
+        for n in [1, 33, 257, 9000] {
+            cases.push((vec![2, n, 3], 1));
+        }
+        cases.push((vec![5, 7], 0));
+        for (shape, axis) in &cases {
+            check_dtype::<f64>(&mut rng, shape, *axis, (1e-10, 1e-12))?;
+            check_dtype::<f32>(&mut rng, shape, *axis, (3e-5, 3e-5))?;
+            check_dtype::<f16>(&mut rng, shape, *axis, (2e-3, 2e-3))?;
+            check_dtype::<bf16>(&mut rng, shape, *axis, (1.6e-2, 1.6e-2))?;
+        }
+        Ok(())
+    })
+}
+
+fn rows_extremes(d: Device) -> TestResult {
+    use cuprite_array::f16;
+    cuprite_array::with_device(d, || {
+        // Large values do not overflow: softmax of [1e4, 1e4 + 1] and of [-1e4, -1e4 + 1].
+        let e = 1f64.exp();
+        let want = [1.0 / (1.0 + e), e / (1.0 + e)];
+        for base in [1e4f32, -1e4] {
+            let a = Array::from_slice(&[base, base + 1.0], &[2])?;
+            let got: Vec<f64> = a.softmax(0)?.to_vec()?.iter().map(|&v| v as f64).collect();
+            close(&got, &want, 1e-6, 0.0, "f32 softmax of large values")?;
+            let l = a.logsumexp(0, true)?;
+            assert_eq!(l.shape(), &[1]);
+            let got = l.to_vec()?[0] as f64;
+            let want = base as f64 + 1.0 + (1.0 + (-1f64).exp()).ln();
+            assert!((got - want).abs() <= 2e-3, "logsumexp {got} vs {want}");
+        }
+        let a = Array::from_slice(&[1e300f64, 1e300], &[2])?;
+        assert_eq!(a.softmax(0)?.to_vec()?, [0.5, 0.5]);
+        assert_eq!(a.logsumexp(0, false)?.to_vec()?, [1e300]);
+        // f16: the largest finite value twice; the sum of exponentials stays in f32.
+        let h = Array::from_slice(&[f16::MAX, f16::MAX], &[1, 2])?;
+        assert_eq!(h.logsumexp(1, false)?.to_vec()?, [f16::MAX]);
+        assert_eq!(
+            h.softmax(1)?.to_vec()?,
+            [f16::from_f32(0.5), f16::from_f32(0.5)]
+        );
+        // A row of -inf: softmax NaN, logsumexp -inf (PyTorch's results); other rows unaffected.
+        let ninf = f32::NEG_INFINITY;
+        let m = Array::from_slice(&[ninf, ninf, 0.0, ninf], &[2, 2])?;
+        let s = m.softmax(1)?.to_vec()?;
+        assert!(s[0].is_nan() && s[1].is_nan(), "{s:?}");
+        assert_eq!(&s[2..], [1.0, 0.0]);
+        assert_eq!(m.logsumexp(1, false)?.to_vec()?, [ninf, 0.0]);
+        let ls = m.log_softmax(1)?.to_vec()?;
+        assert_eq!(&ls[2..], [0.0, ninf]);
+        // NaN in a row makes that row NaN.
+        let q = Array::from_slice(&[1.0f32, f32::NAN, 2.0, 3.0], &[2, 2])?;
+        let s = q.softmax(1)?.to_vec()?;
+        assert!(s[0].is_nan() && s[1].is_nan(), "{s:?}");
+        assert!(!s[2].is_nan());
+        assert!(q.logsumexp(1, false)?.to_vec()?[0].is_nan());
+        // A zero row: normalize divides by eps, rms_norm gives zeros.
+        let z = Array::from_slice(&[0.0f32; 4], &[4])?;
+        assert_eq!(z.normalize(0, 2.0, 1e-12)?.to_vec()?, [0.0; 4]);
+        assert_eq!(z.rms_norm(0, None, 1e-6)?.to_vec()?, [0.0; 4]);
+        // A constant row: layer_norm gives zeros (then the bias).
+        let c = Array::from_slice(&[7.0f64; 5], &[5])?;
+        let bias = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0, 5.0], &[5])?;
+        assert_eq!(
+            c.layer_norm(0, None, Some(&bias), 1e-5)?.to_vec()?,
+            [1.0, 2.0, 3.0, 4.0, 5.0]
+        );
+        Ok(())
+    })
+}
+
+fn rows_fuse_and_err(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let x = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+        let mask = Array::from_slice(&[0.0f32, 0.0, f32::NEG_INFINITY], &[3])?;
+        // The producer is one fused evaluation, the call one, the consumer one.
+        let before = cuprite_array::stats::thread_evaluations();
+        let y = ((&x * 0.5) + &mask).softmax(-1)? * 2.0;
+        assert_eq!(
+            cuprite_array::stats::thread_evaluations(),
+            before,
+            "lazy until read"
+        );
+        let got: Vec<f64> = y.to_vec()?.iter().map(|&v| v as f64).collect();
+        assert_eq!(cuprite_array::stats::thread_evaluations() - before, 3);
+        let s = 1.0 / (1.0 + 0.5f64.exp());
+        let want = [2.0 * s, 2.0 * (1.0 - s), 0.0, 2.0 * s, 2.0 * (1.0 - s), 0.0];
+        close(&got, &want, 1e-6, 1e-7, "softmax(x * 0.5 + mask) * 2")?;
+        // A strided view as input (the call reads a contiguous copy): softmax along rows of
+        // the transpose is softmax along columns.
+        let t = x.t().softmax(1)?.to_vec()?;
+        let c = x.softmax(0)?.t().contiguous()?.to_vec()?;
+        assert_eq!(t, c);
+        // Bad input: an Err naming the wrong values.
+        let e = x.softmax(2).unwrap_err().to_string();
+        assert!(e.contains("axis 2"), "{e}");
+        let e = x.logsumexp(-3, false).unwrap_err().to_string();
+        assert!(e.contains("axis -3"), "{e}");
+        let i = Array::from_slice(&[1i32, 2], &[2])?;
+        let e = i.softmax(0).unwrap_err().to_string();
+        assert!(e.contains("i32"), "{e}");
+        assert!(i.layer_norm(0, None, None, 1e-5).is_err());
+        let w = Array::from_slice(&[1.0f32, 2.0], &[2])?;
+        let e = x
+            .layer_norm(1, Some(&w), None, 1e-5)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("[2]") && e.contains('3'), "{e}");
+        assert!(x.rms_norm(1, Some(&w), 1e-5).is_err());
+        let e = x.normalize(1, 0.0, 1e-12).unwrap_err().to_string();
+        assert!(e.contains("p must be"), "{e}");
+        assert!(x.layer_norm(1, None, None, -1.0).is_err());
+        assert!(x.normalize(1, f64::INFINITY, 1e-12).is_err());
+        let e = Array::scalar(1.0f32).softmax(0).unwrap_err().to_string();
+        assert!(e.contains("0-dimensional"), "{e}");
+        let empty = Array::<f32>::from_slice(&[], &[2, 0])?;
+        assert!(empty.logsumexp(1, false).is_err());
+        assert_eq!(empty.softmax(1)?.shape(), &[2, 0]);
+        assert_eq!(empty.logsumexp(0, false)?.to_vec()?, Vec::<f32>::new());
+        Ok(())
+    })
+}
+
+fn one_hot_cross_entropy(d: Device) -> TestResult {
+    use cuprite_array::bf16;
+    cuprite_array::with_device(d, || {
+        let t = Array::from_slice(&[3u8, 0, 1], &[3])?;
+        let h = t.one_hot::<f32>(4)?;
+        assert_eq!(h.shape(), &[3, 4]);
+        assert_eq!(
+            h.to_vec()?,
+            [0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+        );
+        let t2 = Array::from_slice(&[1i64, 0, 0, 1], &[2, 2])?;
+        assert_eq!(t2.one_hot::<i32>(2)?.to_vec()?, [0, 1, 1, 0, 1, 0, 0, 1]);
+        let e = t.one_hot::<f32>(3).unwrap_err().to_string();
+        assert!(e.contains("index 3") && e.contains("3 classes"), "{e}");
+        let neg = Array::from_slice(&[0i32, -1], &[2])?;
+        let e = neg.one_hot::<f32>(5).unwrap_err().to_string();
+        assert!(e.contains("-1"), "{e}");
+        assert!(t.one_hot::<f32>(0).is_err());
+        // cross_entropy against an f64 reference, rows wider than the register cache too.
+        let mut rng = Rng::fresh();
+        for (n, c) in [(1, 1), (37, 10), (5, 1000), (3, 9000)] {
+            let x: Vec<f64> = rng
+                .vec_f32(n * c, -8.0, 8.0)
+                .iter()
+                .map(|&v| v as f64)
+                .collect();
+            let tg: Vec<i64> = rng
+                .vec_u32(n)
+                .iter()
+                .map(|&v| (v as usize % c) as i64)
+                .collect();
+            let mut want = 0.0;
+            for r in 0..n {
+                let row = &x[r * c..(r + 1) * c];
+                want += line_ref(Op::LogSumExp, row, &[], &[])[0] - row[tg[r] as usize];
+            }
+            want /= n as f64;
+            let targets = Array::from_slice(&tg, &[n])?;
+            let a = Array::from_slice(&x, &[n, c])?;
+            let got = a.cross_entropy(&targets)?.item()?;
+            close(&[got], &[want], 1e-12, 1e-12, "f64 cross_entropy")?;
+            let got = a.cast::<f32>().cross_entropy(&targets)?.item()? as f64;
+            close(&[got], &[want], 1e-4, 1e-4, "f32 cross_entropy")?;
+            let ab = a.cast::<bf16>();
+            let xb = ab.cast::<f64>().to_vec()?;
+            let mut wb = 0.0;
+            for r in 0..n {
+                let row = &xb[r * c..(r + 1) * c];
+                wb += line_ref(Op::LogSumExp, row, &[], &[])[0] - row[tg[r] as usize];
+            }
+            wb /= n as f64;
+            let got = ab.cross_entropy(&targets)?.item()?.to_f64();
+            close(&[got], &[wb], 2e-2, 2e-2, "bf16 cross_entropy")?;
+        }
+        let a = Array::from_slice(&[0.0f32; 6], &[2, 3])?;
+        let e = a
+            .cross_entropy(&Array::from_slice(&[0i32, 3], &[2])?)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("index 3"), "{e}");
+        assert!(a.cross_entropy(&Array::from_slice(&[0i32], &[1])?).is_err());
+        let flat = Array::from_slice(&[0.0f32; 3], &[3])?;
+        assert!(
+            flat.cross_entropy(&Array::from_slice(&[0i32], &[1])?)
+                .is_err()
+        );
+        Ok(())
+    })
+}
+
+pub const BODIES: &[(&str, Body)] = &[
+    ("rows_values", rows_values),
+    ("rows_extremes", rows_extremes),
+    ("rows_fuse_and_err", rows_fuse_and_err),
+    ("one_hot_cross_entropy", one_hot_cross_entropy),
+];
+
+pub fn tests() -> Vec<Test> {
+    let mut v = Vec::new();
+    for &(name, body) in BODIES {
+        v.push(Test::cpu(format!("cpu::rows::{name}"), move || {
+            body(Device::CPU)
+        }));
+        v.push(Test::gpu(format!("cuda::rows::{name}"), move || {
+            body(Device::cuda(0))
+        }));
+    }
+    v
+}
