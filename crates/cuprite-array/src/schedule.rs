@@ -74,6 +74,18 @@ pub(crate) fn contiguous_storage(node: &Arc<Node>) -> Result<Arc<Storage>> {
     Ok(v.remove(0))
 }
 
+/// Realises the library calls below each of `nodes` (which stay lazy themselves): what a
+/// caller does before linearising a node into a [`Program`] of its own (a reduction, a piece of
+/// a concatenation), since code generation handles element-wise work only.
+pub(crate) fn realize_calls_below(nodes: &[Arc<Node>]) -> Result<()> {
+    for n in nodes {
+        if n.has_library() && !n.is_leaf() {
+            realize_calls(n)?;
+        }
+    }
+    Ok(())
+}
+
 /// Realises every library call below `node` (post-order: a call's inputs, which may hold
 /// calls of their own, first), so that what remains above them is element-wise.
 fn realize_calls(node: &Arc<Node>) -> Result<()> {

@@ -141,6 +141,13 @@ fn cumsum_fuses_and_errs(d: Device) -> TestResult {
             m.slice(&s![.., 1..])?.cumsum(1)?.to_vec()?,
             [2i64, 5, 5, 11]
         );
+        // A call below element-wise work below a reduction or a concatenation (the reduction
+        // and the pieces are linearised on their own: the call is realised first).
+        let c = Array::from_slice(&[1.0f64, 2.0, 3.0], &[3])?;
+        assert_eq!((c.cumsum(0)? - &c).sum()?.item()?, 4.0);
+        assert_eq!(((c.cumsum(0)? * 2.0).max()?).item()?, 12.0);
+        let joined = Array::concat(&[&(c.cumsum(0)? + 0.5), &c], 0)?;
+        assert_eq!(joined.to_vec()?, [1.5, 3.5, 6.5, 1.0, 2.0, 3.0]);
         // Bad input: an Err naming the axis; complex is refused.
         let e = m.cumsum(2).unwrap_err().to_string();
         assert!(e.contains("axis 2"), "{e}");

@@ -301,6 +301,7 @@ impl<T: Element> Array<T> {
             if a.is_empty() {
                 continue;
             }
+            crate::schedule::realize_calls_below(std::slice::from_ref(&a.node))?;
             pieces.push((Program::build(std::slice::from_ref(&a.node)), l));
         }
         let dev = first.device();
@@ -397,6 +398,7 @@ impl<T: Element> Array<T> {
                 .zip(&full.strides)
                 .map(|((b, _), s)| b * *s as usize)
                 .sum();
+            crate::schedule::realize_calls_below(std::slice::from_ref(&self.node))?;
             pieces.push((Program::build(std::slice::from_ref(&self.node)), inner));
         }
         let s = backend::of(self.device()).eval_into_views(

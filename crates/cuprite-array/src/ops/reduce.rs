@@ -76,6 +76,7 @@ pub(crate) fn reduce_node(
     } else {
         kept.iter().map(|&a| n.shape[a]).collect()
     };
+    crate::schedule::realize_calls_below(std::slice::from_ref(&p))?;
     let prog = Program::build(&[p]);
     let dev = n.device;
     let s = with_oom_retry(dev, || {
