@@ -6,6 +6,7 @@
 mod codegen;
 mod common;
 mod cross;
+mod fft;
 mod interop;
 mod library;
 mod props;
@@ -29,6 +30,7 @@ fn main() {
     let mut tests = common::tests();
     tests.extend(codegen::tests());
     tests.extend(cross::tests());
+    tests.extend(fft::tests());
     tests.extend(interop::tests());
     tests.extend(library::tests());
     tests.extend(props::tests());
