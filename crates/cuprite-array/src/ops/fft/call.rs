@@ -47,6 +47,9 @@ pub(crate) struct FftCall {
     pub shape_out: Vec<usize>,
     /// Distinct axes in the caller's order; the last is the real axis of R2C and C2R.
     pub axes: Vec<usize>,
+    /// Whether the input node was made for this call alone (no other array holds it), so
+    /// that its realised buffer may be overwritten (cuFFT's complex-to-real transforms do).
+    pub private_input: bool,
 }
 
 /// A run of consecutive axes `lo..hi` (one to three) transformed by one cuFFT plan.
@@ -63,6 +66,7 @@ impl FftCall {
         shape_in: Vec<usize>,
         shape_out: Vec<usize>,
         axes: Vec<usize>,
+        private_input: bool,
     ) -> Result<FftCall> {
         if !matches!(real, DType::F32 | DType::F64) {
             return Err(Error::InvalidArgument(format!(
@@ -75,6 +79,7 @@ impl FftCall {
             shape_in,
             shape_out,
             axes,
+            private_input,
         })
     }
 

@@ -9,9 +9,11 @@
 //! (one plan, several executions at offsets). The first group reads the input and writes the
 //! output; later groups transform the output in place.
 //!
-//! A complex-to-real transform may overwrite its input (cuFFT documents it), and the call's
-//! input is realised storage other arrays may share: it is transformed from a copy on the
-//! stream (the complex inverse groups before it then run in place on that copy).
+//! A complex-to-real transform may overwrite its input (cuFFT documents it). The call's input
+//! is realised storage that other arrays may share, unless the operation made the input node
+//! for the call alone ([`FftCall::private_input`], which `irfft` and `irfftn` do on CUDA):
+//! then the transform runs on that buffer itself, else on a copy made on the stream. The
+//! complex inverse groups before it run in place on the same buffer.
 
 use super::call::{FftCall, Group, Kind, outer_inner, product};
 use crate::dtype::DType;
@@ -20,7 +22,7 @@ use crate::graph::CallInput;
 use crate::runtime::DeviceState;
 use crate::storage::DevBuf;
 use cuprite::fft::{Direction, FftFloat, FftKind, Layout, PlanCache, PlanDesc, Precision};
-use cuprite::{DeviceBuffer, Stream};
+use cuprite::{DeviceBuffer, DeviceRead, DeviceView, DeviceWrite, Stream, Tracker};
 use num_complex::Complex;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -58,6 +60,42 @@ pub fn plan_cache_stats(ordinal: usize) -> cuprite::fft::CacheStats {
         .and_then(|c| c.get())
         .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()).stats())
         .unwrap_or_default()
+}
+
+/// A writable view of the call's private input (see [`FftCall::private_input`]): a buffer no
+/// other array holds, realised for this call alone, which the complex-to-real transform may
+/// overwrite. The stream tracking sees the writes (it is declared written like any output).
+struct Private<'a, T>(DeviceView<'a, T>);
+
+impl<T> DeviceRead<T> for Private<'_, T> {
+    fn device_ptr(&self) -> u64 {
+        DeviceRead::<T>::device_ptr(&self.0)
+    }
+    fn len(&self) -> usize {
+        DeviceRead::<T>::len(&self.0)
+    }
+    fn tracker(&self) -> &Tracker {
+        DeviceRead::<T>::tracker(&self.0)
+    }
+}
+
+impl<T> DeviceWrite<T> for Private<'_, T> {}
+
+/// The buffer a complex-to-real transform works in: the private input itself, or a copy.
+enum Work<'a, T> {
+    Private(DeviceView<'a, T>),
+    Copy(DeviceBuffer<T>),
+}
+
+impl<'a, T: cuprite::DeviceCopy> Work<'a, T> {
+    /// A writable view from element `from` on.
+    fn from(&mut self, from: usize) -> Result<Private<'_, T>> {
+        let view = match self {
+            Work::Private(v) => v.slice(from..)?,
+            Work::Copy(b) => b.slice(from..)?,
+        };
+        Ok(Private(view))
+    }
 }
 
 /// One plan of a group, and the (input, output) element offsets it runs at.
@@ -202,8 +240,13 @@ where
         Kind::C2R => {
             let input = src.view_as::<Complex<T>>()?;
             let input = input.slice(off..end)?;
-            // cuFFT may overwrite a C2R input: work on a copy (freed stream-ordered after).
-            let mut work: DeviceBuffer<Complex<T>> = stream.clone_dtod(&input)?;
+            // cuFFT may overwrite a C2R input: work on it only when it is the call's own, else
+            // on a copy (freed stream-ordered after its last use).
+            let mut work = if call.private_input {
+                Work::Private(input)
+            } else {
+                Work::Copy(stream.clone_dtod(&input)?)
+            };
             let mut output = dst.view_as_mut::<T>()?;
             let last = groups.len() - 1;
             for (k, &g) in groups.iter().enumerate() {
@@ -211,13 +254,13 @@ where
                     let s = stage(FftKind::C2C, prec, g, &call.shape_in, &call.shape_in)?;
                     let plan = cache.get(stream, &s.desc)?;
                     for &(_, o) in &s.offsets {
-                        plan.exec_c2c_in_place(Direction::Inverse, &mut work.slice_mut(o..)?)?;
+                        plan.exec_c2c_in_place(Direction::Inverse, &mut work.from(o)?)?;
                     }
                 } else {
                     let s = stage(FftKind::C2R, prec, g, &call.shape_in, &call.shape_out)?;
                     let plan = cache.get(stream, &s.desc)?;
                     for &(i, o) in &s.offsets {
-                        plan.exec_c2r(&mut work.slice_mut(i..)?, &mut output.slice_mut(o..)?)?;
+                        plan.exec_c2r(&mut work.from(i)?, &mut output.slice_mut(o..)?)?;
                     }
                 }
             }

@@ -737,6 +737,15 @@ fn transform<U: Element>(
         }
         input = input.pad(&widths, U::default())?;
     }
+    // cuFFT may overwrite a complex-to-real input, and it does not ignore the imaginary parts
+    // of the zero-frequency and Nyquist points as NumPy (and the CPU backend) do: on CUDA the
+    // call reads a private copy with those parts zeroed, made by one fused element-wise
+    // expression (free when the input is itself an expression). The CPU backend copies each
+    // line and zeroes them itself.
+    let private_input = kind == Kind::C2R && x.device().backend == crate::device::Backend::Cuda;
+    if private_input {
+        input = drop_edge_imag(&input, axes[last], logical[last])?;
+    }
     let shape_in = input.shape().to_vec();
     let mut shape_out = shape_in.clone();
     for (i, &a) in axes.iter().enumerate() {
@@ -761,7 +770,7 @@ fn transform<U: Element>(
             device,
         )
     } else {
-        let call = FftCall::new(kind, real, shape_in, shape_out.clone(), axes)?;
+        let call = FftCall::new(kind, real, shape_in, shape_out.clone(), axes, private_input)?;
         Node::new(
             Op::Library(Arc::new(call), vec![input.node.clone()]),
             out_dtype,
@@ -776,4 +785,20 @@ fn transform<U: Element>(
             crate::ops::elementwise::binary_node(&node, &c, BinaryOp::Mul)
         }
     }
+}
+
+/// `x` (a half spectrum, `n / 2 + 1` points along `axis`) with the imaginary parts of its
+/// zero-frequency point and, for even `n`, of its Nyquist point set to zero: a new lazy node
+/// no other array holds.
+fn drop_edge_imag<U: Element>(x: &Array<U>, axis: usize, n: usize) -> Result<Array<U>> {
+    let h = x.shape()[axis];
+    let keep: Vec<bool> = (0..h)
+        .map(|k| k != 0 && !(n % 2 == 0 && k + 1 == h))
+        .collect();
+    let mut mshape = vec![1; x.ndim()];
+    mshape[axis] = h;
+    let mask = Array::<bool>::from_slice_on(x.device(), &keep, &mshape)?;
+    let re = crate::ops::elementwise::unary_node(&x.node, crate::ops::UnaryOp::Real);
+    let re = Array::<U>::from_node(crate::array::cast_node(&re, U::DTYPE));
+    Array::select(&mask, x, &re)
 }
