@@ -11,7 +11,7 @@
 //!
 //! A complex-to-real transform may overwrite its input (cuFFT documents it). The call's input
 //! is realised storage that other arrays may share, unless the operation made the input node
-//! for the call alone ([`FftCall::private_input`], which `irfft` and `irfftn` do on CUDA):
+//! for the call alone ([`FftCall::private_input`], which a one-axis `irfft` does on CUDA):
 //! then the transform runs on that buffer itself, else on a copy made on the stream. The
 //! complex inverse groups before it run in place on the same buffer.
 

@@ -23,6 +23,12 @@
 //!   input to `fft`/`ifft`/`fftn` is promoted to the complex type; **integer inputs are promoted
 //!   to `f64`** (hence `c64`), and `f16`/`bf16` to `f32`, as NumPy promotes them (see
 //!   [`FftElement`]). `rfft` of a complex array and `irfft` of a real array are `Err`.
+//! - `irfft` ignores the imaginary parts of the zero-frequency point and (for even `n`) of
+//!   the Nyquist point, as NumPy does, on both backends. `irfftn`/`irfft2` of a spectrum that
+//!   is not the half spectrum of real data (not Hermitian along the complex axes) may differ
+//!   between backends: the CPU backend follows NumPy (those parts ignored after the complex
+//!   inverse transforms), the CUDA backend follows cuFFT's multi-dimensional complex-to-real
+//!   transform. The half spectra of real data give the same result on both.
 //! - Bad input is an `Err` naming the values: an axis out of range or given twice, `n = 0`, an
 //!   axis of length 0 without `n`, `s` and `axes` of different lengths. An array that is empty
 //!   along a non-transformed axis gives an empty result.
@@ -738,11 +744,14 @@ fn transform<U: Element>(
         input = input.pad(&widths, U::default())?;
     }
     // cuFFT may overwrite a complex-to-real input, and it does not ignore the imaginary parts
-    // of the zero-frequency and Nyquist points as NumPy (and the CPU backend) do: on CUDA the
-    // call reads a private copy with those parts zeroed, made by one fused element-wise
-    // expression (free when the input is itself an expression). The CPU backend copies each
-    // line and zeroes them itself.
-    let private_input = kind == Kind::C2R && x.device().backend == crate::device::Backend::Cuda;
+    // of the zero-frequency and Nyquist points as NumPy (and the CPU backend) do. On CUDA a
+    // one-axis `irfft` reads a private copy with those parts zeroed, made by one fused
+    // element-wise expression (free when the input is itself an expression). Over several
+    // axes the points NumPy ignores are those of the lines after the complex inverse
+    // transforms, not of the input: the call then copies its input on the stream instead (see
+    // the module docs for what differs). The CPU backend copies each line and zeroes them.
+    let private_input =
+        kind == Kind::C2R && axes.len() == 1 && x.device().backend == crate::device::Backend::Cuda;
     if private_input {
         input = drop_edge_imag(&input, axes[last], logical[last])?;
     }
