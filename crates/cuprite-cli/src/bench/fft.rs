@@ -58,19 +58,19 @@ pub fn benchmarks() -> Vec<Benchmark> {
         },
         Benchmark {
             name: "array/fft_c64_2^24",
-            group: "fft",
+            group: "array",
             needs_gpu: true,
             run: array_fft_2p24,
         },
         Benchmark {
             name: "array/rfft_batched_1024x4096",
-            group: "fft",
+            group: "array",
             needs_gpu: true,
             run: array_rfft_batched,
         },
         Benchmark {
             name: "array/fft2_c64_4096^2",
-            group: "fft",
+            group: "array",
             needs_gpu: true,
             run: array_fft2_4096,
         },

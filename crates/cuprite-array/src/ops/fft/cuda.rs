@@ -1,5 +1,7 @@
-//! The CUDA backend of the FFT call: cuFFT plans from one process-wide
-//! [`PlanCache`](cuprite::fft::PlanCache) per device, run on the array stream.
+//! The CUDA backend of the FFT call: cuFFT plans from the device's
+//! [`PlanCache`](cuprite::fft::PlanCache) (kept in its `runtime::DeviceState`: one per device
+//! for the process, emptied by `device_gc` and so before an out-of-memory retry, which frees
+//! the plans' work areas), run on the array stream.
 //!
 //! Each group of consecutive axes (see [`FftCall::groups`]) is one plan: rank 1 to 3, over
 //! the group's sizes, with cuFFT's advanced layout (stride = the elements after the group,
@@ -21,26 +23,10 @@ use crate::error::{Error, Result};
 use crate::graph::CallInput;
 use crate::runtime::DeviceState;
 use crate::storage::DevBuf;
-use cuprite::fft::{Direction, FftFloat, FftKind, Layout, PlanCache, PlanDesc, Precision};
+use cuprite::fft::{Direction, FftFloat, FftKind, Layout, PlanDesc, Precision};
 use cuprite::{DeviceBuffer, DeviceRead, DeviceView, DeviceWrite, Stream, Tracker};
 use num_complex::Complex;
-use std::sync::{Arc, Mutex, OnceLock};
-
-/// The plan cache of each device (plans belong to one context: the device's array context).
-static PLANS: [OnceLock<Mutex<PlanCache>>; crate::memory::MAX_DEVICES] =
-    [const { OnceLock::new() }; crate::memory::MAX_DEVICES];
-
-fn plans(ordinal: usize) -> Result<&'static Mutex<PlanCache>> {
-    PLANS
-        .get(ordinal)
-        .map(|c| c.get_or_init(|| Mutex::new(PlanCache::default())))
-        .ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "CUDA device {ordinal} is beyond the {} devices the FFT plan caches cover",
-                crate::memory::MAX_DEVICES
-            ))
-        })
-}
+use std::sync::Arc;
 
 /// The hits, misses and evictions of the FFT plan cache of CUDA device `ordinal` (zeros
 /// before its first transform).
@@ -55,10 +41,13 @@ fn plans(ordinal: usize) -> Result<&'static Mutex<PlanCache>> {
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn plan_cache_stats(ordinal: usize) -> cuprite::fft::CacheStats {
-    PLANS
-        .get(ordinal)
-        .and_then(|c| c.get())
-        .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()).stats())
+    crate::runtime::existing_state(ordinal)
+        .map(|st| {
+            st.fft_plans
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .stats()
+        })
         .unwrap_or_default()
 }
 
@@ -194,7 +183,7 @@ where
     let src = x.buf.live().ok_or_else(released)?;
     let dst = out.buffer_mut().ok_or_else(released)?;
     let groups = call.groups();
-    let mut cache = plans(st.ordinal)?.lock().unwrap_or_else(|e| e.into_inner());
+    let mut cache = st.fft_plans.lock().unwrap_or_else(|e| e.into_inner());
     match call.kind {
         Kind::Forward | Kind::Inverse => {
             let dir = if call.kind == Kind::Inverse {
