@@ -768,7 +768,38 @@ fn bad_input(d: Device) -> TestResult {
     })
 }
 
+fn plan_cache(d: Device) -> TestResult {
+    on(d, || {
+        let x = Array::<c32>::ones(&[3, 96]);
+        if d == Device::CPU {
+            // The CPU backend makes no cuFFT plans.
+            let y = x.fft(None, -1, FftNorm::Backward)?.to_vec()?;
+            assert!((y[0].re - 96.0).abs() < 1e-4);
+            return Ok(());
+        }
+        // Other tests use the device's cache at the same time: every count only grows.
+        let ordinal = 0;
+        x.fft(None, -1, FftNorm::Backward)?.eval()?;
+        let s0 = cuprite_array::ops::fft::plan_cache_stats(ordinal);
+        x.fft(None, -1, FftNorm::Ortho)?.eval()?;
+        let s1 = cuprite_array::ops::fft::plan_cache_stats(ordinal);
+        assert!(s1.hits > s0.hits, "the same plan again: {s0:?} then {s1:?}");
+        // device_gc empties the cache (freeing the work areas): the plan is made again.
+        cuprite_array::device_gc(d)?;
+        x.fft(None, -1, FftNorm::Backward)?.eval()?;
+        let s2 = cuprite_array::ops::fft::plan_cache_stats(ordinal);
+        assert!(
+            s2.misses > s1.misses,
+            "no new plan after device_gc: {s1:?} then {s2:?}"
+        );
+        let y = x.fft(None, -1, FftNorm::Backward)?.to_vec()?;
+        assert!((y[0].re - 96.0).abs() < 1e-4 && y[1].norm() < 1e-4);
+        Ok(())
+    })
+}
+
 const BODIES: &[(&str, Body)] = &[
+    ("plan_cache", plan_cache),
     ("small_sizes_c2c", small_sizes_c2c),
     ("small_sizes_real", small_sizes_real),
     ("large_round_trips", large_round_trips),
