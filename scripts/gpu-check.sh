@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
-# The whole GPU validation of cuprite, in one command on the GPU host (which has no Rust).
+# The whole GPU validation of cuprite, in one command on a machine with a GPU (no Rust needed
+# there). See CONTRIBUTING.md.
 #
-# Here:   ../shared/tools/gpu-bundle --examples --bins
-#         cp target/release/examples/libdlpack_py.so .gpu/    # the ctypes library for PyTorch
-# There:  bash scripts/gpu-check.sh [.gpu]     (carry .gpu; logs and JSON land in $OUT)
+# Where Rust is: bash scripts/gpu-bundle.sh --examples --bins
+#                cp target/release/examples/libdlpack_py.so .gpu/   # the ctypes library for PyTorch
+# On the GPU:    bash scripts/gpu-check.sh [.gpu]
+#                (logs, JSON and SVG charts go to $CUPRITE_GPU_LOG_DIR, default /tmp/cuprite-gpu)
 #
 # Runs every test binary (CUPRITE_REQUIRE_GPU=1), every example (each asserts its results),
-# the DLPack exchange with PyTorch, `cuprite info`, `cuprite demo`, `cuprite bench` (all
-# benchmarks, JSON) and the PyTorch peer script, then prints one summary line per step.
+# the DLPack exchange with PyTorch, `cuprite info`, `cuprite demo`, the PyTorch peer scripts,
+# then `cuprite bench` (all benchmarks, JSON, charts, the peer figures judged beside cuprite's),
+# and prints one summary line per step.
 set -u
 bundle="$(cd "${1:-.gpu}" && pwd)"
 root="$(cd "$(dirname "$0")/.." && pwd)"
-out="${OUT:-/tmp/cuprite-gpu-check}"
+out="${CUPRITE_GPU_LOG_DIR:-/tmp/cuprite-gpu}"
+export CUPRITE_GPU_LOG_DIR="$out"
 mkdir -p "$out"
 summary=()
 step() { # name, folder, command...
@@ -23,7 +27,7 @@ step() { # name, folder, command...
     tail -n 3 "$out/gpu-check.log"
 }
 
-OUT="$out" step tests . bash "$bundle/run.sh"
+step tests . bash "$bundle/run.sh"
 for ex in context_single context_threads context_devices sin_ptx matmul custom_struct quickstart \
           streams_fork threads device_flow graph; do
     step "example $ex" crates/cuprite timeout 120 "$bundle/example-$ex"
@@ -38,8 +42,13 @@ else
 fi
 step "cuprite info" . "$bundle/bin-cuprite" info
 step "cuprite demo" . "$bundle/bin-cuprite" demo
-step "cuprite bench" . timeout 400 "$bundle/bin-cuprite" bench --json "$out/bench.json" --markdown
 step "torch peers" . timeout 300 python3 benches/peers/torch_array.py --json "$out/torch_peers.json"
+step "torch fft peers" . timeout 300 python3 benches/peers/torch_fft.py --json "$out/torch_fft_peers.json"
+peers=()
+[ -s "$out/torch_peers.json" ] && peers+=(--peers "$out/torch_peers.json")
+[ -s "$out/torch_fft_peers.json" ] && peers+=(--peers "$out/torch_fft_peers.json")
+step "cuprite bench" . timeout 400 "$bundle/bin-cuprite" bench --json "$out/bench.json" --markdown \
+    --plot "$out/plots" ${peers[@]+"${peers[@]}"}
 
 echo
 echo "===== summary"

@@ -82,6 +82,11 @@ def main():
     torch.cuda.synchronize()
     res["small_fft_host_us"] = statistics.median(samples) * 1e6
 
+    # For `cuprite bench --peers FILE`, which matches these figures to cuprite's by size and
+    # computes and judges every ratio.
+    res["peer"] = f"PyTorch {torch.__version__}"
+    res["sizes"] = {"fft": n, "rfft_rows": rows, "fft2": m}
+
     for key, v in res.items():
         print(f"{key:30} {v:.4g}" if isinstance(v, float) else f"{key:30} {v}")
     if "--json" in sys.argv:

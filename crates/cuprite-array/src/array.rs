@@ -142,7 +142,7 @@ impl<T: Element> Array<T> {
 
     /// Like [`from_slice`](Self::from_slice), on `device`.
     pub fn from_slice_on(device: Device, data: &[T], shape: &[usize]) -> Result<Self> {
-        let n = numel(shape);
+        let n = crate::shape::checked_numel(shape)?;
         if data.len() != n {
             return Err(Error::Shape(format!(
                 "a slice of {} element(s) cannot make an array of shape {shape:?} ({n} elements)",

@@ -38,12 +38,18 @@ impl<T: Numeric + Ordered> Array<T> {
             stop.to_scalar().to_f64_lossy(),
             step.to_scalar().to_f64_lossy(),
         );
-        if s == 0.0 || s.is_nan() {
-            return Err(Error::InvalidArgument(
-                "arange with a zero or NaN step".into(),
-            ));
+        if s == 0.0 || s.is_nan() || a.is_nan() || b.is_nan() {
+            return Err(Error::InvalidArgument(format!(
+                "arange({a}, {b}, {s}): a zero or NaN step, or a NaN bound"
+            )));
         }
-        let n = ((b - a) / s).ceil().max(0.0) as usize;
+        let count = ((b - a) / s).ceil().max(0.0);
+        if !count.is_finite() || count > (isize::MAX as usize / 16) as f64 {
+            return Err(Error::InvalidArgument(format!(
+                "arange({a}, {b}, {s}) would have {count} elements"
+            )));
+        }
+        let n = count as usize;
         let i: Array<T> = Array::arange_len(n)?.cast();
         let r = &i * step + start;
         r.eval()?;
@@ -67,9 +73,13 @@ impl<T: Float + Numeric + Ordered> Array<T> {
         let step = if n > 1 { (b - a) / (n - 1) as f64 } else { 0.0 };
         let i: Array<T> = Array::arange_len(n)?.cast();
         let r = &i * T::from_scalar(Scalar::F64(step)) + start;
-        // The last value exactly `stop`.
-        let last = Array::arange_len(n)?.equal((n as i64) - 1);
-        let r = Array::select(&last, stop, &r)?;
+        // The last value exactly `stop` (NumPy: a single value is `start`).
+        let r = if n > 1 {
+            let last = Array::arange_len(n)?.equal((n as i64) - 1);
+            Array::select(&last, stop, &r)?
+        } else {
+            r
+        };
         r.eval()?;
         Ok(r)
     }

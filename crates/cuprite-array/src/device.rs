@@ -68,14 +68,26 @@ pub(crate) fn cuda_device_count() -> usize {
 /// when a driver with a device is present, else the CPU.
 pub fn default_backend() -> Backend {
     static B: OnceLock<Backend> = OnceLock::new();
-    *B.get_or_init(|| match std::env::var("CUPRITE_BACKEND").as_deref() {
-        Ok("cpu") => Backend::Cpu,
-        Ok("cuda") => Backend::Cuda,
-        _ => {
+    *B.get_or_init(|| {
+        let auto = || {
             if cuda_device_count() > 0 {
                 Backend::Cuda
             } else {
                 Backend::Cpu
+            }
+        };
+        match std::env::var("CUPRITE_BACKEND").as_deref() {
+            Ok("cpu") => Backend::Cpu,
+            Ok("cuda") => Backend::Cuda,
+            Ok("") | Err(_) => auto(),
+            Ok(other) => {
+                let chosen = auto();
+                eprintln!(
+                    "cuprite-array: CUPRITE_BACKEND={other:?} is not a backend (use \"cpu\" or \
+                     \"cuda\"); using the {} backend",
+                    chosen.name()
+                );
+                chosen
             }
         }
     })
@@ -186,10 +198,18 @@ pub fn with_device<R>(device: Device, f: impl FnOnce() -> R) -> R {
 pub fn info() -> String {
     let d = current_device();
     match d.backend {
-        Backend::Cpu => format!(
-            "cuprite-array {} on the CPU backend: {} rayon thread(s)",
-            env!("CARGO_PKG_VERSION"),
-            rayon::current_num_threads()
+        Backend::Cpu => {
+            let n = rayon::current_num_threads();
+            format!(
+                "cuprite-array {} on the CPU backend: {n} rayon thread{}",
+                env!("CARGO_PKG_VERSION"),
+                if n == 1 { "" } else { "s" }
+            )
+        }
+        Backend::Cuda if cuda_device_count() == 0 => format!(
+            "cuprite-array {} on the CUDA backend, but no CUDA device was found: array work \
+             will fail until one is (or set CUPRITE_BACKEND=cpu)",
+            env!("CARGO_PKG_VERSION")
         ),
         Backend::Cuda => {
             let dev = cuprite::Device::get(d.ordinal);

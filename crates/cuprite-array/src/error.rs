@@ -4,7 +4,17 @@
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Everything that can go wrong in the array library.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+///
+/// `Debug` shows the variant's name (for [`Error::Cuda`], also the driver layer's variant) and
+/// then the `Display` message, so `fn main() -> cuprite_array::Result<()>` prints readable text:
+///
+/// ```
+/// let e = cuprite_array::Error::Shape("cannot broadcast [2, 3] with [4]".into());
+/// assert_eq!(format!("{e:?}"), "Shape: shape error: cannot broadcast [2, 3] with [4]");
+/// let e = cuprite_array::Error::from(cuprite::Error::InvalidArgument("n is 0".into()));
+/// assert_eq!(format!("{e:?}"), "Cuda(InvalidArgument): invalid argument: n is 0");
+/// ```
+#[derive(Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// Shapes that do not fit together (broadcasting, reshape, a slice of the wrong length).
@@ -25,4 +35,19 @@ pub enum Error {
     /// The driver layer failed (allocation, compile, launch...).
     #[error(transparent)]
     Cuda(#[from] cuprite::Error),
+}
+
+/// The variant's name, then the `Display` message.
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = match self {
+            Error::Shape(_) => "Shape",
+            Error::Axis(_) => "Axis",
+            Error::Index(_) => "Index",
+            Error::DeviceMismatch(_) => "DeviceMismatch",
+            Error::InvalidArgument(_) => "InvalidArgument",
+            Error::Cuda(e) => return write!(f, "Cuda({}): {self}", e.variant_name()),
+        };
+        write!(f, "{name}: {self}")
+    }
 }

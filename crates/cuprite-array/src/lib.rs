@@ -9,10 +9,11 @@
 //! # Ok::<(), cuprite_array::Error>(())
 //! ```
 //!
-//! Element-wise work builds an expression graph ([`graph`] internally); it is evaluated when a
+//! Element-wise work builds an expression graph (the private `graph` module); it is evaluated when a
 //! value is needed ([`Array::to_vec`], [`Array::eval`], a reduction, interop), when it grows
 //! past a size limit, or under memory pressure. See [`ops`] for the semantics every backend
 //! implements, [`dtype`] for the element types and promotion rules.
+#![deny(missing_docs)]
 #![allow(
     clippy::needless_range_loop,
     clippy::too_many_arguments,

@@ -14,7 +14,11 @@ use std::sync::Arc;
 /// Evaluates every unevaluated node of `nodes`, grouping by device and shape.
 pub(crate) fn realize(nodes: &[Arc<Node>]) -> Result<()> {
     for n in nodes {
-        if n.has_library() && !n.is_leaf() {
+        if n.is_leaf() {
+            continue;
+        }
+        crate::shape::checked_numel(&n.shape)?;
+        if n.has_library() {
             realize_calls(n)?;
         }
     }

@@ -6,18 +6,51 @@
 
 use crate::error::{Error, Result};
 
-/// Number of elements of a shape (1 for a scalar shape `[]`).
+/// Number of elements of a shape (1 for a scalar shape `[]`). A shape whose count does not fit
+/// `usize` gives `usize::MAX` (never a wrapped count): no allocation of it can succeed, and
+/// [`checked_numel`] names it.
 pub fn numel(shape: &[usize]) -> usize {
-    shape.iter().product()
+    if shape.contains(&0) {
+        return 0;
+    }
+    shape
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d))
+        .unwrap_or(usize::MAX)
 }
 
-/// Row-major strides (in elements) of a contiguous array of `shape`.
+/// The element count of `shape`, or an `Err` naming it when the count (or the byte size of
+/// the largest element type, 16 bytes) does not fit the address space.
+///
+/// ```
+/// use cuprite_array::shape::checked_numel;
+/// assert_eq!(checked_numel(&[3, 4]).unwrap(), 12);
+/// assert!(checked_numel(&[1 << 32, 1 << 32]).is_err());
+/// assert_eq!(checked_numel(&[0, usize::MAX]).unwrap(), 0);
+/// ```
+pub fn checked_numel(shape: &[usize]) -> Result<usize> {
+    if shape.contains(&0) {
+        return Ok(0);
+    }
+    shape
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d))
+        .filter(|&n| n <= isize::MAX as usize / 16)
+        .ok_or_else(|| {
+            Error::Shape(format!(
+                "shape {shape:?} has more elements than fit in memory"
+            ))
+        })
+}
+
+/// Row-major strides (in elements) of a contiguous array of `shape` (saturating: a shape
+/// too large for memory never reaches an evaluation, see [`checked_numel`]).
 pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
     let mut s = vec![0isize; shape.len()];
     let mut acc = 1isize;
     for i in (0..shape.len()).rev() {
         s[i] = acc;
-        acc *= shape[i].max(1) as isize;
+        acc = acc.saturating_mul(shape[i].max(1).min(isize::MAX as usize) as isize);
     }
     s
 }
@@ -75,12 +108,16 @@ impl Layout {
 
     /// Whether the layout is row-major contiguous for `shape` (extents of 1 ignored).
     pub fn is_contiguous(&self, shape: &[usize]) -> bool {
+        if shape.contains(&0) {
+            // No element is addressed: any strides describe the (empty) contiguous array.
+            return true;
+        }
         let mut acc = 1isize;
         for i in (0..shape.len()).rev() {
             if shape[i] != 1 && self.strides[i] != acc {
                 return false;
             }
-            acc *= shape[i] as isize;
+            acc = acc.saturating_mul(shape[i] as isize);
         }
         true
     }
@@ -279,14 +316,11 @@ impl SliceArg {
                         )));
                     }
                 }
-                let len = if step > 0 {
-                    if hi > lo {
-                        ((hi - lo + step - 1) / step) as usize
-                    } else {
-                        0
-                    }
-                } else if lo > hi {
-                    ((lo - hi + (-step) - 1) / (-step)) as usize
+                // Without overflow for any step (`isize::MIN` included).
+                let len = if step > 0 && hi > lo {
+                    ((hi - lo) as usize).div_ceil(step as usize)
+                } else if step < 0 && lo > hi {
+                    ((lo - hi) as usize).div_ceil(step.unsigned_abs())
                 } else {
                     0
                 };

@@ -92,13 +92,25 @@ impl HostBuf {
     pub fn zeroed(dtype: DType, len: usize) -> Result<HostBuf> {
         let bytes = byte_size(dtype, len)?;
         let n = bytes.div_ceil(8);
-        let mut words: Vec<u64> = Vec::new();
-        words.try_reserve_exact(n).map_err(|_| {
+        let too_big = || {
             crate::Error::InvalidArgument(format!(
                 "cannot allocate {bytes} bytes of host memory for {len} elements of {dtype}"
             ))
-        })?;
-        words.resize(n, 0);
+        };
+        let words = if n == 0 {
+            Vec::new()
+        } else {
+            let layout = std::alloc::Layout::array::<u64>(n).map_err(|_| too_big())?;
+            // SAFETY: `layout` has a non-zero size (n > 0).
+            let p = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<u64>();
+            if p.is_null() {
+                return Err(too_big());
+            }
+            // SAFETY: `p` was allocated by the global allocator with the layout of `n` u64s
+            // (so capacity `n`), and all-zero bytes are `n` valid u64 values. Zeroed pages come
+            // from the system lazily (as `vec![0; n]` does), not written here.
+            unsafe { Vec::from_raw_parts(p, n, n) }
+        };
         crate::memory::on_alloc(Device::CPU, bytes);
         Ok(HostBuf {
             words,

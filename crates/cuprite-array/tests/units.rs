@@ -63,6 +63,7 @@ pub fn tests() -> Vec<Test> {
         Test::cpu("units::special_functions", special_functions),
         Test::cpu("units::philox_known_answer", philox_known_answer),
         Test::cpu("units::arrays_are_send_and_sync", arrays_are_send_and_sync),
+        Test::cpu("units::error_debug_is_readable", error_debug_is_readable),
         Test::cpu(
             "units::devices_on_the_cpu_backend",
             devices_on_the_cpu_backend,
@@ -108,5 +109,49 @@ fn out_of_memory_is_err_and_recovers() -> TestResult {
             "element {i}: {g} vs {v}"
         );
     }
+    Ok(())
+}
+
+/// `Debug` of the array error (what `fn main() -> cuprite_array::Result<()>` prints) is the
+/// variant's name and the readable message; a wrapped driver-layer error names both variants
+/// and keeps the driver layer's multi-line text.
+fn error_debug_is_readable() -> TestResult {
+    use cuprite_array::Error;
+    // A real error from the library: a shape mismatch.
+    let a = cuprite_array::Array::from_slice_on(cuprite_array::Device::CPU, &[1.0f32; 6], &[2, 3])?;
+    let b = cuprite_array::Array::from_slice_on(cuprite_array::Device::CPU, &[1.0f32; 4], &[4])?;
+    let e = a.try_add(&b).err().ok_or("[2, 3] + [4] did not fail")?;
+    assert!(matches!(e, Error::Shape(_)), "{e}");
+    assert_eq!(format!("{e:?}"), format!("Shape: {e}"));
+    assert!(format!("{e:?}").contains("[2, 3]"), "{e:?}");
+    for (e, name) in [
+        (Error::Axis("axis 3 of a 2-d array".into()), "Axis"),
+        (Error::Index("index 9 of length 4".into()), "Index"),
+        (
+            Error::DeviceMismatch("cpu and cuda:0".into()),
+            "DeviceMismatch",
+        ),
+        (Error::InvalidArgument("n = 0".into()), "InvalidArgument"),
+    ] {
+        assert_eq!(format!("{e:?}"), format!("{name}: {e}"));
+    }
+    let inner = cuprite::Error::LibraryNotFound {
+        library: "libnvrtc",
+        tried: vec![
+            "/a/libnvrtc.so.13: not found".into(),
+            "/b/libnvrtc.so.13: not found".into(),
+        ],
+    };
+    let e = Error::from(inner);
+    let debug = format!("{e:?}");
+    assert_eq!(debug, format!("Cuda(LibraryNotFound): {e}"));
+    assert_eq!(
+        debug.lines().collect::<Vec<_>>(),
+        [
+            "Cuda(LibraryNotFound): libnvrtc not found; tried:",
+            "  - /a/libnvrtc.so.13: not found",
+            "  - /b/libnvrtc.so.13: not found"
+        ]
+    );
     Ok(())
 }

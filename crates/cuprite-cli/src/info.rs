@@ -305,7 +305,11 @@ fn library_info(lib: &'static DynLibrary) -> LibraryInfo {
     let role = match name {
         "libcuda" => "driver API (every GPU call)",
         "libnvrtc" => "run-time compilation of kernels",
-        _ => "not used yet",
+        "libcublas" | "libcublasLt" => "optional: cuBLAS, matrix products",
+        "libcurand" => "optional: cuRAND, random numbers",
+        "libcufft" => "optional: cuFFT, Fourier transforms",
+        "libnccl" => "optional: NCCL, collectives across GPUs",
+        _ => "optional",
     };
     let (path, tried) = match lib.path() {
         Ok(p) => (Some(p.to_string()), Vec::new()),
@@ -335,8 +339,8 @@ fn library_info(lib: &'static DynLibrary) -> LibraryInfo {
     }
 }
 
-/// The places tried for the driver, short form for the one-line message: the file names or
-/// paths only, without the loader's reasons.
+/// The places tried for the driver, short form for the message: the file names or paths only,
+/// without the loader's reasons, one per line.
 fn short_places(tried: &[String]) -> String {
     let places: Vec<&str> = tried
         .iter()
@@ -346,11 +350,15 @@ fn short_places(tried: &[String]) -> String {
         // Nothing was tried: say what would have been.
         return candidates(&cuprite_sys::driver::SPEC)
             .iter()
-            .map(|c| c.to_string_lossy().into_owned())
+            .map(|c| format!("    {}", c.to_string_lossy()))
             .collect::<Vec<_>>()
-            .join(", ");
+            .join("\n");
     }
-    places.join(", ")
+    places
+        .iter()
+        .map(|p| format!("    {p}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn fmt_bytes(b: i64) -> String {
@@ -367,19 +375,22 @@ fn fmt_bytes(b: i64) -> String {
 }
 
 impl Info {
-    /// The one-line summary when no device can be used, else `None`.
-    pub fn no_gpu_line(&self) -> Option<String> {
+    /// Why no device can be used, when none can (else `None`): a first line that says so and
+    /// that the CPU backend will be used, then indented details (for a missing driver, each
+    /// place looked in on its own line).
+    pub fn no_gpu_message(&self) -> Option<String> {
         match &self.driver {
             DriverInfo::NotFound { tried } => Some(format!(
-                "No CUDA driver found (libcuda; looked in: {}). The CPU backend will be used.",
+                "No CUDA driver found (libcuda). The CPU backend will be used.\n  \
+                 Looked in (set CUPRITE_CUDA_PATH to the library or its folder to choose):\n{}",
                 short_places(tried)
             )),
             DriverInfo::Unusable { path, error } => Some(format!(
-                "The CUDA driver{} cannot be used ({}). The CPU backend will be used.",
+                "The CUDA driver{} cannot be used. The CPU backend will be used.\n  {}",
                 path.as_ref()
                     .map(|p| format!(" at {p}"))
                     .unwrap_or_default(),
-                error.replace('\n', " ")
+                error.replace('\n', "\n  ")
             )),
             DriverInfo::Found { cuda_version, .. } if self.devices.is_empty() => Some(format!(
                 "The CUDA driver (CUDA {}.{}) reports no device. The CPU backend will be used.",
@@ -397,7 +408,7 @@ impl Info {
             s.push('\n');
         };
         line(format!("cuprite {}", self.version));
-        if let Some(l) = self.no_gpu_line() {
+        if let Some(l) = self.no_gpu_message() {
             line(l);
         }
         if let DriverInfo::Found { path, cuda_version } = &self.driver {
@@ -526,7 +537,7 @@ impl Info {
         json!({
             "cuprite": self.version,
             "driver": driver,
-            "message": self.no_gpu_line(),
+            "message": self.no_gpu_message(),
             "devices": devices,
             "libraries": libraries,
             "backend": self.backend,

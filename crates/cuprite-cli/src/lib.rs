@@ -1,5 +1,5 @@
 //! The pieces of the `cuprite` command, as a library so that tests and benchmarks can reach
-//! them: [`info`] (what this machine offers), [`demo`] (the stack at work) and [`bench`] (the benchmark harness and its
+//! them: [`info`] (what this machine offers), [`demo`] (the stack at work) and [`bench`](mod@bench) (the benchmark harness and its
 //! benchmarks). `main.rs` only parses the command line.
 
 /// `println!` that ignores a closed stdout (`cuprite info | head`) instead of panicking.
@@ -14,3 +14,19 @@ macro_rules! outln {
 pub mod bench;
 pub mod demo;
 pub mod info;
+
+/// Every Rust code block of the repository's `README.md`, compiled and run as a doc test of this
+/// crate (which depends on every layer the README shows), so that the README cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
+
+/// The Rust code blocks of `docs/gpu-arrays-in-rust.md`, run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/gpu-arrays-in-rust.md")]
+pub struct TourDoctests;
+
+/// The Rust code blocks of `docs/from-arrayfire.md`, run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/from-arrayfire.md")]
+pub struct ArrayFireGuideDoctests;

@@ -4,6 +4,7 @@
 //! cuprite demo [--n N]
 //! cuprite info [--json] [--all-attributes]
 //! cuprite bench [FILTER]... [--json FILE] [--warmup N] [--repeats N] [--quick] [--list] [--markdown]
+//!               [--plot DIR] [--compare OLD.json] [--threshold F] [--peers FILE]... [--from FILE]
 //! ```
 
 use clap::{Parser, Subcommand};
@@ -63,6 +64,25 @@ enum Command {
         /// Also print the figures as rows for docs/PERFORMANCE.md.
         #[arg(long)]
         markdown: bool,
+        /// Write SVG charts (bandwidth against size, host time against the raw call, peers
+        /// beside) into this folder.
+        #[arg(long, value_name = "DIR")]
+        plot: Option<PathBuf>,
+        /// Print each figure's ratio to this saved JSON report (`--json` of an earlier run) and
+        /// flag regressions.
+        #[arg(long, value_name = "OLD.json")]
+        compare: Option<PathBuf>,
+        /// With --compare: a figure this fraction worse than before is a regression.
+        #[arg(long, default_value_t = 0.10, value_name = "F")]
+        threshold: f64,
+        /// A peer library's figures (JSON written by a script of benches/peers/): each ratio
+        /// is computed and judged, and the peer's curves are drawn beside cuprite's.
+        /// Repeatable (one file per peer script).
+        #[arg(long, value_name = "FILE")]
+        peers: Vec<PathBuf>,
+        /// Read the results from this saved JSON report instead of running benchmarks.
+        #[arg(long, value_name = "FILE")]
+        from: Option<PathBuf>,
     },
 }
 
@@ -118,6 +138,11 @@ fn main() -> ExitCode {
             quick,
             list,
             markdown,
+            plot,
+            compare,
+            threshold,
+            peers,
+            from,
         } => {
             let opts = bench::RunOptions {
                 filters,
@@ -127,6 +152,11 @@ fn main() -> ExitCode {
                 json,
                 list,
                 markdown,
+                plot,
+                compare,
+                threshold,
+                peers,
+                from,
             };
             match bench::run(&opts) {
                 Ok(true) => ExitCode::SUCCESS,

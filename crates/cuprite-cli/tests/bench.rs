@@ -1,9 +1,11 @@
 //! The benchmark harness: its statistics and judgement, and `cuprite bench` as a user runs it.
 
 use crate::cuprite_bin;
+use cuprite_cli::bench::report::{Verdict, compare, judge_peers};
 use cuprite_cli::bench::{BenchCtx, Figure, Samples, Target, TimeUnit, all, utc_now};
 use cuprite_testkit::temp_dir as empty_dir;
 use cuprite_testkit::{Rng, Test, TestResult};
+use serde_json::{Value, json};
 use std::process::Command;
 
 pub fn tests() -> Vec<Test> {
@@ -18,6 +20,13 @@ pub fn tests() -> Vec<Test> {
         Test::cpu("bench::date_format", date_format),
         Test::cpu("bench::without_gpu_runs_cpu_and_skips_gpu", without_gpu),
         Test::gpu("bench::device_copy_ceiling", device_copy_ceiling),
+        Test::cpu(
+            "bench::compare_flags_regressions",
+            compare_flags_regressions,
+        ),
+        Test::cpu("bench::peers_judged_in_code", peers_judged_in_code),
+        Test::cpu("bench::plot_compare_peers_from_a_report", plot_from_report),
+        Test::gpu("bench::quick_smoke_every_benchmark", quick_smoke),
     ]
 }
 
@@ -211,5 +220,296 @@ fn device_copy_ceiling() -> TestResult {
     // Measured once per run: asking again returns the same value.
     assert_eq!(ctx.device_copy_ceiling()?.value, c.value);
     println!("device copy ceiling (quick): {:.3} TB/s", c.value);
+    Ok(())
+}
+
+/// A report as `cuprite bench --json` writes it, with one benchmark of the given figures
+/// (`(name, unit, median, plot points)`).
+fn report(results: &[(&str, Vec<Value>)]) -> Value {
+    json!({
+        "tool": "cuprite bench",
+        "date": "2026-01-01 00:00 UTC",
+        "device": "test device",
+        "results": results.iter().map(|(name, figs)| json!({
+            "name": name, "group": "test", "needs_gpu": false, "status": "ran", "figures": figs,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn fig(name: &str, unit: &str, median: f64, plot: Vec<Value>) -> Value {
+    json!({"name": name, "unit": unit, "median": median, "min": median, "max": median,
+           "samples": 5, "plot": plot})
+}
+
+fn compare_flags_regressions() -> TestResult {
+    let mut rng = Rng::fresh();
+    let base: Vec<f64> = (0..4).map(|_| f64::from(rng.f32_in(1.0, 100.0))).collect();
+    let old = report(&[(
+        "t/a",
+        vec![
+            fig("rate", "GB/s", base[0], vec![]),
+            fig("time", "µs", base[1], vec![]),
+            fig("steady", "ms", base[2], vec![]),
+            fig("gone", "µs", base[3], vec![]),
+        ],
+    )]);
+    // Rate down 20% (regression), time down 30% (better), steady +5% (same), one new figure.
+    let new = report(&[(
+        "t/a",
+        vec![
+            fig("rate", "GB/s", base[0] * 0.8, vec![]),
+            fig("time", "µs", base[1] * 0.7, vec![]),
+            fig("steady", "ms", base[2] * 1.05, vec![]),
+            fig("fresh", "µs", 1.0, vec![]),
+        ],
+    )]);
+    let rows = compare(&old, &new, 0.10);
+    let find = |n: &str| {
+        rows.iter()
+            .find(|r| r.figure == n)
+            .ok_or(format!("no row {n}"))
+    };
+    let r = find("rate")?;
+    assert_eq!(r.verdict, Verdict::Regression);
+    assert!((r.ratio.ok_or("ratio")? - 0.8).abs() < 1e-9);
+    let t = find("time")?;
+    assert_eq!(t.verdict, Verdict::Better);
+    assert!((t.ratio.ok_or("ratio")? - 0.7).abs() < 1e-9);
+    assert_eq!(find("steady")?.verdict, Verdict::Same);
+    assert_eq!(find("fresh")?.verdict, Verdict::New);
+    assert_eq!(find("gone")?.verdict, Verdict::Missing);
+    // A time up by 20% is a regression too; with a 25% threshold it is not.
+    let slower = report(&[("t/a", vec![fig("time", "µs", base[1] * 1.2, vec![])])]);
+    assert_eq!(compare(&old, &slower, 0.10)[0].verdict, Verdict::Regression);
+    assert_eq!(compare(&old, &slower, 0.25)[0].verdict, Verdict::Same);
+    Ok(())
+}
+
+fn peers_judged_in_code() -> TestResult {
+    let ours = report(&[
+        (
+            "array/fused_chain",
+            vec![fig(
+                "fused 8-op chain (x) over 1024 f32, one kernel",
+                "TB/s",
+                3.0,
+                vec![],
+            )],
+        ),
+        (
+            "array/sum",
+            vec![fig("sum of 4096 f32 (reads)", "TB/s", 2.0, vec![])],
+        ),
+        (
+            "array/small_op_host",
+            vec![fig("host time of one small op (a + 1)", "µs", 4.0, vec![])],
+        ),
+    ]);
+    let peer = json!({
+        "peer": "test peer",
+        "figures": {"chain_compile_TBps": 2.5, "chain_eager_TBps": 1.2, "sum_TBps": 2.5,
+                    "small_op_host_us": 8.0},
+        "sizes": {"chain": 1024, "sum": 2048, "dot": 1024},
+    });
+    let rows = judge_peers(&ours, &peer);
+    let find = |k: &str| {
+        rows.iter()
+            .find(|r| r.key == k)
+            .ok_or(format!("no row {k}"))
+    };
+    let c = find("chain_compile_TBps")?;
+    assert!((c.ratio.ok_or("ratio")? - 1.2).abs() < 1e-12);
+    assert_eq!(c.met, Some(true));
+    // 3.0 / 1.2 = 2.5: below the 3x target against eager.
+    let e = find("chain_eager_TBps")?;
+    assert!((e.ratio.ok_or("ratio")? - 2.5).abs() < 1e-12);
+    assert_eq!(e.met, Some(false));
+    // Sizes differ (4096 against 2048): not judged, and the note says why.
+    let s = find("sum_TBps")?;
+    assert_eq!((s.ratio, s.met), (None, None));
+    assert!(
+        s.note.as_deref().is_some_and(|n| n.contains("2048")),
+        "{s:?}"
+    );
+    // Lower is better for host time: 4 / 8 = 0.5 meets "at most 1x".
+    let h = find("small_op_host_us")?;
+    assert!((h.ratio.ok_or("ratio")? - 0.5).abs() < 1e-12);
+    assert_eq!(h.met, Some(true));
+    // The dot product did not run and the peer has no figure for it.
+    let d = find("dot_TBps")?;
+    assert_eq!(d.met, None);
+    assert!(d.note.is_some());
+    // Only the rules of the script this file came from.
+    assert_eq!(rows.len(), 5, "{rows:?}");
+    assert!(rows.iter().all(|r| !r.key.contains("fft")), "{rows:?}");
+
+    // An FFT peer file: a time, lower is better; matched by size.
+    let ours = report(&[(
+        "fft/c2c_2p24",
+        vec![fig(
+            "FFT of 65536 Complex<f32> (C2C): cuprite fft::Plan from a PlanCache",
+            "ms",
+            0.05,
+            vec![],
+        )],
+    )]);
+    let peer = json!({"fft_c64_2p24_best_ms": 0.1, "sizes": {"fft": 65536}});
+    let rows = judge_peers(&ours, &peer);
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    let f = rows
+        .iter()
+        .find(|r| r.key == "fft_c64_2p24_best_ms")
+        .ok_or("no fft row")?;
+    assert!((f.ratio.ok_or("ratio")? - 0.5).abs() < 1e-12);
+    assert_eq!(f.met, Some(true));
+    let peer = json!({"fft_c64_2p24_best_ms": 0.1, "sizes": {"fft": 1024}});
+    assert_eq!(judge_peers(&ours, &peer)[0].met, None, "sizes differ");
+    Ok(())
+}
+
+/// `--from` a saved report: `--plot` writes one SVG per chart (peer curves included),
+/// `--compare` and `--peers` print their verdicts, and nothing is run.
+fn plot_from_report() -> TestResult {
+    let dir = empty_dir("benchplot");
+    let point = |chart: &str, series: &str, x: f64, y: f64| json!({"chart": chart, "series": series, "x": x, "x_label": "bytes", "log_x": true, "y": y});
+    let mut figs = Vec::new();
+    for k in 0..5 {
+        let x = f64::from(1u32 << (16 + 2 * k));
+        let y = 50.0 * x / (x + 1e6);
+        figs.push(fig(
+            &format!("H2D {x}"),
+            "GB/s",
+            y,
+            vec![point("copies", "H2D", x, y)],
+        ));
+    }
+    figs.push(fig(
+        "host",
+        "µs",
+        3.0,
+        vec![
+            json!({"chart": "host time", "series": "raw", "x": 0.0, "x_label": "sample",
+                    "log_x": false, "y": 3.0}),
+            json!({"chart": "host time", "series": "raw", "x": 1.0, "x_label": "sample",
+                    "log_x": false, "y": 3.2}),
+        ],
+    ));
+    let new = report(&[("curves/copies", figs.clone())]);
+    figs[4]["median"] = json!(100.0);
+    let old = report(&[("curves/copies", figs)]);
+    let peer = json!({"peer": "Peer 1.0", "figures": {"chain_compile_TBps": 2.0}, "curves": [
+        {"chart": "copies", "series": "H2D", "x": 65536.0, "y": 10.0, "unit": "GB/s"},
+        {"chart": "copies", "series": "H2D", "x": 1048576.0, "y": 20.0, "unit": "GB/s"}]});
+    let (new_p, old_p, peer_p) = (
+        dir.join("new.json"),
+        dir.join("old.json"),
+        dir.join("peer.json"),
+    );
+    std::fs::write(&new_p, new.to_string())?;
+    std::fs::write(&old_p, old.to_string())?;
+    std::fs::write(&peer_p, peer.to_string())?;
+    let plots = dir.join("plots");
+    let out = Command::new(cuprite_bin()?)
+        .args(["bench", "--from"])
+        .arg(&new_p)
+        .arg("--compare")
+        .arg(&old_p)
+        .arg("--peers")
+        .arg(&peer_p)
+        .arg("--plot")
+        .arg(&plots)
+        .env("CUPRITE_CUDA_PATH", &dir)
+        .output()?;
+    let text = String::from_utf8(out.stdout)?;
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("REGRESSION") && text.contains("regressions: 1,"),
+        "{text}"
+    );
+    assert!(text.contains("not judged"), "{text}");
+    assert!(
+        !text.contains("cuprite bench, "),
+        "nothing may run with --from: {text}"
+    );
+    let copies = std::fs::read_to_string(plots.join("copies.svg"))?;
+    assert!(
+        copies.starts_with("<svg"),
+        "{}",
+        &copies[..80.min(copies.len())]
+    );
+    assert!(
+        copies.contains("H2D") && copies.contains("Peer 1.0: H2D"),
+        "legend missing"
+    );
+    assert!(copies.contains("bytes (log scale)") && copies.contains("GB/s"));
+    let host = std::fs::read_to_string(plots.join("host-time.svg"))?;
+    assert!(host.contains("µs") && host.contains("raw"));
+    let n = std::fs::read_dir(&plots)?.count();
+    assert_eq!(n, 2, "one SVG per chart");
+    std::fs::remove_dir_all(&dir)?;
+    Ok(())
+}
+
+/// Every benchmark once with `--quick`, through the binary as a user runs it: all run (none
+/// fails or is skipped on a GPU machine), every figure is finite and positive (counts may be
+/// 0), the JSON parses and the charts are written.
+fn quick_smoke() -> TestResult {
+    let dir = empty_dir("benchsmoke");
+    let json_path = dir.join("quick.json");
+    let plots = dir.join("plots");
+    let out = Command::new(cuprite_bin()?)
+        .args(["bench", "--quick", "--json"])
+        .arg(&json_path)
+        .arg("--plot")
+        .arg(&plots)
+        .output()?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json_path)?)?;
+    let results = v["results"].as_array().ok_or("no results")?;
+    assert_eq!(results.len(), all().len(), "every benchmark reported");
+    // The groups of this harness must all run on a GPU machine; a benchmark of another topic
+    // may be skipped where a second GPU is missing, and any may be skipped where an optional
+    // library (cuFFT...) is not installed; none may fail.
+    let must_run = ["ceiling", "memory", "launch", "array", "interop", "curves"];
+    for r in results {
+        assert_ne!(r["status"], "failed", "{r}");
+        let group = r["group"].as_str().unwrap_or("");
+        let missing_library = r["reason"]
+            .as_str()
+            .is_some_and(|x| x.contains("not found"));
+        if r["status"] == "skipped" && (missing_library || !must_run.contains(&group)) {
+            println!("skipped {}: {}", r["name"], r["reason"]);
+            continue;
+        }
+        assert_eq!(r["status"], "ran", "{r}");
+        let figs = r["figures"].as_array().ok_or("no figures")?;
+        assert!(!figs.is_empty(), "{r}");
+        for f in figs {
+            let m = f["median"].as_f64().ok_or("median")?;
+            let ok = m.is_finite() && (m > 0.0 || (f["unit"] == "count" && m == 0.0));
+            assert!(ok, "{} / {}: {m}", r["name"], f["name"]);
+        }
+    }
+    let svgs: Vec<_> = std::fs::read_dir(&plots)?.flatten().collect();
+    assert!(svgs.len() >= 4, "{} charts", svgs.len());
+    for e in svgs {
+        let s = std::fs::read_to_string(e.path())?;
+        assert!(
+            s.starts_with("<svg") && s.contains("<polyline"),
+            "{:?}",
+            e.path()
+        );
+    }
+    println!("{text}");
+    std::fs::remove_dir_all(&dir)?;
     Ok(())
 }

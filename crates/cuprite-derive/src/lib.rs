@@ -11,6 +11,7 @@
 //! - enums and unions.
 //!
 //! The tests of these refusals are `compile_fail` doc tests in the `cuprite` crate.
+#![deny(missing_docs)]
 
 use proc_macro::TokenStream;
 use proc_macro2::Span;

@@ -14,12 +14,17 @@
 //! ```
 //!
 //! This crate owns declarations and loading only; the safe layer is the `cuprite` crate.
+#![deny(missing_docs)]
 
+pub mod cublas;
+pub mod cublaslt;
 pub mod cufft;
+pub mod cusolver;
 pub mod driver;
 pub mod libraries;
 pub mod library_types;
 pub mod loader;
+pub mod nccl;
 pub mod nvrtc;
 
 pub use loader::LoadError;

@@ -8,6 +8,10 @@ use cuprite_testkit::{Rng, Test, TestResult, temp_dir};
 pub fn tests() -> Vec<Test> {
     vec![
         Test::cpu(
+            "loader::load_error_debug_is_readable",
+            load_error_debug_is_readable,
+        ),
+        Test::cpu(
             "loader::missing_driver_lists_every_place",
             missing_driver_lists_every_place,
         ),
@@ -25,6 +29,7 @@ pub fn tests() -> Vec<Test> {
             preferred_major_goes_first,
         ),
         Test::gpu("loader::driver_loads_from_a_real_file", driver_loads),
+        Test::cpu("loader::missing_nccl_is_an_err", missing_nccl_is_an_err),
     ]
 }
 
@@ -243,5 +248,58 @@ fn preferred_major_goes_first() -> TestResult {
     let d12 = pos("/usr/local/cuda/lib64/libcuprite_versioned.so.12").ok_or("no toolkit .so.12")?;
     let d13 = pos("/usr/local/cuda/lib64/libcuprite_versioned.so.13").ok_or("no toolkit .so.13")?;
     assert!(d12 < d13, "{c:?}");
+    Ok(())
+}
+
+/// `LoadError`'s `Debug` is its variant's name and its `Display` text (one place per line), so
+/// an `unwrap()` or `main() -> Result` shows a readable list.
+fn load_error_debug_is_readable() -> TestResult {
+    let tried: Vec<String> = (0..5)
+        .map(|i| format!("/nowhere/{i}/libcuda.so.1: not found"))
+        .collect();
+    let e = cuprite_sys::LoadError::LibraryNotFound {
+        library: "libcuda",
+        tried: tried.clone(),
+    };
+    let debug = format!("{e:?}");
+    assert_eq!(debug, format!("LibraryNotFound: {e}"));
+    let lines: Vec<&str> = debug.lines().collect();
+    assert_eq!(
+        lines[0],
+        "LibraryNotFound: libcuda not found; tried 5 places:"
+    );
+    assert_eq!(lines.len(), 6, "{debug}");
+    for (line, t) in lines[1..].iter().zip(&tried) {
+        assert_eq!(*line, format!("  - {t}"));
+    }
+    let e = cuprite_sys::LoadError::SymbolNotFound {
+        library: "libnvrtc",
+        symbol: "nvrtcNewThing",
+        path: "/lib/libnvrtc.so.13".into(),
+    };
+    assert_eq!(format!("{e:?}"), format!("SymbolNotFound: {e}"));
+    assert!(format!("{e:?}").contains("nvrtcNewThing"));
+    Ok(())
+}
+
+/// `CUPRITE_NCCL_PATH` pointing at a file that does not exist: the first NCCL call is an `Err`
+/// naming libnccl and that path (and only it), not a panic.
+fn missing_nccl_is_an_err() -> TestResult {
+    let dir = temp_dir("nonccl");
+    let file = dir.join("libnccl.so.2");
+    let out = child::spawn("ncclGetVersion", &[("CUPRITE_NCCL_PATH", file.as_os_str())])?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "child failed: {text} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.starts_with("ERR LibraryNotFound"), "{text}");
+    assert!(text.contains("libnccl not found; tried 1 places"), "{text}");
+    assert!(
+        text.contains(&format!("{}: not found", file.display())),
+        "{text}"
+    );
     Ok(())
 }

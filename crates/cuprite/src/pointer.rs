@@ -39,11 +39,11 @@ unsafe impl Send for PointerInfo {}
 unsafe impl Sync for PointerInfo {}
 
 impl PointerInfo {
-    /// Whether the memory was allocated in `ctx` (a primary context and an owned context of
-    /// the same device are different contexts). Managed memory has no owning context and
-    /// belongs to none.
-    pub fn belongs_to(&self, ctx: &Context) -> bool {
-        !self.context.is_null() && self.context == ctx.raw()
+    /// Whether the memory belongs to another context than `ctx` (a primary context and an
+    /// owned context of the same device are different contexts). Memory the driver ties to no
+    /// context (stream-ordered pool allocations, managed memory) belongs to no other context.
+    pub fn in_other_context(&self, ctx: &Context) -> bool {
+        !self.context.is_null() && self.context != ctx.raw()
     }
 
     /// Whether `[ptr, ptr + bytes)` lies inside the allocation.
@@ -75,7 +75,7 @@ fn attribute<V: Default>(attr: CUpointer_attribute, ptr: u64) -> Result<V> {
 /// let buf = ctx.default_stream().alloc_zeros::<f32>(256)?;
 /// let info = cuprite::pointer::pointer_info(cuprite::DeviceRead::device_ptr(&buf))?;
 /// assert_eq!(info.memory_type, cuprite::pointer::MemoryType::Device);
-/// assert!(info.belongs_to(&ctx) && info.size >= 1024);
+/// assert!(!info.in_other_context(&ctx) && info.size >= 1024);
 /// # Ok(()) }
 /// ```
 pub fn pointer_info(ptr: u64) -> Result<PointerInfo> {

@@ -3,26 +3,78 @@
 
 use cuprite_testkit::{Test, run};
 
+mod bad_input;
+mod blas;
 mod compat;
 mod context;
 mod device;
 mod error;
+mod fault;
 mod fft;
 mod graph;
 mod kernels;
 mod memory;
+mod nccl;
 mod nvrtc;
 mod stream;
 mod tracking;
 
+/// Marker for panic messages a test provokes on a thread it does not run on (e.g. a stream's
+/// host function): [`quietly`]'s hook keeps such panics silent wherever they happen.
+#[allow(dead_code)]
+pub const EXPECTED_PANIC: &str = "(a panic this test expects)";
+
+/// Runs `f`, keeping the panic messages (and backtraces) of panics it provokes on purpose off
+/// stderr, so that a passing `cargo test` prints none: panics on this thread while `f` runs, and
+/// panics anywhere whose message contains [`EXPECTED_PANIC`]. Every other panic still goes to
+/// the hook that was installed before (a thread-local flag, not a swap of the process-wide hook,
+/// so tests running in parallel keep their messages). The flag is restored when `f` returns
+/// or unwinds.
+pub fn quietly<R>(f: impl FnOnce() -> R) -> R {
+    use std::cell::Cell;
+    thread_local! {
+        static QUIET: Cell<bool> = const { Cell::new(false) };
+    }
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let payload = info.payload();
+            let msg = payload
+                .downcast_ref::<&str>()
+                .copied()
+                .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+                .unwrap_or("");
+            if !QUIET.with(Cell::get) && !msg.contains(EXPECTED_PANIC) {
+                previous(info);
+            }
+        }));
+    });
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            QUIET.with(|q| q.set(self.0));
+        }
+    }
+    let _restore = Restore(QUIET.with(|q| q.replace(true)));
+    f()
+}
+
 fn main() {
     // The device-trap test re-runs this binary as a child process that traps on purpose.
+    if let Ok(which) = std::env::var(blas::CHILD_ENV) {
+        std::process::exit(blas::child(&which));
+    }
     if std::env::var_os(kernels::TRAP_CHILD_ENV).is_some() {
         std::process::exit(kernels::trap_child());
     }
     // The missing-cuFFT test re-runs this binary with cuFFT hidden.
     if std::env::var_os(fft::MISSING_CHILD_ENV).is_some() {
         std::process::exit(fft::missing_child());
+    }
+    // The NCCL tests re-run this binary as ranks of a job, or without NCCL.
+    if let Some(code) = nccl::child_if_asked() {
+        std::process::exit(code);
     }
     let mut tests: Vec<Test> = Vec::new();
     tests.extend(device::tests());
@@ -36,5 +88,9 @@ fn main() {
     tests.extend(graph::tests());
     tests.extend(compat::tests());
     tests.extend(fft::tests());
+    tests.extend(bad_input::tests());
+    tests.extend(fault::tests());
+    tests.extend(nccl::tests());
+    tests.extend(blas::tests());
     run(tests);
 }

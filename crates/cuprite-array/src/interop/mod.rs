@@ -1,7 +1,7 @@
 //! Interop: arrays and raw CUDA in one program (ArrayFire's CUDA interop chapter, done with
 //! no copies and no extra synchronisation), DLPack, and ndarray.
 //!
-//! # The seed API
+//! # ArrayFire's CUDA interop, in cuprite-array
 //!
 //! | ArrayFire                     | cuprite-array                                               |
 //! |-------------------------------|-------------------------------------------------------------|
@@ -19,7 +19,7 @@
 //!
 //! # Ownership rules
 //!
-//! The seed shows two ways of making an array from device memory. In cuprite-array:
+//! ArrayFire shows two ways of making an array from device memory. In cuprite-array:
 //!
 //! 1. **From a [`DeviceBuffer`]**: [`Array::from_buffer`] moves the buffer into the array. No
 //!    copy, no `unsafe`, no `lock` needed: the library owns it from then on and frees it
@@ -29,7 +29,7 @@
 //! 2. **From a raw allocation** (`cuMemAlloc`, `cuMemAllocAsync`, another library):
 //!    `unsafe` [`Array::new_from_device_ptr`] takes ownership: the pointer must be the start of
 //!    an allocation of the array device's primary context, large enough for the shape, with no
-//!    pending work on other streams (seed step 1: finish pending CUDA work first), and nobody
+//!    pending work on other streams (finish pending CUDA work first), and nobody
 //!    else may free it. The library frees it when the last array is dropped, unless the array
 //!    is locked then (see below). A null, misaligned, host, or other-device pointer, or one
 //!    that is not the start of a large enough allocation, is an `Err`.
@@ -49,7 +49,7 @@
 //! array memory needs no synchronisation at all; on any other stream, passing arrays as
 //! [`device_view`](Array::device_view)s (or buffers made with `from_buffer`) lets the driver
 //! layer's tracking order the work, with one device-side wait and no host synchronisation.
-//! [`stats`] and [`thread_stats`] count host synchronisations and cross-stream waits.
+//! [`stats`](fn@stats) and [`thread_stats`] count host synchronisations and cross-stream waits.
 
 pub mod dlpack;
 #[cfg(feature = "ndarray")]
@@ -144,7 +144,7 @@ fn check_device_pointer(ptr: u64, bytes: usize, align: usize, ordinal: usize) ->
             info.device_ordinal
         )));
     }
-    if !info.belongs_to(&st.ctx) {
+    if info.in_other_context(&st.ctx) {
         return Err(Error::DeviceMismatch(format!(
             "{ptr:#x} was allocated in another context of CUDA device {ordinal}, not in its \
              primary context (the array library's)"

@@ -56,7 +56,7 @@ pub(crate) fn insert(ordinal: usize, key: u64, k: Arc<Kernel>) {
 }
 
 /// Forgets every kernel of every device: the next use of an expression goes to the disk cache
-/// or NVRTC again, as in a new process. The modules stay loaded until [`take_retired`].
+/// or NVRTC again, as in a new process. The modules stay loaded until `take_retired`.
 pub fn clear_kernel_cache() {
     let mut m = KERNELS.lock().unwrap_or_else(|e| e.into_inner());
     RETIRED

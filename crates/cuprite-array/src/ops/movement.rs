@@ -130,6 +130,7 @@ impl<T: Element> Array<T> {
 
     /// Broadcasts to `shape` (a view with zero strides).
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Array<T>> {
+        crate::shape::checked_numel(shape)?;
         let b = broadcast_shapes(self.shape(), shape)?;
         if b != shape {
             return Err(Error::Shape(format!(
@@ -212,6 +213,14 @@ impl<T: Element> Array<T> {
             )));
         }
         crate::array::check_devices(&[&self.node, &index.node])?;
+        if self.shape()[ax] == 0 && !index.is_empty() {
+            return Err(Error::Index(format!(
+                "gather of {} index(es) along axis {ax} of extent 0 (shape {:?}): no element to \
+                 read",
+                index.len(),
+                self.shape()
+            )));
+        }
         let src = contiguous_storage(&self.node)?;
         let mut out_shape = self.shape().to_vec();
         out_shape[ax] = index.len();
@@ -313,7 +322,18 @@ impl<T: Element> Array<T> {
             .zip(&reps_full)
             .flat_map(|(&s, &r)| [r, s])
             .collect();
-        let out: Vec<usize> = src.iter().zip(&reps_full).map(|(&s, &r)| s * r).collect();
+        let out: Vec<usize> = src
+            .iter()
+            .zip(&reps_full)
+            .map(|(&s, &r)| s.checked_mul(r))
+            .collect::<Option<_>>()
+            .ok_or_else(|| {
+                Error::Shape(format!(
+                    "tiling shape {:?} by {reps:?} overflows",
+                    self.shape()
+                ))
+            })?;
+        crate::shape::checked_numel(&out)?;
         let b = self.reshape(&inter)?.broadcast_to(&big)?;
         b.contiguous()?.reshape(&out)
     }
@@ -349,8 +369,15 @@ impl<T: Element> Array<T> {
             .shape()
             .iter()
             .zip(widths)
-            .map(|(s, (b, a))| s + b + a)
-            .collect();
+            .map(|(s, (b, a))| s.checked_add(*b)?.checked_add(*a))
+            .collect::<Option<_>>()
+            .ok_or_else(|| {
+                Error::Shape(format!(
+                    "padding shape {:?} by {widths:?} overflows",
+                    self.shape()
+                ))
+            })?;
+        crate::shape::checked_numel(&shape)?;
         let full = Layout::contiguous(&shape);
         let fill = Array::full(&shape, value);
         let fill = Array::<T>::from_node(Node::new(

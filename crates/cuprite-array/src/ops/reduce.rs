@@ -46,6 +46,7 @@ pub(crate) fn reduce_node(
     axes: &[usize],
     keepdims: bool,
 ) -> Result<Arc<Node>> {
+    crate::shape::checked_numel(&n.shape)?;
     let nd = n.shape.len();
     let mut red: Vec<usize> = axes.to_vec();
     red.sort_unstable();
@@ -55,6 +56,18 @@ pub(crate) fn reduce_node(
     let p = permute_node(n, &perm)?;
     let outer: usize = kept.iter().map(|&a| n.shape[a]).product();
     let inner: usize = red.iter().map(|&a| n.shape[a]).product();
+    if inner == 0
+        && outer > 0
+        && matches!(
+            op,
+            ReduceOp::Min | ReduceOp::Max | ReduceOp::ArgMin | ReduceOp::ArgMax
+        )
+    {
+        return Err(crate::Error::InvalidArgument(format!(
+            "{op:?} of an empty array (shape {:?}, reduced along axes {red:?}) has no value",
+            n.shape
+        )));
+    }
     let out_d = op.result(n.dtype);
     let out_shape: Vec<usize> = if keepdims {
         (0..nd)

@@ -91,7 +91,7 @@ pub fn host_copy_figure(ctx: &BenchCtx, threads: usize) -> Result<Figure, BenchE
     ))
 }
 
-/// Host copy time samples (seconds per copy of [`host_size`] bytes) using `threads` threads,
+/// Host copy time samples (seconds per copy of `host_size` bytes) using `threads` threads,
 /// each copying its own contiguous part. The destination is poisoned first and checked after.
 pub fn host_copy_bandwidth(ctx: &BenchCtx, threads: usize) -> Result<Samples, BenchError> {
     let words = host_size(ctx) / 8;

@@ -8,6 +8,7 @@
 //! machine affects both alike; each sample is `iters` launches after a synchronisation, timed
 //! on the host and divided.
 
+use super::curves::CHART_HOST;
 use super::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
 use cuprite::nvrtc;
 use cuprite::{CaptureMode, Context, ContextFlags, Device, LaunchConfig};
@@ -197,11 +198,15 @@ fn host_per_launch(b: &mut BenchCtx) -> BenchResult {
             &raw1,
             TimeUnit::Us,
         )
-        .with_note("host time per launch, one stream; the ceiling of the next figures"),
+        .with_note("host row: host time per launch, one stream; the reference of the next figures")
+        .plot_samples(CHART_HOST, "raw cuLaunchKernel (own context)", &raw1, 1e6),
         Figure::time("cuprite launch, one stream", &cup1, TimeUnit::Us)
             .with_ceiling("raw cuLaunchKernel", raw1_us)
             .with_target(Target::RatioAtMost(1.10))
-            .with_note(format!("{iters} launches per sample, interleaved with raw")),
+            .with_note(format!(
+                "host row; {iters} launches per sample, interleaved with raw"
+            ))
+            .plot_samples(CHART_HOST, "cuprite launch, one stream", &cup1, 1e6),
         Figure::time(
             "raw cuLaunchKernel, second stream exists",
             &raw2,
@@ -215,7 +220,13 @@ fn host_per_launch(b: &mut BenchCtx) -> BenchResult {
         )
         .with_ceiling("raw cuLaunchKernel", raw2_us)
         .with_target(Target::RatioAtMost(1.5))
-        .with_note("each launch records one event and updates two trackers"),
+        .with_note("host row; each launch records one event and updates two trackers")
+        .plot_samples(
+            CHART_HOST,
+            "cuprite launch, cross-stream tracking",
+            &cup2,
+            1e6,
+        ),
     ])
 }
 

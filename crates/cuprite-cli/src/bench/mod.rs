@@ -10,16 +10,25 @@
 //! bandwidth from [`BenchCtx::device_copy_ceiling`], host memcpy bandwidth, the cost of a raw
 //! driver call...), the ratio to it, and its target with whether it was met.
 //!
-//! Timing follows the workplace method: warm up first, time device work with events (see
-//! [`BenchCtx::time_device`]), host costs with `Instant` ([`BenchCtx::time_host`]), repeat, take
-//! the median; never time zeros.
+//! Timing: warm up first, time device work with events (see [`BenchCtx::time_device`];
+//! [`curves::per_call`] for K back-to-back calls per event pair), host costs with `Instant`
+//! ([`BenchCtx::time_host`]), repeat, take the median; never time zeros.
+//!
+//! After a run (or on a saved JSON report, `--from`), [`report`] compares with a saved run
+//! (`--compare`) and with a peer library's figures (`--peers`), and [`plot`] draws the figures
+//! that carry [`PlotPoint`]s as SVG charts (`--plot`).
 
 pub mod array;
+pub mod blas;
 pub mod ceiling;
+pub mod curves;
 pub mod fft;
 pub mod interop;
 pub mod launch;
 pub mod memory;
+pub mod nccl;
+pub mod plot;
+pub mod report;
 
 use cuprite_sys::driver::{self as sys, CUevent, CUstream};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -63,7 +72,10 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(launch::benchmarks());
     v.extend(array::benchmarks());
     v.extend(interop::benchmarks());
+    v.extend(curves::benchmarks());
     v.extend(fft::benchmarks());
+    v.extend(nccl::benchmarks());
+    v.extend(blas::benchmarks());
     v
 }
 
@@ -158,6 +170,26 @@ pub struct Figure {
     pub target: Option<Target>,
     /// A free remark (sizes, what the ceiling means...).
     pub note: Option<String>,
+    /// Where this figure appears on the charts of `--plot` (none: not drawn).
+    pub plot: Vec<PlotPoint>,
+}
+
+/// One point of a chart drawn by `cuprite bench --plot` (see [`plot`]): the charts are named,
+/// each holds named series (one line each), and a series' points are sorted by `x`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlotPoint {
+    /// The chart's title; also names its file.
+    pub chart: String,
+    /// The line this point belongs to, e.g. `H2D (pinned)`.
+    pub series: String,
+    /// The x value, e.g. bytes or elements.
+    pub x: f64,
+    /// What x counts, e.g. `bytes`.
+    pub x_label: String,
+    /// Whether the x axis is logarithmic (sizes) or linear (sample index).
+    pub log_x: bool,
+    /// The y value in the figure's unit.
+    pub y: f64,
 }
 
 /// Units for times.
@@ -211,7 +243,57 @@ impl Figure {
             ceiling: None,
             target: None,
             note: None,
+            plot: Vec::new(),
         }
+    }
+
+    /// Puts the median on chart `chart`, line `series`, at `x` (a size: the x axis is
+    /// logarithmic), counted in `x_label`.
+    pub fn plot_at(
+        mut self,
+        chart: impl Into<String>,
+        series: impl Into<String>,
+        x_label: impl Into<String>,
+        x: f64,
+    ) -> Self {
+        self.plot.push(PlotPoint {
+            chart: chart.into(),
+            series: series.into(),
+            x,
+            x_label: x_label.into(),
+            log_x: true,
+            y: self.median,
+        });
+        self
+    }
+
+    /// Puts every sample on chart `chart`, line `series`, in the order taken (x: the sample's
+    /// index); `scale` converts seconds to the figure's unit (e.g. `1e6` for µs).
+    pub fn plot_samples(
+        mut self,
+        chart: impl Into<String>,
+        series: impl Into<String>,
+        samples: &Samples,
+        scale: f64,
+    ) -> Self {
+        let (chart, series) = (chart.into(), series.into());
+        for (i, s) in samples.0.iter().enumerate() {
+            self.plot.push(PlotPoint {
+                chart: chart.clone(),
+                series: series.clone(),
+                x: i as f64,
+                x_label: "sample (in the order taken)".into(),
+                log_x: false,
+                y: s * scale,
+            });
+        }
+        self
+    }
+
+    /// Whether a larger median is better: rates (units ending in `/s`) are, times and counts
+    /// are not.
+    pub fn higher_is_better(&self) -> bool {
+        unit_higher_is_better(&self.unit)
     }
 
     /// A time figure (lower is better) from samples in seconds, shown in `unit`.
@@ -331,8 +413,22 @@ impl Figure {
             "target": self.target.map(|t| t.to_string()),
             "met": self.met(),
             "note": self.note,
+            "plot": self.plot.iter().map(|p| serde_json::json!({
+                "chart": p.chart,
+                "series": p.series,
+                "x": p.x,
+                "x_label": p.x_label,
+                "log_x": p.log_x,
+                "y": p.y,
+            })).collect::<Vec<_>>(),
         })
     }
+}
+
+/// Whether a larger value in `unit` is better: rates (`GB/s`, `TFLOP/s`...) are; times
+/// (`µs`, `ms`...) and counts are not.
+pub fn unit_higher_is_better(unit: &str) -> bool {
+    unit.ends_with("/s")
 }
 
 /// Settings and shared state of one `cuprite bench` run, handed to every benchmark.
@@ -478,7 +574,7 @@ impl BenchCtx {
         self.ceiling_once("device copy", |ctx| {
             let (fig, _) = ceiling::device_copy_figure(ctx)?;
             Ok(Ceiling {
-                name: "device copy bandwidth".into(),
+                name: "device copy bandwidth (reference)".into(),
                 value: fig.median,
             })
         })
@@ -583,6 +679,18 @@ pub struct RunOptions {
     pub list: bool,
     /// Also print the figures as rows of the table in `docs/PERFORMANCE.md`.
     pub markdown: bool,
+    /// Draw the figures' charts as SVG files into this folder.
+    pub plot: Option<std::path::PathBuf>,
+    /// Print each figure's ratio to this saved JSON report and flag regressions.
+    pub compare: Option<std::path::PathBuf>,
+    /// A worse ratio than this fraction (0.1: 10% slower or lower) counts as a regression.
+    pub threshold: f64,
+    /// Peer libraries' figures (JSON files of `benches/peers/` scripts): judged against
+    /// cuprite's, and drawn beside them.
+    pub peers: Vec<std::path::PathBuf>,
+    /// Use this saved JSON report instead of running benchmarks (for `--plot`, `--compare`,
+    /// `--peers`).
+    pub from: Option<std::path::PathBuf>,
 }
 
 /// The outcome of one benchmark.
@@ -596,6 +704,11 @@ enum Outcome {
 /// Runs the selected benchmarks, prints the table, writes the JSON. Returns whether every
 /// selected benchmark that could run succeeded.
 pub fn run(opts: &RunOptions) -> Result<bool, BenchError> {
+    if let Some(path) = &opts.from {
+        let report = report::load(path)?;
+        crate::outln!("report {} ({})", path.display(), report::describe(&report));
+        return report::post_process(opts, report, true);
+    }
     let selected: Vec<Benchmark> = all()
         .into_iter()
         .filter(|b| {
@@ -627,7 +740,12 @@ pub fn run(opts: &RunOptions) -> Result<bool, BenchError> {
     }
     let gpu = gpu_presence();
     let mut ctx = BenchCtx::new(opts.warmup, opts.repeats, opts.quick);
-    let bar = ProgressBar::new(selected.len() as u64);
+    // Progress only on a terminal: piped or logged output stays the table alone.
+    let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        ProgressBar::new(selected.len() as u64)
+    } else {
+        ProgressBar::hidden()
+    };
     bar.set_style(
         ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} {prefix}: {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
@@ -665,7 +783,7 @@ pub fn run(opts: &RunOptions) -> Result<bool, BenchError> {
 
     let device = match &gpu {
         Ok(name) => name.clone(),
-        Err(_) => "none (CPU only)".to_string(),
+        Err(why) => format!("the CPU only: {why}"),
     };
     print_table(&device, &outcomes);
     if opts.markdown {
@@ -674,16 +792,23 @@ pub fn run(opts: &RunOptions) -> Result<bool, BenchError> {
             crate::outln!("{row}");
         }
     }
-    if let Some(path) = &opts.json {
-        let report = json_report(&device, &ctx, &outcomes);
-        let text = serde_json::to_string_pretty(&report)?;
-        std::fs::write(path, text + "\n")
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        crate::outln!("JSON report written to {}", path.display());
+    let mut report = json_report(&device, &ctx, &outcomes);
+    if gpu.is_err() {
+        report["gpu"] = false.into();
     }
-    Ok(!outcomes
+    let all_ran = !outcomes
         .iter()
-        .any(|(_, o)| matches!(o, Outcome::Failed(_))))
+        .any(|(_, o)| matches!(o, Outcome::Failed(_)));
+    Ok(report::post_process(opts, report, false)? && all_ran)
+}
+
+/// Writes `report` as pretty JSON to `path`.
+pub fn write_json(path: &std::path::Path, report: &serde_json::Value) -> Result<(), BenchError> {
+    let text = serde_json::to_string_pretty(report)?;
+    std::fs::write(path, text + "\n")
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    crate::outln!("JSON report written to {}", path.display());
+    Ok(())
 }
 
 /// The device 0 name when a GPU can be used, else why not.
@@ -726,7 +851,7 @@ fn print_table(device: &str, outcomes: &[(Benchmark, Outcome)]) {
         "min",
         "max",
         "unit",
-        "ceiling",
+        "reference (same run)",
         "ratio",
         "target",
         "met",
@@ -753,7 +878,10 @@ fn print_table(device: &str, outcomes: &[(Benchmark, Outcome)]) {
             }
         }
     }
-    crate::outln!("cuprite bench on {device}, {}", utc_now());
+    crate::outln!("cuprite bench, {}, on {device}", utc_now());
+    crate::outln!(
+        "(median, min and max of the samples; ratio = median / reference; time units: lower is better, /s units: higher)"
+    );
     let mut width = header.map(|h| h.chars().count());
     for r in &rows {
         for (w, c) in width.iter_mut().zip(r) {
