@@ -71,14 +71,16 @@ pub(crate) trait LibraryCall: Send + Sync + std::fmt::Debug {
     fn name(&self) -> &str;
     /// Runs on the CPU backend, writing all of `out`.
     fn run_cpu(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) -> Result<()>;
-    /// Enqueues on `stream` of the device of `st`, writing all of `out`. The inputs and the
-    /// output are declared to the stream tracking by the implementation's launches.
+    /// Enqueues on `stream` of the device of `st`, writing all of `out` (a new buffer no other
+    /// array sees yet, lent `&mut` so that libraries taking cuprite's `DeviceWrite` views can
+    /// write it). The inputs and the output are declared to the stream tracking by the
+    /// implementation's launches.
     fn run_cuda(
         &self,
         st: &'static DeviceState,
         stream: &Arc<Stream>,
         inputs: &[CallInput<'_, DevBuf>],
-        out: &DevBuf,
+        out: &mut DevBuf,
     ) -> Result<()>;
     /// The CUDA sources the call would build for these inputs (recorded by the dry-run backend
     /// so that CI compiles them without a GPU).

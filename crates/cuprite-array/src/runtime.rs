@@ -23,6 +23,10 @@ pub(crate) struct DeviceState {
     pub arch: u32,
     pub sms: u32,
     free: Mutex<FreeList>,
+    /// The cuFFT plans of the device's FFT calls (`ops::fft`), least recently used dropped
+    /// first; emptied by [`gc`] (and so on out-of-memory before the retry), which frees their
+    /// work areas.
+    pub fft_plans: Mutex<cuprite::fft::PlanCache>,
 }
 
 /// Small device buffers of dropped arrays, kept for reuse by exact byte size: a warm small
@@ -120,6 +124,7 @@ pub(crate) fn state(ordinal: usize) -> Result<&'static DeviceState> {
         arch: maj * 10 + min,
         sms,
         free: Mutex::new(FreeList::default()),
+        fft_plans: Mutex::new(cuprite::fft::PlanCache::default()),
     }));
     v[ordinal] = Some(s);
     if let Some(f) = FAST.get(ordinal) {
@@ -130,6 +135,11 @@ pub(crate) fn state(ordinal: usize) -> Result<&'static DeviceState> {
 
 thread_local! {
     static STREAM: RefCell<Option<Arc<Stream>>> = const { RefCell::new(None) };
+}
+
+/// The state of CUDA device `ordinal` if it was made already (never initialises CUDA).
+pub(crate) fn existing_state(ordinal: usize) -> Option<&'static DeviceState> {
+    FAST.get(ordinal).and_then(|s| s.get().copied())
 }
 
 /// The stream this thread's array work on device `ordinal` goes to.
@@ -227,6 +237,10 @@ pub(crate) fn gc(ordinal: usize) -> Result<()> {
     let st = state(ordinal)?;
     let kept = std::mem::take(&mut *st.free.lock().unwrap_or_else(|e| e.into_inner()));
     drop(kept);
+    st.fft_plans
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clear();
     st.ctx.synchronize()?;
     Ok(st.ctx.trim(0)?)
 }

@@ -6,6 +6,7 @@
 mod codegen;
 mod common;
 mod cross;
+mod fft;
 mod hardening;
 mod interop;
 mod library;
@@ -31,6 +32,7 @@ fn main() {
     let mut tests = common::tests();
     tests.extend(codegen::tests());
     tests.extend(cross::tests());
+    tests.extend(fft::tests());
     tests.extend(hardening::tests());
     tests.extend(interop::tests());
     tests.extend(library::tests());

@@ -195,7 +195,7 @@ impl LibraryCall for Cumsum {
         st: &'static DeviceState,
         stream: &Arc<Stream>,
         inputs: &[CallInput<'_, DevBuf>],
-        out: &DevBuf,
+        out: &mut DevBuf,
     ) -> Result<()> {
         let [x] = inputs else {
             return Err(Error::InvalidArgument("cumsum takes one input".into()));

@@ -11,6 +11,12 @@
 //! mode. Data is random; results are checked (the DC bin against the input's sum, and the
 //! cuprite output against the raw one). The PyTorch figures come from
 //! `benches/peers/torch_fft.py`, run in the same call on the same GPU.
+//!
+//! The `array/*` rows time the same three transforms through cuprite-array (`Array::fft`,
+//! `rfft`, `fft2`: a lazy library-call node, then its evaluation: the output allocation, the
+//! plan cache lookup, the checks and the cuFFT call) against raw cuFFT on the array stream in
+//! the same run, so the cost of the array layer over the raw plan shows as the ratio. `c64`
+//! in their names is PyTorch's `complex64` (cuprite-array's `c32`: two `f32`).
 
 use super::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
 use cuprite::fft::{FftKind, PlanCache, PlanDesc, Precision};
@@ -49,6 +55,24 @@ pub fn benchmarks() -> Vec<Benchmark> {
             group: "fft",
             needs_gpu: true,
             run: host_per_call,
+        },
+        Benchmark {
+            name: "array/fft_c64_2^24",
+            group: "array",
+            needs_gpu: true,
+            run: array_fft_2p24,
+        },
+        Benchmark {
+            name: "array/rfft_batched_1024x4096",
+            group: "array",
+            needs_gpu: true,
+            run: array_rfft_batched,
+        },
+        Benchmark {
+            name: "array/fft2_c64_4096^2",
+            group: "array",
+            needs_gpu: true,
+            run: array_fft2_4096,
         },
     ]
 }
@@ -376,4 +400,165 @@ fn host_per_call(b: &mut BenchCtx) -> BenchResult {
         )
         .with_note("the ceiling of the figure above"),
     ])
+}
+
+/// One transform through cuprite-array, `k` calls (each a new lazy node and its evaluation)
+/// per event pair, against raw cuFFT of the same sizes on the array stream, with the result
+/// checked against the raw output on the same input.
+fn array_transform(
+    b: &mut BenchCtx,
+    what: &str,
+    desc: PlanDesc,
+    k: usize,
+    torch: &str,
+    call: fn(&AnyInput) -> Result<AnyOutput, cuprite_array::Error>,
+) -> BenchResult {
+    use cuprite_array::{Array, Device, with_device};
+    with_device(Device::cuda(0), || {
+        let stream = cuprite_array::get_stream(0)?;
+        let ext = desc.check().map_err(err)?;
+        let seed = seed();
+        let shape_in: Vec<usize> = std::iter::once(desc.batch())
+            .filter(|&b| b > 1)
+            .chain(desc.shape().iter().copied())
+            .collect();
+        // The same input for both: the array's and the raw buffer's.
+        let mut raw_r: Option<DeviceBuffer<f32>> = None;
+        let mut raw_c: Option<DeviceBuffer<C32>> = None;
+        let input = if desc.kind() == FftKind::R2C {
+            let v = random(ext.input, seed);
+            raw_r = Some(stream.clone_htod(&v).map_err(err)?);
+            AnyInput::Real(Array::from_slice(&v, &shape_in)?)
+        } else {
+            let v = random(2 * ext.input, seed);
+            let c: Vec<C32> = v.chunks(2).map(|p| Complex::new(p[0], p[1])).collect();
+            raw_c = Some(stream.clone_htod(&c).map_err(err)?);
+            AnyInput::Complex(Array::from_slice(&c, &shape_in)?)
+        };
+        let x_raw_ptr = raw_r
+            .as_ref()
+            .map(|x| x.device_ptr())
+            .or(raw_c.as_ref().map(|x| x.device_ptr()))
+            .unwrap_or(0);
+        let y_raw = stream.alloc_zeros::<C32>(ext.output).map_err(err)?;
+        let rawp = RawPlan::new(&desc, &stream)?;
+        let (xp, yp) = (x_raw_ptr, y_raw.device_ptr());
+        // The first call makes the plan; the timed ones find it in the cache.
+        let first = call(&input)?;
+        let hits0 = cuprite_array::ops::fft::plan_cache_stats(0).hits;
+        b.status(format!("{what}: raw cuFFT on the array stream"));
+        let raw_s = per_call(b, &stream, k, || rawp.exec(&desc, xp, yp))?;
+        b.status(format!("{what}: cuprite-array"));
+        let arr_s = per_call(b, &stream, k, || {
+            call(&input)?;
+            Ok(())
+        })?;
+        b.status(format!("{what}: raw cuFFT again"));
+        let raw_s2 = per_call(b, &stream, k, || rawp.exec(&desc, xp, yp))?;
+        let raw_all = Samples(raw_s.0.iter().chain(&raw_s2.0).copied().collect());
+        let got = first.to_vec()?;
+        let want = stream.clone_dtoh(&y_raw).map_err(err)?;
+        let diff = got
+            .iter()
+            .zip(&want)
+            .map(|(a, b)| (a - b).norm())
+            .fold(0f32, f32::max);
+        let scale = want.iter().map(|v| v.norm()).fold(0f32, f32::max);
+        if got.len() != want.len() || diff.is_nan() || diff > 1e-5 * scale {
+            return Err(format!(
+                "{what}: cuprite-array and raw cuFFT differ by {diff} (scale {scale}; {} and {} values)",
+                got.len(),
+                want.len()
+            )
+            .into());
+        }
+        let hits = cuprite_array::ops::fft::plan_cache_stats(0).hits - hits0;
+        let raw_ms = raw_all.median() * 1e3;
+        Ok(vec![
+            Figure::time(
+                format!("{what}: cuprite-array (lazy call + eval, output allocated per call)"),
+                &arr_s,
+                TimeUnit::Ms,
+            )
+            .with_ceiling("raw cuFFT on the array stream, same sizes", raw_ms)
+            .with_target(Target::RatioAtMost(1.05))
+            .with_note(format!(
+                "{k} calls per event pair; {hits} plan cache hits; PyTorch 2.11 on H100 (issue \
+                 #13): {torch} (peer: benches/peers/torch_fft.py)"
+            )),
+        ])
+    })
+}
+
+/// The input of an array benchmark.
+enum AnyInput {
+    Real(cuprite_array::Array<f32>),
+    Complex(cuprite_array::Array<cuprite_array::c32>),
+}
+
+/// The output of an array benchmark (always complex here).
+type AnyOutput = cuprite_array::Array<cuprite_array::c32>;
+
+fn complex_in(
+    x: &AnyInput,
+) -> Result<&cuprite_array::Array<cuprite_array::c32>, cuprite_array::Error> {
+    match x {
+        AnyInput::Complex(a) => Ok(a),
+        AnyInput::Real(_) => Err(cuprite_array::Error::InvalidArgument(
+            "a complex transform given a real input".into(),
+        )),
+    }
+}
+
+fn array_fft_2p24(b: &mut BenchCtx) -> BenchResult {
+    let n = b.size(1 << 24, 1 << 16);
+    array_transform(
+        b,
+        &format!("array fft of {n} c32 (torch complex64)"),
+        PlanDesc::c2c(Precision::F32, &[n]),
+        b.size(20, 5),
+        "0.291 ms",
+        |x| {
+            let y = complex_in(x)?.fft(None, -1, cuprite_array::FftNorm::Backward)?;
+            y.eval()?;
+            Ok(y)
+        },
+    )
+}
+
+fn array_rfft_batched(b: &mut BenchCtx) -> BenchResult {
+    let rows = b.size(1024, 64);
+    array_transform(
+        b,
+        &format!("array rfft of {rows} × 4096 f32 along the last axis"),
+        PlanDesc::r2c(Precision::F32, &[4096]).with_batch(rows),
+        b.size(100, 5),
+        "0.0296 ms",
+        |x| match x {
+            AnyInput::Real(a) => {
+                let y = a.rfft(None, -1, cuprite_array::FftNorm::Backward)?;
+                y.eval()?;
+                Ok(y)
+            }
+            AnyInput::Complex(_) => Err(cuprite_array::Error::InvalidArgument(
+                "rfft given a complex input".into(),
+            )),
+        },
+    )
+}
+
+fn array_fft2_4096(b: &mut BenchCtx) -> BenchResult {
+    let n = b.size(4096, 256);
+    array_transform(
+        b,
+        &format!("array fft2 of {n} × {n} c32 (torch complex64)"),
+        PlanDesc::c2c(Precision::F32, &[n, n]),
+        b.size(20, 5),
+        "0.261 ms",
+        |x| {
+            let y = complex_in(x)?.fft2(None, None, cuprite_array::FftNorm::Backward)?;
+            y.eval()?;
+            Ok(y)
+        },
+    )
 }

@@ -89,8 +89,8 @@ impl Backend for Cuda {
                 dtype: i.dtype,
             });
         }
-        let buf = alloc(st, stream, out, len)?;
-        call.run_cuda(st, stream, &ins, &buf)?;
+        let mut buf = alloc(st, stream, out, len)?;
+        call.run_cuda(st, stream, &ins, &mut buf)?;
         Ok(Arc::new(Storage::Cuda(buf)))
     }
 

@@ -1,0 +1,259 @@
+//! The CUDA backend of the FFT call: cuFFT plans from the device's
+//! [`PlanCache`](cuprite::fft::PlanCache) (kept in its `runtime::DeviceState`: one per device
+//! for the process, emptied by `device_gc` and so before an out-of-memory retry, which frees
+//! the plans' work areas), run on the array stream.
+//!
+//! Each group of consecutive axes (see [`FftCall::groups`]) is one plan: rank 1 to 3, over
+//! the group's sizes, with cuFFT's advanced layout (stride = the elements after the group,
+//! dist 1) for a group that is not the trailing one — no transpose copies. The signals of a
+//! group are the product of the axes before it (`outer`) and after it (`inner`); a plan has
+//! one batch dimension, so the larger of the two is its batch and the other is looped over
+//! (one plan, several executions at offsets). The first group reads the input and writes the
+//! output; later groups transform the output in place.
+//!
+//! A complex-to-real transform may overwrite its input (cuFFT documents it). The call's input
+//! is realised storage that other arrays may share, unless the operation made the input node
+//! for the call alone ([`FftCall::private_input`], which a one-axis `irfft` does on CUDA):
+//! then the transform runs on that buffer itself, else on a copy made on the stream. The
+//! complex inverse groups before it run in place on the same buffer.
+
+use super::call::{FftCall, Group, Kind, outer_inner, product};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::graph::CallInput;
+use crate::runtime::DeviceState;
+use crate::storage::DevBuf;
+use cuprite::fft::{Direction, FftFloat, FftKind, Layout, PlanDesc, Precision};
+use cuprite::{DeviceBuffer, DeviceRead, DeviceView, DeviceWrite, Stream, Tracker};
+use num_complex::Complex;
+use std::sync::Arc;
+
+/// The hits, misses and evictions of the FFT plan cache of CUDA device `ordinal` (zeros
+/// before its first transform).
+///
+/// ```no_run
+/// use cuprite_array::{Array, Device, FftNorm, c32};
+/// let x = Array::<c32>::zeros(&[1024]);
+/// x.fft(None, 0, FftNorm::Backward)?.eval()?;
+/// x.fft(None, 0, FftNorm::Backward)?.eval()?;
+/// let s = cuprite_array::ops::fft::plan_cache_stats(0);
+/// assert!(s.hits >= 1);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn plan_cache_stats(ordinal: usize) -> cuprite::fft::CacheStats {
+    crate::runtime::existing_state(ordinal)
+        .map(|st| {
+            st.fft_plans
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .stats()
+        })
+        .unwrap_or_default()
+}
+
+/// A writable view of the call's private input (see [`FftCall::private_input`]): a buffer no
+/// other array holds, realised for this call alone, which the complex-to-real transform may
+/// overwrite. The stream tracking sees the writes (it is declared written like any output).
+struct Private<'a, T>(DeviceView<'a, T>);
+
+impl<T> DeviceRead<T> for Private<'_, T> {
+    fn device_ptr(&self) -> u64 {
+        DeviceRead::<T>::device_ptr(&self.0)
+    }
+    fn len(&self) -> usize {
+        DeviceRead::<T>::len(&self.0)
+    }
+    fn tracker(&self) -> &Tracker {
+        DeviceRead::<T>::tracker(&self.0)
+    }
+}
+
+impl<T> DeviceWrite<T> for Private<'_, T> {}
+
+/// The buffer a complex-to-real transform works in: the private input itself, or a copy.
+enum Work<'a, T> {
+    Private(DeviceView<'a, T>),
+    Copy(DeviceBuffer<T>),
+}
+
+impl<'a, T: cuprite::DeviceCopy> Work<'a, T> {
+    /// A writable view from element `from` on.
+    fn from(&mut self, from: usize) -> Result<Private<'_, T>> {
+        let view = match self {
+            Work::Private(v) => v.slice(from..)?,
+            Work::Copy(b) => b.slice(from..)?,
+        };
+        Ok(Private(view))
+    }
+}
+
+/// One plan of a group, and the (input, output) element offsets it runs at.
+struct Stage {
+    desc: PlanDesc,
+    offsets: Vec<(usize, usize)>,
+}
+
+/// The plan for group `g` of a transform of `kind` whose input side has `sin` and output
+/// side `sout` (which differ only along the real axis, the group's last).
+fn stage(kind: FftKind, prec: Precision, g: Group, sin: &[usize], sout: &[usize]) -> Result<Stage> {
+    let (outer, inner) = outer_inner(sin, g)?;
+    let dims_in = &sin[g.lo..g.hi];
+    let dims_out = &sout[g.lo..g.hi];
+    let logical = if kind == FftKind::C2R {
+        dims_out
+    } else {
+        dims_in
+    };
+    let (pin, pout) = (product(dims_in)?, product(dims_out)?);
+    let base = PlanDesc::new(kind, prec, logical);
+    let mul = |a: usize, b: usize| {
+        a.checked_mul(b)
+            .ok_or_else(|| Error::InvalidArgument(format!("FFT offset {a} × {b} overflows")))
+    };
+    if inner == 1 {
+        // The trailing axes: dense signals, batched over everything before them.
+        return Ok(Stage {
+            desc: base.with_batch(outer),
+            offsets: vec![(0, 0)],
+        });
+    }
+    // Interleaved signals: element k of a signal is `inner` apart.
+    if kind != FftKind::C2R && outer > inner {
+        // Batched over `outer` (dist: one slab), looped over the `inner` interleaved starts.
+        // Not for C2R: its input may be overwritten, and these signals' extents overlap.
+        let desc = base
+            .with_batch(outer)
+            .with_input_layout(Layout::new(dims_in, inner, mul(pin, inner)?))
+            .with_output_layout(Layout::new(dims_out, inner, mul(pout, inner)?));
+        return Ok(Stage {
+            desc,
+            offsets: (0..inner).map(|j| (j, j)).collect(),
+        });
+    }
+    // Batched over the `inner` interleaved signals of a slab, looped over the slabs.
+    let desc = base
+        .with_batch(inner)
+        .with_input_layout(Layout::new(dims_in, inner, 1))
+        .with_output_layout(Layout::new(dims_out, inner, 1));
+    let (sin_slab, sout_slab) = (mul(pin, inner)?, mul(pout, inner)?);
+    let offsets = (0..outer)
+        .map(|o| Ok((mul(o, sin_slab)?, mul(o, sout_slab)?)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Stage { desc, offsets })
+}
+
+/// Runs `call` on `x` into `out` on `stream` (both already checked against the call).
+pub(super) fn run(
+    call: &FftCall,
+    st: &'static DeviceState,
+    stream: &Arc<Stream>,
+    x: &CallInput<'_, DevBuf>,
+    out: &mut DevBuf,
+) -> Result<()> {
+    match call.real {
+        DType::F32 => run_typed::<f32>(call, st, stream, x, out),
+        DType::F64 => run_typed::<f64>(call, st, stream, x, out),
+        d => Err(Error::InvalidArgument(format!(
+            "FFTs compute in f32 or f64, not {d}"
+        ))),
+    }
+}
+
+fn released() -> Error {
+    Error::InvalidArgument("an FFT on a buffer that was handed back".into())
+}
+
+fn run_typed<T>(
+    call: &FftCall,
+    st: &'static DeviceState,
+    stream: &Arc<Stream>,
+    x: &CallInput<'_, DevBuf>,
+    out: &mut DevBuf,
+) -> Result<()>
+where
+    T: FftFloat + bytemuck::Pod,
+    Complex<T>: bytemuck::Pod,
+{
+    let prec = T::PRECISION;
+    let len_in = product(&call.shape_in)?;
+    let off = x.layout.offset;
+    let end = off
+        .checked_add(len_in)
+        .ok_or_else(|| Error::InvalidArgument("FFT input extent overflows".into()))?;
+    let src = x.buf.live().ok_or_else(released)?;
+    let dst = out.buffer_mut().ok_or_else(released)?;
+    let groups = call.groups();
+    let mut cache = st.fft_plans.lock().unwrap_or_else(|e| e.into_inner());
+    match call.kind {
+        Kind::Forward | Kind::Inverse => {
+            let dir = if call.kind == Kind::Inverse {
+                Direction::Inverse
+            } else {
+                Direction::Forward
+            };
+            let input = src.view_as::<Complex<T>>()?;
+            let input = input.slice(off..end)?;
+            let mut output = dst.view_as_mut::<Complex<T>>()?;
+            for (k, &g) in groups.iter().enumerate() {
+                let s = stage(FftKind::C2C, prec, g, &call.shape_in, &call.shape_in)?;
+                let plan = cache.get(stream, &s.desc)?;
+                for &(i, o) in &s.offsets {
+                    if k == 0 {
+                        plan.exec_c2c(dir, &input.slice(i..)?, &mut output.slice_mut(o..)?)?;
+                    } else {
+                        plan.exec_c2c_in_place(dir, &mut output.slice_mut(o..)?)?;
+                    }
+                }
+            }
+        }
+        Kind::R2C => {
+            let input = src.view_as::<T>()?;
+            let input = input.slice(off..end)?;
+            let mut output = dst.view_as_mut::<Complex<T>>()?;
+            for (k, &g) in groups.iter().enumerate() {
+                if k == 0 {
+                    let s = stage(FftKind::R2C, prec, g, &call.shape_in, &call.shape_out)?;
+                    let plan = cache.get(stream, &s.desc)?;
+                    for &(i, o) in &s.offsets {
+                        plan.exec_r2c(&input.slice(i..)?, &mut output.slice_mut(o..)?)?;
+                    }
+                } else {
+                    let s = stage(FftKind::C2C, prec, g, &call.shape_out, &call.shape_out)?;
+                    let plan = cache.get(stream, &s.desc)?;
+                    for &(_, o) in &s.offsets {
+                        plan.exec_c2c_in_place(Direction::Forward, &mut output.slice_mut(o..)?)?;
+                    }
+                }
+            }
+        }
+        Kind::C2R => {
+            let input = src.view_as::<Complex<T>>()?;
+            let input = input.slice(off..end)?;
+            // cuFFT may overwrite a C2R input: work on it only when it is the call's own, else
+            // on a copy (freed stream-ordered after its last use).
+            let mut work = if call.private_input {
+                Work::Private(input)
+            } else {
+                Work::Copy(stream.clone_dtod(&input)?)
+            };
+            let mut output = dst.view_as_mut::<T>()?;
+            let last = groups.len() - 1;
+            for (k, &g) in groups.iter().enumerate() {
+                if k < last {
+                    let s = stage(FftKind::C2C, prec, g, &call.shape_in, &call.shape_in)?;
+                    let plan = cache.get(stream, &s.desc)?;
+                    for &(_, o) in &s.offsets {
+                        plan.exec_c2c_in_place(Direction::Inverse, &mut work.from(o)?)?;
+                    }
+                } else {
+                    let s = stage(FftKind::C2R, prec, g, &call.shape_in, &call.shape_out)?;
+                    let plan = cache.get(stream, &s.desc)?;
+                    for &(i, o) in &s.offsets {
+                        plan.exec_c2r(&mut work.from(i)?, &mut output.slice_mut(o..)?)?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
