@@ -436,7 +436,7 @@ impl LibraryCall for RowOp {
         st: &'static DeviceState,
         stream: &Arc<Stream>,
         inputs: &[CallInput<'_, DevBuf>],
-        out: &DevBuf,
+        out: &mut DevBuf,
     ) -> Result<()> {
         self.check(inputs)?;
         let lines = self.outer * self.inner;
