@@ -16,6 +16,9 @@
 //! This crate owns declarations and loading only; the safe layer is the `cuprite` crate.
 #![deny(missing_docs)]
 
+pub mod cublas;
+pub mod cublaslt;
+pub mod cusolver;
 pub mod cufft;
 pub mod driver;
 pub mod libraries;

@@ -1,8 +1,9 @@
-//! Where the CUDA math and communication libraries are looked for: cuBLAS, cuBLASLt, cuRAND,
-//! cuFFT and NCCL.
+//! Where the CUDA math and communication libraries are looked for: cuBLAS, cuBLASLt, cuSOLVER,
+//! cuRAND, cuFFT and NCCL.
 //!
-//! Only the discovery specs live here for now (`cuprite info` reports whether each is present);
-//! the issues that wrap a library add its function table next to its spec, through the same
+//! The discovery specs and the process-wide library handles live here (`cuprite info` reports
+//! whether each is present); each library's function table is its own module
+//! ([`crate::cublas`], [`crate::cublaslt`], [`crate::cusolver`]), declared through the same
 //! [`dyn_functions!`](crate::dyn_functions) mechanism as libcuda and libnvrtc.
 
 use crate::loader::{DynLibrary, LibrarySpec};
@@ -41,6 +42,18 @@ pub static CUBLASLT_SPEC: LibrarySpec = LibrarySpec {
     ],
     in_toolkit: true,
     wheel_dirs: &["nvidia/cu13/lib", "nvidia/cublas/lib"],
+    companions: &[],
+    prefer_major: None,
+};
+
+/// cuSOLVER (`CUPRITE_CUSOLVER_PATH`). Version 12 ships with CUDA 13, 11 with CUDA 12.
+pub static CUSOLVER_SPEC: LibrarySpec = LibrarySpec {
+    name: "libcusolver",
+    env_var: "CUPRITE_CUSOLVER_PATH",
+    unix_names: &["libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"],
+    windows_names: &["cusolver64_12.dll", "cusolver64_11.dll"],
+    in_toolkit: true,
+    wheel_dirs: &["nvidia/cu13/lib", "nvidia/cusolver/lib"],
     companions: &[],
     prefer_major: None,
 };
@@ -99,6 +112,8 @@ pub static NCCL_SPEC: LibrarySpec = LibrarySpec {
 pub static CUBLAS: DynLibrary = DynLibrary::new(&CUBLAS_SPEC);
 /// The process-wide handle of cuBLASLt.
 pub static CUBLASLT: DynLibrary = DynLibrary::new(&CUBLASLT_SPEC);
+/// The process-wide handle of cuSOLVER.
+pub static CUSOLVER: DynLibrary = DynLibrary::new(&CUSOLVER_SPEC);
 /// The process-wide handle of cuRAND.
 pub static CURAND: DynLibrary = DynLibrary::new(&CURAND_SPEC);
 /// The process-wide handle of cuFFT; its functions are in [`cufft`](crate::cufft).
@@ -107,12 +122,13 @@ pub static CUFFT: DynLibrary = DynLibrary::new(&CUFFT_SPEC);
 pub static NCCL: DynLibrary = DynLibrary::new(&NCCL_SPEC);
 
 /// Every CUDA library cuprite knows, driver and NVRTC first.
-pub fn all() -> [&'static DynLibrary; 7] {
+pub fn all() -> [&'static DynLibrary; 8] {
     [
         &crate::driver::LIBRARY,
         &crate::nvrtc::LIBRARY,
         &CUBLAS,
         &CUBLASLT,
+        &CUSOLVER,
         &CURAND,
         &CUFFT,
         &NCCL,

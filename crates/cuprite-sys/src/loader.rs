@@ -255,7 +255,7 @@ fn open_library(spec: &LibrarySpec) -> Result<Opened, LoadError> {
             Err(e) => tried.push(format!(
                 "{}: {}",
                 candidate.to_string_lossy(),
-                short_reason(&e)
+                short_reason(&candidate, &e)
             )),
         }
     }
@@ -296,9 +296,15 @@ fn open_companions(spec: &LibrarySpec, path: &Path) -> Vec<libloading::Library> 
     out
 }
 
-fn short_reason(e: &libloading::Error) -> String {
+/// "not found" when the candidate itself is missing; the loader's whole message otherwise, so
+/// that a library present but unloadable (one it needs is missing, as cuSOLVER needs cuSPARSE
+/// and nvJitLink) says why.
+fn short_reason(candidate: &OsStr, e: &libloading::Error) -> String {
     let s = e.to_string();
-    if s.contains("No such file") || s.contains("cannot open shared object") {
+    let missing = s.contains("No such file") || s.contains("cannot open shared object");
+    let p = Path::new(candidate);
+    let names_candidate = s.starts_with(&*candidate.to_string_lossy());
+    if missing && (names_candidate || (p.is_absolute() && !p.exists())) {
         "not found".to_string()
     } else {
         s

@@ -100,6 +100,48 @@ pub enum Error {
         /// Why it failed.
         source: Box<Error>,
     },
+    /// A CUDA math library (cuBLAS, cuBLASLt, cuSOLVER) returned an error status.
+    #[error("{call} failed: {name} ({status}){}", if .detail.is_empty() { String::new() } else { format!(": {}", .detail) })]
+    Library {
+        /// The library, e.g. `libcublas`.
+        library: &'static str,
+        /// The library function that failed.
+        call: &'static str,
+        /// The status code.
+        status: i32,
+        /// Its `*_STATUS_*` name (or the number when unknown).
+        name: String,
+        /// What the call was asked to do, when that helps (may be empty).
+        detail: String,
+    },
+    /// A factorisation found the matrix singular (cuSOLVER's `info` after `getrf`).
+    #[error(
+        "{call}: the matrix is singular: U({index}, {index}) is exactly zero (1-based, from cuSOLVER's info)"
+    )]
+    SingularMatrix {
+        /// The routine, e.g. `cusolverDnXgetrf`.
+        call: &'static str,
+        /// The 1-based index of the first zero diagonal element of U.
+        index: i64,
+    },
+    /// A Cholesky factorisation found the matrix not positive definite (`potrf`'s `info`).
+    #[error(
+        "{call}: the matrix is not positive definite: its leading minor of order {order} is not          positive (from cuSOLVER's info)"
+    )]
+    NotPositiveDefinite {
+        /// The routine, e.g. `cusolverDnXpotrf`.
+        call: &'static str,
+        /// The order of the first leading minor that is not positive definite (1-based).
+        order: i64,
+    },
+    /// An iterative decomposition (SVD, eigenvalues) did not converge (cuSOLVER's `info`).
+    #[error("{call} did not converge (cuSOLVER's info = {info})")]
+    NotConverged {
+        /// The routine, e.g. `cusolverDnXgesvd`.
+        call: &'static str,
+        /// The positive `info` value (for `gesvd`: how many superdiagonals did not converge).
+        info: i64,
+    },
     /// A Rust closure run on a stream (`Stream::launch_host_fn`) panicked; the panic was caught.
     #[error("a host function panicked: {message}")]
     HostFnPanicked {
@@ -231,6 +273,73 @@ pub fn check(result: std::result::Result<CUresult, LoadError>, call: &'static st
     match result {
         Ok(r) if r.is_success() => Ok(()),
         Ok(r) => Err(Error::driver(r, call)),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The error for a cuBLAS or cuBLASLt status that is not `CUBLAS_STATUS_SUCCESS`.
+#[cold]
+pub fn cublas_error(
+    library: &'static str,
+    status: cuprite_sys::cublas::cublasStatus_t,
+    call: &'static str,
+) -> Error {
+    Error::Library {
+        library,
+        call,
+        status: status.0,
+        name: status
+            .name()
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("cublasStatus_t({})", status.0)),
+        detail: String::new(),
+    }
+}
+
+/// Turns a raw cuBLAS call's outcome into a `Result`, naming `call` on failure.
+#[inline(always)]
+pub fn check_cublas(
+    result: std::result::Result<cuprite_sys::cublas::cublasStatus_t, LoadError>,
+    call: &'static str,
+) -> Result<()> {
+    match result {
+        Ok(r) if r.is_success() => Ok(()),
+        Ok(r) => Err(cublas_error("libcublas", r, call)),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Turns a raw cuBLASLt call's outcome into a `Result`, naming `call` on failure.
+#[inline(always)]
+pub fn check_cublaslt(
+    result: std::result::Result<cuprite_sys::cublas::cublasStatus_t, LoadError>,
+    call: &'static str,
+) -> Result<()> {
+    match result {
+        Ok(r) if r.is_success() => Ok(()),
+        Ok(r) => Err(cublas_error("libcublasLt", r, call)),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Turns a raw cuSOLVER call's outcome into a `Result`, naming `call` on failure.
+#[inline(always)]
+pub fn check_cusolver(
+    result: std::result::Result<cuprite_sys::cusolver::cusolverStatus_t, LoadError>,
+    call: &'static str,
+) -> Result<()> {
+    match result {
+        Ok(r) if r.is_success() => Ok(()),
+        Ok(r) => Err(Error::Library {
+            library: "libcusolver",
+            call,
+            status: r.0,
+            name: r
+                .name()
+                .map(str::to_string)
+                .unwrap_or_else(|| format!("cusolverStatus_t({})", r.0)),
+            detail: String::new(),
+        }),
         Err(e) => Err(e.into()),
     }
 }

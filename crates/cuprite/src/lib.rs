@@ -26,8 +26,16 @@
 //!
 //! [`fft`] wraps cuFFT: plans bound to a stream, work areas from the stream-ordered pool,
 //! transforms tracked across streams like launches, and an LRU plan cache.
+//! [`blas`] (cuBLAS: `gemm`, batched `gemm`, `gemv`, `dot`, `axpy`, `nrm2`), [`blaslt`]
+//! (cuBLASLt: matrix products with row- or column-major layouts and fused bias/ReLU/GELU
+//! epilogues) and [`solver`] (cuSOLVER: LU, Cholesky, QR, SVD, symmetric eigensolver). Each
+//! handle is bound to a [`Stream`], takes its workspace from the stream-ordered pool, and
+//! tracks its operands across streams like a kernel launch. The libraries are opened on first
+//! use; a missing one is an `Err` listing where it was looked for.
 #![deny(missing_docs)]
 
+pub mod blas;
+pub mod blaslt;
 pub mod compat;
 pub mod context;
 pub mod device;
@@ -43,9 +51,12 @@ pub mod nvrtc;
 mod packed;
 pub mod pointer;
 pub mod repr;
+pub mod solver;
 pub mod stats;
 pub mod stream;
 
+pub use blas::Blas;
+pub use blaslt::BlasLt;
 pub use context::{
     CacheConfig, Context, ContextFlags, ContextHandle, ContextStack, CurrentContext, PoolStats,
     ResourceLimit, SharedMemoryConfig, StreamPriorityRange, UnownedContext,
@@ -67,6 +78,7 @@ pub use memory::{
 pub use module::{Function, FunctionAttributes, Global, Module, ModuleImage};
 pub use nvrtc::{CompileOptions, Ptx, compile_ptx};
 pub use repr::{DevicePtr, DeviceRepr};
+pub use solver::Solver;
 pub use stats::{Stats, stats, thread_stats};
 pub use stream::Stream;
 

@@ -3,6 +3,7 @@
 
 use cuprite_testkit::{Test, run};
 
+mod blas;
 mod compat;
 mod context;
 mod device;
@@ -58,6 +59,12 @@ pub fn quietly<R>(f: impl FnOnce() -> R) -> R {
 
 fn main() {
     // The device-trap test re-runs this binary as a child process that traps on purpose.
+    if let Ok(case) = std::env::var(blas::DIAG_ENV) {
+        std::process::exit(blas::diag(&case));
+    }
+    if let Ok(which) = std::env::var(blas::CHILD_ENV) {
+        std::process::exit(blas::child(&which));
+    }
     if std::env::var_os(kernels::TRAP_CHILD_ENV).is_some() {
         std::process::exit(kernels::trap_child());
     }
@@ -77,5 +84,6 @@ fn main() {
     tests.extend(graph::tests());
     tests.extend(compat::tests());
     tests.extend(fft::tests());
+    tests.extend(blas::tests());
     run(tests);
 }

@@ -19,6 +19,7 @@
 //! that carry [`PlotPoint`]s as SVG charts (`--plot`).
 
 pub mod array;
+pub mod blas;
 pub mod ceiling;
 pub mod curves;
 pub mod fft;
@@ -72,6 +73,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(interop::benchmarks());
     v.extend(curves::benchmarks());
     v.extend(fft::benchmarks());
+    v.extend(blas::benchmarks());
     v
 }
 
