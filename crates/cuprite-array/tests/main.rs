@@ -9,6 +9,7 @@ mod cross;
 mod hardening;
 mod interop;
 mod library;
+mod linalg;
 mod props;
 mod units;
 
@@ -33,6 +34,7 @@ fn main() {
     tests.extend(hardening::tests());
     tests.extend(interop::tests());
     tests.extend(library::tests());
+    tests.extend(linalg::tests());
     tests.extend(props::tests());
     tests.extend(units::tests());
     cuprite_testkit::run(tests);

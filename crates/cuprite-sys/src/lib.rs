@@ -18,8 +18,8 @@
 
 pub mod cublas;
 pub mod cublaslt;
-pub mod cusolver;
 pub mod cufft;
+pub mod cusolver;
 pub mod driver;
 pub mod libraries;
 pub mod library_types;

@@ -1026,8 +1026,8 @@ impl BlasLt {
                         cublasStatus_t::CUBLAS_STATUS_NOT_SUPPORTED,
                         "cublasLtMatmulAlgoGetHeuristic",
                     );
-                    if let Error::Library { detail, .. } = &mut e {
-                        *detail = format!(
+                    if let Error::Library { description, .. } = &mut e {
+                        *description = format!(
                             "no algorithm for a {} product {} × {} × {} (batch {}) with the {:?} \
                              epilogue and compute type {:?}",
                             T::NAME,

@@ -55,8 +55,8 @@ pub enum Error {
         /// The file the library was loaded from.
         path: String,
     },
-    /// A CUDA math library (cuFFT, ...) returned an error status.
-    #[error("{call} failed: {name} ({code}): {description}")]
+    /// A CUDA math library (cuFFT, cuBLAS, cuBLASLt, cuSOLVER) returned an error status.
+    #[error("{call} failed: {name} ({code}){}", if .description.is_empty() { String::new() } else { format!(": {}", .description) })]
     Library {
         /// The library, e.g. `libcufft`.
         library: &'static str,
@@ -66,7 +66,7 @@ pub enum Error {
         code: i32,
         /// Its name in the library's header (e.g. `CUFFT_INVALID_SIZE`), or the number.
         name: String,
-        /// What it means.
+        /// What it means, or what the call was asked to do when that helps (may be empty).
         description: String,
     },
     /// NVRTC failed; `log` is the compiler's whole log.
@@ -99,20 +99,6 @@ pub enum Error {
         operation: String,
         /// Why it failed.
         source: Box<Error>,
-    },
-    /// A CUDA math library (cuBLAS, cuBLASLt, cuSOLVER) returned an error status.
-    #[error("{call} failed: {name} ({status}){}", if .detail.is_empty() { String::new() } else { format!(": {}", .detail) })]
-    Library {
-        /// The library, e.g. `libcublas`.
-        library: &'static str,
-        /// The library function that failed.
-        call: &'static str,
-        /// The status code.
-        status: i32,
-        /// Its `*_STATUS_*` name (or the number when unknown).
-        name: String,
-        /// What the call was asked to do, when that helps (may be empty).
-        detail: String,
     },
     /// A factorisation found the matrix singular (cuSOLVER's `info` after `getrf`).
     #[error(
@@ -168,6 +154,9 @@ impl Error {
             Error::OutOfMemory { .. } => "OutOfMemory",
             Error::Deferred { .. } => "Deferred",
             Error::HostFnPanicked { .. } => "HostFnPanicked",
+            Error::SingularMatrix { .. } => "SingularMatrix",
+            Error::NotPositiveDefinite { .. } => "NotPositiveDefinite",
+            Error::NotConverged { .. } => "NotConverged",
         }
     }
 }
@@ -287,12 +276,12 @@ pub fn cublas_error(
     Error::Library {
         library,
         call,
-        status: status.0,
+        code: status.0,
         name: status
             .name()
             .map(str::to_string)
             .unwrap_or_else(|| format!("cublasStatus_t({})", status.0)),
-        detail: String::new(),
+        description: String::new(),
     }
 }
 
@@ -333,12 +322,12 @@ pub fn check_cusolver(
         Ok(r) => Err(Error::Library {
             library: "libcusolver",
             call,
-            status: r.0,
+            code: r.0,
             name: r
                 .name()
                 .map(str::to_string)
                 .unwrap_or_else(|| format!("cusolverStatus_t({})", r.0)),
-            detail: String::new(),
+            description: String::new(),
         }),
         Err(e) => Err(e.into()),
     }

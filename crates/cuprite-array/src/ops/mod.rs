@@ -20,6 +20,7 @@
 //! - `f16`/`bf16` compute in `f32` and round back after every operation.
 
 pub(crate) mod elementwise;
+pub mod linalg;
 pub(crate) mod movement;
 pub(crate) mod reduce;
 mod scan;
