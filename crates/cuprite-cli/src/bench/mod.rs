@@ -25,6 +25,7 @@ pub mod curves;
 pub mod fft;
 pub mod interop;
 pub mod launch;
+pub mod linalg;
 pub mod memory;
 pub mod plot;
 pub mod report;
@@ -70,6 +71,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(memory::benchmarks());
     v.extend(launch::benchmarks());
     v.extend(array::benchmarks());
+    v.extend(linalg::benchmarks());
     v.extend(interop::benchmarks());
     v.extend(curves::benchmarks());
     v.extend(fft::benchmarks());
