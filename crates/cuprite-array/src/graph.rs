@@ -267,9 +267,9 @@ pub(crate) struct Input {
     pub gather_len: Option<usize>,
 }
 
-/// What an instruction does; operands are earlier instruction indices.
+/// What one instruction of a [`Program`] computes; operands are earlier instruction indices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Kind {
+pub(crate) enum Step {
     Load(usize),
     Const(usize),
     Unary(UnaryOp, usize),
@@ -284,7 +284,7 @@ pub(crate) enum Kind {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Instr {
-    pub kind: Kind,
+    pub kind: Step,
     pub dtype: DType,
 }
 
@@ -417,28 +417,28 @@ impl Builder<'_> {
         // other, and a node is never locked twice by one visit.
         let op = node.op.lock().unwrap_or_else(|e| e.into_inner());
         let kind = match &*op {
-            Op::Leaf(s, l) => Kind::Load(self.input(s, l, d, None)),
-            Op::Const(c) => Kind::Const(self.constant(*c)),
-            Op::Unary(o, a) => Kind::Unary(*o, self.visit(a)),
+            Op::Leaf(s, l) => Step::Load(self.input(s, l, d, None)),
+            Op::Const(c) => Step::Const(self.constant(*c)),
+            Op::Unary(o, a) => Step::Unary(*o, self.visit(a)),
             Op::Binary(o, a, b) => {
                 let a = self.visit(a);
                 let b = self.visit(b);
-                Kind::Binary(*o, a, b)
+                Step::Binary(*o, a, b)
             }
             Op::Select(c, a, b) => {
                 let c = self.visit(c);
                 let a = self.visit(a);
                 let b = self.visit(b);
-                Kind::Select(c, a, b)
+                Step::Select(c, a, b)
             }
-            Op::Cast(a) => Kind::Cast(self.visit(a)),
+            Op::Cast(a) => Step::Cast(self.visit(a)),
             Op::Gather(s, n, i) => {
                 let i = self.visit(i);
                 let inp = self.input(s, &Layout::contiguous(&[*n]), d, Some(*n));
-                Kind::Gather(inp, i)
+                Step::Gather(inp, i)
             }
-            Op::Iota(ax) => Kind::Iota(*ax),
-            Op::Rand(key, dist) => Kind::Rand(self.constant(Scalar::U64(*key)), *dist),
+            Op::Iota(ax) => Step::Iota(*ax),
+            Op::Rand(key, dist) => Step::Rand(self.constant(Scalar::U64(*key)), *dist),
             Op::Library(call, _) => unreachable!(
                 "library call `{}` reached code generation: the scheduler realises calls first",
                 call.name()

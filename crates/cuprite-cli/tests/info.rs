@@ -137,10 +137,11 @@ fn lists_the_device() -> TestResult {
     );
     assert!(text.contains("array backend: cuda"), "{text}");
     assert!(text.contains("driver: CUDA "), "{text}");
-    if name.contains("H100") {
-        assert_eq!((major, minor), (9, 0));
-        assert_eq!(sms, 132);
-        assert!(text.contains("compute capability 9.0"));
+    // Every H100 variant (SXM, PCIe, NVL, MIG slices) is compute capability 9.0; SMs and
+    // memory differ, and are checked against the driver's attributes above and below.
+    if name.contains("H100") || name.contains("H200") {
+        assert_eq!((major, minor), (9, 0), "{name}");
+        assert!(text.contains("compute capability 9.0"), "{text}");
     }
     let out = Command::new(cuprite_bin()?)
         .args(["info", "--json"])

@@ -1,6 +1,7 @@
 //! cuBLAS (`libcublas`): the status, operation and type enums, the handle, and the functions the
-//! safe layer (`cuprite::blas`) calls. Also the CUDA library-wide `cudaDataType` and
-//! `libraryPropertyType`, which cuBLASLt and cuSOLVER share (their C headers include cuBLAS's).
+//! safe layer (`cuprite::blas`) calls, and the CUDA library-wide `cudaDataType` and
+//! `libraryPropertyType` of [`crate::library_types`], re-exported here since every cuBLAS,
+//! cuBLASLt and cuSOLVER call takes them.
 //!
 //! Loaded on first call from where [`CUBLAS_SPEC`](crate::libraries::CUBLAS_SPEC) says; a missing
 //! library or symbol is an `Err` of that call. All matrices are column-major (BLAS convention).
@@ -9,6 +10,7 @@
 
 use crate::driver::CUstream;
 use crate::libraries::CUBLAS;
+pub use crate::library_types::{cudaDataType, libraryPropertyType};
 use core::ffi::{c_char, c_int, c_longlong, c_void};
 
 /// A cuBLAS (and cuBLASLt) status code.
@@ -123,40 +125,6 @@ pub struct cublasGemmAlgo_t(pub c_int);
 impl cublasGemmAlgo_t {
     pub const CUBLAS_GEMM_DEFAULT: Self = Self(-1);
     pub const CUBLAS_GEMM_DEFAULT_TENSOR_OP: Self = Self(99);
-}
-
-/// An element type of the CUDA math libraries (`library_types.h`).
-#[repr(transparent)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct cudaDataType(pub c_int);
-
-impl cudaDataType {
-    pub const CUDA_R_16F: Self = Self(2);
-    pub const CUDA_C_16F: Self = Self(6);
-    pub const CUDA_R_16BF: Self = Self(14);
-    pub const CUDA_C_16BF: Self = Self(15);
-    pub const CUDA_R_32F: Self = Self(0);
-    pub const CUDA_C_32F: Self = Self(4);
-    pub const CUDA_R_64F: Self = Self(1);
-    pub const CUDA_C_64F: Self = Self(5);
-    pub const CUDA_R_8I: Self = Self(3);
-    pub const CUDA_R_8U: Self = Self(8);
-    pub const CUDA_R_32I: Self = Self(10);
-    pub const CUDA_R_32U: Self = Self(12);
-    pub const CUDA_R_64I: Self = Self(24);
-    pub const CUDA_R_8F_E4M3: Self = Self(28);
-    pub const CUDA_R_8F_E5M2: Self = Self(29);
-}
-
-/// Which part of a library's version `*GetProperty` returns.
-#[repr(transparent)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct libraryPropertyType(pub c_int);
-
-impl libraryPropertyType {
-    pub const MAJOR_VERSION: Self = Self(0);
-    pub const MINOR_VERSION: Self = Self(1);
-    pub const PATCH_LEVEL: Self = Self(2);
 }
 
 #[repr(C)]

@@ -166,6 +166,13 @@ impl cublasLtEpilogue_t {
     pub const CUBLASLT_EPILOGUE_BGRADB: Self = Self(512);
 }
 
+/// How split-k partial results are reduced (`cublasLtReductionScheme_t`), as mask bits.
+pub const CUBLASLT_REDUCTION_SCHEME_INPLACE: u32 = 1;
+/// Reduction in a workspace of the compute type.
+pub const CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE: u32 = 2;
+/// Reduction in a workspace of the output type.
+pub const CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE: u32 = 4;
+
 /// Attributes of a heuristic search preference (`cublasLtMatmulPreferenceSetAttribute`).
 #[repr(transparent)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -176,6 +183,8 @@ impl cublasLtMatmulPreferenceAttributes_t {
     pub const CUBLASLT_MATMUL_PREF_SEARCH_MODE: Self = Self(0);
     /// `uint64_t`.
     pub const CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES: Self = Self(1);
+    /// `uint32_t`: a mask of `CUBLASLT_REDUCTION_SCHEME_*`.
+    pub const CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK: Self = Self(3);
     /// `uint32_t`.
     pub const CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES: Self = Self(5);
     /// `uint32_t`.

@@ -24,6 +24,7 @@ pub mod driver;
 pub mod libraries;
 pub mod library_types;
 pub mod loader;
+pub mod nccl;
 pub mod nvrtc;
 
 pub use loader::LoadError;

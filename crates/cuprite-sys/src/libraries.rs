@@ -2,9 +2,10 @@
 //! cuRAND, cuFFT and NCCL.
 //!
 //! The discovery specs and the process-wide library handles live here (`cuprite info` reports
-//! whether each is present); each library's function table is its own module
-//! ([`crate::cublas`], [`crate::cublaslt`], [`crate::cusolver`]), declared through the same
-//! [`dyn_functions!`](crate::dyn_functions) mechanism as libcuda and libnvrtc.
+//! whether each is present). A library's function table is declared in its own module through
+//! the same [`dyn_functions!`](crate::dyn_functions) mechanism as libcuda and libnvrtc:
+//! [`crate::cublas`], [`crate::cublaslt`], [`crate::cusolver`], [`crate::cufft`],
+//! [`crate::nccl`]; the others are added by the issues that wrap them.
 
 use crate::loader::{DynLibrary, LibrarySpec};
 

@@ -18,6 +18,14 @@ pub fn run_child_if_asked() -> bool {
                 Err(e) => println!("ERR {e:?}\nDISPLAY {e}"),
             }
         }
+        "ncclGetVersion" => {
+            let mut v = 0;
+            // SAFETY: `v` is a valid out-pointer.
+            match unsafe { cuprite_sys::nccl::ncclGetVersion(&mut v) } {
+                Ok(r) => println!("OK {r:?} {v}"),
+                Err(e) => println!("ERR {e:?}\nDISPLAY {e}"),
+            }
+        }
         "cufftGetVersion" => {
             let mut v = 0;
             // SAFETY: `v` is a valid out-pointer; the call has no other precondition.

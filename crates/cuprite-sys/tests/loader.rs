@@ -29,6 +29,7 @@ pub fn tests() -> Vec<Test> {
             preferred_major_goes_first,
         ),
         Test::gpu("loader::driver_loads_from_a_real_file", driver_loads),
+        Test::cpu("loader::missing_nccl_is_an_err", missing_nccl_is_an_err),
     ]
 }
 
@@ -278,5 +279,27 @@ fn load_error_debug_is_readable() -> TestResult {
     };
     assert_eq!(format!("{e:?}"), format!("SymbolNotFound: {e}"));
     assert!(format!("{e:?}").contains("nvrtcNewThing"));
+    Ok(())
+}
+
+/// `CUPRITE_NCCL_PATH` pointing at a file that does not exist: the first NCCL call is an `Err`
+/// naming libnccl and that path (and only it), not a panic.
+fn missing_nccl_is_an_err() -> TestResult {
+    let dir = temp_dir("nonccl");
+    let file = dir.join("libnccl.so.2");
+    let out = child::spawn("ncclGetVersion", &[("CUPRITE_NCCL_PATH", file.as_os_str())])?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "child failed: {text} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.starts_with("ERR LibraryNotFound"), "{text}");
+    assert!(text.contains("libnccl not found; tried 1 places"), "{text}");
+    assert!(
+        text.contains(&format!("{}: not found", file.display())),
+        "{text}"
+    );
     Ok(())
 }

@@ -8,6 +8,25 @@
 //!   *ignored*; with `CUPRITE_REQUIRE_GPU=1` it *fails* instead.
 //! - [`Test::nvrtc`]: the NVRTC library (no GPU). Ignored when missing; fails when missing
 //!   and `CUPRITE_REQUIRE_NVRTC=1`.
+//! - [`Test::gpus`]: at least `n` devices. Ignored with fewer; fails instead when
+//!   `CUPRITE_REQUIRE_GPUS=m` asks for `m ≥ n` devices (the host is meant to have them). With
+//!   `n = 1` it is [`Test::gpu`].
+//!
+//! [`Test::gpu_alone`] is a GPU test that runs while no other GPU test runs (graph captures).
+//!
+//! A test that finds out only while running that this machine cannot run it (a GPU too old
+//! for cluster launches, a single GPU where two are needed, an old driver or NVRTC) returns
+//! [`ignore`]`("reason")`: it is reported as *ignored* with that reason, never as a pass. With
+//! `CUPRITE_FAIL_IGNORED=1` such a test fails instead (for a check that must run everything).
+//!
+//! # Random data and replay
+//!
+//! [`Rng::fresh`] draws from one seed per process (`CUPRITE_TEST_SEED`, else the clock),
+//! mixed with the name of the test that asks and a count of the generators it made, so a test
+//! gets the same data whenever it runs with the same seed, whatever ran beside it. The seed is
+//! printed (stderr) when the run starts, and in the message of every failing test:
+//! `CUPRITE_TEST_SEED=<seed> cargo test -p <crate> -- <test name>` replays it. Generators made
+//! on threads a test spawns are not replayable this way; hand them one from the test thread.
 //!
 //! ```no_run
 //! use cuprite_testkit::{Test, TestResult, run};
@@ -24,8 +43,10 @@
 
 pub mod dft;
 
-use libtest_mimic::{Arguments, Failed, Trial};
-use std::sync::OnceLock;
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{OnceLock, RwLock};
 
 /// What a test body returns: `?` works on any error type.
 pub type TestResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
@@ -39,12 +60,16 @@ pub enum Needs {
     Gpu,
     /// The NVRTC library (no GPU needed).
     Nvrtc,
+    /// A CUDA driver with at least this many devices.
+    Gpus(usize),
 }
 
 /// One test: a name, what it needs, and its body.
 pub struct Test {
     name: String,
     needs: Needs,
+    /// Runs while no other GPU test of the binary runs (see [`Test::gpu_alone`]).
+    alone: bool,
     body: Box<dyn FnOnce() -> TestResult + Send + 'static>,
 }
 
@@ -67,6 +92,7 @@ impl Test {
         Test {
             name: name.into(),
             needs,
+            alone: false,
             body: Box::new(body),
         }
     }
@@ -85,6 +111,35 @@ impl Test {
         body: impl FnOnce() -> TestResult + Send + 'static,
     ) -> Self {
         Self::new(name, Needs::Gpu, body)
+    }
+
+    /// A test that needs a GPU and must run while no other GPU test of this binary runs: one
+    /// that captures a CUDA graph. A capture is invalidated by legal work of other threads at
+    /// the wrong moment (a synchronous allocation or synchronisation during a global-mode
+    /// capture, implicit synchronisation with a capturing stream, or the calls a tool such as
+    /// compute-sanitizer adds), and the other thread's call fails too; such a test waits for
+    /// the running GPU tests to finish, and the others wait for it.
+    pub fn gpu_alone(
+        name: impl Into<String>,
+        body: impl FnOnce() -> TestResult + Send + 'static,
+    ) -> Self {
+        Test {
+            alone: true,
+            ..Self::new(name, Needs::Gpu, body)
+        }
+    }
+
+    /// A test that needs at least `n` GPUs (see the crate docs for `CUPRITE_REQUIRE_GPUS`).
+    pub fn gpus(
+        n: usize,
+        name: impl Into<String>,
+        body: impl FnOnce() -> TestResult + Send + 'static,
+    ) -> Self {
+        if n <= 1 {
+            Self::gpu(name, body)
+        } else {
+            Self::new(name, Needs::Gpus(n), body)
+        }
     }
 
     /// A test that needs NVRTC.
@@ -125,6 +180,40 @@ pub fn gpu_status() -> &'static Result<(), String> {
     })
 }
 
+/// How many CUDA devices there are (0 without a driver).
+pub fn gpu_count() -> usize {
+    static COUNT: OnceLock<usize> = OnceLock::new();
+    *COUNT.get_or_init(|| {
+        if gpu_status().is_err() {
+            return 0;
+        }
+        let mut n = 0;
+        // SAFETY: `n` is a valid out-pointer; cuInit succeeded in `gpu_status`.
+        match unsafe { cuprite_sys::driver::cuDeviceGetCount(&mut n) } {
+            Ok(r) if r.is_success() => n.max(0) as usize,
+            _ => 0,
+        }
+    })
+}
+
+/// Whether at least `n` devices are present, and if not, why.
+fn gpus_status(n: usize) -> Result<(), String> {
+    gpu_status().clone()?;
+    let have = gpu_count();
+    if have < n {
+        return Err(format!("{have} CUDA device(s), this test needs {n}"));
+    }
+    Ok(())
+}
+
+/// The device count `CUPRITE_REQUIRE_GPUS` promises (0 when unset or not a number).
+fn required_gpus() -> usize {
+    std::env::var("CUPRITE_REQUIRE_GPUS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0)
+}
+
 /// Whether NVRTC can be loaded, and if not, why.
 pub fn nvrtc_status() -> &'static Result<(), String> {
     static STATUS: OnceLock<Result<(), String>> = OnceLock::new();
@@ -150,27 +239,98 @@ pub fn has_nvrtc() -> bool {
     nvrtc_status().is_ok()
 }
 
+/// The error a test body returns to be reported as *ignored* at run time; see [`ignore`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ignored(pub String);
+
+impl std::fmt::Display for Ignored {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ignored: {}", self.0)
+    }
+}
+
+impl std::error::Error for Ignored {}
+
+/// Ends a test as *ignored* with `reason` (what this machine lacks): `return ignore(...)`.
+///
+/// ```
+/// use cuprite_testkit::{TestResult, ignore};
+/// fn needs_two_gpus(count: usize) -> TestResult {
+///     if count < 2 {
+///         return ignore(format!("needs 2 GPUs, found {count}"));
+///     }
+///     Ok(())
+/// }
+/// assert!(needs_two_gpus(1).is_err());
+/// ```
+pub fn ignore(reason: impl Into<String>) -> TestResult {
+    Err(Box::new(Ignored(reason.into())))
+}
+
+/// Runs one test body: its random generators are derived from the test's name, an
+/// [`Ignored`] error becomes a run-time ignore, and a failure names the seed that replays it.
+fn run_body(
+    name: &str,
+    gpu: Option<bool>,
+    body: Box<dyn FnOnce() -> TestResult + Send>,
+) -> Result<Completion, Failed> {
+    // GPU tests share the device; one marked `alone` has it to itself (a poisoned lock only
+    // means another test panicked).
+    static GPU: RwLock<()> = RwLock::new(());
+    let _shared = (gpu == Some(false)).then(|| GPU.read().unwrap_or_else(|e| e.into_inner()));
+    let _alone = (gpu == Some(true)).then(|| GPU.write().unwrap_or_else(|e| e.into_inner()));
+    CURRENT_TEST.with(|c| c.set(Some((fnv1a(name.as_bytes()), 0))));
+    let r = body();
+    CURRENT_TEST.with(|c| c.set(None));
+    match r {
+        Ok(()) => Ok(Completion::Completed),
+        Err(e) => match e.downcast::<Ignored>() {
+            Ok(ignored) if !env_flag("CUPRITE_FAIL_IGNORED") => {
+                Ok(Completion::ignored_with(ignored.0))
+            }
+            Ok(ignored) => Err(Failed::from(format!(
+                "{ignored} (CUPRITE_FAIL_IGNORED=1 makes this a failure)"
+            ))),
+            Err(e) => Err(Failed::from(format!(
+                "{e}\n(random data from CUPRITE_TEST_SEED={}: set it to replay this test)",
+                process_seed()
+            ))),
+        },
+    }
+}
+
 fn to_trial(t: Test) -> Trial {
+    let gpus;
     let (status, require, what) = match t.needs {
         Needs::Nothing => (&Ok(()), false, ""),
         Needs::Gpu => (gpu_status(), env_flag("CUPRITE_REQUIRE_GPU"), "GPU"),
         Needs::Nvrtc => (nvrtc_status(), env_flag("CUPRITE_REQUIRE_NVRTC"), "NVRTC"),
+        Needs::Gpus(n) => {
+            gpus = gpus_status(n);
+            (&gpus, required_gpus() >= n, "GPUS")
+        }
     };
     let kind = match t.needs {
         Needs::Nothing => "cpu",
         Needs::Gpu => "gpu",
+        Needs::Gpus(_) => "gpus",
         Needs::Nvrtc => "nvrtc",
     };
     match status {
         Ok(()) => {
-            let body = t.body;
-            Trial::test(t.name, move || {
-                body().map_err(|e| Failed::from(e.to_string()))
-            })
-            .with_kind(kind)
+            let (name, body) = (t.name.clone(), t.body);
+            let gpu = (t.needs == Needs::Gpu).then_some(t.alone);
+            Trial::ignorable_test(t.name, move || run_body(&name, gpu, body)).with_kind(kind)
         }
         Err(why) if require => {
-            let msg = format!("this test needs a {what} and CUPRITE_REQUIRE_{what}=1, but: {why}");
+            let msg = if what == "GPUS" {
+                format!(
+                    "CUPRITE_REQUIRE_GPUS={} asks for the GPUs this test needs, but: {why}",
+                    required_gpus()
+                )
+            } else {
+                format!("this test needs a {what} and CUPRITE_REQUIRE_{what}=1, but: {why}")
+            };
             Trial::test(t.name, move || Err(Failed::from(msg))).with_kind(kind)
         }
         Err(_) => Trial::test(t.name, || Ok(()))
@@ -187,6 +347,10 @@ pub fn run(tests: Vec<Test>) -> ! {
     // its body was replaced by a no-op, and running it would report a false pass.
     args.include_ignored = false;
     args.ignored = false;
+    if !args.list {
+        let seed = process_seed();
+        eprintln!("cuprite-testkit: random seed {seed} (CUPRITE_TEST_SEED={seed} replays it)");
+    }
     let trials = tests.into_iter().map(to_trial).collect();
     libtest_mimic::run(&args, trials).exit()
 }
@@ -205,24 +369,52 @@ pub fn temp_dir(tag: &str) -> std::path::PathBuf {
     d
 }
 
-/// Fresh pseudo-random data for tests: a SplitMix64 stream seeded from the clock (or from
-/// `CUPRITE_TEST_SEED`), printed so a failure can be replayed.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator seeded from `CUPRITE_TEST_SEED` or the clock.
-    pub fn fresh() -> Self {
-        let seed = std::env::var("CUPRITE_TEST_SEED")
+/// The seed of this process's random test data: `CUPRITE_TEST_SEED`, else the clock.
+pub fn process_seed() -> u64 {
+    static SEED: OnceLock<u64> = OnceLock::new();
+    *SEED.get_or_init(|| {
+        std::env::var("CUPRITE_TEST_SEED")
             .ok()
-            .and_then(|s| s.parse().ok())
+            .and_then(|s| s.trim().parse().ok())
             .unwrap_or_else(|| {
                 std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
                     .map(|d| d.as_nanos() as u64)
                     .unwrap_or(0x9E37_79B9)
-            });
-        Rng(seed)
+            })
+    })
+}
+
+thread_local! {
+    /// The running test on this thread: its name's hash and how many generators it made.
+    static CURRENT_TEST: Cell<Option<(u64, u64)>> = const { Cell::new(None) };
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Fresh pseudo-random data for tests: a SplitMix64 stream whose seed comes from the process
+/// seed (see [`process_seed`] and the crate docs on replay).
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator for the calling test: the process seed mixed with the test's name and how
+    /// many generators the test made before (outside a test: a process-wide count).
+    pub fn fresh() -> Self {
+        static OUTSIDE: AtomicU64 = AtomicU64::new(0);
+        let salt = CURRENT_TEST.with(|c| match c.get() {
+            Some((name, n)) => {
+                c.set(Some((name, n + 1)));
+                name ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            }
+            None => !OUTSIDE.fetch_add(1, Ordering::Relaxed),
+        });
+        let mut mix = Rng(process_seed() ^ salt);
+        Rng(mix.next_u64())
     }
 
     /// A generator with a fixed seed.

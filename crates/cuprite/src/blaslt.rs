@@ -161,12 +161,12 @@ impl Layout {
 /// `m × n`, all as *logical* matrices, each stored as its [`Layout`] says.
 ///
 /// ```
-/// use cuprite::blaslt::{Layout, Matmul};
+/// use cuprite::blaslt::{Layout, Matmul, Order};
 /// // Row-major y = x · wᵀ with w stored row-major as n × k (a linear layer):
 /// let (m, n, k) = (32, 4096, 1024);
 /// let mut mm = Matmul::<f32>::row_major(m, n, k);
 /// mm.b = Layout::col_major(k); // wᵀ: the k × n transpose of a row-major n × k matrix
-/// assert_eq!(mm.d, Layout::row_major(n));
+/// assert_eq!((mm.d.order, mm.d.ld), (Order::RowMajor, n));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Matmul<S> {
@@ -1003,23 +1003,42 @@ impl BlasLt {
                 ] {
                     set_pref(pref, attr, &(1u32 << lg))?;
                 }
+                // Split-k partial sums in the compute type first (the precision the compute
+                // type promises); an output-type reduction only when nothing else exists.
                 let mut result = cublasLtMatmulHeuristicResult_t::default();
                 let mut count = 0;
-                // SAFETY: live descriptors; room for one result.
-                unsafe {
-                    lt!(cublasLtMatmulAlgoGetHeuristic(
-                        self.raw,
-                        plan.desc,
-                        plan.a,
-                        plan.b,
-                        plan.c.unwrap_or(plan.d),
-                        plan.d,
+                for mask in [
+                    sys::CUBLASLT_REDUCTION_SCHEME_INPLACE
+                        | sys::CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE,
+                    sys::CUBLASLT_REDUCTION_SCHEME_INPLACE
+                        | sys::CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE
+                        | sys::CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE,
+                ] {
+                    set_pref(
                         pref,
-                        1,
-                        &mut result,
-                        &mut count
-                    ))
-                }?;
+                        PrefAttr::CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+                        &mask,
+                    )?;
+                    count = 0;
+                    // SAFETY: live descriptors; room for one result.
+                    let r = unsafe {
+                        lt!(cublasLtMatmulAlgoGetHeuristic(
+                            self.raw,
+                            plan.desc,
+                            plan.a,
+                            plan.b,
+                            plan.c.unwrap_or(plan.d),
+                            plan.d,
+                            pref,
+                            1,
+                            &mut result,
+                            &mut count
+                        ))
+                    };
+                    if r.is_ok() && count >= 1 && result.state.is_success() {
+                        break;
+                    }
+                }
                 if count < 1 || !result.state.is_success() {
                     let mut e = cublas_error(
                         "libcublasLt",

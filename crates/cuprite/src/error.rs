@@ -55,8 +55,8 @@ pub enum Error {
         /// The file the library was loaded from.
         path: String,
     },
-    /// A CUDA math library (cuFFT, cuBLAS, cuBLASLt, cuSOLVER) returned an error status.
-    #[error("{call} failed: {name} ({code}){}", if .description.is_empty() { String::new() } else { format!(": {}", .description) })]
+    /// A CUDA math library (cuFFT, ...) returned an error status.
+    #[error("{call} failed: {name} ({code}): {description}")]
     Library {
         /// The library, e.g. `libcufft`.
         library: &'static str,
@@ -66,7 +66,7 @@ pub enum Error {
         code: i32,
         /// Its name in the library's header (e.g. `CUFFT_INVALID_SIZE`), or the number.
         name: String,
-        /// What it means, or what the call was asked to do when that helps (may be empty).
+        /// What it means.
         description: String,
     },
     /// NVRTC failed; `log` is the compiler's whole log.
@@ -112,7 +112,7 @@ pub enum Error {
     },
     /// A Cholesky factorisation found the matrix not positive definite (`potrf`'s `info`).
     #[error(
-        "{call}: the matrix is not positive definite: its leading minor of order {order} is not          positive (from cuSOLVER's info)"
+        "{call}: the matrix is not positive definite: its leading minor of order {order} is not positive (from cuSOLVER's info)"
     )]
     NotPositiveDefinite {
         /// The routine, e.g. `cusolverDnXpotrf`.
@@ -128,6 +128,32 @@ pub enum Error {
         /// The positive `info` value (for `gesvd`: how many superdiagonals did not converge).
         info: i64,
     },
+    /// An NCCL call failed (see [`crate::nccl`]): NCCL's status name, its description and, where
+    /// NCCL kept one, the last error message of the communicator.
+    #[error("{call} failed: {name}: {detail}")]
+    Nccl {
+        /// The NCCL function that failed (or the cuprite step that polled it).
+        call: &'static str,
+        /// The `ncclResult_t` code.
+        code: i32,
+        /// Its `nccl*` name.
+        name: String,
+        /// NCCL's description and last error message.
+        detail: String,
+    },
+    /// A bounded wait ran out of time (an NCCL communicator or a rank rendezvous that did not
+    /// complete): returned instead of hanging.
+    #[error("timed out after {seconds:.1} s: {what}")]
+    Timeout {
+        /// What was waited for.
+        what: String,
+        /// How long it was waited for.
+        seconds: f64,
+    },
+    /// Processes could not find each other (see [`crate::nccl::rendezvous`]): a bad
+    /// environment, a network error, or a peer speaking another protocol.
+    #[error("rendezvous failed: {0}")]
+    Rendezvous(String),
     /// A Rust closure run on a stream (`Stream::launch_host_fn`) panicked; the panic was caught.
     #[error("a host function panicked: {message}")]
     HostFnPanicked {
@@ -154,6 +180,9 @@ impl Error {
             Error::OutOfMemory { .. } => "OutOfMemory",
             Error::Deferred { .. } => "Deferred",
             Error::HostFnPanicked { .. } => "HostFnPanicked",
+            Error::Nccl { .. } => "Nccl",
+            Error::Timeout { .. } => "Timeout",
+            Error::Rendezvous(_) => "Rendezvous",
             Error::SingularMatrix { .. } => "SingularMatrix",
             Error::NotPositiveDefinite { .. } => "NotPositiveDefinite",
             Error::NotConverged { .. } => "NotConverged",
@@ -227,7 +256,9 @@ impl Error {
     }
 }
 
-/// Whether `code` is one of the errors that leave a context unusable.
+/// Whether `code` is one of the errors that leave a context unusable. Not
+/// `CUDA_ERROR_CONTEXT_IS_DESTROYED`: that one says a handle named a context that is gone (a use
+/// after destruction), while other contexts and a new one work on.
 fn is_sticky_code(code: CUresult) -> bool {
     matches!(
         code,
@@ -240,7 +271,6 @@ fn is_sticky_code(code: CUresult) -> bool {
             | CUresult::CUDA_ERROR_INVALID_ADDRESS_SPACE
             | CUresult::CUDA_ERROR_INVALID_PC
             | CUresult::CUDA_ERROR_ECC_UNCORRECTABLE
-            | CUresult::CUDA_ERROR_CONTEXT_IS_DESTROYED
     )
 }
 
@@ -273,6 +303,18 @@ pub fn cublas_error(
     status: cuprite_sys::cublas::cublasStatus_t,
     call: &'static str,
 ) -> Error {
+    let description = if library == "libcublasLt" {
+        // SAFETY: takes a status by value; returns a static NUL-terminated string or null.
+        unsafe { cuprite_sys::cublaslt::cublasLtGetStatusString(status) }
+    } else {
+        // SAFETY: as above.
+        unsafe { cuprite_sys::cublas::cublasGetStatusString(status) }
+    };
+    let description = match description {
+        // SAFETY: non-null pointer to a static C string owned by the library.
+        Ok(p) if !p.is_null() => unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned(),
+        _ => "no description available".to_string(),
+    };
     Error::Library {
         library,
         call,
@@ -281,7 +323,7 @@ pub fn cublas_error(
             .name()
             .map(str::to_string)
             .unwrap_or_else(|| format!("cublasStatus_t({})", status.0)),
-        description: String::new(),
+        description,
     }
 }
 
@@ -311,6 +353,23 @@ pub fn check_cublaslt(
     }
 }
 
+/// What a cuSOLVER status means (cuSOLVER has no function that says).
+fn cusolver_description(r: cuprite_sys::cusolver::cusolverStatus_t) -> &'static str {
+    match r.0 {
+        1 => "the library was not initialised",
+        2 => "a resource allocation failed inside cuSOLVER",
+        3 => "an unsupported value or parameter was passed",
+        4 => "the device lacks a required feature",
+        6 => "the GPU program failed to execute",
+        7 => "an internal cuSOLVER operation failed",
+        8 => "the matrix type is not supported",
+        9 => "not supported",
+        10 => "a zero pivot was met",
+        31 => "the workspace is invalid",
+        _ => "see the cuSOLVER documentation",
+    }
+}
+
 /// Turns a raw cuSOLVER call's outcome into a `Result`, naming `call` on failure.
 #[inline(always)]
 pub fn check_cusolver(
@@ -327,7 +386,7 @@ pub fn check_cusolver(
                 .name()
                 .map(str::to_string)
                 .unwrap_or_else(|| format!("cusolverStatus_t({})", r.0)),
-            description: String::new(),
+            description: cusolver_description(r).to_string(),
         }),
         Err(e) => Err(e.into()),
     }

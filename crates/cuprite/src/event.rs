@@ -1,11 +1,12 @@
 //! Events: markers recorded on a stream, to wait for, query, or time.
 //!
-//! This module owns user-visible events. The events that stream tracking records internally are
-//! pooled per context (`context.rs`) and never exposed.
+//! This module owns user-visible events and the stream calls that take one
+//! ([`Stream::wait`], [`Stream::record_event`]). The events that stream tracking records
+//! internally are pooled per context (`context/event_pool.rs`) and never exposed.
 
 use crate::context::Context;
 use crate::drv;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::stream::Stream;
 use cuprite_sys::driver::{self as sys, CUevent};
 use std::sync::Arc;
@@ -104,8 +105,23 @@ impl Event {
         &self.ctx
     }
 
-    /// Records the event at the current end of `stream`'s work.
+    /// Records the event at the current end of `stream`'s work. The stream must belong to the
+    /// event's context (the driver records nothing across contexts): for another context,
+    /// record an event of the stream's own context and wait on that one, from any context
+    /// ([`Stream::wait`], [`Stream::join`]).
     pub fn record(&self, stream: &Stream) -> Result<()> {
+        if stream.context().raw() != self.ctx.raw() {
+            return Err(Error::InvalidArgument(format!(
+                "Event::record: the event belongs to the context {:?} of device {}, the stream to \
+                 the context {:?} of device {}; an event can only be recorded on a stream of its \
+                 own context (record one of the stream's context instead: Stream::wait and \
+                 Stream::join work across contexts)",
+                self.ctx.raw(),
+                self.ctx.ordinal(),
+                stream.context().raw(),
+                stream.context().ordinal()
+            )));
+        }
         self.ctx.bind_to_thread()?;
         // SAFETY: live event and stream.
         unsafe { drv!(cuEventRecord(self.raw, stream.raw())) }
@@ -147,5 +163,23 @@ impl Drop for Event {
         if let Err(e) = unsafe { drv!(cuEventDestroy_v2(self.raw)) } {
             self.ctx.defer("cuEventDestroy of an Event", e);
         }
+    }
+}
+
+impl Stream {
+    /// Makes this stream wait (on the device) for `event`'s last record. The event may belong
+    /// to another context (of this device or another).
+    pub fn wait(&self, event: &Event) -> Result<()> {
+        self.context().bind_to_thread()?;
+        crate::stats::count_stream_wait();
+        // SAFETY: a live event and stream.
+        unsafe { drv!(cuStreamWaitEvent(self.raw(), event.raw(), 0)) }
+    }
+
+    /// Records a new event here (timing disabled unless `flags` ask otherwise) and returns it.
+    pub fn record_event(&self, flags: EventFlags) -> Result<Event> {
+        let ev = Event::new(self.context(), flags)?;
+        ev.record(self)?;
+        Ok(ev)
     }
 }

@@ -7,103 +7,15 @@
 //! other streams that join the capture are joined back before it ends. It must not track
 //! buffers itself.
 
-use crate::context::{Context, TrackEvent};
+use crate::capture::{self, CaptureSeq, CapturedUses};
+use crate::context::Context;
+use crate::context::event_pool::TrackEvent;
 use crate::drv;
 use crate::error::{Error, Result};
+use crate::memory::Access;
 use crate::stream::Stream;
-use cuprite_sys::driver::{self as sys, CUgraph, CUgraphExec, CUstream};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
-
-/// One capture sequence in progress: the stream that began it and every stream that joined it
-/// through the stream tracker (they are joined back before it ends), and the pre-capture work
-/// it depends on (waited for before each launch of its executable graph).
-struct CaptureSeq {
-    id: u64,
-    /// The id of the context whose stream began it.
-    ctx: u64,
-    origin: u64,
-    members: Vec<(u64, RawStream)>,
-    external: Vec<Arc<TrackEvent>>,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct RawStream(CUstream);
-// SAFETY: a stream handle is usable from any thread.
-unsafe impl Send for RawStream {}
-
-static ACTIVE: AtomicUsize = AtomicUsize::new(0);
-static NEXT_CAPTURE: AtomicU64 = AtomicU64::new(1);
-static CAPTURES: Mutex<Vec<CaptureSeq>> = Mutex::new(Vec::new());
-
-fn captures() -> MutexGuard<'static, Vec<CaptureSeq>> {
-    // A poisoned registry only means a panic elsewhere mid-update; its data stays consistent
-    // (each update is a single push/remove).
-    CAPTURES.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Whether any stream capture started by cuprite is in progress.
-pub(crate) fn any_active() -> bool {
-    ACTIVE.load(Ordering::Acquire) != 0
-}
-
-/// Whether a stream capture begun on a stream of the context with id `ctx` is in progress.
-pub(crate) fn active_in_context(ctx: u64) -> bool {
-    any_active() && captures().iter().any(|c| c.ctx == ctx)
-}
-
-/// The capture that the stream with tracking id `sid` is part of (0: none). One atomic load
-/// when no capture is in progress.
-#[inline]
-pub(crate) fn capture_of(sid: u64) -> u64 {
-    if !any_active() {
-        return 0;
-    }
-    captures()
-        .iter()
-        .find(|c| c.members.iter().any(|m| m.0 == sid))
-        .map_or(0, |c| c.id)
-}
-
-/// Decides whether the stream `sid` (in capture `*capture`, 0 for none) may wait for a mark
-/// recorded in capture `mark_capture`, so that no wait crosses a capture boundary:
-///
-/// - same capture (or both outside any): wait;
-/// - the stream is outside, the mark inside a capture still in progress: wait, which makes the
-///   stream join that capture (CUDA's fork pattern); it is registered so `end_capture` joins it
-///   back;
-/// - the stream captures, the mark is from before: skip here, and remember the event, which
-///   every launch of the resulting graph waits for first;
-/// - the mark is from a capture that ended (or another capture): skip (that work never runs
-///   as such; the graph's launches are ordered by their own stream).
-pub(crate) fn may_wait(
-    capture: &mut u64,
-    sid: u64,
-    raw: CUstream,
-    mark_capture: u64,
-    event: &Arc<TrackEvent>,
-) -> bool {
-    if mark_capture == *capture {
-        return true;
-    }
-    let mut reg = captures();
-    if *capture == 0 {
-        if let Some(c) = reg.iter_mut().find(|c| c.id == mark_capture) {
-            c.members.push((sid, RawStream(raw)));
-            *capture = mark_capture;
-            return true;
-        }
-        return false;
-    }
-    if mark_capture == 0 {
-        if let Some(c) = reg.iter_mut().find(|c| c.id == *capture) {
-            if !c.external.iter().any(|e| Arc::ptr_eq(e, event)) {
-                c.external.push(event.clone());
-            }
-        }
-    }
-    false
-}
+use cuprite_sys::driver::{self as sys, CUgraph, CUgraphExec};
+use std::sync::Arc;
 
 /// How a capture restricts potentially unsafe driver calls (`cuStreamBeginCapture` mode).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -161,34 +73,30 @@ impl Stream {
     /// # Ok(()) }
     /// ```
     pub fn begin_capture(&self, mode: CaptureMode) -> Result<()> {
-        self.context().bind_to_thread()?;
+        let ctx = self.context();
+        ctx.bind_to_thread()?;
+        // No context-wide synchronisation may run from here until the capture ends.
+        let _gate = ctx.capture_gate();
+        ctx.note_capture(true);
         // SAFETY: a live stream of the current context; the mode is a valid enum value.
-        unsafe { drv!(cuStreamBeginCapture_v2(self.raw(), mode.raw())) }?;
-        let sid = self.track_id();
-        captures().push(CaptureSeq {
-            id: NEXT_CAPTURE.fetch_add(1, Ordering::Relaxed),
-            ctx: self.context().id(),
-            origin: sid,
-            members: vec![(sid, RawStream(self.raw()))],
-            external: Vec::new(),
-        });
-        ACTIVE.fetch_add(1, Ordering::AcqRel);
+        if let Err(e) = unsafe { drv!(cuStreamBeginCapture_v2(self.raw(), mode.raw())) } {
+            ctx.note_capture(false);
+            return Err(e);
+        }
+        capture::begin(self.track_id(), self.raw());
         Ok(())
     }
 
     /// Ends the capture begun on this stream and returns the graph. Streams that joined the
     /// capture (through the stream tracker) are joined back to this one first.
     pub fn end_capture(&self) -> Result<Graph> {
-        self.context().bind_to_thread()?;
-        let sid = self.track_id();
-        let seq = {
-            let mut reg = captures();
-            let pos = reg.iter().position(|c| c.origin == sid);
-            pos.map(|p| reg.remove(p))
-        };
+        // An error deferred from a Drop must not leave the stream capturing: it is returned by
+        // the next call instead.
+        self.context().bind_to_thread_no_deferred()?;
+        let seq = capture::end(self.track_id());
         let joined = match &seq {
             Some(seq) => {
-                ACTIVE.fetch_sub(1, Ordering::AcqRel);
+                self.context().note_capture(false);
                 self.join_members(seq)
             }
             None => Ok(()),
@@ -210,7 +118,8 @@ impl Stream {
         Ok(Graph {
             ctx: self.context().clone(),
             raw,
-            external: seq.map(|s| s.external).unwrap_or_default(),
+            external: seq.as_ref().map(|s| s.external.clone()).unwrap_or_default(),
+            uses: seq.map(|s| s.uses).unwrap_or_default(),
         })
     }
 
@@ -250,6 +159,8 @@ pub struct Graph {
     ctx: Arc<Context>,
     raw: CUgraph,
     external: Vec<Arc<TrackEvent>>,
+    /// The allocations (and modules) the captured work uses, kept alive by the graph.
+    uses: CapturedUses,
 }
 
 impl std::fmt::Debug for Graph {
@@ -257,6 +168,7 @@ impl std::fmt::Debug for Graph {
         f.debug_struct("Graph")
             .field("raw", &self.raw)
             .field("pre_capture_dependencies", &self.external.len())
+            .field("buffers_used", &self.uses.buffers.len())
             .finish()
     }
 }
@@ -304,6 +216,7 @@ impl Graph {
             ctx: self.ctx.clone(),
             raw,
             external: self.external.clone(),
+            uses: self.uses.clone(),
         })
     }
 }
@@ -323,6 +236,9 @@ pub struct GraphExec {
     ctx: Arc<Context>,
     raw: CUgraphExec,
     external: Vec<Arc<TrackEvent>>,
+    /// The allocations (and modules) the captured work uses: kept alive while this lives, and
+    /// declared to the stream tracker at each launch.
+    uses: CapturedUses,
 }
 
 impl std::fmt::Debug for GraphExec {
@@ -330,6 +246,7 @@ impl std::fmt::Debug for GraphExec {
         f.debug_struct("GraphExec")
             .field("raw", &self.raw)
             .field("pre_capture_dependencies", &self.external.len())
+            .field("buffers_used", &self.uses.buffers.len())
             .finish()
     }
 }
@@ -345,21 +262,58 @@ impl GraphExec {
         self.raw
     }
 
-    /// Enqueues one run of the graph on `stream`.
+    /// Enqueues one run of the graph on `stream` (of the graph's context, else `Err`).
     ///
-    /// The run waits for earlier work on `stream` and for the work on other streams that the
-    /// captured work depended on when it was captured (which the tracker saw then). Later users
-    /// of the buffers the graph writes are not told about this run: use them on `stream`, or
-    /// [`join`](Stream::join) it first.
+    /// The run waits for earlier work on `stream`, for the work on other streams that the
+    /// captured work depended on when it was captured, and, like a launch, for the work on
+    /// other streams that uses the buffers it reads or writes; later users of those buffers on
+    /// other streams wait for it in turn. The graph keeps every allocation its work uses alive,
+    /// so a buffer dropped since the capture is still valid here; memory cuprite does not own
+    /// (a borrowed view, a leaked buffer) whose owner is gone makes this an `Err`.
     #[inline]
     pub fn launch(&self, stream: &Stream) -> Result<()> {
+        if stream.context().raw() != self.ctx.raw() {
+            return Err(Error::InvalidArgument(format!(
+                "GraphExec::launch: the graph belongs to the context of device {} ({:?}), the \
+                 stream to another (device {}, {:?}); launch it on a stream of its own context",
+                self.ctx.ordinal(),
+                self.ctx.raw(),
+                stream.context().ordinal(),
+                stream.context().raw()
+            )));
+        }
         stream.context().bind_to_thread()?;
+        let buffers = &self.uses.buffers;
+        if let Some(i) = buffers.iter().position(|(b, _)| b.memory_may_be_gone()) {
+            return Err(Error::InvalidArgument(format!(
+                "GraphExec::launch: allocation {i} of the {} this graph uses was dropped by its \
+                 owner and is not cuprite's to keep alive (borrowed or leaked memory); \
+                 re-capture the graph with live memory",
+                buffers.len()
+            )));
+        }
+        let accesses: Vec<Access<'_>> = buffers
+            .iter()
+            .map(|(shared, write)| Access {
+                shared,
+                write: *write,
+            })
+            .collect();
+        stream.begin_access(&accesses)?;
         for ev in &self.external {
             // SAFETY: a live stream and a live event (kept by `external`, so never re-recorded).
             unsafe { drv!(cuStreamWaitEvent(stream.raw(), ev.raw, 0)) }?;
         }
         // SAFETY: the executable graph and the stream are live and of the same context.
-        unsafe { drv!(cuGraphLaunch(self.raw, stream.raw())) }
+        let r = unsafe { drv!(cuGraphLaunch(self.raw, stream.raw())) };
+        let recorded = stream.end_access(&accesses);
+        r?;
+        recorded
+    }
+
+    /// How many allocations the graph's work uses (and keeps alive).
+    pub fn num_buffers_used(&self) -> usize {
+        self.uses.buffers.len()
     }
 
     /// Uploads the graph's resources to the device ahead of its first launch, on `stream`.
@@ -373,6 +327,13 @@ impl GraphExec {
     /// the same topology (typically: the same work re-captured with other arguments). On a
     /// topology change the `Err` says what differed, and the graph is left as it was.
     pub fn update(&mut self, graph: &Graph) -> Result<()> {
+        if graph.ctx.raw() != self.ctx.raw() {
+            return Err(Error::InvalidArgument(
+                "GraphExec::update: the graph was captured in another context than this \
+                 executable graph's"
+                    .into(),
+            ));
+        }
         self.ctx.bind_to_thread()?;
         for ev in &graph.external {
             if !self.external.iter().any(|e| Arc::ptr_eq(e, ev)) {
@@ -387,7 +348,12 @@ impl GraphExec {
         // SAFETY: both graphs are live; `info` is a valid out-pointer.
         let r = unsafe { drv!(cuGraphExecUpdate_v2(self.raw, graph.raw, &mut info)) };
         match r {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                // The graph now runs `graph`'s work: keep what that uses. What only the old
+                // work used may go; its last uses are ordered by the stream tracker.
+                self.uses = graph.uses.clone();
+                Ok(())
+            }
             Err(e) => {
                 use sys::CUgraphExecUpdateResult as U;
                 let why = match info.result {

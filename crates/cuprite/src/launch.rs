@@ -381,6 +381,30 @@ impl<'a> LaunchArgs<'a> {
                 f.name, cfg.block_dim
             )));
         }
+        // The grid limits of every GPU of compute capability 5.0 and later.
+        if gx > i32::MAX as u32 || gy > 65_535 || gz > 65_535 {
+            return Err(Error::InvalidArgument(format!(
+                "launch of `{}` with grid {:?}: a grid has at most 2147483647 × 65535 × 65535 blocks",
+                f.name, cfg.grid_dim
+            )));
+        }
+        for a in &self.attrs[..self.num_attrs] {
+            // SAFETY: the first `num_attrs` entries were written.
+            let a = unsafe { a.assume_init_ref() };
+            if a.id == LA::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION {
+                // SAFETY: a cluster-dimension attribute was written through `clusterDim`.
+                let [cx, cy, cz] = unsafe { a.value.clusterDim };
+                if cx == 0 || cy == 0 || cz == 0 || gx % cx != 0 || gy % cy != 0 || gz % cz != 0 {
+                    return Err(Error::InvalidArgument(format!(
+                        "launch of `{}` with grid {:?} in clusters of {:?}: every cluster \
+                         dimension must be at least 1 and divide the grid's",
+                        f.name,
+                        cfg.grid_dim,
+                        (cx, cy, cz)
+                    )));
+                }
+            }
+        }
         let threads = cfg.threads_per_block();
         if threads > f.max_threads_per_block as u64 || bx > 1024 || by > 1024 || bz > 64 {
             return Err(Error::InvalidArgument(format!(
@@ -495,6 +519,11 @@ impl<'a> LaunchArgs<'a> {
             }
             None => None,
         };
+        if let Err(e) = crate::fault::check(crate::fault::FaultPoint::KernelLaunch) {
+            // As a failed launch: the accesses declared above are completed, nothing ran.
+            let _ = stream.end_access(accesses);
+            return Err(e);
+        }
         let raw_f = self.func.raw();
         let (gx, gy, gz) = cfg.grid_dim;
         let (bx, by, bz) = cfg.block_dim;
@@ -556,6 +585,8 @@ impl<'a> LaunchArgs<'a> {
         };
         r?;
         end_access?;
+        // A captured launch keeps its kernel's module loaded for as long as the graph lives.
+        crate::capture::keep_alive(stream.track_id(), || self.func.module().clone());
         match events {
             Some(start) => {
                 let end = Event::new(stream.context(), self.record.unwrap_or_default())?;

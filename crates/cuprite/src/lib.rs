@@ -24,31 +24,37 @@
 //!
 //! # Math libraries
 //!
-//! [`fft`] wraps cuFFT: plans bound to a stream, work areas from the stream-ordered pool,
-//! transforms tracked across streams like launches, and an LRU plan cache.
 //! [`blas`] (cuBLAS: `gemm`, batched `gemm`, `gemv`, `dot`, `axpy`, `nrm2`), [`blaslt`]
 //! (cuBLASLt: matrix products with row- or column-major layouts and fused bias/ReLU/GELU
 //! epilogues) and [`solver`] (cuSOLVER: LU, Cholesky, QR, SVD, symmetric eigensolver). Each
 //! handle is bound to a [`Stream`], takes its workspace from the stream-ordered pool, and
 //! tracks its operands across streams like a kernel launch. The libraries are opened on first
 //! use; a missing one is an `Err` listing where it was looked for.
+//!
+//! [`fft`] wraps cuFFT: plans bound to a stream, work areas from the stream-ordered pool,
+//! transforms tracked across streams like launches, and an LRU plan cache.
 #![deny(missing_docs)]
 
 pub mod blas;
 pub mod blaslt;
+mod capture;
 pub mod compat;
 pub mod context;
 pub mod device;
 pub mod error;
 pub mod event;
+#[doc(hidden)]
+pub mod fault;
 pub mod fft;
 pub mod graph;
 pub mod launch;
 pub mod linker;
 pub mod memory;
 pub mod module;
+pub mod nccl;
 pub mod nvrtc;
 mod packed;
+pub mod peer;
 pub mod pointer;
 pub mod repr;
 pub mod solver;

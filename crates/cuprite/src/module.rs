@@ -157,12 +157,16 @@ impl Module {
     /// JIT's error log.
     pub fn load(ctx: &Arc<Context>, image: impl Into<ModuleImage>) -> Result<Arc<Module>> {
         ctx.bind_to_thread()?;
+        crate::fault::check(crate::fault::FaultPoint::ModuleLoad)?;
         let image = image.into();
         let mut raw: CUmodule = std::ptr::null_mut();
         match &image {
             ModuleImage::Ptx(text) => {
-                let c = CString::new(text.as_str()).map_err(|_| {
-                    Error::InvalidArgument("PTX text contains a NUL byte".to_string())
+                let c = CString::new(text.as_str()).map_err(|e| {
+                    Error::InvalidArgument(format!(
+                        "PTX text contains a NUL byte (at byte {})",
+                        e.nul_position()
+                    ))
                 })?;
                 let mut log = vec![0u8; LOG_SIZE];
                 let mut opts = [
@@ -209,6 +213,11 @@ impl Module {
                         "an empty CUBIN/fatbin image cannot be loaded".to_string(),
                     ));
                 }
+                // The driver trusts the sizes inside the image: check that they stay inside it.
+                match &image {
+                    ModuleImage::Fatbin(_) => check_fatbin(bytes)?,
+                    _ => check_cubin(bytes)?,
+                }
                 // The driver reads the ELF/fatbin headers in place: give it 8-byte alignment.
                 let mut aligned = vec![0u64; bytes.len().div_ceil(8)];
                 // SAFETY: `aligned` has at least `bytes.len()` bytes; the regions are distinct.
@@ -228,6 +237,7 @@ impl Module {
                 }
             }
         }
+        ctx.note_module(true);
         Ok(Arc::new(Module {
             ctx: ctx.clone(),
             raw,
@@ -340,8 +350,9 @@ impl Drop for Module {
         }
         // SAFETY: the module was loaded by us and nothing refers to it any more (functions and
         // globals hold an Arc to it).
-        if let Err(e) = unsafe { drv!(cuModuleUnload(self.raw)) } {
-            self.ctx.defer("cuModuleUnload", e);
+        match unsafe { drv!(cuModuleUnload(self.raw)) } {
+            Ok(()) => self.ctx.note_module(false),
+            Err(e) => self.ctx.defer("cuModuleUnload", e),
         }
     }
 }
@@ -450,6 +461,73 @@ pub fn fatbin_from_cubin(cubin: &[u8], arch: u32) -> Vec<u8> {
     out.extend_from_slice(cubin);
     out.resize(16 + ENTRY_HEADER + padded, 0);
     out
+}
+
+fn read_le(bytes: &[u8], at: usize, width: usize) -> Option<u64> {
+    let b = bytes.get(at..at.checked_add(width)?)?;
+    Some(b.iter().rev().fold(0u64, |v, &x| (v << 8) | x as u64))
+}
+
+/// A 64-bit ELF image whose section headers, and every section with contents, lie inside
+/// `bytes` (the driver reads them where the header says).
+fn check_cubin(bytes: &[u8]) -> Result<()> {
+    let bad = |why: String| {
+        Err(Error::InvalidArgument(format!(
+            "not a loadable CUBIN ({} bytes): {why}",
+            bytes.len()
+        )))
+    };
+    if !bytes.starts_with(b"\x7fELF") {
+        return bad("it does not start with the ELF magic \\x7fELF".into());
+    }
+    if bytes.get(4) != Some(&2) || bytes.len() < 64 {
+        return bad("not a complete 64-bit ELF header".into());
+    }
+    let field = |at, width| read_le(bytes, at, width).unwrap_or(u64::MAX);
+    let (shoff, shentsize, shnum) = (field(0x28, 8), field(0x3A, 2), field(0x3C, 2));
+    let end = shentsize
+        .checked_mul(shnum)
+        .and_then(|n| n.checked_add(shoff))
+        .unwrap_or(u64::MAX);
+    if end > bytes.len() as u64 || (shnum > 0 && shentsize < 64) {
+        return bad(format!(
+            "its {shnum} section headers of {shentsize} bytes at offset {shoff} end past the image"
+        ));
+    }
+    for i in 0..shnum {
+        let h = (shoff + i * shentsize) as usize;
+        let (kind, off, size) = (field(h + 4, 4), field(h + 0x18, 8), field(h + 0x20, 8));
+        // SHT_NOBITS (8) has no contents in the file.
+        if kind != 8 && off.checked_add(size).is_none_or(|e| e > bytes.len() as u64) {
+            return bad(format!(
+                "section {i} ({size} bytes at offset {off}) ends past the image"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A fatbin container whose declared size lies inside `bytes`.
+fn check_fatbin(bytes: &[u8]) -> Result<()> {
+    let field = |at, width| read_le(bytes, at, width).unwrap_or(u64::MAX);
+    if field(0, 4) != 0xBA55_ED50 || bytes.len() < 16 {
+        return Err(Error::InvalidArgument(format!(
+            "not a fatbin ({} bytes): no complete container header with the magic 0xBA55ED50",
+            bytes.len()
+        )));
+    }
+    let (header, payload) = (field(6, 2), field(8, 8));
+    if header
+        .checked_add(payload)
+        .is_none_or(|e| e > bytes.len() as u64)
+    {
+        return Err(Error::InvalidArgument(format!(
+            "not a loadable fatbin: its header ({header} bytes) and payload ({payload} bytes) end \
+             past the image of {} bytes",
+            bytes.len()
+        )));
+    }
+    Ok(())
 }
 
 fn func_attr(raw: CUfunction, attr: FA) -> Result<i32> {
@@ -583,6 +661,16 @@ impl Function {
     /// default 48 KiB, up to the device's opt-in limit). Above that limit it is an `Err`.
     pub fn set_max_dynamic_shared_memory(&self, bytes: u32) -> Result<()> {
         self.context().bind_to_thread()?;
+        let device = self.context().device();
+        let optin = device.attribute(crate::DeviceAttribute::MaxSharedMemoryPerBlockOptin)?;
+        if bytes > optin.max(0) as u32 {
+            return Err(Error::InvalidArgument(format!(
+                "kernel `{}`: {bytes} bytes of dynamic shared memory asked for, above the {optin} \
+                 bytes per block that device {} allows",
+                self.name(),
+                device.ordinal()
+            )));
+        }
         // SAFETY: `raw` is a function of a loaded module; the value is range-checked by the
         // driver.
         unsafe {

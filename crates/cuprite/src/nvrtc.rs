@@ -82,8 +82,7 @@ impl Ptx {
     /// The text as a NUL-terminated string, as `cuModuleLoadData` wants it. `Err` if the text
     /// contains a NUL byte.
     pub fn to_cstring(&self) -> Result<CString> {
-        CString::new(self.text.as_bytes())
-            .map_err(|_| Error::InvalidArgument("PTX text contains a NUL byte".into()))
+        cstring(&self.text, "PTX text")
     }
 }
 
@@ -413,6 +412,7 @@ pub fn compile(src: impl AsRef<str>, opts: &CompileOptions) -> Result<Compiled> 
 
     let name = opts.name.as_deref().unwrap_or("kernel.cu");
     let program = Program::create(src.as_ref(), name, &opts.headers)?;
+    crate::fault::check(crate::fault::FaultPoint::NvrtcCompile)?;
     let exprs = opts
         .name_expressions
         .iter()
@@ -683,6 +683,15 @@ fn default_arch() -> u32 {
 /// An NVRTC program, destroyed on drop.
 struct Program(nvrtcProgram);
 
+/// NVRTC programs created and not yet destroyed (a leak check for tests).
+static LIVE_PROGRAMS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many NVRTC programs exist now: 0 whenever no compile is in progress (a leak check).
+#[doc(hidden)]
+pub fn live_programs() -> usize {
+    LIVE_PROGRAMS.load(std::sync::atomic::Ordering::Acquire)
+}
+
 impl Program {
     fn create(src: &str, name: &str, headers: &[(String, String)]) -> Result<Self> {
         let src = cstring(src, "CUDA source")?;
@@ -711,6 +720,7 @@ impl Program {
             )
         };
         nvrtc_check(status, "nvrtcCreateProgram")?;
+        LIVE_PROGRAMS.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         Ok(Program(prog))
     }
 
@@ -763,6 +773,7 @@ impl Drop for Program {
         // SAFETY: the program was created by nvrtcCreateProgram and is destroyed once. The only
         // failure is an invalid handle, which cannot happen here, so the status is not kept.
         let _ = unsafe { sys::nvrtcDestroyProgram(&mut self.0) };
+        LIVE_PROGRAMS.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
     }
 }
 
@@ -772,7 +783,12 @@ fn until_nul(buf: &[u8]) -> String {
 }
 
 fn cstring(s: &str, what: &str) -> Result<CString> {
-    CString::new(s).map_err(|_| Error::InvalidArgument(format!("{what} contains a NUL byte")))
+    CString::new(s).map_err(|e| {
+        Error::InvalidArgument(format!(
+            "{what} contains a NUL byte (at byte {})",
+            e.nul_position()
+        ))
+    })
 }
 
 /// The `NVRTC_ERROR_*` name of a status.

@@ -331,8 +331,9 @@ struct State {
 
 /// A dense cuSOLVER handle bound to a context and a cuprite [`Stream`]: every routine runs on
 /// that stream, with device workspace from the stream-ordered pool. Destroyed on drop.
-/// `Send + Sync`; calls from several threads take turns. Each routine waits for its own
-/// result's `info` before returning (the matrix it reports on must be finished).
+/// `Send + Sync`; calls from several threads take turns. The routines whose `info` reports on
+/// the matrix (`getrf`, `potrf`, `gesvd`, `gesvdj`, `syevd`) wait for it before returning;
+/// `getrs`, `potrs`, `geqrf` and `orgqr` only enqueue.
 ///
 /// ```no_run
 /// use cuprite::solver::Solver;
@@ -427,10 +428,13 @@ impl Solver {
     }
 
     /// Runs one routine: sizes the workspace with `size`, enqueues `run` between the stream
-    /// tracker's begin and end of `acc`, then reads `info` (waiting for the stream).
+    /// tracker's begin and end of `acc`, then, with `wait_info`, reads `info` (waiting for the
+    /// stream). Without it the call only enqueues, unless the routine took host workspace
+    /// (which must outlive its work: then it waits too) and returns 0.
     fn call(
         &self,
         acc: &[Access<'_>],
+        wait_info: bool,
         size: impl FnOnce() -> Result<Sizes>,
         run: impl FnOnce(u64, usize, *mut c_void, usize, *mut c_int) -> Result<()>,
     ) -> Result<i32> {
@@ -455,6 +459,12 @@ impl Solver {
         self.stream.with_access(acc, || {
             run(ws, sizes.device, host_ptr, sizes.host, info_ptr)
         })?;
+        if !wait_info {
+            if sizes.host > 0 {
+                self.stream.synchronize()?;
+            }
+            return Ok(0);
+        }
         let info = self.stream.clone_dtoh(&st.info)?;
         Ok(info[0])
     }
@@ -489,6 +499,7 @@ impl Solver {
         let (h, params) = (self.raw, self.params);
         let info = self.call(
             &[Access::write(&*a), Access::write(&*ipiv)],
+            true,
             || {
                 let mut z = Sizes::default();
                 // SAFETY: live handle and params; A lies inside its buffer (checked).
@@ -542,7 +553,8 @@ impl Solver {
     }
 
     /// Solves `op(A)·X = B` with A factored by [`getrf`](Self::getrf) (`cusolverDnXgetrs`):
-    /// A `n × n` with its pivots, B `n × nrhs` (overwritten with X).
+    /// A `n × n` with its pivots, B `n × nrhs` (overwritten with X). Only enqueues: its `info`
+    /// can only flag arguments, which are checked here.
     #[allow(clippy::too_many_arguments)]
     pub fn getrs<T: SolverElement>(
         &self,
@@ -575,6 +587,7 @@ impl Solver {
         let (h, params, op) = (self.raw, self.params, trans.raw());
         let info = self.call(
             &[Access::read(a), Access::read(ipiv), Access::write(&*b)],
+            false,
             || Ok(Sizes::default()),
             |_, _, _, _, info| {
                 // SAFETY: A, ipiv and B lie inside their buffers (checked).
@@ -623,6 +636,7 @@ impl Solver {
         let (h, params, fill) = (self.raw, self.params, uplo.raw());
         let info = self.call(
             &[Access::write(&*a)],
+            true,
             || {
                 let mut z = Sizes::default();
                 // SAFETY: live handle and params; A lies inside its buffer.
@@ -674,7 +688,7 @@ impl Solver {
     }
 
     /// Solves `A·X = B` with A factored by [`potrf`](Self::potrf) (same `uplo`)
-    /// (`cusolverDnXpotrs`): B `n × nrhs`, overwritten with X.
+    /// (`cusolverDnXpotrs`): B `n × nrhs`, overwritten with X. Only enqueues.
     #[allow(clippy::too_many_arguments)]
     pub fn potrs<T: SolverElement>(
         &self,
@@ -704,6 +718,7 @@ impl Solver {
         let (h, params, fill) = (self.raw, self.params, uplo.raw());
         let info = self.call(
             &[Access::read(a), Access::write(&*b)],
+            false,
             || Ok(Sizes::default()),
             |_, _, _, _, info| {
                 // SAFETY: A and B lie inside their buffers (checked).
@@ -730,7 +745,8 @@ impl Solver {
 
     /// QR factorisation of the column-major `m × n` matrix A, in place (`cusolverDnXgeqrf`):
     /// R in the upper triangle, the Householder vectors below it, their factors in `tau`
-    /// (`min(m, n)` elements). [`orgqr`](Self::orgqr) forms Q from them.
+    /// (`min(m, n)` elements). [`orgqr`](Self::orgqr) forms Q from them. Only enqueues (no
+    /// numerical condition to report).
     pub fn geqrf<T: SolverElement>(
         &self,
         m: usize,
@@ -757,6 +773,7 @@ impl Solver {
         let (h, params) = (self.raw, self.params);
         let info = self.call(
             &[Access::write(&*a), Access::write(&*tau)],
+            false,
             || {
                 let mut z = Sizes::default();
                 // SAFETY: live handle and params; A and tau lie inside their buffers.
@@ -806,7 +823,7 @@ impl Solver {
 
     /// Forms the first `n` columns of Q (`m × n`, `m ≥ n ≥ k`) from the `k` Householder
     /// reflectors [`geqrf`](Self::geqrf) left in A and `tau`, in place (`cusolverDn?orgqr` /
-    /// `?ungqr`; 32-bit arguments).
+    /// `?ungqr`; 32-bit arguments). Only enqueues.
     #[allow(clippy::too_many_arguments)]
     pub fn orgqr<T: SolverElement>(
         &self,
@@ -841,6 +858,7 @@ impl Solver {
         let elem = std::mem::size_of::<T>();
         let info = self.call(
             &[Access::write(&*a), Access::read(tau)],
+            false,
             || {
                 let mut lwork: c_int = 0;
                 // SAFETY: live handle; A and tau lie inside their buffers.
@@ -933,6 +951,7 @@ impl Solver {
         }
         let info = self.call(
             &acc[..na],
+            true,
             || {
                 let mut z = Sizes::default();
                 // SAFETY: live handle and params; every matrix lies inside its buffer.
@@ -1048,8 +1067,30 @@ impl Solver {
         };
         let pa = a.device_ptr_mut();
         let ps = s.device_ptr_mut();
-        let pu = u.as_ref().map_or(0, |u| u.device_ptr());
-        let pv = v.as_ref().map_or(0, |v| v.device_ptr());
+        // Values only: cuSOLVER's Jacobi SVD still writes U and V (null pointers make it fault, and
+        // fault the context), so it gets scratch ones, freed stream-ordered after the call.
+        let scratch = if vectors == SvdVectors::None {
+            // SAFETY: written by gesvdj before anything reads them; never read here.
+            let pair = unsafe {
+                (
+                    self.stream.alloc::<T>(m * p)?,
+                    self.stream.alloc::<T>(n * p)?,
+                )
+            };
+            Some(pair)
+        } else {
+            None
+        };
+        let pu = u
+            .as_ref()
+            .map(|u| u.device_ptr())
+            .or(scratch.as_ref().map(|s| s.0.device_ptr()))
+            .unwrap_or(0);
+        let pv = v
+            .as_ref()
+            .map(|v| v.device_ptr())
+            .or(scratch.as_ref().map(|s| s.1.device_ptr()))
+            .unwrap_or(0);
         let h = self.raw;
         let elem = std::mem::size_of::<T>();
         let ra = Access::write(&*a);
@@ -1069,6 +1110,7 @@ impl Solver {
         unsafe { cusolver!(cusolverDnCreateGesvdjInfo(&mut params)) }?;
         let r = self.call(
             &acc[..na],
+            true,
             || {
                 let mut lwork: c_int = 0;
                 // SAFETY: live handle and params; every matrix lies inside its buffer.
@@ -1134,6 +1176,7 @@ impl Solver {
         let (h, params, fill) = (self.raw, self.params, uplo.raw());
         let info = self.call(
             &[Access::write(&*a), Access::write(&*w)],
+            true,
             || {
                 let mut z = Sizes::default();
                 // SAFETY: live handle and params; A and W lie inside their buffers.

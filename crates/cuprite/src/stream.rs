@@ -9,7 +9,6 @@
 use crate::context::{Context, next_id};
 use crate::drv;
 use crate::error::{Error, Result};
-use crate::event::{Event, EventFlags};
 use cuprite_sys::driver::{self as sys, CUstream};
 use std::ffi::c_void;
 use std::fmt;
@@ -67,8 +66,37 @@ thread_local! {
     static THREAD_ID: u64 = next_id();
 }
 
+impl Context {
+    /// The default (legacy, null) stream of this context. Every call returns a handle to the
+    /// same stream (tracking sees one stream).
+    pub fn default_stream(&self) -> Arc<Stream> {
+        Arc::new(Stream::default_of(self.arc(), self.special_stream_ids().0))
+    }
+
+    /// The per-thread default stream (`CU_STREAM_PER_THREAD`): one stream per calling thread.
+    /// Work enqueued on it from two threads goes to two different streams, and tracking treats
+    /// them as such.
+    pub fn per_thread_stream(&self) -> Arc<Stream> {
+        Arc::new(Stream::per_thread_of(
+            self.arc(),
+            self.special_stream_ids().1,
+        ))
+    }
+
+    /// A new non-blocking stream at the default priority.
+    pub fn new_stream(&self) -> Result<Arc<Stream>> {
+        Stream::create(self.arc(), None)
+    }
+
+    /// A new non-blocking stream with `priority` (see [`Context::stream_priority_range`];
+    /// lower is higher priority; values outside the range are clamped by the driver).
+    pub fn new_stream_with_priority(&self, priority: i32) -> Result<Arc<Stream>> {
+        Stream::create(self.arc(), Some(priority))
+    }
+}
+
 impl Stream {
-    pub(crate) fn default_of(ctx: Arc<Context>, id: u64) -> Stream {
+    fn default_of(ctx: Arc<Context>, id: u64) -> Stream {
         Stream {
             raw: std::ptr::null_mut(),
             ctx,
@@ -77,7 +105,7 @@ impl Stream {
         }
     }
 
-    pub(crate) fn per_thread_of(ctx: Arc<Context>, id: u64) -> Stream {
+    fn per_thread_of(ctx: Arc<Context>, id: u64) -> Stream {
         Stream {
             raw: sys::CU_STREAM_PER_THREAD,
             ctx,
@@ -86,7 +114,7 @@ impl Stream {
         }
     }
 
-    pub(crate) fn create(ctx: Arc<Context>, priority: Option<i32>) -> Result<Arc<Stream>> {
+    fn create(ctx: Arc<Context>, priority: Option<i32>) -> Result<Arc<Stream>> {
         ctx.bind_to_thread()?;
         let mut raw = std::ptr::null_mut();
         let flags = sys::CUstream_flags::CU_STREAM_NON_BLOCKING.0;
@@ -183,31 +211,19 @@ impl Stream {
     }
 
     /// Makes this stream wait (on the device, not the host) for all work enqueued on `other`
-    /// so far.
+    /// so far. `other` may belong to another context (of this device or another): the event
+    /// is recorded in `other`'s context and waited for in this one.
     #[doc(alias = "wait_for")]
     pub fn join(&self, other: &Stream) -> Result<()> {
-        self.ctx.bind_to_thread()?;
+        other.ctx.bind_to_thread()?;
         let ev = other.ctx.track_event()?;
-        // SAFETY: a live event and stream of a live context.
+        // SAFETY: a live event and stream of the same, current context.
         unsafe { drv!(cuEventRecord(ev.raw, other.raw)) }?;
-        crate::stats::count_stream_wait();
-        // SAFETY: as above; flags 0.
-        unsafe { drv!(cuStreamWaitEvent(self.raw, ev.raw, 0)) }
-    }
-
-    /// Makes this stream wait (on the device) for `event`'s last record.
-    pub fn wait(&self, event: &Event) -> Result<()> {
         self.ctx.bind_to_thread()?;
         crate::stats::count_stream_wait();
-        // SAFETY: a live event and stream.
-        unsafe { drv!(cuStreamWaitEvent(self.raw, event.raw(), 0)) }
-    }
-
-    /// Records a new event here (timing disabled unless `flags` ask otherwise) and returns it.
-    pub fn record_event(&self, flags: EventFlags) -> Result<Event> {
-        let ev = Event::new(&self.ctx, flags)?;
-        ev.record(self)?;
-        Ok(ev)
+        // SAFETY: a live stream of the current context and a live event, which the driver lets
+        // come from another context.
+        unsafe { drv!(cuStreamWaitEvent(self.raw, ev.raw, 0)) }
     }
 
     /// Blocks the host until all work on this stream is done.

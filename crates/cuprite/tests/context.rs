@@ -123,14 +123,32 @@ fn cache_and_shared_config() -> TestResult {
     ctx.set_cache_config(CacheConfig::PreferShared)?;
     assert_eq!(ctx.cache_config()?, CacheConfig::PreferShared);
     ctx.set_cache_config(old)?;
+    // What cuprite reports is what the driver reports, value for value.
+    let raw_shared_config = || -> Result<u32, cuprite::Error> {
+        ctx.bind_to_thread()?;
+        let mut c = cuprite::sys::driver::CUsharedconfig::default();
+        // SAFETY: a valid out-pointer; the context is current.
+        unsafe { cuprite::drv!(cuCtxGetSharedMemConfig(&mut c)) }?;
+        Ok(c.0)
+    };
+    let expected = |raw: u32| match raw {
+        0 => SharedMemoryConfig::DefaultBankSize,
+        1 => SharedMemoryConfig::FourByteBankSize,
+        2 => SharedMemoryConfig::EightByteBankSize,
+        other => panic!("the driver reported shared-memory config {other}"),
+    };
     let sm = ctx.shared_memory_config()?;
-    ctx.set_shared_memory_config(SharedMemoryConfig::DefaultBankSize)?;
-    assert!(matches!(
-        sm,
-        SharedMemoryConfig::DefaultBankSize
-            | SharedMemoryConfig::FourByteBankSize
-            | SharedMemoryConfig::EightByteBankSize
-    ));
+    assert_eq!(sm, expected(raw_shared_config()?));
+    for want in [
+        SharedMemoryConfig::FourByteBankSize,
+        SharedMemoryConfig::EightByteBankSize,
+        SharedMemoryConfig::DefaultBankSize,
+    ] {
+        // Devices without configurable banks ignore the set; the two reads still agree.
+        ctx.set_shared_memory_config(want)?;
+        assert_eq!(ctx.shared_memory_config()?, expected(raw_shared_config()?));
+    }
+    ctx.set_shared_memory_config(sm)?;
     let flags = ctx.flags()?;
     assert!(
         flags.bits() & !0xff == 0,

@@ -36,6 +36,15 @@ fn every_driver_code_is_named() -> TestResult {
     assert!(e.to_string().contains("CUresult(54321)"), "{e}");
     assert!(Error::driver(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS, "cuX").is_sticky());
     assert!(!Error::driver(CUresult::CUDA_ERROR_OUT_OF_MEMORY, "cuX").is_sticky());
+    // A use of a destroyed context: that context is gone, but nothing else is broken.
+    let destroyed = Error::driver(CUresult::CUDA_ERROR_CONTEXT_IS_DESTROYED, "cuX");
+    assert!(!destroyed.is_sticky());
+    assert!(!destroyed.to_string().contains("sticky"), "{destroyed}");
+    // Every sticky code says so in its message, and no other does.
+    for &(code, _) in CURESULT_NAMES.iter().filter(|(c, _)| !c.is_success()) {
+        let e = Error::driver(code, "cuX");
+        assert_eq!(e.to_string().contains("sticky"), e.is_sticky(), "{e}");
+    }
     Ok(())
 }
 

@@ -3,20 +3,42 @@
 //!
 //! Captures here are thread-local: the tests of this binary run in parallel threads on one
 //! primary context, and a global-mode capture forbids unsafe calls in every thread (the `graph`
-//! example covers global mode, alone in its process).
+//! example covers global mode, alone in its process). Even so, each test here runs alone
+//! (`Test::gpu_alone`): work of other threads can still invalidate a capture (implicit
+//! synchronisation with a capturing stream, the calls compute-sanitizer adds), and then both
+//! the capture and the other thread's call fail.
 
-use cuprite::{CaptureMode, CaptureStatus, Context, DeviceBuffer, LaunchConfig, Module};
+use cuprite::{
+    CaptureMode, CaptureStatus, Context, ContextFlags, ContextStack, DeviceBuffer, DeviceRead,
+    DeviceViewMut, Error, LaunchConfig, Module, Tracker,
+};
 use cuprite_testkit::{Rng, Test, TestResult};
 use std::sync::Arc;
 
 pub fn tests() -> Vec<Test> {
     vec![
-        Test::gpu("graph::capture_replay_update", capture_replay_update),
-        Test::gpu("graph::alloc_inside_capture", alloc_inside_capture),
-        Test::gpu("graph::two_streams_tracked_in_capture", two_streams_tracked),
-        Test::gpu(
+        Test::gpu_alone("graph::capture_replay_update", capture_replay_update),
+        Test::gpu_alone("graph::alloc_inside_capture", alloc_inside_capture),
+        Test::gpu_alone("graph::two_streams_tracked_in_capture", two_streams_tracked),
+        Test::gpu_alone(
             "graph::pre_capture_dependency_waited",
             pre_capture_dependency,
+        ),
+        Test::gpu_alone(
+            "graph::replay_keeps_dropped_buffers_alive",
+            replay_keeps_dropped_buffers_alive,
+        ),
+        Test::gpu_alone(
+            "graph::replay_is_tracked_across_streams",
+            replay_is_tracked_across_streams,
+        ),
+        Test::gpu_alone(
+            "graph::replay_of_gone_borrowed_memory_is_err",
+            replay_of_gone_borrowed_memory_is_err,
+        ),
+        Test::gpu_alone(
+            "graph::context_sync_elsewhere_leaves_capture_intact",
+            context_sync_elsewhere_leaves_capture_intact,
         ),
     ]
 }
@@ -319,5 +341,197 @@ fn pre_capture_dependency() -> TestResult {
         got.iter().all(|&g| g == v + 1.0),
         "the graph ran before the pre-capture write"
     );
+    Ok(())
+}
+
+/// A graph keeps the buffers its work reads and writes: dropped after the capture, they stay
+/// allocated (so memory allocated afterwards is never the graph's), and are freed with the last
+/// executable graph. Measured on an owned context, whose memory pool only this test uses.
+fn replay_keeps_dropped_buffers_alive() -> TestResult {
+    let ctx = Context::create_and_push(ContextFlags::SCHED_AUTO, cuprite::Device::get(0)?)?;
+    ContextStack::pop()?;
+    let m = ctx.load_module(cuprite::nvrtc::compile_ptx(SRC)?)?;
+    let axpb = m.load_function("axpb")?;
+    let stream = ctx.new_stream()?;
+    let mut rng = Rng::fresh();
+    let n = 1 << 16;
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    let x = stream.clone_htod(&ints(&mut rng, n))?;
+    let mut y = stream.clone_htod(&vec![f32::NAN; n])?;
+    stream.synchronize()?;
+    let two = ctx.pool_stats()?.used;
+    assert!(two > 0, "two buffers of {n} floats use the pool");
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    // SAFETY: axpb with n-element buffers.
+    unsafe {
+        stream
+            .launch_builder(&axpb)
+            .arg(&mut y)
+            .arg(&x)
+            .arg(&3.0f32)
+            .arg(&1.0f32)
+            .arg(&ni)
+            .launch(cfg)?
+    };
+    let g = stream.end_capture()?;
+    let exec = g.instantiate()?;
+    assert_eq!(exec.num_buffers_used(), 2);
+    // The graph and its executable form each hold both buffers.
+    assert_eq!(y.tracker().graph_holds(), 2);
+    assert_eq!(x.tracker().graph_holds(), 2);
+    drop(g);
+    assert_eq!(y.tracker().graph_holds(), 1);
+    let old = (x.device_ptr(), y.device_ptr());
+    drop(x);
+    drop(y);
+    stream.synchronize()?;
+    assert_eq!(
+        ctx.pool_stats()?.used,
+        two,
+        "the graph keeps both buffers allocated"
+    );
+    // New allocations get other memory: replays cannot write into them.
+    let sentinel = rng.f32_in(10.0, 20.0).round();
+    let fresh: Vec<DeviceBuffer<f32>> = (0..2)
+        .map(|_| stream.clone_htod(&vec![sentinel; n]))
+        .collect::<Result<_, _>>()?;
+    for f in &fresh {
+        assert!(
+            f.device_ptr() != old.0 && f.device_ptr() != old.1,
+            "a new buffer got the memory of a buffer the graph still uses"
+        );
+    }
+    for _ in 0..3 {
+        exec.launch(&stream)?;
+    }
+    for f in &fresh {
+        assert!(stream.clone_dtoh(f)?.iter().all(|&v| v == sentinel));
+    }
+    drop(exec);
+    drop(fresh);
+    stream.synchronize()?;
+    assert_eq!(
+        ctx.pool_stats()?.used,
+        0,
+        "everything is freed once the graph is gone"
+    );
+    Ok(())
+}
+
+/// A replay on another stream than the capture's is ordered like a launch: a later read on
+/// the first stream waits for it, with no explicit join.
+fn replay_is_tracked_across_streams() -> TestResult {
+    let (ctx, m) = setup()?;
+    let slow = m.load_function("slow_fill")?;
+    let s1 = ctx.new_stream()?;
+    let s2 = ctx.new_stream()?;
+    ctx.enable_multi_stream_tracking()?;
+    let n = 1 << 14;
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    let mut y = s1.clone_htod(&vec![f32::NAN; n])?;
+    let v = Rng::fresh().f32_in(1.0, 50.0).round();
+    s1.begin_capture(CaptureMode::ThreadLocal)?;
+    // SAFETY: slow_fill with an n-element buffer (tens of milliseconds).
+    unsafe {
+        s1.launch_builder(&slow)
+            .arg(&mut y)
+            .arg(&v)
+            .arg(&ni)
+            .arg(&50_000_000i64)
+            .launch(cfg)?
+    };
+    let exec = s1.end_capture()?.instantiate()?;
+    s1.synchronize()?;
+    exec.launch(&s2)?;
+    let got = s1.clone_dtoh(&y)?;
+    assert!(
+        got.iter().all(|&g| g == v),
+        "the read on s1 did not wait for the replay on s2"
+    );
+    Ok(())
+}
+
+/// Memory cuprite does not own (a view over a foreign tracker) whose owner is gone: the replay
+/// is refused with an `Err`, and the stream works on.
+fn replay_of_gone_borrowed_memory_is_err() -> TestResult {
+    let (ctx, m) = setup()?;
+    let axpb = m.load_function("axpb")?;
+    let stream = ctx.new_stream()?;
+    let n = 4096;
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    let x = stream.clone_htod(&vec![1.0f32; n])?;
+    let backing = stream.clone_htod(&vec![0.0f32; n])?;
+    let foreign = Tracker::new(ctx.clone());
+    // SAFETY: `backing` holds n floats and outlives the view; only the view writes it.
+    let mut view: DeviceViewMut<f32> =
+        unsafe { DeviceViewMut::from_raw_parts(backing.device_ptr(), n, &foreign) };
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    // SAFETY: axpb with n-element buffers.
+    unsafe {
+        stream
+            .launch_builder(&axpb)
+            .arg(&mut view)
+            .arg(&x)
+            .arg(&2.0f32)
+            .arg(&0.0f32)
+            .arg(&ni)
+            .launch(cfg)?
+    };
+    let exec = stream.end_capture()?.instantiate()?;
+    exec.launch(&stream)?;
+    assert!(stream.clone_dtoh(&backing)?.iter().all(|&v| v == 2.0));
+    let _ = view;
+    drop(foreign);
+    let e = exec.launch(&stream).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
+    assert!(e.to_string().contains("borrowed or leaked"), "{e}");
+    assert!(e.to_string().contains("of the 2 this graph uses"), "{e}");
+    assert_eq!(stream.clone_dtoh(&x)?, vec![1.0f32; n]);
+    Ok(())
+}
+
+/// Another thread synchronising the whole context while a capture is in progress (legal for
+/// it, but the driver would invalidate the capture): that call is an `Err` naming the
+/// capture, and the capture goes on to a correct graph.
+fn context_sync_elsewhere_leaves_capture_intact() -> TestResult {
+    let (ctx, m) = setup()?;
+    let axpb = m.load_function("axpb")?;
+    let stream = ctx.new_stream()?;
+    let mut rng = Rng::fresh();
+    let n = 2048;
+    let xh = ints(&mut rng, n);
+    let x = stream.clone_htod(&xh)?;
+    let mut y = stream.clone_htod(&vec![f32::NAN; n])?;
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    let other = {
+        let ctx = ctx.clone();
+        std::thread::spawn(move || ctx.synchronize().map_err(|e| e.to_string()))
+    }
+    .join()
+    .map_err(|_| "thread panicked")?;
+    // SAFETY: axpb with n-element buffers.
+    unsafe {
+        stream
+            .launch_builder(&axpb)
+            .arg(&mut y)
+            .arg(&x)
+            .arg(&2.0f32)
+            .arg(&3.0f32)
+            .arg(&ni)
+            .launch(cfg)?
+    };
+    let exec = stream.end_capture()?.instantiate()?;
+    let e = other.expect_err("a context-wide synchronisation ran during a capture");
+    assert!(
+        e.contains("Context::synchronize") && e.contains("capture"),
+        "{e}"
+    );
+    exec.launch(&stream)?;
+    let got = stream.clone_dtoh(&y)?;
+    for i in 0..n {
+        assert_eq!(got[i], 2.0 * xh[i] + 3.0, "{i}");
+    }
+    ctx.synchronize()?;
     Ok(())
 }

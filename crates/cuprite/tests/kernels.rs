@@ -5,7 +5,7 @@ use cuprite::nvrtc::{self, CompileOptions, Output};
 use cuprite::{
     Context, DevicePtr, DeviceRepr, Error, EventFlags, LaunchConfig, Module, ModuleImage,
 };
-use cuprite_testkit::{Rng, Test, TestResult};
+use cuprite_testkit::{Rng, Test, TestResult, ignore};
 use std::sync::Arc;
 
 pub fn tests() -> Vec<Test> {
@@ -243,20 +243,25 @@ fn ptx_file_loads() -> TestResult {
 
 fn modules_unload_on_drop() -> TestResult {
     // Each module holds a 256 MiB __device__ array: 40 loads would hold 10 GiB if modules
-    // were not unloaded when dropped.
+    // were not unloaded when dropped. What is checked is what this test owns: the modules of
+    // an owned context that no other test uses (device-wide free memory also moves with the
+    // memory pools of the tests running beside this one).
     const BIG: &str = r#"
         __device__ char big[256 << 20];
         extern "C" __global__ void touch(int *out, int i) { big[i] = (char)i; out[0] = big[i]; }
     "#;
-    let ctx = ctx()?;
+    let ctx =
+        Context::create_and_push(cuprite::ContextFlags::SCHED_AUTO, cuprite::Device::get(0)?)?;
+    cuprite::ContextStack::pop()?;
+    assert_eq!(ctx.loaded_modules(), 0);
     let stream = ctx.default_stream();
     let ptx = nvrtc::compile_ptx(BIG)?;
-    let (free_before, _) = ctx.mem_info()?;
     let mut out = stream.clone_htod(&[-1i32])?;
     let mut rng = Rng::fresh();
     for _ in 0..40 {
         // The function keeps its module loaded after the module handle is dropped.
         let f = ctx.load_module(ptx.clone())?.load_function("touch")?;
+        assert_eq!(ctx.loaded_modules(), 1);
         let i = (rng.next_u64() % 100) as i32 + 1;
         // SAFETY: touch(int*, int) with a 1-element buffer and an index inside `big`.
         unsafe {
@@ -267,14 +272,17 @@ fn modules_unload_on_drop() -> TestResult {
                 .launch(LaunchConfig::for_num_elems(1))?
         };
         assert_eq!(stream.clone_dtoh(&out)?, [i]);
+        drop(f);
+        assert_eq!(ctx.loaded_modules(), 0, "the module was not unloaded");
     }
-    let (free_after, _) = ctx.mem_info()?;
-    let lost = free_before.saturating_sub(free_after);
-    assert!(
-        lost < 4 << 30,
-        "{} MiB still held after unloading",
-        lost >> 20
-    );
+    // A global handle keeps its module too.
+    let m = ctx.load_module(ptx)?;
+    let g = m.get_global::<u8>("big")?;
+    drop(m);
+    assert_eq!(ctx.loaded_modules(), 1);
+    drop(g);
+    assert_eq!(ctx.loaded_modules(), 0);
+    ctx.check_deferred()?;
     Ok(())
 }
 
@@ -479,6 +487,14 @@ fn dynamic_shared_memory() -> TestResult {
     let default_limit = f.max_dynamic_shared_memory();
     assert!(default_limit <= 48 * 1024, "{default_limit}");
     let big = 96 * 1024u32;
+    let optin = ctx
+        .device()
+        .attribute(cuprite::DeviceAttribute::MaxSharedMemoryPerBlockOptin)?;
+    if (optin as u32) < big {
+        return ignore(format!(
+            "needs {big} bytes of dynamic shared memory per block; device 0 allows at most {optin}"
+        ));
+    }
     let n = (big / 4) as i32;
     let cfg = LaunchConfig {
         grid_dim: (1, 1, 1),
@@ -575,9 +591,12 @@ fn param_checks() -> TestResult {
     let m = load(&ctx, SCALE)?;
     let f = m.load_function("scale")?;
     let Some(sizes) = f.param_sizes() else {
-        let (v, _) = cuprite::driver_version()?;
+        let (v, minor) = cuprite::driver_version()?;
         assert!(v < 13, "a CUDA {v} driver has cuFuncGetParamInfo");
-        return Ok(());
+        return ignore(format!(
+            "the driver (CUDA {v}.{minor}) has no cuFuncGetParamInfo: argument counts and \
+             sizes cannot be checked"
+        ));
     };
     assert_eq!(sizes, [8, 8, 4, 4]);
     assert_eq!(f.num_params(), Some(4));
@@ -937,8 +956,9 @@ fn cluster_and_priority() -> TestResult {
     let ctx = ctx()?;
     let (major, _) = ctx.device().compute_capability()?;
     if major < 9 {
-        // Clusters need Hopper; the priority attribute is still exercised below.
-        return Err(format!("this test needs sm_90 or later (found sm_{major}x)").into());
+        return ignore(format!(
+            "thread-block clusters need compute capability 9.0 or later; device 0 is {major}.x"
+        ));
     }
     let stream = ctx.default_stream();
     let f = load(&ctx, CLUSTER)?.load_function("cluster_info")?;

@@ -3,15 +3,18 @@
 
 use cuprite_testkit::{Test, run};
 
+mod bad_input;
 mod blas;
 mod compat;
 mod context;
 mod device;
 mod error;
+mod fault;
 mod fft;
 mod graph;
 mod kernels;
 mod memory;
+mod nccl;
 mod nvrtc;
 mod stream;
 mod tracking;
@@ -59,9 +62,6 @@ pub fn quietly<R>(f: impl FnOnce() -> R) -> R {
 
 fn main() {
     // The device-trap test re-runs this binary as a child process that traps on purpose.
-    if let Ok(case) = std::env::var(blas::DIAG_ENV) {
-        std::process::exit(blas::diag(&case));
-    }
     if let Ok(which) = std::env::var(blas::CHILD_ENV) {
         std::process::exit(blas::child(&which));
     }
@@ -71,6 +71,10 @@ fn main() {
     // The missing-cuFFT test re-runs this binary with cuFFT hidden.
     if std::env::var_os(fft::MISSING_CHILD_ENV).is_some() {
         std::process::exit(fft::missing_child());
+    }
+    // The NCCL tests re-run this binary as ranks of a job, or without NCCL.
+    if let Some(code) = nccl::child_if_asked() {
+        std::process::exit(code);
     }
     let mut tests: Vec<Test> = Vec::new();
     tests.extend(device::tests());
@@ -84,6 +88,9 @@ fn main() {
     tests.extend(graph::tests());
     tests.extend(compat::tests());
     tests.extend(fft::tests());
+    tests.extend(bad_input::tests());
+    tests.extend(fault::tests());
+    tests.extend(nccl::tests());
     tests.extend(blas::tests());
     run(tests);
 }

@@ -2,7 +2,7 @@ use cuprite::{
     Context, ContextFlags, ContextStack, Device, DeviceBuffer, Error, HostAllocFlags,
     ManagedBuffer, MemAdvice, MemLocation, PinnedHostBuffer,
 };
-use cuprite_testkit::{Rng, Test, TestResult};
+use cuprite_testkit::{Rng, Test, TestResult, ignore};
 
 pub fn tests() -> Vec<Test> {
     vec![
@@ -447,7 +447,7 @@ fn copy_between_devices() -> TestResult {
         let s = ctx.default_stream();
         let x = s.clone_htod(&host)?;
         assert_eq!(s.clone_dtoh(&x)?, host);
-        return Ok(());
+        return ignore(format!("copies between devices need 2 GPUs; found {n}"));
     }
     let c0 = Context::new(0)?;
     let c1 = Context::new(1)?;
@@ -511,22 +511,40 @@ fn sync_allocation_fallback() -> TestResult {
 
 fn oom_trims_cached_pool_memory() -> TestResult {
     let _pool = pool_lock();
-    // Half the device cached in the pool (release threshold: keep everything), then a
-    // synchronous allocation of as much: it only fits once the pool is trimmed.
+    // Most of the free memory cached in the pool (release threshold: keep everything), then a
+    // synchronous allocation of as much: it only fits once the pool is trimmed. Sized from the
+    // memory free now, not the device's total: other processes (a sanitizer run beside this
+    // one) may hold part of it. If they take memory meanwhile, the test cannot tell a missing
+    // trim from their use, and says so as an ignore.
     let ctx = Context::create_and_push(ContextFlags::SCHED_AUTO, Device::get(0)?)?;
     ContextStack::pop()?;
     let s = ctx.new_stream()?;
-    let total = ctx.device().total_memory()?;
-    let big = (total / 2) & !((1 << 21) - 1);
+    let (free, total) = ctx.mem_info()?;
+    let big = (free / 5 * 3).min(total / 2) & !((1 << 21) - 1);
+    let others = |e: &Error| {
+        ignore(format!(
+            "{e}: other processes hold the device's memory ({free} bytes were free of {total})"
+        ))
+    };
     {
-        let mut x = s.alloc_zeros::<u8>(big)?;
+        let mut x = match s.alloc_zeros::<u8>(big) {
+            Err(e @ Error::OutOfMemory { .. }) => return others(&e),
+            x => x?,
+        };
         s.memset_d8(&mut x, 0x5A)?;
     }
     s.synchronize()?;
     let cached = ctx.pool_stats()?.reserved;
     ctx.set_memory_pool_enabled(false)?;
     // SAFETY: fully written by the memset before any read.
-    let mut y = unsafe { s.alloc::<u8>(big) }?;
+    let mut y = match unsafe { s.alloc::<u8>(big) } {
+        Err(e @ Error::OutOfMemory { .. }) if ctx.pool_stats()?.reserved < big as u64 / 2 => {
+            // The pool was trimmed, and the memory is still missing: someone else has it.
+            ctx.set_memory_pool_enabled(true)?;
+            return others(&e);
+        }
+        y => y?,
+    };
     assert!(!y.is_pool_allocated());
     let after = ctx.pool_stats()?.reserved;
     assert!(

@@ -1,4 +1,4 @@
-use cuprite::{Context, Event, EventFlags, Stream};
+use cuprite::{Context, ContextFlags, ContextStack, Device, Error, Event, EventFlags, Stream};
 use cuprite_testkit::{Rng, Test, TestResult};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -11,6 +11,11 @@ pub fn tests() -> Vec<Test> {
         Test::gpu("stream::fork_waits_for_source", fork_waits_for_source),
         Test::gpu("stream::join_waits_for_other", join_waits_for_other),
         Test::gpu("stream::wait_event", wait_event),
+        Test::gpu("stream::join_across_contexts", join_across_contexts),
+        Test::gpu(
+            "event::record_on_other_context_is_err",
+            record_on_other_context_is_err,
+        ),
         Test::gpu("stream::is_idle", is_idle),
         Test::gpu("stream::host_fns_run_in_order", host_fns_run_in_order),
         Test::gpu("stream::from_raw_null_is_default", from_raw_null_is_default),
@@ -113,6 +118,62 @@ fn wait_event() -> TestResult {
     observe(&a, &cell, &seen)?;
     a.synchronize()?;
     assert_eq!(seen.load(Ordering::SeqCst), v);
+    Ok(())
+}
+
+/// A stream of the primary context and one of an owned context of the same device: each
+/// waits for the other's work, both through `join` and through an event of the other context.
+fn join_across_contexts() -> TestResult {
+    let primary = Context::new(0)?;
+    let owned = Context::create_and_push(ContextFlags::SCHED_AUTO, Device::get(0)?)?;
+    ContextStack::pop()?;
+    let a = primary.new_stream()?;
+    let b = owned.new_stream()?;
+    let mut rng = Rng::fresh();
+    for (waiter, worker) in [(&a, &b), (&b, &a), (&a, &owned.default_stream())] {
+        let cell = Arc::new(AtomicU32::new(0));
+        let seen = Arc::new(AtomicU32::new(99));
+        let v = rng.next_u64() as u32 | 1;
+        slow_set(worker, 100, &cell, v)?;
+        waiter.join(worker)?;
+        observe(waiter, &cell, &seen)?;
+        waiter.synchronize()?;
+        assert_eq!(seen.load(Ordering::SeqCst), v, "join across contexts");
+        // The same through an event of the worker's context.
+        let v2 = v.wrapping_add(2);
+        slow_set(worker, 100, &cell, v2)?;
+        let ev = worker.record_event(EventFlags::DISABLE_TIMING)?;
+        waiter.wait(&ev)?;
+        observe(waiter, &cell, &seen)?;
+        waiter.synchronize()?;
+        assert_eq!(
+            seen.load(Ordering::SeqCst),
+            v2,
+            "wait on another context's event"
+        );
+    }
+    Ok(())
+}
+
+/// An event of one context cannot be recorded on a stream of another (the driver refuses):
+/// a clear `Err` naming both, and both streams work on.
+fn record_on_other_context_is_err() -> TestResult {
+    let primary = Context::new(0)?;
+    let owned = Context::create_and_push(ContextFlags::SCHED_AUTO, Device::get(0)?)?;
+    ContextStack::pop()?;
+    let b = owned.new_stream()?;
+    let ev = Event::new(&primary, EventFlags::DISABLE_TIMING)?;
+    let e = ev.record(&b).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
+    let msg = e.to_string();
+    assert!(msg.contains("own context"), "{msg}");
+    assert!(msg.contains(&format!("{:?}", owned.raw())), "{msg}");
+    assert!(msg.contains(&format!("{:?}", primary.raw())), "{msg}");
+    // Nothing is broken: both contexts' streams still record and run.
+    let host = Rng::fresh().vec_u32(1000);
+    assert_eq!(b.clone_dtoh(&b.clone_htod(&host)?)?, host);
+    ev.record(&primary.default_stream())?;
+    ev.synchronize()?;
     Ok(())
 }
 

@@ -12,7 +12,7 @@
 //! - Reductions evaluate the producer expression inside the reduction loop (no intermediate).
 
 use crate::dtype::{Class, DType, Scalar};
-use crate::graph::{Dist, Kind, Program};
+use crate::graph::{Dist, Program, Step};
 use crate::op::{BinaryOp, ReduceOp, UnaryOp};
 use std::fmt::Write;
 
@@ -358,13 +358,13 @@ fn emit_lane(e: &Emit<'_>, out: &mut String) {
         let v = |i: usize| format!("v{i}{}", e.sfx);
         let d = ins.dtype;
         let expr = match ins.kind {
-            Kind::Load(i) => e.loads[i].clone(),
-            Kind::Const(c) => const_expr(p.consts[c], d, c),
-            Kind::Unary(op, a) => unary_expr(op, p.instrs[a].dtype, &v(a)),
-            Kind::Binary(op, a, b) => binary_expr(op, p.instrs[a].dtype, &v(a), &v(b)),
-            Kind::Select(c, a, b) => format!("({} ? {} : {})", v(c), v(a), v(b)),
-            Kind::Cast(a) => cast_expr(p.instrs[a].dtype, d, &v(a)),
-            Kind::Gather(i, idx) => {
+            Step::Load(i) => e.loads[i].clone(),
+            Step::Const(c) => const_expr(p.consts[c], d, c),
+            Step::Unary(op, a) => unary_expr(op, p.instrs[a].dtype, &v(a)),
+            Step::Binary(op, a, b) => binary_expr(op, p.instrs[a].dtype, &v(a), &v(b)),
+            Step::Select(c, a, b) => format!("({} ? {} : {})", v(c), v(a), v(b)),
+            Step::Cast(a) => cast_expr(p.instrs[a].dtype, d, &v(a)),
+            Step::Gather(i, idx) => {
                 let n = p.inputs[i].gather_len.unwrap_or(1).max(1);
                 let _ = n;
                 load_conv(
@@ -375,7 +375,7 @@ fn emit_lane(e: &Emit<'_>, out: &mut String) {
                     ),
                 )
             }
-            Kind::Iota(ax) => {
+            Step::Iota(ax) => {
                 let inner: Vec<String> = (ax + 1..nd).map(|j| format!("(u64t)s{j}")).collect();
                 let inner = if inner.is_empty() {
                     "1ull".to_string()
@@ -384,7 +384,7 @@ fn emit_lane(e: &Emit<'_>, out: &mut String) {
                 };
                 format!("(i64t)(((u64t)({}) / ({inner})) % (u64t)s{ax})", e.lin)
             }
-            Kind::Rand(key, dist) => {
+            Step::Rand(key, dist) => {
                 let normal = (dist == Dist::Normal) as u8;
                 if d.class() == Class::F64 {
                     format!("rand_f64(k{key}, (u64t)({}), {normal})", e.lin)
@@ -441,7 +441,7 @@ fn outline(p: &Program) -> bool {
         .instrs
         .iter()
         .filter(|i| match i.kind {
-            Kind::Unary(op, _) => !matches!(
+            Step::Unary(op, _) => !matches!(
                 op,
                 UnaryOp::Neg
                     | UnaryOp::Abs
@@ -453,7 +453,7 @@ fn outline(p: &Program) -> bool {
                     | UnaryOp::Sign
                     | UnaryOp::IsNan
             ),
-            Kind::Binary(op, _, _) => matches!(
+            Step::Binary(op, _, _) => matches!(
                 op,
                 BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot | BinaryOp::Rem
             ),
@@ -529,7 +529,7 @@ pub(crate) fn vectorisable(p: &Program) -> bool {
         .all(|i| i.gather_len.is_none() && i.layout.is_contiguous(&p.shape))
         && p.instrs
             .iter()
-            .all(|i| !matches!(i.kind, Kind::Iota(_) | Kind::Rand(..) | Kind::Gather(..)))
+            .all(|i| !matches!(i.kind, Step::Iota(_) | Step::Rand(..) | Step::Gather(..)))
         && !p.shape.is_empty()
 }
 

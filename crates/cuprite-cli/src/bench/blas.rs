@@ -210,6 +210,19 @@ fn time_on(
     unsafe { ctx.time_device(s.raw(), f) }
 }
 
+/// Seconds per call of `f` (which enqueues on `s`), `k` back-to-back calls per event pair
+/// ([`super::curves::per_call`]), with `ctx`'s warm-up and repeats.
+fn per_call(
+    ctx: &BenchCtx,
+    s: &Stream,
+    k: usize,
+    f: impl FnMut() -> Result<(), BenchError>,
+) -> Result<Samples, BenchError> {
+    s.context().bind_to_thread()?;
+    // SAFETY: `s` is a live stream of the context just bound, and outlives the call.
+    unsafe { super::curves::per_call(ctx, s.raw(), k, f) }
+}
+
 /// How many back-to-back calls fill about 10 ms, from one warm call timed with events.
 fn calls_per_sample(
     ctx: &BenchCtx,
@@ -295,12 +308,7 @@ fn gemm<T: Fill32>(
     call()?;
     let k = calls_per_sample(b, &s, &mut call)?;
     b.status(format!("cuBLASLt {} × {k}", T::NAME));
-    let samples = time_on(b, &s, || {
-        for _ in 0..k {
-            call()?;
-        }
-        Ok(())
-    })?;
+    let samples = per_call(b, &s, k, &mut call)?;
     let (u_acc, u_out) = unit_roundoff::<T>(compute);
     check_product(&s, &sh, &a, &bm, &dd, u_acc, u_out)?;
     let label = if sh.batch > 1 {
@@ -322,7 +330,7 @@ fn gemm<T: Fill32>(
             sh.k
         )
     };
-    let tflop = sh.flops() * k as f64 / 1e12;
+    let tflop = sh.flops() / 1e12;
     let mut figs = vec![
         Figure::rate(format!("{label} (cuBLASLt)"), "TFLOP/s", tflop, &samples)
             .with_target(Target::AtLeast(0.98 * torch))
@@ -346,12 +354,7 @@ fn gemm<T: Fill32>(
         let mut call2 = || -> Result<(), BenchError> { Ok(blas.gemm(&g, &db, &da, &mut c2)?) };
         call2()?;
         b.status(format!("cuBLAS {} × {k}", T::NAME));
-        let s2 = time_on(b, &s, || {
-            for _ in 0..k {
-                call2()?;
-            }
-            Ok(())
-        })?;
+        let s2 = per_call(b, &s, k, &mut call2)?;
         check_product(&s, &sh, &a, &bm, &c2, u_acc, u_out)?;
         figs.push(
             Figure::rate(format!("{label} (cuBLAS gemm)"), "TFLOP/s", tflop, &s2)
@@ -390,26 +393,14 @@ fn bias_gelu(b: &mut BenchCtx) -> BenchResult {
     let one = BenchCtx::new(b.warmup, 1, b.quick);
     let (mut tf, mut tp) = (Vec::new(), Vec::new());
     for _ in 0..b.repeats {
-        tf.push(
-            time_on(&one, &s, || {
-                for _ in 0..k {
-                    lt.matmul(&mm, &da, &dw, None, &mut d, Epilogue::BiasGelu(&dbias))?;
-                }
-                Ok(())
-            })?
-            .median()
-                / k as f64,
-        );
-        tp.push(
-            time_on(&one, &s, || {
-                for _ in 0..k {
-                    lt.matmul(&mm, &da, &dw, None, &mut d2, Epilogue::None)?;
-                }
-                Ok(())
-            })?
-            .median()
-                / k as f64,
-        );
+        let fused = || -> Result<(), BenchError> {
+            Ok(lt.matmul(&mm, &da, &dw, None, &mut d, Epilogue::BiasGelu(&dbias))?)
+        };
+        tf.push(per_call(&one, &s, k, fused)?.median());
+        let plain = || -> Result<(), BenchError> {
+            Ok(lt.matmul(&mm, &da, &dw, None, &mut d2, Epilogue::None)?)
+        };
+        tp.push(per_call(&one, &s, k, plain)?.median());
     }
     // Spot-check the fused result: gelu(pre + bias), pre within 2·k·u32·Σ|a||w|.
     let got = s.clone_dtoh(&d.slice(..n * n)?)?;

@@ -27,6 +27,7 @@ pub mod interop;
 pub mod launch;
 pub mod linalg;
 pub mod memory;
+pub mod nccl;
 pub mod plot;
 pub mod report;
 
@@ -75,6 +76,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(interop::benchmarks());
     v.extend(curves::benchmarks());
     v.extend(fft::benchmarks());
+    v.extend(nccl::benchmarks());
     v.extend(blas::benchmarks());
     v
 }

@@ -1,17 +1,16 @@
-//! Device memory: the owned [`DeviceBuffer`], the borrowed views [`DeviceView`] and
-//! [`DeviceViewMut`], and the allocation, copy and memset methods of [`Stream`].
+//! Device memory: the owned [`DeviceBuffer`] and the borrowed views [`DeviceView`] and
+//! [`DeviceViewMut`]: slicing, reinterpreting, and the stream-ordered free on drop.
 //!
-//! This module owns allocation policy (stream-ordered pool allocation, synchronous fallback,
-//! out-of-memory trim-and-retry) and copies. Ordering between streams is decided by
-//! `track.rs`; this module only declares each operation's accesses.
+//! This module owns what a buffer is and when its memory goes back; allocation and copies
+//! live in `copy.rs`, ordering between streams in `track.rs`.
 
-use super::track::{Access, DeviceRead, DeviceWrite, Tracker};
-use super::{DeviceCopy, HostDst, HostSrc};
+use super::DeviceCopy;
+use super::tracker::{DeviceRead, DeviceWrite, Release, TrackShared, Tracker};
 use crate::context::Context;
 use crate::drv;
 use crate::error::{Error, Result};
 use crate::stream::Stream;
-use cuprite_sys::driver::{self as sys, CUdeviceptr};
+use cuprite_sys::driver::CUdeviceptr;
 use std::fmt;
 use std::marker::PhantomData;
 use std::mem::size_of;
@@ -119,9 +118,23 @@ fn range_of(r: impl RangeBounds<usize>, len: usize) -> Option<(usize, usize)> {
     (start <= end && end <= len).then_some((start, end))
 }
 
-fn bad_range(len: usize) -> Error {
+/// The range as Rust writes it (`3..7`, `..=9`, `5..`).
+fn describe_range(r: &impl RangeBounds<usize>) -> String {
+    let start = match r.start_bound() {
+        Bound::Included(s) => s.to_string(),
+        Bound::Excluded(s) => format!("{s} (excluded)"),
+        Bound::Unbounded => String::new(),
+    };
+    match r.end_bound() {
+        Bound::Included(e) => format!("{start}..={e}"),
+        Bound::Excluded(e) => format!("{start}..{e}"),
+        Bound::Unbounded => format!("{start}.."),
+    }
+}
+
+fn bad_range(range: &str, len: usize) -> Error {
     Error::InvalidArgument(format!(
-        "slice range out of bounds of a device buffer of {len} elements"
+        "slice range {range} is out of bounds of a device buffer of {len} elements"
     ))
 }
 
@@ -140,14 +153,14 @@ macro_rules! view_methods {
 
         /// A read-only view of `range`; `Err` when out of bounds.
         pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceView<'_, T>> {
-            let len = self.len;
-            self.try_slice(range).ok_or_else(|| bad_range(len))
+            let (len, what) = (self.len, describe_range(&range));
+            self.try_slice(range).ok_or_else(|| bad_range(&what, len))
         }
 
         /// Two read-only views, `[0, mid)` and `[mid, len)`; `Err` when `mid > len`.
         pub fn split_at(&self, mid: usize) -> Result<(DeviceView<'_, T>, DeviceView<'_, T>)> {
             if mid > self.len {
-                return Err(bad_range(self.len));
+                return Err(bad_range(&format!("split at {mid}"), self.len));
             }
             Ok((self.slice(..mid)?, self.slice(mid..)?))
         }
@@ -229,8 +242,9 @@ macro_rules! view_mut_methods {
             &mut self,
             range: impl RangeBounds<usize>,
         ) -> Result<DeviceViewMut<'_, T>> {
-            let len = self.len;
-            self.try_slice_mut(range).ok_or_else(|| bad_range(len))
+            let (len, what) = (self.len, describe_range(&range));
+            self.try_slice_mut(range)
+                .ok_or_else(|| bad_range(&what, len))
         }
 
         /// Two writable views, `[0, mid)` and `[mid, len)`; `Err` when `mid > len`. They share
@@ -240,7 +254,7 @@ macro_rules! view_mut_methods {
             mid: usize,
         ) -> Result<(DeviceViewMut<'_, T>, DeviceViewMut<'_, T>)> {
             if mid > self.len {
-                return Err(bad_range(self.len));
+                return Err(bad_range(&format!("split at {mid}"), self.len));
             }
             let tracker = self.tracker_ref();
             let a = DeviceViewMut {
@@ -285,6 +299,24 @@ macro_rules! view_mut_methods {
 }
 
 impl<T> DeviceBuffer<T> {
+    /// A buffer owning `ptr` (`len` elements), allocated on `stream` (`pooled`: on its pool).
+    pub(super) fn from_alloc(
+        ptr: CUdeviceptr,
+        len: usize,
+        tracker: Tracker,
+        stream: Arc<Stream>,
+        pooled: bool,
+    ) -> Self {
+        DeviceBuffer {
+            ptr,
+            len,
+            tracker,
+            stream,
+            pooled,
+            _marker: PhantomData,
+        }
+    }
+
     #[inline]
     fn tracker_ref(&self) -> &Tracker {
         &self.tracker
@@ -519,19 +551,36 @@ impl<T> Drop for DeviceBuffer<T> {
         if self.ptr == 0 {
             return;
         }
-        let what = || format!("free of DeviceBuffer<{}>", std::any::type_name::<T>());
-        let ctx = self.tracker.context().clone();
-        if let Err(e) = free_device(&self.stream, &self.tracker, self.ptr, self.pooled) {
-            ctx.defer(what(), e);
+        let sid = self.stream.track_id();
+        let capture = crate::capture::capture_of(sid);
+        if capture != 0 && self.tracker.shared.born_in() != capture {
+            // Its stream is capturing: a free now would become a node of that graph (freeing,
+            // at every replay, memory the graph did not allocate). The capture keeps it, and the
+            // free happens once the capture and its graphs are gone.
+            crate::capture::keep_alive(sid, || self.tracker.shared.clone());
         }
+        // Freed now, or by the last graph that still uses it (see `tracker.rs`).
+        self.tracker.set_release(Release::Device {
+            stream: self.stream.clone(),
+            ptr: self.ptr,
+            pooled: self.pooled,
+            elem: std::any::type_name::<T>(),
+            free: free_device,
+        });
     }
 }
 
-fn free_device(stream: &Stream, tracker: &Tracker, ptr: CUdeviceptr, pooled: bool) -> Result<()> {
+/// Frees `ptr` on `stream` once every pending use of it (tracked by `shared`) is done.
+fn free_device(
+    stream: &Stream,
+    shared: &TrackShared,
+    ptr: CUdeviceptr,
+    pooled: bool,
+) -> Result<()> {
     let ctx = stream.context();
     ctx.bind_to_thread_no_deferred()?;
     if pooled {
-        stream.begin_access(&[Access::of_tracker(tracker, true)])?;
+        stream.wait_for_all_users(shared)?;
         // SAFETY: `ptr` was allocated on this context and every pending use on other streams is
         // now ordered before this point of `stream`.
         unsafe { drv!(cuMemFreeAsync(ptr, stream.raw())) }
@@ -542,427 +591,5 @@ fn free_device(stream: &Stream, tracker: &Tracker, ptr: CUdeviceptr, pooled: boo
         unsafe { drv!(cuCtxSynchronize()) }?;
         // SAFETY: `ptr` came from cuMemAlloc on this context and nothing uses it any more.
         unsafe { drv!(cuMemFree_v2(ptr)) }
-    }
-}
-
-/// Copy size in bytes of `n` elements, or an error on overflow.
-fn bytes_of<T>(n: usize) -> Result<usize> {
-    n.checked_mul(size_of::<T>())
-        .ok_or_else(|| Error::InvalidArgument(format!("{n} elements overflow a byte count")))
-}
-
-fn check_same_len(what: &str, src: usize, dst: usize) -> Result<()> {
-    if src != dst {
-        return Err(Error::InvalidArgument(format!(
-            "{what}: source has {src} elements but destination has {dst}"
-        )));
-    }
-    Ok(())
-}
-
-impl Stream {
-    /// Allocates `len` uninitialised elements, stream-ordered on this stream (on the device's
-    /// memory pool, whose cached memory makes this cheap), or synchronously where pools are
-    /// unsupported. Zero elements allocate nothing. Out of memory: trims the pool, retries once,
-    /// then returns [`Error::OutOfMemory`]; the context stays usable.
-    ///
-    /// # Safety
-    ///
-    /// The contents are uninitialised: reading them before writing is reading garbage, which
-    /// for types with invalid bit patterns (`bool`) is undefined behaviour.
-    pub unsafe fn alloc<T: DeviceCopy>(self: &Arc<Self>, len: usize) -> Result<DeviceBuffer<T>> {
-        let bytes = bytes_of::<T>(len)?;
-        let ctx = self.context();
-        ctx.bind_to_thread()?;
-        let tracker = Tracker::new(ctx.clone());
-        let pooled = ctx.uses_memory_pool();
-        if bytes == 0 {
-            return Ok(DeviceBuffer {
-                ptr: 0,
-                len,
-                tracker,
-                stream: self.clone(),
-                pooled,
-                _marker: PhantomData,
-            });
-        }
-        let access = [Access::of_tracker(&tracker, true)];
-        self.begin_access(&access)?;
-        let ptr = self.alloc_bytes(bytes, pooled)?;
-        let buf = DeviceBuffer {
-            ptr,
-            len,
-            tracker,
-            stream: self.clone(),
-            pooled,
-            _marker: PhantomData,
-        };
-        self.end_access(&[Access::write(&buf)])?;
-        Ok(buf)
-    }
-
-    fn alloc_bytes(&self, bytes: usize, pooled: bool) -> Result<CUdeviceptr> {
-        let ctx = self.context();
-        if bytes > ctx.total_memory() {
-            // Can never fit: answer at once instead of letting the pool try (and briefly take
-            // every free byte of the device from other users while it does).
-            let (free, total) = ctx.mem_info()?;
-            return Err(Error::OutOfMemory {
-                requested: bytes,
-                free,
-                total,
-            });
-        }
-        let try_once = || -> Result<CUdeviceptr> {
-            let mut p = 0;
-            if pooled && ctx.is_primary() {
-                // SAFETY: valid out-pointer; a live stream of the current context, whose device
-                // pool is the default one.
-                unsafe { drv!(cuMemAllocAsync(&mut p, bytes, self.raw())) }?;
-            } else if pooled {
-                // SAFETY: valid out-pointer; the context's own pool and a live stream of it.
-                unsafe {
-                    drv!(cuMemAllocFromPoolAsync(
-                        &mut p,
-                        bytes,
-                        ctx.raw_memory_pool(),
-                        self.raw()
-                    ))
-                }?;
-            } else {
-                // SAFETY: valid out-pointer; the context is current.
-                unsafe { drv!(cuMemAlloc_v2(&mut p, bytes)) }?;
-            }
-            Ok(p)
-        };
-        match try_once() {
-            Ok(p) => Ok(p),
-            Err(e) if e.code() == Some(sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY) => {
-                // Let pending frees complete, return cached memory to the device, retry once.
-                ctx.synchronize()?;
-                ctx.trim(0)?;
-                match try_once() {
-                    Ok(p) => Ok(p),
-                    Err(e) if e.code() == Some(sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY) => {
-                        let (free, total) = ctx.mem_info()?;
-                        Err(Error::OutOfMemory {
-                            requested: bytes,
-                            free,
-                            total,
-                        })
-                    }
-                    Err(e) => Err(e),
-                }
-            }
-            Err(e) => Err(e),
-        }
-    }
-
-    /// Allocates `len` elements set to zero (all bytes 0).
-    pub fn alloc_zeros<T: DeviceCopy>(self: &Arc<Self>, len: usize) -> Result<DeviceBuffer<T>> {
-        // SAFETY: the memory is zeroed below before anyone can read it, and all-zero is a valid
-        // value of every DeviceCopy type.
-        let mut buf = unsafe { self.alloc::<T>(len) }?;
-        self.memset_zeros(&mut buf)?;
-        Ok(buf)
-    }
-
-    /// A new device buffer holding a copy of `src`.
-    #[doc(alias = "htod_sync_copy")]
-    pub fn clone_htod<T: DeviceCopy, S: HostSrc<T> + ?Sized>(
-        self: &Arc<Self>,
-        src: &S,
-    ) -> Result<DeviceBuffer<T>> {
-        // SAFETY: every element is written by the copy below before it can be read.
-        let mut buf = unsafe { self.alloc::<T>(src.host_len()) }?;
-        self.memcpy_htod(src, &mut buf)?;
-        Ok(buf)
-    }
-
-    /// Seed-003 name of [`clone_htod`](Self::clone_htod).
-    pub fn memcpy_stod<T: DeviceCopy, S: HostSrc<T> + ?Sized>(
-        self: &Arc<Self>,
-        src: &S,
-    ) -> Result<DeviceBuffer<T>> {
-        self.clone_htod(src)
-    }
-
-    /// Copies host `src` into device `dst` (same length, else `Err`). Plain host memory may be
-    /// reused as soon as this returns; pinned memory is tracked instead (see [`HostSrc`]).
-    #[doc(alias = "htod_sync_copy_into")]
-    #[doc(alias = "htod_copy_into")]
-    pub fn memcpy_htod<T: DeviceCopy, S: HostSrc<T> + ?Sized, D: DeviceWrite<T> + ?Sized>(
-        &self,
-        src: &S,
-        dst: &mut D,
-    ) -> Result<()> {
-        check_same_len("memcpy_htod", src.host_len(), dst.len())?;
-        if self.enqueue_htod(src.host_ptr(), src.host_tracker(), dst)? {
-            src.after_enqueue(self)?;
-        }
-        Ok(())
-    }
-
-    /// Enqueues a copy of `dst.len()` elements from `src` into `dst`; returns whether anything
-    /// was enqueued. The caller keeps `src` alive and unmodified until the copy completes.
-    fn enqueue_htod<T: DeviceCopy, D: DeviceWrite<T> + ?Sized>(
-        &self,
-        src: *const T,
-        src_tracker: Option<&Tracker>,
-        dst: &mut D,
-    ) -> Result<bool> {
-        let bytes = bytes_of::<T>(dst.len())?;
-        if bytes == 0 {
-            return Ok(false);
-        }
-        self.context().bind_to_thread()?;
-        let dptr = dst.device_ptr_mut();
-        let acc_dst = Access::write(&*dst);
-        match src_tracker {
-            Some(t) => {
-                let acc = [acc_dst, Access::of_tracker(t, false)];
-                self.begin_access(&acc)?;
-                // SAFETY: `src` holds `bytes` readable bytes (caller), `dst` as many writable
-                // device bytes; ordering with other streams was set up above.
-                unsafe { drv!(cuMemcpyHtoDAsync_v2(dptr, src.cast(), bytes, self.raw())) }?;
-                self.end_access(&acc)?;
-            }
-            None => {
-                let acc = [acc_dst];
-                self.begin_access(&acc)?;
-                // SAFETY: as above.
-                unsafe { drv!(cuMemcpyHtoDAsync_v2(dptr, src.cast(), bytes, self.raw())) }?;
-                self.end_access(&acc)?;
-            }
-        }
-        Ok(true)
-    }
-
-    /// Seed-002 `htod_copy`: a new device buffer filled from `src`, which it takes by value so
-    /// that the host does not wait: the `Vec` is kept alive until the copy is done (a host
-    /// function on this stream drops it).
-    pub fn htod_copy<T: DeviceCopy>(self: &Arc<Self>, src: Vec<T>) -> Result<DeviceBuffer<T>> {
-        // SAFETY: every element is written by the copy below before it can be read.
-        let mut buf = unsafe { self.alloc::<T>(src.len()) }?;
-        let src = Arc::new(src);
-        if self.enqueue_htod(src.as_ptr(), None, &mut buf)? {
-            let keep = src.clone();
-            if let Err(e) = self.launch_host_fn(move || drop(keep)) {
-                // No host function will hold the data: wait for the copy before letting it go.
-                self.synchronize()?;
-                return Err(e);
-            }
-        }
-        Ok(buf)
-    }
-
-    /// Seed-002 `sync_reclaim`: copies `buf` to a `Vec` (waiting) and frees it.
-    pub fn sync_reclaim<T: DeviceCopy>(&self, buf: DeviceBuffer<T>) -> Result<Vec<T>> {
-        self.clone_dtoh(&buf)
-    }
-
-    /// A new `Vec` holding a copy of device `src`; waits for the copy.
-    #[doc(alias = "dtoh_sync_copy")]
-    pub fn clone_dtoh<T: DeviceCopy, S: DeviceRead<T> + ?Sized>(&self, src: &S) -> Result<Vec<T>> {
-        let mut v: Vec<T> = Vec::with_capacity(src.len());
-        let bytes = bytes_of::<T>(src.len())?;
-        if bytes > 0 {
-            self.context().bind_to_thread()?;
-            let acc = [Access::read(src)];
-            self.begin_access(&acc)?;
-            // SAFETY: `v` has capacity for `len` elements; `src` has as many readable bytes.
-            unsafe {
-                drv!(cuMemcpyDtoHAsync_v2(
-                    v.as_mut_ptr().cast(),
-                    src.device_ptr(),
-                    bytes,
-                    self.raw()
-                ))
-            }?;
-            self.end_access(&acc)?;
-            self.synchronize()?;
-        }
-        // SAFETY: the copy above completed (stream synchronised) and wrote every element with
-        // bytes the device holds for a DeviceCopy type.
-        unsafe { v.set_len(src.len()) };
-        Ok(v)
-    }
-
-    /// Seed-003 name of [`clone_dtoh`](Self::clone_dtoh).
-    pub fn memcpy_dtov<T: DeviceCopy, S: DeviceRead<T> + ?Sized>(&self, src: &S) -> Result<Vec<T>> {
-        self.clone_dtoh(src)
-    }
-
-    /// Copies device `src` into host `dst` (same length, else `Err`). Plain host memory: waits
-    /// for the copy. Pinned memory: returns at once; its host accessors wait.
-    #[doc(alias = "dtoh_sync_copy_into")]
-    pub fn memcpy_dtoh<T: DeviceCopy, S: DeviceRead<T> + ?Sized, D: HostDst<T> + ?Sized>(
-        &self,
-        src: &S,
-        dst: &mut D,
-    ) -> Result<()> {
-        check_same_len("memcpy_dtoh", src.len(), dst.host_len())?;
-        let bytes = bytes_of::<T>(src.len())?;
-        if bytes == 0 {
-            return Ok(());
-        }
-        self.context().bind_to_thread()?;
-        let hptr = dst.host_ptr_mut();
-        let acc_src = Access::read(src);
-        match dst.host_tracker() {
-            Some(t) => {
-                let acc = [acc_src, Access::of_tracker(t, true)];
-                self.begin_access(&acc)?;
-                // SAFETY: `dst` has `bytes` writable bytes (HostDst contract); `src` as many
-                // readable device bytes.
-                unsafe {
-                    drv!(cuMemcpyDtoHAsync_v2(
-                        hptr.cast(),
-                        src.device_ptr(),
-                        bytes,
-                        self.raw()
-                    ))
-                }?;
-                self.end_access(&acc)?;
-            }
-            None => {
-                let acc = [acc_src];
-                self.begin_access(&acc)?;
-                // SAFETY: as above.
-                unsafe {
-                    drv!(cuMemcpyDtoHAsync_v2(
-                        hptr.cast(),
-                        src.device_ptr(),
-                        bytes,
-                        self.raw()
-                    ))
-                }?;
-                self.end_access(&acc)?;
-            }
-        }
-        dst.after_enqueue(self)
-    }
-
-    /// Copies device `src` into device `dst` (same length, else `Err`). Works between
-    /// contexts and devices too (a peer copy: direct where peer access is enabled, staged by
-    /// the driver otherwise).
-    #[doc(alias = "dtod_copy")]
-    #[doc(alias = "memcpy_peer")]
-    pub fn memcpy_dtod<T: DeviceCopy, S: DeviceRead<T> + ?Sized, D: DeviceWrite<T> + ?Sized>(
-        &self,
-        src: &S,
-        dst: &mut D,
-    ) -> Result<()> {
-        check_same_len("memcpy_dtod", src.len(), dst.len())?;
-        let bytes = bytes_of::<T>(src.len())?;
-        if bytes == 0 {
-            return Ok(());
-        }
-        self.context().bind_to_thread()?;
-        let dptr = dst.device_ptr_mut();
-        let sctx = src.tracker().context().clone();
-        let dctx = dst.tracker().context().clone();
-        let acc = [Access::read(src), Access::write(&*dst)];
-        self.begin_access(&acc)?;
-        if Arc::ptr_eq(&sctx, &dctx) {
-            // SAFETY: both ranges are live allocations of `bytes` bytes; ordering is set up.
-            unsafe {
-                drv!(cuMemcpyDtoDAsync_v2(
-                    dptr,
-                    src.device_ptr(),
-                    bytes,
-                    self.raw()
-                ))
-            }?;
-        } else {
-            // SAFETY: as above, in two contexts named explicitly.
-            unsafe {
-                drv!(cuMemcpyPeerAsync(
-                    dptr,
-                    dctx.raw(),
-                    src.device_ptr(),
-                    sctx.raw(),
-                    bytes,
-                    self.raw()
-                ))
-            }?;
-        }
-        self.end_access(&acc)
-    }
-
-    /// A new buffer (on this stream's context) holding a copy of device `src`.
-    pub fn clone_dtod<T: DeviceCopy, S: DeviceRead<T> + ?Sized>(
-        self: &Arc<Self>,
-        src: &S,
-    ) -> Result<DeviceBuffer<T>> {
-        // SAFETY: every element is written by the copy below before it can be read.
-        let mut dst = unsafe { self.alloc::<T>(src.len()) }?;
-        self.memcpy_dtod(src, &mut dst)?;
-        Ok(dst)
-    }
-
-    fn memset_raw<T, D: DeviceWrite<T> + ?Sized>(
-        &self,
-        dst: &mut D,
-        width: usize,
-        value: u32,
-    ) -> Result<()> {
-        let bytes = dst.num_bytes();
-        if bytes == 0 {
-            return Ok(());
-        }
-        let ptr = dst.device_ptr_mut();
-        if bytes % width != 0 || ptr % width as u64 != 0 {
-            return Err(Error::InvalidArgument(format!(
-                "memset of {width}-byte values: {bytes} bytes at {ptr:#x} are not a whole, aligned number of them"
-            )));
-        }
-        self.context().bind_to_thread()?;
-        let n = bytes / width;
-        let acc = [Access::write(&*dst)];
-        self.begin_access(&acc)?;
-        // SAFETY: `n` values of `width` bytes fit the destination, which is aligned for them.
-        unsafe {
-            match width {
-                1 => drv!(cuMemsetD8Async(ptr, value as u8, n, self.raw())),
-                2 => drv!(cuMemsetD16Async(ptr, value as u16, n, self.raw())),
-                _ => drv!(cuMemsetD32Async(ptr, value, n, self.raw())),
-            }
-        }?;
-        self.end_access(&acc)
-    }
-
-    /// Sets every byte of `dst` to zero.
-    pub fn memset_zeros<T, D: DeviceWrite<T> + ?Sized>(&self, dst: &mut D) -> Result<()> {
-        self.memset_raw(dst, 1, 0)
-    }
-
-    /// Sets every byte of `dst` to `value`.
-    pub fn memset_d8<T: bytemuck::Pod, D: DeviceWrite<T> + ?Sized>(
-        &self,
-        dst: &mut D,
-        value: u8,
-    ) -> Result<()> {
-        self.memset_raw(dst, 1, value as u32)
-    }
-
-    /// Sets every 16-bit word of `dst` to `value`; `Err` unless its size and address are
-    /// multiples of 2.
-    pub fn memset_d16<T: bytemuck::Pod, D: DeviceWrite<T> + ?Sized>(
-        &self,
-        dst: &mut D,
-        value: u16,
-    ) -> Result<()> {
-        self.memset_raw(dst, 2, value as u32)
-    }
-
-    /// Sets every 32-bit word of `dst` to `value`; `Err` unless its size and address are
-    /// multiples of 4.
-    pub fn memset_d32<T: bytemuck::Pod, D: DeviceWrite<T> + ?Sized>(
-        &self,
-        dst: &mut D,
-        value: u32,
-    ) -> Result<()> {
-        self.memset_raw(dst, 4, value)
     }
 }

@@ -5,7 +5,7 @@
 //! still using them. It must not copy: copies are `Stream` methods in `device.rs`.
 
 use super::host_sync::HostSync;
-use super::track::{DeviceRead, DeviceWrite, Tracker};
+use super::tracker::{DeviceRead, DeviceWrite, Release, Tracker};
 use super::{DeviceCopy, HostDst, HostSrc};
 use crate::context::Context;
 use crate::drv;
@@ -210,20 +210,26 @@ impl<T> Drop for PinnedHostBuffer<T> {
         if self.len == 0 || std::mem::size_of::<T>() == 0 {
             return;
         }
-        let ctx = self.tracker.context().clone();
-        if self.host_sync.is_dirty() {
-            let r = ctx.bind_to_thread_no_deferred().and_then(|()| {
-                // SAFETY: no arguments; the context is current.
-                unsafe { drv!(cuCtxSynchronize()) }
-            });
-            if let Err(e) = r {
-                ctx.defer("synchronize before freeing a PinnedHostBuffer", e);
-            }
-        }
-        // SAFETY: `ptr` came from cuMemHostAlloc and no device work uses it any more.
-        if let Err(e) = unsafe { drv!(cuMemFreeHost(self.ptr.cast())) } {
-            ctx.defer("cuMemFreeHost of a PinnedHostBuffer", e);
-        }
+        // A graph still holding the memory may replay later: wait for its work too.
+        let sync = self.host_sync.is_dirty() || self.tracker.graph_holds() > 0;
+        let ptr = self.ptr as usize;
+        // Run now, or once the last graph that uses the memory is gone (see `tracker.rs`).
+        self.tracker
+            .set_release(Release::Other(Box::new(move |ctx: &Context| {
+                if sync {
+                    let r = ctx.bind_to_thread_no_deferred().and_then(|()| {
+                        // SAFETY: no arguments; the context is current.
+                        unsafe { drv!(cuCtxSynchronize()) }
+                    });
+                    if let Err(e) = r {
+                        ctx.defer("synchronize before freeing a PinnedHostBuffer", e);
+                    }
+                }
+                // SAFETY: `ptr` came from cuMemHostAlloc and no device work uses it any more.
+                if let Err(e) = unsafe { drv!(cuMemFreeHost(ptr as *mut std::ffi::c_void)) } {
+                    ctx.defer("cuMemFreeHost of a PinnedHostBuffer", e);
+                }
+            })));
     }
 }
 

@@ -6,7 +6,7 @@
 
 use super::DeviceCopy;
 use super::host_sync::HostSync;
-use super::track::{DeviceRead, DeviceWrite, Tracker};
+use super::tracker::{DeviceRead, DeviceWrite, Release, Tracker};
 use crate::context::Context;
 use crate::device::Device;
 use crate::drv;
@@ -115,6 +115,16 @@ impl<T: DeviceCopy> ManagedBuffer<T> {
         let bytes = len
             .checked_mul(std::mem::size_of::<T>())
             .ok_or_else(|| Error::InvalidArgument(format!("{len} elements overflow")))?;
+        if bytes > ctx.total_memory() {
+            // Managed memory beyond the device's size is legal for the driver, but asking for
+            // more than the card has can hang the GPU on some systems: refused here.
+            return Err(Error::InvalidArgument(format!(
+                "managed allocation of {bytes} bytes ({len} elements) is larger than device {}'s \
+                 {} bytes",
+                ctx.ordinal(),
+                ctx.total_memory()
+            )));
+        }
         let mut ptr = 0;
         if bytes > 0 {
             // SAFETY: valid out-pointer; CU_MEM_ATTACH_GLOBAL is a valid flag.
@@ -248,15 +258,19 @@ impl<T> Drop for ManagedBuffer<T> {
         if self.ptr == 0 {
             return;
         }
-        let ctx = self.tracker.context().clone();
-        let r = ctx.bind_to_thread_no_deferred().and_then(|()| {
-            // SAFETY: no arguments; waits for any device work using the memory.
-            unsafe { drv!(cuCtxSynchronize()) }?;
-            // SAFETY: `ptr` came from cuMemAllocManaged and nothing uses it any more.
-            unsafe { drv!(cuMemFree_v2(self.ptr)) }
-        });
-        if let Err(e) = r {
-            ctx.defer("free of a ManagedBuffer", e);
-        }
+        let ptr = self.ptr;
+        // Run now, or once the last graph that uses the memory is gone (see `tracker.rs`).
+        self.tracker
+            .set_release(Release::Other(Box::new(move |ctx: &Context| {
+                let r = ctx.bind_to_thread_no_deferred().and_then(|()| {
+                    // SAFETY: no arguments; waits for any device work using the memory.
+                    unsafe { drv!(cuCtxSynchronize()) }?;
+                    // SAFETY: `ptr` came from cuMemAllocManaged and nothing uses it any more.
+                    unsafe { drv!(cuMemFree_v2(ptr)) }
+                });
+                if let Err(e) = r {
+                    ctx.defer("free of a ManagedBuffer", e);
+                }
+            })));
     }
 }

@@ -26,16 +26,18 @@
 //! waiting on the device for its pending users); the host never blocks. A failure there is
 //! returned by the context's next fallible call as [`Error::Deferred`](crate::Error::Deferred).
 
+mod copy;
 mod device;
 mod host;
 mod host_sync;
 mod managed;
 mod track;
+pub(crate) mod tracker;
 
 pub use device::{DeviceBuffer, DeviceView, DeviceViewMut};
 pub use host::{HostAllocFlags, PinnedHostBuffer};
 pub use managed::{ManagedBuffer, MemAdvice, MemLocation};
-pub use track::{Access, DeviceRead, DeviceWrite, Tracker};
+pub use tracker::{Access, DeviceRead, DeviceWrite, Tracker};
 
 use crate::error::Result;
 use crate::stream::Stream;

@@ -1,176 +1,14 @@
-//! Stream tracking of buffers: the [`Tracker`] each allocation carries, the [`DeviceRead`] /
-//! [`DeviceWrite`] traits through which launches and copies reach buffers and views, and the
-//! access API on [`Stream`] ([`Stream::begin_access`], [`Stream::end_access`]).
-//!
-//! This module decides which events to wait for and to record; it must not allocate or copy.
+//! The stream tracker: the access API on [`Stream`] ([`Stream::begin_access`],
+//! [`Stream::end_access`]) that launches, copies, frees and graph replays go through. It
+//! decides which events to wait for and to record, and tells the capture registry what captured
+//! work touched; it must not allocate or copy.
 
-use crate::context::{Context, TrackEvent};
+use super::tracker::{Access, Mark, TrackShared};
+use crate::capture;
 use crate::drv;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::stream::Stream;
-use cuprite_sys::driver::{CUdeviceptr, CUevent};
-use std::fmt;
-use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
-
-#[derive(Clone)]
-struct Mark {
-    stream: u64,
-    event: Arc<TrackEvent>,
-    /// The stream capture the event was recorded in (0: none); see `crate::graph`.
-    capture: u64,
-}
-
-#[derive(Default)]
-struct TrackState {
-    /// Whether this tracker was touched since its context entered multi-stream mode. Before
-    /// that, its only pending work was on the first stream and the switch synchronised it.
-    init: bool,
-    writer: Option<Mark>,
-    readers: Vec<Mark>,
-}
-
-/// The stream-tracking state of one allocation, shared by all views of it: its last writer and
-/// its pending readers per stream. Touched only while its context is in multi-stream mode.
-pub struct Tracker {
-    ctx: Arc<Context>,
-    state: Mutex<TrackState>,
-}
-
-impl fmt::Debug for Tracker {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (w, r) = self
-            .state
-            .lock()
-            .map(|s| (s.writer.as_ref().map(|m| m.stream), s.readers.len()))
-            .unwrap_or((None, 0));
-        f.debug_struct("Tracker")
-            .field("last_writer_stream", &w)
-            .field("pending_reader_streams", &r)
-            .finish()
-    }
-}
-
-impl Tracker {
-    /// A tracker for a new allocation of `ctx`, with no pending work.
-    pub fn new(ctx: Arc<Context>) -> Tracker {
-        // Created in multi-stream mode: every access to it will be tracked from the start.
-        let init = ctx.multi.load(Ordering::Acquire);
-        Tracker {
-            ctx,
-            state: Mutex::new(TrackState {
-                init,
-                ..TrackState::default()
-            }),
-        }
-    }
-
-    /// The context of the tracked allocation.
-    #[inline]
-    pub fn context(&self) -> &Arc<Context> {
-        &self.ctx
-    }
-
-    fn lock(&self) -> Result<std::sync::MutexGuard<'_, TrackState>> {
-        self.state
-            .lock()
-            .map_err(|_| Error::InvalidArgument("buffer tracker lock poisoned".into()))
-    }
-
-    /// How many streams currently have a pending read recorded (for tests and diagnostics).
-    pub fn pending_reader_streams(&self) -> usize {
-        self.state.lock().map(|s| s.readers.len()).unwrap_or(0)
-    }
-
-    /// Whether a last writer is recorded (only ever in multi-stream mode).
-    pub fn has_recorded_writer(&self) -> bool {
-        self.state
-            .lock()
-            .map(|s| s.writer.is_some())
-            .unwrap_or(false)
-    }
-}
-
-/// Device memory that work on a stream may read: [`DeviceBuffer`](crate::DeviceBuffer),
-/// [`DeviceView`](crate::DeviceView), [`DeviceViewMut`](crate::DeviceViewMut), managed and
-/// mapped pinned memory.
-pub trait DeviceRead<T> {
-    /// The device address of the first element.
-    fn device_ptr(&self) -> CUdeviceptr;
-    /// The number of elements.
-    fn len(&self) -> usize;
-    /// The tracker of the underlying allocation (shared by all views of it).
-    fn tracker(&self) -> &Tracker;
-    /// Whether there are no elements.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-    /// The size in bytes.
-    fn num_bytes(&self) -> usize {
-        self.len() * std::mem::size_of::<T>()
-    }
-}
-
-/// Device memory that work on a stream may write. Taking `&mut` of it is what proves no one
-/// else reads it on the host side of Rust's borrow rules; the tracker orders the device side.
-pub trait DeviceWrite<T>: DeviceRead<T> {
-    /// The device address of the first element, for writing.
-    fn device_ptr_mut(&mut self) -> CUdeviceptr {
-        self.device_ptr()
-    }
-}
-
-/// One declared access of enqueued work to a buffer: read or write.
-///
-/// ```no_run
-/// # fn main() -> cuprite::Result<()> {
-/// use cuprite::{Access, Context};
-/// let ctx = Context::new(0)?;
-/// let s = ctx.default_stream();
-/// let a = s.alloc_zeros::<f32>(256)?;
-/// let mut b = s.alloc_zeros::<f32>(256)?;
-/// let acc = [Access::read(&a), Access::write(&b)];
-/// s.begin_access(&acc)?;
-/// // ... enqueue foreign work on s.raw() that reads a and writes b ...
-/// s.end_access(&acc)?;
-/// # Ok(()) }
-/// ```
-#[derive(Clone, Copy, Debug)]
-pub struct Access<'a> {
-    tracker: &'a Tracker,
-    write: bool,
-}
-
-impl<'a> Access<'a> {
-    /// The work reads `buf`.
-    #[inline]
-    pub fn read<T, B: DeviceRead<T> + ?Sized>(buf: &'a B) -> Self {
-        Access {
-            tracker: buf.tracker(),
-            write: false,
-        }
-    }
-
-    /// The work writes (and may read) `buf`.
-    #[inline]
-    pub fn write<T, B: DeviceWrite<T> + ?Sized>(buf: &'a B) -> Self {
-        Access {
-            tracker: buf.tracker(),
-            write: true,
-        }
-    }
-
-    /// An access to whatever `tracker` tracks.
-    #[inline]
-    pub fn of_tracker(tracker: &'a Tracker, write: bool) -> Self {
-        Access { tracker, write }
-    }
-
-    /// Whether this is a write.
-    pub fn is_write(&self) -> bool {
-        self.write
-    }
-}
+use cuprite_sys::driver::CUevent;
 
 impl Stream {
     /// Declares that work about to be enqueued on this stream accesses these buffers: makes the
@@ -185,13 +23,25 @@ impl Stream {
         let sid = self.track_id();
         let mut multi = false;
         for a in accesses {
-            multi |= a.tracker.ctx.note_stream(sid)?;
+            multi |= a.shared.ctx.note_stream(sid)?;
         }
         if multi {
-            self.begin_access_slow(sid, accesses)
-        } else {
-            Ok(())
+            self.begin_access_slow(sid, accesses.iter().map(|a| (&**a.shared, a.write)))?;
         }
+        if capture::any_active() {
+            // Captured work keeps what it touches alive for as long as its graph lives.
+            capture::record(sid, accesses);
+        }
+        Ok(())
+    }
+
+    /// Orders this stream after every pending use of `shared` (before freeing its memory).
+    pub(crate) fn wait_for_all_users(&self, shared: &TrackShared) -> Result<()> {
+        let sid = self.track_id();
+        if shared.ctx.note_stream(sid)? {
+            self.begin_access_slow(sid, std::iter::once((shared, true)))?;
+        }
+        Ok(())
     }
 
     /// Completes [`begin_access`](Self::begin_access) after the work was enqueued: in
@@ -199,10 +49,7 @@ impl Stream {
     /// this stream's pending read. In single-stream mode: one relaxed load per access.
     #[inline]
     pub fn end_access(&self, accesses: &[Access<'_>]) -> Result<()> {
-        if accesses
-            .iter()
-            .all(|a| !a.tracker.ctx.multi.load(Ordering::Acquire))
-        {
+        if accesses.iter().all(|a| !a.shared.ctx.is_multi_stream()) {
             return Ok(());
         }
         self.end_access_slow(accesses)
@@ -222,13 +69,17 @@ impl Stream {
     }
 
     #[cold]
-    fn begin_access_slow(&self, sid: u64, accesses: &[Access<'_>]) -> Result<()> {
+    fn begin_access_slow<'x>(
+        &self,
+        sid: u64,
+        accesses: impl Iterator<Item = (&'x TrackShared, bool)>,
+    ) -> Result<()> {
         let mut waited: [CUevent; 8] = [std::ptr::null_mut(); 8];
         let mut n_waited = 0usize;
         // The capture this stream is in (0: none); waits never cross a capture boundary.
-        let mut capture = crate::graph::capture_of(sid);
+        let mut capture = capture::capture_of(sid);
         let mut wait = |m: &Mark| -> Result<()> {
-            if !crate::graph::may_wait(&mut capture, sid, self.raw(), m.capture, &m.event) {
+            if !capture::may_wait(&mut capture, sid, self.raw(), m.capture, &m.event) {
                 return Ok(());
             }
             let ev = m.event.raw;
@@ -244,12 +95,12 @@ impl Stream {
             n_waited += 1;
             Ok(())
         };
-        for a in accesses {
-            let ctx = &a.tracker.ctx;
-            if !ctx.multi.load(Ordering::Acquire) {
+        for (shared, write) in accesses {
+            let ctx = &shared.ctx;
+            if !ctx.is_multi_stream() {
                 continue;
             }
-            let mut st = a.tracker.lock()?;
+            let mut st = shared.lock()?;
             if !st.init {
                 ctx.wait_settled()?;
                 st.init = true;
@@ -259,7 +110,7 @@ impl Stream {
                     wait(w)?;
                 }
             }
-            if a.write {
+            if write {
                 for r in &st.readers {
                     if r.stream != sid {
                         wait(r)?;
@@ -282,14 +133,14 @@ impl Stream {
         let mark = Mark {
             stream: sid,
             event,
-            capture: crate::graph::capture_of(sid),
+            capture: capture::capture_of(sid),
         };
         for a in accesses {
-            let ctx = &a.tracker.ctx;
-            if !ctx.multi.load(Ordering::Acquire) {
+            let ctx = &a.shared.ctx;
+            if !ctx.is_multi_stream() {
                 continue;
             }
-            let mut st = a.tracker.lock()?;
+            let mut st = a.shared.lock()?;
             if !st.init {
                 ctx.wait_settled()?;
                 st.init = true;

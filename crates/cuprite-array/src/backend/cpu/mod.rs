@@ -10,7 +10,7 @@ use crate::device::Device;
 use crate::dtype::{Class, DType, Scalar, c32, c64};
 use crate::error::{Error, Result};
 use crate::graph::{CallInput, LibraryCall};
-use crate::graph::{Dist, Input, Kind, Program};
+use crate::graph::{Dist, Input, Program, Step};
 use crate::op::ReduceOp;
 use crate::random;
 use crate::storage::{HostBuf, Storage};
@@ -333,15 +333,15 @@ pub(crate) fn run_chunk(prog: &Program, start: usize, len: usize) -> Vec<Vals> {
     for ins in &prog.instrs {
         let get = |k: usize| vals[k].as_ref().expect("operand evaluated");
         let mut v = match ins.kind {
-            Kind::Load(i) => load(&prog.inputs[i], &prog.shape, start, len, &mut scratch),
-            Kind::Const(c) => Vals::splat(prog.consts[c], len),
-            Kind::Unary(op, a) => unary(op, prog.instrs[a].dtype, get(a)),
-            Kind::Binary(op, a, b) => binary(op, prog.instrs[a].dtype, get(a), get(b)),
-            Kind::Select(c, a, b) => select(get(c), get(a), get(b)),
-            Kind::Cast(a) => cast(get(a), ins.dtype),
-            Kind::Gather(i, idx) => gather(&prog.inputs[i], get(idx)),
-            Kind::Iota(axis) => iota(&prog.shape, axis, start, len),
-            Kind::Rand(key, dist) => {
+            Step::Load(i) => load(&prog.inputs[i], &prog.shape, start, len, &mut scratch),
+            Step::Const(c) => Vals::splat(prog.consts[c], len),
+            Step::Unary(op, a) => unary(op, prog.instrs[a].dtype, get(a)),
+            Step::Binary(op, a, b) => binary(op, prog.instrs[a].dtype, get(a), get(b)),
+            Step::Select(c, a, b) => select(get(c), get(a), get(b)),
+            Step::Cast(a) => cast(get(a), ins.dtype),
+            Step::Gather(i, idx) => gather(&prog.inputs[i], get(idx)),
+            Step::Iota(axis) => iota(&prog.shape, axis, start, len),
+            Step::Rand(key, dist) => {
                 let Scalar::U64(k) = prog.consts[key] else {
                     unreachable!()
                 };

@@ -1,0 +1,94 @@
+//! The events that stream tracking records: created once per context and reused, so that
+//! steady-state tracking creates no events. Owns the free list and the [`TrackEvent`] handle
+//! that returns its event to the list when the last mark naming it is dropped. It never records
+//! or waits: the tracker and the stream code do.
+
+use crate::drv;
+use crate::error::Result;
+use cuprite_sys::driver::{self as sys, CUevent};
+use std::sync::{Arc, Mutex};
+
+/// What owns an [`EventPool`] and must stay alive while one of its events is in use (the
+/// context: destroying it would destroy the events).
+pub(crate) trait EventSource: Send + Sync {
+    /// The pool events go back to.
+    fn event_pool(&self) -> &EventPool;
+}
+
+struct EventHandle(CUevent);
+// SAFETY: a driver handle usable from any thread.
+unsafe impl Send for EventHandle {}
+
+/// The idle tracking events of one context.
+#[derive(Default)]
+pub(crate) struct EventPool {
+    free: Mutex<Vec<EventHandle>>,
+}
+
+impl std::fmt::Debug for EventPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.free.lock().map(|v| v.len()).unwrap_or(0);
+        f.debug_struct("EventPool").field("idle", &n).finish()
+    }
+}
+
+impl EventPool {
+    /// An idle event, or a new one (timing disabled) in the current context, which the caller
+    /// made the pool's own.
+    pub(crate) fn take(&self) -> Result<CUevent> {
+        if let Some(h) = self.free.lock().ok().and_then(|mut p| p.pop()) {
+            return Ok(h.0);
+        }
+        let mut ev = std::ptr::null_mut();
+        // SAFETY: valid out-pointer and flags; the caller bound the context.
+        unsafe {
+            drv!(cuEventCreate(
+                &mut ev,
+                sys::CUevent_flags::CU_EVENT_DISABLE_TIMING.0
+            ))
+        }?;
+        Ok(ev)
+    }
+
+    fn give_back(&self, raw: CUevent) {
+        if let Ok(mut pool) = self.free.lock() {
+            pool.push(EventHandle(raw));
+        }
+    }
+
+    /// Destroys every idle event (the context is going away; none is in use any more).
+    pub(crate) fn destroy_all(&mut self) {
+        if let Ok(pool) = self.free.get_mut() {
+            for h in pool.drain(..) {
+                // SAFETY: pooled events belong to this pool's context and nothing refers to
+                // them any more.
+                let _ = unsafe { sys::cuEventDestroy_v2(h.0) };
+            }
+        }
+    }
+}
+
+/// A driver event used by stream tracking; returned to its context's pool when the last mark
+/// that names it is dropped. It keeps its context alive.
+pub(crate) struct TrackEvent {
+    pub(crate) raw: CUevent,
+    owner: Arc<dyn EventSource>,
+}
+
+impl TrackEvent {
+    /// Wraps `raw`, taken from `owner`'s pool.
+    pub(crate) fn new(raw: CUevent, owner: Arc<dyn EventSource>) -> TrackEvent {
+        TrackEvent { raw, owner }
+    }
+}
+
+impl Drop for TrackEvent {
+    fn drop(&mut self) {
+        self.owner.event_pool().give_back(self.raw);
+    }
+}
+
+// SAFETY: a CUevent is a driver handle usable from any thread.
+unsafe impl Send for TrackEvent {}
+// SAFETY: as above; the handle is only passed to thread-safe driver calls.
+unsafe impl Sync for TrackEvent {}

@@ -1,0 +1,149 @@
+//! The stream-tracking mode of one context: single-stream until a second stream touches one of
+//! its buffers, then multi-stream for good (see [`crate::context`]). Owns the switch and the
+//! count of captures in progress that forbids it; the synchronisation the switch needs is
+//! passed in by the context.
+
+use crate::error::{Error, Result};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, RwLock, RwLockWriteGuard};
+
+#[derive(Debug, Default)]
+pub(crate) struct TrackingMode {
+    /// Raised first when switching, so that every access completing afterwards is recorded.
+    multi: AtomicBool,
+    /// The tracking id of the first stream that touched a buffer (0: none yet).
+    first_stream: AtomicU64,
+    /// Held while switching; `true` once the switch's synchronisation finished.
+    switch: Mutex<bool>,
+    /// Lock-free copy of the value under `switch`.
+    settled: AtomicBool,
+    /// Stream captures in progress on streams of this context.
+    captures: AtomicUsize,
+    /// Held (shared) across a context-wide synchronisation and (exclusively) while a capture
+    /// begins: such a synchronisation never runs while a capture is in progress, which it
+    /// would invalidate (the driver forbids synchronising a context with a capturing stream,
+    /// from any thread).
+    gate: RwLock<()>,
+}
+
+impl TrackingMode {
+    /// Whether the context is in multi-stream mode.
+    #[inline]
+    pub(crate) fn is_multi(&self) -> bool {
+        self.multi.load(Ordering::Acquire)
+    }
+
+    /// Records that stream `sid` touches a buffer; returns whether the context is (now) in
+    /// multi-stream mode. `settle` synchronises the context (needed once, when switching).
+    #[inline]
+    pub(crate) fn note_stream(
+        &self,
+        sid: u64,
+        settle: impl FnOnce() -> Result<()>,
+    ) -> Result<bool> {
+        if self.multi.load(Ordering::Acquire) {
+            return Ok(true);
+        }
+        if self.first_stream.load(Ordering::Relaxed) == sid {
+            return Ok(false);
+        }
+        self.note_stream_slow(sid, settle)
+    }
+
+    #[cold]
+    fn note_stream_slow(&self, sid: u64, settle: impl FnOnce() -> Result<()>) -> Result<bool> {
+        match self
+            .first_stream
+            .compare_exchange(0, sid, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => return Ok(false),
+            Err(first) if first == sid => return Ok(false),
+            Err(_) => {}
+        }
+        self.switch_to_multi(settle)?;
+        Ok(true)
+    }
+
+    /// Enters multi-stream mode: raises the flag first (so that any access completing from now
+    /// on records its event), then runs `settle` once, so that everything enqueued untracked
+    /// is complete; trackers never touched in multi-stream mode have no pending work after
+    /// that. Refused while a capture of this context is in progress (it forbids the
+    /// synchronisation).
+    #[cold]
+    pub(crate) fn switch_to_multi(&self, settle: impl FnOnce() -> Result<()>) -> Result<()> {
+        let mut settled = self
+            .switch
+            .lock()
+            .map_err(|_| Error::InvalidArgument("context switch lock poisoned".into()))?;
+        if *settled {
+            return Ok(());
+        }
+        // No capture may begin until the synchronisation below is done.
+        let _gate = self.gate.read().unwrap_or_else(|e| e.into_inner());
+        if self.captures.load(Ordering::Acquire) != 0 {
+            return Err(Error::InvalidArgument(
+                "a second stream touched a buffer for the first time during a stream capture: \
+                 entering multi-stream tracking needs a device-wide synchronisation, which a \
+                 capture forbids; call Context::enable_multi_stream_tracking() before \
+                 begin_capture"
+                    .into(),
+            ));
+        }
+        self.multi.store(true, Ordering::SeqCst);
+        settle()?;
+        *settled = true;
+        self.settled.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// Waits until the switch to multi-stream mode (whose flag is already up) has finished its
+    /// synchronisation. Called only for trackers never touched in multi-stream mode.
+    pub(crate) fn wait_settled(&self, settle: impl FnOnce() -> Result<()>) -> Result<()> {
+        if self.settled.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let settled = self
+            .switch
+            .lock()
+            .map_err(|_| Error::InvalidArgument("context switch lock poisoned".into()))?;
+        if *settled {
+            Ok(())
+        } else {
+            drop(settled);
+            self.switch_to_multi(settle)
+        }
+    }
+
+    /// Runs `sync`, a context-wide synchronisation, unless a capture is in progress on this
+    /// context (an `Err` naming `what` then, and the capture is left intact).
+    pub(crate) fn synchronize_outside_captures(
+        &self,
+        what: &str,
+        sync: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
+        let _gate = self.gate.read().unwrap_or_else(|e| e.into_inner());
+        let n = self.captures.load(Ordering::Acquire);
+        if n != 0 {
+            return Err(Error::InvalidArgument(format!(
+                "{what}: {n} stream capture(s) in progress on this context; synchronising the \
+                 whole context would invalidate them (synchronise a stream outside the capture, \
+                 or end the capture first)"
+            )));
+        }
+        sync()
+    }
+
+    /// Excludes context-wide synchronisations while a capture begins (see `gate`).
+    pub(crate) fn capture_gate(&self) -> RwLockWriteGuard<'_, ()> {
+        self.gate.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A capture on a stream of this context began (`true`) or ended (`false`).
+    pub(crate) fn note_capture(&self, began: bool) {
+        if began {
+            self.captures.fetch_add(1, Ordering::AcqRel);
+        } else {
+            self.captures.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
