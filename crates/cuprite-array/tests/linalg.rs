@@ -409,11 +409,17 @@ fn epilogue_fusion(d: Device) -> TestResult {
                 let before = stats::thread_fused_epilogues();
                 let f: Vec<f64> = fused.to_vec()?.into_iter().map(El::to64).collect();
                 let after = stats::thread_fused_epilogues();
-                if after != before + 1 {
+                // cuBLASLt's f64 products take a bias or a ReLU alone (the rest stays unfused).
+                let limited = d != Device::CPU
+                    && T::DTYPE == cuprite_array::DType::F64
+                    && matches!(name, "gelu" | "bias+relu" | "bias+gelu");
+                let want = if limited { before } else { before + 1 };
+                if after != want {
                     return Err(format!(
-                        "{} {name}: {} fused epilogues ran, 1 expected",
+                        "{} {name}: {} fused epilogues ran, {} expected",
                         T::DTYPE,
-                        after - before
+                        after - before,
+                        want - before
                     )
                     .into());
                 }

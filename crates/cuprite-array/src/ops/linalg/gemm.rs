@@ -617,6 +617,19 @@ impl LibraryCall for Gemm {
         if self.dtype.is_complex() {
             return None;
         }
+        // cuBLASLt's f64 products take a bias or a ReLU, not GELU nor the two together.
+        let limited = self.dtype == DType::F64
+            && inputs[0].device.backend == crate::device::Backend::Cuda
+            && (self.bias || self.act != Act::None);
+        if limited && !matches!(e, Epilogue::Scale(_)) {
+            return None;
+        }
+        if self.dtype == DType::F64
+            && inputs[0].device.backend == crate::device::Backend::Cuda
+            && matches!(e, Epilogue::GeluTanh)
+        {
+            return None;
+        }
         let mut next = self.clone();
         let mut ins = inputs.to_vec();
         match e {
