@@ -91,11 +91,7 @@ pub(crate) trait LibraryCall: Send + Sync + std::fmt::Debug {
     /// The call (and its new input list) that does this one and then `e` on its output, where
     /// the library can fold it in (a GEMM's bias, activation or scale epilogue). `inputs` are
     /// the call's current inputs.
-    fn absorb_epilogue(
-        &self,
-        _e: Epilogue<'_>,
-        _inputs: &[Arc<Node>],
-    ) -> Option<(Arc<dyn LibraryCall>, Vec<Arc<Node>>)> {
+    fn absorb_epilogue(&self, _e: Epilogue<'_>, _inputs: &[Arc<Node>]) -> Option<Absorbed> {
         None
     }
     /// Whether input `index` may be handed to the call as the realised view it is (`layout`
@@ -111,6 +107,9 @@ pub(crate) trait LibraryCall: Send + Sync + std::fmt::Debug {
         false
     }
 }
+
+/// A library call with an element-wise consumer folded in, and its new inputs.
+pub(crate) type Absorbed = (Arc<dyn LibraryCall>, Vec<Arc<Node>>);
 
 /// An element-wise consumer of a library call's output that the call may fold in
 /// ([`LibraryCall::absorb_epilogue`]).

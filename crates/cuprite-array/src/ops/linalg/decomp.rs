@@ -452,7 +452,7 @@ pub fn solve<T: Real>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
         n.max(1),
     )
     .map_err(|e| solver_err("solve", e))?;
-    drop((fs, ps, xs));
+    let _ = (fs, ps, xs);
     // x holds column-major n × k: the row-major k × n transpose.
     let xt = dev_array::<T>(x, &[k, n], a.device());
     if vector { xt.reshape(&[n]) } else { Ok(xt.t()) }

@@ -291,9 +291,11 @@ macro_rules! real_elem {
                         }
                     }
                     Act::GeluTanh => {
-                        const C: $t = 0.797_884_560_802_865_4;
+                        // sqrt(2 / pi)
+                        const C: f64 = 0.797_884_560_802_865_4;
+                        let c = C as $t;
                         let x = self;
-                        0.5 * x * (1.0 + (C * (x + 0.044715 * x * x * x)).tanh())
+                        0.5 * x * (1.0 + (c * (x + 0.044715 * x * x * x)).tanh())
                     }
                 }
             }
@@ -613,7 +615,7 @@ impl LibraryCall for Gemm {
         &self,
         e: Epilogue<'_>,
         inputs: &[Arc<Node>],
-    ) -> Option<(Arc<dyn LibraryCall>, Vec<Arc<Node>>)> {
+    ) -> Option<crate::graph::Absorbed> {
         if self.dtype.is_complex() {
             return None;
         }

@@ -515,9 +515,7 @@ pub fn einsum<T: Numeric>(spec: &str, operands: &[&Array<T>]) -> Result<Array<T>
 }
 
 /// The library call below `n` and its inputs, when `n` is an unevaluated call node.
-pub(crate) fn pending_call(
-    n: &Arc<Node>,
-) -> Option<(Arc<dyn crate::graph::LibraryCall>, Vec<Arc<Node>>)> {
+pub(crate) fn pending_call(n: &Arc<Node>) -> Option<crate::graph::Absorbed> {
     if !n.has_library() || n.is_leaf() {
         return None;
     }
