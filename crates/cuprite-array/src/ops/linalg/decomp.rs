@@ -319,14 +319,19 @@ fn fresh<T: Real>(a: &Array<T>) -> Result<DevBuf> {
     let stream = stream_of(st);
     let stream = stream.get();
     // SAFETY: written in full by the copy below before anything reads it.
-    let mut d = unsafe { DevBuf::alloc(st, stream, T::DTYPE, src.len()) }?;
+    let d = unsafe { DevBuf::alloc(st, stream, T::DTYPE, src.len()) }?;
     if src.len() > 0 {
-        let (Some(from), Some(to)) = (src.live(), d.buffer_mut()) else {
+        let (Some(from), Some(to)) = (src.live(), d.live()) else {
             return Err(Error::InvalidArgument(
                 "a matrix buffer was handed back".into(),
             ));
         };
-        stream.memcpy_dtod(from, to)?;
+        // Exactly the matrix's bytes (a buffer may be larger than its array).
+        let bytes = src.len() * T::DTYPE.size();
+        stream.memcpy_dtod(
+            &Span::<u8>::new(from, 0, bytes)?,
+            &mut Span::<u8>::new(to, 0, bytes)?,
+        )?;
     }
     Ok(d)
 }

@@ -83,6 +83,10 @@ struct Operand {
 
 /// The matrix order and leading dimension of an `r × c` matrix with strides `(sr, sc)`.
 fn matrix_order(r: usize, c: usize, sr: isize, sc: isize) -> Option<(Order, usize)> {
+    if r == 0 || c == 0 {
+        // No element is read: any packed description does.
+        return Some((Order::RowMajor, c.max(1)));
+    }
     if sr < 0 || sc < 0 {
         return None;
     }
@@ -479,7 +483,7 @@ impl LibraryCall for Gemm {
 
     fn run_cpu(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) -> Result<()> {
         let lens = [
-            inputs[0].buf.len(),
+            inputs.first().map_or(0, |i| i.buf.len()),
             inputs.get(1).map_or(0, |i| i.buf.len()),
         ];
         let ops = self.operands(inputs, lens)?;
@@ -548,7 +552,7 @@ impl LibraryCall for Gemm {
         out: &DevBuf,
     ) -> Result<()> {
         let lens = [
-            inputs[0].buf.len(),
+            inputs.first().map_or(0, |i| i.buf.len()),
             inputs.get(1).map_or(0, |i| i.buf.len()),
         ];
         let ops = self.operands(inputs, lens)?;
@@ -564,20 +568,21 @@ impl LibraryCall for Gemm {
                 Error::InvalidArgument("matmul on a buffer that was handed back".into())
             })
         }
-        let (a, b, o) = (live(inputs[0].buf)?, live(inputs[1].buf)?, live(out)?);
-        let bias = match inputs.get(2) {
-            Some(x) => Some((live(x.buf)?, x.layout.offset)),
-            None => None,
-        };
         if want == 0 {
             return Ok(());
         }
+        let o = live(out)?;
         if self.k == 0 {
             // An empty inner dimension: the product is zero (cuBLASLt refuses k = 0).
             let mut z = Span::<u8>::new(o, 0, out.len() * self.dtype.size())?;
             stream.memset_zeros(&mut z)?;
             return Ok(());
         }
+        let (a, b) = (live(inputs[0].buf)?, live(inputs[1].buf)?);
+        let bias = match inputs.get(2) {
+            Some(x) => Some((live(x.buf)?, x.layout.offset)),
+            None => None,
+        };
         if self.has_epilogue() {
             crate::stats::note_fused_epilogue();
         }
