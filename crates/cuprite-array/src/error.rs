@@ -32,6 +32,12 @@ pub enum Error {
     /// An argument rejected for another reason.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A matrix that a solver needed to be invertible is singular (an exactly zero pivot).
+    #[error("singular matrix: {0}")]
+    Singular(String),
+    /// A matrix that a Cholesky factorisation needed to be positive definite is not.
+    #[error("matrix not positive definite: {0}")]
+    NotPositiveDefinite(String),
     /// The driver layer failed (allocation, compile, launch...).
     #[error(transparent)]
     Cuda(#[from] cuprite::Error),
@@ -46,6 +52,8 @@ impl std::fmt::Debug for Error {
             Error::Index(_) => "Index",
             Error::DeviceMismatch(_) => "DeviceMismatch",
             Error::InvalidArgument(_) => "InvalidArgument",
+            Error::Singular(_) => "Singular",
+            Error::NotPositiveDefinite(_) => "NotPositiveDefinite",
             Error::Cuda(e) => return write!(f, "Cuda({}): {self}", e.variant_name()),
         };
         write!(f, "{name}: {self}")

@@ -90,6 +90,41 @@ pub(crate) trait LibraryCall: Send + Sync + std::fmt::Debug {
     fn absorb_unary(&self, _op: UnaryOp) -> Option<Arc<dyn LibraryCall>> {
         None
     }
+    /// The call (and its new input list) that does this one and then `e` on its output, where
+    /// the library can fold it in (a GEMM's bias, activation or scale epilogue). `inputs` are
+    /// the call's current inputs.
+    fn absorb_epilogue(&self, _e: Epilogue<'_>, _inputs: &[Arc<Node>]) -> Option<Absorbed> {
+        None
+    }
+    /// Whether input `index` may be handed to the call as the realised view it is (`layout`
+    /// over storage of `storage_len` elements) instead of a contiguous copy: the call then
+    /// reads it through `layout` (a transposed or padded matrix, a broadcast batch).
+    fn accepts_view(
+        &self,
+        _index: usize,
+        _shape: &[usize],
+        _layout: &Layout,
+        _storage_len: usize,
+    ) -> bool {
+        false
+    }
+}
+
+/// A library call with an element-wise consumer folded in, and its new inputs.
+pub(crate) type Absorbed = (Arc<dyn LibraryCall>, Vec<Arc<Node>>);
+
+/// An element-wise consumer of a library call's output that the call may fold in
+/// ([`LibraryCall::absorb_epilogue`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Epilogue<'a> {
+    /// `x + bias`, `bias` broadcast to the output (un-broadcast node as the user gave it).
+    Add(&'a Arc<Node>),
+    /// `x * c` for a constant `c`.
+    Scale(Scalar),
+    /// `max(x, 0)`.
+    Relu,
+    /// GELU, tanh approximation (`0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`).
+    GeluTanh,
 }
 
 /// One node of the expression graph.

@@ -135,7 +135,19 @@ fn run_call(
                 i.device
             )));
         }
-        // Library calls take contiguous inputs (a strided view is copied out first).
+        // A realised view the call can read as it is (a transposed matrix for a GEMM) goes
+        // in unchanged; anything else is realised contiguously (a strided view copied out).
+        if let Some((storage, layout)) = i.leaf() {
+            if call.accepts_view(ins.len(), &i.shape, &layout, storage.len()) {
+                ins.push(LibraryInput {
+                    storage,
+                    layout,
+                    shape: i.shape.clone(),
+                    dtype: i.dtype,
+                });
+                continue;
+            }
+        }
         let storage = contiguous_storage(i)?;
         ins.push(LibraryInput {
             storage,

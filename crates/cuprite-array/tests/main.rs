@@ -10,6 +10,7 @@ mod fft;
 mod hardening;
 mod interop;
 mod library;
+mod linalg;
 mod props;
 mod rows;
 mod units;
@@ -36,6 +37,7 @@ fn main() {
     tests.extend(hardening::tests());
     tests.extend(interop::tests());
     tests.extend(library::tests());
+    tests.extend(linalg::tests());
     tests.extend(props::tests());
     tests.extend(rows::tests());
     tests.extend(units::tests());

@@ -9,7 +9,7 @@ use crate::dtype::{
     Transcendental, bf16, c32, c64, f16,
 };
 use crate::error::{Error, Result};
-use crate::graph::{Node, Op};
+use crate::graph::{Epilogue, Node, Op};
 use crate::ops::{BinaryOp, UnaryOp};
 use crate::shape::broadcast_shapes;
 use std::ops;
@@ -49,6 +49,12 @@ fn binary_node_owned(a: &Arc<Node>, b: Arc<Node>, op: BinaryOp) -> Result<Arc<No
             a.shape, b.shape
         ))
     })?;
+    // `product + bias` or `product * scale`: folded into the product's call where it can.
+    if matches!(op, BinaryOp::Add | BinaryOp::Mul) {
+        if let Some(n) = absorb_into_call(a, &b, op, &shape) {
+            return Ok(n);
+        }
+    }
     let d = DType::promote(a.dtype, b.dtype);
     let out = op
         .result(d)
@@ -64,6 +70,42 @@ fn binary_node_owned(a: &Arc<Node>, b: Arc<Node>, op: BinaryOp) -> Result<Arc<No
     );
     let dev = a.device;
     Ok(finish(Node::new(Op::Binary(op, a, b), out, shape, dev)))
+}
+
+/// `op(a, b)` as one library call node, when one operand is an unevaluated call of the result
+/// shape that can absorb the other (a GEMM's bias or scale epilogue).
+fn absorb_into_call(
+    a: &Arc<Node>,
+    b: &Arc<Node>,
+    op: BinaryOp,
+    shape: &[usize],
+) -> Option<Arc<Node>> {
+    let pending = |n: &Arc<Node>| n.has_library() && !n.is_leaf() && n.shape == shape;
+    let (lib, other) = if pending(a) {
+        (a, b)
+    } else if pending(b) {
+        (b, a)
+    } else {
+        return None;
+    };
+    if other.dtype != lib.dtype {
+        return None;
+    }
+    let Op::Library(call, inputs) = lib.op() else {
+        return None;
+    };
+    let e = match op {
+        BinaryOp::Add => Epilogue::Add(other),
+        BinaryOp::Mul => Epilogue::Scale(other.is_const()?),
+        _ => return None,
+    };
+    let (call, inputs) = call.absorb_epilogue(e, &inputs)?;
+    Some(Node::new(
+        Op::Library(call, inputs),
+        lib.dtype,
+        lib.shape.clone(),
+        lib.device,
+    ))
 }
 
 fn bin<T: Element, U: Element>(a: &Arc<Node>, b: Arc<Node>, op: BinaryOp) -> Array<U> {

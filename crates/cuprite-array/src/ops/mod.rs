@@ -21,6 +21,7 @@
 
 pub(crate) mod elementwise;
 pub mod fft;
+pub mod linalg;
 pub(crate) mod movement;
 pub(crate) mod reduce;
 mod rows;

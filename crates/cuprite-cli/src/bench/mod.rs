@@ -25,6 +25,7 @@ pub mod curves;
 pub mod fft;
 pub mod interop;
 pub mod launch;
+pub mod linalg;
 pub mod memory;
 pub mod nccl;
 pub mod plot;
@@ -71,6 +72,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(memory::benchmarks());
     v.extend(launch::benchmarks());
     v.extend(array::benchmarks());
+    v.extend(linalg::benchmarks());
     v.extend(interop::benchmarks());
     v.extend(curves::benchmarks());
     v.extend(fft::benchmarks());

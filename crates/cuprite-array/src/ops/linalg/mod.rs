@@ -1,0 +1,25 @@
+//! Linear algebra on arrays: matrix and tensor products (one GEMM library call each, with the
+//! element-wise work around them folded into its epilogue) and decompositions.
+//!
+//! CUDA runs cuBLASLt and cuSOLVER through `cuprite`; the CPU backend runs faer (the default
+//! `faer` feature). Everything here builds lazy graph nodes; the calls run when a value is
+//! needed, like any other array work.
+//!
+//! ```
+//! use cuprite_array::{Array, Device, linalg};
+//! let a = Array::<f64>::from_slice_on(Device::CPU, &[2.0, 0.0, 0.0, 4.0], &[2, 2])?;
+//! let x = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 1.0], &[2])?;
+//! assert_eq!(linalg::matmul(&a, &x)?.to_vec()?, [2.0, 4.0]);
+//! # Ok::<(), cuprite_array::Error>(())
+//! ```
+
+mod decomp;
+mod gemm;
+mod products;
+
+pub use decomp::{
+    NormOrd, Real, cholesky, det, eigh, inv, lstsq, matrix_rank, norm, pinv, qr, slogdet, solve,
+    svd,
+};
+pub use gemm::{allow_tf32, set_allow_tf32};
+pub use products::{dot, einsum, inner, matmul, outer, tensordot, vdot};

@@ -1,0 +1,603 @@
+//! Matrix and tensor products with NumPy semantics: `matmul`, `dot`, `vdot`, `inner`, `outer`,
+//! `tensordot` and a GEMM-shaped subset of `einsum`, plus the `relu` and `gelu` activations
+//! that a product's epilogue can absorb.
+//!
+//! Owns shapes, broadcasting and the error messages; every product becomes one [`Gemm`] call
+//! node (views of the operands around it), whose output shape is the NumPy result shape.
+
+use super::gemm::{Act, Gemm, allow_tf32};
+use crate::array::{Array, check_devices};
+use crate::dtype::{DType, Element, Float, Numeric, Scalar};
+use crate::error::{Error, Result};
+use crate::graph::{Epilogue, Node, Op};
+use crate::ops::elementwise::{binary_node, unary_node};
+use crate::ops::{BinaryOp, UnaryOp};
+use crate::shape::{broadcast_shapes, checked_numel};
+use std::sync::Arc;
+
+/// Refuses the element types no product library handles.
+fn check_dtype(call: &str, d: DType) -> Result<()> {
+    match d {
+        DType::F16 | DType::BF16 | DType::F32 | DType::F64 | DType::C32 | DType::C64 => Ok(()),
+        d => Err(Error::InvalidArgument(format!(
+            "{call} of {d} is not supported: matrix products take f16, bf16, f32, f64, c32 or \
+             c64 (cast integers to f64 first: exact while every partial sum stays below 2^53)"
+        ))),
+    }
+}
+
+/// The product node of `a` (`[..., m, k]`) and `b` (`[..., k, n]`), both at least 2-D, whose
+/// batch dimensions broadcast to `batch`, shaped `out_shape` (`numel(batch)·m·n` elements).
+fn gemm_node(
+    a: &Arc<Node>,
+    b: &Arc<Node>,
+    batch: Vec<usize>,
+    out_shape: Vec<usize>,
+) -> Result<Arc<Node>> {
+    let (na, nb) = (a.shape.len(), b.shape.len());
+    let (m, k, n) = (a.shape[na - 2], a.shape[na - 1], b.shape[nb - 1]);
+    checked_numel(&out_shape)?;
+    let call = Gemm {
+        dtype: a.dtype,
+        m,
+        n,
+        k,
+        batch,
+        alpha: 1.0,
+        bias: false,
+        act: Act::None,
+        tf32: allow_tf32(),
+    };
+    Ok(Node::new(
+        Op::Library(Arc::new(call), vec![a.clone(), b.clone()]),
+        a.dtype,
+        out_shape,
+        a.device,
+    ))
+}
+
+/// NumPy's `matmul` (the `@` operator) on nodes.
+fn matmul_node<T: Element>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
+    check_dtype("matmul", T::DTYPE)?;
+    check_devices(&[&a.node, &b.node])?;
+    let (sa, sb) = (a.shape(), b.shape());
+    if sa.is_empty() || sb.is_empty() {
+        return Err(Error::Shape(format!(
+            "matmul: operands of shapes {sa:?} and {sb:?}: a 0-dimensional operand has no axis \
+             to contract (multiply element-wise instead)"
+        )));
+    }
+    let a2 = if sa.len() == 1 {
+        a.reshape(&[1, sa[0]])?
+    } else {
+        a.clone()
+    };
+    let b2 = if sb.len() == 1 {
+        b.reshape(&[sb[0], 1])?
+    } else {
+        b.clone()
+    };
+    let (xa, xb) = (a2.shape(), b2.shape());
+    let (ka, kb) = (xa[xa.len() - 1], xb[xb.len() - 2]);
+    if ka != kb {
+        return Err(Error::Shape(format!(
+            "matmul: shapes {sa:?} and {sb:?} do not align: the contracted axes are axis {} of \
+             the first ({ka} elements) and axis {} of the second ({kb} elements)",
+            sa.len() - 1,
+            sb.len().saturating_sub(2),
+        )));
+    }
+    let (ba, bb) = (&xa[..xa.len() - 2], &xb[..xb.len() - 2]);
+    let batch = broadcast_shapes(ba, bb).map_err(|_| {
+        Error::Shape(format!(
+            "matmul: shapes {sa:?} and {sb:?}: the batch axes {ba:?} and {bb:?} do not broadcast \
+             together"
+        ))
+    })?;
+    let mut out = batch.clone();
+    if sa.len() > 1 {
+        out.push(xa[xa.len() - 2]);
+    }
+    if sb.len() > 1 {
+        out.push(xb[xb.len() - 1]);
+    }
+    Ok(Array::from_node(gemm_node(&a2.node, &b2.node, batch, out)?))
+}
+
+impl<T: Numeric> Array<T> {
+    /// The matrix product with NumPy's `matmul` semantics: 2-D × 2-D is the matrix product; a
+    /// 1-D operand is a row (first) or column (second) vector whose axis is dropped from the
+    /// result; operands with more axes are stacks of matrices whose batch axes broadcast.
+    ///
+    /// Lazy: one library call (cuBLASLt on CUDA, faer on the CPU). Transposed, padded and
+    /// broadcast operands are read in place where the library can (no copy). Element-wise work
+    /// on the result that the library can fold in — `+ bias` over the last axis, `* scalar`,
+    /// then [`relu`](Self::relu) or [`gelu`](Self::gelu) — becomes part of the same call (see
+    /// [`crate::stats::fused_epilogues`]). `f16`/`bf16` accumulate in `f32`; `f32` is full
+    /// precision unless [`crate::linalg::set_allow_tf32`] allows TF32. Integer products are an
+    /// `Err`; so are shapes whose contracted axes differ (the message names both shapes).
+    ///
+    /// ```
+    /// use cuprite_array::{Array, Device};
+    /// let a = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+    /// let b = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 0.0, 0.0, 1.0, 1.0, 1.0], &[3, 2])?;
+    /// assert_eq!(a.matmul(&b)?.to_vec()?, [4.0, 5.0, 10.0, 11.0]);
+    /// assert_eq!(a.t().matmul(&a)?.shape(), &[3, 3]); // the transpose is read in place
+    /// assert!(a.matmul(&a).is_err()); // 3 ≠ 2
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn matmul(&self, rhs: &Array<T>) -> Result<Array<T>> {
+        matmul_node(self, rhs)
+    }
+}
+
+/// NumPy's `matmul`: see [`Array::matmul`].
+///
+/// ```
+/// use cuprite_array::{Array, Device, linalg};
+/// let a = Array::<f32>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0, 4.0], &[2, 2])?;
+/// let v = Array::<f32>::from_slice_on(Device::CPU, &[1.0, 1.0], &[2])?;
+/// assert_eq!(linalg::matmul(&a, &v)?.to_vec()?, [3.0, 7.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn matmul<T: Numeric>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
+    a.matmul(b)
+}
+
+/// Resolves axis lists for `tensordot`-style contractions.
+fn resolve_axes(
+    call: &str,
+    shape: &[usize],
+    axes: &[isize],
+    other: &[usize],
+) -> Result<Vec<usize>> {
+    let nd = shape.len() as isize;
+    let mut out = Vec::with_capacity(axes.len());
+    for &ax in axes {
+        let a = if ax < 0 { ax + nd } else { ax };
+        if a < 0 || a >= nd || out.contains(&(a as usize)) {
+            return Err(Error::Axis(format!(
+                "{call}: axes {axes:?} are not distinct axes of shape {shape:?} (other operand \
+                 {other:?})"
+            )));
+        }
+        out.push(a as usize);
+    }
+    Ok(out)
+}
+
+/// NumPy's `tensordot`: the sum of products over `axes_a` of `a` paired with `axes_b` of `b`;
+/// the result's axes are `a`'s remaining axes, then `b`'s. One (non-batched) GEMM on views of
+/// the operands (a permutation the strides cannot express is copied first).
+///
+/// ```
+/// use cuprite_array::{Array, Device, linalg};
+/// let a = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2])?;
+/// let b = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 1.0, 1.0], &[3])?;
+/// // Contract axis 0 of a with axis 0 of b: column sums.
+/// assert_eq!(linalg::tensordot(&a, &b, &[0], &[0])?.to_vec()?, [9.0, 12.0]);
+/// assert!(linalg::tensordot(&a, &b, &[1], &[0]).is_err()); // 2 ≠ 3
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn tensordot<T: Numeric>(
+    a: &Array<T>,
+    b: &Array<T>,
+    axes_a: &[isize],
+    axes_b: &[isize],
+) -> Result<Array<T>> {
+    check_dtype("tensordot", T::DTYPE)?;
+    check_devices(&[&a.node, &b.node])?;
+    let (sa, sb) = (a.shape(), b.shape());
+    if axes_a.len() != axes_b.len() {
+        return Err(Error::Axis(format!(
+            "tensordot: shapes {sa:?} and {sb:?}: {} axes {axes_a:?} of the first paired with {} \
+             axes {axes_b:?} of the second",
+            axes_a.len(),
+            axes_b.len()
+        )));
+    }
+    let ca = resolve_axes("tensordot", sa, axes_a, sb)?;
+    let cb = resolve_axes("tensordot", sb, axes_b, sa)?;
+    for (&x, &y) in ca.iter().zip(&cb) {
+        if sa[x] != sb[y] {
+            return Err(Error::Shape(format!(
+                "tensordot: shapes {sa:?} and {sb:?} do not align: contracted axis {x} of the \
+                 first has {} elements, axis {y} of the second {}",
+                sa[x], sb[y]
+            )));
+        }
+    }
+    let fa: Vec<usize> = (0..sa.len()).filter(|i| !ca.contains(i)).collect();
+    let fb: Vec<usize> = (0..sb.len()).filter(|i| !cb.contains(i)).collect();
+    let k: usize = ca.iter().map(|&i| sa[i]).product();
+    let m: usize = fa.iter().map(|&i| sa[i]).product();
+    let n: usize = fb.iter().map(|&i| sb[i]).product();
+    let pa: Vec<usize> = fa.iter().chain(&ca).copied().collect();
+    let pb: Vec<usize> = cb.iter().chain(&fb).copied().collect();
+    let a2 = a.permute(&pa)?.reshape(&[m, k])?;
+    let b2 = b.permute(&pb)?.reshape(&[k, n])?;
+    let out: Vec<usize> = fa
+        .iter()
+        .map(|&i| sa[i])
+        .chain(fb.iter().map(|&i| sb[i]))
+        .collect();
+    Ok(Array::from_node(gemm_node(
+        &a2.node,
+        &b2.node,
+        Vec::new(),
+        out,
+    )?))
+}
+
+/// NumPy's `dot`: for 1-D operands the inner product (a 0-d array); for 2-D the matrix
+/// product; otherwise the sum over the last axis of `a` and the second-to-last of `b` (the
+/// last for a 1-D `b`). A 0-d operand multiplies element-wise.
+///
+/// ```
+/// use cuprite_array::{Array, Device, linalg};
+/// let x = Array::<f32>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0], &[3])?;
+/// assert_eq!(linalg::dot(&x, &x)?.item()?, 14.0);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn dot<T: Numeric>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
+    if a.ndim() == 0 || b.ndim() == 0 {
+        return Ok(Array::from_node(binary_node(
+            &a.node,
+            &b.node,
+            BinaryOp::Mul,
+        )?));
+    }
+    let axis_b = if b.ndim() == 1 {
+        0
+    } else {
+        b.ndim() as isize - 2
+    };
+    tensordot(a, b, &[a.ndim() as isize - 1], &[axis_b])
+}
+
+/// NumPy's `inner`: the sum of products over the last axes of both (a 0-d operand multiplies).
+///
+/// ```
+/// use cuprite_array::{Array, Device, linalg};
+/// let a = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0, 4.0], &[2, 2])?;
+/// assert_eq!(linalg::inner(&a, &a)?.to_vec()?, [5.0, 11.0, 11.0, 25.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn inner<T: Numeric>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
+    if a.ndim() == 0 || b.ndim() == 0 {
+        return Ok(Array::from_node(binary_node(
+            &a.node,
+            &b.node,
+            BinaryOp::Mul,
+        )?));
+    }
+    tensordot(a, b, &[-1], &[-1])
+}
+
+/// NumPy's `vdot`: the flattened operands' inner product with the first conjugated (a 0-d
+/// array); the element counts must match.
+///
+/// ```
+/// use cuprite_array::{Array, Device, c64, linalg};
+/// let z = Array::<c64>::from_slice_on(Device::CPU, &[c64::new(1.0, 1.0)], &[1])?;
+/// assert_eq!(linalg::vdot(&z, &z)?.item()?, c64::new(2.0, 0.0));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn vdot<T: Numeric>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
+    check_dtype("vdot", T::DTYPE)?;
+    if a.len() != b.len() {
+        return Err(Error::Shape(format!(
+            "vdot: shapes {:?} and {:?} hold {} and {} elements (the flattened operands are \
+             contracted)",
+            a.shape(),
+            b.shape(),
+            a.len(),
+            b.len()
+        )));
+    }
+    let fa = a.flatten()?;
+    let fa = if T::DTYPE.is_complex() {
+        Array::from_node(unary_node(&fa.node, UnaryOp::Conj))
+    } else {
+        fa
+    };
+    let (x, y) = (fa.reshape(&[1, a.len()])?, b.reshape(&[b.len(), 1])?);
+    Ok(Array::from_node(gemm_node(
+        &x.node,
+        &y.node,
+        Vec::new(),
+        Vec::new(),
+    )?))
+}
+
+/// NumPy's `outer`: `out[i, j] = a.flat[i] · b.flat[j]` (element-wise, fused; no library
+/// call).
+///
+/// ```
+/// use cuprite_array::{Array, Device, linalg};
+/// let a = Array::<i32>::from_slice_on(Device::CPU, &[1, 2], &[2])?;
+/// let b = Array::<i32>::from_slice_on(Device::CPU, &[1, 10, 100], &[3])?;
+/// assert_eq!(linalg::outer(&a, &b)?.to_vec()?, [1, 10, 100, 2, 20, 200]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn outer<T: Numeric>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
+    let x = a.reshape(&[a.len(), 1])?;
+    let y = b.reshape(&[1, b.len()])?;
+    Ok(Array::from_node(binary_node(
+        &x.node,
+        &y.node,
+        BinaryOp::Mul,
+    )?))
+}
+
+/// Einstein summation for the contractions a (batched) GEMM computes: `"ij,jk->ik"`,
+/// `"bij,bjk->bik"`, `"ij,kj->ik"`, `"i,i->"`, `"ij->ji"` (one operand: a permutation) and
+/// the implicit form (`"ij,jk"`: the output is the labels used once, in alphabetical order).
+///
+/// Supported: one or two operands; every label a single ASCII letter appearing at most once per
+/// operand; each label either in both operands (a batch axis when also in the output,
+/// contracted otherwise) or in one operand and the output. Anything else — a label repeated
+/// in one operand (a diagonal), a label summed over in one operand only, an ellipsis, three
+/// or more operands — is an `Err` saying which.
+///
+/// ```
+/// use cuprite_array::{Array, Device, linalg};
+/// let a = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0, 4.0], &[2, 2])?;
+/// let b = Array::<f64>::from_slice_on(Device::CPU, &[0.0, 1.0, 1.0, 0.0], &[2, 2])?;
+/// assert_eq!(linalg::einsum("ij,jk->ik", &[&a, &b])?.to_vec()?, [2.0, 1.0, 4.0, 3.0]);
+/// assert_eq!(linalg::einsum("ij->ji", &[&a])?.to_vec()?, [1.0, 3.0, 2.0, 4.0]);
+/// assert!(linalg::einsum("ii->i", &[&a]).is_err());
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn einsum<T: Numeric>(spec: &str, operands: &[&Array<T>]) -> Result<Array<T>> {
+    let bad = |why: String| Error::InvalidArgument(format!("einsum {spec:?}: {why}"));
+    let spec_nows: String = spec.chars().filter(|c| !c.is_whitespace()).collect();
+    let (lhs, rhs) = match spec_nows.split_once("->") {
+        Some((l, r)) => (l.to_string(), Some(r.to_string())),
+        None => (spec_nows.clone(), None),
+    };
+    let ins: Vec<&str> = lhs.split(',').collect();
+    if ins.len() != operands.len() {
+        return Err(bad(format!(
+            "{} operand labels for {} operands",
+            ins.len(),
+            operands.len()
+        )));
+    }
+    if !(1..=2).contains(&ins.len()) {
+        return Err(bad("only one or two operands are supported".into()));
+    }
+    for (t, x) in ins.iter().zip(operands) {
+        if !t.chars().all(|c| c.is_ascii_alphabetic()) {
+            return Err(bad(format!(
+                "labels {t:?}: only letters are supported (no ellipsis)"
+            )));
+        }
+        if t.len() != x.ndim() {
+            return Err(bad(format!(
+                "labels {t:?} for an operand of shape {:?}",
+                x.shape()
+            )));
+        }
+        let mut seen: Vec<char> = Vec::new();
+        for c in t.chars() {
+            if seen.contains(&c) {
+                return Err(bad(format!(
+                    "label {c:?} repeats in {t:?} (diagonals are not supported)"
+                )));
+            }
+            seen.push(c);
+        }
+    }
+    let count = |c: char| ins.iter().filter(|t| t.contains(c)).count();
+    let out: String = match rhs {
+        Some(r) => r,
+        None => {
+            let mut v: Vec<char> = lhs
+                .chars()
+                .filter(|c| c.is_ascii_alphabetic() && count(*c) == 1)
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v.into_iter().collect()
+        }
+    };
+    for c in out.chars() {
+        if !c.is_ascii_alphabetic() || count(c) == 0 || out.matches(c).count() > 1 {
+            return Err(bad(format!("output label {c:?} is not one input label")));
+        }
+    }
+    let size = |c: char| -> Result<usize> {
+        let mut s = None;
+        for (t, x) in ins.iter().zip(operands) {
+            if let Some(p) = t.find(c) {
+                let e = x.shape()[p];
+                if s.is_some_and(|s| s != e) {
+                    return Err(bad(format!(
+                        "label {c:?} has {} and {e} elements in shapes {:?}",
+                        s.unwrap_or(0),
+                        operands
+                            .iter()
+                            .map(|x| x.shape().to_vec())
+                            .collect::<Vec<_>>()
+                    )));
+                }
+                s = Some(e);
+            }
+        }
+        Ok(s.unwrap_or(1))
+    };
+    let pos = |t: &str, c: char| t.find(c).expect("label present");
+    if ins.len() == 1 {
+        let t = ins[0];
+        if out.len() != t.len() {
+            return Err(bad(
+                "a one-operand sum is not supported (only permutations of one operand)".into(),
+            ));
+        }
+        let perm: Vec<usize> = out.chars().map(|c| pos(t, c)).collect();
+        return operands[0].permute(&perm);
+    }
+    check_dtype("einsum", T::DTYPE)?;
+    let (ta, tb) = (ins[0], ins[1]);
+    let mut batch = Vec::new();
+    let mut contracted = Vec::new();
+    for c in ta.chars() {
+        match (tb.contains(c), out.contains(c)) {
+            (true, true) => batch.push(c),
+            (true, false) => contracted.push(c),
+            (false, true) => {}
+            (false, false) => {
+                return Err(bad(format!(
+                    "label {c:?} is summed over in the first operand alone (not supported)"
+                )));
+            }
+        }
+    }
+    for c in tb.chars() {
+        if !ta.contains(c) && !out.contains(c) {
+            return Err(bad(format!(
+                "label {c:?} is summed over in the second operand alone (not supported)"
+            )));
+        }
+    }
+    let free_a: Vec<char> = ta.chars().filter(|c| !tb.contains(*c)).collect();
+    let free_b: Vec<char> = tb.chars().filter(|c| !ta.contains(*c)).collect();
+    let prod = |v: &[char]| -> Result<usize> {
+        let mut p = 1usize;
+        for &c in v {
+            p = p
+                .checked_mul(size(c)?)
+                .ok_or_else(|| bad("the operand sizes overflow".into()))?;
+        }
+        Ok(p)
+    };
+    let (bsz, m, n, k) = (
+        prod(&batch)?,
+        prod(&free_a)?,
+        prod(&free_b)?,
+        prod(&contracted)?,
+    );
+    let perm_a: Vec<usize> = batch
+        .iter()
+        .chain(&free_a)
+        .chain(&contracted)
+        .map(|&c| pos(ta, c))
+        .collect();
+    let perm_b: Vec<usize> = batch
+        .iter()
+        .chain(&contracted)
+        .chain(&free_b)
+        .map(|&c| pos(tb, c))
+        .collect();
+    let a3 = operands[0].permute(&perm_a)?.reshape(&[bsz, m, k])?;
+    let b3 = operands[1].permute(&perm_b)?.reshape(&[bsz, k, n])?;
+    let natural: Vec<char> = batch
+        .iter()
+        .chain(&free_a)
+        .chain(&free_b)
+        .copied()
+        .collect();
+    let mut nat_shape = Vec::with_capacity(natural.len());
+    for &c in &natural {
+        nat_shape.push(size(c)?);
+    }
+    let r = Array::from_node(gemm_node(&a3.node, &b3.node, vec![bsz], nat_shape)?);
+    let want: Vec<char> = out.chars().collect();
+    if want == natural {
+        return Ok(r);
+    }
+    let perm: Vec<usize> = want
+        .iter()
+        .map(|c| natural.iter().position(|x| x == c).expect("output label"))
+        .collect();
+    r.permute(&perm)
+}
+
+/// The library call below `n` and its inputs, when `n` is an unevaluated call node.
+pub(crate) fn pending_call(n: &Arc<Node>) -> Option<crate::graph::Absorbed> {
+    if !n.has_library() || n.is_leaf() {
+        return None;
+    }
+    match n.op() {
+        Op::Library(c, i) => Some((c, i)),
+        _ => None,
+    }
+}
+
+/// `e` folded into the call of `n`, when the call can take it.
+fn absorbed(n: &Arc<Node>, e: Epilogue<'_>) -> Option<Arc<Node>> {
+    let (call, inputs) = pending_call(n)?;
+    let (call, inputs) = call.absorb_epilogue(e, &inputs)?;
+    Some(Node::new(
+        Op::Library(call, inputs),
+        n.dtype,
+        n.shape.clone(),
+        n.device,
+    ))
+}
+
+fn konst(v: f64, like: &Arc<Node>) -> Arc<Node> {
+    Node::new(
+        Op::Const(Scalar::F64(v).cast(like.dtype)),
+        like.dtype,
+        like.shape.clone(),
+        like.device,
+    )
+}
+
+impl<T: Float> Array<T> {
+    /// `max(x, 0)` element-wise (NaN stays NaN). Directly on a matrix product (after an
+    /// optional bias), it becomes the product's epilogue: one library call.
+    ///
+    /// ```
+    /// use cuprite_array::{Array, Device};
+    /// let x = Array::<f32>::from_slice_on(Device::CPU, &[-1.0, 0.5], &[2])?;
+    /// assert_eq!(x.relu().to_vec()?, [0.0, 0.5]);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn relu(&self) -> Array<T> {
+        if let Some(n) = absorbed(&self.node, Epilogue::Relu) {
+            return Array::from_node(n);
+        }
+        self.maximum(T::default())
+    }
+
+    /// GELU in its tanh approximation, `0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))` (PyTorch's
+    /// `gelu(approximate="tanh")`; within 1e-3 of the exact `0.5·x·(1 + erf(x/√2))`), which is
+    /// what cuBLASLt's epilogue computes: directly on a matrix product (after an optional
+    /// bias) it becomes the product's epilogue, one library call; elsewhere it fuses like any
+    /// element-wise expression.
+    ///
+    /// ```
+    /// use cuprite_array::{Array, Device};
+    /// let x = Array::<f64>::from_slice_on(Device::CPU, &[0.0, 1.0], &[2])?;
+    /// let y = x.gelu().to_vec()?;
+    /// assert_eq!(y[0], 0.0);
+    /// assert!((y[1] - 0.841192).abs() < 1e-6);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn gelu(&self) -> Array<T> {
+        if let Some(n) = absorbed(&self.node, Epilogue::GeluTanh) {
+            return Array::from_node(n);
+        }
+        let x = &self.node;
+        let b = |l: &Arc<Node>, r: &Arc<Node>, op| {
+            binary_node(l, r, op).expect("operands of one shape and dtype")
+        };
+        let x3 = b(&b(x, x, BinaryOp::Mul), x, BinaryOp::Mul);
+        let inner = b(
+            &b(
+                x,
+                &b(&konst(0.044715, x), &x3, BinaryOp::Mul),
+                BinaryOp::Add,
+            ),
+            &konst(0.797_884_560_802_865_4, x),
+            BinaryOp::Mul,
+        );
+        let t = unary_node(&inner, UnaryOp::Tanh);
+        let one_t = b(&konst(1.0, x), &t, BinaryOp::Add);
+        let half_x = b(&konst(0.5, x), x, BinaryOp::Mul);
+        Array::from_node(b(&half_x, &one_t, BinaryOp::Mul))
+    }
+}

@@ -1,0 +1,902 @@
+//! Linear algebra on arrays: products (every dtype, transposed, strided and broadcast
+//! operands, NumPy's 1-D rules), automatic epilogue fusion, and the decompositions, against
+//! f64 references computed here, on both backends.
+//!
+//! Error bounds: a product of inner dimension `k` computed in a type of unit roundoff `u`
+//! (accumulation) and stored in a type of unit roundoff `v` satisfies, element-wise,
+//! `|C − C_ref| ≤ c·k·u·(|A|·|B|) + v·|C_ref|` (the classic `γ_k` bound, `c = 2` for
+//! slack); decompositions are checked by residuals `‖A − QR‖ ≤ c·n·u·‖A‖` and alike.
+
+use crate::common::Body;
+use cuprite_array::linalg::{self, NormOrd};
+use cuprite_array::{Array, Device, Element, Error, bf16, c32, c64, f16, s, stats};
+use cuprite_testkit::{Rng, Test, TestResult};
+
+/// Element types of the product tests, with f64 conversions and their unit roundoffs.
+trait El: Element + cuprite_array::dtype::Numeric {
+    fn from64(x: f64) -> Self;
+    fn to64(self) -> f64;
+    /// The unit roundoff of storage.
+    const STORE: f64;
+    /// The unit roundoff of accumulation.
+    const ACC: f64;
+}
+macro_rules! el {
+    ($t:ty, $from:expr, $to:expr, $store:expr, $acc:expr) => {
+        impl El for $t {
+            fn from64(x: f64) -> Self {
+                $from(x)
+            }
+            fn to64(self) -> f64 {
+                $to(self)
+            }
+            const STORE: f64 = $store;
+            const ACC: f64 = $acc;
+        }
+    };
+}
+el!(
+    f32,
+    |x| x as f32,
+    |x: f32| x as f64,
+    f32::EPSILON as f64,
+    f32::EPSILON as f64
+);
+el!(f64, |x| x, |x| x, f64::EPSILON, f64::EPSILON);
+el!(
+    f16,
+    f16::from_f64,
+    |x: f16| x.to_f64(),
+    1.0 / 1024.0,
+    f32::EPSILON as f64
+);
+el!(
+    bf16,
+    bf16::from_f64,
+    |x: bf16| x.to_f64(),
+    1.0 / 128.0,
+    f32::EPSILON as f64
+);
+
+fn rand64(rng: &mut Rng, n: usize) -> Vec<f64> {
+    rng.vec_f32(n, -1.0, 1.0)
+        .iter()
+        .map(|&x| x as f64)
+        .collect()
+}
+
+/// Row-major `batch × m × n` reference of `a` (`batch_a × m × k`) times `b`, with batches
+/// broadcast by index modulo, and `|A|·|B|` for the bound.
+fn mm_ref(
+    a: &[f64],
+    b: &[f64],
+    (batch, m, n, k): (usize, usize, usize, usize),
+    (ba, bb): (usize, usize),
+) -> (Vec<f64>, Vec<f64>) {
+    let mut c = vec![0.0; batch * m * n];
+    let mut mag = vec![0.0; batch * m * n];
+    for t in 0..batch {
+        let (pa, pb) = (&a[(t % ba) * m * k..], &b[(t % bb) * k * n..]);
+        for i in 0..m {
+            for j in 0..n {
+                let (mut s, mut g) = (0.0, 0.0);
+                for p in 0..k {
+                    s += pa[i * k + p] * pb[p * n + j];
+                    g += (pa[i * k + p] * pb[p * n + j]).abs();
+                }
+                c[(t * m + i) * n + j] = s;
+                mag[(t * m + i) * n + j] = g;
+            }
+        }
+    }
+    (c, mag)
+}
+
+fn check_bound(
+    got: &[f64],
+    want: &[f64],
+    mag: &[f64],
+    k: usize,
+    (acc, store): (f64, f64),
+    what: &str,
+) -> TestResult {
+    if got.len() != want.len() {
+        return Err(format!("{what}: {} values, expected {}", got.len(), want.len()).into());
+    }
+    for i in 0..got.len() {
+        let bound = 2.0 * k as f64 * acc * mag[i] + 2.0 * store * want[i].abs() + 1e-300;
+        if (got[i] - want[i]).abs() > bound || got[i].is_nan() {
+            return Err(format!(
+                "{what}: element {i}: got {}, expected {} (bound 2·k·u·|A||B| + 2·v·|C| = {bound:e})",
+                got[i], want[i]
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// Rounds values through `T` (the reference then uses exactly the stored inputs).
+fn through<T: El>(x: &[f64]) -> (Vec<T>, Vec<f64>) {
+    let t: Vec<T> = x.iter().map(|&v| T::from64(v)).collect();
+    let back = t.iter().map(|v| v.to64()).collect();
+    (t, back)
+}
+
+fn product_case<T: El>(
+    d: Device,
+    rng: &mut Rng,
+    shape_a: &[usize],
+    shape_b: &[usize],
+) -> TestResult {
+    let (na, nb) = (shape_a.len(), shape_b.len());
+    let (m, k, n) = (shape_a[na - 2], shape_a[na - 1], shape_b[nb - 1]);
+    let ba: usize = shape_a[..na - 2].iter().product();
+    let bb: usize = shape_b[..nb - 2].iter().product();
+    let batch = ba.max(bb);
+    let (ta, ra) = through::<T>(&rand64(rng, ba * m * k));
+    let (tb, rb) = through::<T>(&rand64(rng, bb * k * n));
+    let a = Array::from_slice_on(d, &ta, shape_a)?;
+    let b = Array::from_slice_on(d, &tb, shape_b)?;
+    let c = a.matmul(&b)?;
+    let got: Vec<f64> = c.to_vec()?.into_iter().map(El::to64).collect();
+    let (want, mag) = mm_ref(&ra, &rb, (batch, m, n, k), (ba, bb));
+    check_bound(
+        &got,
+        &want,
+        &mag,
+        k,
+        (T::ACC, T::STORE),
+        &format!("{} {shape_a:?} @ {shape_b:?}", T::DTYPE),
+    )
+}
+
+fn matmul_dtypes(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let mut rng = Rng::fresh();
+        for (sa, sb) in [
+            (vec![33, 47], vec![47, 29]),
+            (vec![1, 64], vec![64, 1]),
+            (vec![3, 17, 40], vec![3, 40, 9]),
+            (vec![128, 256], vec![256, 64]),
+        ] {
+            product_case::<f32>(d, &mut rng, &sa, &sb)?;
+            product_case::<f64>(d, &mut rng, &sa, &sb)?;
+            product_case::<f16>(d, &mut rng, &sa, &sb)?;
+            product_case::<bf16>(d, &mut rng, &sa, &sb)?;
+        }
+        // Complex: against a complex f64 reference, bound 4·k·u·|A||B|.
+        let (m, k, n) = (19, 23, 11);
+        let x = rand64(&mut rng, 2 * m * k);
+        let y = rand64(&mut rng, 2 * k * n);
+        let za: Vec<c64> = x.chunks(2).map(|p| c64::new(p[0], p[1])).collect();
+        let zb: Vec<c64> = y.chunks(2).map(|p| c64::new(p[0], p[1])).collect();
+        let mut want = vec![c64::new(0.0, 0.0); m * n];
+        let mut mag = vec![0.0; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                for p in 0..k {
+                    want[i * n + j] += za[i * k + p] * zb[p * n + j];
+                    mag[i * n + j] += za[i * k + p].norm() * zb[p * n + j].norm();
+                }
+            }
+        }
+        let got64 = Array::from_slice_on(d, &za, &[m, k])?
+            .matmul(&Array::from_slice_on(d, &zb, &[k, n])?)?
+            .to_vec()?;
+        let a32: Vec<c32> = za
+            .iter()
+            .map(|z| c32::new(z.re as f32, z.im as f32))
+            .collect();
+        let b32: Vec<c32> = zb
+            .iter()
+            .map(|z| c32::new(z.re as f32, z.im as f32))
+            .collect();
+        let got32 = Array::from_slice_on(d, &a32, &[m, k])?
+            .matmul(&Array::from_slice_on(d, &b32, &[k, n])?)?
+            .to_vec()?;
+        for i in 0..m * n {
+            let e64 = (got64[i] - want[i]).norm();
+            let g32 = c64::new(got32[i].re as f64, got32[i].im as f64);
+            let e32 = (g32 - want[i]).norm();
+            let b64 = 4.0 * k as f64 * f64::EPSILON * mag[i];
+            // c32 inputs were rounded from the f64 ones: that rounding is in the bound too.
+            let b32 = 4.0 * (k as f64 + 2.0) * f32::EPSILON as f64 * mag[i];
+            if e64 > b64 || e32 > b32 {
+                return Err(format!(
+                    "complex matmul element {i}: c64 error {e64:e} (bound {b64:e}), c32 error \
+                     {e32:e} (bound {b32:e})"
+                )
+                .into());
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Transposed, strided (padded leading dimension), broadcast and 1-D operands.
+fn matmul_views(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let mut rng = Rng::fresh();
+        let (m, k, n) = (21, 34, 13);
+        let x = rand64(&mut rng, m * k);
+        let y = rand64(&mut rng, k * n);
+        let (want, mag) = mm_ref(&x, &y, (1, m, n, k), (1, 1));
+        let u = (f64::EPSILON, f64::EPSILON);
+        // A stored transposed (k × m), read as its transpose.
+        let mut xt = vec![0.0; m * k];
+        for i in 0..m {
+            for p in 0..k {
+                xt[p * m + i] = x[i * k + p];
+            }
+        }
+        let at = Array::from_slice_on(d, &xt, &[k, m])?;
+        let b = Array::from_slice_on(d, &y, &[k, n])?;
+        let got = at.t().matmul(&b)?.to_vec()?;
+        check_bound(&got, &want, &mag, k, u, "transposed A")?;
+        // B transposed too.
+        let mut yt = vec![0.0; k * n];
+        for p in 0..k {
+            for j in 0..n {
+                yt[j * k + p] = y[p * n + j];
+            }
+        }
+        let bt = Array::from_slice_on(d, &yt, &[n, k])?;
+        let got = at.t().matmul(&bt.t())?.to_vec()?;
+        check_bound(&got, &want, &mag, k, u, "transposed A and B")?;
+        // A as a column slice of a wider matrix (leading dimension k + 5).
+        let mut wide = rand64(&mut rng, m * (k + 5));
+        for i in 0..m {
+            wide[i * (k + 5) + 2..i * (k + 5) + 2 + k].copy_from_slice(&x[i * k..(i + 1) * k]);
+        }
+        let w = Array::from_slice_on(d, &wide, &[m, k + 5])?;
+        let a_view = w.slice(&s![.., 2..2 + k as isize])?;
+        let got = a_view.matmul(&b)?.to_vec()?;
+        check_bound(&got, &want, &mag, k, u, "strided A")?;
+        // A row-strided (every other row of a taller matrix).
+        let mut tall = rand64(&mut rng, 2 * m * k);
+        for i in 0..m {
+            tall[2 * i * k..(2 * i + 1) * k].copy_from_slice(&x[i * k..(i + 1) * k]);
+        }
+        let tl = Array::from_slice_on(d, &tall, &[2 * m, k])?;
+        let got = tl.slice(&s![..;2, ..])?.matmul(&b)?.to_vec()?;
+        check_bound(&got, &want, &mag, k, u, "row-strided A")?;
+        // An expression operand (realised first) and a lazy result consumer.
+        let a = Array::from_slice_on(d, &x, &[m, k])?;
+        let got = (&a * 2.0).matmul(&b)?.to_vec()?;
+        let want2: Vec<f64> = want.iter().map(|v| 2.0 * v).collect();
+        let mag2: Vec<f64> = mag.iter().map(|v| 2.0 * v).collect();
+        check_bound(&got, &want2, &mag2, k, u, "expression A")?;
+        // Broadcast batches: [m, k] @ [3, k, n]; [2, 1, m, k] @ [1, 3, k, n] (no one stride).
+        for (sa, sb, ba, bb) in [
+            (vec![m, k], vec![3, k, n], 1, 3),
+            (vec![1, m, k], vec![3, k, n], 1, 3),
+            (vec![3, m, k], vec![k, n], 3, 1),
+        ] {
+            let xa = rand64(&mut rng, ba * m * k);
+            let yb = rand64(&mut rng, bb * k * n);
+            let (w, g) = mm_ref(&xa, &yb, (3, m, n, k), (ba, bb));
+            let got =
+                Array::from_slice_on(d, &xa, &sa)?.matmul(&Array::from_slice_on(d, &yb, &sb)?)?;
+            assert_eq!(got.shape(), &[3, m, n]);
+            check_bound(&got.to_vec()?, &w, &g, k, u, &format!("{sa:?} @ {sb:?}"))?;
+        }
+        let xa = rand64(&mut rng, 2 * m * k);
+        let yb = rand64(&mut rng, 3 * k * n);
+        let got = Array::from_slice_on(d, &xa, &[2, 1, m, k])?.matmul(&Array::from_slice_on(
+            d,
+            &yb,
+            &[1, 3, k, n],
+        )?)?;
+        assert_eq!(got.shape(), &[2, 3, m, n]);
+        let got = got.to_vec()?;
+        for i in 0..2 {
+            for j in 0..3 {
+                let (w, g) = mm_ref(
+                    &xa[i * m * k..(i + 1) * m * k],
+                    &yb[j * k * n..(j + 1) * k * n],
+                    (1, m, n, k),
+                    (1, 1),
+                );
+                let off = (i * 3 + j) * m * n;
+                check_bound(
+                    &got[off..off + m * n],
+                    &w,
+                    &g,
+                    k,
+                    u,
+                    "[2,1,m,k] @ [1,3,k,n]",
+                )?;
+            }
+        }
+        // NumPy's 1-D rules.
+        let v = Array::from_slice_on(d, &y[..k], &[k])?;
+        let mv = a.matmul(&v)?;
+        assert_eq!(mv.shape(), &[m]);
+        let vm = v.matmul(&b)?;
+        assert_eq!(vm.shape(), &[n]);
+        let vv = v.matmul(&v)?;
+        assert_eq!(vv.shape(), &[] as &[usize]);
+        let dot_ref: f64 = y[..k].iter().map(|t| t * t).sum();
+        assert!((vv.item()? - dot_ref).abs() <= 2.0 * k as f64 * f64::EPSILON * dot_ref);
+        let (w, g) = mm_ref(&x, &y[..k], (1, m, 1, k), (1, 1));
+        check_bound(&mv.to_vec()?, &w, &g, k, u, "matrix @ vector")?;
+        // Empty inner dimension: zeros.
+        let z = Array::<f32>::zeros(&[3, 0]).matmul(&Array::<f32>::zeros(&[0, 4]))?;
+        assert_eq!(z.to_vec()?, vec![0.0f32; 12]);
+        Ok(())
+    })
+}
+
+fn matmul_errors(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let a = Array::<f32>::zeros(&[2, 3]);
+        let b = Array::<f32>::zeros(&[4, 5]);
+        let e = a.matmul(&b).expect_err("3 ≠ 4");
+        let msg = e.to_string();
+        assert!(
+            matches!(e, Error::Shape(_)) && msg.contains("[2, 3]") && msg.contains("[4, 5]"),
+            "{msg}"
+        );
+        assert!(msg.contains("axis 1") && msg.contains("axis 0"), "{msg}");
+        let e = Array::<f32>::zeros(&[2, 2, 3])
+            .matmul(&Array::<f32>::zeros(&[3, 3, 4]))
+            .expect_err("batch 2 vs 3");
+        assert!(
+            e.to_string().contains("[2]") && e.to_string().contains("[3]"),
+            "{e}"
+        );
+        let e = Array::<i32>::zeros(&[2, 2])
+            .matmul(&Array::<i32>::zeros(&[2, 2]))
+            .expect_err("integer");
+        assert!(e.to_string().contains("i32"), "{e}");
+        let e = linalg::tensordot(&a, &b, &[1], &[1]).expect_err("3 ≠ 5");
+        assert!(
+            e.to_string().contains("[2, 3]") && e.to_string().contains("[4, 5]"),
+            "{e}"
+        );
+        assert!(linalg::einsum("ij,jk->ik", &[&a, &b]).is_err());
+        assert!(linalg::einsum("ii->i", &[&a]).is_err());
+        assert!(linalg::einsum("ij,jk->ikq", &[&a, &a.t()]).is_err());
+        assert!(linalg::einsum("...ij,jk", &[&a, &a.t()]).is_err());
+        Ok(())
+    })
+}
+
+/// `(a @ w + bias)` then an activation: one call with an epilogue (counted), equal to the
+/// unfused evaluation.
+fn epilogue_fusion(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let mut rng = Rng::fresh();
+        let (m, k, n) = (37, 64, 48);
+        fn run<T: El + cuprite_array::dtype::Float>(
+            d: Device,
+            rng: &mut Rng,
+            (m, k, n): (usize, usize, usize),
+        ) -> TestResult {
+            let (ta, _) = through::<T>(&rand64(rng, m * k));
+            let (tw, _) = through::<T>(&rand64(rng, k * n));
+            let (tb, _) = through::<T>(&rand64(rng, n));
+            let a = Array::from_slice_on(d, &ta, &[m, k])?;
+            let w = Array::from_slice_on(d, &tw, &[k, n])?;
+            let bias = Array::from_slice_on(d, &tb, &[n])?;
+            // The unfused reference: the product realised first, then element-wise work.
+            let plain = a.matmul(&w)?;
+            plain.eval()?;
+            let tol = 4.0 * T::STORE + 2.0 * k as f64 * T::ACC;
+            let half = T::from64(0.5);
+            let cases: [(&str, Array<T>, Array<T>); 6] = [
+                ("bias", a.matmul(&w)?.try_add(&bias)?, plain.try_add(&bias)?),
+                ("relu", a.matmul(&w)?.relu(), plain.relu()),
+                ("gelu", a.matmul(&w)?.gelu(), plain.gelu()),
+                (
+                    "bias+relu",
+                    a.matmul(&w)?.try_add(&bias)?.relu(),
+                    plain.try_add(&bias)?.relu(),
+                ),
+                (
+                    "bias+gelu",
+                    a.matmul(&w)?.try_add(&bias)?.gelu(),
+                    plain.try_add(&bias)?.gelu(),
+                ),
+                (
+                    "scale+bias",
+                    a.matmul(&w)?.try_mul(half)?.try_add(&bias)?,
+                    plain.try_mul(half)?.try_add(&bias)?,
+                ),
+            ];
+            for (name, fused, unfused) in cases {
+                let before = stats::thread_fused_epilogues();
+                let f: Vec<f64> = fused.to_vec()?.into_iter().map(El::to64).collect();
+                let after = stats::thread_fused_epilogues();
+                // cuBLASLt's f64 products take a bias or a ReLU alone (the rest stays unfused).
+                let limited = d != Device::CPU
+                    && T::DTYPE == cuprite_array::DType::F64
+                    && matches!(name, "gelu" | "bias+relu" | "bias+gelu");
+                let want = if limited { before } else { before + 1 };
+                if after != want {
+                    return Err(format!(
+                        "{} {name}: {} fused epilogues ran, {} expected",
+                        T::DTYPE,
+                        after - before,
+                        want - before
+                    )
+                    .into());
+                }
+                let u: Vec<f64> = unfused.to_vec()?.into_iter().map(El::to64).collect();
+                assert_eq!(
+                    stats::thread_fused_epilogues(),
+                    after,
+                    "{name}: unfused fused"
+                );
+                for (i, (x, y)) in f.iter().zip(&u).enumerate() {
+                    if (x - y).abs() > tol * (1.0 + y.abs()) {
+                        return Err(format!(
+                            "{} {name}: element {i}: fused {x}, unfused {y} (tolerance {tol:e})",
+                            T::DTYPE
+                        )
+                        .into());
+                    }
+                }
+            }
+            // A bias of the wrong length for the last axis is not absorbed, still correct.
+            let col = Array::from_slice_on(d, &tb[..1], &[1])?;
+            let before = stats::thread_fused_epilogues();
+            let _ = a.matmul(&w)?.try_add(&col)?.to_vec()?;
+            assert_eq!(
+                stats::thread_fused_epilogues(),
+                before,
+                "a [1] bias for n = 48"
+            );
+            let rows = Array::from_slice_on(d, &ta[..m], &[m, 1])?;
+            let before = stats::thread_fused_epilogues();
+            let r: Vec<f64> = a
+                .matmul(&w)?
+                .try_add(&rows)?
+                .to_vec()?
+                .into_iter()
+                .map(El::to64)
+                .collect();
+            assert_eq!(
+                stats::thread_fused_epilogues(),
+                before,
+                "a per-row bias is not fused"
+            );
+            let p: Vec<f64> = plain.to_vec()?.into_iter().map(El::to64).collect();
+            for i in 0..m {
+                for j in 0..n {
+                    let want = p[i * n + j] + ta[i].to64();
+                    assert!((r[i * n + j] - want).abs() <= tol * (1.0 + want.abs()));
+                }
+            }
+            Ok(())
+        }
+        run::<f32>(d, &mut rng, (m, k, n))?;
+        run::<f64>(d, &mut rng, (m, k, n))?;
+        run::<bf16>(d, &mut rng, (m, k, n))?;
+        run::<f16>(d, &mut rng, (m, k, n))?;
+        // gelu is the tanh approximation, as the epilogue computes it.
+        let x = Array::from_slice_on(d, &[-1.0f64, 0.5, 2.0], &[3])?;
+        let g = x.gelu().to_vec()?;
+        for (v, x) in g.iter().zip([-1.0f64, 0.5, 2.0]) {
+            let want = 0.5
+                * x
+                * (1.0 + ((2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x * x * x)).tanh());
+            assert!((v - want).abs() < 1e-14, "gelu({x}) = {v}, expected {want}");
+        }
+        Ok(())
+    })
+}
+
+fn products(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let mut rng = Rng::fresh();
+        let x = rand64(&mut rng, 24);
+        let y = rand64(&mut rng, 24);
+        let a = Array::from_slice_on(d, &x, &[2, 3, 4])?;
+        let b = Array::from_slice_on(d, &y, &[4, 3, 2])?;
+        let tol = 1e-13;
+        // tensordot over a's axes (1, 2) and b's (1, 0): [2] x [2].
+        let got = linalg::tensordot(&a, &b, &[1, 2], &[1, 0])?;
+        assert_eq!(got.shape(), &[2, 2]);
+        let got = got.to_vec()?;
+        for i in 0..2 {
+            for j in 0..2 {
+                let mut s = 0.0;
+                for p in 0..3 {
+                    for q in 0..4 {
+                        s += x[(i * 3 + p) * 4 + q] * y[(q * 3 + p) * 2 + j];
+                    }
+                }
+                assert!((got[i * 2 + j] - s).abs() < tol, "tensordot");
+            }
+        }
+        // einsum, batched with a transposed output order.
+        let e = linalg::einsum("bij,jkb->bik", &[&a, &b])?;
+        assert_eq!(e.shape(), &[2, 3, 3]);
+        let e2 = linalg::einsum("bij,jkb->kbi", &[&a, &b])?;
+        assert_eq!(e2.shape(), &[3, 2, 3]);
+        let (ev, e2v) = (e.to_vec()?, e2.to_vec()?);
+        for bb in 0..2 {
+            for i in 0..3 {
+                for kk in 0..3 {
+                    let mut s = 0.0;
+                    for j in 0..4 {
+                        s += x[(bb * 3 + i) * 4 + j] * y[(j * 3 + kk) * 2 + bb];
+                    }
+                    assert!((ev[(bb * 3 + i) * 3 + kk] - s).abs() < tol, "einsum");
+                    assert!(
+                        (e2v[(kk * 2 + bb) * 3 + i] - s).abs() < tol,
+                        "einsum permuted"
+                    );
+                }
+            }
+        }
+        // dot, inner, vdot, outer.
+        let v = Array::from_slice_on(d, &y[..4], &[4])?;
+        let dv = linalg::dot(&a, &v)?;
+        assert_eq!(dv.shape(), &[2, 3]);
+        let iv = linalg::inner(&a, &v)?.to_vec()?;
+        for (r, (g, h)) in dv.to_vec()?.iter().zip(&iv).enumerate() {
+            let s: f64 = (0..4).map(|q| x[r * 4 + q] * y[q]).sum();
+            assert!((g - s).abs() < tol && (h - s).abs() < tol, "dot / inner");
+        }
+        let z1 = [c64::new(1.0, 2.0), c64::new(-0.5, 0.25)];
+        let z2 = [c64::new(0.0, 1.0), c64::new(3.0, -1.0)];
+        let vd = linalg::vdot(
+            &Array::from_slice_on(d, &z1, &[2])?,
+            &Array::from_slice_on(d, &z2, &[2])?,
+        )?
+        .item()?;
+        let want = z1[0].conj() * z2[0] + z1[1].conj() * z2[1];
+        assert!((vd - want).norm() < tol, "vdot {vd} vs {want}");
+        let o = linalg::outer(&v, &Array::from_slice_on(d, &x[..3], &[3])?)?;
+        assert_eq!(o.shape(), &[4, 3]);
+        assert_eq!(o.to_vec()?[5], y[1] * x[2]);
+        assert_eq!(linalg::dot(&v, &v)?.shape(), &[] as &[usize]);
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decompositions.
+
+fn mat_mul(a: &[f64], b: &[f64], m: usize, k: usize, n: usize) -> Vec<f64> {
+    mm_ref(a, b, (1, m, n, k), (1, 1)).0
+}
+
+fn transpose(a: &[f64], m: usize, n: usize) -> Vec<f64> {
+    let mut t = vec![0.0; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            t[j * m + i] = a[i * n + j];
+        }
+    }
+    t
+}
+
+fn fro(a: &[f64]) -> f64 {
+    a.iter().map(|x| x * x).sum::<f64>().sqrt()
+}
+
+fn diff(a: &[f64], b: &[f64]) -> f64 {
+    fro(&a.iter().zip(b).map(|(x, y)| x - y).collect::<Vec<_>>())
+}
+
+fn eye(n: usize) -> Vec<f64> {
+    let mut e = vec![0.0; n * n];
+    for i in 0..n {
+        e[i * n + i] = 1.0;
+    }
+    e
+}
+
+trait Re: El + linalg::Real {}
+impl Re for f32 {}
+impl Re for f64 {}
+
+fn vals<T: Re>(a: &Array<T>) -> Result<Vec<f64>, Error> {
+    Ok(a.to_vec()?.into_iter().map(El::to64).collect())
+}
+
+/// `‖got‖ ≤ c·n·u·scale`, or an Err naming the residual.
+fn residual(what: &str, r: f64, c: f64, n: usize, u: f64, scale: f64) -> TestResult {
+    let bound = c * n as f64 * u * scale;
+    if r.is_nan() || r > bound {
+        return Err(format!("{what}: residual {r:e} > {c}·n·u·scale = {bound:e}").into());
+    }
+    Ok(())
+}
+
+fn decompositions_of<T: Re>(d: Device, rng: &mut Rng) -> TestResult {
+    let u = T::ACC;
+    let n = 24;
+    let (ta, a) = through::<T>(&rand64(rng, n * n));
+    let arr = Array::from_slice_on(d, &ta, &[n, n])?;
+    let na = fro(&a);
+    // solve, several right-hand sides and one.
+    let (tb, b) = through::<T>(&rand64(rng, n * 3));
+    let x = vals(&linalg::solve(
+        &arr,
+        &Array::from_slice_on(d, &tb, &[n, 3])?,
+    )?)?;
+    let r = diff(&mat_mul(&a, &x, n, n, 3), &b);
+    residual("solve", r, 10.0, n, u, na * fro(&x) + fro(&b))?;
+    let x1 = vals(&linalg::solve(
+        &arr,
+        &Array::from_slice_on(d, &tb[..n], &[n])?,
+    )?)?;
+    let b1: Vec<f64> = b[..n].to_vec();
+    let r = diff(&mat_mul(&a, &x1, n, n, 1), &b1);
+    residual("solve (vector)", r, 10.0, n, u, na * fro(&x1) + fro(&b1))?;
+    // inv.
+    let ai = vals(&linalg::inv(&arr)?)?;
+    let r = diff(&mat_mul(&a, &ai, n, n, n), &eye(n));
+    residual("inv", r, 10.0, n, u, na * fro(&ai))?;
+    // det and slogdet against an f64 elimination of the same (rounded) values.
+    let want_det = {
+        let mut m = a.clone();
+        let mut det = 1.0;
+        for c in 0..n {
+            let p = (c..n)
+                .max_by(|&i, &j| m[i * n + c].abs().total_cmp(&m[j * n + c].abs()))
+                .expect("rows");
+            if p != c {
+                for j in 0..n {
+                    m.swap(c * n + j, p * n + j);
+                }
+                det = -det;
+            }
+            det *= m[c * n + c];
+            for i in c + 1..n {
+                let f = m[i * n + c] / m[c * n + c];
+                for j in c..n {
+                    m[i * n + j] -= f * m[c * n + j];
+                }
+            }
+        }
+        det
+    };
+    let (sign, logdet) = linalg::slogdet(&arr)?;
+    assert_eq!(sign, want_det.signum(), "slogdet sign");
+    assert!(
+        (logdet - want_det.abs().ln()).abs() < 100.0 * n as f64 * u,
+        "slogdet {logdet} vs {}",
+        want_det.abs().ln()
+    );
+    let det = linalg::det(&arr)?;
+    assert!(
+        (det - want_det).abs() <= 100.0 * n as f64 * u * want_det.abs(),
+        "det"
+    );
+    // cholesky of A·Aᵀ + n·I.
+    let mut spd = mat_mul(&a, &transpose(&a, n, n), n, n, n);
+    for i in 0..n {
+        spd[i * n + i] += n as f64;
+    }
+    let (ts, spd) = through::<T>(&spd);
+    let l = vals(&linalg::cholesky(&Array::from_slice_on(d, &ts, &[n, n])?)?)?;
+    for i in 0..n {
+        for j in i + 1..n {
+            assert_eq!(
+                l[i * n + j],
+                0.0,
+                "cholesky: L[{i}, {j}] above the diagonal"
+            );
+        }
+    }
+    let r = diff(&mat_mul(&l, &transpose(&l, n, n), n, n, n), &spd);
+    residual("cholesky", r, 10.0, n, u, fro(&spd))?;
+    // qr of a tall and a wide matrix.
+    for (m, k) in [(30, 12), (9, 20)] {
+        let (tq, q0) = through::<T>(&rand64(rng, m * k));
+        let (q, rr) = linalg::qr(&Array::from_slice_on(d, &tq, &[m, k])?)?;
+        let p = m.min(k);
+        assert_eq!(
+            (q.shape(), rr.shape()),
+            (&[m, p][..], &[p, k][..]),
+            "qr shapes"
+        );
+        let (q, rr) = (vals(&q)?, vals(&rr)?);
+        for i in 0..p {
+            for j in 0..i.min(k) {
+                assert_eq!(rr[i * k + j], 0.0, "qr: R[{i}, {j}] below the diagonal");
+            }
+        }
+        let r = diff(&mat_mul(&q, &rr, m, p, k), &q0);
+        residual("qr: A − QR", r, 10.0, m.max(k), u, fro(&q0))?;
+        let r = diff(&mat_mul(&transpose(&q, m, p), &q, p, m, p), &eye(p));
+        residual("qr: QᵀQ − I", r, 10.0, m.max(k), u, (p as f64).sqrt())?;
+        // svd of the same.
+        let (uu, s, vt) = linalg::svd(&Array::from_slice_on(d, &tq, &[m, k])?)?;
+        assert_eq!(
+            (uu.shape(), s.shape(), vt.shape()),
+            (&[m, p][..], &[p][..], &[p, k][..])
+        );
+        let (uu, s, vt) = (vals(&uu)?, vals(&s)?, vals(&vt)?);
+        assert!(
+            s.windows(2).all(|w| w[0] >= w[1]) && s[p - 1] >= 0.0,
+            "svd order {s:?}"
+        );
+        let mut us = uu.clone();
+        for i in 0..m {
+            for j in 0..p {
+                us[i * p + j] *= s[j];
+            }
+        }
+        let r = diff(&mat_mul(&us, &vt, m, p, k), &q0);
+        residual("svd: A − USVᵀ", r, 20.0, m.max(k), u, fro(&q0))?;
+        let r = diff(&mat_mul(&transpose(&uu, m, p), &uu, p, m, p), &eye(p));
+        residual("svd: UᵀU − I", r, 20.0, m.max(k), u, (p as f64).sqrt())?;
+        // pinv: A·A⁺·A = A; lstsq of the tall one against the normal equations.
+        let pi = vals(&linalg::pinv(&Array::from_slice_on(d, &tq, &[m, k])?)?)?;
+        let r = diff(&mat_mul(&mat_mul(&q0, &pi, m, k, m), &q0, m, m, k), &q0);
+        residual(
+            "pinv: A·A⁺·A − A",
+            r,
+            50.0,
+            m.max(k),
+            u,
+            fro(&q0) * fro(&pi) * fro(&q0),
+        )?;
+        if m > k {
+            let (tb, bb) = through::<T>(&rand64(rng, m));
+            let xs = vals(&linalg::lstsq(
+                &Array::from_slice_on(d, &tq, &[m, k])?,
+                &Array::from_slice_on(d, &tb, &[m])?,
+            )?)?;
+            // Aᵀ(Ax − b) = 0 at the least-squares solution.
+            let res: Vec<f64> = mat_mul(&q0, &xs, m, k, 1)
+                .iter()
+                .zip(&bb)
+                .map(|(x, y)| x - y)
+                .collect();
+            let g = mat_mul(&transpose(&q0, m, k), &res, k, m, 1);
+            residual(
+                "lstsq: Aᵀ(Ax − b)",
+                fro(&g),
+                50.0,
+                m,
+                u,
+                fro(&q0) * (fro(&q0) * fro(&xs) + fro(&bb)),
+            )?;
+        }
+    }
+    // eigh of the symmetric part.
+    let sym: Vec<f64> = (0..n * n)
+        .map(|t| 0.5 * (a[t] + a[(t % n) * n + t / n]))
+        .collect();
+    let (tsym, sym) = through::<T>(&sym);
+    let (w, v) = linalg::eigh(&Array::from_slice_on(d, &tsym, &[n, n])?)?;
+    let (w, v) = (vals(&w)?, vals(&v)?);
+    assert!(w.windows(2).all(|p| p[0] <= p[1]), "eigh: ascending {w:?}");
+    let mut vw = v.clone();
+    for i in 0..n {
+        for j in 0..n {
+            vw[i * n + j] *= w[j];
+        }
+    }
+    let r = diff(&mat_mul(&sym, &v, n, n, n), &vw);
+    residual("eigh: AV − VW", r, 20.0, n, u, fro(&sym))?;
+    let r = diff(&mat_mul(&transpose(&v, n, n), &v, n, n, n), &eye(n));
+    residual("eigh: VᵀV − I", r, 20.0, n, u, (n as f64).sqrt())?;
+    // norms and rank.
+    let fro_got = linalg::norm(&arr, NormOrd::Fro)?;
+    assert!((fro_got - na).abs() <= 4.0 * n as f64 * u * na, "norm fro");
+    let one_want = (0..n)
+        .map(|j| (0..n).map(|i| a[i * n + j].abs()).sum::<f64>())
+        .fold(0.0, f64::max);
+    assert!((linalg::norm(&arr, NormOrd::One)? - one_want).abs() <= 4.0 * n as f64 * u * one_want);
+    let (_, s, _) = linalg::svd(&arr)?;
+    let s = vals(&s)?;
+    assert!((linalg::norm(&arr, NormOrd::Spectral)? - s[0]).abs() <= 4.0 * u * s[0]);
+    // Rank 3 by construction: a sum of three outer products.
+    let mut low = vec![0.0; n * n];
+    for _ in 0..3 {
+        let (p, q) = (rand64(rng, n), rand64(rng, n));
+        for i in 0..n {
+            for j in 0..n {
+                low[i * n + j] += p[i] * q[j];
+            }
+        }
+    }
+    let (tl, _) = through::<T>(&low);
+    assert_eq!(
+        linalg::matrix_rank(&Array::from_slice_on(d, &tl, &[n, n])?)?,
+        3,
+        "rank"
+    );
+    assert_eq!(linalg::matrix_rank(&arr)?, n, "full rank");
+    Ok(())
+}
+
+fn decompositions(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let mut rng = Rng::fresh();
+        decompositions_of::<f64>(d, &mut rng)?;
+        decompositions_of::<f32>(d, &mut rng)?;
+        Ok(())
+    })
+}
+
+fn singular_and_not_spd(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        fn of<T: Re>(d: Device) -> TestResult {
+            let v = |x: &[f64]| x.iter().map(|&t| T::from64(t)).collect::<Vec<T>>();
+            // Rank 2 of 3: the third row is the sum of the others (exact in binary).
+            let sing = Array::from_slice_on(
+                d,
+                &v(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 5.0, 7.0, 9.0]),
+                &[3, 3],
+            )?;
+            let b = Array::from_slice_on(d, &v(&[1.0, 1.0, 1.0]), &[3])?;
+            let e = linalg::solve(&sing, &b).expect_err("singular solve");
+            assert!(matches!(e, Error::Singular(_)), "{e:?}");
+            let e = linalg::inv(&sing).expect_err("singular inv");
+            assert!(
+                matches!(e, Error::Singular(_)) && e.to_string().contains("singular"),
+                "{e:?}"
+            );
+            // Its determinant is rounding error: |det| ≤ 100·n·u·∏‖row‖ (Hadamard's bound).
+            let hadamard = 3.742 * 8.775 * 12.45;
+            assert!(linalg::det(&sing)?.abs() <= 100.0 * 3.0 * T::ACC * hadamard);
+            assert_eq!(linalg::matrix_rank(&sing)?, 2);
+            // Exactly singular in elimination: det 0, slogdet (0, -inf).
+            let exact = Array::from_slice_on(d, &v(&[1.0, 2.0, 2.0, 4.0]), &[2, 2])?;
+            assert_eq!(linalg::det(&exact)?, 0.0);
+            assert_eq!(linalg::slogdet(&exact)?, (0.0, f64::NEG_INFINITY));
+            let e = linalg::solve(&exact, &Array::from_slice_on(d, &v(&[1.0, 1.0]), &[2])?)
+                .expect_err("exactly singular");
+            assert!(matches!(e, Error::Singular(_)), "{e:?}");
+            let zero = Array::from_slice_on(d, &v(&[0.0; 4]), &[2, 2])?;
+            assert!(matches!(linalg::inv(&zero), Err(Error::Singular(_))));
+            // Symmetric, indefinite (eigenvalues 3 and -1).
+            let indef = Array::from_slice_on(d, &v(&[1.0, 2.0, 2.0, 1.0]), &[2, 2])?;
+            let e = linalg::cholesky(&indef).expect_err("not SPD");
+            assert!(
+                matches!(e, Error::NotPositiveDefinite(_))
+                    && e.to_string().contains("positive definite"),
+                "{e:?}"
+            );
+            let e =
+                linalg::cholesky(&Array::from_slice_on(d, &v(&[-1.0]), &[1, 1])?).expect_err("-1");
+            assert!(matches!(e, Error::NotPositiveDefinite(_)), "{e:?}");
+            // Shapes.
+            let rect = Array::from_slice_on(d, &v(&[1.0; 6]), &[2, 3])?;
+            let e = linalg::solve(&rect, &b).expect_err("not square");
+            assert!(e.to_string().contains("[2, 3]"), "{e}");
+            let sq = Array::from_slice_on(d, &v(&[1.0, 0.0, 0.0, 1.0]), &[2, 2])?;
+            let e = linalg::solve(&sq, &b).expect_err("b of 3 rows");
+            assert!(
+                e.to_string().contains("[3]") && e.to_string().contains("[2, 2]"),
+                "{e}"
+            );
+            Ok(())
+        }
+        of::<f64>(d)?;
+        of::<f32>(d)
+    })
+}
+
+const BODIES: &[(&str, Body)] = &[
+    ("matmul_dtypes", matmul_dtypes),
+    ("matmul_views", matmul_views),
+    ("matmul_errors", matmul_errors),
+    ("epilogue_fusion", epilogue_fusion),
+    ("products", products),
+    ("decompositions", decompositions),
+    ("singular_and_not_spd", singular_and_not_spd),
+];
+
+pub fn tests() -> Vec<Test> {
+    let mut v = Vec::new();
+    for &(name, body) in BODIES {
+        v.push(Test::cpu(format!("cpu::linalg::{name}"), move || {
+            body(Device::CPU)
+        }));
+        v.push(Test::gpu(format!("cuda::linalg::{name}"), move || {
+            body(Device::cuda(0))
+        }));
+    }
+    v
+}
