@@ -13,6 +13,27 @@
 //! value is needed ([`Array::to_vec`], [`Array::eval`], a reduction, interop), when it grows
 //! past a size limit, or under memory pressure. See [`ops`] for the semantics every backend
 //! implements, [`dtype`] for the element types and promotion rules.
+//!
+//! # Inside (for contributors)
+//!
+//! Modules import only downward in this list (a `mod.rs` that only re-exports is a facade):
+//!
+//! | layer | modules | owns |
+//! |---|---|---|
+//! | catalogue | `ops/*`, [`interop`], [`random`] | user-facing operations; library calls (`ops/scan.rs`, `ops/fft`, `ops/linalg`, `ops/rows.rs`) |
+//! | arrays | `array`, `creation`, `display` | `Array<T>`, a handle on a graph node |
+//! | scheduling | `schedule` | when a graph is realised: grouping, library calls first, OOM retry, `sync`/`device_gc` |
+//! | execution | `backend/` | `trait Backend` (cpu, cuda, dry-run), dispatched in `backend::of` only |
+//! | kernels | [`jit`], `codegen/` | source in, loaded kernel out: caches, tiers, NVRTC, disk; CUDA C from a program |
+//! | IR | `graph` | lazy nodes, `Program` (linear, CSE'd), `LibraryCall` nodes (fusion boundaries) |
+//! | data | `storage`, `runtime` | host/device/foreign buffers; per-device context, array stream, buffer reuse |
+//! | basics | [`memory`], [`device`], `op`, [`dtype`], [`shape`], `util`, [`special`], [`stats`], [`error`] | statistics, ids, opcodes, types, layouts, hashers |
+//!
+//! A new element-wise operation is an opcode (`op`) with its CPU evaluation (`backend/cpu`) and
+//! its CUDA expression (`codegen`). A new library call (a routine of several kernels, or cuBLAS,
+//! cuFFT, NCCL) implements `graph::LibraryCall` in `ops/`, as `ops/scan.rs` does: the scheduler
+//! realises its inputs, runs it on the array stream or on rayon, and fuses what consumes it.
+//! The crate reaches CUDA only through `cuprite`'s safe API.
 #![deny(missing_docs)]
 #![allow(
     clippy::needless_range_loop,

@@ -4,7 +4,7 @@
 //!
 //! This module owns the user-facing catalogue: argument checks, the resizing of the input to
 //! `n` (zero padding or cropping, as NumPy does), output shapes and dtypes, and normalisation.
-//! Each transform is **one library call** (see [`crate::graph::LibraryCall`], in `call`): cuFFT
+//! Each transform is **one library call** (see `graph::LibraryCall`, in `call`): cuFFT
 //! on the CUDA backend (`cuda`), `rustfft`/`realfft` on rayon on the CPU backend (`cpu`). The
 //! scaling of [`FftNorm`] is an element-wise multiply on the call's lazy output, so it fuses
 //! with whatever consumes the spectrum (no extra pass).
