@@ -385,7 +385,7 @@ fn epilogue_fusion(d: Device) -> TestResult {
             plain.eval()?;
             let tol = 4.0 * T::STORE + 2.0 * k as f64 * T::ACC;
             let half = T::from64(0.5);
-            let cases: [(&str, Array<T>, Array<T>); 6] = [
+            let cases: [(&str, Array<T>, Array<T>); 7] = [
                 ("bias", a.matmul(&w)?.try_add(&bias)?, plain.try_add(&bias)?),
                 ("relu", a.matmul(&w)?.relu(), plain.relu()),
                 ("gelu", a.matmul(&w)?.gelu(), plain.gelu()),
@@ -398,6 +398,12 @@ fn epilogue_fusion(d: Device) -> TestResult {
                     "bias+gelu",
                     a.matmul(&w)?.try_add(&bias)?.gelu(),
                     plain.try_add(&bias)?.gelu(),
+                ),
+                // The second activation stays element-wise on the fused ReLU product.
+                (
+                    "relu+gelu",
+                    a.matmul(&w)?.relu().gelu(),
+                    plain.relu().gelu(),
                 ),
                 (
                     "scale+bias",

@@ -96,6 +96,7 @@ fn solver_err(call: &str, e: cuprite::Error) -> Error {
 // Host side.
 
 /// The row-major elements of a matrix on the CPU.
+#[cfg(feature = "faer")]
 fn host<T: Real>(a: &Array<T>) -> Result<Vec<T>> {
     let s = a.contiguous_storage()?;
     match &*s {
@@ -106,6 +107,7 @@ fn host<T: Real>(a: &Array<T>) -> Result<Vec<T>> {
     }
 }
 
+#[cfg(feature = "faer")]
 fn cpu_array<T: Real>(v: &[T], shape: &[usize]) -> Result<Array<T>> {
     Array::from_slice_on(Device::CPU, v, shape)
 }
@@ -408,11 +410,11 @@ pub fn solve<T: Real>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
             )));
         }
     };
-    let out_shape: Vec<usize> = if vector { vec![n] } else { vec![n, k] };
     if !on_cuda(a) {
         #[cfg(feature = "faer")]
         {
             let x = cpu::solve(&host(a)?, n, &host(b)?, k)?;
+            let out_shape: Vec<usize> = if vector { vec![n] } else { vec![n, k] };
             return cpu_array(&x, &out_shape);
         }
         #[cfg(not(feature = "faer"))]

@@ -582,8 +582,15 @@ impl<T: Float> Array<T> {
             return Array::from_node(n);
         }
         let x = &self.node;
+        // Built node by node (operands of one shape and dtype): a product below is not asked
+        // to absorb a piece of the expression (`0.5 · x` as its scale would make it run twice).
         let b = |l: &Arc<Node>, r: &Arc<Node>, op| {
-            binary_node(l, r, op).expect("operands of one shape and dtype")
+            crate::array::finish(Node::new(
+                Op::Binary(op, l.clone(), r.clone()),
+                l.dtype,
+                l.shape.clone(),
+                l.device,
+            ))
         };
         let x3 = b(&b(x, x, BinaryOp::Mul), x, BinaryOp::Mul);
         let inner = b(
