@@ -382,7 +382,13 @@ fn reduce(
         p,
         salt_of(v, kind),
         || codegen::reduction(p, op, pass_d, v),
-        || None,
+        // The quick build of a vectorised reduction: its one-element-per-thread form (same
+        // parameters, same blocks and rows; the vectorised form unrolls the producer 16 times,
+        // which NVRTC takes several times longer to build).
+        || {
+            v.vector
+                .then(|| codegen::reduction(p, op, pass_d, Variant { vector: false, ..v }))
+        },
     )?;
     let chunks = if guess > 1 {
         // The kernel's own occupancy (its register count decides how many blocks fit).
