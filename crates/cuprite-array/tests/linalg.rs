@@ -418,9 +418,8 @@ fn epilogue_fusion(d: Device) -> TestResult {
                 // cuBLASLt's f64 products take a bias or a ReLU alone: GELU alone is not fused,
                 // and of bias+ReLU and bias+GELU the bias is (one fused call, the activation
                 // after it as an element-wise kernel).
-                let limited = d != Device::CPU
-                    && T::DTYPE == cuprite_array::DType::F64
-                    && name == "gelu";
+                let limited =
+                    d != Device::CPU && T::DTYPE == cuprite_array::DType::F64 && name == "gelu";
                 let want = if limited { before } else { before + 1 };
                 if after != want {
                     return Err(format!(

@@ -594,6 +594,27 @@ fn one_axis<U: Element, O: Element>(
     norm: FftNorm,
     what: &str,
 ) -> Result<Array<O>> {
+    // On CUDA a real-to-complex or complex-to-real transform along a non-trailing axis runs
+    // along the last axis of a permuted copy: cuFFT needs its real and complex pointers aligned
+    // to the complex type, which the interleaved signals of an inner axis are not (seen on the
+    // H100: CUFFT_INVALID_VALUE for an f64 rfft along the middle axis of [50, 7, 3]).
+    let nd = x.ndim();
+    if matches!(kind, Kind::R2C | Kind::C2R)
+        && x.device().backend == crate::device::Backend::Cuda
+        && nd > 1
+    {
+        let ax = crate::shape::axis(axis, nd)?;
+        if ax != nd - 1 {
+            let mut perm: Vec<usize> = (0..nd).filter(|&d| d != ax).collect();
+            perm.push(ax);
+            let mut back = vec![0; nd];
+            for (i, &p) in perm.iter().enumerate() {
+                back[p] = i;
+            }
+            let r: Array<O> = one_axis(x.permute(&perm)?, kind, n, -1, norm, what)?;
+            return r.permute(&back);
+        }
+    }
     let s = n.map(|n| [n]);
     let node = transform(
         &x,
