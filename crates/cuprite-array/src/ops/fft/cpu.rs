@@ -5,7 +5,7 @@
 //! A transform along an inner axis (stride > 1) gathers its signals into contiguous lines,
 //! transforms them, and scatters the results back: every pass is parallel over lines.
 
-use super::call::{FftCall, Kind, product};
+use super::desc::{FftCall, Kind, product};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::CallInput;

@@ -17,7 +17,7 @@
 //! then the transform runs on that buffer itself, else on a copy made on the stream. The
 //! complex inverse groups before it run in place on the same buffer.
 
-use super::call::{FftCall, Group, Kind, outer_inner, product};
+use super::desc::{FftCall, Group, Kind, outer_inner, product};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::CallInput;

@@ -48,16 +48,17 @@
 mod call;
 mod cpu;
 mod cuda;
+mod desc;
 
 pub use cuda::plan_cache_stats;
 
 use crate::array::Array;
-use crate::dtype::{ComplexElement, DType, Element, Float, Numeric, Scalar, bf16, c32, c64, f16};
+use crate::dtype::{ComplexElement, Element, Float, Numeric, Scalar, bf16, c32, c64, f16};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
 use crate::ops::BinaryOp;
 use crate::shape::{SliceArg, numel};
-use call::{FftCall, Kind};
+use desc::{FftCall, Kind, complex_of};
 use std::sync::Arc;
 
 /// How a transform pair is scaled (NumPy's `norm`). `n` is the number of points of the
@@ -646,15 +647,6 @@ fn many_axes<U: Element, O: Element>(
         norm,
         what,
     )?))
-}
-
-/// The complex dtype of a real one.
-fn complex_of(d: DType) -> DType {
-    if d == DType::F64 {
-        DType::C64
-    } else {
-        DType::C32
-    }
 }
 
 /// Builds the transform of `x` (already in the call's input dtype: complex for C2C and C2R,
