@@ -90,6 +90,68 @@ fn big_reductions_match_cpu() -> TestResult {
     Ok(())
 }
 
+/// Reductions of one new producer over many sizes in quick succession: the first (large) use
+/// makes the quick first build (one element per thread, partials combined), and the sizes after
+/// it launch that same kernel, or the optimised one once it is in place, with other row lengths
+/// and row counts: every result matches the CPU backend (integers exactly).
+fn quick_reductions_any_size() -> TestResult {
+    let mut rng = Rng::fresh();
+    // A producer structure new to this process (its chain length is random).
+    let steps = 2 + (rng.next_u64() % 6) as usize;
+    let f32_expr = |a: &Array<f32>| {
+        let mut x = a.clone();
+        for i in 0..steps {
+            x = if i % 2 == 0 { &x * 0.75 } else { &x + 0.125 };
+        }
+        x
+    };
+    let i32_expr = |a: &Array<i32>| {
+        let mut x = a.clone();
+        for _ in 0..steps {
+            x = &x * 3 - 1;
+        }
+        x
+    };
+    let shapes: [(&[usize], isize); 11] = [
+        (&[1 << 20], 0),
+        (&[1], 0),
+        (&[255], 0),
+        (&[256], 0),
+        (&[257], 0),
+        (&[4097], 0),
+        (&[70_001], 0),
+        (&[3, 100_000], 1),
+        (&[1000, 300], 1),
+        (&[300, 1000], 0),
+        (&[7, 5, 9000], 2),
+    ];
+    for (shape, axis) in shapes {
+        let n: usize = shape.iter().product();
+        let xs = rng.vec_f32(n, -1.0, 1.0);
+        let is: Vec<i32> = (0..n).map(|_| (rng.next_u64() % 7) as i32 - 3).collect();
+        let run = |d: Device| -> Result<(Vec<f32>, Vec<i64>), cuprite_array::Error> {
+            with_device(d, || {
+                let a = Array::from_slice(&xs, shape)?;
+                let b = Array::from_slice(&is, shape)?;
+                Ok((
+                    f32_expr(&a).sum_axes(&[axis], false)?.to_vec()?,
+                    i32_expr(&b).sum_axes(&[axis], false)?.to_vec()?,
+                ))
+            })
+        };
+        let (g, c) = (run(gpu())?, run(Device::CPU)?);
+        assert_eq!(g.1, c.1, "i32 sums of shape {shape:?} along {axis}");
+        crate::common::close(
+            &g.0.iter().map(|&v| v as f64).collect::<Vec<_>>(),
+            &c.0.iter().map(|&v| v as f64).collect::<Vec<_>>(),
+            1e-4,
+            1e-3,
+            &format!("f32 sums of shape {shape:?} along {axis}"),
+        )?;
+    }
+    Ok(())
+}
+
 /// Two threads, each on its own stream, sharing inputs made on the default array stream.
 fn two_threads_two_streams() -> TestResult {
     let mut rng = Rng::fresh();
@@ -468,6 +530,10 @@ pub fn tests() -> Vec<Test> {
         ),
         Test::gpu("cross::chain_matches_cpu", chain_matches_cpu),
         Test::gpu("cross::big_reductions_match_cpu", big_reductions_match_cpu),
+        Test::gpu(
+            "cross::quick_reductions_any_size",
+            quick_reductions_any_size,
+        ),
         Test::gpu("cross::two_threads_two_streams", two_threads_two_streams),
         Test::gpu("cross::memory_stats_and_lock", memory_stats_and_lock),
         Test::gpu("cross::kernel_cache_hits", kernel_cache_hits),

@@ -113,7 +113,9 @@ fn record_elementwise(prog: &Program, strided_out: bool) {
 
 /// Records the CUDA sources of a reduction (both passes, every variant).
 fn record_reduction(prog: &Program, op: ReduceOp, inner: usize, out: DType) {
-    use crate::codegen::{VEC, Variant, acc_dtype, reduction, vectorisable};
+    use crate::codegen::{
+        VEC, Variant, acc_dtype, reduction, reduction_one_per_thread, vectorisable,
+    };
     let src = prog.instrs[prog.outputs[0]].dtype;
     let acc = acc_dtype(op, src);
     for vector in [false, true] {
@@ -128,6 +130,10 @@ fn record_reduction(prog: &Program, op: ReduceOp, inner: usize, out: DType) {
         crate::jit::record(&reduction(prog, op, out, v).source);
         if !matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax) {
             crate::jit::record(&reduction(prog, op, acc, v).source);
+            if v.idx32 && !vector {
+                // The quick first build's form.
+                crate::jit::record(&reduction_one_per_thread(prog, op, acc, v).source);
+            }
         }
     }
 }

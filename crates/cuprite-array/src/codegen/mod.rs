@@ -39,7 +39,7 @@ mod scan;
 pub(crate) use params::ParamPlan;
 use params::params;
 use prelude::with_prelude;
-pub(crate) use reduction::{acc_dtype, reduction};
+pub(crate) use reduction::{acc_dtype, reduction, reduction_one_per_thread};
 pub(crate) use rows::{RowKind, rows_kernel};
 pub(crate) use scan::scan_kernel;
 

@@ -290,20 +290,36 @@ fn to_err(e: cuprite::Error) -> BenchError {
     Box::new(e)
 }
 
-/// The expression of sample `k` of the first-use benchmark: a chain whose length (so whose
-/// structure, so whose kernel) depends on `k`.
-fn first_use_expr(a: &Array<f32>, k: usize) -> Array<f32> {
+/// The expression of sample `k` of the first-use benchmarks: a chain of `3 + k` steps (so its
+/// length, and the NVRTC work, grow with `k`), each step one of five operations chosen from
+/// `(salt, k, step)`. A new salt per process makes every sample's kernel source new to the
+/// machine: NVRTC and the driver keep a cache of their own (`~/.nv/ComputeCache`, off with
+/// `CUDA_CACHE_DISABLE=1`) that serves a source built by an earlier process in a few
+/// milliseconds, which a fixed expression would measure instead of a first use.
+fn first_use_expr(a: &Array<f32>, k: usize, salt: u64) -> Array<f32> {
     let mut x = a.clone();
     for i in 0..(3 + k) {
-        x = if i % 3 == 0 {
-            x.sin()
-        } else if i % 3 == 1 {
-            &x * 1.5
-        } else {
-            x.exp()
+        let mut h = salt ^ ((k as u64) << 32 | i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        h ^= h >> 29;
+        h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        h ^= h >> 32;
+        x = match h % 5 {
+            0 => x.sin(),
+            1 => &x * 1.5,
+            2 => x.exp(),
+            3 => x.cos(),
+            _ => &x + 0.25,
         };
     }
     x
+}
+
+/// A salt for [`first_use_expr`] unique to this run: the clock and the process id.
+fn fresh_salt() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    t ^ (std::process::id() as u64).rotate_left(40)
 }
 
 /// Environment variable that turns `cuprite` into the child process of the warm disk-cache
@@ -319,8 +335,10 @@ pub fn warm_child() -> Option<Result<f64, BenchError>> {
         return Some(cold_child(&k));
     }
     let spec = std::env::var(WARM_CHILD_ENV).ok()?;
-    let (dir, k) = spec.rsplit_once('|')?;
+    let (rest, salt) = spec.rsplit_once('|')?;
+    let (dir, k) = rest.rsplit_once('|')?;
     let k: usize = k.parse().ok()?;
+    let salt: u64 = salt.parse().ok()?;
     jit::set_cache_dir(Some(dir.into()));
     Some(with_device(gpu(), || {
         let a = rand(1 << 16, 9)?;
@@ -328,7 +346,7 @@ pub fn warm_child() -> Option<Result<f64, BenchError>> {
         cuprite_array::sync(gpu())?;
         let before = cuprite_array::stats::compiles();
         let t = Instant::now();
-        first_use_expr(&a, k).eval()?;
+        first_use_expr(&a, k, salt).eval()?;
         cuprite_array::sync(gpu())?;
         let ms = t.elapsed().as_secs_f64() * 1e3;
         if cuprite_array::stats::compiles() != before {
@@ -358,7 +376,7 @@ fn cold_child(k: &str) -> Result<f64, BenchError> {
         a.eval()?;
         cuprite_array::sync(gpu())?;
         let t = Instant::now();
-        first_use_expr(&a, k).eval()?;
+        first_use_expr(&a, k, fresh_salt()).eval()?;
         cuprite_array::sync(gpu())?;
         Ok(t.elapsed().as_secs_f64() * 1e3)
     })
@@ -369,6 +387,7 @@ fn jit_first_use(ctx: &mut BenchCtx) -> BenchResult {
     let _ = std::fs::remove_dir_all(&dir);
     jit::set_cache_dir(Some(dir.clone()));
     let reps = ctx.repeats.min(12);
+    let salt = fresh_salt();
     let out = with_device(gpu(), || -> BenchResult {
         let a = rand(1 << 16, 9)?;
         a.eval()?;
@@ -383,7 +402,7 @@ fn jit_first_use(ctx: &mut BenchCtx) -> BenchResult {
         for k in 0..reps {
             // A structure never seen before in each sample.
             let t = Instant::now();
-            first_use_expr(&a, k).eval()?;
+            first_use_expr(&a, k, salt).eval()?;
             cuprite_array::sync(gpu())?;
             first.push(t.elapsed().as_secs_f64());
             // The optimised build (background) is not part of the next sample.
@@ -432,7 +451,7 @@ fn jit_first_use(ctx: &mut BenchCtx) -> BenchResult {
     let mut warm = Vec::new();
     for k in 0..reps {
         let o = std::process::Command::new(&exe)
-            .env(WARM_CHILD_ENV, format!("{}|{k}", dir.display()))
+            .env(WARM_CHILD_ENV, format!("{}|{k}|{salt}", dir.display()))
             .output()
             .map_err(|e| BenchError::from(e.to_string()))?;
         let text = String::from_utf8_lossy(&o.stdout);
@@ -522,14 +541,16 @@ fn cpu_fused_chain(ctx: &mut BenchCtx) -> BenchResult {
 
 /// First use of a new fused reduction (`sum` of a new element-wise expression): codegen, the
 /// quick build of the reduction kernel, its launch and the final combine, synchronised. Each
-/// sample's producer has a structure never seen before; the combine of partial sums is a
-/// kernel of its own (the same for every sample), made ready before the samples as on a
-/// machine that has run any f32 sum before, and timed apart on a fresh cache.
+/// sample's producer is new to the machine (see [`first_use_expr`]; the same lengths as the
+/// samples of `array/jit_first_use`); the combine of partial sums is a kernel of its own (the
+/// same for every sample), made ready before the samples as on a machine that has run any f32
+/// sum before, and timed apart on a fresh cache.
 fn jit_first_reduction(ctx: &mut BenchCtx) -> BenchResult {
     let dir = std::env::temp_dir().join(format!("cuprite-bench-jitred-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     jit::set_cache_dir(Some(dir.clone()));
     let reps = ctx.repeats.min(12);
+    let salt = fresh_salt();
     let out = with_device(gpu(), || -> BenchResult {
         let a = rand(1 << 20, 10)?;
         a.eval()?;
@@ -544,7 +565,7 @@ fn jit_first_reduction(ctx: &mut BenchCtx) -> BenchResult {
         let mut first = Vec::new();
         for k in 0..reps {
             let t = Instant::now();
-            first_use_expr(&a, k + 20).sum()?.item()?;
+            first_use_expr(&a, k, salt).sum()?.item()?;
             first.push(t.elapsed().as_secs_f64());
             cuprite_array::wait_tier_up();
         }

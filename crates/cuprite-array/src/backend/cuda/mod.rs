@@ -374,6 +374,11 @@ fn reduce(
     } else {
         out_d
     };
+    // Whether the quick first build takes the one-element-per-thread form: decided from what
+    // the kernel key holds (index width, operation, dtypes), never from the sizes, so that a
+    // launch of the same kernel with other sizes agrees with how it was built. Its partials
+    // are in the accumulator's dtype, so combining them loses nothing.
+    let one_per_thread = idx32 && !arg && pass_d == codegen::acc_dtype(op, src_d);
     let mut h = Fnv(0);
     h.write_u8(pass_d.code());
     let kind = 2 | (op as u64) << 4 | h.finish() << 12;
@@ -382,15 +387,24 @@ fn reduce(
         p,
         salt_of(v, kind),
         || codegen::reduction(p, op, pass_d, v),
-        // The quick build of a vectorised reduction: its one-element-per-thread form (same
-        // parameters, same blocks and rows; the vectorised form unrolls the producer 16 times,
-        // which NVRTC takes several times longer to build).
+        // The quick first build: where partials are combined anyway (several blocks per row)
+        // and indices are 32-bit, the form with at most one element per thread and no loop
+        // (launched with a block per BLOCK elements); else the scalar looping form of a
+        // vectorised kernel (the vectorised one unrolls the producer 16 times, which NVRTC
+        // takes several times longer to build).
         || {
-            v.vector
-                .then(|| codegen::reduction(p, op, pass_d, Variant { vector: false, ..v }))
+            let scalar = Variant { vector: false, ..v };
+            if one_per_thread {
+                Some(codegen::reduction_one_per_thread(p, op, pass_d, scalar))
+            } else {
+                v.vector.then(|| codegen::reduction(p, op, pass_d, scalar))
+            }
         },
     )?;
-    let chunks = if guess > 1 {
+    let chunks = if k.scalar && one_per_thread {
+        // The quick build's one-element-per-thread form: a block per BLOCK elements of a row.
+        inner.div_ceil(BLOCK as usize).max(1)
+    } else if guess > 1 {
         // The kernel's own occupancy (its register count decides how many blocks fit).
         let resident = st.sms as usize * k.blocks_per_sm.max(1) as usize;
         guess.min((resident / outer).max(1)).max(2)
