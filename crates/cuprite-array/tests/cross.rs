@@ -478,7 +478,12 @@ pub fn exit_child() {
         let a = Array::<f32>::rand_uniform(&[1 << 16], seed)?;
         let b = (a.sin() * 2.0 + 1.0).exp().cos();
         b.eval()?;
-        (&b * &a).tanh().sum()?.item()
+        // Several new kernels in a row, so that optimised builds are still queued or running
+        // when the process exits.
+        let c = (&b * &a).tanh().sum()?.item()?;
+        let d = (a.exp() - &b).abs().sqrt().max()?.item()?;
+        let e = ((&a * 3.0).sin() + b.cos()).sum()?.item()?;
+        Ok(c + d + e)
     });
     match r {
         Ok(v) if v.is_finite() => println!("{v}"),

@@ -88,6 +88,10 @@ fn worker() {
                 q = CHANGED.wait(q).unwrap_or_else(|e| e.into_inner());
             }
         };
+        // Before each build: a library (or a code path of one) first used by the previous build
+        // may have registered exit-time destructors after the last registration of the hook;
+        // registering again puts the hook before them (see `register_exit_hook`).
+        register_exit_hook();
         // A panic must not leave the count up (waiters would wait for ever).
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(job)));
         let mut q = lock();
