@@ -6,6 +6,7 @@ pub(crate) static EVALUATIONS: AtomicU64 = AtomicU64::new(0);
 pub(crate) static COMPILES: AtomicU64 = AtomicU64::new(0);
 pub(crate) static DISK_HITS: AtomicU64 = AtomicU64::new(0);
 pub(crate) static LINKED_QUICK: AtomicU64 = AtomicU64::new(0);
+pub(crate) static INTERPRETED: AtomicU64 = AtomicU64::new(0);
 pub(crate) static FUSED_EPILOGUES: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
@@ -54,6 +55,11 @@ pub fn linked_quick_builds() -> u64 {
 /// [`linked_quick_builds`] of the calling thread.
 pub fn thread_linked_quick_builds() -> u64 {
     THREAD_LINKED.with(|c| c.get())
+}
+/// New programs whose first use ran on the interpreter (no NVRTC build waited for; see
+/// [`crate::jit`]), so far.
+pub fn interpreted_first_uses() -> u64 {
+    INTERPRETED.load(Ordering::Relaxed)
 }
 
 /// Library calls run so far that folded element-wise work on their output into the call itself

@@ -152,6 +152,94 @@ fn quick_reductions_any_size() -> TestResult {
     Ok(())
 }
 
+/// A program drawn from `seed`: a chain over `x` (`[rows, cols]`) and `y` (`[cols]`, broadcast)
+/// of arithmetic, math, comparisons and selects, and casts through f64, i32 and i64.
+fn drawn_program(seed: u64, x: &Array<f32>, y: &Array<f32>) -> Array<f32> {
+    let mut rng = Rng::seeded(seed);
+    let mut a = x.clone();
+    for _ in 0..(3 + rng.next_u64() % 8) {
+        a = match rng.next_u64() % 10 {
+            0 => &a + y,
+            1 => &a * 1.5,
+            2 => a.sin(),
+            3 => (&a * 0.5).tanh(),
+            4 => &a - &(y * 2.0),
+            5 => a.abs().sqrt(),
+            6 => Array::select(&a.greater(y), &a, y).expect("select"),
+            7 => (a.cast::<f64>() * 2.0).cast::<f32>(),
+            8 => ((&a * 100.0).cast::<i32>() % 7).cast::<f32>(),
+            _ => (a.cast::<i64>() + 3).cast::<f32>().maximum(y),
+        };
+    }
+    a
+}
+
+/// The first use of a small new program runs on the interpreter (once it is loaded) and gives
+/// the CPU backend's values, element-wise and reduced; so does its optimised kernel afterwards.
+fn interpreter_first_uses_match() -> TestResult {
+    let mut rng = Rng::fresh();
+    let (rows, cols) = (37, 1001);
+    let xs = rng.vec_f32(rows * cols, -2.0, 2.0);
+    let ys = rng.vec_f32(cols, -1.0, 1.0);
+    let run = |d: Device, seed: u64| -> Result<(Vec<f32>, Vec<f32>, f32), cuprite_array::Error> {
+        with_device(d, || {
+            let x = Array::from_slice(&xs, &[rows, cols])?;
+            let y = Array::from_slice(&ys, &[cols])?;
+            let e = drawn_program(seed, &x, &y);
+            Ok((
+                e.to_vec()?,
+                drawn_program(seed ^ 1, &x, &y)
+                    .sum_axes(&[1], false)?
+                    .to_vec()?,
+                drawn_program(seed ^ 2, &x.t(), &y.reshape(&[cols, 1])?)
+                    .max()?
+                    .item()?,
+            ))
+        })
+    };
+    // Any new program asks for the interpreter; wait until it is loaded.
+    let _ = run(gpu(), rng.next_u64())?;
+    cuprite_array::wait_tier_up();
+    let before = cuprite_array::stats::interpreted_first_uses();
+    for _ in 0..8 {
+        let seed = rng.next_u64();
+        let first = run(gpu(), seed)?;
+        cuprite_array::wait_tier_up();
+        let optimised = run(gpu(), seed)?;
+        let cpu = run(Device::CPU, seed)?;
+        for (name, got) in [("first use", &first), ("optimised", &optimised)] {
+            let f = |v: &[f32]| v.iter().map(|&x| x as f64).collect::<Vec<_>>();
+            crate::common::close(
+                &f(&got.0),
+                &f(&cpu.0),
+                1e-5,
+                1e-5,
+                &format!("{name}: values"),
+            )?;
+            crate::common::close(
+                &f(&got.1),
+                &f(&cpu.1),
+                1e-4,
+                1e-4,
+                &format!("{name}: row sums"),
+            )?;
+            crate::common::close(
+                &[got.2 as f64],
+                &[cpu.2 as f64],
+                1e-5,
+                1e-5,
+                &format!("{name}: max"),
+            )?;
+        }
+    }
+    let interpreted = cuprite_array::stats::interpreted_first_uses() - before;
+    assert!(
+        interpreted >= 8,
+        "only {interpreted} first uses ran on the interpreter (CUPRITE_ARRAY_INTERP=0 set?)"
+    );
+    Ok(())
+}
+
 /// Two threads, each on its own stream, sharing inputs made on the default array stream.
 fn two_threads_two_streams() -> TestResult {
     let mut rng = Rng::fresh();
@@ -535,6 +623,10 @@ pub fn tests() -> Vec<Test> {
         ),
         Test::gpu("cross::chain_matches_cpu", chain_matches_cpu),
         Test::gpu("cross::big_reductions_match_cpu", big_reductions_match_cpu),
+        Test::gpu(
+            "cross::interpreter_first_uses_match",
+            interpreter_first_uses_match,
+        ),
         Test::gpu(
             "cross::quick_reductions_any_size",
             quick_reductions_any_size,

@@ -30,6 +30,7 @@ pub(crate) struct Variant {
     pub strided_out: bool,
 }
 
+pub(crate) mod interp;
 mod params;
 mod prelude;
 mod reduction;

@@ -12,6 +12,7 @@
 
 use super::compile::{self, tiered};
 use super::config::{JitConfig, trace_note};
+use super::interp::Interp;
 use super::{disk, math, worker};
 use crate::codegen::{BLOCK, KernelSource};
 use crate::dtype::Scalar;
@@ -34,6 +35,10 @@ pub(crate) struct Kernel {
     /// thread form (same parameters): launched with one thread per element until the
     /// optimised build replaces it.
     pub scalar: bool,
+    /// Set when this is the interpreter standing in for the program's kernel until it is built:
+    /// the program's instruction words (see [`crate::codegen::interp`]). Launched with a frame
+    /// instead of the kernel's parameters.
+    pub interp: Option<Box<[u64]>>,
 }
 
 type Map = FastMap<(usize, u64), Arc<Kernel>>;
@@ -149,13 +154,16 @@ thread_local! {
 /// The kernel of `prog` (with key salt `salt`: the variant and kind of kernel) on the device of
 /// `st`: from this thread's cache, the process's map, the disk, or a build from `make`'s
 /// source. `quick` gives the source of the quick first build when it is not `make`'s (the
-/// one-element-per-thread form of a vectorised kernel, same parameters).
+/// one-element-per-thread form of a vectorised kernel, same parameters). `interp` picks the
+/// interpreter's kernel and the program's instruction words when the interpreter can stand in
+/// for the first build (see [`super::interp`]).
 pub(crate) fn get(
     st: &'static DeviceState,
     prog: &Program,
     salt: u64,
     make: impl FnOnce() -> KernelSource,
     quick: impl FnOnce() -> Option<KernelSource>,
+    interp: impl FnOnce(&Interp) -> Option<(Function, Vec<u64>)>,
 ) -> Result<Arc<Kernel>> {
     let generation = GENERATION.load(Ordering::Acquire);
     let hit = LOCAL.with(|l| {
@@ -175,7 +183,7 @@ pub(crate) fn get(
     if let Some(k) = hit {
         return Ok(k);
     }
-    let k = lookup(st, prog.structure_hash(salt), make, quick)?;
+    let k = lookup(st, prog.structure_hash(salt), make, quick, interp)?;
     LOCAL.with(|l| {
         let Ok(mut l) = l.try_borrow_mut() else {
             return;
@@ -214,7 +222,7 @@ pub(crate) fn get_by_key(
     key: u64,
     make: impl FnOnce() -> KernelSource,
 ) -> Result<Arc<Kernel>> {
-    lookup(st, key, make, || None)
+    lookup(st, key, make, || None, |_| None)
 }
 
 /// The kernel under `key` on the device of `st`, built on a miss.
@@ -223,6 +231,7 @@ fn lookup(
     key: u64,
     make: impl FnOnce() -> KernelSource,
     quick: impl FnOnce() -> Option<KernelSource>,
+    interp: impl FnOnce(&Interp) -> Option<(Function, Vec<u64>)>,
 ) -> Result<Arc<Kernel>> {
     if let Some(k) = KERNELS
         .lock()
@@ -246,6 +255,30 @@ fn lookup(
         return Ok(k);
     }
     if tiered() {
+        // The interpreter stands in while the optimised kernel is built (no NVRTC wait).
+        let (ip, queue_build) = super::interp::ready(st);
+        if queue_build {
+            worker::queue(worker::Job::Interpreter { st });
+        }
+        if let Some(ip) = ip {
+            if let Some((func, code)) = interp(&ip) {
+                let k = Arc::new(Kernel {
+                    func,
+                    blocks_per_sm: ip.blocks_per_sm,
+                    scalar: true,
+                    interp: Some(code.into_boxed_slice()),
+                });
+                insert(st.ordinal, key, k.clone());
+                crate::stats::INTERPRETED.fetch_add(1, Ordering::Relaxed);
+                trace_note("first use on the interpreter; optimised build queued");
+                worker::queue(worker::Job::TierUp {
+                    st,
+                    key,
+                    source: src,
+                });
+                return Ok(k);
+            }
+        }
         let q = quick();
         let scalar = q.is_some();
         let q = q.as_ref().unwrap_or(&src);
@@ -275,6 +308,7 @@ pub(crate) fn load(st: &DeviceState, image: Vec<u8>, name: &str) -> Result<Kerne
         func,
         blocks_per_sm,
         scalar: false,
+        interp: None,
     })
 }
 
@@ -347,6 +381,7 @@ fn optimised_via_driver(st: &DeviceState, src: &KernelSource) -> Result<Kernel> 
                 func,
                 blocks_per_sm,
                 scalar: false,
+                interp: None,
             })
         }
     }

@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 /// | `CUPRITE_ARRAY_TIERED=0` | build the optimised kernel on the spot (no quick first build) |
 /// | `CUPRITE_ARRAY_QUICK_LINK=0` | quick builds compile whole kernels (no math library) |
 /// | `CUPRITE_ARRAY_NO_VECTOR=1` | start with the vectorised kernel variants off |
+/// | `CUPRITE_ARRAY_INTERP=0` | first uses are quick NVRTC builds, never the interpreter |
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JitConfig {
     /// `CUPRITE_JIT_TRACE`.
@@ -26,6 +27,9 @@ pub struct JitConfig {
     pub quick_link: bool,
     /// Vectorised variants on at start (`CUPRITE_ARRAY_NO_VECTOR` unset, empty or `0`).
     pub vectorize: bool,
+    /// First uses of small programs run on the interpreter while their kernel is built
+    /// (`CUPRITE_ARRAY_INTERP` not `0`; tiered builds only).
+    pub interp: bool,
 }
 
 impl JitConfig {
@@ -44,6 +48,7 @@ impl JitConfig {
             tiered: var("CUPRITE_ARRAY_TIERED").is_none_or(|v| v != "0"),
             quick_link: var("CUPRITE_ARRAY_QUICK_LINK").is_none_or(|v| v != "0"),
             vectorize: set("CUPRITE_ARRAY_NO_VECTOR").is_none(),
+            interp: var("CUPRITE_ARRAY_INTERP").is_none_or(|v| v != "0"),
         }
     }
 

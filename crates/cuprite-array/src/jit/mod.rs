@@ -46,6 +46,7 @@ mod cache;
 mod compile;
 mod config;
 mod disk;
+mod interp;
 mod math;
 mod record;
 mod worker;

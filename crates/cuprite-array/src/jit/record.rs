@@ -9,7 +9,8 @@ static RECORD: Mutex<Option<Vec<String>>> = Mutex::new(None);
 /// kernels the CPU backend would have needed on a GPU (used to check, without a GPU, that all
 /// generated code compiles).
 pub fn start_recording() {
-    *RECORD.lock().unwrap_or_else(|e| e.into_inner()) = Some(Vec::new());
+    // The interpreter's module is one source whatever the programs: recorded once.
+    *RECORD.lock().unwrap_or_else(|e| e.into_inner()) = Some(vec![super::interp::SOURCE.clone()]);
 }
 
 /// Stops recording and returns the recorded sources (deduplicated, in order).

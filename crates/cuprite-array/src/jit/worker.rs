@@ -21,6 +21,8 @@ pub(crate) enum Job {
     },
     /// The math library of an architecture (see [`super::math`]).
     MathLibrary { arch: u32 },
+    /// The interpreter of a device (see [`super::interp`]).
+    Interpreter { st: &'static DeviceState },
 }
 
 /// The jobs not started, how many are queued or running, and whether the thread runs.
@@ -49,6 +51,7 @@ fn run(job: Job) {
             math::build_math_library(arch);
             trace_note("background: math library built");
         }
+        Job::Interpreter { st } => super::interp::build(st),
     }
 }
 

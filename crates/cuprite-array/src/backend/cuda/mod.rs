@@ -176,6 +176,27 @@ fn launch(
     Ok(())
 }
 
+/// The frame of one interpreter launch of `p` (see [`codegen::interp`]), in a new device
+/// buffer written on `stream` before the launch that reads it.
+fn interp_frame(
+    st: &DeviceState,
+    stream: &Arc<Stream>,
+    p: &Program,
+    code: &[u64],
+    in_ptrs: &[u64],
+    out: u64,
+) -> Result<DevBuf> {
+    let words = codegen::interp::frame(p, code, in_ptrs, out);
+    let mut d = alloc(st, stream, DType::U64, words.len())?;
+    let Some(b) = d.buffer_mut() else {
+        return Err(Error::InvalidArgument(
+            "the interpreter's frame buffer was handed back".into(),
+        ));
+    };
+    stream.memcpy_htod(bytemuck::cast_slice::<u64, u8>(&words), b)?;
+    Ok(d)
+}
+
 /// The salt of a kernel key ([`Program::structure_hash`]): variant and kind of kernel.
 fn salt_of(v: Variant, kind: u64) -> u64 {
     (v.idx32 as u64) | (v.vector as u64) << 1 | (v.strided_out as u64) << 2 | kind << 8
@@ -266,7 +287,21 @@ fn run_elementwise(
             v.vector
                 .then(|| codegen::elementwise(p, Variant { vector: false, ..v }))
         },
+        |ip| {
+            if strided_out {
+                return None;
+            }
+            codegen::interp::encode(p).map(|c| (ip.elementwise.clone(), c))
+        },
     )?;
+    if let Some(code) = &k.interp {
+        let frame = interp_frame(st, stream, p, code, &in_ptrs, out_ptrs[0])?;
+        // Grid-stride: enough blocks to fill the device, at most one per BLOCK elements.
+        let most = st.sms as usize * k.blocks_per_sm as usize * 4;
+        let grid = n.div_ceil(BLOCK as usize).clamp(1, most.max(1)) as u32;
+        ins.push(&frame);
+        return launch(stream, &k, grid, &[frame.ptr()], &ins, outs);
+    }
     let plan = ParamPlan::new(
         p,
         v,
@@ -400,6 +435,15 @@ fn reduce(
                 v.vector.then(|| codegen::reduction(p, op, pass_d, scalar))
             }
         },
+        // The interpreter stands in only where the quick build would be the one-element-per-
+        // thread form (launched the same way below).
+        |ip| {
+            if !one_per_thread {
+                return None;
+            }
+            let f = ip.reduction(op, pass_d)?.clone();
+            codegen::interp::encode(p).map(|c| (f, c))
+        },
     )?;
     let chunks = if k.scalar && one_per_thread {
         // The quick build's one-element-per-thread form: a block per BLOCK elements of a row.
@@ -412,16 +456,31 @@ fn reduce(
         1
     };
     let out = alloc(st, &stream, pass_d, outer * chunks)?;
-    let mut plan = ParamPlan::new(p, v, &in_ptrs, &[out.ptr()], None);
-    plan.words.extend_from_slice(&[inner as u64, chunks as u64]);
-    launch(
-        &stream,
-        &k,
-        (outer * chunks) as u32,
-        &plan.words,
-        &ins,
-        &[&out],
-    )?;
+    if let Some(code) = &k.interp {
+        let frame = interp_frame(st, &stream, p, code, &in_ptrs, 0)?;
+        let mut reads = ins.clone();
+        reads.push(&frame);
+        let words = [frame.ptr(), out.ptr(), inner as u64, chunks as u64];
+        launch(
+            &stream,
+            &k,
+            (outer * chunks) as u32,
+            &words,
+            &reads,
+            &[&out],
+        )?;
+    } else {
+        let mut plan = ParamPlan::new(p, v, &in_ptrs, &[out.ptr()], None);
+        plan.words.extend_from_slice(&[inner as u64, chunks as u64]);
+        launch(
+            &stream,
+            &k,
+            (outer * chunks) as u32,
+            &plan.words,
+            &ins,
+            &[&out],
+        )?;
+    }
     let out = Arc::new(Storage::Cuda(out));
     if chunks == 1 {
         return Ok(out);

@@ -1,0 +1,100 @@
+//! The interpreter tier (see [`crate::codegen::interp`]): one module per device, built once
+//! per machine (in the background, then from the disk cache) and loaded once per process. While
+//! it is loaded, the first use of a small new program launches it instead of waiting for an
+//! NVRTC build; the program's optimised kernel is built in the background and replaces it.
+
+use super::compile;
+use super::config::{JitConfig, trace_note};
+use crate::codegen::{BLOCK, interp};
+use crate::dtype::DType;
+use crate::op::ReduceOp;
+use crate::runtime::DeviceState;
+use crate::util::FastMap;
+use cuprite::{Function, ModuleImage};
+use std::sync::{Arc, LazyLock, Mutex};
+
+/// The interpreter's kernels on one device.
+#[derive(Debug)]
+pub(crate) struct Interp {
+    pub elementwise: Function,
+    pub reductions: Vec<((ReduceOp, DType), Function)>,
+    /// Blocks of [`BLOCK`] threads of the element-wise kernel resident per multiprocessor.
+    pub blocks_per_sm: u32,
+}
+
+impl Interp {
+    /// The reduction kernel of `op` accumulating in `acc`, if the interpreter has one.
+    pub fn reduction(&self, op: ReduceOp, acc: DType) -> Option<&Function> {
+        self.reductions
+            .iter()
+            .find(|(k, _)| *k == (op, acc))
+            .map(|(_, f)| f)
+    }
+}
+
+enum Slot {
+    Building,
+    Ready(Arc<Interp>),
+    Failed,
+}
+
+static SLOTS: LazyLock<Mutex<FastMap<usize, Slot>>> = LazyLock::new(Default::default);
+
+/// The interpreter's source (the same for every device and process).
+pub(crate) static SOURCE: LazyLock<String> = LazyLock::new(interp::source);
+
+/// The interpreter of the device of `st` when it is loaded, and whether the caller must queue
+/// its build (the first call for the device: `worker::Job::Interpreter`). `None` until the
+/// build is done, and for good when it failed or the interpreter is turned off.
+pub(crate) fn ready(st: &DeviceState) -> (Option<Arc<Interp>>, bool) {
+    if !JitConfig::get().interp {
+        return (None, false);
+    }
+    let mut g = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
+    match g.get(&st.ordinal) {
+        Some(Slot::Ready(i)) => (Some(i.clone()), false),
+        Some(_) => (None, false),
+        None => {
+            g.insert(st.ordinal, Slot::Building);
+            (None, true)
+        }
+    }
+}
+
+/// Builds (or reads from the disk cache) and loads the interpreter of the device of `st`.
+pub(crate) fn build(st: &DeviceState) {
+    let built = (|| -> crate::error::Result<Interp> {
+        let bin = compile::cubin(&SOURCE, st.arch)?;
+        let module = st.ctx.load_module(ModuleImage::cubin(bin))?;
+        let elementwise = module.load_function(interp::ELEMENTWISE_NAME)?;
+        let blocks_per_sm = elementwise.max_active_blocks_per_sm(BLOCK, 0)?.max(1);
+        let mut reductions = Vec::new();
+        for (op, acc) in interp::reductions() {
+            reductions.push((
+                (op, acc),
+                module.load_function(&interp::reduction_name(op, acc))?,
+            ));
+        }
+        Ok(Interp {
+            elementwise,
+            reductions,
+            blocks_per_sm,
+        })
+    })();
+    let slot = match built {
+        Ok(i) => {
+            trace_note("background: interpreter loaded");
+            Slot::Ready(Arc::new(i))
+        }
+        Err(e) => {
+            trace_note(&format!(
+                "background: the interpreter failed to build ({e}): first uses are quick builds"
+            ));
+            Slot::Failed
+        }
+    };
+    SLOTS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(st.ordinal, slot);
+}
