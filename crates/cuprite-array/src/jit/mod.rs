@@ -29,6 +29,17 @@
 //! measured agreed bit for bit). At exit the process waits for a library build in progress
 //! (once per machine and NVRTC version; `cuprite bench array/jit_first_use` times it).
 //!
+//! Before any of that, a first use may not wait for NVRTC at all: the **interpreter** is one
+//! module per device (built once per machine in the background, started by the first new
+//! program of a process, then read from the disk cache) whose kernels evaluate a small program
+//! from its instruction list (`codegen::interp`: up to 48 instructions over `bool`, `i32`,
+//! `i64`, `f32` and `f64`; element-wise with one output, or reduced by sum, product, min or max).
+//! Once it is loaded, a new program it can run is launched on it at once while its optimised
+//! kernel is built in the background; the optimised kernel replaces it as above. NVRTC takes
+//! about 35 ms for even a trivial new kernel on an H100 host, so this is what makes a first use
+//! cost a launch. Its cases come from the same expression emitters as the compiled kernels.
+//! `CUPRITE_ARRAY_INTERP=0` turns it off; [`crate::stats::interpreted_first_uses`] counts it.
+//!
 //! The environment switches are read once into [`JitConfig`].
 //!
 //! # Disk cache
