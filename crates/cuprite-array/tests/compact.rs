@@ -32,7 +32,11 @@ fn argwhere_values(d: Device) -> TestResult {
                 let x: Vec<i32> = (0..n)
                     .map(|_| {
                         let keep = rng.next_u64() % 100 < density;
-                        if keep { 1 + (rng.next_u64() % 9) as i32 } else { 0 }
+                        if keep {
+                            1 + (rng.next_u64() % 9) as i32
+                        } else {
+                            0
+                        }
                     })
                     .collect();
                 let a = Array::from_slice(&x, &[n])?;
@@ -94,22 +98,40 @@ fn masked_select_values(d: Device) -> TestResult {
             let m: Vec<bool> = (0..n).map(|_| rng.next_u64() % 3 != 0).collect();
             let a = Array::from_slice(&x, &[n])?;
             let mk = Array::from_slice(&m, &[n])?;
-            let want: Vec<i64> = x.iter().zip(&m).filter(|(_, m)| **m).map(|(x, _)| *x).collect();
-            assert_eq!(a.masked_select(&mk)?.to_vec()?, want, "masked_select of {n}");
+            let want: Vec<i64> = x
+                .iter()
+                .zip(&m)
+                .filter(|(_, m)| **m)
+                .map(|(x, _)| *x)
+                .collect();
+            assert_eq!(
+                a.masked_select(&mk)?.to_vec()?,
+                want,
+                "masked_select of {n}"
+            );
         }
         // Broadcast mask, every dtype class, a fused value expression.
         let x: Vec<f32> = rng.vec_f32(4 * 1100, -1.0, 1.0);
         let a = Array::from_slice(&x, &[4, 1100])?;
         let row: Vec<bool> = (0..1100).map(|i| i % 7 < 3).collect();
         let mk = Array::from_slice(&row, &[1100])?;
-        let want: Vec<f32> = (0..4 * 1100).filter(|i| row[i % 1100]).map(|i| x[i]).collect();
+        let want: Vec<f32> = (0..4 * 1100)
+            .filter(|i| row[i % 1100])
+            .map(|i| x[i])
+            .collect();
         assert_eq!(a.masked_select(&mk)?.to_vec()?, want);
         let want2: Vec<f32> = want.iter().map(|v| v * 2.0 + 1.0).collect();
-        assert_eq!(((&a * 2.0f32) + 1.0f32).masked_select(&mk)?.to_vec()?, want2);
+        assert_eq!(
+            ((&a * 2.0f32) + 1.0f32).masked_select(&mk)?.to_vec()?,
+            want2
+        );
         let wh: Vec<f16> = want.iter().map(|&v| f16::from_f32(v)).collect();
         assert_eq!(a.cast::<f16>().masked_select(&mk)?.to_vec()?, wh);
         let wi: Vec<i8> = want.iter().map(|&v| (v * 100.0) as i8).collect();
-        assert_eq!((&a * 100.0f32).cast::<i8>().masked_select(&mk)?.to_vec()?, wi);
+        assert_eq!(
+            (&a * 100.0f32).cast::<i8>().masked_select(&mk)?.to_vec()?,
+            wi
+        );
         let wd: Vec<f64> = want.iter().map(|&v| v as f64).collect();
         assert_eq!(a.cast::<f64>().masked_select(&mk)?.to_vec()?, wd);
         // The mask broadcast over a column, the values broadcast over rows.
@@ -123,12 +145,19 @@ fn masked_select_values(d: Device) -> TestResult {
         assert_eq!(t.masked_select(&t.greater(0.5f32))?.to_vec()?, want);
         // Empty and bad input.
         let e = Array::<f32>::from_slice(&[], &[0])?;
-        assert!(e.masked_select(&Array::from_slice(&[], &[0])?)?.to_vec()?.is_empty());
+        assert!(
+            e.masked_select(&Array::from_slice(&[], &[0])?)?
+                .to_vec()?
+                .is_empty()
+        );
         let err = a.masked_select(&Array::from_slice(&[true, false], &[2])?);
         let err = err.unwrap_err().to_string();
         assert!(err.contains("[2]") && err.contains("[4, 1100]"), "{err}");
         let z = Array::from_slice(&[cuprite_array::c32::new(1.0, 0.0)], &[1])?;
-        let err = z.masked_select(&Array::from_slice(&[true], &[1])?).unwrap_err().to_string();
+        let err = z
+            .masked_select(&Array::from_slice(&[true], &[1])?)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("complex"), "{err}");
         Ok(())
     })
@@ -145,14 +174,19 @@ fn searchsorted_values(d: Device) -> TestResult {
         let mut rng = Rng::fresh();
         for &m in &[0usize, 1, 31, 1023, 1025, 5000, 100_003] {
             // Duplicates (integers up to m / 3) and NaN last.
-            let mut s: Vec<f32> = (0..m).map(|_| (rng.next_u64() % (m as u64 / 3 + 1)) as f32).collect();
+            let mut s: Vec<f32> = (0..m)
+                .map(|_| (rng.next_u64() % (m as u64 / 3 + 1)) as f32)
+                .collect();
             s.sort_by(|a, b| a.partial_cmp(b).unwrap());
             if m > 4 {
                 s[m - 1] = f32::NAN;
             }
             let q: Vec<f32> = (0..3001)
                 .map(|i| match i % 5 {
-                    0 => s.get(rng.next_u64() as usize % m.max(1)).copied().unwrap_or(0.0),
+                    0 => s
+                        .get(rng.next_u64() as usize % m.max(1))
+                        .copied()
+                        .unwrap_or(0.0),
                     1 => f32::NAN,
                     _ => (rng.next_u64() % (m as u64 / 3 + 3)) as f32 - 1.0 + 0.5 * (i % 2) as f32,
                 })
@@ -161,17 +195,28 @@ fn searchsorted_values(d: Device) -> TestResult {
             let qa = Array::from_slice(&q, &[3001])?;
             let sf: Vec<f64> = s.iter().map(|&v| v as f64).collect();
             for (side, right) in [(Side::Left, false), (Side::Right, true)] {
-                let want: Vec<i64> = q.iter().map(|&v| search_ref(&sf, v as f64, right)).collect();
+                let want: Vec<i64> = q
+                    .iter()
+                    .map(|&v| search_ref(&sf, v as f64, right))
+                    .collect();
                 let got = sa.searchsorted(&qa, side)?.to_vec()?;
                 assert_eq!(got, want, "searchsorted {side:?} in {m}");
             }
             // Integer rows, values of another shape, a fused query expression.
-            let si: Vec<i32> = s.iter().map(|&v| if v.is_nan() { i32::MAX } else { v as i32 }).collect();
+            let si: Vec<i32> = s
+                .iter()
+                .map(|&v| if v.is_nan() { i32::MAX } else { v as i32 })
+                .collect();
             let sia = Array::from_slice(&si, &[m])?;
-            let qi: Vec<i32> = (0..600).map(|i| (i * 37 % (m as i32 / 3 + 5)) - 2).collect();
+            let qi: Vec<i32> = (0..600)
+                .map(|i| (i * 37 % (m as i32 / 3 + 5)) - 2)
+                .collect();
             let qia = Array::from_slice(&qi, &[20, 30])?;
             let sff: Vec<f64> = si.iter().map(|&v| v as f64).collect();
-            let want: Vec<i64> = qi.iter().map(|&v| search_ref(&sff, (v + 1) as f64, true)).collect();
+            let want: Vec<i64> = qi
+                .iter()
+                .map(|&v| search_ref(&sff, (v + 1) as f64, true))
+                .collect();
             let got = sia.searchsorted(&(&qia + 1i32), Side::Right)?;
             assert_eq!(got.shape(), &[20, 30]);
             assert_eq!(got.to_vec()?, want, "i32 searchsorted in {m}");
@@ -197,9 +242,18 @@ fn searchsorted_values(d: Device) -> TestResult {
         let err = Array::scalar(1.0f32).searchsorted(&Array::scalar(1.0f32), Side::Left);
         assert!(err.unwrap_err().to_string().contains("0-d"));
         let s1 = Array::from_slice(&[1i64, 2], &[2])?;
-        assert!(s1.searchsorted(&Array::<i64>::from_slice(&[], &[0])?, Side::Left)?.to_vec()?.is_empty());
+        assert!(
+            s1.searchsorted(&Array::<i64>::from_slice(&[], &[0])?, Side::Left)?
+                .to_vec()?
+                .is_empty()
+        );
         let z = Array::from_slice(&[cuprite_array::c32::new(1.0, 0.0)], &[1])?;
-        assert!(z.searchsorted(&z, Side::Left).unwrap_err().to_string().contains("complex"));
+        assert!(
+            z.searchsorted(&z, Side::Left)
+                .unwrap_err()
+                .to_string()
+                .contains("complex")
+        );
         Ok(())
     })
 }

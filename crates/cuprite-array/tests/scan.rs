@@ -249,16 +249,32 @@ where
         let tag = |op: &str| format!("{op} of {} {shape:?} along {axis}", T::DTYPE);
         for excl in [false, true] {
             let e = if excl { " exclusive" } else { "" };
-            let got = if excl { a.cumsum_exclusive(ax)? } else { a.cumsum(ax)? };
+            let got = if excl {
+                a.cumsum_exclusive(ax)?
+            } else {
+                a.cumsum(ax)?
+            };
             let want = reference::<T, T::Accum>(x, d, ScanOp::Sum, excl, None);
             same(&got.to_vec()?, &want, &tag(&format!("cumsum{e}")))?;
-            let got = if excl { p.cumprod_exclusive(ax)? } else { p.cumprod(ax)? };
+            let got = if excl {
+                p.cumprod_exclusive(ax)?
+            } else {
+                p.cumprod(ax)?
+            };
             let want = reference::<T, T::Accum>(f, d, ScanOp::Prod, excl, None);
             same(&got.to_vec()?, &want, &tag(&format!("cumprod{e}")))?;
-            let got = if excl { a.cummax_exclusive(ax)? } else { a.cummax(ax)? };
+            let got = if excl {
+                a.cummax_exclusive(ax)?
+            } else {
+                a.cummax(ax)?
+            };
             let want = reference::<T, T>(x, d, ScanOp::Max, excl, None);
             same(&got.to_vec()?, &want, &tag(&format!("cummax{e}")))?;
-            let got = if excl { a.cummin_exclusive(ax)? } else { a.cummin(ax)? };
+            let got = if excl {
+                a.cummin_exclusive(ax)?
+            } else {
+                a.cummin(ax)?
+            };
             let want = reference::<T, T>(x, d, ScanOp::Min, excl, None);
             same(&got.to_vec()?, &want, &tag(&format!("cummin{e}")))?;
         }
@@ -286,7 +302,9 @@ where
 }
 
 /// Sizes around warps (32), blocks (256), tiles (2048, 4096) and 2^k ± 1.
-const SIZES: &[usize] = &[0, 1, 31, 32, 33, 1023, 1024, 1025, 2047, 2049, 4095, 4097, 8193];
+const SIZES: &[usize] = &[
+    0, 1, 31, 32, 33, 1023, 1024, 1025, 2047, 2049, 4095, 4097, 8193,
+];
 
 fn shapes() -> Vec<Vec<usize>> {
     let mut v: Vec<Vec<usize>> = SIZES.iter().map(|&n| vec![n]).collect();
@@ -307,7 +325,13 @@ fn scans_every_dtype(d: Device) -> TestResult {
         check_dtype::<i32>(&sh)?;
         check_dtype::<f32>(&sh)?;
         // The other dtypes on fewer shapes (every path still: one tile, several, columns).
-        let few = vec![vec![33], vec![4097], vec![3, 1025], vec![4100, 2], vec![5, 4, 3]];
+        let few = vec![
+            vec![33],
+            vec![4097],
+            vec![3, 1025],
+            vec![4100, 2],
+            vec![5, 4, 3],
+        ];
         check_dtype::<bool>(&few)?;
         check_dtype::<i8>(&few)?;
         check_dtype::<i16>(&few)?;
@@ -327,7 +351,12 @@ fn scans_every_dtype(d: Device) -> TestResult {
 fn scans_lines_and_columns(d: Device) -> TestResult {
     cuprite_array::with_device(d, || {
         let mut rng = Rng::fresh();
-        for shape in [vec![7, 5000], vec![20, 700, 1], vec![9, 4096, 2], vec![2, 3, 20000]] {
+        for shape in [
+            vec![7, 5000],
+            vec![20, 700, 1],
+            vec![9, 4096, 2],
+            vec![2, 3, 20000],
+        ] {
             let n: usize = shape.iter().product();
             let (x, f) = make::<i64>(&mut rng, n);
             check_all(&x, &f, &shape)?;
@@ -387,7 +416,10 @@ fn scans_strided(d: Device) -> TestResult {
             ("transposed", a.t()),
             ("stepped", a.slice(&s![1..;3, 5..290;2])?),
             ("flipped", a.flip(&[1])?),
-            ("broadcast", a.slice(&s![3..4, ..])?.broadcast_to(&[50, 300])?),
+            (
+                "broadcast",
+                a.slice(&s![3..4, ..])?.broadcast_to(&[50, 300])?,
+            ),
         ];
         for (name, v) in views {
             let dense = v.to_vec()?;
@@ -395,7 +427,11 @@ fn scans_strided(d: Device) -> TestResult {
                 let dd = dims(v.shape(), axis);
                 let got = v.cumsum(axis as isize)?.to_vec()?;
                 let want = reference::<i32, i64>(&dense, dd, ScanOp::Sum, false, None);
-                same(&got, &want, &format!("cumsum of a {name} view along {axis}"))?;
+                same(
+                    &got,
+                    &want,
+                    &format!("cumsum of a {name} view along {axis}"),
+                )?;
                 let got = v.cummax_exclusive(axis as isize)?.to_vec()?;
                 let want = reference::<i32, i32>(&dense, dd, ScanOp::Max, true, None);
                 same(&got, &want, &format!("cummax_exclusive of a {name} view"))?;
@@ -436,7 +472,9 @@ fn scan_fuses_producer(d: Device) -> TestResult {
         z.eval()?;
         assert_eq!(cuprite_array::stats::thread_evaluations() - before, 2);
         // Consumers fuse onto the result.
-        let w = ((&a.slice(&s![..100])? + 1.0).cumsum(0)? - 1.0).sum()?.item()?;
+        let w = ((&a.slice(&s![..100])? + 1.0).cumsum(0)? - 1.0)
+            .sum()?
+            .item()?;
         let mut acc = 0.0f64;
         let mut tot = 0.0f64;
         for v in &xa[..100] {
@@ -451,7 +489,14 @@ fn scan_fuses_producer(d: Device) -> TestResult {
 fn scan_by_key_values(d: Device) -> TestResult {
     cuprite_array::with_device(d, || {
         let mut rng = Rng::fresh();
-        for shape in [vec![1], vec![33], vec![5000], vec![3, 2049], vec![600, 3], vec![5, 4100]] {
+        for shape in [
+            vec![1],
+            vec![33],
+            vec![5000],
+            vec![3, 2049],
+            vec![600, 3],
+            vec![5, 4100],
+        ] {
             let n: usize = shape.iter().product();
             let (x, _) = make::<i32>(&mut rng, n);
             // Runs of keys of random lengths.
@@ -485,7 +530,10 @@ fn scan_by_key_values(d: Device) -> TestResult {
         // Float keys: NaN never equals the previous key.
         let v = Array::from_slice(&[1.0f32, 1.0, 1.0, 1.0], &[4])?;
         let k = Array::from_slice(&[0.0f32, f32::NAN, f32::NAN, 0.0], &[4])?;
-        assert_eq!(v.scan_by_key(&k, ScanOp::Sum, 0, false)?.to_vec()?, [1.0, 1.0, 1.0, 1.0]);
+        assert_eq!(
+            v.scan_by_key(&k, ScanOp::Sum, 0, false)?.to_vec()?,
+            [1.0, 1.0, 1.0, 1.0]
+        );
         // Bad input.
         let e = v.scan_by_key(&Array::<u8>::zeros(&[3]), ScanOp::Sum, 0, false);
         let e = e.unwrap_err().to_string();
@@ -540,7 +588,10 @@ fn scan_errors(d: Device) -> TestResult {
         }
         // Scalars scan as one element; empty arrays give empty results.
         assert_eq!(Array::scalar(2.5f32).cumsum(0)?.to_vec()?, [2.5]);
-        assert_eq!(Array::scalar(3i8).cummin_exclusive(-1)?.to_vec()?, [i8::MAX]);
+        assert_eq!(
+            Array::scalar(3i8).cummin_exclusive(-1)?.to_vec()?,
+            [i8::MAX]
+        );
         let e = Array::<f32>::from_slice(&[], &[0, 3])?;
         assert_eq!(e.cumprod(1)?.shape(), &[0, 3]);
         assert!(e.cummax(0)?.to_vec()?.is_empty());
@@ -573,9 +624,15 @@ fn scans_millions(d: Device) -> TestResult {
         let k = Array::from_slice(&keys, &[2, n / 2])?;
         let want = reference::<i32, i64>(&x, (2, n / 2, 1), ScanOp::Sum, false, None);
         same(&a.cumsum(1)?.to_vec()?, &want, "two long lines")?;
-        let starts: Vec<bool> = (0..n).map(|i| i % (n / 2) != 0 && keys[i] != keys[i - 1]).collect();
+        let starts: Vec<bool> = (0..n)
+            .map(|i| i % (n / 2) != 0 && keys[i] != keys[i - 1])
+            .collect();
         let want = reference::<i32, i64>(&x, (2, n / 2, 1), ScanOp::Sum, false, Some(&starts));
-        same(&a.scan_by_key(&k, ScanOp::Sum, 1, false)?.to_vec()?, &want, "by key")?;
+        same(
+            &a.scan_by_key(&k, ScanOp::Sum, 1, false)?.to_vec()?,
+            &want,
+            "by key",
+        )?;
         Ok(())
     })
 }
@@ -595,7 +652,9 @@ pub const BODIES: &[(&str, Body)] = &[
 pub fn tests() -> Vec<Test> {
     let mut v = Vec::new();
     for &(name, body) in BODIES.iter().chain(crate::compact::BODIES) {
-        v.push(Test::cpu(format!("cpu::scan::{name}"), move || body(Device::CPU)));
+        v.push(Test::cpu(format!("cpu::scan::{name}"), move || {
+            body(Device::CPU)
+        }));
         v.push(Test::gpu(format!("cuda::scan::{name}"), move || {
             body(Device::cuda(0))
         }));
@@ -635,15 +694,24 @@ fn kernels_compile() -> TestResult {
     if !errors.is_empty() {
         return Err(errors.join("\n").into());
     }
-    assert!(sources.len() > 40, "only {} scan kernels recorded", sources.len());
+    assert!(
+        sources.len() > 40,
+        "only {} scan kernels recorded",
+        sources.len()
+    );
     eprintln!("compiling {} scan kernels", sources.len());
     let opts = jit::compile_options(90, true);
     // Batched by shared helpers: each kernel body in a namespace under a name of its own.
     const MARKER: &str = "// ---- cuprite-array kernel ----\n";
     let mut groups: std::collections::BTreeMap<String, Vec<String>> = Default::default();
     for src in &sources {
-        let (pre, body) = src.split_once(MARKER).ok_or("a kernel without the marker")?;
-        groups.entry(pre.to_string()).or_default().push(body.to_string());
+        let (pre, body) = src
+            .split_once(MARKER)
+            .ok_or("a kernel without the marker")?;
+        groups
+            .entry(pre.to_string())
+            .or_default()
+            .push(body.to_string());
     }
     for (pre, bodies) in groups {
         for chunk in bodies.chunks(24) {
@@ -651,7 +719,10 @@ fn kernels_compile() -> TestResult {
             for (k, body) in chunk.iter().enumerate() {
                 let body = body
                     .replace("cuprite_scan_", &format!("cuprite_scan{k}_"))
-                    .replace("cuprite_searchsorted_", &format!("cuprite_searchsorted{k}_"));
+                    .replace(
+                        "cuprite_searchsorted_",
+                        &format!("cuprite_searchsorted{k}_"),
+                    );
                 tu.push_str(&format!("namespace k{k} {{\n{body}\n}}\n"));
             }
             if let Err(e) = cuprite::nvrtc::compile(&tu, &opts) {

@@ -261,7 +261,11 @@ fn eval_at(p: &Program, then: &str) -> String {
 /// The name of a scan kernel (`kind` is `tiles` or `columns`).
 fn kernel_name(spec: ScanSpec, kind: &str) -> String {
     let what = match spec.sink {
-        Sink::Scan { op, exclusive, keyed } => format!(
+        Sink::Scan {
+            op,
+            exclusive,
+            keyed,
+        } => format!(
             "{}{}{}",
             format!("{op:?}").to_lowercase(),
             if exclusive { "_excl" } else { "" },
@@ -305,14 +309,20 @@ pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec) -> KernelSource {
         "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}, u64t len_, u64t inner_, u64t tpl_, unsigned *flags_, E_ *agg_, E_ *incl_, unsigned *ctr_) {{",
         params(p, V, 1, &[spec.out])
     );
-    let _ = writeln!(s, "  __shared__ E_ sh_[{tile}];\n  __shared__ E_ wt_[32];\n  __shared__ E_ pre_sh_;\n  __shared__ long long tid_sh_;");
+    let _ = writeln!(
+        s,
+        "  __shared__ E_ sh_[{tile}];\n  __shared__ E_ wt_[32];\n  __shared__ E_ pre_sh_;\n  __shared__ long long tid_sh_;"
+    );
     let kt = if keyed {
         cty(p.instrs[p.outputs[1]].dtype)
     } else {
         ""
     };
     if keyed {
-        let _ = writeln!(s, "  __shared__ {kt} shk_[{tile}];\n  __shared__ {kt} kprev_;");
+        let _ = writeln!(
+            s,
+            "  __shared__ {kt} shk_[{tile}];\n  __shared__ {kt} kprev_;"
+        );
     }
     let values = matches!(spec.sink, Sink::Compact { values: true });
     if values {

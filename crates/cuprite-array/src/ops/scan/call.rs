@@ -95,7 +95,7 @@ impl ScanCall {
     }
 
     fn salt(&self, columns: bool) -> u64 {
-        let mut h = KeyHasher(0x5ca1_0ff5_e7_u64);
+        let mut h = KeyHasher(0x005c_a10f_f5e7_u64);
         self.spec.hash(&mut h);
         self.spec.out.code().hash(&mut h);
         columns.hash(&mut h);

@@ -359,36 +359,33 @@ pub(super) fn compact<A: Acc>(prog: &Program, values: bool, out: DType, dst: &mu
         slices.push(head);
         rest = tail;
     }
-    slices
-        .into_par_iter()
-        .enumerate()
-        .for_each(|(b, dst)| {
-            let start = b * BLOCK_ELEMS;
-            let len = BLOCK_ELEMS.min(total - start);
-            let mut o = run_chunk(prog, start, len);
-            let f = flags(&o[0]);
-            if values {
-                let v = A::take(o.swap_remove(1));
-                let kept: Vec<A> = v
-                    .into_iter()
-                    .zip(&f)
-                    .filter_map(|(x, &f)| f.then_some(x))
-                    .collect();
-                A::store(out, &kept, dst);
-            } else {
-                let coords: &mut [i64] = bytemuck::cast_slice_mut(dst);
-                let mut at = 0;
-                for (i, &f) in f.iter().enumerate() {
-                    if !f {
-                        continue;
-                    }
-                    let mut rem = start + i;
-                    for d in (0..nd).rev() {
-                        coords[at + d] = (rem % shape[d]) as i64;
-                        rem /= shape[d];
-                    }
-                    at += nd;
+    slices.into_par_iter().enumerate().for_each(|(b, dst)| {
+        let start = b * BLOCK_ELEMS;
+        let len = BLOCK_ELEMS.min(total - start);
+        let mut o = run_chunk(prog, start, len);
+        let f = flags(&o[0]);
+        if values {
+            let v = A::take(o.swap_remove(1));
+            let kept: Vec<A> = v
+                .into_iter()
+                .zip(&f)
+                .filter_map(|(x, &f)| f.then_some(x))
+                .collect();
+            A::store(out, &kept, dst);
+        } else {
+            let coords: &mut [i64] = bytemuck::cast_slice_mut(dst);
+            let mut at = 0;
+            for (i, &f) in f.iter().enumerate() {
+                if !f {
+                    continue;
                 }
+                let mut rem = start + i;
+                for d in (0..nd).rev() {
+                    coords[at + d] = (rem % shape[d]) as i64;
+                    rem /= shape[d];
+                }
+                at += nd;
             }
-        });
+        }
+    });
 }

@@ -125,7 +125,13 @@ fn scan_node(
 }
 
 impl<T: Element> Array<T> {
-    fn accum_scan(&self, op: ScanKind, axis: isize, exclusive: bool, what: &str) -> Result<Array<T::Accum>> {
+    fn accum_scan(
+        &self,
+        op: ScanKind,
+        axis: isize,
+        exclusive: bool,
+        what: &str,
+    ) -> Result<Array<T::Accum>> {
         if T::DTYPE.is_complex() {
             return Err(Error::InvalidArgument(format!(
                 "{what} of {} is not supported (complex scans)",
@@ -137,7 +143,13 @@ impl<T: Element> Array<T> {
         Ok(Array::from_node(node))
     }
 
-    fn same_scan(&self, op: ScanKind, axis: isize, exclusive: bool, what: &str) -> Result<Array<T>> {
+    fn same_scan(
+        &self,
+        op: ScanKind,
+        axis: isize,
+        exclusive: bool,
+        what: &str,
+    ) -> Result<Array<T>> {
         let node = scan_node(self.node.clone(), None, op, axis, exclusive, what)?;
         Ok(Array::from_node(node))
     }

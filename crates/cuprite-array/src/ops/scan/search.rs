@@ -1,9 +1,9 @@
 //! `searchsorted`: a fused library call whose queries are read through the program that
 //! produces them, searched in a realised sorted row (or one row per leading index).
 
+use super::Side;
 use super::call::{VARIANT, program_buffers};
 use super::cpu::Acc;
-use super::Side;
 use crate::array::Array;
 use crate::backend::cpu::{Vals, run_chunk};
 use crate::codegen::{BLOCK, ParamPlan, search_kernel};
@@ -89,7 +89,12 @@ impl<T: Element> Array<T> {
 fn class_vals(bytes: &[u8], d: DType) -> Vals {
     macro_rules! conv {
         ($v:ident, $t:ty, $f:expr) => {
-            Vals::$v(bytemuck::cast_slice::<u8, $t>(bytes).iter().map($f).collect())
+            Vals::$v(
+                bytemuck::cast_slice::<u8, $t>(bytes)
+                    .iter()
+                    .map($f)
+                    .collect(),
+            )
         };
     }
     match d {
@@ -122,7 +127,7 @@ impl Search {
             let start = c * CHUNK;
             let q = A::take(run_chunk(prog, start, o.len()).swap_remove(0));
             for (i, (o, &x)) in o.iter_mut().zip(&q).enumerate() {
-                let row = if kq == 0 { 0 } else { (start + i) / kq };
+                let row = (start + i).checked_div(kq).unwrap_or(0);
                 let s = &sorted[row * m..(row + 1) * m];
                 *o = s.partition_point(|&e| if right { !lt(x, e) } else { lt(e, x) }) as i64;
             }
@@ -265,9 +270,7 @@ impl FusedCall for Search {
         // elements from offset 0, checked above); the kernel reads the program's inputs through
         // their layouts and the sorted rows, and writes the `total` elements of the new output;
         // every buffer is declared.
-        unsafe {
-            stream.launch_packed(&k.func, (grid, 1, 1), (BLOCK, 1, 1), 0, &words, &access)
-        }?;
+        unsafe { stream.launch_packed(&k.func, (grid, 1, 1), (BLOCK, 1, 1), 0, &words, &access) }?;
         Ok(())
     }
 
