@@ -108,6 +108,42 @@ pub(crate) trait LibraryCall: Send + Sync + std::fmt::Debug {
     ) -> bool {
         false
     }
+    /// The call's fused form, when it reads its leading inputs through the element-wise
+    /// program that computes them (see [`FusedCall`]) instead of realised buffers.
+    fn fused(&self) -> Option<&dyn FusedCall> {
+        None
+    }
+}
+
+/// A library call that reads its first [`fused_inputs`](Self::fused_inputs) inputs (all of one
+/// shape) unrealised: the scheduler linearises them into one [`Program`] (one output per input,
+/// in order; library calls below them realised first) and the call evaluates that program
+/// inside its own kernel or CPU pass, so no intermediate buffer holds them (a scan or a
+/// compaction of `a * b + c`). Its other inputs are realised as for any call. The scheduler
+/// then runs only the `*_fused` methods of the call.
+pub(crate) trait FusedCall: LibraryCall {
+    /// How many leading inputs form the program.
+    fn fused_inputs(&self) -> usize;
+    /// Runs on the CPU backend with the program `prog` and the realised `rest` of the inputs.
+    fn run_cpu_fused(
+        &self,
+        prog: &Program,
+        rest: &[CallInput<'_, HostBuf>],
+        out: &mut HostBuf,
+    ) -> Result<()>;
+    /// Enqueues on `stream` with the program `prog` (whose inputs live on this device) and the
+    /// realised `rest` of the inputs; declares every buffer it touches to the stream tracking.
+    fn run_cuda_fused(
+        &self,
+        st: &'static DeviceState,
+        stream: &Arc<Stream>,
+        prog: &Program,
+        rest: &[CallInput<'_, DevBuf>],
+        out: &mut DevBuf,
+    ) -> Result<()>;
+    /// The CUDA sources the call could build for this program (every variant it may pick),
+    /// for the dry-run backend.
+    fn cuda_sources_fused(&self, prog: &Program) -> Vec<String>;
 }
 
 /// A library call with an element-wise consumer folded in, and its new inputs.

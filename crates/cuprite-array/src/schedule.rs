@@ -125,6 +125,63 @@ fn run_call(
     call: &dyn crate::graph::LibraryCall,
     inputs: &[Arc<Node>],
 ) -> Result<()> {
+    if let Some(f) = call.fused() {
+        return run_fused(node, f, inputs);
+    }
+    let ins = realize_inputs(call, inputs, node)?;
+    crate::stats::EVALUATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    crate::stats::THREAD_EVALUATIONS.with(|c| c.set(c.get() + 1));
+    let device = node.device;
+    let len = numel(&node.shape);
+    let s = with_oom_retry(device, || {
+        backend::of(device).library(device, call, &ins, node.dtype, len)
+    })?;
+    node.set_op(Op::Leaf(s, Layout::contiguous(&node.shape)));
+    Ok(())
+}
+
+/// Runs a fused library call node: its leading inputs linearised into one program (the calls
+/// below them realised first), the others realised, the node replaced by the result.
+fn run_fused(
+    node: &Arc<Node>,
+    call: &dyn crate::graph::FusedCall,
+    inputs: &[Arc<Node>],
+) -> Result<()> {
+    let k = call.fused_inputs().min(inputs.len());
+    let (fused, rest) = inputs.split_at(k);
+    for i in fused {
+        if i.device != node.device || i.shape != fused[0].shape {
+            return Err(Error::InvalidArgument(format!(
+                "{} reads inputs of shape {:?} on {} fused, not {:?} on {}",
+                call.name(),
+                fused[0].shape,
+                node.device,
+                i.shape,
+                i.device
+            )));
+        }
+    }
+    realize_calls_below(fused)?;
+    let ins = realize_inputs(call, rest, node)?;
+    crate::stats::EVALUATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    crate::stats::THREAD_EVALUATIONS.with(|c| c.set(c.get() + 1));
+    let device = node.device;
+    let len = numel(&node.shape);
+    let prog = Program::build(fused);
+    let s = with_oom_retry(device, || {
+        backend::of(device).library_fused(device, call, &prog, &ins, node.dtype, len)
+    })?;
+    drop(prog);
+    node.set_op(Op::Leaf(s, Layout::contiguous(&node.shape)));
+    Ok(())
+}
+
+/// Realises the inputs of a library call: a view the call accepts as it is, else contiguous.
+fn realize_inputs(
+    call: &dyn crate::graph::LibraryCall,
+    inputs: &[Arc<Node>],
+    node: &Arc<Node>,
+) -> Result<Vec<LibraryInput>> {
     let mut ins = Vec::with_capacity(inputs.len());
     for i in inputs {
         if i.device != node.device {
@@ -156,15 +213,7 @@ fn run_call(
             dtype: i.dtype,
         });
     }
-    crate::stats::EVALUATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    crate::stats::THREAD_EVALUATIONS.with(|c| c.set(c.get() + 1));
-    let device = node.device;
-    let len = numel(&node.shape);
-    let s = with_oom_retry(device, || {
-        backend::of(device).library(device, call, &ins, node.dtype, len)
-    })?;
-    node.set_op(Op::Leaf(s, Layout::contiguous(&node.shape)));
-    Ok(())
+    Ok(ins)
 }
 
 fn is_oom(e: &Error) -> bool {

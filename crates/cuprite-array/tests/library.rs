@@ -124,7 +124,7 @@ fn cumsum_fuses_and_errs(d: Device) -> TestResult {
     cuprite_array::with_device(d, || {
         let a = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4])?;
         let b = Array::from_slice(&[2.0f32, 2.0, 2.0, 2.0], &[4])?;
-        // The producer is one fused evaluation, the call one, the consumer one.
+        // The call reads its producer fused (one evaluation), the consumer is one more.
         let before = cuprite_array::stats::thread_evaluations();
         let y = (((&a * &b) + 1.0).cumsum(0)? * 2.0) - 1.0;
         assert_eq!(
@@ -133,8 +133,8 @@ fn cumsum_fuses_and_errs(d: Device) -> TestResult {
             "lazy until read"
         );
         assert_eq!(y.to_vec()?, [5.0, 15.0, 29.0, 47.0]);
-        assert_eq!(cuprite_array::stats::thread_evaluations() - before, 3);
-        // A strided view as input (the call reads a contiguous copy).
+        assert_eq!(cuprite_array::stats::thread_evaluations() - before, 2);
+        // A strided view as input (the call reads it in place).
         let m = Array::from_slice(&[1i64, 2, 3, 4, 5, 6], &[2, 3])?;
         assert_eq!(m.t().cumsum(0)?.to_vec()?, [1i64, 4, 3, 9, 6, 15]);
         assert_eq!(

@@ -5,6 +5,7 @@
 
 mod codegen;
 mod common;
+mod compact;
 mod cross;
 mod fft;
 mod hardening;
@@ -13,6 +14,7 @@ mod library;
 mod linalg;
 mod props;
 mod rows;
+mod scan;
 mod units;
 
 fn main() {
@@ -40,6 +42,7 @@ fn main() {
     tests.extend(linalg::tests());
     tests.extend(props::tests());
     tests.extend(rows::tests());
+    tests.extend(scan::tests());
     tests.extend(units::tests());
     cuprite_testkit::run(tests);
 }

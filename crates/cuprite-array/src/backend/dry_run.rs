@@ -7,7 +7,7 @@ use super::{Backend, LibraryInput};
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::graph::{LibraryCall, Program};
+use crate::graph::{FusedCall, LibraryCall, Program};
 use crate::op::ReduceOp;
 use crate::shape::Layout;
 use crate::storage::Storage;
@@ -75,6 +75,21 @@ impl Backend for DryRun {
             crate::jit::record(&s);
         }
         Cpu.library(d, call, inputs, out, len)
+    }
+
+    fn library_fused(
+        &self,
+        d: Device,
+        call: &dyn FusedCall,
+        prog: &Program,
+        rest: &[LibraryInput],
+        out: DType,
+        len: usize,
+    ) -> Result<Arc<Storage>> {
+        for s in call.cuda_sources_fused(prog) {
+            crate::jit::record(&s);
+        }
+        Cpu.library_fused(d, call, prog, rest, out, len)
     }
 
     fn sync(&self, d: Device) -> Result<()> {

@@ -13,7 +13,7 @@ mod dry_run;
 use crate::device::{self, Device};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::graph::{LibraryCall, Program};
+use crate::graph::{FusedCall, LibraryCall, Program};
 use crate::op::ReduceOp;
 use crate::shape::Layout;
 use crate::storage::Storage;
@@ -68,6 +68,17 @@ pub(crate) trait Backend: Sync {
         device: Device,
         call: &dyn LibraryCall,
         inputs: &[LibraryInput],
+        out: DType,
+        len: usize,
+    ) -> Result<Arc<Storage>>;
+    /// Runs a fused library call: its leading inputs as the program `prog`, the `rest`
+    /// realised, into new storage of `len` elements of `out`.
+    fn library_fused(
+        &self,
+        device: Device,
+        call: &dyn FusedCall,
+        prog: &Program,
+        rest: &[LibraryInput],
         out: DType,
         len: usize,
     ) -> Result<Arc<Storage>>;

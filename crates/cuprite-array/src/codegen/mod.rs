@@ -42,7 +42,7 @@ use params::params;
 use prelude::with_prelude;
 pub(crate) use reduction::{acc_dtype, reduction, reduction_one_per_thread};
 pub(crate) use rows::{RowKind, rows_kernel};
-pub(crate) use scan::scan_kernel;
+pub(crate) use scan::{ScanKind, ScanSpec, Sink, scan_columns, scan_tiles, search_kernel};
 
 /// Source and entry point of one kernel.
 #[derive(Clone, Debug)]

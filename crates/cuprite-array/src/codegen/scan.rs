@@ -1,76 +1,583 @@
-//! The inclusive scan (cumulative sum) kernel of a library call: one block per line of the
-//! scanned axis, tiles of `BLOCK * ITEMS` elements, a warp-shuffle block scan per tile and a
-//! running carry between tiles (kept in the compute type: `float` for `f16`/`bf16`).
+//! Scan and compaction kernels that read their input through a fused element-wise
+//! [`Program`] (no intermediate buffer): the program is evaluated at each element's linear index
+//! inside the kernel.
+//!
+//! - [`scan_tiles`]: a single-pass scan with decoupled look-back (Merrill & Garland 2016). Each
+//!   block takes the next tile id from an atomic counter, scans its tile (striped loads into
+//!   shared memory, a per-thread serial scan, warp shuffles, a step over the warp totals),
+//!   publishes its aggregate (flag 1), looks back with one warp over the status of up to 32
+//!   predecessors at a time until it meets an inclusive prefix (flag 2), and publishes its own
+//!   inclusive prefix. Lines of the scanned axis are tiled independently (a line of one tile
+//!   needs no look-back at all). The same kernel compacts (nonzero, masked_select): the scan of
+//!   the flags gives each kept element its output position.
+//! - [`scan_columns`]: one thread per line, for many lines along a non-innermost axis
+//!   (neighbouring threads read neighbouring elements).
+//! - [`search_kernel`] (in `search`): `searchsorted`, one thread per query.
+//!
+//! The scan operator combines its left operand before its right one everywhere, so a
+//! segmented (by-key) scan, whose operator is not commutative, uses the same code.
 
-use super::{BLOCK, KernelSource, load_conv, store_conv, with_prelude};
-use crate::dtype::DType;
+use super::*;
 
-/// Elements per thread per tile.
-const ITEMS: usize = 8;
+mod search;
+pub(crate) use search::search_kernel;
 
-/// The scan kernel for `dtype` (not complex, not bool). Parameters: `in`, `out`, `lines`, `n`,
-/// `inner` (element `(o, i, j)` of a line `o * inner + j` is at `(o * n + i) * inner + j`).
-pub(crate) fn scan_kernel(dtype: DType) -> KernelSource {
-    let s = dtype.c_storage();
-    let c = dtype.c_compute();
-    let name = format!("cuprite_cumsum_{}", dtype.name());
-    let load = load_conv(dtype, "in[base + i * inner]");
-    let store = store_conv(dtype, "v[k] + prefix");
+/// The operator of a scan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum ScanKind {
+    Sum,
+    Prod,
+    Max,
+    Min,
+}
+
+/// What a scan kernel writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Sink {
+    /// The scan of program output 0 (in `out`'s dtype) at each element's index; when `keyed`,
+    /// program output 1 is the key and a new segment starts where it changes along the line.
+    Scan {
+        op: ScanKind,
+        exclusive: bool,
+        keyed: bool,
+    },
+    /// Compaction of the elements whose program output 0 (bool) is set: program output 1
+    /// (`values`) is written at each kept element's rank, or (not `values`) the coordinates of
+    /// each kept element as a row of `i64`.
+    Compact { values: bool },
+}
+
+/// A scan kernel's configuration (with the program's structure, what determines its source).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct ScanSpec {
+    pub sink: Sink,
+    /// The dtype written.
+    pub out: DType,
+}
+
+/// The variant every scan kernel's program code is generated in (64-bit index math).
+const V: Variant = Variant {
+    idx32: false,
+    vector: false,
+    strided_out: false,
+};
+
+impl ScanSpec {
+    /// The accumulator dtype (the compute type of the output; `i64` ranks for compaction).
+    fn acc(self) -> DType {
+        match self.sink {
+            Sink::Scan { .. } => self.out,
+            Sink::Compact { .. } => DType::I64,
+        }
+    }
+
+    fn keyed(self) -> bool {
+        matches!(self.sink, Sink::Scan { keyed: true, .. })
+    }
+
+    /// Bytes of one scan element (the value, and the segment flag when keyed).
+    fn elem_size(self) -> usize {
+        let a = self.acc().c_compute_size();
+        if self.keyed() { a.max(4) * 2 } else { a }
+    }
+
+    /// Elements per thread of a tile: 16 for elements of up to 4 bytes, 8 above, 4 for keyed
+    /// scans and value compaction (more shared memory per element).
+    pub(crate) fn items(self) -> usize {
+        if self.keyed() {
+            4
+        } else if matches!(self.sink, Sink::Compact { values: true }) || self.elem_size() > 4 {
+            8
+        } else {
+            16
+        }
+    }
+
+    /// Elements per tile.
+    pub(crate) fn tile(self) -> usize {
+        BLOCK as usize * self.items()
+    }
+
+    /// Bytes of one element of the look-back status arrays (`agg` and `incl`).
+    pub(crate) fn status_size(self) -> usize {
+        self.elem_size().next_multiple_of(8)
+    }
+}
+
+trait ComputeSize {
+    fn c_compute_size(self) -> usize;
+}
+
+impl ComputeSize for DType {
+    /// Bytes of the compute type (`float` for the half types).
+    fn c_compute_size(self) -> usize {
+        match self {
+            DType::F16 | DType::BF16 => 4,
+            d => d.size(),
+        }
+    }
+}
+
+/// The identity of `op` on `d` (C expression).
+fn identity(op: ScanKind, d: DType) -> String {
+    let t = cty(d);
+    match (op, d) {
+        (ScanKind::Sum, _) => format!("({t})0"),
+        (ScanKind::Prod, _) => format!("({t})1"),
+        (ScanKind::Max, DType::Bool) => "(unsigned char)0".into(),
+        (ScanKind::Min, DType::Bool) => "(unsigned char)1".into(),
+        (ScanKind::Max, d) if d.is_float() => {
+            if d.class() == Class::F64 {
+                "(-dinf())".into()
+            } else {
+                "(-finf())".into()
+            }
+        }
+        (ScanKind::Min, d) if d.is_float() => {
+            if d.class() == Class::F64 {
+                "dinf()".into()
+            } else {
+                "finf()".into()
+            }
+        }
+        (ScanKind::Max, d) => format!("({t}){}", int_limits(d).0),
+        (ScanKind::Min, d) => format!("({t}){}", int_limits(d).1),
+    }
+}
+
+/// The operator on `a` and `b` of dtype `d` (C expression). Sums and products wrap for
+/// integers and do not round between steps for the half types (kept in `float`); max and min
+/// propagate the first NaN and keep the earlier operand on ties.
+fn operator(op: ScanKind, d: DType) -> String {
+    let ed = match d {
+        DType::F16 | DType::BF16 => DType::F32,
+        DType::Bool => DType::U8,
+        d => d,
+    };
+    match op {
+        ScanKind::Sum => binary_expr(BinaryOp::Add, ed, "a", "b"),
+        ScanKind::Prod => binary_expr(BinaryOp::Mul, ed, "a", "b"),
+        ScanKind::Max if d.is_float() => "((a != a) ? a : ((b != b) ? b : (b > a ? b : a)))".into(),
+        ScanKind::Min if d.is_float() => "((a != a) ? a : ((b != b) ? b : (b < a ? b : a)))".into(),
+        ScanKind::Max => "(b > a ? b : a)".into(),
+        ScanKind::Min => "(b < a ? b : a)".into(),
+    }
+}
+
+/// A warp shuffle of a value of C type `t` (`f` is `__shfl_up_sync` and friends).
+fn shuffle(t: &str, size: usize, f: &str, x: &str, arg: &str) -> String {
+    if size < 4 {
+        format!("({t}){f}(0xffffffffu, (int){x}, {arg})")
+    } else {
+        format!("{f}(0xffffffffu, {x}, {arg})")
+    }
+}
+
+/// The element type `E_`, its operator `comb_`, identity `ident_`, shuffles, and volatile
+/// status loads and stores.
+fn element_code(spec: ScanSpec) -> String {
+    let acc = spec.acc();
+    let a = cty(acc);
+    let size = acc.c_compute_size();
+    let (op, idv) = match spec.sink {
+        Sink::Scan { op, .. } => (operator(op, acc), identity(op, acc)),
+        Sink::Compact { .. } => ("(a + b)".to_string(), "0LL".to_string()),
+    };
+    let mut s = format!(
+        "typedef {a} A_;\n__device__ __forceinline__ A_ op_(A_ a, A_ b) {{ return {op}; }}\n"
+    );
+    for (name, f) in [
+        ("up", "__shfl_up_sync"),
+        ("dn", "__shfl_down_sync"),
+        ("ix", "__shfl_sync"),
+    ] {
+        let arg = if name == "ix" { "int d" } else { "unsigned d" };
+        let _ = writeln!(
+            s,
+            "__device__ __forceinline__ A_ a_{name}_(A_ x, {arg}) {{ return {}; }}",
+            shuffle(a, size, f, "x", "d")
+        );
+    }
+    if spec.keyed() {
+        let _ = write!(
+            s,
+            r#"struct E_ {{ A_ v; unsigned f; }};
+__device__ __forceinline__ E_ mk_(A_ v) {{ E_ r; r.v = v; r.f = 0u; return r; }}
+__device__ __forceinline__ A_ val_(E_ e) {{ return e.v; }}
+__device__ __forceinline__ E_ ident_() {{ return mk_({idv}); }}
+__device__ __forceinline__ E_ comb_(E_ a, E_ b) {{ E_ r; r.v = b.f ? b.v : op_(a.v, b.v); r.f = a.f | b.f; return r; }}
+__device__ __forceinline__ E_ e_up_(E_ x, unsigned d) {{ E_ r; r.v = a_up_(x.v, d); r.f = __shfl_up_sync(0xffffffffu, x.f, d); return r; }}
+__device__ __forceinline__ E_ e_dn_(E_ x, unsigned d) {{ E_ r; r.v = a_dn_(x.v, d); r.f = __shfl_down_sync(0xffffffffu, x.f, d); return r; }}
+__device__ __forceinline__ E_ e_ix_(E_ x, int d) {{ E_ r; r.v = a_ix_(x.v, d); r.f = __shfl_sync(0xffffffffu, x.f, d); return r; }}
+__device__ __forceinline__ E_ ld_(const E_ *p) {{ E_ r; r.v = *(const volatile A_ *)&p->v; r.f = *(const volatile unsigned *)&p->f; return r; }}
+__device__ __forceinline__ void st_(E_ *p, E_ x) {{ *(volatile A_ *)&p->v = x.v; *(volatile unsigned *)&p->f = x.f; }}
+"#
+        );
+    } else {
+        let _ = write!(
+            s,
+            r#"typedef A_ E_;
+__device__ __forceinline__ E_ mk_(A_ v) {{ return v; }}
+__device__ __forceinline__ A_ val_(E_ e) {{ return e; }}
+__device__ __forceinline__ E_ ident_() {{ return {idv}; }}
+__device__ __forceinline__ E_ comb_(E_ a, E_ b) {{ return op_(a, b); }}
+__device__ __forceinline__ E_ e_up_(E_ x, unsigned d) {{ return a_up_(x, d); }}
+__device__ __forceinline__ E_ e_dn_(E_ x, unsigned d) {{ return a_dn_(x, d); }}
+__device__ __forceinline__ E_ e_ix_(E_ x, int d) {{ return a_ix_(x, d); }}
+__device__ __forceinline__ E_ ld_(const E_ *p) {{ return *(const volatile E_ *)p; }}
+__device__ __forceinline__ void st_(E_ *p, E_ x) {{ *(volatile E_ *)p = x; }}
+"#
+        );
+    }
+    s
+}
+
+/// Evaluates the program at linear index `lin_` in its own scope, then runs `then` (which
+/// reads the outputs through `out(k)` expressions, given here as `V0`, `V1`).
+fn eval_at(p: &Program, then: &str) -> String {
+    let mut s = String::from("    {\n");
+    s.push_str(&index_code(p, V, "lin_", "i64t"));
+    let e = Emit {
+        prog: p,
+        loads: p
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, inp)| load_conv(inp.dtype, &format!("in{i}[o{i}]")))
+            .collect(),
+        lin: "lin_".into(),
+        sfx: String::new(),
+    };
+    emit_lane(&e, &mut s);
+    let mut then = then.to_string();
+    for (k, &o) in p.outputs.iter().enumerate() {
+        then = then.replace(&format!("V{k}"), &format!("v{o}"));
+    }
+    s.push_str(&then);
+    s.push_str("\n    }\n");
+    s
+}
+
+/// The name of a scan kernel (`kind` is `tiles` or `columns`).
+fn kernel_name(spec: ScanSpec, kind: &str) -> String {
+    let what = match spec.sink {
+        Sink::Scan {
+            op,
+            exclusive,
+            keyed,
+        } => format!(
+            "{}{}{}",
+            format!("{op:?}").to_lowercase(),
+            if exclusive { "_excl" } else { "" },
+            if keyed { "_bykey" } else { "" }
+        ),
+        Sink::Compact { values: true } => "masked_select".into(),
+        Sink::Compact { values: false } => "nonzero".into(),
+    };
+    format!("cuprite_scan_{kind}_{what}_{}", spec.out.name())
+}
+
+/// The value the scan stores for element `q_` (`pe_` its exclusive prefix, `ie_` its
+/// inclusive one, `fl_` whether it starts a segment).
+fn scan_value(spec: ScanSpec) -> String {
+    match spec.sink {
+        Sink::Scan {
+            exclusive: false, ..
+        } => "val_(ie_)".into(),
+        Sink::Scan {
+            op,
+            exclusive: true,
+            keyed: true,
+        } => format!("(fl_ ? {} : val_(pe_))", identity(op, spec.acc())),
+        _ => "val_(pe_)".into(),
+    }
+}
+
+/// The single-pass look-back kernel. Parameters: the program's (output `out0`), then `len_`
+/// (line length), `inner_` (stride of the line), `tpl_` (tiles per line), `flags_`, `agg_`,
+/// `incl_` (status per tile, read only when `tpl_ > 1`), `ctr_` (the tile counter, zero).
+/// Element `i` of line `o * inner + j` is the program's element `(o * len + i) * inner + j`.
+pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec) -> KernelSource {
+    let items = spec.items();
+    let tile = spec.tile();
     let warps = BLOCK / 32;
-    let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__({BLOCK}) {name}(const {s} *__restrict__ in, {s} *__restrict__ out, i64t lines, i64t n, i64t inner) {{
-  __shared__ {c} warp_tot[32];
-  const int t = threadIdx.x, lane = t & 31, w = t >> 5;
-  for (i64t line = blockIdx.x; line < lines; line += gridDim.x) {{
-    const i64t o = line / inner, j = line - o * inner;
-    const i64t base = o * n * inner + j;
-    {c} carry = ({c})0;
-    for (i64t tile = 0; tile < n; tile += {BLOCK} * {ITEMS}) {{
-      {c} v[{ITEMS}];
-      {c} run = ({c})0;
-      #pragma unroll
-      for (int k = 0; k < {ITEMS}; ++k) {{
-        const i64t i = tile + (i64t)t * {ITEMS} + k;
-        {c} x = ({c})0;
-        if (i < n) x = ({c})({load});
-        run = run + x;
-        v[k] = run;
-      }}
-      {c} sc = run;
-      #pragma unroll
-      for (int d = 1; d < 32; d <<= 1) {{
-        {c} y = __shfl_up_sync(0xffffffffu, sc, d);
-        if (lane >= d) sc = sc + y;
-      }}
-      if (lane == 31) warp_tot[w] = sc;
-      __syncthreads();
-      if (w == 0) {{
-        {c} x = lane < {warps} ? warp_tot[lane] : ({c})0;
-        #pragma unroll
-        for (int d = 1; d < 32; d <<= 1) {{
-          {c} y = __shfl_up_sync(0xffffffffu, x, d);
-          if (lane >= d) x = x + y;
+    let name = kernel_name(spec, "tiles");
+    let keyed = spec.keyed();
+    let mut s = element_code(spec);
+    let _ = writeln!(
+        s,
+        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}, u64t len_, u64t inner_, u64t tpl_, unsigned *flags_, E_ *agg_, E_ *incl_, unsigned *ctr_) {{",
+        params(p, V, 1, &[spec.out])
+    );
+    let _ = writeln!(
+        s,
+        "  __shared__ E_ sh_[{tile}];\n  __shared__ E_ wt_[32];\n  __shared__ E_ pre_sh_;\n  __shared__ long long tid_sh_;"
+    );
+    let kt = if keyed {
+        cty(p.instrs[p.outputs[1]].dtype)
+    } else {
+        ""
+    };
+    if keyed {
+        let _ = writeln!(
+            s,
+            "  __shared__ {kt} shk_[{tile}];\n  __shared__ {kt} kprev_;"
+        );
+    }
+    let values = matches!(spec.sink, Sink::Compact { values: true });
+    if values {
+        let _ = writeln!(s, "  __shared__ {} shv_[{tile}];", cty(spec.out));
+    }
+    // The element a thread reads, as the scan sees it.
+    let load = match spec.sink {
+        Sink::Scan { .. } => {
+            let mut l = "sh_[x_] = mk_(V0);".to_string();
+            if keyed {
+                l.push_str(" shk_[x_] = V1;");
+            }
+            l
+        }
+        Sink::Compact { values } => {
+            let mut l = "sh_[x_] = (long long)(V0 != 0);".to_string();
+            if values {
+                l.push_str(" shv_[x_] = V1;");
+            }
+            l
+        }
+    };
+    let _ = write!(
+        s,
+        r#"  const int t_ = threadIdx.x, lane_ = t_ & 31, w_ = t_ >> 5;
+  if (t_ == 0) tid_sh_ = tpl_ > 1 ? (long long)atomicAdd(ctr_, 1u) : (long long)blockIdx.x;
+  __syncthreads();
+  const long long tid_ = tid_sh_;
+  const long long line_ = tid_ / (long long)tpl_, tt_ = tid_ - line_ * (long long)tpl_;
+  const long long o_ = line_ / (long long)inner_, j_ = line_ - o_ * (long long)inner_;
+  const long long start_ = tt_ * {tile};
+  long long cnt_ = (long long)len_ - start_;
+  if (cnt_ > {tile}) cnt_ = {tile};
+  #pragma unroll
+  for (int q_ = 0; q_ < {items}; ++q_) {{
+    const int x_ = q_ * {BLOCK} + t_;
+    if (x_ < cnt_) {{
+      const long long lin_ = (o_ * (long long)len_ + start_ + x_) * (long long)inner_ + j_;
+{}    }} else {{
+      sh_[x_] = ident_();
+    }}
+  }}
+"#,
+        eval_at(p, &load)
+    );
+    if keyed {
+        let _ = write!(
+            s,
+            "  if (t_ == 0 && start_ > 0) {{\n    const long long lin_ = (o_ * (long long)len_ + start_ - 1) * (long long)inner_ + j_;\n{}  }}\n",
+            eval_at(p, "kprev_ = V1;")
+        );
+    }
+    let flag = if keyed {
+        "if (x_ < cnt_) { const bool f_ = start_ + x_ == 0 || shk_[x_] != (x_ == 0 ? kprev_ : shk_[x_ - 1]); e_.f = f_ ? 1u : 0u; if (f_) fm_ |= 1u << q_; }"
+    } else if matches!(spec.sink, Sink::Compact { .. }) {
+        "if (e_ != 0) fm_ |= 1u << q_;"
+    } else {
+        ""
+    };
+    let _ = write!(
+        s,
+        r#"  __syncthreads();
+  E_ rr_[{items}];
+  unsigned fm_ = 0u;
+  #pragma unroll
+  for (int q_ = 0; q_ < {items}; ++q_) {{
+    const int x_ = t_ * {items} + q_;
+    E_ e_ = sh_[x_];
+    {flag}
+    rr_[q_] = q_ == 0 ? e_ : comb_(rr_[q_ > 0 ? q_ - 1 : 0], e_);
+  }}
+  E_ ws_ = rr_[{items} - 1];
+  #pragma unroll
+  for (unsigned d_ = 1; d_ < 32; d_ <<= 1) {{ const E_ y_ = e_up_(ws_, d_); if ((unsigned)lane_ >= d_) ws_ = comb_(y_, ws_); }}
+  E_ tex_ = e_up_(ws_, 1);
+  if (lane_ == 0) tex_ = ident_();
+  if (lane_ == 31) wt_[w_] = ws_;
+  __syncthreads();
+  if (w_ == 0) {{
+    E_ z_ = lane_ < {warps} ? wt_[lane_] : ident_();
+    #pragma unroll
+    for (unsigned d_ = 1; d_ < 32; d_ <<= 1) {{ const E_ y_ = e_up_(z_, d_); if ((unsigned)lane_ >= d_) z_ = comb_(y_, z_); }}
+    if (lane_ < {warps}) wt_[lane_] = z_;
+  }}
+  __syncthreads();
+  const E_ agg_blk_ = wt_[{warps} - 1];
+  const E_ wp_ = w_ > 0 ? wt_[w_ > 0 ? w_ - 1 : 0] : ident_();
+  if (tpl_ > 1) {{
+    if (w_ == 0) {{
+      if (tt_ == 0) {{
+        if (lane_ == 0) {{
+          st_(incl_ + tid_, agg_blk_);
+          __threadfence();
+          *(volatile unsigned *)(flags_ + tid_) = 2u;
+          pre_sh_ = ident_();
         }}
-        if (lane < {warps}) warp_tot[lane] = x;
+      }} else {{
+        if (lane_ == 0) {{
+          st_(agg_ + tid_, agg_blk_);
+          __threadfence();
+          *(volatile unsigned *)(flags_ + tid_) = 1u;
+        }}
+        E_ acc_ = ident_();
+        long long back_ = 1;
+        while (true) {{
+          const long long dq_ = back_ + lane_;
+          const bool valid_ = dq_ <= tt_;
+          unsigned f_ = 2u;
+          if (valid_) {{
+            do {{ f_ = *(volatile unsigned *)(flags_ + (tid_ - dq_)); }} while (f_ == 0u);
+          }}
+          __threadfence();
+          E_ v_ = ident_();
+          if (valid_) v_ = ld_((f_ == 2u ? incl_ : agg_) + (tid_ - dq_));
+          const unsigned m2_ = __ballot_sync(0xffffffffu, f_ == 2u);
+          const int stop_ = m2_ ? __ffs(m2_) - 1 : 32;
+          if (lane_ > stop_) v_ = ident_();
+          #pragma unroll
+          for (unsigned d_ = 1; d_ < 32; d_ <<= 1) {{ const E_ y_ = e_dn_(v_, d_); if ((unsigned)lane_ + d_ < 32u) v_ = comb_(y_, v_); }}
+          acc_ = comb_(e_ix_(v_, 0), acc_);
+          if (m2_) break;
+          back_ += 32;
+        }}
+        if (lane_ == 0) {{
+          st_(incl_ + tid_, comb_(acc_, agg_blk_));
+          __threadfence();
+          *(volatile unsigned *)(flags_ + tid_) = 2u;
+          pre_sh_ = acc_;
+        }}
       }}
-      __syncthreads();
-      {c} ex = __shfl_up_sync(0xffffffffu, sc, 1);
-      if (lane == 0) ex = ({c})0;
-      const {c} prefix = (carry + (w > 0 ? warp_tot[w - 1] : ({c})0)) + ex;
-      #pragma unroll
-      for (int k = 0; k < {ITEMS}; ++k) {{
-        const i64t i = tile + (i64t)t * {ITEMS} + k;
-        if (i < n) out[base + i * inner] = {store};
-      }}
-      carry = carry + warp_tot[{warps} - 1];
-      __syncthreads();
+    }}
+  }} else if (t_ == 0) {{
+    pre_sh_ = ident_();
+  }}
+  __syncthreads();
+  const E_ tp_ = comb_(comb_(pre_sh_, wp_), tex_);
+"#
+    );
+    match spec.sink {
+        Sink::Scan { .. } => {
+            let _ = write!(
+                s,
+                r#"  #pragma unroll
+  for (int q_ = 0; q_ < {items}; ++q_) {{
+    const int x_ = t_ * {items} + q_;
+    const E_ pe_ = q_ == 0 ? tp_ : comb_(tp_, rr_[q_ > 0 ? q_ - 1 : 0]);
+    const E_ ie_ = comb_(tp_, rr_[q_]);
+    const bool fl_ = (fm_ >> q_) & 1u;
+    (void)pe_; (void)ie_; (void)fl_;
+    sh_[x_] = mk_({});
+  }}
+  __syncthreads();
+  #pragma unroll
+  for (int q_ = 0; q_ < {items}; ++q_) {{
+    const int x_ = q_ * {BLOCK} + t_;
+    if (x_ < cnt_) {{
+      const long long lin_ = (o_ * (long long)len_ + start_ + x_) * (long long)inner_ + j_;
+      out0[lin_] = {};
+    }}
+  }}
+}}
+"#,
+                scan_value(spec),
+                store_conv(spec.out, "val_(sh_[x_])")
+            );
+        }
+        Sink::Compact { values } => {
+            let write = if values {
+                format!("out0[pos_] = {};", store_conv(spec.out, "shv_[x_]"))
+            } else {
+                let nd = p.shape.len();
+                let mut w = String::from("long long rem_ = start_ + x_;");
+                for d in (0..nd).rev() {
+                    let _ = write!(
+                        w,
+                        " out0[pos_ * {nd} + {d}] = rem_ % (long long)s{d}; rem_ /= (long long)s{d};"
+                    );
+                }
+                w.push_str(" (void)rem_;");
+                w
+            };
+            let _ = write!(
+                s,
+                r#"  #pragma unroll
+  for (int q_ = 0; q_ < {items}; ++q_) {{
+    const int x_ = t_ * {items} + q_;
+    if ((fm_ >> q_) & 1u) {{
+      const long long pos_ = q_ == 0 ? tp_ : comb_(tp_, rr_[q_ > 0 ? q_ - 1 : 0]);
+      {write}
     }}
   }}
 }}
 "#
+            );
+        }
+    }
+    KernelSource {
+        name,
+        source: with_prelude(&s),
+    }
+}
+
+/// The one-thread-per-line kernel (scans only). Parameters: the program's (output `out0`),
+/// then `len_`, `inner_`, `lines_`.
+pub(crate) fn scan_columns(p: &Program, spec: ScanSpec) -> KernelSource {
+    let name = kernel_name(spec, "columns");
+    let keyed = spec.keyed();
+    let mut s = element_code(spec);
+    let kt = if keyed {
+        cty(p.instrs[p.outputs[1]].dtype)
+    } else {
+        "int"
+    };
+    let _ = writeln!(
+        s,
+        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}, u64t len_, u64t inner_, u64t lines_) {{",
+        params(p, V, 1, &[spec.out])
+    );
+    let load = if keyed {
+        "e_ = mk_(V0); kk_ = V1;"
+    } else {
+        "e_ = mk_(V0);"
+    };
+    let flag = if keyed {
+        "fl_ = i_ == 0 || kk_ != kp_; kp_ = kk_; e_.f = fl_ ? 1u : 0u;"
+    } else {
+        ""
+    };
+    let _ = write!(
+        s,
+        r#"  for (long long line_ = (long long)blockIdx.x * {BLOCK} + threadIdx.x; line_ < (long long)lines_; line_ += (long long)gridDim.x * {BLOCK}) {{
+    const long long o_ = line_ / (long long)inner_, j_ = line_ - o_ * (long long)inner_;
+    E_ acc_ = ident_();
+    {kt} kp_ = ({kt})0, kk_ = ({kt})0;
+    (void)kp_; (void)kk_;
+    for (long long i_ = 0; i_ < (long long)len_; ++i_) {{
+      const long long lin_ = (o_ * (long long)len_ + i_) * (long long)inner_ + j_;
+      E_ e_;
+{}      bool fl_ = false;
+      {flag}
+      (void)fl_;
+      const E_ pe_ = acc_;
+      acc_ = comb_(acc_, e_);
+      const E_ ie_ = acc_;
+      (void)pe_; (void)ie_;
+      out0[lin_] = {};
+    }}
+  }}
+}}
+"#,
+        eval_at(p, load),
+        store_conv(spec.out, &scan_value(spec))
     );
     KernelSource {
         name,
-        source: with_prelude(&body),
+        source: with_prelude(&s),
     }
 }

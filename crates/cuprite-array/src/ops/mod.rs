@@ -25,7 +25,7 @@ pub mod linalg;
 pub(crate) mod movement;
 pub(crate) mod reduce;
 mod rows;
-mod scan;
+pub mod scan;
 pub use crate::special;
 
 pub use crate::op::{BinaryOp, ReduceOp, UnaryOp};

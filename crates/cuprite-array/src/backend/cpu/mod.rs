@@ -9,7 +9,7 @@ use super::{Backend, LibraryInput};
 use crate::device::Device;
 use crate::dtype::{Class, DType, Scalar, c32, c64};
 use crate::error::{Error, Result};
-use crate::graph::{CallInput, LibraryCall};
+use crate::graph::{CallInput, FusedCall, LibraryCall};
 use crate::graph::{Dist, Input, Program, Step};
 use crate::op::ReduceOp;
 use crate::random;
@@ -114,6 +114,45 @@ impl Backend for Cpu {
         }
         let mut buf = HostBuf::zeroed(out, len)?;
         call.run_cpu(&ins, &mut buf)?;
+        Ok(Arc::new(Storage::Host(buf)))
+    }
+
+    fn library_fused(
+        &self,
+        _: Device,
+        call: &dyn FusedCall,
+        prog: &Program,
+        rest: &[LibraryInput],
+        out: DType,
+        len: usize,
+    ) -> Result<Arc<Storage>> {
+        let mut ins = Vec::with_capacity(rest.len());
+        for i in rest {
+            let Storage::Host(buf) = &*i.storage else {
+                return Err(Error::DeviceMismatch(format!(
+                    "an input of {} lives on CUDA, the call runs on the CPU",
+                    call.name()
+                )));
+            };
+            ins.push(CallInput {
+                buf,
+                layout: &i.layout,
+                shape: &i.shape,
+                dtype: i.dtype,
+            });
+        }
+        if prog
+            .inputs
+            .iter()
+            .any(|i| !matches!(&*i.storage, Storage::Host(_)))
+        {
+            return Err(Error::DeviceMismatch(format!(
+                "an input of {} lives on CUDA, the call runs on the CPU",
+                call.name()
+            )));
+        }
+        let mut buf = HostBuf::zeroed(out, len)?;
+        call.run_cpu_fused(prog, &ins, &mut buf)?;
         Ok(Arc::new(Storage::Host(buf)))
     }
 

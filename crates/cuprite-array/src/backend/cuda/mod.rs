@@ -10,7 +10,7 @@ use crate::codegen::{self, BLOCK, ParamPlan, VEC, Variant};
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{CallInput, LibraryCall, Program};
+use crate::graph::{CallInput, FusedCall, LibraryCall, Program};
 use crate::jit::Kernel;
 use crate::op::ReduceOp;
 use crate::runtime::{DeviceState, state, stream_for, stream_of};
@@ -91,6 +91,35 @@ impl Backend for Cuda {
         }
         let mut buf = alloc(st, stream, out, len)?;
         call.run_cuda(st, stream, &ins, &mut buf)?;
+        Ok(Arc::new(Storage::Cuda(buf)))
+    }
+
+    fn library_fused(
+        &self,
+        d: Device,
+        call: &dyn FusedCall,
+        prog: &Program,
+        rest: &[LibraryInput],
+        out: DType,
+        len: usize,
+    ) -> Result<Arc<Storage>> {
+        let st = state(d.ordinal)?;
+        let stream = stream_of(st);
+        let stream = stream.get();
+        let mut ins = Vec::with_capacity(rest.len());
+        for i in rest {
+            ins.push(CallInput {
+                buf: dev_of(&i.storage, d.ordinal)?,
+                layout: &i.layout,
+                shape: &i.shape,
+                dtype: i.dtype,
+            });
+        }
+        for i in &prog.inputs {
+            dev_of(&i.storage, d.ordinal)?;
+        }
+        let mut buf = alloc(st, stream, out, len)?;
+        call.run_cuda_fused(st, stream, prog, &ins, &mut buf)?;
         Ok(Arc::new(Storage::Cuda(buf)))
     }
 

@@ -1,0 +1,330 @@
+//! The scan and compaction library call: a [`FusedCall`] that reads its input through the
+//! element-wise program producing it (no intermediate buffer), on rayon (CPU) or the look-back
+//! and column kernels of `codegen::scan` (CUDA).
+
+use super::cpu::{self, Acc};
+use crate::codegen::{BLOCK, ParamPlan, ScanSpec, Sink, Variant, scan_columns, scan_tiles};
+use crate::dtype::{Class, DType};
+use crate::error::{Error, Result};
+use crate::graph::{CallInput, FusedCall, LibraryCall, Program};
+use crate::runtime::DeviceState;
+use crate::storage::{DevBuf, HostBuf, Storage};
+use crate::util::KeyHasher;
+use cuprite::{Access, Stream};
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+/// Lines at or above which a scan along a non-innermost axis runs one thread per line.
+const COLUMN_LINES: usize = 4096;
+
+/// The variant of every scan kernel's program code.
+pub(super) const VARIANT: Variant = Variant {
+    idx32: false,
+    vector: false,
+    strided_out: false,
+};
+
+/// A scan of the program's shape viewed as `outer x n x inner` along `n`, or a compaction
+/// (`outer = inner = 1`, `n` the element count).
+#[derive(Debug)]
+pub(super) struct ScanCall {
+    pub spec: ScanSpec,
+    pub outer: usize,
+    pub n: usize,
+    pub inner: usize,
+    /// Fused inputs: the values (or flags), then the keys (or values).
+    pub inputs: usize,
+}
+
+/// The device buffers of a program's inputs, with their pointers.
+pub(super) fn program_buffers<'a>(
+    prog: &'a Program,
+    ordinal: usize,
+    what: &str,
+) -> Result<(Vec<&'a DevBuf>, Vec<u64>)> {
+    let mut bufs = Vec::with_capacity(prog.inputs.len());
+    for i in &prog.inputs {
+        match &*i.storage {
+            Storage::Cuda(d) if d.ordinal() == ordinal && d.live().is_some() => bufs.push(d),
+            _ => {
+                return Err(Error::DeviceMismatch(format!(
+                    "an input of {what} is not a live buffer of CUDA device {ordinal}"
+                )));
+            }
+        }
+    }
+    let ptrs = bufs.iter().map(|d| d.ptr()).collect();
+    Ok((bufs, ptrs))
+}
+
+/// A new scratch buffer of `bytes` bytes on `stream`, zeroed when `zero`.
+fn scratch(
+    st: &'static DeviceState,
+    stream: &Arc<Stream>,
+    bytes: usize,
+    zero: bool,
+) -> Result<DevBuf> {
+    // SAFETY: a zeroed buffer is written before any read; the status arrays of the look-back
+    // (not zeroed) are read only after their flag says they were written.
+    let mut b = unsafe { DevBuf::alloc(st, stream, DType::U8, bytes) }?;
+    if zero && let Some(buf) = b.buffer_mut() {
+        stream.memset_zeros(buf)?;
+    }
+    Ok(b)
+}
+
+impl ScanCall {
+    fn name_str(&self) -> &'static str {
+        match self.spec.sink {
+            Sink::Scan { keyed: true, .. } => "scan_by_key",
+            Sink::Scan { .. } => "scan",
+            Sink::Compact { values: true } => "masked_select",
+            Sink::Compact { values: false } => "argwhere",
+        }
+    }
+
+    fn lines(&self) -> usize {
+        self.outer * self.inner
+    }
+
+    /// Whether the CUDA backend runs the one-thread-per-line kernel.
+    fn columns(&self) -> bool {
+        matches!(self.spec.sink, Sink::Scan { .. })
+            && self.inner > 1
+            && self.lines() >= COLUMN_LINES
+    }
+
+    fn salt(&self, columns: bool) -> u64 {
+        let mut h = KeyHasher(0x005c_a10f_f5e7_u64);
+        self.spec.hash(&mut h);
+        self.spec.out.code().hash(&mut h);
+        columns.hash(&mut h);
+        h.finish() | 1 << 63
+    }
+
+    fn cpu_typed<A: Acc>(&self, prog: &Program, out: &mut HostBuf) {
+        let dims = (self.outer, self.n, self.inner);
+        match self.spec.sink {
+            Sink::Scan {
+                op,
+                exclusive,
+                keyed,
+            } => cpu::scan::<A>(
+                prog,
+                op,
+                exclusive,
+                keyed,
+                self.spec.out,
+                dims,
+                out.bytes_mut(),
+            ),
+            Sink::Compact { values } => {
+                cpu::compact::<A>(prog, values, self.spec.out, out.bytes_mut())
+            }
+        }
+    }
+}
+
+impl LibraryCall for ScanCall {
+    fn name(&self) -> &str {
+        self.name_str()
+    }
+
+    fn run_cpu(&self, _: &[CallInput<'_, HostBuf>], _: &mut HostBuf) -> Result<()> {
+        Err(Error::InvalidArgument(format!(
+            "{} reads its input fused and runs only through its fused form",
+            self.name_str()
+        )))
+    }
+
+    fn run_cuda(
+        &self,
+        _: &'static DeviceState,
+        _: &Arc<Stream>,
+        _: &[CallInput<'_, DevBuf>],
+        _: &mut DevBuf,
+    ) -> Result<()> {
+        Err(Error::InvalidArgument(format!(
+            "{} reads its input fused and runs only through its fused form",
+            self.name_str()
+        )))
+    }
+
+    fn cuda_sources(&self, _: &[(DType, Vec<usize>)]) -> Vec<String> {
+        Vec::new()
+    }
+
+    fn fused(&self) -> Option<&dyn FusedCall> {
+        Some(self)
+    }
+}
+
+impl FusedCall for ScanCall {
+    fn fused_inputs(&self) -> usize {
+        self.inputs
+    }
+
+    fn run_cpu_fused(
+        &self,
+        prog: &Program,
+        _: &[CallInput<'_, HostBuf>],
+        out: &mut HostBuf,
+    ) -> Result<()> {
+        let want = self.outer * self.n * self.inner;
+        if crate::shape::numel(&prog.shape) != want || prog.outputs.len() != self.inputs {
+            return Err(Error::InvalidArgument(format!(
+                "{} made for {want} elements was given a program of shape {:?}",
+                self.name_str(),
+                prog.shape
+            )));
+        }
+        let class = match self.spec.sink {
+            Sink::Compact { values: false } => Class::I64,
+            _ => self.spec.out.class(),
+        };
+        match class {
+            Class::F32 => self.cpu_typed::<f32>(prog, out),
+            Class::F64 => self.cpu_typed::<f64>(prog, out),
+            Class::I64 => self.cpu_typed::<i64>(prog, out),
+            Class::U64 => self.cpu_typed::<u64>(prog, out),
+            Class::C32 | Class::C64 => {
+                return Err(Error::InvalidArgument(format!(
+                    "{} of complex values ({}) is not supported",
+                    self.name_str(),
+                    self.spec.out
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn run_cuda_fused(
+        &self,
+        st: &'static DeviceState,
+        stream: &Arc<Stream>,
+        prog: &Program,
+        _: &[CallInput<'_, DevBuf>],
+        out: &mut DevBuf,
+    ) -> Result<()> {
+        let lines = self.lines();
+        if lines == 0 || self.n == 0 || out.len() == 0 {
+            return Ok(());
+        }
+        if self.spec.out.is_complex() {
+            return Err(Error::InvalidArgument(format!(
+                "{} of complex values ({}) is not supported",
+                self.name_str(),
+                self.spec.out
+            )));
+        }
+        let (bufs, in_ptrs) = program_buffers(prog, st.ordinal, self.name_str())?;
+        let Some(dst) = out.live() else {
+            return Err(Error::InvalidArgument(format!(
+                "{} on a buffer that was handed back",
+                self.name_str()
+            )));
+        };
+        let plan = ParamPlan::new(prog, VARIANT, &in_ptrs, &[out.ptr()], None);
+        let mut words: Vec<u64> = plan.words.iter().copied().collect();
+        let columns = self.columns();
+        let spec = self.spec;
+        let k = crate::jit::kernel(
+            st,
+            prog,
+            self.salt(columns),
+            || {
+                if columns {
+                    scan_columns(prog, spec)
+                } else {
+                    scan_tiles(prog, spec)
+                }
+            },
+            || None,
+        )?;
+        let mut access: Vec<Access<'_>> = bufs
+            .iter()
+            .filter_map(|b| b.live())
+            .map(Access::read)
+            .collect();
+        access.push(Access::write(dst));
+        if columns {
+            words.extend_from_slice(&[self.n as u64, self.inner as u64, lines as u64]);
+            let resident = (st.sms * k.blocks_per_sm.max(1)) as usize;
+            let grid = lines.div_ceil(BLOCK as usize).min(resident * 4).max(1) as u32;
+            // SAFETY: the words are the kernel's parameters in order (the program's from its
+            // `ParamPlan`, then the line geometry); the kernel reads the program's inputs
+            // through their layouts (checked when the arrays were made) and writes the
+            // `outer * n * inner` elements of the new output buffer; all are declared.
+            unsafe {
+                stream.launch_packed(&k.func, (grid, 1, 1), (BLOCK, 1, 1), 0, &words, &access)
+            }?;
+            return Ok(());
+        }
+        let tpl = self.n.div_ceil(spec.tile());
+        let tiles = lines
+            .checked_mul(tpl)
+            .filter(|&t| t <= i32::MAX as usize)
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "{}: {lines} lines of {} elements make too many tiles for one launch",
+                    self.name_str(),
+                    self.n
+                ))
+            })?;
+        // The look-back status: a counter and one flag per tile (zeroed), then the aggregate
+        // and inclusive prefix of each tile.
+        let (flags, status) = if tpl > 1 {
+            let f = scratch(st, stream, 4 * (tiles + 4), true)?;
+            let s = scratch(st, stream, 2 * spec.status_size() * tiles, false)?;
+            (Some(f), Some(s))
+        } else {
+            (None, None)
+        };
+        let (fp, sp) = (
+            flags.as_ref().map_or(0, |f| f.ptr()),
+            status.as_ref().map_or(0, |s| s.ptr()),
+        );
+        words.extend_from_slice(&[
+            self.n as u64,
+            self.inner as u64,
+            tpl as u64,
+            if tpl > 1 { fp + 16 } else { 0 },
+            sp,
+            if tpl > 1 {
+                sp + (spec.status_size() * tiles) as u64
+            } else {
+                0
+            },
+            fp,
+        ]);
+        for b in flags.iter().chain(status.iter()) {
+            if let Some(l) = b.live() {
+                access.push(Access::write(l));
+            }
+        }
+        // SAFETY: the words are the kernel's parameters in order (the program's from its
+        // `ParamPlan`, then the geometry and the status arrays: a zeroed counter, `tiles`
+        // zeroed flags after 16 bytes, and `2 * tiles` status elements, or null and unread
+        // when every line is one tile); the kernel reads the program's inputs through their
+        // layouts and writes the output rows it was made for; every buffer is declared.
+        unsafe {
+            stream.launch_packed(
+                &k.func,
+                (tiles as u32, 1, 1),
+                (BLOCK, 1, 1),
+                0,
+                &words,
+                &access,
+            )
+        }?;
+        Ok(())
+    }
+
+    fn cuda_sources_fused(&self, prog: &Program) -> Vec<String> {
+        let mut v = vec![scan_tiles(prog, self.spec).source];
+        if matches!(self.spec.sink, Sink::Scan { .. }) {
+            v.push(scan_columns(prog, self.spec).source);
+        }
+        v
+    }
+}
