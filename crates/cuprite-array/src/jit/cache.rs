@@ -157,7 +157,7 @@ thread_local! {
 /// one-element-per-thread form of a vectorised kernel, same parameters). `interp` picks the
 /// interpreter's kernel and the program's instruction words when the interpreter can stand in
 /// for the first build (see [`super::interp`]).
-pub(crate) fn get(
+pub(crate) fn get_or_interp(
     st: &'static DeviceState,
     prog: &Program,
     salt: u64,
@@ -213,6 +213,18 @@ pub(crate) fn get(
         l.entries[at].fill(st.ordinal, salt, prog, k.clone());
     });
     Ok(k)
+}
+
+/// [`get_or_interp`] without the interpreter: for kernels launched only with their own
+/// parameters.
+pub(crate) fn get(
+    st: &'static DeviceState,
+    prog: &Program,
+    salt: u64,
+    make: impl FnOnce() -> KernelSource,
+    quick: impl FnOnce() -> Option<KernelSource>,
+) -> Result<Arc<Kernel>> {
+    get_or_interp(st, prog, salt, make, quick, |_| None)
 }
 
 /// The kernel under `key` on the device of `st` (a kernel of a library call, keyed by what its

@@ -306,7 +306,7 @@ fn run_elementwise(
         vector,
         strided_out,
     };
-    let k = crate::jit::kernel(
+    let k = crate::jit::kernel_or_interp(
         st,
         p,
         salt_of(v, 1),
@@ -446,7 +446,7 @@ fn reduce(
     let mut h = Fnv(0);
     h.write_u8(pass_d.code());
     let kind = 2 | (op as u64) << 4 | h.finish() << 12;
-    let k = crate::jit::kernel(
+    let k = crate::jit::kernel_or_interp(
         st,
         p,
         salt_of(v, kind),
