@@ -321,15 +321,27 @@ pub(crate) fn select(
         &[Arg::R(x), Arg::W(&state), Arg::W(&ck), Arg::W(&ci)],
     )?;
     let cgrid = (g.st.sms * 4).max(1);
-    for j in 1..kd + 4 {
-        let w = [ck.ptr(), ci.ptr(), state.ptr(), hist.ptr(), j, kd];
-        g.launch(
-            S::sel_hist(spec),
-            cgrid,
-            &w,
-            &[Arg::R(&ck), Arg::R(&ci), Arg::R(&state), Arg::W(&hist)],
-        )?;
-        step(j)?;
+    let hist_j = |ck: &DevBuf, ci: &DevBuf, j: u64, cw: u64| -> Result<()> {
+        let w = [ck.ptr(), ci.ptr(), state.ptr(), hist.ptr(), j, kd, cw];
+        let a = [Arg::R(ck), Arg::R(ci), Arg::R(&state), Arg::W(&hist)];
+        g.launch(S::sel_hist(spec), cgrid, &w, &a)?;
+        step(j)
+    };
+    hist_j(&ck, &ci, 1, 3)?;
+    // The candidates matching two digits (usually few) go to a second buffer.
+    let ck2 = g.alloc(kdt(spec), n)?;
+    let ci2 = g.alloc(DType::U32, n)?;
+    let w = [ck.ptr(), ci.ptr(), state.ptr(), ck2.ptr(), ci2.ptr(), 2, kd];
+    let a = [
+        Arg::R(&ck),
+        Arg::R(&ci),
+        Arg::W(&state),
+        Arg::W(&ck2),
+        Arg::W(&ci2),
+    ];
+    g.launch(S::sel_refine(spec), cgrid, &w, &a)?;
+    for j in 2..kd + 4 {
+        hist_j(&ck2, &ci2, j, 6)?;
     }
     Ok(state)
 }
@@ -632,6 +644,7 @@ pub(crate) fn all_sources(spec: KeySpec, mean: DType) -> Vec<KernelSource> {
         S::sel_step(),
         S::sel_compact(spec),
         S::sel_hist(spec),
+        S::sel_refine(spec),
         S::sel_collect(spec),
         S::sel_sortk(spec),
         S::sel_value(spec),

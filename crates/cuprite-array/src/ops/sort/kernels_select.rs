@@ -5,7 +5,8 @@
 //! flags, and a gather by sort permutation.
 //!
 //! Selection state (`u64` words): `[0]` key prefix, `[1]` index prefix, `[2]` rank left,
-//! `[3]` candidates, `[4]` NaNs seen, `[5]` elements collected.
+//! `[3]` candidates, `[4]` NaNs seen, `[5]` elements collected, `[6]` candidates after the
+//! second digit.
 
 use super::kernels::source;
 use super::keys::{KeySpec, c_helpers};
@@ -31,12 +32,22 @@ __device__ __forceinline__ u64t warp_append(bool ok, u64t *counter) {
 }
 "#;
 
+/// Adds one to `h[d]` for every lane with `d` valid (warp-aggregated: lanes with equal
+/// digits add once).
+const HIST_ADD: &str = r#"
+__device__ __forceinline__ void hist_add(unsigned *h, unsigned d) {
+  const unsigned peers = __match_any_sync(0xffffffffu, d);
+  const unsigned lane = threadIdx.x & 31;
+  if (d != 0xffffffffu && (peers & ((1u << lane) - 1u)) == 0) atomicAdd(&h[d], __popc(peers));
+}
+"#;
+
 /// Histogram of the top digit of every element's key; counts NaNs.
 pub(crate) fn sel_hist0(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_sel_hist0_{}", spec.dtype.name());
     let b = spec.c_bits();
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, u64t n, u64t flip, unsigned *__restrict__ hist, u64t *__restrict__ state) {{
+        r#"{HIST_ADD}extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, u64t n, u64t flip, unsigned *__restrict__ hist, u64t *__restrict__ state) {{
   __shared__ unsigned h[256];
   __shared__ unsigned nans;
   const int t = threadIdx.x;
@@ -44,11 +55,15 @@ pub(crate) fn sel_hist0(spec: KeySpec) -> KernelSource {
   __syncthreads();
   unsigned my_nan = 0;
   const u64t stride = (u64t)gridDim.x * 256;
-  for (u64t i = (u64t)blockIdx.x * 256 + t; i < n; i += stride) {{
-    const K b = (K)x[i];
-    const K k = tkey(b, flip != 0);
-    atomicAdd(&h[(unsigned)(k >> (KBITS - 8)) & 255u], 1u);
-    my_nan += isnanb(b) ? 1u : 0u;
+  for (u64t s = (u64t)blockIdx.x * 256; s < n; s += stride) {{
+    const u64t i = s + t;
+    unsigned d = 0xffffffffu;
+    if (i < n) {{
+      const K b = (K)x[i];
+      d = (unsigned)(tkey(b, flip != 0) >> (KBITS - 8)) & 255u;
+      my_nan += isnanb(b) ? 1u : 0u;
+    }}
+    hist_add(h, d);
   }}
   if (my_nan) atomicAdd(&nans, my_nan);
   __syncthreads();
@@ -120,23 +135,50 @@ __device__ __forceinline__ unsigned sel_digit(K k, unsigned ix, int j, int kd) {
 }
 "#;
 
-/// Histogram of digit `j` among the candidates that match the prefix so far.
+/// Histogram of digit `j` among the candidates (`state[cw]` of them) that match the prefix so
+/// far.
 pub(crate) fn sel_hist(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_sel_hist_{}", spec.dtype.name());
     let body = format!(
-        r#"{COMPOSITE}extern "C" __global__ void __launch_bounds__(256) {name}(const K *__restrict__ ckey, const unsigned *__restrict__ cidx, const u64t *__restrict__ state, unsigned *__restrict__ hist, u64t j, u64t kd) {{
+        r#"{COMPOSITE}{HIST_ADD}extern "C" __global__ void __launch_bounds__(256) {name}(const K *__restrict__ ckey, const unsigned *__restrict__ cidx, const u64t *__restrict__ state, unsigned *__restrict__ hist, u64t j, u64t kd, u64t cw) {{
   __shared__ unsigned h[256];
   const int t = threadIdx.x;
   h[t] = 0;
   __syncthreads();
-  const u64t count = state[3];
+  const u64t count = state[cw];
   const u64t stride = (u64t)gridDim.x * 256;
-  for (u64t i = (u64t)blockIdx.x * 256 + t; i < count; i += stride) {{
-    const K k = ckey[i]; const unsigned ix = cidx[i];
-    if (sel_match(k, ix, state, (int)j, (int)kd)) atomicAdd(&h[sel_digit(k, ix, (int)j, (int)kd)], 1u);
+  for (u64t s = (u64t)blockIdx.x * 256; s < count; s += stride) {{
+    const u64t i = s + t;
+    unsigned d = 0xffffffffu;
+    if (i < count) {{
+      const K k = ckey[i]; const unsigned ix = cidx[i];
+      if (sel_match(k, ix, state, (int)j, (int)kd)) d = sel_digit(k, ix, (int)j, (int)kd);
+    }}
+    hist_add(h, d);
   }}
   __syncthreads();
   if (h[t]) atomicAdd(&hist[t], h[t]);
+}}
+"#
+    );
+    ks(name, spec, body)
+}
+
+/// The candidates (`state[3]`) that match the prefix of `j` digits, appended to a second
+/// buffer (counted in `state[6]`).
+pub(crate) fn sel_refine(spec: KeySpec) -> KernelSource {
+    let name = format!("cuprite_sel_refine_{}", spec.dtype.name());
+    let body = format!(
+        r#"{COMPOSITE}{APPEND}extern "C" __global__ void __launch_bounds__(256) {name}(const K *__restrict__ ckey, const unsigned *__restrict__ cidx, u64t *__restrict__ state, K *__restrict__ okey, unsigned *__restrict__ oidx, u64t j, u64t kd) {{
+  const u64t count = state[3];
+  const u64t stride = (u64t)gridDim.x * 256;
+  for (u64t s = (u64t)blockIdx.x * 256; s < count; s += stride) {{
+    const u64t i = s + threadIdx.x;
+    K k = 0; unsigned ix = 0; bool ok = false;
+    if (i < count) {{ k = ckey[i]; ix = cidx[i]; ok = sel_match(k, ix, state, (int)j, (int)kd); }}
+    const u64t p = warp_append(ok, &state[6]);
+    if (ok) {{ okey[p] = k; oidx[p] = ix; }}
+  }}
 }}
 "#
     );
