@@ -316,7 +316,7 @@ pub(crate) fn select(
     ];
     g.launch(
         S::sel_compact(spec),
-        g.grid(n),
+        g.grid(n.div_ceil(8)),
         &w,
         &[Arg::R(x), Arg::W(&state), Arg::W(&ck), Arg::W(&ci)],
     )?;

@@ -44,41 +44,51 @@ __device__ __forceinline__ unsigned block_exscan(unsigned v, unsigned *tmp, unsi
   *total = tot;
   return off + x - v;
 }
+// Stable ranks of a tile's digits (`0xffffffff`: no element): item `j` of lane `l` of warp `w`
+// is tile element `(w * ITEMS + j) * 32 + l`. Each warp counts its own elements in its own
+// counters (no block barrier per item); then per digit the warps' counts are scanned and the
+// digits' totals give where each digit starts. `pos` gets each element's place in the tile
+// sorted by digit, `start` each digit's first place. Ends with a block barrier.
 template <int ITEMS>
-__device__ __forceinline__ void block_rank(const unsigned *dig, unsigned *rank, int rounds, unsigned *wc, unsigned *cnt, unsigned *start, unsigned *tmp) {
+__device__ __forceinline__ void block_rank(const unsigned *dig, unsigned *pos, unsigned *wc, unsigned *start, unsigned *tmp) {
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
-  for (int i = t; i < 2048; i += 256) wc[i] = 0;
-  cnt[t] = 0;
-  __syncthreads();
+  unsigned *my = wc + w * 256;
+  #pragma unroll
+  for (int i = 0; i < 8; ++i) my[lane + 32 * i] = 0;
+  __syncwarp();
   const unsigned lt = (1u << lane) - 1u;
   #pragma unroll
-  for (int r = 0; r < ITEMS; ++r) {
-    if (r < rounds) {
-      unsigned *cur = wc + (r & 1) * 2048, *nxt = wc + ((r + 1) & 1) * 2048;
-      const unsigned d = dig[r];
-      const unsigned peers = __match_any_sync(0xffffffffu, d);
-      const unsigned before = __popc(peers & lt);
-      if (before == 0) cur[w * 256 + d] = __popc(peers);
-      __syncthreads();
-      unsigned run = cnt[t];
-      #pragma unroll
-      for (int v = 0; v < 8; ++v) { unsigned c = cur[v * 256 + t]; cur[v * 256 + t] = run; run += c; nxt[v * 256 + t] = 0; }
-      cnt[t] = run;
-      __syncthreads();
-      rank[r] = cur[w * 256 + d] + before;
-    }
+  for (int j = 0; j < ITEMS; ++j) {
+    const unsigned d = dig[j];
+    const unsigned peers = __match_any_sync(0xffffffffu, d);
+    const int leader = __ffs(peers) - 1;
+    unsigned b = 0;
+    if (lane == leader && d != 0xffffffffu) { b = my[d]; my[d] = b + __popc(peers); }
+    b = __shfl_sync(0xffffffffu, b, leader);
+    pos[j] = b + __popc(peers & lt);
+    __syncwarp();
   }
+  __syncthreads();
+  unsigned run = 0;
+  #pragma unroll
+  for (int v = 0; v < 8; ++v) { const unsigned c = wc[v * 256 + t]; wc[v * 256 + t] = run; run += c; }
   unsigned tot;
-  start[t] = block_exscan(cnt[t], tmp, &tot);
+  start[t] = block_exscan(run, tmp, &tot);
+  __syncthreads();
+  #pragma unroll
+  for (int j = 0; j < ITEMS; ++j) {
+    const unsigned d = dig[j];
+    if (d != 0xffffffffu) pos[j] += start[d] + my[d];
+  }
   __syncthreads();
 }
 "#;
 
-/// Shared memory of a tile: the ranking counters (8 KiB x 2), reused for the staged keys and
+/// Shared memory of a tile: the ranking counters (8 KiB), reused for the staged keys and
 /// indices.
 fn smem_bytes(spec: KeySpec) -> usize {
     let t = tile(spec.bits);
-    (t * (spec.bits.max(32) as usize / 8 + 4)).max(2 * 2048 * 4)
+    (t * (spec.bits.max(32) as usize / 8 + 4)).max(2048 * 4)
 }
 
 fn key_only(spec: KeySpec) -> String {
@@ -171,27 +181,26 @@ pub(crate) fn scatter(spec: KeySpec) -> KernelSource {
     let body = format!(
         r#"extern "C" __global__ void __launch_bounds__(256) {name}(const K *__restrict__ kin, const unsigned *__restrict__ iin, K *__restrict__ kout, unsigned *__restrict__ iout, const unsigned *__restrict__ offs, u64t n, u64t ntiles, u64t shift, u64t seg) {{
   __shared__ __align__(16) unsigned char sm[{sm}];
-  __shared__ unsigned s_cnt[256], s_start[256], s_off[256], s_tmp[8];
-  const int t = threadIdx.x;
+  __shared__ unsigned s_start[256], s_off[256], s_tmp[8];
+  const int t = threadIdx.x, lane = t & 31, w = t >> 5;
   const u64t tile = blockIdx.x, base = tile * {tile};
   const u64t left = n - base;
   const int valid = left < {tile} ? (int)left : {tile};
-  const int rounds = (valid + 255) / 256;
-  K key[{items}]; unsigned ixs[{items}], dig[{items}], rank[{items}];
+  K key[{items}]; unsigned ixs[{items}], dig[{items}], pos[{items}];
   #pragma unroll
   for (int j = 0; j < {items}; ++j) {{
-    const int p = j * 256 + t;
-    K k = KMASK; unsigned ix = 0xffffffffu; unsigned d = 255u;
+    const int p = (w * {items} + j) * 32 + lane;
+    K k = 0; unsigned ix = 0; unsigned d = 0xffffffffu;
     if (p < valid) {{ k = kin[base + p]; ix = iin ? iin[base + p] : 0u; d = {DIGIT}; }}
     key[j] = k; ixs[j] = ix; dig[j] = d;
   }}
   s_off[t] = offs[(u64t)t * ntiles + tile];
-  block_rank<{items}>(dig, rank, rounds, (unsigned *)sm, s_cnt, s_start, s_tmp);
+  block_rank<{items}>(dig, pos, (unsigned *)sm, s_start, s_tmp);
   K *sk = (K *)sm;
   unsigned *si = (unsigned *)(sm + {tile} * sizeof(K));
   #pragma unroll
   for (int j = 0; j < {items}; ++j) {{
-    if (j < rounds) {{ const unsigned p = s_start[dig[j]] + rank[j]; sk[p] = key[j]; si[p] = ixs[j]; }}
+    if (dig[j] != 0xffffffffu) {{ sk[pos[j]] = key[j]; si[pos[j]] = ixs[j]; }}
   }}
   __syncthreads();
   #pragma unroll
@@ -289,39 +298,42 @@ pub(crate) fn rows(spec: KeySpec) -> KernelSource {
     let body = format!(
         r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, {b} *__restrict__ vout, i64t *__restrict__ iout, u64t rows, u64t n, u64t desc) {{
   __shared__ __align__(16) unsigned char sm[{sm}];
-  __shared__ unsigned s_cnt[256], s_start[256], s_tmp[8];
-  const int t = threadIdx.x;
-  const int rounds = (int)((n + 255) / 256);
+  __shared__ unsigned s_start[256], s_tmp[8];
+  const int t = threadIdx.x, lane = t & 31, w = t >> 5;
   K *sk = (K *)sm;
   unsigned *si = (unsigned *)(sm + {tile} * sizeof(K));
   for (u64t row = blockIdx.x; row < rows; row += gridDim.x) {{
     const {b} *xr = x + row * n;
-    K key[{items}]; unsigned ixs[{items}], dig[{items}], rank[{items}];
+    K key[{items}]; unsigned ixs[{items}], dig[{items}], pos[{items}];
     #pragma unroll
     for (int j = 0; j < {items}; ++j) {{
-      const int p = j * 256 + t;
-      key[j] = p < (int)n ? tkey((K)xr[p], desc != 0) : KMASK;
+      const int p = (w * {items} + j) * 32 + lane;
+      key[j] = p < (int)n ? tkey((K)xr[p], desc != 0) : (K)0;
       ixs[j] = (unsigned)p;
     }}
     #pragma unroll 1
     for (int pass = 0; pass < {passes}; ++pass) {{
       #pragma unroll
-      for (int j = 0; j < {items}; ++j) dig[j] = (unsigned)((key[j] >> (8 * pass)) & 255u);
-      block_rank<{items}>(dig, rank, rounds, (unsigned *)sm, s_cnt, s_start, s_tmp);
+      for (int j = 0; j < {items}; ++j) {{
+        const int p = (w * {items} + j) * 32 + lane;
+        dig[j] = p < (int)n ? (unsigned)((key[j] >> (8 * pass)) & 255u) : 0xffffffffu;
+      }}
+      block_rank<{items}>(dig, pos, (unsigned *)sm, s_start, s_tmp);
       #pragma unroll
       for (int j = 0; j < {items}; ++j) {{
-        if (j < rounds) {{ const unsigned p = s_start[dig[j]] + rank[j]; sk[p] = key[j]; si[p] = ixs[j]; }}
+        if (dig[j] != 0xffffffffu) {{ sk[pos[j]] = key[j]; si[pos[j]] = ixs[j]; }}
       }}
       __syncthreads();
       #pragma unroll
       for (int j = 0; j < {items}; ++j) {{
-        if (j < rounds) {{ key[j] = sk[j * 256 + t]; ixs[j] = si[j * 256 + t]; }}
+        const int p = (w * {items} + j) * 32 + lane;
+        if (p < (int)n) {{ key[j] = sk[p]; ixs[j] = si[p]; }}
       }}
       __syncthreads();
     }}
     #pragma unroll
     for (int j = 0; j < {items}; ++j) {{
-      const int p = j * 256 + t;
+      const int p = (w * {items} + j) * 32 + lane;
       if (p < (int)n) {{
         if (vout) vout[row * n + p] = ({b})tval(key[j], desc != 0);
         if (iout) iout[row * n + p] = (i64t)ixs[j];

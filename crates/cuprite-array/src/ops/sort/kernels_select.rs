@@ -101,20 +101,39 @@ pub(crate) fn sel_step() -> KernelSource {
     }
 }
 
-/// The elements whose top key digit is the selected one, as (key, index) candidates.
+/// The elements whose top key digit is the selected one, as (key, index) candidates (in no
+/// particular order; one atomic per block and chunk of 2048 elements).
 pub(crate) fn sel_compact(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_sel_compact_{}", spec.dtype.name());
     let b = spec.c_bits();
     let body = format!(
-        r#"{APPEND}extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, u64t n, u64t flip, u64t *__restrict__ state, K *__restrict__ ckey, unsigned *__restrict__ cidx) {{
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, u64t n, u64t flip, u64t *__restrict__ state, K *__restrict__ ckey, unsigned *__restrict__ cidx) {{
+  __shared__ unsigned tmp[8];
+  __shared__ u64t s_base;
+  const int t = threadIdx.x;
   const u64t want = state[0];
-  const u64t stride = (u64t)gridDim.x * 256;
-  for (u64t s = (u64t)blockIdx.x * 256; s < n; s += stride) {{
-    const u64t i = s + threadIdx.x;
-    K k = 0; bool ok = false;
-    if (i < n) {{ k = tkey((K)x[i], flip != 0); ok = (u64t)((k >> (KBITS - 8)) & 255u) == want; }}
-    const u64t p = warp_append(ok, &state[3]);
-    if (ok) {{ ckey[p] = k; cidx[p] = (unsigned)i; }}
+  const u64t stride = (u64t)gridDim.x * 2048;
+  for (u64t s = (u64t)blockIdx.x * 2048; s < n; s += stride) {{
+    K kk[8]; unsigned c = 0, okm = 0;
+    #pragma unroll
+    for (int j = 0; j < 8; ++j) {{
+      const u64t i = s + (u64t)j * 256 + t;
+      kk[j] = 0;
+      if (i < n) {{
+        kk[j] = tkey((K)x[i], flip != 0);
+        if ((u64t)((kk[j] >> (KBITS - 8)) & 255u) == want) {{ okm |= 1u << j; ++c; }}
+      }}
+    }}
+    unsigned tot;
+    const unsigned ex = block_exscan(c, tmp, &tot);
+    if (t == 0) s_base = tot ? atomicAdd(&state[3], (u64t)tot) : 0ull;
+    __syncthreads();
+    u64t p = s_base + ex;
+    #pragma unroll
+    for (int j = 0; j < 8; ++j) {{
+      if (okm & (1u << j)) {{ ckey[p] = kk[j]; cidx[p] = (unsigned)(s + (u64t)j * 256 + t); ++p; }}
+    }}
+    __syncthreads();
   }}
 }}
 "#
