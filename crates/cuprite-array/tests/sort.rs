@@ -460,7 +460,7 @@ where
         let n = x.len();
         let a = Array::from_slice_on(d, &x, &[n])?;
         let mut s: Vec<f64> = x.iter().map(|v| v.f()).collect();
-        s.sort_by(|a, b| f64::total_cmp(a, b));
+        s.sort_by(f64::total_cmp);
         let w = format!("{} n={n}", T::DTYPE);
         let want = |v: f64| <T::Mean as V>::round_f(v);
         same_f(
@@ -496,7 +496,7 @@ where
         for j in 0..3 {
             let line: Vec<T> = (0..9).map(|q| x[(o * 9 + q) * 3 + j]).collect();
             let mut s: Vec<f64> = line.iter().map(|v| v.f()).collect();
-            s.sort_by(|a, b| f64::total_cmp(a, b));
+            s.sort_by(f64::total_cmp);
             same_f(
                 m[o * 3 + j].f(),
                 <T::Mean as V>::round_f(ref_median(&s)),
@@ -723,7 +723,7 @@ fn bad_input(d: Device) -> TestResult {
     assert_eq!(z.topk(0, 0, true)?.0.shape(), [0]);
     let e2 = Array::<f32>::from_slice_on(d, &[], &[0, 4])?;
     assert_eq!(e2.sort(1, false)?.shape(), [0, 4]);
-    assert_eq!(e2.median(Some(0)).is_err(), true);
+    assert!(e2.median(Some(0)).is_err());
     assert_eq!(e2.median(Some(1))?.shape(), [0]);
     let c = Array::from_slice_on(d, &[c64::new(1.0, 0.0)], &[1])?;
     let e = c.sort(0, false).unwrap_err().to_string();

@@ -65,7 +65,7 @@ impl<T: Element> Rows<T> {
         let ax = crate::shape::axis(axis, nd)?;
         let total = checked_numel(a.shape())?;
         let n = a.shape()[ax];
-        let rows = if n == 0 { 0 } else { total / n };
+        let rows = total.checked_div(n).unwrap_or(0);
         if ax == nd - 1 {
             return Ok(Rows {
                 moved: a.clone(),
@@ -173,6 +173,9 @@ pub(crate) fn record(spec: KeySpec) {
     }
 }
 
+/// Sorted values and/or indices (each when asked for).
+type Sorted<T> = (Option<Array<T>>, Option<Array<i64>>);
+
 /// Sorted values and/or indices of `r`'s rows, in the moved layout.
 fn sort_moved<T: Element>(
     r: &Rows<T>,
@@ -180,7 +183,7 @@ fn sort_moved<T: Element>(
     desc: bool,
     want_v: bool,
     want_i: bool,
-) -> Result<(Option<Array<T>>, Option<Array<i64>>)> {
+) -> Result<Sorted<T>> {
     let shape = r.moved.shape().to_vec();
     let device = r.device();
     if r.rows * r.n == 0 {
@@ -218,7 +221,7 @@ fn sort_axis<T: Element>(
     want_v: bool,
     want_i: bool,
     call: &str,
-) -> Result<(Option<Array<T>>, Option<Array<i64>>)> {
+) -> Result<Sorted<T>> {
     let spec = KeySpec::of(T::DTYPE, call)?;
     let r = Rows::new(a, Some(axis))?;
     let (v, i) = sort_moved(&r, spec, desc, want_v, want_i)?;
