@@ -15,6 +15,7 @@ mod linalg;
 mod props;
 mod rows;
 mod scan;
+mod sort;
 mod units;
 
 fn main() {
@@ -43,6 +44,7 @@ fn main() {
     tests.extend(props::tests());
     tests.extend(rows::tests());
     tests.extend(scan::tests());
+    tests.extend(sort::tests());
     tests.extend(units::tests());
     cuprite_testkit::run(tests);
 }

@@ -26,6 +26,7 @@ pub(crate) mod movement;
 pub(crate) mod reduce;
 mod rows;
 pub mod scan;
+pub(crate) mod sort;
 pub use crate::special;
 
 pub use crate::op::{BinaryOp, ReduceOp, UnaryOp};

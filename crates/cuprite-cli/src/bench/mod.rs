@@ -31,6 +31,7 @@ pub mod nccl;
 pub mod plot;
 pub mod report;
 pub mod scan;
+pub mod sort;
 
 use cuprite_sys::driver::{self as sys, CUevent, CUstream};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -77,6 +78,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(interop::benchmarks());
     v.extend(curves::benchmarks());
     v.extend(fft::benchmarks());
+    v.extend(sort::benchmarks());
     v.extend(nccl::benchmarks());
     v.extend(blas::benchmarks());
     v.extend(scan::benchmarks());

@@ -1,0 +1,661 @@
+//! The CUDA side of the sort family: launch sequences over device buffers (contiguous, from
+//! offset 0), all on the array stream of the device. Index payloads are `u32` inside, so one
+//! call sorts fewer than 2^32 elements (an `Err` beyond).
+
+use super::kernels as K;
+use super::kernels_select as S;
+use super::keys::KeySpec;
+use crate::codegen::KernelSource;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::runtime::{DeviceState, state, stream_of};
+use crate::storage::DevBuf;
+use crate::util::KeyHasher;
+use cuprite::{Access, Stream};
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+/// A device and its array stream.
+pub(crate) struct Gpu {
+    pub st: &'static DeviceState,
+    pub stream: Arc<Stream>,
+}
+
+/// A kernel argument buffer: read, or written (and read).
+pub(crate) enum Arg<'a> {
+    R(&'a DevBuf),
+    W(&'a DevBuf),
+}
+
+impl Gpu {
+    pub fn new(ordinal: usize) -> Result<Gpu> {
+        let st = state(ordinal)?;
+        Ok(Gpu {
+            st,
+            stream: stream_of(st).into_arc(),
+        })
+    }
+
+    /// A new buffer of `len` (at least one) elements; every caller writes what it later reads.
+    pub fn alloc(&self, dtype: DType, len: usize) -> Result<DevBuf> {
+        // SAFETY: each caller has a kernel write every element it reads afterwards (or zeroes
+        // the buffer with `zeros`).
+        unsafe { DevBuf::alloc(self.st, &self.stream, dtype, len.max(1)) }
+    }
+
+    /// A new zeroed buffer.
+    pub fn zeros(&self, dtype: DType, len: usize) -> Result<DevBuf> {
+        let mut d = self.alloc(dtype, len)?;
+        let b = d
+            .buffer_mut()
+            .ok_or_else(|| Error::InvalidArgument("a new sort buffer has no allocation".into()))?;
+        self.stream.memset_zeros(b)?;
+        Ok(d)
+    }
+
+    /// The bytes of `d` (waits for the stream).
+    pub fn download(&self, d: &DevBuf) -> Result<Vec<u8>> {
+        Ok(self.stream.clone_dtoh(live(d)?)?)
+    }
+
+    /// Blocks for a grid-stride kernel over `n` elements.
+    pub fn grid(&self, n: usize) -> u32 {
+        let cap = (self.st.sms as usize * 8).max(1);
+        n.div_ceil(256).clamp(1, cap) as u32
+    }
+
+    /// Launches `src` over `grid` blocks of 256 threads with parameters `words`; `args` are
+    /// every buffer the kernel touches.
+    pub fn launch(
+        &self,
+        src: KernelSource,
+        grid: u32,
+        words: &[u64],
+        args: &[Arg<'_>],
+    ) -> Result<()> {
+        let mut h = KeyHasher(0x50f7_5eed);
+        "sort-family".hash(&mut h);
+        src.name.hash(&mut h);
+        let k = crate::jit::library_kernel(self.st, h.finish(), || src)?;
+        let mut acc = Vec::with_capacity(args.len());
+        for a in args {
+            acc.push(match a {
+                Arg::R(d) => Access::read(live(d)?),
+                Arg::W(d) => Access::write(live(d)?),
+            });
+        }
+        // SAFETY: every pointer in `words` is one of `args` (or 0 where the kernel takes null
+        // for an absent output), each buffer at least as long as the element counts in `words`
+        // ask (the callers size them so); all are declared.
+        unsafe {
+            self.stream
+                .launch_packed(&k.func, (grid.max(1), 1, 1), (256, 1, 1), 0, words, &acc)
+        }?;
+        Ok(())
+    }
+}
+
+pub(crate) fn live(d: &DevBuf) -> Result<&cuprite::DeviceBuffer<u8>> {
+    d.live()
+        .ok_or_else(|| Error::InvalidArgument("a sort buffer was handed back while in use".into()))
+}
+
+/// Little-endian `u32` words of `b`.
+fn words(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// The key buffer dtype of `spec`.
+fn kdt(spec: KeySpec) -> DType {
+    if spec.bits == 64 {
+        DType::U64
+    } else {
+        DType::U32
+    }
+}
+
+fn ptr(d: Option<&DevBuf>) -> u64 {
+    d.map(|d| d.ptr()).unwrap_or(0)
+}
+
+/// Bytes needed for the row numbers `0..rows`.
+fn row_digits(rows: usize) -> usize {
+    let bits = usize::BITS - (rows.saturating_sub(1)).leading_zeros();
+    (bits as usize).div_ceil(8)
+}
+
+/// Checks the `u32` index limit.
+pub(crate) fn check_len(total: usize, call: &str) -> Result<()> {
+    if total > u32::MAX as usize {
+        return Err(Error::InvalidArgument(format!(
+            "{call} of {total} elements on CUDA: at most {} elements per call",
+            u32::MAX
+        )));
+    }
+    Ok(())
+}
+
+/// Sorts `rows` rows of `n` elements of `x`: values (the input dtype) and/or `i64` indices
+/// within each row.
+pub(crate) fn sort_rows(
+    g: &Gpu,
+    x: &DevBuf,
+    spec: KeySpec,
+    rows: usize,
+    n: usize,
+    desc: bool,
+    want_v: bool,
+    want_i: bool,
+) -> Result<(Option<DevBuf>, Option<DevBuf>)> {
+    let total = rows * n;
+    check_len(total, "sort")?;
+    let vout = if want_v {
+        Some(g.alloc(spec.dtype, total)?)
+    } else {
+        None
+    };
+    let iout = if want_i {
+        Some(g.alloc(DType::I64, total)?)
+    } else {
+        None
+    };
+    let mut outs = vec![Arg::R(x)];
+    outs.extend(vout.iter().map(Arg::W));
+    outs.extend(iout.iter().map(Arg::W));
+    if n <= K::tile(spec.bits) {
+        let grid = rows.min(1 << 30) as u32;
+        let w = [
+            x.ptr(),
+            ptr(vout.as_ref()),
+            ptr(iout.as_ref()),
+            rows as u64,
+            n as u64,
+            desc as u64,
+        ];
+        g.launch(K::rows(spec), grid, &w, &outs)?;
+        return Ok((vout, iout));
+    }
+    let has_idx = want_i || rows > 1;
+    let seg = if rows > 1 { n } else { 0 };
+    let kp = spec.bits as usize / 8;
+    let sp = if rows > 1 { row_digits(rows) } else { 0 };
+    let kd = kdt(spec);
+    let (mut k0, mut k1) = (g.alloc(kd, total)?, g.alloc(kd, total)?);
+    let (mut i0, mut i1) = if has_idx {
+        (
+            Some(g.alloc(DType::U32, total)?),
+            Some(g.alloc(DType::U32, total)?),
+        )
+    } else {
+        (None, None)
+    };
+    let hist = g.zeros(DType::U32, (kp + sp) * 256)?;
+    let mut a = vec![Arg::R(x), Arg::W(&k0), Arg::W(&hist)];
+    a.extend(i0.iter().map(Arg::W));
+    let w = [
+        x.ptr(),
+        k0.ptr(),
+        ptr(i0.as_ref()),
+        hist.ptr(),
+        total as u64,
+        desc as u64,
+        seg as u64,
+        kp as u64,
+        sp as u64,
+    ];
+    g.launch(K::make_keys(spec), g.grid(total), &w, &a)?;
+    let h: Vec<u32> = words(&g.download(&hist)?);
+    let tile = K::tile(spec.bits);
+    let ntiles = total.div_ceil(tile);
+    let counts = g.alloc(DType::U32, 256 * ntiles)?;
+    for p in 0..kp + sp {
+        if h[p * 256..(p + 1) * 256]
+            .iter()
+            .any(|&c| c as usize == total)
+        {
+            continue; // one digit only: the pass keeps the order
+        }
+        let (shift, segp) = if p < kp {
+            (8 * p, 0)
+        } else {
+            (8 * (p - kp), n)
+        };
+        let mut a = vec![Arg::R(&k0), Arg::W(&counts)];
+        a.extend(i0.iter().map(Arg::R));
+        let w = [
+            k0.ptr(),
+            ptr(i0.as_ref()),
+            counts.ptr(),
+            total as u64,
+            ntiles as u64,
+            shift as u64,
+            segp as u64,
+        ];
+        g.launch(K::upsweep(spec), ntiles as u32, &w, &a)?;
+        let w = [
+            counts.ptr(),
+            hist.ptr() + (p * 256 * 4) as u64,
+            ntiles as u64,
+        ];
+        g.launch(K::scan_counts(), 256, &w, &[Arg::W(&counts), Arg::R(&hist)])?;
+        let mut a = vec![Arg::R(&k0), Arg::W(&k1), Arg::R(&counts)];
+        a.extend(i0.iter().map(Arg::R));
+        a.extend(i1.iter().map(Arg::W));
+        let w = [
+            k0.ptr(),
+            ptr(i0.as_ref()),
+            k1.ptr(),
+            ptr(i1.as_ref()),
+            counts.ptr(),
+            total as u64,
+            ntiles as u64,
+            shift as u64,
+            segp as u64,
+        ];
+        g.launch(K::scatter(spec), ntiles as u32, &w, &a)?;
+        std::mem::swap(&mut k0, &mut k1);
+        std::mem::swap(&mut i0, &mut i1);
+    }
+    let mut a = vec![Arg::R(&k0)];
+    a.extend(i0.iter().map(Arg::R));
+    a.extend(vout.iter().map(Arg::W));
+    a.extend(iout.iter().map(Arg::W));
+    let w = [
+        k0.ptr(),
+        if want_i { ptr(i0.as_ref()) } else { 0 },
+        ptr(vout.as_ref()),
+        ptr(iout.as_ref()),
+        total as u64,
+        desc as u64,
+        seg as u64,
+    ];
+    g.launch(K::finish(spec), g.grid(total), &w, &a)?;
+    Ok((vout, iout))
+}
+
+/// Selection state words (see `kernels_select`).
+const STATE: usize = 8;
+
+/// Radix selection of the element of rank `rank` (0-based) of `x` (`n` elements) in the order
+/// of keys (descending when `flip`), ties by index: returns the state buffer.
+pub(crate) fn select(
+    g: &Gpu,
+    x: &DevBuf,
+    spec: KeySpec,
+    n: usize,
+    flip: bool,
+    rank: usize,
+) -> Result<DevBuf> {
+    check_len(n, "selection")?;
+    let state = g.zeros(DType::U64, STATE)?;
+    let hist = g.zeros(DType::U32, 256)?;
+    let kd = spec.bits as u64 / 8;
+    let w = [x.ptr(), n as u64, flip as u64, hist.ptr(), state.ptr()];
+    g.launch(
+        S::sel_hist0(spec),
+        g.grid(n),
+        &w,
+        &[Arg::R(x), Arg::W(&hist), Arg::W(&state)],
+    )?;
+    let step = |j: u64| -> Result<()> {
+        let w = [hist.ptr(), state.ptr(), j, kd, rank as u64];
+        g.launch(S::sel_step(), 1, &w, &[Arg::W(&hist), Arg::W(&state)])
+    };
+    step(0)?;
+    let ck = g.alloc(kdt(spec), n)?;
+    let ci = g.alloc(DType::U32, n)?;
+    let w = [
+        x.ptr(),
+        n as u64,
+        flip as u64,
+        state.ptr(),
+        ck.ptr(),
+        ci.ptr(),
+    ];
+    g.launch(
+        S::sel_compact(spec),
+        g.grid(n.div_ceil(8)),
+        &w,
+        &[Arg::R(x), Arg::W(&state), Arg::W(&ck), Arg::W(&ci)],
+    )?;
+    let cgrid = (g.st.sms * 4).max(1);
+    let hist_j = |ck: &DevBuf, ci: &DevBuf, j: u64, cw: u64| -> Result<()> {
+        let w = [ck.ptr(), ci.ptr(), state.ptr(), hist.ptr(), j, kd, cw];
+        let a = [Arg::R(ck), Arg::R(ci), Arg::R(&state), Arg::W(&hist)];
+        g.launch(S::sel_hist(spec), cgrid, &w, &a)?;
+        step(j)
+    };
+    hist_j(&ck, &ci, 1, 3)?;
+    // The candidates matching two digits (usually few) go to a second buffer.
+    let ck2 = g.alloc(kdt(spec), n)?;
+    let ci2 = g.alloc(DType::U32, n)?;
+    let w = [ck.ptr(), ci.ptr(), state.ptr(), ck2.ptr(), ci2.ptr(), 2, kd];
+    let a = [
+        Arg::R(&ck),
+        Arg::R(&ci),
+        Arg::W(&state),
+        Arg::W(&ck2),
+        Arg::W(&ci2),
+    ];
+    g.launch(S::sel_refine(spec), cgrid, &w, &a)?;
+    for j in 2..kd + 4 {
+        hist_j(&ck2, &ci2, j, 6)?;
+    }
+    Ok(state)
+}
+
+/// The `k` (at most [`TOPK_MAX`]) first elements of `x` in key order (descending when
+/// `largest`), ties by index: values and `i64` indices.
+pub(crate) fn topk(
+    g: &Gpu,
+    x: &DevBuf,
+    spec: KeySpec,
+    n: usize,
+    k: usize,
+    largest: bool,
+) -> Result<(DevBuf, DevBuf)> {
+    let state = select(g, x, spec, n, largest, k - 1)?;
+    let ok = g.alloc(kdt(spec), k)?;
+    let oi = g.alloc(DType::U32, k)?;
+    let w = [
+        x.ptr(),
+        n as u64,
+        largest as u64,
+        state.ptr(),
+        ok.ptr(),
+        oi.ptr(),
+    ];
+    g.launch(
+        S::sel_collect(spec),
+        g.grid(n),
+        &w,
+        &[Arg::R(x), Arg::W(&state), Arg::W(&ok), Arg::W(&oi)],
+    )?;
+    let v = g.alloc(spec.dtype, k)?;
+    let i = g.alloc(DType::I64, k)?;
+    let w = [
+        ok.ptr(),
+        oi.ptr(),
+        k as u64,
+        largest as u64,
+        v.ptr(),
+        i.ptr(),
+    ];
+    g.launch(
+        S::sel_sortk(spec),
+        1,
+        &w,
+        &[Arg::R(&ok), Arg::R(&oi), Arg::W(&v), Arg::W(&i)],
+    )?;
+    Ok((v, i))
+}
+
+/// The largest `k` [`topk`] selects (above it, a sort).
+pub(crate) const TOPK_MAX: usize = 1024;
+
+/// Writes the element selected by `state` to `vout[pos]` (and its index to `iout[pos]`), and
+/// to `vout[nanpos]` its value or NaN when the input had one.
+pub(crate) fn write_selected(
+    g: &Gpu,
+    state: &DevBuf,
+    spec: KeySpec,
+    vout: &DevBuf,
+    iout: Option<&DevBuf>,
+    pos: usize,
+    nanpos: Option<usize>,
+) -> Result<()> {
+    let mut a = vec![Arg::R(state), Arg::W(vout)];
+    a.extend(iout.map(Arg::W));
+    let w = [
+        state.ptr(),
+        0,
+        vout.ptr(),
+        ptr(iout),
+        pos as u64,
+        nanpos.map(|p| p as u64).unwrap_or(u64::MAX),
+    ];
+    g.launch(S::sel_value(spec), 1, &w, &a)
+}
+
+/// Quantile parameters: elements `lo`, `hi`, weight `t`, method (see `kernels_select::pick`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pick {
+    pub lo: usize,
+    pub hi: usize,
+    pub t: f64,
+    pub method: u64,
+}
+
+/// Applies `p` to each of `rows` sorted rows of `n` elements: one `out`-dtype value a row.
+pub(crate) fn pick(
+    g: &Gpu,
+    sorted: &DevBuf,
+    spec: KeySpec,
+    out: DType,
+    rows: usize,
+    n: usize,
+    p: Pick,
+) -> Result<DevBuf> {
+    let o = g.alloc(out, rows)?;
+    let w = [
+        sorted.ptr(),
+        o.ptr(),
+        rows as u64,
+        n as u64,
+        p.lo as u64,
+        p.hi as u64,
+        p.t.to_bits(),
+        p.method,
+    ];
+    g.launch(
+        S::pick(spec, out),
+        g.grid(rows),
+        &w,
+        &[Arg::R(sorted), Arg::W(&o)],
+    )?;
+    Ok(o)
+}
+
+/// The mode of each sorted row: values and counts.
+pub(crate) fn mode(
+    g: &Gpu,
+    sorted: &DevBuf,
+    spec: KeySpec,
+    rows: usize,
+    n: usize,
+) -> Result<(DevBuf, DevBuf)> {
+    let v = g.alloc(spec.dtype, rows)?;
+    let c = g.alloc(DType::I64, rows)?;
+    let w = [sorted.ptr(), v.ptr(), c.ptr(), rows as u64, n as u64];
+    g.launch(
+        S::mode(spec),
+        rows.min(1 << 30) as u32,
+        &w,
+        &[Arg::R(sorted), Arg::W(&v), Arg::W(&c)],
+    )?;
+    Ok((v, c))
+}
+
+/// Run flags of sorted values `s` (`mode` of `kernels_select::run_flags`) and their exclusive
+/// scan: `(flags, ids, number flagged)`.
+pub(crate) fn flags(
+    g: &Gpu,
+    s: &DevBuf,
+    perm: &DevBuf,
+    spec: KeySpec,
+    n: usize,
+    mode: u64,
+    na: usize,
+) -> Result<(DevBuf, DevBuf, usize)> {
+    let f = g.alloc(DType::U32, n)?;
+    let ids = g.alloc(DType::U32, n)?;
+    for out in [&f, &ids] {
+        let w = [s.ptr(), perm.ptr(), out.ptr(), n as u64, mode, na as u64];
+        g.launch(
+            S::run_flags(spec),
+            g.grid(n),
+            &w,
+            &[Arg::R(s), Arg::R(perm), Arg::W(out)],
+        )?;
+    }
+    let ntiles = n.div_ceil(S::SCAN_TILE);
+    let sums = g.alloc(DType::U32, ntiles + 1)?;
+    let w = [ids.ptr(), sums.ptr(), n as u64];
+    g.launch(
+        S::scan_tiles(),
+        ntiles as u32,
+        &w,
+        &[Arg::W(&ids), Arg::W(&sums)],
+    )?;
+    g.launch(
+        S::scan_sums(),
+        1,
+        &[sums.ptr(), ntiles as u64],
+        &[Arg::W(&sums)],
+    )?;
+    g.launch(
+        S::scan_add(),
+        g.grid(n),
+        &[ids.ptr(), sums.ptr(), n as u64],
+        &[Arg::W(&ids), Arg::R(&sums)],
+    )?;
+    let h: Vec<u32> = words(&g.download(&sums)?);
+    Ok((f, ids, h[ntiles] as usize))
+}
+
+/// `unique` of sorted values `s` with permutation `perm`: values, first indices, counts and
+/// the inverse.
+pub(crate) fn unique(
+    g: &Gpu,
+    s: &DevBuf,
+    perm: &DevBuf,
+    spec: KeySpec,
+    n: usize,
+) -> Result<[DevBuf; 4]> {
+    let (f, ids, nu) = flags(g, s, perm, spec, n, 0, 0)?;
+    let uval = g.alloc(spec.dtype, nu)?;
+    let first = g.alloc(DType::I64, nu)?;
+    let starts = g.alloc(DType::U32, nu)?;
+    let inv = g.alloc(DType::I64, n)?;
+    let counts = g.alloc(DType::I64, nu)?;
+    let w = [
+        s.ptr(),
+        perm.ptr(),
+        f.ptr(),
+        ids.ptr(),
+        uval.ptr(),
+        first.ptr(),
+        starts.ptr(),
+        inv.ptr(),
+        n as u64,
+    ];
+    let a = [
+        Arg::R(s),
+        Arg::R(perm),
+        Arg::R(&f),
+        Arg::R(&ids),
+        Arg::W(&uval),
+        Arg::W(&first),
+        Arg::W(&starts),
+        Arg::W(&inv),
+    ];
+    g.launch(S::unique_out(spec), g.grid(n), &w, &a)?;
+    let w = [starts.ptr(), counts.ptr(), nu as u64, n as u64];
+    g.launch(
+        S::run_counts(),
+        g.grid(nu),
+        &w,
+        &[Arg::R(&starts), Arg::W(&counts)],
+    )?;
+    Ok([uval, first, counts, inv])
+}
+
+/// The flagged elements of sorted `s` (`mode` as in [`flags`]), in order.
+pub(crate) fn compact(
+    g: &Gpu,
+    s: &DevBuf,
+    perm: &DevBuf,
+    spec: KeySpec,
+    n: usize,
+    mode: u64,
+    na: usize,
+) -> Result<(DevBuf, usize)> {
+    let (f, ids, m) = flags(g, s, perm, spec, n, mode, na)?;
+    let out = g.alloc(spec.dtype, m)?;
+    let w = [
+        s.ptr(),
+        perm.ptr(),
+        f.ptr(),
+        ids.ptr(),
+        out.ptr(),
+        0,
+        0,
+        0,
+        n as u64,
+    ];
+    g.launch(
+        S::unique_out(spec),
+        g.grid(n),
+        &w,
+        &[
+            Arg::R(s),
+            Arg::R(perm),
+            Arg::R(&f),
+            Arg::R(&ids),
+            Arg::W(&out),
+        ],
+    )?;
+    Ok((out, m))
+}
+
+/// `out[i] = v[row(i) * n + perm[i]]` (`total` elements of `dtype`, rows of `n`).
+pub(crate) fn gather(
+    g: &Gpu,
+    v: &DevBuf,
+    perm: &DevBuf,
+    dtype: DType,
+    total: usize,
+    n: usize,
+) -> Result<DevBuf> {
+    let out = g.alloc(dtype, total)?;
+    let w = [v.ptr(), perm.ptr(), out.ptr(), total as u64, n as u64];
+    g.launch(
+        S::gather(dtype.size()),
+        g.grid(total),
+        &w,
+        &[Arg::R(v), Arg::R(perm), Arg::W(&out)],
+    )?;
+    Ok(out)
+}
+
+/// Every CUDA source the sort family builds for `spec` (results of quantiles in `mean`): for
+/// the compile-only check.
+pub(crate) fn all_sources(spec: KeySpec, mean: DType) -> Vec<KernelSource> {
+    vec![
+        K::upsweep(spec),
+        K::scan_counts(),
+        K::scatter(spec),
+        K::make_keys(spec),
+        K::finish(spec),
+        K::rows(spec),
+        S::sel_hist0(spec),
+        S::sel_step(),
+        S::sel_compact(spec),
+        S::sel_hist(spec),
+        S::sel_refine(spec),
+        S::sel_collect(spec),
+        S::sel_sortk(spec),
+        S::sel_value(spec),
+        S::pick(spec, mean),
+        S::mode(spec),
+        S::run_flags(spec),
+        S::unique_out(spec),
+        S::run_counts(),
+        S::scan_tiles(),
+        S::scan_sums(),
+        S::scan_add(),
+        S::gather(spec.bits as usize / 8),
+    ]
+}

@@ -1,0 +1,519 @@
+//! CUDA sources of selection and of the passes over sorted data: radix selection of the
+//! element of a given rank by the composite key (value key, then index: a total order, so the
+//! selected element and the set before it are unique), quantiles and modes of sorted rows,
+//! run flags and compaction for `unique` and the set operations, an exclusive scan of `u32`
+//! flags, and a gather by sort permutation.
+//!
+//! Selection state (`u64` words): `[0]` key prefix, `[1]` index prefix, `[2]` rank left,
+//! `[3]` candidates, `[4]` NaNs seen, `[5]` elements collected, `[6]` candidates after the
+//! second digit.
+
+use super::kernels::source;
+use super::keys::{KeySpec, c_helpers};
+use crate::codegen::KernelSource;
+use crate::dtype::DType;
+
+fn ks(name: String, spec: KeySpec, body: String) -> KernelSource {
+    KernelSource {
+        name,
+        source: source(&c_helpers(spec), &body),
+    }
+}
+
+/// Warp-aggregated append of `val` items: `*slot` gets the position (valid where `ok`).
+const APPEND: &str = r#"
+__device__ __forceinline__ u64t warp_append(bool ok, u64t *counter) {
+  const unsigned m = __ballot_sync(0xffffffffu, ok);
+  const int lane = threadIdx.x & 31;
+  u64t base = 0;
+  if (m && lane == __ffs(m) - 1) base = atomicAdd(counter, (u64t)__popc(m));
+  base = __shfl_sync(0xffffffffu, base, m ? __ffs(m) - 1 : 0);
+  return base + __popc(m & ((1u << lane) - 1u));
+}
+"#;
+
+/// Adds one to `h[d]` for every lane with `d` valid (warp-aggregated: lanes with equal
+/// digits add once).
+const HIST_ADD: &str = r#"
+__device__ __forceinline__ void hist_add(unsigned *h, unsigned d) {
+  const unsigned peers = __match_any_sync(0xffffffffu, d);
+  const unsigned lane = threadIdx.x & 31;
+  if (d != 0xffffffffu && (peers & ((1u << lane) - 1u)) == 0) atomicAdd(&h[d], __popc(peers));
+}
+"#;
+
+/// Histogram of the top digit of every element's key; counts NaNs.
+pub(crate) fn sel_hist0(spec: KeySpec) -> KernelSource {
+    let name = format!("cuprite_sel_hist0_{}", spec.dtype.name());
+    let b = spec.c_bits();
+    let body = format!(
+        r#"{HIST_ADD}extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, u64t n, u64t flip, unsigned *__restrict__ hist, u64t *__restrict__ state) {{
+  __shared__ unsigned h[256];
+  __shared__ unsigned nans;
+  const int t = threadIdx.x;
+  h[t] = 0; if (t == 0) nans = 0;
+  __syncthreads();
+  unsigned my_nan = 0;
+  const u64t stride = (u64t)gridDim.x * 256;
+  for (u64t s = (u64t)blockIdx.x * 256; s < n; s += stride) {{
+    const u64t i = s + t;
+    unsigned d = 0xffffffffu;
+    if (i < n) {{
+      const K b = (K)x[i];
+      d = (unsigned)(tkey(b, flip != 0) >> (KBITS - 8)) & 255u;
+      my_nan += isnanb(b) ? 1u : 0u;
+    }}
+    hist_add(h, d);
+  }}
+  if (my_nan) atomicAdd(&nans, my_nan);
+  __syncthreads();
+  if (h[t]) atomicAdd(&hist[t], h[t]);
+  if (t == 0 && nans) atomicAdd(&state[4], (u64t)nans);
+}}
+"#
+    );
+    ks(name, spec, body)
+}
+
+/// Picks the digit the rank falls in (one block): extends the prefix, lowers the rank, clears
+/// the histogram for the next pass.
+pub(crate) fn sel_step() -> KernelSource {
+    let name = "cuprite_sel_step".to_string();
+    let body = format!(
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(unsigned *__restrict__ hist, u64t *__restrict__ state, u64t j, u64t kd, u64t rank0) {{
+  __shared__ unsigned tmp[8];
+  const int t = threadIdx.x;
+  const u64t r = j == 0 ? rank0 : state[2];
+  const unsigned h = hist[t];
+  unsigned tot;
+  const unsigned ex = block_exscan(h, tmp, &tot);
+  if ((u64t)ex <= r && r < (u64t)ex + h) {{
+    if (j < kd) state[0] = (state[0] << 8) | (u64t)t; else state[1] = (state[1] << 8) | (u64t)t;
+    state[2] = r - ex;
+  }}
+  hist[t] = 0;
+}}
+"#
+    );
+    KernelSource {
+        name,
+        source: source("", &body),
+    }
+}
+
+/// The elements whose top key digit is the selected one, as (key, index) candidates (in no
+/// particular order; one atomic per block and chunk of 2048 elements).
+pub(crate) fn sel_compact(spec: KeySpec) -> KernelSource {
+    let name = format!("cuprite_sel_compact_{}", spec.dtype.name());
+    let b = spec.c_bits();
+    let body = format!(
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, u64t n, u64t flip, u64t *__restrict__ state, K *__restrict__ ckey, unsigned *__restrict__ cidx) {{
+  __shared__ unsigned tmp[8];
+  __shared__ u64t s_base;
+  const int t = threadIdx.x;
+  const u64t want = state[0];
+  const u64t stride = (u64t)gridDim.x * 2048;
+  for (u64t s = (u64t)blockIdx.x * 2048; s < n; s += stride) {{
+    K kk[8]; unsigned c = 0, okm = 0;
+    #pragma unroll
+    for (int j = 0; j < 8; ++j) {{
+      const u64t i = s + (u64t)j * 256 + t;
+      kk[j] = 0;
+      if (i < n) {{
+        kk[j] = tkey((K)x[i], flip != 0);
+        if ((u64t)((kk[j] >> (KBITS - 8)) & 255u) == want) {{ okm |= 1u << j; ++c; }}
+      }}
+    }}
+    unsigned tot;
+    const unsigned ex = block_exscan(c, tmp, &tot);
+    if (t == 0) s_base = tot ? atomicAdd(&state[3], (u64t)tot) : 0ull;
+    __syncthreads();
+    u64t p = s_base + ex;
+    #pragma unroll
+    for (int j = 0; j < 8; ++j) {{
+      if (okm & (1u << j)) {{ ckey[p] = kk[j]; cidx[p] = (unsigned)(s + (u64t)j * 256 + t); ++p; }}
+    }}
+    __syncthreads();
+  }}
+}}
+"#
+    );
+    ks(name, spec, body)
+}
+
+/// The prefix test and digit `j` of a candidate's composite key (`kd` key digits, then 4
+/// index digits).
+const COMPOSITE: &str = r#"
+__device__ __forceinline__ bool sel_match(K k, unsigned ix, const u64t *state, int j, int kd) {
+  if (j <= kd) return j == 0 || (u64t)(k >> (KBITS - 8 * j)) == state[0];
+  return (u64t)k == state[0] && (unsigned)(ix >> (32 - 8 * (j - kd))) == (unsigned)state[1];
+}
+__device__ __forceinline__ unsigned sel_digit(K k, unsigned ix, int j, int kd) {
+  if (j < kd) return (unsigned)(k >> (KBITS - 8 * (j + 1))) & 255u;
+  return (ix >> (24 - 8 * (j - kd))) & 255u;
+}
+"#;
+
+/// Histogram of digit `j` among the candidates (`state[cw]` of them) that match the prefix so
+/// far.
+pub(crate) fn sel_hist(spec: KeySpec) -> KernelSource {
+    let name = format!("cuprite_sel_hist_{}", spec.dtype.name());
+    let body = format!(
+        r#"{COMPOSITE}{HIST_ADD}extern "C" __global__ void __launch_bounds__(256) {name}(const K *__restrict__ ckey, const unsigned *__restrict__ cidx, const u64t *__restrict__ state, unsigned *__restrict__ hist, u64t j, u64t kd, u64t cw) {{
+  __shared__ unsigned h[256];
+  const int t = threadIdx.x;
+  h[t] = 0;
+  __syncthreads();
+  const u64t count = state[cw];
+  const u64t stride = (u64t)gridDim.x * 256;
+  for (u64t s = (u64t)blockIdx.x * 256; s < count; s += stride) {{
+    const u64t i = s + t;
+    unsigned d = 0xffffffffu;
+    if (i < count) {{
+      const K k = ckey[i]; const unsigned ix = cidx[i];
+      if (sel_match(k, ix, state, (int)j, (int)kd)) d = sel_digit(k, ix, (int)j, (int)kd);
+    }}
+    hist_add(h, d);
+  }}
+  __syncthreads();
+  if (h[t]) atomicAdd(&hist[t], h[t]);
+}}
+"#
+    );
+    ks(name, spec, body)
+}
+
+/// The candidates (`state[3]`) that match the prefix of `j` digits, appended to a second
+/// buffer (counted in `state[6]`).
+pub(crate) fn sel_refine(spec: KeySpec) -> KernelSource {
+    let name = format!("cuprite_sel_refine_{}", spec.dtype.name());
+    let body = format!(
+        r#"{COMPOSITE}{APPEND}extern "C" __global__ void __launch_bounds__(256) {name}(const K *__restrict__ ckey, const unsigned *__restrict__ cidx, u64t *__restrict__ state, K *__restrict__ okey, unsigned *__restrict__ oidx, u64t j, u64t kd) {{
+  const u64t count = state[3];
+  const u64t stride = (u64t)gridDim.x * 256;
+  for (u64t s = (u64t)blockIdx.x * 256; s < count; s += stride) {{
+    const u64t i = s + threadIdx.x;
+    K k = 0; unsigned ix = 0; bool ok = false;
+    if (i < count) {{ k = ckey[i]; ix = cidx[i]; ok = sel_match(k, ix, state, (int)j, (int)kd); }}
+    const u64t p = warp_append(ok, &state[6]);
+    if (ok) {{ okey[p] = k; oidx[p] = ix; }}
+  }}
+}}
+"#
+    );
+    ks(name, spec, body)
+}
+
+/// Every element at or before the selected one in composite order (exactly rank + 1 of them).
+pub(crate) fn sel_collect(spec: KeySpec) -> KernelSource {
+    let name = format!("cuprite_sel_collect_{}", spec.dtype.name());
+    let b = spec.c_bits();
+    let body = format!(
+        r#"{APPEND}extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, u64t n, u64t flip, u64t *__restrict__ state, K *__restrict__ okey, unsigned *__restrict__ oidx) {{
+  const K kp = (K)state[0];
+  const unsigned ip = (unsigned)state[1];
+  const u64t stride = (u64t)gridDim.x * 256;
+  for (u64t s = (u64t)blockIdx.x * 256; s < n; s += stride) {{
+    const u64t i = s + threadIdx.x;
+    K k = 0; bool ok = false;
+    if (i < n) {{ k = tkey((K)x[i], flip != 0); ok = k < kp || (k == kp && (unsigned)i <= ip); }}
+    const u64t p = warp_append(ok, &state[5]);
+    if (ok) {{ okey[p] = k; oidx[p] = (unsigned)i; }}
+  }}
+}}
+"#
+    );
+    ks(name, spec, body)
+}
+
+/// Sorts the `kk` (at most 1024) collected elements by composite key (one block) and writes
+/// their values and indices.
+pub(crate) fn sel_sortk(spec: KeySpec) -> KernelSource {
+    let name = format!("cuprite_sel_sortk_{}", spec.dtype.name());
+    let b = spec.c_bits();
+    let body = format!(
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const K *__restrict__ okey, const unsigned *__restrict__ oidx, u64t kk, u64t flip, {b} *__restrict__ vout, i64t *__restrict__ iout) {{
+  __shared__ K sk[1024];
+  __shared__ unsigned si[1024];
+  const int t = threadIdx.x, m = (int)kk;
+  for (int e = t; e < m; e += 256) {{ sk[e] = okey[e]; si[e] = oidx[e]; }}
+  __syncthreads();
+  for (int e = t; e < m; e += 256) {{
+    const K k = sk[e]; const unsigned ix = si[e];
+    int r = 0;
+    for (int f = 0; f < m; ++f) r += (sk[f] < k || (sk[f] == k && si[f] < ix)) ? 1 : 0;
+    vout[r] = ({b})tval(k, flip != 0);
+    iout[r] = (i64t)ix;
+  }}
+}}
+"#
+    );
+    ks(name, spec, body)
+}
+
+/// Writes the selected element (value, index) at `pos`; at `nanpos` (unless all ones) its
+/// value again, or NaN when the input had a NaN.
+pub(crate) fn sel_value(spec: KeySpec) -> KernelSource {
+    let name = format!("cuprite_sel_value_{}", spec.dtype.name());
+    let b = spec.c_bits();
+    let body = format!(
+        r#"extern "C" __global__ void {name}(const u64t *__restrict__ state, u64t flip, {b} *__restrict__ vout, i64t *__restrict__ iout, u64t pos, u64t nanpos) {{
+  if (threadIdx.x != 0 || blockIdx.x != 0) return;
+  const {b} v = ({b})tval((K)state[0], flip != 0);
+  vout[pos] = v;
+  if (iout) iout[pos] = (i64t)state[1];
+  if (nanpos != ~0ull) vout[nanpos] = state[4] ? ({b})tval(KMASK, false) : v;
+}}
+"#
+    );
+    ks(name, spec, body)
+}
+
+/// The C conversion of a `double` result to the bits of `out` (the mean dtype), and its type.
+fn out_conv(out: DType) -> (&'static str, &'static str) {
+    match out {
+        DType::F64 => (
+            "unsigned long long",
+            "return (unsigned long long)__double_as_longlong(r);",
+        ),
+        DType::F32 => ("unsigned", "return __float_as_uint((float)r);"),
+        DType::F16 => (
+            "unsigned short",
+            "if (r != r) return (unsigned short)0x7e00; float f = (float)r; unsigned short h; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f)); return h;",
+        ),
+        _ => (
+            "unsigned short",
+            "if (r != r) return (unsigned short)0x7fc0; unsigned u = __float_as_uint((float)r); return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);",
+        ),
+    }
+}
+
+/// Quantiles of sorted rows: per row, from elements `lo` and `hi` (method 0: NumPy's lerp with
+/// weight `t`; 1: element `lo`; 2: the mean of the two), NaN when the row's last element is.
+pub(crate) fn pick(spec: KeySpec, out: DType) -> KernelSource {
+    let name = format!("cuprite_quantile_{}", spec.dtype.name());
+    let b = spec.c_bits();
+    let (ob, conv) = out_conv(out);
+    let body = format!(
+        r#"__device__ __forceinline__ {ob} outconv(double r) {{ {conv} }}
+extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ s, {ob} *__restrict__ out, u64t rows, u64t n, u64t lo, u64t hi, double t, u64t method) {{
+  const u64t stride = (u64t)gridDim.x * 256;
+  for (u64t r = (u64t)blockIdx.x * 256 + threadIdx.x; r < rows; r += stride) {{
+    const {b} *row = s + r * n;
+    const double a = tof64((K)row[lo]), c = tof64((K)row[hi]);
+    double v;
+    if (isnanb((K)row[n - 1])) v = __longlong_as_double(0x7ff8000000000000ll);
+    else if (method == 1) v = a;
+    else if (method == 2) v = __dmul_rn(__dadd_rn(a, c), 0.5);
+    else {{
+      const double d = __dsub_rn(c, a);
+      v = t >= 0.5 ? __dsub_rn(c, __dmul_rn(d, __dsub_rn(1.0, t))) : __dadd_rn(a, __dmul_rn(d, t));
+    }}
+    out[r] = outconv(v);
+  }}
+}}
+"#
+    );
+    ks(name, spec, body)
+}
+
+/// The most frequent value of each sorted row (the smallest among equally frequent ones) and
+/// its count; one block a row.
+pub(crate) fn mode(spec: KeySpec) -> KernelSource {
+    let name = format!("cuprite_mode_{}", spec.dtype.name());
+    let b = spec.c_bits();
+    let body = format!(
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ s, {b} *__restrict__ vout, i64t *__restrict__ cout, u64t rows, u64t n) {{
+  __shared__ u64t bc[256], bs[256];
+  const int t = threadIdx.x;
+  const u64t chunk = (n + 255) / 256;
+  for (u64t row = blockIdx.x; row < rows; row += gridDim.x) {{
+    const {b} *x = s + row * n;
+    u64t best_c = 0, best_s = ~0ull;
+    const u64t c0 = (u64t)t * chunk, c1 = c0 + chunk < n ? c0 + chunk : n;
+    for (u64t i = c0; i < c1; ++i) {{
+      const K e = eqkey((K)x[i]);
+      if (i == 0 || eqkey((K)x[i - 1]) != e) {{
+        u64t j = i + 1;
+        while (j < n && eqkey((K)x[j]) == e) ++j;
+        if (j - i > best_c) {{ best_c = j - i; best_s = i; }}
+        i = j - 1;
+      }}
+    }}
+    bc[t] = best_c; bs[t] = best_s;
+    __syncthreads();
+    if (t == 0) {{
+      u64t c = 0, st = 0;
+      for (int k = 0; k < 256; ++k) if (bc[k] > c || (bc[k] == c && c > 0 && bs[k] < st)) {{ c = bc[k]; st = bs[k]; }}
+      vout[row] = x[st];
+      cout[row] = (i64t)c;
+    }}
+    __syncthreads();
+  }}
+}}
+"#
+    );
+    ks(name, spec, body)
+}
+
+/// Run flags of a sorted array: 0 = first of each run of equal values (`unique`, `union1d`);
+/// 1 = first of a run of two or more (`intersect1d` of two unique arrays); 2 = a run of one
+/// that came from the first array (`perm < na`: `setdiff1d`).
+pub(crate) fn run_flags(spec: KeySpec) -> KernelSource {
+    let name = format!("cuprite_runs_{}", spec.dtype.name());
+    let b = spec.c_bits();
+    let body = format!(
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ s, const i64t *__restrict__ perm, unsigned *__restrict__ flags, u64t n, u64t mode, u64t na) {{
+  const u64t stride = (u64t)gridDim.x * 256;
+  for (u64t i = (u64t)blockIdx.x * 256 + threadIdx.x; i < n; i += stride) {{
+    const K e = eqkey((K)s[i]);
+    const bool first = i == 0 || eqkey((K)s[i - 1]) != e;
+    const bool more = i + 1 < n && eqkey((K)s[i + 1]) == e;
+    bool f = first;
+    if (mode == 1) f = first && more;
+    else if (mode == 2) f = first && !more && (u64t)perm[i] < na;
+    flags[i] = f ? 1u : 0u;
+  }}
+}}
+"#
+    );
+    ks(name, spec, body)
+}
+
+/// The outputs of `unique` from the sorted values, their permutation, the run flags and the
+/// exclusive scan of the flags (`ids`); any output pointer may be null.
+pub(crate) fn unique_out(spec: KeySpec) -> KernelSource {
+    let name = format!("cuprite_unique_out_{}", spec.dtype.name());
+    let b = spec.c_bits();
+    let body = format!(
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ s, const i64t *__restrict__ perm, const unsigned *__restrict__ flags, const unsigned *__restrict__ ids, {b} *__restrict__ uval, i64t *__restrict__ ufirst, unsigned *__restrict__ starts, i64t *__restrict__ inverse, u64t n) {{
+  const u64t stride = (u64t)gridDim.x * 256;
+  for (u64t i = (u64t)blockIdx.x * 256 + threadIdx.x; i < n; i += stride) {{
+    const unsigned f = flags[i], id = ids[i];
+    if (inverse) inverse[perm[i]] = (i64t)(id + f - 1u);
+    if (f) {{
+      if (uval) uval[id] = s[i];
+      if (ufirst) ufirst[id] = perm[i];
+      if (starts) starts[id] = (unsigned)i;
+    }}
+  }}
+}}
+"#
+    );
+    ks(name, spec, body)
+}
+
+/// Run lengths from run starts: `counts[u] = starts[u + 1] - starts[u]` (`n` after the last).
+pub(crate) fn run_counts() -> KernelSource {
+    let name = "cuprite_unique_counts".to_string();
+    let body = format!(
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const unsigned *__restrict__ starts, i64t *__restrict__ counts, u64t nu, u64t n) {{
+  const u64t stride = (u64t)gridDim.x * 256;
+  for (u64t u = (u64t)blockIdx.x * 256 + threadIdx.x; u < nu; u += stride) {{
+    const u64t e = u + 1 < nu ? (u64t)starts[u + 1] : n;
+    counts[u] = (i64t)(e - (u64t)starts[u]);
+  }}
+}}
+"#
+    );
+    KernelSource {
+        name,
+        source: source("", &body),
+    }
+}
+
+/// Elements scanned per block by the flag scan.
+pub(crate) const SCAN_TILE: usize = 4096;
+
+/// Exclusive scan of `u32` values, first level: each block scans its tile in place and writes
+/// the tile's sum.
+pub(crate) fn scan_tiles() -> KernelSource {
+    let name = "cuprite_sort_xscan_tiles".to_string();
+    let body = format!(
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(unsigned *__restrict__ data, unsigned *__restrict__ sums, u64t n) {{
+  __shared__ unsigned tmp[8];
+  const int t = threadIdx.x;
+  const u64t base = (u64t)blockIdx.x * {SCAN_TILE};
+  unsigned carry = 0;
+  for (int c = 0; c < {SCAN_TILE}; c += 256) {{
+    const u64t i = base + c + t;
+    const unsigned v = i < n ? data[i] : 0u;
+    unsigned tot;
+    const unsigned ex = block_exscan(v, tmp, &tot);
+    if (i < n) data[i] = carry + ex;
+    carry += tot;
+  }}
+  if (t == 0) sums[blockIdx.x] = carry;
+}}
+"#
+    );
+    KernelSource {
+        name,
+        source: source("", &body),
+    }
+}
+
+/// Second level (one block): exclusive scan of the tile sums; `sums[ntiles]` gets the total.
+pub(crate) fn scan_sums() -> KernelSource {
+    let name = "cuprite_sort_xscan_sums".to_string();
+    let body = format!(
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(unsigned *__restrict__ sums, u64t ntiles) {{
+  __shared__ unsigned tmp[8];
+  const int t = threadIdx.x;
+  unsigned carry = 0;
+  for (u64t c = 0; c < ntiles; c += 256) {{
+    const u64t i = c + t;
+    const unsigned v = i < ntiles ? sums[i] : 0u;
+    unsigned tot;
+    const unsigned ex = block_exscan(v, tmp, &tot);
+    if (i < ntiles) sums[i] = carry + ex;
+    carry += tot;
+  }}
+  if (t == 0) sums[ntiles] = carry;
+}}
+"#
+    );
+    KernelSource {
+        name,
+        source: source("", &body),
+    }
+}
+
+/// Third level: adds each tile's offset.
+pub(crate) fn scan_add() -> KernelSource {
+    let name = "cuprite_sort_xscan_add".to_string();
+    let body = format!(
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(unsigned *__restrict__ data, const unsigned *__restrict__ sums, u64t n) {{
+  const u64t stride = (u64t)gridDim.x * 256;
+  for (u64t i = (u64t)blockIdx.x * 256 + threadIdx.x; i < n; i += stride) data[i] += sums[i / {SCAN_TILE}];
+}}
+"#
+    );
+    KernelSource {
+        name,
+        source: source("", &body),
+    }
+}
+
+/// `out[i] = v[row(i) * n + perm[i]]` for elements of `size` bytes (`sort_by_key`'s values).
+pub(crate) fn gather(size: usize) -> KernelSource {
+    let name = format!("cuprite_sort_gather_{size}");
+    let ty = match size {
+        1 => "unsigned char",
+        2 => "unsigned short",
+        4 => "unsigned",
+        8 => "unsigned long long",
+        _ => "ulonglong2",
+    };
+    let body = format!(
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {ty} *__restrict__ v, const i64t *__restrict__ perm, {ty} *__restrict__ out, u64t total, u64t n) {{
+  const u64t stride = (u64t)gridDim.x * 256;
+  for (u64t i = (u64t)blockIdx.x * 256 + threadIdx.x; i < total; i += stride) out[i] = v[(i / n) * n + (u64t)perm[i]];
+}}
+"#
+    );
+    KernelSource {
+        name,
+        source: source("", &body),
+    }
+}

@@ -1,0 +1,809 @@
+//! The sort family against a reference written here (a stable comparison sort on the host
+//! with the documented order: NaN last ascending, first descending, `-0.0 < +0.0`): every
+//! dtype, sizes around warp, block, tile and selection thresholds, every axis, strided inputs,
+//! stability with duplicate keys, and bad input. Results are compared exactly (bit for bit for
+//! values, NaN canonical). Bodies run on every backend present; the kernels compile with NVRTC.
+
+use crate::common::Body;
+use cuprite_array::shape::SliceArg;
+use cuprite_array::{
+    Array, Device, Element, QuantileMethod, bf16, c64, f16, intersect1d, jit, setdiff1d,
+    sort_by_key, union1d,
+};
+use cuprite_testkit::{Rng, Test, TestResult};
+use std::cmp::Ordering;
+
+/// Test-side view of an element: order, canonical bits, value.
+trait V: Element {
+    /// A random element from a small range (duplicates), sometimes a special value.
+    fn sample(r: &mut Rng) -> Self;
+    fn f(self) -> f64;
+    fn is_nan(self) -> bool {
+        false
+    }
+    /// Bits, NaN canonical.
+    fn canon(self) -> u64;
+    /// `v` rounded to this type (floats), as `f64`.
+    fn round_f(v: f64) -> f64 {
+        v
+    }
+    fn cmp_asc(a: Self, b: Self) -> Ordering {
+        match (a.is_nan(), b.is_nan()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => Ordering::Greater,
+            (false, true) => Ordering::Less,
+            _ => a.f().total_cmp(&b.f()),
+        }
+    }
+    /// Numeric equality with NaN equal to NaN.
+    fn same(a: Self, b: Self) -> bool {
+        (a.is_nan() && b.is_nan()) || a.f() == b.f()
+    }
+}
+
+macro_rules! int_v {
+    ($($t:ty),*) => {$(
+        impl V for $t {
+            fn sample(r: &mut Rng) -> Self {
+                let x = r.next_u64();
+                match x % 11 {
+                    0 => <$t>::MAX,
+                    1 => <$t>::MIN,
+                    _ => ((x >> 8) % 37) as $t,
+                }
+                .wrapping_sub((x % 3) as $t)
+            }
+            fn f(self) -> f64 { self as f64 }
+            fn canon(self) -> u64 { self as u64 }
+            fn cmp_asc(a: Self, b: Self) -> Ordering { a.cmp(&b) }
+            fn same(a: Self, b: Self) -> bool { a == b }
+        }
+    )*};
+}
+int_v!(u8, u16, u32, u64, i8, i16, i32, i64);
+
+impl V for bool {
+    fn sample(r: &mut Rng) -> Self {
+        r.next_u64() % 3 == 0
+    }
+    fn f(self) -> f64 {
+        self as u8 as f64
+    }
+    fn canon(self) -> u64 {
+        self as u64
+    }
+}
+
+macro_rules! float_v {
+    ($t:ty, $bits:ty, $nan:expr, $to:expr, $from:expr) => {
+        impl V for $t {
+            fn sample(r: &mut Rng) -> Self {
+                let x = r.next_u64();
+                let v: f64 = match x % 16 {
+                    0 => f64::NAN,
+                    1 => -f64::NAN,
+                    2 => 0.0,
+                    3 => -0.0,
+                    4 => f64::INFINITY,
+                    5 => f64::NEG_INFINITY,
+                    _ => ((x >> 8) % 61) as f64 * 0.25 - 7.0,
+                };
+                $from(v)
+            }
+            fn f(self) -> f64 {
+                $to(self)
+            }
+            fn is_nan(self) -> bool {
+                $to(self).is_nan()
+            }
+            fn canon(self) -> u64 {
+                if self.is_nan() {
+                    $nan
+                } else {
+                    self.to_bits() as u64
+                }
+            }
+            fn round_f(v: f64) -> f64 {
+                $to($from(v))
+            }
+        }
+    };
+}
+float_v!(f32, u32, 0x7fc0_0000, |x: f32| x as f64, |v: f64| v as f32);
+float_v!(f64, u64, 0x7ff8_0000_0000_0000, |x: f64| x, |v: f64| v);
+float_v!(f16, u16, 0x7e00, |x: f16| x.to_f64(), f16::from_f64);
+float_v!(bf16, u16, 0x7fc0, |x: bf16| x.to_f64(), bf16::from_f64);
+
+fn data<T: V>(r: &mut Rng, n: usize) -> Vec<T> {
+    (0..n).map(|_| T::sample(r)).collect()
+}
+
+/// The stable sorting permutation of `x`.
+fn ref_perm<T: V>(x: &[T], desc: bool) -> Vec<usize> {
+    let mut p: Vec<usize> = (0..x.len()).collect();
+    p.sort_by(|&i, &j| {
+        let o = T::cmp_asc(x[i], x[j]);
+        if desc { o.reverse() } else { o }
+    });
+    p
+}
+
+fn bits<T: V>(v: &[T]) -> Vec<u64> {
+    v.iter().map(|x| x.canon()).collect()
+}
+
+fn check_eq<A: PartialEq + std::fmt::Debug>(got: &[A], want: &[A], what: &str) -> TestResult {
+    if got.len() != want.len() {
+        return Err(format!("{what}: {} elements, expected {}", got.len(), want.len()).into());
+    }
+    if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
+        return Err(format!(
+            "{what}: element {i} is {:?}, expected {:?}",
+            got[i], want[i]
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// The lines of a row-major `shape` along `ax`: each a list of flat indices.
+fn lines(shape: &[usize], ax: usize) -> Vec<Vec<usize>> {
+    let n = shape[ax];
+    let inner: usize = shape[ax + 1..].iter().product();
+    let outer: usize = shape[..ax].iter().product();
+    let mut out = Vec::new();
+    for o in 0..outer {
+        for j in 0..inner {
+            out.push((0..n).map(|i| (o * n + i) * inner + j).collect());
+        }
+    }
+    out
+}
+
+/// Sort, argsort and sort_with_indices of `a` (host copy `x`, shape `shape`) along `ax`
+/// against the reference.
+fn check_sort<T: V>(a: &Array<T>, x: &[T], shape: &[usize], ax: usize, what: &str) -> TestResult {
+    for desc in [false, true] {
+        let (v, i) = a.sort_with_indices(ax as isize, desc)?;
+        let (v, i) = (v.to_vec()?, i.to_vec()?);
+        let v2 = a.sort(ax as isize, desc)?.to_vec()?;
+        let i2 = a
+            .argsort(ax as isize - shape.len() as isize, desc)?
+            .to_vec()?;
+        let mut wv = vec![0u64; x.len()];
+        let mut wi = vec![0i64; x.len()];
+        for line in lines(shape, ax) {
+            let lx: Vec<T> = line.iter().map(|&k| x[k]).collect();
+            for (pos, &src) in ref_perm(&lx, desc).iter().enumerate() {
+                wv[line[pos]] = lx[src].canon();
+                wi[line[pos]] = src as i64;
+            }
+        }
+        let w = format!("{what} {} axis {ax} desc {desc}", T::DTYPE);
+        check_eq(&bits(&v), &wv, &format!("{w} values"))?;
+        check_eq(&bits(&v2), &wv, &format!("{w} sort"))?;
+        check_eq(&i, &wi, &format!("{w} indices"))?;
+        check_eq(&i2, &wi, &format!("{w} argsort"))?;
+    }
+    Ok(())
+}
+
+const SIZES: &[usize] = &[
+    0, 1, 2, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025, 2047, 2049, 4095, 4096, 4097, 9000,
+];
+
+fn sort_1d<T: V>(d: Device, r: &mut Rng) -> TestResult {
+    for &n in SIZES {
+        let x = data::<T>(r, n);
+        let a = Array::from_slice_on(d, &x, &[n])?;
+        check_sort(&a, &x, &[n], 0, &format!("n={n}"))?;
+    }
+    Ok(())
+}
+
+fn sort_nd<T: V>(d: Device, r: &mut Rng) -> TestResult {
+    for shape in [vec![3usize, 5, 33], vec![2, 2100, 3], vec![3, 4500]] {
+        let n: usize = shape.iter().product();
+        let x = data::<T>(r, n);
+        let a = Array::from_slice_on(d, &x, &shape)?;
+        for ax in 0..shape.len() {
+            check_sort(&a, &x, &shape, ax, &format!("shape {shape:?}"))?;
+        }
+    }
+    // A strided view: every other column of a transposed matrix.
+    let x = data::<T>(r, 40 * 66);
+    let a = Array::from_slice_on(d, &x, &[40, 66])?.t();
+    let s = a.slice(&[
+        SliceArg::Range {
+            start: None,
+            end: None,
+            step: 2,
+        },
+        SliceArg::Range {
+            start: Some(1),
+            end: None,
+            step: 1,
+        },
+    ])?;
+    let host = s.to_vec()?;
+    check_sort(&s, &host, s.shape(), 1, "strided")?;
+    check_sort(&s, &host, s.shape(), 0, "strided")?;
+    Ok(())
+}
+
+fn every_dtype(d: Device, f: fn(Device, &mut Rng, &str) -> TestResult) -> TestResult {
+    let mut r = Rng::fresh();
+    macro_rules! each {
+        ($($t:ty),*) => {$( f(d, &mut r, stringify!($t)).map_err(|e| format!("{}: {e}", stringify!($t)))?; )*};
+    }
+    each!(
+        bool, u8, u16, u32, u64, i8, i16, i32, i64, f16, bf16, f32, f64
+    );
+    Ok(())
+}
+
+macro_rules! dispatch {
+    ($d:expr, $r:expr, $name:expr, $f:ident) => {
+        match $name {
+            "bool" => $f::<bool>($d, $r),
+            "u8" => $f::<u8>($d, $r),
+            "u16" => $f::<u16>($d, $r),
+            "u32" => $f::<u32>($d, $r),
+            "u64" => $f::<u64>($d, $r),
+            "i8" => $f::<i8>($d, $r),
+            "i16" => $f::<i16>($d, $r),
+            "i32" => $f::<i32>($d, $r),
+            "i64" => $f::<i64>($d, $r),
+            "f16" => $f::<f16>($d, $r),
+            "bf16" => $f::<bf16>($d, $r),
+            "f32" => $f::<f32>($d, $r),
+            _ => $f::<f64>($d, $r),
+        }
+    };
+}
+
+fn sort_dtypes(d: Device) -> TestResult {
+    every_dtype(d, |d, r, t| dispatch!(d, r, t, sort_1d))
+}
+
+fn sort_axes(d: Device) -> TestResult {
+    every_dtype(d, |d, r, t| dispatch!(d, r, t, sort_nd))
+}
+
+/// The order of special values, spelled out.
+fn nan_and_zero_order(d: Device) -> TestResult {
+    let x = [
+        1.0f32,
+        f32::NAN,
+        -0.0,
+        0.0,
+        -f32::NAN,
+        f32::NEG_INFINITY,
+        -0.0,
+        f32::INFINITY,
+    ];
+    let a = Array::from_slice_on(d, &x, &[8])?;
+    let (v, i) = a.sort_with_indices(0, false)?;
+    check_eq(&i.to_vec()?, &[5, 2, 6, 3, 0, 7, 1, 4], "ascending order")?;
+    let v = v.to_vec()?;
+    assert!(v[1].is_sign_negative() && v[3].is_sign_positive() && v[6].is_nan());
+    check_eq(
+        &a.argsort(0, true)?.to_vec()?,
+        &[1, 4, 7, 0, 3, 2, 6, 5],
+        "descending order",
+    )?;
+    // NaNs come back canonical.
+    assert_eq!(v[7].to_bits(), 0x7fc0_0000);
+    Ok(())
+}
+
+fn sort_by_key_values(d: Device) -> TestResult {
+    let mut r = Rng::fresh();
+    for (rows, n) in [(1usize, 1000usize), (4, 5000), (7, 33)] {
+        let k = data::<i32>(&mut r, rows * n);
+        let v: Vec<c64> = (0..rows * n)
+            .map(|i| c64::new(i as f64, -(i as f64)))
+            .collect();
+        let ka = Array::from_slice_on(d, &k, &[rows, n])?;
+        let va = Array::from_slice_on(d, &v, &[rows, n])?;
+        for desc in [false, true] {
+            let (sk, sv) = sort_by_key(&ka, &va, -1, desc)?;
+            let (sk, sv) = (sk.to_vec()?, sv.to_vec()?);
+            for row in 0..rows {
+                let lk = &k[row * n..(row + 1) * n];
+                for (pos, &src) in ref_perm(lk, desc).iter().enumerate() {
+                    assert_eq!(sk[row * n + pos], lk[src]);
+                    assert_eq!(sv[row * n + pos], v[row * n + src], "value {row},{pos}");
+                }
+            }
+        }
+    }
+    let ka = Array::from_slice_on(d, &[1i32, 2], &[2])?;
+    let va = Array::from_slice_on(d, &[1.0f32, 2.0, 3.0], &[3])?;
+    let e = sort_by_key(&ka, &va, 0, false).unwrap_err().to_string();
+    assert!(e.contains("[2]") && e.contains("[3]"), "{e}");
+    Ok(())
+}
+
+fn topk_kth<T: V>(d: Device, r: &mut Rng) -> TestResult {
+    for n in [1usize, 33, 1025, 5000, 70_001] {
+        let x = data::<T>(r, n);
+        let a = Array::from_slice_on(d, &x, &[n])?;
+        for largest in [true, false] {
+            let p = ref_perm(&x, largest);
+            for k in [1usize, 2, 64, 1000, 1025] {
+                if k > n {
+                    continue;
+                }
+                let (v, i) = a.topk(k, 0, largest)?;
+                let w = format!("{} topk n={n} k={k} largest={largest}", T::DTYPE);
+                check_eq(
+                    &i.to_vec()?,
+                    &p[..k].iter().map(|&j| j as i64).collect::<Vec<_>>(),
+                    &w,
+                )?;
+                check_eq(
+                    &bits(&v.to_vec()?),
+                    &p[..k].iter().map(|&j| x[j].canon()).collect::<Vec<_>>(),
+                    &w,
+                )?;
+            }
+        }
+        let p = ref_perm(&x, false);
+        for k in [1, n.div_ceil(2), n] {
+            let (v, i) = a.kthvalue(k, 0)?;
+            assert_eq!(
+                i.item()?,
+                p[k - 1] as i64,
+                "{} kthvalue n={n} k={k}",
+                T::DTYPE
+            );
+            assert_eq!(v.item()?.canon(), x[p[k - 1]].canon());
+        }
+        let part = a.partition(n / 2, 0)?.to_vec()?;
+        assert_eq!(part[n / 2].canon(), x[p[n / 2]].canon());
+    }
+    // Along a middle axis, many rows.
+    let x = data::<T>(r, 6 * 50 * 4);
+    let a = Array::from_slice_on(d, &x, &[6, 50, 4])?;
+    let (v, i) = a.topk(3, 1, true)?;
+    assert_eq!(v.shape(), [6, 3, 4]);
+    let (v, i) = (v.to_vec()?, i.to_vec()?);
+    for o in 0..6 {
+        for j in 0..4 {
+            let line: Vec<T> = (0..50).map(|q| x[(o * 50 + q) * 4 + j]).collect();
+            let p = ref_perm(&line, true);
+            for q in 0..3 {
+                assert_eq!(i[(o * 3 + q) * 4 + j], p[q] as i64);
+                assert_eq!(v[(o * 3 + q) * 4 + j].canon(), line[p[q]].canon());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn topk_select(d: Device) -> TestResult {
+    every_dtype(d, |d, r, t| dispatch!(d, r, t, topk_kth))
+}
+
+/// NumPy's quantile of sorted `s` (f64 arithmetic as documented).
+fn ref_quantile(s: &[f64], q: f64, m: QuantileMethod) -> f64 {
+    let n = s.len();
+    if s.iter().any(|v| v.is_nan()) {
+        return f64::NAN;
+    }
+    let h = (n - 1) as f64 * q;
+    let lo = h.floor() as usize;
+    let hi = (lo + 1).min(n - 1);
+    let g = h - h.floor();
+    let lerp = |a: f64, b: f64, t: f64| {
+        let d = b - a;
+        if t >= 0.5 {
+            b - d * (1.0 - t)
+        } else {
+            a + d * t
+        }
+    };
+    match m {
+        QuantileMethod::Lower => s[lo],
+        QuantileMethod::Higher => s[(h.ceil() as usize).min(n - 1)],
+        QuantileMethod::Nearest => s[(h.round_ties_even() as usize).min(n - 1)],
+        QuantileMethod::Midpoint if g == 0.0 => s[lo],
+        QuantileMethod::Midpoint => lerp(s[lo], s[hi], 0.5),
+        QuantileMethod::Linear => lerp(s[lo], s[hi], g),
+    }
+}
+
+fn ref_median(s: &[f64]) -> f64 {
+    let n = s.len();
+    if s.iter().any(|v| v.is_nan()) {
+        f64::NAN
+    } else if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) * 0.5
+    }
+}
+
+fn same_f(got: f64, want: f64, tol: f64, what: &str) -> TestResult {
+    let ok = (got.is_nan() && want.is_nan())
+        || got == want
+        || (got - want).abs() <= tol * want.abs().max(1.0);
+    if !ok {
+        return Err(format!("{what}: {got}, expected {want}").into());
+    }
+    Ok(())
+}
+
+fn quantiles<T: V>(d: Device, r: &mut Rng) -> TestResult
+where
+    T::Mean: V,
+{
+    let tol = if T::DTYPE.size() == 2 && T::DTYPE.is_float() {
+        1e-2
+    } else {
+        0.0
+    };
+    let methods = [
+        QuantileMethod::Linear,
+        QuantileMethod::Lower,
+        QuantileMethod::Higher,
+        QuantileMethod::Nearest,
+        QuantileMethod::Midpoint,
+    ];
+    for n in [1usize, 2, 33, 1024, 70_000, 70_001] {
+        let mut x = data::<T>(r, n);
+        // Mostly without NaN, so that values are compared.
+        if n > 2 {
+            x.retain(|v| !v.is_nan());
+        }
+        let n = x.len();
+        let a = Array::from_slice_on(d, &x, &[n])?;
+        let mut s: Vec<f64> = x.iter().map(|v| v.f()).collect();
+        s.sort_by(f64::total_cmp);
+        let w = format!("{} n={n}", T::DTYPE);
+        let want = |v: f64| <T::Mean as V>::round_f(v);
+        same_f(
+            a.median(None)?.item()?.f(),
+            want(ref_median(&s)),
+            tol,
+            &format!("{w} median"),
+        )?;
+        for q in [0.0, 0.1, 0.25, 0.5, 0.8, 1.0] {
+            for m in methods {
+                let got = a.quantile(q, None, m)?.item()?.f();
+                same_f(
+                    got,
+                    want(ref_quantile(&s, q, m)),
+                    tol,
+                    &format!("{w} q={q} {m:?}"),
+                )?;
+            }
+        }
+    }
+    // Along a middle axis, without NaN (duplicates for the mode).
+    let mut x = data::<T>(r, 4 * 9 * 3);
+    x.retain(|v| !v.is_nan());
+    x.truncate(4 * 9 * 3 - 12);
+    let x: Vec<T> = x.iter().cycle().take(4 * 9 * 3).copied().collect();
+    let a = Array::from_slice_on(d, &x, &[4, 9, 3])?;
+    let m = a.median(Some(1))?;
+    assert_eq!(m.shape(), [4, 3]);
+    let m = m.to_vec()?;
+    let (v, c) = a.mode(Some(-2))?;
+    let (v, c) = (v.to_vec()?, c.to_vec()?);
+    for o in 0..4 {
+        for j in 0..3 {
+            let line: Vec<T> = (0..9).map(|q| x[(o * 9 + q) * 3 + j]).collect();
+            let mut s: Vec<f64> = line.iter().map(|v| v.f()).collect();
+            s.sort_by(f64::total_cmp);
+            same_f(
+                m[o * 3 + j].f(),
+                <T::Mean as V>::round_f(ref_median(&s)),
+                tol,
+                "median axis 1",
+            )?;
+            // Mode: the smallest of the most frequent.
+            let p = ref_perm(&line, false);
+            let (mut best, mut bc, mut i) = (0usize, 0usize, 0usize);
+            while i < 9 {
+                let mut k = i + 1;
+                while k < 9 && T::same(line[p[k]], line[p[i]]) {
+                    k += 1;
+                }
+                if k - i > bc {
+                    bc = k - i;
+                    best = i;
+                }
+                i = k;
+            }
+            assert_eq!(c[o * 3 + j], bc as i64);
+            assert!(T::same(v[o * 3 + j], line[p[best]]), "mode value");
+        }
+    }
+    if T::DTYPE.is_float() {
+        let mut y = x.clone();
+        y[5] = T::gen_nan();
+        let a = Array::from_slice_on(d, &y, &[y.len()])?;
+        assert!(a.median(None)?.item()?.is_nan(), "median with a NaN");
+    }
+    Ok(())
+}
+
+trait GenNan: Sized {
+    fn gen_nan() -> Self;
+}
+impl<T: V> GenNan for T {
+    fn gen_nan() -> Self {
+        let mut r = Rng::seeded(0);
+        loop {
+            let v = T::sample(&mut r);
+            if v.is_nan() {
+                return v;
+            }
+        }
+    }
+}
+
+fn quantile_all(d: Device) -> TestResult {
+    let mut r = Rng::fresh();
+    quantiles::<i32>(d, &mut r)?;
+    quantiles::<u8>(d, &mut r)?;
+    quantiles::<i64>(d, &mut r)?;
+    quantiles::<f16>(d, &mut r)?;
+    quantiles::<bf16>(d, &mut r)?;
+    quantiles::<f32>(d, &mut r)?;
+    quantiles::<f64>(d, &mut r)?;
+    Ok(())
+}
+
+fn ref_unique<T: V>(x: &[T]) -> (Vec<T>, Vec<i64>, Vec<i64>, Vec<i64>) {
+    let p = ref_perm(x, false);
+    let (mut v, mut f, mut c) = (Vec::new(), Vec::new(), Vec::new());
+    let mut inv = vec![0i64; x.len()];
+    for (i, &src) in p.iter().enumerate() {
+        if i == 0 || !T::same(x[p[i - 1]], x[src]) {
+            v.push(x[src]);
+            f.push(src as i64);
+            c.push(0);
+        }
+        *c.last_mut().expect("a run") += 1;
+        inv[src] = v.len() as i64 - 1;
+    }
+    (v, f, c, inv)
+}
+
+/// The set operations on unique `ux` and `uy`: runs of the sorted concatenation (two
+/// elements: in both, first of them kept; one element from `ux`: only in `ux`).
+fn ref_sets<T: V>(ux: &[T], uy: &[T]) -> (Vec<u64>, Vec<u64>) {
+    let mut all = ux.to_vec();
+    all.extend_from_slice(uy);
+    let p = ref_perm(&all, false);
+    let (mut inter, mut diff) = (Vec::new(), Vec::new());
+    let mut i = 0;
+    while i < p.len() {
+        if i + 1 < p.len() && T::same(all[p[i]], all[p[i + 1]]) {
+            inter.push(all[p[i]].canon());
+            i += 2;
+        } else {
+            if p[i] < ux.len() {
+                diff.push(all[p[i]].canon());
+            }
+            i += 1;
+        }
+    }
+    (inter, diff)
+}
+
+fn uniques<T: V>(d: Device, r: &mut Rng) -> TestResult {
+    for n in [0usize, 1, 33, 4097, 70_000] {
+        let x = data::<T>(r, n);
+        let a = Array::from_slice_on(d, &x, &[n])?;
+        let u = a.unique()?;
+        let (v, f, c, inv) = ref_unique(&x);
+        let w = format!("{} unique n={n}", T::DTYPE);
+        check_eq(&bits(&u.values.to_vec()?), &bits(&v), &w)?;
+        check_eq(&u.first.to_vec()?, &f, &w)?;
+        check_eq(&u.counts.to_vec()?, &c, &w)?;
+        check_eq(&u.inverse.to_vec()?, &inv, &w)?;
+        let y = data::<T>(r, n / 2 + 3);
+        let b = Array::from_slice_on(d, &y, &[y.len()])?;
+        let uy = ref_unique(&y).0;
+        let mut both: Vec<T> = x.clone();
+        both.extend_from_slice(&y);
+        let union = bits(&ref_unique(&both).0);
+        check_eq(
+            &bits(&union1d(&a, &b)?.to_vec()?),
+            &union,
+            &format!("{w} union"),
+        )?;
+        let (inter, diff) = ref_sets(&v, &uy);
+        check_eq(
+            &bits(&intersect1d(&a, &b)?.to_vec()?),
+            &inter,
+            &format!("{w} intersect"),
+        )?;
+        check_eq(
+            &bits(&setdiff1d(&a, &b)?.to_vec()?),
+            &diff,
+            &format!("{w} setdiff"),
+        )?;
+    }
+    Ok(())
+}
+
+fn unique_all(d: Device) -> TestResult {
+    every_dtype(d, |d, r, t| dispatch!(d, r, t, uniques))
+}
+
+/// Millions of elements: several tiles and passes, selection of long rows.
+fn large(d: Device) -> TestResult {
+    let mut r = Rng::fresh();
+    let n = 3_000_017;
+    let x: Vec<f32> = (0..n)
+        .map(|_| (r.next_u64() % 100_000) as f32 * 0.5 - 1000.0)
+        .collect();
+    let a = Array::from_slice_on(d, &x, &[n])?;
+    let p = ref_perm(&x, false);
+    let (v, i) = a.sort_with_indices(0, false)?;
+    check_eq(
+        &i.to_vec()?,
+        &p.iter().map(|&j| j as i64).collect::<Vec<_>>(),
+        "large f32 argsort",
+    )?;
+    check_eq(
+        &v.to_vec()?,
+        &p.iter().map(|&j| x[j]).collect::<Vec<_>>(),
+        "large f32 sort",
+    )?;
+    // Descending values are the ascending ones reversed (the indices differ: stable).
+    let mut w: Vec<f32> = p.iter().map(|&j| x[j]).collect();
+    w.reverse();
+    check_eq(&a.sort(0, true)?.to_vec()?, &w, "large f32 desc")?;
+    let (tv, ti) = a.topk(64, 0, true)?;
+    let pd = ref_perm(&x, true);
+    check_eq(
+        &ti.to_vec()?,
+        &pd[..64].iter().map(|&j| j as i64).collect::<Vec<_>>(),
+        "large topk",
+    )?;
+    check_eq(
+        &tv.to_vec()?,
+        &pd[..64].iter().map(|&j| x[j]).collect::<Vec<_>>(),
+        "large topk values",
+    )?;
+    let s: Vec<f64> = p.iter().map(|&j| x[j] as f64).collect();
+    assert_eq!(a.median(None)?.item()? as f64, ref_median(&s) as f32 as f64);
+    let y: Vec<i64> = (0..(1usize << 21) + 1)
+        .map(|_| r.next_u64() as i64 >> (r.next_u64() % 64))
+        .collect();
+    let b = Array::from_slice_on(d, &y, &[y.len()])?;
+    let p = ref_perm(&y, false);
+    check_eq(
+        &b.argsort(0, false)?.to_vec()?,
+        &p.iter().map(|&j| j as i64).collect::<Vec<_>>(),
+        "large i64 argsort",
+    )?;
+    let u = b.unique()?;
+    check_eq(
+        &u.counts.to_vec()?,
+        &ref_unique(&y).2,
+        "large unique counts",
+    )?;
+    // Many long rows (the device-wide sort with row passes).
+    let z: Vec<u16> = (0..300 * 5000)
+        .map(|_| (r.next_u64() % 700) as u16)
+        .collect();
+    let c = Array::from_slice_on(d, &z, &[300, 5000])?;
+    check_sort(&c, &z, &[300, 5000], 1, "rows 300x5000")?;
+    Ok(())
+}
+
+fn bad_input(d: Device) -> TestResult {
+    let a = Array::from_slice_on(d, &[3.0f32, 1.0, 2.0], &[3])?;
+    let e = a.sort(1, false).unwrap_err().to_string();
+    assert!(e.contains('1'), "{e}");
+    let e = a.topk(4, 0, true).unwrap_err().to_string();
+    assert!(e.contains('4') && e.contains('3'), "{e}");
+    assert!(a.kthvalue(0, 0).is_err() && a.kthvalue(4, 0).is_err());
+    assert!(a.partition(3, 0).is_err());
+    let e = a
+        .quantile(1.5, None, QuantileMethod::Linear)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("1.5"), "{e}");
+    assert!(a.quantile(-0.1, None, QuantileMethod::Linear).is_err());
+    assert!(a.quantile(f64::NAN, None, QuantileMethod::Linear).is_err());
+    assert!(a.percentile(101.0, None, QuantileMethod::Linear).is_err());
+    let z = Array::<f32>::from_slice_on(d, &[], &[0])?;
+    assert!(z.median(None).is_err() && z.mode(None).is_err());
+    assert_eq!(z.sort(0, false)?.to_vec()?.len(), 0);
+    assert_eq!(z.argsort(0, false)?.shape(), [0]);
+    assert_eq!(z.unique()?.values.shape(), [0]);
+    assert_eq!(z.topk(0, 0, true)?.0.shape(), [0]);
+    let e2 = Array::<f32>::from_slice_on(d, &[], &[0, 4])?;
+    assert_eq!(e2.sort(1, false)?.shape(), [0, 4]);
+    assert!(e2.median(Some(0)).is_err());
+    assert_eq!(e2.median(Some(1))?.shape(), [0]);
+    let c = Array::from_slice_on(d, &[c64::new(1.0, 0.0)], &[1])?;
+    let e = c.sort(0, false).unwrap_err().to_string();
+    assert!(e.contains("c64") || e.contains("complex"), "{e}");
+    assert!(c.unique().is_err() && c.topk(1, 0, true).is_err());
+    let s = Array::from_slice_on(d, &[5i32], &[])?;
+    assert!(s.sort(0, false).is_err());
+    assert_eq!(s.median(None)?.item()?, 5.0);
+    Ok(())
+}
+
+/// Every kernel of the family compiles with NVRTC (recorded while the CPU backend runs).
+fn kernels_compile() -> TestResult {
+    fn one<T: V>() -> TestResult {
+        let a = Array::from_slice_on(Device::CPU, &[T::default(); 3], &[3])?;
+        a.sort(0, false)?;
+        Ok(())
+    }
+    jit::start_recording();
+    let res = (|| -> TestResult {
+        one::<bool>()?;
+        one::<u8>()?;
+        one::<u16>()?;
+        one::<u32>()?;
+        one::<u64>()?;
+        one::<i8>()?;
+        one::<i16>()?;
+        one::<i32>()?;
+        one::<i64>()?;
+        one::<f16>()?;
+        one::<bf16>()?;
+        one::<f32>()?;
+        one::<f64>()
+    })();
+    let sources = jit::take_recorded();
+    res?;
+    let mine: Vec<&String> = sources
+        .iter()
+        .filter(|s| s.contains("block_rank"))
+        .collect();
+    assert!(
+        mine.len() >= 180,
+        "only {} sort kernels recorded",
+        mine.len()
+    );
+    for opts in [
+        jit::compile_options(90, true),
+        jit::quick_compile_options(90),
+    ] {
+        for s in &mine {
+            if let Err(e) = cuprite::nvrtc::compile(s.as_str(), &opts) {
+                return Err(format!("kernel failed to compile: {e}\n{s}").into());
+            }
+        }
+    }
+    Ok(())
+}
+
+pub const BODIES: &[(&str, Body)] = &[
+    ("sort_dtypes", sort_dtypes),
+    ("sort_axes", sort_axes),
+    ("nan_and_zero_order", nan_and_zero_order),
+    ("sort_by_key_values", sort_by_key_values),
+    ("topk_select", topk_select),
+    ("quantile_all", quantile_all),
+    ("unique_all", unique_all),
+    ("bad_input", bad_input),
+];
+
+pub fn tests() -> Vec<Test> {
+    let mut v = Vec::new();
+    for &(name, body) in BODIES {
+        v.push(Test::cpu(format!("cpu::sort::{name}"), move || {
+            body(Device::CPU)
+        }));
+        v.push(Test::gpu(format!("cuda::sort::{name}"), move || {
+            body(Device::cuda(0))
+        }));
+    }
+    v.push(Test::gpu("cuda::sort::large", || large(Device::cuda(0))));
+    v.push(Test::nvrtc("sort::kernels_compile", kernels_compile));
+    v
+}
