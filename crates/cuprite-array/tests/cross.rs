@@ -526,7 +526,8 @@ fn linked_quick_build_matches() -> TestResult {
         let cases: [(&str, Run<'_>, f64); 2] = [("f32", &run32, 1e-4), ("f64", &run64, 1e-11)];
         for (name, run, tol) in cases {
             let linked = cuprite_array::stats::thread_linked_quick_builds();
-            let quick = run(gpu())?;
+            // The quick build, not the interpreter, serves the first use here.
+            let quick = cuprite_array::jit::without_interpreter(|| run(gpu()))?;
             assert_eq!(
                 cuprite_array::stats::thread_linked_quick_builds(),
                 linked + 1,

@@ -116,6 +116,74 @@ impl Stream {
 }
 
 impl Stream {
+    /// Launches `func`, a kernel of one parameter of `param.len()` bytes (a structure passed by
+    /// value, e.g. `const __grid_constant__ S s`), over `grid` blocks of `block` threads; the
+    /// driver copies `param` at the launch. `accesses` lists every buffer the kernel touches.
+    ///
+    /// Checked: the function belongs to this stream's context, takes one parameter of exactly
+    /// `param.len()` bytes (where the driver can tell), and the launch dimensions are not zero.
+    ///
+    /// # Safety
+    /// `param` is a valid value of the kernel's parameter type: every device address in it
+    /// points to memory of this context that the kernel may access over the whole range it
+    /// touches, and that memory is one of `accesses` (or otherwise kept alive and ordered by
+    /// the caller) until the kernel has run.
+    pub unsafe fn launch_struct(
+        &self,
+        func: &Function,
+        grid: (u32, u32, u32),
+        block: (u32, u32, u32),
+        param: &[u8],
+        accesses: &[Access<'_>],
+    ) -> Result<()> {
+        if !std::sync::Arc::ptr_eq(func.context(), self.context()) {
+            return Err(Error::InvalidArgument(format!(
+                "kernel `{}` belongs to another context than the stream it is launched on",
+                func.name()
+            )));
+        }
+        if let Some(sizes) = func.param_sizes() {
+            if sizes.len() != 1 || sizes[0] as usize != param.len() {
+                return Err(Error::InvalidArgument(format!(
+                    "kernel `{}` takes parameters of {sizes:?} bytes; a structure launch passes \
+                     one of {} bytes",
+                    func.name(),
+                    param.len()
+                )));
+            }
+        }
+        if grid.0 == 0 || grid.1 == 0 || grid.2 == 0 || block.0 == 0 || block.1 == 0 || block.2 == 0
+        {
+            return Err(Error::InvalidArgument(format!(
+                "launch of `{}` with an empty grid {grid:?} or block {block:?}",
+                func.name()
+            )));
+        }
+        self.begin_access(accesses)?;
+        self.context().bind_to_thread()?;
+        let mut ptrs = [param.as_ptr() as *mut c_void];
+        // SAFETY: `func` is a loaded kernel of this stream's context (checked), made current
+        // above; its one parameter is read from `param` (its size checked where the driver can
+        // tell), which lives for the call (the driver copies it at the launch); the caller
+        // guarantees it is a valid value and the memory it addresses stays alive and ordered.
+        unsafe {
+            drv!(cuLaunchKernel(
+                func.raw(),
+                grid.0,
+                grid.1,
+                grid.2,
+                block.0,
+                block.1,
+                block.2,
+                0,
+                self.raw(),
+                ptrs.as_mut_ptr(),
+                std::ptr::null_mut()
+            ))
+        }?;
+        self.end_access(accesses)
+    }
+
     /// Enqueues a copy of `bytes` bytes from host address `src` to device address `dst`,
     /// with no tracking: for staging loops that order their own buffers with events (the
     /// caller declares the device buffer's access around the loop with

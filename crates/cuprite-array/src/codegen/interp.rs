@@ -8,12 +8,14 @@
 //! values are all `bool`, `i32`, `i64`, `f32` or `f64`, made of loads, constants, unary and
 //! binary operations, selects and casts. Everything else is built by NVRTC as before.
 //!
-//! Each launch reads a *frame*, a small device buffer of 64-bit words written for that launch:
+//! Each launch passes a *frame* of 64-bit words by value (one `__grid_constant__` parameter,
+//! read in place by every thread):
 //!
 //! | words | what |
 //! |---|---|
-//! | 0..8 | `n`, axes, instructions, output pointer, output dtype code, inputs, (2 free) |
-//! | 8..16 | the shape (`MAX_DIMS` used) |
+//! | 0..8 | `n`, axes, instructions, output pointer, output dtype code, inputs, output register |
+//! | 8..14 | the shape |
+//! | 14, 15 | a reduction's row length and blocks per row |
 //! | 16..24 | input base pointers |
 //! | 24..32 | input element offsets |
 //! | 32..40 | input flags (1: contiguous) |
@@ -185,11 +187,18 @@ pub(crate) fn encode(p: &Program) -> Option<Vec<u64>> {
     Some(words)
 }
 
-/// The frame of one launch of program `p` (whose instruction words are `code`) writing the
-/// value of its output through `out` (the output pointer; 0 for a reduction, which takes its
-/// output as a parameter).
-pub(crate) fn frame(p: &Program, code: &[u64], in_ptrs: &[u64], out: u64) -> Vec<u64> {
-    let mut f = vec![0u64; FRAME_WORDS];
+/// The frame of one launch of program `p` (whose instruction words are `code`) writing through
+/// `out` (the output pointer); a reduction's `(row length, blocks per row)` in `rows`.
+pub(crate) fn frame(
+    p: &Program,
+    code: &[u64],
+    in_ptrs: &[u64],
+    out: u64,
+    rows: (u64, u64),
+) -> [u64; FRAME_WORDS] {
+    let mut f = [0u64; FRAME_WORDS];
+    f[14] = rows.0;
+    f[15] = rows.1;
     f[0] = numel(&p.shape) as u64;
     f[1] = p.shape.len() as u64;
     f[2] = code.len() as u64;
@@ -220,6 +229,7 @@ pub(crate) fn frame(p: &Program, code: &[u64], in_ptrs: &[u64], out: u64) -> Vec
 pub(crate) fn source() -> String {
     let t = &*TABLE;
     let mut s = String::new();
+    let _ = writeln!(s, "struct Frame {{ u64t w[{FRAME_WORDS}]; }};");
     s.push_str(
         "union R { u64t u; double d; i64t l; float f; int i; unsigned char b; };\n\
          // Element offset of input x at linear index i.\n\
@@ -253,7 +263,7 @@ pub(crate) fn source() -> String {
     }
     let _ = writeln!(
         s,
-        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {ELEMENTWISE_NAME}(const u64t* __restrict__ F) {{\n  u64t n = F[0];\n  for (u64t i = (u64t)blockIdx.x * {BLOCK} + threadIdx.x; i < n; i += (u64t)gridDim.x * {BLOCK}) {{\n    R v = eval_prog(F, i);\n    switch ((int)F[4]) {{\n{store}      default: break;\n    }}\n  }}\n}}"
+        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {ELEMENTWISE_NAME}(const __grid_constant__ Frame P) {{\n  const u64t* F = P.w;\n  u64t n = F[0];\n  for (u64t i = (u64t)blockIdx.x * {BLOCK} + threadIdx.x; i < n; i += (u64t)gridDim.x * {BLOCK}) {{\n    R v = eval_prog(F, i);\n    switch ((int)F[4]) {{\n{store}      default: break;\n    }}\n  }}\n}}"
     );
     // The reductions: block `ch` of row `row` reduces elements [ch·BLOCK, (ch+1)·BLOCK) of the
     // row (one per thread), as the quick first build of a compiled reduction does.
@@ -295,7 +305,7 @@ pub(crate) fn source() -> String {
         }
         let _ = writeln!(
             s,
-            "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}(const u64t* __restrict__ F, {at}* __restrict__ out, u64t inner, u64t chunks) {{\n  __shared__ {at} sh[{BLOCK}];\n  {at} acc = {ident};\n  u64t row = blockIdx.x / chunks, ch = blockIdx.x % chunks;\n  u64t j = ch * {BLOCK} + threadIdx.x;\n  if (j < inner) {{\n    R v = eval_prog(F, row * inner + j);\n    {at} x = {ident};\n    switch ((int)F[4]) {{\n{conv}      default: break;\n    }}\n    {at} a = acc, b = x; acc = {comb};\n  }}\n  sh[threadIdx.x] = acc; __syncthreads();\n  for (int w = {half}; w > 0; w >>= 1) {{ if (threadIdx.x < w) {{ {at} a = sh[threadIdx.x], b = sh[threadIdx.x + w]; sh[threadIdx.x] = {comb}; }} __syncthreads(); }}\n  if (threadIdx.x == 0) out[blockIdx.x] = sh[0];\n}}",
+            "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}(const __grid_constant__ Frame P) {{\n  const u64t* F = P.w;\n  {at}* out = ({at}*)F[3];\n  u64t inner = F[14], chunks = F[15];\n  __shared__ {at} sh[{BLOCK}];\n  {at} acc = {ident};\n  u64t row = blockIdx.x / chunks, ch = blockIdx.x % chunks;\n  u64t j = ch * {BLOCK} + threadIdx.x;\n  if (j < inner) {{\n    R v = eval_prog(F, row * inner + j);\n    {at} x = {ident};\n    switch ((int)F[4]) {{\n{conv}      default: break;\n    }}\n    {at} a = acc, b = x; acc = {comb};\n  }}\n  sh[threadIdx.x] = acc; __syncthreads();\n  for (int w = {half}; w > 0; w >>= 1) {{ if (threadIdx.x < w) {{ {at} a = sh[threadIdx.x], b = sh[threadIdx.x + w]; sh[threadIdx.x] = {comb}; }} __syncthreads(); }}\n  if (threadIdx.x == 0) out[blockIdx.x] = sh[0];\n}}",
             half = BLOCK / 2
         );
     }

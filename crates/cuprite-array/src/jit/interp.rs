@@ -40,6 +40,31 @@ enum Slot {
 
 static SLOTS: LazyLock<Mutex<FastMap<usize, Slot>>> = LazyLock::new(Default::default);
 
+thread_local! {
+    static OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with the first uses of new programs on this thread built by NVRTC (the quick
+/// build) instead of run on the interpreter: to compare the tiers or time the builds.
+///
+/// ```
+/// use cuprite_array::{Array, Device, jit};
+/// let a = Array::<f32>::from_slice_on(Device::CPU, &[1.0, 2.0], &[2])?;
+/// let b = jit::without_interpreter(|| (&a * 3.0).to_vec())?;
+/// assert_eq!(b, [3.0, 6.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn without_interpreter<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            OFF.with(|o| o.set(self.0));
+        }
+    }
+    let _restore = Restore(OFF.with(|o| o.replace(true)));
+    f()
+}
+
 /// The interpreter's source (the same for every device and process).
 pub(crate) static SOURCE: LazyLock<String> = LazyLock::new(interp::source);
 
@@ -47,7 +72,7 @@ pub(crate) static SOURCE: LazyLock<String> = LazyLock::new(interp::source);
 /// its build (the first call for the device: `worker::Job::Interpreter`). `None` until the
 /// build is done, and for good when it failed or the interpreter is turned off.
 pub(crate) fn ready(st: &DeviceState) -> (Option<Arc<Interp>>, bool) {
-    if !JitConfig::get().interp {
+    if !JitConfig::get().interp || OFF.with(|o| o.get()) {
         return (None, false);
     }
     let mut g = SLOTS.lock().unwrap_or_else(|e| e.into_inner());

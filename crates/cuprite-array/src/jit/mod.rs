@@ -72,6 +72,7 @@ pub use compile::{
 };
 pub use config::JitConfig;
 pub use disk::{cache_dir, set_cache_dir};
+pub use interp::without_interpreter;
 pub use math::{
     MATH_BINARY, MATH_UNARY, MathUse, glue_source, math_library_options, math_library_source,
 };

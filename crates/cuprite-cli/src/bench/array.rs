@@ -397,8 +397,21 @@ fn jit_first_use(ctx: &mut BenchCtx) -> BenchResult {
         (&a * 0.5).cos().log1p().eval()?;
         cuprite_array::sync(gpu())?;
         cuprite_array::wait_tier_up();
-        let mut first = Vec::new();
+        // The same lengths with the quick NVRTC build instead of the interpreter (another
+        // salt: sources new again).
+        let quick_salt = fresh_salt() ^ 0x9e37_79b9;
+        let mut quick = Vec::new();
         let linked0 = cuprite_array::stats::linked_quick_builds();
+        for k in 0..reps {
+            let t = Instant::now();
+            jit::without_interpreter(|| first_use_expr(&a, k, quick_salt).eval())?;
+            cuprite_array::sync(gpu())?;
+            quick.push(t.elapsed().as_secs_f64());
+            cuprite_array::wait_tier_up();
+        }
+        let linked = cuprite_array::stats::linked_quick_builds() - linked0;
+        let mut first = Vec::new();
+        let interpreted0 = cuprite_array::stats::interpreted_first_uses();
         for k in 0..reps {
             // A structure never seen before in each sample.
             let t = Instant::now();
@@ -408,7 +421,7 @@ fn jit_first_use(ctx: &mut BenchCtx) -> BenchResult {
             // The optimised build (background) is not part of the next sample.
             cuprite_array::wait_tier_up();
         }
-        let linked = cuprite_array::stats::linked_quick_builds() - linked0;
+        let interpreted = cuprite_array::stats::interpreted_first_uses() - interpreted0;
         // The math library the quick builds link with: built once per machine and NVRTC
         // version (in the background, then read from the disk cache); timed here on its own.
         let mut lib = Vec::new();
@@ -427,11 +440,17 @@ fn jit_first_use(ctx: &mut BenchCtx) -> BenchResult {
         }
         Ok(vec![
             Figure::time(
-                "first use of a new expression (codegen + NVRTC quick build of the kernel without its math functions at --Ofast-compile=max + link with the math library + load + launch + sync; the optimised kernel is built in the background)",
+                "first use of a new expression (codegen + launch on the interpreter + sync; the optimised kernel is built in the background)",
                 &Samples(first),
                 TimeUnit::Ms,
             )
             .with_target(Target::AtMost(50.0))
+            .with_note(format!("{interpreted} of {reps} first uses ran on the interpreter")),
+            Figure::time(
+                "first use of a new expression without the interpreter (codegen + NVRTC quick build of the kernel without its math functions at --Ofast-compile=max + link with the math library + load + launch + sync)",
+                &Samples(quick),
+                TimeUnit::Ms,
+            )
             .with_note(format!("{linked} of {reps} first uses linked with the math library")),
             Figure::time(
                 "math library build (both precisions; once per machine and NVRTC version, in the background, then from the disk cache)",
@@ -571,7 +590,7 @@ fn jit_first_reduction(ctx: &mut BenchCtx) -> BenchResult {
         }
         Ok(vec![
             Figure::time(
-                "first use of a new fused reduction (sum of a new element-wise expression over 2^20 f32: codegen + quick build + launch + combine + sync)",
+                "first use of a new fused reduction (sum of a new element-wise expression over 2^20 f32: codegen + interpreter (or quick build) + launch + combine + sync)",
                 &Samples(first),
                 TimeUnit::Ms,
             )

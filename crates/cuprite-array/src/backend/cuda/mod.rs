@@ -205,25 +205,37 @@ fn launch(
     Ok(())
 }
 
-/// The frame of one interpreter launch of `p` (see [`codegen::interp`]), in a new device
-/// buffer written on `stream` before the launch that reads it.
-fn interp_frame(
-    st: &DeviceState,
+/// Launches the interpreter kernel `k` over `grid` blocks with `frame` as its parameter,
+/// declaring the buffers it reads and writes.
+fn launch_interp(
     stream: &Arc<Stream>,
-    p: &Program,
-    code: &[u64],
-    in_ptrs: &[u64],
-    out: u64,
-) -> Result<DevBuf> {
-    let words = codegen::interp::frame(p, code, in_ptrs, out);
-    let mut d = alloc(st, stream, DType::U64, words.len())?;
-    let Some(b) = d.buffer_mut() else {
-        return Err(Error::InvalidArgument(
-            "the interpreter's frame buffer was handed back".into(),
-        ));
-    };
-    stream.memcpy_htod(bytemuck::cast_slice::<u64, u8>(&words), b)?;
-    Ok(d)
+    k: &Kernel,
+    grid: u32,
+    frame: &[u64],
+    reads: &[&DevBuf],
+    writes: &[&DevBuf],
+) -> Result<()> {
+    let mut acc: Inline<Access<'_>, 16> = Inline::new();
+    for b in reads.iter().filter_map(|d| d.live()) {
+        acc.push(Access::read(b));
+    }
+    for b in writes.iter().filter_map(|d| d.live()) {
+        acc.push(Access::write(b));
+    }
+    // SAFETY: `frame` is the interpreter's parameter (codegen::interp lays it out as its
+    // kernels read it); every address in it is one of the buffers declared in `acc` (the
+    // program's inputs and output, over the ranges its layouts reach, checked when the arrays
+    // were made), alive until the kernel has run (frees are stream-ordered after the accesses).
+    unsafe {
+        stream.launch_struct(
+            &k.func,
+            (grid, 1, 1),
+            (BLOCK, 1, 1),
+            bytemuck::cast_slice(frame),
+            &acc,
+        )
+    }?;
+    Ok(())
 }
 
 /// The salt of a kernel key ([`Program::structure_hash`]): variant and kind of kernel.
@@ -324,12 +336,11 @@ fn run_elementwise(
         },
     )?;
     if let Some(code) = &k.interp {
-        let frame = interp_frame(st, stream, p, code, &in_ptrs, out_ptrs[0])?;
+        let frame = codegen::interp::frame(p, code, &in_ptrs, out_ptrs[0], (0, 0));
         // Grid-stride: enough blocks to fill the device, at most one per BLOCK elements.
         let most = st.sms as usize * k.blocks_per_sm as usize * 4;
         let grid = n.div_ceil(BLOCK as usize).clamp(1, most.max(1)) as u32;
-        ins.push(&frame);
-        return launch(stream, &k, grid, &[frame.ptr()], &ins, outs);
+        return launch_interp(stream, &k, grid, &frame, &ins, outs);
     }
     let plan = ParamPlan::new(
         p,
@@ -486,18 +497,9 @@ fn reduce(
     };
     let out = alloc(st, &stream, pass_d, outer * chunks)?;
     if let Some(code) = &k.interp {
-        let frame = interp_frame(st, &stream, p, code, &in_ptrs, 0)?;
-        let mut reads = ins.clone();
-        reads.push(&frame);
-        let words = [frame.ptr(), out.ptr(), inner as u64, chunks as u64];
-        launch(
-            &stream,
-            &k,
-            (outer * chunks) as u32,
-            &words,
-            &reads,
-            &[&out],
-        )?;
+        let frame =
+            codegen::interp::frame(p, code, &in_ptrs, out.ptr(), (inner as u64, chunks as u64));
+        launch_interp(&stream, &k, (outer * chunks) as u32, &frame, &ins, &[&out])?;
     } else {
         let mut plan = ParamPlan::new(p, v, &in_ptrs, &[out.ptr()], None);
         plan.words.extend_from_slice(&[inner as u64, chunks as u64]);
