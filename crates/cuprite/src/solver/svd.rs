@@ -26,6 +26,8 @@ impl Solver {
     /// [`SvdVectors::Thin`], `m × m` for `Full`) and `vt` (`n × n`) are given exactly when
     /// vectors are asked for, each with its leading dimension. Non-convergence is
     /// [`Error::NotConverged`].
+    ///
+    /// [`Error::NotConverged`]: crate::Error::NotConverged
     #[allow(clippy::too_many_arguments)]
     pub fn gesvd<T: SolverElement>(
         &self,
