@@ -19,11 +19,21 @@
 //! }
 //! ```
 
+macro_rules! cublas {
+    ($name:ident ( $($arg:expr),* $(,)? )) => {
+        check_cublas(sys::$name($($arg),*), stringify!($name))
+    };
+}
+
+mod gemm;
+mod gemv;
 mod handle;
+mod level1;
 mod types;
 
+pub use gemm::{Gemm, StridedBatch};
 pub(crate) use handle::recommended_workspace;
-pub use handle::{Blas, Gemm, StridedBatch, version};
+pub use handle::{Blas, version};
 pub(crate) use types::{
     Compute, ScalarBytes, batched_extent, check_context, check_len, check_matrix, invalid, to_i32,
     to_i64,

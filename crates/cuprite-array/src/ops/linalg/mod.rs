@@ -16,6 +16,7 @@
 mod decomp;
 mod gemm;
 mod products;
+mod span;
 
 pub use decomp::{
     NormOrd, Real, cholesky, det, eigh, inv, lstsq, matrix_rank, norm, pinv, qr, slogdet, solve,

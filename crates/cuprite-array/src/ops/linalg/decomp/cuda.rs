@@ -1,0 +1,124 @@
+//! The CUDA side: the cuSOLVER handle of each device's array stream, and the device buffers a
+//! routine works on.
+
+use super::real::Real;
+use crate::array::Array;
+use crate::device::{Backend as Kind, Device};
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
+use crate::ops::linalg::span::Span;
+use crate::runtime::{state, stream_of};
+use crate::shape::Layout;
+use crate::storage::{DevBuf, Storage};
+use cuprite::DeviceBuffer;
+use cuprite::solver::Solver;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+pub(super) type Solvers = Mutex<HashMap<usize, Arc<Solver>>>;
+
+/// The cuSOLVER handle of the array stream of device `ordinal`.
+pub(super) fn solver(
+    ordinal: usize,
+) -> Result<(Arc<Solver>, &'static crate::runtime::DeviceState)> {
+    static SOLVERS: OnceLock<Solvers> = OnceLock::new();
+    let st = state(ordinal)?;
+    let stream = stream_of(st);
+    let stream = stream.get();
+    let key = Arc::as_ptr(stream) as usize;
+    let mut g = SOLVERS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(h) = g.get(&key) {
+        return Ok((h.clone(), st));
+    }
+    let h = Arc::new(Solver::new(stream)?);
+    g.insert(key, h.clone());
+    Ok((h, st))
+}
+
+/// A fresh device buffer holding the row-major elements of `a` (a copy: cuSOLVER overwrites it).
+pub(super) fn fresh<T: Real>(a: &Array<T>) -> Result<DevBuf> {
+    let s = a.contiguous_storage()?;
+    let Storage::Cuda(src) = &*s else {
+        return Err(Error::DeviceMismatch(
+            "a device matrix was expected on the CUDA backend".into(),
+        ));
+    };
+    let st = state(src.ordinal())?;
+    let stream = stream_of(st);
+    let stream = stream.get();
+    // SAFETY: written in full by the copy below before anything reads it.
+    let d = unsafe { DevBuf::alloc(st, stream, T::DTYPE, src.len()) }?;
+    if src.len() > 0 {
+        let (Some(from), Some(to)) = (src.live(), d.live()) else {
+            return Err(Error::InvalidArgument(
+                "a matrix buffer was handed back".into(),
+            ));
+        };
+        // Exactly the matrix's bytes (a buffer may be larger than its array).
+        let bytes = src.len() * T::DTYPE.size();
+        stream.memcpy_dtod(
+            &Span::<u8>::new(from, 0, bytes)?,
+            &mut Span::<u8>::new(to, 0, bytes)?,
+        )?;
+    }
+    Ok(d)
+}
+
+/// A new uninitialised device buffer of `len` elements of `dtype` on the array stream.
+pub(super) fn scratch(ordinal: usize, dtype: DType, len: usize) -> Result<DevBuf> {
+    let st = state(ordinal)?;
+    let stream = stream_of(st);
+    // SAFETY: each caller has cuSOLVER write every element before anything reads it.
+    unsafe { DevBuf::alloc(st, stream.get(), dtype, len) }
+}
+
+pub(super) fn buf(d: &DevBuf) -> Result<&DeviceBuffer<u8>> {
+    d.live()
+        .ok_or_else(|| Error::InvalidArgument("a matrix buffer was handed back".into()))
+}
+
+/// A span of all of `d` as `T`.
+pub(super) fn span<T>(d: &DevBuf) -> Result<Span<'_, T>> {
+    Span::new(buf(d)?, 0, d.len())
+}
+
+pub(super) fn dev_array<T: Real>(d: DevBuf, shape: &[usize], device: Device) -> Array<T> {
+    Array::from_storage(
+        Arc::new(Storage::Cuda(d)),
+        Layout::contiguous(shape),
+        shape,
+        device,
+    )
+}
+
+/// Ones on and above the diagonal of a `rows × cols` matrix (`upper`), or on and below.
+pub(super) fn tri_mask(
+    rows: usize,
+    cols: usize,
+    upper: bool,
+    device: Device,
+) -> Result<Array<bool>> {
+    let mut v = Vec::with_capacity(rows * cols);
+    for i in 0..rows {
+        for j in 0..cols {
+            v.push(if upper { j >= i } else { j <= i });
+        }
+    }
+    Array::from_slice_on(device, &v, &[rows, cols])
+}
+
+pub(super) fn on_cuda<T: Element>(a: &Array<T>) -> bool {
+    a.device().backend == Kind::Cuda
+}
+
+pub(super) fn dev_array_i64(d: DevBuf, n: usize, device: Device) -> Array<i64> {
+    Array::from_storage(
+        Arc::new(Storage::Cuda(d)),
+        Layout::contiguous(&[n]),
+        &[n],
+        device,
+    )
+}

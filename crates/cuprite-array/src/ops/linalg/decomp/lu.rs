@@ -1,0 +1,189 @@
+//! LU-based routines: `solve`, `inv`, `slogdet`, `det`.
+
+#[cfg(not(feature = "faer"))]
+use super::checks::no_faer;
+use super::checks::{check_pivots, solver_err, square};
+#[cfg(feature = "faer")]
+use super::cpu::{self, cpu_array, host};
+use super::cuda::{dev_array, dev_array_i64, fresh, on_cuda, scratch, solver, span};
+use super::real::{Real, from_f64, to_f64};
+use crate::array::Array;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::shape::Layout;
+use crate::storage::Storage;
+use std::sync::Arc;
+
+/// Solves `a · x = b` for `x` (`a` square `n × n`; `b` `n` or `n × k`), by LU with partial
+/// pivoting (cuSOLVER `getrf`/`getrs`, faer on the CPU). A singular `a` (an exactly zero
+/// pivot) is [`Error::Singular`].
+///
+/// ```
+/// use cuprite_array::{Array, Device, linalg};
+/// let a = Array::<f64>::from_slice_on(Device::CPU, &[2.0, 1.0, 1.0, 3.0], &[2, 2])?;
+/// let b = Array::<f64>::from_slice_on(Device::CPU, &[3.0, 5.0], &[2])?;
+/// let x = linalg::solve(&a, &b)?.to_vec()?;
+/// assert!((x[0] - 0.8).abs() < 1e-12 && (x[1] - 1.4).abs() < 1e-12);
+/// let singular = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 2.0, 2.0, 4.0], &[2, 2])?;
+/// assert!(linalg::solve(&singular, &b).is_err());
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn solve<T: Real>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
+    let n = square("solve", a)?;
+    crate::array::check_devices(&[&a.node, &b.node])?;
+    let (vector, k) = match b.shape() {
+        &[r] if r == n => (true, 1),
+        &[r, k] if r == n => (false, k),
+        s => {
+            return Err(Error::Shape(format!(
+                "solve: a of shape [{n}, {n}] and b of shape {s:?}: b needs {n} rows (the \
+                 contracted axis 1 of a against axis 0 of b)"
+            )));
+        }
+    };
+    if !on_cuda(a) {
+        #[cfg(feature = "faer")]
+        {
+            let x = cpu::solve(&host(a)?, n, &host(b)?, k)?;
+            let out_shape: Vec<usize> = if vector { vec![n] } else { vec![n, k] };
+            return cpu_array(&x, &out_shape);
+        }
+        #[cfg(not(feature = "faer"))]
+        return no_faer("solve");
+    }
+    let ord = a.device().ordinal;
+    let (sv, _) = solver(ord)?;
+    // Row-major a is column-major aᵀ: factor aᵀ, then solve (aᵀ)ᵀ·x = b.
+    let f = fresh(a)?;
+    // b as a column-major n × k matrix: the row-major elements of bᵀ.
+    let bt = if vector { b.reshape(&[1, n])? } else { b.t() };
+    let x = fresh(&bt.contiguous()?)?;
+    let piv = scratch(ord, DType::I64, n)?;
+    let f = Arc::new(Storage::Cuda(f));
+    let Storage::Cuda(fb) = &*f else {
+        unreachable!("made as a device buffer above")
+    };
+    let (mut fs, mut ps, mut xs) = (span::<T>(fb)?, span::<i64>(&piv)?, span::<T>(&x)?);
+    sv.getrf(n, n, &mut fs, n.max(1), &mut ps)
+        .map_err(|e| solver_err("solve", e))?;
+    // The pivots, read back (n values, the diagonal of the factor) for the negligible test.
+    let diag = Array::<T>::from_storage(
+        f.clone(),
+        Layout {
+            offset: 0,
+            strides: vec![n as isize + 1],
+        },
+        &[n],
+        a.device(),
+    )
+    .to_vec()?;
+    let diag: Vec<f64> = diag.into_iter().map(to_f64).collect();
+    check_pivots::<T>("solve", &diag)?;
+    sv.getrs(
+        cuprite::blas::Transpose::Trans,
+        n,
+        k,
+        &fs,
+        n.max(1),
+        &ps,
+        &mut xs,
+        n.max(1),
+    )
+    .map_err(|e| solver_err("solve", e))?;
+    let _ = (fs, ps, xs);
+    // x holds column-major n × k: the row-major k × n transpose.
+    let xt = dev_array::<T>(x, &[k, n], a.device());
+    if vector { xt.reshape(&[n]) } else { Ok(xt.t()) }
+}
+
+/// The inverse of a square matrix (LU; [`Error::Singular`] for an exactly zero pivot).
+///
+/// ```
+/// use cuprite_array::{Array, Device, linalg};
+/// let a = Array::<f64>::from_slice_on(Device::CPU, &[4.0, 0.0, 0.0, 2.0], &[2, 2])?;
+/// assert_eq!(linalg::inv(&a)?.to_vec()?, [0.25, 0.0, 0.0, 0.5]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn inv<T: Real>(a: &Array<T>) -> Result<Array<T>> {
+    let n = square("inv", a)?;
+    if !on_cuda(a) {
+        #[cfg(feature = "faer")]
+        return cpu_array(&cpu::inv(&host(a)?, n)?, &[n, n]);
+        #[cfg(not(feature = "faer"))]
+        return no_faer("inv");
+    }
+    let mut eye = vec![T::default(); n * n];
+    for i in 0..n {
+        eye[i * n + i] = from_f64(1.0);
+    }
+    let i = Array::from_slice_on(a.device(), &eye, &[n, n])?;
+    solve(a, &i).map_err(|e| match e {
+        Error::Singular(m) => Error::Singular(m.replace("solve", "inv")),
+        e => e,
+    })
+}
+
+/// `(sign, log|det a|)` of a square matrix (NumPy's `slogdet`): `(0, -inf)` when singular.
+///
+/// ```
+/// use cuprite_array::{Array, Device, linalg};
+/// let a = Array::<f64>::from_slice_on(Device::CPU, &[0.0, 2.0, 3.0, 0.0], &[2, 2])?;
+/// let (s, l) = linalg::slogdet(&a)?;
+/// assert_eq!(s, -1.0);
+/// assert!((l - 6f64.ln()).abs() < 1e-12);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn slogdet<T: Real>(a: &Array<T>) -> Result<(f64, f64)> {
+    let n = square("slogdet", a)?;
+    if n == 0 {
+        return Ok((1.0, 0.0));
+    }
+    if !on_cuda(a) {
+        #[cfg(feature = "faer")]
+        return Ok(cpu::slogdet(&host(a)?, n));
+        #[cfg(not(feature = "faer"))]
+        return no_faer("slogdet");
+    }
+    let ord = a.device().ordinal;
+    let (sv, _) = solver(ord)?;
+    let f = fresh(a)?;
+    let piv = scratch(ord, DType::I64, n)?;
+    let r = {
+        let (mut fs, mut ps) = (span::<T>(&f)?, span::<i64>(&piv)?);
+        sv.getrf(n, n, &mut fs, n, &mut ps)
+    };
+    match r {
+        Ok(()) => {}
+        Err(cuprite::Error::SingularMatrix { .. }) => return Ok((0.0, f64::NEG_INFINITY)),
+        Err(e) => return Err(Error::Cuda(e)),
+    }
+    // det(aᵀ) = det(a): the diagonal of U and the pivots, read back.
+    let lu: Vec<T> = dev_array::<T>(f, &[n, n], a.device()).to_vec()?;
+    let pv: Vec<i64> = dev_array_i64(piv, n, a.device()).to_vec()?;
+    let mut sign = 1.0;
+    let mut log = 0.0;
+    for i in 0..n {
+        let d = to_f64(lu[i * n + i]);
+        if d < 0.0 {
+            sign = -sign;
+        }
+        log += d.abs().ln();
+        if pv[i] != i as i64 + 1 {
+            sign = -sign;
+        }
+    }
+    Ok((sign, log))
+}
+
+/// The determinant of a square matrix (from its LU factorisation; 0 when singular).
+///
+/// ```
+/// use cuprite_array::{Array, Device, linalg};
+/// let a = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0, 4.0], &[2, 2])?;
+/// assert!((linalg::det(&a)? + 2.0).abs() < 1e-12);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn det<T: Real>(a: &Array<T>) -> Result<f64> {
+    let (s, l) = slogdet(a)?;
+    Ok(if s == 0.0 { 0.0 } else { s * l.exp() })
+}

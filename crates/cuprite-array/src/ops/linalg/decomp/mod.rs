@@ -1,0 +1,28 @@
+//! Decompositions and solvers of square and rectangular matrices (`f32`, `f64`): cuSOLVER on
+//! CUDA, faer on the CPU.
+//!
+//! These evaluate at once (each factorisation checks the matrix — a zero pivot, a minor that
+//! is not positive definite — before it returns, which needs the value), and return ordinary
+//! arrays on the input's device. A singular matrix is [`Error::Singular`], one that is not
+//! positive definite [`Error::NotPositiveDefinite`]: never NaNs in silence. NaN and infinite
+//! inputs propagate as IEEE arithmetic makes them.
+//!
+//! Row-major arrays are column-major transposes for cuSOLVER: each routine picks the operand
+//! orientation that needs the fewest copies, and always works on a copy of its input.
+//!
+//! [`Error::Singular`]: crate::Error::Singular
+//! [`Error::NotPositiveDefinite`]: crate::Error::NotPositiveDefinite
+
+mod checks;
+#[cfg(feature = "faer")]
+mod cpu;
+mod cuda;
+mod derived;
+mod factor;
+mod lu;
+mod real;
+
+pub use derived::{NormOrd, lstsq, matrix_rank, norm, pinv};
+pub use factor::{cholesky, eigh, qr, svd};
+pub use lu::{det, inv, slogdet, solve};
+pub use real::Real;

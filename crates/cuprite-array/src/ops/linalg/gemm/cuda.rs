@@ -1,0 +1,108 @@
+//! The product on CUDA: the per-stream cuBLASLt handles and the calls into them.
+
+use super::desc::{Act, Gemm, Operand};
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::ops::linalg::span::Span;
+use crate::runtime::DeviceState;
+use cuprite::blaslt::{self, BlasLt};
+use cuprite::{DeviceBuffer, DeviceRead, Stream};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+type Handles = Mutex<HashMap<usize, Arc<BlasLt>>>;
+
+/// The cuBLASLt handle of `stream` (made on first use, kept for the stream's life).
+pub(super) fn handle(_st: &'static DeviceState, stream: &Arc<Stream>) -> Result<Arc<BlasLt>> {
+    static HANDLES: OnceLock<Handles> = OnceLock::new();
+    let key = Arc::as_ptr(stream) as usize;
+    let map = HANDLES.get_or_init(Default::default);
+    let mut g = map.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(h) = g.get(&key) {
+        return Ok(h.clone());
+    }
+    let h = Arc::new(BlasLt::new(stream)?);
+    g.insert(key, h.clone());
+    Ok(h)
+}
+
+impl Gemm {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn cuda_typed<T: blaslt_elem::Elem>(
+        &self,
+        lt: &BlasLt,
+        ops: &[Operand; 2],
+        a: &DeviceBuffer<u8>,
+        b: &DeviceBuffer<u8>,
+        bias: Option<(&DeviceBuffer<u8>, usize)>,
+        o: &DeviceBuffer<u8>,
+        alpha: T::Scalar,
+    ) -> Result<()> {
+        let (m, n, k) = (self.m, self.n, self.k);
+        let count = self.count();
+        let size = std::mem::size_of::<T>();
+        let elems = |buf: &DeviceBuffer<u8>| buf.len() / size;
+        let bias_span = match bias {
+            Some((buf, off)) => Some(Span::<T>::new(buf, off, n)?),
+            None => None,
+        };
+        let bias_ref = bias_span.as_ref().map(|s| s as &dyn DeviceRead<T>);
+        let epi = || match (bias_ref, self.act) {
+            (None, Act::None) => blaslt::Epilogue::None,
+            (None, Act::Relu) => blaslt::Epilogue::Relu,
+            (None, Act::GeluTanh) => blaslt::Epilogue::Gelu,
+            (Some(x), Act::None) => blaslt::Epilogue::Bias(x),
+            (Some(x), Act::Relu) => blaslt::Epilogue::BiasRelu(x),
+            (Some(x), Act::GeluTanh) => blaslt::Epilogue::BiasGelu(x),
+        };
+        let layout = |o: &Operand, stride: usize| blaslt::Layout {
+            order: o.order,
+            ld: o.ld,
+            batch_stride: stride,
+        };
+        let mut cfg = blaslt::Matmul::<T::Scalar>::row_major(m, n, k);
+        cfg.alpha = alpha;
+        cfg.compute = if self.tf32 && matches!(self.dtype, DType::F32 | DType::C32) {
+            cuprite::blas::ComputeType::Tf32
+        } else {
+            cuprite::blas::ComputeType::Default
+        };
+        if let (Some(sa), Some(sb)) = (ops[0].batch_stride, ops[1].batch_stride) {
+            // One (strided-batched) call.
+            cfg.batch = count;
+            cfg.a = layout(&ops[0], sa);
+            cfg.b = layout(&ops[1], sb);
+            cfg.d = blaslt::Layout::row_major(n.max(1)).with_batch_stride(m * n);
+            let av = Span::<T>::new(a, ops[0].offset, elems(a) - ops[0].offset.min(elems(a)))?;
+            let bv = Span::<T>::new(b, ops[1].offset, elems(b) - ops[1].offset.min(elems(b)))?;
+            let mut dv = Span::<T>::new(o, 0, count * m * n)?;
+            lt.matmul(&cfg, &av, &bv, None, &mut dv, epi())?;
+            return Ok(());
+        }
+        // A batch that does not collapse to one stride: one call per product.
+        cfg.a = layout(&ops[0], 0);
+        cfg.b = layout(&ops[1], 0);
+        for bi in 0..count {
+            let (oa, ob) = (ops[0].at(bi), ops[1].at(bi));
+            let av = Span::<T>::new(a, oa, elems(a) - oa.min(elems(a)))?;
+            let bv = Span::<T>::new(b, ob, elems(b) - ob.min(elems(b)))?;
+            let mut dv = Span::<T>::new(o, bi * m * n, m * n)?;
+            lt.matmul(&cfg, &av, &bv, None, &mut dv, epi())?;
+        }
+        Ok(())
+    }
+}
+
+mod blaslt_elem {
+    /// The element types of the CUDA product.
+    pub(in crate::ops::linalg::gemm) trait Elem:
+        cuprite::blas::Element
+    {
+    }
+    impl Elem for f32 {}
+    impl Elem for f64 {}
+    impl Elem for half::f16 {}
+    impl Elem for half::bf16 {}
+    impl Elem for num_complex::Complex<f32> {}
+    impl Elem for num_complex::Complex<f64> {}
+}

@@ -1,0 +1,15 @@
+//! The (batched) matrix product as a library call: cuBLASLt on CUDA, faer on the CPU, with the
+//! epilogue (scale, bias, ReLU, GELU) folded in when the lazy graph asks for it.
+//!
+//! Owns the call node [`Gemm`], how an operand's realised layout maps to a leading dimension
+//! and a batch stride (so transposed, padded and broadcast operands are read in place), and
+//! the per-stream cuBLASLt handles. Shapes and NumPy semantics are decided by `products`.
+
+mod call;
+mod cpu;
+mod cuda;
+mod desc;
+mod tf32;
+
+pub(crate) use desc::{Act, Gemm};
+pub use tf32::{allow_tf32, set_allow_tf32};
