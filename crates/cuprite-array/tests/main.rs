@@ -13,6 +13,7 @@ mod library;
 mod linalg;
 mod props;
 mod rows;
+mod stats;
 mod units;
 
 fn main() {
@@ -40,6 +41,7 @@ fn main() {
     tests.extend(linalg::tests());
     tests.extend(props::tests());
     tests.extend(rows::tests());
+    tests.extend(stats::tests());
     tests.extend(units::tests());
     cuprite_testkit::run(tests);
 }

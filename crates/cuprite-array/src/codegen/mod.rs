@@ -30,17 +30,21 @@ pub(crate) struct Variant {
     pub strided_out: bool,
 }
 
+mod histogram;
 mod params;
 mod prelude;
 mod reduction;
 mod rows;
+mod sampling;
 mod scan;
 
+pub(crate) use histogram::{HIST_SHARED_BYTES, HistMode, histogram_kernel};
 pub(crate) use params::ParamPlan;
 use params::params;
 use prelude::with_prelude;
 pub(crate) use reduction::{acc_dtype, reduction};
 pub(crate) use rows::{RowKind, rows_kernel};
+pub(crate) use sampling::gamma_kernel;
 pub(crate) use scan::scan_kernel;
 
 /// Source and entry point of one kernel.

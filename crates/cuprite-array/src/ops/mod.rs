@@ -21,11 +21,14 @@
 
 pub(crate) mod elementwise;
 pub mod fft;
+mod histogram;
 pub mod linalg;
 pub(crate) mod movement;
 pub(crate) mod reduce;
 mod rows;
+mod sampling;
 mod scan;
+mod statistics;
 pub use crate::special;
 
 pub use crate::op::{BinaryOp, ReduceOp, UnaryOp};
