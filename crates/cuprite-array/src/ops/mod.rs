@@ -30,5 +30,6 @@ mod sampling;
 mod scan;
 mod statistics;
 pub use crate::special;
+pub use rows::Reduction;
 
 pub use crate::op::{BinaryOp, ReduceOp, UnaryOp};
