@@ -30,6 +30,7 @@ pub mod memory;
 pub mod nccl;
 pub mod plot;
 pub mod report;
+pub mod rowstats;
 
 use cuprite_sys::driver::{self as sys, CUevent, CUstream};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -78,6 +79,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(fft::benchmarks());
     v.extend(nccl::benchmarks());
     v.extend(blas::benchmarks());
+    v.extend(rowstats::benchmarks());
     v
 }
 
