@@ -11,6 +11,7 @@
 //!   for even `i` with cos, and the same pair with sin for odd `i`); `f64` uses counter `i / 2`
 //!   (all four words) likewise.
 
+use crate::codegen::GAMMA_TRIES;
 use crate::graph::Dist;
 
 const M0: u32 = 0xD251_1F53;
@@ -92,10 +93,6 @@ trait Pipe: Sized {
     }
 }
 impl Pipe for u32 {}
-
-/// Attempts of gamma's rejection loop before giving NaN (each accepts with probability
-/// above 0.95: never reached in practice).
-pub(crate) const GAMMA_TRIES: u32 = 256;
 
 fn u53(w: [u32; 4], j: usize) -> f64 {
     u01_f64(w[j], w[j + 1])

@@ -44,7 +44,7 @@ use params::params;
 use prelude::with_prelude;
 pub(crate) use reduction::{acc_dtype, reduction};
 pub(crate) use rows::{RowKind, rows_kernel};
-pub(crate) use sampling::gamma_kernel;
+pub(crate) use sampling::{GAMMA_TRIES, gamma_kernel};
 pub(crate) use scan::scan_kernel;
 
 /// Source and entry point of one kernel.

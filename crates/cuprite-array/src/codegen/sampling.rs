@@ -1,15 +1,19 @@
 //! The gamma sampler kernel of a library call: one thread per element, Marsaglia and Tsang's
 //! rejection loop on Philox counters `(i, attempt, stream)`, the arithmetic of
-//! `random::gamma_f64` with every product and sum explicitly rounded (`__dmul_rn`,
+//! the CPU sampler (`random::gamma_f64`) with every product and sum explicitly rounded (`__dmul_rn`,
 //! `__dadd_rn`: no fused multiply-adds), so that the two backends differ only where `log`,
 //! `cos` and `pow` do (the last bits).
 
 use super::{BLOCK, KernelSource, with_prelude};
 
+/// Attempts of gamma's rejection loop before giving NaN (each accepts with probability
+/// above 0.95: never reached in practice).
+pub(crate) const GAMMA_TRIES: u32 = 256;
+
 /// The gamma kernel. Parameters: `out` (`n` `f64`), `n`, `key`, `alpha` (`f64` bits).
 pub(crate) fn gamma_kernel() -> KernelSource {
     let name = "cuprite_gamma_f64".to_string();
-    let tries = crate::random::GAMMA_TRIES;
+    let tries = GAMMA_TRIES;
     let body = format!(
         r#"__device__ __forceinline__ void philox_full(u64t key, unsigned c0, unsigned c1, unsigned c2, unsigned c3, unsigned out[4]) {{
   unsigned k0 = (unsigned)key, k1 = (unsigned)(key >> 32);

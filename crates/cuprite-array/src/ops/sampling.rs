@@ -111,7 +111,7 @@ impl<T: Float> Array<T> {
         let u = crate::with_device(self.device(), || {
             Array::<f64>::rand_uniform(self.shape(), seed)
         })?;
-        Ok(u.less(&self.cast::<f64>()))
+        Ok(u.less(self.cast::<f64>()))
     }
 
     /// Exponential random numbers with mean `scale` (> 0): `-scale * ln(1 - u)`.

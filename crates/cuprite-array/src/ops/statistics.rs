@@ -313,7 +313,7 @@ impl<T: Float + Transcendental> Array<T> {
             ));
         }
         let num = self.try_mul(&w)?.sum_axes(&axes, false)?;
-        Ok(num.cast::<f64>().try_div(&ws.cast::<f64>())?.cast::<T>())
+        Ok(num.cast::<f64>().try_div(ws.cast::<f64>())?.cast::<T>())
     }
 
     /// NumPy's `cov`: the covariance matrix of variables that are the rows (`rowvar`) or the
