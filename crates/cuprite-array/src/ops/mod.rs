@@ -23,6 +23,7 @@ pub(crate) mod elementwise;
 pub mod fft;
 mod histogram;
 pub mod linalg;
+mod loss;
 pub(crate) mod movement;
 pub(crate) mod reduce;
 mod rows;
@@ -30,6 +31,6 @@ mod sampling;
 mod scan;
 mod statistics;
 pub use crate::special;
-pub use rows::Reduction;
+pub use loss::Reduction;
 
 pub use crate::op::{BinaryOp, ReduceOp, UnaryOp};
