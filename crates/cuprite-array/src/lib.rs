@@ -20,7 +20,7 @@
 //!
 //! | layer | modules | owns |
 //! |---|---|---|
-//! | catalogue | `ops/*`, [`interop`], [`random`] | user-facing operations; library calls (`ops/scan.rs`, `ops/fft`, `ops/linalg`, `ops/rows.rs`) |
+//! | catalogue | `ops/*`, [`interop`], [`random`] | user-facing operations; library calls (`ops/scan.rs`, `ops/fft`, `ops/linalg`, `ops/rows.rs`, `ops/histogram.rs`, the gamma sampler of `ops/sampling.rs`) |
 //! | arrays | `array`, `creation`, `display` | `Array<T>`, a handle on a graph node |
 //! | scheduling | `schedule` | when a graph is realised: grouping, library calls first, OOM retry, `sync`/`device_gc` |
 //! | execution | `backend/` | `trait Backend` (cpu, cuda, dry-run), dispatched in `backend::of` only |
@@ -77,6 +77,7 @@ pub use error::{Error, Result};
 pub use half::{bf16, f16};
 pub use jit::{clear_kernel_cache, wait_tier_up};
 pub use memory::{MemStats, mem_stats};
+pub use ops::Reduction;
 pub use ops::fft::{FftElement, FftNorm};
 pub use ops::linalg;
 pub use ops::scan::{ScanOp, Side};

@@ -11,6 +11,7 @@
 //!   for even `i` with cos, and the same pair with sin for odd `i`); `f64` uses counter `i / 2`
 //!   (all four words) likewise.
 
+use crate::codegen::GAMMA_TRIES;
 use crate::graph::Dist;
 
 const M0: u32 = 0xD251_1F53;
@@ -20,7 +21,13 @@ const W1: u32 = 0xBB67_AE85;
 
 /// Philox 4x32 with 10 rounds: the four words for counter `ctr` and key `key`.
 pub fn philox4x32_10(key: u64, ctr: u64) -> [u32; 4] {
-    let mut c = [ctr as u32, (ctr >> 32) as u32, 0, 0];
+    philox4x32_10_full(key, [ctr as u32, (ctr >> 32) as u32, 0, 0])
+}
+
+/// Philox 4x32-10 on a full 128-bit counter (the generators that draw a variable number of
+/// values per element, such as gamma's rejection loop, use the high words for the attempt).
+pub fn philox4x32_10_full(key: u64, ctr: [u32; 4]) -> [u32; 4] {
+    let mut c = ctr;
     let mut k = [key as u32, (key >> 32) as u32];
     for r in 0..10 {
         if r > 0 {
@@ -86,3 +93,42 @@ trait Pipe: Sized {
     }
 }
 impl Pipe for u32 {}
+
+fn u53(w: [u32; 4], j: usize) -> f64 {
+    u01_f64(w[j], w[j + 1])
+}
+
+/// Sample `i` of the standard gamma distribution with shape `alpha` (> 0), Marsaglia and
+/// Tsang's method (ACM TOMS 26(3), 2000): attempt `r` draws its normal from counter
+/// `(i, 2r, 0)` (Box–Muller, cosine branch) and its uniform from `(i, 2r + 1, 0)`; for
+/// `alpha < 1` the sample for `alpha + 1` is scaled by `u^(1/alpha)`, `u` from `(i, 0, 1)`.
+/// The CUDA kernel of `codegen::gamma_kernel` spells out the same arithmetic.
+pub(crate) fn gamma_f64(key: u64, i: u64, alpha: f64) -> f64 {
+    let (lo, hi) = (i as u32, (i >> 32) as u32);
+    let boost = alpha < 1.0;
+    let a = if boost { alpha + 1.0 } else { alpha };
+    let d = a - 1.0 / 3.0;
+    let c = 1.0 / (9.0 * d).sqrt();
+    for r in 0..GAMMA_TRIES {
+        let w = philox4x32_10_full(key, [lo, hi, 2 * r, 0]);
+        let u1 = 1.0 - u53(w, 0);
+        let u2 = u53(w, 2);
+        let x = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
+        let v = 1.0 + c * x;
+        if v <= 0.0 {
+            continue;
+        }
+        let v = v * v * v;
+        let u = u53(philox4x32_10_full(key, [lo, hi, 2 * r + 1, 0]), 0);
+        let x2 = x * x;
+        if u < 1.0 - 0.0331 * (x2 * x2) || u.ln() < 0.5 * x2 + d * (1.0 - v + v.ln()) {
+            let g = d * v;
+            if boost {
+                let ub = 1.0 - u53(philox4x32_10_full(key, [lo, hi, 0, 1]), 0);
+                return g * ub.powf(1.0 / alpha);
+            }
+            return g;
+        }
+    }
+    f64::NAN
+}

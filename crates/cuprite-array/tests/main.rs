@@ -16,6 +16,7 @@ mod props;
 mod rows;
 mod scan;
 mod sort;
+mod stats;
 mod units;
 
 fn main() {
@@ -45,6 +46,7 @@ fn main() {
     tests.extend(rows::tests());
     tests.extend(scan::tests());
     tests.extend(sort::tests());
+    tests.extend(stats::tests());
     tests.extend(units::tests());
     cuprite_testkit::run(tests);
 }

@@ -30,18 +30,22 @@ pub(crate) struct Variant {
     pub strided_out: bool,
 }
 
+mod histogram;
 pub(crate) mod interp;
 mod params;
 mod prelude;
 mod reduction;
 mod rows;
+mod sampling;
 mod scan;
 
+pub(crate) use histogram::{HIST_SHARED_BYTES, HistMode, histogram_kernel};
 pub(crate) use params::ParamPlan;
 use params::params;
 use prelude::with_prelude;
 pub(crate) use reduction::{acc_dtype, reduction, reduction_one_per_thread};
 pub(crate) use rows::{RowKind, rows_kernel};
+pub(crate) use sampling::{GAMMA_TRIES, gamma_kernel};
 pub(crate) use scan::{ScanKind, ScanSpec, Sink, scan_columns, scan_tiles, search_kernel};
 
 /// Source and entry point of one kernel.

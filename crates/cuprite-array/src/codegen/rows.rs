@@ -5,8 +5,10 @@
 //! is read once per statistic and once more to write. Statistics are kept in the compute type
 //! (`float` for `f16`/`bf16`/`f32`, `double` for `f64`).
 
-use super::{BLOCK, KernelSource, load_conv, store_conv, with_prelude};
+use super::{BLOCK, Emit, KernelSource, emit_lane, load_conv, store_conv, with_prelude};
 use crate::dtype::DType;
+use crate::graph::Program;
+use std::fmt::Write;
 
 /// Elements per thread held in registers: lines up to `BLOCK * ITEMS` are read once.
 pub(crate) const ROW_ITEMS: usize = 32;
@@ -42,7 +44,18 @@ impl RowKind {
 /// `lines`, `n`, `inner`, `eps` (f64 bits), `p` (f64 bits). Element `i` of line
 /// `o * inner + j` is at `(o * n + i) * inner + j`; `w` and `b` (read when `has_w`/`has_b`)
 /// are indexed by `i`; logsumexp writes `out[line]`, the others the input's layout.
-pub(crate) fn rows_kernel(kind: RowKind, dtype: DType, has_w: bool, has_b: bool) -> KernelSource {
+///
+/// With `fused = Some((producer, axis))` the kernel has no `in`: each element of a line is the
+/// element-wise `producer` (no gathers, iotas or random numbers) evaluated from its own inputs
+/// where they lie (see [`producer_code`]), and the parameters after `p` are the producer's
+/// inputs (`in{k}`, `off{k}`, `st{k}_{d}` per axis), the extents `s{d}` and its constants.
+pub(crate) fn rows_kernel(
+    kind: RowKind,
+    dtype: DType,
+    has_w: bool,
+    has_b: bool,
+    fused: Option<(&Program, usize)>,
+) -> KernelSource {
     let s = dtype.c_storage();
     let c = dtype.c_compute();
     let f64c = c == "double";
@@ -64,7 +77,31 @@ pub(crate) fn rows_kernel(kind: RowKind, dtype: DType, has_w: bool, has_b: bool)
         if has_b { "_b" } else { "" }
     );
     let load = |e: &str| format!("(({c})({}))", load_conv(dtype, e));
-    let x_at = load("in[base + i * inner]");
+    let (x_at, fused_fn, fused_params, fused_line) = match fused {
+        Some((prog, ax)) => {
+            let (f, params, line, call) = producer_code(prog, ax, c);
+            (call, f, params, line)
+        }
+        None => (
+            load("in[base + i * inner]"),
+            String::new(),
+            String::new(),
+            String::new(),
+        ),
+    };
+    // Batched compilation puts kernels side by side: each producer's kernel has its own name.
+    let name = match fused {
+        Some((prog, ax)) => format!(
+            "{name}_fused_{:016x}",
+            prog.structure_hash(0x0f05_ed00 ^ ax as u64)
+        ),
+        None => name,
+    };
+    let in_param = if fused.is_some() {
+        String::new()
+    } else {
+        format!("const {s} *__restrict__ in, ")
+    };
     let warps = BLOCK / 32;
     let items = ROW_ITEMS;
     // Statistics: `acc1` (and `acc2`) per thread from each value `x`, then block-reduced.
@@ -180,7 +217,7 @@ __device__ __forceinline__ {c} block_max({c} x, {c} *sh) {{
   __syncthreads();
   return r;
 }}
-extern "C" __global__ void __launch_bounds__({BLOCK}) {name}(const {s} *__restrict__ in, const {s} *__restrict__ w, const {s} *__restrict__ b, {s} *__restrict__ out, i64t lines, i64t n, i64t inner, u64t eps_bits, u64t p_bits) {{
+{fused_fn}extern "C" __global__ void __launch_bounds__({BLOCK}) {name}({in_param}const {s} *__restrict__ w, const {s} *__restrict__ b, {s} *__restrict__ out, i64t lines, i64t n, i64t inner, u64t eps_bits, u64t p_bits{fused_params}) {{
   __shared__ {c} sh[32];
   const int t = threadIdx.x;
   const {c} eps = ({c})__longlong_as_double((long long)eps_bits);
@@ -190,6 +227,7 @@ extern "C" __global__ void __launch_bounds__({BLOCK}) {name}(const {s} *__restri
   for (i64t line = blockIdx.x; line < lines; line += gridDim.x) {{
     const i64t o = line / inner, j = line - o * inner;
     const i64t base = o * n * inner + j;
+    {fused_line}
     {c} v[{items}];
     {c} mx = -{inf}, sm = ({c})0;
     (void)mx;
@@ -214,4 +252,90 @@ extern "C" __global__ void __launch_bounds__({BLOCK}) {name}(const {s} *__restri
         name,
         source: with_prelude(&body),
     }
+}
+
+/// The pieces of a row kernel that reads its lines through an element-wise producer: the
+/// `__device__` value function (element `i` of the line from each input's line base `b{k}` and
+/// step `t{k}` along the axis), the extra kernel parameters, the per-line code that unravels
+/// the line's outer and inner coordinates into each input's base, and the call giving element
+/// `i` in the compute type `c`.
+fn producer_code(p: &Program, ax: usize, c: &str) -> (String, String, String, String) {
+    let nd = p.shape.len();
+    let ins = p.inputs.len();
+    let mut args = Vec::new();
+    let mut call = Vec::new();
+    for (k, inp) in p.inputs.iter().enumerate() {
+        args.push(format!(
+            "const {} *__restrict__ in{k}, i64t b{k}, i64t t{k}",
+            inp.dtype.c_storage()
+        ));
+        call.push(format!("in{k}, b{k}, t{k}"));
+    }
+    for k in 0..p.consts.len() {
+        args.push(format!("u64t k{k}"));
+        call.push(format!("k{k}"));
+    }
+    let mut f = format!(
+        "__device__ __forceinline__ {c} xval_(i64t i{}) {{\n",
+        args.iter().map(|a| format!(", {a}")).collect::<String>()
+    );
+    let e = Emit {
+        prog: p,
+        loads: p
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(k, inp)| load_conv(inp.dtype, &format!("in{k}[b{k} + i * t{k}]")))
+            .collect(),
+        lin: "0".into(),
+        sfx: String::new(),
+    };
+    emit_lane(&e, &mut f);
+    let out = p.outputs[0];
+    let _ = writeln!(f, "  return ({c})v{out};\n}}");
+    let mut params = String::new();
+    for (k, inp) in p.inputs.iter().enumerate() {
+        let _ = write!(
+            params,
+            ", const {} *__restrict__ in{k}, i64t off{k}",
+            inp.dtype.c_storage()
+        );
+        for d in 0..nd {
+            let _ = write!(params, ", i64t st{k}_{d}");
+        }
+    }
+    for d in 0..nd {
+        let _ = write!(params, ", i64t s{d}");
+    }
+    for k in 0..p.consts.len() {
+        let _ = write!(params, ", u64t k{k}");
+    }
+    let mut line = String::new();
+    if ax + 1 < nd {
+        line.push_str("i64t ri_ = j;\n");
+    }
+    if ax > 0 {
+        line.push_str("    i64t ro_ = o;\n");
+    }
+    for d in (ax + 1..nd).rev() {
+        let _ = writeln!(line, "    const i64t c{d} = ri_ % s{d}; ri_ /= s{d};");
+    }
+    for d in (0..ax).rev() {
+        let _ = writeln!(line, "    const i64t c{d} = ro_ % s{d}; ro_ /= s{d};");
+    }
+    for k in 0..ins {
+        let terms: String = (0..nd)
+            .filter(|&d| d != ax)
+            .map(|d| format!(" + c{d} * st{k}_{d}"))
+            .collect();
+        let _ = writeln!(
+            line,
+            "    const i64t b{k} = off{k}{terms}; const i64t t{k} = st{k}_{ax};"
+        );
+    }
+    let x = format!(
+        "xval_(i{})",
+        call.iter().map(|a| format!(", {a}")).collect::<String>()
+    );
+    (f, params, line, x)
 }

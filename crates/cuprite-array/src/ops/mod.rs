@@ -21,12 +21,17 @@
 
 pub(crate) mod elementwise;
 pub mod fft;
+mod histogram;
 pub mod linalg;
+mod loss;
 pub(crate) mod movement;
 pub(crate) mod reduce;
 mod rows;
+mod sampling;
 pub mod scan;
 pub(crate) mod sort;
+mod statistics;
 pub use crate::special;
+pub use loss::Reduction;
 
 pub use crate::op::{BinaryOp, ReduceOp, UnaryOp};

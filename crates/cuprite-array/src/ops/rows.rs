@@ -19,7 +19,7 @@ use crate::array::Array;
 use crate::codegen::RowKind;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
-use crate::graph::{CallInput, LibraryCall, Node, Op};
+use crate::graph::{CallInput, LibraryCall, Node, Op, Program, Step};
 use crate::runtime::DeviceState;
 use crate::shape::numel;
 use crate::storage::{DevBuf, HostBuf};
@@ -42,6 +42,43 @@ struct RowOp {
     has_b: bool,
     eps: f64,
     p: f64,
+    /// The element-wise work producing the rows, evaluated inside the row kernel: the call's
+    /// first inputs are then the producer's inputs (read where they lie, any layout).
+    producer: Option<Producer>,
+}
+
+/// An element-wise producer fused into a row operation.
+#[derive(Debug)]
+struct Producer {
+    prog: Program,
+    ax: usize,
+    hash: u64,
+}
+
+/// Most inputs a fused producer may have (kernel parameters stay small).
+const MAX_PRODUCER_INPUTS: usize = 8;
+
+/// The producer of `node` when it can be read inside the row kernel: an unevaluated
+/// element-wise graph over realised arrays, no library call below it, no gathers, iotas,
+/// random numbers or complex values.
+fn fused_producer(node: &Arc<Node>, ax: usize) -> Option<Producer> {
+    if node.is_leaf() || node.has_library() {
+        return None;
+    }
+    let prog = Program::build(std::slice::from_ref(node));
+    let plain = prog.instrs.iter().all(|i| {
+        !i.dtype.is_complex()
+            && !matches!(i.kind, Step::Gather(..) | Step::Iota(_) | Step::Rand(..))
+    });
+    if !plain
+        || prog.inputs.len() > MAX_PRODUCER_INPUTS
+        || prog.inputs.iter().any(|i| i.gather_len.is_some())
+        || prog.outputs.len() != 1
+    {
+        return None;
+    }
+    let hash = prog.structure_hash(0x0f05_ed00 ^ ax as u64);
+    Some(Producer { prog, ax, hash })
 }
 
 impl<T: Element> Array<T> {
@@ -77,7 +114,23 @@ impl<T: Element> Array<T> {
     ) -> Result<Array<T>> {
         let what = kind.name();
         let (ax, outer, n, inner) = self.row_geometry(what, axis)?;
-        let mut inputs = vec![self.node.clone()];
+        let producer = fused_producer(&self.node, ax);
+        let mut inputs = match &producer {
+            Some(p) => p
+                .prog
+                .inputs
+                .iter()
+                .map(|i| {
+                    Node::new(
+                        Op::Leaf(i.storage.clone(), i.layout.clone()),
+                        i.dtype,
+                        self.shape().to_vec(),
+                        self.device(),
+                    )
+                })
+                .collect(),
+            None => vec![self.node.clone()],
+        };
         for (label, a) in [("weight", weight), ("bias", bias)] {
             if let Some(a) = a {
                 if a.shape() != [n] {
@@ -124,6 +177,7 @@ impl<T: Element> Array<T> {
             has_b: bias.is_some(),
             eps,
             p,
+            producer,
         });
         let node = Node::new(Op::Library(call, inputs), T::DTYPE, shape, self.device());
         Ok(Array::from_node(node))
@@ -277,12 +331,21 @@ impl RowFloat for bf16 {
 impl RowOp {
     /// Checks that the inputs are what the call was made for.
     fn check<B>(&self, inputs: &[CallInput<'_, B>]) -> Result<()> {
-        let want = 1 + self.has_w as usize + self.has_b as usize;
+        let nx = self.x_inputs();
+        let want = nx + self.has_w as usize + self.has_b as usize;
         let total = self.outer * self.n * self.inner;
+        let x_dtype = |k: usize| match &self.producer {
+            Some(p) => p.prog.inputs[k].dtype,
+            None => self.dtype,
+        };
         let ok = inputs.len() == want
-            && inputs.iter().all(|x| x.dtype == self.dtype)
-            && numel(inputs[0].shape) == total
-            && inputs[1..].iter().all(|x| numel(x.shape) == self.n);
+            && inputs[..nx]
+                .iter()
+                .enumerate()
+                .all(|(k, x)| x.dtype == x_dtype(k) && numel(x.shape) == total)
+            && inputs[nx..]
+                .iter()
+                .all(|x| x.dtype == self.dtype && numel(x.shape) == self.n);
         if !ok {
             return Err(Error::InvalidArgument(format!(
                 "{} made for {total} elements of {} was given {:?}",
@@ -297,8 +360,17 @@ impl RowOp {
         Ok(())
     }
 
+    /// How many of the call's inputs make the rows (the producer's inputs, or the one input).
+    fn x_inputs(&self) -> usize {
+        self.producer.as_ref().map_or(1, |p| p.prog.inputs.len())
+    }
+
     fn key(&self) -> u64 {
         let mut h = KeyHasher(0x7203_5000);
+        if let Some(p) = &self.producer {
+            p.hash.hash(&mut h);
+            p.ax.hash(&mut h);
+        }
         "rows".hash(&mut h);
         self.kind.hash(&mut h);
         self.dtype.code().hash(&mut h);
@@ -368,10 +440,18 @@ impl RowOp {
         }
     }
 
-    fn cpu<F: RowFloat>(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) {
+    /// The CPU path: the rows in `x` (contiguous from element `x_off`), the parameters in
+    /// `params` (weight, then bias, as present).
+    fn cpu<F: RowFloat>(
+        &self,
+        x: &HostBuf,
+        x_off: usize,
+        params: &[CallInput<'_, HostBuf>],
+        out: &mut HostBuf,
+    ) {
         let (n, inner) = (self.n, self.inner);
-        let xs: &[F] = bytemuck::cast_slice(inputs[0].buf.bytes());
-        let mut params = inputs[1..].iter().map(|p| {
+        let xs: &[F] = bytemuck::cast_slice(x.bytes());
+        let mut params = params.iter().map(|p| {
             let v: &[F] = bytemuck::cast_slice(p.buf.bytes());
             v[p.layout.offset..p.layout.offset + n]
                 .iter()
@@ -380,7 +460,7 @@ impl RowOp {
         });
         let w = if self.has_w { params.next() } else { None };
         let b = if self.has_b { params.next() } else { None };
-        let xs = &xs[inputs[0].layout.offset..];
+        let xs = &xs[x_off..];
         let os: &mut [F] = bytemuck::cast_slice_mut(out.bytes_mut());
         let plane = n * inner;
         let lse = self.kind == RowKind::LogSumExp;
@@ -416,11 +496,22 @@ impl LibraryCall for RowOp {
 
     fn run_cpu(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) -> Result<()> {
         self.check(inputs)?;
+        let nx = self.x_inputs();
+        // A fused producer is evaluated into a contiguous buffer first on the CPU.
+        let made = match &self.producer {
+            Some(p) => Some(crate::backend::cpu::eval(&p.prog)?.remove(0)),
+            None => None,
+        };
+        let (x, x_off) = match &made {
+            Some(b) => (b, 0),
+            None => (inputs[0].buf, inputs[0].layout.offset),
+        };
+        let params = &inputs[nx..];
         match self.dtype {
-            DType::F64 => self.cpu::<f64>(inputs, out),
-            DType::F32 => self.cpu::<f32>(inputs, out),
-            DType::F16 => self.cpu::<f16>(inputs, out),
-            DType::BF16 => self.cpu::<bf16>(inputs, out),
+            DType::F64 => self.cpu::<f64>(x, x_off, params, out),
+            DType::F32 => self.cpu::<f32>(x, x_off, params, out),
+            DType::F16 => self.cpu::<f16>(x, x_off, params, out),
+            DType::BF16 => self.cpu::<bf16>(x, x_off, params, out),
             d => {
                 return Err(Error::InvalidArgument(format!(
                     "{} needs a floating-point array, not {d}",
@@ -443,54 +534,73 @@ impl LibraryCall for RowOp {
         if lines == 0 || self.n == 0 {
             return Ok(());
         }
-        let k = crate::jit::library_kernel(st, self.key(), || {
-            crate::codegen::rows_kernel(self.kind, self.dtype, self.has_w, self.has_b)
-        })?;
+        let k = crate::jit::library_kernel(st, self.key(), || self.kernel())?;
         let Some(dst) = out.live() else {
             return Err(Error::InvalidArgument(format!(
                 "{} on a buffer that was handed back",
                 self.kind.name()
             )));
         };
-        let size = self.dtype.size();
-        let mut ptrs = [0u64; 3];
-        let mut access = Vec::with_capacity(4);
-        for (slot, x) in inputs.iter().enumerate() {
+        let nx = self.x_inputs();
+        let mut access = Vec::with_capacity(inputs.len() + 1);
+        for x in inputs {
             let Some(src) = x.buf.live() else {
                 return Err(Error::InvalidArgument(format!(
                     "{} on a buffer that was handed back",
                     self.kind.name()
                 )));
             };
-            // Slot 0 is the input, then the weight and the bias in that order when present.
-            let at = if slot == 0 {
-                0
-            } else if slot == 1 && self.has_w {
-                1
-            } else {
-                2
-            };
-            ptrs[at] = x.buf.ptr() + (x.layout.offset * size) as u64;
             access.push(Access::read(src));
         }
         access.push(Access::write(dst));
-        let words = [
-            ptrs[0],
-            ptrs[1],
-            ptrs[2],
+        let size = self.dtype.size();
+        let at = |x: &CallInput<'_, DevBuf>| x.buf.ptr() + (x.layout.offset * size) as u64;
+        // The weight and the bias follow the rows' inputs, in that order when present.
+        let mut wb = [0u64; 2];
+        let mut params = inputs[nx..].iter();
+        if self.has_w {
+            wb[0] = params.next().map_or(0, at);
+        }
+        if self.has_b {
+            wb[1] = params.next().map_or(0, at);
+        }
+        let mut words = Vec::with_capacity(16);
+        if self.producer.is_none() {
+            words.push(at(&inputs[0]));
+        }
+        words.extend([
+            wb[0],
+            wb[1],
             out.ptr(),
             lines as u64,
             self.n as u64,
             self.inner as u64,
             self.eps.to_bits(),
             self.p.to_bits(),
-        ];
+        ]);
+        if let Some(p) = &self.producer {
+            for x in &inputs[..nx] {
+                words.push(x.buf.ptr());
+                words.push(x.layout.offset as u64);
+                words.extend(x.layout.strides.iter().map(|&s| s as i64 as u64));
+            }
+            words.extend(p.prog.shape.iter().map(|&d| d as u64));
+            words.extend(
+                p.prog
+                    .consts
+                    .iter()
+                    .map(|&c| crate::codegen::const_words(c).next().unwrap_or(0)),
+            );
+        }
         let resident = (st.sms * k.blocks_per_sm).max(1) as usize;
         let grid = lines.min(resident * 8).min(i32::MAX as usize) as u32;
-        // SAFETY: the input is a contiguous realised array of `outer * n * inner` elements
-        // starting at `ptrs[0]`, the weight and bias (when present, else null and not read)
-        // contiguous arrays of `n`, the output a new buffer of `outer * n * inner` elements
-        // (`outer * inner` for logsumexp); the kernel reads and writes only those, all declared.
+        // SAFETY: the rows are either one contiguous realised array of `outer * n * inner`
+        // elements (its pointer first), or the fused producer's inputs, each read through
+        // its own offset and strides over the rows' shape (layouts the scheduler handed over
+        // with their storage, so every element they address lies in it); the weight and bias
+        // (when present, else null and not read) are contiguous arrays of `n`; the output is a
+        // new buffer of `outer * n * inner` elements (`outer * inner` for logsumexp). The
+        // kernel reads and writes only those, all declared.
         unsafe {
             stream.launch_packed(
                 &k.func,
@@ -505,102 +615,29 @@ impl LibraryCall for RowOp {
     }
 
     fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
-        vec![crate::codegen::rows_kernel(self.kind, self.dtype, self.has_w, self.has_b).source]
+        vec![self.kernel().source]
+    }
+
+    fn accepts_view(
+        &self,
+        index: usize,
+        _shape: &[usize],
+        _layout: &crate::shape::Layout,
+        _storage_len: usize,
+    ) -> bool {
+        // A fused producer's inputs are read through their layouts (broadcasts included).
+        self.producer.is_some() && index < self.x_inputs()
     }
 }
 
-impl<I: crate::dtype::Integer> Array<I> {
-    /// Checks that every index lies in `0..classes` (reads the minimum and maximum back: a
-    /// synchronisation) and returns the indices as `i64`.
-    fn class_indices(&self, what: &str, classes: usize) -> Result<Array<i64>> {
-        let idx = self.cast::<i64>();
-        if classes == 0 || classes > i64::MAX as usize {
-            return Err(Error::InvalidArgument(format!(
-                "{what}: the number of classes must be in 1..=i64::MAX, not {classes}"
-            )));
-        }
-        if !idx.is_empty() {
-            let (lo, hi) = (idx.min()?.item()?, idx.max()?.item()?);
-            if lo < 0 || hi >= classes as i64 {
-                let bad = if lo < 0 { lo } else { hi };
-                return Err(Error::Index(format!(
-                    "{what}: class index {bad} is out of range for {classes} classes"
-                )));
-            }
-        }
-        Ok(idx)
-    }
-
-    /// The one-hot encoding of integer class indices: shape `[..., classes]`, `1` at each
-    /// index and `0` elsewhere, in dtype `U`. An index outside `0..classes` (a negative one, or
-    /// an unsigned one above `i64::MAX`) is an `Err`; the check reads the indices' minimum and
-    /// maximum back (a synchronisation), the encoding itself stays lazy and fuses.
-    ///
-    /// ```
-    /// use cuprite_array::{Array, Device};
-    /// let t = Array::<i32>::from_slice_on(Device::CPU, &[2, 0], &[2])?;
-    /// assert_eq!(t.one_hot::<f32>(3)?.to_vec()?, [0.0, 0.0, 1.0, 1.0, 0.0, 0.0]);
-    /// assert!(t.one_hot::<f32>(2).is_err());
-    /// # Ok::<(), cuprite_array::Error>(())
-    /// ```
-    pub fn one_hot<U: Element>(&self, classes: usize) -> Result<Array<U>> {
-        let idx = self.class_indices("one_hot", classes)?;
-        let iota = crate::with_device(self.device(), || Array::<i64>::arange_len(classes))?;
-        let iota = iota.broadcast_to(&[self.shape(), &[classes]].concat())?;
-        let idx = idx.expand_dims(-1)?.broadcast_to(iota.shape())?;
-        Ok(idx.equal(&iota).cast::<U>())
-    }
-}
-
-impl<T: crate::dtype::Float> Array<T> {
-    /// The mean cross-entropy loss of `self` (logits, shape `[N, C]`) against integer class
-    /// `targets` (shape `[N]`): `mean(logsumexp(row) - row[target])`, a 0-d array. PyTorch's
-    /// `F.cross_entropy` with `reduction="mean"`. Targets outside `0..C` are an `Err` (checked
-    /// by reading their minimum and maximum back: a synchronisation).
-    ///
-    /// ```
-    /// use cuprite_array::{Array, Device};
-    /// let z = Array::<f64>::from_slice_on(Device::CPU, &[0.0, 0.0, 5.0, 5.0], &[2, 2])?;
-    /// let t = Array::<i64>::from_slice_on(Device::CPU, &[1, 0], &[2])?;
-    /// let l = z.cross_entropy(&t)?.item()?;
-    /// assert!((l - 2f64.ln()).abs() < 1e-12);
-    /// # Ok::<(), cuprite_array::Error>(())
-    /// ```
-    pub fn cross_entropy<I: crate::dtype::Integer>(&self, targets: &Array<I>) -> Result<Array<T>> {
-        let [n, c] = *self.shape() else {
-            return Err(Error::Shape(format!(
-                "cross_entropy takes logits of shape [N, C], not {:?}",
-                self.shape()
-            )));
-        };
-        if targets.shape() != [n] {
-            return Err(Error::Shape(format!(
-                "cross_entropy: targets of shape {:?} for logits of shape {:?} (expected [{n}])",
-                targets.shape(),
-                self.shape()
-            )));
-        }
-        if n == 0 {
-            return Err(Error::Shape(
-                "cross_entropy of 0 rows (the mean is undefined)".into(),
-            ));
-        }
-        if targets.device() != self.device() {
-            return Err(Error::DeviceMismatch(format!(
-                "cross_entropy: targets on {:?}, logits on {:?}",
-                targets.device(),
-                self.device()
-            )));
-        }
-        let hot = targets.one_hot::<bool>(c)?;
-        let lse = self.logsumexp(-1, false)?;
-        // Realised here: a library call below a reduction's element-wise producer (lse - picked
-        // under the mean) is not realised first by the scheduler yet.
-        lse.eval()?;
-        let zero = crate::with_device(self.device(), || Array::<T>::zeros(&[n, c]));
-        let picked = Array::select(&hot, self, &zero)?
-            .sum_axes(&[-1], false)?
-            .cast::<T>();
-        Ok(lse.try_sub(&picked)?.mean()?.cast::<T>())
+impl RowOp {
+    fn kernel(&self) -> crate::codegen::KernelSource {
+        crate::codegen::rows_kernel(
+            self.kind,
+            self.dtype,
+            self.has_w,
+            self.has_b,
+            self.producer.as_ref().map(|p| (&p.prog, p.ax)),
+        )
     }
 }

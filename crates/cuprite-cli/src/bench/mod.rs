@@ -42,6 +42,7 @@ pub use context::{BenchCtx, check};
 pub use figure::{Ceiling, Figure, PlotPoint, Samples, Target, TimeUnit, unit_higher_is_better};
 pub use table::{fmt_num, utc_now, write_json};
 use table::{json_report, markdown_rows, print_table};
+pub mod rowstats;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::{Duration, Instant};
@@ -90,6 +91,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(nccl::benchmarks());
     v.extend(blas::benchmarks());
     v.extend(scan::benchmarks());
+    v.extend(rowstats::benchmarks());
     v
 }
 

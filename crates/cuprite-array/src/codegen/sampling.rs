@@ -1,0 +1,74 @@
+//! The gamma sampler kernel of a library call: one thread per element, Marsaglia and Tsang's
+//! rejection loop on Philox counters `(i, attempt, stream)`, the arithmetic of
+//! the CPU sampler (`random::gamma_f64`) with every product and sum explicitly rounded (`__dmul_rn`,
+//! `__dadd_rn`: no fused multiply-adds), so that the two backends differ only where `log`,
+//! `cos` and `pow` do (the last bits).
+
+use super::{BLOCK, KernelSource, with_prelude};
+
+/// Attempts of gamma's rejection loop before giving NaN (each accepts with probability
+/// above 0.95: never reached in practice).
+pub(crate) const GAMMA_TRIES: u32 = 256;
+
+/// The gamma kernel. Parameters: `out` (`n` `f64`), `n`, `key`, `alpha` (`f64` bits).
+pub(crate) fn gamma_kernel() -> KernelSource {
+    let name = "cuprite_gamma_f64".to_string();
+    let tries = GAMMA_TRIES;
+    let body = format!(
+        r#"__device__ __forceinline__ void philox_full(u64t key, unsigned c0, unsigned c1, unsigned c2, unsigned c3, unsigned out[4]) {{
+  unsigned k0 = (unsigned)key, k1 = (unsigned)(key >> 32);
+  #pragma unroll
+  for (int r = 0; r < 10; r++) {{
+    if (r > 0) {{ k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }}
+    unsigned hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
+    unsigned hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
+    unsigned n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
+    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
+  }}
+  out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
+}}
+__device__ __forceinline__ double u53(unsigned hi, unsigned lo) {{
+  return (double)((((u64t)hi << 32) | lo) >> 11) * (1.0 / 9007199254740992.0);
+}}
+extern "C" __global__ void __launch_bounds__({BLOCK}) {name}(double *__restrict__ out, i64t n, u64t key, u64t alpha_bits) {{
+  const double alpha = __longlong_as_double((long long)alpha_bits);
+  for (i64t i = (i64t)blockIdx.x * {BLOCK} + threadIdx.x; i < n; i += (i64t)gridDim.x * {BLOCK}) {{
+    const unsigned lo = (unsigned)(u64t)i, hi = (unsigned)((u64t)i >> 32);
+    const bool boost = alpha < 1.0;
+    const double a = boost ? __dadd_rn(alpha, 1.0) : alpha;
+    const double d = __dsub_rn(a, 1.0 / 3.0);
+    const double c = __ddiv_rn(1.0, __dsqrt_rn(__dmul_rn(9.0, d)));
+    double g = __longlong_as_double(0x7ff8000000000000LL);
+    unsigned w[4];
+    for (unsigned r = 0; r < {tries}u; r++) {{
+      philox_full(key, lo, hi, 2u * r, 0u, w);
+      const double u1 = __dsub_rn(1.0, u53(w[0], w[1]));
+      const double u2 = u53(w[2], w[3]);
+      const double x = __dmul_rn(__dsqrt_rn(__dmul_rn(-2.0, log(u1))), cos(__dmul_rn(2.0 * 3.14159265358979323846, u2)));
+      double v = __dadd_rn(1.0, __dmul_rn(c, x));
+      if (v <= 0.0) continue;
+      v = __dmul_rn(__dmul_rn(v, v), v);
+      philox_full(key, lo, hi, 2u * r + 1u, 0u, w);
+      const double u = u53(w[0], w[1]);
+      const double x2 = __dmul_rn(x, x);
+      if (u < __dsub_rn(1.0, __dmul_rn(0.0331, __dmul_rn(x2, x2))) ||
+          log(u) < __dadd_rn(__dmul_rn(0.5, x2), __dmul_rn(d, __dadd_rn(__dsub_rn(1.0, v), log(v))))) {{
+        g = __dmul_rn(d, v);
+        if (boost) {{
+          philox_full(key, lo, hi, 0u, 1u, w);
+          const double ub = __dsub_rn(1.0, u53(w[0], w[1]));
+          g = __dmul_rn(g, pow(ub, __ddiv_rn(1.0, alpha)));
+        }}
+        break;
+      }}
+    }}
+    out[i] = g;
+  }}
+}}
+"#
+    );
+    KernelSource {
+        name,
+        source: with_prelude(&body),
+    }
+}
