@@ -21,11 +21,13 @@
 
 pub(crate) mod elementwise;
 pub mod fft;
+mod index;
 pub mod linalg;
 pub(crate) mod movement;
 pub(crate) mod reduce;
 mod rows;
 mod scan;
 pub use crate::special;
+pub use index::{Idx, IndexArray, IndexMode, ScatterOpts};
 
 pub use crate::op::{BinaryOp, ReduceOp, UnaryOp};
