@@ -436,8 +436,48 @@ pub const BODIES: &[(&str, Body)] = &[
     ("scatter_errors", scatter_errors),
 ];
 
-/// Tests beyond the per-backend bodies (none yet: the cross-backend bit check runs inside
-/// `duplicates` on CUDA).
+/// Every scatter kernel the bodies would launch on CUDA compiles with NVRTC (recorded on the
+/// CPU), each on its own, with the library's options.
+fn scatter_kernels_compile() -> TestResult {
+    cuprite_array::jit::start_recording();
+    let mut rng = Rng::fresh();
+    scatters_of::<f32>(Device::CPU, &mut rng)?;
+    scatters_of::<f64>(Device::CPU, &mut rng)?;
+    scatters_of::<i64>(Device::CPU, &mut rng)?;
+    scatters_of::<u8>(Device::CPU, &mut rng)?;
+    scatters_of::<cuprite_array::c64>(Device::CPU, &mut rng)?;
+    specials(Device::CPU)?;
+    let sources: Vec<String> = cuprite_array::jit::take_recorded()
+        .into_iter()
+        .filter(|s| s.contains("cuprite_idx_"))
+        .collect();
+    for name in [
+        "cuprite_idx_fx1_f64",
+        "cuprite_idx_fx3_f32",
+        "cuprite_idx_last2_",
+        "cuprite_idx_max_f32",
+        "cuprite_idx_copy16",
+        "cuprite_idx_min_i64",
+    ] {
+        assert!(
+            sources.iter().any(|s| s.contains(name)),
+            "no kernel {name} recorded"
+        );
+    }
+    let opts = cuprite_array::jit::compile_options(90, true);
+    for src in &sources {
+        if let Err(e) = cuprite::nvrtc::compile(src, &opts) {
+            return Err(format!("scatter kernel failed to compile: {e}\n{src}").into());
+        }
+    }
+    Ok(())
+}
+
+/// Tests beyond the per-backend bodies (the cross-backend bit check runs inside `duplicates`
+/// on CUDA).
 pub fn extra_tests() -> Vec<Test> {
-    Vec::new()
+    vec![Test::nvrtc(
+        "index::scatter_kernels_compile",
+        scatter_kernels_compile,
+    )]
 }
