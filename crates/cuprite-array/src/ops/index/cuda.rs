@@ -41,11 +41,12 @@ fn acc_cty(d: DType) -> &'static str {
 const HEAD: &str = r#"typedef unsigned long long u64t;
 typedef long long i64t;
 template <typename IT>
-__device__ __forceinline__ bool dest_of(const IT *idx, i64t u, i64t K, i64t inner, i64t N,
+__device__ __forceinline__ bool dest_of(const IT *idx, i64t u, i64t m, i64t K, i64t inner, i64t N,
                                         i64t idx1d, i64t mode, i64t *dst) {
   if (N <= 0) return false;
   i64t o, j, i;
-  if (inner == 1) { o = u / K; j = u - o * K; i = 0; }
+  if (inner == 1 && K >= m) { o = 0; j = u; i = 0; }
+  else if (inner == 1) { o = u / K; j = u - o * K; i = 0; }
   else { const i64t ki = K * inner; o = u / ki; const i64t r = u - o * ki; j = r / inner; i = r - j * inner; }
   const i64t raw = (i64t)idx[idx1d ? j : u];
   i64t t;
@@ -68,7 +69,7 @@ fn update_loop(name: &str, it: &str, extra: &str, body: &str) -> String {
         r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {it} *__restrict__ idx, {extra}, i64t m, i64t K, i64t inner, i64t N, i64t idx1d, i64t mode, i64t hglob) {{
   for (i64t u = (i64t)blockIdx.x * blockDim.x + threadIdx.x; u < m; u += (i64t)gridDim.x * blockDim.x) {{
     i64t d;
-    if (!dest_of(idx, u, K, inner, N, idx1d, mode, &d)) continue;
+    if (!dest_of(idx, u, m, K, inner, N, idx1d, mode, &d)) continue;
 {body}
   }}
 }}
