@@ -290,7 +290,7 @@ impl<T: Element> Array<T> {
         let bpos = out.len();
         out.extend_from_slice(&b);
         for (d, ax) in axes.iter().enumerate() {
-            if !matches!(ax, Axis::Adv { .. }) && !first.is_some_and(|f| d < f) {
+            if !matches!(ax, Axis::Adv { .. }) && first.is_none_or(|f| d >= f) {
                 pos[d] = out.len();
                 out.push(ext(ax));
             }

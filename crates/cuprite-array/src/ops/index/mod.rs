@@ -136,7 +136,7 @@ pub(crate) fn normalize(
                 i.clone()
             };
             // Unsigned indices above i64::MAX wrapped negative in the cast: out of range too.
-            let bad = norm.less(0i64).or(&norm.greater_equal(ni));
+            let bad = norm.less(0i64).or(norm.greater_equal(ni));
             if bad.any()?.item()? {
                 let at = bad.flatten()?.argmax()?.item()? as usize;
                 let shown = raw_value(raw, at)?;
