@@ -21,7 +21,7 @@
 
 pub(crate) mod elementwise;
 pub mod fft;
-mod index;
+pub mod index;
 pub mod linalg;
 pub(crate) mod movement;
 pub(crate) mod reduce;

@@ -9,6 +9,7 @@
 //! guards memory safety, and marks the "no slot" `-1` that compaction uses).
 
 use super::IndexMode;
+pub(super) use super::desc::{Reduce, ScatterCall};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{CallInput, LibraryCall};
@@ -18,45 +19,6 @@ use crate::util::KeyHasher;
 use cuprite::{Access, Stream};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
-
-/// What an update does to its destination.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(super) enum Reduce {
-    Set,
-    Add,
-    Max,
-    Min,
-}
-
-impl Reduce {
-    pub(super) fn name(self) -> &'static str {
-        match self {
-            Reduce::Set => "set",
-            Reduce::Add => "add",
-            Reduce::Max => "max",
-            Reduce::Min => "min",
-        }
-    }
-}
-
-/// One scatter (see the module docs for the layout).
-#[derive(Debug, Clone)]
-pub(super) struct ScatterCall {
-    pub op: Reduce,
-    /// Deterministic mode: last write wins for `Set`, fixed-point sums for float `Add`.
-    pub det: bool,
-    /// Element dtype of base, values and output (an accumulation dtype unless `Set`).
-    pub dtype: DType,
-    /// `I32` or `I64`.
-    pub idx_dtype: DType,
-    pub outer: usize,
-    pub k: usize,
-    pub inner: usize,
-    pub n: usize,
-    /// The index is 1-D over `K` (index_add) rather than one per update.
-    pub idx1d: bool,
-    pub mode: IndexMode,
-}
 
 /// `ceil(log2(c))`, 0 for `c <= 1`.
 fn ceil_log2(c: u64) -> i32 {

@@ -6,7 +6,7 @@
 //! the IEEE operations (`__dmul_rn`, `__double2ll_rn`, ...) that the CPU path in `call.rs`
 //! does, so that deterministic sums have the same bits on both backends.
 
-use super::call::{Reduce, ScatterCall};
+use super::desc::{Reduce, ScatterCall};
 use crate::codegen::KernelSource;
 use crate::dtype::DType;
 

@@ -1,19 +1,7 @@
 //! NumPy's general indexing, `a[i, 1:5:2, None, idx, mask, ...]`, for reading
 //! ([`Array::index`]) and writing ([`Array::assign_index`]).
 //!
-//! # The rules (NumPy's)
-//!
-//! - Each integer or slice consumes one axis, `NewAxis` inserts an axis of extent 1, a boolean
-//!   mask of rank `k` consumes `k` axes (its shape must equal theirs) and stands for the `k`
-//!   integer arrays of its `nonzero()`, `Ellipsis` (at most one) stands for as many full slices
-//!   as leave every axis consumed; axes left over at the end are taken whole.
-//! - Without index arrays (integers, slices, `NewAxis` only) the result is a view: integers
-//!   drop their axis.
-//! - With index arrays ("advanced" indexing) the integers count as 0-d index arrays; all index
-//!   arrays broadcast together to a shape `B`. If the advanced indices are **adjacent** (no
-//!   slice or `NewAxis` between them) `B` replaces their axes in place; otherwise `B` comes
-//!   **first**, followed by the sliced and new axes in order. The result is a new array
-//!   (a gather).
+//! The rules are written down on [`Idx`].
 
 use super::take::true_positions;
 use super::{IndexMode, coord, flat_offset, gather_flat, normalize, place, strides_i64};
@@ -39,6 +27,20 @@ impl<I: Element> From<&Array<I>> for IndexArray {
 }
 
 /// One entry of a general index (see [`Array::index`]).
+///
+/// # The rules (NumPy's)
+///
+/// - Each integer or slice consumes one axis, `NewAxis` inserts an axis of extent 1, a boolean
+///   mask of rank `k` consumes `k` axes (its shape must equal theirs) and stands for the `k`
+///   integer arrays of its `nonzero()`, `Ellipsis` (at most one) stands for as many full slices
+///   as leave every axis consumed; axes left over at the end are taken whole.
+/// - Without index arrays (integers, slices, `NewAxis` only) the result is a view: integers
+///   drop their axis.
+/// - With index arrays ("advanced" indexing) the integers count as 0-d index arrays; all index
+///   arrays broadcast together to a shape `B`. If the advanced indices are **adjacent** (no
+///   slice or `NewAxis` between them) `B` replaces their axes in place; otherwise `B` comes
+///   **first**, followed by the sliced and new axes in order. The result is a new array
+///   (a gather).
 ///
 /// ```
 /// use cuprite_array::{Array, ops::Idx, s};
@@ -118,7 +120,7 @@ struct Plan {
 }
 
 impl<T: Element> Array<T> {
-    /// NumPy's general indexing (see the [module docs](self) for the rules): integers, slices
+    /// NumPy's general indexing (see [`Idx`] for the rules): integers, slices
     /// with steps, [`Idx::NewAxis`], [`Idx::Ellipsis`], integer index arrays and boolean masks,
     /// mixed. Out-of-range integers and indices are an `Err` naming them.
     ///

@@ -36,6 +36,13 @@
 //!   their own type); `bool` adds as OR, maxes as OR and mins as AND. Complex scatters with a
 //!   reduction are an `Err` (`put`/`scatter` of complex values are fine).
 //!
+//! - **`gather`** is [`index_select`](crate::Array::index_select) under its older name. Before
+//!   this module it clamped out-of-range indices; it now returns an `Err` like every indexing
+//!   function (`take_with(.., IndexMode::Clamp)` keeps the old behaviour). PyTorch's n-d
+//!   `gather` is [`take_along_axis`](crate::Array::take_along_axis).
+//! - The general [`Array::index`](crate::Array::index) follows NumPy's rules for where the
+//!   axes of advanced indices go: see [`Idx`].
+//!
 //! # How it is evaluated
 //!
 //! Gathers are **fused element-wise loads**: the flat source offset of each output element is
@@ -43,10 +50,14 @@
 //! computes it reads the (contiguous, realised) source at that offset, so `take(x, i) * 2`
 //! and the index arithmetic fuse into the same one kernel as whatever consumes them (a gather
 //! needs no kernel of its own). Scatters are a library call (`call.rs`, a fusion boundary):
-//! they copy the base once, then run one kernel per pass over the updates.
+//! they copy the base once, then run one kernel per pass over the updates (a library call
+//! rather than an element-wise node because the writes go to computed places and reduce).
+//! Boolean masks read their true count back to the host (the result's shape depends on it):
+//! a cumulative count gives each true element its slot, and a scatter writes positions there.
 
 mod call;
 mod cuda;
+mod desc;
 mod general;
 mod put;
 mod scatter;
