@@ -20,7 +20,7 @@
 //!
 //! | layer | modules | owns |
 //! |---|---|---|
-//! | catalogue | `ops/*`, [`interop`], [`random`] | user-facing operations; library calls (`ops/scan.rs`, `ops/fft`, `ops/linalg`, `ops/rows.rs`, `ops/histogram.rs`, the gamma sampler of `ops/sampling.rs`) |
+//! | catalogue | `ops/*`, [`interop`], [`random`] | user-facing operations; library calls (`ops/scan.rs`, `ops/fft`, `ops/linalg`, `ops/rows.rs`, `ops/histogram.rs`, the gamma sampler of `ops/sampling.rs`, the scatters of `ops/index`) |
 //! | arrays | `array`, `creation`, `display` | `Array<T>`, a handle on a graph node |
 //! | scheduling | `schedule` | when a graph is realised: grouping, library calls first, OOM retry, `sync`/`device_gc` |
 //! | execution | `backend/` | `trait Backend` (cpu, cuda, dry-run), dispatched in `backend::of` only |

@@ -146,6 +146,14 @@ fn every_generated_kernel_compiles() -> TestResult {
             errors.push(format!("stats::{name}: {e}"));
         }
     }
+    for &(name, body) in crate::index::BODIES
+        .iter()
+        .chain(crate::index_scatter::BODIES)
+    {
+        if let Err(e) = body(Device::CPU) {
+            errors.push(format!("index::{name}: {e}"));
+        }
+    }
     for (name, body) in crate::props::fixed_cases() {
         if let Err(e) = body() {
             errors.push(format!("{name}: {e}"));

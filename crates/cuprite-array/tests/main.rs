@@ -9,6 +9,8 @@ mod compact;
 mod cross;
 mod fft;
 mod hardening;
+mod index;
+mod index_scatter;
 mod interop;
 mod library;
 mod linalg;
@@ -39,6 +41,7 @@ fn main() {
     tests.extend(cross::tests());
     tests.extend(fft::tests());
     tests.extend(hardening::tests());
+    tests.extend(index::tests());
     tests.extend(interop::tests());
     tests.extend(library::tests());
     tests.extend(linalg::tests());

@@ -22,6 +22,7 @@
 pub(crate) mod elementwise;
 pub mod fft;
 mod histogram;
+pub mod index;
 pub mod linalg;
 mod loss;
 pub(crate) mod movement;
@@ -32,6 +33,7 @@ pub mod scan;
 pub(crate) mod sort;
 mod statistics;
 pub use crate::special;
+pub use index::{Idx, IndexArray, IndexMode, ScatterOpts};
 pub use loss::Reduction;
 
 pub use crate::op::{BinaryOp, ReduceOp, UnaryOp};

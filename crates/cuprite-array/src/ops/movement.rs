@@ -1,18 +1,15 @@
 //! Data movement: reshape, permute, slices with steps, flip, broadcast (all views, no copy),
-//! and gather, concat, tile, roll, pad (which write new memory in one pass per piece).
+//! and concat, tile, roll, pad (which write new memory in one pass per piece). Gathers by
+//! index arrays live in `ops::index`.
 
 use crate::array::{Array, expand};
 use crate::backend;
-use crate::dtype::{DType, Element, Integer, Scalar};
+use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op, Program, ViewFn, push_view};
-use crate::ops::BinaryOp;
-use crate::ops::elementwise::binary_node;
 use crate::ops::reduce::permute_node;
 use crate::schedule::contiguous_storage;
-use crate::shape::{
-    Layout, SliceArg, SliceSpec, axis, broadcast_shapes, contiguous_strides, numel,
-};
+use crate::shape::{Layout, SliceArg, SliceSpec, axis, broadcast_shapes, numel};
 use std::sync::Arc;
 
 struct Reshape<'a> {
@@ -200,66 +197,6 @@ impl<T: Element> Array<T> {
             };
         }
         self.slice(&args)
-    }
-
-    /// Rows (along `axis`) picked by `index` (1-D): `out[.., i, ..] = self[.., index[i], ..]`.
-    /// Indices are clamped into range.
-    pub fn gather<I: Integer>(&self, ax: isize, index: &Array<I>) -> Result<Array<T>> {
-        let ax = axis(ax, self.ndim())?;
-        if index.ndim() != 1 {
-            return Err(Error::Shape(format!(
-                "gather needs a 1-D index, got shape {:?}",
-                index.shape()
-            )));
-        }
-        crate::array::check_devices(&[&self.node, &index.node])?;
-        if self.shape()[ax] == 0 && !index.is_empty() {
-            return Err(Error::Index(format!(
-                "gather of {} index(es) along axis {ax} of extent 0 (shape {:?}): no element to \
-                 read",
-                index.len(),
-                self.shape()
-            )));
-        }
-        let src = contiguous_storage(&self.node)?;
-        let mut out_shape = self.shape().to_vec();
-        out_shape[ax] = index.len();
-        let strides = contiguous_strides(self.shape());
-        let dev = self.device();
-        // flat = Σ coord_d · stride_d with the gathered axis's coordinate taken from `index`.
-        let mut flat: Option<Arc<Node>> = None;
-        for d in 0..self.ndim() {
-            let coord: Arc<Node> = if d == ax {
-                let i = crate::array::cast_node(&index.node, DType::I64);
-                let mut s = vec![1; self.ndim()];
-                s[d] = index.len();
-                let r = Array::<i64>::from_node(i).reshape(&s)?;
-                expand(&r.node, &out_shape)
-            } else {
-                let io = Array::<i64>::arange_len(out_shape[d])?;
-                let mut s = vec![1; self.ndim()];
-                s[d] = out_shape[d];
-                expand(&io.reshape(&s)?.node, &out_shape)
-            };
-            let c = Node::new(
-                Op::Const(Scalar::I64(strides[d] as i64)),
-                DType::I64,
-                vec![],
-                dev,
-            );
-            let term = binary_node(&coord, &c, BinaryOp::Mul)?;
-            flat = Some(match flat {
-                None => term,
-                Some(f) => binary_node(&f, &term, BinaryOp::Add)?,
-            });
-        }
-        let flat = match flat {
-            Some(f) => f,
-            None => Node::new(Op::Const(Scalar::I64(0)), DType::I64, vec![], dev),
-        };
-        let flat = expand(&flat, &out_shape);
-        let n = Node::new(Op::Gather(src, self.len(), flat), T::DTYPE, out_shape, dev);
-        Ok(Array::from_node(n))
     }
 
     /// Joins arrays along `axis`; all other extents must match.

@@ -23,6 +23,7 @@ pub mod blas;
 pub mod ceiling;
 pub mod curves;
 pub mod fft;
+pub mod index;
 pub mod interop;
 pub mod launch;
 pub mod linalg;
@@ -88,6 +89,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(curves::benchmarks());
     v.extend(fft::benchmarks());
     v.extend(sort::benchmarks());
+    v.extend(index::benchmarks());
     v.extend(nccl::benchmarks());
     v.extend(blas::benchmarks());
     v.extend(scan::benchmarks());

@@ -200,8 +200,8 @@ pub struct PeerRule {
     pub target: Target,
 }
 
-/// The peer comparisons `--peers` judges: PyTorch's `benches/peers/torch_array.py` and
-/// `benches/peers/torch_fft.py` (a peer file holds the keys of one of them; the others' rows
+/// The peer comparisons `--peers` judges: PyTorch's `benches/peers/torch_array.py`,
+/// `benches/peers/torch_fft.py` and `benches/peers/torch_index.py` (a peer file holds the keys of one of them; the others' rows
 /// are reported as not judged).
 pub const PEER_RULES: &[PeerRule] = &[
     PeerRule {
@@ -422,6 +422,26 @@ pub const PEER_RULES: &[PeerRule] = &[
         figure: "cov of ",
         unit: "ms",
         size: Some("cov"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_index.py",
+        key: "gather_f32_2p26_ms",
+        what: "gather of 2^26 f32 at random indices vs x[idx] (checked indices)",
+        benchmark: "index/gather",
+        figure: "gather of ",
+        unit: "ms",
+        size: Some("gather"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_index.py",
+        key: "index_add_f32_2p26_into_2p20_ms",
+        what: "index_add of 2^26 f32 into 2^20 vs index_add_ (atomic, checked indices)",
+        benchmark: "index/index_add",
+        figure: "index_add of ",
+        unit: "ms",
+        size: Some("index_add"),
         target: Target::RatioAtMost(1.0),
     },
 ];

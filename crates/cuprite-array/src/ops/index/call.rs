@@ -1,0 +1,534 @@
+//! The scatter library call: `out = base` with updates `values[u]` written to, added to or
+//! max/min-ed into `out[dest(u)]`, on rayon-free sequential CPU loops (the reference order)
+//! and on CUDA atomics (see [`super::cuda`]).
+//!
+//! Updates are laid out as `outer x K x inner` (`m` of them), the destination as
+//! `outer x N x inner`: update `(o, j, i)` goes to `(o, t, i)` with `t` the index read at `u`
+//! (or at `j` for a 1-D index, `index_add`), normalised by the call's [`IndexMode`]; indices
+//! still outside `[0, N)` are skipped (the API validated them in the `Error` mode, so this only
+//! guards memory safety, and marks the "no slot" `-1` that compaction uses).
+
+use super::IndexMode;
+pub(super) use super::desc::{Reduce, ScatterCall};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::graph::{CallInput, LibraryCall};
+use crate::runtime::{DeviceState, stream_of};
+use crate::storage::{DevBuf, HostBuf};
+use crate::util::KeyHasher;
+use cuprite::{Access, Stream};
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+/// `ceil(log2(c))`, 0 for `c <= 1`.
+fn ceil_log2(c: u64) -> i32 {
+    if c <= 1 {
+        0
+    } else {
+        64 - (c - 1).leading_zeros() as i32
+    }
+}
+
+fn pow2(e: i32) -> f64 {
+    f64::from_bits(((e + 1023) as u64) << 52)
+}
+
+/// The float dtypes of the fixed-point sum, with the exact operations the kernels do.
+trait Fx: Copy {
+    const INF: u64;
+    const F64: bool;
+    fn mag(self) -> u64;
+    fn bound(m: u64) -> i32;
+    fn wide(self) -> f64;
+    fn positive(self) -> bool;
+    fn plus(self, y: f64) -> Self;
+    fn nan() -> Self;
+}
+
+impl Fx for f32 {
+    const INF: u64 = 0x7f80_0000;
+    const F64: bool = false;
+    fn mag(self) -> u64 {
+        (self.to_bits() & 0x7fff_ffff) as u64
+    }
+    fn bound(m: u64) -> i32 {
+        let ex = (m >> 23) as i32;
+        if ex == 0 { -126 } else { ex - 126 }
+    }
+    fn wide(self) -> f64 {
+        self as f64
+    }
+    fn positive(self) -> bool {
+        self > 0.0
+    }
+    fn plus(self, y: f64) -> f32 {
+        self + y as f32
+    }
+    fn nan() -> f32 {
+        f32::from_bits(0x7fc0_0000)
+    }
+}
+
+impl Fx for f64 {
+    const INF: u64 = 0x7ff0_0000_0000_0000;
+    const F64: bool = true;
+    fn mag(self) -> u64 {
+        self.to_bits() & 0x7fff_ffff_ffff_ffff
+    }
+    fn bound(m: u64) -> i32 {
+        let ex = (m >> 52) as i32;
+        if ex == 0 { -1022 } else { ex - 1022 }
+    }
+    fn wide(self) -> f64 {
+        self
+    }
+    fn positive(self) -> bool {
+        self > 0.0
+    }
+    fn plus(self, y: f64) -> f64 {
+        self + y
+    }
+    fn nan() -> f64 {
+        f64::from_bits(0x7ff8_0000_0000_0000)
+    }
+}
+
+/// The deterministic float sum (the same arithmetic as the CUDA passes, so the same bits):
+/// per destination, every finite update is rounded to a multiple of `2^-s`, where `s` leaves
+/// `62 - h` bits for the largest magnitude and `h = ceil(log2(count))` bits of headroom (f64:
+/// the destination's count; f32: the total update count), and the integers are summed exactly.
+fn fixed_sum<F: Fx>(out: &mut [F], dests: &[Option<usize>], vals: &[F]) {
+    let n = out.len();
+    let (mut mx, mut cnt, mut acc, mut fl) =
+        (vec![0u64; n], vec![0u64; n], vec![0u64; n], vec![0u64; n]);
+    let hglob = ceil_log2(vals.len() as u64);
+    for (d, &x) in dests.iter().zip(vals) {
+        let Some(d) = *d else { continue };
+        let a = x.mag();
+        if a != 0 {
+            mx[d] = mx[d].max(a);
+        }
+        if F::F64 {
+            cnt[d] += 1;
+        }
+    }
+    let h = |d: usize| if F::F64 { ceil_log2(cnt[d]) } else { hglob };
+    for (d, &x) in dests.iter().zip(vals) {
+        let Some(d) = *d else { continue };
+        let (a, m) = (x.mag(), mx[d]);
+        if m > F::INF {
+            continue;
+        }
+        if a == F::INF {
+            fl[d] |= if x.positive() { 1 } else { 2 };
+            continue;
+        }
+        if m == F::INF || a == 0 {
+            continue;
+        }
+        let s = 62 - h(d) - F::bound(m);
+        let (s1, s2) = (s / 2, s - s / 2);
+        let q = (x.wide() * pow2(s1)) * pow2(s2);
+        acc[d] = acc[d].wrapping_add(q.round_ties_even() as i64 as u64);
+    }
+    for d in 0..n {
+        let m = mx[d];
+        if m > F::INF {
+            out[d] = F::nan();
+        } else if m == F::INF {
+            match fl[d] {
+                3 => out[d] = F::nan(),
+                1 => out[d] = out[d].plus(f64::INFINITY),
+                2 => out[d] = out[d].plus(f64::NEG_INFINITY),
+                _ => {}
+            }
+        } else if acc[d] != 0 {
+            let s = 62 - h(d) - F::bound(m);
+            let (s1, s2) = (s / 2, s - s / 2);
+            let y = ((acc[d] as i64 as f64) * pow2(-s1)) * pow2(-s2);
+            out[d] = out[d].plus(y);
+        }
+    }
+}
+
+/// The ordered key of float bits (`-0 < +0`), as the kernels compare them.
+fn key32(b: u32) -> u32 {
+    if b >> 31 == 1 { !b } else { b | 0x8000_0000 }
+}
+fn key64(b: u64) -> u64 {
+    if b >> 63 == 1 { !b } else { b | (1 << 63) }
+}
+
+impl ScatterCall {
+    fn m(&self) -> usize {
+        self.outer * self.k * self.inner
+    }
+    fn n_out(&self) -> usize {
+        self.outer * self.n * self.inner
+    }
+    fn hglob(&self) -> u64 {
+        ceil_log2(self.m() as u64) as u64
+    }
+
+    /// Where update `u` goes, given its raw index.
+    fn dest(&self, u: usize, raw: i64) -> Option<usize> {
+        let n = self.n as i64;
+        let t = match self.mode {
+            IndexMode::Wrap => raw.rem_euclid(n.max(1)),
+            IndexMode::Clamp => raw.clamp(0, (n - 1).max(0)),
+            IndexMode::Error => {
+                if raw < 0 {
+                    raw + n
+                } else {
+                    raw
+                }
+            }
+        };
+        if t < 0 || t >= n {
+            return None;
+        }
+        let ki = self.k * self.inner;
+        let (o, r) = (u / ki, u % ki);
+        let i = r % self.inner;
+        Some((o * self.n + t as usize) * self.inner + i)
+    }
+
+    fn check<B>(&self, inputs: &[CallInput<'_, B>]) -> Result<()> {
+        let [base, idx, vals] = inputs else {
+            return Err(Error::InvalidArgument(
+                "scatter takes a base, an index and values".into(),
+            ));
+        };
+        let want_idx = if self.idx1d { self.k } else { self.m() };
+        let ok = base.dtype == self.dtype
+            && vals.dtype == self.dtype
+            && idx.dtype == self.idx_dtype
+            && base.shape.iter().product::<usize>() == self.n_out()
+            && vals.shape.iter().product::<usize>() == self.m()
+            && idx.shape.iter().product::<usize>() == want_idx;
+        if !ok {
+            return Err(Error::InvalidArgument(format!(
+                "scatter made for {} of {} updates into {} was given {:?}/{:?}/{:?} of {}/{}/{}",
+                self.dtype,
+                self.m(),
+                self.n_out(),
+                base.shape,
+                idx.shape,
+                vals.shape,
+                base.dtype,
+                idx.dtype,
+                vals.dtype
+            )));
+        }
+        Ok(())
+    }
+
+    /// Destinations of all updates (CPU).
+    fn dests(&self, idx: &CallInput<'_, HostBuf>) -> Vec<Option<usize>> {
+        let b = &idx.buf.bytes()[idx.layout.offset * self.idx_dtype.size()..];
+        let raw: Vec<i64> = if self.idx_dtype == DType::I32 {
+            bytemuck::cast_slice::<u8, i32>(&b[..self.len_idx() * 4])
+                .iter()
+                .map(|&v| v as i64)
+                .collect()
+        } else {
+            bytemuck::cast_slice::<u8, i64>(&b[..self.len_idx() * 8]).to_vec()
+        };
+        let ki = self.k * self.inner;
+        (0..self.m())
+            .map(|u| {
+                let at = if self.idx1d { (u % ki) / self.inner } else { u };
+                self.dest(u, raw[at])
+            })
+            .collect()
+    }
+
+    fn len_idx(&self) -> usize {
+        if self.idx1d { self.k } else { self.m() }
+    }
+
+    fn key(name: &str) -> u64 {
+        let mut h = KeyHasher(0x1dec_5ca7);
+        "cuprite-index".hash(&mut h);
+        name.hash(&mut h);
+        h.finish()
+    }
+}
+
+/// The values of `x` (realised, contiguous) from its layout offset.
+fn host_slice<'a, T: bytemuck::Pod>(x: &'a CallInput<'_, HostBuf>, len: usize) -> &'a [T] {
+    let size = std::mem::size_of::<T>();
+    let b = &x.buf.bytes()[x.layout.offset * size..];
+    bytemuck::cast_slice(&b[..len * size])
+}
+
+/// Applies `f(out, value)` at each destination, in update order.
+fn apply<T: bytemuck::Pod>(
+    out: &mut HostBuf,
+    dests: &[Option<usize>],
+    vals: &[T],
+    f: impl Fn(T, T) -> T,
+) {
+    let o: &mut [T] = bytemuck::cast_slice_mut(out.bytes_mut());
+    for (d, &v) in dests.iter().zip(vals) {
+        if let Some(d) = *d {
+            o[d] = f(o[d], v);
+        }
+    }
+}
+
+/// NaN-propagating max/min by the ordered key (as the kernels).
+fn float_pick<B: Copy + PartialOrd, F: Copy>(
+    old: F,
+    x: F,
+    max: bool,
+    nan: F,
+    is_nan: impl Fn(F) -> bool,
+    key: impl Fn(F) -> B,
+) -> F {
+    if is_nan(x) {
+        return nan;
+    }
+    if is_nan(old) {
+        return old;
+    }
+    let (ko, kx) = (key(old), key(x));
+    if (max && kx > ko) || (!max && kx < ko) {
+        x
+    } else {
+        old
+    }
+}
+
+impl LibraryCall for ScatterCall {
+    fn name(&self) -> &str {
+        "scatter"
+    }
+
+    fn run_cpu(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) -> Result<()> {
+        self.check(inputs)?;
+        let (base, idx, vals) = (&inputs[0], &inputs[1], &inputs[2]);
+        let size = self.dtype.size();
+        let n_out = self.n_out();
+        let src = &base.buf.bytes()[base.layout.offset * size..][..n_out * size];
+        out.bytes_mut()[..n_out * size].copy_from_slice(src);
+        let dests = self.dests(idx);
+        let m = self.m();
+        if self.op == Reduce::Set {
+            let v = &vals.buf.bytes()[vals.layout.offset * size..][..m * size];
+            let o = out.bytes_mut();
+            for (u, d) in dests.iter().enumerate() {
+                if let Some(d) = *d {
+                    o[d * size..(d + 1) * size].copy_from_slice(&v[u * size..(u + 1) * size]);
+                }
+            }
+            return Ok(());
+        }
+        macro_rules! ints {
+            ($t:ty, $add:expr) => {{
+                let v: &[$t] = host_slice(vals, m);
+                match self.op {
+                    Reduce::Add => apply(out, &dests, v, $add),
+                    Reduce::Max => apply(out, &dests, v, |a: $t, b: $t| a.max(b)),
+                    _ => apply(out, &dests, v, |a: $t, b: $t| a.min(b)),
+                }
+            }};
+        }
+        macro_rules! floats {
+            ($t:ty, $key:expr) => {{
+                let v: &[$t] = host_slice(vals, m);
+                let nan = <$t as Fx>::nan();
+                match self.op {
+                    Reduce::Add if self.det => {
+                        let o: &mut [$t] = bytemuck::cast_slice_mut(out.bytes_mut());
+                        fixed_sum(o, &dests, v)
+                    }
+                    Reduce::Add => apply(out, &dests, v, |a: $t, b: $t| a + b),
+                    op => {
+                        let max = op == Reduce::Max;
+                        apply(out, &dests, v, |a: $t, b: $t| {
+                            float_pick(
+                                a,
+                                b,
+                                max,
+                                nan,
+                                |x: $t| x.is_nan(),
+                                |x: $t| $key(x.to_bits()),
+                            )
+                        })
+                    }
+                }
+            }};
+        }
+        match self.dtype {
+            DType::F32 => floats!(f32, key32),
+            DType::F64 => floats!(f64, key64),
+            DType::I32 => ints!(i32, |a: i32, b: i32| a.wrapping_add(b)),
+            DType::U32 => ints!(u32, |a: u32, b: u32| a.wrapping_add(b)),
+            DType::I64 => ints!(i64, |a: i64, b: i64| a.wrapping_add(b)),
+            DType::U64 => ints!(u64, |a: u64, b: u64| a.wrapping_add(b)),
+            d => {
+                return Err(Error::InvalidArgument(format!(
+                    "scatter {} accumulates in f32, f64 or a 32/64-bit integer, not {d}",
+                    self.op.name()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn run_cuda(
+        &self,
+        st: &'static DeviceState,
+        stream: &Arc<Stream>,
+        inputs: &[CallInput<'_, DevBuf>],
+        out: &mut DevBuf,
+    ) -> Result<()> {
+        self.check(inputs)?;
+        let gone = || Error::InvalidArgument("scatter on a buffer that was handed back".into());
+        let (base, idx, vals) = (&inputs[0], &inputs[1], &inputs[2]);
+        let size = self.dtype.size() as u64;
+        let (Some(b_buf), Some(i_buf), Some(v_buf)) =
+            (base.buf.live(), idx.buf.live(), vals.buf.live())
+        else {
+            return Err(gone());
+        };
+        let b_ptr = base.buf.ptr() + base.layout.offset as u64 * size;
+        let i_ptr = idx.buf.ptr() + idx.layout.offset as u64 * self.idx_dtype.size() as u64;
+        let v_ptr = vals.buf.ptr() + vals.layout.offset as u64 * size;
+        let o_ptr = out.ptr();
+        let (m, n_out) = (self.m() as u64, self.n_out() as u64);
+        let sources = super::cuda::sources(self);
+        let mut kernels = Vec::with_capacity(sources.len());
+        for s in sources {
+            let key = Self::key(&s.name);
+            kernels.push(crate::jit::library_kernel(st, key, move || s)?);
+        }
+        let grid = |len: u64, k: &crate::jit::Kernel| -> u32 {
+            let resident = (st.sms * k.blocks_per_sm).max(1) as u64 * 8;
+            len.div_ceil(256).clamp(1, resident.min(i32::MAX as u64)) as u32
+        };
+        let Some(o_buf) = out.live() else {
+            return Err(gone());
+        };
+        let launch = |k: &crate::jit::Kernel, len: u64, words: &[u64], acc: &[Access<'_>]| {
+            // SAFETY: every pointer in `words` is a live buffer declared in `acc` (or inside
+            // one: the scratch parts), sized for the element counts passed with it: `n_out`
+            // elements of base, output and scratch parts, `m` updates and `m` (or `K`) indices;
+            // the kernels skip any destination outside `[0, n_out)` (see `dest_of`).
+            unsafe {
+                stream.launch_packed(&k.func, (grid(len, k), 1, 1), (256, 1, 1), 0, words, acc)
+            }
+        };
+        let shape = [
+            m,
+            self.k as u64,
+            self.inner as u64,
+            self.n as u64,
+            self.idx1d as u64,
+            self.mode as u64,
+            self.hglob(),
+        ];
+        let words = |head: &[u64]| -> Vec<u64> {
+            let mut w = head.to_vec();
+            w.extend_from_slice(&shape);
+            w
+        };
+        if n_out > 0 {
+            launch(
+                &kernels[0],
+                n_out,
+                &[b_ptr, o_ptr, n_out],
+                &[Access::read(b_buf), Access::write(o_buf)],
+            )?;
+        }
+        if m == 0 || n_out == 0 {
+            return Ok(());
+        }
+        match (self.op, self.det) {
+            (Reduce::Set, true) => {
+                // SAFETY: the fill kernel writes all of it before the other passes read it.
+                let win =
+                    unsafe { DevBuf::alloc(st, stream_of(st).get(), DType::I64, n_out as usize) }?;
+                let w_buf = win.live().ok_or_else(gone)?;
+                let w_ptr = win.ptr();
+                launch(
+                    &kernels[1],
+                    n_out,
+                    &[w_ptr, n_out, u64::MAX],
+                    &[Access::write(w_buf)],
+                )?;
+                launch(
+                    &kernels[2],
+                    m,
+                    &words(&[i_ptr, w_ptr]),
+                    &[Access::read(i_buf), Access::write(w_buf)],
+                )?;
+                launch(
+                    &kernels[3],
+                    m,
+                    &words(&[i_ptr, v_ptr, o_ptr, w_ptr]),
+                    &[
+                        Access::read(i_buf),
+                        Access::read(v_buf),
+                        Access::write(o_buf),
+                        Access::read(w_buf),
+                    ],
+                )?;
+            }
+            (Reduce::Add, true) if self.dtype.is_float() => {
+                // SAFETY: the fill kernel zeroes all of it before the other passes read it.
+                let sc = unsafe {
+                    DevBuf::alloc(st, stream_of(st).get(), DType::U64, 4 * n_out as usize)
+                }?;
+                let s_buf = sc.live().ok_or_else(gone)?;
+                let p = sc.ptr();
+                let (mx, cnt, acc, fl) = (p, p + 8 * n_out, p + 16 * n_out, p + 24 * n_out);
+                launch(
+                    &kernels[1],
+                    4 * n_out,
+                    &[p, 4 * n_out, 0],
+                    &[Access::write(s_buf)],
+                )?;
+                let r = [
+                    Access::read(i_buf),
+                    Access::read(v_buf),
+                    Access::write(s_buf),
+                ];
+                launch(&kernels[2], m, &words(&[i_ptr, v_ptr, mx, cnt]), &r)?;
+                launch(
+                    &kernels[3],
+                    m,
+                    &words(&[i_ptr, v_ptr, mx, cnt, acc, fl]),
+                    &r,
+                )?;
+                launch(
+                    &kernels[4],
+                    n_out,
+                    &[o_ptr, mx, cnt, acc, fl, n_out, self.hglob()],
+                    &[Access::write(o_buf), Access::read(s_buf)],
+                )?;
+            }
+            _ => {
+                launch(
+                    &kernels[1],
+                    m,
+                    &words(&[i_ptr, v_ptr, o_ptr]),
+                    &[
+                        Access::read(i_buf),
+                        Access::read(v_buf),
+                        Access::write(o_buf),
+                    ],
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
+        super::cuda::sources(self)
+            .into_iter()
+            .map(|k| k.source)
+            .collect()
+    }
+}

@@ -1,0 +1,327 @@
+//! CUDA sources of the scatter kernels (see [`super::call`]): one entry point per source, each a
+//! grid-stride loop over the updates (or over the destination for the set-up and finishing
+//! passes). Every kernel decodes an update's destination with the same `dest_of` (the index
+//! normalised, clamped or wrapped as the call's mode says; anything still outside the axis is
+//! skipped, so no kernel ever writes out of bounds), and the fixed-point helpers do exactly
+//! the IEEE operations (`__dmul_rn`, `__double2ll_rn`, ...) that the CPU path in `call.rs`
+//! does, so that deterministic sums have the same bits on both backends.
+
+use super::desc::{Reduce, ScatterCall};
+use crate::codegen::KernelSource;
+use crate::dtype::DType;
+
+/// The C type an index of `d` is read as (the call is only made with these two).
+pub(super) fn idx_cty(d: DType) -> &'static str {
+    if d == DType::I32 { "int" } else { "long long" }
+}
+
+/// The C type of an element moved as raw bits, by size.
+fn word(size: usize) -> &'static str {
+    match size {
+        1 => "unsigned char",
+        2 => "unsigned short",
+        4 => "unsigned int",
+        8 => "unsigned long long",
+        _ => "ulonglong2",
+    }
+}
+
+/// The C type of an accumulation dtype (those the call accumulates in).
+fn acc_cty(d: DType) -> &'static str {
+    match d {
+        DType::F32 => "float",
+        DType::F64 => "double",
+        DType::I32 => "int",
+        DType::U32 => "unsigned int",
+        DType::I64 => "long long",
+        _ => "unsigned long long",
+    }
+}
+
+const HEAD: &str = r#"typedef unsigned long long u64t;
+typedef long long i64t;
+template <typename IT>
+__device__ __forceinline__ bool dest_of(const IT *idx, i64t u, i64t m, i64t K, i64t inner, i64t N,
+                                        i64t idx1d, i64t mode, i64t *dst) {
+  if (N <= 0) return false;
+  i64t o, j, i;
+  if (inner == 1 && K >= m) { o = 0; j = u; i = 0; }
+  else if (inner == 1) { o = u / K; j = u - o * K; i = 0; }
+  else { const i64t ki = K * inner; o = u / ki; const i64t r = u - o * ki; j = r / inner; i = r - j * inner; }
+  const i64t raw = (i64t)idx[idx1d ? j : u];
+  i64t t;
+  if (mode == 2) { t = raw % N; if (t < 0) t += N; }
+  else if (mode == 1) { t = raw < 0 ? 0 : (raw >= N ? N - 1 : raw); }
+  else { t = raw < 0 ? raw + N : raw; }
+  if (t < 0 || t >= N) return false;
+  *dst = (o * N + t) * inner + i;
+  return true;
+}
+__device__ __forceinline__ int ceil_log2(u64t c) { return c <= 1ull ? 0 : 64 - __clzll((i64t)(c - 1ull)); }
+__device__ __forceinline__ double pow2(int e) { return __longlong_as_double((i64t)(e + 1023) << 52); }
+__device__ __forceinline__ unsigned key32(unsigned b) { return (b >> 31) ? ~b : (b | 0x80000000u); }
+__device__ __forceinline__ u64t key64(u64t b) { return (b >> 63) ? ~b : (b | 0x8000000000000000ull); }
+"#;
+
+/// The loop header shared by the per-update kernels.
+fn update_loop(name: &str, it: &str, extra: &str, body: &str) -> String {
+    format!(
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {it} *__restrict__ idx, {extra}, i64t m, i64t K, i64t inner, i64t N, i64t idx1d, i64t mode, i64t hglob) {{
+  for (i64t u = (i64t)blockIdx.x * blockDim.x + threadIdx.x; u < m; u += (i64t)gridDim.x * blockDim.x) {{
+    i64t d;
+    if (!dest_of(idx, u, m, K, inner, N, idx1d, mode, &d)) continue;
+{body}
+  }}
+}}
+"#
+    )
+}
+
+/// The kernels the call launches, in launch order.
+pub(super) fn sources(c: &ScatterCall) -> Vec<KernelSource> {
+    let it = idx_cty(c.idx_dtype);
+    let tag = format!("{}_{}_{}", c.dtype.name(), c.idx_dtype.name(), c.det as u8);
+    let mut out = Vec::new();
+    let mut push = |name: String, body: String| {
+        out.push(KernelSource {
+            source: format!("{HEAD}// ---- cuprite-array kernel ----\n{body}"),
+            name,
+        })
+    };
+    // The copy of the base into the output.
+    let w = word(c.dtype.size());
+    let name = format!("cuprite_idx_copy{}", c.dtype.size());
+    push(
+        name.clone(),
+        format!(
+            r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {w} *__restrict__ in, {w} *__restrict__ out, i64t n) {{
+  for (i64t i = (i64t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (i64t)gridDim.x * blockDim.x) out[i] = in[i];
+}}
+"#
+        ),
+    );
+    let fill = |name: &str| {
+        format!(
+            r#"extern "C" __global__ void __launch_bounds__(256) {name}(u64t *__restrict__ s, i64t n, u64t v) {{
+  for (i64t i = (i64t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (i64t)gridDim.x * blockDim.x) s[i] = v;
+}}
+"#
+        )
+    };
+    match (c.op, c.det) {
+        (Reduce::Set, false) => {
+            let name = format!("cuprite_idx_set_{tag}");
+            let body = update_loop(
+                &name,
+                it,
+                &format!("const {w} *__restrict__ v, {w} *__restrict__ out"),
+                "    out[d] = v[u];",
+            );
+            push(name, body);
+        }
+        (Reduce::Set, true) => {
+            push("cuprite_idx_fill".into(), fill("cuprite_idx_fill"));
+            let name = format!("cuprite_idx_last1_{tag}");
+            let body = update_loop(
+                &name,
+                it,
+                "i64t *__restrict__ win",
+                "    atomicMax(&win[d], u);",
+            );
+            push(name, body);
+            let name = format!("cuprite_idx_last2_{tag}");
+            let body = update_loop(
+                &name,
+                it,
+                &format!(
+                    "const {w} *__restrict__ v, {w} *__restrict__ out, const i64t *__restrict__ win"
+                ),
+                "    if (win[d] == u) out[d] = v[u];",
+            );
+            push(name, body);
+        }
+        (Reduce::Add, true) if c.dtype.is_float() => {
+            push("cuprite_idx_fill".into(), fill("cuprite_idx_fill"));
+            push(
+                format!("cuprite_idx_fx1_{tag}"),
+                fixed_pass1(&format!("cuprite_idx_fx1_{tag}"), it, c.dtype),
+            );
+            push(
+                format!("cuprite_idx_fx2_{tag}"),
+                fixed_pass2(&format!("cuprite_idx_fx2_{tag}"), it, c.dtype),
+            );
+            let name = format!("cuprite_idx_fx3_{}", c.dtype.name());
+            push(name.clone(), fixed_finish(&name, c.dtype));
+        }
+        (op, _) => {
+            let t = acc_cty(c.dtype);
+            let name = format!("cuprite_idx_{}_{tag}", op.name());
+            let body = match (op, c.dtype) {
+                (Reduce::Add, DType::I64) => {
+                    "    atomicAdd((u64t *)&out[d], (u64t)v[u]);".to_string()
+                }
+                (Reduce::Add, _) => "    atomicAdd(&out[d], v[u]);".to_string(),
+                (Reduce::Max | Reduce::Min, DType::F32 | DType::F64) => {
+                    float_extreme(op == Reduce::Max, c.dtype == DType::F64)
+                }
+                (Reduce::Max, _) => "    atomicMax(&out[d], v[u]);".to_string(),
+                _ => "    atomicMin(&out[d], v[u]);".to_string(),
+            };
+            let body = update_loop(
+                &name,
+                it,
+                &format!("const {t} *__restrict__ v, {t} *__restrict__ out"),
+                &body,
+            );
+            push(name, body);
+        }
+    }
+    out
+}
+
+/// A NaN-propagating max/min by CAS on the bits, ordered by the monotone key of the bits
+/// (`-0 < +0`); an update that is NaN stores the canonical quiet NaN, a NaN in place stays.
+fn float_extreme(max: bool, f64: bool) -> String {
+    let (u, bits, nan, key) = if f64 {
+        (
+            "u64t",
+            "(u64t)__double_as_longlong",
+            "0x7ff8000000000000ull",
+            "key64",
+        )
+    } else {
+        ("unsigned", "__float_as_uint", "0x7fc00000u", "key32")
+    };
+    let cmp = if max { "<=" } else { ">=" };
+    format!(
+        r#"    const auto x = v[u];
+    {u} *p = ({u} *)&out[d];
+    if (x != x) {{ atomicExch(p, ({u}){nan}); continue; }}
+    const {u} kx = {key}({bits}(x));
+    {u} old = *((volatile {u} *)p);
+    while (true) {{
+      const {u} b = old;
+      const bool old_nan = {is_nan};
+      if (old_nan || kx {cmp} {key}(b)) break;
+      const {u} prev = atomicCAS(p, old, {bits}(x));
+      if (prev == old) break;
+      old = prev;
+    }}"#,
+        is_nan = if f64 {
+            "(b & 0x7fffffffffffffffull) > 0x7ff0000000000000ull"
+        } else {
+            "(b & 0x7fffffffu) > 0x7f800000u"
+        }
+    )
+}
+
+/// The magnitude bits, exponent bound and infinity bits of a float accumulation dtype.
+fn fx_parts(d: DType) -> (&'static str, &'static str, &'static str, &'static str) {
+    if d == DType::F64 {
+        (
+            "((u64t)__double_as_longlong(x) & 0x7fffffffffffffffull)",
+            "const int ex = (int)(m >> 52); const int E = ex == 0 ? -1022 : ex - 1022;",
+            "0x7ff0000000000000ull",
+            "ceil_log2(cnt[d])",
+        )
+    } else {
+        (
+            "((u64t)__float_as_uint(x) & 0x7fffffffull)",
+            "const int ex = (int)(m >> 23); const int E = ex == 0 ? -126 : ex - 126;",
+            "0x7f800000ull",
+            "(int)hglob",
+        )
+    }
+}
+
+/// Pass 1 of the fixed-point sum: the largest magnitude (bits) per destination, and for f64
+/// the number of updates per destination. Scratch: `mx`, `acc`, `aux` (count / flags), each
+/// `n` words.
+fn fixed_pass1(name: &str, it: &str, d: DType) -> String {
+    let (mag, _, _, _) = fx_parts(d);
+    let t = acc_cty(d);
+    let count = if d == DType::F64 {
+        "    atomicAdd(&cnt[d], 1ull);"
+    } else {
+        ""
+    };
+    update_loop(
+        name,
+        it,
+        &format!("const {t} *__restrict__ v, u64t *__restrict__ mx, u64t *__restrict__ cnt"),
+        &format!(
+            "    const {t} x = v[u];\n    const u64t a = {mag};\n    if (a != 0ull) atomicMax(&mx[d], a);\n{count}"
+        ),
+    )
+}
+
+/// Pass 2: each finite update quantised to an integer multiple of `2^-s` (`s` from the
+/// destination's bound) and added with an integer atomic (associative: the same bits in any
+/// order); infinities set a flag (1: +inf, 2: -inf).
+fn fixed_pass2(name: &str, it: &str, d: DType) -> String {
+    let (mag, exp, inf, h) = fx_parts(d);
+    let t = acc_cty(d);
+    update_loop(
+        name,
+        it,
+        &format!(
+            "const {t} *__restrict__ v, const u64t *__restrict__ mx, const u64t *__restrict__ cnt, u64t *__restrict__ acc, u64t *__restrict__ fl"
+        ),
+        &format!(
+            r#"    const {t} x = v[u];
+    const u64t a = {mag};
+    const u64t m = mx[d];
+    if (m > {inf}) continue;
+    if (a == {inf}) {{ atomicOr(&fl[d], x > 0 ? 1ull : 2ull); continue; }}
+    if (m == {inf} || a == 0ull) continue;
+    {exp}
+    const int s = 62 - ({h}) - E;
+    const int s1 = s / 2, s2 = s - s1;
+    const double q = __dmul_rn(__dmul_rn((double)x, pow2(s1)), pow2(s2));
+    const i64t qi = __double2ll_rn(q);
+    if (qi != 0) atomicAdd(&acc[d], (u64t)qi);"#
+        ),
+    )
+}
+
+/// Pass 3, per destination: `out = base + sum` (the base already in `out`), NaN when a NaN or
+/// both infinities were added, the base untouched when the sum is exactly zero.
+fn fixed_finish(name: &str, d: DType) -> String {
+    let (_, exp, inf, fin) = fx_parts(d);
+    let (t, nan, add) = if d == DType::F64 {
+        (
+            "double",
+            "__longlong_as_double(0x7ff8000000000000ll)",
+            "__dadd_rn(out[d], y)",
+        )
+    } else {
+        (
+            "float",
+            "__uint_as_float(0x7fc00000u)",
+            "__fadd_rn(out[d], __double2float_rn(y))",
+        )
+    };
+    format!(
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}({t} *__restrict__ out, const u64t *__restrict__ mx, const u64t *__restrict__ cnt, const u64t *__restrict__ acc, const u64t *__restrict__ fl, i64t n, i64t hglob) {{
+  for (i64t d = (i64t)blockIdx.x * blockDim.x + threadIdx.x; d < n; d += (i64t)gridDim.x * blockDim.x) {{
+    const u64t m = mx[d];
+    if (m > {inf}) {{ out[d] = {nan}; continue; }}
+    if (m == {inf}) {{
+      const u64t f = fl[d];
+      if (f == 3ull) out[d] = {nan};
+      else if (f == 1ull) {{ const double y = __longlong_as_double(0x7ff0000000000000ll); out[d] = {add}; }}
+      else if (f == 2ull) {{ const double y = __longlong_as_double((i64t)0xfff0000000000000ull); out[d] = {add}; }}
+      continue;
+    }}
+    const i64t a = (i64t)acc[d];
+    if (a == 0) continue;
+    {exp}
+    const int s = 62 - ({fin}) - E;
+    const int s1 = s / 2, s2 = s - s1;
+    const double y = __dmul_rn(__dmul_rn(__ll2double_rn(a), pow2(-s1)), pow2(-s2));
+    out[d] = {add};
+  }}
+}}
+"#
+    )
+}

@@ -1,0 +1,246 @@
+//! Indexing and assignment: integer-array gathers (`take`, `take_along_axis`, `index_select`,
+//! `gather`), boolean masks, NumPy's general `index`, slice assignment, `put`, and scatters
+//! with atomic or deterministic reductions.
+//!
+//! # What this module guarantees
+//!
+//! - **Index arrays** may be of any integer dtype; any other dtype is an `Err` naming it.
+//!   Negative indices count from the end. With the default [`IndexMode::Error`] an index outside
+//!   `[-n, n)` is an `Err` naming the value, its position and the axis; [`IndexMode::Clamp`]
+//!   clamps into `[0, n)` (negative indices become 0, as NumPy's `mode="clip"`) and
+//!   [`IndexMode::Wrap`] takes the index modulo `n` (NumPy's `mode="wrap"`). No kernel ever
+//!   reads or writes out of bounds, whatever the mode.
+//! - **Checking indices** (the `Error` mode) is one fused reduction over the index array (it
+//!   reads the indices once and reads one flag back to the host) before the gather or scatter
+//!   is built: a synchronisation, which the `Clamp` and `Wrap` modes do not have.
+//! - **Arrays are values.** Assignment (`assign`, `fill`, `put`) replaces `self` with a new
+//!   array and never writes memory another array can see: clones, views and slices taken before
+//!   keep their values (copy-on-write; the copy is the one pass that writes the result). Scatter
+//!   operations return a new array and leave `self` as it is.
+//! - **Duplicate indices.** `put`, `assign_index` and `scatter` with
+//!   [`ScatterOpts::deterministic`] let the last update in index order win (NumPy's
+//!   `a[idx] = v`); without it (the default) one of the duplicates wins, which one unspecified
+//!   on CUDA (on the CPU backend it is the last). `scatter_add`/`index_add` sum all duplicates:
+//!   on CUDA with atomics by default (the order, and so the rounding of float sums, varies from
+//!   run to run; integers wrap and are exact), or, deterministically, in fixed point: each
+//!   destination's updates are rounded to a common quantum (`2^-s` with 62 bits for the
+//!   largest magnitude less `ceil(log2(count))` bits of headroom) and summed exactly as 64-bit
+//!   integers, so the result has the same bits on every run **and on both backends**; its error
+//!   is at most `count` quanta, below f32 rounding for f32/f16/bf16 (and comparable to a
+//!   sequential f64 sum for f64). NaN and infinities follow IEEE addition. (Fixed point
+//!   rather than a sort by index: two passes of integer atomics instead of a multi-pass radix
+//!   sort of 2^26 keys, so it stays within 2x of the atomic sum, and the result does not
+//!   depend on the order of anything, not even on the backend.) The CPU backend's
+//!   default (atomic) mode sums sequentially in update order (the exact reference).
+//!   `scatter_max`/`scatter_min` are deterministic in both modes (NaN propagates as the
+//!   canonical quiet NaN; `-0 < +0`).
+//! - **Half types and small integers** accumulate in a wider type: f16/bf16 in f32 (rounded
+//!   once at the end), 8/16-bit integers in 32-bit (wrapping, so the same bits as wrapping in
+//!   their own type); `bool` adds as OR, maxes as OR and mins as AND. Complex scatters with a
+//!   reduction are an `Err` (`put`/`scatter` of complex values are fine).
+//!
+//! - **`gather`** is [`index_select`](crate::Array::index_select) under its older name. Before
+//!   this module it clamped out-of-range indices; it now returns an `Err` like every indexing
+//!   function (`take_with(.., IndexMode::Clamp)` keeps the old behaviour). PyTorch's n-d
+//!   `gather` is [`take_along_axis`](crate::Array::take_along_axis).
+//! - The general [`Array::index`](crate::Array::index) follows NumPy's rules for where the
+//!   axes of advanced indices go: see [`Idx`].
+//!
+//! # How it is evaluated
+//!
+//! Gathers are **fused element-wise loads**: the flat source offset of each output element is
+//! an element-wise expression of the index arrays and coordinates, and the kernel that
+//! computes it reads the (contiguous, realised) source at that offset, so `take(x, i) * 2`
+//! and the index arithmetic fuse into the same one kernel as whatever consumes them (a gather
+//! needs no kernel of its own). Scatters are a library call (`call.rs`, a fusion boundary):
+//! they copy the base once, then run one kernel per pass over the updates (a library call
+//! rather than an element-wise node because the writes go to computed places and reduce).
+//! Boolean masks read their true count back to the host (the result's shape depends on it):
+//! a cumulative count gives each true element its slot, and a scatter writes positions there.
+
+mod call;
+mod cuda;
+mod desc;
+mod general;
+mod put;
+mod scatter;
+mod take;
+
+pub use general::{Idx, IndexArray};
+
+use crate::array::{Array, expand};
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
+use crate::graph::{Node, Op};
+use crate::schedule::contiguous_storage;
+use std::sync::Arc;
+
+/// What an index outside its axis does (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum IndexMode {
+    /// An `Err` naming the index (the default).
+    #[default]
+    Error = 0,
+    /// Clamped into `[0, n)` (negative indices become 0).
+    Clamp = 1,
+    /// Taken modulo `n` (so `-1` is the last element, `n` the first).
+    Wrap = 2,
+}
+
+/// Options of the scatter operations.
+///
+/// ```
+/// use cuprite_array::ops::{IndexMode, ScatterOpts};
+/// let o = ScatterOpts { deterministic: true, ..Default::default() };
+/// assert_eq!(o.mode, IndexMode::Error);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScatterOpts {
+    /// Same bits run to run: last write wins for `scatter`, fixed-point sums for float
+    /// `scatter_add`/`index_add` (see the module docs).
+    pub deterministic: bool,
+    /// What out-of-range indices do.
+    pub mode: IndexMode,
+}
+
+/// `Err` unless `dtype` is an integer dtype (the dtype of an index array).
+pub(crate) fn check_int(dtype: DType, what: &str) -> Result<()> {
+    if dtype.is_int() {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "{what} must be an array of an integer dtype, not {dtype}"
+        )))
+    }
+}
+
+/// The index node `raw` (integer) as i64 offsets into an axis of extent `n`: negative indices
+/// counted from the end, the mode applied; in the `Error` mode checked now (one reduction and
+/// a read-back), an `Err` naming the first offending index.
+pub(crate) fn normalize(
+    raw: &Arc<Node>,
+    n: usize,
+    mode: IndexMode,
+    what: &str,
+) -> Result<Array<i64>> {
+    check_int(raw.dtype, what)?;
+    let signed = raw.dtype.is_signed_int();
+    let i = Array::<i64>::from_node(crate::array::cast_node(raw, DType::I64));
+    if crate::shape::numel(&raw.shape) == 0 {
+        return Ok(i);
+    }
+    let ni = i64::try_from(n)
+        .map_err(|_| Error::Index(format!("{what}: axis extent {n} is too large")))?;
+    if n == 0 {
+        return Err(Error::Index(format!(
+            "{what}: {} index(es) into an axis of extent 0: no element to index",
+            crate::shape::numel(&raw.shape)
+        )));
+    }
+    match mode {
+        IndexMode::Clamp => Ok(i.clamp(0i64, ni - 1)),
+        IndexMode::Wrap => {
+            let r = i.rem(ni);
+            Array::select(&r.less(0i64), &r.try_add(ni)?, &r)
+        }
+        IndexMode::Error => {
+            let norm = if signed {
+                Array::select(&i.less(0i64), &i.try_add(ni)?, &i)?
+            } else {
+                i.clone()
+            };
+            // Unsigned indices above i64::MAX wrapped negative in the cast: out of range too.
+            let bad = norm.less(0i64).or(norm.greater_equal(ni));
+            if bad.any()?.item()? {
+                let at = bad.flatten()?.argmax()?.item()? as usize;
+                let shown = raw_value(raw, at)?;
+                return Err(Error::Index(format!(
+                    "{what}: index {shown} (at flat position {at}) is out of range for an axis \
+                     of extent {n}"
+                )));
+            }
+            Ok(norm)
+        }
+    }
+}
+
+/// The value of an integer node at flat position `at`, for messages.
+fn raw_value(raw: &Arc<Node>, at: usize) -> Result<String> {
+    let a = Array::<i64>::from_node(crate::array::cast_node(raw, DType::I64)).flatten()?;
+    let v = a
+        .slice(&[crate::shape::SliceArg::Index(at as isize)])?
+        .item()?;
+    Ok(if raw.dtype == DType::U64 {
+        (v as u64).to_string()
+    } else {
+        v.to_string()
+    })
+}
+
+/// The i64 coordinate along axis `d` of `shape`, broadcast to `shape`.
+pub(crate) fn coord(d: usize, shape: &[usize]) -> Result<Arc<Node>> {
+    let io = Array::<i64>::arange_len(shape[d])?;
+    let mut s = vec![1; shape.len()];
+    s[d] = shape[d];
+    Ok(expand(&io.reshape(&s)?.node, shape))
+}
+
+/// `node` (of shape `s`) placed on axes `at..at + s.len()` of `out` and broadcast to it.
+pub(crate) fn place(node: &Array<i64>, at: usize, out: &[usize]) -> Result<Arc<Node>> {
+    let mut s = vec![1; out.len()];
+    s[at..at + node.ndim()].copy_from_slice(node.shape());
+    Ok(expand(&node.reshape(&s)?.node, out))
+}
+
+/// `Σ terms[k] · strides[k]` as one i64 node of `shape` (0 when there are no terms).
+pub(crate) fn flat_offset(terms: &[(Arc<Node>, i64)], shape: &[usize]) -> Result<Array<i64>> {
+    let mut acc: Option<Array<i64>> = None;
+    for (t, s) in terms {
+        let term = Array::<i64>::from_node(t.clone());
+        let term = if *s == 1 { term } else { term.try_mul(*s)? };
+        acc = Some(match acc {
+            None => term,
+            Some(a) => a.try_add(&term)?,
+        });
+    }
+    let a = match acc {
+        Some(a) => a,
+        None => Array::<i64>::scalar(0),
+    };
+    Ok(Array::from_node(expand(&a.node, shape)))
+}
+
+/// `src` (realised contiguously) read at the flat offsets `flat` (of the output's shape): an
+/// element-wise load that fuses with the offset arithmetic and with later element-wise work.
+pub(crate) fn gather_flat<T: Element>(src: &Array<T>, flat: &Array<i64>) -> Result<Array<T>> {
+    crate::array::check_devices(&[&src.node, &flat.node])?;
+    let shape = flat.shape().to_vec();
+    if crate::shape::numel(&shape) == 0 {
+        return Ok(crate::device::with_device(src.device(), || {
+            Array::zeros(&shape)
+        }));
+    }
+    if src.is_empty() {
+        return Err(Error::Index(format!(
+            "a gather of {} element(s) from an empty array of shape {:?}",
+            flat.len(),
+            src.shape()
+        )));
+    }
+    let s = contiguous_storage(&src.node)?;
+    let n = Node::new(
+        Op::Gather(s, src.len(), flat.node.clone()),
+        T::DTYPE,
+        shape,
+        src.device(),
+    );
+    Ok(Array::from_node(n))
+}
+
+/// Row-major strides of `shape` as i64.
+pub(crate) fn strides_i64(shape: &[usize]) -> Vec<i64> {
+    crate::shape::contiguous_strides(shape)
+        .into_iter()
+        .map(|s| s as i64)
+        .collect()
+}

@@ -1,0 +1,615 @@
+//! Indexing (take, take_along_axis, index_select, gather, masks, NumPy's general index) and
+//! assignment (assign, fill, masked_fill, masked_assign, put, assign_index) against host
+//! references, every dtype, on every backend present; NumPy's rules on a table of mixed
+//! indices with shapes and values worked out by hand; copy-on-write aliasing. Scatters are in
+//! `index_scatter.rs`.
+
+use crate::common::Body;
+use cuprite_array::ops::{Idx, IndexMode};
+use cuprite_array::{Array, Device, Element, bf16, f16, s};
+use cuprite_testkit::{Rng, Test, TestResult};
+
+/// An array of `T` holding `vals` (cast from i64), and the values it holds as f64.
+pub fn arr<T: Element>(
+    vals: &[i64],
+    shape: &[usize],
+) -> Result<(Array<T>, Vec<f64>), cuprite_array::Error> {
+    let a = Array::from_slice(vals, shape)?.cast::<T>();
+    a.eval()?;
+    let h = a.cast::<f64>().to_vec()?;
+    Ok((a, h))
+}
+
+pub fn f64s<T: Element>(a: &Array<T>) -> Result<Vec<f64>, cuprite_array::Error> {
+    a.cast::<f64>().to_vec()
+}
+
+fn eq(got: &[f64], want: &[f64], what: &str) -> TestResult {
+    if got != want {
+        return Err(format!("{what}: got {got:?}, expected {want:?}").into());
+    }
+    Ok(())
+}
+
+fn expect_err<T>(r: Result<T, cuprite_array::Error>, needles: &[&str], what: &str) -> TestResult {
+    match r {
+        Ok(_) => Err(format!("{what}: expected an error").into()),
+        Err(e) => {
+            let m = e.to_string();
+            for n in needles {
+                if !m.contains(n) {
+                    return Err(format!("{what}: error `{m}` does not name `{n}`").into());
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Row-major coordinates of flat position `f` in `shape`.
+fn unravel(mut f: usize, shape: &[usize]) -> Vec<usize> {
+    let mut c = vec![0; shape.len()];
+    for d in (0..shape.len()).rev() {
+        c[d] = f % shape[d];
+        f /= shape[d];
+    }
+    c
+}
+
+fn ravel(c: &[usize], shape: &[usize]) -> usize {
+    c.iter().zip(shape).fold(0, |acc, (&x, &n)| acc * n + x)
+}
+
+fn norm_idx(i: i64, n: usize) -> usize {
+    if i < 0 {
+        (i + n as i64) as usize
+    } else {
+        i as usize
+    }
+}
+
+/// `take` along every axis (and flat), `take_along_axis`, `index_select`, `gather`, for one dtype.
+fn gathers_of<T: Element>(d: Device, rng: &mut Rng) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let shape = [3usize, 4, 5];
+        let vals: Vec<i64> = (0..60).map(|_| (rng.next_u64() % 50) as i64).collect();
+        let (a, h) = arr::<T>(&vals, &shape)?;
+        for ax in 0..3 {
+            let n = shape[ax];
+            let iv: Vec<i64> = (0..6)
+                .map(|_| (rng.next_u64() % (2 * n as u64)) as i64 - n as i64)
+                .collect();
+            let ishape = [2usize, 3];
+            let out = |i32s: bool| -> Result<Array<T>, cuprite_array::Error> {
+                if i32s {
+                    let ii: Vec<i32> = iv.iter().map(|&v| v as i32).collect();
+                    a.take(&Array::from_slice(&ii, &ishape)?, Some(ax as isize))
+                } else {
+                    a.take(&Array::from_slice(&iv, &ishape)?, Some(ax as isize))
+                }
+            };
+            let mut oshape = shape[..ax].to_vec();
+            oshape.extend_from_slice(&ishape);
+            oshape.extend_from_slice(&shape[ax + 1..]);
+            let want: Vec<f64> = (0..oshape.iter().product())
+                .map(|f| {
+                    let c = unravel(f, &oshape);
+                    let j = ravel(&c[ax..ax + 2], &ishape);
+                    let mut src = c[..ax].to_vec();
+                    src.push(norm_idx(iv[j], n));
+                    src.extend_from_slice(&c[ax + 2..]);
+                    h[ravel(&src, &shape)]
+                })
+                .collect();
+            for i32s in [false, true] {
+                let g = out(i32s)?;
+                assert_eq!(g.shape(), &oshape[..]);
+                eq(&f64s(&g)?, &want, &format!("take {} axis {ax}", T::DTYPE))?;
+            }
+            // index_select / gather: the 1-D case.
+            let i1 = Array::from_slice(&iv[..4], &[4])?.cast::<i16>();
+            let s1 = a.index_select(ax as isize, &i1)?;
+            let g1 = a.gather(ax as isize - 3, &i1)?;
+            let want1: Vec<f64> = (0..s1.len())
+                .map(|f| {
+                    let mut c = unravel(f, s1.shape());
+                    c[ax] = norm_idx(iv[c[ax]], n);
+                    h[ravel(&c, &shape)]
+                })
+                .collect();
+            eq(&f64s(&s1)?, &want1, "index_select")?;
+            eq(&f64s(&g1)?, &want1, "gather")?;
+            // take_along_axis with a broadcast index (extent 1 on the first other axis).
+            let mut tshape = shape.to_vec();
+            tshape[ax] = 3;
+            let other = (0..3).find(|&x| x != ax).unwrap_or(0);
+            tshape[other] = 1;
+            let tn: usize = tshape.iter().product();
+            let tv: Vec<u8> = (0..tn).map(|_| (rng.next_u64() % n as u64) as u8).collect();
+            let t = a.take_along_axis(&Array::from_slice(&tv, &tshape)?, ax as isize)?;
+            let mut outs = shape.to_vec();
+            outs[ax] = 3;
+            assert_eq!(t.shape(), &outs[..]);
+            let wantt: Vec<f64> = (0..t.len())
+                .map(|f| {
+                    let mut c = unravel(f, &outs);
+                    let mut ic = c.clone();
+                    ic[other] = 0;
+                    c[ax] = tv[ravel(&ic, &tshape)] as usize;
+                    h[ravel(&c, &shape)]
+                })
+                .collect();
+            eq(&f64s(&t)?, &wantt, "take_along_axis")?;
+        }
+        // Flat take with a 0-d index.
+        let z = a.take(&Array::from_slice(&[-1i64], &[])?, None)?;
+        assert_eq!(z.shape(), &[] as &[usize]);
+        eq(&f64s(&z)?, &[h[59]], "flat take")?;
+        Ok(())
+    })
+}
+
+fn gathers_all_dtypes(d: Device) -> TestResult {
+    let mut rng = Rng::fresh();
+    gathers_of::<bool>(d, &mut rng)?;
+    gathers_of::<u8>(d, &mut rng)?;
+    gathers_of::<i8>(d, &mut rng)?;
+    gathers_of::<u16>(d, &mut rng)?;
+    gathers_of::<i16>(d, &mut rng)?;
+    gathers_of::<u32>(d, &mut rng)?;
+    gathers_of::<i32>(d, &mut rng)?;
+    gathers_of::<u64>(d, &mut rng)?;
+    gathers_of::<i64>(d, &mut rng)?;
+    gathers_of::<f16>(d, &mut rng)?;
+    gathers_of::<bf16>(d, &mut rng)?;
+    gathers_of::<f32>(d, &mut rng)?;
+    gathers_of::<f64>(d, &mut rng)?;
+    gathers_of::<cuprite_array::c64>(d, &mut rng)
+}
+
+fn modes_and_errors(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let a = Array::from_slice(&[10i32, 11, 12, 13, 14], &[5])?;
+        let i = Array::from_slice(&[-7i64, -1, 0, 4, 5, 12], &[6])?;
+        assert_eq!(
+            a.take_with(&i, None, IndexMode::Clamp)?.to_vec()?,
+            [10, 10, 10, 14, 14, 14]
+        );
+        assert_eq!(
+            a.take_with(&i, None, IndexMode::Wrap)?.to_vec()?,
+            [13, 14, 10, 14, 10, 12]
+        );
+        expect_err(a.take(&i, None), &["-7", "extent 5"], "out of range")?;
+        let big = Array::from_slice(&[0u64, u64::MAX], &[2])?;
+        expect_err(a.take(&big, None), &["18446744073709551615"], "u64 max")?;
+        let fl = Array::from_slice(&[0.0f32], &[1])?;
+        expect_err(a.take(&fl, None), &["f32"], "float index")?;
+        expect_err(a.index(&[Idx::array(&fl)]), &["f32"], "float index array")?;
+        expect_err(a.take_along_axis(&i, 0), &["-7"], "take_along_axis range")?;
+        let m = Array::from_slice(&[true, false], &[2])?;
+        expect_err(a.masked_select(&m), &["[2]", "[5]"], "mask shape")?;
+        expect_err(
+            a.index(&[Idx::array(&m)]),
+            &["[2]", "[5]"],
+            "index mask shape",
+        )?;
+        let e = Array::<f32>::zeros(&[0, 3]);
+        expect_err(
+            e.take(&Array::from_slice(&[0i64], &[1])?, Some(0)),
+            &["extent 0"],
+            "empty axis",
+        )?;
+        expect_err(
+            e.take_with(&Array::from_slice(&[0i64], &[1])?, Some(0), IndexMode::Wrap),
+            &["extent 0"],
+            "wrap empty",
+        )?;
+        // An empty index on an empty axis is fine.
+        let none = e.take(&Array::<i64>::zeros(&[0]), Some(0))?;
+        assert_eq!(none.shape(), &[0, 3]);
+        expect_err(
+            a.index_select(0, &Array::from_slice(&[0i64; 4], &[2, 2])?),
+            &["1-D"],
+            "2-D index_select",
+        )?;
+        // Index results fuse with later element-wise work.
+        let f = &a.take(&Array::from_slice(&[4i8, 0], &[2])?, None)? * 2;
+        assert_eq!(f.to_vec()?, [28, 20]);
+        Ok(())
+    })
+}
+
+fn masks(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let mut rng = Rng::fresh();
+        for n in [1usize, 7, 1000, 5000] {
+            let bits: Vec<bool> = (0..n).map(|_| rng.next_u64() % 3 == 0).collect();
+            let vals: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+            let a = Array::from_slice(&vals, &[n])?;
+            let m = Array::from_slice(&bits, &[n])?;
+            let want: Vec<f32> = (0..n).filter(|&i| bits[i]).map(|i| vals[i]).collect();
+            assert_eq!(a.masked_select(&m)?.to_vec()?, want);
+            let nz: Vec<i64> = (0..n).filter(|&i| bits[i]).map(|i| i as i64).collect();
+            assert_eq!(m.nonzero()?[0].to_vec()?, nz);
+        }
+        let m = Array::from_slice(&[true, false, true, true, false, false], &[2, 3])?;
+        let nz = m.nonzero()?;
+        assert_eq!(nz[0].to_vec()?, [0, 0, 1]);
+        assert_eq!(nz[1].to_vec()?, [0, 2, 0]);
+        let none = Array::<bool>::zeros(&[4]);
+        assert_eq!(none.nonzero()?[0].len(), 0);
+        let a = Array::from_slice(&[1u8, 2, 3, 4], &[4])?;
+        assert_eq!(a.masked_select(&none)?.len(), 0);
+        Ok(())
+    })
+}
+
+/// a = arange(120).reshape(2, 3, 4, 5): strides 60, 20, 5, 1.
+fn numpy_table(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let a = Array::from_vec((0..120).collect::<Vec<i64>>(), &[2, 3, 4, 5])?;
+        let ar = |v: &[i64]| Idx::array(&Array::from_slice(v, &[v.len()]).expect("index"));
+        let sl =
+            |start: Option<isize>, end: Option<isize>, step: isize| Idx::Slice { start, end, step };
+        let col = Array::from_slice(&[0i64, 3], &[2, 1])?;
+        let mask23 = Array::from_slice(&[true, false, true, false, false, true], &[2, 3])?;
+        let mut m34 = vec![false; 12];
+        m34[1] = true;
+        m34[6] = true;
+        let mask34 = Array::from_slice(&m34, &[3, 4])?;
+        let rows = Array::from_slice(&[0i64, 1], &[2, 1])?;
+        // (case, index, expected shape, expected leading values)
+        let table: Vec<(&str, Vec<Idx>, Vec<usize>, Vec<i64>)> = vec![
+            // An integer and an array separated by a slice: advanced axes first.
+            (
+                "a[0, :, [1, 2]]",
+                vec![Idx::Int(0), Idx::full(), ar(&[1, 2])],
+                vec![2, 3, 5],
+                vec![5, 6, 7, 8, 9, 25],
+            ),
+            // Adjacent arrays: in place.
+            (
+                "a[:, [0, 2], [1, 3]]",
+                vec![Idx::full(), ar(&[0, 2]), ar(&[1, 3])],
+                vec![2, 2, 5],
+                vec![5, 6, 7, 8, 9, 55],
+            ),
+            // Separated arrays: first.
+            (
+                "a[[0, 1], :, [1, 3]]",
+                vec![ar(&[0, 1]), Idx::full(), ar(&[1, 3])],
+                vec![2, 3, 5],
+                vec![5, 6, 7, 8, 9, 25],
+            ),
+            (
+                "a[..., [0, 4]]",
+                vec![Idx::Ellipsis, ar(&[0, 4])],
+                vec![2, 3, 4, 2],
+                vec![0, 4, 5, 9, 10, 14],
+            ),
+            // An integer, a new axis, a slice, a 2-D array, a stepped slice: B = (2, 1) first.
+            (
+                "a[1, None, 1:3, [[0], [3]], ::2]",
+                vec![
+                    Idx::Int(1),
+                    Idx::NewAxis,
+                    sl(Some(1), Some(3), 1),
+                    Idx::array(&col),
+                    sl(None, None, 2),
+                ],
+                vec![2, 1, 1, 2, 3],
+                vec![80, 82, 84, 100, 102, 104, 95],
+            ),
+            (
+                "a[mask(2, 3)]",
+                vec![Idx::array(&mask23)],
+                vec![3, 4, 5],
+                vec![0, 1, 2, 3, 4, 5],
+            ),
+            (
+                "a[:, mask(3, 4)]",
+                vec![Idx::full(), Idx::array(&mask34)],
+                vec![2, 2, 5],
+                vec![5, 6, 7, 8, 9, 30],
+            ),
+            (
+                "a[[[0], [1]], [0, 1, 2]]",
+                vec![Idx::array(&rows), ar(&[0, 1, 2])],
+                vec![2, 3, 4, 5],
+                vec![0, 1, 2, 3, 4, 5],
+            ),
+            (
+                "a[-1, ::-1, 2]",
+                vec![Idx::Int(-1), sl(None, None, -1), Idx::Int(2)],
+                vec![3, 5],
+                vec![110, 111, 112, 113, 114, 90],
+            ),
+            (
+                "a[None, ..., None]",
+                vec![Idx::NewAxis, Idx::Ellipsis, Idx::NewAxis],
+                vec![1, 2, 3, 4, 5, 1],
+                vec![0, 1, 2],
+            ),
+            (
+                "a[[1], 1, [2], 1:4]",
+                vec![ar(&[1]), Idx::Int(1), ar(&[2]), sl(Some(1), Some(4), 1)],
+                vec![1, 3],
+                vec![91, 92, 93],
+            ),
+            (
+                "a[:, 1, :, [0, 1]]",
+                vec![Idx::full(), Idx::Int(1), Idx::full(), ar(&[0, 1])],
+                vec![2, 2, 4],
+                vec![20, 25, 30, 35, 80, 85],
+            ),
+            (
+                "a[1, 2]",
+                vec![Idx::Int(1), Idx::Int(2)],
+                vec![4, 5],
+                vec![100, 101],
+            ),
+            (
+                "a[:, :, -1:0:-2, [-1]]",
+                vec![
+                    Idx::full(),
+                    Idx::full(),
+                    sl(Some(-1), Some(0), -2),
+                    ar(&[-1]),
+                ],
+                vec![2, 3, 2, 1],
+                vec![19, 9, 39, 29],
+            ),
+        ];
+        for (name, idx, shape, lead) in table {
+            let r = a.index(&idx)?;
+            if r.shape() != &shape[..] {
+                return Err(format!("{name}: shape {:?}, expected {shape:?}", r.shape()).into());
+            }
+            let v = r.to_vec()?;
+            if v[..lead.len()] != lead[..] {
+                return Err(format!(
+                    "{name}: values {:?}, expected to start {lead:?}",
+                    &v[..lead.len().min(v.len())]
+                )
+                .into());
+            }
+        }
+        // The second case in full: a[i, j, k] = 60 i + 20 [0, 2][j] + 5 [1, 3][j] + k.
+        let r = a
+            .index(&[Idx::full(), ar(&[0, 2]), ar(&[1, 3])])?
+            .to_vec()?;
+        let want: Vec<i64> = (0..20)
+            .map(|f: usize| (60 * (f / 10) + [5, 55][(f / 5) % 2] + (f % 5)) as i64)
+            .collect();
+        assert_eq!(r, want);
+        expect_err(
+            a.index(&[
+                Idx::Int(0),
+                Idx::Int(0),
+                Idx::Int(0),
+                Idx::Int(0),
+                Idx::Int(0),
+            ]),
+            &["too many"],
+            "too many",
+        )?;
+        expect_err(
+            a.index(&[Idx::Ellipsis, Idx::Ellipsis]),
+            &["ellipsis"],
+            "two ellipses",
+        )?;
+        expect_err(a.index(&[Idx::Int(2)]), &["2"], "int out of range")?;
+        expect_err(
+            a.index(&[ar(&[0, 1]), ar(&[0, 1, 2])]),
+            &["broadcast"],
+            "index shapes",
+        )?;
+        expect_err(
+            a.index(&[Idx::full(), ar(&[3])]),
+            &["3", "extent 3"],
+            "array out of range",
+        )?;
+        Ok(())
+    })
+}
+
+fn assignment(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        // Broadcasting a row into a stepped region; negative steps.
+        let mut a = Array::<i32>::zeros(&[3, 4]);
+        a.assign(&s![..;2, ..], &Array::from_slice(&[1, 2, 3, 4], &[4])?)?;
+        assert_eq!(a.to_vec()?, [1, 2, 3, 4, 0, 0, 0, 0, 1, 2, 3, 4]);
+        a.assign(&s![1, ..;-1], &Array::from_slice(&[5, 6, 7, 8], &[4])?)?;
+        assert_eq!(a.slice(&s![1])?.to_vec()?, [8, 7, 6, 5]);
+        a.assign(&s![.., 3], &Array::from_slice(&[9, 9, 9], &[3, 1])?)?;
+        assert_eq!(a.to_vec()?, [1, 2, 3, 9, 8, 7, 6, 9, 1, 2, 3, 9]);
+        a.fill(&s![-1, 1..3], -1)?;
+        assert_eq!(a.slice(&s![2])?.to_vec()?, [1, -1, -1, 9]);
+        expect_err(
+            a.assign(&s![.., 1..3], &Array::from_slice(&[1, 2, 3], &[3])?),
+            &["[3]", "[3, 2]"],
+            "assign shape",
+        )?;
+        // A value computed from the array itself (a shift).
+        let mut v = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0], &[4])?;
+        let shifted = v.slice(&s![..-1])?;
+        v.assign(&s![1..], &shifted)?;
+        assert_eq!(v.to_vec()?, [1.0, 1.0, 2.0, 3.0]);
+        // masked_fill, masked_assign.
+        let b = Array::from_slice(&[1.0f32, -2.0, 3.0, -4.0], &[2, 2])?;
+        assert_eq!(
+            b.masked_fill(&b.less(0.0), 0.0)?.to_vec()?,
+            [1.0, 0.0, 3.0, 0.0]
+        );
+        expect_err(
+            b.masked_fill(&Array::from_slice(&[true; 3], &[3])?, 0.0),
+            &["[3]"],
+            "masked_fill shape",
+        )?;
+        let mut c = b.clone();
+        c.masked_assign(&b.greater(0.0), &Array::from_slice(&[10.0, 30.0], &[2])?)?;
+        assert_eq!(c.to_vec()?, [10.0, -2.0, 30.0, -4.0]);
+        expect_err(
+            c.clone()
+                .masked_assign(&b.greater(0.0), &Array::from_slice(&[1.0; 3], &[3])?),
+            &["[3]"],
+            "masked_assign count",
+        )?;
+        // put: negative indices, duplicates (the last wins), broadcasting, modes.
+        let mut p = Array::<u16>::zeros(&[2, 3]);
+        p.put(
+            &Array::from_slice(&[0i32, -1, 0, 2, 0], &[5])?,
+            &Array::from_slice(&[1, 2, 3, 4, 5], &[5])?,
+        )?;
+        assert_eq!(p.to_vec()?, [5, 0, 4, 0, 0, 2]);
+        p.put(&Array::from_slice(&[1u8, 3], &[2])?, &Array::scalar(7))?;
+        assert_eq!(p.to_vec()?, [5, 7, 4, 7, 0, 2]);
+        expect_err(
+            p.clone()
+                .put(&Array::from_slice(&[6i64], &[1])?, &Array::scalar(1)),
+            &["6", "extent 6"],
+            "put range",
+        )?;
+        expect_err(
+            p.clone().put(
+                &Array::from_slice(&[0i64, 1], &[2])?,
+                &Array::from_slice(&[1, 2, 3], &[3])?,
+            ),
+            &["[3]", "[2]"],
+            "put values",
+        )?;
+        p.put_with(
+            &Array::from_slice(&[-8i64], &[1])?,
+            &Array::scalar(9),
+            IndexMode::Wrap,
+        )?;
+        assert_eq!(p.to_vec()?, [5, 7, 4, 7, 9, 2]);
+        // assign_index with arrays and slices (separated: B first), duplicates last-wins.
+        let mut q = Array::from_vec((0..24).collect::<Vec<i64>>(), &[2, 3, 4])?;
+        let i = Array::from_slice(&[1i64, 1, 0], &[3])?;
+        q.assign_index(
+            &[Idx::array(&i), Idx::full(), Idx::Int(-1)],
+            &Array::from_slice(&[100, 200, 300], &[3, 1])?,
+        )?;
+        let r = q.to_vec()?;
+        for j in 0..3 {
+            assert_eq!(r[j * 4 + 3], 300);
+            assert_eq!(r[12 + j * 4 + 3], 200);
+        }
+        assert_eq!(r[0], 0);
+        expect_err(
+            q.assign_index(&[Idx::array(&i)], &Array::from_slice(&[1, 2], &[2])?),
+            &["[2]", "[3, 3, 4]"],
+            "assign_index shape",
+        )?;
+        Ok(())
+    })
+}
+
+/// Arrays are values: assignment never changes a clone, a view taken before, or the array a
+/// view came from.
+fn aliasing(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let a = Array::from_vec((0..12).map(|x| x as f32).collect(), &[3, 4])?;
+        a.eval()?;
+        let orig = a.to_vec()?;
+        let clone = a.clone();
+        let mut view = a.slice(&s![1.., 1..;2])?;
+        let before_view = view.to_vec()?;
+        view.fill(&s![..], -1.0)?;
+        assert_eq!(view.to_vec()?, [-1.0; 4]);
+        assert_eq!(a.to_vec()?, orig);
+        assert_eq!(clone.to_vec()?, orig);
+        let mut b = a.clone();
+        let seen = b.slice(&s![0])?;
+        b.assign(&s![0], &Array::from_slice(&[9.0, 9.0, 9.0, 9.0], &[4])?)?;
+        assert_eq!(seen.to_vec()?, [0.0, 1.0, 2.0, 3.0]);
+        assert_eq!(a.to_vec()?, orig);
+        assert_eq!(b.slice(&s![0])?.to_vec()?, [9.0; 4]);
+        let mut c = a.reshape(&[12])?;
+        c.put(&Array::from_slice(&[0i64], &[1])?, &Array::scalar(42.0))?;
+        c.masked_assign(&c.greater(10.0), &Array::scalar(0.0))?;
+        assert_eq!(a.to_vec()?, orig);
+        assert_eq!(c.to_vec()?[0], 0.0);
+        let mut e = a.clone();
+        e.assign_index(
+            &[Idx::array(&Array::from_slice(&[2i64], &[1])?)],
+            &Array::scalar(5.0),
+        )?;
+        assert_eq!(a.to_vec()?, orig);
+        assert_eq!(clone.to_vec()?, orig);
+        assert_eq!(view.to_vec()?, [-1.0; 4]);
+        assert_ne!(before_view, view.to_vec()?);
+        let sc = a.scatter_add(
+            0,
+            &Array::from_slice(&[0i64; 4], &[1, 4])?,
+            &Array::scalar(1.0),
+            Default::default(),
+        )?;
+        assert_eq!(sc.slice(&s![0])?.to_vec()?, [1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(a.to_vec()?, orig);
+        Ok(())
+    })
+}
+
+/// Millions of elements (multi-block kernels) on CUDA, fewer on the CPU.
+fn large(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let n = if d == Device::CPU { 1 << 16 } else { 3_000_017 };
+        let mut rng = Rng::fresh();
+        let src: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let idx: Vec<i64> = (0..n)
+            .map(|_| (rng.next_u64() % n as u64) as i64 - (n / 2) as i64)
+            .collect();
+        let a = Array::from_slice(&src, &[n])?;
+        let g = a.take(&Array::from_slice(&idx, &[n])?, None)?.to_vec()?;
+        for (k, (&gv, &i)) in g.iter().zip(&idx).enumerate() {
+            if gv != src[norm_idx(i, n)] {
+                return Err(format!("large take: element {k}").into());
+            }
+        }
+        let bits: Vec<bool> = (0..n).map(|i| i % 3 == 1).collect();
+        let sel = a
+            .masked_select(&Array::from_slice(&bits, &[n])?)?
+            .to_vec()?;
+        assert_eq!(sel.len(), n / 3 + usize::from(n % 3 == 2));
+        assert!(
+            sel.iter()
+                .enumerate()
+                .all(|(k, &v)| v == (3 * k + 1) as f32)
+        );
+        let mut b = a.clone();
+        b.fill(&s![1..;2], 0.0)?;
+        let bv = b.to_vec()?;
+        assert!(
+            bv.iter()
+                .enumerate()
+                .all(|(k, &v)| v == if k % 2 == 1 { 0.0 } else { k as f32 })
+        );
+        Ok(())
+    })
+}
+
+pub const BODIES: &[(&str, Body)] = &[
+    ("gathers_all_dtypes", gathers_all_dtypes),
+    ("modes_and_errors", modes_and_errors),
+    ("masks", masks),
+    ("numpy_table", numpy_table),
+    ("assignment", assignment),
+    ("aliasing", aliasing),
+    ("large", large),
+];
+
+pub fn tests() -> Vec<Test> {
+    let mut v = Vec::new();
+    for &(name, body) in BODIES.iter().chain(crate::index_scatter::BODIES) {
+        v.push(Test::cpu(format!("cpu::index::{name}"), move || {
+            body(Device::CPU)
+        }));
+        v.push(Test::gpu(format!("cuda::index::{name}"), move || {
+            body(Device::cuda(0))
+        }));
+    }
+    v.extend(crate::index_scatter::extra_tests());
+    v
+}
