@@ -624,7 +624,11 @@ fn scans_millions(d: Device) -> TestResult {
         let want: Vec<i64> = (0..n).filter(|&i| x[i] > 400.0).map(|i| i as i64).collect();
         same(&m.argwhere()?.to_vec()?, &want, "argwhere of millions")?;
         let want: Vec<f32> = x.iter().copied().filter(|&v| v > 400.0).collect();
-        same(&a.masked_select(&m)?.to_vec()?, &want, "masked_select of millions")?;
+        same(
+            &a.masked_select(&m)?.to_vec()?,
+            &want,
+            "masked_select of millions",
+        )?;
         // Two long lines and a key scan over millions.
         let n = 2 * 1_500_001;
         let x: Vec<i32> = (0..n).map(|_| (rng.next_u64() % 7) as i32 - 3).collect();
