@@ -616,6 +616,19 @@ fn scans_millions(d: Device) -> TestResult {
             let want = reference::<i64, i64>(&xi, (1, n, 1), ScanOp::Max, false, None);
             same(&(&ai * 1i64).cummax(0)?.to_vec()?, &want, "cummax of i64")?;
         }
+        // Compaction over thousands of tiles (the ranks chained by look-back).
+        let n = 5_000_001;
+        let x: Vec<f32> = (0..n).map(|_| (rng.next_u64() % 1000) as f32).collect();
+        let a = Array::from_slice(&x, &[n])?;
+        let m = a.greater(400.0f32);
+        let want: Vec<i64> = (0..n).filter(|&i| x[i] > 400.0).map(|i| i as i64).collect();
+        same(&m.argwhere()?.to_vec()?, &want, "argwhere of millions")?;
+        let want: Vec<f32> = x.iter().copied().filter(|&v| v > 400.0).collect();
+        same(
+            &a.masked_select(&m)?.to_vec()?,
+            &want,
+            "masked_select of millions",
+        )?;
         // Two long lines and a key scan over millions.
         let n = 2 * 1_500_001;
         let x: Vec<i32> = (0..n).map(|_| (rng.next_u64() % 7) as i32 - 3).collect();

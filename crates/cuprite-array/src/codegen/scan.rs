@@ -4,12 +4,16 @@
 //!
 //! - [`scan_tiles`]: a single-pass scan with decoupled look-back (Merrill & Garland 2016). Each
 //!   block takes the next tile id from an atomic counter, scans its tile (striped loads into
-//!   shared memory, a per-thread serial scan, warp shuffles, a step over the warp totals),
-//!   publishes its aggregate (flag 1), looks back with one warp over the status of up to 32
-//!   predecessors at a time until it meets an inclusive prefix (flag 2), and publishes its own
-//!   inclusive prefix. Lines of the scanned axis are tiled independently (a line of one tile
-//!   needs no look-back at all). The same kernel compacts (nonzero, masked_select): the scan of
-//!   the flags gives each kept element its output position.
+//!   shared memory padded against bank conflicts, a per-thread serial scan, warp shuffles, a
+//!   step over the warp totals), publishes its aggregate (flag 1), looks back with one warp over
+//!   the status of up to 32 predecessors at a time until it meets an inclusive prefix (flag 2),
+//!   and publishes its own inclusive prefix. For accumulators of up to 4 bytes (not keyed) the
+//!   flag and the value share one 64-bit status word, so one load reads both and no fence
+//!   orders them; wider ones publish the value, fence, then the flag. Lines of the scanned axis
+//!   are tiled independently (a line of one tile needs no look-back at all). The same kernel
+//!   compacts (nonzero, masked_select): the scan of the flags gives each kept element its
+//!   output position (32-bit ranks below 2^31 elements); kept elements are staged in shared
+//!   memory by rank so the block writes its run of the output contiguously.
 //! - [`scan_columns`]: one thread per line, for many lines along a non-innermost axis
 //!   (neighbouring threads read neighbouring elements).
 //! - [`search_kernel`] (in `search`): `searchsorted`, one thread per query.
@@ -43,8 +47,9 @@ pub(crate) enum Sink {
     },
     /// Compaction of the elements whose program output 0 (bool) is set: program output 1
     /// (`values`) is written at each kept element's rank, or (not `values`) the coordinates of
-    /// each kept element as a row of `i64`.
-    Compact { values: bool },
+    /// each kept element as a row of `i64`. `wide`: ranks in 64 bits (2^31 elements or more),
+    /// else 32.
+    Compact { values: bool, wide: bool },
 }
 
 /// A scan kernel's configuration (with the program's structure, what determines its source).
@@ -67,8 +72,30 @@ impl ScanSpec {
     fn acc(self) -> DType {
         match self.sink {
             Sink::Scan { .. } => self.out,
-            Sink::Compact { .. } => DType::I64,
+            Sink::Compact { wide: true, .. } => DType::I64,
+            Sink::Compact { wide: false, .. } => DType::I32,
         }
+    }
+
+    /// Whether the look-back status of a tile is one 64-bit word (flag in the high half, the
+    /// value's bits in the low half): accumulators of up to 4 bytes, not keyed.
+    pub(crate) fn packed(self) -> bool {
+        !self.keyed() && self.acc().c_compute_size() <= 4
+    }
+
+    /// The shift of the shared-memory padding: one element of padding every `1 << shift`
+    /// elements, so that both the striped and the per-thread accesses avoid bank conflicts.
+    fn pad_shift(self) -> usize {
+        match self.elem_size() {
+            0..=4 => 5,
+            5..=8 => 4,
+            _ => 3,
+        }
+    }
+
+    /// Elements of a padded shared tile.
+    fn padded(self) -> usize {
+        self.tile() + (self.tile() >> self.pad_shift())
     }
 
     fn keyed(self) -> bool {
@@ -82,11 +109,18 @@ impl ScanSpec {
     }
 
     /// Elements per thread of a tile: 16 for elements of up to 4 bytes, 8 above, 4 for keyed
-    /// scans and value compaction (more shared memory per element).
+    /// scans; value compaction keeps 16 only for values and ranks of up to 4 bytes (it stages
+    /// the values in shared memory too).
     pub(crate) fn items(self) -> usize {
         if self.keyed() {
             4
-        } else if matches!(self.sink, Sink::Compact { values: true }) || self.elem_size() > 4 {
+        } else if let Sink::Compact { values: true, .. } = self.sink {
+            if self.elem_size() <= 4 && self.out.size() <= 4 {
+                16
+            } else {
+                8
+            }
+        } else if self.elem_size() > 4 {
             8
         } else {
             16
@@ -181,7 +215,7 @@ fn element_code(spec: ScanSpec) -> String {
     let size = acc.c_compute_size();
     let (op, idv) = match spec.sink {
         Sink::Scan { op, .. } => (operator(op, acc), identity(op, acc)),
-        Sink::Compact { .. } => ("(a + b)".to_string(), "0LL".to_string()),
+        Sink::Compact { .. } => ("(a + b)".to_string(), format!("({a})0")),
     };
     let mut s = format!(
         "typedef {a} A_;\n__device__ __forceinline__ A_ op_(A_ a, A_ b) {{ return {op}; }}\n"
@@ -229,6 +263,19 @@ __device__ __forceinline__ void st_(E_ *p, E_ x) {{ *(volatile E_ *)p = x; }}
 "#
         );
     }
+    if spec.packed() {
+        s.push_str(
+            r#"union PkU_ { A_ v; unsigned u; };
+__device__ __forceinline__ unsigned long long pk_(unsigned f, A_ v) { PkU_ c; c.u = 0u; c.v = v; return ((unsigned long long)f << 32) | (unsigned long long)c.u; }
+__device__ __forceinline__ A_ upk_(unsigned long long w) { PkU_ c; c.u = (unsigned)w; return c.v; }
+"#,
+        );
+    }
+    let _ = writeln!(
+        s,
+        "__device__ __forceinline__ int pix_(int x) {{ return x + (x >> {}); }}",
+        spec.pad_shift()
+    );
     s
 }
 
@@ -271,8 +318,11 @@ fn kernel_name(spec: ScanSpec, kind: &str) -> String {
             if exclusive { "_excl" } else { "" },
             if keyed { "_bykey" } else { "" }
         ),
-        Sink::Compact { values: true } => "masked_select".into(),
-        Sink::Compact { values: false } => "nonzero".into(),
+        Sink::Compact { values, wide } => format!(
+            "{}{}",
+            if values { "masked_select" } else { "nonzero" },
+            if wide { "_wide" } else { "" }
+        ),
     };
     format!("cuprite_scan_{kind}_{what}_{}", spec.out.name())
 }
@@ -293,13 +343,105 @@ fn scan_value(spec: ScanSpec) -> String {
     }
 }
 
+/// The look-back of a tile whose status is one 64-bit word (see [`ScanSpec::packed`]): one
+/// load reads the flag and the value together.
+const PACKED_LOOK_BACK: &str = r#"  if (tpl_ > 1) {
+    if (w_ == 0) {
+      volatile unsigned long long *sw_ = (volatile unsigned long long *)flags_;
+      if (tt_ == 0) {
+        if (lane_ == 0) {
+          sw_[tid_] = pk_(2u, agg_blk_);
+          pre_sh_ = ident_();
+        }
+      } else {
+        if (lane_ == 0) sw_[tid_] = pk_(1u, agg_blk_);
+        E_ acc_ = ident_();
+        long long back_ = 1;
+        while (true) {
+          const long long dq_ = back_ + lane_;
+          unsigned f_ = 2u;
+          E_ v_ = ident_();
+          if (dq_ <= tt_) {
+            unsigned long long wd_;
+            do { wd_ = sw_[tid_ - dq_]; } while ((wd_ >> 32) == 0ull);
+            f_ = (unsigned)(wd_ >> 32);
+            v_ = upk_(wd_);
+          }
+          const unsigned m2_ = __ballot_sync(0xffffffffu, f_ == 2u);
+          const int stop_ = m2_ ? __ffs(m2_) - 1 : 32;
+          if (lane_ > stop_) v_ = ident_();
+          #pragma unroll
+          for (unsigned d_ = 1; d_ < 32; d_ <<= 1) { const E_ y_ = e_dn_(v_, d_); if ((unsigned)lane_ + d_ < 32u) v_ = comb_(y_, v_); }
+          acc_ = comb_(e_ix_(v_, 0), acc_);
+          if (m2_) break;
+          back_ += 32;
+        }
+        if (lane_ == 0) {
+          sw_[tid_] = pk_(2u, comb_(acc_, agg_blk_));
+          pre_sh_ = acc_;
+        }
+      }
+    }
+"#;
+
+/// The look-back of a tile whose status is a flag beside a wider value: the value is
+/// published before a fence and the flag, and read after the flag and a fence.
+const SPLIT_LOOK_BACK: &str = r#"  if (tpl_ > 1) {
+    if (w_ == 0) {
+      if (tt_ == 0) {
+        if (lane_ == 0) {
+          st_(incl_ + tid_, agg_blk_);
+          __threadfence();
+          *(volatile unsigned *)(flags_ + tid_) = 2u;
+          pre_sh_ = ident_();
+        }
+      } else {
+        if (lane_ == 0) {
+          st_(agg_ + tid_, agg_blk_);
+          __threadfence();
+          *(volatile unsigned *)(flags_ + tid_) = 1u;
+        }
+        E_ acc_ = ident_();
+        long long back_ = 1;
+        while (true) {
+          const long long dq_ = back_ + lane_;
+          const bool valid_ = dq_ <= tt_;
+          unsigned f_ = 2u;
+          if (valid_) {
+            do { f_ = *(volatile unsigned *)(flags_ + (tid_ - dq_)); } while (f_ == 0u);
+          }
+          __threadfence();
+          E_ v_ = ident_();
+          if (valid_) v_ = ld_((f_ == 2u ? incl_ : agg_) + (tid_ - dq_));
+          const unsigned m2_ = __ballot_sync(0xffffffffu, f_ == 2u);
+          const int stop_ = m2_ ? __ffs(m2_) - 1 : 32;
+          if (lane_ > stop_) v_ = ident_();
+          #pragma unroll
+          for (unsigned d_ = 1; d_ < 32; d_ <<= 1) { const E_ y_ = e_dn_(v_, d_); if ((unsigned)lane_ + d_ < 32u) v_ = comb_(y_, v_); }
+          acc_ = comb_(e_ix_(v_, 0), acc_);
+          if (m2_) break;
+          back_ += 32;
+        }
+        if (lane_ == 0) {
+          st_(incl_ + tid_, comb_(acc_, agg_blk_));
+          __threadfence();
+          *(volatile unsigned *)(flags_ + tid_) = 2u;
+          pre_sh_ = acc_;
+        }
+      }
+    }
+"#;
+
 /// The single-pass look-back kernel. Parameters: the program's (output `out0`), then `len_`
 /// (line length), `inner_` (stride of the line), `tpl_` (tiles per line), `flags_`, `agg_`,
 /// `incl_` (status per tile, read only when `tpl_ > 1`), `ctr_` (the tile counter, zero).
+/// When [`ScanSpec::packed`], `flags_` holds one zeroed 64-bit status word per tile and
+/// `agg_`/`incl_` are unused.
 /// Element `i` of line `o * inner + j` is the program's element `(o * len + i) * inner + j`.
 pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec) -> KernelSource {
     let items = spec.items();
     let tile = spec.tile();
+    let padded = spec.padded();
     let warps = BLOCK / 32;
     let name = kernel_name(spec, "tiles");
     let keyed = spec.keyed();
@@ -311,7 +453,7 @@ pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec) -> KernelSource {
     );
     let _ = writeln!(
         s,
-        "  __shared__ E_ sh_[{tile}];\n  __shared__ E_ wt_[32];\n  __shared__ E_ pre_sh_;\n  __shared__ long long tid_sh_;"
+        "  __shared__ E_ sh_[{padded}];\n  __shared__ E_ wt_[32];\n  __shared__ E_ pre_sh_;\n  __shared__ long long tid_sh_;"
     );
     let kt = if keyed {
         cty(p.instrs[p.outputs[1]].dtype)
@@ -324,23 +466,23 @@ pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec) -> KernelSource {
             "  __shared__ {kt} shk_[{tile}];\n  __shared__ {kt} kprev_;"
         );
     }
-    let values = matches!(spec.sink, Sink::Compact { values: true });
+    let values = matches!(spec.sink, Sink::Compact { values: true, .. });
     if values {
-        let _ = writeln!(s, "  __shared__ {} shv_[{tile}];", cty(spec.out));
+        let _ = writeln!(s, "  __shared__ {} shv_[{padded}];", cty(spec.out));
     }
     // The element a thread reads, as the scan sees it.
     let load = match spec.sink {
         Sink::Scan { .. } => {
-            let mut l = "sh_[x_] = mk_(V0);".to_string();
+            let mut l = "sh_[pix_(x_)] = mk_(V0);".to_string();
             if keyed {
                 l.push_str(" shk_[x_] = V1;");
             }
             l
         }
-        Sink::Compact { values } => {
-            let mut l = "sh_[x_] = (long long)(V0 != 0);".to_string();
+        Sink::Compact { values, .. } => {
+            let mut l = "sh_[pix_(x_)] = (A_)(V0 != 0);".to_string();
             if values {
-                l.push_str(" shv_[x_] = V1;");
+                l.push_str(" shv_[pix_(x_)] = V1;");
             }
             l
         }
@@ -362,7 +504,7 @@ pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec) -> KernelSource {
     if (x_ < cnt_) {{
       const long long lin_ = (o_ * (long long)len_ + start_ + x_) * (long long)inner_ + j_;
 {}    }} else {{
-      sh_[x_] = ident_();
+      sh_[pix_(x_)] = ident_();
     }}
   }}
 "#,
@@ -390,7 +532,7 @@ pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec) -> KernelSource {
   #pragma unroll
   for (int q_ = 0; q_ < {items}; ++q_) {{
     const int x_ = t_ * {items} + q_;
-    E_ e_ = sh_[x_];
+    E_ e_ = sh_[pix_(x_)];
     {flag}
     rr_[q_] = q_ == 0 ? e_ : comb_(rr_[q_ > 0 ? q_ - 1 : 0], e_);
   }}
@@ -410,51 +552,17 @@ pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec) -> KernelSource {
   __syncthreads();
   const E_ agg_blk_ = wt_[{warps} - 1];
   const E_ wp_ = w_ > 0 ? wt_[w_ > 0 ? w_ - 1 : 0] : ident_();
-  if (tpl_ > 1) {{
-    if (w_ == 0) {{
-      if (tt_ == 0) {{
-        if (lane_ == 0) {{
-          st_(incl_ + tid_, agg_blk_);
-          __threadfence();
-          *(volatile unsigned *)(flags_ + tid_) = 2u;
-          pre_sh_ = ident_();
-        }}
-      }} else {{
-        if (lane_ == 0) {{
-          st_(agg_ + tid_, agg_blk_);
-          __threadfence();
-          *(volatile unsigned *)(flags_ + tid_) = 1u;
-        }}
-        E_ acc_ = ident_();
-        long long back_ = 1;
-        while (true) {{
-          const long long dq_ = back_ + lane_;
-          const bool valid_ = dq_ <= tt_;
-          unsigned f_ = 2u;
-          if (valid_) {{
-            do {{ f_ = *(volatile unsigned *)(flags_ + (tid_ - dq_)); }} while (f_ == 0u);
-          }}
-          __threadfence();
-          E_ v_ = ident_();
-          if (valid_) v_ = ld_((f_ == 2u ? incl_ : agg_) + (tid_ - dq_));
-          const unsigned m2_ = __ballot_sync(0xffffffffu, f_ == 2u);
-          const int stop_ = m2_ ? __ffs(m2_) - 1 : 32;
-          if (lane_ > stop_) v_ = ident_();
-          #pragma unroll
-          for (unsigned d_ = 1; d_ < 32; d_ <<= 1) {{ const E_ y_ = e_dn_(v_, d_); if ((unsigned)lane_ + d_ < 32u) v_ = comb_(y_, v_); }}
-          acc_ = comb_(e_ix_(v_, 0), acc_);
-          if (m2_) break;
-          back_ += 32;
-        }}
-        if (lane_ == 0) {{
-          st_(incl_ + tid_, comb_(acc_, agg_blk_));
-          __threadfence();
-          *(volatile unsigned *)(flags_ + tid_) = 2u;
-          pre_sh_ = acc_;
-        }}
-      }}
-    }}
-  }} else if (t_ == 0) {{
+"#
+    );
+    let look_back = if spec.packed() {
+        PACKED_LOOK_BACK
+    } else {
+        SPLIT_LOOK_BACK
+    };
+    s.push_str(look_back);
+    let _ = write!(
+        s,
+        r#"  }} else if (t_ == 0) {{
     pre_sh_ = ident_();
   }}
   __syncthreads();
@@ -472,7 +580,7 @@ pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec) -> KernelSource {
     const E_ ie_ = comb_(tp_, rr_[q_]);
     const bool fl_ = (fm_ >> q_) & 1u;
     (void)pe_; (void)ie_; (void)fl_;
-    sh_[x_] = mk_({});
+    sh_[pix_(x_)] = mk_({});
   }}
   __syncthreads();
   #pragma unroll
@@ -486,12 +594,14 @@ pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec) -> KernelSource {
 }}
 "#,
                 scan_value(spec),
-                store_conv(spec.out, "val_(sh_[x_])")
+                store_conv(spec.out, "val_(sh_[pix_(x_)])")
             );
         }
-        Sink::Compact { values } => {
+        Sink::Compact { values, .. } => {
             let write = if values {
-                format!("out0[pos_] = {};", store_conv(spec.out, "shv_[x_]"))
+                format!("out0[pos_] = {};", store_conv(spec.out, "shv_[pix_(x_)]"))
+            } else if p.shape.len() == 1 {
+                "out0[pos_] = start_ + x_;".to_string()
             } else {
                 let nd = p.shape.len();
                 let mut w = String::from("long long rem_ = start_ + x_;");
@@ -506,13 +616,21 @@ pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec) -> KernelSource {
             };
             let _ = write!(
                 s,
-                r#"  #pragma unroll
+                r#"  const E_ lb_ = comb_(wp_, tex_);
+  #pragma unroll
   for (int q_ = 0; q_ < {items}; ++q_) {{
-    const int x_ = t_ * {items} + q_;
     if ((fm_ >> q_) & 1u) {{
-      const long long pos_ = q_ == 0 ? tp_ : comb_(tp_, rr_[q_ > 0 ? q_ - 1 : 0]);
-      {write}
+      const E_ lr_ = q_ == 0 ? lb_ : comb_(lb_, rr_[q_ > 0 ? q_ - 1 : 0]);
+      sh_[pix_((int)lr_)] = (E_)(t_ * {items} + q_);
     }}
+  }}
+  __syncthreads();
+  const int kept_ = (int)agg_blk_;
+  const long long base_ = (long long)pre_sh_;
+  for (int i_ = t_; i_ < kept_; i_ += {BLOCK}) {{
+    const int x_ = (int)sh_[pix_(i_)];
+    const long long pos_ = base_ + i_;
+    {write}
   }}
 }}
 "#

@@ -78,8 +78,8 @@ impl ScanCall {
         match self.spec.sink {
             Sink::Scan { keyed: true, .. } => "scan_by_key",
             Sink::Scan { .. } => "scan",
-            Sink::Compact { values: true } => "masked_select",
-            Sink::Compact { values: false } => "argwhere",
+            Sink::Compact { values: true, .. } => "masked_select",
+            Sink::Compact { values: false, .. } => "argwhere",
         }
     }
 
@@ -118,7 +118,7 @@ impl ScanCall {
                 dims,
                 out.bytes_mut(),
             ),
-            Sink::Compact { values } => {
+            Sink::Compact { values, .. } => {
                 cpu::compact::<A>(prog, values, self.spec.out, out.bytes_mut())
             }
         }
@@ -179,7 +179,7 @@ impl FusedCall for ScanCall {
             )));
         }
         let class = match self.spec.sink {
-            Sink::Compact { values: false } => Class::I64,
+            Sink::Compact { values: false, .. } => Class::I64,
             _ => self.spec.out.class(),
         };
         match class {
@@ -271,9 +271,12 @@ impl FusedCall for ScanCall {
                     self.n
                 ))
             })?;
-        // The look-back status: a counter and one flag per tile (zeroed), then the aggregate
+        // The look-back status: a counter (16 bytes, zeroed), then either one zeroed 64-bit
+        // status word per tile (packed) or one zeroed flag per tile and, apart, the aggregate
         // and inclusive prefix of each tile.
-        let (flags, status) = if tpl > 1 {
+        let (flags, status) = if tpl > 1 && spec.packed() {
+            (Some(scratch(st, stream, 8 * tiles + 16, true)?), None)
+        } else if tpl > 1 {
             let f = scratch(st, stream, 4 * (tiles + 4), true)?;
             let s = scratch(st, stream, 2 * spec.status_size() * tiles, false)?;
             (Some(f), Some(s))
@@ -290,7 +293,7 @@ impl FusedCall for ScanCall {
             tpl as u64,
             if tpl > 1 { fp + 16 } else { 0 },
             sp,
-            if tpl > 1 {
+            if status.is_some() {
                 sp + (spec.status_size() * tiles) as u64
             } else {
                 0
@@ -303,9 +306,10 @@ impl FusedCall for ScanCall {
             }
         }
         // SAFETY: the words are the kernel's parameters in order (the program's from its
-        // `ParamPlan`, then the geometry and the status arrays: a zeroed counter, `tiles`
-        // zeroed flags after 16 bytes, and `2 * tiles` status elements, or null and unread
-        // when every line is one tile); the kernel reads the program's inputs through their
+        // `ParamPlan`, then the geometry and the status arrays: a zeroed counter, after 16
+        // bytes `tiles` zeroed 64-bit status words (packed) or `tiles` zeroed flags and
+        // `2 * tiles` status elements, or null and unread when every line is one tile); the
+        // kernel reads the program's inputs through their
         // layouts and writes the output rows it was made for; every buffer is declared.
         unsafe {
             stream.launch_packed(

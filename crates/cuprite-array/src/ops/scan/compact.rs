@@ -39,7 +39,10 @@ impl<T: Element> Array<T> {
         let nd = self.ndim();
         let call = Arc::new(ScanCall {
             spec: ScanSpec {
-                sink: Sink::Compact { values: false },
+                sink: Sink::Compact {
+                    values: false,
+                    wide: numel(self.shape()) > i32::MAX as usize,
+                },
                 out: DType::I64,
             },
             outer: 1,
@@ -116,7 +119,10 @@ impl<T: Element> Array<T> {
         let count = count(&m)?;
         let call = Arc::new(ScanCall {
             spec: ScanSpec {
-                sink: Sink::Compact { values: true },
+                sink: Sink::Compact {
+                    values: true,
+                    wide: numel(&shape) > i32::MAX as usize,
+                },
                 out: T::DTYPE,
             },
             outer: 1,
