@@ -11,6 +11,7 @@ mod hardening;
 mod interop;
 mod library;
 mod linalg;
+mod mesh;
 mod props;
 mod rows;
 mod units;
@@ -38,6 +39,7 @@ fn main() {
     tests.extend(interop::tests());
     tests.extend(library::tests());
     tests.extend(linalg::tests());
+    tests.extend(mesh::tests());
     tests.extend(props::tests());
     tests.extend(rows::tests());
     tests.extend(units::tests());
