@@ -25,6 +25,9 @@ use cuprite::nccl::{self, Comm, NcclType};
 use cuprite::{DeviceView, DeviceViewMut, Stream};
 use std::sync::Arc;
 
+/// Held while a collective is enqueued (see [`with_nccl`]).
+static LAUNCH: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// How partial results combine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Combine {
@@ -122,6 +125,10 @@ fn with_nccl(mesh: &Mesh, parts: Vec<Arc<Node>>, how: Combine) -> Result<Vec<Arc
             )),
         })
         .collect::<Result<Vec<&DevBuf>>>()?;
+    // One launch at a time in the process: the collectives of two meshes over the same GPUs
+    // then queue in the same order on every device's stream (NCCL deadlocks where two
+    // communicators' kernels meet in opposite orders on two streams).
+    let _order = LAUNCH.lock().unwrap_or_else(|e| e.into_inner());
     mesh.with_comms(|comms| {
         let op = nccl_op(how);
         match w {

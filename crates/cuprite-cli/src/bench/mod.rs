@@ -27,6 +27,7 @@ pub mod interop;
 pub mod launch;
 pub mod linalg;
 pub mod memory;
+pub mod mesh;
 pub mod nccl;
 pub mod plot;
 pub mod report;
@@ -77,6 +78,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(curves::benchmarks());
     v.extend(fft::benchmarks());
     v.extend(nccl::benchmarks());
+    v.extend(mesh::benchmarks());
     v.extend(blas::benchmarks());
     v
 }
