@@ -29,6 +29,10 @@
 //! measured agreed bit for bit). At exit the process waits for a library build in progress
 //! (once per machine and NVRTC version; `cuprite bench array/jit_first_use` times it).
 //!
+//! In a process that sees several GPUs, a kernel built for one device is kept as its image and
+//! loaded as it is on every other device of the same architecture (quick and optimised builds
+//! alike), so work sharded over several GPUs ([`crate::mesh`]) compiles once per architecture.
+//!
 //! The environment switches are read once into [`JitConfig`].
 //!
 //! # Disk cache
