@@ -106,7 +106,7 @@ fn gathered_close<T: Element>(
 }
 
 /// The checks of one mesh; references run on the mesh's first device.
-fn suite(mesh: &Mesh) -> TestResult {
+pub fn suite(mesh: &Mesh) -> TestResult {
     let dev = mesh.devices()[0];
     let mut rng = Rng::fresh();
     let ranks = mesh.len();
