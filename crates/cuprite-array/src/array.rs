@@ -232,10 +232,39 @@ impl<T: Element> Array<T> {
         contiguous_storage(&self.node)
     }
 
-    /// This array on `device` (a copy through the host when the device differs).
+    /// This array on `device`. Between two GPUs the copy goes GPU to GPU (peer access is
+    /// enabled on first use) and never blocks the host; only where the two GPUs cannot reach
+    /// each other does the driver stage it through host memory, still asynchronously
+    /// (`cuprite::peer::stats` counts both paths). Between the CPU and a GPU it goes through
+    /// the host.
+    ///
+    /// ```
+    /// use cuprite_array::{Array, Device};
+    /// let a = Array::from_slice_on(Device::CPU, &[1.0f32, 2.0], &[2])?;
+    /// assert_eq!(a.to_device(Device::CPU)?.to_vec()?, [1.0, 2.0]);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
     pub fn to_device(&self, device: Device) -> Result<Self> {
         if device == self.device() {
             return Ok(self.clone());
+        }
+        if device.backend == crate::device::Backend::Cuda
+            && self.device().backend == crate::device::Backend::Cuda
+        {
+            let s = self.contiguous_storage()?;
+            let Storage::Cuda(src) = &*s else {
+                return Err(Error::DeviceMismatch(format!(
+                    "an array of {} holds host memory",
+                    self.device()
+                )));
+            };
+            let copy = backend::cuda::copy_to(src, device.ordinal)?;
+            return Ok(Self::from_storage(
+                copy,
+                Layout::contiguous(self.shape()),
+                self.shape(),
+                device,
+            ));
         }
         let v = self.to_vec()?;
         Self::from_slice_on(device, &v, self.shape())

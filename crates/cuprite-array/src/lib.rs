@@ -20,6 +20,7 @@
 //!
 //! | layer | modules | owns |
 //! |---|---|---|
+//! | several devices | [`mesh`] | a [`mesh::Mesh`] of devices, [`mesh::Sharded`] arrays over it, their collectives |
 //! | catalogue | `ops/*`, [`interop`], [`random`] | user-facing operations; library calls (`ops/scan.rs`, `ops/fft`, `ops/linalg`, `ops/rows.rs`, `ops/histogram.rs`, the gamma sampler of `ops/sampling.rs`, the scatters of `ops/index`) |
 //! | arrays | `array`, `creation`, `display` | `Array<T>`, a handle on a graph node |
 //! | scheduling | `schedule` | when a graph is realised: grouping, library calls first, OOM retry, `sync`/`device_gc` |
@@ -53,6 +54,7 @@ pub(crate) mod graph;
 pub mod interop;
 pub mod jit;
 pub mod memory;
+pub mod mesh;
 pub(crate) mod op;
 pub mod ops;
 pub mod random;

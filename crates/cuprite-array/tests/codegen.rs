@@ -154,6 +154,13 @@ fn every_generated_kernel_compiles() -> TestResult {
             errors.push(format!("index::{name}: {e}"));
         }
     }
+    // Sharded programs over a CPU mesh: the reductions of every dtype the mesh tests use.
+    if let Err(e) = cuprite_array::mesh::Mesh::cpu(2)
+        .map_err(|e| e.into())
+        .and_then(|m| crate::mesh::suite(&m))
+    {
+        errors.push(format!("mesh::suite: {e}"));
+    }
     for (name, body) in crate::props::fixed_cases() {
         if let Err(e) = body() {
             errors.push(format!("{name}: {e}"));

@@ -14,6 +14,7 @@ mod index_scatter;
 mod interop;
 mod library;
 mod linalg;
+mod mesh;
 mod props;
 mod rows;
 mod scan;
@@ -45,6 +46,7 @@ fn main() {
     tests.extend(interop::tests());
     tests.extend(library::tests());
     tests.extend(linalg::tests());
+    tests.extend(mesh::tests());
     tests.extend(props::tests());
     tests.extend(rows::tests());
     tests.extend(scan::tests());

@@ -110,6 +110,9 @@ fn reduction_kernel(
         (Min, Class::F64) => "dinf()".into(),
         (Max, Class::F32) => "(-finf())".into(),
         (Max, Class::F64) => "(-dinf())".into(),
+        // `bool`: `false` is the smallest value, `true` the largest.
+        (Min, _) if acc_d == DType::Bool => format!("({at})1"),
+        (Max, _) if acc_d == DType::Bool => format!("({at})0"),
         (Min, _) => format!("({at}){}", int_limits(acc_d).1),
         (Max, _) => format!("({at}){}", int_limits(acc_d).0),
     };

@@ -51,6 +51,62 @@ static RETIRED: Mutex<Vec<Arc<Kernel>>> = Mutex::new(Vec::new());
 /// it empty themselves when it moves.
 static GENERATION: AtomicU64 = AtomicU64::new(0);
 
+/// A built kernel image kept for the other devices of its architecture.
+struct Image {
+    bin: Arc<[u8]>,
+    name: String,
+    /// A quick build of a vectorised kernel's one-element-per-thread form (see [`Kernel`]).
+    scalar: bool,
+    /// The optimised build (else a quick first build, replaced in the background).
+    optimised: bool,
+}
+
+/// Images by (architecture, structure key): a kernel built for one device is loaded into the
+/// other devices of the same architecture as it is, with no second NVRTC build or disk read
+/// (work sharded over several GPUs compiles once). Kept only in processes that see more than
+/// one GPU, and at most [`MAX_IMAGES`] of them.
+static IMAGES: LazyLock<Mutex<FastMap<(u32, u64), Image>>> =
+    LazyLock::new(|| Mutex::new(FastMap::default()));
+const MAX_IMAGES: usize = 4096;
+
+/// Keeps `bin` (built for the device of `st`) for the other devices of its architecture; an
+/// optimised image is never replaced by a quick one.
+pub(crate) fn share(
+    st: &DeviceState,
+    key: u64,
+    bin: &[u8],
+    name: &str,
+    scalar: bool,
+    optimised: bool,
+) {
+    if crate::device::cuda_device_count() < 2 {
+        return;
+    }
+    let mut m = IMAGES.lock().unwrap_or_else(|e| e.into_inner());
+    match m.get(&(st.arch, key)) {
+        Some(i) if i.optimised && !optimised => return,
+        None if m.len() >= MAX_IMAGES => return,
+        _ => {}
+    }
+    m.insert(
+        (st.arch, key),
+        Image {
+            bin: bin.into(),
+            name: name.to_string(),
+            scalar,
+            optimised,
+        },
+    );
+}
+
+/// The optimised image under `key` built for another device of `arch`, if one is kept.
+pub(crate) fn shared_optimised(arch: u32, key: u64) -> Option<Vec<u8>> {
+    let m = IMAGES.lock().unwrap_or_else(|e| e.into_inner());
+    m.get(&(arch, key))
+        .filter(|i| i.optimised)
+        .map(|i| i.bin.to_vec())
+}
+
 /// Puts `k` in the map under `(ordinal, key)`, retiring what it replaces.
 pub(crate) fn insert(ordinal: usize, key: u64, k: Arc<Kernel>) {
     let mut m = KERNELS.lock().unwrap_or_else(|e| e.into_inner());
@@ -63,6 +119,7 @@ pub(crate) fn insert(ordinal: usize, key: u64, k: Arc<Kernel>) {
 /// Forgets every kernel of every device: the next use of an expression goes to the disk cache
 /// or NVRTC again, as in a new process. The modules stay loaded until `take_retired`.
 pub fn clear_kernel_cache() {
+    IMAGES.lock().unwrap_or_else(|e| e.into_inner()).clear();
     let mut m = KERNELS.lock().unwrap_or_else(|e| e.into_inner());
     RETIRED
         .lock()
@@ -252,16 +309,40 @@ fn lookup(
     {
         return Ok(k.clone());
     }
+    let kept = {
+        let m = IMAGES.lock().unwrap_or_else(|e| e.into_inner());
+        m.get(&(st.arch, key))
+            .map(|i| (i.bin.clone(), i.name.clone(), i.scalar, i.optimised))
+    };
+    if let Some((bin, name, scalar, optimised)) = kept {
+        // Built for another device of this architecture: loaded here as it is.
+        let mut k = load(st, bin.to_vec(), &name)?;
+        k.scalar = scalar;
+        let k = Arc::new(k);
+        insert(st.ordinal, key, k.clone());
+        if !optimised {
+            // Its optimised build, queued after the first device's, is then a kept image too.
+            worker::queue(worker::Job::TierUp {
+                st,
+                key,
+                source: make(),
+            });
+        }
+        return Ok(k);
+    }
     let src = make();
     let cfg = JitConfig::get();
     if cfg.nvrtc_cubin || cuprite::nvrtc::nvrtc_newer_than_driver().is_some() {
         // NVRTC straight to CUBIN (the driver could not read NVRTC's PTX, or asked for).
-        let k = Arc::new(load(st, compile::cubin(&src.source, st.arch)?, &src.name)?);
+        let bin = compile::cubin(&src.source, st.arch)?;
+        share(st, key, &bin, &src.name, false, true);
+        let k = Arc::new(load(st, bin, &src.name)?);
         insert(st.ordinal, key, k.clone());
         return Ok(k);
     }
     let path = compile::cache_path(&src.source, st.arch)?;
     if let Some(bin) = disk::load(path.as_deref()) {
+        share(st, key, &bin, &src.name, false, true);
         let k = Arc::new(load(st, bin, &src.name)?);
         insert(st.ordinal, key, k.clone());
         return Ok(k);
@@ -294,7 +375,8 @@ fn lookup(
         let q = quick();
         let scalar = q.is_some();
         let q = q.as_ref().unwrap_or(&src);
-        let mut k = quick_build(st, &q.source, &q.name)?;
+        let (mut k, bin) = quick_build(st, &q.source, &q.name)?;
+        share(st, key, &bin, &q.name, scalar, false);
         k.scalar = scalar;
         let k = Arc::new(k);
         insert(st.ordinal, key, k.clone());
@@ -305,7 +387,7 @@ fn lookup(
         });
         return Ok(k);
     }
-    let k = Arc::new(optimised_via_driver(st, &src)?);
+    let k = Arc::new(optimised_via_driver(st, key, &src)?);
     insert(st.ordinal, key, k.clone());
     Ok(k)
 }
@@ -327,7 +409,7 @@ pub(crate) fn load(st: &DeviceState, image: Vec<u8>, name: &str) -> Result<Kerne
 /// The quick first build of `source`: its math calls compiled as relocatable glue and linked
 /// with the math library when that is built; else, or when that fails, the whole kernel at
 /// NVRTC's fastest setting. The first call queues the math library's build.
-fn quick_build(st: &'static DeviceState, source: &str, name: &str) -> Result<Kernel> {
+fn quick_build(st: &'static DeviceState, source: &str, name: &str) -> Result<(Kernel, Vec<u8>)> {
     let glue = JitConfig::get()
         .quick_link
         .then(|| math::glue_source(source))
@@ -342,14 +424,15 @@ fn quick_build(st: &'static DeviceState, source: &str, name: &str) -> Result<Ker
             worker::queue(worker::Job::MathLibrary { arch: st.arch });
         }
         if let Some(libs) = libs {
-            let linked = (|| -> Result<Kernel> {
+            let linked = (|| -> Result<(Kernel, Vec<u8>)> {
                 let obj = compile::cubin_glue(&glue, st.arch)?;
                 let mut link = Linker::new(&st.ctx)?;
                 link.add_cubin(&obj, "cuprite_array_glue.cubin")?;
                 for l in &libs {
                     link.add_cubin(l, "cuprite_array_math.cubin")?;
                 }
-                load(st, link.complete()?, name)
+                let bin = link.complete()?;
+                Ok((load(st, bin.clone(), name)?, bin))
             })();
             match linked {
                 Ok(k) => {
@@ -363,14 +446,16 @@ fn quick_build(st: &'static DeviceState, source: &str, name: &str) -> Result<Ker
             }
         }
     }
-    load(st, compile::cubin_quick(source, st.arch)?, name)
+    let bin = compile::cubin_quick(source, st.arch)?;
+    Ok((load(st, bin.clone(), name)?, bin))
 }
 
 /// The optimised kernel built on the spot without tiers: PTX from NVRTC, finished by the
 /// driver's JIT through its linker (so that the CUBIN can be cached on disk).
-fn optimised_via_driver(st: &DeviceState, src: &KernelSource) -> Result<Kernel> {
+fn optimised_via_driver(st: &DeviceState, key: u64, src: &KernelSource) -> Result<Kernel> {
     let path = compile::ptx_cache_path(&src.source, st.arch)?;
     if let Some(bin) = disk::load(path.as_deref()) {
+        share(st, key, &bin, &src.name, false, true);
         return load(st, bin, &src.name);
     }
     let ptx = compile::ptx(&src.source, st.arch)?;
@@ -382,6 +467,7 @@ fn optimised_via_driver(st: &DeviceState, src: &KernelSource) -> Result<Kernel> 
     match linked {
         Ok(bin) => {
             disk::store(path.as_deref(), &bin);
+            share(st, key, &bin, &src.name, false, true);
             load(st, bin, &src.name)
         }
         // The linker only serves to get a CUBIN to cache: load the PTX itself.

@@ -40,6 +40,10 @@
 //! cost a launch. Its cases come from the same expression emitters as the compiled kernels.
 //! `CUPRITE_ARRAY_INTERP=0` turns it off; [`crate::stats::interpreted_first_uses`] counts it.
 //!
+//! In a process that sees several GPUs, a kernel built for one device is kept as its image and
+//! loaded as it is on every other device of the same architecture (quick and optimised builds
+//! alike), so work sharded over several GPUs ([`crate::mesh`]) compiles once per architecture.
+//!
 //! The environment switches are read once into [`JitConfig`].
 //!
 //! # Disk cache

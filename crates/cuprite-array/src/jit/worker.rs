@@ -109,8 +109,15 @@ fn tier_up(st: &'static DeviceState, key: u64, source: &KernelSource) {
     // NVRTC straight to an optimised CUBIN (cached on disk), never the driver's PTX JIT: a
     // library first loaded on this thread would register exit-time destructors after the exit
     // hook, and tear down under a build in progress at exit.
-    let built =
-        compile::cubin(&source.source, st.arch).and_then(|bin| cache::load(st, bin, &source.name));
+    // Another device of this architecture may have built it already (a sharded program).
+    let bin = match cache::shared_optimised(st.arch, key) {
+        Some(bin) => Ok(bin),
+        None => compile::cubin(&source.source, st.arch),
+    };
+    let built = bin.and_then(|bin| {
+        cache::share(st, key, &bin, &source.name, false, true);
+        cache::load(st, bin, &source.name)
+    });
     if let Ok(k) = built {
         insert(st.ordinal, key, Arc::new(k));
     }

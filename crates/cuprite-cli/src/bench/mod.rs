@@ -28,6 +28,7 @@ pub mod interop;
 pub mod launch;
 pub mod linalg;
 pub mod memory;
+pub mod mesh;
 pub mod nccl;
 pub mod plot;
 pub mod report;
@@ -91,6 +92,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(sort::benchmarks());
     v.extend(index::benchmarks());
     v.extend(nccl::benchmarks());
+    v.extend(mesh::benchmarks());
     v.extend(blas::benchmarks());
     v.extend(scan::benchmarks());
     v.extend(rowstats::benchmarks());

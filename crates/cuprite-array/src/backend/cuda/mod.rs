@@ -165,6 +165,23 @@ fn download(d: &DevBuf) -> Result<Vec<u8>> {
     Ok(stream.clone_dtoh(d.buffer())?)
 }
 
+/// A copy of device buffer `src` on CUDA device `ordinal`, made on that device's array stream:
+/// GPU to GPU where the two can reach each other (peer access is enabled on first use), staged
+/// through the host by the driver only where they cannot. `cuprite::peer::stats` counts each
+/// path; the stream tracker orders the copy after `src`'s writer on its own device.
+pub(crate) fn copy_to(src: &DevBuf, ordinal: usize) -> Result<Arc<Storage>> {
+    let st = state(ordinal)?;
+    let stream = stream_of(st);
+    let stream = stream.get();
+    let mut out = alloc(st, stream, src.dtype(), src.len())?;
+    if let (Some(s), Some(d)) = (src.live(), out.buffer_mut()) {
+        if !cuprite::DeviceRead::<u8>::is_empty(s) {
+            stream.memcpy_dtod(s, d)?;
+        }
+    }
+    Ok(Arc::new(Storage::Cuda(out)))
+}
+
 fn dev_of(s: &Storage, ordinal: usize) -> Result<&DevBuf> {
     match s {
         Storage::Cuda(d) if d.ordinal() == ordinal => Ok(d),
