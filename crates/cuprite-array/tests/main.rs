@@ -3,6 +3,7 @@
 
 #![allow(clippy::type_complexity, clippy::reversed_empty_ranges)]
 
+mod bad_input;
 mod codegen;
 mod common;
 mod cross;
@@ -31,6 +32,7 @@ fn main() {
         return;
     }
     let mut tests = common::tests();
+    tests.extend(bad_input::tests());
     tests.extend(codegen::tests());
     tests.extend(cross::tests());
     tests.extend(fft::tests());
