@@ -13,6 +13,7 @@ mod interop;
 mod library;
 mod linalg;
 mod props;
+mod props_ops;
 mod rows;
 mod units;
 
@@ -41,6 +42,7 @@ fn main() {
     tests.extend(library::tests());
     tests.extend(linalg::tests());
     tests.extend(props::tests());
+    tests.extend(props_ops::tests());
     tests.extend(rows::tests());
     tests.extend(units::tests());
     cuprite_testkit::run(tests);
