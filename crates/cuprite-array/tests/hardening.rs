@@ -170,7 +170,25 @@ fn erf_at_zero(d: Device) -> TestResult {
     still_usable()
 }
 
-const BODIES: &[(&str, Body)] = &[
+/// `min`/`max` of `bool` arrays (along an axis and whole): CUDA code generation had no limits
+/// for `bool` and panicked (found by `cuprite fuzz`).
+fn bool_min_max(d: Device) -> TestResult {
+    let r: TestResult = cuprite_array::with_device(d, || {
+        let v = [true, false, false, false, true, true];
+        let a = Array::from_slice(&v, &[2, 3])?;
+        assert_eq!(a.max_axes(&[0], false)?.to_vec()?, [true, true, true]);
+        assert_eq!(a.min_axes(&[1], false)?.to_vec()?, [false, false]);
+        assert!(a.max()?.item()?);
+        assert!(!a.min()?.item()?);
+        assert_eq!(a.argmax_axis(1, false)?.to_vec()?, [0, 1]);
+        Ok(())
+    });
+    r?;
+    still_usable()
+}
+
+pub const BODIES: &[(&str, Body)] = &[
+    ("bool_min_max", bool_min_max),
     ("erf_at_zero", erf_at_zero),
     ("overflowing_shapes", overflowing_shapes),
     ("empty_inputs", empty_inputs),

@@ -66,6 +66,9 @@ enum Command {
         /// Stop after this many mismatches.
         #[arg(long, default_value_t = 5)]
         max_failures: usize,
+        /// Start no new program after this many seconds (the report says how many ran).
+        #[arg(long, value_name = "SECONDS")]
+        max_seconds: Option<f64>,
     },
     /// Stress test: threads × streams of mixed array work, custom kernels on array memory,
     /// cross-stream hand-offs and drops, every value checked exactly; fails on any error, wrong
@@ -182,6 +185,7 @@ fn main() -> ExitCode {
             cpu,
             only,
             max_failures,
+            max_seconds,
         } => {
             let cfg = fuzz::Config {
                 programs,
@@ -194,6 +198,8 @@ fn main() -> ExitCode {
                 },
                 max_failures,
                 only,
+                max_seconds,
+                print_failures: true,
             };
             if !cpu && cuprite_array::device_count() == 0 {
                 eprintln!("cuprite fuzz: no CUDA device (use --cpu to fuzz the CPU backend alone)");

@@ -88,6 +88,16 @@ fn comparison_tolerances() -> TestResult {
     );
     assert!(agree(&Val::Real(1.0), &Val::Real(1.0 + 1e-12), 1e-11));
     assert!(!agree(&Val::Cplx(1.0, 2.0), &Val::Cplx(1.0, 2.5), 0.1));
+    let (nn, ii) = (
+        Val::Cplx(f64::NAN, f64::NAN),
+        Val::Cplx(f64::INFINITY, -f64::INFINITY),
+    );
+    assert!(
+        agree(&nn, &ii, 1e-9),
+        "complex infinities of an inexact result"
+    );
+    assert!(!agree(&nn, &ii, 0.0), "but not of an exact one");
+    assert!(!agree(&nn, &Val::Cplx(1.0, 2.0), 1e-9));
     Ok(())
 }
 
