@@ -57,6 +57,9 @@ pub enum Red {
     NanSum,
 }
 
+/// One axis of a slice: `Ok((start, end, step))` or `Err(index)` (see [`Move::Slice`]).
+pub type SliceAxis = Result<(isize, Option<isize>, isize), isize>;
+
 /// Movement operations (the result's dtype is the input's).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Move {
@@ -64,7 +67,7 @@ pub enum Move {
     Permute(Vec<usize>),
     /// `(start, end, step)` per axis (`None` end: to the end in the step's direction), or an
     /// index (`Err(i)`: the axis kept with extent 1).
-    Slice(Vec<Result<(isize, Option<isize>, isize), isize>>),
+    Slice(Vec<SliceAxis>),
     BroadcastTo(Vec<usize>),
     Flip(Vec<isize>),
     Pad(Vec<(usize, usize)>, f64),

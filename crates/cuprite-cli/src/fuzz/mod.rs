@@ -30,6 +30,7 @@
 //! assert!(report.failures.is_empty(), "{}", report.failures[0].reproducer);
 //! ```
 
+pub mod elem;
 pub mod eval;
 pub mod expr;
 pub mod generate;
