@@ -107,6 +107,8 @@ impl<T: Float + Numeric + Ordered> Array<T> {
 impl<T: Element> Array<T> {
     /// The `n x n` identity matrix.
     pub fn eye(n: usize) -> Result<Array<T>> {
+        // n × n must fit before anything (the range itself) is made.
+        crate::shape::checked_numel(&[n, n])?;
         let i = Array::arange_len(n)?;
         let eq = i.reshape(&[n, 1])?.equal(i.reshape(&[1, n])?);
         Array::select(

@@ -161,6 +161,11 @@ fn every_generated_kernel_compiles() -> TestResult {
     {
         errors.push(format!("mesh::suite: {e}"));
     }
+    for &(name, body) in crate::hardening::BODIES {
+        if let Err(e) = body(Device::CPU) {
+            errors.push(format!("hardening::{name}: {e}"));
+        }
+    }
     for (name, body) in crate::props::fixed_cases() {
         if let Err(e) = body() {
             errors.push(format!("{name}: {e}"));

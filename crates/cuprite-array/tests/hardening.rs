@@ -143,7 +143,53 @@ fn bad_devices(_: Device) -> TestResult {
     still_usable()
 }
 
-const BODIES: &[(&str, Body)] = &[
+/// `erf` and `erfc` at 0, -0 and subnormal arguments: the CPU series summed zeros forever
+/// (found by `cuprite fuzz`); the values are the documented ones on both backends.
+fn erf_at_zero(d: Device) -> TestResult {
+    let r: TestResult = cuprite_array::with_device(d, || {
+        let x = [0.0f64, -0.0, 5e-324, -1e-310, 1e-300];
+        let a = Array::from_slice(&x, &[5])?;
+        let e = a.erf().to_vec()?;
+        let c = a.erfc().to_vec()?;
+        for i in 0..5 {
+            // erf(x) = 2x/√π + O(x³): exactly representable as that product at these sizes.
+            let want = x[i] * std::f64::consts::FRAC_2_SQRT_PI;
+            assert!(
+                (e[i] - want).abs() <= 1e-320,
+                "erf({:e}) = {:e}",
+                x[i],
+                e[i]
+            );
+            assert_eq!(c[i], 1.0, "erfc({:e})", x[i]);
+        }
+        let h = Array::from_slice(&[0.0f32, -0.0], &[2])?.erf().to_vec()?;
+        assert_eq!(h, [0.0, 0.0]);
+        Ok(())
+    });
+    r?;
+    still_usable()
+}
+
+/// `min`/`max` of `bool` arrays (along an axis and whole): CUDA code generation had no limits
+/// for `bool` and panicked (found by `cuprite fuzz`).
+fn bool_min_max(d: Device) -> TestResult {
+    let r: TestResult = cuprite_array::with_device(d, || {
+        let v = [true, false, false, false, true, true];
+        let a = Array::from_slice(&v, &[2, 3])?;
+        assert_eq!(a.max_axes(&[0], false)?.to_vec()?, [true, true, true]);
+        assert_eq!(a.min_axes(&[1], false)?.to_vec()?, [false, false]);
+        assert!(a.max()?.item()?);
+        assert!(!a.min()?.item()?);
+        assert_eq!(a.argmax_axis(1, false)?.to_vec()?, [0, 1]);
+        Ok(())
+    });
+    r?;
+    still_usable()
+}
+
+pub const BODIES: &[(&str, Body)] = &[
+    ("bool_min_max", bool_min_max),
+    ("erf_at_zero", erf_at_zero),
     ("overflowing_shapes", overflowing_shapes),
     ("empty_inputs", empty_inputs),
     ("creation_edges", creation_edges),

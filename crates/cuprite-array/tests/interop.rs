@@ -429,7 +429,15 @@ fn buffers_in_and_out() -> TestResult {
     })
 }
 
-static DELETES: AtomicUsize = AtomicUsize::new(0);
+/// Deleter runs, one counter per test that asserts on them (tests run in parallel): a
+/// producer records the counter of the thread that made it (in `manager_ctx`) and its deleter
+/// counts there, on whatever thread it runs.
+static CPU_DELETES: AtomicUsize = AtomicUsize::new(0);
+static GPU_DELETES: AtomicUsize = AtomicUsize::new(0);
+static OTHER_DELETES: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    static DELETES: std::cell::Cell<&'static AtomicUsize> = const { std::cell::Cell::new(&OTHER_DELETES) };
+}
 
 /// A foreign producer: a versioned managed tensor over a cuprite buffer or host memory.
 #[repr(C)]
@@ -442,9 +450,12 @@ struct Producer {
 }
 
 unsafe extern "C" fn producer_delete(m: *mut DLManagedTensorVersioned) {
-    // SAFETY: `m` is the first field of a boxed Producer made by `produce`.
+    // SAFETY: `m` is the first field of a boxed Producer made by `produce`, whose
+    // `manager_ctx` is one of the `'static` counters above.
+    let counter = unsafe { &*((*m).manager_ctx as *const AtomicUsize) };
+    // SAFETY: as above.
     drop(unsafe { Box::from_raw(m.cast::<Producer>()) });
-    DELETES.fetch_add(1, Ordering::SeqCst);
+    counter.fetch_add(1, Ordering::SeqCst);
 }
 
 fn produce(
@@ -464,7 +475,7 @@ fn produce(
     let p = Box::into_raw(Box::new(Producer {
         managed: DLManagedTensorVersioned {
             version: DLPackVersion { major, minor: 0 },
-            manager_ctx: std::ptr::null_mut(),
+            manager_ctx: DELETES.with(|c| c.get()) as *const AtomicUsize as *mut c_void,
             deleter: Some(producer_delete),
             flags: FLAG_READ_ONLY,
             dl_tensor: DLTensor {
@@ -558,10 +569,11 @@ fn dlpack_cpu_roundtrip() -> TestResult {
 /// exactly once; unsupported dtypes, devices, versions and element types are errors naming
 /// them, and still release the tensor.
 fn dlpack_foreign_and_bad_input() -> TestResult {
+    DELETES.with(|c| c.set(&CPU_DELETES));
     with_device(Device::CPU, || {
         let mut rng = Rng::fresh();
         let h = rng.vec_f32(6, -1.0, 1.0); // a 2x3 row-major matrix, exported transposed
-        let deletes = DELETES.load(Ordering::SeqCst);
+        let deletes = CPU_DELETES.load(Ordering::SeqCst);
         let t = produce(
             CPU_DEV,
             F32,
@@ -640,7 +652,7 @@ fn dlpack_foreign_and_bad_input() -> TestResult {
             assert!(e.to_string().contains(needle), "{e} should name {needle}");
         }
         drop(a);
-        assert_eq!(DELETES.load(Ordering::SeqCst) - deletes, 1 + bad.len());
+        assert_eq!(CPU_DELETES.load(Ordering::SeqCst) - deletes, 1 + bad.len());
         // A null managed tensor.
         // SAFETY: null is checked.
         assert!(unsafe { DLPackTensor::from_raw_versioned(std::ptr::null_mut()) }.is_err());
@@ -693,6 +705,7 @@ fn seed_api_on_cpu() -> TestResult {
 /// deleter run after the array work, the consumer-stream hand-off with no host sync, `unlock`
 /// on imported memory, and an export outliving its arrays.
 fn dlpack_gpu() -> TestResult {
+    DELETES.with(|c| c.set(&GPU_DELETES));
     with_device(cuda(), || {
         let stream = cuprite_array::get_stream(0)?;
         let ctx = stream.context().clone();
@@ -738,7 +751,7 @@ fn dlpack_gpu() -> TestResult {
         drop((lazy, a, b)); // the producer's arrays are gone
         drop(t); // the export is still safe to drop
         // A foreign CUDA tensor, strided (transposed view of an r x c matrix).
-        let deletes = DELETES.load(Ordering::SeqCst);
+        let deletes = GPU_DELETES.load(Ordering::SeqCst);
         let owner = stream.clone_htod(&h)?;
         let fptr = cuprite::DeviceRead::device_ptr(&owner);
         let cuda_dev = DLDevice {
@@ -762,7 +775,7 @@ fn dlpack_gpu() -> TestResult {
         x.unlock()?; // never owned: the memory still goes back to the producer
         let sum = x.sum()?; // array work still pending on it when the last array drops
         assert_eq!(
-            DELETES.load(Ordering::SeqCst),
+            GPU_DELETES.load(Ordering::SeqCst),
             deletes,
             "alive while x lives"
         );
@@ -771,7 +784,7 @@ fn dlpack_gpu() -> TestResult {
         assert!((sum.item()? as f64 - s).abs() < 1e-2 * (1.0 + s.abs()));
         drop(sum);
         assert_eq!(
-            DELETES.load(Ordering::SeqCst),
+            GPU_DELETES.load(Ordering::SeqCst),
             deletes + 1,
             "deleter ran once"
         );

@@ -3,6 +3,7 @@
 
 #![allow(clippy::type_complexity, clippy::reversed_empty_ranges)]
 
+mod bad_input;
 mod codegen;
 mod common;
 mod compact;
@@ -16,6 +17,7 @@ mod library;
 mod linalg;
 mod mesh;
 mod props;
+mod props_ops;
 mod rows;
 mod scan;
 mod sort;
@@ -38,6 +40,7 @@ fn main() {
         return;
     }
     let mut tests = common::tests();
+    tests.extend(bad_input::tests());
     tests.extend(codegen::tests());
     tests.extend(cross::tests());
     tests.extend(fft::tests());
@@ -48,6 +51,7 @@ fn main() {
     tests.extend(linalg::tests());
     tests.extend(mesh::tests());
     tests.extend(props::tests());
+    tests.extend(props_ops::tests());
     tests.extend(rows::tests());
     tests.extend(scan::tests());
     tests.extend(sort::tests());

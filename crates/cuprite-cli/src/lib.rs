@@ -13,7 +13,9 @@ macro_rules! outln {
 
 pub mod bench;
 pub mod demo;
+pub mod fuzz;
 pub mod info;
+pub mod stress;
 
 /// Every Rust code block of the repository's `README.md`, compiled and run as a doc test of this
 /// crate (which depends on every layer the README shows), so that the README cannot go stale.

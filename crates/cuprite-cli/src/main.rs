@@ -3,12 +3,14 @@
 //! ```text
 //! cuprite demo [--n N]
 //! cuprite info [--json] [--all-attributes]
+//! cuprite fuzz [--programs N] [--seed S] [--structures K] [--cpu] [--only K]
+//! cuprite stress [--threads N] [--streams M] [--seconds T] [--cpu]
 //! cuprite bench [FILTER]... [--json FILE] [--warmup N] [--repeats N] [--quick] [--list] [--markdown]
 //!               [--plot DIR] [--compare OLD.json] [--threshold F] [--peers FILE]... [--from FILE]
 //! ```
 
 use clap::{Parser, Subcommand};
-use cuprite_cli::{bench, demo, info};
+use cuprite_cli::{bench, demo, fuzz, info, stress};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -41,6 +43,52 @@ enum Command {
         /// Also list every device attribute the driver answers.
         #[arg(long)]
         all_attributes: bool,
+    },
+    /// Differential fuzzing: random array programs run on CUDA and on the CPU, compared within
+    /// each program's error bound; a mismatch prints a shrunk Rust reproducer. Exits non-zero
+    /// on any mismatch.
+    Fuzz {
+        /// Number of programs.
+        #[arg(long, default_value_t = 10_000)]
+        programs: usize,
+        /// Seed of the run (the same seed gives the same programs).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Number of distinct program structures drawn from (kernels are shared within one).
+        #[arg(long, default_value_t = 300)]
+        structures: u64,
+        /// Compare the CPU backend with itself (views against copied leaves): no GPU needed.
+        #[arg(long)]
+        cpu: bool,
+        /// Run only program K of the seed (to replay a mismatch).
+        #[arg(long, value_name = "K")]
+        only: Option<u64>,
+        /// Stop after this many mismatches.
+        #[arg(long, default_value_t = 5)]
+        max_failures: usize,
+        /// Start no new program after this many seconds (the report says how many ran).
+        #[arg(long, value_name = "SECONDS")]
+        max_seconds: Option<f64>,
+    },
+    /// Stress test: threads × streams of mixed array work, custom kernels on array memory,
+    /// cross-stream hand-offs and drops, every value checked exactly; fails on any error, wrong
+    /// value, leaked memory or stall.
+    Stress {
+        /// Worker threads.
+        #[arg(long, default_value_t = 16)]
+        threads: usize,
+        /// Streams per device shared by the threads (the array stream included).
+        #[arg(long, default_value_t = 4)]
+        streams: usize,
+        /// Duration in seconds.
+        #[arg(long, default_value_t = 60.0)]
+        seconds: f64,
+        /// Run on the CPU backend even with a GPU (no custom kernels there).
+        #[arg(long)]
+        cpu: bool,
+        /// Seconds without progress after which the watchdog fails the run.
+        #[arg(long, default_value_t = 60.0)]
+        watchdog: f64,
     },
     /// Run benchmarks (all, or those whose name or group contains a FILTER).
     Bench {
@@ -129,6 +177,72 @@ fn main() -> ExitCode {
                 cuprite_cli::outln!("{}", report.to_text().trim_end());
             }
             ExitCode::SUCCESS
+        }
+        Command::Fuzz {
+            programs,
+            seed,
+            structures,
+            cpu,
+            only,
+            max_failures,
+            max_seconds,
+        } => {
+            let cfg = fuzz::Config {
+                programs,
+                seed,
+                structures,
+                mode: if cpu {
+                    fuzz::Mode::CpuLayouts
+                } else {
+                    fuzz::Mode::CudaVsCpu
+                },
+                max_failures,
+                only,
+                max_seconds,
+                print_failures: true,
+            };
+            if !cpu && cuprite_array::device_count() == 0 {
+                eprintln!("cuprite fuzz: no CUDA device (use --cpu to fuzz the CPU backend alone)");
+                return ExitCode::FAILURE;
+            }
+            let bar = indicatif::ProgressBar::new(if only.is_some() { 1 } else { programs as u64 });
+            let report = fuzz::run(&cfg, |n| bar.set_position(n as u64));
+            bar.finish_and_clear();
+            cuprite_cli::outln!("{}", report.to_text().trim_end());
+            if report.failures.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Command::Stress {
+            threads,
+            streams,
+            seconds,
+            cpu,
+            watchdog,
+        } => {
+            let cfg = stress::Config {
+                threads,
+                streams,
+                seconds,
+                cpu,
+                watchdog,
+            };
+            match stress::run(&cfg) {
+                Ok(report) => {
+                    cuprite_cli::outln!("{}", report.to_text().trim_end());
+                    if report.ok() {
+                        ExitCode::SUCCESS
+                    } else {
+                        ExitCode::FAILURE
+                    }
+                }
+                Err(e) => {
+                    eprintln!("cuprite stress: {e}");
+                    ExitCode::FAILURE
+                }
+            }
         }
         Command::Bench {
             filters,

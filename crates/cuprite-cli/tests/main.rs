@@ -5,6 +5,7 @@ use cuprite_testkit::{Test, run};
 
 mod bench;
 mod demo;
+mod fuzz;
 mod info;
 
 /// The `cuprite` binary: the one cargo built, or (on a GPU host that received only packed
@@ -42,5 +43,6 @@ fn main() {
     tests.extend(info::tests());
     tests.extend(bench::tests());
     tests.extend(demo::tests());
+    tests.extend(fuzz::tests());
     run(tests);
 }

@@ -67,6 +67,8 @@ fn uw(d: DType) -> &'static str {
 
 fn int_limits(d: DType) -> (String, String) {
     match d {
+        // `bool` is stored as one byte 0 or 1 (min/max reductions of bool arrays).
+        DType::Bool => ("0".into(), "1".into()),
         DType::U8 => ("0".into(), "255".into()),
         DType::U16 => ("0".into(), "65535".into()),
         DType::U32 => ("0u".into(), "4294967295u".into()),

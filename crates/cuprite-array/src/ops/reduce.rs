@@ -94,8 +94,17 @@ fn all_axes(nd: usize) -> Vec<usize> {
     (0..nd).collect()
 }
 
+/// Normalised axes; an axis named twice (`[1, -1]` of a 2-D array) is an `Err`, as in NumPy.
 fn norm_axes(axes: &[isize], nd: usize) -> Result<Vec<usize>> {
-    axes.iter().map(|&a| axis(a, nd)).collect()
+    let v: Vec<usize> = axes.iter().map(|&a| axis(a, nd)).collect::<Result<_>>()?;
+    for (i, a) in v.iter().enumerate() {
+        if v[..i].contains(a) {
+            return Err(crate::Error::Axis(format!(
+                "axis {a} is named twice in the reduction axes {axes:?} (of a {nd}-D array)"
+            )));
+        }
+    }
+    Ok(v)
 }
 
 impl<T: Element> Array<T> {

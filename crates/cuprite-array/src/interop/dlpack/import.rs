@@ -54,6 +54,12 @@ impl<T: Element> Array<T> {
                 tensor.ndim
             )));
         }
+        if tensor.ndim > 0 && tensor.shape.is_null() {
+            return Err(Error::InvalidArgument(format!(
+                "a DLPack tensor with ndim {} and a null shape pointer",
+                tensor.ndim
+            )));
+        }
         let shape_i = t.shape();
         if shape_i.iter().any(|&x| x < 0) {
             return Err(Error::Shape(format!(
@@ -222,9 +228,14 @@ pub(super) fn import_cuda<T: Element>(t: DLPackTensor, shape: &[usize]) -> Resul
 pub(super) fn import_cpu<T: Element>(t: DLPackTensor, shape: &[usize]) -> Result<Array<T>> {
     let strides = t.strides();
     let size = T::DTYPE.size();
-    let n = numel(shape);
+    let n = crate::shape::checked_numel(shape)?;
+    let total = n.checked_mul(size).ok_or_else(|| {
+        Error::Shape(format!(
+            "a DLPack tensor of shape {shape:?} has more bytes than fit in memory"
+        ))
+    })?;
     let first = t.data_ptr() as *const u8;
-    let mut bytes = vec![0u8; n * size];
+    let mut bytes = vec![0u8; total];
     if n > 0 {
         if first.is_null() {
             return Err(Error::InvalidArgument(
@@ -233,6 +244,14 @@ pub(super) fn import_cpu<T: Element>(t: DLPackTensor, shape: &[usize]) -> Result
         }
         let cs = crate::shape::contiguous_strides(shape);
         let st: Vec<i64> = strides.unwrap_or_else(|| cs.iter().map(|&s| s as i64).collect());
+        // Every element offset (in bytes, too) fits: the loop below cannot overflow.
+        let (lo, hi) = extents(shape, &st)?;
+        if lo.checked_mul(size as i64).is_none() || hi.checked_mul(size as i64).is_none() {
+            return Err(Error::InvalidArgument(format!(
+                "a DLPack tensor of shape {shape:?} and strides {st:?} spans more than the \
+                 address space"
+            )));
+        }
         for (i, out) in bytes.chunks_exact_mut(size).enumerate() {
             let mut off = 0i64;
             let mut rem = i;

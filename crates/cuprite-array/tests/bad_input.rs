@@ -1,0 +1,756 @@
+//! The array-level bad-input suite: each case is a call a user can make with a wrong argument
+//! (designed from the public API: creation, views, broadcasting, reductions, indexing, padding,
+//! joining, scans, products and decompositions, FFTs, row operations, interop, devices). Each
+//! asserts the error's kind (the `Error` variant) and that its message names what was wrong,
+//! that no panic escaped, and that the process and device still work afterwards (a small good
+//! operation with its value checked). Every case runs on the CPU backend and on CUDA.
+
+use cuprite_array::interop::{DLDataType, DLDevice, DLManagedTensor, DLPackTensor, DLTensor};
+use cuprite_array::shape::SliceArg;
+use cuprite_array::{Array, Device, Error, FftNorm, c64, linalg, with_device};
+use cuprite_testkit::{Test, TestResult};
+
+type Case = fn(Device) -> Result<(), String>;
+
+/// The variant name of an error (`Shape`, `Axis`, ...).
+fn kind(e: &Error) -> String {
+    let d = format!("{e:?}");
+    d.split(['(', ':', ' ']).next().unwrap_or("").to_string()
+}
+
+/// `r` is an `Err` of one of `kinds` whose message contains every needle.
+fn bad<T: std::fmt::Debug>(
+    r: cuprite_array::Result<T>,
+    kinds: &[&str],
+    needles: &[&str],
+) -> Result<(), String> {
+    match r {
+        Ok(v) => Err(format!(
+            "expected an Err ({kinds:?}) mentioning {needles:?}, got Ok({v:?})"
+        )),
+        Err(e) => {
+            let (k, m) = (kind(&e), e.to_string());
+            if !kinds.contains(&k.as_str()) {
+                return Err(format!("expected an Err of kind {kinds:?}, got {k}: {m}"));
+            }
+            for n in needles {
+                if !m.contains(n) {
+                    return Err(format!("the Err {m:?} does not mention {n:?}"));
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+fn f32s(d: Device, v: &[f32], shape: &[usize]) -> Result<Array<f32>, String> {
+    Array::from_slice_on(d, v, shape).map_err(|e| e.to_string())
+}
+
+fn iota(d: Device, shape: &[usize]) -> Result<Array<f32>, String> {
+    let n: usize = shape.iter().product();
+    let v: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    f32s(d, &v, shape)
+}
+
+fn e<T>(r: cuprite_array::Result<T>) -> Result<T, String> {
+    r.map_err(|e| e.to_string())
+}
+
+// ---- creation ----
+
+fn from_slice_wrong_count(d: Device) -> Result<(), String> {
+    bad(
+        Array::from_slice_on(d, &[1.0f32, 2.0, 3.0], &[2, 2]),
+        &["Shape"],
+        &["3", "[2, 2]"],
+    )
+}
+
+fn from_vec_overflowing_shape(d: Device) -> Result<(), String> {
+    with_device(d, || {
+        bad(
+            Array::<u8>::from_vec(vec![], &[usize::MAX, 2]),
+            &["Shape"],
+            &["18446744073709551615"],
+        )
+    })
+}
+
+fn zeros_overflowing_shape_eval(d: Device) -> Result<(), String> {
+    with_device(d, || {
+        bad(
+            Array::<f64>::zeros(&[1 << 40, 1 << 40]).eval(),
+            &["Shape", "InvalidArgument"],
+            &["1099511627776"],
+        )
+    })
+}
+
+fn arange_zero_step(d: Device) -> Result<(), String> {
+    with_device(d, || {
+        bad(
+            Array::<i32>::arange(0, 10, 0),
+            &["InvalidArgument"],
+            &["step"],
+        )
+    })
+}
+
+fn arange_nan_bound(d: Device) -> Result<(), String> {
+    with_device(d, || {
+        bad(
+            Array::<f32>::arange(0.0, f32::NAN, 1.0),
+            &["InvalidArgument"],
+            &["NaN"],
+        )
+    })
+}
+
+fn eye_too_large(d: Device) -> Result<(), String> {
+    with_device(d, || {
+        bad(
+            Array::<f32>::eye(1 << 40),
+            &["Shape", "InvalidArgument"],
+            &["1099511627776"],
+        )
+    })
+}
+
+fn diag_of_3d(d: Device) -> Result<(), String> {
+    bad(iota(d, &[2, 2, 2])?.diag(), &["Shape"], &["3-D"])
+}
+
+fn rand_overflowing_shape(d: Device) -> Result<(), String> {
+    with_device(d, || {
+        bad(
+            Array::<f32>::rand_uniform(&[usize::MAX, 3], 1),
+            &["Shape"],
+            &["18446744073709551615"],
+        )
+    })
+}
+
+fn item_of_many(d: Device) -> Result<(), String> {
+    bad(iota(d, &[2])?.item(), &["Shape", "InvalidArgument"], &["2"])
+}
+
+// ---- reshape and views ----
+
+fn reshape_wrong_count(d: Device) -> Result<(), String> {
+    bad(
+        iota(d, &[2, 3])?.reshape(&[4, 2]),
+        &["Shape"],
+        &["[2, 3]", "[4, 2]"],
+    )
+}
+
+fn reshape_overflowing(d: Device) -> Result<(), String> {
+    bad(
+        iota(d, &[4])?.reshape(&[(1 << 62) + 1, 4]),
+        &["Shape"],
+        &["4611686018427387905"],
+    )
+}
+
+fn permute_wrong_length(d: Device) -> Result<(), String> {
+    bad(
+        iota(d, &[2, 3])?.permute(&[0]),
+        &["Axis", "Shape", "InvalidArgument"],
+        &["[0]"],
+    )
+}
+
+fn permute_repeated_axis(d: Device) -> Result<(), String> {
+    bad(
+        iota(d, &[2, 3])?.permute(&[1, 1]),
+        &["Axis", "Shape", "InvalidArgument"],
+        &["[1, 1]"],
+    )
+}
+
+fn expand_dims_out_of_range(d: Device) -> Result<(), String> {
+    bad(iota(d, &[2, 3])?.expand_dims(5), &["Axis"], &["5"])
+}
+
+fn slice_zero_step(d: Device) -> Result<(), String> {
+    let arg = SliceArg::Range {
+        start: None,
+        end: None,
+        step: 0,
+    };
+    bad(
+        iota(d, &[4])?.slice(&[arg]),
+        &["InvalidArgument", "Index"],
+        &["step"],
+    )
+}
+
+fn slice_too_many_axes(d: Device) -> Result<(), String> {
+    let arg = SliceArg::Index(0);
+    bad(
+        iota(d, &[4])?.slice(&[arg, arg]),
+        &["Index", "Shape", "Axis", "InvalidArgument"],
+        &["2"],
+    )
+}
+
+fn slice_index_out_of_range(d: Device) -> Result<(), String> {
+    bad(
+        iota(d, &[4])?.slice(&[SliceArg::Index(-5)]),
+        &["Index"],
+        &["-5", "4"],
+    )
+}
+
+fn flip_axis_out_of_range(d: Device) -> Result<(), String> {
+    bad(iota(d, &[4])?.flip(&[1]), &["Axis"], &["1"])
+}
+
+fn broadcast_incompatible(d: Device) -> Result<(), String> {
+    bad(
+        iota(d, &[3])?.broadcast_to(&[2, 4]),
+        &["Shape"],
+        &["[3]", "[2, 4]"],
+    )
+}
+
+fn broadcast_to_fewer_axes(d: Device) -> Result<(), String> {
+    bad(
+        iota(d, &[2, 3])?.broadcast_to(&[3]),
+        &["Shape"],
+        &["[2, 3]", "[3]"],
+    )
+}
+
+fn tile_overflowing(d: Device) -> Result<(), String> {
+    bad(
+        iota(d, &[2, 2])?.tile(&[usize::MAX, 2]),
+        &["Shape"],
+        &["18446744073709551615"],
+    )
+}
+
+fn roll_axis_out_of_range(d: Device) -> Result<(), String> {
+    bad(iota(d, &[2, 2])?.roll(1, -3), &["Axis"], &["-3"])
+}
+
+// ---- broadcasting in element-wise operations ----
+
+fn add_incompatible(d: Device) -> Result<(), String> {
+    bad(
+        iota(d, &[2, 3])?.try_add(&iota(d, &[4])?),
+        &["Shape"],
+        &["[2, 3]", "[4]"],
+    )
+}
+
+fn select_incompatible(d: Device) -> Result<(), String> {
+    let c = Array::from_slice_on(d, &[true, false], &[2]).map_err(|e| e.to_string())?;
+    bad(
+        Array::select(&c, &iota(d, &[3])?, &iota(d, &[3])?),
+        &["Shape"],
+        &["[2]", "[3]"],
+    )
+}
+
+// ---- reductions ----
+
+fn sum_axis_out_of_range(d: Device) -> Result<(), String> {
+    bad(iota(d, &[2, 3])?.sum_axes(&[2], false), &["Axis"], &["2"])
+}
+
+fn sum_repeated_axis(d: Device) -> Result<(), String> {
+    bad(
+        iota(d, &[2, 3])?.sum_axes(&[1, -1], false),
+        &["Axis"],
+        &["twice", "[1, -1]"],
+    )
+}
+
+fn max_of_empty(d: Device) -> Result<(), String> {
+    bad(iota(d, &[0, 3])?.max(), &["InvalidArgument"], &["empty"])
+}
+
+fn argmin_along_empty_axis(d: Device) -> Result<(), String> {
+    bad(
+        iota(d, &[3, 0])?.argmin_axis(1, false),
+        &["InvalidArgument"],
+        &["empty"],
+    )
+}
+
+fn var_axis_out_of_range(d: Device) -> Result<(), String> {
+    bad(iota(d, &[3])?.var_axes(&[-2], 0, false), &["Axis"], &["-2"])
+}
+
+// ---- gather, pad, concat, cumsum ----
+
+fn gather_2d_index(d: Device) -> Result<(), String> {
+    let i = e(Array::from_slice_on(d, &[0i64, 1, 0, 1], &[2, 2]))?;
+    bad(iota(d, &[3, 2])?.gather(0, &i), &["Shape"], &["[2, 2]"])
+}
+
+fn gather_axis_out_of_range(d: Device) -> Result<(), String> {
+    let i = e(Array::from_slice_on(d, &[0i32], &[1]))?;
+    bad(iota(d, &[3, 2])?.gather(2, &i), &["Axis"], &["2"])
+}
+
+fn gather_from_empty_axis(d: Device) -> Result<(), String> {
+    let i = e(Array::from_slice_on(d, &[0u8, 0], &[2]))?;
+    bad(iota(d, &[3, 0])?.gather(1, &i), &["Index"], &["extent 0"])
+}
+
+fn pad_wrong_rank(d: Device) -> Result<(), String> {
+    bad(
+        iota(d, &[2, 2])?.pad(&[(1, 1)], 0.0),
+        &["Shape", "InvalidArgument", "Axis"],
+        &["2"],
+    )
+}
+
+fn pad_overflowing_width(d: Device) -> Result<(), String> {
+    bad(
+        iota(d, &[2])?.pad(&[(usize::MAX, 1)], 0.0),
+        &["Shape", "InvalidArgument"],
+        &["18446744073709551615"],
+    )
+}
+
+fn concat_nothing(d: Device) -> Result<(), String> {
+    with_device(d, || {
+        bad(
+            Array::<f32>::concat(&[], 0),
+            &["InvalidArgument", "Shape"],
+            &["concat"],
+        )
+    })
+}
+
+fn concat_mismatched_extents(d: Device) -> Result<(), String> {
+    let (a, b) = (iota(d, &[2, 3])?, iota(d, &[2, 4])?);
+    bad(
+        Array::concat(&[&a, &b], 0),
+        &["Shape"],
+        &["[2, 3]", "[2, 4]"],
+    )
+}
+
+fn concat_axis_out_of_range(d: Device) -> Result<(), String> {
+    let (a, b) = (iota(d, &[2, 3])?, iota(d, &[2, 3])?);
+    bad(Array::concat(&[&a, &b], 2), &["Axis"], &["2"])
+}
+
+fn cumsum_axis_out_of_range(d: Device) -> Result<(), String> {
+    bad(iota(d, &[2, 3])?.cumsum(-3), &["Axis"], &["-3"])
+}
+
+fn cumsum_of_complex(d: Device) -> Result<(), String> {
+    let z = e(Array::from_slice_on(d, &[c64::new(1.0, 2.0)], &[1]))?;
+    bad(z.cumsum(0), &["InvalidArgument"], &["cumsum", "c"])
+}
+
+// ---- products and linear algebra ----
+
+fn matmul_inner_mismatch(d: Device) -> Result<(), String> {
+    bad(
+        iota(d, &[2, 3])?.matmul(&iota(d, &[2, 3])?),
+        &["Shape"],
+        &["[2, 3]"],
+    )
+}
+
+fn matmul_of_integers(d: Device) -> Result<(), String> {
+    let a = e(Array::from_slice_on(d, &[1i32, 2, 3, 4], &[2, 2]))?;
+    bad(a.matmul(&a), &["InvalidArgument"], &["i32"])
+}
+
+fn matmul_of_scalars(d: Device) -> Result<(), String> {
+    let a = e(Array::from_slice_on(d, &[2.0f32], &[]))?;
+    bad(a.matmul(&a), &["Shape", "InvalidArgument"], &["[]"])
+}
+
+fn tensordot_axes_mismatch(d: Device) -> Result<(), String> {
+    bad(
+        linalg::tensordot(&iota(d, &[2, 3])?, &iota(d, &[3, 2])?, &[1], &[0, 1]),
+        &["Axis"],
+        &["[1]", "[0, 1]"],
+    )
+}
+
+fn einsum_bad_spec(d: Device) -> Result<(), String> {
+    bad(
+        linalg::einsum("ij,jk->iq", &[&iota(d, &[2, 2])?, &iota(d, &[2, 2])?]),
+        &["InvalidArgument", "Shape", "Axis"],
+        &["q"],
+    )
+}
+
+fn solve_non_square(d: Device) -> Result<(), String> {
+    bad(
+        linalg::solve(&iota(d, &[2, 3])?, &iota(d, &[2])?),
+        &["Shape"],
+        &["[2, 3]"],
+    )
+}
+
+fn inv_of_singular(d: Device) -> Result<(), String> {
+    let a = f32s(d, &[1.0, 2.0, 2.0, 4.0], &[2, 2])?;
+    bad(linalg::inv(&a), &["Singular"], &["singular"])
+}
+
+fn cholesky_not_positive_definite(d: Device) -> Result<(), String> {
+    let a = f32s(d, &[1.0, 2.0, 2.0, 1.0], &[2, 2])?;
+    bad(
+        linalg::cholesky(&a),
+        &["NotPositiveDefinite"],
+        &["positive"],
+    )
+}
+
+// ---- FFT ----
+
+fn fft_length_zero(d: Device) -> Result<(), String> {
+    bad(
+        iota(d, &[4])?.fft(Some(0), 0, FftNorm::Backward),
+        &["InvalidArgument", "Shape"],
+        &["0"],
+    )
+}
+
+fn fft_axis_out_of_range(d: Device) -> Result<(), String> {
+    bad(
+        iota(d, &[4])?.rfft(None, 1, FftNorm::Backward),
+        &["Axis"],
+        &["1"],
+    )
+}
+
+// ---- row operations ----
+
+fn softmax_of_integers(d: Device) -> Result<(), String> {
+    let a = e(Array::from_slice_on(d, &[1i64, 2], &[2]))?;
+    bad(a.softmax(0), &["InvalidArgument"], &["i64"])
+}
+
+fn softmax_axis_out_of_range(d: Device) -> Result<(), String> {
+    bad(iota(d, &[2, 2])?.softmax(2), &["Axis"], &["2"])
+}
+
+fn layer_norm_weight_shape(d: Device) -> Result<(), String> {
+    let w = iota(d, &[3])?;
+    bad(
+        iota(d, &[2, 4])?.layer_norm(-1, Some(&w), None, 1e-5),
+        &["Shape"],
+        &["[3]"],
+    )
+}
+
+fn cross_entropy_targets_shape(d: Device) -> Result<(), String> {
+    let t = e(Array::from_slice_on(d, &[0i64, 1, 1], &[3]))?;
+    bad(iota(d, &[2, 4])?.cross_entropy(&t), &["Shape"], &["[3]"])
+}
+
+fn one_hot_of_negative_class(d: Device) -> Result<(), String> {
+    let t = e(Array::from_slice_on(d, &[0i64, 1], &[2]))?;
+    bad(
+        t.one_hot::<f32>(0),
+        &["InvalidArgument", "Index", "Shape"],
+        &["0"],
+    )
+}
+
+// ---- interop ----
+
+/// A host DLPack tensor of `ndim` axes with the given shape pointer, strides and dtype; the
+/// arrays it points to live in the returned box with it. No deleter: nothing to free.
+struct HostTensor {
+    shape: Vec<i64>,
+    strides: Vec<i64>,
+    data: Vec<f32>,
+    managed: DLManagedTensor,
+}
+
+fn host_tensor(
+    ndim: i32,
+    shape: Option<Vec<i64>>,
+    strides: Option<Vec<i64>>,
+    dtype: DLDataType,
+    device_type: i32,
+) -> Box<HostTensor> {
+    let mut t = Box::new(HostTensor {
+        shape: shape.clone().unwrap_or_default(),
+        strides: strides.clone().unwrap_or_default(),
+        data: vec![1.0; 16],
+        managed: DLManagedTensor {
+            dl_tensor: DLTensor {
+                data: std::ptr::null_mut(),
+                device: DLDevice {
+                    device_type,
+                    device_id: 0,
+                },
+                ndim,
+                dtype,
+                shape: std::ptr::null_mut(),
+                strides: std::ptr::null_mut(),
+                byte_offset: 0,
+            },
+            manager_ctx: std::ptr::null_mut(),
+            deleter: None,
+        },
+    });
+    t.managed.dl_tensor.data = t.data.as_mut_ptr().cast();
+    if shape.is_some() {
+        t.managed.dl_tensor.shape = t.shape.as_mut_ptr();
+    }
+    if strides.is_some() {
+        t.managed.dl_tensor.strides = t.strides.as_mut_ptr();
+    }
+    t
+}
+
+const F32: DLDataType = DLDataType {
+    code: 2,
+    bits: 32,
+    lanes: 1,
+};
+
+fn import(t: &mut HostTensor, d: Device) -> cuprite_array::Result<Array<f32>> {
+    with_device(d, || {
+        // SAFETY: `t` is a well-formed DLManagedTensor (its fields may describe a bad tensor,
+        // which is what is tested) that outlives the call; no deleter runs.
+        let p = unsafe { DLPackTensor::from_raw_legacy(&mut t.managed) }?;
+        let a = Array::<f32>::from_dlpack(p)?;
+        // Copied (host tensors are copied): nothing refers to `t` afterwards.
+        a.eval()?;
+        Ok(a)
+    })
+}
+
+fn dlpack_null_shape(d: Device) -> Result<(), String> {
+    let mut t = host_tensor(2, None, None, F32, 1);
+    bad(import(&mut t, d), &["InvalidArgument"], &["null shape"])
+}
+
+fn dlpack_negative_extent(d: Device) -> Result<(), String> {
+    let mut t = host_tensor(1, Some(vec![-4]), None, F32, 1);
+    bad(import(&mut t, d), &["InvalidArgument", "Shape"], &["-4"])
+}
+
+fn dlpack_overflowing_strides(d: Device) -> Result<(), String> {
+    let mut t = host_tensor(2, Some(vec![2, 2]), Some(vec![i64::MAX, 1]), F32, 1);
+    bad(
+        import(&mut t, d),
+        &["InvalidArgument", "Shape"],
+        &["9223372036854775807"],
+    )
+}
+
+fn dlpack_vector_lanes(d: Device) -> Result<(), String> {
+    let dt = DLDataType {
+        code: 2,
+        bits: 32,
+        lanes: 4,
+    };
+    let mut t = host_tensor(1, Some(vec![4]), None, dt, 1);
+    bad(import(&mut t, d), &["InvalidArgument"], &["4 lane"])
+}
+
+fn dlpack_wrong_element_type(d: Device) -> Result<(), String> {
+    let dt = DLDataType {
+        code: 0,
+        bits: 32,
+        lanes: 1,
+    };
+    let mut t = host_tensor(1, Some(vec![4]), None, dt, 1);
+    bad(import(&mut t, d), &["InvalidArgument"], &["i32", "f32"])
+}
+
+fn dlpack_unknown_device(d: Device) -> Result<(), String> {
+    let mut t = host_tensor(1, Some(vec![4]), None, F32, 7);
+    bad(
+        import(&mut t, d),
+        &["InvalidArgument", "DeviceMismatch"],
+        &["7"],
+    )
+}
+
+fn raw_host_pointer_as_device_pointer(d: Device) -> Result<(), String> {
+    let mut host = vec![1.0f32; 4];
+    with_device(d, || {
+        // SAFETY: the call must refuse the pointer (host memory, or no CUDA device); nothing is
+        // adopted, so `host` stays ours.
+        let r = unsafe { Array::<f32>::new_from_device_ptr(host.as_mut_ptr(), &[4]) };
+        bad(r, &["DeviceMismatch", "InvalidArgument", "Cuda"], &[])
+    })?;
+    assert_eq!(host, [1.0; 4]);
+    Ok(())
+}
+
+fn raw_null_pointer(d: Device) -> Result<(), String> {
+    with_device(d, || {
+        // SAFETY: a null pointer must be refused before anything reads it.
+        let r = unsafe { Array::<f32>::new_from_device_ptr(std::ptr::null_mut(), &[4]) };
+        bad(r, &["DeviceMismatch", "InvalidArgument", "Cuda"], &[])
+    })
+}
+
+fn device_view_of_cpu_array(_: Device) -> Result<(), String> {
+    let a = iota(Device::CPU, &[4])?;
+    bad(
+        a.device_view().map(|_| ()),
+        &["DeviceMismatch", "InvalidArgument"],
+        &["CPU"],
+    )
+    .or_else(|m| {
+        bad(
+            a.device_view().map(|_| ()),
+            &["DeviceMismatch", "InvalidArgument"],
+            &["cpu"],
+        )
+        .map_err(|_| m)
+    })
+}
+
+// ---- devices ----
+
+fn nonexistent_device(_: Device) -> Result<(), String> {
+    with_device(Device::cuda(4093), || {
+        bad(
+            Array::from_slice(&[1.0f32], &[1]),
+            &["InvalidArgument", "DeviceMismatch", "Cuda"],
+            &["4093"],
+        )
+    })
+}
+
+fn to_nonexistent_device(d: Device) -> Result<(), String> {
+    bad(
+        iota(d, &[2])?.to_device(Device::cuda(4093)),
+        &["InvalidArgument", "DeviceMismatch", "Cuda"],
+        &["4093"],
+    )
+}
+
+/// Mixing arrays of two devices: with a GPU, CPU and CUDA arrays; without one, the case
+/// reduces to the other-device creation error.
+fn mixed_devices(d: Device) -> Result<(), String> {
+    if d == Device::CPU {
+        return nonexistent_device(d);
+    }
+    let (a, b) = (iota(Device::CPU, &[2])?, iota(d, &[2])?);
+    bad(a.try_add(&b), &["DeviceMismatch"], &["cpu"])?;
+    bad(Array::concat(&[&a, &b], 0), &["DeviceMismatch"], &[])?;
+    bad(a.matmul(&b), &["DeviceMismatch"], &[])
+}
+
+// ---- the suite ----
+
+/// A small good operation with its value checked: the process and device still work.
+fn still_usable(d: Device) -> Result<(), String> {
+    let a = f32s(d, &[1.0, 2.0, 3.0, 4.0], &[2, 2])?;
+    let s = e((&a * 2.0).sum_axes(&[0], false))?;
+    let v = e(s.to_vec())?;
+    if v != [8.0, 12.0] {
+        return Err(format!("after the bad call, a good one gave {v:?}"));
+    }
+    Ok(())
+}
+
+const CASES: &[(&str, Case)] = &[
+    ("from_slice_wrong_count", from_slice_wrong_count),
+    ("from_vec_overflowing_shape", from_vec_overflowing_shape),
+    ("zeros_overflowing_shape_eval", zeros_overflowing_shape_eval),
+    ("arange_zero_step", arange_zero_step),
+    ("arange_nan_bound", arange_nan_bound),
+    ("eye_too_large", eye_too_large),
+    ("diag_of_3d", diag_of_3d),
+    ("rand_overflowing_shape", rand_overflowing_shape),
+    ("item_of_many", item_of_many),
+    ("reshape_wrong_count", reshape_wrong_count),
+    ("reshape_overflowing", reshape_overflowing),
+    ("permute_wrong_length", permute_wrong_length),
+    ("permute_repeated_axis", permute_repeated_axis),
+    ("expand_dims_out_of_range", expand_dims_out_of_range),
+    ("slice_zero_step", slice_zero_step),
+    ("slice_too_many_axes", slice_too_many_axes),
+    ("slice_index_out_of_range", slice_index_out_of_range),
+    ("flip_axis_out_of_range", flip_axis_out_of_range),
+    ("broadcast_incompatible", broadcast_incompatible),
+    ("broadcast_to_fewer_axes", broadcast_to_fewer_axes),
+    ("tile_overflowing", tile_overflowing),
+    ("roll_axis_out_of_range", roll_axis_out_of_range),
+    ("add_incompatible", add_incompatible),
+    ("select_incompatible", select_incompatible),
+    ("sum_axis_out_of_range", sum_axis_out_of_range),
+    ("sum_repeated_axis", sum_repeated_axis),
+    ("max_of_empty", max_of_empty),
+    ("argmin_along_empty_axis", argmin_along_empty_axis),
+    ("var_axis_out_of_range", var_axis_out_of_range),
+    ("gather_2d_index", gather_2d_index),
+    ("gather_axis_out_of_range", gather_axis_out_of_range),
+    ("gather_from_empty_axis", gather_from_empty_axis),
+    ("pad_wrong_rank", pad_wrong_rank),
+    ("pad_overflowing_width", pad_overflowing_width),
+    ("concat_nothing", concat_nothing),
+    ("concat_mismatched_extents", concat_mismatched_extents),
+    ("concat_axis_out_of_range", concat_axis_out_of_range),
+    ("cumsum_axis_out_of_range", cumsum_axis_out_of_range),
+    ("cumsum_of_complex", cumsum_of_complex),
+    ("matmul_inner_mismatch", matmul_inner_mismatch),
+    ("matmul_of_integers", matmul_of_integers),
+    ("matmul_of_scalars", matmul_of_scalars),
+    ("tensordot_axes_mismatch", tensordot_axes_mismatch),
+    ("einsum_bad_spec", einsum_bad_spec),
+    ("solve_non_square", solve_non_square),
+    ("inv_of_singular", inv_of_singular),
+    (
+        "cholesky_not_positive_definite",
+        cholesky_not_positive_definite,
+    ),
+    ("fft_length_zero", fft_length_zero),
+    ("fft_axis_out_of_range", fft_axis_out_of_range),
+    ("softmax_of_integers", softmax_of_integers),
+    ("softmax_axis_out_of_range", softmax_axis_out_of_range),
+    ("layer_norm_weight_shape", layer_norm_weight_shape),
+    ("cross_entropy_targets_shape", cross_entropy_targets_shape),
+    ("one_hot_of_negative_class", one_hot_of_negative_class),
+    ("dlpack_null_shape", dlpack_null_shape),
+    ("dlpack_negative_extent", dlpack_negative_extent),
+    ("dlpack_overflowing_strides", dlpack_overflowing_strides),
+    ("dlpack_vector_lanes", dlpack_vector_lanes),
+    ("dlpack_wrong_element_type", dlpack_wrong_element_type),
+    ("dlpack_unknown_device", dlpack_unknown_device),
+    (
+        "raw_host_pointer_as_device_pointer",
+        raw_host_pointer_as_device_pointer,
+    ),
+    ("raw_null_pointer", raw_null_pointer),
+    ("device_view_of_cpu_array", device_view_of_cpu_array),
+    ("nonexistent_device", nonexistent_device),
+    ("to_nonexistent_device", to_nonexistent_device),
+    ("mixed_devices", mixed_devices),
+];
+
+fn run_case(name: &str, case: Case, d: Device) -> TestResult {
+    let r = std::panic::catch_unwind(|| case(d));
+    match r {
+        Ok(Ok(())) => {}
+        Ok(Err(m)) => return Err(format!("{name} on {d}: {m}").into()),
+        Err(_) => return Err(format!("{name} on {d}: panicked instead of returning Err").into()),
+    }
+    still_usable(d).map_err(|m| format!("{name} on {d}: {m}").into())
+}
+
+pub fn tests() -> Vec<Test> {
+    let mut v = Vec::new();
+    for &(name, case) in CASES {
+        v.push(Test::cpu(format!("cpu::bad_input::{name}"), move || {
+            run_case(name, case, Device::CPU)
+        }));
+        v.push(Test::gpu(format!("cuda::bad_input::{name}"), move || {
+            run_case(name, case, Device::cuda(0))
+        }));
+    }
+    v
+}

@@ -1,0 +1,280 @@
+//! `cuprite fuzz` and `cuprite stress`: the generator's rules, the comparison and shrinking, a
+//! CPU differential run (views against copied leaves) and, with a GPU, CUDA against the CPU;
+//! stress runs on the CPU backend and on the GPU.
+
+use cuprite_array::DType;
+use cuprite_array::ops::{BinaryOp, UnaryOp};
+use cuprite_cli::fuzz::expr::{Expr, Red};
+use cuprite_cli::fuzz::{self, Config, Mode, agree, eval::Val, generate::sound};
+use cuprite_cli::stress;
+use cuprite_testkit::{Test, TestResult};
+
+/// Every node's error bound is finite (the root's usable) and every discontinuous operation
+/// has exact inputs.
+fn walk(e: &Expr) -> Result<(), String> {
+    let i = e.info();
+    if !i.err.is_finite() {
+        return Err(format!("unbounded node {e:?}: {i:?}"));
+    }
+    let exact_inputs = match e {
+        Expr::Unary(op, _) => {
+            matches!(
+                op,
+                UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round | UnaryOp::Trunc | UnaryOp::Sign
+            ) && i.dtype.is_float()
+        }
+        Expr::Binary(op, _, _) => {
+            matches!(
+                op,
+                BinaryOp::Eq
+                    | BinaryOp::Ne
+                    | BinaryOp::Lt
+                    | BinaryOp::Le
+                    | BinaryOp::Gt
+                    | BinaryOp::Ge
+                    | BinaryOp::Atan2
+            ) || (*op == BinaryOp::Rem && i.dtype.is_float())
+        }
+        Expr::Reduce(r, ..) => matches!(
+            r,
+            Red::ArgMin | Red::ArgMax | Red::Any | Red::All | Red::Count
+        ),
+        Expr::Cast(d, _) => !d.is_float() && !d.is_complex(),
+        _ => false,
+    };
+    for c in e.children() {
+        if exact_inputs && c.info().err > 0.0 {
+            return Err(format!("a discontinuous node has an inexact input: {e:?}"));
+        }
+        walk(c)?;
+    }
+    Ok(())
+}
+
+fn generator_rules() -> TestResult {
+    let mut sizes = 0;
+    for k in 0..2000 {
+        let e = fuzz::program(11, k, 300);
+        walk(&e)?;
+        assert!(sound(&e.info()), "program {k}: {:?}", e.info());
+        sizes += e.size();
+        // Deterministic: the same seed and index give the same program.
+        assert_eq!(e, fuzz::program(11, k, 300));
+    }
+    assert!(
+        sizes > 2000 * 3,
+        "programs are trees, not leaves: {sizes} nodes"
+    );
+    assert_ne!(fuzz::program(11, 5, 300), fuzz::program(12, 5, 300));
+    Ok(())
+}
+
+fn comparison_tolerances() -> TestResult {
+    assert!(agree(&Val::Int(-3), &Val::Int(-3), 0.0));
+    assert!(
+        !agree(&Val::Int(-3), &Val::Int(-2), 10.0),
+        "integers are exact"
+    );
+    assert!(agree(&Val::Real(f64::NAN), &Val::Real(f64::NAN), 0.0));
+    assert!(!agree(&Val::Real(f64::NAN), &Val::Real(1.0), 1e9));
+    assert!(agree(
+        &Val::Real(f64::INFINITY),
+        &Val::Real(f64::INFINITY),
+        0.0
+    ));
+    assert!(
+        !agree(&Val::Real(1.0), &Val::Real(1.0 + 1e-12), 0.0),
+        "exact means bit for bit"
+    );
+    assert!(agree(&Val::Real(1.0), &Val::Real(1.0 + 1e-12), 1e-11));
+    assert!(!agree(&Val::Cplx(1.0, 2.0), &Val::Cplx(1.0, 2.5), 0.1));
+    let (nn, ii) = (
+        Val::Cplx(f64::NAN, f64::NAN),
+        Val::Cplx(f64::INFINITY, -f64::INFINITY),
+    );
+    assert!(
+        agree(&nn, &ii, 1e-9),
+        "complex infinities of an inexact result"
+    );
+    assert!(!agree(&nn, &ii, 0.0), "but not of an exact one");
+    assert!(!agree(&nn, &Val::Cplx(1.0, 2.0), 1e-9));
+    Ok(())
+}
+
+/// Shrinking keeps the failure (here: "has a cumsum node") and removes what it does not need;
+/// the reproducer names every operation left.
+fn shrinking_and_reproducer() -> TestResult {
+    fn has_cumsum(e: &Expr) -> bool {
+        matches!(e, Expr::Cumsum(..)) || e.children().iter().any(|c| has_cumsum(c))
+    }
+    let (k, e) = (0..5000)
+        .map(|k| (k, fuzz::program(3, k, 300)))
+        .find(|(_, e)| has_cumsum(e) && e.size() > 6)
+        .ok_or("no program with a cumsum among 5000")?;
+    let (small, msg) = fuzz::shrink_by(&e, 500, |c| {
+        if has_cumsum(c) {
+            Err("has a cumsum".into())
+        } else {
+            Ok(())
+        }
+    });
+    assert_eq!(msg, "has a cumsum");
+    assert!(has_cumsum(&small));
+    assert!(
+        small.size() <= 2 && small.size() < e.size(),
+        "program {k}: {} nodes shrunk to {}: {small:?}",
+        e.size(),
+        small.size()
+    );
+    let rust = fuzz::repro::to_rust(&small, "header");
+    assert!(
+        rust.contains("fn program(dev: Device)") && rust.contains(".cumsum("),
+        "{rust}"
+    );
+    // A program that does not fail is returned unchanged.
+    let (same, msg) = fuzz::shrink_by(&e, 10, |_| Ok(()));
+    assert_eq!(same, e);
+    assert!(msg.contains("did not repeat"));
+    Ok(())
+}
+
+fn cpu_layouts_agree() -> TestResult {
+    let cfg = Config {
+        programs: 600,
+        seed: 5,
+        mode: Mode::CpuLayouts,
+        max_failures: 1,
+        ..Config::default()
+    };
+    let r = fuzz::run(&cfg, |_| {});
+    assert!(r.failures.is_empty(), "{}", r.to_text());
+    assert_eq!(r.programs, 600);
+    assert!(r.compared >= 540, "{}", r.to_text());
+    assert!(r.exact > 0 && r.exact < r.compared, "{}", r.to_text());
+    // Every dtype is an output of some program.
+    assert!(r.dtypes.iter().all(|&n| n > 0), "{:?}", r.dtypes);
+    assert!(r.structures > 100, "{}", r.to_text());
+    Ok(())
+}
+
+fn cuda_matches_cpu() -> TestResult {
+    let cfg = Config {
+        programs: 1500,
+        seed: 9,
+        mode: Mode::CudaVsCpu,
+        max_failures: 3,
+        ..Config::default()
+    };
+    let r = fuzz::run(&cfg, |_| {});
+    assert!(r.failures.is_empty(), "{}", r.to_text());
+    assert!(r.compared >= 1350, "{}", r.to_text());
+    Ok(())
+}
+
+fn fuzz_binary_on_cpu() -> TestResult {
+    let out = std::process::Command::new(crate::cuprite_bin()?)
+        .args(["fuzz", "--cpu", "--programs", "150", "--seed", "4"])
+        .output()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("programs: 150") && text.contains("mismatches: 0"),
+        "{text}"
+    );
+    Ok(())
+}
+
+fn stress_on_cpu() -> TestResult {
+    let cfg = stress::Config {
+        threads: 4,
+        streams: 2,
+        seconds: 2.0,
+        cpu: true,
+        watchdog: 60.0,
+    };
+    let r = stress::run(&cfg)?;
+    // Memory is checked by the binary test (its own process): here other tests allocate and
+    // free in parallel in the same process.
+    assert!(r.errors == 0 && r.wrong == 0, "{}", r.to_text());
+    assert_eq!(r.device, "cpu");
+    assert!(
+        r.steps >= 4 && r.values_checked > 0 && r.handoffs > 0,
+        "{}",
+        r.to_text()
+    );
+    assert_eq!(r.kernels, 0, "no custom kernels on the CPU backend");
+    Ok(())
+}
+
+fn stress_binary_on_cpu() -> TestResult {
+    let out = std::process::Command::new(crate::cuprite_bin()?)
+        .args([
+            "stress",
+            "--cpu",
+            "--threads",
+            "3",
+            "--streams",
+            "2",
+            "--seconds",
+            "1",
+        ])
+        .output()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("errors: 0  wrong values: 0") && text.contains("PASS"),
+        "{text}"
+    );
+    Ok(())
+}
+
+/// The binary on the GPU (its own process, so that memory is its own): 8 threads × 4 streams.
+fn stress_on_gpu() -> TestResult {
+    let out = std::process::Command::new(crate::cuprite_bin()?)
+        .args([
+            "stress",
+            "--threads",
+            "8",
+            "--streams",
+            "4",
+            "--seconds",
+            "4",
+        ])
+        .output()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("device: cuda:0") && text.contains("PASS"),
+        "{text}"
+    );
+    assert!(!text.contains("custom kernels: 0 "), "{text}");
+    assert!(text.contains("pool bytes in use"), "{text}");
+    Ok(())
+}
+
+pub fn tests() -> Vec<Test> {
+    let _ = DType::ALL;
+    vec![
+        Test::cpu("fuzz::generator_rules", generator_rules),
+        Test::cpu("fuzz::comparison_tolerances", comparison_tolerances),
+        Test::cpu("fuzz::shrinking_and_reproducer", shrinking_and_reproducer),
+        Test::cpu("fuzz::cpu_layouts_agree", cpu_layouts_agree),
+        Test::cpu("fuzz::binary_on_cpu", fuzz_binary_on_cpu),
+        Test::gpu("fuzz::cuda_matches_cpu", cuda_matches_cpu),
+        Test::cpu("stress::cpu_two_seconds", stress_on_cpu),
+        Test::cpu("stress::binary_on_cpu", stress_binary_on_cpu),
+        Test::gpu("stress::gpu_four_seconds", stress_on_gpu),
+    ]
+}
