@@ -114,14 +114,16 @@ fn compile_all_with(
                     .replace("cuprite_reduce(", &format!("cuprite_reduce_{k}("));
                 tu.push_str(&format!("namespace k{k} {{\n{body}\n}}\n"));
             }
-            if let Err(e) = cuprite::nvrtc::compile(form(tu), opts) {
+            if cuprite::nvrtc::compile(form(tu), opts).is_err() {
+                // A batch can also fail on its own: two kernels of the chunk with the same
+                // `extern "C"` name (namespaces do not separate those). Each kernel must compile
+                // alone.
                 for body in chunk {
                     let src = form(format!("{prelude}{MARKER}{body}"));
                     if let Err(e) = cuprite::nvrtc::compile(&src, opts) {
                         return Err(format!("kernel failed to compile: {e}\n{src}").into());
                     }
                 }
-                return Err(format!("a batch failed: {e}").into());
             }
         }
     }

@@ -444,7 +444,10 @@ pub fn eval(e: &Expr) -> Result<Arr, String> {
             macro_rules! g {
                 ($I:ident) => {{
                     let Arr::$I(i) = index else { unreachable!() };
-                    on_all!(x; y => y.gather(*ax, &i).map_err(api)?)
+                    // Out-of-range indices clamp (the fuzzer draws some on purpose).
+                    on_all!(x; y => y
+                        .take_with(&i, Some(*ax), cuprite_array::ops::IndexMode::Clamp)
+                        .map_err(api)?)
                 }};
             }
             match idx {

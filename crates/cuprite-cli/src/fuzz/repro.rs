@@ -281,7 +281,9 @@ impl Emit {
                     "Array::<i64>::from_vec(vec!{iv:?}, &[{len}])?.cast::<{}>()",
                     rust_type(*idx)
                 ));
-                self.var(format!("{x}.gather({ax}, &{ix})?"))
+                self.var(format!(
+                    "{x}.take_with(&{ix}, Some({ax}), cuprite_array::ops::IndexMode::Clamp)?"
+                ))
             }
             Expr::Cumsum(ax, a) => {
                 let x = self.node(a);
