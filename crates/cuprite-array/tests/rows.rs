@@ -152,7 +152,7 @@ fn rows_values(d: Device) -> TestResult {
     cuprite_array::with_device(d, || {
         let mut rng = Rng::fresh();
         let mut cases: Vec<(Vec<usize>, usize)> = Vec::new();
-        for n in [1, 31, 32, 33, 1024, 4097, 20000] {
+        for n in [1, 31, 32, 33, 1024, 2048, 4096, 4097, 4100, 20000] {
             cases.push((vec![3, n], 1));
         }
         for n in [1, 33, 257, 9000] {

@@ -44,7 +44,7 @@ pub(crate) use params::ParamPlan;
 use params::params;
 use prelude::with_prelude;
 pub(crate) use reduction::{acc_dtype, reduction, reduction_one_per_thread};
-pub(crate) use rows::{RowKind, rows_kernel};
+pub(crate) use rows::{RowKind, row_items, rows_kernel};
 pub(crate) use sampling::{GAMMA_TRIES, gamma_kernel};
 pub(crate) use scan::{ScanKind, ScanSpec, Sink, scan_columns, scan_tiles, search_kernel};
 

@@ -1,17 +1,31 @@
 //! The row-operation kernel of a library call (softmax, log_softmax, logsumexp, layer_norm,
 //! rms_norm, normalize): one block per line of the reduced axis (grid-stride over lines). A
-//! line of up to `BLOCK * ITEMS` elements is read once into registers, its statistics are
-//! reduced with warp shuffles and a shared-memory step, and it is written once; a longer line
-//! is read once per statistic and once more to write. Statistics are kept in the compute type
-//! (`float` for `f16`/`bf16`/`f32`, `double` for `f64`).
+//! line of up to `BLOCK * items` elements (`items` sized to the line by [`row_items`]) is read
+//! once into registers, in 16-byte vectors where it is contiguous and aligned, all its loads
+//! issued before any arithmetic; its statistics are reduced over the registers with warp
+//! shuffles and a shared-memory step, and it is written once. A longer line is read once per
+//! statistic and once more to write. Statistics are kept in the compute type (`float` for
+//! `f16`/`bf16`/`f32`, `double` for `f64`).
 
 use super::{BLOCK, Emit, KernelSource, emit_lane, load_conv, store_conv, with_prelude};
 use crate::dtype::DType;
 use crate::graph::Program;
 use std::fmt::Write;
 
-/// Elements per thread held in registers: lines up to `BLOCK * ITEMS` are read once.
+/// The most elements per thread held in registers: lines up to `BLOCK * ROW_ITEMS` are read
+/// once.
 pub(crate) const ROW_ITEMS: usize = 32;
+
+/// Elements per thread a line of `n` is held in: the power of two that covers it with `BLOCK`
+/// threads (1 for a line longer than `BLOCK * ROW_ITEMS`, which is read again instead).
+pub(crate) fn row_items(n: usize) -> usize {
+    let per = n.div_ceil(BLOCK as usize).max(1);
+    if per > ROW_ITEMS {
+        1
+    } else {
+        per.next_power_of_two()
+    }
+}
 
 /// What a row kernel computes from a line's statistics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -40,7 +54,8 @@ impl RowKind {
     }
 }
 
-/// The row kernel for `kind` on `dtype` (a float type). Parameters: `in`, `w`, `b`, `out`,
+/// The row kernel for `kind` on `dtype` (a float type), holding `items` values per thread
+/// (see [`row_items`]; lines longer than `BLOCK * items` are read again). Parameters: `in`, `w`, `b`, `out`,
 /// `lines`, `n`, `inner`, `eps` (f64 bits), `p` (f64 bits). Element `i` of line
 /// `o * inner + j` is at `(o * n + i) * inner + j`; `w` and `b` (read when `has_w`/`has_b`)
 /// are indexed by `i`; logsumexp writes `out[line]`, the others the input's layout.
@@ -55,6 +70,7 @@ pub(crate) fn rows_kernel(
     has_w: bool,
     has_b: bool,
     fused: Option<(&Program, usize)>,
+    items: usize,
 ) -> KernelSource {
     let s = dtype.c_storage();
     let c = dtype.c_compute();
@@ -65,7 +81,7 @@ pub(crate) fn rows_kernel(
     let (exp, log, sqrt, pow, fabs) = (m("exp"), m("log"), m("sqrt"), m("pow"), m("fabs"));
     let inf = if f64c { "dinf()" } else { "finf()" };
     let name = format!(
-        "cuprite_{}{}_{}{}{}",
+        "cuprite_{}{}_{}{}{}_r{items}",
         kind.name(),
         if kind == (RowKind::Normalize { p2: true }) {
             "2"
@@ -103,99 +119,194 @@ pub(crate) fn rows_kernel(
         format!("const {s} *__restrict__ in, ")
     };
     let warps = BLOCK / 32;
-    let items = ROW_ITEMS;
-    // Statistics: `acc1` (and `acc2`) per thread from each value `x`, then block-reduced.
-    // `FIRST` accumulates per value; `after1` turns the reduced `r1` into what pass two uses.
-    let (pass1, after1, pass2, after2, out_expr) = match kind {
-        RowKind::Softmax | RowKind::LogSoftmax | RowKind::LogSumExp => {
-            // Online max and rescaled sum of exponentials per thread.
-            let pass1 = format!(
-                "if (x > mx) {{ sm = sm * {exp}(mx - x) + ({c})1; mx = x; }} else if (x != -{inf}) {{ sm += x == mx ? ({c})1 : {exp}(x - mx); }}"
-            );
-            let after1 = format!(
-                "const {c} M = block_max(mx, sh);\n    const {c} S = block_sum(mx == M ? sm : sm * {exp}(mx - M), sh);"
-            );
-            let out = match kind {
-                RowKind::Softmax => format!("{exp}(x - M) / S"),
-                RowKind::LogSoftmax => format!("(x - M) - {log}(S)"),
-                _ => String::new(),
-            };
-            (pass1, after1, String::new(), String::new(), out)
-        }
-        RowKind::LayerNorm => (
-            "sm += x;".to_string(),
-            format!("const {c} mean = block_sum(sm, sh) / ({c})n;"),
-            "{ const CT d = x - mean; sq += d * d; }".replace("CT", c),
-            format!("const {c} rstd = ({c})1 / {sqrt}(block_sum(sq, sh) / ({c})n + eps);"),
-            "(x - mean) * rstd".to_string(),
-        ),
-        RowKind::RmsNorm => (
-            "sm += x * x;".to_string(),
-            format!("const {c} rstd = ({c})1 / {sqrt}(block_sum(sm, sh) / ({c})n + eps);"),
-            String::new(),
-            String::new(),
-            "x * rstd".to_string(),
-        ),
-        RowKind::Normalize { p2 } => {
-            let (acc, root) = if p2 {
-                ("sm += x * x;".to_string(), format!("{sqrt}(r)"))
-            } else {
-                (
-                    format!("sm += {pow}({fabs}(x), p);"),
-                    format!("{pow}(r, ({c})1 / p)"),
-                )
-            };
-            (
-                acc,
+    let items = items.clamp(1, ROW_ITEMS);
+    // A contiguous, 16-byte aligned line (not fused) is moved in 16-byte vectors of `vec`
+    // values: thread `t` holds values `(q * BLOCK + t) * vec + r` of the line.
+    let vec = 16 / dtype.size();
+    let vec_path = fused.is_none() && items >= vec && items % vec == 0;
+    let idx = if vec_path {
+        format!("(vec ? ((k / {vec}) * {BLOCK} + t) * {vec} + k % {vec} : t + k * {BLOCK})")
+    } else {
+        format!("(t + k * {BLOCK})")
+    };
+    // `stmt` on each value `x` of the line held in registers (`v[k]`, element `i`).
+    let near = |stmt: &str| {
+        format!(
+            "#pragma unroll\n      for (int k = 0; k < {items}; ++k) {{ const int i = {idx}; if (i < nn) {{ const {c} x = v[k]; {stmt} }} }}"
+        )
+    };
+    // `stmt` on each value of a line too long for the registers, read again.
+    let far = |stmt: &str| {
+        format!("for (i64t i = t; i < n; i += {BLOCK}) {{ const {c} x = {x_at}; {stmt} }}")
+    };
+    // The statistics from the line (`each` visits its values), and the output from `x`.
+    let stats = |each: &dyn Fn(&str) -> String, near: bool| -> (String, String) {
+        match kind {
+            RowKind::Softmax | RowKind::LogSoftmax | RowKind::LogSumExp if near => {
+                // Max, then the sum of exponentials, over registers (softmax keeps them).
+                let keep = if kind == RowKind::Softmax {
+                    format!("const {c} ex = {exp}(x - M); v[k] = ex;")
+                } else {
+                    format!("const {c} ex = x == M ? ({c})1 : {exp}(x - M);")
+                };
+                let code = format!(
+                    "{c} mx = -{inf};\n      {}\n      const {c} M = block_max(mx, sh);\n      {c} sm = ({c})0;\n      {}\n      const {c} S = block_sum(sm, sh);",
+                    each("mx = x > mx ? x : mx;"),
+                    each(&format!(
+                        "{keep} sm += x != -{inf} ? (x == M ? ({c})1 : ex) : ({c})0;"
+                    ))
+                );
+                let out = match kind {
+                    RowKind::Softmax => "x / S".to_string(),
+                    _ => format!("(x - M) - {log}(S)"),
+                };
+                (code, out)
+            }
+            RowKind::Softmax | RowKind::LogSoftmax | RowKind::LogSumExp => {
+                // Online max and rescaled sum of exponentials per thread.
+                let code = format!(
+                    "{c} mx = -{inf}, sm = ({c})0;\n      {}\n      const {c} M = block_max(mx, sh);\n      const {c} S = block_sum(mx == M ? sm : sm * {exp}(mx - M), sh);",
+                    each(&format!(
+                        "if (x > mx) {{ sm = sm * {exp}(mx - x) + ({c})1; mx = x; }} else if (x != -{inf}) {{ sm += x == mx ? ({c})1 : {exp}(x - mx); }}"
+                    ))
+                );
+                let out = match kind {
+                    RowKind::Softmax => format!("{exp}(x - M) / S"),
+                    _ => format!("(x - M) - {log}(S)"),
+                };
+                (code, out)
+            }
+            RowKind::LayerNorm => (
                 format!(
-                    "const {c} r = block_sum(sm, sh);\n    const {c} nrm = {root};\n    const {c} inv = ({c})1 / (nrm > eps ? nrm : eps);"
+                    "{c} sm = ({c})0;\n      {}\n      const {c} mean = block_sum(sm, sh) / ({c})n;\n      {c} sq = ({c})0;\n      {}\n      const {c} rstd = ({c})1 / {sqrt}(block_sum(sq, sh) / ({c})n + eps);",
+                    each("sm += x;"),
+                    each(&format!("const {c} d = x - mean; sq += d * d;"))
                 ),
-                String::new(),
-                String::new(),
-                "x * inv".to_string(),
-            )
+                "(x - mean) * rstd".to_string(),
+            ),
+            RowKind::RmsNorm => (
+                format!(
+                    "{c} sm = ({c})0;\n      {}\n      const {c} rstd = ({c})1 / {sqrt}(block_sum(sm, sh) / ({c})n + eps);",
+                    each("sm += x * x;")
+                ),
+                "x * rstd".to_string(),
+            ),
+            RowKind::Normalize { p2 } => {
+                let (acc, root) = if p2 {
+                    ("sm += x * x;".to_string(), format!("{sqrt}(r)"))
+                } else {
+                    (
+                        format!("sm += {pow}({fabs}(x), p);"),
+                        format!("{pow}(r, ({c})1 / p)"),
+                    )
+                };
+                (
+                    format!(
+                        "{c} sm = ({c})0;\n      {}\n      const {c} r = block_sum(sm, sh);\n      const {c} nrm = {root};\n      const {c} inv = ({c})1 / (nrm > eps ? nrm : eps);",
+                        each(&acc)
+                    ),
+                    "x * inv".to_string(),
+                )
+            }
         }
     };
-    let mut out_expr = out_expr;
-    if has_w {
-        out_expr = format!("({out_expr}) * {}", load("w[i]"));
-    }
-    if has_b {
-        out_expr = format!("({out_expr}) + {}", load("b[i]"));
-    }
+    let with_wb = |e: String| {
+        let mut e = e;
+        if has_w {
+            e = format!("({e}) * {}", load("w[i]"));
+        }
+        if has_b {
+            e = format!("({e}) + {}", load("b[i]"));
+        }
+        e
+    };
+    let (near_stats, near_out) = stats(&near, true);
+    let (far_stats, far_out) = stats(&far, false);
+    let (near_out, far_out) = (with_wb(near_out), with_wb(far_out));
     let store = store_conv(dtype, "y");
-    let write_lse = format!(
-        "if (t == 0) out[line] = {};",
-        store_conv(dtype, &format!("(M + {log}(S))"))
-    );
-    let pass2_code = if pass2.is_empty() {
-        String::new()
+    let lse = kind == RowKind::LogSumExp;
+    let (near_write, far_write) = if lse {
+        let w = format!(
+            "if (t == 0) out[line] = {};",
+            store_conv(dtype, &format!("(M + {log}(S))"))
+        );
+        (w.clone(), w)
     } else {
-        format!(
-            r#"{c} sq = ({c})0;
-    if (cached) {{
-      #pragma unroll
-      for (int k = 0; k < {items}; ++k) {{ const i64t i = t + (i64t)k * {BLOCK}; if (i < n) {{ const {c} x = v[k]; {pass2} }} }}
-    }} else {{
-      for (i64t i = t; i < n; i += {BLOCK}) {{ const {c} x = {x_at}; {pass2} }}
-    }}
-    {after2}"#
+        let scalar = near(&format!(
+            "const {c} y = {near_out}; out[base + i * inner] = {store};"
+        ));
+        let near_write = if vec_path {
+            format!(
+                r#"if (vec) {{
+        #pragma unroll
+        for (int q = 0; q < {items} / {vec}; ++q) {{
+          const int i0 = (q * {BLOCK} + t) * {vec};
+          if (i0 < nn) {{
+            pk_ pk;
+            #pragma unroll
+            for (int r = 0; r < {vec}; ++r) {{ const int i = i0 + r; const {c} x = v[q * {vec} + r]; const {c} y = {near_out}; pk.e[r] = {store}; }}
+            *reinterpret_cast<uint4 *>(out + base + i0) = pk.u;
+          }}
+        }}
+      }} else {{
+      {scalar}
+      }}"#
+            )
+        } else {
+            scalar
+        };
+        (
+            near_write,
+            far(&format!(
+                "const {c} y = {far_out}; out[base + i * inner] = {store};"
+            )),
         )
     };
-    let write = if kind == RowKind::LogSumExp {
-        write_lse
-    } else {
-        format!(
-            r#"if (cached) {{
-      #pragma unroll
-      for (int k = 0; k < {items}; ++k) {{ const i64t i = t + (i64t)k * {BLOCK}; if (i < n) {{ const {c} x = v[k]; const {c} y = {out_expr}; out[base + i * inner] = {store}; }} }}
-    }} else {{
-      for (i64t i = t; i < n; i += {BLOCK}) {{ const {c} x = {x_at}; const {c} y = {out_expr}; out[base + i * inner] = {store}; }}
-    }}"#
+    let scalar_load = format!(
+        "#pragma unroll\n      for (int k = 0; k < {items}; ++k) {{ const int i = t + k * {BLOCK}; v[k] = i < nn ? {x_at} : ({c})0; }}"
+    );
+    let (pk_decl, near_load) = if vec_path {
+        let aligned = if lse {
+            "(unsigned long long)(in + base)".to_string()
+        } else {
+            "((unsigned long long)(in + base) | (unsigned long long)(out + base))".to_string()
+        };
+        (
+            format!("union pk_ {{ uint4 u; {s} e[{vec}]; }};\n"),
+            format!(
+                r#"const bool vec = inner == 1 && nn % {vec} == 0 && ({aligned} & 15) == 0;
+      if (vec) {{
+        #pragma unroll
+        for (int q = 0; q < {items} / {vec}; ++q) {{
+          const int i0 = (q * {BLOCK} + t) * {vec};
+          if (i0 < nn) {{
+            pk_ pk;
+            pk.u = *reinterpret_cast<const uint4 *>(in + base + i0);
+            #pragma unroll
+            for (int r = 0; r < {vec}; ++r) v[q * {vec} + r] = {};
+          }} else {{
+            #pragma unroll
+            for (int r = 0; r < {vec}; ++r) v[q * {vec} + r] = ({c})0;
+          }}
+        }}
+      }} else {{
+      {scalar_load}
+      }}"#,
+                load("pk.e[r]")
+            ),
         )
+    } else {
+        (String::new(), scalar_load)
+    };
+    // Registers a block may use: at least `min_blocks` blocks of `BLOCK` fit on an SM.
+    let value_regs = items * if f64c { 2 } else { 1 };
+    let min_blocks = match (value_regs, fused.is_some()) {
+        (0..=16, false) => 4,
+        (0..=16, true) | (17..=32, _) => 3,
+        _ => 2,
     };
     let body = format!(
-        r#"__device__ __forceinline__ {c} block_sum({c} x, {c} *sh) {{
+        r#"{pk_decl}__device__ __forceinline__ {c} block_sum({c} x, {c} *sh) {{
   #pragma unroll
   for (int d = 16; d > 0; d >>= 1) x += __shfl_xor_sync(0xffffffffu, x, d);
   if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = x;
@@ -217,7 +328,7 @@ __device__ __forceinline__ {c} block_max({c} x, {c} *sh) {{
   __syncthreads();
   return r;
 }}
-{fused_fn}extern "C" __global__ void __launch_bounds__({BLOCK}) {name}({in_param}const {s} *__restrict__ w, const {s} *__restrict__ b, {s} *__restrict__ out, i64t lines, i64t n, i64t inner, u64t eps_bits, u64t p_bits{fused_params}) {{
+{fused_fn}extern "C" __global__ void __launch_bounds__({BLOCK}, {min_blocks}) {name}({in_param}const {s} *__restrict__ w, const {s} *__restrict__ b, {s} *__restrict__ out, i64t lines, i64t n, i64t inner, u64t eps_bits, u64t p_bits{fused_params}) {{
   __shared__ {c} sh[32];
   const int t = threadIdx.x;
   const {c} eps = ({c})__longlong_as_double((long long)eps_bits);
@@ -228,22 +339,16 @@ __device__ __forceinline__ {c} block_max({c} x, {c} *sh) {{
     const i64t o = line / inner, j = line - o * inner;
     const i64t base = o * n * inner + j;
     {fused_line}
-    {c} v[{items}];
-    {c} mx = -{inf}, sm = ({c})0;
-    (void)mx;
     if (cached) {{
-      #pragma unroll
-      for (int k = 0; k < {items}; ++k) {{
-        const i64t i = t + (i64t)k * {BLOCK};
-        v[k] = i < n ? {x_at} : ({c})0;
-        if (i < n) {{ const {c} x = v[k]; {pass1} }}
-      }}
+      const int nn = (int)n;
+      {c} v[{items}];
+      {near_load}
+      {near_stats}
+      {near_write}
     }} else {{
-      for (i64t i = t; i < n; i += {BLOCK}) {{ const {c} x = {x_at}; {pass1} }}
+      {far_stats}
+      {far_write}
     }}
-    {after1}
-    {pass2_code}
-    {write}
   }}
 }}
 "#

@@ -376,6 +376,7 @@ impl RowOp {
         self.dtype.code().hash(&mut h);
         self.has_w.hash(&mut h);
         self.has_b.hash(&mut h);
+        crate::codegen::row_items(self.n).hash(&mut h);
         h.finish()
     }
 
@@ -638,6 +639,7 @@ impl RowOp {
             self.has_w,
             self.has_b,
             self.producer.as_ref().map(|p| (&p.prog, p.ax)),
+            crate::codegen::row_items(self.n),
         )
     }
 }
