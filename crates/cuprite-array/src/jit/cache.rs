@@ -349,10 +349,7 @@ fn lookup(
     }
     if tiered() {
         // The interpreter stands in while the optimised kernel is built (no NVRTC wait).
-        let (ip, queue_build) = super::interp::ready(st);
-        if queue_build {
-            worker::queue(worker::Job::Interpreter { st });
-        }
+        let (ip, build_interp) = super::interp::ready(st);
         if let Some(ip) = ip {
             if let Some((func, code)) = interp(&ip) {
                 let k = Arc::new(Kernel {
@@ -375,7 +372,13 @@ fn lookup(
         let q = quick();
         let scalar = q.is_some();
         let q = q.as_ref().unwrap_or(&src);
-        let (mut k, bin) = quick_build(st, &q.source, &q.name)?;
+        let built = quick_build(st, &q.source, &q.name);
+        if build_interp {
+            // Queued only now: NVRTC is first used by this thread's quick build above, never by
+            // the background thread (see `worker::register_exit_hook`).
+            worker::queue(worker::Job::Interpreter { st });
+        }
+        let (mut k, bin) = built?;
         share(st, key, &bin, &q.name, scalar, false);
         k.scalar = scalar;
         let k = Arc::new(k);
