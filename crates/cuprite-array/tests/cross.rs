@@ -167,8 +167,11 @@ fn drawn_program(seed: u64, x: &Array<f32>, y: &Array<f32>) -> Array<f32> {
             5 => a.abs().sqrt(),
             6 => Array::select(&a.greater(y), &a, y).expect("select"),
             7 => (a.cast::<f64>() * 2.0).cast::<f32>(),
-            8 => ((&a * 100.0).cast::<i32>() % 7).cast::<f32>(),
-            _ => (a.cast::<i64>() + 3).cast::<f32>().maximum(y),
+            // Integer steps on exact integers (from `y`, the same bits on both backends): a
+            // float-to-integer cast of a rounded intermediate would turn a last-bit difference
+            // (libdevice against libm, an fma) into a whole unit.
+            8 => &a + &((y * 1000.0).cast::<i32>() % 7).cast::<f32>(),
+            _ => ((y * 1000.0).cast::<i64>() + 3).cast::<f32>().maximum(&a),
         };
     }
     a
@@ -237,6 +240,38 @@ fn interpreter_first_uses_match() -> TestResult {
         interpreted >= 8,
         "only {interpreted} first uses ran on the interpreter (CUPRITE_ARRAY_INTERP=0 set?)"
     );
+    Ok(())
+}
+
+/// Wrapping negation, absolute value and division by -1 of 16-bit integers, widened afterwards,
+/// give the same values on both backends (`-(-32768)` is -32768 in i16): ptxas lowered `neg.s16`
+/// and `abs.s16` without sign-extending again, which the CUDA fuzzer found as 32768.
+fn narrow_negation_wraps() -> TestResult {
+    let xs: Vec<i16> = vec![i16::MIN, -32767, -1, 0, 1, 32767, -20533, 12345];
+    let ds: Vec<i16> = vec![-1, -1, -1, -1, 2, -1, 3, -1];
+    let want = |f: &dyn Fn(i16, i16) -> i16| -> Vec<i64> {
+        xs.iter().zip(&ds).map(|(&x, &d)| f(x, d) as i64).collect()
+    };
+    let neg = want(&|x, _| x.wrapping_neg());
+    let abs = want(&|x, _| x.wrapping_abs());
+    let div = want(&|x, d| x.wrapping_div(d));
+    for d in [gpu(), Device::CPU] {
+        let (n, a, q, n8) = with_device(d, || {
+            let x = Array::<i16>::from_slice(&xs, &[xs.len()])?;
+            let dv = Array::<i16>::from_slice(&ds, &[ds.len()])?;
+            let x8 = Array::<i8>::from_slice(&[i8::MIN, -1, 0, 127], &[4])?;
+            Ok::<_, cuprite_array::Error>((
+                (-&x).cast::<i64>().to_vec()?,
+                x.abs().cast::<i32>().cast::<i64>().to_vec()?,
+                (&x / &dv).cast::<i64>().to_vec()?,
+                (-&x8).cast::<i64>().to_vec()?,
+            ))
+        })?;
+        assert_eq!(n, neg, "-x on {d:?}");
+        assert_eq!(a, abs, "abs(x) on {d:?}");
+        assert_eq!(q, div, "x / d on {d:?}");
+        assert_eq!(n8, vec![-128, 1, 0, -127], "-x (i8) on {d:?}");
+    }
     Ok(())
 }
 
@@ -630,6 +665,7 @@ pub fn tests() -> Vec<Test> {
             linked_quick_build_matches,
         ),
         Test::gpu("cross::chain_matches_cpu", chain_matches_cpu),
+        Test::gpu("cross::narrow_negation_wraps", narrow_negation_wraps),
         Test::gpu("cross::big_reductions_match_cpu", big_reductions_match_cpu),
         Test::gpu(
             "cross::interpreter_first_uses_match",

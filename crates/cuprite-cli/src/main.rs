@@ -3,7 +3,7 @@
 //! ```text
 //! cuprite demo [--n N]
 //! cuprite info [--json] [--all-attributes]
-//! cuprite fuzz [--programs N] [--seed S] [--structures K] [--cpu] [--only K]
+//! cuprite fuzz [--programs N] [--seed S] [--structures K] [--cpu] [--only K] [--threads N]
 //! cuprite stress [--threads N] [--streams M] [--seconds T] [--cpu]
 //! cuprite bench [FILTER]... [--json FILE] [--warmup N] [--repeats N] [--quick] [--list] [--markdown]
 //!               [--plot DIR] [--compare OLD.json] [--threshold F] [--peers FILE]... [--from FILE]
@@ -69,6 +69,9 @@ enum Command {
         /// Start no new program after this many seconds (the report says how many ran).
         #[arg(long, value_name = "SECONDS")]
         max_seconds: Option<f64>,
+        /// Threads checking programs at once (0: one per core).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
     },
     /// Stress test: threads × streams of mixed array work, custom kernels on array memory,
     /// cross-stream hand-offs and drops, every value checked exactly; fails on any error, wrong
@@ -186,6 +189,7 @@ fn main() -> ExitCode {
             only,
             max_failures,
             max_seconds,
+            threads,
         } => {
             let cfg = fuzz::Config {
                 programs,
@@ -200,6 +204,7 @@ fn main() -> ExitCode {
                 only,
                 max_seconds,
                 print_failures: true,
+                threads,
             };
             if !cpu && cuprite_array::device_count() == 0 {
                 eprintln!("cuprite fuzz: no CUDA device (use --cpu to fuzz the CPU backend alone)");

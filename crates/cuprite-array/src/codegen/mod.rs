@@ -194,14 +194,26 @@ fn unary_expr(op: UnaryOp, d: DType, a: &str) -> String {
     }
     let u = uw(d);
     match op {
-        Neg => format!("({t})(0 - ({u}){a})"),
-        Abs if d.is_signed_int() => format!("({a} < 0 ? ({t})(0 - ({u}){a}) : {a})"),
+        Neg => neg_int(d, a),
+        Abs if d.is_signed_int() => format!("({a} < 0 ? {} : {a})", neg_int(d, a)),
         Abs => a.to_string(),
         Sign if d.is_signed_int() => format!("({t})(({a} > 0) - ({a} < 0))"),
         Sign => format!("({t})({a} != 0)"),
         BitNot => format!("({t})(~({u}){a})"),
         Not => format!("(unsigned char)({a} == 0)"),
         o => unreachable!("{o:?} on {d}"),
+    }
+}
+
+/// The wrapping negation of integer `a` of dtype `d` (C expression). A 16-bit signed value is
+/// negated in 32 bits by `neg16` (see the prelude): ptxas (CUDA 13.0, sm_90) lowers PTX's
+/// `neg.s16` and `abs.s16` as 32-bit operations without sign-extending the result again, so
+/// `-(-32768)` widened afterwards gave 32768 instead of -32768.
+fn neg_int(d: DType, a: &str) -> String {
+    if d == DType::I16 {
+        format!("neg16({a})")
+    } else {
+        format!("({})(0 - ({}){a})", cty(d), uw(d))
     }
 }
 
@@ -253,7 +265,8 @@ fn binary_expr(op: BinaryOp, d: DType, a: &str, b: &str) -> String {
         Sub => format!("({t})(({u}){a} - ({u}){b})"),
         Mul => format!("({t})(({u}){a} * ({u}){b})"),
         Div if signed => format!(
-            "({b} == 0 ? ({t})0 : ({b} == ({t})-1 ? ({t})(0 - ({u}){a}) : ({t})({a} / {b})))"
+            "({b} == 0 ? ({t})0 : ({b} == ({t})-1 ? {} : ({t})({a} / {b})))",
+            neg_int(d, a)
         ),
         Div => format!("({b} == 0 ? ({t})0 : ({t})({a} / {b}))"),
         Rem if signed => format!("(({b} == 0 || {b} == ({t})-1) ? ({t})0 : ({t})({a} % {b}))"),

@@ -27,6 +27,12 @@ __device__ __forceinline__ unsigned short f2bf(float f) {
 __device__ __forceinline__ float rh(float x) { return h2f(f2h(x)); }
 __device__ __forceinline__ float rbf(float x) { return bf2f(f2bf(x)); }
 "#;
+/// Wrapping negation of a 16-bit signed value, computed in 32 bits behind inline PTX so that
+/// neither `neg.s16` nor `abs.s16` reaches ptxas (which leaves their 32-bit results without the
+/// sign extension a later widening relies on).
+const PRELUDE_NEG16: &str = r#"
+__device__ __forceinline__ short neg16(short a) { unsigned r; asm("sub.u32 %0, 0, %1;" : "=r"(r) : "r"((unsigned)a)); return (short)r; }
+"#;
 const PRELUDE_IPOW: &str = r#"
 __device__ __forceinline__ i64t ipow_s(i64t b, i64t e) {
   if (e < 0) return b == 1 ? 1 : (b == -1 ? ((e & 1) ? -1 : 1) : 0);
@@ -108,6 +114,9 @@ pub(super) fn with_prelude(body: &str) -> String {
     let uses = |keys: &[&str]| keys.iter().any(|k| body.contains(k));
     if uses(&["h2f(", "f2h(", "bf2f(", "f2bf(", "rh(", "rbf("]) {
         s.push_str(PRELUDE_HALF);
+    }
+    if uses(&["neg16("]) {
+        s.push_str(PRELUDE_NEG16);
     }
     if uses(&["ipow_"]) {
         s.push_str(PRELUDE_IPOW);

@@ -708,6 +708,10 @@ fn binary_info(op: BinaryOp, a: &Expr, b: &Expr) -> Info {
     };
     let (err, mag) = match op {
         Add | Sub => (ea + eb + fma(a, b), ma + mb),
+        // A complex product is not correctly rounded (`re = a.re b.re - a.im b.im`, each
+        // product rounded, and a GPU build may contract one of them into an fma): up to two
+        // units of each of the two products per part.
+        Mul if dtype.is_complex() => (ea * mb + eb * ma + ea * eb + 4.0 * e * ma * mb, ma * mb),
         Mul => (ea * mb + eb * ma + ea * eb, ma * mb),
         Div => {
             // Generated as a / (|b| + 1) when an operand is inexact, so |b| ≥ 1 there.

@@ -73,6 +73,10 @@ pub struct Config {
     pub max_seconds: Option<f64>,
     /// Print each failure to stderr as soon as it is shrunk (the report lists them again).
     pub print_failures: bool,
+    /// Threads checking programs at once (0: one per available core). Programs are
+    /// independent, so the report is the same for any number; failures are shrunk afterwards,
+    /// one at a time, in program order.
+    pub threads: usize,
 }
 
 impl Default for Config {
@@ -86,6 +90,7 @@ impl Default for Config {
             only: None,
             max_seconds: None,
             print_failures: false,
+            threads: 0,
         }
     }
 }
@@ -314,32 +319,100 @@ pub fn shrink_by(
     (cur, msg)
 }
 
-/// Runs `cfg.programs` programs (or the one `cfg.only`), calling `progress` after each.
+/// What checking one program gave (before any shrinking).
+struct Checked {
+    index: u64,
+    program: Expr,
+    result: Result<bool, String>,
+    /// The CPU's error text when both runs refused alike.
+    refusal: Option<String>,
+}
+
+/// Checks program `k` of the run.
+fn check_one(cfg: &Config, k: u64, trace: bool) -> Checked {
+    let e = program(cfg.seed, k, cfg.structures);
+    if trace {
+        eprintln!("program {k}: {} nodes, {:?}", e.size(), e.info().shape);
+        if std::env::var_os("CUPRITE_FUZZ_TRACE_RUST").is_some() {
+            eprintln!("{}", repro::to_rust(&e, "trace"));
+        }
+    }
+    let result = check(&e, cfg.mode);
+    let refusal = match result {
+        Ok(false) => runs_once(&e).err(),
+        _ => None,
+    };
+    Checked {
+        index: k,
+        program: e,
+        result,
+        refusal,
+    }
+}
+
+/// Runs `cfg.programs` programs (or the one `cfg.only`) on `cfg.threads` threads, calling
+/// `progress` with the number checked so far; then shrinks the failures in program order.
 pub fn run(cfg: &Config, mut progress: impl FnMut(usize)) -> Report {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     let start = Instant::now();
     let compiles0 = cuprite_array::stats::compiles();
-    let mut r = Report::default();
-    let mut fps = HashSet::new();
     let range: Vec<u64> = match cfg.only {
         Some(k) => vec![k],
         None => (0..cfg.programs as u64).collect(),
     };
     let trace = std::env::var_os("CUPRITE_FUZZ_TRACE").is_some();
-    for (n, &k) in range.iter().enumerate() {
-        if cfg
-            .max_seconds
-            .is_some_and(|t| start.elapsed().as_secs_f64() > t)
-        {
-            r.stopped_early = true;
+    let threads = match cfg.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+    .clamp(1, range.len().max(1));
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let failing = AtomicUsize::new(0);
+    let stopped_early = AtomicBool::new(false);
+    let slots: Mutex<Vec<Option<Checked>>> = Mutex::new((0..range.len()).map(|_| None).collect());
+    let work = || {
+        loop {
+            if failing.load(Ordering::Relaxed) >= cfg.max_failures.max(1) {
+                break;
+            }
+            if cfg
+                .max_seconds
+                .is_some_and(|t| start.elapsed().as_secs_f64() > t)
+            {
+                stopped_early.store(true, Ordering::Relaxed);
+                break;
+            }
+            let n = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&k) = range.get(n) else { break };
+            let c = check_one(cfg, k, trace);
+            if c.result.is_err() {
+                failing.fetch_add(1, Ordering::Relaxed);
+            }
+            slots.lock().unwrap_or_else(|e| e.into_inner())[n] = Some(c);
+            done.fetch_add(1, Ordering::Relaxed);
+        }
+    };
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads).map(|_| s.spawn(work)).collect();
+        while !handles.iter().all(|h| h.is_finished()) {
+            progress(done.load(Ordering::Relaxed));
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    });
+    progress(done.load(Ordering::Relaxed));
+    let mut r = Report {
+        stopped_early: stopped_early.into_inner(),
+        ..Report::default()
+    };
+    let mut fps = HashSet::new();
+    let checked = slots.into_inner().unwrap_or_else(|e| e.into_inner());
+    for c in checked.into_iter().flatten() {
+        if r.failures.len() >= cfg.max_failures.max(1) {
             break;
         }
-        let e = program(cfg.seed, k, cfg.structures);
-        if trace {
-            eprintln!("program {k}: {} nodes, {:?}", e.size(), e.info().shape);
-            if std::env::var_os("CUPRITE_FUZZ_TRACE_RUST").is_some() {
-                eprintln!("{}", repro::to_rust(&e, "trace"));
-            }
-        }
+        let e = &c.program;
         let info = e.info();
         let mut fp = String::new();
         e.fingerprint(&mut fp);
@@ -349,7 +422,8 @@ pub fn run(cfg: &Config, mut progress: impl FnMut(usize)) -> Report {
             r.dtypes[i] += 1;
         }
         r.programs += 1;
-        match check(&e, cfg.mode) {
+        let k = c.index;
+        match c.result {
             Ok(true) => {
                 r.compared += 1;
                 if info.err == 0.0 {
@@ -358,7 +432,7 @@ pub fn run(cfg: &Config, mut progress: impl FnMut(usize)) -> Report {
             }
             Ok(false) => {
                 r.both_err += 1;
-                if let Err(m) = runs_once(&e) {
+                if let Some(m) = c.refusal {
                     let key: String = m
                         .chars()
                         .take_while(|c| !c.is_ascii_digit())
@@ -368,7 +442,7 @@ pub fn run(cfg: &Config, mut progress: impl FnMut(usize)) -> Report {
                 }
             }
             Err(_) => {
-                let e = smaller_shapes(cfg.seed, k, cfg.structures, &e, cfg.mode);
+                let e = smaller_shapes(cfg.seed, k, cfg.structures, e, cfg.mode);
                 let (small, message) = shrink(&e, cfg.mode, 300);
                 let header = format!(
                     "cuprite fuzz --seed {} --structures {} --only {k}: {}",
@@ -385,12 +459,8 @@ pub fn run(cfg: &Config, mut progress: impl FnMut(usize)) -> Report {
                     eprintln!("MISMATCH in program {k}:\n{}\n{}", f.message, f.reproducer);
                 }
                 r.failures.push(f);
-                if r.failures.len() >= cfg.max_failures {
-                    break;
-                }
             }
         }
-        progress(n + 1);
     }
     r.structures = fps.len();
     r.compiles = cuprite_array::stats::compiles() - compiles0;
