@@ -42,18 +42,31 @@ pub enum View {
 /// Reductions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Red {
+    /// `sum`.
     Sum,
+    /// `prod`.
     Prod,
+    /// `mean`.
     Mean,
+    /// `min` (an error on an empty reduction).
     Min,
+    /// `max` (an error on an empty reduction).
     Max,
+    /// `argmin` (an error on an empty reduction).
     ArgMin,
+    /// `argmax` (an error on an empty reduction).
     ArgMax,
+    /// `any`.
     Any,
+    /// `all`.
     All,
+    /// The count of non-zero elements (`count`).
     Count,
+    /// `var` with this many delta degrees of freedom.
     Var(usize),
+    /// `std` with this many delta degrees of freedom.
     Std(usize),
+    /// `nansum`.
     NanSum,
 }
 
@@ -63,16 +76,24 @@ pub type SliceAxis = Result<(isize, Option<isize>, isize), isize>;
 /// Movement operations (the result's dtype is the input's).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Move {
+    /// `reshape` to this shape.
     Reshape(Vec<usize>),
+    /// `permute` by this axis order.
     Permute(Vec<usize>),
     /// `(start, end, step)` per axis (`None` end: to the end in the step's direction), or an
     /// index (`Err(i)`: the axis kept with extent 1).
     Slice(Vec<SliceAxis>),
+    /// `broadcast_to` this shape.
     BroadcastTo(Vec<usize>),
+    /// `flip` these axes.
     Flip(Vec<isize>),
+    /// `pad` each axis by `(before, after)` with this value.
     Pad(Vec<(usize, usize)>, f64),
+    /// `tile` by these repetitions.
     Tile(Vec<usize>),
+    /// `roll` by `shift` along `axis`.
     Roll(isize, isize),
+    /// `expand_dims` at this axis.
     ExpandDims(isize),
 }
 
@@ -81,29 +102,42 @@ pub enum Move {
 pub enum Expr {
     /// Data from `seed` (values of `dtype`), laid out by `view`, of shape `shape`.
     Leaf {
+        /// The element type.
         dtype: DType,
+        /// The leaf's shape (of the view).
         shape: Vec<usize>,
+        /// How the data is laid out.
         view: View,
+        /// The seed of the values.
         seed: u64,
         /// Whether NaN and infinities may appear among float values.
         special: bool,
     },
     /// A rank-0 constant.
     Const(DType, f64),
+    /// An element-wise unary operation.
     Unary(UnaryOp, Box<Expr>),
+    /// An element-wise binary operation (broadcasting).
     Binary(BinaryOp, Box<Expr>, Box<Expr>),
+    /// A cast to this dtype.
     Cast(DType, Box<Expr>),
+    /// `select(condition, if_true, if_false)`.
     Select(Box<Expr>, Box<Expr>, Box<Expr>),
     /// A reduction over `axes` (`None`: all axes), keeping reduced axes with extent 1 or not.
     Reduce(Red, Option<Vec<isize>>, bool, Box<Expr>),
+    /// A movement operation.
     Move(Move, Box<Expr>),
+    /// `concat` along this axis.
     Concat(isize, Vec<Expr>),
     /// `gather(axis, index)` with a 1-D index of `len` values from `seed` (of dtype `idx`).
     Gather(isize, DType, usize, u64, Box<Expr>),
+    /// `cumsum` along this axis.
     Cumsum(isize, Box<Expr>),
+    /// `matmul`.
     Matmul(Box<Expr>, Box<Expr>),
     /// `fft` (complex result of the same extent) or, with `true`, `rfft` of a real input.
     Fft(isize, bool, Box<Expr>),
+    /// `softmax` along this axis.
     Softmax(isize, Box<Expr>),
 }
 

@@ -2,7 +2,7 @@
 //! `scan_by_key`), `diff`, compaction (`argwhere`, `nonzero`, `masked_select`) and
 //! `searchsorted`.
 //!
-//! Every scan, compaction and search is a fused library call ([`crate::graph::FusedCall`]):
+//! Every scan, compaction and search is a fused library call (a `FusedCall` node of the lazy graph):
 //! its input is **not** realised first; the call's kernel (CUDA) or chunked pass (CPU) reads it
 //! through the element-wise program that produces it, so `(a * b + c).cumsum(0)` reads `a`, `b`
 //! and `c` once and writes only the scan. The result is an ordinary lazy array: element-wise
