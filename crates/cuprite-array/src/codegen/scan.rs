@@ -132,6 +132,20 @@ impl ScanSpec {
         BLOCK as usize * self.items()
     }
 
+    /// The blocks per SM the tile kernel is built for (`__launch_bounds__`' second argument):
+    /// a tile's latency (its loads, barriers and look-back) is hidden only by other tiles in
+    /// flight, and the register count decides how many fit. Tiles of 16 elements of up to 4
+    /// bytes per thread: 4 blocks for a scan (64 registers; the f32 cumsum kernel needs 75
+    /// unbounded, and fits 64 without spilling), 6 for a compaction (its shared tile is staged
+    /// twice: 6 × 34 KiB still fit an SM). Others: no bound.
+    pub(crate) fn min_blocks(self) -> usize {
+        match self.sink {
+            _ if self.items() != 16 => 1,
+            Sink::Scan { .. } => 4,
+            Sink::Compact { .. } => 6,
+        }
+    }
+
     /// Bytes of one element of the look-back status arrays (`agg` and `incl`).
     pub(crate) fn status_size(self) -> usize {
         self.elem_size().next_multiple_of(8)
@@ -448,7 +462,8 @@ pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec) -> KernelSource {
     let mut s = element_code(spec);
     let _ = writeln!(
         s,
-        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}, u64t len_, u64t inner_, u64t tpl_, unsigned *flags_, E_ *agg_, E_ *incl_, unsigned *ctr_) {{",
+        "extern \"C\" __global__ void __launch_bounds__({BLOCK}, {}) {name}({}, u64t len_, u64t inner_, u64t tpl_, unsigned *flags_, E_ *agg_, E_ *incl_, unsigned *ctr_) {{",
+        spec.min_blocks(),
         params(p, V, 1, &[spec.out])
     );
     let _ = writeln!(
