@@ -134,14 +134,15 @@ impl ScanSpec {
 
     /// The blocks per SM the tile kernel is built for (`__launch_bounds__`' second argument):
     /// a tile's latency (its loads, barriers and look-back) is hidden only by other tiles in
-    /// flight, and the register count decides how many fit. With 16 elements per thread: 5
-    /// blocks for a scan (48 registers; the f32 cumsum kernel needs 75 unbounded and spills 8
-    /// bytes at 48), 6 for a compaction (40 registers; its shared tile is staged twice, and 6 ×
-    /// 34 KiB still fit an SM). With 8 (elements of 8 bytes): 4 blocks (the i64 cumsum kernel
-    /// needs 86 registers unbounded, 2 blocks). Keyed scans (4 per thread): no bound.
+    /// flight, and the register count decides how many fit. With 16 elements per thread: 4
+    /// blocks for a scan (64 registers: the f32 cumsum kernel needs 75 unbounded; at 5 blocks
+    /// it spills and was 26% slower on the H100), 6 for a compaction (40 registers; its shared
+    /// tile is staged twice, and 6 × 34 KiB still fit an SM). With 8 (elements of 8 bytes): 4
+    /// blocks (the i64 cumsum kernel needs 86 registers unbounded, 2 blocks). Keyed scans (4
+    /// per thread): no bound.
     pub(crate) fn min_blocks(self) -> usize {
         match (self.sink, self.items()) {
-            (Sink::Scan { .. }, 16) => 5,
+            (Sink::Scan { .. }, 16) => 4,
             (Sink::Compact { .. }, 16) => 6,
             (_, 8) => 4,
             _ => 1,
