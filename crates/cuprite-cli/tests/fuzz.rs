@@ -157,6 +157,42 @@ fn cpu_layouts_agree() -> TestResult {
     Ok(())
 }
 
+/// The threads a run uses change neither which programs it checks nor what it finds.
+fn threads_give_the_same_report() -> TestResult {
+    let run = |threads| {
+        let cfg = Config {
+            programs: 400,
+            seed: 21,
+            mode: Mode::CpuLayouts,
+            threads,
+            ..Config::default()
+        };
+        fuzz::run(&cfg, |_| {})
+    };
+    let (one, three) = (run(1), run(3));
+    let key = |r: &fuzz::Report| {
+        (
+            r.programs,
+            r.compared,
+            r.exact,
+            r.both_err,
+            r.structures,
+            r.nodes,
+            r.dtypes,
+            r.refusals.clone(),
+        )
+    };
+    assert_eq!(
+        key(&one),
+        key(&three),
+        "{}\n{}",
+        one.to_text(),
+        three.to_text()
+    );
+    assert_eq!(one.programs, 400);
+    Ok(())
+}
+
 fn cuda_matches_cpu() -> TestResult {
     let cfg = Config {
         programs: 1500,
@@ -272,6 +308,10 @@ pub fn tests() -> Vec<Test> {
         Test::cpu("fuzz::shrinking_and_reproducer", shrinking_and_reproducer),
         Test::cpu("fuzz::cpu_layouts_agree", cpu_layouts_agree),
         Test::cpu("fuzz::binary_on_cpu", fuzz_binary_on_cpu),
+        Test::cpu(
+            "fuzz::threads_give_the_same_report",
+            threads_give_the_same_report,
+        ),
         Test::gpu("fuzz::cuda_matches_cpu", cuda_matches_cpu),
         Test::cpu("stress::cpu_two_seconds", stress_on_cpu),
         Test::cpu("stress::binary_on_cpu", stress_binary_on_cpu),

@@ -75,8 +75,9 @@ pub struct Config {
     /// Print each failure to stderr as soon as it is shrunk (the report lists them again).
     pub print_failures: bool,
     /// Threads checking programs at once (0: one per available core). Programs are
-    /// independent, so the report is the same for any number; failures are shrunk afterwards,
-    /// one at a time, in program order.
+    /// independent: any number of threads checks the same programs and finds the same
+    /// failures (within `max_seconds`); failures are shrunk afterwards, one at a time, in
+    /// program order.
     pub threads: usize,
 }
 
