@@ -23,29 +23,11 @@ import sys
 import time
 
 import torch
+from peer_timing import device_time
 
 # The chart names of crates/cuprite-cli/src/bench/curves.rs.
 CHART_ARRAY = "array kernels against a device copy of the same arrays"
 ELEMENTS = "f32 elements per array"
-
-
-def device_time(fn, calls, warmup=3, reps=20):
-    """Seconds per call: `calls` back-to-back calls per event pair, median over `reps`."""
-    for _ in range(warmup):
-        for _ in range(calls):
-            fn()
-    torch.cuda.synchronize()
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
-    out = []
-    for _ in range(reps):
-        start.record()
-        for _ in range(calls):
-            fn()
-        end.record()
-        end.synchronize()
-        out.append(start.elapsed_time(end) / 1e3 / calls)
-    return statistics.median(out)
 
 
 def calls_for(nbytes, cap):

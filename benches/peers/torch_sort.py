@@ -11,26 +11,10 @@ random data; the median over the repeats, divided by K, is printed in ms.
 
 usage: python3 benches/peers/torch_sort.py [--quick] [--repeats N] [--json out.json]
 """
-import json, statistics, sys
+import json, sys
 
 import torch
-
-
-def per_call_ms(fn, k, warmup=2, reps=20):
-    for _ in range(warmup):
-        for _ in range(k):
-            fn()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    out = []
-    for _ in range(reps):
-        start.record()
-        for _ in range(k):
-            fn()
-        end.record()
-        end.synchronize()
-        out.append(start.elapsed_time(end) / k)
-    return statistics.median(out), min(out), max(out)
+from peer_timing import per_call_ms
 
 
 def main():

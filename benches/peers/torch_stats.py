@@ -13,29 +13,10 @@ divided by K, after warm-up; the median of the samples is kept. This script comp
 usage: python3 benches/peers/torch_stats.py [--quick] [--json out.json]
 """
 import json
-import statistics
 import sys
 
 import torch
-
-
-def device_time(fn, calls, warmup=3, reps=20):
-    """Seconds per call: `calls` back-to-back calls per event pair, median over `reps`."""
-    for _ in range(warmup):
-        for _ in range(calls):
-            fn()
-    torch.cuda.synchronize()
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
-    out = []
-    for _ in range(reps):
-        start.record()
-        for _ in range(calls):
-            fn()
-        end.record()
-        end.synchronize()
-        out.append(start.elapsed_time(end) / 1e3 / calls)
-    return statistics.median(out)
+from peer_timing import device_time
 
 
 def main():
