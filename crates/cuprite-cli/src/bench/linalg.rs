@@ -281,19 +281,34 @@ fn cpu_matmul(ctx: &mut BenchCtx) -> BenchResult {
                     Ok(())
                 })?;
                 let (va, vb) = (a.to_vec()?, b.to_vec()?);
-                let fa = faer::MatRef::from_row_major_slice(&va, n, n);
-                let fb = faer::MatRef::from_row_major_slice(&vb, n, n);
-                let mut out = faer::Mat::<$t>::zeros(n, n);
+                // faer in the layout it is fastest in, every operand column-major: the
+                // row-major product C = A·B is Cᵀ = Bᵀ·Aᵀ, and a row-major matrix read
+                // column-major is its transpose.
+                let at = faer::MatRef::from_column_major_slice(&va, n, n);
+                let bt = faer::MatRef::from_column_major_slice(&vb, n, n);
+                let mut ct = faer::Mat::<$t>::zeros(n, n);
                 let direct = ctx.time_host(|| {
                     faer::linalg::matmul::matmul(
-                        out.as_mut(),
+                        ct.as_mut(),
                         faer::Accum::Replace,
-                        fa,
-                        fb,
+                        bt,
+                        at,
                         1.0,
                         faer::Par::rayon(0),
                     )
                 });
+                // Both compute the same product: compare one row.
+                let c = a.matmul(&b)?.to_vec()?;
+                let row = n / 3;
+                for j in 0..n {
+                    let (x, y) = (c[row * n + j] as f64, ct[(j, row)] as f64);
+                    if (x - y).abs() > 1e-3 * (1.0 + y.abs()) {
+                        return Err(format!(
+                            "Array::matmul and faer differ at ({row}, {j}): {x} against {y}"
+                        )
+                        .into());
+                    }
+                }
                 let gf = 2.0 * (n as f64).powi(3) / ours.median() / 1e9;
                 figs.push(
                     Figure::time(
