@@ -657,6 +657,47 @@ fn still_usable(d: Device) -> Result<(), String> {
     Ok(())
 }
 
+// ---- statistics and random indices ----
+
+fn histogram_too_many_bins(d: Device) -> Result<(), String> {
+    let a = iota(d, &[4])?;
+    bad(
+        a.histogram(1 << 40, Some((0.0, 1.0))),
+        &["InvalidArgument"],
+        &["1099511627776", "bins"],
+    )?;
+    bad(
+        a.histogram(usize::MAX, Some((0.0, 1.0))),
+        &["InvalidArgument"],
+        &["18446744073709551615", "bins"],
+    )
+}
+
+fn permutation_too_large(d: Device) -> Result<(), String> {
+    with_device(d, || {
+        bad(
+            Array::permutation(1 << 61, 1),
+            &["InvalidArgument"],
+            &["permutation", "2305843009213693952"],
+        )
+    })
+}
+
+fn choice_beyond_i64(d: Device) -> Result<(), String> {
+    with_device(d, || {
+        bad(
+            Array::choice(usize::MAX, 3, false, None, 1),
+            &["InvalidArgument"],
+            &["18446744073709551615", "i64"],
+        )?;
+        bad(
+            Array::choice(3, usize::MAX, true, Some(&[0.5, 0.25, 0.25]), 1),
+            &["Shape", "InvalidArgument"],
+            &["18446744073709551615"],
+        )
+    })
+}
+
 const CASES: &[(&str, Case)] = &[
     ("from_slice_wrong_count", from_slice_wrong_count),
     ("from_vec_overflowing_shape", from_vec_overflowing_shape),
@@ -730,6 +771,9 @@ const CASES: &[(&str, Case)] = &[
     ("nonexistent_device", nonexistent_device),
     ("to_nonexistent_device", to_nonexistent_device),
     ("mixed_devices", mixed_devices),
+    ("histogram_too_many_bins", histogram_too_many_bins),
+    ("permutation_too_large", permutation_too_large),
+    ("choice_beyond_i64", choice_beyond_i64),
 ];
 
 fn run_case(name: &str, case: Case, d: Device) -> TestResult {

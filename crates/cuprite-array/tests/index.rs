@@ -590,9 +590,43 @@ fn large(d: Device) -> TestResult {
     })
 }
 
+/// `u64` indices above `i64::MAX` clamp to the last element and wrap modulo the extent as
+/// unsigned values (they used to turn negative in the cast to `i64`: clamped to the first
+/// element, wrapped from the end), in take, put and scatter alike.
+fn unsigned_indices_above_i64(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let a = Array::from_slice(&[10i32, 11, 12, 13, 14, 15], &[6])?;
+        // u64::MAX = 2^64 - 1 ≡ 3 (mod 6); 2^63 ≡ 2 (mod 6).
+        let i = Array::from_slice(&[u64::MAX, 1 << 63, 1], &[3])?;
+        assert_eq!(
+            a.take_with(&i, None, IndexMode::Clamp)?.to_vec()?,
+            [15, 15, 11]
+        );
+        assert_eq!(
+            a.take_with(&i, None, IndexMode::Wrap)?.to_vec()?,
+            [13, 12, 11]
+        );
+        let mut p = a.clone();
+        p.put_with(
+            &i,
+            &Array::from_slice(&[1i32, 2, 3], &[3])?,
+            IndexMode::Wrap,
+        )?;
+        assert_eq!(p.to_vec()?, [10, 3, 2, 1, 14, 15]);
+        let opts = cuprite_array::ops::ScatterOpts {
+            deterministic: false,
+            mode: IndexMode::Clamp,
+        };
+        let s = a.scatter_add(0, &i, &Array::from_slice(&[1i32, 2, 4], &[3])?, opts)?;
+        assert_eq!(s.to_vec()?, [10, 15, 12, 13, 14, 18]);
+        Ok(())
+    })
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("gathers_all_dtypes", gathers_all_dtypes),
     ("modes_and_errors", modes_and_errors),
+    ("unsigned_indices_above_i64", unsigned_indices_above_i64),
     ("masks", masks),
     ("numpy_table", numpy_table),
     ("assignment", assignment),

@@ -430,6 +430,23 @@ fn random_indices(d: Device) -> TestResult {
         let mut s = c.clone();
         s.sort();
         assert_eq!(s, (0..50).collect::<Vec<i64>>());
+        // A few draws from many items keep only the displaced positions, and make the same
+        // draws as the full shuffle: the first k of the permutation with that seed.
+        for (n, k) in [(1000, 10), (1000, 249), (97, 24)] {
+            assert_eq!(
+                Array::choice(n, k, false, None, 5)?.to_vec()?,
+                Array::permutation(n, 5)?.to_vec()?[..k].to_vec(),
+                "choice({n}, {k}) against the permutation"
+            );
+        }
+        let few = Array::choice(1 << 62, 3, false, None, 8)?.to_vec()?;
+        assert!(
+            few.iter().all(|&i| (0..1i64 << 62).contains(&i))
+                && few[0] != few[1]
+                && few[1] != few[2]
+                && few[0] != few[2],
+            "{few:?}"
+        );
         let pz = [0.5, 0.0, 0.25, 0.25];
         let mut first = [0.0; 4];
         for seed in 0..2000 {

@@ -213,15 +213,43 @@ impl Draws {
 
 /// The first `k` values of a Fisher–Yates shuffle of `0..n` with `seed` (step `t` swaps
 /// position `t` with one drawn uniformly from `t..n`, Philox counter `t`).
-fn partial_shuffle(n: usize, k: usize, seed: u64) -> Vec<i64> {
-    let mut v: Vec<i64> = (0..n as i64).collect();
+fn partial_shuffle(n: usize, k: usize, seed: u64, what: &str) -> Result<Vec<i64>> {
     let mut d = Draws { key: seed, ctr: 0 };
-    for t in 0..k.min(n.saturating_sub(1)) {
+    let steps = k.min(n.saturating_sub(1));
+    if k.saturating_mul(4) < n {
+        // Few draws from many items: the same swaps on a map of the displaced positions, so
+        // memory follows `k`, not `n` (`choice(2^60, 3, false, ..)` needs three slots).
+        let mut moved = std::collections::HashMap::with_capacity(2 * k);
+        let mut out = host_vec(k, what)?;
+        for t in 0..steps {
+            let j = t + d.below((n - t) as u64) as usize;
+            let vt = moved.get(&t).copied().unwrap_or(t);
+            out.push(moved.get(&j).copied().unwrap_or(j) as i64);
+            moved.insert(j, vt);
+        }
+        return Ok(out);
+    }
+    let mut v = host_vec(n, what)?;
+    v.extend(0..n as i64);
+    for t in 0..steps {
         let j = t + d.below((n - t) as u64) as usize;
         v.swap(t, j);
     }
     v.truncate(k);
-    v
+    Ok(v)
+}
+
+/// An empty vector with room for `len` values, or an `Err` (not an abort) when the host cannot
+/// hold them.
+fn host_vec<T>(len: usize, what: &str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| {
+        Error::InvalidArgument(format!(
+            "{what}: cannot allocate host memory for {len} values of {} bytes",
+            std::mem::size_of::<T>()
+        ))
+    })?;
+    Ok(v)
 }
 
 /// Checks probabilities: length `n`, finite, not negative, summing to 1 within `1e-8 * n`
@@ -263,7 +291,7 @@ impl Array<i64> {
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn permutation(n: usize, seed: u64) -> Result<Array<i64>> {
-        Array::from_vec(partial_shuffle(n, n, seed), &[n])
+        Array::from_vec(partial_shuffle(n, n, seed, "permutation")?, &[n])
     }
 
     /// `k` indices drawn from `0..n` with `seed`: with `replace`, independently (uniformly,
@@ -290,6 +318,11 @@ impl Array<i64> {
         p: Option<&[f64]>,
         seed: u64,
     ) -> Result<Array<i64>> {
+        if i64::try_from(n).is_err() {
+            return Err(Error::InvalidArgument(format!(
+                "choice: {n} items do not fit the i64 indices it returns"
+            )));
+        }
         if n == 0 && k > 0 {
             return Err(Error::InvalidArgument(format!(
                 "choice: {k} draws from 0 items"
@@ -315,15 +348,14 @@ impl Array<i64> {
                 if let Some(last) = p.iter().rposition(|&v| v > 0.0) {
                     cdf[last..].iter_mut().for_each(|c| *c = f64::INFINITY);
                 }
-                (0..k as u64)
-                    .into_par_iter()
-                    .map(|i| {
-                        let u = sample_f64(seed, i, crate::graph::Dist::Uniform);
-                        cdf.partition_point(|&c| c <= u) as i64
-                    })
-                    .collect()
+                let mut v = host_vec(k, "choice")?;
+                v.par_extend((0..k as u64).into_par_iter().map(|i| {
+                    let u = sample_f64(seed, i, crate::graph::Dist::Uniform);
+                    cdf.partition_point(|&c| c <= u) as i64
+                }));
+                v
             }
-            (false, None) => partial_shuffle(n, k, seed),
+            (false, None) => partial_shuffle(n, k, seed, "choice")?,
             (false, Some(p)) => {
                 let nonzero = p.iter().filter(|&&v| v > 0.0).count();
                 if k > nonzero {
@@ -365,7 +397,11 @@ impl<T: Element> Array<T> {
     pub fn shuffle(&self, axis: isize, seed: u64) -> Result<Array<T>> {
         let ax = crate::shape::axis(axis, self.ndim())?;
         let n = self.shape()[ax];
-        let perm = Array::from_slice_on(self.device(), &partial_shuffle(n, n, seed), &[n])?;
+        let perm = Array::from_slice_on(
+            self.device(),
+            &partial_shuffle(n, n, seed, "shuffle")?,
+            &[n],
+        )?;
         self.gather(ax as isize, &perm)
     }
 }

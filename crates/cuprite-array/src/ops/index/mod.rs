@@ -117,6 +117,23 @@ pub(crate) fn check_int(dtype: DType, what: &str) -> Result<()> {
 /// The index node `raw` (integer) as i64 offsets into an axis of extent `n`: negative indices
 /// counted from the end, the mode applied; in the `Error` mode checked now (one reduction and
 /// a read-back), an `Err` naming the first offending index.
+/// `raw` with `u64` indices above `i64::MAX` brought into range as `mode` says while still
+/// unsigned (Clamp: to `n - 1`; Wrap: modulo `n`): every index path casts indices to `i64`,
+/// where such a value would turn negative and be clamped to 0 or wrapped from the end. Other
+/// dtypes, and the `Error` mode (which reports those values), pass through unchanged.
+pub(crate) fn unsigned_in_range(raw: &Arc<Node>, n: usize, mode: IndexMode) -> Arc<Node> {
+    if raw.dtype != DType::U64 || n == 0 {
+        return raw.clone();
+    }
+    let u = Array::<u64>::from_node(raw.clone());
+    let r = match mode {
+        IndexMode::Clamp => u.clamp(0u64, (n - 1) as u64),
+        IndexMode::Wrap => u.rem(n as u64),
+        IndexMode::Error => return raw.clone(),
+    };
+    r.node
+}
+
 pub(crate) fn normalize(
     raw: &Arc<Node>,
     n: usize,
@@ -124,6 +141,7 @@ pub(crate) fn normalize(
     what: &str,
 ) -> Result<Array<i64>> {
     check_int(raw.dtype, what)?;
+    let raw = &unsigned_in_range(raw, n, mode);
     let signed = raw.dtype.is_signed_int();
     let i = Array::<i64>::from_node(crate::array::cast_node(raw, DType::I64));
     if crate::shape::numel(&raw.shape) == 0 {

@@ -5,7 +5,7 @@
 use super::call::{Reduce, ScatterCall};
 use super::scatter::scatter_node;
 use super::take::true_positions;
-use super::{IndexMode, check_int, normalize};
+use super::{IndexMode, check_int, normalize, unsigned_in_range};
 use crate::array::{Array, cast_node, expand};
 use crate::backend;
 use crate::dtype::{DType, Element};
@@ -197,6 +197,7 @@ impl<T: Element> Array<T> {
         if mode == IndexMode::Error || n == 0 {
             normalize(idx, n, IndexMode::Error, &format!("{name}'s indices"))?;
         }
+        let idx = &unsigned_in_range(idx, n, mode);
         let (idx, idx_dtype) = match idx.dtype {
             DType::I32 | DType::I64 => (idx.clone(), idx.dtype),
             _ => (cast_node(idx, DType::I64), DType::I64),

@@ -2,7 +2,7 @@
 //! as one [`ScatterCall`] each, in the accumulation dtype the module docs name.
 
 use super::call::{Reduce, ScatterCall};
-use super::{IndexMode, ScatterOpts, check_int, normalize};
+use super::{IndexMode, ScatterOpts, check_int, normalize, unsigned_in_range};
 use crate::array::{Array, cast_node, expand};
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
@@ -113,7 +113,7 @@ impl<T: Element> Array<T> {
             )?;
         }
         let c = acc_dtype(T::DTYPE, op)?;
-        let (idx, idx_dtype) = call_index(&index.node);
+        let (idx, idx_dtype) = call_index(&unsigned_in_range(&index.node, s[ax], opts.mode));
         let call = ScatterCall {
             op,
             det: opts.deterministic,
