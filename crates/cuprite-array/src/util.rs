@@ -1,8 +1,22 @@
-//! Small tools used across the crate: stable and fast hashers, and a vector that keeps its
-//! first few elements inline (no allocation on hot paths).
+//! Small tools used across the crate: stable and fast hashers, a vector that keeps its first
+//! few elements inline (no allocation on hot paths), and fallible host vectors.
 
+use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::hash::Hasher;
+
+/// An empty vector with room for `len` values, or an `Err` naming `what` (not an abort) when
+/// the host cannot hold them.
+pub(crate) fn host_vec<T>(len: usize, what: &str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| {
+        Error::InvalidArgument(format!(
+            "{what}: cannot allocate host memory for {len} values of {} bytes",
+            std::mem::size_of::<T>()
+        ))
+    })?;
+    Ok(v)
+}
 
 /// A `HashMap` with [`FastHasher`].
 pub(crate) type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;

@@ -698,6 +698,27 @@ fn choice_beyond_i64(d: Device) -> Result<(), String> {
     })
 }
 
+fn fftfreq_too_long(d: Device) -> Result<(), String> {
+    bad(
+        Array::<f64>::fftfreq_on(d, usize::MAX, 1.0),
+        &["InvalidArgument"],
+        &["fftfreq", "18446744073709551615"],
+    )?;
+    bad(
+        Array::<f32>::rfftfreq_on(d, usize::MAX, 1.0),
+        &["InvalidArgument"],
+        &["rfftfreq", "9223372036854775808"],
+    )
+}
+
+fn cpu_mesh_too_large(_: Device) -> Result<(), String> {
+    bad(
+        cuprite_array::mesh::Mesh::cpu(usize::MAX).map(|m| m.len()),
+        &["InvalidArgument"],
+        &["Mesh::cpu", "18446744073709551615"],
+    )
+}
+
 const CASES: &[(&str, Case)] = &[
     ("from_slice_wrong_count", from_slice_wrong_count),
     ("from_vec_overflowing_shape", from_vec_overflowing_shape),
@@ -774,6 +795,8 @@ const CASES: &[(&str, Case)] = &[
     ("histogram_too_many_bins", histogram_too_many_bins),
     ("permutation_too_large", permutation_too_large),
     ("choice_beyond_i64", choice_beyond_i64),
+    ("fftfreq_too_long", fftfreq_too_long),
+    ("cpu_mesh_too_large", cpu_mesh_too_large),
 ];
 
 fn run_case(name: &str, case: Case, d: Device) -> TestResult {

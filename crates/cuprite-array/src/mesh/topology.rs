@@ -118,7 +118,9 @@ impl Mesh {
     /// assert!(cuprite_array::mesh::Mesh::cpu(0).is_err());
     /// ```
     pub fn cpu(n: usize) -> Result<Mesh> {
-        Mesh::new(&vec![Device::CPU; n])
+        let mut devices = crate::util::host_vec(n, "Mesh::cpu")?;
+        devices.resize(n, Device::CPU);
+        Mesh::new(&devices)
     }
 
     /// The devices, in rank order.

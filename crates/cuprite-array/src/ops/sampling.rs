@@ -19,7 +19,7 @@ use crate::graph::{CallInput, LibraryCall, Node, Op};
 use crate::random::{gamma_f64, philox4x32_10, sample_f64};
 use crate::runtime::DeviceState;
 use crate::storage::{DevBuf, HostBuf};
-use crate::util::KeyHasher;
+use crate::util::{KeyHasher, host_vec};
 use cuprite::{Access, Stream};
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
@@ -236,19 +236,6 @@ fn partial_shuffle(n: usize, k: usize, seed: u64, what: &str) -> Result<Vec<i64>
         v.swap(t, j);
     }
     v.truncate(k);
-    Ok(v)
-}
-
-/// An empty vector with room for `len` values, or an `Err` (not an abort) when the host cannot
-/// hold them.
-fn host_vec<T>(len: usize, what: &str) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|_| {
-        Error::InvalidArgument(format!(
-            "{what}: cannot allocate host memory for {len} values of {} bytes",
-            std::mem::size_of::<T>()
-        ))
-    })?;
     Ok(v)
 }
 

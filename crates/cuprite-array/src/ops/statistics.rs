@@ -89,15 +89,10 @@ impl<T: Element> Array<T> {
             lo,
             hi,
         };
-        let too_many = || {
-            Error::InvalidArgument(format!(
-                "histogram: cannot allocate host memory for the {bins} bins' edges"
-            ))
-        };
-        let mut edges: Vec<f64> = Vec::new();
-        edges
-            .try_reserve_exact(bins.checked_add(1).ok_or_else(too_many)?)
-            .map_err(|_| too_many())?;
+        let mut edges: Vec<f64> = crate::util::host_vec(
+            bins.saturating_add(1),
+            &format!("histogram: the edges of {bins} bins"),
+        )?;
         edges.extend((0..=bins).map(|k| call.edge(k)));
         let edges = Array::from_slice_on(self.device(), &edges, &[bins + 1])?;
         let out = if weights.is_some() {

@@ -29,16 +29,15 @@ impl<T: Float> Array<T> {
     /// ```
     pub fn fftfreq_on(device: crate::Device, n: usize, d: f64) -> Result<Array<T>> {
         let scale = freq_scale(n, d, "fftfreq")?;
-        let v: Vec<T> = (0..n)
-            .map(|k| {
-                let k = if k < n.div_ceil(2) {
-                    k as f64
-                } else {
-                    k as f64 - n as f64
-                };
-                T::from_scalar(Scalar::F64(k * scale))
-            })
-            .collect();
+        let mut v: Vec<T> = crate::util::host_vec(n, "fftfreq")?;
+        v.extend((0..n).map(|k| {
+            let k = if k < n.div_ceil(2) {
+                k as f64
+            } else {
+                k as f64 - n as f64
+            };
+            T::from_scalar(Scalar::F64(k * scale))
+        }));
         Array::from_slice_on(device, &v, &[n])
     }
 
@@ -67,9 +66,8 @@ impl<T: Float> Array<T> {
     /// ```
     pub fn rfftfreq_on(device: crate::Device, n: usize, d: f64) -> Result<Array<T>> {
         let scale = freq_scale(n, d, "rfftfreq")?;
-        let v: Vec<T> = (0..n / 2 + 1)
-            .map(|k| T::from_scalar(Scalar::F64(k as f64 * scale)))
-            .collect();
+        let mut v: Vec<T> = crate::util::host_vec(n / 2 + 1, "rfftfreq")?;
+        v.extend((0..n / 2 + 1).map(|k| T::from_scalar(Scalar::F64(k as f64 * scale))));
         Array::from_slice_on(device, &v, &[n / 2 + 1])
     }
 }
