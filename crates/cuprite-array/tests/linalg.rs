@@ -885,7 +885,114 @@ fn singular_and_not_spd(d: Device) -> TestResult {
     })
 }
 
+/// Stacks `(..., m, n)`: each matrix of the result is the 2-D routine's result for that
+/// matrix (same backend, so the same bits), on random SPD and rectangular stacks; an error
+/// names the matrix; an empty stack gives empty results of the right shapes.
+fn stacks_of_matrices(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let mut rng = Rng::fresh();
+        let (b0, b1, n, m) = (2, 3, 4, 6);
+        // SPD stack: x·xᵀ + n·I per matrix.
+        let mut spd = Vec::new();
+        for _ in 0..b0 * b1 {
+            let x = rand64(&mut rng, n * n);
+            let mut a = mat_mul(&x, &transpose(&x, n, n), n, n, n);
+            for i in 0..n {
+                a[i * n + i] += n as f64;
+            }
+            spd.extend(a);
+        }
+        let a = Array::from_slice_on(d, &spd, &[b0, b1, n, n])?;
+        let rect = Array::from_slice_on(d, &rand64(&mut rng, b0 * b1 * m * n), &[b0, b1, m, n])?;
+        let mat = |x: &Array<f64>, k: usize| -> Result<Array<f64>, Error> {
+            let s = x.shape();
+            x.reshape(&[b0 * b1, s[2], s[3]])?
+                .slice(&[
+                    cuprite_array::shape::SliceArg::Index(k as isize),
+                    cuprite_array::shape::SliceArg::Range {
+                        start: None,
+                        end: None,
+                        step: 1,
+                    },
+                    cuprite_array::shape::SliceArg::Range {
+                        start: None,
+                        end: None,
+                        step: 1,
+                    },
+                ])?
+                .reshape(&[s[2], s[3]])
+        };
+        let part = |x: &Array<f64>, k: usize| -> Result<Vec<f64>, Error> {
+            let v = x.to_vec()?;
+            let per = v.len() / (b0 * b1);
+            Ok(v[k * per..(k + 1) * per].to_vec())
+        };
+        let inv = linalg::inv(&a)?;
+        let l = linalg::cholesky(&a)?;
+        let (w, v) = linalg::eigh(&a)?;
+        let (q, r) = linalg::qr(&rect)?;
+        let (u, sv, vt) = linalg::svd(&rect)?;
+        assert_eq!(inv.shape(), &[b0, b1, n, n]);
+        assert_eq!(w.shape(), &[b0, b1, n]);
+        assert_eq!(q.shape(), &[b0, b1, m, n]);
+        assert_eq!(r.shape(), &[b0, b1, n, n]);
+        assert_eq!(
+            (u.shape(), sv.shape(), vt.shape()),
+            (&[b0, b1, m, n][..], &[b0, b1, n][..], &[b0, b1, n, n][..])
+        );
+        let same = |x: Vec<f64>, y: Vec<f64>, what: &str| {
+            assert!(
+                diff(&x, &y) <= 1e-12 * (1.0 + fro(&y)),
+                "{what}: {x:?} against {y:?}"
+            );
+        };
+        for k in 0..b0 * b1 {
+            let (ak, rk) = (mat(&a, k)?, mat(&rect, k)?);
+            same(part(&inv, k)?, linalg::inv(&ak)?.to_vec()?, "inv");
+            same(part(&l, k)?, linalg::cholesky(&ak)?.to_vec()?, "cholesky");
+            let (w1, v1) = linalg::eigh(&ak)?;
+            same(part(&w, k)?, w1.to_vec()?, "eigh values");
+            same(part(&v, k)?, v1.to_vec()?, "eigh vectors");
+            let (q1, r1) = linalg::qr(&rk)?;
+            same(part(&q, k)?, q1.to_vec()?, "qr q");
+            same(part(&r, k)?, r1.to_vec()?, "qr r");
+            let (u1, s1, vt1) = linalg::svd(&rk)?;
+            same(part(&u, k)?, u1.to_vec()?, "svd u");
+            same(part(&sv, k)?, s1.to_vec()?, "svd s");
+            same(part(&vt, k)?, vt1.to_vec()?, "svd vt");
+            // And the inverse is one: ‖A·A⁻¹ − I‖ small.
+            let prod = mat_mul(&ak.to_vec()?, &part(&inv, k)?, n, n, n);
+            assert!(diff(&prod, &eye(n)) < 1e-10, "A·inv(A) of matrix {k}");
+        }
+        // Matrix 4 of the stack not positive definite, and singular.
+        let mut bad = spd.clone();
+        bad[4 * n * n..5 * n * n].iter_mut().for_each(|x| *x = 0.0);
+        let bad = Array::from_slice_on(d, &bad, &[b0, b1, n, n])?;
+        let e = linalg::cholesky(&bad).expect_err("matrix 4 is zero");
+        assert!(
+            matches!(e, Error::NotPositiveDefinite(_)) && e.to_string().contains("matrix 4"),
+            "{e}"
+        );
+        let e = linalg::inv(&bad).expect_err("matrix 4 is singular");
+        assert!(
+            matches!(e, Error::Singular(_)) && e.to_string().contains("matrix 4"),
+            "{e}"
+        );
+        // Not square, and empty stacks.
+        assert!(linalg::inv(&rect).is_err());
+        let none = Array::<f64>::zeros(&[0, 3, n, n]);
+        assert_eq!(linalg::inv(&none)?.shape(), &[0, 3, n, n]);
+        let (q0, r0) = linalg::qr(&Array::<f64>::zeros(&[2, 0, m, n]))?;
+        assert_eq!(
+            (q0.shape(), r0.shape()),
+            (&[2, 0, m, n][..], &[2, 0, n, n][..])
+        );
+        Ok(())
+    })
+}
+
 const BODIES: &[(&str, Body)] = &[
+    ("stacks_of_matrices", stacks_of_matrices),
     ("matmul_dtypes", matmul_dtypes),
     ("matmul_views", matmul_views),
     ("matmul_errors", matmul_errors),

@@ -7,6 +7,7 @@ use super::checks::{dims, solver_err, square};
 use super::cpu::{self, cpu_array, host};
 use super::cuda::{dev_array, fresh, on_cuda, scratch, solver, span, tri_mask};
 use super::real::Real;
+use super::stack::per_matrix;
 use crate::array::Array;
 use crate::error::Result;
 use cuprite::blas::Fill;
@@ -27,6 +28,10 @@ use cuprite::solver::SvdVectors;
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn cholesky<T: Real>(a: &Array<T>) -> Result<Array<T>> {
+    if a.ndim() > 2 {
+        let [l] = per_matrix("cholesky", a, |m| Ok([cholesky(m)?]))?;
+        return Ok(l);
+    }
     let n = square("cholesky", a)?;
     if !on_cuda(a) {
         #[cfg(feature = "faer")]
@@ -60,6 +65,10 @@ pub fn cholesky<T: Real>(a: &Array<T>) -> Result<Array<T>> {
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn qr<T: Real>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
+    if a.ndim() > 2 {
+        let [q, r] = per_matrix("qr", a, |m| qr(m).map(|(q, r)| [q, r]))?;
+        return Ok((q, r));
+    }
     let (m, n) = dims("qr", a)?;
     let k = m.min(n);
     if !on_cuda(a) {
@@ -134,6 +143,10 @@ pub fn qr<T: Real>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn svd<T: Real>(a: &Array<T>) -> Result<(Array<T>, Array<T>, Array<T>)> {
+    if a.ndim() > 2 {
+        let [u, s, vt] = per_matrix("svd", a, |m| svd(m).map(|(u, s, vt)| [u, s, vt]))?;
+        return Ok((u, s, vt));
+    }
     let (m, n) = dims("svd", a)?;
     let k = m.min(n);
     if !on_cuda(a) {
@@ -212,6 +225,10 @@ pub fn svd<T: Real>(a: &Array<T>) -> Result<(Array<T>, Array<T>, Array<T>)> {
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn eigh<T: Real>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
+    if a.ndim() > 2 {
+        let [w, v] = per_matrix("eigh", a, |m| eigh(m).map(|(w, v)| [w, v]))?;
+        return Ok((w, v));
+    }
     let n = square("eigh", a)?;
     if !on_cuda(a) {
         #[cfg(feature = "faer")]

@@ -7,6 +7,7 @@ use super::checks::{check_pivots, solver_err, square};
 use super::cpu::{self, cpu_array, host};
 use super::cuda::{dev_array, dev_array_i64, fresh, on_cuda, scratch, solver, span};
 use super::real::{Real, from_f64, to_f64};
+use super::stack::per_matrix;
 use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -96,15 +97,23 @@ pub fn solve<T: Real>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
     if vector { xt.reshape(&[n]) } else { Ok(xt.t()) }
 }
 
-/// The inverse of a square matrix (LU; [`Error::Singular`] for an exactly zero pivot).
+/// The inverse of a square matrix (LU; [`Error::Singular`] for an exactly zero pivot), or of
+/// each matrix of a stack `(..., n, n)`.
 ///
 /// ```
 /// use cuprite_array::{Array, Device, linalg};
 /// let a = Array::<f64>::from_slice_on(Device::CPU, &[4.0, 0.0, 0.0, 2.0], &[2, 2])?;
 /// assert_eq!(linalg::inv(&a)?.to_vec()?, [0.25, 0.0, 0.0, 0.5]);
+/// // A stack of two matrices:
+/// let s = Array::<f64>::from_slice_on(Device::CPU, &[2.0, 0.0, 0.0, 2.0, 4.0, 0.0, 0.0, 4.0], &[2, 2, 2])?;
+/// assert_eq!(linalg::inv(&s)?.to_vec()?, [0.5, 0.0, 0.0, 0.5, 0.25, 0.0, 0.0, 0.25]);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn inv<T: Real>(a: &Array<T>) -> Result<Array<T>> {
+    if a.ndim() > 2 {
+        let [r] = per_matrix("inv", a, |m| Ok([inv(m)?]))?;
+        return Ok(r);
+    }
     let n = square("inv", a)?;
     if !on_cuda(a) {
         #[cfg(feature = "faer")]

@@ -7,6 +7,9 @@
 //! positive definite [`Error::NotPositiveDefinite`]: never NaNs in silence. NaN and infinite
 //! inputs propagate as IEEE arithmetic makes them.
 //!
+//! `inv`, `cholesky`, `qr`, `svd` and `eigh` also take stacks of matrices (`(..., m, n)`,
+//! NumPy's rule): each matrix is factored in turn and the results stacked.
+//!
 //! Row-major arrays are column-major transposes for cuSOLVER: each routine picks the operand
 //! orientation that needs the fewest copies, and always works on a copy of its input.
 //!
@@ -21,6 +24,7 @@ mod derived;
 mod factor;
 mod lu;
 mod real;
+mod stack;
 
 pub use derived::{NormOrd, lstsq, matrix_rank, norm, pinv};
 pub use factor::{cholesky, eigh, qr, svd};

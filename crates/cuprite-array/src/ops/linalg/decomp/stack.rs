@@ -1,0 +1,90 @@
+//! Stacks of matrices: a factorisation of an array of shape `(..., m, n)` is the factorisation
+//! of each of its matrices, stacked along the same leading axes (NumPy's rule for
+//! `numpy.linalg`). Each matrix goes through the 2-D routine in turn: one library call per
+//! matrix, not one batched call.
+
+use super::real::{Real, from_f64};
+use crate::array::Array;
+use crate::device::with_device;
+use crate::error::{Error, Result};
+use crate::shape::{SliceArg, checked_numel};
+
+/// `f` applied to every matrix of `a` (at least 3-D), its `K` results stacked: result `j` has
+/// the leading axes of `a` followed by the shape `f` gives it. An error of matrix `b` names it.
+pub(super) fn per_matrix<T: Real, const K: usize>(
+    call: &str,
+    a: &Array<T>,
+    f: impl Fn(&Array<T>) -> Result<[Array<T>; K]>,
+) -> Result<[Array<T>; K]> {
+    let s = a.shape().to_vec();
+    let (batch, mn) = s.split_at(s.len() - 2);
+    let (m, n) = (mn[0], mn[1]);
+    let count = checked_numel(batch)?;
+    let device = a.device();
+    let stacked = |parts: &[Array<T>], one: &[usize]| -> Result<Array<T>> {
+        let shape: Vec<usize> = batch.iter().chain(one).copied().collect();
+        if parts.is_empty() {
+            return Ok(with_device(device, || Array::zeros(&shape)));
+        }
+        let refs: Vec<&Array<T>> = parts.iter().collect();
+        Array::concat(&refs, 0)?.reshape(&shape)
+    };
+    if count == 0 {
+        // No matrix to factor: the result shapes come from one matrix of ones on the diagonal
+        // (factored without an error by every routine here).
+        let mut v = crate::util::host_vec(m.saturating_mul(n), call)?;
+        v.extend((0..m * n).map(|i| {
+            if i / n.max(1) == i % n.max(1) {
+                from_f64(1.0)
+            } else {
+                T::default()
+            }
+        }));
+        let probe = f(&Array::from_slice_on(device, &v, &[m, n])?)?;
+        let mut out = Vec::with_capacity(K);
+        for r in &probe {
+            out.push(stacked(&[], r.shape())?);
+        }
+        return out.try_into().map_err(|_| unreachable_len());
+    }
+    let flat = a.reshape(&[count, m, n])?;
+    let all = SliceArg::Range {
+        start: None,
+        end: None,
+        step: 1,
+    };
+    let mut parts: Vec<Vec<Array<T>>> = (0..K).map(|_| Vec::with_capacity(count)).collect();
+    let mut one: Vec<Vec<usize>> = vec![Vec::new(); K];
+    for b in 0..count {
+        let mat = flat
+            .slice(&[SliceArg::Index(b as isize), all, all])?
+            .reshape(&[m, n])?;
+        let r = f(&mat).map_err(|e| in_matrix(e, call, b, &s))?;
+        for (j, x) in r.into_iter().enumerate() {
+            one[j] = x.shape().to_vec();
+            parts[j].push(x.expand_dims(0)?);
+        }
+    }
+    let mut out = Vec::with_capacity(K);
+    for j in 0..K {
+        out.push(stacked(&parts[j], &one[j])?);
+    }
+    out.try_into().map_err(|_| unreachable_len())
+}
+
+/// The error of a vector of `K` results that is not `K` long (it always is).
+fn unreachable_len() -> Error {
+    Error::InvalidArgument("a stacked factorisation lost one of its results".into())
+}
+
+/// `e` of matrix `b` of a stack of shape `shape`, saying which matrix.
+fn in_matrix(e: Error, call: &str, b: usize, shape: &[usize]) -> Error {
+    let at = |m: String| format!("{call}: matrix {b} of the stack of shape {shape:?}: {m}");
+    match e {
+        Error::Singular(m) => Error::Singular(at(m)),
+        Error::NotPositiveDefinite(m) => Error::NotPositiveDefinite(at(m)),
+        Error::Shape(m) => Error::Shape(at(m)),
+        Error::InvalidArgument(m) => Error::InvalidArgument(at(m)),
+        e => e,
+    }
+}
