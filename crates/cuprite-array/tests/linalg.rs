@@ -928,6 +928,19 @@ fn stacks_of_matrices(d: Device) -> TestResult {
             Ok(v[k * per..(k + 1) * per].to_vec())
         };
         let inv = linalg::inv(&a)?;
+        let bv = Array::from_slice_on(d, &rand64(&mut rng, n), &[n])?;
+        let bm = Array::from_slice_on(d, &rand64(&mut rng, b0 * b1 * n * 2), &[b0, b1, n, 2])?;
+        let xv = linalg::solve(&a, &bv)?;
+        let xm = linalg::solve(&a, &bm)?;
+        assert_eq!(
+            (xv.shape(), xm.shape()),
+            (&[b0, b1, n][..], &[b0, b1, n, 2][..])
+        );
+        let e = linalg::solve(&a, &bm.reshape(&[b1, b0, n, 2])?).expect_err("other batch");
+        assert!(
+            e.to_string().contains("[2, 3]") && e.to_string().contains("[3, 2, 4, 2]"),
+            "{e}"
+        );
         let l = linalg::cholesky(&a)?;
         let (w, v) = linalg::eigh(&a)?;
         let (q, r) = linalg::qr(&rect)?;
@@ -949,6 +962,16 @@ fn stacks_of_matrices(d: Device) -> TestResult {
         for k in 0..b0 * b1 {
             let (ak, rk) = (mat(&a, k)?, mat(&rect, k)?);
             same(part(&inv, k)?, linalg::inv(&ak)?.to_vec()?, "inv");
+            same(
+                part(&xv, k)?,
+                linalg::solve(&ak, &bv)?.to_vec()?,
+                "solve (one b)",
+            );
+            same(
+                part(&xm, k)?,
+                linalg::solve(&ak, &mat(&bm, k)?)?.to_vec()?,
+                "solve",
+            );
             same(part(&l, k)?, linalg::cholesky(&ak)?.to_vec()?, "cholesky");
             let (w1, v1) = linalg::eigh(&ak)?;
             same(part(&w, k)?, w1.to_vec()?, "eigh values");
@@ -982,6 +1005,8 @@ fn stacks_of_matrices(d: Device) -> TestResult {
         assert!(linalg::inv(&rect).is_err());
         let none = Array::<f64>::zeros(&[0, 3, n, n]);
         assert_eq!(linalg::inv(&none)?.shape(), &[0, 3, n, n]);
+        let x0 = linalg::solve(&none, &Array::<f64>::zeros(&[0, 3, n, 5]))?;
+        assert_eq!(x0.shape(), &[0, 3, n, 5]);
         let (q0, r0) = linalg::qr(&Array::<f64>::zeros(&[2, 0, m, n]))?;
         assert_eq!(
             (q0.shape(), r0.shape()),

@@ -10,8 +10,8 @@ pub(super) fn dims<T: Element>(call: &str, a: &Array<T>) -> Result<(usize, usize
     match a.shape() {
         &[m, n] => Ok((m, n)),
         s => Err(Error::Shape(format!(
-            "{call} takes a 2-D matrix, was given shape {s:?} (stacks of matrices: inv, \
-             cholesky, qr, svd and eigh)"
+            "{call} takes a 2-D matrix, was given shape {s:?} (stacks of matrices: \
+             solve, inv, cholesky, qr, svd and eigh)"
         ))),
     }
 }

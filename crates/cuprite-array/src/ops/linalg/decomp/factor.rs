@@ -29,7 +29,7 @@ use cuprite::solver::SvdVectors;
 /// ```
 pub fn cholesky<T: Real>(a: &Array<T>) -> Result<Array<T>> {
     if a.ndim() > 2 {
-        let [l] = per_matrix("cholesky", a, |m| Ok([cholesky(m)?]))?;
+        let [l] = per_matrix("cholesky", a, |_, m| Ok([cholesky(m)?]))?;
         return Ok(l);
     }
     let n = square("cholesky", a)?;
@@ -66,7 +66,7 @@ pub fn cholesky<T: Real>(a: &Array<T>) -> Result<Array<T>> {
 /// ```
 pub fn qr<T: Real>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
     if a.ndim() > 2 {
-        let [q, r] = per_matrix("qr", a, |m| qr(m).map(|(q, r)| [q, r]))?;
+        let [q, r] = per_matrix("qr", a, |_, m| qr(m).map(|(q, r)| [q, r]))?;
         return Ok((q, r));
     }
     let (m, n) = dims("qr", a)?;
@@ -144,7 +144,7 @@ pub fn qr<T: Real>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
 /// ```
 pub fn svd<T: Real>(a: &Array<T>) -> Result<(Array<T>, Array<T>, Array<T>)> {
     if a.ndim() > 2 {
-        let [u, s, vt] = per_matrix("svd", a, |m| svd(m).map(|(u, s, vt)| [u, s, vt]))?;
+        let [u, s, vt] = per_matrix("svd", a, |_, m| svd(m).map(|(u, s, vt)| [u, s, vt]))?;
         return Ok((u, s, vt));
     }
     let (m, n) = dims("svd", a)?;
@@ -226,7 +226,7 @@ pub fn svd<T: Real>(a: &Array<T>) -> Result<(Array<T>, Array<T>, Array<T>)> {
 /// ```
 pub fn eigh<T: Real>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
     if a.ndim() > 2 {
-        let [w, v] = per_matrix("eigh", a, |m| eigh(m).map(|(w, v)| [w, v]))?;
+        let [w, v] = per_matrix("eigh", a, |_, m| eigh(m).map(|(w, v)| [w, v]))?;
         return Ok((w, v));
     }
     let n = square("eigh", a)?;

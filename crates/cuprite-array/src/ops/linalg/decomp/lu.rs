@@ -7,7 +7,7 @@ use super::checks::{check_pivots, solver_err, square};
 use super::cpu::{self, cpu_array, host};
 use super::cuda::{dev_array, dev_array_i64, fresh, on_cuda, scratch, solver, span};
 use super::real::{Real, from_f64, to_f64};
-use super::stack::per_matrix;
+use super::stack::{matrix_at, per_matrix};
 use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -17,7 +17,8 @@ use std::sync::Arc;
 
 /// Solves `a · x = b` for `x` (`a` square `n × n`; `b` `n` or `n × k`), by LU with partial
 /// pivoting (cuSOLVER `getrf`/`getrs`, faer on the CPU). A singular `a` (an exactly zero
-/// pivot) is [`Error::Singular`].
+/// pivot) is [`Error::Singular`]. For a stack `a` of shape `(..., n, n)`, `b` is `n` (one
+/// right-hand side for all) or `(..., n, k)` with the same leading axes.
 ///
 /// ```
 /// use cuprite_array::{Array, Device, linalg};
@@ -30,6 +31,9 @@ use std::sync::Arc;
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn solve<T: Real>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
+    if a.ndim() > 2 {
+        return solve_stack(a, b);
+    }
     let n = square("solve", a)?;
     crate::array::check_devices(&[&a.node, &b.node])?;
     let (vector, k) = match b.shape() {
@@ -97,6 +101,42 @@ pub fn solve<T: Real>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
     if vector { xt.reshape(&[n]) } else { Ok(xt.t()) }
 }
 
+/// [`solve`] for a stack `a` of shape `(..., n, n)` and `b` of shape `(n,)` (the same right-hand
+/// side for every matrix) or `(..., n, k)` with `a`'s leading axes (NumPy 2's rule).
+fn solve_stack<T: Real>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
+    let s = a.shape();
+    let (batch, mn) = s.split_at(s.len() - 2);
+    let n = mn[1];
+    if mn[0] != n {
+        return Err(Error::Shape(format!(
+            "solve takes square matrices, was given a stack of shape {s:?}"
+        )));
+    }
+    match b.shape() {
+        &[r] if r == n => {
+            let [x] = per_matrix("solve", a, |_, m| Ok([solve(m, b)?]))?;
+            Ok(x)
+        }
+        bs if bs.len() == s.len() && bs[..batch.len()] == *batch && bs[batch.len()] == n => {
+            let k = bs[bs.len() - 1];
+            let count = crate::shape::checked_numel(batch)?;
+            let flat = b.reshape(&[count, n, k])?;
+            let [x] = per_matrix("solve", a, |i, m| {
+                let bi = if count == 0 {
+                    crate::device::with_device(a.device(), || Array::zeros(&[n, k]))
+                } else {
+                    matrix_at(&flat, i)?
+                };
+                Ok([solve(m, &bi)?])
+            })?;
+            Ok(x)
+        }
+        bs => Err(Error::Shape(format!(
+            "solve: a stack of shape {s:?} takes b of shape [{n}] or {batch:?} followed by              [{n}, k], not {bs:?}"
+        ))),
+    }
+}
+
 /// The inverse of a square matrix (LU; [`Error::Singular`] for an exactly zero pivot), or of
 /// each matrix of a stack `(..., n, n)`.
 ///
@@ -111,7 +151,7 @@ pub fn solve<T: Real>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
 /// ```
 pub fn inv<T: Real>(a: &Array<T>) -> Result<Array<T>> {
     if a.ndim() > 2 {
-        let [r] = per_matrix("inv", a, |m| Ok([inv(m)?]))?;
+        let [r] = per_matrix("inv", a, |_, m| Ok([inv(m)?]))?;
         return Ok(r);
     }
     let n = square("inv", a)?;

@@ -7,7 +7,7 @@
 //! positive definite [`Error::NotPositiveDefinite`]: never NaNs in silence. NaN and infinite
 //! inputs propagate as IEEE arithmetic makes them.
 //!
-//! `inv`, `cholesky`, `qr`, `svd` and `eigh` also take stacks of matrices (`(..., m, n)`,
+//! `solve`, `inv`, `cholesky`, `qr`, `svd` and `eigh` also take stacks of matrices (`(..., m, n)`,
 //! NumPy's rule): each matrix is factored in turn and the results stacked.
 //!
 //! Row-major arrays are column-major transposes for cuSOLVER: each routine picks the operand

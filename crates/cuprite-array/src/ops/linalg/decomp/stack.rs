@@ -9,12 +9,14 @@ use crate::device::with_device;
 use crate::error::{Error, Result};
 use crate::shape::{SliceArg, checked_numel};
 
-/// `f` applied to every matrix of `a` (at least 3-D), its `K` results stacked: result `j` has
-/// the leading axes of `a` followed by the shape `f` gives it. An error of matrix `b` names it.
+/// `f` applied to every matrix of `a` (at least 3-D) with its index in the stack, its `K`
+/// results stacked: result `j` has the leading axes of `a` followed by the shape `f` gives
+/// it. An error of matrix `b` names it. For an empty stack `f` is called once, with index 0 and
+/// an identity-like matrix, for the result shapes.
 pub(super) fn per_matrix<T: Real, const K: usize>(
     call: &str,
     a: &Array<T>,
-    f: impl Fn(&Array<T>) -> Result<[Array<T>; K]>,
+    f: impl Fn(usize, &Array<T>) -> Result<[Array<T>; K]>,
 ) -> Result<[Array<T>; K]> {
     let s = a.shape().to_vec();
     let (batch, mn) = s.split_at(s.len() - 2);
@@ -40,7 +42,7 @@ pub(super) fn per_matrix<T: Real, const K: usize>(
                 T::default()
             }
         }));
-        let probe = f(&Array::from_slice_on(device, &v, &[m, n])?)?;
+        let probe = f(0, &Array::from_slice_on(device, &v, &[m, n])?)?;
         let mut out = Vec::with_capacity(K);
         for r in &probe {
             out.push(stacked(&[], r.shape())?);
@@ -48,18 +50,10 @@ pub(super) fn per_matrix<T: Real, const K: usize>(
         return out.try_into().map_err(|_| unreachable_len());
     }
     let flat = a.reshape(&[count, m, n])?;
-    let all = SliceArg::Range {
-        start: None,
-        end: None,
-        step: 1,
-    };
     let mut parts: Vec<Vec<Array<T>>> = (0..K).map(|_| Vec::with_capacity(count)).collect();
     let mut one: Vec<Vec<usize>> = vec![Vec::new(); K];
     for b in 0..count {
-        let mat = flat
-            .slice(&[SliceArg::Index(b as isize), all, all])?
-            .reshape(&[m, n])?;
-        let r = f(&mat).map_err(|e| in_matrix(e, call, b, &s))?;
+        let r = f(b, &matrix_at(&flat, b)?).map_err(|e| in_matrix(e, call, b, &s))?;
         for (j, x) in r.into_iter().enumerate() {
             one[j] = x.shape().to_vec();
             parts[j].push(x.expand_dims(0)?);
@@ -70,6 +64,18 @@ pub(super) fn per_matrix<T: Real, const K: usize>(
         out.push(stacked(&parts[j], &one[j])?);
     }
     out.try_into().map_err(|_| unreachable_len())
+}
+
+/// Matrix `i` of `flat`, an array of shape `(count, m, n)`, as an `m × n` array.
+pub(super) fn matrix_at<T: Real>(flat: &Array<T>, i: usize) -> Result<Array<T>> {
+    let s = flat.shape();
+    let all = SliceArg::Range {
+        start: None,
+        end: None,
+        step: 1,
+    };
+    flat.slice(&[SliceArg::Index(i as isize), all, all])?
+        .reshape(&[s[1], s[2]])
 }
 
 /// The error of a vector of `K` results that is not `K` long (it always is).
