@@ -475,6 +475,14 @@ pub fn eval(e: &Expr) -> Result<Arr, String> {
         Expr::Softmax(ax, a) => {
             on!(eval(a)?; [F16, BF16, F32, F64]; x => x.softmax(*ax).map_err(api)?)
         }
+        Expr::Sort(ax, desc, a) => {
+            on!(eval(a)?; [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64];
+            x => x.sort(*ax, *desc).map_err(api)?)
+        }
+        Expr::ArgSort(ax, a) => {
+            on!(eval(a)?; [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64];
+            x => x.argsort(*ax, false).map_err(api)?)
+        }
     }
 }
 

@@ -139,6 +139,11 @@ pub enum Expr {
     Fft(isize, bool, Box<Expr>),
     /// `softmax` along this axis.
     Softmax(isize, Box<Expr>),
+    /// `sort` along this axis, descending with `true`.
+    Sort(isize, bool, Box<Expr>),
+    /// `argsort` (stable, ascending) along this axis: generated over exact values only, where
+    /// the two backends' orders must agree index for index.
+    ArgSort(isize, Box<Expr>),
 }
 
 /// What a node is: dtype, shape, and the error model.
@@ -477,6 +482,15 @@ impl Expr {
                     mag: 1.0,
                 }
             }
+            // Sorting moves values: each output is within the inputs' error of the value at
+            // its rank (sorting is 1-Lipschitz in the largest difference).
+            Expr::Sort(_, _, a) => a.info(),
+            Expr::ArgSort(_, a) => Info {
+                dtype: DType::I64,
+                err: 0.0,
+                mag: 0.0,
+                ..a.info()
+            },
         }
     }
 
@@ -491,7 +505,9 @@ impl Expr {
             | Expr::Gather(_, _, _, _, a)
             | Expr::Cumsum(_, a)
             | Expr::Fft(_, _, a)
-            | Expr::Softmax(_, a) => vec![a],
+            | Expr::Softmax(_, a)
+            | Expr::Sort(_, _, a)
+            | Expr::ArgSort(_, a) => vec![a],
             Expr::Binary(_, a, b) | Expr::Matmul(a, b) => vec![a, b],
             Expr::Select(c, a, b) => vec![c, a, b],
             Expr::Concat(_, v) => v.iter().collect(),
@@ -509,7 +525,9 @@ impl Expr {
             | Expr::Gather(_, _, _, _, a)
             | Expr::Cumsum(_, a)
             | Expr::Fft(_, _, a)
-            | Expr::Softmax(_, a) => vec![a],
+            | Expr::Softmax(_, a)
+            | Expr::Sort(_, _, a)
+            | Expr::ArgSort(_, a) => vec![a],
             Expr::Binary(_, a, b) | Expr::Matmul(a, b) => vec![a, b],
             Expr::Select(c, a, b) => vec![c, a, b],
             Expr::Concat(_, v) => v.iter_mut().collect(),

@@ -151,7 +151,7 @@ impl Gen {
             return self.leaf(d, shape);
         }
         for _ in 0..6 {
-            let k = self.s.below(30);
+            let k = self.s.below(32);
             let e = match k {
                 0..=5 => self.unary(d, shape, depth),
                 6..=11 => self.binary(d, shape, depth),
@@ -165,6 +165,8 @@ impl Gen {
                 26 => self.matmul(d, shape, depth),
                 27 => self.fft(d, shape, depth),
                 28 => self.softmax(d, shape, depth),
+                29 => self.sort(d, shape, depth),
+                30 => self.argsort(d, shape, depth),
                 _ => self.compare(d, shape, depth),
             };
             if let Some(e) = e {
@@ -703,6 +705,33 @@ impl Gen {
             Box::new(clamp_any(x, t)),
         );
         Some(e)
+    }
+
+    fn sort(&mut self, d: DType, shape: &[usize], depth: u32) -> Option<Expr> {
+        if shape.is_empty() || d.is_complex() {
+            return None;
+        }
+        let ax = self.s.below(shape.len() as u64) as isize;
+        let x = self.node(d, shape, depth - 1);
+        Some(Expr::Sort(ax, self.s.chance(0.3), Box::new(x)))
+    }
+
+    /// Indices of a stable sort, over values both backends compute exactly (an inexact input
+    /// may order near-equal values differently, and the indices would differ by design).
+    fn argsort(&mut self, d: DType, shape: &[usize], depth: u32) -> Option<Expr> {
+        if shape.is_empty() || d != DType::I64 {
+            return None;
+        }
+        let t = *self.s.pick(&ALL);
+        if t.is_complex() {
+            return None;
+        }
+        let ax = self.s.below(shape.len() as u64) as isize;
+        let x = self.node(t, shape, depth - 1);
+        if x.info().err > 0.0 {
+            return None;
+        }
+        Some(Expr::ArgSort(ax, Box::new(x)))
     }
 
     fn softmax(&mut self, d: DType, shape: &[usize], depth: u32) -> Option<Expr> {

@@ -302,6 +302,14 @@ impl Emit {
                 let x = self.node(a);
                 self.var(format!("{x}.softmax({ax})?"))
             }
+            Expr::Sort(ax, desc, a) => {
+                let x = self.node(a);
+                self.var(format!("{x}.sort({ax}, {desc})?"))
+            }
+            Expr::ArgSort(ax, a) => {
+                let x = self.node(a);
+                self.var(format!("{x}.argsort({ax}, false)?"))
+            }
         }
     }
 }
