@@ -4,12 +4,19 @@
 - cuprite, one process driving every GPU (`cuprite bench nccl peer --json`),
 - cuprite, one process per GPU (`nccl_ranks --spawn N --sweep FILE`),
 - torch.distributed with NCCL, one process per GPU (`benches/peers/torch_nccl.py --json`),
+- optionally the same with blocking communicators (`CommOptions::blocking`): the one-process
+  figures named `... blocking ...` in BENCH.json, and `--blocking-multiproc FILE` (a sweep of
+  `nccl_ranks --blocking`),
 
 with the ratio of each cuprite figure to torch's (bus bandwidth: higher is better; the 8 KiB
 all_reduce latency: lower is better) and the issue's targets (>= 0.97x torch from 64 MiB up,
 <= 20 us for the 8 KiB all_reduce, peer copy >= 0.97x torch).
 
-usage: python3 benches/peers/compare_nccl.py BENCH.json MULTIPROC.json TORCH.json [--markdown OUT.md]
+usage: python3 benches/peers/compare_nccl.py BENCH.json MULTIPROC.json TORCH.json
+           [--blocking-multiproc FILE] [--markdown OUT.md]
+
+"met" holds the default (nonblocking) figures to the targets; the blocking columns are shown
+beside them (the 8 KiB latency target is judged on each mode apart: "default / blocking").
 """
 import json, re, sys
 
@@ -67,13 +74,25 @@ def main():
     one = cuprite_figures(sys.argv[1])
     multi, _ = per_process(sys.argv[2])
     torch, tmeta = per_process(sys.argv[3])
+    mb = {}
+    if "--blocking-multiproc" in sys.argv:
+        mb, _ = per_process(sys.argv[sys.argv.index("--blocking-multiproc") + 1])
+
+    def blocking_name(n):
+        if "latency" in n:
+            return n.replace(" latency", " latency blocking")
+        parts = n.split(" ", 1)
+        return parts[0] + " blocking " + parts[1] if len(parts) == 2 else n
+
     names = [n for n in torch if n.startswith(("nccl/", "peer/"))]
-    rows = ["| figure | cuprite, 1 process | cuprite, 1 process/GPU | torch | ratio (1 proc) | ratio (per GPU) | target | met |",
-            "|---|---|---|---|---|---|---|---|"]
+    rows = ["| figure | cuprite, 1 process | cuprite, 1 process/GPU | blocking: 1 process / per GPU | torch | ratio (1 proc) | ratio (per GPU) | ratio blocking (1 proc / per GPU) | target | met |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for n in names:
         t = torch.get(n)
         a = one.get(n)
         b = multi.get(n)
+        ab = one.get(blocking_name(n))
+        bb = mb.get(n)
         lower_better = "latency" in n
         unit = "µs" if lower_better else "GB/s"
 
@@ -83,18 +102,22 @@ def main():
             return (t / x) if lower_better else (x / t)
 
         ra, rb = ratio(a), ratio(b)
+        rab, rbb = ratio(ab), ratio(bb)
         target, met = "-", "-"
         if "latency" in n:
             target = "≤ 20 µs"
-            vals = [v for v in (a, b) if v is not None]
-            met = "yes" if vals and min(vals) <= 20.0 else "NO"
+            def ok(vals):
+                vals = [v for v in vals if v is not None]
+                return "-" if not vals else ("yes" if min(vals) <= 20.0 else "NO")
+            met = f"{ok((a, b))} / {ok((ab, bb))}"
         elif n.startswith("peer/") or size_of(n) >= 64 * MIB:
             target = "≥ 0.97× torch"
             rs = [r for r in (ra, rb) if r is not None]
             met = "yes" if rs and min(rs) >= 0.97 else "NO"
         f = lambda v: "-" if v is None else f"{v:.3g} {unit}"
         g = lambda r: "-" if r is None else f"{r:.3f}"
-        rows.append(f"| {n} | {f(a)} | {f(b)} | {f(t)} | {g(ra)} | {g(rb)} | {target} | {met} |")
+        rows.append(f"| {n} | {f(a)} | {f(b)} | {f(ab)} / {f(bb)} | {f(t)} | {g(ra)} | {g(rb)} | "
+                    f"{g(rab)} / {g(rbb)} | {target} | {met} |")
     head = (f"{tmeta.get('gpus')} × {tmeta.get('device')}, NCCL {tmeta.get('nccl')}, torch "
             f"{tmeta.get('torch')}, NCCL_NVLS_ENABLE={tmeta.get('NCCL_NVLS_ENABLE')}")
     text = head + "\n\n" + "\n".join(rows) + "\n"

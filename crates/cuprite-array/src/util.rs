@@ -6,16 +6,40 @@ use std::collections::HashMap;
 use std::hash::Hasher;
 
 /// An empty vector with room for `len` values, or an `Err` naming `what` (not an abort) when
-/// the host cannot hold them.
+/// the host cannot hold them. The callers fill what they reserve, so a reservation larger
+/// than the host's physical memory is refused too: where the kernel overcommits memory, the
+/// reservation itself would succeed and filling it would get the process killed.
 pub(crate) fn host_vec<T>(len: usize, what: &str) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|_| {
+    let size = std::mem::size_of::<T>();
+    let refuse = || {
         Error::InvalidArgument(format!(
-            "{what}: cannot allocate host memory for {len} values of {} bytes",
-            std::mem::size_of::<T>()
+            "{what}: cannot allocate host memory for {len} values of {size} bytes"
         ))
-    })?;
+    };
+    let bytes = len.checked_mul(size).ok_or_else(refuse)?;
+    if let Some(total) = host_memory_bytes() {
+        if bytes as u64 > total {
+            return Err(Error::InvalidArgument(format!(
+                "{what}: {len} values of {size} bytes ({bytes} bytes) exceed the host's \
+                 {total} bytes of memory"
+            )));
+        }
+    }
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| refuse())?;
     Ok(v)
+}
+
+/// The host's physical memory in bytes (`MemTotal` of `/proc/meminfo`), read once; `None`
+/// where that is not known.
+pub(crate) fn host_memory_bytes() -> Option<u64> {
+    static TOTAL: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    *TOTAL.get_or_init(|| {
+        let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+        let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        kib.checked_mul(1024)
+    })
 }
 
 /// A `HashMap` with [`FastHasher`].

@@ -443,11 +443,13 @@ fn to_device_peer() -> TestResult {
     assert_eq!(c.device(), Device::cuda(1));
     let path = cuprite::peer::path(&*cuprite::Context::new(0)?, &*cuprite::Context::new(1)?)?;
     match path {
+        // The counters are the process's: other tests running at the same time add to them,
+        // so this copy shows as at least one copy of at least its size on its path.
         cuprite::peer::PeerPath::Direct => {
-            assert_eq!((d.direct_copies, d.staged_copies), (1, 0), "{d:?}");
-            assert_eq!(d.direct_bytes, 4 << 20);
+            assert!(d.direct_copies >= 1 && d.staged_copies == 0, "{d:?}");
+            assert!(d.direct_bytes >= 4 << 20, "{d:?}");
         }
-        cuprite::peer::PeerPath::Staged => assert_eq!(d.staged_copies, 1, "{d:?}"),
+        cuprite::peer::PeerPath::Staged => assert!(d.staged_copies >= 1, "{d:?}"),
         cuprite::peer::PeerPath::SameDevice => return Err("devices 0 and 1 are one GPU".into()),
     }
     eprintln!("to_device cuda:0 -> cuda:1 went {path:?}: {d:?}");
@@ -472,11 +474,16 @@ fn compiles_once() -> TestResult {
     let x = Array::from_slice_on(Device::cuda(0), &[0.25f64; 1000], &[1000])?.shard(&mesh, 0)?;
     // An expression no other test builds.
     let y = x.map(|a| ((a * 7.5).cosh() - a.atan()).abs().cbrt() * 3.25)?;
-    let b0 = cuprite_array::stats::thread_builds();
-    y.shards()[0].eval()?;
-    let b1 = cuprite_array::stats::thread_builds();
-    y.shards()[1].eval()?;
-    let b2 = cuprite_array::stats::thread_builds();
+    // Without the interpreter tier, a first use builds its kernel on the calling thread,
+    // where `thread_builds` counts it (other tests' builds do not move it).
+    let (b0, b1, b2) =
+        cuprite_array::jit::without_interpreter(|| -> cuprite_array::Result<(u64, u64, u64)> {
+            let b0 = cuprite_array::stats::thread_builds();
+            y.shards()[0].eval()?;
+            let b1 = cuprite_array::stats::thread_builds();
+            y.shards()[1].eval()?;
+            Ok((b0, b1, cuprite_array::stats::thread_builds()))
+        })?;
     assert!(b1 - b0 >= 1, "the first device built nothing");
     assert_eq!(
         b2 - b1,

@@ -192,6 +192,8 @@ crate::dyn_functions! {
     fn ncclCommFinalize(comm: ncclComm_t) -> ncclResult_t;
     fn ncclCommDestroy(comm: ncclComm_t) -> ncclResult_t;
     fn ncclCommAbort(comm: ncclComm_t) -> ncclResult_t;
+    /// Since NCCL 2.18.
+    fn ncclCommSplit(comm: ncclComm_t, color: c_int, key: c_int, newcomm: *mut ncclComm_t, config: *mut ncclConfig_t) -> ncclResult_t;
     fn ncclGetErrorString(result: ncclResult_t) -> *const c_char;
     /// Since NCCL 2.13.
     fn ncclGetLastError(comm: ncclComm_t) -> *const c_char;

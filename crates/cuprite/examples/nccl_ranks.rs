@@ -21,7 +21,8 @@
 //!
 //! Options: `--spawn N` (start N ranks on this host; without it and without a rank in the
 //! environment, one per GPU), `--elems K` (f32 elements per rank, default 16 Mi),
-//! `--timeout S` (seconds for every wait, default 120), `--sweep FILE` (then also time
+//! `--timeout S` (seconds for every wait, default 120), `--blocking` (blocking communicators,
+//! `CommOptions::blocking`: faster launches, host waits no longer bounded), `--sweep FILE` (then also time
 //! all_reduce, all_gather, reduce_scatter and broadcast from 8 B to `--max-bytes`, default
 //! 1 GiB, and an 8 KiB all_reduce from call to completion, the multi-process figures of
 //! `cuprite bench nccl`; rank 0 writes them to FILE as JSON). Every wait is bounded: a missing
@@ -29,7 +30,7 @@
 //! ranks.
 
 use cuprite::nccl::rendezvous::{self, RankInfo, Rendezvous};
-use cuprite::nccl::{Comm, ReduceOp};
+use cuprite::nccl::{Comm, CommOptions, ReduceOp};
 use cuprite::{DeviceBuffer, Event, EventFlags, Stream};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -41,6 +42,7 @@ struct Opts {
     timeout: Duration,
     sweep: Option<String>,
     max_bytes: usize,
+    blocking: bool,
 }
 
 fn parse() -> Result<Opts, String> {
@@ -50,6 +52,7 @@ fn parse() -> Result<Opts, String> {
         timeout: Duration::from_secs(120),
         sweep: None,
         max_bytes: 1 << 30,
+        blocking: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -77,6 +80,7 @@ fn parse() -> Result<Opts, String> {
                 o.timeout = Duration::from_secs_f64(s);
             }
             "--sweep" => o.sweep = Some(val("--sweep")?),
+            "--blocking" => o.blocking = true,
             "--max-bytes" => {
                 o.max_bytes = val("--max-bytes")?
                     .parse()
@@ -84,7 +88,7 @@ fn parse() -> Result<Opts, String> {
             }
             "-h" | "--help" => {
                 return Err("usage: nccl_ranks [--spawn N] [--elems K] [--timeout S] \
-                            [--sweep FILE [--max-bytes B]]"
+                            [--blocking] [--sweep FILE [--max-bytes B]]"
                     .into());
             }
             other => return Err(format!("unknown argument {other}")),
@@ -146,6 +150,9 @@ fn spawn(o: &Opts) -> Result<(), Box<dyn std::error::Error>> {
             cmd.args(["--sweep", f])
                 .args(["--max-bytes", &o.max_bytes.to_string()]);
         }
+        if o.blocking {
+            cmd.arg("--blocking");
+        }
         let kid = cmd
             .args(["--elems", &o.elems.to_string()])
             .args(["--timeout", &o.timeout.as_secs_f64().to_string()])
@@ -196,7 +203,11 @@ fn rank(o: &Opts) -> Result<String, Box<dyn std::error::Error>> {
     let info = RankInfo::from_env()?;
     let rdzv = Rendezvous::from_env()?;
     let t0 = Instant::now();
-    let (comm, info) = rendezvous::init_with(&info, &rdzv, o.timeout)?;
+    let options = CommOptions {
+        timeout: o.timeout,
+        blocking: o.blocking,
+    };
+    let (comm, info) = rendezvous::init_with_options(&info, &rdzv, options)?;
     let init_s = t0.elapsed().as_secs_f64();
     let s = comm.context().new_stream()?;
     let n = o.elems;
@@ -314,6 +325,7 @@ fn sweep(
     rank: usize,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let w = comm.size();
+    let blocking = comm.is_blocking();
     let cap = max_bytes / 4;
     let pattern: Vec<f32> = (0..cap.min(1 << 22))
         .map(|i| (i % 1000) as f32 * 0.001 + 0.5)
@@ -396,7 +408,7 @@ fn sweep(
     ));
     if rank == 0 {
         let json = format!(
-            "{{\n \"processes\": \"one per GPU (cuprite::nccl::rendezvous, Comm::init_rank)\",\n \"gpus\": {w},\n {}\n}}\n",
+            "{{\n \"processes\": \"one per GPU (cuprite::nccl::rendezvous, Comm::init_rank_with)\",\n \"blocking\": {blocking},\n \"gpus\": {w},\n {}\n}}\n",
             rows.join(",\n ")
         );
         std::fs::write(file, json)?;

@@ -65,6 +65,7 @@ pub fn tests() -> Vec<Test> {
             ordered_with_kernels_on_other_streams,
         ),
         Test::gpu("nccl::init_and_drop_repeatedly", init_and_drop_repeatedly),
+        Test::gpu("nccl::blocking_communicators", blocking_communicators),
         Test::gpu(
             "nccl::missing_rank_init_times_out",
             missing_rank_init_times_out,
@@ -73,6 +74,11 @@ pub fn tests() -> Vec<Test> {
         Test::gpus(2, "peer::copies_between_gpus", peer_copies_between_gpus),
         Test::gpus(2, "nccl::two_processes", two_processes),
         Test::gpus(2, "nccl::dead_rank_ends_in_err", dead_rank_ends_in_err),
+        Test::gpus(
+            2,
+            "nccl::drop_with_unfinished_work",
+            drop_with_unfinished_work,
+        ),
     ]
 }
 
@@ -87,6 +93,7 @@ pub fn child_if_asked() -> Option<i32> {
         "rank" => child_rank(false),
         "rank-dies" => child_rank(true),
         "init-missing" => child_init_missing(),
+        "drop-unfinished" => child_drop_unfinished(),
         other => Err(format!("unknown child job {other}").into()),
     };
     Some(match r {
@@ -672,6 +679,8 @@ fn comm_info() -> TestResult {
         assert_eq!(c.size(), n);
         assert_eq!(c.context().ordinal(), r);
         assert!(!c.is_failed());
+        // Communicators are nonblocking unless asked for (see blocking_communicators).
+        assert!(!c.is_blocking(), "{c:?}");
         c.check_async_error()?;
         let mut v = 0;
         // SAFETY: a live communicator and a valid out-pointer.
@@ -1422,6 +1431,90 @@ fn child_init_missing() -> Result<String, Box<dyn std::error::Error>> {
     }
     Ok(format!(
         "timed out after {:.1} s, then a new communicator worked",
+        took.as_secs_f64()
+    ))
+}
+
+/// Communicators made with `CommOptions::blocking` (blocking ones from NCCL 2.18 on) run
+/// grouped collectives from one thread, with the same values as the default ones.
+fn blocking_communicators() -> TestResult {
+    let _env = env()?;
+    let n = Device::count()?;
+    let ctxs = (0..n)
+        .map(Context::new)
+        .collect::<cuprite::Result<Vec<_>>>()?;
+    let options = nccl::CommOptions {
+        blocking: true,
+        ..Default::default()
+    };
+    let comms = Comm::init_all_with(&ctxs, options)?;
+    let (major, minor, _) = nccl::version()?;
+    for c in &comms {
+        assert_eq!(c.is_blocking(), (major, minor) >= (2, 18), "{c:?}");
+    }
+    let streams = ctxs
+        .iter()
+        .map(|c| c.new_stream())
+        .collect::<cuprite::Result<Vec<_>>>()?;
+    let len = 3001;
+    let mut bufs = Vec::new();
+    for (r, s) in streams.iter().enumerate() {
+        let v: Vec<f32> = (0..len).map(|i| (i % 7 + r) as f32).collect();
+        bufs.push(s.clone_htod(&v)?);
+    }
+    for _ in 0..3 {
+        nccl::group(|g| {
+            for ((c, b), s) in comms.iter().zip(bufs.iter_mut()).zip(&streams) {
+                g.all_reduce_in_place(c, b, ReduceOp::Sum, s)?;
+            }
+            Ok(())
+        })?;
+    }
+    for ((c, b), s) in comms.iter().zip(&bufs).zip(&streams) {
+        c.wait(s)?;
+        let got = s.clone_dtoh(b)?;
+        for (i, g) in got.iter().enumerate() {
+            // Three all-reduces: n² × the first sum (small integers: exact in f32).
+            let first: usize = (0..n).map(|r| i % 7 + r).sum();
+            let want = (first * n * n) as f32;
+            assert_eq!(*g, want, "rank {} element {i}", c.rank());
+        }
+    }
+    Ok(())
+}
+
+/// Dropping communicators whose work cannot finish (rank 0 all-reduces, rank 1 never does)
+/// must end in bounded time, in a child process that then exits cleanly.
+fn drop_with_unfinished_work() -> TestResult {
+    let _env = env()?;
+    let c = spawn_child("drop-unfinished", &[])?;
+    let (ok, out) = wait_child(c, Duration::from_secs(90))?;
+    assert!(ok, "child failed or hung: {out}");
+    assert!(out.contains("CHILD-OK dropped"), "{out}");
+    Ok(())
+}
+
+fn child_drop_unfinished() -> Result<String, Box<dyn std::error::Error>> {
+    let ctxs = [Context::new(0)?, Context::new(1)?];
+    let comms = Comm::init_all_with_timeout(&ctxs, Duration::from_secs(3))?;
+    let s = ctxs[0].new_stream()?;
+    let mut x = s.clone_htod(&[1.0f32; 4096])?;
+    // Only rank 0 calls: its launch (NCCL connects the ring at first use) or its kernel waits
+    // for rank 1, which never comes. A launch that does not finish is a timeout.
+    match comms[0].all_reduce_in_place(&mut x, ReduceOp::Sum, &s) {
+        Ok(()) | Err(Error::Timeout { .. }) => {}
+        Err(e) => return Err(format!("the lone all-reduce: {e}").into()),
+    }
+    let t = Instant::now();
+    drop(comms);
+    let took = t.elapsed();
+    if took > Duration::from_secs(40) {
+        return Err(format!("dropping took {took:?}").into());
+    }
+    // The abort stopped the kernel: the stream drains.
+    s.synchronize()?;
+    Ok(format!(
+        "dropped in {:.1} s, the stream drained",
         took.as_secs_f64()
     ))
 }

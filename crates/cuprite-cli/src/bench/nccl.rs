@@ -47,6 +47,12 @@ pub fn benchmarks() -> Vec<Benchmark> {
             run: broadcast,
         },
         Benchmark {
+            name: "nccl/all_reduce_blocking",
+            group: "nccl",
+            needs_gpu: true,
+            run: all_reduce_blocking,
+        },
+        Benchmark {
             name: "nccl/all_reduce_latency",
             group: "nccl",
             needs_gpu: true,
@@ -107,16 +113,35 @@ struct Env {
     cap: usize,
 }
 
+/// The default (nonblocking) communicators' set-up.
 fn env(ctx: &BenchCtx) -> Result<std::sync::MutexGuard<'static, Env>, BenchError> {
     static ENV: OnceLock<Result<Mutex<Env>, String>> = OnceLock::new();
+    env_in(ctx, &ENV, false)
+}
+
+/// The set-up with blocking communicators ([`cuprite::nccl::CommOptions::blocking`]).
+fn env_blocking(ctx: &BenchCtx) -> Result<std::sync::MutexGuard<'static, Env>, BenchError> {
+    static ENV: OnceLock<Result<Mutex<Env>, String>> = OnceLock::new();
+    env_in(ctx, &ENV, true)
+}
+
+fn env_in(
+    ctx: &BenchCtx,
+    cell: &'static OnceLock<Result<Mutex<Env>, String>>,
+    blocking: bool,
+) -> Result<std::sync::MutexGuard<'static, Env>, BenchError> {
     let cap_bytes = ctx.size(GIB, 16 * MIB);
-    let e = ENV.get_or_init(|| {
+    let e = cell.get_or_init(|| {
         let make = || -> Result<Env, BenchError> {
             let n = cuprite::Device::count()?;
             let ctxs = (0..n)
                 .map(Context::new)
                 .collect::<cuprite::Result<Vec<_>>>()?;
-            let comms = Comm::init_all(&ctxs)?;
+            let options = cuprite::nccl::CommOptions {
+                blocking,
+                ..Default::default()
+            };
+            let comms = Comm::init_all_with(&ctxs, options)?;
             let cap = cap_bytes / 4;
             let pattern: Vec<f32> = (0..(4 * MIB).min(cap))
                 .map(|i| ((i * 7919) % 1000) as f32 * 0.001 + 0.5)
@@ -289,8 +314,13 @@ fn time_batches(
     Ok(Samples(out))
 }
 
-fn sweep(ctx: &mut BenchCtx, coll: Coll) -> BenchResult {
-    let mut env = env(ctx)?;
+fn sweep(ctx: &mut BenchCtx, coll: Coll, blocking: bool) -> BenchResult {
+    let mut env = if blocking {
+        env_blocking(ctx)?
+    } else {
+        env(ctx)?
+    };
+    let mode = if blocking { " blocking" } else { "" };
     let n = env.comms.len();
     let mut figs = Vec::new();
     for bytes in sizes(ctx) {
@@ -313,7 +343,7 @@ fn sweep(ctx: &mut BenchCtx, coll: Coll) -> BenchResult {
         let t = samples.median();
         let algbw = if t > 0.0 { bytes as f64 / t / 1e9 } else { 0.0 };
         let fig = Figure::rate(
-            format!("nccl/{} {} {kind}", coll.name(), label(bytes)),
+            format!("nccl/{}{mode} {} {kind}", coll.name(), label(bytes)),
             "GB/s",
             bytes as f64 * factor / 1e9,
             &samples,
@@ -334,25 +364,40 @@ fn sweep(ctx: &mut BenchCtx, coll: Coll) -> BenchResult {
 }
 
 fn all_reduce(ctx: &mut BenchCtx) -> BenchResult {
-    sweep(ctx, Coll::AllReduce)
+    sweep(ctx, Coll::AllReduce, false)
 }
 
 fn all_gather(ctx: &mut BenchCtx) -> BenchResult {
-    sweep(ctx, Coll::AllGather)
+    sweep(ctx, Coll::AllGather, false)
 }
 
 fn reduce_scatter(ctx: &mut BenchCtx) -> BenchResult {
-    sweep(ctx, Coll::ReduceScatter)
+    sweep(ctx, Coll::ReduceScatter, false)
 }
 
 fn broadcast(ctx: &mut BenchCtx) -> BenchResult {
-    sweep(ctx, Coll::Broadcast)
+    sweep(ctx, Coll::Broadcast, false)
+}
+
+fn all_reduce_blocking(ctx: &mut BenchCtx) -> BenchResult {
+    sweep(ctx, Coll::AllReduce, true)
 }
 
 /// An 8 KiB f32 all-reduce over every GPU, from the call until the host sees every rank's
 /// stream done: the host cost of the call, NCCL's launch, the kernel and the synchronisation.
 fn all_reduce_latency(ctx: &mut BenchCtx) -> BenchResult {
-    let mut env = env(ctx)?;
+    let mut figs = latency_of(ctx, false)?;
+    figs.extend(latency_of(ctx, true)?);
+    Ok(figs)
+}
+
+fn latency_of(ctx: &mut BenchCtx, blocking: bool) -> BenchResult {
+    let mut env = if blocking {
+        env_blocking(ctx)?
+    } else {
+        env(ctx)?
+    };
+    let blocking = env.comms.iter().all(|c| c.is_blocking());
     let n = env.comms.len();
     let bytes = 8 * KIB;
     ctx.status("8 KiB all_reduce, call to completion");
@@ -375,12 +420,19 @@ fn all_reduce_latency(ctx: &mut BenchCtx) -> BenchResult {
     }
     Ok(vec![
         Figure::time(
-            format!("nccl/all_reduce 8KiB latency ({n} rank(s))"),
+            format!(
+                "nccl/all_reduce 8KiB latency{} ({n} rank(s))",
+                if blocking { " blocking" } else { "" }
+            ),
             &samples,
             TimeUnit::Us,
         )
         .with_target(Target::AtMost(20.0))
-        .with_note("call to completion: grouped ncclAllReduce on every rank, then every stream synchronised"),
+        .with_note(if blocking {
+            "call to completion: grouped ncclAllReduce on every rank, then every stream synchronised; blocking communicators (CommOptions::blocking), launched in the calling thread"
+        } else {
+            "call to completion: grouped ncclAllReduce on every rank, then every stream synchronised; default nonblocking communicators (NCCL launches each group on a thread of its own)"
+        }),
     ])
 }
 

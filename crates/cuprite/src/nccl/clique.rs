@@ -4,6 +4,7 @@ use super::library::check;
 use super::wait::{abort_bounded, abort_limit, wait_ready};
 use crate::context::Context;
 use crate::error::{Error, Result};
+use crate::event::Event;
 use cuprite_sys::nccl::{self as sys, ncclComm_t};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -25,6 +26,8 @@ pub(super) struct Slot {
     pub(super) raw: ncclComm_t,
     pub(super) ctx: Arc<Context>,
     pub(super) state: SlotState,
+    /// The events its `Comm` recorded after its latest work on each stream.
+    pub(super) marks: Vec<Event>,
 }
 
 /// The communicators created together in this process (one by `init_rank`, all by
@@ -43,11 +46,12 @@ unsafe impl Send for Clique {}
 unsafe impl Sync for Clique {}
 
 impl Clique {
-    pub(super) fn set_state(&self, index: usize, state: SlotState) -> bool {
+    pub(super) fn set_state(&self, index: usize, state: SlotState, marks: Vec<Event>) -> bool {
         let Ok(mut slots) = self.slots.lock() else {
             return false;
         };
         slots[index].state = state;
+        slots[index].marks = marks;
         slots.iter().all(|s| s.state != SlotState::Live)
     }
 
@@ -57,6 +61,15 @@ impl Clique {
         let Ok(mut slots) = self.slots.lock() else {
             return;
         };
+        // A blocking communicator's finalize waits for its work: wait here first, bounded, and
+        // abort the ones whose work does not finish (a peer that never came).
+        let deadline = Instant::now() + self.timeout;
+        for s in slots.iter_mut() {
+            if s.state == SlotState::Dropped && !marks_done(&s.marks, deadline) {
+                s.state = SlotState::Failed;
+            }
+            s.marks.clear();
+        }
         let ok: Vec<usize> = (0..slots.len())
             .filter(|&i| slots[i].state == SlotState::Dropped)
             .collect();
@@ -128,4 +141,29 @@ impl Clique {
             }
         }
     }
+}
+
+/// Whether every event in `marks` completes by `deadline` (an event that cannot be queried
+/// counts as not done).
+fn marks_done(marks: &[Event], deadline: Instant) -> bool {
+    let start = Instant::now();
+    for ev in marks {
+        loop {
+            match ev.query() {
+                Ok(true) => break,
+                Ok(false) => {}
+                Err(_) => return false,
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            if now - start < Duration::from_millis(1) {
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(Duration::from_micros(500).min(deadline - now));
+            }
+        }
+    }
+    true
 }

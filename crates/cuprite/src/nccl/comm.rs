@@ -6,10 +6,12 @@ use super::library::{check, nccl_error};
 use super::wait::{abort_bounded, abort_limit};
 use crate::context::Context;
 use crate::error::{Error, Result};
+use crate::event::{Event, EventFlags};
 use crate::memory::DeviceRead;
 use crate::stream::Stream;
+use cuprite_sys::driver::CUstream;
 use cuprite_sys::nccl::{self as sys, ncclComm_t, ncclResult_t};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::ffi::c_int;
 use std::fmt;
 use std::sync::Arc;
@@ -49,6 +51,13 @@ pub struct Comm {
     pub(super) index: usize,
     /// Why the communicator can no longer be used (`None` while it is healthy).
     pub(super) failed: Cell<Option<&'static str>>,
+    /// Whether NCCL launches this communicator's work in the calling thread (see the module's
+    /// documentation).
+    pub(super) blocking: bool,
+    /// One event per stream this communicator enqueued work on, recorded after its latest
+    /// call there: teardown waits for them (bounded) before finalizing, so that dropping a
+    /// communicator whose peer never came cannot hang.
+    pub(super) marks: RefCell<Vec<(CUstream, Event)>>,
 }
 
 // SAFETY: an NCCL communicator may be used from any thread, one call at a time; `Comm` is not
@@ -62,6 +71,7 @@ impl fmt::Debug for Comm {
             .field("nranks", &self.nranks)
             .field("device", &self.ctx.ordinal())
             .field("timeout", &self.timeout)
+            .field("blocking", &self.blocking)
             .field("failed", &self.failed.get())
             .finish()
     }
@@ -99,6 +109,14 @@ impl Comm {
     /// Sets the bound on every later wait for NCCL on this communicator.
     pub fn set_timeout(&mut self, timeout: Duration) {
         self.timeout = timeout;
+    }
+
+    /// Whether this is a blocking NCCL communicator, whose collectives are launched in the
+    /// calling thread ([`CommOptions::blocking`](super::CommOptions::blocking) asked for it and
+    /// NCCL is 2.18 or later); else NCCL launches every group on a thread it starts for it, and
+    /// each wait for that launch is bounded by the timeout.
+    pub fn is_blocking(&self) -> bool {
+        self.blocking
     }
 
     /// Whether an earlier call failed (the communicator then refuses work).
@@ -200,6 +218,26 @@ impl Comm {
         r
     }
 
+    /// Records this communicator's event for `stream` after the work just enqueued there (not
+    /// on a capturing stream, whose work runs only when its graph is launched). Events of
+    /// streams that are done are dropped once more than a few are kept.
+    pub(super) fn mark(&self, stream: &Stream) -> Result<()> {
+        if crate::capture::capture_of(stream.track_id()) != 0 {
+            return Ok(());
+        }
+        let mut marks = self.marks.borrow_mut();
+        if let Some((_, ev)) = marks.iter().find(|(s, _)| *s == stream.raw()) {
+            return ev.record(stream);
+        }
+        if marks.len() >= 8 {
+            marks.retain(|(_, ev)| !matches!(ev.query(), Ok(true)));
+        }
+        let ev = Event::new(&self.ctx, EventFlags::DISABLE_TIMING)?;
+        ev.record(stream)?;
+        marks.push((stream.raw(), ev));
+        Ok(())
+    }
+
     pub(super) fn check_stream(&self, stream: &Stream, call: &str) -> Result<()> {
         if stream.context().raw() != self.ctx.raw() {
             return Err(Error::InvalidArgument(format!(
@@ -270,7 +308,8 @@ impl Drop for Comm {
             Some(ABORTED) => SlotState::Aborted,
             Some(_) => SlotState::Failed,
         };
-        if self.clique.set_state(self.index, state) {
+        let marks = self.marks.take().into_iter().map(|(_, ev)| ev).collect();
+        if self.clique.set_state(self.index, state, marks) {
             self.clique.teardown();
         }
     }

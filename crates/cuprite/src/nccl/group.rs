@@ -15,6 +15,7 @@ use std::time::Instant;
 
 /// One enqueued NCCL call of a group, waiting for the group's end to be recorded.
 pub(super) struct Pending<'a> {
+    pub(super) comm: &'a Comm,
     pub(super) stream: &'a Stream,
     pub(super) accesses: [Option<Access<'a>>; 2],
 }
@@ -141,7 +142,11 @@ impl<'a> Group<'a> {
         // record each access after it, so later users of the buffers wait for the collective.
         for p in &self.pending {
             let acc: Vec<Access<'a>> = p.accesses.iter().flatten().copied().collect();
-            if let Err(e) = p.stream.end_access(&acc) {
+            if let Err(e) = p
+                .stream
+                .end_access(&acc)
+                .and_then(|_| p.comm.mark(p.stream))
+            {
                 if result.is_ok() {
                     result = Err(e);
                 }
@@ -184,7 +189,11 @@ impl<'a> Group<'a> {
                 return Err(e);
             }
         }
-        self.pending.push(Pending { stream, accesses });
+        self.pending.push(Pending {
+            comm,
+            stream,
+            accesses,
+        });
         if !self.comms.iter().any(|c| std::ptr::eq(*c, comm)) {
             self.comms.push(comm);
         }

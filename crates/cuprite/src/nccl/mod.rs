@@ -3,10 +3,18 @@
 //! [`rendezvous`] through which processes (on one host or several) find each other.
 //!
 //! This module owns the safe use of `libnccl`: argument checks (counts against buffer lengths,
-//! ranks against the communicator's size, buffers and streams against its context), the
-//! nonblocking-communicator protocol (every wait for NCCL is bounded by the communicator's
-//! timeout and ends in an `Err`, never a hang), asynchronous error polling, abort and
-//! teardown. It does not decide how streams wait for each other: every buffer a collective
+//! ranks against the communicator's size, buffers and streams against its context), bounded
+//! waits (every wait for NCCL is bounded by the communicator's timeout and ends in an `Err`,
+//! never a hang), asynchronous error polling, abort and teardown.
+//!
+//! Communicators are created nonblocking, so that initialisation waiting for a rank that never
+//! comes times out, and so is every later host-side wait: NCCL can bound those only for
+//! nonblocking communicators. It launches their every group on a thread of its own, which
+//! costs tens of microseconds a collective. [`CommOptions::blocking`] trades that bound for
+//! speed: after the bounded initialisation the communicators are split (`ncclCommSplit`, NCCL
+//! 2.18 and later) into blocking ones of the same ranks, which launch in the calling thread.
+//! Teardown of either kind first waits (bounded) for the work the communicator enqueued, and
+//! aborts instead of finalizing when that work does not finish. It does not decide how streams wait for each other: every buffer a collective
 //! touches is declared to the stream tracker exactly as a kernel launch declares its arguments
 //! ([`Stream::begin_access`] before the call, [`Stream::end_access`] once NCCL has enqueued its
 //! kernel), so collectives are ordered with kernels and copies on other streams with no event
@@ -83,6 +91,7 @@ mod wait;
 
 pub use comm::Comm;
 pub use group::{Group, group};
+pub use init::CommOptions;
 pub use library::version;
 pub use types::{NcclType, ReduceOp};
 pub use unique_id::UniqueId;

@@ -37,7 +37,7 @@
 //! # Ok(()) }
 //! ```
 
-use super::{Comm, UniqueId, default_timeout};
+use super::{Comm, CommOptions, UniqueId, default_timeout};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use std::io::{ErrorKind, Read, Write};
@@ -276,6 +276,17 @@ pub fn init_with(
     rdzv: &Rendezvous,
     timeout: Duration,
 ) -> Result<(Comm, RankInfo)> {
+    init_with_options(info, rdzv, CommOptions::default().with_timeout(timeout))
+}
+
+/// [`init_with`] with all the communicator's [`CommOptions`] (its timeout bounds the
+/// rendezvous too).
+pub fn init_with_options(
+    info: &RankInfo,
+    rdzv: &Rendezvous,
+    options: CommOptions,
+) -> Result<(Comm, RankInfo)> {
+    let timeout = options.timeout;
     let devices = crate::Device::count()?;
     if devices == 0 {
         return Err(Error::InvalidArgument(
@@ -285,7 +296,7 @@ pub fn init_with(
     let ordinal = info.local_rank.unwrap_or(info.rank) % devices;
     let ctx = Context::new(ordinal)?;
     let id = rdzv.unique_id(info, timeout)?;
-    let comm = Comm::init_rank_with_timeout(&ctx, &id, info.world_size, info.rank, timeout)?;
+    let comm = Comm::init_rank_with(&ctx, &id, info.world_size, info.rank, options)?;
     Ok((comm, *info))
 }
 
