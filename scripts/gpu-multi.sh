@@ -11,7 +11,7 @@
 # CUPRITE_REQUIRE_GPU=1 and CUPRITE_REQUIRE_GPUS=N (N = the GPUs present, at least 2:
 # multi-GPU tests fail instead of skipping), the multi-process
 # example with 2 processes and with one per GPU, the multi-process figures (the example's
-# --sweep: one process per GPU, JSON), `cuprite bench nccl peer` (one process, init_all) as
+# --sweep: one process per GPU, JSON; again with --blocking), `cuprite bench nccl peer` (one process, init_all) as
 # JSON, and the torch.distributed peer script. NVLink multicast stays off everywhere: NCCL_NVLS_ENABLE=0 is
 # exported here, so every child (test ranks, example ranks, torch workers) inherits it.
 set -u
@@ -50,6 +50,7 @@ if [ "$ngpu" -gt 2 ]; then
     step "example nccl_ranks --spawn $ngpu" crates/cuprite timeout 240 "$bundle/example-nccl_ranks" --spawn "$ngpu" --timeout 60
 fi
 step "multi-process sweep ($ngpu ranks)" crates/cuprite timeout 300 "$bundle/example-nccl_ranks" --spawn "$ngpu" --timeout 120 --sweep "$out/multiproc-nccl.json"
+step "multi-process sweep, blocking ($ngpu ranks)" crates/cuprite timeout 300 "$bundle/example-nccl_ranks" --spawn "$ngpu" --timeout 120 --blocking --sweep "$out/multiproc-blocking.json"
 step "cuprite bench nccl peer" . timeout 300 "$bundle/bin-cuprite" bench nccl peer --json "$out/bench-nccl.json" --markdown
 # The peer script: from the bundle when it carries one (a copy of benches/peers/torch_nccl.py).
 peer="$root/benches/peers/torch_nccl.py"
@@ -59,7 +60,7 @@ step "torch_nccl.py" . timeout 300 python3 "$peer" --json "$out/torch_nccl.json"
 # One table: cuprite (one process, and one process per GPU) against torch, with the targets.
 cmp="$root/benches/peers/compare_nccl.py"
 [ -f "$bundle/compare_nccl.py" ] && cmp="$bundle/compare_nccl.py"
-step "compare with torch" . python3 "$cmp" "$out/bench-nccl.json" "$out/multiproc-nccl.json" "$out/torch_nccl.json" --markdown "$out/compare-nccl.md"
+step "compare with torch" . python3 "$cmp" "$out/bench-nccl.json" "$out/multiproc-nccl.json" "$out/torch_nccl.json" --blocking-multiproc "$out/multiproc-blocking.json" --markdown "$out/compare-nccl.md"
 
 echo
 echo "===== summary ($ngpu GPUs, NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE)"

@@ -13,8 +13,9 @@
 //! costs tens of microseconds a collective. [`CommOptions::blocking`] trades that bound for
 //! speed: after the bounded initialisation the communicators are split (`ncclCommSplit`, NCCL
 //! 2.18 and later) into blocking ones of the same ranks, which launch in the calling thread.
-//! Teardown of either kind first waits (bounded) for the work the communicator enqueued, and
-//! aborts instead of finalizing when that work does not finish. It does not decide how streams wait for each other: every buffer a collective
+//! Teardown is bounded for both kinds: a nonblocking finalize is polled up to the timeout; a
+//! blocking communicator's teardown first waits (bounded) for the work it enqueued. Either
+//! aborts the communicator instead when its work does not finish. It does not decide how streams wait for each other: every buffer a collective
 //! touches is declared to the stream tracker exactly as a kernel launch declares its arguments
 //! ([`Stream::begin_access`] before the call, [`Stream::end_access`] once NCCL has enqueued its
 //! kernel), so collectives are ordered with kernels and copies on other streams with no event
