@@ -17,8 +17,9 @@
 //!
 //! This module owns the sharding logic: which block of an axis each rank holds (balanced blocks,
 //! [`split_sizes`]), that per-shard work stays on its device (each device's own array stream;
-//! nothing waits on the host between devices), and how a reduction along the split axis ends
-//! (one all-reduce: NCCL on a CUDA mesh, the CPU backend on a CPU mesh). A mesh of one GPU
+//! nothing waits on the host between devices), how a reduction along the split axis ends
+//! (one all-reduce: NCCL on a CUDA mesh, the CPU backend on a CPU mesh), and which layouts a
+//! matrix product of sharded operands takes ([`Sharded::matmul`]). A mesh of one GPU
 //! needs no NCCL. Kernels are compiled once per GPU architecture and loaded on every device of
 //! it (see [`crate::jit`]).
 //!
@@ -26,6 +27,7 @@
 //! written for several GPUs runs, and is tested, without one.
 
 mod collective;
+mod matmul;
 mod operators;
 mod reduce;
 mod sharded;
