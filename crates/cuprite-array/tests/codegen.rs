@@ -2,7 +2,7 @@
 //! disk cache is reused across processes and survives a corrupt file. Needs NVRTC, no GPU.
 
 use cuprite_array::{Device, jit, stats};
-use cuprite_testkit::{Test, TestResult};
+use cuprite_testkit::{CHILD_LIMIT, OutputWithin, Test, TestResult};
 
 const MARKER: &str = "// ---- cuprite-array kernel ----\n";
 
@@ -230,7 +230,7 @@ fn run_child(
     let out = std::process::Command::new(std::env::current_exe()?)
         .env("CUPRITE_ARRAY_TEST_CHILD", dir)
         .env("CUPRITE_ARRAY_TEST_CHILD_SEED", seed.to_string())
-        .output()?;
+        .output_within(CHILD_LIMIT)?;
     if !out.status.success() {
         return Err(format!("child failed: {}", String::from_utf8_lossy(&out.stderr)).into());
     }
@@ -284,7 +284,7 @@ fn jit_trace_prints_source() -> TestResult {
         .env("CUPRITE_ARRAY_TEST_CHILD", &dir)
         .env("CUPRITE_ARRAY_TEST_CHILD_SEED", seed.to_string())
         .env("CUPRITE_JIT_TRACE", "1")
-        .output()?;
+        .output_within(CHILD_LIMIT)?;
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("cuprite-array: compiling for sm_90"), "{err}");

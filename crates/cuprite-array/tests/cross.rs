@@ -2,7 +2,7 @@
 //! and threads sharing arrays, memory statistics, and the kernel caches.
 
 use cuprite_array::{Array, Device, mem_stats, with_device};
-use cuprite_testkit::{Rng, Test, TestResult};
+use cuprite_testkit::{CHILD_LIMIT, OutputWithin, Rng, Test, TestResult};
 
 fn gpu() -> Device {
     Device::cuda(0)
@@ -636,7 +636,7 @@ fn exit_during_background_builds() -> TestResult {
             .env("CUPRITE_ARRAY_TEST_EXIT_CHILD", "1")
             .env("CUPRITE_CACHE_DIR", &dir)
             .env("CUPRITE_JIT_TRACE", "1")
-            .output()?;
+            .output_within(CHILD_LIMIT)?;
         let _ = std::fs::remove_dir_all(&dir);
         let err = String::from_utf8_lossy(&out.stderr);
         if !out.status.success() {

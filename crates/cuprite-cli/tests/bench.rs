@@ -4,7 +4,7 @@ use crate::cuprite_bin;
 use cuprite_cli::bench::report::{Verdict, compare, judge_peers};
 use cuprite_cli::bench::{BenchCtx, Figure, Samples, Target, TimeUnit, all, utc_now};
 use cuprite_testkit::temp_dir as empty_dir;
-use cuprite_testkit::{Rng, Test, TestResult};
+use cuprite_testkit::{CHILD_LIMIT, OutputWithin, Rng, Test, TestResult};
 use serde_json::{Value, json};
 use std::process::Command;
 
@@ -157,7 +157,7 @@ fn without_gpu() -> TestResult {
         .args(["bench", "--quick", "ceiling", "--json"])
         .arg(&json)
         .env("CUPRITE_CUDA_PATH", &dir)
-        .output()?;
+        .output_within(CHILD_LIMIT)?;
     let text = String::from_utf8(out.stdout)?;
     assert!(
         out.status.success(),
@@ -194,7 +194,7 @@ fn without_gpu() -> TestResult {
     let out = Command::new(cuprite_bin()?)
         .args(["bench", "--quick", "host"])
         .env("CUPRITE_CUDA_PATH", &dir)
-        .output()?;
+        .output_within(CHILD_LIMIT)?;
     let text = String::from_utf8(out.stdout)?;
     assert!(out.status.success());
     assert!(
@@ -205,7 +205,7 @@ fn without_gpu() -> TestResult {
     let out = Command::new(cuprite_bin()?)
         .args(["bench", "no-such-benchmark"])
         .env("CUPRITE_CUDA_PATH", &dir)
-        .output()?;
+        .output_within(CHILD_LIMIT)?;
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("ceiling/host_copy"));
     std::fs::remove_dir_all(&dir)?;
@@ -419,7 +419,7 @@ fn plot_from_report() -> TestResult {
         .arg("--plot")
         .arg(&plots)
         .env("CUPRITE_CUDA_PATH", &dir)
-        .output()?;
+        .output_within(CHILD_LIMIT)?;
     let text = String::from_utf8(out.stdout)?;
     assert!(
         out.status.success(),
@@ -466,7 +466,7 @@ fn quick_smoke() -> TestResult {
         .arg(&json_path)
         .arg("--plot")
         .arg(&plots)
-        .output()?;
+        .output_within(CHILD_LIMIT)?;
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),

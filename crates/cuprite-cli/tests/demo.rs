@@ -3,7 +3,7 @@
 
 use cuprite_array::{Device, with_device};
 use cuprite_cli::demo;
-use cuprite_testkit::{Test, TestResult};
+use cuprite_testkit::{CHILD_LIMIT, OutputWithin, Test, TestResult};
 
 fn demo_on_cpu() -> TestResult {
     let r = with_device(Device::CPU, || demo::run(Some(300_007)))?;
@@ -29,7 +29,7 @@ fn demo_binary_on_cpu_backend() -> TestResult {
     let out = std::process::Command::new(bin)
         .args(["demo", "--n", "100000"])
         .env("CUPRITE_BACKEND", "cpu")
-        .output()?;
+        .output_within(CHILD_LIMIT)?;
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),

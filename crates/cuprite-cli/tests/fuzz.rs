@@ -7,7 +7,7 @@ use cuprite_array::ops::{BinaryOp, UnaryOp};
 use cuprite_cli::fuzz::expr::{Expr, Red};
 use cuprite_cli::fuzz::{self, Config, Mode, agree, eval::Val, generate::sound};
 use cuprite_cli::stress;
-use cuprite_testkit::{Test, TestResult};
+use cuprite_testkit::{CHILD_LIMIT, OutputWithin, Test, TestResult};
 
 /// Every node's error bound is finite (the root's usable) and every discontinuous operation
 /// has exact inputs.
@@ -210,7 +210,7 @@ fn cuda_matches_cpu() -> TestResult {
 fn fuzz_binary_on_cpu() -> TestResult {
     let out = std::process::Command::new(crate::cuprite_bin()?)
         .args(["fuzz", "--cpu", "--programs", "150", "--seed", "4"])
-        .output()?;
+        .output_within(CHILD_LIMIT)?;
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -258,7 +258,7 @@ fn stress_binary_on_cpu() -> TestResult {
             "--seconds",
             "1",
         ])
-        .output()?;
+        .output_within(CHILD_LIMIT)?;
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -284,7 +284,7 @@ fn stress_on_gpu() -> TestResult {
             "--seconds",
             "4",
         ])
-        .output()?;
+        .output_within(CHILD_LIMIT)?;
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),

@@ -3,7 +3,7 @@
 use crate::cuprite_bin;
 use cuprite::Device;
 use cuprite_testkit::temp_dir as empty_dir;
-use cuprite_testkit::{Test, TestResult};
+use cuprite_testkit::{CHILD_LIMIT, OutputWithin, Test, TestResult};
 use std::process::Command;
 
 pub fn tests() -> Vec<Test> {
@@ -20,7 +20,7 @@ fn no_driver_line() -> TestResult {
     let out = Command::new(cuprite_bin()?)
         .arg("info")
         .env("CUPRITE_CUDA_PATH", &dir)
-        .output()?;
+        .output_within(CHILD_LIMIT)?;
     let text = String::from_utf8(out.stdout)?;
     assert!(out.status.success(), "exit {:?}: {text}", out.status);
     let line = text
@@ -58,7 +58,7 @@ fn json_without_driver() -> TestResult {
     let out = Command::new(cuprite_bin()?)
         .args(["info", "--json"])
         .env("CUPRITE_CUDA_PATH", &dir)
-        .output()?;
+        .output_within(CHILD_LIMIT)?;
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
     assert_eq!(v["backend"], "cpu");
@@ -98,7 +98,7 @@ fn json_here() -> TestResult {
     let out = Command::new(cuprite_bin()?)
         .args(["info", "--json"])
         .env_remove("CUPRITE_BACKEND")
-        .output()?;
+        .output_within(CHILD_LIMIT)?;
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
     let n = v["devices"].as_array().ok_or("no devices array")?.len();
@@ -120,7 +120,9 @@ fn lists_the_device() -> TestResult {
     let name = d.name()?;
     let sms = d.multiprocessor_count()?;
     let (major, minor) = d.compute_capability()?;
-    let out = Command::new(cuprite_bin()?).arg("info").output()?;
+    let out = Command::new(cuprite_bin()?)
+        .arg("info")
+        .output_within(CHILD_LIMIT)?;
     let text = String::from_utf8(out.stdout)?;
     assert!(out.status.success(), "{text}");
     assert!(
@@ -145,7 +147,7 @@ fn lists_the_device() -> TestResult {
     }
     let out = Command::new(cuprite_bin()?)
         .args(["info", "--json"])
-        .output()?;
+        .output_within(CHILD_LIMIT)?;
     let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
     let dev = &v["devices"][0];
     assert_eq!(dev["multiprocessors"], sms);
@@ -171,7 +173,7 @@ fn lists_the_device() -> TestResult {
     // Every attribute, on request, agrees with the library's answers.
     let out = Command::new(cuprite_bin()?)
         .args(["info", "--json", "--all-attributes"])
-        .output()?;
+        .output_within(CHILD_LIMIT)?;
     let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
     let all = v["devices"][0]["attributes"]
         .as_object()
@@ -184,7 +186,7 @@ fn lists_the_device() -> TestResult {
     let out = Command::new(cuprite_bin()?)
         .args(["info", "--json"])
         .env("CUPRITE_BACKEND", "cpu")
-        .output()?;
+        .output_within(CHILD_LIMIT)?;
     let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
     assert_eq!(v["backend"], "cpu");
     assert_eq!(

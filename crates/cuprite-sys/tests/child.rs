@@ -1,5 +1,6 @@
 //! Re-running this test binary as a child process with a different environment.
 
+use cuprite_testkit::{CHILD_LIMIT, OutputWithin};
 use std::process::{Command, Output};
 
 /// The variable that tells the binary it is a child and what to do.
@@ -47,5 +48,5 @@ pub fn spawn(what: &str, env: &[(&str, &std::ffi::OsStr)]) -> std::io::Result<Ou
     for (k, v) in env {
         cmd.env(k, v);
     }
-    cmd.output()
+    cmd.output_within(CHILD_LIMIT)
 }

@@ -41,7 +41,9 @@
 //! }
 //! ```
 
+pub mod child;
 pub mod dft;
+pub use child::{CHILD_LIMIT, OutputWithin};
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::cell::Cell;

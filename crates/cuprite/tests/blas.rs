@@ -14,7 +14,7 @@ use cuprite::blas::{Blas, ComputeType, Element, Fill, Gemm, StridedBatch, Transp
 use cuprite::blaslt::{BlasLt, Epilogue, Layout, Matmul, Order};
 use cuprite::solver::{Solver, SolverElement, SvdVectors};
 use cuprite::{Context, ContextFlags, ContextStack, Device, DeviceBuffer, Error, Stream};
-use cuprite_testkit::{Rng, Test, TestResult, temp_dir};
+use cuprite_testkit::{CHILD_LIMIT, OutputWithin, Rng, Test, TestResult, temp_dir};
 use half::{bf16, f16};
 use num_complex::Complex;
 use std::sync::Arc;
@@ -107,7 +107,7 @@ fn missing_library(which: &str, var: &str, lib: &str) -> TestResult {
     let out = std::process::Command::new(std::env::current_exe()?)
         .env(CHILD_ENV, which)
         .env(var, &path)
-        .output()?;
+        .output_within(CHILD_LIMIT)?;
     let _ = std::fs::remove_dir_all(&dir);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "child failed: {text}");

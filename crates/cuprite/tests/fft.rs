@@ -12,7 +12,7 @@ use cuprite::{
     Context, ContextFlags, ContextStack, DeviceBuffer, DeviceRead, DeviceView, Error, Stream,
 };
 use cuprite_testkit::dft::{dft_last, irdft_last, rdft_last, rel_error, rel_error_real};
-use cuprite_testkit::{Rng, Test, TestResult, temp_dir};
+use cuprite_testkit::{CHILD_LIMIT, OutputWithin, Rng, Test, TestResult, temp_dir};
 use num_complex::Complex;
 use std::sync::Arc;
 use std::time::Duration;
@@ -459,7 +459,7 @@ fn missing_cufft() -> TestResult {
     let out = std::process::Command::new(std::env::current_exe()?)
         .env(MISSING_CHILD_ENV, "1")
         .env("CUPRITE_CUFFT_PATH", &dir)
-        .output()?;
+        .output_within(CHILD_LIMIT)?;
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),

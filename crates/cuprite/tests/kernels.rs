@@ -5,7 +5,7 @@ use cuprite::nvrtc::{self, CompileOptions, Output};
 use cuprite::{
     Context, DevicePtr, DeviceRepr, Error, EventFlags, LaunchConfig, Module, ModuleImage,
 };
-use cuprite_testkit::{Rng, Test, TestResult, ignore};
+use cuprite_testkit::{CHILD_LIMIT, OutputWithin, Rng, Test, TestResult, ignore};
 use std::sync::Arc;
 
 pub fn tests() -> Vec<Test> {
@@ -1151,7 +1151,7 @@ fn device_trap_child_process() -> TestResult {
     let exe = std::env::current_exe()?;
     let out = std::process::Command::new(exe)
         .env(TRAP_CHILD_ENV, "1")
-        .output()?;
+        .output_within(CHILD_LIMIT)?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
