@@ -143,10 +143,10 @@ impl Shared {
         } else {
             self.errors.fetch_add(1, Ordering::Relaxed);
         }
-        if let Ok(mut s) = self.samples.lock() {
-            if s.len() < 10 {
-                s.push(what);
-            }
+        if let Ok(mut s) = self.samples.lock()
+            && s.len() < 10
+        {
+            s.push(what);
         }
     }
 }

@@ -158,15 +158,16 @@ fn index_add(ctx: &mut BenchCtx) -> BenchResult {
             if !opts.deterministic && opts.mode == IndexMode::Error {
                 atomic_ms = Some(s.median() * 1e3);
             }
-            if opts.deterministic && opts.mode == IndexMode::Error {
-                if let Some(ms) = atomic_ms {
-                    f = f
-                        .against(&Ceiling {
-                            name: "atomic index_add of the same run".into(),
-                            value: ms,
-                        })
-                        .with_target(Target::RatioAtMost(2.0));
-                }
+            if opts.deterministic
+                && opts.mode == IndexMode::Error
+                && let Some(ms) = atomic_ms
+            {
+                f = f
+                    .against(&Ceiling {
+                        name: "atomic index_add of the same run".into(),
+                        value: ms,
+                    })
+                    .with_target(Target::RatioAtMost(2.0));
             }
             figs.push(f);
         }

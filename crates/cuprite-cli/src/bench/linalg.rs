@@ -310,6 +310,9 @@ fn cpu_matmul(ctx: &mut BenchCtx) -> BenchResult {
                     }
                 }
                 let gf = 2.0 * (n as f64).powi(3) / ours.median() / 1e9;
+                let double = std::mem::size_of::<$t>() == 8;
+                let (ps, pflops, isa, threads) = super::host_flops::peak(double, 3);
+                let peak_gf = pflops / ps.median() / 1e9;
                 figs.push(
                     Figure::time(
                         format!(
@@ -324,7 +327,13 @@ fn cpu_matmul(ctx: &mut BenchCtx) -> BenchResult {
                         direct.median() * 1e3,
                     )
                     .with_target(Target::RatioAtMost(1.2))
-                    .with_note(format!("{} rayon threads", rayon::current_num_threads())),
+                    .with_note(format!(
+                        "{} rayon threads; {gf:.1} GFLOP/s is {:.0}% of the host's measured \
+                         peak, {peak_gf:.1} GFLOP/s ({threads} threads, {isa:?}, \
+                         `ceiling/host_flops`)",
+                        rayon::current_num_threads(),
+                        100.0 * gf / peak_gf
+                    )),
                 );
             }};
         }

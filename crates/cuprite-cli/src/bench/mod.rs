@@ -23,6 +23,7 @@ pub mod blas;
 pub mod ceiling;
 pub mod curves;
 pub mod fft;
+pub mod host_flops;
 pub mod index;
 pub mod interop;
 pub mod launch;
@@ -82,6 +83,7 @@ impl std::fmt::Debug for Benchmark {
 pub fn all() -> Vec<Benchmark> {
     let mut v = Vec::new();
     v.extend(ceiling::benchmarks());
+    v.extend(host_flops::benchmarks());
     v.extend(memory::benchmarks());
     v.extend(launch::benchmarks());
     v.extend(array::benchmarks());

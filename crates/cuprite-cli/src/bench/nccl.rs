@@ -91,11 +91,11 @@ fn sizes(ctx: &BenchCtx) -> Vec<usize> {
 }
 
 fn label(bytes: usize) -> String {
-    if bytes >= GIB && bytes % GIB == 0 {
+    if bytes >= GIB && bytes.is_multiple_of(GIB) {
         format!("{}GiB", bytes / GIB)
-    } else if bytes >= MIB && bytes % MIB == 0 {
+    } else if bytes >= MIB && bytes.is_multiple_of(MIB) {
         format!("{}MiB", bytes / MIB)
-    } else if bytes >= KIB && bytes % KIB == 0 {
+    } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
         format!("{}KiB", bytes / KIB)
     } else {
         format!("{bytes}B")

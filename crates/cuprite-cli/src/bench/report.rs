@@ -608,10 +608,10 @@ pub fn post_process(
     if !judged.is_empty() {
         report["peers"] = judged.into();
     }
-    if let Some(path) = &opts.json {
-        if !(loaded && opts.from.as_deref() == Some(path.as_path())) {
-            super::write_json(path, &report)?;
-        }
+    if let Some(path) = &opts.json
+        && !(loaded && opts.from.as_deref() == Some(path.as_path()))
+    {
+        super::write_json(path, &report)?;
     }
     if let Some(dir) = &opts.plot {
         let files = super::plot::write_charts(&report, &peers, dir)?;

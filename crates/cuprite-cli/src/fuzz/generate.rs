@@ -457,7 +457,7 @@ impl Gen {
                 let n = numel(shape);
                 let cs = match self.s.below(3) {
                     0 => vec![n],
-                    1 if n > 0 && n % 2 == 0 => vec![2, n / 2],
+                    1 if n > 0 && n.is_multiple_of(2) => vec![2, n / 2],
                     1 => vec![1, n],
                     _ => {
                         let mut t = shape.to_vec();
