@@ -190,6 +190,27 @@ fn without_gpu() -> TestResult {
         );
         assert_eq!(f["unit"], "GB/s");
     }
+    // The host's peak FMA rate: f32 and f64, positive, f32 at least f64's (twice the lanes).
+    let flops = find("ceiling/host_flops").ok_or("no host_flops entry")?;
+    assert_eq!(flops["status"], "ran");
+    let figs = flops["figures"].as_array().ok_or("no figures")?;
+    assert_eq!(figs.len(), 2, "{flops}");
+    let rate = |i: usize| -> Result<f64, Box<dyn std::error::Error + Send + Sync>> {
+        let f = &figs[i];
+        assert_eq!(f["unit"], "GFLOP/s", "{f}");
+        let (min, med, max) = (
+            f["min"].as_f64().ok_or("min")?,
+            f["median"].as_f64().ok_or("median")?,
+            f["max"].as_f64().ok_or("max")?,
+        );
+        assert!(0.1 < min && min <= med && med <= max, "{f}");
+        Ok(med)
+    };
+    let (f32_rate, f64_rate) = (rate(0)?, rate(1)?);
+    assert!(
+        f32_rate > 0.8 * f64_rate,
+        "f32 {f32_rate} against f64 {f64_rate}"
+    );
     // A filter selects: only the host benchmark runs, nothing is skipped.
     let out = Command::new(cuprite_bin()?)
         .args(["bench", "--quick", "host"])
