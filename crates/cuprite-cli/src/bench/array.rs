@@ -10,7 +10,7 @@
 //! inside the timed window.
 
 use super::curves::{CHART_HOST, per_call};
-use super::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
+use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
 use cuprite_array::{Array, Device, jit, with_device};
 use std::time::Instant;
 

@@ -12,7 +12,7 @@
 
 mod solver;
 
-use super::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
+use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
 use cuprite::blas::{Blas, ComputeType, Element, Gemm};
 use cuprite::blaslt::{BlasLt, Epilogue, Matmul};
 use cuprite::sys::cublas::{cublasComputeType_t, cublasOperation_t, cudaDataType};

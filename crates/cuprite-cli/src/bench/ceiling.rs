@@ -4,7 +4,7 @@
 //!
 //! Bandwidth counts bytes read plus bytes written: a copy of N bytes moves 2N.
 
-use super::{
+use super::kit::{
     BenchCtx, BenchError, BenchResult, Benchmark, Ceiling, Figure, Samples, check, remember,
 };
 use cuprite_sys::driver::{self as sys, CUcontext, CUdevice, CUdeviceptr, CUstream};

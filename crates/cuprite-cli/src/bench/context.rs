@@ -1,12 +1,14 @@
 //! [`BenchCtx`]: the settings and shared state of one run, the timing helpers every benchmark
 //! uses, and the CUDA events they time with.
 
-use super::BenchError;
 use super::figure::{Ceiling, Samples};
 use cuprite_sys::driver::{self as sys, CUevent, CUstream};
 use indicatif::ProgressBar;
 use std::collections::HashMap;
 use std::time::Instant;
+
+/// The error a benchmark returns: anything, so `?` works on every error type.
+pub type BenchError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Settings and shared state of one `cuprite bench` run, handed to every benchmark.
 pub struct BenchCtx {
@@ -187,7 +189,7 @@ impl BenchCtx {
 
 /// Rates measured by the ceiling benchmarks are also recorded as ceilings, so a later benchmark
 /// in the same run reuses them instead of measuring again.
-pub(super) fn remember(ctx: &mut BenchCtx, key: &'static str, c: Ceiling) {
+pub(crate) fn remember(ctx: &mut BenchCtx, key: &'static str, c: Ceiling) {
     ctx.ceilings.entry(key).or_insert(Ok(c));
 }
 

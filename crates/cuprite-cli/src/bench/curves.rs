@@ -9,7 +9,7 @@
 //! size grows. The charts' names are the constants below: peer files (`benches/peers/`) use
 //! the same names to be drawn beside.
 
-use super::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples};
+use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples};
 use cuprite::{Context, DeviceBuffer, HostAllocFlags, PinnedHostBuffer, Stream};
 use cuprite_array::{Array, Device, with_device};
 use cuprite_sys::driver::CUstream;
@@ -350,7 +350,7 @@ fn fft(ctx: &mut BenchCtx) -> BenchResult {
             Figure::time(
                 format!("C2C FFT of {n} f32 complex (PlanCache lookup + transform)"),
                 &t,
-                super::TimeUnit::Us,
+                super::kit::TimeUnit::Us,
             )
             .with_note(format!("{k} calls per event pair"))
             .plot_at(

@@ -18,7 +18,7 @@
 //! the same run, so the cost of the array layer over the raw plan shows as the ratio. `c64`
 //! in their names is PyTorch's `complex64` (cuprite-array's `c32`: two `f32`).
 
-use super::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
+use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
 use cuprite::fft::{FftKind, PlanCache, PlanDesc, Precision};
 use cuprite::sys::cufft as raw;
 use cuprite::{Context, ContextFlags, ContextStack, Device, DeviceBuffer, Stream};

@@ -1,8 +1,6 @@
 //! What a benchmark returns: [`Figure`]s with their samples, unit, ceiling, target and chart
 //! points.
 
-use super::table::fmt_num;
-
 /// Samples of one measurement, in seconds.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Samples(pub Vec<f64>);
@@ -355,4 +353,22 @@ impl Figure {
 /// (`µs`, `ms`...) and counts are not.
 pub fn unit_higher_is_better(unit: &str) -> bool {
     unit.ends_with("/s")
+}
+
+/// Formats a number with 3–4 significant digits.
+pub fn fmt_num(x: f64) -> String {
+    let a = x.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if a >= 1000.0 {
+        format!("{x:.0}")
+    } else if a >= 100.0 {
+        format!("{x:.1}")
+    } else if a >= 10.0 {
+        format!("{x:.2}")
+    } else if a >= 0.01 {
+        format!("{x:.3}")
+    } else {
+        format!("{x:.3e}")
+    }
 }

@@ -5,7 +5,9 @@
 //!
 //! A fused multiply-add counts as two floating-point operations, as GEMM's `2·m·n·k` does.
 
-use super::{BenchCtx, BenchResult, Benchmark, Figure, Samples};
+use super::kit::{BenchCtx, BenchResult, Benchmark, Figure, Samples};
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::*;
 use std::time::Instant;
 
 /// The host-FLOP benchmark.
@@ -72,9 +74,9 @@ fn run_chains(isa: Isa, double: bool, iters: u64) -> (f64, f64) {
                 // SAFETY: `isa` comes from `Isa::detect`, which found AVX-512F on this CPU.
                 let s = unsafe {
                     if double {
-                        x86::avx512_f64(iters)
+                        avx512_f64(iters)
                     } else {
-                        x86::avx512_f32(iters)
+                        avx512_f32(iters)
                     }
                 };
                 return (2.0 * CHAINS as f64 * lanes(512) * iters as f64, s);
@@ -83,9 +85,9 @@ fn run_chains(isa: Isa, double: bool, iters: u64) -> (f64, f64) {
                 // SAFETY: `isa` comes from `Isa::detect`, which found AVX2 and FMA.
                 let s = unsafe {
                     if double {
-                        x86::avx2_f64(iters)
+                        avx2_f64(iters)
                     } else {
-                        x86::avx2_f32(iters)
+                        avx2_f32(iters)
                     }
                 };
                 return (2.0 * CHAINS as f64 * lanes(256) * iters as f64, s);
@@ -103,96 +105,94 @@ fn run_chains(isa: Isa, double: bool, iters: u64) -> (f64, f64) {
     (2.0 * CHAINS as f64 * iters as f64, acc.iter().sum::<f64>())
 }
 
+/// `iters` rounds of one FMA on each of `CHAINS` 512-bit f32 accumulators.
+///
+/// # Safety
+/// The CPU must have AVX-512F.
 #[cfg(target_arch = "x86_64")]
-mod x86 {
-    use super::CHAINS;
-    use std::arch::x86_64::*;
-
-    /// `iters` rounds of one FMA on each of `CHAINS` 512-bit f32 accumulators.
-    ///
-    /// # Safety
-    /// The CPU must have AVX-512F.
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn avx512_f32(iters: u64) -> f64 {
-        let (a, b) = (_mm512_set1_ps(0.999_999), _mm512_set1_ps(1e-7));
-        let mut acc = [_mm512_set1_ps(0.0); CHAINS];
-        for _ in 0..iters {
-            for x in acc.iter_mut() {
-                *x = _mm512_fmadd_ps(*x, a, b);
-            }
+#[target_feature(enable = "avx512f")]
+unsafe fn avx512_f32(iters: u64) -> f64 {
+    let (a, b) = (_mm512_set1_ps(0.999_999), _mm512_set1_ps(1e-7));
+    let mut acc = [_mm512_set1_ps(0.0); CHAINS];
+    for _ in 0..iters {
+        for x in acc.iter_mut() {
+            *x = _mm512_fmadd_ps(*x, a, b);
         }
-        let mut s = acc[0];
-        for x in &acc[1..] {
-            s = _mm512_add_ps(s, *x);
-        }
-        _mm512_reduce_add_ps(s) as f64
     }
-
-    /// As [`avx512_f32`] in f64.
-    ///
-    /// # Safety
-    /// The CPU must have AVX-512F.
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn avx512_f64(iters: u64) -> f64 {
-        let (a, b) = (_mm512_set1_pd(0.999_999), _mm512_set1_pd(1e-7));
-        let mut acc = [_mm512_set1_pd(0.0); CHAINS];
-        for _ in 0..iters {
-            for x in acc.iter_mut() {
-                *x = _mm512_fmadd_pd(*x, a, b);
-            }
-        }
-        let mut s = acc[0];
-        for x in &acc[1..] {
-            s = _mm512_add_pd(s, *x);
-        }
-        _mm512_reduce_add_pd(s)
+    let mut s = acc[0];
+    for x in &acc[1..] {
+        s = _mm512_add_ps(s, *x);
     }
+    _mm512_reduce_add_ps(s) as f64
+}
 
-    /// `iters` rounds of one FMA on each of `CHAINS` 256-bit f32 accumulators.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2 and FMA.
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn avx2_f32(iters: u64) -> f64 {
-        let (a, b) = (_mm256_set1_ps(0.999_999), _mm256_set1_ps(1e-7));
-        let mut acc = [_mm256_set1_ps(0.0); CHAINS];
-        for _ in 0..iters {
-            for x in acc.iter_mut() {
-                *x = _mm256_fmadd_ps(*x, a, b);
-            }
+/// As [`avx512_f32`] in f64.
+///
+/// # Safety
+/// The CPU must have AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn avx512_f64(iters: u64) -> f64 {
+    let (a, b) = (_mm512_set1_pd(0.999_999), _mm512_set1_pd(1e-7));
+    let mut acc = [_mm512_set1_pd(0.0); CHAINS];
+    for _ in 0..iters {
+        for x in acc.iter_mut() {
+            *x = _mm512_fmadd_pd(*x, a, b);
         }
-        let mut s = acc[0];
-        for x in &acc[1..] {
-            s = _mm256_add_ps(s, *x);
-        }
-        let mut out = [0f32; 8];
-        // SAFETY: `out` is 8 writable f32, what an unaligned 256-bit store writes.
-        unsafe { _mm256_storeu_ps(out.as_mut_ptr(), s) };
-        out.iter().map(|&v| v as f64).sum()
     }
+    let mut s = acc[0];
+    for x in &acc[1..] {
+        s = _mm512_add_pd(s, *x);
+    }
+    _mm512_reduce_add_pd(s)
+}
 
-    /// As [`avx2_f32`] in f64.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2 and FMA.
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn avx2_f64(iters: u64) -> f64 {
-        let (a, b) = (_mm256_set1_pd(0.999_999), _mm256_set1_pd(1e-7));
-        let mut acc = [_mm256_set1_pd(0.0); CHAINS];
-        for _ in 0..iters {
-            for x in acc.iter_mut() {
-                *x = _mm256_fmadd_pd(*x, a, b);
-            }
+/// `iters` rounds of one FMA on each of `CHAINS` 256-bit f32 accumulators.
+///
+/// # Safety
+/// The CPU must have AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn avx2_f32(iters: u64) -> f64 {
+    let (a, b) = (_mm256_set1_ps(0.999_999), _mm256_set1_ps(1e-7));
+    let mut acc = [_mm256_set1_ps(0.0); CHAINS];
+    for _ in 0..iters {
+        for x in acc.iter_mut() {
+            *x = _mm256_fmadd_ps(*x, a, b);
         }
-        let mut s = acc[0];
-        for x in &acc[1..] {
-            s = _mm256_add_pd(s, *x);
-        }
-        let mut out = [0f64; 4];
-        // SAFETY: `out` is 4 writable f64, what an unaligned 256-bit store writes.
-        unsafe { _mm256_storeu_pd(out.as_mut_ptr(), s) };
-        out.iter().sum()
     }
+    let mut s = acc[0];
+    for x in &acc[1..] {
+        s = _mm256_add_ps(s, *x);
+    }
+    let mut out = [0f32; 8];
+    // SAFETY: `out` is 8 writable f32, what an unaligned 256-bit store writes.
+    unsafe { _mm256_storeu_ps(out.as_mut_ptr(), s) };
+    out.iter().map(|&v| v as f64).sum()
+}
+
+/// As [`avx2_f32`] in f64.
+///
+/// # Safety
+/// The CPU must have AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn avx2_f64(iters: u64) -> f64 {
+    let (a, b) = (_mm256_set1_pd(0.999_999), _mm256_set1_pd(1e-7));
+    let mut acc = [_mm256_set1_pd(0.0); CHAINS];
+    for _ in 0..iters {
+        for x in acc.iter_mut() {
+            *x = _mm256_fmadd_pd(*x, a, b);
+        }
+    }
+    let mut s = acc[0];
+    for x in &acc[1..] {
+        s = _mm256_add_pd(s, *x);
+    }
+    let mut out = [0f64; 4];
+    // SAFETY: `out` is 4 writable f64, what an unaligned 256-bit store writes.
+    unsafe { _mm256_storeu_pd(out.as_mut_ptr(), s) };
+    out.iter().sum()
 }
 
 /// Seconds per sample of every thread doing `iters` rounds at once, and the operations done.

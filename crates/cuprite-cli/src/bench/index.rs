@@ -12,7 +12,7 @@
 //! same run (target: at most 2x).
 
 use super::curves::per_call;
-use super::{BenchCtx, BenchError, BenchResult, Benchmark, Ceiling, Figure, Target, TimeUnit};
+use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Ceiling, Figure, Target, TimeUnit};
 use cuprite_array::ops::{IndexMode, ScatterOpts};
 use cuprite_array::{Array, Device, with_device};
 

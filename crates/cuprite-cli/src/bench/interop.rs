@@ -7,7 +7,7 @@
 //! interop happens. Samples alternate plain, interop, plain, ... after a stream
 //! synchronisation, so that drift of the machine affects both alike.
 
-use super::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
+use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
 use cuprite::{DeviceBuffer, LaunchConfig};
 use cuprite_array::Array;
 use cuprite_array::interop::dlpack::{

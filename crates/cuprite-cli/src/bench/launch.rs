@@ -9,7 +9,7 @@
 //! on the host and divided.
 
 use super::curves::CHART_HOST;
-use super::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
+use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
 use cuprite::nvrtc;
 use cuprite::{CaptureMode, Context, ContextFlags, Device, LaunchConfig};
 use cuprite_sys::driver as sys;

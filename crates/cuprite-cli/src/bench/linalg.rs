@@ -8,7 +8,7 @@
 //! count `2·m·n·k` per product. Targets are the PyTorch figures of the issue (H100); the
 //! same-call PyTorch figures come from `benches/peers/torch_blas.py`.
 
-use super::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
+use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
 use cuprite_array::{Array, Device, Element, bf16, f16, with_device};
 use std::time::Instant;
 

@@ -5,7 +5,7 @@
 //! Every figure is compared with the raw driver call through `cuprite-sys`, on the same memory,
 //! stream and context, measured in the same run. Data is fresh and random; results are checked.
 
-use super::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
+use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
 use cuprite::sys::driver as sys;
 use cuprite::{
     Context, ContextFlags, ContextStack, Device, DeviceBuffer, HostAllocFlags, PinnedHostBuffer,
@@ -84,7 +84,7 @@ fn check(
     r: Result<sys::CUresult, cuprite::sys::LoadError>,
     call: &'static str,
 ) -> Result<(), BenchError> {
-    super::check(r, call)
+    super::kit::check(r, call)
 }
 
 /// Event-timed samples of `f` (which only enqueues on `s`).

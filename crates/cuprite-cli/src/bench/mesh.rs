@@ -7,7 +7,7 @@
 //! around K back-to-back calls; a sample is the slowest device's time. The sharded sum ends in
 //! its NCCL all-reduce (one element), inside the timed window.
 
-use super::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target};
+use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target};
 use cuprite::{Event, EventFlags, Stream};
 use cuprite_array::mesh::{Mesh, Sharded};
 use cuprite_array::{Array, Device, with_device};

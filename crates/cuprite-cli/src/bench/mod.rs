@@ -3,7 +3,9 @@
 //! This module owns running benchmarks (selection, warm-up and repeat settings, progress,
 //! the table, JSON) and the timing helpers they share. It must not hold any benchmark itself:
 //! each topic has its own file `bench/<topic>.rs` exposing `pub fn benchmarks() -> Vec<Benchmark>`,
-//! and [`all`] concatenates them.
+//! and [`all`] concatenates them. Topic files take the names they share from [`kit`] (which
+//! gathers them from `context`, `figure` and `registry`), so nothing below this module imports
+//! it back.
 //!
 //! A benchmark returns [`Figure`]s. Each figure carries its median, min and max, its unit, and,
 //! where it has one, the ceiling it is compared to *measured in the same run* (device copy
@@ -38,46 +40,22 @@ pub mod sort;
 
 mod context;
 mod figure;
+pub mod kit;
+mod registry;
 mod table;
 
-use context::remember;
-pub use context::{BenchCtx, check};
-pub use figure::{Ceiling, Figure, PlotPoint, Samples, Target, TimeUnit, unit_higher_is_better};
-pub use table::{fmt_num, utc_now, write_json};
+pub use context::{BenchCtx, BenchError, check};
+pub use figure::{
+    Ceiling, Figure, PlotPoint, Samples, Target, TimeUnit, fmt_num, unit_higher_is_better,
+};
+use registry::Outcome;
+pub use registry::{BenchResult, Benchmark, RunOptions};
 use table::{json_report, markdown_rows, print_table};
+pub use table::{utc_now, write_json};
 pub mod rowstats;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use std::time::{Duration, Instant};
-
-/// The error a benchmark returns: anything, so `?` works on every error type.
-pub type BenchError = Box<dyn std::error::Error + Send + Sync>;
-
-/// What a benchmark returns: its figures.
-pub type BenchResult = Result<Vec<Figure>, BenchError>;
-
-/// One named benchmark.
-#[derive(Clone, Copy)]
-pub struct Benchmark {
-    /// Unique name, `<group>/<what>`, e.g. `ceiling/device_copy`. Filters match on it.
-    pub name: &'static str,
-    /// The topic it belongs to (its file's name), e.g. `ceiling`, `launch`, `array`.
-    pub group: &'static str,
-    /// Whether it needs a CUDA device (skipped, and reported as skipped, without one).
-    pub needs_gpu: bool,
-    /// The benchmark itself.
-    pub run: fn(&mut BenchCtx) -> BenchResult,
-}
-
-impl std::fmt::Debug for Benchmark {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Benchmark")
-            .field("name", &self.name)
-            .field("group", &self.group)
-            .field("needs_gpu", &self.needs_gpu)
-            .finish()
-    }
-}
+use std::time::Instant;
 
 /// Every benchmark of every topic, in a stable order.
 pub fn all() -> Vec<Benchmark> {
@@ -99,45 +77,6 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(scan::benchmarks());
     v.extend(rowstats::benchmarks());
     v
-}
-
-/// Settings of one `cuprite bench` invocation.
-#[derive(Clone, Debug, Default)]
-pub struct RunOptions {
-    /// Substrings: a benchmark runs when its name or group contains any of them (all when empty).
-    pub filters: Vec<String>,
-    /// Untimed warm-up runs.
-    pub warmup: usize,
-    /// Timed repeats.
-    pub repeats: usize,
-    /// Smaller sizes and fewer repeats.
-    pub quick: bool,
-    /// Where to write the JSON report.
-    pub json: Option<std::path::PathBuf>,
-    /// Only list the selected benchmarks.
-    pub list: bool,
-    /// Also print the figures as rows of the table in `docs/PERFORMANCE.md`.
-    pub markdown: bool,
-    /// Draw the figures' charts as SVG files into this folder.
-    pub plot: Option<std::path::PathBuf>,
-    /// Print each figure's ratio to this saved JSON report and flag regressions.
-    pub compare: Option<std::path::PathBuf>,
-    /// A worse ratio than this fraction (0.1: 10% slower or lower) counts as a regression.
-    pub threshold: f64,
-    /// Peer libraries' figures (JSON files of `benches/peers/` scripts): judged against
-    /// cuprite's, and drawn beside them.
-    pub peers: Vec<std::path::PathBuf>,
-    /// Use this saved JSON report instead of running benchmarks (for `--plot`, `--compare`,
-    /// `--peers`).
-    pub from: Option<std::path::PathBuf>,
-}
-
-/// The outcome of one benchmark.
-#[derive(Debug)]
-enum Outcome {
-    Ran(Vec<Figure>, Duration),
-    Skipped(String),
-    Failed(String),
 }
 
 /// Runs the selected benchmarks, prints the table, writes the JSON. Returns whether every

@@ -14,7 +14,7 @@
 //! torch.distributed's do; all-gather and reduce-scatter out of place, as torch's `*_tensor`
 //! calls.
 
-use super::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
+use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
 use cuprite::nccl::{self, Comm, ReduceOp};
 use cuprite::{Context, DeviceBuffer, Event, EventFlags, Stream};
 use std::sync::{Arc, Mutex, OnceLock};

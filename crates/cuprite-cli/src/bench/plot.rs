@@ -10,7 +10,7 @@
 //! lines; a peer library's series are dashed, in the colour of the cuprite series of the same
 //! name when there is one.
 
-use super::BenchError;
+use super::context::BenchError;
 use plotters::prelude::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -182,7 +182,7 @@ pub fn draw(
     // Times against size span decades: a logarithmic y axis (drawn as log10). Rates and
     // samples keep a linear one from 0.
     let log_y = chart.log_x
-        && !super::unit_higher_is_better(&chart.unit)
+        && !super::figure::unit_higher_is_better(&chart.unit)
         && chart
             .series
             .values()

@@ -5,7 +5,9 @@
 //! Every ratio printed here is computed here, from the figures' medians: nothing is typed in
 //! by hand. Peer figures are matched to cuprite's by the rules of [`PEER_RULES`].
 
-use super::{BenchError, RunOptions, Target, fmt_num, unit_higher_is_better};
+use super::context::BenchError;
+use super::figure::{Target, fmt_num, unit_higher_is_better};
+use super::registry::RunOptions;
 use serde_json::Value;
 use std::path::Path;
 
@@ -611,7 +613,7 @@ pub fn post_process(
     if let Some(path) = &opts.json
         && !(loaded && opts.from.as_deref() == Some(path.as_path()))
     {
-        super::write_json(path, &report)?;
+        super::table::write_json(path, &report)?;
     }
     if let Some(dir) = &opts.plot {
         let files = super::plot::write_charts(&report, &peers, dir)?;

@@ -10,7 +10,7 @@
 //! ([`super::curves::per_call`]), as the peer scripts do.
 
 use super::curves::per_call;
-use super::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Target, TimeUnit};
+use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Target, TimeUnit};
 use cuprite_array::{Array, Device, bf16, with_device};
 
 /// The row-operation and statistics benchmarks.

@@ -9,7 +9,7 @@
 //! each call, as PyTorch's do).
 
 use super::curves::per_call;
-use super::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
+use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
 use cuprite_array::{Array, Device, Side, with_device};
 
 /// The scan benchmarks.

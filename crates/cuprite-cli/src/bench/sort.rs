@@ -8,7 +8,7 @@
 //! `benches/peers/torch_sort.py`, run in the same call on the same GPU.
 
 use super::curves::per_call;
-use super::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Target, TimeUnit};
+use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Target, TimeUnit};
 use cuprite_array::{Array, Device, with_device};
 
 /// The sort benchmarks.

@@ -2,8 +2,10 @@
 //! they use.
 
 use super::context::BenchCtx;
+use super::context::BenchError;
 use super::figure::Figure;
-use super::{BenchError, Benchmark, Outcome};
+use super::figure::fmt_num;
+use super::registry::{Benchmark, Outcome};
 
 /// Writes `report` as pretty JSON to `path`.
 pub fn write_json(path: &std::path::Path, report: &serde_json::Value) -> Result<(), BenchError> {
@@ -12,24 +14,6 @@ pub fn write_json(path: &std::path::Path, report: &serde_json::Value) -> Result<
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     crate::outln!("JSON report written to {}", path.display());
     Ok(())
-}
-
-/// Formats a number with 3–4 significant digits.
-pub fn fmt_num(x: f64) -> String {
-    let a = x.abs();
-    if a == 0.0 {
-        "0".into()
-    } else if a >= 1000.0 {
-        format!("{x:.0}")
-    } else if a >= 100.0 {
-        format!("{x:.1}")
-    } else if a >= 10.0 {
-        format!("{x:.2}")
-    } else if a >= 0.01 {
-        format!("{x:.3}")
-    } else {
-        format!("{x:.3e}")
-    }
 }
 
 pub(super) fn print_table(device: &str, outcomes: &[(Benchmark, Outcome)]) {

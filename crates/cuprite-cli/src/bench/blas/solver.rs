@@ -2,7 +2,7 @@
 //! per call including the copy of the input each routine overwrites.
 
 use super::{Fill32, own_stream, random, time_on, unit_roundoff};
-use crate::bench::{BenchCtx, BenchError, BenchResult, Figure, Samples, Target, TimeUnit};
+use crate::bench::kit::{BenchCtx, BenchError, BenchResult, Figure, Samples, Target, TimeUnit};
 use cuprite::blas::{Blas, ComputeType, Fill, Gemm, Transpose};
 use cuprite::solver::{Solver, SvdVectors};
 use cuprite::{DeviceBuffer, Stream};
