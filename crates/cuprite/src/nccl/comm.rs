@@ -54,9 +54,9 @@ pub struct Comm {
     /// Whether NCCL launches this communicator's work in the calling thread (see the module's
     /// documentation).
     pub(super) blocking: bool,
-    /// One event per stream this (blocking) communicator enqueued work on, recorded after its
-    /// latest call there: teardown waits for them (bounded) before finalizing, so that dropping
-    /// a communicator whose peer never came cannot hang in a blocking finalize.
+    /// One event per stream this communicator enqueued work on, recorded after its latest
+    /// call there: teardown waits for them (bounded) before finalizing, so that dropping a
+    /// communicator whose peer never came cannot hang.
     pub(super) marks: RefCell<Vec<(CUstream, Event)>>,
 }
 
@@ -222,9 +222,7 @@ impl Comm {
     /// on a capturing stream, whose work runs only when its graph is launched). Events of
     /// streams that are done are dropped once more than a few are kept.
     pub(super) fn mark(&self, stream: &Stream) -> Result<()> {
-        // A nonblocking communicator's finalize is itself bounded (it returns at once and is
-        // polled), so only blocking ones need the events.
-        if !self.blocking || crate::capture::capture_of(stream.track_id()) != 0 {
+        if crate::capture::capture_of(stream.track_id()) != 0 {
             return Ok(());
         }
         let mut marks = self.marks.borrow_mut();

@@ -5,7 +5,11 @@
 //! This module owns the safe use of `libnccl`: argument checks (counts against buffer lengths,
 //! ranks against the communicator's size, buffers and streams against its context), bounded
 //! waits (every wait for NCCL is bounded by the communicator's timeout and ends in an `Err`,
-//! never a hang), asynchronous error polling, abort and teardown.
+//! never a hang), asynchronous error polling, abort and teardown. It does not decide how
+//! streams wait for each other: every buffer a collective touches is declared to the stream
+//! tracker exactly as a kernel launch declares its arguments ([`Stream::begin_access`] before
+//! the call, [`Stream::end_access`] once NCCL has enqueued its kernel), so collectives are
+//! ordered with kernels and copies on other streams with no event of the user's.
 //!
 //! Communicators are created nonblocking, so that initialisation waiting for a rank that never
 //! comes times out, and so is every later host-side wait: NCCL can bound those only for
@@ -13,13 +17,8 @@
 //! costs tens of microseconds a collective. [`CommOptions::blocking`] trades that bound for
 //! speed: after the bounded initialisation the communicators are split (`ncclCommSplit`, NCCL
 //! 2.18 and later) into blocking ones of the same ranks, which launch in the calling thread.
-//! Teardown is bounded for both kinds: a nonblocking finalize is polled up to the timeout; a
-//! blocking communicator's teardown first waits (bounded) for the work it enqueued. Either
-//! aborts the communicator instead when its work does not finish. It does not decide how streams wait for each other: every buffer a collective
-//! touches is declared to the stream tracker exactly as a kernel launch declares its arguments
-//! ([`Stream::begin_access`] before the call, [`Stream::end_access`] once NCCL has enqueued its
-//! kernel), so collectives are ordered with kernels and copies on other streams with no event
-//! of the user's.
+//! Teardown of either kind first waits (bounded) for the work the communicator enqueued, and
+//! aborts instead of finalizing when that work does not finish.
 //!
 //! NCCL is opened on first use; without it every call is an [`Error::LibraryNotFound`] listing
 //! the places tried (`CUPRITE_NCCL_PATH`, the toolkit, the system, the `nvidia-nccl-cu13`
