@@ -113,8 +113,9 @@ impl Comm {
 
     /// Whether this is a blocking NCCL communicator, whose collectives are launched in the
     /// calling thread ([`CommOptions::blocking`](super::CommOptions::blocking) asked for it and
-    /// NCCL is 2.18 or later); else NCCL launches every group on a thread it starts for it, and
-    /// each wait for that launch is bounded by the timeout.
+    /// NCCL is 2.18 or later, or NCCL is older than 2.14 and has no other kind); else NCCL
+    /// launches every group on a thread it starts for it, and each wait for that launch is
+    /// bounded by the timeout.
     pub fn is_blocking(&self) -> bool {
         self.blocking
     }
