@@ -69,30 +69,19 @@ fn run_chains(isa: Isa, double: bool, iters: u64) -> (f64, f64) {
     };
     #[cfg(target_arch = "x86_64")]
     {
-        match isa {
-            Isa::Avx512 => {
-                // SAFETY: `isa` comes from `Isa::detect`, which found AVX-512F on this CPU.
-                let s = unsafe {
-                    if double {
-                        avx512_f64(iters)
-                    } else {
-                        avx512_f32(iters)
-                    }
-                };
-                return (2.0 * CHAINS as f64 * lanes(512) * iters as f64, s);
-            }
-            Isa::Avx2Fma => {
-                // SAFETY: `isa` comes from `Isa::detect`, which found AVX2 and FMA.
-                let s = unsafe {
-                    if double {
-                        avx2_f64(iters)
-                    } else {
-                        avx2_f32(iters)
-                    }
-                };
-                return (2.0 * CHAINS as f64 * lanes(256) * iters as f64, s);
-            }
-            Isa::Scalar => {}
+        // The kernel of this width and precision, and its vector width in bits.
+        let simd: Option<(unsafe fn(u64) -> f64, usize)> = match (isa, double) {
+            (Isa::Avx512, false) => Some((avx512_f32, 512)),
+            (Isa::Avx512, true) => Some((avx512_f64, 512)),
+            (Isa::Avx2Fma, false) => Some((avx2_f32, 256)),
+            (Isa::Avx2Fma, true) => Some((avx2_f64, 256)),
+            (Isa::Scalar, _) => None,
+        };
+        if let Some((kernel, bits)) = simd {
+            // SAFETY: `isa` comes from `Isa::detect`, which found the features `kernel` is
+            // compiled for (AVX-512F, or AVX2 and FMA) on this CPU.
+            let s = unsafe { kernel(iters) };
+            return (2.0 * CHAINS as f64 * lanes(bits) * iters as f64, s);
         }
     }
     let _ = isa;
@@ -105,95 +94,77 @@ fn run_chains(isa: Isa, double: bool, iters: u64) -> (f64, f64) {
     (2.0 * CHAINS as f64 * iters as f64, acc.iter().sum::<f64>())
 }
 
-/// `iters` rounds of one FMA on each of `CHAINS` 512-bit f32 accumulators.
-///
-/// # Safety
-/// The CPU must have AVX-512F.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn avx512_f32(iters: u64) -> f64 {
-    let (a, b) = (_mm512_set1_ps(0.999_999), _mm512_set1_ps(1e-7));
-    let mut acc = [_mm512_set1_ps(0.0); CHAINS];
-    for _ in 0..iters {
-        for x in acc.iter_mut() {
-            *x = _mm512_fmadd_ps(*x, a, b);
+/// Defines `$name(iters) -> f64`: `iters` rounds of one FMA on each of [`CHAINS`] vector
+/// accumulators of `$lanes` lanes of `$t` (the intrinsics of one vector width), and the sum of
+/// the accumulators' lanes at the end.
+macro_rules! fma_chains {
+    ($name:ident, $feature:literal, $t:ty, $lanes:literal, $set1:ident, $fmadd:ident, $add:ident, $store:ident) => {
+        /// `iters` rounds of one FMA on each of `CHAINS` accumulators (see `fma_chains!`).
+        ///
+        /// # Safety
+        /// The CPU must have the target features this function is compiled for.
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $feature)]
+        unsafe fn $name(iters: u64) -> f64 {
+            let (a, b) = ($set1(0.999_999), $set1(1e-7));
+            let mut acc = [$set1(0.0); CHAINS];
+            for _ in 0..iters {
+                for x in acc.iter_mut() {
+                    *x = $fmadd(*x, a, b);
+                }
+            }
+            let mut s = acc[0];
+            for x in &acc[1..] {
+                s = $add(s, *x);
+            }
+            let mut out = [0.0 as $t; $lanes];
+            // SAFETY: `out` holds one vector's lanes, what an unaligned store writes.
+            unsafe { $store(out.as_mut_ptr(), s) };
+            out.iter().map(|&v| v as f64).sum()
         }
-    }
-    let mut s = acc[0];
-    for x in &acc[1..] {
-        s = _mm512_add_ps(s, *x);
-    }
-    _mm512_reduce_add_ps(s) as f64
+    };
 }
 
-/// As [`avx512_f32`] in f64.
-///
-/// # Safety
-/// The CPU must have AVX-512F.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn avx512_f64(iters: u64) -> f64 {
-    let (a, b) = (_mm512_set1_pd(0.999_999), _mm512_set1_pd(1e-7));
-    let mut acc = [_mm512_set1_pd(0.0); CHAINS];
-    for _ in 0..iters {
-        for x in acc.iter_mut() {
-            *x = _mm512_fmadd_pd(*x, a, b);
-        }
-    }
-    let mut s = acc[0];
-    for x in &acc[1..] {
-        s = _mm512_add_pd(s, *x);
-    }
-    _mm512_reduce_add_pd(s)
-}
-
-/// `iters` rounds of one FMA on each of `CHAINS` 256-bit f32 accumulators.
-///
-/// # Safety
-/// The CPU must have AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn avx2_f32(iters: u64) -> f64 {
-    let (a, b) = (_mm256_set1_ps(0.999_999), _mm256_set1_ps(1e-7));
-    let mut acc = [_mm256_set1_ps(0.0); CHAINS];
-    for _ in 0..iters {
-        for x in acc.iter_mut() {
-            *x = _mm256_fmadd_ps(*x, a, b);
-        }
-    }
-    let mut s = acc[0];
-    for x in &acc[1..] {
-        s = _mm256_add_ps(s, *x);
-    }
-    let mut out = [0f32; 8];
-    // SAFETY: `out` is 8 writable f32, what an unaligned 256-bit store writes.
-    unsafe { _mm256_storeu_ps(out.as_mut_ptr(), s) };
-    out.iter().map(|&v| v as f64).sum()
-}
-
-/// As [`avx2_f32`] in f64.
-///
-/// # Safety
-/// The CPU must have AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn avx2_f64(iters: u64) -> f64 {
-    let (a, b) = (_mm256_set1_pd(0.999_999), _mm256_set1_pd(1e-7));
-    let mut acc = [_mm256_set1_pd(0.0); CHAINS];
-    for _ in 0..iters {
-        for x in acc.iter_mut() {
-            *x = _mm256_fmadd_pd(*x, a, b);
-        }
-    }
-    let mut s = acc[0];
-    for x in &acc[1..] {
-        s = _mm256_add_pd(s, *x);
-    }
-    let mut out = [0f64; 4];
-    // SAFETY: `out` is 4 writable f64, what an unaligned 256-bit store writes.
-    unsafe { _mm256_storeu_pd(out.as_mut_ptr(), s) };
-    out.iter().sum()
-}
+fma_chains!(
+    avx512_f32,
+    "avx512f",
+    f32,
+    16,
+    _mm512_set1_ps,
+    _mm512_fmadd_ps,
+    _mm512_add_ps,
+    _mm512_storeu_ps
+);
+fma_chains!(
+    avx512_f64,
+    "avx512f",
+    f64,
+    8,
+    _mm512_set1_pd,
+    _mm512_fmadd_pd,
+    _mm512_add_pd,
+    _mm512_storeu_pd
+);
+fma_chains!(
+    avx2_f32,
+    "avx2,fma",
+    f32,
+    8,
+    _mm256_set1_ps,
+    _mm256_fmadd_ps,
+    _mm256_add_ps,
+    _mm256_storeu_ps
+);
+fma_chains!(
+    avx2_f64,
+    "avx2,fma",
+    f64,
+    4,
+    _mm256_set1_pd,
+    _mm256_fmadd_pd,
+    _mm256_add_pd,
+    _mm256_storeu_pd
+);
 
 /// Seconds per sample of every thread doing `iters` rounds at once, and the operations done.
 fn sample(isa: Isa, double: bool, threads: usize, iters: u64) -> (f64, f64) {
