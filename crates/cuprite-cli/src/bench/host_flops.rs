@@ -60,6 +60,10 @@ impl Isa {
     }
 }
 
+/// One of the `fma_chains!` kernels: `iters` rounds, the accumulators' final sum.
+#[cfg(target_arch = "x86_64")]
+type ChainKernel = unsafe fn(u64) -> f64;
+
 /// Floating-point operations one thread does in `iters` rounds (`f64` when `double`), and the
 /// chains' final sum (returned so that the work cannot be optimised away).
 fn run_chains(isa: Isa, double: bool, iters: u64) -> (f64, f64) {
@@ -70,7 +74,7 @@ fn run_chains(isa: Isa, double: bool, iters: u64) -> (f64, f64) {
     #[cfg(target_arch = "x86_64")]
     {
         // The kernel of this width and precision, and its vector width in bits.
-        let simd: Option<(unsafe fn(u64) -> f64, usize)> = match (isa, double) {
+        let simd: Option<(ChainKernel, usize)> = match (isa, double) {
             (Isa::Avx512, false) => Some((avx512_f32, 512)),
             (Isa::Avx512, true) => Some((avx512_f64, 512)),
             (Isa::Avx2Fma, false) => Some((avx2_f32, 256)),
