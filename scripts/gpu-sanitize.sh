@@ -3,23 +3,29 @@
 # memcheck, initcheck, racecheck and synccheck (API errors not reported: tests provoke them on
 # purpose). See CONTRIBUTING.md.
 #
-# Where Rust is: bash scripts/gpu-bundle.sh --examples
+# Where Rust is: ../shared/tools/gpu-bundle --examples
 # On the GPU:    bash scripts/gpu-sanitize.sh [.gpu]
 #
+# Each test binary is cut into groups by test name (`cuda::sort::...` is one group), and every
+# (tool, group) and (tool, example) runs as its own process under the sanitizer, `JOBS` of them
+# at a time (default: half the cores, at most 12). Inside a process tests run one at a time
+# (`TEST_THREADS`, default 1): run whole and in parallel under memcheck, the cuprite binary
+# stalled (120 of 285 tests in 420 s).
+#
 # Tests whose name contains $TRAP_FILTER (default "trap": a kernel that traps on purpose, whose
-# report is the point of the test) run apart, with that filter, under each tool: they must pass,
-# and what the sanitizer reports for them is listed as expected, not counted. Every other test
-# runs with `--skip $TRAP_FILTER`.
+# report is the point of the test) run apart under each tool: they must pass, and what the
+# sanitizer reports for them is listed as expected, not counted. Tests named in $ALONE (default:
+# the one that fills most of the device's free memory) run after the parallel phase, one process
+# at a time, so that they do not starve the others.
 #
 # Environment: SANITIZER (default /usr/local/cuda/bin/compute-sanitizer), TOOLS (default
 # "memcheck initcheck racecheck synccheck"), CUPRITE_SANITIZE_LOG_DIR (default
-# /tmp/cuprite-sanitize; one log per tool and binary), RUN_TIMEOUT (seconds per run, default
-# 3600), EXTRA_TEST_ARGS (passed to every test binary, e.g. a name filter), TEST_THREADS (the
-# test binaries' --test-threads, default 1: run whole and in parallel under memcheck, the cuprite
-# binary stalled (120 of 285 tests in 420 s), one test at a time it took 65 s).
+# /tmp/cuprite-sanitize; logs per tool and group), RUN_TIMEOUT (seconds per process, default
+# 1800), EXTRA_TEST_ARGS (passed to every test binary, e.g. a name filter), JOBS, TEST_THREADS,
+# ALONE (space-separated exact test names), EXAMPLES (default 1; 0 skips the examples).
 #
-# Prints the errors per tool and per binary; exits 1 on any sanitizer error outside the trap
-# tests, on any failing test or example, or on a run that timed out.
+# Prints the errors per tool, group and example; exits 1 on any sanitizer error outside the
+# trap tests, on any failing test or example, or on a run that timed out.
 set -u
 bundle="$(cd "${1:-.gpu}" && pwd)" || { echo "gpu-sanitize: no bundle folder ${1:-.gpu}" >&2; exit 2; }
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -27,94 +33,116 @@ san="${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}"
 tools="${TOOLS:-memcheck initcheck racecheck synccheck}"
 trap_filter="${TRAP_FILTER:-trap}"
 out="${CUPRITE_SANITIZE_LOG_DIR:-/tmp/cuprite-sanitize}"
-timeout_s="${RUN_TIMEOUT:-3600}"
-read -r -a extra <<<"${EXTRA_TEST_ARGS:-}"
-extra+=("--test-threads=${TEST_THREADS:-1}")
-mkdir -p "$out"
-export CUPRITE_REQUIRE_GPU=1
+timeout_s="${RUN_TIMEOUT:-1800}"
+cores=$(nproc 2>/dev/null || echo 2)
+jobs="${JOBS:-$(( cores / 2 > 12 ? 12 : (cores / 2 < 1 ? 1 : cores / 2) ))}"
+alone="${ALONE:-memory::oom_trims_cached_pool_memory}"
+extra_args="${EXTRA_TEST_ARGS:-}"
+threads="--test-threads=${TEST_THREADS:-1}"
+mkdir -p "$out/results"
+rm -f "$out"/results/*
+export CUPRITE_REQUIRE_GPU=1 san out timeout_s root
 [ -x "$san" ] || { echo "gpu-sanitize: compute-sanitizer not found at $san (set SANITIZER)" >&2; exit 2; }
 
-declare -A errors runs failed expected
-summary=()
-bad=0
-
-# errors_in LOGPREFIX: the sum of "ERROR SUMMARY: N error(s)" over the logs of one run (one log
-# per process: tests start child processes).
-errors_in() {
-    local n=0 f k
-    for f in "$1".*.log; do
+# one_run TOOL LABEL DIR KIND(main|trap) BINARY ARGS...: one process under the sanitizer; writes
+# "tool label kind errors rc seconds" to results/. The error count sums "ERROR SUMMARY: N" over
+# the logs of every process of the run (tests start child processes).
+one_run() {
+    local tool=$1 label=$2 dir=$3 kind=$4; shift 4
+    local prefix="$out/$tool-$label-$kind" t0 rc n f k
+    rm -f "$prefix".*.log
+    t0=$(date +%s)
+    (cd "$root/$dir" && timeout "$timeout_s" "$san" --tool "$tool" --report-api-errors no \
+        --target-processes all --log-file "$prefix.%p.log" "$@") >"$prefix.out" 2>&1
+    rc=$?
+    n=0
+    for f in "$prefix".*.log; do
         [ -e "$f" ] || continue
         k=$(grep -Eo 'ERROR SUMMARY: [0-9]+' "$f" | awk '{s += $3} END {print s + 0}')
         n=$((n + k))
     done
-    echo "$n"
+    echo "$tool $label $kind $n $rc $(( $(date +%s) - t0 ))" > "$out/results/$tool-$label-$kind"
 }
-
-# sanitize TOOL NAME DIR KIND(main|trap) BINARY ARGS...
-sanitize() {
-    local tool=$1 name=$2 dir=$3 kind=$4; shift 4
-    local prefix="$out/$tool-$name-$kind"
-    rm -f "$prefix".*.log
-    (cd "$root/$dir" && timeout "$timeout_s" "$san" --tool "$tool" --report-api-errors no \
-        --target-processes all --log-file "$prefix.%p.log" "$@") >"$prefix.out" 2>&1
-    local rc=$?
-    local n
-    n=$(errors_in "$prefix")
-    runs[$tool]=$(( ${runs[$tool]:-0} + 1 ))
-    local what="ok"
-    if [ "$rc" = 124 ]; then
-        what="TIMED OUT after ${timeout_s}s"; bad=1; failed[$tool]=$(( ${failed[$tool]:-0} + 1 ))
-    elif [ "$rc" != 0 ]; then
-        what="FAILED (exit $rc, see $prefix.out)"; bad=1; failed[$tool]=$(( ${failed[$tool]:-0} + 1 ))
-    fi
-    if [ "$kind" = trap ]; then
-        expected[$tool]=$(( ${expected[$tool]:-0} + n ))
-        summary+=("$(printf '%-10s %-34s %-5s %4s expected error(s)  %s' "$tool" "$name" "$kind" "$n" "$what")")
-    else
-        errors[$tool]=$(( ${errors[$tool]:-0} + n ))
-        [ "$n" != 0 ] && bad=1
-        summary+=("$(printf '%-10s %-34s %-5s %4s error(s)           %s' "$tool" "$name" "$kind" "$n" "$what")")
-    fi
-    echo "${summary[-1]}"
-}
+export -f one_run
 
 # The test binaries and the folders they run in, from the bundle's run.sh ("run NAME DIR ...").
 mapfile -t tests < <(awk '$1 == "run" && $2 != "()" {print $2 " " $3}' "$bundle/run.sh")
+[ ${#tests[@]} -gt 0 ] || { echo "gpu-sanitize: no test binary listed in $bundle/run.sh" >&2; exit 2; }
 # Examples: run from the folder of the crate that has examples/NAME.rs (else the root).
 examples=()
-for f in "$bundle"/example-*; do
-    [ -x "$f" ] || continue
-    n="${f##*/example-}"
-    d=.
-    for c in "$root"/crates/*/examples/"$n".rs; do [ -e "$c" ] && d="crates/$(basename "$(dirname "$(dirname "$c")")")"; done
-    examples+=("$n $d")
-done
-[ ${#tests[@]} -gt 0 ] || { echo "gpu-sanitize: no test binary listed in $bundle/run.sh" >&2; exit 2; }
+if [ "${EXAMPLES:-1}" != 0 ]; then
+    for f in "$bundle"/example-*; do
+        [ -x "$f" ] || continue
+        n="${f##*/example-}"
+        d=.
+        for c in "$root"/crates/*/examples/"$n".rs; do [ -e "$c" ] && d="crates/$(basename "$(dirname "$(dirname "$c")")")"; done
+        examples+=("$n $d")
+    done
+fi
 
-for tool in $tools; do
-    for t in "${tests[@]}"; do
-        read -r name dir <<<"$t"
-        bin="$bundle/$name"
-        sanitize "$tool" "$name" "$dir" main "$bin" --skip "$trap_filter" ${extra[@]+"${extra[@]}"}
-        if (cd "$root/$dir" && "$bin" --list 2>/dev/null) | grep -q -- "$trap_filter"; then
-            sanitize "$tool" "$name" "$dir" trap "$bin" "$trap_filter"
+skips=(--skip "$trap_filter")
+for a in $alone; do skips+=(--skip "$a"); done
+plan="$out/plan.txt"
+: > "$plan"
+late="$out/late.txt"
+: > "$late"
+for t in "${tests[@]}"; do
+    read -r name dir <<<"$t"
+    bin="$bundle/$name"
+    # Test names without the kind tag: "[gpu] cuda::sort::rows: test" -> cuda::sort::rows.
+    mapfile -t names < <(cd "$root/$dir" && "$bin" --list 2>/dev/null | sed -n 's/^\(\[[a-z]*\] \)\{0,1\}\(.*\): test$/\2/p')
+    # Groups: the first two parts of a name with three or more, else the first part.
+    mapfile -t groups < <(printf '%s\n' "${names[@]}" | awk -F'::' '{ if (NF >= 3) print $1 "::" $2 "::"; else print $1 "::" }' | sort | uniq -c | sort -rn | awk '{print $2}')
+    for tool in $tools; do
+        for g in "${groups[@]}"; do
+            echo "$tool $name-${g//:/_} $dir main $bin $g ${skips[*]} $threads $extra_args" >> "$plan"
+        done
+        if printf '%s\n' "${names[@]}" | grep -q -- "$trap_filter"; then
+            echo "$tool $name-trap $dir trap $bin $trap_filter $threads" >> "$late"
         fi
-    done
-    for e in ${examples[@]+"${examples[@]}"}; do
-        name="${e% *}"; dir="${e#* }"
-        sanitize "$tool" "example-$name" "$dir" main "$bundle/example-$name"
+        for a in $alone; do
+            if printf '%s\n' "${names[@]}" | grep -qx -- "$a"; then
+                echo "$tool $name-${a//:/_} $dir main $bin $a --exact $threads" >> "$late"
+            fi
+        done
     done
 done
+for tool in $tools; do
+    for e in ${examples[@]+"${examples[@]}"}; do
+        n="${e% *}"; d="${e#* }"
+        echo "$tool example-$n $d main $bundle/example-$n" >> "$plan"
+    done
+done
+echo "gpu-sanitize: $(wc -l < "$plan") runs, ${jobs} at a time; then $(wc -l < "$late") apart"
+sed 's/ *$//' "$plan" | xargs -P "$jobs" -L 1 bash -c 'one_run "$@"' _
+sed 's/ *$//' "$late" | xargs -P 1 -L 1 bash -c 'one_run "$@"' _
 
 echo
-echo "===== compute-sanitizer summary (logs in $out)"
+echo "===== compute-sanitizer results (logs in $out)"
+bad=0
+summary="$out/summary.txt"
+: > "$summary"
 for tool in $tools; do
-    printf '%-10s runs %3s  failed %3s  errors %5s  expected (trap tests) %3s\n' "$tool" \
-        "${runs[$tool]:-0}" "${failed[$tool]:-0}" "${errors[$tool]:-0}" "${expected[$tool]:-0}"
-done | tee "$out/summary.txt"
+    runs=0 failed=0 errors=0 expected=0 secs=0
+    for f in "$out"/results/"$tool"-*; do
+        [ -e "$f" ] || continue
+        read -r _ label kind n rc s < "$f"
+        runs=$((runs + 1)); secs=$((secs + s))
+        what=ok
+        if [ "$rc" = 124 ]; then what="TIMED OUT after ${timeout_s}s"; failed=$((failed + 1)); bad=1
+        elif [ "$rc" != 0 ]; then what="FAILED (exit $rc, see $out/$tool-$label-$kind.out)"; failed=$((failed + 1)); bad=1; fi
+        if [ "$kind" = trap ]; then expected=$((expected + n))
+        else errors=$((errors + n)); [ "$n" != 0 ] && bad=1; fi
+        if [ "$what" != ok ] || [ "$n" != 0 ]; then
+            printf '%-10s %-48s %-5s %4s error(s) %5ss  %s\n' "$tool" "$label" "$kind" "$n" "$s" "$what"
+        fi
+    done
+    printf '%-10s runs %3s  failed %3s  errors %5s  expected (trap tests) %3s  process-seconds %6s\n' \
+        "$tool" "$runs" "$failed" "$errors" "$expected" "$secs" | tee -a "$summary"
+done
 if [ "$bad" = 0 ]; then
-    echo "gpu-sanitize: 0 errors, every run passed" | tee -a "$out/summary.txt"
+    echo "gpu-sanitize: 0 errors, every run passed" | tee -a "$summary"
 else
-    echo "gpu-sanitize: ERRORS or FAILURES (see above)" | tee -a "$out/summary.txt"
+    echo "gpu-sanitize: ERRORS or FAILURES (see above)" | tee -a "$summary"
     exit 1
 fi

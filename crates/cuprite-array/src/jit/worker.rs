@@ -58,6 +58,7 @@ fn run(job: Job) {
 /// Queues `job` for the background thread (started on first use; where no thread can be
 /// started, the job runs here).
 pub(crate) fn queue(job: Job) {
+    guard_main_thread_exit();
     let mut q = lock();
     q.jobs.push_back(job);
     q.pending += 1;
@@ -137,6 +138,34 @@ pub(crate) fn register_exit_hook() {
     // SAFETY: `atexit` is the C library's, called with a function that lives for the whole
     // process and does not unwind (it only takes a lock and waits).
     let _ = unsafe { atexit(at_exit) };
+}
+
+/// Waits for the background builds when the main thread exits (a return from `main`, or
+/// `std::process::exit` on it).
+struct MainExitGuard;
+
+impl Drop for MainExitGuard {
+    fn drop(&mut self) {
+        at_exit();
+    }
+}
+
+thread_local! {
+    static MAIN_EXIT_GUARD: MainExitGuard = const { MainExitGuard };
+}
+
+/// On the main thread, sets up [`MainExitGuard`]. The C library's `exit` runs the calling
+/// thread's thread-local destructors before any `atexit` handler or library destructor, so
+/// this wait comes first whatever was loaded, or first used, during a build in progress
+/// (NVRTC's first CUBIN build registers destructors of its own: where they ran before the
+/// `atexit` hook, an exit during that build crashed, about 1 run in 30 on the H100). The
+/// `atexit` hook stays for an exit called from another thread.
+fn guard_main_thread_exit() {
+    if std::thread::current().name() == Some("main") {
+        // `with` creates the guard (and registers its destructor) on first use; a thread
+        // already tearing down its thread-locals cannot register another, which is harmless.
+        let _ = MAIN_EXIT_GUARD.try_with(|_| ());
+    }
 }
 
 /// [`register_exit_hook`] once, after the driver's linker was first used in this process.
