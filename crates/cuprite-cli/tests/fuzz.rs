@@ -194,8 +194,14 @@ fn threads_give_the_same_report() -> TestResult {
 }
 
 fn cuda_matches_cpu() -> TestResult {
+    // Fewer programs where asked (the sanitizer runs: every new kernel is instrumented).
+    let programs = std::env::var("CUPRITE_FUZZ_PROGRAMS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(1500)
+        .max(10);
     let cfg = Config {
-        programs: 1500,
+        programs,
         seed: 9,
         mode: Mode::CudaVsCpu,
         max_failures: 3,
@@ -203,7 +209,7 @@ fn cuda_matches_cpu() -> TestResult {
     };
     let r = fuzz::run(&cfg, |_| {});
     assert!(r.failures.is_empty(), "{}", r.to_text());
-    assert!(r.compared >= 1350, "{}", r.to_text());
+    assert!(r.compared >= programs * 9 / 10, "{}", r.to_text());
     Ok(())
 }
 

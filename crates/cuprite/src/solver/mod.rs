@@ -187,9 +187,10 @@ impl Solver {
         self.stream.context().bind_to_thread()?;
         let sizes = size()?;
         if st.workspace.len() < sizes.device {
-            // The old workspace is freed stream-ordered, after the work that used it.
-            // SAFETY: scratch space, only written by cuSOLVER before it reads it.
-            st.workspace = unsafe { self.stream.alloc::<u8>(sizes.device) }?;
+            // The old workspace is freed stream-ordered, after the work that used it. Zeroed:
+            // some routines read parts of their workspace before writing them (initcheck
+            // reports it for the complex tridiagonal reduction of `syevd` on the H100).
+            st.workspace = self.stream.alloc_zeros::<u8>(sizes.device)?;
         }
         if st.host.len() < sizes.host {
             st.host.resize(sizes.host, 0);
