@@ -699,6 +699,53 @@ fn large(d: Device) -> TestResult {
     Ok(())
 }
 
+/// The device-wide sort's pass plans on inputs of several tiles: skipped passes (high bytes
+/// all equal, every key equal), a single pass, key passes then row passes, and every middle
+/// pass of 64-bit keys; both directions with many ties (checked by [`check_sort`]).
+fn sort_passes(d: Device) -> TestResult {
+    let mut r = Rng::fresh();
+    // One executed pass (bytes 0, 1 and 3 of every key equal): read input, write outputs.
+    let x: Vec<f32> = (0..20_000)
+        .map(|_| 1.0 + (r.next_u64() % 64) as f32 / 64.0)
+        .collect();
+    let a = Array::from_slice_on(d, &x, &[x.len()])?;
+    check_sort(&a, &x, &[x.len()], 0, "one pass")?;
+    // Every key equal: no pass at all, one row and several.
+    let x = vec![7i32; 30_000];
+    for shape in [vec![30_000usize], vec![3, 10_000]] {
+        let a = Array::from_slice_on(d, &x, &shape)?;
+        check_sort(&a, &x, &shape, shape.len() - 1, "all equal")?;
+    }
+    // Two key passes (high bytes zero), then a row pass.
+    let x: Vec<u32> = (0..30_000)
+        .map(|_| (r.next_u64() % 65_536) as u32)
+        .collect();
+    for shape in [vec![30_000usize], vec![5, 6_000]] {
+        let a = Array::from_slice_on(d, &x, &shape)?;
+        check_sort(&a, &x, &shape, shape.len() - 1, "low bytes")?;
+    }
+    // Eight key passes and a row pass.
+    let x: Vec<i64> = (0..6_000)
+        .map(|_| r.next_u64() as i64 >> (r.next_u64() % 64))
+        .collect();
+    let a = Array::from_slice_on(d, &x, &[2, 3_000])?;
+    check_sort(&a, &x, &[2, 3_000], 1, "i64 rows")?;
+    // One key pass then row passes (2 row digits: 300 rows).
+    let x: Vec<u8> = (0..300 * 4_500).map(|_| (r.next_u64() % 5) as u8).collect();
+    let a = Array::from_slice_on(d, &x, &[300, 4_500])?;
+    check_sort(&a, &x, &[300, 4_500], 1, "u8 rows")?;
+    // Floats with NaN, -0.0 and few distinct values; rows of several tiles.
+    let x = data::<f32>(&mut r, 3 * 9_000);
+    let a = Array::from_slice_on(d, &x, &[3, 9_000])?;
+    check_sort(&a, &x, &[3, 9_000], 1, "f32 rows")?;
+    let x = data::<f64>(&mut r, 50_000);
+    let a = Array::from_slice_on(d, &x, &[50_000])?;
+    check_sort(&a, &x, &[50_000], 0, "f64")?;
+    let x = data::<f16>(&mut r, 20_000);
+    let a = Array::from_slice_on(d, &x, &[20_000])?;
+    check_sort(&a, &x, &[20_000], 0, "f16")
+}
+
 fn bad_input(d: Device) -> TestResult {
     let a = Array::from_slice_on(d, &[3.0f32, 1.0, 2.0], &[3])?;
     let e = a.sort(1, false).unwrap_err().to_string();
@@ -790,6 +837,7 @@ pub const BODIES: &[(&str, Body)] = &[
     ("topk_select", topk_select),
     ("quantile_all", quantile_all),
     ("unique_all", unique_all),
+    ("sort_passes", sort_passes),
     ("bad_input", bad_input),
 ];
 
