@@ -203,7 +203,7 @@ pub(crate) fn sort_rows(
     ];
     g.launch(
         K::histogram(spec),
-        g.grid(total),
+        g.grid(total.div_ceil(8)),
         &w,
         &[Arg::R(x), Arg::W(&hist)],
     )?;

@@ -159,6 +159,29 @@ __device__ __forceinline__ unsigned digit_of(K k, unsigned ix, unsigned shift, u
 /// (`start`). Returns the start of digit `threadIdx.x` and sets `*cnt` to its count. Has block
 /// barriers; the caller needs one before `wc` or `start` is written again.
 const RANK_HELPER: &str = r#"
+// The lanes of the warp whose digit equals this lane's (`0xffffffff`, no element, matches only
+// itself): eight ballots, one a bit of the digit.
+__device__ __forceinline__ unsigned match_digit(unsigned d) {
+  unsigned m = __ballot_sync(0xffffffffu, d != 0xffffffffu);
+  if (d == 0xffffffffu) m = ~m;
+  #pragma unroll
+  for (int b = 0; b < 8; ++b) {
+    const unsigned bit = (d >> b) & 1u;
+    const unsigned bal = __ballot_sync(0xffffffffu, bit);
+    m &= bit ? bal : ~bal;
+  }
+  return m;
+}
+// Adds one to counter `d` of `h` (`0xffffffff`: nothing) for each lane of the warp: once for
+// the whole warp where every lane has the same digit, else lane by lane.
+__device__ __forceinline__ void count_digit(unsigned *h, unsigned d) {
+  const unsigned d0 = __shfl_sync(0xffffffffu, d, 0);
+  if (__all_sync(0xffffffffu, d == d0)) {
+    if ((threadIdx.x & 31) == 0 && d0 != 0xffffffffu) atomicAdd(&h[d0], 32u);
+  } else if (d != 0xffffffffu) {
+    atomicAdd(&h[d], 1u);
+  }
+}
 template <int ITEMS>
 __device__ __forceinline__ unsigned rank_tile(unsigned *v, unsigned *wc, unsigned *start, unsigned *tmp, unsigned *cnt) {
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
@@ -170,7 +193,7 @@ __device__ __forceinline__ unsigned rank_tile(unsigned *v, unsigned *wc, unsigne
   #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
     const unsigned d = v[j];
-    const unsigned peers = __match_any_sync(0xffffffffu, d);
+    const unsigned peers = match_digit(d);
     const int leader = __ffs(peers) - 1;
     unsigned b = 0;
     if (lane == leader && d != 0xffffffffu) { b = my[d]; my[d] = b + __popc(peers); }
@@ -222,7 +245,6 @@ pub(crate) fn upsweep(spec: KeySpec, pass: Pass) -> KernelSource {
   #pragma unroll
   for (int i = 0; i < 8; ++i) my[lane + 32 * i] = 0;
   __syncwarp();
-  const unsigned lt = (1u << lane) - 1u;
   const u64t lo = (u64t)blockIdx.x * tpb * {tile};
   const u64t end = lo + tpb * {tile};
   const u64t hi = end < n ? end : n;
@@ -244,10 +266,7 @@ pub(crate) fn upsweep(spec: KeySpec, pass: Pass) -> KernelSource {
       }}
     }}
     #pragma unroll
-    for (int j = 0; j < {items}; ++j) {{
-      const unsigned peers = __match_any_sync(0xffffffffu, d[j]);
-      if (d[j] != 0xffffffffu && (peers & lt) == 0) atomicAdd(&my[d[j]], __popc(peers));
-    }}
+    for (int j = 0; j < {items}; ++j) count_digit(my, d[j]);
   }}
   __syncthreads();
   unsigned c = 0;
@@ -405,42 +424,42 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
 pub(crate) fn histogram(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_sort_hist_{}", spec.dtype.name());
     let b = spec.c_bits();
+    let kp = spec.bits / 8;
     let body = format!(
         r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, unsigned *__restrict__ hist, u64t n, u64t desc, u64t seg, u64t kp, u64t sp) {{
-  __shared__ unsigned h[8 * 256];
-  const int t = threadIdx.x, lane = t & 31;
-  const int P = (int)kp;
-  for (int i = t; i < P * 256; i += 256) h[i] = 0;
+  __shared__ unsigned h[{kp} * 256];
+  const int t = threadIdx.x;
+  for (int i = t; i < {kp} * 256; i += 256) h[i] = 0;
   if (blockIdx.x == 0 && sp) {{
     const u64t rows = n / seg;
     for (int q = 0; q < (int)sp; ++q) {{
       const u64t bs = 1ull << (8 * q), period = bs << 8, lo = (u64t)t * bs;
       const u64t full = rows / period, rem = rows % period;
       const u64t c = full * bs + (rem > lo ? (rem - lo < bs ? rem - lo : bs) : 0);
-      hist[((int)kp + q) * 256 + t] = (unsigned)(c * seg);
+      hist[({kp} + q) * 256 + t] = (unsigned)(c * seg);
     }}
   }}
   __syncthreads();
-  const unsigned lt = (1u << lane) - 1u;
-  const u64t stride = (u64t)gridDim.x * 256;
-  for (u64t s = (u64t)blockIdx.x * 256; s < n; s += stride) {{
-    const u64t i = s + t;
-    const bool ok = i < n;
-    const K k = ok ? tkey((K)x[i], desc != 0) : (K)0;
-    for (int p = 0; p < P; ++p) {{
-      const unsigned d = ok ? (unsigned)((k >> (8 * p)) & 255u) : 0xffffffffu;
-      const unsigned peers = __match_any_sync(0xffffffffu, d);
-      if (ok && (peers & lt) == 0) atomicAdd(&h[p * 256 + d], __popc(peers));
+  const u64t stride = (u64t)gridDim.x * 256 * 8;
+  for (u64t s = (u64t)blockIdx.x * 256 * 8; s < n; s += stride) {{
+    K k[8];
+    #pragma unroll
+    for (int j = 0; j < 8; ++j) {{ const u64t i = s + (u64t)j * 256 + t; k[j] = i < n ? tkey((K)x[i], desc != 0) : (K)0; }}
+    #pragma unroll
+    for (int j = 0; j < 8; ++j) {{
+      const bool ok = s + (u64t)j * 256 + t < n;
+      #pragma unroll
+      for (int p = 0; p < {kp}; ++p) count_digit(h + p * 256, ok ? (unsigned)(k[j] >> (8 * p)) & 255u : 0xffffffffu);
     }}
   }}
   __syncthreads();
-  for (int i = t; i < P * 256; i += 256) if (h[i]) atomicAdd(&hist[i], h[i]);
+  for (int i = t; i < {kp} * 256; i += 256) if (h[i]) atomicAdd(&hist[i], h[i]);
 }}
 "#
     );
     KernelSource {
         name,
-        source: source(&c_helpers(spec), &body),
+        source: source(&c_helpers(spec), &format!("{RANK_HELPER}{body}")),
     }
 }
 
