@@ -816,6 +816,31 @@ fn kernels_compile() -> TestResult {
         "only {} sort kernels recorded",
         mine.len()
     );
+    // Every pass variant of the device-wide sort, for every key width and dtype: the first
+    // pass (`f`, reads the input), middle ones, the last (`l`, writes the outputs), key (`k`)
+    // and row (`r`) passes; the histogram and the no-pass copy.
+    let dtypes = [
+        "bool", "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64",
+    ];
+    let mut names: Vec<String> = vec!["cuprite_sort_scan_blocks".into()];
+    for dt in dtypes {
+        for tag in ["fk", "fkl", "k", "kl", "r", "rl"] {
+            names.push(format!("cuprite_sort_scatter_{dt}_{tag}"));
+        }
+        for tag in ["fk", "k", "r"] {
+            names.push(format!("cuprite_sort_up_{dt}_{tag}"));
+        }
+        for k in ["hist", "copy", "rows"] {
+            names.push(format!("cuprite_sort_{k}_{dt}"));
+        }
+    }
+    for name in &names {
+        let call = format!(" {name}(");
+        assert!(
+            mine.iter().any(|s| s.contains(&call)),
+            "no recorded source defines {name}"
+        );
+    }
     for opts in [
         jit::compile_options(90, true),
         jit::quick_compile_options(90),
