@@ -827,7 +827,7 @@ fn kernels_compile() -> TestResult {
         for tag in ["fk", "fkl", "k", "kl", "r", "rl"] {
             names.push(format!("cuprite_sort_scatter_{dt}_{tag}"));
         }
-        for tag in ["fk", "k", "r"] {
+        for tag in ["k", "r"] {
             names.push(format!("cuprite_sort_up_{dt}_{tag}"));
         }
         for k in ["hist", "copy", "rows"] {

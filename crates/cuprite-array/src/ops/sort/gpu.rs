@@ -192,20 +192,37 @@ pub(crate) fn sort_rows(
     let kp = spec.bits as usize / 8;
     let sp = if rows > 1 { row_digits(rows) } else { 0 };
     let hist = g.zeros(DType::U32, (kp + sp) * 256)?;
+    let tile = K::tile(spec.bits);
+    let ntiles = total.div_ceil(tile);
+    // Each block of a pass takes `tpb` consecutive tiles: as many blocks as fit on the device
+    // at once (one wave; at most 8 blocks of 256 threads a multiprocessor), fewer when there
+    // are fewer tiles. Returns `(tpb, blocks)`.
+    let max_blocks = ntiles.min(g.st.sms as usize * 8).max(1);
+    let plan = |src: KernelSource| -> Result<(usize, usize)> {
+        let bps = g.blocks_per_sm(src)? as usize;
+        let tpb = ntiles.div_ceil((g.st.sms as usize * bps).clamp(1, max_blocks));
+        Ok((tpb, ntiles.div_ceil(tpb)))
+    };
+    // The histogram also counts every key pass per block on the input order, for the first
+    // executed pass (with this block plan).
+    let (tpb0, nb0) = plan(K::scatter(spec, K::Pass::new(true, false, false)))?;
+    let counts0 = g.alloc(DType::U32, kp * 256 * nb0)?;
     let w = [
         x.ptr(),
         hist.ptr(),
+        counts0.ptr(),
         total as u64,
+        tpb0 as u64,
+        nb0 as u64,
         desc as u64,
         seg as u64,
-        kp as u64,
         sp as u64,
     ];
     g.launch(
         K::histogram(spec),
-        g.grid(total.div_ceil(8)),
+        nb0 as u32,
         &w,
-        &[Arg::R(x), Arg::W(&hist)],
+        &[Arg::R(x), Arg::W(&hist), Arg::W(&counts0)],
     )?;
     let h: Vec<u32> = words(&g.download(&hist)?);
     // A pass where one digit holds everything keeps the order: skipped. Without a key pass
@@ -241,21 +258,14 @@ pub(crate) fn sort_rows(
             ib.push(g.alloc(DType::U32, total)?);
         }
     }
-    let tile = K::tile(spec.bits);
-    let ntiles = total.div_ceil(tile);
-    // Each block of a pass takes `tpb` consecutive tiles: as many blocks as fit on the device
-    // at once (one wave; at most 8 blocks of 256 threads a multiprocessor), fewer when there
-    // are fewer tiles.
-    let max_blocks = ntiles.min(g.st.sms as usize * 8).max(1);
-    let counts = g.alloc(DType::U32, 256 * max_blocks)?;
-    let counts = &counts;
+    let counts = if m > 1 {
+        Some(g.alloc(DType::U32, 256 * max_blocks)?)
+    } else {
+        None
+    };
     for (j, &p) in passes.iter().enumerate() {
         let pass = K::Pass::new(j == 0, j + 1 == m, p >= kp);
         let shift = if p < kp { 8 * p } else { 8 * (p - kp) };
-        let bps = g.blocks_per_sm(K::scatter(spec, pass))? as usize;
-        let resident = (g.st.sms as usize * bps).clamp(1, max_blocks);
-        let tpb = ntiles.div_ceil(resident);
-        let nblocks = ntiles.div_ceil(tpb);
         let (src, iin) = if j == 0 {
             (x, None)
         } else {
@@ -267,27 +277,31 @@ pub(crate) fn sort_rows(
         } else {
             (Some(&kb[j % 2]), ib.get(j % 2))
         };
-        let mut a = vec![Arg::R(src), Arg::W(counts)];
-        a.extend(iin.map(Arg::R));
-        let w = [
-            src.ptr(),
-            ptr(iin),
-            counts.ptr(),
-            total as u64,
-            tpb as u64,
-            nblocks as u64,
-            shift as u64,
-            seg as u64,
-            desc as u64,
-        ];
-        g.launch(K::upsweep(spec, pass), nblocks as u32, &w, &a)?;
-        let w = [
-            counts.ptr(),
-            hist.ptr() + (p * 256 * 4) as u64,
-            nblocks as u64,
-        ];
-        g.launch(K::scan_counts(), 32, &w, &[Arg::W(counts), Arg::R(&hist)])?;
-        let mut a = vec![Arg::R(src), Arg::R(counts)];
+        // The counts of this pass: from the histogram (first pass), else an upsweep.
+        let (cbuf, coff, tpb, nblocks) = if j == 0 {
+            (&counts0, p * 256 * nb0 * 4, tpb0, nb0)
+        } else {
+            let counts = counts.as_ref().expect("allocated for two passes or more");
+            let (tpb, nblocks) = plan(K::scatter(spec, pass))?;
+            let mut a = vec![Arg::R(src), Arg::W(counts)];
+            a.extend(iin.map(Arg::R));
+            let w = [
+                src.ptr(),
+                ptr(iin),
+                counts.ptr(),
+                total as u64,
+                tpb as u64,
+                nblocks as u64,
+                shift as u64,
+                seg as u64,
+            ];
+            g.launch(K::upsweep(spec, pass.row), nblocks as u32, &w, &a)?;
+            (counts, 0, tpb, nblocks)
+        };
+        let offs = cbuf.ptr() + coff as u64;
+        let w = [offs, hist.ptr() + (p * 256 * 4) as u64, nblocks as u64];
+        g.launch(K::scan_counts(), 32, &w, &[Arg::W(cbuf), Arg::R(&hist)])?;
+        let mut a = vec![Arg::R(src), Arg::R(cbuf)];
         a.extend(iin.map(Arg::R));
         a.extend(kout.map(Arg::W));
         a.extend(iout_p.map(Arg::W));
@@ -296,7 +310,7 @@ pub(crate) fn sort_rows(
             ptr(iin),
             ptr(kout),
             ptr(iout_p),
-            counts.ptr(),
+            offs,
             total as u64,
             tpb as u64,
             nblocks as u64,
@@ -690,11 +704,7 @@ pub(crate) fn all_sources(spec: KeySpec, mean: DType) -> Vec<KernelSource> {
         S::scan_add(),
         S::gather(spec.bits as usize / 8),
     ];
-    for pass in K::Pass::ALL {
-        v.push(K::scatter(spec, pass));
-        if !pass.last {
-            v.push(K::upsweep(spec, pass));
-        }
-    }
+    v.extend(K::Pass::ALL.map(|pass| K::scatter(spec, pass)));
+    v.extend([false, true].map(|row| K::upsweep(spec, row)));
     v
 }

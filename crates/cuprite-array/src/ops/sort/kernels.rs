@@ -228,17 +228,16 @@ fn pass_source(spec: KeySpec, pass: Pass, body: &str) -> String {
     )
 }
 
-/// Per-block digit counts of one pass: block `b` counts the elements of tiles
-/// `b * tpb .. (b + 1) * tpb` into `counts[d * nblocks + b]`. The first pass reads the input
-/// (keys by `tkey`), a row pass the indices, the others the keys.
-pub(crate) fn upsweep(spec: KeySpec, pass: Pass) -> KernelSource {
+/// Per-block digit counts of a pass after the first (the first pass's come from
+/// [`histogram`]): block `b` counts the elements of tiles `b * tpb .. (b + 1) * tpb` into
+/// `counts[d * nblocks + b]`. A row pass reads the indices, a key pass the keys.
+pub(crate) fn upsweep(spec: KeySpec, row: bool) -> KernelSource {
     let items = items(spec.bits);
     let tile = tile(spec.bits);
-    let pass = Pass::new(pass.first, false, pass.row);
+    let pass = Pass::new(false, false, row);
     let name = format!("cuprite_sort_up_{}_{}", spec.dtype.name(), pass.tag());
-    let b = spec.c_bits();
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const void *__restrict__ src, const unsigned *__restrict__ iin, unsigned *__restrict__ counts, u64t n, u64t tpb, u64t nblocks, u64t shift, u64t seg, u64t desc) {{
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const void *__restrict__ src, const unsigned *__restrict__ iin, unsigned *__restrict__ counts, u64t n, u64t tpb, u64t nblocks, u64t shift, u64t seg) {{
   __shared__ unsigned h[8 * 256];
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
   unsigned *my = h + w * 256;
@@ -255,10 +254,7 @@ pub(crate) fn upsweep(spec: KeySpec, pass: Pass) -> KernelSource {
       const u64t i = s + (u64t)j * 256 + t;
       d[j] = 0xffffffffu;
       if (i < hi) {{
-#if FIRST
-        const K k = tkey((K)((const {b} *)src)[i], desc != 0);
-        d[j] = digit_of(k, 0u, (unsigned)shift, (unsigned)seg);
-#elif ROWP
+#if ROWP
         d[j] = digit_of((K)0, iin[i], (unsigned)shift, (unsigned)seg);
 #else
         d[j] = digit_of(((const K *)src)[i], 0u, (unsigned)shift, (unsigned)seg);
@@ -418,15 +414,20 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
     }
 }
 
-/// The digit histogram of every pass: `kp` key passes (counted from the input, by `tkey`) then
-/// `sp` passes over the row number (`rows` rows of `seg` elements; block 0 writes those from
-/// the row count).
+/// The digit histogram of every pass, and the per-block digit counts of every key pass on
+/// the input order (what the first executed pass's [`scan_counts`] takes): block `b` counts
+/// the elements of tiles `b * tpb .. (b + 1) * tpb` of the input (keys by `tkey`) into
+/// `counts[(p * 256 + d) * nblocks + b]` for key pass `p`, and adds them to `hist[p * 256 +
+/// d]`. The `sp` row passes' histograms (`rows` rows of `seg` elements) come from the row count
+/// (block 0 writes them).
 pub(crate) fn histogram(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_sort_hist_{}", spec.dtype.name());
     let b = spec.c_bits();
     let kp = spec.bits / 8;
+    let items = items(spec.bits);
+    let tile = tile(spec.bits);
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, unsigned *__restrict__ hist, u64t n, u64t desc, u64t seg, u64t kp, u64t sp) {{
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, unsigned *__restrict__ hist, unsigned *__restrict__ counts, u64t n, u64t tpb, u64t nblocks, u64t desc, u64t seg, u64t sp) {{
   __shared__ unsigned h[{kp} * 256];
   const int t = threadIdx.x;
   for (int i = t; i < {kp} * 256; i += 256) h[i] = 0;
@@ -440,20 +441,26 @@ pub(crate) fn histogram(spec: KeySpec) -> KernelSource {
     }}
   }}
   __syncthreads();
-  const u64t stride = (u64t)gridDim.x * 256 * 8;
-  for (u64t s = (u64t)blockIdx.x * 256 * 8; s < n; s += stride) {{
-    K k[8];
+  const u64t lo = (u64t)blockIdx.x * tpb * {tile};
+  const u64t end = lo + tpb * {tile};
+  const u64t hi = end < n ? end : n;
+  for (u64t s = lo; s < hi; s += {tile}) {{
+    K k[{items}];
     #pragma unroll
-    for (int j = 0; j < 8; ++j) {{ const u64t i = s + (u64t)j * 256 + t; k[j] = i < n ? tkey((K)x[i], desc != 0) : (K)0; }}
+    for (int j = 0; j < {items}; ++j) {{ const u64t i = s + (u64t)j * 256 + t; k[j] = i < hi ? tkey((K)x[i], desc != 0) : (K)0; }}
     #pragma unroll
-    for (int j = 0; j < 8; ++j) {{
-      const bool ok = s + (u64t)j * 256 + t < n;
+    for (int j = 0; j < {items}; ++j) {{
+      const bool ok = s + (u64t)j * 256 + t < hi;
       #pragma unroll
       for (int p = 0; p < {kp}; ++p) count_digit(h + p * 256, ok ? (unsigned)(k[j] >> (8 * p)) & 255u : 0xffffffffu);
     }}
   }}
   __syncthreads();
-  for (int i = t; i < {kp} * 256; i += 256) if (h[i]) atomicAdd(&hist[i], h[i]);
+  for (int i = t; i < {kp} * 256; i += 256) {{
+    const unsigned c = h[i];
+    counts[(u64t)i * nblocks + blockIdx.x] = c;
+    if (c) atomicAdd(&hist[i], c);
+  }}
 }}
 "#
     );
