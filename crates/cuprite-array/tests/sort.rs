@@ -807,10 +807,7 @@ fn kernels_compile() -> TestResult {
     })();
     let sources = jit::take_recorded();
     res?;
-    let mine: Vec<&String> = sources
-        .iter()
-        .filter(|s| s.contains("block_rank"))
-        .collect();
+    let mine: Vec<&String> = sources.iter().filter(|s| s.contains("rank_tile")).collect();
     assert!(
         mine.len() >= 180,
         "only {} sort kernels recorded",

@@ -31,7 +31,7 @@ pub(crate) fn source(extra: &str, body: &str) -> String {
 }
 
 /// Block-wide helpers shared by the sort kernels: an exclusive scan of one value per thread,
-/// and the stable ranking of a tile's digits.
+/// warp digit matching and counting, and the stable ranking of a tile's digits.
 const BLOCK_HELPERS: &str = r#"
 __device__ __forceinline__ unsigned block_exscan(unsigned v, unsigned *tmp, unsigned *total) {
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
@@ -47,13 +47,39 @@ __device__ __forceinline__ unsigned block_exscan(unsigned v, unsigned *tmp, unsi
   *total = tot;
   return off + x - v;
 }
-// Stable ranks of a tile's digits (`0xffffffff`: no element): item `j` of lane `l` of warp `w`
-// is tile element `(w * ITEMS + j) * 32 + l`. Each warp counts its own elements in its own
-// counters (no block barrier per item); then per digit the warps' counts are scanned and the
-// digits' totals give where each digit starts. `pos` gets each element's place in the tile
-// sorted by digit, `start` each digit's first place. Ends with a block barrier.
+// The lanes of the warp whose digit equals this lane's (`0xffffffff`, no element, matches only
+// itself): eight ballots, one a bit of the digit.
+__device__ __forceinline__ unsigned match_digit(unsigned d) {
+  unsigned m = __ballot_sync(0xffffffffu, d != 0xffffffffu);
+  if (d == 0xffffffffu) m = ~m;
+  #pragma unroll
+  for (int b = 0; b < 8; ++b) {
+    const unsigned bit = (d >> b) & 1u;
+    const unsigned bal = __ballot_sync(0xffffffffu, bit);
+    m &= bit ? bal : ~bal;
+  }
+  return m;
+}
+// Adds one to counter `d` of `h` (`0xffffffff`: nothing) for each lane of the warp: once for
+// the whole warp where every lane has the same digit, else lane by lane.
+__device__ __forceinline__ void count_digit(unsigned *h, unsigned d) {
+  const unsigned d0 = __shfl_sync(0xffffffffu, d, 0);
+  if (__all_sync(0xffffffffu, d == d0)) {
+    if ((threadIdx.x & 31) == 0 && d0 != 0xffffffffu) atomicAdd(&h[d0], 32u);
+  } else if (d != 0xffffffffu) {
+    atomicAdd(&h[d], 1u);
+  }
+}
+// Ranking of one tile with one register per item: `v[j]` holds the digit of item `j`
+// (`0xffffffff`: no element) and gets the item's place in the tile sorted by digit (stable:
+// item `j` of lane `l` of warp `w` is tile element `(w * ITEMS + j) * 32 + l`). Each warp
+// counts its own items in its own 256 counters `wc + 256 * w` (while counting, `v[j]` holds
+// the digit in its high half and the rank within the warp in its low half); then per digit
+// the warps' counts are scanned, and the digits' totals give where each digit starts
+// (`start`). Returns the start of digit `threadIdx.x` and sets `*cnt` to its count. Has block
+// barriers; the caller needs one before `wc` or `start` is written again.
 template <int ITEMS>
-__device__ __forceinline__ void block_rank(const unsigned *dig, unsigned *pos, unsigned *wc, unsigned *start, unsigned *tmp) {
+__device__ __forceinline__ unsigned rank_tile(unsigned *v, unsigned *wc, unsigned *start, unsigned *tmp, unsigned *cnt) {
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
   unsigned *my = wc + w * 256;
   #pragma unroll
@@ -62,28 +88,30 @@ __device__ __forceinline__ void block_rank(const unsigned *dig, unsigned *pos, u
   const unsigned lt = (1u << lane) - 1u;
   #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
-    const unsigned d = dig[j];
-    const unsigned peers = __match_any_sync(0xffffffffu, d);
+    const unsigned d = v[j];
+    const unsigned peers = match_digit(d);
     const int leader = __ffs(peers) - 1;
     unsigned b = 0;
     if (lane == leader && d != 0xffffffffu) { b = my[d]; my[d] = b + __popc(peers); }
     b = __shfl_sync(0xffffffffu, b, leader);
-    pos[j] = b + __popc(peers & lt);
+    if (d != 0xffffffffu) v[j] = (d << 16) | (b + __popc(peers & lt));
     __syncwarp();
   }
   __syncthreads();
   unsigned run = 0;
   #pragma unroll
-  for (int v = 0; v < 8; ++v) { const unsigned c = wc[v * 256 + t]; wc[v * 256 + t] = run; run += c; }
+  for (int u = 0; u < 8; ++u) { const unsigned c = wc[u * 256 + t]; wc[u * 256 + t] = run; run += c; }
   unsigned tot;
-  start[t] = block_exscan(run, tmp, &tot);
+  const unsigned st = block_exscan(run, tmp, &tot);
+  start[t] = st;
   __syncthreads();
   #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
-    const unsigned d = dig[j];
-    if (d != 0xffffffffu) pos[j] += start[d] + my[d];
+    const unsigned x = v[j];
+    if (x != 0xffffffffu) { const unsigned d = x >> 16; v[j] = (x & 0xffffu) + start[d] + my[d]; }
   }
-  __syncthreads();
+  *cnt = run;
+  return st;
 }
 "#;
 
@@ -150,81 +178,12 @@ __device__ __forceinline__ unsigned digit_of(K k, unsigned ix, unsigned shift, u
 }
 "#;
 
-/// Ranking of one tile with one register per item: `v[j]` holds the digit of item `j`
-/// (`0xffffffff`: no element) and gets the item's place in the tile sorted by digit (stable:
-/// item `j` of lane `l` of warp `w` is tile element `(w * ITEMS + j) * 32 + l`). Each warp
-/// counts its own items in its own 256 counters `wc + 256 * w` (while counting, `v[j]` holds
-/// the digit in its high half and the rank within the warp in its low half); then per digit
-/// the warps' counts are scanned, and the digits' totals give where each digit starts
-/// (`start`). Returns the start of digit `threadIdx.x` and sets `*cnt` to its count. Has block
-/// barriers; the caller needs one before `wc` or `start` is written again.
-const RANK_HELPER: &str = r#"
-// The lanes of the warp whose digit equals this lane's (`0xffffffff`, no element, matches only
-// itself): eight ballots, one a bit of the digit.
-__device__ __forceinline__ unsigned match_digit(unsigned d) {
-  unsigned m = __ballot_sync(0xffffffffu, d != 0xffffffffu);
-  if (d == 0xffffffffu) m = ~m;
-  #pragma unroll
-  for (int b = 0; b < 8; ++b) {
-    const unsigned bit = (d >> b) & 1u;
-    const unsigned bal = __ballot_sync(0xffffffffu, bit);
-    m &= bit ? bal : ~bal;
-  }
-  return m;
-}
-// Adds one to counter `d` of `h` (`0xffffffff`: nothing) for each lane of the warp: once for
-// the whole warp where every lane has the same digit, else lane by lane.
-__device__ __forceinline__ void count_digit(unsigned *h, unsigned d) {
-  const unsigned d0 = __shfl_sync(0xffffffffu, d, 0);
-  if (__all_sync(0xffffffffu, d == d0)) {
-    if ((threadIdx.x & 31) == 0 && d0 != 0xffffffffu) atomicAdd(&h[d0], 32u);
-  } else if (d != 0xffffffffu) {
-    atomicAdd(&h[d], 1u);
-  }
-}
-template <int ITEMS>
-__device__ __forceinline__ unsigned rank_tile(unsigned *v, unsigned *wc, unsigned *start, unsigned *tmp, unsigned *cnt) {
-  const int t = threadIdx.x, lane = t & 31, w = t >> 5;
-  unsigned *my = wc + w * 256;
-  #pragma unroll
-  for (int i = 0; i < 8; ++i) my[lane + 32 * i] = 0;
-  __syncwarp();
-  const unsigned lt = (1u << lane) - 1u;
-  #pragma unroll
-  for (int j = 0; j < ITEMS; ++j) {
-    const unsigned d = v[j];
-    const unsigned peers = match_digit(d);
-    const int leader = __ffs(peers) - 1;
-    unsigned b = 0;
-    if (lane == leader && d != 0xffffffffu) { b = my[d]; my[d] = b + __popc(peers); }
-    b = __shfl_sync(0xffffffffu, b, leader);
-    if (d != 0xffffffffu) v[j] = (d << 16) | (b + __popc(peers & lt));
-    __syncwarp();
-  }
-  __syncthreads();
-  unsigned run = 0;
-  #pragma unroll
-  for (int u = 0; u < 8; ++u) { const unsigned c = wc[u * 256 + t]; wc[u * 256 + t] = run; run += c; }
-  unsigned tot;
-  const unsigned st = block_exscan(run, tmp, &tot);
-  start[t] = st;
-  __syncthreads();
-  #pragma unroll
-  for (int j = 0; j < ITEMS; ++j) {
-    const unsigned x = v[j];
-    if (x != 0xffffffffu) { const unsigned d = x >> 16; v[j] = (x & 0xffffu) + start[d] + my[d]; }
-  }
-  *cnt = run;
-  return st;
-}
-"#;
-
-/// The source of the kernels of one pass variant: key helpers, pass defines, digit and rank
-/// helpers, then `body`.
+/// The source of the kernels of one pass variant: key helpers, pass defines and the digit
+/// helper, the block helpers, then `body`.
 fn pass_source(spec: KeySpec, pass: Pass, body: &str) -> String {
     source(
         &format!("{}{}{DIGIT_FN}", c_helpers(spec), pass.defines()),
-        &format!("{RANK_HELPER}{body}"),
+        body,
     )
 }
 
@@ -466,7 +425,7 @@ pub(crate) fn histogram(spec: KeySpec) -> KernelSource {
     );
     KernelSource {
         name,
-        source: source(&c_helpers(spec), &format!("{RANK_HELPER}{body}")),
+        source: source(&c_helpers(spec), &body),
     }
 }
 
@@ -501,7 +460,7 @@ pub(crate) fn rows(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_sort_rows_{}", spec.dtype.name());
     let b = spec.c_bits();
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, {b} *__restrict__ vout, i64t *__restrict__ iout, u64t rows, u64t n, u64t desc) {{
+        r#"extern "C" __global__ void __launch_bounds__(256, 3) {name}(const {b} *__restrict__ x, {b} *__restrict__ vout, i64t *__restrict__ iout, u64t rows, u64t n, u64t desc) {{
   __shared__ __align__(16) unsigned char sm[{sm}];
   __shared__ unsigned s_start[256], s_tmp[8];
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
@@ -509,7 +468,7 @@ pub(crate) fn rows(spec: KeySpec) -> KernelSource {
   unsigned *si = (unsigned *)(sm + {tile} * sizeof(K));
   for (u64t row = blockIdx.x; row < rows; row += gridDim.x) {{
     const {b} *xr = x + row * n;
-    K key[{items}]; unsigned ixs[{items}], dig[{items}], pos[{items}];
+    K key[{items}]; unsigned ixs[{items}], v[{items}];
     #pragma unroll
     for (int j = 0; j < {items}; ++j) {{
       const int p = (w * {items} + j) * 32 + lane;
@@ -521,12 +480,14 @@ pub(crate) fn rows(spec: KeySpec) -> KernelSource {
       #pragma unroll
       for (int j = 0; j < {items}; ++j) {{
         const int p = (w * {items} + j) * 32 + lane;
-        dig[j] = p < (int)n ? (unsigned)((key[j] >> (8 * pass)) & 255u) : 0xffffffffu;
+        v[j] = p < (int)n ? (unsigned)((key[j] >> (8 * pass)) & 255u) : 0xffffffffu;
       }}
-      block_rank<{items}>(dig, pos, (unsigned *)sm, s_start, s_tmp);
+      unsigned cnt;
+      rank_tile<{items}>(v, (unsigned *)sm, s_start, s_tmp, &cnt);
+      __syncthreads();
       #pragma unroll
       for (int j = 0; j < {items}; ++j) {{
-        if (dig[j] != 0xffffffffu) {{ sk[pos[j]] = key[j]; si[pos[j]] = ixs[j]; }}
+        if (v[j] != 0xffffffffu) {{ sk[v[j]] = key[j]; si[v[j]] = ixs[j]; }}
       }}
       __syncthreads();
       #pragma unroll
