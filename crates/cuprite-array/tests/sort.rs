@@ -699,6 +699,53 @@ fn large(d: Device) -> TestResult {
     Ok(())
 }
 
+/// The device-wide sort's pass plans on inputs of several tiles: skipped passes (high bytes
+/// all equal, every key equal), a single pass, key passes then row passes, and every middle
+/// pass of 64-bit keys; both directions with many ties (checked by [`check_sort`]).
+fn sort_passes(d: Device) -> TestResult {
+    let mut r = Rng::fresh();
+    // One executed pass (bytes 0, 1 and 3 of every key equal): read input, write outputs.
+    let x: Vec<f32> = (0..20_000)
+        .map(|_| 1.0 + (r.next_u64() % 64) as f32 / 64.0)
+        .collect();
+    let a = Array::from_slice_on(d, &x, &[x.len()])?;
+    check_sort(&a, &x, &[x.len()], 0, "one pass")?;
+    // Every key equal: no pass at all, one row and several.
+    let x = vec![7i32; 30_000];
+    for shape in [vec![30_000usize], vec![3, 10_000]] {
+        let a = Array::from_slice_on(d, &x, &shape)?;
+        check_sort(&a, &x, &shape, shape.len() - 1, "all equal")?;
+    }
+    // Two key passes (high bytes zero), then a row pass.
+    let x: Vec<u32> = (0..30_000)
+        .map(|_| (r.next_u64() % 65_536) as u32)
+        .collect();
+    for shape in [vec![30_000usize], vec![5, 6_000]] {
+        let a = Array::from_slice_on(d, &x, &shape)?;
+        check_sort(&a, &x, &shape, shape.len() - 1, "low bytes")?;
+    }
+    // Eight key passes and a row pass.
+    let x: Vec<i64> = (0..6_000)
+        .map(|_| r.next_u64() as i64 >> (r.next_u64() % 64))
+        .collect();
+    let a = Array::from_slice_on(d, &x, &[2, 3_000])?;
+    check_sort(&a, &x, &[2, 3_000], 1, "i64 rows")?;
+    // One key pass then row passes (2 row digits: 300 rows).
+    let x: Vec<u8> = (0..300 * 4_500).map(|_| (r.next_u64() % 5) as u8).collect();
+    let a = Array::from_slice_on(d, &x, &[300, 4_500])?;
+    check_sort(&a, &x, &[300, 4_500], 1, "u8 rows")?;
+    // Floats with NaN, -0.0 and few distinct values; rows of several tiles.
+    let x = data::<f32>(&mut r, 3 * 9_000);
+    let a = Array::from_slice_on(d, &x, &[3, 9_000])?;
+    check_sort(&a, &x, &[3, 9_000], 1, "f32 rows")?;
+    let x = data::<f64>(&mut r, 50_000);
+    let a = Array::from_slice_on(d, &x, &[50_000])?;
+    check_sort(&a, &x, &[50_000], 0, "f64")?;
+    let x = data::<f16>(&mut r, 20_000);
+    let a = Array::from_slice_on(d, &x, &[20_000])?;
+    check_sort(&a, &x, &[20_000], 0, "f16")
+}
+
 fn bad_input(d: Device) -> TestResult {
     let a = Array::from_slice_on(d, &[3.0f32, 1.0, 2.0], &[3])?;
     let e = a.sort(1, false).unwrap_err().to_string();
@@ -760,15 +807,37 @@ fn kernels_compile() -> TestResult {
     })();
     let sources = jit::take_recorded();
     res?;
-    let mine: Vec<&String> = sources
-        .iter()
-        .filter(|s| s.contains("block_rank"))
-        .collect();
+    let mine: Vec<&String> = sources.iter().filter(|s| s.contains("rank_tile")).collect();
     assert!(
         mine.len() >= 180,
         "only {} sort kernels recorded",
         mine.len()
     );
+    // Every pass variant of the device-wide sort, for every key width and dtype: the first
+    // pass (`f`, reads the input), middle ones, the last (`l`, writes the outputs), key (`k`)
+    // and row (`r`) passes; the histogram and the no-pass copy.
+    let dtypes = [
+        "bool", "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64",
+    ];
+    let mut names: Vec<String> = vec!["cuprite_sort_scan_blocks".into()];
+    for dt in dtypes {
+        for tag in ["fk", "fkl", "k", "kl", "r", "rl"] {
+            names.push(format!("cuprite_sort_scatter_{dt}_{tag}"));
+        }
+        for tag in ["k", "r"] {
+            names.push(format!("cuprite_sort_up_{dt}_{tag}"));
+        }
+        for k in ["hist", "copy", "rows"] {
+            names.push(format!("cuprite_sort_{k}_{dt}"));
+        }
+    }
+    for name in &names {
+        let call = format!(" {name}(");
+        assert!(
+            mine.iter().any(|s| s.contains(&call)),
+            "no recorded source defines {name}"
+        );
+    }
     for opts in [
         jit::compile_options(90, true),
         jit::quick_compile_options(90),
@@ -790,6 +859,7 @@ pub const BODIES: &[(&str, Body)] = &[
     ("topk_select", topk_select),
     ("quantile_all", quantile_all),
     ("unique_all", unique_all),
+    ("sort_passes", sort_passes),
     ("bad_input", bad_input),
 ];
 

@@ -64,6 +64,19 @@ impl Gpu {
         n.div_ceil(256).clamp(1, cap) as u32
     }
 
+    /// The built kernel of `src` (from the library cache, keyed by its name).
+    fn kernel(&self, src: KernelSource) -> Result<Arc<crate::jit::Kernel>> {
+        let mut h = KeyHasher(0x50f7_5eed);
+        "sort-family".hash(&mut h);
+        src.name.hash(&mut h);
+        crate::jit::library_kernel(self.st, h.finish(), || src)
+    }
+
+    /// Blocks of 256 threads of `src` resident per multiprocessor.
+    pub fn blocks_per_sm(&self, src: KernelSource) -> Result<u32> {
+        Ok(self.kernel(src)?.blocks_per_sm.max(1))
+    }
+
     /// Launches `src` over `grid` blocks of 256 threads with parameters `words`; `args` are
     /// every buffer the kernel touches.
     pub fn launch(
@@ -73,10 +86,7 @@ impl Gpu {
         words: &[u64],
         args: &[Arg<'_>],
     ) -> Result<()> {
-        let mut h = KeyHasher(0x50f7_5eed);
-        "sort-family".hash(&mut h);
-        src.name.hash(&mut h);
-        let k = crate::jit::library_kernel(self.st, h.finish(), || src)?;
+        let k = self.kernel(src)?;
         let mut acc = Vec::with_capacity(args.len());
         for a in args {
             acc.push(match a {
@@ -181,97 +191,135 @@ pub(crate) fn sort_rows(
     let seg = if rows > 1 { n } else { 0 };
     let kp = spec.bits as usize / 8;
     let sp = if rows > 1 { row_digits(rows) } else { 0 };
-    let kd = kdt(spec);
-    let (mut k0, mut k1) = (g.alloc(kd, total)?, g.alloc(kd, total)?);
-    let (mut i0, mut i1) = if has_idx {
-        (
-            Some(g.alloc(DType::U32, total)?),
-            Some(g.alloc(DType::U32, total)?),
-        )
-    } else {
-        (None, None)
-    };
     let hist = g.zeros(DType::U32, (kp + sp) * 256)?;
-    let mut a = vec![Arg::R(x), Arg::W(&k0), Arg::W(&hist)];
-    a.extend(i0.iter().map(Arg::W));
-    let w = [
-        x.ptr(),
-        k0.ptr(),
-        ptr(i0.as_ref()),
-        hist.ptr(),
-        total as u64,
-        desc as u64,
-        seg as u64,
-        kp as u64,
-        sp as u64,
-    ];
-    g.launch(K::make_keys(spec), g.grid(total), &w, &a)?;
-    let h: Vec<u32> = words(&g.download(&hist)?);
     let tile = K::tile(spec.bits);
     let ntiles = total.div_ceil(tile);
-    let counts = g.alloc(DType::U32, 256 * ntiles)?;
-    for p in 0..kp + sp {
-        if h[p * 256..(p + 1) * 256]
-            .iter()
-            .any(|&c| c as usize == total)
-        {
-            continue; // one digit only: the pass keeps the order
-        }
-        let (shift, segp) = if p < kp {
-            (8 * p, 0)
-        } else {
-            (8 * (p - kp), n)
-        };
-        let mut a = vec![Arg::R(&k0), Arg::W(&counts)];
-        a.extend(i0.iter().map(Arg::R));
-        let w = [
-            k0.ptr(),
-            ptr(i0.as_ref()),
-            counts.ptr(),
-            total as u64,
-            ntiles as u64,
-            shift as u64,
-            segp as u64,
-        ];
-        g.launch(K::upsweep(spec), ntiles as u32, &w, &a)?;
-        let w = [
-            counts.ptr(),
-            hist.ptr() + (p * 256 * 4) as u64,
-            ntiles as u64,
-        ];
-        g.launch(K::scan_counts(), 256, &w, &[Arg::W(&counts), Arg::R(&hist)])?;
-        let mut a = vec![Arg::R(&k0), Arg::W(&k1), Arg::R(&counts)];
-        a.extend(i0.iter().map(Arg::R));
-        a.extend(i1.iter().map(Arg::W));
-        let w = [
-            k0.ptr(),
-            ptr(i0.as_ref()),
-            k1.ptr(),
-            ptr(i1.as_ref()),
-            counts.ptr(),
-            total as u64,
-            ntiles as u64,
-            shift as u64,
-            segp as u64,
-        ];
-        g.launch(K::scatter(spec), ntiles as u32, &w, &a)?;
-        std::mem::swap(&mut k0, &mut k1);
-        std::mem::swap(&mut i0, &mut i1);
-    }
-    let mut a = vec![Arg::R(&k0)];
-    a.extend(i0.iter().map(Arg::R));
-    a.extend(vout.iter().map(Arg::W));
-    a.extend(iout.iter().map(Arg::W));
+    // Each block of a pass takes `tpb` consecutive tiles: as many blocks as fit on the device
+    // at once (one wave; at most 8 blocks of 256 threads a multiprocessor), fewer when there
+    // are fewer tiles. Returns `(tpb, blocks)`.
+    let max_blocks = ntiles.min(g.st.sms as usize * 8).max(1);
+    let plan = |src: KernelSource| -> Result<(usize, usize)> {
+        let bps = g.blocks_per_sm(src)? as usize;
+        let tpb = ntiles.div_ceil((g.st.sms as usize * bps).clamp(1, max_blocks));
+        Ok((tpb, ntiles.div_ceil(tpb)))
+    };
+    // The histogram also counts every key pass per block on the input order, for the first
+    // executed pass (with this block plan).
+    let (tpb0, nb0) = plan(K::scatter(spec, K::Pass::new(true, false, false)))?;
+    let counts0 = g.alloc(DType::U32, kp * 256 * nb0)?;
     let w = [
-        k0.ptr(),
-        if want_i { ptr(i0.as_ref()) } else { 0 },
-        ptr(vout.as_ref()),
-        ptr(iout.as_ref()),
+        x.ptr(),
+        hist.ptr(),
+        counts0.ptr(),
         total as u64,
+        tpb0 as u64,
+        nb0 as u64,
         desc as u64,
         seg as u64,
+        sp as u64,
     ];
-    g.launch(K::finish(spec), g.grid(total), &w, &a)?;
+    g.launch(
+        K::histogram(spec),
+        nb0 as u32,
+        &w,
+        &[Arg::R(x), Arg::W(&hist), Arg::W(&counts0)],
+    )?;
+    let h: Vec<u32> = words(&g.download(&hist)?);
+    // A pass where one digit holds everything keeps the order: skipped. Without a key pass
+    // the input is in order already (the row passes would keep it too).
+    let one_digit = |p: usize| {
+        h[p * 256..(p + 1) * 256]
+            .iter()
+            .any(|&c| c as usize == total)
+    };
+    let mut passes: Vec<usize> = (0..kp).filter(|&p| !one_digit(p)).collect();
+    if passes.is_empty() {
+        let w = [
+            x.ptr(),
+            ptr(vout.as_ref()),
+            ptr(iout.as_ref()),
+            total as u64,
+            desc as u64,
+            seg as u64,
+        ];
+        g.launch(K::copy_out(spec), g.grid(total), &w, &outs)?;
+        return Ok((vout, iout));
+    }
+    passes.extend((kp..kp + sp).filter(|&p| !one_digit(p)));
+    let m = passes.len();
+    // Scratch keys and `u32` indices between passes: pass `j` writes buffer `j % 2`.
+    let kd = kdt(spec);
+    let scratch = m.min(3) - 1;
+    let mut kb = Vec::with_capacity(scratch);
+    let mut ib = Vec::with_capacity(scratch);
+    for _ in 0..scratch {
+        kb.push(g.alloc(kd, total)?);
+        if has_idx {
+            ib.push(g.alloc(DType::U32, total)?);
+        }
+    }
+    let counts = if m > 1 {
+        Some(g.alloc(DType::U32, 256 * max_blocks)?)
+    } else {
+        None
+    };
+    for (j, &p) in passes.iter().enumerate() {
+        let pass = K::Pass::new(j == 0, j + 1 == m, p >= kp);
+        let shift = if p < kp { 8 * p } else { 8 * (p - kp) };
+        let (src, iin) = if j == 0 {
+            (x, None)
+        } else {
+            let b = (j - 1) % 2;
+            (&kb[b], ib.get(b))
+        };
+        let (kout, iout_p) = if j + 1 == m {
+            (vout.as_ref(), iout.as_ref())
+        } else {
+            (Some(&kb[j % 2]), ib.get(j % 2))
+        };
+        // The counts of this pass: from the histogram (first pass), else an upsweep.
+        let (cbuf, coff, tpb, nblocks) = if j == 0 {
+            (&counts0, p * 256 * nb0 * 4, tpb0, nb0)
+        } else {
+            let counts = counts.as_ref().expect("allocated for two passes or more");
+            let (tpb, nblocks) = plan(K::scatter(spec, pass))?;
+            let mut a = vec![Arg::R(src), Arg::W(counts)];
+            a.extend(iin.map(Arg::R));
+            let w = [
+                src.ptr(),
+                ptr(iin),
+                counts.ptr(),
+                total as u64,
+                tpb as u64,
+                nblocks as u64,
+                shift as u64,
+                seg as u64,
+            ];
+            g.launch(K::upsweep(spec, pass.row), nblocks as u32, &w, &a)?;
+            (counts, 0, tpb, nblocks)
+        };
+        let offs = cbuf.ptr() + coff as u64;
+        let w = [offs, hist.ptr() + (p * 256 * 4) as u64, nblocks as u64];
+        g.launch(K::scan_counts(), 32, &w, &[Arg::W(cbuf), Arg::R(&hist)])?;
+        let mut a = vec![Arg::R(src), Arg::R(cbuf)];
+        a.extend(iin.map(Arg::R));
+        a.extend(kout.map(Arg::W));
+        a.extend(iout_p.map(Arg::W));
+        let w = [
+            src.ptr(),
+            ptr(iin),
+            ptr(kout),
+            ptr(iout_p),
+            offs,
+            total as u64,
+            tpb as u64,
+            nblocks as u64,
+            shift as u64,
+            seg as u64,
+            desc as u64,
+        ];
+        g.launch(K::scatter(spec, pass), nblocks as u32, &w, &a)?;
+    }
     Ok((vout, iout))
 }
 
@@ -633,12 +681,10 @@ pub(crate) fn gather(
 /// Every CUDA source the sort family builds for `spec` (results of quantiles in `mean`): for
 /// the compile-only check.
 pub(crate) fn all_sources(spec: KeySpec, mean: DType) -> Vec<KernelSource> {
-    vec![
-        K::upsweep(spec),
+    let mut v = vec![
         K::scan_counts(),
-        K::scatter(spec),
-        K::make_keys(spec),
-        K::finish(spec),
+        K::histogram(spec),
+        K::copy_out(spec),
         K::rows(spec),
         S::sel_hist0(spec),
         S::sel_step(),
@@ -657,5 +703,8 @@ pub(crate) fn all_sources(spec: KeySpec, mean: DType) -> Vec<KernelSource> {
         S::scan_sums(),
         S::scan_add(),
         S::gather(spec.bits as usize / 8),
-    ]
+    ];
+    v.extend(K::Pass::ALL.map(|pass| K::scatter(spec, pass)));
+    v.extend([false, true].map(|row| K::upsweep(spec, row)));
+    v
 }

@@ -1,8 +1,11 @@
 //! CUDA sources of the radix sort: LSD passes of 8-bit digits over unsigned keys (see
-//! [`super::keys`]), three kernels a pass (per-tile digit counts, a scan of the counts per
-//! digit, a stable scatter through shared memory), and a one-block-per-row sort for rows that
-//! fit in shared memory. Blocks are 256 threads; item `k` of thread `t` of a tile is tile
-//! element `k * 256 + t`, the order stability is defined by.
+//! [`super::keys`]) after one histogram of every pass's digits, three kernels a pass (per-block
+//! digit counts over a block's run of tiles, a scan of the counts per digit, a stable scatter
+//! of each tile through shared memory, tile after tile), and a one-block-per-row sort for rows
+//! that fit in shared memory. The first executed pass reads the input (keys made on the fly)
+//! and the last writes the outputs (values and `i64` indices), so no pass of its own converts.
+//! Blocks are 256 threads; item `j` of lane `l` of warp `w` of a tile is tile element
+//! `(w * items + j) * 32 + l`, the order stability is defined by.
 
 use super::keys::{KeySpec, c_helpers};
 use crate::codegen::KernelSource;
@@ -28,7 +31,7 @@ pub(crate) fn source(extra: &str, body: &str) -> String {
 }
 
 /// Block-wide helpers shared by the sort kernels: an exclusive scan of one value per thread,
-/// and the stable ranking of a tile's digits.
+/// warp digit matching and counting, and the stable ranking of a tile's digits.
 const BLOCK_HELPERS: &str = r#"
 __device__ __forceinline__ unsigned block_exscan(unsigned v, unsigned *tmp, unsigned *total) {
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
@@ -44,13 +47,39 @@ __device__ __forceinline__ unsigned block_exscan(unsigned v, unsigned *tmp, unsi
   *total = tot;
   return off + x - v;
 }
-// Stable ranks of a tile's digits (`0xffffffff`: no element): item `j` of lane `l` of warp `w`
-// is tile element `(w * ITEMS + j) * 32 + l`. Each warp counts its own elements in its own
-// counters (no block barrier per item); then per digit the warps' counts are scanned and the
-// digits' totals give where each digit starts. `pos` gets each element's place in the tile
-// sorted by digit, `start` each digit's first place. Ends with a block barrier.
+// The lanes of the warp whose digit equals this lane's (`0xffffffff`, no element, matches only
+// itself): eight ballots, one a bit of the digit.
+__device__ __forceinline__ unsigned match_digit(unsigned d) {
+  unsigned m = __ballot_sync(0xffffffffu, d != 0xffffffffu);
+  if (d == 0xffffffffu) m = ~m;
+  #pragma unroll
+  for (int b = 0; b < 8; ++b) {
+    const unsigned bit = (d >> b) & 1u;
+    const unsigned bal = __ballot_sync(0xffffffffu, bit);
+    m &= bit ? bal : ~bal;
+  }
+  return m;
+}
+// Adds one to counter `d` of `h` (`0xffffffff`: nothing) for each lane of the warp: once for
+// the whole warp where every lane has the same digit, else lane by lane.
+__device__ __forceinline__ void count_digit(unsigned *h, unsigned d) {
+  const unsigned d0 = __shfl_sync(0xffffffffu, d, 0);
+  if (__all_sync(0xffffffffu, d == d0)) {
+    if ((threadIdx.x & 31) == 0 && d0 != 0xffffffffu) atomicAdd(&h[d0], 32u);
+  } else if (d != 0xffffffffu) {
+    atomicAdd(&h[d], 1u);
+  }
+}
+// Ranking of one tile with one register per item: `v[j]` holds the digit of item `j`
+// (`0xffffffff`: no element) and gets the item's place in the tile sorted by digit (stable:
+// item `j` of lane `l` of warp `w` is tile element `(w * ITEMS + j) * 32 + l`). Each warp
+// counts its own items in its own 256 counters `wc + 256 * w` (while counting, `v[j]` holds
+// the digit in its high half and the rank within the warp in its low half); then per digit
+// the warps' counts are scanned, and the digits' totals give where each digit starts
+// (`start`). Returns the start of digit `threadIdx.x` and sets `*cnt` to its count. Has block
+// barriers; the caller needs one before `wc` or `start` is written again.
 template <int ITEMS>
-__device__ __forceinline__ void block_rank(const unsigned *dig, unsigned *pos, unsigned *wc, unsigned *start, unsigned *tmp) {
+__device__ __forceinline__ unsigned rank_tile(unsigned *v, unsigned *wc, unsigned *start, unsigned *tmp, unsigned *cnt) {
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
   unsigned *my = wc + w * 256;
   #pragma unroll
@@ -59,108 +88,177 @@ __device__ __forceinline__ void block_rank(const unsigned *dig, unsigned *pos, u
   const unsigned lt = (1u << lane) - 1u;
   #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
-    const unsigned d = dig[j];
-    const unsigned peers = __match_any_sync(0xffffffffu, d);
+    const unsigned d = v[j];
+    const unsigned peers = match_digit(d);
     const int leader = __ffs(peers) - 1;
     unsigned b = 0;
     if (lane == leader && d != 0xffffffffu) { b = my[d]; my[d] = b + __popc(peers); }
     b = __shfl_sync(0xffffffffu, b, leader);
-    pos[j] = b + __popc(peers & lt);
+    if (d != 0xffffffffu) v[j] = (d << 16) | (b + __popc(peers & lt));
     __syncwarp();
   }
   __syncthreads();
   unsigned run = 0;
   #pragma unroll
-  for (int v = 0; v < 8; ++v) { const unsigned c = wc[v * 256 + t]; wc[v * 256 + t] = run; run += c; }
+  for (int u = 0; u < 8; ++u) { const unsigned c = wc[u * 256 + t]; wc[u * 256 + t] = run; run += c; }
   unsigned tot;
-  start[t] = block_exscan(run, tmp, &tot);
+  const unsigned st = block_exscan(run, tmp, &tot);
+  start[t] = st;
   __syncthreads();
   #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
-    const unsigned d = dig[j];
-    if (d != 0xffffffffu) pos[j] += start[d] + my[d];
+    const unsigned x = v[j];
+    if (x != 0xffffffffu) { const unsigned d = x >> 16; v[j] = (x & 0xffffu) + start[d] + my[d]; }
   }
-  __syncthreads();
+  *cnt = run;
+  return st;
 }
 "#;
 
 /// Shared memory of a tile: the ranking counters (8 KiB), reused for the staged keys and
-/// indices.
+/// indices (the one-block row sort).
 fn smem_bytes(spec: KeySpec) -> usize {
     let t = tile(spec.bits);
     (t * (spec.bits.max(32) as usize / 8 + 4)).max(2048 * 4)
 }
 
-fn key_only(spec: KeySpec) -> String {
-    format!(
-        "typedef {} K;\n#define KMASK (({}){})\n",
-        spec.c_key(),
-        spec.c_key(),
-        if spec.bits == 64 {
-            "0xffffffffffffffffull"
-        } else {
-            "0xffffffffu"
-        }
+/// Where a pass's digits come from and where its elements go. Pass 0 of a device-wide sort
+/// reads the input (`first`: keys by `tkey`, indices the positions); the last writes the
+/// outputs (`last`: values by `tval`, `i64` indices within their row); the others move keys
+/// and `u32` indices between scratch buffers. `row`: the digit is of the row number of the
+/// index (`seg` elements a row), not of the key; a row pass is never the first (without a key
+/// pass the input is in order already).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Pass {
+    pub first: bool,
+    pub last: bool,
+    pub row: bool,
+}
+
+impl Pass {
+    /// Every variant a sort can launch.
+    pub(crate) const ALL: [Pass; 6] = [
+        Pass::new(true, false, false),
+        Pass::new(true, true, false),
+        Pass::new(false, false, false),
+        Pass::new(false, true, false),
+        Pass::new(false, false, true),
+        Pass::new(false, true, true),
+    ];
+
+    pub(crate) const fn new(first: bool, last: bool, row: bool) -> Pass {
+        Pass { first, last, row }
+    }
+
+    fn tag(self) -> String {
+        format!(
+            "{}{}{}",
+            if self.first { "f" } else { "" },
+            if self.row { "r" } else { "k" },
+            if self.last { "l" } else { "" }
+        )
+    }
+
+    fn defines(self) -> String {
+        format!(
+            "#define FIRST {}\n#define LAST {}\n#define ROWP {}\n",
+            self.first as u8, self.last as u8, self.row as u8
+        )
+    }
+}
+
+/// The digit of key `k` or index `ix` in a pass (`ROWP`: of the row number).
+const DIGIT_FN: &str = r#"
+__device__ __forceinline__ unsigned digit_of(K k, unsigned ix, unsigned shift, unsigned seg) {
+#if ROWP
+  return ((ix / seg) >> shift) & 255u;
+#else
+  return (unsigned)(k >> shift) & 255u;
+#endif
+}
+"#;
+
+/// The source of the kernels of one pass variant: key helpers, pass defines and the digit
+/// helper, the block helpers, then `body`.
+fn pass_source(spec: KeySpec, pass: Pass, body: &str) -> String {
+    source(
+        &format!("{}{}{DIGIT_FN}", c_helpers(spec), pass.defines()),
+        body,
     )
 }
 
-/// The digit of a pass: of the key, or of the row of index `ix` (`seg` elements a row).
-const DIGIT: &str =
-    "(seg ? (unsigned)(((u64t)ix / seg) >> shift) & 255u : (unsigned)((k >> shift) & 255u))";
-
-/// Per-tile digit counts of one pass: `counts[d * ntiles + tile]`.
-pub(crate) fn upsweep(spec: KeySpec) -> KernelSource {
+/// Per-block digit counts of a pass after the first (the first pass's come from
+/// [`histogram`]): block `b` counts the elements of tiles `b * tpb .. (b + 1) * tpb` into
+/// `counts[d * nblocks + b]`. A row pass reads the indices, a key pass the keys.
+pub(crate) fn upsweep(spec: KeySpec, row: bool) -> KernelSource {
     let items = items(spec.bits);
     let tile = tile(spec.bits);
-    let name = format!("cuprite_sort_up_k{}", spec.bits.max(32));
+    let pass = Pass::new(false, false, row);
+    let name = format!("cuprite_sort_up_{}_{}", spec.dtype.name(), pass.tag());
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const K *__restrict__ keys, const unsigned *__restrict__ idx, unsigned *__restrict__ counts, u64t n, u64t ntiles, u64t shift, u64t seg) {{
-  __shared__ unsigned h[256];
-  const int t = threadIdx.x, lane = t & 31;
-  const u64t tile = blockIdx.x;
-  h[t] = 0;
-  __syncthreads();
-  const u64t base = tile * {tile};
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const void *__restrict__ src, const unsigned *__restrict__ iin, unsigned *__restrict__ counts, u64t n, u64t tpb, u64t nblocks, u64t shift, u64t seg) {{
+  __shared__ unsigned h[8 * 256];
+  const int t = threadIdx.x, lane = t & 31, w = t >> 5;
+  unsigned *my = h + w * 256;
   #pragma unroll
-  for (int j = 0; j < {items}; ++j) {{
-    const u64t i = base + (u64t)j * 256 + t;
-    unsigned d = 0xffffffffu;
-    if (i < n) {{ const K k = keys[i]; const unsigned ix = idx ? idx[i] : 0u; d = {DIGIT}; }}
-    const unsigned peers = __match_any_sync(0xffffffffu, d);
-    if (d != 0xffffffffu && (peers & ((1u << lane) - 1u)) == 0) atomicAdd(&h[d], __popc(peers));
+  for (int i = 0; i < 8; ++i) my[lane + 32 * i] = 0;
+  __syncwarp();
+  const u64t lo = (u64t)blockIdx.x * tpb * {tile};
+  const u64t end = lo + tpb * {tile};
+  const u64t hi = end < n ? end : n;
+  for (u64t s = lo; s < hi; s += {tile}) {{
+    unsigned d[{items}];
+    #pragma unroll
+    for (int j = 0; j < {items}; ++j) {{
+      const u64t i = s + (u64t)j * 256 + t;
+      d[j] = 0xffffffffu;
+      if (i < hi) {{
+#if ROWP
+        d[j] = digit_of((K)0, iin[i], (unsigned)shift, (unsigned)seg);
+#else
+        d[j] = digit_of(((const K *)src)[i], 0u, (unsigned)shift, (unsigned)seg);
+#endif
+      }}
+    }}
+    #pragma unroll
+    for (int j = 0; j < {items}; ++j) count_digit(my, d[j]);
   }}
   __syncthreads();
-  counts[(u64t)t * ntiles + tile] = h[t];
+  unsigned c = 0;
+  #pragma unroll
+  for (int u = 0; u < 8; ++u) c += h[u * 256 + t];
+  counts[(u64t)t * nblocks + blockIdx.x] = c;
 }}
 "#
     );
     KernelSource {
         name,
-        source: source(&key_only(spec), &body),
+        source: pass_source(spec, pass, &body),
     }
 }
 
-/// Turns the counts of one pass into global offsets: block `d` scans digit `d`'s tiles,
-/// starting after every element of a smaller digit (`totals`, the pass's histogram).
+/// Turns the per-block counts of one pass into global offsets: warp `d` (of 32 blocks of 8
+/// warps) scans digit `d`'s blocks, starting after every element of a smaller digit
+/// (`totals`, the pass's histogram).
 pub(crate) fn scan_counts() -> KernelSource {
-    let name = "cuprite_sort_scan".to_string();
+    let name = "cuprite_sort_scan_blocks".to_string();
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(unsigned *__restrict__ counts, const unsigned *__restrict__ totals, u64t ntiles) {{
-  __shared__ unsigned tmp[8];
-  __shared__ unsigned s_base;
-  const int t = threadIdx.x;
-  const unsigned d = blockIdx.x;
-  if (t == 0) {{ unsigned b = 0; for (unsigned i = 0; i < d; ++i) b += totals[i]; s_base = b; }}
-  __syncthreads();
-  unsigned carry = s_base;
-  unsigned *row = counts + (u64t)d * ntiles;
-  for (u64t c = 0; c < ntiles; c += 256) {{
-    const u64t i = c + t;
-    const unsigned v = i < ntiles ? row[i] : 0u;
-    unsigned tot;
-    const unsigned ex = block_exscan(v, tmp, &tot);
-    if (i < ntiles) row[i] = carry + ex;
-    carry += tot;
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(unsigned *__restrict__ counts, const unsigned *__restrict__ totals, u64t nblocks) {{
+  const int lane = threadIdx.x & 31;
+  const unsigned d = blockIdx.x * 8 + (threadIdx.x >> 5);
+  unsigned base = 0;
+  for (unsigned i = lane; i < d; i += 32) base += totals[i];
+  #pragma unroll
+  for (int o = 16; o > 0; o >>= 1) base += __shfl_xor_sync(0xffffffffu, base, o);
+  unsigned *row = counts + (u64t)d * nblocks;
+  for (u64t c = 0; c < nblocks; c += 32) {{
+    const u64t i = c + lane;
+    const unsigned v = i < nblocks ? row[i] : 0u;
+    unsigned x = v;
+    #pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {{ const unsigned y = __shfl_up_sync(0xffffffffu, x, o); if (lane >= o) x += y; }}
+    if (i < nblocks) row[i] = base + x - v;
+    base += __shfl_sync(0xffffffffu, x, 31);
   }}
 }}
 "#
@@ -171,93 +269,157 @@ pub(crate) fn scan_counts() -> KernelSource {
     }
 }
 
-/// The stable scatter of one pass: ranks each tile's digits in shared memory, stages the tile
-/// sorted by digit, and writes each digit's run to its global offset.
-pub(crate) fn scatter(spec: KeySpec) -> KernelSource {
+/// Shared memory of the scatter: the staged keys and indices of a tile.
+fn stage_bytes(spec: KeySpec) -> usize {
+    tile(spec.bits) * (spec.bits.max(32) as usize / 8 + 4)
+}
+
+/// The stable scatter of one pass: block `b` takes tiles `b * tpb .. (b + 1) * tpb` in order,
+/// starting each digit at its offset from [`scan_counts`] (`offs[d * nblocks + b]`); per tile
+/// it ranks the digits in shared memory, stages keys and indices sorted by digit, and writes
+/// each digit's run to its global place. The first pass reads the input (`tkey`; the index is
+/// the position); the last writes values (`tval`) and `i64` indices within their row (`seg`
+/// elements a row, `0`: one row) instead of keys and `u32` indices. A null index input or
+/// output means no indices (the first pass has them from the positions).
+pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
     let items = items(spec.bits);
     let tile = tile(spec.bits);
-    let sm = smem_bytes(spec);
-    let name = format!("cuprite_sort_scatter_k{}", spec.bits.max(32));
+    let sm = stage_bytes(spec);
+    let name = format!("cuprite_sort_scatter_{}_{}", spec.dtype.name(), pass.tag());
+    let b = spec.c_bits();
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const K *__restrict__ kin, const unsigned *__restrict__ iin, K *__restrict__ kout, unsigned *__restrict__ iout, const unsigned *__restrict__ offs, u64t n, u64t ntiles, u64t shift, u64t seg) {{
+        r#"extern "C" __global__ void __launch_bounds__(256, 4) {name}(const void *__restrict__ src, const unsigned *__restrict__ iin, void *__restrict__ kout, void *__restrict__ iout, const unsigned *__restrict__ offs, u64t n, u64t tpb, u64t nblocks, u64t shift, u64t seg, u64t desc) {{
   __shared__ __align__(16) unsigned char sm[{sm}];
-  __shared__ unsigned s_start[256], s_off[256], s_tmp[8];
+  __shared__ unsigned s_wc[8 * 256];
+  __shared__ unsigned s_start[256], s_base[256], s_tmp[8];
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
-  const u64t tile = blockIdx.x, base = tile * {tile};
-  const u64t left = n - base;
-  const int valid = left < {tile} ? (int)left : {tile};
-  K key[{items}]; unsigned ixs[{items}], dig[{items}], pos[{items}];
-  #pragma unroll
-  for (int j = 0; j < {items}; ++j) {{
-    const int p = (w * {items} + j) * 32 + lane;
-    K k = 0; unsigned ix = 0; unsigned d = 0xffffffffu;
-    if (p < valid) {{ k = kin[base + p]; ix = iin ? iin[base + p] : 0u; d = {DIGIT}; }}
-    key[j] = k; ixs[j] = ix; dig[j] = d;
-  }}
-  s_off[t] = offs[(u64t)t * ntiles + tile];
-  block_rank<{items}>(dig, pos, (unsigned *)sm, s_start, s_tmp);
   K *sk = (K *)sm;
   unsigned *si = (unsigned *)(sm + {tile} * sizeof(K));
-  #pragma unroll
-  for (int j = 0; j < {items}; ++j) {{
-    if (dig[j] != 0xffffffffu) {{ sk[pos[j]] = key[j]; si[pos[j]] = ixs[j]; }}
-  }}
-  __syncthreads();
-  #pragma unroll
-  for (int j = 0; j < {items}; ++j) {{
-    const int p = j * 256 + t;
-    if (p < valid) {{
-      const K k = sk[p]; const unsigned ix = si[p];
-      const unsigned d = {DIGIT};
-      const u64t o = (u64t)s_off[d] + (unsigned)(p - (int)s_start[d]);
-      kout[o] = k;
-      if (iout) iout[o] = ix;
+#if FIRST
+  const bool with_idx = iout != 0;
+#else
+  const bool with_idx = iin != 0;
+#endif
+  unsigned run_off = offs[(u64t)t * nblocks + blockIdx.x];
+  const u64t t0 = (u64t)blockIdx.x * tpb;
+  for (u64t tl = t0; tl < t0 + tpb; ++tl) {{
+    const u64t base = tl * {tile};
+    if (base >= n) break;
+    const u64t left = n - base;
+    const int valid = left < {tile} ? (int)left : {tile};
+    K key[{items}]; unsigned v[{items}];
+    #pragma unroll
+    for (int j = 0; j < {items}; ++j) {{
+      const int p = (w * {items} + j) * 32 + lane;
+      K k = 0; unsigned d = 0xffffffffu;
+      if (p < valid) {{
+#if FIRST
+        k = tkey((K)((const {b} *)src)[base + p], desc != 0);
+        d = digit_of(k, 0u, (unsigned)shift, (unsigned)seg);
+#elif ROWP
+        k = ((const K *)src)[base + p];
+        d = digit_of(k, iin[base + p], (unsigned)shift, (unsigned)seg);
+#else
+        k = ((const K *)src)[base + p];
+        d = digit_of(k, 0u, (unsigned)shift, (unsigned)seg);
+#endif
+      }}
+      key[j] = k; v[j] = d;
     }}
+    unsigned cnt;
+    const unsigned st = rank_tile<{items}>(v, s_wc, s_start, s_tmp, &cnt);
+    s_base[t] = run_off - st;
+    run_off += cnt;
+    #pragma unroll
+    for (int j = 0; j < {items}; ++j) if (v[j] != 0xffffffffu) sk[v[j]] = key[j];
+    if (with_idx) {{
+      #pragma unroll
+      for (int j = 0; j < {items}; ++j) {{
+        const int p = (w * {items} + j) * 32 + lane;
+        if (v[j] != 0xffffffffu) {{
+#if FIRST
+          si[v[j]] = (unsigned)(base + p);
+#else
+          si[v[j]] = iin[base + p];
+#endif
+        }}
+      }}
+    }}
+    __syncthreads();
+    #pragma unroll
+    for (int j = 0; j < {items}; ++j) {{
+      const int p = j * 256 + t;
+      if (p < valid) {{
+        const K k = sk[p];
+        const unsigned ix = with_idx ? si[p] : 0u;
+        const u64t o = (u64t)(s_base[digit_of(k, ix, (unsigned)shift, (unsigned)seg)] + (unsigned)p);
+#if LAST
+        if (kout) (({b} *)kout)[o] = ({b})tval(k, desc != 0);
+        if (iout) ((i64t *)iout)[o] = (i64t)(seg ? ix % (unsigned)seg : ix);
+#else
+        ((K *)kout)[o] = k;
+        if (with_idx) ((unsigned *)iout)[o] = ix;
+#endif
+      }}
+    }}
+    __syncthreads();
   }}
 }}
 "#
     );
     KernelSource {
         name,
-        source: source(&key_only(spec), &body),
+        source: pass_source(spec, pass, &body),
     }
 }
 
-/// Keys (and indices `0..n`) of the input, with the digit histogram of every pass: `kp` key
-/// passes then `sp` passes over the row number (`seg` elements a row).
-pub(crate) fn make_keys(spec: KeySpec) -> KernelSource {
-    let name = format!("cuprite_sort_keys_{}", spec.dtype.name());
+/// The digit histogram of every pass, and the per-block digit counts of every key pass on
+/// the input order (what the first executed pass's [`scan_counts`] takes): block `b` counts
+/// the elements of tiles `b * tpb .. (b + 1) * tpb` of the input (keys by `tkey`) into
+/// `counts[(p * 256 + d) * nblocks + b]` for key pass `p`, and adds them to `hist[p * 256 +
+/// d]`. The `sp` row passes' histograms (`rows` rows of `seg` elements) come from the row count
+/// (block 0 writes them).
+pub(crate) fn histogram(spec: KeySpec) -> KernelSource {
+    let name = format!("cuprite_sort_hist_{}", spec.dtype.name());
     let b = spec.c_bits();
+    let kp = spec.bits / 8;
+    let items = items(spec.bits);
+    let tile = tile(spec.bits);
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, K *__restrict__ keys, unsigned *__restrict__ idx, unsigned *__restrict__ hist, u64t n, u64t desc, u64t seg, u64t kp, u64t sp) {{
-  __shared__ unsigned h[12 * 256];
-  const int t = threadIdx.x, lane = t & 31;
-  const int P = (int)(kp + sp);
-  for (int i = t; i < P * 256; i += 256) h[i] = 0;
-  __syncthreads();
-  const u64t stride = (u64t)gridDim.x * 256;
-  for (u64t s = (u64t)blockIdx.x * 256; s < n; s += stride) {{
-    const u64t i = s + t;
-    const bool ok = i < n;
-    K k = 0;
-    if (ok) {{ k = tkey((K)x[i], desc != 0); keys[i] = k; if (idx) idx[i] = (unsigned)i; }}
-    const unsigned lt = (1u << lane) - 1u;
-    for (int p = 0; p < (int)kp; ++p) {{
-      const unsigned d = ok ? (unsigned)((k >> (8 * p)) & 255u) : 0xffffffffu;
-      const unsigned peers = __match_any_sync(0xffffffffu, d);
-      if (ok && (peers & lt) == 0) atomicAdd(&h[p * 256 + d], __popc(peers));
-    }}
-    if (sp) {{
-      const u64t r = ok ? i / seg : 0;
-      for (int q = 0; q < (int)sp; ++q) {{
-        const unsigned d = ok ? (unsigned)((r >> (8 * q)) & 255u) : 0xffffffffu;
-        const unsigned peers = __match_any_sync(0xffffffffu, d);
-        if (ok && (peers & lt) == 0) atomicAdd(&h[((int)kp + q) * 256 + d], __popc(peers));
-      }}
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, unsigned *__restrict__ hist, unsigned *__restrict__ counts, u64t n, u64t tpb, u64t nblocks, u64t desc, u64t seg, u64t sp) {{
+  __shared__ unsigned h[{kp} * 256];
+  const int t = threadIdx.x;
+  for (int i = t; i < {kp} * 256; i += 256) h[i] = 0;
+  if (blockIdx.x == 0 && sp) {{
+    const u64t rows = n / seg;
+    for (int q = 0; q < (int)sp; ++q) {{
+      const u64t bs = 1ull << (8 * q), period = bs << 8, lo = (u64t)t * bs;
+      const u64t full = rows / period, rem = rows % period;
+      const u64t c = full * bs + (rem > lo ? (rem - lo < bs ? rem - lo : bs) : 0);
+      hist[({kp} + q) * 256 + t] = (unsigned)(c * seg);
     }}
   }}
   __syncthreads();
-  for (int i = t; i < P * 256; i += 256) if (h[i]) atomicAdd(&hist[i], h[i]);
+  const u64t lo = (u64t)blockIdx.x * tpb * {tile};
+  const u64t end = lo + tpb * {tile};
+  const u64t hi = end < n ? end : n;
+  for (u64t s = lo; s < hi; s += {tile}) {{
+    K k[{items}];
+    #pragma unroll
+    for (int j = 0; j < {items}; ++j) {{ const u64t i = s + (u64t)j * 256 + t; k[j] = i < hi ? tkey((K)x[i], desc != 0) : (K)0; }}
+    #pragma unroll
+    for (int j = 0; j < {items}; ++j) {{
+      const bool ok = s + (u64t)j * 256 + t < hi;
+      #pragma unroll
+      for (int p = 0; p < {kp}; ++p) count_digit(h + p * 256, ok ? (unsigned)(k[j] >> (8 * p)) & 255u : 0xffffffffu);
+    }}
+  }}
+  __syncthreads();
+  for (int i = t; i < {kp} * 256; i += 256) {{
+    const unsigned c = h[i];
+    counts[(u64t)i * nblocks + blockIdx.x] = c;
+    if (c) atomicAdd(&hist[i], c);
+  }}
 }}
 "#
     );
@@ -267,16 +429,18 @@ pub(crate) fn make_keys(spec: KeySpec) -> KernelSource {
     }
 }
 
-/// Sorted keys back to values, and indices to `i64` positions within their row.
-pub(crate) fn finish(spec: KeySpec) -> KernelSource {
-    let name = format!("cuprite_sort_finish_{}", spec.dtype.name());
+/// The outputs of a sort that needs no pass (every key equal): values through `tkey` and
+/// `tval` (NaN canonical) and the positions within their row (`seg` elements a row, `0`: one
+/// row).
+pub(crate) fn copy_out(spec: KeySpec) -> KernelSource {
+    let name = format!("cuprite_sort_copy_{}", spec.dtype.name());
     let b = spec.c_bits();
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const K *__restrict__ keys, const unsigned *__restrict__ idx, {b} *__restrict__ vout, i64t *__restrict__ iout, u64t n, u64t desc, u64t seg) {{
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, {b} *__restrict__ vout, i64t *__restrict__ iout, u64t n, u64t desc, u64t seg) {{
   const u64t stride = (u64t)gridDim.x * 256;
   for (u64t i = (u64t)blockIdx.x * 256 + threadIdx.x; i < n; i += stride) {{
-    if (vout) vout[i] = ({b})tval(keys[i], desc != 0);
-    if (iout) {{ u64t ix = idx[i]; if (seg) ix -= (i / seg) * seg; iout[i] = (i64t)ix; }}
+    if (vout) vout[i] = ({b})tval(tkey((K)x[i], desc != 0), desc != 0);
+    if (iout) iout[i] = (i64t)(seg ? i % seg : i);
   }}
 }}
 "#
@@ -296,7 +460,7 @@ pub(crate) fn rows(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_sort_rows_{}", spec.dtype.name());
     let b = spec.c_bits();
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, {b} *__restrict__ vout, i64t *__restrict__ iout, u64t rows, u64t n, u64t desc) {{
+        r#"extern "C" __global__ void __launch_bounds__(256, 3) {name}(const {b} *__restrict__ x, {b} *__restrict__ vout, i64t *__restrict__ iout, u64t rows, u64t n, u64t desc) {{
   __shared__ __align__(16) unsigned char sm[{sm}];
   __shared__ unsigned s_start[256], s_tmp[8];
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
@@ -304,7 +468,7 @@ pub(crate) fn rows(spec: KeySpec) -> KernelSource {
   unsigned *si = (unsigned *)(sm + {tile} * sizeof(K));
   for (u64t row = blockIdx.x; row < rows; row += gridDim.x) {{
     const {b} *xr = x + row * n;
-    K key[{items}]; unsigned ixs[{items}], dig[{items}], pos[{items}];
+    K key[{items}]; unsigned ixs[{items}], v[{items}];
     #pragma unroll
     for (int j = 0; j < {items}; ++j) {{
       const int p = (w * {items} + j) * 32 + lane;
@@ -316,12 +480,14 @@ pub(crate) fn rows(spec: KeySpec) -> KernelSource {
       #pragma unroll
       for (int j = 0; j < {items}; ++j) {{
         const int p = (w * {items} + j) * 32 + lane;
-        dig[j] = p < (int)n ? (unsigned)((key[j] >> (8 * pass)) & 255u) : 0xffffffffu;
+        v[j] = p < (int)n ? (unsigned)((key[j] >> (8 * pass)) & 255u) : 0xffffffffu;
       }}
-      block_rank<{items}>(dig, pos, (unsigned *)sm, s_start, s_tmp);
+      unsigned cnt;
+      rank_tile<{items}>(v, (unsigned *)sm, s_start, s_tmp, &cnt);
+      __syncthreads();
       #pragma unroll
       for (int j = 0; j < {items}; ++j) {{
-        if (dig[j] != 0xffffffffu) {{ sk[pos[j]] = key[j]; si[pos[j]] = ixs[j]; }}
+        if (v[j] != 0xffffffffu) {{ sk[v[j]] = key[j]; si[v[j]] = ixs[j]; }}
       }}
       __syncthreads();
       #pragma unroll
