@@ -236,8 +236,14 @@ fn without_gpu() -> TestResult {
 fn device_copy_ceiling() -> TestResult {
     let mut ctx = BenchCtx::new(1, 5, true);
     let c = ctx.device_copy_ceiling()?;
-    // Any CUDA GPU copies faster than 50 GB/s and slower than 20 TB/s.
-    assert!(c.value > 0.05 && c.value < 20.0, "{c:?}");
+    // Any CUDA GPU copies faster than 50 GB/s and slower than 20 TB/s; under a compute-sanitizer
+    // tool (the GPU check sets CUPRITE_UNDER_SANITIZER) copies are instrumented: 1 GB/s.
+    let low = if std::env::var_os("CUPRITE_UNDER_SANITIZER").is_some() {
+        0.001
+    } else {
+        0.05
+    };
+    assert!(c.value > low && c.value < 20.0, "{c:?}");
     // Measured once per run: asking again returns the same value.
     assert_eq!(ctx.device_copy_ceiling()?.value, c.value);
     println!("device copy ceiling (quick): {:.3} TB/s", c.value);

@@ -192,7 +192,8 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
             .context()
             .load_module(cuprite::nvrtc::compile_ptx(RAW_KERNEL).map_err(to_err)?)
             .map_err(to_err)?;
-        let f = module.load_function("add_const").map_err(to_err)?.raw();
+        let func = module.load_function("add_const").map_err(to_err)?;
+        let f = func.raw();
         let x = stream.clone_htod(&a.to_vec()?).map_err(to_err)?;
         // SAFETY: fully written by the kernel before it is read (it is never read).
         let y = unsafe { stream.alloc::<f32>(n) }.map_err(to_err)?;
@@ -237,9 +238,23 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
             r.eval()?;
             Ok(())
         };
+        // Two parts of `ours`, for the breakdown: the lazy node alone (made and dropped), and
+        // the safe driver layer's packed launch of the raw kernel (checks, access tracking).
+        let node_only = || {
+            let r = &a + 1.0;
+            drop(std::hint::black_box(r));
+        };
+        let safe = || -> Result<(), BenchError> {
+            let acc = [cuprite::Access::read(&x), cuprite::Access::write(&y)];
+            // SAFETY: as for `raw`: the words are the kernel's six parameters, the two
+            // addresses among them are `x` and `y`, declared in `acc`.
+            unsafe { stream.launch_packed(&func, (1, 1, 1), (256, 1, 1), 0, &words, &acc) }
+                .map_err(to_err)
+        };
         // Samples interleaved (raw, ours, raw, ...): drift of the host affects both alike.
         let iters = 200;
         let (mut raw_s, mut our_s) = (Vec::new(), Vec::new());
+        let (mut node_s, mut safe_s) = (Vec::new(), Vec::new());
         for round in 0..ctx.warmup + ctx.repeats {
             cuprite_array::sync(gpu())?;
             let t = Instant::now();
@@ -253,13 +268,27 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
                 ours()?;
             }
             let o = t.elapsed().as_secs_f64() / iters as f64;
+            let t = Instant::now();
+            for _ in 0..iters {
+                node_only();
+            }
+            let nd = t.elapsed().as_secs_f64() / iters as f64;
+            cuprite_array::sync(gpu())?;
+            let t = Instant::now();
+            for _ in 0..iters {
+                safe()?;
+            }
+            let sf = t.elapsed().as_secs_f64() / iters as f64;
             if round >= ctx.warmup {
                 raw_s.push(r);
                 our_s.push(o);
+                node_s.push(nd);
+                safe_s.push(sf);
             }
         }
         cuprite_array::sync(gpu())?;
         let (raw_s, our_s) = (Samples(raw_s), Samples(our_s));
+        let (node_s, safe_s) = (Samples(node_s), Samples(safe_s));
         let raw_us = raw_s.median() * 1e6;
         Ok(vec![
             // Per call: node creation for `&a + 1.0`, linearisation, the in-memory kernel
@@ -282,6 +311,19 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
             )
             .with_note("host row")
             .plot_samples(CHART_HOST, "raw cuLaunchKernel (array stream)", &raw_s, 1e6),
+            Figure::time(
+                "part of the small op: the lazy node `&a + 1.0` made and dropped, no evaluation",
+                &node_s,
+                TimeUnit::Us,
+            )
+            .with_note("host row; breakdown"),
+            Figure::time(
+                "part of the small op: the safe layer's packed launch (checks, access tracking) of the raw kernel",
+                &safe_s,
+                TimeUnit::Us,
+            )
+            .with_ceiling("raw cuLaunchKernel, same parameters (interleaved)", raw_us)
+            .with_note("host row; breakdown"),
         ])
     })
 }
