@@ -22,7 +22,9 @@
 # "memcheck initcheck racecheck synccheck"), CUPRITE_SANITIZE_LOG_DIR (default
 # /tmp/cuprite-sanitize; logs per tool and group), RUN_TIMEOUT (seconds per process, default
 # 1800), EXTRA_TEST_ARGS (passed to every test binary, e.g. a name filter), JOBS, TEST_THREADS,
-# ALONE (space-separated exact test names), EXAMPLES (default 1; 0 skips the examples).
+# ALONE (space-separated exact test names), EXAMPLES (default 1; 0 skips the examples), SPLIT
+# (names matching this regular expression run one test a process), ONLY (a regular expression:
+# only the runs whose label matches, e.g. to finish a sweep that ran out of time).
 #
 # Prints the errors per tool, group and example; exits 1 on any sanitizer error outside the
 # trap tests, on any failing test or example, or on a run that timed out.
@@ -115,7 +117,8 @@ for t in "${tests[@]}"; do
     mapfile -t device_names < <(grep -v '^\[cpu\]' <<<"$listing" | sed -n 's/^\(\[[a-z]*\] \)\{0,1\}\(.*\): test$/\2/p')
     # Runs: a name of three or more parts goes with the others of its first two parts (a
     # filter "a::b::"); a name of two parts runs alone (--exact). Biggest groups first.
-    mapfile -t groups < <(printf '%s\n' "${device_names[@]}" | awk -F'::' 'NF >= 3 { print $1 "::" $2 "::" } NF < 3 && NF > 0 { print "=" $0 }' | sort | uniq -c | sort -rn | awk '{print $2}')
+    # Groups named in SPLIT (default: the FFT tests, slow to instrument) run a test a process.
+    mapfile -t groups < <(printf '%s\n' "${device_names[@]}" | awk -F'::' -v split_re="${SPLIT:-^cuda::fft::}" 'NF >= 3 && $0 !~ split_re { print $1 "::" $2 "::" } (NF < 3 && NF > 0) || (NF >= 3 && $0 ~ split_re) { print "=" $0 }' | sort | uniq -c | sort -rn | awk '{print $2}')
     for tool in $tools; do
         for g in "${groups[@]}"; do
             case " $alone $trap_filter " in *" ${g#=} "*) continue ;; esac
@@ -142,6 +145,11 @@ for tool in $tools; do
         echo "$tool example-$n $d main $bundle/example-$n" >> "$plan"
     done
 done
+# ONLY (an extended regular expression): keep the runs whose label matches.
+if [ -n "${ONLY:-}" ]; then
+    grep -E -- "^[a-z]+ [^ ]*(${ONLY})" "$plan" > "$plan.only"; mv "$plan.only" "$plan"
+    grep -E -- "^[a-z]+ [^ ]*(${ONLY})" "$late" > "$late.only"; mv "$late.only" "$late"
+fi
 echo "gpu-sanitize: $(wc -l < "$plan") runs, ${jobs} at a time; then $(wc -l < "$late") apart"
 sed 's/ *$//' "$plan" | xargs -P "$jobs" -L 1 bash -c 'one_run "$@"' _
 sed 's/ *$//' "$late" | xargs -P 1 -L 1 bash -c 'one_run "$@"' _
