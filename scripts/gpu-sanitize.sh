@@ -15,8 +15,8 @@
 # Tests whose name contains $TRAP_FILTER (default "trap": a kernel that traps on purpose, whose
 # report is the point of the test) run apart under each tool: they must pass, and what the
 # sanitizer reports for them is listed as expected, not counted. Tests named in $ALONE (default:
-# the one that fills most of the device's free memory) run after the parallel phase, one process
-# at a time, so that they do not starve the others.
+# the one that fills most of the device's free memory) run before the parallel phase, one
+# process at a time, so that they do not starve the others.
 #
 # Environment: SANITIZER (default /usr/local/cuda/bin/compute-sanitizer), TOOLS (default
 # "memcheck initcheck racecheck synccheck"), CUPRITE_SANITIZE_LOG_DIR (default
@@ -130,7 +130,7 @@ for t in "${tests[@]}"; do
             fi
         done
         if printf '%s\n' "${names[@]}" | grep -q -- "$trap_filter"; then
-            echo "$tool $name-trap $dir trap $bin $trap_filter $threads" >> "$late"
+            echo "$tool $name-trap $dir trap $bin $trap_filter $threads" >> "$plan"
         fi
         for a in $alone; do
             if printf '%s\n' "${names[@]}" | grep -qx -- "$a"; then
@@ -145,14 +145,26 @@ for tool in $tools; do
         echo "$tool example-$n $d main $bundle/example-$n" >> "$plan"
     done
 done
-# ONLY (an extended regular expression): keep the runs whose label matches.
-if [ -n "${ONLY:-}" ]; then
-    grep -E -- "^[a-z]+ [^ ]*(${ONLY})" "$plan" > "$plan.only"; mv "$plan.only" "$plan"
-    grep -E -- "^[a-z]+ [^ ]*(${ONLY})" "$late" > "$late.only"; mv "$late.only" "$late"
-fi
-echo "gpu-sanitize: $(wc -l < "$plan") runs, ${jobs} at a time; then $(wc -l < "$late") apart"
-sed 's/ *$//' "$plan" | xargs -P "$jobs" -L 1 bash -c 'one_run "$@"' _
+# ONLY (an extended regular expression), or ONLY_<tool> for one tool: keep the runs whose
+# label matches.
+keep_only() {
+    local f=$1 line tool label re
+    while read -r line; do
+        read -r tool label _ <<<"$line"
+        re="ONLY_$tool"; re="${!re:-${ONLY:-}}"
+        if [ -z "$re" ] || [[ "$label" =~ $re ]]; then echo "$line"; fi
+    done < "$f" > "$f.only"
+    mv "$f.only" "$f"
+}
+keep_only "$plan"
+keep_only "$late"
+# The runs known to be long under a sanitizer start first (HEAVY, a regular expression).
+heavy="${HEAVY:-fft|fuzz|quick_smoke|props|sort__|scan__|linalg|eigh|svd|example-data_parallel}"
+{ grep -E -- "^[a-z]+ [^ ]*(${heavy})" "$plan"; grep -v -E -- "^[a-z]+ [^ ]*(${heavy})" "$plan"; } > "$plan.sorted"
+mv "$plan.sorted" "$plan"
+echo "gpu-sanitize: $(wc -l < "$late") runs apart first, then $(wc -l < "$plan") runs, ${jobs} at a time"
 sed 's/ *$//' "$late" | xargs -P 1 -L 1 bash -c 'one_run "$@"' _
+sed 's/ *$//' "$plan" | xargs -P "$jobs" -L 1 bash -c 'one_run "$@"' _
 
 echo
 echo "===== compute-sanitizer results (logs in $out)"
