@@ -3,7 +3,7 @@
 # memcheck, initcheck, racecheck and synccheck (API errors not reported: tests provoke them on
 # purpose). See CONTRIBUTING.md.
 #
-# Where Rust is: ../shared/tools/gpu-bundle --examples
+# Where Rust is: bash scripts/gpu-bundle.sh --examples
 # On the GPU:    bash scripts/gpu-sanitize.sh [.gpu]
 #
 # Each test binary is cut into groups by test name (`cuda::sort::...` is one group), and every
