@@ -206,7 +206,7 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
             1.0f32.to_bits() as u64,
         ];
         let raw_stream = stream.raw();
-        let raw = || -> Result<(), BenchError> {
+        let mut raw = || -> Result<(), BenchError> {
             let mut params: [*mut c_void; 6] =
                 std::array::from_fn(|i| &words[i] as *const u64 as *mut c_void);
             // SAFETY: a loaded kernel of the array context (current on this thread after the
@@ -233,7 +233,7 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
                 Err(e) => Err(e.into()),
             }
         };
-        let ours = || -> Result<(), BenchError> {
+        let mut ours = || -> Result<(), BenchError> {
             let r = &a + 1.0;
             r.eval()?;
             Ok(())
@@ -244,7 +244,7 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
             let r = &a + 1.0;
             drop(std::hint::black_box(r));
         };
-        let safe = || -> Result<(), BenchError> {
+        let mut safe = || -> Result<(), BenchError> {
             let acc = [cuprite::Access::read(&x), cuprite::Access::write(&y)];
             // SAFETY: as for `raw`: the words are the kernel's six parameters, the two
             // addresses among them are `x` and `y`, declared in `acc`.
@@ -253,32 +253,26 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
         };
         // Samples interleaved (raw, ours, raw, ...): drift of the host affects both alike.
         let iters = 200;
+        // Host seconds per call of `f` over `iters` calls, after the GPU caught up.
+        let per_call = |f: &mut dyn FnMut() -> Result<(), BenchError>| {
+            cuprite_array::sync(gpu())?;
+            let t = Instant::now();
+            for _ in 0..iters {
+                f()?;
+            }
+            Ok::<f64, BenchError>(t.elapsed().as_secs_f64() / iters as f64)
+        };
+        let mut node_only = || {
+            node_only();
+            Ok(())
+        };
         let (mut raw_s, mut our_s) = (Vec::new(), Vec::new());
         let (mut node_s, mut safe_s) = (Vec::new(), Vec::new());
         for round in 0..ctx.warmup + ctx.repeats {
-            cuprite_array::sync(gpu())?;
-            let t = Instant::now();
-            for _ in 0..iters {
-                raw()?;
-            }
-            let r = t.elapsed().as_secs_f64() / iters as f64;
-            cuprite_array::sync(gpu())?;
-            let t = Instant::now();
-            for _ in 0..iters {
-                ours()?;
-            }
-            let o = t.elapsed().as_secs_f64() / iters as f64;
-            let t = Instant::now();
-            for _ in 0..iters {
-                node_only();
-            }
-            let nd = t.elapsed().as_secs_f64() / iters as f64;
-            cuprite_array::sync(gpu())?;
-            let t = Instant::now();
-            for _ in 0..iters {
-                safe()?;
-            }
-            let sf = t.elapsed().as_secs_f64() / iters as f64;
+            let r = per_call(&mut raw)?;
+            let o = per_call(&mut ours)?;
+            let nd = per_call(&mut node_only)?;
+            let sf = per_call(&mut safe)?;
             if round >= ctx.warmup {
                 raw_s.push(r);
                 our_s.push(o);
