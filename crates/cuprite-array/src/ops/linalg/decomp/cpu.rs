@@ -84,9 +84,16 @@ pub(super) fn slogdet<T: Real>(a: &[T], n: usize) -> (f64, f64) {
 }
 
 pub(super) fn cholesky<T: Real>(a: &[T], n: usize) -> Result<Vec<T>> {
-    let llt = view(a, n, n)
-        .llt(Side::Lower)
-        .map_err(|e| Error::NotPositiveDefinite(format!("cholesky: {e:?}")))?;
+    let llt = view(a, n, n).llt(Side::Lower).map_err(|e| match e {
+        // faer's pivot index counts from 0; the failing leading minor is one larger (the
+        // words of the CUDA path, where cuSOLVER reports the order).
+        faer::linalg::solvers::LltError::NonPositivePivot { index } => {
+            Error::NotPositiveDefinite(format!(
+                "cholesky: the leading minor of order {} is not positive definite",
+                index + 1
+            ))
+        }
+    })?;
     Ok(rows(llt.L()))
 }
 
@@ -105,18 +112,22 @@ pub(super) fn qr<T: Real>(a: &[T], m: usize, n: usize) -> (Vec<T>, Vec<T>) {
 }
 
 pub(super) fn svd<T: Real>(a: &[T], m: usize, n: usize) -> Result<(Vec<T>, Vec<T>, Vec<T>)> {
-    let s = view(a, m, n)
-        .thin_svd()
-        .map_err(|e| Error::InvalidArgument(format!("svd did not converge: {e:?}")))?;
+    let s = view(a, m, n).thin_svd().map_err(|_| {
+        Error::InvalidArgument(format!(
+            "svd of a {m} × {n} matrix did not converge (faer's iteration limit)"
+        ))
+    })?;
     let k = m.min(n);
     let sv: Vec<T> = (0..k).map(|i| s.S()[i]).collect();
     Ok((rows(s.U()), sv, rows(s.V().transpose())))
 }
 
 pub(super) fn eigh<T: Real>(a: &[T], n: usize) -> Result<(Vec<T>, Vec<T>)> {
-    let e = view(a, n, n)
-        .self_adjoint_eigen(Side::Lower)
-        .map_err(|e| Error::InvalidArgument(format!("eigh did not converge: {e:?}")))?;
+    let e = view(a, n, n).self_adjoint_eigen(Side::Lower).map_err(|_| {
+        Error::InvalidArgument(format!(
+            "eigh of a {n} × {n} matrix did not converge (faer's iteration limit)"
+        ))
+    })?;
     // Ascending eigenvalues, their vectors as columns.
     let mut order: Vec<usize> = (0..n).collect();
     let w: Vec<T> = (0..n).map(|i| e.S()[i]).collect();
