@@ -11,7 +11,7 @@ impl ViewFn for Diagonal {
     fn layout(&self, l: &Layout) -> Option<Layout> {
         Some(Layout {
             offset: l.offset,
-            strides: vec![l.strides[0] + l.strides[1]],
+            strides: [l.strides[0] + l.strides[1]][..].into(),
         })
     }
 }

@@ -45,8 +45,8 @@ pub fn checked_numel(shape: &[usize]) -> Result<usize> {
 
 /// Row-major strides (in elements) of a contiguous array of `shape` (saturating: a shape
 /// too large for memory never reaches an evaluation, see [`checked_numel`]).
-pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
-    let mut s = vec![0isize; shape.len()];
+pub fn contiguous_strides(shape: &[usize]) -> Strides {
+    let mut s: Strides = std::iter::repeat_n(0isize, shape.len()).collect();
     let mut acc = 1isize;
     for i in (0..shape.len()).rev() {
         s[i] = acc;
@@ -95,8 +95,12 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Layout {
     pub offset: usize,
-    pub strides: Vec<isize>,
+    pub strides: Strides,
 }
+
+/// The strides of a layout: up to 6 axes inline (no allocation to make or clone a layout of
+/// the common ranks), more on the heap.
+pub(crate) type Strides = crate::util::Inline<isize, 6>;
 
 impl Layout {
     pub fn contiguous(shape: &[usize]) -> Layout {
@@ -144,7 +148,7 @@ impl Layout {
     pub fn broadcast(&self, from: &[usize], to: &[usize]) -> Layout {
         let n = to.len();
         let k = n - from.len();
-        let mut strides = vec![0; n];
+        let mut strides: Strides = std::iter::repeat_n(0, n).collect();
         for i in 0..from.len() {
             strides[k + i] = if from[i] == 1 && to[k + i] != 1 {
                 0
@@ -193,7 +197,7 @@ impl Layout {
             .filter(|(d, _)| **d != 1)
             .map(|(d, s)| (*d, *s))
             .collect();
-        let mut out = vec![0isize; to.len()];
+        let mut out: Strides = std::iter::repeat_n(0isize, to.len()).collect();
         let mut di = 0;
         let mut ti = 0;
         while ti < to.len() {

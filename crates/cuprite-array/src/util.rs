@@ -137,8 +137,9 @@ impl Hasher for KeyHasher {
     }
 }
 
-/// Up to `N` values inline, more on the heap: the per-launch lists (inputs, pointers) without
-/// an allocation in the common case.
+/// Up to `N` values inline, more on the heap: the per-launch lists (inputs, pointers) and a
+/// layout's strides without an allocation in the common case.
+#[derive(Clone)]
 pub(crate) struct Inline<T: Copy, const N: usize> {
     inline: Option<[T; N]>,
     heap: Vec<T>,
@@ -199,5 +200,72 @@ impl<T: Copy, const N: usize> std::ops::Deref for Inline<T, N> {
     type Target = [T];
     fn deref(&self) -> &[T] {
         self.as_slice()
+    }
+}
+
+impl<T: Copy, const N: usize> std::ops::DerefMut for Inline<T, N> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        if self.len > N {
+            &mut self.heap
+        } else {
+            match self.inline.as_mut() {
+                Some(a) => &mut a[..self.len],
+                None => &mut [],
+            }
+        }
+    }
+}
+
+impl<T: Copy, const N: usize> Default for Inline<T, N> {
+    fn default() -> Self {
+        Inline::new()
+    }
+}
+
+impl<T: Copy + std::fmt::Debug, const N: usize> std::fmt::Debug for Inline<T, N> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_slice().fmt(f)
+    }
+}
+
+impl<T: Copy + PartialEq, const N: usize> PartialEq for Inline<T, N> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl<T: Copy + Eq, const N: usize> Eq for Inline<T, N> {}
+
+impl<T: Copy + std::hash::Hash, const N: usize> std::hash::Hash for Inline<T, N> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state)
+    }
+}
+
+impl<T: Copy, const N: usize> From<Vec<T>> for Inline<T, N> {
+    fn from(v: Vec<T>) -> Self {
+        if v.len() > N {
+            Inline {
+                inline: None,
+                len: v.len(),
+                heap: v,
+            }
+        } else {
+            v.into_iter().collect()
+        }
+    }
+}
+
+impl<T: Copy, const N: usize> From<&[T]> for Inline<T, N> {
+    fn from(v: &[T]) -> Self {
+        v.iter().copied().collect()
+    }
+}
+
+impl<'a, T: Copy, const N: usize> IntoIterator for &'a Inline<T, N> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
     }
 }

@@ -258,7 +258,7 @@ pub(crate) fn gather_flat<T: Element>(src: &Array<T>, flat: &Array<i64>) -> Resu
 /// Row-major strides of `shape` as i64.
 pub(crate) fn strides_i64(shape: &[usize]) -> Vec<i64> {
     crate::shape::contiguous_strides(shape)
-        .into_iter()
-        .map(|s| s as i64)
+        .iter()
+        .map(|&s| s as i64)
         .collect()
 }

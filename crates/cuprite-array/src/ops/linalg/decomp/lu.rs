@@ -76,7 +76,7 @@ pub fn solve<T: Real>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
         f.clone(),
         Layout {
             offset: 0,
-            strides: vec![n as isize + 1],
+            strides: [n as isize + 1][..].into(),
         },
         &[n],
         a.device(),
