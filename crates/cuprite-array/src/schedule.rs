@@ -7,12 +7,16 @@ use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op, Program};
 use crate::shape::{Layout, numel};
+use crate::stats::Phase;
 use crate::storage::Storage;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Evaluates every unevaluated node of `nodes`, grouping by device and shape.
 pub(crate) fn realize(nodes: &[Arc<Node>]) -> Result<()> {
+    if nodes.len() == 1 {
+        crate::stats::phase_start();
+    }
     for n in nodes {
         if n.is_leaf() {
             continue;
@@ -32,9 +36,11 @@ pub(crate) fn realize(nodes: &[Arc<Node>]) -> Result<()> {
         let device = n.device;
         // Built in this thread's reused program vectors (emptied again before `set_op`).
         let s = Program::with_built(std::slice::from_ref(n), |prog| {
+            crate::stats::phase_end(Phase::Build);
             with_oom_retry(device, || backend::of(device).eval_one(device, prog))
         })?;
         n.set_op(Op::Leaf(s, Layout::contiguous(&n.shape)));
+        crate::stats::phase_end(Phase::Finish);
         return Ok(());
     }
     let mut groups: HashMap<(Device, Vec<usize>), Vec<Arc<Node>>> = HashMap::new();

@@ -95,3 +95,99 @@ pub(crate) fn note_fused_epilogue() {
 pub fn thread_fused_epilogues() -> u64 {
     THREAD_FUSED.with(|c| c.get())
 }
+
+/// Where the host time of evaluations goes on the calling thread, by phase (feature
+/// `host-profile`; without it the marks compile to nothing and [`take_host_phases`] is absent).
+/// For tuning the per-call overhead: `cuprite bench array/small_op_host`, built with
+/// `--features host-profile`, prints it. Each mark reads the clock once (about 20–30 ns).
+#[cfg(feature = "host-profile")]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct HostPhases {
+    /// Single-node evaluations measured.
+    pub evaluations: u64,
+    /// Realise's checks and building the program from the graph, nanoseconds in all.
+    pub build_ns: u64,
+    /// Device state, stream and the output buffer.
+    pub buffer_ns: u64,
+    /// The kernel lookup (this thread's cache, the process map, a build).
+    pub lookup_ns: u64,
+    /// The launch parameters and the launch (the safe layer's checks, tracking, the driver).
+    pub launch_ns: u64,
+    /// The result storage and the node turned into a leaf.
+    pub finish_ns: u64,
+}
+
+/// A phase of an evaluation (see [`HostPhases`]).
+#[derive(Clone, Copy)]
+pub(crate) enum Phase {
+    Build,
+    Buffer,
+    Lookup,
+    Launch,
+    Finish,
+}
+
+#[cfg(feature = "host-profile")]
+thread_local! {
+    static PHASES: std::cell::Cell<(Option<std::time::Instant>, [u64; 5], u64)> =
+        const { std::cell::Cell::new((None, [0; 5], 0)) };
+}
+
+/// Starts timing an evaluation on this thread.
+#[inline(always)]
+pub(crate) fn phase_start() {
+    #[cfg(feature = "host-profile")]
+    PHASES.with(|p| {
+        let (_, acc, n) = p.get();
+        p.set((Some(std::time::Instant::now()), acc, n));
+    });
+}
+
+/// Charges the time since the previous mark to `phase` (nothing when no evaluation is timed).
+#[inline(always)]
+pub(crate) fn phase_end(phase: Phase) {
+    #[cfg(feature = "host-profile")]
+    PHASES.with(|p| {
+        let (last, mut acc, mut n) = p.get();
+        if let Some(t) = last {
+            let now = std::time::Instant::now();
+            acc[phase as usize] += (now - t).as_nanos() as u64;
+            if matches!(phase, Phase::Finish) {
+                n += 1;
+                p.set((None, acc, n));
+            } else {
+                p.set((Some(now), acc, n));
+            }
+        }
+    });
+    #[cfg(not(feature = "host-profile"))]
+    let _ = phase;
+}
+
+/// The phases accumulated on this thread since the last call, and a reset.
+///
+/// ```
+/// # #[cfg(feature = "host-profile")] {
+/// use cuprite_array::{Array, Device};
+/// let _ = cuprite_array::stats::take_host_phases();
+/// let a = Array::<f32>::from_slice_on(Device::CPU, &[1.0, 2.0], &[2])?;
+/// (&a + 1.0f32).eval()?;
+/// assert_eq!(cuprite_array::stats::take_host_phases().evaluations, 1);
+/// # }
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[cfg(feature = "host-profile")]
+pub fn take_host_phases() -> HostPhases {
+    PHASES.with(|p| {
+        let (_, acc, n) = p.get();
+        p.set((None, [0; 5], 0));
+        HostPhases {
+            evaluations: n,
+            build_ns: acc[Phase::Build as usize],
+            buffer_ns: acc[Phase::Buffer as usize],
+            lookup_ns: acc[Phase::Lookup as usize],
+            launch_ns: acc[Phase::Launch as usize],
+            finish_ns: acc[Phase::Finish as usize],
+        }
+    })
+}

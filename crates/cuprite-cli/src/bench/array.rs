@@ -268,9 +268,17 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
         };
         let (mut raw_s, mut our_s) = (Vec::new(), Vec::new());
         let (mut node_s, mut safe_s) = (Vec::new(), Vec::new());
+        #[cfg(feature = "host-profile")]
+        let mut phases = Vec::new();
         for round in 0..ctx.warmup + ctx.repeats {
             let r = per_call(&mut raw)?;
+            #[cfg(feature = "host-profile")]
+            let _ = cuprite_array::stats::take_host_phases();
             let o = per_call(&mut ours)?;
+            #[cfg(feature = "host-profile")]
+            if round >= ctx.warmup {
+                phases.push(cuprite_array::stats::take_host_phases());
+            }
             let nd = per_call(&mut node_only)?;
             let sf = per_call(&mut safe)?;
             if round >= ctx.warmup {
@@ -284,7 +292,8 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
         let (raw_s, our_s) = (Samples(raw_s), Samples(our_s));
         let (node_s, safe_s) = (Samples(node_s), Samples(safe_s));
         let raw_us = raw_s.median() * 1e6;
-        Ok(vec![
+        #[allow(unused_mut)]
+        let mut figures = vec![
             // Per call: node creation for `&a + 1.0`, linearisation, the in-memory kernel
             // lookup, the output buffer (from the reuse list once warm), the launch, and the
             // drop of the previous result (its buffer back to the reuse list); 200 calls per
@@ -318,7 +327,35 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
             )
             .with_ceiling("raw cuLaunchKernel, same parameters (interleaved)", raw_us)
             .with_note("host row; breakdown"),
-        ])
+        ];
+        #[cfg(feature = "host-profile")]
+        {
+            // Per evaluation, each phase's share of the timed small ops (the clock reads add to
+            // the whole: these figures come from a build for tuning, not for reporting).
+            type Pick = fn(&cuprite_array::stats::HostPhases) -> u64;
+            let parts: [(&str, Pick); 5] = [
+                ("realise's checks and the program build", |p| p.build_ns),
+                ("device state, stream, output buffer", |p| p.buffer_ns),
+                ("kernel lookup", |p| p.lookup_ns),
+                ("parameters and launch", |p| p.launch_ns),
+                ("result storage, node to leaf", |p| p.finish_ns),
+            ];
+            for (what, pick) in parts {
+                let per: Vec<f64> = phases
+                    .iter()
+                    .map(|p| pick(p) as f64 * 1e-9 / p.evaluations.max(1) as f64)
+                    .collect();
+                figures.push(
+                    Figure::time(
+                        format!("phase of the small op (host-profile build): {what}"),
+                        &Samples(per),
+                        TimeUnit::Us,
+                    )
+                    .with_note("host row; breakdown"),
+                );
+            }
+        }
+        Ok(figures)
     })
 }
 

@@ -15,6 +15,7 @@ use crate::jit::Kernel;
 use crate::op::ReduceOp;
 use crate::runtime::{DeviceState, state, stream_for, stream_of};
 use crate::shape::{Layout, numel};
+use crate::stats::Phase;
 use crate::storage::{DevBuf, Storage};
 use crate::util::{Fnv, Inline};
 use cuprite::{Access, Stream};
@@ -352,12 +353,15 @@ fn run_elementwise(
             codegen::interp::encode(p).map(|c| (ip.elementwise.clone(), c))
         },
     )?;
+    crate::stats::phase_end(Phase::Lookup);
     if let Some(code) = &k.interp {
         let frame = codegen::interp::frame(p, code, &in_ptrs, out_ptrs[0], (0, 0));
         // Grid-stride: enough blocks to fill the device, at most one per BLOCK elements.
         let most = st.sms as usize * k.blocks_per_sm as usize * 4;
         let grid = n.div_ceil(BLOCK as usize).clamp(1, most.max(1)) as u32;
-        return launch_interp(stream, &k, grid, &frame, &ins, outs);
+        let r = launch_interp(stream, &k, grid, &frame, &ins, outs);
+        crate::stats::phase_end(Phase::Launch);
+        return r;
     }
     let plan = ParamPlan::new(
         p,
@@ -368,7 +372,9 @@ fn run_elementwise(
     );
     let per_block = BLOCK as usize * if vector && !k.scalar { VEC } else { 1 };
     let grid = n.div_ceil(per_block) as u32;
-    launch(stream, &k, grid, &plan.words, &ins, outs)
+    let r = launch(stream, &k, grid, &plan.words, &ins, outs);
+    crate::stats::phase_end(Phase::Launch);
+    r
 }
 
 fn eval(ordinal: usize, p: &Program) -> Result<Vec<Arc<Storage>>> {
@@ -398,6 +404,7 @@ fn eval_one(ordinal: usize, p: &Program) -> Result<Arc<Storage>> {
     let stream = stream.get();
     let dtype = p.instrs[p.outputs[0]].dtype;
     let out = alloc(st, stream, dtype, numel(&p.shape))?;
+    crate::stats::phase_end(Phase::Buffer);
     run_elementwise(st, ordinal, stream, p, &[&out], None)?;
     Ok(Arc::new(Storage::Cuda(out)))
 }
