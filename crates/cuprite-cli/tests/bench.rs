@@ -238,7 +238,7 @@ fn device_copy_ceiling() -> TestResult {
     let c = ctx.device_copy_ceiling()?;
     // Any CUDA GPU copies faster than 50 GB/s and slower than 20 TB/s; under a compute-sanitizer
     // tool (the GPU check sets CUPRITE_UNDER_SANITIZER) copies are instrumented: 1 GB/s.
-    let low = if std::env::var_os("CUPRITE_UNDER_SANITIZER").is_some() {
+    let low = if cuprite_testkit::under_sanitizer() {
         0.001
     } else {
         0.05

@@ -241,6 +241,14 @@ pub fn has_nvrtc() -> bool {
     nvrtc_status().is_ok()
 }
 
+/// Whether the tests run under a compute-sanitizer tool (`scripts/gpu-sanitize.sh` sets
+/// `CUPRITE_UNDER_SANITIZER`): instrumented kernels and copies run 10–1000× slower, so tests
+/// that time something loosen the bound, and tests of millions of elements take fewer (still
+/// past every tile and pass threshold they are about).
+pub fn under_sanitizer() -> bool {
+    std::env::var_os("CUPRITE_UNDER_SANITIZER").is_some()
+}
+
 /// The error a test body returns to be reported as *ignored* at run time; see [`ignore`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ignored(pub String);
