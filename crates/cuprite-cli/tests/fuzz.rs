@@ -52,12 +52,18 @@ fn walk(e: &Expr) -> Result<(), String> {
 }
 
 fn generator_rules() -> TestResult {
+    fn count(e: &Expr, f: &dyn Fn(&Expr) -> bool) -> usize {
+        f(e) as usize + e.children().iter().map(|c| count(c, f)).sum::<usize>()
+    }
     let mut sizes = 0;
+    let (mut cummax, mut lse) = (0, 0);
     for k in 0..2000 {
         let e = fuzz::program(11, k, 300);
         walk(&e)?;
         assert!(sound(&e.info()), "program {k}: {:?}", e.info());
         sizes += e.size();
+        cummax += count(&e, &|n| matches!(n, Expr::Cummax(..)));
+        lse += count(&e, &|n| matches!(n, Expr::LogSumExp(..)));
         // Deterministic: the same seed and index give the same program.
         assert_eq!(e, fuzz::program(11, k, 300));
     }
@@ -65,6 +71,8 @@ fn generator_rules() -> TestResult {
         sizes > 2000 * 3,
         "programs are trees, not leaves: {sizes} nodes"
     );
+    // Every operation family is drawn (the two added last, for instance).
+    assert!(cummax > 10 && lse > 10, "cummax {cummax}, logsumexp {lse}");
     assert_ne!(fuzz::program(11, 5, 300), fuzz::program(12, 5, 300));
     Ok(())
 }

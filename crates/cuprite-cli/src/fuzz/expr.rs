@@ -144,6 +144,10 @@ pub enum Expr {
     /// `argsort` (stable, ascending) along this axis: generated over exact values only, where
     /// the two backends' orders must agree index for index.
     ArgSort(isize, Box<Expr>),
+    /// `cummax` along this axis.
+    Cummax(isize, Box<Expr>),
+    /// `logsumexp` along this axis, keeping it with extent 1 with `true`.
+    LogSumExp(isize, bool, Box<Expr>),
 }
 
 /// What a node is: dtype, shape, and the error model.
@@ -491,6 +495,28 @@ impl Expr {
                 mag: 0.0,
                 ..a.info()
             },
+            // A running maximum moves values too (1-Lipschitz in the largest difference).
+            Expr::Cummax(_, a) => a.info(),
+            // max + log Σ exp(x − max): 1-Lipschitz in the inputs; the sum of n terms in [0, 1]
+            // and the exp and log each round (half types accumulate in f32 and round once).
+            Expr::LogSumExp(ax, keep, a) => {
+                let i = a.info();
+                let k = norm_axis(*ax, i.shape.len());
+                let n = i.shape[k].max(1) as f64;
+                let mut shape = i.shape.clone();
+                if *keep {
+                    shape[k] = 1;
+                } else {
+                    shape.remove(k);
+                }
+                let mag = i.mag + n.ln();
+                Info {
+                    dtype: i.dtype,
+                    shape,
+                    err: i.err + 8.0 * (n.log2() + 2.0) * eps(i.dtype) * (mag + 1.0),
+                    mag,
+                }
+            }
         }
     }
 
@@ -507,7 +533,9 @@ impl Expr {
             | Expr::Fft(_, _, a)
             | Expr::Softmax(_, a)
             | Expr::Sort(_, _, a)
-            | Expr::ArgSort(_, a) => vec![a],
+            | Expr::ArgSort(_, a)
+            | Expr::Cummax(_, a)
+            | Expr::LogSumExp(_, _, a) => vec![a],
             Expr::Binary(_, a, b) | Expr::Matmul(a, b) => vec![a, b],
             Expr::Select(c, a, b) => vec![c, a, b],
             Expr::Concat(_, v) => v.iter().collect(),
@@ -527,7 +555,9 @@ impl Expr {
             | Expr::Fft(_, _, a)
             | Expr::Softmax(_, a)
             | Expr::Sort(_, _, a)
-            | Expr::ArgSort(_, a) => vec![a],
+            | Expr::ArgSort(_, a)
+            | Expr::Cummax(_, a)
+            | Expr::LogSumExp(_, _, a) => vec![a],
             Expr::Binary(_, a, b) | Expr::Matmul(a, b) => vec![a, b],
             Expr::Select(c, a, b) => vec![c, a, b],
             Expr::Concat(_, v) => v.iter_mut().collect(),

@@ -151,7 +151,7 @@ impl Gen {
             return self.leaf(d, shape);
         }
         for _ in 0..6 {
-            let k = self.s.below(32);
+            let k = self.s.below(34);
             let e = match k {
                 0..=5 => self.unary(d, shape, depth),
                 6..=11 => self.binary(d, shape, depth),
@@ -167,6 +167,8 @@ impl Gen {
                 28 => self.softmax(d, shape, depth),
                 29 => self.sort(d, shape, depth),
                 30 => self.argsort(d, shape, depth),
+                31 => self.cummax(d, shape, depth),
+                32 => self.logsumexp(d, shape, depth),
                 _ => self.compare(d, shape, depth),
             };
             if let Some(e) = e {
@@ -732,6 +734,50 @@ impl Gen {
             return None;
         }
         Some(Expr::ArgSort(ax, Box::new(x)))
+    }
+
+    fn cummax(&mut self, d: DType, shape: &[usize], depth: u32) -> Option<Expr> {
+        if shape.is_empty() || d == DType::Bool || d.is_complex() {
+            return None;
+        }
+        let ax = self.s.below(shape.len() as u64) as isize;
+        let x = self.node(d, shape, depth - 1);
+        Some(Expr::Cummax(ax, Box::new(x)))
+    }
+
+    /// `logsumexp` giving `shape`: over an axis of 1 to 9 elements inserted at a random place,
+    /// or, keeping it, over an axis of `shape` whose extent is 1.
+    fn logsumexp(&mut self, d: DType, shape: &[usize], depth: u32) -> Option<Expr> {
+        if !d.is_float() {
+            return None;
+        }
+        let n = 1 + self.v.below(9) as usize;
+        let ones: Vec<usize> = (0..shape.len()).filter(|&k| shape[k] == 1).collect();
+        let (ax, keep, cs) = if !ones.is_empty() && self.s.chance(0.3) {
+            let k = *self.s.pick(&ones);
+            let mut cs = shape.to_vec();
+            cs[k] = n;
+            (k, true, cs)
+        } else {
+            let k = self.s.below(shape.len() as u64 + 1) as usize;
+            let mut cs = shape.to_vec();
+            cs.insert(k, n);
+            (k, false, cs)
+        };
+        if numel(&cs) > MAX_NUMEL {
+            return None;
+        }
+        let ax = if self.s.chance(0.5) {
+            ax as isize - cs.len() as isize
+        } else {
+            ax as isize
+        };
+        let x = self.node(d, &cs, depth - 1);
+        Some(Expr::LogSumExp(
+            ax,
+            keep,
+            Box::new(clamp(x, d, -16.0, 16.0)),
+        ))
     }
 
     fn softmax(&mut self, d: DType, shape: &[usize], depth: u32) -> Option<Expr> {

@@ -6,8 +6,9 @@
 //!   wrap-around, division by zero, shifts, NaN and infinities included), broadcasting,
 //!   strided, offset, reversed and zero-size views, reductions along random axes, movement
 //!   (reshape, permute, slice, broadcast, flip, pad, tile, roll, expand_dims, concat, gather),
-//!   casts between every pair of dtypes, `cumsum`, `matmul`, `fft`/`rfft`, `softmax`, `sort`
-//!   and `argsort` (over exactly computed values, where the indices must agree).
+//!   casts between every pair of dtypes, `cumsum`, `cummax`, `matmul`, `fft`/`rfft`,
+//!   `softmax`, `logsumexp` (along an axis, kept or not), `sort` and `argsort` (over exactly
+//!   computed values, where the indices must agree).
 //! - [`expr`] is the program and its error model, the *tolerance* of each comparison: exact
 //!   (bit for bit, NaN equal to NaN) for integers, `bool`, movement and every correctly
 //!   rounded operation; for math-library functions 8 ulp (16 for tan, erfc, sinh, cosh,

@@ -310,6 +310,14 @@ impl Emit {
                 let x = self.node(a);
                 self.var(format!("{x}.argsort({ax}, false)?"))
             }
+            Expr::Cummax(ax, a) => {
+                let x = self.node(a);
+                self.var(format!("{x}.cummax({ax})?"))
+            }
+            Expr::LogSumExp(ax, keep, a) => {
+                let x = self.node(a);
+                self.var(format!("{x}.logsumexp({ax}, {keep})?"))
+            }
         }
     }
 }
