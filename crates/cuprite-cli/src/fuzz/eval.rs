@@ -487,6 +487,9 @@ pub fn eval(e: &Expr) -> Result<Arr, String> {
             on!(eval(a)?; [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64];
             x => x.cummax(*ax).map_err(api)?)
         }
+        Expr::LogSoftmax(ax, a) => {
+            on!(eval(a)?; [F16, BF16, F32, F64]; x => x.log_softmax(*ax).map_err(api)?)
+        }
         Expr::LogSumExp(ax, keep, a) => {
             on!(eval(a)?; [F16, BF16, F32, F64]; x => x.logsumexp(*ax, *keep).map_err(api)?)
         }

@@ -148,6 +148,8 @@ pub enum Expr {
     Cummax(isize, Box<Expr>),
     /// `logsumexp` along this axis, keeping it with extent 1 with `true`.
     LogSumExp(isize, bool, Box<Expr>),
+    /// `log_softmax` along this axis.
+    LogSoftmax(isize, Box<Expr>),
 }
 
 /// What a node is: dtype, shape, and the error model.
@@ -495,6 +497,18 @@ impl Expr {
                 mag: 0.0,
                 ..a.info()
             },
+            // x − logsumexp(x) along the axis: twice the inputs' error, and the logsumexp's.
+            Expr::LogSoftmax(ax, a) => {
+                let i = a.info();
+                let n = i.shape[norm_axis(*ax, i.shape.len())].max(1) as f64;
+                let mag = 2.0 * i.mag + n.ln();
+                Info {
+                    dtype: i.dtype,
+                    shape: i.shape,
+                    err: 2.0 * i.err + 8.0 * (n.log2() + 2.0) * eps(i.dtype) * (mag + 1.0),
+                    mag,
+                }
+            }
             // A running maximum moves values too (1-Lipschitz in the largest difference).
             Expr::Cummax(_, a) => a.info(),
             // max + log Σ exp(x − max): 1-Lipschitz in the inputs; the sum of n terms in [0, 1]
@@ -535,7 +549,8 @@ impl Expr {
             | Expr::Sort(_, _, a)
             | Expr::ArgSort(_, a)
             | Expr::Cummax(_, a)
-            | Expr::LogSumExp(_, _, a) => vec![a],
+            | Expr::LogSumExp(_, _, a)
+            | Expr::LogSoftmax(_, a) => vec![a],
             Expr::Binary(_, a, b) | Expr::Matmul(a, b) => vec![a, b],
             Expr::Select(c, a, b) => vec![c, a, b],
             Expr::Concat(_, v) => v.iter().collect(),
@@ -557,7 +572,8 @@ impl Expr {
             | Expr::Sort(_, _, a)
             | Expr::ArgSort(_, a)
             | Expr::Cummax(_, a)
-            | Expr::LogSumExp(_, _, a) => vec![a],
+            | Expr::LogSumExp(_, _, a)
+            | Expr::LogSoftmax(_, a) => vec![a],
             Expr::Binary(_, a, b) | Expr::Matmul(a, b) => vec![a, b],
             Expr::Select(c, a, b) => vec![c, a, b],
             Expr::Concat(_, v) => v.iter_mut().collect(),

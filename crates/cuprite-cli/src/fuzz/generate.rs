@@ -773,21 +773,35 @@ impl Gen {
             ax as isize
         };
         let x = self.node(d, &cs, depth - 1);
-        Some(Expr::LogSumExp(
-            ax,
-            keep,
-            Box::new(clamp(x, d, -16.0, 16.0)),
-        ))
+        Some(Expr::LogSumExp(ax, keep, Box::new(bounded(x, d))))
     }
 
+    /// `softmax`, or one time in three `log_softmax`, along a random axis.
     fn softmax(&mut self, d: DType, shape: &[usize], depth: u32) -> Option<Expr> {
         if shape.is_empty() || !d.is_float() {
             return None;
         }
         let ax = self.s.below(shape.len() as u64) as isize;
         let x = self.node(d, shape, depth - 1);
-        Some(Expr::Softmax(ax, Box::new(clamp(x, d, -16.0, 16.0))))
+        Some(if self.s.chance(1.0 / 3.0) {
+            // Its output grows with the input (x − logsumexp x): scaled into ±16 first.
+            Expr::LogSoftmax(ax, Box::new(bounded(x, d)))
+        } else {
+            Expr::Softmax(ax, Box::new(clamp(x, d, -16.0, 16.0)))
+        })
     }
+}
+
+/// A real float `x` whose magnitude bound is at most 16: scaled down when its bound is larger
+/// (a clamp alone keeps the bound of its input), then clamped (infinities to ±16).
+fn bounded(x: Expr, d: DType) -> Expr {
+    let m = x.info().mag;
+    let x = if m > 16.0 {
+        bin(BinaryOp::Mul, x, c(d, 16.0 / m))
+    } else {
+        x
+    };
+    clamp(x, d, -16.0, 16.0)
 }
 
 /// `x` clamped to ±16 when it is an inexact real float (complex values pass through): keeps

@@ -7,7 +7,7 @@
 //!   strided, offset, reversed and zero-size views, reductions along random axes, movement
 //!   (reshape, permute, slice, broadcast, flip, pad, tile, roll, expand_dims, concat, gather),
 //!   casts between every pair of dtypes, `cumsum`, `cummax`, `matmul`, `fft`/`rfft`,
-//!   `softmax`, `logsumexp` (along an axis, kept or not), `sort` and `argsort` (over exactly
+//!   `softmax`, `log_softmax`, `logsumexp` (along an axis, kept or not), `sort` and `argsort` (over exactly
 //!   computed values, where the indices must agree).
 //! - [`expr`] is the program and its error model, the *tolerance* of each comparison: exact
 //!   (bit for bit, NaN equal to NaN) for integers, `bool`, movement and every correctly

@@ -314,6 +314,10 @@ impl Emit {
                 let x = self.node(a);
                 self.var(format!("{x}.cummax({ax})?"))
             }
+            Expr::LogSoftmax(ax, a) => {
+                let x = self.node(a);
+                self.var(format!("{x}.log_softmax({ax})?"))
+            }
             Expr::LogSumExp(ax, keep, a) => {
                 let x = self.node(a);
                 self.var(format!("{x}.logsumexp({ax}, {keep})?"))
