@@ -248,6 +248,15 @@ fn split_blocking(
         return Err(e);
     }
     if let Some(i) = children.iter().position(|c| c.is_null()) {
+        // The children NCCL did make would be held by nothing: abort them.
+        for (raw, (ctx, _)) in children.iter().zip(members) {
+            if raw.is_null() {
+                continue;
+            }
+            if let Err(e) = abort_bounded(*raw, ctx, abort_limit(timeout)) {
+                ctx.defer("releasing a communicator of an incomplete split", e);
+            }
+        }
         return Err(Error::InvalidArgument(format!(
             "ncclCommSplit gave no communicator for rank {} (of {} in this process)",
             members[i].1,
