@@ -13,7 +13,8 @@
 //! `--Ofast-compile=min`; never the driver's PTX JIT, whose library, first loaded on that thread,
 //! would be torn down at exit under a build in progress), writes it to the disk cache and swaps
 //! it into the in-memory cache; [`crate::wait_tier_up`] waits for those builds, and the process waits for
-//! a build in progress at exit.
+//! a build in progress at exit (from a thread-local guard of the main thread, which the C
+//! library's `exit` runs before any `atexit` handler or library destructor).
 //!
 //! The quick build leaves the math functions out: a generated kernel's calls to the C math
 //! library (`sinf`, `exp`, `lgammaf`, `pow`, ... : [`MATH_UNARY`], [`MATH_BINARY`]) become
