@@ -48,6 +48,9 @@ def main():
     run("unique_2p24_i64_inverse_counts", 2 if quick else 10,
         lambda: torch.unique(xu, sorted=True, return_inverse=True, return_counts=True))
 
+    res["peer"] = f"PyTorch {torch.__version__}"
+    # Problem sizes, for matching with cuprite's figures (crates/cuprite-cli/src/bench/report.rs).
+    res["sizes"] = {"sort": n, "rows": rows, "unique": m}
     out = json.dumps(res, indent=1)
     print(out)
     if "--json" in sys.argv:

@@ -25,6 +25,7 @@ pub fn tests() -> Vec<Test> {
             compare_flags_regressions,
         ),
         Test::cpu("bench::peers_judged_in_code", peers_judged_in_code),
+        Test::cpu("bench::sort_peers_judged", sort_peers_judged),
         Test::cpu("bench::plot_compare_peers_from_a_report", plot_from_report),
         Test::gpu("bench::quick_smoke_every_benchmark", quick_smoke),
     ]
@@ -309,6 +310,60 @@ fn compare_flags_regressions() -> TestResult {
     let slower = report(&[("t/a", vec![fig("time", "µs", base[1] * 1.2, vec![])])]);
     assert_eq!(compare(&old, &slower, 0.10)[0].verdict, Verdict::Regression);
     assert_eq!(compare(&old, &slower, 0.25)[0].verdict, Verdict::Same);
+    Ok(())
+}
+
+/// The sort benchmarks against `benches/peers/torch_sort.py`'s file (its flat keys and sizes):
+/// lower times are better; rows are matched by their size.
+fn sort_peers_judged() -> TestResult {
+    let ours = report(&[
+        (
+            "sort/f32_2^26_with_indices",
+            vec![fig("sort 67108864 f32 with indices", "ms", 7.0, vec![])],
+        ),
+        (
+            "sort/rows_4096x4096_f32",
+            vec![fig(
+                "sort 4096 rows of 4096 f32 (last axis) with indices",
+                "ms",
+                0.5,
+                vec![],
+            )],
+        ),
+        (
+            "sort/median_2^26_f32",
+            vec![fig("median of 1024 f32", "ms", 1.0, vec![])],
+        ),
+    ]);
+    let peer = json!({
+        "peer": "PyTorch (test)",
+        "sort_f32_2p26_with_indices_ms": 3.5,
+        "sort_rows_4096x4096_f32_ms": 0.625,
+        "median_2p26_f32_ms": 3.0,
+        "sizes": {"sort": 67108864, "rows": 4096, "unique": 16777216},
+    });
+    let rows = judge_peers(&ours, &peer);
+    let find = |k: &str| {
+        rows.iter()
+            .find(|r| r.key == k)
+            .ok_or(format!("no row {k}"))
+    };
+    let f = find("sort_f32_2p26_with_indices_ms")?;
+    assert!((f.ratio.ok_or("ratio")? - 2.0).abs() < 1e-12, "{f:?}");
+    assert_eq!(f.met, Some(false));
+    let r = find("sort_rows_4096x4096_f32_ms")?;
+    assert!((r.ratio.ok_or("ratio")? - 0.8).abs() < 1e-12, "{r:?}");
+    assert_eq!(r.met, Some(true));
+    // A median of another size is not judged against the 2^26 one.
+    let m = find("median_2p26_f32_ms")?;
+    assert_eq!((m.ratio, m.met), (None, None), "{m:?}");
+    // Every sort rule is listed, the ones without a figure with a note.
+    assert_eq!(rows.len(), 6, "{rows:?}");
+    assert!(
+        rows.iter()
+            .filter(|r| r.ratio.is_none())
+            .all(|r| r.note.is_some())
+    );
     Ok(())
 }
 
