@@ -117,9 +117,9 @@ for t in "${tests[@]}"; do
     mapfile -t device_names < <(grep -v '^\[cpu\]' <<<"$listing" | sed -n 's/^\(\[[a-z]*\] \)\{0,1\}\(.*\): test$/\2/p')
     # Runs: a name of three or more parts goes with the others of its first two parts (a
     # filter "a::b::"); a name of two parts runs alone (--exact). Biggest groups first.
-    # Groups named in SPLIT (default: the array FFT, sort and scan tests, the slowest under the
-    # tools) run a test a process.
-    mapfile -t groups < <(printf '%s\n' "${device_names[@]}" | awk -F'::' -v split_re="${SPLIT:-^cuda::(fft|sort|scan)::}" 'NF >= 3 && $0 !~ split_re { print $1 "::" $2 "::" } (NF < 3 && NF > 0) || (NF >= 3 && $0 ~ split_re) { print "=" $0 }' | sort | uniq -c | sort -rn | awk '{print $2}')
+    # Groups named in SPLIT (default: the array FFT, sort and scan tests and the quick bench smoke
+    # runs, the slowest under the tools) run a test a process.
+    mapfile -t groups < <(printf '%s\n' "${device_names[@]}" | awk -F'::' -v split_re="${SPLIT:-^(cuda::(fft|sort|scan)|bench::quick_smoke)::}" 'NF >= 3 && $0 !~ split_re { print $1 "::" $2 "::" } (NF < 3 && NF > 0) || (NF >= 3 && $0 ~ split_re) { print "=" $0 }' | sort | uniq -c | sort -rn | awk '{print $2}')
     for tool in $tools; do
         for g in "${groups[@]}"; do
             case " $alone $trap_filter " in *" ${g#=} "*) continue ;; esac

@@ -239,17 +239,16 @@ fn crop(x: &[c64], shape: &[usize], axis: usize, keep: usize) -> Vec<c64> {
     out
 }
 
-fn every_axis(d: Device) -> TestResult {
+/// Shapes whose axes take every layout: trailing, strided with a small outer count (batched
+/// over the inner signals), strided with a large one (looped over them). A test each (under
+/// the sanitizers every new cuFFT kernel is instrumented: one shape is a process's work).
+const EVERY_AXIS_SHAPES: [&[usize]; 4] = [&[3, 4, 5], &[50, 7, 3], &[2, 3, 40], &[4, 3, 5, 6]];
+
+fn every_axis(d: Device, shape: &[usize]) -> TestResult {
     on(d, || {
         let mut rng = Rng::fresh();
-        // Shapes whose axes take every layout: trailing, strided with a small outer count
-        // (batched over the inner signals), strided with a large one (looped over them).
-        for shape in [
-            vec![3usize, 4, 5],
-            vec![50, 7, 3],
-            vec![2, 3, 40],
-            vec![4, 3, 5, 6],
-        ] {
+        {
+            let shape = shape.to_vec();
             let total: usize = shape.iter().product();
             let nd = shape.len();
             let x = rand_c64(&mut rng, total);
@@ -803,7 +802,6 @@ const BODIES: &[(&str, Body)] = &[
     ("small_sizes_c2c", small_sizes_c2c),
     ("small_sizes_real", small_sizes_real),
     ("large_round_trips", large_round_trips),
-    ("every_axis", every_axis),
     ("pad_and_crop", pad_and_crop),
     ("norms", norms),
     ("shapes", shapes),
@@ -821,6 +819,14 @@ pub fn tests() -> Vec<Test> {
         }));
         v.push(Test::gpu(format!("cuda::fft::{name}"), move || {
             body(Device::cuda(0))
+        }));
+    }
+    for (i, &shape) in EVERY_AXIS_SHAPES.iter().enumerate() {
+        v.push(Test::cpu(format!("cpu::fft::every_axis_{i}"), move || {
+            every_axis(Device::CPU, shape)
+        }));
+        v.push(Test::gpu(format!("cuda::fft::every_axis_{i}"), move || {
+            every_axis(Device::cuda(0), shape)
         }));
     }
     v

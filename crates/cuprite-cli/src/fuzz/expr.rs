@@ -832,7 +832,26 @@ fn binary_info(op: BinaryOp, a: &Expr, b: &Expr) -> Info {
         Min | Max => (ea.max(eb), ma.max(mb)),
         Rem => (0.0, ma),
         Pow => {
-            let mag = ma.max(1.0).powf(mb);
+            // Out of the model (a shrunk program may come here; the generator does not): a
+            // base near zero to a negative power has no bound, so the base must be clamped
+            // away from zero (the generator clamps it to [0.25, 4]); and inexact operands make
+            // the result jump at pow's special cases (pow(NaN, 0) = 1, pow(NaN, 1e-9) = NaN).
+            let lo = match a {
+                Expr::Binary(Max, _, k) => match **k {
+                    Expr::Const(_, v) if v > 0.0 => v,
+                    _ => 0.0,
+                },
+                _ => 0.0,
+            };
+            if lo <= 0.0 || ea + eb > 0.0 {
+                return Info {
+                    dtype,
+                    shape,
+                    err: f64::INFINITY,
+                    mag: f64::INFINITY,
+                };
+            }
+            let mag = ma.max(1.0).powf(mb).max(lo.recip().powf(mb));
             let err = (ea * mb * ma.max(1.0).powf(mb.max(1.0)) + eb * mag * ma.max(1.0).ln())
                 + 16.0 * e * mag;
             (err, mag)

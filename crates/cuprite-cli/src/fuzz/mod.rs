@@ -458,9 +458,16 @@ pub fn run(cfg: &Config, mut progress: impl FnMut(usize)) -> Report {
                     *r.refusals.entry(key).or_default() += 1;
                 }
             }
-            Err(_) => {
+            Err(original) => {
                 let e = smaller_shapes(cfg.seed, k, cfg.structures, e, cfg.mode);
-                let (small, message) = shrink(&e, cfg.mode, 300);
+                let (small, shrunk) = shrink(&e, cfg.mode, 300);
+                // The program as generated failed first: its message leads (a smaller program
+                // may fail for another reason).
+                let message = if shrunk == original {
+                    shrunk
+                } else {
+                    format!("{original}\nthe reproducer below, after shrinking: {shrunk}")
+                };
                 let header = format!(
                     "cuprite fuzz --seed {} --structures {} --only {k}: {}",
                     cfg.seed,
