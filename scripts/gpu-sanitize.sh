@@ -24,7 +24,9 @@
 # 1800), EXTRA_TEST_ARGS (passed to every test binary, e.g. a name filter), JOBS, TEST_THREADS,
 # ALONE (space-separated exact test names), EXAMPLES (default 1; 0 skips the examples), SPLIT
 # (names matching this regular expression run one test a process), ONLY (a regular expression:
-# only the runs whose label matches, e.g. to finish a sweep that ran out of time).
+# only the runs whose label matches, e.g. to finish a sweep that ran out of time),
+# RACECHECK_FUZZ_PROGRAMS (the fuzz test's programs under racecheck, default 12; 40 under the
+# other tools).
 #
 # Prints the errors per tool, group and example; exits 1 on any sanitizer error outside the
 # trap tests, on any failing test or example, or on a run that timed out.
@@ -72,6 +74,9 @@ one_run() {
     # the tool tracks them; without, initcheck reports every later read of a GEMM's output.
     [ "$tool" = initcheck ] && [ -n "${BULK_COPY_OPT:-}" ] && opts+=("$BULK_COPY_OPT" yes)
     [ "$tool" = synccheck ] && [ -n "${SYNC_EXCLUDE:-}" ] && opts+=(--kernel-name-exclude "$SYNC_EXCLUDE")
+    # racecheck instruments every shared-memory access: 40 fuzz programs (sorts, scans, row
+    # operations among them) did not finish in 420 s, while initcheck checked them in 6 s.
+    [ "$tool" = racecheck ] && export CUPRITE_FUZZ_PROGRAMS="${RACECHECK_FUZZ_PROGRAMS:-12}"
     (cd "$root/$dir" && timeout "$timeout_s" "$san" --tool "$tool" --report-api-errors no \
         ${opts[@]+"${opts[@]}"} --target-processes all --log-file "$prefix.%p.log" "$@") >"$prefix.out" 2>&1
     rc=$?

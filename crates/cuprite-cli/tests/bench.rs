@@ -553,13 +553,17 @@ fn quick_smoke(group: &str) -> TestResult {
     let dir = empty_dir(&format!("benchsmoke-{group}"));
     let json_path = dir.join("quick.json");
     let plots = dir.join("plots");
-    let out = Command::new(cuprite_bin()?)
-        .args(["bench", "--quick", "--json"])
+    let mut cmd = Command::new(cuprite_bin()?);
+    cmd.args(["bench", "--quick", "--json"])
         .arg(&json_path)
         .arg("--plot")
         .arg(&plots)
-        .arg(group)
-        .output_within(CHILD_LIMIT)?;
+        .arg(group);
+    if cuprite_testkit::under_sanitizer() {
+        // Every kernel instrumented: sizes an eighth of the quick ones.
+        cmd.env("CUPRITE_BENCH_QUICK_DIVISOR", "8");
+    }
+    let out = cmd.output_within(CHILD_LIMIT)?;
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),

@@ -44,9 +44,15 @@ impl BenchCtx {
         }
     }
 
-    /// `full`, or `quick` in quick mode: for problem sizes.
+    /// `full`, or `quick` in quick mode: for problem sizes. In quick mode the size is divided
+    /// by `CUPRITE_BENCH_QUICK_DIVISOR` when that is set (at least 1 is left): the smoke test
+    /// sets it under compute-sanitizer, where every kernel is instrumented.
     pub fn size(&self, full: usize, quick: usize) -> usize {
-        if self.quick { quick } else { full }
+        if self.quick {
+            (quick / quick_divisor()).max(1)
+        } else {
+            full
+        }
     }
 
     /// Shows what is being measured now, beside the progress bar.
@@ -239,4 +245,16 @@ pub fn check(
     call: &'static str,
 ) -> Result<(), BenchError> {
     cuprite::error::check(r, call).map_err(Into::into)
+}
+
+/// `CUPRITE_BENCH_QUICK_DIVISOR` (a positive integer; 1 when unset or not one), read once.
+fn quick_divisor() -> usize {
+    static DIV: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *DIV.get_or_init(|| {
+        std::env::var("CUPRITE_BENCH_QUICK_DIVISOR")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|&d| d > 0)
+            .unwrap_or(1)
+    })
 }
