@@ -169,8 +169,8 @@ heavy="${HEAVY:-fft|fuzz|quick_smoke|props|sort__|scan__|linalg|eigh|svd|example
 { grep -E -- "^[a-z]+ [^ ]*(${heavy})" "$plan"; grep -v -E -- "^[a-z]+ [^ ]*(${heavy})" "$plan"; } > "$plan.sorted"
 mv "$plan.sorted" "$plan"
 echo "gpu-sanitize: $(wc -l < "$late") runs apart first, then $(wc -l < "$plan") runs, ${jobs} at a time"
-sed 's/ *$//' "$late" | xargs -P 1 -L 1 bash -c 'one_run "$@"' _
-sed 's/ *$//' "$plan" | xargs -P "$jobs" -L 1 bash -c 'one_run "$@"' _
+sed 's/ *$//' "$late" | xargs -r -P 1 -L 1 bash -c 'one_run "$@"' _
+sed 's/ *$//' "$plan" | xargs -r -P "$jobs" -L 1 bash -c 'one_run "$@"' _
 
 echo
 echo "===== compute-sanitizer results (logs in $out)"
