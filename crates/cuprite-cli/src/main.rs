@@ -206,7 +206,8 @@ fn main() -> ExitCode {
                 print_failures: true,
                 threads,
             };
-            if !cpu && cuprite_array::device_count() == 0 {
+            // CUDA devices, not the current backend's (the CPU backend counts one device).
+            if !cpu && cuprite::Device::count().unwrap_or(0) == 0 {
                 eprintln!("cuprite fuzz: no CUDA device (use --cpu to fuzz the CPU backend alone)");
                 return ExitCode::FAILURE;
             }

@@ -302,7 +302,8 @@ fn step(
 /// Runs the stress test (see the module docs). `Err` only for setup failures (no device,
 /// NVRTC missing); errors during the run are counted in the report.
 pub fn run(cfg: &Config) -> Result<Report, String> {
-    let use_gpu = !cfg.cpu && cuprite_array::device_count() > 0;
+    // CUDA devices, not the current backend's (the CPU backend counts one device).
+    let use_gpu = !cfg.cpu && cuprite::Device::count().unwrap_or(0) > 0;
     let dev = if use_gpu {
         Device::cuda(0)
     } else {

@@ -132,6 +132,12 @@ fn pow_model_needs_a_clamped_base() -> TestResult {
 }
 
 fn comparison_tolerances() -> TestResult {
+    // An API error reads as its variant, then its message once (a `(` in it included).
+    let e = cuprite_array::Error::InvalidArgument("0 device(s) present".into());
+    assert_eq!(
+        fuzz::eval::api(e),
+        "InvalidArgument: invalid argument: 0 device(s) present"
+    );
     assert!(agree(&Val::Int(-3), &Val::Int(-3), 0.0));
     assert!(
         !agree(&Val::Int(-3), &Val::Int(-2), 10.0),
@@ -275,6 +281,25 @@ fn cuda_matches_cpu() -> TestResult {
     Ok(())
 }
 
+/// Without a CUDA driver, `cuprite fuzz` (CUDA against the CPU) says so and fails at once
+/// rather than reporting every program as a mismatch (the CPU backend counts as one device).
+fn fuzz_binary_without_cuda() -> TestResult {
+    let dir = cuprite_testkit::temp_dir("fuzz-nocuda");
+    let out = std::process::Command::new(crate::cuprite_bin()?)
+        .args(["fuzz", "--programs", "5", "--seed", "1"])
+        .env("CUPRITE_CUDA_PATH", &dir)
+        .output_within(CHILD_LIMIT)?;
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(!out.status.success(), "{stdout}{stderr}");
+    assert!(stderr.contains("no CUDA device"), "{stdout}{stderr}");
+    assert!(!stdout.contains("MISMATCH"), "{stdout}");
+    std::fs::remove_dir_all(&dir)?;
+    Ok(())
+}
+
 fn fuzz_binary_on_cpu() -> TestResult {
     let out = std::process::Command::new(crate::cuprite_bin()?)
         .args(["fuzz", "--cpu", "--programs", "150", "--seed", "4"])
@@ -380,6 +405,7 @@ pub fn tests() -> Vec<Test> {
         Test::cpu("fuzz::shrinking_and_reproducer", shrinking_and_reproducer),
         Test::cpu("fuzz::cpu_layouts_agree", cpu_layouts_agree),
         Test::cpu("fuzz::binary_on_cpu", fuzz_binary_on_cpu),
+        Test::cpu("fuzz::binary_without_cuda", fuzz_binary_without_cuda),
         Test::cpu(
             "fuzz::threads_give_the_same_report",
             threads_give_the_same_report,

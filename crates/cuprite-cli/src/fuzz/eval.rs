@@ -147,8 +147,9 @@ impl Arr {
 /// An API error as text: its kind (the enum variant) first, so that both backends' errors
 /// compare by kind.
 pub fn api(e: cuprite_array::Error) -> String {
-    let kind = format!("{e:?}");
-    let kind = kind.split('(').next().unwrap_or("").to_string();
+    // `Debug` is the variant's name, then `(`driver variant`)` or `: ` and the message.
+    let debug = format!("{e:?}");
+    let kind = debug.split(['(', ':']).next().unwrap_or("");
     format!("{kind}: {e}")
 }
 
