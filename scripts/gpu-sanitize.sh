@@ -25,7 +25,7 @@
 # ALONE (space-separated exact test names), EXAMPLES (default 1; 0 skips the examples), SPLIT
 # (names matching this regular expression run one test a process), ONLY (a regular expression:
 # only the runs whose label matches, e.g. to finish a sweep that ran out of time),
-# RACECHECK_FUZZ_PROGRAMS (the fuzz test's programs under racecheck, default 12; 40 under the
+# RACECHECK_FUZZ_PROGRAMS (the fuzz test's programs under racecheck, default 4; 40 under the
 # other tools).
 #
 # Prints the errors per tool, group and example; exits 1 on any sanitizer error outside the
@@ -76,7 +76,7 @@ one_run() {
     [ "$tool" = synccheck ] && [ -n "${SYNC_EXCLUDE:-}" ] && opts+=(--kernel-name-exclude "$SYNC_EXCLUDE")
     # racecheck instruments every shared-memory access: 40 fuzz programs (sorts, scans, row
     # operations among them) did not finish in 420 s, while initcheck checked them in 6 s.
-    [ "$tool" = racecheck ] && export CUPRITE_FUZZ_PROGRAMS="${RACECHECK_FUZZ_PROGRAMS:-12}"
+    [ "$tool" = racecheck ] && export CUPRITE_FUZZ_PROGRAMS="${RACECHECK_FUZZ_PROGRAMS:-4}"
     (cd "$root/$dir" && timeout "$timeout_s" "$san" --tool "$tool" --report-api-errors no \
         ${opts[@]+"${opts[@]}"} --target-processes all --log-file "$prefix.%p.log" "$@") >"$prefix.out" 2>&1
     rc=$?

@@ -192,8 +192,16 @@ const SIZES: &[usize] = &[
     0, 1, 2, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025, 2047, 2049, 4095, 4096, 4097, 9000,
 ];
 
+/// Under a sanitizer: fewer sizes, still one tile, tile boundaries and several tiles.
+const SANITIZER_SIZES: &[usize] = &[0, 1, 33, 1025, 4097, 9000];
+
 fn sort_1d<T: V>(d: Device, r: &mut Rng) -> TestResult {
-    for &n in SIZES {
+    let sizes = if cuprite_testkit::under_sanitizer() {
+        SANITIZER_SIZES
+    } else {
+        SIZES
+    };
+    for &n in sizes {
         let x = data::<T>(r, n);
         let a = Array::from_slice_on(d, &x, &[n])?;
         check_sort(&a, &x, &[n], 0, &format!("n={n}"))?;
@@ -236,9 +244,16 @@ fn every_dtype(d: Device, f: fn(Device, &mut Rng, &str) -> TestResult) -> TestRe
     macro_rules! each {
         ($($t:ty),*) => {$( f(d, &mut r, stringify!($t)).map_err(|e| format!("{}: {e}", stringify!($t)))?; )*};
     }
-    each!(
-        bool, u8, u16, u32, u64, i8, i16, i32, i64, f16, bf16, f32, f64
-    );
+    if cuprite_testkit::under_sanitizer() {
+        // Every kernel is instrumented (racecheck takes minutes per dtype): one dtype per key
+        // width and key transform (unsigned, signed, float), which is what the kernels differ
+        // in.
+        each!(u8, i16, f16, f32, i64, f64);
+    } else {
+        each!(
+            bool, u8, u16, u32, u64, i8, i16, i32, i64, f16, bf16, f32, f64
+        );
+    }
     Ok(())
 }
 
@@ -326,7 +341,12 @@ fn sort_by_key_values(d: Device) -> TestResult {
 }
 
 fn topk_kth<T: V>(d: Device, r: &mut Rng) -> TestResult {
-    for n in [1usize, 33, 1025, 5000, 70_001] {
+    let sizes: &[usize] = if cuprite_testkit::under_sanitizer() {
+        &[1, 33, 5000]
+    } else {
+        &[1, 33, 1025, 5000, 70_001]
+    };
+    for &n in sizes {
         let x = data::<T>(r, n);
         let a = Array::from_slice_on(d, &x, &[n])?;
         for largest in [true, false] {
@@ -451,7 +471,12 @@ where
         QuantileMethod::Nearest,
         QuantileMethod::Midpoint,
     ];
-    for n in [1usize, 2, 33, 1024, 70_000, 70_001] {
+    let sizes: &[usize] = if cuprite_testkit::under_sanitizer() {
+        &[1, 2, 33, 5000]
+    } else {
+        &[1, 2, 33, 1024, 70_000, 70_001]
+    };
+    for &n in sizes {
         let mut x = data::<T>(r, n);
         // Mostly without NaN, so that values are compared.
         if n > 2 {
@@ -549,11 +574,15 @@ fn quantile_all(d: Device) -> TestResult {
     let mut r = Rng::fresh();
     quantiles::<i32>(d, &mut r)?;
     quantiles::<u8>(d, &mut r)?;
-    quantiles::<i64>(d, &mut r)?;
     quantiles::<f16>(d, &mut r)?;
+    quantiles::<f64>(d, &mut r)?;
+    if cuprite_testkit::under_sanitizer() {
+        // Every kernel instrumented: one dtype per key width.
+        return Ok(());
+    }
+    quantiles::<i64>(d, &mut r)?;
     quantiles::<bf16>(d, &mut r)?;
     quantiles::<f32>(d, &mut r)?;
-    quantiles::<f64>(d, &mut r)?;
     Ok(())
 }
 
@@ -596,7 +625,12 @@ fn ref_sets<T: V>(ux: &[T], uy: &[T]) -> (Vec<u64>, Vec<u64>) {
 }
 
 fn uniques<T: V>(d: Device, r: &mut Rng) -> TestResult {
-    for n in [0usize, 1, 33, 4097, 70_000] {
+    let sizes: &[usize] = if cuprite_testkit::under_sanitizer() {
+        &[0, 1, 33, 4097]
+    } else {
+        &[0, 1, 33, 4097, 70_000]
+    };
+    for &n in sizes {
         let x = data::<T>(r, n);
         let a = Array::from_slice_on(d, &x, &[n])?;
         let u = a.unique()?;
@@ -814,7 +848,7 @@ fn kernels_compile() -> TestResult {
     res?;
     let mine: Vec<&String> = sources.iter().filter(|s| s.contains("rank_tile")).collect();
     assert!(
-        mine.len() >= 180,
+        mine.len() >= 150,
         "only {} sort kernels recorded",
         mine.len()
     );
@@ -824,13 +858,10 @@ fn kernels_compile() -> TestResult {
     let dtypes = [
         "bool", "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64",
     ];
-    let mut names: Vec<String> = vec!["cuprite_sort_scan_blocks".into()];
+    let mut names: Vec<String> = Vec::new();
     for dt in dtypes {
         for tag in ["fk", "fkl", "k", "kl", "r", "rl"] {
-            names.push(format!("cuprite_sort_scatter_{dt}_{tag}"));
-        }
-        for tag in ["k", "r"] {
-            names.push(format!("cuprite_sort_up_{dt}_{tag}"));
+            names.push(format!("cuprite_sort_onesweep_{dt}_{tag}"));
         }
         for k in ["hist", "copy", "rows"] {
             names.push(format!("cuprite_sort_{k}_{dt}"));

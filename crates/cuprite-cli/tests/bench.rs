@@ -560,8 +560,9 @@ fn quick_smoke(group: &str) -> TestResult {
         .arg(&plots)
         .arg(group);
     if cuprite_testkit::under_sanitizer() {
-        // Every kernel instrumented: sizes an eighth of the quick ones.
-        cmd.env("CUPRITE_BENCH_QUICK_DIVISOR", "8");
+        // Every kernel instrumented: sizes an eighth of the quick ones, two repeats.
+        cmd.env("CUPRITE_BENCH_QUICK_DIVISOR", "8")
+            .args(["--repeats", "2"]);
     }
     let out = cmd.output_within(CHILD_LIMIT)?;
     let text = String::from_utf8_lossy(&out.stdout).into_owned();

@@ -173,7 +173,8 @@ fn pinned_dtoh(ctx: &mut BenchCtx) -> BenchResult {
 }
 
 fn device_copy(ctx: &mut BenchCtx) -> BenchResult {
-    let bytes = ctx.size(1 << 30, 128 * MIB);
+    // Whole blocks of 16 MiB (the quick sizes may be divided below one).
+    let bytes = (ctx.size(1 << 30, 128 * MIB) / (16 * MIB)).max(1) * (16 * MIB);
     let (_c, s) = own_context()?;
     let block = random_words(16 * MIB / 8);
     // SAFETY: fully written by the copies below before it is read.
@@ -199,7 +200,8 @@ fn device_copy(ctx: &mut BenchCtx) -> BenchResult {
     s.memset_d32(&mut dst, 0xDEAD_BEEF)?;
     ctx.status("cuprite memcpy_dtod");
     let ours = time_on(ctx, &s, || Ok(s.memcpy_dtod(&src, &mut dst)?))?;
-    for w in [0, bytes / 8 / 2, bytes / 8 - block.len()] {
+    let blocks = bytes / (16 * MIB);
+    for w in [0, blocks / 2, blocks - 1].map(|b| b * block.len()) {
         let got = s.clone_dtoh(&dst.slice(w..w + block.len())?)?;
         if got != block {
             return Err(format!("device copy produced wrong data at word {w}").into());

@@ -46,11 +46,17 @@ impl Gpu {
     /// A new zeroed buffer.
     pub fn zeros(&self, dtype: DType, len: usize) -> Result<DevBuf> {
         let mut d = self.alloc(dtype, len)?;
+        self.clear(&mut d)?;
+        Ok(d)
+    }
+
+    /// Zeroes `d` (stream-ordered).
+    pub fn clear(&self, d: &mut DevBuf) -> Result<()> {
         let b = d
             .buffer_mut()
-            .ok_or_else(|| Error::InvalidArgument("a new sort buffer has no allocation".into()))?;
+            .ok_or_else(|| Error::InvalidArgument("a sort buffer has no allocation".into()))?;
         self.stream.memset_zeros(b)?;
-        Ok(d)
+        Ok(())
     }
 
     /// The bytes of `d` (waits for the stream).
@@ -70,11 +76,6 @@ impl Gpu {
         "sort-family".hash(&mut h);
         src.name.hash(&mut h);
         crate::jit::library_kernel(self.st, h.finish(), || src)
-    }
-
-    /// Blocks of 256 threads of `src` resident per multiprocessor.
-    pub fn blocks_per_sm(&self, src: KernelSource) -> Result<u32> {
-        Ok(self.kernel(src)?.blocks_per_sm.max(1))
     }
 
     /// Launches `src` over `grid` blocks of 256 threads with parameters `words`; `args` are
@@ -197,32 +198,23 @@ pub(crate) fn sort_rows(
     // Each block of a pass takes `tpb` consecutive tiles: as many blocks as fit on the device
     // at once (one wave; at most 8 blocks of 256 threads a multiprocessor), fewer when there
     // are fewer tiles. Returns `(tpb, blocks)`.
-    let max_blocks = ntiles.min(g.st.sms as usize * 8).max(1);
-    let plan = |src: KernelSource| -> Result<(usize, usize)> {
-        let bps = g.blocks_per_sm(src)? as usize;
-        let tpb = ntiles.div_ceil((g.st.sms as usize * bps).clamp(1, max_blocks));
-        Ok((tpb, ntiles.div_ceil(tpb)))
-    };
-    // The histogram also counts every key pass per block on the input order, for the first
-    // executed pass (with this block plan).
-    let (tpb0, nb0) = plan(K::scatter(spec, K::Pass::new(true, false, false)))?;
-    let counts0 = g.alloc(DType::U32, kp * 256 * nb0)?;
+    // The histogram: as many blocks as fit on the device at once (at most 8 of 256 threads a
+    // multiprocessor), each over a run of consecutive tiles.
+    let tpb = ntiles.div_ceil(ntiles.min(g.st.sms as usize * 8).max(1));
     let w = [
         x.ptr(),
         hist.ptr(),
-        counts0.ptr(),
         total as u64,
-        tpb0 as u64,
-        nb0 as u64,
+        tpb as u64,
         desc as u64,
         seg as u64,
         sp as u64,
     ];
     g.launch(
         K::histogram(spec),
-        nb0 as u32,
+        ntiles.div_ceil(tpb) as u32,
         &w,
-        &[Arg::R(x), Arg::W(&hist), Arg::W(&counts0)],
+        &[Arg::R(x), Arg::W(&hist)],
     )?;
     let h: Vec<u32> = words(&g.download(&hist)?);
     // A pass where one digit holds everything keeps the order: skipped. Without a key pass
@@ -258,11 +250,14 @@ pub(crate) fn sort_rows(
             ib.push(g.alloc(DType::U32, total)?);
         }
     }
-    let counts = if m > 1 {
-        Some(g.alloc(DType::U32, 256 * max_blocks)?)
-    } else {
-        None
-    };
+    // The look-back status of every tile and digit, then the tile ticket; zeroed per pass.
+    let status_words = ntiles
+        .checked_mul(256)
+        .and_then(|w| w.checked_add(1))
+        .ok_or_else(|| {
+            Error::InvalidArgument(format!("sort of {total} elements: too many tiles"))
+        })?;
+    let mut status = g.alloc(DType::U64, status_words)?;
     for (j, &p) in passes.iter().enumerate() {
         let pass = K::Pass::new(j == 0, j + 1 == m, p >= kp);
         let shift = if p < kp { 8 * p } else { 8 * (p - kp) };
@@ -277,31 +272,8 @@ pub(crate) fn sort_rows(
         } else {
             (Some(&kb[j % 2]), ib.get(j % 2))
         };
-        // The counts of this pass: from the histogram (first pass), else an upsweep.
-        let (cbuf, coff, tpb, nblocks) = if j == 0 {
-            (&counts0, p * 256 * nb0 * 4, tpb0, nb0)
-        } else {
-            let counts = counts.as_ref().expect("allocated for two passes or more");
-            let (tpb, nblocks) = plan(K::scatter(spec, pass))?;
-            let mut a = vec![Arg::R(src), Arg::W(counts)];
-            a.extend(iin.map(Arg::R));
-            let w = [
-                src.ptr(),
-                ptr(iin),
-                counts.ptr(),
-                total as u64,
-                tpb as u64,
-                nblocks as u64,
-                shift as u64,
-                seg as u64,
-            ];
-            g.launch(K::upsweep(spec, pass.row), nblocks as u32, &w, &a)?;
-            (counts, 0, tpb, nblocks)
-        };
-        let offs = cbuf.ptr() + coff as u64;
-        let w = [offs, hist.ptr() + (p * 256 * 4) as u64, nblocks as u64];
-        g.launch(K::scan_counts(), 32, &w, &[Arg::W(cbuf), Arg::R(&hist)])?;
-        let mut a = vec![Arg::R(src), Arg::R(cbuf)];
+        g.clear(&mut status)?;
+        let mut a = vec![Arg::R(src), Arg::R(&hist), Arg::W(&status)];
         a.extend(iin.map(Arg::R));
         a.extend(kout.map(Arg::W));
         a.extend(iout_p.map(Arg::W));
@@ -310,15 +282,15 @@ pub(crate) fn sort_rows(
             ptr(iin),
             ptr(kout),
             ptr(iout_p),
-            offs,
+            hist.ptr() + (p * 256 * 4) as u64,
+            status.ptr(),
             total as u64,
-            tpb as u64,
-            nblocks as u64,
+            ntiles as u64,
             shift as u64,
             seg as u64,
             desc as u64,
         ];
-        g.launch(K::scatter(spec, pass), nblocks as u32, &w, &a)?;
+        g.launch(K::scatter(spec, pass), ntiles as u32, &w, &a)?;
     }
     Ok((vout, iout))
 }
@@ -682,7 +654,6 @@ pub(crate) fn gather(
 /// the compile-only check.
 pub(crate) fn all_sources(spec: KeySpec, mean: DType) -> Vec<KernelSource> {
     let mut v = vec![
-        K::scan_counts(),
         K::histogram(spec),
         K::copy_out(spec),
         K::rows(spec),
@@ -705,6 +676,5 @@ pub(crate) fn all_sources(spec: KeySpec, mean: DType) -> Vec<KernelSource> {
         S::gather(spec.bits as usize / 8),
     ];
     v.extend(K::Pass::ALL.map(|pass| K::scatter(spec, pass)));
-    v.extend([false, true].map(|row| K::upsweep(spec, row)));
     v
 }

@@ -1,11 +1,12 @@
 //! CUDA sources of the radix sort: LSD passes of 8-bit digits over unsigned keys (see
-//! [`super::keys`]) after one histogram of every pass's digits, three kernels a pass (per-block
-//! digit counts over a block's run of tiles, a scan of the counts per digit, a stable scatter
-//! of each tile through shared memory, tile after tile), and a one-block-per-row sort for rows
-//! that fit in shared memory. The first executed pass reads the input (keys made on the fly)
-//! and the last writes the outputs (values and `i64` indices), so no pass of its own converts.
-//! Blocks are 256 threads; item `j` of lane `l` of warp `w` of a tile is tile element
-//! `(w * items + j) * 32 + l`, the order stability is defined by.
+//! [`super::keys`]) after one histogram of every pass's digits, one kernel a pass (a onesweep
+//! pass: each block takes the next tile, ranks its digits in shared memory, finds where each
+//! digit's run goes by a decoupled look-back over the tiles before it, and writes the tile's
+//! elements sorted by digit), and a one-block-per-row sort for rows that fit in shared memory.
+//! The first executed pass reads the input (keys made on the fly) and the last writes the
+//! outputs (values and `i64` indices), so no pass of its own converts. Blocks are 256 threads;
+//! item `j` of lane `l` of warp `w` of a tile is tile element `(w * items + j) * 32 + l`, the
+//! order stability is defined by.
 
 use super::keys::{KeySpec, c_helpers};
 use crate::codegen::KernelSource;
@@ -47,28 +48,16 @@ __device__ __forceinline__ unsigned block_exscan(unsigned v, unsigned *tmp, unsi
   *total = tot;
   return off + x - v;
 }
-// The lanes of the warp whose digit equals this lane's (`0xffffffff`, no element, matches only
-// itself): eight ballots, one a bit of the digit.
+// The lanes of the warp whose digit equals this lane's (lanes without an element, digit
+// `0xffffffff`, match each other and no lane with an element).
 __device__ __forceinline__ unsigned match_digit(unsigned d) {
-  unsigned m = __ballot_sync(0xffffffffu, d != 0xffffffffu);
-  if (d == 0xffffffffu) m = ~m;
-  #pragma unroll
-  for (int b = 0; b < 8; ++b) {
-    const unsigned bit = (d >> b) & 1u;
-    const unsigned bal = __ballot_sync(0xffffffffu, bit);
-    m &= bit ? bal : ~bal;
-  }
-  return m;
+  return __match_any_sync(0xffffffffu, d);
 }
-// Adds one to counter `d` of `h` (`0xffffffff`: nothing) for each lane of the warp: once for
-// the whole warp where every lane has the same digit, else lane by lane.
+// Adds one to counter `d` of `h` (`0xffffffff`: nothing) for each lane of the warp: one atomic
+// per distinct digit of the warp, by the lowest lane holding it.
 __device__ __forceinline__ void count_digit(unsigned *h, unsigned d) {
-  const unsigned d0 = __shfl_sync(0xffffffffu, d, 0);
-  if (__all_sync(0xffffffffu, d == d0)) {
-    if ((threadIdx.x & 31) == 0 && d0 != 0xffffffffu) atomicAdd(&h[d0], 32u);
-  } else if (d != 0xffffffffu) {
-    atomicAdd(&h[d], 1u);
-  }
+  const unsigned peers = match_digit(d);
+  if (d != 0xffffffffu && (threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&h[d], (unsigned)__popc(peers));
 }
 // Ranking of one tile with one register per item: `v[j]` holds the digit of item `j`
 // (`0xffffffff`: no element) and gets the item's place in the tile sorted by digit (stable:
@@ -187,111 +176,35 @@ fn pass_source(spec: KeySpec, pass: Pass, body: &str) -> String {
     )
 }
 
-/// Per-block digit counts of a pass after the first (the first pass's come from
-/// [`histogram`]): block `b` counts the elements of tiles `b * tpb .. (b + 1) * tpb` into
-/// `counts[d * nblocks + b]`. A row pass reads the indices, a key pass the keys.
-pub(crate) fn upsweep(spec: KeySpec, row: bool) -> KernelSource {
-    let items = items(spec.bits);
-    let tile = tile(spec.bits);
-    let pass = Pass::new(false, false, row);
-    let name = format!("cuprite_sort_up_{}_{}", spec.dtype.name(), pass.tag());
-    let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const void *__restrict__ src, const unsigned *__restrict__ iin, unsigned *__restrict__ counts, u64t n, u64t tpb, u64t nblocks, u64t shift, u64t seg) {{
-  __shared__ unsigned h[8 * 256];
-  const int t = threadIdx.x, lane = t & 31, w = t >> 5;
-  unsigned *my = h + w * 256;
-  #pragma unroll
-  for (int i = 0; i < 8; ++i) my[lane + 32 * i] = 0;
-  __syncwarp();
-  const u64t lo = (u64t)blockIdx.x * tpb * {tile};
-  const u64t end = lo + tpb * {tile};
-  const u64t hi = end < n ? end : n;
-  for (u64t s = lo; s < hi; s += {tile}) {{
-    unsigned d[{items}];
-    #pragma unroll
-    for (int j = 0; j < {items}; ++j) {{
-      const u64t i = s + (u64t)j * 256 + t;
-      d[j] = 0xffffffffu;
-      if (i < hi) {{
-#if ROWP
-        d[j] = digit_of((K)0, iin[i], (unsigned)shift, (unsigned)seg);
-#else
-        d[j] = digit_of(((const K *)src)[i], 0u, (unsigned)shift, (unsigned)seg);
-#endif
-      }}
-    }}
-    #pragma unroll
-    for (int j = 0; j < {items}; ++j) count_digit(my, d[j]);
-  }}
-  __syncthreads();
-  unsigned c = 0;
-  #pragma unroll
-  for (int u = 0; u < 8; ++u) c += h[u * 256 + t];
-  counts[(u64t)t * nblocks + blockIdx.x] = c;
-}}
-"#
-    );
-    KernelSource {
-        name,
-        source: pass_source(spec, pass, &body),
-    }
-}
-
-/// Turns the per-block counts of one pass into global offsets: warp `d` (of 32 blocks of 8
-/// warps) scans digit `d`'s blocks, starting after every element of a smaller digit
-/// (`totals`, the pass's histogram).
-pub(crate) fn scan_counts() -> KernelSource {
-    let name = "cuprite_sort_scan_blocks".to_string();
-    let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(unsigned *__restrict__ counts, const unsigned *__restrict__ totals, u64t nblocks) {{
-  const int lane = threadIdx.x & 31;
-  const unsigned d = blockIdx.x * 8 + (threadIdx.x >> 5);
-  unsigned base = 0;
-  for (unsigned i = lane; i < d; i += 32) base += totals[i];
-  #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) base += __shfl_xor_sync(0xffffffffu, base, o);
-  unsigned *row = counts + (u64t)d * nblocks;
-  for (u64t c = 0; c < nblocks; c += 32) {{
-    const u64t i = c + lane;
-    const unsigned v = i < nblocks ? row[i] : 0u;
-    unsigned x = v;
-    #pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {{ const unsigned y = __shfl_up_sync(0xffffffffu, x, o); if (lane >= o) x += y; }}
-    if (i < nblocks) row[i] = base + x - v;
-    base += __shfl_sync(0xffffffffu, x, 31);
-  }}
-}}
-"#
-    );
-    KernelSource {
-        name,
-        source: source("", &body),
-    }
-}
-
 /// Shared memory of the scatter: the staged keys and indices of a tile.
 fn stage_bytes(spec: KeySpec) -> usize {
     tile(spec.bits) * (spec.bits.max(32) as usize / 8 + 4)
 }
 
-/// The stable scatter of one pass: block `b` takes tiles `b * tpb .. (b + 1) * tpb` in order,
-/// starting each digit at its offset from [`scan_counts`] (`offs[d * nblocks + b]`); per tile
-/// it ranks the digits in shared memory, stages keys and indices sorted by digit, and writes
-/// each digit's run to its global place. The first pass reads the input (`tkey`; the index is
-/// the position); the last writes values (`tval`) and `i64` indices within their row (`seg`
-/// elements a row, `0`: one row) instead of keys and `u32` indices. A null index input or
-/// output means no indices (the first pass has them from the positions).
+/// One pass: block `b` takes tile `ticket` (tiles in the order blocks start, so every tile
+/// before a block's is held by a block that runs or ran); per tile it ranks the digits in
+/// shared memory, publishes its digit counts in `status` (`status[tile * 256 + d]`, zeroed
+/// before the pass: flag 1 in bit 62 for the tile's own count, flag 2 in bit 63 for the count
+/// of every tile up to it), sums the counts of the tiles before it by walking back to the first
+/// inclusive one (a decoupled look-back, one digit a thread), stages keys and indices sorted by
+/// digit and writes each digit's run to its place: after every element of a smaller digit
+/// (`totals`, this pass's histogram) and every element of its digit in the tiles before. The
+/// first pass reads the input (`tkey`; the index is the position); the last writes values
+/// (`tval`) and `i64` indices within their row (`seg` elements a row, `0`: one row) instead of
+/// keys and `u32` indices. A null index input or output means no indices (the first pass has
+/// them from the positions). `ticket` is the `u32` after the `ntiles * 256` status words.
 pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
     let items = items(spec.bits);
     let tile = tile(spec.bits);
     let sm = stage_bytes(spec);
-    let name = format!("cuprite_sort_scatter_{}_{}", spec.dtype.name(), pass.tag());
+    let name = format!("cuprite_sort_onesweep_{}_{}", spec.dtype.name(), pass.tag());
     let b = spec.c_bits();
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256, 4) {name}(const void *__restrict__ src, const unsigned *__restrict__ iin, void *__restrict__ kout, void *__restrict__ iout, const unsigned *__restrict__ offs, u64t n, u64t tpb, u64t nblocks, u64t shift, u64t seg, u64t desc) {{
+        r#"extern "C" __global__ void __launch_bounds__(256, 4) {name}(const void *__restrict__ src, const unsigned *__restrict__ iin, void *__restrict__ kout, void *__restrict__ iout, const unsigned *__restrict__ totals, u64t *status, u64t n, u64t ntiles, u64t shift, u64t seg, u64t desc) {{
   __shared__ __align__(16) unsigned char sm[{sm}];
   __shared__ unsigned s_wc[8 * 256];
   __shared__ unsigned s_start[256], s_base[256], s_tmp[8];
+  __shared__ unsigned s_tile;
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
   K *sk = (K *)sm;
   unsigned *si = (unsigned *)(sm + {tile} * sizeof(K));
@@ -300,69 +213,96 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
 #else
   const bool with_idx = iin != 0;
 #endif
-  unsigned run_off = offs[(u64t)t * nblocks + blockIdx.x];
-  const u64t t0 = (u64t)blockIdx.x * tpb;
-  for (u64t tl = t0; tl < t0 + tpb; ++tl) {{
-    const u64t base = tl * {tile};
-    if (base >= n) break;
-    const u64t left = n - base;
-    const int valid = left < {tile} ? (int)left : {tile};
-    K key[{items}]; unsigned v[{items}];
+  if (t == 0) s_tile = atomicAdd((unsigned *)(status + ntiles * 256), 1u);
+  unsigned gtot;
+  // Where digit `t` starts: after every element of a smaller digit (the scan has barriers, so
+  // `s_tile` is seen after it).
+  const unsigned gstart = block_exscan(totals[t], s_tmp, &gtot);
+  const u64t tl = s_tile;
+  const u64t base = tl * {tile};
+  const u64t left = n - base;
+  const int valid = left < {tile} ? (int)left : {tile};
+  K key[{items}]; unsigned v[{items}];
+  #pragma unroll
+  for (int j = 0; j < {items}; ++j) {{
+    const int p = (w * {items} + j) * 32 + lane;
+    K k = 0; unsigned d = 0xffffffffu;
+    if (p < valid) {{
+#if FIRST
+      k = tkey((K)((const {b} *)src)[base + p], desc != 0);
+      d = digit_of(k, 0u, (unsigned)shift, (unsigned)seg);
+#elif ROWP
+      k = ((const K *)src)[base + p];
+      d = digit_of(k, iin[base + p], (unsigned)shift, (unsigned)seg);
+#else
+      k = ((const K *)src)[base + p];
+      d = digit_of(k, 0u, (unsigned)shift, (unsigned)seg);
+#endif
+    }}
+    key[j] = k; v[j] = d;
+  }}
+  unsigned cnt;
+  const unsigned st = rank_tile<{items}>(v, s_wc, s_start, s_tmp, &cnt);
+  // The decoupled look-back of digit `t`.
+  const u64t AGG = 1ull << 62, INC = 1ull << 63, VAL = AGG - 1ull;
+  volatile u64t *stv = (volatile u64t *)status;
+  unsigned excl = 0;
+  if (tl == 0) {{
+    stv[t] = INC | (u64t)cnt;
+  }} else {{
+    stv[tl * 256 + t] = AGG | (u64t)cnt;
+    // Eight tiles back at a time (independent loads, one wait), summed in order up to the
+    // first inclusive count; a tile not yet published is read again. `j`: tiles not summed
+    // yet are those below it.
+    u64t j = tl;
+    for (;;) {{
+      u64t s[8];
+      #pragma unroll
+      for (int q = 0; q < 8; ++q) s[q] = j > (u64t)q ? stv[(j - 1 - q) * 256 + t] : INC;
+      bool done = false;
+      #pragma unroll
+      for (int q = 0; q < 8; ++q) {{
+        if (done || s[q] == 0ull) {{ done = true; continue; }}
+        excl += (unsigned)(s[q] & VAL);
+        --j;
+        if (s[q] & INC) {{ done = true; j = 0; }}
+      }}
+      if (j == 0) break;
+    }}
+    stv[tl * 256 + t] = INC | (u64t)(excl + cnt);
+  }}
+  s_base[t] = gstart + excl - st;
+  #pragma unroll
+  for (int j = 0; j < {items}; ++j) if (v[j] != 0xffffffffu) sk[v[j]] = key[j];
+  if (with_idx) {{
     #pragma unroll
     for (int j = 0; j < {items}; ++j) {{
       const int p = (w * {items} + j) * 32 + lane;
-      K k = 0; unsigned d = 0xffffffffu;
-      if (p < valid) {{
+      if (v[j] != 0xffffffffu) {{
 #if FIRST
-        k = tkey((K)((const {b} *)src)[base + p], desc != 0);
-        d = digit_of(k, 0u, (unsigned)shift, (unsigned)seg);
-#elif ROWP
-        k = ((const K *)src)[base + p];
-        d = digit_of(k, iin[base + p], (unsigned)shift, (unsigned)seg);
+        si[v[j]] = (unsigned)(base + p);
 #else
-        k = ((const K *)src)[base + p];
-        d = digit_of(k, 0u, (unsigned)shift, (unsigned)seg);
+        si[v[j]] = iin[base + p];
 #endif
       }}
-      key[j] = k; v[j] = d;
     }}
-    unsigned cnt;
-    const unsigned st = rank_tile<{items}>(v, s_wc, s_start, s_tmp, &cnt);
-    s_base[t] = run_off - st;
-    run_off += cnt;
-    #pragma unroll
-    for (int j = 0; j < {items}; ++j) if (v[j] != 0xffffffffu) sk[v[j]] = key[j];
-    if (with_idx) {{
-      #pragma unroll
-      for (int j = 0; j < {items}; ++j) {{
-        const int p = (w * {items} + j) * 32 + lane;
-        if (v[j] != 0xffffffffu) {{
-#if FIRST
-          si[v[j]] = (unsigned)(base + p);
-#else
-          si[v[j]] = iin[base + p];
-#endif
-        }}
-      }}
-    }}
-    __syncthreads();
-    #pragma unroll
-    for (int j = 0; j < {items}; ++j) {{
-      const int p = j * 256 + t;
-      if (p < valid) {{
-        const K k = sk[p];
-        const unsigned ix = with_idx ? si[p] : 0u;
-        const u64t o = (u64t)(s_base[digit_of(k, ix, (unsigned)shift, (unsigned)seg)] + (unsigned)p);
+  }}
+  __syncthreads();
+  #pragma unroll
+  for (int j = 0; j < {items}; ++j) {{
+    const int p = j * 256 + t;
+    if (p < valid) {{
+      const K k = sk[p];
+      const unsigned ix = with_idx ? si[p] : 0u;
+      const u64t o = (u64t)(s_base[digit_of(k, ix, (unsigned)shift, (unsigned)seg)] + (unsigned)p);
 #if LAST
-        if (kout) (({b} *)kout)[o] = ({b})tval(k, desc != 0);
-        if (iout) ((i64t *)iout)[o] = (i64t)(seg ? ix % (unsigned)seg : ix);
+      if (kout) (({b} *)kout)[o] = ({b})tval(k, desc != 0);
+      if (iout) ((i64t *)iout)[o] = (i64t)(seg ? ix % (unsigned)seg : ix);
 #else
-        ((K *)kout)[o] = k;
-        if (with_idx) ((unsigned *)iout)[o] = ix;
+      ((K *)kout)[o] = k;
+      if (with_idx) ((unsigned *)iout)[o] = ix;
 #endif
-      }}
     }}
-    __syncthreads();
   }}
 }}
 "#
@@ -373,11 +313,9 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
     }
 }
 
-/// The digit histogram of every pass, and the per-block digit counts of every key pass on
-/// the input order (what the first executed pass's [`scan_counts`] takes): block `b` counts
-/// the elements of tiles `b * tpb .. (b + 1) * tpb` of the input (keys by `tkey`) into
-/// `counts[(p * 256 + d) * nblocks + b]` for key pass `p`, and adds them to `hist[p * 256 +
-/// d]`. The `sp` row passes' histograms (`rows` rows of `seg` elements) come from the row count
+/// The digit histogram of every pass: block `b` counts the elements of tiles `b * tpb .. (b +
+/// 1) * tpb` of the input (keys by `tkey`) for every key pass `p` and adds them to `hist[p *
+/// 256 + d]`. The `sp` row passes' histograms (`rows` rows of `seg` elements) come from the row count
 /// (block 0 writes them).
 pub(crate) fn histogram(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_sort_hist_{}", spec.dtype.name());
@@ -386,7 +324,7 @@ pub(crate) fn histogram(spec: KeySpec) -> KernelSource {
     let items = items(spec.bits);
     let tile = tile(spec.bits);
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, unsigned *__restrict__ hist, unsigned *__restrict__ counts, u64t n, u64t tpb, u64t nblocks, u64t desc, u64t seg, u64t sp) {{
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, unsigned *__restrict__ hist, u64t n, u64t tpb, u64t desc, u64t seg, u64t sp) {{
   __shared__ unsigned h[{kp} * 256];
   const int t = threadIdx.x;
   for (int i = t; i < {kp} * 256; i += 256) h[i] = 0;
@@ -417,7 +355,6 @@ pub(crate) fn histogram(spec: KeySpec) -> KernelSource {
   __syncthreads();
   for (int i = t; i < {kp} * 256; i += 256) {{
     const unsigned c = h[i];
-    counts[(u64t)i * nblocks + blockIdx.x] = c;
     if (c) atomicAdd(&hist[i], c);
   }}
 }}
