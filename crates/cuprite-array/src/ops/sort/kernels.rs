@@ -48,16 +48,28 @@ __device__ __forceinline__ unsigned block_exscan(unsigned v, unsigned *tmp, unsi
   *total = tot;
   return off + x - v;
 }
-// The lanes of the warp whose digit equals this lane's (lanes without an element, digit
-// `0xffffffff`, match each other and no lane with an element).
+// The lanes of the warp whose digit equals this lane's (`0xffffffff`, no element, matches only
+// itself): eight ballots, one a bit of the digit (cheaper here than `__match_any_sync`).
 __device__ __forceinline__ unsigned match_digit(unsigned d) {
-  return __match_any_sync(0xffffffffu, d);
+  unsigned m = __ballot_sync(0xffffffffu, d != 0xffffffffu);
+  if (d == 0xffffffffu) m = ~m;
+  #pragma unroll
+  for (int b = 0; b < 8; ++b) {
+    const unsigned bit = (d >> b) & 1u;
+    const unsigned bal = __ballot_sync(0xffffffffu, bit);
+    m &= bit ? bal : ~bal;
+  }
+  return m;
 }
-// Adds one to counter `d` of `h` (`0xffffffff`: nothing) for each lane of the warp: one atomic
-// per distinct digit of the warp, by the lowest lane holding it.
+// Adds one to counter `d` of `h` (`0xffffffff`: nothing) for each lane of the warp: once for
+// the whole warp where every lane has the same digit, else lane by lane.
 __device__ __forceinline__ void count_digit(unsigned *h, unsigned d) {
-  const unsigned peers = match_digit(d);
-  if (d != 0xffffffffu && (threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&h[d], (unsigned)__popc(peers));
+  const unsigned d0 = __shfl_sync(0xffffffffu, d, 0);
+  if (__all_sync(0xffffffffu, d == d0)) {
+    if ((threadIdx.x & 31) == 0 && d0 != 0xffffffffu) atomicAdd(&h[d0], 32u);
+  } else if (d != 0xffffffffu) {
+    atomicAdd(&h[d], 1u);
+  }
 }
 // Ranking of one tile with one register per item: `v[j]` holds the digit of item `j`
 // (`0xffffffff`: no element) and gets the item's place in the tile sorted by digit (stable:
@@ -313,10 +325,10 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
     }
 }
 
-/// The digit histogram of every pass: block `b` counts the elements of tiles `b * tpb .. (b +
-/// 1) * tpb` of the input (keys by `tkey`) for every key pass `p` and adds them to `hist[p *
-/// 256 + d]`. The `sp` row passes' histograms (`rows` rows of `seg` elements) come from the row count
-/// (block 0 writes them).
+/// The digit histogram of every pass: block `b` counts the input elements (keys by `tkey`) of
+/// its run of `tpb` tiles, from tile `b * tpb`, for every key pass `p`, and adds them to
+/// `hist[p * 256 + d]`. The `sp` row passes' histograms (`rows` rows of `seg` elements) come
+/// from the row count (block 0 writes them).
 pub(crate) fn histogram(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_sort_hist_{}", spec.dtype.name());
     let b = spec.c_bits();
