@@ -22,6 +22,10 @@
 #   bench     `cuprite bench $BENCH` with every peer file of the `peers` step
 #   smallop   `array/small_op_host`, twice with the host-profile build (when packed), twice plain
 #   sanitize  scripts/gpu-sanitize.sh (its variables pass through: TOOLS, ONLY_<tool>, JOBS...)
+#   ncu       Nsight Compute on `cuprite bench $NCU_BENCH --repeats 1 --warmup 0`: the first
+#             $NCU_COUNT (default 8) kernels whose name matches $NCU_KERNELS (a regex, default
+#             cuprite_sort), with $NCU_METRICS (default: time, DRAM bytes, L2 sectors read and
+#             written, L2 read misses); clocks not locked
 # Each step is bounded by <STEP>_T seconds (defaults below). Logs go to $OUT/logs (OUT default
 # /tmp/cuprite-steps), a line per step in summary.txt, and all of it into $OUT/logs.tgz.
 set -u
@@ -94,6 +98,13 @@ for step in ${STEPS:-tests}; do
             tail -n 8 "$L/sanitize.log" | tee -a "$sum"
             # Large logs cut to their start (the reports come first).
             find "$L/sanitize" -name '*.log' -size +1M -exec sh -c 'head -c 100000 "$1" > "$1.head" && rm "$1"' _ {} \; ;;
+        ncu)
+            m="${NCU_METRICS:-gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,lts__t_sectors_op_read_lookup_miss.sum}"
+            timeout "${NCU_T:-200}" /usr/local/cuda/bin/ncu --clock-control none \
+                -k "regex:${NCU_KERNELS:-cuprite_sort}" --launch-count "${NCU_COUNT:-8}" --metrics "$m" \
+                "$cli" bench ${NCU_BENCH:-sort/f32_2^26_with} --repeats 1 --warmup 0 > "$L/ncu.log" 2>&1
+            note "ncu rc=$?"
+            grep -E "^  [A-Za-z_]|__" "$L/ncu.log" | head -80 | tee -a "$sum" ;;
         *)
             note "gpu-steps: unknown step $step (see the header)" ;;
     esac
