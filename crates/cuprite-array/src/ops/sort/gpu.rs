@@ -195,11 +195,9 @@ pub(crate) fn sort_rows(
     let hist = g.zeros(DType::U32, (kp + sp) * 256)?;
     let tile = K::tile(spec.bits);
     let ntiles = total.div_ceil(tile);
-    // Each block of a pass takes `tpb` consecutive tiles: as many blocks as fit on the device
-    // at once (one wave; at most 8 blocks of 256 threads a multiprocessor), fewer when there
-    // are fewer tiles. Returns `(tpb, blocks)`.
     // The histogram: as many blocks as fit on the device at once (at most 8 of 256 threads a
-    // multiprocessor), each over a run of consecutive tiles.
+    // multiprocessor), each over a run of `tpb` consecutive tiles; a onesweep pass is one
+    // block a tile.
     let tpb = ntiles.div_ceil(ntiles.min(g.st.sms as usize * 8).max(1));
     let w = [
         x.ptr(),
