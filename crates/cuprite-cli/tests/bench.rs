@@ -28,15 +28,27 @@ pub fn tests() -> Vec<Test> {
         Test::cpu("bench::sort_peers_judged", sort_peers_judged),
         Test::cpu("bench::plot_compare_peers_from_a_report", plot_from_report),
     ];
-    // The quick smoke run, one test per group of benchmarks (a process each under the
-    // sanitizers, where the whole run took longer than a run may).
-    let mut groups: Vec<&'static str> = all().iter().map(|b| b.group).collect();
-    groups.sort_unstable();
-    groups.dedup();
-    for g in groups {
-        v.push(Test::gpu(format!("bench::quick_smoke::{g}"), move || {
-            quick_smoke(g)
-        }));
+    // The quick smoke run, one test per group of benchmarks. Under a sanitizer (the GPU check
+    // sets CUPRITE_UNDER_SANITIZER before it lists the tests) one test per benchmark, each a
+    // process of its own there: the groups `array`, `curves` and `fft` took longer than a run
+    // may under racecheck.
+    if cuprite_testkit::under_sanitizer() {
+        for b in all() {
+            let name = b.name;
+            v.push(Test::gpu(
+                format!("bench::quick_smoke::{}", name.replace('/', "::")),
+                move || quick_smoke(name),
+            ));
+        }
+    } else {
+        let mut groups: Vec<&'static str> = all().iter().map(|b| b.group).collect();
+        groups.sort_unstable();
+        groups.dedup();
+        for g in groups {
+            v.push(Test::gpu(format!("bench::quick_smoke::{g}"), move || {
+                quick_smoke(g)
+            }));
+        }
     }
     v
 }
@@ -546,11 +558,13 @@ fn plot_from_report() -> TestResult {
     Ok(())
 }
 
-/// The benchmarks of `group` once with `--quick`, through the binary as a user runs it: all
-/// run (none fails or is skipped on a GPU machine), every figure is finite and positive (counts
-/// may be 0), the JSON parses and the charts are written.
-fn quick_smoke(group: &str) -> TestResult {
-    let dir = empty_dir(&format!("benchsmoke-{group}"));
+/// The benchmarks `filter` selects (a group, or one benchmark's name) once with `--quick`,
+/// through the binary as a user runs it: all run (none fails or is skipped on a GPU machine),
+/// every figure is finite and positive (counts may be 0), the JSON parses and the charts are
+/// written, one file for each chart of the report.
+fn quick_smoke(filter: &str) -> TestResult {
+    let group = filter.split('/').next().unwrap_or(filter);
+    let dir = empty_dir(&format!("benchsmoke-{}", filter.replace('/', "-")));
     let json_path = dir.join("quick.json");
     let plots = dir.join("plots");
     let mut cmd = Command::new(cuprite_bin()?);
@@ -558,7 +572,7 @@ fn quick_smoke(group: &str) -> TestResult {
         .arg(&json_path)
         .arg("--plot")
         .arg(&plots)
-        .arg(group);
+        .arg(filter);
     if cuprite_testkit::under_sanitizer() {
         // Every kernel instrumented: sizes an eighth of the quick ones, two repeats.
         cmd.env("CUPRITE_BENCH_QUICK_DIVISOR", "8")
@@ -576,10 +590,10 @@ fn quick_smoke(group: &str) -> TestResult {
     // The filter selects the group and any benchmark whose name contains its name.
     let selected: Vec<&str> = all()
         .iter()
-        .filter(|b| b.group == group || b.name.contains(group))
+        .filter(|b| b.group == filter || b.name.contains(filter))
         .map(|b| b.name)
         .collect();
-    assert!(selected.iter().any(|n| n.starts_with(group)));
+    assert!(selected.iter().any(|n| n.starts_with(filter)));
     assert_eq!(results.len(), selected.len(), "every benchmark reported");
     // The groups of this harness must all run on a GPU machine; a benchmark of another topic
     // may be skipped where a second GPU is missing, and any may be skipped where an optional
@@ -612,12 +626,16 @@ fn quick_smoke(group: &str) -> TestResult {
         Ok(d) => d.flatten().collect(),
         Err(_) => Vec::new(),
     };
-    // The groups whose figures go on charts (sweeps, launch and array timings) write some.
-    if charted {
+    // One file per chart of the report; the groups whose figures go on charts (sweeps, launch
+    // and array timings) have some, and every sweep of `curves` has its own.
+    let expected = cuprite_cli::bench::plot::charts(&v, &[]).len();
+    assert_eq!(svgs.len(), expected, "charts written for {filter}");
+    if charted && filter == group {
         assert!(!svgs.is_empty(), "no chart from {group}");
     }
     if group == "curves" {
-        assert!(svgs.len() >= 2, "{} charts", svgs.len());
+        let least = if filter == group { 2 } else { 1 };
+        assert!(svgs.len() >= least, "{} charts", svgs.len());
     }
     for e in svgs {
         let s = std::fs::read_to_string(e.path())?;

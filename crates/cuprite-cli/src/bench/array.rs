@@ -417,15 +417,19 @@ pub fn warm_child() -> Option<Result<f64, BenchError>> {
         let a = rand(1 << 16, 9)?;
         a.eval()?;
         cuprite_array::sync(gpu())?;
+        // Builds the preparation started in the background (none when the cache serves it
+        // all) are not the timed expression's.
+        cuprite_array::wait_tier_up();
         let before = cuprite_array::stats::compiles();
         let t = Instant::now();
         first_use_expr(&a, k, salt).eval()?;
         cuprite_array::sync(gpu())?;
         let ms = t.elapsed().as_secs_f64() * 1e3;
-        if cuprite_array::stats::compiles() != before {
-            return Err(BenchError::from(
-                "the warm-cache child compiled a kernel: the disk cache was not used".to_string(),
-            ));
+        let built = cuprite_array::stats::compiles() - before;
+        if built != 0 {
+            return Err(BenchError::from(format!(
+                "the warm-cache child compiled {built} kernel(s) for expression {k}: the disk cache in {dir} was not used"
+            )));
         }
         Ok(ms)
     }))
