@@ -288,6 +288,11 @@ fn sort_dtypes(d: Device) -> TestResult {
 }
 
 fn sort_axes(d: Device) -> TestResult {
+    if cuprite_testkit::under_sanitizer() {
+        // The axes and views are what this test is about; the kernels of each key width are
+        // `sort_dtypes`'. Racecheck did not get through six dtypes in 540 s.
+        return sort_nd::<f32>(d, &mut Rng::fresh());
+    }
     every_dtype(d, |d, r, t| dispatch!(d, r, t, sort_nd))
 }
 

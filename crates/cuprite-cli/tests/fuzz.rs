@@ -267,7 +267,7 @@ fn cuda_matches_cpu() -> TestResult {
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
         .unwrap_or(1500)
-        .max(10);
+        .max(1);
     let cfg = Config {
         programs,
         seed: 9,

@@ -319,7 +319,7 @@ fn fft(ctx: &mut BenchCtx) -> BenchResult {
     let mut figs = Vec::new();
     for log2 in (10..=top).step_by(2) {
         let n = 1usize << log2;
-        let k = calls_for(8 * n, 100);
+        let k = ctx.size(calls_for(8 * n, 100), calls_for(8 * n, 100));
         ctx.status(format!("FFT of {n}"));
         let words = fresh_words(2 * n, log2 as u64);
         let x: Vec<Complex<f32>> = words
