@@ -25,7 +25,7 @@
 # ALONE (space-separated exact test names), EXAMPLES (default 1; 0 skips the examples), SPLIT
 # (names matching this regular expression run one test a process), ONLY (a regular expression:
 # only the runs whose label matches, e.g. to finish a sweep that ran out of time),
-# RACECHECK_FUZZ_PROGRAMS (the fuzz test's programs under racecheck, default 4; 40 under the
+# RACECHECK_FUZZ_PROGRAMS (the fuzz test's programs under racecheck, default 2; 40 under the
 # other tools; under racecheck the fuzz test also runs with CUPRITE_ARRAY_TIERED=0).
 #
 # Prints the errors per tool, group and example; exits 1 on any sanitizer error outside the
@@ -76,13 +76,14 @@ one_run() {
     [ "$tool" = synccheck ] && [ -n "${SYNC_EXCLUDE:-}" ] && opts+=(--kernel-name-exclude "$SYNC_EXCLUDE")
     # racecheck instruments every shared-memory access: 40 fuzz programs (sorts, scans, row
     # operations among them) did not finish in 420 s, while initcheck checked them in 6 s.
-    [ "$tool" = racecheck ] && export CUPRITE_FUZZ_PROGRAMS="${RACECHECK_FUZZ_PROGRAMS:-4}"
+    [ "$tool" = racecheck ] && export CUPRITE_FUZZ_PROGRAMS="${RACECHECK_FUZZ_PROGRAMS:-2}"
     # Even 4 programs did not finish in 540 s: each quick first build is linked with the math
     # library, and racecheck instruments every module loaded. Under racecheck the fuzz test
     # builds each kernel once, optimised, on the spot (the same sources; the tiers are checked
     # by the array tests).
+    # Each program's start and end are printed (CUPRITE_FUZZ_TRACE) to see where time goes.
     if [ "$tool" = racecheck ]; then
-        case "$label" in *fuzz__*) export CUPRITE_ARRAY_TIERED=0 ;; esac
+        case "$label" in *fuzz__*) export CUPRITE_ARRAY_TIERED=0 CUPRITE_FUZZ_TRACE=1 ;; esac
     fi
     (cd "$root/$dir" && timeout "$timeout_s" "$san" --tool "$tool" --report-api-errors no \
         ${opts[@]+"${opts[@]}"} --target-processes all --log-file "$prefix.%p.log" "$@") >"$prefix.out" 2>&1

@@ -826,6 +826,383 @@ fn decompositions(d: Device) -> TestResult {
     })
 }
 
+// ---------------------------------------------------------------------------------------------
+// Complex decompositions, checked by residuals computed in complex f64 here.
+
+type Z = num_complex::Complex<f64>;
+
+/// Complex element types of the decomposition tests.
+trait Ce: Element + linalg::Scalar<Wide = c64> {
+    fn from_z(z: Z) -> Self;
+    fn to_z(self) -> Z;
+    /// The unit roundoff.
+    const U: f64;
+}
+impl Ce for c32 {
+    fn from_z(z: Z) -> Self {
+        c32::new(z.re as f32, z.im as f32)
+    }
+    fn to_z(self) -> Z {
+        Z::new(self.re as f64, self.im as f64)
+    }
+    const U: f64 = f32::EPSILON as f64;
+}
+impl Ce for c64 {
+    fn from_z(z: Z) -> Self {
+        z
+    }
+    fn to_z(self) -> Z {
+        self
+    }
+    const U: f64 = f64::EPSILON;
+}
+
+/// `n` random complex values, rounded to `T`, and the rounded values in `Z`.
+fn zrand<T: Ce>(rng: &mut Rng, n: usize) -> (Vec<T>, Vec<Z>) {
+    let re = rand64(rng, n);
+    let im = rand64(rng, n);
+    let t: Vec<T> = re
+        .iter()
+        .zip(&im)
+        .map(|(&r, &i)| T::from_z(Z::new(r, i)))
+        .collect();
+    let z = t.iter().map(|x| x.to_z()).collect();
+    (t, z)
+}
+
+fn zvals<T: Ce>(a: &Array<T>) -> Result<Vec<Z>, Error> {
+    Ok(a.to_vec()?.into_iter().map(Ce::to_z).collect())
+}
+
+/// `a` (`m × k`) times `b` (`k × n`), row-major.
+fn zmm(a: &[Z], b: &[Z], m: usize, k: usize, n: usize) -> Vec<Z> {
+    let mut c = vec![Z::new(0.0, 0.0); m * n];
+    for i in 0..m {
+        for p in 0..k {
+            let x = a[i * k + p];
+            for j in 0..n {
+                c[i * n + j] += x * b[p * n + j];
+            }
+        }
+    }
+    c
+}
+
+/// The conjugate transpose of an `m × n` matrix.
+fn zh(a: &[Z], m: usize, n: usize) -> Vec<Z> {
+    let mut t = vec![Z::new(0.0, 0.0); m * n];
+    for i in 0..m {
+        for j in 0..n {
+            t[j * m + i] = a[i * n + j].conj();
+        }
+    }
+    t
+}
+
+fn zfro(a: &[Z]) -> f64 {
+    a.iter().map(|x| x.norm_sqr()).sum::<f64>().sqrt()
+}
+
+fn zdiff(a: &[Z], b: &[Z]) -> f64 {
+    zfro(&a.iter().zip(b).map(|(x, y)| x - y).collect::<Vec<_>>())
+}
+
+fn zeye(n: usize) -> Vec<Z> {
+    (0..n * n)
+        .map(|t| Z::new(if t / n == t % n { 1.0 } else { 0.0 }, 0.0))
+        .collect()
+}
+
+/// The determinant of `a` by Gaussian elimination with partial pivoting, in `Z`.
+fn zdet(a: &[Z], n: usize) -> Z {
+    let mut m = a.to_vec();
+    let mut det = Z::new(1.0, 0.0);
+    for c in 0..n {
+        let p = (c..n)
+            .max_by(|&i, &j| m[i * n + c].norm().total_cmp(&m[j * n + c].norm()))
+            .expect("rows");
+        if p != c {
+            for j in 0..n {
+                m.swap(c * n + j, p * n + j);
+            }
+            det = -det;
+        }
+        det *= m[c * n + c];
+        for i in c + 1..n {
+            let f = m[i * n + c] / m[c * n + c];
+            for j in c..n {
+                let t = m[c * n + j];
+                m[i * n + j] -= f * t;
+            }
+        }
+    }
+    det
+}
+
+fn complex_decompositions_of<T: Ce>(d: Device, rng: &mut Rng) -> TestResult
+where
+    linalg::RealOf<T>: El,
+{
+    let u = T::U;
+    let n = 20;
+    let (ta, a) = zrand::<T>(rng, n * n);
+    let arr = Array::from_slice_on(d, &ta, &[n, n])?;
+    let na = zfro(&a);
+    // solve: several right-hand sides and one.
+    let (tb, b) = zrand::<T>(rng, n * 3);
+    let x = zvals(&linalg::solve(
+        &arr,
+        &Array::from_slice_on(d, &tb, &[n, 3])?,
+    )?)?;
+    let r = zdiff(&zmm(&a, &x, n, n, 3), &b);
+    residual("complex solve", r, 10.0, n, u, na * zfro(&x) + zfro(&b))?;
+    let x1 = zvals(&linalg::solve(
+        &arr,
+        &Array::from_slice_on(d, &tb[..n], &[n])?,
+    )?)?;
+    let r = zdiff(&zmm(&a, &x1, n, n, 1), &b[..n]);
+    residual(
+        "complex solve (vector)",
+        r,
+        10.0,
+        n,
+        u,
+        na * zfro(&x1) + zfro(&b[..n]),
+    )?;
+    // inv.
+    let ai = zvals(&linalg::inv(&arr)?)?;
+    let r = zdiff(&zmm(&a, &ai, n, n, n), &zeye(n));
+    residual("complex inv", r, 10.0, n, u, na * zfro(&ai))?;
+    // det and slogdet: the sign a complex number of modulus 1.
+    let want = zdet(&a, n);
+    let got: c64 = linalg::det(&arr)?;
+    assert!(
+        (got - want).norm() <= 100.0 * n as f64 * u * want.norm(),
+        "complex det {got} vs {want}"
+    );
+    let (sign, logdet): (c64, f64) = linalg::slogdet(&arr)?;
+    assert!((sign.norm() - 1.0).abs() < 1e-12, "slogdet sign {sign}");
+    assert!(
+        (sign - want / want.norm()).norm() < 100.0 * n as f64 * u,
+        "slogdet sign {sign}"
+    );
+    assert!(
+        (logdet - want.norm().ln()).abs() < 100.0 * n as f64 * u,
+        "slogdet log {logdet}"
+    );
+    // cholesky of A·Aᴴ + n·I (Hermitian positive definite): L lower, real positive diagonal.
+    let mut hpd = zmm(&a, &zh(&a, n, n), n, n, n);
+    for i in 0..n {
+        hpd[i * n + i] += Z::new(n as f64, 0.0);
+    }
+    let th: Vec<T> = hpd.iter().map(|&z| T::from_z(z)).collect();
+    let hpd: Vec<Z> = th.iter().map(|x| x.to_z()).collect();
+    let l = zvals(&linalg::cholesky(&Array::from_slice_on(d, &th, &[n, n])?)?)?;
+    for i in 0..n {
+        assert!(l[i * n + i].re > 0.0 && l[i * n + i].im.abs() <= 10.0 * u * l[i * n + i].re);
+        for j in i + 1..n {
+            assert_eq!(
+                l[i * n + j],
+                Z::new(0.0, 0.0),
+                "cholesky: L[{i}, {j}] above the diagonal"
+            );
+        }
+    }
+    let r = zdiff(&zmm(&l, &zh(&l, n, n), n, n, n), &hpd);
+    residual("complex cholesky: LLᴴ − A", r, 10.0, n, u, zfro(&hpd))?;
+    // qr and svd of a tall and a wide matrix; pinv; lstsq of the tall one.
+    for (m, k) in [(26, 11), (8, 19)] {
+        let (tq, q0) = zrand::<T>(rng, m * k);
+        let aq = Array::from_slice_on(d, &tq, &[m, k])?;
+        let p = m.min(k);
+        let (q, rr) = linalg::qr(&aq)?;
+        assert_eq!(
+            (q.shape(), rr.shape()),
+            (&[m, p][..], &[p, k][..]),
+            "qr shapes"
+        );
+        let (q, rr) = (zvals(&q)?, zvals(&rr)?);
+        for i in 0..p {
+            for j in 0..i.min(k) {
+                assert_eq!(
+                    rr[i * k + j],
+                    Z::new(0.0, 0.0),
+                    "qr: R[{i}, {j}] below the diagonal"
+                );
+            }
+        }
+        let r = zdiff(&zmm(&q, &rr, m, p, k), &q0);
+        residual("complex qr: A − QR", r, 10.0, m.max(k), u, zfro(&q0))?;
+        let r = zdiff(&zmm(&zh(&q, m, p), &q, p, m, p), &zeye(p));
+        residual(
+            "complex qr: QᴴQ − I",
+            r,
+            10.0,
+            m.max(k),
+            u,
+            (p as f64).sqrt(),
+        )?;
+        let (uu, sv, vh) = linalg::svd(&aq)?;
+        assert_eq!(
+            (uu.shape(), sv.shape(), vh.shape()),
+            (&[m, p][..], &[p][..], &[p, k][..])
+        );
+        let sv: Vec<f64> = sv.to_vec()?.into_iter().map(El::to64).collect();
+        let (uu, vh) = (zvals(&uu)?, zvals(&vh)?);
+        assert!(
+            sv.windows(2).all(|w| w[0] >= w[1]) && sv[p - 1] >= 0.0,
+            "svd order {sv:?}"
+        );
+        let mut us = uu.clone();
+        for i in 0..m {
+            for j in 0..p {
+                us[i * p + j] *= sv[j];
+            }
+        }
+        let r = zdiff(&zmm(&us, &vh, m, p, k), &q0);
+        residual("complex svd: A − USVᴴ", r, 20.0, m.max(k), u, zfro(&q0))?;
+        let r = zdiff(&zmm(&zh(&uu, m, p), &uu, p, m, p), &zeye(p));
+        residual(
+            "complex svd: UᴴU − I",
+            r,
+            20.0,
+            m.max(k),
+            u,
+            (p as f64).sqrt(),
+        )?;
+        let r = zdiff(&zmm(&vh, &zh(&vh, p, k), p, k, p), &zeye(p));
+        residual(
+            "complex svd: VᴴV − I",
+            r,
+            20.0,
+            m.max(k),
+            u,
+            (p as f64).sqrt(),
+        )?;
+        // Spectral and nuclear norms, rank.
+        let spec = linalg::norm(&aq, NormOrd::Spectral)?;
+        assert!(
+            (spec - sv[0]).abs() <= 4.0 * u * sv[0],
+            "spectral norm {spec}"
+        );
+        assert_eq!(linalg::matrix_rank(&aq)?, p, "full rank");
+        let pi = zvals(&linalg::pinv(&aq)?)?;
+        let r = zdiff(&zmm(&zmm(&q0, &pi, m, k, m), &q0, m, m, k), &q0);
+        residual(
+            "complex pinv: A·A⁺·A − A",
+            r,
+            50.0,
+            m.max(k),
+            u,
+            zfro(&q0) * zfro(&pi) * zfro(&q0),
+        )?;
+        if m > k {
+            let (tb, bb) = zrand::<T>(rng, m);
+            let xs = zvals(&linalg::lstsq(&aq, &Array::from_slice_on(d, &tb, &[m])?)?)?;
+            // Aᴴ(Ax − b) = 0 at the least-squares solution.
+            let res: Vec<Z> = zmm(&q0, &xs, m, k, 1)
+                .iter()
+                .zip(&bb)
+                .map(|(x, y)| x - y)
+                .collect();
+            let g = zmm(&zh(&q0, m, k), &res, k, m, 1);
+            residual(
+                "complex lstsq: Aᴴ(Ax − b)",
+                zfro(&g),
+                50.0,
+                m,
+                u,
+                zfro(&q0) * (zfro(&q0) * zfro(&xs) + zfro(&bb)),
+            )?;
+        }
+    }
+    // eigh of the Hermitian part: real ascending eigenvalues, AV = VW, VᴴV = I.
+    let ah = zh(&a, n, n);
+    let herm: Vec<T> = a
+        .iter()
+        .zip(&ah)
+        .map(|(x, y)| T::from_z((x + y) * 0.5))
+        .collect();
+    let hz: Vec<Z> = herm.iter().map(|x| x.to_z()).collect();
+    let (w, v) = linalg::eigh(&Array::from_slice_on(d, &herm, &[n, n])?)?;
+    let w: Vec<f64> = w.to_vec()?.into_iter().map(El::to64).collect();
+    let v = zvals(&v)?;
+    assert!(w.windows(2).all(|p| p[0] <= p[1]), "eigh: ascending {w:?}");
+    let mut vw = v.clone();
+    for i in 0..n {
+        for j in 0..n {
+            vw[i * n + j] *= w[j];
+        }
+    }
+    // The lower triangle is what eigh reads: the reference is the Hermitian matrix it makes.
+    let mut hl = hz.clone();
+    for i in 0..n {
+        for j in i + 1..n {
+            hl[i * n + j] = hz[j * n + i].conj();
+        }
+        hl[i * n + i] = Z::new(hz[i * n + i].re, 0.0);
+    }
+    let r = zdiff(&zmm(&hl, &v, n, n, n), &vw);
+    residual("complex eigh: AV − VW", r, 20.0, n, u, zfro(&hl))?;
+    let r = zdiff(&zmm(&zh(&v, n, n), &v, n, n, n), &zeye(n));
+    residual("complex eigh: VᴴV − I", r, 20.0, n, u, (n as f64).sqrt())?;
+    // Norms of a complex matrix: moduli, not real parts.
+    let fro = linalg::norm(&arr, NormOrd::Fro)?;
+    assert!(
+        (fro - na).abs() <= 4.0 * n as f64 * u * na,
+        "norm fro {fro} vs {na}"
+    );
+    let one_want = (0..n)
+        .map(|j| (0..n).map(|i| a[i * n + j].norm()).sum::<f64>())
+        .fold(0.0, f64::max);
+    let one = linalg::norm(&arr, NormOrd::One)?;
+    assert!(
+        (one - one_want).abs() <= 4.0 * n as f64 * u * one_want,
+        "norm 1 {one} vs {one_want}"
+    );
+    // A stack of two: each matrix's inverse, and the singular values of each.
+    let (t2, z2) = zrand::<T>(rng, 2 * 6 * 6);
+    let st = Array::from_slice_on(d, &t2, &[2, 6, 6])?;
+    let inv2 = zvals(&linalg::inv(&st)?)?;
+    let (_, s2, _) = linalg::svd(&st)?;
+    assert_eq!(s2.shape(), &[2, 6]);
+    for b in 0..2 {
+        let m = &z2[b * 36..(b + 1) * 36];
+        let r = zdiff(&zmm(m, &inv2[b * 36..(b + 1) * 36], 6, 6, 6), &zeye(6));
+        residual(
+            "complex inv of a stack",
+            r,
+            10.0,
+            6,
+            u,
+            zfro(m) * zfro(&inv2[b * 36..(b + 1) * 36]),
+        )?;
+        let (_, one_s, _) = linalg::svd(&Array::from_slice_on(
+            d,
+            &t2[b * 36..(b + 1) * 36],
+            &[6, 6],
+        )?)?;
+        let (x, y): (Vec<f64>, Vec<f64>) = (
+            one_s.to_vec()?.into_iter().map(El::to64).collect(),
+            s2.to_vec()?[b * 6..(b + 1) * 6]
+                .iter()
+                .map(|v| v.to64())
+                .collect(),
+        );
+        assert_eq!(x, y, "svd of matrix {b} of the stack");
+    }
+    Ok(())
+}
+
+fn complex_decompositions(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let mut rng = Rng::fresh();
+        complex_decompositions_of::<c64>(d, &mut rng)?;
+        complex_decompositions_of::<c32>(d, &mut rng)?;
+        Ok(())
+    })
+}
+
 fn singular_and_not_spd(d: Device) -> TestResult {
     cuprite_array::with_device(d, || {
         fn of<T: Re>(d: Device) -> TestResult {
@@ -886,7 +1263,55 @@ fn singular_and_not_spd(d: Device) -> TestResult {
             Ok(())
         }
         of::<f64>(d)?;
-        of::<f32>(d)
+        of::<f32>(d)?;
+        fn complex<T: Ce>(d: Device) -> TestResult
+        where
+            linalg::RealOf<T>: El,
+        {
+            let v = |x: &[(f64, f64)]| {
+                x.iter()
+                    .map(|&(r, i)| T::from_z(Z::new(r, i)))
+                    .collect::<Vec<T>>()
+            };
+            // Row 2 is i times row 1: exactly singular in elimination.
+            let sing = Array::from_slice_on(
+                d,
+                &v(&[(1.0, 1.0), (2.0, 0.0), (-1.0, 1.0), (0.0, 2.0)]),
+                &[2, 2],
+            )?;
+            let b = Array::from_slice_on(d, &v(&[(1.0, 0.0), (0.0, 1.0)]), &[2])?;
+            let e = linalg::solve(&sing, &b).expect_err("singular complex solve");
+            assert!(matches!(e, Error::Singular(_)), "{e:?}");
+            assert!(matches!(linalg::inv(&sing), Err(Error::Singular(_))));
+            assert_eq!(linalg::det(&sing)?, c64::new(0.0, 0.0));
+            assert_eq!(
+                linalg::slogdet(&sing)?,
+                (c64::new(0.0, 0.0), f64::NEG_INFINITY)
+            );
+            assert_eq!(linalg::matrix_rank(&sing)?, 1);
+            // Hermitian, indefinite: [[1, 2i], [-2i, 1]] has eigenvalues 3 and -1.
+            let indef = Array::from_slice_on(
+                d,
+                &v(&[(1.0, 0.0), (0.0, 2.0), (0.0, -2.0), (1.0, 0.0)]),
+                &[2, 2],
+            )?;
+            let e = linalg::cholesky(&indef).expect_err("not HPD");
+            assert!(
+                matches!(e, Error::NotPositiveDefinite(_))
+                    && e.to_string()
+                        .contains("leading minor of order 2 is not positive definite"),
+                "{e:?}"
+            );
+            let (w, _) = linalg::eigh(&indef)?;
+            let w: Vec<f64> = w.to_vec()?.into_iter().map(El::to64).collect();
+            assert!(
+                (w[0] + 1.0).abs() < 1e-5 && (w[1] - 3.0).abs() < 1e-5,
+                "{w:?}"
+            );
+            Ok(())
+        }
+        complex::<c64>(d)?;
+        complex::<c32>(d)
     })
 }
 
@@ -1029,6 +1454,7 @@ const BODIES: &[(&str, Body)] = &[
     ("epilogue_fusion", epilogue_fusion),
     ("products", products),
     ("decompositions", decompositions),
+    ("complex_decompositions", complex_decompositions),
     ("singular_and_not_spd", singular_and_not_spd),
 ];
 

@@ -354,11 +354,19 @@ fn check_one(cfg: &Config, k: u64, trace: bool) -> Checked {
             eprintln!("{}", repro::to_rust(&e, "trace"));
         }
     }
+    let t = Instant::now();
     let result = check(&e, cfg.mode);
     let refusal = match result {
         Ok(false) => runs_once(&e).err(),
         _ => None,
     };
+    if trace {
+        let s = t.elapsed().as_secs_f64();
+        eprintln!(
+            "program {k}: checked in {s:.2} s ({} kernels built so far)",
+            cuprite_array::stats::compiles()
+        );
+    }
     Checked {
         index: k,
         program: e,

@@ -19,8 +19,8 @@ mod products;
 mod span;
 
 pub use decomp::{
-    NormOrd, Real, cholesky, det, eigh, inv, lstsq, matrix_rank, norm, pinv, qr, slogdet, solve,
-    svd,
+    NormOrd, Real, RealOf, RealPart, Scalar, ScalarOps, Svd, cholesky, det, eigh, inv, lstsq,
+    matrix_rank, norm, pinv, qr, slogdet, solve, svd,
 };
 pub use gemm::{allow_tf32, set_allow_tf32};
 pub use products::{dot, einsum, inner, matmul, outer, tensordot, vdot};

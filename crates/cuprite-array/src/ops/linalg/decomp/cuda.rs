@@ -1,7 +1,7 @@
 //! The CUDA side: the cuSOLVER handle of each device's array stream, and the device buffers a
 //! routine works on.
 
-use super::real::Real;
+use super::real::Scalar;
 use crate::array::Array;
 use crate::device::{Backend as Kind, Device};
 use crate::dtype::{DType, Element};
@@ -39,7 +39,7 @@ pub(super) fn solver(
 }
 
 /// A fresh device buffer holding the row-major elements of `a` (a copy: cuSOLVER overwrites it).
-pub(super) fn fresh<T: Real>(a: &Array<T>) -> Result<DevBuf> {
+pub(super) fn fresh<T: Scalar>(a: &Array<T>) -> Result<DevBuf> {
     let s = a.contiguous_storage()?;
     let Storage::Cuda(src) = &*s else {
         return Err(Error::DeviceMismatch(
@@ -85,7 +85,7 @@ pub(super) fn span<T>(d: &DevBuf) -> Result<Span<'_, T>> {
     Span::new(buf(d)?, 0, d.len())
 }
 
-pub(super) fn dev_array<T: Real>(d: DevBuf, shape: &[usize], device: Device) -> Array<T> {
+pub(super) fn dev_array<T: Element>(d: DevBuf, shape: &[usize], device: Device) -> Array<T> {
     Array::from_storage(
         Arc::new(Storage::Cuda(d)),
         Layout::contiguous(shape),

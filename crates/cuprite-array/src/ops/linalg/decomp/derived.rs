@@ -2,17 +2,18 @@
 
 use super::checks::dims;
 use super::factor::svd;
-use super::real::{Real, from_f64, to_f64};
+use super::real::{Scalar, to_f64};
 use crate::array::Array;
 use crate::error::{Error, Result};
+use num_complex::Complex;
 
 /// The cutoff below which singular values count as zero: `max(m, n)·eps·s_max`.
-pub(super) fn cutoff<T: Real>(m: usize, n: usize, smax: f64) -> f64 {
+pub(super) fn cutoff<T: Scalar>(m: usize, n: usize, smax: f64) -> f64 {
     m.max(n) as f64 * T::EPS * smax
 }
 
 /// The Moore–Penrose pseudo-inverse (`n × m` for an `m × n` matrix), from the SVD with
-/// singular values below `max(m, n)·eps·s_max` treated as zero.
+/// singular values below `max(m, n)·eps·s_max` treated as zero: `V·diag(1/s)·Uᴴ`.
 ///
 /// ```
 /// use cuprite_array::{Array, Device, linalg};
@@ -20,7 +21,7 @@ pub(super) fn cutoff<T: Real>(m: usize, n: usize, smax: f64) -> f64 {
 /// assert_eq!(linalg::pinv(&a)?.to_vec()?, [1.0, 0.0, 0.0, 0.0]);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn pinv<T: Real>(a: &Array<T>) -> Result<Array<T>> {
+pub fn pinv<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
     let (m, n) = dims("pinv", a)?;
     let (u, s, vt) = svd(a)?;
     let sv = s.to_vec()?;
@@ -30,14 +31,14 @@ pub fn pinv<T: Real>(a: &Array<T>) -> Result<Array<T>> {
         .iter()
         .map(|x| {
             let x = to_f64(*x);
-            from_f64(if x > tol { 1.0 / x } else { 0.0 })
+            T::from_c64(Complex::new(if x > tol { 1.0 / x } else { 0.0 }, 0.0))
         })
         .collect();
     let k = sv.len();
     let d = Array::from_slice_on(a.device(), &inv, &[1, k])?;
-    // V·diag(1/s)·Uᵀ = (Vᵀ)ᵀ scaled by column, times Uᵀ.
-    let vs = vt.t().try_mul(&d)?;
-    vs.matmul(&u.t())
+    // V·diag(1/s)·Uᴴ = (Vᴴ)ᴴ scaled by column, times Uᴴ.
+    let vs = T::conj_array(&vt.t()).try_mul(&d)?;
+    vs.matmul(&T::conj_array(&u.t()))
 }
 
 /// The least-squares solution `x` minimising `‖a·x − b‖₂` (`b` `m` or `m × k`), with the
@@ -52,7 +53,7 @@ pub fn pinv<T: Real>(a: &Array<T>) -> Result<Array<T>> {
 /// assert!((c[0] - 1.0).abs() < 1e-10 && (c[1] - 2.0).abs() < 1e-10);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn lstsq<T: Real>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
+pub fn lstsq<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
     let (m, n) = dims("lstsq", a)?;
     if b.shape().first() != Some(&m) || b.ndim() > 2 {
         return Err(Error::Shape(format!(
@@ -72,7 +73,7 @@ pub fn lstsq<T: Real>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
 /// assert_eq!(linalg::matrix_rank(&a)?, 1);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn matrix_rank<T: Real>(a: &Array<T>) -> Result<usize> {
+pub fn matrix_rank<T: Scalar>(a: &Array<T>) -> Result<usize> {
     let (m, n) = dims("matrix_rank", a)?;
     let (_, s, _) = svd(a)?;
     let sv: Vec<f64> = s.to_vec()?.into_iter().map(to_f64).collect();
@@ -84,7 +85,7 @@ pub fn matrix_rank<T: Real>(a: &Array<T>) -> Result<usize> {
 /// Which norm [`norm`] computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum NormOrd {
-    /// The Frobenius norm (the 2-norm of a vector): `sqrt(Σ x²)` over every element.
+    /// The Frobenius norm (the 2-norm of a vector): `sqrt(Σ |x|²)` over every element.
     #[default]
     Fro,
     /// The largest singular value (matrices).
@@ -108,14 +109,15 @@ pub enum NormOrd {
 /// assert_eq!(linalg::norm(&a, NormOrd::One)?, 4.0);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn norm<T: Real>(a: &Array<T>, ord: NormOrd) -> Result<f64> {
-    let x = a.cast::<f64>();
+pub fn norm<T: Scalar>(a: &Array<T>, ord: NormOrd) -> Result<f64> {
+    // |x| in f64 (the modulus of a complex element).
+    let x = T::abs_f64(a);
     match (ord, a.ndim()) {
         (NormOrd::Fro, _) => Ok((&x * &x).sum()?.item()?.sqrt()),
-        (NormOrd::One, 1) => Ok(x.abs().sum()?.item()?),
-        (NormOrd::Inf, 1) => Ok(x.abs().max()?.item()?),
-        (NormOrd::One, 2) => Ok(x.abs().sum_axes(&[0], false)?.max()?.item()?),
-        (NormOrd::Inf, 2) => Ok(x.abs().sum_axes(&[1], false)?.max()?.item()?),
+        (NormOrd::One, 1) => Ok(x.sum()?.item()?),
+        (NormOrd::Inf, 1) => Ok(x.max()?.item()?),
+        (NormOrd::One, 2) => Ok(x.sum_axes(&[0], false)?.max()?.item()?),
+        (NormOrd::Inf, 2) => Ok(x.sum_axes(&[1], false)?.max()?.item()?),
         (NormOrd::Spectral | NormOrd::Nuclear, 2) => {
             let (_, s, _) = svd(a)?;
             let s: Vec<f64> = s.to_vec()?.into_iter().map(to_f64).collect();

@@ -6,16 +6,16 @@ use super::checks::{dims, solver_err, square};
 #[cfg(feature = "faer")]
 use super::cpu::{self, cpu_array, host};
 use super::cuda::{dev_array, fresh, on_cuda, scratch, solver, span, tri_mask};
-use super::real::Real;
+use super::real::{RealOf, Scalar, narrow, widen};
 use super::stack::per_matrix;
 use crate::array::Array;
 use crate::error::Result;
 use cuprite::blas::Fill;
 use cuprite::solver::SvdVectors;
 
-/// The lower-triangular Cholesky factor `L` of a symmetric positive definite matrix
-/// (`a = L·Lᵀ`; only the lower triangle of `a` is read). A matrix that is not positive
-/// definite is [`Error::NotPositiveDefinite`].
+/// The lower-triangular Cholesky factor `L` of a symmetric (complex: Hermitian) positive
+/// definite matrix (`a = L·Lᵀ`, complex `a = L·Lᴴ`; only the lower triangle of `a` is read). A
+/// matrix that is not positive definite is [`Error::NotPositiveDefinite`].
 ///
 /// [`Error::NotPositiveDefinite`]: crate::Error::NotPositiveDefinite
 ///
@@ -27,7 +27,7 @@ use cuprite::solver::SvdVectors;
 /// assert!(linalg::cholesky(&not_spd).is_err());
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn cholesky<T: Real>(a: &Array<T>) -> Result<Array<T>> {
+pub fn cholesky<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
     if a.ndim() > 2 {
         let [l] = per_matrix("cholesky", a, |_, m| Ok([cholesky(m)?]))?;
         return Ok(l);
@@ -40,8 +40,9 @@ pub fn cholesky<T: Real>(a: &Array<T>) -> Result<Array<T>> {
         return no_faer("cholesky");
     }
     let (sv, _) = solver(a.device().ordinal)?;
-    // The row-major lower triangle is the column-major upper one: a = Uᵀ·U there, and the
-    // row-major reading of U is L.
+    // The row-major lower triangle is the column-major upper one of the matrix the buffer
+    // holds column-major, aᵀ (= conj(a) for a Hermitian a): aᵀ = Uᴴ·U there, so a = Uᵀ·conj(U)
+    // and L = Uᵀ, the row-major reading of U.
     let f = fresh(a)?;
     {
         let mut fs = span::<T>(&f)?;
@@ -54,7 +55,8 @@ pub fn cholesky<T: Real>(a: &Array<T>) -> Result<Array<T>> {
 }
 
 /// The reduced QR factorisation `a = Q·R` of an `m × n` matrix: `Q` `m × k` with orthonormal
-/// columns, `R` `k × n` upper triangular, `k = min(m, n)` (NumPy's `mode="reduced"`).
+/// columns (`QᴴQ = I` for complex `a`), `R` `k × n` upper triangular, `k = min(m, n)` (NumPy's
+/// `mode="reduced"`).
 ///
 /// ```
 /// use cuprite_array::{Array, Device, linalg};
@@ -64,7 +66,7 @@ pub fn cholesky<T: Real>(a: &Array<T>) -> Result<Array<T>> {
 /// assert!(back.iter().zip([3.0, 0.0, 4.0, 5.0]).all(|(x, y)| (x - y).abs() < 1e-12));
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn qr<T: Real>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
+pub fn qr<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
     if a.ndim() > 2 {
         let [q, r] = per_matrix("qr", a, |_, m| qr(m).map(|(q, r)| [q, r]))?;
         return Ok((q, r));
@@ -130,9 +132,12 @@ pub fn qr<T: Real>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
     Ok((qa, r))
 }
 
-/// The reduced singular value decomposition `a = U·diag(S)·Vᵀ` of an `m × n` matrix: `U`
-/// `m × k`, `S` the `k = min(m, n)` singular values in descending order, `Vᵀ` `k × n`
-/// (NumPy's `svd(full_matrices=False)`).
+/// What [`svd`] returns: `U`, the singular values (real), `Vᴴ`.
+pub type Svd<T> = (Array<T>, Array<RealOf<T>>, Array<T>);
+
+/// The reduced singular value decomposition `a = U·diag(S)·Vᴴ` of an `m × n` matrix: `U`
+/// `m × k`, `S` the `k = min(m, n)` singular values in descending order (real: `f32` or `f64`
+/// for complex `a` too), `Vᴴ` `k × n` (`Vᵀ` for real `a`; NumPy's `svd(full_matrices=False)`).
 ///
 /// ```
 /// use cuprite_array::{Array, Device, linalg};
@@ -142,10 +147,13 @@ pub fn qr<T: Real>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
 /// assert!((s[0] - 3.0).abs() < 1e-12 && (s[1] - 2.0).abs() < 1e-12);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn svd<T: Real>(a: &Array<T>) -> Result<(Array<T>, Array<T>, Array<T>)> {
+pub fn svd<T: Scalar>(a: &Array<T>) -> Result<Svd<T>> {
     if a.ndim() > 2 {
-        let [u, s, vt] = per_matrix("svd", a, |_, m| svd(m).map(|(u, s, vt)| [u, s, vt]))?;
-        return Ok((u, s, vt));
+        // Stacked as T (the singular values real-valued), then back to the real type.
+        let [u, s, vt] = per_matrix("svd", a, |_, m| {
+            svd(m).map(|(u, s, vt)| [u, widen::<T>(&s), vt])
+        })?;
+        return Ok((u, narrow(&s), vt));
     }
     let (m, n) = dims("svd", a)?;
     let k = m.min(n);
@@ -165,7 +173,8 @@ pub fn svd<T: Real>(a: &Array<T>) -> Result<(Array<T>, Array<T>, Array<T>)> {
     let dev = a.device();
     if k == 0 {
         let z = |s: &[usize]| Array::<T>::zeros(s).to_device(dev);
-        return Ok((z(&[m, k])?, z(&[k])?, z(&[k, n])?));
+        let s0 = Array::<RealOf<T>>::zeros(&[k]).to_device(dev)?;
+        return Ok((z(&[m, k])?, s0, z(&[k, n])?));
     }
     let ord = dev.ordinal;
     let (sv, _) = solver(ord)?;
@@ -178,13 +187,13 @@ pub fn svd<T: Real>(a: &Array<T>) -> Result<(Array<T>, Array<T>, Array<T>)> {
     } else {
         fresh(a)?
     };
-    let s = scratch(ord, T::DTYPE, c)?;
+    let s = scratch(ord, <RealOf<T> as crate::dtype::Element>::DTYPE, c)?;
     let u = scratch(ord, T::DTYPE, r * c)?;
     let vt = scratch(ord, T::DTYPE, c * c)?;
     {
         let (mut fs, mut ss, mut us, mut vs) = (
             span::<T>(&f)?,
-            span::<T>(&s)?,
+            span::<RealOf<T>>(&s)?,
             span::<T>(&u)?,
             span::<T>(&vt)?,
         );
@@ -200,8 +209,10 @@ pub fn svd<T: Real>(a: &Array<T>) -> Result<(Array<T>, Array<T>, Array<T>)> {
         )
         .map_err(|e| solver_err("svd", e))?;
     }
-    let sa = dev_array::<T>(s, &[k], dev);
-    // Column-major U (r × c) holds the row-major elements of Uᵀ; likewise Vᵀ (c × c) of V.
+    let sa = dev_array::<RealOf<T>>(s, &[k], dev);
+    // Column-major U (r × c) holds the row-major elements of Uᵀ; likewise Vᴴ (c × c) of
+    // conj(V). No conjugate is needed: a (tall) = U·S·Vᴴ gives U = (Uᵀ)ᵀ and Vᴴ = (conj V)ᵀ;
+    // aᵀ (wide) = U'·S·V'ᴴ gives a = conj(V')·S·U'ᵀ, the two row-major readings.
     let ut = dev_array::<T>(u, &[c, r], dev);
     let v = dev_array::<T>(vt, &[c, c], dev);
     if tall {
@@ -213,8 +224,9 @@ pub fn svd<T: Real>(a: &Array<T>) -> Result<(Array<T>, Array<T>, Array<T>)> {
     }
 }
 
-/// The eigenvalues (ascending) and orthonormal eigenvectors (the columns of `V`) of a
-/// symmetric matrix; only its lower triangle is read (NumPy's `eigh`).
+/// The eigenvalues (ascending, real: `f32` or `f64` for a complex matrix too) and orthonormal
+/// eigenvectors (the columns of `V`) of a symmetric (complex: Hermitian) matrix; only its lower
+/// triangle is read (NumPy's `eigh`).
 ///
 /// ```
 /// use cuprite_array::{Array, Device, linalg};
@@ -224,10 +236,10 @@ pub fn svd<T: Real>(a: &Array<T>) -> Result<(Array<T>, Array<T>, Array<T>)> {
 /// assert!((w[0] - 1.0).abs() < 1e-12 && (w[1] - 3.0).abs() < 1e-12);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn eigh<T: Real>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
+pub fn eigh<T: Scalar>(a: &Array<T>) -> Result<(Array<RealOf<T>>, Array<T>)> {
     if a.ndim() > 2 {
-        let [w, v] = per_matrix("eigh", a, |_, m| eigh(m).map(|(w, v)| [w, v]))?;
-        return Ok((w, v));
+        let [w, v] = per_matrix("eigh", a, |_, m| eigh(m).map(|(w, v)| [widen::<T>(&w), v]))?;
+        return Ok((narrow(&w), v));
     }
     let n = square("eigh", a)?;
     if !on_cuda(a) {
@@ -242,14 +254,16 @@ pub fn eigh<T: Real>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
     let dev = a.device();
     let (sv, _) = solver(dev.ordinal)?;
     let f = fresh(a)?;
-    let w = scratch(dev.ordinal, T::DTYPE, n)?;
+    let w = scratch(dev.ordinal, <RealOf<T> as crate::dtype::Element>::DTYPE, n)?;
     if n > 0 {
-        let (mut fs, mut ws) = (span::<T>(&f)?, span::<T>(&w)?);
-        // The row-major lower triangle is the column-major upper one.
+        let (mut fs, mut ws) = (span::<T>(&f)?, span::<RealOf<T>>(&w)?);
+        // The row-major lower triangle is the column-major upper one of aᵀ (= conj(a)).
         sv.syevd(true, Fill::Upper, n, &mut fs, n, &mut ws)
             .map_err(|e| solver_err("eigh", e))?;
     }
-    // Column-major V: the row-major elements of Vᵀ.
-    let vt = dev_array::<T>(f, &[n, n], dev);
-    Ok((dev_array::<T>(w, &[n], dev), vt.t().contiguous()?))
+    // Column-major Z, the eigenvectors of aᵀ = conj(a): the row-major elements of Zᵀ. Those of
+    // a are conj(Z) (the eigenvalues are real), Z itself for a real a.
+    let zt = dev_array::<T>(f, &[n, n], dev);
+    let v = T::conj_array(&zt.t()).contiguous()?;
+    Ok((dev_array::<RealOf<T>>(w, &[n], dev), v))
 }

@@ -2,17 +2,18 @@
 
 #[cfg(not(feature = "faer"))]
 use super::checks::no_faer;
-use super::checks::{check_pivots, solver_err, square};
+use super::checks::{check_pivots, sign_and_log, solver_err, square};
 #[cfg(feature = "faer")]
 use super::cpu::{self, cpu_array, host};
 use super::cuda::{dev_array, dev_array_i64, fresh, on_cuda, scratch, solver, span};
-use super::real::{Real, from_f64, to_f64};
+use super::real::Scalar;
 use super::stack::{matrix_at, per_matrix};
 use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::Layout;
 use crate::storage::Storage;
+use num_complex::Complex;
 use std::sync::Arc;
 
 /// Solves `a · x = b` for `x` (`a` square `n × n`; `b` `n` or `n × k`), by LU with partial
@@ -30,7 +31,7 @@ use std::sync::Arc;
 /// assert!(linalg::solve(&singular, &b).is_err());
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn solve<T: Real>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
+pub fn solve<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
     if a.ndim() > 2 {
         return solve_stack(a, b);
     }
@@ -82,7 +83,7 @@ pub fn solve<T: Real>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
         a.device(),
     )
     .to_vec()?;
-    let diag: Vec<f64> = diag.into_iter().map(to_f64).collect();
+    let diag: Vec<f64> = diag.into_iter().map(|d| d.to_c64().norm()).collect();
     check_pivots::<T>("solve", &diag)?;
     sv.getrs(
         cuprite::blas::Transpose::Trans,
@@ -103,7 +104,7 @@ pub fn solve<T: Real>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
 
 /// [`solve`] for a stack `a` of shape `(..., n, n)` and `b` of shape `(n,)` (the same right-hand
 /// side for every matrix) or `(..., n, k)` with `a`'s leading axes (NumPy 2's rule).
-fn solve_stack<T: Real>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
+fn solve_stack<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
     let s = a.shape();
     let (batch, mn) = s.split_at(s.len() - 2);
     let n = mn[1];
@@ -149,7 +150,7 @@ fn solve_stack<T: Real>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
 /// assert_eq!(linalg::inv(&s)?.to_vec()?, [0.5, 0.0, 0.0, 0.5, 0.25, 0.0, 0.0, 0.25]);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn inv<T: Real>(a: &Array<T>) -> Result<Array<T>> {
+pub fn inv<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
     if a.ndim() > 2 {
         let [r] = per_matrix("inv", a, |_, m| Ok([inv(m)?]))?;
         return Ok(r);
@@ -163,7 +164,7 @@ pub fn inv<T: Real>(a: &Array<T>) -> Result<Array<T>> {
     }
     let mut eye = vec![T::default(); n * n];
     for i in 0..n {
-        eye[i * n + i] = from_f64(1.0);
+        eye[i * n + i] = T::from_c64(Complex::new(1.0, 0.0));
     }
     let i = Array::from_slice_on(a.device(), &eye, &[n, n])?;
     solve(a, &i).map_err(|e| match e {
@@ -173,6 +174,10 @@ pub fn inv<T: Real>(a: &Array<T>) -> Result<Array<T>> {
 }
 
 /// `(sign, log|det a|)` of a square matrix (NumPy's `slogdet`): `(0, -inf)` when singular.
+/// The sign is `±1.0` (`f64`) for a real matrix and a complex number of modulus 1 ([`c64`])
+/// for a complex one.
+///
+/// [`c64`]: crate::c64
 ///
 /// ```
 /// use cuprite_array::{Array, Device, linalg};
@@ -182,10 +187,16 @@ pub fn inv<T: Real>(a: &Array<T>) -> Result<Array<T>> {
 /// assert!((l - 6f64.ln()).abs() < 1e-12);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn slogdet<T: Real>(a: &Array<T>) -> Result<(f64, f64)> {
+pub fn slogdet<T: Scalar>(a: &Array<T>) -> Result<(T::Wide, f64)> {
+    let (sign, log) = sign_log(a)?;
+    Ok((T::wide(sign), log))
+}
+
+/// [`slogdet`] with the sign as a complex number.
+fn sign_log<T: Scalar>(a: &Array<T>) -> Result<(Complex<f64>, f64)> {
     let n = square("slogdet", a)?;
     if n == 0 {
-        return Ok((1.0, 0.0));
+        return Ok((Complex::new(1.0, 0.0), 0.0));
     }
     if !on_cuda(a) {
         #[cfg(feature = "faer")]
@@ -203,28 +214,23 @@ pub fn slogdet<T: Real>(a: &Array<T>) -> Result<(f64, f64)> {
     };
     match r {
         Ok(()) => {}
-        Err(cuprite::Error::SingularMatrix { .. }) => return Ok((0.0, f64::NEG_INFINITY)),
+        Err(cuprite::Error::SingularMatrix { .. }) => {
+            return Ok((Complex::new(0.0, 0.0), f64::NEG_INFINITY));
+        }
         Err(e) => return Err(Error::Cuda(e)),
     }
     // det(aᵀ) = det(a): the diagonal of U and the pivots, read back.
     let lu: Vec<T> = dev_array::<T>(f, &[n, n], a.device()).to_vec()?;
     let pv: Vec<i64> = dev_array_i64(piv, n, a.device()).to_vec()?;
-    let mut sign = 1.0;
-    let mut log = 0.0;
-    for i in 0..n {
-        let d = to_f64(lu[i * n + i]);
-        if d < 0.0 {
-            sign = -sign;
-        }
-        log += d.abs().ln();
-        if pv[i] != i as i64 + 1 {
-            sign = -sign;
-        }
-    }
-    Ok((sign, log))
+    // Each row exchange of the pivoting flips the sign.
+    let swaps = (0..n).filter(|&i| pv[i] != i as i64 + 1).count();
+    let perm = if swaps % 2 == 0 { 1.0 } else { -1.0 };
+    let diag: Vec<Complex<f64>> = (0..n).map(|i| lu[i * n + i].to_c64()).collect();
+    Ok(sign_and_log(&diag, perm))
 }
 
-/// The determinant of a square matrix (from its LU factorisation; 0 when singular).
+/// The determinant of a square matrix (from its LU factorisation; 0 when singular): `f64` for a
+/// real matrix, [`c64`](crate::c64) for a complex one.
 ///
 /// ```
 /// use cuprite_array::{Array, Device, linalg};
@@ -232,7 +238,7 @@ pub fn slogdet<T: Real>(a: &Array<T>) -> Result<(f64, f64)> {
 /// assert!((linalg::det(&a)? + 2.0).abs() < 1e-12);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn det<T: Real>(a: &Array<T>) -> Result<f64> {
-    let (s, l) = slogdet(a)?;
-    Ok(if s == 0.0 { 0.0 } else { s * l.exp() })
+pub fn det<T: Scalar>(a: &Array<T>) -> Result<T::Wide> {
+    let (s, l) = sign_log(a)?;
+    Ok(T::wide(if s.norm() == 0.0 { s } else { s * l.exp() }))
 }

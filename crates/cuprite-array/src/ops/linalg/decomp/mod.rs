@@ -1,5 +1,5 @@
-//! Decompositions and solvers of square and rectangular matrices (`f32`, `f64`): cuSOLVER on
-//! CUDA, faer on the CPU.
+//! Decompositions and solvers of square and rectangular matrices (`f32`, `f64`, `c32`, `c64`;
+//! see [`Scalar`]): cuSOLVER on CUDA, faer on the CPU.
 //!
 //! These evaluate at once (each factorisation checks the matrix — a zero pivot, a minor that
 //! is not positive definite — before it returns, which needs the value), and return ordinary
@@ -27,6 +27,6 @@ mod real;
 mod stack;
 
 pub use derived::{NormOrd, lstsq, matrix_rank, norm, pinv};
-pub use factor::{cholesky, eigh, qr, svd};
+pub use factor::{Svd, cholesky, eigh, qr, svd};
 pub use lu::{det, inv, slogdet, solve};
-pub use real::Real;
+pub use real::{Real, RealOf, RealPart, Scalar, ScalarOps};

@@ -3,17 +3,18 @@
 //! `numpy.linalg`). Each matrix goes through the 2-D routine in turn: one library call per
 //! matrix, not one batched call.
 
-use super::real::{Real, from_f64};
+use super::real::Scalar;
 use crate::array::Array;
 use crate::device::with_device;
 use crate::error::{Error, Result};
 use crate::shape::{SliceArg, checked_numel};
+use num_complex::Complex;
 
 /// `f` applied to every matrix of `a` (at least 3-D) with its index in the stack, its `K`
 /// results stacked: result `j` has the leading axes of `a` followed by the shape `f` gives
 /// it. An error of matrix `b` names it. For an empty stack `f` is called once, with index 0 and
 /// an identity-like matrix, for the result shapes.
-pub(super) fn per_matrix<T: Real, const K: usize>(
+pub(super) fn per_matrix<T: Scalar, const K: usize>(
     call: &str,
     a: &Array<T>,
     f: impl Fn(usize, &Array<T>) -> Result<[Array<T>; K]>,
@@ -37,7 +38,7 @@ pub(super) fn per_matrix<T: Real, const K: usize>(
         let mut v = crate::util::host_vec(m.saturating_mul(n), call)?;
         v.extend((0..m * n).map(|i| {
             if i / n.max(1) == i % n.max(1) {
-                from_f64(1.0)
+                T::from_c64(Complex::new(1.0, 0.0))
             } else {
                 T::default()
             }
@@ -67,7 +68,7 @@ pub(super) fn per_matrix<T: Real, const K: usize>(
 }
 
 /// Matrix `i` of `flat`, an array of shape `(count, m, n)`, as an `m × n` array.
-pub(super) fn matrix_at<T: Real>(flat: &Array<T>, i: usize) -> Result<Array<T>> {
+pub(super) fn matrix_at<T: Scalar>(flat: &Array<T>, i: usize) -> Result<Array<T>> {
     let s = flat.shape();
     let all = SliceArg::Range {
         start: None,
