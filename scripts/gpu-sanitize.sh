@@ -25,7 +25,9 @@
 # ALONE (space-separated exact test names), EXAMPLES (default 1; 0 skips the examples), SPLIT
 # (names matching this regular expression run one test a process), ONLY (a regular expression:
 # only the runs whose label matches, e.g. to finish a sweep that ran out of time),
-# RACECHECK_FUZZ_PROGRAMS (the fuzz test's programs under racecheck, default 2; 40 under the
+# KNOWN_INITCHECK (a regular expression over run labels, default cuda__linalg__: where
+# initcheck's reports of host copies of cuBLASLt half-precision outputs are known reports of the
+# tool, counted apart), RACECHECK_FUZZ_PROGRAMS (the fuzz test's programs under racecheck, default 2; 40 under the
 # other tools; under racecheck the fuzz test also runs with CUPRITE_ARRAY_TIERED=0).
 #
 # Prints the errors per tool, group and example; exits 1 on any sanitizer error outside the
@@ -94,7 +96,16 @@ one_run() {
         k=$(grep -Eo 'ERROR SUMMARY: [0-9]+' "$f" | awk '{s += $3} END {print s + 0}')
         n=$((n + k))
     done
-    echo "$tool $label $kind $n $rc $(( $(date +%s) - t0 ))" > "$out/results/$tool-$label-$kind"
+    # initcheck's reports of reads by a host copy of memory that cuBLASLt's Hopper half-precision
+    # GEMMs wrote (their stores are not seen as writes; PyTorch's same product gets the same
+    # reports, see docs/PERFORMANCE.md), in runs whose label matches KNOWN_INITCHECK: counted
+    # apart, as known reports of the tool, when they are every report of the run.
+    local known=0
+    if [ "$tool" = initcheck ] && [ "$n" != 0 ] && [[ "$label" =~ ${KNOWN_INITCHECK:-cuda__linalg__} ]]; then
+        known=$(cat "$prefix".*.log 2>/dev/null | grep -c 'Uninitialized access.*cudaMemcpy source')
+        if [ "$known" = "$n" ]; then n=0; else known=0; fi
+    fi
+    echo "$tool $label $kind $n $rc $(( $(date +%s) - t0 )) $known" > "$out/results/$tool-$label-$kind"
 }
 export -f one_run
 
@@ -186,11 +197,14 @@ bad=0
 summary="$out/summary.txt"
 : > "$summary"
 for tool in $tools; do
-    runs=0 failed=0 errors=0 expected=0 secs=0
+    runs=0 failed=0 errors=0 expected=0 secs=0 tool_known=0
     for f in "$out"/results/"$tool"-*; do
         [ -e "$f" ] || continue
-        read -r _ label kind n rc s < "$f"
-        runs=$((runs + 1)); secs=$((secs + s))
+        read -r _ label kind n rc s k < "$f"
+        runs=$((runs + 1)); secs=$((secs + s)); tool_known=$((tool_known + ${k:-0}))
+        if [ "${k:-0}" != 0 ]; then
+            printf '%-10s %-48s %-5s %4s known report(s) of the tool (host copy of a cuBLASLt output)\n' "$tool" "$label" "$kind" "$k"
+        fi
         what=ok
         if [ "$rc" = 124 ]; then what="TIMED OUT after ${timeout_s}s"; failed=$((failed + 1)); bad=1
         elif [ "$rc" != 0 ]; then what="FAILED (exit $rc, see $out/$tool-$label-$kind.out)"; failed=$((failed + 1)); bad=1; fi
@@ -200,8 +214,8 @@ for tool in $tools; do
             printf '%-10s %-48s %-5s %4s error(s) %5ss  %s\n' "$tool" "$label" "$kind" "$n" "$s" "$what"
         fi
     done
-    printf '%-10s runs %3s  failed %3s  errors %5s  expected (trap tests) %3s  process-seconds %6s\n' \
-        "$tool" "$runs" "$failed" "$errors" "$expected" "$secs" | tee -a "$summary"
+    printf '%-10s runs %3s  failed %3s  errors %5s  expected (trap tests) %3s  known (tool) %5s  process-seconds %6s\n' \
+        "$tool" "$runs" "$failed" "$errors" "$expected" "$tool_known" "$secs" | tee -a "$summary"
 done
 if [ "$bad" = 0 ]; then
     echo "gpu-sanitize: 0 errors, every run passed" | tee -a "$summary"
