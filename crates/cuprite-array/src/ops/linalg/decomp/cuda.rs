@@ -67,6 +67,20 @@ pub(super) fn fresh<T: Scalar>(a: &Array<T>) -> Result<DevBuf> {
     Ok(d)
 }
 
+/// A device buffer holding the row-major elements of `a` that the caller may overwrite: the
+/// buffer a strided view's copy-out made when nothing else holds it (no second copy), else a
+/// [`fresh`] copy.
+pub(super) fn owned<T: Scalar>(a: &Array<T>) -> Result<DevBuf> {
+    let s = a.contiguous_storage()?;
+    match Arc::try_unwrap(s) {
+        Ok(Storage::Cuda(d)) if d.len() == a.len() => Ok(d),
+        Ok(Storage::Host(_)) => Err(Error::DeviceMismatch(
+            "a device matrix was expected on the CUDA backend".into(),
+        )),
+        _ => fresh(a),
+    }
+}
+
 /// A new uninitialised device buffer of `len` elements of `dtype` on the array stream.
 pub(super) fn scratch(ordinal: usize, dtype: DType, len: usize) -> Result<DevBuf> {
     let st = state(ordinal)?;

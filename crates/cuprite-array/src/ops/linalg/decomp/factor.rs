@@ -5,7 +5,7 @@ use super::checks::no_faer;
 use super::checks::{dims, solver_err, square};
 #[cfg(feature = "faer")]
 use super::cpu::{self, cpu_array, host};
-use super::cuda::{dev_array, fresh, on_cuda, scratch, solver, span, tri_mask};
+use super::cuda::{dev_array, fresh, on_cuda, owned, scratch, solver, span, tri_mask};
 use super::real::{RealOf, Scalar, narrow, widen};
 use super::stack::per_matrix;
 use crate::array::Array;
@@ -89,7 +89,7 @@ pub fn qr<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
     let ord = a.device().ordinal;
     let (sv, _) = solver(ord)?;
     // Column-major a: the row-major elements of aᵀ.
-    let f = fresh(&a.t().contiguous()?)?;
+    let f = owned(&a.t())?;
     let tau = scratch(ord, T::DTYPE, k)?;
     {
         let (mut fs, mut ts) = (span::<T>(&f)?, span::<T>(&tau)?);
@@ -182,11 +182,7 @@ pub fn svd<T: Scalar>(a: &Array<T>) -> Result<Svd<T>> {
     // that is a (m ≥ n: the elements of aᵀ) or aᵀ (m < n: the elements of a).
     let tall = m >= n;
     let (r, c) = if tall { (m, n) } else { (n, m) };
-    let f = if tall {
-        fresh(&a.t().contiguous()?)?
-    } else {
-        fresh(a)?
-    };
+    let f = if tall { owned(&a.t())? } else { fresh(a)? };
     let s = scratch(ord, <RealOf<T> as crate::dtype::Element>::DTYPE, c)?;
     let u = scratch(ord, T::DTYPE, r * c)?;
     let vt = scratch(ord, T::DTYPE, c * c)?;

@@ -5,7 +5,7 @@ use super::checks::no_faer;
 use super::checks::{check_pivots, sign_and_log, solver_err, square};
 #[cfg(feature = "faer")]
 use super::cpu::{self, cpu_array, host};
-use super::cuda::{dev_array, dev_array_i64, fresh, on_cuda, scratch, solver, span};
+use super::cuda::{dev_array, dev_array_i64, fresh, on_cuda, owned, scratch, solver, span};
 use super::real::Scalar;
 use super::stack::{matrix_at, per_matrix};
 use crate::array::Array;
@@ -59,11 +59,13 @@ pub fn solve<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
     }
     let ord = a.device().ordinal;
     let (sv, _) = solver(ord)?;
-    // Row-major a is column-major aᵀ: factor aᵀ, then solve (aᵀ)ᵀ·x = b.
-    let f = fresh(a)?;
+    // Column-major a (the row-major elements of aᵀ): factor it and solve a·x = b without a
+    // transpose in getrs, whose transposed solve was the slower one (4096², 64 right-hand
+    // sides: 3.4 ms against torch's 2.6 ms for the solve after equal factorisations).
+    let f = owned(&a.t())?;
     // b as a column-major n × k matrix: the row-major elements of bᵀ.
     let bt = if vector { b.reshape(&[1, n])? } else { b.t() };
-    let x = fresh(&bt.contiguous()?)?;
+    let x = owned(&bt)?;
     let piv = scratch(ord, DType::I64, n)?;
     let f = Arc::new(Storage::Cuda(f));
     let Storage::Cuda(fb) = &*f else {
@@ -86,7 +88,7 @@ pub fn solve<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
     let diag: Vec<f64> = diag.into_iter().map(|d| d.to_c64().norm()).collect();
     check_pivots::<T>("solve", &diag)?;
     sv.getrs(
-        cuprite::blas::Transpose::Trans,
+        cuprite::blas::Transpose::None,
         n,
         k,
         &fs,
