@@ -826,6 +826,158 @@ fn decompositions(d: Device) -> TestResult {
     })
 }
 
+/// A random orthogonal `n × n` matrix: modified Gram–Schmidt, twice, on random columns.
+fn orthogonal(rng: &mut Rng, n: usize) -> Vec<f64> {
+    let mut q = rand64(rng, n * n);
+    for _ in 0..2 {
+        for j in 0..n {
+            for p in 0..j {
+                let dot: f64 = (0..n).map(|i| q[i * n + j] * q[i * n + p]).sum();
+                for i in 0..n {
+                    q[i * n + j] -= dot * q[i * n + p];
+                }
+            }
+            let norm = (0..n).map(|i| q[i * n + j].powi(2)).sum::<f64>().sqrt();
+            for i in 0..n {
+                q[i * n + j] /= norm;
+            }
+        }
+    }
+    q
+}
+
+/// `U·diag(s)·Vᵀ` for orthogonal `U`, `V` of order `n`.
+fn with_spectrum(u: &[f64], s: &[f64], v: &[f64], n: usize) -> Vec<f64> {
+    let mut us = u.to_vec();
+    for i in 0..n {
+        for j in 0..n {
+            us[i * n + j] *= s[j];
+        }
+    }
+    mat_mul(&us, &transpose(v, n, n), n, n, n)
+}
+
+/// Badly conditioned inputs (condition number 1e10 in f64, 1e5 in f32; singular values spread
+/// geometrically): the backward-stable routines still meet residual bounds that do not grow
+/// with the condition number (`‖A·x − b‖ ≤ c·n·u·(‖A‖·‖x‖ + ‖b‖)`, `‖A − U·S·Vᵀ‖ ≤ c·n·u·‖A‖`),
+/// and the singular values and eigenvalues are within `c·n·u·‖A‖₂` of the ones the matrix was
+/// built with (Weyl's bound).
+fn ill_conditioned_of<T: Re>(d: Device, rng: &mut Rng, kappa: f64) -> TestResult {
+    let u = T::ACC;
+    let n = 32;
+    let s: Vec<f64> = (0..n)
+        .map(|i| kappa.powf(-(i as f64) / (n - 1) as f64))
+        .collect();
+    let (qu, qv) = (orthogonal(rng, n), orthogonal(rng, n));
+    let (ta, a) = through::<T>(&with_spectrum(&qu, &s, &qv, n));
+    let arr = Array::from_slice_on(d, &ta, &[n, n])?;
+    let na = fro(&a);
+    // solve and inv: residuals, whatever the conditioning.
+    let (tb, b) = through::<T>(&rand64(rng, n * 2));
+    let x = vals(&linalg::solve(
+        &arr,
+        &Array::from_slice_on(d, &tb, &[n, 2])?,
+    )?)?;
+    let r = diff(&mat_mul(&a, &x, n, n, 2), &b);
+    residual(
+        "ill-conditioned solve",
+        r,
+        10.0,
+        n,
+        u,
+        na * fro(&x) + fro(&b),
+    )?;
+    let ai = vals(&linalg::inv(&arr)?)?;
+    let r = diff(&mat_mul(&a, &ai, n, n, n), &eye(n));
+    residual("ill-conditioned inv", r, 10.0, n, u, na * fro(&ai))?;
+    // svd: the residual, and each singular value within Weyl's bound of the built ones.
+    let (uu, sv, vt) = linalg::svd(&arr)?;
+    let (uu, sv, vt) = (vals(&uu)?, vals(&sv)?, vals(&vt)?);
+    let mut us = uu.clone();
+    for i in 0..n {
+        for j in 0..n {
+            us[i * n + j] *= sv[j];
+        }
+    }
+    let r = diff(&mat_mul(&us, &vt, n, n, n), &a);
+    residual("ill-conditioned svd: A − USVᵀ", r, 20.0, n, u, na)?;
+    for (i, (&got, &want)) in sv.iter().zip(&s).enumerate() {
+        residual(
+            &format!("ill-conditioned svd: σ{i} = {got:e}, built {want:e}"),
+            (got - want).abs(),
+            20.0,
+            n,
+            u,
+            s[0],
+        )?;
+    }
+    assert_eq!(
+        linalg::matrix_rank(&arr)?,
+        s.iter().filter(|&&x| x > n as f64 * T::EPS * s[0]).count(),
+        "rank of the ill-conditioned matrix"
+    );
+    // qr: the residual and Q's orthogonality.
+    let (q, rr) = linalg::qr(&arr)?;
+    let (q, rr) = (vals(&q)?, vals(&rr)?);
+    let r = diff(&mat_mul(&q, &rr, n, n, n), &a);
+    residual("ill-conditioned qr: A − QR", r, 10.0, n, u, na)?;
+    let r = diff(&mat_mul(&transpose(&q, n, n), &q, n, n, n), &eye(n));
+    residual(
+        "ill-conditioned qr: QᵀQ − I",
+        r,
+        10.0,
+        n,
+        u,
+        (n as f64).sqrt(),
+    )?;
+    // cholesky and eigh of the SPD matrix V·diag(s)·Vᵀ.
+    let (ts, spd) = through::<T>(&with_spectrum(&qv, &s, &qv, n));
+    let spd_arr = Array::from_slice_on(d, &ts, &[n, n])?;
+    let l = vals(&linalg::cholesky(&spd_arr)?)?;
+    let r = diff(&mat_mul(&l, &transpose(&l, n, n), n, n, n), &spd);
+    residual(
+        "ill-conditioned cholesky: LLᵀ − A",
+        r,
+        10.0,
+        n,
+        u,
+        fro(&spd),
+    )?;
+    let (w, v) = linalg::eigh(&spd_arr)?;
+    let (w, v) = (vals(&w)?, vals(&v)?);
+    let mut want: Vec<f64> = s.clone();
+    want.sort_by(f64::total_cmp);
+    for (i, (&got, &want)) in w.iter().zip(&want).enumerate() {
+        residual(
+            &format!("ill-conditioned eigh: λ{i} = {got:e}, built {want:e}"),
+            (got - want).abs(),
+            20.0,
+            n,
+            u,
+            s[0],
+        )?;
+    }
+    let r = diff(&mat_mul(&transpose(&v, n, n), &v, n, n, n), &eye(n));
+    residual(
+        "ill-conditioned eigh: VᵀV − I",
+        r,
+        20.0,
+        n,
+        u,
+        (n as f64).sqrt(),
+    )?;
+    Ok(())
+}
+
+fn ill_conditioned(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let mut rng = Rng::fresh();
+        ill_conditioned_of::<f64>(d, &mut rng, 1e10)?;
+        ill_conditioned_of::<f32>(d, &mut rng, 1e5)?;
+        Ok(())
+    })
+}
+
 // ---------------------------------------------------------------------------------------------
 // Complex decompositions, checked by residuals computed in complex f64 here.
 
@@ -1455,6 +1607,7 @@ const BODIES: &[(&str, Body)] = &[
     ("products", products),
     ("decompositions", decompositions),
     ("complex_decompositions", complex_decompositions),
+    ("ill_conditioned", ill_conditioned),
     ("singular_and_not_spd", singular_and_not_spd),
 ];
 
