@@ -211,8 +211,14 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
     let sm = stage_bytes(spec);
     let name = format!("cuprite_sort_onesweep_{}_{}", spec.dtype.name(), pass.tag());
     let b = spec.c_bits();
+    // Blocks an SM must hold at once: what caps the registers a thread gets (65536 / (256 · b)).
+    // At 4 (64 registers) the passes of 16 items a thread spilled up to 120 bytes a thread to
+    // local memory (ptxas -v, sm_90, NVRTC 13.5: the middle and last passes of 32-bit keys, and
+    // the three slowest passes in Nsight Compute); at 3 (80 registers) they spill 0–16 bytes.
+    // The 8-item passes of 64-bit keys spill at most 12 bytes at 4 and keep it.
+    let min_blocks = if items >= 16 { 3 } else { 4 };
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256, 4) {name}(const void *__restrict__ src, const unsigned *__restrict__ iin, void *__restrict__ kout, void *__restrict__ iout, const unsigned *__restrict__ totals, u64t *status, u64t n, u64t ntiles, u64t shift, u64t seg, u64t desc) {{
+        r#"extern "C" __global__ void __launch_bounds__(256, {min_blocks}) {name}(const void *__restrict__ src, const unsigned *__restrict__ iin, void *__restrict__ kout, void *__restrict__ iout, const unsigned *__restrict__ totals, u64t *status, u64t n, u64t ntiles, u64t shift, u64t seg, u64t desc) {{
   __shared__ __align__(16) unsigned char sm[{sm}];
   __shared__ unsigned s_wc[8 * 256];
   __shared__ unsigned s_start[256], s_base[256], s_tmp[8];
