@@ -322,6 +322,29 @@ pub(crate) fn select(
         g.launch(S::sel_step(), 1, &w, &[Arg::W(&hist), Arg::W(&state)])
     };
     step(0)?;
+    // Keys of two digits or more: the second digit from one more read-only pass over `x`, so
+    // that only the elements matching two digits are copied out. With one digit, values in a
+    // narrow range crowd into one bucket (uniform f32 in [-1, 1): a quarter of them share the
+    // top digit of the largest), and all of those were copied and scanned again.
+    let jm: u64 = if kd >= 2 { 2 } else { 1 };
+    if jm == 2 {
+        let w = [
+            x.ptr(),
+            n as u64,
+            flip as u64,
+            state.ptr(),
+            hist.ptr(),
+            1,
+            kd,
+        ];
+        g.launch(
+            S::sel_hist_x(spec),
+            g.grid(n),
+            &w,
+            &[Arg::R(x), Arg::R(&state), Arg::W(&hist)],
+        )?;
+        step(1)?;
+    }
     let ck = g.alloc(kdt(spec), n)?;
     let ci = g.alloc(DType::U32, n)?;
     let w = [
@@ -331,6 +354,7 @@ pub(crate) fn select(
         state.ptr(),
         ck.ptr(),
         ci.ptr(),
+        jm,
     ];
     g.launch(
         S::sel_compact(spec),
@@ -345,11 +369,19 @@ pub(crate) fn select(
         g.launch(S::sel_hist(spec), cgrid, &w, &a)?;
         step(j)
     };
-    hist_j(&ck, &ci, 1, 3)?;
-    // The candidates matching two digits (usually few) go to a second buffer.
+    hist_j(&ck, &ci, jm, 3)?;
+    // The candidates matching one digit more (usually few) go to a second buffer.
     let ck2 = g.alloc(kdt(spec), n)?;
     let ci2 = g.alloc(DType::U32, n)?;
-    let w = [ck.ptr(), ci.ptr(), state.ptr(), ck2.ptr(), ci2.ptr(), 2, kd];
+    let w = [
+        ck.ptr(),
+        ci.ptr(),
+        state.ptr(),
+        ck2.ptr(),
+        ci2.ptr(),
+        jm + 1,
+        kd,
+    ];
     let a = [
         Arg::R(&ck),
         Arg::R(&ci),
@@ -358,7 +390,7 @@ pub(crate) fn select(
         Arg::W(&ci2),
     ];
     g.launch(S::sel_refine(spec), cgrid, &w, &a)?;
-    for j in 2..kd + 4 {
+    for j in jm + 1..kd + 4 {
         hist_j(&ck2, &ci2, j, 6)?;
     }
     Ok(state)
@@ -658,6 +690,7 @@ pub(crate) fn all_sources(spec: KeySpec, mean: DType) -> Vec<KernelSource> {
         S::sel_hist0(spec),
         S::sel_step(),
         S::sel_compact(spec),
+        S::sel_hist_x(spec),
         S::sel_hist(spec),
         S::sel_refine(spec),
         S::sel_collect(spec),

@@ -101,17 +101,20 @@ pub(crate) fn sel_step() -> KernelSource {
     }
 }
 
-/// The elements whose top key digit is the selected one, as (key, index) candidates (in no
-/// particular order; one atomic per block and chunk of 2048 elements).
+/// The elements whose top `jm` key digits (1 or 2, at most the key's) are the selected prefix,
+/// as (key, index) candidates (in no particular order; one atomic per block and chunk of 2048
+/// elements).
 pub(crate) fn sel_compact(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_sel_compact_{}", spec.dtype.name());
     let b = spec.c_bits();
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, u64t n, u64t flip, u64t *__restrict__ state, K *__restrict__ ckey, unsigned *__restrict__ cidx) {{
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, u64t n, u64t flip, u64t *__restrict__ state, K *__restrict__ ckey, unsigned *__restrict__ cidx, u64t jm) {{
   __shared__ unsigned tmp[8];
   __shared__ u64t s_base;
   const int t = threadIdx.x;
   const u64t want = state[0];
+  const int sh = KBITS - 8 * (int)jm;
+  const u64t mask = (1ull << (8 * jm)) - 1ull;
   const u64t stride = (u64t)gridDim.x * 2048;
   for (u64t s = (u64t)blockIdx.x * 2048; s < n; s += stride) {{
     K kk[8]; unsigned c = 0, okm = 0;
@@ -121,7 +124,7 @@ pub(crate) fn sel_compact(spec: KeySpec) -> KernelSource {
       kk[j] = 0;
       if (i < n) {{
         kk[j] = tkey((K)x[i], flip != 0);
-        if ((u64t)((kk[j] >> (KBITS - 8)) & 255u) == want) {{ okm |= 1u << j; ++c; }}
+        if (((u64t)(kk[j] >> sh) & mask) == want) {{ okm |= 1u << j; ++c; }}
       }}
     }}
     unsigned tot;
@@ -153,6 +156,35 @@ __device__ __forceinline__ unsigned sel_digit(K k, unsigned ix, int j, int kd) {
   return (ix >> (24 - 8 * (j - kd))) & 255u;
 }
 "#;
+
+/// Histogram of digit `j` of every element of `x` that matches the prefix so far (a full pass
+/// that writes nothing else: what narrows the candidates before they are copied out).
+pub(crate) fn sel_hist_x(spec: KeySpec) -> KernelSource {
+    let name = format!("cuprite_sel_hist_x_{}", spec.dtype.name());
+    let b = spec.c_bits();
+    let body = format!(
+        r#"{COMPOSITE}{HIST_ADD}extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, u64t n, u64t flip, const u64t *__restrict__ state, unsigned *__restrict__ hist, u64t j, u64t kd) {{
+  __shared__ unsigned h[256];
+  const int t = threadIdx.x;
+  h[t] = 0;
+  __syncthreads();
+  const u64t stride = (u64t)gridDim.x * 256;
+  for (u64t s = (u64t)blockIdx.x * 256; s < n; s += stride) {{
+    const u64t i = s + t;
+    unsigned d = 0xffffffffu;
+    if (i < n) {{
+      const K k = tkey((K)x[i], flip != 0);
+      if (sel_match(k, (unsigned)i, state, (int)j, (int)kd)) d = sel_digit(k, (unsigned)i, (int)j, (int)kd);
+    }}
+    hist_add(h, d);
+  }}
+  __syncthreads();
+  if (h[t]) atomicAdd(&hist[t], h[t]);
+}}
+"#
+    );
+    ks(name, spec, body)
+}
 
 /// Histogram of digit `j` among the candidates (`state[cw]` of them) that match the prefix so
 /// far.
