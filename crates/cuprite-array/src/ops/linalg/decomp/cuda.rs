@@ -40,8 +40,12 @@ pub(super) fn solver(
 
 /// A fresh device buffer holding the row-major elements of `a` (a copy: cuSOLVER overwrites it).
 pub(super) fn fresh<T: Scalar>(a: &Array<T>) -> Result<DevBuf> {
-    let s = a.contiguous_storage()?;
-    let Storage::Cuda(src) = &*s else {
+    copy_of::<T>(&*a.contiguous_storage()?)
+}
+
+/// A new device buffer holding a copy of the elements of `s` (of type `T`).
+fn copy_of<T: Scalar>(s: &Storage) -> Result<DevBuf> {
+    let Storage::Cuda(src) = s else {
         return Err(Error::DeviceMismatch(
             "a device matrix was expected on the CUDA backend".into(),
         ));
@@ -69,15 +73,13 @@ pub(super) fn fresh<T: Scalar>(a: &Array<T>) -> Result<DevBuf> {
 
 /// A device buffer holding the row-major elements of `a` that the caller may overwrite: the
 /// buffer a strided view's copy-out made when nothing else holds it (no second copy), else a
-/// [`fresh`] copy.
+/// copy of the storage already realised (not realised again).
 pub(super) fn owned<T: Scalar>(a: &Array<T>) -> Result<DevBuf> {
     let s = a.contiguous_storage()?;
     match Arc::try_unwrap(s) {
         Ok(Storage::Cuda(d)) if d.len() == a.len() => Ok(d),
-        Ok(Storage::Host(_)) => Err(Error::DeviceMismatch(
-            "a device matrix was expected on the CUDA backend".into(),
-        )),
-        _ => fresh(a),
+        Ok(s) => copy_of::<T>(&s),
+        Err(shared) => copy_of::<T>(&shared),
     }
 }
 
