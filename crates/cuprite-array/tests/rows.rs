@@ -159,6 +159,9 @@ fn rows_values(d: Device) -> TestResult {
             cases.push((vec![2, n, 3], 1));
         }
         cases.push((vec![5, 7], 0));
+        // More lines than a wave of blocks: each block streams several (aligned, and not).
+        cases.push((vec![1100, 1040], 1));
+        cases.push((vec![700, 1030], 1));
         for (shape, axis) in &cases {
             check_dtype::<f64>(&mut rng, shape, *axis, (1e-10, 1e-12))?;
             check_dtype::<f32>(&mut rng, shape, *axis, (3e-5, 3e-5))?;

@@ -594,7 +594,9 @@ impl LibraryCall for RowOp {
             );
         }
         let resident = (st.sms * k.blocks_per_sm).max(1) as usize;
-        let grid = lines.min(resident * 8).min(i32::MAX as usize) as u32;
+        // One wave of blocks, each looping over its lines: the streaming form of the kernel
+        // (contiguous aligned lines) reads a block's next line while it works on this one.
+        let grid = lines.min(resident).min(i32::MAX as usize) as u32;
         // SAFETY: the rows are either one contiguous realised array of `outer * n * inner`
         // elements (its pointer first), or the fused producer's inputs, each read through
         // its own offset and strides over the rows' shape (layouts the scheduler handed over
