@@ -361,7 +361,8 @@ fn scan_value(spec: ScanSpec) -> String {
 }
 
 /// The look-back of a tile whose status is one 64-bit word (see [`ScanSpec::packed`]): one
-/// load reads the flag and the value together.
+/// load reads the flag and the value together. A lane whose tile is not published yet sleeps
+/// briefly before reading it again (spinning takes issue slots from the tiles still loading).
 const PACKED_LOOK_BACK: &str = r#"  if (tpl_ > 1) {
     if (w_ == 0) {
       volatile unsigned long long *sw_ = (volatile unsigned long long *)flags_;
@@ -380,7 +381,7 @@ const PACKED_LOOK_BACK: &str = r#"  if (tpl_ > 1) {
           E_ v_ = ident_();
           if (dq_ <= tt_) {
             unsigned long long wd_;
-            do { wd_ = sw_[tid_ - dq_]; } while ((wd_ >> 32) == 0ull);
+            while (((wd_ = sw_[tid_ - dq_]) >> 32) == 0ull) __nanosleep(64);
             f_ = (unsigned)(wd_ >> 32);
             v_ = upk_(wd_);
           }
@@ -425,7 +426,7 @@ const SPLIT_LOOK_BACK: &str = r#"  if (tpl_ > 1) {
           const bool valid_ = dq_ <= tt_;
           unsigned f_ = 2u;
           if (valid_) {
-            do { f_ = *(volatile unsigned *)(flags_ + (tid_ - dq_)); } while (f_ == 0u);
+            while ((f_ = *(volatile unsigned *)(flags_ + (tid_ - dq_))) == 0u) __nanosleep(64);
           }
           __threadfence();
           E_ v_ = ident_();

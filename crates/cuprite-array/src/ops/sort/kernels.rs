@@ -194,10 +194,10 @@ fn stage_bytes(spec: KeySpec) -> usize {
 }
 
 /// One pass: block `b` takes tile `ticket` (tiles in the order blocks start, so every tile
-/// before a block's is held by a block that runs or ran); per tile it ranks the digits in
-/// shared memory, publishes its digit counts in `status` (`status[tile * 256 + d]`, zeroed
-/// before the pass: flag 1 in bit 62 for the tile's own count, flag 2 in bit 63 for the count
-/// of every tile up to it), sums the counts of the tiles before it by walking back to the first
+/// before a block's is held by a block that runs or ran); per tile it counts its digits and
+/// publishes the counts in `status` (`status[tile * 256 + d]`, zeroed before the pass: flag 1
+/// in bit 62 for the tile's own count, flag 2 in bit 63 for the count of every tile up to it)
+/// before it ranks them in shared memory (the early counts of Onesweep), sums the counts of the tiles before it by walking back to the first
 /// inclusive one (a decoupled look-back, one digit a thread), stages keys and indices sorted by
 /// digit and writes each digit's run to its place: after every element of a smaller digit
 /// (`totals`, this pass's histogram) and every element of its digit in the tiles before. The
@@ -217,11 +217,13 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
     // the three slowest passes in Nsight Compute); at 3 (80 registers) they spill 0–16 bytes.
     // The 8-item passes of 64-bit keys spill at most 12 bytes at 4 and keep it.
     let min_blocks = if items >= 16 { 3 } else { 4 };
+    // Tiles a look-back step reads at once (one round trip to L2 a step).
+    let lb = 8;
     let body = format!(
         r#"extern "C" __global__ void __launch_bounds__(256, {min_blocks}) {name}(const void *__restrict__ src, const unsigned *__restrict__ iin, void *__restrict__ kout, void *__restrict__ iout, const unsigned *__restrict__ totals, u64t *status, u64t n, u64t ntiles, u64t shift, u64t seg, u64t desc) {{
   __shared__ __align__(16) unsigned char sm[{sm}];
   __shared__ unsigned s_wc[8 * 256];
-  __shared__ unsigned s_start[256], s_base[256], s_tmp[8];
+  __shared__ unsigned s_start[256], s_base[256], s_cnt[256], s_tmp[8];
   __shared__ unsigned s_tile;
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
   K *sk = (K *)sm;
@@ -259,37 +261,46 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
     }}
     key[j] = k; v[j] = d;
   }}
-  unsigned cnt;
-  const unsigned st = rank_tile<{items}>(v, s_wc, s_start, s_tmp, &cnt);
-  // The decoupled look-back of digit `t`.
+  // Early counts: the tile's count of digit `t` is published before the ranking (a histogram
+  // in shared memory, a few instructions an item), so that the tiles after it, which look
+  // back over it, never wait for its ranking: only for the counts of the tiles before.
+  s_cnt[t] = 0u;
+  __syncthreads();
+  #pragma unroll
+  for (int j = 0; j < {items}; ++j) count_digit(s_cnt, v[j]);
+  __syncthreads();
+  const unsigned cnt = s_cnt[t];
   const u64t AGG = 1ull << 62, INC = 1ull << 63, VAL = AGG - 1ull;
   volatile u64t *stv = (volatile u64t *)status;
+  stv[tl * 256 + t] = (tl == 0 ? INC : AGG) | (u64t)cnt;
+  unsigned cnt_r;
+  const unsigned st = rank_tile<{items}>(v, s_wc, s_start, s_tmp, &cnt_r);
+  (void)cnt_r;
+  // The decoupled look-back of digit `t`: {lb} tiles back at a time (independent loads, one
+  // wait), summed in order up to the first inclusive count. `j`: tiles not summed yet are
+  // those below it. Where the nearest is not published yet the thread sleeps briefly before
+  // reading again.
   unsigned excl = 0;
-  if (tl == 0) {{
-    stv[t] = INC | (u64t)cnt;
-  }} else {{
-    stv[tl * 256 + t] = AGG | (u64t)cnt;
-    // Eight tiles back at a time (independent loads, one wait), summed in order up to the
-    // first inclusive count; a tile not yet published is read again. `j`: tiles not summed
-    // yet are those below it.
+  if (tl != 0) {{
     u64t j = tl;
     for (;;) {{
-      u64t s[8];
+      u64t s[{lb}];
       #pragma unroll
-      for (int q = 0; q < 8; ++q) s[q] = j > (u64t)q ? stv[(j - 1 - q) * 256 + t] : INC;
+      for (int q = 0; q < {lb}; ++q) s[q] = j > (u64t)q ? stv[(j - 1 - q) * 256 + t] : INC;
+      const u64t j0 = j;
       bool done = false;
       #pragma unroll
-      for (int q = 0; q < 8; ++q) {{
+      for (int q = 0; q < {lb}; ++q) {{
         if (done || s[q] == 0ull) {{ done = true; continue; }}
         excl += (unsigned)(s[q] & VAL);
         --j;
         if (s[q] & INC) {{ done = true; j = 0; }}
       }}
       if (j == 0) break;
+      if (j == j0) __nanosleep(64);
     }}
     stv[tl * 256 + t] = INC | (u64t)(excl + cnt);
   }}
-  s_base[t] = gstart + excl - st;
   #pragma unroll
   for (int j = 0; j < {items}; ++j) if (v[j] != 0xffffffffu) sk[v[j]] = key[j];
   if (with_idx) {{
@@ -305,6 +316,7 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
       }}
     }}
   }}
+  s_base[t] = gstart + excl - st;
   __syncthreads();
   #pragma unroll
   for (int j = 0; j < {items}; ++j) {{
