@@ -651,6 +651,14 @@ fn uniques<T: V>(d: Device, r: &mut Rng) -> TestResult {
         check_eq(&u.first.to_vec()?, &f, &w)?;
         check_eq(&u.counts.to_vec()?, &c, &w)?;
         check_eq(&u.inverse.to_vec()?, &inv, &w)?;
+        // The values alone (a keys-only sort), of a 2-D view of the same elements.
+        let rows = if n % 3 == 0 { 3 } else { 1 };
+        let a2 = Array::from_slice_on(d, &x, &[rows, n / rows])?;
+        check_eq(
+            &bits(&a2.unique_values()?.to_vec()?),
+            &bits(&v),
+            &format!("{w} values only"),
+        )?;
         let y = data::<T>(r, n / 2 + 3);
         let b = Array::from_slice_on(d, &y, &[y.len()])?;
         let uy = ref_unique(&y).0;
@@ -739,6 +747,11 @@ fn large(d: Device) -> TestResult {
         &u.counts.to_vec()?,
         &ref_unique(&y).2,
         "large unique counts",
+    )?;
+    check_eq(
+        &b.unique_values()?.to_vec()?,
+        &ref_unique(&y).0,
+        "large unique values only",
     )?;
     // Many long rows (the device-wide sort with row passes).
     let z: Vec<u16> = (0..300 * 5000)

@@ -356,12 +356,23 @@ fn sort_peers_judged() -> TestResult {
             "sort/median_2^26_f32",
             vec![fig("median of 1024 f32", "ms", 1.0, vec![])],
         ),
+        (
+            "sort/unique_2^24_i64",
+            vec![fig(
+                "unique values of 16777216 i64 in [0, n/2) (`unique_values`)",
+                "ms",
+                1.1,
+                vec![],
+            )],
+        ),
     ]);
     let peer = json!({
         "peer": "PyTorch (test)",
         "sort_f32_2p26_with_indices_ms": 3.5,
         "sort_rows_4096x4096_f32_ms": 0.625,
         "median_2p26_f32_ms": 3.0,
+        "unique_2p24_i64_ms": 1.25,
+        "unique_2p24_i64_inverse_counts_ms": 3.5,
         "sizes": {"sort": 67108864, "rows": 4096, "unique": 16777216},
     });
     let rows = judge_peers(&ours, &peer);
@@ -379,8 +390,15 @@ fn sort_peers_judged() -> TestResult {
     // A median of another size is not judged against the 2^26 one.
     let m = find("median_2p26_f32_ms")?;
     assert_eq!((m.ratio, m.met), (None, None), "{m:?}");
+    // The values-only unique is judged against torch's values-only figure; the figure with
+    // every output ("unique of") is absent, so its rule is not matched to the values-only one.
+    let u = find("unique_2p24_i64_ms")?;
+    assert!((u.ratio.ok_or("ratio")? - 0.88).abs() < 1e-12, "{u:?}");
+    assert_eq!(u.met, Some(true));
+    let ui = find("unique_2p24_i64_inverse_counts_ms")?;
+    assert_eq!((ui.ratio, ui.met), (None, None), "{ui:?}");
     // Every sort rule is listed, the ones without a figure with a note.
-    assert_eq!(rows.len(), 6, "{rows:?}");
+    assert_eq!(rows.len(), 7, "{rows:?}");
     assert!(
         rows.iter()
             .filter(|r| r.ratio.is_none())

@@ -498,6 +498,16 @@ pub const PEER_RULES: &[PeerRule] = &[
     },
     PeerRule {
         script: "torch_sort.py",
+        key: "unique_2p24_i64_ms",
+        what: "unique values vs torch.unique",
+        benchmark: "sort/unique_2^24_i64",
+        figure: "unique values of",
+        unit: "ms",
+        size: Some("unique"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_sort.py",
         key: "unique_2p24_i64_inverse_counts_ms",
         what: "unique (inverse, counts) vs torch.unique",
         benchmark: "sort/unique_2^24_i64",

@@ -1,7 +1,7 @@
 //! Sort-family benchmarks (issue #13) through cuprite-array on the array stream: a full sort of
 //! 2^26 `f32` with indices and of keys only, 2^26 `i32` with indices, 4096 rows of 4096 `f32`
 //! along the last axis, the top 64 of 2^26 `f32` and the median of 2^26 `f32` (radix
-//! selection), and `unique` of 2^24 `i64`. Device time with events around `K` back-to-back
+//! selection), and `unique` of 2^24 `i64` (the values alone, and with every output). Device time with events around `K` back-to-back
 //! calls (each allocating its outputs from the pool; the median over the repeats, divided by
 //! `K`), so host work between kernels (a few synchronisations to size passes and outputs)
 //! counts. Results are checked against the host. PyTorch's figures come from
@@ -234,16 +234,29 @@ fn unique(b: &mut BenchCtx) -> BenchResult {
         s.sort_unstable();
         s.dedup();
         check(u.values.to_vec()? == s, "unique")?;
-        timed(
+        check(a.unique_values()?.to_vec()? == s, "unique_values")?;
+        let mut figs = timed(
             b,
-            format!("unique of {n} i64 in [0, n/2) (values, counts, first, inverse)"),
+            format!("unique values of {n} i64 in [0, n/2) (`unique_values`)"),
             b.size(10, 2),
             1.21,
             "torch.unique 1.21 ms (values only)",
             || {
+                a.unique_values()?;
+                Ok(())
+            },
+        )?;
+        figs.extend(timed(
+            b,
+            format!("unique of {n} i64 in [0, n/2) (values, counts, first, inverse)"),
+            b.size(10, 2),
+            3.56,
+            "torch.unique(return_inverse, return_counts) 3.56 ms (2026-11-27)",
+            || {
                 a.unique()?;
                 Ok(())
             },
-        )
+        )?);
+        Ok(figs)
     })
 }

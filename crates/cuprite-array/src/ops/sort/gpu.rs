@@ -22,6 +22,19 @@ pub(crate) struct Gpu {
 }
 
 /// A kernel argument buffer: read, or written (and read).
+/// A launch's grid: a number of blocks, or grid-stride work of `n` threads (see [`Gpu::grid`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Grid {
+    Blocks(u32),
+    Stride(usize),
+}
+
+impl From<u32> for Grid {
+    fn from(b: u32) -> Grid {
+        Grid::Blocks(b)
+    }
+}
+
 pub(crate) enum Arg<'a> {
     R(&'a DevBuf),
     W(&'a DevBuf),
@@ -64,10 +77,16 @@ impl Gpu {
         Ok(self.stream.clone_dtoh(live(d)?)?)
     }
 
-    /// Blocks for a grid-stride kernel over `n` elements.
-    pub fn grid(&self, n: usize) -> u32 {
-        let cap = (self.st.sms as usize * 8).max(1);
-        n.div_ceil(256).clamp(1, cap) as u32
+    /// The grid of a grid-stride kernel with `n` threads' worth of work: one wave, as many
+    /// blocks as the kernel keeps resident (resolved at launch, from its occupancy).
+    pub fn grid(&self, n: usize) -> Grid {
+        Grid::Stride(n)
+    }
+
+    /// Blocks of `src` the device holds at once (its occupancy on every multiprocessor).
+    pub fn resident(&self, src: KernelSource) -> Result<usize> {
+        let k = self.kernel(src)?;
+        Ok((self.st.sms as usize * k.blocks_per_sm.max(1) as usize).max(1))
     }
 
     /// The built kernel of `src` (from the library cache, keyed by its name).
@@ -83,11 +102,21 @@ impl Gpu {
     pub fn launch(
         &self,
         src: KernelSource,
-        grid: u32,
+        grid: impl Into<Grid>,
         words: &[u64],
         args: &[Arg<'_>],
     ) -> Result<()> {
         let k = self.kernel(src)?;
+        // A grid-stride kernel's blocks beyond those resident at once would run as a second,
+        // mostly empty wave (the selection passes' grid of 8 blocks an SM, at 6 resident, read
+        // at 1.4 TB/s).
+        let grid = match grid.into() {
+            Grid::Blocks(b) => b,
+            Grid::Stride(n) => {
+                let cap = (self.st.sms as usize * k.blocks_per_sm.max(1) as usize).max(1);
+                n.div_ceil(256).clamp(1, cap) as u32
+            }
+        };
         let mut acc = Vec::with_capacity(args.len());
         for a in args {
             acc.push(match a {
@@ -195,10 +224,9 @@ pub(crate) fn sort_rows(
     let hist = g.zeros(DType::U32, (kp + sp) * 256)?;
     let tile = K::tile(spec.bits);
     let ntiles = total.div_ceil(tile);
-    // The histogram: as many blocks as fit on the device at once (at most 8 of 256 threads a
-    // multiprocessor), each over a run of `tpb` consecutive tiles; a onesweep pass is one
-    // block a tile.
-    let tpb = ntiles.div_ceil(ntiles.min(g.st.sms as usize * 8).max(1));
+    // The histogram: as many blocks as the device holds at once, each over a run of `tpb`
+    // consecutive tiles; a onesweep pass is one block a tile.
+    let tpb = ntiles.div_ceil(ntiles.min(g.resident(K::histogram(spec))?).max(1));
     let w = [
         x.ptr(),
         hist.ptr(),
@@ -313,7 +341,7 @@ pub(crate) fn select(
     let w = [x.ptr(), n as u64, flip as u64, hist.ptr(), state.ptr()];
     g.launch(
         S::sel_hist0(spec),
-        g.grid(n),
+        g.grid(n.div_ceil(8)),
         &w,
         &[Arg::R(x), Arg::W(&hist), Arg::W(&state)],
     )?;
@@ -339,7 +367,7 @@ pub(crate) fn select(
         ];
         g.launch(
             S::sel_hist_x(spec),
-            g.grid(n),
+            g.grid(n.div_ceil(8)),
             &w,
             &[Arg::R(x), Arg::R(&state), Arg::W(&hist)],
         )?;
@@ -419,7 +447,7 @@ pub(crate) fn topk(
     ];
     g.launch(
         S::sel_collect(spec),
-        g.grid(n),
+        g.grid(n.div_ceil(8)),
         &w,
         &[Arg::R(x), Arg::W(&state), Arg::W(&ok), Arg::W(&oi)],
     )?;
@@ -533,7 +561,7 @@ pub(crate) fn mode(
 pub(crate) fn flags(
     g: &Gpu,
     s: &DevBuf,
-    perm: &DevBuf,
+    perm: Option<&DevBuf>,
     spec: KeySpec,
     n: usize,
     mode: u64,
@@ -541,14 +569,16 @@ pub(crate) fn flags(
 ) -> Result<(DevBuf, DevBuf, usize)> {
     let f = g.alloc(DType::U32, n)?;
     let ids = g.alloc(DType::U32, n)?;
+    if mode == 2 && perm.is_none() {
+        return Err(Error::InvalidArgument(
+            "run flags of mode 2 read the permutation: none given".into(),
+        ));
+    }
     for out in [&f, &ids] {
-        let w = [s.ptr(), perm.ptr(), out.ptr(), n as u64, mode, na as u64];
-        g.launch(
-            S::run_flags(spec),
-            g.grid(n),
-            &w,
-            &[Arg::R(s), Arg::R(perm), Arg::W(out)],
-        )?;
+        let w = [s.ptr(), ptr(perm), out.ptr(), n as u64, mode, na as u64];
+        let mut a = vec![Arg::R(s), Arg::W(out)];
+        a.extend(perm.map(Arg::R));
+        g.launch(S::run_flags(spec), g.grid(n), &w, &a)?;
     }
     let ntiles = n.div_ceil(S::SCAN_TILE);
     let sums = g.alloc(DType::U32, ntiles + 1)?;
@@ -584,7 +614,7 @@ pub(crate) fn unique(
     spec: KeySpec,
     n: usize,
 ) -> Result<[DevBuf; 4]> {
-    let (f, ids, nu) = flags(g, s, perm, spec, n, 0, 0)?;
+    let (f, ids, nu) = flags(g, s, Some(perm), spec, n, 0, 0)?;
     let uval = g.alloc(spec.dtype, nu)?;
     let first = g.alloc(DType::I64, nu)?;
     let starts = g.alloc(DType::U32, nu)?;
@@ -622,41 +652,50 @@ pub(crate) fn unique(
     Ok([uval, first, counts, inv])
 }
 
-/// The flagged elements of sorted `s` (`mode` as in [`flags`]), in order.
+/// The flagged elements of sorted `s` (`mode` as in [`flags`]), in order: per chunk of
+/// `RUN_CHUNK` elements a count, their exclusive scan, then each chunk writes its elements
+/// (the flags are computed twice from `s`, never stored). `perm` is read in mode 2 only.
 pub(crate) fn compact(
     g: &Gpu,
     s: &DevBuf,
-    perm: &DevBuf,
+    perm: Option<&DevBuf>,
     spec: KeySpec,
     n: usize,
     mode: u64,
     na: usize,
 ) -> Result<(DevBuf, usize)> {
-    let (f, ids, m) = flags(g, s, perm, spec, n, mode, na)?;
+    if mode == 2 && perm.is_none() {
+        return Err(Error::InvalidArgument(
+            "run compaction of mode 2 reads the permutation: none given".into(),
+        ));
+    }
+    check_len(n, "run compaction")?;
+    let chunks = n.div_ceil(S::RUN_CHUNK);
+    let counts = g.alloc(DType::U32, chunks + 1)?;
+    let w = [s.ptr(), ptr(perm), counts.ptr(), n as u64, mode, na as u64];
+    let mut a = vec![Arg::R(s), Arg::W(&counts)];
+    a.extend(perm.map(Arg::R));
+    g.launch(S::run_count(spec), chunks as u32, &w, &a)?;
+    g.launch(
+        S::scan_sums(),
+        1,
+        &[counts.ptr(), chunks as u64],
+        &[Arg::W(&counts)],
+    )?;
+    let m = words(&g.download(&counts)?)[chunks] as usize;
     let out = g.alloc(spec.dtype, m)?;
     let w = [
         s.ptr(),
-        perm.ptr(),
-        f.ptr(),
-        ids.ptr(),
+        ptr(perm),
+        counts.ptr(),
         out.ptr(),
-        0,
-        0,
-        0,
         n as u64,
+        mode,
+        na as u64,
     ];
-    g.launch(
-        S::unique_out(spec),
-        g.grid(n),
-        &w,
-        &[
-            Arg::R(s),
-            Arg::R(perm),
-            Arg::R(&f),
-            Arg::R(&ids),
-            Arg::W(&out),
-        ],
-    )?;
+    let mut a = vec![Arg::R(s), Arg::R(&counts), Arg::W(&out)];
+    a.extend(perm.map(Arg::R));
+    g.launch(S::run_write(spec), chunks as u32, &w, &a)?;
     Ok((out, m))
 }
 
@@ -700,6 +739,8 @@ pub(crate) fn all_sources(spec: KeySpec, mean: DType) -> Vec<KernelSource> {
         S::mode(spec),
         S::run_flags(spec),
         S::unique_out(spec),
+        S::run_count(spec),
+        S::run_write(spec),
         S::run_counts(),
         S::scan_tiles(),
         S::scan_sums(),

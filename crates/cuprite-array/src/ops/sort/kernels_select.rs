@@ -32,8 +32,16 @@ __device__ __forceinline__ u64t warp_append(bool ok, u64t *counter) {
 }
 "#;
 
+/// Elements a block of the full-read selection kernels takes a step: 8 a thread, all loaded
+/// before any is used (one load a thread in flight read 2^26 f32 at about 1.4 TB/s).
+const CHUNK: usize = 2048;
+
+/// The 8 raw elements `s + q * 256 + t` of a thread's step (0 past `n`), in `kk`.
+const LOAD8: &str = "K kk[8];\n    #pragma unroll\n    for (int q = 0; q < 8; ++q) { const u64t i = s + (u64t)q * 256 + t; kk[q] = i < n ? (K)x[i] : (K)0; }";
+
 /// Adds one to `h[d]` for every lane with `d` valid (warp-aggregated: lanes with equal
-/// digits add once).
+/// digits add once). `__match_any_sync` here: the sort's eight ballots made these passes
+/// 1.7–1.8× slower (H100, 2026-11-27), unlike in the sort's own histogram.
 const HIST_ADD: &str = r#"
 __device__ __forceinline__ void hist_add(unsigned *h, unsigned d) {
   const unsigned peers = __match_any_sync(0xffffffffu, d);
@@ -54,16 +62,20 @@ pub(crate) fn sel_hist0(spec: KeySpec) -> KernelSource {
   h[t] = 0; if (t == 0) nans = 0;
   __syncthreads();
   unsigned my_nan = 0;
-  const u64t stride = (u64t)gridDim.x * 256;
-  for (u64t s = (u64t)blockIdx.x * 256; s < n; s += stride) {{
-    const u64t i = s + t;
-    unsigned d = 0xffffffffu;
-    if (i < n) {{
-      const K b = (K)x[i];
-      d = (unsigned)(tkey(b, flip != 0) >> (KBITS - 8)) & 255u;
-      my_nan += isnanb(b) ? 1u : 0u;
+  const u64t stride = (u64t)gridDim.x * {CHUNK};
+  for (u64t s = (u64t)blockIdx.x * {CHUNK}; s < n; s += stride) {{
+    {LOAD8}
+    #pragma unroll
+    for (int q = 0; q < 8; ++q) {{
+      const u64t i = s + (u64t)q * 256 + t;
+      unsigned d = 0xffffffffu;
+      if (i < n) {{
+        const K b = kk[q];
+        d = (unsigned)(tkey(b, flip != 0) >> (KBITS - 8)) & 255u;
+        my_nan += isnanb(b) ? 1u : 0u;
+      }}
+      hist_add(h, d);
     }}
-    hist_add(h, d);
   }}
   if (my_nan) atomicAdd(&nans, my_nan);
   __syncthreads();
@@ -168,15 +180,19 @@ pub(crate) fn sel_hist_x(spec: KeySpec) -> KernelSource {
   const int t = threadIdx.x;
   h[t] = 0;
   __syncthreads();
-  const u64t stride = (u64t)gridDim.x * 256;
-  for (u64t s = (u64t)blockIdx.x * 256; s < n; s += stride) {{
-    const u64t i = s + t;
-    unsigned d = 0xffffffffu;
-    if (i < n) {{
-      const K k = tkey((K)x[i], flip != 0);
-      if (sel_match(k, (unsigned)i, state, (int)j, (int)kd)) d = sel_digit(k, (unsigned)i, (int)j, (int)kd);
+  const u64t stride = (u64t)gridDim.x * {CHUNK};
+  for (u64t s = (u64t)blockIdx.x * {CHUNK}; s < n; s += stride) {{
+    {LOAD8}
+    #pragma unroll
+    for (int q = 0; q < 8; ++q) {{
+      const u64t i = s + (u64t)q * 256 + t;
+      unsigned d = 0xffffffffu;
+      if (i < n) {{
+        const K k = tkey(kk[q], flip != 0);
+        if (sel_match(k, (unsigned)i, state, (int)j, (int)kd)) d = sel_digit(k, (unsigned)i, (int)j, (int)kd);
+      }}
+      hist_add(h, d);
     }}
-    hist_add(h, d);
   }}
   __syncthreads();
   if (h[t]) atomicAdd(&hist[t], h[t]);
@@ -244,13 +260,18 @@ pub(crate) fn sel_collect(spec: KeySpec) -> KernelSource {
         r#"{APPEND}extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, u64t n, u64t flip, u64t *__restrict__ state, K *__restrict__ okey, unsigned *__restrict__ oidx) {{
   const K kp = (K)state[0];
   const unsigned ip = (unsigned)state[1];
-  const u64t stride = (u64t)gridDim.x * 256;
-  for (u64t s = (u64t)blockIdx.x * 256; s < n; s += stride) {{
-    const u64t i = s + threadIdx.x;
-    K k = 0; bool ok = false;
-    if (i < n) {{ k = tkey((K)x[i], flip != 0); ok = k < kp || (k == kp && (unsigned)i <= ip); }}
-    const u64t p = warp_append(ok, &state[5]);
-    if (ok) {{ okey[p] = k; oidx[p] = (unsigned)i; }}
+  const int t = threadIdx.x;
+  const u64t stride = (u64t)gridDim.x * {CHUNK};
+  for (u64t s = (u64t)blockIdx.x * {CHUNK}; s < n; s += stride) {{
+    {LOAD8}
+    #pragma unroll
+    for (int q = 0; q < 8; ++q) {{
+      const u64t i = s + (u64t)q * 256 + t;
+      K k = 0; bool ok = false;
+      if (i < n) {{ k = tkey(kk[q], flip != 0); ok = k < kp || (k == kp && (unsigned)i <= ip); }}
+      const u64t p = warp_append(ok, &state[5]);
+      if (ok) {{ okey[p] = k; oidx[p] = (unsigned)i; }}
+    }}
   }}
 }}
 "#
@@ -406,6 +427,70 @@ pub(crate) fn run_flags(spec: KeySpec) -> KernelSource {
     else if (mode == 2) f = first && !more && (u64t)perm[i] < na;
     flags[i] = f ? 1u : 0u;
   }}
+}}
+"#
+    );
+    ks(name, spec, body)
+}
+
+/// Elements a block of the run compaction ([`run_count`], [`run_write`]) takes: 8 a thread,
+/// thread `t` holding elements `8 t .. 8 t + 8` of the chunk (so a block scan of the per-thread
+/// counts ranks them in order).
+pub(crate) const RUN_CHUNK: usize = 2048;
+
+/// The run flag of sorted element `i` (modes as in [`run_flags`]).
+const RUN_FLAG: &str = r#"
+__device__ __forceinline__ bool run_flag(const B_ *s, const i64t *perm, u64t i, u64t n, u64t mode, u64t na) {
+  const K e = eqkey((K)s[i]);
+  const bool first = i == 0 || eqkey((K)s[i - 1]) != e;
+  if (mode == 0) return first;
+  const bool more = i + 1 < n && eqkey((K)s[i + 1]) == e;
+  if (mode == 1) return first && more;
+  return first && !more && (u64t)perm[i] < na;
+}
+__device__ __forceinline__ unsigned run_flags8(const B_ *s, const i64t *perm, u64t i0, u64t n, u64t mode, u64t na) {
+  unsigned m = 0;
+  #pragma unroll
+  for (int q = 0; q < 8; ++q) if (i0 + q < n && run_flag(s, perm, i0 + q, n, mode, na)) m |= 1u << q;
+  return m;
+}
+"#;
+
+/// The number of flagged elements (see [`run_flags`]) of each chunk of [`RUN_CHUNK`] sorted
+/// elements: `counts[chunk]`, one block a chunk.
+pub(crate) fn run_count(spec: KeySpec) -> KernelSource {
+    let name = format!("cuprite_run_count_{}", spec.dtype.name());
+    let b = spec.c_bits();
+    let body = format!(
+        r#"typedef {b} B_;
+{RUN_FLAG}extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ s, const i64t *__restrict__ perm, unsigned *__restrict__ counts, u64t n, u64t mode, u64t na) {{
+  __shared__ unsigned tmp[8];
+  const u64t i0 = (u64t)blockIdx.x * {RUN_CHUNK} + (u64t)threadIdx.x * 8;
+  const unsigned c = __popc(run_flags8(s, perm, i0, n, mode, na));
+  unsigned tot;
+  block_exscan(c, tmp, &tot);
+  if (threadIdx.x == 0) counts[blockIdx.x] = tot;
+}}
+"#
+    );
+    ks(name, spec, body)
+}
+
+/// Writes each chunk's flagged elements in order from `offsets[chunk]` (the exclusive scan of
+/// [`run_count`]'s counts): `out[offsets[chunk] + rank] = s[i]`.
+pub(crate) fn run_write(spec: KeySpec) -> KernelSource {
+    let name = format!("cuprite_run_write_{}", spec.dtype.name());
+    let b = spec.c_bits();
+    let body = format!(
+        r#"typedef {b} B_;
+{RUN_FLAG}extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ s, const i64t *__restrict__ perm, const unsigned *__restrict__ offsets, {b} *__restrict__ out, u64t n, u64t mode, u64t na) {{
+  __shared__ unsigned tmp[8];
+  const u64t i0 = (u64t)blockIdx.x * {RUN_CHUNK} + (u64t)threadIdx.x * 8;
+  const unsigned m = run_flags8(s, perm, i0, n, mode, na);
+  unsigned tot;
+  u64t p = (u64t)offsets[blockIdx.x] + block_exscan(__popc(m), tmp, &tot);
+  #pragma unroll
+  for (int q = 0; q < 8; ++q) if (m & (1u << q)) out[p++] = s[i0 + q];
 }}
 "#
     );

@@ -24,6 +24,22 @@ pub struct Unique<T: Element> {
 }
 
 impl<T: Element> Array<T> {
+    /// The distinct elements of the flattened array, sorted (NumPy's `unique` without the
+    /// `return_*` options): a sort of the keys alone and a compaction, without the permutation
+    /// and the outputs [`unique`](Self::unique) adds. Equality as there; empty input gives an
+    /// empty array; complex → `Err`.
+    ///
+    /// ```
+    /// use cuprite_array::{Array, Device};
+    /// let a = Array::<f32>::from_slice_on(Device::CPU, &[3.0, -0.0, 1.0, 0.0, 3.0], &[5])?;
+    /// assert_eq!(a.unique_values()?.to_vec()?, [-0.0, 1.0, 3.0]);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn unique_values(&self) -> Result<Array<T>> {
+        let spec = KeySpec::of(T::DTYPE, "unique_values")?;
+        sorted_compact(self, spec, 0, 0, "unique_values")
+    }
+
     /// The distinct elements of the flattened array, sorted, with their counts, first indices
     /// and the inverse map (NumPy's `unique` with all `return_*` options). Empty input gives
     /// empty outputs; complex → `Err`.
@@ -92,11 +108,23 @@ fn set_op<T: Element>(a: &Array<T>, b: &Array<T>, mode: u64, call: &str) -> Resu
     let (a, b) = if mode == 0 {
         (a.reshape(&[a.len()])?, b.reshape(&[b.len()])?)
     } else {
-        (a.unique()?.values, b.unique()?.values)
+        (a.unique_values()?, b.unique_values()?)
     };
     let na = a.len();
-    let c = Array::concat(&[&a, &b], 0)?;
-    let r = Rows::new(&c, None)?;
+    sorted_compact(&Array::concat(&[&a, &b], 0)?, spec, mode, na, call)
+}
+
+/// Sorts the flattened `c` and keeps the elements its run flags of `mode` select (see
+/// `kernels_select::run_flags`; `na`: the length of the first array of a set operation).
+/// Only mode 2 reads the sort's permutation: the others sort keys alone.
+fn sorted_compact<T: Element>(
+    c: &Array<T>,
+    spec: KeySpec,
+    mode: u64,
+    na: usize,
+    call: &str,
+) -> Result<Array<T>> {
+    let r = Rows::new(c, None)?;
     let device = r.device();
     let n = r.n;
     if n == 0 {
@@ -104,12 +132,14 @@ fn set_op<T: Element>(a: &Array<T>, b: &Array<T>, mode: u64, call: &str) -> Resu
     }
     if r.on_cuda() {
         let g = Gpu::new(device.ordinal)?;
-        let (sv, perm) = sort_moved(&r, spec, false, true, true)?;
-        let (Some(sv), Some(perm)) = (sv, perm) else {
+        let (sv, perm) = sort_moved(&r, spec, false, true, mode == 2)?;
+        let Some(sv) = sv else {
             return Err(Error::InvalidArgument(format!("{call}: no sorted output")));
         };
-        let (ss, ps) = (sv.contiguous_storage()?, perm.contiguous_storage()?);
-        let (out, m) = gpu::compact(&g, dev(&ss)?, dev(&ps)?, spec, n, mode, na)?;
+        let ss = sv.contiguous_storage()?;
+        let ps = perm.map(|p| p.contiguous_storage()).transpose()?;
+        let pd = ps.as_ref().map(|p| dev(p)).transpose()?;
+        let (out, m) = gpu::compact(&g, dev(&ss)?, pd, spec, n, mode, na)?;
         return Ok(dev_array(out, &[m], device));
     }
     record(spec);
