@@ -32,12 +32,21 @@ __device__ __forceinline__ u64t warp_append(bool ok, u64t *counter) {
 }
 "#;
 
-/// Elements a block of the full-read selection kernels takes a step: 8 a thread, all loaded
-/// before any is used (one load a thread in flight read 2^26 f32 at about 1.4 TB/s).
-const CHUNK: usize = 2048;
+/// Opens the loop of the full-read selection kernels over elements `i` of `x` (`n` of them):
+/// a block takes 2,048 a step, 8 a thread, all loaded (into `kk[q]`, 0 past `n`) before any is
+/// used (one load a thread in flight read 2^26 f32 at about 1.4 TB/s). The body sees `q`, `i`
+/// and `kk`, may test `i < n` itself, and ends with [`EACH8_CLOSE`].
+const EACH8_OPEN: &str = "const u64t stride = (u64t)gridDim.x * 2048;
+  for (u64t s = (u64t)blockIdx.x * 2048; s < n; s += stride) {
+    K kk[8];
+    #pragma unroll
+    for (int q = 0; q < 8; ++q) { const u64t i = s + (u64t)q * 256 + t; kk[q] = i < n ? (K)x[i] : (K)0; }
+    #pragma unroll
+    for (int q = 0; q < 8; ++q) {
+      const u64t i = s + (u64t)q * 256 + t;";
 
-/// The 8 raw elements `s + q * 256 + t` of a thread's step (0 past `n`), in `kk`.
-const LOAD8: &str = "K kk[8];\n    #pragma unroll\n    for (int q = 0; q < 8; ++q) { const u64t i = s + (u64t)q * 256 + t; kk[q] = i < n ? (K)x[i] : (K)0; }";
+/// Closes [`EACH8_OPEN`].
+const EACH8_CLOSE: &str = "    }\n  }";
 
 /// Adds one to `h[d]` for every lane with `d` valid (warp-aggregated: lanes with equal
 /// digits add once). `__match_any_sync` here: the sort's eight ballots made these passes
@@ -62,12 +71,7 @@ pub(crate) fn sel_hist0(spec: KeySpec) -> KernelSource {
   h[t] = 0; if (t == 0) nans = 0;
   __syncthreads();
   unsigned my_nan = 0;
-  const u64t stride = (u64t)gridDim.x * {CHUNK};
-  for (u64t s = (u64t)blockIdx.x * {CHUNK}; s < n; s += stride) {{
-    {LOAD8}
-    #pragma unroll
-    for (int q = 0; q < 8; ++q) {{
-      const u64t i = s + (u64t)q * 256 + t;
+  {EACH8_OPEN}
       unsigned d = 0xffffffffu;
       if (i < n) {{
         const K b = kk[q];
@@ -75,8 +79,7 @@ pub(crate) fn sel_hist0(spec: KeySpec) -> KernelSource {
         my_nan += isnanb(b) ? 1u : 0u;
       }}
       hist_add(h, d);
-    }}
-  }}
+{EACH8_CLOSE}
   if (my_nan) atomicAdd(&nans, my_nan);
   __syncthreads();
   if (h[t]) atomicAdd(&hist[t], h[t]);
@@ -126,20 +129,14 @@ pub(crate) fn sel_compact(spec: KeySpec) -> KernelSource {
   const u64t want = state[0];
   const int sh = KBITS - 8 * (int)jm;
   const u64t mask = (1ull << (8 * jm)) - 1ull;
-  const u64t stride = (u64t)gridDim.x * {CHUNK};
-  for (u64t s = (u64t)blockIdx.x * {CHUNK}; s < n; s += stride) {{
-    {LOAD8}
-    #pragma unroll
-    for (int q = 0; q < 8; ++q) {{
-      const u64t i = s + (u64t)q * 256 + t;
+  {EACH8_OPEN}
       const K k = tkey(kk[q], flip != 0);
       const bool ok = i < n && ((u64t)(k >> sh) & mask) == want;
       if (__any_sync(0xffffffffu, ok)) {{
         const u64t p = warp_append(ok, &state[3]);
         if (ok) {{ ckey[p] = k; cidx[p] = (unsigned)i; }}
       }}
-    }}
-  }}
+{EACH8_CLOSE}
 }}
 "#
     );
@@ -170,12 +167,7 @@ pub(crate) fn sel_hist_x(spec: KeySpec) -> KernelSource {
   const int t = threadIdx.x;
   h[t] = 0;
   __syncthreads();
-  const u64t stride = (u64t)gridDim.x * {CHUNK};
-  for (u64t s = (u64t)blockIdx.x * {CHUNK}; s < n; s += stride) {{
-    {LOAD8}
-    #pragma unroll
-    for (int q = 0; q < 8; ++q) {{
-      const u64t i = s + (u64t)q * 256 + t;
+  {EACH8_OPEN}
       unsigned d = 0xffffffffu;
       if (i < n) {{
         const K k = tkey(kk[q], flip != 0);
@@ -184,8 +176,7 @@ pub(crate) fn sel_hist_x(spec: KeySpec) -> KernelSource {
       // Few lanes match, and their digits spread: one shared atomic each, unaggregated
       // (warp matching was most of this pass's stalls: 222 µs for 2^26 f32 on the H100).
       if (d != 0xffffffffu) atomicAdd(&h[d], 1u);
-    }}
-  }}
+{EACH8_CLOSE}
   __syncthreads();
   if (h[t]) atomicAdd(&hist[t], h[t]);
 }}
@@ -253,20 +244,14 @@ pub(crate) fn sel_collect(spec: KeySpec) -> KernelSource {
   const K kp = (K)state[0];
   const unsigned ip = (unsigned)state[1];
   const int t = threadIdx.x;
-  const u64t stride = (u64t)gridDim.x * {CHUNK};
-  for (u64t s = (u64t)blockIdx.x * {CHUNK}; s < n; s += stride) {{
-    {LOAD8}
-    #pragma unroll
-    for (int q = 0; q < 8; ++q) {{
-      const u64t i = s + (u64t)q * 256 + t;
+  {EACH8_OPEN}
       K k = 0; bool ok = false;
       if (i < n) {{ k = tkey(kk[q], flip != 0); ok = k < kp || (k == kp && (unsigned)i <= ip); }}
       if (__any_sync(0xffffffffu, ok)) {{
         const u64t p = warp_append(ok, &state[5]);
         if (ok) {{ okey[p] = k; oidx[p] = (unsigned)i; }}
       }}
-    }}
-  }}
+{EACH8_CLOSE}
 }}
 "#
     );
