@@ -301,9 +301,11 @@ where
     Ok(())
 }
 
-/// Sizes around warps (32), blocks (256), tiles (2048, 4096) and 2^k ± 1.
+/// Sizes around warps (32), blocks (256), tiles (2048, 4096) and 2^k ± 1; the multiples of 4
+/// among them (4096, 4100, 8192, 12292: whole and partial tiles) take the vectorised kernel on
+/// CUDA.
 const SIZES: &[usize] = &[
-    0, 1, 31, 32, 33, 1023, 1024, 1025, 2047, 2049, 4095, 4097, 8193,
+    0, 1, 31, 32, 33, 1023, 1024, 1025, 2047, 2049, 4095, 4096, 4097, 4100, 8192, 8193, 12292,
 ];
 
 fn shapes() -> Vec<Vec<usize>> {
@@ -314,6 +316,7 @@ fn shapes() -> Vec<Vec<usize>> {
         vec![2, 0, 3],
         vec![4100, 2],
         vec![3, 4097],
+        vec![3, 4100],
         vec![],
     ]);
     v
@@ -331,6 +334,7 @@ fn scans_every_dtype(d: Device) -> TestResult {
             vec![3, 1025],
             vec![4100, 2],
             vec![5, 4, 3],
+            vec![2, 4100],
         ];
         check_dtype::<i64>(&few)?;
         check_dtype::<f64>(&few)?;
@@ -705,10 +709,12 @@ fn kernels_compile() -> TestResult {
     let sources: Vec<String> = jit::take_recorded()
         .into_iter()
         .filter(|s| {
+            // `__launch_bounds__(256)` or `__launch_bounds__(256, N)`, then the name.
             let name = s
-                .split("__global__ void __launch_bounds__(256) ")
+                .split("__global__ void __launch_bounds__(")
                 .nth(1)
-                .and_then(|r| r.split('(').next())
+                .and_then(|r| r.split_once(") "))
+                .and_then(|(_, r)| r.split('(').next())
                 .unwrap_or("");
             (name.starts_with("cuprite_scan_") || name.starts_with("cuprite_searchsorted_"))
                 && names.insert(name.to_string())

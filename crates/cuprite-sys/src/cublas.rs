@@ -76,6 +76,26 @@ impl cublasFillMode_t {
     pub const CUBLAS_FILL_MODE_FULL: Self = Self(2);
 }
 
+/// Which side of the right-hand sides a triangular matrix stands on (`trsm`).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cublasSideMode_t(pub c_int);
+
+impl cublasSideMode_t {
+    pub const CUBLAS_SIDE_LEFT: Self = Self(0);
+    pub const CUBLAS_SIDE_RIGHT: Self = Self(1);
+}
+
+/// Whether a triangular matrix's diagonal is read or taken as all ones.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cublasDiagType_t(pub c_int);
+
+impl cublasDiagType_t {
+    pub const CUBLAS_DIAG_NON_UNIT: Self = Self(0);
+    pub const CUBLAS_DIAG_UNIT: Self = Self(1);
+}
+
 /// Whether scalars (alpha, beta, results) live in host or device memory.
 #[repr(transparent)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -216,6 +236,28 @@ crate::dyn_functions! {
         alpha: *const f32, a: *const bfloat16, lda: c_int, stride_a: c_longlong,
         x: *const bfloat16, incx: c_int, stride_x: c_longlong,
         beta: *const f32, y: *mut bfloat16, incy: c_int, stride_y: c_longlong, batch_count: c_int
+    ) -> cublasStatus_t;
+
+    fn cublasStrsm_v2(
+        handle: cublasHandle_t, side: cublasSideMode_t, uplo: cublasFillMode_t,
+        trans: cublasOperation_t, diag: cublasDiagType_t, m: c_int, n: c_int,
+        alpha: *const f32, a: *const f32, lda: c_int, b: *mut f32, ldb: c_int
+    ) -> cublasStatus_t;
+    fn cublasDtrsm_v2(
+        handle: cublasHandle_t, side: cublasSideMode_t, uplo: cublasFillMode_t,
+        trans: cublasOperation_t, diag: cublasDiagType_t, m: c_int, n: c_int,
+        alpha: *const f64, a: *const f64, lda: c_int, b: *mut f64, ldb: c_int
+    ) -> cublasStatus_t;
+    fn cublasCtrsm_v2(
+        handle: cublasHandle_t, side: cublasSideMode_t, uplo: cublasFillMode_t,
+        trans: cublasOperation_t, diag: cublasDiagType_t, m: c_int, n: c_int,
+        alpha: *const cuComplex, a: *const cuComplex, lda: c_int, b: *mut cuComplex, ldb: c_int
+    ) -> cublasStatus_t;
+    fn cublasZtrsm_v2(
+        handle: cublasHandle_t, side: cublasSideMode_t, uplo: cublasFillMode_t,
+        trans: cublasOperation_t, diag: cublasDiagType_t, m: c_int, n: c_int,
+        alpha: *const cuDoubleComplex, a: *const cuDoubleComplex, lda: c_int,
+        b: *mut cuDoubleComplex, ldb: c_int
     ) -> cublasStatus_t;
 
     fn cublasDotEx(

@@ -10,7 +10,7 @@
 
 #![allow(clippy::needless_range_loop)] // index loops mirror the formulas they check
 
-use cuprite::blas::{Blas, ComputeType, Element, Fill, Gemm, StridedBatch, Transpose};
+use cuprite::blas::{Blas, ComputeType, Element, Fill, Gemm, StridedBatch, Transpose, Triangular};
 use cuprite::blaslt::{BlasLt, Epilogue, Layout, Matmul, Order};
 use cuprite::solver::{Solver, SolverElement, SvdVectors};
 use cuprite::{Context, ContextFlags, ContextStack, Device, DeviceBuffer, Error, Stream};
@@ -42,6 +42,7 @@ pub fn tests() -> Vec<Test> {
         ),
         Test::gpu("blas::gemm_tf32_only_when_asked", gemm_tf32_only_when_asked),
         Test::gpu("blas::gemv_every_dtype", gemv_every_dtype),
+        Test::gpu("blas::trsm_every_dtype_and_form", trsm_every_dtype),
         Test::gpu("blas::dot_axpy_nrm2_every_dtype", level1_every_dtype),
         Test::gpu("blas::call_validation_on_gpu", call_validation_on_gpu),
         Test::gpu(
@@ -831,6 +832,143 @@ fn gemv_case<T: El>(blas: &Blas) -> TestResult {
                 + 1e-30;
         }
         check_close(&format!("gemv {} {trans:?}", T::NAME), &got, &want, &tol)?;
+    }
+    Ok(())
+}
+
+fn trsm_every_dtype() -> TestResult {
+    let s = own_stream()?;
+    let blas = Blas::new(&s)?;
+    trsm_case::<f32>(&blas)?;
+    trsm_case::<f64>(&blas)?;
+    trsm_case::<Complex<f32>>(&blas)?;
+    trsm_case::<Complex<f64>>(&blas)?;
+    // Half precision has no trsm in cuBLAS; a short B is refused before any work.
+    let h = s.clone_htod(&[f16::ONE; 4])?;
+    let mut hb = s.clone_htod(&[f16::ONE; 4])?;
+    let t = Triangular {
+        left: true,
+        fill: Fill::Lower,
+        trans: Transpose::None,
+        unit_diagonal: false,
+    };
+    let e = blas
+        .trsm(t, 2, 2, 1.0f32, &h, 2, &mut hb, 2)
+        .expect_err("f16 trsm");
+    assert!(e.to_string().contains("f16"), "{e}");
+    let a = s.clone_htod(&[1.0f64; 9])?;
+    let mut b = s.clone_htod(&[1.0f64; 5])?;
+    let e = blas
+        .trsm(t, 3, 2, 1.0, &a, 3, &mut b, 3)
+        .expect_err("short B");
+    assert!(e.to_string().contains("B has 5 elements"), "{e}");
+    Ok(())
+}
+
+/// Every form of `trsm` (side, triangle, transpose, unit diagonal) on a well-conditioned
+/// triangular A (diagonal of modulus at least 2, off-diagonal entries of at most 1/m): the
+/// residual `op(A)·X − B` (or `X·op(A) − B`) of the solution, computed from the stored values,
+/// within `c·(m+2)·u·(|op(A)||X| + |B|)` elementwise.
+fn trsm_case<T: El>(blas: &Blas) -> TestResult {
+    let s = blas.stream();
+    let mut rng = Rng::fresh();
+    let (m, n, lda, ldb) = (37usize, 11usize, 41usize, 39usize);
+    for left in [true, false] {
+        for fill in [Fill::Lower, Fill::Upper] {
+            for trans in [Transpose::None, Transpose::Trans, Transpose::ConjTrans] {
+                for unit in [false, true] {
+                    let k = if left { m } else { n };
+                    let (raw, _) = random::<T>(&mut rng, lda * k);
+                    let a: Vec<T> = (0..lda * k)
+                        .map(|i| {
+                            let (r, c) = (i % lda, i / lda);
+                            let v = raw[i].to_c();
+                            if r == c {
+                                T::from_c(v + v / v.norm().max(1e-3) * 2.0)
+                            } else {
+                                T::from_c(v / k as f64)
+                            }
+                        })
+                        .collect();
+                    let ah = to_c(&a);
+                    let (b, bh) = random::<T>(&mut rng, ldb * n);
+                    let da = s.clone_htod(&a)?;
+                    let mut db = s.clone_htod(&b)?;
+                    let tri = Triangular {
+                        left,
+                        fill,
+                        trans,
+                        unit_diagonal: unit,
+                    };
+                    blas.trsm(
+                        tri,
+                        m,
+                        n,
+                        T::scalar(C64::new(1.0, 0.0)),
+                        &da,
+                        lda,
+                        &mut db,
+                        ldb,
+                    )?;
+                    let x = to_c(&s.clone_dtoh(&db)?);
+                    // op(A)[i][j] as stored (the other triangle zero, a unit diagonal one).
+                    let op = |i: usize, j: usize| -> C64 {
+                        let (r, c) = if trans.is_transposed() {
+                            (j, i)
+                        } else {
+                            (i, j)
+                        };
+                        let inside = match fill {
+                            Fill::Lower => r >= c,
+                            Fill::Upper => r <= c,
+                        };
+                        let v = if r == c && unit {
+                            C64::new(1.0, 0.0)
+                        } else if inside {
+                            ah[r + c * lda]
+                        } else {
+                            C64::new(0.0, 0.0)
+                        };
+                        if trans == Transpose::ConjTrans {
+                            v.conj()
+                        } else {
+                            v
+                        }
+                    };
+                    let (mut got, mut want, mut tol) = (Vec::new(), Vec::new(), Vec::new());
+                    for i in 0..m {
+                        for j in 0..n {
+                            let (mut acc, mut abs) = (C64::new(0.0, 0.0), 0.0);
+                            for l in 0..k {
+                                let (o, xv) = if left {
+                                    (op(i, l), x[l + j * ldb])
+                                } else {
+                                    (op(l, j), x[i + l * ldb])
+                                };
+                                acc += o * xv;
+                                abs += o.norm() * xv.norm();
+                            }
+                            let bij = bh[i + j * ldb];
+                            got.push(acc);
+                            want.push(bij);
+                            tol.push(
+                                c_of::<T>() * (k as f64 + 2.0) * T::U_STORE * (abs + bij.norm())
+                                    + 1e-30,
+                            );
+                        }
+                    }
+                    check_close(
+                        &format!(
+                            "trsm {} left={left} {fill:?} {trans:?} unit={unit}",
+                            T::NAME
+                        ),
+                        &got,
+                        &want,
+                        &tol,
+                    )?;
+                }
+            }
+        }
     }
     Ok(())
 }

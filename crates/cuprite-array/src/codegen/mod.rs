@@ -46,7 +46,9 @@ use prelude::with_prelude;
 pub(crate) use reduction::{acc_dtype, reduction, reduction_one_per_thread};
 pub(crate) use rows::{RowKind, row_items, rows_kernel};
 pub(crate) use sampling::{GAMMA_TRIES, gamma_kernel};
-pub(crate) use scan::{ScanKind, ScanSpec, Sink, scan_columns, scan_tiles, search_kernel};
+pub(crate) use scan::{
+    ScanKind, ScanSpec, Sink, scan_columns, scan_tiles, scan_vec, scan_vec_possible, search_kernel,
+};
 
 /// Source and entry point of one kernel.
 #[derive(Clone, Debug)]

@@ -24,7 +24,9 @@
 use super::*;
 
 mod search;
+mod vec;
 pub(crate) use search::search_kernel;
+pub(crate) use vec::{scan_vec, scan_vec_possible};
 
 /// The operator of a scan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -512,8 +514,9 @@ pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec) -> KernelSource {
   if (t_ == 0) tid_sh_ = tpl_ > 1 ? (long long)atomicAdd(ctr_, 1u) : (long long)blockIdx.x;
   __syncthreads();
   const long long tid_ = tid_sh_;
-  const long long line_ = tid_ / (long long)tpl_, tt_ = tid_ - line_ * (long long)tpl_;
-  const long long o_ = line_ / (long long)inner_, j_ = line_ - o_ * (long long)inner_;
+  // Tiles (so lines and tiles per line) number below 2^31 (the host checks): 32-bit division.
+  const long long line_ = (long long)((unsigned)tid_ / (unsigned)tpl_), tt_ = tid_ - line_ * (long long)tpl_;
+  const long long o_ = (long long)((unsigned)line_ / (unsigned)inner_), j_ = line_ - o_ * (long long)inner_;
   const long long start_ = tt_ * {tile};
   long long cnt_ = (long long)len_ - start_;
   if (cnt_ > {tile}) cnt_ = {tile};

@@ -65,6 +65,8 @@ pub fn benchmarks() -> Vec<Benchmark> {
         bench!("array/matmul_bias_gelu_bf16_8192", true, bias_gelu),
         bench!("array/matmul_host_256", true, host_256),
         bench!("array/cpu_matmul_2048", false, cpu_matmul),
+        bench!("array/solve_4096_f64", true, |b| solve::<f64>(b, 16.6)),
+        bench!("array/solve_4096_f32", true, |b| solve::<f32>(b, 14.5)),
     ]
 }
 
@@ -154,6 +156,61 @@ fn gemm<T: Element + cuprite_array::dtype::Numeric>(
             .with_note(format!(
                 "{kk} evaluations per event pair (node, call, output buffer, cuBLASLt); target 0.98 × \
                  PyTorch's {torch} TFLOP/s (issue #12); same call: benches/peers/torch_blas.py"
+            )),
+        ])
+    })
+}
+
+/// `linalg::solve` of a 4096² system with 64 right-hand sides (getrf, two triangular solves,
+/// a row gather; the factor's diagonal and pivots are read back on the way), whole calls on
+/// the array stream; the first right-hand side's residual is checked on the host.
+fn solve<T: cuprite_array::linalg::Scalar>(ctx: &mut BenchCtx, torch_ms: f64) -> BenchResult {
+    let (n, k) = (ctx.size(4096, 1024), 64);
+    with_device(gpu(), || {
+        let a = rand::<T>(&[n, n], 6)?;
+        let b = rand::<T>(&[n, k], 7)?;
+        a.eval()?;
+        b.eval()?;
+        let mut f = || -> Result<(), BenchError> {
+            cuprite_array::linalg::solve(&a, &b)?.eval()?;
+            Ok(())
+        };
+        f()?;
+        let s = on_stream(ctx, 1, &mut f)?;
+        let x = cuprite_array::linalg::solve(&a, &b)?.to_vec()?;
+        let (av, bv) = (a.to_vec()?, b.to_vec()?);
+        let val = |t: T| t.to_c64().re;
+        let (mut r2, mut a2, mut x2) = (0.0f64, 0.0f64, 0.0f64);
+        for i in 0..n {
+            let mut acc = -val(bv[i * k]);
+            for j in 0..n {
+                acc += val(av[i * n + j]) * val(x[j * k]);
+            }
+            r2 += acc * acc;
+            x2 += val(x[i * k]).powi(2);
+        }
+        for v in &av {
+            a2 += val(*v).powi(2);
+        }
+        let u = if T::DTYPE == cuprite_array::DType::F64 {
+            1.1e-16
+        } else {
+            6e-8
+        };
+        if r2.sqrt() > 100.0 * n as f64 * u * a2.sqrt() * x2.sqrt() {
+            return Err(format!("solve residual {:.3e} too large", r2.sqrt()).into());
+        }
+        Ok(vec![
+            Figure::time(
+                format!("linalg::solve {n}² {} with {k} right-hand sides", T::DTYPE),
+                &s,
+                TimeUnit::Ms,
+            )
+            .with_target(Target::AtMost(torch_ms))
+            .with_note(format!(
+                "whole calls (getrf, 2 × trsm, gather; two small read-backs); target: PyTorch's \
+                 {torch_ms} ms on the H100 (issue #12); same call: benches/peers/torch_blas.py \
+                 (solve_4096_*_ms)"
             )),
         ])
     })

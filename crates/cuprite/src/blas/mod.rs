@@ -29,11 +29,13 @@ mod gemm;
 mod gemv;
 mod handle;
 mod level1;
+mod trsm;
 mod types;
 
 pub use gemm::{Gemm, StridedBatch};
 pub(crate) use handle::recommended_workspace;
 pub use handle::{Blas, version};
+pub use trsm::Triangular;
 pub(crate) use types::{
     Compute, ScalarBytes, batched_extent, check_context, check_len, check_matrix, invalid, to_i32,
     to_i64,

@@ -270,7 +270,7 @@ pub fn set_vectorize(on: bool) {
     VECTOR.store(on as u8, Ordering::Relaxed);
 }
 
-fn vector_allowed() -> bool {
+pub(crate) fn vector_allowed() -> bool {
     match VECTOR.load(Ordering::Relaxed) {
         2 => {
             let on = crate::jit::JitConfig::get().vectorize;
@@ -281,7 +281,8 @@ fn vector_allowed() -> bool {
     }
 }
 
-fn aligned(ptr: u64, off: usize, size: usize) -> bool {
+/// Whether element `off` of `size`-byte elements at `ptr` starts a [`VEC`]-element vector.
+pub(crate) fn aligned(ptr: u64, off: usize, size: usize) -> bool {
     (ptr + (off * size) as u64) % (VEC * size) as u64 == 0
 }
 

@@ -3,7 +3,11 @@
 //! and column kernels of `codegen::scan` (CUDA).
 
 use super::cpu::{self, Acc};
-use crate::codegen::{BLOCK, ParamPlan, ScanSpec, Sink, Variant, scan_columns, scan_tiles};
+use crate::backend::cuda::{aligned, vector_allowed};
+use crate::codegen::{
+    BLOCK, ParamPlan, ScanSpec, Sink, VEC, Variant, scan_columns, scan_tiles, scan_vec,
+    scan_vec_possible,
+};
 use crate::dtype::{Class, DType};
 use crate::error::{Error, Result};
 use crate::graph::{CallInput, FusedCall, LibraryCall, Program};
@@ -94,11 +98,29 @@ impl ScanCall {
             && self.lines() >= COLUMN_LINES
     }
 
-    fn salt(&self, columns: bool) -> u64 {
+    /// Whether the CUDA backend runs the vectorised tile kernel ([`scan_vec`]): an unkeyed
+    /// scan along contiguous lines of a multiple of [`VEC`] elements, whose inputs and output
+    /// all start on a vector boundary.
+    fn vectorised(&self, prog: &Program, in_ptrs: &[u64], out_ptr: u64) -> bool {
+        self.inner == 1
+            && self.n % VEC == 0
+            && vector_allowed()
+            && scan_vec_possible(prog, self.spec)
+            && prog
+                .inputs
+                .iter()
+                .zip(in_ptrs)
+                .all(|(i, &p)| aligned(p, i.layout.offset, i.dtype.size()))
+            && aligned(out_ptr, 0, self.spec.out.size())
+    }
+
+    /// The kernel key's salt: the scan's configuration and the kernel kind (0 tiles, 1
+    /// columns, 2 vectorised tiles).
+    fn salt(&self, kind: u8) -> u64 {
         let mut h = KeyHasher(0x005c_a10f_f5e7_u64);
         self.spec.hash(&mut h);
         self.spec.out.code().hash(&mut h);
-        columns.hash(&mut h);
+        kind.hash(&mut h);
         h.finish() | 1 << 63
     }
 
@@ -227,14 +249,17 @@ impl FusedCall for ScanCall {
         let plan = ParamPlan::new(prog, VARIANT, &in_ptrs, &[out.ptr()], None);
         let mut words: Vec<u64> = plan.words.iter().copied().collect();
         let columns = self.columns();
+        let vec = !columns && self.vectorised(prog, &in_ptrs, out.ptr());
         let spec = self.spec;
         let k = crate::jit::kernel(
             st,
             prog,
-            self.salt(columns),
+            self.salt(if columns { 1 } else { 2 * vec as u8 }),
             || {
                 if columns {
                     scan_columns(prog, spec)
+                } else if vec {
+                    scan_vec(prog, spec)
                 } else {
                     scan_tiles(prog, spec)
                 }
@@ -328,6 +353,9 @@ impl FusedCall for ScanCall {
         let mut v = vec![scan_tiles(prog, self.spec).source];
         if matches!(self.spec.sink, Sink::Scan { .. }) {
             v.push(scan_columns(prog, self.spec).source);
+        }
+        if scan_vec_possible(prog, self.spec) {
+            v.push(scan_vec(prog, self.spec).source);
         }
         v
     }

@@ -11,6 +11,7 @@ use crate::runtime::{state, stream_of};
 use crate::shape::Layout;
 use crate::storage::{DevBuf, Storage};
 use cuprite::DeviceBuffer;
+use cuprite::blas::Blas;
 use cuprite::solver::Solver;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -36,6 +37,25 @@ pub(super) fn solver(
     let h = Arc::new(Solver::new(stream)?);
     g.insert(key, h.clone());
     Ok((h, st))
+}
+
+/// The cuBLAS handle of the array stream of device `ordinal` (triangular solves).
+pub(super) fn blas(ordinal: usize) -> Result<Arc<Blas>> {
+    static HANDLES: OnceLock<Mutex<HashMap<usize, Arc<Blas>>>> = OnceLock::new();
+    let st = state(ordinal)?;
+    let stream = stream_of(st);
+    let stream = stream.get();
+    let key = Arc::as_ptr(stream) as usize;
+    let mut g = HANDLES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(h) = g.get(&key) {
+        return Ok(h.clone());
+    }
+    let h = Arc::new(Blas::new(stream)?);
+    g.insert(key, h.clone());
+    Ok(h)
 }
 
 /// A fresh device buffer holding the row-major elements of `a` (a copy: cuSOLVER overwrites it).

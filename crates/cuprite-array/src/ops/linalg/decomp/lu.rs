@@ -5,7 +5,7 @@ use super::checks::no_faer;
 use super::checks::{check_pivots, sign_and_log, solver_err, square};
 #[cfg(feature = "faer")]
 use super::cpu::{self, cpu_array, host};
-use super::cuda::{dev_array, dev_array_i64, fresh, on_cuda, owned, scratch, solver, span};
+use super::cuda::{blas, dev_array, dev_array_i64, fresh, on_cuda, owned, scratch, solver, span};
 use super::real::Scalar;
 use super::stack::{matrix_at, per_matrix};
 use crate::array::Array;
@@ -13,6 +13,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::Layout;
 use crate::storage::Storage;
+use cuprite::blas::{Fill, Transpose, Triangular};
 use num_complex::Complex;
 use std::sync::Arc;
 
@@ -85,21 +86,50 @@ pub fn solve<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
     .to_vec()?;
     let diag: Vec<f64> = diag.into_iter().map(|d| d.to_c64().norm()).collect();
     check_pivots::<T>("solve", &diag)?;
-    sv.getrs(
-        cuprite::blas::Transpose::Trans,
-        n,
-        k,
-        &fs,
-        n.max(1),
-        &ps,
-        &mut xs,
-        n.max(1),
-    )
-    .map_err(|e| solver_err("solve", e))?;
-    let _ = (fs, ps, xs);
-    // x holds column-major n × k: the row-major k × n transpose.
-    let xt = dev_array::<T>(x, &[k, n], a.device());
+    // aᵀ = P·L·U, so a = Uᵀ·Lᵀ·Pᵀ: two triangular solves on b (cuBLAS `trsm`, as PyTorch
+    // does for large matrices: faster than cuSOLVER's `getrs`), then x = P·z, a gather of rows
+    // whose order comes from the pivots (read back: n values).
+    let _ = ps;
+    let pivots = dev_array_i64(piv, n, a.device()).to_vec()?;
+    let order = pivot_order(&pivots)?;
+    let bl = blas(ord)?;
+    let one = <<T as cuprite::blas::Element>::Scalar as cuprite::blas::Scalar>::ONE;
+    for (fill, unit) in [(Fill::Upper, false), (Fill::Lower, true)] {
+        let tri = Triangular {
+            left: true,
+            fill,
+            trans: Transpose::Trans,
+            unit_diagonal: unit,
+        };
+        bl.trsm(tri, n, k, one, &fs, n.max(1), &mut xs, n.max(1))
+            .map_err(|e| solver_err("solve", e))?;
+    }
+    let _ = (fs, xs);
+    // x holds column-major n × k (the row-major k × n transpose) of z; x = P·z takes z's rows
+    // (x's columns) in `order`.
+    let zt = dev_array::<T>(x, &[k, n], a.device());
+    let order = Array::<i64>::from_slice_on(a.device(), &order, &[n])?;
+    let xt = zt.index_select(1, &order)?;
     if vector { xt.reshape(&[n]) } else { Ok(xt.t()) }
+}
+
+/// The row order of `P·z` for the pivots of `getrf` (1-based, row `i` swapped with row
+/// `pivots[i]` in turn): `(P·z)[r] = z[order[r]]`. P is the product of those swaps in order,
+/// so applied to z the last swap acts first.
+fn pivot_order(pivots: &[i64]) -> Result<Vec<i64>> {
+    let n = pivots.len();
+    let mut order: Vec<i64> = (0..n as i64).collect();
+    for i in (0..n).rev() {
+        let p = pivots[i];
+        if p < 1 || p as usize > n {
+            return Err(Error::InvalidArgument(format!(
+                "solve: getrf returned pivot {p} for row {} of {n}",
+                i + 1
+            )));
+        }
+        order.swap(i, p as usize - 1);
+    }
+    Ok(order)
 }
 
 /// [`solve`] for a stack `a` of shape `(..., n, n)` and `b` of shape `(n,)` (the same right-hand

@@ -1,0 +1,177 @@
+//! The vectorised look-back scan: [`scan_tiles`]' algorithm for the common case of a scan along
+//! contiguous lines whose inputs are all contiguous and 16-byte aligned (`cumsum(x)`,
+//! `cumsum(a * b + c)` over the last axis), without the shared-memory transpose.
+//!
+//! A tile (the same size as [`scan_tiles`]', so the same status arrays) is `items / 4` chunks
+//! of 1024 elements; in chunk `c` thread `t` owns the four consecutive elements at
+//! `c * 1024 + 4 * t`, loaded and stored as one vector per input and output. Each thread scans
+//! its four elements of each chunk in registers, a warp scans its threads' chunk totals with
+//! shuffles (all chunks at once), and warp 0 scans the `chunks × 8` warp totals (in sequence
+//! order: chunk-major, then warp) while it publishes the tile and looks back. Two barriers per
+//! tile besides the ticket's, no shared tile.
+
+use super::*;
+
+/// Whether [`scan_vec`] can run `spec` on `p` structurally: an unkeyed scan of a vectorisable
+/// program (contiguous inputs, no iota, random or gather steps). The caller checks the rest at
+/// run time: the scanned axis innermost, its length a multiple of [`VEC`], every input and the
+/// output aligned to a vector.
+pub(crate) fn scan_vec_possible(p: &Program, spec: ScanSpec) -> bool {
+    matches!(spec.sink, Sink::Scan { keyed: false, .. }) && vectorisable(p)
+}
+
+/// The blocks per SM the vectorised kernel is built for: 6 (at most 40 registers) for
+/// accumulators of up to 4 bytes, 4 above.
+fn min_blocks(spec: ScanSpec) -> usize {
+    if spec.elem_size() <= 4 { 6 } else { 4 }
+}
+
+/// The vectorised look-back kernel; parameters as [`scan_tiles`]' (`inner_` must be 1).
+pub(crate) fn scan_vec(p: &Program, spec: ScanSpec) -> KernelSource {
+    let Sink::Scan { exclusive, .. } = spec.sink else {
+        unreachable!("scan_vec is made only for unkeyed scans (scan_vec_possible)")
+    };
+    let chunks = spec.items() / VEC;
+    let warps = BLOCK as usize / 32;
+    let slots = chunks * warps;
+    let tile = spec.tile();
+    let name = kernel_name(spec, "vec");
+    let mut s = element_code(spec);
+    let _ = writeln!(
+        s,
+        "extern \"C\" __global__ void __launch_bounds__({BLOCK}, {}) {name}({}, u64t len_, u64t inner_, u64t tpl_, unsigned *flags_, E_ *agg_, E_ *incl_, unsigned *ctr_) {{",
+        min_blocks(spec),
+        params(p, V, 1, &[spec.out])
+    );
+    let _ = write!(
+        s,
+        r#"  __shared__ E_ wt_[32];
+  __shared__ E_ pre_sh_;
+  __shared__ long long tid_sh_;
+  const int t_ = threadIdx.x, lane_ = t_ & 31, w_ = t_ >> 5;
+  (void)inner_;
+  if (t_ == 0) tid_sh_ = tpl_ > 1 ? (long long)atomicAdd(ctr_, 1u) : (long long)blockIdx.x;
+  __syncthreads();
+  const long long tid_ = tid_sh_;
+  const long long line_ = (long long)((unsigned)tid_ / (unsigned)tpl_), tt_ = tid_ - line_ * (long long)tpl_;
+  const long long start_ = tt_ * {tile};
+  const long long base_ = line_ * (long long)len_ + start_;
+  long long cnt_ = (long long)len_ - start_;
+  if (cnt_ > {tile}) cnt_ = {tile};
+  A_ x_[{chunks}][{VEC}];
+  #pragma unroll
+  for (int c_ = 0; c_ < {chunks}; ++c_) {{
+    const int i0_ = c_ * {chunk} + t_ * {VEC};
+    if (i0_ < cnt_) {{
+      const long long b_ = base_ + i0_;
+"#,
+        chunk = BLOCK as usize * VEC,
+    );
+    for (i, inp) in p.inputs.iter().enumerate() {
+        let st = inp.dtype.c_storage();
+        let _ = writeln!(
+            s,
+            "      const VecN<{st}, {VEC}> ld{i}_ = *reinterpret_cast<const VecN<{st}, {VEC}>*>(in{i} + off{i} + b_);"
+        );
+    }
+    for lane in 0..VEC {
+        let e = Emit {
+            prog: p,
+            loads: p
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(i, inp)| load_conv(inp.dtype, &format!("ld{i}_.v[{lane}]")))
+                .collect(),
+            lin: format!("(b_ + {lane})"),
+            sfx: format!("_{lane}"),
+        };
+        s.push_str("      {\n");
+        emit_lane(&e, &mut s);
+        let _ = writeln!(
+            s,
+            "      x_[c_][{lane}] = mk_(v{}_{lane});\n      }}",
+            p.outputs[0]
+        );
+    }
+    let _ = write!(
+        s,
+        r#"    }} else {{
+      #pragma unroll
+      for (int l_ = 0; l_ < {VEC}; ++l_) x_[c_][l_] = ident_();
+    }}
+  }}
+  A_ ex_[{chunks}];
+  #pragma unroll
+  for (int c_ = 0; c_ < {chunks}; ++c_) {{
+    #pragma unroll
+    for (int l_ = 1; l_ < {VEC}; ++l_) x_[c_][l_] = comb_(x_[c_][l_ - 1], x_[c_][l_]);
+    ex_[c_] = x_[c_][{VEC} - 1];
+  }}
+  #pragma unroll
+  for (unsigned d_ = 1; d_ < 32; d_ <<= 1) {{
+    #pragma unroll
+    for (int c_ = 0; c_ < {chunks}; ++c_) {{ const E_ y_ = e_up_(ex_[c_], d_); if ((unsigned)lane_ >= d_) ex_[c_] = comb_(y_, ex_[c_]); }}
+  }}
+  #pragma unroll
+  for (int c_ = 0; c_ < {chunks}; ++c_) {{
+    if (lane_ == 31) wt_[c_ * {warps} + w_] = ex_[c_];
+    const E_ y_ = e_up_(ex_[c_], 1);
+    ex_[c_] = lane_ == 0 ? ident_() : y_;
+  }}
+  __syncthreads();
+  E_ zx_ = ident_(), agg_blk_ = ident_();
+  if (w_ == 0) {{
+    E_ z_ = lane_ < {slots} ? wt_[lane_] : ident_();
+    #pragma unroll
+    for (unsigned d_ = 1; d_ < 32; d_ <<= 1) {{ const E_ y_ = e_up_(z_, d_); if ((unsigned)lane_ >= d_) z_ = comb_(y_, z_); }}
+    agg_blk_ = e_ix_(z_, 31);
+    const E_ y_ = e_up_(z_, 1);
+    zx_ = lane_ == 0 ? ident_() : y_;
+  }}
+"#
+    );
+    s.push_str(if spec.packed() {
+        PACKED_LOOK_BACK
+    } else {
+        SPLIT_LOOK_BACK
+    });
+    let value = |l: &str| -> String {
+        if exclusive {
+            format!("({l} == 0 ? p_ : comb_(p_, x_[c_][{l} > 0 ? {l} - 1 : 0]))")
+        } else {
+            format!("comb_(p_, x_[c_][{l}])")
+        }
+    };
+    let st = spec.out.c_storage();
+    let _ = write!(
+        s,
+        r#"  }} else if (t_ == 0) {{
+    pre_sh_ = ident_();
+  }}
+  if (w_ == 0) {{
+    __syncwarp();
+    if (lane_ < {slots}) wt_[lane_] = comb_(pre_sh_, zx_);
+  }}
+  __syncthreads();
+  #pragma unroll
+  for (int c_ = 0; c_ < {chunks}; ++c_) {{
+    const int i0_ = c_ * {chunk} + t_ * {VEC};
+    if (i0_ < cnt_) {{
+      const E_ p_ = comb_(wt_[c_ * {warps} + w_], ex_[c_]);
+      VecN<{st}, {VEC}> y_;
+      #pragma unroll
+      for (int l_ = 0; l_ < {VEC}; ++l_) y_.v[l_] = {};
+      *reinterpret_cast<VecN<{st}, {VEC}>*>(out0 + base_ + i0_) = y_;
+    }}
+  }}
+}}
+"#,
+        store_conv(spec.out, &format!("val_({})", value("l_"))),
+        chunk = BLOCK as usize * VEC,
+    );
+    KernelSource {
+        name,
+        source: with_prelude(&s),
+    }
+}
