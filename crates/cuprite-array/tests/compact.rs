@@ -22,7 +22,11 @@ fn argwhere_ref(shape: &[usize], set: impl Fn(usize) -> bool) -> Vec<i64> {
     out
 }
 
-const SIZES: &[usize] = &[0, 1, 31, 32, 33, 1023, 1024, 1025, 2047, 2049, 4097, 65537];
+/// Sizes around warps, blocks and tiles; the multiples of 4 (32, 1024, 4100, 8192, 12292)
+/// take the vectorised kernel on CUDA (whole and partial tiles).
+const SIZES: &[usize] = &[
+    0, 1, 31, 32, 33, 1023, 1024, 1025, 2047, 2049, 4097, 4100, 8192, 12292, 65537,
+];
 
 fn argwhere_values(d: Device) -> TestResult {
     cuprite_array::with_device(d, || {
@@ -109,6 +113,11 @@ fn masked_select_values(d: Device) -> TestResult {
                 want,
                 "masked_select of {n}"
             );
+            // 4-byte values (16 a thread on CUDA, where the 8-byte ones take 8).
+            let xf: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+            let wantf: Vec<f32> = want.iter().map(|&v| v as f32).collect();
+            let got = Array::from_slice(&xf, &[n])?.masked_select(&mk)?.to_vec()?;
+            assert_eq!(got, wantf, "f32 masked_select of {n}");
         }
         // Broadcast mask, every dtype class, a fused value expression.
         let x: Vec<f32> = rng.vec_f32(4 * 1100, -1.0, 1.0);

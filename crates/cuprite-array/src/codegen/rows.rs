@@ -78,7 +78,13 @@ pub(crate) fn rows_kernel(
     let m = |f: &str| {
         if f64c { f.to_string() } else { format!("{f}f") }
     };
-    let (exp, log, sqrt, pow, fabs) = (m("exp"), m("log"), m("sqrt"), m("pow"), m("fabs"));
+    let (mut exp, log, sqrt, pow, fabs) = (m("exp"), m("log"), m("sqrt"), m("pow"), m("fabs"));
+    // Half types keep statistics in `float` but store 8 or 11 bits: the fast exponential
+    // (about 2 ulp of `float`) is far below their rounding, and the full `expf` would make the
+    // kernel instruction-bound.
+    if matches!(dtype, DType::F16 | DType::BF16) {
+        exp = "__expf".to_string();
+    }
     let inf = if f64c { "dinf()" } else { "finf()" };
     let name = format!(
         "cuprite_{}{}_{}{}{}_r{items}",
@@ -150,14 +156,14 @@ pub(crate) fn rows_kernel(
                     format!("const {c} ex = x == M ? ({c})1 : {exp}(x - M);")
                 };
                 let code = format!(
-                    "{c} mx = -{inf};\n      {}\n      const {c} M = block_max(mx, sh);\n      {c} sm = ({c})0;\n      {}\n      const {c} S = block_sum(sm, sh);",
+                    "{c} mx = -{inf};\n      {}\n      const {c} M = block_max(mx, sh);\n      {c} sm = ({c})0;\n      {}\n      const {c} S = block_sum(sm, sh);\n      const {c} iS = ({c})1 / S; (void)iS;",
                     each("mx = x > mx ? x : mx;"),
                     each(&format!(
                         "{keep} sm += x != -{inf} ? (x == M ? ({c})1 : ex) : ({c})0;"
                     ))
                 );
                 let out = match kind {
-                    RowKind::Softmax => "x / S".to_string(),
+                    RowKind::Softmax => "x * iS".to_string(),
                     _ => format!("(x - M) - {log}(S)"),
                 };
                 (code, out)
@@ -165,13 +171,13 @@ pub(crate) fn rows_kernel(
             RowKind::Softmax | RowKind::LogSoftmax | RowKind::LogSumExp => {
                 // Online max and rescaled sum of exponentials per thread.
                 let code = format!(
-                    "{c} mx = -{inf}, sm = ({c})0;\n      {}\n      const {c} M = block_max(mx, sh);\n      const {c} S = block_sum(mx == M ? sm : sm * {exp}(mx - M), sh);",
+                    "{c} mx = -{inf}, sm = ({c})0;\n      {}\n      const {c} M = block_max(mx, sh);\n      const {c} S = block_sum(mx == M ? sm : sm * {exp}(mx - M), sh);\n      const {c} iS = ({c})1 / S; (void)iS;",
                     each(&format!(
                         "if (x > mx) {{ sm = sm * {exp}(mx - x) + ({c})1; mx = x; }} else if (x != -{inf}) {{ sm += x == mx ? ({c})1 : {exp}(x - mx); }}"
                     ))
                 );
                 let out = match kind {
-                    RowKind::Softmax => format!("{exp}(x - M) / S"),
+                    RowKind::Softmax => format!("{exp}(x - M) * iS"),
                     _ => format!("(x - M) - {log}(S)"),
                 };
                 (code, out)

@@ -17,19 +17,35 @@ use super::*;
 /// run time: the scanned axis innermost, its length a multiple of [`VEC`], every input and the
 /// output aligned to a vector.
 pub(crate) fn scan_vec_possible(p: &Program, spec: ScanSpec) -> bool {
-    matches!(spec.sink, Sink::Scan { keyed: false, .. }) && vectorisable(p)
+    matches!(
+        spec.sink,
+        Sink::Scan { keyed: false, .. } | Sink::Compact { .. }
+    ) && vectorisable(p)
 }
 
 /// The blocks per SM the vectorised kernel is built for: 6 (at most 40 registers) for
-/// accumulators of up to 4 bytes, 4 above.
+/// accumulators of up to 4 bytes, 4 above and for a compaction of values (which holds the
+/// values too: at 40 registers the f32 one spilled 96 bytes).
 fn min_blocks(spec: ScanSpec) -> usize {
-    if spec.elem_size() <= 4 { 6 } else { 4 }
+    if spec.elem_size() <= 4 && !matches!(spec.sink, Sink::Compact { values: true, .. }) {
+        6
+    } else {
+        4
+    }
 }
 
 /// The vectorised look-back kernel; parameters as [`scan_tiles`]' (`inner_` must be 1).
 pub(crate) fn scan_vec(p: &Program, spec: ScanSpec) -> KernelSource {
-    let Sink::Scan { exclusive, .. } = spec.sink else {
-        unreachable!("scan_vec is made only for unkeyed scans (scan_vec_possible)")
+    let exclusive = matches!(
+        spec.sink,
+        Sink::Scan {
+            exclusive: true,
+            ..
+        }
+    );
+    let compact = match spec.sink {
+        Sink::Compact { values, .. } => Some(values),
+        Sink::Scan { .. } => None,
     };
     let chunks = spec.items() / VEC;
     let warps = BLOCK as usize / 32;
@@ -59,13 +75,18 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec) -> KernelSource {
   long long cnt_ = (long long)len_ - start_;
   if (cnt_ > {tile}) cnt_ = {tile};
   A_ x_[{chunks}][{VEC}];
-  #pragma unroll
+{vals_decl}  #pragma unroll
   for (int c_ = 0; c_ < {chunks}; ++c_) {{
     const int i0_ = c_ * {chunk} + t_ * {VEC};
     if (i0_ < cnt_) {{
       const long long b_ = base_ + i0_;
 "#,
         chunk = BLOCK as usize * VEC,
+        vals_decl = if compact == Some(true) {
+            format!("  {} vl_[{chunks}][{VEC}];\n", spec.out.c_storage())
+        } else {
+            String::new()
+        },
     );
     for (i, inp) in p.inputs.iter().enumerate() {
         let st = inp.dtype.c_storage();
@@ -88,11 +109,23 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec) -> KernelSource {
         };
         s.push_str("      {\n");
         emit_lane(&e, &mut s);
-        let _ = writeln!(
-            s,
-            "      x_[c_][{lane}] = mk_(v{}_{lane});\n      }}",
-            p.outputs[0]
-        );
+        let v0 = format!("v{}_{lane}", p.outputs[0]);
+        match compact {
+            None => {
+                let _ = writeln!(s, "      x_[c_][{lane}] = mk_({v0});");
+            }
+            Some(values) => {
+                let _ = writeln!(s, "      x_[c_][{lane}] = (A_)({v0} != 0);");
+                if values {
+                    let _ = writeln!(
+                        s,
+                        "      vl_[c_][{lane}] = {};",
+                        store_conv(spec.out, &format!("v{}_{lane}", p.outputs[1]))
+                    );
+                }
+            }
+        }
+        s.push_str("      }\n");
     }
     let _ = write!(
         s,
@@ -136,14 +169,6 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec) -> KernelSource {
     } else {
         SPLIT_LOOK_BACK
     });
-    let value = |l: &str| -> String {
-        if exclusive {
-            format!("({l} == 0 ? p_ : comb_(p_, x_[c_][{l} > 0 ? {l} - 1 : 0]))")
-        } else {
-            format!("comb_(p_, x_[c_][{l}])")
-        }
-    };
-    let st = spec.out.c_storage();
     let _ = write!(
         s,
         r#"  }} else if (t_ == 0) {{
@@ -154,7 +179,29 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec) -> KernelSource {
     if (lane_ < {slots}) wt_[lane_] = comb_(pre_sh_, zx_);
   }}
   __syncthreads();
-  #pragma unroll
+"#
+    );
+    match compact {
+        None => s.push_str(&scan_out(spec, exclusive, chunks)),
+        Some(values) => s.push_str(&compact_out(p, spec, values, chunks)),
+    }
+    KernelSource {
+        name,
+        source: with_prelude(&s),
+    }
+}
+
+/// The scan's output: each thread's four values of each chunk, one vector store.
+fn scan_out(spec: ScanSpec, exclusive: bool, chunks: usize) -> String {
+    let warps = BLOCK as usize / 32;
+    let value = if exclusive {
+        "(l_ == 0 ? p_ : comb_(p_, x_[c_][l_ > 0 ? l_ - 1 : 0]))"
+    } else {
+        "comb_(p_, x_[c_][l_])"
+    };
+    let st = spec.out.c_storage();
+    format!(
+        r#"  #pragma unroll
   for (int c_ = 0; c_ < {chunks}; ++c_) {{
     const int i0_ = c_ * {chunk} + t_ * {VEC};
     if (i0_ < cnt_) {{
@@ -167,11 +214,63 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec) -> KernelSource {
   }}
 }}
 "#,
-        store_conv(spec.out, &format!("val_({})", value("l_"))),
+        store_conv(spec.out, &format!("val_({value})")),
         chunk = BLOCK as usize * VEC,
-    );
-    KernelSource {
-        name,
-        source: with_prelude(&s),
-    }
+    )
+}
+
+/// The compaction's output, a chunk at a time: each warp stages its kept elements (values, or
+/// their indices in the tile) in shared memory at their rank within the warp, then writes its
+/// run of the output contiguously (warp-synchronous, no block barrier).
+fn compact_out(p: &Program, spec: ScanSpec, values: bool, chunks: usize) -> String {
+    let warps = BLOCK as usize / 32;
+    let per_warp = 32 * VEC;
+    let (stg_t, stage, write) = if values {
+        (
+            spec.out.c_storage().to_string(),
+            "vl_[c_][l_]".to_string(),
+            "out0[pos_] = stg_[w_][j_];".to_string(),
+        )
+    } else {
+        let nd = p.shape.len();
+        let write = if nd <= 1 {
+            "out0[pos_] = base_ + stg_[w_][j_];".to_string()
+        } else {
+            let mut w = String::from("long long rem_ = base_ + stg_[w_][j_];");
+            for d in (0..nd).rev() {
+                let _ = write!(
+                    w,
+                    " out0[pos_ * {nd} + {d}] = rem_ % (long long)s{d}; rem_ /= (long long)s{d};"
+                );
+            }
+            w.push_str(" (void)rem_;");
+            w
+        };
+        ("int".to_string(), "i0_ + l_".to_string(), write)
+    };
+    format!(
+        r#"  __shared__ {stg_t} stg_[{warps}][{per_warp}];
+  #pragma unroll
+  for (int c_ = 0; c_ < {chunks}; ++c_) {{
+    const int i0_ = c_ * {chunk} + t_ * {VEC};
+    const A_ wcnt_ = a_ix_(comb_(ex_[c_], x_[c_][{VEC} - 1]), 31);
+    if (i0_ < cnt_) {{
+      #pragma unroll
+      for (int l_ = 0; l_ < {VEC}; ++l_) {{
+        const A_ prev_ = l_ == 0 ? (A_)0 : x_[c_][l_ > 0 ? l_ - 1 : 0];
+        if (x_[c_][l_] != prev_) stg_[w_][(int)(ex_[c_] + prev_)] = {stage};
+      }}
+    }}
+    __syncwarp();
+    const long long wb_ = (long long)wt_[c_ * {warps} + w_];
+    for (int j_ = lane_; j_ < (int)wcnt_; j_ += 32) {{
+      const long long pos_ = wb_ + j_;
+      {write}
+    }}
+    __syncwarp();
+  }}
+}}
+"#,
+        chunk = BLOCK as usize * VEC,
+    )
 }

@@ -99,8 +99,8 @@ impl ScanCall {
     }
 
     /// Whether the CUDA backend runs the vectorised tile kernel ([`scan_vec`]): an unkeyed
-    /// scan along contiguous lines of a multiple of [`VEC`] elements, whose inputs and output
-    /// all start on a vector boundary.
+    /// scan along contiguous lines, or a compaction, of a multiple of [`VEC`] elements, whose
+    /// inputs (and a scan's output) all start on a vector boundary.
     fn vectorised(&self, prog: &Program, in_ptrs: &[u64], out_ptr: u64) -> bool {
         self.inner == 1
             && self.n % VEC == 0
@@ -111,7 +111,8 @@ impl ScanCall {
                 .iter()
                 .zip(in_ptrs)
                 .all(|(i, &p)| aligned(p, i.layout.offset, i.dtype.size()))
-            && aligned(out_ptr, 0, self.spec.out.size())
+            && (matches!(self.spec.sink, Sink::Compact { .. })
+                || aligned(out_ptr, 0, self.spec.out.size()))
     }
 
     /// The kernel key's salt: the scan's configuration and the kernel kind (0 tiles, 1
