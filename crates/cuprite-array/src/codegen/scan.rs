@@ -26,7 +26,7 @@ use super::*;
 mod search;
 mod vec;
 pub(crate) use search::search_kernel;
-pub(crate) use vec::{scan_vec, scan_vec_possible};
+pub(crate) use vec::{scan_vec, scan_vec_chunks, scan_vec_possible, scan_vec_tile};
 
 /// The operator of a scan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

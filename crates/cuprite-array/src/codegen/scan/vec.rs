@@ -23,14 +23,41 @@ pub(crate) fn scan_vec_possible(p: &Program, spec: ScanSpec) -> bool {
     ) && vectorisable(p)
 }
 
-/// The blocks per SM the vectorised kernel is built for: 6 (at most 40 registers) for
-/// accumulators of up to 4 bytes, 4 above and for a compaction of values (which holds the
-/// values too: at 40 registers the f32 one spilled 96 bytes).
+/// Chunks of `BLOCK * VEC` elements in a tile of the vectorised kernel: 8 for a scan of
+/// accumulators of up to 4 bytes (a tile's look-back then covers twice the bytes), 4 for wider
+/// ones and for compactions (`CUPRITE_SCAN_VEC_CHUNKS` overrides, for measurements).
+pub(crate) fn scan_vec_chunks(spec: ScanSpec) -> usize {
+    static OVERRIDE: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    let o = OVERRIDE.get_or_init(|| {
+        std::env::var("CUPRITE_SCAN_VEC_CHUNKS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|&c: &usize| [2, 4, 8].contains(&c))
+    });
+    o.unwrap_or(
+        if spec.elem_size() <= 4 && matches!(spec.sink, Sink::Scan { .. }) {
+            8
+        } else {
+            4
+        },
+    )
+}
+
+/// Elements in a tile of the vectorised kernel.
+pub(crate) fn scan_vec_tile(spec: ScanSpec) -> usize {
+    scan_vec_chunks(spec) * BLOCK as usize * VEC
+}
+
+/// The blocks per SM the vectorised kernel is built for: 6 (at most 40 registers) for 4 chunks
+/// of accumulators of up to 4 bytes, 4 (64 registers) for 8 chunks, wider accumulators and a
+/// compaction of values (which holds the values too: at 40 registers the f32 one spilled 96
+/// bytes), 8 for 2 chunks.
 fn min_blocks(spec: ScanSpec) -> usize {
-    if spec.elem_size() <= 4 && !matches!(spec.sink, Sink::Compact { values: true, .. }) {
-        6
-    } else {
-        4
+    let values = matches!(spec.sink, Sink::Compact { values: true, .. });
+    match scan_vec_chunks(spec) {
+        c if c <= 2 => 8,
+        4 if spec.elem_size() <= 4 && !values => 6,
+        _ => 4,
     }
 }
 
@@ -47,11 +74,13 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec) -> KernelSource {
         Sink::Compact { values, .. } => Some(values),
         Sink::Scan { .. } => None,
     };
-    let chunks = spec.items() / VEC;
+    let chunks = scan_vec_chunks(spec);
     let warps = BLOCK as usize / 32;
     let slots = chunks * warps;
-    let tile = spec.tile();
-    let name = kernel_name(spec, "vec");
+    // Warp 0 scans the slots, `spl` consecutive ones a lane.
+    let spl = slots.div_ceil(32);
+    let tile = scan_vec_tile(spec);
+    let name = kernel_name(spec, &format!("vec{chunks}"));
     let mut s = element_code(spec);
     let _ = writeln!(
         s,
@@ -61,7 +90,7 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec) -> KernelSource {
     );
     let _ = write!(
         s,
-        r#"  __shared__ E_ wt_[32];
+        r#"  __shared__ E_ wt_[{wts}];
   __shared__ E_ pre_sh_;
   __shared__ long long tid_sh_;
   const int t_ = threadIdx.x, lane_ = t_ & 31, w_ = t_ >> 5;
@@ -82,6 +111,7 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec) -> KernelSource {
       const long long b_ = base_ + i0_;
 "#,
         chunk = BLOCK as usize * VEC,
+        wts = spl * 32,
         vals_decl = if compact == Some(true) {
             format!("  {} vl_[{chunks}][{VEC}];\n", spec.out.c_storage())
         } else {
@@ -154,8 +184,15 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec) -> KernelSource {
   }}
   __syncthreads();
   E_ zx_ = ident_(), agg_blk_ = ident_();
+  E_ zl_[{spl}];
   if (w_ == 0) {{
-    E_ z_ = lane_ < {slots} ? wt_[lane_] : ident_();
+    #pragma unroll
+    for (int s_ = 0; s_ < {spl}; ++s_) {{
+      const int k_ = lane_ * {spl} + s_;
+      zl_[s_] = k_ < {slots} ? wt_[k_] : ident_();
+      if (s_ > 0) zl_[s_] = comb_(zl_[s_ > 0 ? s_ - 1 : 0], zl_[s_]);
+    }}
+    E_ z_ = zl_[{spl} - 1];
     #pragma unroll
     for (unsigned d_ = 1; d_ < 32; d_ <<= 1) {{ const E_ y_ = e_up_(z_, d_); if ((unsigned)lane_ >= d_) z_ = comb_(y_, z_); }}
     agg_blk_ = e_ix_(z_, 31);
@@ -176,7 +213,12 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec) -> KernelSource {
   }}
   if (w_ == 0) {{
     __syncwarp();
-    if (lane_ < {slots}) wt_[lane_] = comb_(pre_sh_, zx_);
+    const E_ lp_ = comb_(pre_sh_, zx_);
+    #pragma unroll
+    for (int s_ = 0; s_ < {spl}; ++s_) {{
+      const int k_ = lane_ * {spl} + s_;
+      if (k_ < {slots}) wt_[k_] = s_ == 0 ? lp_ : comb_(lp_, zl_[s_ > 0 ? s_ - 1 : 0]);
+    }}
   }}
   __syncthreads();
 "#

@@ -6,7 +6,7 @@ use super::cpu::{self, Acc};
 use crate::backend::cuda::{aligned, vector_allowed};
 use crate::codegen::{
     BLOCK, ParamPlan, ScanSpec, Sink, VEC, Variant, scan_columns, scan_tiles, scan_vec,
-    scan_vec_possible,
+    scan_vec_chunks, scan_vec_possible, scan_vec_tile,
 };
 use crate::dtype::{Class, DType};
 use crate::error::{Error, Result};
@@ -255,7 +255,13 @@ impl FusedCall for ScanCall {
         let k = crate::jit::kernel(
             st,
             prog,
-            self.salt(if columns { 1 } else { 2 * vec as u8 }),
+            self.salt(if columns {
+                1
+            } else if vec {
+                2 + scan_vec_chunks(spec) as u8
+            } else {
+                0
+            }),
             || {
                 if columns {
                     scan_columns(prog, spec)
@@ -286,7 +292,11 @@ impl FusedCall for ScanCall {
             }?;
             return Ok(());
         }
-        let tpl = self.n.div_ceil(spec.tile());
+        let tpl = self.n.div_ceil(if vec {
+            scan_vec_tile(spec)
+        } else {
+            spec.tile()
+        });
         let tiles = lines
             .checked_mul(tpl)
             .filter(|&t| t <= i32::MAX as usize)
