@@ -135,11 +135,20 @@ pub(crate) fn rows_kernel(
     } else {
         format!("(t + k * {BLOCK})")
     };
-    // `stmt` on each value `x` of the line held in registers (`v[k]`, element `i`).
+    // `stmt` on each value `x` of the line held in registers (`v[k]`, element `i`). On the
+    // vector path (`vec`, a constant in the streaming form) the bound is checked once per
+    // vector: a line's length is then a multiple of `vec`.
     let near = |stmt: &str| {
-        format!(
+        let scalar = format!(
             "#pragma unroll\n      for (int k = 0; k < {items}; ++k) {{ const int i = {idx}; if (i < nn) {{ const {c} x = v[k]; {stmt} }} }}"
-        )
+        );
+        if vec_path {
+            format!(
+                "if (vec) {{\n      #pragma unroll\n      for (int q = 0; q < {items} / {vec}; ++q) {{ const int i0 = (q * {BLOCK} + t) * {vec}; if (i0 < nn) {{\n        #pragma unroll\n        for (int r = 0; r < {vec}; ++r) {{ const int k = q * {vec} + r; const int i = i0 + r; (void)i; const {c} x = v[k]; {stmt} }} }} }}\n      }} else {{\n      {scalar}\n      }}"
+            )
+        } else {
+            scalar
+        }
     };
     // `stmt` on each value of a line too long for the registers, read again.
     let far = |stmt: &str| {
@@ -155,9 +164,17 @@ pub(crate) fn rows_kernel(
                 } else {
                     format!("const {c} ex = x == M ? ({c})1 : {exp}(x - M);")
                 };
+                // With a finite maximum, exp(x - M) is 0 for x = -inf and exactly 1 for x = M:
+                // the plain sum; otherwise those two cases are spelled out.
+                let fast = if kind == RowKind::Softmax {
+                    format!("const {c} ex = {exp}(x - M); v[k] = ex; sm += ex;")
+                } else {
+                    format!("sm += {exp}(x - M);")
+                };
                 let code = format!(
-                    "{c} mx = -{inf};\n      {}\n      const {c} M = block_max(mx, sh);\n      {c} sm = ({c})0;\n      {}\n      const {c} S = block_sum(sm, sh);\n      const {c} iS = ({c})1 / S; (void)iS;",
+                    "{c} mx = -{inf};\n      {}\n      const {c} M = block_max(mx, sh);\n      {c} sm = ({c})0;\n      if (M > -{inf} && M < {inf}) {{\n      {}\n      }} else {{\n      {}\n      }}\n      const {c} S = block_sum(sm, sh);\n      const {c} iS = ({c})1 / S; (void)iS;",
                     each("mx = x > mx ? x : mx;"),
+                    each(&fast),
                     each(&format!(
                         "{keep} sm += x != -{inf} ? (x == M ? ({c})1 : ex) : ({c})0;"
                     ))
