@@ -23,8 +23,10 @@
 
 use super::*;
 
+mod bits;
 mod search;
 mod vec;
+pub(crate) use bits::{BITS_TILE, scan_bits, scan_bits_possible};
 pub(crate) use search::search_kernel;
 pub(crate) use vec::{scan_vec, scan_vec_chunks, scan_vec_possible, scan_vec_tile};
 

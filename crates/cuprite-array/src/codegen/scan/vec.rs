@@ -73,29 +73,10 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec) -> KernelSource {
     let spl = slots.div_ceil(32);
     let tile = scan_vec_tile(spec);
     let name = kernel_name(spec, &format!("vec{chunks}"));
-    let mut s = element_code(spec);
-    let _ = writeln!(
-        s,
-        "extern \"C\" __global__ void __launch_bounds__({BLOCK}, {}) {name}({}, u64t len_, u64t inner_, u64t tpl_, unsigned *flags_, E_ *agg_, E_ *incl_, unsigned *ctr_) {{",
-        min_blocks(spec),
-        params(p, V, 1, &[spec.out])
-    );
+    let mut s = prologue(p, spec, &name, min_blocks(spec), tile, spl * 32);
     let _ = write!(
         s,
-        r#"  __shared__ E_ wt_[{wts}];
-  __shared__ E_ pre_sh_;
-  __shared__ long long tid_sh_;
-  const int t_ = threadIdx.x, lane_ = t_ & 31, w_ = t_ >> 5;
-  (void)inner_;
-  if (t_ == 0) tid_sh_ = tpl_ > 1 ? (long long)atomicAdd(ctr_, 1u) : (long long)blockIdx.x;
-  __syncthreads();
-  const long long tid_ = tid_sh_;
-  const long long line_ = (long long)((unsigned)tid_ / (unsigned)tpl_), tt_ = tid_ - line_ * (long long)tpl_;
-  const long long start_ = tt_ * {tile};
-  const long long base_ = line_ * (long long)len_ + start_;
-  long long cnt_ = (long long)len_ - start_;
-  if (cnt_ > {tile}) cnt_ = {tile};
-  A_ x_[{chunks}][{VEC}];
+        r#"  A_ x_[{chunks}][{VEC}];
 {vals_decl}  #pragma unroll
   for (int c_ = 0; c_ < {chunks}; ++c_) {{
     const int i0_ = c_ * {chunk} + t_ * {VEC};
@@ -103,52 +84,20 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec) -> KernelSource {
       const long long b_ = base_ + i0_;
 "#,
         chunk = BLOCK as usize * VEC,
-        wts = spl * 32,
         vals_decl = if compact == Some(true) {
             format!("  {} vl_[{chunks}][{VEC}];\n", spec.out.c_storage())
         } else {
             String::new()
         },
     );
-    for (i, inp) in p.inputs.iter().enumerate() {
-        let st = inp.dtype.c_storage();
-        let _ = writeln!(
-            s,
-            "      const VecN<{st}, {VEC}> ld{i}_ = *reinterpret_cast<const VecN<{st}, {VEC}>*>(in{i} + off{i} + b_);"
-        );
-    }
-    for lane in 0..VEC {
-        let e = Emit {
-            prog: p,
-            loads: p
-                .inputs
-                .iter()
-                .enumerate()
-                .map(|(i, inp)| load_conv(inp.dtype, &format!("ld{i}_.v[{lane}]")))
-                .collect(),
-            lin: format!("(b_ + {lane})"),
-            sfx: format!("_{lane}"),
-        };
-        s.push_str("      {\n");
-        emit_lane(&e, &mut s);
-        let v0 = format!("v{}_{lane}", p.outputs[0]);
-        match compact {
-            None => {
-                let _ = writeln!(s, "      x_[c_][{lane}] = mk_({v0});");
-            }
-            Some(values) => {
-                let _ = writeln!(s, "      x_[c_][{lane}] = (A_)({v0} != 0);");
-                if values {
-                    let _ = writeln!(
-                        s,
-                        "      vl_[c_][{lane}] = {};",
-                        store_conv(spec.out, &format!("v{}_{lane}", p.outputs[1]))
-                    );
-                }
-            }
-        }
-        s.push_str("      }\n");
-    }
+    lanes(p, &mut s, &|lane, v0, v1| match compact {
+        None => format!("      x_[c_][{lane}] = mk_({v0});\n"),
+        Some(false) => format!("      x_[c_][{lane}] = (A_)({v0} != 0);\n"),
+        Some(true) => format!(
+            "      x_[c_][{lane}] = (A_)({v0} != 0);\n      vl_[c_][{lane}] = {};\n",
+            store_conv(spec.out, v1)
+        ),
+    });
     let _ = write!(
         s,
         r#"    }} else {{
@@ -175,7 +124,95 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec) -> KernelSource {
     ex_[c_] = lane_ == 0 ? ident_() : y_;
   }}
   __syncthreads();
-  E_ zx_ = ident_(), agg_blk_ = ident_();
+"#
+    );
+    s.push_str(&slot_scan(spec, slots));
+    match compact {
+        None => s.push_str(&scan_out(spec, exclusive, chunks)),
+        Some(values) => s.push_str(&compact_out(p, spec, values, chunks)),
+    }
+    KernelSource {
+        name,
+        source: with_prelude(&s),
+    }
+}
+
+/// The kernel's signature (parameters as [`scan_tiles`]'), the shared status of the tile (`wts`
+/// warp-total slots, the prefix, the ticket), the ticket and the tile's geometry: `base_` (its
+/// first element) and `cnt_` (its elements, at most `tile`).
+pub(super) fn prologue(
+    p: &Program,
+    spec: ScanSpec,
+    name: &str,
+    min_blocks: usize,
+    tile: usize,
+    wts: usize,
+) -> String {
+    let mut s = element_code(spec);
+    let _ = write!(
+        s,
+        r#"extern "C" __global__ void __launch_bounds__({BLOCK}, {min_blocks}) {name}({}, u64t len_, u64t inner_, u64t tpl_, unsigned *flags_, E_ *agg_, E_ *incl_, unsigned *ctr_) {{
+  __shared__ E_ wt_[{wts}];
+  __shared__ E_ pre_sh_;
+  __shared__ long long tid_sh_;
+  const int t_ = threadIdx.x, lane_ = t_ & 31, w_ = t_ >> 5;
+  (void)inner_;
+  if (t_ == 0) tid_sh_ = tpl_ > 1 ? (long long)atomicAdd(ctr_, 1u) : (long long)blockIdx.x;
+  __syncthreads();
+  const long long tid_ = tid_sh_;
+  // Tiles (so lines and tiles per line) number below 2^31 (the host checks): 32-bit division.
+  const long long line_ = (long long)((unsigned)tid_ / (unsigned)tpl_), tt_ = tid_ - line_ * (long long)tpl_;
+  const long long start_ = tt_ * {tile};
+  const long long base_ = line_ * (long long)len_ + start_;
+  long long cnt_ = (long long)len_ - start_;
+  if (cnt_ > {tile}) cnt_ = {tile};
+"#,
+        params(p, V, 1, &[spec.out])
+    );
+    s
+}
+
+/// The program evaluated at the four elements from `b_` on, each input read as one vector;
+/// `per_lane(lane, output 0, output 1)` gives what each lane stores.
+pub(super) fn lanes(p: &Program, s: &mut String, per_lane: &dyn Fn(usize, &str, &str) -> String) {
+    for (i, inp) in p.inputs.iter().enumerate() {
+        let st = inp.dtype.c_storage();
+        let _ = writeln!(
+            s,
+            "      const VecN<{st}, {VEC}> ld{i}_ = *reinterpret_cast<const VecN<{st}, {VEC}>*>(in{i} + off{i} + b_);"
+        );
+    }
+    for lane in 0..VEC {
+        let e = Emit {
+            prog: p,
+            loads: p
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(i, inp)| load_conv(inp.dtype, &format!("ld{i}_.v[{lane}]")))
+                .collect(),
+            lin: format!("(b_ + {lane})"),
+            sfx: format!("_{lane}"),
+        };
+        s.push_str("      {\n");
+        emit_lane(&e, s);
+        let v0 = format!("v{}_{lane}", p.outputs[0]);
+        let v1 = p
+            .outputs
+            .get(1)
+            .map_or(String::new(), |o| format!("v{o}_{lane}"));
+        s.push_str(&per_lane(lane, &v0, &v1));
+        s.push_str("      }\n");
+    }
+}
+
+/// After the warp totals are in `wt_[0..slots)` (sequence order) and a barrier: warp 0 scans
+/// them (`slots / 32` consecutive ones a lane), publishes the tile's aggregate and looks back,
+/// then replaces each slot by its exclusive prefix over the whole line; a barrier follows.
+pub(super) fn slot_scan(spec: ScanSpec, slots: usize) -> String {
+    let spl = slots.div_ceil(32);
+    let mut s = format!(
+        r#"  E_ zx_ = ident_(), agg_blk_ = ident_();
   E_ zl_[{spl}];
   if (w_ == 0) {{
     #pragma unroll
@@ -215,14 +252,7 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec) -> KernelSource {
   __syncthreads();
 "#
     );
-    match compact {
-        None => s.push_str(&scan_out(spec, exclusive, chunks)),
-        Some(values) => s.push_str(&compact_out(p, spec, values, chunks)),
-    }
-    KernelSource {
-        name,
-        source: with_prelude(&s),
-    }
+    s
 }
 
 /// The scan's output: each thread's four values of each chunk, one vector store.

@@ -5,8 +5,8 @@
 use super::cpu::{self, Acc};
 use crate::backend::cuda::{aligned, vector_allowed};
 use crate::codegen::{
-    BLOCK, ParamPlan, ScanSpec, Sink, VEC, Variant, scan_columns, scan_tiles, scan_vec,
-    scan_vec_chunks, scan_vec_possible, scan_vec_tile,
+    BITS_TILE, BLOCK, ParamPlan, ScanSpec, Sink, VEC, Variant, scan_bits, scan_bits_possible,
+    scan_columns, scan_tiles, scan_vec, scan_vec_chunks, scan_vec_possible, scan_vec_tile,
 };
 use crate::dtype::{Class, DType};
 use crate::error::{Error, Result};
@@ -115,8 +115,7 @@ impl ScanCall {
                 || aligned(out_ptr, 0, self.spec.out.size()))
     }
 
-    /// The kernel key's salt: the scan's configuration and the kernel kind (0 tiles, 1
-    /// columns, 2 vectorised tiles).
+    /// The kernel key's salt: the scan's configuration and the kernel kind.
     fn salt(&self, kind: u8) -> u64 {
         let mut h = KeyHasher(0x005c_a10f_f5e7_u64);
         self.spec.hash(&mut h);
@@ -144,6 +143,48 @@ impl ScanCall {
             Sink::Compact { values, .. } => {
                 cpu::compact::<A>(prog, values, self.spec.out, out.bytes_mut())
             }
+        }
+    }
+}
+
+/// Which scan kernel runs on CUDA.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kernel {
+    /// [`scan_tiles`]: any layout, elements through the shared tile.
+    Tiles,
+    /// [`scan_columns`]: one thread per line.
+    Columns,
+    /// [`scan_vec`]: contiguous aligned lines, vectors in registers.
+    Vec,
+    /// [`scan_bits`]: the vectorised compaction of indices, flags as bits.
+    Bits,
+}
+
+impl Kernel {
+    fn salt(self, spec: ScanSpec) -> u8 {
+        match self {
+            Kernel::Tiles => 0,
+            Kernel::Columns => 1,
+            Kernel::Vec => 2 + scan_vec_chunks(spec) as u8,
+            Kernel::Bits => 32,
+        }
+    }
+
+    fn source(self, prog: &Program, spec: ScanSpec) -> crate::codegen::KernelSource {
+        match self {
+            Kernel::Tiles => scan_tiles(prog, spec),
+            Kernel::Columns => scan_columns(prog, spec),
+            Kernel::Vec => scan_vec(prog, spec),
+            Kernel::Bits => scan_bits(prog, spec),
+        }
+    }
+
+    /// Elements of a tile (tiled kernels).
+    fn tile(self, spec: ScanSpec) -> usize {
+        match self {
+            Kernel::Vec => scan_vec_tile(spec),
+            Kernel::Bits => BITS_TILE,
+            _ => spec.tile(),
         }
     }
 }
@@ -249,28 +290,21 @@ impl FusedCall for ScanCall {
         };
         let plan = ParamPlan::new(prog, VARIANT, &in_ptrs, &[out.ptr()], None);
         let mut words: Vec<u64> = plan.words.iter().copied().collect();
-        let columns = self.columns();
-        let vec = !columns && self.vectorised(prog, &in_ptrs, out.ptr());
+        let kind = if self.columns() {
+            Kernel::Columns
+        } else if !self.vectorised(prog, &in_ptrs, out.ptr()) {
+            Kernel::Tiles
+        } else if scan_bits_possible(prog, self.spec) {
+            Kernel::Bits
+        } else {
+            Kernel::Vec
+        };
         let spec = self.spec;
         let k = crate::jit::kernel(
             st,
             prog,
-            self.salt(if columns {
-                1
-            } else if vec {
-                2 + scan_vec_chunks(spec) as u8
-            } else {
-                0
-            }),
-            || {
-                if columns {
-                    scan_columns(prog, spec)
-                } else if vec {
-                    scan_vec(prog, spec)
-                } else {
-                    scan_tiles(prog, spec)
-                }
-            },
+            self.salt(kind.salt(spec)),
+            || kind.source(prog, spec),
             || None,
         )?;
         let mut access: Vec<Access<'_>> = bufs
@@ -279,7 +313,7 @@ impl FusedCall for ScanCall {
             .map(Access::read)
             .collect();
         access.push(Access::write(dst));
-        if columns {
+        if kind == Kernel::Columns {
             words.extend_from_slice(&[self.n as u64, self.inner as u64, lines as u64]);
             let resident = (st.sms * k.blocks_per_sm.max(1)) as usize;
             let grid = lines.div_ceil(BLOCK as usize).min(resident * 4).max(1) as u32;
@@ -292,11 +326,7 @@ impl FusedCall for ScanCall {
             }?;
             return Ok(());
         }
-        let tpl = self.n.div_ceil(if vec {
-            scan_vec_tile(spec)
-        } else {
-            spec.tile()
-        });
+        let tpl = self.n.div_ceil(kind.tile(spec));
         let tiles = lines
             .checked_mul(tpl)
             .filter(|&t| t <= i32::MAX as usize)
@@ -367,6 +397,9 @@ impl FusedCall for ScanCall {
         }
         if scan_vec_possible(prog, self.spec) {
             v.push(scan_vec(prog, self.spec).source);
+        }
+        if scan_bits_possible(prog, self.spec) {
+            v.push(scan_bits(prog, self.spec).source);
         }
         v
     }
