@@ -376,6 +376,29 @@ struct Emit<'a> {
     sfx: String,
 }
 
+impl<'a> Emit<'a> {
+    /// Input `i`'s element read from the C expression `at(i)` (in its storage type) and
+    /// converted to its compute type; `lin` the linear index, `sfx` the lane's name suffix.
+    fn converted(
+        prog: &'a Program,
+        at: impl Fn(usize) -> String,
+        lin: impl Into<String>,
+        sfx: impl Into<String>,
+    ) -> Self {
+        Emit {
+            prog,
+            loads: prog
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(i, inp)| load_conv(inp.dtype, &at(i)))
+                .collect(),
+            lin: lin.into(),
+            sfx: sfx.into(),
+        }
+    }
+}
+
 fn emit_lane(e: &Emit<'_>, out: &mut String) {
     let p = e.prog;
     let nd = p.shape.len();

@@ -251,17 +251,7 @@ fn reduction_kernel(
         "i",
         it,
     ));
-    let e = Emit {
-        prog: p,
-        loads: p
-            .inputs
-            .iter()
-            .enumerate()
-            .map(|(i, inp)| load_conv(inp.dtype, &format!("in{i}[o{i}]")))
-            .collect(),
-        lin: "i".into(),
-        sfx: String::new(),
-    };
+    let e = Emit::converted(p, |i| format!("in{i}[o{i}]"), "i", "");
     emit_lane(&e, &mut s);
     let k = p.outputs[0];
     let _ = writeln!(s, "    acc = comb(acc, {});", to_acc(&format!("v{k}"), "j"));

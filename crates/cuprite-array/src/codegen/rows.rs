@@ -459,17 +459,7 @@ fn producer_code(p: &Program, ax: usize, c: &str) -> (String, String, String, St
         "__device__ __forceinline__ {c} xval_(i64t i{}) {{\n",
         args.iter().map(|a| format!(", {a}")).collect::<String>()
     );
-    let e = Emit {
-        prog: p,
-        loads: p
-            .inputs
-            .iter()
-            .enumerate()
-            .map(|(k, inp)| load_conv(inp.dtype, &format!("in{k}[b{k} + i * t{k}]")))
-            .collect(),
-        lin: "0".into(),
-        sfx: String::new(),
-    };
+    let e = Emit::converted(p, |k| format!("in{k}[b{k} + i * t{k}]"), "0", "");
     emit_lane(&e, &mut f);
     let out = p.outputs[0];
     let _ = writeln!(f, "  return ({c})v{out};\n}}");

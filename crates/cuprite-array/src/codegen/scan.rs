@@ -305,17 +305,7 @@ __device__ __forceinline__ A_ upk_(unsigned long long w) { PkU_ c; c.u = (unsign
 fn eval_at(p: &Program, then: &str) -> String {
     let mut s = String::from("    {\n");
     s.push_str(&index_code(p, V, "lin_", "i64t"));
-    let e = Emit {
-        prog: p,
-        loads: p
-            .inputs
-            .iter()
-            .enumerate()
-            .map(|(i, inp)| load_conv(inp.dtype, &format!("in{i}[o{i}]")))
-            .collect(),
-        lin: "lin_".into(),
-        sfx: String::new(),
-    };
+    let e = Emit::converted(p, |i| format!("in{i}[o{i}]"), "lin_", "");
     emit_lane(&e, &mut s);
     let mut then = then.to_string();
     for (k, &o) in p.outputs.iter().enumerate() {
@@ -453,6 +443,25 @@ const SPLIT_LOOK_BACK: &str = r#"  if (tpl_ > 1) {
       }
     }
 "#;
+
+/// The statement writing the coordinates of the element whose linear index is the C expression
+/// `idx` as row `pos_` of an `argwhere` output (`i64`, one value per axis of `p`'s shape; none
+/// for a 0-d program).
+fn coords_write(p: &Program, idx: &str) -> String {
+    let nd = p.shape.len();
+    if nd == 1 {
+        return format!("out0[pos_] = {idx};");
+    }
+    let mut w = format!("long long rem_ = {idx};");
+    for d in (0..nd).rev() {
+        let _ = write!(
+            w,
+            " out0[pos_ * {nd} + {d}] = rem_ % (long long)s{d}; rem_ /= (long long)s{d};"
+        );
+    }
+    w.push_str(" (void)rem_;");
+    w
+}
 
 /// The single-pass look-back kernel. Parameters: the program's (output `out0`), then `len_`
 /// (line length), `inner_` (stride of the line), `tpl_` (tiles per line), `flags_`, `agg_`,
@@ -624,19 +633,8 @@ pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec) -> KernelSource {
         Sink::Compact { values, .. } => {
             let write = if values {
                 format!("out0[pos_] = {};", store_conv(spec.out, "shv_[pix_(x_)]"))
-            } else if p.shape.len() == 1 {
-                "out0[pos_] = start_ + x_;".to_string()
             } else {
-                let nd = p.shape.len();
-                let mut w = String::from("long long rem_ = start_ + x_;");
-                for d in (0..nd).rev() {
-                    let _ = write!(
-                        w,
-                        " out0[pos_ * {nd} + {d}] = rem_ % (long long)s{d}; rem_ /= (long long)s{d};"
-                    );
-                }
-                w.push_str(" (void)rem_;");
-                w
+                coords_write(p, "start_ + x_")
             };
             let _ = write!(
                 s,

@@ -95,68 +95,35 @@ impl Blas {
         let h = self.raw;
         let _g = self.enter()?;
         let acc = [Access::read(a), Access::write(b)];
+        // One typed entry point per element type, with the same arguments.
+        macro_rules! typed {
+            ($f:ident, $t:ty) => {
+                cublas!($f(
+                    h,
+                    side,
+                    uplo,
+                    op,
+                    diag,
+                    mi,
+                    ni,
+                    al.cast(),
+                    pa as *const $t,
+                    ldai,
+                    pb as *mut $t,
+                    ldbi
+                ))
+            };
+        }
         self.stream.with_access(&acc, || {
             // SAFETY: A and B were checked to hold the matrices these dimensions and leading
             // dimensions reach, in this handle's context; each typed entry point is called
             // with its own element type (T::DATA_TYPE picks it, checked above) and scalar.
             unsafe {
                 match T::DATA_TYPE {
-                    cudaDataType::CUDA_R_32F => cublas!(cublasStrsm_v2(
-                        h,
-                        side,
-                        uplo,
-                        op,
-                        diag,
-                        mi,
-                        ni,
-                        al.cast(),
-                        pa as *const f32,
-                        ldai,
-                        pb as *mut f32,
-                        ldbi
-                    )),
-                    cudaDataType::CUDA_R_64F => cublas!(cublasDtrsm_v2(
-                        h,
-                        side,
-                        uplo,
-                        op,
-                        diag,
-                        mi,
-                        ni,
-                        al.cast(),
-                        pa as *const f64,
-                        ldai,
-                        pb as *mut f64,
-                        ldbi
-                    )),
-                    cudaDataType::CUDA_C_32F => cublas!(cublasCtrsm_v2(
-                        h,
-                        side,
-                        uplo,
-                        op,
-                        diag,
-                        mi,
-                        ni,
-                        al.cast(),
-                        pa as *const sys::cuComplex,
-                        ldai,
-                        pb as *mut sys::cuComplex,
-                        ldbi
-                    )),
-                    cudaDataType::CUDA_C_64F => cublas!(cublasZtrsm_v2(
-                        h,
-                        side,
-                        uplo,
-                        op,
-                        diag,
-                        mi,
-                        ni,
-                        al.cast(),
-                        pa as *const sys::cuDoubleComplex,
-                        ldai,
-                        pb as *mut sys::cuDoubleComplex,
-                        ldbi
-                    )),
+                    cudaDataType::CUDA_R_32F => typed!(cublasStrsm_v2, f32),
+                    cudaDataType::CUDA_R_64F => typed!(cublasDtrsm_v2, f64),
+                    cudaDataType::CUDA_C_32F => typed!(cublasCtrsm_v2, sys::cuComplex),
+                    cudaDataType::CUDA_C_64F => typed!(cublasZtrsm_v2, sys::cuDoubleComplex),
                     other => Err(invalid(format!("trsm: unsupported data type {other:?}"))),
                 }
             }

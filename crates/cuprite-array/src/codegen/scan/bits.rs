@@ -53,22 +53,7 @@ pub(crate) fn scan_bits(p: &Program, spec: ScanSpec) -> KernelSource {
     lanes(p, &mut s, &|lane, v0, _| {
         format!("      if ({v0} != 0) fb_[c_ >> 3] |= 1u << ((c_ & 7) * 4 + {lane});\n")
     });
-    let write = {
-        let nd = p.shape.len();
-        if nd <= 1 {
-            "out0[pos_] = base_ + stg_[w_][j_];".to_string()
-        } else {
-            let mut w = String::from("long long rem_ = base_ + stg_[w_][j_];");
-            for d in (0..nd).rev() {
-                let _ = write!(
-                    w,
-                    " out0[pos_ * {nd} + {d}] = rem_ % (long long)s{d}; rem_ /= (long long)s{d};"
-                );
-            }
-            w.push_str(" (void)rem_;");
-            w
-        }
-    };
+    let write = coords_write(p, "base_ + stg_[w_][j_]");
     let _ = write!(
         s,
         r#"    }}

@@ -183,17 +183,12 @@ pub(super) fn lanes(p: &Program, s: &mut String, per_lane: &dyn Fn(usize, &str, 
         );
     }
     for lane in 0..VEC {
-        let e = Emit {
-            prog: p,
-            loads: p
-                .inputs
-                .iter()
-                .enumerate()
-                .map(|(i, inp)| load_conv(inp.dtype, &format!("ld{i}_.v[{lane}]")))
-                .collect(),
-            lin: format!("(b_ + {lane})"),
-            sfx: format!("_{lane}"),
-        };
+        let e = Emit::converted(
+            p,
+            |i| format!("ld{i}_.v[{lane}]"),
+            format!("(b_ + {lane})"),
+            format!("_{lane}"),
+        );
         s.push_str("      {\n");
         emit_lane(&e, s);
         let v0 = format!("v{}_{lane}", p.outputs[0]);
@@ -296,20 +291,7 @@ fn compact_out(p: &Program, spec: ScanSpec, values: bool, chunks: usize) -> Stri
             "out0[pos_] = stg_[w_][j_];".to_string(),
         )
     } else {
-        let nd = p.shape.len();
-        let write = if nd <= 1 {
-            "out0[pos_] = base_ + stg_[w_][j_];".to_string()
-        } else {
-            let mut w = String::from("long long rem_ = base_ + stg_[w_][j_];");
-            for d in (0..nd).rev() {
-                let _ = write!(
-                    w,
-                    " out0[pos_ * {nd} + {d}] = rem_ % (long long)s{d}; rem_ /= (long long)s{d};"
-                );
-            }
-            w.push_str(" (void)rem_;");
-            w
-        };
+        let write = coords_write(p, "base_ + stg_[w_][j_]");
         ("int".to_string(), "i0_ + l_".to_string(), write)
     };
     format!(

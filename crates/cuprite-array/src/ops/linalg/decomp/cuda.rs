@@ -16,46 +16,43 @@ use cuprite::solver::Solver;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-pub(super) type Solvers = Mutex<HashMap<usize, Arc<Solver>>>;
+/// Library handles, one per array stream (keyed by the stream's address).
+type Handles<H> = Mutex<HashMap<usize, Arc<H>>>;
 
-/// The cuSOLVER handle of the array stream of device `ordinal`.
-pub(super) fn solver(
+/// The handle in `cache` of the array stream of device `ordinal`, made by `make` on first use.
+fn handle_of<H>(
+    cache: &'static OnceLock<Handles<H>>,
     ordinal: usize,
-) -> Result<(Arc<Solver>, &'static crate::runtime::DeviceState)> {
-    static SOLVERS: OnceLock<Solvers> = OnceLock::new();
+    make: impl FnOnce(&Arc<cuprite::Stream>) -> cuprite::Result<H>,
+) -> Result<(Arc<H>, &'static crate::runtime::DeviceState)> {
     let st = state(ordinal)?;
     let stream = stream_of(st);
     let stream = stream.get();
     let key = Arc::as_ptr(stream) as usize;
-    let mut g = SOLVERS
+    let mut g = cache
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|e| e.into_inner());
     if let Some(h) = g.get(&key) {
         return Ok((h.clone(), st));
     }
-    let h = Arc::new(Solver::new(stream)?);
+    let h = Arc::new(make(stream)?);
     g.insert(key, h.clone());
     Ok((h, st))
 }
 
+/// The cuSOLVER handle of the array stream of device `ordinal`.
+pub(super) fn solver(
+    ordinal: usize,
+) -> Result<(Arc<Solver>, &'static crate::runtime::DeviceState)> {
+    static SOLVERS: OnceLock<Handles<Solver>> = OnceLock::new();
+    handle_of(&SOLVERS, ordinal, Solver::new)
+}
+
 /// The cuBLAS handle of the array stream of device `ordinal` (triangular solves).
 pub(super) fn blas(ordinal: usize) -> Result<Arc<Blas>> {
-    static HANDLES: OnceLock<Mutex<HashMap<usize, Arc<Blas>>>> = OnceLock::new();
-    let st = state(ordinal)?;
-    let stream = stream_of(st);
-    let stream = stream.get();
-    let key = Arc::as_ptr(stream) as usize;
-    let mut g = HANDLES
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if let Some(h) = g.get(&key) {
-        return Ok(h.clone());
-    }
-    let h = Arc::new(Blas::new(stream)?);
-    g.insert(key, h.clone());
-    Ok(h)
+    static HANDLES: OnceLock<Handles<Blas>> = OnceLock::new();
+    Ok(handle_of(&HANDLES, ordinal, Blas::new)?.0)
 }
 
 /// A fresh device buffer holding the row-major elements of `a` (a copy: cuSOLVER overwrites it).
