@@ -82,8 +82,65 @@ impl Drop for HostBuf {
             // Locked memory is the user's: never freed or reused by the library.
             std::mem::forget(std::mem::take(&mut self.words));
             crate::memory::on_unlock(Device::CPU, bytes);
+        } else {
+            kept::keep(std::mem::take(&mut self.words));
         }
     }
+}
+
+/// Large host buffers kept after their array is dropped, for the next buffer of the same size.
+/// Fresh memory comes from the system zeroed but is faulted in page by page at first touch,
+/// from whichever threads write it first; clearing a kept buffer on every core costs less.
+/// Bounded (a few buffers, 256 MiB); [`release_kept`] frees them (`device_gc` of the CPU).
+mod kept {
+    use rayon::prelude::*;
+    use std::sync::Mutex;
+
+    /// Buffers below 4 MiB (in 8-byte words) are not kept.
+    const MIN_WORDS: usize = (4 << 20) / 8;
+    const MAX_WORDS: usize = (256 << 20) / 8;
+    const MAX_BUFFERS: usize = 4;
+
+    static KEPT: Mutex<Vec<Vec<u64>>> = Mutex::new(Vec::new());
+
+    /// A kept buffer of exactly `n` words, cleared to zero.
+    pub(super) fn take(n: usize) -> Option<Vec<u64>> {
+        if n < MIN_WORDS {
+            return None;
+        }
+        let mut v = {
+            let mut k = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+            let i = k.iter().position(|v| v.len() == n)?;
+            k.swap_remove(i)
+        };
+        v.par_chunks_mut(1 << 15).for_each(|c| c.fill(0));
+        Some(v)
+    }
+
+    /// Keeps `v` (oldest kept buffers dropped first to stay within the bounds).
+    pub(super) fn keep(v: Vec<u64>) {
+        if v.len() < MIN_WORDS || v.len() > MAX_WORDS {
+            return;
+        }
+        let mut k = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+        while !k.is_empty()
+            && (k.len() >= MAX_BUFFERS
+                || k.iter().map(Vec::len).sum::<usize>() + v.len() > MAX_WORDS)
+        {
+            k.remove(0);
+        }
+        k.push(v);
+    }
+
+    /// Frees every kept buffer.
+    pub(crate) fn release() {
+        KEPT.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+}
+
+/// Frees the host buffers kept for reuse (see `kept`).
+pub(crate) fn release_kept_host() {
+    kept::release();
 }
 
 impl HostBuf {
@@ -99,6 +156,8 @@ impl HostBuf {
         };
         let words = if n == 0 {
             Vec::new()
+        } else if let Some(v) = kept::take(n) {
+            v
         } else {
             let layout = std::alloc::Layout::array::<u64>(n).map_err(|_| too_big())?;
             // SAFETY: `layout` has a non-zero size (n > 0).

@@ -165,6 +165,7 @@ impl Backend for Cpu {
     }
 
     fn gc(&self, _: Device) -> Result<()> {
+        crate::storage::release_kept_host();
         Ok(())
     }
 }
