@@ -21,7 +21,7 @@
 //! | layer | modules | owns |
 //! |---|---|---|
 //! | several devices | [`mesh`] | a [`mesh::Mesh`] of devices, [`mesh::Sharded`] arrays over it, their collectives |
-//! | catalogue | `ops/*`, [`interop`], [`random`] | user-facing operations; library calls (`ops/scan.rs`, `ops/fft`, `ops/linalg`, `ops/rows.rs`, `ops/histogram.rs`, the gamma sampler of `ops/sampling.rs`, the scatters of `ops/index`) |
+//! | catalogue | `ops/*`, [`interop`], [`random`] | user-facing operations; library calls (`ops/scan`, `ops/sort`, `ops/fft`, `ops/linalg`, `ops/rows.rs`, `ops/histogram.rs`, the gamma sampler of `ops/sampling.rs`, the scatters of `ops/index`) |
 //! | arrays | `array`, `creation`, `display` | `Array<T>`, a handle on a graph node |
 //! | scheduling | `schedule` | when a graph is realised: grouping, library calls first, OOM retry, `sync`/`device_gc` |
 //! | execution | `backend/` | `trait Backend` (cpu, cuda, dry-run), dispatched in `backend::of` only |
@@ -32,7 +32,7 @@
 //!
 //! A new element-wise operation is an opcode (`op`) with its CPU evaluation (`backend/cpu`) and
 //! its CUDA expression (`codegen`). A new library call (a routine of several kernels, or cuBLAS,
-//! cuFFT, NCCL) implements `graph::LibraryCall` in `ops/`, as `ops/scan.rs` does: the scheduler
+//! cuFFT, NCCL) implements `graph::LibraryCall` in `ops/`, as `ops/scan` does: the scheduler
 //! realises its inputs, runs it on the array stream or on rayon, and fuses what consumes it.
 //! The crate reaches CUDA only through `cuprite`'s safe API.
 #![deny(missing_docs)]

@@ -14,6 +14,10 @@
 //!   compacts (nonzero, masked_select): the scan of the flags gives each kept element its
 //!   output position (32-bit ranks below 2^31 elements); kept elements are staged in shared
 //!   memory by rank so the block writes its run of the output contiguously.
+//! - [`scan_vec`] (in `vec`): the same look-back for contiguous lines whose inputs (and a
+//!   scan's output) start on a vector boundary: elements in registers, loaded and stored as
+//!   vectors, no shared tile; also `masked_select`. [`scan_bits`] (in `bits`): `argwhere`'s
+//!   flags as bits, tiles of 16384 elements.
 //! - [`scan_columns`]: one thread per line, for many lines along a non-innermost axis
 //!   (neighbouring threads read neighbouring elements).
 //! - [`search_kernel`] (in `search`): `searchsorted`, one thread per query.
