@@ -1,10 +1,12 @@
-//! The vectorised look-back scan: [`scan_tiles`]' algorithm for the common case of a scan along
-//! contiguous lines whose inputs are all contiguous and 16-byte aligned (`cumsum(x)`,
-//! `cumsum(a * b + c)` over the last axis), without the shared-memory transpose.
+//! The vectorised look-back scan: [`scan_tiles`]' algorithm for the common case of a scan (or
+//! a compaction) along contiguous lines whose inputs are all contiguous and aligned to a
+//! vector (`cumsum(x)`, `cumsum(a * b + c)` over the last axis, `masked_select`), without the
+//! shared-memory transpose.
 //!
-//! A tile (the same size as [`scan_tiles`]', so the same status arrays) is `items / 4` chunks
-//! of 1024 elements; in chunk `c` thread `t` owns the four consecutive elements at
-//! `c * 1024 + 4 * t`, loaded and stored as one vector per input and output. Each thread scans
+//! A tile is [`scan_vec_chunks`] chunks of 1024 elements (its own size: the host sizes the
+//! status arrays by [`scan_vec_tile`]); in chunk `c` thread `t` owns the four consecutive
+//! elements at `c * 1024 + 4 * t`, loaded and stored as one vector per input and output (a
+//! compaction stages its kept elements per warp instead). Each thread scans
 //! its four elements of each chunk in registers, a warp scans its threads' chunk totals with
 //! shuffles (all chunks at once), and warp 0 scans the `chunks × 8` warp totals (in sequence
 //! order: chunk-major, then warp) while it publishes the tile and looks back. Two barriers per
@@ -12,10 +14,10 @@
 
 use super::*;
 
-/// Whether [`scan_vec`] can run `spec` on `p` structurally: an unkeyed scan of a vectorisable
-/// program (contiguous inputs, no iota, random or gather steps). The caller checks the rest at
-/// run time: the scanned axis innermost, its length a multiple of [`VEC`], every input and the
-/// output aligned to a vector.
+/// Whether [`scan_vec`] can run `spec` on `p` structurally: an unkeyed scan or a compaction
+/// of a vectorisable program (contiguous inputs, no iota, random or gather steps). The caller
+/// checks the rest at run time: the scanned axis innermost, its length a multiple of [`VEC`],
+/// every input (and a scan's output) aligned to a vector.
 pub(crate) fn scan_vec_possible(p: &Program, spec: ScanSpec) -> bool {
     matches!(
         spec.sink,
