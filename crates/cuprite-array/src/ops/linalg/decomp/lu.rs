@@ -18,9 +18,10 @@ use num_complex::Complex;
 use std::sync::Arc;
 
 /// Solves `a · x = b` for `x` (`a` square `n × n`; `b` `n` or `n × k`), by LU with partial
-/// pivoting (cuSOLVER `getrf`/`getrs`, faer on the CPU). A singular `a` (an exactly zero
-/// pivot) is [`Error::Singular`]. For a stack `a` of shape `(..., n, n)`, `b` is `n` (one
-/// right-hand side for all) or `(..., n, k)` with the same leading axes.
+/// pivoting (cuSOLVER `getrf`, then two cuBLAS triangular solves; faer on the CPU). A
+/// singular `a` (an exactly zero pivot) is [`Error::Singular`]. For a stack `a` of shape
+/// `(..., n, n)`, `b` is `n` (one right-hand side for all) or `(..., n, k)` with the same
+/// leading axes.
 ///
 /// ```
 /// use cuprite_array::{Array, Device, linalg};
