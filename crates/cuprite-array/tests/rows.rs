@@ -213,6 +213,40 @@ fn rows_extremes(d: Device) -> TestResult {
         assert!(s[0].is_nan() && s[1].is_nan(), "{s:?}");
         assert!(!s[2].is_nan());
         assert!(q.logsumexp(1, false)?.to_vec()?[0].is_nan());
+        // Long rows (one value per warp lane and more): most of row 0 is -inf, so whole warps
+        // see nothing above -inf; row 1 holds a +inf (its line is done by the path that spells
+        // non-finite maxima out). Each backend agrees with the CPU's results, NaN for NaN.
+        let n = 4096;
+        let mut v: Vec<f32> = (0..2 * n)
+            .map(|i| ((i * 37 % 101) as f32) / 25.0 - 2.0)
+            .collect();
+        v[..3000].iter_mut().for_each(|x| *x = ninf);
+        v[n + 77] = f32::INFINITY;
+        let on = |dev: Device| -> Result<Vec<Vec<f64>>, cuprite_array::Error> {
+            cuprite_array::with_device(dev, || {
+                let a = Array::from_slice(&v, &[2, n])?;
+                let h = a.cast::<cuprite_array::bf16>();
+                Ok(vec![
+                    a.softmax(1)?.cast::<f64>().to_vec()?,
+                    a.log_softmax(1)?.cast::<f64>().to_vec()?,
+                    a.logsumexp(1, false)?.cast::<f64>().to_vec()?,
+                    h.softmax(1)?.cast::<f64>().to_vec()?,
+                    h.logsumexp(1, false)?.cast::<f64>().to_vec()?,
+                ])
+            })
+        };
+        let (got, want) = (on(d)?, on(Device::CPU)?);
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            for (i, (x, y)) in g.iter().zip(w).enumerate() {
+                let same = (x.is_nan() && y.is_nan())
+                    || x == y
+                    || (x - y).abs() <= 1e-2 * y.abs().max(1e-3);
+                assert!(same, "long rows, result {k}, element {i}: {x} vs CPU {y}");
+            }
+        }
+        let s0 = &got[0][..n];
+        assert!(s0[..3000].iter().all(|&x| x == 0.0));
+        assert!((s0.iter().sum::<f64>() - 1.0).abs() < 1e-5);
         // A zero row: normalize divides by eps, rms_norm gives zeros.
         let z = Array::from_slice(&[0.0f32; 4], &[4])?;
         assert_eq!(z.normalize(0, 2.0, 1e-12)?.to_vec()?, [0.0; 4]);
