@@ -18,6 +18,11 @@ use std::fmt::Write;
 
 /// Threads per block of every generated kernel.
 pub(crate) const BLOCK: u32 = 256;
+
+/// A line by which a generated source asks for its own NVRTC `--Ofast-compile` level in
+/// optimised builds (`min`, `mid` or `max` follows it), for kernels measured faster so than
+/// at the configured level (the JIT reads it; see `jit::compile`).
+pub(crate) const LEVEL_TAG: &str = "// cuprite-jit: fast-compile=";
 /// Elements per thread in the vectorised variant.
 pub(crate) const VEC: usize = 4;
 

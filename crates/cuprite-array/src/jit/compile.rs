@@ -79,7 +79,22 @@ pub fn cache_key(src: &str, opts: &CompileOptions) -> Result<u128> {
 /// The path of the cache file of `src` compiled for `sm_{arch}` as an optimised CUBIN: what
 /// [`cubin`] reads and writes. Derived from the exact option list passed to NVRTC.
 pub fn cache_path(src: &str, arch: u32) -> Result<Option<PathBuf>> {
-    path_for(src, &compile_options(arch, true), "cubin")
+    path_for(src, &options_for(src, arch, true), "cubin")
+}
+
+/// The optimised-build options of `src`: [`compile_options`], or the `--Ofast-compile` level
+/// its `crate::codegen::LEVEL_TAG` line asks for (part of the options, so of the cache key).
+fn options_for(src: &str, arch: u32, cubin: bool) -> CompileOptions {
+    let asked = src
+        .split_once(crate::codegen::LEVEL_TAG)
+        .and_then(|(_, rest)| {
+            let l = rest.lines().next().unwrap_or("").trim();
+            ["min", "mid", "max"].into_iter().find(|&k| k == l)
+        });
+    match asked {
+        Some(level) => options_at(arch, cubin, level),
+        None => compile_options(arch, cubin),
+    }
 }
 
 /// Compiles `src` with `opts` (traced as `what`, counted as a compilation).
@@ -99,10 +114,11 @@ pub(crate) fn compile_cubin(src: &str, opts: &CompileOptions, what: &str) -> Res
         .to_vec())
 }
 
-/// CUBIN for `src` on `sm_{arch}` with the optimised options: from the disk cache, or
+/// CUBIN for `src` on `sm_{arch}` with the optimised options (or the level the source asks
+/// for): from the disk cache, or
 /// compiled with NVRTC (and cached).
 pub fn cubin(src: &str, arch: u32) -> Result<Vec<u8>> {
-    let opts = compile_options(arch, true);
+    let opts = options_for(src, arch, true);
     let path = path_for(src, &opts, "cubin")?;
     if let Some(b) = disk::load(path.as_deref()) {
         return Ok(b);
@@ -117,7 +133,7 @@ pub fn cubin(src: &str, arch: u32) -> Result<Vec<u8>> {
 pub(crate) fn ptx(src: &str, arch: u32) -> Result<String> {
     let c = compile(
         src,
-        &compile_options(arch, false),
+        &options_for(src, arch, false),
         &format!("compiling for compute_{arch}"),
     )?;
     Ok(c.ptx()
@@ -130,7 +146,7 @@ pub(crate) fn ptx(src: &str, arch: u32) -> Result<String> {
 pub(crate) fn ptx_cache_path(src: &str, arch: u32) -> Result<Option<PathBuf>> {
     path_for(
         src,
-        &compile_options(arch, false),
+        &options_for(src, arch, false),
         &format!("sm{arch}.cubin"),
     )
 }

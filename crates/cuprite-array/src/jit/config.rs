@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 /// | variable | effect |
 /// |---|---|
 /// | `CUPRITE_JIT_TRACE=1` | print every generated kernel's source and the JIT's choices to stderr |
-/// | `CUPRITE_ARRAY_FAST_COMPILE=0\|min\|mid\|max` | NVRTC's `--Ofast-compile` level of optimised builds (default `min`) |
+/// | `CUPRITE_ARRAY_FAST_COMPILE=0\|min\|mid\|max` | NVRTC's `--Ofast-compile` level of optimised builds (default `0`: full optimisation) |
 /// | `CUPRITE_ARRAY_JIT=cubin` | NVRTC straight to CUBIN on the spot, no tiers |
 /// | `CUPRITE_ARRAY_TIERED=0` | build the optimised kernel on the spot (no quick first build) |
 /// | `CUPRITE_ARRAY_QUICK_LINK=0` | quick builds compile whole kernels (no math library) |
@@ -39,10 +39,10 @@ impl JitConfig {
         JitConfig {
             trace: set("CUPRITE_JIT_TRACE").is_some(),
             fast_compile: match var("CUPRITE_ARRAY_FAST_COMPILE").as_deref() {
-                Some("0" | "off" | "") => "0",
+                Some("min") => "min",
                 Some("mid") => "mid",
                 Some("max") => "max",
-                _ => "min",
+                _ => "0",
             },
             nvrtc_cubin: var("CUPRITE_ARRAY_JIT").is_some_and(|v| v == "cubin"),
             tiered: var("CUPRITE_ARRAY_TIERED").is_none_or(|v| v != "0"),
