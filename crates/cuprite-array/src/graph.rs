@@ -39,6 +39,12 @@ pub(crate) enum Op {
     Cast(Arc<Node>),
     /// `src` (contiguous, `len` elements) read at the (clamped) flat indices of `index`.
     Gather(Arc<Storage>, usize, Arc<Node>),
+    /// The i64 `index` into an axis of `n` elements (`.1`), negative values counted from the
+    /// end when `.2` (a signed source dtype): a value still outside `[0, n)` reads as 0 and
+    /// raises the flag `.0` (one u32 word, zero before), which the caller reads after realising
+    /// (`ops::index::IndexFlag`). The check of the indexing API, fused into the kernel that
+    /// uses the indices.
+    CheckIndex(Arc<Storage>, i64, bool, Arc<Node>),
     /// The coordinate along an axis (i64). Creation only: realised at once.
     Iota(usize),
     /// Philox numbers at each linear index. Creation only: realised at once.
@@ -191,14 +197,16 @@ impl std::fmt::Debug for Node {
 impl Node {
     pub fn new(op: Op, dtype: DType, shape: Vec<usize>, device: Device) -> Arc<Node> {
         let weight = 1 + match &op {
-            Op::Unary(_, a) | Op::Cast(a) | Op::Gather(_, _, a) => a.weight,
+            Op::Unary(_, a) | Op::Cast(a) | Op::Gather(_, _, a) | Op::CheckIndex(.., a) => a.weight,
             Op::Binary(_, a, b) => a.weight + b.weight,
             Op::Select(a, b, c) => a.weight + b.weight + c.weight,
             _ => 0,
         };
         let library = match &op {
             Op::Library(..) => true,
-            Op::Unary(_, a) | Op::Cast(a) | Op::Gather(_, _, a) => a.has_library(),
+            Op::Unary(_, a) | Op::Cast(a) | Op::Gather(_, _, a) | Op::CheckIndex(.., a) => {
+                a.has_library()
+            }
             Op::Binary(_, a, b) => a.has_library() || b.has_library(),
             Op::Select(a, b, c) => a.has_library() || b.has_library() || c.has_library(),
             _ => false,
@@ -287,6 +295,7 @@ fn push_rec(
         Op::Select(c, a, b) => Op::Select(rec(&c)?, rec(&a)?, rec(&b)?),
         Op::Cast(a) => Op::Cast(rec(&a)?),
         Op::Gather(s, n, i) => Op::Gather(s, n, rec(&i)?),
+        Op::CheckIndex(f, n, signed, i) => Op::CheckIndex(f, n, signed, rec(&i)?),
         Op::Iota(_) | Op::Rand(..) | Op::Library(..) => return None,
     };
     let out = Node::new(op, node.dtype, shape.to_vec(), node.device);
@@ -314,6 +323,9 @@ pub(crate) enum Step {
     Select(usize, usize, usize),
     Cast(usize),
     Gather(usize, usize),
+    /// The checked index: flag input, index, the axis extent (an i64 constant instruction),
+    /// whether negative indices count from the end (see [`Op::CheckIndex`]).
+    Check(usize, usize, usize, bool),
     Iota(usize),
     /// Key is in `consts[.0]` (as u64).
     Rand(usize, Dist),
@@ -473,6 +485,16 @@ impl Builder<'_> {
                 let i = self.visit(i);
                 let inp = self.input(s, &Layout::contiguous(&[*n]), d, Some(*n));
                 Step::Gather(inp, i)
+            }
+            Op::CheckIndex(f, n, signed, i) => {
+                let i = self.visit(i);
+                let c = self.constant(Scalar::I64(*n));
+                let n = self.push(Instr {
+                    kind: Step::Const(c),
+                    dtype: DType::I64,
+                });
+                let f = self.input(f, &Layout::contiguous(&[1]), DType::U32, Some(1));
+                Step::Check(f, i, n, *signed)
             }
             Op::Iota(ax) => Step::Iota(*ax),
             Op::Rand(key, dist) => Step::Rand(self.constant(Scalar::U64(*key)), *dist),

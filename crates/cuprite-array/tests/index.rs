@@ -5,7 +5,7 @@
 //! `index_scatter.rs`.
 
 use crate::common::Body;
-use cuprite_array::ops::{Idx, IndexMode};
+use cuprite_array::ops::{Idx, IndexMode, ScatterOpts};
 use cuprite_array::{Array, Device, Element, bf16, f16, s};
 use cuprite_testkit::{Rng, Test, TestResult};
 
@@ -212,11 +212,122 @@ fn modes_and_errors(d: Device) -> TestResult {
             &["1-D"],
             "2-D index_select",
         )?;
-        // Index results fuse with later element-wise work.
+        // Index results feed later element-wise work.
         let f = &a.take(&Array::from_slice(&[4i8, 0], &[2])?, None)? * 2;
         assert_eq!(f.to_vec()?, [28, 20]);
         Ok(())
     })
+}
+
+/// The `Error` mode's check inside the gather kernel: computed indices (the index arithmetic
+/// fused with the check and the gather), one bad index among many found with its value and
+/// position, a fresh flag on every call (a good call right after a bad one succeeds), broadcast
+/// indices, unsigned indices, negative indices in range.
+fn checked_in_kernel(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let n = 100_000usize;
+        let src: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+        let a = Array::from_slice(&src, &[n])?;
+        // idx[j] = (7 j) mod n - n/2: in [-n/2, n/2), negative ones counted from the end.
+        let base = Array::<i64>::arange(0, n as i64, 1)?;
+        let idx = base.try_mul(7i64)?.rem(n as i64).try_sub((n / 2) as i64)?;
+        let want: Vec<f32> = (0..n)
+            .map(|j| {
+                let i = ((7 * j) % n) as i64 - (n / 2) as i64;
+                src[if i < 0 {
+                    (i + n as i64) as usize
+                } else {
+                    i as usize
+                }]
+            })
+            .collect();
+        for round in 0..3 {
+            assert_eq!(a.take(&idx, None)?.to_vec()?, want, "round {round}");
+            // One index pushed out of range at position 77_777.
+            let bad_at = Array::<i64>::arange(0, n as i64, 1)?.equal(77_777i64);
+            let bad = Array::select(&bad_at, Array::<i64>::scalar((n + 5) as i64), &idx)?;
+            expect_err(
+                a.take(&bad, None),
+                &[&(n + 5).to_string(), "77777", &n.to_string()],
+                "one bad index among many",
+            )?;
+            let low = Array::select(&bad_at, Array::<i64>::scalar(-(n as i64) - 1), &idx)?;
+            expect_err(a.take(&low, Some(0)), &["-100001"], "below -n")?;
+        }
+        // Along an axis, with an index broadcast against the other axes.
+        let m = Array::from_slice(&[1i32, 2, 3, 4, 5, 6], &[2, 3])?;
+        let along = Array::from_slice(&[2u32, 0], &[1, 2])?;
+        assert_eq!(m.take_along_axis(&along, 1)?.to_vec()?, [3, 1, 6, 4]);
+        let over = Array::from_slice(&[2u32, 3], &[1, 2])?;
+        expect_err(m.take_along_axis(&over, 1), &["3", "extent 3"], "u32 over")?;
+        assert_eq!(
+            m.take(&Array::from_slice(&[-1i8], &[1])?, Some(0))?
+                .to_vec()?,
+            [4, 5, 6]
+        );
+        expect_err(
+            m.index_select(1, &Array::from_slice(&[0i16, -4], &[2])?),
+            &["-4"],
+            "index_select below",
+        )?;
+        expect_err(
+            m.gather(0, &Array::from_slice(&[2u8], &[1])?),
+            &["2"],
+            "gather over",
+        )?;
+        // Scatters: the update passes check (atomic and deterministic sums, a max), i32 and
+        // i64 indices; a good call after a bad one succeeds.
+        let dst = 1000usize;
+        let base = Array::<f32>::zeros(&[dst]);
+        let vals = Array::<f32>::ones(&[n]);
+        let sidx = base_idx_mod(n, dst)?;
+        let mut want = vec![0.0f32; dst];
+        (0..n).for_each(|j| want[(7 * j) % dst] += 1.0);
+        for det in [false, true] {
+            let o = ScatterOpts {
+                deterministic: det,
+                ..Default::default()
+            };
+            for round in 0..2 {
+                assert_eq!(
+                    base.index_add(0, &sidx, &vals, o)?.to_vec()?,
+                    want,
+                    "index_add det {det} round {round}"
+                );
+                let bad = Array::select(
+                    &Array::<i64>::arange(0, n as i64, 1)?.equal(54_321i64),
+                    Array::<i64>::scalar(dst as i64),
+                    &sidx,
+                )?;
+                expect_err(
+                    base.index_add(0, &bad, &vals, o),
+                    &["1000", "54321", "extent 1000"],
+                    "index_add one bad index",
+                )?;
+                expect_err(
+                    base.index_add(0, &bad.cast::<i32>(), &vals, o),
+                    &["1000", "54321"],
+                    "index_add i32 bad index",
+                )?;
+            }
+        }
+        let neg = Array::from_slice(&[-1i32, -1001], &[2])?;
+        expect_err(
+            base.scatter_max(0, &neg, &Array::<f32>::ones(&[2]), ScatterOpts::default()),
+            &["-1001"],
+            "scatter_max below",
+        )?;
+        assert_eq!(base.to_vec()?, vec![0.0; dst], "the base is unchanged");
+        Ok(())
+    })
+}
+
+/// `(7 j) mod m` for `j < n`, as i64.
+fn base_idx_mod(n: usize, m: usize) -> Result<Array<i64>, cuprite_array::Error> {
+    Array::<i64>::arange(0, n as i64, 1)?
+        .try_mul(7i64)?
+        .rem(m as i64)
+        .contiguous()
 }
 
 fn masks(d: Device) -> TestResult {
@@ -626,6 +737,7 @@ fn unsigned_indices_above_i64(d: Device) -> TestResult {
 pub const BODIES: &[(&str, Body)] = &[
     ("gathers_all_dtypes", gathers_all_dtypes),
     ("modes_and_errors", modes_and_errors),
+    ("checked_in_kernel", checked_in_kernel),
     ("unsigned_indices_above_i64", unsigned_indices_above_i64),
     ("masks", masks),
     ("numpy_table", numpy_table),

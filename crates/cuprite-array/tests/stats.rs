@@ -174,6 +174,46 @@ fn cov_ref(x: &[f64], v: usize, n: usize, ddof: usize) -> Vec<f64> {
     c
 }
 
+/// A covariance of 512 variables of 8192 observations (a product with a long contracted axis)
+/// in f64 and f32 against the plain product of the centred rows on the CPU.
+fn cov_long_rows(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let mut rng = Rng::fresh();
+        let (v, n) = (512usize, 8192usize);
+        let x: Vec<f64> = rng
+            .vec_f32(v * n, -1.0, 2.0)
+            .iter()
+            .map(|&f| f as f64 + 10.0)
+            .collect();
+        let mut xc = x.clone();
+        for r in xc.chunks_mut(n) {
+            let m = r.iter().sum::<f64>() / n as f64;
+            r.iter_mut().for_each(|e| *e -= m);
+        }
+        let c = Array::from_slice_on(Device::CPU, &xc, &[v, n])?;
+        let want = c.matmul(&c.t())?.to_vec()?;
+        let want: Vec<f64> = want.iter().map(|e| e / (n - 1) as f64).collect();
+        let a = Array::from_slice(&x, &[v, n])?;
+        close(
+            &a.cov(true, 1)?.to_vec()?,
+            &want,
+            1e-10,
+            1e-11,
+            "f64 cov of 512 x 8192",
+        )?;
+        let got32: Vec<f64> = a
+            .cast::<f32>()
+            .cov(true, 1)?
+            .to_vec()?
+            .iter()
+            .map(|&f| f as f64)
+            .collect();
+        // Rows offset by 10 (centred first: no cancellation beyond f32 rounding of the data).
+        close(&got32, &want, 1e-3, 2e-4, "f32 cov of 512 x 8192")?;
+        Ok(())
+    })
+}
+
 fn cov_corr_average_ptp(d: Device) -> TestResult {
     cuprite_array::with_device(d, || {
         let mut rng = Rng::fresh();
@@ -546,6 +586,7 @@ pub const BODIES: &[(&str, Body)] = &[
     ("histogram_values", histogram_values),
     ("bincount_values", bincount_values),
     ("cov_corr_average_ptp", cov_corr_average_ptp),
+    ("cov_long_rows", cov_long_rows),
     ("random_distributions", random_distributions),
     ("random_indices", random_indices),
 ];

@@ -428,6 +428,14 @@ fn emit_lane(e: &Emit<'_>, out: &mut String) {
                     ),
                 )
             }
+            // The flag input is declared like any other (`const`, never read): the helper
+            // writes through it.
+            Step::Check(f, idx, n, signed) => format!(
+                "check_idx_((unsigned int *)in{f}, (i64t){}, (i64t){}, {})",
+                v(idx),
+                v(n),
+                signed as u8
+            ),
             Step::Iota(ax) => {
                 let inner: Vec<String> = (ax + 1..nd).map(|j| format!("(u64t)s{j}")).collect();
                 let inner = if inner.is_empty() {
@@ -580,9 +588,12 @@ pub(crate) fn vectorisable(p: &Program) -> bool {
     p.inputs
         .iter()
         .all(|i| i.gather_len.is_none() && i.layout.is_contiguous(&p.shape))
-        && p.instrs
-            .iter()
-            .all(|i| !matches!(i.kind, Step::Iota(_) | Step::Rand(..) | Step::Gather(..)))
+        && p.instrs.iter().all(|i| {
+            !matches!(
+                i.kind,
+                Step::Iota(_) | Step::Rand(..) | Step::Gather(..) | Step::Check(..)
+            )
+        })
         && !p.shape.is_empty()
 }
 

@@ -50,6 +50,16 @@ __device__ __forceinline__ u64t ipow_u(u64t b, u64t e) {
   return r;
 }
 "#;
+/// A checked index (`Step::Check`): negative values counted from the end when `sgn`, a value
+/// still outside `[0, n)` raises the flag and reads as 0 (the flag is only written, so any
+/// number of threads may raise it).
+const PRELUDE_CHECK: &str = r#"
+__device__ __forceinline__ i64t check_idx_(unsigned int *flag, i64t v, i64t n, int sgn) {
+  const i64t w = (sgn && v < 0) ? v + n : v;
+  if (w < 0 || w >= n) { *flag = 1u; return 0; }
+  return w;
+}
+"#;
 const PRELUDE_CPLX: &str = r#"
 struct __align__(8) cf32 { float re, im; };
 struct __align__(16) cf64 { double re, im; };
@@ -124,6 +134,9 @@ pub(super) fn with_prelude(body: &str) -> String {
     }
     if uses(&["ipow_"]) {
         s.push_str(PRELUDE_IPOW);
+    }
+    if uses(&["check_idx_("]) {
+        s.push_str(PRELUDE_CHECK);
     }
     if uses(&["cf32", "cf64", "mkc(", "cadd(", "cmul(", "cnz("]) {
         s.push_str(PRELUDE_CPLX);

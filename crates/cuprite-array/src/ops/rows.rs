@@ -68,7 +68,10 @@ fn fused_producer(node: &Arc<Node>, ax: usize) -> Option<Producer> {
     let prog = Program::build(std::slice::from_ref(node));
     let plain = prog.instrs.iter().all(|i| {
         !i.dtype.is_complex()
-            && !matches!(i.kind, Step::Gather(..) | Step::Iota(_) | Step::Rand(..))
+            && !matches!(
+                i.kind,
+                Step::Gather(..) | Step::Check(..) | Step::Iota(_) | Step::Rand(..)
+            )
     });
     if !plain
         || prog.inputs.len() > MAX_PRODUCER_INPUTS

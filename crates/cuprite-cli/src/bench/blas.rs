@@ -51,7 +51,7 @@ pub fn benchmarks() -> Vec<Benchmark> {
             Shape::square(8192, 2048),
             ComputeType::Default,
             720.0,
-            false
+            true
         )),
         bench!("blas/gemm_tf32_8192", |b| gemm::<f32>(
             b,

@@ -319,6 +319,69 @@ fn gather(input: &Input, idx: &Vals) -> Vals {
     dispatch_load!(h.bytes(), input.dtype, ids.iter().map(|i| base + i))
 }
 
+/// The checked indices of `idx` into an axis of `n[0]` elements (see `Op::CheckIndex`); any
+/// index out of range reads as 0 and raises the program's flag (`flags`).
+fn check_index(flag: &Input, idx: &Vals, n: &Vals, signed: bool) -> Vals {
+    let (Vals::I64(v), Vals::I64(nv)) = (idx, n) else {
+        unreachable!("checked indices and their extent are i64")
+    };
+    let n = nv.first().copied().unwrap_or(0);
+    let mut bad = false;
+    let out = v
+        .iter()
+        .map(|&x| {
+            let w = if signed && x < 0 { x + n } else { x };
+            if (0..n).contains(&w) {
+                w
+            } else {
+                bad = true;
+                0
+            }
+        })
+        .collect();
+    if bad {
+        if let crate::storage::Storage::Host(h) = &*flag.storage {
+            flags::raise(h);
+        }
+    }
+    Vals::I64(out)
+}
+
+/// The index-check flags of host programs: host buffers are immutable once shared, so a
+/// program or call raising a flag (`Step::Check`, a checked scatter) records the flag's buffer
+/// here instead of writing it, and the caller takes the record after realising.
+pub(crate) mod flags {
+    use crate::storage::HostBuf;
+    use std::sync::Mutex;
+
+    static RAISED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+    fn key(s: &HostBuf) -> usize {
+        s as *const HostBuf as usize
+    }
+
+    /// Records that a program raised the flag `s`.
+    pub(crate) fn raise(s: &HostBuf) {
+        let mut g = RAISED.lock().unwrap_or_else(|e| e.into_inner());
+        if !g.contains(&key(s)) {
+            g.push(key(s));
+        }
+    }
+
+    /// Whether `s` was raised since the last call (the record is cleared). Called once on a
+    /// new flag too, so that a record left by a dropped flag at the same address is gone.
+    pub(crate) fn take(s: &HostBuf) -> bool {
+        let mut g = RAISED.lock().unwrap_or_else(|e| e.into_inner());
+        match g.iter().position(|&k| k == key(s)) {
+            Some(i) => {
+                g.swap_remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
 macro_rules! store_typed {
     ($ptr:expr, $offs:expr, $vals:expr, $T:ty, $Var:ident, $conv:expr) => {{
         let Vals::$Var(v) = $vals else { unreachable!() };
@@ -380,6 +443,9 @@ pub(crate) fn run_chunk(prog: &Program, start: usize, len: usize) -> Vec<Vals> {
             Step::Select(c, a, b) => select(get(c), get(a), get(b)),
             Step::Cast(a) => cast(get(a), ins.dtype),
             Step::Gather(i, idx) => gather(&prog.inputs[i], get(idx)),
+            Step::Check(f, idx, n, signed) => {
+                check_index(&prog.inputs[f], get(idx), get(n), signed)
+            }
             Step::Iota(axis) => iota(&prog.shape, axis, start, len),
             Step::Rand(key, dist) => {
                 let Scalar::U64(k) = prog.consts[key] else {

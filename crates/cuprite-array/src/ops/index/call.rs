@@ -194,10 +194,18 @@ impl ScatterCall {
     }
 
     fn check<B>(&self, inputs: &[CallInput<'_, B>]) -> Result<()> {
-        let [base, idx, vals] = inputs else {
-            return Err(Error::InvalidArgument(
-                "scatter takes a base, an index and values".into(),
-            ));
+        let (three, flag) = inputs.split_at(inputs.len().min(3));
+        let flag_ok = match flag {
+            [] => !self.checked,
+            [f] => self.checked && f.dtype == DType::U32 && f.shape.iter().product::<usize>() == 1,
+            _ => false,
+        };
+        let ([base, idx, vals], true) = (three, flag_ok) else {
+            return Err(Error::InvalidArgument(format!(
+                "scatter takes a base, an index and values{}, was given {} inputs",
+                if self.checked { " and a flag" } else { "" },
+                inputs.len()
+            )));
         };
         let want_idx = if self.idx1d { self.k } else { self.m() };
         let ok = base.dtype == self.dtype
@@ -313,6 +321,9 @@ impl LibraryCall for ScatterCall {
         let src = &base.buf.bytes()[base.layout.offset * size..][..n_out * size];
         out.bytes_mut()[..n_out * size].copy_from_slice(src);
         let dests = self.dests(idx);
+        if self.checked && dests.iter().any(|d| d.is_none()) {
+            crate::backend::cpu::flags::raise(inputs[3].buf);
+        }
         let m = self.m();
         if self.op == Reduce::Set {
             let v = &vals.buf.bytes()[vals.layout.offset * size..][..m * size];
@@ -397,6 +408,12 @@ impl LibraryCall for ScatterCall {
         let i_ptr = idx.buf.ptr() + idx.layout.offset as u64 * self.idx_dtype.size() as u64;
         let v_ptr = vals.buf.ptr() + vals.layout.offset as u64 * size;
         let o_ptr = out.ptr();
+        // The flag of a checked call (null otherwise: the kernels then only skip).
+        let flag = match inputs.get(3) {
+            Some(f) => Some((f.buf.live().ok_or_else(gone)?, f.buf.ptr())),
+            None => None,
+        };
+        let f_ptr = flag.map_or(0, |(_, p)| p);
         let (m, n_out) = (self.m() as u64, self.n_out() as u64);
         let sources = super::cuda::sources(self);
         let mut kernels = Vec::with_capacity(sources.len());
@@ -432,8 +449,19 @@ impl LibraryCall for ScatterCall {
         let words = |head: &[u64]| -> Vec<u64> {
             let mut w = head.to_vec();
             w.extend_from_slice(&shape);
+            w.push(f_ptr);
             w
         };
+        // The accesses of a per-update pass: those given and the flag it may raise.
+        macro_rules! with_flag {
+            ($($a:expr),* $(,)?) => {{
+                let mut v = vec![$($a),*];
+                if let Some((f, _)) = flag {
+                    v.push(Access::write(f));
+                }
+                v
+            }};
+        }
         if n_out > 0 {
             launch(
                 &kernels[0],
@@ -462,13 +490,13 @@ impl LibraryCall for ScatterCall {
                     &kernels[2],
                     m,
                     &words(&[i_ptr, w_ptr]),
-                    &[Access::read(i_buf), Access::write(w_buf)],
+                    &with_flag![Access::read(i_buf), Access::write(w_buf)],
                 )?;
                 launch(
                     &kernels[3],
                     m,
                     &words(&[i_ptr, v_ptr, o_ptr, w_ptr]),
-                    &[
+                    &with_flag![
                         Access::read(i_buf),
                         Access::read(v_buf),
                         Access::write(o_buf),
@@ -490,7 +518,7 @@ impl LibraryCall for ScatterCall {
                     &[p, 4 * n_out, 0],
                     &[Access::write(s_buf)],
                 )?;
-                let r = [
+                let r = with_flag![
                     Access::read(i_buf),
                     Access::read(v_buf),
                     Access::write(s_buf),
@@ -514,7 +542,7 @@ impl LibraryCall for ScatterCall {
                     &kernels[1],
                     m,
                     &words(&[i_ptr, v_ptr, o_ptr]),
-                    &[
+                    &with_flag![
                         Access::read(i_buf),
                         Access::read(v_buf),
                         Access::write(o_buf),

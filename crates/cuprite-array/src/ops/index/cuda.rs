@@ -64,12 +64,14 @@ __device__ __forceinline__ u64t key64(u64t b) { return (b >> 63) ? ~b : (b | 0x8
 "#;
 
 /// The loop header shared by the per-update kernels.
+/// An update whose destination is outside the axis raises the flag `chk` (one word, only
+/// written) when the call is checked, and is skipped (`chk` null otherwise).
 fn update_loop(name: &str, it: &str, extra: &str, body: &str) -> String {
     format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {it} *__restrict__ idx, {extra}, i64t m, i64t K, i64t inner, i64t N, i64t idx1d, i64t mode, i64t hglob) {{
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {it} *__restrict__ idx, {extra}, i64t m, i64t K, i64t inner, i64t N, i64t idx1d, i64t mode, i64t hglob, unsigned int *chk) {{
   for (i64t u = (i64t)blockIdx.x * blockDim.x + threadIdx.x; u < m; u += (i64t)gridDim.x * blockDim.x) {{
     i64t d;
-    if (!dest_of(idx, u, m, K, inner, N, idx1d, mode, &d)) continue;
+    if (!dest_of(idx, u, m, K, inner, N, idx1d, mode, &d)) {{ if (chk) *chk = 1u; continue; }}
 {body}
   }}
 }}

@@ -41,4 +41,7 @@ pub(super) struct ScatterCall {
     /// The index is 1-D over `K` (index_add) rather than one per update.
     pub idx1d: bool,
     pub mode: IndexMode,
+    /// A fourth input, a one-word flag (u32), is raised by any update whose index is out of
+    /// range (the `Error` mode's check, done by the update passes; see `IndexFlag`).
+    pub checked: bool,
 }

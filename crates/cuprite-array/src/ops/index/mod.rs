@@ -10,9 +10,13 @@
 //!   clamps into `[0, n)` (negative indices become 0, as NumPy's `mode="clip"`) and
 //!   [`IndexMode::Wrap`] takes the index modulo `n` (NumPy's `mode="wrap"`). No kernel ever
 //!   reads or writes out of bounds, whatever the mode.
-//! - **Checking indices** (the `Error` mode) is one fused reduction over the index array (it
-//!   reads the indices once and reads one flag back to the host) before the gather or scatter
-//!   is built: a synchronisation, which the `Clamp` and `Wrap` modes do not have.
+//! - **Checking indices** (the `Error` mode): in `take`, `take_along_axis`, `index_select` and
+//!   `gather` the check is part of the kernel that reads the indices (an out-of-range index
+//!   raises a one-word flag and reads element 0), and the call realises its result and reads
+//!   the flag back before returning: the result is evaluated at once, and the call
+//!   synchronises. Elsewhere (`put`, scatters, the general `index`) it is one fused reduction
+//!   over the index array, read back before the operation is built. Either way a
+//!   synchronisation, which the `Clamp` and `Wrap` modes do not have.
 //! - **Arrays are values.** Assignment (`assign`, `fill`, `put`) replaces `self` with a new
 //!   array and never writes memory another array can see: clones, views and slices taken before
 //!   keep their values (copy-on-write; the copy is the one pass that writes the result). Scatter
@@ -73,6 +77,7 @@ use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
 use crate::schedule::contiguous_storage;
+use crate::storage::Storage;
 use std::sync::Arc;
 
 /// What an index outside its axis does (see the module docs).
@@ -180,6 +185,91 @@ pub(crate) fn normalize(
             Ok(norm)
         }
     }
+}
+
+/// A one-word flag that the checked indices of [`Op::CheckIndex`] raise: made zero on the
+/// indices' device before the kernel that reads them, read back after it.
+pub(crate) struct IndexFlag {
+    storage: Arc<Storage>,
+    device: crate::device::Device,
+}
+
+impl IndexFlag {
+    pub(super) fn new(device: crate::device::Device) -> Result<IndexFlag> {
+        let z = crate::device::with_device(device, || Array::<u32>::zeros(&[1]));
+        let storage = contiguous_storage(&z.node)?;
+        if let Storage::Host(h) = &*storage {
+            // A record left by an earlier flag at the same address.
+            crate::backend::cpu::flags::take(h);
+        }
+        Ok(IndexFlag { storage, device })
+    }
+
+    /// The flag as a leaf node (an input of a checked scatter).
+    pub(super) fn node(&self) -> Arc<Node> {
+        Node::new(
+            Op::Leaf(self.storage.clone(), crate::shape::Layout::contiguous(&[1])),
+            DType::U32,
+            vec![1],
+            self.device,
+        )
+    }
+
+    /// Whether a kernel raised the flag (on CUDA a 4-byte read-back: a synchronisation).
+    fn raised(&self) -> Result<bool> {
+        match &*self.storage {
+            Storage::Host(h) => Ok(crate::backend::cpu::flags::take(h)),
+            Storage::Cuda(_) => Ok(Array::<u32>::from_node(self.node()).to_vec()?[0] != 0),
+        }
+    }
+}
+
+/// [`normalize`] with the `Error` mode's check fused into the kernel that will use the
+/// indices (no pass of its own over them, no synchronisation before the result is built):
+/// the indices are [`Op::CheckIndex`] nodes, and the caller hands its result to
+/// [`checked_result`] with the flag returned here. Other modes, and empty index arrays, are
+/// [`normalize`] with no flag.
+pub(crate) fn normalize_fused(
+    raw: &Arc<Node>,
+    n: usize,
+    mode: IndexMode,
+    what: &str,
+) -> Result<(Array<i64>, Option<IndexFlag>)> {
+    if mode != IndexMode::Error || crate::shape::numel(&raw.shape) == 0 || n == 0 {
+        return Ok((normalize(raw, n, mode, what)?, None));
+    }
+    check_int(raw.dtype, what)?;
+    let ni = i64::try_from(n)
+        .map_err(|_| Error::Index(format!("{what}: axis extent {n} is too large")))?;
+    let i = crate::array::cast_node(raw, DType::I64);
+    let flag = IndexFlag::new(raw.device)?;
+    let node = Node::new(
+        Op::CheckIndex(flag.storage.clone(), ni, raw.dtype.is_signed_int(), i),
+        DType::I64,
+        raw.shape.clone(),
+        raw.device,
+    );
+    Ok((Array::from_node(node), Some(flag)))
+}
+
+/// `out` (built on indices from [`normalize_fused`]) realised and, when the flag was raised,
+/// the `Err` of the unfused check (`recheck`, which names the first offending index).
+pub(crate) fn checked_result<T: Element>(
+    out: Array<T>,
+    flag: Option<IndexFlag>,
+    recheck: impl FnOnce() -> Result<Array<i64>>,
+) -> Result<Array<T>> {
+    let Some(flag) = flag else {
+        return Ok(out);
+    };
+    out.eval()?;
+    if flag.raised()? {
+        recheck()?;
+        return Err(Error::Index(
+            "an index out of range (found by the kernel that read it; not found again)".into(),
+        ));
+    }
+    Ok(out)
 }
 
 /// The value of an integer node at flat position `at`, for messages.

@@ -215,8 +215,9 @@ impl<T: Element> Array<T> {
             n,
             idx1d: false,
             mode,
+            checked: false,
         };
-        *self = scatter_node(c, &self.node, &idx, &vals);
+        *self = scatter_node(c, &self.node, &idx, &vals, None);
         Ok(())
     }
 }

@@ -2,7 +2,9 @@
 //! as one [`ScatterCall`] each, in the accumulation dtype the module docs name.
 
 use super::call::{Reduce, ScatterCall};
-use super::{IndexMode, ScatterOpts, check_int, normalize, unsigned_in_range};
+use super::{
+    IndexFlag, IndexMode, ScatterOpts, check_int, checked_result, normalize, unsigned_in_range,
+};
 use crate::array::{Array, cast_node, expand};
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
@@ -16,9 +18,12 @@ pub(super) fn scatter_node<U: Element>(
     base: &Arc<Node>,
     idx: &Arc<Node>,
     vals: &Arc<Node>,
+    flag: Option<Arc<Node>>,
 ) -> Array<U> {
+    let mut inputs = vec![base.clone(), idx.clone(), vals.clone()];
+    inputs.extend(flag);
     let node = Node::new(
-        Op::Library(Arc::new(c), vec![base.clone(), idx.clone(), vals.clone()]),
+        Op::Library(Arc::new(c), inputs),
         U::DTYPE,
         base.shape.clone(),
         base.device,
@@ -104,14 +109,19 @@ impl<T: Element> Array<T> {
         if m == 0 {
             return Ok(self.clone());
         }
-        if opts.mode == IndexMode::Error || s[ax] == 0 {
-            normalize(
-                &index.node,
-                s[ax],
-                IndexMode::Error,
-                &format!("{name}'s index along axis {ax}"),
-            )?;
+        let what = format!("{name}'s index along axis {ax}");
+        // The `Error` mode's check is done by the update passes (a flag read back after the
+        // call), except for u64 indices, whose values above i64::MAX the passes would read
+        // as negative: those, and an empty axis, are checked first.
+        let fused = opts.mode == IndexMode::Error && s[ax] > 0 && index.dtype() != DType::U64;
+        if (opts.mode == IndexMode::Error && !fused) || s[ax] == 0 {
+            normalize(&index.node, s[ax], IndexMode::Error, &what)?;
         }
+        let flag = if fused {
+            Some(IndexFlag::new(self.device())?)
+        } else {
+            None
+        };
         let c = acc_dtype(T::DTYPE, op)?;
         let (idx, idx_dtype) = call_index(&unsigned_in_range(&index.node, s[ax], opts.mode));
         let call = ScatterCall {
@@ -125,16 +135,20 @@ impl<T: Element> Array<T> {
             n: s[ax],
             idx1d,
             mode: opts.mode,
+            checked: flag.is_some(),
         };
         let base = cast_node(&self.node, c);
         let vals = cast_node(&expand(&src.node, &upd), c);
+        let fnode = flag.as_ref().map(IndexFlag::node);
         let out: Array<T> = if c == T::DTYPE {
-            scatter_node(call, &base, &idx, &vals)
+            scatter_node(call, &base, &idx, &vals, fnode)
         } else {
-            let wide = scatter_node_dyn(call, &base, &idx, &vals, c);
+            let wide = scatter_node_dyn(call, &base, &idx, &vals, fnode, c);
             Array::from_node(cast_node(&wide, T::DTYPE))
         };
-        Ok(out)
+        checked_result(out, flag, || {
+            normalize(&index.node, s[ax], IndexMode::Error, &what)
+        })
     }
 
     /// PyTorch's `scatter` (`self` with `self[.., index[p], ..] = src[p]` along `axis` for
@@ -251,10 +265,13 @@ fn scatter_node_dyn(
     base: &Arc<Node>,
     idx: &Arc<Node>,
     vals: &Arc<Node>,
+    flag: Option<Arc<Node>>,
     d: DType,
 ) -> Arc<Node> {
+    let mut inputs = vec![base.clone(), idx.clone(), vals.clone()];
+    inputs.extend(flag);
     Node::new(
-        Op::Library(Arc::new(c), vec![base.clone(), idx.clone(), vals.clone()]),
+        Op::Library(Arc::new(c), inputs),
         d,
         base.shape.clone(),
         base.device,

@@ -3,7 +3,10 @@
 //! (`masked_select` and `nonzero` themselves are the scan-based compactions of `ops::scan`).
 
 use super::scatter::scatter_node;
-use super::{IndexMode, call, coord, flat_offset, gather_flat, normalize, place, strides_i64};
+use super::{
+    IndexMode, call, checked_result, coord, flat_offset, gather_flat, normalize, normalize_fused,
+    place, strides_i64,
+};
 use crate::array::{Array, expand};
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
@@ -46,13 +49,17 @@ impl<T: Element> Array<T> {
     ) -> Result<Array<T>> {
         crate::array::check_devices(&[&self.node, &indices.node])?;
         let Some(ax) = axis_ else {
-            let flat = normalize(&indices.node, self.len(), mode, "take's indices")?;
-            return gather_flat(&self.flatten()?, &flat);
+            let what = "take's indices";
+            let (flat, flag) = normalize_fused(&indices.node, self.len(), mode, what)?;
+            let out = gather_flat(&self.flatten()?, &flat)?;
+            return checked_result(out, flag, || {
+                normalize(&indices.node, self.len(), mode, what)
+            });
         };
         let ax = axis(ax, self.ndim())?;
         let s = self.shape();
         let what = format!("take's indices along axis {ax}");
-        let norm = normalize(&indices.node, s[ax], mode, &what)?;
+        let (norm, flag) = normalize_fused(&indices.node, s[ax], mode, &what)?;
         let j = indices.ndim();
         let mut out = s[..ax].to_vec();
         out.extend_from_slice(indices.shape());
@@ -69,7 +76,8 @@ impl<T: Element> Array<T> {
                 terms.push((coord(d - 1 + j, &out)?, st[d]));
             }
         }
-        gather_flat(self, &flat_offset(&terms, &out)?)
+        let res = gather_flat(self, &flat_offset(&terms, &out)?)?;
+        checked_result(res, flag, || normalize(&indices.node, s[ax], mode, &what))
     }
 
     /// NumPy's `take_along_axis` (PyTorch's `gather`): `out[.., i, ..] = self[.., indices[.., i,
@@ -132,7 +140,7 @@ impl<T: Element> Array<T> {
         }
         crate::shape::checked_numel(&out)?;
         let what = format!("take_along_axis's indices along axis {ax}");
-        let norm = normalize(&indices.node, s[ax], mode, &what)?;
+        let (norm, flag) = normalize_fused(&indices.node, s[ax], mode, &what)?;
         let st = strides_i64(s);
         let mut terms = Vec::new();
         for d in 0..s.len() {
@@ -142,7 +150,8 @@ impl<T: Element> Array<T> {
                 terms.push((coord(d, &out)?, st[d]));
             }
         }
-        gather_flat(self, &flat_offset(&terms, &out)?)
+        let res = gather_flat(self, &flat_offset(&terms, &out)?)?;
+        checked_result(res, flag, || normalize(&indices.node, s[ax], mode, &what))
     }
 
     /// PyTorch's `index_select`: the slices at `index` (1-D, any integer dtype, negative from
@@ -224,6 +233,13 @@ pub(crate) fn true_positions(mask: &Array<bool>) -> Result<Array<i64>> {
         n: count,
         idx1d: false,
         mode: IndexMode::Error,
+        checked: false,
     };
-    Ok(scatter_node(c, &base.node, &slot.node, &positions.node))
+    Ok(scatter_node(
+        c,
+        &base.node,
+        &slot.node,
+        &positions.node,
+        None,
+    ))
 }
