@@ -139,7 +139,7 @@ pub(crate) fn rows_kernel(
     // A contiguous, 16-byte aligned line (not fused) is moved in 16-byte vectors of `vec`
     // values: thread `t` holds values `(q * BLOCK + t) * vec + r` of the line.
     let vec = 16 / dtype.size();
-    let vec_path = fused.is_none() && items >= vec && items % vec == 0;
+    let vec_path = items >= vec && items % vec == 0;
     let idx = if vec_path {
         format!("(vec ? ((k / {vec}) * {BLOCK} + t) * {vec} + k % {vec} : t + k * {BLOCK})")
     } else {
@@ -392,7 +392,7 @@ pub(crate) fn rows_kernel(
     // statistics) while it reduces and writes this one, so that twice the bytes are pending.
     // Not with a weight or bias and more than two vectors a thread: their loads while the next
     // line's vectors are held spilled (f32 layer_norm of 4096: 24 bytes, 0.94× copy → 0.82×).
-    let stream_line = if vec_path && (items / vec <= 2 || !(has_w || has_b)) {
+    let stream_line = if fused.is_none() && vec_path && (items / vec <= 2 || !(has_w || has_b)) {
         let q = items / vec;
         let out_aligned = if lse {
             ""
@@ -439,7 +439,38 @@ pub(crate) fn rows_kernel(
     } else {
         String::new()
     };
-    let (pk_decl, near_load) = if vec_path {
+    let (pk_decl, near_load) = if let (true, Some((prog, _)), Some((cond, _))) =
+        (vec_path, fused, &unit)
+    {
+        // A fused line whose inputs all step by one element and lie aligned: each input's
+        // `vec` values at once, the producer evaluated on each.
+        let (load, aligned) = producer_vec(prog, c, vec);
+        let out_aligned = if lse {
+            String::new()
+        } else {
+            " && (((unsigned long long)(out + base) | (unsigned long long)w | (unsigned long long)b) & 15) == 0".to_string()
+        };
+        (
+            format!("union pk_ {{ uint4 u; {s} e[{vec}]; }};\n"),
+            format!(
+                r#"const bool vec = ({cond}) && inner == 1 && nn % {vec} == 0{aligned}{out_aligned};
+      if (vec) {{
+        #pragma unroll
+        for (int q = 0; q < {items} / {vec}; ++q) {{
+          const int i0 = (q * {BLOCK} + t) * {vec};
+          if (i0 < nn) {{
+{load}
+          }} else {{
+            #pragma unroll
+            for (int r = 0; r < {vec}; ++r) v[q * {vec} + r] = ({c})0;
+          }}
+        }}
+      }} else {{
+      {scalar_load}
+      }}"#
+            ),
+        )
+    } else if vec_path && fused.is_none() {
         let aligned = if lse {
             "(unsigned long long)(in + base)".to_string()
         } else {
@@ -470,7 +501,15 @@ pub(crate) fn rows_kernel(
             ),
         )
     } else {
-        (String::new(), scalar_load)
+        let decl = if vec_path {
+            format!("union pk_ {{ uint4 u; {s} e[{vec}]; }};\n")
+        } else {
+            String::new()
+        };
+        (
+            decl,
+            format!("const bool vec = false; (void)vec;\n      {scalar_load}"),
+        )
     };
     // Registers a block may use: at least `min_blocks` blocks of `BLOCK` fit on an SM.
     let value_regs = items * if f64c { 2 } else { 1 };
@@ -582,6 +621,44 @@ __device__ __forceinline__ void block_lse({c} mw, {c} sw, {c} *sh, int &ph, {c} 
         name,
         source: with_prelude(&body),
     }
+}
+
+/// The statements that set `v[q * vec + r]` (`r < vec`) to the producer `p`'s values at line
+/// elements `i0 + r`, from one load of `vec` consecutive values of each input (`in{k}` from
+/// the line base `b{k}`, all steps one), and the alignment condition those loads need
+/// (`&& ...`, one term an input).
+fn producer_vec(p: &Program, c: &str, vec: usize) -> (String, String) {
+    let mut code = String::new();
+    let mut aligned = String::new();
+    for (k, inp) in p.inputs.iter().enumerate() {
+        let bytes = vec * inp.dtype.size();
+        let (word, count) = match bytes {
+            0..=2 => ("unsigned short", 1),
+            3..=4 => ("unsigned int", 1),
+            5..=8 => ("uint2", 1),
+            _ => ("uint4", bytes / 16),
+        };
+        let align = bytes.min(16);
+        let _ = write!(
+            aligned,
+            " && ((unsigned long long)(in{k} + b{k}) & {}) == 0",
+            align - 1
+        );
+        let st = inp.dtype.c_storage();
+        let _ = writeln!(
+            code,
+            "            union {{ {word} u[{count}]; {st} e[{vec}]; }} p{k}_;\n            #pragma unroll\n            for (int w_ = 0; w_ < {count}; ++w_) p{k}_.u[w_] = reinterpret_cast<const {word} *>(in{k} + b{k} + i0)[w_];"
+        );
+    }
+    let out = p.outputs[0];
+    for r in 0..vec {
+        let e = Emit::converted(p, |k| format!("p{k}_.e[{r}]"), "0", format!("_{r}"));
+        let mut lane = String::new();
+        emit_lane(&e, &mut lane);
+        code.push_str(&lane);
+        let _ = writeln!(code, "            v[q * {vec} + {r}] = ({c})v{out}_{r};");
+    }
+    (code, aligned)
 }
 
 /// The condition that every input of the producer `p` steps by one element along the line
