@@ -25,38 +25,49 @@ pub(crate) fn scan_vec_possible(p: &Program, spec: ScanSpec) -> bool {
     ) && vectorisable(p)
 }
 
-/// Chunks of `BLOCK * VEC` elements in a tile of the vectorised kernel: 8 for a scan of
-/// accumulators of up to 4 bytes (a tile's look-back then covers twice the bytes: cumsum of
-/// 2^26 f32 on the H100 took 0.312, 0.261 and 0.238 ms with 2, 4 and 8 chunks), 4 for wider
-/// ones and for compactions (a compaction of f32 values with 8 chunks: 0.55 ms against 0.40).
-pub(crate) fn scan_vec_chunks(spec: ScanSpec) -> usize {
+/// Lines at least this long take the `long` form of the vectorised kernel (four of its tiles
+/// or more: shorter lines would leave most of a long tile's threads idle).
+pub(crate) const SCAN_VEC_LONG: usize = 4 * 16 * BLOCK as usize * VEC;
+
+/// Chunks of `BLOCK * VEC` elements in a tile of the vectorised kernel: for a scan of
+/// accumulators of up to 4 bytes 8, or 16 in the `long` form (a tile's look-back then covers
+/// more bytes: cumsum of 2^26 f32 on the H100 took 0.312, 0.261 and 0.238 ms with 2, 4 and 8
+/// chunks, and 0.229–0.232 ms with 16 at two blocks an SM; fused cumsum(a*b + c) 0.90× the
+/// copy bandwidth with 8, 0.93–0.95× with 16), 4 for wider ones and for compactions (a
+/// compaction of f32 values with 8 chunks: 0.55 ms against 0.40).
+pub(crate) fn scan_vec_chunks(spec: ScanSpec, long: bool) -> usize {
     if spec.elem_size() <= 4 && matches!(spec.sink, Sink::Scan { .. }) {
-        8
+        if long { 16 } else { 8 }
     } else {
         4
     }
 }
 
 /// Elements in a tile of the vectorised kernel.
-pub(crate) fn scan_vec_tile(spec: ScanSpec) -> usize {
-    scan_vec_chunks(spec) * BLOCK as usize * VEC
+pub(crate) fn scan_vec_tile(spec: ScanSpec, long: bool) -> usize {
+    scan_vec_chunks(spec, long) * BLOCK as usize * VEC
 }
 
 /// The blocks per SM the vectorised kernel is built for: 6 (at most 40 registers) for 4 chunks
-/// of accumulators of up to 4 bytes without values; 4 (64 registers) for 8 chunks, wider
-/// accumulators and a compaction of values (which holds the values too: at 40 registers the
-/// f32 one spilled 96 bytes).
-fn min_blocks(spec: ScanSpec) -> usize {
+/// of accumulators of up to 4 bytes without values; 4 (64 registers) for wider accumulators
+/// and a compaction of values (which holds the values too: at 40 registers the f32 one spilled
+/// 96 bytes); 2 (128 registers) for 16 chunks, whose 64 values a thread need them (at 3 the
+/// f32 cumsum ran at 0.68× the copy bandwidth against 0.78–0.80× at 2).
+fn min_blocks(spec: ScanSpec, long: bool) -> usize {
     let values = matches!(spec.sink, Sink::Compact { values: true, .. });
-    if scan_vec_chunks(spec) == 4 && spec.elem_size() <= 4 && !values {
+    let chunks = scan_vec_chunks(spec, long);
+    if chunks >= 16 {
+        2
+    } else if chunks == 4 && spec.elem_size() <= 4 && !values {
         6
     } else {
         4
     }
 }
 
-/// The vectorised look-back kernel; parameters as [`scan_tiles`]' (`inner_` must be 1).
-pub(crate) fn scan_vec(p: &Program, spec: ScanSpec) -> KernelSource {
+/// The vectorised look-back kernel (the `long` form: see [`SCAN_VEC_LONG`]); parameters as
+/// [`scan_tiles`]' (`inner_` must be 1).
+pub(crate) fn scan_vec(p: &Program, spec: ScanSpec, long: bool) -> KernelSource {
     let exclusive = matches!(
         spec.sink,
         Sink::Scan {
@@ -68,14 +79,14 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec) -> KernelSource {
         Sink::Compact { values, .. } => Some(values),
         Sink::Scan { .. } => None,
     };
-    let chunks = scan_vec_chunks(spec);
+    let chunks = scan_vec_chunks(spec, long);
     let warps = BLOCK as usize / 32;
     let slots = chunks * warps;
     // Warp 0 scans the slots, `spl` consecutive ones a lane.
     let spl = slots.div_ceil(32);
-    let tile = scan_vec_tile(spec);
+    let tile = scan_vec_tile(spec, long);
     let name = kernel_name(spec, &format!("vec{chunks}"));
-    let mut s = prologue(p, spec, &name, min_blocks(spec), tile, spl * 32);
+    let mut s = prologue(p, spec, &name, min_blocks(spec, long), tile, spl * 32);
     let _ = write!(
         s,
         r#"  A_ x_[{chunks}][{VEC}];

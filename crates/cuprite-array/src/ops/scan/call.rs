@@ -5,8 +5,9 @@
 use super::cpu::{self, Acc};
 use crate::backend::cuda::{aligned, vector_allowed};
 use crate::codegen::{
-    BITS_TILE, BLOCK, ParamPlan, ScanSpec, Sink, VEC, Variant, scan_bits, scan_bits_possible,
-    scan_columns, scan_tiles, scan_vec, scan_vec_chunks, scan_vec_possible, scan_vec_tile,
+    BITS_TILE, BLOCK, ParamPlan, SCAN_VEC_LONG, ScanSpec, Sink, VEC, Variant, scan_bits,
+    scan_bits_possible, scan_columns, scan_tiles, scan_vec, scan_vec_chunks, scan_vec_possible,
+    scan_vec_tile,
 };
 use crate::dtype::{Class, DType};
 use crate::error::{Error, Result};
@@ -154,8 +155,9 @@ enum Kernel {
     Tiles,
     /// [`scan_columns`]: one thread per line.
     Columns,
-    /// [`scan_vec`]: contiguous aligned lines, vectors in registers.
-    Vec,
+    /// [`scan_vec`]: contiguous aligned lines, vectors in registers (`true`: the form for
+    /// long lines, [`SCAN_VEC_LONG`]).
+    Vec(bool),
     /// [`scan_bits`]: the vectorised compaction of indices, flags as bits.
     Bits,
 }
@@ -165,7 +167,7 @@ impl Kernel {
         match self {
             Kernel::Tiles => 0,
             Kernel::Columns => 1,
-            Kernel::Vec => 2 + scan_vec_chunks(spec) as u8,
+            Kernel::Vec(long) => 2 + scan_vec_chunks(spec, long) as u8,
             Kernel::Bits => 32,
         }
     }
@@ -174,7 +176,7 @@ impl Kernel {
         match self {
             Kernel::Tiles => scan_tiles(prog, spec),
             Kernel::Columns => scan_columns(prog, spec),
-            Kernel::Vec => scan_vec(prog, spec),
+            Kernel::Vec(long) => scan_vec(prog, spec, long),
             Kernel::Bits => scan_bits(prog, spec),
         }
     }
@@ -182,7 +184,7 @@ impl Kernel {
     /// Elements of a tile (tiled kernels).
     fn tile(self, spec: ScanSpec) -> usize {
         match self {
-            Kernel::Vec => scan_vec_tile(spec),
+            Kernel::Vec(long) => scan_vec_tile(spec, long),
             Kernel::Bits => BITS_TILE,
             _ => spec.tile(),
         }
@@ -297,7 +299,7 @@ impl FusedCall for ScanCall {
         } else if scan_bits_possible(prog, self.spec) {
             Kernel::Bits
         } else {
-            Kernel::Vec
+            Kernel::Vec(self.n >= SCAN_VEC_LONG)
         };
         let spec = self.spec;
         let k = crate::jit::kernel(
@@ -396,7 +398,8 @@ impl FusedCall for ScanCall {
             v.push(scan_columns(prog, self.spec).source);
         }
         if scan_vec_possible(prog, self.spec) {
-            v.push(scan_vec(prog, self.spec).source);
+            v.push(scan_vec(prog, self.spec, false).source);
+            v.push(scan_vec(prog, self.spec, true).source);
         }
         if scan_bits_possible(prog, self.spec) {
             v.push(scan_bits(prog, self.spec).source);
