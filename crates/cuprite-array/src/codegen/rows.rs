@@ -2,8 +2,9 @@
 //! rms_norm, normalize): one block per line of the reduced axis (grid-stride over lines). A
 //! line of up to `BLOCK * items` elements (`items` sized to the line by [`row_items`]) is read
 //! once into registers, in 16-byte vectors where it is contiguous and aligned (a fused line,
-//! whose element-wise producer is evaluated in place, with its inputs' steps along the line a
-//! constant where they are all one element), all its loads issued before any arithmetic; its
+//! whose element-wise producer is evaluated in place, in vectors of each input where they all
+//! step by one element along the line and lie aligned, else with the steps a constant where
+//! they are all one), all its loads issued before any arithmetic; its
 //! statistics are reduced over the registers with warp shuffles and one shared-memory step per
 //! statistic (one barrier each, the two halves of the shared array taken in turn), and it is
 //! written once. softmax and log_softmax reduce each warp's maximum and sum of exponentials
