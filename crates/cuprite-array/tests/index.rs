@@ -275,6 +275,23 @@ fn checked_in_kernel(d: Device) -> TestResult {
             &["2"],
             "gather over",
         )?;
+        // The general index: two arrays broadcast together, then one out of range.
+        let r = Array::from_slice(&[1i64, 0], &[2, 1])?;
+        let c = Array::from_slice(&[-1i32, 0, 2], &[1, 3])?;
+        assert_eq!(
+            m.index(&[Idx::array(&r), Idx::array(&c)])?.to_vec()?,
+            [6, 4, 6, 3, 1, 3]
+        );
+        let c_bad = Array::from_slice(&[-1i32, 3, 2], &[1, 3])?;
+        expect_err(
+            m.index(&[Idx::array(&r), Idx::array(&c_bad)]),
+            &["3", "axis 1"],
+            "general index over",
+        )?;
+        assert_eq!(
+            m.index(&[Idx::full(), Idx::array(&c)])?.to_vec()?,
+            [3, 1, 3, 6, 4, 6]
+        );
         // Scatters: the update passes check (atomic and deterministic sums, a max), i32 and
         // i64 indices; a good call after a bad one succeeds.
         let dst = 1000usize;

@@ -4,7 +4,10 @@
 //! The rules are written down on [`Idx`].
 
 use super::take::true_positions;
-use super::{IndexMode, coord, flat_offset, gather_flat, normalize, place, strides_i64};
+use super::{
+    IndexFlag, IndexMode, checked_result, coord, flat_offset, gather_flat, normalize, place,
+    strides_i64,
+};
 use crate::array::{Array, expand};
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
@@ -117,6 +120,10 @@ struct Plan {
     flat: Array<i64>,
     /// Whether the index had no arrays (the result may then be a view).
     basic: bool,
+    /// With a fused check (`plan(.., true)`): the flag the index arrays raise, and each array
+    /// with its axis extent and name, for the message when it is raised.
+    flag: Option<IndexFlag>,
+    checked: Vec<(Arc<Node>, usize, String)>,
 }
 
 impl<T: Element> Array<T> {
@@ -139,12 +146,18 @@ impl<T: Element> Array<T> {
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn index(&self, args: &[Idx]) -> Result<Array<T>> {
-        let p = self.plan(args)?;
+        let p = self.plan(args, true)?;
         if p.basic {
             // A view: slices, then a reshape that drops integer axes and inserts new ones.
             return self.basic_view(args);
         }
-        gather_flat(self, &p.flat)
+        let out = gather_flat(self, &p.flat)?;
+        checked_result(out, p.flag, || {
+            for (node, n, what) in &p.checked {
+                normalize(node, *n, IndexMode::Error, what)?;
+            }
+            Ok(())
+        })
     }
 
     /// `self[args] = value` (NumPy): `value` broadcast to the shape [`index`](Self::index)
@@ -161,7 +174,7 @@ impl<T: Element> Array<T> {
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn assign_index(&mut self, args: &[Idx], value: &Array<T>) -> Result<()> {
-        let p = self.plan(args)?;
+        let p = self.plan(args, false)?;
         let b = broadcast_shapes(value.shape(), &p.out).ok();
         if b.as_deref() != Some(&p.out[..]) {
             return Err(Error::Shape(format!(
@@ -210,7 +223,9 @@ impl<T: Element> Array<T> {
         v.reshape(&shape)
     }
 
-    fn plan(&self, args: &[Idx]) -> Result<Plan> {
+    /// The offsets of a general index; with `fused`, index arrays are checked by the kernel
+    /// that reads them (see [`IndexFlag`]), else each by a reduction read back first.
+    fn plan(&self, args: &[Idx], fused: bool) -> Result<Plan> {
         let args = expand_args(self, args)?;
         let s = self.shape().to_vec();
         let st = strides_i64(&s);
@@ -218,6 +233,8 @@ impl<T: Element> Array<T> {
         let mut axes = Vec::new();
         let mut arrays: Vec<Array<i64>> = Vec::new();
         let mut fixed = 0i64;
+        let mut flag: Option<IndexFlag> = None;
+        let mut checked = Vec::new();
         for (arg, src) in &args {
             match arg {
                 Idx::NewAxis => axes.push(Axis::New),
@@ -252,7 +269,18 @@ impl<T: Element> Array<T> {
                 Idx::Array(ia) => {
                     let a = src.expect("an index array consumes an axis");
                     let what = format!("index array for axis {a}");
-                    let norm = normalize(&ia.node, s[a], IndexMode::Error, &what)?;
+                    let fuse = fused && s[a] > 0 && crate::shape::numel(&ia.node.shape) > 0;
+                    let norm = if fuse {
+                        if flag.is_none() {
+                            flag = Some(IndexFlag::new(self.device())?);
+                        }
+                        let f = flag.as_ref().expect("made above");
+                        let x = f.check(&ia.node, s[a], &what)?;
+                        checked.push((ia.node.clone(), s[a], what));
+                        x
+                    } else {
+                        normalize(&ia.node, s[a], IndexMode::Error, &what)?
+                    };
                     axes.push(Axis::Adv { a, k: arrays.len() });
                     arrays.push(norm);
                 }
@@ -316,7 +344,13 @@ impl<T: Element> Array<T> {
         if fixed != 0 {
             flat = flat.try_add(fixed)?;
         }
-        Ok(Plan { out, flat, basic })
+        Ok(Plan {
+            out,
+            flat,
+            basic,
+            flag,
+            checked,
+        })
     }
 }
 

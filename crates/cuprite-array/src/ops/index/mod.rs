@@ -10,13 +10,15 @@
 //!   clamps into `[0, n)` (negative indices become 0, as NumPy's `mode="clip"`) and
 //!   [`IndexMode::Wrap`] takes the index modulo `n` (NumPy's `mode="wrap"`). No kernel ever
 //!   reads or writes out of bounds, whatever the mode.
-//! - **Checking indices** (the `Error` mode): in `take`, `take_along_axis`, `index_select` and
-//!   `gather` the check is part of the kernel that reads the indices (an out-of-range index
-//!   raises a one-word flag and reads element 0), and the call realises its result and reads
-//!   the flag back before returning: the result is evaluated at once, and the call
-//!   synchronises. Elsewhere (`put`, scatters, the general `index`) it is one fused reduction
-//!   over the index array, read back before the operation is built. Either way a
-//!   synchronisation, which the `Clamp` and `Wrap` modes do not have.
+//! - **Checking indices** (the `Error` mode): in `take`, `take_along_axis`, `index_select`,
+//!   `gather` and the general `index` the check is part of the kernel that reads the indices
+//!   (an out-of-range index raises a one-word flag and reads element 0), and the call realises
+//!   its result and reads the flag back before returning: the result is evaluated at once.
+//!   The scatters (`scatter*`, `index_add`) raise the same flag from their update passes (an
+//!   out-of-range update is skipped) and read it back likewise; u64 indices are checked first
+//!   instead. `put` and `assign_index` check with one fused reduction over the index array,
+//!   read back before the assignment is built. Either way the call synchronises, which the
+//!   `Clamp` and `Wrap` modes do not.
 //! - **Arrays are values.** Assignment (`assign`, `fill`, `put`) replaces `self` with a new
 //!   array and never writes memory another array can see: clones, views and slices taken before
 //!   keep their values (copy-on-write; the copy is the one pass that writes the result). Scatter
@@ -54,9 +56,11 @@
 //!
 //! Gathers are **fused element-wise loads**: the flat source offset of each output element is
 //! an element-wise expression of the index arrays and coordinates, and the kernel that
-//! computes it reads the (contiguous, realised) source at that offset, so `take(x, i) * 2`
-//! and the index arithmetic fuse into the same one kernel as whatever consumes them (a gather
-//! needs no kernel of its own). Scatters are a library call (`call.rs`, a fusion boundary):
+//! computes it reads the (contiguous, realised) source at that offset, so the index
+//! arithmetic, the check and the gather are one kernel; in the `Clamp` and `Wrap` modes
+//! `take_with(x, i, ..) * 2` fuses whatever consumes the gather into it too (a gather then
+//! needs no kernel of its own), while the `Error` mode realises the gather to read its flag.
+//! Scatters are a library call (`call.rs`, a fusion boundary):
 //! they copy the base once, then run one kernel per pass over the updates (a library call
 //! rather than an element-wise node because the writes go to computed places and reduce).
 //! Boolean masks read their true count back to the host (the result's shape depends on it):
@@ -239,17 +243,27 @@ pub(crate) fn normalize_fused(
         return Ok((normalize(raw, n, mode, what)?, None));
     }
     check_int(raw.dtype, what)?;
-    let ni = i64::try_from(n)
-        .map_err(|_| Error::Index(format!("{what}: axis extent {n} is too large")))?;
-    let i = crate::array::cast_node(raw, DType::I64);
     let flag = IndexFlag::new(raw.device)?;
-    let node = Node::new(
-        Op::CheckIndex(flag.storage.clone(), ni, raw.dtype.is_signed_int(), i),
-        DType::I64,
-        raw.shape.clone(),
-        raw.device,
-    );
-    Ok((Array::from_node(node), Some(flag)))
+    let i = flag.check(raw, n, what)?;
+    Ok((i, Some(flag)))
+}
+
+impl IndexFlag {
+    /// `raw` (an integer node, not empty) as checked i64 indices into an axis of `n > 0`
+    /// raising this flag (one flag may serve several index arrays of one call).
+    pub(super) fn check(&self, raw: &Arc<Node>, n: usize, what: &str) -> Result<Array<i64>> {
+        check_int(raw.dtype, what)?;
+        let ni = i64::try_from(n)
+            .map_err(|_| Error::Index(format!("{what}: axis extent {n} is too large")))?;
+        let i = crate::array::cast_node(raw, DType::I64);
+        let node = Node::new(
+            Op::CheckIndex(self.storage.clone(), ni, raw.dtype.is_signed_int(), i),
+            DType::I64,
+            raw.shape.clone(),
+            raw.device,
+        );
+        Ok(Array::from_node(node))
+    }
 }
 
 /// `out` (built on indices from [`normalize_fused`]) realised and, when the flag was raised,
@@ -257,7 +271,7 @@ pub(crate) fn normalize_fused(
 pub(crate) fn checked_result<T: Element>(
     out: Array<T>,
     flag: Option<IndexFlag>,
-    recheck: impl FnOnce() -> Result<Array<i64>>,
+    recheck: impl FnOnce() -> Result<()>,
 ) -> Result<Array<T>> {
     let Some(flag) = flag else {
         return Ok(out);

@@ -147,7 +147,7 @@ impl<T: Element> Array<T> {
             Array::from_node(cast_node(&wide, T::DTYPE))
         };
         checked_result(out, flag, || {
-            normalize(&index.node, s[ax], IndexMode::Error, &what)
+            normalize(&index.node, s[ax], IndexMode::Error, &what).map(drop)
         })
     }
 

@@ -53,7 +53,7 @@ impl<T: Element> Array<T> {
             let (flat, flag) = normalize_fused(&indices.node, self.len(), mode, what)?;
             let out = gather_flat(&self.flatten()?, &flat)?;
             return checked_result(out, flag, || {
-                normalize(&indices.node, self.len(), mode, what)
+                normalize(&indices.node, self.len(), mode, what).map(drop)
             });
         };
         let ax = axis(ax, self.ndim())?;
@@ -77,7 +77,9 @@ impl<T: Element> Array<T> {
             }
         }
         let res = gather_flat(self, &flat_offset(&terms, &out)?)?;
-        checked_result(res, flag, || normalize(&indices.node, s[ax], mode, &what))
+        checked_result(res, flag, || {
+            normalize(&indices.node, s[ax], mode, &what).map(drop)
+        })
     }
 
     /// NumPy's `take_along_axis` (PyTorch's `gather`): `out[.., i, ..] = self[.., indices[.., i,
@@ -151,7 +153,9 @@ impl<T: Element> Array<T> {
             }
         }
         let res = gather_flat(self, &flat_offset(&terms, &out)?)?;
-        checked_result(res, flag, || normalize(&indices.node, s[ax], mode, &what))
+        checked_result(res, flag, || {
+            normalize(&indices.node, s[ax], mode, &what).map(drop)
+        })
     }
 
     /// PyTorch's `index_select`: the slices at `index` (1-D, any integer dtype, negative from
