@@ -16,7 +16,9 @@ impl<T: Element> Array<T> {
     /// NumPy's `take`: elements at `indices` (any integer dtype, negative counting from the
     /// end) along `axis`, or of the flattened array for `None`. The result's shape is
     /// `shape[..axis] + indices.shape + shape[axis + 1..]` (`indices.shape` for `None`).
-    /// Out-of-range indices are an `Err` (see [`take_with`](Self::take_with) for the modes).
+    /// Out-of-range indices are an `Err` (see [`take_with`](Self::take_with) for the modes);
+    /// the check runs in the gather's kernel, so the call realises its result and waits for
+    /// the kernel (the `Clamp` and `Wrap` modes stay lazy and fuse with what follows).
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
