@@ -440,27 +440,49 @@ pub(crate) fn rows_kernel(
     } else {
         String::new()
     };
-    let (pk_decl, near_load) = if let (true, Some((prog, _)), Some((cond, _))) =
-        (vec_path, fused, &unit)
-    {
-        // A fused line whose inputs all step by one element and lie aligned: each input's
-        // `vec` values at once, the producer evaluated on each.
-        let (load, aligned) = producer_vec(prog, c, vec);
-        let out_aligned = if lse {
-            String::new()
-        } else {
-            " && (((unsigned long long)(out + base) | (unsigned long long)w | (unsigned long long)b) & 15) == 0".to_string()
+    let (pk_decl, near_load) = if vec_path {
+        // When a line is read in vectors, and the statements loading the `vec` values from
+        // `i0` into `v[q * vec ..]`: a fused line whose inputs all step by one element and lie
+        // aligned evaluates the producer on one vector of each input; a plain line, contiguous
+        // and aligned, is one vector of the input.
+        let (cond, vload) = match (fused, &unit) {
+            (Some((prog, _)), Some((unit_cond, _))) => {
+                let (vload, aligned) = producer_vec(prog, c, vec);
+                let out_aligned = if lse {
+                    String::new()
+                } else {
+                    " && (((unsigned long long)(out + base) | (unsigned long long)w | (unsigned long long)b) & 15) == 0".to_string()
+                };
+                (
+                    format!("({unit_cond}) && inner == 1 && nn % {vec} == 0{aligned}{out_aligned}"),
+                    vload,
+                )
+            }
+            _ => {
+                let aligned = if lse {
+                    "(unsigned long long)(in + base)".to_string()
+                } else {
+                    "((unsigned long long)(in + base) | (unsigned long long)(out + base) | (unsigned long long)w | (unsigned long long)b)".to_string()
+                };
+                (
+                    format!("inner == 1 && nn % {vec} == 0 && ({aligned} & 15) == 0"),
+                    format!(
+                        "            pk_ pk;\n            pk.u = *reinterpret_cast<const uint4 *>(in + base + i0);\n            #pragma unroll\n            for (int r = 0; r < {vec}; ++r) v[q * {vec} + r] = {};",
+                        load("pk.e[r]")
+                    ),
+                )
+            }
         };
         (
             format!("union pk_ {{ uint4 u; {s} e[{vec}]; }};\n"),
             format!(
-                r#"const bool vec = ({cond}) && inner == 1 && nn % {vec} == 0{aligned}{out_aligned};
+                r#"const bool vec = {cond};
       if (vec) {{
         #pragma unroll
         for (int q = 0; q < {items} / {vec}; ++q) {{
           const int i0 = (q * {BLOCK} + t) * {vec};
           if (i0 < nn) {{
-{load}
+{vload}
           }} else {{
             #pragma unroll
             for (int r = 0; r < {vec}; ++r) v[q * {vec} + r] = ({c})0;
@@ -471,46 +493,8 @@ pub(crate) fn rows_kernel(
       }}"#
             ),
         )
-    } else if vec_path && fused.is_none() {
-        let aligned = if lse {
-            "(unsigned long long)(in + base)".to_string()
-        } else {
-            "((unsigned long long)(in + base) | (unsigned long long)(out + base) | (unsigned long long)w | (unsigned long long)b)".to_string()
-        };
-        (
-            format!("union pk_ {{ uint4 u; {s} e[{vec}]; }};\n"),
-            format!(
-                r#"const bool vec = inner == 1 && nn % {vec} == 0 && ({aligned} & 15) == 0;
-      if (vec) {{
-        #pragma unroll
-        for (int q = 0; q < {items} / {vec}; ++q) {{
-          const int i0 = (q * {BLOCK} + t) * {vec};
-          if (i0 < nn) {{
-            pk_ pk;
-            pk.u = *reinterpret_cast<const uint4 *>(in + base + i0);
-            #pragma unroll
-            for (int r = 0; r < {vec}; ++r) v[q * {vec} + r] = {};
-          }} else {{
-            #pragma unroll
-            for (int r = 0; r < {vec}; ++r) v[q * {vec} + r] = ({c})0;
-          }}
-        }}
-      }} else {{
-      {scalar_load}
-      }}"#,
-                load("pk.e[r]")
-            ),
-        )
     } else {
-        let decl = if vec_path {
-            format!("union pk_ {{ uint4 u; {s} e[{vec}]; }};\n")
-        } else {
-            String::new()
-        };
-        (
-            decl,
-            format!("const bool vec = false; (void)vec;\n      {scalar_load}"),
-        )
+        (String::new(), scalar_load)
     };
     // Registers a block may use: at least `min_blocks` blocks of `BLOCK` fit on an SM.
     let value_regs = items * if f64c { 2 } else { 1 };
