@@ -63,16 +63,36 @@ __device__ __forceinline__ unsigned key32(unsigned b) { return (b >> 31) ? ~b : 
 __device__ __forceinline__ u64t key64(u64t b) { return (b >> 63) ? ~b : (b | 0x8000000000000000ull); }
 "#;
 
-/// The loop header shared by the per-update kernels.
-/// An update whose destination is outside the axis raises the flag `chk` (one word, only
-/// written) when the call is checked, and is skipped (`chk` null otherwise).
-fn update_loop(name: &str, it: &str, extra: &str, body: &str) -> String {
+/// Updates a thread takes at once in the per-update kernels (see [`update_loop`]).
+const BATCH: usize = 4;
+
+/// The loop shared by the per-update kernels. A thread takes [`BATCH`] updates at a time (one
+/// grid stride apart): first it decodes every destination and runs `pre` for each valid one
+/// (the loads: `decl` declares arrays indexed by `q`), so that their loads are in flight
+/// together, then it runs `body` for each (`u`, `d` and `q` in scope; `continue` skips to the
+/// next update). An update whose destination is outside the axis raises the flag `chk` (one
+/// word, only written) when the call is checked, and is skipped (`chk` null otherwise).
+fn update_loop(name: &str, it: &str, extra: &str, decl: &str, pre: &str, body: &str) -> String {
     format!(
         r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {it} *__restrict__ idx, {extra}, i64t m, i64t K, i64t inner, i64t N, i64t idx1d, i64t mode, i64t hglob, unsigned int *chk) {{
-  for (i64t u = (i64t)blockIdx.x * blockDim.x + threadIdx.x; u < m; u += (i64t)gridDim.x * blockDim.x) {{
-    i64t d;
-    if (!dest_of(idx, u, m, K, inner, N, idx1d, mode, &d)) {{ if (chk) *chk = 1u; continue; }}
+  const i64t stride = (i64t)gridDim.x * blockDim.x;
+  for (i64t u0 = (i64t)blockIdx.x * blockDim.x + threadIdx.x; u0 < m; u0 += {BATCH} * stride) {{
+    i64t dq[{BATCH}]; bool okq[{BATCH}];
+    {decl}
+    #pragma unroll
+    for (int q = 0; q < {BATCH}; ++q) {{
+      const i64t u = u0 + q * stride;
+      okq[q] = u < m && dest_of(idx, u, m, K, inner, N, idx1d, mode, &dq[q]);
+      if (u < m && !okq[q] && chk) *chk = 1u;
+      if (okq[q]) {{ const i64t d = dq[q]; (void)d; {pre} }}
+    }}
+    #pragma unroll
+    for (int q = 0; q < {BATCH}; ++q) {{
+      if (!okq[q]) continue;
+      const i64t u = u0 + q * stride, d = dq[q];
+      (void)u;
 {body}
+    }}
   }}
 }}
 "#
@@ -117,7 +137,9 @@ pub(super) fn sources(c: &ScatterCall) -> Vec<KernelSource> {
                 &name,
                 it,
                 &format!("const {w} *__restrict__ v, {w} *__restrict__ out"),
-                "    out[d] = v[u];",
+                &format!("{w} xq[{BATCH}];"),
+                "xq[q] = v[u];",
+                "    out[d] = xq[q];",
             );
             push(name, body);
         }
@@ -128,6 +150,8 @@ pub(super) fn sources(c: &ScatterCall) -> Vec<KernelSource> {
                 &name,
                 it,
                 "i64t *__restrict__ win",
+                "",
+                "",
                 "    atomicMax(&win[d], u);",
             );
             push(name, body);
@@ -138,7 +162,9 @@ pub(super) fn sources(c: &ScatterCall) -> Vec<KernelSource> {
                 &format!(
                     "const {w} *__restrict__ v, {w} *__restrict__ out, const i64t *__restrict__ win"
                 ),
-                "    if (win[d] == u) out[d] = v[u];",
+                &format!("i64t wq[{BATCH}];"),
+                "wq[q] = win[d];",
+                "    if (wq[q] == u) out[d] = v[u];",
             );
             push(name, body);
         }
@@ -160,19 +186,21 @@ pub(super) fn sources(c: &ScatterCall) -> Vec<KernelSource> {
             let name = format!("cuprite_idx_{}_{tag}", op.name());
             let body = match (op, c.dtype) {
                 (Reduce::Add, DType::I64) => {
-                    "    atomicAdd((u64t *)&out[d], (u64t)v[u]);".to_string()
+                    "    atomicAdd((u64t *)&out[d], (u64t)xq[q]);".to_string()
                 }
-                (Reduce::Add, _) => "    atomicAdd(&out[d], v[u]);".to_string(),
+                (Reduce::Add, _) => "    atomicAdd(&out[d], xq[q]);".to_string(),
                 (Reduce::Max | Reduce::Min, DType::F32 | DType::F64) => {
                     float_extreme(op == Reduce::Max, c.dtype == DType::F64)
                 }
-                (Reduce::Max, _) => "    atomicMax(&out[d], v[u]);".to_string(),
-                _ => "    atomicMin(&out[d], v[u]);".to_string(),
+                (Reduce::Max, _) => "    atomicMax(&out[d], xq[q]);".to_string(),
+                _ => "    atomicMin(&out[d], xq[q]);".to_string(),
             };
             let body = update_loop(
                 &name,
                 it,
                 &format!("const {t} *__restrict__ v, {t} *__restrict__ out"),
+                &format!("{t} xq[{BATCH}];"),
+                "xq[q] = v[u];",
                 &body,
             );
             push(name, body);
@@ -196,7 +224,7 @@ fn float_extreme(max: bool, f64: bool) -> String {
     };
     let cmp = if max { "<=" } else { ">=" };
     format!(
-        r#"    const auto x = v[u];
+        r#"    const auto x = xq[q];
     {u} *p = ({u} *)&out[d];
     if (x != x) {{ atomicExch(p, ({u}){nan}); continue; }}
     const {u} kx = {key}({bits}(x));
@@ -238,7 +266,9 @@ fn fx_parts(d: DType) -> (&'static str, &'static str, &'static str, &'static str
 
 /// Pass 1 of the fixed-point sum: the largest magnitude (bits) per destination, and for f64
 /// the number of updates per destination. Scratch: `mx`, `acc`, `aux` (count / flags), each
-/// `n` words.
+/// `n` words. The atomic is skipped where the maximum read from L2 is already at least the
+/// update's magnitude: maxima only grow, so a stale read costs an atomic, never a wrong
+/// result, and after a destination's first few updates most of its updates need none.
 fn fixed_pass1(name: &str, it: &str, d: DType) -> String {
     let (mag, _, _, _) = fx_parts(d);
     let t = acc_cty(d);
@@ -251,8 +281,10 @@ fn fixed_pass1(name: &str, it: &str, d: DType) -> String {
         name,
         it,
         &format!("const {t} *__restrict__ v, u64t *__restrict__ mx, u64t *__restrict__ cnt"),
+        &format!("u64t aq[{BATCH}], cq[{BATCH}];"),
+        &format!("const {t} x = v[u]; aq[q] = {mag}; cq[q] = __ldcg(&mx[d]);"),
         &format!(
-            "    const {t} x = v[u];\n    const u64t a = {mag};\n    if (a != 0ull) atomicMax(&mx[d], a);\n{count}"
+            "    const u64t a = aq[q];\n    if (a != 0ull && a > cq[q]) atomicMax(&mx[d], a);\n{count}"
         ),
     )
 }
@@ -269,18 +301,20 @@ fn fixed_pass2(name: &str, it: &str, d: DType) -> String {
         &format!(
             "const {t} *__restrict__ v, const u64t *__restrict__ mx, const u64t *__restrict__ cnt, u64t *__restrict__ acc, u64t *__restrict__ fl"
         ),
+        &format!("{t} xq[{BATCH}]; u64t mq[{BATCH}];"),
+        "xq[q] = v[u]; mq[q] = mx[d];",
         &format!(
-            r#"    const {t} x = v[u];
+            r#"    const {t} x = xq[q];
     const u64t a = {mag};
-    const u64t m = mx[d];
+    const u64t m = mq[q];
     if (m > {inf}) continue;
     if (a == {inf}) {{ atomicOr(&fl[d], x > 0 ? 1ull : 2ull); continue; }}
     if (m == {inf} || a == 0ull) continue;
     {exp}
     const int s = 62 - ({h}) - E;
     const int s1 = s / 2, s2 = s - s1;
-    const double q = __dmul_rn(__dmul_rn((double)x, pow2(s1)), pow2(s2));
-    const i64t qi = __double2ll_rn(q);
+    const double qv = __dmul_rn(__dmul_rn((double)x, pow2(s1)), pow2(s2));
+    const i64t qi = __double2ll_rn(qv);
     if (qi != 0) atomicAdd(&acc[d], (u64t)qi);"#
         ),
     )

@@ -276,14 +276,16 @@ pub(crate) fn sort_rows(
             ib.push(g.alloc(DType::U32, total)?);
         }
     }
-    // The look-back status of every tile and digit, then the tile ticket; zeroed per pass.
+    // The look-back status of every tile and digit, then a tile ticket per pass; zeroed once
+    // (the words carry their pass's number).
     let status_words = ntiles
         .checked_mul(256)
-        .and_then(|w| w.checked_add(1))
+        .and_then(|w| w.checked_add(1 + m))
         .ok_or_else(|| {
             Error::InvalidArgument(format!("sort of {total} elements: too many tiles"))
         })?;
     let mut status = g.alloc(DType::U64, status_words)?;
+    g.clear(&mut status)?;
     for (j, &p) in passes.iter().enumerate() {
         let pass = K::Pass::new(j == 0, j + 1 == m, p >= kp);
         let shift = if p < kp { 8 * p } else { 8 * (p - kp) };
@@ -298,7 +300,6 @@ pub(crate) fn sort_rows(
         } else {
             (Some(&kb[j % 2]), ib.get(j % 2))
         };
-        g.clear(&mut status)?;
         let mut a = vec![Arg::R(src), Arg::R(&hist), Arg::W(&status)];
         a.extend(iin.map(Arg::R));
         a.extend(kout.map(Arg::W));
@@ -315,6 +316,7 @@ pub(crate) fn sort_rows(
             shift as u64,
             seg as u64,
             desc as u64,
+            j as u64 + 1,
         ];
         g.launch(K::scatter(spec, pass), ntiles as u32, &w, &a)?;
     }

@@ -32,7 +32,7 @@ pub(crate) fn source(extra: &str, body: &str) -> String {
 }
 
 /// Block-wide helpers shared by the sort kernels: an exclusive scan of one value per thread,
-/// warp digit matching and counting, and the stable ranking of a tile's digits.
+/// a counter add for histograms, and the stable ranking of a tile's digits.
 const BLOCK_HELPERS: &str = r#"
 __device__ __forceinline__ unsigned block_exscan(unsigned v, unsigned *tmp, unsigned *total) {
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
@@ -48,29 +48,6 @@ __device__ __forceinline__ unsigned block_exscan(unsigned v, unsigned *tmp, unsi
   *total = tot;
   return off + x - v;
 }
-// The lanes of the warp whose digit equals this lane's (`0xffffffff`, no element, matches only
-// itself): eight ballots, one a bit of the digit (cheaper here than `__match_any_sync`).
-__device__ __forceinline__ unsigned match_digit(unsigned d) {
-  unsigned m = __ballot_sync(0xffffffffu, d != 0xffffffffu);
-  if (d == 0xffffffffu) m = ~m;
-  #pragma unroll
-  for (int b = 0; b < 8; ++b) {
-    const unsigned bit = (d >> b) & 1u;
-    const unsigned bal = __ballot_sync(0xffffffffu, bit);
-    m &= bit ? bal : ~bal;
-  }
-  return m;
-}
-// Adds one to counter `d` of `h` (`0xffffffff`: nothing) for each lane of the warp: once for
-// the whole warp where every lane has the same digit, else lane by lane.
-__device__ __forceinline__ void count_digit(unsigned *h, unsigned d) {
-  const unsigned d0 = __shfl_sync(0xffffffffu, d, 0);
-  if (__all_sync(0xffffffffu, d == d0)) {
-    if ((threadIdx.x & 31) == 0 && d0 != 0xffffffffu) atomicAdd(&h[d0], 32u);
-  } else if (d != 0xffffffffu) {
-    atomicAdd(&h[d], 1u);
-  }
-}
 // Adds one to counter `d` (`0xffffffff`: nothing) of this lane's copy `h` of `R` interleaved
 // copies (counter `d` at `h[d * R]`).
 template <int R>
@@ -82,51 +59,64 @@ __device__ __forceinline__ void add_digit(unsigned *h, unsigned d) {
 // item `j` of lane `l` of warp `w` is tile element `(w * ITEMS + j) * 32 + l`). Each warp
 // counts its own items in its own 256 counters `wc + 256 * w` (while counting, `v[j]` holds
 // the digit in its high half and the rank within the warp in its low half); then per digit
-// the warps' counts are scanned, and the digits' totals give where each digit starts
-// (`start`). Returns the start of digit `threadIdx.x` and sets `*cnt` to its count. Has block
-// barriers; the caller needs one before `wc` or `start` is written again.
+// the warps' counts are scanned, the digits' totals give where each digit starts, and each
+// warp's counter becomes where its run of the digit starts in the tile. The lanes of a warp
+// holding the same digit find each other through the warp's 256 match words `mm + 256 * w`:
+// each lane ORs its bit into its digit's word and reads the word back (one shared atomic,
+// where matching by ballots took eight ballots and their selects an item); the highest lane
+// of the group, which adds the group's count, clears the word. Where `pub` is not null, the
+// tile's count of digit `threadIdx.x` is stored there (or'ed with `flag`) as soon as it is
+// known, before the scan. Returns the start of digit `threadIdx.x` and sets `*cnt` to its
+// count. Has block barriers; the caller needs one before `wc` or `mm` is written again.
 template <int ITEMS>
-__device__ __forceinline__ unsigned rank_tile(unsigned *v, unsigned *wc, unsigned *start, unsigned *tmp, unsigned *cnt) {
+__device__ __forceinline__ unsigned rank_tile(unsigned *v, unsigned *wc, unsigned *mm, unsigned *tmp, unsigned *cnt, volatile u64t *pub, u64t flag) {
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
   unsigned *my = wc + w * 256;
+  unsigned *mym = mm + w * 256;
   #pragma unroll
-  for (int i = 0; i < 8; ++i) my[lane + 32 * i] = 0;
+  for (int i = 0; i < 8; ++i) { my[lane + 32 * i] = 0; mym[lane + 32 * i] = 0; }
   __syncwarp();
-  const unsigned lt = (1u << lane) - 1u;
+  const unsigned bit = 1u << lane, lt = bit - 1u;
   #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
     const unsigned d = v[j];
-    const unsigned peers = match_digit(d);
-    const int leader = __ffs(peers) - 1;
+    const bool ok = d != 0xffffffffu;
+    if (ok) atomicOr(&mym[d], bit);
+    __syncwarp();
+    const unsigned peers = ok ? mym[d] : 0u;
+    const int leader = ok ? 31 - __clz(peers) : 0;
+    __syncwarp();
     unsigned b = 0;
-    if (lane == leader && d != 0xffffffffu) { b = my[d]; my[d] = b + __popc(peers); }
+    if (ok && lane == leader) { b = my[d]; my[d] = b + __popc(peers); mym[d] = 0u; }
     b = __shfl_sync(0xffffffffu, b, leader);
-    if (d != 0xffffffffu) v[j] = (d << 16) | (b + __popc(peers & lt));
+    if (ok) v[j] = (d << 16) | (b + __popc(peers & lt));
     __syncwarp();
   }
   __syncthreads();
   unsigned run = 0;
   #pragma unroll
   for (int u = 0; u < 8; ++u) { const unsigned c = wc[u * 256 + t]; wc[u * 256 + t] = run; run += c; }
+  if (pub) pub[t] = flag | (u64t)run;
   unsigned tot;
   const unsigned st = block_exscan(run, tmp, &tot);
-  start[t] = st;
+  #pragma unroll
+  for (int u = 0; u < 8; ++u) wc[u * 256 + t] += st;
   __syncthreads();
   #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
     const unsigned x = v[j];
-    if (x != 0xffffffffu) { const unsigned d = x >> 16; v[j] = (x & 0xffffu) + start[d] + my[d]; }
+    if (x != 0xffffffffu) v[j] = (x & 0xffffu) + my[x >> 16];
   }
   *cnt = run;
   return st;
 }
 "#;
 
-/// Shared memory of a tile: the ranking counters (8 KiB), reused for the staged keys and
-/// indices (the one-block row sort).
+/// Shared memory of a tile: the ranking counters and match words (8 KiB each), reused for the
+/// staged keys and indices (the one-block row sort).
 fn smem_bytes(spec: KeySpec) -> usize {
     let t = tile(spec.bits);
-    (t * (spec.bits.max(32) as usize / 8 + 4)).max(2048 * 4)
+    (t * (spec.bits.max(32) as usize / 8 + 4)).max(4096 * 4)
 }
 
 /// Where a pass's digits come from and where its elements go. Pass 0 of a device-wide sort
@@ -194,23 +184,27 @@ fn pass_source(spec: KeySpec, pass: Pass, body: &str) -> String {
     )
 }
 
-/// Shared memory of the scatter: the staged keys and indices of a tile.
+/// Shared memory of the scatter: the staged keys and indices of a tile (and, before them, the
+/// ranking's match words: 8 KiB, less than any tile stages).
 fn stage_bytes(spec: KeySpec) -> usize {
     tile(spec.bits) * (spec.bits.max(32) as usize / 8 + 4)
 }
 
 /// One pass: block `b` takes tile `ticket` (tiles in the order blocks start, so every tile
 /// before a block's is held by a block that runs or ran); per tile it counts its digits and
-/// publishes the counts in `status` (`status[tile * 256 + d]`, zeroed before the pass: flag 1
-/// in bit 62 for the tile's own count, flag 2 in bit 63 for the count of every tile up to it)
-/// before it ranks them in shared memory (the early counts of Onesweep), sums the counts of the tiles before it by walking back to the first
-/// inclusive one (a decoupled look-back, one digit a thread), stages keys and indices sorted by
+/// publishes the counts in `status` (`status[tile * 256 + d]`: the count in the low 32 bits,
+/// the pass's `epoch` (1, 2, ...) in bits 56–61, flag 1 in bit 62 for the tile's own count,
+/// flag 2 in bit 63 for the count of every tile up to it; a word of another epoch is not
+/// published yet, so the words are zeroed once a sort, not once a pass)
+/// as soon as its ranking in shared memory has counted them, sums the counts of the tiles before
+/// it by walking back to the first inclusive one (a decoupled look-back, one digit a thread), stages keys and indices sorted by
 /// digit and writes each digit's run to its place: after every element of a smaller digit
 /// (`totals`, this pass's histogram) and every element of its digit in the tiles before. The
 /// first pass reads the input (`tkey`; the index is the position); the last writes values
 /// (`tval`) and `i64` indices within their row (`seg` elements a row, `0`: one row) instead of
 /// keys and `u32` indices. A null index input or output means no indices (the first pass has
-/// them from the positions). `ticket` is the `u32` after the `ntiles * 256` status words.
+/// them from the positions). The pass's tile ticket is the low `u32` of status word
+/// `ntiles * 256 + epoch`.
 pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
     let items = items(spec.bits);
     let tile = tile(spec.bits);
@@ -226,10 +220,10 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
     // Tiles a look-back step reads at once (one round trip to L2 a step).
     let lb = 8;
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256, {min_blocks}) {name}(const void *__restrict__ src, const unsigned *__restrict__ iin, void *__restrict__ kout, void *__restrict__ iout, const unsigned *__restrict__ totals, u64t *status, u64t n, u64t ntiles, u64t shift, u64t seg, u64t desc) {{
+        r#"extern "C" __global__ void __launch_bounds__(256, {min_blocks}) {name}(const void *__restrict__ src, const unsigned *__restrict__ iin, void *__restrict__ kout, void *__restrict__ iout, const unsigned *__restrict__ totals, u64t *status, u64t n, u64t ntiles, u64t shift, u64t seg, u64t desc, u64t epoch) {{
   __shared__ __align__(16) unsigned char sm[{sm}];
   __shared__ unsigned s_wc[8 * 256];
-  __shared__ unsigned s_start[256], s_base[256], s_cnt[256], s_tmp[8];
+  __shared__ unsigned s_base[256], s_tmp[8];
   __shared__ unsigned s_tile;
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
   K *sk = (K *)sm;
@@ -239,7 +233,7 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
 #else
   const bool with_idx = iin != 0;
 #endif
-  if (t == 0) s_tile = atomicAdd((unsigned *)(status + ntiles * 256), 1u);
+  if (t == 0) s_tile = atomicAdd((unsigned *)(status + ntiles * 256 + epoch), 1u);
   unsigned gtot;
   // Where digit `t` starts: after every element of a smaller digit (the scan has barriers, so
   // `s_tile` is seen after it).
@@ -267,21 +261,14 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
     }}
     key[j] = k; v[j] = d;
   }}
-  // Early counts: the tile's count of digit `t` is published before the ranking (a histogram
-  // in shared memory, a few instructions an item), so that the tiles after it, which look
-  // back over it, never wait for its ranking: only for the counts of the tiles before.
-  s_cnt[t] = 0u;
-  __syncthreads();
-  #pragma unroll
-  for (int j = 0; j < {items}; ++j) count_digit(s_cnt, v[j]);
-  __syncthreads();
-  const unsigned cnt = s_cnt[t];
-  const u64t AGG = 1ull << 62, INC = 1ull << 63, VAL = AGG - 1ull;
+  // The tile's count of digit `t` is published as soon as the ranking has counted it (before
+  // the ranking's scan), so that the tiles after it, which look back over it, wait for that
+  // only. (Onesweep's early counts, a separate histogram of the tile before the ranking, cost
+  // a shared atomic an item and two barriers, and the passes were bound by shared memory.)
+  const u64t AGG = 1ull << 62, INC = 1ull << 63, VAL = 0xffffffffull, EP = epoch << 56;
   volatile u64t *stv = (volatile u64t *)status;
-  stv[tl * 256 + t] = (tl == 0 ? INC : AGG) | (u64t)cnt;
-  unsigned cnt_r;
-  const unsigned st = rank_tile<{items}>(v, s_wc, s_start, s_tmp, &cnt_r);
-  (void)cnt_r;
+  unsigned cnt;
+  const unsigned st = rank_tile<{items}>(v, s_wc, (unsigned *)sm, s_tmp, &cnt, stv + tl * 256, (tl == 0 ? INC : AGG) | EP);
   // The decoupled look-back of digit `t`: {lb} tiles back at a time (independent loads, one
   // wait), summed in order up to the first inclusive count. `j`: tiles not summed yet are
   // those below it. Where the nearest is not published yet the thread sleeps briefly before
@@ -292,12 +279,12 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
     for (;;) {{
       u64t s[{lb}];
       #pragma unroll
-      for (int q = 0; q < {lb}; ++q) s[q] = j > (u64t)q ? stv[(j - 1 - q) * 256 + t] : INC;
+      for (int q = 0; q < {lb}; ++q) s[q] = j > (u64t)q ? stv[(j - 1 - q) * 256 + t] : INC | EP;
       const u64t j0 = j;
       bool done = false;
       #pragma unroll
       for (int q = 0; q < {lb}; ++q) {{
-        if (done || s[q] == 0ull) {{ done = true; continue; }}
+        if (done || ((s[q] >> 56) & 63ull) != epoch) {{ done = true; continue; }}
         excl += (unsigned)(s[q] & VAL);
         --j;
         if (s[q] & INC) {{ done = true; j = 0; }}
@@ -305,7 +292,7 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
       if (j == 0) break;
       if (j == j0) __nanosleep(64);
     }}
-    stv[tl * 256 + t] = INC | (u64t)(excl + cnt);
+    stv[tl * 256 + t] = INC | EP | (u64t)(excl + cnt);
   }}
   #pragma unroll
   for (int j = 0; j < {items}; ++j) if (v[j] != 0xffffffffu) sk[v[j]] = key[j];
@@ -444,7 +431,7 @@ pub(crate) fn rows(spec: KeySpec) -> KernelSource {
     let body = format!(
         r#"extern "C" __global__ void __launch_bounds__(256, 3) {name}(const {b} *__restrict__ x, {b} *__restrict__ vout, i64t *__restrict__ iout, u64t rows, u64t n, u64t desc) {{
   __shared__ __align__(16) unsigned char sm[{sm}];
-  __shared__ unsigned s_start[256], s_tmp[8];
+  __shared__ unsigned s_tmp[8];
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
   K *sk = (K *)sm;
   unsigned *si = (unsigned *)(sm + {tile} * sizeof(K));
@@ -465,7 +452,7 @@ pub(crate) fn rows(spec: KeySpec) -> KernelSource {
         v[j] = p < (int)n ? (unsigned)((key[j] >> (8 * pass)) & 255u) : 0xffffffffu;
       }}
       unsigned cnt;
-      rank_tile<{items}>(v, (unsigned *)sm, s_start, s_tmp, &cnt);
+      rank_tile<{items}>(v, (unsigned *)sm, (unsigned *)sm + 2048, s_tmp, &cnt, (volatile u64t *)0, 0ull);
       __syncthreads();
       #pragma unroll
       for (int j = 0; j < {items}; ++j) {{
