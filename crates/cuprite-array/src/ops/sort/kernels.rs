@@ -184,8 +184,8 @@ fn pass_source(spec: KeySpec, pass: Pass, body: &str) -> String {
     )
 }
 
-/// Shared memory of the scatter: the staged keys and indices of a tile (and, before them, the
-/// ranking's match words: 8 KiB, less than any tile stages).
+/// Shared memory of the scatter: the staged keys and indices of a tile (the keys in tile order
+/// while the tile is ranked; the ranking's match words, 8 KiB, where the indices go later).
 fn stage_bytes(spec: KeySpec) -> usize {
     tile(spec.bits) * (spec.bits.max(32) as usize / 8 + 4)
 }
@@ -212,10 +212,10 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
     let name = format!("cuprite_sort_onesweep_{}_{}", spec.dtype.name(), pass.tag());
     let b = spec.c_bits();
     // Blocks an SM must hold at once: what caps the registers a thread gets (65536 / (256 · b)).
-    // At 4 (64 registers) the passes of 16 items a thread spilled up to 120 bytes a thread to
-    // local memory (ptxas -v, sm_90, NVRTC 13.5: the middle and last passes of 32-bit keys, and
-    // the three slowest passes in Nsight Compute); at 3 (80 registers) they spill 0–16 bytes.
-    // The 8-item passes of 64-bit keys spill at most 12 bytes at 4 and keep it.
+    // With the keys in registers during the ranking, the passes of 16 items a thread spilled at
+    // 4 (64 registers); with the keys waiting in shared memory they take 56 registers (Nsight
+    // Compute, H100, 32-bit keys: no spills, four blocks an SM), so the bound of 3 no longer
+    // limits them. The 8-item passes of 64-bit keys keep 4.
     let min_blocks = if items >= 16 { 3 } else { 4 };
     // Tiles a look-back step reads at once (one round trip to L2 a step).
     let lb = 8;
@@ -242,7 +242,9 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
   const u64t base = tl * {tile};
   const u64t left = n - base;
   const int valid = left < {tile} ? (int)left : {tile};
-  K key[{items}]; unsigned v[{items}];
+  // The keys wait in shared memory in tile order (`sk`) while the tile is ranked and looks
+  // back, not in registers: fewer registers a thread, so four blocks fit on an SM.
+  unsigned v[{items}];
   #pragma unroll
   for (int j = 0; j < {items}; ++j) {{
     const int p = (w * {items} + j) * 32 + lane;
@@ -259,7 +261,8 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
       d = digit_of(k, 0u, (unsigned)shift, (unsigned)seg);
 #endif
     }}
-    key[j] = k; v[j] = d;
+    if (p < valid) sk[p] = k;
+    v[j] = d;
   }}
   // The tile's count of digit `t` is published as soon as the ranking has counted it (before
   // the ranking's scan), so that the tiles after it, which look back over it, wait for that
@@ -268,7 +271,7 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
   const u64t AGG = 1ull << 62, INC = 1ull << 63, VAL = 0xffffffffull, EP = epoch << 56;
   volatile u64t *stv = (volatile u64t *)status;
   unsigned cnt;
-  const unsigned st = rank_tile<{items}>(v, s_wc, (unsigned *)sm, s_tmp, &cnt, stv + tl * 256, (tl == 0 ? INC : AGG) | EP);
+  const unsigned st = rank_tile<{items}>(v, s_wc, si, s_tmp, &cnt, stv + tl * 256, (tl == 0 ? INC : AGG) | EP);
   // The decoupled look-back of digit `t`: {lb} tiles back at a time (independent loads, one
   // wait), summed in order up to the first inclusive count. `j`: tiles not summed yet are
   // those below it. Where the nearest is not published yet the thread sleeps briefly before
@@ -294,6 +297,13 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
     }}
     stv[tl * 256 + t] = INC | EP | (u64t)(excl + cnt);
   }}
+  K key[{items}];
+  #pragma unroll
+  for (int j = 0; j < {items}; ++j) {{
+    const int p = (w * {items} + j) * 32 + lane;
+    key[j] = p < valid ? sk[p] : (K)0;
+  }}
+  __syncthreads();
   #pragma unroll
   for (int j = 0; j < {items}; ++j) if (v[j] != 0xffffffffu) sk[v[j]] = key[j];
   if (with_idx) {{
