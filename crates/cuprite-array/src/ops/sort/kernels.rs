@@ -31,8 +31,8 @@ pub(crate) fn source(extra: &str, body: &str) -> String {
     )
 }
 
-/// Block-wide helpers shared by the sort kernels: an exclusive scan of one value per thread,
-/// a counter add for histograms, and the stable ranking of a tile's digits.
+/// Block-wide helpers shared by the sort kernels: an exclusive scan of one value per thread and
+/// the stable ranking of a tile's digits.
 const BLOCK_HELPERS: &str = r#"
 __device__ __forceinline__ unsigned block_exscan(unsigned v, unsigned *tmp, unsigned *total) {
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
@@ -47,12 +47,6 @@ __device__ __forceinline__ unsigned block_exscan(unsigned v, unsigned *tmp, unsi
   __syncthreads();
   *total = tot;
   return off + x - v;
-}
-// Adds one to counter `d` (`0xffffffff`: nothing) of this lane's copy `h` of `R` interleaved
-// copies (counter `d` at `h[d * R]`).
-template <int R>
-__device__ __forceinline__ void add_digit(unsigned *h, unsigned d) {
-  if (d != 0xffffffffu) atomicAdd(&h[d * R], 1u);
 }
 // Ranking of one tile with one register per item: `v[j]` holds the digit of item `j`
 // (`0xffffffff`: no element) and gets the item's place in the tile sorted by digit (stable:
@@ -395,7 +389,7 @@ pub(crate) fn histogram(spec: KeySpec) -> KernelSource {
         for (int r = 0; r < {per}; ++r) {{
           const K k = tkey((K)e[r], desc != 0);
           #pragma unroll
-          for (int p = 0; p < {kp}; ++p) add_digit<1>(h + p * 256, (unsigned)(k >> (8 * p)) & 255u);
+          for (int p = 0; p < {kp}; ++p) atomicAdd(&h[p * 256 + ((unsigned)(k >> (8 * p)) & 255u)], 1u);
         }}
       }}
     }} else {{
@@ -403,7 +397,7 @@ pub(crate) fn histogram(spec: KeySpec) -> KernelSource {
       for (u64t i = s + t; i < e; i += 256) {{
         const K k = tkey((K)x[i], desc != 0);
         #pragma unroll
-        for (int p = 0; p < {kp}; ++p) add_digit<1>(h + p * 256, (unsigned)(k >> (8 * p)) & 255u);
+        for (int p = 0; p < {kp}; ++p) atomicAdd(&h[p * 256 + ((unsigned)(k >> (8 * p)) & 255u)], 1u);
       }}
     }}
   }}
