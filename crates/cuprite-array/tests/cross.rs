@@ -654,8 +654,108 @@ fn exit_during_background_builds() -> TestResult {
     Ok(())
 }
 
+/// Reductions that take one launch (the last block of a row combines the row's partials and
+/// sets its counter back to zero), repeated so that a counter left non-zero would show, on one
+/// row and on several, for sums, extremes and `any`/`all`; the same reductions on a stream of
+/// the user's (the two-pass form) agree, integers and flags exactly.
+fn one_launch_reductions() -> TestResult {
+    let mut rng = Rng::fresh();
+    let ctx = cuprite::Context::new(0)?;
+    let user = ctx.new_stream()?;
+    type Out = (Vec<f32>, Vec<i64>, Vec<u8>, Vec<f64>, Vec<bool>, Vec<bool>);
+    for (round, (rows, cols)) in [(1, 1 << 21), (3, 300_001), (64, 65_536), (200, 20_000)]
+        .into_iter()
+        .enumerate()
+    {
+        let n = rows * cols;
+        let xs = rng.vec_f32(n, -1.0, 1.0);
+        let is: Vec<i32> = (0..n)
+            .map(|_| (rng.next_u64() % 2001) as i32 - 1000)
+            .collect();
+        let bs: Vec<u8> = (0..n).map(|_| (rng.next_u64() % 251) as u8).collect();
+        // One row's flags all set and one row's all clear, at rows chosen by the round.
+        let mut fl: Vec<bool> = (0..n).map(|_| rng.next_u64() % 3 != 0).collect();
+        let (set, clear) = (round % rows, (round + 1) % rows);
+        fl[set * cols..(set + 1) * cols].fill(true);
+        if clear != set {
+            fl[clear * cols..(clear + 1) * cols].fill(false);
+        }
+        let run = || -> Result<Out, cuprite_array::Error> {
+            let a = Array::from_slice(&xs, &[rows, cols])?;
+            let b = Array::from_slice(&is, &[rows, cols])?;
+            let c = Array::from_slice(&bs, &[rows, cols])?;
+            let f = Array::from_slice(&fl, &[rows, cols])?;
+            Ok((
+                (&a * 2.0).sum_axes(&[1], false)?.to_vec()?,
+                b.sum_axes(&[1], false)?.to_vec()?,
+                c.max_axes(&[1], false)?.to_vec()?,
+                a.cast::<f64>().min_axes(&[1], false)?.to_vec()?,
+                f.any_axes(&[1], false)?.to_vec()?,
+                f.all_axes(&[1], false)?.to_vec()?,
+            ))
+        };
+        // The first use may take the quick builds; the repeats after `wait_tier_up` take the
+        // optimised one-launch kernels.
+        with_device(gpu(), run)?;
+        cuprite_array::wait_tier_up();
+        let first = with_device(gpu(), run)?;
+        for _ in 0..3 {
+            let again = with_device(gpu(), run)?;
+            assert_eq!(again, first, "a repeat differs ({rows} x {cols})");
+        }
+        let two_pass = with_device(gpu(), || cuprite_array::with_stream(&user, run))?;
+        let want_sum: Vec<f64> = (0..rows)
+            .map(|r| {
+                xs[r * cols..(r + 1) * cols]
+                    .iter()
+                    .map(|&v| 2.0 * v as f64)
+                    .sum()
+            })
+            .collect();
+        for (name, got) in [("one launch", &first.0), ("two passes", &two_pass.0)] {
+            let got: Vec<f64> = got.iter().map(|&v| v as f64).collect();
+            crate::common::close(
+                &got,
+                &want_sum,
+                1e-4,
+                1e-3,
+                &format!("{name} sums {rows}x{cols}"),
+            )?;
+        }
+        let want_i: Vec<i64> = (0..rows)
+            .map(|r| is[r * cols..(r + 1) * cols].iter().map(|&v| v as i64).sum())
+            .collect();
+        let want_max: Vec<u8> = (0..rows)
+            .map(|r| *bs[r * cols..(r + 1) * cols].iter().max().unwrap())
+            .collect();
+        let want_min: Vec<f64> = (0..rows)
+            .map(|r| {
+                xs[r * cols..(r + 1) * cols]
+                    .iter()
+                    .fold(f64::INFINITY, |m, &v| m.min(v as f64))
+            })
+            .collect();
+        let want_any: Vec<bool> = (0..rows)
+            .map(|r| fl[r * cols..(r + 1) * cols].iter().any(|&v| v))
+            .collect();
+        let want_all: Vec<bool> = (0..rows)
+            .map(|r| fl[r * cols..(r + 1) * cols].iter().all(|&v| v))
+            .collect();
+        for got in [&first, &two_pass] {
+            assert_eq!(got.1, want_i, "integer sums {rows}x{cols}");
+            assert_eq!(got.2, want_max, "u8 maxima {rows}x{cols}");
+            assert_eq!(got.3, want_min, "f64 minima {rows}x{cols}");
+            assert_eq!(got.4, want_any, "any {rows}x{cols}");
+            assert_eq!(got.5, want_all, "all {rows}x{cols}");
+        }
+        assert!(want_all[set] && !want_any[clear] || clear == set);
+    }
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     vec![
+        Test::gpu("cross::one_launch_reductions", one_launch_reductions),
         Test::gpu(
             "cross::exit_during_background_builds",
             exit_during_background_builds,

@@ -129,7 +129,7 @@ fn record_elementwise(prog: &Program, strided_out: bool) {
 /// Records the CUDA sources of a reduction (both passes, every variant).
 fn record_reduction(prog: &Program, op: ReduceOp, inner: usize, out: DType) {
     use crate::codegen::{
-        VEC, Variant, acc_dtype, reduction, reduction_one_per_thread, vectorisable,
+        VEC, Variant, acc_dtype, combinable, reduction, reduction_one_per_thread, vectorisable,
     };
     let src = prog.instrs[prog.outputs[0]].dtype;
     let acc = acc_dtype(op, src);
@@ -142,9 +142,12 @@ fn record_reduction(prog: &Program, op: ReduceOp, inner: usize, out: DType) {
             vector,
             strided_out: false,
         };
-        crate::jit::record(&reduction(prog, op, out, v).source);
+        crate::jit::record(&reduction(prog, op, out, v, false).source);
         if !matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax) {
-            crate::jit::record(&reduction(prog, op, acc, v).source);
+            crate::jit::record(&reduction(prog, op, acc, v, false).source);
+            if combinable(op, src) {
+                crate::jit::record(&reduction(prog, op, out, v, true).source);
+            }
             if v.idx32 && !vector {
                 // The quick first build's form.
                 crate::jit::record(&reduction_one_per_thread(prog, op, acc, v).source);

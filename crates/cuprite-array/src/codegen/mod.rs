@@ -48,7 +48,7 @@ pub(crate) use histogram::{HIST_SHARED_BYTES, HistMode, histogram_kernel};
 pub(crate) use params::ParamPlan;
 use params::params;
 use prelude::with_prelude;
-pub(crate) use reduction::{acc_dtype, reduction, reduction_one_per_thread};
+pub(crate) use reduction::{acc_dtype, combinable, reduction, reduction_one_per_thread};
 pub(crate) use rows::{RowKind, row_items, rows_kernel};
 pub(crate) use sampling::{GAMMA_TRIES, gamma_kernel};
 pub(crate) use scan::{

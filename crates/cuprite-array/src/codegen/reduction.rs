@@ -26,8 +26,29 @@ pub(crate) fn acc_dtype(op: ReduceOp, src: DType) -> DType {
 
 /// The reduction kernel: block `b` reduces row `b / chunks`, elements
 /// `[(b % chunks) · per, ...)` of `inner`, writing `out[b]` (a partial when `chunks > 1`).
-pub(crate) fn reduction(p: &Program, op: ReduceOp, out_d: DType, v: Variant) -> KernelSource {
-    reduction_kernel(p, op, out_d, v, false)
+///
+/// With `combine` (not argmin/argmax), the kernel takes two more parameters after `chunks`: the
+/// partials (`acc_dtype` × blocks) and one 32-bit counter per row, zero on entry. Block `b`
+/// writes its partial to `part[b]`; the last block of a row to finish (counted on the row's
+/// counter) combines the row's partials in order into `out[row]` (of `out_d`) and sets the
+/// counter back to zero, so one launch does what two passes do, with the same result.
+pub(crate) fn reduction(
+    p: &Program,
+    op: ReduceOp,
+    out_d: DType,
+    v: Variant,
+    combine: bool,
+) -> KernelSource {
+    debug_assert!(!combine || combinable(op, p.instrs[p.outputs[0]].dtype));
+    reduction_kernel(p, op, out_d, v, false, combine)
+}
+
+/// Whether a reduction can take [`reduction`]'s `combine` form: not argmin/argmax, and an
+/// accumulator that L2 loads (`__ldcg`) take (not complex). The partials are read from L2
+/// because another block of the SM may have brought a line of them into L1 before they were
+/// all written.
+pub(crate) fn combinable(op: ReduceOp, src: DType) -> bool {
+    !matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax) && !acc_dtype(op, src).is_complex()
 }
 
 /// The quick first build of a [`reduction`] with 32-bit indices (not argmin/argmax): the same
@@ -42,7 +63,7 @@ pub(crate) fn reduction_one_per_thread(
     v: Variant,
 ) -> KernelSource {
     debug_assert!(v.idx32 && !v.vector && !matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax));
-    reduction_kernel(p, op, out_d, v, true)
+    reduction_kernel(p, op, out_d, v, true, false)
 }
 
 fn reduction_kernel(
@@ -51,6 +72,7 @@ fn reduction_kernel(
     out_d: DType,
     v: Variant,
     one_per_thread: bool,
+    combine: bool,
 ) -> KernelSource {
     use ReduceOp::*;
     let it = if v.idx32 { "int" } else { "i64t" };
@@ -135,9 +157,14 @@ fn reduction_kernel(
     if outlined {
         s.push_str(&value_fn(p));
     }
+    let extra = if combine {
+        format!(", {at}* __restrict__ rpart_, unsigned int* rcnt_")
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         s,
-        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}, u64t inner, u64t chunks) {{",
+        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}, u64t inner, u64t chunks{extra}) {{",
         params(p, v, 1, &[out_d])
     );
     let _ = writeln!(s, "  __shared__ {acc_t} sh[{BLOCK}];");
@@ -269,7 +296,34 @@ fn reduction_kernel(
         ArgMin | ArgMax => "(i64t)(sh[0].i < 0 ? 0 : sh[0].i)".to_string(),
         _ => store_conv(out_d, &cast_expr(acc_d, out_d, "sh[0]")),
     };
-    let _ = writeln!(s, "  if (threadIdx.x == 0) out0[blockIdx.x] = {fin};");
+    if combine {
+        // Publish the partial, count the block in, and let the row's last block combine.
+        let _ = writeln!(s, "  __shared__ int last_;");
+        let _ = writeln!(
+            s,
+            "  if (threadIdx.x == 0) {{ rpart_[blockIdx.x] = sh[0]; __threadfence(); last_ = atomicAdd(&rcnt_[row], 1u) + 1u == (unsigned)nch; }}"
+        );
+        let _ = writeln!(s, "  __syncthreads();");
+        let _ = writeln!(s, "  if (!last_) return;");
+        let _ = writeln!(s, "  __threadfence();");
+        let _ = writeln!(s, "  acc = {ident};");
+        let _ = writeln!(
+            s,
+            "  for ({it} j = ({it})threadIdx.x; j < nch; j += {BLOCK}) acc = comb(acc, __ldcg(&rpart_[row * nch + j]));"
+        );
+        let _ = writeln!(s, "  sh[threadIdx.x] = acc; __syncthreads();");
+        let _ = writeln!(
+            s,
+            "  for (int w = {} ; w > 0; w >>= 1) {{ if (threadIdx.x < w) sh[threadIdx.x] = comb(sh[threadIdx.x], sh[threadIdx.x + w]); __syncthreads(); }}",
+            BLOCK / 2
+        );
+        let _ = writeln!(
+            s,
+            "  if (threadIdx.x == 0) {{ out0[row] = {fin}; rcnt_[row] = 0u; }}"
+        );
+    } else {
+        let _ = writeln!(s, "  if (threadIdx.x == 0) out0[blockIdx.x] = {fin};");
+    }
     s.push_str("}\n");
     KernelSource {
         name,

@@ -147,6 +147,35 @@ fn alloc(st: &DeviceState, stream: &Arc<Stream>, dtype: DType, len: usize) -> Re
     unsafe { DevBuf::alloc(st, stream, dtype, len) }
 }
 
+/// Rows a one-launch reduction can count at once (one 32-bit counter a row).
+const COMBINE_ROWS: usize = 1024;
+
+/// Each device's row counters of one-launch reductions: zeroed once, and set back to zero by
+/// the block that finishes a row, so they are zero between launches on the array stream.
+static COUNTERS: [std::sync::OnceLock<DevBuf>; crate::memory::MAX_DEVICES] =
+    [const { std::sync::OnceLock::new() }; crate::memory::MAX_DEVICES];
+
+/// The row counters of device `st` (made and zeroed on the array stream on first use).
+fn row_counters(st: &DeviceState) -> Result<&'static DevBuf> {
+    let slot = COUNTERS.get(st.ordinal).ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "CUDA device {} is beyond the {} devices the array library serves",
+            st.ordinal,
+            crate::memory::MAX_DEVICES
+        ))
+    })?;
+    if let Some(c) = slot.get() {
+        return Ok(c);
+    }
+    let mut c = alloc(st, &st.stream, DType::U32, COMBINE_ROWS)?;
+    if let Some(b) = c.buffer_mut() {
+        st.stream.memset_zeros(b)?;
+    }
+    // A thread that lost the race drops its own zeroed buffer; the winner's was zeroed on the
+    // same stream before any launch that uses it.
+    Ok(slot.get_or_init(|| c))
+}
+
 fn upload(ordinal: usize, dtype: DType, len: usize, bytes: &[u8]) -> Result<Arc<Storage>> {
     let st = state(ordinal)?;
     let stream = stream_of(st);
@@ -479,14 +508,24 @@ fn reduce(
     // launch of the same kernel with other sizes agrees with how it was built. Its partials
     // are in the accumulator's dtype, so combining them loses nothing.
     let one_per_thread = idx32 && !arg && pass_d == codegen::acc_dtype(op, src_d);
+    // One launch instead of two where the rows' blocks can count themselves in: the last
+    // block of a row combines its partials (`codegen::reduction`'s `combine`). Only on the
+    // device's array stream, whose launches never overlap, so one set of counters serves all.
+    let combine = guess > 1
+        && outer <= COMBINE_ROWS
+        && Arc::ptr_eq(&stream, &st.stream)
+        && codegen::combinable(op, src_d);
+    let kernel_d = if combine { out_d } else { pass_d };
     let mut h = Fnv(0);
     h.write_u8(pass_d.code());
+    h.write_u8(kernel_d.code());
+    h.write_u8(combine as u8);
     let kind = 2 | (op as u64) << 4 | h.finish() << 12;
     let k = crate::jit::kernel_or_interp(
         st,
         p,
         salt_of(v, kind),
-        || codegen::reduction(p, op, pass_d, v),
+        || codegen::reduction(p, op, kernel_d, v, combine),
         // The quick first build: where partials are combined anyway (several blocks per row)
         // and indices are 32-bit, the form with at most one element per thread and no loop
         // (launched with a block per BLOCK elements); else the scalar looping form of a
@@ -497,7 +536,8 @@ fn reduce(
             if one_per_thread {
                 Some(codegen::reduction_one_per_thread(p, op, pass_d, scalar))
             } else {
-                v.vector.then(|| codegen::reduction(p, op, pass_d, scalar))
+                v.vector
+                    .then(|| codegen::reduction(p, op, kernel_d, scalar, combine))
             }
         },
         // The interpreter stands in only where the quick build would be the one-element-per-
@@ -520,6 +560,25 @@ fn reduce(
     } else {
         1
     };
+    // The launched kernel is the `combine` form unless the one-element-per-thread quick build
+    // (or the interpreter) stands in for it.
+    if combine && k.interp.is_none() && !(k.scalar && one_per_thread) {
+        let counters = row_counters(st)?;
+        let part = alloc(st, &stream, pass_d, outer * chunks)?;
+        let out = alloc(st, &stream, out_d, outer)?;
+        let mut plan = ParamPlan::new(p, v, &in_ptrs, &[out.ptr()], None);
+        plan.words
+            .extend_from_slice(&[inner as u64, chunks as u64, part.ptr(), counters.ptr()]);
+        launch(
+            &stream,
+            &k,
+            (outer * chunks) as u32,
+            &plan.words,
+            &ins,
+            &[&out, &part, counters],
+        )?;
+        return Ok(Arc::new(Storage::Cuda(out)));
+    }
     let out = alloc(st, &stream, pass_d, outer * chunks)?;
     if let Some(code) = &k.interp {
         let frame =
