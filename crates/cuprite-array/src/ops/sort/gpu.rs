@@ -222,11 +222,12 @@ pub(crate) fn sort_rows(
     let kp = spec.bits as usize / 8;
     let sp = if rows > 1 { row_digits(rows) } else { 0 };
     let hist = g.zeros(DType::U32, (kp + sp) * 256)?;
-    let tile = K::tile(spec.bits);
+    let tile = K::pass_tile(spec.bits);
     let ntiles = total.div_ceil(tile);
     // The histogram: as many blocks as the device holds at once, each over a run of `tpb`
-    // consecutive tiles; a onesweep pass is one block a tile.
-    let tpb = ntiles.div_ceil(ntiles.min(g.resident(K::histogram(spec))?).max(1));
+    // consecutive units; a onesweep pass is one block a tile.
+    let units = total.div_ceil(K::HIST_UNIT);
+    let tpb = units.div_ceil(units.min(g.resident(K::histogram(spec))?).max(1));
     let w = [
         x.ptr(),
         hist.ptr(),
@@ -238,7 +239,7 @@ pub(crate) fn sort_rows(
     ];
     g.launch(
         K::histogram(spec),
-        ntiles.div_ceil(tpb) as u32,
+        units.div_ceil(tpb) as u32,
         &w,
         &[Arg::R(x), Arg::W(&hist)],
     )?;

@@ -24,6 +24,24 @@ pub(crate) fn tile(bits: u32) -> usize {
     256 * items(bits)
 }
 
+/// Items per thread of a device-wide pass's tile for keys of `bits` bits: as many as the
+/// static shared memory of a block (48 KiB) takes with the tile's keys and indices staged.
+/// Larger tiles mean fewer look-backs and less per-tile work an element (H100, 2^26 f32 keys
+/// only: 16 items 2.04–2.07 ms, 19 1.83–1.86, 22 1.82–1.83, 23 1.78–1.79; 2^24 `i64` unique
+/// values: 8 items 0.96–0.98 ms, 12 0.87–0.90, 15 0.82–0.83).
+pub(crate) fn pass_items(bits: u32) -> usize {
+    if bits == 64 { 15 } else { 23 }
+}
+
+/// Elements per tile of a device-wide pass.
+pub(crate) fn pass_tile(bits: u32) -> usize {
+    256 * pass_items(bits)
+}
+
+/// Elements the histogram's blocks take in whole runs of (a multiple of its vector step for
+/// every key width).
+pub(crate) const HIST_UNIT: usize = 4096;
+
 /// Base typedefs, then `extra`, the marker and `body`.
 pub(crate) fn source(extra: &str, body: &str) -> String {
     format!(
@@ -179,9 +197,12 @@ fn pass_source(spec: KeySpec, pass: Pass, body: &str) -> String {
 }
 
 /// Shared memory of the scatter: the staged keys and indices of a tile (the keys in tile order
-/// while the tile is ranked; the ranking's match words, 8 KiB, where the indices go later).
+/// while the tile is ranked; the ranking's match words and its counters, 8 KiB each, where the
+/// indices go later).
 fn stage_bytes(spec: KeySpec) -> usize {
-    tile(spec.bits) * (spec.bits.max(32) as usize / 8 + 4)
+    let t = pass_tile(spec.bits);
+    let kb = t * (spec.bits.max(32) as usize / 8);
+    (kb + t * 4).max(kb + 16384)
 }
 
 /// One pass: block `b` takes tile `ticket` (tiles in the order blocks start, so every tile
@@ -200,28 +221,30 @@ fn stage_bytes(spec: KeySpec) -> usize {
 /// them from the positions). The pass's tile ticket is the low `u32` of status word
 /// `ntiles * 256 + epoch`.
 pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
-    let items = items(spec.bits);
-    let tile = tile(spec.bits);
+    let items = pass_items(spec.bits);
+    let tile = pass_tile(spec.bits);
     let sm = stage_bytes(spec);
     let name = format!("cuprite_sort_onesweep_{}_{}", spec.dtype.name(), pass.tag());
     let b = spec.c_bits();
     // Blocks an SM must hold at once: what caps the registers a thread gets (65536 / (256 · b)).
-    // With the keys in registers during the ranking, the passes of 16 items a thread spilled at
-    // 4 (64 registers); with the keys waiting in shared memory they take 56 registers (Nsight
-    // Compute, H100, 32-bit keys: no spills, four blocks an SM), so the bound of 3 no longer
-    // limits them. The 8-item passes of 64-bit keys keep 4.
-    let min_blocks = if items >= 16 { 3 } else { 4 };
+    // The keys wait in shared memory during the ranking, so 64 registers hold a thread's
+    // digits and ranks without spilling; four blocks of 23-item tiles (48 KiB of shared memory
+    // each) fit an SM. At 3 the first pass took 71 registers and ran at three blocks an SM (H100,
+    // Nsight Compute: 475–481 µs against 368–393 for the other passes): keys only 1.80–1.82 ms
+    // at 3, 1.74–1.80 at 4, `i32` with indices 3.37–3.44 against 3.28–3.30.
+    let min_blocks = 4;
     // Tiles a look-back step reads at once (one round trip to L2 a step).
     let lb = 8;
     let body = format!(
         r#"extern "C" __global__ void __launch_bounds__(256, {min_blocks}) {name}(const void *__restrict__ src, const unsigned *__restrict__ iin, void *__restrict__ kout, void *__restrict__ iout, const unsigned *__restrict__ totals, u64t *status, u64t n, u64t ntiles, u64t shift, u64t seg, u64t desc, u64t epoch) {{
   __shared__ __align__(16) unsigned char sm[{sm}];
-  __shared__ unsigned s_wc[8 * 256];
   __shared__ unsigned s_base[256], s_tmp[8];
   __shared__ unsigned s_tile;
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
   K *sk = (K *)sm;
   unsigned *si = (unsigned *)(sm + {tile} * sizeof(K));
+  // The ranking's counters, after its match words: both are done with before `si` is written.
+  unsigned *s_wc = si + 8 * 256;
 #if FIRST
   const bool with_idx = iout != 0;
 #else
@@ -341,14 +364,14 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
 }
 
 /// The digit histogram of every pass: block `b` counts the input elements (keys by `tkey`) of
-/// its run of `tpb` tiles, from tile `b * tpb`, for every key pass `p`, and adds them to
+/// its run of `tpb` units of [`HIST_UNIT`] elements, from unit `b * tpb`, for every key pass `p`, and adds them to
 /// `hist[p * 256 + d]`. The `sp` row passes' histograms (`rows` rows of `seg` elements) come
 /// from the row count (block 0 writes them).
 pub(crate) fn histogram(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_sort_hist_{}", spec.dtype.name());
     let b = spec.c_bits();
     let kp = spec.bits / 8;
-    let tile = tile(spec.bits);
+    let tile = HIST_UNIT;
     // One set of counters, one plain shared atomic an element and pass, and few registers (a
     // thread holds one 16-byte vector of keys at a time): the occupancy, not the same-address
     // conflicts of the top digit, limited this kernel. Measured on the H100 (2^26 f32, Nsight
