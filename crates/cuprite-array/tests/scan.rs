@@ -664,7 +664,51 @@ fn scans_millions(d: Device) -> TestResult {
     })
 }
 
+/// Several long lines (the long form of the vectorised look-back kernel on CUDA), each with a
+/// partial last tile: inclusive and exclusive sums, a fused producer, and `i32` extremes, all
+/// exact.
+fn scans_long_lines(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let mut rng = Rng::fresh();
+        let (lines, n) = (3, (1 << 17) + 4 * 257);
+        let x: Vec<f32> = (0..lines * n)
+            .map(|_| (rng.next_u64() % 4) as f32)
+            .collect();
+        let a = Array::from_slice(&x, &[lines, n])?;
+        let dims = (lines, n, 1);
+        let want = reference::<f32, f32>(&x, dims, ScanOp::Sum, false, None);
+        same(&a.cumsum(1)?.to_vec()?, &want, "long-line cumsum")?;
+        let want = reference::<f32, f32>(&x, dims, ScanOp::Sum, true, None);
+        same(
+            &a.cumsum_exclusive(1)?.to_vec()?,
+            &want,
+            "long-line cumsum_exclusive",
+        )?;
+        let y: Vec<f32> = x.iter().map(|&v| v * 2.0 + 1.0).collect();
+        let want = reference::<f32, f32>(&y, dims, ScanOp::Sum, false, None);
+        same(
+            &(&a * 2.0 + 1.0).cumsum(1)?.to_vec()?,
+            &want,
+            "long-line cumsum(2x + 1)",
+        )?;
+        let xi: Vec<i32> = (0..lines * n)
+            .map(|_| (rng.next_u64() % 2_000_001) as i32 - 1_000_000)
+            .collect();
+        let ai = Array::from_slice(&xi, &[lines, n])?;
+        let want = reference::<i32, i32>(&xi, dims, ScanOp::Max, false, None);
+        same(&ai.cummax(1)?.to_vec()?, &want, "long-line cummax of i32")?;
+        let want = reference::<i32, i32>(&xi, dims, ScanOp::Min, true, None);
+        same(
+            &ai.cummin_exclusive(1)?.to_vec()?,
+            &want,
+            "long-line exclusive cummin of i32",
+        )?;
+        Ok(())
+    })
+}
+
 pub const BODIES: &[(&str, Body)] = &[
+    ("scans_long_lines", scans_long_lines),
     ("scans_every_dtype", scans_every_dtype),
     ("scans_lines_and_columns", scans_lines_and_columns),
     ("scans_nan", scans_nan),
