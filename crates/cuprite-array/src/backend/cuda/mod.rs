@@ -561,25 +561,20 @@ fn reduce(
         1
     };
     // The launched kernel is the `combine` form unless the one-element-per-thread quick build
-    // (or the interpreter) stands in for it.
-    if combine && k.interp.is_none() && !(k.scalar && one_per_thread) {
-        let counters = row_counters(st)?;
-        let part = alloc(st, &stream, pass_d, outer * chunks)?;
-        let out = alloc(st, &stream, out_d, outer)?;
-        let mut plan = ParamPlan::new(p, v, &in_ptrs, &[out.ptr()], None);
-        plan.words
-            .extend_from_slice(&[inner as u64, chunks as u64, part.ptr(), counters.ptr()]);
-        launch(
-            &stream,
-            &k,
-            (outer * chunks) as u32,
-            &plan.words,
-            &ins,
-            &[&out, &part, counters],
-        )?;
-        return Ok(Arc::new(Storage::Cuda(out)));
-    }
-    let out = alloc(st, &stream, pass_d, outer * chunks)?;
+    // (or the interpreter) stands in for it: then its partials go to `part`, its counters
+    // are the device's, and `out` holds the rows' results.
+    let fused = combine && k.interp.is_none() && !(k.scalar && one_per_thread);
+    let counters = if fused { Some(row_counters(st)?) } else { None };
+    let part = if fused {
+        Some(alloc(st, &stream, pass_d, outer * chunks)?)
+    } else {
+        None
+    };
+    let out = if fused {
+        alloc(st, &stream, out_d, outer)?
+    } else {
+        alloc(st, &stream, pass_d, outer * chunks)?
+    };
     if let Some(code) = &k.interp {
         let frame =
             codegen::interp::frame(p, code, &in_ptrs, out.ptr(), (inner as u64, chunks as u64));
@@ -587,17 +582,24 @@ fn reduce(
     } else {
         let mut plan = ParamPlan::new(p, v, &in_ptrs, &[out.ptr()], None);
         plan.words.extend_from_slice(&[inner as u64, chunks as u64]);
+        let mut writes = [&out, &out, &out];
+        let mut nw = 1;
+        if let (Some(part), Some(c)) = (&part, counters) {
+            plan.words.extend_from_slice(&[part.ptr(), c.ptr()]);
+            writes = [&out, part, c];
+            nw = 3;
+        }
         launch(
             &stream,
             &k,
             (outer * chunks) as u32,
             &plan.words,
             &ins,
-            &[&out],
+            &writes[..nw],
         )?;
     }
     let out = Arc::new(Storage::Cuda(out));
-    if chunks == 1 {
+    if fused || chunks == 1 {
         return Ok(out);
     }
     let shape = [outer, chunks];
