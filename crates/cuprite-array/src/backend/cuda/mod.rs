@@ -510,11 +510,13 @@ fn reduce(
     let one_per_thread = idx32 && !arg && pass_d == codegen::acc_dtype(op, src_d);
     // One launch instead of two where the rows' blocks can count themselves in: the last
     // block of a row combines its partials (`codegen::reduction`'s `combine`). Only on the
-    // device's array stream, whose launches never overlap, so one set of counters serves all.
+    // device's array stream, whose launches never overlap, so one set of counters serves all;
+    // not while that stream is captured into a graph (a graph may run beside the stream).
     let combine = guess > 1
         && outer <= COMBINE_ROWS
         && Arc::ptr_eq(&stream, &st.stream)
-        && codegen::combinable(op, src_d);
+        && codegen::combinable(op, src_d)
+        && matches!(st.stream.capture_status(), Ok(cuprite::CaptureStatus::None));
     let kernel_d = if combine { out_d } else { pass_d };
     let mut h = Fnv(0);
     h.write_u8(pass_d.code());
