@@ -229,7 +229,7 @@ fn duplicates(d: Device) -> TestResult {
                     .into());
                 }
             }
-            // The fixed-point sum is far inside the bound: 2 ulp of the exact sum, plus quanta
+            // The deterministic sum is far inside the bound: 2 ulp of the exact sum, plus quanta
             // (each below 2^-30 of the destination's magnitude sum at these counts).
             let ulp = (sum[t].abs() as f32).max(f32::MIN_POSITIVE) * f32::EPSILON;
             let fx = 2.0 * ulp as f64 + abs[t] * 2f64.powi(-30);
@@ -433,10 +433,125 @@ fn scatter_errors(d: Device) -> TestResult {
     })
 }
 
+/// The index_add of `vals` at `idx` into `base` on `d`, deterministic.
+fn det_add(d: Device, base: &[f32], idx: &[i64], vals: &[f32]) -> Result<Vec<f32>, String> {
+    cuprite_array::with_device(d, || -> Result<Vec<f32>, cuprite_array::Error> {
+        let (b, i, v) = (
+            Array::from_slice(base, &[base.len()])?,
+            Array::from_slice(idx, &[idx.len()])?,
+            Array::from_slice(vals, &[vals.len()])?,
+        );
+        b.index_add(0, &i, &v, DET)?.to_vec()
+    })
+    .map_err(|e| e.to_string())
+}
+
+/// The spacing of `f32` values next to `x` (the finer side at a power of two).
+fn spacing(x: f64) -> f64 {
+    let a = (x.abs() as f32).max(f32::MIN_POSITIVE);
+    let up = f32::from_bits(a.to_bits() + 1) - a;
+    let down = a - f32::from_bits(a.to_bits() - 1);
+    up.min(down) as f64
+}
+
+/// The deterministic `f32` sum in its binned form (each bin's integer sum exact): magnitudes
+/// 2^60 apart cancel exactly, subnormals add exactly, `2^24 + 1 + 1` keeps both ones, a sum
+/// of exactly zero leaves `-0.0`; random values over 2^-40..2^40 with cancellations sum to
+/// within one `f32` spacing of the exact sum (an `i128` fixed-point reference); and the
+/// fixed-point form (taken for many destinations and few updates) has the same bits on both
+/// backends, close to the reference.
+fn binned_sums(d: Device) -> TestResult {
+    let tiny = f32::from_bits(1);
+    let base = [0.0f32, 0.0, 2.0, -0.0, 0.0];
+    let idx = [0i64, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4, 4, 4];
+    let vals = [
+        1e30f32,
+        1.0,
+        -1e30,
+        tiny,
+        tiny,
+        tiny,
+        f32::MAX,
+        -f32::MAX,
+        0.5,
+        1.0,
+        -1.0,
+        16_777_216.0,
+        1.0,
+        1.0,
+    ];
+    let r = det_add(d, &base, &idx, &vals)?;
+    assert_eq!(
+        bits32(&r),
+        bits32(&[1.0, f32::from_bits(3), 2.5, -0.0, 16_777_218.0]),
+        "{r:?}"
+    );
+    // Random values with wide exponents and both signs into 100 destinations.
+    let mut rng = Rng::fresh();
+    let (m, n) = (100_000usize, 100usize);
+    let vals: Vec<f32> = (0..m)
+        .map(|_| {
+            let e = (rng.next_u64() % 81) as i32 - 40;
+            let s = if rng.next_u64() & 1 == 1 { -1.0 } else { 1.0 };
+            s * rng.f32_in(1.0, 2.0) * 2f32.powi(e)
+        })
+        .collect();
+    let idx: Vec<i64> = (0..m).map(|_| (rng.next_u64() % n as u64) as i64).collect();
+    let mut exact = vec![0i128; n];
+    for (&i, &v) in idx.iter().zip(&vals) {
+        // Every value is a multiple of 2^-63 below 2^41: exact in i128 units of 2^-63.
+        exact[i as usize] += (v as f64 * 2f64.powi(63)) as i128;
+    }
+    let r = det_add(d, &vec![0.0; n], &idx, &vals)?;
+    for t in 0..n {
+        let want = exact[t] as f64 * 2f64.powi(-63);
+        let err = (r[t] as f64 - want).abs();
+        assert!(
+            err <= spacing(want),
+            "binned sum at {t}: {} vs exact {want} (error {err})",
+            r[t]
+        );
+    }
+    if d != Device::CPU {
+        assert_eq!(
+            bits32(&r),
+            bits32(&det_add(Device::CPU, &vec![0.0; n], &idx, &vals)?),
+            "CUDA and CPU binned sums differ"
+        );
+    }
+    // Many destinations, few updates: the fixed-point form.
+    let (m, n) = (1000usize, 2_000_000usize);
+    let vals = rng.vec_f32(m, -1.0, 1.0);
+    let idx: Vec<i64> = (0..m).map(|_| (rng.next_u64() % 7) as i64 * 999).collect();
+    let r = det_add(d, &vec![0.0; n], &idx, &vals)?;
+    let mut want = vec![0.0f64; n];
+    for (&i, &v) in idx.iter().zip(&vals) {
+        want[i as usize] += v as f64;
+    }
+    for t in (0..7).map(|k| k * 999) {
+        assert!(
+            (r[t] as f64 - want[t]).abs() <= 2.0 * spacing(want[t]) + 1e-9,
+            "fixed-point sum at {t}: {} vs {}",
+            r[t],
+            want[t]
+        );
+    }
+    assert_eq!(r.iter().filter(|x| **x != 0.0).count(), 7);
+    if d != Device::CPU {
+        assert_eq!(
+            bits32(&r),
+            bits32(&det_add(Device::CPU, &vec![0.0; n], &idx, &vals)?),
+            "CUDA and CPU fixed-point sums differ"
+        );
+    }
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("scatters_all_dtypes", scatters_all_dtypes),
     ("duplicates", duplicates),
     ("specials", specials),
+    ("binned_sums", binned_sums),
     ("scatter_errors", scatter_errors),
 ];
 
@@ -451,6 +566,7 @@ fn scatter_kernels_compile() -> TestResult {
     scatters_of::<u8>(Device::CPU, &mut rng)?;
     scatters_of::<cuprite_array::c64>(Device::CPU, &mut rng)?;
     specials(Device::CPU)?;
+    binned_sums(Device::CPU)?;
     let sources: Vec<String> = cuprite_array::jit::take_recorded()
         .into_iter()
         .filter(|s| s.contains("cuprite_idx_"))
@@ -458,6 +574,8 @@ fn scatter_kernels_compile() -> TestResult {
     for name in [
         "cuprite_idx_fx1_f64",
         "cuprite_idx_fx3_f32",
+        "cuprite_idx_bin_f32",
+        "cuprite_idx_binfin",
         "cuprite_idx_last2_",
         "cuprite_idx_max_f32",
         "cuprite_idx_copy16",

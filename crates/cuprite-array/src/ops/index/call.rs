@@ -151,6 +151,61 @@ fn fixed_sum<F: Fx>(out: &mut [F], dests: &[Option<usize>], vals: &[F]) {
     }
 }
 
+/// The binned `f32` sum (see [`ScatterCall::bins`]; the same arithmetic as the CUDA passes,
+/// so the same bits): each bin's integer sum is exact, the bins are added in `f64`, lowest
+/// first, and the result is rounded once to `f32` and added to the base.
+fn binned_sum(out: &mut [f32], dests: &[Option<usize>], vals: &[f32], w: u32, bins: usize) {
+    let n = out.len();
+    let (mut acc, mut fl) = (vec![0u64; bins * n], vec![0u64; n]);
+    for (d, &x) in dests.iter().zip(vals) {
+        let Some(d) = *d else { continue };
+        let bits = x.to_bits();
+        let (neg, a) = (bits >> 31 == 1, bits & 0x7fff_ffff);
+        if a >= 0x7f80_0000 {
+            fl[d] |= if a > 0x7f80_0000 {
+                4
+            } else if neg {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        if a == 0 {
+            continue;
+        }
+        let ex = a >> 23;
+        let (sig, e) = if ex == 0 {
+            (a as u64, 0)
+        } else {
+            (((a & 0x7f_ffff) | 0x80_0000) as u64, ex - 1)
+        };
+        let b = e / w;
+        let q = (sig << (e - b * w)) as i64;
+        let at = b as usize * n + d;
+        acc[at] = acc[at].wrapping_add((if neg { -q } else { q }) as u64);
+    }
+    for d in 0..n {
+        match fl[d] {
+            f if f & 4 != 0 || f == 3 => out[d] = f32::from_bits(0x7fc0_0000),
+            1 => out[d] += f32::INFINITY,
+            2 => out[d] += f32::NEG_INFINITY,
+            _ => {
+                let mut y = 0.0f64;
+                for b in 0..bins {
+                    let a = acc[b * n + d] as i64;
+                    if a != 0 {
+                        y += (a as f64) * pow2((b as u32 * w) as i32 - 149);
+                    }
+                }
+                if y != 0.0 {
+                    out[d] += y as f32;
+                }
+            }
+        }
+    }
+}
+
 /// The ordered key of float bits (`-0 < +0`), as the kernels compare them.
 fn key32(b: u32) -> u32 {
     if b >> 31 == 1 { !b } else { b | 0x8000_0000 }
@@ -352,7 +407,14 @@ impl LibraryCall for ScatterCall {
                 match self.op {
                     Reduce::Add if self.det => {
                         let o: &mut [$t] = bytemuck::cast_slice_mut(out.bytes_mut());
-                        fixed_sum(o, &dests, v)
+                        match self.bins() {
+                            Some((w, bins)) => {
+                                let o: &mut [f32] = bytemuck::cast_slice_mut(o);
+                                let v: &[f32] = bytemuck::cast_slice(v);
+                                binned_sum(o, &dests, v, w, bins)
+                            }
+                            None => fixed_sum(o, &dests, v),
+                        }
                     }
                     Reduce::Add => apply(out, &dests, v, |a: $t, b: $t| a + b),
                     op => {
@@ -446,7 +508,7 @@ impl LibraryCall for ScatterCall {
             self.mode as u64,
             self.hglob(),
         ];
-        let words = |head: &[u64]| -> Vec<u64> {
+        let words_of = |head: &[u64]| -> Vec<u64> {
             let mut w = head.to_vec();
             w.extend_from_slice(&shape);
             w.push(f_ptr);
@@ -473,8 +535,8 @@ impl LibraryCall for ScatterCall {
         if m == 0 || n_out == 0 {
             return Ok(());
         }
-        match (self.op, self.det) {
-            (Reduce::Set, true) => {
+        match (self.op, self.det, self.bins()) {
+            (Reduce::Set, true, _) => {
                 // SAFETY: the fill kernel writes all of it before the other passes read it.
                 let win =
                     unsafe { DevBuf::alloc(st, stream_of(st).get(), DType::I64, n_out as usize) }?;
@@ -489,13 +551,13 @@ impl LibraryCall for ScatterCall {
                 launch(
                     &kernels[2],
                     m,
-                    &words(&[i_ptr, w_ptr]),
+                    &words_of(&[i_ptr, w_ptr]),
                     &with_flag![Access::read(i_buf), Access::write(w_buf)],
                 )?;
                 launch(
                     &kernels[3],
                     m,
-                    &words(&[i_ptr, v_ptr, o_ptr, w_ptr]),
+                    &words_of(&[i_ptr, v_ptr, o_ptr, w_ptr]),
                     &with_flag![
                         Access::read(i_buf),
                         Access::read(v_buf),
@@ -504,7 +566,32 @@ impl LibraryCall for ScatterCall {
                     ],
                 )?;
             }
-            (Reduce::Add, true) if self.dtype.is_float() => {
+            (Reduce::Add, true, Some((w, bins))) => {
+                let words = (bins as u64 + 1) * n_out;
+                // SAFETY: the fill kernel zeroes all of it before the other passes read it.
+                let sc =
+                    unsafe { DevBuf::alloc(st, stream_of(st).get(), DType::U64, words as usize) }?;
+                let s_buf = sc.live().ok_or_else(gone)?;
+                let (fl, acc) = (sc.ptr(), sc.ptr() + 8 * n_out);
+                launch(&kernels[1], words, &[fl, words, 0], &[Access::write(s_buf)])?;
+                launch(
+                    &kernels[2],
+                    m,
+                    &words_of(&[i_ptr, v_ptr, acc, fl, n_out, w as u64]),
+                    &with_flag![
+                        Access::read(i_buf),
+                        Access::read(v_buf),
+                        Access::write(s_buf),
+                    ],
+                )?;
+                launch(
+                    &kernels[3],
+                    n_out,
+                    &[o_ptr, acc, fl, n_out, w as u64, bins as u64],
+                    &[Access::write(o_buf), Access::read(s_buf)],
+                )?;
+            }
+            (Reduce::Add, true, None) if self.dtype.is_float() => {
                 // SAFETY: the fill kernel zeroes all of it before the other passes read it.
                 let sc = unsafe {
                     DevBuf::alloc(st, stream_of(st).get(), DType::U64, 4 * n_out as usize)
@@ -523,11 +610,11 @@ impl LibraryCall for ScatterCall {
                     Access::read(v_buf),
                     Access::write(s_buf),
                 ];
-                launch(&kernels[2], m, &words(&[i_ptr, v_ptr, mx, cnt]), &r)?;
+                launch(&kernels[2], m, &words_of(&[i_ptr, v_ptr, mx, cnt]), &r)?;
                 launch(
                     &kernels[3],
                     m,
-                    &words(&[i_ptr, v_ptr, mx, cnt, acc, fl]),
+                    &words_of(&[i_ptr, v_ptr, mx, cnt, acc, fl]),
                     &r,
                 )?;
                 launch(
@@ -541,7 +628,7 @@ impl LibraryCall for ScatterCall {
                 launch(
                     &kernels[1],
                     m,
-                    &words(&[i_ptr, v_ptr, o_ptr]),
+                    &words_of(&[i_ptr, v_ptr, o_ptr]),
                     &with_flag![
                         Access::read(i_buf),
                         Access::read(v_buf),

@@ -2,9 +2,9 @@
 //! grid-stride loop over the updates (or over the destination for the set-up and finishing
 //! passes). Every kernel decodes an update's destination with the same `dest_of` (the index
 //! normalised, clamped or wrapped as the call's mode says; anything still outside the axis is
-//! skipped, so no kernel ever writes out of bounds), and the fixed-point helpers do exactly
-//! the IEEE operations (`__dmul_rn`, `__double2ll_rn`, ...) that the CPU path in `call.rs`
-//! does, so that deterministic sums have the same bits on both backends.
+//! skipped, so no kernel ever writes out of bounds), and the binned and fixed-point sums do
+//! exactly the IEEE operations (`__dmul_rn`, `__double2ll_rn`, ...) that the CPU path in
+//! `call.rs` does, so that deterministic sums have the same bits on both backends.
 
 use super::desc::{Reduce, ScatterCall};
 use crate::codegen::KernelSource;
@@ -168,6 +168,15 @@ pub(super) fn sources(c: &ScatterCall) -> Vec<KernelSource> {
             );
             push(name, body);
         }
+        (Reduce::Add, true) if c.bins().is_some() => {
+            push("cuprite_idx_fill".into(), fill("cuprite_idx_fill"));
+            let name = format!("cuprite_idx_bin_{tag}");
+            push(name.clone(), binned_pass(&name, it));
+            push(
+                "cuprite_idx_binfin".into(),
+                binned_finish("cuprite_idx_binfin"),
+            );
+        }
         (Reduce::Add, true) if c.dtype.is_float() => {
             push("cuprite_idx_fill".into(), fill("cuprite_idx_fill"));
             push(
@@ -242,6 +251,54 @@ fn float_extreme(max: bool, f64: bool) -> String {
         } else {
             "(b & 0x7fffffffu) > 0x7f800000u"
         }
+    )
+}
+
+/// The binned `f32` sum's one pass over the updates (see [`ScatterCall::bins`]): each finite
+/// non-zero update added as an integer to bin `e / w` of its destination (bins `nd` words
+/// apart), infinities and NaN recorded in the destination's flag word (1: +inf, 2: -inf, 4:
+/// NaN).
+fn binned_pass(name: &str, it: &str) -> String {
+    update_loop(
+        name,
+        it,
+        "const float *__restrict__ v, u64t *__restrict__ acc, u64t *__restrict__ fl, i64t nd, i64t w",
+        &format!("float xq[{BATCH}];"),
+        "xq[q] = v[u];",
+        r#"    const unsigned bits = __float_as_uint(xq[q]);
+    const unsigned a = bits & 0x7fffffffu;
+    if (a >= 0x7f800000u) { atomicOr(&fl[d], a > 0x7f800000u ? 4ull : ((bits >> 31) ? 2ull : 1ull)); continue; }
+    if (a == 0u) continue;
+    const int ex = (int)(a >> 23);
+    const u64t sig = ex ? (u64t)((a & 0x7fffffu) | 0x800000u) : (u64t)a;
+    const int e = ex ? ex - 1 : 0;
+    const int b = e / (int)w;
+    const i64t qv = (i64t)(sig << (e - b * (int)w));
+    atomicAdd(&acc[(i64t)b * nd + d], (u64t)((bits >> 31) ? -qv : qv));"#,
+    )
+}
+
+/// The binned sum's finishing pass, per destination: NaN when a NaN or both infinities were
+/// added, the infinity added to the base when one was, else the bins' values
+/// (`bin * 2^(b*w - 149)`) summed in `f64`, lowest bin first, rounded to `f32` and added to
+/// the base (untouched when the sum is exactly zero).
+fn binned_finish(name: &str) -> String {
+    format!(
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(float *__restrict__ out, const u64t *__restrict__ acc, const u64t *__restrict__ fl, i64t n, i64t w, i64t nb) {{
+  for (i64t d = (i64t)blockIdx.x * blockDim.x + threadIdx.x; d < n; d += (i64t)gridDim.x * blockDim.x) {{
+    const u64t f = fl[d];
+    if ((f & 4ull) || f == 3ull) {{ out[d] = __uint_as_float(0x7fc00000u); continue; }}
+    if (f == 1ull) {{ out[d] = __fadd_rn(out[d], __uint_as_float(0x7f800000u)); continue; }}
+    if (f == 2ull) {{ out[d] = __fadd_rn(out[d], __uint_as_float(0xff800000u)); continue; }}
+    double y = 0.0;
+    for (i64t b = 0; b < nb; ++b) {{
+      const i64t a = (i64t)__ldcs(&acc[b * n + d]);
+      if (a != 0) y = __dadd_rn(y, __dmul_rn(__ll2double_rn(a), pow2((int)(b * w) - 149)));
+    }}
+    if (y != 0.0) out[d] = __fadd_rn(out[d], __double2float_rn(y));
+  }}
+}}
+"#
     )
 }
 

@@ -28,7 +28,8 @@ impl Reduce {
 #[derive(Debug, Clone)]
 pub(super) struct ScatterCall {
     pub op: Reduce,
-    /// Deterministic mode: last write wins for `Set`, fixed-point sums for float `Add`.
+    /// Deterministic mode: last write wins for `Set`, binned or fixed-point sums for float
+    /// `Add` (see [`ScatterCall::bins`]).
     pub det: bool,
     /// Element dtype of base, values and output (an accumulation dtype unless `Set`).
     pub dtype: DType,
@@ -44,4 +45,35 @@ pub(super) struct ScatterCall {
     /// A fourth input, a one-word flag (u32), is raised by any update whose index is out of
     /// range (the `Error` mode's check, done by the update passes; see `IndexFlag`).
     pub checked: bool,
+}
+
+/// Scratch words a binned sum may take beyond the number of updates (128 MiB).
+const BIN_WORDS_MIN: usize = 1 << 24;
+
+impl ScatterCall {
+    /// The binned form of a deterministic `f32` sum, `(w, bins)`, where it applies.
+    ///
+    /// An update `x = M * 2^(e - 149)` (`M` its 24-bit significand, `e` its biased exponent
+    /// less one, `0..=253`) is added as the integer `M << (e mod w)` to bin `e / w` of its
+    /// destination: one 64-bit integer atomic, no pass before it. `w = 40 - ceil(log2(m))`
+    /// leaves headroom for all `m` updates in one bin (`|M << r| < 2^(23 + w)`), so every bin
+    /// holds its exact sum in any order; the finishing pass adds the bins, lowest first, in
+    /// `f64`. Taken where the bins and a flag word per destination take at most
+    /// `max(2^24, m)` 64-bit words; otherwise (and for `f64`) the fixed-point form.
+    pub(super) fn bins(&self) -> Option<(u32, usize)> {
+        if !(self.det && self.op == Reduce::Add && self.dtype == DType::F32) {
+            return None;
+        }
+        let m = self.outer.checked_mul(self.k)?.checked_mul(self.inner)?;
+        let n_out = self.outer.checked_mul(self.n)?.checked_mul(self.inner)?;
+        let h = if m <= 1 {
+            0
+        } else {
+            64 - (m as u64 - 1).leading_zeros()
+        };
+        let w = 40u32.checked_sub(h).filter(|&w| w >= 1)?;
+        let bins = 253 / w as usize + 1;
+        let words = (bins + 1).checked_mul(n_out)?;
+        (words <= BIN_WORDS_MIN.max(m)).then_some((w, bins))
+    }
 }

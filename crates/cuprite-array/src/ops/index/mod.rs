@@ -28,17 +28,21 @@
 //!   `a[idx] = v`); without it (the default) one of the duplicates wins, which one unspecified
 //!   on CUDA (on the CPU backend it is the last). `scatter_add`/`index_add` sum all duplicates:
 //!   on CUDA with atomics by default (the order, and so the rounding of float sums, varies from
-//!   run to run; integers wrap and are exact), or, deterministically, in fixed point: each
-//!   destination's updates are rounded to a common quantum (`2^-s` with 62 bits for the
-//!   largest magnitude less `ceil(log2(count))` bits of headroom) and summed exactly as 64-bit
-//!   integers, so the result has the same bits on every run **and on both backends**; its error
-//!   is at most `count` quanta, below f32 rounding for f32/f16/bf16 (and comparable to a
-//!   sequential f64 sum for f64). NaN and infinities follow IEEE addition. (Fixed point
-//!   rather than a sort by index: two passes over the updates, the first with few atomics,
-//!   instead of a multi-pass radix sort of the indices, about 2.3x the time of the atomic sum
-//!   on an H100, and the result does not depend on the order of anything, not even on the
-//!   backend.) The CPU backend's
-//!   default (atomic) mode sums sequentially in update order (the exact reference).
+//!   run to run; integers wrap and are exact), or, deterministically, as exact integer sums:
+//!   **binned** for f32 (and f16/bf16, which accumulate in f32): each update is split into its
+//!   24-bit significand and an exponent bin and added as a 64-bit integer to that bin of its
+//!   destination (one integer atomic an update; the bins are wide enough that no count of
+//!   updates overflows them), then each destination's bins are added in f64, lowest first, and
+//!   rounded once: magnitudes far apart cancel exactly and the result is within one f32
+//!   spacing of the exact sum (in practice correctly rounded). Where the bins would take more
+//!   than `max(2^24, updates)` words of scratch (very many destinations, few updates), and for
+//!   f64, the sum is in **fixed point**: each destination's updates are rounded to a common
+//!   quantum (`2^-s` with 62 bits for the largest magnitude less `ceil(log2(count))` bits of
+//!   headroom, found by a first pass) and summed exactly as 64-bit integers. Either way the
+//!   result has the same bits on every run **and on both backends**, whatever the order of
+//!   the updates. NaN and infinities follow IEEE addition. (Integer sums rather than a sort
+//!   by index: no multi-pass radix sort of the indices, and the result does not depend on
+//!   the order of anything, not even on the backend.) The CPU backend's default (atomic) mode sums sequentially in update order (the exact reference).
 //!   `scatter_max`/`scatter_min` are deterministic in both modes (NaN propagates as the
 //!   canonical quiet NaN; `-0 < +0`).
 //! - **Half types and small integers** accumulate in a wider type: f16/bf16 in f32 (rounded
@@ -106,8 +110,8 @@ pub enum IndexMode {
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ScatterOpts {
-    /// Same bits run to run: last write wins for `scatter`, fixed-point sums for float
-    /// `scatter_add`/`index_add` (see the module docs).
+    /// Same bits run to run: last write wins for `scatter`, exact integer sums (binned or
+    /// fixed point) for float `scatter_add`/`index_add` (see the module docs).
     pub deterministic: bool,
     /// What out-of-range indices do.
     pub mode: IndexMode,
