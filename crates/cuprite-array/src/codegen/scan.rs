@@ -32,7 +32,7 @@ mod search;
 mod vec;
 pub(crate) use bits::{BITS_TILE, scan_bits, scan_bits_possible};
 pub(crate) use search::search_kernel;
-pub(crate) use vec::{SCAN_VEC_LONG, scan_vec, scan_vec_chunks, scan_vec_possible, scan_vec_tile};
+pub(crate) use vec::{SCAN_VEC_LONG, VecTile, scan_vec, scan_vec_possible};
 
 /// The operator of a scan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

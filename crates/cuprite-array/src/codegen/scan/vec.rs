@@ -29,36 +29,64 @@ pub(crate) fn scan_vec_possible(p: &Program, spec: ScanSpec) -> bool {
 /// or more: shorter lines would leave most of a long tile's threads idle).
 pub(crate) const SCAN_VEC_LONG: usize = 4 * 16 * BLOCK as usize * VEC;
 
-/// Chunks of `BLOCK * VEC` elements in a tile of the vectorised kernel: for a scan of
-/// accumulators of up to 4 bytes 8, or 16 in the `long` form (a tile's look-back then covers
-/// more bytes: cumsum of 2^26 f32 on the H100 took 0.312, 0.261 and 0.238 ms with 2, 4 and 8
-/// chunks, and 0.229–0.232 ms with 16 at two blocks an SM; fused cumsum(a*b + c) 0.90× the
-/// copy bandwidth with 8, 0.93–0.95× with 16), 4 for wider ones and for compactions (a
-/// compaction of f32 values with 8 chunks: 0.55 ms against 0.40).
-pub(crate) fn scan_vec_chunks(spec: ScanSpec, long: bool) -> usize {
-    if spec.elem_size() <= 4 && matches!(spec.sink, Sink::Scan { .. }) {
-        if long { 16 } else { 8 }
-    } else {
-        4
-    }
+/// The tile of the vectorised kernel: `chunks` chunks of `BLOCK * VEC` elements, the first
+/// `regs` of them held in registers from load to store, the rest parked in shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct VecTile {
+    pub chunks: usize,
+    pub regs: usize,
 }
 
-/// Elements in a tile of the vectorised kernel.
-pub(crate) fn scan_vec_tile(spec: ScanSpec, long: bool) -> usize {
-    scan_vec_chunks(spec, long) * BLOCK as usize * VEC
+impl VecTile {
+    /// The tile for a scan of `spec` over a program of `inputs` inputs. For accumulators of
+    /// up to 4 bytes: 8 chunks, and in the `long` form 24 (19 in registers) for a program of
+    /// one input or 20 (all in registers) for more; 4 for wider accumulators and for
+    /// compactions. A longer tile waits for fewer look-backs a byte, which is where a long
+    /// line's time goes; registers stop at about 20 chunks at two blocks an SM. Measured on the
+    /// H100 (cumsum of 2^26 f32, against the device copy): 2, 4, 8 and 16 register chunks
+    /// 0.312, 0.261, 0.238 and 0.229 ms; 16 / 20 / 22 register chunks 0.78 / 0.83 / 0.81×
+    /// (24 spilled: 0.76×); 24 with 19, 20 or 16 in registers 0.840–0.850 / 0.832–0.847 /
+    /// 0.825×, 28 with 20 0.82×; three or four blocks an SM with more chunks parked
+    /// 0.80–0.85×. The fused `cumsum(a*b + c)` stays at 0.93× with 16 or 20 register chunks
+    /// and drops to 0.86–0.88× with parked ones (its three inputs' loads hold more
+    /// registers), hence 20 for it. A
+    /// compaction of f32 values with 8 chunks: 0.55 ms against 0.40 with 4.
+    pub(crate) fn of(spec: ScanSpec, long: bool, inputs: usize) -> VecTile {
+        let all = |chunks| VecTile {
+            chunks,
+            regs: chunks,
+        };
+        if spec.elem_size() > 4 || !matches!(spec.sink, Sink::Scan { .. }) {
+            all(4)
+        } else if !long {
+            all(8)
+        } else if inputs <= 1 {
+            VecTile {
+                chunks: 24,
+                regs: 19,
+            }
+        } else {
+            all(20)
+        }
+    }
+
+    /// Elements in the tile.
+    pub(crate) fn elems(self) -> usize {
+        self.chunks * BLOCK as usize * VEC
+    }
 }
 
 /// The blocks per SM the vectorised kernel is built for: 6 (at most 40 registers) for 4 chunks
 /// of accumulators of up to 4 bytes without values; 4 (64 registers) for wider accumulators
 /// and a compaction of values (which holds the values too: at 40 registers the f32 one spilled
-/// 96 bytes); 2 (128 registers) for 16 chunks, whose 64 values a thread need them (at 3 the
-/// f32 cumsum ran at 0.68× the copy bandwidth against 0.78–0.80× at 2).
-fn min_blocks(spec: ScanSpec, long: bool) -> usize {
+/// 96 bytes); 2 (128 registers) for the long tiles, whose 80 values a thread need them (at 3
+/// the f32 cumsum of 16 register chunks ran at 0.68× the copy bandwidth against 0.78–0.80×
+/// at 2).
+fn min_blocks(spec: ScanSpec, tile: VecTile) -> usize {
     let values = matches!(spec.sink, Sink::Compact { values: true, .. });
-    let chunks = scan_vec_chunks(spec, long);
-    if chunks >= 16 {
+    if tile.chunks >= 16 {
         2
-    } else if chunks == 4 && spec.elem_size() <= 4 && !values {
+    } else if tile.chunks == 4 && spec.elem_size() <= 4 && !values {
         6
     } else {
         4
@@ -79,24 +107,84 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec, long: bool) -> KernelSource 
         Sink::Compact { values, .. } => Some(values),
         Sink::Scan { .. } => None,
     };
-    let chunks = scan_vec_chunks(spec, long);
+    let vt = VecTile::of(spec, long, p.inputs.len());
+    let (chunks, regs) = (vt.chunks, vt.regs);
     let warps = BLOCK as usize / 32;
     let slots = chunks * warps;
     // Warp 0 scans the slots, `spl` consecutive ones a lane.
     let spl = slots.div_ceil(32);
-    let tile = scan_vec_tile(spec, long);
-    let name = kernel_name(spec, &format!("vec{chunks}"));
-    let mut s = prologue(p, spec, &name, min_blocks(spec, long), tile, spl * 32);
+    let tile = vt.elems();
+    let tag = if regs < chunks {
+        format!("vec{chunks}r{regs}")
+    } else {
+        format!("vec{chunks}")
+    };
+    let name = kernel_name(spec, &tag);
+    let mut s = prologue(p, spec, &name, min_blocks(spec, vt), tile, spl * 32);
+    let chunk = BLOCK as usize * VEC;
+    let _ = writeln!(
+        s,
+        "  A_ x_[{regs}][{VEC}];
+  A_ ex_[{chunks}];"
+    );
+    let mut pk = String::new();
+    if regs < chunks {
+        // The chunks past `regs`, loaded once the register chunks' loads are issued, are
+        // scanned across their warp at once; each thread parks its four values, already
+        // offset by the warp's prefix before it (and made exclusive for an exclusive scan), in
+        // shared memory (each thread reads back only its own vector), so that they hold no
+        // registers while the tile looks back. (Parking them before the register chunks'
+        // loads: 0.832–0.842 against 0.840–0.841× the copy, and more spills.)
+        let park = if exclusive {
+            "z_.v[0] = ex1_;\n    #pragma unroll\n    for (int l_ = 1; l_ < VEC_; ++l_) z_.v[l_] = comb_(ex1_, y_[l_ - 1]);"
+        } else {
+            "#pragma unroll\n    for (int l_ = 0; l_ < VEC_; ++l_) z_.v[l_] = comb_(ex1_, y_[l_]);"
+        }
+        .replace("VEC_", &VEC.to_string());
+        let _ = write!(
+            pk,
+            r#"  __shared__ VecN<A_, {VEC}> xs_[{spill}][{BLOCK}];
+  #pragma unroll
+  for (int c_ = {regs}; c_ < {chunks}; ++c_) {{
+    const int i0_ = c_ * {chunk} + t_ * {VEC};
+    A_ y_[{VEC}];
+    if (i0_ < cnt_) {{
+      const long long b_ = base_ + i0_;
+"#,
+            spill = chunks - regs,
+        );
+        lanes(p, &mut pk, &|lane, v0, _| {
+            format!("      y_[{lane}] = mk_({v0});\n")
+        });
+        let _ = write!(
+            pk,
+            r#"    }} else {{
+      #pragma unroll
+      for (int l_ = 0; l_ < {VEC}; ++l_) y_[l_] = ident_();
+    }}
+    #pragma unroll
+    for (int l_ = 1; l_ < {VEC}; ++l_) y_[l_] = comb_(y_[l_ - 1], y_[l_]);
+    E_ e1_ = y_[{VEC} - 1];
+    #pragma unroll
+    for (unsigned d_ = 1; d_ < 32; d_ <<= 1) {{ const E_ u_ = e_up_(e1_, d_); if ((unsigned)lane_ >= d_) e1_ = comb_(u_, e1_); }}
+    if (lane_ == 31) wt_[c_ * {warps} + w_] = e1_;
+    const E_ u1_ = e_up_(e1_, 1);
+    const E_ ex1_ = lane_ == 0 ? ident_() : u1_;
+    VecN<A_, {VEC}> z_;
+    {park}
+    xs_[c_ - {regs}][t_] = z_;
+  }}
+"#
+        );
+    }
     let _ = write!(
         s,
-        r#"  A_ x_[{chunks}][{VEC}];
-{vals_decl}  #pragma unroll
-  for (int c_ = 0; c_ < {chunks}; ++c_) {{
+        r#"{vals_decl}  #pragma unroll
+  for (int c_ = 0; c_ < {regs}; ++c_) {{
     const int i0_ = c_ * {chunk} + t_ * {VEC};
     if (i0_ < cnt_) {{
       const long long b_ = base_ + i0_;
 "#,
-        chunk = BLOCK as usize * VEC,
         vals_decl = if compact == Some(true) {
             format!("  {} vl_[{chunks}][{VEC}];\n", spec.out.c_storage())
         } else {
@@ -118,9 +206,13 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec, long: bool) -> KernelSource 
       for (int l_ = 0; l_ < {VEC}; ++l_) x_[c_][l_] = ident_();
     }}
   }}
-  A_ ex_[{chunks}];
-  #pragma unroll
-  for (int c_ = 0; c_ < {chunks}; ++c_) {{
+"#
+    );
+    s.push_str(&pk);
+    let _ = write!(
+        s,
+        r#"  #pragma unroll
+  for (int c_ = 0; c_ < {regs}; ++c_) {{
     #pragma unroll
     for (int l_ = 1; l_ < {VEC}; ++l_) x_[c_][l_] = comb_(x_[c_][l_ - 1], x_[c_][l_]);
     ex_[c_] = x_[c_][{VEC} - 1];
@@ -128,10 +220,10 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec, long: bool) -> KernelSource 
   #pragma unroll
   for (unsigned d_ = 1; d_ < 32; d_ <<= 1) {{
     #pragma unroll
-    for (int c_ = 0; c_ < {chunks}; ++c_) {{ const E_ y_ = e_up_(ex_[c_], d_); if ((unsigned)lane_ >= d_) ex_[c_] = comb_(y_, ex_[c_]); }}
+    for (int c_ = 0; c_ < {regs}; ++c_) {{ const E_ y_ = e_up_(ex_[c_], d_); if ((unsigned)lane_ >= d_) ex_[c_] = comb_(y_, ex_[c_]); }}
   }}
   #pragma unroll
-  for (int c_ = 0; c_ < {chunks}; ++c_) {{
+  for (int c_ = 0; c_ < {regs}; ++c_) {{
     if (lane_ == 31) wt_[c_ * {warps} + w_] = ex_[c_];
     const E_ y_ = e_up_(ex_[c_], 1);
     ex_[c_] = lane_ == 0 ? ident_() : y_;
@@ -141,7 +233,7 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec, long: bool) -> KernelSource 
     );
     s.push_str(&slot_scan(spec, slots));
     match compact {
-        None => s.push_str(&scan_out(spec, exclusive, chunks)),
+        None => s.push_str(&scan_out(spec, exclusive, chunks, regs)),
         Some(values) => s.push_str(&compact_out(p, spec, values, chunks)),
     }
     KernelSource {
@@ -263,24 +355,37 @@ pub(super) fn slot_scan(spec: ScanSpec, slots: usize) -> String {
     s
 }
 
-/// The scan's output: each thread's four values of each chunk, one vector store.
-fn scan_out(spec: ScanSpec, exclusive: bool, chunks: usize) -> String {
+/// The scan's output: each thread's four values of each chunk (from registers, or for chunks
+/// from `regs` on from shared memory), one vector store.
+fn scan_out(spec: ScanSpec, exclusive: bool, chunks: usize, regs: usize) -> String {
     let warps = BLOCK as usize / 32;
     let value = if exclusive {
-        "(l_ == 0 ? p_ : comb_(p_, x_[c_][l_ > 0 ? l_ - 1 : 0]))"
+        "(l_ == 0 ? p_ : comb_(p_, x_[r_][l_ > 0 ? l_ - 1 : 0]))"
     } else {
-        "comb_(p_, x_[c_][l_])"
+        "comb_(p_, x_[r_][l_])"
     };
     let st = spec.out.c_storage();
+    // A parked chunk's values already hold the warp's part of the prefix.
+    let parked = if regs < chunks {
+        format!(
+            "if (c_ >= {regs}) {{ const VecN<A_, {VEC}> z_ = xs_[c_ >= {regs} ? c_ - {regs} : 0][t_]; const E_ q_ = wt_[c_ * {warps} + w_]; for (int l_ = 0; l_ < {VEC}; ++l_) y_.v[l_] = {}; }} else ",
+            store_conv(spec.out, "val_(comb_(q_, z_.v[l_]))"),
+        )
+    } else {
+        String::new()
+    };
     format!(
         r#"  #pragma unroll
   for (int c_ = 0; c_ < {chunks}; ++c_) {{
     const int i0_ = c_ * {chunk} + t_ * {VEC};
     if (i0_ < cnt_) {{
-      const E_ p_ = comb_(wt_[c_ * {warps} + w_], ex_[c_]);
       VecN<{st}, {VEC}> y_;
-      #pragma unroll
-      for (int l_ = 0; l_ < {VEC}; ++l_) y_.v[l_] = {};
+      {parked}{{
+        const int r_ = c_ < {regs} ? c_ : 0;
+        const E_ p_ = comb_(wt_[c_ * {warps} + w_], ex_[r_]);
+        #pragma unroll
+        for (int l_ = 0; l_ < {VEC}; ++l_) y_.v[l_] = {};
+      }}
       *reinterpret_cast<VecN<{st}, {VEC}>*>(out0 + base_ + i0_) = y_;
     }}
   }}

@@ -5,9 +5,8 @@
 use super::cpu::{self, Acc};
 use crate::backend::cuda::{aligned, vector_allowed};
 use crate::codegen::{
-    BITS_TILE, BLOCK, ParamPlan, SCAN_VEC_LONG, ScanSpec, Sink, VEC, Variant, scan_bits,
-    scan_bits_possible, scan_columns, scan_tiles, scan_vec, scan_vec_chunks, scan_vec_possible,
-    scan_vec_tile,
+    BITS_TILE, BLOCK, ParamPlan, SCAN_VEC_LONG, ScanSpec, Sink, VEC, Variant, VecTile, scan_bits,
+    scan_bits_possible, scan_columns, scan_tiles, scan_vec, scan_vec_possible,
 };
 use crate::dtype::{Class, DType};
 use crate::error::{Error, Result};
@@ -163,11 +162,11 @@ enum Kernel {
 }
 
 impl Kernel {
-    fn salt(self, spec: ScanSpec) -> u8 {
+    fn salt(self, spec: ScanSpec, inputs: usize) -> u8 {
         match self {
             Kernel::Tiles => 0,
             Kernel::Columns => 1,
-            Kernel::Vec(long) => 2 + scan_vec_chunks(spec, long) as u8,
+            Kernel::Vec(long) => 2 + VecTile::of(spec, long, inputs).chunks as u8,
             Kernel::Bits => 32,
         }
     }
@@ -182,9 +181,9 @@ impl Kernel {
     }
 
     /// Elements of a tile (tiled kernels).
-    fn tile(self, spec: ScanSpec) -> usize {
+    fn tile(self, spec: ScanSpec, inputs: usize) -> usize {
         match self {
-            Kernel::Vec(long) => scan_vec_tile(spec, long),
+            Kernel::Vec(long) => VecTile::of(spec, long, inputs).elems(),
             Kernel::Bits => BITS_TILE,
             _ => spec.tile(),
         }
@@ -305,7 +304,7 @@ impl FusedCall for ScanCall {
         let k = crate::jit::kernel(
             st,
             prog,
-            self.salt(kind.salt(spec)),
+            self.salt(kind.salt(spec, prog.inputs.len())),
             || kind.source(prog, spec),
             || None,
         )?;
@@ -328,7 +327,7 @@ impl FusedCall for ScanCall {
             }?;
             return Ok(());
         }
-        let tpl = self.n.div_ceil(kind.tile(spec));
+        let tpl = self.n.div_ceil(kind.tile(spec, prog.inputs.len()));
         let tiles = lines
             .checked_mul(tpl)
             .filter(|&t| t <= i32::MAX as usize)
