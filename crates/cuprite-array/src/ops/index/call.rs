@@ -407,6 +407,7 @@ impl LibraryCall for ScatterCall {
                 match self.op {
                     Reduce::Add if self.det => {
                         let o: &mut [$t] = bytemuck::cast_slice_mut(out.bytes_mut());
+                        // `bins` is `Some` only for `f32` (so `$t` is `f32` there).
                         match self.bins() {
                             Some((w, bins)) => {
                                 let o: &mut [f32] = bytemuck::cast_slice_mut(o);
