@@ -34,7 +34,7 @@ pub(crate) fn scan_bits(p: &Program, spec: ScanSpec) -> KernelSource {
     let name = kernel_name(spec, "bits");
     let chunk = BLOCK as usize * VEC;
     let groups = CHUNKS / 4;
-    let mut s = prologue(p, spec, &name, 6, BITS_TILE, slots.div_ceil(32) * 32);
+    let mut s = prologue(p, spec, &name, 6, BITS_TILE, slots.div_ceil(32) * 32, false);
     let _ = write!(
         s,
         r#"  __shared__ int stg_[{warps}][{per_warp}];

@@ -377,7 +377,9 @@ impl FusedCall for ScanCall {
         // bytes `tiles` zeroed 64-bit status words (packed) or `tiles` zeroed flags and
         // `2 * tiles` status elements, or null and unread when every line is one tile); the
         // kernel reads the program's inputs through their
-        // layouts and writes the output rows it was made for; every buffer is declared.
+        // layouts and writes the output rows it was made for (a long scan also asks L2 for
+        // the inputs of the tile of its block index, below `tiles`: inside those inputs);
+        // every buffer is declared.
         unsafe {
             stream.launch_packed(
                 &k.func,
