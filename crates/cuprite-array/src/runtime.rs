@@ -27,6 +27,9 @@ pub(crate) struct DeviceState {
     /// first; emptied by [`gc`] (and so on out-of-memory before the retry), which frees their
     /// work areas.
     pub fft_plans: Mutex<cuprite::fft::PlanCache>,
+    /// The device's mapped flag words (made on first use; `None` where pinned memory could
+    /// not be had).
+    flags: std::sync::OnceLock<Option<FlagWords>>,
 }
 
 /// Small device buffers of dropped arrays, kept for reuse by exact byte size: a warm small
@@ -125,6 +128,7 @@ pub(crate) fn state(ordinal: usize) -> Result<&'static DeviceState> {
         sms,
         free: Mutex::new(FreeList::default()),
         fft_plans: Mutex::new(cuprite::fft::PlanCache::default()),
+        flags: std::sync::OnceLock::new(),
     }));
     v[ordinal] = Some(s);
     if let Some(f) = FAST.get(ordinal) {
@@ -261,4 +265,86 @@ pub(crate) unsafe fn alloc_raw(
         // SAFETY: the caller's contract: fully written before any read.
         None => Ok(unsafe { stream.alloc::<u8>(bytes) }?),
     }
+}
+
+/// Words in a device's page of flag words.
+const FLAG_WORDS: u32 = 1024;
+
+/// Words of page-locked host memory mapped into a device's address space, one page per device
+/// kept for the process: a kernel raises an error flag through a word's device address, and
+/// the host reads the word after a synchronisation, with no copy and no launch to clear it.
+struct FlagWords {
+    /// Owns the page (never dropped: the device state lives for the process).
+    _page: cuprite::PinnedHostBuffer<u32>,
+    host: *mut u32,
+    dev: u64,
+    free: Mutex<Vec<u32>>,
+}
+
+// SAFETY: the raw pointers address the page `_page` owns, which outlives every user; a word is
+// used by one holder at a time (the free list, under its mutex, hands each out once).
+unsafe impl Send for FlagWords {}
+// SAFETY: as above; shared access only reads the two addresses and locks the free list.
+unsafe impl Sync for FlagWords {}
+
+/// One mapped flag word of a device, handed back to the device's page when dropped. The holder
+/// must drop it only after the last device work that writes the word is complete.
+pub(crate) struct FlagWord {
+    words: &'static FlagWords,
+    slot: u32,
+}
+
+impl FlagWord {
+    /// The word's address for kernels.
+    pub(crate) fn device_ptr(&self) -> u64 {
+        self.words.dev + 4 * self.slot as u64
+    }
+
+    /// The word's address on the host.
+    pub(crate) fn host_ptr(&self) -> *mut u32 {
+        // SAFETY: `slot < FLAG_WORDS`, the page's length in words.
+        unsafe { self.words.host.add(self.slot as usize) }
+    }
+}
+
+impl Drop for FlagWord {
+    fn drop(&mut self) {
+        self.words
+            .free
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(self.slot);
+    }
+}
+
+/// A free flag word of CUDA device `ordinal`, cleared to zero; `None` when the device has no
+/// page (pinned memory refused) or every word is taken (the caller falls back to device memory).
+pub(crate) fn flag_word(ordinal: usize) -> Result<Option<FlagWord>> {
+    let st = state(ordinal)?;
+    let words = st.flags.get_or_init(|| {
+        let page = cuprite::PinnedHostBuffer::<u32>::new(
+            &st.ctx,
+            FLAG_WORDS as usize,
+            cuprite::HostAllocFlags::NONE,
+        )
+        .ok()?;
+        let dev = cuprite::DeviceRead::device_ptr(&page);
+        Some(FlagWords {
+            host: page.as_ptr().cast_mut(),
+            dev,
+            _page: page,
+            free: Mutex::new((0..FLAG_WORDS).rev().collect()),
+        })
+    });
+    let Some(words) = words.as_ref() else {
+        return Ok(None);
+    };
+    let slot = words.free.lock().unwrap_or_else(|e| e.into_inner()).pop();
+    Ok(slot.map(|slot| {
+        let w = FlagWord { words, slot };
+        // SAFETY: the word is this holder's alone, and no device work writes it: its previous
+        // holder dropped it only after the last such work completed.
+        unsafe { w.host_ptr().write_volatile(0) };
+        w
+    }))
 }

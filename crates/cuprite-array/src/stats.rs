@@ -14,6 +14,19 @@ thread_local! {
     static THREAD_BUILDS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     pub(crate) static THREAD_LINKED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static THREAD_FUSED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    static THREAD_MAPPED_FLAGS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts one index-check flag read from mapped host memory on the calling thread.
+pub(crate) fn note_mapped_flag_read() {
+    THREAD_MAPPED_FLAGS.with(|c| c.set(c.get() + 1));
+}
+
+/// Checked index calls (the default [`IndexMode`](crate::ops::IndexMode)) on CUDA whose
+/// out-of-range flag the calling thread read straight from a word of mapped host memory: no
+/// copy back and no launch to clear it (the other calls read a device word back). For tests.
+pub fn thread_mapped_flag_reads() -> u64 {
+    THREAD_MAPPED_FLAGS.with(|c| c.get())
 }
 
 /// Counts a compilation or disk-cache load done on the calling thread.

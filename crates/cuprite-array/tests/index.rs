@@ -339,6 +339,46 @@ fn checked_in_kernel(d: Device) -> TestResult {
     })
 }
 
+/// The checked calls' out-of-range flags: on CUDA each call reads a mapped host word (counted),
+/// and the words go back to the device's page after each call (more calls than the page has
+/// words, from four threads at once); a raised flag never shows in the next call.
+fn flag_words(d: Device) -> TestResult {
+    let cuda = d != Device::CPU;
+    let src: Vec<f32> = (0..64).map(|i| i as f32).collect();
+    let work = |t: usize| -> TestResult {
+        cuprite_array::with_device(d, || {
+            let a = Array::from_slice(&src, &[64])?;
+            let good = Array::from_slice(&[3i64, -1, t as i64], &[3])?;
+            let bad = Array::from_slice(&[3i64, 64 + t as i64], &[2])?;
+            let before = cuprite_array::stats::thread_mapped_flag_reads();
+            let calls = 1300;
+            for k in 0..calls {
+                if k % 100 == 7 {
+                    expect_err(a.take(&bad, None), &[&(64 + t).to_string()], "bad index")?;
+                } else {
+                    assert_eq!(
+                        a.take(&good, None)?.to_vec()?,
+                        [3.0, 63.0, t as f32],
+                        "call {k}"
+                    );
+                }
+            }
+            let reads = cuprite_array::stats::thread_mapped_flag_reads() - before;
+            let want = if cuda { calls as u64 } else { 0 };
+            assert_eq!(reads, want, "mapped flag reads on thread {t}");
+            Ok(())
+        })
+    };
+    std::thread::scope(|s| {
+        let work = &work;
+        let hs: Vec<_> = (0..4).map(|t| s.spawn(move || work(t))).collect();
+        for h in hs {
+            h.join().expect("thread")?;
+        }
+        Ok(())
+    })
+}
+
 /// `(7 j) mod m` for `j < n`, as i64.
 fn base_idx_mod(n: usize, m: usize) -> Result<Array<i64>, cuprite_array::Error> {
     Array::<i64>::arange(0, n as i64, 1)?
@@ -755,6 +795,7 @@ pub const BODIES: &[(&str, Body)] = &[
     ("gathers_all_dtypes", gathers_all_dtypes),
     ("modes_and_errors", modes_and_errors),
     ("checked_in_kernel", checked_in_kernel),
+    ("flag_words", flag_words),
     ("unsigned_indices_above_i64", unsigned_indices_above_i64),
     ("masks", masks),
     ("numpy_table", numpy_table),

@@ -13,7 +13,9 @@
 //! - **Checking indices** (the `Error` mode): in `take`, `take_along_axis`, `index_select`,
 //!   `gather` and the general `index` the check is part of the kernel that reads the indices
 //!   (an out-of-range index raises a one-word flag and reads element 0), and the call realises
-//!   its result and reads the flag back before returning: the result is evaluated at once.
+//!   its result and reads the flag back before returning: the result is evaluated at once. On
+//!   CUDA the flag is a word of mapped host memory (cleared by the host, read after a
+//!   synchronisation, no copy), or a device word when none is free.
 //!   The scatters (`scatter*`, `index_add`) raise the same flag from their update passes (an
 //!   out-of-range update is skipped) and read it back likewise; u64 indices are checked first
 //!   instead. `put` and `assign_index` check with one fused reduction over the index array,
@@ -197,21 +199,50 @@ pub(crate) fn normalize(
 }
 
 /// A one-word flag that the checked indices of [`Op::CheckIndex`] raise: made zero on the
-/// indices' device before the kernel that reads them, read back after it.
+/// indices' device before the kernel that reads them, read back after it. On CUDA the word is
+/// a mapped host word where one is free (cleared by the host, read after a synchronisation
+/// without a copy), device memory otherwise.
 pub(crate) struct IndexFlag {
     storage: Arc<Storage>,
     device: crate::device::Device,
+    /// The host address of the mapped word, which the storage's keeper hands back to the
+    /// device's page after the library's last use of it.
+    mapped: Option<*const u32>,
 }
 
 impl IndexFlag {
     pub(super) fn new(device: crate::device::Device) -> Result<IndexFlag> {
+        if device.backend == crate::device::Backend::Cuda {
+            if let Some(w) = crate::runtime::flag_word(device.ordinal)? {
+                let host = w.host_ptr().cast_const();
+                let stream = crate::runtime::stream_for(device.ordinal)?;
+                // SAFETY: the word is 4 bytes of mapped memory of this device's context; the
+                // buffer never frees it: the keeper below makes the array buffer leak it after
+                // its last use (waiting for pending work) and then hands the word back.
+                let buf = unsafe {
+                    cuprite::DeviceBuffer::<u8>::from_raw_parts(w.device_ptr(), 4, &stream)
+                };
+                let keeper = crate::storage::Foreign::new(move || drop(w));
+                let d =
+                    crate::storage::DevBuf::adopt(buf, DType::U32, 1, device.ordinal, Some(keeper));
+                return Ok(IndexFlag {
+                    storage: Arc::new(Storage::Cuda(d)),
+                    device,
+                    mapped: Some(host),
+                });
+            }
+        }
         let z = crate::device::with_device(device, || Array::<u32>::zeros(&[1]));
         let storage = contiguous_storage(&z.node)?;
         if let Storage::Host(h) = &*storage {
             // A record left by an earlier flag at the same address.
             crate::backend::cpu::flags::take(h);
         }
-        Ok(IndexFlag { storage, device })
+        Ok(IndexFlag {
+            storage,
+            device,
+            mapped: None,
+        })
     }
 
     /// The flag as a leaf node (an input of a checked scatter).
@@ -224,11 +255,26 @@ impl IndexFlag {
         )
     }
 
-    /// Whether a kernel raised the flag (on CUDA a 4-byte read-back: a synchronisation).
+    /// Whether a kernel raised the flag (on CUDA a synchronisation).
     fn raised(&self) -> Result<bool> {
-        match &*self.storage {
-            Storage::Host(h) => Ok(crate::backend::cpu::flags::take(h)),
-            Storage::Cuda(_) => Ok(Array::<u32>::from_node(self.node()).to_vec()?[0] != 0),
+        match (&*self.storage, self.mapped) {
+            (Storage::Host(h), _) => Ok(crate::backend::cpu::flags::take(h)),
+            (Storage::Cuda(d), Some(host)) => {
+                let stream = crate::runtime::stream_for(d.ordinal())?;
+                if let Some(b) = d.live() {
+                    // Orders the stream after the word's writers on other streams, then waits.
+                    let acc = [cuprite::Access::read(b)];
+                    stream.begin_access(&acc)?;
+                    stream.end_access(&acc)?;
+                }
+                stream.synchronize()?;
+                crate::stats::note_mapped_flag_read();
+                // SAFETY: the word stays this flag's while its storage lives (`self` holds it);
+                // every kernel that writes it is complete (the synchronisation above), and
+                // mapped memory written by a completed kernel is visible to the host.
+                Ok(unsafe { host.read_volatile() } != 0)
+            }
+            (Storage::Cuda(_), None) => Ok(Array::<u32>::from_node(self.node()).to_vec()?[0] != 0),
         }
     }
 }
