@@ -172,8 +172,12 @@ fn row_counters(st: &DeviceState) -> Result<&'static DevBuf> {
         st.stream.memset_zeros(b)?;
     }
     // A thread that lost the race drops its own zeroed buffer; the winner's was zeroed on the
-    // same stream before any launch that uses it.
-    Ok(slot.get_or_init(|| c))
+    // same stream before any launch that uses it. The counters are the runtime's, kept for the
+    // process, not an array's: not counted as array memory in use.
+    Ok(slot.get_or_init(|| {
+        crate::memory::on_free(Device::cuda(st.ordinal), 4 * COMBINE_ROWS);
+        c
+    }))
 }
 
 fn upload(ordinal: usize, dtype: DType, len: usize, bytes: &[u8]) -> Result<Arc<Storage>> {
