@@ -337,14 +337,6 @@ pub fn run(cfg: &Config) -> Result<Report, String> {
             Ok(None)
         }
     };
-    // The array library keeps a little per-device state made on first use (the row counters of
-    // one-launch reductions, say): one reduction before the baseline, so that it is not taken
-    // for a leak of the run.
-    with_device(dev, || -> cuprite_array::Result<()> {
-        Array::from_slice(&[1i64, 2, 3], &[3])?.sum()?.item()?;
-        Ok(())
-    })
-    .map_err(|e| e.to_string())?;
     let pool0 = settle()?;
     let mem_before = mem_stats(dev);
     let sh = Shared {
