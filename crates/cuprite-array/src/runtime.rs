@@ -1,6 +1,7 @@
 //! The CUDA runtime of the array library: one [`DeviceState`] per device (its primary context,
 //! its array stream, its architecture), the stream each thread's array work goes to
-//! ([`with_stream`]), and small device buffers kept for reuse.
+//! ([`with_stream`]), small device buffers kept for reuse, and words of mapped host memory for
+//! kernels' error flags (`flag_word`).
 //!
 //! Owns no kernels and no array buffers: those are `jit` and `storage`, above it.
 
