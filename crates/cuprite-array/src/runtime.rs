@@ -31,7 +31,14 @@ pub(crate) struct DeviceState {
     /// The device's mapped flag words (made on first use; `None` where pinned memory could
     /// not be had).
     flags: std::sync::OnceLock<Option<FlagWords>>,
+    /// [`ROW_COUNTER_BYTES`] zeroed on the array stream when the state is made, until the
+    /// backend takes them as its one-launch reductions' row counters: made here, with the
+    /// device's state, they are there before anything measures the device's memory.
+    pub row_counters: Mutex<Option<DeviceBuffer<u8>>>,
 }
+
+/// The bytes of a device's row counters (one 32-bit counter a row of a one-launch reduction).
+pub(crate) const ROW_COUNTER_BYTES: usize = 4096;
 
 /// Small device buffers of dropped arrays, kept for reuse by exact byte size: a warm small
 /// operation takes its output from here instead of asking the driver (`cuMemAllocAsync`), and
@@ -121,6 +128,9 @@ pub(crate) fn state(ordinal: usize) -> Result<&'static DeviceState> {
     let dev = ctx.device();
     let (maj, min) = dev.compute_capability()?;
     let sms = dev.multiprocessor_count()?;
+    // SAFETY: zeroed on the same stream before any launch reads it.
+    let mut counters = unsafe { stream.alloc::<u8>(ROW_COUNTER_BYTES) }?;
+    stream.memset_zeros(&mut counters)?;
     let s: &'static DeviceState = Box::leak(Box::new(DeviceState {
         ordinal,
         ctx,
@@ -130,6 +140,7 @@ pub(crate) fn state(ordinal: usize) -> Result<&'static DeviceState> {
         free: Mutex::new(FreeList::default()),
         fft_plans: Mutex::new(cuprite::fft::PlanCache::default()),
         flags: std::sync::OnceLock::new(),
+        row_counters: Mutex::new(Some(counters)),
     }));
     v[ordinal] = Some(s);
     if let Some(f) = FAST.get(ordinal) {

@@ -148,14 +148,15 @@ fn alloc(st: &DeviceState, stream: &Arc<Stream>, dtype: DType, len: usize) -> Re
 }
 
 /// Rows a one-launch reduction can count at once (one 32-bit counter a row).
-const COMBINE_ROWS: usize = 1024;
+const COMBINE_ROWS: usize = crate::runtime::ROW_COUNTER_BYTES / 4;
 
-/// Each device's row counters of one-launch reductions: zeroed once, and set back to zero by
-/// the block that finishes a row, so they are zero between launches on the array stream.
-static COUNTERS: [std::sync::OnceLock<DevBuf>; crate::memory::MAX_DEVICES] =
+/// Each device's row counters of one-launch reductions: zeroed when the device's state was
+/// made, and set back to zero by the block that finishes a row, so they are zero between
+/// launches on the array stream.
+static COUNTERS: [std::sync::OnceLock<Option<DevBuf>>; crate::memory::MAX_DEVICES] =
     [const { std::sync::OnceLock::new() }; crate::memory::MAX_DEVICES];
 
-/// The row counters of device `st` (made and zeroed on the array stream on first use).
+/// The row counters of device `st`: the buffer its state made, taken on first use.
 fn row_counters(st: &DeviceState) -> Result<&'static DevBuf> {
     let slot = COUNTERS.get(st.ordinal).ok_or_else(|| {
         Error::InvalidArgument(format!(
@@ -164,20 +165,24 @@ fn row_counters(st: &DeviceState) -> Result<&'static DevBuf> {
             crate::memory::MAX_DEVICES
         ))
     })?;
-    if let Some(c) = slot.get() {
-        return Ok(c);
-    }
-    let mut c = alloc(st, &st.stream, DType::U32, COMBINE_ROWS)?;
-    if let Some(b) = c.buffer_mut() {
-        st.stream.memset_zeros(b)?;
-    }
-    // A thread that lost the race drops its own zeroed buffer; the winner's was zeroed on the
-    // same stream before any launch that uses it. The counters are the runtime's, kept for the
-    // process, not an array's: not counted as array memory in use.
-    Ok(slot.get_or_init(|| {
-        crate::memory::on_free(Device::cuda(st.ordinal), 4 * COMBINE_ROWS);
-        c
-    }))
+    slot.get_or_init(|| {
+        let buf = st
+            .row_counters
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()?;
+        let c = DevBuf::adopt(buf, DType::U32, COMBINE_ROWS, st.ordinal, None);
+        // The runtime's, kept for the process, not an array's: not counted as array memory.
+        crate::memory::on_free(Device::cuda(st.ordinal), crate::runtime::ROW_COUNTER_BYTES);
+        Some(c)
+    })
+    .as_ref()
+    .ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "the row counters of CUDA device {} are gone",
+            st.ordinal
+        ))
+    })
 }
 
 fn upload(ordinal: usize, dtype: DType, len: usize, bytes: &[u8]) -> Result<Arc<Storage>> {
