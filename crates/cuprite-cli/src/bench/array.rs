@@ -266,6 +266,56 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
             node_only();
             Ok(())
         };
+        // The array's own kernel and parameter words for `a + 1`, launched alone (raw and
+        // through the safe layer): tells the driver's cost of that kernel from the array
+        // layer's. `kept` owns the output buffer the words address.
+        #[cfg(feature = "host-profile")]
+        let kept = &a + 1.0;
+        #[cfg(feature = "host-profile")]
+        let (own_f, own_words, own_grid) = {
+            kept.eval()?;
+            cuprite_array::stats::last_launch().ok_or("no element-wise launch noted")?
+        };
+        #[cfg(feature = "host-profile")]
+        let mut own_raw = || -> Result<(), BenchError> {
+            let mut params: Vec<*mut c_void> = own_words
+                .iter()
+                .map(|w| w as *const u64 as *mut c_void)
+                .collect();
+            // SAFETY: the array's kernel for `a + 1` (array context, current here) with the
+            // parameter words of its last launch: they address `a`'s and `kept`'s buffers,
+            // both alive until after the synchronisation below.
+            let r = unsafe {
+                sys::cuLaunchKernel(
+                    own_f.raw(),
+                    own_grid,
+                    1,
+                    1,
+                    256,
+                    1,
+                    1,
+                    0,
+                    raw_stream,
+                    params.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            };
+            match r {
+                Ok(c) if c.is_success() => Ok(()),
+                Ok(c) => Err(format!("cuLaunchKernel failed: {c:?}").into()),
+                Err(e) => Err(e.into()),
+            }
+        };
+        #[cfg(feature = "host-profile")]
+        let mut own_safe = || -> Result<(), BenchError> {
+            // SAFETY: as for `own_raw`; both buffers are used on this stream only.
+            unsafe {
+                stream.launch_packed(&own_f, (own_grid, 1, 1), (256, 1, 1), 0, &own_words, &[])
+            }
+            .map_err(to_err)
+        };
+        #[cfg(feature = "host-profile")]
+        let (mut own_raw_s, mut own_safe_s) = (Vec::new(), Vec::new());
         let (mut raw_s, mut our_s) = (Vec::new(), Vec::new());
         let (mut node_s, mut safe_s) = (Vec::new(), Vec::new());
         #[cfg(feature = "host-profile")]
@@ -281,6 +331,11 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
             }
             let nd = per_call(&mut node_only)?;
             let sf = per_call(&mut safe)?;
+            #[cfg(feature = "host-profile")]
+            if round >= ctx.warmup {
+                own_raw_s.push(per_call(&mut own_raw)?);
+                own_safe_s.push(per_call(&mut own_safe)?);
+            }
             if round >= ctx.warmup {
                 raw_s.push(r);
                 our_s.push(o);
@@ -340,6 +395,19 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
                 ("parameters and launch", |p| p.launch_ns),
                 ("result storage, node to leaf", |p| p.finish_ns),
             ];
+            for (what, s) in [
+                ("the array's own kernel, raw cuLaunchKernel", own_raw_s),
+                ("the array's own kernel, safe launch_packed", own_safe_s),
+            ] {
+                figures.push(
+                    Figure::time(
+                        format!("part of the small op: {what}"),
+                        &Samples(s),
+                        TimeUnit::Us,
+                    )
+                    .with_note("host row; breakdown"),
+                );
+            }
             for (what, pick) in parts {
                 let per: Vec<f64> = phases
                     .iter()

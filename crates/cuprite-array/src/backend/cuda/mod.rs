@@ -413,6 +413,7 @@ fn run_elementwise(
     let grid = n.div_ceil(per_block) as u32;
     let r = launch(stream, &k, grid, &plan.words, &ins, outs);
     crate::stats::phase_end(Phase::Launch);
+    crate::stats::note_launch(&k.func, &plan.words, grid);
     r
 }
 
