@@ -1580,6 +1580,48 @@ fn stacks_of_matrices(d: Device) -> TestResult {
     })
 }
 
+/// Products large enough to be tuned (2304 × 1024 · 1024 × 2048 f32, over 2^33 operations) on
+/// small integers, exact with tuning on and off (CUDA only: the CPU backend has no tuning).
+fn tuned_product(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let mut rng = Rng::fresh();
+        let (m, k, n) = (2304usize, 1024usize, 2048usize);
+        let ints = |rng: &mut Rng, len: usize| -> Vec<f32> {
+            (0..len)
+                .map(|_| (rng.next_u64() % 7) as f32 - 3.0)
+                .collect()
+        };
+        let (a, b) = (ints(&mut rng, m * k), ints(&mut rng, k * n));
+        let x = Array::from_slice_on(d, &a, &[m, k])?;
+        let y = Array::from_slice_on(d, &b, &[k, n])?;
+        let before = linalg::gemm_tuning();
+        let mut outs = Vec::new();
+        for on in [true, false] {
+            linalg::set_gemm_tuning(on);
+            // Twice: the first call of the shape tunes (when on), the second runs the choice.
+            for _ in 0..2 {
+                outs.push(x.matmul(&y)?.to_vec()?);
+            }
+            // A shape of its own per setting, so each is planned under it.
+            let rows = (m - 64 * (on as usize) - 64) as isize;
+            let x2 = x.slice(&s![..rows, ..])?;
+            outs.push(x2.matmul(&y)?.to_vec()?);
+        }
+        linalg::set_gemm_tuning(before);
+        let mut r = rng.next_u64();
+        for (t, o) in outs.iter().enumerate() {
+            let rows = o.len() / n;
+            for _ in 0..64 {
+                r = r.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let (i, j) = ((r >> 20) as usize % rows, (r >> 42) as usize % n);
+                let want: f32 = (0..k).map(|l| a[i * k + l] * b[l * n + j]).sum();
+                assert_eq!(o[i * n + j], want, "product {t}, entry ({i}, {j})");
+            }
+        }
+        Ok(())
+    })
+}
+
 const BODIES: &[(&str, Body)] = &[
     ("stacks_of_matrices", stacks_of_matrices),
     ("matmul_dtypes", matmul_dtypes),
@@ -1603,5 +1645,8 @@ pub fn tests() -> Vec<Test> {
             body(Device::cuda(0))
         }));
     }
+    v.push(Test::gpu("cuda::linalg::tuned_product", || {
+        tuned_product(Device::cuda(0))
+    }));
     v
 }

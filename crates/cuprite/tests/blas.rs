@@ -11,7 +11,7 @@
 #![allow(clippy::needless_range_loop)] // index loops mirror the formulas they check
 
 use cuprite::blas::{Blas, ComputeType, Element, Fill, Gemm, StridedBatch, Transpose, Triangular};
-use cuprite::blaslt::{BlasLt, Epilogue, Layout, Matmul, Order};
+use cuprite::blaslt::{BlasLt, Epilogue, Layout, Matmul, Order, Tuning};
 use cuprite::solver::{Solver, SolverElement, SvdVectors};
 use cuprite::{Context, ContextFlags, ContextStack, Device, DeviceBuffer, Error, Stream};
 use cuprite_testkit::{CHILD_LIMIT, OutputWithin, Rng, Test, TestResult, temp_dir};
@@ -52,6 +52,7 @@ pub fn tests() -> Vec<Test> {
         Test::gpu("blas::lt_epilogues", lt_epilogues),
         Test::gpu("blas::lt_gradient_epilogues", lt_gradient_epilogues),
         Test::gpu("blas::lt_plan_cache", lt_plan_cache),
+        Test::gpu("blas::lt_tuning", lt_tuning),
         Test::gpu("blas::lt_epilogue_validation", lt_epilogue_validation),
         Test::gpu(
             "blas::second_stream_sees_gemm_result",
@@ -1558,6 +1559,116 @@ fn lt_plan_cache() -> TestResult {
         Epilogue::None,
     )?;
     assert_eq!(lt.cached_plans(), 4);
+    Ok(())
+}
+
+/// Small integers in [-3, 3]: products and sums of up to 2^20 of them are exact in f32.
+fn small_ints(rng: &mut Rng, n: usize) -> Vec<f32> {
+    (0..n).map(|_| (rng.next_u64() % 7) as f32 - 3.0).collect()
+}
+
+/// Row-major `alpha · a · b + beta · c` in f64.
+fn product_ref(
+    a: &[f32],
+    b: &[f32],
+    c: &[f32],
+    (m, n, k): (usize, usize, usize),
+    beta: f64,
+) -> Vec<f64> {
+    let mut d = vec![0.0f64; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let mut acc = beta * c[i * n + j] as f64;
+            for l in 0..k {
+                acc += a[i * k + l] as f64 * b[l * n + j] as f64;
+            }
+            d[i * n + j] = acc;
+        }
+    }
+    d
+}
+
+/// A tuning handle times the candidates of a new problem once (the result is the chosen
+/// algorithm's, exact here), never again for that problem, and never where repeating the
+/// product would change the result (`beta ≠ 0` in place): that problem waits for a call
+/// with `beta = 0`.
+fn lt_tuning() -> TestResult {
+    let s = own_stream()?;
+    let lt = BlasLt::new(&s)?;
+    assert_eq!(lt.tuning(), None, "off by default");
+    lt.set_tuning(Some(Tuning {
+        min_flop: 0.0,
+        ..Tuning::default()
+    }));
+    let mut rng = Rng::fresh();
+    let (m, n, k) = (256usize, 192usize, 320usize);
+    let a = small_ints(&mut rng, m * k);
+    let b = small_ints(&mut rng, k * n);
+    let c0 = small_ints(&mut rng, m * n);
+    let (da, db) = (s.clone_htod(&a)?, s.clone_htod(&b)?);
+    let want = product_ref(&a, &b, &c0, (m, n, k), 0.0);
+    let check = |got: &[f32], want: &[f64], what: &str| -> TestResult {
+        for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+            if g as f64 != w {
+                return Err(format!("{what}: entry {i} is {g}, want {w}").into());
+            }
+        }
+        Ok(())
+    };
+    let mm = Matmul::<f32>::row_major(m, n, k);
+    let mut d = s.alloc_zeros::<f32>(m * n)?;
+    lt.matmul(&mm, &da, &db, None, &mut d, Epilogue::None)?;
+    check(&s.clone_dtoh(&d)?, &want, "first (tuning) call")?;
+    assert_eq!(lt.cached_plans(), 1);
+    assert_eq!(
+        lt.tuned_plans(),
+        1,
+        "a {m}×{n}×{k} f32 product has several candidates"
+    );
+    let syncs = cuprite::stats::thread_stats().host_syncs;
+    for _ in 0..3 {
+        lt.matmul(&mm, &da, &db, None, &mut d, Epilogue::None)?;
+    }
+    assert_eq!(
+        cuprite::stats::thread_stats().host_syncs,
+        syncs,
+        "a tuned problem only enqueues"
+    );
+    assert_eq!((lt.cached_plans(), lt.tuned_plans()), (1, 1));
+    check(&s.clone_dtoh(&d)?, &want, "later calls")?;
+    // In place with beta = 1 (D read): not tuned, computed once.
+    let mm1 = Matmul {
+        beta: 1.0,
+        ..Matmul::<f32>::row_major(m, n, k - 64)
+    };
+    let mut d1 = s.clone_htod(&c0)?;
+    let a1: Vec<f32> = (0..m)
+        .flat_map(|i| a[i * k..i * k + k - 64].to_vec())
+        .collect();
+    let da1 = s.clone_htod(&a1)?;
+    lt.matmul(&mm1, &da1, &db, None, &mut d1, Epilogue::None)?;
+    let want1 = product_ref(&a1, &b, &c0, (m, n, k - 64), 1.0);
+    check(&s.clone_dtoh(&d1)?, &want1, "beta = 1 in place")?;
+    assert_eq!((lt.cached_plans(), lt.tuned_plans()), (2, 1));
+    // The same problem with beta = 0 tunes it.
+    let mm0 = Matmul { beta: 0.0, ..mm1 };
+    lt.matmul(&mm0, &da1, &db, None, &mut d1, Epilogue::None)?;
+    check(
+        &s.clone_dtoh(&d1)?,
+        &product_ref(&a1, &b, &c0, (m, n, k - 64), 0.0),
+        "beta = 0 after",
+    )?;
+    assert_eq!((lt.cached_plans(), lt.tuned_plans()), (2, 2));
+    // Off again: a new problem keeps the heuristic's choice.
+    lt.set_tuning(None);
+    let mm2 = Matmul::<f32>::row_major(m / 2, n, k);
+    lt.matmul(&mm2, &da, &db, None, &mut d, Epilogue::None)?;
+    assert_eq!((lt.cached_plans(), lt.tuned_plans()), (3, 2));
+    check(
+        &s.clone_dtoh(&d)?[..m / 2 * n],
+        &want[..m / 2 * n],
+        "untuned",
+    )?;
     Ok(())
 }
 

@@ -207,6 +207,11 @@ impl ScalarBytes {
     pub fn ptr(&self) -> *const std::ffi::c_void {
         self.0.as_ptr().cast()
     }
+
+    /// Whether every bit is zero (a `+0` scalar; `-0` counts as not zero).
+    pub fn is_zero_bits(&self) -> bool {
+        self.0.iter().all(|&b| b == 0)
+    }
 }
 
 /// How an operand enters a product: as is, transposed, or conjugate-transposed.

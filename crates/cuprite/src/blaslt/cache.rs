@@ -44,6 +44,11 @@ pub(super) struct Plan {
     pub(super) d: cublasLtMatrixLayout_t,
     pub(super) algo: cublasLtMatmulAlgo_t,
     pub(super) workspace: usize,
+    /// The heuristic's candidates (algorithm, workspace bytes), best first, still to be timed
+    /// by [`BlasLt::tune`](super::handle::BlasLt); empty once the algorithm is settled.
+    pub(super) pending: Vec<(cublasLtMatmulAlgo_t, usize)>,
+    /// Whether the algorithm was chosen by timing the candidates.
+    pub(super) tuned: bool,
 }
 
 impl Plan {
@@ -76,6 +81,8 @@ pub(super) struct Plans {
     pub(super) index: HashMap<PlanKey, usize>,
     /// The last plan used: a repeated call skips the hash.
     pub(super) last: Option<(PlanKey, usize)>,
+    /// How new plans choose their algorithm (`None`: the heuristic's first choice).
+    pub(super) tuning: Option<super::tune::Tuning>,
 }
 
 /// The operands of one call, in cuBLASLt's frame.

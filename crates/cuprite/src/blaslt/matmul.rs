@@ -97,7 +97,12 @@ impl BlasLt {
                 let i = match plans.index.get(&r.key) {
                     Some(&i) => i,
                     None => {
-                        let plan = self.plan::<T>(&r, compute)?;
+                        let flop = 2.0 * cfg.m as f64 * cfg.n as f64 * cfg.k as f64;
+                        let want = match plans.tuning {
+                            Some(t) if t.applies(flop * cfg.batch as f64) => t.candidates,
+                            _ => 1,
+                        };
+                        let plan = self.plan::<T>(&r, compute, want as usize)?;
                         plans.list.push(plan);
                         let i = plans.list.len() - 1;
                         plans.index.insert(r.key, i);
@@ -108,7 +113,22 @@ impl BlasLt {
                 i
             }
         };
-        let plan = &plans.list[idx];
+        let margin = plans.tuning.map_or(1.0, |t| t.margin);
+        let plan = &mut plans.list[idx];
+        // Tuning repeats the product: only where that cannot change the result (C not read, D
+        // the only output) and outside a capture (it waits for its timings).
+        let tune = !plan.pending.is_empty()
+            && beta.is_zero_bits()
+            && matches!(
+                epilogue,
+                Epilogue::None
+                    | Epilogue::Relu
+                    | Epilogue::Gelu
+                    | Epilogue::Bias(_)
+                    | Epilogue::BiasRelu(_)
+                    | Epilogue::BiasGelu(_)
+            )
+            && self.stream.capture_status()? == crate::graph::CaptureStatus::None;
         if r.bias != 0 {
             set_desc(
                 plan.desc,
@@ -127,31 +147,39 @@ impl BlasLt {
             Some(cd) => (r.ptr_c, cd),
             None => (r.ptr_d, plan.d),
         };
-        self.stream.with_access(acc, || {
+        let (desc, da, db, dd) = (plan.desc, plan.a, plan.b, plan.d);
+        let run = |algo: &cuprite_sys::cublaslt::cublasLtMatmulAlgo_t, ws: usize| {
             // SAFETY: every operand was checked to lie inside its buffer for the dimensions,
             // leading dimensions and strides the descriptors hold; the epilogue's pointers
             // were checked likewise and set just above; the workspace is the handle's, at
-            // least as large as the plan's algorithm needs; the scalars match the scale type.
+            // least as large as any algorithm the heuristic offered needs (its preference
+            // capped the size); the scalars match the scale type.
             unsafe {
                 lt!(cublasLtMatmul(
                     self.raw,
-                    plan.desc,
+                    desc,
                     alpha.ptr(),
                     r.ptr_a as *const c_void,
-                    plan.a,
+                    da,
                     r.ptr_b as *const c_void,
-                    plan.b,
+                    db,
                     beta.ptr(),
                     c_ptr as *const c_void,
                     c_desc,
                     r.ptr_d as *mut c_void,
-                    plan.d,
-                    &plan.algo,
+                    dd,
+                    algo,
                     self.workspace.device_ptr() as *mut c_void,
-                    plan.workspace,
+                    ws,
                     self.stream.raw()
                 ))
             }
+        };
+        self.stream.with_access(acc, || {
+            if tune {
+                self.tune(plan, margin, run)?;
+            }
+            run(&plan.algo, plan.workspace)
         })
     }
 

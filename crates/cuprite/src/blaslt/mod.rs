@@ -10,9 +10,11 @@
 //!
 //! The algorithm cuBLASLt's heuristic picks is cached in the handle per problem (shape, element
 //! and compute type, layouts, epilogue, pointer alignment), with its descriptors: a warm call
-//! checks its arguments, finds its plan, and enqueues. This module owns the translation of
-//! row-major problems into cuBLASLt's column-major frame; it must not decide stream order (that
-//! is [`Stream::with_access`](crate::stream::Stream::with_access)'s job).
+//! checks its arguments, finds its plan, and enqueues. With [`BlasLt::set_tuning`], the first
+//! call of a large problem times the heuristic's candidates instead and keeps the fastest.
+//! This module owns the translation of row-major problems into cuBLASLt's column-major frame;
+//! it must not decide stream order (that is
+//! [`Stream::with_access`](crate::stream::Stream::with_access)'s job).
 
 use crate::error::{Result, check_cublaslt};
 use cuprite_sys::cublas::libraryPropertyType;
@@ -30,10 +32,12 @@ mod handle;
 mod layout;
 mod matmul;
 mod plan;
+mod tune;
 
 pub use epilogue::Epilogue;
 pub use handle::BlasLt;
 pub use layout::{Layout, Matmul, Order};
+pub use tune::Tuning;
 
 /// The version of the cuBLASLt library that would be used, as `(major, minor, patch)`. Opens
 /// the library; needs no GPU.

@@ -15,8 +15,14 @@ use cuprite_sys::cublaslt::{
 use std::ffi::c_void;
 
 impl BlasLt {
-    /// Creates the descriptors of `r`'s problem and asks the heuristic for its algorithm.
-    pub(super) fn plan<T: Element>(&self, r: &Resolved, compute: Compute) -> Result<Plan> {
+    /// Creates the descriptors of `r`'s problem and asks the heuristic for its algorithm; with
+    /// `want > 1`, also for up to `want` candidates, kept in the plan to be timed.
+    pub(super) fn plan<T: Element>(
+        &self,
+        r: &Resolved,
+        compute: Compute,
+        want: usize,
+    ) -> Result<Plan> {
         let key = &r.key;
         let scale = if compute.half_scalars {
             cudaDataType::CUDA_R_16F
@@ -31,7 +37,10 @@ impl BlasLt {
             d: std::ptr::null_mut(),
             algo: cublasLtMatmulAlgo_t::default(),
             workspace: 0,
+            pending: Vec::new(),
+            tuned: false,
         };
+        let want = want.clamp(1, 32);
         let r2 = (|| -> Result<()> {
             // SAFETY: valid out-pointers and plain values; each descriptor is destroyed by
             // `Plan::destroy` on failure or with the handle.
@@ -93,7 +102,7 @@ impl BlasLt {
             let mut pref: cublasLtMatmulPreference_t = std::ptr::null_mut();
             // SAFETY: a valid out-pointer.
             unsafe { lt!(cublasLtMatmulPreferenceCreate(&mut pref)) }?;
-            let found = (|| -> Result<cublasLtMatmulHeuristicResult_t> {
+            let found = (|| -> Result<Vec<cublasLtMatmulHeuristicResult_t>> {
                 let ws = self.workspace.len() as u64;
                 set_pref(
                     pref,
@@ -122,8 +131,7 @@ impl BlasLt {
                 }
                 // Split-k partial sums in the compute type first (the precision the compute
                 // type promises); an output-type reduction only when nothing else exists.
-                let mut result = cublasLtMatmulHeuristicResult_t::default();
-                let mut count = 0;
+                let mut results = Vec::new();
                 for mask in [
                     sys::CUBLASLT_REDUCTION_SCHEME_INPLACE
                         | sys::CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE,
@@ -136,8 +144,9 @@ impl BlasLt {
                         PrefAttr::CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
                         &mask,
                     )?;
-                    count = 0;
-                    // SAFETY: live descriptors; room for one result.
+                    results = vec![cublasLtMatmulHeuristicResult_t::default(); want];
+                    let mut count = 0;
+                    // SAFETY: live descriptors; room for `want` results.
                     let r = unsafe {
                         lt!(cublasLtMatmulAlgoGetHeuristic(
                             self.raw,
@@ -147,16 +156,21 @@ impl BlasLt {
                             plan.c.unwrap_or(plan.d),
                             plan.d,
                             pref,
-                            1,
-                            &mut result,
+                            want as i32,
+                            results.as_mut_ptr(),
                             &mut count
                         ))
                     };
-                    if r.is_ok() && count >= 1 && result.state.is_success() {
+                    if r.is_err() {
+                        count = 0;
+                    }
+                    results.truncate(count.clamp(0, want as i32) as usize);
+                    results.retain(|x| x.state.is_success());
+                    if !results.is_empty() {
                         break;
                     }
                 }
-                if count < 1 || !result.state.is_success() {
+                if results.is_empty() {
                     let mut e = cublas_error(
                         "libcublasLt",
                         cublasStatus_t::CUBLAS_STATUS_NOT_SUPPORTED,
@@ -177,15 +191,18 @@ impl BlasLt {
                     }
                     return Err(e);
                 }
-                Ok(result)
+                Ok(results)
             })();
             // SAFETY: created above, destroyed once.
             unsafe {
                 let _ = sys::cublasLtMatmulPreferenceDestroy(pref);
             }
-            let result = found?;
-            plan.algo = result.algo;
-            plan.workspace = result.workspaceSize;
+            let results = found?;
+            plan.algo = results[0].algo;
+            plan.workspace = results[0].workspaceSize;
+            if results.len() > 1 {
+                plan.pending = results.iter().map(|x| (x.algo, x.workspaceSize)).collect();
+            }
             Ok(())
         })();
         match r2 {

@@ -22,5 +22,5 @@ pub use decomp::{
     NormOrd, Real, RealOf, RealPart, Scalar, ScalarOps, Svd, cholesky, det, eigh, inv, lstsq,
     matrix_rank, norm, pinv, qr, slogdet, solve, svd,
 };
-pub use gemm::{allow_tf32, set_allow_tf32};
+pub use gemm::{allow_tf32, gemm_tuning, set_allow_tf32, set_gemm_tuning};
 pub use products::{dot, einsum, inner, matmul, outer, tensordot, vdot};

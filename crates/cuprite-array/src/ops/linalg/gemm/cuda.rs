@@ -10,19 +10,27 @@ use cuprite::{DeviceBuffer, DeviceRead, Stream};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-type Handles = Mutex<HashMap<usize, Arc<BlasLt>>>;
+/// Each stream's handle, and whether its tuning is on.
+type Handles = Mutex<HashMap<usize, (Arc<BlasLt>, bool)>>;
 
-/// The cuBLASLt handle of `stream` (made on first use, kept for the stream's life).
+/// The cuBLASLt handle of `stream` (made on first use, kept for the stream's life), tuning
+/// large products when [`super::gemm_tuning`] says so.
 pub(super) fn handle(_st: &'static DeviceState, stream: &Arc<Stream>) -> Result<Arc<BlasLt>> {
     static HANDLES: OnceLock<Handles> = OnceLock::new();
     let key = Arc::as_ptr(stream) as usize;
     let map = HANDLES.get_or_init(Default::default);
+    let tune = super::gemm_tuning();
     let mut g = map.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(h) = g.get(&key) {
+    if let Some((h, on)) = g.get_mut(&key) {
+        if *on != tune {
+            h.set_tuning(tune.then(blaslt::Tuning::default));
+            *on = tune;
+        }
         return Ok(h.clone());
     }
     let h = Arc::new(BlasLt::new(stream)?);
-    g.insert(key, h.clone());
+    h.set_tuning(tune.then(blaslt::Tuning::default));
+    g.insert(key, (h.clone(), tune));
     Ok(h)
 }
 

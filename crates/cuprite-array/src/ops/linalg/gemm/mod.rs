@@ -10,6 +10,8 @@ mod cpu;
 mod cuda;
 mod desc;
 mod tf32;
+mod tune;
 
 pub(crate) use desc::{Act, Gemm};
 pub use tf32::{allow_tf32, set_allow_tf32};
+pub use tune::{gemm_tuning, set_gemm_tuning};

@@ -1,0 +1,156 @@
+//! Tuning: a problem's algorithm chosen by timing cuBLASLt's candidates on its first call.
+//!
+//! The heuristic's first choice is often not the fastest kernel for large products (on an H100
+//! the 8192³ bf16 product ran 4–5% faster with its second or third candidate, and the
+//! 4096 × 11008 × 4096 one 9% faster with its sixth). With tuning on, the first call of a
+//! large enough problem runs each candidate on the call's own operands, interleaved over a few
+//! rounds so that the GPU's clock and power state weigh on all alike, and keeps the fastest by
+//! median time when it beats the first choice by a margin. The call then runs once more with
+//! the chosen algorithm, so its result is that algorithm's.
+
+use super::cache::Plan;
+use super::handle::BlasLt;
+use crate::error::Result;
+use crate::event::{Event, EventFlags};
+use cuprite_sys::cublaslt::cublasLtMatmulAlgo_t;
+
+/// When and how a [`BlasLt`] handle tunes new problems ([`BlasLt::set_tuning`]).
+///
+/// Tuning runs only where repeating the product cannot change what the call computes: `beta`
+/// zero (C not read) and an epilogue that writes D alone (none, ReLU, GELU, bias and their
+/// combinations); and never on a capturing stream. A problem that cannot be tuned on its first
+/// call keeps the heuristic's choice until a call that can. The choice may differ between
+/// processes (timings vary), so results of tuned problems may differ in rounding between runs;
+/// with tuning off the heuristic's choice is the same every run.
+///
+/// ```
+/// use cuprite::blaslt::Tuning;
+/// let t = Tuning::default();
+/// assert_eq!(t.candidates, 8);
+/// assert!(t.applies(2.0 * 8192f64.powi(3)));
+/// assert!(!t.applies(2.0 * 256f64.powi(3)));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tuning {
+    /// Candidates asked of the heuristic (2 to 32; the heuristic's first choice among them).
+    pub candidates: u32,
+    /// Products of fewer floating-point operations (`2·m·n·k·batch`) keep the first choice:
+    /// timing them costs more than it can save.
+    pub min_flop: f64,
+    /// Another candidate replaces the first choice only when its median time is below this
+    /// fraction of the first choice's (so that noise does not move the choice).
+    pub margin: f64,
+}
+
+impl Default for Tuning {
+    /// Eight candidates, products of at least 2^33 operations (a 2048³ product qualifies,
+    /// 1024³ does not), a 2% margin.
+    fn default() -> Self {
+        Tuning {
+            candidates: 8,
+            min_flop: (1u64 << 33) as f64,
+            margin: 0.98,
+        }
+    }
+}
+
+impl Tuning {
+    /// Whether a product of `flop` operations is tuned.
+    pub fn applies(&self, flop: f64) -> bool {
+        self.candidates >= 2 && flop >= self.min_flop
+    }
+}
+
+/// Rounds of timed runs, each running every candidate once between two events.
+const ROUNDS: usize = 3;
+
+impl BlasLt {
+    /// Sets how this handle chooses the algorithm of problems it plans from now on (`None`, the
+    /// default: the heuristic's first choice). Plans made before keep their algorithm.
+    pub fn set_tuning(&self, tuning: Option<Tuning>) {
+        if let Ok(mut p) = self.plans.lock() {
+            p.tuning = tuning;
+        }
+    }
+
+    /// How this handle chooses algorithms (see [`set_tuning`](Self::set_tuning)).
+    pub fn tuning(&self) -> Option<Tuning> {
+        self.plans.lock().ok().and_then(|p| p.tuning)
+    }
+
+    /// How many cached problems had their algorithm chosen by timing.
+    pub fn tuned_plans(&self) -> usize {
+        self.plans
+            .lock()
+            .map(|p| p.list.iter().filter(|x| x.tuned).count())
+            .unwrap_or(0)
+    }
+
+    /// Times `plan`'s pending candidates with `run` (which enqueues the product with the given
+    /// algorithm and workspace size on this handle's stream) and settles its algorithm: the
+    /// fastest by median over [`ROUNDS`] rounds when below `margin` times the first working
+    /// candidate's median, else that first one. A candidate whose run fails is left out. Waits
+    /// for the timed work (one host synchronisation).
+    pub(super) fn tune(
+        &self,
+        plan: &mut Plan,
+        margin: f64,
+        run: impl Fn(&cublasLtMatmulAlgo_t, usize) -> Result<()>,
+    ) -> Result<()> {
+        let cands = std::mem::take(&mut plan.pending);
+        // A first run of each (loading its kernels); those that fail are left out.
+        let mut ok: Vec<usize> = (0..cands.len())
+            .filter(|&i| run(&cands[i].0, cands[i].1).is_ok())
+            .collect();
+        if ok.len() < 2 {
+            if let Some(&i) = ok.first() {
+                (plan.algo, plan.workspace) = cands[i];
+            }
+            return Ok(());
+        }
+        let ctx = self.stream.context();
+        let mut marks = Vec::with_capacity(ROUNDS * ok.len());
+        for _ in 0..ROUNDS {
+            for &i in &ok {
+                let start = Event::new(ctx, EventFlags::DEFAULT)?;
+                start.record(&self.stream)?;
+                let ran = run(&cands[i].0, cands[i].1).is_ok();
+                let end = Event::new(ctx, EventFlags::DEFAULT)?;
+                end.record(&self.stream)?;
+                marks.push((i, ran, start, end));
+            }
+        }
+        if let Some((.., end)) = marks.last() {
+            end.synchronize()?;
+        }
+        let mut times: Vec<Vec<f32>> = vec![Vec::new(); cands.len()];
+        for (i, ran, start, end) in &marks {
+            if *ran {
+                times[*i].push(start.elapsed_ms(end)?);
+            } else {
+                ok.retain(|j| j != i);
+            }
+        }
+        let median = |i: usize| -> f32 {
+            let mut t = times[i].clone();
+            t.sort_by(f32::total_cmp);
+            t[t.len() / 2]
+        };
+        let Some(&first) = ok.first() else {
+            return Ok(());
+        };
+        let best = ok
+            .iter()
+            .copied()
+            .min_by(|&x, &y| median(x).total_cmp(&median(y)))
+            .unwrap_or(first);
+        let chosen = if (median(best) as f64) < margin * median(first) as f64 {
+            best
+        } else {
+            first
+        };
+        (plan.algo, plan.workspace) = cands[chosen];
+        plan.tuned = true;
+        Ok(())
+    }
+}
