@@ -1,12 +1,13 @@
 //! Tuning: a problem's algorithm chosen by timing cuBLASLt's candidates on its first call.
 //!
-//! The heuristic's first choice is often not the fastest kernel for large products (on an H100
-//! the 8192³ bf16 product ran 4–5% faster with its second or third candidate, and the
-//! 4096 × 11008 × 4096 one 9% faster with its sixth). With tuning on, the first call of a
-//! large enough problem runs each candidate on the call's own operands, interleaved over a few
-//! rounds so that the GPU's clock and power state weigh on all alike, and keeps the fastest by
-//! median time when it beats the first choice by a margin. The call then runs once more with
-//! the chosen algorithm, so its result is that algorithm's.
+//! The heuristic's first choice is often not the fastest kernel for large products: on an H100
+//! the 4096 × 11008 × 4096 bf16 product ran 7–9% faster with another candidate, the 1024-wide
+//! covariance product 1.5–3% faster, and the 8192³ bf16 one 2–5% faster in short runs (about
+//! 1% under sustained load, where the GPU's power limit sets the pace). With tuning on, the
+//! first call of a large enough problem runs each candidate on the call's own operands,
+//! interleaved over a few rounds so that the GPU's clock and power state weigh on all alike,
+//! and keeps the fastest by median time when it beats the first choice by a margin. The call
+//! then runs once more with the chosen algorithm, so its result is that algorithm's.
 
 use super::cache::Plan;
 use super::handle::BlasLt;
@@ -21,7 +22,8 @@ use cuprite_sys::cublaslt::cublasLtMatmulAlgo_t;
 /// combinations); and never on a capturing stream. A problem that cannot be tuned on its first
 /// call keeps the heuristic's choice until a call that can. The choice may differ between
 /// processes (timings vary), so results of tuned problems may differ in rounding between runs;
-/// with tuning off the heuristic's choice is the same every run.
+/// with tuning off the heuristic's choice is the same every run. `CUPRITE_BLASLT_TUNE_TRACE=1`
+/// prints each tuning's timings and choice to stderr.
 ///
 /// ```
 /// use cuprite::blaslt::Tuning;
@@ -44,12 +46,13 @@ pub struct Tuning {
 
 impl Default for Tuning {
     /// Eight candidates, products of at least 2^33 operations (a 2048³ product qualifies,
-    /// 1024³ does not), a 2% margin.
+    /// 1024³ does not), a 1% margin (on an H100 the medians of one problem's candidates moved
+    /// by up to 1.4% between processes, their order less).
     fn default() -> Self {
         Tuning {
             candidates: 8,
             min_flop: (1u64 << 33) as f64,
-            margin: 0.98,
+            margin: 0.99,
         }
     }
 }
@@ -151,6 +154,29 @@ impl BlasLt {
         };
         (plan.algo, plan.workspace) = cands[chosen];
         plan.tuned = true;
+        if trace() {
+            let line: Vec<String> = ok
+                .iter()
+                .map(|&i| {
+                    let mark = if i == chosen { "*" } else { "" };
+                    format!("#{i}{mark} {:.4}", median(i))
+                })
+                .collect();
+            eprintln!(
+                "cuprite blaslt tuning ({} candidates, ms by median of {ROUNDS}): {}",
+                cands.len(),
+                line.join(", ")
+            );
+        }
         Ok(())
     }
+}
+
+/// Whether `CUPRITE_BLASLT_TUNE_TRACE` is set (not empty, not `0`): each tuning then prints
+/// its candidates' median times and the choice (`*`) to stderr.
+fn trace() -> bool {
+    static TRACE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *TRACE.get_or_init(|| {
+        std::env::var("CUPRITE_BLASLT_TUNE_TRACE").is_ok_and(|v| !v.is_empty() && v != "0")
+    })
 }
