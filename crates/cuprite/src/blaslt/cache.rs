@@ -82,7 +82,7 @@ pub(super) struct Plans {
     /// The last plan used: a repeated call skips the hash.
     pub(super) last: Option<(PlanKey, usize)>,
     /// How new plans choose their algorithm (`None`: the heuristic's first choice).
-    pub(super) tuning: Option<super::tune::Tuning>,
+    pub(super) tuning: Option<super::tuning::Tuning>,
 }
 
 /// The operands of one call, in cuBLASLt's frame.

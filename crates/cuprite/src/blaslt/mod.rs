@@ -33,11 +33,12 @@ mod layout;
 mod matmul;
 mod plan;
 mod tune;
+mod tuning;
 
 pub use epilogue::Epilogue;
 pub use handle::BlasLt;
 pub use layout::{Layout, Matmul, Order};
-pub use tune::Tuning;
+pub use tuning::Tuning;
 
 /// The version of the cuBLASLt library that would be used, as `(major, minor, patch)`. Opens
 /// the library; needs no GPU.
