@@ -178,8 +178,42 @@ extern "C" __global__ void add_const(const float* a, long long o, float* b,
 }
 "#;
 
+/// `cuLaunchKernel` of `f` over `grid` blocks of 256 threads on `stream`, no dynamic shared
+/// memory, parameters `params`.
+///
+/// # Safety
+/// `f` is a loaded kernel of the context current on this thread, `stream` a live stream of it,
+/// and `params` points at `f`'s parameters, whose addresses stay valid until the kernel has run.
+unsafe fn raw_launch(
+    f: cuprite_sys::driver::CUfunction,
+    grid: u32,
+    stream: cuprite_sys::driver::CUstream,
+    params: &mut [*mut std::ffi::c_void],
+) -> Result<(), BenchError> {
+    // SAFETY: the caller's guarantees are cuLaunchKernel's preconditions.
+    let r = unsafe {
+        cuprite_sys::driver::cuLaunchKernel(
+            f,
+            grid,
+            1,
+            1,
+            256,
+            1,
+            1,
+            0,
+            stream,
+            params.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
+    match r {
+        Ok(c) if c.is_success() => Ok(()),
+        Ok(c) => Err(format!("cuLaunchKernel failed: {c:?}").into()),
+        Err(e) => Err(e.into()),
+    }
+}
+
 fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
-    use cuprite_sys::driver as sys;
     use std::ffi::c_void;
     with_device(gpu(), || {
         let n = 1000usize;
@@ -212,26 +246,7 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
             // SAFETY: a loaded kernel of the array context (current on this thread after the
             // array calls above); six 8-byte parameters pointing into `words`, alive for the
             // call; `x` and `y` outlive the launches (synchronised below before they drop).
-            let r = unsafe {
-                sys::cuLaunchKernel(
-                    f,
-                    1,
-                    1,
-                    1,
-                    256,
-                    1,
-                    1,
-                    0,
-                    raw_stream,
-                    params.as_mut_ptr(),
-                    std::ptr::null_mut(),
-                )
-            };
-            match r {
-                Ok(c) if c.is_success() => Ok(()),
-                Ok(c) => Err(format!("cuLaunchKernel failed: {c:?}").into()),
-                Err(e) => Err(e.into()),
-            }
+            unsafe { raw_launch(f, 1, raw_stream, &mut params) }
         };
         let mut ours = || -> Result<(), BenchError> {
             let r = &a + 1.0;
@@ -285,26 +300,7 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
             // SAFETY: the array's kernel for `a + 1` (array context, current here) with the
             // parameter words of its last launch: they address `a`'s and `kept`'s buffers,
             // both alive until after the synchronisation below.
-            let r = unsafe {
-                sys::cuLaunchKernel(
-                    own_f.raw(),
-                    own_grid,
-                    1,
-                    1,
-                    256,
-                    1,
-                    1,
-                    0,
-                    raw_stream,
-                    params.as_mut_ptr(),
-                    std::ptr::null_mut(),
-                )
-            };
-            match r {
-                Ok(c) if c.is_success() => Ok(()),
-                Ok(c) => Err(format!("cuLaunchKernel failed: {c:?}").into()),
-                Err(e) => Err(e.into()),
-            }
+            unsafe { raw_launch(own_f.raw(), own_grid, raw_stream, &mut params) }
         };
         #[cfg(feature = "host-profile")]
         let mut own_safe = || -> Result<(), BenchError> {
