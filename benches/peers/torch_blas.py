@@ -21,7 +21,13 @@ import torch.nn.functional as F
 import peer_timing
 
 
-def device_time(fn, reps=20, warmup=3, target_s=10e-3):
+# The idle time before each GEMM figure's timed windows, as cuprite's bench waits (COOL_DOWN in
+# crates/cuprite-cli/src/bench/blas.rs): the large products run at the power limit, where the
+# clock depends on how hot the previous figure left the chip.
+COOL_DOWN_S = 1.0
+
+
+def device_time(fn, reps=20, warmup=3, target_s=10e-3, cool=False):
     """Seconds per call: K calls per event pair, K chosen for about target_s, median of reps."""
     for _ in range(warmup):
         fn()
@@ -33,6 +39,8 @@ def device_time(fn, reps=20, warmup=3, target_s=10e-3):
     end.synchronize()
     one = max(start.elapsed_time(end) / 1e3, 1e-7)
     k = max(1, min(200, int(target_s / one + 0.999)))
+    if cool:
+        time.sleep(COOL_DOWN_S)
     return peer_timing.device_time(fn, k, warmup=0, reps=reps)
 
 
@@ -50,11 +58,11 @@ def main():
         torch.backends.cuda.matmul.allow_tf32 = tf32
         if batch is None:
             a, b = rand(m, k, dtype=dtype), rand(k, n, dtype=dtype)
-            t = device_time(lambda: torch.matmul(a, b))
+            t = device_time(lambda: torch.matmul(a, b), cool=True)
             res[key] = 2 * m * n * k / t / 1e12
         else:
             a, b = rand(batch, m, k, dtype=dtype), rand(batch, k, n, dtype=dtype)
-            t = device_time(lambda: torch.bmm(a, b))
+            t = device_time(lambda: torch.bmm(a, b), cool=True)
             res[key] = 2 * m * n * k * batch / t / 1e12
         torch.backends.cuda.matmul.allow_tf32 = False
 

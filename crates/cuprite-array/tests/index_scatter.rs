@@ -547,7 +547,96 @@ fn binned_sums(d: Device) -> TestResult {
     Ok(())
 }
 
+/// Atomic `index_add` large enough for the partitioned sum (2^22 + 1000 scalar updates into
+/// 2^16 + 123 destinations: partial last tile and partition), on small integers so that every
+/// sum is exact in any order: the result equals the sequential reference, destinations no
+/// update reaches keep their base bits (`-0.0` included), both index dtypes, the last axis of
+/// a 2-D destination, an out-of-range index is an `Err` (checked) or clamped.
+fn partitioned_sums(d: Device) -> TestResult {
+    let mut rng = Rng::fresh();
+    let (m, n) = ((1usize << 22) + 1000, (1usize << 16) + 123);
+    // Every 1000th destination is never hit; its base is -0.0.
+    let idx: Vec<i64> = (0..m)
+        .map(|_| {
+            let t = (rng.next_u64() % n as u64) as i64;
+            if t % 1000 == 0 { t + 1 } else { t }
+        })
+        .collect();
+    let vals: Vec<f32> = (0..m)
+        .map(|_| (rng.next_u64() % 33) as f32 - 16.0)
+        .collect();
+    let base: Vec<f32> = (0..n)
+        .map(|t| if t % 1000 == 0 { -0.0 } else { (t % 7) as f32 })
+        .collect();
+    let mut want: Vec<f64> = base.iter().map(|&x| x as f64).collect();
+    for (&i, &v) in idx.iter().zip(&vals) {
+        want[i as usize] += v as f64;
+    }
+    let want: Vec<f32> = want
+        .iter()
+        .enumerate()
+        .map(|(t, &x)| if t % 1000 == 0 { -0.0 } else { x as f32 })
+        .collect();
+    let got = cuprite_array::with_device(d, || -> Result<_, cuprite_array::Error> {
+        let b = Array::from_slice(&base, &[n])?;
+        let v = Array::from_slice(&vals, &[m])?;
+        let i64s = Array::from_slice(&idx, &[m])?;
+        let i32s = i64s.cast::<i32>();
+        let a = b
+            .index_add(0, &i64s, &v, ScatterOpts::default())?
+            .to_vec()?;
+        let c = b
+            .index_add(0, &i32s, &v, ScatterOpts::default())?
+            .to_vec()?;
+        // Along the last axis of [2, n]: row 1 gets the same sums on a base of twice row 0's.
+        let b2 = Array::from_slice(
+            &[base.clone(), base.iter().map(|x| 2.0 * x).collect()].concat(),
+            &[2, n],
+        )?;
+        let v2 = Array::from_slice(&[vals.clone(), vals.clone()].concat(), &[2, m])?;
+        let two = b2
+            .index_add(1, &i64s, &v2, ScatterOpts::default())?
+            .to_vec()?;
+        Ok((a, c, two))
+    })?;
+    assert_eq!(bits32(&got.0), bits32(&want), "i64 indices");
+    assert_eq!(bits32(&got.1), bits32(&want), "i32 indices");
+    assert_eq!(bits32(&got.2[..n]), bits32(&want), "row 0 of [2, n]");
+    for t in (0..n).step_by(97) {
+        let w = want[t] as f64 + base[t] as f64;
+        assert_eq!(got.2[n + t] as f64, w, "row 1 at {t}");
+    }
+    // One index out of range: an Err naming it (checked), clamped to n - 1 otherwise.
+    let mut bad = idx.clone();
+    bad[m - 3] = n as i64 + 5;
+    let (checked, clamped) =
+        cuprite_array::with_device(d, || -> Result<_, cuprite_array::Error> {
+            let b = Array::from_slice(&base, &[n])?;
+            let v = Array::from_slice(&vals, &[m])?;
+            let i = Array::from_slice(&bad, &[m])?;
+            let e = b
+                .index_add(0, &i, &v, ScatterOpts::default())
+                .and_then(|a| a.to_vec());
+            let clamp = ScatterOpts {
+                deterministic: false,
+                mode: IndexMode::Clamp,
+            };
+            Ok((e, b.index_add(0, &i, &v, clamp)?.to_vec()?))
+        })?;
+    let msg = checked
+        .expect_err("an index past the axis is an Err")
+        .to_string();
+    assert!(msg.contains(&(n + 5).to_string()), "{msg}");
+    let mut w = want.clone();
+    let old = idx[m - 3] as usize;
+    w[old] -= vals[m - 3];
+    w[n - 1] += vals[m - 3];
+    assert_eq!(bits32(&clamped), bits32(&w), "clamped");
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
+    ("partitioned_sums", partitioned_sums),
     ("scatters_all_dtypes", scatters_all_dtypes),
     ("duplicates", duplicates),
     ("specials", specials),
@@ -567,6 +656,7 @@ fn scatter_kernels_compile() -> TestResult {
     scatters_of::<cuprite_array::c64>(Device::CPU, &mut rng)?;
     specials(Device::CPU)?;
     binned_sums(Device::CPU)?;
+    partitioned_sums(Device::CPU)?;
     let sources: Vec<String> = cuprite_array::jit::take_recorded()
         .into_iter()
         .filter(|s| s.contains("cuprite_idx_"))
@@ -580,6 +670,9 @@ fn scatter_kernels_compile() -> TestResult {
         "cuprite_idx_max_f32",
         "cuprite_idx_copy16",
         "cuprite_idx_min_i64",
+        "cuprite_idx_part1_f32_i64",
+        "cuprite_idx_part1_f32_i32",
+        "cuprite_idx_part2",
     ] {
         assert!(
             sources.iter().any(|s| s.contains(name)),

@@ -21,7 +21,7 @@ use cuprite::{Context, ContextFlags, ContextStack, Device, DeviceBuffer, Stream}
 use half::{bf16, f16};
 use std::ffi::c_void;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use solver::{cholesky, eigh, qr, solve, svd};
 
@@ -283,6 +283,15 @@ fn unit_roundoff<T: Element>(compute: ComputeType) -> (f64, f64) {
     (acc, out)
 }
 
+/// The idle time before each GEMM figure's timed windows, on both sides (the peer script
+/// waits as long): the large products run at the GPU's power limit, where the clock depends on
+/// how hot the previous figure left the chip, so each figure starts from the same rest.
+const COOL_DOWN: Duration = Duration::from_secs(1);
+
+fn cool_down() {
+    std::thread::sleep(COOL_DOWN);
+}
+
 /// A row-major product `D = A · B` through `BlasLt::matmul` (and, with `also_cublas`, the same
 /// product through `Blas::gemm` as `Dᵀ = Bᵀ · Aᵀ`), in TFLOP/s.
 fn gemm<T: Fill32>(
@@ -311,6 +320,7 @@ fn gemm<T: Fill32>(
     call()?;
     let k = calls_per_sample(b, &s, &mut call)?;
     b.status(format!("cuBLASLt {} × {k}", T::NAME));
+    cool_down();
     let samples = per_call(b, &s, k, &mut call)?;
     let (u_acc, u_out) = unit_roundoff::<T>(compute);
     check_product(&s, &sh, &a, &bm, &dd, u_acc, u_out)?;
@@ -357,6 +367,7 @@ fn gemm<T: Fill32>(
         s.synchronize()?;
         let first_ms = t0.elapsed().as_secs_f64() * 1e3;
         b.status(format!("cuBLASLt tuned {} × {k}", T::NAME));
+        cool_down();
         let s3 = per_call(b, &s, k, &mut call3)?;
         check_product(&s, &sh, &a, &bm, &dt, u_acc, u_out)?;
         figs.push(
@@ -383,6 +394,7 @@ fn gemm<T: Fill32>(
         let mut call2 = || -> Result<(), BenchError> { Ok(blas.gemm(&g, &db, &da, &mut c2)?) };
         call2()?;
         b.status(format!("cuBLAS {} × {k}", T::NAME));
+        cool_down();
         let s2 = per_call(b, &s, k, &mut call2)?;
         check_product(&s, &sh, &a, &bm, &c2, u_acc, u_out)?;
         figs.push(

@@ -118,6 +118,15 @@ fn index_add(ctx: &mut BenchCtx) -> BenchResult {
         if (total - want).abs() > 1e-3 * want.abs().max(1.0) {
             return Err(format!("index_add total {total} vs {want}").into());
         }
+        // The atomic sum once (its kernels built before the wait below, so that every figure
+        // times the optimised builds): the same total.
+        let c = base
+            .index_add(0, &idx, &v, ScatterOpts::default())?
+            .to_vec()?;
+        let total: f64 = c.iter().map(|&x| x as f64).sum();
+        if (total - want).abs() > 1e-3 * want.abs().max(1.0) {
+            return Err(format!("atomic index_add total {total} vs {want}").into());
+        }
         cuprite_array::wait_tier_up();
         let stream = stream_raw()?;
         let mut figs = Vec::new();

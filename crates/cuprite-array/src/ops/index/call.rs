@@ -9,7 +9,8 @@
 //! guards memory safety, and marks the "no slot" `-1` that compaction uses).
 
 use super::IndexMode;
-pub(super) use super::desc::{Reduce, ScatterCall};
+use super::cuda::PART_THREADS;
+pub(super) use super::desc::{PART_TILE, Reduce, ScatterCall};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{CallInput, LibraryCall};
@@ -626,6 +627,72 @@ impl LibraryCall for ScatterCall {
                 )?;
             }
             _ => {
+                if let Some(parts) = self.partitions() {
+                    let tiles = m.div_ceil(PART_TILE as u64);
+                    let row = parts as u64 + 1;
+                    let words = tiles
+                        .checked_mul(row)
+                        .and_then(|w| w.checked_add(m + m.div_ceil(2)))
+                        .filter(|_| tiles <= i32::MAX as u64);
+                    let scratch = words.and_then(|w| {
+                        // SAFETY: the first pass writes every offset row and every scratch
+                        // entry that the second pass reads (the first `count` entries of each
+                        // tile, the counts taken from the rows it wrote).
+                        let sc = unsafe {
+                            DevBuf::alloc(st, stream_of(st).get(), DType::U32, w as usize)
+                        };
+                        sc.ok()
+                    });
+                    // Without the scratch (memory short), the plain atomic kernel below.
+                    if let Some(sc) = scratch {
+                        let s_buf = sc.live().ok_or_else(gone)?;
+                        let lv = sc.ptr();
+                        let ld = lv + 4 * m;
+                        let off = ld + 4 * m.div_ceil(2);
+                        // Splits of a partition: as many as fill the resident blocks once
+                        // (a second, partial wave would leave most SMs idle at the end).
+                        let per_sm = kernels[3]
+                            .func
+                            .max_active_blocks_per_sm(PART_THREADS as u32, 0)?;
+                        let resident = (st.sms * per_sm).max(1) as u64;
+                        let ks = (resident / parts as u64).max(1);
+                        let block = (PART_THREADS as u32, 1, 1);
+                        let acc1 = with_flag![
+                            Access::read(i_buf),
+                            Access::read(v_buf),
+                            Access::write(s_buf),
+                        ];
+                        // SAFETY: one block a tile of `PART_TILE` updates of the `m` (indices
+                        // and values live, declared read); it writes its tile's scratch
+                        // entries (inside the `m` a part holds) and its row of `P + 1`
+                        // offsets (inside the `tiles` rows); destinations outside the output
+                        // are skipped (`dest_of`).
+                        unsafe {
+                            stream.launch_packed(
+                                &kernels[2].func,
+                                (tiles as u32, 1, 1),
+                                block,
+                                0,
+                                &words_of(&[i_ptr, v_ptr, ld, lv, off, parts as u64]),
+                                &acc1,
+                            )
+                        }?;
+                        // SAFETY: block `b` reads partition `b / ks` of every tile's segment
+                        // (offsets the first pass wrote, inside the tile) and adds to output
+                        // destinations below `n_out` only; local destinations are `< S`.
+                        unsafe {
+                            stream.launch_packed(
+                                &kernels[3].func,
+                                ((parts as u64 * ks) as u32, 1, 1),
+                                block,
+                                0,
+                                &[ld, lv, off, tiles, parts as u64, ks, n_out, o_ptr],
+                                &[Access::read(s_buf), Access::write(o_buf)],
+                            )
+                        }?;
+                        return Ok(());
+                    }
+                }
                 launch(
                     &kernels[1],
                     m,

@@ -6,7 +6,7 @@
 //! exactly the IEEE operations (`__dmul_rn`, `__double2ll_rn`, ...) that the CPU path in
 //! `call.rs` does, so that deterministic sums have the same bits on both backends.
 
-use super::desc::{Reduce, ScatterCall};
+use super::desc::{PART_MAX, PART_SPAN, PART_TILE, Reduce, ScatterCall};
 use crate::codegen::KernelSource;
 use crate::dtype::DType;
 
@@ -191,6 +191,7 @@ pub(super) fn sources(c: &ScatterCall) -> Vec<KernelSource> {
             push(name.clone(), fixed_finish(&name, c.dtype));
         }
         (op, _) => {
+            let partitioned = c.partitions().is_some();
             let t = acc_cty(c.dtype);
             let name = format!("cuprite_idx_{}_{tag}", op.name());
             let body = match (op, c.dtype) {
@@ -213,9 +214,127 @@ pub(super) fn sources(c: &ScatterCall) -> Vec<KernelSource> {
                 &body,
             );
             push(name, body);
+            if partitioned {
+                // After the plain atomic kernel (taken when the scratch cannot be had).
+                let name = format!("cuprite_idx_part1_{tag}");
+                push(name.clone(), partition_pass(&name, it));
+                push(
+                    "cuprite_idx_part2".into(),
+                    partition_sum("cuprite_idx_part2"),
+                );
+            }
         }
     }
     out
+}
+
+/// Threads a block of the partitioned sum's passes.
+pub(super) const PART_THREADS: usize = 512;
+
+/// The partitioned `f32` sum's first pass (see [`ScatterCall::partitions`]): block `b` takes
+/// updates `[b·T, (b+1)·T)`, ranks each within its partition `d / S` with a shared counter,
+/// and writes the tile back sorted by partition: local destinations `d % S` to `ld`, values
+/// to `lv`, and the partitions' start offsets (`P + 1` of them, the last the tile's count of
+/// valid updates) to row `b` of `off`.
+fn partition_pass(name: &str, it: &str) -> String {
+    let (t, s, nt, pmax) = (PART_TILE, PART_SPAN, PART_THREADS, PART_MAX);
+    let per = t / nt;
+    format!(
+        r#"extern "C" __global__ void __launch_bounds__({nt}, 3) {name}(const {it} *__restrict__ idx, const float *__restrict__ v, unsigned short *__restrict__ ld, float *__restrict__ lv, unsigned *__restrict__ off, i64t P, i64t m, i64t K, i64t inner, i64t N, i64t idx1d, i64t mode, i64t hglob, unsigned int *chk) {{
+  __shared__ unsigned hist[{pmax} + 1];
+  __shared__ float sv[{t}];
+  __shared__ unsigned short sd[{t}];
+  const i64t t0 = (i64t)blockIdx.x * {t};
+  for (int p = threadIdx.x; p <= P; p += {nt}) hist[p] = 0u;
+  __syncthreads();
+  // dq: the destination (below 2^32: at most PART_MAX * PART_SPAN), ~0u when skipped.
+  unsigned dq[{per}], rq[{per}]; float xq[{per}];
+  #pragma unroll
+  for (int q = 0; q < {per}; ++q) {{
+    const i64t u = t0 + q * {nt} + threadIdx.x;
+    dq[q] = ~0u;
+    if (u < m) {{
+      i64t d;
+      xq[q] = v[u];
+      if (dest_of(idx, u, m, K, inner, N, idx1d, mode, &d)) dq[q] = (unsigned)d;
+      else if (chk) *chk = 1u;
+    }}
+  }}
+  #pragma unroll
+  for (int q = 0; q < {per}; ++q) if (dq[q] != ~0u) rq[q] = atomicAdd(&hist[dq[q] / {s}], 1u);
+  __syncthreads();
+  if (threadIdx.x < 32) {{
+    const int E = (int)((P + 31) / 32), lo = threadIdx.x * E;
+    unsigned sum = 0u;
+    for (int e = 0; e < E; ++e) if (lo + e < P) sum += hist[lo + e];
+    unsigned inc = sum;
+    for (int o = 1; o < 32; o <<= 1) {{ const unsigned y = __shfl_up_sync(~0u, inc, o); if ((int)threadIdx.x >= o) inc += y; }}
+    unsigned run = inc - sum;
+    for (int e = 0; e < E; ++e) if (lo + e < P) {{ const unsigned c = hist[lo + e]; hist[lo + e] = run; run += c; }}
+    if (threadIdx.x == 31) hist[P] = inc;
+  }}
+  __syncthreads();
+  #pragma unroll
+  for (int q = 0; q < {per}; ++q) if (dq[q] != ~0u) {{ const unsigned at = hist[dq[q] / {s}] + rq[q]; sd[at] = (unsigned short)(dq[q] % {s}); sv[at] = xq[q]; }}
+  unsigned *row = off + (i64t)blockIdx.x * (P + 1);
+  for (int p = threadIdx.x; p <= P; p += {nt}) row[p] = hist[p];
+  __syncthreads();
+  const unsigned cnt = hist[P];
+  for (unsigned q = threadIdx.x; q < cnt; q += {nt}) {{ ld[t0 + q] = sd[q]; lv[t0 + q] = sv[q]; }}
+}}
+"#
+    )
+}
+
+/// The partitioned `f32` sum's second pass: block `b` sums partition `b / KS` over the tiles
+/// `r, r + KS, ...` (`r = b % KS`) into shared memory, then adds its partial sums to `out`
+/// (the base already there). A warp takes 32 tiles at once, one a lane, and reads their
+/// segments as one list, so that its loads are independent. The sums start at `-0.0`, the
+/// identity of IEEE addition: a destination no update reached is not written.
+fn partition_sum(name: &str) -> String {
+    let (t, s, nt) = (PART_TILE, PART_SPAN, PART_THREADS);
+    let warps = nt / 32;
+    format!(
+        r#"extern "C" __global__ void __launch_bounds__({nt}, 4) {name}(const unsigned short *__restrict__ ld, const float *__restrict__ lv, const unsigned *__restrict__ off, i64t tiles, i64t P, i64t KS, i64t n_out, float *out) {{
+  __shared__ float acc[{s}];
+  const i64t p = blockIdx.x / KS, r = blockIdx.x % KS;
+  for (int i = threadIdx.x; i < {s}; i += {nt}) acc[i] = -0.0f;
+  __syncthreads();
+  const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const i64t groups = ((tiles - r + KS - 1) / KS + 31) / 32;
+  for (i64t g = w; g < groups; g += {warps}) {{
+    const i64t t = r + KS * (g * 32 + lane);
+    unsigned s = 0u, c = 0u;
+    if (t < tiles) {{ const unsigned *o = off + t * (P + 1) + p; s = o[0]; c = o[1] - s; }}
+    unsigned inc = c;
+    for (int o = 1; o < 32; o <<= 1) {{ const unsigned y = __shfl_up_sync(~0u, inc, o); if (lane >= o) inc += y; }}
+    const unsigned total = __shfl_sync(~0u, inc, 31);
+    const i64t gb = (i64t)s + t * {t} - (i64t)(inc - c);
+    for (unsigned v0 = 0u; v0 < total; v0 += 128u) {{
+      unsigned short a[4]; float b[4];
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {{
+        const unsigned at = v0 + q * 32 + lane;
+        int L = 0;
+        #pragma unroll
+        for (int st = 16; st >= 1; st >>= 1) {{ const unsigned x = __shfl_sync(~0u, inc, L + st - 1); if (x <= at) L += st; }}
+        const i64t base = __shfl_sync(~0u, gb, L);
+        a[q] = 0; b[q] = -0.0f;
+        if (at < total) {{ a[q] = ld[base + at]; b[q] = lv[base + at]; }}
+      }}
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) if (v0 + q * 32 + lane < total) atomicAdd(&acc[a[q]], b[q]);
+    }}
+  }}
+  __syncthreads();
+  for (int i = threadIdx.x; i < {s}; i += {nt}) {{
+    const i64t d = p * {s} + i;
+    const float x = acc[i];
+    if (d < n_out && __float_as_uint(x) != 0x80000000u) atomicAdd(&out[d], x);
+  }}
+}}
+"#
+    )
 }
 
 /// A NaN-propagating max/min by CAS on the bits, ordered by the monotone key of the bits

@@ -47,10 +47,42 @@ pub(super) struct ScatterCall {
     pub checked: bool,
 }
 
+/// Destinations a block of the partitioned sum adds up in shared memory (see
+/// [`ScatterCall::partitions`]).
+pub(super) const PART_SPAN: usize = 4096;
+/// Updates the partitioning pass takes a block (one tile).
+pub(super) const PART_TILE: usize = 4096;
+/// The most partitions (the partitioning pass keeps one counter each in shared memory).
+pub(super) const PART_MAX: usize = 512;
+
 /// Scratch words a binned sum may take beyond the number of updates (128 MiB).
 const BIN_WORDS_MIN: usize = 1 << 24;
 
 impl ScatterCall {
+    /// The partitioned form of an atomic `f32` sum, its number of partitions, where it applies.
+    ///
+    /// Many scalar updates (`inner == 1`) into a destination too large for one block's shared
+    /// memory but small enough for the L2 cache are limited by the rate of L2 atomics when each
+    /// goes straight to its destination (measured on an H100: 2^26 updates into 2^20 in
+    /// 0.88 ms, about a third of the bandwidth the bytes would take). Instead a first pass
+    /// sorts each tile of [`PART_TILE`] updates by destination range ([`PART_SPAN`]
+    /// destinations a partition) in shared memory and writes them out with 16-bit local
+    /// destinations; a second pass sums each partition's updates in shared memory and adds
+    /// the partial sums to the output, coalesced (0.84 ms there, with the base's copy and
+    /// the graph around it). Taken for at least 2^22
+    /// updates, eight or more per destination, and 2^16 to `PART_MAX · PART_SPAN`
+    /// destinations; its scratch is six bytes an update.
+    pub(super) fn partitions(&self) -> Option<usize> {
+        if self.det || self.op != Reduce::Add || self.dtype != DType::F32 || self.inner != 1 {
+            return None;
+        }
+        let m = self.outer.checked_mul(self.k)?;
+        let n_out = self.outer.checked_mul(self.n)?;
+        let ok =
+            m >= 1 << 22 && n_out >= 1 << 16 && m / 8 >= n_out && n_out <= PART_MAX * PART_SPAN;
+        ok.then(|| n_out.div_ceil(PART_SPAN))
+    }
+
     /// The binned form of a deterministic `f32` sum, `(w, bins)`, where it applies.
     ///
     /// An update `x = M * 2^(e - 149)` (`M` its 24-bit significand, `e` its biased exponent

@@ -70,7 +70,11 @@
 //! Scatters are a library call (`call.rs`, a fusion boundary):
 //! they copy the base once, then run one kernel per pass over the updates (a library call
 //! rather than an element-wise node because the writes go to computed places and reduce).
-//! Boolean masks read their true count back to the host (the result's shape depends on it):
+//! Large atomic `f32` sums of scalar updates (`index_add` of millions of values into 2^16 to
+//! 2^21 destinations) take two passes instead of one atomic a update: the updates are grouped
+//! by destination range in shared memory, then each range is summed in shared memory and added
+//! to the output once (see `ScatterCall::partitions`); the sum's order, so its rounding, is
+//! unspecified either way. Boolean masks read their true count back to the host (the result's shape depends on it):
 //! a cumulative count gives each true element its slot, and a scatter writes positions there.
 
 mod call;
