@@ -1659,11 +1659,23 @@ fn lt_tuning() -> TestResult {
         "beta = 0 after",
     )?;
     assert_eq!((lt.cached_plans(), lt.tuned_plans()), (2, 2));
-    // Off again: a new problem keeps the heuristic's choice.
+    // A problem left waiting (a beta = 1 call while tuning was on) ...
+    let mm3 = Matmul {
+        beta: 1.0,
+        ..Matmul::<f32>::row_major(m / 4, n, k)
+    };
+    let mut d3 = s.clone_htod(&c0[..m / 4 * n])?;
+    lt.matmul(&mm3, &da, &db, None, &mut d3, Epilogue::None)?;
+    assert_eq!((lt.cached_plans(), lt.tuned_plans()), (3, 2));
+    // ... is not tuned once tuning is off, nor is a new problem: the heuristic's choices.
     lt.set_tuning(None);
+    let mm3 = Matmul { beta: 0.0, ..mm3 };
+    lt.matmul(&mm3, &da, &db, None, &mut d3, Epilogue::None)?;
+    assert_eq!((lt.cached_plans(), lt.tuned_plans()), (3, 2));
+    check(&s.clone_dtoh(&d3)?, &want[..m / 4 * n], "pending, then off")?;
     let mm2 = Matmul::<f32>::row_major(m / 2, n, k);
     lt.matmul(&mm2, &da, &db, None, &mut d, Epilogue::None)?;
-    assert_eq!((lt.cached_plans(), lt.tuned_plans()), (3, 2));
+    assert_eq!((lt.cached_plans(), lt.tuned_plans()), (4, 2));
     check(
         &s.clone_dtoh(&d)?[..m / 2 * n],
         &want[..m / 2 * n],

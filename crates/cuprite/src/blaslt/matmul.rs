@@ -113,11 +113,15 @@ impl BlasLt {
                 i
             }
         };
-        let margin = plans.tuning.map_or(1.0, |t| t.margin);
+        let (tuning_on, margin) = (
+            plans.tuning.is_some(),
+            plans.tuning.map_or(1.0, |t| t.margin),
+        );
         let plan = &mut plans.list[idx];
         // Tuning repeats the product: only where that cannot change the result (C not read, D
         // the only output) and outside a capture (it waits for its timings).
-        let tune = !plan.pending.is_empty()
+        let tune = tuning_on
+            && !plan.pending.is_empty()
             && beta.is_zero_bits()
             && matches!(
                 epilogue,
