@@ -22,7 +22,7 @@ import peer_timing
 
 
 # The idle time before each GEMM figure's timed windows, as cuprite's bench waits (COOL_DOWN in
-# crates/cuprite-cli/src/bench/blas.rs): the large products run at the power limit, where the
+# crates/cuprite-cli/src/bench/kit.rs): the large products run at the power limit, where the
 # clock depends on how hot the previous figure left the chip.
 COOL_DOWN_S = 1.0
 

@@ -12,7 +12,9 @@
 
 mod solver;
 
-use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
+use super::kit::{
+    BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit, cool_down,
+};
 use cuprite::blas::{Blas, ComputeType, Element, Gemm};
 use cuprite::blaslt::{BlasLt, Epilogue, Matmul, Tuning};
 use cuprite::sys::cublas::{cublasComputeType_t, cublasOperation_t, cudaDataType};
@@ -21,7 +23,7 @@ use cuprite::{Context, ContextFlags, ContextStack, Device, DeviceBuffer, Stream}
 use half::{bf16, f16};
 use std::ffi::c_void;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use solver::{cholesky, eigh, qr, solve, svd};
 
@@ -281,15 +283,6 @@ fn unit_roundoff<T: Element>(compute: ComputeType) -> (f64, f64) {
         _ => 2f64.powi(-24),
     };
     (acc, out)
-}
-
-/// The idle time before each GEMM figure's timed windows, on both sides (the peer script
-/// waits as long): the large products run at the GPU's power limit, where the clock depends on
-/// how hot the previous figure left the chip, so each figure starts from the same rest.
-const COOL_DOWN: Duration = Duration::from_secs(1);
-
-fn cool_down() {
-    std::thread::sleep(COOL_DOWN);
 }
 
 /// A row-major product `D = A · B` through `BlasLt::matmul` (and, with `also_cublas`, the same

@@ -134,6 +134,7 @@ fn gemm<T: Element + cuprite_array::dtype::Numeric>(
             };
             f()?;
             let kk = calls(ctx, &mut f)?;
+            super::kit::cool_down();
             let s = on_stream(ctx, kk, &mut f)?;
             Ok::<_, BenchError>((kk, s))
         })();
