@@ -18,6 +18,9 @@ use crate::storage::Storage;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+/// Integer uploads up to this many elements note their value range (see [`crate::range`]).
+const UPLOAD_RANGE_MAX: usize = 1 << 16;
+
 /// An N-dimensional array of `T`, row-major with strides, lazily evaluated.
 ///
 /// ```
@@ -150,12 +153,21 @@ impl<T: Element> Array<T> {
             )));
         }
         let storage = backend::of(device).upload(device, T::DTYPE, n, T::slice_bytes(data))?;
-        Ok(Self::from_storage(
-            storage,
-            Layout::contiguous(shape),
-            shape,
+        // Small integer uploads note their range (a pass over at most 64 Ki values, next to
+        // the copy), so that indexing with them needs no check on the device.
+        let range = if T::DTYPE.is_int() && n <= UPLOAD_RANGE_MAX {
+            crate::range::of_values(data.iter().map(|v| v.to_scalar()), T::DTYPE)
+        } else {
+            None
+        };
+        let op = Op::Leaf(storage, Layout::contiguous(shape));
+        Ok(Self::from_node(Node::new_in_range(
+            op,
+            T::DTYPE,
+            shape.to_vec(),
             device,
-        ))
+            range,
+        )))
     }
 
     /// An array of `shape` from `data` (row-major).

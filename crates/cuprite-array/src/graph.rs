@@ -9,6 +9,7 @@ use crate::device::Device;
 use crate::dtype::{DType, Scalar};
 use crate::error::Result;
 use crate::op::{BinaryOp, UnaryOp};
+use crate::range::ValueRange;
 use crate::runtime::DeviceState;
 use crate::shape::Layout;
 use crate::storage::{DevBuf, HostBuf, Storage};
@@ -182,6 +183,9 @@ pub(crate) struct Node {
     /// Whether a library call was below this node when it was made (it may have been realised
     /// since): the scheduler realises those first.
     library: bool,
+    /// Bounds of an integer node's values, known from how it was made (see [`crate::range`]);
+    /// they hold for the node's value whatever its operation becomes (realising keeps values).
+    range: Option<ValueRange>,
 }
 
 impl std::fmt::Debug for Node {
@@ -196,6 +200,23 @@ impl std::fmt::Debug for Node {
 
 impl Node {
     pub fn new(op: Op, dtype: DType, shape: Vec<usize>, device: Device) -> Arc<Node> {
+        Self::new_in_range(op, dtype, shape, device, None)
+    }
+
+    /// [`Node::new`] whose values are also known to lie in `known` (a view of a node with a
+    /// range, an upload whose values were looked at).
+    pub fn new_in_range(
+        op: Op,
+        dtype: DType,
+        shape: Vec<usize>,
+        device: Device,
+        known: Option<ValueRange>,
+    ) -> Arc<Node> {
+        let range = if dtype.is_int() {
+            crate::range::both(infer_range(&op, dtype, &shape), known)
+        } else {
+            None
+        };
         let weight = 1 + match &op {
             Op::Unary(_, a) | Op::Cast(a) | Op::Gather(_, _, a) | Op::CheckIndex(.., a) => a.weight,
             Op::Binary(_, a, b) => a.weight + b.weight,
@@ -218,8 +239,14 @@ impl Node {
             weight: weight.min(1 << 20),
             leaf: std::sync::atomic::AtomicBool::new(matches!(op, Op::Leaf(..))),
             library,
+            range,
             op: Mutex::new(op),
         })
+    }
+
+    /// Bounds of this integer node's values, when known (see [`crate::range`]).
+    pub fn range(&self) -> Option<ValueRange> {
+        self.range
     }
 
     pub fn op(&self) -> Op {
@@ -264,6 +291,22 @@ impl Node {
     }
 }
 
+/// The range an operation's result is known to lie in, from its operands' (see
+/// [`crate::range`]).
+fn infer_range(op: &Op, dtype: DType, shape: &[usize]) -> Option<ValueRange> {
+    use crate::range::{of_binary, of_cast, of_const, of_coordinate, of_select};
+    match op {
+        Op::Const(c) => of_const(*c, dtype),
+        Op::Iota(ax) => of_coordinate(*shape.get(*ax)?),
+        Op::Binary(o, a, b) => of_binary(*o, dtype, (a.range, a.dtype), (b.range, b.dtype)),
+        Op::Select(_, a, b) => of_select(dtype, (a.range, a.dtype), (b.range, b.dtype)),
+        Op::Cast(a) => of_cast(a.dtype, a.range, dtype),
+        // Out-of-range indices read as 0 (and raise the flag).
+        Op::CheckIndex(_, n, ..) => of_coordinate(usize::try_from(*n).ok()?),
+        _ => None,
+    }
+}
+
 /// A view transform pushed down to the leaves of an element-wise graph.
 pub(crate) trait ViewFn {
     /// The new layout of a leaf (given its old layout), or `None` when not expressible.
@@ -298,7 +341,8 @@ fn push_rec(
         Op::CheckIndex(f, n, signed, i) => Op::CheckIndex(f, n, signed, rec(&i)?),
         Op::Iota(_) | Op::Rand(..) | Op::Library(..) => return None,
     };
-    let out = Node::new(op, node.dtype, shape.to_vec(), node.device);
+    // A view holds some of the node's values: its range still bounds them.
+    let out = Node::new_in_range(op, node.dtype, shape.to_vec(), node.device, node.range);
     memo.insert(Arc::as_ptr(node), out.clone());
     Some(out)
 }

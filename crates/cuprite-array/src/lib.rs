@@ -26,7 +26,7 @@
 //! | scheduling | `schedule` | when a graph is realised: grouping, library calls first, OOM retry, `sync`/`device_gc` |
 //! | execution | `backend/` | `trait Backend` (cpu, cuda, dry-run), dispatched in `backend::of` only |
 //! | kernels | [`jit`], `codegen/` | source in, loaded kernel out: caches, tiers, NVRTC, disk; CUDA C from a program |
-//! | IR | `graph` | lazy nodes, `Program` (linear, CSE'd), `LibraryCall` nodes (fusion boundaries) |
+//! | IR | `graph`, `range` | lazy nodes, `Program` (linear, CSE'd), `LibraryCall` nodes (fusion boundaries); value ranges of integer nodes |
 //! | data | `storage`, `runtime` | host/device/foreign buffers; per-device context, array stream, buffer reuse |
 //! | basics | [`memory`], [`device`], `op`, [`dtype`], [`shape`], `util`, [`special`], [`stats`], [`error`] | statistics, ids, opcodes, types, layouts, hashers |
 //!
@@ -58,6 +58,7 @@ pub mod mesh;
 pub(crate) mod op;
 pub mod ops;
 pub mod random;
+pub(crate) mod range;
 pub(crate) mod runtime;
 mod schedule;
 pub mod shape;

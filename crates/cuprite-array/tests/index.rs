@@ -348,7 +348,10 @@ fn flag_words(d: Device) -> TestResult {
     let work = |t: usize| -> TestResult {
         cuprite_array::with_device(d, || {
             let a = Array::from_slice(&src, &[64])?;
-            let good = Array::from_slice(&[3i64, -1, t as i64], &[3])?;
+            // Through f64 and back: indices whose range is not known, so each call checks.
+            let good = Array::from_slice(&[3i64, -1, t as i64], &[3])?
+                .cast::<f64>()
+                .cast::<i64>();
             let bad = Array::from_slice(&[3i64, 64 + t as i64], &[2])?;
             let before = cuprite_array::stats::thread_mapped_flag_reads();
             let calls = 1300;
@@ -375,6 +378,102 @@ fn flag_words(d: Device) -> TestResult {
         for h in hs {
             h.join().expect("thread")?;
         }
+        Ok(())
+    })
+}
+
+/// Indices whose value range is known from how they were made need no check: the `Error`
+/// mode then stays lazy (no evaluation, no flag read) and gives the same values; a range that
+/// reaches past the axis, or arithmetic that may wrap, keeps the check.
+fn known_ranges(d: Device) -> TestResult {
+    use cuprite_array::stats::{thread_evaluations, thread_mapped_flag_reads};
+    cuprite_array::with_device(d, || {
+        let n = 1000usize;
+        let src: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let a = Array::from_slice(&src, &[n])?;
+        let pick = |i: i64| src[if i < 0 { i + n as i64 } else { i } as usize];
+        // Made on the device: randint, a clamp of unknown values, `% n` (signed), arange.
+        let unknown = Array::<f64>::rand_uniform(&[4096], 5)? * 3000.0 - 1500.0;
+        let unknown = unknown.cast::<i64>();
+        let cases: Vec<(&str, Array<i64>)> = vec![
+            ("randint", Array::<i64>::randint(0, n as i64, &[4096], 9)?),
+            (
+                "randint from the end",
+                Array::<i64>::randint(-(n as i64), 0, &[4096], 9)?,
+            ),
+            ("clamp", unknown.clamp(0i64, n as i64 - 1)),
+            ("remainder", unknown.rem(n as i64)),
+            ("arange", Array::<i64>::arange(0, n as i64, 3)?),
+            ("upload", Array::from_slice(&[5i64, -1, 999, -1000], &[4])?),
+        ];
+        for (what, idx) in &cases {
+            let host = idx.to_vec()?;
+            let want: Vec<f32> = host.iter().map(|&i| pick(i)).collect();
+            let (e0, f0) = (thread_evaluations(), thread_mapped_flag_reads());
+            let g = a.take(idx, None)?;
+            assert_eq!(
+                thread_evaluations(),
+                e0,
+                "{what}: the checked take stays lazy"
+            );
+            assert_eq!(g.to_vec()?, want, "{what}");
+            assert_eq!(thread_mapped_flag_reads(), f0, "{what}: no flag read");
+            // A view (reshape, slice) keeps the range: still lazy.
+            let half = idx.slice(&[cuprite_array::shape::SliceArg::Range {
+                start: Some(0),
+                end: Some(2),
+                step: 1,
+            }])?;
+            let e0 = thread_evaluations();
+            let g = a.take(&half.reshape(&[2, 1])?, None)?;
+            assert_eq!(thread_evaluations(), e0, "{what}: a view stays lazy");
+            assert_eq!(g.to_vec()?, want[..2], "{what}: view");
+        }
+        // The same through the scatter: index_add with randint indices reads no flag.
+        let idx = Array::<i64>::randint(0, 64, &[5000], 3)?;
+        let host = idx.to_vec()?;
+        let f0 = thread_mapped_flag_reads();
+        let sums = Array::<f32>::zeros(&[64])
+            .index_add(
+                0,
+                &idx,
+                &Array::<f32>::ones(&[5000]),
+                ScatterOpts::default(),
+            )?
+            .to_vec()?;
+        assert_eq!(thread_mapped_flag_reads(), f0, "index_add: no flag read");
+        let mut want = vec![0.0f32; 64];
+        for &i in &host {
+            want[i as usize] += 1.0;
+        }
+        assert_eq!(sums, want, "index_add with known indices");
+        // Ranges that do not prove the indices valid keep the check (and its `Err`).
+        let over = Array::<i64>::randint(0, n as i64 + 1, &[20000], 4)?;
+        assert!(over.to_vec()?.contains(&(n as i64)), "the seed draws n");
+        expect_err(
+            a.take(&over, None),
+            &["1000", "extent 1000"],
+            "randint past n",
+        )?;
+        expect_err(
+            a.take(&Array::from_slice(&[3i64, -1001], &[2])?, None),
+            &["-1001"],
+            "upload past -n",
+        )?;
+        // i32 arithmetic that wraps has no range: MAX + 1 wraps to MIN, found by the check.
+        let w = Array::from_slice(&[0i32, i32::MAX], &[2])?.try_add(1i32)?;
+        expect_err(a.take(&w, None), &[&i32::MIN.to_string()], "wrapped i32")?;
+        // Ranges survive realisation.
+        let r = Array::<i64>::randint(0, n as i64, &[64], 1)?;
+        r.eval()?;
+        let e0 = thread_evaluations();
+        let g = a.take(&r, None)?;
+        assert_eq!(
+            thread_evaluations(),
+            e0,
+            "realised indices keep their range"
+        );
+        g.eval()?;
         Ok(())
     })
 }
@@ -796,6 +895,7 @@ pub const BODIES: &[(&str, Body)] = &[
     ("modes_and_errors", modes_and_errors),
     ("checked_in_kernel", checked_in_kernel),
     ("flag_words", flag_words),
+    ("known_ranges", known_ranges),
     ("unsigned_indices_above_i64", unsigned_indices_above_i64),
     ("masks", masks),
     ("numpy_table", numpy_table),

@@ -39,11 +39,12 @@ fn view(n: &Arc<Node>, shape: &[usize], f: &dyn ViewFn) -> Result<Arc<Node>> {
     }
     // Materialise contiguously, then the view always applies.
     let s = contiguous_storage(n)?;
-    let leaf = Node::new(
+    let leaf = Node::new_in_range(
         Op::Leaf(s, Layout::contiguous(&n.shape)),
         n.dtype,
         n.shape.clone(),
         n.device,
+        n.range(),
     );
     push_view(&leaf, shape, f)
         .ok_or_else(|| Error::Shape(format!("cannot view shape {:?} as {shape:?}", n.shape)))

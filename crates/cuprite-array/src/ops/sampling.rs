@@ -70,7 +70,9 @@ impl<I: Integer> Array<I> {
             )));
         }
         let u = Array::<f64>::rand_uniform(shape, seed)?;
-        let k = (u * span as f64).cast::<i64>().minimum(span as i64 - 1);
+        // `clamp`, not only `minimum`: the uniforms are never negative, but saying so gives the
+        // result a known range (indexing with it needs no check).
+        let k = (u * span as f64).cast::<i64>().clamp(0i64, span as i64 - 1);
         Ok((k + lo).cast::<I>())
     }
 }

@@ -6,10 +6,13 @@
 //!
 //! Each figure times K back-to-back calls (the lazy call and its evaluation) between one pair
 //! of events ([`super::curves::per_call`]), as the peer script does. The default index mode
-//! checks the indices first (one fused reduction and a flag read back to the host, so the
-//! timed window holds a synchronisation per call); the `clamp` figures are the same work
-//! without that check. The deterministic `index_add` is judged against the atomic one of the
-//! same run (target: at most 2x).
+//! checks the indices in the kernel that reads them and reads a flag back after it (a
+//! synchronisation per call in the timed window), unless the indices' value range is known
+//! from how they were made: `randint` indices (as the peer's `torch.randint`) need no check.
+//! The gather is timed three ways: `randint` indices, the same indices uploaded from the host
+//! (range unknown: checked), and the `clamp` mode (never checked). `index_add` uses uploaded
+//! indices (checked) and the `clamp` mode. The deterministic `index_add` is judged against the
+//! atomic one of the same run (target: at most 2x).
 
 use super::curves::per_call;
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Ceiling, Figure, Target, TimeUnit};
@@ -41,15 +44,18 @@ fn stream_raw() -> Result<cuprite_sys::driver::CUstream, BenchError> {
     Ok(cuprite_array::get_stream(0)?.raw())
 }
 
-/// `n` uniform random indices in `[0, range)` (i64), made on the device.
+/// `n` uniform random indices in `[0, range)` (i64), made on the device: their value range
+/// is known, so checked calls need no check.
 fn indices(n: usize, range: usize, seed: u64) -> Result<Array<i64>, BenchError> {
-    let u = Array::<f64>::rand_uniform(&[n], seed)?;
-    let i = (&u * range as f64)
-        .floor()
-        .cast::<i64>()
-        .clamp(0i64, range as i64 - 1);
+    let i = Array::<i64>::randint(0, range as i64, &[n], seed)?;
     i.eval()?;
     Ok(i)
+}
+
+/// The same indices uploaded from the host, as indices read from a file would be: an upload
+/// this large has no known range, so checked calls check.
+fn uploaded(i: &Array<i64>) -> Result<Array<i64>, BenchError> {
+    Ok(Array::from_slice(&i.to_vec()?, i.shape())?)
 }
 
 fn gather(ctx: &mut BenchCtx) -> BenchResult {
@@ -57,6 +63,7 @@ fn gather(ctx: &mut BenchCtx) -> BenchResult {
     with_device(Device::cuda(0), || {
         let x = Array::<f32>::rand_uniform(&[n], 11)?;
         let idx = indices(n, n, 12)?;
+        let up = uploaded(&idx)?;
         // Check once against the host: x[idx] at a few places.
         let g = x.take(&idx, None)?;
         let (xs, is, gs) = (x.to_vec()?, idx.to_vec()?, g.to_vec()?);
@@ -68,28 +75,38 @@ fn gather(ctx: &mut BenchCtx) -> BenchResult {
         cuprite_array::wait_tier_up();
         let stream = stream_raw()?;
         let mut figs = Vec::new();
-        for (mode, label) in [
-            (IndexMode::Error, "checked"),
-            (IndexMode::Clamp, "clamp, unchecked"),
+        for (ix, mode, name) in [
+            (
+                &idx,
+                IndexMode::Error,
+                format!(
+                    "gather of {n} f32 at random i64 indices (checked; randint indices, range known: no check)"
+                ),
+            ),
+            (
+                &up,
+                IndexMode::Error,
+                format!(
+                    "gather (index range unknown) of {n} f32 at random i64 indices (uploaded; checked in the kernel, the call waits for it)"
+                ),
+            ),
+            (
+                &idx,
+                IndexMode::Clamp,
+                format!("gather (clamp, unchecked) of {n} f32 at random i64 indices"),
+            ),
         ] {
             // SAFETY: the array stream of device 0 lives for the whole process, and its
             // (primary) context is current after the arrays above were made.
             let s = unsafe {
                 per_call(ctx, stream, CALLS, || -> Result<(), BenchError> {
-                    x.take_with(&idx, None, mode)?.eval()?;
+                    x.take_with(ix, None, mode)?.eval()?;
                     Ok(())
                 })
             }?;
-            figs.push(
-                Figure::time(
-                    format!("gather of {n} f32 at random i64 indices ({label})"),
-                    &s,
-                    TimeUnit::Ms,
-                )
-                .with_note(format!(
-                    "{CALLS} calls per event pair; peer: x[idx] in benches/peers/torch_index.py"
-                )),
-            );
+            figs.push(Figure::time(name, &s, TimeUnit::Ms).with_note(format!(
+                "{CALLS} calls per event pair; peer: x[idx] in benches/peers/torch_index.py"
+            )));
         }
         Ok(figs)
     })
@@ -100,7 +117,7 @@ fn index_add(ctx: &mut BenchCtx) -> BenchResult {
     let n = ctx.size(1 << 20, 1 << 14);
     with_device(Device::cuda(0), || {
         let v = Array::<f32>::rand_uniform(&[m], 21)?;
-        let idx = indices(m, n, 22)?;
+        let idx = uploaded(&indices(m, n, 22)?)?;
         let base = Array::<f32>::zeros(&[n]);
         base.eval()?;
         let det = ScatterOpts {

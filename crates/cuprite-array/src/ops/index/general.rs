@@ -269,7 +269,10 @@ impl<T: Element> Array<T> {
                 Idx::Array(ia) => {
                     let a = src.expect("an index array consumes an axis");
                     let what = format!("index array for axis {a}");
-                    let fuse = fused && s[a] > 0 && crate::shape::numel(&ia.node.shape) > 0;
+                    let fuse = fused
+                        && s[a] > 0
+                        && crate::shape::numel(&ia.node.shape) > 0
+                        && !super::known_in_range(&ia.node, s[a]);
                     let norm = if fuse {
                         if flag.is_none() {
                             flag = Some(IndexFlag::new(self.device())?);

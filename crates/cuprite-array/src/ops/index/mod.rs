@@ -21,6 +21,13 @@
 //!   instead. `put` and `assign_index` check with one fused reduction over the index array,
 //!   read back before the assignment is built. Either way the call synchronises, which the
 //!   `Clamp` and `Wrap` modes do not.
+//! - **Indices of known range need no check.** An integer array knows bounds on its values when
+//!   they follow from how it was made: `randint`, `arange`, constants, uploads of up to 64 Ki
+//!   elements, and what `min`/`max`/`clamp`, `%` by a positive divisor, selections, casts
+//!   that keep every value, and sums or products that cannot wrap make of those; views and
+//!   realisation keep them. When those bounds lie inside `[-n, n)` the `Error` mode skips the
+//!   check: the call stays lazy, as in the other modes, and does not synchronise. Other index
+//!   arrays (large uploads, foreign memory, values computed through floats) are checked.
 //! - **Arrays are values.** Assignment (`assign`, `fill`, `put`) replaces `self` with a new
 //!   array and never writes memory another array can see: clones, views and slices taken before
 //!   keep their values (copy-on-write; the copy is the one pass that writes the result). Scatter
@@ -182,11 +189,16 @@ pub(crate) fn normalize(
             Array::select(&r.less(0i64), &r.try_add(ni)?, &r)
         }
         IndexMode::Error => {
-            let norm = if signed {
+            let known = known_in_range(raw, n);
+            let negative = raw.range().is_none_or(|r| r.lo < 0);
+            let norm = if signed && negative {
                 Array::select(&i.less(0i64), &i.try_add(ni)?, &i)?
             } else {
                 i.clone()
             };
+            if known {
+                return Ok(norm);
+            }
             // Unsigned indices above i64::MAX wrapped negative in the cast: out of range too.
             let bad = norm.less(0i64).or(norm.greater_equal(ni));
             if bad.any()?.item()? {
@@ -200,6 +212,16 @@ pub(crate) fn normalize(
             Ok(norm)
         }
     }
+}
+
+/// Whether the value range of the integer node `raw` (see [`crate::range`]) shows that every
+/// index is valid for an axis of extent `n` (within `[-n, n)`): the `Error` mode then needs no
+/// check, and no synchronisation.
+pub(crate) fn known_in_range(raw: &Arc<Node>, n: usize) -> bool {
+    let Ok(ni) = i64::try_from(n) else {
+        return false;
+    };
+    n > 0 && raw.range().is_some_and(|r| r.within(-ni, ni - 1))
 }
 
 /// A one-word flag that the checked indices of [`Op::CheckIndex`] raise: made zero on the
@@ -294,7 +316,11 @@ pub(crate) fn normalize_fused(
     mode: IndexMode,
     what: &str,
 ) -> Result<(Array<i64>, Option<IndexFlag>)> {
-    if mode != IndexMode::Error || crate::shape::numel(&raw.shape) == 0 || n == 0 {
+    if mode != IndexMode::Error
+        || crate::shape::numel(&raw.shape) == 0
+        || n == 0
+        || known_in_range(raw, n)
+    {
         return Ok((normalize(raw, n, mode, what)?, None));
     }
     check_int(raw.dtype, what)?;

@@ -3,7 +3,8 @@
 
 use super::call::{Reduce, ScatterCall};
 use super::{
-    IndexFlag, IndexMode, ScatterOpts, check_int, checked_result, normalize, unsigned_in_range,
+    IndexFlag, IndexMode, ScatterOpts, check_int, checked_result, known_in_range, normalize,
+    unsigned_in_range,
 };
 use crate::array::{Array, cast_node, expand};
 use crate::dtype::{DType, Element};
@@ -112,8 +113,12 @@ impl<T: Element> Array<T> {
         let what = format!("{name}'s index along axis {ax}");
         // The `Error` mode's check is done by the update passes (a flag read back after the
         // call), except for u64 indices, whose values above i64::MAX the passes would read
-        // as negative: those, and an empty axis, are checked first.
-        let fused = opts.mode == IndexMode::Error && s[ax] > 0 && index.dtype() != DType::U64;
+        // as negative: those, and an empty axis, are checked first. Indices whose value range
+        // is known to be valid need neither.
+        let fused = opts.mode == IndexMode::Error
+            && s[ax] > 0
+            && index.dtype() != DType::U64
+            && !known_in_range(&index.node, s[ax]);
         if (opts.mode == IndexMode::Error && !fused) || s[ax] == 0 {
             normalize(&index.node, s[ax], IndexMode::Error, &what)?;
         }

@@ -18,7 +18,10 @@ impl<T: Element> Array<T> {
     /// `shape[..axis] + indices.shape + shape[axis + 1..]` (`indices.shape` for `None`).
     /// Out-of-range indices are an `Err` (see [`take_with`](Self::take_with) for the modes);
     /// the check runs in the gather's kernel, so the call realises its result and waits for
-    /// the kernel (the `Clamp` and `Wrap` modes stay lazy and fuse with what follows).
+    /// the kernel (the `Clamp` and `Wrap` modes stay lazy and fuse with what follows), unless
+    /// the indices' values are known to be in range from how they were made (`randint`,
+    /// `arange`, `clamp`, a small upload: see the [module docs](crate::ops::index)), when there is
+    /// nothing to check and the call stays lazy too.
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
