@@ -396,6 +396,21 @@ pub(crate) fn cast_owned(n: Arc<Node>, to: DType) -> Arc<Node> {
 }
 
 /// Casts a node (constants fold).
+impl Array<i64> {
+    /// The same array, noted to hold values in `[lo, hi]` only (see [`crate::range`]): for
+    /// positions along an axis that an operation returns, in range by construction. Unchanged
+    /// when its node is shared (a copy of a shared lazy node could be evaluated twice).
+    pub(crate) fn known_in(self, lo: i64, hi: i64) -> Array<i64> {
+        if lo > hi || Arc::strong_count(&self.node) != 1 {
+            return self;
+        }
+        let n = &self.node;
+        let r = crate::range::ValueRange { lo, hi };
+        let node = Node::new_in_range(n.op(), n.dtype, n.shape.clone(), n.device, Some(r));
+        Array::from_node(node)
+    }
+}
+
 pub(crate) fn cast_node(n: &Arc<Node>, to: DType) -> Arc<Node> {
     if n.dtype == to {
         return n.clone();

@@ -2,7 +2,8 @@
 //! how the node was made.
 //!
 //! Invariant: a node with range `[lo, hi]` has no element below `lo` or above `hi`. Ranges come
-//! from constants, coordinates, small host uploads, and flow through `min`/`max` (so `clamp`),
+//! from constants, coordinates, small host uploads, positions that sorts, arg-reductions and
+//! searches return (`Array::known_in`), and flow through `min`/`max` (so `clamp`),
 //! sums, differences and products that cannot wrap, remainders by a positive divisor,
 //! selections and casts that keep every value; anything else has no range. The indexing calls
 //! skip their run-time check, and the synchronisation it costs, for indices whose range lies

@@ -6,7 +6,7 @@
 
 use crate::common::Body;
 use cuprite_array::ops::{Idx, IndexMode, ScatterOpts};
-use cuprite_array::{Array, Device, Element, bf16, f16, s};
+use cuprite_array::{Array, Device, Element, Side, bf16, f16, s};
 use cuprite_testkit::{Rng, Test, TestResult};
 
 /// An array of `T` holding `vals` (cast from i64), and the values it holds as f64.
@@ -428,6 +428,36 @@ fn known_ranges(d: Device) -> TestResult {
             let g = a.take(&half.reshape(&[2, 1])?, None)?;
             assert_eq!(thread_evaluations(), e0, "{what}: a view stays lazy");
             assert_eq!(g.to_vec()?, want[..2], "{what}: view");
+        }
+        // Positions that argsort, argmax, topk and searchsorted return are in range by
+        // construction: taking with them stays lazy too.
+        let keys = Array::<f32>::rand_uniform(&[n], 2)?;
+        let wide = Array::from_slice(&(0..=n).map(|i| i as f32).collect::<Vec<_>>(), &[n + 1])?;
+        let positions: Vec<(&str, Array<i64>, &Array<f32>)> = vec![
+            ("argsort", keys.argsort(0, true)?, &a),
+            (
+                "argmax",
+                keys.reshape(&[10, n / 10])?.argmax_axis(1, false)?,
+                &a,
+            ),
+            ("argmin", keys.argmin()?, &a),
+            ("topk", keys.topk(7, 0, true)?.1, &a),
+            (
+                "searchsorted",
+                a.searchsorted(&(&keys * n as f32), Side::Left)?,
+                &wide,
+            ),
+        ];
+        for (what, idx, from) in &positions {
+            let e0 = thread_evaluations();
+            let g = from.take(idx, None)?;
+            assert_eq!(
+                thread_evaluations(),
+                e0,
+                "{what}: the checked take stays lazy"
+            );
+            let want: Vec<f32> = idx.to_vec()?.iter().map(|&i| i as f32).collect();
+            assert_eq!(g.to_vec()?, want, "{what}");
         }
         // The same through the scatter: index_add with randint indices reads no flag.
         let idx = Array::<i64>::randint(0, 64, &[5000], 3)?;

@@ -257,19 +257,30 @@ impl<T: Ordered> Array<T> {
     }
     /// Flat index of the first smallest element (of the first NaN, if any).
     pub fn argmin(&self) -> Result<Array<i64>> {
-        self.red(ReduceOp::ArgMin, None, false)
+        self.arg_reduce(ReduceOp::ArgMin, None, false)
     }
     /// Index along `axis` of the first smallest element.
     pub fn argmin_axis(&self, axis: isize, keepdims: bool) -> Result<Array<i64>> {
-        self.red(ReduceOp::ArgMin, Some(&[axis]), keepdims)
+        self.arg_reduce(ReduceOp::ArgMin, Some(axis), keepdims)
     }
     /// Flat index of the first largest element (of the first NaN, if any).
     pub fn argmax(&self) -> Result<Array<i64>> {
-        self.red(ReduceOp::ArgMax, None, false)
+        self.arg_reduce(ReduceOp::ArgMax, None, false)
     }
     /// Index along `axis` of the first largest element.
     pub fn argmax_axis(&self, axis: isize, keepdims: bool) -> Result<Array<i64>> {
-        self.red(ReduceOp::ArgMax, Some(&[axis]), keepdims)
+        self.arg_reduce(ReduceOp::ArgMax, Some(axis), keepdims)
+    }
+
+    /// An arg-reduction, its result noted to lie inside what it indexes (the flattened array,
+    /// or `axis`).
+    fn arg_reduce(&self, op: ReduceOp, axis: Option<isize>, keep: bool) -> Result<Array<i64>> {
+        let r: Array<i64> = self.red(op, axis.as_ref().map(std::slice::from_ref), keep)?;
+        let extent = match axis {
+            Some(a) => self.shape()[crate::shape::axis(a, self.ndim())?],
+            None => self.len(),
+        };
+        Ok(r.known_in(0, extent as i64 - 1))
     }
 }
 

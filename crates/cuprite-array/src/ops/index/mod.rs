@@ -23,7 +23,8 @@
 //!   `Clamp` and `Wrap` modes do not.
 //! - **Indices of known range need no check.** An integer array knows bounds on its values when
 //!   they follow from how it was made: `randint`, `arange`, constants, uploads of up to 64 Ki
-//!   elements, and what `min`/`max`/`clamp`, `%` by a positive divisor, selections, casts
+//!   elements, the positions `argsort`, `argmin`/`argmax`, `topk` and `searchsorted` return,
+//!   and what `min`/`max`/`clamp`, `%` by a positive divisor, selections, casts
 //!   that keep every value, and sums or products that cannot wrap make of those; views and
 //!   realisation keep them. When those bounds lie inside `[-n, n)` the `Error` mode skips the
 //!   check: the call stays lazy, as in the other modes, and does not synchronise. Other index

@@ -76,12 +76,14 @@ impl<T: Element> Array<T> {
             kq,
             right: side == Side::Right,
         });
+        // Insertion points: 0 to m.
         Ok(Array::from_node(Node::new(
             Op::Library(call, vec![values.node.clone(), self.node.clone()]),
             DType::I64,
             v.to_vec(),
             self.device(),
-        )))
+        ))
+        .known_in(0, m as i64))
     }
 }
 

@@ -227,7 +227,8 @@ fn sort_axis<T: Element>(
     let (v, i) = sort_moved(&r, spec, desc, want_v, want_i)?;
     Ok((
         v.map(|v| r.back(v)).transpose()?,
-        i.map(|i| r.back(i)).transpose()?,
+        i.map(|i| r.back(i).map(|i| i.known_in(0, r.n as i64 - 1)))
+            .transpose()?,
     ))
 }
 

@@ -208,7 +208,8 @@ impl<T: Element> Array<T> {
             let g = Gpu::new(device.ordinal)?;
             let s = r.device_storage()?;
             let (v, i) = gpu::topk(&g, dev(&s)?, spec, r.n, k, largest)?;
-            return Ok((dev_array(v, &shape, device), dev_array(i, &shape, device)));
+            let i = dev_array::<i64>(i, &shape, device).known_in(0, r.n as i64 - 1);
+            return Ok((dev_array(v, &shape, device), i));
         }
         let (v, i) = sort_moved(&r, spec, largest, true, true)?;
         let (Some(v), Some(i)) = (v, i) else {
@@ -216,7 +217,8 @@ impl<T: Element> Array<T> {
         };
         Ok((
             r.back(take_last(&v, k, false)?)?,
-            r.back(take_last(&i, k, false)?)?,
+            r.back(take_last(&i, k, false)?)?
+                .known_in(0, r.n as i64 - 1),
         ))
     }
 
