@@ -28,7 +28,7 @@ impl ValueRange {
 }
 
 /// The values a dtype can hold (`bool` as 0 and 1); `None` for floating and complex types.
-fn bounds(d: DType) -> Option<(i128, i128)> {
+pub(crate) fn bounds(d: DType) -> Option<Bounds> {
     Some(match d {
         DType::Bool => (0, 1),
         DType::U8 => (0, u8::MAX as i128),
@@ -44,7 +44,7 @@ fn bounds(d: DType) -> Option<(i128, i128)> {
 }
 
 /// What is known of an operand: its range, else everything its dtype can hold.
-fn wide(r: Option<ValueRange>, d: DType) -> Option<(i128, i128)> {
+fn wide(r: Option<ValueRange>, d: DType) -> Option<Bounds> {
     match r {
         Some(r) => Some((r.lo as i128, r.hi as i128)),
         None => bounds(d),
@@ -94,6 +94,22 @@ pub(crate) fn of_values(values: impl Iterator<Item = Scalar>, d: DType) -> Optio
     fit(lo, hi, d)
 }
 
+/// Inclusive bounds, wide enough for every integer dtype.
+type Bounds = (i128, i128);
+
+/// What is known of two integer operands of a `d` node's operation (`None` unless both are of
+/// dtype `d`).
+fn operands(
+    d: DType,
+    a: (Option<ValueRange>, DType),
+    b: (Option<ValueRange>, DType),
+) -> Option<(Bounds, Bounds)> {
+    if !d.is_int() || a.1 != d || b.1 != d {
+        return None;
+    }
+    Some((wide(a.0, d)?, wide(b.0, d)?))
+}
+
 /// `op(a, b)` for a `d` node whose operands are `(range, dtype)` pairs.
 pub(crate) fn of_binary(
     op: BinaryOp,
@@ -101,10 +117,7 @@ pub(crate) fn of_binary(
     a: (Option<ValueRange>, DType),
     b: (Option<ValueRange>, DType),
 ) -> Option<ValueRange> {
-    if !d.is_int() || a.1 != d || b.1 != d {
-        return None;
-    }
-    let ((al, ah), (bl, bh)) = (wide(a.0, d)?, wide(b.0, d)?);
+    let ((al, ah), (bl, bh)) = operands(d, a, b)?;
     let (lo, hi) = match op {
         BinaryOp::Min => (al.min(bl), ah.min(bh)),
         BinaryOp::Max => (al.max(bl), ah.max(bh)),
@@ -137,10 +150,7 @@ pub(crate) fn of_select(
     a: (Option<ValueRange>, DType),
     b: (Option<ValueRange>, DType),
 ) -> Option<ValueRange> {
-    if !d.is_int() || a.1 != d || b.1 != d {
-        return None;
-    }
-    let ((al, ah), (bl, bh)) = (wide(a.0, d)?, wide(b.0, d)?);
+    let ((al, ah), (bl, bh)) = operands(d, a, b)?;
     fit(al.min(bl), ah.max(bh), d)
 }
 

@@ -27,16 +27,7 @@ use std::sync::Arc;
 
 /// The inclusive range of an integer dtype.
 fn int_range(d: DType) -> (i128, i128) {
-    match d {
-        DType::U8 => (0, u8::MAX as i128),
-        DType::U16 => (0, u16::MAX as i128),
-        DType::U32 => (0, u32::MAX as i128),
-        DType::U64 => (0, u64::MAX as i128),
-        DType::I8 => (i8::MIN as i128, i8::MAX as i128),
-        DType::I16 => (i16::MIN as i128, i16::MAX as i128),
-        DType::I32 => (i32::MIN as i128, i32::MAX as i128),
-        _ => (i64::MIN as i128, i64::MAX as i128),
-    }
+    crate::range::bounds(d).unwrap_or((i64::MIN as i128, i64::MAX as i128))
 }
 
 /// A second key from `seed` (beta's second gamma), SplitMix64's finaliser.
