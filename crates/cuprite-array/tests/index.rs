@@ -508,6 +508,100 @@ fn known_ranges(d: Device) -> TestResult {
     })
 }
 
+/// A random i64 expression of `LEN` elements over every kind of node a value range is inferred
+/// for (uploads, `arange`, `randint`, constants, values through f64 whose range is unknown;
+/// `+ - * %`, `min`, `max`, `clamp`, selections, narrowing casts that wrap).
+fn range_expr(rng: &mut Rng, depth: usize) -> Result<Array<i64>, cuprite_array::Error> {
+    const LEN: usize = 6;
+    let small = |rng: &mut Rng| (rng.next_u64() % 41) as i64 - 20;
+    let pick = rng.next_u64() % if depth == 0 { 5 } else { 14 };
+    let sub = |rng: &mut Rng| range_expr(rng, depth.saturating_sub(1));
+    Ok(match pick {
+        0 => {
+            let v: Vec<i64> = (0..LEN).map(|_| small(rng)).collect();
+            Array::from_slice(&v, &[LEN])?
+        }
+        1 => {
+            let (start, step) = (small(rng), 1 + (rng.next_u64() % 4) as i64);
+            Array::<i64>::arange(start, start + LEN as i64 * step, step)?
+        }
+        2 => {
+            let lo = small(rng);
+            let hi = lo + 1 + (rng.next_u64() % 30) as i64;
+            Array::<i64>::randint(lo, hi, &[LEN], rng.next_u64())?
+        }
+        3 => Array::full(&[LEN], small(rng)),
+        4 => {
+            let v: Vec<f64> = (0..LEN).map(|_| small(rng) as f64).collect();
+            Array::from_slice(&v, &[LEN])?.cast::<i64>()
+        }
+        5 => sub(rng)?.try_add(&sub(rng)?)?,
+        6 => sub(rng)?.try_sub(&sub(rng)?)?,
+        7 => sub(rng)?.try_mul(&sub(rng)?)?,
+        8 => sub(rng)?.rem(1 + (rng.next_u64() % 9) as i64),
+        9 => sub(rng)?.rem(&sub(rng)?),
+        10 => sub(rng)?.minimum(&sub(rng)?),
+        11 => {
+            let (a, b) = (small(rng), small(rng));
+            sub(rng)?.clamp(a.min(b), a.max(b))
+        }
+        12 => {
+            let c = sub(rng)?.less(small(rng));
+            Array::select(&c, &sub(rng)?, &sub(rng)?)?
+        }
+        _ => match rng.next_u64() % 3 {
+            // i8 products wrap; u8 of a negative value wraps; i16 keeps these values.
+            0 => sub(rng)?.cast::<i8>().try_mul(23i8)?.cast::<i64>(),
+            1 => sub(rng)?.cast::<u8>().cast::<i64>(),
+            _ => sub(rng)?
+                .try_mul(1000i64)?
+                .cast::<i16>()
+                .maximum(-30000i16)
+                .cast::<i64>(),
+        },
+    })
+}
+
+/// Whatever range is inferred, a checked take of random expressions returns an `Err` exactly
+/// when a value lies outside `[-n, n)` (a range that claimed too little would turn that `Err`
+/// into a clamped read), and otherwise the right elements.
+fn range_soundness(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let mut rng = Rng::seeded(77);
+        let (mut errs, mut oks, mut lazy) = (0, 0, 0);
+        for case in 0..150 {
+            let e = range_expr(&mut rng, 3)?;
+            let vals = e.to_vec()?;
+            let n = 1 + (rng.next_u64() % 40) as i64;
+            let a = Array::<f32>::arange(0.0, n as f32, 1.0)?;
+            let bad = vals.iter().any(|&v| v < -n || v >= n);
+            let e0 = cuprite_array::stats::thread_evaluations();
+            match a.take(&e, None) {
+                Ok(g) => {
+                    // No evaluation inside the call: the range proved the indices valid.
+                    lazy += (cuprite_array::stats::thread_evaluations() == e0) as usize;
+                    assert!(!bad, "case {case}: Ok for {vals:?} with n = {n}");
+                    let want: Vec<f32> = vals
+                        .iter()
+                        .map(|&v| if v < 0 { v + n } else { v } as f32)
+                        .collect();
+                    assert_eq!(g.to_vec()?, want, "case {case}: {vals:?}");
+                    oks += 1;
+                }
+                Err(err) => {
+                    assert!(bad, "case {case}: `{err}` for {vals:?} with n = {n}");
+                    errs += 1;
+                }
+            }
+        }
+        assert!(
+            errs > 20 && oks > 20 && lazy > 10,
+            "both outcomes drawn: {errs} Err, {oks} Ok ({lazy} with no check)"
+        );
+        Ok(())
+    })
+}
+
 /// `(7 j) mod m` for `j < n`, as i64.
 fn base_idx_mod(n: usize, m: usize) -> Result<Array<i64>, cuprite_array::Error> {
     Array::<i64>::arange(0, n as i64, 1)?
@@ -926,6 +1020,7 @@ pub const BODIES: &[(&str, Body)] = &[
     ("checked_in_kernel", checked_in_kernel),
     ("flag_words", flag_words),
     ("known_ranges", known_ranges),
+    ("range_soundness", range_soundness),
     ("unsigned_indices_above_i64", unsigned_indices_above_i64),
     ("masks", masks),
     ("numpy_table", numpy_table),
