@@ -27,6 +27,9 @@ impl ValueRange {
     }
 }
 
+/// Inclusive bounds, wide enough for every integer dtype.
+type Bounds = (i128, i128);
+
 /// The values a dtype can hold (`bool` as 0 and 1); `None` for floating and complex types.
 pub(crate) fn bounds(d: DType) -> Option<Bounds> {
     Some(match d {
@@ -93,9 +96,6 @@ pub(crate) fn of_values(values: impl Iterator<Item = Scalar>, d: DType) -> Optio
     }
     fit(lo, hi, d)
 }
-
-/// Inclusive bounds, wide enough for every integer dtype.
-type Bounds = (i128, i128);
 
 /// What is known of two integer operands of a `d` node's operation (`None` unless both are of
 /// dtype `d`).
