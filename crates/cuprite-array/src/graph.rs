@@ -55,6 +55,30 @@ pub(crate) enum Op {
     Library(Arc<dyn LibraryCall>, Vec<Arc<Node>>),
 }
 
+/// The step of a node in [`SmallForm`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SmallStep {
+    Unary(UnaryOp),
+    Binary(BinaryOp),
+    Cast,
+}
+
+/// An operand of a node in [`SmallForm`].
+pub(crate) enum SmallOperand {
+    /// Contiguous data of the node's shape: its storage, offset and dtype.
+    Leaf(Arc<Storage>, usize, DType),
+    /// A constant of this dtype.
+    Const(Scalar, DType),
+}
+
+/// A node that is one element-wise step over contiguous leaves and constants of its shape
+/// (`&a + 1.0`, `a.exp()`, `a * b`): what a warm launch can evaluate without linearising.
+pub(crate) struct SmallForm {
+    pub step: SmallStep,
+    /// One operand for a unary step or a cast, two for a binary step (the second `None` else).
+    pub operands: [Option<SmallOperand>; 2],
+}
+
 /// One realised input of a library call, as its implementation sees it.
 pub(crate) struct CallInput<'a, B> {
     /// The buffer.
@@ -242,6 +266,31 @@ impl Node {
             range,
             op: Mutex::new(op),
         })
+    }
+
+    /// This node as one step over contiguous leaves and constants, if it is one (locks taken
+    /// parent before child, as linearisation does).
+    pub(crate) fn small_form(&self) -> Option<SmallForm> {
+        let op = self.op.lock().unwrap_or_else(|e| e.into_inner());
+        let operand = |n: &Arc<Node>| -> Option<SmallOperand> {
+            match &*n.op.lock().unwrap_or_else(|e| e.into_inner()) {
+                Op::Leaf(s, l) if n.shape == self.shape && l.is_contiguous(&self.shape) => {
+                    Some(SmallOperand::Leaf(s.clone(), l.offset, n.dtype))
+                }
+                Op::Const(c) => Some(SmallOperand::Const(*c, n.dtype)),
+                _ => None,
+            }
+        };
+        let (step, operands) = match &*op {
+            Op::Unary(o, a) => (SmallStep::Unary(*o), [Some(operand(a)?), None]),
+            Op::Cast(a) => (SmallStep::Cast, [Some(operand(a)?), None]),
+            Op::Binary(o, a, b) => (
+                SmallStep::Binary(*o),
+                [Some(operand(a)?), Some(operand(b)?)],
+            ),
+            _ => return None,
+        };
+        Some(SmallForm { step, operands })
     }
 
     /// Bounds of this integer node's values, when known (see [`crate::range`]).

@@ -59,10 +59,43 @@ const REUSE_PER_SIZE: usize = 8;
 /// Bytes kept per device in all.
 const REUSE_MAX_TOTAL: usize = 32 << 20;
 
-/// A buffer of exactly `bytes` bytes from the reuse list of device `ordinal`, if one is kept.
+/// The buffer the calling thread dropped last (with its device), kept out of the device's
+/// list: a loop of small operations hands the buffer of one result to the next with no lock.
+/// Outside the list's bounds (one buffer of at most [`REUSE_MAX_BYTES`] a thread); moved to the
+/// list when another takes its place or the thread ends; dropped by [`gc`] on this thread.
+struct LastFreed(Option<(usize, DeviceBuffer<u8>)>);
+
+impl Drop for LastFreed {
+    fn drop(&mut self) {
+        if let Some((ordinal, b)) = self.0.take() {
+            keep(ordinal, b);
+        }
+    }
+}
+
+thread_local! {
+    static LAST_FREED: RefCell<LastFreed> = const { RefCell::new(LastFreed(None)) };
+}
+
+/// A buffer of exactly `bytes` bytes kept for reuse on the device of `st`, if there is one.
 pub(crate) fn take_free(st: &DeviceState, bytes: usize) -> Option<DeviceBuffer<u8>> {
     if bytes == 0 || bytes > REUSE_MAX_BYTES {
         return None;
+    }
+    let mine = LAST_FREED
+        .try_with(|l| {
+            let mut l = l.try_borrow_mut().ok()?;
+            match &l.0 {
+                Some((o, b)) if *o == st.ordinal && cuprite::DeviceRead::<u8>::len(b) == bytes => {
+                    l.0.take().map(|(_, b)| b)
+                }
+                _ => None,
+            }
+        })
+        .ok()
+        .flatten();
+    if mine.is_some() {
+        return mine;
     }
     let mut f = st.free.lock().unwrap_or_else(|e| e.into_inner());
     let b = f.by_size.get_mut(&bytes)?.pop()?;
@@ -88,6 +121,25 @@ pub(crate) fn recycle(ordinal: usize, b: DeviceBuffer<u8>) {
     if !Arc::ptr_eq(b.stream(), &st.stream) {
         return;
     }
+    // This thread's last buffer takes `b`'s place in the device's list.
+    let mut item = Some((ordinal, b));
+    let _ = LAST_FREED.try_with(|l| {
+        if let Ok(mut l) = l.try_borrow_mut() {
+            item = std::mem::replace(&mut l.0, item.take());
+        }
+    });
+    if let Some((ordinal, b)) = item {
+        keep(ordinal, b);
+    }
+}
+
+/// Puts `b` (of device `ordinal`'s array stream, at most [`REUSE_MAX_BYTES`]) in the device's
+/// list, or drops it when the list is full.
+fn keep(ordinal: usize, b: DeviceBuffer<u8>) {
+    let Some(st) = FAST.get(ordinal).and_then(|s| s.get()) else {
+        return;
+    };
+    let bytes = cuprite::DeviceRead::<u8>::len(&b);
     let mut f = st.free.lock().unwrap_or_else(|e| e.into_inner());
     if f.bytes + bytes > REUSE_MAX_TOTAL {
         return;
@@ -251,6 +303,17 @@ pub(crate) fn mem_info(ordinal: usize) -> Result<(usize, usize)> {
 /// Frees the buffers kept for reuse, waits for the device, and trims its pool.
 pub(crate) fn gc(ordinal: usize) -> Result<()> {
     let st = state(ordinal)?;
+    let mine = LAST_FREED
+        .try_with(|l| {
+            let mut l = l.try_borrow_mut().ok()?;
+            match &l.0 {
+                Some((o, _)) if *o == ordinal => l.0.take(),
+                _ => None,
+            }
+        })
+        .ok()
+        .flatten();
+    drop(mine);
     let kept = std::mem::take(&mut *st.free.lock().unwrap_or_else(|e| e.into_inner()));
     drop(kept);
     st.fft_plans

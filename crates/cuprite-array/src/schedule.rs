@@ -34,11 +34,15 @@ pub(crate) fn realize(nodes: &[Arc<Node>]) -> Result<()> {
         crate::stats::EVALUATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         crate::stats::THREAD_EVALUATIONS.with(|c| c.set(c.get() + 1));
         let device = n.device;
-        // Built in this thread's reused program vectors (emptied again before `set_op`).
-        let s = Program::with_built(std::slice::from_ref(n), |prog| {
-            crate::stats::phase_end(Phase::Build);
-            with_oom_retry(device, || backend::of(device).eval_one(device, prog))
-        })?;
+        let b = backend::of(device);
+        let s = match with_oom_retry(device, || b.eval_small(device, n))? {
+            Some(s) => s,
+            // Built in this thread's reused program vectors (emptied again before `set_op`).
+            None => Program::with_built(std::slice::from_ref(n), |prog| {
+                crate::stats::phase_end(Phase::Build);
+                with_oom_retry(device, || b.eval_one(device, prog))
+            })?,
+        };
         n.set_op(Op::Leaf(s, Layout::contiguous(&n.shape)));
         crate::stats::phase_end(Phase::Finish);
         return Ok(());

@@ -46,7 +46,7 @@ pub fn checked_numel(shape: &[usize]) -> Result<usize> {
 /// Row-major strides (in elements) of a contiguous array of `shape` (saturating: a shape
 /// too large for memory never reaches an evaluation, see [`checked_numel`]).
 pub fn contiguous_strides(shape: &[usize]) -> Strides {
-    let mut s: Strides = std::iter::repeat_n(0isize, shape.len()).collect();
+    let mut s = Strides::repeat(0, shape.len());
     let mut acc = 1isize;
     for i in (0..shape.len()).rev() {
         s[i] = acc;
@@ -64,8 +64,11 @@ pub fn contiguous_strides(shape: &[usize]) -> Strides {
 /// assert!(broadcast_shapes(&[3], &[4]).is_err());
 /// ```
 pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
+    if a == b {
+        return Ok(a.to_vec());
+    }
     let n = a.len().max(b.len());
-    let mut out = vec![0; n];
+    let mut out = Vec::with_capacity(n);
     for i in 0..n {
         let da = if i < n - a.len() {
             1
@@ -77,7 +80,7 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
         } else {
             b[i - (n - b.len())]
         };
-        out[i] = if da == db || db == 1 {
+        out.push(if da == db || db == 1 {
             da
         } else if da == 1 {
             db
@@ -85,7 +88,7 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
             return Err(Error::Shape(format!(
                 "shapes {a:?} and {b:?} cannot be broadcast together"
             )));
-        };
+        });
     }
     Ok(out)
 }

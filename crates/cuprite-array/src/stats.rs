@@ -15,6 +15,19 @@ thread_local! {
     pub(crate) static THREAD_LINKED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static THREAD_FUSED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static THREAD_MAPPED_FLAGS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    static THREAD_SMALL: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts one evaluation launched from a noted small form on the calling thread.
+pub(crate) fn note_small_launch() {
+    THREAD_SMALL.with(|c| c.set(c.get() + 1));
+}
+
+/// Evaluations the calling thread launched on CUDA from a noted small form: one element-wise
+/// step over contiguous arrays and constants (`&a + 1.0`, `a.exp()`), launched without
+/// linearising its graph once the same form ran before. For tests and tuning.
+pub fn thread_small_op_launches() -> u64 {
+    THREAD_SMALL.with(|c| c.get())
 }
 
 /// Counts one index-check flag read from mapped host memory on the calling thread.

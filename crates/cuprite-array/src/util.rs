@@ -155,6 +155,23 @@ impl<T: Copy, const N: usize> Inline<T, N> {
         }
     }
 
+    /// `n` copies of `x`.
+    pub(crate) fn repeat(x: T, n: usize) -> Self {
+        if n <= N {
+            Inline {
+                inline: Some([x; N]),
+                heap: Vec::new(),
+                len: n,
+            }
+        } else {
+            Inline {
+                inline: None,
+                heap: vec![x; n],
+                len: n,
+            }
+        }
+    }
+
     pub(crate) fn push(&mut self, x: T) {
         if self.len < N {
             match self.inline.as_mut() {

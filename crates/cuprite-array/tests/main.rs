@@ -20,6 +20,7 @@ mod props;
 mod props_ops;
 mod rows;
 mod scan;
+mod small;
 mod sort;
 mod stats;
 mod units;
@@ -54,6 +55,7 @@ fn main() {
     tests.extend(props_ops::tests());
     tests.extend(rows::tests());
     tests.extend(scan::tests());
+    tests.extend(small::tests());
     tests.extend(sort::tests());
     tests.extend(stats::tests());
     tests.extend(units::tests());

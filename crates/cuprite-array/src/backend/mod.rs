@@ -13,7 +13,7 @@ mod dry_run;
 use crate::device::{self, Device};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::graph::{FusedCall, LibraryCall, Program};
+use crate::graph::{FusedCall, LibraryCall, Node, Program};
 use crate::op::ReduceOp;
 use crate::shape::Layout;
 use crate::storage::Storage;
@@ -43,6 +43,13 @@ pub(crate) trait Backend: Sync {
     fn eval(&self, device: Device, prog: &Program) -> Result<Vec<Arc<Storage>>>;
     /// [`eval`](Self::eval) of a program of one output.
     fn eval_one(&self, device: Device, prog: &Program) -> Result<Arc<Storage>>;
+    /// Evaluates `node` into fresh contiguous storage when it is one step over contiguous
+    /// leaves and constants ([`Node::small_form`]) and the backend has a faster way to do so
+    /// than linearising it; `None` otherwise (the caller then builds its program).
+    fn eval_small(&self, device: Device, node: &Arc<Node>) -> Result<Option<Arc<Storage>>> {
+        let _ = (device, node);
+        Ok(None)
+    }
     /// New contiguous storage of `len` elements, filled by evaluating each one-output program
     /// into its layout (disjoint views of the new buffer), in order.
     fn eval_into_views(

@@ -45,8 +45,8 @@ mod sampling;
 mod scan;
 
 pub(crate) use histogram::{HIST_SHARED_BYTES, HistMode, histogram_kernel};
-pub(crate) use params::ParamPlan;
 use params::params;
+pub(crate) use params::{ParamPlan, WordFrom, word_sources};
 use prelude::with_prelude;
 pub(crate) use reduction::{acc_dtype, combinable, reduction, reduction_one_per_thread};
 pub(crate) use rows::{RowKind, row_items, rows_kernel};

@@ -126,3 +126,45 @@ impl ParamPlan {
         ParamPlan { words: w }
     }
 }
+
+/// Where one argument word of a kernel comes from, for a launch that fills the words without
+/// its program (the warm path of a small op).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WordFrom {
+    /// The base pointer of input `i`.
+    In(usize),
+    /// The offset (elements) of input `i`.
+    Offset(usize),
+    /// The output pointer.
+    Out,
+    /// The number of elements.
+    Len,
+    /// The extent of axis `d`.
+    Extent(usize),
+    /// Word `part` of constant `k` (see `const_words`).
+    Const(usize, usize),
+}
+
+/// The sources of the argument words of `p`'s kernel in variant `v` with one contiguous output,
+/// in order; `None` when a word depends on more than inputs' pointers and offsets, the output
+/// pointer, the shape and the constants (strided or gathered inputs, a strided output).
+pub(crate) fn word_sources(p: &Program, v: Variant) -> Option<Inline<WordFrom, 24>> {
+    let mut w = Inline::new();
+    let mut all = !v.strided_out;
+    each_param(p, v, 1, |param| {
+        w.push(match param {
+            Param::In(i) => WordFrom::In(i),
+            Param::Offset(i) => WordFrom::Offset(i),
+            Param::Out(_) => WordFrom::Out,
+            Param::Len => WordFrom::Len,
+            Param::Extent(d) => WordFrom::Extent(d),
+            Param::Const(k) => WordFrom::Const(k, 0),
+            Param::ConstIm(k) => WordFrom::Const(k, 1),
+            Param::GatherLen(_) | Param::Stride(..) | Param::OutOffset | Param::OutStride(_) => {
+                all = false;
+                WordFrom::Len
+            }
+        })
+    });
+    all.then_some(w)
+}

@@ -133,6 +133,12 @@ pub(crate) fn take_retired() -> Vec<Arc<Kernel>> {
     std::mem::take(&mut *RETIRED.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
+/// The kernel map's generation: it moves whenever a kernel is replaced or the map cleared, and a
+/// cache in front of the map that saw another generation must look again.
+pub(crate) fn generation() -> u64 {
+    GENERATION.load(Ordering::Acquire)
+}
+
 /// What the kernel key knows of an input (see [`Program::structure_hash`]).
 fn input_sig(p: &Program, i: &crate::graph::Input) -> u16 {
     (i.dtype.code() as u16) << 2

@@ -345,12 +345,13 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
         let raw_us = raw_s.median() * 1e6;
         #[allow(unused_mut)]
         let mut figures = vec![
-            // Per call: node creation for `&a + 1.0`, linearisation, the in-memory kernel
-            // lookup, the output buffer (from the reuse list once warm), the launch, and the
-            // drop of the previous result (its buffer back to the reuse list); 200 calls per
-            // sample, host wall time, nothing waits for the GPU.
+            // Per call: node creation for `&a + 1.0`, the lookup of its form among the
+            // thread's noted small forms (no linearisation once warm), the output buffer (the
+            // thread's last freed one), the launch, and the drop of the previous result (its
+            // buffer kept for the next call); 200 calls per sample, host wall time, nothing
+            // waits for the GPU.
             Figure::time(
-                "host time of one small op (a + 1 over 1000 f32, warm kernel cache), call to enqueued (node, linearise, cache lookup, buffer, launch; 200 calls per sample)",
+                "host time of one small op (a + 1 over 1000 f32, warm kernel cache), call to enqueued (node, noted-form lookup, buffer, launch; 200 calls per sample)",
                 &our_s,
                 TimeUnit::Us,
             )
@@ -385,9 +386,12 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
             // the whole: these figures come from a build for tuning, not for reporting).
             type Pick = fn(&cuprite_array::stats::HostPhases) -> u64;
             let parts: [(&str, Pick); 5] = [
-                ("realise's checks and the program build", |p| p.build_ns),
+                (
+                    "realise's checks, the program build or the small form read",
+                    |p| p.build_ns,
+                ),
                 ("device state, stream, output buffer", |p| p.buffer_ns),
-                ("kernel lookup", |p| p.lookup_ns),
+                ("kernel or noted-form lookup", |p| p.lookup_ns),
                 ("parameters and launch", |p| p.launch_ns),
                 ("result storage, node to leaf", |p| p.finish_ns),
             ];

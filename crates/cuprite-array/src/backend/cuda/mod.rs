@@ -10,7 +10,7 @@ use crate::codegen::{self, BLOCK, ParamPlan, VEC, Variant};
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{CallInput, FusedCall, LibraryCall, Program};
+use crate::graph::{CallInput, FusedCall, LibraryCall, Node, Program};
 use crate::jit::Kernel;
 use crate::op::ReduceOp;
 use crate::runtime::{DeviceState, state, stream_for, stream_of};
@@ -22,6 +22,8 @@ use cuprite::{Access, Stream};
 use std::hash::Hasher;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
+
+mod direct;
 
 /// The CUDA backend.
 pub(crate) struct Cuda;
@@ -46,6 +48,10 @@ impl Backend for Cuda {
 
     fn eval_one(&self, d: Device, prog: &Program) -> Result<Arc<Storage>> {
         eval_one(d.ordinal, prog)
+    }
+
+    fn eval_small(&self, d: Device, node: &Arc<Node>) -> Result<Option<Arc<Storage>>> {
+        direct::eval_small(d.ordinal, node)
     }
 
     fn eval_into_views(
@@ -319,12 +325,23 @@ pub(crate) fn vector_allowed() -> bool {
     }
 }
 
-/// Whether element `off` of `size`-byte elements at `ptr` starts a [`VEC`]-element vector.
+/// Whether element `off` of `size`-byte elements at `ptr` starts a [`VEC`]-element vector
+/// (`VEC * size` is a power of two: a mask, not a division).
 pub(crate) fn aligned(ptr: u64, off: usize, size: usize) -> bool {
-    (ptr + (off * size) as u64) % (VEC * size) as u64 == 0
+    debug_assert!((VEC * size).is_power_of_two());
+    (ptr.wrapping_add(off.wrapping_mul(size) as u64)) & ((VEC * size) as u64 - 1) == 0
 }
 
-/// Evaluates `p` into `outs` (contiguous, or one output through `out_layout`) on `stream`.
+/// Blocks of [`BLOCK`] threads for `n` elements, [`VEC`] a thread when `vector` (shifts, not a
+/// division: both are powers of two).
+pub(crate) fn blocks_for(n: usize, vector: bool) -> u32 {
+    let per_block = BLOCK as usize * if vector { VEC } else { 1 };
+    debug_assert!(per_block.is_power_of_two());
+    ((n >> per_block.trailing_zeros()) + (n & (per_block - 1) != 0) as usize) as u32
+}
+
+/// Evaluates `p` into `outs` (contiguous, or one output through `out_layout`) on `stream`;
+/// `capture`, when given, receives the compiled kernel launched and its variant.
 fn run_elementwise(
     st: &'static DeviceState,
     ordinal: usize,
@@ -332,6 +349,7 @@ fn run_elementwise(
     p: &Program,
     outs: &[&DevBuf],
     out_layout: Option<&Layout>,
+    capture: Option<&mut direct::Capture>,
 ) -> Result<()> {
     let n = numel(&p.shape);
     if n == 0 {
@@ -409,11 +427,16 @@ fn run_elementwise(
         &out_ptrs,
         out_layout.filter(|_| strided_out),
     );
-    let per_block = BLOCK as usize * if vector && !k.scalar { VEC } else { 1 };
-    let grid = n.div_ceil(per_block) as u32;
+    let grid = blocks_for(n, vector && !k.scalar);
     let r = launch(stream, &k, grid, &plan.words, &ins, outs);
     crate::stats::phase_end(Phase::Launch);
     crate::stats::note_launch(&k.func, &plan.words, grid);
+    if let (Ok(()), Some(c)) = (&r, capture) {
+        *c = direct::Capture {
+            kernel: Some(k),
+            variant: v,
+        };
+    }
     r
 }
 
@@ -429,7 +452,7 @@ fn eval(ordinal: usize, p: &Program) -> Result<Vec<Arc<Storage>>> {
         .collect::<Result<_>>()?;
     {
         let refs: Inline<&DevBuf, 8> = outs.iter().collect();
-        run_elementwise(st, ordinal, stream, p, &refs, None)?;
+        run_elementwise(st, ordinal, stream, p, &refs, None, None)?;
     }
     Ok(outs
         .into_iter()
@@ -445,7 +468,7 @@ fn eval_one(ordinal: usize, p: &Program) -> Result<Arc<Storage>> {
     let dtype = p.instrs[p.outputs[0]].dtype;
     let out = alloc(st, stream, dtype, numel(&p.shape))?;
     crate::stats::phase_end(Phase::Buffer);
-    run_elementwise(st, ordinal, stream, p, &[&out], None)?;
+    run_elementwise(st, ordinal, stream, p, &[&out], None, None)?;
     Ok(Arc::new(Storage::Cuda(out)))
 }
 
@@ -460,7 +483,7 @@ fn assemble(
     let stream = stream.get();
     let out = alloc(st, stream, dtype, len)?;
     for (p, l) in pieces {
-        run_elementwise(st, ordinal, stream, p, &[&out], Some(l))?;
+        run_elementwise(st, ordinal, stream, p, &[&out], Some(l), None)?;
     }
     Ok(Arc::new(Storage::Cuda(out)))
 }
