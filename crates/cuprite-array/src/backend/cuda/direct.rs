@@ -153,22 +153,26 @@ pub(super) fn eval_small(ordinal: usize, node: &Arc<Node>) -> Result<Option<Arc<
         variant,
     };
     let generation = crate::jit::generation();
-    let noted = NOTED.with(|n| {
+    let reads: Inline<&DevBuf, 2> = ins.iter().map(|&(b, _, _)| b).collect();
+    // Launched from the note while it is borrowed (no reference count touched): the launch
+    // does not come back here.
+    let launched = NOTED.with(|n| {
         let n = n.try_borrow().ok()?;
         let note = n
             .notes
             .iter()
             .find(|e| e.key == key && e.generation == generation)?;
         let words = fill(&note.words, &ins, &consts, out.ptr(), len, &node.shape)?;
-        Some((note.kernel.clone(), words))
-    });
-    crate::stats::phase_end(Phase::Lookup);
-    let reads: Inline<&DevBuf, 2> = ins.iter().map(|&(b, _, _)| b).collect();
-    if let Some((k, words)) = noted {
+        crate::stats::phase_end(Phase::Lookup);
+        let k = &note.kernel;
         let grid = blocks_for(len, vector && !k.scalar);
-        launch(stream, &k, grid, &words, &reads, &[&out])?;
+        let r = launch(stream, k, grid, &words, &reads, &[&out]);
         crate::stats::phase_end(Phase::Launch);
         crate::stats::note_launch(&k.func, &words, grid);
+        Some(r)
+    });
+    if let Some(r) = launched {
+        r?;
         crate::stats::note_small_launch();
         return Ok(Some(Arc::new(Storage::Cuda(out))));
     }
