@@ -17,8 +17,9 @@ pub fn tests() -> Vec<Test> {
 
 /// Inputs made from `x` and `y` (shape `shape`, starting at element `skip` of a longer array so
 /// that they are views at an offset), `f` of them on the CPU and on the GPU, each GPU result
-/// compared with `same`; the GPU call is repeated until one evaluation was launched from a
-/// note (a kernel replaced meanwhile by another test's build makes the next call note again).
+/// compared with `same`; the GPU call is repeated (after the first, once the background builds
+/// are done: a first use may run on the interpreter, which is not noted) until two evaluations
+/// were launched from a note.
 fn form<T, R>(
     what: &str,
     x: &[T],
@@ -52,6 +53,9 @@ where
                 );
             }
             noted += (stats::thread_small_op_launches() > before) as usize;
+            if attempt == 0 {
+                cuprite_array::wait_tier_up();
+            }
             if noted >= 2 {
                 return Ok(());
             }

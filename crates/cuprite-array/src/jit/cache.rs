@@ -22,7 +22,7 @@ use crate::runtime::DeviceState;
 use crate::util::FastMap;
 use cuprite::{Function, Linker, ModuleImage};
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
 /// A loaded kernel and what launching it needs to know.
@@ -39,6 +39,16 @@ pub(crate) struct Kernel {
     /// the program's instruction words (see [`crate::codegen::interp`]). Launched with a frame
     /// instead of the kernel's parameters.
     pub interp: Option<Box<[u64]>>,
+    /// Set once the kernel map no longer holds this kernel (replaced by its optimised build, or
+    /// cleared): whoever kept it may still launch it, but should look the map up again.
+    pub retired: AtomicBool,
+}
+
+impl Kernel {
+    /// Whether the kernel map has let go of this kernel (see [`Kernel::retired`]).
+    pub(crate) fn is_retired(&self) -> bool {
+        self.retired.load(Ordering::Acquire)
+    }
 }
 
 type Map = FastMap<(usize, u64), Arc<Kernel>>;
@@ -111,6 +121,7 @@ pub(crate) fn shared_optimised(arch: u32, key: u64) -> Option<Vec<u8>> {
 pub(crate) fn insert(ordinal: usize, key: u64, k: Arc<Kernel>) {
     let mut m = KERNELS.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(old) = m.insert((ordinal, key), k) {
+        old.retired.store(true, Ordering::Release);
         RETIRED.lock().unwrap_or_else(|e| e.into_inner()).push(old);
     }
     GENERATION.fetch_add(1, Ordering::Release);
@@ -124,19 +135,16 @@ pub fn clear_kernel_cache() {
     RETIRED
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .extend(m.drain().map(|(_, k)| k));
+        .extend(m.drain().map(|(_, k)| {
+            k.retired.store(true, Ordering::Release);
+            k
+        }));
     GENERATION.fetch_add(1, Ordering::Release);
 }
 
 /// The retired kernels, to drop once the devices they ran on have been synchronised.
 pub(crate) fn take_retired() -> Vec<Arc<Kernel>> {
     std::mem::take(&mut *RETIRED.lock().unwrap_or_else(|e| e.into_inner()))
-}
-
-/// The kernel map's generation: it moves whenever a kernel is replaced or the map cleared, and a
-/// cache in front of the map that saw another generation must look again.
-pub(crate) fn generation() -> u64 {
-    GENERATION.load(Ordering::Acquire)
 }
 
 /// What the kernel key knows of an input (see [`Program::structure_hash`]).
@@ -363,6 +371,7 @@ fn lookup(
                     blocks_per_sm: ip.blocks_per_sm,
                     scalar: true,
                     interp: Some(code.into_boxed_slice()),
+                    retired: AtomicBool::new(false),
                 });
                 insert(st.ordinal, key, k.clone());
                 crate::stats::INTERPRETED.fetch_add(1, Ordering::Relaxed);
@@ -412,6 +421,7 @@ pub(crate) fn load(st: &DeviceState, image: Vec<u8>, name: &str) -> Result<Kerne
         blocks_per_sm,
         scalar: false,
         interp: None,
+        retired: AtomicBool::new(false),
     })
 }
 
@@ -489,6 +499,7 @@ fn optimised_via_driver(st: &DeviceState, key: u64, src: &KernelSource) -> Resul
                 blocks_per_sm,
                 scalar: false,
                 interp: None,
+                retired: AtomicBool::new(false),
             })
         }
     }

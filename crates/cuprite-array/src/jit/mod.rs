@@ -69,8 +69,8 @@ mod worker;
 
 pub use cache::clear_kernel_cache;
 pub(crate) use cache::{
-    Kernel, generation, get as kernel, get_by_key as library_kernel,
-    get_or_interp as kernel_or_interp, take_retired,
+    Kernel, get as kernel, get_by_key as library_kernel, get_or_interp as kernel_or_interp,
+    take_retired,
 };
 pub use compile::{
     cache_key, cache_path, compile_options, cubin, glue_compile_options, quick_compile_options,

@@ -7,8 +7,9 @@
 //!
 //! A form is noted only when the general path's program read the operands exactly as this path
 //! reads them (inputs and constants in operand order, the same variant), so a launch from a
-//! note is the launch the general path would have made. Notes follow the kernel map's
-//! generation: a kernel replaced by its optimised build is noted again.
+//! note is the launch the general path would have made. A note whose kernel the kernel map
+//! has let go of (replaced by its optimised build, or cleared) is not used: the form is noted
+//! again.
 
 use super::{aligned, alloc, blocks_for, dev_of, launch, run_elementwise, vector_allowed};
 use crate::codegen::{Variant, WordFrom, const_words, word_sources};
@@ -56,7 +57,6 @@ struct Key {
 /// One noted form: its kernel and the sources of its argument words.
 struct Note {
     key: Key,
-    generation: u64,
     kernel: Arc<Kernel>,
     words: Inline<WordFrom, 24>,
 }
@@ -152,7 +152,6 @@ pub(super) fn eval_small(ordinal: usize, node: &Arc<Node>) -> Result<Option<Arc<
         same_input,
         variant,
     };
-    let generation = crate::jit::generation();
     let reads: Inline<&DevBuf, 2> = ins.iter().map(|&(b, _, _)| b).collect();
     // Launched from the note while it is borrowed (no reference count touched): the launch
     // does not come back here.
@@ -161,7 +160,7 @@ pub(super) fn eval_small(ordinal: usize, node: &Arc<Node>) -> Result<Option<Arc<
         let note = n
             .notes
             .iter()
-            .find(|e| e.key == key && e.generation == generation)?;
+            .find(|e| e.key == key && !e.kernel.is_retired())?;
         let words = fill(&note.words, &ins, &consts, out.ptr(), len, &node.shape)?;
         crate::stats::phase_end(Phase::Lookup);
         let k = &note.kernel;
@@ -195,12 +194,7 @@ pub(super) fn eval_small(ordinal: usize, node: &Arc<Node>) -> Result<Option<Arc<
                 let Ok(mut n) = n.try_borrow_mut() else {
                     return;
                 };
-                let note = Note {
-                    key,
-                    generation,
-                    kernel,
-                    words,
-                };
+                let note = Note { key, kernel, words };
                 if let Some(e) = n.notes.iter_mut().find(|e| e.key == key) {
                     *e = note;
                 } else if n.notes.len() < NOTES {
