@@ -317,8 +317,8 @@ impl<T: Element> Array<T> {
     pub fn select(cond: &Array<bool>, a: impl Operand<T>, b: impl Operand<T>) -> Result<Self> {
         let dev = cond.device();
         let (a, b) = (a.into_node(dev), b.into_node(dev));
-        let shape = crate::shape::broadcast_shapes(&cond.node.shape, &a.shape)?;
-        let shape = crate::shape::broadcast_shapes(&shape, &b.shape)?;
+        let shape = crate::shape::broadcast_dims(&cond.node.shape, &a.shape)?;
+        let shape = crate::shape::broadcast_dims(&shape, &b.shape)?;
         check_devices(&[&cond.node, &a, &b])?;
         let c = expand(&cond.node, &shape);
         let a = expand(&a, &shape);

@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::op::{BinaryOp, UnaryOp};
 use crate::range::ValueRange;
 use crate::runtime::DeviceState;
-use crate::shape::Layout;
+use crate::shape::{Dims, Layout};
 use crate::storage::{DevBuf, HostBuf, Storage};
 use cuprite::Stream;
 use std::collections::HashMap;
@@ -197,7 +197,7 @@ pub(crate) enum Epilogue<'a> {
 /// One node of the expression graph.
 pub(crate) struct Node {
     pub dtype: DType,
-    pub shape: Vec<usize>,
+    pub shape: Dims,
     pub device: Device,
     pub weight: usize,
     /// Written only through [`Node::set_op`] (which keeps `leaf` in step).
@@ -223,7 +223,7 @@ impl std::fmt::Debug for Node {
 }
 
 impl Node {
-    pub fn new(op: Op, dtype: DType, shape: Vec<usize>, device: Device) -> Arc<Node> {
+    pub fn new(op: Op, dtype: DType, shape: impl Into<Dims>, device: Device) -> Arc<Node> {
         Self::new_in_range(op, dtype, shape, device, None)
     }
 
@@ -232,10 +232,11 @@ impl Node {
     pub fn new_in_range(
         op: Op,
         dtype: DType,
-        shape: Vec<usize>,
+        shape: impl Into<Dims>,
         device: Device,
         known: Option<ValueRange>,
     ) -> Arc<Node> {
+        let shape = shape.into();
         let range = if dtype.is_int() {
             crate::range::both(infer_range(&op, dtype, &shape), known)
         } else {

@@ -52,7 +52,7 @@ pub(crate) fn realize(nodes: &[Arc<Node>]) -> Result<()> {
         if n.is_leaf() {
             continue;
         }
-        let g = groups.entry((n.device, n.shape.clone())).or_default();
+        let g = groups.entry((n.device, n.shape.to_vec())).or_default();
         if !g.iter().any(|m| Arc::ptr_eq(m, n)) {
             g.push(n.clone());
         }
@@ -211,7 +211,7 @@ fn realize_inputs(
                 ins.push(LibraryInput {
                     storage,
                     layout,
-                    shape: i.shape.clone(),
+                    shape: i.shape.to_vec(),
                     dtype: i.dtype,
                 });
                 continue;
@@ -221,7 +221,7 @@ fn realize_inputs(
         ins.push(LibraryInput {
             storage,
             layout: Layout::contiguous(&i.shape),
-            shape: i.shape.clone(),
+            shape: i.shape.to_vec(),
             dtype: i.dtype,
         });
     }

@@ -64,11 +64,16 @@ pub fn contiguous_strides(shape: &[usize]) -> Strides {
 /// assert!(broadcast_shapes(&[3], &[4]).is_err());
 /// ```
 pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
+    broadcast_dims(a, b).map(|d| d.to_vec())
+}
+
+/// [`broadcast_shapes`] into inline dimensions (no allocation up to 6 axes).
+pub(crate) fn broadcast_dims(a: &[usize], b: &[usize]) -> Result<Dims> {
     if a == b {
-        return Ok(a.to_vec());
+        return Ok(Dims::from(a));
     }
     let n = a.len().max(b.len());
-    let mut out = Vec::with_capacity(n);
+    let mut out = Dims::new();
     for i in 0..n {
         let da = if i < n - a.len() {
             1
@@ -103,7 +108,10 @@ pub(crate) struct Layout {
 
 /// The strides of a layout: up to 6 axes inline (no allocation to make or clone a layout of
 /// the common ranks), more on the heap.
-pub(crate) type Strides = crate::util::Inline<isize, 6>;
+pub(crate) type Strides = crate::util::Small<isize, 6>;
+
+/// The extents of a node: up to 6 axes inline, more on the heap.
+pub(crate) type Dims = crate::util::Small<usize, 6>;
 
 impl Layout {
     pub fn contiguous(shape: &[usize]) -> Layout {

@@ -155,23 +155,6 @@ impl<T: Copy, const N: usize> Inline<T, N> {
         }
     }
 
-    /// `n` copies of `x`.
-    pub(crate) fn repeat(x: T, n: usize) -> Self {
-        if n <= N {
-            Inline {
-                inline: Some([x; N]),
-                heap: Vec::new(),
-                len: n,
-            }
-        } else {
-            Inline {
-                inline: None,
-                heap: vec![x; n],
-                len: n,
-            }
-        }
-    }
-
     pub(crate) fn push(&mut self, x: T) {
         if self.len < N {
             match self.inline.as_mut() {
@@ -199,6 +182,43 @@ impl<T: Copy, const N: usize> Inline<T, N> {
             &self.heap
         } else {
             self.inline.as_ref().map_or(&[][..], |a| &a[..self.len])
+        }
+    }
+}
+
+impl<T: Copy, const N: usize> From<&[T]> for Inline<T, N> {
+    fn from(xs: &[T]) -> Self {
+        match xs.first() {
+            Some(&x) if xs.len() <= N => {
+                let mut a = [x; N];
+                a[..xs.len()].copy_from_slice(xs);
+                Inline {
+                    inline: Some(a),
+                    heap: Vec::new(),
+                    len: xs.len(),
+                }
+            }
+            Some(_) => Inline {
+                inline: None,
+                heap: xs.to_vec(),
+                len: xs.len(),
+            },
+            None => Inline::new(),
+        }
+    }
+}
+
+impl<T: Copy, const N: usize> From<Vec<T>> for Inline<T, N> {
+    fn from(xs: Vec<T>) -> Self {
+        if xs.len() > N {
+            let len = xs.len();
+            Inline {
+                inline: None,
+                heap: xs,
+                len,
+            }
+        } else {
+            Inline::from(&xs[..])
         }
     }
 }
@@ -259,30 +279,212 @@ impl<T: Copy + std::hash::Hash, const N: usize> std::hash::Hash for Inline<T, N>
     }
 }
 
-impl<T: Copy, const N: usize> From<Vec<T>> for Inline<T, N> {
-    fn from(v: Vec<T>) -> Self {
-        if v.len() > N {
-            Inline {
-                inline: None,
-                len: v.len(),
-                heap: v,
-            }
-        } else {
-            v.into_iter().collect()
-        }
-    }
-}
-
-impl<T: Copy, const N: usize> From<&[T]> for Inline<T, N> {
-    fn from(v: &[T]) -> Self {
-        v.iter().copied().collect()
-    }
-}
-
 impl<'a, T: Copy, const N: usize> IntoIterator for &'a Inline<T, N> {
     type Item = &'a T;
     type IntoIter = std::slice::Iter<'a, T>;
     fn into_iter(self) -> Self::IntoIter {
         self.as_slice().iter()
+    }
+}
+
+/// Up to `N` plain values inline, more on the heap: a node's extents and a layout's strides.
+/// Leaner than [`Inline`] (no second allocation slot, compared without a call to `memcmp`),
+/// for the types that have a default value to fill the unused places with.
+#[derive(Clone)]
+pub(crate) enum Small<T: Copy + Default, const N: usize> {
+    /// `len` values at the front of the array, the rest default.
+    Inline(u8, [T; N]),
+    /// More than `N` values.
+    Heap(Vec<T>),
+}
+
+impl<T: Copy + Default, const N: usize> Small<T, N> {
+    const FITS: () = assert!(N <= u8::MAX as usize, "an inline length is a u8");
+
+    pub(crate) fn new() -> Self {
+        let () = Self::FITS;
+        Small::Inline(0, [T::default(); N])
+    }
+
+    /// `n` copies of `x`.
+    pub(crate) fn repeat(x: T, n: usize) -> Self {
+        let () = Self::FITS;
+        if n <= N {
+            let mut a = [T::default(); N];
+            a[..n].fill(x);
+            Small::Inline(n as u8, a)
+        } else {
+            Small::Heap(vec![x; n])
+        }
+    }
+
+    pub(crate) fn push(&mut self, x: T) {
+        match self {
+            Small::Inline(len, a) if (*len as usize) < N => {
+                a[*len as usize] = x;
+                *len += 1;
+            }
+            Small::Inline(len, a) => {
+                let mut v = a[..*len as usize].to_vec();
+                v.push(x);
+                *self = Small::Heap(v);
+            }
+            Small::Heap(v) => v.push(x),
+        }
+    }
+
+    pub(crate) fn as_slice(&self) -> &[T] {
+        match self {
+            Small::Inline(len, a) => &a[..*len as usize],
+            Small::Heap(v) => v,
+        }
+    }
+}
+
+impl<T: Copy + Default, const N: usize> From<&[T]> for Small<T, N> {
+    fn from(xs: &[T]) -> Self {
+        let () = Self::FITS;
+        if xs.len() <= N {
+            let mut a = [T::default(); N];
+            a[..xs.len()].copy_from_slice(xs);
+            Small::Inline(xs.len() as u8, a)
+        } else {
+            Small::Heap(xs.to_vec())
+        }
+    }
+}
+
+impl<T: Copy + Default, const N: usize> From<Vec<T>> for Small<T, N> {
+    fn from(xs: Vec<T>) -> Self {
+        if xs.len() > N {
+            Small::Heap(xs)
+        } else {
+            Small::from(&xs[..])
+        }
+    }
+}
+
+impl<T: Copy + Default, const N: usize> FromIterator<T> for Small<T, N> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let mut v = Small::new();
+        for x in iter {
+            v.push(x);
+        }
+        v
+    }
+}
+
+impl<T: Copy + Default, const N: usize> std::ops::Deref for Small<T, N> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.as_slice()
+    }
+}
+
+impl<T: Copy + Default, const N: usize> std::ops::DerefMut for Small<T, N> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        match self {
+            Small::Inline(len, a) => &mut a[..*len as usize],
+            Small::Heap(v) => v,
+        }
+    }
+}
+
+impl<T: Copy + Default, const N: usize> Default for Small<T, N> {
+    fn default() -> Self {
+        Small::new()
+    }
+}
+
+impl<T: Copy + Default + std::fmt::Debug, const N: usize> std::fmt::Debug for Small<T, N> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_slice().fmt(f)
+    }
+}
+
+/// Whether two short slices hold the same values, compared in place (a shape or strides
+/// comparison is a few words: a call to `memcmp` costs more than the loop).
+pub(crate) fn same<T: Copy + PartialEq>(a: &[T], b: &[T]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+impl<T: Copy + Default + PartialEq, const N: usize> PartialEq for Small<T, N> {
+    fn eq(&self, other: &Self) -> bool {
+        same(self, other)
+    }
+}
+
+impl<T: Copy + Default + Eq, const N: usize> Eq for Small<T, N> {}
+
+impl<T: Copy + Default + PartialEq, const N: usize> PartialEq<[T]> for Small<T, N> {
+    fn eq(&self, other: &[T]) -> bool {
+        same(self, other)
+    }
+}
+
+impl<T: Copy + Default + PartialEq, const N: usize> PartialEq<&[T]> for Small<T, N> {
+    fn eq(&self, other: &&[T]) -> bool {
+        same(self, other)
+    }
+}
+
+impl<T: Copy + Default + PartialEq, const N: usize> PartialEq<Vec<T>> for Small<T, N> {
+    fn eq(&self, other: &Vec<T>) -> bool {
+        same(self, other)
+    }
+}
+
+impl<T: Copy + Default + std::hash::Hash, const N: usize> std::hash::Hash for Small<T, N> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state)
+    }
+}
+
+impl<'a, T: Copy + Default, const N: usize> IntoIterator for &'a Small<T, N> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Small;
+    use std::hash::{Hash, Hasher};
+
+    fn hash_of(x: &impl Hash) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        x.hash(&mut h);
+        h.finish()
+    }
+
+    #[test]
+    fn small_moves_to_the_heap_past_its_inline_length() {
+        let mut s: Small<usize, 3> = Small::new();
+        for i in 0..5 {
+            s.push(10 + i);
+        }
+        assert!(matches!(s, Small::Heap(_)));
+        assert_eq!(&s[..], &[10, 11, 12, 13, 14]);
+        let t: Small<usize, 3> = (10..15).collect();
+        assert_eq!(s, t);
+        let short: Small<usize, 3> = Small::from(&[4usize, 5][..]);
+        assert!(matches!(short, Small::Inline(2, [4, 5, 0])));
+        assert_ne!(short, s);
+        assert_eq!(short, vec![4, 5]);
+        assert_eq!(hash_of(&short), hash_of(&&[4usize, 5][..]));
+    }
+
+    #[test]
+    fn small_repeat_and_write_in_place() {
+        let mut s: Small<isize, 4> = Small::repeat(7, 3);
+        s[1] = -2;
+        assert_eq!(&s[..], &[7, -2, 7]);
+        let mut h: Small<isize, 4> = Small::repeat(1, 6);
+        h[5] = 9;
+        assert_eq!(&h[..], &[1, 1, 1, 1, 1, 9]);
+        assert_eq!(Small::<isize, 4>::from(vec![1, 1, 1, 1, 1, 9]), h);
+        assert!(Small::<isize, 4>::new().is_empty());
     }
 }

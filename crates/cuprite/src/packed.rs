@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::memory::Access;
 use crate::module::Function;
 use crate::stream::Stream;
+use cuprite_sys::driver as sys;
 use std::ffi::c_void;
 
 /// Words kept on the stack for a packed launch; more go to the heap.
@@ -81,6 +82,42 @@ impl Stream {
         }
         self.begin_access(accesses)?;
         self.context().bind_to_thread()?;
+        if func.param_sizes().is_some() && !words.is_empty() {
+            // Every parameter is known to be 8 bytes (checked above), so parameter `i` lies at
+            // byte `8 * i` of the kernel's parameter buffer: `words` is that buffer as it is,
+            // handed over whole (the driver then copies one block instead of following a
+            // pointer per parameter).
+            let mut size = std::mem::size_of_val(words);
+            let mut extra = [
+                sys::CU_LAUNCH_PARAM_BUFFER_POINTER,
+                words.as_ptr() as *mut c_void,
+                sys::CU_LAUNCH_PARAM_BUFFER_SIZE,
+                &mut size as *mut usize as *mut c_void,
+                sys::CU_LAUNCH_PARAM_END,
+            ];
+            // SAFETY: `func` is a loaded kernel of this stream's context (checked), made
+            // current above; `extra` is a well-formed list whose buffer (`words`, 8-byte
+            // aligned, `size` bytes, alive for the call) holds each parameter at its offset
+            // (all parameters 8 bytes, checked); the caller guarantees the words are valid
+            // parameters and the memory they address stays alive and ordered (the accesses
+            // above declare it to the tracking).
+            unsafe {
+                drv!(cuLaunchKernel(
+                    func.raw(),
+                    grid.0,
+                    grid.1,
+                    grid.2,
+                    block.0,
+                    block.1,
+                    block.2,
+                    shared_bytes,
+                    self.raw(),
+                    std::ptr::null_mut(),
+                    extra.as_mut_ptr()
+                ))
+            }?;
+            return self.end_access(accesses);
+        }
         let mut inline = [std::ptr::null_mut::<c_void>(); INLINE_WORDS];
         let mut heap = Vec::new();
         let ptrs: &mut [*mut c_void] = if words.len() <= INLINE_WORDS {

@@ -11,7 +11,7 @@ use crate::dtype::{
 use crate::error::{Error, Result};
 use crate::graph::{Epilogue, Node, Op};
 use crate::ops::{BinaryOp, UnaryOp};
-use crate::shape::broadcast_shapes;
+use crate::shape::broadcast_dims;
 use std::ops;
 use std::sync::Arc;
 
@@ -43,7 +43,7 @@ pub(crate) fn binary_node(a: &Arc<Node>, b: &Arc<Node>, op: BinaryOp) -> Result<
 /// [`binary_node`] taking `b` (no reference count touched when it needs no broadcast or cast).
 fn binary_node_owned(a: &Arc<Node>, b: Arc<Node>, op: BinaryOp) -> Result<Arc<Node>> {
     check_devices(&[a, &b])?;
-    let shape = broadcast_shapes(&a.shape, &b.shape).map_err(|_| {
+    let shape = broadcast_dims(&a.shape, &b.shape).map_err(|_| {
         Error::Shape(format!(
             "operands of shapes {:?} and {:?} cannot be broadcast together ({op:?})",
             a.shape, b.shape

@@ -78,8 +78,14 @@ pub const CU_MEMHOSTREGISTER_IOMEMORY: c_uint = 0x04;
 pub const CU_MEMHOSTREGISTER_READ_ONLY: c_uint = 0x08;
 pub const CU_DEVICE_CPU: CUdevice = -1;
 pub const CU_DEVICE_INVALID: CUdevice = -2;
-/// `cuLaunchCooperativeKernel`-style launches through `cuLaunchKernel`'s `extra` use these.
+/// Ends `cuLaunchKernel`'s `extra` list.
 pub const CU_LAUNCH_PARAM_END: *mut c_void = core::ptr::null_mut();
+/// In `cuLaunchKernel`'s `extra` list: the next entry points at all parameters packed as the
+/// kernel lays them out.
+pub const CU_LAUNCH_PARAM_BUFFER_POINTER: *mut c_void = core::ptr::without_provenance_mut(0x01);
+/// In `cuLaunchKernel`'s `extra` list: the next entry points at a `size_t` holding the size of
+/// the packed parameter buffer.
+pub const CU_LAUNCH_PARAM_BUFFER_SIZE: *mut c_void = core::ptr::without_provenance_mut(0x02);
 
 /// A device's 16-byte UUID.
 #[repr(C)]

@@ -11,7 +11,7 @@
 //! has let go of (replaced by its optimised build, or cleared) is not used: the form is noted
 //! again.
 
-use super::{aligned, alloc, blocks_for, dev_of, launch, run_elementwise, vector_allowed};
+use super::{BLOCK, aligned, alloc, blocks_for, dev_of, run_elementwise, vector_allowed};
 use crate::codegen::{Variant, WordFrom, const_words, word_sources};
 use crate::dtype::{DType, Scalar};
 use crate::error::Result;
@@ -22,6 +22,7 @@ use crate::shape::numel;
 use crate::stats::Phase;
 use crate::storage::{DevBuf, Storage};
 use crate::util::Inline;
+use cuprite::{Access, Stream};
 use std::cell::RefCell;
 use std::mem::Discriminant;
 use std::sync::Arc;
@@ -152,7 +153,6 @@ pub(super) fn eval_small(ordinal: usize, node: &Arc<Node>) -> Result<Option<Arc<
         same_input,
         variant,
     };
-    let reads: Inline<&DevBuf, 2> = ins.iter().map(|&(b, _, _)| b).collect();
     // Launched from the note while it is borrowed (no reference count touched): the launch
     // does not come back here.
     let launched = NOTED.with(|n| {
@@ -161,13 +161,22 @@ pub(super) fn eval_small(ordinal: usize, node: &Arc<Node>) -> Result<Option<Arc<
             .notes
             .iter()
             .find(|e| e.key == key && !e.kernel.is_retired())?;
-        let words = fill(&note.words, &ins, &consts, out.ptr(), len, &node.shape)?;
+        let mut words = [0u64; WORDS];
+        let count = fill(
+            &mut words,
+            &note.words,
+            &ins,
+            &consts,
+            out.ptr(),
+            len,
+            &node.shape,
+        )?;
         crate::stats::phase_end(Phase::Lookup);
         let k = &note.kernel;
         let grid = blocks_for(len, vector && !k.scalar);
-        let r = launch(stream, k, grid, &words, &reads, &[&out]);
+        let r = launch_noted(stream, k, grid, &words[..count], &ins, &out);
         crate::stats::phase_end(Phase::Launch);
-        crate::stats::note_launch(&k.func, &words, grid);
+        crate::stats::note_launch(&k.func, &words[..count], grid);
         Some(r)
     });
     if let Some(r) = launched {
@@ -219,7 +228,7 @@ fn reads_as_noted(
     consts: &[Scalar],
 ) -> bool {
     p.outputs.len() == 1
-        && p.shape == node.shape
+        && node.shape == p.shape
         && p.inputs.len() == ins.len()
         && p.inputs.iter().zip(ins).all(|(i, &(b, off, dtype))| {
             matches!(&*i.storage, Storage::Cuda(d) if std::ptr::eq(d, b))
@@ -234,26 +243,77 @@ fn reads_as_noted(
         })
 }
 
-/// The argument words from their sources; `None` if a source names an input or constant that
-/// is not there.
+/// The most argument words a noted launch fills (a note's word list is as long at most).
+const WORDS: usize = 24;
+
+/// Fills `words` from their `sources` and returns how many there are; `None` if a source names
+/// an input, constant or axis that is not there.
 fn fill(
+    words: &mut [u64; WORDS],
     sources: &[WordFrom],
     ins: &[(&DevBuf, usize, DType)],
     consts: &[Scalar],
     out: u64,
     len: usize,
     shape: &[usize],
-) -> Option<Inline<u64, 24>> {
-    let mut words = Inline::new();
-    for w in sources {
-        words.push(match *w {
+) -> Option<usize> {
+    if sources.len() > WORDS {
+        return None;
+    }
+    for (w, from) in words.iter_mut().zip(sources) {
+        *w = match *from {
             WordFrom::In(i) => ins.get(i)?.0.ptr(),
             WordFrom::Offset(i) => ins.get(i)?.1 as u64,
             WordFrom::Out => out,
             WordFrom::Len => len as u64,
             WordFrom::Extent(d) => *shape.get(d)? as u64,
             WordFrom::Const(k, part) => const_words(*consts.get(k)?).nth(part).unwrap_or(0),
-        });
+        };
     }
-    Some(words)
+    Some(sources.len())
+}
+
+/// Launches noted kernel `k` with its `words`, declaring the inputs `ins` read and `out`
+/// written (the accesses on the stack: at most two inputs and the output).
+fn launch_noted(
+    stream: &Arc<Stream>,
+    k: &Kernel,
+    grid: u32,
+    words: &[u64],
+    ins: &[(&DevBuf, usize, DType)],
+    out: &DevBuf,
+) -> Result<()> {
+    let mut all = ins
+        .iter()
+        .filter_map(|(d, _, _)| d.live().map(Access::read))
+        .chain(out.live().map(Access::write));
+    let first = all.next();
+    let mut acc = [first; 3];
+    let mut n = usize::from(first.is_some());
+    for a in all.take(2) {
+        acc[n] = Some(a);
+        n += 1;
+    }
+    let acc: [Access<'_>; 3] = match first {
+        Some(f) => acc.map(|a| a.unwrap_or(f)),
+        None => return launch_with(stream, k, grid, words, &[]),
+    };
+    launch_with(stream, k, grid, words, &acc[..n])
+}
+
+/// [`launch_noted`] with its accesses.
+fn launch_with(
+    stream: &Arc<Stream>,
+    k: &Kernel,
+    grid: u32,
+    words: &[u64],
+    acc: &[Access<'_>],
+) -> Result<()> {
+    // SAFETY: the words are the noted kernel's parameters in order, filled from the sources the
+    // general path's parameter plan gave for this form (checked equal to the program's reads
+    // when the form was noted); the addresses among them are the inputs' and the output's
+    // buffers, declared in `acc`, alive until the kernel has run (frees are stream-ordered
+    // after the declared accesses).
+    unsafe { stream.launch_packed(&k.func, (grid, 1, 1), (BLOCK, 1, 1), 0, words, acc) }?;
+    Ok(())
 }
