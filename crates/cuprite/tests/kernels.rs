@@ -40,6 +40,7 @@ pub fn tests() -> Vec<Test> {
         Test::gpu("kernels::param_count_and_size_checked", param_checks),
         Test::gpu("kernels::axpy_random", axpy_random),
         Test::gpu("kernels::twenty_args_spill", twenty_args_spill),
+        Test::gpu("kernels::packed_words_reach_their_parameters", packed_words),
         Test::gpu(
             "kernels::half_array_ptr_struct_args",
             half_array_ptr_struct_args,
@@ -709,6 +710,96 @@ fn twenty_args_spill() -> TestResult {
         .map(|(i, &v)| v as i64 * (i as i64 + 1))
         .sum();
     assert_eq!(stream.clone_dtoh(&out)?, [want]);
+    Ok(())
+}
+
+const PACKED: &str = r#"
+extern "C" __global__ void packed(const double *x, long long off, double *y,
+                                  unsigned long long n, double a, unsigned long long bits) {
+    unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[off + i] + (double)(bits >> 32);
+}
+extern "C" __global__ void forty(unsigned long long *out,
+    unsigned long long w0, unsigned long long w1, unsigned long long w2, unsigned long long w3,
+    unsigned long long w4, unsigned long long w5, unsigned long long w6, unsigned long long w7,
+    unsigned long long w8, unsigned long long w9, unsigned long long w10, unsigned long long w11,
+    unsigned long long w12, unsigned long long w13, unsigned long long w14, unsigned long long w15,
+    unsigned long long w16, unsigned long long w17, unsigned long long w18, unsigned long long w19,
+    unsigned long long w20, unsigned long long w21, unsigned long long w22, unsigned long long w23,
+    unsigned long long w24, unsigned long long w25, unsigned long long w26, unsigned long long w27,
+    unsigned long long w28, unsigned long long w29, unsigned long long w30, unsigned long long w31,
+    unsigned long long w32, unsigned long long w33, unsigned long long w34, unsigned long long w35,
+    unsigned long long w36, unsigned long long w37, unsigned long long w38) {
+    unsigned long long w[39] = {w0, w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14,
+        w15, w16, w17, w18, w19, w20, w21, w22, w23, w24, w25, w26, w27, w28, w29, w30, w31, w32,
+        w33, w34, w35, w36, w37, w38};
+    unsigned long long s = 0;
+    for (int i = 0; i < 39; i++) s = s * 1000003ull + w[i];
+    out[0] = s;
+}
+extern "C" __global__ void narrow(float *y, int n) { if (threadIdx.x == 0) y[0] = (float)n; }
+"#;
+
+fn packed_words() -> TestResult {
+    use cuprite::Access;
+    let ctx = ctx()?;
+    let stream = ctx.new_stream()?;
+    let m = load(&ctx, PACKED)?;
+    let f = m.load_function("packed")?;
+    let mut rng = Rng::fresh();
+    let (n, off) = (1000usize, 3usize);
+    let xs: Vec<f64> = (0..n + off).map(|_| rng.next_u64() as f64 / 1e15).collect();
+    let x = stream.clone_htod(&xs)?;
+    let y = stream.alloc_zeros::<f64>(n)?;
+    // A power of two: the product is exact, so the kernel's fused multiply-add and the host's
+    // multiply then add round alike.
+    let a = -2.0f64;
+    let words = [
+        x.device_ptr(),
+        off as u64,
+        y.device_ptr(),
+        n as u64,
+        a.to_bits(),
+        7u64 << 32,
+    ];
+    let acc = [Access::read(&x), Access::write(&y)];
+    // SAFETY: packed(x, off, y, n, a, bits) with x of n + off and y of n elements, both declared.
+    unsafe { stream.launch_packed(&f, (4, 1, 1), (256, 1, 1), 0, &words, &acc) }?;
+    let got = stream.clone_dtoh(&y)?;
+    for i in 0..n {
+        assert_eq!(got[i], a * xs[off + i] + 7.0, "element {i}");
+    }
+
+    // 40 parameters: the words are handed over as one block whatever their number.
+    let g = m.load_function("forty")?;
+    let out = stream.alloc_zeros::<u64>(1)?;
+    let mut many = vec![out.device_ptr()];
+    many.extend((0..39).map(|_| rng.next_u64()));
+    let want = many[1..]
+        .iter()
+        .fold(0u64, |s, &w| s.wrapping_mul(1_000_003).wrapping_add(w));
+    // SAFETY: forty(out, 39 words) with a 1-element `out`, declared.
+    unsafe { stream.launch_packed(&g, (1, 1, 1), (1, 1, 1), 0, &many, &[Access::write(&out)]) }?;
+    assert_eq!(stream.clone_dtoh(&out)?, [want]);
+
+    // Refused before the driver sees them: a word short, and a kernel with a 4-byte parameter.
+    // SAFETY: refused by the checks (nothing is launched).
+    let e = unsafe { stream.launch_packed(&f, (1, 1, 1), (1, 1, 1), 0, &words[..5], &acc) }
+        .expect_err("five words for six parameters");
+    assert!(e.to_string().contains("5 parameters"), "{e}");
+    let h = m.load_function("narrow")?;
+    if h.param_sizes().is_some() {
+        // SAFETY: refused by the checks (nothing is launched).
+        let e =
+            unsafe { stream.launch_packed(&h, (1, 1, 1), (1, 1, 1), 0, &[y.device_ptr(), 5], &[]) }
+                .expect_err("a 4-byte parameter");
+        assert!(e.to_string().contains("[8, 4]"), "{e}");
+    }
+    // The context stays usable: the first launch again.
+    // SAFETY: as the first launch.
+    unsafe { stream.launch_packed(&f, (4, 1, 1), (256, 1, 1), 0, &words, &acc) }?;
+    assert_eq!(stream.clone_dtoh(&y)?, got);
+    assert_eq!(y.len(), n);
     Ok(())
 }
 
