@@ -82,56 +82,40 @@ impl Stream {
         }
         self.begin_access(accesses)?;
         self.context().bind_to_thread()?;
-        if func.param_sizes().is_some() && !words.is_empty() {
-            // Every parameter is known to be 8 bytes (checked above), so parameter `i` lies at
-            // byte `8 * i` of the kernel's parameter buffer: `words` is that buffer as it is,
-            // handed over whole (the driver then copies one block instead of following a
-            // pointer per parameter).
-            let mut size = std::mem::size_of_val(words);
-            let mut extra = [
-                sys::CU_LAUNCH_PARAM_BUFFER_POINTER,
-                words.as_ptr() as *mut c_void,
-                sys::CU_LAUNCH_PARAM_BUFFER_SIZE,
-                &mut size as *mut usize as *mut c_void,
-                sys::CU_LAUNCH_PARAM_END,
-            ];
-            // SAFETY: `func` is a loaded kernel of this stream's context (checked), made
-            // current above; `extra` is a well-formed list whose buffer (`words`, 8-byte
-            // aligned, `size` bytes, alive for the call) holds each parameter at its offset
-            // (all parameters 8 bytes, checked); the caller guarantees the words are valid
-            // parameters and the memory they address stays alive and ordered (the accesses
-            // above declare it to the tracking).
-            unsafe {
-                drv!(cuLaunchKernel(
-                    func.raw(),
-                    grid.0,
-                    grid.1,
-                    grid.2,
-                    block.0,
-                    block.1,
-                    block.2,
-                    shared_bytes,
-                    self.raw(),
-                    std::ptr::null_mut(),
-                    extra.as_mut_ptr()
-                ))
-            }?;
-            return self.end_access(accesses);
-        }
+        // Every parameter known to be 8 bytes (checked above) lies at byte `8 * i` of the
+        // kernel's parameter buffer: `words` is that buffer as it is, handed over whole through
+        // `extra` (the driver copies one block instead of following a pointer per parameter).
+        // Otherwise (sizes unknown) one pointer per word.
+        let whole = func.param_sizes().is_some() && !words.is_empty();
+        let mut size = std::mem::size_of_val(words);
+        let mut extra = [
+            sys::CU_LAUNCH_PARAM_BUFFER_POINTER,
+            words.as_ptr() as *mut c_void,
+            sys::CU_LAUNCH_PARAM_BUFFER_SIZE,
+            &mut size as *mut usize as *mut c_void,
+            sys::CU_LAUNCH_PARAM_END,
+        ];
         let mut inline = [std::ptr::null_mut::<c_void>(); INLINE_WORDS];
         let mut heap = Vec::new();
-        let ptrs: &mut [*mut c_void] = if words.len() <= INLINE_WORDS {
-            &mut inline[..words.len()]
+        let (params, extra) = if whole {
+            (std::ptr::null_mut(), extra.as_mut_ptr())
         } else {
-            heap.resize(words.len(), std::ptr::null_mut());
-            &mut heap
+            let ptrs: &mut [*mut c_void] = if words.len() <= INLINE_WORDS {
+                &mut inline[..words.len()]
+            } else {
+                heap.resize(words.len(), std::ptr::null_mut());
+                &mut heap
+            };
+            for (p, w) in ptrs.iter_mut().zip(words) {
+                *p = w as *const u64 as *mut c_void;
+            }
+            (ptrs.as_mut_ptr(), std::ptr::null_mut())
         };
-        for (p, w) in ptrs.iter_mut().zip(words) {
-            *p = w as *const u64 as *mut c_void;
-        }
         // SAFETY: `func` is a loaded kernel of this stream's context (checked), made current
-        // above; each entry of `ptrs` points at one 8-byte word of `words`, alive for the
-        // call; the caller guarantees the words are valid parameters and the memory they
+        // above. Either `extra` is a well-formed list whose buffer (`words`, 8-byte aligned,
+        // `size` bytes) holds each parameter at its offset (all parameters 8 bytes, checked),
+        // or each entry of `params` points at one 8-byte word of `words`; both alive for the
+        // call. The caller guarantees the words are valid parameters and the memory they
         // address stays alive and ordered (the accesses above declare it to the tracking).
         unsafe {
             drv!(cuLaunchKernel(
@@ -144,8 +128,8 @@ impl Stream {
                 block.2,
                 shared_bytes,
                 self.raw(),
-                ptrs.as_mut_ptr(),
-                std::ptr::null_mut()
+                params,
+                extra
             ))
         }?;
         self.end_access(accesses)
