@@ -21,7 +21,8 @@ impl Stream {
     ///
     /// Checked: the function belongs to this stream's context, the number of words matches the
     /// kernel's parameters and each parameter is 8 bytes (where the driver can tell), the
-    /// launch dimensions are not zero.
+    /// launch dimensions are not zero. Where the driver told the sizes, the words go to it as
+    /// one parameter block.
     ///
     /// # Safety
     /// Each word is a valid value for its parameter: every device address in `words` points to
