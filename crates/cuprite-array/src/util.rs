@@ -186,43 +186,6 @@ impl<T: Copy, const N: usize> Inline<T, N> {
     }
 }
 
-impl<T: Copy, const N: usize> From<&[T]> for Inline<T, N> {
-    fn from(xs: &[T]) -> Self {
-        match xs.first() {
-            Some(&x) if xs.len() <= N => {
-                let mut a = [x; N];
-                a[..xs.len()].copy_from_slice(xs);
-                Inline {
-                    inline: Some(a),
-                    heap: Vec::new(),
-                    len: xs.len(),
-                }
-            }
-            Some(_) => Inline {
-                inline: None,
-                heap: xs.to_vec(),
-                len: xs.len(),
-            },
-            None => Inline::new(),
-        }
-    }
-}
-
-impl<T: Copy, const N: usize> From<Vec<T>> for Inline<T, N> {
-    fn from(xs: Vec<T>) -> Self {
-        if xs.len() > N {
-            let len = xs.len();
-            Inline {
-                inline: None,
-                heap: xs,
-                len,
-            }
-        } else {
-            Inline::from(&xs[..])
-        }
-    }
-}
-
 impl<T: Copy, const N: usize> FromIterator<T> for Inline<T, N> {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
         let mut v = Inline::new();
@@ -262,28 +225,6 @@ impl<T: Copy, const N: usize> Default for Inline<T, N> {
 impl<T: Copy + std::fmt::Debug, const N: usize> std::fmt::Debug for Inline<T, N> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.as_slice().fmt(f)
-    }
-}
-
-impl<T: Copy + PartialEq, const N: usize> PartialEq for Inline<T, N> {
-    fn eq(&self, other: &Self) -> bool {
-        self.as_slice() == other.as_slice()
-    }
-}
-
-impl<T: Copy + Eq, const N: usize> Eq for Inline<T, N> {}
-
-impl<T: Copy + std::hash::Hash, const N: usize> std::hash::Hash for Inline<T, N> {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.as_slice().hash(state)
-    }
-}
-
-impl<'a, T: Copy, const N: usize> IntoIterator for &'a Inline<T, N> {
-    type Item = &'a T;
-    type IntoIter = std::slice::Iter<'a, T>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.as_slice().iter()
     }
 }
 

@@ -14,7 +14,7 @@
 use super::{BLOCK, aligned, alloc, blocks_for, dev_of, run_elementwise, vector_allowed};
 use crate::codegen::{Variant, WordFrom, const_words, word_sources};
 use crate::dtype::{DType, Scalar};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::graph::{Node, Program, SmallOperand, SmallStep};
 use crate::jit::Kernel;
 use crate::runtime::{state, stream_of};
@@ -273,8 +273,8 @@ fn fill(
     Some(sources.len())
 }
 
-/// Launches noted kernel `k` with its `words`, declaring the inputs `ins` read and `out`
-/// written (the accesses on the stack: at most two inputs and the output).
+/// Launches noted kernel `k` with its `words`, declaring the inputs `ins` (at most two) read
+/// and `out` written, the accesses on the stack.
 fn launch_noted(
     stream: &Arc<Stream>,
     k: &Kernel,
@@ -283,37 +283,22 @@ fn launch_noted(
     ins: &[(&DevBuf, usize, DType)],
     out: &DevBuf,
 ) -> Result<()> {
-    let mut all = ins
-        .iter()
-        .filter_map(|(d, _, _)| d.live().map(Access::read))
-        .chain(out.live().map(Access::write));
-    let first = all.next();
-    let mut acc = [first; 3];
-    let mut n = usize::from(first.is_some());
-    for a in all.take(2) {
-        acc[n] = Some(a);
-        n += 1;
+    let n = ins.len();
+    if n > 2 {
+        return Err(Error::InvalidArgument(format!(
+            "a small op reads at most 2 inputs, not {n}"
+        )));
     }
-    let acc: [Access<'_>; 3] = match first {
-        Some(f) => acc.map(|a| a.unwrap_or(f)),
-        None => return launch_with(stream, k, grid, words, &[]),
-    };
-    launch_with(stream, k, grid, words, &acc[..n])
-}
-
-/// [`launch_noted`] with its accesses.
-fn launch_with(
-    stream: &Arc<Stream>,
-    k: &Kernel,
-    grid: u32,
-    words: &[u64],
-    acc: &[Access<'_>],
-) -> Result<()> {
+    let gone = || Error::InvalidArgument("a buffer of a small op has no allocation".into());
+    let mut acc = [Access::write(out.live().ok_or_else(gone)?); 3];
+    for (slot, &(b, _, _)) in acc.iter_mut().zip(ins) {
+        *slot = Access::read(b.live().ok_or_else(gone)?);
+    }
     // SAFETY: the words are the noted kernel's parameters in order, filled from the sources the
     // general path's parameter plan gave for this form (checked equal to the program's reads
     // when the form was noted); the addresses among them are the inputs' and the output's
-    // buffers, declared in `acc`, alive until the kernel has run (frees are stream-ordered
-    // after the declared accesses).
-    unsafe { stream.launch_packed(&k.func, (grid, 1, 1), (BLOCK, 1, 1), 0, words, acc) }?;
+    // buffers, declared in `acc` (reads first, then the write at `n`), alive until the kernel
+    // has run (frees are stream-ordered after the declared accesses).
+    unsafe { stream.launch_packed(&k.func, (grid, 1, 1), (BLOCK, 1, 1), 0, words, &acc[..=n]) }?;
     Ok(())
 }
