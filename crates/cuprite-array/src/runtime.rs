@@ -77,23 +77,27 @@ thread_local! {
     static LAST_FREED: RefCell<LastFreed> = const { RefCell::new(LastFreed(None)) };
 }
 
+/// The calling thread's last freed buffer, taken when `wanted(ordinal, buffer)` says so.
+fn take_last_freed(wanted: impl Fn(usize, &DeviceBuffer<u8>) -> bool) -> Option<DeviceBuffer<u8>> {
+    LAST_FREED
+        .try_with(|l| {
+            let mut l = l.try_borrow_mut().ok()?;
+            match &l.0 {
+                Some((o, b)) if wanted(*o, b) => l.0.take().map(|(_, b)| b),
+                _ => None,
+            }
+        })
+        .ok()
+        .flatten()
+}
+
 /// A buffer of exactly `bytes` bytes kept for reuse on the device of `st`, if there is one.
 pub(crate) fn take_free(st: &DeviceState, bytes: usize) -> Option<DeviceBuffer<u8>> {
     if bytes == 0 || bytes > REUSE_MAX_BYTES {
         return None;
     }
-    let mine = LAST_FREED
-        .try_with(|l| {
-            let mut l = l.try_borrow_mut().ok()?;
-            match &l.0 {
-                Some((o, b)) if *o == st.ordinal && cuprite::DeviceRead::<u8>::len(b) == bytes => {
-                    l.0.take().map(|(_, b)| b)
-                }
-                _ => None,
-            }
-        })
-        .ok()
-        .flatten();
+    let mine =
+        take_last_freed(|o, b| o == st.ordinal && cuprite::DeviceRead::<u8>::len(b) == bytes);
     if mine.is_some() {
         return mine;
     }
@@ -303,17 +307,7 @@ pub(crate) fn mem_info(ordinal: usize) -> Result<(usize, usize)> {
 /// Frees the buffers kept for reuse, waits for the device, and trims its pool.
 pub(crate) fn gc(ordinal: usize) -> Result<()> {
     let st = state(ordinal)?;
-    let mine = LAST_FREED
-        .try_with(|l| {
-            let mut l = l.try_borrow_mut().ok()?;
-            match &l.0 {
-                Some((o, _)) if *o == ordinal => l.0.take(),
-                _ => None,
-            }
-        })
-        .ok()
-        .flatten();
-    drop(mine);
+    drop(take_last_freed(|o, _| o == ordinal));
     let kept = std::mem::take(&mut *st.free.lock().unwrap_or_else(|e| e.into_inner()));
     drop(kept);
     st.fft_plans

@@ -6,7 +6,7 @@ use crate::backend::{self, LibraryInput};
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op, Program};
-use crate::shape::{Layout, numel};
+use crate::shape::{Dims, Layout, numel};
 use crate::stats::Phase;
 use crate::storage::Storage;
 use std::collections::HashMap;
@@ -47,12 +47,12 @@ pub(crate) fn realize(nodes: &[Arc<Node>]) -> Result<()> {
         crate::stats::phase_end(Phase::Finish);
         return Ok(());
     }
-    let mut groups: HashMap<(Device, Vec<usize>), Vec<Arc<Node>>> = HashMap::new();
+    let mut groups: HashMap<(Device, Dims), Vec<Arc<Node>>> = HashMap::new();
     for n in nodes {
         if n.is_leaf() {
             continue;
         }
-        let g = groups.entry((n.device, n.shape.to_vec())).or_default();
+        let g = groups.entry((n.device, n.shape.clone())).or_default();
         if !g.iter().any(|m| Arc::ptr_eq(m, n)) {
             g.push(n.clone());
         }
