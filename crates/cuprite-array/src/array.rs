@@ -74,12 +74,7 @@ impl<T: Element> Operand<T> for T {
         Node::new(Op::Const(self.to_scalar()), T::DTYPE, vec![], device)
     }
     fn into_node_like(self, like: &Node) -> Arc<Node> {
-        Node::new(
-            Op::Const(self.to_scalar()),
-            T::DTYPE,
-            like.shape.clone(),
-            like.device,
-        )
+        Node::operand_constant(self.to_scalar(), T::DTYPE, &like.shape, like.device)
     }
 }
 impl<T: Element> Operand<T> for &Array<T> {

@@ -147,6 +147,7 @@ pub(crate) struct Inline<T: Copy, const N: usize> {
 }
 
 impl<T: Copy, const N: usize> Inline<T, N> {
+    #[inline]
     pub(crate) fn new() -> Self {
         Inline {
             inline: None,
@@ -155,6 +156,7 @@ impl<T: Copy, const N: usize> Inline<T, N> {
         }
     }
 
+    #[inline]
     pub(crate) fn push(&mut self, x: T) {
         if self.len < N {
             match self.inline.as_mut() {
@@ -177,6 +179,7 @@ impl<T: Copy, const N: usize> Inline<T, N> {
         }
     }
 
+    #[inline]
     pub(crate) fn as_slice(&self) -> &[T] {
         if self.len > N {
             &self.heap
@@ -198,12 +201,14 @@ impl<T: Copy, const N: usize> FromIterator<T> for Inline<T, N> {
 
 impl<T: Copy, const N: usize> std::ops::Deref for Inline<T, N> {
     type Target = [T];
+    #[inline]
     fn deref(&self) -> &[T] {
         self.as_slice()
     }
 }
 
 impl<T: Copy, const N: usize> std::ops::DerefMut for Inline<T, N> {
+    #[inline]
     fn deref_mut(&mut self) -> &mut [T] {
         if self.len > N {
             &mut self.heap
@@ -242,6 +247,7 @@ pub(crate) enum Small<T: Copy + Default, const N: usize> {
 impl<T: Copy + Default, const N: usize> Small<T, N> {
     const FITS: () = assert!(N <= u8::MAX as usize, "an inline length is a u8");
 
+    #[inline]
     pub(crate) fn new() -> Self {
         let () = Self::FITS;
         Small::Inline(0, [T::default(); N])
@@ -259,6 +265,7 @@ impl<T: Copy + Default, const N: usize> Small<T, N> {
         }
     }
 
+    #[inline]
     pub(crate) fn push(&mut self, x: T) {
         match self {
             Small::Inline(len, a) if (*len as usize) < N => {
@@ -274,6 +281,7 @@ impl<T: Copy + Default, const N: usize> Small<T, N> {
         }
     }
 
+    #[inline]
     pub(crate) fn as_slice(&self) -> &[T] {
         match self {
             Small::Inline(len, a) => &a[..*len as usize],
@@ -283,6 +291,7 @@ impl<T: Copy + Default, const N: usize> Small<T, N> {
 }
 
 impl<T: Copy + Default, const N: usize> From<&[T]> for Small<T, N> {
+    #[inline]
     fn from(xs: &[T]) -> Self {
         let () = Self::FITS;
         if xs.len() <= N {
@@ -317,12 +326,14 @@ impl<T: Copy + Default, const N: usize> FromIterator<T> for Small<T, N> {
 
 impl<T: Copy + Default, const N: usize> std::ops::Deref for Small<T, N> {
     type Target = [T];
+    #[inline]
     fn deref(&self) -> &[T] {
         self.as_slice()
     }
 }
 
 impl<T: Copy + Default, const N: usize> std::ops::DerefMut for Small<T, N> {
+    #[inline]
     fn deref_mut(&mut self) -> &mut [T] {
         match self {
             Small::Inline(len, a) => &mut a[..*len as usize],
@@ -345,11 +356,13 @@ impl<T: Copy + Default + std::fmt::Debug, const N: usize> std::fmt::Debug for Sm
 
 /// Whether two short slices hold the same values, compared in place (a shape or strides
 /// comparison is a few words: a call to `memcmp` costs more than the loop).
+#[inline]
 pub(crate) fn same<T: Copy + PartialEq>(a: &[T], b: &[T]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 impl<T: Copy + Default + PartialEq, const N: usize> PartialEq for Small<T, N> {
+    #[inline]
     fn eq(&self, other: &Self) -> bool {
         same(self, other)
     }
@@ -358,12 +371,14 @@ impl<T: Copy + Default + PartialEq, const N: usize> PartialEq for Small<T, N> {
 impl<T: Copy + Default + Eq, const N: usize> Eq for Small<T, N> {}
 
 impl<T: Copy + Default + PartialEq, const N: usize> PartialEq<[T]> for Small<T, N> {
+    #[inline]
     fn eq(&self, other: &[T]) -> bool {
         same(self, other)
     }
 }
 
 impl<T: Copy + Default + PartialEq, const N: usize> PartialEq<&[T]> for Small<T, N> {
+    #[inline]
     fn eq(&self, other: &&[T]) -> bool {
         same(self, other)
     }

@@ -9,10 +9,75 @@ use cuprite_testkit::{Rng, Test, TestResult};
 use std::fmt::Debug;
 
 pub fn tests() -> Vec<Test> {
-    vec![Test::gpu(
-        "small::noted_forms_match_cpu",
-        noted_forms_match_cpu,
-    )]
+    vec![
+        Test::gpu("small::noted_forms_match_cpu", noted_forms_match_cpu),
+        Test::cpu("small::operator_scalars_cpu", || {
+            operator_scalars(Device::CPU)
+        }),
+        Test::gpu("small::operator_scalars_cuda", || {
+            operator_scalars(Device::cuda(0))
+        }),
+    ]
+}
+
+/// An operator's scalar operand (`&a + s`) is made again in place once nothing holds it: each
+/// result has its own scalar, bit for bit (signed zeros, NaN), whether the results before it
+/// are still lazy, realised and kept, or dropped, across shapes, dtypes and sides.
+fn operator_scalars(device: Device) -> TestResult {
+    with_device(device, || {
+        let zs = [-0.0f32, 0.0, 1.0, -2.5, f32::NAN, 3.0e38];
+        let z = Array::from_slice(&zs, &[6])?;
+        // Bit patterns, every NaN as one (a device's NaN need not keep the input's payload).
+        let bits = |v: &[f32]| {
+            v.iter()
+                .map(|x| if x.is_nan() { u32::MAX } else { x.to_bits() })
+                .collect::<Vec<_>>()
+        };
+        let want = |f: &dyn Fn(f32) -> f32| bits(&zs.iter().map(|&x| f(x)).collect::<Vec<_>>());
+        // One after the other, each dropped before the next: the same node each time.
+        for s in [1.0f32, 1.0, -0.0, 0.0, -0.0, 2.5, f32::NAN, 1.0] {
+            for _ in 0..3 {
+                assert_eq!(bits(&(&z + s).to_vec()?), want(&|x| x + s), "z + {s:?}");
+            }
+        }
+        // Held while the next ones are made: lazy, realised, and the scalar on the left.
+        let lazy = &z + 1.0;
+        let kept = &z + 2.0;
+        kept.eval()?;
+        let left = 0.5f32 - &z;
+        let again = &z + 1.0;
+        let scaled = &z * -0.0;
+        assert_eq!(bits(&lazy.to_vec()?), want(&|x| x + 1.0), "lazy z + 1");
+        assert_eq!(bits(&kept.to_vec()?), want(&|x| x + 2.0), "kept z + 2");
+        assert_eq!(bits(&left.to_vec()?), want(&|x| 0.5 - x), "0.5 - z");
+        assert_eq!(bits(&again.to_vec()?), want(&|x| x + 1.0), "again z + 1");
+        assert_eq!(bits(&scaled.to_vec()?), want(&|x| x * -0.0), "z * -0");
+        // Another shape, dtype and rank in turn with the same value.
+        let m = z.reshape(&[2, 3])?;
+        let d = Array::from_slice(&[1.5f64, -4.0], &[2])?;
+        let i = Array::from_slice(&[7i64, -9, 0], &[3])?;
+        for _ in 0..3 {
+            assert_eq!(bits(&(&z + 1.0).to_vec()?), want(&|x| x + 1.0), "z + 1");
+            assert_eq!(
+                bits(&(&m + 1.0).to_vec()?),
+                want(&|x| x + 1.0),
+                "m + 1 (2 x 3)"
+            );
+            assert_eq!((&m + 1.0).shape(), &[2, 3]);
+            assert_eq!((&d + 1.0).to_vec()?, vec![2.5, -3.0], "f64 + 1");
+            assert_eq!((&i + 1).to_vec()?, vec![8, -8, 1], "i64 + 1");
+            assert_eq!((&i * 3).to_vec()?, vec![21, -27, 0], "i64 * 3");
+        }
+        // Shared lazily by two results (the scalar is one node of both graphs).
+        let a = &z + 4.0;
+        let b = &a * &a;
+        assert_eq!(
+            bits(&b.to_vec()?),
+            want(&|x| (x + 4.0) * (x + 4.0)),
+            "(z+4)^2"
+        );
+        Ok(())
+    })
 }
 
 /// Inputs made from `x` and `y` (shape `shape`, starting at element `skip` of a longer array so

@@ -50,7 +50,7 @@ impl Backend for Cuda {
         eval_one(d.ordinal, prog)
     }
 
-    fn eval_small(&self, d: Device, node: &Arc<Node>) -> Result<Option<Arc<Storage>>> {
+    fn eval_small(&self, d: Device, node: &Arc<Node>) -> Result<super::Small> {
         direct::eval_small(d.ordinal, node)
     }
 
