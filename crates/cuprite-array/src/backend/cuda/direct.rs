@@ -11,12 +11,13 @@
 //! has let go of (replaced by its optimised build, or cleared) is not used: the form is noted
 //! again.
 
-use super::{BLOCK, aligned, alloc, blocks_for, dev_of, run_elementwise, vector_allowed};
-use crate::backend::Small;
+use super::{BLOCK, Small, aligned, alloc, blocks_for, dev_of, run_elementwise, vector_allowed};
+
 use crate::codegen::{Variant, WordFrom, const_words, word_sources};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
-use crate::graph::{Node, Op, Program, SmallForm, SmallOperand, SmallStep};
+use crate::graph::small::{SmallForm, SmallOperand, SmallStep};
+use crate::graph::{Node, Op, Program};
 use crate::jit::Kernel;
 use crate::runtime::{state, stream_of};
 use crate::shape::Layout;
