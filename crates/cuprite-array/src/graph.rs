@@ -188,9 +188,6 @@ pub(crate) struct Node {
     /// Bounds of an integer node's values, known from how it was made (see [`crate::range`]);
     /// they hold for the node's value whatever its operation becomes (realising keeps values).
     range: Option<ValueRange>,
-    /// The value of an operator's scalar operand ([`Node::operand_constant`]), read without
-    /// the lock: such a node is never handed out, so nothing changes its value.
-    operand_const: Option<Scalar>,
 }
 
 impl std::fmt::Debug for Node {
@@ -267,7 +264,6 @@ impl Node {
             leaf: std::sync::atomic::AtomicBool::new(matches!(op, Op::Leaf(..))),
             library,
             range,
-            operand_const: None,
             op: Mutex::new(op),
         }
     }
@@ -283,20 +279,15 @@ impl Node {
 
     pub fn set_op(&self, op: Op) {
         let mut g = self.op.lock().unwrap_or_else(|e| e.into_inner());
-        let old = self.put(&mut g, op);
-        drop(g);
-        // The old operation (perhaps the last reference to a subgraph) drops after the unlock.
-        drop(old);
-    }
-
-    /// Makes `op` this node's operation in `g` (its locked slot) and returns the old one.
-    fn put(&self, g: &mut Op, op: Op) -> Op {
         // Under the lock: the flag changes with the operation it describes.
         self.leaf.store(
             matches!(op, Op::Leaf(..)),
             std::sync::atomic::Ordering::Release,
         );
-        std::mem::replace(g, op)
+        let old = std::mem::replace(&mut *g, op);
+        drop(g);
+        // The old operation (perhaps the last reference to a subgraph) drops after the unlock.
+        drop(old);
     }
 
     /// Whether a library call was below this node when it was made.

@@ -2,7 +2,7 @@
 //! calls first (each a fusion boundary), the out-of-memory policy (release cached memory,
 //! retry once), and the device-wide calls (`sync`, `mem_info`, `device_gc`).
 
-use crate::backend::{self, LibraryInput, Small};
+use crate::backend::{self, LibraryInput};
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op, Program};
@@ -36,13 +36,9 @@ pub(crate) fn realize(nodes: &[Arc<Node>]) -> Result<()> {
         let device = n.device;
         let b = backend::of(device);
         let s = match with_oom_retry(device, || b.eval_small(device, n))? {
-            Small::Done => {
-                crate::stats::phase_end(Phase::Finish);
-                return Ok(());
-            }
-            Small::Into(s) => s,
+            Some(s) => s,
             // Built in this thread's reused program vectors (emptied again before `set_op`).
-            Small::No => Program::with_built(std::slice::from_ref(n), |prog| {
+            None => Program::with_built(std::slice::from_ref(n), |prog| {
                 crate::stats::phase_end(Phase::Build);
                 with_oom_retry(device, || b.eval_one(device, prog))
             })?,

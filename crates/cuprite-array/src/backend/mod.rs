@@ -27,16 +27,6 @@ pub(crate) struct LibraryInput {
     pub dtype: DType,
 }
 
-/// What [`Backend::eval_small`] did with a node.
-pub(crate) enum Small {
-    /// Nothing: not a small form, or no faster way (the caller builds its program).
-    No,
-    /// Evaluated into this contiguous storage; the caller makes the node a leaf of it.
-    Into(Arc<Storage>),
-    /// Evaluated, and the node made a leaf of the result already.
-    Done,
-}
-
 /// What a backend does. Every method runs on `device`, which belongs to the backend.
 pub(crate) trait Backend: Sync {
     /// New storage holding `bytes` (`len` elements of `dtype`).
@@ -53,11 +43,12 @@ pub(crate) trait Backend: Sync {
     fn eval(&self, device: Device, prog: &Program) -> Result<Vec<Arc<Storage>>>;
     /// [`eval`](Self::eval) of a program of one output.
     fn eval_one(&self, device: Device, prog: &Program) -> Result<Arc<Storage>>;
-    /// Evaluates `node` when it is one step over contiguous leaves and constants
-    /// ([`Node::small_form`]) and the backend has a faster way to do so than linearising it.
-    fn eval_small(&self, device: Device, node: &Arc<Node>) -> Result<Small> {
+    /// Evaluates `node` into fresh contiguous storage when it is one step over contiguous
+    /// leaves and constants ([`Node::small_form`]) and the backend has a faster way to do so
+    /// than linearising it; `None` otherwise (the caller then builds its program).
+    fn eval_small(&self, device: Device, node: &Arc<Node>) -> Result<Option<Arc<Storage>>> {
         let _ = (device, node);
-        Ok(Small::No)
+        Ok(None)
     }
     /// New contiguous storage of `len` elements, filled by evaluating each one-output program
     /// into its layout (disjoint views of the new buffer), in order.

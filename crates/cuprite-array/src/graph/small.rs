@@ -18,30 +18,20 @@ pub(crate) enum SmallStep {
     Cast,
 }
 
-/// An operand of a node in [`SmallForm`]; `S` is how its storage is held (borrowed under the
-/// operand's lock, or a reference count of its own).
-#[derive(Clone)]
-pub(crate) enum SmallOperand<S> {
+/// An operand of a node in [`SmallForm`].
+pub(crate) enum SmallOperand {
     /// Contiguous data of the node's shape: its storage, offset and dtype.
-    Leaf(S, usize, DType),
+    Leaf(Arc<Storage>, usize, DType),
     /// A constant of this dtype.
     Const(Scalar, DType),
 }
 
 /// A node that is one element-wise step over contiguous leaves and constants of its shape
 /// (`&a + 1.0`, `a.exp()`, `a * b`): what a warm launch can evaluate without linearising.
-pub(crate) struct SmallForm<S> {
+pub(crate) struct SmallForm {
     pub step: SmallStep,
     /// One operand for a unary step or a cast, two for a binary step (the second `None` else).
-    pub operands: [Option<SmallOperand<S>>; 2],
-}
-
-/// An operand of a small form while it is read: locked, or a scalar operand read without its
-/// lock, or the first operand again (`&a + &a`: one lock).
-enum Held<'a> {
-    Locked(std::sync::MutexGuard<'a, Op>),
-    Const(Scalar),
-    Again,
+    pub operands: [Option<SmallOperand>; 2],
 }
 
 impl Node {
@@ -49,7 +39,7 @@ impl Node {
     /// operation (an operator's scalar: `&a + 1.0`), never handed to the user. The thread's
     /// last such node is kept and made again in place once nothing else holds it, so a loop of
     /// small ops does not allocate one per call. Only a node no one else refers to is changed,
-    /// and it is rewritten whole (a node someone realised since is a constant again).
+    /// and it is rewritten whole unless it is this very constant already.
     pub(crate) fn operand_constant(
         c: Scalar,
         dtype: DType,
@@ -66,19 +56,16 @@ impl Node {
             let same = n.dtype == dtype
                 && n.device == device
                 && n.shape == *shape
-                && n.operand_const.is_some_and(|k| scalar_bits_eq(k, c));
+                && matches!(n.op.get_mut(), Ok(Op::Const(k)) if scalar_bits_eq(*k, c));
             if !same {
                 *n = Self::made(Op::Const(c), dtype, shape.clone(), device, None);
-                n.operand_const = Some(c);
             }
             last.clone()
         });
         if let Ok(Some(n)) = reused {
             return n;
         }
-        let mut made = Self::made(Op::Const(c), dtype, shape.clone(), device, None);
-        made.operand_const = Some(c);
-        let n = Arc::new(made);
+        let n = Self::new(Op::Const(c), dtype, shape.clone(), device);
         let _ = LAST.try_with(|last| {
             if let Ok(mut last) = last.try_borrow_mut() {
                 *last = Some(n.clone());
@@ -87,88 +74,28 @@ impl Node {
         n
     }
 
-    /// This node as one step over contiguous leaves and constants, if it is one, with its own
-    /// references to the leaves' storage.
-    pub(crate) fn small_form(&self) -> Option<SmallForm<Arc<Storage>>> {
-        self.realise_small(|form| {
-            let own = |o: &Option<SmallOperand<&Arc<Storage>>>| {
-                o.as_ref().map(|o| match o {
-                    SmallOperand::Leaf(s, off, d) => SmallOperand::Leaf(Arc::clone(s), *off, *d),
-                    SmallOperand::Const(c, d) => SmallOperand::Const(*c, *d),
-                })
-            };
-            let [a, b] = &form.operands;
-            let owned = SmallForm {
-                step: form.step,
-                operands: [own(a), own(b)],
-            };
-            (owned, None)
-        })
-    }
-
-    /// Calls `f` with this node's small form, if it is one, while the node and its operands
-    /// are locked (parent before child, as linearisation does; a scalar operand is read
-    /// without its lock); when `f` also gives an operation, it becomes the node's under the
-    /// same lock (the old one drops after the unlock). `None`: not a small form.
-    pub(crate) fn realise_small<R>(
-        &self,
-        f: impl FnOnce(&SmallForm<&Arc<Storage>>) -> (R, Option<Op>),
-    ) -> Option<R> {
-        let mut g = self.op.lock().unwrap_or_else(|e| e.into_inner());
-        let (step, a, b) = match &*g {
-            Op::Unary(o, a) => (SmallStep::Unary(*o), a, None),
-            Op::Cast(a) => (SmallStep::Cast, a, None),
-            Op::Binary(o, a, b) => (SmallStep::Binary(*o), a, Some(b)),
+    /// This node as one step over contiguous leaves and constants, if it is one (locks taken
+    /// parent before child, as linearisation does).
+    pub(crate) fn small_form(&self) -> Option<SmallForm> {
+        let op = self.op.lock().unwrap_or_else(|e| e.into_inner());
+        let operand = |n: &Arc<Node>| -> Option<SmallOperand> {
+            match &*n.op.lock().unwrap_or_else(|e| e.into_inner()) {
+                Op::Leaf(s, l) if n.shape == self.shape && l.is_contiguous(&self.shape) => {
+                    Some(SmallOperand::Leaf(s.clone(), l.offset, n.dtype))
+                }
+                Op::Const(c) => Some(SmallOperand::Const(*c, n.dtype)),
+                _ => None,
+            }
+        };
+        let (step, operands) = match &*op {
+            Op::Unary(o, a) => (SmallStep::Unary(*o), [Some(operand(a)?), None]),
+            Op::Cast(a) => (SmallStep::Cast, [Some(operand(a)?), None]),
+            Op::Binary(o, a, b) => (
+                SmallStep::Binary(*o),
+                [Some(operand(a)?), Some(operand(b)?)],
+            ),
             _ => return None,
         };
-        fn hold(n: &Arc<Node>) -> Held<'_> {
-            match n.operand_const {
-                Some(c) => Held::Const(c),
-                None => Held::Locked(n.op.lock().unwrap_or_else(|e| e.into_inner())),
-            }
-        }
-        fn operand<'h>(
-            n: &Node,
-            h: &'h Held<'_>,
-            shape: &Dims,
-        ) -> Option<SmallOperand<&'h Arc<Storage>>> {
-            match h {
-                Held::Const(c) => Some(SmallOperand::Const(*c, n.dtype)),
-                Held::Locked(op) => match &**op {
-                    Op::Leaf(s, l) if n.shape == *shape && l.is_contiguous(shape) => {
-                        Some(SmallOperand::Leaf(s, l.offset, n.dtype))
-                    }
-                    Op::Const(c) => Some(SmallOperand::Const(*c, n.dtype)),
-                    _ => None,
-                },
-                Held::Again => None,
-            }
-        }
-        let ha = hold(a);
-        let hb = b.map(|b| {
-            if Arc::ptr_eq(a, b) {
-                Held::Again
-            } else {
-                hold(b)
-            }
-        });
-        let (r, new) = {
-            let oa = operand(a, &ha, &self.shape)?;
-            let ob = match (b, &hb) {
-                (Some(_), Some(Held::Again)) => Some(oa.clone()),
-                (Some(b), Some(h)) => Some(operand(b, h, &self.shape)?),
-                _ => None,
-            };
-            f(&SmallForm {
-                step,
-                operands: [Some(oa), ob],
-            })
-        };
-        drop(hb);
-        drop(ha);
-        let old = new.map(|op| self.put(&mut g, op));
-        drop(g);
-        drop(old);
-        Some(r)
+        Some(SmallForm { step, operands })
     }
 }

@@ -11,16 +11,14 @@
 //! has let go of (replaced by its optimised build, or cleared) is not used: the form is noted
 //! again.
 
-use super::{BLOCK, Small, aligned, alloc, blocks_for, dev_of, run_elementwise, vector_allowed};
-
+use super::{BLOCK, aligned, alloc, blocks_for, dev_of, run_elementwise, vector_allowed};
 use crate::codegen::{Variant, WordFrom, const_words, word_sources};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
-use crate::graph::small::{SmallForm, SmallOperand, SmallStep};
-use crate::graph::{Node, Op, Program};
+use crate::graph::small::{SmallOperand, SmallStep};
+use crate::graph::{Node, Program};
 use crate::jit::Kernel;
 use crate::runtime::{state, stream_of};
-use crate::shape::Layout;
 use crate::shape::numel;
 use crate::stats::Phase;
 use crate::storage::{DevBuf, Storage};
@@ -77,46 +75,117 @@ thread_local! {
     static NOTED: RefCell<Notes> = const { RefCell::new(Notes { notes: Vec::new(), next: 0 }) };
 }
 
-/// Evaluates `node` on CUDA device `ordinal` if it has a small form (see the module docs).
-pub(super) fn eval_small(ordinal: usize, node: &Arc<Node>) -> Result<Small> {
+/// Evaluates `node` on CUDA device `ordinal` if it has a small form (see the module docs);
+/// `None` when it has not.
+pub(super) fn eval_small(ordinal: usize, node: &Arc<Node>) -> Result<Option<Arc<Storage>>> {
     let len = numel(&node.shape);
     if len == 0 {
-        return Ok(Small::No);
+        return Ok(None);
     }
-    // Warm: launched from a note while the node and its operands are locked, and the node made
-    // a leaf of the result under the same lock (no reference count of the operands touched).
-    let warm = node.realise_small(|form| match launch_noted_form(ordinal, node, len, form) {
-        Ok(Some(out)) => {
-            let leaf = Op::Leaf(
-                Arc::new(Storage::Cuda(out)),
-                Layout::contiguous(&node.shape),
-            );
-            (Ok(true), Some(leaf))
-        }
-        Ok(None) => (Ok(false), None),
-        Err(e) => (Err(e), None),
-    });
-    match warm {
-        None => return Ok(Small::No),
-        Some(Ok(true)) => {
-            crate::stats::note_small_launch();
-            return Ok(Small::Done);
-        }
-        Some(Ok(false)) => {}
-        Some(Err(e)) => return Err(e),
-    }
-    // Not noted yet: the general path, which tells what it launched.
     let Some(form) = node.small_form() else {
-        return Ok(Small::No);
+        return Ok(None);
     };
-    let Some(f) = Found::of(ordinal, &form)? else {
-        return Ok(Small::No);
-    };
+    // The inputs (leaf operands; one when both are the same data) and constants, in operand
+    // order, as linearisation numbers them.
+    let mut ins: Inline<(&DevBuf, usize, DType), 2> = Inline::new();
+    let mut consts: Inline<Scalar, 2> = Inline::new();
+    let mut operands = [None; 2];
+    let mut same_input = false;
+    for (slot, o) in form.operands.iter().enumerate() {
+        operands[slot] = match o {
+            None => None,
+            Some(SmallOperand::Leaf(s, off, dtype)) => {
+                let b = dev_of(s, ordinal)?;
+                match ins.first() {
+                    Some(&(b0, off0, d0))
+                        if std::ptr::eq(b0, b) && off0 == *off && d0 == *dtype =>
+                    {
+                        same_input = true
+                    }
+                    _ => ins.push((b, *off, *dtype)),
+                }
+                Some(OperandKey {
+                    dtype: *dtype,
+                    constant: None,
+                })
+            }
+            Some(SmallOperand::Const(c, dtype)) => {
+                consts.push(*c);
+                Some(OperandKey {
+                    dtype: *dtype,
+                    constant: Some(std::mem::discriminant(c)),
+                })
+            }
+        };
+    }
+    if ins.is_empty() {
+        // Constants only: linearisation may merge equal ones; left to the general path.
+        return Ok(None);
+    }
+    crate::stats::phase_end(Phase::Build);
     let st = state(ordinal)?;
     let stream = stream_of(st);
     let stream = stream.get();
     let out = alloc(st, stream, node.dtype, len)?;
-    let (key, variant) = f.key(ordinal, node, len, &out);
+    crate::stats::phase_end(Phase::Buffer);
+    // The variant the general path would choose (`run_elementwise`): every input contiguous.
+    let lim = i32::MAX as usize;
+    let idx32 = len < lim
+        && ins
+            .iter()
+            .all(|&(_, off, _)| off.checked_add(len - 1).is_some_and(|hi| hi < lim));
+    let vector = vector_allowed()
+        && !node.shape.is_empty()
+        && ins
+            .iter()
+            .all(|&(b, off, dtype)| aligned(b.ptr(), off, dtype.size()))
+        && aligned(out.ptr(), 0, node.dtype.size());
+    let variant = Variant {
+        idx32,
+        vector,
+        strided_out: false,
+    };
+    let key = Key {
+        ordinal,
+        step: form.step,
+        out: node.dtype,
+        ndim: node.shape.len(),
+        operands,
+        same_input,
+        variant,
+    };
+    // Launched from the note while it is borrowed (no reference count touched): the launch
+    // does not come back here.
+    let launched = NOTED.with(|n| {
+        let n = n.try_borrow().ok()?;
+        let note = n
+            .notes
+            .iter()
+            .find(|e| e.key == key && !e.kernel.is_retired())?;
+        let mut words = [0u64; WORDS];
+        let count = fill(
+            &mut words,
+            &note.words,
+            &ins,
+            &consts,
+            out.ptr(),
+            len,
+            &node.shape,
+        )?;
+        crate::stats::phase_end(Phase::Lookup);
+        let k = &note.kernel;
+        let grid = blocks_for(len, vector && !k.scalar);
+        let r = launch_noted(stream, k, grid, &words[..count], &ins, &out);
+        crate::stats::phase_end(Phase::Launch);
+        crate::stats::note_launch(&k.func, &words[..count], grid);
+        Some(r)
+    });
+    if let Some(r) = launched {
+        r?;
+        crate::stats::note_small_launch();
+        return Ok(Some(Arc::new(Storage::Cuda(out))));
+    }
+    // Not noted yet: the general path, which tells what it launched.
     let mut cap = Capture {
         kernel: None,
         variant,
@@ -124,7 +193,7 @@ pub(super) fn eval_small(ordinal: usize, node: &Arc<Node>) -> Result<Small> {
     let sources = Program::with_built(std::slice::from_ref(node), |p| {
         run_elementwise(st, ordinal, stream, p, &[&out], None, Some(&mut cap))?;
         Ok::<_, crate::error::Error>(
-            reads_as_noted(p, node, &f.ins, &f.consts)
+            reads_as_noted(p, node, &ins, &consts)
                 .then(|| word_sources(p, variant))
                 .flatten(),
         )
@@ -148,142 +217,7 @@ pub(super) fn eval_small(ordinal: usize, node: &Arc<Node>) -> Result<Small> {
             });
         }
     }
-    Ok(Small::Into(Arc::new(Storage::Cuda(out))))
-}
-
-/// The inputs (leaf operands; one when both are the same data) and constants of a small form,
-/// in operand order, as linearisation numbers them, and what a note keys on of them.
-struct Found<'a> {
-    ins: Inline<(&'a DevBuf, usize, DType), 2>,
-    consts: Inline<Scalar, 2>,
-    operands: [Option<OperandKey>; 2],
-    same_input: bool,
-    step: SmallStep,
-}
-
-impl<'a> Found<'a> {
-    /// `None` for constants only (linearisation may merge equal ones: left to the general
-    /// path).
-    fn of<S: AsRef<Storage>>(ordinal: usize, form: &'a SmallForm<S>) -> Result<Option<Self>> {
-        let mut f = Found {
-            ins: Inline::new(),
-            consts: Inline::new(),
-            operands: [None; 2],
-            same_input: false,
-            step: form.step,
-        };
-        for (slot, o) in form.operands.iter().enumerate() {
-            f.operands[slot] = match o {
-                None => None,
-                Some(SmallOperand::Leaf(s, off, dtype)) => {
-                    let b = dev_of(s.as_ref(), ordinal)?;
-                    match f.ins.first() {
-                        Some(&(b0, off0, d0))
-                            if std::ptr::eq(b0, b) && off0 == *off && d0 == *dtype =>
-                        {
-                            f.same_input = true
-                        }
-                        _ => f.ins.push((b, *off, *dtype)),
-                    }
-                    Some(OperandKey {
-                        dtype: *dtype,
-                        constant: None,
-                    })
-                }
-                Some(SmallOperand::Const(c, dtype)) => {
-                    f.consts.push(*c);
-                    Some(OperandKey {
-                        dtype: *dtype,
-                        constant: Some(std::mem::discriminant(c)),
-                    })
-                }
-            };
-        }
-        Ok((!f.ins.is_empty()).then_some(f))
-    }
-
-    /// The note key of `node` with these operands into `out`, and the variant the general path
-    /// would choose for it (`run_elementwise`: every input contiguous).
-    fn key(&self, ordinal: usize, node: &Node, len: usize, out: &DevBuf) -> (Key, Variant) {
-        let lim = i32::MAX as usize;
-        let idx32 = len < lim
-            && self
-                .ins
-                .iter()
-                .all(|&(_, off, _)| off.checked_add(len - 1).is_some_and(|hi| hi < lim));
-        let vector = vector_allowed()
-            && !node.shape.is_empty()
-            && self
-                .ins
-                .iter()
-                .all(|&(b, off, dtype)| aligned(b.ptr(), off, dtype.size()))
-            && aligned(out.ptr(), 0, node.dtype.size());
-        let variant = Variant {
-            idx32,
-            vector,
-            strided_out: false,
-        };
-        let key = Key {
-            ordinal,
-            step: self.step,
-            out: node.dtype,
-            ndim: node.shape.len(),
-            operands: self.operands,
-            same_input: self.same_input,
-            variant,
-        };
-        (key, variant)
-    }
-}
-
-/// Launches the noted kernel of `form` (of `node`, `len` elements) into a new buffer, which it
-/// returns; `None` when the form is not noted (or has no input).
-fn launch_noted_form(
-    ordinal: usize,
-    node: &Node,
-    len: usize,
-    form: &SmallForm<&Arc<Storage>>,
-) -> Result<Option<DevBuf>> {
-    let Some(f) = Found::of(ordinal, form)? else {
-        return Ok(None);
-    };
-    crate::stats::phase_end(Phase::Build);
-    let st = state(ordinal)?;
-    let stream = stream_of(st);
-    let stream = stream.get();
-    let out = alloc(st, stream, node.dtype, len)?;
-    crate::stats::phase_end(Phase::Buffer);
-    let (key, variant) = f.key(ordinal, node, len, &out);
-    // Launched from the note while it is borrowed (no reference count touched): the launch
-    // does not come back here.
-    let launched = NOTED.with(|n| {
-        let n = n.try_borrow().ok()?;
-        let note = n
-            .notes
-            .iter()
-            .find(|e| e.key == key && !e.kernel.is_retired())?;
-        let mut words = [0u64; WORDS];
-        let count = fill(
-            &mut words,
-            &note.words,
-            &f.ins,
-            &f.consts,
-            out.ptr(),
-            len,
-            &node.shape,
-        )?;
-        crate::stats::phase_end(Phase::Lookup);
-        let k = &note.kernel;
-        let grid = blocks_for(len, variant.vector && !k.scalar);
-        let r = launch_noted(stream, k, grid, &words[..count], &f.ins, &out);
-        crate::stats::phase_end(Phase::Launch);
-        crate::stats::note_launch(&k.func, &words[..count], grid);
-        Some(r)
-    });
-    match launched {
-        Some(r) => r.map(|()| Some(out)),
-        None => Ok(None),
-    }
+    Ok(Some(Arc::new(Storage::Cuda(out))))
 }
 
 /// Whether program `p` (of `node`) reads exactly `ins` as its inputs and `consts` as its

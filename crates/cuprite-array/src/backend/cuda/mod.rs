@@ -5,7 +5,7 @@
 //! between threads working on different streams are ordered by the driver layer's tracking
 //! (and single-stream programs pay nothing for it).
 
-use super::{Backend, LibraryInput, Small};
+use super::{Backend, LibraryInput};
 use crate::codegen::{self, BLOCK, ParamPlan, VEC, Variant};
 use crate::device::Device;
 use crate::dtype::DType;
@@ -50,7 +50,7 @@ impl Backend for Cuda {
         eval_one(d.ordinal, prog)
     }
 
-    fn eval_small(&self, d: Device, node: &Arc<Node>) -> Result<Small> {
+    fn eval_small(&self, d: Device, node: &Arc<Node>) -> Result<Option<Arc<Storage>>> {
         direct::eval_small(d.ordinal, node)
     }
 
