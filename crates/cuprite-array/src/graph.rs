@@ -188,6 +188,23 @@ pub(crate) struct Node {
     /// Bounds of an integer node's values, known from how it was made (see [`crate::range`]);
     /// they hold for the node's value whatever its operation becomes (realising keeps values).
     range: Option<ValueRange>,
+    /// The value of a node made as an [`Op::Const`]: read without the lock while the node is
+    /// not materialised (a constant's operation changes only when it is realised, to a leaf).
+    konst: Option<Scalar>,
+}
+
+impl Drop for Node {
+    /// A materialised node hands its storage to [`crate::storage::park`], which keeps a small
+    /// device buffer for the thread's next result of its size (a loop of small operations then
+    /// allocates nothing).
+    fn drop(&mut self) {
+        let op = self.op.get_mut().unwrap_or_else(|e| e.into_inner());
+        if matches!(op, Op::Leaf(..)) {
+            if let Op::Leaf(s, _) = std::mem::replace(op, Op::Iota(0)) {
+                crate::storage::park(s);
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for Node {
@@ -264,6 +281,10 @@ impl Node {
             leaf: std::sync::atomic::AtomicBool::new(matches!(op, Op::Leaf(..))),
             library,
             range,
+            konst: match op {
+                Op::Const(c) => Some(c),
+                _ => None,
+            },
             op: Mutex::new(op),
         }
     }
@@ -305,6 +326,11 @@ impl Node {
             Op::Leaf(s, l) => Some((s.clone(), l.clone())),
             _ => None,
         }
+    }
+
+    /// The value of this node while it is an unrealised constant, read without the lock.
+    pub fn unrealised_const(&self) -> Option<Scalar> {
+        if self.is_leaf() { None } else { self.konst }
     }
 
     pub fn is_const(&self) -> Option<Scalar> {

@@ -1,10 +1,13 @@
 //! Memory statistics of the array library, per device: what is allocated, in use and locked.
+//! Each thread counts its own allocations and frees (no locked instruction on the hot path);
+//! [`mem_stats`] sums them.
 //!
 //! Device memory comes from the driver layer's stream-ordered pool; freed buffers stay cached
 //! in the pool until [`crate::device_gc`] trims it.
 
 use crate::device::{Backend, Device};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Allocation statistics of one device.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -26,7 +29,9 @@ pub struct MemStats {
 pub(crate) const MAX_DEVICES: usize = 16;
 
 /// Cumulative counts: what is in use is what was allocated less what was freed, so that an
-/// allocation and a free each update two counters.
+/// allocation and a free each update two counters. The allocations and frees of a thread go
+/// to its own [`Flows`]; these hold the locked counts, the counts of threads that ended, and
+/// those made where a thread's own are not there (while its thread-locals are torn down).
 pub(crate) struct Counters {
     pub total: AtomicUsize,
     pub total_buffers: AtomicUsize,
@@ -56,17 +61,101 @@ pub(crate) fn counters(d: Device) -> &'static Counters {
     }
 }
 
+/// One thread's allocations and frees on one device, written by that thread alone (a load and
+/// a store, no read-modify-write: a loop of small operations pays no locked instruction for
+/// its statistics) and read by [`mem_stats`].
+#[derive(Default)]
+struct Flow {
+    total: AtomicUsize,
+    total_buffers: AtomicUsize,
+    freed: AtomicUsize,
+    freed_buffers: AtomicUsize,
+}
+
+/// One thread's [`Flow`]s: the host's, then each CUDA device's.
+struct Flows([Flow; MAX_DEVICES + 1]);
+
+impl Flows {
+    fn of(&self, d: Device) -> &Flow {
+        match d.backend {
+            Backend::Cpu => &self.0[0],
+            Backend::Cuda => &self.0[1 + d.ordinal.min(MAX_DEVICES - 1)],
+        }
+    }
+}
+
+/// The flows of the live threads that counted anything. Locked by [`mem_stats`] for the whole
+/// read, and by a thread that ends while it moves its counts into the global [`Counters`].
+static THREADS: Mutex<Vec<Arc<Flows>>> = Mutex::new(Vec::new());
+
+/// The calling thread's flows, registered on first use, moved into the globals when it ends.
+struct Mine(Arc<Flows>);
+
+impl Mine {
+    fn register() -> Mine {
+        let f = Arc::new(Flows(std::array::from_fn(|_| Flow::default())));
+        lock_threads().push(f.clone());
+        Mine(f)
+    }
+}
+
+impl Drop for Mine {
+    fn drop(&mut self) {
+        let mut threads = lock_threads();
+        for (i, f) in self.0.0.iter().enumerate() {
+            let g = if i == 0 { &HOST } else { &CUDA[i - 1] };
+            g.total
+                .fetch_add(f.total.load(Ordering::Relaxed), Ordering::Relaxed);
+            g.total_buffers
+                .fetch_add(f.total_buffers.load(Ordering::Relaxed), Ordering::Relaxed);
+            g.freed
+                .fetch_add(f.freed.load(Ordering::Relaxed), Ordering::Release);
+            g.freed_buffers
+                .fetch_add(f.freed_buffers.load(Ordering::Relaxed), Ordering::Release);
+        }
+        threads.retain(|f| !Arc::ptr_eq(f, &self.0));
+    }
+}
+
+thread_local! {
+    static MINE: Mine = Mine::register();
+}
+
+fn lock_threads() -> std::sync::MutexGuard<'static, Vec<Arc<Flows>>> {
+    THREADS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Adds `x` to a counter only the calling thread writes.
+fn bump(c: &AtomicUsize, x: usize, order: Ordering) {
+    c.store(c.load(Ordering::Relaxed).wrapping_add(x), order);
+}
+
 pub(crate) fn on_alloc(d: Device, bytes: usize) {
-    let c = counters(d);
-    c.total.fetch_add(bytes, Ordering::Relaxed);
-    c.total_buffers.fetch_add(1, Ordering::Relaxed);
+    let mine = MINE.try_with(|m| {
+        let f = m.0.of(d);
+        bump(&f.total, bytes, Ordering::Relaxed);
+        bump(&f.total_buffers, 1, Ordering::Relaxed);
+    });
+    if mine.is_err() {
+        let c = counters(d);
+        c.total.fetch_add(bytes, Ordering::Relaxed);
+        c.total_buffers.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 pub(crate) fn on_free(d: Device, bytes: usize) {
-    let c = counters(d);
-    // Release: a reader that sees this free (Acquire) also sees its allocation counted.
-    c.freed.fetch_add(bytes, Ordering::Release);
-    c.freed_buffers.fetch_add(1, Ordering::Release);
+    // Release: a reader that sees this free (Acquire) also sees its allocation counted (made
+    // before the free on whichever thread, so written before this store).
+    let mine = MINE.try_with(|m| {
+        let f = m.0.of(d);
+        bump(&f.freed, bytes, Ordering::Release);
+        bump(&f.freed_buffers, 1, Ordering::Release);
+    });
+    if mine.is_err() {
+        let c = counters(d);
+        c.freed.fetch_add(bytes, Ordering::Release);
+        c.freed_buffers.fetch_add(1, Ordering::Release);
+    }
 }
 
 pub(crate) fn on_lock(d: Device, bytes: usize) {
@@ -89,12 +178,20 @@ pub(crate) fn on_unlock(d: Device, bytes: usize) {
 /// ```
 pub fn mem_stats(device: Device) -> MemStats {
     let c = counters(device);
+    let threads = lock_threads();
+    let flows = || threads.iter().map(|f| f.of(device));
+    let sum = |global: &AtomicUsize, pick: fn(&Flow) -> &AtomicUsize, order: Ordering| {
+        flows().fold(global.load(order), |acc, f| {
+            acc.wrapping_add(pick(f).load(order))
+        })
+    };
     // Frees first: every free seen has its allocation seen by the later loads (so in-use
     // counts never go below zero; a free racing with the read can only make them high).
-    let freed_buffers = c.freed_buffers.load(Ordering::Acquire);
-    let freed = c.freed.load(Ordering::Acquire);
-    let total = c.total.load(Ordering::Relaxed);
-    let total_buffers = c.total_buffers.load(Ordering::Relaxed);
+    let freed_buffers = sum(&c.freed_buffers, |f| &f.freed_buffers, Ordering::Acquire);
+    let freed = sum(&c.freed, |f| &f.freed, Ordering::Acquire);
+    let total = sum(&c.total, |f| &f.total, Ordering::Relaxed);
+    let total_buffers = sum(&c.total_buffers, |f| &f.total_buffers, Ordering::Relaxed);
+    drop(threads);
     MemStats {
         bytes_in_use: total.wrapping_sub(freed),
         buffers_in_use: total_buffers.wrapping_sub(freed_buffers),
@@ -102,5 +199,60 @@ pub fn mem_stats(device: Device) -> MemStats {
         buffers_allocated_total: total_buffers,
         bytes_locked: c.locked.load(Ordering::Relaxed),
         buffers_locked: c.locked_buffers.load(Ordering::Relaxed),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{mem_stats, on_alloc, on_free};
+    use crate::device::Device;
+
+    /// Counts made on several threads, a buffer allocated on one and freed on another, and
+    /// threads that end before the read: the sums are exact. Device 15 is used by nothing else
+    /// in the process (the CPU backend's tests run beside this one).
+    #[test]
+    fn per_thread_counts_sum_exactly_across_threads_and_after_they_end() {
+        let d = Device::cuda(15);
+        let base = mem_stats(d);
+        let (tx, rx) = std::sync::mpsc::channel::<usize>();
+        let makers: Vec<_> = (0..4)
+            .map(|i| {
+                let tx = tx.clone();
+                std::thread::spawn(move || {
+                    for k in 0..100 {
+                        let bytes = 64 * (i + 1) + k;
+                        on_alloc(d, bytes);
+                        tx.send(bytes).unwrap();
+                    }
+                })
+            })
+            .collect();
+        drop(tx);
+        // The frees on another thread, which ends too.
+        let freer = std::thread::spawn(move || {
+            let mut n = 0;
+            for bytes in rx {
+                on_free(d, bytes);
+                n += bytes;
+            }
+            n
+        });
+        makers.into_iter().for_each(|t| t.join().unwrap());
+        let freed = freer.join().unwrap();
+        let s = mem_stats(d);
+        assert_eq!(s.bytes_allocated_total - base.bytes_allocated_total, freed);
+        assert_eq!(
+            s.buffers_allocated_total - base.buffers_allocated_total,
+            400
+        );
+        assert_eq!(s.bytes_in_use, base.bytes_in_use);
+        assert_eq!(s.buffers_in_use, base.buffers_in_use);
+        // One kept in use on this (live) thread.
+        on_alloc(d, 1000);
+        let t = mem_stats(d);
+        assert_eq!(t.bytes_in_use, base.bytes_in_use + 1000);
+        assert_eq!(t.buffers_in_use, base.buffers_in_use + 1);
+        on_free(d, 1000);
+        assert_eq!(mem_stats(d).bytes_in_use, base.bytes_in_use);
     }
 }

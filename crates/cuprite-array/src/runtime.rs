@@ -115,14 +115,7 @@ pub(crate) fn take_free(st: &DeviceState, bytes: usize) -> Option<DeviceBuffer<u
 /// on it are gone) must be freed on that stream now, stream-ordered, without tying the two
 /// streams together (no wait, no host synchronisation).
 pub(crate) fn recycle(ordinal: usize, b: DeviceBuffer<u8>) {
-    let bytes = cuprite::DeviceRead::<u8>::len(&b);
-    if bytes == 0 || bytes > REUSE_MAX_BYTES {
-        return;
-    }
-    let Some(st) = FAST.get(ordinal).and_then(|s| s.get()) else {
-        return;
-    };
-    if !Arc::ptr_eq(b.stream(), &st.stream) {
+    if !reusable(ordinal, &b) {
         return;
     }
     // This thread's last buffer takes `b`'s place in the device's list.
@@ -135,6 +128,18 @@ pub(crate) fn recycle(ordinal: usize, b: DeviceBuffer<u8>) {
     if let Some((ordinal, b)) = item {
         keep(ordinal, b);
     }
+}
+
+/// Whether `b` (a dropped array's buffer on device `ordinal`) is one that [`recycle`] keeps:
+/// on the device's array stream and of a size kept for reuse.
+pub(crate) fn reusable(ordinal: usize, b: &DeviceBuffer<u8>) -> bool {
+    let bytes = cuprite::DeviceRead::<u8>::len(b);
+    bytes > 0
+        && bytes <= REUSE_MAX_BYTES
+        && FAST
+            .get(ordinal)
+            .and_then(|s| s.get())
+            .is_some_and(|st| Arc::ptr_eq(b.stream(), &st.stream))
 }
 
 /// Puts `b` (of device `ordinal`'s array stream, at most [`REUSE_MAX_BYTES`]) in the device's

@@ -222,6 +222,10 @@ pub(crate) struct DevBuf {
     /// Interop state (see `crate::interop`): live device views, and for memory owned by
     /// another library (DLPack import) the keeper it is released through (never freed here).
     pub(crate) interop: BufState,
+    /// Kept by [`park`] and counted as freed there: not counted again when it drops. Set and
+    /// cleared only while the storage has no other owner (atomic so that clearing needs no
+    /// exclusive borrow).
+    parked: AtomicBool,
 }
 
 impl DevBuf {
@@ -256,6 +260,7 @@ impl DevBuf {
             ordinal,
             locked: AtomicBool::new(false),
             interop: BufState::new(foreign),
+            parked: AtomicBool::new(false),
         }
     }
     /// Interop hook: takes the allocation out (the buffer then drops as empty).
@@ -298,6 +303,7 @@ impl DevBuf {
             ordinal: st.ordinal,
             locked: AtomicBool::new(false),
             interop: BufState::default(),
+            parked: AtomicBool::new(false),
         })
     }
 
@@ -324,7 +330,9 @@ pub(crate) fn byte_size(dtype: DType, len: usize) -> Result<usize> {
 impl Drop for DevBuf {
     fn drop(&mut self) {
         let bytes = self.len * self.dtype.size();
-        crate::memory::on_free(Device::cuda(self.ordinal), bytes);
+        if !*self.parked.get_mut() {
+            crate::memory::on_free(Device::cuda(self.ordinal), bytes);
+        }
         if let Some(b) = self.buf.take() {
             if let Some(f) = self.interop.foreign.take() {
                 // Another library's memory: handed back to it after our last use.
@@ -344,6 +352,104 @@ impl Drop for DevBuf {
             crate::runtime::recycle(self.ordinal, b);
         }
     }
+}
+
+/// The calling thread's last dropped small device buffer, kept whole (its `Storage` with it)
+/// for the thread's next result of the same byte size on the same device: a loop of small
+/// operations hands one result's storage to the next without allocating or freeing anything.
+/// Only memory the library owns alone qualifies (no other reference, not locked, not foreign,
+/// on the device's array stream, at most the size kept for reuse); it counts as freed while it
+/// is kept. Reuse is stream-ordered as for any kept buffer (see `crate::runtime`). Dropped
+/// when another buffer takes its place, when the thread ends, and by [`drop_parked`].
+struct Parked(Option<Arc<Storage>>);
+
+thread_local! {
+    static PARKED: std::cell::RefCell<Parked> = const { std::cell::RefCell::new(Parked(None)) };
+}
+
+/// Keeps `s` (the storage of a dropped leaf) as the thread's parked buffer when it qualifies
+/// (see [`Parked`]); drops it otherwise.
+pub(crate) fn park(s: Arc<Storage>) {
+    // Host storage never qualifies: no thread-local touched for it.
+    if !matches!(&*s, Storage::Cuda(_)) {
+        return;
+    }
+    let mut s = Some(s);
+    let _ = PARKED.try_with(|p| {
+        let Ok(mut p) = p.try_borrow_mut() else {
+            return;
+        };
+        let Some(Storage::Cuda(d)) = s.as_mut().and_then(Arc::get_mut) else {
+            return;
+        };
+        let qualifies = !*d.parked.get_mut()
+            && d.interop.foreign.is_none()
+            && !*d.locked.get_mut()
+            && d.buf
+                .as_ref()
+                .is_some_and(|b| crate::runtime::reusable(d.ordinal, b));
+        if !qualifies {
+            return;
+        }
+        crate::memory::on_free(Device::cuda(d.ordinal), d.len * d.dtype.size());
+        *d.parked.get_mut() = true;
+        let old = std::mem::replace(&mut p.0, s.take());
+        drop(p);
+        drop(old);
+    });
+    drop(s);
+}
+
+/// The thread's parked storage as a buffer of `len` elements of `dtype` on device `ordinal`,
+/// when it has exactly that many bytes there (counted as allocated again).
+///
+/// # Safety
+/// As for [`DevBuf::alloc`]: the memory holds an earlier array's bytes; the caller writes all
+/// of it before anything reads it.
+pub(crate) unsafe fn take_parked(ordinal: usize, dtype: DType, len: usize) -> Option<Arc<Storage>> {
+    let bytes = len.checked_mul(dtype.size())?;
+    let mut s = PARKED
+        .try_with(|p| {
+            let mut p = p.try_borrow_mut().ok()?;
+            let fits = matches!(p.0.as_deref(), Some(Storage::Cuda(d))
+                if d.ordinal == ordinal && d.len * d.dtype.size() == bytes);
+            if fits { p.0.take() } else { None }
+        })
+        .ok()
+        .flatten()?;
+    match &*s {
+        // The same elements again (a loop of one operation): only the flag changes.
+        Storage::Cuda(d) if d.dtype == dtype && d.len == len => {
+            d.parked.store(false, Ordering::Relaxed)
+        }
+        _ => {
+            // Unique since it was parked: nothing else ever sees a parked storage.
+            let Some(Storage::Cuda(d)) = Arc::get_mut(&mut s) else {
+                return None;
+            };
+            d.dtype = dtype;
+            d.len = len;
+            *d.parked.get_mut() = false;
+        }
+    }
+    crate::memory::on_alloc(Device::cuda(ordinal), bytes);
+    Some(s)
+}
+
+/// Drops the calling thread's parked storage if it is on device `ordinal` (its buffer then
+/// goes the way of any dropped buffer).
+pub(crate) fn drop_parked(ordinal: usize) {
+    let s = PARKED
+        .try_with(|p| {
+            let mut p = p.try_borrow_mut().ok()?;
+            match p.0.as_deref() {
+                Some(Storage::Cuda(d)) if d.ordinal == ordinal => p.0.take(),
+                _ => None,
+            }
+        })
+        .ok()
+        .flatten();
+    drop(s);
 }
 
 /// The interop state of one device buffer of the array library.

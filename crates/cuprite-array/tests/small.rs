@@ -17,7 +17,84 @@ pub fn tests() -> Vec<Test> {
         Test::gpu("small::operator_scalars_cuda", || {
             operator_scalars(Device::cuda(0))
         }),
+        Test::gpu_alone("small::parked_results_cuda", parked_results),
     ]
+}
+
+/// A dropped small result's storage is parked for the thread's next result of its byte size:
+/// the next small op writes the same buffer (another dtype of the same size too), the
+/// statistics count it freed when dropped and allocated again when taken, and memory the user
+/// locked is never taken. Values checked throughout. Alone: exact statistics of the device.
+fn parked_results() -> TestResult {
+    use cuprite::DeviceRead;
+    let d = Device::cuda(0);
+    with_device(d, || {
+        let n = 1000;
+        let av: Vec<f32> = (0..n).map(|i| i as f32 * 0.25 - 7.0).collect();
+        let iv: Vec<i32> = (0..n as i32).map(|i| i * 3 - 500).collect();
+        let a = Array::from_slice(&av, &[n])?;
+        let b = Array::from_slice(&iv, &[n])?;
+        // The address of an evaluated array (the view is dropped at once: nothing kept).
+        let addr =
+            |x: &Array<f32>| -> cuprite_array::Result<u64> { Ok(x.device_view()?.device_ptr()) };
+        let r = &a + 1.0;
+        r.eval()?;
+        let first = addr(&r)?;
+        let before = cuprite_array::mem_stats(d);
+        drop(r);
+        let dropped = cuprite_array::mem_stats(d);
+        assert_eq!(before.bytes_in_use - dropped.bytes_in_use, n * 4);
+        assert_eq!(before.buffers_in_use - dropped.buffers_in_use, 1);
+        for k in 0..4 {
+            let r = &a + (k + 1) as f32;
+            r.eval()?;
+            assert_eq!(addr(&r)?, first, "result {k} reuses the parked storage");
+            let after = cuprite_array::mem_stats(d);
+            assert_eq!(after.buffers_in_use, before.buffers_in_use);
+            assert_eq!(
+                after.buffers_allocated_total - dropped.buffers_allocated_total,
+                k + 1
+            );
+            let want: Vec<f32> = av.iter().map(|x| x + (k + 1) as f32).collect();
+            assert_eq!(r.to_vec()?, want);
+        }
+        // Another dtype of the same byte size takes it too.
+        let c = &b * 2;
+        assert_eq!(c.to_vec()?, iv.iter().map(|x| x * 2).collect::<Vec<_>>());
+        assert_eq!(c.device_view()?.device_ptr(), first);
+        drop(c);
+        // Locked by the user: not parked, not reused, still holding its values.
+        let r = &a - 2.0;
+        let locked = r.device_ptr()?;
+        drop(r);
+        let q = &a * 3.0;
+        q.eval()?;
+        assert_ne!(addr(&q)?, locked);
+        let stream = cuprite_array::get_stream(0)?;
+        let mut back = vec![0f32; n];
+        // SAFETY: `locked` addresses `n` f32 of the array library's context that the library
+        // never frees or reuses (locked, then dropped); read on the array stream after the
+        // kernel that wrote them.
+        unsafe {
+            cuprite::sys::driver::cuMemcpyDtoHAsync_v2(
+                back.as_mut_ptr().cast(),
+                locked,
+                n * 4,
+                stream.raw(),
+            )
+        }?;
+        stream.synchronize()?;
+        assert_eq!(back, av.iter().map(|x| x - 2.0).collect::<Vec<_>>());
+        assert_eq!(q.to_vec()?, av.iter().map(|x| x * 3.0).collect::<Vec<_>>());
+        // After `device_gc` the thread has nothing parked on the device: results stay right.
+        drop(q);
+        cuprite_array::device_gc(d)?;
+        assert_eq!(
+            (&a + 0.5).to_vec()?,
+            av.iter().map(|x| x + 0.5).collect::<Vec<_>>()
+        );
+        Ok(())
+    })
 }
 
 /// An operator's scalar operand (`&a + s`) is made again in place once nothing holds it: each

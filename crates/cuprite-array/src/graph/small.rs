@@ -79,6 +79,9 @@ impl Node {
     pub(crate) fn small_form(&self) -> Option<SmallForm> {
         let op = self.op.lock().unwrap_or_else(|e| e.into_inner());
         let operand = |n: &Arc<Node>| -> Option<SmallOperand> {
+            if let Some(c) = n.unrealised_const() {
+                return Some(SmallOperand::Const(c, n.dtype));
+            }
             match &*n.op.lock().unwrap_or_else(|e| e.into_inner()) {
                 Op::Leaf(s, l) if n.shape == self.shape && l.is_contiguous(&self.shape) => {
                     Some(SmallOperand::Leaf(s.clone(), l.offset, n.dtype))

@@ -220,11 +220,20 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
         let a = rand(n, 8)?;
         (&a + 1.0).eval()?;
         cuprite_array::wait_tier_up();
-        // The raw companion: the same parameters through cuLaunchKernel on the array stream.
+        // The raw companion: the same parameters through cuLaunchKernel on the array stream,
+        // its kernel built as the array's are (NVRTC to a CUBIN with the array's options): the
+        // driver launches a kernel of a PTX module about 1% faster than one of a CUBIN
+        // (measured in one process, 2026-11-29), which is no part of the array layer's cost.
         let stream = cuprite_array::get_stream(0)?;
+        let (major, minor) = stream
+            .context()
+            .device()
+            .compute_capability()
+            .map_err(to_err)?;
+        let opts = cuprite_array::jit::compile_options(major * 10 + minor, true);
         let module = stream
             .context()
-            .load_module(cuprite::nvrtc::compile_ptx(RAW_KERNEL).map_err(to_err)?)
+            .load_module(cuprite::nvrtc::compile(RAW_KERNEL, &opts).map_err(to_err)?)
             .map_err(to_err)?;
         let func = module.load_function("add_const").map_err(to_err)?;
         let f = func.raw();
@@ -346,10 +355,10 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
         #[allow(unused_mut)]
         let mut figures = vec![
             // Per call: node creation for `&a + 1.0`, the lookup of its form among the
-            // thread's noted small forms (no linearisation once warm), the output buffer (the
-            // thread's last freed one), the launch, and the drop of the previous result (its
-            // buffer kept for the next call); 200 calls per sample, host wall time, nothing
-            // waits for the GPU.
+            // thread's noted small forms (no linearisation once warm), the output storage (the
+            // thread's parked one: the previous result's, buffer and all), the launch, and the
+            // drop of the result (its storage parked for the next call); 200 calls per sample,
+            // host wall time, nothing waits for the GPU.
             Figure::time(
                 "host time of one small op (a + 1 over 1000 f32, warm kernel cache), call to enqueued (node, noted-form lookup, buffer, launch; 200 calls per sample)",
                 &our_s,

@@ -126,7 +126,12 @@ pub(super) fn eval_small(ordinal: usize, node: &Arc<Node>) -> Result<Option<Arc<
     let st = state(ordinal)?;
     let stream = stream_of(st);
     let stream = stream.get();
-    let out = alloc(st, stream, node.dtype, len)?;
+    // SAFETY: the output is fully written by the launch below before anything reads it.
+    let out_storage = match unsafe { crate::storage::take_parked(ordinal, node.dtype, len) } {
+        Some(s) => s,
+        None => Arc::new(Storage::Cuda(alloc(st, stream, node.dtype, len)?)),
+    };
+    let out = dev_of(&out_storage, ordinal)?;
     crate::stats::phase_end(Phase::Buffer);
     // The variant the general path would choose (`run_elementwise`): every input contiguous.
     let lim = i32::MAX as usize;
@@ -175,7 +180,7 @@ pub(super) fn eval_small(ordinal: usize, node: &Arc<Node>) -> Result<Option<Arc<
         crate::stats::phase_end(Phase::Lookup);
         let k = &note.kernel;
         let grid = blocks_for(len, vector && !k.scalar);
-        let r = launch_noted(stream, k, grid, &words[..count], &ins, &out);
+        let r = launch_noted(stream, k, grid, &words[..count], &ins, out);
         crate::stats::phase_end(Phase::Launch);
         crate::stats::note_launch(&k.func, &words[..count], grid);
         Some(r)
@@ -183,7 +188,7 @@ pub(super) fn eval_small(ordinal: usize, node: &Arc<Node>) -> Result<Option<Arc<
     if let Some(r) = launched {
         r?;
         crate::stats::note_small_launch();
-        return Ok(Some(Arc::new(Storage::Cuda(out))));
+        return Ok(Some(out_storage));
     }
     // Not noted yet: the general path, which tells what it launched.
     let mut cap = Capture {
@@ -191,7 +196,7 @@ pub(super) fn eval_small(ordinal: usize, node: &Arc<Node>) -> Result<Option<Arc<
         variant,
     };
     let sources = Program::with_built(std::slice::from_ref(node), |p| {
-        run_elementwise(st, ordinal, stream, p, &[&out], None, Some(&mut cap))?;
+        run_elementwise(st, ordinal, stream, p, &[out], None, Some(&mut cap))?;
         Ok::<_, crate::error::Error>(
             reads_as_noted(p, node, &ins, &consts)
                 .then(|| word_sources(p, variant))
@@ -217,7 +222,7 @@ pub(super) fn eval_small(ordinal: usize, node: &Arc<Node>) -> Result<Option<Arc<
             });
         }
     }
-    Ok(Some(Arc::new(Storage::Cuda(out))))
+    Ok(Some(out_storage))
 }
 
 /// Whether program `p` (of `node`) reads exactly `ins` as its inputs and `consts` as its

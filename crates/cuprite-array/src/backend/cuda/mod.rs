@@ -141,6 +141,7 @@ impl Backend for Cuda {
     fn gc(&self, d: Device) -> Result<()> {
         // Kernels retired before the device is synchronised have finished once it is.
         let retired = crate::jit::take_retired();
+        crate::storage::drop_parked(d.ordinal);
         crate::runtime::gc(d.ordinal)?;
         drop(retired);
         Ok(())
