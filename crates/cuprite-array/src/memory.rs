@@ -131,30 +131,42 @@ fn bump(c: &AtomicUsize, x: usize, order: Ordering) {
 }
 
 pub(crate) fn on_alloc(d: Device, bytes: usize) {
-    let mine = MINE.try_with(|m| {
-        let f = m.0.of(d);
-        bump(&f.total, bytes, Ordering::Relaxed);
-        bump(&f.total_buffers, 1, Ordering::Relaxed);
-    });
-    if mine.is_err() {
-        let c = counters(d);
-        c.total.fetch_add(bytes, Ordering::Relaxed);
-        c.total_buffers.fetch_add(1, Ordering::Relaxed);
-    }
+    count(d, bytes, false);
 }
 
 pub(crate) fn on_free(d: Device, bytes: usize) {
-    // Release: a reader that sees this free (Acquire) also sees its allocation counted (made
-    // before the free on whichever thread, so written before this store).
+    count(d, bytes, true);
+}
+
+/// Counts one buffer of `bytes` allocated, or freed when `free`, in the calling thread's flow
+/// (the global counters where it has none now).
+fn count(d: Device, bytes: usize, free: bool) {
+    // Release for a free: a reader that sees it (Acquire) also sees its allocation counted
+    // (made before the free on whichever thread, so written before this store).
+    let order = if free {
+        Ordering::Release
+    } else {
+        Ordering::Relaxed
+    };
     let mine = MINE.try_with(|m| {
         let f = m.0.of(d);
-        bump(&f.freed, bytes, Ordering::Release);
-        bump(&f.freed_buffers, 1, Ordering::Release);
+        let (b, n) = if free {
+            (&f.freed, &f.freed_buffers)
+        } else {
+            (&f.total, &f.total_buffers)
+        };
+        bump(b, bytes, order);
+        bump(n, 1, order);
     });
     if mine.is_err() {
         let c = counters(d);
-        c.freed.fetch_add(bytes, Ordering::Release);
-        c.freed_buffers.fetch_add(1, Ordering::Release);
+        let (b, n) = if free {
+            (&c.freed, &c.freed_buffers)
+        } else {
+            (&c.total, &c.total_buffers)
+        };
+        b.fetch_add(bytes, order);
+        n.fetch_add(1, order);
     }
 }
 
