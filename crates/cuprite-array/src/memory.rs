@@ -28,17 +28,20 @@ pub struct MemStats {
 
 pub(crate) const MAX_DEVICES: usize = 16;
 
-/// Cumulative counts: what is in use is what was allocated less what was freed, so that an
-/// allocation and a free each update two counters. The allocations and frees of a thread go
-/// to its own [`Flows`]; these hold the locked counts, the counts of threads that ended, and
+/// Cumulative counts: what is in use is what was allocated less what was freed, and what is
+/// locked what was locked less what was unlocked, so that each event updates two counters. The
+/// events of a thread go to its own [`Flows`]; these hold the counts of threads that ended, and
 /// those made where a thread's own are not there (while its thread-locals are torn down).
+#[derive(Default)]
 pub(crate) struct Counters {
     pub total: AtomicUsize,
     pub total_buffers: AtomicUsize,
     pub freed: AtomicUsize,
     pub freed_buffers: AtomicUsize,
-    pub locked: AtomicUsize,
+    pub locks: AtomicUsize,
     pub locked_buffers: AtomicUsize,
+    pub unlocks: AtomicUsize,
+    pub unlocked_buffers: AtomicUsize,
 }
 
 #[allow(clippy::declare_interior_mutable_const)]
@@ -47,8 +50,10 @@ const ZERO: Counters = Counters {
     total_buffers: AtomicUsize::new(0),
     freed: AtomicUsize::new(0),
     freed_buffers: AtomicUsize::new(0),
-    locked: AtomicUsize::new(0),
+    locks: AtomicUsize::new(0),
     locked_buffers: AtomicUsize::new(0),
+    unlocks: AtomicUsize::new(0),
+    unlocked_buffers: AtomicUsize::new(0),
 };
 
 pub(crate) static CUDA: [Counters; MAX_DEVICES] = [ZERO; MAX_DEVICES];
@@ -61,16 +66,31 @@ pub(crate) fn counters(d: Device) -> &'static Counters {
     }
 }
 
-/// One thread's allocations and frees on one device, written by that thread alone (a load and
-/// a store, no read-modify-write: a loop of small operations pays no locked instruction for
-/// its statistics) and read by [`mem_stats`].
-#[derive(Default)]
-struct Flow {
-    total: AtomicUsize,
-    total_buffers: AtomicUsize,
-    freed: AtomicUsize,
-    freed_buffers: AtomicUsize,
+/// What a buffer went through.
+#[derive(Clone, Copy)]
+enum Event {
+    Alloc,
+    Free,
+    Lock,
+    Unlock,
 }
+
+impl Counters {
+    /// The (bytes, buffers) counters of `e`.
+    fn of(&self, e: Event) -> (&AtomicUsize, &AtomicUsize) {
+        match e {
+            Event::Alloc => (&self.total, &self.total_buffers),
+            Event::Free => (&self.freed, &self.freed_buffers),
+            Event::Lock => (&self.locks, &self.locked_buffers),
+            Event::Unlock => (&self.unlocks, &self.unlocked_buffers),
+        }
+    }
+}
+
+/// One thread's counts on one device, written by that thread alone (a load and a store, no
+/// read-modify-write: a loop of small operations pays no locked instruction for its
+/// statistics) and read by [`mem_stats`].
+type Flow = Counters;
 
 /// One thread's [`Flow`]s: the host's, then each CUDA device's.
 struct Flows([Flow; MAX_DEVICES + 1]);
@@ -104,14 +124,12 @@ impl Drop for Mine {
         let mut threads = lock_threads();
         for (i, f) in self.0.0.iter().enumerate() {
             let g = if i == 0 { &HOST } else { &CUDA[i - 1] };
-            g.total
-                .fetch_add(f.total.load(Ordering::Relaxed), Ordering::Relaxed);
-            g.total_buffers
-                .fetch_add(f.total_buffers.load(Ordering::Relaxed), Ordering::Relaxed);
-            g.freed
-                .fetch_add(f.freed.load(Ordering::Relaxed), Ordering::Release);
-            g.freed_buffers
-                .fetch_add(f.freed_buffers.load(Ordering::Relaxed), Ordering::Release);
+            for e in [Event::Alloc, Event::Free, Event::Lock, Event::Unlock] {
+                let (fb, fn_) = f.of(e);
+                let (gb, gn) = g.of(e);
+                gb.fetch_add(fb.load(Ordering::Relaxed), Ordering::Release);
+                gn.fetch_add(fn_.load(Ordering::Relaxed), Ordering::Release);
+            }
         }
         threads.retain(|f| !Arc::ptr_eq(f, &self.0));
     }
@@ -131,55 +149,41 @@ fn bump(c: &AtomicUsize, x: usize, order: Ordering) {
 }
 
 pub(crate) fn on_alloc(d: Device, bytes: usize) {
-    count(d, bytes, false);
+    count(d, bytes, Event::Alloc);
 }
 
 pub(crate) fn on_free(d: Device, bytes: usize) {
-    count(d, bytes, true);
+    count(d, bytes, Event::Free);
 }
 
-/// Counts one buffer of `bytes` allocated, or freed when `free`, in the calling thread's flow
-/// (the global counters where it has none now).
-fn count(d: Device, bytes: usize, free: bool) {
-    // Release for a free: a reader that sees it (Acquire) also sees its allocation counted
-    // (made before the free on whichever thread, so written before this store).
-    let order = if free {
-        Ordering::Release
-    } else {
-        Ordering::Relaxed
+pub(crate) fn on_lock(d: Device, bytes: usize) {
+    count(d, bytes, Event::Lock);
+}
+
+pub(crate) fn on_unlock(d: Device, bytes: usize) {
+    count(d, bytes, Event::Unlock);
+}
+
+/// Counts event `e` of one buffer of `bytes` in the calling thread's flow (the global counters
+/// where it has none now).
+fn count(d: Device, bytes: usize, e: Event) {
+    // Release for a free or an unlock: a reader that sees it (Acquire) also sees the
+    // allocation or lock it undoes counted (made before it on whichever thread, so written
+    // before this store).
+    let order = match e {
+        Event::Free | Event::Unlock => Ordering::Release,
+        Event::Alloc | Event::Lock => Ordering::Relaxed,
     };
     let mine = MINE.try_with(|m| {
-        let f = m.0.of(d);
-        let (b, n) = if free {
-            (&f.freed, &f.freed_buffers)
-        } else {
-            (&f.total, &f.total_buffers)
-        };
+        let (b, n) = m.0.of(d).of(e);
         bump(b, bytes, order);
         bump(n, 1, order);
     });
     if mine.is_err() {
-        let c = counters(d);
-        let (b, n) = if free {
-            (&c.freed, &c.freed_buffers)
-        } else {
-            (&c.total, &c.total_buffers)
-        };
+        let (b, n) = counters(d).of(e);
         b.fetch_add(bytes, order);
         n.fetch_add(1, order);
     }
-}
-
-pub(crate) fn on_lock(d: Device, bytes: usize) {
-    let c = counters(d);
-    c.locked.fetch_add(bytes, Ordering::Relaxed);
-    c.locked_buffers.fetch_add(1, Ordering::Relaxed);
-}
-
-pub(crate) fn on_unlock(d: Device, bytes: usize) {
-    let c = counters(d);
-    c.locked.fetch_sub(bytes, Ordering::Relaxed);
-    c.locked_buffers.fetch_sub(1, Ordering::Relaxed);
 }
 
 /// Statistics of `device`'s array memory.
@@ -203,20 +207,29 @@ pub fn mem_stats(device: Device) -> MemStats {
     let freed = sum(&c.freed, |f| &f.freed, Ordering::Acquire);
     let total = sum(&c.total, |f| &f.total, Ordering::Relaxed);
     let total_buffers = sum(&c.total_buffers, |f| &f.total_buffers, Ordering::Relaxed);
+    // The same order for locks: unlocks first.
+    let unlocked_buffers = sum(
+        &c.unlocked_buffers,
+        |f| &f.unlocked_buffers,
+        Ordering::Acquire,
+    );
+    let unlocks = sum(&c.unlocks, |f| &f.unlocks, Ordering::Acquire);
+    let locks = sum(&c.locks, |f| &f.locks, Ordering::Relaxed);
+    let locked_buffers = sum(&c.locked_buffers, |f| &f.locked_buffers, Ordering::Relaxed);
     drop(threads);
     MemStats {
         bytes_in_use: total.wrapping_sub(freed),
         buffers_in_use: total_buffers.wrapping_sub(freed_buffers),
         bytes_allocated_total: total,
         buffers_allocated_total: total_buffers,
-        bytes_locked: c.locked.load(Ordering::Relaxed),
-        buffers_locked: c.locked_buffers.load(Ordering::Relaxed),
+        bytes_locked: locks.wrapping_sub(unlocks),
+        buffers_locked: locked_buffers.wrapping_sub(unlocked_buffers),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{mem_stats, on_alloc, on_free};
+    use super::{mem_stats, on_alloc, on_free, on_lock, on_unlock};
     use crate::device::Device;
 
     /// Counts made on several threads, a buffer allocated on one and freed on another, and
@@ -266,5 +279,22 @@ mod tests {
         assert_eq!(t.buffers_in_use, base.buffers_in_use + 1);
         on_free(d, 1000);
         assert_eq!(mem_stats(d).bytes_in_use, base.bytes_in_use);
+        // Locked on this thread, unlocked on one that then ends (its count goes negative
+        // alone and the sum stays exact), and locked there for good.
+        on_lock(d, 300);
+        on_lock(d, 20);
+        assert_eq!(mem_stats(d).bytes_locked, base.bytes_locked + 320);
+        std::thread::spawn(move || {
+            on_unlock(d, 300);
+            on_lock(d, 7);
+        })
+        .join()
+        .unwrap();
+        let l = mem_stats(d);
+        assert_eq!(l.bytes_locked, base.bytes_locked + 27);
+        assert_eq!(l.buffers_locked, base.buffers_locked + 2);
+        on_unlock(d, 20);
+        on_unlock(d, 7);
+        assert_eq!(mem_stats(d).buffers_locked, base.buffers_locked);
     }
 }

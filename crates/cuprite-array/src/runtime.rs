@@ -40,9 +40,11 @@ pub(crate) struct DeviceState {
 /// The bytes of a device's row counters (one 32-bit counter a row of a one-launch reduction).
 pub(crate) const ROW_COUNTER_BYTES: usize = 4096;
 
-/// Small device buffers of dropped arrays, kept for reuse by exact byte size: a warm small
-/// operation takes its output from here instead of asking the driver (`cuMemAllocAsync`), and
-/// a dropped small array goes back here instead of `cuMemFreeAsync`. Reuse is safe on any
+/// Device buffers of dropped arrays up to [`REUSE_MAX_BYTES`], kept for reuse by exact byte
+/// size: a warm operation takes its output from here instead of asking the driver
+/// (`cuMemAllocAsync`), and a dropped array goes back here instead of `cuMemFreeAsync` (each of
+/// which is also an operation of the stream: a loop of 16 MiB FFTs ran 5% longer on the device
+/// with them). Reuse is safe on any
 /// stream: each buffer keeps its driver-layer tracker, so a new writer on another stream waits
 /// for the last reads and writes of the previous owner. Bounded (see the constants); emptied by
 /// [`crate::device_gc`] (and so on out-of-memory before the retry).
@@ -53,15 +55,18 @@ struct FreeList {
 }
 
 /// Largest buffer kept for reuse.
-const REUSE_MAX_BYTES: usize = 1 << 20;
+const REUSE_MAX_BYTES: usize = 64 << 20;
+/// Largest buffer a thread keeps as its last freed one (and parks, see
+/// [`crate::storage::park`]): out of reach of another thread's out-of-memory retry.
+const THREAD_MAX_BYTES: usize = 1 << 20;
 /// Buffers kept per size.
 const REUSE_PER_SIZE: usize = 8;
 /// Bytes kept per device in all.
-const REUSE_MAX_TOTAL: usize = 32 << 20;
+const REUSE_MAX_TOTAL: usize = 256 << 20;
 
 /// The buffer the calling thread dropped last (with its device), kept out of the device's
 /// list: a loop of small operations hands the buffer of one result to the next with no lock.
-/// Outside the list's bounds (one buffer of at most [`REUSE_MAX_BYTES`] a thread); moved to the
+/// Outside the list's bounds (one buffer of at most [`THREAD_MAX_BYTES`] a thread); moved to the
 /// list when another takes its place or the thread ends; dropped by [`gc`] on this thread.
 struct LastFreed(Option<(usize, DeviceBuffer<u8>)>);
 
@@ -96,10 +101,12 @@ pub(crate) fn take_free(st: &DeviceState, bytes: usize) -> Option<DeviceBuffer<u
     if bytes == 0 || bytes > REUSE_MAX_BYTES {
         return None;
     }
-    let mine =
-        take_last_freed(|o, b| o == st.ordinal && cuprite::DeviceRead::<u8>::len(b) == bytes);
-    if mine.is_some() {
-        return mine;
+    if bytes <= THREAD_MAX_BYTES {
+        let mine =
+            take_last_freed(|o, b| o == st.ordinal && cuprite::DeviceRead::<u8>::len(b) == bytes);
+        if mine.is_some() {
+            return mine;
+        }
     }
     let mut f = st.free.lock().unwrap_or_else(|e| e.into_inner());
     let b = f.by_size.get_mut(&bytes)?.pop()?;
@@ -116,6 +123,10 @@ pub(crate) fn take_free(st: &DeviceState, bytes: usize) -> Option<DeviceBuffer<u
 /// streams together (no wait, no host synchronisation).
 pub(crate) fn recycle(ordinal: usize, b: DeviceBuffer<u8>) {
     if !reusable(ordinal, &b) {
+        return;
+    }
+    if cuprite::DeviceRead::<u8>::len(&b) > THREAD_MAX_BYTES {
+        keep(ordinal, b);
         return;
     }
     // This thread's last buffer takes `b`'s place in the device's list.
@@ -140,6 +151,12 @@ pub(crate) fn reusable(ordinal: usize, b: &DeviceBuffer<u8>) -> bool {
             .get(ordinal)
             .and_then(|s| s.get())
             .is_some_and(|st| Arc::ptr_eq(b.stream(), &st.stream))
+}
+
+/// Whether `b` (a dropped array's buffer on device `ordinal`) may be parked by its thread (see
+/// [`crate::storage::park`]): [`reusable`] and at most [`THREAD_MAX_BYTES`].
+pub(crate) fn parkable(ordinal: usize, b: &DeviceBuffer<u8>) -> bool {
+    cuprite::DeviceRead::<u8>::len(b) <= THREAD_MAX_BYTES && reusable(ordinal, b)
 }
 
 /// Puts `b` (of device `ordinal`'s array stream, at most [`REUSE_MAX_BYTES`]) in the device's

@@ -358,7 +358,7 @@ impl Drop for DevBuf {
 /// for the thread's next result of the same byte size on the same device: a loop of small
 /// operations hands one result's storage to the next without allocating or freeing anything.
 /// Only memory the library owns alone qualifies (no other reference, not locked, not foreign,
-/// on the device's array stream, at most the size kept for reuse); it counts as freed while it
+/// on the device's array stream, at most the size a thread keeps); it counts as freed while it
 /// is kept. Reuse is stream-ordered as for any kept buffer (see `crate::runtime`). Dropped
 /// when another buffer takes its place, when the thread ends, and by [`drop_parked`].
 struct Parked(Option<Arc<Storage>>);
@@ -387,7 +387,7 @@ pub(crate) fn park(s: Arc<Storage>) {
             && !*d.locked.get_mut()
             && d.buf
                 .as_ref()
-                .is_some_and(|b| crate::runtime::reusable(d.ordinal, b));
+                .is_some_and(|b| crate::runtime::parkable(d.ordinal, b));
         if !qualifies {
             return;
         }

@@ -214,7 +214,7 @@ fn foreign_stream_arrays_freed_on_it() -> TestResult {
         let mut rng = Rng::fresh();
         // Sizes no other test uses: small buffers on the array stream are kept by exact size.
         let n = 3_001 + (rng.next_u64() % 997) as usize;
-        let big = 300_007 + (rng.next_u64() % 997) as usize; // over the reuse limit (1 MiB)
+        let big = 300_007 + (rng.next_u64() % 997) as usize; // over a thread's own reuse (1 MiB)
         let h = rng.vec_f32(n, -2.0, 2.0);
         let hb = rng.vec_f32(big, -2.0, 2.0);
         let before = thread_stats();

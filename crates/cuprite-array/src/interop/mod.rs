@@ -315,9 +315,7 @@ impl<T: Element> Array<T> {
     where
         T: bytemuck::Pod,
     {
-        if Arc::strong_count(&self.node) != 1
-            || (self.node.leaf().is_none() && self.eval().is_err())
-        {
+        if Arc::strong_count(&self.node) != 1 || (!self.node.is_leaf() && self.eval().is_err()) {
             return Err(self);
         }
         let Ok((s, l)) = cuda_leaf(&self.node) else {
@@ -381,7 +379,7 @@ impl<T: Element> Array<T> {
     /// copy. Only ever replaces a non-contiguous leaf, so a view handed out earlier (always of a
     /// contiguous leaf) stays valid.
     pub(crate) fn materialise_contiguous(&self) -> Result<(Arc<Storage>, Layout)> {
-        if self.node.leaf().is_none() {
+        if !self.node.is_leaf() {
             self.eval()?;
         }
         let (s, l) = cuda_leaf(&self.node)?;

@@ -118,6 +118,11 @@ fn range_of(r: impl RangeBounds<usize>, len: usize) -> Option<(usize, usize)> {
     (start <= end && end <= len).then_some((start, end))
 }
 
+/// The bounds of `r`, copied out of it.
+fn bounds_of(r: &impl RangeBounds<usize>) -> (Bound<usize>, Bound<usize>) {
+    (r.start_bound().cloned(), r.end_bound().cloned())
+}
+
 /// The range as Rust writes it (`3..7`, `..=9`, `5..`).
 fn describe_range(r: &impl RangeBounds<usize>) -> String {
     let start = match r.start_bound() {
@@ -153,8 +158,11 @@ macro_rules! view_methods {
 
         /// A read-only view of `range`; `Err` when out of bounds.
         pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceView<'_, T>> {
-            let (len, what) = (self.len, describe_range(&range));
-            self.try_slice(range).ok_or_else(|| bad_range(&what, len))
+            // The bounds are copied so that the message is written only on failure.
+            let bounds = bounds_of(&range);
+            let len = self.len;
+            self.try_slice(bounds)
+                .ok_or_else(|| bad_range(&describe_range(&bounds), len))
         }
 
         /// Two read-only views, `[0, mid)` and `[mid, len)`; `Err` when `mid > len`.
@@ -242,9 +250,10 @@ macro_rules! view_mut_methods {
             &mut self,
             range: impl RangeBounds<usize>,
         ) -> Result<DeviceViewMut<'_, T>> {
-            let (len, what) = (self.len, describe_range(&range));
-            self.try_slice_mut(range)
-                .ok_or_else(|| bad_range(&what, len))
+            let bounds = bounds_of(&range);
+            let len = self.len;
+            self.try_slice_mut(bounds)
+                .ok_or_else(|| bad_range(&describe_range(&bounds), len))
         }
 
         /// Two writable views, `[0, mid)` and `[mid, len)`; `Err` when `mid > len`. They share
@@ -591,5 +600,20 @@ fn free_device(
         unsafe { drv!(cuCtxSynchronize()) }?;
         // SAFETY: `ptr` came from cuMemAlloc on this context and nothing uses it any more.
         unsafe { drv!(cuMemFree_v2(ptr)) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{bounds_of, describe_range, range_of};
+
+    #[test]
+    fn copied_bounds_describe_and_resolve_as_the_range_itself() {
+        assert_eq!(describe_range(&bounds_of(&(4..11))), "4..11");
+        assert_eq!(describe_range(&bounds_of(&(..=9))), "..=9");
+        assert_eq!(describe_range(&bounds_of(&(5..))), "5..");
+        assert_eq!(range_of(bounds_of(&(2..7)), 10), Some((2, 7)));
+        assert_eq!(range_of(bounds_of(&(4..11)), 10), None);
+        assert_eq!(range_of(bounds_of(&(..=usize::MAX)), 10), None);
     }
 }
