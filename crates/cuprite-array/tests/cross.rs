@@ -617,7 +617,9 @@ pub fn exit_child() {
         Ok(c + d + e)
     });
     match r {
-        Ok(v) if v.is_finite() => println!("{v}"),
+        Ok(v) if v.is_finite() => {
+            println!("{v} {}", cuprite_array::stats::interpreted_first_uses())
+        }
         other => {
             eprintln!("child failed: {other:?}");
             std::process::exit(3);
@@ -643,8 +645,78 @@ fn exit_during_background_builds() -> TestResult {
             let tail: Vec<&str> = err.lines().rev().take(5).collect();
             return Err(format!("child exited with {:?}: {tail:?}", out.status).into());
         }
-        let v: f32 = String::from_utf8_lossy(&out.stdout).trim().parse()?;
+        let (v, _) = child_result(&out.stdout)?;
         assert!(v.is_finite());
+        overlapped += err.contains("waiting for the one in progress") as usize;
+    }
+    assert!(
+        overlapped > 0,
+        "no run exited with a background build in progress: the test proved nothing"
+    );
+    Ok(())
+}
+
+/// The value and the count of interpreted first uses printed by [`exit_child`].
+fn child_result(stdout: &[u8]) -> Result<(f32, u64), Box<dyn std::error::Error + Send + Sync>> {
+    let text = String::from_utf8_lossy(stdout);
+    let mut parts = text.split_whitespace();
+    let (Some(v), Some(n), None) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(format!("the child printed {text:?}, not a value and a count").into());
+    };
+    Ok((v.parse()?, n.parse()?))
+}
+
+/// A process whose disk cache holds the interpreter (and nothing else) runs its first new
+/// kernels on it, loaded on the main thread, so that the optimised builds in the background
+/// are the process's first NVRTC builds; it still exits cleanly when it exits during them (the
+/// main thread's exit waits for the build before any library's exit-time destructor runs).
+fn exit_with_interpreter_cached() -> TestResult {
+    // This process's interpreter, built or read in its own cache folder.
+    let seed = Rng::fresh().next_u64();
+    with_device(gpu(), || {
+        let a = Array::<f32>::rand_uniform(&[1000], seed)?;
+        (a.sin() * 1.5 - 0.25).sum()?.item()
+    })?;
+    cuprite_array::wait_tier_up();
+    let cc = cuprite_array::get_stream(0)?
+        .context()
+        .device()
+        .compute_capability()?;
+    let arch = cc.0 * 10 + cc.1;
+    let Some(path) = cuprite_array::jit::interpreter_cache_path(arch)? else {
+        return Err("the disk cache is off: no interpreter file to hand on".into());
+    };
+    if !path.exists() {
+        return Err(format!("the interpreter is not in this process's cache ({path:?})").into());
+    }
+    let name = path
+        .file_name()
+        .ok_or("the interpreter's cache path has no file name")?;
+    let (mut overlapped, runs) = (0, 6);
+    for _ in 0..runs {
+        let dir = cuprite_testkit::temp_dir("exit-interp");
+        std::fs::copy(&path, dir.join(name))?;
+        let out = std::process::Command::new(std::env::current_exe()?)
+            .env("CUPRITE_ARRAY_TEST_EXIT_CHILD", "1")
+            .env("CUPRITE_CACHE_DIR", &dir)
+            .env("CUPRITE_JIT_TRACE", "1")
+            .output_within(CHILD_LIMIT)?;
+        let _ = std::fs::remove_dir_all(&dir);
+        let err = String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() {
+            let tail: Vec<&str> = err.lines().rev().take(5).collect();
+            return Err(format!("child exited with {:?}: {tail:?}", out.status).into());
+        }
+        let (v, interpreted) = child_result(&out.stdout)?;
+        assert!(v.is_finite());
+        assert!(
+            err.contains("interpreter loaded from the disk cache"),
+            "the child did not load the interpreter from its cache: {err}"
+        );
+        assert!(
+            interpreted >= 1,
+            "the child ran no first use on the interpreter"
+        );
         overlapped += err.contains("waiting for the one in progress") as usize;
     }
     assert!(
@@ -759,6 +831,10 @@ pub fn tests() -> Vec<Test> {
         Test::gpu(
             "cross::exit_during_background_builds",
             exit_during_background_builds,
+        ),
+        Test::gpu(
+            "cross::exit_with_interpreter_cached",
+            exit_with_interpreter_cached,
         ),
         Test::gpu(
             "cross::linked_quick_build_matches",

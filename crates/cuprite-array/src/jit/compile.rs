@@ -128,6 +128,13 @@ pub fn cubin(src: &str, arch: u32) -> Result<Vec<u8>> {
     Ok(bin)
 }
 
+/// The CUBIN [`cubin`] would return for `src` on `sm_{arch}` when it is in the disk cache
+/// (`None` when it is not, or the cache is off); never compiles.
+pub(crate) fn cached_cubin(src: &str, arch: u32) -> Result<Option<Vec<u8>>> {
+    let path = path_for(src, &options_for(src, arch, true), "cubin")?;
+    Ok(disk::load(path.as_deref()))
+}
+
 /// PTX text for `src` on `compute_{arch}` with the optimised options (not cached: the caller
 /// caches the CUBIN the driver makes of it, under [`ptx_cache_path`]).
 pub(crate) fn ptx(src: &str, arch: u32) -> Result<String> {

@@ -68,6 +68,20 @@ pub fn without_interpreter<R>(f: impl FnOnce() -> R) -> R {
 /// The interpreter's source (the same for every device and process).
 pub(crate) static SOURCE: LazyLock<String> = LazyLock::new(interp::source);
 
+/// The disk-cache file of the interpreter built for `sm_{arch}` by this NVRTC (`None` when the
+/// disk cache is off). Built once per machine in the background; a process that finds it there
+/// runs its very first new kernel on it. Copy it into an image's cache folder to spare the
+/// image's first runs the build.
+///
+/// ```no_run
+/// let p = cuprite_array::jit::interpreter_cache_path(90)?;
+/// println!("{p:?}");
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn interpreter_cache_path(arch: u32) -> crate::error::Result<Option<std::path::PathBuf>> {
+    compile::cache_path(&SOURCE, arch)
+}
+
 /// The interpreter of the device of `st` when it is loaded, and whether the caller must queue
 /// its build (the first call for the device: `worker::Job::Interpreter`). `None` until the
 /// build is done, and for good when it failed or the interpreter is turned off.
@@ -86,26 +100,43 @@ pub(crate) fn ready(st: &DeviceState) -> (Option<Arc<Interp>>, bool) {
     }
 }
 
+/// Loads the interpreter's kernels from its CUBIN `bin` on the device of `st`.
+fn load(st: &DeviceState, bin: Vec<u8>) -> crate::error::Result<Interp> {
+    let module = st.ctx.load_module(ModuleImage::cubin(bin))?;
+    let elementwise = module.load_function(interp::ELEMENTWISE_NAME)?;
+    let blocks_per_sm = elementwise.max_active_blocks_per_sm(BLOCK, 0)?.max(1);
+    let mut reductions = Vec::new();
+    for (op, acc) in interp::reductions() {
+        reductions.push((
+            (op, acc),
+            module.load_function(&interp::reduction_name(op, acc))?,
+        ));
+    }
+    Ok(Interp {
+        elementwise,
+        reductions,
+        blocks_per_sm,
+    })
+}
+
+/// The interpreter of the device of `st` from the disk cache, loaded on the calling thread
+/// and ready for every later use, when the caller was told to have it built ([`ready`]'s
+/// `true`) and a build of an earlier process is on disk; `None` otherwise (the slot stays
+/// `Building`: the caller queues the build).
+pub(crate) fn load_cached(st: &DeviceState) -> Option<Arc<Interp>> {
+    let bin = compile::cached_cubin(&SOURCE, st.arch).ok()??;
+    let i = Arc::new(load(st, bin).ok()?);
+    trace_note("interpreter loaded from the disk cache");
+    SLOTS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(st.ordinal, Slot::Ready(i.clone()));
+    Some(i)
+}
+
 /// Builds (or reads from the disk cache) and loads the interpreter of the device of `st`.
 pub(crate) fn build(st: &DeviceState) {
-    let built = (|| -> crate::error::Result<Interp> {
-        let bin = compile::cubin(&SOURCE, st.arch)?;
-        let module = st.ctx.load_module(ModuleImage::cubin(bin))?;
-        let elementwise = module.load_function(interp::ELEMENTWISE_NAME)?;
-        let blocks_per_sm = elementwise.max_active_blocks_per_sm(BLOCK, 0)?.max(1);
-        let mut reductions = Vec::new();
-        for (op, acc) in interp::reductions() {
-            reductions.push((
-                (op, acc),
-                module.load_function(&interp::reduction_name(op, acc))?,
-            ));
-        }
-        Ok(Interp {
-            elementwise,
-            reductions,
-            blocks_per_sm,
-        })
-    })();
+    let built = compile::cubin(&SOURCE, st.arch).and_then(|bin| load(st, bin));
     let slot = match built {
         Ok(i) => {
             trace_note("background: interpreter loaded");

@@ -32,7 +32,8 @@
 //!
 //! Before any of that, a first use may not wait for NVRTC at all: the **interpreter** is one
 //! module per device (built once per machine in the background, started by the first new
-//! program of a process, then read from the disk cache) whose kernels evaluate a small program
+//! program of a process; later processes load it from the disk cache for their first new
+//! program, on the main thread) whose kernels evaluate a small program
 //! from its instruction list (`codegen::interp`: up to 48 instructions over `bool`, `i32`,
 //! `i64`, `f32` and `f64`; element-wise with one output, or reduced by sum, product, min or max).
 //! Once it is loaded, a new program it can run is launched on it at once while its optimised
@@ -77,7 +78,7 @@ pub use compile::{
 };
 pub use config::JitConfig;
 pub use disk::{cache_dir, set_cache_dir};
-pub use interp::without_interpreter;
+pub use interp::{interpreter_cache_path, without_interpreter};
 pub use math::{
     MATH_BINARY, MATH_UNARY, MathUse, glue_source, math_library_options, math_library_source,
 };

@@ -168,6 +168,14 @@ fn guard_main_thread_exit() {
     }
 }
 
+/// Whether an exit from the calling thread waits for the background builds before anything
+/// else runs (the main thread, see [`guard_main_thread_exit`], which this sets up): then a
+/// build there may be the first NVRTC use of the process.
+pub(crate) fn exit_waits_here() -> bool {
+    guard_main_thread_exit();
+    std::thread::current().name() == Some("main")
+}
+
 /// [`register_exit_hook`] once, after the driver's linker was first used in this process.
 pub(crate) fn exit_hook_after_linker() {
     static DONE: std::sync::OnceLock<()> = std::sync::OnceLock::new();
