@@ -10,25 +10,34 @@ use crate::dtype::DType;
 use crate::op::ReduceOp;
 use crate::runtime::DeviceState;
 use crate::util::FastMap;
-use cuprite::{Function, ModuleImage};
-use std::sync::{Arc, LazyLock, Mutex};
+use cuprite::{Function, Module, ModuleImage};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
-/// The interpreter's kernels on one device.
+/// The interpreter's kernels on one device. The reduction kernels are looked up on first use:
+/// with the driver's lazy module loading, each lookup loads that kernel's code.
 #[derive(Debug)]
 pub(crate) struct Interp {
     pub elementwise: Function,
-    pub reductions: Vec<((ReduceOp, DType), Function)>,
+    module: Arc<Module>,
+    reductions: Vec<((ReduceOp, DType), LazyKernel)>,
     /// Blocks of [`BLOCK`] threads of the element-wise kernel resident per multiprocessor.
     pub blocks_per_sm: u32,
 }
 
+/// A kernel of the module looked up on first use (`None` when the driver could not).
+type LazyKernel = OnceLock<Option<Function>>;
+
 impl Interp {
-    /// The reduction kernel of `op` accumulating in `acc`, if the interpreter has one.
+    /// The reduction kernel of `op` accumulating in `acc`, if the interpreter has one (and the
+    /// driver could load it).
     pub fn reduction(&self, op: ReduceOp, acc: DType) -> Option<&Function> {
-        self.reductions
-            .iter()
-            .find(|(k, _)| *k == (op, acc))
-            .map(|(_, f)| f)
+        let (_, slot) = self.reductions.iter().find(|(k, _)| *k == (op, acc))?;
+        slot.get_or_init(|| {
+            self.module
+                .load_function(&interp::reduction_name(op, acc))
+                .ok()
+        })
+        .as_ref()
     }
 }
 
@@ -100,20 +109,16 @@ pub(crate) fn ready(st: &DeviceState) -> (Option<Arc<Interp>>, bool) {
     }
 }
 
-/// Loads the interpreter's kernels from its CUBIN `bin` on the device of `st`.
+/// Loads the interpreter's module from its CUBIN `bin` on the device of `st`, and its
+/// element-wise kernel.
 fn load(st: &DeviceState, bin: Vec<u8>) -> crate::error::Result<Interp> {
     let module = st.ctx.load_module(ModuleImage::cubin(bin))?;
     let elementwise = module.load_function(interp::ELEMENTWISE_NAME)?;
     let blocks_per_sm = elementwise.max_active_blocks_per_sm(BLOCK, 0)?.max(1);
-    let mut reductions = Vec::new();
-    for (op, acc) in interp::reductions() {
-        reductions.push((
-            (op, acc),
-            module.load_function(&interp::reduction_name(op, acc))?,
-        ));
-    }
+    let reductions = interp::reductions().map(|k| (k, OnceLock::new())).collect();
     Ok(Interp {
         elementwise,
+        module,
         reductions,
         blocks_per_sm,
     })
@@ -124,9 +129,15 @@ fn load(st: &DeviceState, bin: Vec<u8>) -> crate::error::Result<Interp> {
 /// `true`) and a build of an earlier process is on disk; `None` otherwise (the slot stays
 /// `Building`: the caller queues the build).
 pub(crate) fn load_cached(st: &DeviceState) -> Option<Arc<Interp>> {
+    let t = std::time::Instant::now();
     let bin = compile::cached_cubin(&SOURCE, st.arch).ok()??;
+    let read = t.elapsed();
     let i = Arc::new(load(st, bin).ok()?);
-    trace_note("interpreter loaded from the disk cache");
+    trace_note(&format!(
+        "interpreter loaded from the disk cache (read {:.1} ms, load {:.1} ms)",
+        read.as_secs_f64() * 1e3,
+        (t.elapsed() - read).as_secs_f64() * 1e3
+    ));
     SLOTS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
