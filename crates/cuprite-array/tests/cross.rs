@@ -633,19 +633,7 @@ pub fn exit_child() {
 fn exit_during_background_builds() -> TestResult {
     let (mut overlapped, runs) = (0, 10);
     for _ in 0..runs {
-        let dir = cuprite_testkit::temp_dir("exit");
-        let out = std::process::Command::new(std::env::current_exe()?)
-            .env("CUPRITE_ARRAY_TEST_EXIT_CHILD", "1")
-            .env("CUPRITE_CACHE_DIR", &dir)
-            .env("CUPRITE_JIT_TRACE", "1")
-            .output_within(CHILD_LIMIT)?;
-        let _ = std::fs::remove_dir_all(&dir);
-        let err = String::from_utf8_lossy(&out.stderr);
-        if !out.status.success() {
-            let tail: Vec<&str> = err.lines().rev().take(5).collect();
-            return Err(format!("child exited with {:?}: {tail:?}", out.status).into());
-        }
-        let (v, _) = child_result(&out.stdout)?;
+        let (v, _, err) = run_exit_child(cuprite_testkit::temp_dir("exit"))?;
         assert!(v.is_finite());
         overlapped += err.contains("waiting for the one in progress") as usize;
     }
@@ -656,14 +644,29 @@ fn exit_during_background_builds() -> TestResult {
     Ok(())
 }
 
-/// The value and the count of interpreted first uses printed by [`exit_child`].
-fn child_result(stdout: &[u8]) -> Result<(f32, u64), Box<dyn std::error::Error + Send + Sync>> {
-    let text = String::from_utf8_lossy(stdout);
+/// Runs [`exit_child`] in a new process with cache folder `dir` (removed after) and the JIT
+/// trace on: its value, its count of interpreted first uses, and its standard error. A child
+/// that fails is an `Err` with the end of its output.
+fn run_exit_child(
+    dir: std::path::PathBuf,
+) -> Result<(f32, u64, String), Box<dyn std::error::Error + Send + Sync>> {
+    let out = std::process::Command::new(std::env::current_exe()?)
+        .env("CUPRITE_ARRAY_TEST_EXIT_CHILD", "1")
+        .env("CUPRITE_CACHE_DIR", &dir)
+        .env("CUPRITE_JIT_TRACE", "1")
+        .output_within(CHILD_LIMIT)?;
+    let _ = std::fs::remove_dir_all(&dir);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    if !out.status.success() {
+        let tail: Vec<&str> = err.lines().rev().take(5).collect();
+        return Err(format!("child exited with {:?}: {tail:?}", out.status).into());
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
     let mut parts = text.split_whitespace();
     let (Some(v), Some(n), None) = (parts.next(), parts.next(), parts.next()) else {
         return Err(format!("the child printed {text:?}, not a value and a count").into());
     };
-    Ok((v.parse()?, n.parse()?))
+    Ok((v.parse()?, n.parse()?, err))
 }
 
 /// A process whose disk cache holds the interpreter (and nothing else) runs its first new
@@ -696,18 +699,7 @@ fn exit_with_interpreter_cached() -> TestResult {
     for _ in 0..runs {
         let dir = cuprite_testkit::temp_dir("exit-interp");
         std::fs::copy(&path, dir.join(name))?;
-        let out = std::process::Command::new(std::env::current_exe()?)
-            .env("CUPRITE_ARRAY_TEST_EXIT_CHILD", "1")
-            .env("CUPRITE_CACHE_DIR", &dir)
-            .env("CUPRITE_JIT_TRACE", "1")
-            .output_within(CHILD_LIMIT)?;
-        let _ = std::fs::remove_dir_all(&dir);
-        let err = String::from_utf8_lossy(&out.stderr);
-        if !out.status.success() {
-            let tail: Vec<&str> = err.lines().rev().take(5).collect();
-            return Err(format!("child exited with {:?}: {tail:?}", out.status).into());
-        }
-        let (v, interpreted) = child_result(&out.stdout)?;
+        let (v, interpreted, err) = run_exit_child(dir)?;
         assert!(v.is_finite());
         assert!(
             err.contains("interpreter loaded from the disk cache"),

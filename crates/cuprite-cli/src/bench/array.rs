@@ -541,7 +541,7 @@ fn cold_child(k: &str) -> Result<f64, BenchError> {
 
 /// Environment variable that turns `cuprite` into the child process of the new-process
 /// first-reduction measurement (`<k>|<salt>`): see [`reduction_child`].
-pub const REDUCTION_CHILD_ENV: &str = "CUPRITE_BENCH_ARRAY_REDUCTION_CHILD";
+const REDUCTION_CHILD_ENV: &str = "CUPRITE_BENCH_ARRAY_REDUCTION_CHILD";
 
 /// In a child started by `array/jit_first_reduction` with [`REDUCTION_CHILD_ENV`]: a new
 /// process with the machine's own disk cache, as a user's next program meets it. Makes the
