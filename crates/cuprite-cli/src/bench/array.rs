@@ -559,10 +559,28 @@ fn reduction_child(spec: &str) -> Result<f64, BenchError> {
         a.eval()?;
         cuprite_array::sync(gpu())?;
         let t = Instant::now();
-        first_use_expr(&a, k, salt).sum()?.item()?;
-        Ok(t.elapsed().as_secs_f64() * 1e3)
+        let s = first_use_expr(&a, k, salt).sum()?;
+        s.eval()?;
+        let enqueued = t.elapsed();
+        cuprite_array::sync(gpu())?;
+        let ran = t.elapsed();
+        s.item()?;
+        let all = t.elapsed();
+        // The phases, for the parent's note: enqueueing (kernel lookups, the interpreter's
+        // load, launches), the wait for the device, the copy of the result.
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        eprintln!(
+            "{PHASES_TAG} {:.3} {:.3} {:.3}",
+            ms(enqueued),
+            ms(ran - enqueued),
+            ms(all - ran)
+        );
+        Ok(ms(all))
     })
 }
+
+/// The start of the line of phase times a [`reduction_child`] writes to its standard error.
+const PHASES_TAG: &str = "phases (enqueue, device, copy) ms:";
 
 fn jit_first_use(ctx: &mut BenchCtx) -> BenchResult {
     let dir = std::env::temp_dir().join(format!("cuprite-bench-jit-{}", std::process::id()));
@@ -789,7 +807,7 @@ fn jit_first_reduction(ctx: &mut BenchCtx) -> BenchResult {
     // The same kind of reduction as the first new kernel of a new process, with the machine's
     // disk cache (where the interpreter is once any process has built it).
     let exe = std::env::current_exe().map_err(|e| BenchError::from(e.to_string()))?;
-    let (mut times, mut loaded) = (Vec::new(), 0);
+    let (mut times, mut loaded, mut phases) = (Vec::new(), 0, Vec::new());
     for k in 0..ctx.size(8, 2) {
         let o = std::process::Command::new(&exe)
             .env(REDUCTION_CHILD_ENV, format!("{k}|{}", salt ^ 0x5eed))
@@ -807,9 +825,24 @@ fn jit_first_reduction(ctx: &mut BenchCtx) -> BenchResult {
             ))
         })?;
         loaded += err.contains("interpreter loaded from the disk cache") as usize;
+        if let Some(p) = err.lines().find_map(|l| l.strip_prefix(PHASES_TAG)) {
+            let v: Vec<f64> = p
+                .split_whitespace()
+                .filter_map(|x| x.parse().ok())
+                .collect();
+            if let [e, d, c] = v[..] {
+                phases.push((e, d, c));
+            }
+        }
         times.push(ms / 1e3);
     }
     let n = times.len();
+    let median = |f: fn(&(f64, f64, f64)) -> f64| {
+        let mut v: Vec<f64> = phases.iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    let (pe, pd, pc) = (median(|p| p.0), median(|p| p.1), median(|p| p.2));
     out.push(
         Figure::time(
             "first use of a new fused reduction as the first new kernel of a new process (2^20 f32; the machine's disk cache)",
@@ -818,7 +851,7 @@ fn jit_first_reduction(ctx: &mut BenchCtx) -> BenchResult {
         )
         .with_target(Target::AtMost(30.0))
         .with_note(format!(
-            "a child process per sample; {loaded} of {n} loaded the interpreter from the disk cache (the others waited for a quick build)"
+            "a child process per sample; {loaded} of {n} loaded the interpreter from the disk cache (the others waited for a quick build); medians: enqueue {pe:.2} ms, device {pd:.2} ms, copy {pc:.2} ms"
         )),
     );
     Ok(out)
