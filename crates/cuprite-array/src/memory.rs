@@ -1,6 +1,6 @@
 //! Memory statistics of the array library, per device: what is allocated, in use and locked.
-//! Each thread counts its own allocations and frees (no locked instruction on the hot path);
-//! [`mem_stats`] sums them.
+//! Each thread counts its own allocations, frees, locks and unlocks (no locked instruction on
+//! the hot path); [`mem_stats`] sums them.
 //!
 //! Device memory comes from the driver layer's stream-ordered pool; freed buffers stay cached
 //! in the pool until [`crate::device_gc`] trims it.
@@ -38,9 +38,9 @@ pub(crate) struct Counters {
     pub total_buffers: AtomicUsize,
     pub freed: AtomicUsize,
     pub freed_buffers: AtomicUsize,
-    pub locks: AtomicUsize,
+    pub locked: AtomicUsize,
     pub locked_buffers: AtomicUsize,
-    pub unlocks: AtomicUsize,
+    pub unlocked: AtomicUsize,
     pub unlocked_buffers: AtomicUsize,
 }
 
@@ -50,9 +50,9 @@ const ZERO: Counters = Counters {
     total_buffers: AtomicUsize::new(0),
     freed: AtomicUsize::new(0),
     freed_buffers: AtomicUsize::new(0),
-    locks: AtomicUsize::new(0),
+    locked: AtomicUsize::new(0),
     locked_buffers: AtomicUsize::new(0),
-    unlocks: AtomicUsize::new(0),
+    unlocked: AtomicUsize::new(0),
     unlocked_buffers: AtomicUsize::new(0),
 };
 
@@ -81,8 +81,8 @@ impl Counters {
         match e {
             Event::Alloc => (&self.total, &self.total_buffers),
             Event::Free => (&self.freed, &self.freed_buffers),
-            Event::Lock => (&self.locks, &self.locked_buffers),
-            Event::Unlock => (&self.unlocks, &self.unlocked_buffers),
+            Event::Lock => (&self.locked, &self.locked_buffers),
+            Event::Unlock => (&self.unlocked, &self.unlocked_buffers),
         }
     }
 }
@@ -213,8 +213,8 @@ pub fn mem_stats(device: Device) -> MemStats {
         |f| &f.unlocked_buffers,
         Ordering::Acquire,
     );
-    let unlocks = sum(&c.unlocks, |f| &f.unlocks, Ordering::Acquire);
-    let locks = sum(&c.locks, |f| &f.locks, Ordering::Relaxed);
+    let unlocked = sum(&c.unlocked, |f| &f.unlocked, Ordering::Acquire);
+    let locked = sum(&c.locked, |f| &f.locked, Ordering::Relaxed);
     let locked_buffers = sum(&c.locked_buffers, |f| &f.locked_buffers, Ordering::Relaxed);
     drop(threads);
     MemStats {
@@ -222,7 +222,7 @@ pub fn mem_stats(device: Device) -> MemStats {
         buffers_in_use: total_buffers.wrapping_sub(freed_buffers),
         bytes_allocated_total: total,
         buffers_allocated_total: total_buffers,
-        bytes_locked: locks.wrapping_sub(unlocks),
+        bytes_locked: locked.wrapping_sub(unlocked),
         buffers_locked: locked_buffers.wrapping_sub(unlocked_buffers),
     }
 }
