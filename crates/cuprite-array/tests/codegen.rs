@@ -287,7 +287,16 @@ fn jit_trace_prints_source() -> TestResult {
         .output_within(CHILD_LIMIT)?;
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cuprite-array: compiling for sm_90"), "{err}");
+    // Each line: `// cuprite-array [+<ms> ms <thread>]: <what>`.
+    let line = err
+        .lines()
+        .find(|l| l.contains("]: compiling for sm_90"))
+        .ok_or_else(|| format!("no compile line in {err}"))?;
+    let stamp = line
+        .strip_prefix("// cuprite-array [+")
+        .and_then(|r| r.split_once(" ms "))
+        .ok_or_else(|| format!("no time stamp in {line:?}"))?;
+    assert!(stamp.0.parse::<f64>()? >= 0.0, "{line}");
     assert!(err.contains("extern \"C\" __global__"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())

@@ -214,20 +214,45 @@ impl SymbolSlot {
     }
 }
 
-/// Declares `unsafe fn`s that call into a [`DynLibrary`], each resolving its symbol lazily.
+/// Declares `unsafe fn`s that call into a [`DynLibrary`], each resolving its symbol lazily, and
+/// a `resolve_symbols()` that resolves them all at once.
 ///
 /// Every generated function returns `Result<Ret, LoadError>`: `Err` when the library or this one
-/// symbol is missing, otherwise the library function's own return value.
+/// symbol is missing, otherwise the library function's own return value. Use the macro once per
+/// module (the slots and `resolve_symbols` are items of that module).
+///
+/// Why resolve at once: looking a symbol up takes the system loader's lock, which another
+/// thread's `dlopen` holds while that library's initialisers run (tens of milliseconds for
+/// NVRTC); a first call on a thread that must not wait resolves its symbols beforehand.
 #[macro_export]
 macro_rules! dyn_functions {
     (library: $lib:expr; $( $(#[$meta:meta])* fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) -> $ret:ty; )* ) => {
+        /// One symbol slot per declared function, null until resolved.
+        #[allow(non_upper_case_globals)]
+        mod __symbol_slots {
+            $( pub(super) static $name: $crate::loader::SymbolSlot = $crate::loader::SymbolSlot::new(); )*
+        }
+
+        /// Opens the library and resolves every function declared here now, so that no later
+        /// call looks its symbol up. Returns how many resolved; a symbol the installed version
+        /// lacks stays unresolved, and calling that function is the `Err` it always was.
+        pub fn resolve_symbols() -> ::core::result::Result<usize, $crate::LoadError> {
+            $lib.path()?;
+            let mut resolved = 0;
+            $(
+                resolved += __symbol_slots::$name
+                    .get(&$lib, concat!(stringify!($name), "\0"))
+                    .is_ok() as usize;
+            )*
+            Ok(resolved)
+        }
+
         $(
             $(#[$meta])*
             #[allow(non_snake_case, clippy::too_many_arguments, clippy::missing_safety_doc)]
             #[inline]
             pub unsafe fn $name($($arg: $ty),*) -> ::core::result::Result<$ret, $crate::LoadError> {
-                static SLOT: $crate::loader::SymbolSlot = $crate::loader::SymbolSlot::new();
-                let p = SLOT.get(&$lib, concat!(stringify!($name), "\0"))?;
+                let p = __symbol_slots::$name.get(&$lib, concat!(stringify!($name), "\0"))?;
                 // SAFETY: the symbol was exported under this name by the library, whose
                 // documented C signature is the one declared here.
                 let f: unsafe extern "C" fn($($ty),*) -> $ret = unsafe { ::core::mem::transmute(p) };
@@ -240,13 +265,35 @@ macro_rules! dyn_functions {
 
 fn open_library(spec: &LibrarySpec) -> Result<Opened, LoadError> {
     let mut tried = Vec::new();
-    for candidate in candidates(spec) {
+    let near = near_candidates(spec);
+    if let Some(opened) = open_first(spec, &near, &mut tried) {
+        return Ok(opened);
+    }
+    // Only now ask Python where its packages are (it starts a `python3`: 50-70 ms).
+    if !overridden(spec) {
+        let wheels: Vec<OsString> = wheel_candidates(spec)
+            .into_iter()
+            .filter(|c| !near.contains(c))
+            .collect();
+        if let Some(opened) = open_first(spec, &wheels, &mut tried) {
+            return Ok(opened);
+        }
+    }
+    Err(LoadError::LibraryNotFound {
+        library: spec.name,
+        tried,
+    })
+}
+
+/// Opens the first of `list` that loads, noting each failure in `tried`.
+fn open_first(spec: &LibrarySpec, list: &[OsString], tried: &mut Vec<String>) -> Option<Opened> {
+    for candidate in list {
         // SAFETY: opening a CUDA library runs its initialisers, which have no preconditions.
-        match unsafe { libloading::Library::new(&candidate) } {
+        match unsafe { libloading::Library::new(candidate) } {
             Ok(lib) => {
-                let path = resolved_path(&candidate);
+                let path = resolved_path(candidate);
                 let companions = open_companions(spec, Path::new(&path));
-                return Ok(Opened {
+                return Some(Opened {
                     lib,
                     path,
                     _companions: companions,
@@ -255,14 +302,11 @@ fn open_library(spec: &LibrarySpec) -> Result<Opened, LoadError> {
             Err(e) => tried.push(format!(
                 "{}: {}",
                 candidate.to_string_lossy(),
-                short_reason(&candidate, &e)
+                short_reason(candidate, &e)
             )),
         }
     }
-    Err(LoadError::LibraryNotFound {
-        library: spec.name,
-        tried,
-    })
+    None
 }
 
 /// Opens `spec.companions` found beside `path` (Linux). Missing companions are not an error
@@ -356,19 +400,38 @@ fn ordered_names(spec: &LibrarySpec) -> Vec<&'static str> {
 
 /// Every file or name that would be tried for `spec`, in order.
 pub fn candidates(spec: &LibrarySpec) -> Vec<OsString> {
+    let mut out = near_candidates(spec);
+    if !overridden(spec) {
+        for c in wheel_candidates(spec) {
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+fn overridden(spec: &LibrarySpec) -> bool {
+    std::env::var_os(spec.env_var).is_some_and(|v| !v.is_empty())
+}
+
+fn in_dir(names: &[&str], dir: &Path) -> Vec<OsString> {
+    names.iter().map(|n| dir.join(n).into_os_string()).collect()
+}
+
+/// The places tried before pip wheels: the override alone when set, else the toolkit named by
+/// the environment, the system loader's search and the default folders; without duplicates.
+fn near_candidates(spec: &LibrarySpec) -> Vec<OsString> {
     let names = ordered_names(spec);
     let names = names.as_slice();
-    let in_dir = |dir: &Path| -> Vec<OsString> {
-        names.iter().map(|n| dir.join(n).into_os_string()).collect()
-    };
     // 1. The override: a file, or a folder to look in. When set, it is the only place tried,
     //    so a wrong override is reported instead of silently bypassed.
     if let Some(v) = std::env::var_os(spec.env_var).filter(|v| !v.is_empty()) {
         let p = PathBuf::from(&v);
         return if p.is_dir() {
-            let mut c = in_dir(&p);
+            let mut c = in_dir(names, &p);
             for sub in ["lib64", "lib", "bin"] {
-                c.extend(in_dir(&p.join(sub)));
+                c.extend(in_dir(names, &p.join(sub)));
             }
             c
         } else {
@@ -382,7 +445,7 @@ pub fn candidates(spec: &LibrarySpec) -> Vec<OsString> {
             if let Some(root) = std::env::var_os(var).filter(|v| !v.is_empty()) {
                 let root = PathBuf::from(root);
                 for sub in toolkit_subdirs() {
-                    out.extend(in_dir(&root.join(sub)));
+                    out.extend(in_dir(names, &root.join(sub)));
                 }
             }
         }
@@ -396,7 +459,7 @@ pub fn candidates(spec: &LibrarySpec) -> Vec<OsString> {
             "/usr/local/cuda/targets/x86_64-linux/lib",
             "/usr/local/cuda/targets/sbsa-linux/lib",
         ] {
-            out.extend(in_dir(Path::new(dir)));
+            out.extend(in_dir(names, Path::new(dir)));
         }
     }
     if !spec.in_toolkit && !cfg!(windows) {
@@ -407,19 +470,30 @@ pub fn candidates(spec: &LibrarySpec) -> Vec<OsString> {
             "/usr/lib64",
             "/usr/lib/wsl/lib",
         ] {
-            out.extend(in_dir(Path::new(dir)));
-        }
-    }
-    // 5. pip wheels under the active Python's paths.
-    if !spec.wheel_dirs.is_empty() {
-        for site in python_site_dirs() {
-            for w in spec.wheel_dirs {
-                out.extend(in_dir(&site.join(w)));
-            }
+            out.extend(in_dir(names, Path::new(dir)));
         }
     }
     let mut seen = std::collections::HashSet::new();
     out.retain(|c| seen.insert(c.clone()));
+    out
+}
+
+/// 5. pip wheels under the active Python's paths (asks Python: see [`python_site_dirs`]).
+fn wheel_candidates(spec: &LibrarySpec) -> Vec<OsString> {
+    let mut out = Vec::new();
+    if spec.wheel_dirs.is_empty() {
+        return out;
+    }
+    let names = ordered_names(spec);
+    for site in python_site_dirs() {
+        for w in spec.wheel_dirs {
+            for c in in_dir(&names, &site.join(w)) {
+                if !out.contains(&c) {
+                    out.push(c);
+                }
+            }
+        }
+    }
     out
 }
 

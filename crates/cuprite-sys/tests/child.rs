@@ -35,6 +35,7 @@ pub fn run_child_if_asked() -> bool {
                 Err(e) => println!("ERR {e:?}\nDISPLAY {e}"),
             }
         }
+        "wheels" => crate::loader::wheels_child(),
         other => println!("unknown child request {other}"),
     }
     true

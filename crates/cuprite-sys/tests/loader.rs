@@ -25,6 +25,14 @@ pub fn tests() -> Vec<Test> {
         ),
         Test::cpu("loader::override_file_is_the_only_place", override_file),
         Test::cpu(
+            "loader::python_is_asked_only_when_nothing_nearer_loads",
+            python_is_asked_only_when_nothing_nearer_loads,
+        ),
+        Test::cpu(
+            "loader::resolve_symbols_resolves_the_present_ones",
+            resolve_symbols_resolves_the_present_ones,
+        ),
+        Test::cpu(
             "loader::preferred_major_goes_first",
             preferred_major_goes_first,
         ),
@@ -186,6 +194,160 @@ fn missing_symbol_fails_only_that_call() -> TestResult {
     // SAFETY: as above.
     assert_eq!(unsafe { libm::cos(y) }?, y.cos());
     assert!(LIBM.is_available());
+    Ok(())
+}
+
+/// Slots of their own (a module per macro use), so that the lazy test above still resolves lazily.
+mod libm_eager {
+    use super::LIBM;
+    cuprite_sys::dyn_functions! {
+        library: LIBM;
+        fn cos(x: f64) -> f64;
+        fn cuprite_no_such_symbol(x: f64) -> f64;
+        fn hypot(x: f64, y: f64) -> f64;
+        fn fabs(x: f64) -> f64;
+    }
+}
+
+static ABSENT_SPEC: LibrarySpec = LibrarySpec {
+    name: "libcuprite-absent",
+    env_var: "CUPRITE_TEST_ABSENT_PATH",
+    unix_names: &["libcuprite-absent-4f1d.so"],
+    windows_names: &["cuprite-absent-4f1d.dll"],
+    in_toolkit: false,
+    wheel_dirs: &[],
+    companions: &[],
+    prefer_major: None,
+};
+static ABSENT: DynLibrary = DynLibrary::new(&ABSENT_SPEC);
+
+mod absent {
+    use super::ABSENT;
+    cuprite_sys::dyn_functions! {
+        library: ABSENT;
+        fn cuprite_absent_fn(x: f64) -> f64;
+    }
+}
+
+/// `resolve_symbols` counts the symbols the library has (3 of 4), the calls then use them, the
+/// missing one is still an `Err` when called, and a missing library is an `Err` naming it.
+fn resolve_symbols_resolves_the_present_ones() -> TestResult {
+    assert_eq!(libm_eager::resolve_symbols()?, 3);
+    // Again: the same count (the resolved slots are kept, the missing one is asked again).
+    assert_eq!(libm_eager::resolve_symbols()?, 3);
+    let x = f64::from(Rng::fresh().f32_in(0.5, 10.0));
+    // SAFETY: `cos`, `hypot` and `fabs` from libm have exactly these signatures.
+    unsafe {
+        assert_eq!(libm_eager::cos(x)?, x.cos());
+        assert_eq!(libm_eager::hypot(x, 2.0)?, x.hypot(2.0));
+        assert_eq!(libm_eager::fabs(-x)?, x);
+    }
+    // SAFETY: never called: the symbol does not exist, so the wrapper returns Err first.
+    let missing = unsafe { libm_eager::cuprite_no_such_symbol(x) };
+    assert!(
+        matches!(
+            missing,
+            Err(LoadError::SymbolNotFound {
+                symbol: "cuprite_no_such_symbol",
+                ..
+            })
+        ),
+        "{missing:?}"
+    );
+    match absent::resolve_symbols() {
+        Err(LoadError::LibraryNotFound { library, tried }) => {
+            assert_eq!(library, "libcuprite-absent");
+            assert!(!tried.is_empty());
+        }
+        other => return Err(format!("expected LibraryNotFound, got {other:?}").into()),
+    }
+    Ok(())
+}
+
+/// libm, as a library that pip wheels could also hold.
+static LIBM_WHEELS_SPEC: LibrarySpec = LibrarySpec {
+    name: "libm",
+    env_var: "CUPRITE_TEST_LIBM_WHEELS_PATH",
+    unix_names: &["libm.so.6", "libm.so"],
+    windows_names: &["ucrtbase.dll"],
+    in_toolkit: false,
+    wheel_dirs: &["nvidia/cuprite_test/lib"],
+    companions: &[],
+    prefer_major: None,
+};
+
+/// A library no place has, that pip wheels could hold.
+static ABSENT_WHEELS_SPEC: LibrarySpec = LibrarySpec {
+    name: "libcuprite-absent",
+    env_var: "CUPRITE_TEST_ABSENT_WHEELS_PATH",
+    unix_names: &["libcuprite-absent-9c2e.so"],
+    windows_names: &["cuprite-absent-9c2e.dll"],
+    in_toolkit: false,
+    wheel_dirs: &["nvidia/cuprite_test/lib"],
+    companions: &[],
+    prefer_major: None,
+};
+
+/// The marker file the fake `python3` of [`python_is_asked_only_when_nothing_nearer_loads`]
+/// creates when run.
+const PY_MARKER_VAR: &str = "CUPRITE_TEST_PY_MARKER";
+
+/// In a child whose `python3` is a script that creates `$CUPRITE_TEST_PY_MARKER`: opens libm
+/// (found by the system loader), then a library found nowhere; prints whether Python had been
+/// asked after each.
+pub fn wheels_child() {
+    let marker = std::path::PathBuf::from(std::env::var_os(PY_MARKER_VAR).unwrap_or_default());
+    let near = DynLibrary::new(&LIBM_WHEELS_SPEC).is_available();
+    let asked_near = marker.exists();
+    let absent = DynLibrary::new(&ABSENT_WHEELS_SPEC)
+        .path()
+        .map(str::to_string);
+    let tried = match &absent {
+        Err(LoadError::LibraryNotFound { tried, .. }) => tried.len(),
+        _ => 0,
+    };
+    println!(
+        "near={near} asked_near={asked_near} absent_ok={} tried={tried} asked_absent={}",
+        absent.is_ok(),
+        marker.exists()
+    );
+}
+
+/// Opening a library that an earlier place holds does not start Python (50-70 ms on a machine
+/// with PyTorch); only a library found nowhere nearer does.
+fn python_is_asked_only_when_nothing_nearer_loads() -> TestResult {
+    if cfg!(windows) {
+        return Ok(());
+    }
+    let dir = temp_dir("fakepy");
+    let marker = dir.join("asked");
+    let script = dir.join("python3");
+    std::fs::write(&script, "#!/bin/sh\necho > \"$CUPRITE_TEST_PY_MARKER\"\n")?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
+    }
+    let path = std::env::join_paths(std::iter::once(dir.clone()).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))?;
+    let out = child::spawn(
+        "wheels",
+        &[
+            ("PATH", path.as_os_str()),
+            (PY_MARKER_VAR, marker.as_os_str()),
+            ("PYTHONPATH", "".as_ref()),
+            ("VIRTUAL_ENV", "".as_ref()),
+            ("CONDA_PREFIX", "".as_ref()),
+        ],
+    )?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains("near=true asked_near=false absent_ok=false"),
+        "{text}"
+    );
+    assert!(text.contains("asked_absent=true"), "{text}");
+    std::fs::remove_dir_all(&dir)?;
     Ok(())
 }
 

@@ -101,6 +101,11 @@ use std::sync::OnceLock;
 pub fn init() -> Result<()> {
     static INIT: OnceLock<Result<()>> = OnceLock::new();
     INIT.get_or_init(|| {
+        // Every driver symbol now, on the first thread that uses the driver: a later first
+        // call of a function would otherwise look its symbol up under the system loader's
+        // lock, and wait while a background thread opens NVRTC (initialisers held it 10s of
+        // ms). A missing library is reported by cuInit below, as before.
+        let _ = sys::driver::resolve_symbols();
         // SAFETY: cuInit takes a flags word that must be 0, and has no other precondition.
         unsafe { drv!(cuInit(0)) }
     })

@@ -67,13 +67,28 @@ impl JitConfig {
 /// Prints a line about the JIT's choices under `CUPRITE_JIT_TRACE`.
 pub(crate) fn trace_note(what: &str) {
     if JitConfig::get().trace {
-        eprintln!("// cuprite-array: {what}");
+        eprintln!("// cuprite-array {}: {what}", trace_stamp());
     }
 }
 
 /// Prints a kernel source about to be built under `CUPRITE_JIT_TRACE`.
 pub(crate) fn trace_source(src: &str, what: &str) {
     if JitConfig::get().trace {
-        eprintln!("// cuprite-array: {what}\n{src}");
+        eprintln!("// cuprite-array {}: {what}\n{src}", trace_stamp());
+    }
+}
+
+/// `[+<ms since the first trace line> <thread>]`: which thread did what, and when.
+fn trace_stamp() -> String {
+    static START: OnceLock<std::time::Instant> = OnceLock::new();
+    let ms = START
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_secs_f64()
+        * 1e3;
+    let t = std::thread::current();
+    match t.name() {
+        Some(name) => format!("[+{ms:.3} ms {name}]"),
+        None => format!("[+{ms:.3} ms {:?}]", t.id()),
     }
 }

@@ -42,7 +42,8 @@ pub fn library_path() -> Result<String> {
 /// carry built in, searched after the caller's include paths. Looked for, once per process, in:
 /// `CUPRITE_NVRTC_INCLUDE` (a path list), `include/` beside the loaded NVRTC's `lib/` folder (a
 /// toolkit or a pip wheel tree such as `nvidia/cu13/`), `$CUDA_PATH/include`,
-/// `$CUDA_HOME/include`, `/usr/local/cuda/include`, and the pip wheels `nvidia/cu13/include` and
+/// `$CUDA_HOME/include`, `/usr/local/cuda/include`, and, only when none of those holds the
+/// headers (asking Python starts a `python3`), the pip wheels `nvidia/cu13/include` and
 /// `nvidia/cuda_runtime/include` of the active Python. Only folders that hold `cuda_fp16.h`
 /// are kept (the variable's folders are kept as given).
 ///
@@ -76,18 +77,26 @@ pub fn default_include_paths() -> Vec<PathBuf> {
         candidates.push(PathBuf::from(
             "/usr/local/cuda/targets/x86_64-linux/include",
         ));
-        for site in cuprite_sys::loader::python_site_dirs() {
-            for w in ["nvidia/cu13/include", "nvidia/cuda_runtime/include"] {
-                candidates.push(site.join(w));
-            }
-        }
-        for c in candidates {
-            if c.join("cuda_fp16.h").is_file() {
-                let c = c.canonicalize().unwrap_or(c);
-                if !out.contains(&c) {
-                    out.push(c);
+        let keep = |out: &mut Vec<PathBuf>, candidates: Vec<PathBuf>| {
+            for c in candidates {
+                if c.join("cuda_fp16.h").is_file() {
+                    let c = c.canonicalize().unwrap_or(c);
+                    if !out.contains(&c) {
+                        out.push(c);
+                    }
                 }
             }
+        };
+        let given = out.len();
+        keep(&mut out, candidates);
+        if out.len() == given {
+            let mut wheels = Vec::new();
+            for site in cuprite_sys::loader::python_site_dirs() {
+                for w in ["nvidia/cu13/include", "nvidia/cuda_runtime/include"] {
+                    wheels.push(site.join(w));
+                }
+            }
+            keep(&mut out, wheels);
         }
         out
     })
