@@ -134,16 +134,32 @@ fn missing_library_lists_every_candidate() -> TestResult {
     Ok(())
 }
 
-static LIBM_SPEC: LibrarySpec = LibrarySpec {
-    name: "libm",
-    env_var: "CUPRITE_TEST_LIBM_PATH",
-    unix_names: &["libm.so.6", "libm.so"],
-    windows_names: &["ucrtbase.dll"],
-    in_toolkit: false,
-    wheel_dirs: &[],
-    companions: &[],
-    prefer_major: None,
-};
+/// A library outside the toolkit, without companions or a preferred version; `names` gives the
+/// Linux and the Windows file names.
+const fn plain_spec(
+    name: &'static str,
+    env_var: &'static str,
+    names: (&'static [&'static str], &'static [&'static str]),
+    wheel_dirs: &'static [&'static str],
+) -> LibrarySpec {
+    LibrarySpec {
+        name,
+        env_var,
+        unix_names: names.0,
+        windows_names: names.1,
+        in_toolkit: false,
+        wheel_dirs,
+        companions: &[],
+        prefer_major: None,
+    }
+}
+
+const LIBM_NAMES: (&[&str], &[&str]) = (&["libm.so.6", "libm.so"], &["ucrtbase.dll"]);
+const ABSENT_NAMES: (&[&str], &[&str]) =
+    (&["libcuprite-absent-4f1d.so"], &["cuprite-absent-4f1d.dll"]);
+const TEST_WHEELS: &[&str] = &["nvidia/cuprite_test/lib"];
+
+static LIBM_SPEC: LibrarySpec = plain_spec("libm", "CUPRITE_TEST_LIBM_PATH", LIBM_NAMES, &[]);
 static LIBM: DynLibrary = DynLibrary::new(&LIBM_SPEC);
 
 mod libm {
@@ -209,16 +225,12 @@ mod libm_eager {
     }
 }
 
-static ABSENT_SPEC: LibrarySpec = LibrarySpec {
-    name: "libcuprite-absent",
-    env_var: "CUPRITE_TEST_ABSENT_PATH",
-    unix_names: &["libcuprite-absent-4f1d.so"],
-    windows_names: &["cuprite-absent-4f1d.dll"],
-    in_toolkit: false,
-    wheel_dirs: &[],
-    companions: &[],
-    prefer_major: None,
-};
+static ABSENT_SPEC: LibrarySpec = plain_spec(
+    "libcuprite-absent",
+    "CUPRITE_TEST_ABSENT_PATH",
+    ABSENT_NAMES,
+    &[],
+);
 static ABSENT: DynLibrary = DynLibrary::new(&ABSENT_SPEC);
 
 mod absent {
@@ -265,28 +277,20 @@ fn resolve_symbols_resolves_the_present_ones() -> TestResult {
 }
 
 /// libm, as a library that pip wheels could also hold.
-static LIBM_WHEELS_SPEC: LibrarySpec = LibrarySpec {
-    name: "libm",
-    env_var: "CUPRITE_TEST_LIBM_WHEELS_PATH",
-    unix_names: &["libm.so.6", "libm.so"],
-    windows_names: &["ucrtbase.dll"],
-    in_toolkit: false,
-    wheel_dirs: &["nvidia/cuprite_test/lib"],
-    companions: &[],
-    prefer_major: None,
-};
+static LIBM_WHEELS_SPEC: LibrarySpec = plain_spec(
+    "libm",
+    "CUPRITE_TEST_LIBM_WHEELS_PATH",
+    LIBM_NAMES,
+    TEST_WHEELS,
+);
 
 /// A library no place has, that pip wheels could hold.
-static ABSENT_WHEELS_SPEC: LibrarySpec = LibrarySpec {
-    name: "libcuprite-absent",
-    env_var: "CUPRITE_TEST_ABSENT_WHEELS_PATH",
-    unix_names: &["libcuprite-absent-9c2e.so"],
-    windows_names: &["cuprite-absent-9c2e.dll"],
-    in_toolkit: false,
-    wheel_dirs: &["nvidia/cuprite_test/lib"],
-    companions: &[],
-    prefer_major: None,
-};
+static ABSENT_WHEELS_SPEC: LibrarySpec = plain_spec(
+    "libcuprite-absent",
+    "CUPRITE_TEST_ABSENT_WHEELS_PATH",
+    ABSENT_NAMES,
+    TEST_WHEELS,
+);
 
 /// The marker file the fake `python3` of [`python_is_asked_only_when_nothing_nearer_loads`]
 /// creates when run.
