@@ -5,8 +5,9 @@
 //! per-library modules, which all share this mechanism.
 //!
 //! A library is opened on the first call of any of its functions, once per process. A symbol is
-//! resolved on the first call of that function and cached in an atomic pointer, so later calls
-//! cost one relaxed load. A missing library or symbol is an `Err`, never a panic.
+//! resolved on the first call of that function (or by the library's `resolve_symbols()`) and
+//! cached in an atomic pointer, so later calls cost one relaxed load. A missing library or
+//! symbol is an `Err`, never a panic.
 
 use std::ffi::{OsStr, OsString, c_void};
 use std::path::{Path, PathBuf};
