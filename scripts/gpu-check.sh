@@ -30,7 +30,7 @@ step() { # name, folder, command...
 step tests . bash "$bundle/run.sh"
 for ex in context_single context_threads context_devices sin_ptx matmul custom_struct quickstart \
           streams_fork threads device_flow graph; do
-    step "example $ex" crates/cuprite timeout 120 "$bundle/example-$ex"
+    step "example $ex" crates/cuprite-driver timeout 120 "$bundle/example-$ex"
 done
 for ex in custom_kernel cuda_app readme; do
     step "example $ex" crates/cuprite-array timeout 120 "$bundle/example-$ex"

@@ -2,7 +2,7 @@
 # The multi-GPU validation of issue #15 (NCCL, peers, processes), in one command on a GPU host
 # with 2 GPUs or more (no Rust there).
 #
-# Here:   ../shared/tools/gpu-bundle --out .gpu-nccl --examples --bins -- -p cuprite -p cuprite-cli
+# Here:   ../shared/tools/gpu-bundle --out .gpu-nccl --examples --bins -- -p cuprite-driver -p cuprite-cli
 #         cp scripts/gpu-multi.sh benches/peers/torch_nccl.py benches/peers/compare_nccl.py .gpu-nccl/
 # There:  bash .gpu-nccl/gpu-multi.sh .gpu-nccl   (or scripts/gpu-multi.sh; carry .gpu-nccl;
 #         logs and JSON land in $OUT)
@@ -45,12 +45,12 @@ else
         step "tests $t (REQUIRE_GPUS=$ngpu)" "crates/$t" env CUPRITE_REQUIRE_GPU=1 CUPRITE_REQUIRE_GPUS="$ngpu" RUST_BACKTRACE=1 timeout 200 "$bundle/test-$t"
     done
 fi
-step "example nccl_ranks --spawn 2" crates/cuprite timeout 240 "$bundle/example-nccl_ranks" --spawn 2 --timeout 60
+step "example nccl_ranks --spawn 2" crates/cuprite-driver timeout 240 "$bundle/example-nccl_ranks" --spawn 2 --timeout 60
 if [ "$ngpu" -gt 2 ]; then
-    step "example nccl_ranks --spawn $ngpu" crates/cuprite timeout 240 "$bundle/example-nccl_ranks" --spawn "$ngpu" --timeout 60
+    step "example nccl_ranks --spawn $ngpu" crates/cuprite-driver timeout 240 "$bundle/example-nccl_ranks" --spawn "$ngpu" --timeout 60
 fi
-step "multi-process sweep ($ngpu ranks)" crates/cuprite timeout 300 "$bundle/example-nccl_ranks" --spawn "$ngpu" --timeout 120 --sweep "$out/multiproc-nccl.json"
-step "multi-process sweep, blocking ($ngpu ranks)" crates/cuprite timeout 300 "$bundle/example-nccl_ranks" --spawn "$ngpu" --timeout 120 --blocking --sweep "$out/multiproc-blocking.json"
+step "multi-process sweep ($ngpu ranks)" crates/cuprite-driver timeout 300 "$bundle/example-nccl_ranks" --spawn "$ngpu" --timeout 120 --sweep "$out/multiproc-nccl.json"
+step "multi-process sweep, blocking ($ngpu ranks)" crates/cuprite-driver timeout 300 "$bundle/example-nccl_ranks" --spawn "$ngpu" --timeout 120 --blocking --sweep "$out/multiproc-blocking.json"
 step "cuprite bench nccl peer" . timeout 300 "$bundle/bin-cuprite" bench nccl peer --json "$out/bench-nccl.json" --markdown
 # The peer script: from the bundle when it carries one (a copy of benches/peers/torch_nccl.py).
 peer="$root/benches/peers/torch_nccl.py"

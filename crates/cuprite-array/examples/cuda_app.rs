@@ -8,9 +8,9 @@
 //!
 //! Needs a CUDA GPU; without one it says so and exits successfully.
 
-use cuprite::sys::driver as sys;
-use cuprite::{LaunchConfig, Stream, thread_stats};
 use cuprite_array::{Array, Backend, current_device, with_stream};
+use cuprite_driver::sys::driver as sys;
+use cuprite_driver::{LaunchConfig, Stream, thread_stats};
 use std::sync::Arc;
 
 const APP_KERNELS: &str = r#"
@@ -33,7 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let nn = n as u32;
     let cfg = LaunchConfig::for_num_elems(nn);
     let ctx = cuprite_array::get_stream(0)?.context().clone(); // the device's primary context
-    let module = ctx.load_module(cuprite::nvrtc::compile_ptx(APP_KERNELS)?)?;
+    let module = ctx.load_module(cuprite_driver::nvrtc::compile_ptx(APP_KERNELS)?)?;
     let (fill, add_into) = (
         module.load_function("fill")?,
         module.load_function("add_into")?,
@@ -44,7 +44,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut raw: sys::CUstream = std::ptr::null_mut();
     // SAFETY: a valid out-pointer; the context is current. Flag 1: non-blocking.
     let r = unsafe { sys::cuStreamCreate(&mut raw, 1) };
-    cuprite::error::check(r, "cuStreamCreate")?;
+    cuprite_driver::error::check(r, "cuStreamCreate")?;
     // SAFETY: `raw` is a stream of `ctx`, destroyed at the end after all work on it is done.
     let app: Arc<Stream> = unsafe { Stream::from_raw(&ctx, raw) };
 
@@ -121,6 +121,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     app.synchronize()?;
     drop(app);
     // SAFETY: the application's stream, with all work done and no wrapper left.
-    cuprite::error::check(unsafe { sys::cuStreamDestroy_v2(raw) }, "cuStreamDestroy")?;
+    cuprite_driver::error::check(unsafe { sys::cuStreamDestroy_v2(raw) }, "cuStreamDestroy")?;
     Ok(())
 }

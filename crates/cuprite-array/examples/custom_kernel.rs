@@ -9,8 +9,8 @@
 //!
 //! Without a GPU the array part runs on the CPU backend and the example says what needed one.
 
-use cuprite::{LaunchConfig, thread_stats};
 use cuprite_array::{Array, Backend, current_device, get_device, get_stream};
+use cuprite_driver::{LaunchConfig, thread_stats};
 
 const KERNEL: &str = r#"
 extern "C" __global__ void scale_shift(const float* x, float* y, float a, float b, unsigned n) {
@@ -45,7 +45,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let stream = get_stream(get_device())?;
     let module = stream
         .context()
-        .load_module(cuprite::nvrtc::compile_ptx(KERNEL)?)?;
+        .load_module(cuprite_driver::nvrtc::compile_ptx(KERNEL)?)?;
     let kernel = module.load_function("scale_shift")?;
     let cfg = LaunchConfig::for_num_elems(n as u32);
     let nn = n as u32;

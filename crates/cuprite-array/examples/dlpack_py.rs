@@ -6,9 +6,9 @@
 //! Every function returns 0 on success and a negative code on error, with the message written
 //! into the caller's buffer.
 
-use cuprite::Stream;
 use cuprite_array::Array;
 use cuprite_array::interop::dlpack::{DLManagedTensor, DLManagedTensorVersioned, DLPackTensor};
+use cuprite_driver::Stream;
 use std::ffi::{c_char, c_void};
 
 fn write_msg(buf: *mut c_char, cap: usize, msg: &str) {

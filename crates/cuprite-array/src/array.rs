@@ -242,7 +242,7 @@ impl<T: Element> Array<T> {
     /// This array on `device`. Between two GPUs the copy goes GPU to GPU (peer access is
     /// enabled on first use) and never blocks the host; only where the two GPUs cannot reach
     /// each other does the driver stage it through host memory, still asynchronously
-    /// (`cuprite::peer::stats` counts both paths). Between the CPU and a GPU it goes through
+    /// (`cuprite_driver::peer::stats` counts both paths). Between the CPU and a GPU it goes through
     /// the host.
     ///
     /// ```

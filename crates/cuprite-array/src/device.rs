@@ -61,7 +61,7 @@ impl std::fmt::Display for Device {
 /// CUDA devices present (0 without a driver), counted once.
 pub(crate) fn cuda_device_count() -> usize {
     static N: OnceLock<usize> = OnceLock::new();
-    *N.get_or_init(|| cuprite::Device::count().unwrap_or(0))
+    *N.get_or_init(|| cuprite_driver::Device::count().unwrap_or(0))
 }
 
 /// The backend chosen for this process: `CUPRITE_BACKEND` if set (`cpu` or `cuda`), else CUDA
@@ -212,7 +212,7 @@ pub fn info() -> String {
             env!("CARGO_PKG_VERSION")
         ),
         Backend::Cuda => {
-            let dev = cuprite::Device::get(d.ordinal);
+            let dev = cuprite_driver::Device::get(d.ordinal);
             let name = dev
                 .as_ref()
                 .ok()

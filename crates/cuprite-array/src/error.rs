@@ -11,7 +11,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// ```
 /// let e = cuprite_array::Error::Shape("cannot broadcast [2, 3] with [4]".into());
 /// assert_eq!(format!("{e:?}"), "Shape: shape error: cannot broadcast [2, 3] with [4]");
-/// let e = cuprite_array::Error::from(cuprite::Error::InvalidArgument("n is 0".into()));
+/// let e = cuprite_array::Error::from(cuprite_driver::Error::InvalidArgument("n is 0".into()));
 /// assert_eq!(format!("{e:?}"), "Cuda(InvalidArgument): invalid argument: n is 0");
 /// ```
 #[derive(Clone, PartialEq, thiserror::Error)]
@@ -40,7 +40,7 @@ pub enum Error {
     NotPositiveDefinite(String),
     /// The driver layer failed (allocation, compile, launch...).
     #[error(transparent)]
-    Cuda(#[from] cuprite::Error),
+    Cuda(#[from] cuprite_driver::Error),
 }
 
 /// The variant's name, then the `Display` message.

@@ -13,7 +13,7 @@ use crate::range::ValueRange;
 use crate::runtime::DeviceState;
 use crate::shape::{Dims, Layout};
 use crate::storage::{DevBuf, HostBuf, Storage};
-use cuprite::Stream;
+use cuprite_driver::Stream;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};

@@ -8,7 +8,7 @@
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::util::FastHasher;
-use cuprite::{Context, DeviceBuffer, Stream};
+use cuprite_driver::{Context, DeviceBuffer, Stream};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -27,7 +27,7 @@ pub(crate) struct DeviceState {
     /// The cuFFT plans of the device's FFT calls (`ops::fft`), least recently used dropped
     /// first; emptied by [`gc`] (and so on out-of-memory before the retry), which frees their
     /// work areas.
-    pub fft_plans: Mutex<cuprite::fft::PlanCache>,
+    pub fft_plans: Mutex<cuprite_driver::fft::PlanCache>,
     /// The device's mapped flag words (made on first use; `None` where pinned memory could
     /// not be had).
     flags: std::sync::OnceLock<Option<FlagWords>>,
@@ -102,8 +102,9 @@ pub(crate) fn take_free(st: &DeviceState, bytes: usize) -> Option<DeviceBuffer<u
         return None;
     }
     if bytes <= THREAD_MAX_BYTES {
-        let mine =
-            take_last_freed(|o, b| o == st.ordinal && cuprite::DeviceRead::<u8>::len(b) == bytes);
+        let mine = take_last_freed(|o, b| {
+            o == st.ordinal && cuprite_driver::DeviceRead::<u8>::len(b) == bytes
+        });
         if mine.is_some() {
             return mine;
         }
@@ -125,7 +126,7 @@ pub(crate) fn recycle(ordinal: usize, b: DeviceBuffer<u8>) {
     if !reusable(ordinal, &b) {
         return;
     }
-    if cuprite::DeviceRead::<u8>::len(&b) > THREAD_MAX_BYTES {
+    if cuprite_driver::DeviceRead::<u8>::len(&b) > THREAD_MAX_BYTES {
         keep(ordinal, b);
         return;
     }
@@ -144,7 +145,7 @@ pub(crate) fn recycle(ordinal: usize, b: DeviceBuffer<u8>) {
 /// Whether `b` (a dropped array's buffer on device `ordinal`) is one that [`recycle`] keeps:
 /// on the device's array stream and of a size kept for reuse.
 pub(crate) fn reusable(ordinal: usize, b: &DeviceBuffer<u8>) -> bool {
-    let bytes = cuprite::DeviceRead::<u8>::len(b);
+    let bytes = cuprite_driver::DeviceRead::<u8>::len(b);
     bytes > 0
         && bytes <= REUSE_MAX_BYTES
         && FAST
@@ -156,7 +157,7 @@ pub(crate) fn reusable(ordinal: usize, b: &DeviceBuffer<u8>) -> bool {
 /// Whether `b` (a dropped array's buffer on device `ordinal`) may be parked by its thread (see
 /// [`crate::storage::park`]): [`reusable`] and at most [`THREAD_MAX_BYTES`].
 pub(crate) fn parkable(ordinal: usize, b: &DeviceBuffer<u8>) -> bool {
-    cuprite::DeviceRead::<u8>::len(b) <= THREAD_MAX_BYTES && reusable(ordinal, b)
+    cuprite_driver::DeviceRead::<u8>::len(b) <= THREAD_MAX_BYTES && reusable(ordinal, b)
 }
 
 /// Puts `b` (of device `ordinal`'s array stream, at most [`REUSE_MAX_BYTES`]) in the device's
@@ -165,7 +166,7 @@ fn keep(ordinal: usize, b: DeviceBuffer<u8>) {
     let Some(st) = FAST.get(ordinal).and_then(|s| s.get()) else {
         return;
     };
-    let bytes = cuprite::DeviceRead::<u8>::len(&b);
+    let bytes = cuprite_driver::DeviceRead::<u8>::len(&b);
     let mut f = st.free.lock().unwrap_or_else(|e| e.into_inner());
     if f.bytes + bytes > REUSE_MAX_TOTAL {
         return;
@@ -216,7 +217,7 @@ pub(crate) fn state(ordinal: usize) -> Result<&'static DeviceState> {
         arch: maj * 10 + min,
         sms,
         free: Mutex::new(FreeList::default()),
-        fft_plans: Mutex::new(cuprite::fft::PlanCache::default()),
+        fft_plans: Mutex::new(cuprite_driver::fft::PlanCache::default()),
         flags: std::sync::OnceLock::new(),
         row_counters: Mutex::new(Some(counters)),
     }));
@@ -289,7 +290,7 @@ pub(crate) fn stream_of(st: &'static DeviceState) -> StreamRef {
 ///
 /// ```no_run
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let ctx = cuprite::Context::new(0)?;
+/// let ctx = cuprite_driver::Context::new(0)?;
 /// let s = ctx.new_stream()?;
 /// let x = cuprite_array::with_stream(&s, || {
 ///     (cuprite_array::Array::<f32>::ones(&[1024]) * 2.0).sum()
@@ -366,7 +367,7 @@ const FLAG_WORDS: u32 = 1024;
 /// the host reads the word after a synchronisation, with no copy and no launch to clear it.
 struct FlagWords {
     /// Owns the page (never dropped: the device state lives for the process).
-    _page: cuprite::PinnedHostBuffer<u32>,
+    _page: cuprite_driver::PinnedHostBuffer<u32>,
     host: *mut u32,
     dev: u64,
     free: Mutex<Vec<u32>>,
@@ -413,13 +414,13 @@ impl Drop for FlagWord {
 pub(crate) fn flag_word(ordinal: usize) -> Result<Option<FlagWord>> {
     let st = state(ordinal)?;
     let words = st.flags.get_or_init(|| {
-        let page = cuprite::PinnedHostBuffer::<u32>::new(
+        let page = cuprite_driver::PinnedHostBuffer::<u32>::new(
             &st.ctx,
             FLAG_WORDS as usize,
-            cuprite::HostAllocFlags::NONE,
+            cuprite_driver::HostAllocFlags::NONE,
         )
         .ok()?;
-        let dev = cuprite::DeviceRead::device_ptr(&page);
+        let dev = cuprite_driver::DeviceRead::device_ptr(&page);
         Some(FlagWords {
             host: page.as_ptr().cast_mut(),
             dev,

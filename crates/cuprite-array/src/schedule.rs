@@ -230,7 +230,7 @@ fn realize_inputs(
 
 fn is_oom(e: &Error) -> bool {
     match e {
-        Error::Cuda(cuprite::Error::OutOfMemory { .. }) => true,
+        Error::Cuda(cuprite_driver::Error::OutOfMemory { .. }) => true,
         Error::Cuda(c) => c
             .code()
             .and_then(|c| c.name())

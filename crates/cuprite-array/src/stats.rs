@@ -220,14 +220,14 @@ pub fn take_host_phases() -> HostPhases {
 
 #[cfg(feature = "host-profile")]
 thread_local! {
-    static LAST_LAUNCH: std::cell::RefCell<Option<(cuprite::Function, Vec<u64>, u32)>> =
+    static LAST_LAUNCH: std::cell::RefCell<Option<(cuprite_driver::Function, Vec<u64>, u32)>> =
         const { std::cell::RefCell::new(None) };
 }
 
 /// Notes the kernel, parameter words and grid of this thread's latest element-wise launch
 /// (feature `host-profile`), for timing the same launch alone.
 #[inline(always)]
-pub(crate) fn note_launch(_func: &cuprite::Function, _words: &[u64], _grid: u32) {
+pub(crate) fn note_launch(_func: &cuprite_driver::Function, _words: &[u64], _grid: u32) {
     #[cfg(feature = "host-profile")]
     LAST_LAUNCH.with(|l| *l.borrow_mut() = Some((_func.clone(), _words.to_vec(), _grid)));
 }
@@ -236,6 +236,6 @@ pub(crate) fn note_launch(_func: &cuprite::Function, _words: &[u64], _grid: u32)
 /// `host-profile`): the small-op benchmark launches them again alone to tell the driver's cost
 /// of that kernel from the array layer's.
 #[cfg(feature = "host-profile")]
-pub fn last_launch() -> Option<(cuprite::Function, Vec<u64>, u32)> {
+pub fn last_launch() -> Option<(cuprite_driver::Function, Vec<u64>, u32)> {
     LAST_LAUNCH.with(|l| l.borrow().clone())
 }

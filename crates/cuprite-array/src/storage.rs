@@ -6,7 +6,7 @@
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::Result;
-use cuprite::{Access, DeviceBuffer, Stream};
+use cuprite_driver::{Access, DeviceBuffer, Stream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -277,7 +277,7 @@ trait RawPtr {
 }
 impl RawPtr for DeviceBuffer<u8> {
     fn device_ptr_raw(&self) -> u64 {
-        cuprite::DeviceRead::<u8>::device_ptr(self)
+        cuprite_driver::DeviceRead::<u8>::device_ptr(self)
     }
 }
 

@@ -69,7 +69,7 @@ fn compile_all(sources: &[String]) -> TestResult {
 fn math_library_compiles() -> TestResult {
     for f64 in [false, true] {
         let src = jit::math_library_source(f64);
-        let c = cuprite::nvrtc::compile(&src, &jit::math_library_options(90))?;
+        let c = cuprite_driver::nvrtc::compile(&src, &jit::math_library_options(90))?;
         let bin = c.cubin().ok_or("no CUBIN")?;
         assert!(bin.len() > 1000, "library CUBIN of {} bytes", bin.len());
         let n = jit::MATH_UNARY.len() + jit::MATH_BINARY.len();
@@ -95,7 +95,7 @@ fn math_library_compiles() -> TestResult {
 
 fn compile_all_with(
     groups: &std::collections::BTreeMap<String, Vec<String>>,
-    opts: &cuprite::nvrtc::CompileOptions,
+    opts: &cuprite_driver::nvrtc::CompileOptions,
     glue: bool,
 ) -> TestResult {
     let form = |src: String| {
@@ -114,13 +114,13 @@ fn compile_all_with(
                     .replace("cuprite_reduce(", &format!("cuprite_reduce_{k}("));
                 tu.push_str(&format!("namespace k{k} {{\n{body}\n}}\n"));
             }
-            if cuprite::nvrtc::compile(form(tu), opts).is_err() {
+            if cuprite_driver::nvrtc::compile(form(tu), opts).is_err() {
                 // A batch can also fail on its own: two kernels of the chunk with the same
                 // `extern "C"` name (namespaces do not separate those). Each kernel must compile
                 // alone.
                 for body in chunk {
                     let src = form(format!("{prelude}{MARKER}{body}"));
-                    if let Err(e) = cuprite::nvrtc::compile(&src, opts) {
+                    if let Err(e) = cuprite_driver::nvrtc::compile(&src, opts) {
                         return Err(format!("kernel failed to compile: {e}\n{src}").into());
                     }
                 }

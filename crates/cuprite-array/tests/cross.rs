@@ -281,7 +281,7 @@ fn two_threads_two_streams() -> TestResult {
     let n = 1 << 20;
     let x = rng.vec_f32(n, 0.0, 1.0);
     let shared = with_device(gpu(), || Array::from_slice(&x, &[n]))?;
-    let ctx = cuprite::Context::new(0)?;
+    let ctx = cuprite_driver::Context::new(0)?;
     let results: Vec<f64> = std::thread::scope(|s| {
         let hs: Vec<_> = (0..2)
             .map(|t| {
@@ -724,7 +724,7 @@ fn exit_with_interpreter_cached() -> TestResult {
 /// the user's (the two-pass form) agree, integers and flags exactly.
 fn one_launch_reductions() -> TestResult {
     let mut rng = Rng::fresh();
-    let ctx = cuprite::Context::new(0)?;
+    let ctx = cuprite_driver::Context::new(0)?;
     let user = ctx.new_stream()?;
     type Out = (Vec<f32>, Vec<i64>, Vec<u8>, Vec<f64>, Vec<bool>, Vec<bool>);
     for (round, (rows, cols)) in [(1, 1 << 21), (3, 300_001), (64, 65_536), (200, 20_000)]

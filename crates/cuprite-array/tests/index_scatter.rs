@@ -681,7 +681,7 @@ fn scatter_kernels_compile() -> TestResult {
     }
     let opts = cuprite_array::jit::compile_options(90, true);
     for src in &sources {
-        if let Err(e) = cuprite::nvrtc::compile(src, &opts) {
+        if let Err(e) = cuprite_driver::nvrtc::compile(src, &opts) {
             return Err(format!("scatter kernel failed to compile: {e}\n{src}").into());
         }
     }

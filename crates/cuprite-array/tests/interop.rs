@@ -2,13 +2,13 @@
 //! view hand-offs with stream tracking, custom NVRTC kernels over array memory with counted
 //! host synchronisations and stream waits, foreign streams, DLPack, and ndarray.
 
-use cuprite::{Context, DeviceBuffer, Function, LaunchConfig, Stream};
 use cuprite_array::interop::dlpack::{
     DLDataType, DLDevice, DLManagedTensor, DLManagedTensorVersioned, DLPackTensor, DLPackVersion,
     DLTensor, FLAG_READ_ONLY, KDL_CPU, KDL_CUDA, KDL_FLOAT,
 };
 use cuprite_array::interop::{self, thread_stats};
 use cuprite_array::{Array, Device, mem_stats, with_device, with_stream};
+use cuprite_driver::{Context, DeviceBuffer, Function, LaunchConfig, Stream};
 use cuprite_testkit::{Rng, Test, TestResult};
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -28,7 +28,7 @@ fn cuda() -> Device {
 /// The array library's context and the `axpb` kernel loaded in it.
 fn axpb() -> Result<(Arc<Context>, Function), Box<dyn std::error::Error + Send + Sync>> {
     let ctx = cuprite_array::get_stream(0)?.context().clone();
-    let m = ctx.load_module(cuprite::nvrtc::compile_ptx(SRC)?)?;
+    let m = ctx.load_module(cuprite_driver::nvrtc::compile_ptx(SRC)?)?;
     Ok((ctx.clone(), m.load_function("axpb")?))
 }
 
@@ -142,7 +142,7 @@ fn user_stream_ordered_by_tracking() -> TestResult {
 /// A stream created outside cuprite, wrapped with `Stream::from_raw`, adopted as this thread's
 /// array stream: array kernels and a custom kernel share it with no waits and no syncs.
 fn foreign_stream_adopted() -> TestResult {
-    use cuprite::sys::driver as sys;
+    use cuprite_driver::sys::driver as sys;
     with_device(cuda(), || {
         let (ctx, f) = axpb()?;
         ctx.enable_multi_stream_tracking()?;
@@ -150,7 +150,7 @@ fn foreign_stream_adopted() -> TestResult {
         let mut raw: sys::CUstream = std::ptr::null_mut();
         // SAFETY: valid out-pointer; the context is current.
         let r = unsafe { sys::cuStreamCreate(&mut raw, 1) };
-        cuprite::error::check(r, "cuStreamCreate")?;
+        cuprite_driver::error::check(r, "cuStreamCreate")?;
         // SAFETY: `raw` is a stream of `ctx`, destroyed below after everything on it is done.
         let foreign: Arc<Stream> = unsafe { Stream::from_raw(&ctx, raw) };
         let mut rng = Rng::fresh();
@@ -188,7 +188,7 @@ fn foreign_stream_adopted() -> TestResult {
         drop(foreign);
         // SAFETY: we created `raw`; all work on it is done and no wrapper is left.
         let r = unsafe { sys::cuStreamDestroy_v2(raw) };
-        cuprite::error::check(r, "cuStreamDestroy")?;
+        cuprite_driver::error::check(r, "cuStreamDestroy")?;
         Ok(())
     })
 }
@@ -200,14 +200,14 @@ fn foreign_stream_adopted() -> TestResult {
 /// next (other tests failed with it). Now array memory of a user stream is freed on that
 /// stream when the array drops (no wait, no host sync), and never kept for reuse.
 fn foreign_stream_arrays_freed_on_it() -> TestResult {
-    use cuprite::sys::driver as sys;
+    use cuprite_driver::sys::driver as sys;
     with_device(cuda(), || {
         let ctx = cuprite_array::get_stream(0)?.context().clone();
         ctx.bind_to_thread()?;
         let mut raw: sys::CUstream = std::ptr::null_mut();
         // SAFETY: valid out-pointer; the context is current.
         let r = unsafe { sys::cuStreamCreate(&mut raw, 1) };
-        cuprite::error::check(r, "cuStreamCreate")?;
+        cuprite_driver::error::check(r, "cuStreamCreate")?;
         // SAFETY: `raw` is a stream of `ctx`; it is destroyed below, once the arrays made on it
         // and the wrapper are gone, as `from_raw`'s contract asks.
         let foreign: Arc<Stream> = unsafe { Stream::from_raw(&ctx, raw) };
@@ -259,7 +259,7 @@ fn foreign_stream_arrays_freed_on_it() -> TestResult {
         drop(foreign);
         // SAFETY: we created `raw`; its arrays are gone, its work is done, the wrapper dropped.
         let r = unsafe { sys::cuStreamDestroy_v2(raw) };
-        cuprite::error::check(r, "cuStreamDestroy")?;
+        cuprite_driver::error::check(r, "cuStreamDestroy")?;
         assert_eq!(ctx.default_stream().clone_dtoh(&own_buf)?, h);
         assert!(own_buf.stream().is_default());
         drop(own_buf);
@@ -269,9 +269,11 @@ fn foreign_stream_arrays_freed_on_it() -> TestResult {
         ctx.synchronize()?;
         ctx.check_deferred()?;
         // A stream of another context is not adopted: the array stream is used instead.
-        let owned =
-            Context::create_and_push(cuprite::ContextFlags::SCHED_AUTO, cuprite::Device::get(0)?)?;
-        cuprite::ContextStack::pop()?;
+        let owned = Context::create_and_push(
+            cuprite_driver::ContextFlags::SCHED_AUTO,
+            cuprite_driver::Device::get(0)?,
+        )?;
+        cuprite_driver::ContextStack::pop()?;
         let other = owned.new_stream()?;
         let mut other_buf = other.clone_htod(&h)?;
         assert!(other_buf.set_stream(&ctx.default_stream()).is_err());
@@ -383,7 +385,7 @@ fn buffers_in_and_out() -> TestResult {
         let n = 10_000 + (rng.next_u64() % 100) as usize;
         let h = rng.vec_f32(n, -1.0, 1.0);
         let buf = stream.clone_htod(&h)?;
-        let p0 = cuprite::DeviceRead::device_ptr(&buf);
+        let p0 = cuprite_driver::DeviceRead::device_ptr(&buf);
         assert!(Array::from_buffer(stream.clone_htod(&h)?, &[n + 1]).is_err());
         let a = Array::from_buffer(buf, &[n])?;
         assert_eq!(a.device_view()?.device_ptr(), p0, "no copy");
@@ -392,7 +394,7 @@ fn buffers_in_and_out() -> TestResult {
         drop(b);
         let back = a.into_buffer().map_err(|_| "sole owner")?;
         assert_eq!(
-            cuprite::DeviceRead::device_ptr(&back),
+            cuprite_driver::DeviceRead::device_ptr(&back),
             p0,
             "the same memory back"
         );
@@ -411,7 +413,7 @@ fn buffers_in_and_out() -> TestResult {
         let cp = Array::from_device_view(&keep.as_view(), &[n])?;
         assert_ne!(
             cp.device_view()?.device_ptr(),
-            cuprite::DeviceRead::device_ptr(&keep)
+            cuprite_driver::DeviceRead::device_ptr(&keep)
         );
         assert_eq!(cp.to_vec()?, h);
         // A locked array keeps its memory.
@@ -420,9 +422,11 @@ fn buffers_in_and_out() -> TestResult {
         let d = d.into_buffer().expect_err("locked");
         d.unlock()?;
         // A buffer of another context is refused.
-        let owned =
-            Context::create_and_push(cuprite::ContextFlags::SCHED_AUTO, cuprite::Device::get(0)?)?;
-        cuprite::ContextStack::pop()?;
+        let owned = Context::create_and_push(
+            cuprite_driver::ContextFlags::SCHED_AUTO,
+            cuprite_driver::Device::get(0)?,
+        )?;
+        cuprite_driver::ContextStack::pop()?;
         let other = owned.new_stream()?.clone_htod(&h)?;
         assert!(Array::from_buffer(other, &[n]).is_err());
         Ok(())
@@ -468,7 +472,7 @@ fn produce(
     major: u32,
 ) -> DLPackTensor {
     let data = match &owner {
-        Some(b) => cuprite::DeviceRead::device_ptr(b) as *mut c_void,
+        Some(b) => cuprite_driver::DeviceRead::device_ptr(b) as *mut c_void,
         None => host.as_ptr() as *mut c_void,
     };
     let has_strides = strides.is_some();
@@ -753,7 +757,7 @@ fn dlpack_gpu() -> TestResult {
         // A foreign CUDA tensor, strided (transposed view of an r x c matrix).
         let deletes = GPU_DELETES.load(Ordering::SeqCst);
         let owner = stream.clone_htod(&h)?;
-        let fptr = cuprite::DeviceRead::device_ptr(&owner);
+        let fptr = cuprite_driver::DeviceRead::device_ptr(&owner);
         let cuda_dev = DLDevice {
             device_type: KDL_CUDA,
             device_id: 0,
@@ -790,7 +794,7 @@ fn dlpack_gpu() -> TestResult {
         );
         // A contiguous foreign import is zero-copy.
         let owner = stream.clone_htod(&h)?;
-        let fp2 = cuprite::DeviceRead::device_ptr(&owner);
+        let fp2 = cuprite_driver::DeviceRead::device_ptr(&owner);
         let t = produce(
             cuda_dev,
             F32,

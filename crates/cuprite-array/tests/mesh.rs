@@ -496,20 +496,25 @@ fn to_device_peer() -> TestResult {
     let a = Array::from_slice_on(Device::cuda(0), &v, &[1 << 20])?;
     let b = &a * 2.0;
     b.eval()?;
-    let before = cuprite::peer::stats();
+    let before = cuprite_driver::peer::stats();
     let c = b.to_device(Device::cuda(1))?;
-    let d = cuprite::peer::stats().since(&before);
+    let d = cuprite_driver::peer::stats().since(&before);
     assert_eq!(c.device(), Device::cuda(1));
-    let path = cuprite::peer::path(&*cuprite::Context::new(0)?, &*cuprite::Context::new(1)?)?;
+    let path = cuprite_driver::peer::path(
+        &*cuprite_driver::Context::new(0)?,
+        &*cuprite_driver::Context::new(1)?,
+    )?;
     match path {
         // The counters are the process's: other tests running at the same time add to them,
         // so this copy shows as at least one copy of at least its size on its path.
-        cuprite::peer::PeerPath::Direct => {
+        cuprite_driver::peer::PeerPath::Direct => {
             assert!(d.direct_copies >= 1 && d.staged_copies == 0, "{d:?}");
             assert!(d.direct_bytes >= 4 << 20, "{d:?}");
         }
-        cuprite::peer::PeerPath::Staged => assert!(d.staged_copies >= 1, "{d:?}"),
-        cuprite::peer::PeerPath::SameDevice => return Err("devices 0 and 1 are one GPU".into()),
+        cuprite_driver::peer::PeerPath::Staged => assert!(d.staged_copies >= 1, "{d:?}"),
+        cuprite_driver::peer::PeerPath::SameDevice => {
+            return Err("devices 0 and 1 are one GPU".into());
+        }
     }
     eprintln!("to_device cuda:0 -> cuda:1 went {path:?}: {d:?}");
     let want: Vec<f32> = v.iter().map(|x| x * 2.0).collect();
@@ -525,7 +530,7 @@ fn to_device_peer() -> TestResult {
 /// A kernel built for one GPU is loaded on another of the same architecture without a second
 /// build.
 fn compiles_once() -> TestResult {
-    let cc = |i| cuprite::Device::get(i).and_then(|d| d.compute_capability());
+    let cc = |i| cuprite_driver::Device::get(i).and_then(|d| d.compute_capability());
     if cc(0)? != cc(1)? {
         return cuprite_testkit::ignore("GPUs 0 and 1 differ in architecture");
     }
@@ -567,11 +572,11 @@ fn no_host_sync() -> TestResult {
     s.eval()?;
     m.eval()?;
     let _ = s.shards()[0].to_vec()?;
-    let before = cuprite::thread_stats();
+    let before = cuprite_driver::thread_stats();
     let (s, m) = step(&x)?;
     s.eval()?;
     m.eval()?;
-    let d = cuprite::thread_stats().since(&before);
+    let d = cuprite_driver::thread_stats().since(&before);
     assert_eq!(d.host_syncs, 0, "{d:?}");
     let y0 = x.gather(Device::cuda(0))?;
     let want = ((&y0 * 1.5).sin() + 0.25).sum_axes(&[0], false)?.to_vec()?;

@@ -798,10 +798,10 @@ fn kernels_compile() -> TestResult {
                     );
                 tu.push_str(&format!("namespace k{k} {{\n{body}\n}}\n"));
             }
-            if let Err(e) = cuprite::nvrtc::compile(&tu, &opts) {
+            if let Err(e) = cuprite_driver::nvrtc::compile(&tu, &opts) {
                 for body in chunk {
                     let src = format!("{pre}{MARKER}{body}");
-                    if let Err(e) = cuprite::nvrtc::compile(&src, &opts) {
+                    if let Err(e) = cuprite_driver::nvrtc::compile(&src, &opts) {
                         return Err(format!("kernel failed to compile: {e}\n{src}").into());
                     }
                 }

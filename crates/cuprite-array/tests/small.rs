@@ -26,7 +26,7 @@ pub fn tests() -> Vec<Test> {
 /// statistics count it freed when dropped and allocated again when taken, and memory the user
 /// locked is never taken. Values checked throughout. Alone: exact statistics of the device.
 fn parked_results() -> TestResult {
-    use cuprite::DeviceRead;
+    use cuprite_driver::DeviceRead;
     let d = Device::cuda(0);
     with_device(d, || {
         let n = 1000;
@@ -76,7 +76,7 @@ fn parked_results() -> TestResult {
         // never frees or reuses (locked, then dropped); read on the array stream after the
         // kernel that wrote them.
         unsafe {
-            cuprite::sys::driver::cuMemcpyDtoHAsync_v2(
+            cuprite_driver::sys::driver::cuMemcpyDtoHAsync_v2(
                 back.as_mut_ptr().cast(),
                 locked,
                 n * 4,

@@ -903,7 +903,7 @@ fn kernels_compile() -> TestResult {
         jit::quick_compile_options(90),
     ] {
         for s in &mine {
-            if let Err(e) = cuprite::nvrtc::compile(s.as_str(), &opts) {
+            if let Err(e) = cuprite_driver::nvrtc::compile(s.as_str(), &opts) {
                 return Err(format!("kernel failed to compile: {e}\n{s}").into());
             }
         }

@@ -135,7 +135,7 @@ fn error_debug_is_readable() -> TestResult {
     ] {
         assert_eq!(format!("{e:?}"), format!("{name}: {e}"));
     }
-    let inner = cuprite::Error::LibraryNotFound {
+    let inner = cuprite_driver::Error::LibraryNotFound {
         library: "libnvrtc",
         tried: vec![
             "/a/libnvrtc.so.13: not found".into(),

@@ -8,8 +8,8 @@
 //! backend, the custom-kernel step is replaced by the same array expression and marked as
 //! needing a GPU, and the demo still exits successfully with real, checked results.
 
-use cuprite::LaunchConfig;
 use cuprite_array::{Array, Backend, Device, current_device};
+use cuprite_driver::LaunchConfig;
 use std::time::Instant;
 
 /// One row of the table.
@@ -39,7 +39,7 @@ pub struct Report {
     /// Parts that needed a GPU and did not run, with the reason.
     pub needed_gpu: Vec<String>,
     /// Host synchronisations and cross-stream waits during the custom-kernel hand-off.
-    pub handoff_stats: Option<cuprite::Stats>,
+    pub handoff_stats: Option<cuprite_driver::Stats>,
 }
 
 const KERNEL: &str = r#"
@@ -133,7 +133,7 @@ pub fn run(n: Option<usize>) -> Result<Report, DemoError> {
         let (f, ms) = timed(device, || {
             let m = stream
                 .context()
-                .load_module(cuprite::nvrtc::compile_ptx(KERNEL)?)?;
+                .load_module(cuprite_driver::nvrtc::compile_ptx(KERNEL)?)?;
             Ok(m.load_function("affine")?)
         })?;
         steps.push(Step {
@@ -143,7 +143,7 @@ pub fn run(n: Option<usize>) -> Result<Report, DemoError> {
             result: "w = 2 z - 1".into(),
         });
         let (w, ms) = timed(device, || {
-            let before = cuprite::thread_stats();
+            let before = cuprite_driver::thread_stats();
             // SAFETY: fully written by the kernel before any read.
             let mut out = unsafe { stream.alloc::<f32>(n) }?;
             {
@@ -155,7 +155,7 @@ pub fn run(n: Option<usize>) -> Result<Report, DemoError> {
                 unsafe { l.launch(LaunchConfig::for_num_elems(nn)) }?;
             }
             let w = Array::from_buffer(out, &[n])?;
-            handoff_stats = Some(cuprite::thread_stats().since(&before));
+            handoff_stats = Some(cuprite_driver::thread_stats().since(&before));
             Ok(w)
         })?;
         let d = handoff_stats.unwrap_or_default();
@@ -170,7 +170,7 @@ pub fn run(n: Option<usize>) -> Result<Report, DemoError> {
         });
         w
     } else {
-        let why = match cuprite::Device::count() {
+        let why = match cuprite_driver::Device::count() {
             Ok(0) => "no CUDA device".to_string(),
             Ok(_) => "the CPU backend was chosen (CUPRITE_BACKEND)".to_string(),
             Err(e) => format!(

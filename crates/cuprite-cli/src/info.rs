@@ -4,7 +4,7 @@
 //! were found and where, the array backend that would be used) and printing them as text or
 //! JSON. It must never fail for want of a GPU: a machine without a driver is a normal answer.
 
-use cuprite::{Device, DeviceAttribute, Error};
+use cuprite_driver::{Device, DeviceAttribute, Error};
 use cuprite_sys::loader::{DynLibrary, LoadError, candidates};
 use serde_json::{Value, json};
 
@@ -216,7 +216,7 @@ fn driver_info() -> DriverInfo {
             };
         }
     };
-    match cuprite::driver_version() {
+    match cuprite_driver::driver_version() {
         Ok(v) => DriverInfo::Found {
             path,
             cuda_version: v,
@@ -320,10 +320,10 @@ fn library_info(lib: &'static DynLibrary) -> LibraryInfo {
         None
     } else {
         match name {
-            "libnvrtc" => cuprite::nvrtc::version()
+            "libnvrtc" => cuprite_driver::nvrtc::version()
                 .ok()
                 .map(|(a, b)| format!("{a}.{b}")),
-            "libcuda" => cuprite::driver_version()
+            "libcuda" => cuprite_driver::driver_version()
                 .ok()
                 .map(|(a, b)| format!("CUDA {a}.{b}")),
             _ => None,

@@ -207,7 +207,7 @@ fn main() -> ExitCode {
                 threads,
             };
             // CUDA devices, not the current backend's (the CPU backend counts one device).
-            if !cpu && cuprite::Device::count().unwrap_or(0) == 0 {
+            if !cpu && cuprite_driver::Device::count().unwrap_or(0) == 0 {
                 eprintln!("cuprite fuzz: no CUDA device (use --cpu to fuzz the CPU backend alone)");
                 return ExitCode::FAILURE;
             }

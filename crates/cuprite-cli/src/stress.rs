@@ -22,8 +22,8 @@
 //! # Ok::<(), String>(())
 //! ```
 
-use cuprite::LaunchConfig;
 use cuprite_array::{Array, Device, MemStats, mem_stats, with_device, with_stream};
+use cuprite_driver::LaunchConfig;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -153,8 +153,8 @@ impl Shared {
 
 /// What a worker needs on CUDA.
 struct Gpu {
-    streams: Vec<Arc<cuprite::Stream>>,
-    func: cuprite::Function,
+    streams: Vec<Arc<cuprite_driver::Stream>>,
+    func: cuprite_driver::Function,
 }
 
 /// A kept array and the values it must still hold.
@@ -303,7 +303,7 @@ fn step(
 /// NVRTC missing); errors during the run are counted in the report.
 pub fn run(cfg: &Config) -> Result<Report, String> {
     // CUDA devices, not the current backend's (the CPU backend counts one device).
-    let use_gpu = !cfg.cpu && cuprite::Device::count().unwrap_or(0) > 0;
+    let use_gpu = !cfg.cpu && cuprite_driver::Device::count().unwrap_or(0) > 0;
     let dev = if use_gpu {
         Device::cuda(0)
     } else {
@@ -316,7 +316,7 @@ pub fn run(cfg: &Config) -> Result<Report, String> {
         for _ in 1..cfg.streams.max(1) {
             streams.push(ctx.new_stream().map_err(|e| e.to_string())?);
         }
-        let ptx = cuprite::nvrtc::compile_ptx(KERNEL).map_err(|e| e.to_string())?;
+        let ptx = cuprite_driver::nvrtc::compile_ptx(KERNEL).map_err(|e| e.to_string())?;
         let m = ctx.load_module(ptx).map_err(|e| e.to_string())?;
         let func = m.load_function("affine_i64").map_err(|e| e.to_string())?;
         Some(Gpu { streams, func })

@@ -1,7 +1,7 @@
 //! `cuprite info`, as a user runs it.
 
 use crate::cuprite_bin;
-use cuprite::Device;
+use cuprite_driver::Device;
 use cuprite_testkit::temp_dir as empty_dir;
 use cuprite_testkit::{CHILD_LIMIT, OutputWithin, Test, TestResult};
 use std::process::Command;

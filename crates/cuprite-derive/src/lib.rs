@@ -1,7 +1,7 @@
 //! `#[derive(DeviceRepr)]` for `#[repr(C)]` structs passed to CUDA kernels.
 //!
-//! The derive is re-exported by `cuprite` as `cuprite::DeviceRepr` (the macro shares the trait's
-//! name). It emits `unsafe impl cuprite::DeviceRepr` for the struct, and refuses, at compile
+//! The derive is re-exported by `cuprite-driver` as `cuprite_driver::DeviceRepr` (the macro shares the trait's
+//! name). It emits `unsafe impl cuprite_driver::DeviceRepr` for the struct, and refuses, at compile
 //! time:
 //!
 //! - a struct without `#[repr(C)]` (or `#[repr(transparent)]`): Rust's default layout is
@@ -19,15 +19,42 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Error, Fields, parse_macro_input};
 
-/// Implements `cuprite::DeviceRepr` for a `#[repr(C)]` struct whose fields are all
+/// Implements `cuprite_driver::DeviceRepr` for a `#[repr(C)]` struct whose fields are all
 /// `DeviceRepr`. See the crate documentation for what it refuses.
-#[proc_macro_derive(DeviceRepr)]
+///
+/// The impl names the trait through `::cuprite_driver`. Under a renamed dependency
+/// (`gpu = { package = "cuprite-driver", .. }`), or through a crate that re-exports the driver,
+/// name the path with `#[cuprite(crate = "gpu")]` on the struct.
+#[proc_macro_derive(DeviceRepr, attributes(cuprite))]
 pub fn derive_device_repr(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     match expand(&input) {
         Ok(ts) => ts.into(),
         Err(e) => e.to_compile_error().into(),
     }
+}
+
+/// The path of the driver crate: `#[cuprite(crate = "...")]` when given, else `::cuprite_driver`.
+fn crate_path(input: &DeriveInput) -> syn::Result<syn::Path> {
+    let mut path: Option<syn::Path> = None;
+    for attr in &input.attrs {
+        if !attr.path().is_ident("cuprite") {
+            continue;
+        }
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                let lit: syn::LitStr = meta.value()?.parse()?;
+                if path.is_some() {
+                    return Err(meta.error("`crate` is given twice"));
+                }
+                path = Some(lit.parse()?);
+                Ok(())
+            } else {
+                Err(meta.error("unknown `cuprite` option: the only one is `crate = \"path\"`"))
+            }
+        })?;
+    }
+    Ok(path.unwrap_or_else(|| syn::parse_quote!(::cuprite_driver)))
 }
 
 fn has_c_layout(input: &DeriveInput) -> syn::Result<bool> {
@@ -54,6 +81,7 @@ fn has_c_layout(input: &DeriveInput) -> syn::Result<bool> {
 
 fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
     let name = &input.ident;
+    let krate = crate_path(input)?;
     let fields = match &input.data {
         Data::Struct(s) => &s.fields,
         Data::Enum(e) => {
@@ -88,7 +116,7 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
     // Every type parameter must itself be DeviceRepr for the impl to hold.
     let mut generics = input.generics.clone();
     for p in generics.type_params_mut() {
-        p.bounds.push(syn::parse_quote!(::cuprite::DeviceRepr));
+        p.bounds.push(syn::parse_quote!(#krate::DeviceRepr));
     }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
 
@@ -104,10 +132,10 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
         // SAFETY: the struct is `#[repr(C)]` (checked by the derive) and every field is
         // `DeviceRepr` (checked by the function below, which fails to compile otherwise), so
         // its bytes are a valid C struct of device-representable fields.
-        unsafe impl #impl_generics ::cuprite::DeviceRepr for #name #ty_generics #where_clause {}
+        unsafe impl #impl_generics #krate::DeviceRepr for #name #ty_generics #where_clause {}
 
         const _: () = {
-            fn __cuprite_assert_field_is_device_repr<T: ::cuprite::DeviceRepr>() {}
+            fn __cuprite_assert_field_is_device_repr<T: #krate::DeviceRepr>() {}
             #[allow(dead_code)]
             fn #check_fn #impl_generics () #where_clause {
                 #(#checks)*

@@ -1,5 +1,5 @@
 //! cuBLAS (`libcublas`): the status, operation and type enums, the handle, and the functions the
-//! safe layer (`cuprite::blas`) calls, and the CUDA library-wide `cudaDataType` and
+//! safe layer (`cuprite_driver::blas`) calls, and the CUDA library-wide `cudaDataType` and
 //! `libraryPropertyType` of [`crate::library_types`], re-exported here since every cuBLAS,
 //! cuBLASLt and cuSOLVER call takes them.
 //!

@@ -1,5 +1,5 @@
 //! cuSOLVER, dense part (`libcusolver`, `cusolverDn*`): the status and mode enums, the handle
-//! and parameter types, and the functions the safe layer (`cuprite::solver`) calls: the 64-bit
+//! and parameter types, and the functions the safe layer (`cuprite_driver::solver`) calls: the 64-bit
 //! generic API (`cusolverDnX*`: one entry point for every element type) where it exists, the
 //! typed 32-bit API for `orgqr`/`ungqr` and the Jacobi SVD, which have no generic form.
 //!

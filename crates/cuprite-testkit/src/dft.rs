@@ -1,5 +1,5 @@
 //! A naive discrete Fourier transform in `f64`: the reference that FFT results (cuFFT through
-//! `cuprite::fft`, and the array library's GPU and CPU backends) are checked against.
+//! `cuprite_driver::fft`, and the array library's GPU and CPU backends) are checked against.
 //!
 //! Every transform here is a plain sum over `O(n)` terms per output point along each axis
 //! (no fast algorithm), with twiddle factors taken at the exact angle `2π (j·k mod n) / n`, so

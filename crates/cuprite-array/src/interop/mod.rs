@@ -37,7 +37,7 @@
 //! **Locking.** [`Array::lock`] (and [`Array::device_ptr`], which implies it) tells the library
 //! to neither free nor reuse the memory: when the last array is dropped the memory is left to
 //! the caller, who then frees it (e.g. `cuMemFree`, or
-//! [`DeviceBuffer::from_raw_parts`](cuprite::DeviceBuffer::from_raw_parts) to let cuprite
+//! [`DeviceBuffer::from_raw_parts`](cuprite_driver::DeviceBuffer::from_raw_parts) to let cuprite
 //! free it). [`Array::unlock`] gives control back to the library. `unlock` on memory the library
 //! never owned (an array imported through DLPack, whose memory goes back to its producer through
 //! the DLPack deleter; or a CPU-backend array) is safe: it only clears the flag, and the
@@ -56,7 +56,7 @@ pub mod dlpack;
 mod ndarray;
 mod view;
 
-pub use cuprite::{Stats, stats, thread_stats};
+pub use cuprite_driver::{Stats, stats, thread_stats};
 pub use dlpack::{
     DLDataType, DLDevice, DLManagedTensor, DLManagedTensorVersioned, DLPackTensor, DLPackVersion,
     DLTensor, consumer_stream_handle,
@@ -72,7 +72,7 @@ use crate::runtime::state;
 use crate::shape::{Layout, numel};
 use crate::storage::Storage;
 use crate::storage::{DevBuf, Foreign};
-use cuprite::{DeviceBuffer, DeviceView, Stream};
+use cuprite_driver::{DeviceBuffer, DeviceView, Stream};
 use std::sync::Arc;
 
 /// The native (CUDA) device ordinal of array device `id` of the CUDA backend. In
@@ -113,7 +113,7 @@ fn cuda_devices() -> usize {
     if current_device().backend == Backend::Cuda {
         device_count()
     } else {
-        cuprite::Device::count().unwrap_or(0)
+        cuprite_driver::Device::count().unwrap_or(0)
     }
 }
 
@@ -129,10 +129,10 @@ fn check_device_pointer(ptr: u64, bytes: usize, align: usize, ordinal: usize) ->
         )));
     }
     let st = state(ordinal)?;
-    let info = cuprite::pointer::pointer_info(ptr).map_err(|e| {
+    let info = cuprite_driver::pointer::pointer_info(ptr).map_err(|e| {
         Error::InvalidArgument(format!("{ptr:#x} is not memory CUDA knows of ({e})"))
     })?;
-    if info.memory_type != cuprite::pointer::MemoryType::Device {
+    if info.memory_type != cuprite_driver::pointer::MemoryType::Device {
         return Err(Error::InvalidArgument(format!(
             "{ptr:#x} is not device memory (CUDA memory type {:?})",
             info.memory_type
@@ -397,7 +397,7 @@ impl<T: Element> Array<T> {
     /// borrowed memory that the array must not own.
     pub fn from_device_view(view: &DeviceView<'_, T>, shape: &[usize]) -> Result<Self>
     where
-        T: cuprite::DeviceCopy + bytemuck::Pod,
+        T: cuprite_driver::DeviceCopy + bytemuck::Pod,
     {
         let n = numel(shape);
         if view.len() != n {

@@ -14,8 +14,8 @@ use crate::runtime::stream_for;
 use crate::shape::{Layout, numel};
 use crate::storage::DevBuf;
 use crate::storage::Storage;
-use cuprite::{Access, DeviceBuffer, DeviceRead, Event, EventFlags, HostAllocFlags};
-use cuprite::{PinnedHostBuffer, Stream};
+use cuprite_driver::{Access, DeviceBuffer, DeviceRead, Event, EventFlags, HostAllocFlags};
+use cuprite_driver::{PinnedHostBuffer, Stream};
 use std::cell::RefCell;
 use std::sync::Arc;
 

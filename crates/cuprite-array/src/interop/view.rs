@@ -5,13 +5,13 @@ use crate::array::Array;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::storage::Storage;
-use cuprite::launch::{KernelArg, LaunchArgs};
-use cuprite::{DeviceRead, DeviceView, Tracker};
+use cuprite_driver::launch::{KernelArg, LaunchArgs};
+use cuprite_driver::{DeviceRead, DeviceView, Tracker};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 /// An array's memory as a read-only [`DeviceView`] (dereferences to one), usable as a kernel
-/// argument (`.arg(&view)`, a read) and in [`Access::read`](cuprite::Access::read): launches
+/// argument (`.arg(&view)`, a read) and in [`Access::read`](cuprite_driver::Access::read): launches
 /// on any stream are ordered after the array work that wrote it, and array work that later
 /// frees or reuses it waits for them, by the driver layer's tracking alone.
 ///
@@ -54,11 +54,11 @@ impl<T: Element + bytemuck::Pod> Array<T> {
         let Storage::Cuda(d) = &*s else {
             unreachable!("materialise_contiguous returns CUDA storage")
         };
-        let buf: *const cuprite::DeviceBuffer<u8> = d.buffer();
+        let buf: *const cuprite_driver::DeviceBuffer<u8> = d.buffer();
         // SAFETY: the buffer lives inside `s`, an `Arc<Storage>` that this array's node holds
         // for as long as the array (borrowed for 'a) lives: a contiguous leaf is never replaced
         // (see `materialise_contiguous`) and leaves are never mutated. The view is read-only.
-        let buf: &cuprite::DeviceBuffer<u8> = unsafe { &*buf };
+        let buf: &cuprite_driver::DeviceBuffer<u8> = unsafe { &*buf };
         let size = T::DTYPE.size();
         let bytes = buf
             .slice(l.offset * size..(l.offset + self.len()) * size)

@@ -20,7 +20,7 @@ use crate::error::Result;
 use crate::graph::{Instr, Program};
 use crate::runtime::DeviceState;
 use crate::util::FastMap;
-use cuprite::{Function, Linker, ModuleImage};
+use cuprite_driver::{Function, Linker, ModuleImage};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
@@ -346,7 +346,7 @@ fn lookup(
     }
     let src = make();
     let cfg = JitConfig::get();
-    if cfg.nvrtc_cubin || cuprite::nvrtc::nvrtc_newer_than_driver().is_some() {
+    if cfg.nvrtc_cubin || cuprite_driver::nvrtc::nvrtc_newer_than_driver().is_some() {
         // NVRTC straight to CUBIN (the driver could not read NVRTC's PTX, or asked for).
         let bin = compile::cubin(&src.source, st.arch)?;
         share(st, key, &bin, &src.name, false, true);

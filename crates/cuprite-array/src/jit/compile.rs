@@ -4,7 +4,7 @@
 use super::config::{JitConfig, trace_source};
 use super::disk;
 use crate::error::{Error, Result};
-use cuprite::nvrtc::{CompileOptions, Output};
+use cuprite_driver::nvrtc::{CompileOptions, Output};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
@@ -41,7 +41,7 @@ fn options_at(arch: u32, cubin: bool, level: &str) -> CompileOptions {
         .name("cuprite_array_kernel.cu")
         .default_includes(false)
         .option("-default-device");
-    let v = cuprite::nvrtc::version().unwrap_or((0, 0));
+    let v = cuprite_driver::nvrtc::version().unwrap_or((0, 0));
     if v >= (12, 4) {
         o = o.option("-minimal");
     }
@@ -54,12 +54,12 @@ fn options_at(arch: u32, cubin: bool, level: &str) -> CompileOptions {
 /// Whether first uses take the tiers (a quick build now, the optimised one in the
 /// background): asked for in the configuration, and NVRTC 12.8 or newer.
 pub(crate) fn tiered() -> bool {
-    JitConfig::get().tiered && cuprite::nvrtc::version().is_ok_and(|v| v >= (12, 8))
+    JitConfig::get().tiered && cuprite_driver::nvrtc::version().is_ok_and(|v| v >= (12, 8))
 }
 
 /// The path of the disk cache file of `src` built with `opts`, when a cache folder exists.
 pub(crate) fn path_for(src: &str, opts: &CompileOptions, ext: &str) -> Result<Option<PathBuf>> {
-    let v = cuprite::nvrtc::version()?;
+    let v = cuprite_driver::nvrtc::version()?;
     Ok(disk::entry_path(src, &opts.args()?, v, ext))
 }
 
@@ -73,7 +73,11 @@ pub(crate) fn path_for(src: &str, opts: &CompileOptions, ext: &str) -> Result<Op
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn cache_key(src: &str, opts: &CompileOptions) -> Result<u128> {
-    Ok(disk::key(src, &opts.args()?, cuprite::nvrtc::version()?))
+    Ok(disk::key(
+        src,
+        &opts.args()?,
+        cuprite_driver::nvrtc::version()?,
+    ))
 }
 
 /// The path of the cache file of `src` compiled for `sm_{arch}` as an optimised CUBIN: what
@@ -98,9 +102,13 @@ fn options_for(src: &str, arch: u32, cubin: bool) -> CompileOptions {
 }
 
 /// Compiles `src` with `opts` (traced as `what`, counted as a compilation).
-fn compile(src: &str, opts: &CompileOptions, what: &str) -> Result<cuprite::nvrtc::Compiled> {
+fn compile(
+    src: &str,
+    opts: &CompileOptions,
+    what: &str,
+) -> Result<cuprite_driver::nvrtc::Compiled> {
     trace_source(src, what);
-    let compiled = cuprite::nvrtc::compile(src, opts)?;
+    let compiled = cuprite_driver::nvrtc::compile(src, opts)?;
     crate::stats::COMPILES.fetch_add(1, Ordering::Relaxed);
     crate::stats::note_thread_build();
     Ok(compiled)

@@ -10,7 +10,7 @@ use crate::dtype::DType;
 use crate::op::ReduceOp;
 use crate::runtime::DeviceState;
 use crate::util::FastMap;
-use cuprite::{Function, Module, ModuleImage};
+use cuprite_driver::{Function, Module, ModuleImage};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 /// The interpreter's kernels on one device. The reduction kernels are looked up on first use:

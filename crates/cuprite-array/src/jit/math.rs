@@ -69,7 +69,7 @@ pub fn math_library_source(f64: bool) -> String {
 }
 
 /// The NVRTC options of the math library: the optimised build's, relocatable.
-pub fn math_library_options(arch: u32) -> cuprite::nvrtc::CompileOptions {
+pub fn math_library_options(arch: u32) -> cuprite_driver::nvrtc::CompileOptions {
     compile_options(arch, true).option("-rdc=true")
 }
 
@@ -205,7 +205,7 @@ pub(crate) fn prime_relocatable(arch: u32) {
     {
         return;
     }
-    let _ = cuprite::nvrtc::compile(
+    let _ = cuprite_driver::nvrtc::compile(
         "extern \"C\" __device__ float cq_prime_(float a) { return sinf(a); }\n",
         &math_library_options(arch),
     );
@@ -232,7 +232,8 @@ pub(crate) fn build_math_library(arch: u32) {
             Some(b) => b,
             None => {
                 trace_source(&src, &format!("compiling the math library for sm_{arch}"));
-                let Ok(c) = cuprite::nvrtc::compile(&src, &math_library_options(arch)) else {
+                let Ok(c) = cuprite_driver::nvrtc::compile(&src, &math_library_options(arch))
+                else {
                     return;
                 };
                 let Some(b) = c.cubin().map(<[u8]>::to_vec) else {

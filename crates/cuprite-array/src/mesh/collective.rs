@@ -21,8 +21,8 @@ use crate::runtime::{state, stream_for};
 use crate::schedule::contiguous_storage;
 use crate::shape::{Layout, numel};
 use crate::storage::{DevBuf, Storage};
-use cuprite::nccl::{self, Comm, NcclType};
-use cuprite::{DeviceView, DeviceViewMut, Stream};
+use cuprite_driver::nccl::{self, Comm, NcclType};
+use cuprite_driver::{DeviceView, DeviceViewMut, Stream};
 use std::sync::Arc;
 
 /// Held while a collective is enqueued (see [`with_nccl`]).

@@ -7,7 +7,7 @@
 
 use crate::device::{Backend, Device, cuda_device_count};
 use crate::error::{Error, Result};
-use cuprite::nccl::Comm;
+use cuprite_driver::nccl::Comm;
 use std::sync::{Arc, Mutex};
 
 /// Devices in rank order: what a [`Sharded`](crate::mesh::Sharded) array is spread over.

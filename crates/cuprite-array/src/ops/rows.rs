@@ -24,7 +24,7 @@ use crate::runtime::DeviceState;
 use crate::shape::numel;
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
-use cuprite::{Access, Stream};
+use cuprite_driver::{Access, Stream};
 use half::{bf16, f16};
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};

@@ -20,7 +20,7 @@ use crate::random::{gamma_f64, philox4x32_10, sample_f64};
 use crate::runtime::DeviceState;
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::{KeyHasher, host_vec};
-use cuprite::{Access, Stream};
+use cuprite_driver::{Access, Stream};
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;

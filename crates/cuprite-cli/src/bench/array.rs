@@ -233,7 +233,7 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
         let opts = cuprite_array::jit::compile_options(major * 10 + minor, true);
         let module = stream
             .context()
-            .load_module(cuprite::nvrtc::compile(RAW_KERNEL, &opts).map_err(to_err)?)
+            .load_module(cuprite_driver::nvrtc::compile(RAW_KERNEL, &opts).map_err(to_err)?)
             .map_err(to_err)?;
         let func = module.load_function("add_const").map_err(to_err)?;
         let f = func.raw();
@@ -241,9 +241,9 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
         // SAFETY: fully written by the kernel before it is read (it is never read).
         let y = unsafe { stream.alloc::<f32>(n) }.map_err(to_err)?;
         let words: [u64; 6] = [
-            cuprite::DeviceRead::device_ptr(&x),
+            cuprite_driver::DeviceRead::device_ptr(&x),
             0,
-            cuprite::DeviceRead::device_ptr(&y),
+            cuprite_driver::DeviceRead::device_ptr(&y),
             n as u64,
             n as u64,
             1.0f32.to_bits() as u64,
@@ -269,7 +269,10 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
             drop(std::hint::black_box(r));
         };
         let mut safe = || -> Result<(), BenchError> {
-            let acc = [cuprite::Access::read(&x), cuprite::Access::write(&y)];
+            let acc = [
+                cuprite_driver::Access::read(&x),
+                cuprite_driver::Access::write(&y),
+            ];
             // SAFETY: as for `raw`: the words are the kernel's six parameters, the two
             // addresses among them are `x` and `y`, declared in `acc`.
             unsafe { stream.launch_packed(&func, (1, 1, 1), (256, 1, 1), 0, &words, &acc) }
@@ -436,7 +439,7 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
     })
 }
 
-fn to_err(e: cuprite::Error) -> BenchError {
+fn to_err(e: cuprite_driver::Error) -> BenchError {
     Box::new(e)
 }
 
@@ -629,7 +632,7 @@ fn jit_first_use(ctx: &mut BenchCtx) -> BenchResult {
         for _ in 0..2 {
             let t = Instant::now();
             for f64 in [false, true] {
-                let c = cuprite::nvrtc::compile(
+                let c = cuprite_driver::nvrtc::compile(
                     jit::math_library_source(f64),
                     &jit::math_library_options(arch()?),
                 )

@@ -1,7 +1,7 @@
-//! Benchmarks of issue #12's driver layer: matrix products through `cuprite::blaslt` (the call
-//! cuprite-array's matmul makes) and `cuprite::blas`, a fused bias+GELU epilogue against the
+//! Benchmarks of issue #12's driver layer: matrix products through `cuprite_driver::blaslt` (the call
+//! cuprite-array's matmul makes) and `cuprite_driver::blas`, a fused bias+GELU epilogue against the
 //! plain product, the host cost of a warm small cuBLASLt matmul against a raw `cublasLtMatmul`
-//! of the same problem, and the dense solvers of `cuprite::solver`.
+//! of the same problem, and the dense solvers of `cuprite_driver::solver`.
 //!
 //! Products are timed with events, `K` back-to-back calls per event pair (enough for about
 //! 10 ms), on fresh random data, and reported in TFLOP/s (`2·m·n·k` per product); a sample of
@@ -15,11 +15,11 @@ mod solver;
 use super::kit::{
     BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit, cool_down,
 };
-use cuprite::blas::{Blas, ComputeType, Element, Gemm};
-use cuprite::blaslt::{BlasLt, Epilogue, Matmul, Tuning};
-use cuprite::sys::cublas::{cublasComputeType_t, cublasOperation_t, cudaDataType};
-use cuprite::sys::cublaslt as lt;
-use cuprite::{Context, ContextFlags, ContextStack, Device, DeviceBuffer, Stream};
+use cuprite_driver::blas::{Blas, ComputeType, Element, Gemm};
+use cuprite_driver::blaslt::{BlasLt, Epilogue, Matmul, Tuning};
+use cuprite_driver::sys::cublas::{cublasComputeType_t, cublasOperation_t, cudaDataType};
+use cuprite_driver::sys::cublaslt as lt;
+use cuprite_driver::{Context, ContextFlags, ContextStack, Device, DeviceBuffer, Stream};
 use half::{bf16, f16};
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -555,7 +555,7 @@ struct RawLt {
 }
 
 fn ltcheck(
-    r: Result<cuprite::sys::cublas::cublasStatus_t, cuprite::sys::LoadError>,
+    r: Result<cuprite_driver::sys::cublas::cublasStatus_t, cuprite_driver::sys::LoadError>,
     what: &str,
 ) -> Result<(), BenchError> {
     match r {
@@ -654,7 +654,7 @@ impl RawLt {
         a: u64,
         b: u64,
         d: u64,
-        stream: cuprite::sys::driver::CUstream,
+        stream: cuprite_driver::sys::driver::CUstream,
     ) -> Result<(), BenchError> {
         let (alpha, beta) = (1.0f32, 0.0f32);
         // SAFETY: live descriptors of an n³ f32 problem; a, b, d are n² f32 device buffers

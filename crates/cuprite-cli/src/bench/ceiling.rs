@@ -222,7 +222,7 @@ struct RawSession {
 
 impl RawSession {
     fn open() -> Result<Self, BenchError> {
-        cuprite::init()?;
+        cuprite_driver::init()?;
         let mut dev: CUdevice = 0;
         // SAFETY: valid out-pointer; the driver is initialised.
         let status = unsafe { sys::cuDeviceGet(&mut dev, 0) };

@@ -126,7 +126,7 @@ impl BenchCtx {
     /// # Safety
     ///
     /// `stream` must be a live stream of the context current on this thread (e.g.
-    /// `cuprite::Stream::raw()` of a stream that outlives the call), or null for the legacy
+    /// `cuprite_driver::Stream::raw()` of a stream that outlives the call), or null for the legacy
     /// default stream.
     pub unsafe fn time_device<E: Into<BenchError>>(
         &self,
@@ -251,7 +251,7 @@ pub fn check(
     r: Result<sys::CUresult, cuprite_sys::LoadError>,
     call: &'static str,
 ) -> Result<(), BenchError> {
-    cuprite::error::check(r, call).map_err(Into::into)
+    cuprite_driver::error::check(r, call).map_err(Into::into)
 }
 
 /// `CUPRITE_BENCH_QUICK_DIVISOR` (a positive integer; 1 when unset or not one), read once.

@@ -2,7 +2,7 @@
 //! host→device, device→host, device→device), the array library's fused element-wise chain,
 //! sum and fused dot product against size beside a device copy of the same arrays (the
 //! reference: a copy is not a ceiling, the fused chain can beat it since it reads 4 arrays and
-//! writes 1), and the time of a C2C FFT (`cuprite::fft`) against size.
+//! writes 1), and the time of a C2C FFT (`cuprite_driver::fft`) against size.
 //!
 //! Each size is timed with K back-to-back calls between one pair of events ([`per_call`]), so
 //! the host's own cost of a call does not sit inside a small kernel's window; K falls as the
@@ -10,8 +10,8 @@
 //! the same names to be drawn beside.
 
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples};
-use cuprite::{Context, DeviceBuffer, HostAllocFlags, PinnedHostBuffer, Stream};
 use cuprite_array::{Array, Device, with_device};
+use cuprite_driver::{Context, DeviceBuffer, HostAllocFlags, PinnedHostBuffer, Stream};
 use cuprite_sys::driver::CUstream;
 use std::sync::Arc;
 
@@ -310,7 +310,7 @@ fn array(ctx: &mut BenchCtx) -> BenchResult {
 }
 
 fn fft(ctx: &mut BenchCtx) -> BenchResult {
-    use cuprite::fft::{PlanCache, PlanDesc, Precision};
+    use cuprite_driver::fft::{PlanCache, PlanDesc, Precision};
     use num_complex::Complex;
     let c = Context::new(0)?;
     let s = c.new_stream()?;
@@ -355,7 +355,7 @@ fn fft(ctx: &mut BenchCtx) -> BenchResult {
             .with_note(format!("{k} calls per event pair"))
             .plot_at(
                 CHART_FFT,
-                "cuprite::fft C2C f32",
+                "cuprite_driver::fft C2C f32",
                 "complex elements",
                 n as f64,
             ),

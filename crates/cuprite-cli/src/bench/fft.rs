@@ -1,6 +1,6 @@
 //! FFT benchmarks (issue #13): the three transforms the issue measures PyTorch on — FFT of 2^24
 //! `Complex<f32>`, batched rfft of 1024 × 4096 `f32`, fft2 of 4096² `Complex<f32>` — through
-//! `cuprite::fft` (a [`PlanCache`] lookup and a transform per call, as the array layer will do
+//! `cuprite_driver::fft` (a [`PlanCache`] lookup and a transform per call, as the array layer will do
 //! it), each against the same transform through raw cuFFT calls (`cuprite-sys`, cuFFT's own
 //! work-area allocation) measured in the same run; and the host cost of one small transform
 //! against the raw `cufftExecC2C`.
@@ -19,9 +19,9 @@
 //! in their names is PyTorch's `complex64` (cuprite-array's `c32`: two `f32`).
 
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
-use cuprite::fft::{FftKind, PlanCache, PlanDesc, Precision};
-use cuprite::sys::cufft as raw;
-use cuprite::{Context, ContextFlags, ContextStack, Device, DeviceBuffer, Stream};
+use cuprite_driver::fft::{FftKind, PlanCache, PlanDesc, Precision};
+use cuprite_driver::sys::cufft as raw;
+use cuprite_driver::{Context, ContextFlags, ContextStack, Device, DeviceBuffer, Stream};
 use num_complex::Complex;
 use std::ffi::c_longlong;
 use std::sync::Arc;
@@ -77,7 +77,7 @@ pub fn benchmarks() -> Vec<Benchmark> {
     ]
 }
 
-fn err(e: cuprite::Error) -> BenchError {
+fn err(e: cuprite_driver::Error) -> BenchError {
     Box::new(e)
 }
 
@@ -88,7 +88,7 @@ fn check(
     match r {
         Ok(c) if c.is_success() => Ok(()),
         Ok(c) => Err(format!("{call} failed: {c:?}").into()),
-        Err(e) => Err(Box::new(cuprite::Error::from(e))),
+        Err(e) => Err(Box::new(cuprite_driver::Error::from(e))),
     }
 }
 

@@ -8,11 +8,11 @@
 //! synchronisation, so that drift of the machine affects both alike.
 
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
-use cuprite::{DeviceBuffer, LaunchConfig};
 use cuprite_array::Array;
 use cuprite_array::interop::dlpack::{
     self, DLDevice, DLManagedTensorVersioned, DLPackTensor, DLPackVersion, DLTensor,
 };
+use cuprite_driver::{DeviceBuffer, LaunchConfig};
 use std::time::Instant;
 
 /// The interop benchmarks.
@@ -57,7 +57,7 @@ fn err(e: impl std::fmt::Display) -> BenchError {
 fn array_kernel_roundtrip(b: &mut BenchCtx) -> BenchResult {
     let stream = cuprite_array::get_stream(0)?;
     let ctx = stream.context().clone();
-    let module = ctx.load_module(cuprite::nvrtc::compile_ptx(KERNEL)?)?;
+    let module = ctx.load_module(cuprite_driver::nvrtc::compile_ptx(KERNEL)?)?;
     let f = module.load_function("axpb")?;
     let n = 1024usize;
     let data = fresh(n, 17);
@@ -135,11 +135,11 @@ fn array_kernel_roundtrip(b: &mut BenchCtx) -> BenchResult {
         .collect::<Result<_, _>>()?;
     stream.synchronize()?;
     results.clear();
-    let before = cuprite::thread_stats();
+    let before = cuprite_driver::thread_stats();
     for buf in bufs {
         results.push(round_trip(buf)?);
     }
-    let d = cuprite::thread_stats().since(&before);
+    let d = cuprite_driver::thread_stats().since(&before);
     // The results are right.
     for y in [results.last(), results.first()].into_iter().flatten() {
         let got = y.to_vec()?;
@@ -249,7 +249,7 @@ fn dlpack_export_import(b: &mut BenchCtx) -> BenchResult {
     // A foreign producer's tensor (not one of ours: the general import path, with the
     // pointer checks, and the release through the producer's deleter when the array drops).
     let owner = cuprite_array::get_stream(0)?.clone_htod(&fresh(n, 29))?;
-    let fptr = cuprite::DeviceRead::device_ptr(&owner);
+    let fptr = cuprite_driver::DeviceRead::device_ptr(&owner);
     let mut shape = [n as i64];
     let foreign = |shape: &mut [i64; 1]| -> Result<(), BenchError> {
         let m = Box::into_raw(Box::new(DLManagedTensorVersioned {

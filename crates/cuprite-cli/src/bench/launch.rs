@@ -10,8 +10,8 @@
 
 use super::curves::CHART_HOST;
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
-use cuprite::nvrtc;
-use cuprite::{CaptureMode, Context, ContextFlags, Device, LaunchConfig};
+use cuprite_driver::nvrtc;
+use cuprite_driver::{CaptureMode, Context, ContextFlags, Device, LaunchConfig};
 use cuprite_sys::driver as sys;
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -57,7 +57,7 @@ fn check(r: Result<sys::CUresult, cuprite_sys::LoadError>, what: &str) -> Result
     }
 }
 
-fn to_bench_err(e: cuprite::Error) -> BenchError {
+fn to_bench_err(e: cuprite_driver::Error) -> BenchError {
     Box::new(e)
 }
 
@@ -70,7 +70,7 @@ fn fresh_context() -> Result<Arc<Context>, BenchError> {
 /// Host seconds per launch of `launch`, `iters` launches per sample after a sync.
 fn sample(
     iters: usize,
-    stream: &cuprite::Stream,
+    stream: &cuprite_driver::Stream,
     mut launch: impl FnMut() -> Result<(), BenchError>,
 ) -> Result<f64, BenchError> {
     stream.synchronize().map_err(to_bench_err)?;
@@ -112,8 +112,8 @@ fn host_per_launch(b: &mut BenchCtx) -> BenchResult {
 
     // Raw: the same kernel, the same arguments, straight through cuprite-sys.
     let (xp, yp) = (
-        cuprite::DeviceRead::device_ptr(&x),
-        cuprite::DeviceRead::device_ptr(&y),
+        cuprite_driver::DeviceRead::device_ptr(&x),
+        cuprite_driver::DeviceRead::device_ptr(&y),
     );
     let raw_f = f.raw();
     let raw_s = stream.raw();
@@ -148,7 +148,7 @@ fn host_per_launch(b: &mut BenchCtx) -> BenchResult {
 
     let measure = |label: &str,
                    b: &mut BenchCtx,
-                   y: &mut cuprite::DeviceBuffer<f32>|
+                   y: &mut cuprite_driver::DeviceBuffer<f32>|
      -> Result<(Samples, Samples), BenchError> {
         b.status(label.to_string());
         let mut cup = || -> Result<(), BenchError> {
@@ -280,7 +280,7 @@ fn graph_replay(b: &mut BenchCtx) -> BenchResult {
     let replays = b.size(20, 5);
     // SAFETY: a live stream of the current context.
     let samples = unsafe {
-        b.time_device(stream.raw(), || -> Result<(), cuprite::Error> {
+        b.time_device(stream.raw(), || -> Result<(), cuprite_driver::Error> {
             for _ in 0..replays {
                 exec.launch(&stream)?;
             }
@@ -309,7 +309,7 @@ fn graph_replay(b: &mut BenchCtx) -> BenchResult {
 
 fn nvrtc_compile(b: &mut BenchCtx) -> BenchResult {
     let mut k = 0u64;
-    let samples = b.try_time_host_per_call(1, |_| -> Result<(), cuprite::Error> {
+    let samples = b.try_time_host_per_call(1, |_| -> Result<(), cuprite_driver::Error> {
         // A different constant each time, so no cache can answer.
         k += 1;
         let src = format!(

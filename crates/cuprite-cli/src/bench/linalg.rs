@@ -266,7 +266,7 @@ fn bias_gelu(ctx: &mut BenchCtx) -> BenchResult {
 }
 
 fn host_256(ctx: &mut BenchCtx) -> BenchResult {
-    use cuprite::blaslt::{BlasLt, Epilogue, Matmul};
+    use cuprite_driver::blaslt::{BlasLt, Epilogue, Matmul};
     const N: usize = 256;
     with_device(gpu(), || {
         let a = rand::<f32>(&[N, N], 6)?;

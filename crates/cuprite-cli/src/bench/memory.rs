@@ -6,8 +6,8 @@
 //! stream and context, measured in the same run. Data is fresh and random; results are checked.
 
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
-use cuprite::sys::driver as sys;
-use cuprite::{
+use cuprite_driver::sys::driver as sys;
+use cuprite_driver::{
     Context, ContextFlags, ContextStack, Device, DeviceBuffer, HostAllocFlags, PinnedHostBuffer,
     Stream,
 };
@@ -81,7 +81,7 @@ fn own_context() -> Result<(Arc<Context>, Arc<Stream>), BenchError> {
 }
 
 fn check(
-    r: Result<sys::CUresult, cuprite::sys::LoadError>,
+    r: Result<sys::CUresult, cuprite_driver::sys::LoadError>,
     call: &'static str,
 ) -> Result<(), BenchError> {
     super::kit::check(r, call)

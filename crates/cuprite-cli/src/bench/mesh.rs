@@ -8,9 +8,9 @@
 //! its NCCL all-reduce (one element), inside the timed window.
 
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target};
-use cuprite::{Event, EventFlags, Stream};
 use cuprite_array::mesh::{Mesh, Sharded};
 use cuprite_array::{Array, Device, with_device};
+use cuprite_driver::{Event, EventFlags, Stream};
 use std::sync::Arc;
 
 /// The mesh benchmarks.
@@ -41,7 +41,7 @@ fn chain(a: &Array<f32>, b: &Array<f32>, c: &Array<f32>, d: &Array<f32>) -> Arra
 
 /// The GPU counts measured: 1, 2 and 4, as far as the machine has them.
 fn gpu_counts() -> Result<Vec<usize>, BenchError> {
-    let n = cuprite::Device::count()?;
+    let n = cuprite_driver::Device::count()?;
     Ok([1, 2, 4].into_iter().filter(|&k| k <= n).collect())
 }
 

@@ -142,8 +142,8 @@ pub fn run(opts: &RunOptions) -> Result<bool, BenchError> {
                     Ok(figs) => Outcome::Ran(figs, t.elapsed()),
                     // A CUDA library that is not installed (NVRTC on a machine without it)
                     // means "cannot run here", like a missing GPU: skipped, not failed.
-                    Err(e) => match e.downcast_ref::<cuprite::Error>() {
-                        Some(cuprite::Error::LibraryNotFound { library, tried }) => {
+                    Err(e) => match e.downcast_ref::<cuprite_driver::Error>() {
+                        Some(cuprite_driver::Error::LibraryNotFound { library, tried }) => {
                             Outcome::Skipped(format!(
                                 "{library} not found ({} places tried)",
                                 tried.len()
@@ -182,12 +182,12 @@ pub fn run(opts: &RunOptions) -> Result<bool, BenchError> {
 
 /// The device 0 name when a GPU can be used, else why not.
 fn gpu_presence() -> Result<String, String> {
-    match cuprite::Device::count() {
+    match cuprite_driver::Device::count() {
         Ok(0) => Err("the driver reports no CUDA device".into()),
-        Ok(_) => cuprite::Device::get(0)
+        Ok(_) => cuprite_driver::Device::get(0)
             .and_then(|d| d.name())
             .map_err(|e| e.to_string()),
-        Err(cuprite::Error::LibraryNotFound { library, .. }) => {
+        Err(cuprite_driver::Error::LibraryNotFound { library, .. }) => {
             Err(format!("no CUDA driver ({library} not found)"))
         }
         Err(e) => Err(format!("no usable CUDA driver: {e}")),

@@ -1,4 +1,4 @@
-//! Benchmarks of issue #15 (several GPUs): NCCL collectives through `cuprite::nccl` over every
+//! Benchmarks of issue #15 (several GPUs): NCCL collectives through `cuprite_driver::nccl` over every
 //! visible GPU from one process (`Comm::init_all`, one thread, grouped calls), the latency of
 //! a small all-reduce from call to completion, and a 1 GiB copy between two GPUs.
 //!
@@ -15,8 +15,8 @@
 //! calls.
 
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
-use cuprite::nccl::{self, Comm, ReduceOp};
-use cuprite::{Context, DeviceBuffer, Event, EventFlags, Stream};
+use cuprite_driver::nccl::{self, Comm, ReduceOp};
+use cuprite_driver::{Context, DeviceBuffer, Event, EventFlags, Stream};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The NCCL and peer-copy benchmarks.
@@ -119,7 +119,7 @@ fn env(ctx: &BenchCtx) -> Result<std::sync::MutexGuard<'static, Env>, BenchError
     env_in(ctx, &ENV, false)
 }
 
-/// The set-up with blocking communicators ([`cuprite::nccl::CommOptions::blocking`]).
+/// The set-up with blocking communicators ([`cuprite_driver::nccl::CommOptions::blocking`]).
 fn env_blocking(ctx: &BenchCtx) -> Result<std::sync::MutexGuard<'static, Env>, BenchError> {
     static ENV: OnceLock<Result<Mutex<Env>, String>> = OnceLock::new();
     env_in(ctx, &ENV, true)
@@ -133,11 +133,11 @@ fn env_in(
     let cap_bytes = ctx.size(GIB, 16 * MIB);
     let e = cell.get_or_init(|| {
         let make = || -> Result<Env, BenchError> {
-            let n = cuprite::Device::count()?;
+            let n = cuprite_driver::Device::count()?;
             let ctxs = (0..n)
                 .map(Context::new)
-                .collect::<cuprite::Result<Vec<_>>>()?;
-            let options = cuprite::nccl::CommOptions {
+                .collect::<cuprite_driver::Result<Vec<_>>>()?;
+            let options = cuprite_driver::nccl::CommOptions {
                 blocking,
                 ..Default::default()
             };
@@ -213,7 +213,7 @@ impl Coll {
 /// All-reduce and broadcast run in place when `in_place` (as torch.distributed's do: the
 /// sweep compares with those), out of place otherwise; all-gather and reduce-scatter always
 /// out of place (as torch's `*_tensor` calls).
-fn enqueue(env: &mut Env, coll: Coll, bytes: usize, in_place: bool) -> cuprite::Result<()> {
+fn enqueue(env: &mut Env, coll: Coll, bytes: usize, in_place: bool) -> cuprite_driver::Result<()> {
     let n = env.comms.len();
     let total = bytes / 4;
     // all_gather: each rank sends total/n; reduce_scatter: each receives total/n.
@@ -229,26 +229,26 @@ fn enqueue(env: &mut Env, coll: Coll, bytes: usize, in_place: bool) -> cuprite::
         Coll::AllReduce | Coll::Broadcast => (
             send.iter()
                 .map(|b| b.slice(0..total))
-                .collect::<cuprite::Result<Vec<_>>>()?,
+                .collect::<cuprite_driver::Result<Vec<_>>>()?,
             recv.iter_mut()
                 .map(|b| b.slice_mut(0..total))
-                .collect::<cuprite::Result<Vec<_>>>()?,
+                .collect::<cuprite_driver::Result<Vec<_>>>()?,
         ),
         Coll::AllGather => (
             send.iter()
                 .map(|b| b.slice(0..part))
-                .collect::<cuprite::Result<Vec<_>>>()?,
+                .collect::<cuprite_driver::Result<Vec<_>>>()?,
             recv.iter_mut()
                 .map(|b| b.slice_mut(0..part * n))
-                .collect::<cuprite::Result<Vec<_>>>()?,
+                .collect::<cuprite_driver::Result<Vec<_>>>()?,
         ),
         Coll::ReduceScatter => (
             send.iter()
                 .map(|b| b.slice(0..part * n))
-                .collect::<cuprite::Result<Vec<_>>>()?,
+                .collect::<cuprite_driver::Result<Vec<_>>>()?,
             recv.iter_mut()
                 .map(|b| b.slice_mut(0..part))
-                .collect::<cuprite::Result<Vec<_>>>()?,
+                .collect::<cuprite_driver::Result<Vec<_>>>()?,
         ),
     };
     nccl::group(|g| {
@@ -264,7 +264,7 @@ fn enqueue(env: &mut Env, coll: Coll, bytes: usize, in_place: bool) -> cuprite::
                 (Coll::AllGather, _) => g.all_gather(c, x, y, s)?,
                 (Coll::ReduceScatter, _) => g.reduce_scatter(c, x, y, ReduceOp::Sum, s)?,
                 (Coll::Broadcast, true) => {
-                    g.broadcast::<f32, cuprite::DeviceView<'_, f32>, _>(c, None, y, 0, s)?
+                    g.broadcast::<f32, cuprite_driver::DeviceView<'_, f32>, _>(c, None, y, 0, s)?
                 }
                 (Coll::Broadcast, false) => g.broadcast(c, Some(x), y, 0, s)?,
             }
@@ -279,7 +279,7 @@ fn time_batches(
     ctx: &BenchCtx,
     env: &mut Env,
     iters: usize,
-    mut call: impl FnMut(&mut Env) -> cuprite::Result<()>,
+    mut call: impl FnMut(&mut Env) -> cuprite_driver::Result<()>,
 ) -> Result<Samples, BenchError> {
     for _ in 0..ctx.warmup.max(1) {
         call(env)?;
@@ -401,7 +401,7 @@ fn latency_of(ctx: &mut BenchCtx, blocking: bool) -> BenchResult {
     let n = env.comms.len();
     let bytes = 8 * KIB;
     ctx.status("8 KiB all_reduce, call to completion");
-    let samples = ctx.try_time_host_per_call(20, |_| -> cuprite::Result<()> {
+    let samples = ctx.try_time_host_per_call(20, |_| -> cuprite_driver::Result<()> {
         enqueue(&mut env, Coll::AllReduce, bytes, false)?;
         for s in &env.streams {
             s.synchronize()?;
@@ -437,19 +437,19 @@ fn latency_of(ctx: &mut BenchCtx, blocking: bool) -> BenchResult {
 }
 
 /// A 1 GiB copy from GPU 0 to GPU 1 on GPU 1's stream (direct where the GPUs reach each other,
-/// see `cuprite::peer`). With one GPU, a copy between two contexts of it.
+/// see `cuprite_driver::peer`). With one GPU, a copy between two contexts of it.
 fn peer_copy(ctx: &mut BenchCtx) -> BenchResult {
     let bytes = ctx.size(GIB, 64 * MIB);
-    let n = cuprite::Device::count()?;
+    let n = cuprite_driver::Device::count()?;
     let a = Context::new(0)?;
     let (b, what) = if n >= 2 {
         (Context::new(1)?, "GPU 0 -> GPU 1")
     } else {
-        let own = Context::create_and_push(cuprite::ContextFlags::SCHED_AUTO, a.device())?;
-        cuprite::ContextStack::pop()?;
+        let own = Context::create_and_push(cuprite_driver::ContextFlags::SCHED_AUTO, a.device())?;
+        cuprite_driver::ContextStack::pop()?;
         (own, "one GPU: between two contexts of GPU 0")
     };
-    let path = cuprite::peer::path(&a, &b)?;
+    let path = cuprite_driver::peer::path(&a, &b)?;
     let sa = a.new_stream()?;
     let sb = b.new_stream()?;
     let words = bytes / 4;
@@ -466,11 +466,11 @@ fn peer_copy(ctx: &mut BenchCtx) -> BenchResult {
     let mut y = sb.alloc_zeros::<u32>(words)?;
     sa.synchronize()?;
     ctx.status(format!("peer copy {} ({path:?})", label(bytes)));
-    let before = cuprite::peer::stats();
+    let before = cuprite_driver::peer::stats();
     b.bind_to_thread()?;
     // SAFETY: `sb` is a live stream of `b`, the current context.
     let samples = unsafe { ctx.time_device(sb.raw(), || sb.memcpy_dtod(&x, &mut y)) }?;
-    let d = cuprite::peer::stats().since(&before);
+    let d = cuprite_driver::peer::stats().since(&before);
     let head = sb.clone_dtoh(&y.slice(0..pattern.len().min(words))?)?;
     if head[..] != pattern[..head.len()] {
         return Err("peer copy: the destination differs from the source".into());

@@ -161,7 +161,7 @@ pub(super) fn json_report(
         "version": env!("CARGO_PKG_VERSION"),
         "date": utc_now(),
         "device": device,
-        "driver": cuprite::driver_version().ok().map(|(a, b)| format!("{a}.{b}")),
+        "driver": cuprite_driver::driver_version().ok().map(|(a, b)| format!("{a}.{b}")),
         "warmup": ctx.warmup,
         "repeats": ctx.repeats,
         "quick": ctx.quick,

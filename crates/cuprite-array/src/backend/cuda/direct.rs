@@ -23,7 +23,7 @@ use crate::shape::numel;
 use crate::stats::Phase;
 use crate::storage::{DevBuf, Storage};
 use crate::util::Inline;
-use cuprite::{Access, Stream};
+use cuprite_driver::{Access, Stream};
 use std::cell::RefCell;
 use std::mem::Discriminant;
 use std::sync::Arc;

@@ -18,7 +18,7 @@ use crate::shape::{Layout, numel};
 use crate::stats::Phase;
 use crate::storage::{DevBuf, Storage};
 use crate::util::{Fnv, Inline};
-use cuprite::{Access, Stream};
+use cuprite_driver::{Access, Stream};
 use std::hash::Hasher;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -213,7 +213,7 @@ fn download(d: &DevBuf) -> Result<Vec<u8>> {
 
 /// A copy of device buffer `src` on CUDA device `ordinal`, made on that device's array stream:
 /// GPU to GPU where the two can reach each other (peer access is enabled on first use), staged
-/// through the host by the driver only where they cannot. `cuprite::peer::stats` counts each
+/// through the host by the driver only where they cannot. `cuprite_driver::peer::stats` counts each
 /// path; the stream tracker orders the copy after `src`'s writer on its own device.
 pub(crate) fn copy_to(src: &DevBuf, ordinal: usize) -> Result<Arc<Storage>> {
     let st = state(ordinal)?;
@@ -221,7 +221,7 @@ pub(crate) fn copy_to(src: &DevBuf, ordinal: usize) -> Result<Arc<Storage>> {
     let stream = stream.get();
     let mut out = alloc(st, stream, src.dtype(), src.len())?;
     if let (Some(s), Some(d)) = (src.live(), out.buffer_mut()) {
-        if !cuprite::DeviceRead::<u8>::is_empty(s) {
+        if !cuprite_driver::DeviceRead::<u8>::is_empty(s) {
             stream.memcpy_dtod(s, d)?;
         }
     }
@@ -550,7 +550,10 @@ fn reduce(
         && outer <= COMBINE_ROWS
         && Arc::ptr_eq(&stream, &st.stream)
         && codegen::combinable(op, src_d)
-        && matches!(st.stream.capture_status(), Ok(cuprite::CaptureStatus::None));
+        && matches!(
+            st.stream.capture_status(),
+            Ok(cuprite_driver::CaptureStatus::None)
+        );
     let kernel_d = if combine { out_d } else { pass_d };
     let mut h = Fnv(0);
     h.write_u8(pass_d.code());

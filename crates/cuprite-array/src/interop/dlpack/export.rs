@@ -11,7 +11,7 @@ use crate::array::Array;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::storage::Storage;
-use cuprite::{Access, Stream};
+use cuprite_driver::{Access, Stream};
 use std::ffi::c_void;
 use std::sync::Arc;
 
@@ -70,7 +70,7 @@ impl<T: Element> Array<T> {
                         // Orders writes made on other streams into the array stream, then
                         // makes the consumer wait for the array stream.
                         array_stream.begin_access(&[Access::of_tracker(
-                            cuprite::DeviceRead::tracker(d.buffer()),
+                            cuprite_driver::DeviceRead::tracker(d.buffer()),
                             false,
                         )])?;
                         c.join(&array_stream)?;

@@ -12,7 +12,7 @@ use crate::device::Device;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::shape::{Layout, numel};
-use cuprite::DeviceBuffer;
+use cuprite_driver::DeviceBuffer;
 use std::ffi::c_void;
 
 impl<T: Element> Array<T> {
@@ -136,7 +136,7 @@ unsafe impl Send for SendPtr {}
 pub(super) fn import_cuda<T: Element>(t: DLPackTensor, shape: &[usize]) -> Result<Array<T>> {
     let tensor = t.tensor();
     let ordinal = tensor.device.device_id;
-    let n_dev = cuprite::Device::count().unwrap_or(0);
+    let n_dev = cuprite_driver::Device::count().unwrap_or(0);
     if ordinal < 0 || ordinal as usize >= n_dev {
         return Err(Error::DeviceMismatch(format!(
             "a DLPack tensor of CUDA device {ordinal}, and {n_dev} CUDA device(s) are present"
@@ -173,7 +173,7 @@ pub(super) fn import_cuda<T: Element>(t: DLPackTensor, shape: &[usize]) -> Resul
                 T::DTYPE.name()
             )));
         }
-        let info = cuprite::pointer::pointer_info(first)?;
+        let info = cuprite_driver::pointer::pointer_info(first)?;
         let dev = info.device_ordinal;
         if dev != ordinal {
             return Err(Error::DeviceMismatch(format!(

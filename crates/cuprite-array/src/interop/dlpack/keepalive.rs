@@ -3,7 +3,7 @@
 
 use super::abi::{DLManagedTensor, DLManagedTensorVersioned};
 use crate::graph::Node;
-use cuprite::Stream;
+use cuprite_driver::Stream;
 use std::sync::Arc;
 
 /// What an exported tensor keeps alive. The managed struct comes first, so a pointer to it is

@@ -9,7 +9,7 @@ use crate::graph::{CallInput, LibraryCall};
 use crate::runtime::DeviceState;
 use crate::shape::numel;
 use crate::storage::{DevBuf, HostBuf};
-use cuprite::Stream;
+use cuprite_driver::Stream;
 use std::sync::Arc;
 
 impl LibraryCall for FftCall {

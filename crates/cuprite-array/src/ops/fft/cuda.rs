@@ -1,5 +1,5 @@
 //! The CUDA backend of the FFT call: cuFFT plans from the device's
-//! [`PlanCache`](cuprite::fft::PlanCache) (kept in its `runtime::DeviceState`: one per device
+//! [`PlanCache`](cuprite_driver::fft::PlanCache) (kept in its `runtime::DeviceState`: one per device
 //! for the process, emptied by `device_gc` and so before an out-of-memory retry, which frees
 //! the plans' work areas), run on the array stream.
 //!
@@ -23,8 +23,8 @@ use crate::error::{Error, Result};
 use crate::graph::CallInput;
 use crate::runtime::DeviceState;
 use crate::storage::DevBuf;
-use cuprite::fft::{Direction, FftFloat, FftKind, Layout, PlanDesc, Precision};
-use cuprite::{DeviceBuffer, DeviceRead, DeviceView, DeviceWrite, Stream, Tracker};
+use cuprite_driver::fft::{Direction, FftFloat, FftKind, Layout, PlanDesc, Precision};
+use cuprite_driver::{DeviceBuffer, DeviceRead, DeviceView, DeviceWrite, Stream, Tracker};
 use num_complex::Complex;
 use std::sync::Arc;
 
@@ -40,7 +40,7 @@ use std::sync::Arc;
 /// assert!(s.hits >= 1);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn plan_cache_stats(ordinal: usize) -> cuprite::fft::CacheStats {
+pub fn plan_cache_stats(ordinal: usize) -> cuprite_driver::fft::CacheStats {
     crate::runtime::existing_state(ordinal)
         .map(|st| {
             st.fft_plans
@@ -76,7 +76,7 @@ enum Work<'a, T> {
     Copy(DeviceBuffer<T>),
 }
 
-impl<'a, T: cuprite::DeviceCopy> Work<'a, T> {
+impl<'a, T: cuprite_driver::DeviceCopy> Work<'a, T> {
     /// A writable view from element `from` on.
     fn from(&mut self, from: usize) -> Result<Private<'_, T>> {
         let view = match self {

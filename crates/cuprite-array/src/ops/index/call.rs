@@ -17,7 +17,7 @@ use crate::graph::{CallInput, LibraryCall};
 use crate::runtime::{DeviceState, stream_of};
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
-use cuprite::{Access, Stream};
+use cuprite_driver::{Access, Stream};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 

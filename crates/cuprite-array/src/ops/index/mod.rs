@@ -247,7 +247,7 @@ impl IndexFlag {
                 // buffer never frees it: the keeper below makes the array buffer leak it after
                 // its last use (waiting for pending work) and then hands the word back.
                 let buf = unsafe {
-                    cuprite::DeviceBuffer::<u8>::from_raw_parts(w.device_ptr(), 4, &stream)
+                    cuprite_driver::DeviceBuffer::<u8>::from_raw_parts(w.device_ptr(), 4, &stream)
                 };
                 let keeper = crate::storage::Foreign::new(move || drop(w));
                 let d =
@@ -290,7 +290,7 @@ impl IndexFlag {
                 let stream = crate::runtime::stream_for(d.ordinal())?;
                 if let Some(b) = d.live() {
                     // Orders the stream after the word's writers on other streams, then waits.
-                    let acc = [cuprite::Access::read(b)];
+                    let acc = [cuprite_driver::Access::read(b)];
                     stream.begin_access(&acc)?;
                     stream.end_access(&acc)?;
                 }

@@ -1,7 +1,7 @@
 //! A typed window of a device byte buffer, as cuBLASLt and cuSOLVER calls take it.
 
 use crate::error::{Error, Result};
-use cuprite::{DeviceBuffer, DeviceRead, DeviceWrite, Tracker};
+use cuprite_driver::{DeviceBuffer, DeviceRead, DeviceWrite, Tracker};
 use std::marker::PhantomData;
 
 /// A typed window of a byte buffer (its elements from `offset`), tracked as the buffer.

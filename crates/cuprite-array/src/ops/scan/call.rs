@@ -14,7 +14,7 @@ use crate::graph::{CallInput, FusedCall, LibraryCall, Program};
 use crate::runtime::DeviceState;
 use crate::storage::{DevBuf, HostBuf, Storage};
 use crate::util::KeyHasher;
-use cuprite::{Access, Stream};
+use cuprite_driver::{Access, Stream};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 

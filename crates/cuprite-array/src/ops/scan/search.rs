@@ -13,7 +13,7 @@ use crate::graph::{CallInput, FusedCall, LibraryCall, Node, Op, Program};
 use crate::runtime::DeviceState;
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
-use cuprite::{Access, Stream};
+use cuprite_driver::{Access, Stream};
 use half::{bf16, f16};
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::runtime::{DeviceState, state, stream_of};
 use crate::storage::DevBuf;
 use crate::util::KeyHasher;
-use cuprite::{Access, Stream};
+use cuprite_driver::{Access, Stream};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -135,7 +135,7 @@ impl Gpu {
     }
 }
 
-pub(crate) fn live(d: &DevBuf) -> Result<&cuprite::DeviceBuffer<u8>> {
+pub(crate) fn live(d: &DevBuf) -> Result<&cuprite_driver::DeviceBuffer<u8>> {
     d.live()
         .ok_or_else(|| Error::InvalidArgument("a sort buffer was handed back while in use".into()))
 }

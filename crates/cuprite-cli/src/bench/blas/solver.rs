@@ -1,11 +1,11 @@
-//! The dense solvers of `cuprite::solver` (LU solve, Cholesky, QR, SVD, eigh), in milliseconds
+//! The dense solvers of `cuprite_driver::solver` (LU solve, Cholesky, QR, SVD, eigh), in milliseconds
 //! per call including the copy of the input each routine overwrites.
 
 use super::{Fill32, own_stream, random, time_on, unit_roundoff};
 use crate::bench::kit::{BenchCtx, BenchError, BenchResult, Figure, Samples, Target, TimeUnit};
-use cuprite::blas::{Blas, ComputeType, Fill, Gemm, Transpose};
-use cuprite::solver::{Solver, SvdVectors};
-use cuprite::{DeviceBuffer, Stream};
+use cuprite_driver::blas::{Blas, ComputeType, Fill, Gemm, Transpose};
+use cuprite_driver::solver::{Solver, SvdVectors};
+use cuprite_driver::{DeviceBuffer, Stream};
 use std::sync::Arc;
 
 /// Fewer samples for the solvers (each call takes milliseconds and synchronises).
@@ -24,7 +24,7 @@ fn ms_figure(name: String, samples: &Samples, torch_ms: f64, note: &str) -> Figu
 
 /// `X = A⁻¹·B` for a 4096² A and 64 right-hand sides: copy A and B, `getrf`, `getrs` (what
 /// `torch.linalg.solve` does).
-pub(super) fn solve<T: Fill32 + cuprite::solver::SolverElement>(
+pub(super) fn solve<T: Fill32 + cuprite_driver::solver::SolverElement>(
     b: &mut BenchCtx,
     torch_ms: f64,
 ) -> BenchResult {

@@ -28,15 +28,15 @@ pub(super) fn square<T: Element>(call: &str, a: &Array<T>) -> Result<usize> {
 }
 
 /// Maps cuSOLVER's conditions to this crate's.
-pub(super) fn solver_err(call: &str, e: cuprite::Error) -> Error {
+pub(super) fn solver_err(call: &str, e: cuprite_driver::Error) -> Error {
     match e {
-        cuprite::Error::SingularMatrix { index, .. } => Error::Singular(format!(
+        cuprite_driver::Error::SingularMatrix { index, .. } => Error::Singular(format!(
             "{call}: U[{0}, {0}] of the LU factorisation is exactly zero",
             index - 1
         )),
-        cuprite::Error::NotPositiveDefinite { order, .. } => Error::NotPositiveDefinite(format!(
-            "{call}: the leading minor of order {order} is not positive definite"
-        )),
+        cuprite_driver::Error::NotPositiveDefinite { order, .. } => Error::NotPositiveDefinite(
+            format!("{call}: the leading minor of order {order} is not positive definite"),
+        ),
         e => Error::Cuda(e),
     }
 }

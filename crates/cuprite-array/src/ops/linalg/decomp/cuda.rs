@@ -10,9 +10,9 @@ use crate::ops::linalg::span::Span;
 use crate::runtime::{state, stream_of};
 use crate::shape::Layout;
 use crate::storage::{DevBuf, Storage};
-use cuprite::DeviceBuffer;
-use cuprite::blas::Blas;
-use cuprite::solver::Solver;
+use cuprite_driver::DeviceBuffer;
+use cuprite_driver::blas::Blas;
+use cuprite_driver::solver::Solver;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -23,7 +23,7 @@ type Handles<H> = Mutex<HashMap<usize, Arc<H>>>;
 fn handle_of<H>(
     cache: &'static OnceLock<Handles<H>>,
     ordinal: usize,
-    make: impl FnOnce(&Arc<cuprite::Stream>) -> cuprite::Result<H>,
+    make: impl FnOnce(&Arc<cuprite_driver::Stream>) -> cuprite_driver::Result<H>,
 ) -> Result<(Arc<H>, &'static crate::runtime::DeviceState)> {
     let st = state(ordinal)?;
     let stream = stream_of(st);

@@ -10,8 +10,8 @@ use super::real::{RealOf, Scalar, narrow, widen};
 use super::stack::per_matrix;
 use crate::array::Array;
 use crate::error::Result;
-use cuprite::blas::Fill;
-use cuprite::solver::SvdVectors;
+use cuprite_driver::blas::Fill;
+use cuprite_driver::solver::SvdVectors;
 
 /// The lower-triangular Cholesky factor `L` of a symmetric (complex: Hermitian) positive
 /// definite matrix (`a = L·Lᵀ`, complex `a = L·Lᴴ`; only the lower triangle of `a` is read). A

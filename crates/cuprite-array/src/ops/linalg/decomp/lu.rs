@@ -13,7 +13,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::Layout;
 use crate::storage::Storage;
-use cuprite::blas::{Fill, Transpose, Triangular};
+use cuprite_driver::blas::{Fill, Transpose, Triangular};
 use num_complex::Complex;
 use std::sync::Arc;
 
@@ -94,7 +94,7 @@ pub fn solve<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
     let pivots = dev_array_i64(piv, n, a.device()).to_vec()?;
     let order = pivot_order(&pivots)?;
     let bl = blas(ord)?;
-    let one = <<T as cuprite::blas::Element>::Scalar as cuprite::blas::Scalar>::ONE;
+    let one = <<T as cuprite_driver::blas::Element>::Scalar as cuprite_driver::blas::Scalar>::ONE;
     for (fill, unit) in [(Fill::Upper, false), (Fill::Lower, true)] {
         let tri = Triangular {
             left: true,
@@ -245,7 +245,7 @@ fn sign_log<T: Scalar>(a: &Array<T>) -> Result<(Complex<f64>, f64)> {
     };
     match r {
         Ok(()) => {}
-        Err(cuprite::Error::SingularMatrix { .. }) => {
+        Err(cuprite_driver::Error::SingularMatrix { .. }) => {
             return Ok((Complex::new(0.0, 0.0), f64::NEG_INFINITY));
         }
         Err(e) => return Err(Error::Cuda(e)),

@@ -17,14 +17,14 @@ mod sealed {
 /// The real type that goes with a decomposition element: `f32` for `f32` and `c32`, `f64` for
 /// `f64` and `c64` (the type of [`svd`](super::svd)'s singular values and of
 /// [`eigh`](super::eigh)'s eigenvalues).
-pub type RealOf<T> = <T as cuprite::blas::Element>::Real;
+pub type RealOf<T> = <T as cuprite_driver::blas::Element>::Real;
 
 /// The real type of a decomposition element (`f32`, `f64`): what [`RealOf`] is.
 #[cfg(feature = "faer")]
 pub trait RealPart:
     Float
     + bytemuck::Pod
-    + cuprite::solver::SolverElement<Real = Self>
+    + cuprite_driver::solver::SolverElement<Real = Self>
     + faer::traits::RealField
     + sealed::Sealed
 {
@@ -32,7 +32,7 @@ pub trait RealPart:
 /// The real type of a decomposition element (`f32`, `f64`): what [`RealOf`] is.
 #[cfg(not(feature = "faer"))]
 pub trait RealPart:
-    Float + bytemuck::Pod + cuprite::solver::SolverElement<Real = Self> + sealed::Sealed
+    Float + bytemuck::Pod + cuprite_driver::solver::SolverElement<Real = Self> + sealed::Sealed
 {
 }
 impl RealPart for f32 {}
@@ -85,7 +85,7 @@ pub trait Scalar:
     ScalarOps
     + bytemuck::Pod
     + crate::dtype::Numeric
-    + cuprite::solver::SolverElement<Real: RealPart>
+    + cuprite_driver::solver::SolverElement<Real: RealPart>
     + faer::traits::ComplexField
     + sealed::Sealed
 {
@@ -96,7 +96,7 @@ pub trait Scalar:
     ScalarOps
     + bytemuck::Pod
     + crate::dtype::Numeric
-    + cuprite::solver::SolverElement<Real: RealPart>
+    + cuprite_driver::solver::SolverElement<Real: RealPart>
     + sealed::Sealed
 {
 }

@@ -11,7 +11,7 @@ use crate::ops::linalg::span::Span;
 use crate::runtime::DeviceState;
 use crate::shape::{Layout, numel};
 use crate::storage::{DevBuf, HostBuf};
-use cuprite::{DeviceBuffer, Stream};
+use cuprite_driver::{DeviceBuffer, Stream};
 use std::sync::Arc;
 
 impl LibraryCall for Gemm {

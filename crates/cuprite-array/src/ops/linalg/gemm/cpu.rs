@@ -3,7 +3,7 @@
 
 use super::desc::{Act, Gemm, Operand};
 use crate::dtype::DType;
-use cuprite::blaslt::Order;
+use cuprite_driver::blaslt::Order;
 
 /// Element types the CPU product handles natively.
 pub(super) trait CpuElem: Copy + Send + Sync + bytemuck::Pod + 'static {

@@ -5,8 +5,8 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::ops::linalg::span::Span;
 use crate::runtime::DeviceState;
-use cuprite::blaslt::{self, BlasLt};
-use cuprite::{DeviceBuffer, DeviceRead, Stream};
+use cuprite_driver::blaslt::{self, BlasLt};
+use cuprite_driver::{DeviceBuffer, DeviceRead, Stream};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -71,9 +71,9 @@ impl Gemm {
         let mut cfg = blaslt::Matmul::<T::Scalar>::row_major(m, n, k);
         cfg.alpha = alpha;
         cfg.compute = if self.tf32 && matches!(self.dtype, DType::F32 | DType::C32) {
-            cuprite::blas::ComputeType::Tf32
+            cuprite_driver::blas::ComputeType::Tf32
         } else {
-            cuprite::blas::ComputeType::Default
+            cuprite_driver::blas::ComputeType::Default
         };
         if let (Some(sa), Some(sb)) = (ops[0].batch_stride, ops[1].batch_stride) {
             // One (strided-batched) call.
@@ -104,7 +104,7 @@ impl Gemm {
 mod blaslt_elem {
     /// The element types of the CUDA product.
     pub(in crate::ops::linalg::gemm) trait Elem:
-        cuprite::blas::Element
+        cuprite_driver::blas::Element
     {
     }
     impl Elem for f32 {}

@@ -5,7 +5,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::CallInput;
 use crate::shape::{Layout, numel};
-use cuprite::blaslt::Order;
+use cuprite_driver::blaslt::Order;
 
 /// The activation of an epilogue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 static TUNE: AtomicU8 = AtomicU8::new(2);
 
 /// Lets matrix products on CUDA of at least 2^33 floating-point operations time cuBLASLt's
-/// candidate algorithms on their first call and keep the fastest ([`cuprite::blaslt::Tuning`]'s
+/// candidate algorithms on their first call and keep the fastest ([`cuprite_driver::blaslt::Tuning`]'s
 /// defaults). On by default (`CUPRITE_ARRAY_GEMM_TUNE=0` starts with it off): the first call of
 /// such a shape costs about 25 runs of the product and one synchronisation; later calls of the
 /// shape run the chosen kernel. With it off, every run picks the same kernel (cuBLASLt's

@@ -1,0 +1,185 @@
+//! Events: markers recorded on a stream, to wait for, query, or time.
+//!
+//! This module owns user-visible events and the stream calls that take one
+//! ([`Stream::wait`], [`Stream::record_event`]). The events that stream tracking records
+//! internally are pooled per context (`context/event_pool.rs`) and never exposed.
+
+use crate::context::Context;
+use crate::drv;
+use crate::error::{Error, Result};
+use crate::stream::Stream;
+use cuprite_sys::driver::{self as sys, CUevent};
+use std::sync::Arc;
+
+/// Flags of an event (`CUevent_flags`).
+///
+/// ```
+/// use cuprite_driver::EventFlags;
+/// let f = EventFlags::BLOCKING_SYNC | EventFlags::DISABLE_TIMING;
+/// assert!(f.contains(EventFlags::DISABLE_TIMING));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct EventFlags(u32);
+
+impl EventFlags {
+    /// Timing on, spin-wait on synchronize.
+    pub const DEFAULT: EventFlags = EventFlags(0);
+    /// `synchronize` blocks the thread instead of spinning.
+    pub const BLOCKING_SYNC: EventFlags = EventFlags(1);
+    /// No timing data (cheaper to record and wait on).
+    pub const DISABLE_TIMING: EventFlags = EventFlags(2);
+    /// Usable across processes (needs `DISABLE_TIMING`).
+    pub const INTERPROCESS: EventFlags = EventFlags(4);
+
+    /// The raw bits.
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+    /// Whether every bit of `other` is set.
+    pub const fn contains(self, other: EventFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+impl std::ops::BitOr for EventFlags {
+    type Output = EventFlags;
+    fn bitor(self, rhs: Self) -> Self {
+        EventFlags(self.0 | rhs.0)
+    }
+}
+
+/// A CUDA event.
+///
+/// ```no_run
+/// # fn main() -> cuprite_driver::Result<()> {
+/// use cuprite_driver::{Context, Event, EventFlags};
+/// let ctx = Context::new(0)?;
+/// let s = ctx.default_stream();
+/// let start = Event::new(&ctx, EventFlags::DEFAULT)?;
+/// let end = Event::new(&ctx, EventFlags::DEFAULT)?;
+/// start.record(&s)?;
+/// let _x = s.alloc_zeros::<f32>(1 << 20)?;
+/// end.record(&s)?;
+/// end.synchronize()?;
+/// println!("{} ms", start.elapsed_ms(&end)?);
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct Event {
+    raw: CUevent,
+    ctx: Arc<Context>,
+    flags: EventFlags,
+}
+
+// SAFETY: a CUevent may be used from any thread; the driver API is thread-safe.
+unsafe impl Send for Event {}
+// SAFETY: as above; no interior mutability here.
+unsafe impl Sync for Event {}
+
+impl Event {
+    /// A new event of `ctx`.
+    pub fn new(ctx: &Arc<Context>, flags: EventFlags) -> Result<Event> {
+        ctx.bind_to_thread()?;
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; the flags are driver flag bits.
+        unsafe { drv!(cuEventCreate(&mut raw, flags.bits())) }?;
+        Ok(Event {
+            raw,
+            ctx: ctx.clone(),
+            flags,
+        })
+    }
+
+    /// The driver's handle.
+    pub fn raw(&self) -> CUevent {
+        self.raw
+    }
+
+    /// The flags it was created with.
+    pub fn flags(&self) -> EventFlags {
+        self.flags
+    }
+
+    /// The context it belongs to.
+    pub fn context(&self) -> &Arc<Context> {
+        &self.ctx
+    }
+
+    /// Records the event at the current end of `stream`'s work. The stream must belong to the
+    /// event's context (the driver records nothing across contexts): for another context,
+    /// record an event of the stream's own context and wait on that one, from any context
+    /// ([`Stream::wait`], [`Stream::join`]).
+    pub fn record(&self, stream: &Stream) -> Result<()> {
+        if stream.context().raw() != self.ctx.raw() {
+            return Err(Error::InvalidArgument(format!(
+                "Event::record: the event belongs to the context {:?} of device {}, the stream to \
+                 the context {:?} of device {}; an event can only be recorded on a stream of its \
+                 own context (record one of the stream's context instead: Stream::wait and \
+                 Stream::join work across contexts)",
+                self.ctx.raw(),
+                self.ctx.ordinal(),
+                stream.context().raw(),
+                stream.context().ordinal()
+            )));
+        }
+        self.ctx.bind_to_thread()?;
+        // SAFETY: live event and stream.
+        unsafe { drv!(cuEventRecord(self.raw, stream.raw())) }
+    }
+
+    /// Blocks the host until the recorded work is done.
+    pub fn synchronize(&self) -> Result<()> {
+        self.ctx.bind_to_thread()?;
+        crate::stats::count_host_sync();
+        // SAFETY: live event.
+        unsafe { drv!(cuEventSynchronize(self.raw)) }
+    }
+
+    /// Whether the recorded work is done (true also when never recorded).
+    pub fn query(&self) -> Result<bool> {
+        self.ctx.bind_to_thread()?;
+        // SAFETY: live event.
+        match unsafe { drv!(cuEventQuery(self.raw)) } {
+            Ok(()) => Ok(true),
+            Err(e) if e.code() == Some(sys::CUresult::CUDA_ERROR_NOT_READY) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Milliseconds between this event and `end` (both recorded and complete, timing enabled).
+    pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
+        self.ctx.bind_to_thread()?;
+        let mut ms = 0.0f32;
+        // SAFETY: valid out-pointer and live events.
+        unsafe { drv!(cuEventElapsedTime(&mut ms, self.raw, end.raw)) }?;
+        Ok(ms)
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        // SAFETY: this object owns the event; pending waits on it stay valid (the driver
+        // releases it once they complete).
+        if let Err(e) = unsafe { drv!(cuEventDestroy_v2(self.raw)) } {
+            self.ctx.defer("cuEventDestroy of an Event", e);
+        }
+    }
+}
+
+impl Stream {
+    /// Makes this stream wait (on the device) for `event`'s last record. The event may belong
+    /// to another context (of this device or another).
+    pub fn wait(&self, event: &Event) -> Result<()> {
+        self.context().bind_to_thread()?;
+        crate::stats::count_stream_wait();
+        // SAFETY: a live event and stream.
+        unsafe { drv!(cuStreamWaitEvent(self.raw(), event.raw(), 0)) }
+    }
+
+    /// Records a new event here (timing disabled unless `flags` ask otherwise) and returns it.
+    pub fn record_event(&self, flags: EventFlags) -> Result<Event> {
+        let ev = Event::new(self.context(), flags)?;
+        ev.record(self)?;
+        Ok(ev)
+    }
+}

@@ -1,0 +1,392 @@
+//! CUDA graphs: stream capture ([`Stream::begin_capture`] / [`Stream::end_capture`]), the
+//! captured [`Graph`], and its executable form [`GraphExec`] (launch, upload, update).
+//!
+//! Owns the graph handles and the capture calls. While a stream captures, work enqueued on it
+//! (launches, copies, stream-ordered allocations and frees) is recorded into the graph instead
+//! of running; the stream tracker keeps ordering work across streams during the capture, and
+//! other streams that join the capture are joined back before it ends. It must not track
+//! buffers itself.
+
+use crate::capture::{self, CaptureSeq, CapturedUses};
+use crate::context::Context;
+use crate::context::event_pool::TrackEvent;
+use crate::drv;
+use crate::error::{Error, Result};
+use crate::memory::Access;
+use crate::stream::Stream;
+use cuprite_sys::driver::{self as sys, CUgraph, CUgraphExec};
+use std::sync::Arc;
+
+/// How a capture restricts potentially unsafe driver calls (`cuStreamBeginCapture` mode).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CaptureMode {
+    /// Unsafe calls are refused in every thread while any global capture is in progress.
+    #[default]
+    Global,
+    /// Unsafe calls are refused only in the capturing thread.
+    ThreadLocal,
+    /// Nothing is refused (the caller knows what it does).
+    Relaxed,
+}
+
+impl CaptureMode {
+    fn raw(self) -> sys::CUstreamCaptureMode {
+        match self {
+            CaptureMode::Global => sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_GLOBAL,
+            CaptureMode::ThreadLocal => {
+                sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+            }
+            CaptureMode::Relaxed => sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED,
+        }
+    }
+}
+
+/// Where a stream stands with respect to capture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CaptureStatus {
+    /// Not capturing.
+    None,
+    /// Capturing.
+    Active,
+    /// Capturing, but an error invalidated the capture; `end_capture` will fail.
+    Invalidated,
+}
+
+impl Stream {
+    /// Starts capturing this stream's work into a graph. Work enqueued afterwards (on this
+    /// stream, and on streams that wait for it) is recorded, not run, until
+    /// [`end_capture`](Self::end_capture).
+    ///
+    /// ```no_run
+    /// use cuprite_driver::{CaptureMode, Context};
+    /// # fn main() -> cuprite_driver::Result<()> {
+    /// let ctx = Context::new(0)?;
+    /// let stream = ctx.new_stream()?;
+    /// let src = stream.clone_htod(&[1u32, 2, 3])?;
+    /// let mut dst = stream.alloc_zeros::<u32>(3)?;
+    /// stream.begin_capture(CaptureMode::ThreadLocal)?;
+    /// stream.memcpy_dtod(&src, &mut dst)?;
+    /// let graph = stream.end_capture()?;
+    /// let exec = graph.instantiate()?;
+    /// exec.launch(&stream)?;
+    /// assert_eq!(stream.clone_dtoh(&dst)?, [1, 2, 3]);
+    /// # Ok(()) }
+    /// ```
+    pub fn begin_capture(&self, mode: CaptureMode) -> Result<()> {
+        let ctx = self.context();
+        ctx.bind_to_thread()?;
+        // No context-wide synchronisation may run from here until the capture ends.
+        let _gate = ctx.capture_gate();
+        ctx.note_capture(true);
+        // SAFETY: a live stream of the current context; the mode is a valid enum value.
+        if let Err(e) = unsafe { drv!(cuStreamBeginCapture_v2(self.raw(), mode.raw())) } {
+            ctx.note_capture(false);
+            return Err(e);
+        }
+        capture::begin(self.track_id(), self.raw());
+        Ok(())
+    }
+
+    /// Ends the capture begun on this stream and returns the graph. Streams that joined the
+    /// capture (through the stream tracker) are joined back to this one first.
+    pub fn end_capture(&self) -> Result<Graph> {
+        // An error deferred from a Drop must not leave the stream capturing: it is returned by
+        // the next call instead.
+        self.context().bind_to_thread_no_deferred()?;
+        let seq = capture::end(self.track_id());
+        let joined = match &seq {
+            Some(seq) => {
+                self.context().note_capture(false);
+                self.join_members(seq)
+            }
+            None => Ok(()),
+        };
+        let mut raw: CUgraph = std::ptr::null_mut();
+        // SAFETY: `raw` is a valid out-pointer and the stream is live.
+        let r = unsafe { drv!(cuStreamEndCapture(self.raw(), &mut raw)) };
+        if r.is_ok() && !raw.is_null() && joined.is_err() {
+            // SAFETY: the graph was just made and is referenced nowhere else.
+            let _ = unsafe { sys::cuGraphDestroy(raw) };
+        }
+        joined?;
+        r?;
+        if raw.is_null() {
+            return Err(Error::InvalidArgument(
+                "the capture produced no graph (was it invalidated?)".to_string(),
+            ));
+        }
+        Ok(Graph {
+            ctx: self.context().clone(),
+            raw,
+            external: seq.as_ref().map(|s| s.external.clone()).unwrap_or_default(),
+            uses: seq.map(|s| s.uses).unwrap_or_default(),
+        })
+    }
+
+    /// Makes this (origin) stream wait for the current end of every stream that joined the
+    /// capture, as `cuStreamEndCapture` requires.
+    fn join_members(&self, seq: &CaptureSeq) -> Result<()> {
+        for (sid, raw) in &seq.members {
+            if *sid == seq.origin {
+                continue;
+            }
+            let ev = self.context().track_event()?;
+            // SAFETY: the member stream is live (it is capturing, so it cannot have been
+            // destroyed) and the event is ours.
+            unsafe { drv!(cuEventRecord(ev.raw, raw.0)) }?;
+            // SAFETY: a live stream and the event just recorded in the same capture.
+            unsafe { drv!(cuStreamWaitEvent(self.raw(), ev.raw, 0)) }?;
+        }
+        Ok(())
+    }
+
+    /// Whether this stream is capturing.
+    pub fn capture_status(&self) -> Result<CaptureStatus> {
+        self.context().bind_to_thread()?;
+        let mut s = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+        // SAFETY: `s` is a valid out-pointer and the stream is live.
+        unsafe { drv!(cuStreamIsCapturing(self.raw(), &mut s)) }?;
+        Ok(match s {
+            sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE => CaptureStatus::Active,
+            sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE => CaptureStatus::None,
+            _ => CaptureStatus::Invalidated,
+        })
+    }
+}
+
+/// A graph of device work, captured from a stream. Destroyed on drop.
+pub struct Graph {
+    ctx: Arc<Context>,
+    raw: CUgraph,
+    external: Vec<Arc<TrackEvent>>,
+    /// The allocations (and modules) the captured work uses, kept alive by the graph.
+    uses: CapturedUses,
+}
+
+impl std::fmt::Debug for Graph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Graph")
+            .field("raw", &self.raw)
+            .field("pre_capture_dependencies", &self.external.len())
+            .field("buffers_used", &self.uses.buffers.len())
+            .finish()
+    }
+}
+
+// SAFETY: a CUgraph is not tied to a thread; cuprite never mutates it after capture.
+unsafe impl Send for Graph {}
+// SAFETY: only read-only queries and instantiation (which the driver synchronises) use it.
+unsafe impl Sync for Graph {}
+
+impl Graph {
+    /// The driver's handle.
+    pub fn raw(&self) -> CUgraph {
+        self.raw
+    }
+
+    /// The number of nodes (kernels, copies, allocations...) in the graph.
+    pub fn num_nodes(&self) -> Result<usize> {
+        self.ctx.bind_to_thread()?;
+        let mut n = 0usize;
+        // SAFETY: a null node array asks only for the count, written to `n`.
+        unsafe { drv!(cuGraphGetNodes(self.raw, std::ptr::null_mut(), &mut n)) }?;
+        Ok(n)
+    }
+
+    /// Makes an executable graph of it.
+    pub fn instantiate(&self) -> Result<GraphExec> {
+        self.instantiate_with_flags(0)
+    }
+
+    /// Makes an executable graph that frees the memory allocated in it (and not freed in it)
+    /// before each relaunch (`CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH`).
+    pub fn instantiate_auto_free(&self) -> Result<GraphExec> {
+        self.instantiate_with_flags(
+            sys::CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH.0 as u64,
+        )
+    }
+
+    /// Makes an executable graph with raw `CUDA_GRAPH_INSTANTIATE_FLAG_*` flags.
+    pub fn instantiate_with_flags(&self, flags: u64) -> Result<GraphExec> {
+        self.ctx.bind_to_thread()?;
+        let mut raw: CUgraphExec = std::ptr::null_mut();
+        // SAFETY: `raw` is a valid out-pointer; the graph is live.
+        unsafe { drv!(cuGraphInstantiateWithFlags(&mut raw, self.raw, flags)) }?;
+        Ok(GraphExec {
+            ctx: self.ctx.clone(),
+            raw,
+            external: self.external.clone(),
+            uses: self.uses.clone(),
+        })
+    }
+}
+
+impl Drop for Graph {
+    fn drop(&mut self) {
+        // SAFETY: the graph is ours and nothing else refers to it (executable graphs are
+        // independent copies).
+        if let Err(e) = unsafe { drv!(cuGraphDestroy(self.raw)) } {
+            self.ctx.defer("cuGraphDestroy", e);
+        }
+    }
+}
+
+/// An executable graph: launch it on any stream of its context, as often as needed.
+pub struct GraphExec {
+    ctx: Arc<Context>,
+    raw: CUgraphExec,
+    external: Vec<Arc<TrackEvent>>,
+    /// The allocations (and modules) the captured work uses: kept alive while this lives, and
+    /// declared to the stream tracker at each launch.
+    uses: CapturedUses,
+}
+
+impl std::fmt::Debug for GraphExec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GraphExec")
+            .field("raw", &self.raw)
+            .field("pre_capture_dependencies", &self.external.len())
+            .field("buffers_used", &self.uses.buffers.len())
+            .finish()
+    }
+}
+
+// SAFETY: a CUgraphExec is not tied to a thread.
+unsafe impl Send for GraphExec {}
+// SAFETY: launches of one executable graph are serialised by the driver.
+unsafe impl Sync for GraphExec {}
+
+impl GraphExec {
+    /// The driver's handle.
+    pub fn raw(&self) -> CUgraphExec {
+        self.raw
+    }
+
+    /// Enqueues one run of the graph on `stream` (of the graph's context, else `Err`).
+    ///
+    /// The run waits for earlier work on `stream`, for the work on other streams that the
+    /// captured work depended on when it was captured, and, like a launch, for the work on
+    /// other streams that uses the buffers it reads or writes; later users of those buffers on
+    /// other streams wait for it in turn. The graph keeps every allocation its work uses alive,
+    /// so a buffer dropped since the capture is still valid here; memory cuprite does not own
+    /// (a borrowed view, a leaked buffer) whose owner is gone makes this an `Err`.
+    #[inline]
+    pub fn launch(&self, stream: &Stream) -> Result<()> {
+        if stream.context().raw() != self.ctx.raw() {
+            return Err(Error::InvalidArgument(format!(
+                "GraphExec::launch: the graph belongs to the context of device {} ({:?}), the \
+                 stream to another (device {}, {:?}); launch it on a stream of its own context",
+                self.ctx.ordinal(),
+                self.ctx.raw(),
+                stream.context().ordinal(),
+                stream.context().raw()
+            )));
+        }
+        stream.context().bind_to_thread()?;
+        let buffers = &self.uses.buffers;
+        if let Some(i) = buffers.iter().position(|(b, _)| b.memory_may_be_gone()) {
+            return Err(Error::InvalidArgument(format!(
+                "GraphExec::launch: allocation {i} of the {} this graph uses was dropped by its \
+                 owner and is not cuprite's to keep alive (borrowed or leaked memory); \
+                 re-capture the graph with live memory",
+                buffers.len()
+            )));
+        }
+        let accesses: Vec<Access<'_>> = buffers
+            .iter()
+            .map(|(shared, write)| Access {
+                shared,
+                write: *write,
+            })
+            .collect();
+        stream.begin_access(&accesses)?;
+        for ev in &self.external {
+            // SAFETY: a live stream and a live event (kept by `external`, so never re-recorded).
+            unsafe { drv!(cuStreamWaitEvent(stream.raw(), ev.raw, 0)) }?;
+        }
+        // SAFETY: the executable graph and the stream are live and of the same context.
+        let r = unsafe { drv!(cuGraphLaunch(self.raw, stream.raw())) };
+        let recorded = stream.end_access(&accesses);
+        r?;
+        recorded
+    }
+
+    /// How many allocations the graph's work uses (and keeps alive).
+    pub fn num_buffers_used(&self) -> usize {
+        self.uses.buffers.len()
+    }
+
+    /// Uploads the graph's resources to the device ahead of its first launch, on `stream`.
+    pub fn upload(&self, stream: &Stream) -> Result<()> {
+        stream.context().bind_to_thread()?;
+        // SAFETY: as for launch.
+        unsafe { drv!(cuGraphUpload(self.raw, stream.raw())) }
+    }
+
+    /// Updates this executable graph in place with the parameters of `graph`, which must have
+    /// the same topology (typically: the same work re-captured with other arguments). On a
+    /// topology change the `Err` says what differed, and the graph is left as it was.
+    pub fn update(&mut self, graph: &Graph) -> Result<()> {
+        if graph.ctx.raw() != self.ctx.raw() {
+            return Err(Error::InvalidArgument(
+                "GraphExec::update: the graph was captured in another context than this \
+                 executable graph's"
+                    .into(),
+            ));
+        }
+        self.ctx.bind_to_thread()?;
+        for ev in &graph.external {
+            if !self.external.iter().any(|e| Arc::ptr_eq(e, ev)) {
+                self.external.push(ev.clone());
+            }
+        }
+        let mut info = sys::CUgraphExecUpdateResultInfo {
+            result: sys::CUgraphExecUpdateResult::CU_GRAPH_EXEC_UPDATE_SUCCESS,
+            errorNode: std::ptr::null_mut(),
+            errorFromNode: std::ptr::null_mut(),
+        };
+        // SAFETY: both graphs are live; `info` is a valid out-pointer.
+        let r = unsafe { drv!(cuGraphExecUpdate_v2(self.raw, graph.raw, &mut info)) };
+        match r {
+            Ok(()) => {
+                // The graph now runs `graph`'s work: keep what that uses. What only the old
+                // work used may go; its last uses are ordered by the stream tracker.
+                self.uses = graph.uses.clone();
+                Ok(())
+            }
+            Err(e) => {
+                use sys::CUgraphExecUpdateResult as U;
+                let why = match info.result {
+                    U::CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED => "the topology changed",
+                    U::CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED => "a node's type changed",
+                    U::CU_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED => {
+                        "a kernel node's function changed"
+                    }
+                    U::CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED => {
+                        "a node's parameters changed in a way that cannot be updated"
+                    }
+                    U::CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED => {
+                        "something about the nodes is not supported by update"
+                    }
+                    U::CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE => {
+                        "a kernel's function changed in an unsupported way"
+                    }
+                    U::CU_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED => "node attributes changed",
+                    _ => "the driver refused the update",
+                };
+                Err(Error::InvalidArgument(format!(
+                    "cannot update the executable graph: {why} ({e})"
+                )))
+            }
+        }
+    }
+}
+
+impl Drop for GraphExec {
+    fn drop(&mut self) {
+        // SAFETY: ours; the driver keeps in-flight launches alive until they finish.
+        if let Err(e) = unsafe { drv!(cuGraphExecDestroy(self.raw)) } {
+            self.ctx.defer("cuGraphExecDestroy", e);
+        }
+    }
+}

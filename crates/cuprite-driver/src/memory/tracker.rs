@@ -1,0 +1,289 @@
+//! What stream tracking knows of one allocation: the [`Tracker`] each allocation carries (its
+//! last writer and pending readers), the [`DeviceRead`] / [`DeviceWrite`] traits through which
+//! launches and copies reach buffers and views, and [`Access`], one declared use.
+//!
+//! A tracker is shared: the allocation's owner holds the [`Tracker`], and every graph whose
+//! captured work used the allocation holds its [`TrackShared`] too. The owner hands over how to
+//! free the memory ([`Release`]) when it drops; the memory is freed when the last of them goes,
+//! so a graph never replays into memory that was freed (or reused) under it.
+//!
+//! This module holds state only: which events to wait for and record is `track.rs`'s job.
+
+use crate::context::Context;
+use crate::context::event_pool::TrackEvent;
+use crate::error::{Error, Result};
+use crate::stream::Stream;
+use cuprite_sys::driver::CUdeviceptr;
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// One recorded use: the event recorded after it, on which stream, in which capture.
+#[derive(Clone)]
+pub(crate) struct Mark {
+    pub(crate) stream: u64,
+    pub(crate) event: Arc<TrackEvent>,
+    /// The stream capture the event was recorded in (0: none); see `crate::capture`.
+    pub(crate) capture: u64,
+}
+
+#[derive(Default)]
+pub(crate) struct TrackState {
+    /// Whether this tracker was touched since its context entered multi-stream mode. Before
+    /// that, its only pending work was on the first stream and the switch synchronised it.
+    pub(crate) init: bool,
+    pub(crate) writer: Option<Mark>,
+    pub(crate) readers: Vec<Mark>,
+}
+
+/// How an allocation's memory goes back once nothing uses it any more.
+pub(crate) enum Release {
+    /// A device allocation of `ptr`, freed by `free` on `stream` after every pending use
+    /// (`pooled`: stream-ordered, else synchronously). `elem` (a type name) names it in a
+    /// deferred error.
+    Device {
+        stream: Arc<Stream>,
+        ptr: CUdeviceptr,
+        pooled: bool,
+        elem: &'static str,
+        free: DeviceFree,
+    },
+    /// Anything else, run on the context once nothing uses the memory.
+    Other(Box<dyn FnOnce(&Context) + Send>),
+}
+
+/// Frees the device memory `ptr` tracked by a [`TrackShared`] on a stream, after its pending
+/// uses (`device.rs` provides it: the free needs the stream tracker, above this module).
+pub(crate) type DeviceFree = fn(&Stream, &TrackShared, CUdeviceptr, bool) -> Result<()>;
+
+/// The state behind a [`Tracker`], shared with the graphs that use the allocation.
+pub(crate) struct TrackShared {
+    pub(crate) ctx: Arc<Context>,
+    state: Mutex<TrackState>,
+    /// The capture the memory was allocated in (0: none). Such memory belongs to that capture's
+    /// graph, which allocates it itself: graphs need not keep it.
+    born_in: AtomicU64,
+    /// The owner ([`Tracker`]) is gone.
+    owner_gone: AtomicBool,
+    /// Set by the owner as it drops; run when the last holder drops.
+    release: Mutex<Option<Release>>,
+}
+
+impl TrackShared {
+    pub(crate) fn lock(&self) -> Result<MutexGuard<'_, TrackState>> {
+        self.state
+            .lock()
+            .map_err(|_| Error::InvalidArgument("buffer tracker lock poisoned".into()))
+    }
+
+    /// The capture its memory was allocated in (0: none).
+    #[inline]
+    pub(crate) fn born_in(&self) -> u64 {
+        self.born_in.load(Ordering::Relaxed)
+    }
+
+    /// Whether the memory is gone or no longer cuprite's to keep: the owner dropped and left no
+    /// way to free it (borrowed or leaked memory).
+    pub(crate) fn memory_may_be_gone(&self) -> bool {
+        self.owner_gone.load(Ordering::Acquire)
+            && self.release.lock().map(|r| r.is_none()).unwrap_or(true)
+    }
+}
+
+impl Drop for TrackShared {
+    fn drop(&mut self) {
+        let release = self.release.get_mut().ok().and_then(Option::take);
+        match release {
+            Some(Release::Device {
+                stream,
+                ptr,
+                pooled,
+                elem,
+                free,
+            }) => {
+                if let Err(e) = free(&stream, self, ptr, pooled) {
+                    self.ctx.defer(format!("free of DeviceBuffer<{elem}>"), e);
+                }
+            }
+            Some(Release::Other(f)) => f(&self.ctx),
+            None => {}
+        }
+    }
+}
+
+/// The stream-tracking state of one allocation, shared by all views of it: its last writer and
+/// its pending readers per stream. Touched only while its context is in multi-stream mode.
+pub struct Tracker {
+    pub(crate) shared: Arc<TrackShared>,
+}
+
+impl fmt::Debug for Tracker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (w, r) = self
+            .shared
+            .state
+            .lock()
+            .map(|s| (s.writer.as_ref().map(|m| m.stream), s.readers.len()))
+            .unwrap_or((None, 0));
+        f.debug_struct("Tracker")
+            .field("last_writer_stream", &w)
+            .field("pending_reader_streams", &r)
+            .finish()
+    }
+}
+
+impl Tracker {
+    /// A tracker for a new allocation of `ctx`, with no pending work.
+    pub fn new(ctx: Arc<Context>) -> Tracker {
+        // Created in multi-stream mode: every access to it will be tracked from the start.
+        let init = ctx.is_multi_stream();
+        Tracker {
+            shared: Arc::new(TrackShared {
+                ctx,
+                state: Mutex::new(TrackState {
+                    init,
+                    ..TrackState::default()
+                }),
+                born_in: AtomicU64::new(0),
+                owner_gone: AtomicBool::new(false),
+                release: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// The context of the tracked allocation.
+    #[inline]
+    pub fn context(&self) -> &Arc<Context> {
+        &self.shared.ctx
+    }
+
+    /// How many streams currently have a pending read recorded (for tests and diagnostics).
+    pub fn pending_reader_streams(&self) -> usize {
+        self.shared.lock().map(|s| s.readers.len()).unwrap_or(0)
+    }
+
+    /// Whether a last writer is recorded (only ever in multi-stream mode).
+    pub fn has_recorded_writer(&self) -> bool {
+        self.shared
+            .lock()
+            .map(|s| s.writer.is_some())
+            .unwrap_or(false)
+    }
+
+    /// How many graphs (and captures in progress) keep this allocation alive.
+    pub fn graph_holds(&self) -> usize {
+        Arc::strong_count(&self.shared) - 1
+    }
+
+    /// Notes that the memory was allocated inside capture `capture` (its graph owns it).
+    pub(crate) fn set_born_in(&self, capture: u64) {
+        self.shared.born_in.store(capture, Ordering::Relaxed);
+    }
+
+    /// Hands over how to free the memory: done once the last graph holding it is gone (at once
+    /// when none does). Called by the owner as it drops.
+    pub(crate) fn set_release(&self, release: Release) {
+        if let Ok(mut r) = self.shared.release.lock() {
+            *r = Some(release);
+        }
+    }
+}
+
+impl Drop for Tracker {
+    fn drop(&mut self) {
+        self.shared.owner_gone.store(true, Ordering::Release);
+    }
+}
+
+/// Device memory that work on a stream may read: [`DeviceBuffer`](crate::DeviceBuffer),
+/// [`DeviceView`](crate::DeviceView), [`DeviceViewMut`](crate::DeviceViewMut), managed and
+/// mapped pinned memory.
+pub trait DeviceRead<T> {
+    /// The device address of the first element.
+    fn device_ptr(&self) -> CUdeviceptr;
+    /// The number of elements.
+    fn len(&self) -> usize;
+    /// The tracker of the underlying allocation (shared by all views of it).
+    fn tracker(&self) -> &Tracker;
+    /// Whether there are no elements.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The size in bytes.
+    fn num_bytes(&self) -> usize {
+        self.len() * std::mem::size_of::<T>()
+    }
+}
+
+/// Device memory that work on a stream may write. Taking `&mut` of it is what proves no one
+/// else reads it on the host side of Rust's borrow rules; the tracker orders the device side.
+pub trait DeviceWrite<T>: DeviceRead<T> {
+    /// The device address of the first element, for writing.
+    fn device_ptr_mut(&mut self) -> CUdeviceptr {
+        self.device_ptr()
+    }
+}
+
+/// One declared access of enqueued work to a buffer: read or write.
+///
+/// ```no_run
+/// # fn main() -> cuprite_driver::Result<()> {
+/// use cuprite_driver::{Access, Context};
+/// let ctx = Context::new(0)?;
+/// let s = ctx.default_stream();
+/// let a = s.alloc_zeros::<f32>(256)?;
+/// let mut b = s.alloc_zeros::<f32>(256)?;
+/// let acc = [Access::read(&a), Access::write(&b)];
+/// s.begin_access(&acc)?;
+/// // ... enqueue foreign work on s.raw() that reads a and writes b ...
+/// s.end_access(&acc)?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Copy)]
+pub struct Access<'a> {
+    pub(crate) shared: &'a Arc<TrackShared>,
+    pub(crate) write: bool,
+}
+
+impl fmt::Debug for Access<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Access")
+            .field("tracker", &Arc::as_ptr(self.shared))
+            .field("write", &self.write)
+            .finish()
+    }
+}
+
+impl<'a> Access<'a> {
+    /// The work reads `buf`.
+    #[inline]
+    pub fn read<T, B: DeviceRead<T> + ?Sized>(buf: &'a B) -> Self {
+        Access {
+            shared: &buf.tracker().shared,
+            write: false,
+        }
+    }
+
+    /// The work writes (and may read) `buf`.
+    #[inline]
+    pub fn write<T, B: DeviceWrite<T> + ?Sized>(buf: &'a B) -> Self {
+        Access {
+            shared: &buf.tracker().shared,
+            write: true,
+        }
+    }
+
+    /// An access to whatever `tracker` tracks.
+    #[inline]
+    pub fn of_tracker(tracker: &'a Tracker, write: bool) -> Self {
+        Access {
+            shared: &tracker.shared,
+            write,
+        }
+    }
+
+    /// Whether this is a write.
+    pub fn is_write(&self) -> bool {
+        self.write
+    }
+}

@@ -1,0 +1,333 @@
+//! Streams: the default and per-thread streams, owned streams (with priorities), foreign
+//! streams wrapped without ownership, dependencies between streams (`fork`, `join`, `wait`),
+//! and Rust closures run on a stream (`launch_host_fn`).
+//!
+//! This module owns stream handles and stream-to-stream ordering. Copies and allocations on a
+//! stream live in `memory/`; the access-tracking API (`begin_access`/`end_access`) in
+//! `memory/track.rs`.
+
+use crate::context::{Context, next_id};
+use crate::drv;
+use crate::error::{Error, Result};
+use cuprite_sys::driver::{self as sys, CUstream};
+use std::ffi::c_void;
+use std::fmt;
+use std::sync::{Arc, Weak};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// The legacy null stream.
+    Default,
+    /// `CU_STREAM_PER_THREAD`: a different stream in each thread.
+    PerThread,
+    /// Created here, destroyed on drop.
+    Owned,
+    /// Wrapped with `from_raw`; never destroyed here.
+    Foreign,
+}
+
+/// A CUDA stream of one [`Context`]: work enqueued on it runs in order. Shared as `Arc<Stream>`,
+/// `Send + Sync`.
+///
+/// ```no_run
+/// # fn main() -> cuprite_driver::Result<()> {
+/// let ctx = cuprite_driver::Context::new(0)?;
+/// let a = ctx.default_stream();
+/// let b = a.fork()?; // b first waits for everything already on a
+/// let x = b.clone_htod(&[1u32, 2, 3])?;
+/// a.join(&b)?; // a waits for what b has so far
+/// assert_eq!(a.clone_dtoh(&x)?, vec![1, 2, 3]);
+/// # Ok(()) }
+/// ```
+pub struct Stream {
+    raw: CUstream,
+    ctx: Arc<Context>,
+    id: u64,
+    kind: Kind,
+}
+
+// SAFETY: a CUstream handle may be used from any thread; the driver API is thread-safe.
+unsafe impl Send for Stream {}
+// SAFETY: as above; the struct has no interior mutability.
+unsafe impl Sync for Stream {}
+
+impl fmt::Debug for Stream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Stream")
+            .field("raw", &self.raw)
+            .field("kind", &self.kind)
+            .field("id", &self.id)
+            .field("device", &self.ctx.ordinal())
+            .finish()
+    }
+}
+
+thread_local! {
+    static THREAD_ID: u64 = next_id();
+}
+
+impl Context {
+    /// The default (legacy, null) stream of this context. Every call returns a handle to the
+    /// same stream (tracking sees one stream).
+    pub fn default_stream(&self) -> Arc<Stream> {
+        Arc::new(Stream::default_of(self.arc(), self.special_stream_ids().0))
+    }
+
+    /// The per-thread default stream (`CU_STREAM_PER_THREAD`): one stream per calling thread.
+    /// Work enqueued on it from two threads goes to two different streams, and tracking treats
+    /// them as such.
+    pub fn per_thread_stream(&self) -> Arc<Stream> {
+        Arc::new(Stream::per_thread_of(
+            self.arc(),
+            self.special_stream_ids().1,
+        ))
+    }
+
+    /// A new non-blocking stream at the default priority.
+    pub fn new_stream(&self) -> Result<Arc<Stream>> {
+        Stream::create(self.arc(), None)
+    }
+
+    /// A new non-blocking stream with `priority` (see [`Context::stream_priority_range`];
+    /// lower is higher priority; values outside the range are clamped by the driver).
+    pub fn new_stream_with_priority(&self, priority: i32) -> Result<Arc<Stream>> {
+        Stream::create(self.arc(), Some(priority))
+    }
+}
+
+impl Stream {
+    fn default_of(ctx: Arc<Context>, id: u64) -> Stream {
+        Stream {
+            raw: std::ptr::null_mut(),
+            ctx,
+            id,
+            kind: Kind::Default,
+        }
+    }
+
+    fn per_thread_of(ctx: Arc<Context>, id: u64) -> Stream {
+        Stream {
+            raw: sys::CU_STREAM_PER_THREAD,
+            ctx,
+            id,
+            kind: Kind::PerThread,
+        }
+    }
+
+    fn create(ctx: Arc<Context>, priority: Option<i32>) -> Result<Arc<Stream>> {
+        ctx.bind_to_thread()?;
+        let mut raw = std::ptr::null_mut();
+        let flags = sys::CUstream_flags::CU_STREAM_NON_BLOCKING.0;
+        match priority {
+            // SAFETY: valid out-pointer and flags; the context is current.
+            None => unsafe { drv!(cuStreamCreate(&mut raw, flags)) }?,
+            // SAFETY: as above; any priority is clamped by the driver.
+            Some(p) => unsafe { drv!(cuStreamCreateWithPriority(&mut raw, flags, p)) }?,
+        }
+        Ok(Arc::new(Stream {
+            raw,
+            ctx,
+            id: next_id(),
+            kind: Kind::Owned,
+        }))
+    }
+
+    /// Wraps a stream owned elsewhere (another library, a `CUstream` from C). It is never
+    /// destroyed by cuprite. A null handle (or `CU_STREAM_LEGACY`) is the context's default
+    /// stream, and `CU_STREAM_PER_THREAD` its per-thread stream; each other wrap counts as its
+    /// own stream for tracking (wrapping the same handle twice is safe, only slower).
+    ///
+    /// Buffers allocated on the wrapper are freed on it (stream-ordered) when they drop: move
+    /// those that may outlive the foreign stream to a stream of cuprite's first, with
+    /// [`DeviceBuffer::set_stream`](crate::DeviceBuffer::set_stream).
+    ///
+    /// # Safety
+    ///
+    /// `raw` must be a stream of `ctx` (or null / a special handle) and stay valid as long as
+    /// the returned `Stream` and everything enqueued through it are in use.
+    pub unsafe fn from_raw(ctx: &Arc<Context>, raw: CUstream) -> Arc<Stream> {
+        if raw.is_null() || raw == sys::CU_STREAM_LEGACY {
+            return ctx.default_stream();
+        }
+        if raw == sys::CU_STREAM_PER_THREAD {
+            return ctx.per_thread_stream();
+        }
+        Arc::new(Stream {
+            raw,
+            ctx: ctx.clone(),
+            id: next_id(),
+            kind: Kind::Foreign,
+        })
+    }
+
+    /// The driver's handle (null for the default stream).
+    #[inline]
+    pub fn raw(&self) -> CUstream {
+        self.raw
+    }
+
+    /// The context this stream belongs to.
+    #[inline]
+    pub fn context(&self) -> &Arc<Context> {
+        &self.ctx
+    }
+
+    /// Whether this is the context's default (null) stream.
+    pub fn is_default(&self) -> bool {
+        self.kind == Kind::Default
+    }
+
+    /// Whether this is the per-thread default stream.
+    pub fn is_per_thread(&self) -> bool {
+        self.kind == Kind::PerThread
+    }
+
+    /// Whether this wraps a stream owned elsewhere ([`Stream::from_raw`]): holding this `Arc`
+    /// does not keep the driver's stream alive, so memory that must outlive the owner's stream
+    /// is best moved to a stream of cuprite's with [`DeviceBuffer::set_stream`](crate::DeviceBuffer::set_stream).
+    pub fn is_foreign(&self) -> bool {
+        self.kind == Kind::Foreign
+    }
+
+    /// The identity stream tracking uses: the stream's own id, or for the per-thread stream one
+    /// id per (thread, context).
+    #[inline]
+    pub(crate) fn track_id(&self) -> u64 {
+        if self.kind == Kind::PerThread {
+            let t = THREAD_ID.with(|t| *t);
+            (1 << 63) | (t << 24) | (self.ctx.id() & 0xff_ffff)
+        } else {
+            self.id
+        }
+    }
+
+    /// A new stream that first waits for all work already enqueued here, at the same priority.
+    #[doc(alias = "fork_default_stream")]
+    pub fn fork(&self) -> Result<Arc<Stream>> {
+        let prio = self.priority()?;
+        let s = Stream::create(self.ctx.clone(), Some(prio))?;
+        s.join(self)?;
+        Ok(s)
+    }
+
+    /// Makes this stream wait (on the device, not the host) for all work enqueued on `other`
+    /// so far. `other` may belong to another context (of this device or another): the event
+    /// is recorded in `other`'s context and waited for in this one.
+    #[doc(alias = "wait_for")]
+    pub fn join(&self, other: &Stream) -> Result<()> {
+        other.ctx.bind_to_thread()?;
+        let ev = other.ctx.track_event()?;
+        // SAFETY: a live event and stream of the same, current context.
+        unsafe { drv!(cuEventRecord(ev.raw, other.raw)) }?;
+        self.ctx.bind_to_thread()?;
+        crate::stats::count_stream_wait();
+        // SAFETY: a live stream of the current context and a live event, which the driver lets
+        // come from another context.
+        unsafe { drv!(cuStreamWaitEvent(self.raw, ev.raw, 0)) }
+    }
+
+    /// Blocks the host until all work on this stream is done.
+    pub fn synchronize(&self) -> Result<()> {
+        self.ctx.bind_to_thread()?;
+        crate::stats::count_host_sync();
+        // SAFETY: a live stream.
+        unsafe { drv!(cuStreamSynchronize(self.raw)) }
+    }
+
+    /// Whether all work enqueued here is done (`cuStreamQuery`), without blocking.
+    pub fn is_idle(&self) -> Result<bool> {
+        self.ctx.bind_to_thread()?;
+        // SAFETY: a live stream.
+        match unsafe { drv!(cuStreamQuery(self.raw)) } {
+            Ok(()) => Ok(true),
+            Err(e) if e.code() == Some(sys::CUresult::CUDA_ERROR_NOT_READY) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// This stream's priority (lower is higher priority).
+    pub fn priority(&self) -> Result<i32> {
+        self.ctx.bind_to_thread()?;
+        let mut p = 0;
+        // SAFETY: valid out-pointer and live stream.
+        unsafe { drv!(cuStreamGetPriority(self.raw, &mut p)) }?;
+        Ok(p)
+    }
+
+    /// Runs `f` on a driver thread once all work enqueued before it here is done; work enqueued
+    /// after it waits for it. A panic in `f` is caught (it never unwinds into the driver) and
+    /// returned by the context's next fallible call as [`Error::Deferred`].
+    ///
+    /// `f` must not call CUDA (the driver forbids it in host functions; such calls fail) and
+    /// should not own cuprite objects whose drop would.
+    ///
+    /// ```no_run
+    /// # fn main() -> cuprite_driver::Result<()> {
+    /// let ctx = cuprite_driver::Context::new(0)?;
+    /// let s = ctx.new_stream()?;
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// s.launch_host_fn(move || tx.send(42).unwrap())?;
+    /// s.synchronize()?;
+    /// assert_eq!(rx.recv().unwrap(), 42);
+    /// # Ok(()) }
+    /// ```
+    pub fn launch_host_fn<F: FnOnce() + Send + 'static>(&self, f: F) -> Result<()> {
+        self.ctx.bind_to_thread()?;
+        let payload = Box::new(HostFn {
+            f: Box::new(f),
+            ctx: Arc::downgrade(&self.ctx),
+        });
+        let p = Box::into_raw(payload);
+        // SAFETY: the trampoline takes back ownership of `p` exactly once, when the driver runs
+        // it; it never unwinds.
+        let r = unsafe {
+            drv!(cuLaunchHostFunc(
+                self.raw,
+                Some(host_fn_trampoline),
+                p.cast()
+            ))
+        };
+        if r.is_err() {
+            // SAFETY: the driver refused the call, so it will never run the trampoline; we still
+            // own `p`.
+            drop(unsafe { Box::from_raw(p) });
+        }
+        r
+    }
+}
+
+struct HostFn {
+    f: Box<dyn FnOnce() + Send>,
+    ctx: Weak<Context>,
+}
+
+unsafe extern "C" fn host_fn_trampoline(p: *mut c_void) {
+    // SAFETY: `p` came from Box::into_raw in launch_host_fn and the driver runs this once.
+    let payload = unsafe { Box::from_raw(p.cast::<HostFn>()) };
+    let HostFn { f, ctx } = *payload;
+    if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        let msg = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic with a non-string payload".to_string());
+        if let Some(ctx) = ctx.upgrade() {
+            ctx.defer(
+                "host function launched with Stream::launch_host_fn",
+                Error::HostFnPanicked { message: msg },
+            );
+        }
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        if self.kind == Kind::Owned {
+            // Work still enqueued completes; the driver releases the stream afterwards.
+            // SAFETY: this object created the stream and is its only owner.
+            if let Err(e) = unsafe { drv!(cuStreamDestroy_v2(self.raw)) } {
+                self.ctx.defer("cuStreamDestroy of a Stream", e);
+            }
+        }
+    }
+}

@@ -1,0 +1,537 @@
+//! CUDA graphs: capture, replay, upload, update; stream-ordered allocation inside a capture;
+//! tracked buffers read and written on two streams during one capture.
+//!
+//! Captures here are thread-local: the tests of this binary run in parallel threads on one
+//! primary context, and a global-mode capture forbids unsafe calls in every thread (the `graph`
+//! example covers global mode, alone in its process). Even so, each test here runs alone
+//! (`Test::gpu_alone`): work of other threads can still invalidate a capture (implicit
+//! synchronisation with a capturing stream, the calls compute-sanitizer adds), and then both
+//! the capture and the other thread's call fail.
+
+use cuprite_driver::{
+    CaptureMode, CaptureStatus, Context, ContextFlags, ContextStack, DeviceBuffer, DeviceRead,
+    DeviceViewMut, Error, LaunchConfig, Module, Tracker,
+};
+use cuprite_testkit::{Rng, Test, TestResult};
+use std::sync::Arc;
+
+pub fn tests() -> Vec<Test> {
+    vec![
+        Test::gpu_alone("graph::capture_replay_update", capture_replay_update),
+        Test::gpu_alone("graph::alloc_inside_capture", alloc_inside_capture),
+        Test::gpu_alone("graph::two_streams_tracked_in_capture", two_streams_tracked),
+        Test::gpu_alone(
+            "graph::pre_capture_dependency_waited",
+            pre_capture_dependency,
+        ),
+        Test::gpu_alone(
+            "graph::replay_keeps_dropped_buffers_alive",
+            replay_keeps_dropped_buffers_alive,
+        ),
+        Test::gpu_alone(
+            "graph::replay_is_tracked_across_streams",
+            replay_is_tracked_across_streams,
+        ),
+        Test::gpu_alone(
+            "graph::replay_of_gone_borrowed_memory_is_err",
+            replay_of_gone_borrowed_memory_is_err,
+        ),
+        Test::gpu_alone(
+            "graph::context_sync_elsewhere_leaves_capture_intact",
+            context_sync_elsewhere_leaves_capture_intact,
+        ),
+    ]
+}
+
+const SRC: &str = r#"
+extern "C" __global__ void axpb(float *y, const float *x, float a, float b, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + b;
+}
+extern "C" __global__ void add_into(float *acc, const float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) acc[i] += y[i];
+}
+extern "C" __global__ void slow_fill(float *y, float v, int n, long long cycles) {
+    long long t0 = clock64();
+    while (clock64() - t0 < cycles) { }
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = v;
+}
+"#;
+
+fn setup() -> Result<(Arc<Context>, Arc<Module>), cuprite_driver::Error> {
+    let ctx = Context::new(0)?;
+    let m = ctx.load_module(cuprite_driver::nvrtc::compile_ptx(SRC)?)?;
+    Ok((ctx, m))
+}
+
+/// Small integers as floats: every sum below is exact.
+fn ints(rng: &mut Rng, n: usize) -> Vec<f32> {
+    (0..n).map(|_| (rng.next_u64() % 64) as f32).collect()
+}
+
+fn capture_replay_update() -> TestResult {
+    let (ctx, m) = setup()?;
+    let axpb = m.load_function("axpb")?;
+    let add = m.load_function("add_into")?;
+    let stream = ctx.new_stream()?;
+    let mut rng = Rng::fresh();
+    let n = 10_000 + (rng.next_u64() % 1000) as usize;
+    let x_host = ints(&mut rng, n);
+    let x = stream.clone_htod(&x_host)?;
+    let mut y = stream.clone_htod(&vec![f32::NAN; n])?;
+    let mut acc = stream.alloc_zeros::<f32>(n)?;
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    let capture =
+        |a: f32, b: f32, y: &mut DeviceBuffer<f32>, acc: &mut DeviceBuffer<f32>, extra: bool| {
+            stream.begin_capture(CaptureMode::ThreadLocal)?;
+            assert_eq!(stream.capture_status()?, CaptureStatus::Active);
+            // SAFETY: both kernels get n-element buffers and n.
+            unsafe {
+                stream
+                    .launch_builder(&axpb)
+                    .arg(&mut *y)
+                    .arg(&x)
+                    .arg(&a)
+                    .arg(&b)
+                    .arg(&ni)
+                    .launch(cfg)?;
+                stream
+                    .launch_builder(&add)
+                    .arg(&mut *acc)
+                    .arg(&*y)
+                    .arg(&ni)
+                    .launch(cfg)?;
+                if extra {
+                    stream
+                        .launch_builder(&add)
+                        .arg(&mut *acc)
+                        .arg(&*y)
+                        .arg(&ni)
+                        .launch(cfg)?;
+                }
+            }
+            stream.end_capture()
+        };
+    let (a1, b1) = (
+        (rng.next_u64() % 5) as f32 + 1.0,
+        (rng.next_u64() % 7) as f32,
+    );
+    let g = capture(a1, b1, &mut y, &mut acc, false)?;
+    assert_eq!(stream.capture_status()?, CaptureStatus::None);
+    assert_eq!(g.num_nodes()?, 2);
+    // Nothing ran during capture.
+    assert!(stream.clone_dtoh(&y)?.iter().all(|v| v.is_nan()));
+    let mut exec = g.instantiate()?;
+    exec.upload(&stream)?;
+    let reps = 2 + (rng.next_u64() % 3) as usize;
+    for _ in 0..reps {
+        exec.launch(&stream)?;
+    }
+    let got = stream.clone_dtoh(&acc)?;
+    for i in 0..n {
+        assert_eq!(got[i], reps as f32 * (a1 * x_host[i] + b1), "{i}");
+    }
+    // Update with a re-capture of other scalars.
+    let (a2, b2) = (a1 + 2.0, b1 + 3.0);
+    let g2 = capture(a2, b2, &mut y, &mut acc, false)?;
+    exec.update(&g2)?;
+    exec.launch(&stream)?;
+    let got = stream.clone_dtoh(&acc)?;
+    for i in 0..n {
+        let want = reps as f32 * (a1 * x_host[i] + b1) + (a2 * x_host[i] + b2);
+        assert_eq!(got[i], want, "{i}");
+    }
+    // A different topology is refused, and the executable graph still works.
+    let g3 = capture(a1, b1, &mut y, &mut acc, true)?;
+    assert_eq!(g3.num_nodes()?, 3);
+    let e = exec.update(&g3).unwrap_err();
+    assert!(e.to_string().contains("topology"), "{e}");
+    stream.memset_zeros(&mut acc)?;
+    exec.launch(&stream)?;
+    let got = stream.clone_dtoh(&acc)?;
+    for i in 0..n {
+        assert_eq!(got[i], a2 * x_host[i] + b2, "{i}");
+    }
+    Ok(())
+}
+
+fn alloc_inside_capture() -> TestResult {
+    let (ctx, m) = setup()?;
+    let axpb = m.load_function("axpb")?;
+    let stream = ctx.new_stream()?;
+    let mut rng = Rng::fresh();
+    let n = 4096;
+    let mut x = stream.clone_htod(&ints(&mut rng, n))?;
+    let mut y = stream.clone_htod(&vec![f32::NAN; n])?;
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    {
+        // A temporary allocated and freed inside the capture: allocation and free nodes.
+        let mut tmp = stream.alloc_zeros::<f32>(n)?;
+        // SAFETY: axpb with n-element buffers.
+        unsafe {
+            stream
+                .launch_builder(&axpb)
+                .arg(&mut tmp)
+                .arg(&x)
+                .arg(&2.0f32)
+                .arg(&0.0f32)
+                .arg(&ni)
+                .launch(cfg)?;
+            stream
+                .launch_builder(&axpb)
+                .arg(&mut y)
+                .arg(&tmp)
+                .arg(&1.0f32)
+                .arg(&1.0f32)
+                .arg(&ni)
+                .launch(cfg)?;
+        }
+    }
+    let g = stream.end_capture()?;
+    assert!(
+        g.num_nodes()? >= 4,
+        "alloc, memset, 2 kernels, free: {}",
+        g.num_nodes()?
+    );
+    let exec = g.instantiate()?;
+    for round in 0..3 {
+        let xh = ints(&mut rng, n);
+        stream.memcpy_htod(&xh, &mut x)?;
+        exec.launch(&stream)?;
+        let got = stream.clone_dtoh(&y)?;
+        for i in 0..n {
+            assert_eq!(got[i], 2.0 * xh[i] + 1.0, "round {round}, {i}");
+        }
+    }
+    Ok(())
+}
+
+fn two_streams_tracked() -> TestResult {
+    let (ctx, m) = setup()?;
+    let axpb = m.load_function("axpb")?;
+    let add = m.load_function("add_into")?;
+    let s1 = ctx.new_stream()?;
+    let s2 = ctx.new_stream()?;
+    let mut rng = Rng::fresh();
+    let n = 1 << 16;
+    let xh = ints(&mut rng, n);
+    let x = s1.clone_htod(&xh)?;
+    let mut b = s1.clone_htod(&vec![f32::NAN; n])?;
+    let mut c = s1.clone_htod(&vec![f32::NAN; n])?;
+    let mut acc = s1.alloc_zeros::<f32>(n)?;
+    // The second stream has touched a buffer before the capture: tracking is on.
+    let _ = s2.clone_dtoh(&x)?;
+    assert!(ctx.is_multi_stream());
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    s1.begin_capture(CaptureMode::ThreadLocal)?;
+    // SAFETY: every kernel gets n-element buffers and n.
+    unsafe {
+        // s1 writes b; s2 reads b (joins the capture) and writes c; s1 reads c into acc.
+        s1.launch_builder(&axpb)
+            .arg(&mut b)
+            .arg(&x)
+            .arg(&3.0f32)
+            .arg(&1.0f32)
+            .arg(&ni)
+            .launch(cfg)?;
+        s2.launch_builder(&axpb)
+            .arg(&mut c)
+            .arg(&b)
+            .arg(&2.0f32)
+            .arg(&0.0f32)
+            .arg(&ni)
+            .launch(cfg)?;
+        assert_eq!(
+            s2.capture_status()?,
+            CaptureStatus::Active,
+            "s2 joined the capture"
+        );
+        s1.launch_builder(&add)
+            .arg(&mut acc)
+            .arg(&c)
+            .arg(&ni)
+            .launch(cfg)?;
+        // s2 writes b again after reading it: ordered after s1's write of b in the capture.
+        s2.launch_builder(&add)
+            .arg(&mut b)
+            .arg(&x)
+            .arg(&ni)
+            .launch(cfg)?;
+    }
+    let g = s1.end_capture()?;
+    assert_eq!(
+        s2.capture_status()?,
+        CaptureStatus::None,
+        "s2 was joined back"
+    );
+    assert!(g.num_nodes()? >= 4);
+    let exec = g.instantiate()?;
+    for round in 1..=3 {
+        exec.launch(&s1)?;
+        let got = s1.clone_dtoh(&acc)?;
+        for i in 0..n {
+            assert_eq!(
+                got[i],
+                round as f32 * 2.0 * (3.0 * xh[i] + 1.0),
+                "round {round}, {i}"
+            );
+        }
+    }
+    // Tracking keeps working after the capture, across both streams.
+    let mut d = s2.clone_htod(&vec![f32::NAN; n])?;
+    // SAFETY: axpb with n-element buffers.
+    unsafe {
+        s2.launch_builder(&axpb)
+            .arg(&mut d)
+            .arg(&x)
+            .arg(&1.0f32)
+            .arg(&5.0f32)
+            .arg(&ni)
+            .launch(cfg)?
+    };
+    let got = s1.clone_dtoh(&d)?;
+    for i in 0..n {
+        assert_eq!(got[i], xh[i] + 5.0, "{i}");
+    }
+    Ok(())
+}
+
+fn pre_capture_dependency() -> TestResult {
+    // A slow write on s2 before the capture; the captured work on s1 reads it. The first
+    // launch of the graph must wait for that write.
+    let (ctx, m) = setup()?;
+    let slow = m.load_function("slow_fill")?;
+    let axpb = m.load_function("axpb")?;
+    let s1 = ctx.new_stream()?;
+    let s2 = ctx.new_stream()?;
+    ctx.enable_multi_stream_tracking()?;
+    let n = 1 << 14;
+    let mut x = s2.clone_htod(&vec![f32::NAN; n])?;
+    let mut y = s1.clone_htod(&vec![f32::NAN; n])?;
+    let v = Rng::fresh().f32_in(1.0, 50.0).round();
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    // SAFETY: slow_fill with an n-element buffer (about 5 ms).
+    unsafe {
+        s2.launch_builder(&slow)
+            .arg(&mut x)
+            .arg(&v)
+            .arg(&ni)
+            .arg(&10_000_000i64)
+            .launch(cfg)?
+    };
+    s1.begin_capture(CaptureMode::ThreadLocal)?;
+    // SAFETY: axpb with n-element buffers.
+    unsafe {
+        s1.launch_builder(&axpb)
+            .arg(&mut y)
+            .arg(&x)
+            .arg(&1.0f32)
+            .arg(&1.0f32)
+            .arg(&ni)
+            .launch(cfg)?
+    };
+    let g = s1.end_capture()?;
+    let exec = g.instantiate()?;
+    exec.launch(&s1)?;
+    let got = s1.clone_dtoh(&y)?;
+    assert!(
+        got.iter().all(|&g| g == v + 1.0),
+        "the graph ran before the pre-capture write"
+    );
+    Ok(())
+}
+
+/// A graph keeps the buffers its work reads and writes: dropped after the capture, they stay
+/// allocated (so memory allocated afterwards is never the graph's), and are freed with the last
+/// executable graph. Measured on an owned context, whose memory pool only this test uses.
+fn replay_keeps_dropped_buffers_alive() -> TestResult {
+    let ctx = Context::create_and_push(ContextFlags::SCHED_AUTO, cuprite_driver::Device::get(0)?)?;
+    ContextStack::pop()?;
+    let m = ctx.load_module(cuprite_driver::nvrtc::compile_ptx(SRC)?)?;
+    let axpb = m.load_function("axpb")?;
+    let stream = ctx.new_stream()?;
+    let mut rng = Rng::fresh();
+    let n = 1 << 16;
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    let x = stream.clone_htod(&ints(&mut rng, n))?;
+    let mut y = stream.clone_htod(&vec![f32::NAN; n])?;
+    stream.synchronize()?;
+    let two = ctx.pool_stats()?.used;
+    assert!(two > 0, "two buffers of {n} floats use the pool");
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    // SAFETY: axpb with n-element buffers.
+    unsafe {
+        stream
+            .launch_builder(&axpb)
+            .arg(&mut y)
+            .arg(&x)
+            .arg(&3.0f32)
+            .arg(&1.0f32)
+            .arg(&ni)
+            .launch(cfg)?
+    };
+    let g = stream.end_capture()?;
+    let exec = g.instantiate()?;
+    assert_eq!(exec.num_buffers_used(), 2);
+    // The graph and its executable form each hold both buffers.
+    assert_eq!(y.tracker().graph_holds(), 2);
+    assert_eq!(x.tracker().graph_holds(), 2);
+    drop(g);
+    assert_eq!(y.tracker().graph_holds(), 1);
+    let old = (x.device_ptr(), y.device_ptr());
+    drop(x);
+    drop(y);
+    stream.synchronize()?;
+    assert_eq!(
+        ctx.pool_stats()?.used,
+        two,
+        "the graph keeps both buffers allocated"
+    );
+    // New allocations get other memory: replays cannot write into them.
+    let sentinel = rng.f32_in(10.0, 20.0).round();
+    let fresh: Vec<DeviceBuffer<f32>> = (0..2)
+        .map(|_| stream.clone_htod(&vec![sentinel; n]))
+        .collect::<Result<_, _>>()?;
+    for f in &fresh {
+        assert!(
+            f.device_ptr() != old.0 && f.device_ptr() != old.1,
+            "a new buffer got the memory of a buffer the graph still uses"
+        );
+    }
+    for _ in 0..3 {
+        exec.launch(&stream)?;
+    }
+    for f in &fresh {
+        assert!(stream.clone_dtoh(f)?.iter().all(|&v| v == sentinel));
+    }
+    drop(exec);
+    drop(fresh);
+    stream.synchronize()?;
+    assert_eq!(
+        ctx.pool_stats()?.used,
+        0,
+        "everything is freed once the graph is gone"
+    );
+    Ok(())
+}
+
+/// A replay on another stream than the capture's is ordered like a launch: a later read on
+/// the first stream waits for it, with no explicit join.
+fn replay_is_tracked_across_streams() -> TestResult {
+    let (ctx, m) = setup()?;
+    let slow = m.load_function("slow_fill")?;
+    let s1 = ctx.new_stream()?;
+    let s2 = ctx.new_stream()?;
+    ctx.enable_multi_stream_tracking()?;
+    let n = 1 << 14;
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    let mut y = s1.clone_htod(&vec![f32::NAN; n])?;
+    let v = Rng::fresh().f32_in(1.0, 50.0).round();
+    s1.begin_capture(CaptureMode::ThreadLocal)?;
+    // SAFETY: slow_fill with an n-element buffer (tens of milliseconds).
+    unsafe {
+        s1.launch_builder(&slow)
+            .arg(&mut y)
+            .arg(&v)
+            .arg(&ni)
+            .arg(&50_000_000i64)
+            .launch(cfg)?
+    };
+    let exec = s1.end_capture()?.instantiate()?;
+    s1.synchronize()?;
+    exec.launch(&s2)?;
+    let got = s1.clone_dtoh(&y)?;
+    assert!(
+        got.iter().all(|&g| g == v),
+        "the read on s1 did not wait for the replay on s2"
+    );
+    Ok(())
+}
+
+/// Memory cuprite does not own (a view over a foreign tracker) whose owner is gone: the replay
+/// is refused with an `Err`, and the stream works on.
+fn replay_of_gone_borrowed_memory_is_err() -> TestResult {
+    let (ctx, m) = setup()?;
+    let axpb = m.load_function("axpb")?;
+    let stream = ctx.new_stream()?;
+    let n = 4096;
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    let x = stream.clone_htod(&vec![1.0f32; n])?;
+    let backing = stream.clone_htod(&vec![0.0f32; n])?;
+    let foreign = Tracker::new(ctx.clone());
+    // SAFETY: `backing` holds n floats and outlives the view; only the view writes it.
+    let mut view: DeviceViewMut<f32> =
+        unsafe { DeviceViewMut::from_raw_parts(backing.device_ptr(), n, &foreign) };
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    // SAFETY: axpb with n-element buffers.
+    unsafe {
+        stream
+            .launch_builder(&axpb)
+            .arg(&mut view)
+            .arg(&x)
+            .arg(&2.0f32)
+            .arg(&0.0f32)
+            .arg(&ni)
+            .launch(cfg)?
+    };
+    let exec = stream.end_capture()?.instantiate()?;
+    exec.launch(&stream)?;
+    assert!(stream.clone_dtoh(&backing)?.iter().all(|&v| v == 2.0));
+    let _ = view;
+    drop(foreign);
+    let e = exec.launch(&stream).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
+    assert!(e.to_string().contains("borrowed or leaked"), "{e}");
+    assert!(e.to_string().contains("of the 2 this graph uses"), "{e}");
+    assert_eq!(stream.clone_dtoh(&x)?, vec![1.0f32; n]);
+    Ok(())
+}
+
+/// Another thread synchronising the whole context while a capture is in progress (legal for
+/// it, but the driver would invalidate the capture): that call is an `Err` naming the
+/// capture, and the capture goes on to a correct graph.
+fn context_sync_elsewhere_leaves_capture_intact() -> TestResult {
+    let (ctx, m) = setup()?;
+    let axpb = m.load_function("axpb")?;
+    let stream = ctx.new_stream()?;
+    let mut rng = Rng::fresh();
+    let n = 2048;
+    let xh = ints(&mut rng, n);
+    let x = stream.clone_htod(&xh)?;
+    let mut y = stream.clone_htod(&vec![f32::NAN; n])?;
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    let other = {
+        let ctx = ctx.clone();
+        std::thread::spawn(move || ctx.synchronize().map_err(|e| e.to_string()))
+    }
+    .join()
+    .map_err(|_| "thread panicked")?;
+    // SAFETY: axpb with n-element buffers.
+    unsafe {
+        stream
+            .launch_builder(&axpb)
+            .arg(&mut y)
+            .arg(&x)
+            .arg(&2.0f32)
+            .arg(&3.0f32)
+            .arg(&ni)
+            .launch(cfg)?
+    };
+    let exec = stream.end_capture()?.instantiate()?;
+    let e = other.expect_err("a context-wide synchronisation ran during a capture");
+    assert!(
+        e.contains("Context::synchronize") && e.contains("capture"),
+        "{e}"
+    );
+    exec.launch(&stream)?;
+    let got = stream.clone_dtoh(&y)?;
+    for i in 0..n {
+        assert_eq!(got[i], 2.0 * xh[i] + 3.0, "{i}");
+    }
+    ctx.synchronize()?;
+    Ok(())
+}
