@@ -103,7 +103,7 @@ one_run() {
     done
     # initcheck's reports of reads by a host copy of memory that cuBLASLt's Hopper half-precision
     # GEMMs wrote (their stores are not seen as writes; PyTorch's same product gets the same
-    # reports, see docs/PERFORMANCE.md), in runs whose label matches KNOWN_INITCHECK: counted
+    # reports, see docs/perf-log/2026-11-notebook.md), in runs whose label matches KNOWN_INITCHECK: counted
     # apart, as known reports of the tool, when they are every report of the run.
     local known=0
     if [ "$tool" = initcheck ] && [ "$n" != 0 ] && [[ "$label" =~ ${KNOWN_INITCHECK:-cuda__linalg__} ]]; then

@@ -9,32 +9,37 @@
 //! # Ok::<(), cuprite_array::Error>(())
 //! ```
 //!
-//! Element-wise work builds an expression graph (the private `graph` module); it is evaluated when a
-//! value is needed ([`Array::to_vec`], [`Array::eval`], a reduction, interop), when it grows
-//! past a size limit, or under memory pressure. See [`ops`] for the semantics every backend
-//! implements, [`dtype`] for the element types and promotion rules.
+//! Element-wise work builds an expression graph; it is evaluated when a value is needed
+//! ([`Array::to_vec`], [`Array::eval`], a reduction, interop), when it grows past a size limit,
+//! or under memory pressure. A new expression is compiled once by NVRTC into one kernel and
+//! cached in memory and on disk. See [`ops`] for the semantics every backend implements and
+//! [`dtype`] for the element types and promotion rules (NumPy's, with each difference listed).
 //!
-//! # Inside (for contributors)
+//! # Backends
 //!
-//! Modules import only downward in this list (a `mod.rs` that only re-exports is a facade):
+//! Each array lives on a [`Device`]: a CUDA GPU, or the CPU backend (rayon, with faer for
+//! linear algebra and rustfft for FFTs), which is the default where there is no GPU and the
+//! same program runs on both. Mixing devices is an `Err`, never a silent copy.
+//! `CUPRITE_BACKEND=cpu|cuda` chooses the default; [`info`] says which one is in use.
 //!
-//! | layer | modules | owns |
-//! |---|---|---|
-//! | several devices | [`mesh`] | a [`mesh::Mesh`] of devices, [`mesh::Sharded`] arrays over it, their collectives |
-//! | catalogue | `ops/*`, [`interop`], [`random`] | user-facing operations; library calls (`ops/scan`, `ops/sort`, `ops/fft`, `ops/linalg`, `ops/rows.rs`, `ops/histogram.rs`, the gamma sampler of `ops/sampling.rs`, the scatters of `ops/index`) |
-//! | arrays | `array`, `creation`, `display` | `Array<T>`, a handle on a graph node |
-//! | scheduling | `schedule` | when a graph is realised: grouping, library calls first, OOM retry, `sync`/`device_gc` |
-//! | execution | `backend/` | `trait Backend` (cpu, cuda, dry-run), dispatched in `backend::of` only |
-//! | kernels | [`jit`], `codegen/` | source in, loaded kernel out: caches, tiers, NVRTC, disk; CUDA C from a program |
-//! | IR | `graph`, `range` | lazy nodes, `Program` (linear, CSE'd), `LibraryCall` nodes (fusion boundaries); value ranges of integer nodes |
-//! | data | `storage`, `runtime` | host/device/foreign buffers; per-device context, array stream, buffer reuse |
-//! | basics | [`memory`], [`device`], `op`, [`dtype`], [`shape`], `util`, [`special`], [`stats`], [`error`] | statistics, ids, opcodes, types, layouts, hashers |
+//! # What arrays can do
 //!
-//! A new element-wise operation is an opcode (`op`) with its CPU evaluation (`backend/cpu`) and
-//! its CUDA expression (`codegen`). A new library call (a routine of several kernels, or cuBLAS,
-//! cuFFT, NCCL) implements `graph::LibraryCall` in `ops/`, as `ops/scan` does: the scheduler
-//! realises its inputs, runs it on the array stream or on rayon, and fuses what consumes it.
-//! The crate reaches CUDA only through `cuprite`'s safe API.
+//! - Element-wise arithmetic and math functions, broadcasting, views and slices ([`s!`]).
+//! - Reductions, scans ([`ops::scan`]), sorting and set operations ([`Array::sort`],
+//!   [`Array::unique`], [`union1d`]), indexing, scatters and assignment ([`ops::index`]), row
+//!   operations such as softmax and layer_norm, statistics (histograms, covariance, quantiles),
+//!   random numbers ([`random`]: the same numbers on the CPU and the GPU).
+//! - Matrix products and decompositions ([`linalg`]; cuBLASLt and cuSOLVER on CUDA, with the
+//!   bias and activation that follow a product fused into it), FFTs ([`ops::fft`]).
+//! - Several GPUs: [`mesh::Mesh`] and [`mesh::Sharded`] arrays, with reductions through NCCL.
+//!
+//! # Interop
+//!
+//! [`interop`]: custom kernels on array memory, launched on the array's own stream
+//! ([`get_stream`]) with no extra synchronisation; arrays over foreign device pointers;
+//! DLPack with PyTorch, CuPy and JAX; `ndarray` (feature `ndarray`).
+//!
+//! Tuning knobs (JIT tiers, caches, vectorisation) are in [`jit`].
 #![deny(missing_docs)]
 #![allow(
     clippy::needless_range_loop,

@@ -7,6 +7,7 @@
 //! cuprite stress [--threads N] [--streams M] [--seconds T] [--cpu]
 //! cuprite bench [FILTER]... [--json FILE] [--warmup N] [--repeats N] [--quick] [--list] [--markdown]
 //!               [--plot DIR] [--compare OLD.json] [--threshold F] [--peers FILE]... [--from FILE]
+//! cuprite bench-report REPORT.json [--markdown DOC.md]
 //! ```
 
 use clap::{Parser, Subcommand};
@@ -135,6 +136,39 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         from: Option<PathBuf>,
     },
+    /// The headline table of a saved `cuprite bench --json` report written with `--peers`:
+    /// each figure beside its peer, the ratio with higher meaning better for cuprite, device
+    /// and date. Printed, or written between the markers of a Markdown file.
+    BenchReport {
+        /// The JSON report.
+        report: PathBuf,
+        /// Rewrite the table between the headline markers of this Markdown file (for example
+        /// docs/PERFORMANCE.md) instead of printing it.
+        #[arg(long, value_name = "DOC.md")]
+        markdown: Option<PathBuf>,
+    },
+}
+
+/// `cuprite bench-report`: the headline table of `report`, printed or written into `markdown`.
+fn bench_report(
+    report: &std::path::Path,
+    markdown: Option<&std::path::Path>,
+) -> Result<(), bench::BenchError> {
+    let json = bench::report::load(report)?;
+    let table = bench::headline::markdown(&bench::headline::rows(&json)?);
+    match markdown {
+        None => cuprite_cli::outln!("{}", table.trim_end()),
+        Some(path) => {
+            let doc = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let new = bench::headline::replace_between_markers(&doc, &table)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            std::fs::write(path, new)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            cuprite_cli::outln!("headline table written to {}", path.display());
+        }
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -283,6 +317,15 @@ fn main() -> ExitCode {
                 Ok(false) => ExitCode::FAILURE,
                 Err(e) => {
                     eprintln!("cuprite bench: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::BenchReport { report, markdown } => {
+            match bench_report(&report, markdown.as_deref()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("cuprite bench-report: {e}");
                     ExitCode::FAILURE
                 }
             }

@@ -6,6 +6,7 @@ use cuprite_testkit::{Test, run};
 mod bench;
 mod demo;
 mod fuzz;
+mod headline;
 mod info;
 
 /// The `cuprite` binary: the one cargo built, or (on a GPU host that received only packed
@@ -44,5 +45,6 @@ fn main() {
     tests.extend(bench::tests());
     tests.extend(demo::tests());
     tests.extend(fuzz::tests());
+    tests.extend(headline::tests());
     run(tests);
 }

@@ -1,8 +1,8 @@
-//! `#[derive(DeviceRepr)]` for `#[repr(C)]` structs passed to CUDA kernels.
+//! `#[derive(DeviceRepr)]` for `#[repr(C)]` structs passed to CUDA kernels by value.
 //!
-//! The derive is re-exported by `cuprite-driver` as `cuprite_driver::DeviceRepr` (the macro shares the trait's
-//! name). It emits `unsafe impl cuprite_driver::DeviceRepr` for the struct, and refuses, at compile
-//! time:
+//! Use it through `cuprite-driver`, which re-exports it as `cuprite_driver::DeviceRepr` (the
+//! macro shares the trait's name). It emits `unsafe impl cuprite_driver::DeviceRepr` for the
+//! struct, and refuses, at compile time:
 //!
 //! - a struct without `#[repr(C)]` (or `#[repr(transparent)]`): Rust's default layout is
 //!   unspecified, so the kernel would read fields at the wrong offsets;
@@ -10,7 +10,8 @@
 //!   `String`...): such a field has no meaning on the device;
 //! - enums and unions.
 //!
-//! The tests of these refusals are `compile_fail` doc tests in the `cuprite` crate.
+//! Where `cuprite-driver` is a dependency under another name, say so with
+//! `#[cuprite(crate = "that_name")]` on the struct.
 #![deny(missing_docs)]
 
 use proc_macro::TokenStream;

@@ -1,9 +1,8 @@
-//! Safe, fast CUDA for Rust.
+//! Safe CUDA for Rust.
 //!
-//! `cuprite` is the safe driver layer of the cuprite stack: devices, contexts, streams, events,
-//! memory, modules, NVRTC, kernel launch and graphs, over the raw bindings of `cuprite-sys`.
-//! Nothing is linked at build time: the driver is opened on first use, and a machine without
-//! one gets an [`Error`], never a panic.
+//! Devices, contexts, streams, events, memory, modules, NVRTC, kernel launch and CUDA graphs,
+//! with the math libraries on the same streams. Nothing is linked at build time: the driver is
+//! opened on first use, and a machine without one gets an [`Error`], never a panic.
 //!
 //! ```
 //! match cuprite_driver::Device::count() {
@@ -19,8 +18,9 @@
 //! arguments are tracked as reads and `&mut buf` as writes, so launches on several streams wait
 //! for exactly what they must. Kernel arguments passed by value implement [`DeviceRepr`]
 //! (`#[derive(DeviceRepr)]` for `#[repr(C)]` structs). Streams capture into [`Graph`]s.
-//! The seed-002 style (`CudaDevice::new(0)`, modules by name, tuple launches) is
-//! [`compat::CudaDevice`], named so to leave [`Device`] to the plain device handle.
+//! Code written against cudarc's device-centred API (`CudaDevice::new(0)`, modules by name,
+//! tuple launches) has [`compat::CudaDevice`], named so to leave [`Device`] to the plain
+//! device handle.
 //!
 //! # Math libraries
 //!
@@ -33,6 +33,12 @@
 //!
 //! [`fft`] wraps cuFFT: plans bound to a stream, work areas from the stream-ordered pool,
 //! transforms tracked across streams like launches, and an LRU plan cache.
+//!
+//! # Several GPUs
+//!
+//! [`nccl`] runs collectives on these streams with the same tracking as launches, from one
+//! process driving every GPU or from one process per GPU (`nccl::rendezvous` finds the others
+//! over TCP); [`peer`] copies directly between GPUs that reach each other.
 #![deny(missing_docs)]
 
 pub mod blas;

@@ -1,9 +1,10 @@
 //! Raw bindings to the CUDA libraries, loaded at run time.
 //!
-//! Nothing here needs CUDA at build time. Each library is a [`loader::DynLibrary`] opened on
-//! first use (see [`loader::candidates`] for where it is looked for), and each function resolves
-//! its own symbol on first call. Every function returns `Result<_, LoadError>`: an `Err` names
-//! the missing library (with every place tried) or the missing symbol.
+//! Nothing here needs CUDA at build time. Each library (the driver, NVRTC, cuBLAS, cuBLASLt,
+//! cuSOLVER, cuFFT, NCCL) is a [`loader::DynLibrary`] opened on first use (see
+//! [`loader::candidates`] for where it is looked for), and each function resolves its own
+//! symbol on first call. Every function returns `Result<_, LoadError>`: an `Err` names the
+//! missing library (with every place tried) or the missing symbol.
 //!
 //! ```
 //! // Works with or without a GPU: without a driver this is an Err listing the places tried.
@@ -13,7 +14,8 @@
 //! }
 //! ```
 //!
-//! This crate owns declarations and loading only; the safe layer is the `cuprite` crate.
+//! This crate holds declarations and loading only. The safe layer is `cuprite-driver`, which
+//! re-exports this crate as `cuprite_driver::sys`.
 #![deny(missing_docs)]
 
 pub mod cublas;

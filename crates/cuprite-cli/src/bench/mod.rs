@@ -25,6 +25,7 @@ pub mod blas;
 pub mod ceiling;
 pub mod curves;
 pub mod fft;
+pub mod headline;
 pub mod host_flops;
 pub mod index;
 pub mod interop;

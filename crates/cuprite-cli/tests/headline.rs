@@ -1,0 +1,147 @@
+//! `cuprite bench-report`: the headline table of docs/PERFORMANCE.md, from a small report.
+
+use crate::cuprite_bin;
+use cuprite_cli::bench::headline::{
+    BEGIN_MARKER, END_MARKER, markdown, replace_between_markers, rows,
+};
+use cuprite_testkit::temp_dir as empty_dir;
+use cuprite_testkit::{Test, TestResult};
+use serde_json::Value;
+use std::process::Command;
+
+/// A report as `cuprite bench --json --peers` writes it: a rate, a host time, a row not judged
+/// (no cuprite figure) and a second peer file's time row whose description holds a `|`.
+const FIXTURE: &str = include_str!("data/headline_report.json");
+
+pub fn tests() -> Vec<Test> {
+    vec![
+        Test::cpu("headline::rows_and_ratios", rows_and_ratios),
+        Test::cpu("headline::markdown_table", markdown_table),
+        Test::cpu("headline::markers", markers),
+        Test::cpu("headline::command_rewrites_file", command_rewrites_file),
+    ]
+}
+
+fn fixture() -> Result<Value, serde_json::Error> {
+    serde_json::from_str(FIXTURE)
+}
+
+fn rows_and_ratios() -> TestResult {
+    let r = rows(&fixture()?)?;
+    let names: Vec<&str> = r.iter().map(|r| r.figure.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "fused 8-op chain vs torch.compile",
+            "small op host time, Rust call vs Python dispatch (torch eager s + 1)",
+            "sort 2^26 f32 with indices | torch.sort",
+        ],
+        "the row without a cuprite figure is left out, the order kept"
+    );
+    // Higher is better for cuprite: a rate divides ours by theirs, a time theirs by ours.
+    let expect = [4.359 / 4.183, 12.0 / 4.5, 3.479 / 2.907];
+    for (row, want) in r.iter().zip(expect) {
+        assert!(
+            (row.ratio - want).abs() < 1e-12,
+            "{}: {} != {want}",
+            row.figure,
+            row.ratio
+        );
+        assert_eq!(row.device, "NVIDIA H200");
+        assert_eq!(row.date, "2026-11-29", "the date without the time");
+        assert_eq!(row.peer_name, "PyTorch 2.11.0");
+    }
+    let mut no_peers = fixture()?;
+    no_peers
+        .as_object_mut()
+        .ok_or("the fixture is an object")?
+        .remove("peers");
+    let e = rows(&no_peers).expect_err("a report without peers has no headline");
+    assert!(e.to_string().contains("--peers"), "{e}");
+    Ok(())
+}
+
+fn markdown_table() -> TestResult {
+    let t = markdown(&rows(&fixture()?)?);
+    let lines: Vec<&str> = t.lines().collect();
+    assert_eq!(lines.len(), 2 + 3, "{t}");
+    assert_eq!(
+        lines[0],
+        "| figure | cuprite | peer | ratio (higher is better) | device | date |"
+    );
+    assert_eq!(
+        lines[2],
+        "| fused 8-op chain vs torch.compile | 4.359 TB/s | PyTorch 2.11.0 4.183 TB/s | 1.042× | NVIDIA H200 | 2026-11-29 |"
+    );
+    // 12 / 4.5 = 2.667; the `|` of a description is escaped so the row keeps six cells.
+    assert!(
+        lines[3].contains("| 4.500 µs | PyTorch 2.11.0 12.00 µs | 2.667× |"),
+        "{t}"
+    );
+    assert!(
+        lines[4].starts_with("| sort 2^26 f32 with indices \\| torch.sort | 2.907 ms |"),
+        "{t}"
+    );
+    assert!(lines[4].contains("| 1.197× |"), "{t}");
+    Ok(())
+}
+
+fn markers() -> TestResult {
+    let doc = format!("# Title\n\nintro\n{BEGIN_MARKER}\n| old | table |\n{END_MARKER}\n\nrest\n");
+    let new = replace_between_markers(&doc, "| new |\n")?;
+    assert_eq!(
+        new,
+        format!("# Title\n\nintro\n{BEGIN_MARKER}\n| new |\n{END_MARKER}\n\nrest\n")
+    );
+    // Idempotent: a second write of the same table changes nothing.
+    assert_eq!(replace_between_markers(&new, "| new |\n")?, new);
+    for bad in [
+        "no markers".to_string(),
+        format!("{BEGIN_MARKER}\nonly the start"),
+        format!("{END_MARKER}\n{BEGIN_MARKER}\n"),
+        format!("{BEGIN_MARKER}\n{END_MARKER}\n{BEGIN_MARKER}\n{END_MARKER}\n"),
+    ] {
+        assert!(replace_between_markers(&bad, "| x |").is_err(), "{bad:?}");
+    }
+    Ok(())
+}
+
+fn command_rewrites_file() -> TestResult {
+    let dir = empty_dir("headline");
+    let report = dir.join("report.json");
+    let doc = dir.join("PERFORMANCE.md");
+    std::fs::write(&report, FIXTURE)?;
+    std::fs::write(
+        &doc,
+        format!("before\n{BEGIN_MARKER}\nstale\n{END_MARKER}\nafter\n"),
+    )?;
+    let out = Command::new(cuprite_bin()?)
+        .args(["bench-report"])
+        .arg(&report)
+        .arg("--markdown")
+        .arg(&doc)
+        .output()?;
+    assert!(out.status.success(), "{out:?}");
+    let written = std::fs::read_to_string(&doc)?;
+    assert!(!written.contains("stale"), "{written}");
+    assert!(written.starts_with(&format!("before\n{BEGIN_MARKER}\n| figure |")));
+    assert!(written.ends_with(&format!("{END_MARKER}\nafter\n")));
+    assert!(written.contains("| 1.042× | NVIDIA H200 | 2026-11-29 |"));
+    // A file without the markers is an error that names the file, and is left unchanged.
+    std::fs::write(&doc, "no markers\n")?;
+    let out = Command::new(cuprite_bin()?)
+        .args(["bench-report"])
+        .arg(&report)
+        .arg("--markdown")
+        .arg(&doc)
+        .output()?;
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("PERFORMANCE.md") && err.contains("marker"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&doc)?, "no markers\n");
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
