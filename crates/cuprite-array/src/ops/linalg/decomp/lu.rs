@@ -86,7 +86,7 @@ pub fn solve<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
     )
     .to_vec()?;
     let diag: Vec<f64> = diag.into_iter().map(|d| d.to_c64().norm()).collect();
-    check_pivots::<T>("solve", &diag)?;
+    check_pivots("solve", &diag)?;
     // aᵀ = P·L·U, so a = Uᵀ·Lᵀ·Pᵀ: two triangular solves on b (cuBLAS `trsm`, as PyTorch
     // does for large matrices: faster than cuSOLVER's `getrs`), then x = P·z, a gather of rows
     // whose order comes from the pivots (read back and checked by getrf).
