@@ -19,6 +19,7 @@ mod mesh;
 mod props;
 mod props_ops;
 mod rows;
+mod safety;
 mod scan;
 mod small;
 mod sort;
@@ -54,6 +55,7 @@ fn main() {
     tests.extend(props::tests());
     tests.extend(props_ops::tests());
     tests.extend(rows::tests());
+    tests.extend(safety::tests());
     tests.extend(scan::tests());
     tests.extend(small::tests());
     tests.extend(sort::tests());

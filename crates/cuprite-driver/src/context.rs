@@ -537,11 +537,15 @@ impl Drop for Context {
     }
 }
 
+impl stack::sealed::Sealed for Context {}
+
 impl ContextHandle for Context {
     fn raw_context(&self) -> CUcontext {
         self.raw
     }
 }
+
+impl stack::sealed::Sealed for Arc<Context> {}
 
 impl ContextHandle for Arc<Context> {
     fn raw_context(&self) -> CUcontext {

@@ -4,7 +4,10 @@
 use crate::context::Context;
 use crate::drv;
 use crate::error::{Error, Result};
-use cuprite_sys::driver::{CUcontext, CUmemorytype, CUpointer_attribute};
+use cuprite_sys::driver::{
+    CUcontext, CUmemAccess_flags, CUmemLocation, CUmemLocationType, CUmemoryPool, CUmemorytype,
+    CUpointer_attribute,
+};
 
 /// The kind of memory an address refers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,9 +34,23 @@ pub struct PointerInfo {
     /// The size in bytes of that allocation.
     pub size: usize,
     context: CUcontext,
+    pool: CUmemoryPool,
 }
 
-// SAFETY: the context handle is only compared, never used to call the driver.
+/// What owns an allocation, as the driver reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner {
+    /// A context (`cuMemAlloc` and the like): the driver names it.
+    Context,
+    /// A stream-ordered memory pool (`cuMemAllocAsync`, `cuMemAllocFromPoolAsync`): the driver
+    /// names the pool and no context.
+    Pool,
+    /// Neither (e.g. managed memory, or a virtual memory mapping of `cuMemMap`).
+    Neither,
+}
+
+// SAFETY: the context handle is only compared, never used to call the driver; the pool handle
+// is only passed to `cuMemPoolGetAccess`, which any thread may call.
 unsafe impl Send for PointerInfo {}
 // SAFETY: as above.
 unsafe impl Sync for PointerInfo {}
@@ -44,6 +61,50 @@ impl PointerInfo {
     /// context (stream-ordered pool allocations, managed memory) belongs to no other context.
     pub fn in_other_context(&self, ctx: &Context) -> bool {
         !self.context.is_null() && self.context != ctx.raw()
+    }
+
+    /// What owns the allocation: a context, a stream-ordered pool, or neither.
+    pub fn owner(&self) -> Owner {
+        if !self.context.is_null() {
+            Owner::Context
+        } else if !self.pool.is_null() {
+            Owner::Pool
+        } else {
+            Owner::Neither
+        }
+    }
+
+    /// Whether device `ordinal` may read and write the memory of the stream-ordered pool the
+    /// allocation came from (`cuMemPoolGetAccess`: a pool always grants its own device; other
+    /// devices only what `cuMemPoolSetAccess` gave them). `Ok(false)` for memory of no pool.
+    ///
+    /// ```no_run
+    /// use cuprite_driver::pointer::{Owner, pointer_info};
+    /// # fn main() -> cuprite_driver::Result<()> {
+    /// let ctx = cuprite_driver::Context::new(0)?;
+    /// let buf = ctx.default_stream().alloc_zeros::<f32>(256)?;
+    /// let info = pointer_info(cuprite_driver::DeviceRead::device_ptr(&buf))?;
+    /// if info.owner() == Owner::Pool {
+    ///     assert!(info.pool_grants_read_write(0)?);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn pool_grants_read_write(&self, ordinal: usize) -> Result<bool> {
+        if self.pool.is_null() {
+            return Ok(false);
+        }
+        let id = i32::try_from(ordinal).map_err(|_| {
+            Error::InvalidArgument(format!("device ordinal {ordinal} does not fit a CUDA id"))
+        })?;
+        let mut location = CUmemLocation {
+            type_: CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+            id,
+        };
+        let mut flags = CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_NONE;
+        // SAFETY: valid out-pointer and location; the pool outlives the allocation that named
+        // it (a pool with allocations outstanding is released only after they are freed).
+        unsafe { drv!(cuMemPoolGetAccess(&mut flags, self.pool, &mut location)) }?;
+        Ok(flags == CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
     }
 
     /// Whether `[ptr, ptr + bytes)` lies inside the allocation.
@@ -104,6 +165,13 @@ pub fn pointer_info(ptr: u64) -> Result<PointerInfo> {
         attribute::<usize>(CUpointer_attribute::CU_POINTER_ATTRIBUTE_CONTEXT, ptr)
             .map(|c| c as CUcontext)
             .unwrap_or(std::ptr::null_mut());
+    // Drivers before the attribute existed report an error: then no pool is known.
+    let pool: CUmemoryPool = attribute::<usize>(
+        CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE,
+        ptr,
+    )
+    .map(|p| p as CUmemoryPool)
+    .unwrap_or(std::ptr::null_mut());
     let (mut base, mut size) = (0u64, 0usize);
     // SAFETY: both are valid out-pointers; the driver validates `ptr`.
     unsafe { drv!(cuMemGetAddressRange_v2(&mut base, &mut size, ptr)) }?;
@@ -113,5 +181,6 @@ pub fn pointer_info(ptr: u64) -> Result<PointerInfo> {
         base,
         size,
         context,
+        pool,
     })
 }

@@ -205,9 +205,23 @@ impl<T> DevicePtr<T> {
         self.addr == 0
     }
 
-    /// The pointer `count` elements further on.
-    pub const fn offset(self, count: usize) -> Self {
-        Self::new(self.addr + (count * std::mem::size_of::<T>()) as CUdeviceptr)
+    /// The pointer `count` elements further on, or `None` when `count` elements of `T` or the
+    /// address past them do not fit in 64 bits (never a wrapped address).
+    ///
+    /// ```
+    /// use cuprite_driver::DevicePtr;
+    /// let p = DevicePtr::<f32>::new(0x1000);
+    /// assert_eq!(p.offset(4).map(|q| q.addr()), Some(0x1010));
+    /// assert!(p.offset(usize::MAX / 2).is_none());
+    /// ```
+    pub const fn offset(self, count: usize) -> Option<Self> {
+        let Some(bytes) = (count as u64).checked_mul(std::mem::size_of::<T>() as u64) else {
+            return None;
+        };
+        match self.addr.checked_add(bytes) {
+            Some(addr) => Some(Self::new(addr)),
+            None => None,
+        }
     }
 
     /// The same address, as a pointer to `U`.

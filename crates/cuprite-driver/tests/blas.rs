@@ -14,7 +14,7 @@ use cuprite_driver::blas::{
     Blas, ComputeType, Element, Fill, Gemm, StridedBatch, Transpose, Triangular,
 };
 use cuprite_driver::blaslt::{BlasLt, Epilogue, Layout, Matmul, Order, Tuning};
-use cuprite_driver::solver::{Solver, SolverElement, SvdVectors};
+use cuprite_driver::solver::{LuPivots, Solver, SolverElement, SvdVectors};
 use cuprite_driver::{Context, ContextFlags, ContextStack, Device, DeviceBuffer, Error, Stream};
 use cuprite_testkit::{CHILD_LIMIT, OutputWithin, Rng, Test, TestResult, temp_dir};
 use half::{bf16, f16};
@@ -1963,8 +1963,18 @@ fn lu_case<T: El + SolverElement>(solver: &Solver) -> TestResult {
     let (a, am) = random_mat::<T>(&mut rng, n, n, lda);
     let (b, bm) = random_mat::<T>(&mut rng, n, nrhs, ldb);
     let mut da = s.clone_htod(&a)?;
-    let mut ipiv = s.alloc_zeros::<i64>(n)?;
+    let mut ipiv = LuPivots::new(s, n, n)?;
     solver.getrf(n, n, &mut da, lda, &mut ipiv)?;
+    // LAPACK's contract, and the device copy equal to the host one.
+    let p = ipiv.values();
+    assert_eq!(p.len(), n);
+    assert!(
+        p.iter()
+            .enumerate()
+            .all(|(i, &v)| v > i as i64 && v <= n as i64),
+        "{p:?}"
+    );
+    assert_eq!(s.clone_dtoh(&ipiv.as_view())?, p);
     for trans in [Transpose::None, Transpose::Trans] {
         let mut db2 = s.clone_htod(&b)?;
         solver.getrs(trans, n, nrhs, &da, lda, &ipiv, &mut db2, ldb)?;
@@ -2246,14 +2256,17 @@ fn solver_singular_is_err() -> TestResult {
             a[i + zero_col * n] = 0.0;
         }
         let mut da = s.clone_htod(&a)?;
-        let mut ipiv = s.alloc_zeros::<i64>(n)?;
+        let mut ipiv = LuPivots::new(&s, n, n)?;
         match solver.getrf(n, n, &mut da, n, &mut ipiv) {
             Err(Error::SingularMatrix { index, .. }) => {
                 assert_eq!(
                     index,
                     zero_col as i64 + 1,
                     "U({index}, {index}) reported for column {zero_col}"
-                )
+                );
+                // Factored pivots are in range; unfactored ones are refused by getrs.
+                let p = ipiv.values();
+                assert!(p.iter().all(|&v| v >= 1 && v <= n as i64), "{p:?}");
             }
             other => {
                 return Err(
@@ -2320,18 +2333,34 @@ fn solver_validation() -> TestResult {
     let s = own_stream()?;
     let solver = Solver::new(&s)?;
     let mut a = s.alloc_zeros::<f64>(100)?;
-    let mut ipiv = s.alloc_zeros::<i64>(10)?;
+    let mut ipiv = LuPivots::new(&s, 10, 10)?;
     expect_err(
         solver.getrf(10, 10, &mut a, 9, &mut ipiv),
         "leading dimension of A",
     )?;
     expect_err(solver.getrf(10, 11, &mut a, 10, &mut ipiv), "A has 100")?;
-    let mut short = s.alloc_zeros::<i64>(9)?;
-    expect_err(solver.getrf(10, 10, &mut a, 10, &mut short), "ipiv has 9")?;
+    let mut short = LuPivots::new(&s, 9, 9)?;
+    expect_err(
+        solver.getrf(10, 10, &mut a, 10, &mut short),
+        "ipiv was made for a 9 × 9 matrix, A is 10 × 10",
+    )?;
     let mut b = s.alloc_zeros::<f64>(20)?;
     expect_err(
         solver.getrs(Transpose::None, 10, 3, &a, 10, &ipiv, &mut b, 10),
         "B has 20",
+    )?;
+    // Pivots that no getrf wrote, or that were made for another matrix, never reach cuSOLVER.
+    expect_err(
+        solver.getrs(Transpose::None, 10, 2, &a, 10, &ipiv, &mut b, 10),
+        "ipiv holds no pivots yet",
+    )?;
+    let mut eye = s.clone_htod(&[1.0f64, 0.0, 0.0, 1.0])?;
+    let mut two = LuPivots::new(&s, 2, 2)?;
+    solver.getrf(2, 2, &mut eye, 2, &mut two)?;
+    assert_eq!(two.values(), &[1, 2]);
+    expect_err(
+        solver.getrs(Transpose::None, 10, 2, &a, 10, &two, &mut b, 10),
+        "ipiv holds the pivots of a 2 × 2 matrix, A is 10 × 10",
     )?;
     expect_err(
         solver.potrs(Fill::Lower, 10, 2, &a, 10, &mut b, 9),

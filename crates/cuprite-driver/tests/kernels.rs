@@ -99,8 +99,13 @@ fn launch_config() -> TestResult {
 fn device_ptr_arithmetic() -> TestResult {
     let base = Rng::fresh().next_u64() & 0xffff_ffff_fff0;
     let p: DevicePtr<f64> = DevicePtr::new(base);
-    assert_eq!(p.offset(3).addr(), base + 24);
-    assert_eq!(p.cast::<u8>().offset(3).addr(), base + 3);
+    assert_eq!(p.offset(3).map(|q| q.addr()), Some(base + 24));
+    assert_eq!(p.cast::<u8>().offset(3).map(|q| q.addr()), Some(base + 3));
+    // Byte counts and addresses past 2^64 are refused, never wrapped.
+    assert!(p.offset(1 << 61).is_none(), "8 · 2^61 bytes wrap to 0");
+    let top = DevicePtr::<u8>::new(u64::MAX - 2);
+    assert_eq!(top.offset(2).map(|q| q.addr()), Some(u64::MAX));
+    assert!(top.offset(3).is_none(), "u64::MAX - 2 + 3 wraps");
     assert!(!p.is_null());
     assert_eq!(std::mem::size_of::<DevicePtr<f64>>(), 8);
     Ok(())
@@ -852,7 +857,7 @@ fn half_array_ptr_struct_args() -> TestResult {
             .arg(&bf)
             .arg(&arr)
             .arg(&s)
-            .arg(&ptr.offset(1))
+            .arg(&ptr.offset(1).ok_or("offset of a live pointer overflowed")?)
             .launch(LaunchConfig::for_num_elems(1))?;
     }
     let got = stream.clone_dtoh(&out)?;

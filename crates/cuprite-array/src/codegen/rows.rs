@@ -227,8 +227,10 @@ pub(crate) fn rows_kernel(
                         "if (x > mx) {{ sm = sm * {exp}(mx - x) + ({c})1; mx = x; }} else if (x != -{inf}) {{ sm += x == mx ? ({c})1 : {exp}(x - mx); }}"
                     ))
                 );
+                // A +inf in the line makes every output NaN (`M - M`): inf - inf in the shift.
                 let out = match kind {
-                    RowKind::Softmax => format!("{exp}(x - M) * iS"),
+                    RowKind::Softmax => format!("(M < {inf} ? {exp}(x - M) * iS : M - M)"),
+                    RowKind::LogSoftmax => format!("(M < {inf} ? (x - M) - {log}(S) : M - M)"),
                     _ => format!("(x - M) - {log}(S)"),
                 };
                 (code, out)

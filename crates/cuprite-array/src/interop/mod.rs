@@ -28,11 +28,14 @@
 //!    device) by the first array kernel that reads it. [`Array::into_buffer`] gives it back.
 //! 2. **From a raw allocation** (`cuMemAlloc`, `cuMemAllocAsync`, another library):
 //!    `unsafe` [`Array::new_from_device_ptr`] takes ownership: the pointer must be the start of
-//!    an allocation of the array device's primary context, large enough for the shape, with no
+//!    an allocation of the array device's primary context, or of a stream-ordered memory pool
+//!    that grants the device read-write access, large enough for the shape, with no
 //!    pending work on other streams (finish pending CUDA work first), and nobody
 //!    else may free it. The library frees it when the last array is dropped, unless the array
-//!    is locked then (see below). A null, misaligned, host, or other-device pointer, or one
-//!    that is not the start of a large enough allocation, is an `Err`.
+//!    is locked then (see below). A null, misaligned, host, other-device or other-context
+//!    pointer, pool memory the device may not write, memory of neither a context nor a pool,
+//!    one that is not the start of a large enough allocation, or a shape whose byte count
+//!    overflows, is an `Err` (the function's Safety section lists what is checked).
 //!
 //! **Locking.** [`Array::lock`] (and [`Array::device_ptr`], which implies it) tells the library
 //! to neither free nor reuse the memory: when the last array is dropped the memory is left to
@@ -69,9 +72,10 @@ use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
 use crate::runtime::state;
-use crate::shape::{Layout, numel};
+use crate::shape::{Layout, checked_numel, numel};
 use crate::storage::Storage;
 use crate::storage::{DevBuf, Foreign};
+use cuprite_driver::pointer::Owner;
 use cuprite_driver::{DeviceBuffer, DeviceView, Stream};
 use std::sync::Arc;
 
@@ -117,8 +121,9 @@ fn cuda_devices() -> usize {
     }
 }
 
-/// Checks that `ptr` is the start of a device allocation of the primary context of CUDA device
-/// `ordinal` (the array library's) holding at least `bytes`.
+/// Checks that `ptr` is the start of a device allocation of CUDA device `ordinal` holding at
+/// least `bytes`, owned either by that device's primary context (the array library's) or by a
+/// stream-ordered pool that grants the device read-write access.
 fn check_device_pointer(ptr: u64, bytes: usize, align: usize, ordinal: usize) -> Result<()> {
     if ptr == 0 {
         return Err(Error::InvalidArgument("a null device pointer".into()));
@@ -144,11 +149,30 @@ fn check_device_pointer(ptr: u64, bytes: usize, align: usize, ordinal: usize) ->
             info.device_ordinal
         )));
     }
-    if info.in_other_context(&st.ctx) {
-        return Err(Error::DeviceMismatch(format!(
-            "{ptr:#x} was allocated in another context of CUDA device {ordinal}, not in its \
-             primary context (the array library's)"
-        )));
+    match info.owner() {
+        Owner::Context if info.in_other_context(&st.ctx) => {
+            return Err(Error::DeviceMismatch(format!(
+                "{ptr:#x} was allocated in another context of CUDA device {ordinal}, not in \
+                 its primary context (the array library's)"
+            )));
+        }
+        Owner::Context => {}
+        // Pool memory belongs to a device's pool, not to a context: usable (and freeable with
+        // cuMemFreeAsync) from the primary context when the pool lets the device read and write.
+        Owner::Pool => {
+            if !info.pool_grants_read_write(ordinal)? {
+                return Err(Error::DeviceMismatch(format!(
+                    "{ptr:#x} comes from a stream-ordered memory pool that does not grant CUDA \
+                     device {ordinal} read-write access"
+                )));
+            }
+        }
+        Owner::Neither => {
+            return Err(Error::InvalidArgument(format!(
+                "{ptr:#x} is owned by neither a context nor a stream-ordered memory pool (a \
+                 virtual memory mapping?): the library could not free it"
+            )));
+        }
     }
     if info.base != ptr {
         return Err(Error::InvalidArgument(format!(
@@ -198,20 +222,39 @@ impl<T: Element> Array<T> {
     ///
     /// # Safety
     ///
-    /// `ptr` must be the start of a device allocation of the current device's primary context
-    /// (checked), of at least `shape`'s size (checked), holding valid values of `T`, owned by
-    /// no one else from now on, with no work pending on it on streams other than the array
-    /// stream, and freeable with `cuMemFreeAsync` (or `cuMemFree` where the context does not
-    /// use memory pools).
+    /// `ptr` must be the start of a device allocation of the current device (checked), of at
+    /// least `shape`'s size (checked, with the byte count checked for overflow), holding valid
+    /// values of `T`, owned by no one else from now on, with no work pending on it on streams
+    /// other than the array stream, and freeable with `cuMemFreeAsync` (or `cuMemFree` where
+    /// the context does not use memory pools).
+    ///
+    /// What the driver can tell is checked, and a failure is an `Err`: the pointer is not null,
+    /// is aligned for `T`, is device memory (not host, managed or array memory) of the current
+    /// device, is the start of its allocation, and the allocation holds `shape`'s bytes. The
+    /// allocation's owner must be either the device's primary context (memory of another
+    /// context is refused: the driver names the context) or a stream-ordered memory pool
+    /// (`cuMemAllocAsync`, `cuMemAllocFromPoolAsync`; the driver names the pool and no context,
+    /// so the context that was current at allocation is not known) that grants the device
+    /// read-write access (`cuMemPoolGetAccess`). Memory with neither owner (e.g. a
+    /// `cuMemMap` mapping) is refused. Not checked: the values, other owners, pending work.
     pub unsafe fn new_from_device_ptr(ptr: *mut T, shape: &[usize]) -> Result<Self> {
+        // Checked first: a byte count that wrapped would pass the allocation-size check below.
+        let bytes = checked_numel(shape)
+            .ok()
+            .and_then(|n| n.checked_mul(T::DTYPE.size()))
+            .ok_or_else(|| {
+                Error::Shape(format!(
+                    "new_from_device_ptr: shape {shape:?} of {} needs more bytes than fit in \
+                     memory",
+                    T::DTYPE
+                ))
+            })?;
         let device = current_device();
         if device.backend != Backend::Cuda {
             return Err(Error::DeviceMismatch(format!(
                 "new_from_device_ptr needs a CUDA device, this thread's device is {device}"
             )));
         }
-        let n = numel(shape);
-        let bytes = n * T::DTYPE.size();
         check_device_pointer(ptr as u64, bytes, std::mem::align_of::<T>(), device.ordinal)?;
         let stream = crate::runtime::stream_for(device.ordinal)?;
         // SAFETY: the caller's contract (checked above as far as the driver can tell: device
@@ -273,7 +316,7 @@ impl<T: Element> Array<T> {
     where
         T: bytemuck::Pod,
     {
-        let n = numel(shape);
+        let n = checked_numel(shape)?;
         if buf.len() != n {
             return Err(Error::Shape(format!(
                 "a device buffer of {} element(s) cannot make an array of shape {shape:?} ({n} \
@@ -399,7 +442,7 @@ impl<T: Element> Array<T> {
     where
         T: cuprite_driver::DeviceCopy + bytemuck::Pod,
     {
-        let n = numel(shape);
+        let n = checked_numel(shape)?;
         if view.len() != n {
             return Err(Error::Shape(format!(
                 "a device view of {} element(s) cannot make an array of shape {shape:?}",

@@ -10,7 +10,8 @@
 //! - softmax, log_softmax and logsumexp subtract the row maximum (no overflow for large
 //!   values). A row that is all `-inf` gives NaN from softmax and log_softmax and `-inf` from
 //!   logsumexp (as PyTorch); NaN anywhere in a row makes the row's results NaN; a `+inf` makes
-//!   softmax NaN and logsumexp `+inf`.
+//!   the whole row of softmax and of log_softmax NaN (`inf - inf` in the shift, as NumPy,
+//!   SciPy and PyTorch) and logsumexp `+inf`.
 //! - layer_norm uses the biased variance, computed around the mean (two passes over the row).
 //! - rms_norm and normalize sum squares in the accumulation type, so an `f32` row whose squares
 //!   overflow `f32` gives `inf` norms (as PyTorch).
@@ -405,6 +406,10 @@ impl RowOp {
                     })
                     .sum();
                 match self.kind {
+                    // A +inf in the line: inf - inf in the shift makes every output NaN.
+                    RowKind::Softmax | RowKind::LogSoftmax if m == f64::INFINITY => {
+                        line.fill(f64::NAN)
+                    }
                     RowKind::Softmax => line.iter_mut().for_each(|x| *x = (*x - m).exp() / s),
                     RowKind::LogSoftmax => {
                         let l = s.ln();

@@ -10,9 +10,44 @@ use crate::error::{Error, Result};
 use crate::{drv, init};
 use cuprite_sys::driver::{self as sys, CUcontext};
 
+/// The seal of [`ContextHandle`]: a public trait in a private module, so no crate outside this
+/// one can name it and therefore none can implement [`ContextHandle`].
+pub(crate) mod sealed {
+    /// Implemented only by this crate's context types, whose handles name live contexts.
+    pub trait Sealed {}
+}
+
 /// Something that names a context: [`Context`](crate::Context) or [`UnownedContext`] (RustaCUDA's sealed
 /// `ContextHandle`).
-pub trait ContextHandle {
+///
+/// The trait is sealed: [`ContextStack::push`] and [`CurrentContext::set_current`] hand
+/// [`raw_context`](ContextHandle::raw_context) to the driver, so only this crate's types, whose
+/// handles come from the driver, may implement it. An implementation elsewhere does not compile:
+///
+/// ```compile_fail
+/// use cuprite_driver::ContextHandle;
+/// use cuprite_driver::sys::driver::CUcontext;
+///
+/// struct Forged;
+/// impl ContextHandle for Forged {
+///     fn raw_context(&self) -> CUcontext {
+///         0x1234 as CUcontext
+///     }
+/// }
+/// ```
+///
+/// Reading a handle's raw value is allowed:
+///
+/// ```no_run
+/// use cuprite_driver::{Context, ContextHandle, ContextStack};
+/// # fn main() -> cuprite_driver::Result<()> {
+/// let ctx = Context::new(0)?;
+/// assert!(!ctx.raw_context().is_null());
+/// ContextStack::push(&ctx)?;
+/// # Ok(())
+/// # }
+/// ```
+pub trait ContextHandle: sealed::Sealed {
     /// The driver's handle.
     fn raw_context(&self) -> CUcontext;
 }
@@ -49,6 +84,8 @@ impl UnownedContext {
         Ok(v)
     }
 }
+
+impl sealed::Sealed for UnownedContext {}
 
 impl ContextHandle for UnownedContext {
     fn raw_context(&self) -> CUcontext {

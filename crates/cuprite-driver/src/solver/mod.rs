@@ -38,6 +38,7 @@ mod qr;
 mod svd;
 
 pub use element::SolverElement;
+pub use lu::LuPivots;
 pub use svd::SvdVectors;
 
 /// The version of the cuSOLVER library that would be used, as `(major, minor, patch)`. Opens
@@ -87,7 +88,7 @@ struct State {
 /// // Solve [[2, 1], [1, 3]] x = [3, 5] (column-major).
 /// let mut a = s.clone_htod(&[2.0f64, 1.0, 1.0, 3.0])?;
 /// let mut b = s.clone_htod(&[3.0f64, 5.0])?;
-/// let mut ipiv = s.alloc_zeros::<i64>(2)?;
+/// let mut ipiv = cuprite_driver::solver::LuPivots::new(&s, 2, 2)?;
 /// solver.getrf(2, 2, &mut a, 2, &mut ipiv)?;
 /// solver.getrs(Transpose::None, 2, 1, &a, 2, &ipiv, &mut b, 2)?;
 /// let x = s.clone_dtoh(&b)?;

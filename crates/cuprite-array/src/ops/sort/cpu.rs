@@ -192,6 +192,10 @@ pub(crate) fn unique(
             first.push(perm[i]);
             counts.push(0);
         }
+        // A run of equal values may hold several bit patterns (±0, NaN payloads), each in
+        // original order: its first occurrence is the least index in it.
+        let f0 = &mut first[id as usize];
+        *f0 = (*f0).min(perm[i]);
         counts[id as usize] += 1;
         inv[perm[i] as usize] = id;
     }

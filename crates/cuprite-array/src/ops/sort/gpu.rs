@@ -645,6 +645,22 @@ pub(crate) fn unique(
         Arg::W(&inv),
     ];
     g.launch(S::unique_out(spec), g.grid(n), &w, &a)?;
+    let w = [
+        s.ptr(),
+        perm.ptr(),
+        f.ptr(),
+        ids.ptr(),
+        first.ptr(),
+        n as u64,
+    ];
+    let a = [
+        Arg::R(s),
+        Arg::R(perm),
+        Arg::R(&f),
+        Arg::R(&ids),
+        Arg::W(&first),
+    ];
+    g.launch(S::unique_first_min(spec), g.grid(n), &w, &a)?;
     let w = [starts.ptr(), counts.ptr(), nu as u64, n as u64];
     g.launch(
         S::run_counts(),
@@ -742,6 +758,7 @@ pub(crate) fn all_sources(spec: KeySpec, mean: DType) -> Vec<KernelSource> {
         S::mode(spec),
         S::run_flags(spec),
         S::unique_out(spec),
+        S::unique_first_min(spec),
         S::run_count(spec),
         S::run_write(spec),
         S::run_counts(),

@@ -499,6 +499,26 @@ pub(crate) fn unique_out(spec: KeySpec) -> KernelSource {
     ks(name, spec, body)
 }
 
+/// The first index of each run is the least original index in it: a run of equal values can
+/// hold several bit patterns (`-0.0` sorted before `+0.0`, NaNs of other payloads), each
+/// sub-run in original order (the sort is stable), so each sub-run's first element after the
+/// run's own first offers its index with an atomic minimum. Runs after [`unique_out`] wrote
+/// every run's first element.
+pub(crate) fn unique_first_min(spec: KeySpec) -> KernelSource {
+    let name = format!("cuprite_unique_first_min_{}", spec.dtype.name());
+    let b = spec.c_bits();
+    let body = format!(
+        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ s, const i64t *__restrict__ perm, const unsigned *__restrict__ flags, const unsigned *__restrict__ ids, i64t *__restrict__ ufirst, u64t n) {{
+  const u64t stride = (u64t)gridDim.x * 256;
+  for (u64t i = (u64t)blockIdx.x * 256 + threadIdx.x + 1; i < n; i += stride) {{
+    if (!flags[i] && s[i] != s[i - 1]) atomicMin(&ufirst[ids[i] - 1u], perm[i]);
+  }}
+}}
+"#
+    );
+    ks(name, spec, body)
+}
+
 /// Run lengths from run starts: `counts[u] = starts[u + 1] - starts[u]` (`n` after the last).
 pub(crate) fn run_counts() -> KernelSource {
     let name = "cuprite_unique_counts".to_string();

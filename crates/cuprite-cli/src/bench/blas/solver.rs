@@ -36,7 +36,7 @@ pub(super) fn solve<T: Fill32 + cuprite_driver::solver::SolverElement>(
     let (da, db) = (s.clone_htod(&a)?, s.clone_htod(&rhs)?);
     // SAFETY: fully written by the copies before each use.
     let (mut lu, mut x) = unsafe { (s.alloc::<T>(n * n)?, s.alloc::<T>(n * nrhs)?) };
-    let mut ipiv = s.alloc_zeros::<i64>(n)?;
+    let mut ipiv = cuprite_driver::solver::LuPivots::new(&s, n, n)?;
     let sc = solver_ctx(b);
     let samples = time_on(&sc, &s, || {
         s.memcpy_dtod(&da, &mut lu)?;

@@ -1,6 +1,5 @@
 //! Argument checks shared by the decompositions, and cuSOLVER's conditions as this crate's errors.
 
-use super::real::Scalar;
 use crate::array::Array;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
@@ -41,21 +40,17 @@ pub(super) fn solver_err(call: &str, e: cuprite_driver::Error) -> Error {
     }
 }
 
-/// `Err` when a pivot of an LU factorisation is zero or negligible: `|u_ii| ≤ n·eps·max|u_jj|`
-/// (the solution would be dominated by rounding error, or be infinite). `diag` holds the
-/// moduli `|u_ii|`.
-pub(super) fn check_pivots<T: Scalar>(call: &str, diag: &[f64]) -> Result<()> {
-    let big = diag.iter().fold(0.0f64, |m, d| m.max(d.abs()));
-    let tol = diag.len() as f64 * T::EPS * big;
-    for (i, d) in diag.iter().enumerate() {
-        if d.abs() <= tol {
-            return Err(Error::Singular(format!(
-                "{call}: pivot |U[{i}, {i}]| = {d:e} of the LU factorisation is zero or negligible \
-                 (|U[i, i]| ≤ n·eps·max|U[j, j]| = {tol:e})"
-            )));
-        }
+/// `Err` when a pivot of an LU factorisation is exactly zero: LAPACK's (and NumPy's) rule, the
+/// one rule of `solve`, `inv`, `det` and `slogdet` (a zero pivot makes `det` 0 and `slogdet`
+/// `(0, -inf)`). A tiny pivot is no error, whatever its size against the others: the matrix
+/// `diag(1e-20, 1)` is inverted exactly. `diag` holds the moduli `|u_ii|`.
+pub(super) fn check_pivots(call: &str, diag: &[f64]) -> Result<()> {
+    match diag.iter().position(|&d| d == 0.0) {
+        None => Ok(()),
+        Some(i) => Err(Error::Singular(format!(
+            "{call}: U[{i}, {i}] of the LU factorisation is exactly zero"
+        ))),
     }
-    Ok(())
 }
 
 /// `(sign, log|det|)` of a triangular factor's diagonal and the sign of its permutation.

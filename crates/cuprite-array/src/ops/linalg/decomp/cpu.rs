@@ -49,7 +49,7 @@ pub(super) fn lu<T: Scalar>(
     let lu = view(v, n, n).partial_piv_lu();
     let u = lu.U();
     let diag: Vec<f64> = (0..n).map(|i| u[(i, i)].to_c64().norm()).collect();
-    check_pivots::<T>(call, &diag)?;
+    check_pivots(call, &diag)?;
     Ok(lu)
 }
 

@@ -146,12 +146,3 @@ pub(super) fn tri_mask(
 pub(super) fn on_cuda<T: Element>(a: &Array<T>) -> bool {
     a.device().backend == Kind::Cuda
 }
-
-pub(super) fn dev_array_i64(d: DevBuf, n: usize, device: Device) -> Array<i64> {
-    Array::from_storage(
-        Arc::new(Storage::Cuda(d)),
-        Layout::contiguous(&[n]),
-        &[n],
-        device,
-    )
-}

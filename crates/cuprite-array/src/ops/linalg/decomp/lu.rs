@@ -5,15 +5,15 @@ use super::checks::no_faer;
 use super::checks::{check_pivots, sign_and_log, solver_err, square};
 #[cfg(feature = "faer")]
 use super::cpu::{self, cpu_array, host};
-use super::cuda::{blas, dev_array, dev_array_i64, fresh, on_cuda, owned, scratch, solver, span};
+use super::cuda::{blas, dev_array, fresh, on_cuda, owned, solver, span};
 use super::real::Scalar;
 use super::stack::{matrix_at, per_matrix};
 use crate::array::Array;
-use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::Layout;
 use crate::storage::Storage;
 use cuprite_driver::blas::{Fill, Transpose, Triangular};
+use cuprite_driver::solver::LuPivots;
 use num_complex::Complex;
 use std::sync::Arc;
 
@@ -66,13 +66,13 @@ pub fn solve<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
     // b as a column-major n × k matrix: the row-major elements of bᵀ.
     let bt = if vector { b.reshape(&[1, n])? } else { b.t() };
     let x = owned(&bt)?;
-    let piv = scratch(ord, DType::I64, n)?;
+    let mut piv = LuPivots::new(sv.stream(), n, n)?;
     let f = Arc::new(Storage::Cuda(f));
     let Storage::Cuda(fb) = &*f else {
         unreachable!("made as a device buffer above")
     };
-    let (mut fs, mut ps, mut xs) = (span::<T>(fb)?, span::<i64>(&piv)?, span::<T>(&x)?);
-    sv.getrf(n, n, &mut fs, n.max(1), &mut ps)
+    let (mut fs, mut xs) = (span::<T>(fb)?, span::<T>(&x)?);
+    sv.getrf(n, n, &mut fs, n.max(1), &mut piv)
         .map_err(|e| solver_err("solve", e))?;
     // The pivots, read back (n values, the diagonal of the factor) for the negligible test.
     let diag = Array::<T>::from_storage(
@@ -86,13 +86,11 @@ pub fn solve<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
     )
     .to_vec()?;
     let diag: Vec<f64> = diag.into_iter().map(|d| d.to_c64().norm()).collect();
-    check_pivots::<T>("solve", &diag)?;
+    check_pivots("solve", &diag)?;
     // aᵀ = P·L·U, so a = Uᵀ·Lᵀ·Pᵀ: two triangular solves on b (cuBLAS `trsm`, as PyTorch
     // does for large matrices: faster than cuSOLVER's `getrs`), then x = P·z, a gather of rows
-    // whose order comes from the pivots (read back: n values).
-    let _ = ps;
-    let pivots = dev_array_i64(piv, n, a.device()).to_vec()?;
-    let order = pivot_order(&pivots)?;
+    // whose order comes from the pivots (read back and checked by getrf).
+    let order = pivot_order(piv.values())?;
     let bl = blas(ord)?;
     let one = <<T as cuprite_driver::blas::Element>::Scalar as cuprite_driver::blas::Scalar>::ONE;
     for (fill, unit) in [(Fill::Upper, false), (Fill::Lower, true)] {
@@ -238,10 +236,10 @@ fn sign_log<T: Scalar>(a: &Array<T>) -> Result<(Complex<f64>, f64)> {
     let ord = a.device().ordinal;
     let (sv, _) = solver(ord)?;
     let f = fresh(a)?;
-    let piv = scratch(ord, DType::I64, n)?;
+    let mut piv = LuPivots::new(sv.stream(), n, n)?;
     let r = {
-        let (mut fs, mut ps) = (span::<T>(&f)?, span::<i64>(&piv)?);
-        sv.getrf(n, n, &mut fs, n, &mut ps)
+        let mut fs = span::<T>(&f)?;
+        sv.getrf(n, n, &mut fs, n, &mut piv)
     };
     match r {
         Ok(()) => {}
@@ -252,7 +250,7 @@ fn sign_log<T: Scalar>(a: &Array<T>) -> Result<(Complex<f64>, f64)> {
     }
     // det(aᵀ) = det(a): the diagonal of U and the pivots, read back.
     let lu: Vec<T> = dev_array::<T>(f, &[n, n], a.device()).to_vec()?;
-    let pv: Vec<i64> = dev_array_i64(piv, n, a.device()).to_vec()?;
+    let pv = piv.values();
     // Each row exchange of the pivoting flips the sign.
     let swaps = (0..n).filter(|&i| pv[i] != i as i64 + 1).count();
     let perm = if swaps % 2 == 0 { 1.0 } else { -1.0 };

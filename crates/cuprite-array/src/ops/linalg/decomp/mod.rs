@@ -3,7 +3,12 @@
 //!
 //! These evaluate at once (each factorisation checks the matrix — a zero pivot, a minor that
 //! is not positive definite — before it returns, which needs the value), and return ordinary
-//! arrays on the input's device. A singular matrix is [`Error::Singular`], one that is not
+//! arrays on the input's device. A matrix is singular when a pivot of its LU factorisation
+//! (with partial pivoting) is exactly zero, LAPACK's and NumPy's rule, the same for `solve`,
+//! `inv`, `det` and `slogdet`: `det` is then 0 and `slogdet` `(0, -inf)`; a tiny pivot is no
+//! error (`diag(1e-20, 1)` is inverted exactly), so a matrix singular up to rounding gives a
+//! finite, meaningless answer, as in NumPy (see `cond` and `matrix_rank` to judge one). A
+//! singular matrix is [`Error::Singular`], one that is not
 //! positive definite [`Error::NotPositiveDefinite`]: never NaNs in silence. NaN and infinite
 //! inputs propagate as IEEE arithmetic makes them.
 //!

@@ -159,7 +159,9 @@ impl LibraryCall for Gemm {
         e: Epilogue<'_>,
         inputs: &[Arc<Node>],
     ) -> Option<crate::graph::Absorbed> {
-        if self.dtype.is_complex() {
+        // An empty contraction never runs a GEMM (its product is written as zeros), so it has
+        // no epilogue to run: the element-wise work stays a kernel of its own.
+        if self.dtype.is_complex() || self.k == 0 {
             return None;
         }
         // cuBLASLt's f64 products take a bias or a ReLU, not GELU nor the two together.
