@@ -23,7 +23,7 @@ import sys
 import time
 
 import torch
-from peer_timing import device_time
+from peer_timing import device_time, identity
 
 # The chart names of crates/cuprite-cli/src/bench/curves.rs.
 CHART_ARRAY = "array kernels against a device copy of the same arrays"
@@ -97,8 +97,8 @@ def main():
                            "x_label": ELEMENTS, "log_x": True, "unit": "GB/s"})
 
     res = {
+        **identity(quick),
         "peer": f"PyTorch {torch.__version__}",
-        "device": torch.cuda.get_device_name(),
         "method": f"CUDA events around {calls} back-to-back calls (curves: as many as cuprite's)",
         "figures": figures,
         "sizes": {"chain": n, "sum": big, "dot": n},

@@ -10,7 +10,11 @@ Runs on the same GPU, in the same call, the same work as `cuprite bench blas`:
 - torch.linalg: solve 4096^2 with 64 right-hand sides f64/f32, cholesky 4096^2 f64, qr 4096^2 f64,
   svd 1024^2 f64 (full_matrices=False), eigh 2048^2 f64, in ms.
 Device work is timed with CUDA events, K back-to-back calls per event pair (about 10 ms), the median
-of many pairs, on fresh random data.
+of many pairs, on fresh random data. `--quick` runs the sizes of `cuprite bench --quick`.
+
+The JSON holds the figures, `sizes` (each GEMM's problem written as cuprite's figure names write it,
+`<key>` for `cuprite bench blas`, `<key>_array` for `Array::matmul`; the solvers' n) and the
+identity `cuprite bench --peers` checks (device, driver, torch and CUDA versions, quick flag).
 
 usage: python3 benches/peers/torch_blas.py [--quick] [--json out.json]
 """
@@ -19,6 +23,7 @@ import json, statistics, sys, time
 import torch
 import torch.nn.functional as F
 import peer_timing
+from peer_timing import identity
 
 
 # The idle time before each GEMM figure's timed windows, as cuprite's bench waits (COOL_DOWN in
@@ -52,7 +57,8 @@ def main():
     quick = "--quick" in sys.argv
     big = 2048 if quick else 8192
     mid = 1024 if quick else 4096
-    res = {"device": torch.cuda.get_device_name(), "torch": torch.__version__}
+    res = {}
+    sizes = {}
 
     def gemm(key, m, n, k, dtype, tf32=False, batch=None):
         torch.backends.cuda.matmul.allow_tf32 = tf32
@@ -60,10 +66,14 @@ def main():
             a, b = rand(m, k, dtype=dtype), rand(k, n, dtype=dtype)
             t = device_time(lambda: torch.matmul(a, b), cool=True)
             res[key] = 2 * m * n * k / t / 1e12
+            sizes[key] = f"{m}×{n}×{k}"
+            sizes[key + "_array"] = f"1 × {m}×{k} · {k}×{n}"
         else:
             a, b = rand(batch, m, k, dtype=dtype), rand(batch, k, n, dtype=dtype)
             t = device_time(lambda: torch.bmm(a, b), cool=True)
             res[key] = 2 * m * n * k * batch / t / 1e12
+            sizes[key] = f"{batch} × ({m}×{k} · {k}×{n})"
+            sizes[key + "_array"] = f"{batch} × {m}×{k} · {k}×{n}"
         torch.backends.cuda.matmul.allow_tf32 = False
 
     gemm("gemm_bf16_8192_TFLOPs", big, big, big, torch.bfloat16)
@@ -110,19 +120,29 @@ def main():
     linalg("cholesky_4096_f64_ms", lambda: torch.linalg.cholesky(spd))
     linalg("qr_4096_f64_ms", lambda: torch.linalg.qr(m))
     linalg("geqrf_4096_f64_ms", lambda: torch.geqrf(m))
+    sizes.update(gemm=big, solver=mid)
     n = 512 if quick else 1024
+    sizes["svd"] = n
     a = rand(n, n, dtype=torch.float64)
     linalg("svd_1024_f64_ms", lambda: torch.linalg.svd(a, full_matrices=False))
     n = 512 if quick else 2048
+    sizes["eigh"] = n
     h = rand(n, n, dtype=torch.float64)
     h = (h + h.T) / 2
     linalg("eigh_2048_f64_ms", lambda: torch.linalg.eigh(h))
 
     for k, v in res.items():
-        print(f"{k:42} {v:.4g}" if isinstance(v, float) else f"{k:42} {v}")
+        print(f"{k:42} {v:.4g}")
+    out = {
+        **identity(quick),
+        "peer": f"PyTorch {torch.__version__}",
+        "method": "CUDA events around K back-to-back calls (about 10 ms; the solvers one call)",
+        "figures": res,
+        "sizes": sizes,
+    }
     if "--json" in sys.argv:
         with open(sys.argv[sys.argv.index("--json") + 1], "w") as f:
-            json.dump(res, f, indent=1)
+            json.dump(out, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import json
 import sys
 
 import torch
-from peer_timing import device_time
+from peer_timing import device_time, identity
 
 
 def main():
@@ -54,8 +54,8 @@ def main():
         torch.use_deterministic_algorithms(False)
 
     res = {
+        **identity(quick),
         "peer": f"PyTorch {torch.__version__}",
-        "device": torch.cuda.get_device_name(),
         "method": f"CUDA events around {calls} back-to-back calls",
         "figures": figures,
         "sizes": {"gather": n, "index_add": n, "index_add_destinations": dst},

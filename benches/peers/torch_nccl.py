@@ -20,6 +20,7 @@ os.environ["NCCL_NVLS_ENABLE"] = "0"
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
+from peer_timing import identity
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 SIZES = [8, 64, 512, 4 * KIB, 32 * KIB, 256 * KIB, 2 * MIB, 16 * MIB, 64 * MIB, 256 * MIB, GIB]
@@ -143,7 +144,7 @@ def main():
     if "--gpus" in sys.argv:
         world = min(world, int(sys.argv[sys.argv.index("--gpus") + 1]))
     out = {
-        "device": torch.cuda.get_device_name(0),
+        **identity(quick),
         "gpus": world,
         "torch": torch.__version__,
         "nccl": ".".join(map(str, torch.cuda.nccl.version())),

@@ -14,14 +14,14 @@ usage: python3 benches/peers/torch_sort.py [--quick] [--repeats N] [--json out.j
 import json, sys
 
 import torch
-from peer_timing import per_call_ms
+from peer_timing import identity, per_call_ms
 
 
 def main():
     quick = "--quick" in sys.argv
     reps = int(sys.argv[sys.argv.index("--repeats") + 1]) if "--repeats" in sys.argv else (5 if quick else 20)
     g = torch.Generator(device="cuda").manual_seed(torch.seed() & 0xFFFFFFFF)
-    res = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "cuda": torch.version.cuda}
+    res = identity(quick)
 
     def run(key, k, fn):
         med, lo, hi = per_call_ms(fn, k, reps=reps)

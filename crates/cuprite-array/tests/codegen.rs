@@ -93,6 +93,9 @@ fn math_library_compiles() -> TestResult {
     Ok(())
 }
 
+/// Compiles every chunk of 48 kernels of each helper set as one translation unit, the chunks
+/// spread over the machine's cores (NVRTC compiles separate programs concurrently); the first
+/// failure found is returned.
 fn compile_all_with(
     groups: &std::collections::BTreeMap<String, Vec<String>>,
     opts: &cuprite_driver::nvrtc::CompileOptions,
@@ -105,29 +108,65 @@ fn compile_all_with(
             src
         }
     };
-    for (prelude, bodies) in groups {
-        for chunk in bodies.chunks(48) {
-            let mut tu = prelude.clone();
-            for (k, body) in chunk.iter().enumerate() {
-                let body = body
-                    .replace("cuprite_ew(", &format!("cuprite_ew_{k}("))
-                    .replace("cuprite_reduce(", &format!("cuprite_reduce_{k}("));
-                tu.push_str(&format!("namespace k{k} {{\n{body}\n}}\n"));
-            }
-            if cuprite_driver::nvrtc::compile(form(tu), opts).is_err() {
-                // A batch can also fail on its own: two kernels of the chunk with the same
-                // `extern "C"` name (namespaces do not separate those). Each kernel must compile
-                // alone.
-                for body in chunk {
-                    let src = form(format!("{prelude}{MARKER}{body}"));
-                    if let Err(e) = cuprite_driver::nvrtc::compile(&src, opts) {
-                        return Err(format!("kernel failed to compile: {e}\n{src}").into());
-                    }
+    let chunks: Vec<(&String, &[String])> = groups
+        .iter()
+        .flat_map(|(prelude, bodies)| bodies.chunks(48).map(move |c| (prelude, c)))
+        .collect();
+    let compile_chunk = |(prelude, chunk): (&String, &[String])| -> Result<(), String> {
+        let mut tu = prelude.clone();
+        for (k, body) in chunk.iter().enumerate() {
+            let body = body
+                .replace("cuprite_ew(", &format!("cuprite_ew_{k}("))
+                .replace("cuprite_reduce(", &format!("cuprite_reduce_{k}("));
+            tu.push_str(&format!("namespace k{k} {{\n{body}\n}}\n"));
+        }
+        if cuprite_driver::nvrtc::compile(form(tu), opts).is_err() {
+            // A batch can also fail on its own: two kernels of the chunk with the same
+            // `extern "C"` name (namespaces do not separate those). Each kernel must compile
+            // alone.
+            for body in chunk {
+                let src = form(format!("{prelude}{MARKER}{body}"));
+                if let Err(e) = cuprite_driver::nvrtc::compile(&src, opts) {
+                    return Err(format!("kernel failed to compile: {e}\n{src}"));
                 }
             }
         }
+        Ok(())
+    };
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(chunks.len().max(1));
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut failed = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&chunk) = chunks.get(i) else { break };
+                        if let Err(e) = compile_chunk(chunk) {
+                            failed.push(e);
+                            // The others stop at their next chunk: one failure is the answer.
+                            next.store(chunks.len(), std::sync::atomic::Ordering::Relaxed);
+                        }
+                    }
+                    failed
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| vec!["a compile worker panicked".to_string()])
+            })
+            .collect()
+    });
+    match failures.into_iter().next() {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 fn every_generated_kernel_compiles() -> TestResult {

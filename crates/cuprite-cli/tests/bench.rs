@@ -1,7 +1,7 @@
 //! The benchmark harness: its statistics and judgement, and `cuprite bench` as a user runs it.
 
 use crate::cuprite_bin;
-use cuprite_cli::bench::report::{Verdict, compare, judge_peers};
+use cuprite_cli::bench::report::{Verdict, compare, judge_peer_files, judge_peers, peer_refusal};
 use cuprite_cli::bench::{BenchCtx, Figure, Samples, Target, TimeUnit, all, utc_now};
 use cuprite_testkit::temp_dir as empty_dir;
 use cuprite_testkit::{CHILD_LIMIT, OutputWithin, Rng, Test, TestResult};
@@ -26,6 +26,18 @@ pub fn tests() -> Vec<Test> {
         ),
         Test::cpu("bench::peers_judged_in_code", peers_judged_in_code),
         Test::cpu("bench::sort_peers_judged", sort_peers_judged),
+        Test::cpu(
+            "bench::peers_refused_unless_same_call",
+            peers_refused_unless_same_call,
+        ),
+        Test::cpu(
+            "bench::peers_pair_like_with_like",
+            peers_pair_like_with_like,
+        ),
+        Test::cpu(
+            "bench::refused_peer_fails_the_run",
+            refused_peer_fails_the_run,
+        ),
         Test::cpu("bench::plot_compare_peers_from_a_report", plot_from_report),
     ];
     // The quick smoke run, one test per group of benchmarks. Under a sanitizer (the GPU check
@@ -275,15 +287,38 @@ fn device_copy_ceiling() -> TestResult {
 
 /// A report as `cuprite bench --json` writes it, with one benchmark of the given figures
 /// (`(name, unit, median, plot points)`).
+/// A report of `cuprite bench --json`: a full-size run on the device [`same_call`] names.
 fn report(results: &[(&str, Vec<Value>)]) -> Value {
     json!({
         "tool": "cuprite bench",
         "date": "2026-01-01 00:00 UTC",
         "device": "test device",
+        "device_uuid": "GPU-0a1b2c3d-0000-1111-2222-333344445555",
+        "driver": "13.0",
+        "quick": false,
         "results": results.iter().map(|(name, figs)| json!({
             "name": name, "group": "test", "needs_gpu": false, "status": "ran", "figures": figs,
         })).collect::<Vec<_>>(),
     })
+}
+
+/// `peer` with the identity of a peer file measured in the same call as [`report`]'s run (the
+/// UUID as PyTorch prints it, in upper case: compared without the prefix, in any case).
+fn same_call(mut peer: Value) -> Value {
+    for (k, v) in [
+        ("device", json!("test device")),
+        (
+            "device_uuid",
+            json!("GPU-0A1B2C3D-0000-1111-2222-333344445555"),
+        ),
+        ("driver", json!("13.0")),
+        ("torch", json!("2.11.0+cu130")),
+        ("cuda", json!("13.0")),
+        ("quick", json!(false)),
+    ] {
+        peer[k] = v;
+    }
+    peer
 }
 
 fn fig(name: &str, unit: &str, median: f64, plot: Vec<Value>) -> Value {
@@ -366,7 +401,7 @@ fn sort_peers_judged() -> TestResult {
             )],
         ),
     ]);
-    let peer = json!({
+    let peer = same_call(json!({
         "peer": "PyTorch (test)",
         "sort_f32_2p26_with_indices_ms": 3.5,
         "sort_rows_4096x4096_f32_ms": 0.625,
@@ -374,8 +409,8 @@ fn sort_peers_judged() -> TestResult {
         "unique_2p24_i64_ms": 1.25,
         "unique_2p24_i64_inverse_counts_ms": 3.5,
         "sizes": {"sort": 67108864, "rows": 4096, "unique": 16777216},
-    });
-    let rows = judge_peers(&ours, &peer);
+    }));
+    let rows = judge_peers(&ours, &peer)?;
     let find = |k: &str| {
         rows.iter()
             .find(|r| r.key == k)
@@ -427,13 +462,13 @@ fn peers_judged_in_code() -> TestResult {
             vec![fig("host time of one small op (a + 1)", "µs", 4.0, vec![])],
         ),
     ]);
-    let peer = json!({
+    let peer = same_call(json!({
         "peer": "test peer",
         "figures": {"chain_compile_TBps": 2.5, "chain_eager_TBps": 1.2, "sum_TBps": 2.5,
                     "small_op_host_us": 8.0},
         "sizes": {"chain": 1024, "sum": 2048, "dot": 1024},
-    });
-    let rows = judge_peers(&ours, &peer);
+    }));
+    let rows = judge_peers(&ours, &peer)?;
     let find = |k: &str| {
         rows.iter()
             .find(|r| r.key == k)
@@ -475,8 +510,8 @@ fn peers_judged_in_code() -> TestResult {
             vec![],
         )],
     )]);
-    let peer = json!({"fft_c64_2p24_best_ms": 0.1, "sizes": {"fft": 65536}});
-    let rows = judge_peers(&ours, &peer);
+    let peer = same_call(json!({"fft_c64_2p24_best_ms": 0.1, "sizes": {"fft": 65536}}));
+    let rows = judge_peers(&ours, &peer)?;
     assert_eq!(rows.len(), 4, "{rows:?}");
     let f = rows
         .iter()
@@ -484,8 +519,231 @@ fn peers_judged_in_code() -> TestResult {
         .ok_or("no fft row")?;
     assert!((f.ratio.ok_or("ratio")? - 0.5).abs() < 1e-12);
     assert_eq!(f.met, Some(true));
-    let peer = json!({"fft_c64_2p24_best_ms": 0.1, "sizes": {"fft": 1024}});
-    assert_eq!(judge_peers(&ours, &peer)[0].met, None, "sizes differ");
+    let peer = same_call(json!({"fft_c64_2p24_best_ms": 0.1, "sizes": {"fft": 1024}}));
+    assert_eq!(judge_peers(&ours, &peer)?[0].met, None, "sizes differ");
+    Ok(())
+}
+
+/// A peer file judges a report only when both come from one call: the same device (name and
+/// UUID), driver and quick flag, with PyTorch's versions recorded, and every file of one list
+/// from the same PyTorch and CUDA. A refusal judges nothing and says what differs.
+fn peers_refused_unless_same_call() -> TestResult {
+    let ours = report(&[(
+        "sort/f32_2^26_with_indices",
+        vec![fig("sort 67108864 f32 with indices", "ms", 7.0, vec![])],
+    )]);
+    let good = same_call(json!({
+        "sort_f32_2p26_with_indices_ms": 3.5,
+        "sizes": {"sort": 67108864},
+    }));
+    let rows = judge_peers(&ours, &good)?;
+    assert_eq!(rows[0].ratio, Some(2.0), "{rows:?}");
+    assert_eq!(peer_refusal(&ours, &good), None);
+    // (what is changed in the peer file, its new value, a needle the refusal must hold)
+    let cases: [(&str, Value, &str); 9] = [
+        ("device", json!("other device"), "\"other device\""),
+        (
+            "device_uuid",
+            json!("GPU-ffffffff-0000-1111-2222-333344445555"),
+            "GPU-ffffffff",
+        ),
+        ("device_uuid", Value::Null, "no device_uuid"),
+        ("device", Value::Null, "names no device"),
+        ("driver", json!("12.8"), "CUDA 12.8"),
+        ("driver", Value::Null, "no driver version"),
+        ("torch", Value::Null, "no torch version"),
+        ("cuda", Value::Null, "no cuda version"),
+        ("quick", json!(true), "the peer --quick"),
+    ];
+    for (key, value, needle) in cases {
+        let mut peer = good.clone();
+        peer[key] = value.clone();
+        let why = judge_peers(&ours, &peer)
+            .err()
+            .ok_or(format!("{key} = {value} was judged"))?;
+        assert!(why.contains(needle), "{key} = {value}: {why}");
+    }
+    // cuprite's side: a run on the CPU only, a quick run, a report without the UUID.
+    let mut cpu = ours.clone();
+    cpu["gpu"] = json!(false);
+    let why = judge_peers(&cpu, &good)
+        .err()
+        .ok_or("a CPU run was judged")?;
+    assert!(why.contains("no GPU"), "{why}");
+    let mut quick = ours.clone();
+    quick["quick"] = json!(true);
+    let why = judge_peers(&quick, &good).err().ok_or("quick was judged")?;
+    assert!(
+        why.contains("cuprite ran --quick, the peer full size"),
+        "{why}"
+    );
+    let mut old = ours.clone();
+    old["device_uuid"] = Value::Null;
+    let why = judge_peers(&old, &good).err().ok_or("no uuid was judged")?;
+    assert!(
+        why.contains("cuprite's report records no device_uuid"),
+        "{why}"
+    );
+    // Several files: the first accepted one fixes PyTorch's versions for the rest.
+    let mut other_torch = good.clone();
+    other_torch["torch"] = json!("2.10.0+cu128");
+    let mut refused = good.clone();
+    refused["driver"] = json!("12.0");
+    let all = judge_peer_files(&ours, &[refused, good.clone(), other_torch, good]);
+    assert!(
+        all[0].is_err() && all[1].is_ok() && all[3].is_ok(),
+        "{all:?}"
+    );
+    let why = all[2].as_ref().err().ok_or("another torch was judged")?;
+    assert!(why.contains("torch \"2.10.0+cu128\""), "{why}");
+    Ok(())
+}
+
+/// Like with like: x[idx] (which checks every index) is paired with cuprite's checked gather,
+/// never with the gather whose check is elided; a GEMM is judged at the peer's own problem
+/// (written as the figure names write it), so a quick product is not judged against a
+/// full-size one.
+fn peers_pair_like_with_like() -> TestResult {
+    let n = 67108864;
+    let ours = report(&[
+        (
+            "index/gather",
+            vec![
+                fig(
+                    &format!("gather of {n} f32 at random i64 indices (checked on the device)"),
+                    "ms",
+                    1.5,
+                    vec![],
+                ),
+                fig(
+                    &format!("gather (check elided: randint indices, range known) of {n} f32"),
+                    "ms",
+                    0.5,
+                    vec![],
+                ),
+            ],
+        ),
+        (
+            "blas/gemm_bf16_8192",
+            vec![
+                fig(
+                    "bf16 GEMM 8192×8192×8192, Default compute (cuBLASLt)",
+                    "TFLOP/s",
+                    700.0,
+                    vec![],
+                ),
+                fig(
+                    "bf16 GEMM 8192×8192×8192, Default compute (cuBLASLt, tuned)",
+                    "TFLOP/s",
+                    900.0,
+                    vec![],
+                ),
+            ],
+        ),
+        (
+            "array/matmul_bf16_8192",
+            vec![fig(
+                "Array::matmul bf16 1 × 2048×8192 · 8192×2048 (one cuBLASLt call per evaluation)",
+                "TFLOP/s",
+                600.0,
+                vec![],
+            )],
+        ),
+    ]);
+    let index = same_call(json!({
+        "figures": {"gather_f32_2p26_ms": 1.0, "index_add_f32_2p26_into_2p20_ms": 1.0},
+        "sizes": {"gather": n, "index_add": n},
+    }));
+    let rows = judge_peers(&ours, &index)?;
+    let gathers: Vec<_> = rows
+        .iter()
+        .filter(|r| r.key == "gather_f32_2p26_ms")
+        .collect();
+    assert_eq!(gathers.len(), 1, "one pair for x[idx]: {rows:?}");
+    assert_eq!(
+        (gathers[0].cuprite, gathers[0].met),
+        (Some(1.5), Some(false)),
+        "the checked gather: {rows:?}"
+    );
+    assert!(gathers[0].what.contains("checked"), "{:?}", gathers[0]);
+    let blas = same_call(json!({
+        "figures": {"gemm_bf16_8192_TFLOPs": 750.0},
+        "sizes": {"gemm_bf16_8192_TFLOPs": "8192×8192×8192",
+                  "gemm_bf16_8192_TFLOPs_array": "1 × 8192×8192 · 8192×8192"},
+    }));
+    let rows = judge_peers(&ours, &blas)?;
+    let lt = rows
+        .iter()
+        .find(|r| r.key == "gemm_bf16_8192_TFLOPs" && r.what.contains("BlasLt"))
+        .ok_or("no BlasLt row")?;
+    // 700 / 750: the first (untuned) figure, under 0.98×.
+    assert!(
+        (lt.ratio.ok_or("ratio")? - 700.0 / 750.0).abs() < 1e-12,
+        "{lt:?}"
+    );
+    assert_eq!(lt.met, Some(false));
+    let arr = rows
+        .iter()
+        .find(|r| r.key == "gemm_bf16_8192_TFLOPs" && r.what.contains("Array::matmul"))
+        .ok_or("no Array::matmul row")?;
+    assert_eq!((arr.ratio, arr.met), (None, None), "{arr:?}");
+    assert!(
+        arr.note
+            .as_deref()
+            .is_some_and(|n| n.contains("1 × 8192×8192 · 8192×8192")),
+        "{arr:?}"
+    );
+    // A number is matched whole: 819 is not in "8192×8192×8192".
+    let mut small = blas.clone();
+    small["sizes"]["gemm_bf16_8192_TFLOPs"] = json!(819);
+    let rows = judge_peers(&ours, &small)?;
+    assert!(
+        rows.iter()
+            .filter(|r| r.key == "gemm_bf16_8192_TFLOPs")
+            .all(|r| r.met.is_none()),
+        "{rows:?}"
+    );
+    Ok(())
+}
+
+/// Through the binary: a peer file from another device is refused, named in the output, left
+/// off the charts, and the run fails.
+fn refused_peer_fails_the_run() -> TestResult {
+    let dir = empty_dir("benchrefused");
+    let ours = report(&[(
+        "sort/f32_2^26_with_indices",
+        vec![fig("sort 67108864 f32 with indices", "ms", 7.0, vec![])],
+    )]);
+    let mut peer = same_call(json!({
+        "peer": "Peer 1.0",
+        "sort_f32_2p26_with_indices_ms": 3.5,
+        "sizes": {"sort": 67108864},
+    }));
+    peer["device"] = json!("NVIDIA H100 80GB HBM3");
+    let (ours_p, peer_p) = (dir.join("ours.json"), dir.join("peer.json"));
+    std::fs::write(&ours_p, ours.to_string())?;
+    std::fs::write(&peer_p, peer.to_string())?;
+    let out = Command::new(cuprite_bin()?)
+        .args(["bench", "--from"])
+        .arg(&ours_p)
+        .arg("--peers")
+        .arg(&peer_p)
+        .env("CUPRITE_CUDA_PATH", &dir)
+        .output_within(CHILD_LIMIT)?;
+    let text = String::from_utf8(out.stdout)?;
+    assert!(
+        !out.status.success(),
+        "a refused peer must fail the run: {text}"
+    );
+    assert!(
+        text.contains("REFUSED") && text.contains("\"NVIDIA H100 80GB HBM3\""),
+        "{text}"
+    );
+    assert!(
+        !text.contains("ratio = cuprite / peer"),
+        "nothing judged: {text}"
+    );
+    std::fs::remove_dir_all(&dir)?;
     Ok(())
 }
 
@@ -519,9 +777,11 @@ fn plot_from_report() -> TestResult {
     let new = report(&[("curves/copies", figs.clone())]);
     figs[4]["median"] = json!(100.0);
     let old = report(&[("curves/copies", figs)]);
-    let peer = json!({"peer": "Peer 1.0", "figures": {"chain_compile_TBps": 2.0}, "curves": [
+    let peer = same_call(
+        json!({"peer": "Peer 1.0", "figures": {"chain_compile_TBps": 2.0}, "curves": [
         {"chart": "copies", "series": "H2D", "x": 65536.0, "y": 10.0, "unit": "GB/s"},
-        {"chart": "copies", "series": "H2D", "x": 1048576.0, "y": 20.0, "unit": "GB/s"}]});
+        {"chart": "copies", "series": "H2D", "x": 1048576.0, "y": 20.0, "unit": "GB/s"}]}),
+    );
     let (new_p, old_p, peer_p) = (
         dir.join("new.json"),
         dir.join("old.json"),

@@ -13,6 +13,18 @@
 //!   `n = 1` it is [`Test::gpu`].
 //!
 //! [`Test::gpu_alone`] is a GPU test that runs while no other GPU test runs (graph captures).
+//! Within one binary a lock sees to that. Across binaries run at once on one GPU (as
+//! `scripts/gpu-check.sh` runs them) no lock reaches, so `CUPRITE_TEST_ALONE` splits the run
+//! in two passes: `skip` leaves the `gpu_alone` tests out of the list (the binaries run in
+//! parallel), `only` keeps nothing else (the binaries then run one after another). Unset, every
+//! test runs.
+//!
+//! # Times
+//!
+//! Each test's time (its body, after any wait for the GPU lock) is printed after the run, one
+//! line per test, slowest first: `test-time   1.234 s  ok       name` (the outcome is `ok`,
+//! `FAILED`, `ignored` or `panicked`). `scripts/gpu-check.sh` collects these lines from every
+//! binary and names the slowest tests of the whole suite.
 //!
 //! A test that finds out only while running that this machine cannot run it (a GPU too old
 //! for cluster launches, a single GPU where two are needed, an old driver or NVRTC) returns
@@ -48,7 +60,8 @@ pub use child::{CHILD_LIMIT, OutputWithin};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{OnceLock, RwLock};
+use std::sync::{Mutex, OnceLock, RwLock};
+use std::time::{Duration, Instant};
 
 /// What a test body returns: `?` works on any error type.
 pub type TestResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
@@ -290,9 +303,15 @@ fn run_body(
     let _shared = (gpu == Some(false)).then(|| GPU.read().unwrap_or_else(|e| e.into_inner()));
     let _alone = (gpu == Some(true)).then(|| GPU.write().unwrap_or_else(|e| e.into_inner()));
     CURRENT_TEST.with(|c| c.set(Some((fnv1a(name.as_bytes()), 0))));
+    // Records the time on every way out, a panic included (the guard drops while unwinding).
+    let mut clock = Clock {
+        name,
+        start: Instant::now(),
+        outcome: "panicked",
+    };
     let r = body();
     CURRENT_TEST.with(|c| c.set(None));
-    match r {
+    let out = match r {
         Ok(()) => Ok(Completion::Completed),
         Err(e) => match e.downcast::<Ignored>() {
             Ok(ignored) if !env_flag("CUPRITE_FAIL_IGNORED") => {
@@ -306,6 +325,101 @@ fn run_body(
                 process_seed()
             ))),
         },
+    };
+    clock.outcome = match &out {
+        Ok(Completion::Completed) => "ok",
+        Ok(_) => "ignored",
+        Err(_) => "FAILED",
+    };
+    out
+}
+
+/// The time of every test body that ran in this process: name, time, outcome.
+static TIMES: Mutex<Vec<(String, Duration, &'static str)>> = Mutex::new(Vec::new());
+
+/// Measures one test body; records it in [`TIMES`] when dropped.
+struct Clock<'a> {
+    name: &'a str,
+    start: Instant,
+    outcome: &'static str,
+}
+
+impl Drop for Clock<'_> {
+    fn drop(&mut self) {
+        let entry = (self.name.to_string(), self.start.elapsed(), self.outcome);
+        TIMES.lock().unwrap_or_else(|e| e.into_inner()).push(entry);
+    }
+}
+
+/// The lines that report test times, slowest first (ties by name), as the crate docs show:
+/// `test-time <seconds, 3 decimals> s  <outcome> <name>`.
+///
+/// ```
+/// use std::time::Duration;
+/// let lines = cuprite_testkit::time_lines(&[
+///     ("a::fast".into(), Duration::from_millis(5), "ok"),
+///     ("b::slow".into(), Duration::from_millis(1500), "FAILED"),
+/// ]);
+/// assert_eq!(lines[0], "test-time     1.500 s  FAILED   b::slow");
+/// assert!(lines[1].ends_with("0.005 s  ok       a::fast"));
+/// ```
+pub fn time_lines(times: &[(String, Duration, &str)]) -> Vec<String> {
+    let mut v: Vec<_> = times.iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    v.iter()
+        .map(|(name, t, outcome)| {
+            format!("test-time {:>9.3} s  {outcome:<8} {name}", t.as_secs_f64())
+        })
+        .collect()
+}
+
+/// Which tests a run keeps, from `CUPRITE_TEST_ALONE` (see the crate docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AlonePass {
+    /// Every test (the variable unset or empty).
+    All,
+    /// Every test but the `gpu_alone` ones (`skip`).
+    Skip,
+    /// The `gpu_alone` tests only (`only`).
+    Only,
+}
+
+impl AlonePass {
+    /// Reads `value` (the variable's value); `Err` names a value that is none of them.
+    ///
+    /// ```
+    /// use cuprite_testkit::AlonePass;
+    /// assert_eq!(AlonePass::parse(None), Ok(AlonePass::All));
+    /// assert!(AlonePass::parse(Some("skip"))?.keeps(false));
+    /// assert!(!AlonePass::parse(Some("only"))?.keeps(false));
+    /// assert!(AlonePass::parse(Some("yes")).unwrap_err().contains("\"yes\""));
+    /// # Ok::<(), String>(())
+    /// ```
+    pub fn parse(value: Option<&str>) -> Result<Self, String> {
+        match value.map(str::trim) {
+            None | Some("") => Ok(AlonePass::All),
+            Some("skip") => Ok(AlonePass::Skip),
+            Some("only") => Ok(AlonePass::Only),
+            Some(other) => Err(format!(
+                "CUPRITE_TEST_ALONE={other:?}: use \"skip\" (leave the gpu_alone tests out) or \
+                 \"only\" (run only them)"
+            )),
+        }
+    }
+
+    /// Whether a test that is (or is not) `gpu_alone` runs in this pass.
+    ///
+    /// ```
+    /// use cuprite_testkit::AlonePass;
+    /// assert!(AlonePass::All.keeps(true) && AlonePass::All.keeps(false));
+    /// assert!(AlonePass::Only.keeps(true) && !AlonePass::Skip.keeps(true));
+    /// ```
+    pub fn keeps(self, alone: bool) -> bool {
+        match self {
+            AlonePass::All => true,
+            AlonePass::Skip => !alone,
+            AlonePass::Only => alone,
+        }
     }
 }
 
@@ -361,8 +475,32 @@ pub fn run(tests: Vec<Test>) -> ! {
         let seed = process_seed();
         eprintln!("cuprite-testkit: random seed {seed} (CUPRITE_TEST_SEED={seed} replays it)");
     }
-    let trials = tests.into_iter().map(to_trial).collect();
-    libtest_mimic::run(&args, trials).exit()
+    let pass = match AlonePass::parse(std::env::var("CUPRITE_TEST_ALONE").ok().as_deref()) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("cuprite-testkit: {e}");
+            std::process::exit(2);
+        }
+    };
+    let trials = tests
+        .into_iter()
+        .filter(|t| pass.keeps(t.alone))
+        .map(to_trial)
+        .collect();
+    let conclusion = libtest_mimic::run(&args, trials);
+    if !args.list {
+        let times = std::mem::take(&mut *TIMES.lock().unwrap_or_else(|e| e.into_inner()));
+        if !times.is_empty() {
+            println!(
+                "\ntimes of the {} tests that ran, slowest first:",
+                times.len()
+            );
+            for line in time_lines(&times) {
+                println!("{line}");
+            }
+        }
+    }
+    conclusion.exit()
 }
 
 /// A new, empty folder under the system's temporary folder, named after `tag`, this process and

@@ -75,19 +75,23 @@ fn gather(ctx: &mut BenchCtx) -> BenchResult {
         cuprite_array::wait_tier_up();
         let stream = stream_raw()?;
         let mut figs = Vec::new();
+        // The headline first: indices the library cannot vouch for, checked on the device, as
+        // PyTorch's x[idx] checks them (the pair `--peers` judges). Then the same call where the
+        // check is elided (indices of known range) and the clamp mode: cuprite's own paths,
+        // labelled, with no peer.
         for (ix, mode, name) in [
-            (
-                &idx,
-                IndexMode::Error,
-                format!(
-                    "gather of {n} f32 at random i64 indices (checked; randint indices, range known: no check)"
-                ),
-            ),
             (
                 &up,
                 IndexMode::Error,
                 format!(
-                    "gather (index range unknown) of {n} f32 at random i64 indices (uploaded; checked in the kernel, the call waits for it)"
+                    "gather of {n} f32 at random i64 indices (checked on the device: uploaded indices, the call waits for the check)"
+                ),
+            ),
+            (
+                &idx,
+                IndexMode::Error,
+                format!(
+                    "gather (check elided: randint indices, range known) of {n} f32 at random i64 indices"
                 ),
             ),
             (

@@ -174,6 +174,9 @@ pub fn run(opts: &RunOptions) -> Result<bool, BenchError> {
     let mut report = json_report(&device, &ctx, &outcomes);
     if gpu.is_err() {
         report["gpu"] = false.into();
+    } else if let Ok(uuid) = cuprite_driver::Device::get(0).and_then(|d| d.uuid()) {
+        // What `--peers` checks a peer file's device against, beside the name.
+        report["device_uuid"] = uuid.into();
     }
     let all_ran = !outcomes
         .iter()

@@ -4,6 +4,18 @@
 //!
 //! Every ratio printed here is computed here, from the figures' medians: nothing is typed in
 //! by hand. Peer figures are matched to cuprite's by the rules of [`PEER_RULES`].
+//!
+//! A peer file judges a report only when both were measured in the same call on the same
+//! machine ([`peer_refusal`] says why not, and nothing of that file is judged):
+//! - the same device: the name and the UUID (`GPU-…`, as `nvidia-smi` prints it) must both be
+//!   recorded and equal;
+//! - the same driver: the CUDA version the driver supports (`cuDriverGetVersion`, e.g.
+//!   `13.0`), recorded by both, must be equal; a peer's libraries (PyTorch's bundled cuBLAS,
+//!   cuFFT...) differ from cuprite's by design, so their versions are recorded (`torch`, the
+//!   CUDA runtime PyTorch was built with, `cuda`) and must be present, and every peer file of
+//!   one `--peers` list must name the same `torch` and `cuda` (one environment);
+//! - the same sizes: the `quick` flags must be equal (`--quick` shrinks the problems on both
+//!   sides, and each rule's size check then compares like with like).
 
 use super::context::BenchError;
 use super::figure::{Target, fmt_num, unit_higher_is_better};
@@ -196,7 +208,9 @@ pub struct PeerRule {
     /// The unit both are in.
     pub unit: &'static str,
     /// The key of the problem size in the peer file's `sizes`: the cuprite figure's name must
-    /// contain the same number, or the pair is not judged.
+    /// contain the same number (as a whole number: `4096` in `solve 4096² f64`) or, where the
+    /// peer gives the size as text (a GEMM's `8192×8192×8192`), that text, or the pair is not
+    /// judged.
     pub size: Option<&'static str>,
     /// The target for `cuprite / peer`.
     pub target: Target,
@@ -426,22 +440,15 @@ pub const PEER_RULES: &[PeerRule] = &[
         size: Some("cov"),
         target: Target::RatioAtMost(1.0),
     },
+    // Checked against checked: x[idx] checks every index on the device, as cuprite's gather
+    // does for indices whose range it does not know. The gather whose check is elided (indices
+    // of known range) is a figure of its own, with no peer: PyTorch has no such path.
     PeerRule {
         script: "torch_index.py",
         key: "gather_f32_2p26_ms",
-        what: "gather of 2^26 f32 at randint indices vs x[idx] (checked mode; range known)",
+        what: "gather of 2^26 f32, indices checked on the device, vs x[idx] (checked)",
         benchmark: "index/gather",
         figure: "gather of ",
-        unit: "ms",
-        size: Some("gather"),
-        target: Target::RatioAtMost(1.0),
-    },
-    PeerRule {
-        script: "torch_index.py",
-        key: "gather_f32_2p26_ms",
-        what: "gather of 2^26 f32 at uploaded indices vs x[idx] (checked in the kernel)",
-        benchmark: "index/gather",
-        figure: "gather (index range unknown) of ",
         unit: "ms",
         size: Some("gather"),
         target: Target::RatioAtMost(1.0),
@@ -526,6 +533,296 @@ pub const PEER_RULES: &[PeerRule] = &[
         size: Some("unique"),
         target: Target::RatioAtMost(1.0),
     },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "gemm_bf16_8192_TFLOPs",
+        what: "bf16 GEMM 8192³ (BlasLt::matmul) vs torch.matmul",
+        benchmark: "blas/gemm_bf16_8192",
+        figure: "bf16 GEMM ",
+        unit: "TFLOP/s",
+        size: Some("gemm_bf16_8192_TFLOPs"),
+        target: Target::RatioAtLeast(0.98),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "gemm_bf16_8192_TFLOPs",
+        what: "bf16 GEMM 8192³ (Array::matmul) vs torch.matmul",
+        benchmark: "array/matmul_bf16_8192",
+        figure: "Array::matmul bf16 ",
+        unit: "TFLOP/s",
+        size: Some("gemm_bf16_8192_TFLOPs_array"),
+        target: Target::RatioAtLeast(0.98),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "gemm_f16_8192_TFLOPs",
+        what: "f16 GEMM 8192³ (BlasLt::matmul) vs torch.matmul",
+        benchmark: "blas/gemm_f16_8192",
+        figure: "f16 GEMM ",
+        unit: "TFLOP/s",
+        size: Some("gemm_f16_8192_TFLOPs"),
+        target: Target::RatioAtLeast(0.98),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "gemm_f16_8192_TFLOPs",
+        what: "f16 GEMM 8192³ (Array::matmul) vs torch.matmul",
+        benchmark: "array/matmul_f16_8192",
+        figure: "Array::matmul f16 ",
+        unit: "TFLOP/s",
+        size: Some("gemm_f16_8192_TFLOPs_array"),
+        target: Target::RatioAtLeast(0.98),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "gemm_tf32_8192_TFLOPs",
+        what: "TF32 GEMM 8192³ (BlasLt::matmul) vs torch.matmul",
+        benchmark: "blas/gemm_tf32_8192",
+        figure: "f32 GEMM ",
+        unit: "TFLOP/s",
+        size: Some("gemm_tf32_8192_TFLOPs"),
+        target: Target::RatioAtLeast(0.98),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "gemm_tf32_8192_TFLOPs",
+        what: "TF32 GEMM 8192³ (Array::matmul) vs torch.matmul",
+        benchmark: "array/matmul_tf32_8192",
+        figure: "Array::matmul TF32 ",
+        unit: "TFLOP/s",
+        size: Some("gemm_tf32_8192_TFLOPs_array"),
+        target: Target::RatioAtLeast(0.98),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "gemm_f32_8192_TFLOPs",
+        what: "f32 GEMM 8192³ (BlasLt::matmul) vs torch.matmul",
+        benchmark: "blas/gemm_f32_8192",
+        figure: "f32 GEMM ",
+        unit: "TFLOP/s",
+        size: Some("gemm_f32_8192_TFLOPs"),
+        target: Target::RatioAtLeast(0.98),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "gemm_f32_8192_TFLOPs",
+        what: "f32 GEMM 8192³ (Array::matmul) vs torch.matmul",
+        benchmark: "array/matmul_f32_8192",
+        figure: "Array::matmul f32 ",
+        unit: "TFLOP/s",
+        size: Some("gemm_f32_8192_TFLOPs_array"),
+        target: Target::RatioAtLeast(0.98),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "gemm_f64_4096_TFLOPs",
+        what: "f64 GEMM 4096³ (BlasLt::matmul) vs torch.matmul",
+        benchmark: "blas/gemm_f64_4096",
+        figure: "f64 GEMM ",
+        unit: "TFLOP/s",
+        size: Some("gemm_f64_4096_TFLOPs"),
+        target: Target::RatioAtLeast(0.98),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "gemm_f64_4096_TFLOPs",
+        what: "f64 GEMM 4096³ (Array::matmul) vs torch.matmul",
+        benchmark: "array/matmul_f64_4096",
+        figure: "Array::matmul f64 ",
+        unit: "TFLOP/s",
+        size: Some("gemm_f64_4096_TFLOPs_array"),
+        target: Target::RatioAtLeast(0.98),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "gemm_bf16_4096x11008x4096_TFLOPs",
+        what: "bf16 GEMM 4096×11008×4096 (BlasLt::matmul) vs torch.matmul",
+        benchmark: "blas/gemm_bf16_4096x11008x4096",
+        figure: "bf16 GEMM ",
+        unit: "TFLOP/s",
+        size: Some("gemm_bf16_4096x11008x4096_TFLOPs"),
+        target: Target::RatioAtLeast(0.98),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "gemm_bf16_batched_32x1024x1024x128_TFLOPs",
+        what: "bf16 batched GEMM 32 × 1024×1024×128 (BlasLt::matmul) vs torch.bmm",
+        benchmark: "blas/gemm_bf16_batched_32x1024x1024x128",
+        figure: "bf16 batched GEMM ",
+        unit: "TFLOP/s",
+        size: Some("gemm_bf16_batched_32x1024x1024x128_TFLOPs"),
+        target: Target::RatioAtLeast(0.98),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "gemm_bf16_batched_32x1024x1024x128_TFLOPs",
+        what: "bf16 batched GEMM 32 × 1024×1024×128 (Array::matmul) vs torch.bmm",
+        benchmark: "array/matmul_bf16_batched",
+        figure: "Array::matmul bf16 ",
+        unit: "TFLOP/s",
+        size: Some("gemm_bf16_batched_32x1024x1024x128_TFLOPs_array"),
+        target: Target::RatioAtLeast(0.98),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "bias_gelu_linear_ms",
+        what: "gelu(x·w + bias) bf16 (BiasGelu epilogue) vs F.gelu(F.linear)",
+        benchmark: "blas/bias_gelu_bf16_8192",
+        figure: "gelu(x·w + bias) bf16 ",
+        unit: "ms",
+        size: Some("gemm"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "bias_gelu_eager_ms",
+        what: "(a.matmul(w) + bias).gelu() bf16 vs F.gelu(x @ w + bias)",
+        benchmark: "array/matmul_bias_gelu_bf16_8192",
+        figure: "(a.matmul(w) + bias).gelu() bf16 ",
+        unit: "ms",
+        size: Some("gemm"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "plain_gemm_bf16_8192_ms",
+        what: "plain bf16 GEMM (cuBLASLt) vs x @ w",
+        benchmark: "blas/bias_gelu_bf16_8192",
+        figure: "bf16 GEMM ",
+        unit: "ms",
+        size: Some("gemm"),
+        target: Target::RatioAtMost(1.02),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "matmul_256_f32_host_us",
+        what: "host time of a warm 256³ f32 BlasLt::matmul vs torch.matmul",
+        benchmark: "blas/lt_host_256_f32",
+        figure: "host time of a warm BlasLt::matmul 256³",
+        unit: "µs",
+        size: None,
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "solve_4096_f64_ms",
+        what: "solve 4096² f64, 64 right-hand sides (Solver) vs torch.linalg.solve",
+        benchmark: "blas/solve_4096_f64",
+        figure: "solve ",
+        unit: "ms",
+        size: Some("solver"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "solve_4096_f64_ms",
+        what: "linalg::solve 4096² f64, 64 right-hand sides vs torch.linalg.solve",
+        benchmark: "array/solve_4096_f64",
+        figure: "linalg::solve ",
+        unit: "ms",
+        size: Some("solver"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "lu_factor_4096_f64_ms",
+        what: "LU 4096² f64 (getrf) vs torch.linalg.lu_factor",
+        benchmark: "blas/solve_4096_f64",
+        figure: "LU ",
+        unit: "ms",
+        size: Some("solver"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "solve_4096_f32_ms",
+        what: "solve 4096² f32, 64 right-hand sides (Solver) vs torch.linalg.solve",
+        benchmark: "blas/solve_4096_f32",
+        figure: "solve ",
+        unit: "ms",
+        size: Some("solver"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "solve_4096_f32_ms",
+        what: "linalg::solve 4096² f32, 64 right-hand sides vs torch.linalg.solve",
+        benchmark: "array/solve_4096_f32",
+        figure: "linalg::solve ",
+        unit: "ms",
+        size: Some("solver"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "lu_factor_4096_f32_ms",
+        what: "LU 4096² f32 (getrf) vs torch.linalg.lu_factor",
+        benchmark: "blas/solve_4096_f32",
+        figure: "LU ",
+        unit: "ms",
+        size: Some("solver"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "cholesky_4096_f64_ms",
+        what: "cholesky 4096² f64 vs torch.linalg.cholesky",
+        benchmark: "blas/cholesky_4096_f64",
+        figure: "cholesky ",
+        unit: "ms",
+        size: Some("solver"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "qr_4096_f64_ms",
+        what: "qr 4096² f64 (Q and R) vs torch.linalg.qr",
+        benchmark: "blas/qr_4096_f64",
+        figure: "qr ",
+        unit: "ms",
+        size: Some("solver"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "geqrf_4096_f64_ms",
+        what: "geqrf 4096² f64 vs torch.geqrf",
+        benchmark: "blas/qr_4096_f64",
+        figure: "geqrf ",
+        unit: "ms",
+        size: Some("solver"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "svd_1024_f64_ms",
+        what: "svd 1024² f64, gesvd vs torch.linalg.svd",
+        benchmark: "blas/svd_1024_f64",
+        figure: "svd ",
+        unit: "ms",
+        size: Some("svd"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "svd_1024_f64_ms",
+        what: "svd 1024² f64, gesvdj vs torch.linalg.svd",
+        benchmark: "blas/svd_1024_f64",
+        figure: "Jacobi svd ",
+        unit: "ms",
+        size: Some("svd"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_blas.py",
+        key: "eigh_2048_f64_ms",
+        what: "eigh 2048² f64 vs torch.linalg.eigh",
+        benchmark: "blas/eigh_2048_f64",
+        figure: "eigh ",
+        unit: "ms",
+        size: Some("eigh"),
+        target: Target::RatioAtMost(1.0),
+    },
 ];
 
 /// One judged peer comparison.
@@ -551,8 +848,109 @@ pub struct PeerRow {
     pub note: Option<String>,
 }
 
-/// Matches every rule's peer figure with cuprite's and judges the ratio.
-pub fn judge_peers(report: &Value, peer: &Value) -> Vec<PeerRow> {
+/// A device UUID as compared: without the `GPU-` prefix, lower case.
+fn uuid_key(u: &str) -> String {
+    u.trim().trim_start_matches("GPU-").to_ascii_lowercase()
+}
+
+/// Why `peer` may not judge `report` (another device, driver or quick flag, or a file that
+/// does not say; see the module docs), or `None` when it may.
+pub fn peer_refusal(report: &Value, peer: &Value) -> Option<String> {
+    let text = |v: &Value, key: &str| v[key].as_str().map(str::to_string);
+    if report["gpu"] == false {
+        return Some("cuprite's run had no GPU".into());
+    }
+    let (ours, theirs) = (text(report, "device"), text(peer, "device"));
+    match (&ours, &theirs) {
+        (Some(a), Some(b)) if a == b => {}
+        (Some(a), Some(b)) => {
+            return Some(format!(
+                "another device: cuprite ran on \"{a}\", the peer on \"{b}\""
+            ));
+        }
+        (None, _) => return Some("cuprite's report names no device".into()),
+        (_, None) => return Some("the peer file names no device".into()),
+    }
+    match (text(report, "device_uuid"), text(peer, "device_uuid")) {
+        (Some(a), Some(b)) if uuid_key(&a) == uuid_key(&b) => {}
+        (Some(a), Some(b)) => {
+            return Some(format!(
+                "another device of the same name: cuprite ran on {a}, the peer on {b}"
+            ));
+        }
+        (None, _) => return Some("cuprite's report records no device_uuid".into()),
+        (_, None) => {
+            return Some(
+                "the peer file records no device_uuid (rerun its script: it records one)".into(),
+            );
+        }
+    }
+    match (text(report, "driver"), text(peer, "driver")) {
+        (Some(a), Some(b)) if a == b => {}
+        (Some(a), Some(b)) => {
+            return Some(format!(
+                "another driver: cuprite's supports CUDA {a}, the peer's CUDA {b}"
+            ));
+        }
+        (None, _) => return Some("cuprite's report records no driver version".into()),
+        (_, None) => return Some("the peer file records no driver version".into()),
+    }
+    for key in ["torch", "cuda"] {
+        if text(peer, key).is_none() {
+            return Some(format!(
+                "the peer file records no {key} version (a CPU-only PyTorch records none)"
+            ));
+        }
+    }
+    match (report["quick"].as_bool(), peer["quick"].as_bool()) {
+        (Some(a), Some(b)) if a == b => None,
+        (Some(a), Some(b)) => Some(format!(
+            "another quick flag: cuprite ran {}, the peer {} (sizes differ)",
+            if a { "--quick" } else { "full size" },
+            if b { "--quick" } else { "full size" }
+        )),
+        (None, _) => Some("cuprite's report records no quick flag".into()),
+        (_, None) => Some("the peer file records no quick flag".into()),
+    }
+}
+
+/// Judges every peer file against `report`: each is refused as [`peer_refusal`] says, and
+/// also when its `torch` or `cuda` version differs from the first accepted file's (the peers
+/// of one call come from one environment).
+pub fn judge_peer_files(report: &Value, peers: &[Value]) -> Vec<Result<Vec<PeerRow>, String>> {
+    let mut first: Option<(Value, Value)> = None;
+    let mut out = Vec::new();
+    for peer in peers {
+        let versions = (peer["torch"].clone(), peer["cuda"].clone());
+        let judged = match (&first, judge_peers(report, peer)) {
+            (_, Err(e)) => Err(e),
+            (Some(f), Ok(_)) if *f != versions => Err(format!(
+                "other library versions than the first peer file: torch {} CUDA {}, there torch \
+                 {} CUDA {}",
+                versions.0, versions.1, f.0, f.1
+            )),
+            (_, Ok(rows)) => {
+                first.get_or_insert(versions);
+                Ok(rows)
+            }
+        };
+        out.push(judged);
+    }
+    out
+}
+
+/// Whether `name` holds `n` as a whole number (not as part of a longer one).
+fn holds_number(name: &str, n: u64) -> bool {
+    name.split(|c: char| !c.is_ascii_digit())
+        .any(|t| t.parse::<u64>() == Ok(n))
+}
+
+/// Matches every rule's peer figure with cuprite's and judges the ratio; `Err` (nothing
+/// judged) when the peer file was not measured with this report, as [`peer_refusal`] says.
+pub fn judge_peers(report: &Value, peer: &Value) -> Result<Vec<PeerRow>, String> {
+    if let Some(why) = peer_refusal(report, peer) {
+        return Err(why);
+    }
     let figs = figures(report);
     let value = |key: &str| peer["figures"][key].as_f64().or_else(|| peer[key].as_f64());
     let mut rows = Vec::new();
@@ -586,11 +984,17 @@ pub fn judge_peers(report: &Value, peer: &Value) -> Vec<PeerRow> {
             }
         };
         if let (Some(size_key), Some(f)) = (rule.size, ours) {
-            match peer["sizes"][size_key].as_u64() {
-                Some(n) if f.name.contains(&format!(" {n} ")) => {}
-                Some(n) => {
+            let size = &peer["sizes"][size_key];
+            let held = match (size.as_str(), size.as_u64()) {
+                (Some(t), _) => Some((f.name.contains(t), t.to_string())),
+                (None, Some(n)) => Some((holds_number(f.name, n), n.to_string())),
+                (None, None) => None,
+            };
+            match held {
+                Some((true, _)) => {}
+                Some((false, n)) => {
                     note = Some(format!(
-                        "sizes differ: the peer ran {n} elements, cuprite's figure is \"{}\"",
+                        "sizes differ: the peer ran {n}, cuprite's figure is \"{}\"",
                         f.name
                     ))
                 }
@@ -622,7 +1026,7 @@ pub fn judge_peers(report: &Value, peer: &Value) -> Vec<PeerRow> {
             note,
         });
     }
-    rows
+    Ok(rows)
 }
 
 fn opt(x: Option<f64>) -> String {
@@ -631,7 +1035,8 @@ fn opt(x: Option<f64>) -> String {
 
 /// Judges peers, writes the JSON, draws the charts and compares, as `opts` asks. `loaded`:
 /// the report came from `--from` (not this run). Returns false when a file could not be
-/// used, true otherwise (regressions and missed peer targets are flagged, not failures).
+/// used (a peer file refused included), true otherwise (regressions and missed peer targets
+/// are flagged, not failures).
 pub fn post_process(
     opts: &RunOptions,
     mut report: Value,
@@ -643,9 +1048,30 @@ pub fn post_process(
         .map(|p| load(p))
         .collect::<Result<Vec<_>, _>>()?;
     let mut judged = Vec::new();
-    for peer in &peers {
+    let mut usable = true;
+    // Only the accepted peer files are drawn on the charts.
+    let mut accepted = Vec::new();
+    for ((peer, path), verdict) in peers
+        .iter()
+        .zip(&opts.peers)
+        .zip(judge_peer_files(&report, &peers))
+    {
         let label = peer["peer"].as_str().unwrap_or("peer");
-        let rows = judge_peers(&report, peer);
+        let rows = match verdict {
+            Ok(rows) => {
+                accepted.push(peer.clone());
+                rows
+            }
+            Err(why) => {
+                crate::outln!(
+                    "\npeer file {} ({label}) REFUSED, nothing judged: {why}",
+                    path.display()
+                );
+                judged.push(serde_json::json!({"peer": label, "refused": why}));
+                usable = false;
+                continue;
+            }
+        };
         crate::outln!(
             "\npeer figures ({label}{}), ratio = cuprite / peer:",
             peer["method"]
@@ -696,7 +1122,7 @@ pub fn post_process(
         super::table::write_json(path, &report)?;
     }
     if let Some(dir) = &opts.plot {
-        let files = super::plot::write_charts(&report, &peers, dir)?;
+        let files = super::plot::write_charts(&report, &accepted, dir)?;
         if files.is_empty() {
             crate::outln!(
                 "no chart: none of the figures that ran is drawn (copies, array curves and host-time samples are)"
@@ -745,5 +1171,5 @@ pub fn post_process(
             rows.iter().filter(|r| r.ratio.is_some()).count()
         );
     }
-    Ok(true)
+    Ok(usable)
 }

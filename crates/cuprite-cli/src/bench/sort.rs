@@ -8,7 +8,7 @@
 //! `benches/peers/torch_sort.py`, run in the same call on the same GPU.
 
 use super::curves::per_call;
-use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Target, TimeUnit};
+use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, TimeUnit};
 use cuprite_array::{Array, Device, with_device};
 
 /// The sort benchmarks.
@@ -51,14 +51,14 @@ fn f32s(n: usize) -> Vec<f32> {
         .collect()
 }
 
-/// Times `call` (`k` per event pair) on device 0's array stream: one figure against the
-/// issue's target (`target_ms`), noting PyTorch's H100 figure.
+/// Times `call` (`k` per event pair) on device 0's array stream: one figure, with no target of
+/// its own. `peer` names the PyTorch call it is judged against by `cuprite bench --peers`
+/// (figures of `benches/peers/torch_sort.py` run in the same call), or says there is none.
 fn timed(
     b: &mut BenchCtx,
     what: String,
     k: usize,
-    target_ms: f64,
-    torch: &str,
+    peer: &str,
     mut call: impl FnMut() -> Result<(), BenchError>,
 ) -> BenchResult {
     let stream = cuprite_array::get_stream(0)?;
@@ -67,14 +67,9 @@ fn timed(
     b.status(what.clone());
     // SAFETY: the array stream of device 0 lives for the process; its context is bound above.
     let s = unsafe { per_call(b, stream.raw(), k, &mut call) }?;
-    Ok(vec![
-        Figure::time(what, &s, TimeUnit::Ms)
-            .with_target(Target::AtMost(target_ms))
-            .with_note(format!(
-                "{k} calls per event pair, outputs allocated per call; PyTorch 2.11 on H100 \
-                 (issue #13): {torch}; same call: benches/peers/torch_sort.py"
-            )),
-    ])
+    Ok(vec![Figure::time(what, &s, TimeUnit::Ms).with_note(
+        format!("{k} calls per event pair, outputs allocated per call; {peer}"),
+    )])
 }
 
 fn check(ok: bool, what: &str) -> Result<(), BenchError> {
@@ -101,8 +96,7 @@ fn sort_f32_indices(b: &mut BenchCtx) -> BenchResult {
             b,
             format!("sort {n} f32 with indices"),
             b.size(5, 2),
-            3.5,
-            "torch.sort 3.54 ms",
+            "peer: torch.sort (--peers, benches/peers/torch_sort.py)",
             || {
                 a.sort_with_indices(0, false)?;
                 Ok(())
@@ -121,8 +115,7 @@ fn sort_f32_keys(b: &mut BenchCtx) -> BenchResult {
             b,
             format!("sort {n} f32, keys only"),
             b.size(5, 2),
-            2.0,
-            "(torch.sort with indices 3.54 ms)",
+            "no peer: PyTorch always returns indices",
             || {
                 a.sort(0, false)?;
                 Ok(())
@@ -143,8 +136,7 @@ fn sort_i32(b: &mut BenchCtx) -> BenchResult {
             b,
             format!("sort {n} i32 with indices"),
             b.size(5, 2),
-            3.63,
-            "torch.sort 3.63 ms",
+            "peer: torch.sort (--peers, benches/peers/torch_sort.py)",
             || {
                 a.sort_with_indices(0, false)?;
                 Ok(())
@@ -166,8 +158,7 @@ fn sort_rows(b: &mut BenchCtx) -> BenchResult {
             b,
             format!("sort {rows} rows of 4096 f32 (last axis) with indices"),
             b.size(10, 2),
-            0.58,
-            "torch.sort 0.58 ms",
+            "peer: torch.sort(dim=-1) (--peers, benches/peers/torch_sort.py)",
             || {
                 a.sort_with_indices(-1, false)?;
                 Ok(())
@@ -189,8 +180,7 @@ fn topk(b: &mut BenchCtx) -> BenchResult {
             b,
             format!("topk 64 of {n} f32 (values and indices)"),
             b.size(10, 2),
-            0.7,
-            "torch.topk 1.39 ms",
+            "peer: torch.topk (--peers, benches/peers/torch_sort.py)",
             || {
                 a.topk(64, 0, true)?;
                 Ok(())
@@ -213,8 +203,7 @@ fn median(b: &mut BenchCtx) -> BenchResult {
             b,
             format!("median of {n} f32"),
             b.size(10, 2),
-            1.2,
-            "torch.median 3.55 ms",
+            "peer: torch.median (--peers, benches/peers/torch_sort.py)",
             || {
                 a.median(None)?;
                 Ok(())
@@ -239,8 +228,7 @@ fn unique(b: &mut BenchCtx) -> BenchResult {
             b,
             format!("unique values of {n} i64 in [0, n/2) (`unique_values`)"),
             b.size(10, 2),
-            1.21,
-            "torch.unique 1.21 ms (values only)",
+            "peer: torch.unique (--peers, benches/peers/torch_sort.py)",
             || {
                 a.unique_values()?;
                 Ok(())
@@ -250,8 +238,7 @@ fn unique(b: &mut BenchCtx) -> BenchResult {
             b,
             format!("unique of {n} i64 in [0, n/2) (values, counts, first, inverse)"),
             b.size(10, 2),
-            3.56,
-            "torch.unique(return_inverse, return_counts) 3.56 ms (2026-11-27)",
+            "peer: torch.unique(return_inverse, return_counts) (--peers, benches/peers/torch_sort.py)",
             || {
                 a.unique()?;
                 Ok(())
