@@ -688,12 +688,10 @@ impl Program {
 
     /// The structure of the program, independent of data, shape extents and constant values:
     /// what keys the in-memory kernel cache.
-    pub fn structure_hash(&self, salt: u64) -> u64 {
-        // The salt is hashed as data: XOR-ing it into the initial state would let a salt bit
-        // cancel against the same bit of the first byte (a 3-D vector kernel and a 1-D scalar
-        // one had the same key).
+    pub(crate) fn structure_hash(&self, kind: &crate::jit::KernelKind) -> u64 {
+        // The kind is hashed as data, field by field, before the structure.
         let mut h = KeyHasher(0xcbf2_9ce4_8422_2325);
-        salt.hash(&mut h);
+        kind.hash(&mut h);
         self.shape.len().hash(&mut h);
         for i in &self.inputs {
             i.dtype.code().hash(&mut h);

@@ -228,13 +228,13 @@ fn realize_inputs(
     Ok(ins)
 }
 
+/// Whether `e` is the driver running out of device memory: the pool's own out-of-memory
+/// error, or a driver call that returned `CUDA_ERROR_OUT_OF_MEMORY` (matched on the code).
 fn is_oom(e: &Error) -> bool {
+    use cuprite_driver::sys::driver::CUresult;
     match e {
         Error::Cuda(cuprite_driver::Error::OutOfMemory { .. }) => true,
-        Error::Cuda(c) => c
-            .code()
-            .and_then(|c| c.name())
-            .is_some_and(|n| n == "CUDA_ERROR_OUT_OF_MEMORY"),
+        Error::Cuda(c) => c.code() == Some(CUresult::CUDA_ERROR_OUT_OF_MEMORY),
         _ => false,
     }
 }

@@ -52,8 +52,8 @@ pub(crate) use reduction::{acc_dtype, combinable, reduction, reduction_one_per_t
 pub(crate) use rows::{RowKind, row_items, rows_kernel};
 pub(crate) use sampling::{GAMMA_TRIES, gamma_kernel};
 pub(crate) use scan::{
-    BITS_TILE, SCAN_VEC_LONG, ScanKind, ScanSpec, Sink, VecTile, scan_bits, scan_bits_possible,
-    scan_columns, scan_tiles, scan_vec, scan_vec_possible, search_kernel,
+    SCAN_VEC_LONG, ScanForm, ScanKind, ScanSpec, Sink, scan_bits_possible, scan_vec_possible,
+    search_kernel,
 };
 
 /// Source and entry point of one kernel.

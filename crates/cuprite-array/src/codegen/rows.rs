@@ -126,7 +126,7 @@ pub(crate) fn rows_kernel(
     let name = match fused {
         Some((prog, ax)) => format!(
             "{name}_fused_{:016x}",
-            prog.structure_hash(0x0f05_ed00 ^ ax as u64)
+            prog.structure_hash(&crate::jit::KernelKind::RowProducer { axis: ax })
         ),
         None => name,
     };

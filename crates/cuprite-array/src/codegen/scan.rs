@@ -68,6 +68,41 @@ pub(crate) struct ScanSpec {
     pub out: DType,
 }
 
+/// Which scan kernel runs on CUDA (with the spec and the program, what its source depends on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum ScanForm {
+    /// [`scan_tiles`]: any layout, elements through the shared tile.
+    Tiles,
+    /// [`scan_columns`]: one thread per line.
+    Columns,
+    /// [`scan_vec`]: contiguous aligned lines, vectors in registers (`true`: the form for
+    /// long lines, [`SCAN_VEC_LONG`]).
+    Vec(bool),
+    /// [`scan_bits`]: the vectorised compaction of indices, flags as bits.
+    Bits,
+}
+
+impl ScanForm {
+    /// The source of this form of kernel for `prog` under `spec`.
+    pub(crate) fn source(self, prog: &Program, spec: ScanSpec) -> KernelSource {
+        match self {
+            ScanForm::Tiles => scan_tiles(prog, spec),
+            ScanForm::Columns => scan_columns(prog, spec),
+            ScanForm::Vec(long) => scan_vec(prog, spec, long),
+            ScanForm::Bits => scan_bits(prog, spec),
+        }
+    }
+
+    /// Elements of a tile (tiled kernels).
+    pub(crate) fn tile(self, spec: ScanSpec, inputs: usize) -> usize {
+        match self {
+            ScanForm::Vec(long) => VecTile::of(spec, long, inputs).elems(),
+            ScanForm::Bits => BITS_TILE,
+            _ => spec.tile(),
+        }
+    }
+}
+
 /// The variant every scan kernel's program code is generated in (64-bit index math).
 const V: Variant = Variant {
     idx32: false,

@@ -11,8 +11,9 @@
 //! synchronised (`device_gc`).
 
 use super::compile::{self, tiered};
-use super::config::{JitConfig, trace_note};
+use super::config::{JitConfig, NvrtcOutput, QuickBuild, trace_note};
 use super::interp::Interp;
+use super::key::KernelKind;
 use super::{disk, math, worker};
 use crate::codegen::{BLOCK, KernelSource};
 use crate::dtype::Scalar;
@@ -157,7 +158,7 @@ fn input_sig(p: &Program, i: &crate::graph::Input) -> u16 {
 /// One entry of a thread's cache: the program's exact structure and its kernel.
 struct LocalKernel {
     ordinal: usize,
-    salt: u64,
+    kind: KernelKind,
     ndim: usize,
     inputs: Vec<u16>,
     consts: Vec<std::mem::Discriminant<Scalar>>,
@@ -167,10 +168,10 @@ struct LocalKernel {
 }
 
 impl LocalKernel {
-    fn matches(&self, ordinal: usize, salt: u64, p: &Program) -> bool {
+    fn matches(&self, ordinal: usize, kind: KernelKind, p: &Program) -> bool {
         self.kernel.is_some()
             && self.ordinal == ordinal
-            && self.salt == salt
+            && self.kind == kind
             && self.ndim == p.shape.len()
             && self.instrs == p.instrs
             && self.outputs == p.outputs
@@ -189,9 +190,9 @@ impl LocalKernel {
     }
 
     /// Makes this entry describe `p` (reusing its vectors).
-    fn fill(&mut self, ordinal: usize, salt: u64, p: &Program, k: Arc<Kernel>) {
+    fn fill(&mut self, ordinal: usize, kind: KernelKind, p: &Program, k: Arc<Kernel>) {
         self.ordinal = ordinal;
-        self.salt = salt;
+        self.kind = kind;
         self.ndim = p.shape.len();
         self.inputs.clear();
         self.inputs.extend(p.inputs.iter().map(|i| input_sig(p, i)));
@@ -222,7 +223,7 @@ thread_local! {
     };
 }
 
-/// The kernel of `prog` (with key salt `salt`: the variant and kind of kernel) on the device of
+/// The kernel of `prog` (of kind `kind`) on the device of
 /// `st`: from this thread's cache, the process's map, the disk, or a build from `make`'s
 /// source. `quick` gives the source of the quick first build when it is not `make`'s (the
 /// one-element-per-thread form of a vectorised kernel, same parameters). `interp` picks the
@@ -231,7 +232,7 @@ thread_local! {
 pub(crate) fn get_or_interp(
     st: &'static DeviceState,
     prog: &Program,
-    salt: u64,
+    kind: KernelKind,
     make: impl FnOnce() -> KernelSource,
     quick: impl FnOnce() -> Option<KernelSource>,
     interp: impl FnOnce(&Interp) -> Option<(Function, Vec<u64>)>,
@@ -248,13 +249,13 @@ pub(crate) fn get_or_interp(
         }
         l.entries
             .iter()
-            .find(|e| e.matches(st.ordinal, salt, prog))
+            .find(|e| e.matches(st.ordinal, kind, prog))
             .and_then(|e| e.kernel.clone())
     });
     if let Some(k) = hit {
         return Ok(k);
     }
-    let k = lookup(st, prog.structure_hash(salt), make, quick, interp)?;
+    let k = lookup(st, prog.structure_hash(&kind), make, quick, interp)?;
     LOCAL.with(|l| {
         let Ok(mut l) = l.try_borrow_mut() else {
             return;
@@ -267,7 +268,7 @@ pub(crate) fn get_or_interp(
         if l.entries.len() < LOCAL_KERNELS {
             let mut e = LocalKernel {
                 ordinal: st.ordinal,
-                salt,
+                kind,
                 ndim: 0,
                 inputs: Vec::new(),
                 consts: Vec::new(),
@@ -275,13 +276,13 @@ pub(crate) fn get_or_interp(
                 outputs: Vec::new(),
                 kernel: None,
             };
-            e.fill(st.ordinal, salt, prog, k.clone());
+            e.fill(st.ordinal, kind, prog, k.clone());
             l.entries.push(e);
             return;
         }
         let at = l.next_victim % LOCAL_KERNELS;
         l.next_victim = at + 1;
-        l.entries[at].fill(st.ordinal, salt, prog, k.clone());
+        l.entries[at].fill(st.ordinal, kind, prog, k.clone());
     });
     Ok(k)
 }
@@ -291,11 +292,11 @@ pub(crate) fn get_or_interp(
 pub(crate) fn get(
     st: &'static DeviceState,
     prog: &Program,
-    salt: u64,
+    kind: KernelKind,
     make: impl FnOnce() -> KernelSource,
     quick: impl FnOnce() -> Option<KernelSource>,
 ) -> Result<Arc<Kernel>> {
-    get_or_interp(st, prog, salt, make, quick, |_| None)
+    get_or_interp(st, prog, kind, make, quick, |_| None)
 }
 
 /// The kernel under `key` on the device of `st` (a kernel of a library call, keyed by what its
@@ -346,7 +347,9 @@ fn lookup(
     }
     let src = make();
     let cfg = JitConfig::get();
-    if cfg.nvrtc_cubin || cuprite_driver::nvrtc::nvrtc_newer_than_driver().is_some() {
+    if cfg.output == NvrtcOutput::Cubin
+        || cuprite_driver::nvrtc::nvrtc_newer_than_driver().is_some()
+    {
         // NVRTC straight to CUBIN (the driver could not read NVRTC's PTX, or asked for).
         let bin = compile::cubin(&src.source, st.arch)?;
         share(st, key, &bin, &src.name, false, true);
@@ -440,8 +443,7 @@ pub(crate) fn load(st: &DeviceState, image: Vec<u8>, name: &str) -> Result<Kerne
 /// with the math library when that is built; else, or when that fails, the whole kernel at
 /// NVRTC's fastest setting. The first call queues the math library's build.
 fn quick_build(st: &'static DeviceState, source: &str, name: &str) -> Result<(Kernel, Vec<u8>)> {
-    let glue = JitConfig::get()
-        .quick_link
+    let glue = (JitConfig::get().quick_build == QuickBuild::Linked)
         .then(|| math::glue_source(source))
         .flatten();
     if let Some((glue, used)) = glue {

@@ -1,7 +1,7 @@
 //! NVRTC builds of generated kernels: the option sets of each tier, and compilation to CUBIN
 //! or PTX, cached on disk by [`super::disk`] under the exact option list.
 
-use super::config::{JitConfig, trace_source};
+use super::config::{FastCompile, FirstUse, JitConfig, trace_source};
 use super::disk;
 use crate::error::{Error, Result};
 use cuprite_driver::nvrtc::{CompileOptions, Output};
@@ -19,7 +19,7 @@ pub fn compile_options(arch: u32, cubin: bool) -> CompileOptions {
 /// The NVRTC options of a kernel's quick first build: CUBIN for `sm_{arch}` at NVRTC's
 /// fastest setting (`--Ofast-compile=max`, NVRTC 12.8 and newer).
 pub fn quick_compile_options(arch: u32) -> CompileOptions {
-    options_at(arch, true, "max")
+    options_at(arch, true, FastCompile::Max)
 }
 
 /// The NVRTC options of a quick build's glue (see [`super::glue_source`]): the quick
@@ -28,8 +28,8 @@ pub fn glue_compile_options(arch: u32) -> CompileOptions {
     quick_compile_options(arch).option("-rdc=true")
 }
 
-/// [`compile_options`] at `--Ofast-compile` level `level` (`"0"`: none).
-fn options_at(arch: u32, cubin: bool, level: &str) -> CompileOptions {
+/// [`compile_options`] at `--Ofast-compile` level `level`.
+fn options_at(arch: u32, cubin: bool, level: FastCompile) -> CompileOptions {
     let (arch, output) = if cubin {
         (format!("sm_{arch}"), Output::Cubin)
     } else {
@@ -45,8 +45,8 @@ fn options_at(arch: u32, cubin: bool, level: &str) -> CompileOptions {
     if v >= (12, 4) {
         o = o.option("-minimal");
     }
-    if v >= (12, 8) && level != "0" {
-        o = o.option(format!("--Ofast-compile={level}"));
+    if let Some(flag) = level.option().filter(|_| v >= (12, 8)) {
+        o = o.option(flag);
     }
     o
 }
@@ -54,7 +54,8 @@ fn options_at(arch: u32, cubin: bool, level: &str) -> CompileOptions {
 /// Whether first uses take the tiers (a quick build now, the optimised one in the
 /// background): asked for in the configuration, and NVRTC 12.8 or newer.
 pub(crate) fn tiered() -> bool {
-    JitConfig::get().tiered && cuprite_driver::nvrtc::version().is_ok_and(|v| v >= (12, 8))
+    JitConfig::get().first_use != FirstUse::Optimised
+        && cuprite_driver::nvrtc::version().is_ok_and(|v| v >= (12, 8))
 }
 
 /// The path of the disk cache file of `src` built with `opts`, when a cache folder exists.
@@ -93,7 +94,7 @@ fn options_for(src: &str, arch: u32, cubin: bool) -> CompileOptions {
         .split_once(crate::codegen::LEVEL_TAG)
         .and_then(|(_, rest)| {
             let l = rest.lines().next().unwrap_or("").trim();
-            ["min", "mid", "max"].into_iter().find(|&k| k == l)
+            FastCompile::parse(l).filter(|&k| k != FastCompile::Off)
         });
     match asked {
         Some(level) => options_at(arch, cubin, level),

@@ -2,53 +2,161 @@
 
 use std::sync::OnceLock;
 
+/// NVRTC's `--Ofast-compile` level (NVRTC 12.8 and newer; older ones build every level as
+/// [`FastCompile::Off`]). Each step up trades kernel speed for compile time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum FastCompile {
+    /// Full optimisation (no `--Ofast-compile` option).
+    #[default]
+    Off,
+    /// `--Ofast-compile=min`.
+    Min,
+    /// `--Ofast-compile=mid`.
+    Mid,
+    /// `--Ofast-compile=max`: NVRTC's fastest setting (the quick first builds).
+    Max,
+}
+
+impl FastCompile {
+    /// The level named `s` (`"0"`, `"min"`, `"mid"`, `"max"`), `None` for any other text.
+    ///
+    /// ```
+    /// use cuprite_array::jit::FastCompile;
+    /// assert_eq!(FastCompile::parse("mid"), Some(FastCompile::Mid));
+    /// assert_eq!(FastCompile::parse("fast"), None);
+    /// ```
+    pub fn parse(s: &str) -> Option<FastCompile> {
+        match s {
+            "0" => Some(FastCompile::Off),
+            "min" => Some(FastCompile::Min),
+            "mid" => Some(FastCompile::Mid),
+            "max" => Some(FastCompile::Max),
+            _ => None,
+        }
+    }
+
+    /// The NVRTC option of this level (`None` for [`FastCompile::Off`]).
+    ///
+    /// ```
+    /// use cuprite_array::jit::FastCompile;
+    /// assert_eq!(FastCompile::Min.option().as_deref(), Some("--Ofast-compile=min"));
+    /// assert_eq!(FastCompile::Off.option(), None);
+    /// ```
+    pub fn option(self) -> Option<String> {
+        let level = match self {
+            FastCompile::Off => return None,
+            FastCompile::Min => "min",
+            FastCompile::Mid => "mid",
+            FastCompile::Max => "max",
+        };
+        Some(format!("--Ofast-compile={level}"))
+    }
+}
+
+/// What NVRTC hands the driver for an optimised build.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum NvrtcOutput {
+    /// PTX for `compute_XX`, finished by the driver (cached as the driver's CUBIN); first
+    /// uses follow [`FirstUse`]. Taken only when the driver can read this NVRTC's PTX.
+    #[default]
+    Ptx,
+    /// CUBIN for `sm_XX` straight from NVRTC, on the spot (no tiers).
+    Cubin,
+}
+
+/// What runs the first use of a program whose kernel is not cached yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum FirstUse {
+    /// The optimised kernel, built on the spot (the caller waits for the full build).
+    Optimised,
+    /// A quick build at NVRTC's fastest setting now, the optimised one in the background
+    /// (needs NVRTC 12.8; older ones build [`FirstUse::Optimised`]).
+    QuickBuild,
+    /// As [`FirstUse::QuickBuild`], but small programs run on the precompiled interpreter
+    /// kernel until their optimised kernel is ready.
+    #[default]
+    Interpreter,
+}
+
+/// How a quick first build is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum QuickBuild {
+    /// Math calls compiled as relocatable glue and linked with a prebuilt math library (the
+    /// whole kernel when the library is not ready or the link fails).
+    #[default]
+    Linked,
+    /// The whole kernel compiled at NVRTC's fastest setting.
+    Whole,
+}
+
 /// How generated kernels are built. Read once, on first use, from the environment:
 ///
 /// | variable | effect |
 /// |---|---|
 /// | `CUPRITE_JIT_TRACE=1` | print every generated kernel's source and the JIT's choices to stderr |
-/// | `CUPRITE_ARRAY_FAST_COMPILE=0\|min\|mid\|max` | NVRTC's `--Ofast-compile` level of optimised builds (default `0`: full optimisation) |
-/// | `CUPRITE_ARRAY_JIT=cubin` | NVRTC straight to CUBIN on the spot, no tiers |
-/// | `CUPRITE_ARRAY_TIERED=0` | build the optimised kernel on the spot (no quick first build) |
-/// | `CUPRITE_ARRAY_QUICK_LINK=0` | quick builds compile whole kernels (no math library) |
+/// | `CUPRITE_ARRAY_FAST_COMPILE=0\|min\|mid\|max` | [`FastCompile`] level of optimised builds (default `0`: full optimisation) |
+/// | `CUPRITE_ARRAY_JIT=cubin` | [`NvrtcOutput::Cubin`]: NVRTC straight to CUBIN on the spot, no tiers |
+/// | `CUPRITE_ARRAY_TIERED=0` | [`FirstUse::Optimised`]: build the optimised kernel on the spot |
+/// | `CUPRITE_ARRAY_INTERP=0` | [`FirstUse::QuickBuild`]: first uses are quick NVRTC builds, never the interpreter |
+/// | `CUPRITE_ARRAY_QUICK_LINK=0` | [`QuickBuild::Whole`]: quick builds compile whole kernels (no math library) |
 /// | `CUPRITE_ARRAY_NO_VECTOR=1` | start with the vectorised kernel variants off |
-/// | `CUPRITE_ARRAY_INTERP=0` | first uses are quick NVRTC builds, never the interpreter |
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JitConfig {
-    /// `CUPRITE_JIT_TRACE`.
+    /// Whether sources and choices are printed (`CUPRITE_JIT_TRACE` set, not empty, not `0`).
     pub trace: bool,
-    /// `CUPRITE_ARRAY_FAST_COMPILE`: `"0"`, `"min"`, `"mid"` or `"max"`.
-    pub fast_compile: &'static str,
-    /// `CUPRITE_ARRAY_JIT=cubin`.
-    pub nvrtc_cubin: bool,
-    /// Tiered builds asked for (`CUPRITE_ARRAY_TIERED` not `0`); they also need NVRTC 12.8.
-    pub tiered: bool,
-    /// `CUPRITE_ARRAY_QUICK_LINK` not `0`.
-    pub quick_link: bool,
-    /// Vectorised variants on at start (`CUPRITE_ARRAY_NO_VECTOR` unset, empty or `0`).
+    /// The optimised builds' level (`CUPRITE_ARRAY_FAST_COMPILE`; unknown values read as
+    /// [`FastCompile::Off`]).
+    pub fast_compile: FastCompile,
+    /// What NVRTC produces for optimised builds (`CUPRITE_ARRAY_JIT`).
+    pub output: NvrtcOutput,
+    /// What runs first uses (`CUPRITE_ARRAY_TIERED`, `CUPRITE_ARRAY_INTERP`).
+    pub first_use: FirstUse,
+    /// How quick first builds are made (`CUPRITE_ARRAY_QUICK_LINK`).
+    pub quick_build: QuickBuild,
+    /// Whether the vectorised variants are on at start (`CUPRITE_ARRAY_NO_VECTOR` unset,
+    /// empty or `0`).
     pub vectorize: bool,
-    /// First uses of small programs run on the interpreter while their kernel is built
-    /// (`CUPRITE_ARRAY_INTERP` not `0`; tiered builds only).
-    pub interp: bool,
 }
 
 impl JitConfig {
     /// The configuration described by `var` (an environment lookup).
+    ///
+    /// ```
+    /// use cuprite_array::jit::{FastCompile, FirstUse, JitConfig};
+    /// let c = JitConfig::from_lookup(|k| match k {
+    ///     "CUPRITE_ARRAY_FAST_COMPILE" => Some("mid".to_string()),
+    ///     "CUPRITE_ARRAY_INTERP" => Some("0".to_string()),
+    ///     _ => None,
+    /// });
+    /// assert_eq!(c.fast_compile, FastCompile::Mid);
+    /// assert_eq!(c.first_use, FirstUse::QuickBuild);
+    /// ```
     pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> JitConfig {
         let set = |k: &str| var(k).filter(|v| !v.is_empty() && v != "0");
+        let off = |k: &str| var(k).is_some_and(|v| v == "0");
         JitConfig {
             trace: set("CUPRITE_JIT_TRACE").is_some(),
-            fast_compile: match var("CUPRITE_ARRAY_FAST_COMPILE").as_deref() {
-                Some("min") => "min",
-                Some("mid") => "mid",
-                Some("max") => "max",
-                _ => "0",
+            fast_compile: var("CUPRITE_ARRAY_FAST_COMPILE")
+                .and_then(|v| FastCompile::parse(&v))
+                .unwrap_or_default(),
+            output: if var("CUPRITE_ARRAY_JIT").is_some_and(|v| v == "cubin") {
+                NvrtcOutput::Cubin
+            } else {
+                NvrtcOutput::Ptx
             },
-            nvrtc_cubin: var("CUPRITE_ARRAY_JIT").is_some_and(|v| v == "cubin"),
-            tiered: var("CUPRITE_ARRAY_TIERED").is_none_or(|v| v != "0"),
-            quick_link: var("CUPRITE_ARRAY_QUICK_LINK").is_none_or(|v| v != "0"),
+            first_use: if off("CUPRITE_ARRAY_TIERED") {
+                FirstUse::Optimised
+            } else if off("CUPRITE_ARRAY_INTERP") {
+                FirstUse::QuickBuild
+            } else {
+                FirstUse::Interpreter
+            },
+            quick_build: if off("CUPRITE_ARRAY_QUICK_LINK") {
+                QuickBuild::Whole
+            } else {
+                QuickBuild::Linked
+            },
             vectorize: set("CUPRITE_ARRAY_NO_VECTOR").is_none(),
-            interp: var("CUPRITE_ARRAY_INTERP").is_none_or(|v| v != "0"),
         }
     }
 
@@ -56,7 +164,7 @@ impl JitConfig {
     ///
     /// ```
     /// let c = cuprite_array::jit::JitConfig::get();
-    /// assert!(["0", "min", "mid", "max"].contains(&c.fast_compile));
+    /// assert!(c.fast_compile.option().is_none_or(|o| o.starts_with("--Ofast-compile=")));
     /// ```
     pub fn get() -> &'static JitConfig {
         static CONFIG: OnceLock<JitConfig> = OnceLock::new();

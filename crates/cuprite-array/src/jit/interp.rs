@@ -4,7 +4,7 @@
 //! NVRTC build; the program's optimised kernel is built in the background and replaces it.
 
 use super::compile;
-use super::config::{JitConfig, trace_note};
+use super::config::{FirstUse, JitConfig, trace_note};
 use crate::codegen::{BLOCK, interp};
 use crate::dtype::DType;
 use crate::op::ReduceOp;
@@ -95,7 +95,7 @@ pub fn interpreter_cache_path(arch: u32) -> crate::error::Result<Option<std::pat
 /// its build (the first call for the device: `worker::Job::Interpreter`). `None` until the
 /// build is done, and for good when it failed or the interpreter is turned off.
 pub(crate) fn ready(st: &DeviceState) -> (Option<Arc<Interp>>, bool) {
-    if !JitConfig::get().interp || OFF.with(|o| o.get()) {
+    if JitConfig::get().first_use != FirstUse::Interpreter || OFF.with(|o| o.get()) {
         return (None, false);
     }
     let mut g = SLOTS.lock().unwrap_or_else(|e| e.into_inner());

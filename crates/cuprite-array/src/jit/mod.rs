@@ -64,6 +64,7 @@ mod compile;
 mod config;
 mod disk;
 mod interp;
+mod key;
 mod math;
 mod record;
 mod worker;
@@ -76,9 +77,10 @@ pub(crate) use cache::{
 pub use compile::{
     cache_key, cache_path, compile_options, cubin, glue_compile_options, quick_compile_options,
 };
-pub use config::JitConfig;
+pub use config::{FastCompile, FirstUse, JitConfig, NvrtcOutput, QuickBuild};
 pub use disk::{cache_dir, set_cache_dir};
 pub use interp::{interpreter_cache_path, without_interpreter};
+pub(crate) use key::KernelKind;
 pub use math::{
     MATH_BINARY, MATH_UNARY, MathUse, glue_source, math_library_options, math_library_source,
 };

@@ -81,7 +81,7 @@ fn fused_producer(node: &Arc<Node>, ax: usize) -> Option<Producer> {
     {
         return None;
     }
-    let hash = prog.structure_hash(0x0f05_ed00 ^ ax as u64);
+    let hash = prog.structure_hash(&crate::jit::KernelKind::RowProducer { axis: ax });
     Some(Producer { prog, ax, hash })
 }
 

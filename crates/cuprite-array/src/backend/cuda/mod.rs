@@ -12,14 +12,14 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{CallInput, FusedCall, LibraryCall, Node, Program};
 use crate::jit::Kernel;
+use crate::jit::KernelKind;
 use crate::op::ReduceOp;
 use crate::runtime::{DeviceState, state, stream_for, stream_of};
 use crate::shape::{Layout, numel};
 use crate::stats::Phase;
 use crate::storage::{DevBuf, Storage};
-use crate::util::{Fnv, Inline};
+use crate::util::Inline;
 use cuprite_driver::{Access, Stream};
-use std::hash::Hasher;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -301,11 +301,6 @@ fn launch_interp(
     Ok(())
 }
 
-/// The salt of a kernel key ([`Program::structure_hash`]): variant and kind of kernel.
-fn salt_of(v: Variant, kind: u64) -> u64 {
-    (v.idx32 as u64) | (v.vector as u64) << 1 | (v.strided_out as u64) << 2 | kind << 8
-}
-
 /// 2: not yet read from the configuration; else 0 or 1.
 static VECTOR: AtomicU8 = AtomicU8::new(2);
 
@@ -397,7 +392,7 @@ fn run_elementwise(
     let k = crate::jit::kernel_or_interp(
         st,
         p,
-        salt_of(v, 1),
+        KernelKind::Elementwise(v),
         || codegen::elementwise(p, v),
         // The quick build of a vectorised kernel: its one-element-per-thread form.
         || {
@@ -555,15 +550,16 @@ fn reduce(
             Ok(cuprite_driver::CaptureStatus::None)
         );
     let kernel_d = if combine { out_d } else { pass_d };
-    let mut h = Fnv(0);
-    h.write_u8(pass_d.code());
-    h.write_u8(kernel_d.code());
-    h.write_u8(combine as u8);
-    let kind = 2 | (op as u64) << 4 | h.finish() << 12;
     let k = crate::jit::kernel_or_interp(
         st,
         p,
-        salt_of(v, kind),
+        KernelKind::Reduction {
+            variant: v,
+            op,
+            pass: pass_d,
+            written: kernel_d,
+            combine,
+        },
         || codegen::reduction(p, op, kernel_d, v, combine),
         // The quick first build: where partials are combined anyway (several blocks per row)
         // and indices are 32-bit, the form with at most one element per thread and no loop

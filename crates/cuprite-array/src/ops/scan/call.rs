@@ -5,17 +5,16 @@
 use super::cpu::{self, Acc};
 use crate::backend::cuda::{aligned, vector_allowed};
 use crate::codegen::{
-    BITS_TILE, BLOCK, ParamPlan, SCAN_VEC_LONG, ScanSpec, Sink, VEC, Variant, VecTile, scan_bits,
-    scan_bits_possible, scan_columns, scan_tiles, scan_vec, scan_vec_possible,
+    BLOCK, ParamPlan, SCAN_VEC_LONG, ScanForm, ScanSpec, Sink, VEC, Variant, scan_bits_possible,
+    scan_vec_possible,
 };
 use crate::dtype::{Class, DType};
 use crate::error::{Error, Result};
 use crate::graph::{CallInput, FusedCall, LibraryCall, Program};
+use crate::jit::KernelKind;
 use crate::runtime::DeviceState;
 use crate::storage::{DevBuf, HostBuf, Storage};
-use crate::util::KeyHasher;
 use cuprite_driver::{Access, Stream};
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// Lines at or above which a scan along a non-innermost axis runs one thread per line.
@@ -115,15 +114,6 @@ impl ScanCall {
                 || aligned(out_ptr, 0, self.spec.out.size()))
     }
 
-    /// The kernel key's salt: the scan's configuration and the kernel kind.
-    fn salt(&self, kind: u8) -> u64 {
-        let mut h = KeyHasher(0x005c_a10f_f5e7_u64);
-        self.spec.hash(&mut h);
-        self.spec.out.code().hash(&mut h);
-        kind.hash(&mut h);
-        h.finish() | 1 << 63
-    }
-
     fn cpu_typed<A: Acc>(&self, prog: &Program, out: &mut HostBuf) {
         let dims = (self.outer, self.n, self.inner);
         match self.spec.sink {
@@ -143,49 +133,6 @@ impl ScanCall {
             Sink::Compact { values, .. } => {
                 cpu::compact::<A>(prog, values, self.spec.out, out.bytes_mut())
             }
-        }
-    }
-}
-
-/// Which scan kernel runs on CUDA.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kernel {
-    /// [`scan_tiles`]: any layout, elements through the shared tile.
-    Tiles,
-    /// [`scan_columns`]: one thread per line.
-    Columns,
-    /// [`scan_vec`]: contiguous aligned lines, vectors in registers (`true`: the form for
-    /// long lines, [`SCAN_VEC_LONG`]).
-    Vec(bool),
-    /// [`scan_bits`]: the vectorised compaction of indices, flags as bits.
-    Bits,
-}
-
-impl Kernel {
-    fn salt(self, spec: ScanSpec, inputs: usize) -> u8 {
-        match self {
-            Kernel::Tiles => 0,
-            Kernel::Columns => 1,
-            Kernel::Vec(long) => 2 + VecTile::of(spec, long, inputs).chunks as u8,
-            Kernel::Bits => 32,
-        }
-    }
-
-    fn source(self, prog: &Program, spec: ScanSpec) -> crate::codegen::KernelSource {
-        match self {
-            Kernel::Tiles => scan_tiles(prog, spec),
-            Kernel::Columns => scan_columns(prog, spec),
-            Kernel::Vec(long) => scan_vec(prog, spec, long),
-            Kernel::Bits => scan_bits(prog, spec),
-        }
-    }
-
-    /// Elements of a tile (tiled kernels).
-    fn tile(self, spec: ScanSpec, inputs: usize) -> usize {
-        match self {
-            Kernel::Vec(long) => VecTile::of(spec, long, inputs).elems(),
-            Kernel::Bits => BITS_TILE,
-            _ => spec.tile(),
         }
     }
 }
@@ -292,19 +239,19 @@ impl FusedCall for ScanCall {
         let plan = ParamPlan::new(prog, VARIANT, &in_ptrs, &[out.ptr()], None);
         let mut words: Vec<u64> = plan.words.iter().copied().collect();
         let kind = if self.columns() {
-            Kernel::Columns
+            ScanForm::Columns
         } else if !self.vectorised(prog, &in_ptrs, out.ptr()) {
-            Kernel::Tiles
+            ScanForm::Tiles
         } else if scan_bits_possible(prog, self.spec) {
-            Kernel::Bits
+            ScanForm::Bits
         } else {
-            Kernel::Vec(self.n >= SCAN_VEC_LONG)
+            ScanForm::Vec(self.n >= SCAN_VEC_LONG)
         };
         let spec = self.spec;
         let k = crate::jit::kernel(
             st,
             prog,
-            self.salt(kind.salt(spec, prog.inputs.len())),
+            KernelKind::Scan { spec, form: kind },
             || kind.source(prog, spec),
             || None,
         )?;
@@ -314,7 +261,7 @@ impl FusedCall for ScanCall {
             .map(Access::read)
             .collect();
         access.push(Access::write(dst));
-        if kind == Kernel::Columns {
+        if kind == ScanForm::Columns {
             words.extend_from_slice(&[self.n as u64, self.inner as u64, lines as u64]);
             let resident = (st.sms * k.blocks_per_sm.max(1)) as usize;
             let grid = lines.div_ceil(BLOCK as usize).min(resident * 4).max(1) as u32;
@@ -394,17 +341,19 @@ impl FusedCall for ScanCall {
     }
 
     fn cuda_sources_fused(&self, prog: &Program) -> Vec<String> {
-        let mut v = vec![scan_tiles(prog, self.spec).source];
+        let mut forms = vec![ScanForm::Tiles];
         if matches!(self.spec.sink, Sink::Scan { .. }) {
-            v.push(scan_columns(prog, self.spec).source);
+            forms.push(ScanForm::Columns);
         }
         if scan_vec_possible(prog, self.spec) {
-            v.push(scan_vec(prog, self.spec, false).source);
-            v.push(scan_vec(prog, self.spec, true).source);
+            forms.extend([ScanForm::Vec(false), ScanForm::Vec(true)]);
         }
         if scan_bits_possible(prog, self.spec) {
-            v.push(scan_bits(prog, self.spec).source);
+            forms.push(ScanForm::Bits);
         }
-        v
+        forms
+            .into_iter()
+            .map(|f| f.source(prog, self.spec).source)
+            .collect()
     }
 }

@@ -12,11 +12,9 @@ use crate::error::{Error, Result};
 use crate::graph::{CallInput, FusedCall, LibraryCall, Node, Op, Program};
 use crate::runtime::DeviceState;
 use crate::storage::{DevBuf, HostBuf};
-use crate::util::KeyHasher;
 use cuprite_driver::{Access, Stream};
 use half::{bf16, f16};
 use rayon::prelude::*;
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// Queries per parallel chunk on the CPU.
@@ -135,12 +133,6 @@ impl Search {
             }
         });
     }
-
-    fn salt(&self) -> u64 {
-        let mut h = KeyHasher(0x5ea2_c4ed);
-        self.dtype.code().hash(&mut h);
-        h.finish() | 1 << 62
-    }
 }
 
 impl LibraryCall for Search {
@@ -254,7 +246,7 @@ impl FusedCall for Search {
         let k = crate::jit::kernel(
             st,
             prog,
-            self.salt(),
+            crate::jit::KernelKind::Search { dtype: self.dtype },
             || search_kernel(prog, dtype),
             || None,
         )?;

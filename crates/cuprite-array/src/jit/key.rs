@@ -1,0 +1,34 @@
+//! Kernel keys: what, beside a program's structure ([`Program::structure_hash`]), decides the
+//! source of a kernel generated for that program. Two launches share a kernel exactly when
+//! their programs have the same structure and their [`KernelKind`]s are equal; every field
+//! here must therefore be one that the emitter reads.
+//!
+//! [`Program::structure_hash`]: crate::graph::Program::structure_hash
+
+use crate::codegen::{ScanForm, ScanSpec, Variant};
+use crate::dtype::DType;
+use crate::op::ReduceOp;
+
+/// The kind of a kernel generated for a program, with the choices its source depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum KernelKind {
+    /// An element-wise kernel (`codegen::elementwise`).
+    Elementwise(Variant),
+    /// A reduction along rows (`codegen::reduction`).
+    Reduction {
+        variant: Variant,
+        op: ReduceOp,
+        /// The dtype partials are kept in between passes.
+        pass: DType,
+        /// The dtype the kernel writes.
+        written: DType,
+        /// Whether the last block of a row combines the partials in the same launch.
+        combine: bool,
+    },
+    /// A scan or compaction reading the program fused (`codegen::scan`).
+    Scan { spec: ScanSpec, form: ScanForm },
+    /// `searchsorted` with queries from the program, over sorted rows of `dtype`.
+    Search { dtype: DType },
+    /// A row kernel (softmax, norms) whose input the program produces along `axis`.
+    RowProducer { axis: usize },
+}
