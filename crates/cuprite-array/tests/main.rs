@@ -16,6 +16,7 @@ mod interop;
 mod library;
 mod linalg;
 mod mesh;
+mod numpy_coverage;
 mod numpy_fn;
 mod props;
 mod props_ops;
@@ -52,6 +53,7 @@ fn main() {
     tests.extend(library::tests());
     tests.extend(linalg::tests());
     tests.extend(mesh::tests());
+    tests.extend(numpy_coverage::tests());
     tests.extend(numpy_fn::tests());
     tests.extend(props::tests());
     tests.extend(props_ops::tests());
