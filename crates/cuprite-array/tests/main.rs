@@ -18,6 +18,7 @@ mod linalg;
 mod mesh;
 mod numpy_coverage;
 mod numpy_fn;
+mod numpy_fn2;
 mod props;
 mod props_ops;
 mod rows;
@@ -55,6 +56,7 @@ fn main() {
     tests.extend(mesh::tests());
     tests.extend(numpy_coverage::tests());
     tests.extend(numpy_fn::tests());
+    tests.extend(numpy_fn2::tests());
     tests.extend(props::tests());
     tests.extend(props_ops::tests());
     tests.extend(rows::tests());

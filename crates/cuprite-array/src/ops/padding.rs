@@ -95,16 +95,16 @@ impl<T: Element> Array<T> {
 }
 
 impl<T: Float> Array<T> {
-    /// Pads each axis with linear ramps from `end` (at the outer edge) to the edge value
-    /// (NumPy's `pad(mode='linear_ramp', end_values=end)`).
+    /// Pads each axis with linear ramps from `end.0` (before) and `end.1` (after), at the
+    /// outer edges, to the edge values (NumPy's `pad(mode='linear_ramp', end_values=end)`).
     ///
     /// ```
     /// use cuprite_array::Array;
     /// let a = Array::from_slice(&[4.0f64, 5.0], &[2])?;
-    /// assert_eq!(a.pad_linear_ramp(&[(2, 1)], 0.0)?.to_vec()?, vec![0.0, 2.0, 4.0, 5.0, 0.0]);
+    /// assert_eq!(a.pad_linear_ramp(&[(2, 1)], (0.0, 1.0))?.to_vec()?, vec![0.0, 2.0, 4.0, 5.0, 1.0]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn pad_linear_ramp(&self, widths: &[(usize, usize)], end: T) -> Result<Array<T>> {
+    pub fn pad_linear_ramp(&self, widths: &[(usize, usize)], end: (T, T)) -> Result<Array<T>> {
         self.check_widths(widths)?;
         let mut x = self.clone();
         for (ax, &(b, a)) in widths.iter().enumerate() {
@@ -120,8 +120,8 @@ impl<T: Float> Array<T> {
             }
             let first = x.slice(&along(nd, ax, 0, 1))?;
             let last = x.slice(&along(nd, ax, n - 1, n))?;
-            let left = ramp(&first, end, b, ax, false)?;
-            let right = ramp(&last, end, a, ax, true)?;
+            let left = ramp(&first, end.0, b, ax, false)?;
+            let right = ramp(&last, end.1, a, ax, true)?;
             x = Array::concat(&[&left, &x, &right], ax as isize)?;
         }
         Ok(x)
