@@ -38,6 +38,9 @@ pub enum Error {
     /// A matrix that a Cholesky factorisation needed to be positive definite is not.
     #[error("matrix not positive definite: {0}")]
     NotPositiveDefinite(String),
+    /// A file could not be read or written, or its contents are not in the expected format.
+    #[error("I/O error: {0}")]
+    Io(String),
     /// The driver layer failed (allocation, compile, launch...).
     #[error(transparent)]
     Cuda(#[from] cuprite_driver::Error),
@@ -54,6 +57,7 @@ impl std::fmt::Debug for Error {
             Error::InvalidArgument(_) => "InvalidArgument",
             Error::Singular(_) => "Singular",
             Error::NotPositiveDefinite(_) => "NotPositiveDefinite",
+            Error::Io(_) => "Io",
             Error::Cuda(e) => return write!(f, "Cuda({}): {self}", e.variant_name()),
         };
         write!(f, "{name}: {self}")

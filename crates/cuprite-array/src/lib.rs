@@ -57,6 +57,7 @@ pub mod dtype;
 pub mod error;
 pub(crate) mod graph;
 pub mod interop;
+pub mod io;
 pub mod jit;
 pub mod memory;
 pub mod mesh;

@@ -19,6 +19,8 @@
 //!   wrap; anything → `bool` is "not zero"; complex → real takes the real part.
 //! - `f16`/`bf16` compute in `f32` and round back after every operation.
 
+mod binning;
+mod calculus;
 pub(crate) mod elementwise;
 pub mod fft;
 mod histogram;
@@ -26,14 +28,30 @@ pub mod index;
 pub mod linalg;
 mod loss;
 pub(crate) mod movement;
+mod nan;
+mod numeric;
+mod padding;
+mod polynomial;
+mod ranges;
 pub(crate) mod reduce;
 mod rows;
 mod sampling;
 pub mod scan;
+mod search;
 pub(crate) mod sort;
+pub(crate) mod stacking;
 mod statistics;
+mod triangle;
+mod window;
 pub use crate::special;
+pub use binning::{histogram2d, histogramdd};
 pub use index::{Idx, IndexArray, IndexMode, ScatterOpts};
 pub use loss::Reduction;
+pub use padding::PadMode;
+pub use polynomial::{polyadd, polyfit, polysub, polyval, vander};
+pub use search::{lexsort, ravel_multi_index, unravel_index};
+pub use stacking::{Indexing, meshgrid};
+pub use triangle::{tril_indices, triu_indices};
+pub use window::{bartlett, blackman, hamming, hanning, kaiser};
 
 pub use crate::op::{BinaryOp, ReduceOp, UnaryOp};

@@ -15,6 +15,7 @@
 
 mod decomp;
 mod gemm;
+mod powers;
 mod products;
 mod span;
 
@@ -23,4 +24,5 @@ pub use decomp::{
     matrix_rank, norm, pinv, qr, slogdet, solve, svd,
 };
 pub use gemm::{allow_tf32, gemm_tuning, set_allow_tf32, set_gemm_tuning};
+pub use powers::{cond, matrix_power, norm_axes};
 pub use products::{dot, einsum, inner, matmul, outer, tensordot, vdot};

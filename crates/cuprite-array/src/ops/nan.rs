@@ -1,0 +1,348 @@
+//! NaN-aware reductions and element-wise helpers: `nanprod`, `nanmean`, `nanmax`, `nanmin`,
+//! `nanvar`, `nanstd`, `nanmedian`, `nanargmax`, `nanargmin`, `nancumsum`, `nancumprod`,
+//! `nan_to_num`, `fmax`, `fmin`.
+//!
+//! Each reduction is the plain one fed by a fused select that maps NaN to the operation's
+//! identity (0 for sums, 1 for products, ∓∞ for max/min), so it reads the input once. A slice
+//! of only NaNs gives NaN (NumPy, without its warning), except for the arg-reductions, where it
+//! is an `Err` as NumPy raises.
+
+use crate::array::Array;
+use crate::dtype::{DType, Element, Float, Scalar};
+use crate::error::{Error, Result};
+
+fn c<T: Element>(x: f64) -> T {
+    T::from_scalar(Scalar::F64(x))
+}
+
+/// The largest finite value of a float dtype.
+fn max_finite(d: DType) -> f64 {
+    match d {
+        DType::F16 => 65504.0,
+        DType::BF16 => 3.389_531_389_251_535_5e38,
+        DType::F32 => f32::MAX as f64,
+        _ => f64::MAX,
+    }
+}
+
+fn all_axes(nd: usize) -> Vec<isize> {
+    (0..nd as isize).collect()
+}
+
+impl<T: Float> Array<T> {
+    /// `self` with NaNs replaced by `v` (fused).
+    fn nan_as(&self, v: f64) -> Result<Array<T>> {
+        Array::select(&self.isnan(), c::<T>(v), self)
+    }
+
+    /// How many elements along `axes` are not NaN, as `T`.
+    fn not_nan_count(&self, axes: &[isize], keep: bool) -> Result<Array<T>> {
+        Ok(self.equal(self).count_axes(axes, keep)?.cast::<T>())
+    }
+
+    /// NaN where every element of a reduced slice was NaN, `r` elsewhere; the second pass
+    /// runs only when `r` holds the value an all-NaN slice reduces to (`empty`).
+    fn nan_if_all_nan(
+        &self,
+        r: Array<T>,
+        empty: f64,
+        axes: &[isize],
+        keep: bool,
+    ) -> Result<Array<T>> {
+        if !r.equal(c::<T>(empty)).any()?.item()? {
+            return Ok(r);
+        }
+        let all = self.isnan().all_axes(axes, keep)?;
+        Array::select(&all, c::<T>(f64::NAN), &r)
+    }
+
+    /// Product ignoring NaNs (NumPy's `nanprod`).
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[2.0f64, f64::NAN, 3.0], &[3])?;
+    /// assert_eq!(a.nanprod()?.item()?, 6.0);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn nanprod(&self) -> Result<Array<T>> {
+        self.nanprod_axes(&all_axes(self.ndim()), false)
+    }
+    /// [`nanprod`](Self::nanprod) along `axes`.
+    pub fn nanprod_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T>> {
+        Ok(self.nan_as(1.0)?.prod_axes(axes, keepdims)?.cast::<T>())
+    }
+
+    /// Largest element ignoring NaNs; NaN when all are NaN (NumPy's `nanmax`).
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[1.0f32, f32::NAN, 3.0, f32::NAN], &[2, 2])?;
+    /// assert_eq!(a.nanmax()?.item()?, 3.0);
+    /// assert!(a.nanmax_axes(&[0], false)?.to_vec()?[1].is_nan());
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn nanmax(&self) -> Result<Array<T>> {
+        self.nanmax_axes(&all_axes(self.ndim()), false)
+    }
+    /// [`nanmax`](Self::nanmax) along `axes`.
+    pub fn nanmax_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T>> {
+        let r = self.nan_as(f64::NEG_INFINITY)?.max_axes(axes, keepdims)?;
+        self.nan_if_all_nan(r, f64::NEG_INFINITY, axes, keepdims)
+    }
+
+    /// Smallest element ignoring NaNs; NaN when all are NaN (NumPy's `nanmin`).
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[1.0f32, f32::NAN, -3.0], &[3])?;
+    /// assert_eq!(a.nanmin()?.item()?, -3.0);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn nanmin(&self) -> Result<Array<T>> {
+        self.nanmin_axes(&all_axes(self.ndim()), false)
+    }
+    /// [`nanmin`](Self::nanmin) along `axes`.
+    pub fn nanmin_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T>> {
+        let r = self.nan_as(f64::INFINITY)?.min_axes(axes, keepdims)?;
+        self.nan_if_all_nan(r, f64::INFINITY, axes, keepdims)
+    }
+
+    /// Mean of the elements that are not NaN; NaN when all are (NumPy's `nanmean`).
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[1.0f64, f64::NAN, 3.0], &[3])?;
+    /// assert_eq!(a.nanmean()?.item()?, 2.0);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn nanmean(&self) -> Result<Array<T>> {
+        self.nanmean_axes(&all_axes(self.ndim()), false)
+    }
+    /// [`nanmean`](Self::nanmean) along `axes`.
+    pub fn nanmean_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T>> {
+        let s = self.nansum_axes(axes, keepdims)?;
+        let n = self.not_nan_count(axes, keepdims)?;
+        // 0 / 0 is NaN for an all-NaN slice.
+        s.try_div(&n)
+    }
+
+    /// Variance of the elements that are not NaN, with `ddof` delta degrees of freedom; NaN
+    /// when fewer than `ddof + 1` are (NumPy's `nanvar`).
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[1.0f64, f64::NAN, 3.0], &[3])?;
+    /// assert_eq!(a.nanvar(0)?.item()?, 1.0);
+    /// assert_eq!(a.nanvar(1)?.item()?, 2.0);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn nanvar(&self, ddof: usize) -> Result<Array<T>> {
+        self.nanvar_axes(&all_axes(self.ndim()), ddof, false)
+    }
+    /// [`nanvar`](Self::nanvar) along `axes`.
+    pub fn nanvar_axes(&self, axes: &[isize], ddof: usize, keepdims: bool) -> Result<Array<T>> {
+        let mean = self.nanmean_axes(axes, true)?;
+        let d = self.try_sub(&mean)?;
+        let ss = d.try_mul(&d)?.nansum_axes(axes, keepdims)?;
+        let n = self.not_nan_count(axes, keepdims)? - c::<T>(ddof as f64);
+        let dof = Array::select(&n.greater(c::<T>(0.0)), &n, c::<T>(f64::NAN))?;
+        ss.try_div(&dof)
+    }
+
+    /// Standard deviation of the elements that are not NaN (NumPy's `nanstd`).
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[1.0f64, 3.0, f64::NAN], &[3])?;
+    /// assert_eq!(a.nanstd(0)?.item()?, 1.0);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn nanstd(&self, ddof: usize) -> Result<Array<T>> {
+        self.nanstd_axes(&all_axes(self.ndim()), ddof, false)
+    }
+    /// [`nanstd`](Self::nanstd) along `axes`.
+    pub fn nanstd_axes(&self, axes: &[isize], ddof: usize, keepdims: bool) -> Result<Array<T>> {
+        let v = self.nanvar_axes(axes, ddof, keepdims)?;
+        // √ through f64 keeps this to the `Float` bound (f16/bf16 have no Transcendental sqrt
+        // of their own either: they compute in f32).
+        Ok(v.cast::<f64>().sqrt().cast::<T>())
+    }
+
+    /// Index of the first largest element ignoring NaNs (flat); an all-NaN array is an `Err`
+    /// (NumPy's `nanargmax`).
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[f32::NAN, 2.0, 5.0, f32::NAN], &[4])?;
+    /// assert_eq!(a.nanargmax()?.item()?, 2);
+    /// assert!(Array::from_slice(&[f32::NAN], &[1])?.nanargmax().is_err());
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn nanargmax(&self) -> Result<Array<i64>> {
+        let r = self.nan_as(f64::NEG_INFINITY)?.argmax()?;
+        self.check_arg(&r, None, "nanargmax")?;
+        Ok(r)
+    }
+    /// [`nanargmax`](Self::nanargmax) along `axis`.
+    pub fn nanargmax_axis(&self, axis: isize, keepdims: bool) -> Result<Array<i64>> {
+        let r = self
+            .nan_as(f64::NEG_INFINITY)?
+            .argmax_axis(axis, keepdims)?;
+        self.check_arg(&r, Some(axis), "nanargmax")?;
+        Ok(r)
+    }
+
+    /// Index of the first smallest element ignoring NaNs (flat); an all-NaN array is an `Err`
+    /// (NumPy's `nanargmin`).
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[f32::NAN, 2.0, -5.0], &[3])?;
+    /// assert_eq!(a.nanargmin()?.item()?, 2);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn nanargmin(&self) -> Result<Array<i64>> {
+        let r = self.nan_as(f64::INFINITY)?.argmin()?;
+        self.check_arg(&r, None, "nanargmin")?;
+        Ok(r)
+    }
+    /// [`nanargmin`](Self::nanargmin) along `axis`.
+    pub fn nanargmin_axis(&self, axis: isize, keepdims: bool) -> Result<Array<i64>> {
+        let r = self.nan_as(f64::INFINITY)?.argmin_axis(axis, keepdims)?;
+        self.check_arg(&r, Some(axis), "nanargmin")?;
+        Ok(r)
+    }
+
+    /// `Err` when a slice that an arg-reduction picked from holds only NaNs: the element it
+    /// points at is NaN exactly then.
+    fn check_arg(&self, idx: &Array<i64>, axis: Option<isize>, what: &str) -> Result<()> {
+        if self.is_empty() {
+            return Ok(());
+        }
+        let picked = match axis {
+            None => self.flatten()?.take(&idx.reshape(&[1])?, Some(0))?,
+            Some(a) => {
+                let ax = crate::shape::axis(a, self.ndim())?;
+                let mut s = self.shape().to_vec();
+                s[ax] = 1;
+                self.take_along_axis(&idx.reshape(&s)?, a)?
+            }
+        };
+        if picked.isnan().any()?.item()? {
+            return Err(Error::InvalidArgument(format!(
+                "{what}: a slice of shape {:?} along axis {axis:?} holds only NaNs",
+                self.shape()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Cumulative sum along `axis`, NaNs counted as 0 (NumPy's `nancumsum`).
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[1.0f64, f64::NAN, 2.0], &[3])?;
+    /// assert_eq!(a.nancumsum(0)?.to_vec()?, vec![1.0, 1.0, 3.0]);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn nancumsum(&self, axis: isize) -> Result<Array<T>> {
+        Ok(self.nan_as(0.0)?.cumsum(axis)?.cast::<T>())
+    }
+
+    /// Cumulative product along `axis`, NaNs counted as 1 (NumPy's `nancumprod`).
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[2.0f64, f64::NAN, 3.0], &[3])?;
+    /// assert_eq!(a.nancumprod(0)?.to_vec()?, vec![2.0, 2.0, 6.0]);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn nancumprod(&self, axis: isize) -> Result<Array<T>> {
+        Ok(self.nan_as(1.0)?.cumprod(axis)?.cast::<T>())
+    }
+
+    /// The median of the elements that are not NaN along `axis` (`None`: of all elements);
+    /// NaN for a slice of only NaNs (NumPy's `nanmedian`).
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[4.0f64, f64::NAN, 1.0, 2.0], &[4])?;
+    /// assert_eq!(a.nanmedian(None)?.item()?, 2.0);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn nanmedian(&self, axis: Option<isize>) -> Result<Array<T>> {
+        let (x, ax) = match axis {
+            None => (self.flatten()?, 0usize),
+            Some(a) => (self.clone(), crate::shape::axis(a, self.ndim())?),
+        };
+        if x.shape()[ax] == 0 {
+            return Err(Error::InvalidArgument(format!(
+                "nanmedian of an empty axis (shape {:?})",
+                self.shape()
+            )));
+        }
+        // Ascending sort puts NaNs last: the first `k` of each line are the numbers.
+        let sorted = x.sort(ax as isize, false)?;
+        let k = x.equal(&x).count_axes(&[ax as isize], true)?;
+        let lo = ((&k - 1i64) / 2i64).clamp(0i64, i64::MAX);
+        let hi = (&k / 2i64).clamp(0i64, x.shape()[ax] as i64 - 1);
+        let a = sorted.take_along_axis(&lo, ax as isize)?;
+        let b = sorted.take_along_axis(&hi, ax as isize)?;
+        let m = a.try_add(&b)?.try_mul(c::<T>(0.5))?;
+        let m = Array::select(&k.equal(0i64), c::<T>(f64::NAN), &m)?;
+        let mut shape = x.shape().to_vec();
+        shape.remove(ax);
+        m.reshape(&shape)
+    }
+
+    /// NaN replaced by `nan`, +∞ by `posinf` and −∞ by `neginf`, which default to the largest
+    /// and the most negative finite values of the dtype (fused; NumPy's `nan_to_num`).
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[f32::NAN, f32::INFINITY, -f32::INFINITY, 1.0], &[4])?;
+    /// assert_eq!(a.nan_to_num(0.0, None, Some(-1.0))?.to_vec()?, vec![0.0, f32::MAX, -1.0, 1.0]);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn nan_to_num(&self, nan: T, posinf: Option<T>, neginf: Option<T>) -> Result<Array<T>> {
+        let big = max_finite(T::DTYPE);
+        let pos = posinf.unwrap_or_else(|| c::<T>(big));
+        let neg = neginf.unwrap_or_else(|| c::<T>(-big));
+        let x = Array::select(&self.isnan(), nan, self)?;
+        let x = Array::select(&self.equal(c::<T>(f64::INFINITY)), pos, &x)?;
+        Array::select(&self.equal(c::<T>(f64::NEG_INFINITY)), neg, &x)
+    }
+
+    /// Pairwise maximum ignoring a NaN when the other operand is a number (fused; NumPy's
+    /// `fmax`).
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[1.0f32, f32::NAN, f32::NAN], &[3])?;
+    /// let b = Array::from_slice(&[f32::NAN, 2.0, f32::NAN], &[3])?;
+    /// let m = a.fmax(&b)?.to_vec()?;
+    /// assert_eq!(&m[..2], &[1.0, 2.0]);
+    /// assert!(m[2].is_nan());
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn fmax(&self, rhs: &Array<T>) -> Result<Array<T>> {
+        let m = self.maximum(rhs);
+        let m = Array::select(&rhs.isnan(), self, &m)?;
+        Array::select(&self.isnan(), rhs, &m)
+    }
+
+    /// Pairwise minimum ignoring a NaN when the other operand is a number (NumPy's `fmin`).
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[1.0f32, f32::NAN], &[2])?;
+    /// let b = Array::from_slice(&[f32::NAN, 2.0], &[2])?;
+    /// assert_eq!(a.fmin(&b)?.to_vec()?, vec![1.0, 2.0]);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn fmin(&self, rhs: &Array<T>) -> Result<Array<T>> {
+        let m = self.minimum(rhs);
+        let m = Array::select(&rhs.isnan(), self, &m)?;
+        Array::select(&self.isnan(), rhs, &m)
+    }
+}

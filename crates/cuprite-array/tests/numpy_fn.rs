@@ -1,0 +1,402 @@
+//! NumPy-level routines (stacking, triangles, NaN-aware reductions, ...) against host
+//! references computed here in f64 on fresh random data. Bodies run on every backend present.
+
+use crate::common::{Body, close};
+use cuprite_array::ops::{Indexing, meshgrid, tril_indices, triu_indices};
+use cuprite_array::{Array, Device};
+use cuprite_testkit::{Rng, Test, TestResult};
+
+fn on<R>(d: Device, f: impl FnOnce() -> R) -> R {
+    cuprite_array::with_device(d, f)
+}
+
+/// Row-major position of `idx` in `shape`.
+fn at(shape: &[usize], idx: &[usize]) -> usize {
+    idx.iter().zip(shape).fold(0, |acc, (&i, &s)| acc * s + i)
+}
+
+fn unravel(mut k: usize, shape: &[usize]) -> Vec<usize> {
+    let mut v = vec![0; shape.len()];
+    for d in (0..shape.len()).rev() {
+        v[d] = k % shape[d];
+        k /= shape[d];
+    }
+    v
+}
+
+fn stacking(d: Device) -> TestResult {
+    on(d, || {
+        let mut rng = Rng::fresh();
+        let (m, n) = (3, 5);
+        let xs: Vec<Vec<f32>> = (0..3).map(|_| rng.vec_f32(m * n, -1.0, 1.0)).collect();
+        let arrs: Vec<Array<f32>> = xs
+            .iter()
+            .map(|x| Array::from_slice(x, &[m, n]))
+            .collect::<Result<_, _>>()?;
+        let refs: Vec<&Array<f32>> = arrs.iter().collect();
+        for ax in 0..3 {
+            let s = Array::stack(&refs, ax as isize)?;
+            let mut shape = vec![m, n];
+            shape.insert(ax, 3);
+            assert_eq!(s.shape(), &shape[..]);
+            let got = s.to_vec()?;
+            for k in 0..got.len() {
+                let mut i = unravel(k, &shape);
+                let which = i.remove(ax);
+                assert_eq!(got[k], xs[which][at(&[m, n], &i)], "stack axis {ax} at {k}");
+            }
+        }
+        // split / array_split / split_at undo concat.
+        let c = Array::concat(&refs, 1)?;
+        let parts = c.split(3, 1)?;
+        for (p, x) in parts.iter().zip(&xs) {
+            assert_eq!(&p.to_vec()?, x);
+        }
+        let v = rng.vec_f32(11, -1.0, 1.0);
+        let a = Array::from_slice(&v, &[11])?;
+        let p = a.array_split(4, 0)?;
+        let lens: Vec<usize> = p.iter().map(|x| x.len()).collect();
+        assert_eq!(lens, [3, 3, 3, 2]);
+        let joined: Vec<f32> = p.iter().flat_map(|x| x.to_vec().unwrap()).collect();
+        assert_eq!(joined, v);
+        assert!(a.split(4, 0).is_err());
+        assert!(a.split_at(&[5, 2], 0).is_err());
+        // repeat
+        let r = arrs[0].repeat(3, Some(1))?.to_vec()?;
+        for i in 0..m {
+            for j in 0..3 * n {
+                assert_eq!(r[i * 3 * n + j], xs[0][i * n + j / 3]);
+            }
+        }
+        let r = a
+            .repeat_each(&(0..11).map(|i| i % 3).collect::<Vec<_>>(), 0)?
+            .to_vec()?;
+        let want: Vec<f32> = v
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &x)| std::iter::repeat_n(x, i % 3))
+            .collect();
+        assert_eq!(r, want);
+        // *stack
+        let h = Array::hstack(&[&a, &a])?.to_vec()?;
+        assert_eq!(h, [v.clone(), v.clone()].concat());
+        assert_eq!(Array::vstack(&[&a, &a])?.shape(), &[2, 11]);
+        assert_eq!(Array::dstack(&refs)?.shape(), &[m, n, 3]);
+        let cs = Array::column_stack(&[&a, &a])?.to_vec()?;
+        assert_eq!(cs.len(), 22);
+        assert_eq!((cs[2], cs[3]), (v[1], v[1]));
+        // axis moves and rot90 against index arithmetic
+        let t = Array::from_slice(&rng.vec_f32(24, -1.0, 1.0), &[2, 3, 4])?;
+        let tv = t.to_vec()?;
+        let mv = t.moveaxis(0, 2)?;
+        assert_eq!(mv.shape(), &[3, 4, 2]);
+        let got = mv.to_vec()?;
+        for k in 0..24 {
+            let i = unravel(k, &[3, 4, 2]);
+            assert_eq!(got[k], tv[at(&[2, 3, 4], &[i[2], i[0], i[1]])]);
+        }
+        assert_eq!(t.swapaxes(0, 2)?.shape(), &[4, 3, 2]);
+        let r1 = arrs[0].rot90(1, (0, 1))?;
+        assert_eq!(r1.shape(), &[n, m]);
+        let got = r1.to_vec()?;
+        for i in 0..n {
+            for j in 0..m {
+                // NumPy: rot90(a)[i, j] = a[j, n - 1 - i]
+                assert_eq!(got[i * m + j], xs[0][j * n + (n - 1 - i)]);
+            }
+        }
+        let r3 = arrs[0].rot90(-1, (0, 1))?.to_vec()?;
+        for i in 0..n {
+            for j in 0..m {
+                assert_eq!(r3[i * m + j], xs[0][(m - 1 - j) * n + i]);
+            }
+        }
+        assert_eq!(arrs[0].rot90(2, (0, 1))?.to_vec()?, {
+            let mut w = xs[0].clone();
+            w.reverse();
+            w
+        });
+        let s = Array::<f32>::zeros(&[1, 4, 1]);
+        assert_eq!(s.squeeze(None)?.shape(), &[4]);
+        assert!(s.squeeze(Some(&[1])).is_err());
+        // meshgrid
+        let x = Array::from_slice(&v[..4], &[4])?;
+        let y = Array::from_slice(&v[4..7], &[3])?;
+        let g = meshgrid(&[&x, &y], Indexing::Xy)?;
+        assert_eq!(g[0].shape(), &[3, 4]);
+        let (g0, g1) = (g[0].to_vec()?, g[1].to_vec()?);
+        for i in 0..3 {
+            for j in 0..4 {
+                assert_eq!((g0[i * 4 + j], g1[i * 4 + j]), (v[j], v[4 + i]));
+            }
+        }
+        let g = meshgrid(&[&x, &y], Indexing::Ij)?;
+        assert_eq!(g[1].shape(), &[4, 3]);
+        assert_eq!(g[1].to_vec()?[5], v[4 + 2]);
+        Ok(())
+    })
+}
+
+fn triangles(d: Device) -> TestResult {
+    on(d, || {
+        let mut rng = Rng::fresh();
+        let (b, m, n) = (2, 4, 6);
+        let x = rng.vec_f32(b * m * n, -1.0, 1.0);
+        let a = Array::from_slice(&x, &[b, m, n])?;
+        for k in [-2i64, -1, 0, 1, 3, 9] {
+            let (lo, up) = (a.tril(k)?.to_vec()?, a.triu(k)?.to_vec()?);
+            for q in 0..x.len() {
+                let i = unravel(q, &[b, m, n]);
+                let below = (i[2] as i64 - i[1] as i64) <= k;
+                let above = (i[2] as i64 - i[1] as i64) >= k;
+                assert_eq!(lo[q], if below { x[q] } else { 0.0 }, "tril {k} at {q}");
+                assert_eq!(up[q], if above { x[q] } else { 0.0 }, "triu {k} at {q}");
+            }
+            let (r, c) = tril_indices(m, k, n)?;
+            let (r, c) = (r.to_vec()?, c.to_vec()?);
+            let want: Vec<(i64, i64)> = (0..m as i64)
+                .flat_map(|i| (0..n as i64).map(move |j| (i, j)))
+                .filter(|(i, j)| j - i <= k)
+                .collect();
+            assert_eq!(r.into_iter().zip(c).collect::<Vec<_>>(), want);
+            let (r, c) = triu_indices(m, k, n)?;
+            let want: Vec<(i64, i64)> = (0..m as i64)
+                .flat_map(|i| (0..n as i64).map(move |j| (i, j)))
+                .filter(|(i, j)| j - i >= k)
+                .collect();
+            assert_eq!(
+                r.to_vec()?.into_iter().zip(c.to_vec()?).collect::<Vec<_>>(),
+                want
+            );
+            // eye_k, diag_k, diagonal, trace
+            let e = Array::<f64>::eye_k(m, n, k)?.to_vec()?;
+            let t = Array::<f64>::tri(m, n, k)?.to_vec()?;
+            for i in 0..m {
+                for j in 0..n {
+                    let dk = j as i64 - i as i64;
+                    assert_eq!(e[i * n + j], f64::from(u8::from(dk == k)));
+                    assert_eq!(t[i * n + j], f64::from(u8::from(dk <= k)));
+                }
+            }
+            let m0 = a.slice(&[cuprite_array::shape::SliceArg::Range {
+                start: Some(1),
+                end: Some(2),
+                step: 1,
+            }])?;
+            let m0 = m0.reshape(&[m, n])?;
+            let diag_ref: Vec<f32> = (0..m)
+                .filter_map(|i| {
+                    let j = i as i64 + k;
+                    (j >= 0 && (j as usize) < n).then(|| x[m * n + i * n + j as usize])
+                })
+                .collect();
+            assert_eq!(m0.diag_k(k)?.to_vec()?, diag_ref, "diag_k {k}");
+            let tr: f64 = diag_ref.iter().map(|&v| v as f64).sum();
+            close(&[m0.trace(k)?.item()? as f64], &[tr], 1e-5, 1e-6, "trace")?;
+            let dg = a.diagonal(k, 1, 2)?;
+            assert_eq!(dg.shape()[0], b);
+            assert_eq!(dg.to_vec()?[diag_ref.len()..], diag_ref[..]);
+            // 1-D diag_k builds the matrix back.
+            let v = Array::from_slice(&diag_ref, &[diag_ref.len()])?;
+            let big = v.diag_k(k)?;
+            let s = diag_ref.len() + k.unsigned_abs() as usize;
+            assert_eq!(big.shape(), &[s, s]);
+            let bv = big.to_vec()?;
+            for i in 0..s {
+                for j in 0..s {
+                    let want = if j as i64 - i as i64 == k {
+                        diag_ref[i.min(j)]
+                    } else {
+                        0.0
+                    };
+                    assert_eq!(bv[i * s + j], want);
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// NaN-aware reductions against f64 loops over the non-NaN values, per column.
+fn nan_reductions(d: Device) -> TestResult {
+    on(d, || {
+        let mut rng = Rng::fresh();
+        let (m, n) = (37, 5);
+        let mut x: Vec<f64> = rng
+            .vec_f32(m * n, -2.0, 2.0)
+            .into_iter()
+            .map(f64::from)
+            .collect();
+        for (i, v) in x.iter_mut().enumerate() {
+            // Column 4 is all NaN, the others about a third.
+            if i % n == 4 || rng.f32_in(0.0, 1.0) < 0.3 {
+                *v = f64::NAN;
+            }
+        }
+        let a = Array::from_slice(&x, &[m, n])?;
+        let cols: Vec<Vec<f64>> = (0..n)
+            .map(|j| {
+                (0..m)
+                    .map(|i| x[i * n + j])
+                    .filter(|v| !v.is_nan())
+                    .collect()
+            })
+            .collect();
+        let f = |g: &dyn Fn(&[f64]) -> f64| -> Vec<f64> {
+            cols.iter()
+                .map(|c| if c.is_empty() { f64::NAN } else { g(c) })
+                .collect()
+        };
+        let sum = |c: &[f64]| c.iter().sum::<f64>();
+        let mean = |c: &[f64]| sum(c) / c.len() as f64;
+        let var = |c: &[f64], dd: f64| {
+            let mu = mean(c);
+            c.iter().map(|v| (v - mu) * (v - mu)).sum::<f64>() / (c.len() as f64 - dd)
+        };
+        close(
+            &a.nanmean_axes(&[0], false)?.to_vec()?,
+            &f(&mean),
+            1e-12,
+            1e-12,
+            "nanmean",
+        )?;
+        close(
+            &a.nanmax_axes(&[0], false)?.to_vec()?,
+            &f(&|c| c.iter().cloned().fold(f64::MIN, f64::max)),
+            0.0,
+            0.0,
+            "nanmax",
+        )?;
+        close(
+            &a.nanmin_axes(&[0], false)?.to_vec()?,
+            &f(&|c| c.iter().cloned().fold(f64::MAX, f64::min)),
+            0.0,
+            0.0,
+            "nanmin",
+        )?;
+        close(
+            &a.nanvar_axes(&[0], 1, false)?.to_vec()?,
+            &f(&|c| var(c, 1.0)),
+            1e-10,
+            1e-12,
+            "nanvar",
+        )?;
+        close(
+            &a.nanstd_axes(&[0], 0, false)?.to_vec()?,
+            &f(&|c| var(c, 0.0).sqrt()),
+            1e-10,
+            1e-12,
+            "nanstd",
+        )?;
+        let mut prod_ref: Vec<f64> = cols.iter().map(|c| c.iter().product()).collect();
+        prod_ref[4] = 1.0; // NumPy: the empty product
+        close(
+            &a.nanprod_axes(&[0], false)?.to_vec()?,
+            &prod_ref,
+            1e-10,
+            1e-300,
+            "nanprod",
+        )?;
+        let mut sum_ref: Vec<f64> = cols.iter().map(|c| sum(c)).collect();
+        sum_ref[4] = 0.0;
+        close(
+            &a.nansum_axes(&[0], false)?.to_vec()?,
+            &sum_ref,
+            1e-12,
+            1e-12,
+            "nansum",
+        )?;
+        let med = |c: &[f64]| {
+            let mut s = c.to_vec();
+            s.sort_by(f64::total_cmp);
+            (s[(s.len() - 1) / 2] + s[s.len() / 2]) / 2.0
+        };
+        let t = a.t().contiguous()?;
+        close(
+            &t.nanmedian(Some(1))?.to_vec()?,
+            &f(&med),
+            0.0,
+            0.0,
+            "nanmedian",
+        )?;
+        let all: Vec<f64> = x.iter().cloned().filter(|v| !v.is_nan()).collect();
+        close(
+            &[a.nanmedian(None)?.item()?],
+            &[med(&all)],
+            0.0,
+            0.0,
+            "nanmedian all",
+        )?;
+        close(
+            &[a.nanmean()?.item()?],
+            &[mean(&all)],
+            1e-12,
+            0.0,
+            "nanmean all",
+        )?;
+        // arg-reductions: an all-NaN column is an Err; the first four columns are not.
+        assert!(a.nanargmax_axis(0, false).is_err());
+        let sub = a.slice(&[(..).into(), (0..4).into()])?;
+        let am = sub.nanargmax_axis(0, false)?.to_vec()?;
+        let an = sub.nanargmin_axis(0, false)?.to_vec()?;
+        for j in 0..4 {
+            let col: Vec<f64> = (0..m).map(|i| x[i * n + j]).collect();
+            let best = |better: &dyn Fn(f64, f64) -> bool| {
+                let mut b = None;
+                for (i, &v) in col.iter().enumerate() {
+                    if !v.is_nan() && b.is_none_or(|k: usize| better(v, col[k])) {
+                        b = Some(i);
+                    }
+                }
+                b.unwrap() as i64
+            };
+            assert_eq!(am[j], best(&|v, w| v > w), "nanargmax col {j}");
+            assert_eq!(an[j], best(&|v, w| v < w), "nanargmin col {j}");
+        }
+        let flat = a.nanargmax()?.item()? as usize;
+        assert_eq!(x[flat], all.iter().cloned().fold(f64::MIN, f64::max));
+        // nancumsum along rows
+        let cs = a.nancumsum(0)?.to_vec()?;
+        let mut run = vec![0.0; n];
+        for i in 0..m {
+            for j in 0..n {
+                if !x[i * n + j].is_nan() {
+                    run[j] += x[i * n + j];
+                }
+                close(&[cs[i * n + j]], &[run[j]], 1e-12, 1e-12, "nancumsum")?;
+            }
+        }
+        // nan_to_num, fmax
+        let y = Array::from_slice(&[f32::NAN, f32::INFINITY, -f32::INFINITY, 2.5], &[4])?;
+        assert_eq!(
+            y.nan_to_num(7.0, None, None)?.to_vec()?,
+            [7.0, f32::MAX, f32::MIN, 2.5]
+        );
+        let z = Array::from_slice(&[1.0f32, 3.0, f32::NAN, 0.5], &[4])?;
+        assert_eq!(
+            y.fmax(&z)?.to_vec()?,
+            [1.0, f32::INFINITY, -f32::INFINITY, 2.5]
+        );
+        assert_eq!(y.fmin(&z)?.to_vec()?, [1.0, 3.0, -f32::INFINITY, 0.5]);
+        Ok(())
+    })
+}
+
+pub const BODIES: &[(&str, Body)] = &[
+    ("stacking", stacking),
+    ("triangles", triangles),
+    ("nan_reductions", nan_reductions),
+];
+
+pub fn tests() -> Vec<Test> {
+    let mut v = Vec::new();
+    for &(name, body) in BODIES {
+        v.push(Test::cpu(format!("cpu::numpy_fn::{name}"), move || {
+            body(Device::CPU)
+        }));
+        v.push(Test::gpu(format!("cuda::numpy_fn::{name}"), move || {
+            body(Device::cuda(0))
+        }));
+    }
+    v
+}
