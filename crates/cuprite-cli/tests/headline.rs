@@ -19,6 +19,10 @@ pub fn tests() -> Vec<Test> {
         Test::cpu("headline::markdown_table", markdown_table),
         Test::cpu("headline::markers", markers),
         Test::cpu("headline::command_rewrites_file", command_rewrites_file),
+        Test::cpu(
+            "headline::workload_peers_to_headline",
+            workload_peers_to_headline,
+        ),
     ]
 }
 
@@ -71,7 +75,10 @@ fn markdown_table() -> TestResult {
     );
     assert_eq!(
         lines[2],
-        "| fused 8-op chain vs torch.compile | 4.359 TB/s | PyTorch 2.11.0 4.183 TB/s | 1.042× | NVIDIA H200 | 2026-11-29 |"
+        concat!(
+            "| fused 8-op chain vs torch.compile | 4.359 TB/s | PyTorch 2.11.0 4.183 TB/s ",
+            "| 1.042× | NVIDIA H200 | 2026-11-29 |"
+        )
     );
     // 12 / 4.5 = 2.667; the `|` of a description is escaped so the row keeps six cells.
     assert!(
@@ -143,5 +150,42 @@ fn command_rewrites_file() -> TestResult {
     );
     assert_eq!(std::fs::read_to_string(&doc)?, "no markers\n");
     let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+/// The workload benchmarks' peer rules, through to the headline: a report as
+/// `cuprite bench workloads --json` writes it, judged against a `torch_workloads.py` file.
+fn workload_peers_to_headline() -> TestResult {
+    let n = 1u64 << 24;
+    let report = serde_json::json!({
+        "device": "GPU", "date": "2026-12-01 12:00 UTC",
+        "results": [{"name": "workloads/black_scholes", "status": "ran", "figures": [
+            {"name": format!("black_scholes of {n} options "), "unit": "ms", "median": 2.0}
+        ]}]
+    });
+    let peer = serde_json::json!({
+        "peer": "PyTorch 9", "black_scholes_compile_ms": 2.5, "black_scholes_eager_ms": 10.0,
+        "kmeans_eager_ms": 3.0, "sizes": {"black_scholes": n, "kmeans": 1u64 << 22}
+    });
+    let judged = cuprite_cli::bench::report::judge_peers(&report, &peer);
+    let row = |key: &str| {
+        judged
+            .iter()
+            .find(|r| r.key == key)
+            .ok_or(format!("no row {key}"))
+    };
+    let compile = row("black_scholes_compile_ms")?;
+    assert_eq!((compile.ratio, compile.met), (Some(0.8), Some(true)));
+    let eager = row("black_scholes_eager_ms")?;
+    assert_eq!((eager.ratio, eager.met), (Some(0.2), Some(true)));
+    assert_eq!(row("kmeans_eager_ms")?.ratio, None, "kmeans did not run");
+    let mut with_peers = report.clone();
+    with_peers["peers"] = serde_json::json!([{"peer": "PyTorch 9", "rows": judged.iter().map(|r| {
+        serde_json::json!({"what": r.what, "cuprite": r.cuprite, "peer": r.peer, "unit": r.unit})
+    }).collect::<Vec<_>>()}]);
+    let rows = rows(&with_peers)?;
+    let ratios: Vec<f64> = rows.iter().map(|r| r.ratio).collect();
+    // Higher is better: PyTorch's time over cuprite's.
+    assert_eq!(ratios, [2.5 / 2.0, 10.0 / 2.0]);
     Ok(())
 }

@@ -38,6 +38,7 @@ pub mod plot;
 pub mod report;
 pub mod scan;
 pub mod sort;
+pub mod workloads;
 
 mod context;
 mod figure;
@@ -77,6 +78,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(blas::benchmarks());
     v.extend(scan::benchmarks());
     v.extend(rowstats::benchmarks());
+    v.extend(workloads::benchmarks());
     v
 }
 
