@@ -25,6 +25,7 @@ const BODIES: &[(&str, Body)] = &[
         unique_signed_zero_first_index,
     ),
     ("softmax_of_a_row_with_inf", softmax_of_a_row_with_inf),
+    ("layer_norm_f64_every_axis", layer_norm_f64_every_axis),
 ];
 
 pub fn tests() -> Vec<Test> {
@@ -411,6 +412,73 @@ fn softmax_of_a_row_with_inf(d: Device) -> TestResult {
             .softmax(0)?
             .to_vec()?;
         assert_eq!(y, [1.0, 0.0]);
+        Ok(())
+    })
+}
+
+/// layer_norm of f64 lines along every axis (axis 0 reads strided lines), short lines held in
+/// registers and long ones read again, plain and through a fused producer, with weight and
+/// bias: within 1e-13 of the formula in f64 on the host.
+fn layer_norm_f64_every_axis(d: Device) -> TestResult {
+    with_device(d, || -> TestResult {
+        let mut rng = Rng::fresh();
+        let eps = 1e-5;
+        for shape in [[300usize, 7], [7, 300], [5000, 3], [3, 5000]] {
+            let len = shape[0] * shape[1];
+            let h: Vec<f64> = (0..len)
+                .map(|_| rng.f32_in(0.0, 0.1) as f64 + rng.f32_in(0.0, 1.0) as f64 * 1e-9)
+                .collect();
+            let x = Array::<f64>::from_slice(&h, &shape)?;
+            for axis in 0..2usize {
+                let n = shape[axis];
+                let hw: Vec<f64> = (0..n).map(|_| rng.f32_in(0.5, 1.5) as f64).collect();
+                let hb: Vec<f64> = (0..n).map(|_| rng.f32_in(-1.0, 1.0) as f64).collect();
+                let (w, b) = (Array::from_slice(&hw, &[n])?, Array::from_slice(&hb, &[n])?);
+                // The reference for `scale · x`: two passes per line in f64.
+                let at = |line: usize, i: usize| {
+                    if axis == 0 {
+                        h[i * shape[1] + line]
+                    } else {
+                        h[line * shape[1] + i]
+                    }
+                };
+                let reference = |scale: f64| {
+                    let mut want = vec![0.0f64; len];
+                    for line in 0..shape[1 - axis] {
+                        let v = |i: usize| scale * at(line, i);
+                        let mean = (0..n).map(v).sum::<f64>() / n as f64;
+                        let var = (0..n).map(|i| (v(i) - mean).powi(2)).sum::<f64>() / n as f64;
+                        let r = 1.0 / (var + eps).sqrt();
+                        for i in 0..n {
+                            let k = if axis == 0 {
+                                i * shape[1] + line
+                            } else {
+                                line * shape[1] + i
+                            };
+                            want[k] = (v(i) - mean) * r * hw[i] + hb[i];
+                        }
+                    }
+                    want
+                };
+                let ax = axis as isize;
+                let plain = x.layer_norm(ax, Some(&w), Some(&b), eps)?.to_vec()?;
+                // A producer the row kernel reads in place (2x is exact in f64).
+                let fused = (&x * 2.0)
+                    .layer_norm(ax, Some(&w), Some(&b), eps)?
+                    .to_vec()?;
+                for (name, got, want) in [
+                    ("plain", plain, reference(1.0)),
+                    ("fused 2x", fused, reference(2.0)),
+                ] {
+                    for (k, (g, wv)) in got.iter().zip(&want).enumerate() {
+                        assert!(
+                            (g - wv).abs() <= 1e-13 * (1.0 + wv.abs()),
+                            "{name} layer_norm of {shape:?} along axis {axis}, element {k}: {g} vs {wv}"
+                        );
+                    }
+                }
+            }
+        }
         Ok(())
     })
 }
