@@ -42,6 +42,14 @@ pub fn tests() -> Vec<Test> {
         "safety::cuda::raw_pointer_pool_memory",
         raw_pointer_pool_memory,
     ));
+    v.push(Test::cpu(
+        "safety::cpu::sharded_operator_panics_at_caller",
+        sharded_operator_panics_at_caller,
+    ));
+    v.push(Test::gpu(
+        "safety::cuda::operator_device_mismatch",
+        operator_device_mismatch,
+    ));
     v
 }
 
@@ -481,4 +489,104 @@ fn layer_norm_f64_every_axis(d: Device) -> TestResult {
         }
         Ok(())
     })
+}
+
+/// Runs `f`, which must panic: the panic's message and the file it was raised in (the caller's
+/// file for a `#[track_caller]` operator).
+fn panic_site<R>(f: impl FnOnce() -> R) -> Result<(String, String), String> {
+    use std::cell::RefCell;
+    thread_local! {
+        static SITE: RefCell<Option<Option<String>>> = const { RefCell::new(None) };
+    }
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let watched = SITE.with(|s| {
+                let mut s = s.borrow_mut();
+                if s.is_some() {
+                    *s = Some(info.location().map(|l| l.file().to_string()));
+                    true
+                } else {
+                    false
+                }
+            });
+            if !watched {
+                previous(info);
+            }
+        }));
+    });
+    SITE.with(|s| *s.borrow_mut() = Some(None));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    let file = SITE.with(|s| s.borrow_mut().take()).flatten();
+    match r {
+        Ok(_) => Err("no panic".into()),
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            Ok((msg, file.unwrap_or_default()))
+        }
+    }
+}
+
+/// Sharded operators on different meshes panic at the caller's line, naming both layouts; the
+/// try_ forms return the same condition as an `Err`.
+fn sharded_operator_panics_at_caller() -> TestResult {
+    use cuprite_array::mesh::Mesh;
+    let x = Array::from_slice_on(Device::CPU, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[6])?;
+    let a = x.shard(&Mesh::cpu(2)?, 0)?;
+    let b = x.shard(&Mesh::cpu(3)?, 0)?;
+    let e = a.try_add(&b).expect_err("different meshes").to_string();
+    for (name, f) in [
+        (
+            "+",
+            Box::new(|| &a + &b) as Box<dyn Fn() -> cuprite_array::mesh::Sharded<f32>>,
+        ),
+        ("-", Box::new(|| &a - &b)),
+        ("*", Box::new(|| &a * &b)),
+        ("/", Box::new(|| &a / &b)),
+    ] {
+        let (msg, file) = panic_site(f)?;
+        assert_eq!(msg, e, "{name}: the panic carries the try_ form's message");
+        assert!(
+            file.ends_with("safety.rs"),
+            "{name} panicked in {file}, not at the caller"
+        );
+    }
+    Ok(())
+}
+
+/// Operators on arrays of two devices panic at the caller's line naming both devices (the
+/// module docs say so); try_ forms return `DeviceMismatch`.
+fn operator_device_mismatch() -> TestResult {
+    let c = Array::from_slice_on(Device::CPU, &[1.0f32, 2.0], &[2])?;
+    let g = Array::from_slice_on(Device::cuda(0), &[1.0f32, 2.0], &[2])?;
+    match c.try_add(&g) {
+        Err(cuprite_array::Error::DeviceMismatch(_)) => {}
+        other => return Err(format!("try_add across devices: {other:?}").into()),
+    }
+    assert!(matches!(
+        c.try_rem(&g),
+        Err(cuprite_array::Error::DeviceMismatch(_))
+    ));
+    let (cpu, gpu) = (Device::CPU.to_string(), Device::cuda(0).to_string());
+    for (name, f) in [
+        ("+", Box::new(|| &c + &g) as Box<dyn Fn() -> Array<f32>>),
+        ("-", Box::new(|| &c - &g)),
+        ("*", Box::new(|| &c * &g)),
+        ("/", Box::new(|| &c / &g)),
+        ("%", Box::new(|| &c % &g)),
+        ("pow", Box::new(|| c.pow(&g))),
+    ] {
+        let (msg, file) = panic_site(f)?;
+        assert!(msg.contains(&cpu) && msg.contains(&gpu), "{name}: {msg}");
+        assert!(
+            file.ends_with("safety.rs"),
+            "{name} panicked in {file}, not at the caller"
+        );
+    }
+    Ok(())
 }
