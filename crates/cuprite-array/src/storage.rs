@@ -5,7 +5,7 @@
 
 use crate::device::Device;
 use crate::dtype::DType;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use cuprite_driver::{Access, DeviceBuffer, Stream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -238,8 +238,15 @@ impl DevBuf {
     pub fn ptr(&self) -> u64 {
         self.buf.as_ref().map(|b| b.device_ptr_raw()).unwrap_or(0)
     }
-    pub(crate) fn buffer(&self) -> &DeviceBuffer<u8> {
-        self.buf.as_ref().expect("live buffer")
+    /// The allocation, or an `Err` once it was handed back (by `Array::into_buffer`; only a
+    /// storage with no other owner gives its buffer away, so a live array never sees this).
+    pub(crate) fn buffer(&self) -> Result<&DeviceBuffer<u8>> {
+        self.buf.as_ref().ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "a device buffer of {} {} element(s) that was handed back (into_buffer)",
+                self.len, self.dtype
+            ))
+        })
     }
     pub(crate) fn ordinal(&self) -> usize {
         self.ordinal

@@ -25,6 +25,7 @@ const BODIES: &[(&str, Body)] = &[
         unique_signed_zero_first_index,
     ),
     ("softmax_of_a_row_with_inf", softmax_of_a_row_with_inf),
+    ("layer_norm_f64_every_axis", layer_norm_f64_every_axis),
 ];
 
 pub fn tests() -> Vec<Test> {
@@ -40,6 +41,14 @@ pub fn tests() -> Vec<Test> {
     v.push(Test::gpu(
         "safety::cuda::raw_pointer_pool_memory",
         raw_pointer_pool_memory,
+    ));
+    v.push(Test::cpu(
+        "safety::cpu::sharded_operator_panics_at_caller",
+        sharded_operator_panics_at_caller,
+    ));
+    v.push(Test::gpu(
+        "safety::cuda::operator_device_mismatch",
+        operator_device_mismatch,
     ));
     v
 }
@@ -413,4 +422,171 @@ fn softmax_of_a_row_with_inf(d: Device) -> TestResult {
         assert_eq!(y, [1.0, 0.0]);
         Ok(())
     })
+}
+
+/// layer_norm of f64 lines along every axis (axis 0 reads strided lines), short lines held in
+/// registers and long ones read again, plain and through a fused producer, with weight and
+/// bias: within 1e-13 of the formula in f64 on the host.
+fn layer_norm_f64_every_axis(d: Device) -> TestResult {
+    with_device(d, || -> TestResult {
+        let mut rng = Rng::fresh();
+        let eps = 1e-5;
+        for shape in [[300usize, 7], [7, 300], [5000, 3], [3, 5000]] {
+            let len = shape[0] * shape[1];
+            let h: Vec<f64> = (0..len)
+                .map(|_| rng.f32_in(0.0, 0.1) as f64 + rng.f32_in(0.0, 1.0) as f64 * 1e-9)
+                .collect();
+            let x = Array::<f64>::from_slice(&h, &shape)?;
+            for axis in 0..2usize {
+                let n = shape[axis];
+                let hw: Vec<f64> = (0..n).map(|_| rng.f32_in(0.5, 1.5) as f64).collect();
+                let hb: Vec<f64> = (0..n).map(|_| rng.f32_in(-1.0, 1.0) as f64).collect();
+                let (w, b) = (Array::from_slice(&hw, &[n])?, Array::from_slice(&hb, &[n])?);
+                // The reference for `scale · x`: two passes per line in f64.
+                let at = |line: usize, i: usize| {
+                    if axis == 0 {
+                        h[i * shape[1] + line]
+                    } else {
+                        h[line * shape[1] + i]
+                    }
+                };
+                let reference = |scale: f64| {
+                    let mut want = vec![0.0f64; len];
+                    for line in 0..shape[1 - axis] {
+                        let v = |i: usize| scale * at(line, i);
+                        let mean = (0..n).map(v).sum::<f64>() / n as f64;
+                        let var = (0..n).map(|i| (v(i) - mean).powi(2)).sum::<f64>() / n as f64;
+                        let r = 1.0 / (var + eps).sqrt();
+                        for i in 0..n {
+                            let k = if axis == 0 {
+                                i * shape[1] + line
+                            } else {
+                                line * shape[1] + i
+                            };
+                            want[k] = (v(i) - mean) * r * hw[i] + hb[i];
+                        }
+                    }
+                    want
+                };
+                let ax = axis as isize;
+                let plain = x.layer_norm(ax, Some(&w), Some(&b), eps)?.to_vec()?;
+                // A producer the row kernel reads in place (2x is exact in f64).
+                let fused = (&x * 2.0)
+                    .layer_norm(ax, Some(&w), Some(&b), eps)?
+                    .to_vec()?;
+                for (name, got, want) in [
+                    ("plain", plain, reference(1.0)),
+                    ("fused 2x", fused, reference(2.0)),
+                ] {
+                    for (k, (g, wv)) in got.iter().zip(&want).enumerate() {
+                        assert!(
+                            (g - wv).abs() <= 1e-13 * (1.0 + wv.abs()),
+                            "{name} layer_norm of {shape:?} along axis {axis}, element {k}: {g} vs {wv}"
+                        );
+                    }
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Runs `f`, which must panic: the panic's message and the file it was raised in (the caller's
+/// file for a `#[track_caller]` operator).
+fn panic_site<R>(f: impl FnOnce() -> R) -> Result<(String, String), String> {
+    use std::cell::RefCell;
+    thread_local! {
+        static SITE: RefCell<Option<Option<String>>> = const { RefCell::new(None) };
+    }
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let watched = SITE.with(|s| {
+                let mut s = s.borrow_mut();
+                if s.is_some() {
+                    *s = Some(info.location().map(|l| l.file().to_string()));
+                    true
+                } else {
+                    false
+                }
+            });
+            if !watched {
+                previous(info);
+            }
+        }));
+    });
+    SITE.with(|s| *s.borrow_mut() = Some(None));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    let file = SITE.with(|s| s.borrow_mut().take()).flatten();
+    match r {
+        Ok(_) => Err("no panic".into()),
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            Ok((msg, file.unwrap_or_default()))
+        }
+    }
+}
+
+/// Sharded operators on different meshes panic at the caller's line, naming both layouts; the
+/// try_ forms return the same condition as an `Err`.
+fn sharded_operator_panics_at_caller() -> TestResult {
+    use cuprite_array::mesh::Mesh;
+    let x = Array::from_slice_on(Device::CPU, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[6])?;
+    let a = x.shard(&Mesh::cpu(2)?, 0)?;
+    let b = x.shard(&Mesh::cpu(3)?, 0)?;
+    let e = a.try_add(&b).expect_err("different meshes").to_string();
+    for (name, f) in [
+        (
+            "+",
+            Box::new(|| &a + &b) as Box<dyn Fn() -> cuprite_array::mesh::Sharded<f32>>,
+        ),
+        ("-", Box::new(|| &a - &b)),
+        ("*", Box::new(|| &a * &b)),
+        ("/", Box::new(|| &a / &b)),
+    ] {
+        let (msg, file) = panic_site(f)?;
+        assert_eq!(msg, e, "{name}: the panic carries the try_ form's message");
+        assert!(
+            file.ends_with("safety.rs"),
+            "{name} panicked in {file}, not at the caller"
+        );
+    }
+    Ok(())
+}
+
+/// Operators on arrays of two devices panic at the caller's line naming both devices (the
+/// module docs say so); try_ forms return `DeviceMismatch`.
+fn operator_device_mismatch() -> TestResult {
+    let c = Array::from_slice_on(Device::CPU, &[1.0f32, 2.0], &[2])?;
+    let g = Array::from_slice_on(Device::cuda(0), &[1.0f32, 2.0], &[2])?;
+    match c.try_add(&g) {
+        Err(cuprite_array::Error::DeviceMismatch(_)) => {}
+        other => return Err(format!("try_add across devices: {other:?}").into()),
+    }
+    assert!(matches!(
+        c.try_rem(&g),
+        Err(cuprite_array::Error::DeviceMismatch(_))
+    ));
+    let (cpu, gpu) = (Device::CPU.to_string(), Device::cuda(0).to_string());
+    for (name, f) in [
+        ("+", Box::new(|| &c + &g) as Box<dyn Fn() -> Array<f32>>),
+        ("-", Box::new(|| &c - &g)),
+        ("*", Box::new(|| &c * &g)),
+        ("/", Box::new(|| &c / &g)),
+        ("%", Box::new(|| &c % &g)),
+        ("pow", Box::new(|| c.pow(&g))),
+    ] {
+        let (msg, file) = panic_site(f)?;
+        assert!(msg.contains(&cpu) && msg.contains(&gpu), "{name}: {msg}");
+        assert!(
+            file.ends_with("safety.rs"),
+            "{name} panicked in {file}, not at the caller"
+        );
+    }
+    Ok(())
 }

@@ -378,15 +378,28 @@ impl<T: Element> Array<T> {
             return Err(self);
         }
         self.node.set_op(Op::Const(T::default().to_scalar()));
-        let Ok(storage) = Arc::try_unwrap(s) else {
-            unreachable!("the storage had exactly two owners and the node released its one")
+        // Each step below succeeds by the checks above (two owners, of which the node let go;
+        // CUDA storage, unlocked and not foreign, and nobody else to lock it since). Should one
+        // fail, the array gets its storage back and is returned unchanged.
+        let restore = |s: Arc<Storage>| self.node.set_op(Op::Leaf(s, l.clone()));
+        let storage = match Arc::try_unwrap(s) {
+            Ok(storage) => storage,
+            Err(s) => {
+                restore(s);
+                return Err(self);
+            }
         };
-        let Storage::Cuda(mut d) = storage else {
-            unreachable!("checked to be CUDA storage above")
+        let mut d = match storage {
+            Storage::Cuda(d) => d,
+            host => {
+                restore(Arc::new(host));
+                return Err(self);
+            }
         };
-        let buf = d
-            .take_buffer()
-            .expect("unlocked, not foreign: checked above");
+        let Some(buf) = d.take_buffer() else {
+            restore(Arc::new(Storage::Cuda(d)));
+            return Err(self);
+        };
         drop(d);
         Ok(buf
             .try_cast::<T>()

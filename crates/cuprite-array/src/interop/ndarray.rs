@@ -195,7 +195,7 @@ impl<T: Element> Array<T> {
             };
             let stream = stream_for(d.ordinal())?;
             let mut out = vec![0u8; self.len() * T::DTYPE.size()];
-            staged_download(&stream, d.buffer(), &mut out)?;
+            staged_download(&stream, d.buffer()?, &mut out)?;
             T::from_bytes(&out)
         } else {
             self.to_vec()?

@@ -54,7 +54,7 @@ impl<T: Element + bytemuck::Pod> Array<T> {
         let Storage::Cuda(d) = &*s else {
             unreachable!("materialise_contiguous returns CUDA storage")
         };
-        let buf: *const cuprite_driver::DeviceBuffer<u8> = d.buffer();
+        let buf: *const cuprite_driver::DeviceBuffer<u8> = d.buffer()?;
         // SAFETY: the buffer lives inside `s`, an `Arc<Storage>` that this array's node holds
         // for as long as the array (borrowed for 'a) lives: a contiguous leaf is never replaced
         // (see `materialise_contiguous`) and leaves are never mutated. The view is read-only.

@@ -172,7 +172,7 @@ fn run<W: NcclType + bytemuck::Pod>(
 ) -> Result<()> {
     let views = srcs
         .iter()
-        .map(|b| Ok(b.buffer().view_as::<W>()?))
+        .map(|b| Ok(b.buffer()?.view_as::<W>()?))
         .collect::<Result<Vec<DeviceView<'_, W>>>>()?;
     let mut dsts = outs
         .iter_mut()

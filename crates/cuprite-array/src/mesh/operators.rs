@@ -1,9 +1,13 @@
 //! `+ - * /` and unary `-` on [`Sharded`] arrays: sugar over [`Sharded::try_zip`] and
 //! [`Sharded::try_map`] for one element type.
 //!
-//! Like the operators on [`Array`], they panic (naming both layouts or shapes) where the
-//! operands do not fit: different meshes, different splits, shapes that do not broadcast. The
-//! `try_*` methods return the same condition as an `Err`.
+//! # Panics
+//!
+//! Like the operators on [`Array`], they panic at the caller's line (`#[track_caller]`),
+//! naming both layouts or shapes, where the operands do not fit: different meshes, different
+//! splits, shapes that do not broadcast. The `try_*` methods ([`try_add`](Sharded::try_add),
+//! [`try_sub`](Sharded::try_sub), [`try_mul`](Sharded::try_mul), [`try_div`](Sharded::try_div))
+//! return the same condition as an `Err`.
 
 use super::sharded::Sharded;
 use crate::array::Array;
@@ -40,38 +44,48 @@ impl<T: Numeric> Sharded<T> {
     }
 }
 
-fn unwrap<T: Numeric>(r: Result<Sharded<T>>) -> Sharded<T> {
-    r.unwrap_or_else(|e| panic!("{e}"))
+/// The result, or a panic with the error's message at the caller's operator.
+#[track_caller]
+fn unwrap<T: crate::dtype::Element>(r: Result<Sharded<T>>) -> Sharded<T> {
+    match r {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    }
 }
 
 macro_rules! sharded_op {
     ($Tr:ident, $f:ident, $try:ident) => {
         impl<T: Numeric> ops::$Tr<&Sharded<T>> for &Sharded<T> {
             type Output = Sharded<T>;
+            #[track_caller]
             fn $f(self, rhs: &Sharded<T>) -> Sharded<T> {
                 unwrap(self.$try(rhs))
             }
         }
         impl<T: Numeric> ops::$Tr<Sharded<T>> for Sharded<T> {
             type Output = Sharded<T>;
+            #[track_caller]
             fn $f(self, rhs: Sharded<T>) -> Sharded<T> {
                 unwrap(self.$try(&rhs))
             }
         }
         impl<T: Numeric> ops::$Tr<&Sharded<T>> for Sharded<T> {
             type Output = Sharded<T>;
+            #[track_caller]
             fn $f(self, rhs: &Sharded<T>) -> Sharded<T> {
                 unwrap(self.$try(rhs))
             }
         }
         impl<T: Numeric> ops::$Tr<T> for &Sharded<T> {
             type Output = Sharded<T>;
+            #[track_caller]
             fn $f(self, rhs: T) -> Sharded<T> {
                 unwrap(self.try_map(|a: &Array<T>| a.$try(rhs)))
             }
         }
         impl<T: Numeric> ops::$Tr<T> for Sharded<T> {
             type Output = Sharded<T>;
+            #[track_caller]
             fn $f(self, rhs: T) -> Sharded<T> {
                 unwrap(self.try_map(|a: &Array<T>| a.$try(rhs)))
             }
@@ -86,12 +100,14 @@ sharded_op!(Div, div, try_div);
 
 impl<T: Signed> ops::Neg for &Sharded<T> {
     type Output = Sharded<T>;
+    #[track_caller]
     fn neg(self) -> Sharded<T> {
-        self.map(|a| -a).unwrap_or_else(|e| panic!("{e}"))
+        unwrap(self.map(|a| -a))
     }
 }
 impl<T: Signed> ops::Neg for Sharded<T> {
     type Output = Sharded<T>;
+    #[track_caller]
     fn neg(self) -> Sharded<T> {
         -&self
     }

@@ -1,7 +1,14 @@
 //! Element-wise methods and Rust operators on [`Array`]: they only build graph nodes.
 //!
-//! Operators panic on a shape mismatch with a message naming both shapes (as ndarray does);
-//! the `try_*` methods return the same condition as an `Err`.
+//! # Panics
+//!
+//! Binary operators (`+`, `-`, `*`, `/`, `%`, the bit operators, shifts) and the element-wise
+//! methods without a `try_` prefix panic, at the caller's line (`#[track_caller]`), when the
+//! shapes do not broadcast (the message names both shapes, as ndarray does) or when the two
+//! arrays live on different devices (the message names both devices). The `try_*` methods
+//! ([`try_add`](Array::try_add), [`try_sub`](Array::try_sub), [`try_mul`](Array::try_mul),
+//! [`try_div`](Array::try_div), [`try_rem`](Array::try_rem)) return the same conditions as an
+//! `Err` ([`Error::Shape`], [`Error::DeviceMismatch`]).
 
 use crate::array::{Array, Operand, cast_owned, check_devices, expand, finish};
 use crate::dtype::{
@@ -108,6 +115,9 @@ fn absorb_into_call(
     ))
 }
 
+/// `op(a, b)`, panicking with the error's message (naming both shapes, or both devices) at the
+/// caller's operator.
+#[track_caller]
 fn bin<T: Element, U: Element>(a: &Arc<Node>, b: Arc<Node>, op: BinaryOp) -> Array<U> {
     let _ = std::marker::PhantomData::<T>;
     match binary_node_owned(a, b, op) {
@@ -121,6 +131,7 @@ impl<T: Element> Array<T> {
         Array::from_node(unary_node(&self.node, op))
     }
 
+    #[track_caller]
     fn bin_op<U: Element>(&self, rhs: impl Operand<T>, op: BinaryOp) -> Array<U> {
         bin::<T, U>(&self.node, rhs.into_node_like(&self.node), op)
     }
@@ -134,11 +145,17 @@ impl<T: Element> Array<T> {
     }
 
     /// Element-wise `==` (a `bool` array).
+    ///
+    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    #[track_caller]
     pub fn equal(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Eq)
     }
 
     /// Element-wise `!=`.
+    ///
+    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    #[track_caller]
     pub fn not_equal(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Ne)
     }
@@ -161,14 +178,33 @@ impl<T: Numeric> Array<T> {
     pub fn try_div(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
         self.try_bin(rhs, BinaryOp::Div)
     }
+    /// `self % rhs` (see [`rem`](Self::rem)), or an `Err` when the shapes do not broadcast or
+    /// the devices differ.
+    ///
+    /// ```
+    /// use cuprite_array::{Array, Device};
+    /// let a = Array::<i32>::from_slice_on(Device::CPU, &[7, -7], &[2])?;
+    /// assert_eq!(a.try_rem(3)?.to_vec()?, [1, -1]);
+    /// assert!(a.try_rem(&Array::<i32>::from_slice_on(Device::CPU, &[1, 2, 3], &[3])?).is_err());
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn try_rem(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Rem)
+    }
 }
 
 impl<T: Numeric + Ordered> Array<T> {
     /// Remainder, truncated (sign of the dividend); `x % 0 == 0` for integers.
+    ///
+    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    #[track_caller]
     pub fn rem(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Rem)
     }
     /// `self` to the power `rhs` (wrapping for integers; see [`ops`](crate::ops)).
+    ///
+    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    #[track_caller]
     pub fn pow(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Pow)
     }
@@ -184,26 +220,44 @@ impl<T: Numeric + Ordered> Array<T> {
 
 impl<T: Ordered> Array<T> {
     /// Element-wise `<`.
+    ///
+    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    #[track_caller]
     pub fn less(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Lt)
     }
     /// Element-wise `<=`.
+    ///
+    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    #[track_caller]
     pub fn less_equal(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Le)
     }
     /// Element-wise `>`.
+    ///
+    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    #[track_caller]
     pub fn greater(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Gt)
     }
     /// Element-wise `>=`.
+    ///
+    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    #[track_caller]
     pub fn greater_equal(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Ge)
     }
     /// Pairwise minimum (NaN if either is NaN).
+    ///
+    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    #[track_caller]
     pub fn minimum(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Min)
     }
     /// Pairwise maximum (NaN if either is NaN).
+    ///
+    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    #[track_caller]
     pub fn maximum(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Max)
     }
@@ -309,10 +363,16 @@ impl<T: Float> Array<T> {
         self.un(UnaryOp::IsFinite)
     }
     /// atan2(self, rhs), the angle of the point (rhs, self).
+    ///
+    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    #[track_caller]
     pub fn atan2(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Atan2)
     }
     /// √(self² + rhs²) without undue overflow.
+    ///
+    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    #[track_caller]
     pub fn hypot(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Hypot)
     }
@@ -343,14 +403,23 @@ impl<T: ComplexElement> Array<T> {
 
 impl Array<bool> {
     /// Logical and.
+    ///
+    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    #[track_caller]
     pub fn and(&self, rhs: impl Operand<bool>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::And)
     }
     /// Logical or.
+    ///
+    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    #[track_caller]
     pub fn or(&self, rhs: impl Operand<bool>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Or)
     }
     /// Logical xor.
+    ///
+    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    #[track_caller]
     pub fn xor(&self, rhs: impl Operand<bool>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Xor)
     }
@@ -363,6 +432,7 @@ macro_rules! promoted_op {
             <T as Promote<U>>::Output: Numeric,
         {
             type Output = Array<<T as Promote<U>>::Output>;
+            #[track_caller]
             fn $f(self, rhs: Array<U>) -> Self::Output {
                 bin::<T, _>(&self.node, rhs.node, BinaryOp::$op)
             }
@@ -372,6 +442,7 @@ macro_rules! promoted_op {
             <T as Promote<U>>::Output: Numeric,
         {
             type Output = Array<<T as Promote<U>>::Output>;
+            #[track_caller]
             fn $f(self, rhs: &Array<U>) -> Self::Output {
                 bin::<T, _>(&self.node, rhs.node.clone(), BinaryOp::$op)
             }
@@ -381,6 +452,7 @@ macro_rules! promoted_op {
             <T as Promote<U>>::Output: Numeric,
         {
             type Output = Array<<T as Promote<U>>::Output>;
+            #[track_caller]
             fn $f(self, rhs: Array<U>) -> Self::Output {
                 bin::<T, _>(&self.node, rhs.node, BinaryOp::$op)
             }
@@ -390,18 +462,21 @@ macro_rules! promoted_op {
             <T as Promote<U>>::Output: Numeric,
         {
             type Output = Array<<T as Promote<U>>::Output>;
+            #[track_caller]
             fn $f(self, rhs: &Array<U>) -> Self::Output {
                 bin::<T, _>(&self.node, rhs.node.clone(), BinaryOp::$op)
             }
         }
         impl<T: Numeric> ops::$Tr<T> for Array<T> {
             type Output = Array<T>;
+            #[track_caller]
             fn $f(self, rhs: T) -> Array<T> {
                 bin::<T, _>(&self.node, rhs.into_node_like(&self.node), BinaryOp::$op)
             }
         }
         impl<T: Numeric> ops::$Tr<T> for &Array<T> {
             type Output = Array<T>;
+            #[track_caller]
             fn $f(self, rhs: T) -> Array<T> {
                 bin::<T, _>(&self.node, rhs.into_node_like(&self.node), BinaryOp::$op)
             }
@@ -424,6 +499,7 @@ macro_rules! scalar_left {
     (@one $t:ty, $Tr:ident, $f:ident, $op:ident) => {
         impl ops::$Tr<Array<$t>> for $t {
             type Output = Array<$t>;
+            #[track_caller]
             fn $f(self, rhs: Array<$t>) -> Array<$t> {
                 let c = self.into_node_like(&rhs.node);
                 bin::<$t, _>(&c, rhs.node, BinaryOp::$op)
@@ -431,6 +507,7 @@ macro_rules! scalar_left {
         }
         impl ops::$Tr<&Array<$t>> for $t {
             type Output = Array<$t>;
+            #[track_caller]
             fn $f(self, rhs: &Array<$t>) -> Array<$t> {
                 let c = self.into_node_like(&rhs.node);
                 bin::<$t, _>(&c, rhs.node.clone(), BinaryOp::$op)
@@ -447,30 +524,35 @@ macro_rules! same_type_op {
     ($bound:ident, $Tr:ident, $f:ident, $op:expr) => {
         impl<T: $bound> ops::$Tr<&Array<T>> for &Array<T> {
             type Output = Array<T>;
+            #[track_caller]
             fn $f(self, rhs: &Array<T>) -> Array<T> {
                 bin::<T, _>(&self.node, rhs.node.clone(), $op(T::DTYPE))
             }
         }
         impl<T: $bound> ops::$Tr<Array<T>> for Array<T> {
             type Output = Array<T>;
+            #[track_caller]
             fn $f(self, rhs: Array<T>) -> Array<T> {
                 bin::<T, _>(&self.node, rhs.node, $op(T::DTYPE))
             }
         }
         impl<T: $bound> ops::$Tr<&Array<T>> for Array<T> {
             type Output = Array<T>;
+            #[track_caller]
             fn $f(self, rhs: &Array<T>) -> Array<T> {
                 bin::<T, _>(&self.node, rhs.node.clone(), $op(T::DTYPE))
             }
         }
         impl<T: $bound> ops::$Tr<T> for Array<T> {
             type Output = Array<T>;
+            #[track_caller]
             fn $f(self, rhs: T) -> Array<T> {
                 bin::<T, _>(&self.node, rhs.into_node_like(&self.node), $op(T::DTYPE))
             }
         }
         impl<T: $bound> ops::$Tr<T> for &Array<T> {
             type Output = Array<T>;
+            #[track_caller]
             fn $f(self, rhs: T) -> Array<T> {
                 bin::<T, _>(&self.node, rhs.into_node_like(&self.node), $op(T::DTYPE))
             }

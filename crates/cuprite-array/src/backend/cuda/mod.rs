@@ -208,7 +208,7 @@ fn download(d: &DevBuf) -> Result<Vec<u8>> {
         return Ok(Vec::new());
     }
     let stream = stream_for(d.ordinal())?;
-    Ok(stream.clone_dtoh(d.buffer())?)
+    Ok(stream.clone_dtoh(d.buffer()?)?)
 }
 
 /// A copy of device buffer `src` on CUDA device `ordinal`, made on that device's array stream:

@@ -70,7 +70,7 @@ impl<T: Element> Array<T> {
                         // Orders writes made on other streams into the array stream, then
                         // makes the consumer wait for the array stream.
                         array_stream.begin_access(&[Access::of_tracker(
-                            cuprite_driver::DeviceRead::tracker(d.buffer()),
+                            cuprite_driver::DeviceRead::tracker(d.buffer()?),
                             false,
                         )])?;
                         c.join(&array_stream)?;

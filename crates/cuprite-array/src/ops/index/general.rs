@@ -239,7 +239,7 @@ impl<T: Element> Array<T> {
             match arg {
                 Idx::NewAxis => axes.push(Axis::New),
                 Idx::Int(i) => {
-                    let a = src.expect("an integer consumes an axis");
+                    let a = consumed(*src, "an integer")?;
                     let spec = SliceArg::Index(*i).resolve(s[a], a)?;
                     if basic {
                         fixed += spec.start as i64 * st[a];
@@ -252,7 +252,7 @@ impl<T: Element> Array<T> {
                     }
                 }
                 Idx::Slice { start, end, step } => {
-                    let a = src.expect("a slice consumes an axis");
+                    let a = consumed(*src, "a slice")?;
                     let r = SliceArg::Range {
                         start: *start,
                         end: *end,
@@ -267,17 +267,17 @@ impl<T: Element> Array<T> {
                     });
                 }
                 Idx::Array(ia) => {
-                    let a = src.expect("an index array consumes an axis");
+                    let a = consumed(*src, "an index array")?;
                     let what = format!("index array for axis {a}");
                     let fuse = fused
                         && s[a] > 0
                         && crate::shape::numel(&ia.node.shape) > 0
                         && !super::known_in_range(&ia.node, s[a]);
                     let norm = if fuse {
-                        if flag.is_none() {
-                            flag = Some(IndexFlag::new(self.device())?);
-                        }
-                        let f = flag.as_ref().expect("made above");
+                        let f = match flag.take() {
+                            Some(f) => flag.insert(f),
+                            None => flag.insert(IndexFlag::new(self.device())?),
+                        };
                         let x = f.check(&ia.node, s[a], &what)?;
                         checked.push((ia.node.clone(), s[a], what));
                         x
@@ -435,4 +435,14 @@ fn expand_args<T: Element>(a: &Array<T>, args: &[Idx]) -> Result<Vec<(Idx, Optio
         fill(&mut out, &mut src, nd - used);
     }
     Ok(out)
+}
+
+/// The input axis an integer, slice or index array consumes: `expand_args` pairs each of them
+/// with one; an `Err` (never a panic) should that pairing ever miss one.
+fn consumed(src: Option<usize>, what: &str) -> Result<usize> {
+    src.ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "index: {what} was paired with no axis of the array (an internal error)"
+        ))
+    })
 }
