@@ -18,19 +18,26 @@ fn kind(e: &Error) -> String {
     d.split(['(', ':', ' ']).next().unwrap_or("").to_string()
 }
 
-/// `r` is an `Err` of one of `kinds` whose message contains every needle.
+/// `r` is an `Err` of exactly the variant `kinds[0]` whose message contains every needle (at
+/// least one, naming the offending value). One kind only: a case that accepted several would
+/// pass on a failure of another cause.
 fn bad<T: std::fmt::Debug>(
     r: cuprite_array::Result<T>,
     kinds: &[&str],
     needles: &[&str],
 ) -> Result<(), String> {
+    if kinds.len() != 1 || needles.is_empty() {
+        return Err(format!(
+            "a case names one kind and at least one needle, not {kinds:?} and {needles:?}"
+        ));
+    }
     match r {
         Ok(v) => Err(format!(
             "expected an Err ({kinds:?}) mentioning {needles:?}, got Ok({v:?})"
         )),
         Err(e) => {
             let (k, m) = (kind(&e), e.to_string());
-            if !kinds.contains(&k.as_str()) {
+            if k != kinds[0] {
                 return Err(format!("expected an Err of kind {kinds:?}, got {k}: {m}"));
             }
             for n in needles {
@@ -81,7 +88,7 @@ fn zeros_overflowing_shape_eval(d: Device) -> Result<(), String> {
     with_device(d, || {
         bad(
             Array::<f64>::zeros(&[1 << 40, 1 << 40]).eval(),
-            &["Shape", "InvalidArgument"],
+            &["Shape"],
             &["1099511627776"],
         )
     })
@@ -109,11 +116,7 @@ fn arange_nan_bound(d: Device) -> Result<(), String> {
 
 fn eye_too_large(d: Device) -> Result<(), String> {
     with_device(d, || {
-        bad(
-            Array::<f32>::eye(1 << 40),
-            &["Shape", "InvalidArgument"],
-            &["1099511627776"],
-        )
+        bad(Array::<f32>::eye(1 << 40), &["Shape"], &["1099511627776"])
     })
 }
 
@@ -132,7 +135,11 @@ fn rand_overflowing_shape(d: Device) -> Result<(), String> {
 }
 
 fn item_of_many(d: Device) -> Result<(), String> {
-    bad(iota(d, &[2])?.item(), &["Shape", "InvalidArgument"], &["2"])
+    bad(
+        iota(d, &[2])?.item(),
+        &["Shape"],
+        &["the array has shape [2]"],
+    )
 }
 
 // ---- reshape and views ----
@@ -156,21 +163,25 @@ fn reshape_overflowing(d: Device) -> Result<(), String> {
 fn permute_wrong_length(d: Device) -> Result<(), String> {
     bad(
         iota(d, &[2, 3])?.permute(&[0]),
-        &["Axis", "Shape", "InvalidArgument"],
-        &["[0]"],
+        &["Axis"],
+        &["[0] is not a permutation"],
     )
 }
 
 fn permute_repeated_axis(d: Device) -> Result<(), String> {
     bad(
         iota(d, &[2, 3])?.permute(&[1, 1]),
-        &["Axis", "Shape", "InvalidArgument"],
-        &["[1, 1]"],
+        &["Axis"],
+        &["[1, 1] is not a permutation"],
     )
 }
 
 fn expand_dims_out_of_range(d: Device) -> Result<(), String> {
-    bad(iota(d, &[2, 3])?.expand_dims(5), &["Axis"], &["5"])
+    bad(
+        iota(d, &[2, 3])?.expand_dims(5),
+        &["Axis"],
+        &["axis 5 is out of range"],
+    )
 }
 
 fn slice_zero_step(d: Device) -> Result<(), String> {
@@ -181,8 +192,8 @@ fn slice_zero_step(d: Device) -> Result<(), String> {
     };
     bad(
         iota(d, &[4])?.slice(&[arg]),
-        &["InvalidArgument", "Index"],
-        &["step"],
+        &["Index"],
+        &["slice step 0 on axis 0"],
     )
 }
 
@@ -190,8 +201,8 @@ fn slice_too_many_axes(d: Device) -> Result<(), String> {
     let arg = SliceArg::Index(0);
     bad(
         iota(d, &[4])?.slice(&[arg, arg]),
-        &["Index", "Shape", "Axis", "InvalidArgument"],
-        &["2"],
+        &["Index"],
+        &["2 slice arguments for an array of 1 axes"],
     )
 }
 
@@ -204,7 +215,11 @@ fn slice_index_out_of_range(d: Device) -> Result<(), String> {
 }
 
 fn flip_axis_out_of_range(d: Device) -> Result<(), String> {
-    bad(iota(d, &[4])?.flip(&[1]), &["Axis"], &["1"])
+    bad(
+        iota(d, &[4])?.flip(&[1]),
+        &["Axis"],
+        &["axis 1 is out of range"],
+    )
 }
 
 fn broadcast_incompatible(d: Device) -> Result<(), String> {
@@ -232,7 +247,7 @@ fn tile_overflowing(d: Device) -> Result<(), String> {
 }
 
 fn roll_axis_out_of_range(d: Device) -> Result<(), String> {
-    bad(iota(d, &[2, 2])?.roll(1, -3), &["Axis"], &["-3"])
+    bad(iota(d, &[2, 2])?.roll(1, -3), &["Axis"], &["axis -3"])
 }
 
 // ---- broadcasting in element-wise operations ----
@@ -257,7 +272,11 @@ fn select_incompatible(d: Device) -> Result<(), String> {
 // ---- reductions ----
 
 fn sum_axis_out_of_range(d: Device) -> Result<(), String> {
-    bad(iota(d, &[2, 3])?.sum_axes(&[2], false), &["Axis"], &["2"])
+    bad(
+        iota(d, &[2, 3])?.sum_axes(&[2], false),
+        &["Axis"],
+        &["axis 2 is out of range"],
+    )
 }
 
 fn sum_repeated_axis(d: Device) -> Result<(), String> {
@@ -281,7 +300,11 @@ fn argmin_along_empty_axis(d: Device) -> Result<(), String> {
 }
 
 fn var_axis_out_of_range(d: Device) -> Result<(), String> {
-    bad(iota(d, &[3])?.var_axes(&[-2], 0, false), &["Axis"], &["-2"])
+    bad(
+        iota(d, &[3])?.var_axes(&[-2], 0, false),
+        &["Axis"],
+        &["axis -2 is out of range"],
+    )
 }
 
 // ---- gather, pad, concat, cumsum ----
@@ -293,7 +316,7 @@ fn gather_2d_index(d: Device) -> Result<(), String> {
 
 fn gather_axis_out_of_range(d: Device) -> Result<(), String> {
     let i = e(Array::from_slice_on(d, &[0i32], &[1]))?;
-    bad(iota(d, &[3, 2])?.gather(2, &i), &["Axis"], &["2"])
+    bad(iota(d, &[3, 2])?.gather(2, &i), &["Axis"], &["axis 2"])
 }
 
 fn gather_from_empty_axis(d: Device) -> Result<(), String> {
@@ -304,16 +327,16 @@ fn gather_from_empty_axis(d: Device) -> Result<(), String> {
 fn pad_wrong_rank(d: Device) -> Result<(), String> {
     bad(
         iota(d, &[2, 2])?.pad(&[(1, 1)], 0.0),
-        &["Shape", "InvalidArgument", "Axis"],
-        &["2"],
+        &["Shape"],
+        &["1 for shape [2, 2]"],
     )
 }
 
 fn pad_overflowing_width(d: Device) -> Result<(), String> {
     bad(
         iota(d, &[2])?.pad(&[(usize::MAX, 1)], 0.0),
-        &["Shape", "InvalidArgument"],
-        &["18446744073709551615"],
+        &["Shape"],
+        &["by [(18446744073709551615, 1)]"],
     )
 }
 
@@ -321,8 +344,8 @@ fn concat_nothing(d: Device) -> Result<(), String> {
     with_device(d, || {
         bad(
             Array::<f32>::concat(&[], 0),
-            &["InvalidArgument", "Shape"],
-            &["concat"],
+            &["InvalidArgument"],
+            &["concat of no arrays"],
         )
     })
 }
@@ -338,16 +361,20 @@ fn concat_mismatched_extents(d: Device) -> Result<(), String> {
 
 fn concat_axis_out_of_range(d: Device) -> Result<(), String> {
     let (a, b) = (iota(d, &[2, 3])?, iota(d, &[2, 3])?);
-    bad(Array::concat(&[&a, &b], 2), &["Axis"], &["2"])
+    bad(
+        Array::concat(&[&a, &b], 2),
+        &["Axis"],
+        &["axis 2 is out of range"],
+    )
 }
 
 fn cumsum_axis_out_of_range(d: Device) -> Result<(), String> {
-    bad(iota(d, &[2, 3])?.cumsum(-3), &["Axis"], &["-3"])
+    bad(iota(d, &[2, 3])?.cumsum(-3), &["Axis"], &["axis -3"])
 }
 
 fn cumsum_of_complex(d: Device) -> Result<(), String> {
     let z = e(Array::from_slice_on(d, &[c64::new(1.0, 2.0)], &[1]))?;
-    bad(z.cumsum(0), &["InvalidArgument"], &["cumsum", "c"])
+    bad(z.cumsum(0), &["InvalidArgument"], &["cumsum", "c64"])
 }
 
 // ---- products and linear algebra ----
@@ -362,12 +389,12 @@ fn matmul_inner_mismatch(d: Device) -> Result<(), String> {
 
 fn matmul_of_integers(d: Device) -> Result<(), String> {
     let a = e(Array::from_slice_on(d, &[1i32, 2, 3, 4], &[2, 2]))?;
-    bad(a.matmul(&a), &["InvalidArgument"], &["i32"])
+    bad(a.matmul(&a), &["InvalidArgument"], &["matmul of i32"])
 }
 
 fn matmul_of_scalars(d: Device) -> Result<(), String> {
     let a = e(Array::from_slice_on(d, &[2.0f32], &[]))?;
-    bad(a.matmul(&a), &["Shape", "InvalidArgument"], &["[]"])
+    bad(a.matmul(&a), &["Shape"], &["shapes [] and []"])
 }
 
 fn tensordot_axes_mismatch(d: Device) -> Result<(), String> {
@@ -381,8 +408,8 @@ fn tensordot_axes_mismatch(d: Device) -> Result<(), String> {
 fn einsum_bad_spec(d: Device) -> Result<(), String> {
     bad(
         linalg::einsum("ij,jk->iq", &[&iota(d, &[2, 2])?, &iota(d, &[2, 2])?]),
-        &["InvalidArgument", "Shape", "Axis"],
-        &["q"],
+        &["InvalidArgument"],
+        &["output label 'q'"],
     )
 }
 
@@ -413,8 +440,8 @@ fn cholesky_not_positive_definite(d: Device) -> Result<(), String> {
 fn fft_length_zero(d: Device) -> Result<(), String> {
     bad(
         iota(d, &[4])?.fft(Some(0), 0, FftNorm::Backward),
-        &["InvalidArgument", "Shape"],
-        &["0"],
+        &["InvalidArgument"],
+        &["n = 0 points"],
     )
 }
 
@@ -422,7 +449,7 @@ fn fft_axis_out_of_range(d: Device) -> Result<(), String> {
     bad(
         iota(d, &[4])?.rfft(None, 1, FftNorm::Backward),
         &["Axis"],
-        &["1"],
+        &["axis 1"],
     )
 }
 
@@ -430,11 +457,15 @@ fn fft_axis_out_of_range(d: Device) -> Result<(), String> {
 
 fn softmax_of_integers(d: Device) -> Result<(), String> {
     let a = e(Array::from_slice_on(d, &[1i64, 2], &[2]))?;
-    bad(a.softmax(0), &["InvalidArgument"], &["i64"])
+    bad(a.softmax(0), &["InvalidArgument"], &["not i64"])
 }
 
 fn softmax_axis_out_of_range(d: Device) -> Result<(), String> {
-    bad(iota(d, &[2, 2])?.softmax(2), &["Axis"], &["2"])
+    bad(
+        iota(d, &[2, 2])?.softmax(2),
+        &["Axis"],
+        &["axis 2 is out of range"],
+    )
 }
 
 fn layer_norm_weight_shape(d: Device) -> Result<(), String> {
@@ -455,8 +486,8 @@ fn one_hot_of_negative_class(d: Device) -> Result<(), String> {
     let t = e(Array::from_slice_on(d, &[0i64, 1], &[2]))?;
     bad(
         t.one_hot::<f32>(0),
-        &["InvalidArgument", "Index", "Shape"],
-        &["0"],
+        &["InvalidArgument"],
+        &["number of classes must be in 1..=i64::MAX, not 0"],
     )
 }
 
@@ -534,15 +565,15 @@ fn dlpack_null_shape(d: Device) -> Result<(), String> {
 
 fn dlpack_negative_extent(d: Device) -> Result<(), String> {
     let mut t = host_tensor(1, Some(vec![-4]), None, F32, 1);
-    bad(import(&mut t, d), &["InvalidArgument", "Shape"], &["-4"])
+    bad(import(&mut t, d), &["Shape"], &["negative extents [-4]"])
 }
 
 fn dlpack_overflowing_strides(d: Device) -> Result<(), String> {
     let mut t = host_tensor(2, Some(vec![2, 2]), Some(vec![i64::MAX, 1]), F32, 1);
     bad(
         import(&mut t, d),
-        &["InvalidArgument", "Shape"],
-        &["9223372036854775807"],
+        &["InvalidArgument"],
+        &["strides [9223372036854775807, 1]"],
     )
 }
 
@@ -568,11 +599,7 @@ fn dlpack_wrong_element_type(d: Device) -> Result<(), String> {
 
 fn dlpack_unknown_device(d: Device) -> Result<(), String> {
     let mut t = host_tensor(1, Some(vec![4]), None, F32, 7);
-    bad(
-        import(&mut t, d),
-        &["InvalidArgument", "DeviceMismatch"],
-        &["7"],
-    )
+    bad(import(&mut t, d), &["InvalidArgument"], &["kDLVulkan (7)"])
 }
 
 fn raw_host_pointer_as_device_pointer(d: Device) -> Result<(), String> {
@@ -581,7 +608,16 @@ fn raw_host_pointer_as_device_pointer(d: Device) -> Result<(), String> {
         // SAFETY: the call must refuse the pointer (host memory, or no CUDA device); nothing is
         // adopted, so `host` stays ours.
         let r = unsafe { Array::<f32>::new_from_device_ptr(host.as_mut_ptr(), &[4]) };
-        bad(r, &["DeviceMismatch", "InvalidArgument", "Cuda"], &[])
+        if d == Device::CPU {
+            bad(r, &["DeviceMismatch"], &["needs a CUDA device", "cpu:0"])
+        } else {
+            // Host memory: CUDA does not know it, or not as device memory.
+            bad(
+                r,
+                &["InvalidArgument"],
+                &[&format!("{:#x}", host.as_ptr() as u64)],
+            )
+        }
     })?;
     assert_eq!(host, [1.0; 4]);
     Ok(())
@@ -591,35 +627,47 @@ fn raw_null_pointer(d: Device) -> Result<(), String> {
     with_device(d, || {
         // SAFETY: a null pointer must be refused before anything reads it.
         let r = unsafe { Array::<f32>::new_from_device_ptr(std::ptr::null_mut(), &[4]) };
-        bad(r, &["DeviceMismatch", "InvalidArgument", "Cuda"], &[])
+        if d == Device::CPU {
+            bad(r, &["DeviceMismatch"], &["needs a CUDA device", "cpu:0"])
+        } else {
+            bad(r, &["InvalidArgument"], &["a null device pointer"])
+        }
     })
 }
 
-fn device_view_of_cpu_array(_: Device) -> Result<(), String> {
-    let a = iota(Device::CPU, &[4])?;
-    bad(
-        a.device_view().map(|_| ()),
-        &["DeviceMismatch", "InvalidArgument"],
-        &["CPU"],
-    )
-    .or_else(|m| {
+/// A CPU array has no device memory; on CUDA, the view of a CPU array made while the CUDA
+/// device is current is refused the same way (the array stays where it was made).
+fn device_view_of_cpu_array(d: Device) -> Result<(), String> {
+    with_device(d, || {
+        let a = iota(Device::CPU, &[4])?;
         bad(
             a.device_view().map(|_| ()),
-            &["DeviceMismatch", "InvalidArgument"],
-            &["cpu"],
+            &["DeviceMismatch"],
+            &["the array lives on the CPU backend (cpu:0)"],
         )
-        .map_err(|_| m)
     })
 }
 
 // ---- devices ----
 
-fn nonexistent_device(_: Device) -> Result<(), String> {
+/// Device 4093 of `d`'s backend does not exist: making it current is refused; on CUDA, so is
+/// making an array there.
+fn nonexistent_device(d: Device) -> Result<(), String> {
+    with_device(d, || {
+        bad(
+            cuprite_array::set_device(4093),
+            &["InvalidArgument"],
+            &["device 4093 does not exist"],
+        )
+    })?;
+    if d == Device::CPU {
+        return Ok(());
+    }
     with_device(Device::cuda(4093), || {
         bad(
             Array::from_slice(&[1.0f32], &[1]),
-            &["InvalidArgument", "DeviceMismatch", "Cuda"],
-            &["4093"],
+            &["InvalidArgument"],
+            &["CUDA device 4093 does not exist"],
         )
     })
 }
@@ -627,8 +675,8 @@ fn nonexistent_device(_: Device) -> Result<(), String> {
 fn to_nonexistent_device(d: Device) -> Result<(), String> {
     bad(
         iota(d, &[2])?.to_device(Device::cuda(4093)),
-        &["InvalidArgument", "DeviceMismatch", "Cuda"],
-        &["4093"],
+        &["InvalidArgument"],
+        &["CUDA device 4093 does not exist"],
     )
 }
 
@@ -639,9 +687,14 @@ fn mixed_devices(d: Device) -> Result<(), String> {
         return nonexistent_device(d);
     }
     let (a, b) = (iota(Device::CPU, &[2])?, iota(d, &[2])?);
-    bad(a.try_add(&b), &["DeviceMismatch"], &["cpu"])?;
-    bad(Array::concat(&[&a, &b], 0), &["DeviceMismatch"], &[])?;
-    bad(a.matmul(&b), &["DeviceMismatch"], &[])
+    let (cpu, cuda) = (Device::CPU.to_string(), d.to_string());
+    bad(a.try_add(&b), &["DeviceMismatch"], &[&cpu, &cuda])?;
+    bad(
+        Array::concat(&[&a, &b], 0),
+        &["DeviceMismatch"],
+        &[&cpu, &cuda],
+    )?;
+    bad(a.matmul(&b), &["DeviceMismatch"], &[&cpu, &cuda])
 }
 
 // ---- the suite ----
@@ -692,8 +745,8 @@ fn choice_beyond_i64(d: Device) -> Result<(), String> {
         )?;
         bad(
             Array::choice(3, usize::MAX, true, Some(&[0.5, 0.25, 0.25]), 1),
-            &["Shape", "InvalidArgument"],
-            &["18446744073709551615"],
+            &["InvalidArgument"],
+            &["18446744073709551615 values"],
         )
     })
 }
@@ -799,6 +852,9 @@ const CASES: &[(&str, Case)] = &[
     ("cpu_mesh_too_large", cpu_mesh_too_large),
 ];
 
+/// Cases whose call involves no device (host-side size checks before anything is made).
+const DEVICE_FREE: &[&str] = &["cpu_mesh_too_large"];
+
 fn run_case(name: &str, case: Case, d: Device) -> TestResult {
     let r = std::panic::catch_unwind(|| case(d));
     match r {
@@ -815,6 +871,10 @@ pub fn tests() -> Vec<Test> {
         v.push(Test::cpu(format!("cpu::bad_input::{name}"), move || {
             run_case(name, case, Device::CPU)
         }));
+        // A case that never touches a device would only repeat its CPU run.
+        if DEVICE_FREE.contains(&name) {
+            continue;
+        }
         v.push(Test::gpu(format!("cuda::bad_input::{name}"), move || {
             run_case(name, case, Device::cuda(0))
         }));

@@ -19,6 +19,36 @@ pub fn close(got: &[f64], want: &[f64], rtol: f64, atol: f64, what: &str) -> Tes
     Ok(())
 }
 
+/// The variant name of an error (of the array library: `Shape`, `Axis`, `Index`,
+/// `InvalidArgument`, `Cuda`...; of the driver: `InvalidArgument`, `Driver`...).
+pub fn err_kind(e: &impl std::fmt::Debug) -> String {
+    let d = format!("{e:?}");
+    d.split(['(', ':', ' ', '{'])
+        .next()
+        .unwrap_or("")
+        .to_string()
+}
+
+/// `r` failed with an error of variant `kind` whose message contains `needle` (the offending
+/// value or name, so that the test proves the call failed for the reason it is about).
+#[track_caller]
+pub fn assert_err<T: std::fmt::Debug, E: std::fmt::Debug + std::fmt::Display>(
+    r: Result<T, E>,
+    kind: &str,
+    needle: &str,
+) {
+    match r {
+        Ok(v) => panic!("expected an Err of kind {kind} mentioning {needle:?}, got Ok({v:?})"),
+        Err(e) => {
+            let (k, m) = (err_kind(&e), e.to_string());
+            assert!(
+                k == kind && m.contains(needle),
+                "expected an Err of kind {kind} mentioning {needle:?}, got {k}: {m}"
+            );
+        }
+    }
+}
+
 fn f64s(v: &[f32]) -> Vec<f64> {
     v.iter().map(|&x| x as f64).collect()
 }

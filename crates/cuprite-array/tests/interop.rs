@@ -276,7 +276,11 @@ fn foreign_stream_arrays_freed_on_it() -> TestResult {
         cuprite_driver::ContextStack::pop()?;
         let other = owned.new_stream()?;
         let mut other_buf = other.clone_htod(&h)?;
-        assert!(other_buf.set_stream(&ctx.default_stream()).is_err());
+        crate::common::assert_err(
+            other_buf.set_stream(&ctx.default_stream()),
+            "InvalidArgument",
+            "belongs to another context",
+        );
         let got = with_stream(&other, || -> cuprite_array::Result<Vec<f32>> {
             assert_eq!(
                 interop::current_stream(0)?.raw(),
@@ -312,7 +316,11 @@ fn device_pointers_and_locks() -> TestResult {
         // Bad pointers first (nothing is taken over on error).
         // SAFETY: every pointer below is refused by the checks (so nothing is taken over).
         unsafe {
-            assert!(Array::<f32>::new_from_device_ptr(std::ptr::null_mut(), &[4]).is_err());
+            crate::common::assert_err(
+                Array::<f32>::new_from_device_ptr(std::ptr::null_mut(), &[4]),
+                "InvalidArgument",
+                "a null device pointer",
+            );
             let e = Array::<f32>::new_from_device_ptr((ptr + 2) as *mut f32, &[4]).unwrap_err();
             assert!(e.to_string().contains("aligned"), "{e}");
             let e = Array::<f32>::new_from_device_ptr((ptr + 256) as *mut f32, &[4]).unwrap_err();
@@ -320,12 +328,18 @@ fn device_pointers_and_locks() -> TestResult {
             let e = Array::<f32>::new_from_device_ptr(ptr as *mut f32, &[n + 4096]).unwrap_err();
             assert!(e.to_string().contains("bytes"), "{e}");
             let host = [1.0f32; 16];
+            // A host pointer: CUDA knows it not, or not as device memory.
             let e = Array::<f32>::new_from_device_ptr(host.as_ptr() as *mut f32, &[16]);
-            assert!(e.is_err(), "a host pointer");
+            crate::common::assert_err(
+                e,
+                "InvalidArgument",
+                &format!("{:#x}", host.as_ptr() as u64),
+            );
+            // The CPU backend has no device memory.
             let e = with_device(Device::CPU, || {
                 Array::<f32>::new_from_device_ptr(ptr as *mut f32, &[n])
             });
-            assert!(e.is_err(), "the CPU backend has no device memory");
+            crate::common::assert_err(e, "DeviceMismatch", "this thread's device is cpu:0");
         }
         // Counted as allocated: the cumulative count only grows (what is in use also moves
         // with other tests freeing memory in parallel).
@@ -364,10 +378,18 @@ fn device_pointers_and_locks() -> TestResult {
         a.unlock()?; // unlocking an unlocked array does nothing
         // Devices and the stream.
         assert_eq!(interop::get_device_native_id(0)?, 0);
-        assert!(interop::get_device_native_id(1 << 20).is_err());
+        crate::common::assert_err(
+            interop::get_device_native_id(1 << 20),
+            "InvalidArgument",
+            "array device 1048576 does not exist",
+        );
         interop::set_device_native_id(0)?;
         assert_eq!(cuprite_array::get_device(), 0);
-        assert!(interop::set_device_native_id(-1).is_err());
+        crate::common::assert_err(
+            interop::set_device_native_id(-1),
+            "InvalidArgument",
+            "CUDA device -1 does not exist",
+        );
         assert_eq!(
             cuprite_array::get_stream(0)?.raw(),
             interop::current_stream(0)?.raw()
@@ -386,7 +408,11 @@ fn buffers_in_and_out() -> TestResult {
         let h = rng.vec_f32(n, -1.0, 1.0);
         let buf = stream.clone_htod(&h)?;
         let p0 = cuprite_driver::DeviceRead::device_ptr(&buf);
-        assert!(Array::from_buffer(stream.clone_htod(&h)?, &[n + 1]).is_err());
+        crate::common::assert_err(
+            Array::from_buffer(stream.clone_htod(&h)?, &[n + 1]),
+            "Shape",
+            &format!("[{}]", n + 1),
+        );
         let a = Array::from_buffer(buf, &[n])?;
         assert_eq!(a.device_view()?.device_ptr(), p0, "no copy");
         let b = a.clone();
@@ -428,7 +454,11 @@ fn buffers_in_and_out() -> TestResult {
         )?;
         cuprite_driver::ContextStack::pop()?;
         let other = owned.new_stream()?.clone_htod(&h)?;
-        assert!(Array::from_buffer(other, &[n]).is_err());
+        crate::common::assert_err(
+            Array::from_buffer(other, &[n]),
+            "DeviceMismatch",
+            "another context",
+        );
         Ok(())
     })
 }
@@ -659,11 +689,15 @@ fn dlpack_foreign_and_bad_input() -> TestResult {
         assert_eq!(CPU_DELETES.load(Ordering::SeqCst) - deletes, 1 + bad.len());
         // A null managed tensor.
         // SAFETY: null is checked.
-        assert!(unsafe { DLPackTensor::from_raw_versioned(std::ptr::null_mut()) }.is_err());
+        crate::common::assert_err(
+            unsafe { DLPackTensor::from_raw_versioned(std::ptr::null_mut()) },
+            "InvalidArgument",
+            "a null DLManagedTensorVersioned",
+        );
         let null = std::ptr::null_mut::<DLManagedTensor>();
         // SAFETY: null is checked.
         let r = unsafe { DLPackTensor::from_raw_legacy(null) };
-        assert!(r.is_err());
+        crate::common::assert_err(r, "InvalidArgument", "a null DLManagedTensor");
         Ok(())
     })
 }
@@ -687,17 +721,19 @@ fn dlpack_dtypes() -> TestResult {
 fn seed_api_on_cpu() -> TestResult {
     with_device(Device::CPU, || {
         let a = Array::from_slice(&[1.0f32, 2.0], &[2])?;
-        assert!(
-            a.device_ptr().is_err(),
-            "no device memory on the CPU backend"
-        );
-        assert!(a.device_view().is_err());
+        // No device memory on the CPU backend.
+        crate::common::assert_err(a.device_ptr(), "DeviceMismatch", "cpu:0");
+        crate::common::assert_err(a.device_view(), "DeviceMismatch", "cpu:0");
         a.unlock()?; // never locked, never device memory: a documented no-op
         a.lock()?;
         assert!(a.is_locked());
         a.unlock()?;
         assert!(!a.is_locked());
-        assert!(interop::set_device_native_id(-3).is_err());
+        crate::common::assert_err(
+            interop::set_device_native_id(-3),
+            "InvalidArgument",
+            "CUDA device -3 does not exist",
+        );
         let s = interop::stats();
         let t = thread_stats();
         assert!(s.host_syncs >= t.host_syncs && s.stream_waits >= t.stream_waits);
@@ -806,10 +842,11 @@ fn dlpack_gpu() -> TestResult {
         );
         let z = Array::<f32>::from_dlpack(t)?;
         assert_eq!(z.device_view()?.device_ptr(), fp2);
-        assert!(
-            z.into_buffer().is_err(),
-            "imported memory is not the library's to give"
-        );
+        // Imported memory is not the library's to give: the array comes back, unchanged.
+        let z = z
+            .into_buffer()
+            .expect_err("imported memory is not the library's to give");
+        assert_eq!(z.device_view()?.device_ptr(), fp2);
         assert_ne!(fptr, 0);
         Ok(())
     })

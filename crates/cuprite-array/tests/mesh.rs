@@ -451,39 +451,70 @@ fn from_parts(mesh: &Mesh) -> TestResult {
 fn errors() -> TestResult {
     let m2 = Mesh::cpu(2)?;
     let m3 = Mesh::cpu(3)?;
-    assert!(Mesh::new(&[]).is_err());
-    assert!(Mesh::cpu(0).is_err());
-    assert!(Mesh::new(&[Device::cuda(0), Device::cuda(0)]).is_err());
-    assert!(Mesh::new(&[Device::CPU, Device::cuda(0)]).is_err());
+    crate::common::assert_err(Mesh::new(&[]), "InvalidArgument", "at least one device");
+    crate::common::assert_err(Mesh::cpu(0), "InvalidArgument", "at least one device");
+    // With a GPU the repeat is refused; without one, the device that does not exist.
+    let twice = if cuprite_testkit::has_gpu() {
+        "cuda:0 is given twice"
+    } else {
+        "CUDA device 0 does not exist"
+    };
+    crate::common::assert_err(
+        Mesh::new(&[Device::cuda(0), Device::cuda(0)]),
+        "InvalidArgument",
+        twice,
+    );
+    crate::common::assert_err(
+        Mesh::new(&[Device::CPU, Device::cuda(0)]),
+        "DeviceMismatch",
+        "device 0 is cpu:0, device 1 is cuda:0",
+    );
     let a = Array::from_slice_on(Device::CPU, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2])?;
-    assert!(a.shard(&m2, 2).is_err());
-    assert!(
-        Array::scalar(1.0f32)
-            .to_device(Device::CPU)?
-            .shard(&m2, 0)
-            .is_err()
+    crate::common::assert_err(a.shard(&m2, 2), "Axis", "axis 2 is out of range");
+    crate::common::assert_err(
+        Array::scalar(1.0f32).to_device(Device::CPU)?.shard(&m2, 0),
+        "Axis",
+        "axis 0 is out of range for an array of 0 dimension(s)",
     );
     let s0 = a.shard(&m2, 0)?;
     let s1 = a.shard(&m2, 1)?;
     let e = s0.try_add(&s1).unwrap_err().to_string();
     assert!(e.contains("axis 0") && e.contains("axis 1"), "{e}");
-    assert!(s0.try_add(&a.shard(&m3, 0)?).is_err());
+    crate::common::assert_err(
+        s0.try_add(&a.shard(&m3, 0)?),
+        "DeviceMismatch",
+        "sharded arrays on different meshes",
+    );
     let t = a.t().contiguous()?;
     let e = Sharded::from_shards(&m2, vec![a.clone(), t], 0)
         .unwrap_err()
         .to_string();
     assert!(e.contains("[3, 2]") && e.contains("[2, 3]"), "{e}");
-    assert!(Sharded::from_shards(&m2, vec![a.clone()], 0).is_err());
-    assert!(
-        Sharded::from_replicas(&m2, vec![a.clone(), a.slice(&cuprite_array::s![..2])?]).is_err()
+    crate::common::assert_err(
+        Sharded::from_shards(&m2, vec![a.clone()], 0),
+        "InvalidArgument",
+        "1 shard(s) for a mesh of 2 device(s)",
+    );
+    crate::common::assert_err(
+        Sharded::from_replicas(&m2, vec![a.clone(), a.slice(&cuprite_array::s![..2])?]),
+        "Shape",
+        "shard 1 has shape [2, 2], shard 0 [3, 2]",
     );
     // A closure that changes the layout.
-    assert!(s1.try_map(|x| x.sum_axes(&[1], false)).is_err());
+    crate::common::assert_err(
+        s1.try_map(|x| x.sum_axes(&[1], false)),
+        "Shape",
+        "but the split axis 1",
+    );
     // Max of nothing.
     let empty = Array::<f32>::zeros(&[0, 2])
         .to_device(Device::CPU)?
         .shard(&m2, 0)?;
-    assert!(empty.max().is_err());
+    crate::common::assert_err(
+        empty.max(),
+        "InvalidArgument",
+        "Max of an empty sharded array (shape [0, 2]",
+    );
     assert_eq!(empty.sum()?.shards()[1].item()?, 0.0);
     Ok(())
 }

@@ -292,22 +292,42 @@ fn rows_fuse_and_err(d: Device) -> TestResult {
         let i = Array::from_slice(&[1i32, 2], &[2])?;
         let e = i.softmax(0).unwrap_err().to_string();
         assert!(e.contains("i32"), "{e}");
-        assert!(i.layer_norm(0, None, None, 1e-5).is_err());
+        crate::common::assert_err(
+            i.layer_norm(0, None, None, 1e-5),
+            "InvalidArgument",
+            "not i32",
+        );
         let w = Array::from_slice(&[1.0f32, 2.0], &[2])?;
         let e = x
             .layer_norm(1, Some(&w), None, 1e-5)
             .unwrap_err()
             .to_string();
         assert!(e.contains("[2]") && e.contains('3'), "{e}");
-        assert!(x.rms_norm(1, Some(&w), 1e-5).is_err());
+        crate::common::assert_err(
+            x.rms_norm(1, Some(&w), 1e-5),
+            "Shape",
+            "weight of shape [2]",
+        );
         let e = x.normalize(1, 0.0, 1e-12).unwrap_err().to_string();
         assert!(e.contains("p must be"), "{e}");
-        assert!(x.layer_norm(1, None, None, -1.0).is_err());
-        assert!(x.normalize(1, f64::INFINITY, 1e-12).is_err());
+        crate::common::assert_err(
+            x.layer_norm(1, None, None, -1.0),
+            "InvalidArgument",
+            "eps must be finite and not negative, not -1",
+        );
+        crate::common::assert_err(
+            x.normalize(1, f64::INFINITY, 1e-12),
+            "InvalidArgument",
+            "p must be finite and positive, not inf",
+        );
         let e = Array::scalar(1.0f32).softmax(0).unwrap_err().to_string();
         assert!(e.contains("0-dimensional"), "{e}");
         let empty = Array::<f32>::from_slice(&[], &[2, 0])?;
-        assert!(empty.logsumexp(1, false).is_err());
+        crate::common::assert_err(
+            empty.logsumexp(1, false),
+            "Shape",
+            "length 0 (shape [2, 0])",
+        );
         assert_eq!(empty.softmax(1)?.shape(), &[2, 0]);
         assert_eq!(empty.logsumexp(0, false)?.to_vec()?, Vec::<f32>::new());
         Ok(())
@@ -331,7 +351,11 @@ fn one_hot_cross_entropy(d: Device) -> TestResult {
         let neg = Array::from_slice(&[0i32, -1], &[2])?;
         let e = neg.one_hot::<f32>(5).unwrap_err().to_string();
         assert!(e.contains("-1"), "{e}");
-        assert!(t.one_hot::<f32>(0).is_err());
+        crate::common::assert_err(
+            t.one_hot::<f32>(0),
+            "InvalidArgument",
+            "classes must be in 1..=i64::MAX, not 0",
+        );
         // cross_entropy against an f64 reference, rows wider than the register cache too.
         let mut rng = Rng::fresh();
         for (n, c) in [(1, 1), (37, 10), (5, 1000), (3, 9000)] {
@@ -374,11 +398,16 @@ fn one_hot_cross_entropy(d: Device) -> TestResult {
             .unwrap_err()
             .to_string();
         assert!(e.contains("index 3"), "{e}");
-        assert!(a.cross_entropy(&Array::from_slice(&[0i32], &[1])?).is_err());
+        crate::common::assert_err(
+            a.cross_entropy(&Array::from_slice(&[0i32], &[1])?),
+            "Shape",
+            "targets of shape [1] for logits of shape [2, 3]",
+        );
         let flat = Array::from_slice(&[0.0f32; 3], &[3])?;
-        assert!(
-            flat.cross_entropy(&Array::from_slice(&[0i32], &[1])?)
-                .is_err()
+        crate::common::assert_err(
+            flat.cross_entropy(&Array::from_slice(&[0i32], &[1])?),
+            "Shape",
+            "not [3]",
         );
         Ok(())
     })

@@ -47,7 +47,11 @@ fn devices_on_the_cpu_backend() -> TestResult {
         assert_eq!(cuprite_array::device_count(), 1);
         cuprite_array::set_device(0)?;
         assert_eq!(cuprite_array::get_device(), 0);
-        assert!(cuprite_array::set_device(1).is_err());
+        crate::common::assert_err(
+            cuprite_array::set_device(1),
+            "InvalidArgument",
+            "device 1 does not exist",
+        );
         assert!(cuprite_array::info().contains("CPU"));
         cuprite_array::sync(Device::CPU)?;
         let n = ["cpu", "cuda"];

@@ -28,9 +28,14 @@ fn copies_roundtrip() -> TestResult {
     assert_eq!(out, host);
     assert_eq!(dev.dtoh_sync_copy(&b)?, host);
     assert_eq!(dev.sync_reclaim(c)?, host);
-    assert!(
-        dev.htod_sync_copy_into(&host[..n / 2], &mut dev.alloc_zeros::<u32>(n + 1)?)
-            .is_err()
+    crate::assert_err(
+        dev.htod_sync_copy_into(&host[..n / 2], &mut dev.alloc_zeros::<u32>(n + 1)?),
+        "InvalidArgument",
+        &format!(
+            "source has {} elements but destination has {}",
+            n / 2,
+            n + 1
+        ),
     );
     Ok(())
 }

@@ -229,7 +229,11 @@ fn ptx_cubin_fatbin_run() -> TestResult {
     run_scale(&ctx, &ctx.load_module(ModuleImage::fatbin(fat))?)?;
     // Garbage bytes are an Err, not a crash.
     let junk: Vec<u8> = (0..256).map(|i| (i * 7) as u8).collect();
-    assert!(ctx.load_module(ModuleImage::cubin(junk)).is_err());
+    crate::assert_err(
+        ctx.load_module(ModuleImage::cubin(junk)),
+        "InvalidArgument",
+        "not a loadable CUBIN (256 bytes): it does not start with the ELF magic",
+    );
     Ok(())
 }
 
@@ -385,9 +389,11 @@ fn typed_globals() -> TestResult {
     assert_eq!(table.len(), 8);
     let mut offset = m.get_global::<i32>("offset")?;
     assert_eq!(offset.len(), 1);
-    assert!(
-        m.get_global::<[u8; 3]>("table").is_err(),
-        "32 bytes are not [u8;3]s"
+    // 32 bytes are not [u8; 3]s.
+    crate::assert_err(
+        m.get_global::<[u8; 3]>("table"),
+        "InvalidArgument",
+        "global `table` has 32 bytes, not a whole number of",
     );
 
     let mut rng = Rng::fresh();
@@ -529,8 +535,12 @@ fn dynamic_shared_memory() -> TestResult {
             .sum();
         assert!((g as f64 - want).abs() <= want * 1e-5, "{t}: {g} vs {want}");
     }
-    // Above what the device allows at all: the driver refuses to raise the limit.
-    assert!(f.set_max_dynamic_shared_memory(1 << 20).is_err());
+    // Above what the device allows at all: refused before the driver is asked.
+    crate::assert_err(
+        f.set_max_dynamic_shared_memory(1 << 20),
+        "InvalidArgument",
+        "1048576 bytes of dynamic shared memory asked for",
+    );
     Ok(())
 }
 
@@ -1102,7 +1112,7 @@ fn cluster_and_priority() -> TestResult {
             .cluster_dim((3, 1, 1))
             .launch(cfg)
     };
-    assert!(r.is_err());
+    crate::assert_err(r, "Driver", "cuLaunchKernelEx");
     Ok(())
 }
 

@@ -3,6 +3,25 @@
 
 use cuprite_testkit::{Test, run};
 
+/// `r` failed with a driver-layer error of variant `kind` (`InvalidArgument`, `Driver`...: the
+/// start of its `Debug` form) whose message contains `needle` (the offending value, or the
+/// driver call that refused it).
+#[track_caller]
+pub fn assert_err<T: std::fmt::Debug>(r: cuprite_driver::Result<T>, kind: &str, needle: &str) {
+    match r {
+        Ok(v) => panic!("expected an Err of kind {kind} mentioning {needle:?}, got Ok({v:?})"),
+        Err(e) => {
+            let d = format!("{e:?}");
+            let k = d.split(['(', ':', ' ', '{']).next().unwrap_or("");
+            let m = e.to_string();
+            assert!(
+                k == kind && m.contains(needle),
+                "expected an Err of kind {kind} mentioning {needle:?}, got {k}: {m}"
+            );
+        }
+    }
+}
+
 mod bad_input;
 mod blas;
 mod compat;

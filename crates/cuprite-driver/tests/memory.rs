@@ -201,9 +201,17 @@ fn length_mismatch_is_err() -> TestResult {
         e.to_string().contains("3") && e.to_string().contains("4"),
         "{e}"
     );
-    assert!(s.memcpy_htod(&[1u32, 2], &mut b).is_err());
+    crate::assert_err(
+        s.memcpy_htod(&[1u32, 2], &mut b),
+        "InvalidArgument",
+        "memcpy_htod: source has 2 elements but destination has 4",
+    );
     let mut out = vec![0u32; 2];
-    assert!(s.memcpy_dtoh(&a, &mut out).is_err());
+    crate::assert_err(
+        s.memcpy_dtoh(&a, &mut out),
+        "InvalidArgument",
+        "memcpy_dtoh: source has 3 elements but destination has 2",
+    );
     assert_eq!(s.clone_dtoh(&b)?, vec![4, 5, 6, 7], "nothing was copied");
     Ok(())
 }
@@ -212,13 +220,30 @@ fn out_of_range_slice() -> TestResult {
     let ctx = Context::new(0)?;
     let s = ctx.default_stream();
     let mut d = s.clone_htod(&[1u8, 2, 3, 4])?;
-    assert!(d.slice(2..5).is_err());
+    let of4 = "out of bounds of a device buffer of 4 elements";
+    crate::assert_err(
+        d.slice(2..5),
+        "InvalidArgument",
+        &format!("range 2..5 is {of4}"),
+    );
     let (lo, hi) = (3, 2);
     assert!(d.try_slice(lo..hi).is_none());
     assert!(d.try_slice(0..=4).is_none());
-    assert!(d.slice_mut(5..).is_err());
-    assert!(d.split_at(5).is_err());
-    assert!(d.split_at_mut(9).is_err());
+    crate::assert_err(
+        d.slice_mut(5..),
+        "InvalidArgument",
+        &format!("range 5.. is {of4}"),
+    );
+    crate::assert_err(
+        d.split_at(5),
+        "InvalidArgument",
+        &format!("split at 5 is {of4}"),
+    );
+    crate::assert_err(
+        d.split_at_mut(9),
+        "InvalidArgument",
+        &format!("split at 9 is {of4}"),
+    );
     assert!(d.slice(4..4)?.is_empty());
     assert_eq!(
         s.clone_dtoh(&d.try_slice(1..3).ok_or("in range")?)?,
@@ -326,7 +351,7 @@ fn cast_and_view_as() -> TestResult {
     let bytes: Vec<u8> = s.clone_dtoh(&d.view_as::<u8>()?)?;
     assert_eq!(bytes, bytemuck::cast_slice::<u32, u8>(&host));
     let odd = s.clone_htod(&host[..9])?;
-    assert!(odd.view_as::<u64>().is_err());
+    crate::assert_err(odd.view_as::<u64>(), "InvalidArgument", "36 bytes at");
     let odd = match odd.try_cast::<u64>() {
         Err(back) => back,
         Ok(_) => return Err("36 bytes are not u64s".into()),

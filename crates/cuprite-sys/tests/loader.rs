@@ -204,7 +204,12 @@ fn missing_symbol_fails_only_that_call() -> TestResult {
     }
     // Asking again fails again (not cached as a success), and the others keep working.
     // SAFETY: as above.
-    assert!(unsafe { libm::cuprite_no_such_symbol(y) }.is_err());
+    match unsafe { libm::cuprite_no_such_symbol(y) } {
+        Err(LoadError::SymbolNotFound { symbol, .. }) => {
+            assert_eq!(symbol, "cuprite_no_such_symbol")
+        }
+        other => return Err(format!("expected SymbolNotFound again, got {other:?}").into()),
+    }
     // SAFETY: `hypot` and `cos` from libm have exactly these signatures.
     assert_eq!(unsafe { libm::hypot(x, y) }?, x.hypot(y));
     // SAFETY: as above.
