@@ -9,7 +9,7 @@
 //! then moved by one where `v` falls on the other side of the edge `lo + k * step`
 //! (`step = (hi - lo) / bins`, the last edge exactly `hi`, the last bin closed).
 
-use super::{BLOCK, KernelSource, load_conv, with_prelude};
+use super::{BLOCK, Helpers, KernelSource, load_conv};
 use crate::dtype::DType;
 
 /// Shared-memory bytes a block may use for its private bins.
@@ -97,8 +97,5 @@ extern "C" __global__ void __launch_bounds__({BLOCK}) {name}(const {s} *__restri
 }}
 "#
     );
-    KernelSource {
-        name,
-        source: with_prelude(&body),
-    }
+    KernelSource::generated(name, &body, Helpers::of_dtype(dtype))
 }

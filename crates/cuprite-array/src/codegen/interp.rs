@@ -309,5 +309,5 @@ pub(crate) fn source() -> String {
             half = BLOCK / 2
         );
     }
-    with_prelude(&s)
+    with_prelude(&s, Helpers::ALL)
 }

@@ -13,16 +13,13 @@
 
 use crate::dtype::{Class, DType, Scalar};
 use crate::graph::{Dist, Program, Step};
+use crate::jit::FastCompile;
 use crate::op::{BinaryOp, ReduceOp, UnaryOp};
 use std::fmt::Write;
 
 /// Threads per block of every generated kernel.
 pub(crate) const BLOCK: u32 = 256;
 
-/// A line by which a generated source asks for its own NVRTC `--Ofast-compile` level in
-/// optimised builds (`min`, `mid` or `max` follows it), for kernels measured faster so than
-/// at the configured level (the JIT reads it; see `jit::compile`).
-pub(crate) const LEVEL_TAG: &str = "// cuprite-jit: fast-compile=";
 /// Elements per thread in the vectorised variant.
 pub(crate) const VEC: usize = 4;
 
@@ -47,6 +44,7 @@ mod scan;
 pub(crate) use histogram::{HIST_SHARED_BYTES, HistMode, histogram_kernel};
 use params::params;
 pub(crate) use params::{ParamPlan, WordFrom, word_sources};
+pub(crate) use prelude::Helpers;
 use prelude::with_prelude;
 pub(crate) use reduction::{acc_dtype, combinable, reduction, reduction_one_per_thread};
 pub(crate) use rows::{RowKind, row_items, rows_kernel};
@@ -56,11 +54,40 @@ pub(crate) use scan::{
     search_kernel,
 };
 
-/// Source and entry point of one kernel.
+/// One kernel's source with the facts the JIT needs about it, carried as fields.
 #[derive(Clone, Debug)]
 pub(crate) struct KernelSource {
+    /// The entry point.
     pub name: String,
+    /// The whole text NVRTC compiles (for generated kernels: the helpers, then the body).
     pub source: String,
+    /// The `--Ofast-compile` level of its optimised build; `None`: the configured one
+    /// ([`crate::jit::JitConfig::fast_compile`]). Part of the option list, so of the disk key.
+    pub level: Option<FastCompile>,
+}
+
+impl KernelSource {
+    /// A kernel written whole (its helpers in its own text), built at the configured level.
+    pub(crate) fn new(name: String, source: String) -> KernelSource {
+        KernelSource {
+            name,
+            source,
+            level: None,
+        }
+    }
+
+    /// A generated kernel: the prelude's helpers `helpers`, then `body`.
+    pub(crate) fn generated(name: String, body: &str, helpers: Helpers) -> KernelSource {
+        KernelSource::new(name, with_prelude(body, helpers))
+    }
+
+    /// This kernel with its optimised build at `level` (for kernels that run faster so).
+    pub(crate) fn at_level(self, level: FastCompile) -> KernelSource {
+        KernelSource {
+            level: Some(level),
+            ..self
+        }
+    }
 }
 
 /// The C type values of `d` are computed in.
@@ -704,10 +731,7 @@ pub(crate) fn elementwise(p: &Program, v: Variant) -> KernelSource {
             );
         }
         s.push_str("  }\n}\n");
-        return KernelSource {
-            name,
-            source: with_prelude(&s),
-        };
+        return KernelSource::generated(name, &s, Helpers::of_program(p));
     }
     let e = Emit {
         prog: p,
@@ -726,8 +750,5 @@ pub(crate) fn elementwise(p: &Program, v: Variant) -> KernelSource {
         }
     }
     s.push_str("  }\n}\n");
-    KernelSource {
-        name,
-        source: with_prelude(&s),
-    }
+    KernelSource::generated(name, &s, Helpers::of_program(p))
 }

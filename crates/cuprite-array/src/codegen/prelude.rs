@@ -1,5 +1,11 @@
-//! The helper functions generated kernels may use, prepended only when a kernel's body
-//! calls them (generated kernels include no header).
+//! The helper functions generated kernels may use, prepended only when a kernel needs them
+//! (generated kernels include no header). Which ones a kernel needs is a fact its emitter
+//! states as a [`Helpers`] set, derived from the dtypes and steps it emits code for; the
+//! emitted text is never searched for it.
+
+use crate::dtype::DType;
+use crate::graph::{Program, Step};
+use crate::op::BinaryOp;
 
 const PRELUDE_BASE: &str = r#"
 typedef unsigned long long u64t;
@@ -119,30 +125,95 @@ __device__ __forceinline__ double rand_f64(u64t key, u64t i, int normal) {
 }
 "#;
 
+/// The prelude helpers a kernel calls beside the base ones (`VecN`, `finf`, `nmin`, ...,
+/// always present).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct Helpers {
+    /// `h2f`, `f2h`, `bf2f`, `f2bf`, `rh`, `rbf`: half and bfloat16 conversions.
+    pub half: bool,
+    /// `neg16`: the wrapping negation of 16-bit integers.
+    pub neg16: bool,
+    /// `ipow_s`, `ipow_u`: integer powers.
+    pub ipow: bool,
+    /// `check_idx_`: checked indices.
+    pub check: bool,
+    /// `cf32`, `cf64` and their arithmetic.
+    pub complex: bool,
+    /// `rand_f32`, `rand_f64`: counter-based random numbers.
+    pub rand: bool,
+}
+
+impl Helpers {
+    /// Every helper (kernels that interpret any program).
+    pub(crate) const ALL: Helpers = Helpers {
+        half: true,
+        neg16: true,
+        ipow: true,
+        check: true,
+        complex: true,
+        rand: true,
+    };
+
+    /// The helpers that loading, storing or computing in `d` uses.
+    pub(crate) fn of_dtype(d: DType) -> Helpers {
+        Helpers {
+            half: matches!(d, DType::F16 | DType::BF16),
+            neg16: d == DType::I16,
+            complex: d.is_complex(),
+            ..Helpers::default()
+        }
+    }
+
+    /// The helpers the code of `p`'s steps uses (its inputs, constants and instructions).
+    pub(crate) fn of_program(p: &Program) -> Helpers {
+        let mut h = Helpers::default();
+        for i in &p.inputs {
+            h = h | Helpers::of_dtype(i.dtype);
+        }
+        for i in &p.instrs {
+            h = h | Helpers::of_dtype(i.dtype);
+            match i.kind {
+                Step::Binary(BinaryOp::Pow, ..) => h.ipow = true,
+                Step::Check(..) => h.check = true,
+                Step::Rand(..) => h.rand = true,
+                _ => {}
+            }
+        }
+        h
+    }
+}
+
+impl std::ops::BitOr for Helpers {
+    type Output = Helpers;
+    fn bitor(self, o: Helpers) -> Helpers {
+        Helpers {
+            half: self.half | o.half,
+            neg16: self.neg16 | o.neg16,
+            ipow: self.ipow | o.ipow,
+            check: self.check | o.check,
+            complex: self.complex | o.complex,
+            rand: self.rand | o.rand,
+        }
+    }
+}
+
 /// Separates the helpers from the kernel in every generated source.
 const MARKER: &str = "// ---- cuprite-array kernel ----\n";
 
-/// The helpers `body` uses, then the marker, then `body` (less source, faster NVRTC).
-pub(super) fn with_prelude(body: &str) -> String {
+/// The base helpers, those of `h`, then the marker, then `body`.
+pub(super) fn with_prelude(body: &str, h: Helpers) -> String {
     let mut s = String::from(PRELUDE_BASE);
-    let uses = |keys: &[&str]| keys.iter().any(|k| body.contains(k));
-    if uses(&["h2f(", "f2h(", "bf2f(", "f2bf(", "rh(", "rbf("]) {
-        s.push_str(PRELUDE_HALF);
-    }
-    if uses(&["neg16("]) {
-        s.push_str(PRELUDE_NEG16);
-    }
-    if uses(&["ipow_"]) {
-        s.push_str(PRELUDE_IPOW);
-    }
-    if uses(&["check_idx_("]) {
-        s.push_str(PRELUDE_CHECK);
-    }
-    if uses(&["cf32", "cf64", "mkc(", "cadd(", "cmul(", "cnz("]) {
-        s.push_str(PRELUDE_CPLX);
-    }
-    if uses(&["rand_f"]) {
-        s.push_str(PRELUDE_RAND);
+    for (on, text) in [
+        (h.half, PRELUDE_HALF),
+        (h.neg16, PRELUDE_NEG16),
+        (h.ipow, PRELUDE_IPOW),
+        (h.check, PRELUDE_CHECK),
+        (h.complex, PRELUDE_CPLX),
+        (h.rand, PRELUDE_RAND),
+    ] {
+        if on {
+            s.push_str(text);
+        }
     }
     s.push_str(MARKER);
     s.push_str(body);

@@ -325,8 +325,9 @@ fn reduction_kernel(
         let _ = writeln!(s, "  if (threadIdx.x == 0) out0[blockIdx.x] = {fin};");
     }
     s.push_str("}\n");
-    KernelSource {
+    KernelSource::generated(
         name,
-        source: with_prelude(&s),
-    }
+        &s,
+        Helpers::of_program(p) | Helpers::of_dtype(out_d) | Helpers::of_dtype(acc_d),
+    )
 }

@@ -14,9 +14,10 @@
 //! once per statistic and once more to write. Statistics are kept in the compute type (`float`
 //! for `f16`/`bf16`/`f32`, `double` for `f64`).
 
-use super::{BLOCK, Emit, KernelSource, emit_lane, load_conv, store_conv, with_prelude};
+use super::{BLOCK, Emit, Helpers, KernelSource, emit_lane, load_conv, store_conv};
 use crate::dtype::DType;
 use crate::graph::Program;
+use crate::jit::FastCompile;
 use std::fmt::Write;
 
 /// The most elements per thread held in registers: lines up to `BLOCK * ROW_ITEMS` are read
@@ -599,14 +600,13 @@ __device__ __forceinline__ void block_lse({c} mw, {c} sw, {c} *sh, int &ph, {c} 
     // 0.87× the copy bandwidth against 0.82× fully optimised); the others, and fused lines,
     // faster fully optimised (logsumexp bf16 0.86× against 0.78×, fused softmax 0.81× against
     // 0.62×).
-    let body = if fused.is_none() && matches!(kind, RowKind::Softmax | RowKind::LogSoftmax) {
-        format!("{}min\n{body}", super::LEVEL_TAG)
+    let helpers = fused.map_or(Helpers::default(), |(prog, _)| Helpers::of_program(prog))
+        | Helpers::of_dtype(dtype);
+    let source = KernelSource::generated(name, &body, helpers);
+    if fused.is_none() && matches!(kind, RowKind::Softmax | RowKind::LogSoftmax) {
+        source.at_level(FastCompile::Min)
     } else {
-        body
-    };
-    KernelSource {
-        name,
-        source: with_prelude(&body),
+        source
     }
 }
 

@@ -4,7 +4,7 @@
 //! `__dadd_rn`: no fused multiply-adds), so that the two backends differ only where `log`,
 //! `cos` and `pow` do (the last bits).
 
-use super::{BLOCK, KernelSource, with_prelude};
+use super::{BLOCK, Helpers, KernelSource};
 
 /// Attempts of gamma's rejection loop before giving NaN (each accepts with probability
 /// above 0.95: never reached in practice).
@@ -67,8 +67,5 @@ extern "C" __global__ void __launch_bounds__({BLOCK}) {name}(double *__restrict_
 }}
 "#
     );
-    KernelSource {
-        name,
-        source: with_prelude(&body),
-    }
+    KernelSource::generated(name, &body, Helpers::default())
 }

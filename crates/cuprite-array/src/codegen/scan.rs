@@ -111,6 +111,11 @@ const V: Variant = Variant {
 };
 
 impl ScanSpec {
+    /// The prelude helpers a scan of `p`'s output under this spec uses.
+    pub(crate) fn helpers(self, p: &Program) -> Helpers {
+        Helpers::of_program(p) | Helpers::of_dtype(self.out) | Helpers::of_dtype(self.acc())
+    }
+
     /// The accumulator dtype (the compute type of the output; `i64` ranks for compaction).
     fn acc(self) -> DType {
         match self.sink {
@@ -698,10 +703,7 @@ pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec) -> KernelSource {
             );
         }
     }
-    KernelSource {
-        name,
-        source: with_prelude(&s),
-    }
+    KernelSource::generated(name, &s, spec.helpers(p))
 }
 
 /// The one-thread-per-line kernel (scans only). Parameters: the program's (output `out0`),
@@ -755,8 +757,5 @@ pub(crate) fn scan_columns(p: &Program, spec: ScanSpec) -> KernelSource {
         eval_at(p, load),
         store_conv(spec.out, &scan_value(spec))
     );
-    KernelSource {
-        name,
-        source: with_prelude(&s),
-    }
+    KernelSource::generated(name, &s, spec.helpers(p))
 }

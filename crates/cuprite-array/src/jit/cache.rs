@@ -351,13 +351,13 @@ fn lookup(
         || cuprite_driver::nvrtc::nvrtc_newer_than_driver().is_some()
     {
         // NVRTC straight to CUBIN (the driver could not read NVRTC's PTX, or asked for).
-        let bin = compile::cubin(&src.source, st.arch)?;
+        let bin = compile::cubin_at(&src.source, src.level, st.arch)?;
         share(st, key, &bin, &src.name, false, true);
         let k = Arc::new(load(st, bin, &src.name)?);
         insert(st.ordinal, key, k.clone());
         return Ok(k);
     }
-    let path = compile::cache_path(&src.source, st.arch)?;
+    let path = compile::cache_path_at(&src.source, src.level, st.arch)?;
     if let Some(bin) = disk::load(path.as_deref()) {
         share(st, key, &bin, &src.name, false, true);
         let k = Arc::new(load(st, bin, &src.name)?);
@@ -485,12 +485,12 @@ fn quick_build(st: &'static DeviceState, source: &str, name: &str) -> Result<(Ke
 /// The optimised kernel built on the spot without tiers: PTX from NVRTC, finished by the
 /// driver's JIT through its linker (so that the CUBIN can be cached on disk).
 fn optimised_via_driver(st: &DeviceState, key: u64, src: &KernelSource) -> Result<Kernel> {
-    let path = compile::ptx_cache_path(&src.source, st.arch)?;
+    let path = compile::ptx_cache_path(&src.source, src.level, st.arch)?;
     if let Some(bin) = disk::load(path.as_deref()) {
         share(st, key, &bin, &src.name, false, true);
         return load(st, bin, &src.name);
     }
-    let ptx = compile::ptx(&src.source, st.arch)?;
+    let ptx = compile::ptx(&src.source, src.level, st.arch)?;
     let linked = (|| -> Result<Vec<u8>> {
         let mut link = Linker::new(&st.ctx)?;
         link.add_ptx(&ptx, "cuprite_array_kernel.ptx")?;

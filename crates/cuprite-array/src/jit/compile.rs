@@ -81,22 +81,26 @@ pub fn cache_key(src: &str, opts: &CompileOptions) -> Result<u128> {
     ))
 }
 
-/// The path of the cache file of `src` compiled for `sm_{arch}` as an optimised CUBIN: what
-/// [`cubin`] reads and writes. Derived from the exact option list passed to NVRTC.
+/// The path of the cache file of `src` compiled for `sm_{arch}` as an optimised CUBIN at the
+/// configured level: what [`cubin`] reads and writes. Derived from the exact option list passed
+/// to NVRTC.
 pub fn cache_path(src: &str, arch: u32) -> Result<Option<PathBuf>> {
-    path_for(src, &options_for(src, arch, true), "cubin")
+    cache_path_at(src, None, arch)
 }
 
-/// The optimised-build options of `src`: [`compile_options`], or the `--Ofast-compile` level
-/// its `crate::codegen::LEVEL_TAG` line asks for (part of the options, so of the cache key).
-fn options_for(src: &str, arch: u32, cubin: bool) -> CompileOptions {
-    let asked = src
-        .split_once(crate::codegen::LEVEL_TAG)
-        .and_then(|(_, rest)| {
-            let l = rest.lines().next().unwrap_or("").trim();
-            FastCompile::parse(l).filter(|&k| k != FastCompile::Off)
-        });
-    match asked {
+/// [`cache_path`] of an optimised build at `level` (`None`: the configured one).
+pub(crate) fn cache_path_at(
+    src: &str,
+    level: Option<FastCompile>,
+    arch: u32,
+) -> Result<Option<PathBuf>> {
+    path_for(src, &options_for(level, arch, true), "cubin")
+}
+
+/// The optimised-build options at `level`: [`compile_options`] when `None`, else those at
+/// that `--Ofast-compile` level (part of the options, so of the cache key).
+fn options_for(level: Option<FastCompile>, arch: u32, cubin: bool) -> CompileOptions {
+    match level {
         Some(level) => options_at(arch, cubin, level),
         None => compile_options(arch, cubin),
     }
@@ -123,11 +127,15 @@ pub(crate) fn compile_cubin(src: &str, opts: &CompileOptions, what: &str) -> Res
         .to_vec())
 }
 
-/// CUBIN for `src` on `sm_{arch}` with the optimised options (or the level the source asks
-/// for): from the disk cache, or
-/// compiled with NVRTC (and cached).
+/// CUBIN for `src` on `sm_{arch}` with the optimised options at the configured level: from
+/// the disk cache, or compiled with NVRTC (and cached).
 pub fn cubin(src: &str, arch: u32) -> Result<Vec<u8>> {
-    let opts = options_for(src, arch, true);
+    cubin_at(src, None, arch)
+}
+
+/// [`cubin`] at `level` (`None`: the configured one).
+pub(crate) fn cubin_at(src: &str, level: Option<FastCompile>, arch: u32) -> Result<Vec<u8>> {
+    let opts = options_for(level, arch, true);
     let path = path_for(src, &opts, "cubin")?;
     if let Some(b) = disk::load(path.as_deref()) {
         return Ok(b);
@@ -140,16 +148,15 @@ pub fn cubin(src: &str, arch: u32) -> Result<Vec<u8>> {
 /// The CUBIN [`cubin`] would return for `src` on `sm_{arch}` when it is in the disk cache
 /// (`None` when it is not, or the cache is off); never compiles.
 pub(crate) fn cached_cubin(src: &str, arch: u32) -> Result<Option<Vec<u8>>> {
-    let path = path_for(src, &options_for(src, arch, true), "cubin")?;
-    Ok(disk::load(path.as_deref()))
+    Ok(disk::load(cache_path(src, arch)?.as_deref()))
 }
 
-/// PTX text for `src` on `compute_{arch}` with the optimised options (not cached: the caller
-/// caches the CUBIN the driver makes of it, under [`ptx_cache_path`]).
-pub(crate) fn ptx(src: &str, arch: u32) -> Result<String> {
+/// PTX text for `src` on `compute_{arch}` with the optimised options at `level` (not cached:
+/// the caller caches the CUBIN the driver makes of it, under [`ptx_cache_path`]).
+pub(crate) fn ptx(src: &str, level: Option<FastCompile>, arch: u32) -> Result<String> {
     let c = compile(
         src,
-        &options_for(src, arch, false),
+        &options_for(level, arch, false),
         &format!("compiling for compute_{arch}"),
     )?;
     Ok(c.ptx()
@@ -159,10 +166,14 @@ pub(crate) fn ptx(src: &str, arch: u32) -> Result<String> {
 }
 
 /// The cache file of the CUBIN the driver makes from [`ptx`]'s output for `sm_{arch}`.
-pub(crate) fn ptx_cache_path(src: &str, arch: u32) -> Result<Option<PathBuf>> {
+pub(crate) fn ptx_cache_path(
+    src: &str,
+    level: Option<FastCompile>,
+    arch: u32,
+) -> Result<Option<PathBuf>> {
     path_for(
         src,
-        &options_for(src, arch, false),
+        &options_for(level, arch, false),
         &format!("sm{arch}.cubin"),
     )
 }

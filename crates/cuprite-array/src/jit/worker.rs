@@ -113,7 +113,7 @@ fn tier_up(st: &'static DeviceState, key: u64, source: &KernelSource) {
     // Another device of this architecture may have built it already (a sharded program).
     let bin = match cache::shared_optimised(st.arch, key) {
         Some(bin) => Ok(bin),
-        None => compile::cubin(&source.source, st.arch),
+        None => compile::cubin_at(&source.source, source.level, st.arch),
     };
     let built = bin.and_then(|bin| {
         cache::share(st, key, &bin, &source.name, false, true);

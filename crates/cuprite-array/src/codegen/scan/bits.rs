@@ -109,8 +109,5 @@ pub(crate) fn scan_bits(p: &Program, spec: ScanSpec) -> KernelSource {
 "#,
         look_back = slot_scan(spec, slots),
     );
-    KernelSource {
-        name,
-        source: with_prelude(&s),
-    }
+    KernelSource::generated(name, &s, spec.helpers(p))
 }

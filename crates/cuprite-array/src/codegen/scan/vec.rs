@@ -246,10 +246,7 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec, long: bool) -> KernelSource 
         None => s.push_str(&scan_out(spec, exclusive, chunks, regs)),
         Some(values) => s.push_str(&compact_out(p, spec, values, chunks)),
     }
-    KernelSource {
-        name,
-        source: with_prelude(&s),
-    }
+    KernelSource::generated(name, &s, spec.helpers(p))
 }
 
 /// The kernel's signature (parameters as [`scan_tiles`]'), the shared status of the tile (`wts`

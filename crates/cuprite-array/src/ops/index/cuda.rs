@@ -105,10 +105,10 @@ pub(super) fn sources(c: &ScatterCall) -> Vec<KernelSource> {
     let tag = format!("{}_{}_{}", c.dtype.name(), c.idx_dtype.name(), c.det as u8);
     let mut out = Vec::new();
     let mut push = |name: String, body: String| {
-        out.push(KernelSource {
-            source: format!("{HEAD}// ---- cuprite-array kernel ----\n{body}"),
+        out.push(KernelSource::new(
             name,
-        })
+            format!("{HEAD}// ---- cuprite-array kernel ----\n{body}"),
+        ))
     };
     // The copy of the base into the output.
     let w = word(c.dtype.size());

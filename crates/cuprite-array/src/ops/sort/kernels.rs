@@ -357,10 +357,7 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
 }}
 "#
     );
-    KernelSource {
-        name,
-        source: pass_source(spec, pass, &body),
-    }
+    KernelSource::new(name, pass_source(spec, pass, &body))
 }
 
 /// The digit histogram of every pass: block `b` counts the input elements (keys by `tkey`) of
@@ -429,10 +426,7 @@ pub(crate) fn histogram(spec: KeySpec) -> KernelSource {
 }}
 "#
     );
-    KernelSource {
-        name,
-        source: source(&c_helpers(spec), &body),
-    }
+    KernelSource::new(name, source(&c_helpers(spec), &body))
 }
 
 /// The outputs of a sort that needs no pass (every key equal): values through `tkey` and
@@ -451,10 +445,7 @@ pub(crate) fn copy_out(spec: KeySpec) -> KernelSource {
 }}
 "#
     );
-    KernelSource {
-        name,
-        source: source(&c_helpers(spec), &body),
-    }
+    KernelSource::new(name, source(&c_helpers(spec), &body))
 }
 
 /// One block per row of at most [`tile`] elements: the whole LSD sort in shared memory.
@@ -515,8 +506,5 @@ pub(crate) fn rows(spec: KeySpec) -> KernelSource {
 }}
 "#
     );
-    KernelSource {
-        name,
-        source: source(&c_helpers(spec), &body),
-    }
+    KernelSource::new(name, source(&c_helpers(spec), &body))
 }

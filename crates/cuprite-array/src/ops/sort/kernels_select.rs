@@ -14,10 +14,7 @@ use crate::codegen::KernelSource;
 use crate::dtype::DType;
 
 fn ks(name: String, spec: KeySpec, body: String) -> KernelSource {
-    KernelSource {
-        name,
-        source: source(&c_helpers(spec), &body),
-    }
+    KernelSource::new(name, source(&c_helpers(spec), &body))
 }
 
 /// Warp-aggregated append of `val` items: `*slot` gets the position (valid where `ok`).
@@ -110,10 +107,7 @@ pub(crate) fn sel_step() -> KernelSource {
 }}
 "#
     );
-    KernelSource {
-        name,
-        source: source("", &body),
-    }
+    KernelSource::new(name, source("", &body))
 }
 
 /// The elements whose top `jm` key digits (1 or 2, at most the key's) are the selected prefix,
@@ -532,10 +526,7 @@ pub(crate) fn run_counts() -> KernelSource {
 }}
 "#
     );
-    KernelSource {
-        name,
-        source: source("", &body),
-    }
+    KernelSource::new(name, source("", &body))
 }
 
 /// Elements scanned per block by the flag scan.
@@ -563,10 +554,7 @@ pub(crate) fn scan_tiles() -> KernelSource {
 }}
 "#
     );
-    KernelSource {
-        name,
-        source: source("", &body),
-    }
+    KernelSource::new(name, source("", &body))
 }
 
 /// Second level (one block): exclusive scan of the tile sums; `sums[ntiles]` gets the total.
@@ -589,10 +577,7 @@ pub(crate) fn scan_sums() -> KernelSource {
 }}
 "#
     );
-    KernelSource {
-        name,
-        source: source("", &body),
-    }
+    KernelSource::new(name, source("", &body))
 }
 
 /// Third level: adds each tile's offset.
@@ -605,10 +590,7 @@ pub(crate) fn scan_add() -> KernelSource {
 }}
 "#
     );
-    KernelSource {
-        name,
-        source: source("", &body),
-    }
+    KernelSource::new(name, source("", &body))
 }
 
 /// `out[i] = v[row(i) * n + perm[i]]` for elements of `size` bytes (`sort_by_key`'s values).
@@ -628,8 +610,5 @@ pub(crate) fn gather(size: usize) -> KernelSource {
 }}
 "#
     );
-    KernelSource {
-        name,
-        source: source("", &body),
-    }
+    KernelSource::new(name, source("", &body))
 }
