@@ -1,6 +1,8 @@
 //! NumPy-level routines (stacking, triangles, NaN-aware reductions, ...) against host
 //! references computed here in f64 on fresh random data. Bodies run on every backend present.
 
+#![allow(clippy::needless_range_loop)]
+
 use crate::common::{Body, close};
 use cuprite_array::ops::{Indexing, meshgrid, tril_indices, triu_indices};
 use cuprite_array::{Array, Device};

@@ -2,6 +2,8 @@
 //! calculus, binning, padding, linalg extras, `.npy`/`.npz`) against f64 host references
 //! computed here, or values published in NumPy's documentation. Bodies run on every backend.
 
+#![allow(clippy::needless_range_loop)]
+
 use crate::common::{Body, close};
 use cuprite_array::ops::{self, PadMode};
 use cuprite_array::{Array, Device, QuantileMethod, io, linalg};

@@ -1,4 +1,4 @@
-//! Files: NumPy's `.npy` and `.npz` formats ([`Array::save_npy`], [`Array::load_npy`],
+//! Files: NumPy's `.npy` and `.npz` formats ([`Array::save_npy`](crate::Array::save_npy), [`Array::load_npy`](crate::Array::load_npy),
 //! [`NpzWriter`], [`Npz`]).
 
 mod npy;

@@ -117,7 +117,7 @@ impl<T: Element> Array<T> {
         };
         let mut h = format!("{{'descr': '{d}', 'fortran_order': False, 'shape': {shape}, }}");
         // Header length so that the data starts at a multiple of 64, ending in '\n'.
-        let v1 = 10 + h.len() + 1 <= u16::MAX as usize;
+        let v1 = 10 + h.len() < u16::MAX as usize;
         let pre = if v1 { 10 } else { 12 };
         let total = (pre + h.len() + 1).div_ceil(64) * 64;
         h.push_str(&" ".repeat(total - pre - h.len() - 1));

@@ -34,7 +34,7 @@ fn bin_of(x: &Array<f64>, edges: &Array<f64>) -> Result<(Array<i64>, Array<bool>
         .reshape(&[])?;
     let i = edges.searchsorted(x, Side::Right)? - 1i64;
     let i = Array::select(&x.equal(&last), (nb - 2) as i64, &i)?;
-    let inside = x.greater_equal(&first).and(&x.less_equal(&last));
+    let inside = x.greater_equal(&first).and(x.less_equal(&last));
     Ok((i, inside))
 }
 

@@ -35,10 +35,10 @@ impl<T: Float> Array<T> {
         let (a, b) = (self.cast::<f64>(), other.cast::<f64>());
         let diff = a.try_sub(&b)?.abs();
         let tol = b.abs() * rtol + atol;
-        let finite = a.isfinite().and(&b.isfinite());
-        let close = Array::select(&finite, &diff.less_equal(&tol), &a.equal(&b))?;
+        let finite = a.isfinite().and(b.isfinite());
+        let close = Array::select(&finite, diff.less_equal(&tol), a.equal(&b))?;
         if equal_nan {
-            Ok(close.or(&a.isnan().and(&b.isnan())))
+            Ok(close.or(a.isnan().and(b.isnan())))
         } else {
             Ok(close)
         }
@@ -77,7 +77,7 @@ impl<T: Float> Array<T> {
         // 1 / -0.0 is -inf: the sign of a zero shows in its reciprocal.
         let inv = self.reciprocal_f();
         self.less(c::<T>(0.0))
-            .or(&self.equal(c::<T>(0.0)).and(&inv.less(c::<T>(0.0))))
+            .or(self.equal(c::<T>(0.0)).and(inv.less(c::<T>(0.0))))
     }
 
     fn reciprocal_f(&self) -> Array<T> {
@@ -183,7 +183,7 @@ impl<T: Float + Transcendental> Array<T> {
         let m = self.maximum(other);
         let d = self.try_sub(other)?.abs();
         let r = m.try_add(
-            &(Array::<T>::full(&[], c::<T>(0.0)).try_sub(&d)?)
+            (Array::<T>::full(&[], c::<T>(0.0)).try_sub(&d)?)
                 .exp()
                 .log1p(),
         )?;
@@ -249,7 +249,7 @@ impl<T: Numeric + Ordered> Array<T> {
         let zero = c::<T>(0.0);
         // Truncated remainder (C's fmod), then moved to the divisor's sign.
         let m = self.rem(rhs);
-        let fix = m.not_equal(zero).and(&m.less(zero).xor(&rhs.less(zero)));
+        let fix = m.not_equal(zero).and(m.less(zero).xor(rhs.less(zero)));
         let m2 = Array::select(&fix, &m.try_add(rhs)?, &m)?;
         if !T::DTYPE.is_float() {
             let q = self.try_div(rhs)?;

@@ -140,7 +140,7 @@ fn ramp<T: Float>(
     let mut shape = edge.shape().to_vec();
     shape[ax] = w;
     if w == 0 {
-        return Ok(Array::zeros(&shape).to_device(edge.device())?);
+        return Array::zeros(&shape).to_device(edge.device());
     }
     let mut tshape = vec![1; shape.len()];
     tshape[ax] = w;

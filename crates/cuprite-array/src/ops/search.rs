@@ -14,7 +14,7 @@ fn check_range(idx: &Array<i64>, n: usize, what: &str) -> Result<()> {
     }
     let bad = idx
         .less(0i64)
-        .or(&idx.greater_equal(n as i64))
+        .or(idx.greater_equal(n as i64))
         .any()?
         .item()?;
     if bad {
@@ -122,7 +122,7 @@ impl<T: Ordered> Array<T> {
     pub fn isin(&self, test: &Array<T>) -> Result<Array<bool>> {
         crate::array::check_devices(&[&self.node, &test.node])?;
         if test.is_empty() || self.is_empty() {
-            return Ok(Array::full(self.shape(), false).to_device(self.device())?);
+            return Array::full(self.shape(), false).to_device(self.device());
         }
         let s = test.flatten()?.sort(0, false)?;
         let flat = self.flatten()?;

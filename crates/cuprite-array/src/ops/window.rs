@@ -81,7 +81,7 @@ pub fn bartlett<T: Float>(m: usize) -> Result<Array<T>> {
     }
     let n: Array<T> = Array::arange_len(m)?.cast();
     let t = (n * c::<T>(2.0 / (m - 1) as f64)) - c::<T>(1.0);
-    let w = Array::full(&[], c::<T>(1.0)).try_sub(&t.abs())?;
+    let w = Array::full(&[], c::<T>(1.0)).try_sub(t.abs())?;
     w.eval()?;
     Ok(w)
 }
