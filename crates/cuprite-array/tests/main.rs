@@ -27,6 +27,7 @@ mod scan;
 mod small;
 mod sort;
 mod stats;
+mod tiers;
 mod units;
 
 fn main() {
@@ -66,6 +67,7 @@ fn main() {
     tests.extend(small::tests());
     tests.extend(sort::tests());
     tests.extend(stats::tests());
+    tests.extend(tiers::tests());
     tests.extend(units::tests());
     cuprite_testkit::run(tests);
 }

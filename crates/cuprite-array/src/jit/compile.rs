@@ -10,7 +10,9 @@ use std::sync::atomic::Ordering;
 
 /// The NVRTC options every generated kernel is compiled with, for `sm_{arch}` (CUBIN) or
 /// `compute_{arch}` (PTX, for the driver to finish): no include paths (generated kernels
-/// include nothing), `-default-device`, `-minimal` where this NVRTC has it (12.4 and newer),
+/// include nothing), `-default-device`, the pinned floating-point options `--fmad=false
+/// --ftz=false --prec-div=true --prec-sqrt=true` (every tier computes the same values: see
+/// the module docs of [`crate::jit`]), `-minimal` where this NVRTC has it (12.4 and newer),
 /// and the configured `--Ofast-compile` level (12.8 and newer; see [`JitConfig`]).
 pub fn compile_options(arch: u32, cubin: bool) -> CompileOptions {
     options_at(arch, cubin, JitConfig::get().fast_compile)
@@ -40,7 +42,15 @@ fn options_at(arch: u32, cubin: bool, level: FastCompile) -> CompileOptions {
         .output(output)
         .name("cuprite_array_kernel.cu")
         .default_includes(false)
-        .option("-default-device");
+        .option("-default-device")
+        // The floating-point semantics are pinned, the same in every tier (see "Agreement of
+        // the tiers" in the module docs): no multiply-add contraction (the interpreter
+        // evaluates one instruction at a time and cannot contract), IEEE division and square
+        // root, denormals kept.
+        .fmad(false)
+        .ftz(false)
+        .prec_div(true)
+        .prec_sqrt(true);
     let v = cuprite_driver::nvrtc::version().unwrap_or((0, 0));
     if v >= (12, 4) {
         o = o.option("-minimal");

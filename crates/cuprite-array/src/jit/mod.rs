@@ -25,9 +25,8 @@
 //! inlined math functions (`sinf`'s argument reduction alone doubles it), so this cuts a first
 //! use to NVRTC's fixed cost plus the glue. Until the library is ready, and wherever linking
 //! fails, the quick build compiles the whole kernel as before. The library functions are the
-//! same CUDA math functions, so the tiers agree up to where the optimiser fuses a multiply and
-//! an add into one rounding (tested to a relative 1e-4 for `f32`, 1e-11 for `f64`; the chains
-//! measured agreed bit for bit). At exit the process waits for a library build in progress
+//! same CUDA math functions, so the tiers agree (see [Agreement of the tiers](#agreement-of-the-tiers)).
+//! At exit the process waits for a library build in progress
 //! (once per machine and NVRTC version; `cuprite bench array/jit_first_use` times it).
 //!
 //! Before any of that, a first use may not wait for NVRTC at all: the **interpreter** is one
@@ -47,6 +46,32 @@
 //! alike), so work sharded over several GPUs ([`crate::mesh`]) compiles once per architecture.
 //!
 //! The environment switches are read once into [`JitConfig`].
+//!
+//! # Agreement of the tiers
+//!
+//! The same expression gives the same values on its first use and on every later one:
+//!
+//! - **Element-wise results agree bit for bit** between the interpreter, the quick build (linked
+//!   or whole) and the optimised build. Every tier is compiled with the same pinned
+//!   floating-point options ([`compile_options`]): `--fmad=false` (no multiply and add
+//!   contracted into one rounding: the interpreter runs one instruction at a time and could
+//!   not contract, and the CPU backend does not either), `--ftz=false`, `--prec-div=true`,
+//!   `--prec-sqrt=true`; all tiers emit each operation with the same expression emitters and
+//!   call the same CUDA math functions. The bound is 0 ulp.
+//! - **Minimum and maximum reductions** (and `any`, `all`, `argmin`, `argmax`, integer sums)
+//!   agree exactly: their result does not depend on the order of combination.
+//! - **Floating-point sums and products** are combined in an order that depends on the tier
+//!   (the interpreter and the quick build one element per thread and a tree per block of
+//!   256 threads, the optimised build a loop per thread first). Each
+//!   order's result lies within `γ(n − 1) · Σ|xᵢ|` of the exact sum of its `n` terms, where
+//!   `γ(k) = k ε / (1 − k ε)` and `ε` is the unit roundoff of the accumulator (`2⁻²⁴` for
+//!   `f32` and the half types, which accumulate in `f32`; `2⁻⁵³` for `f64`), so two tiers'
+//!   sums differ by at most **`2 γ(n − 1) Σ|xᵢ|`** (a mean: the same divided by `n`; a product:
+//!   `2 γ(n − 1) |Π xᵢ|`), plus one rounding of the result to a half type.
+//!
+//! Against the CPU backend, element-wise results differ only where a math-library function
+//! (`sinf`, `exp`, ...) of CUDA and of the host differ (a few ulp each, see the CUDA
+//! Programming Guide's accuracy tables); `+ - * /`, `sqrt` and conversions agree bit for bit.
 //!
 //! # Disk cache
 //!
