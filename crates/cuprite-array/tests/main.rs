@@ -4,6 +4,7 @@
 #![allow(clippy::type_complexity, clippy::reversed_empty_ranges)]
 
 mod bad_input;
+mod capture;
 mod codegen;
 mod common;
 mod compact;
@@ -42,6 +43,7 @@ fn main() {
     }
     let mut tests = common::tests();
     tests.extend(bad_input::tests());
+    tests.extend(capture::tests());
     tests.extend(codegen::tests());
     tests.extend(cross::tests());
     tests.extend(fft::tests());
