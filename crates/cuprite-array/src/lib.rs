@@ -43,6 +43,7 @@
 )]
 
 mod array;
+mod array_async;
 pub(crate) mod backend;
 pub(crate) mod codegen;
 mod compile;

@@ -3,6 +3,7 @@
 
 #![allow(clippy::type_complexity, clippy::reversed_empty_ranges)]
 
+mod async_await;
 mod bad_input;
 mod capture;
 mod codegen;
@@ -42,6 +43,7 @@ fn main() {
         return;
     }
     let mut tests = common::tests();
+    tests.extend(async_await::tests());
     tests.extend(bad_input::tests());
     tests.extend(capture::tests());
     tests.extend(codegen::tests());
