@@ -234,6 +234,11 @@ impl<T: Element> Array<T> {
         ))
     }
 
+    /// The storage behind this array when it is realised (`None` while lazy).
+    pub(crate) fn leaf_storage(&self) -> Option<Arc<Storage>> {
+        self.node.leaf().map(|(s, _)| s)
+    }
+
     /// Storage holding exactly this array's elements, contiguous from offset 0.
     pub(crate) fn contiguous_storage(&self) -> Result<Arc<Storage>> {
         contiguous_storage(&self.node)

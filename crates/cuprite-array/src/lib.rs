@@ -48,8 +48,10 @@
 )]
 
 mod array;
+mod array_async;
 pub(crate) mod backend;
 pub(crate) mod codegen;
+mod compile;
 mod creation;
 pub mod device;
 mod display;
@@ -74,6 +76,7 @@ pub(crate) mod util;
 
 pub use array::{Array, Operand, eval_many};
 pub use backend::cuda::set_vectorize;
+pub use compile::{Compiled, DEFAULT_GRAPH_LIMIT, compile};
 pub use device::{
     Backend, Device, current_device, default_backend, default_backend_name, device_count,
     get_device, info, set_backend, set_device, with_device,

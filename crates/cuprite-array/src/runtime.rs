@@ -80,6 +80,47 @@ impl Drop for LastFreed {
 
 thread_local! {
     static LAST_FREED: RefCell<LastFreed> = const { RefCell::new(LastFreed(None)) };
+    /// Whether this thread is capturing a compiled program (`crate::compile`).
+    static CAPTURING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Marks the calling thread as capturing a compiled program while it lives. While set, no
+/// buffer kept for reuse is handed out on this thread (a graph would keep its address while
+/// the list hands it to other work), and host reads and synchronisations are refused
+/// ([`refuse_in_capture`]).
+pub(crate) struct CaptureFlag(bool);
+
+impl CaptureFlag {
+    pub(crate) fn set() -> CaptureFlag {
+        CaptureFlag(CAPTURING.with(|c| c.replace(true)))
+    }
+}
+
+impl Drop for CaptureFlag {
+    fn drop(&mut self) {
+        let prev = self.0;
+        let _ = CAPTURING.try_with(|c| c.set(prev));
+    }
+}
+
+/// Whether the calling thread is capturing a compiled program.
+#[inline]
+pub(crate) fn capturing() -> bool {
+    CAPTURING.try_with(|c| c.get()).unwrap_or(false)
+}
+
+/// `Err` naming `what` when the calling thread is capturing a compiled program: `what` reads
+/// device memory on the host or waits for the device, which a captured graph cannot do.
+#[inline]
+pub(crate) fn refuse_in_capture(what: &str) -> Result<()> {
+    if capturing() {
+        return Err(Error::InvalidArgument(format!(
+            "{what} cannot run inside a compiled program (cuprite_array::compile): it waits for \
+             the device or reads device memory on the host, which a captured CUDA graph cannot \
+             do; return the array from the closure and read it after the call"
+        )));
+    }
+    Ok(())
 }
 
 /// The calling thread's last freed buffer, taken when `wanted(ordinal, buffer)` says so.
@@ -98,7 +139,7 @@ fn take_last_freed(wanted: impl Fn(usize, &DeviceBuffer<u8>) -> bool) -> Option<
 
 /// A buffer of exactly `bytes` bytes kept for reuse on the device of `st`, if there is one.
 pub(crate) fn take_free(st: &DeviceState, bytes: usize) -> Option<DeviceBuffer<u8>> {
-    if bytes == 0 || bytes > REUSE_MAX_BYTES {
+    if bytes == 0 || bytes > REUSE_MAX_BYTES || capturing() {
         return None;
     }
     if bytes <= THREAD_MAX_BYTES {
@@ -143,11 +184,14 @@ pub(crate) fn recycle(ordinal: usize, b: DeviceBuffer<u8>) {
 }
 
 /// Whether `b` (a dropped array's buffer on device `ordinal`) is one that [`recycle`] keeps:
-/// on the device's array stream and of a size kept for reuse.
+/// on the device's array stream, of a size kept for reuse, and used by no captured graph (a
+/// graph replays work on its address: handed to other work, its contents would change under
+/// that work; the driver layer frees it once the last graph using it is gone).
 pub(crate) fn reusable(ordinal: usize, b: &DeviceBuffer<u8>) -> bool {
     let bytes = cuprite_driver::DeviceRead::<u8>::len(b);
     bytes > 0
         && bytes <= REUSE_MAX_BYTES
+        && cuprite_driver::DeviceRead::<u8>::tracker(b).graph_holds() == 0
         && FAST
             .get(ordinal)
             .and_then(|s| s.get())
@@ -319,6 +363,7 @@ pub fn get_stream(ordinal: usize) -> Result<Arc<Stream>> {
 
 /// Waits for all work of device `ordinal`'s context.
 pub(crate) fn sync(ordinal: usize) -> Result<()> {
+    refuse_in_capture("sync")?;
     Ok(state(ordinal)?.ctx.synchronize()?)
 }
 
@@ -329,6 +374,7 @@ pub(crate) fn mem_info(ordinal: usize) -> Result<(usize, usize)> {
 
 /// Frees the buffers kept for reuse, waits for the device, and trims its pool.
 pub(crate) fn gc(ordinal: usize) -> Result<()> {
+    refuse_in_capture("device_gc (also run on out-of-memory before a retry)")?;
     let st = state(ordinal)?;
     drop(take_last_freed(|o, _| o == ordinal));
     let kept = std::mem::take(&mut *st.free.lock().unwrap_or_else(|e| e.into_inner()));

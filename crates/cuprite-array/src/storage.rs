@@ -414,6 +414,10 @@ pub(crate) fn park(s: Arc<Storage>) {
 /// As for [`DevBuf::alloc`]: the memory holds an earlier array's bytes; the caller writes all
 /// of it before anything reads it.
 pub(crate) unsafe fn take_parked(ordinal: usize, dtype: DType, len: usize) -> Option<Arc<Storage>> {
+    if crate::runtime::capturing() {
+        // A captured graph would keep the parked buffer's address (see `runtime::take_free`).
+        return None;
+    }
     let bytes = len.checked_mul(dtype.size())?;
     let mut s = PARKED
         .try_with(|p| {

@@ -3,7 +3,9 @@
 
 #![allow(clippy::type_complexity, clippy::reversed_empty_ranges)]
 
+mod async_await;
 mod bad_input;
+mod capture;
 mod codegen;
 mod common;
 mod compact;
@@ -46,7 +48,9 @@ fn main() {
         return;
     }
     let mut tests = common::tests();
+    tests.extend(async_await::tests());
     tests.extend(bad_input::tests());
+    tests.extend(capture::tests());
     tests.extend(codegen::tests());
     tests.extend(cross::tests());
     tests.extend(fft::tests());

@@ -66,6 +66,7 @@ pub mod repr;
 pub mod solver;
 pub mod stats;
 pub mod stream;
+mod stream_future;
 
 pub use blas::Blas;
 pub use blaslt::BlasLt;
@@ -93,6 +94,7 @@ pub use repr::{DevicePtr, DeviceRepr};
 pub use solver::Solver;
 pub use stats::{Stats, stats, thread_stats};
 pub use stream::Stream;
+pub use stream_future::StreamDone;
 
 use std::sync::OnceLock;
 

@@ -284,6 +284,7 @@ impl IndexFlag {
 
     /// Whether a kernel raised the flag (on CUDA a synchronisation).
     fn raised(&self) -> Result<bool> {
+        crate::runtime::refuse_in_capture("a bounds-checked index or scatter (its error flag)")?;
         match (&*self.storage, self.mapped) {
             (Storage::Host(h), _) => Ok(crate::backend::cpu::flags::take(h)),
             (Storage::Cuda(d), Some(host)) => {

@@ -1,0 +1,440 @@
+//! Captured programs: [`compile`] turns a closure of array work into a [`Compiled`] program that
+//! runs, per input signature (device and input shapes), as one CUDA graph replayed on every
+//! call.
+//!
+//! It owns the cache of captured graphs of one program and the buffers of each: the graph's
+//! own copies of the inputs (written before each replay), and its outputs (graph allocations,
+//! copied out into fresh arrays after each replay). Invariants:
+//!
+//! - a captured graph's addresses are never handed to other work: while capturing, the thread
+//!   takes no buffer kept for reuse (`runtime::take_free`, `storage::take_parked`), and a
+//!   buffer a graph uses is never kept for reuse when dropped (`runtime::reusable`);
+//! - the user's arrays are never a graph's buffers: inputs are copied in, outputs copied out;
+//! - a capture that fails is ended and its graph discarded before the `Err` is returned.
+//!
+//! It must not launch kernels itself: the closure's work is the array library's own.
+
+use crate::array::Array;
+use crate::device::{Backend, Device};
+use crate::dtype::Element;
+use crate::error::{Error, Result};
+use crate::runtime::{CaptureFlag, with_stream};
+use crate::shape::Layout;
+use crate::storage::Storage;
+use cuprite_driver::{CaptureMode, DeviceRead, DeviceViewMut, GraphExec, Stream};
+use std::sync::{Arc, Mutex};
+
+/// How many captured graphs (input signatures) a [`Compiled`] program keeps unless told
+/// otherwise ([`Compiled::with_cache_limit`]); the least recently used is dropped first.
+pub const DEFAULT_GRAPH_LIMIT: usize = 8;
+
+/// Compiles `f`, a closure of array work from input arrays to output arrays, into a program
+/// that is captured as a CUDA graph the first time it runs for each input signature (device
+/// and shapes) and replayed afterwards. See [`Compiled::call`].
+///
+/// ```
+/// use cuprite_array::{Array, compile};
+/// let step = compile(|x: &[Array<f32>]| {
+///     let h = ((&x[0] * 0.5).tanh() + &x[1]) * 2.0;
+///     Ok(vec![h.sum()?])
+/// });
+/// let a = Array::from_slice(&[0.0f32, 1.0, 2.0], &[3])?;
+/// let b = Array::from_slice(&[1.0f32, 1.0, 1.0], &[3])?;
+/// let out = step.call(&[&a, &b])?;
+/// let want: f32 = [0.0f32, 1.0, 2.0].iter().map(|v| ((v * 0.5).tanh() + 1.0) * 2.0).sum();
+/// assert!((out[0].item()? - want).abs() < 1e-5);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn compile<T, U, F>(f: F) -> Compiled<T, U, F>
+where
+    T: Element,
+    U: Element,
+    F: Fn(&[Array<T>]) -> Result<Vec<Array<U>>>,
+{
+    Compiled {
+        f,
+        limit: DEFAULT_GRAPH_LIMIT,
+        cache: Mutex::new(Cache {
+            entries: Vec::new(),
+            tick: 0,
+        }),
+    }
+}
+
+/// A program made by [`compile`]: its closure and the graphs captured from it, one per input
+/// signature, at most [`DEFAULT_GRAPH_LIMIT`] (or the limit given) kept.
+pub struct Compiled<T: Element, U: Element, F> {
+    f: F,
+    limit: usize,
+    cache: Mutex<Cache<T, U>>,
+}
+
+impl<T: Element, U: Element, F> std::fmt::Debug for Compiled<T, U, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compiled")
+            .field("limit", &self.limit)
+            .field(
+                "graphs",
+                &self
+                    .cache
+                    .lock()
+                    .map(|c| c.entries.len())
+                    .unwrap_or_default(),
+            )
+            .finish()
+    }
+}
+
+struct Cache<T: Element, U: Element> {
+    entries: Vec<Entry<T, U>>,
+    tick: u64,
+}
+
+/// What a graph is captured for: the device and every input's shape (the element type is the
+/// program's).
+#[derive(Clone, PartialEq, Eq, Debug)]
+struct Signature {
+    device: Device,
+    shapes: Vec<Vec<usize>>,
+}
+
+struct Entry<T: Element, U: Element> {
+    sig: Signature,
+    last_used: u64,
+    graph: Captured<T, U>,
+}
+
+/// One captured graph and the buffers it replays on. Dropped in this order: the outputs (graph
+/// allocations, freed stream-ordered after the last replay), the executable graph, the inputs,
+/// and only then is the stream given back (every free on it is enqueued by then, so none can
+/// be captured by the stream's next user).
+struct Captured<T: Element, U: Element> {
+    /// The graph's outputs: valid on `stream` after each launch, until the next.
+    outputs: Vec<Array<U>>,
+    /// Always `Some` until dropped.
+    exec: Option<GraphExec>,
+    /// The graph's own contiguous copies of the inputs, rewritten before each launch.
+    inputs: Vec<Array<T>>,
+    /// The graph's private stream (from [`take_stream`], given back on drop): captures, copies
+    /// in, launches and copies out run here, so no other thread's work can be captured into the
+    /// graph.
+    stream: Arc<Stream>,
+}
+
+impl<T: Element, U: Element> Drop for Captured<T, U> {
+    fn drop(&mut self) {
+        self.outputs.clear();
+        drop(self.exec.take());
+        self.inputs.clear();
+        give_stream(self.stream.clone());
+    }
+}
+
+/// Streams of dropped graphs, kept per context for the next capture: the library state made
+/// per stream (a cuBLASLt handle and its workspace) is then bounded by the number of graphs
+/// alive at once, not the number ever captured. A stream here is used by no graph.
+static STREAMS: Mutex<Vec<Arc<Stream>>> = Mutex::new(Vec::new());
+
+/// Streams kept in [`STREAMS`] at most.
+const STREAMS_KEPT: usize = 64;
+
+/// A stream of `ctx` used by no graph: a kept one, or a new one.
+fn take_stream(ctx: &Arc<cuprite_driver::Context>) -> Result<Arc<Stream>> {
+    let mut kept = STREAMS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(i) = kept.iter().position(|s| Arc::ptr_eq(s.context(), ctx)) {
+        return Ok(kept.swap_remove(i));
+    }
+    drop(kept);
+    Ok(ctx.new_stream()?)
+}
+
+/// Keeps `stream` (whose graph is dropped) for a later capture.
+fn give_stream(stream: Arc<Stream>) {
+    let mut kept = STREAMS.lock().unwrap_or_else(|e| e.into_inner());
+    if kept.len() < STREAMS_KEPT {
+        kept.push(stream);
+    }
+}
+
+impl<T, U, F> Compiled<T, U, F>
+where
+    T: Element,
+    U: Element,
+    F: Fn(&[Array<T>]) -> Result<Vec<Array<U>>>,
+{
+    /// Keeps at most `limit` captured graphs (at least one), dropping the least recently used.
+    ///
+    /// ```
+    /// use cuprite_array::{Array, compile};
+    /// let double = compile(|x: &[Array<f32>]| Ok(vec![&x[0] * 2.0])).with_cache_limit(2);
+    /// let a = Array::from_slice(&[1.0f32, 2.0], &[2])?;
+    /// assert_eq!(double.call(&[&a])?[0].to_vec()?, [2.0, 4.0]);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_cache_limit(mut self, limit: usize) -> Self {
+        self.limit = limit.max(1);
+        self
+    }
+
+    /// How many captured graphs are kept now.
+    pub fn num_graphs(&self) -> usize {
+        self.cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entries
+            .len()
+    }
+
+    /// Runs the program on `inputs` (all on one device) and returns its outputs, ordinary
+    /// arrays that no later call overwrites.
+    ///
+    /// On the CPU backend the closure runs directly. On CUDA, the first call for a signature
+    /// (device and input shapes) runs the closure twice: once eagerly (building its kernels,
+    /// library plans and workspaces) and once under stream capture on the program's private
+    /// stream, all its lazy work realised there, into a CUDA graph; that graph is launched.
+    /// Later calls with the same signature copy the inputs (device to device) into the graph's
+    /// own input buffers and replay it, without running the closure. After each launch the
+    /// outputs are copied into fresh arrays, so outputs held from earlier calls keep their
+    /// values, and inputs may be dropped or changed between calls.
+    ///
+    /// Inside the capture, anything that waits for the device or reads device memory on the
+    /// host (`to_vec`, `item`, `sync`, data-dependent output sizes such as `nonzero`, checked
+    /// scatters, out-of-memory retries) is an `Err` naming the call; the capture is ended and
+    /// discarded, and the stream and context stay usable. Arrays the closure uses from its
+    /// environment are read (or written) at every replay at the address they had when
+    /// captured; the graph keeps their memory alive. Random draws use the seed given in the
+    /// closure, so every replay draws the same numbers, as eager calls with that seed do.
+    ///
+    /// ```
+    /// use cuprite_array::{Array, compile};
+    /// let norm = compile(|x: &[Array<f32>]| {
+    ///     let m = x[0].mean()?;
+    ///     Ok(vec![&x[0] - &m])
+    /// });
+    /// let a = Array::from_slice(&[1.0f32, 2.0, 3.0], &[3])?;
+    /// assert_eq!(norm.call(&[&a])?[0].to_vec()?, [-1.0, 0.0, 1.0]);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn call(&self, inputs: &[&Array<T>]) -> Result<Vec<Array<U>>> {
+        let sig = signature(inputs)?;
+        if sig.device.backend != Backend::Cuda {
+            let owned: Vec<Array<T>> = inputs.iter().map(|&x| x.clone()).collect();
+            return (self.f)(&owned);
+        }
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache.tick += 1;
+        let tick = cache.tick;
+        if let Some(e) = cache.entries.iter_mut().find(|e| e.sig == sig) {
+            e.last_used = tick;
+            return e.graph.replay(inputs);
+        }
+        let (graph, outs) = Captured::capture(&self.f, inputs, sig.device.ordinal)?;
+        if cache.entries.len() >= self.limit {
+            if let Some(i) = (0..cache.entries.len()).min_by_key(|&i| cache.entries[i].last_used) {
+                cache.entries.swap_remove(i);
+            }
+        }
+        cache.entries.push(Entry {
+            sig,
+            last_used: tick,
+            graph,
+        });
+        Ok(outs)
+    }
+}
+
+/// The signature of `inputs`: their common device and shapes; `Err` when there are none or
+/// they live on several devices.
+fn signature<T: Element>(inputs: &[&Array<T>]) -> Result<Signature> {
+    let Some(first) = inputs.first() else {
+        return Err(Error::InvalidArgument(
+            "a compiled program needs at least one input array (its device)".into(),
+        ));
+    };
+    let device = first.device();
+    if let Some((i, x)) = inputs
+        .iter()
+        .enumerate()
+        .find(|(_, x)| x.device() != device)
+    {
+        return Err(Error::DeviceMismatch(format!(
+            "a compiled program's inputs must share one device: input 0 is on {device}, input \
+             {i} on {}",
+            x.device()
+        )));
+    }
+    Ok(Signature {
+        device,
+        shapes: inputs.iter().map(|x| x.shape().to_vec()).collect(),
+    })
+}
+
+/// The device buffer behind a contiguous CUDA storage.
+fn device_buffer<'a>(s: &'a Storage, what: &str) -> Result<&'a cuprite_driver::DeviceBuffer<u8>> {
+    match s {
+        Storage::Cuda(d) => d.live().ok_or_else(|| {
+            Error::InvalidArgument(format!("{what} of a compiled program has no allocation"))
+        }),
+        Storage::Host(_) => Err(Error::DeviceMismatch(format!(
+            "{what} of a compiled program on CUDA holds host memory"
+        ))),
+    }
+}
+
+/// A fresh contiguous copy of `x` on CUDA device `ordinal`, made on the current stream.
+fn copy_array<E: Element>(x: &Array<E>, ordinal: usize) -> Result<Array<E>> {
+    let s = x.contiguous_storage()?;
+    let Storage::Cuda(d) = &*s else {
+        return Err(Error::DeviceMismatch(format!(
+            "an array of {} holds host memory",
+            x.device()
+        )));
+    };
+    let copy = crate::backend::cuda::copy_to(d, ordinal)?;
+    Ok(Array::from_storage(
+        copy,
+        Layout::contiguous(x.shape()),
+        x.shape(),
+        x.device(),
+    ))
+}
+
+impl<T: Element, U: Element> Captured<T, U> {
+    /// Captures `f` on `inputs` (on CUDA device `ordinal`), launches the graph once, and returns
+    /// it with this first call's outputs.
+    fn capture<F>(f: &F, inputs: &[&Array<T>], ordinal: usize) -> Result<(Self, Vec<Array<U>>)>
+    where
+        F: Fn(&[Array<T>]) -> Result<Vec<Array<U>>>,
+    {
+        let st = crate::runtime::state(ordinal)?;
+        if !st.ctx.uses_memory_pool() {
+            return Err(Error::InvalidArgument(format!(
+                "compiled programs need stream-ordered allocation (a memory pool), which CUDA \
+                 device {ordinal} does not support"
+            )));
+        }
+        let stream = take_stream(&st.ctx)?;
+        let graph = match Self::capture_on(f, inputs, ordinal, &stream) {
+            Ok(g) => g,
+            Err(e) => {
+                // The capture was ended (or never begun): the stream is as it was.
+                give_stream(stream);
+                return Err(e);
+            }
+        };
+        let outs = graph.copy_out()?;
+        Ok((graph, outs))
+    }
+
+    /// [`capture`](Self::capture) on `stream`.
+    fn capture_on<F>(
+        f: &F,
+        inputs: &[&Array<T>],
+        ordinal: usize,
+        stream: &Arc<Stream>,
+    ) -> Result<Self>
+    where
+        F: Fn(&[Array<T>]) -> Result<Vec<Array<U>>>,
+    {
+        let stream = stream.clone();
+        let owned: Vec<Array<T>> = with_stream(&stream, || {
+            inputs
+                .iter()
+                .map(|x| copy_array(x, ordinal))
+                .collect::<Result<Vec<_>>>()
+        })?;
+        // The eager run: kernels built, library handles, plans and workspaces made, so that
+        // the capture records launches only.
+        with_stream(&stream, || -> Result<()> {
+            let outs = f(&owned)?;
+            for o in &outs {
+                o.eval()?;
+            }
+            Ok(())
+        })?;
+        let outputs = Self::record(f, &owned, &stream)?;
+        let exec = match stream.end_capture().and_then(|g| g.instantiate_auto_free()) {
+            Ok(e) => e,
+            Err(e) => {
+                // Graph allocations that were never made: freeing them would be an error. The
+                // arrays' host parts are left behind with them.
+                std::mem::forget(outputs);
+                return Err(e.into());
+            }
+        };
+        if let Err(e) = exec.launch(&stream) {
+            std::mem::forget(outputs);
+            return Err(e.into());
+        }
+        Ok(Captured {
+            outputs,
+            exec: Some(exec),
+            inputs: owned,
+            stream,
+        })
+    }
+
+    /// Runs `f` on `owned` under capture on `stream`, its outputs realised contiguously inside.
+    /// On `Err` the capture is ended and its graph dropped; on `Ok` it is still in progress.
+    fn record<F>(f: &F, owned: &[Array<T>], stream: &Arc<Stream>) -> Result<Vec<Array<U>>>
+    where
+        F: Fn(&[Array<T>]) -> Result<Vec<Array<U>>>,
+    {
+        stream.begin_capture(CaptureMode::ThreadLocal)?;
+        let r = {
+            let _flag = CaptureFlag::set();
+            with_stream(stream, || -> Result<Vec<Array<U>>> {
+                let outs = f(owned)?;
+                outs.iter().map(|o| o.contiguous()).collect()
+            })
+        };
+        match r {
+            Ok(outs) => Ok(outs),
+            Err(e) => {
+                // Everything the closure made is dropped (inside the capture); the graph,
+                // never instantiated, goes with its allocations.
+                let _ = stream.end_capture();
+                Err(e)
+            }
+        }
+    }
+
+    /// Copies `inputs` into the graph's input buffers, launches it, and copies its outputs out.
+    fn replay(&self, inputs: &[&Array<T>]) -> Result<Vec<Array<U>>> {
+        for (x, mine) in inputs.iter().zip(&self.inputs) {
+            let src = x.contiguous_storage()?;
+            let dst = mine.contiguous_storage()?;
+            let bytes = x.len() * T::DTYPE.size();
+            let s = device_buffer(&src, "an input")?.slice(0..bytes)?;
+            let d = device_buffer(&dst, "an input buffer")?;
+            if bytes > d.len() {
+                return Err(Error::Shape(format!(
+                    "an input of {bytes} bytes does not fit the graph's buffer of {} bytes",
+                    d.len()
+                )));
+            }
+            // SAFETY: `d` is the graph's own input buffer, `bytes` within it; nothing but this
+            // program writes it (its arrays never leave the program), and the tracker `d` owns
+            // orders the write after the previous launch's reads.
+            let mut view =
+                unsafe { DeviceViewMut::from_raw_parts(d.device_ptr(), bytes, d.tracker()) };
+            self.stream.memcpy_dtod(&s, &mut view)?;
+        }
+        if let Some(exec) = &self.exec {
+            exec.launch(&self.stream)?;
+        }
+        self.copy_out()
+    }
+
+    /// Fresh copies of the outputs of the last launch, made on the program's stream (after it).
+    fn copy_out(&self) -> Result<Vec<Array<U>>> {
+        let ordinal = self.stream.context().ordinal();
+        with_stream(&self.stream, || {
+            self.outputs
+                .iter()
+                .map(|o| copy_array(o, ordinal))
+                .collect()
+        })
+    }
+}

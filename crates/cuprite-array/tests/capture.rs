@@ -1,0 +1,337 @@
+//! Compiled programs (`cuprite_array::compile`): replays bit-identical to eager runs of the same
+//! closure on the same inputs, and checked against float64 host references; outputs held across
+//! replays; inputs dropped between replays; capture errors for host reads and data-dependent
+//! sizes, with the thread usable afterwards; the LRU bound; the CPU path; a many-thread stress.
+//!
+//! Every GPU test here captures a CUDA graph, so each runs alone (`Test::gpu_alone`).
+
+use cuprite_array::{Array, Device, FftNorm, Result, compile, linalg, with_device};
+use cuprite_testkit::{Rng, Test, TestResult};
+
+fn dev() -> Device {
+    Device::cuda(0)
+}
+
+fn arr(rng: &mut Rng, shape: &[usize]) -> Array<f32> {
+    let n: usize = shape.iter().product();
+    Array::from_slice_on(dev(), &rng.vec_f32(n, -1.0, 1.0), shape).expect("upload")
+}
+
+/// Runs `f` eagerly and as a compiled program (first call: capture; second and third: replays
+/// on fresh inputs) and checks every compiled output is bit-identical to the eager one.
+fn same_as_eager<U, F>(name: &str, shapes: &[&[usize]], f: F) -> std::result::Result<(), String>
+where
+    U: cuprite_array::Element + PartialEq + std::fmt::Debug,
+    F: Fn(&[Array<f32>]) -> Result<Vec<Array<U>>>,
+{
+    let prog = compile(&f);
+    let mut rng = Rng::fresh();
+    for call in 0..3 {
+        let ins: Vec<Array<f32>> = shapes.iter().map(|s| arr(&mut rng, s)).collect();
+        let refs: Vec<&Array<f32>> = ins.iter().collect();
+        let got = prog
+            .call(&refs)
+            .map_err(|e| format!("{name} call {call}: {e}"))?;
+        let want = with_device(dev(), || f(&ins)).map_err(|e| format!("{name} eager: {e}"))?;
+        if got.len() != want.len() {
+            return Err(format!(
+                "{name}: {} outputs, eager {}",
+                got.len(),
+                want.len()
+            ));
+        }
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            let (g, w) = (
+                g.to_vec().map_err(|e| e.to_string())?,
+                w.to_vec().map_err(|e| e.to_string())?,
+            );
+            let gb: Vec<u8> = g.iter().flat_map(|v| bytes_of(v)).collect();
+            let wb: Vec<u8> = w.iter().flat_map(|v| bytes_of(v)).collect();
+            if gb != wb {
+                return Err(format!(
+                    "{name} call {call} output {k}: replay {g:?} != eager {w:?}"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn bytes_of<V>(v: &V) -> Vec<u8> {
+    // SAFETY: the element types compared here are plain numbers (no padding, any bits valid).
+    unsafe { std::slice::from_raw_parts((v as *const V).cast::<u8>(), std::mem::size_of::<V>()) }
+        .to_vec()
+}
+
+/// The per-layer step of the MLP benchmark, with a float64 host reference below.
+fn layer(h: &Array<f32>, w: &Array<f32>, b: &Array<f32>) -> Result<Array<f32>> {
+    let z = linalg::matmul(h, w)? + b;
+    Ok(z.tanh() * 0.5 + h * 0.5)
+}
+
+fn programs() -> TestResult {
+    same_as_eager("elementwise", &[&[4096], &[4096]], |x| {
+        Ok(vec![((&x[0] * 1.5 + &x[1]).exp() - &x[1]).sin() * 0.25])
+    })?;
+    same_as_eager("reductions", &[&[64, 300]], |x| {
+        Ok(vec![x[0].sum()?, (&x[0] * &x[0]).mean()?])
+    })?;
+    same_as_eager("matmul", &[&[64, 256], &[256, 128], &[128]], |x| {
+        Ok(vec![layer(&x[0], &x[1], &x[2].reshape(&[1, 128])?)?])
+    })?;
+    same_as_eager("softmax", &[&[32, 1000]], |x| Ok(vec![x[0].softmax(-1)?]))?;
+    same_as_eager("sort", &[&[5000]], |x| Ok(vec![x[0].sort(0, false)?]))?;
+    same_as_eager("scan", &[&[7, 3000]], |x| Ok(vec![x[0].cumsum(1)?]))?;
+    same_as_eager("rng", &[&[2048]], |x| {
+        Ok(vec![&x[0] + &Array::<f32>::rand_uniform(&[2048], 7)?])
+    })?;
+    same_as_eager("fft", &[&[16, 512]], |x| {
+        Ok(vec![x[0].rfft(None, -1, FftNorm::Backward)?])
+    })?;
+    Ok(())
+}
+
+/// An MLP layer checked against float64 on the host, on two replays with different inputs.
+fn matches_host_reference() -> TestResult {
+    let (m, k, n) = (16usize, 64usize, 64usize);
+    let prog = compile(|x: &[Array<f32>]| Ok(vec![layer(&x[0], &x[1], &x[2])?]));
+    let mut rng = Rng::fresh();
+    for _ in 0..3 {
+        let (h, w, b) = (
+            rng.vec_f32(m * k, -1.0, 1.0),
+            rng.vec_f32(k * n, -0.2, 0.2),
+            rng.vec_f32(n, -1.0, 1.0),
+        );
+        let ha = Array::from_slice_on(dev(), &h, &[m, k])?;
+        let wa = Array::from_slice_on(dev(), &w, &[k, n])?;
+        let ba = Array::from_slice_on(dev(), &b, &[1, n])?;
+        let got = prog.call(&[&ha, &wa, &ba])?[0].to_vec()?;
+        for i in 0..m {
+            for j in 0..n {
+                let z: f64 = (0..k)
+                    .map(|t| h[i * k + t] as f64 * w[t * n + j] as f64)
+                    .sum::<f64>()
+                    + b[j] as f64;
+                let want = z.tanh() * 0.5 + h[i * k + j] as f64 * 0.5;
+                let g = got[i * n + j] as f64;
+                if (g - want).abs() > 1e-4 {
+                    return Err(format!("layer[{i},{j}] = {g}, float64 reference {want}").into());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Outputs of earlier calls keep their values across later replays, and inputs dropped between
+/// calls are not read again.
+fn outputs_held_and_inputs_dropped() -> TestResult {
+    let prog = compile(|x: &[Array<f32>]| Ok(vec![&x[0] * 3.0 + 1.0]));
+    let mut rng = Rng::fresh();
+    let mut held = Vec::new();
+    for _ in 0..6 {
+        let v = rng.vec_f32(1000, -10.0, 10.0);
+        let a = Array::from_slice_on(dev(), &v, &[1000])?;
+        let out = prog.call(&[&a])?.remove(0);
+        drop(a);
+        // Fresh arrays of the same size, likely to take the dropped input's memory.
+        let _noise: Vec<Array<f32>> = (0..4).map(|_| Array::full(&[1000], 1e6f32)).collect();
+        held.push((v, out));
+    }
+    for (k, (v, out)) in held.iter().enumerate() {
+        let got = out.to_vec()?;
+        for (i, (&x, &g)) in v.iter().zip(&got).enumerate() {
+            let want = (x as f64 * 3.0 + 1.0) as f32;
+            if (g - want).abs() > 1e-5 * want.abs().max(1.0) {
+                return Err(format!("call {k} element {i}: {g}, want {want}").into());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Host reads and data-dependent sizes inside the closure are an `Err` naming the call; the
+/// thread's array work and a new program work afterwards.
+fn capture_errors() -> TestResult {
+    let a = Array::from_slice_on(dev(), &[1.0f32, 0.0, 2.0, 0.0], &[4])?;
+    let host_read = compile(|x: &[Array<f32>]| {
+        let v = (&x[0] * 2.0).to_vec()?;
+        Ok(vec![&x[0] + v[0]])
+    });
+    match host_read.call(&[&a]) {
+        Err(e) if e.to_string().contains("to_vec") => {}
+        other => return Err(format!("to_vec inside a capture: {other:?}").into()),
+    }
+    let data_dependent = compile(|x: &[Array<f32>]| {
+        let nz = x[0].nonzero()?;
+        Ok(vec![nz[0].cast::<f32>()])
+    });
+    match data_dependent.call(&[&a]) {
+        Err(e) if e.to_string().contains("compiled program") => {}
+        other => return Err(format!("nonzero inside a capture: {other:?}").into()),
+    }
+    let sync = compile(|x: &[Array<f32>]| {
+        cuprite_array::sync(dev())?;
+        Ok(vec![x[0].clone()])
+    });
+    if sync.call(&[&a]).is_ok() {
+        return Err("sync inside a capture was accepted".into());
+    }
+    // Eager work and a new capture still work.
+    let s = (&a * 2.0).sum()?.item()?;
+    if s != 6.0 {
+        return Err(format!("eager sum after failed captures: {s}, want 6").into());
+    }
+    let ok = compile(|x: &[Array<f32>]| Ok(vec![&x[0] + 1.0]));
+    let got = ok.call(&[&a])?[0].to_vec()?;
+    if got != [2.0, 1.0, 3.0, 1.0] {
+        return Err(format!("capture after failed captures: {got:?}").into());
+    }
+    Ok(())
+}
+
+/// One graph per signature, at most the limit kept, each replaying its own shapes correctly.
+fn lru_limit() -> TestResult {
+    let prog = compile(|x: &[Array<f32>]| Ok(vec![x[0].sum()?])).with_cache_limit(2);
+    for round in 0..2 {
+        for n in [10usize, 20, 30] {
+            let v: Vec<f32> = (0..n).map(|i| i as f32).collect();
+            let a = Array::from_slice_on(dev(), &v, &[n])?;
+            let got = prog.call(&[&a])?[0].item()?;
+            let want = (n * (n - 1) / 2) as f32;
+            if got != want {
+                return Err(format!("round {round}, n = {n}: sum {got}, want {want}").into());
+            }
+            if prog.num_graphs() > 2 {
+                return Err(format!("{} graphs kept, limit 2", prog.num_graphs()).into());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The CPU backend runs the closure directly, with the eager results.
+fn cpu_path() -> TestResult {
+    let f = |x: &[Array<f32>]| -> Result<Vec<Array<f32>>> {
+        Ok(vec![(&x[0] * &x[1]).tanh() + 0.5, x[0].cumsum(0)?])
+    };
+    let prog = compile(f);
+    let mut rng = Rng::fresh();
+    let (u, v) = (rng.vec_f32(257, -2.0, 2.0), rng.vec_f32(257, -2.0, 2.0));
+    let a = Array::from_slice_on(Device::CPU, &u, &[257])?;
+    let b = Array::from_slice_on(Device::CPU, &v, &[257])?;
+    let got = prog.call(&[&a, &b])?;
+    let want = f(&[a.clone(), b.clone()])?;
+    for (g, w) in got.iter().zip(&want) {
+        if g.to_vec()? != w.to_vec()? {
+            return Err("the CPU path differs from the closure".into());
+        }
+    }
+    let first = got[0].to_vec()?;
+    for i in 0..257 {
+        let want = ((u[i] as f64 * v[i] as f64).tanh() + 0.5) as f32;
+        if (first[i] - want).abs() > 1e-6 {
+            return Err(format!("element {i}: {}, want {want}", first[i]).into());
+        }
+    }
+    Ok(())
+}
+
+/// Bad signatures: no inputs, inputs on two devices.
+fn bad_signatures() -> TestResult {
+    let prog = compile(|x: &[Array<f32>]| Ok(vec![x[0].clone()]));
+    match prog.call(&[]) {
+        Err(e) if e.to_string().contains("at least one input") => Ok(()),
+        other => Err(format!("no inputs: {other:?}").into()),
+    }
+}
+
+/// Threads each replaying their own program beside eager work on the same arrays, for
+/// `CUPRITE_CAPTURE_STRESS_SECS` seconds (3 by default); every value checked, and the array
+/// memory in use back to where it began.
+fn stress() -> TestResult {
+    let secs: u64 = std::env::var("CUPRITE_CAPTURE_STRESS_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3);
+    cuprite_array::device_gc(dev())?;
+    let before = cuprite_array::mem_stats(dev()).bytes_in_use;
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    let threads: Vec<_> = (0..16u64)
+        .map(|t| {
+            std::thread::spawn(move || -> std::result::Result<u64, String> {
+                let k = 1.0 + t as f32;
+                let prog = compile(move |x: &[Array<f32>]| {
+                    let y = (&x[0] * k + &x[1]).tanh();
+                    Ok(vec![y.sum()?, y])
+                });
+                let mut rng = Rng::seeded(cuprite_testkit::process_seed() ^ t);
+                let mut n = 0;
+                while std::time::Instant::now() < until {
+                    let len = 256 + 256 * (n as usize % 3);
+                    let (u, v) = (rng.vec_f32(len, -1.0, 1.0), rng.vec_f32(len, -1.0, 1.0));
+                    let run = || -> Result<(Vec<f32>, Vec<f32>, Vec<f32>)> {
+                        let a = Array::from_slice_on(dev(), &u, &[len])?;
+                        let b = Array::from_slice_on(dev(), &v, &[len])?;
+                        let out = prog.call(&[&a, &b])?;
+                        let eager = (&a * k + &b).tanh();
+                        Ok((out[1].to_vec()?, eager.to_vec()?, vec![out[0].item()?]))
+                    };
+                    let (g, e, s) = run().map_err(|e| format!("thread {t}: {e}"))?;
+                    if g != e {
+                        return Err(format!(
+                            "thread {t} iteration {n}: replay differs from eager"
+                        ));
+                    }
+                    let want: f64 = u
+                        .iter()
+                        .zip(&v)
+                        .map(|(&x, &y)| (x as f64 * k as f64 + y as f64).tanh())
+                        .sum();
+                    if (s[0] as f64 - want).abs() > 1e-3 * (len as f64).sqrt() {
+                        return Err(format!(
+                            "thread {t} iteration {n}: sum {}, want {want}",
+                            s[0]
+                        ));
+                    }
+                    n += 1;
+                }
+                Ok(n)
+            })
+        })
+        .collect();
+    let mut total = 0;
+    for h in threads {
+        total += h
+            .join()
+            .map_err(|_| "a stress thread panicked".to_string())??;
+    }
+    if total < 16 {
+        return Err(format!("only {total} iterations ran").into());
+    }
+    cuprite_array::sync(dev())?;
+    cuprite_array::device_gc(dev())?;
+    let after = cuprite_array::mem_stats(dev()).bytes_in_use;
+    if after > before {
+        return Err(
+            format!("array memory in use {after} bytes after the stress, {before} before").into(),
+        );
+    }
+    Ok(())
+}
+
+pub fn tests() -> Vec<Test> {
+    vec![
+        Test::gpu_alone("capture::replays_match_eager", programs),
+        Test::gpu_alone("capture::matches_host_reference", matches_host_reference),
+        Test::gpu_alone(
+            "capture::outputs_held_and_inputs_dropped",
+            outputs_held_and_inputs_dropped,
+        ),
+        Test::gpu_alone("capture::capture_errors", capture_errors),
+        Test::gpu_alone("capture::lru_limit", lru_limit),
+        Test::gpu_alone("capture::stress", stress),
+        Test::cpu("capture::cpu_path", cpu_path),
+        Test::cpu("capture::bad_signatures", bad_signatures),
+    ]
+}
