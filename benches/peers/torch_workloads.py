@@ -19,7 +19,7 @@ import math
 import sys
 
 import torch
-from peer_timing import per_call_ms
+from peer_timing import identity, per_call_ms
 
 
 def black_scholes(s, k, t):
@@ -53,8 +53,7 @@ def main():
     reps = int(sys.argv[sys.argv.index("--repeats") + 1]) if "--repeats" in sys.argv else (5 if quick else 20)
     calls = 10
     g = torch.Generator(device="cuda").manual_seed(1)
-    res = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
-           "cuda": torch.version.cuda}
+    res = {**identity(quick)}
 
     def timed(key, fn):
         med, lo, hi = per_call_ms(fn, calls, reps=reps)

@@ -157,17 +157,23 @@ fn command_rewrites_file() -> TestResult {
 /// `cuprite bench workloads --json` writes it, judged against a `torch_workloads.py` file.
 fn workload_peers_to_headline() -> TestResult {
     let n = 1u64 << 24;
+    let id = serde_json::json!({
+        "device": "GPU", "device_uuid": "GPU-0123", "driver": "13.0", "quick": false
+    });
     let report = serde_json::json!({
-        "device": "GPU", "date": "2026-12-01 12:00 UTC",
+        "device": id["device"], "device_uuid": id["device_uuid"], "driver": id["driver"],
+        "quick": id["quick"], "date": "2026-12-01 12:00 UTC",
         "results": [{"name": "workloads/black_scholes", "status": "ran", "figures": [
             {"name": format!("black_scholes of {n} options "), "unit": "ms", "median": 2.0}
         ]}]
     });
     let peer = serde_json::json!({
+        "device": id["device"], "device_uuid": id["device_uuid"], "driver": id["driver"],
+        "quick": id["quick"], "torch": "9.0", "cuda": "13.0",
         "peer": "PyTorch 9", "black_scholes_compile_ms": 2.5, "black_scholes_eager_ms": 10.0,
         "kmeans_eager_ms": 3.0, "sizes": {"black_scholes": n, "kmeans": 1u64 << 22}
     });
-    let judged = cuprite_cli::bench::report::judge_peers(&report, &peer);
+    let judged = cuprite_cli::bench::report::judge_peers(&report, &peer)?;
     let row = |key: &str| {
         judged
             .iter()
