@@ -7,7 +7,9 @@ PyTorch eager and under torch.compile:
   0.25-10 years, rate 2%, volatility 30%), the normal distribution function as erfc;
 - kmeans: one Lloyd iteration over 2^22 points in 16-D with 64 centroids: |c|^2 - 2 x.c by a
   matrix product, argmin, index_add_ of the points and bincount of the labels, new centroids
-  (an empty cluster keeps its centroid).
+  (an empty cluster keeps its centroid);
+- spectral_poisson: a 4096² float32 periodic Poisson solve: rfft2, a multiplication by
+  -1/(kx² + ky²) (0 at the mean), irfft2.
 Device work is timed with CUDA events around K back-to-back calls after warm-up; the median over
 the repeats, divided by K, is printed in ms. This script computes no ratio:
 `cuprite bench --peers FILE` does.
@@ -48,6 +50,11 @@ def lloyd_step(x, centroids):
     return (sums + centroids * keep_old) / counts.clamp_min(1.0)
 
 
+def poisson(f, inverse):
+    n = f.shape[0]
+    return torch.fft.irfft2(torch.fft.rfft2(f) * inverse, s=(n, n))
+
+
 def main():
     quick = "--quick" in sys.argv
     reps = int(sys.argv[sys.argv.index("--repeats") + 1]) if "--repeats" in sys.argv else (5 if quick else 20)
@@ -75,9 +82,22 @@ def main():
     compiled_step = torch.compile(lloyd_step, dynamic=False)
     timed("kmeans_compile_ms", lambda: compiled_step(x, centroids))
 
+    del x, centroids
+
+    p = 512 if quick else 4096
+    f = torch.randn(p, p, device="cuda", generator=g)
+    ky = torch.fft.fftfreq(p, 1.0 / p, device="cuda").reshape(p, 1)
+    kx = torch.fft.rfftfreq(p, 1.0 / p, device="cuda").reshape(1, p // 2 + 1)
+    k2 = ky * ky + kx * kx
+    at_mean = (1.0 - k2).clamp_min(0.0)
+    inverse = ((at_mean - 1.0) / (k2 + at_mean)).to(torch.complex64)
+    timed("spectral_poisson_eager_ms", lambda: poisson(f, inverse))
+    compiled_poisson = torch.compile(poisson, dynamic=False)
+    timed("spectral_poisson_compile_ms", lambda: compiled_poisson(f, inverse))
+
     res["peer"] = f"PyTorch {torch.__version__}"
     res["method"] = f"CUDA events around {calls} back-to-back calls"
-    res["sizes"] = {"black_scholes": n, "kmeans": m}
+    res["sizes"] = {"black_scholes": n, "kmeans": m, "spectral_poisson": p}
     for key, val in res.items():
         print(f"{key:30} {val:.4g}" if isinstance(val, float) else f"{key:30} {val}")
     if "--json" in sys.argv:

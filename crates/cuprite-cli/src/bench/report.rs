@@ -863,6 +863,26 @@ pub const PEER_RULES: &[PeerRule] = &[
         size: Some("kmeans"),
         target: Target::RatioAtMost(0.5),
     },
+    PeerRule {
+        script: "torch_workloads.py",
+        key: "spectral_poisson_compile_ms",
+        what: "spectral_poisson (4096² f32) vs torch.compile",
+        benchmark: "workloads/spectral_poisson",
+        figure: "spectral_poisson solve of",
+        unit: "ms",
+        size: Some("spectral_poisson"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_workloads.py",
+        key: "spectral_poisson_eager_ms",
+        what: "spectral_poisson (4096² f32) vs PyTorch eager",
+        benchmark: "workloads/spectral_poisson",
+        figure: "spectral_poisson solve of",
+        unit: "ms",
+        size: Some("spectral_poisson"),
+        target: Target::RatioAtMost(0.5),
+    },
 ];
 
 /// One judged peer comparison.

@@ -1,5 +1,5 @@
-//! Whole programs as benchmarks: the work of `crates/cuprite-array/examples/black_scholes.rs`
-//! and `kmeans.rs` at their full sizes. The PyTorch peer figures (eager and `torch.compile`)
+//! Whole programs as benchmarks: the work of `crates/cuprite-array/examples/black_scholes.rs`,
+//! `kmeans.rs` and `spectral_poisson.rs` at their full sizes. The PyTorch peer figures (eager and `torch.compile`)
 //! come from `benches/peers/torch_workloads.py`, run in the same call on the same GPU.
 //!
 //! Device figures time K back-to-back calls between one pair of events
@@ -7,7 +7,7 @@
 
 use super::curves::per_call;
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, TimeUnit};
-use cuprite_array::{Array, Device, ops::ScatterOpts, with_device};
+use cuprite_array::{Array, Device, FftNorm, c32, ops::ScatterOpts, with_device};
 
 /// The workload benchmarks.
 pub fn benchmarks() -> Vec<Benchmark> {
@@ -23,6 +23,12 @@ pub fn benchmarks() -> Vec<Benchmark> {
             group: "workloads",
             needs_gpu: true,
             run: kmeans,
+        },
+        Benchmark {
+            name: "workloads/spectral_poisson",
+            group: "workloads",
+            needs_gpu: true,
+            run: spectral_poisson,
         },
     ]
 }
@@ -117,6 +123,36 @@ fn kmeans(ctx: &mut BenchCtx) -> BenchResult {
             TimeUnit::Ms,
         )
         .with_note("peers: eager and torch.compile in benches/peers/torch_workloads.py");
+        Ok(vec![time])
+    })
+}
+
+fn spectral_poisson(ctx: &mut BenchCtx) -> BenchResult {
+    let n = ctx.size(4096, 512);
+    let m = n / 2 + 1;
+    with_device(Device::cuda(0), || {
+        let f = Array::<f32>::rand_normal(&[n, n], 1)?;
+        // -1/k² for the wave numbers of an n × n periodic grid, 0 at the mean, as in the example.
+        let ky = Array::<f32>::fftfreq(n, 1.0 / n as f64)?.reshape(&[n, 1])?;
+        let kx = Array::<f32>::rfftfreq(n, 1.0 / n as f64)?.reshape(&[1, m])?;
+        let k2 = &ky * &ky + &kx * &kx;
+        let at_mean = (&k2 * -1.0 + 1.0).maximum(0.0);
+        let inverse = ((&at_mean - 1.0) / (&k2 + &at_mean)).cast::<c32>();
+        cuprite_array::eval_many(&[&inverse])?;
+        f.eval()?;
+        let samples = timed(ctx, || {
+            let transform = f.rfft2(None, None, FftNorm::Backward)?;
+            (transform * &inverse)
+                .irfft2(Some(&[n, n]), None, FftNorm::Backward)?
+                .eval()?;
+            Ok(())
+        })?;
+        let time = Figure::time(
+            format!("spectral_poisson solve of {n} x {n} f32 "),
+            &samples,
+            TimeUnit::Ms,
+        )
+        .with_note("rfft2, a fused scaling, irfft2; peers in benches/peers/torch_workloads.py");
         Ok(vec![time])
     })
 }
