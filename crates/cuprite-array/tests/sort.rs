@@ -608,6 +608,9 @@ fn ref_unique<T: V>(x: &[T]) -> (Vec<T>, Vec<i64>, Vec<i64>, Vec<i64>) {
             c.push(0);
         }
         *c.last_mut().expect("a run") += 1;
+        // The first occurrence: the least index of the run (±0 and NaN payloads are one value).
+        let first = f.last_mut().expect("a run");
+        *first = (*first).min(src as i64);
         inv[src] = v.len() as i64 - 1;
     }
     (v, f, c, inv)
