@@ -64,8 +64,10 @@ run_bin() {
 
 examples() {
     local ex c
-    for ex in context_single context_threads context_devices sin_ptx matmul custom_struct quickstart \
-              streams_fork threads device_flow graph custom_kernel cuda_app readme; do
+    # Every example of the bundle but those of several GPUs or processes (gpu-multi.sh runs
+    # them) and the ctypes library of the DLPack exchange.
+    for ex in $(cd "$bundle" && ls example-* 2>/dev/null | sed 's/^example-//'); do
+        case "$ex" in nccl_ranks|data_parallel|dlpack_py|libdlpack_py*) continue ;; esac
         c=cuprite-driver
         [ -e "crates/cuprite-array/examples/$ex.rs" ] && c=cuprite-array
         if [ ! -x "$bundle/example-$ex" ]; then
