@@ -72,6 +72,7 @@ macro_rules! on_all {
         on!($x; [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64, C32, C64]; $a => $body)
     };
 }
+pub(super) use {on, on_all, on2};
 
 impl Arr {
     /// The element type.
@@ -493,6 +494,12 @@ pub fn eval(e: &Expr) -> Result<Arr, String> {
         }
         Expr::LogSumExp(ax, keep, a) => {
             on!(eval(a)?; [F16, BF16, F32, F64]; x => x.logsumexp(*ax, *keep).map_err(api)?)
+        }
+        Expr::Op(name, d, shape, p, kids) => {
+            let (_, row) = super::families::row(name)
+                .ok_or_else(|| format!("fuzzer bug: no operation {name} in the tables"))?;
+            let vals: Vec<Arr> = kids.iter().map(eval).collect::<Result<_, _>>()?;
+            (row.eval)(&super::families::params(p, *d, shape), vals)
         }
     }
 }

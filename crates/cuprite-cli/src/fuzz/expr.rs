@@ -150,6 +150,9 @@ pub enum Expr {
     LogSumExp(isize, bool, Box<Expr>),
     /// `log_softmax` along this axis.
     LogSoftmax(isize, Box<Expr>),
+    /// An operation of a family table ([`super::families`]): the row's name, the node's dtype
+    /// and shape, the row's parameters and the children.
+    Op(&'static str, DType, Vec<usize>, Vec<i64>, Vec<Expr>),
 }
 
 /// What a node is: dtype, shape, and the error model.
@@ -294,6 +297,18 @@ impl Expr {
     /// The node's dtype, shape and error bounds.
     pub fn info(&self) -> Info {
         match self {
+            Expr::Op(name, d, shape, p, kids) => match super::families::row(name) {
+                Some((_, r)) => {
+                    let infos: Vec<Info> = kids.iter().map(|k| k.info()).collect();
+                    (r.info)(&super::families::params(p, *d, shape), &infos)
+                }
+                None => Info {
+                    dtype: *d,
+                    shape: shape.clone(),
+                    err: f64::INFINITY,
+                    mag: f64::INFINITY,
+                },
+            },
             Expr::Leaf {
                 dtype,
                 shape,
@@ -553,7 +568,7 @@ impl Expr {
             | Expr::LogSoftmax(_, a) => vec![a],
             Expr::Binary(_, a, b) | Expr::Matmul(a, b) => vec![a, b],
             Expr::Select(c, a, b) => vec![c, a, b],
-            Expr::Concat(_, v) => v.iter().collect(),
+            Expr::Concat(_, v) | Expr::Op(.., v) => v.iter().collect(),
         }
     }
 
@@ -576,7 +591,7 @@ impl Expr {
             | Expr::LogSoftmax(_, a) => vec![a],
             Expr::Binary(_, a, b) | Expr::Matmul(a, b) => vec![a, b],
             Expr::Select(c, a, b) => vec![c, a, b],
-            Expr::Concat(_, v) => v.iter_mut().collect(),
+            Expr::Concat(_, v) | Expr::Op(.., v) => v.iter_mut().collect(),
         }
     }
 
@@ -614,6 +629,9 @@ impl Expr {
             }
             Expr::Move(m, _) => {
                 let _ = write!(out, "M{:?}", std::mem::discriminant(m));
+            }
+            Expr::Op(name, d, ..) => {
+                let _ = write!(out, "O{name}{d:?}");
             }
             other => {
                 let _ = write!(out, "{:?}", std::mem::discriminant(other));
