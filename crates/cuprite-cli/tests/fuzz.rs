@@ -429,8 +429,8 @@ fn families_are_all_drawn() -> TestResult {
     let mut ops: BTreeMap<&str, usize> = BTreeMap::new();
     let (mut large, mut small) = (0, 0);
     fn walk_ops(e: &Expr, ops: &mut BTreeMap<&'static str, usize>, big: &mut bool) {
-        if let Expr::Op(name, ..) = e {
-            *ops.entry(name).or_default() += 1;
+        if let Expr::Op(row, ..) = e {
+            *ops.entry(row.name).or_default() += 1;
         }
         *big |= e.info().shape.iter().product::<usize>() >= 1 << 16;
         for c in e.children() {

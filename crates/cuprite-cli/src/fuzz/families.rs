@@ -23,36 +23,11 @@
 //! | statistics | `topk`, `kthvalue`, `median`, `quantile`, `ptp`, `unique` counted, `union1d`/`intersect1d` counted | selections move values (`δ`); `median`/`quantile` one rounding more (`δ + 2ε m`); `ptp` `2δ + 4ε m`; counts exact |
 //! | sampling | `randint`, `permutation`, `exponential` | the same seed gives the same draws on both backends: integers exact, `exponential` 8 ulp of its bound (`log` of two libraries) |
 
-use super::eval::{Arr, IntoArr, api, on, on_all, on2};
-use super::expr::{Expr, Info, eps, inexact_kind, int_max};
-use super::generate::Gen;
+use super::arr::{Arr, IntoArr, api, on, on_all, on2};
+use super::expr::{Draw, Expr, Family, Info, Row, eps, inexact_kind, int_max};
 use super::rng::Rng;
 use cuprite_array::ops::{IndexMode, ScatterOpts};
 use cuprite_array::{Array, DType, FftNorm, QuantileMethod, Side, linalg};
-
-/// One operation of a family.
-#[derive(Debug)]
-pub struct Row {
-    /// The operation's name (unique over all families).
-    pub name: &'static str,
-    /// A node giving `dtype` and `shape`: its parameters and children (`None`: not for these).
-    pub generate: fn(&mut Gen, DType, &[usize], u32) -> Option<(Vec<i64>, Vec<Expr>)>,
-    /// The node's dtype, shape and error model from its parameters and children's.
-    pub info: fn(&[i64], &[Info]) -> Info,
-    /// The node's value from its parameters and children's values.
-    pub eval: fn(&[i64], Vec<Arr>) -> Result<Arr, String>,
-    /// The call in a reproducer, from the parameters and the children's variable names.
-    pub rust: fn(&[i64], &[String]) -> String,
-}
-
-/// A family of operations.
-#[derive(Debug)]
-pub struct Family {
-    /// The family's name (as the counts print it).
-    pub name: &'static str,
-    /// Its operations.
-    pub rows: &'static [Row],
-}
 
 /// Every table family.
 pub static FAMILIES: &[Family] = &[
@@ -94,6 +69,16 @@ pub static FAMILIES: &[Family] = &[
     },
 ];
 
+/// The element type `d` as Rust names it.
+fn rust_type(d: DType) -> String {
+    format!("{d:?}").to_lowercase()
+}
+
+/// A random element of `v` (from the structure stream).
+fn pick<T: Copy>(g: &mut dyn Draw, v: &[T]) -> T {
+    v[g.s_below(v.len() as u64) as usize]
+}
+
 /// The row named `name` and its family's name.
 pub fn row(name: &str) -> Option<(&'static Family, &'static Row)> {
     FAMILIES
@@ -119,17 +104,6 @@ fn out(p: &[i64], k: usize) -> (DType, Vec<usize>) {
             .map(|&n| n as usize)
             .collect(),
     )
-}
-
-/// A row's parameters followed by the node's dtype (its index in [`DType::ALL`]) and shape:
-/// what `info`, `eval` and `rust` are given.
-pub fn params(own: &[i64], dtype: DType, shape: &[usize]) -> Vec<i64> {
-    let di = DType::ALL.iter().position(|&x| x == dtype).unwrap_or(0) as i64;
-    own.iter()
-        .copied()
-        .chain([di])
-        .chain(shape.iter().map(|&n| n as i64))
-        .collect()
 }
 
 /// `match` over the listed variants of one [`Arr`], the body giving any value.
@@ -242,11 +216,16 @@ fn count(n: usize) -> Arr {
 
 // ---------------------------------------------------------------------------------- scans
 
-fn scan_gen(g: &mut Gen, d: DType, shape: &[usize], depth: u32) -> Option<(Vec<i64>, Vec<Expr>)> {
+fn scan_gen(
+    g: &mut dyn Draw,
+    d: DType,
+    shape: &[usize],
+    depth: u32,
+) -> Option<(Vec<i64>, Vec<Expr>)> {
     if shape.is_empty() || !real_kinds(d) {
         return None;
     }
-    let ax = g.s.below(shape.len() as u64) as i64;
+    let ax = g.s_below(shape.len() as u64) as i64;
     Some((vec![ax], vec![g.node(d, shape, depth - 1)]))
 }
 
@@ -257,7 +236,7 @@ static SCANS: &[Row] = &[
             if shape.is_empty() || !matches!(d, DType::F32 | DType::F64 | DType::I64) {
                 return None;
             }
-            let ax = g.s.below(shape.len() as u64) as usize;
+            let ax = g.s_below(shape.len() as u64) as usize;
             if shape[ax] > 12 {
                 return None;
             }
@@ -298,7 +277,7 @@ static SCANS: &[Row] = &[
             if shape.is_empty() || !matches!(d, DType::I64 | DType::U64 | DType::F32 | DType::F64) {
                 return None;
             }
-            let ax = g.s.below(shape.len() as u64) as i64;
+            let ax = g.s_below(shape.len() as u64) as i64;
             Some((vec![ax], vec![g.node(d, shape, depth - 1)]))
         },
         info: |p, c| {
@@ -320,7 +299,7 @@ static SCANS: &[Row] = &[
             if shape.is_empty() || !real_kinds(d) || !(d.is_float() || d.is_signed_int()) {
                 return None;
             }
-            let ax = g.s.below(shape.len() as u64) as usize;
+            let ax = g.s_below(shape.len() as u64) as usize;
             let mut cs = shape.to_vec();
             cs[ax] += 1;
             Some((vec![ax as i64], vec![g.node(d, &cs, depth - 1)]))
@@ -354,12 +333,14 @@ static COMPACTION: &[Row] = &[
             if !shape.is_empty() || !matches!(d, DType::I64 | DType::U64) {
                 return None;
             }
-            let t =
-                *g.s.pick(&[DType::I64, DType::U64, DType::I32, DType::U8, DType::I16]);
+            let t = pick(
+                g,
+                &[DType::I64, DType::U64, DType::I32, DType::U8, DType::I16],
+            );
             if super::expr::accum(t) != d {
                 return None;
             }
-            let rank = 1 + g.s.below(3) as usize;
+            let rank = 1 + g.s_below(3) as usize;
             let cs = g.shape(rank);
             let x = g.node(t, &cs, depth - 1);
             let m = g.node(DType::Bool, &cs, depth - 1);
@@ -382,8 +363,8 @@ static COMPACTION: &[Row] = &[
             if !shape.is_empty() || d != DType::I64 {
                 return None;
             }
-            let t = *g.s.pick(&[DType::Bool, DType::I32, DType::F32, DType::U8]);
-            let rank = 1 + g.s.below(3) as usize;
+            let t = pick(g, &[DType::Bool, DType::I32, DType::F32, DType::U8]);
+            let rank = 1 + g.s_below(3) as usize;
             let cs = g.shape(rank);
             let x = g.node(t, &cs, depth - 1);
             Some((vec![], vec![g.exact(x)]))
@@ -411,13 +392,15 @@ static SEARCH: &[Row] = &[Row {
         if d != DType::I64 {
             return None;
         }
-        let t =
-            *g.s.pick(&[DType::I32, DType::F32, DType::F64, DType::U8, DType::I64]);
+        let t = pick(
+            g,
+            &[DType::I32, DType::F32, DType::F64, DType::U8, DType::I64],
+        );
         let n = g.extent(true);
         let sorted = g.node(t, &[n], depth - 1);
         let values = g.node(t, shape, depth - 1);
         Some((
-            vec![g.s.below(2) as i64],
+            vec![g.s_below(2) as i64],
             vec![g.exact(sorted), g.exact(values)],
         ))
     },
@@ -440,13 +423,18 @@ static SEARCH: &[Row] = &[Row {
 // ---------------------------------------------------------------------------------- index
 
 /// A child giving `shape` with axis `ax` of another extent, for the index rows.
-fn along(g: &mut Gen, d: DType, shape: &[usize], depth: u32) -> Option<(usize, Vec<usize>, Expr)> {
+fn along(
+    g: &mut dyn Draw,
+    d: DType,
+    shape: &[usize],
+    depth: u32,
+) -> Option<(usize, Vec<usize>, Expr)> {
     if shape.is_empty() || d.is_complex() {
         return None;
     }
-    let ax = g.s.below(shape.len() as u64) as usize;
+    let ax = g.s_below(shape.len() as u64) as usize;
     let mut cs = shape.to_vec();
-    cs[ax] = 1 + g.v.below(6) as usize;
+    cs[ax] = 1 + g.v_below(6) as usize;
     let x = g.node(d, &cs, depth - 1);
     Some((ax, cs, x))
 }
@@ -464,7 +452,7 @@ macro_rules! take_mode {
             name: $name,
             generate: |g, d, shape, depth| {
                 let (ax, _, x) = along(g, d, shape, depth)?;
-                Some((vec![ax as i64, shape[ax] as i64, g.v.next_u64() as i64], vec![x]))
+                Some((vec![ax as i64, shape[ax] as i64, g.v_next() as i64], vec![x]))
             },
             info: take_info,
             eval: |p, c| {
@@ -495,7 +483,7 @@ static INDEX: &[Row] = &[
         generate: |g, d, shape, depth| {
             let (ax, _, x) = along(g, d, shape, depth)?;
             Some((
-                vec![ax as i64, shape[ax] as i64, g.v.next_u64() as i64],
+                vec![ax as i64, shape[ax] as i64, g.v_next() as i64],
                 vec![x],
             ))
         },
@@ -522,7 +510,7 @@ static INDEX: &[Row] = &[
         name: "take_along_axis",
         generate: |g, d, shape, depth| {
             let (ax, _, x) = along(g, d, shape, depth)?;
-            Some((vec![ax as i64, g.v.next_u64() as i64], vec![x]))
+            Some((vec![ax as i64, g.v_next() as i64], vec![x]))
         },
         // The index has the output's shape: the child's, with the output's extent on the axis.
         info: |p, c| {
@@ -585,12 +573,12 @@ static INDEX: &[Row] = &[
             if shape.is_empty() || !(d.is_float() || matches!(d, DType::I32 | DType::I64)) {
                 return None;
             }
-            let ax = g.s.below(shape.len() as u64) as usize;
+            let ax = g.s_below(shape.len() as u64) as usize;
             let mut cs = shape.to_vec();
-            cs[ax] = g.v.below(7) as usize;
+            cs[ax] = g.v_below(7) as usize;
             let x = g.node(d, shape, depth - 1);
             let src = g.node(d, &cs, depth - 1);
-            Some((vec![ax as i64, g.v.next_u64() as i64], vec![x, src]))
+            Some((vec![ax as i64, g.v_next() as i64], vec![x, src]))
         },
         info: accumulate_info,
         eval: |p, c| {
@@ -618,10 +606,10 @@ static INDEX: &[Row] = &[
                 return None;
             }
             let n: usize = shape.iter().product();
-            let k = g.v.below(n.min(8) as u64 + 1) as usize;
+            let k = g.v_below(n.min(8) as u64 + 1) as usize;
             let x = g.node(d, shape, depth - 1);
             let vals = g.node(d, &[k], depth - 1);
-            Some((vec![g.v.next_u64() as i64], vec![x, vals]))
+            Some((vec![g.v_next() as i64], vec![x, vals]))
         },
         info: |_, c| {
             let (x, s) = (&c[0], &c[1]);
@@ -655,7 +643,7 @@ static INDEX: &[Row] = &[
             let v = if d == DType::Bool {
                 1
             } else {
-                g.v.below(9) as i64 - 4
+                g.v_below(9) as i64 - 4
             };
             let v = if d.is_int() && !d.is_signed_int() {
                 v.abs()
@@ -686,7 +674,7 @@ static INDEX: &[Row] = &[
 ];
 
 fn scatter_gen(
-    g: &mut Gen,
+    g: &mut dyn Draw,
     d: DType,
     shape: &[usize],
     depth: u32,
@@ -694,14 +682,14 @@ fn scatter_gen(
     if shape.is_empty() || !(d.is_float() || matches!(d, DType::I32 | DType::I64)) {
         return None;
     }
-    let ax = g.s.below(shape.len() as u64) as usize;
+    let ax = g.s_below(shape.len() as u64) as usize;
     // The source (and index) is no larger than the destination along every axis.
     let cs: Vec<usize> = shape
         .iter()
         .enumerate()
         .map(|(k, &n)| {
             if k == ax {
-                g.v.below(n as u64 + 1) as usize
+                g.v_below(n as u64 + 1) as usize
             } else {
                 n
             }
@@ -709,7 +697,7 @@ fn scatter_gen(
         .collect();
     let x = g.node(d, shape, depth - 1);
     let src = g.node(d, &cs, depth - 1);
-    Some((vec![ax as i64, g.v.next_u64() as i64], vec![x, src]))
+    Some((vec![ax as i64, g.v_next() as i64], vec![x, src]))
 }
 
 /// `x` plus up to `k` accumulated source values per element (`k` the source's extent along
@@ -769,21 +757,26 @@ where
     let n = x.shape()[0];
     let s = T::from_f64(1.0 / (2.0 * n.max(1) as f64 * m.max(1.0)));
     let x = if sym {
-        x.try_add(&x.t())
+        x.try_add(x.t())
             .map_err(api)?
-            .try_mul(&Array::scalar(T::from_f64(0.5)))
+            .try_mul(Array::scalar(T::from_f64(0.5)))
             .map_err(api)?
     } else {
         x.clone()
     };
     let eye = Array::<T>::eye(n).map_err(api)?;
-    x.try_mul(&Array::scalar(s))
+    x.try_mul(Array::scalar(s))
         .map_err(api)?
         .try_add(&eye)
         .map_err(api)
 }
 
-fn square_gen(g: &mut Gen, d: DType, shape: &[usize], depth: u32) -> Option<(Vec<i64>, Vec<Expr>)> {
+fn square_gen(
+    g: &mut dyn Draw,
+    d: DType,
+    shape: &[usize],
+    depth: u32,
+) -> Option<(Vec<i64>, Vec<Expr>)> {
     if shape.len() != 2
         || shape[0] != shape[1]
         || !matches!(d, DType::F32 | DType::F64)
@@ -903,7 +896,7 @@ static FFT: &[Row] = &[Row {
         if shape.is_empty() || !d.is_complex() {
             return None;
         }
-        let ax = g.s.below(shape.len() as u64) as usize;
+        let ax = g.s_below(shape.len() as u64) as usize;
         if shape[ax] == 0 || shape[ax] > 64 {
             return None;
         }
@@ -924,7 +917,12 @@ static FFT: &[Row] = &[Row {
 // ----------------------------------------------------------------------------------- rows
 
 /// A float child giving `shape`, scaled into ±1 (`bounded` to ±16, then divided by 16).
-fn unit_child(g: &mut Gen, d: DType, shape: &[usize], depth: u32) -> Option<(Vec<i64>, Vec<Expr>)> {
+fn unit_child(
+    g: &mut dyn Draw,
+    d: DType,
+    shape: &[usize],
+    depth: u32,
+) -> Option<(Vec<i64>, Vec<Expr>)> {
     if shape.is_empty() || !d.is_float() || shape[shape.len() - 1] > 64 {
         return None;
     }
@@ -988,7 +986,7 @@ static ROWS: &[Row] = &[
             if shape.is_empty() || d.is_complex() || shape.iter().product::<usize>() > 1 << 16 {
                 return None;
             }
-            Some((vec![g.v.next_u64() as i64], vec![]))
+            Some((vec![g.v_next() as i64], vec![]))
         },
         info: |p, _| {
             let (d, shape) = out(p, 1);
@@ -1007,7 +1005,7 @@ static ROWS: &[Row] = &[
             format!(
                 "index_{}.one_hot::<{}>({})?",
                 p[0] as u64 % 1000,
-                super::repro::rust_type(d),
+                rust_type(d),
                 shape[shape.len() - 1]
             )
         },
@@ -1018,11 +1016,11 @@ static ROWS: &[Row] = &[
             if !shape.is_empty() || !matches!(d, DType::F32 | DType::F64) {
                 return None;
             }
-            let n = 1 + g.v.below(8) as usize;
-            let classes = 1 + g.v.below(12) as usize;
+            let n = 1 + g.v_below(8) as usize;
+            let classes = 1 + g.v_below(12) as usize;
             let x = g.node(d, &[n, classes], depth - 1);
             let x = g.bounded16(x, d);
-            Some((vec![g.v.next_u64() as i64], vec![x]))
+            Some((vec![g.v_next() as i64], vec![x]))
         },
         // A mean of logsumexp(x) − x_t: per row the logsumexp's bound (1-Lipschitz, plus its
         // own roundings) and the picked logit's.
@@ -1050,7 +1048,7 @@ static ROWS: &[Row] = &[
 
 /// The child of a selection along `axis` giving `shape`: an axis inserted with extent `n`.
 fn select_gen(
-    g: &mut Gen,
+    g: &mut dyn Draw,
     d: DType,
     shape: &[usize],
     depth: u32,
@@ -1059,14 +1057,14 @@ fn select_gen(
     if !real_kinds(d) || d.is_complex() {
         return None;
     }
-    let n = 1 + g.v.below(12) as usize;
-    let ax = g.s.below(shape.len() as u64 + if keep { 0 } else { 1 }) as usize;
+    let n = 1 + g.v_below(12) as usize;
+    let ax = g.s_below(shape.len() as u64 + if keep { 0 } else { 1 }) as usize;
     if keep && shape.is_empty() {
         return None;
     }
     let mut cs = shape.to_vec();
     if keep {
-        cs[ax] = shape[ax] + g.v.below(6) as usize;
+        cs[ax] = shape[ax] + g.v_below(6) as usize;
     } else {
         cs.insert(ax, n);
     }
@@ -1093,7 +1091,7 @@ static STATS: &[Row] = &[
             if k > n {
                 return None;
             }
-            Some((vec![ax as i64, k as i64, g.s.below(2) as i64], vec![x]))
+            Some((vec![ax as i64, k as i64, g.s_below(2) as i64], vec![x]))
         },
         info: |p, c| {
             let mut i = c[0].clone();
@@ -1110,7 +1108,7 @@ static STATS: &[Row] = &[
         name: "kthvalue",
         generate: |g, d, shape, depth| {
             let (ax, n, x) = select_gen(g, d, shape, depth, false)?;
-            Some((vec![ax as i64, 1 + g.v.below(n as u64) as i64], vec![x]))
+            Some((vec![ax as i64, 1 + g.v_below(n as u64) as i64], vec![x]))
         },
         info: |p, c| {
             let i = &c[0];
@@ -1125,8 +1123,10 @@ static STATS: &[Row] = &[
     Row {
         name: "median",
         generate: |g, d, shape, depth| {
-            let t =
-                *g.s.pick(&[DType::I32, DType::U8, DType::F32, DType::F64, DType::I64]);
+            let t = pick(
+                g,
+                &[DType::I32, DType::U8, DType::F32, DType::F64, DType::I64],
+            );
             if mean_dtype(t) != d {
                 return None;
             }
@@ -1158,7 +1158,7 @@ static STATS: &[Row] = &[
                 return None;
             }
             let (ax, _, x) = select_gen(g, d, shape, depth, false)?;
-            Some((vec![ax as i64, g.v.below(5) as i64], vec![x]))
+            Some((vec![ax as i64, g.v_below(5) as i64], vec![x]))
         },
         info: |p, c| {
             let i = &c[0];
@@ -1259,19 +1259,31 @@ static STATS: &[Row] = &[
 ];
 
 /// An exact integer or float child of any shape, counted into an `i64` scalar.
-fn count_gen(g: &mut Gen, d: DType, shape: &[usize], depth: u32) -> Option<(Vec<i64>, Vec<Expr>)> {
+fn count_gen(
+    g: &mut dyn Draw,
+    d: DType,
+    shape: &[usize],
+    depth: u32,
+) -> Option<(Vec<i64>, Vec<Expr>)> {
     if !shape.is_empty() || d != DType::I64 {
         return None;
     }
-    let t =
-        *g.s.pick(&[DType::I32, DType::U8, DType::F32, DType::I64, DType::F64]);
-    let rank = 1 + g.s.below(2) as usize;
+    let t = pick(
+        g,
+        &[DType::I32, DType::U8, DType::F32, DType::I64, DType::F64],
+    );
+    let rank = 1 + g.s_below(2) as usize;
     let cs = g.shape(rank);
     let x = g.node(t, &cs, depth - 1);
     Some((vec![], vec![g.exact(x)]))
 }
 
-fn count2_gen(g: &mut Gen, d: DType, shape: &[usize], depth: u32) -> Option<(Vec<i64>, Vec<Expr>)> {
+fn count2_gen(
+    g: &mut dyn Draw,
+    d: DType,
+    shape: &[usize],
+    depth: u32,
+) -> Option<(Vec<i64>, Vec<Expr>)> {
     let (_, mut a) = count_gen(g, d, shape, depth)?;
     let t = a[0].info().dtype;
     let n = g.extent(false);
@@ -1291,9 +1303,9 @@ static SAMPLING: &[Row] = &[
             {
                 return None;
             }
-            let lo = g.v.below(50) as i64;
+            let lo = g.v_below(50) as i64;
             Some((
-                vec![lo, lo + 1 + g.v.below(200) as i64, g.v.next_u64() as i64],
+                vec![lo, lo + 1 + g.v_below(200) as i64, g.v_next() as i64],
                 vec![],
             ))
         },
@@ -1320,7 +1332,7 @@ static SAMPLING: &[Row] = &[
             if d != DType::I64 || shape.len() != 1 || shape[0] > 1 << 16 {
                 return None;
             }
-            Some((vec![g.v.next_u64() as i64], vec![]))
+            Some((vec![g.v_next() as i64], vec![]))
         },
         info: |p, _| {
             let (d, shape) = out(p, 1);
@@ -1343,7 +1355,7 @@ static SAMPLING: &[Row] = &[
             if !matches!(d, DType::F32 | DType::F64) || shape.iter().product::<usize>() > 1 << 16 {
                 return None;
             }
-            Some((vec![g.v.next_u64() as i64], vec![]))
+            Some((vec![g.v_next() as i64], vec![]))
         },
         // −ln(u) of the same uniform u on both backends: ln of two libraries, a few ulp of
         // the bound (−ln of the smallest uniform: 17 in f32, 37 in f64).
@@ -1368,7 +1380,7 @@ static SAMPLING: &[Row] = &[
             let (d, shape) = out(p, 1);
             format!(
                 "Array::<{}>::exponential(&{shape:?}, 1.0, {})?",
-                super::repro::rust_type(d),
+                rust_type(d),
                 p[0] as u64
             )
         },

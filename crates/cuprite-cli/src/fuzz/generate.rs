@@ -10,7 +10,9 @@
 //! `asin(tanh(x) * 0.75)`...), and an inexact node's error bound stays below 1% of its
 //! magnitude bound, which stays below [`super::expr::mag_limit`].
 
-use super::expr::{Expr, Info, Move, Red, View, accum, complex_of, eps, inexact_kind, mag_limit};
+use super::expr::{
+    Draw, Expr, Info, Move, Red, View, accum, complex_of, eps, inexact_kind, mag_limit,
+};
 use super::rng::Rng;
 use cuprite_array::DType;
 use cuprite_array::ops::{BinaryOp, UnaryOp};
@@ -131,21 +133,6 @@ impl Gen {
         }
     }
 
-    /// `x` clamped to `[lo, hi]` (of dtype `d`).
-    pub(super) fn clamped(&mut self, x: Expr, d: DType, lo: f64, hi: f64) -> Expr {
-        clamp(x, d, lo, hi)
-    }
-
-    /// A real float `x` scaled and clamped into `[-1, 1]`.
-    pub(super) fn unit(&mut self, x: Expr, d: DType) -> Expr {
-        bin(BinaryOp::Mul, bounded(x, d), c(d, 1.0 / 16.0))
-    }
-
-    /// A real float `x` scaled and clamped into `[-16, 16]`.
-    pub(super) fn bounded16(&mut self, x: Expr, d: DType) -> Expr {
-        bounded(x, d)
-    }
-
     /// A leaf of finite values (no NaN or infinity), for operations whose NaN propagation
     /// depends on the algorithm (a factorisation's pivots).
     pub(super) fn finite_leaf(&mut self, d: DType, shape: &[usize]) -> Expr {
@@ -233,7 +220,7 @@ impl Gen {
         let fam = self.s.pick(super::families::FAMILIES);
         let row = self.s.pick(fam.rows);
         let (params, kids) = (row.generate)(self, d, shape, depth)?;
-        Some(Expr::Op(row.name, d, shape.to_vec(), params, kids))
+        Some(Expr::Op(row, d, shape.to_vec(), params, kids))
     }
 
     fn unary(&mut self, d: DType, shape: &[usize], depth: u32) -> Option<Expr> {
@@ -841,6 +828,42 @@ impl Gen {
         } else {
             Expr::Softmax(ax, Box::new(clamp(x, d, -16.0, 16.0)))
         })
+    }
+}
+
+impl Draw for Gen {
+    fn s_below(&mut self, n: u64) -> u64 {
+        self.s.below(n)
+    }
+    fn v_below(&mut self, n: u64) -> u64 {
+        self.v.below(n)
+    }
+    fn v_next(&mut self) -> u64 {
+        self.v.next_u64()
+    }
+    fn node(&mut self, d: DType, shape: &[usize], depth: u32) -> Expr {
+        Gen::node(self, d, shape, depth)
+    }
+    fn exact(&mut self, e: Expr) -> Expr {
+        Gen::exact(self, e)
+    }
+    fn finite_leaf(&mut self, d: DType, shape: &[usize]) -> Expr {
+        Gen::finite_leaf(self, d, shape)
+    }
+    fn clamped(&mut self, x: Expr, d: DType, lo: f64, hi: f64) -> Expr {
+        clamp(x, d, lo, hi)
+    }
+    fn unit(&mut self, x: Expr, d: DType) -> Expr {
+        bin(BinaryOp::Mul, bounded(x, d), c(d, 1.0 / 16.0))
+    }
+    fn bounded16(&mut self, x: Expr, d: DType) -> Expr {
+        bounded(x, d)
+    }
+    fn shape(&mut self, rank: usize) -> Vec<usize> {
+        Gen::shape(self, rank)
+    }
+    fn extent(&mut self, big: bool) -> usize {
+        Gen::extent(self, big)
     }
 }
 

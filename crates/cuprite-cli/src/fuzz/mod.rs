@@ -43,6 +43,7 @@
 //! assert!(report.failures.is_empty(), "{}", report.failures[0].reproducer);
 //! ```
 
+pub mod arr;
 pub mod elem;
 pub mod eval;
 pub mod expr;
@@ -172,7 +173,9 @@ pub fn family_of(e: &Expr) -> &'static str {
         Expr::Fft(..) => "fft",
         Expr::Softmax(..) | Expr::LogSoftmax(..) | Expr::LogSumExp(..) => "rows",
         Expr::Sort(..) | Expr::ArgSort(..) => "sort",
-        Expr::Op(name, ..) => families::row(name).map_or("unknown", |(f, _)| f.name),
+        Expr::Op(row, ..) => families::all_rows()
+            .find(|(_, r)| std::ptr::eq(*r, *row))
+            .map_or("unknown", |(f, _)| f.name),
     }
 }
 
@@ -184,8 +187,8 @@ fn tally(
     big: &mut bool,
 ) {
     fams.insert(family_of(e));
-    if let Expr::Op(name, ..) = e {
-        *ops.entry(name).or_default() += 1;
+    if let Expr::Op(row, ..) = e {
+        *ops.entry(row.name).or_default() += 1;
     }
     *big |= eval::numel(&e.info().shape) >= 1 << 16;
     for c in e.children() {

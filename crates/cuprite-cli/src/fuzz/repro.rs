@@ -148,14 +148,9 @@ impl Emit {
 
     fn node(&mut self, e: &Expr) -> String {
         match e {
-            Expr::Op(name, d, shape, p, kids) => {
+            Expr::Op(r, d, shape, p, kids) => {
                 let vars: Vec<String> = kids.iter().map(|k| self.node(k)).collect();
-                match super::families::row(name) {
-                    Some((_, r)) => {
-                        self.var((r.rust)(&super::families::params(p, *d, shape), &vars))
-                    }
-                    None => self.var(format!("unknown_operation_{name}()")),
-                }
+                self.var((r.rust)(&super::expr::params(p, *d, shape), &vars))
             }
             Expr::Leaf {
                 dtype,
