@@ -216,6 +216,7 @@ fn cpu_layouts_agree() -> TestResult {
     };
     let r = fuzz::run(&cfg, |_| {});
     assert!(r.failures.is_empty(), "{}", r.to_text());
+    no_fuzzer_bugs(&r)?;
     assert_eq!(r.programs, 600);
     assert!(r.compared >= 540, "{}", r.to_text());
     assert!(r.exact > 0 && r.exact < r.compared, "{}", r.to_text());
@@ -401,6 +402,126 @@ fn stress_on_gpu() -> TestResult {
     Ok(())
 }
 
+/// A fuzz seed new to each run (from the process's test seed, printed so that a failure
+/// replays with `cuprite fuzz --seed S`).
+fn fresh_seed(what: &str) -> u64 {
+    let seed = cuprite_testkit::Rng::fresh().next_u64() >> 1;
+    eprintln!("{what}: fuzz seed {seed} (replay: cuprite fuzz [--cpu] --seed {seed})");
+    seed
+}
+
+/// No program of a run hit an error of the fuzzer itself (a row whose evaluation does not fit
+/// what it generates).
+fn no_fuzzer_bugs(r: &fuzz::Report) -> TestResult {
+    for (k, n) in &r.refusals {
+        if k.contains("fuzzer bug") || k.contains("PANIC") {
+            return Err(format!("{n} programs: {k}\n{}", r.to_text()).into());
+        }
+    }
+    Ok(())
+}
+
+/// Every row of every family table is generated (so its `info` fits what it generates), node
+/// sizes reach the large paths while most programs stay small, and each table operation is a
+/// program of its own that both CPU runs evaluate alike.
+fn families_are_all_drawn() -> TestResult {
+    use std::collections::BTreeMap;
+    let mut ops: BTreeMap<&str, usize> = BTreeMap::new();
+    let (mut large, mut small) = (0, 0);
+    fn walk_ops(e: &Expr, ops: &mut BTreeMap<&'static str, usize>, big: &mut bool) {
+        if let Expr::Op(row, ..) = e {
+            *ops.entry(row.name).or_default() += 1;
+        }
+        *big |= e.info().shape.iter().product::<usize>() >= 1 << 16;
+        for c in e.children() {
+            walk_ops(c, ops, big);
+        }
+    }
+    let programs = 20000;
+    for k in 0..programs {
+        let e = fuzz::program(13, k, 20000);
+        walk(&e)?;
+        let mut big = false;
+        walk_ops(&e, &mut ops, &mut big);
+        if big {
+            large += 1;
+        } else {
+            small += 1;
+        }
+    }
+    let missing: Vec<&str> = fuzz::families::all_rows()
+        .map(|(_, r)| r.name)
+        .filter(|n| !ops.contains_key(n))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "never generated: {missing:?} (drawn: {ops:?})"
+    );
+    assert!(large > 0, "no program reached 2^16 elements");
+    assert!(
+        small > programs as usize * 9 / 10,
+        "{large} large programs of {programs}"
+    );
+    Ok(())
+}
+
+/// A fresh seed each run, on the CPU (views against copied leaves), with every family.
+fn cpu_layouts_fresh_seed() -> TestResult {
+    let seed = fresh_seed("fuzz::cpu_layouts_fresh_seed");
+    let cfg = Config {
+        programs: 400,
+        seed,
+        mode: Mode::CpuLayouts,
+        max_failures: 1,
+        ..Config::default()
+    };
+    let r = fuzz::run(&cfg, |_| {});
+    assert!(r.failures.is_empty(), "seed {seed}: {}", r.to_text());
+    no_fuzzer_bugs(&r)?;
+    assert!(r.compared >= 300, "seed {seed}: {}", r.to_text());
+    eprintln!(
+        "{}",
+        r.to_text()
+            .lines()
+            .rev()
+            .take(4)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    Ok(())
+}
+
+/// A fresh seed each run, CUDA against the CPU.
+fn cuda_matches_cpu_fresh_seed() -> TestResult {
+    let programs = std::env::var("CUPRITE_FUZZ_PROGRAMS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(1500)
+        .max(1);
+    let seed = fresh_seed("fuzz::cuda_matches_cpu_fresh_seed");
+    let cfg = Config {
+        programs,
+        seed,
+        mode: Mode::CudaVsCpu,
+        max_failures: 3,
+        threads: if cuprite_testkit::under_sanitizer() {
+            1
+        } else {
+            0
+        },
+        ..Config::default()
+    };
+    let r = fuzz::run(&cfg, |_| {});
+    assert!(r.failures.is_empty(), "seed {seed}: {}", r.to_text());
+    no_fuzzer_bugs(&r)?;
+    assert!(
+        r.compared >= programs * 9 / 10,
+        "seed {seed}: {}",
+        r.to_text()
+    );
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     let _ = DType::ALL;
     vec![
@@ -419,6 +540,12 @@ pub fn tests() -> Vec<Test> {
             threads_give_the_same_report,
         ),
         Test::gpu("fuzz::cuda_matches_cpu", cuda_matches_cpu),
+        Test::cpu("fuzz::families_are_all_drawn", families_are_all_drawn),
+        Test::cpu("fuzz::cpu_layouts_fresh_seed", cpu_layouts_fresh_seed),
+        Test::gpu(
+            "fuzz::cuda_matches_cpu_fresh_seed",
+            cuda_matches_cpu_fresh_seed,
+        ),
         Test::cpu("stress::cpu_two_seconds", stress_on_cpu),
         Test::cpu("stress::binary_on_cpu", stress_binary_on_cpu),
         Test::gpu("stress::gpu_four_seconds", stress_on_gpu),

@@ -12,6 +12,7 @@
 //! operations (rounding, comparisons, casts to integers, `argmax`, `fmod`...) are only ever
 //! applied to exact inputs, so a difference of one ulp can never become a difference of one.
 
+use super::arr::Arr;
 use cuprite_array::DType;
 use cuprite_array::ops::{BinaryOp, UnaryOp};
 
@@ -150,6 +151,85 @@ pub enum Expr {
     LogSumExp(isize, bool, Box<Expr>),
     /// `log_softmax` along this axis.
     LogSoftmax(isize, Box<Expr>),
+    /// An operation of a family table ([`super::families`]): the row's name, the node's dtype
+    /// and shape, the row's parameters and the children.
+    Op(&'static Row, DType, Vec<usize>, Vec<i64>, Vec<Expr>),
+}
+
+/// What a row's generator makes: the row's parameters and the node's children.
+pub type Generated = (Vec<i64>, Vec<Expr>);
+
+/// What a table row's generator may draw on (the program generator implements it): the two
+/// random streams and subtrees of a given dtype and shape.
+pub trait Draw {
+    /// A value of `[0, n)` from the structure stream (0 for `n == 0`).
+    fn s_below(&mut self, n: u64) -> u64;
+    /// A value of `[0, n)` from the value stream (0 for `n == 0`).
+    fn v_below(&mut self, n: u64) -> u64;
+    /// 64 bits of the value stream.
+    fn v_next(&mut self) -> u64;
+    /// A subtree giving `d` and `shape`, at most `depth` levels deep.
+    fn node(&mut self, d: DType, shape: &[usize], depth: u32) -> Expr;
+    /// `e` when it is exact, else a leaf of its dtype and shape.
+    fn exact(&mut self, e: Expr) -> Expr;
+    /// A leaf of finite values.
+    fn finite_leaf(&mut self, d: DType, shape: &[usize]) -> Expr;
+    /// `x` clamped to `[lo, hi]`.
+    fn clamped(&mut self, x: Expr, d: DType, lo: f64, hi: f64) -> Expr;
+    /// A real float `x` scaled and clamped into `[-1, 1]`.
+    fn unit(&mut self, x: Expr, d: DType) -> Expr;
+    /// A real float `x` scaled and clamped into `[-16, 16]`.
+    fn bounded16(&mut self, x: Expr, d: DType) -> Expr;
+    /// A shape of `rank` axes.
+    fn shape(&mut self, rank: usize) -> Vec<usize>;
+    /// An extent (large ones with `big`).
+    fn extent(&mut self, big: bool) -> usize;
+}
+
+/// One operation of a family.
+pub struct Row {
+    /// The operation's name (unique over all families).
+    pub name: &'static str,
+    /// A node giving `dtype` and `shape`: its parameters and children (`None`: not for these).
+    pub generate: fn(&mut dyn Draw, DType, &[usize], u32) -> Option<Generated>,
+    /// The node's dtype, shape and error model from its parameters and children's.
+    pub info: fn(&[i64], &[Info]) -> Info,
+    /// The node's value from its parameters and children's values.
+    pub eval: fn(&[i64], Vec<Arr>) -> Result<Arr, String>,
+    /// The call in a reproducer, from the parameters and the children's variable names.
+    pub rust: fn(&[i64], &[String]) -> String,
+}
+
+/// A family of operations.
+#[derive(Debug)]
+pub struct Family {
+    /// The family's name (as the counts print it).
+    pub name: &'static str,
+    /// Its operations.
+    pub rows: &'static [Row],
+}
+
+impl std::fmt::Debug for Row {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.name)
+    }
+}
+
+impl PartialEq for Row {
+    fn eq(&self, other: &Row) -> bool {
+        self.name == other.name
+    }
+}
+
+/// A row's parameters followed by the node's dtype (its index in [`DType::ALL`]) and shape:
+/// what `info`, `eval` and `rust` are given.
+pub fn params(own: &[i64], dtype: DType, shape: &[usize]) -> Vec<i64> {
+    let di = DType::ALL.iter().position(|&x| x == dtype).unwrap_or(0) as i64;
+    own.iter()
+        .copied()
+        .chain([di])
+        .chain(shape.iter().map(|&n| n as i64))
+        .collect()
 }
 
 /// What a node is: dtype, shape, and the error model.
@@ -294,6 +374,10 @@ impl Expr {
     /// The node's dtype, shape and error bounds.
     pub fn info(&self) -> Info {
         match self {
+            Expr::Op(r, d, shape, p, kids) => {
+                let infos: Vec<Info> = kids.iter().map(|k| k.info()).collect();
+                (r.info)(&params(p, *d, shape), &infos)
+            }
             Expr::Leaf {
                 dtype,
                 shape,
@@ -553,7 +637,7 @@ impl Expr {
             | Expr::LogSoftmax(_, a) => vec![a],
             Expr::Binary(_, a, b) | Expr::Matmul(a, b) => vec![a, b],
             Expr::Select(c, a, b) => vec![c, a, b],
-            Expr::Concat(_, v) => v.iter().collect(),
+            Expr::Concat(_, v) | Expr::Op(.., v) => v.iter().collect(),
         }
     }
 
@@ -576,7 +660,7 @@ impl Expr {
             | Expr::LogSoftmax(_, a) => vec![a],
             Expr::Binary(_, a, b) | Expr::Matmul(a, b) => vec![a, b],
             Expr::Select(c, a, b) => vec![c, a, b],
-            Expr::Concat(_, v) => v.iter_mut().collect(),
+            Expr::Concat(_, v) | Expr::Op(.., v) => v.iter_mut().collect(),
         }
     }
 
@@ -614,6 +698,9 @@ impl Expr {
             }
             Expr::Move(m, _) => {
                 let _ = write!(out, "M{:?}", std::mem::discriminant(m));
+            }
+            Expr::Op(r, d, ..) => {
+                let _ = write!(out, "O{}{d:?}", r.name);
             }
             other => {
                 let _ = write!(out, "{:?}", std::mem::discriminant(other));

@@ -10,7 +10,9 @@
 //! `asin(tanh(x) * 0.75)`...), and an inexact node's error bound stays below 1% of its
 //! magnitude bound, which stays below [`super::expr::mag_limit`].
 
-use super::expr::{Expr, Info, Move, Red, View, accum, complex_of, eps, inexact_kind, mag_limit};
+use super::expr::{
+    Draw, Expr, Info, Move, Red, View, accum, complex_of, eps, inexact_kind, mag_limit,
+};
 use super::rng::Rng;
 use cuprite_array::DType;
 use cuprite_array::ops::{BinaryOp, UnaryOp};
@@ -18,14 +20,18 @@ use cuprite_array::ops::{BinaryOp, UnaryOp};
 const ALL: [DType; 15] = DType::ALL;
 const FLOATS: [DType; 4] = [DType::F16, DType::BF16, DType::F32, DType::F64];
 
-/// Largest element count of any node's array.
-const MAX_NUMEL: usize = 1 << 15;
+/// Largest element count of any node's array: large enough for the multi-block, grid-stride
+/// and vectorised paths. Extents are drawn so that most programs stay small (see
+/// [`Gen::extent`]): one extent in 400 of a shape of rank 2 or less is `2^12..=2^22`.
+const MAX_NUMEL: usize = 1 << 22;
 
 /// A program generator.
 #[derive(Debug)]
 pub struct Gen {
-    s: Rng,
-    v: Rng,
+    /// The structure stream.
+    pub(super) s: Rng,
+    /// The value stream.
+    pub(super) v: Rng,
     nodes: usize,
 }
 
@@ -76,17 +82,21 @@ impl Gen {
         self.node(d, &shape, depth)
     }
 
-    fn extent(&mut self, big: bool) -> usize {
-        match self.v.below(20) {
-            0 => 0,
-            1..=13 => 1 + self.v.below(6) as usize,
-            14..=17 => 7 + self.v.below(10) as usize,
+    /// An extent: mostly 1 to 16, one in 20 zero, and with `big` one in 20 of 100 to 3100 and
+    /// one in 400 a power of two of `2^12..=2^22`.
+    pub(super) fn extent(&mut self, big: bool) -> usize {
+        match self.v.below(400) {
+            0..=19 => 0,
+            20..=279 => 1 + self.v.below(6) as usize,
+            280..=359 => 7 + self.v.below(10) as usize,
+            399 if big => 1 << (12 + self.v.below(11)),
             _ if big => 100 + self.v.below(3000) as usize,
             _ => 1,
         }
     }
 
-    fn shape(&mut self, rank: usize) -> Vec<usize> {
+    /// A shape of `rank` axes of at most [`MAX_NUMEL`] elements.
+    pub(super) fn shape(&mut self, rank: usize) -> Vec<usize> {
         let mut s: Vec<usize> = (0..rank).map(|_| self.extent(rank <= 2)).collect();
         while numel(&s) > MAX_NUMEL {
             let k = (0..rank).max_by_key(|&k| s[k]).unwrap_or(0);
@@ -123,8 +133,29 @@ impl Gen {
         }
     }
 
+    /// A leaf of finite values (no NaN or infinity), for operations whose NaN propagation
+    /// depends on the algorithm (a factorisation's pivots).
+    pub(super) fn finite_leaf(&mut self, d: DType, shape: &[usize]) -> Expr {
+        match self.leaf(d, shape) {
+            Expr::Leaf {
+                dtype,
+                shape,
+                view,
+                seed,
+                ..
+            } => Expr::Leaf {
+                dtype,
+                shape,
+                view,
+                seed,
+                special: false,
+            },
+            other => other,
+        }
+    }
+
     /// An exact subtree: `e` itself when it is exact, else a leaf in its place.
-    fn exact(&mut self, e: Expr) -> Expr {
+    pub(super) fn exact(&mut self, e: Expr) -> Expr {
         let i = e.info();
         if i.err == 0.0 {
             e
@@ -146,13 +177,15 @@ impl Gen {
         s
     }
 
-    fn node(&mut self, d: DType, shape: &[usize], depth: u32) -> Expr {
+    /// A subtree giving `d` and `shape`, at most `depth` levels deep.
+    pub(super) fn node(&mut self, d: DType, shape: &[usize], depth: u32) -> Expr {
         if depth == 0 || self.nodes > 28 || self.s.chance(0.15) {
             return self.leaf(d, shape);
         }
         for _ in 0..6 {
-            let k = self.s.below(34);
+            let k = self.s.below(42);
             let e = match k {
+                34..=41 => self.table_op(d, shape, depth),
                 0..=5 => self.unary(d, shape, depth),
                 6..=11 => self.binary(d, shape, depth),
                 12..=13 => self.cast(d, shape, depth),
@@ -182,6 +215,14 @@ impl Gen {
         self.leaf(d, shape)
     }
 
+    /// An operation of a family table: a family, then one of its rows.
+    fn table_op(&mut self, d: DType, shape: &[usize], depth: u32) -> Option<Expr> {
+        let fam = self.s.pick(super::families::FAMILIES);
+        let row = self.s.pick(fam.rows);
+        let (params, kids) = (row.generate)(self, d, shape, depth)?;
+        Some(Expr::Op(row, d, shape.to_vec(), params, kids))
+    }
+
     fn unary(&mut self, d: DType, shape: &[usize], depth: u32) -> Option<Expr> {
         use UnaryOp::*;
         let sub = depth - 1;
@@ -198,7 +239,8 @@ impl Gen {
         }
         if d.is_int() {
             let signed = matches!(d, DType::I8 | DType::I16 | DType::I32 | DType::I64);
-            let op = *self.s.pick(&[Neg, Abs, Sign, BitNot]);
+            let ops = same_type_unary(d);
+            let op = *self.s.pick(&ops);
             if op == Neg && !signed {
                 return None;
             }
@@ -227,11 +269,7 @@ impl Gen {
                 _ => un(Arg, self.exact(x)),
             });
         }
-        let ops = [
-            Neg, Abs, Sign, Floor, Ceil, Round, Trunc, Sqrt, Rsqrt, Cbrt, Exp, Exp2, Expm1, Log,
-            Log2, Log10, Log1p, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Asinh, Acosh,
-            Atanh, Erf, Erfc, Lgamma, Tgamma, Sigmoid,
-        ];
+        let ops = same_type_unary(d);
         let op = *self.s.pick(&ops);
         let x = self.node(d, shape, sub);
         let x = match op {
@@ -262,19 +300,13 @@ impl Gen {
         use BinaryOp::*;
         let sub = depth - 1;
         let (sa, sb) = self.two_shapes(shape);
-        let op = if d == DType::Bool {
-            *self.s.pick(&[And, Or, Xor])
-        } else if d.is_int() {
-            *self.s.pick(&[
-                Add, Sub, Mul, Div, Rem, Pow, Min, Max, BitAnd, BitOr, BitXor, Shl, Shr,
-            ])
-        } else if d.is_complex() {
-            *self.s.pick(&[Add, Sub, Mul])
-        } else {
-            *self
-                .s
-                .pick(&[Add, Sub, Mul, Div, Rem, Pow, Min, Max, Atan2, Hypot])
-        };
+        // cuprite-array's own table: every operation whose result keeps the operands' dtype
+        // (a complex quotient has no guarded form here: `|b| + 1` is real).
+        let ops: Vec<BinaryOp> = BinaryOp::ALL
+            .into_iter()
+            .filter(|op| op.result(d) == Some(d) && !(d.is_complex() && *op == Div))
+            .collect();
+        let op = *self.s.pick(&ops);
         let a = self.node(d, &sa, sub);
         let b = self.node(d, &sb, sub);
         if !inexact_kind(d) {
@@ -799,11 +831,57 @@ impl Gen {
     }
 }
 
+impl Draw for Gen {
+    fn s_below(&mut self, n: u64) -> u64 {
+        self.s.below(n)
+    }
+    fn v_below(&mut self, n: u64) -> u64 {
+        self.v.below(n)
+    }
+    fn v_next(&mut self) -> u64 {
+        self.v.next_u64()
+    }
+    fn node(&mut self, d: DType, shape: &[usize], depth: u32) -> Expr {
+        Gen::node(self, d, shape, depth)
+    }
+    fn exact(&mut self, e: Expr) -> Expr {
+        Gen::exact(self, e)
+    }
+    fn finite_leaf(&mut self, d: DType, shape: &[usize]) -> Expr {
+        Gen::finite_leaf(self, d, shape)
+    }
+    fn clamped(&mut self, x: Expr, d: DType, lo: f64, hi: f64) -> Expr {
+        clamp(x, d, lo, hi)
+    }
+    fn unit(&mut self, x: Expr, d: DType) -> Expr {
+        bin(BinaryOp::Mul, bounded(x, d), c(d, 1.0 / 16.0))
+    }
+    fn bounded16(&mut self, x: Expr, d: DType) -> Expr {
+        bounded(x, d)
+    }
+    fn shape(&mut self, rank: usize) -> Vec<usize> {
+        Gen::shape(self, rank)
+    }
+    fn extent(&mut self, big: bool) -> usize {
+        Gen::extent(self, big)
+    }
+}
+
+/// The unary operations of cuprite-array's table ([`UnaryOp::ALL`]) whose result keeps the
+/// dtype `d`.
+fn same_type_unary(d: DType) -> Vec<UnaryOp> {
+    UnaryOp::ALL
+        .into_iter()
+        .filter(|op| op.result(d) == Some(d))
+        .collect()
+}
+
 /// A real float `x` whose magnitude bound is at most 16: scaled down when its bound is larger
 /// (a clamp alone keeps the bound of its input), then clamped (infinities to ±16).
 fn bounded(x: Expr, d: DType) -> Expr {
     let m = x.info().mag;
-    let x = if m > 16.0 {
+    // An unbounded input (a quotient) is only clamped: scaling by 16 / ∞ would zero it.
+    let x = if m > 16.0 && m.is_finite() {
         bin(BinaryOp::Mul, x, c(d, 16.0 / m))
     } else {
         x

@@ -8,7 +8,14 @@
 //!   (reshape, permute, slice, broadcast, flip, pad, tile, roll, expand_dims, concat, gather),
 //!   casts between every pair of dtypes, `cumsum`, `cummax`, `matmul`, `fft`/`rfft`,
 //!   `softmax`, `log_softmax`, `logsumexp` (along an axis, kept or not), `sort` and `argsort` (over exactly
-//!   computed values, where the indices must agree).
+//!   computed values, where the indices must agree); and every operation of the family tables
+//!   of [`families`] (the other scans, compaction, search, the index modes, gathers, scatters,
+//!   `put` and masked operations, linear algebra, the other FFTs, the row operations and
+//!   losses, statistics, selections, `unique` and the set operations, sampling). Element-wise
+//!   operations are drawn from `cuprite_array::ops::UnaryOp::ALL` and `BinaryOp::ALL` where
+//!   their domain allows. Node sizes reach 2^22 elements (one extent in 400 of a shape of rank
+//!   two or less is a power of two of 2^12 to 2^22), so that multi-block, grid-stride and
+//!   vectorised paths run, while most programs stay small.
 //! - [`expr`] is the program and its error model, the *tolerance* of each comparison: exact
 //!   (bit for bit, NaN equal to NaN) for integers, `bool`, movement and every correctly
 //!   rounded operation; for math-library functions 8 ulp (16 for tan, erfc, sinh, cosh,
@@ -21,6 +28,9 @@
 //!   other such value (complex infinities are not specified alike by the two backends'
 //!   libraries), and so does a non-finite real value of a program that computes a complex
 //!   value inexactly on the way (its `real`, `imag` or `abs`).
+//!   The table families' tolerances are listed in [`families`] (one line per family).
+//! - A run's [`Report`] counts the programs of each operation family ([`family_of`]) and the
+//!   nodes of each table operation, printed at the end by [`Report::to_text`].
 //! - [`repro`] shrinks a failing program (first the same structure with other extents and data,
 //!   keeping the failing variant with the least data; then a descendant in place of the root,
 //!   leaves in place of subtrees, plainer views) and prints it as a Rust function.
@@ -33,9 +43,11 @@
 //! assert!(report.failures.is_empty(), "{}", report.failures[0].reproducer);
 //! ```
 
+pub mod arr;
 pub mod elem;
 pub mod eval;
 pub mod expr;
+pub mod families;
 pub mod generate;
 pub mod repro;
 pub mod rng;
@@ -139,6 +151,49 @@ pub struct Report {
     pub stopped_early: bool,
     /// The failures (shrunk).
     pub failures: Vec<Failure>,
+    /// Per operation family ([`family_of`]): programs with at least one node of it.
+    pub families: std::collections::BTreeMap<&'static str, usize>,
+    /// Per table operation ([`families`]'s rows): nodes generated.
+    pub ops: std::collections::BTreeMap<&'static str, usize>,
+    /// Programs with a node of at least 2^16 elements (multi-block and grid-stride paths).
+    pub large: usize,
+}
+
+/// The family of a node: the table family of an [`Expr::Op`], else the core family of its
+/// variant.
+pub fn family_of(e: &Expr) -> &'static str {
+    match e {
+        Expr::Leaf { .. } | Expr::Const(..) => "leaves",
+        Expr::Unary(..) | Expr::Binary(..) | Expr::Cast(..) | Expr::Select(..) => "element-wise",
+        Expr::Reduce(..) => "reductions",
+        Expr::Move(..) | Expr::Concat(..) => "movement",
+        Expr::Gather(..) => "index",
+        Expr::Cumsum(..) | Expr::Cummax(..) => "scans",
+        Expr::Matmul(..) => "linalg",
+        Expr::Fft(..) => "fft",
+        Expr::Softmax(..) | Expr::LogSoftmax(..) | Expr::LogSumExp(..) => "rows",
+        Expr::Sort(..) | Expr::ArgSort(..) => "sort",
+        Expr::Op(row, ..) => families::all_rows()
+            .find(|(_, r)| std::ptr::eq(*r, *row))
+            .map_or("unknown", |(f, _)| f.name),
+    }
+}
+
+/// Adds the families and table operations of every node of `e` to the sets.
+fn tally(
+    e: &Expr,
+    fams: &mut std::collections::BTreeSet<&'static str>,
+    ops: &mut std::collections::BTreeMap<&'static str, usize>,
+    big: &mut bool,
+) {
+    fams.insert(family_of(e));
+    if let Expr::Op(row, ..) = e {
+        *ops.entry(row.name).or_default() += 1;
+    }
+    *big |= eval::numel(&e.info().shape) >= 1 << 16;
+    for c in e.children() {
+        tally(c, fams, ops, big);
+    }
 }
 
 /// The structure and value seeds of program `index`.
@@ -443,6 +498,12 @@ pub fn run(cfg: &Config, mut progress: impl FnMut(usize)) -> Report {
         e.fingerprint(&mut fp);
         fps.insert(fp);
         r.nodes += e.size();
+        let (mut fams, mut big) = (std::collections::BTreeSet::new(), false);
+        tally(e, &mut fams, &mut r.ops, &mut big);
+        for f in fams {
+            *r.families.entry(f).or_default() += 1;
+        }
+        r.large += big as usize;
         if let Some(i) = DType::ALL.iter().position(|&d| d == info.dtype) {
             r.dtypes[i] += 1;
         }
@@ -518,6 +579,19 @@ impl Report {
                 let _ = writeln!(s, "  {n:6}  {k}");
             }
         }
+        let fams: Vec<String> = self
+            .families
+            .iter()
+            .map(|(f, n)| format!("{f} {n}"))
+            .collect();
+        let ops: Vec<String> = self.ops.iter().map(|(o, n)| format!("{o} {n}")).collect();
+        let _ = writeln!(
+            s,
+            "programs per family: {}\ntable operations (nodes): {}\nprograms with a node of 2^16 elements or more: {}",
+            fams.join(", "),
+            ops.join(", "),
+            self.large
+        );
         let dts: Vec<String> = DType::ALL
             .iter()
             .zip(self.dtypes)

@@ -148,6 +148,10 @@ impl Emit {
 
     fn node(&mut self, e: &Expr) -> String {
         match e {
+            Expr::Op(r, d, shape, p, kids) => {
+                let vars: Vec<String> = kids.iter().map(|k| self.node(k)).collect();
+                self.var((r.rust)(&super::expr::params(p, *d, shape), &vars))
+            }
             Expr::Leaf {
                 dtype,
                 shape,

@@ -1,0 +1,1388 @@
+//! The operation families beyond the element-wise core, as tables: one [`Family`] per family
+//! of the public API, one [`Row`] per operation. A row says how to generate a node giving a
+//! dtype and shape (its parameters and children), the node's error model ([`Info`]), how to
+//! evaluate it, and how to print it in a reproducer. A new operation joins its family by a new
+//! row; the generator, the evaluator, the shrinker and the per-family counts find it there.
+//!
+//! Operations whose result has a data-dependent length (compaction, `unique`, the set
+//! operations) are generated reduced to a scalar of known shape (their count, or the sum of
+//! their integer values), so that every node's shape is known before it runs.
+//!
+//! Tolerances (each a bound on `|cuda − cpu|`, propagated like the core's; `ε` of the dtype,
+//! `n` the extent of the axis worked on, `m` the input's magnitude bound, `δ` its error):
+//!
+//! | family | rows | bound |
+//! |---|---|---|
+//! | scans | `cumprod`, `cummin`, `cumsum_exclusive`, `diff` | integers and `cummin` exact (in `δ`); `cumprod` `(n δ + 2(n+1)ε)·mₚ` with `mₚ` the product bound; `cumsum_exclusive` as `cumsum`; `diff` `2δ + 2ε·2m` |
+//! | compaction | `masked_select` summed, `nonzero` counted | integers exact; a float sum as `sum` |
+//! | search | `searchsorted` (left, right) | exact (exact inputs only) |
+//! | index | `take` (wrap, checked), `index_select`, `take_along_axis`, `scatter` (distinct targets), `scatter_add`, `index_add`, `put` (distinct targets), `masked_fill` | moves are exact (in `δ`); an accumulation of `k` values: `k δ + 2(k+1)ε·k·m` |
+//! | linalg | `solve`, `inv`, `cholesky`, `eigh` eigenvalues | matrices built as `I + S` with `‖S‖∞ ≤ ½` (condition ≤ 3): `64 n ε` of the result bound plus `4 n` times the inputs' error |
+//! | fft | `ifft` | as `fft`: `8 (log₂ n + 2) ε` of the output bound |
+//! | rows | `layer_norm`, `rms_norm`, `normalize`, `one_hot`, `cross_entropy` | inputs scaled into ±1 and `eps` of ¼ keep the derivative bounded: see each row's `info`; `one_hot` exact |
+//! | statistics | `topk`, `kthvalue`, `median`, `quantile`, `ptp`, `unique` counted, `union1d`/`intersect1d` counted | selections move values (`δ`); `median`/`quantile` one rounding more (`δ + 2ε m`); `ptp` `2δ + 4ε m`; counts exact |
+//! | sampling | `randint`, `permutation`, `exponential` | the same seed gives the same draws on both backends: integers exact, `exponential` 8 ulp of its bound (`log` of two libraries) |
+
+use super::arr::{Arr, IntoArr, api, on, on_all, on2};
+use super::expr::{Draw, Expr, Family, Info, Row, eps, inexact_kind, int_max};
+use super::rng::Rng;
+use cuprite_array::ops::{IndexMode, ScatterOpts};
+use cuprite_array::{Array, DType, FftNorm, QuantileMethod, Side, linalg};
+
+/// Every table family.
+pub static FAMILIES: &[Family] = &[
+    Family {
+        name: "scans",
+        rows: SCANS,
+    },
+    Family {
+        name: "compaction",
+        rows: COMPACTION,
+    },
+    Family {
+        name: "search",
+        rows: SEARCH,
+    },
+    Family {
+        name: "index",
+        rows: INDEX,
+    },
+    Family {
+        name: "linalg",
+        rows: LINALG,
+    },
+    Family {
+        name: "fft",
+        rows: FFT,
+    },
+    Family {
+        name: "rows",
+        rows: ROWS,
+    },
+    Family {
+        name: "statistics",
+        rows: STATS,
+    },
+    Family {
+        name: "sampling",
+        rows: SAMPLING,
+    },
+];
+
+/// The element type `d` as Rust names it.
+fn rust_type(d: DType) -> String {
+    format!("{d:?}").to_lowercase()
+}
+
+/// A random element of `v` (from the structure stream).
+fn pick<T: Copy>(g: &mut dyn Draw, v: &[T]) -> T {
+    v[g.s_below(v.len() as u64) as usize]
+}
+
+/// The row named `name` and its family's name.
+pub fn row(name: &str) -> Option<(&'static Family, &'static Row)> {
+    FAMILIES
+        .iter()
+        .find_map(|f| f.rows.iter().find(|r| r.name == name).map(|r| (f, r)))
+}
+
+/// Every row, with its family.
+pub fn all_rows() -> impl Iterator<Item = (&'static Family, &'static Row)> {
+    FAMILIES
+        .iter()
+        .flat_map(|f| f.rows.iter().map(move |r| (f, r)))
+}
+
+/// The node's own dtype and shape, which [`params`] appends after the row's `k` parameters.
+fn out(p: &[i64], k: usize) -> (DType, Vec<usize>) {
+    let d = DType::ALL[p.get(k).copied().unwrap_or(0) as usize % DType::ALL.len()];
+    (
+        d,
+        p.get(k + 1..)
+            .unwrap_or(&[])
+            .iter()
+            .map(|&n| n as usize)
+            .collect(),
+    )
+}
+
+/// `match` over the listed variants of one [`Arr`], the body giving any value.
+macro_rules! on_n {
+    ($x:expr; $a:ident => $body:expr) => {
+        match $x {
+            Arr::Bool($a) => $body,
+            Arr::U8($a) => $body,
+            Arr::U16($a) => $body,
+            Arr::U32($a) => $body,
+            Arr::U64($a) => $body,
+            Arr::I8($a) => $body,
+            Arr::I16($a) => $body,
+            Arr::I32($a) => $body,
+            Arr::I64($a) => $body,
+            Arr::F16($a) => $body,
+            Arr::BF16($a) => $body,
+            Arr::F32($a) => $body,
+            Arr::F64($a) => $body,
+            Arr::C32($a) => $body,
+            Arr::C64($a) => $body,
+        }
+    };
+}
+
+/// `match` over two [`Arr`]s of the same real variant, the body giving any value.
+macro_rules! on2_n {
+    ($x:expr, $y:expr; $a:ident, $b:ident => $body:expr) => {
+        match ($x, $y) {
+            (Arr::U8($a), Arr::U8($b)) => $body,
+            (Arr::I32($a), Arr::I32($b)) => $body,
+            (Arr::I64($a), Arr::I64($b)) => $body,
+            (Arr::F32($a), Arr::F32($b)) => $body,
+            (Arr::F64($a), Arr::F64($b)) => $body,
+            (p, q) => {
+                return Err(format!(
+                    "fuzzer bug: {:?} and {:?} given to a set operation",
+                    p.dtype(),
+                    q.dtype()
+                ))
+            }
+        }
+    };
+}
+
+fn info(dtype: DType, shape: Vec<usize>, err: f64, mag: f64) -> Info {
+    Info {
+        dtype,
+        shape,
+        err,
+        mag,
+    }
+}
+
+fn norm(ax: i64, rank: usize) -> usize {
+    if ax < 0 {
+        (ax + rank as i64) as usize
+    } else {
+        ax as usize
+    }
+}
+
+fn real_kinds(d: DType) -> bool {
+    !d.is_complex() && d != DType::Bool
+}
+
+/// Index values for an axis of `extent`: `mode` 0 in `[0, extent)`, 1 anywhere (wrapped),
+/// 2 in `[-extent, extent)` (checked).
+fn indices(len: usize, seed: u64, extent: usize, mode: i64) -> Vec<i64> {
+    let mut r = Rng::new(seed);
+    let n = extent.max(1) as u64;
+    (0..len)
+        .map(|_| match mode {
+            0 => r.below(n) as i64,
+            1 => r.below(4 * n + 8) as i64 - 2 * n as i64 - 4,
+            _ => r.below(2 * n) as i64 - n as i64,
+        })
+        .collect()
+}
+
+/// `k` distinct values of `[0, extent)` per line: a shuffled prefix.
+fn distinct(k: usize, extent: usize, r: &mut Rng) -> Vec<i64> {
+    let mut v: Vec<i64> = (0..extent as i64).collect();
+    for i in 0..k.min(extent) {
+        let j = i + r.below((extent - i) as u64) as usize;
+        v.swap(i, j);
+    }
+    v.truncate(k);
+    v
+}
+
+fn i64s(v: Vec<i64>, shape: &[usize]) -> Result<Array<i64>, String> {
+    Array::from_vec(v, shape).map_err(api)
+}
+
+fn one(mut v: Vec<Arr>) -> Result<Arr, String> {
+    v.pop()
+        .ok_or_else(|| "fuzzer bug: a child missing".to_string())
+}
+
+fn two(mut v: Vec<Arr>) -> Result<(Arr, Arr), String> {
+    let b = v.pop().ok_or("fuzzer bug: a child missing")?;
+    let a = v.pop().ok_or("fuzzer bug: a child missing")?;
+    Ok((a, b))
+}
+
+fn count(n: usize) -> Arr {
+    Array::<i64>::scalar(n as i64).into_arr()
+}
+
+// ---------------------------------------------------------------------------------- scans
+
+fn scan_gen(
+    g: &mut dyn Draw,
+    d: DType,
+    shape: &[usize],
+    depth: u32,
+) -> Option<(Vec<i64>, Vec<Expr>)> {
+    if shape.is_empty() || !real_kinds(d) {
+        return None;
+    }
+    let ax = g.s_below(shape.len() as u64) as i64;
+    Some((vec![ax], vec![g.node(d, shape, depth - 1)]))
+}
+
+static SCANS: &[Row] = &[
+    Row {
+        name: "cumprod",
+        generate: |g, d, shape, depth| {
+            if shape.is_empty() || !matches!(d, DType::F32 | DType::F64 | DType::I64) {
+                return None;
+            }
+            let ax = g.s_below(shape.len() as u64) as usize;
+            if shape[ax] > 12 {
+                return None;
+            }
+            let x = g.node(d, shape, depth - 1);
+            let x = if d.is_float() {
+                g.clamped(x, d, 0.5, 1.5)
+            } else {
+                x
+            };
+            Some((vec![ax as i64], vec![x]))
+        },
+        info: |p, c| {
+            let i = &c[0];
+            let n = i.shape[norm(p[0], i.shape.len())] as f64;
+            if !inexact_kind(i.dtype) {
+                return info(i.dtype, i.shape.clone(), 0.0, 0.0);
+            }
+            let mag = i.mag.max(1.0).powf(n);
+            let err = (i.err * n + 2.0 * (n + 1.0) * eps(i.dtype)) * mag;
+            info(i.dtype, i.shape.clone(), err, mag)
+        },
+        eval: |p, c| on!(one(c)?; [I64, F32, F64]; x => x.cumprod(p[0] as isize).map_err(api)?),
+        rust: |p, c| format!("{}.cumprod({})?", c[0], p[0]),
+    },
+    Row {
+        name: "cummin",
+        generate: scan_gen,
+        info: |_, c| c[0].clone(),
+        eval: |p, c| {
+            on!(one(c)?; [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64];
+                x => x.cummin(p[0] as isize).map_err(api)?)
+        },
+        rust: |p, c| format!("{}.cummin({})?", c[0], p[0]),
+    },
+    Row {
+        name: "cumsum_exclusive",
+        generate: |g, d, shape, depth| {
+            if shape.is_empty() || !matches!(d, DType::I64 | DType::U64 | DType::F32 | DType::F64) {
+                return None;
+            }
+            let ax = g.s_below(shape.len() as u64) as i64;
+            Some((vec![ax], vec![g.node(d, shape, depth - 1)]))
+        },
+        info: |p, c| {
+            let i = &c[0];
+            let n = i.shape[norm(p[0], i.shape.len())] as f64;
+            let err = if inexact_kind(i.dtype) {
+                i.err * n + 2.0 * (n + 1.0) * eps(i.dtype) * n * i.mag
+            } else {
+                0.0
+            };
+            info(i.dtype, i.shape.clone(), err, n * i.mag)
+        },
+        eval: |p, c| on!(one(c)?; [I64, U64, F32, F64]; x => x.cumsum_exclusive(p[0] as isize).map_err(api)?),
+        rust: |p, c| format!("{}.cumsum_exclusive({})?", c[0], p[0]),
+    },
+    Row {
+        name: "diff",
+        generate: |g, d, shape, depth| {
+            if shape.is_empty() || !real_kinds(d) || !(d.is_float() || d.is_signed_int()) {
+                return None;
+            }
+            let ax = g.s_below(shape.len() as u64) as usize;
+            let mut cs = shape.to_vec();
+            cs[ax] += 1;
+            Some((vec![ax as i64], vec![g.node(d, &cs, depth - 1)]))
+        },
+        info: |p, c| {
+            let i = &c[0];
+            let mut shape = i.shape.clone();
+            let k = norm(p[0], shape.len());
+            shape[k] = shape[k].saturating_sub(1);
+            if !inexact_kind(i.dtype) {
+                return info(i.dtype, shape, 0.0, 0.0);
+            }
+            let err = if i.err > 0.0 {
+                2.0 * i.err + 4.0 * eps(i.dtype) * i.mag
+            } else {
+                0.0
+            };
+            info(i.dtype, shape, err, 2.0 * i.mag)
+        },
+        eval: |p, c| on!(one(c)?; [I8, I16, I32, I64, F16, BF16, F32, F64]; x => x.diff(1, p[0] as isize).map_err(api)?),
+        rust: |p, c| format!("{}.diff(1, {})?", c[0], p[0]),
+    },
+];
+
+// ----------------------------------------------------------------------------- compaction
+
+static COMPACTION: &[Row] = &[
+    Row {
+        name: "masked_select_sum",
+        generate: |g, d, shape, depth| {
+            if !shape.is_empty() || !matches!(d, DType::I64 | DType::U64) {
+                return None;
+            }
+            let t = pick(
+                g,
+                &[DType::I64, DType::U64, DType::I32, DType::U8, DType::I16],
+            );
+            if super::expr::accum(t) != d {
+                return None;
+            }
+            let rank = 1 + g.s_below(3) as usize;
+            let cs = g.shape(rank);
+            let x = g.node(t, &cs, depth - 1);
+            let m = g.node(DType::Bool, &cs, depth - 1);
+            let m = g.exact(m);
+            Some((vec![], vec![x, m]))
+        },
+        info: |_, c| info(super::expr::accum(c[0].dtype), vec![], 0.0, 0.0),
+        eval: |_, c| {
+            let (x, m) = two(c)?;
+            let Arr::Bool(m) = m else {
+                return Err("fuzzer bug: a mask not bool".into());
+            };
+            on!(x; [U8, I16, I32, I64, U64]; y => y.masked_select(&m).map_err(api)?.sum().map_err(api)?)
+        },
+        rust: |_, c| format!("{}.masked_select(&{})?.sum()?", c[0], c[1]),
+    },
+    Row {
+        name: "nonzero_count",
+        generate: |g, d, shape, depth| {
+            if !shape.is_empty() || d != DType::I64 {
+                return None;
+            }
+            let t = pick(g, &[DType::Bool, DType::I32, DType::F32, DType::U8]);
+            let rank = 1 + g.s_below(3) as usize;
+            let cs = g.shape(rank);
+            let x = g.node(t, &cs, depth - 1);
+            Some((vec![], vec![g.exact(x)]))
+        },
+        info: |_, _| info(DType::I64, vec![], 0.0, 0.0),
+        eval: |_, c| {
+            let x = one(c)?;
+            let n = on_n!(x; y => y.nonzero().map_err(api)?.first().map_or(0, |a| a.shape()[0]));
+            Ok(count(n))
+        },
+        rust: |_, c| {
+            format!(
+                "Array::<i64>::scalar({}.nonzero()?[0].shape()[0] as i64)",
+                c[0]
+            )
+        },
+    },
+];
+
+// --------------------------------------------------------------------------------- search
+
+static SEARCH: &[Row] = &[Row {
+    name: "searchsorted",
+    generate: |g, d, shape, depth| {
+        if d != DType::I64 {
+            return None;
+        }
+        let t = pick(
+            g,
+            &[DType::I32, DType::F32, DType::F64, DType::U8, DType::I64],
+        );
+        let n = g.extent(true);
+        let sorted = g.node(t, &[n], depth - 1);
+        let values = g.node(t, shape, depth - 1);
+        Some((
+            vec![g.s_below(2) as i64],
+            vec![g.exact(sorted), g.exact(values)],
+        ))
+    },
+    info: |_, c| info(DType::I64, c[1].shape.clone(), 0.0, 0.0),
+    eval: |p, c| {
+        let (a, v) = two(c)?;
+        let side = if p[0] == 0 { Side::Left } else { Side::Right };
+        on2!(a, v; [U8, I32, I64, F32, F64];
+            x, y => x.sort(0, false).map_err(api)?.searchsorted(&y, side).map_err(api)?)
+    },
+    rust: |p, c| {
+        let side = if p[0] == 0 { "Left" } else { "Right" };
+        format!(
+            "{}.sort(0, false)?.searchsorted(&{}, Side::{side})?",
+            c[0], c[1]
+        )
+    },
+}];
+
+// ---------------------------------------------------------------------------------- index
+
+/// A child giving `shape` with axis `ax` of another extent, for the index rows.
+fn along(
+    g: &mut dyn Draw,
+    d: DType,
+    shape: &[usize],
+    depth: u32,
+) -> Option<(usize, Vec<usize>, Expr)> {
+    if shape.is_empty() || d.is_complex() {
+        return None;
+    }
+    let ax = g.s_below(shape.len() as u64) as usize;
+    let mut cs = shape.to_vec();
+    cs[ax] = 1 + g.v_below(6) as usize;
+    let x = g.node(d, &cs, depth - 1);
+    Some((ax, cs, x))
+}
+
+fn take_info(p: &[i64], c: &[Info]) -> Info {
+    let mut i = c[0].clone();
+    let k = norm(p[0], i.shape.len());
+    i.shape[k] = p[1] as usize;
+    i
+}
+
+macro_rules! take_mode {
+    ($name:literal, $mode:expr, $m:literal) => {
+        Row {
+            name: $name,
+            generate: |g, d, shape, depth| {
+                let (ax, _, x) = along(g, d, shape, depth)?;
+                Some((vec![ax as i64, shape[ax] as i64, g.v_next() as i64], vec![x]))
+            },
+            info: take_info,
+            eval: |p, c| {
+                let x = one(c)?;
+                let k = norm(p[0], x.shape().len());
+                let idx = i64s(indices(p[1] as usize, p[2] as u64, x.shape()[k], $m), &[p[1] as usize])?;
+                on_all!(x; y => y.take_with(&idx, Some(p[0] as isize), $mode).map_err(api)?)
+            },
+            rust: |p, c| {
+                format!(
+                    "{}.take_with(&Array::from_vec(vec!{:?}, &[{}])?, Some({}), IndexMode::{:?})?",
+                    c[0],
+                    indices(p[1] as usize, p[2] as u64, 0, $m),
+                    p[1],
+                    p[0],
+                    $mode
+                )
+            },
+        }
+    };
+}
+
+static INDEX: &[Row] = &[
+    take_mode!("take_wrap", IndexMode::Wrap, 1),
+    take_mode!("take_checked", IndexMode::Error, 2),
+    Row {
+        name: "index_select",
+        generate: |g, d, shape, depth| {
+            let (ax, _, x) = along(g, d, shape, depth)?;
+            Some((
+                vec![ax as i64, shape[ax] as i64, g.v_next() as i64],
+                vec![x],
+            ))
+        },
+        info: take_info,
+        eval: |p, c| {
+            let x = one(c)?;
+            let k = norm(p[0], x.shape().len());
+            let idx = i64s(
+                indices(p[1] as usize, p[2] as u64, x.shape()[k], 0),
+                &[p[1] as usize],
+            )?;
+            on_all!(x; y => y.index_select(p[0] as isize, &idx).map_err(api)?)
+        },
+        rust: |p, c| {
+            format!(
+                "{}.index_select({}, &index_{})?",
+                c[0],
+                p[0],
+                p[2] as u64 % 1000
+            )
+        },
+    },
+    Row {
+        name: "take_along_axis",
+        generate: |g, d, shape, depth| {
+            let (ax, _, x) = along(g, d, shape, depth)?;
+            Some((vec![ax as i64, g.v_next() as i64], vec![x]))
+        },
+        // The index has the output's shape: the child's, with the output's extent on the axis.
+        info: |p, c| {
+            let (_, shape) = out(p, 2);
+            info(c[0].dtype, shape, c[0].err, c[0].mag)
+        },
+        eval: |p, c| {
+            let x = one(c)?;
+            let (_, shape) = out(p, 2);
+            let k = norm(p[0], shape.len());
+            let n: usize = shape.iter().product();
+            let idx = i64s(indices(n, p[1] as u64, x.shape()[k], 0), &shape)?;
+            on_all!(x; y => y.take_along_axis(&idx, p[0] as isize).map_err(api)?)
+        },
+        rust: |p, c| {
+            format!(
+                "{}.take_along_axis(&index_{}, {})?",
+                c[0],
+                p[1] as u64 % 1000,
+                p[0]
+            )
+        },
+    },
+    Row {
+        name: "scatter",
+        generate: scatter_gen,
+        info: |_, c| {
+            let (x, s) = (&c[0], &c[1]);
+            info(x.dtype, x.shape.clone(), x.err.max(s.err), x.mag.max(s.mag))
+        },
+        eval: |p, c| scatter_eval(p, c, 0),
+        rust: |p, c| {
+            format!(
+                "{}.scatter({}, &index_{}, &{}, ScatterOpts::default())?",
+                c[0],
+                p[0],
+                p[1] as u64 % 1000,
+                c[1]
+            )
+        },
+    },
+    Row {
+        name: "scatter_add",
+        generate: scatter_gen,
+        info: accumulate_info,
+        eval: |p, c| scatter_eval(p, c, 1),
+        rust: |p, c| {
+            format!(
+                "{}.scatter_add({}, &index_{}, &{}, ScatterOpts::default())?",
+                c[0],
+                p[0],
+                p[1] as u64 % 1000,
+                c[1]
+            )
+        },
+    },
+    Row {
+        name: "index_add",
+        generate: |g, d, shape, depth| {
+            if shape.is_empty() || !(d.is_float() || matches!(d, DType::I32 | DType::I64)) {
+                return None;
+            }
+            let ax = g.s_below(shape.len() as u64) as usize;
+            let mut cs = shape.to_vec();
+            cs[ax] = g.v_below(7) as usize;
+            let x = g.node(d, shape, depth - 1);
+            let src = g.node(d, &cs, depth - 1);
+            Some((vec![ax as i64, g.v_next() as i64], vec![x, src]))
+        },
+        info: accumulate_info,
+        eval: |p, c| {
+            let (x, src) = two(c)?;
+            let k = norm(p[0], x.shape().len());
+            let len = src.shape()[k];
+            let idx = i64s(indices(len, p[1] as u64, x.shape()[k], 0), &[len])?;
+            on2!(x, src; [I32, I64, F16, BF16, F32, F64];
+                a, b => a.index_add(p[0] as isize, &idx, &b, ScatterOpts::default()).map_err(api)?)
+        },
+        rust: |p, c| {
+            format!(
+                "{}.index_add({}, &index_{}, &{}, ScatterOpts::default())?",
+                c[0],
+                p[0],
+                p[1] as u64 % 1000,
+                c[1]
+            )
+        },
+    },
+    Row {
+        name: "put",
+        generate: |g, d, shape, depth| {
+            if d.is_complex() {
+                return None;
+            }
+            let n: usize = shape.iter().product();
+            let k = g.v_below(n.min(8) as u64 + 1) as usize;
+            let x = g.node(d, shape, depth - 1);
+            let vals = g.node(d, &[k], depth - 1);
+            Some((vec![g.v_next() as i64], vec![x, vals]))
+        },
+        info: |_, c| {
+            let (x, s) = (&c[0], &c[1]);
+            info(x.dtype, x.shape.clone(), x.err.max(s.err), x.mag.max(s.mag))
+        },
+        eval: |p, c| {
+            let (x, vals) = two(c)?;
+            let n: usize = x.shape().iter().product();
+            let k = vals.shape()[0];
+            let idx = i64s(distinct(k, n, &mut Rng::new(p[0] as u64)), &[k])?;
+            on2!(x, vals; [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64];
+                a, b => { let mut a = a.clone(); a.put(&idx, &b).map_err(api)?; a })
+        },
+        rust: |p, c| {
+            format!(
+                "{{ let mut t = {}.clone(); t.put(&index_{}, &{})?; t }}",
+                c[0],
+                p[0] as u64 % 1000,
+                c[1]
+            )
+        },
+    },
+    Row {
+        name: "masked_fill",
+        generate: |g, d, shape, depth| {
+            if d.is_complex() {
+                return None;
+            }
+            let x = g.node(d, shape, depth - 1);
+            let m = g.node(DType::Bool, shape, depth - 1);
+            let v = if d == DType::Bool {
+                1
+            } else {
+                g.v_below(9) as i64 - 4
+            };
+            let v = if d.is_int() && !d.is_signed_int() {
+                v.abs()
+            } else {
+                v
+            };
+            Some((vec![v], vec![x, g.exact(m)]))
+        },
+        info: |p, c| {
+            let x = &c[0];
+            info(
+                x.dtype,
+                x.shape.clone(),
+                x.err,
+                x.mag.max(p[0].abs() as f64),
+            )
+        },
+        eval: |p, c| {
+            let (x, m) = two(c)?;
+            let Arr::Bool(m) = m else {
+                return Err("fuzzer bug: a mask not bool".into());
+            };
+            on!(x; [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64];
+                a => a.masked_fill(&m, super::elem::FuzzElem::from_f64(p[0] as f64)).map_err(api)?)
+        },
+        rust: |p, c| format!("{}.masked_fill(&{}, {} as _)?", c[0], c[1], p[0]),
+    },
+];
+
+fn scatter_gen(
+    g: &mut dyn Draw,
+    d: DType,
+    shape: &[usize],
+    depth: u32,
+) -> Option<(Vec<i64>, Vec<Expr>)> {
+    if shape.is_empty() || !(d.is_float() || matches!(d, DType::I32 | DType::I64)) {
+        return None;
+    }
+    let ax = g.s_below(shape.len() as u64) as usize;
+    // The source (and index) is no larger than the destination along every axis.
+    let cs: Vec<usize> = shape
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| {
+            if k == ax {
+                g.v_below(n as u64 + 1) as usize
+            } else {
+                n
+            }
+        })
+        .collect();
+    let x = g.node(d, shape, depth - 1);
+    let src = g.node(d, &cs, depth - 1);
+    Some((vec![ax as i64, g.v_next() as i64], vec![x, src]))
+}
+
+/// `x` plus up to `k` accumulated source values per element (`k` the source's extent along
+/// the axis).
+fn accumulate_info(p: &[i64], c: &[Info]) -> Info {
+    let (x, s) = (&c[0], &c[1]);
+    let k = s.shape[norm(p[0], s.shape.len())] as f64;
+    let mag = x.mag + k * s.mag;
+    let err = if inexact_kind(x.dtype) {
+        x.err + k * s.err + 2.0 * (k + 2.0) * eps(x.dtype) * mag
+    } else {
+        0.0
+    };
+    info(x.dtype, x.shape.clone(), err, mag)
+}
+
+/// `scatter` (`add` 0: distinct targets per line) or `scatter_add` (`add` 1: any targets).
+fn scatter_eval(p: &[i64], c: Vec<Arr>, add: u8) -> Result<Arr, String> {
+    let (x, src) = two(c)?;
+    let (xs, ss) = (x.shape(), src.shape());
+    let k = norm(p[0], xs.len());
+    let mut r = Rng::new(p[1] as u64);
+    let outer: usize = ss[..k].iter().product();
+    let inner: usize = ss[k + 1..].iter().product();
+    let mut idx = vec![0i64; ss.iter().product()];
+    for o in 0..outer {
+        for i in 0..inner {
+            let line = if add == 0 {
+                distinct(ss[k], xs[k], &mut r)
+            } else {
+                (0..ss[k])
+                    .map(|_| r.below(xs[k].max(1) as u64) as i64)
+                    .collect()
+            };
+            for (j, v) in line.into_iter().enumerate() {
+                idx[(o * ss[k] + j) * inner + i] = v;
+            }
+        }
+    }
+    let idx = i64s(idx, &ss)?;
+    let opts = ScatterOpts::default();
+    if add == 0 {
+        on2!(x, src; [I32, I64, F16, BF16, F32, F64]; a, b => a.scatter(p[0] as isize, &idx, &b, opts).map_err(api)?)
+    } else {
+        on2!(x, src; [I32, I64, F16, BF16, F32, F64]; a, b => a.scatter_add(p[0] as isize, &idx, &b, opts).map_err(api)?)
+    }
+}
+
+// --------------------------------------------------------------------------------- linalg
+
+/// `I + x · s` with `s = 1 / (2 n m)` (`‖x s‖∞ ≤ ½`), symmetric (`(x + xᵀ) s / 2`) with
+/// `sym`, for a square `x` of magnitude bound `m`.
+fn conditioned<T>(x: &Array<T>, m: f64, sym: bool) -> Result<Array<T>, String>
+where
+    T: linalg::Scalar + super::elem::FuzzElem + cuprite_array::Numeric,
+{
+    let n = x.shape()[0];
+    let s = T::from_f64(1.0 / (2.0 * n.max(1) as f64 * m.max(1.0)));
+    let x = if sym {
+        x.try_add(x.t())
+            .map_err(api)?
+            .try_mul(Array::scalar(T::from_f64(0.5)))
+            .map_err(api)?
+    } else {
+        x.clone()
+    };
+    let eye = Array::<T>::eye(n).map_err(api)?;
+    x.try_mul(Array::scalar(s))
+        .map_err(api)?
+        .try_add(&eye)
+        .map_err(api)
+}
+
+fn square_gen(
+    g: &mut dyn Draw,
+    d: DType,
+    shape: &[usize],
+    depth: u32,
+) -> Option<(Vec<i64>, Vec<Expr>)> {
+    if shape.len() != 2
+        || shape[0] != shape[1]
+        || !matches!(d, DType::F32 | DType::F64)
+        || shape[0] > 48
+    {
+        return None;
+    }
+    let _ = depth;
+    let x = g.finite_leaf(d, shape);
+    let m = x.info().mag;
+    Some((vec![m.to_bits() as i64], vec![x]))
+}
+
+/// The error of a result of magnitude bound `mag` of an `n`×`n` system of condition ≤ 3 whose
+/// input `i` was scaled by `1 / (2 n m)`.
+fn solve_err(i: &Info, n: f64, mag: f64) -> f64 {
+    let scaled = i.err / (2.0 * n.max(1.0) * i.mag.max(1.0));
+    4.0 * n * scaled * mag + 64.0 * (n + 1.0) * eps(i.dtype) * mag
+}
+
+static LINALG: &[Row] = &[
+    Row {
+        name: "inv",
+        generate: square_gen,
+        info: |_, c| {
+            let i = &c[0];
+            let n = i.shape[0] as f64;
+            info(i.dtype, i.shape.clone(), solve_err(i, n, 2.0), 2.0)
+        },
+        eval: |p, c| {
+            let m = f64::from_bits(p[0] as u64);
+            on!(one(c)?; [F32, F64]; x => linalg::inv(&conditioned(&x, m, false)?).map_err(api)?)
+        },
+        rust: |p, c| {
+            format!(
+                "linalg::inv(&(&{}.try_mul(&Array::scalar({:e} as _))? + &Array::eye({}.shape()[0])?))?",
+                c[0],
+                1.0 / f64::from_bits(p[0] as u64),
+                c[0]
+            )
+        },
+    },
+    Row {
+        name: "solve",
+        generate: |g, d, shape, depth| {
+            if shape.len() != 2 || !matches!(d, DType::F32 | DType::F64) || shape[0] > 48 {
+                return None;
+            }
+            let n = shape[0];
+            let _ = depth;
+            let a = g.finite_leaf(d, &[n, n]);
+            let b = g.finite_leaf(d, shape);
+            let b = g.clamped(b, d, -4.0, 4.0);
+            Some((vec![a.info().mag.to_bits() as i64], vec![a, b]))
+        },
+        info: |_, c| {
+            let (a, b) = (&c[0], &c[1]);
+            let n = a.shape[0] as f64;
+            let mag = 2.0 * b.mag;
+            info(
+                b.dtype,
+                b.shape.clone(),
+                solve_err(a, n, mag) + 2.0 * b.err,
+                mag,
+            )
+        },
+        eval: |p, c| {
+            let m = f64::from_bits(p[0] as u64);
+            let (a, b) = two(c)?;
+            on2!(a, b; [F32, F64]; x, y => linalg::solve(&conditioned(&x, m, false)?, &y).map_err(api)?)
+        },
+        rust: |_, c| format!("linalg::solve(&{}, &{})?", c[0], c[1]),
+    },
+    Row {
+        name: "cholesky",
+        generate: square_gen,
+        info: |_, c| {
+            let i = &c[0];
+            let n = i.shape[0] as f64;
+            info(i.dtype, i.shape.clone(), solve_err(i, n, 1.5), 1.5)
+        },
+        eval: |p, c| {
+            let m = f64::from_bits(p[0] as u64);
+            on!(one(c)?; [F32, F64]; x => linalg::cholesky(&conditioned(&x, m, true)?).map_err(api)?)
+        },
+        rust: |_, c| format!("linalg::cholesky(&{})?", c[0]),
+    },
+    Row {
+        name: "eigh_values",
+        generate: |g, d, shape, depth| {
+            if shape.len() != 1 || !matches!(d, DType::F32 | DType::F64) || shape[0] > 32 {
+                return None;
+            }
+            let _ = depth;
+            let x = g.finite_leaf(d, &[shape[0], shape[0]]);
+            Some((vec![x.info().mag.to_bits() as i64], vec![x]))
+        },
+        // Weyl: each eigenvalue moves by at most the perturbation's norm.
+        info: |_, c| {
+            let i = &c[0];
+            let n = i.shape[0] as f64;
+            info(i.dtype, vec![i.shape[0]], solve_err(i, n, 1.5), 1.5)
+        },
+        eval: |p, c| {
+            let m = f64::from_bits(p[0] as u64);
+            on!(one(c)?; [F32, F64]; x => linalg::eigh(&conditioned(&x, m, true)?).map_err(api)?.0)
+        },
+        rust: |_, c| format!("linalg::eigh(&{})?.0", c[0]),
+    },
+];
+
+// ------------------------------------------------------------------------------------ fft
+
+static FFT: &[Row] = &[Row {
+    name: "ifft",
+    generate: |g, d, shape, depth| {
+        if shape.is_empty() || !d.is_complex() {
+            return None;
+        }
+        let ax = g.s_below(shape.len() as u64) as usize;
+        if shape[ax] == 0 || shape[ax] > 64 {
+            return None;
+        }
+        let x = g.node(d, shape, depth - 1);
+        Some((vec![ax as i64], vec![x]))
+    },
+    info: |p, c| {
+        let i = &c[0];
+        let n = i.shape[norm(p[0], i.shape.len())] as f64;
+        let mag = i.mag * 1.5;
+        let err = i.err * 1.5 + 8.0 * (n.log2().max(1.0) + 2.0) * eps(i.dtype) * mag;
+        info(i.dtype, i.shape.clone(), err, mag)
+    },
+    eval: |p, c| on!(one(c)?; [C32, C64]; x => x.ifft(None, p[0] as isize, FftNorm::Backward).map_err(api)?),
+    rust: |p, c| format!("{}.ifft(None, {}, FftNorm::Backward)?", c[0], p[0]),
+}];
+
+// ----------------------------------------------------------------------------------- rows
+
+/// A float child giving `shape`, scaled into ±1 (`bounded` to ±16, then divided by 16).
+fn unit_child(
+    g: &mut dyn Draw,
+    d: DType,
+    shape: &[usize],
+    depth: u32,
+) -> Option<(Vec<i64>, Vec<Expr>)> {
+    if shape.is_empty() || !d.is_float() || shape[shape.len() - 1] > 64 {
+        return None;
+    }
+    let x = g.node(d, shape, depth - 1);
+    let x = g.unit(x, d);
+    Some((vec![], vec![x]))
+}
+
+fn last(i: &Info) -> f64 {
+    i.shape.last().copied().unwrap_or(1).max(1) as f64
+}
+
+static ROWS: &[Row] = &[
+    Row {
+        name: "layer_norm",
+        generate: unit_child,
+        // (x − μ) / sqrt(σ² + ¼) with |x| ≤ 1: ∂/∂x ≤ 2·2, ∂/∂σ² ≤ √n / (2 · ¼) = 2√n,
+        // σ² within 4δ + 8(n+1)ε.
+        info: |_, c| {
+            let i = &c[0];
+            let (n, e) = (last(i), eps(i.dtype));
+            let err = 4.0 * i.err
+                + 2.0 * n.sqrt() * (4.0 * i.err + 8.0 * (n + 1.0) * e)
+                + 8.0 * (n + 2.0) * e;
+            info(i.dtype, i.shape.clone(), err, 2.0 * n.sqrt())
+        },
+        eval: |_, c| on!(one(c)?; [F16, BF16, F32, F64]; x => x.layer_norm(-1, None, None, 0.25).map_err(api)?),
+        rust: |_, c| format!("{}.layer_norm(-1, None, None, 0.25)?", c[0]),
+    },
+    Row {
+        name: "rms_norm",
+        generate: unit_child,
+        // x / sqrt(mean(x²) + ¼): ∂/∂x ≤ 2, ∂/∂ms ≤ 4, ms within 2δ + 2(n+1)ε.
+        info: |_, c| {
+            let i = &c[0];
+            let (n, e) = (last(i), eps(i.dtype));
+            let err = 2.0 * i.err + 4.0 * (2.0 * i.err + 2.0 * (n + 1.0) * e) + 8.0 * e;
+            info(i.dtype, i.shape.clone(), err, 2.0)
+        },
+        eval: |_, c| on!(one(c)?; [F16, BF16, F32, F64]; x => x.rms_norm(-1, None, 0.25).map_err(api)?),
+        rust: |_, c| format!("{}.rms_norm(-1, None, 0.25)?", c[0]),
+    },
+    Row {
+        name: "normalize",
+        generate: unit_child,
+        // x / max(‖x‖₂, ¼): ∂/∂x ≤ 8√n, the norm within nδ + 2(n+1)ε √n.
+        info: |_, c| {
+            let i = &c[0];
+            let (n, e) = (last(i), eps(i.dtype));
+            let err = 8.0 * n.sqrt() * i.err
+                + 8.0 * (n * i.err + 2.0 * (n + 1.0) * e * n.sqrt())
+                + 8.0 * e;
+            info(i.dtype, i.shape.clone(), err, 1.0)
+        },
+        eval: |_, c| on!(one(c)?; [F16, BF16, F32, F64]; x => x.normalize(-1, 2.0, 0.25).map_err(api)?),
+        rust: |_, c| format!("{}.normalize(-1, 2.0, 0.25)?", c[0]),
+    },
+    Row {
+        name: "one_hot",
+        generate: |g, d, shape, _| {
+            if shape.is_empty() || d.is_complex() || shape.iter().product::<usize>() > 1 << 16 {
+                return None;
+            }
+            Some((vec![g.v_next() as i64], vec![]))
+        },
+        info: |p, _| {
+            let (d, shape) = out(p, 1);
+            info(d, shape, 0.0, 1.0)
+        },
+        eval: |p, _| {
+            let (d, shape) = out(p, 1);
+            let classes = shape[shape.len() - 1];
+            let lead = &shape[..shape.len() - 1];
+            let n: usize = lead.iter().product();
+            let idx = i64s(indices(n, p[0] as u64, classes, 0), lead)?;
+            super::eval::cast(&idx.one_hot::<i64>(classes).map_err(api)?.into_arr(), d)
+        },
+        rust: |p, _| {
+            let (d, shape) = out(p, 1);
+            format!(
+                "index_{}.one_hot::<{}>({})?",
+                p[0] as u64 % 1000,
+                rust_type(d),
+                shape[shape.len() - 1]
+            )
+        },
+    },
+    Row {
+        name: "cross_entropy",
+        generate: |g, d, shape, depth| {
+            if !shape.is_empty() || !matches!(d, DType::F32 | DType::F64) {
+                return None;
+            }
+            let n = 1 + g.v_below(8) as usize;
+            let classes = 1 + g.v_below(12) as usize;
+            let x = g.node(d, &[n, classes], depth - 1);
+            let x = g.bounded16(x, d);
+            Some((vec![g.v_next() as i64], vec![x]))
+        },
+        // A mean of logsumexp(x) − x_t: per row the logsumexp's bound (1-Lipschitz, plus its
+        // own roundings) and the picked logit's.
+        info: |_, c| {
+            let i = &c[0];
+            let (n, e) = (last(i), eps(i.dtype));
+            let mag = 2.0 * i.mag + n.ln() + 1.0;
+            let rows = i.shape[0] as f64;
+            let err = 2.0 * i.err
+                + 8.0 * (n.log2() + 2.0) * e * (mag + 1.0)
+                + 2.0 * (rows + 1.0) * e * mag;
+            info(i.dtype, vec![], err, mag)
+        },
+        eval: |p, c| {
+            let x = one(c)?;
+            let s = x.shape();
+            let t = i64s(indices(s[0], p[0] as u64, s[1], 0), &[s[0]])?;
+            on!(x; [F32, F64]; y => y.cross_entropy(&t).map_err(api)?)
+        },
+        rust: |p, c| format!("{}.cross_entropy(&targets_{})?", c[0], p[0] as u64 % 1000),
+    },
+];
+
+// ----------------------------------------------------------------------------- statistics
+
+/// The child of a selection along `axis` giving `shape`: an axis inserted with extent `n`.
+fn select_gen(
+    g: &mut dyn Draw,
+    d: DType,
+    shape: &[usize],
+    depth: u32,
+    keep: bool,
+) -> Option<(usize, usize, Expr)> {
+    if !real_kinds(d) || d.is_complex() {
+        return None;
+    }
+    let n = 1 + g.v_below(12) as usize;
+    let ax = g.s_below(shape.len() as u64 + if keep { 0 } else { 1 }) as usize;
+    if keep && shape.is_empty() {
+        return None;
+    }
+    let mut cs = shape.to_vec();
+    if keep {
+        cs[ax] = shape[ax] + g.v_below(6) as usize;
+    } else {
+        cs.insert(ax, n);
+    }
+    let x = g.node(d, &cs, depth - 1);
+    Some((ax, cs[ax], x))
+}
+
+fn mean_dtype(d: DType) -> DType {
+    super::expr::red_dtype(super::expr::Red::Mean, d)
+}
+
+fn removed(i: &Info, ax: usize) -> Vec<usize> {
+    let mut s = i.shape.clone();
+    s.remove(ax);
+    s
+}
+
+static STATS: &[Row] = &[
+    Row {
+        name: "topk",
+        generate: |g, d, shape, depth| {
+            let (ax, n, x) = select_gen(g, d, shape, depth, true)?;
+            let k = shape[ax];
+            if k > n {
+                return None;
+            }
+            Some((vec![ax as i64, k as i64, g.s_below(2) as i64], vec![x]))
+        },
+        info: |p, c| {
+            let mut i = c[0].clone();
+            i.shape[p[0] as usize] = p[1] as usize;
+            i
+        },
+        eval: |p, c| {
+            on!(one(c)?; [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64];
+                x => x.topk(p[1] as usize, p[0] as isize, p[2] == 1).map_err(api)?.0)
+        },
+        rust: |p, c| format!("{}.topk({}, {}, {})?.0", c[0], p[1], p[0], p[2] == 1),
+    },
+    Row {
+        name: "kthvalue",
+        generate: |g, d, shape, depth| {
+            let (ax, n, x) = select_gen(g, d, shape, depth, false)?;
+            Some((vec![ax as i64, 1 + g.v_below(n as u64) as i64], vec![x]))
+        },
+        info: |p, c| {
+            let i = &c[0];
+            info(i.dtype, removed(i, p[0] as usize), i.err, i.mag)
+        },
+        eval: |p, c| {
+            on!(one(c)?; [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64];
+                x => x.kthvalue(p[1] as usize, p[0] as isize).map_err(api)?.0)
+        },
+        rust: |p, c| format!("{}.kthvalue({}, {})?.0", c[0], p[1], p[0]),
+    },
+    Row {
+        name: "median",
+        generate: |g, d, shape, depth| {
+            let t = pick(
+                g,
+                &[DType::I32, DType::U8, DType::F32, DType::F64, DType::I64],
+            );
+            if mean_dtype(t) != d {
+                return None;
+            }
+            let (ax, _, x) = select_gen(g, t, shape, depth, false)?;
+            Some((vec![ax as i64], vec![x]))
+        },
+        info: |p, c| {
+            let i = &c[0];
+            let d = mean_dtype(i.dtype);
+            let m = if inexact_kind(i.dtype) {
+                i.mag
+            } else {
+                int_max(i.dtype)
+            };
+            let err = if inexact_kind(i.dtype) {
+                i.err + 2.0 * eps(d) * m
+            } else {
+                2.0 * eps(d) * m
+            };
+            info(d, removed(i, p[0] as usize), err, m)
+        },
+        eval: |p, c| on!(one(c)?; [U8, I32, I64, F32, F64]; x => x.median(Some(p[0] as isize)).map_err(api)?),
+        rust: |p, c| format!("{}.median(Some({}))?", c[0], p[0]),
+    },
+    Row {
+        name: "quantile",
+        generate: |g, d, shape, depth| {
+            if !matches!(d, DType::F32 | DType::F64) {
+                return None;
+            }
+            let (ax, _, x) = select_gen(g, d, shape, depth, false)?;
+            Some((vec![ax as i64, g.v_below(5) as i64], vec![x]))
+        },
+        info: |p, c| {
+            let i = &c[0];
+            info(
+                i.dtype,
+                removed(i, p[0] as usize),
+                i.err + 2.0 * eps(i.dtype) * i.mag,
+                i.mag,
+            )
+        },
+        eval: |p, c| {
+            let q = p[1] as f64 / 4.0;
+            on!(one(c)?; [F32, F64]; x => x.quantile(q, Some(p[0] as isize), QuantileMethod::Linear).map_err(api)?)
+        },
+        rust: |p, c| {
+            format!(
+                "{}.quantile({}, Some({}), QuantileMethod::Linear)?",
+                c[0],
+                p[1] as f64 / 4.0,
+                p[0]
+            )
+        },
+    },
+    Row {
+        name: "ptp",
+        generate: |g, d, shape, depth| {
+            if !matches!(d, DType::F32 | DType::F64 | DType::I32 | DType::I64) {
+                return None;
+            }
+            let (ax, n, x) = select_gen(g, d, shape, depth, false)?;
+            if n == 0 {
+                return None;
+            }
+            Some((vec![ax as i64], vec![x]))
+        },
+        info: |p, c| {
+            let i = &c[0];
+            let err = if inexact_kind(i.dtype) && i.err > 0.0 {
+                2.0 * i.err + 4.0 * eps(i.dtype) * i.mag
+            } else {
+                0.0
+            };
+            info(i.dtype, removed(i, p[0] as usize), err, 2.0 * i.mag)
+        },
+        eval: |p, c| on!(one(c)?; [I32, I64, F32, F64]; x => x.ptp_axes(&[p[0] as isize], false).map_err(api)?),
+        rust: |p, c| format!("{}.ptp_axes(&[{}], false)?", c[0], p[0]),
+    },
+    Row {
+        name: "unique_count",
+        generate: count_gen,
+        info: |_, _| info(DType::I64, vec![], 0.0, 0.0),
+        eval: |_, c| {
+            Ok(count(
+                on_n!(one(c)?; x => x.unique_values().map_err(api)?.shape()[0]),
+            ))
+        },
+        rust: |_, c| {
+            format!(
+                "Array::<i64>::scalar({}.unique_values()?.shape()[0] as i64)",
+                c[0]
+            )
+        },
+    },
+    Row {
+        name: "union1d_count",
+        generate: count2_gen,
+        info: |_, _| info(DType::I64, vec![], 0.0, 0.0),
+        eval: |_, c| {
+            let (a, b) = two(c)?;
+            Ok(count(
+                on2_n!(a, b; x, y => cuprite_array::union1d(&x, &y).map_err(api)?.shape()[0]),
+            ))
+        },
+        rust: |_, c| {
+            format!(
+                "Array::<i64>::scalar(union1d(&{}, &{})?.shape()[0] as i64)",
+                c[0], c[1]
+            )
+        },
+    },
+    Row {
+        name: "intersect1d_count",
+        generate: count2_gen,
+        info: |_, _| info(DType::I64, vec![], 0.0, 0.0),
+        eval: |_, c| {
+            let (a, b) = two(c)?;
+            Ok(count(
+                on2_n!(a, b; x, y => cuprite_array::intersect1d(&x, &y).map_err(api)?.shape()[0]),
+            ))
+        },
+        rust: |_, c| {
+            format!(
+                "Array::<i64>::scalar(intersect1d(&{}, &{})?.shape()[0] as i64)",
+                c[0], c[1]
+            )
+        },
+    },
+];
+
+/// An exact integer or float child of any shape, counted into an `i64` scalar.
+fn count_gen(
+    g: &mut dyn Draw,
+    d: DType,
+    shape: &[usize],
+    depth: u32,
+) -> Option<(Vec<i64>, Vec<Expr>)> {
+    if !shape.is_empty() || d != DType::I64 {
+        return None;
+    }
+    let t = pick(
+        g,
+        &[DType::I32, DType::U8, DType::F32, DType::I64, DType::F64],
+    );
+    let rank = 1 + g.s_below(2) as usize;
+    let cs = g.shape(rank);
+    let x = g.node(t, &cs, depth - 1);
+    Some((vec![], vec![g.exact(x)]))
+}
+
+fn count2_gen(
+    g: &mut dyn Draw,
+    d: DType,
+    shape: &[usize],
+    depth: u32,
+) -> Option<(Vec<i64>, Vec<Expr>)> {
+    let (_, mut a) = count_gen(g, d, shape, depth)?;
+    let t = a[0].info().dtype;
+    let n = g.extent(false);
+    let b = g.node(t, &[n], depth - 1);
+    a.push(g.exact(b));
+    Some((vec![], a))
+}
+
+// ------------------------------------------------------------------------------- sampling
+
+static SAMPLING: &[Row] = &[
+    Row {
+        name: "randint",
+        generate: |g, d, shape, _| {
+            if !matches!(d, DType::I32 | DType::I64 | DType::U8)
+                || shape.iter().product::<usize>() > 1 << 16
+            {
+                return None;
+            }
+            let lo = g.v_below(50) as i64;
+            Some((
+                vec![lo, lo + 1 + g.v_below(200) as i64, g.v_next() as i64],
+                vec![],
+            ))
+        },
+        info: |p, _| {
+            let (d, shape) = out(p, 3);
+            info(d, shape, 0.0, 0.0)
+        },
+        eval: |p, _| {
+            let (d, shape) = out(p, 3);
+            let x = Array::<i64>::randint(p[0], p[1], &shape, p[2] as u64).map_err(api)?;
+            super::eval::cast(&x.into_arr(), d)
+        },
+        rust: |p, _| {
+            let (_, shape) = out(p, 3);
+            format!(
+                "Array::<i64>::randint({}, {}, &{shape:?}, {})?",
+                p[0], p[1], p[2] as u64
+            )
+        },
+    },
+    Row {
+        name: "permutation",
+        generate: |g, d, shape, _| {
+            if d != DType::I64 || shape.len() != 1 || shape[0] > 1 << 16 {
+                return None;
+            }
+            Some((vec![g.v_next() as i64], vec![]))
+        },
+        info: |p, _| {
+            let (d, shape) = out(p, 1);
+            info(d, shape, 0.0, 0.0)
+        },
+        eval: |p, _| {
+            let (_, shape) = out(p, 1);
+            Ok(Array::<i64>::permutation(shape[0], p[0] as u64)
+                .map_err(api)?
+                .into_arr())
+        },
+        rust: |p, _| {
+            let (_, shape) = out(p, 1);
+            format!("Array::<i64>::permutation({}, {})?", shape[0], p[0] as u64)
+        },
+    },
+    Row {
+        name: "exponential",
+        generate: |g, d, shape, _| {
+            if !matches!(d, DType::F32 | DType::F64) || shape.iter().product::<usize>() > 1 << 16 {
+                return None;
+            }
+            Some((vec![g.v_next() as i64], vec![]))
+        },
+        // −ln(u) of the same uniform u on both backends: ln of two libraries, a few ulp of
+        // the bound (−ln of the smallest uniform: 17 in f32, 37 in f64).
+        info: |p, _| {
+            let (d, shape) = out(p, 1);
+            let mag = if d == DType::F32 { 17.0 } else { 37.0 };
+            info(d, shape, 8.0 * eps(d) * mag, mag)
+        },
+        eval: |p, _| {
+            let (d, shape) = out(p, 1);
+            let seed = p[0] as u64;
+            Ok(match d {
+                DType::F32 => Array::<f32>::exponential(&shape, 1.0, seed)
+                    .map_err(api)?
+                    .into_arr(),
+                _ => Array::<f64>::exponential(&shape, 1.0, seed)
+                    .map_err(api)?
+                    .into_arr(),
+            })
+        },
+        rust: |p, _| {
+            let (d, shape) = out(p, 1);
+            format!(
+                "Array::<{}>::exponential(&{shape:?}, 1.0, {})?",
+                rust_type(d),
+                p[0] as u64
+            )
+        },
+    },
+];
