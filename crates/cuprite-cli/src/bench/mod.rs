@@ -33,6 +33,7 @@ pub mod linalg;
 pub mod memory;
 pub mod mesh;
 pub mod nccl;
+pub mod numpy;
 pub mod plot;
 pub mod report;
 pub mod scan;
@@ -72,6 +73,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(sort::benchmarks());
     v.extend(index::benchmarks());
     v.extend(nccl::benchmarks());
+    v.extend(numpy::benchmarks());
     v.extend(mesh::benchmarks());
     v.extend(blas::benchmarks());
     v.extend(scan::benchmarks());
