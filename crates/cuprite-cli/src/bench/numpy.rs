@@ -2,9 +2,11 @@
 //! in the same run (their ceiling; target 0.9), and stacking, splitting, repeating and `tril`
 //! against the device copy bandwidth (target 0.85). Each figure counts the bytes the routine
 //! must move: reductions read `n` elements; the movement routines read and write theirs.
+//! `isin` of 2^24 values in 2^16 and `lexsort` of 2^24 x 2 keys are times, judged against
+//! `benches/peers/torch_numpy.py` by `cuprite bench --peers`.
 
 use super::curves::per_call;
-use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target};
+use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
 use cuprite_array::{Array, Device, with_device};
 
 /// The NumPy-routine benchmarks.
@@ -21,6 +23,12 @@ pub fn benchmarks() -> Vec<Benchmark> {
             group: "numpy",
             needs_gpu: true,
             run: movement,
+        },
+        Benchmark {
+            name: "numpy/isin_lexsort",
+            group: "numpy",
+            needs_gpu: true,
+            run: isin_lexsort,
         },
     ]
 }
@@ -226,5 +234,30 @@ fn movement(ctx: &mut BenchCtx) -> BenchResult {
             &s,
         );
         Ok(figs)
+    })
+}
+
+fn isin_lexsort(ctx: &mut BenchCtx) -> BenchResult {
+    let n = ctx.size(1 << 24, 1 << 18);
+    let m = ctx.size(1 << 16, 1 << 12);
+    with_device(Device::cuda(0), || {
+        // Values in [0, 2^20): about 6% of them are in a test set of 2^16 such values.
+        let x = Array::<i64>::randint(0, 1 << 20, &[n], 40)?;
+        let t = Array::<i64>::randint(0, 1 << 20, &[m], 41)?;
+        let s = time(ctx, || {
+            x.isin(&t)?.eval()?;
+            Ok(())
+        })?;
+        let f1 = Figure::time(format!("isin of {n} i64 in {m}"), &s, TimeUnit::Ms)
+            .with_note("peer: torch.isin in benches/peers/torch_numpy.py");
+        let k1 = Array::<i64>::randint(0, 1 << 10, &[n], 42)?;
+        let k2 = Array::<i64>::randint(0, 1 << 10, &[n], 43)?;
+        let s = time(ctx, || {
+            cuprite_array::ops::lexsort(&[&k1, &k2])?.eval()?;
+            Ok(())
+        })?;
+        let f2 = Figure::time(format!("lexsort of {n} x 2 i64 keys"), &s, TimeUnit::Ms)
+            .with_note("peer: two stable torch.sort passes in benches/peers/torch_numpy.py");
+        Ok(vec![f1, f2])
     })
 }
