@@ -34,6 +34,7 @@ pub mod linalg;
 pub mod memory;
 pub mod mesh;
 pub mod nccl;
+pub mod numpy;
 pub mod plot;
 pub mod report;
 pub mod scan;
@@ -74,6 +75,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(sort::benchmarks());
     v.extend(index::benchmarks());
     v.extend(nccl::benchmarks());
+    v.extend(numpy::benchmarks());
     v.extend(mesh::benchmarks());
     v.extend(blas::benchmarks());
     v.extend(scan::benchmarks());

@@ -883,6 +883,26 @@ pub const PEER_RULES: &[PeerRule] = &[
         size: Some("spectral_poisson"),
         target: Target::RatioAtMost(0.5),
     },
+    PeerRule {
+        script: "torch_numpy.py",
+        key: "isin_2p24_in_2p16_ms",
+        what: "isin vs torch.isin",
+        benchmark: "numpy/isin_lexsort",
+        figure: "isin of",
+        unit: "ms",
+        size: Some("isin"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_numpy.py",
+        key: "lexsort_2p24_x2_ms",
+        what: "lexsort of two keys vs two stable torch.sort passes",
+        benchmark: "numpy/isin_lexsort",
+        figure: "lexsort of",
+        unit: "ms",
+        size: Some("lexsort"),
+        target: Target::RatioAtMost(1.0),
+    },
 ];
 
 /// One judged peer comparison.

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""PyTorch peer figures for the NumPy-routine benchmarks (crates/cuprite-cli/src/bench/numpy.rs).
+
+Runs on the same GPU, in the same call, the same work as `cuprite bench numpy/isin_lexsort`:
+- torch.isin of 2^24 int64 values in [0, 2^20) against 2^16 such values;
+- lexsort of 2^24 x 2 int64 keys in [0, 2^10) (the last key primary): PyTorch has no lexsort,
+  so the best it offers is two stable sorts, the secondary key first, then the primary key
+  gathered by that order.
+Device work is timed with CUDA events around K back-to-back calls after warm-up, on fresh
+random data; the median over the repeats, divided by K, is printed in ms.
+
+usage: python3 benches/peers/torch_numpy.py [--quick] [--repeats N] [--json out.json]
+"""
+import json, sys
+
+import torch
+from peer_timing import identity, per_call_ms
+
+
+def lexsort(k1, k2):
+    # Stable sort by k1, then stably by k2 gathered in that order: k2 primary, k1 secondary.
+    p = torch.sort(k1, stable=True).indices
+    q = torch.sort(k2[p], stable=True).indices
+    return p[q]
+
+
+def main():
+    quick = "--quick" in sys.argv
+    reps = int(sys.argv[sys.argv.index("--repeats") + 1]) if "--repeats" in sys.argv else (5 if quick else 20)
+    g = torch.Generator(device="cuda").manual_seed(torch.seed() & 0xFFFFFFFF)
+    res = {**identity(quick)}
+
+    def run(key, k, fn):
+        med, lo, hi = per_call_ms(fn, k, reps=reps)
+        res[key + "_ms"], res[key + "_min_max_ms"] = med, [lo, hi]
+
+    n = 1 << (18 if quick else 24)
+    m = 1 << (12 if quick else 16)
+    x = torch.randint(0, 1 << 20, (n,), dtype=torch.int64, device="cuda", generator=g)
+    t = torch.randint(0, 1 << 20, (m,), dtype=torch.int64, device="cuda", generator=g)
+    run("isin_2p24_in_2p16", 2 if quick else 10, lambda: torch.isin(x, t))
+    k1 = torch.randint(0, 1 << 10, (n,), dtype=torch.int64, device="cuda", generator=g)
+    k2 = torch.randint(0, 1 << 10, (n,), dtype=torch.int64, device="cuda", generator=g)
+    run("lexsort_2p24_x2", 2 if quick else 10, lambda: lexsort(k1, k2))
+
+    res["peer"] = f"PyTorch {torch.__version__}"
+    # Problem sizes, for matching with cuprite's figures (crates/cuprite-cli/src/bench/report.rs).
+    res["sizes"] = {"isin": n, "lexsort": n}
+    out = json.dumps(res, indent=1)
+    print(out)
+    if "--json" in sys.argv:
+        with open(sys.argv[sys.argv.index("--json") + 1], "w") as f:
+            f.write(out)
+
+
+if __name__ == "__main__":
+    main()
