@@ -10,21 +10,22 @@
 //! the PyTorch figures of the issue (H100, `torch.matmul` / `torch.linalg`); the same-call
 //! PyTorch figures come from `benches/peers/torch_blas.py`.
 
+mod common;
 mod solver;
 
 use super::kit::{
     BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit, cool_down,
 };
-use cuprite_driver::blas::{Blas, ComputeType, Element, Gemm};
+use cuprite_driver::blas::{Blas, ComputeType, Gemm};
 use cuprite_driver::blaslt::{BlasLt, Epilogue, Matmul, Tuning};
 use cuprite_driver::sys::cublas::{cublasComputeType_t, cublasOperation_t, cudaDataType};
 use cuprite_driver::sys::cublaslt as lt;
-use cuprite_driver::{Context, ContextFlags, ContextStack, Device, DeviceBuffer, Stream};
+use cuprite_driver::{DeviceBuffer, Stream};
 use half::{bf16, f16};
 use std::ffi::c_void;
-use std::sync::Arc;
 use std::time::Instant;
 
+use common::{Fill32, own_stream, random, seed, time_on, unit_roundoff};
 use solver::{cholesky, eigh, qr, solve, svd};
 
 macro_rules! bench {
@@ -147,74 +148,6 @@ impl<F: Fn(&BenchCtx) -> Shape> ShapeOf for F {
     }
 }
 
-/// Element types the benchmarks fill with random values.
-trait Fill32: Element + Copy {
-    fn from_f32(x: f32) -> Self;
-    fn to_f64(self) -> f64;
-}
-macro_rules! fill32 {
-    ($t:ty, $from:expr, $to:expr) => {
-        impl Fill32 for $t {
-            fn from_f32(x: f32) -> Self {
-                #[allow(clippy::redundant_closure_call)]
-                ($from)(x)
-            }
-            fn to_f64(self) -> f64 {
-                #[allow(clippy::redundant_closure_call)]
-                ($to)(self)
-            }
-        }
-    };
-}
-fill32!(bf16, bf16::from_f32, |x: bf16| x.to_f64());
-fill32!(f16, f16::from_f32, |x: f16| x.to_f64());
-fill32!(f32, |x: f32| x, |x: f32| x as f64);
-fill32!(f64, |x: f32| x as f64, |x: f64| x);
-
-fn seed() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0x5EED, |d| d.as_nanos() as u64)
-}
-
-/// `n` fresh uniform values in [-1, 1), filled in parallel.
-fn random<T: Fill32>(n: usize) -> Vec<T> {
-    use rayon::prelude::*;
-    let base = seed();
-    let mut v = vec![T::from_f32(0.0); n];
-    v.par_chunks_mut(1 << 16)
-        .enumerate()
-        .for_each(|(c, chunk)| {
-            let mut s = base ^ (c as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            for x in chunk {
-                s = s
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                let u = (s >> 40) as f32 / (1u64 << 24) as f32;
-                *x = T::from_f32(2.0 * u - 1.0);
-            }
-        });
-    v
-}
-
-/// An owned context (its own stream-tracking mode) and a stream of it.
-fn own_stream() -> Result<Arc<Stream>, BenchError> {
-    let ctx = Context::create_and_push(ContextFlags::SCHED_AUTO, Device::get(0)?)?;
-    ContextStack::pop()?;
-    Ok(ctx.new_stream()?)
-}
-
-/// Event-timed samples of `f` (which enqueues on `s`), with `ctx`'s warm-up and repeats.
-fn time_on(
-    ctx: &BenchCtx,
-    s: &Stream,
-    f: impl FnMut() -> Result<(), BenchError>,
-) -> Result<Samples, BenchError> {
-    s.context().bind_to_thread()?;
-    // SAFETY: `s` is a live stream of the context just bound, and outlives the call.
-    unsafe { ctx.time_device(s.raw(), f) }
-}
-
 /// Seconds per call of `f` (which enqueues on `s`), `k` back-to-back calls per event pair
 /// ([`super::curves::per_call`]), with `ctx`'s warm-up and repeats.
 fn per_call(
@@ -268,21 +201,6 @@ fn check_product<T: Fill32>(
         }
     }
     Ok(())
-}
-
-fn unit_roundoff<T: Element>(compute: ComputeType) -> (f64, f64) {
-    let out = match T::DATA_TYPE {
-        cudaDataType::CUDA_R_16F => 2f64.powi(-11),
-        cudaDataType::CUDA_R_16BF => 2f64.powi(-8),
-        cudaDataType::CUDA_R_64F => 2f64.powi(-53),
-        _ => 2f64.powi(-24),
-    };
-    let acc = match (compute, T::DATA_TYPE) {
-        (ComputeType::Tf32, _) => 2f64.powi(-11),
-        (_, cudaDataType::CUDA_R_64F) => 2f64.powi(-53),
-        _ => 2f64.powi(-24),
-    };
-    (acc, out)
 }
 
 /// A row-major product `D = A · B` through `BlasLt::matmul` (and, with `also_cublas`, the same

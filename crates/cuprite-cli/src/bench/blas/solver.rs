@@ -1,7 +1,7 @@
 //! The dense solvers of `cuprite_driver::solver` (LU solve, Cholesky, QR, SVD, eigh), in milliseconds
 //! per call including the copy of the input each routine overwrites.
 
-use super::{Fill32, own_stream, random, time_on, unit_roundoff};
+use super::common::{Fill32, own_stream, random, time_on, unit_roundoff};
 use crate::bench::kit::{BenchCtx, BenchError, BenchResult, Figure, Samples, Target, TimeUnit};
 use cuprite_driver::blas::{Blas, ComputeType, Fill, Gemm, Transpose};
 use cuprite_driver::solver::{Solver, SvdVectors};
