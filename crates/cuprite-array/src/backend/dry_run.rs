@@ -2,8 +2,8 @@
 //! would need (every variant it could pick), so that a machine without a GPU compiles them all
 //! with NVRTC. Chosen by [`super::of`] while [`crate::jit::start_recording`] is on.
 
+use super::contract::{Backend, LibraryInput};
 use super::cpu::Cpu;
-use super::{Backend, LibraryInput};
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::Result;

@@ -23,15 +23,6 @@ pub(crate) const BLOCK: u32 = 256;
 /// Elements per thread in the vectorised variant.
 pub(crate) const VEC: usize = 4;
 
-/// The choices that, with the program's structure, determine a kernel's source.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct Variant {
-    pub idx32: bool,
-    pub vector: bool,
-    /// The output is written through strides (assembly into a view).
-    pub strided_out: bool,
-}
-
 mod histogram;
 pub(crate) mod interp;
 mod params;
@@ -40,6 +31,7 @@ mod reduction;
 mod rows;
 mod sampling;
 mod scan;
+mod variant;
 
 pub(crate) use histogram::{HIST_SHARED_BYTES, HistMode, histogram_kernel};
 use params::params;
@@ -53,6 +45,7 @@ pub(crate) use scan::{
     SCAN_VEC_LONG, ScanForm, ScanKind, ScanSpec, Sink, scan_bits_possible, scan_vec_possible,
     search_kernel,
 };
+pub(crate) use variant::{Variant, const_words};
 
 /// One kernel's source with the facts the JIT needs about it, carried as fields.
 #[derive(Clone, Debug)]
@@ -383,19 +376,6 @@ fn const_expr(c: Scalar, d: DType, k: usize) -> String {
         (_, Class::F64) => format!("__longlong_as_double((i64t){p})"),
         _ => format!("({})({p})", cty(d)),
     }
-}
-
-/// The kernel parameter words of a constant (one or two, no allocation).
-pub(crate) fn const_words(c: Scalar) -> impl Iterator<Item = u64> {
-    let (w, n) = match c {
-        Scalar::F32(x) => ([x.to_bits() as u64, 0], 1),
-        Scalar::F64(x) => ([x.to_bits(), 0], 1),
-        Scalar::I64(x) => ([x as u64, 0], 1),
-        Scalar::U64(x) => ([x, 0], 1),
-        Scalar::C32(z) => ([z.re.to_bits() as u64, z.im.to_bits() as u64], 2),
-        Scalar::C64(z) => ([z.re.to_bits(), z.im.to_bits()], 2),
-    };
-    w.into_iter().take(n)
 }
 
 /// How element values are fetched while emitting one lane.

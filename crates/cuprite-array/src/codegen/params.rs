@@ -3,7 +3,7 @@
 //! the launch's argument words ([`ParamPlan`]) are read off that walk, so they cannot drift
 //! apart. Every parameter is one 8-byte word.
 
-use super::{Variant, const_words};
+use super::variant::{Variant, const_words};
 use crate::dtype::{DType, Scalar};
 use crate::graph::Program;
 use crate::shape::{Layout, numel};

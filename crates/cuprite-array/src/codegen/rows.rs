@@ -596,10 +596,9 @@ __device__ __forceinline__ void block_lse({c} mw, {c} sw, {c} *sh, int &ph, {c} 
 }}
 "#
     );
-    // The softmax kernels run faster built at `--Ofast-compile=min` (H100, bf16 16384 × 4096:
-    // 0.87× the copy bandwidth against 0.82× fully optimised); the others, and fused lines,
-    // faster fully optimised (logsumexp bf16 0.86× against 0.78×, fused softmax 0.81× against
-    // 0.62×).
+    // Unfused softmax and log-softmax are built at `--Ofast-compile=min`, where they were
+    // measured faster (docs/PERFORMANCE.md); the other row kernels, and fused lines, fully
+    // optimised.
     let helpers = fused.map_or(Helpers::default(), |(prog, _)| Helpers::of_program(prog))
         | Helpers::of_dtype(dtype);
     let source = KernelSource::generated(name, &body, helpers);

@@ -337,11 +337,7 @@ fn lookup(
         insert(st.ordinal, key, k.clone());
         if !optimised {
             // Its optimised build, queued after the first device's, is then a kept image too.
-            worker::queue(worker::Job::TierUp {
-                st,
-                key,
-                source: make(),
-            });
+            queue_tier_up(st, key, make());
         }
         return Ok(k);
     }
@@ -390,11 +386,7 @@ fn lookup(
                 insert(st.ordinal, key, k.clone());
                 crate::stats::INTERPRETED.fetch_add(1, Ordering::Relaxed);
                 trace_note("first use on the interpreter; optimised build queued");
-                worker::queue(worker::Job::TierUp {
-                    st,
-                    key,
-                    source: src,
-                });
+                queue_tier_up(st, key, src);
                 return Ok(k);
             }
         }
@@ -412,11 +404,7 @@ fn lookup(
         k.scalar = scalar;
         let k = Arc::new(k);
         insert(st.ordinal, key, k.clone());
-        worker::queue(worker::Job::TierUp {
-            st,
-            key,
-            source: src,
-        });
+        queue_tier_up(st, key, src);
         return Ok(k);
     }
     let k = Arc::new(optimised_via_driver(st, key, &src)?);
@@ -515,5 +503,32 @@ fn optimised_via_driver(st: &DeviceState, key: u64, src: &KernelSource) -> Resul
                 retired: AtomicBool::new(false),
             })
         }
+    }
+}
+
+/// Queues the optimised build of the kernel under `key` for the background thread.
+fn queue_tier_up(st: &'static DeviceState, key: u64, source: KernelSource) {
+    worker::queue(worker::Job::TierUp(Box::new(move || {
+        tier_up(st, key, &source)
+    })));
+}
+
+/// Builds the optimised kernel and puts it in place of the quick one. On failure the quick
+/// kernel stays (it computes the same values).
+fn tier_up(st: &'static DeviceState, key: u64, source: &KernelSource) {
+    // NVRTC straight to an optimised CUBIN (cached on disk), never the driver's PTX JIT: a
+    // library first loaded on this thread would register exit-time destructors after the exit
+    // hook, and tear down under a build in progress at exit.
+    // Another device of this architecture may have built it already (a sharded program).
+    let bin = match shared_optimised(st.arch, key) {
+        Some(bin) => Ok(bin),
+        None => compile::cubin_at(&source.source, source.level, st.arch),
+    };
+    let built = bin.and_then(|bin| {
+        share(st, key, &bin, &source.name, false, true);
+        load(st, bin, &source.name)
+    });
+    if let Ok(k) = built {
+        insert(st.ordinal, key, Arc::new(k));
     }
 }

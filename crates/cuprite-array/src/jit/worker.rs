@@ -2,23 +2,17 @@
 //! library's build; and the exit hook that keeps the process from tearing NVRTC or the driver
 //! down under a build in progress.
 
-use super::cache::{self, insert};
-use super::compile;
 use super::config::trace_note;
 use super::math;
-use crate::codegen::KernelSource;
 use crate::runtime::DeviceState;
 use std::collections::VecDeque;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Condvar, Mutex};
 
 /// Work of the background JIT thread.
 pub(crate) enum Job {
-    /// The optimised build of the kernel under `key`, whose quick build serves until then.
-    TierUp {
-        st: &'static DeviceState,
-        key: u64,
-        source: KernelSource,
-    },
+    /// The optimised build of a kernel whose quick build (or the interpreter) serves until
+    /// then: the closure builds it and puts it in place (see `cache::tier_up`).
+    TierUp(Box<dyn FnOnce() + Send>),
     /// The math library of an architecture (see [`super::math`]).
     MathLibrary { arch: u32 },
     /// The interpreter of a device (see [`super::interp`]).
@@ -45,7 +39,7 @@ fn lock() -> std::sync::MutexGuard<'static, Queue> {
 
 fn run(job: Job) {
     match job {
-        Job::TierUp { st, key, source } => tier_up(st, key, &source),
+        Job::TierUp(build) => build(),
         Job::MathLibrary { arch } => {
             trace_note("background: building the math library");
             math::build_math_library(arch);
@@ -101,26 +95,6 @@ fn worker() {
         let mut q = lock();
         q.pending -= 1;
         CHANGED.notify_all();
-    }
-}
-
-/// Builds the optimised kernel and puts it in place of the quick one. On failure the quick
-/// kernel stays (it computes the same values).
-fn tier_up(st: &'static DeviceState, key: u64, source: &KernelSource) {
-    // NVRTC straight to an optimised CUBIN (cached on disk), never the driver's PTX JIT: a
-    // library first loaded on this thread would register exit-time destructors after the exit
-    // hook, and tear down under a build in progress at exit.
-    // Another device of this architecture may have built it already (a sharded program).
-    let bin = match cache::shared_optimised(st.arch, key) {
-        Some(bin) => Ok(bin),
-        None => compile::cubin_at(&source.source, source.level, st.arch),
-    };
-    let built = bin.and_then(|bin| {
-        cache::share(st, key, &bin, &source.name, false, true);
-        cache::load(st, bin, &source.name)
-    });
-    if let Ok(k) = built {
-        insert(st.ordinal, key, Arc::new(k));
     }
 }
 

@@ -5,7 +5,7 @@
 //! next chunk is started, so the whole expression is one pass over memory, not one per
 //! operation. This module is also the reference the GPU backend is checked against.
 
-use super::{Backend, LibraryInput};
+use super::contract::{Backend, LibraryInput};
 use crate::device::Device;
 use crate::dtype::{Class, DType, Scalar, c32, c64};
 use crate::error::{Error, Result};

@@ -11,7 +11,10 @@
 //! has let go of (replaced by its optimised build, or cleared) is not used: the form is noted
 //! again.
 
-use super::{BLOCK, aligned, alloc, blocks_for, dev_of, run_elementwise, vector_allowed};
+use super::elementwise::{
+    Capture, aligned, alloc, blocks_for, dev_of, run_elementwise, vector_allowed,
+};
+use crate::codegen::BLOCK;
 use crate::codegen::{Variant, WordFrom, const_words, word_sources};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
@@ -27,13 +30,6 @@ use cuprite_driver::{Access, Stream};
 use std::cell::RefCell;
 use std::mem::Discriminant;
 use std::sync::Arc;
-
-/// What the general path launched for a program: its compiled kernel (not the interpreter)
-/// and the variant.
-pub(super) struct Capture {
-    pub kernel: Option<Arc<Kernel>>,
-    pub variant: Variant,
-}
 
 /// What a note knows of one operand: a leaf of this dtype, or a constant of this dtype and
 /// kind of value.

@@ -71,8 +71,7 @@ __device__ __forceinline__ bool pred_({c} s, {c} v, bool right) {{ return right 
         eval_at(p, "x_ = V0;"),
         load("base_[mid_]"),
     );
-    // Built at `--Ofast-compile=min`: 2^24 f32 queries in 2^20 sorted took 1.042 ms on the
-    // H100 against 1.209 ms fully optimised (same call; PyTorch 1.158 ms).
+    // Built at `--Ofast-compile=min`, where it was measured faster (docs/PERFORMANCE.md).
     KernelSource::generated(name, &s, Helpers::of_program(p) | Helpers::of_dtype(sorted))
         .at_level(FastCompile::Min)
 }
