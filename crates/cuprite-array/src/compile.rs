@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::runtime::{CaptureFlag, with_stream};
 use crate::shape::Layout;
 use crate::storage::Storage;
-use cuprite_driver::{CaptureMode, DeviceRead, DeviceViewMut, GraphExec, Stream};
+use cuprite_driver::{Access, CaptureMode, DeviceRead, DeviceViewMut, GraphExec, Stream};
 use std::sync::{Arc, Mutex};
 
 /// How many captured graphs (input signatures) a [`Compiled`] program keeps unless told
@@ -116,8 +116,7 @@ struct Captured<T: Element, U: Element> {
     /// The graph's own contiguous copies of the inputs, rewritten before each launch.
     inputs: Vec<Array<T>>,
     /// The graph's private stream (from [`take_stream`], given back on drop): captures, copies
-    /// in, launches and copies out run here, so no other thread's work can be captured into the
-    /// graph.
+    /// in and launches run here, so no other thread's work can be captured into the graph.
     stream: Arc<Stream>,
 }
 
@@ -200,7 +199,8 @@ where
     ///
     /// Inside the capture, anything that waits for the device or reads device memory on the
     /// host (`to_vec`, `item`, `sync`, data-dependent output sizes such as `nonzero`, checked
-    /// scatters, out-of-memory retries) is an `Err` naming the call; the capture is ended and
+    /// scatters, out-of-memory retries) is an `Err` naming the call, and so is an FFT (its cuFFT
+    /// plans are shared with eager work); the capture is ended and
     /// discarded, and the stream and context stay usable. Arrays the closure uses from its
     /// environment are read (or written) at every replay at the address they had when
     /// captured; the graph keeps their memory alive. Random draws use the seed given in the
@@ -300,6 +300,34 @@ fn copy_array<E: Element>(x: &Array<E>, ordinal: usize) -> Result<Array<E>> {
     ))
 }
 
+/// Launches `exec` on `stream`, declared as a write of the graph's `outputs` (graph
+/// allocations, which the executable graph does not declare itself): the launch waits for
+/// the reads of the previous outputs (copies out on other streams), and those copies wait for
+/// the launch.
+fn launch_writing<U: Element>(
+    exec: &GraphExec,
+    stream: &Arc<Stream>,
+    outputs: &[Array<U>],
+) -> Result<()> {
+    let storages: Vec<_> = outputs
+        .iter()
+        .filter(|o| !o.is_empty())
+        .map(|o| o.contiguous_storage())
+        .collect::<Result<_>>()?;
+    let mut bufs: Vec<&cuprite_driver::DeviceBuffer<u8>> = storages
+        .iter()
+        .map(|s| device_buffer(s, "an output"))
+        .collect::<Result<_>>()?;
+    // Each allocation once (outputs may share one).
+    bufs.sort_by_key(|b| b.device_ptr());
+    bufs.dedup_by_key(|b| b.device_ptr());
+    let acc: Vec<Access<'_>> = bufs.iter().map(|b| Access::write(*b)).collect();
+    stream.begin_access(&acc)?;
+    let r = exec.launch(stream);
+    stream.end_access(&acc)?;
+    Ok(r?)
+}
+
 impl<T: Element, U: Element> Captured<T, U> {
     /// Captures `f` on `inputs` (on CUDA device `ordinal`), launches the graph once, and returns
     /// it with this first call's outputs.
@@ -363,9 +391,9 @@ impl<T: Element, U: Element> Captured<T, U> {
                 return Err(e.into());
             }
         };
-        if let Err(e) = exec.launch(&stream) {
+        if let Err(e) = launch_writing(&exec, &stream, &outputs) {
             std::mem::forget(outputs);
-            return Err(e.into());
+            return Err(e);
         }
         Ok(Captured {
             outputs,
@@ -406,6 +434,9 @@ impl<T: Element, U: Element> Captured<T, U> {
             let src = x.contiguous_storage()?;
             let dst = mine.contiguous_storage()?;
             let bytes = x.len() * T::DTYPE.size();
+            if bytes == 0 {
+                continue;
+            }
             let s = device_buffer(&src, "an input")?.slice(0..bytes)?;
             let d = device_buffer(&dst, "an input buffer")?;
             if bytes > d.len() {
@@ -422,19 +453,18 @@ impl<T: Element, U: Element> Captured<T, U> {
             self.stream.memcpy_dtod(&s, &mut view)?;
         }
         if let Some(exec) = &self.exec {
-            exec.launch(&self.stream)?;
+            launch_writing(exec, &self.stream, &self.outputs)?;
         }
         self.copy_out()
     }
 
-    /// Fresh copies of the outputs of the last launch, made on the program's stream (after it).
+    /// Fresh copies of the outputs of the last launch, made on the calling thread's stream
+    /// (ordered after the launch by the outputs' trackers, see [`launch_writing`]).
     fn copy_out(&self) -> Result<Vec<Array<U>>> {
         let ordinal = self.stream.context().ordinal();
-        with_stream(&self.stream, || {
-            self.outputs
-                .iter()
-                .map(|o| copy_array(o, ordinal))
-                .collect()
-        })
+        self.outputs
+            .iter()
+            .map(|o| copy_array(o, ordinal))
+            .collect()
     }
 }

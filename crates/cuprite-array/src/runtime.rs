@@ -110,14 +110,22 @@ pub(crate) fn capturing() -> bool {
 }
 
 /// `Err` naming `what` when the calling thread is capturing a compiled program: `what` reads
-/// device memory on the host or waits for the device, which a captured graph cannot do.
+/// device memory on the host or waits for the device, which a captured CUDA graph cannot do.
 #[inline]
 pub(crate) fn refuse_in_capture(what: &str) -> Result<()> {
+    refuse_in_capture_because(
+        what,
+        "it waits for the device or reads device memory on the host, which a captured CUDA \
+         graph cannot do; return the array from the closure and read it after the call",
+    )
+}
+
+/// `Err` naming `what` and `why` when the calling thread is capturing a compiled program.
+#[inline]
+pub(crate) fn refuse_in_capture_because(what: &str, why: &str) -> Result<()> {
     if capturing() {
         return Err(Error::InvalidArgument(format!(
-            "{what} cannot run inside a compiled program (cuprite_array::compile): it waits for \
-             the device or reads device memory on the host, which a captured CUDA graph cannot \
-             do; return the array from the closure and read it after the call"
+            "{what} cannot run inside a compiled program (cuprite_array::compile): {why}"
         )));
     }
     Ok(())

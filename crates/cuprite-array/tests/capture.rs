@@ -1,7 +1,8 @@
 //! Compiled programs (`cuprite_array::compile`): replays bit-identical to eager runs of the same
 //! closure on the same inputs, and checked against float64 host references; outputs held across
-//! replays; inputs dropped between replays; capture errors for host reads and data-dependent
-//! sizes, with the thread usable afterwards; the LRU bound; the CPU path; a many-thread stress.
+//! replays; inputs dropped between replays; capture errors for host reads, data-dependent
+//! sizes and FFTs, with the thread usable afterwards; the LRU bound; the CPU path; a
+//! many-thread stress.
 //!
 //! Every GPU test here captures a CUDA graph, so each runs alone (`Test::gpu_alone`).
 
@@ -85,9 +86,6 @@ fn programs() -> TestResult {
     same_as_eager("rng", &[&[2048]], |x| {
         Ok(vec![&x[0] + &Array::<f32>::rand_uniform(&[2048], 7)?])
     })?;
-    same_as_eager("fft", &[&[16, 512]], |x| {
-        Ok(vec![x[0].rfft(None, -1, FftNorm::Backward)?])
-    })?;
     Ok(())
 }
 
@@ -169,6 +167,11 @@ fn capture_errors() -> TestResult {
     match data_dependent.call(&[&a]) {
         Err(e) if e.to_string().contains("compiled program") => {}
         other => return Err(format!("nonzero inside a capture: {other:?}").into()),
+    }
+    let fft = compile(|x: &[Array<f32>]| Ok(vec![x[0].rfft(None, -1, FftNorm::Backward)?]));
+    match fft.call(&[&a]) {
+        Err(e) if e.to_string().contains("FFT") => {}
+        other => return Err(format!("an FFT inside a capture: {other:?}").into()),
     }
     let sync = compile(|x: &[Array<f32>]| {
         cuprite_array::sync(dev())?;

@@ -388,7 +388,22 @@ fn reduce(
     // (or the interpreter) stands in for it: then its partials go to `part`, its counters
     // are the device's, and `out` holds the rows' results.
     let fused = combine && k.interp.is_none() && !(k.scalar && one_per_thread);
-    let counters = if fused { Some(row_counters(st)?) } else { None };
+    // Captured, a launch gets row counters of its own, zeroed in the graph before each
+    // replay: the device's are written by eager work on other streams, and a stream that
+    // waited for a write made inside a capture in progress would join that capture.
+    let own_counters;
+    let counters = if !fused {
+        None
+    } else if crate::runtime::capturing() {
+        let mut c = alloc(st, &stream, DType::U32, COMBINE_ROWS)?;
+        if let Some(b) = c.buffer_mut() {
+            stream.memset_zeros(b)?;
+        }
+        own_counters = c;
+        Some(&own_counters)
+    } else {
+        Some(row_counters(st)?)
+    };
     let part = if fused {
         Some(alloc(st, &stream, pass_d, outer * chunks)?)
     } else {

@@ -183,6 +183,11 @@ where
     let src = x.buf.live().ok_or_else(released)?;
     let dst = out.buffer_mut().ok_or_else(released)?;
     let groups = call.groups();
+    crate::runtime::refuse_in_capture_because(
+        "an FFT",
+        "the device's cuFFT plans are shared with eager work and may be evicted while a graph \
+         still runs their kernels; run the FFT outside the compiled program",
+    )?;
     let mut cache = st.fft_plans.lock().unwrap_or_else(|e| e.into_inner());
     match call.kind {
         Kind::Forward | Kind::Inverse => {
