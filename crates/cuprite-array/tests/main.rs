@@ -16,6 +16,7 @@ mod interop;
 mod library;
 mod linalg;
 mod mesh;
+mod numpy_semantics;
 mod props;
 mod props_ops;
 mod rows;
@@ -51,6 +52,7 @@ fn main() {
     tests.extend(library::tests());
     tests.extend(linalg::tests());
     tests.extend(mesh::tests());
+    tests.extend(numpy_semantics::tests());
     tests.extend(props::tests());
     tests.extend(props_ops::tests());
     tests.extend(rows::tests());

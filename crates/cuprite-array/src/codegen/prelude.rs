@@ -37,6 +37,25 @@ __device__ __forceinline__ float rbf(float x) { return bf2f(f2bf(x)); }
 const PRELUDE_NEG16: &str = r#"
 __device__ __forceinline__ short neg16(short a) { unsigned r; asm("sub.u32 %0, 0, %1;" : "=r"(r) : "r"((unsigned)a)); return (short)r; }
 "#;
+/// NumPy's `//` and `%` on signed integers (floor; the remainder takes the divisor's sign; by
+/// zero both give 0; `MIN // -1` wraps to `MIN`), and the float remainder's sign fix applied
+/// to C's `fmod` result `m` (a zero result is a zero of the divisor's sign; NaN stays NaN).
+const PRELUDE_FLOOR: &str = r#"
+__device__ __forceinline__ i64t floordiv_s(i64t a, i64t b) {
+  if (b == 0) return 0;
+  if (b == -1) return (i64t)(0ULL - (u64t)a);
+  const i64t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+__device__ __forceinline__ i64t floormod_s(i64t a, i64t b) {
+  if (b == 0 || b == -1) return 0;
+  const i64t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+template<typename T> __device__ __forceinline__ T fmod_floor(T m, T b) {
+  return m != (T)0 ? (((m < (T)0) != (b < (T)0)) ? m + b : m) : (b < (T)0 ? -(T)0 : (T)0);
+}
+"#;
 const PRELUDE_IPOW: &str = r#"
 __device__ __forceinline__ i64t ipow_s(i64t b, i64t e) {
   if (e < 0) return b == 1 ? 1 : (b == -1 ? ((e & 1) ? -1 : 1) : 0);
@@ -131,6 +150,9 @@ pub(super) fn with_prelude(body: &str) -> String {
     }
     if uses(&["neg16("]) {
         s.push_str(PRELUDE_NEG16);
+    }
+    if uses(&["floordiv_s(", "floormod_s(", "fmod_floor("]) {
+        s.push_str(PRELUDE_FLOOR);
     }
     if uses(&["ipow_"]) {
         s.push_str(PRELUDE_IPOW);

@@ -164,9 +164,42 @@ impl<T: Numeric> Array<T> {
 }
 
 impl<T: Numeric + Ordered> Array<T> {
-    /// Remainder, truncated (sign of the dividend); `x % 0 == 0` for integers.
+    /// Remainder with the divisor's sign, NumPy's `%` (`remainder`): `x - floor(x / y) * y`,
+    /// so `-7 % 2 == 1` and `7 % -2 == -1`. Integers by zero give 0; floats by zero give NaN.
+    /// [`fmod`](Self::fmod) is C's rule.
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[-7i32, 7, -7, 7], &[4])?;
+    /// let b = Array::from_slice(&[2i32, 2, -2, -2], &[4])?;
+    /// assert_eq!(a.rem(&b).to_vec()?, [1, 1, -1, -1]);
+    /// assert_eq!(a.fmod(&b).to_vec()?, [-1, 1, -1, 1]);
+    /// assert_eq!((&a / &b).to_vec()?, [-4, 3, 3, -4]); // integer division floors
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
     pub fn rem(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Rem)
+    }
+    /// NumPy's name for [`rem`](Self::rem) (the divisor's sign).
+    pub fn remainder(&self, rhs: impl Operand<T>) -> Array<T> {
+        self.bin_op(rhs, BinaryOp::Rem)
+    }
+    /// [`rem`](Self::rem), or an `Err` when the shapes do not broadcast or the devices differ.
+    pub fn try_rem(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Rem)
+    }
+    /// Remainder with the dividend's sign, C's `fmod` (and Rust's `%` on primitives):
+    /// `x - trunc(x / y) * y`. Integers by zero give 0; floats by zero give NaN.
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[-7.5f64, 7.5], &[2])?;
+    /// assert_eq!(a.fmod(2.0).to_vec()?, [-1.5, 1.5]);
+    /// assert_eq!(a.rem(2.0).to_vec()?, [0.5, 1.5]);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn fmod(&self, rhs: impl Operand<T>) -> Array<T> {
+        self.bin_op(rhs, BinaryOp::Fmod)
     }
     /// `self` to the power `rhs` (wrapping for integers; see [`ops`](crate::ops)).
     pub fn pow(&self, rhs: impl Operand<T>) -> Array<T> {
@@ -241,8 +274,10 @@ float_methods! {
     floor => Floor,
     /// Round up.
     ceil => Ceil,
-    /// Round half away from zero.
+    /// Round to the nearest integer, halves to even (NumPy's `round`/`rint`: `2.5 → 2`).
     round => Round,
+    /// The same as [`round`](Self::round) (NumPy's name).
+    rint => Round,
     /// Round toward zero.
     trunc => Trunc,
     /// 1/√x.

@@ -266,14 +266,14 @@ impl Gen {
             *self.s.pick(&[And, Or, Xor])
         } else if d.is_int() {
             *self.s.pick(&[
-                Add, Sub, Mul, Div, Rem, Pow, Min, Max, BitAnd, BitOr, BitXor, Shl, Shr,
+                Add, Sub, Mul, Div, Rem, Fmod, Pow, Min, Max, BitAnd, BitOr, BitXor, Shl, Shr,
             ])
         } else if d.is_complex() {
             *self.s.pick(&[Add, Sub, Mul])
         } else {
             *self
                 .s
-                .pick(&[Add, Sub, Mul, Div, Rem, Pow, Min, Max, Atan2, Hypot])
+                .pick(&[Add, Sub, Mul, Div, Rem, Fmod, Pow, Min, Max, Atan2, Hypot])
         };
         let a = self.node(d, &sa, sub);
         let b = self.node(d, &sb, sub);
@@ -281,7 +281,7 @@ impl Gen {
             return Some(bin(op, a, b));
         }
         Some(match op {
-            Rem | Atan2 => bin(op, self.exact(a), self.exact(b)),
+            Rem | Fmod | Atan2 => bin(op, self.exact(a), self.exact(b)),
             Div if a.info().err + b.info().err > 0.0 => {
                 bin(Div, a, bin(Add, un(UnaryOp::Abs, b), c(d, 1.0)))
             }
