@@ -53,6 +53,8 @@ pub mod error;
 pub(crate) mod graph;
 pub mod interop;
 pub mod jit;
+#[doc(hidden)]
+pub mod literal;
 pub mod memory;
 pub mod mesh;
 pub(crate) mod op;

@@ -8,6 +8,7 @@ mod codegen;
 mod common;
 mod compact;
 mod cross;
+mod ergonomics;
 mod fft;
 mod hardening;
 mod index;
@@ -45,6 +46,7 @@ fn main() {
     tests.extend(bad_input::tests());
     tests.extend(codegen::tests());
     tests.extend(cross::tests());
+    tests.extend(ergonomics::tests());
     tests.extend(fft::tests());
     tests.extend(hardening::tests());
     tests.extend(index::tests());

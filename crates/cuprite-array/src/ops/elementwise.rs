@@ -1,7 +1,10 @@
 //! Element-wise methods and Rust operators on [`Array`]: they only build graph nodes.
 //!
-//! Operators panic on a shape mismatch with a message naming both shapes (as ndarray does);
-//! the `try_*` methods return the same condition as an `Err`.
+//! Operators and the binary methods (`+ - * / % & | ^ << >>`, comparisons, `minimum`, `pow`,
+//! ...) panic on a shape mismatch or on operands of two devices, with a message naming both
+//! shapes (as ndarray does), at the caller's line (`#[track_caller]`). Each has a `try_*` form
+//! that returns the same condition as an `Err`: `try_add`, `try_rem`, `try_less`,
+//! `try_bitand`, `try_shl`, ...
 
 use crate::array::{Array, Operand, cast_owned, check_devices, expand, finish};
 use crate::dtype::{
@@ -108,6 +111,7 @@ fn absorb_into_call(
     ))
 }
 
+#[track_caller]
 fn bin<T: Element, U: Element>(a: &Arc<Node>, b: Arc<Node>, op: BinaryOp) -> Array<U> {
     let _ = std::marker::PhantomData::<T>;
     match binary_node_owned(a, b, op) {
@@ -121,6 +125,7 @@ impl<T: Element> Array<T> {
         Array::from_node(unary_node(&self.node, op))
     }
 
+    #[track_caller]
     fn bin_op<U: Element>(&self, rhs: impl Operand<T>, op: BinaryOp) -> Array<U> {
         bin::<T, U>(&self.node, rhs.into_node_like(&self.node), op)
     }
@@ -134,13 +139,33 @@ impl<T: Element> Array<T> {
     }
 
     /// Element-wise `==` (a `bool` array).
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_equal`](Self::try_equal)
+    /// returns that `Err` instead.
+    #[track_caller]
     pub fn equal(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Eq)
     }
+    /// [`equal`](Self::equal), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_equal(&self, rhs: impl Operand<T>) -> Result<Array<bool>> {
+        self.try_bin(rhs, BinaryOp::Eq)
+    }
 
     /// Element-wise `!=`.
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_not_equal`](Self::try_not_equal)
+    /// returns that `Err` instead.
+    #[track_caller]
     pub fn not_equal(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Ne)
+    }
+    /// [`not_equal`](Self::not_equal), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_not_equal(&self, rhs: impl Operand<T>) -> Result<Array<bool>> {
+        self.try_bin(rhs, BinaryOp::Ne)
     }
 }
 
@@ -177,10 +202,20 @@ impl<T: Numeric + Ordered> Array<T> {
     /// assert_eq!((&a / &b).to_vec()?, [-4, 3, 3, -4]); // integer division floors
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_rem`](Self::try_rem)
+    /// returns that `Err` instead.
+    #[track_caller]
     pub fn rem(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Rem)
     }
     /// NumPy's name for [`rem`](Self::rem) (the divisor's sign).
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_rem`](Self::try_rem)
+    /// returns that `Err` instead.
+    #[track_caller]
     pub fn remainder(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Rem)
     }
@@ -198,12 +233,32 @@ impl<T: Numeric + Ordered> Array<T> {
     /// assert_eq!(a.rem(2.0).to_vec()?, [0.5, 1.5]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_fmod`](Self::try_fmod)
+    /// returns that `Err` instead.
+    #[track_caller]
     pub fn fmod(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Fmod)
     }
+    /// [`fmod`](Self::fmod), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_fmod(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Fmod)
+    }
     /// `self` to the power `rhs` (wrapping for integers; see [`ops`](crate::ops)).
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_pow`](Self::try_pow)
+    /// returns that `Err` instead.
+    #[track_caller]
     pub fn pow(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Pow)
+    }
+    /// [`pow`](Self::pow), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_pow(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Pow)
     }
     /// Absolute value (wrapping for `MIN` of signed integers).
     pub fn abs(&self) -> Array<T> {
@@ -217,30 +272,94 @@ impl<T: Numeric + Ordered> Array<T> {
 
 impl<T: Ordered> Array<T> {
     /// Element-wise `<`.
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_less`](Self::try_less)
+    /// returns that `Err` instead.
+    #[track_caller]
     pub fn less(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Lt)
     }
+    /// [`less`](Self::less), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_less(&self, rhs: impl Operand<T>) -> Result<Array<bool>> {
+        self.try_bin(rhs, BinaryOp::Lt)
+    }
     /// Element-wise `<=`.
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_less_equal`](Self::try_less_equal)
+    /// returns that `Err` instead.
+    #[track_caller]
     pub fn less_equal(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Le)
     }
+    /// [`less_equal`](Self::less_equal), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_less_equal(&self, rhs: impl Operand<T>) -> Result<Array<bool>> {
+        self.try_bin(rhs, BinaryOp::Le)
+    }
     /// Element-wise `>`.
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_greater`](Self::try_greater)
+    /// returns that `Err` instead.
+    #[track_caller]
     pub fn greater(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Gt)
     }
+    /// [`greater`](Self::greater), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_greater(&self, rhs: impl Operand<T>) -> Result<Array<bool>> {
+        self.try_bin(rhs, BinaryOp::Gt)
+    }
     /// Element-wise `>=`.
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_greater_equal`](Self::try_greater_equal)
+    /// returns that `Err` instead.
+    #[track_caller]
     pub fn greater_equal(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Ge)
     }
+    /// [`greater_equal`](Self::greater_equal), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_greater_equal(&self, rhs: impl Operand<T>) -> Result<Array<bool>> {
+        self.try_bin(rhs, BinaryOp::Ge)
+    }
     /// Pairwise minimum (NaN if either is NaN).
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_minimum`](Self::try_minimum)
+    /// returns that `Err` instead.
+    #[track_caller]
     pub fn minimum(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Min)
     }
+    /// [`minimum`](Self::minimum), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_minimum(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Min)
+    }
     /// Pairwise maximum (NaN if either is NaN).
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_maximum`](Self::try_maximum)
+    /// returns that `Err` instead.
+    #[track_caller]
     pub fn maximum(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Max)
     }
+    /// [`maximum`](Self::maximum), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_maximum(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Max)
+    }
     /// Clamps into `[lo, hi]`.
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ.
+    #[track_caller]
     pub fn clamp(&self, lo: impl Operand<T>, hi: impl Operand<T>) -> Array<T> {
         self.maximum(lo).minimum(hi)
     }
@@ -344,12 +463,32 @@ impl<T: Float> Array<T> {
         self.un(UnaryOp::IsFinite)
     }
     /// atan2(self, rhs), the angle of the point (rhs, self).
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_atan2`](Self::try_atan2)
+    /// returns that `Err` instead.
+    #[track_caller]
     pub fn atan2(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Atan2)
     }
+    /// [`atan2`](Self::atan2), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_atan2(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Atan2)
+    }
     /// √(self² + rhs²) without undue overflow.
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_hypot`](Self::try_hypot)
+    /// returns that `Err` instead.
+    #[track_caller]
     pub fn hypot(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Hypot)
+    }
+    /// [`hypot`](Self::hypot), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_hypot(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Hypot)
     }
 }
 
@@ -378,16 +517,46 @@ impl<T: ComplexElement> Array<T> {
 
 impl Array<bool> {
     /// Logical and.
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_and`](Self::try_and)
+    /// returns that `Err` instead.
+    #[track_caller]
     pub fn and(&self, rhs: impl Operand<bool>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::And)
     }
+    /// [`and`](Self::and), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_and(&self, rhs: impl Operand<bool>) -> Result<Array<bool>> {
+        self.try_bin(rhs, BinaryOp::And)
+    }
     /// Logical or.
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_or`](Self::try_or)
+    /// returns that `Err` instead.
+    #[track_caller]
     pub fn or(&self, rhs: impl Operand<bool>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Or)
     }
+    /// [`or`](Self::or), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_or(&self, rhs: impl Operand<bool>) -> Result<Array<bool>> {
+        self.try_bin(rhs, BinaryOp::Or)
+    }
     /// Logical xor.
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_xor`](Self::try_xor)
+    /// returns that `Err` instead.
+    #[track_caller]
     pub fn xor(&self, rhs: impl Operand<bool>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Xor)
+    }
+    /// [`xor`](Self::xor), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_xor(&self, rhs: impl Operand<bool>) -> Result<Array<bool>> {
+        self.try_bin(rhs, BinaryOp::Xor)
     }
 }
 
@@ -398,6 +567,7 @@ macro_rules! promoted_op {
             <T as Promote<U>>::Output: Numeric,
         {
             type Output = Array<<T as Promote<U>>::Output>;
+            #[track_caller]
             fn $f(self, rhs: Array<U>) -> Self::Output {
                 bin::<T, _>(&self.node, rhs.node, BinaryOp::$op)
             }
@@ -407,6 +577,7 @@ macro_rules! promoted_op {
             <T as Promote<U>>::Output: Numeric,
         {
             type Output = Array<<T as Promote<U>>::Output>;
+            #[track_caller]
             fn $f(self, rhs: &Array<U>) -> Self::Output {
                 bin::<T, _>(&self.node, rhs.node.clone(), BinaryOp::$op)
             }
@@ -416,6 +587,7 @@ macro_rules! promoted_op {
             <T as Promote<U>>::Output: Numeric,
         {
             type Output = Array<<T as Promote<U>>::Output>;
+            #[track_caller]
             fn $f(self, rhs: Array<U>) -> Self::Output {
                 bin::<T, _>(&self.node, rhs.node, BinaryOp::$op)
             }
@@ -425,18 +597,21 @@ macro_rules! promoted_op {
             <T as Promote<U>>::Output: Numeric,
         {
             type Output = Array<<T as Promote<U>>::Output>;
+            #[track_caller]
             fn $f(self, rhs: &Array<U>) -> Self::Output {
                 bin::<T, _>(&self.node, rhs.node.clone(), BinaryOp::$op)
             }
         }
         impl<T: Numeric> ops::$Tr<T> for Array<T> {
             type Output = Array<T>;
+            #[track_caller]
             fn $f(self, rhs: T) -> Array<T> {
                 bin::<T, _>(&self.node, rhs.into_node_like(&self.node), BinaryOp::$op)
             }
         }
         impl<T: Numeric> ops::$Tr<T> for &Array<T> {
             type Output = Array<T>;
+            #[track_caller]
             fn $f(self, rhs: T) -> Array<T> {
                 bin::<T, _>(&self.node, rhs.into_node_like(&self.node), BinaryOp::$op)
             }
@@ -459,6 +634,7 @@ macro_rules! scalar_left {
     (@one $t:ty, $Tr:ident, $f:ident, $op:ident) => {
         impl ops::$Tr<Array<$t>> for $t {
             type Output = Array<$t>;
+            #[track_caller]
             fn $f(self, rhs: Array<$t>) -> Array<$t> {
                 let c = self.into_node_like(&rhs.node);
                 bin::<$t, _>(&c, rhs.node, BinaryOp::$op)
@@ -466,6 +642,7 @@ macro_rules! scalar_left {
         }
         impl ops::$Tr<&Array<$t>> for $t {
             type Output = Array<$t>;
+            #[track_caller]
             fn $f(self, rhs: &Array<$t>) -> Array<$t> {
                 let c = self.into_node_like(&rhs.node);
                 bin::<$t, _>(&c, rhs.node.clone(), BinaryOp::$op)
@@ -482,30 +659,35 @@ macro_rules! same_type_op {
     ($bound:ident, $Tr:ident, $f:ident, $op:expr) => {
         impl<T: $bound> ops::$Tr<&Array<T>> for &Array<T> {
             type Output = Array<T>;
+            #[track_caller]
             fn $f(self, rhs: &Array<T>) -> Array<T> {
                 bin::<T, _>(&self.node, rhs.node.clone(), $op(T::DTYPE))
             }
         }
         impl<T: $bound> ops::$Tr<Array<T>> for Array<T> {
             type Output = Array<T>;
+            #[track_caller]
             fn $f(self, rhs: Array<T>) -> Array<T> {
                 bin::<T, _>(&self.node, rhs.node, $op(T::DTYPE))
             }
         }
         impl<T: $bound> ops::$Tr<&Array<T>> for Array<T> {
             type Output = Array<T>;
+            #[track_caller]
             fn $f(self, rhs: &Array<T>) -> Array<T> {
                 bin::<T, _>(&self.node, rhs.node.clone(), $op(T::DTYPE))
             }
         }
         impl<T: $bound> ops::$Tr<T> for Array<T> {
             type Output = Array<T>;
+            #[track_caller]
             fn $f(self, rhs: T) -> Array<T> {
                 bin::<T, _>(&self.node, rhs.into_node_like(&self.node), $op(T::DTYPE))
             }
         }
         impl<T: $bound> ops::$Tr<T> for &Array<T> {
             type Output = Array<T>;
+            #[track_caller]
             fn $f(self, rhs: T) -> Array<T> {
                 bin::<T, _>(&self.node, rhs.into_node_like(&self.node), $op(T::DTYPE))
             }
@@ -538,6 +720,41 @@ same_type_op!(
 );
 same_type_op!(Integer, Shl, shl, |_| BinaryOp::Shl);
 same_type_op!(Integer, Shr, shr, |_| BinaryOp::Shr);
+
+impl<T: Bits> Array<T> {
+    /// `self & rhs` (logical and for `bool`), or an `Err` when the shapes do not broadcast or
+    /// the devices differ (the `&` operator panics then).
+    pub fn try_bitand(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(
+            rhs,
+            logical_or_bit(BinaryOp::And, BinaryOp::BitAnd)(T::DTYPE),
+        )
+    }
+    /// `self | rhs` (logical or for `bool`), or an `Err` (the `|` operator panics then).
+    pub fn try_bitor(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, logical_or_bit(BinaryOp::Or, BinaryOp::BitOr)(T::DTYPE))
+    }
+    /// `self ^ rhs` (logical xor for `bool`), or an `Err` (the `^` operator panics then).
+    pub fn try_bitxor(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(
+            rhs,
+            logical_or_bit(BinaryOp::Xor, BinaryOp::BitXor)(T::DTYPE),
+        )
+    }
+}
+
+impl<T: Integer> Array<T> {
+    /// `self << rhs` (the amount modulo the bit width), or an `Err` when the shapes do not
+    /// broadcast or the devices differ (the `<<` operator panics then).
+    pub fn try_shl(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Shl)
+    }
+    /// `self >> rhs` (arithmetic for signed types), or an `Err` (the `>>` operator panics
+    /// then).
+    pub fn try_shr(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Shr)
+    }
+}
 
 impl<T: Signed> ops::Neg for Array<T> {
     type Output = Array<T>;

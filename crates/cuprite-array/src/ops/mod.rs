@@ -27,6 +27,7 @@
 //!   `bool` is "not zero"; complex → real takes the real part.
 //! - `f16`/`bf16` compute in `f32` and round back after every operation.
 
+mod compound;
 pub(crate) mod elementwise;
 pub mod fft;
 mod histogram;
