@@ -122,8 +122,8 @@ impl<T: Element> Array<T> {
     /// ```
     /// use cuprite_array::Array;
     /// let a = Array::from_slice(&[1.5f32, 2.5, 3.5], &[3])?;
-    /// assert_eq!(Array::zeros_like(&a).to_vec()?, [0.0; 3]);
-    /// assert_eq!(Array::ones_like(&a).to_vec()?, [1.0; 3]);
+    /// assert_eq!(Array::<f32>::zeros_like(&a).to_vec()?, [0.0; 3]);
+    /// assert_eq!(Array::<f32>::ones_like(&a).to_vec()?, [1.0; 3]);
     /// assert_eq!(Array::full_like(&a, 7.0).to_vec()?, [7.0; 3]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
