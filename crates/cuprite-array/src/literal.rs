@@ -1,6 +1,7 @@
 //! The [`array!`](crate::array) literal: nested data in, an [`Array`] out.
 //!
-//! Owns only the flattening of nested rows and the check that they are rectangular; the array
+//! Also the `TryFrom` conversions between `Vec`, slices, ndarray (feature `ndarray`) and
+//! [`Array`]. Owns only the flattening of nested rows and the check that they are rectangular; the array
 //! is made by `Array::from_slice` on the current device.
 
 use crate::array::Array;
@@ -82,4 +83,59 @@ macro_rules! array {
     ($($x:expr),* $(,)?) => {
         $crate::literal::from_nested($crate::literal::Nested::D1(vec![$($x),*]))
     };
+}
+
+/// A 1-D array of the vector's elements on the current device (`Array::from_slice`).
+///
+/// ```
+/// use cuprite_array::Array;
+/// let a = Array::try_from(vec![1i32, 2, 3])?;
+/// let b: Array<f32> = Array::try_from(&[0.5f32, 1.5][..])?;
+/// let back: Vec<i32> = Vec::try_from(&a)?;
+/// assert_eq!((back, b.shape()), (vec![1, 2, 3], &[2][..]));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+impl<T: Element> TryFrom<Vec<T>> for Array<T> {
+    type Error = Error;
+    fn try_from(v: Vec<T>) -> Result<Self> {
+        Array::from_slice(&v, &[v.len()])
+    }
+}
+
+/// A 1-D array of the slice's elements on the current device.
+impl<T: Element> TryFrom<&[T]> for Array<T> {
+    type Error = Error;
+    fn try_from(v: &[T]) -> Result<Self> {
+        Array::from_slice(v, &[v.len()])
+    }
+}
+
+/// The elements in row-major order ([`Array::to_vec`]: evaluates, and copies from a device).
+impl<T: Element> TryFrom<&Array<T>> for Vec<T> {
+    type Error = Error;
+    fn try_from(a: &Array<T>) -> Result<Self> {
+        a.to_vec()
+    }
+}
+
+/// An array of the ndarray's shape and elements (`Array::from_ndarray`).
+#[cfg(feature = "ndarray")]
+impl<T: Element, S, D> TryFrom<&ndarray::ArrayBase<S, D>> for Array<T>
+where
+    S: ndarray::Data<Elem = T>,
+    D: ndarray::Dimension,
+{
+    type Error = Error;
+    fn try_from(a: &ndarray::ArrayBase<S, D>) -> Result<Self> {
+        Array::from_ndarray(a)
+    }
+}
+
+/// An ndarray of the array's shape and elements (`Array::to_ndarray`).
+#[cfg(feature = "ndarray")]
+impl<T: Element> TryFrom<&Array<T>> for ndarray::ArrayD<T> {
+    type Error = Error;
+    fn try_from(a: &Array<T>) -> Result<Self> {
+        a.to_ndarray()
+    }
 }
