@@ -1,4 +1,16 @@
-//! Creation functions: ranges, identity and diagonal matrices, random arrays.
+//! Creation functions: ranges, identity and diagonal matrices, random arrays, and the `*_like`
+//! constants.
+//!
+//! # Which constructors return `Result`
+//!
+//! One rule: a constructor returns `Result` exactly when it checks its arguments or touches a
+//! device before returning. The lazy constants — [`Array::zeros`], [`Array::ones`],
+//! [`Array::full`], [`Array::scalar`] and their `*_like` forms — check nothing and allocate
+//! nothing, so they return the array; a shape too large for memory is an `Err` when the array
+//! is evaluated. [`Array::arange`] (a zero step), [`Array::eye`] and the `rand_*` constructors
+//! (a shape whose element count overflows), [`Array::linspace`] (evaluated at once so that
+//! its last value is exact) and `from_slice` (a length that does not match the shape) return
+//! `Result`.
 
 use crate::array::{Array, generated, rand_node};
 use crate::dtype::{Element, Float, Numeric, Ordered, Scalar};
@@ -105,6 +117,33 @@ impl<T: Float + Numeric + Ordered> Array<T> {
 }
 
 impl<T: Element> Array<T> {
+    /// Zeros of `like`'s shape, on `like`'s device (NumPy's `zeros_like`; lazy, cannot fail).
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[1.5f32, 2.5, 3.5], &[3])?;
+    /// assert_eq!(Array::<f32>::zeros_like(&a).to_vec()?, [0.0; 3]);
+    /// assert_eq!(Array::<f32>::ones_like(&a).to_vec()?, [1.0; 3]);
+    /// assert_eq!(Array::full_like(&a, 7.0).to_vec()?, [7.0; 3]);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    #[must_use]
+    pub fn zeros_like<U: Element>(like: &Array<U>) -> Array<T> {
+        crate::device::with_device(like.device(), || Array::zeros(like.shape()))
+    }
+
+    /// Ones of `like`'s shape, on `like`'s device (NumPy's `ones_like`; lazy, cannot fail).
+    #[must_use]
+    pub fn ones_like<U: Element>(like: &Array<U>) -> Array<T> {
+        crate::device::with_device(like.device(), || Array::ones(like.shape()))
+    }
+
+    /// `value` in `like`'s shape, on `like`'s device (NumPy's `full_like`; lazy, cannot fail).
+    #[must_use]
+    pub fn full_like<U: Element>(like: &Array<U>, value: T) -> Array<T> {
+        crate::device::with_device(like.device(), || Array::full(like.shape(), value))
+    }
+
     /// The `n x n` identity matrix.
     pub fn eye(n: usize) -> Result<Array<T>> {
         // n × n must fit before anything (the range itself) is made.

@@ -14,10 +14,14 @@
 //! 3. a signed and an unsigned integer give the signed one when it is strictly wider, else the
 //!    signed integer twice as wide as the unsigned one, capped at `i64` (`u64` with any signed
 //!    type gives `i64`: values above `i64::MAX` wrap);
-//! 4. an integer with a float gives that float (`i64 + f32 → f32`, as JAX does; cast first for
-//!    more precision);
+//! 4. an integer with a float gives the narrowest float, at least as wide as that float, that
+//!    holds every value of the integer type exactly, as NumPy 2 does: 8-bit integers keep the
+//!    float (`i8 + f16 → f16`, `u8 + bf16 → bf16`), 16-bit integers give at least `f32`
+//!    (`i16 + f16 → f32`), 32- and 64-bit integers give `f64` (`i64 + f32 → f64`, so
+//!    16777217 survives);
 //! 5. `f16` with `bf16` gives `f32`; other float pairs give the wider;
-//! 6. a complex type with an integer gives the complex type; with a float, the complex type of
+//! 6. a complex type with an integer gives the complex type whose parts rule 4 gives for the
+//!    integer and the parts' type (`i16 + c32 → c32`, `i32 + c32 → c64`); with a float, the complex type of
 //!    the wider of the float and the complex type's parts; two complex types give the wider.
 //!
 //! # How elements are computed
@@ -230,7 +234,9 @@ impl DType {
     /// ```
     /// use cuprite_array::DType;
     /// assert_eq!(DType::promote(DType::U8, DType::I8), DType::I16);
-    /// assert_eq!(DType::promote(DType::I64, DType::F32), DType::F32);
+    /// assert_eq!(DType::promote(DType::I64, DType::F32), DType::F64);
+    /// assert_eq!(DType::promote(DType::I8, DType::F16), DType::F16);
+    /// assert_eq!(DType::promote(DType::U16, DType::F16), DType::F32);
     /// assert_eq!(DType::promote(DType::C32, DType::F64), DType::C64);
     /// ```
     pub fn promote(a: DType, b: DType) -> DType {
@@ -266,7 +272,13 @@ impl DType {
                     }
                 }
             }
-            (1, 2) => hi,
+            // The narrowest float holding the integer (8-bit: any; 16-bit: f32; wider: f64).
+            (1, 2) => match lo.size() {
+                1 => hi,
+                2 if hi == F64 => F64,
+                2 => F32,
+                _ => F64,
+            },
             (2, 2) => {
                 if matches!((lo, hi), (F16, BF16) | (BF16, F16)) {
                     F32
@@ -276,7 +288,13 @@ impl DType {
                     hi
                 }
             }
-            (1, 3) => hi,
+            (1, 3) => {
+                if lo.size() >= 4 {
+                    C64
+                } else {
+                    hi
+                }
+            }
             (2, 3) => {
                 if lo == F64 {
                     C64

@@ -61,6 +61,8 @@ pub(crate) mod graph;
 pub mod interop;
 pub mod io;
 pub mod jit;
+#[doc(hidden)]
+pub mod literal;
 pub mod memory;
 pub mod mesh;
 pub(crate) mod op;

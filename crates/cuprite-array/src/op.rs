@@ -62,8 +62,12 @@ pub enum BinaryOp {
     Add,
     Sub,
     Mul,
+    /// Division; integers floor (NumPy's `//`), by zero give 0.
     Div,
+    /// Remainder with the divisor's sign (NumPy's `%`, `remainder`).
     Rem,
+    /// Remainder with the dividend's sign (C's `fmod`, Rust's `%`).
+    Fmod,
     Pow,
     Min,
     Max,
@@ -128,11 +132,11 @@ impl UnaryOp {
 
 impl BinaryOp {
     /// Every binary operation.
-    pub const ALL: [BinaryOp; 24] = {
+    pub const ALL: [BinaryOp; 25] = {
         use BinaryOp::*;
         [
-            Add, Sub, Mul, Div, Rem, Pow, Min, Max, Atan2, Hypot, Eq, Ne, Lt, Le, Gt, Ge, And, Or,
-            Xor, BitAnd, BitOr, BitXor, Shl, Shr,
+            Add, Sub, Mul, Div, Rem, Fmod, Pow, Min, Max, Atan2, Hypot, Eq, Ne, Lt, Le, Gt, Ge,
+            And, Or, Xor, BitAnd, BitOr, BitXor, Shl, Shr,
         ]
     };
 
@@ -141,7 +145,7 @@ impl BinaryOp {
         use BinaryOp::*;
         let ok = match self {
             Add | Sub | Mul | Div => d != DType::Bool,
-            Rem | Pow | Min | Max => d != DType::Bool && !d.is_complex(),
+            Rem | Fmod | Pow | Min | Max => d != DType::Bool && !d.is_complex(),
             Atan2 | Hypot => d.is_float(),
             Eq | Ne => true,
             Lt | Le | Gt | Ge => !d.is_complex(),

@@ -133,8 +133,10 @@ pub(crate) fn of_binary(
             ];
             (*c.iter().min()?, *c.iter().max()?)
         }
+        // NumPy's remainder by a positive divisor: in [0, divisor).
+        BinaryOp::Rem if bl > 0 => (0, if al >= 0 { ah.min(bh - 1) } else { bh - 1 }),
         // C's remainder: the dividend's sign, magnitude below the divisor's.
-        BinaryOp::Rem if bl > 0 => {
+        BinaryOp::Fmod if bl > 0 => {
             let lo = if al < 0 { al.max(1 - bh) } else { 0 };
             let hi = if ah > 0 { ah.min(bh - 1) } else { 0 };
             (lo, hi)
@@ -225,18 +227,28 @@ mod tests {
     }
 
     #[test]
-    fn remainder_keeps_the_dividend_sign() {
+    fn remainders_by_a_positive_divisor() {
         let d = DType::I64;
+        // NumPy's remainder: the divisor's sign.
         assert_eq!(
             of_binary(BinaryOp::Rem, d, (None, d), (r(7, 7), d)),
-            r(-6, 6)
-        );
-        assert_eq!(
-            of_binary(BinaryOp::Rem, d, (r(0, 100), d), (r(7, 7), d)),
             r(0, 6)
         );
         assert_eq!(
+            of_binary(BinaryOp::Rem, d, (r(0, 3), d), (r(7, 7), d)),
+            r(0, 3)
+        );
+        assert_eq!(
             of_binary(BinaryOp::Rem, d, (r(-3, 2), d), (r(7, 7), d)),
+            r(0, 6)
+        );
+        // C's remainder: the dividend's sign.
+        assert_eq!(
+            of_binary(BinaryOp::Fmod, d, (None, d), (r(7, 7), d)),
+            r(-6, 6)
+        );
+        assert_eq!(
+            of_binary(BinaryOp::Fmod, d, (r(-3, 2), d), (r(7, 7), d)),
             r(-3, 2)
         );
         assert_eq!(of_binary(BinaryOp::Rem, d, (None, d), (r(0, 7), d)), None);

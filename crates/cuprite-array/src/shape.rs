@@ -286,12 +286,15 @@ pub enum SliceArg {
         /// Step, non-zero.
         step: isize,
     },
-    /// One index (negative counts from the end); the axis is kept with extent 1.
+    /// One index (negative counts from the end); [`Array::slice`](crate::Array::slice) drops
+    /// the axis, as NumPy and ndarray do.
     Index(isize),
 }
 
 impl SliceArg {
-    /// Resolves against an axis of extent `n`, like Python's `slice.indices`.
+    /// Resolves against an axis of extent `n`, like Python's `slice.indices`: range bounds are
+    /// clamped to the axis (a start past the end gives an empty range); an index out of range
+    /// is an `Err`. An index resolves to a range of length 1 at that index.
     pub fn resolve(&self, n: usize, axis: usize) -> Result<SliceSpec> {
         let ni = n as isize;
         match *self {
@@ -312,7 +315,8 @@ impl SliceArg {
                 if step == 0 {
                     return Err(Error::Index(format!("slice step 0 on axis {axis}")));
                 }
-                let norm = |v: isize| if v < 0 { v + ni } else { v };
+                // Saturating: bounds near isize::MIN/MAX clamp instead of wrapping.
+                let norm = |v: isize| if v < 0 { v.saturating_add(ni) } else { v };
                 let (lo, hi) = if step > 0 {
                     (
                         start.map(norm).unwrap_or(0).clamp(0, ni),
@@ -324,13 +328,6 @@ impl SliceArg {
                         end.map(norm).unwrap_or(-1).clamp(-1, ni - 1),
                     )
                 };
-                if let (Some(s), true) = (start, step > 0) {
-                    if norm(s) > ni || norm(s) < 0 {
-                        return Err(Error::Index(format!(
-                            "slice start {s} is out of range for axis {axis} of extent {n}"
-                        )));
-                    }
-                }
                 // Without overflow for any step (`isize::MIN` included).
                 let len = if step > 0 && hi > lo {
                     ((hi - lo) as usize).div_ceil(step as usize)
@@ -349,73 +346,231 @@ impl SliceArg {
     }
 }
 
-impl From<std::ops::Range<isize>> for SliceArg {
-    fn from(r: std::ops::Range<isize>) -> Self {
+/// An integer usable as a slice bound or index in [`s!`](crate::s): every primitive integer
+/// type. Values beyond `isize`'s range saturate (they lie past either end of any axis).
+pub trait SliceBound: Copy {
+    /// The value as an `isize`, saturating.
+    fn to_isize(self) -> isize;
+}
+
+macro_rules! slice_bound {
+    ($($t:ty),*) => {$(
+        impl SliceBound for $t {
+            #[allow(irrefutable_let_patterns)]
+            fn to_isize(self) -> isize {
+                if let Ok(v) = isize::try_from(self) {
+                    v
+                } else if self > 0 as $t {
+                    isize::MAX
+                } else {
+                    isize::MIN
+                }
+            }
+        }
+        impl From<$t> for SliceArg {
+            fn from(i: $t) -> Self {
+                SliceArg::Index(i.to_isize())
+            }
+        }
+    )*};
+}
+slice_bound!(
+    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
+);
+
+/// A range usable in [`s!`](crate::s): `a..b`, `a..`, `..b`, `..`, `a..=b`, `..=b`, with a
+/// step given separately (`s![a..=b;-1]`). An inclusive end is made exclusive in the direction
+/// of the step: `5..=1;-1` takes 5, 4, 3, 2, 1.
+pub trait SliceRange {
+    /// The selection with `step` (non-zero; zero is an `Err` when the slice resolves).
+    fn with_step(self, step: isize) -> SliceArg;
+}
+
+/// The exclusive end of an inclusive range ending at `b`, for a step's direction; `None` when
+/// the inclusive end is the last (first, for negative steps) index counted from the end.
+fn inclusive_end(b: isize, step: isize) -> Option<isize> {
+    if step < 0 {
+        // One before `b`; before index 0 is "past the start" (None), not index -1.
+        if b == 0 {
+            None
+        } else {
+            Some(b.saturating_sub(1))
+        }
+    } else if b == -1 {
+        None
+    } else {
+        Some(b.saturating_add(1))
+    }
+}
+
+impl<T: SliceBound> SliceRange for std::ops::Range<T> {
+    fn with_step(self, step: isize) -> SliceArg {
         SliceArg::Range {
-            start: Some(r.start),
-            end: Some(r.end),
-            step: 1,
+            start: Some(self.start.to_isize()),
+            end: Some(self.end.to_isize()),
+            step,
         }
     }
 }
-impl From<std::ops::RangeFrom<isize>> for SliceArg {
-    fn from(r: std::ops::RangeFrom<isize>) -> Self {
+impl<T: SliceBound> SliceRange for std::ops::RangeFrom<T> {
+    fn with_step(self, step: isize) -> SliceArg {
         SliceArg::Range {
-            start: Some(r.start),
+            start: Some(self.start.to_isize()),
             end: None,
-            step: 1,
+            step,
         }
     }
 }
-impl From<std::ops::RangeTo<isize>> for SliceArg {
-    fn from(r: std::ops::RangeTo<isize>) -> Self {
+impl<T: SliceBound> SliceRange for std::ops::RangeTo<T> {
+    fn with_step(self, step: isize) -> SliceArg {
         SliceArg::Range {
             start: None,
-            end: Some(r.end),
-            step: 1,
+            end: Some(self.end.to_isize()),
+            step,
         }
     }
 }
+impl<T: SliceBound> SliceRange for std::ops::RangeInclusive<T> {
+    fn with_step(self, step: isize) -> SliceArg {
+        SliceArg::Range {
+            start: Some(self.start().to_isize()),
+            end: inclusive_end(self.end().to_isize(), step),
+            step,
+        }
+    }
+}
+impl<T: SliceBound> SliceRange for std::ops::RangeToInclusive<T> {
+    fn with_step(self, step: isize) -> SliceArg {
+        SliceArg::Range {
+            start: None,
+            end: inclusive_end(self.end.to_isize(), step),
+            step,
+        }
+    }
+}
+impl SliceRange for std::ops::RangeFull {
+    fn with_step(self, step: isize) -> SliceArg {
+        SliceArg::Range {
+            start: None,
+            end: None,
+            step,
+        }
+    }
+}
+
+macro_rules! range_into_slice_arg {
+    ($($r:ident),*) => {$(
+        impl<T: SliceBound> From<std::ops::$r<T>> for SliceArg {
+            fn from(r: std::ops::$r<T>) -> Self {
+                r.with_step(1)
+            }
+        }
+    )*};
+}
+range_into_slice_arg!(Range, RangeFrom, RangeTo, RangeInclusive, RangeToInclusive);
 impl From<std::ops::RangeFull> for SliceArg {
-    fn from(_: std::ops::RangeFull) -> Self {
-        SliceArg::Range {
-            start: None,
-            end: None,
-            step: 1,
-        }
-    }
-}
-impl From<isize> for SliceArg {
-    fn from(i: isize) -> Self {
-        SliceArg::Index(i)
+    fn from(r: std::ops::RangeFull) -> Self {
+        r.with_step(1)
     }
 }
 
 /// Builds an array of [`SliceArg`]s for [`Array::slice`](crate::Array::slice), NumPy style:
-/// `s![1..3, ..;2, -1]` (`..;2` is "every second element", `-1` an index keeping the axis).
-/// Bounds are `isize` so negative values count from the end.
+/// `s![1..3, ..;2, -1]` (`..;2` is "every second element"; `-1` an index, which drops the
+/// axis as in NumPy). Bounds are any integer type (`s![..n]` with `n: usize`); negative values
+/// count from the end; `a..=b` includes `b`.
 ///
 /// ```
-/// use cuprite_array::{s, shape::SliceArg};
+/// use cuprite_array::{Array, s, shape::SliceArg};
 /// let v = s![1..3, ..;-1, 0];
 /// assert_eq!(v.len(), 3);
 /// assert_eq!(v[1], SliceArg::Range { start: None, end: None, step: -1 });
+/// let a = Array::from_slice(&[0i32, 1, 2, 3, 4, 5], &[2, 3])?;
+/// let n: usize = 2;
+/// assert_eq!(a.slice(&s![1, ..n])?.to_vec()?, vec![3, 4]);    // shape [2]: the index drops axis 0
+/// assert_eq!(a.slice(&s![.., 0..=1])?.shape(), &[2, 2]);
+/// # Ok::<(), cuprite_array::Error>(())
 /// ```
 #[macro_export]
 macro_rules! s {
-    (@one $r:expr ; $step:expr) => {{
-        let r: $crate::shape::SliceArg = ($r).into();
-        match r {
-            $crate::shape::SliceArg::Range { start, end, .. } => {
-                $crate::shape::SliceArg::Range { start, end, step: $step }
-            }
-            other => other,
-        }
-    }};
+    (@one $r:expr ; $step:expr) => {
+        $crate::shape::SliceRange::with_step($r, $step)
+    };
     (@one $r:expr) => { $crate::shape::SliceArg::from($r) };
     ($($r:expr $(; $step:expr)?),* $(,)?) => {
         [$( $crate::s!(@one $r $(; $step)?) ),*]
     };
+}
+
+/// A shape argument of [`Array::reshape`](crate::Array::reshape): extents as any slice, array
+/// or `Vec` of `usize`, `isize` or `i32`; signed extents may hold one `-1`, inferred from the
+/// element count as in NumPy.
+pub trait ShapeArg {
+    /// The extents as `isize` (`-1` for the inferred one), `None` when one does not fit.
+    fn extents(&self) -> Vec<Option<isize>>;
+}
+
+macro_rules! shape_arg {
+    ($($t:ty),*) => {$(
+        impl ShapeArg for [$t] {
+            fn extents(&self) -> Vec<Option<isize>> {
+                self.iter().map(|&d| isize::try_from(d).ok()).collect()
+            }
+        }
+        impl<const N: usize> ShapeArg for [$t; N] {
+            fn extents(&self) -> Vec<Option<isize>> {
+                self[..].extents()
+            }
+        }
+        impl ShapeArg for Vec<$t> {
+            fn extents(&self) -> Vec<Option<isize>> {
+                self[..].extents()
+            }
+        }
+    )*};
+}
+shape_arg!(usize, isize, i32);
+
+/// Resolves a [`ShapeArg`] for an array of `len` elements and shape `from`: at most one `-1`,
+/// inferred; other extents non-negative; the counts must match. The `Err` names both shapes.
+pub(crate) fn resolve_shape<S: ShapeArg + ?Sized>(
+    shape: &S,
+    from: &[usize],
+    len: usize,
+) -> Result<Vec<usize>> {
+    let ext = shape.extents();
+    let shown: Vec<String> = ext
+        .iter()
+        .map(|e| e.map_or("(too large)".into(), |v| v.to_string()))
+        .collect();
+    let bad = || {
+        Error::Shape(format!(
+            "cannot reshape an array of shape {from:?} ({len} elements) to [{}]",
+            shown.join(", ")
+        ))
+    };
+    let mut infer = None;
+    let mut known = Vec::with_capacity(ext.len());
+    for (i, e) in ext.iter().enumerate() {
+        match *e {
+            Some(-1) if infer.is_none() => {
+                infer = Some(i);
+                known.push(1);
+            }
+            Some(v) if v >= 0 => known.push(v as usize),
+            _ => return Err(bad()),
+        }
+    }
+    let rest = checked_numel(&known).map_err(|_| bad())?;
+    if let Some(i) = infer {
+        // The inferred extent makes the counts equal; an empty rest infers nothing.
+        if rest == 0 || len % rest != 0 {
+            return Err(bad());
+        }
+        known[i] = len / rest;
+    } else if rest != len {
+        return Err(bad());
+    }
+    Ok(known)
 }
 
 /// Normalises a possibly negative axis.

@@ -42,7 +42,7 @@ fn overflowing_shapes(d: Device) -> TestResult {
         )?;
         let four = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4])?;
         expect_err(
-            four.reshape(&[(1 << 62) + 1, 4]),
+            four.reshape(&[(1usize << 62) + 1, 4]),
             "shape",
             "reshape to a wrapping count",
         )?;

@@ -208,7 +208,7 @@ fn known() -> Vec<&'static str> {
     k!("Array::rem", |x: &Array<f32>| x.rem(x));
     k!("Array::repeat", Array::<f32>::repeat);
     k!("Array::repeat_each", Array::<f32>::repeat_each);
-    k!("Array::reshape", Array::<f32>::reshape);
+    k!("Array::reshape", Array::<f32>::reshape::<[usize]>);
     k!("Array::rfft", Array::<f32>::rfft);
     k!("Array::rfft2", Array::<f32>::rfft2);
     k!("Array::rfftfreq", Array::<f32>::rfftfreq);

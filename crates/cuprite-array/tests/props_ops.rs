@@ -119,11 +119,19 @@ macro_rules! int_props {
                 ("add", |a, b| a + b, &|x: $t, y: $t| x.wrapping_add(y)),
                 ("sub", |a, b| a - b, &|x: $t, y: $t| x.wrapping_sub(y)),
                 ("mul", |a, b| a * b, &|x: $t, y: $t| x.wrapping_mul(y)),
+                // NumPy: `//` floors, `%` takes the divisor's sign (computed in i128, wrapped
+                // back); by zero both give 0.
                 ("div", |a, b| a / b, &|x: $t, y: $t| {
-                    if y == 0 { 0 } else { x.wrapping_div(y) }
+                    let (x, y) = (x as i128, y as i128);
+                    if y == 0 {
+                        0
+                    } else {
+                        (x - (x % y + y) % y).wrapping_div(y) as $t
+                    }
                 }),
                 ("rem", |a, b| a.rem(b), &|x: $t, y: $t| {
-                    if y == 0 { 0 } else { x.wrapping_rem(y) }
+                    let (x, y) = (x as i128, y as i128);
+                    if y == 0 { 0 } else { ((x % y + y) % y) as $t }
                 }),
                 ("min", |a, b| a.minimum(b), &|x: $t, y: $t| x.min(y)),
                 ("max", |a, b| a.maximum(b), &|x: $t, y: $t| x.max(y)),
@@ -244,7 +252,10 @@ macro_rules! float_props {
                 ("add", |a, b| a + b, |x, y| x + y, 0.0),
                 ("mul", |a, b| a * b, |x, y| x * y, 0.0),
                 ("div", |a, b| a / b, |x, y| x / y, 0.0),
-                ("rem", |a, b| a.rem(b), |x, y| x % y, 0.0),
+                ("rem", |a, b| a.rem(b), |x, y| {
+                    let m = x % y;
+                    if m != 0.0 && (m < 0.0) != (y < 0.0) { m + y } else { m }
+                }, 0.0),
                 ("min", |a, b| a.minimum(b), |x, y| if x.is_nan() || y.is_nan() { f64::NAN } else { x.min(y) }, 0.0),
                 ("max", |a, b| a.maximum(b), |x, y| if x.is_nan() || y.is_nan() { f64::NAN } else { x.max(y) }, 0.0),
                 ("pow", |a, b| a.pow(b), |x, y| x.powf(y), 8.0),
@@ -254,7 +265,7 @@ macro_rules! float_props {
             let unops: [(&str, Un, fn(f64) -> f64, f64); 11] = [
                 ("sqrt", |a| a.sqrt(), f64::sqrt, 0.0),
                 ("floor", |a| a.floor(), f64::floor, 0.0),
-                ("round", |a| a.round(), f64::round, 0.0),
+                ("round", |a| a.round(), f64::round_ties_even, 0.0),
                 ("abs", |a| a.abs(), f64::abs, 0.0),
                 ("neg", |a| -a, |x| -x, 0.0),
                 ("exp", |a| a.exp(), f64::exp, 4.0),

@@ -184,7 +184,7 @@ fn unary_expr(op: UnaryOp, d: DType, a: &str) -> String {
             Sign => format!("fsign({a})"),
             Floor => m("floor"),
             Ceil => m("ceil"),
-            Round => m("round"),
+            Round => m("rint"),
             Trunc => m("trunc"),
             Sqrt => m("sqrt"),
             Rsqrt => format!("({one} / {})", m("sqrt")),
@@ -275,7 +275,8 @@ fn binary_expr(op: BinaryOp, d: DType, a: &str, b: &str) -> String {
             Sub => format!("({a} - {b})"),
             Mul => format!("({a} * {b})"),
             Div => format!("({a} / {b})"),
-            Rem => format!("{}({a}, {b})", math(d, "fmod")),
+            Rem => format!("fmod_floor({}({a}, {b}), {b})", math(d, "fmod")),
+            Fmod => format!("{}({a}, {b})", math(d, "fmod")),
             Pow => format!("{}({a}, {b})", math(d, "pow")),
             Min => format!("nmin({a}, {b})"),
             Max => format!("nmax({a}, {b})"),
@@ -292,13 +293,13 @@ fn binary_expr(op: BinaryOp, d: DType, a: &str, b: &str) -> String {
         Add => format!("({t})(({u}){a} + ({u}){b})"),
         Sub => format!("({t})(({u}){a} - ({u}){b})"),
         Mul => format!("({t})(({u}){a} * ({u}){b})"),
-        Div if signed => format!(
-            "({b} == 0 ? ({t})0 : ({b} == ({t})-1 ? {} : ({t})({a} / {b})))",
-            neg_int(d, a)
-        ),
+        Div if signed => format!("({t})floordiv_s((i64t){a}, (i64t){b})"),
         Div => format!("({b} == 0 ? ({t})0 : ({t})({a} / {b}))"),
-        Rem if signed => format!("(({b} == 0 || {b} == ({t})-1) ? ({t})0 : ({t})({a} % {b}))"),
-        Rem => format!("({b} == 0 ? ({t})0 : ({t})({a} % {b}))"),
+        Rem if signed => format!("({t})floormod_s((i64t){a}, (i64t){b})"),
+        Fmod if signed => {
+            format!("(({b} == 0 || {b} == ({t})-1) ? ({t})0 : ({t})({a} % {b}))")
+        }
+        Rem | Fmod => format!("({b} == 0 ? ({t})0 : ({t})({a} % {b}))"),
         Pow if signed => format!("({t})ipow_s((i64t){a}, (i64t){b})"),
         Pow => format!("({t})ipow_u((u64t){a}, (u64t){b})"),
         Min => format!("({a} < {b} ? {a} : {b})"),
@@ -523,7 +524,7 @@ fn outline(p: &Program) -> bool {
             ),
             Step::Binary(op, _, _) => matches!(
                 op,
-                BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot | BinaryOp::Rem
+                BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot | BinaryOp::Rem | BinaryOp::Fmod
             ),
             _ => false,
         })

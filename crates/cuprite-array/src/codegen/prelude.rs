@@ -43,6 +43,25 @@ __device__ __forceinline__ float rbf(float x) { return bf2f(f2bf(x)); }
 const PRELUDE_NEG16: &str = r#"
 __device__ __forceinline__ short neg16(short a) { unsigned r; asm("sub.u32 %0, 0, %1;" : "=r"(r) : "r"((unsigned)a)); return (short)r; }
 "#;
+/// NumPy's `//` and `%` on signed integers (floor; the remainder takes the divisor's sign; by
+/// zero both give 0; `MIN // -1` wraps to `MIN`), and the float remainder's sign fix applied
+/// to C's `fmod` result `m` (a zero result is a zero of the divisor's sign; NaN stays NaN).
+const PRELUDE_FLOOR: &str = r#"
+__device__ __forceinline__ i64t floordiv_s(i64t a, i64t b) {
+  if (b == 0) return 0;
+  if (b == -1) return (i64t)(0ULL - (u64t)a);
+  const i64t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+__device__ __forceinline__ i64t floormod_s(i64t a, i64t b) {
+  if (b == 0 || b == -1) return 0;
+  const i64t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+template<typename T> __device__ __forceinline__ T fmod_floor(T m, T b) {
+  return m != (T)0 ? (((m < (T)0) != (b < (T)0)) ? m + b : m) : (b < (T)0 ? -(T)0 : (T)0);
+}
+"#;
 const PRELUDE_IPOW: &str = r#"
 __device__ __forceinline__ i64t ipow_s(i64t b, i64t e) {
   if (e < 0) return b == 1 ? 1 : (b == -1 ? ((e & 1) ? -1 : 1) : 0);
@@ -135,6 +154,9 @@ pub(crate) struct Helpers {
     pub neg16: bool,
     /// `ipow_s`, `ipow_u`: integer powers.
     pub ipow: bool,
+    /// `floordiv_s`, `floormod_s`, `fmod_floor`: division and remainder rounded to minus
+    /// infinity (NumPy's `//` and `%`).
+    pub floor: bool,
     /// `check_idx_`: checked indices.
     pub check: bool,
     /// `cf32`, `cf64` and their arithmetic.
@@ -149,6 +171,7 @@ impl Helpers {
         half: true,
         neg16: true,
         ipow: true,
+        floor: true,
         check: true,
         complex: true,
         rand: true,
@@ -174,6 +197,7 @@ impl Helpers {
             h = h | Helpers::of_dtype(i.dtype);
             match i.kind {
                 Step::Binary(BinaryOp::Pow, ..) => h.ipow = true,
+                Step::Binary(BinaryOp::Div | BinaryOp::Rem, ..) => h.floor = true,
                 Step::Check(..) => h.check = true,
                 Step::Rand(..) => h.rand = true,
                 _ => {}
@@ -190,6 +214,7 @@ impl std::ops::BitOr for Helpers {
             half: self.half | o.half,
             neg16: self.neg16 | o.neg16,
             ipow: self.ipow | o.ipow,
+            floor: self.floor | o.floor,
             check: self.check | o.check,
             complex: self.complex | o.complex,
             rand: self.rand | o.rand,
@@ -206,6 +231,7 @@ pub(super) fn with_prelude(body: &str, h: Helpers) -> String {
     for (on, text) in [
         (h.half, PRELUDE_HALF),
         (h.neg16, PRELUDE_NEG16),
+        (h.floor, PRELUDE_FLOOR),
         (h.ipow, PRELUDE_IPOW),
         (h.check, PRELUDE_CHECK),
         (h.complex, PRELUDE_CPLX),

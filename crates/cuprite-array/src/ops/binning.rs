@@ -28,10 +28,10 @@ fn bin_of(x: &Array<f64>, edges: &Array<f64>) -> Result<(Array<i64>, Array<bool>
     }
     let first = edges
         .slice(&crate::ops::stacking::along(1, 0, 0, 1))?
-        .reshape(&[])?;
+        .reshape(&[0usize; 0])?;
     let last = edges
         .slice(&crate::ops::stacking::along(1, 0, nb - 1, nb))?
-        .reshape(&[])?;
+        .reshape(&[0usize; 0])?;
     let i = edges.searchsorted(x, Side::Right)? - 1i64;
     let i = Array::select(&x.equal(&last), (nb - 2) as i64, &i)?;
     let inside = x.greater_equal(&first).and(x.less_equal(&last));

@@ -1,14 +1,10 @@
 //! Element-wise methods and Rust operators on [`Array`]: they only build graph nodes.
 //!
-//! # Panics
-//!
-//! Binary operators (`+`, `-`, `*`, `/`, `%`, the bit operators, shifts) and the element-wise
-//! methods without a `try_` prefix panic, at the caller's line (`#[track_caller]`), when the
-//! shapes do not broadcast (the message names both shapes, as ndarray does) or when the two
-//! arrays live on different devices (the message names both devices). The `try_*` methods
-//! ([`try_add`](Array::try_add), [`try_sub`](Array::try_sub), [`try_mul`](Array::try_mul),
-//! [`try_div`](Array::try_div), [`try_rem`](Array::try_rem)) return the same conditions as an
-//! `Err` ([`Error::Shape`], [`Error::DeviceMismatch`]).
+//! Operators and the binary methods (`+ - * / % & | ^ << >>`, comparisons, `minimum`, `pow`,
+//! ...) panic on a shape mismatch or on operands of two devices, with a message naming both
+//! shapes (as ndarray does), at the caller's line (`#[track_caller]`). Each has a `try_*` form
+//! that returns the same condition as an `Err`: `try_add`, `try_rem`, `try_less`,
+//! `try_bitand`, `try_shl`, ...
 
 use crate::array::{Array, Operand, cast_owned, check_devices, expand, finish};
 use crate::dtype::{
@@ -115,8 +111,6 @@ fn absorb_into_call(
     ))
 }
 
-/// `op(a, b)`, panicking with the error's message (naming both shapes, or both devices) at the
-/// caller's operator.
 #[track_caller]
 fn bin<T: Element, U: Element>(a: &Arc<Node>, b: Arc<Node>, op: BinaryOp) -> Array<U> {
     let _ = std::marker::PhantomData::<T>;
@@ -146,18 +140,32 @@ impl<T: Element> Array<T> {
 
     /// Element-wise `==` (a `bool` array).
     ///
-    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_equal`](Self::try_equal)
+    /// returns that `Err` instead.
     #[track_caller]
     pub fn equal(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Eq)
     }
+    /// [`equal`](Self::equal), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_equal(&self, rhs: impl Operand<T>) -> Result<Array<bool>> {
+        self.try_bin(rhs, BinaryOp::Eq)
+    }
 
     /// Element-wise `!=`.
     ///
-    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_not_equal`](Self::try_not_equal)
+    /// returns that `Err` instead.
     #[track_caller]
     pub fn not_equal(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Ne)
+    }
+    /// [`not_equal`](Self::not_equal), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_not_equal(&self, rhs: impl Operand<T>) -> Result<Array<bool>> {
+        self.try_bin(rhs, BinaryOp::Ne)
     }
 }
 
@@ -178,35 +186,87 @@ impl<T: Numeric> Array<T> {
     pub fn try_div(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
         self.try_bin(rhs, BinaryOp::Div)
     }
-    /// `self % rhs` (see [`rem`](Self::rem)), or an `Err` when the shapes do not broadcast or
-    /// the devices differ.
+}
+
+impl<T: Numeric + Ordered> Array<T> {
+    /// Remainder with the divisor's sign, NumPy's `%` (`remainder`): `x - floor(x / y) * y`,
+    /// so `-7 % 2 == 1` and `7 % -2 == -1`. Integers by zero give 0; floats by zero give NaN.
+    /// [`fmod`](Self::fmod) is C's rule.
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[-7i32, 7, -7, 7], &[4])?;
+    /// let b = Array::from_slice(&[2i32, 2, -2, -2], &[4])?;
+    /// assert_eq!(a.rem(&b).to_vec()?, [1, 1, -1, -1]);
+    /// assert_eq!(a.fmod(&b).to_vec()?, [-1, 1, -1, 1]);
+    /// assert_eq!((&a / &b).to_vec()?, [-4, 3, 3, -4]); // integer division floors
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_rem`](Self::try_rem)
+    /// returns that `Err` instead.
+    #[track_caller]
+    pub fn rem(&self, rhs: impl Operand<T>) -> Array<T> {
+        self.bin_op(rhs, BinaryOp::Rem)
+    }
+    /// NumPy's name for [`rem`](Self::rem) (the divisor's sign).
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_rem`](Self::try_rem)
+    /// returns that `Err` instead.
+    #[track_caller]
+    pub fn remainder(&self, rhs: impl Operand<T>) -> Array<T> {
+        self.bin_op(rhs, BinaryOp::Rem)
+    }
+    /// [`rem`](Self::rem), or an `Err` when the shapes do not broadcast or the devices differ.
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
     /// let a = Array::<i32>::from_slice_on(Device::CPU, &[7, -7], &[2])?;
-    /// assert_eq!(a.try_rem(3)?.to_vec()?, [1, -1]);
+    /// assert_eq!(a.try_rem(3)?.to_vec()?, [1, 2]);
     /// assert!(a.try_rem(&Array::<i32>::from_slice_on(Device::CPU, &[1, 2, 3], &[3])?).is_err());
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn try_rem(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
         self.try_bin(rhs, BinaryOp::Rem)
     }
-}
-
-impl<T: Numeric + Ordered> Array<T> {
-    /// Remainder, truncated (sign of the dividend); `x % 0 == 0` for integers.
+    /// Remainder with the dividend's sign, C's `fmod` (and Rust's `%` on primitives):
+    /// `x - trunc(x / y) * y`. Integers by zero give 0; floats by zero give NaN.
     ///
-    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[-7.5f64, 7.5], &[2])?;
+    /// assert_eq!(a.fmod(2.0).to_vec()?, [-1.5, 1.5]);
+    /// assert_eq!(a.rem(2.0).to_vec()?, [0.5, 1.5]);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_fmod`](Self::try_fmod)
+    /// returns that `Err` instead.
     #[track_caller]
-    pub fn rem(&self, rhs: impl Operand<T>) -> Array<T> {
-        self.bin_op(rhs, BinaryOp::Rem)
+    pub fn fmod(&self, rhs: impl Operand<T>) -> Array<T> {
+        self.bin_op(rhs, BinaryOp::Fmod)
+    }
+    /// [`fmod`](Self::fmod), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_fmod(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Fmod)
     }
     /// `self` to the power `rhs` (wrapping for integers; see [`ops`](crate::ops)).
     ///
-    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_pow`](Self::try_pow)
+    /// returns that `Err` instead.
     #[track_caller]
     pub fn pow(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Pow)
+    }
+    /// [`pow`](Self::pow), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_pow(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Pow)
     }
     /// Absolute value (wrapping for `MIN` of signed integers).
     pub fn abs(&self) -> Array<T> {
@@ -221,47 +281,93 @@ impl<T: Numeric + Ordered> Array<T> {
 impl<T: Ordered> Array<T> {
     /// Element-wise `<`.
     ///
-    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_less`](Self::try_less)
+    /// returns that `Err` instead.
     #[track_caller]
     pub fn less(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Lt)
     }
+    /// [`less`](Self::less), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_less(&self, rhs: impl Operand<T>) -> Result<Array<bool>> {
+        self.try_bin(rhs, BinaryOp::Lt)
+    }
     /// Element-wise `<=`.
     ///
-    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_less_equal`](Self::try_less_equal)
+    /// returns that `Err` instead.
     #[track_caller]
     pub fn less_equal(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Le)
     }
+    /// [`less_equal`](Self::less_equal), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_less_equal(&self, rhs: impl Operand<T>) -> Result<Array<bool>> {
+        self.try_bin(rhs, BinaryOp::Le)
+    }
     /// Element-wise `>`.
     ///
-    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_greater`](Self::try_greater)
+    /// returns that `Err` instead.
     #[track_caller]
     pub fn greater(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Gt)
     }
+    /// [`greater`](Self::greater), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_greater(&self, rhs: impl Operand<T>) -> Result<Array<bool>> {
+        self.try_bin(rhs, BinaryOp::Gt)
+    }
     /// Element-wise `>=`.
     ///
-    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_greater_equal`](Self::try_greater_equal)
+    /// returns that `Err` instead.
     #[track_caller]
     pub fn greater_equal(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Ge)
     }
+    /// [`greater_equal`](Self::greater_equal), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_greater_equal(&self, rhs: impl Operand<T>) -> Result<Array<bool>> {
+        self.try_bin(rhs, BinaryOp::Ge)
+    }
     /// Pairwise minimum (NaN if either is NaN).
     ///
-    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_minimum`](Self::try_minimum)
+    /// returns that `Err` instead.
     #[track_caller]
     pub fn minimum(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Min)
     }
+    /// [`minimum`](Self::minimum), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_minimum(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Min)
+    }
     /// Pairwise maximum (NaN if either is NaN).
     ///
-    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_maximum`](Self::try_maximum)
+    /// returns that `Err` instead.
     #[track_caller]
     pub fn maximum(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Max)
     }
+    /// [`maximum`](Self::maximum), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_maximum(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Max)
+    }
     /// Clamps into `[lo, hi]`.
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ.
+    #[track_caller]
     pub fn clamp(&self, lo: impl Operand<T>, hi: impl Operand<T>) -> Array<T> {
         self.maximum(lo).minimum(hi)
     }
@@ -295,8 +401,10 @@ float_methods! {
     floor => Floor,
     /// Round up.
     ceil => Ceil,
-    /// Round half away from zero.
+    /// Round to the nearest integer, halves to even (NumPy's `round`/`rint`: `2.5 → 2`).
     round => Round,
+    /// The same as [`round`](Self::round) (NumPy's name).
+    rint => Round,
     /// Round toward zero.
     trunc => Trunc,
     /// 1/√x.
@@ -364,17 +472,31 @@ impl<T: Float> Array<T> {
     }
     /// atan2(self, rhs), the angle of the point (rhs, self).
     ///
-    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_atan2`](Self::try_atan2)
+    /// returns that `Err` instead.
     #[track_caller]
     pub fn atan2(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Atan2)
     }
+    /// [`atan2`](Self::atan2), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_atan2(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Atan2)
+    }
     /// √(self² + rhs²) without undue overflow.
     ///
-    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_hypot`](Self::try_hypot)
+    /// returns that `Err` instead.
     #[track_caller]
     pub fn hypot(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Hypot)
+    }
+    /// [`hypot`](Self::hypot), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_hypot(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Hypot)
     }
 }
 
@@ -404,24 +526,45 @@ impl<T: ComplexElement> Array<T> {
 impl Array<bool> {
     /// Logical and.
     ///
-    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_and`](Self::try_and)
+    /// returns that `Err` instead.
     #[track_caller]
     pub fn and(&self, rhs: impl Operand<bool>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::And)
     }
+    /// [`and`](Self::and), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_and(&self, rhs: impl Operand<bool>) -> Result<Array<bool>> {
+        self.try_bin(rhs, BinaryOp::And)
+    }
     /// Logical or.
     ///
-    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_or`](Self::try_or)
+    /// returns that `Err` instead.
     #[track_caller]
     pub fn or(&self, rhs: impl Operand<bool>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Or)
     }
+    /// [`or`](Self::or), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_or(&self, rhs: impl Operand<bool>) -> Result<Array<bool>> {
+        self.try_bin(rhs, BinaryOp::Or)
+    }
     /// Logical xor.
     ///
-    /// **Panics** when the shapes do not broadcast or the arrays live on different devices.
+    /// # Panics
+    /// When the shapes do not broadcast or the devices differ; [`try_xor`](Self::try_xor)
+    /// returns that `Err` instead.
     #[track_caller]
     pub fn xor(&self, rhs: impl Operand<bool>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Xor)
+    }
+    /// [`xor`](Self::xor), or an `Err` when the shapes do not broadcast or the devices
+    /// differ.
+    pub fn try_xor(&self, rhs: impl Operand<bool>) -> Result<Array<bool>> {
+        self.try_bin(rhs, BinaryOp::Xor)
     }
 }
 
@@ -585,6 +728,41 @@ same_type_op!(
 );
 same_type_op!(Integer, Shl, shl, |_| BinaryOp::Shl);
 same_type_op!(Integer, Shr, shr, |_| BinaryOp::Shr);
+
+impl<T: Bits> Array<T> {
+    /// `self & rhs` (logical and for `bool`), or an `Err` when the shapes do not broadcast or
+    /// the devices differ (the `&` operator panics then).
+    pub fn try_bitand(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(
+            rhs,
+            logical_or_bit(BinaryOp::And, BinaryOp::BitAnd)(T::DTYPE),
+        )
+    }
+    /// `self | rhs` (logical or for `bool`), or an `Err` (the `|` operator panics then).
+    pub fn try_bitor(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, logical_or_bit(BinaryOp::Or, BinaryOp::BitOr)(T::DTYPE))
+    }
+    /// `self ^ rhs` (logical xor for `bool`), or an `Err` (the `^` operator panics then).
+    pub fn try_bitxor(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(
+            rhs,
+            logical_or_bit(BinaryOp::Xor, BinaryOp::BitXor)(T::DTYPE),
+        )
+    }
+}
+
+impl<T: Integer> Array<T> {
+    /// `self << rhs` (the amount modulo the bit width), or an `Err` when the shapes do not
+    /// broadcast or the devices differ (the `<<` operator panics then).
+    pub fn try_shl(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Shl)
+    }
+    /// `self >> rhs` (arithmetic for signed types), or an `Err` (the `>>` operator panics
+    /// then).
+    pub fn try_shr(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
+        self.try_bin(rhs, BinaryOp::Shr)
+    }
+}
 
 impl<T: Signed> ops::Neg for Array<T> {
     type Output = Array<T>;

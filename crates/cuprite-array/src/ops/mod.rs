@@ -6,21 +6,30 @@
 //! # Semantics shared by both backends
 //!
 //! - Integer arithmetic wraps (two's complement), as Rust's `wrapping_*` operations.
-//! - **Integer division by zero** gives `0`, and the remainder by zero gives `0` too; `MIN / -1`
-//!   wraps to `MIN` (and `MIN % -1` is `0`). Never undefined behaviour.
-//! - `rem` truncates (the result has the sign of the dividend), like Rust's `%` and C's `fmod`.
+//! - **Integer division floors**, as NumPy's `//` (`-7 / 2 == -4`); unsigned division is the same
+//!   as truncation. Division by zero gives `0`, and the remainder by zero gives `0` too (NumPy
+//!   also gives 0, with a warning); `MIN / -1` wraps to `MIN` (and `MIN % -1` is `0`). Never
+//!   undefined behaviour.
+//! - `%` ([`Array::rem`](crate::Array::rem), `remainder`) follows NumPy: the result has the
+//!   divisor's sign (`-7 % 2 == 1`), so `a == (a / b) * b + a % b` for integers; a float
+//!   remainder by zero is NaN. [`Array::fmod`](crate::Array::fmod) is C's rule (the dividend's
+//!   sign, as Rust's `%` on primitives).
 //! - Shifts take the shift amount modulo the bit width (`x << 33` on `u32` is `x << 1`); `shr`
 //!   is arithmetic on signed types.
 //! - Integer `pow` wraps; a negative exponent gives `0`, except for bases `1` and `-1`.
 //! - Float operations follow IEEE 754: NaN and infinities propagate; pairwise `min`/`max`
 //!   return NaN when either operand is NaN (IEEE 754-2019 `minimum`/`maximum`).
-//! - `round` rounds half away from zero; `sign` gives -1, 0 or 1 (NaN for NaN).
-//! - float → integer casts saturate and map NaN to 0 (Rust's `as`); integer → integer casts
-//!   wrap; anything → `bool` is "not zero"; complex → real takes the real part.
+//! - `round` (and `rint`) rounds halves to even, as NumPy (`0.5 → 0`, `1.5 → 2`, `2.5 → 2`);
+//!   `sign` gives -1, 0 or 1 (NaN for NaN).
+//! - float → integer casts saturate and map NaN to 0 (Rust's `as`: `1e10 as i32` is
+//!   `i32::MAX`, `-1.0 as u8` is 0, NaN is 0) on both backends; NumPy's result there is
+//!   platform-defined (C's undefined behaviour). Integer → integer casts wrap; anything →
+//!   `bool` is "not zero"; complex → real takes the real part.
 //! - `f16`/`bf16` compute in `f32` and round back after every operation.
 
 mod binning;
 mod calculus;
+mod compound;
 pub(crate) mod elementwise;
 pub mod fft;
 mod histogram;

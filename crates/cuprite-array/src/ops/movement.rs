@@ -9,7 +9,9 @@ use crate::error::{Error, Result};
 use crate::graph::{Node, Op, Program, ViewFn, push_view};
 use crate::ops::reduce::permute_node;
 use crate::schedule::contiguous_storage;
-use crate::shape::{Layout, SliceArg, SliceSpec, axis, broadcast_shapes, numel};
+use crate::shape::{
+    Layout, ShapeArg, SliceArg, SliceSpec, axis, broadcast_shapes, numel, resolve_shape,
+};
 use std::sync::Arc;
 
 struct Reshape<'a> {
@@ -66,28 +68,25 @@ fn leaf_node(
 
 impl<T: Element> Array<T> {
     /// The same elements with another shape (a view when the strides allow, else a copy). The
-    /// element counts must match.
+    /// element counts must match; one extent may be `-1`, inferred from the others as in NumPy.
+    /// The shape is any slice, array or `Vec` of `usize`, `isize` or `i32`.
     ///
     /// ```
     /// use cuprite_array::Array;
     /// let a = Array::<f32>::zeros(&[2, 6]);
     /// assert_eq!(a.reshape(&[3, 4])?.shape(), &[3, 4]);
+    /// assert_eq!(a.reshape(&[-1, 3])?.shape(), &[4, 3]);
     /// assert!(a.reshape(&[5]).is_err());
+    /// assert!(a.reshape(&[-1, 5]).is_err());
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn reshape(&self, shape: &[usize]) -> Result<Array<T>> {
-        if numel(shape) != self.len() {
-            return Err(Error::Shape(format!(
-                "cannot reshape an array of shape {:?} ({} elements) to {shape:?}",
-                self.shape(),
-                self.len()
-            )));
-        }
+    pub fn reshape<S: ShapeArg + ?Sized>(&self, shape: &S) -> Result<Array<T>> {
+        let shape = resolve_shape(shape, self.shape(), self.len())?;
         let f = Reshape {
             from: self.shape(),
-            to: shape,
+            to: &shape,
         };
-        Ok(Array::from_node(view(&self.node, shape, &f)?))
+        Ok(Array::from_node(view(&self.node, &shape, &f)?))
     }
 
     /// A 1-D view (or copy) of all elements.
@@ -139,18 +138,38 @@ impl<T: Element> Array<T> {
         Ok(Array::from_node(expand(&self.node, shape)))
     }
 
-    /// A view of ranges with steps, one [`SliceArg`] per leading axis (see [`s!`](crate::s));
-    /// out-of-range indices are an `Err`.
+    /// A view of ranges with steps, one [`SliceArg`] per leading axis (see [`s!`](crate::s)).
+    /// An index drops its axis (NumPy's and ndarray's rule); an index out of range is an
+    /// `Err`; range bounds are clamped to the axis (a start past the end gives an empty axis).
     ///
     /// ```
     /// use cuprite_array::{Array, s};
     /// let a = Array::from_slice(&[0i32, 1, 2, 3, 4, 5], &[2, 3])?;
     /// assert_eq!(a.slice(&s![.., ..;2])?.to_vec()?, vec![0, 2, 3, 5]);
-    /// assert_eq!(a.slice(&s![-1, ..;-1])?.to_vec()?, vec![5, 4, 3]);
+    /// let last = a.slice(&s![-1, ..;-1])?;
+    /// assert_eq!((last.shape(), last.to_vec()?), (&[3][..], vec![5, 4, 3]));
+    /// assert_eq!(a.slice(&s![.., 7..])?.shape(), &[2, 0]);
     /// assert!(a.slice(&s![5]).is_err());
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn slice(&self, args: &[SliceArg]) -> Result<Array<T>> {
+        let view = self.slice_keep(args)?;
+        if !args.iter().any(|a| matches!(a, SliceArg::Index(_))) {
+            return Ok(view);
+        }
+        let kept: Vec<usize> = view
+            .shape()
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| !matches!(args.get(i), Some(SliceArg::Index(_))))
+            .map(|(_, &d)| d)
+            .collect();
+        view.reshape(&kept)
+    }
+
+    /// [`slice`](Self::slice) that keeps an indexed axis with extent 1 (for callers that
+    /// address the result by the source's axes).
+    pub(crate) fn slice_keep(&self, args: &[SliceArg]) -> Result<Array<T>> {
         if args.len() > self.ndim() {
             return Err(Error::Index(format!(
                 "{} slice arguments for an array of {} axes",

@@ -27,7 +27,7 @@ pub fn polyval<T: Numeric + Ordered>(p: &Array<T>, x: &Array<T>) -> Result<Array
     }
     let mut y = Array::<T>::zeros(x.shape()).to_device(x.device())?;
     for i in 0..p.len() {
-        let c = p.slice(&along(1, 0, i, i + 1))?.reshape(&[])?;
+        let c = p.slice(&along(1, 0, i, i + 1))?.reshape(&[0usize; 0])?;
         y = y.try_mul(x)?.try_add(&c)?;
     }
     Ok(y)

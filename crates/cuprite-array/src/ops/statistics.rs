@@ -351,7 +351,7 @@ impl<T: Float + Transcendental> Array<T> {
         let c = xc.matmul(&xc.t())?;
         let c = c.try_div(T::from_scalar(Scalar::F64(fact)))?;
         if self.ndim() == 1 {
-            c.reshape(&[])
+            c.reshape(&[0usize; 0])
         } else {
             Ok(c)
         }

@@ -439,6 +439,9 @@ fn binary(op: BinaryOp, a: Arr, b: Arr) -> Result<Arr, String> {
         Rem => {
             on2!(a, b; [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64]; x, y => x.rem(&y))
         }
+        Fmod => {
+            on2!(a, b; [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64]; x, y => x.fmod(&y))
+        }
         Pow => {
             on2!(a, b; [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64]; x, y => x.pow(&y))
         }

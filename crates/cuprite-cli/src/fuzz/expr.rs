@@ -917,7 +917,9 @@ fn binary_info(op: BinaryOp, a: &Expr, b: &Expr) -> Info {
             (ea.max(eb), mb.max(a.children()[1].info().mag))
         }
         Min | Max => (ea.max(eb), ma.max(mb)),
-        Rem => (0.0, ma),
+        // fmod is exact; the remainder adds the divisor once (one correctly rounded add).
+        Fmod => (0.0, ma),
+        Rem => (0.0, ma.max(mb)),
         Pow => {
             // Out of the model (a shrunk program may come here; the generator does not): a
             // base near zero to a negative power has no bound, so the base must be clamped

@@ -313,7 +313,7 @@ impl Gen {
             return Some(bin(op, a, b));
         }
         Some(match op {
-            Rem | Atan2 => bin(op, self.exact(a), self.exact(b)),
+            Rem | Fmod | Atan2 => bin(op, self.exact(a), self.exact(b)),
             Div if a.info().err + b.info().err > 0.0 => {
                 bin(Div, a, bin(Add, un(UnaryOp::Abs, b), c(d, 1.0)))
             }

@@ -88,6 +88,7 @@ fn bin_method(op: BinaryOp) -> &'static str {
         Mul => "try_mul",
         Div => "try_div",
         Rem => "rem",
+        Fmod => "fmod",
         Pow => "pow",
         Min => "minimum",
         Max => "maximum",

@@ -31,7 +31,7 @@ macro_rules! float_unary {
             }),
             Floor => map1!(v, $Var, |x: $T| x.floor()),
             Ceil => map1!(v, $Var, |x: $T| x.ceil()),
-            Round => map1!(v, $Var, |x: $T| x.round()),
+            Round => map1!(v, $Var, |x: $T| x.round_ties_even()),
             Trunc => map1!(v, $Var, |x: $T| x.trunc()),
             Sqrt => map1!(v, $Var, |x: $T| x.sqrt()),
             Rsqrt => map1!(v, $Var, |x: $T| 1.0 / x.sqrt()),
@@ -157,7 +157,18 @@ macro_rules! float_binary {
             Sub => map2!(a, b, $Var, |x: $T, y: $T| x - y),
             Mul => map2!(a, b, $Var, |x: $T, y: $T| x * y),
             Div => map2!(a, b, $Var, |x: $T, y: $T| x / y),
-            Rem => map2!(a, b, $Var, |x: $T, y: $T| x % y),
+            Rem => map2!(a, b, $Var, |x: $T, y: $T| {
+                // NumPy's rule: the divisor's sign; a zero result is a zero of that sign.
+                let m = x % y;
+                if m != 0.0 {
+                    if (m < 0.0) != (y < 0.0) { m + y } else { m }
+                } else if y < 0.0 {
+                    -0.0
+                } else {
+                    0.0
+                }
+            }),
+            Fmod => map2!(a, b, $Var, |x: $T, y: $T| x % y),
             Pow => map2!(a, b, $Var, |x: $T, y: $T| x.powf(y)),
             Min => map2!(a, b, $Var, |x: $T, y: $T| fmin(x, y, |v: $T| v.is_nan())),
             Max => map2!(a, b, $Var, |x: $T, y: $T| fmax(x, y, |v: $T| v.is_nan())),
@@ -199,6 +210,45 @@ macro_rules! complex_binary {
             o => unreachable!("{o:?} on a complex"),
         }
     }};
+}
+
+/// Integer division that floors and the remainder that goes with it (`x == q * y + r`, `r`
+/// with `y`'s sign), NumPy's `//` and `%`; by zero both give 0, `MIN // -1` wraps to `MIN`.
+trait FloorInt: Sized {
+    fn floor_div(self, y: Self) -> Self;
+    fn floor_mod(self, y: Self) -> Self;
+}
+impl FloorInt for i64 {
+    fn floor_div(self, y: i64) -> i64 {
+        if y == 0 {
+            return 0;
+        }
+        let q = self.wrapping_div(y);
+        if self.wrapping_rem(y) != 0 && ((self < 0) != (y < 0)) {
+            q - 1
+        } else {
+            q
+        }
+    }
+    fn floor_mod(self, y: i64) -> i64 {
+        if y == 0 {
+            return 0;
+        }
+        let r = self.wrapping_rem(y);
+        if r != 0 && ((r < 0) != (y < 0)) {
+            r + y
+        } else {
+            r
+        }
+    }
+}
+impl FloorInt for u64 {
+    fn floor_div(self, y: u64) -> u64 {
+        self.checked_div(y).unwrap_or(0)
+    }
+    fn floor_mod(self, y: u64) -> u64 {
+        self.checked_rem(y).unwrap_or(0)
+    }
 }
 
 fn ipow_i(mut b: i64, e: i64) -> i64 {
@@ -248,12 +298,9 @@ macro_rules! int_binary {
             Add => map2!(a, b, $Var, |x: $T, y: $T| x.wrapping_add(y)),
             Sub => map2!(a, b, $Var, |x: $T, y: $T| x.wrapping_sub(y)),
             Mul => map2!(a, b, $Var, |x: $T, y: $T| x.wrapping_mul(y)),
-            Div => map2!(a, b, $Var, |x: $T, y: $T| if y == 0 {
-                0
-            } else {
-                x.wrapping_div(y)
-            }),
-            Rem => map2!(a, b, $Var, |x: $T, y: $T| if y == 0 {
+            Div => map2!(a, b, $Var, |x: $T, y: $T| x.floor_div(y)),
+            Rem => map2!(a, b, $Var, |x: $T, y: $T| x.floor_mod(y)),
+            Fmod => map2!(a, b, $Var, |x: $T, y: $T| if y == 0 {
                 0
             } else {
                 x.wrapping_rem(y)

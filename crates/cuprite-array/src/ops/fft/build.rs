@@ -30,17 +30,6 @@ pub(super) fn real_input<T: Element>(what: &str) -> Result<()> {
     Ok(())
 }
 
-pub(super) fn complex_input<T: Element>(what: &str) -> Result<()> {
-    if !T::DTYPE.is_complex() {
-        return Err(Error::InvalidArgument(format!(
-            "{what} takes a complex (Hermitian) spectrum, not a real {} array: cast it to \
-             complex first, or use ifft",
-            T::DTYPE
-        )));
-    }
-    Ok(())
-}
-
 /// The axes of `axes` as indices into `nd` dimensions, each once.
 pub(super) fn resolve_axes(axes: &[isize], nd: usize, what: &str) -> Result<Vec<usize>> {
     let mut out = Vec::with_capacity(axes.len());

@@ -22,7 +22,8 @@
 //! - Element types: `f32`/`c32` compute in single precision, `f64`/`c64` in double. A real
 //!   input to `fft`/`ifft`/`fftn` is promoted to the complex type; **integer inputs are promoted
 //!   to `f64`** (hence `c64`), and `f16`/`bf16` to `f32`, as NumPy promotes them (see
-//!   [`FftElement`]). `rfft` of a complex array and `irfft` of a real array are `Err`.
+//!   [`FftElement`]). `rfft` of a complex array is an `Err` (NumPy drops the imaginary part with a warning);
+//!   `irfft` of a real array takes it as complex with zero imaginary parts, as NumPy does.
 //! - `irfft` ignores the imaginary parts of the zero-frequency point and (for even `n`) of
 //!   the Nyquist point, as NumPy does, on both backends. `irfftn`/`irfft2` of a spectrum that
 //!   is not the half spectrum of real data (not Hermitian along the complex axes) may differ

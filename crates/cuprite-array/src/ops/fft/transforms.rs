@@ -1,7 +1,7 @@
 //! The transforms as array methods: `fft`, `ifft`, `rfft`, `irfft` and their 2-D and N-D
 //! forms.
 
-use super::build::{DefaultAxes, complex_input, many_axes, one_axis, real_input};
+use super::build::{DefaultAxes, many_axes, one_axis, real_input};
 use super::desc::Kind;
 use super::element::FftElement;
 use super::norm::FftNorm;
@@ -71,8 +71,9 @@ impl<T: FftElement> Array<T> {
 
     /// The inverse of [`rfft`](Self::rfft): a Hermitian spectrum along `axis` to `n` real
     /// points (`None`: `2 (m − 1)` for `m` input points; the input is cropped or zero-padded
-    /// to `n / 2 + 1`). NumPy's `fft.irfft`. `Err` for a real array. The imaginary parts of
-    /// the zero-frequency point (and, for even `n`, of the last) are ignored.
+    /// to `n / 2 + 1`). NumPy's `fft.irfft`; a real array is taken as complex with zero
+    /// imaginary parts (as NumPy does). The imaginary parts of the zero-frequency point (and,
+    /// for even `n`, of the last) are ignored.
     ///
     /// ```
     /// use cuprite_array::{Array, Device, FftNorm};
@@ -81,10 +82,11 @@ impl<T: FftElement> Array<T> {
     /// let back = y.irfft(Some(5), 0, FftNorm::Backward)?.to_vec()?;
     /// assert!((back[4] - 5.0).abs() < 1e-12);
     /// assert_eq!(y.irfft(None, 0, FftNorm::Backward)?.shape(), &[4]); // 2 (3 - 1)
+    /// let flat = Array::<f64>::from_slice_on(Device::CPU, &[4.0, 0.0, 0.0], &[3])?;
+    /// assert_eq!(flat.irfft(None, 0, FftNorm::Backward)?.to_vec()?, [1.0; 4]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn irfft(&self, n: Option<usize>, axis: isize, norm: FftNorm) -> Result<Array<T::Real>> {
-        complex_input::<T>("irfft")?;
         one_axis(self.cast::<T::Complex>(), Kind::C2R, n, axis, norm, "irfft")
     }
 
@@ -218,7 +220,6 @@ impl<T: FftElement> Array<T> {
         axes: Option<&[isize]>,
         norm: FftNorm,
     ) -> Result<Array<T::Real>> {
-        complex_input::<T>("irfft2")?;
         let x = self.cast::<T::Complex>();
         many_axes(x, Kind::C2R, s, axes, DefaultAxes::LastTwo, norm, "irfft2")
     }
@@ -262,7 +263,6 @@ impl<T: FftElement> Array<T> {
         axes: Option<&[isize]>,
         norm: FftNorm,
     ) -> Result<Array<T::Real>> {
-        complex_input::<T>("irfftn")?;
         let x = self.cast::<T::Complex>();
         many_axes(x, Kind::C2R, s, axes, DefaultAxes::All, norm, "irfftn")
     }

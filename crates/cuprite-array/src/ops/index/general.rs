@@ -208,7 +208,7 @@ impl<T: Element> Array<T> {
                 _ => {}
             }
         }
-        let v = self.slice(&slices)?;
+        let v = self.slice_keep(&slices)?;
         let mut k = 0;
         for (arg, _) in &args {
             match arg {

@@ -185,10 +185,8 @@ pub(crate) fn normalize(
     }
     match mode {
         IndexMode::Clamp => Ok(i.clamp(0i64, ni - 1)),
-        IndexMode::Wrap => {
-            let r = i.rem(ni);
-            Array::select(&r.less(0i64), &r.try_add(ni)?, &r)
-        }
+        // The remainder takes the divisor's sign: already in [0, n).
+        IndexMode::Wrap => Ok(i.rem(ni)),
         IndexMode::Error => {
             let known = known_in_range(raw, n);
             let negative = raw.range().is_none_or(|r| r.lo < 0);

@@ -15,7 +15,7 @@ use crate::shape::{Layout, SliceArg, SliceSpec, numel};
 
 impl<T: Element> Array<T> {
     /// `self[slices] = value` (NumPy): `value` broadcast to the region the slices (see
-    /// [`slice`](Self::slice); an index keeps its axis with extent 1, steps may be negative)
+    /// [`slice`](Self::slice); an index drops its axis, steps may be negative)
     /// select. `self` becomes a new array; clones and views of the old one are unchanged.
     ///
     /// ```
@@ -48,17 +48,25 @@ impl<T: Element> Array<T> {
             });
         }
         let region: Vec<usize> = specs.iter().map(|s| s.len).collect();
-        let b = crate::shape::broadcast_shapes(value.shape(), &region).ok();
-        if b.as_deref() != Some(&region[..]) {
+        // The region as `slice` shows it: indexed axes dropped (NumPy's rule).
+        let shown: Vec<usize> = region
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| !matches!(slices.get(i), Some(SliceArg::Index(_))))
+            .map(|(_, &d)| d)
+            .collect();
+        let b = crate::shape::broadcast_shapes(value.shape(), &shown).ok();
+        if b.as_deref() != Some(&shown[..]) {
             return Err(Error::Shape(format!(
                 "assign: a value of shape {:?} does not broadcast to the region of shape \
-                 {region:?} that the slices select",
+                 {shown:?} that the slices select",
                 value.shape()
             )));
         }
         if numel(&region) == 0 {
             return Ok(());
         }
+        let value = value.broadcast_to(&shown)?.reshape(&region)?;
         let shape = self.shape().to_vec();
         let full = Layout::contiguous(&shape);
         let target = full.slice(&specs);

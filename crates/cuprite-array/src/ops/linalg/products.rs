@@ -7,7 +7,7 @@
 
 use super::gemm::{Act, Gemm, allow_tf32};
 use crate::array::{Array, check_devices};
-use crate::dtype::{DType, Element, Float, Numeric, Scalar};
+use crate::dtype::{DType, Float, Numeric, Scalar};
 use crate::error::{Error, Result};
 use crate::graph::{Epilogue, Node, Op};
 use crate::ops::elementwise::{binary_node, unary_node};
@@ -57,8 +57,10 @@ fn gemm_node(
 }
 
 /// NumPy's `matmul` (the `@` operator) on nodes.
-fn matmul_node<T: Element>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
-    check_dtype("matmul", T::DTYPE)?;
+fn matmul_node<T: Numeric>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
+    if !T::DTYPE.is_int() {
+        check_dtype("matmul", T::DTYPE)?;
+    }
     check_devices(&[&a.node, &b.node])?;
     let (sa, sb) = (a.shape(), b.shape());
     if sa.is_empty() || sb.is_empty() {
@@ -101,7 +103,21 @@ fn matmul_node<T: Element>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
     if sb.len() > 1 {
         out.push(xb[xb.len() - 1]);
     }
+    if T::DTYPE.is_int() {
+        return int_matmul(&a2, &b2, &out);
+    }
     Ok(Array::from_node(gemm_node(&a2.node, &b2.node, batch, out)?))
+}
+
+/// The integer product of `a` (`[..., m, k]`) and `b` (`[..., k, n]`) shaped `out`: the
+/// products `a[..., m, k, 1] * b[..., 1, k, n]` summed over `k` in one fused reduction (no
+/// library multiplies integers). Exact with NumPy's wrapping: each product wraps in `T`, the
+/// sum runs in 64 bits and wraps back to `T`, which equals the sum wrapped in `T` throughout.
+fn int_matmul<T: Numeric>(a: &Array<T>, b: &Array<T>, out: &[usize]) -> Result<Array<T>> {
+    let rows = a.expand_dims(-1)?;
+    let cols = b.expand_dims(-3)?;
+    let terms = rows.try_mul(&cols)?;
+    terms.sum_axes(&[-2], false)?.cast::<T>().reshape(out)
 }
 
 impl<T: Numeric> Array<T> {
@@ -114,8 +130,10 @@ impl<T: Numeric> Array<T> {
     /// on the result that the library can fold in — `+ bias` over the last axis, `* scalar`,
     /// then [`relu`](Self::relu) or [`gelu`](Self::gelu) — becomes part of the same call (see
     /// [`crate::stats::fused_epilogues`]). `f16`/`bf16` accumulate in `f32`; `f32` is full
-    /// precision unless [`crate::linalg::set_allow_tf32`] allows TF32. Integer products are an
-    /// `Err`; so are shapes whose contracted axes differ (the message names both shapes).
+    /// precision unless [`crate::linalg::set_allow_tf32`] allows TF32. Integer products are
+    /// exact and wrap as NumPy's do: a fused multiply-and-sum reduction on either backend (no
+    /// library call, so slower than a float GEMM). Shapes whose contracted axes differ are an
+    /// `Err` (the message names both shapes).
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
@@ -124,6 +142,8 @@ impl<T: Numeric> Array<T> {
     /// assert_eq!(a.matmul(&b)?.to_vec()?, [4.0, 5.0, 10.0, 11.0]);
     /// assert_eq!(a.t().matmul(&a)?.shape(), &[3, 3]); // the transpose is read in place
     /// assert!(a.matmul(&a).is_err()); // 3 ≠ 2
+    /// let i = Array::<i32>::from_slice_on(Device::CPU, &[1, -2, 3, 4], &[2, 2])?;
+    /// assert_eq!(i.matmul(&i)?.to_vec()?, [-5, -10, 15, 10]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn matmul(&self, rhs: &Array<T>) -> Result<Array<T>> {

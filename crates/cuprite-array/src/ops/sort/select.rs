@@ -286,15 +286,27 @@ impl<T: Element> Array<T> {
 
     /// The median along `axis` (`None`: of all elements): the middle element, or the mean of
     /// the two middle ones (NumPy), in the mean dtype (`f64` for integers); NaN when the
-    /// values include a NaN. An empty axis → `Err`.
+    /// values include a NaN. An empty axis gives NaN, as NumPy (which also warns).
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
     /// let a = Array::<i32>::from_slice_on(Device::CPU, &[4, 1, 3, 2], &[4])?;
     /// assert_eq!(a.median(None)?.item()?, 2.5);
+    /// let e = Array::<f32>::from_slice_on(Device::CPU, &[], &[2, 0])?;
+    /// assert!(e.median(None)?.item()?.is_nan());
+    /// assert_eq!(e.median(Some(1))?.shape(), &[2]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn median(&self, axis: Option<isize>) -> Result<Array<T::Mean>> {
+        KeySpec::of(T::DTYPE, "median")?;
+        let r = Rows::new(self, axis)?;
+        if r.n == 0 {
+            let nan = <T::Mean as Element>::from_scalar(f64::NAN.to_scalar());
+            let shape = r.shape_with(None);
+            return Ok(crate::device::with_device(r.device(), || {
+                Array::full(&shape, nan)
+            }));
+        }
         reduce_sorted(self, axis, "median", median_pick)
     }
 

@@ -41,7 +41,8 @@ impl<T: Element> Array<T> {
     }
 
     /// The distinct elements of the flattened array, sorted, with their counts, first indices
-    /// and the inverse map (NumPy's `unique` with all `return_*` options). Empty input gives
+    /// and the inverse map (NumPy's `unique` with all `return_*` options). The inverse has the
+    /// input's shape (NumPy 2): `values` taken at it rebuilds the input. Empty input gives
     /// empty outputs; complex → `Err`.
     ///
     /// ```
@@ -52,9 +53,18 @@ impl<T: Element> Array<T> {
     /// assert_eq!(u.counts.to_vec()?, [2, 1, 2]);
     /// assert_eq!(u.first.to_vec()?, [1, 3, 0]);
     /// assert_eq!(u.inverse.to_vec()?, [2, 0, 2, 1, 0]);
+    /// let m = Array::<i32>::from_slice_on(Device::CPU, &[3, 1, 3, 2], &[2, 2])?;
+    /// assert_eq!(m.unique()?.inverse.shape(), &[2, 2]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn unique(&self) -> Result<Unique<T>> {
+        let mut u = self.unique_flat()?;
+        u.inverse = u.inverse.reshape(self.shape())?;
+        Ok(u)
+    }
+
+    /// [`unique`](Self::unique) with a flat inverse.
+    fn unique_flat(&self) -> Result<Unique<T>> {
         let spec = KeySpec::of(T::DTYPE, "unique")?;
         let r = Rows::new(self, None)?;
         let device = r.device();
