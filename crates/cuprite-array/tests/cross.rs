@@ -272,7 +272,16 @@ fn narrow_negation_wraps() -> TestResult {
     };
     let neg = want(&|x, _| x.wrapping_neg());
     let abs = want(&|x, _| x.wrapping_abs());
-    let div = want(&|x, d| x.wrapping_div(d));
+    // Integer `/` floors (NumPy's `//`): the truncated quotient, one less when the remainder
+    // is non-zero and the signs differ; `MIN / -1` wraps.
+    let div = want(&|x, d| {
+        let q = x.wrapping_div(d);
+        if x.wrapping_rem(d) != 0 && ((x < 0) != (d < 0)) {
+            q - 1
+        } else {
+            q
+        }
+    });
     for d in [gpu(), Device::CPU] {
         let (n, a, q, n8) = with_device(d, || {
             let x = Array::<i16>::from_slice(&xs, &[xs.len()])?;

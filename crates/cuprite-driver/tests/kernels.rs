@@ -1102,7 +1102,7 @@ fn cluster_and_priority() -> TestResult {
             .launch(cfg)?
     };
     assert_eq!(stream.clone_dtoh(&size)?, vec![1; blocks as usize]);
-    // A grid that is not a multiple of the cluster is refused by the driver.
+    // A grid that is not a multiple of the cluster is refused before the driver is asked.
     // SAFETY: refused before running.
     let r = unsafe {
         stream
@@ -1112,7 +1112,7 @@ fn cluster_and_priority() -> TestResult {
             .cluster_dim((3, 1, 1))
             .launch(cfg)
     };
-    crate::assert_err(r, "Driver", "cuLaunchKernelEx");
+    crate::assert_err(r, "InvalidArgument", "clusters of (3, 1, 1)");
     Ok(())
 }
 

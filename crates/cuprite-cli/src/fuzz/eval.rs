@@ -143,7 +143,15 @@ fn movement<T: FuzzElem>(a: &Array<T>, m: &Move) -> Result<Array<T>, String> {
                     Err(i) => SliceArg::Index(i),
                 })
                 .collect();
-            a.slice(&args)
+            // An index drops its axis (NumPy's rule); the program's shapes keep it with
+            // extent 1, so it is put back, lowest axis first.
+            let mut r = a.slice(&args);
+            for (ax, x) in args.iter().enumerate() {
+                if matches!(x, SliceArg::Index(_)) {
+                    r = r.and_then(|v| v.expand_dims(ax as isize));
+                }
+            }
+            r
         }
         Move::BroadcastTo(s) => a.broadcast_to(s),
         Move::Flip(ax) => a.flip(ax),

@@ -455,9 +455,16 @@ impl Expr {
                         (err, mag)
                     }
                     Red::Prod => {
-                        let mag = i.mag.max(1.0).powf(n);
+                        // A complex factor's modulus is up to √2 times its components' bound, and
+                        // each complex product rounds up to √5 units (Brent, Percival, Zimmermann).
+                        let (grow, units) = if d.is_complex() {
+                            (std::f64::consts::SQRT_2, 3.0)
+                        } else {
+                            (1.0, 1.0)
+                        };
+                        let mag = (i.mag * grow).max(1.0).powf(n);
                         let err = if inexact_kind(d) {
-                            (i.err * n + 2.0 * (n + 1.0) * e) * mag
+                            (i.err * grow * n + 2.0 * units * (n + 1.0) * e) * mag
                         } else {
                             0.0
                         };

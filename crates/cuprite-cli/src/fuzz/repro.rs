@@ -253,7 +253,14 @@ impl Emit {
                                 Err(i) => slice_arg(&SliceArg::Index(i)),
                             })
                             .collect();
-                        format!("slice(&[{}])?", a.join(", "))
+                        // An index drops its axis; the program's shapes keep it with extent 1.
+                        let kept: String = args
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, x)| x.is_err())
+                            .map(|(ax, _)| format!(".expand_dims({ax})?"))
+                            .collect();
+                        format!("slice(&[{}])?{kept}", a.join(", "))
                     }
                     Move::BroadcastTo(s) => format!("broadcast_to(&{s:?})?"),
                     Move::Flip(a) => format!("flip(&{a:?})?"),
