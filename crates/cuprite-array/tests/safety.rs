@@ -77,9 +77,10 @@ fn raw_pointer_shape_overflow(d: Device) -> TestResult {
     })
 }
 
-/// Memory of a stream-ordered pool reports no context: it is adopted when its pool lets the
-/// device read and write, and the array holds its values; memory of another context's
-/// synchronous allocation is refused.
+/// Memory of a stream-ordered pool reports no context: memory of the device's default pool (the
+/// primary context's, the library's own) is adopted and the array holds its values; memory of
+/// an owned context's pool (destroyed with that context) and of another context's synchronous
+/// allocation is refused.
 fn raw_pointer_pool_memory() -> TestResult {
     with_device(Device::cuda(0), || -> TestResult {
         let owned =
@@ -98,9 +99,23 @@ fn raw_pointer_pool_memory() -> TestResult {
         let info = pointer_info(ptr)?;
         assert_eq!(info.owner(), Owner::Pool, "{info:?}");
         assert!(info.pool_grants_read_write(0)?);
-        // SAFETY: the start of a live pool allocation of n f32 on device 0, given up above,
-        // with no pending work.
-        let a = unsafe { Array::<f32>::new_from_device_ptr(ptr as *mut f32, &[n]) }?;
+        // An owned context's pool is destroyed with the context: refused, nothing taken over.
+        // SAFETY: refused before anything is taken over.
+        let e = unsafe { Array::<f32>::new_from_device_ptr(ptr as *mut f32, &[n]) }
+            .expect_err("memory of an owned context's pool");
+        assert!(e.to_string().contains("other than the default"), "{e}");
+        // SAFETY: the allocation made above, owned by nobody else; freed the way it was made.
+        drop(unsafe { DeviceBuffer::<f32>::from_raw_parts(ptr, n, &s) });
+        // The primary context's pool, the one the library allocates from, is taken.
+        let primary = Context::new(0)?;
+        let ps = primary.new_stream()?;
+        let pbuf = ps.clone_htod(&h)?;
+        ps.synchronize()?;
+        let pptr = pbuf.leak();
+        assert_eq!(pointer_info(pptr)?.owner(), Owner::Pool);
+        // SAFETY: the start of a live allocation of n f32 of the device's default pool, given
+        // up above, with no pending work.
+        let a = unsafe { Array::<f32>::new_from_device_ptr(pptr as *mut f32, &[n]) }?;
         let want: f64 = h.iter().map(|&x| x as f64).sum();
         let got = a.sum()?.item()? as f64;
         assert!((got - want).abs() < 1e-4 * n as f64, "{got} vs {want}");

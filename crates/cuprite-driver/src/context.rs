@@ -274,6 +274,12 @@ impl Context {
         self.deferred.push(operation.into(), e);
     }
 
+    /// The handle of the stream-ordered pool this context allocates from, if it has one
+    /// (compared, never used to call the driver, outside this crate's pool code).
+    pub(crate) fn pool_raw(&self) -> Option<sys::CUmemoryPool> {
+        self.pool.raw_handle()
+    }
+
     /// Returns (and clears) the oldest error deferred from a `Drop` or host function, if any,
     /// without making a driver call.
     pub fn check_deferred(&self) -> Result<()> {

@@ -63,6 +63,14 @@ impl PointerInfo {
         !self.context.is_null() && self.context != ctx.raw()
     }
 
+    /// Whether the memory came from the stream-ordered pool that `ctx` allocates from (a
+    /// primary context's is its device's default pool, which lives as long as the device; an
+    /// owned context's is its own, destroyed with it). `false` for memory of no pool, of
+    /// another pool, or where `ctx` uses no pool.
+    pub fn from_pool_of(&self, ctx: &Context) -> bool {
+        !self.pool.is_null() && ctx.pool_raw() == Some(self.pool)
+    }
+
     /// What owns the allocation: a context, a stream-ordered pool, or neither.
     pub fn owner(&self) -> Owner {
         if !self.context.is_null() {

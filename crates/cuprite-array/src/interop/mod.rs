@@ -28,12 +28,13 @@
 //!    device) by the first array kernel that reads it. [`Array::into_buffer`] gives it back.
 //! 2. **From a raw allocation** (`cuMemAlloc`, `cuMemAllocAsync`, another library):
 //!    `unsafe` [`Array::new_from_device_ptr`] takes ownership: the pointer must be the start of
-//!    an allocation of the array device's primary context, or of a stream-ordered memory pool
-//!    that grants the device read-write access, large enough for the shape, with no
+//!    an allocation of the array device's primary context, or of that device's default
+//!    stream-ordered memory pool (the one the library allocates from), large enough for the
+//!    shape, with no
 //!    pending work on other streams (finish pending CUDA work first), and nobody
 //!    else may free it. The library frees it when the last array is dropped, unless the array
 //!    is locked then (see below). A null, misaligned, host, other-device or other-context
-//!    pointer, pool memory the device may not write, memory of neither a context nor a pool,
+//!    pointer, memory of another pool, memory of neither a context nor a pool,
 //!    one that is not the start of a large enough allocation, or a shape whose byte count
 //!    overflows, is an `Err` (the function's Safety section lists what is checked).
 //!
@@ -122,8 +123,8 @@ fn cuda_devices() -> usize {
 }
 
 /// Checks that `ptr` is the start of a device allocation of CUDA device `ordinal` holding at
-/// least `bytes`, owned either by that device's primary context (the array library's) or by a
-/// stream-ordered pool that grants the device read-write access.
+/// least `bytes`, owned either by that device's primary context (the array library's) or by its
+/// default stream-ordered pool (the one the library allocates from).
 fn check_device_pointer(ptr: u64, bytes: usize, align: usize, ordinal: usize) -> Result<()> {
     if ptr == 0 {
         return Err(Error::InvalidArgument("a null device pointer".into()));
@@ -160,6 +161,16 @@ fn check_device_pointer(ptr: u64, bytes: usize, align: usize, ordinal: usize) ->
         // Pool memory belongs to a device's pool, not to a context: usable (and freeable with
         // cuMemFreeAsync) from the primary context when the pool lets the device read and write.
         Owner::Pool => {
+            // Another pool (one an owned context made, or a library's) may be destroyed by its
+            // owner while the array still holds its memory: only the pool the array library
+            // allocates from itself, which lives as long as the device, is taken.
+            if !info.from_pool_of(&st.ctx) {
+                return Err(Error::DeviceMismatch(format!(
+                    "{ptr:#x} comes from a stream-ordered memory pool other than the default \
+                     pool of CUDA device {ordinal} (the one the array library allocates \
+                     from): its owner could destroy the pool while the array holds the memory"
+                )));
+            }
             if !info.pool_grants_read_write(ordinal)? {
                 return Err(Error::DeviceMismatch(format!(
                     "{ptr:#x} comes from a stream-ordered memory pool that does not grant CUDA \
@@ -232,10 +243,11 @@ impl<T: Element> Array<T> {
     /// is aligned for `T`, is device memory (not host, managed or array memory) of the current
     /// device, is the start of its allocation, and the allocation holds `shape`'s bytes. The
     /// allocation's owner must be either the device's primary context (memory of another
-    /// context is refused: the driver names the context) or a stream-ordered memory pool
-    /// (`cuMemAllocAsync`, `cuMemAllocFromPoolAsync`; the driver names the pool and no context,
-    /// so the context that was current at allocation is not known) that grants the device
-    /// read-write access (`cuMemPoolGetAccess`). Memory with neither owner (e.g. a
+    /// context is refused: the driver names the context) or the device's default stream-ordered
+    /// memory pool, the one the library allocates from (`cuMemAllocAsync` while the primary
+    /// context is current; the driver names the pool and no context). Memory of any other pool
+    /// (an owned context's, a library's own) is refused: its owner could destroy the pool while
+    /// the array holds the memory. Memory with neither owner (e.g. a
     /// `cuMemMap` mapping) is refused. Not checked: the values, other owners, pending work.
     pub unsafe fn new_from_device_ptr(ptr: *mut T, shape: &[usize]) -> Result<Self> {
         // Checked first: a byte count that wrapped would pass the allocation-size check below.

@@ -181,6 +181,11 @@ impl MemoryPool {
         self.set_attr(A::CU_MEMPOOL_ATTR_USED_MEM_HIGH, 0)
     }
 
+    /// The pool's handle; `None` where the device has no pools.
+    pub(crate) fn raw_handle(&self) -> Option<sys::CUmemoryPool> {
+        (!self.raw.is_null()).then_some(self.raw)
+    }
+
     /// Destroys a pool created for an owned context. Call only once every allocation of it was
     /// freed and those frees completed.
     pub(crate) fn destroy_if_owned(&mut self) {
