@@ -51,6 +51,7 @@ mod array;
 mod array_async;
 pub(crate) mod backend;
 pub(crate) mod codegen;
+#[cfg(feature = "capture")]
 mod compile;
 mod creation;
 pub mod device;
@@ -78,6 +79,7 @@ pub(crate) mod util;
 
 pub use array::{Array, Operand, eval_many};
 pub use backend::cuda::set_vectorize;
+#[cfg(feature = "capture")]
 pub use compile::{Compiled, DEFAULT_GRAPH_LIMIT, compile};
 pub use device::{
     Backend, Device, current_device, default_backend, default_backend_name, device_count,

@@ -88,9 +88,11 @@ thread_local! {
 /// buffer kept for reuse is handed out on this thread (a graph would keep its address while
 /// the list hands it to other work), and host reads and synchronisations are refused
 /// ([`refuse_in_capture`]).
+#[cfg_attr(not(feature = "capture"), allow(dead_code))]
 pub(crate) struct CaptureFlag(bool);
 
 impl CaptureFlag {
+    #[cfg_attr(not(feature = "capture"), allow(dead_code))]
     pub(crate) fn set() -> CaptureFlag {
         CaptureFlag(CAPTURING.with(|c| c.replace(true)))
     }

@@ -5,6 +5,7 @@
 
 mod async_await;
 mod bad_input;
+#[cfg(feature = "capture")]
 mod capture;
 mod codegen;
 mod common;
@@ -52,6 +53,7 @@ fn main() {
     let mut tests = common::tests();
     tests.extend(async_await::tests());
     tests.extend(bad_input::tests());
+    #[cfg(feature = "capture")]
     tests.extend(capture::tests());
     tests.extend(codegen::tests());
     tests.extend(cross::tests());
