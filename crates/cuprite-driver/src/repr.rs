@@ -156,7 +156,7 @@ unsafe impl<T> DeviceRepr for PhantomData<T> {}
 /// use cuprite_driver::DevicePtr;
 ///
 /// let p: DevicePtr<f32> = DevicePtr::new(0x7f00_0000_0000);
-/// assert_eq!(p.offset(4).addr(), 0x7f00_0000_0010);
+/// assert_eq!(p.offset(4).map(DevicePtr::addr), Some(0x7f00_0000_0010));
 /// assert!(DevicePtr::<u8>::null().is_null());
 /// ```
 #[repr(transparent)]
