@@ -29,6 +29,7 @@ mod props_ops;
 mod rows;
 mod safety;
 mod scan;
+mod signed_zero;
 mod small;
 mod sort;
 mod stats;
@@ -74,6 +75,7 @@ fn main() {
     tests.extend(rows::tests());
     tests.extend(safety::tests());
     tests.extend(scan::tests());
+    tests.extend(signed_zero::tests());
     tests.extend(small::tests());
     tests.extend(sort::tests());
     tests.extend(stats::tests());

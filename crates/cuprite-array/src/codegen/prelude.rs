@@ -13,8 +13,8 @@ typedef long long i64t;
 template<typename T, int N> struct __align__(sizeof(T) * N) VecN { T v[N]; };
 __device__ __forceinline__ float finf() { return __int_as_float(0x7f800000); }
 __device__ __forceinline__ double dinf() { return __longlong_as_double(0x7ff0000000000000LL); }
-template<typename T> __device__ __forceinline__ T nmin(T a, T b) { return (a != a) ? a : ((b != b || b < a) ? b : a); }
-template<typename T> __device__ __forceinline__ T nmax(T a, T b) { return (a != a) ? a : ((b != b || b > a) ? b : a); }
+template<typename T> __device__ __forceinline__ T nmin(T a, T b) { return (a != a) ? a : ((b != b || b < a || (b == a && signbit(b))) ? b : a); }
+template<typename T> __device__ __forceinline__ T nmax(T a, T b) { return (a != a) ? a : ((b != b || b > a || (b == a && !signbit(b))) ? b : a); }
 template<typename T> __device__ __forceinline__ T fsign(T x) { return (x != x || x == (T)0) ? x : (x > (T)0 ? (T)1 : (T)-1); }
 template<typename T, typename F> __device__ __forceinline__ T f2i(F x, T lo, T hi) {
   return x != x ? (T)0 : (x <= (F)lo ? lo : (x >= (F)hi ? hi : (T)x));

@@ -246,7 +246,7 @@ fn identity(op: ScanKind, d: DType) -> String {
 
 /// The operator on `a` and `b` of dtype `d` (C expression). Sums and products wrap for
 /// integers and do not round between steps for the half types (kept in `float`); max and min
-/// propagate the first NaN and keep the earlier operand on ties.
+/// propagate the first NaN, order `-0.0` below `+0.0` and keep the earlier operand on other ties.
 fn operator(op: ScanKind, d: DType) -> String {
     let ed = match d {
         DType::F16 | DType::BF16 => DType::F32,
@@ -256,8 +256,12 @@ fn operator(op: ScanKind, d: DType) -> String {
     match op {
         ScanKind::Sum => binary_expr(BinaryOp::Add, ed, "a", "b"),
         ScanKind::Prod => binary_expr(BinaryOp::Mul, ed, "a", "b"),
-        ScanKind::Max if d.is_float() => "((a != a) ? a : ((b != b) ? b : (b > a ? b : a)))".into(),
-        ScanKind::Min if d.is_float() => "((a != a) ? a : ((b != b) ? b : (b < a ? b : a)))".into(),
+        ScanKind::Max if d.is_float() => {
+            "((a != a) ? a : ((b != b) ? b : ((b > a || (b == a && !signbit(b))) ? b : a)))".into()
+        }
+        ScanKind::Min if d.is_float() => {
+            "((a != a) ? a : ((b != b) ? b : ((b < a || (b == a && signbit(b))) ? b : a)))".into()
+        }
         ScanKind::Max => "(b > a ? b : a)".into(),
         ScanKind::Min => "(b < a ? b : a)".into(),
     }

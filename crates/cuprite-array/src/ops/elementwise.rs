@@ -335,7 +335,7 @@ impl<T: Ordered> Array<T> {
     pub fn try_greater_equal(&self, rhs: impl Operand<T>) -> Result<Array<bool>> {
         self.try_bin(rhs, BinaryOp::Ge)
     }
-    /// Pairwise minimum (NaN if either is NaN).
+    /// Pairwise minimum (NaN if either is NaN; `minimum(0.0, -0.0)` is `-0.0`).
     ///
     /// # Panics
     /// When the shapes do not broadcast or the devices differ; [`try_minimum`](Self::try_minimum)
@@ -349,7 +349,7 @@ impl<T: Ordered> Array<T> {
     pub fn try_minimum(&self, rhs: impl Operand<T>) -> Result<Array<T>> {
         self.try_bin(rhs, BinaryOp::Min)
     }
-    /// Pairwise maximum (NaN if either is NaN).
+    /// Pairwise maximum (NaN if either is NaN; `maximum(-0.0, 0.0)` is `0.0`).
     ///
     /// # Panics
     /// When the shapes do not broadcast or the devices differ; [`try_maximum`](Self::try_maximum)

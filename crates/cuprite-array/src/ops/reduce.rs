@@ -239,7 +239,8 @@ impl<T: Numeric + Ordered> Array<T> {
 }
 
 impl<T: Ordered> Array<T> {
-    /// Smallest element (NaN if any is NaN).
+    /// Smallest element (NaN if any is NaN; `-0.0` counts as below `+0.0`, so the zero returned
+    /// does not depend on the reduction order).
     pub fn min(&self) -> Result<Array<T>> {
         self.red(ReduceOp::Min, None, false)
     }
@@ -247,7 +248,7 @@ impl<T: Ordered> Array<T> {
     pub fn min_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T>> {
         self.red(ReduceOp::Min, Some(axes), keepdims)
     }
-    /// Largest element (NaN if any is NaN).
+    /// Largest element (NaN if any is NaN; `+0.0` counts as above `-0.0`).
     pub fn max(&self) -> Result<Array<T>> {
         self.red(ReduceOp::Max, None, false)
     }

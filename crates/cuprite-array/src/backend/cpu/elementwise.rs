@@ -129,19 +129,47 @@ pub(crate) fn unary(op: UnaryOp, d: DType, v: &Vals) -> Vals {
     }
 }
 
-pub(super) fn fmin<T: PartialOrd + Copy>(x: T, y: T, nan: impl Fn(T) -> bool) -> T {
-    if nan(x) {
+/// A float for [`fmin`] and [`fmax`]: NaN and sign-bit tests.
+pub(super) trait MinMaxFloat: PartialOrd + Copy {
+    /// Whether the value is a NaN.
+    fn nan(self) -> bool;
+    /// Whether the sign bit is set (`-0.0` included).
+    fn negative(self) -> bool;
+}
+impl MinMaxFloat for f32 {
+    fn nan(self) -> bool {
+        self.is_nan()
+    }
+    fn negative(self) -> bool {
+        self.is_sign_negative()
+    }
+}
+impl MinMaxFloat for f64 {
+    fn nan(self) -> bool {
+        self.is_nan()
+    }
+    fn negative(self) -> bool {
+        self.is_sign_negative()
+    }
+}
+
+/// The smaller of `x` and `y`: NaN if either is NaN (the first one), and `-0.0` below `+0.0`
+/// (IEEE 754-2019 `minimum`), so a reduction's result does not depend on its order.
+pub(super) fn fmin<T: MinMaxFloat>(x: T, y: T) -> T {
+    if x.nan() {
         x
-    } else if nan(y) || y < x {
+    } else if y.nan() || y < x || (y == x && y.negative()) {
         y
     } else {
         x
     }
 }
-pub(super) fn fmax<T: PartialOrd + Copy>(x: T, y: T, nan: impl Fn(T) -> bool) -> T {
-    if nan(x) {
+/// The larger of `x` and `y`: NaN if either is NaN (the first one), and `+0.0` above `-0.0`
+/// (IEEE 754-2019 `maximum`).
+pub(super) fn fmax<T: MinMaxFloat>(x: T, y: T) -> T {
+    if x.nan() {
         x
-    } else if nan(y) || y > x {
+    } else if y.nan() || y > x || (y == x && !y.negative()) {
         y
     } else {
         x
@@ -170,8 +198,8 @@ macro_rules! float_binary {
             }),
             Fmod => map2!(a, b, $Var, |x: $T, y: $T| x % y),
             Pow => map2!(a, b, $Var, |x: $T, y: $T| x.powf(y)),
-            Min => map2!(a, b, $Var, |x: $T, y: $T| fmin(x, y, |v: $T| v.is_nan())),
-            Max => map2!(a, b, $Var, |x: $T, y: $T| fmax(x, y, |v: $T| v.is_nan())),
+            Min => map2!(a, b, $Var, |x: $T, y: $T| fmin(x, y)),
+            Max => map2!(a, b, $Var, |x: $T, y: $T| fmax(x, y)),
             Atan2 => map2!(a, b, $Var, |x: $T, y: $T| x.atan2(y)),
             Hypot => map2!(a, b, $Var, |x: $T, y: $T| x.hypot(y)),
             Eq => map2!(a, b, U64, |x: $T, y: $T| (x == y) as u64),

@@ -85,8 +85,8 @@ fn combine(op: ReduceOp, a: Acc, b: Acc) -> Acc {
     match (op, a, b) {
         (Sum, Acc::F(x), Acc::F(y)) => Acc::F(x + y),
         (Prod, Acc::F(x), Acc::F(y)) => Acc::F(x * y),
-        (Min, Acc::F(x), Acc::F(y)) => Acc::F(fmin(x, y, f64::is_nan)),
-        (Max, Acc::F(x), Acc::F(y)) => Acc::F(fmax(x, y, f64::is_nan)),
+        (Min, Acc::F(x), Acc::F(y)) => Acc::F(fmin(x, y)),
+        (Max, Acc::F(x), Acc::F(y)) => Acc::F(fmax(x, y)),
         (Sum, Acc::C(x), Acc::C(y)) => Acc::C(x + y),
         (Prod, Acc::C(x), Acc::C(y)) => Acc::C(c64::new(
             x.re * y.re - x.im * y.im,
@@ -141,10 +141,10 @@ fn fold(op: ReduceOp, mut acc: Acc, v: &Vals, base: usize) -> Acc {
                 (Sum, Vals::F64(v)) => x += v.iter().sum::<f64>(),
                 (Prod, Vals::F32(v)) => v.iter().for_each(|&y| x *= y as f64),
                 (Prod, Vals::F64(v)) => v.iter().for_each(|&y| x *= y),
-                (Min, Vals::F32(v)) => v.iter().for_each(|&y| x = fmin(x, y as f64, f64::is_nan)),
-                (Min, Vals::F64(v)) => v.iter().for_each(|&y| x = fmin(x, y, f64::is_nan)),
-                (Max, Vals::F32(v)) => v.iter().for_each(|&y| x = fmax(x, y as f64, f64::is_nan)),
-                (Max, Vals::F64(v)) => v.iter().for_each(|&y| x = fmax(x, y, f64::is_nan)),
+                (Min, Vals::F32(v)) => v.iter().for_each(|&y| x = fmin(x, y as f64)),
+                (Min, Vals::F64(v)) => v.iter().for_each(|&y| x = fmin(x, y)),
+                (Max, Vals::F32(v)) => v.iter().for_each(|&y| x = fmax(x, y as f64)),
+                (Max, Vals::F64(v)) => v.iter().for_each(|&y| x = fmax(x, y)),
                 _ => unreachable!(),
             }
             Acc::F(x)

@@ -53,8 +53,8 @@ macro_rules! float_acc {
                 match k {
                     ScanKind::Sum => a + b,
                     ScanKind::Prod => a * b,
-                    ScanKind::Max => first_nan(a, b, b > a),
-                    ScanKind::Min => first_nan(a, b, b < a),
+                    ScanKind::Max => first_nan(a, b, b > a || (b == a && b.is_sign_positive())),
+                    ScanKind::Min => first_nan(a, b, b < a || (b == a && b.is_sign_negative())),
                 }
             }
             fn identity(k: ScanKind, _: DType) -> Self {
