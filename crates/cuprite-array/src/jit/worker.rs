@@ -19,17 +19,23 @@ pub(crate) enum Job {
     Interpreter { st: &'static DeviceState },
 }
 
-/// The jobs not started, how many are queued or running, and whether the thread runs.
+/// The jobs not started, how many are queued or running, whether the thread runs, and how
+/// many jobs were ever queued and have ended (run or dropped). One thread takes the jobs in
+/// queue order, so `ended >= n` means the first `n` jobs queued have all ended.
 struct Queue {
     jobs: VecDeque<Job>,
     pending: usize,
     thread_started: bool,
+    queued: u64,
+    ended: u64,
 }
 
 static QUEUE: Mutex<Queue> = Mutex::new(Queue {
     jobs: VecDeque::new(),
     pending: 0,
     thread_started: false,
+    queued: 0,
+    ended: 0,
 });
 static CHANGED: Condvar = Condvar::new();
 
@@ -56,6 +62,7 @@ pub(crate) fn queue(job: Job) {
     let mut q = lock();
     q.jobs.push_back(job);
     q.pending += 1;
+    q.queued += 1;
     if !q.thread_started {
         let started = std::thread::Builder::new()
             .name("cuprite-array-jit".into())
@@ -68,7 +75,11 @@ pub(crate) fn queue(job: Job) {
             let jobs: Vec<Job> = q.jobs.drain(..).collect();
             q.pending -= jobs.len();
             drop(q);
-            jobs.into_iter().for_each(run);
+            for job in jobs {
+                run(job);
+                lock().ended += 1;
+                CHANGED.notify_all();
+            }
             return;
         }
     }
@@ -94,6 +105,7 @@ fn worker() {
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(job)));
         let mut q = lock();
         q.pending -= 1;
+        q.ended += 1;
         CHANGED.notify_all();
     }
 }
@@ -162,6 +174,7 @@ extern "C" fn at_exit() {
     let dropped = q.jobs.len();
     q.jobs.clear();
     q.pending -= dropped;
+    q.ended += dropped as u64;
     if q.pending > 0 || dropped > 0 {
         trace_note(&format!(
             "at exit: {dropped} background builds dropped, waiting for the one in progress"
@@ -172,12 +185,15 @@ extern "C" fn at_exit() {
     }
 }
 
-/// Waits until every optimised build started in the background is done (they replace the
-/// quick first builds of new expressions), and the math library's build if one is under way.
-/// For benchmarks of steady-state kernels, and for tests that count compilations.
+/// Waits until the background builds queued before this call are done: the optimised builds
+/// that replace the quick first builds of new expressions, and the math library's build if one
+/// is under way. Builds that other threads queue after the call are not waited for, so a
+/// thread that keeps compiling new expressions cannot hold this call up. For benchmarks of
+/// steady-state kernels, and for tests that count compilations.
 pub fn wait_tier_up() {
     let mut q = lock();
-    while q.pending > 0 {
+    let ticket = q.queued;
+    while q.ended < ticket {
         q = CHANGED.wait(q).unwrap_or_else(|e| e.into_inner());
     }
 }
