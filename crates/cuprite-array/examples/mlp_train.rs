@@ -340,7 +340,7 @@ fn check_gradients() -> Result<(), Box<dyn std::error::Error>> {
             .sum::<f64>();
         let largest = want.v.iter().fold(0.0f64, |m, w| m.max(w.abs()));
         // bf16 keeps 8 significant bits: z1, h, out − y and the gradients are each rounded.
-        if !(err.sqrt() <= 3e-2 * norm) {
+        if err.is_nan() || err.sqrt() > 3e-2 * norm {
             return Err(format!(
                 "{name}: relative error {:.3e} against the f64 host gradient (norm {norm:.3e})",
                 err.sqrt() / norm
@@ -352,7 +352,7 @@ fn check_gradients() -> Result<(), Box<dyn std::error::Error>> {
             .iter()
             .zip(&want.v)
             .enumerate()
-            .find(|(_, (g, w))| !((*g - *w).abs() <= 6e-2 * largest))
+            .find(|(_, (g, w))| (*g - *w).is_nan() || (*g - *w).abs() > 6e-2 * largest)
         {
             return Err(format!("{name}[{i}]: {g}, the f64 host gradient is {w}").into());
         }
@@ -409,7 +409,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     cuprite_array::sync(cuprite_array::current_device())?;
     let elapsed = start.elapsed();
-    if let Some(w) = losses.windows(2).find(|w| !(w[1] < w[0])) {
+    if let Some(w) = losses.windows(2).find(|w| w[1].is_nan() || w[1] >= w[0]) {
         return Err(format!("the loss did not fall: {} then {} ({losses:?})", w[0], w[1]).into());
     }
     println!(
