@@ -339,8 +339,9 @@ fn check_gradients() -> Result<(), Box<dyn std::error::Error>> {
             .map(|(g, w)| (g - w) * (g - w))
             .sum::<f64>();
         let largest = want.v.iter().fold(0.0f64, |m, w| m.max(w.abs()));
-        // bf16 keeps 8 significant bits: z1, h, out − y and the gradients are each rounded.
-        if err.is_nan() || err.sqrt() > 3e-2 * norm {
+        // bf16 keeps 8 significant bits: z1, h, out − y and the gradients are each rounded
+        // (about 0.4% in all); a derivative off by 10% in one of its terms is 2% off.
+        if err.is_nan() || err.sqrt() > 1.5e-2 * norm {
             return Err(format!(
                 "{name}: relative error {:.3e} against the f64 host gradient (norm {norm:.3e})",
                 err.sqrt() / norm
@@ -352,7 +353,7 @@ fn check_gradients() -> Result<(), Box<dyn std::error::Error>> {
             .iter()
             .zip(&want.v)
             .enumerate()
-            .find(|(_, (g, w))| (*g - *w).is_nan() || (*g - *w).abs() > 6e-2 * largest)
+            .find(|(_, (g, w))| (*g - *w).is_nan() || (*g - *w).abs() > 3e-2 * largest)
         {
             return Err(format!("{name}[{i}]: {g}, the f64 host gradient is {w}").into());
         }
