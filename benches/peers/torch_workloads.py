@@ -9,7 +9,14 @@ PyTorch eager and under torch.compile:
   matrix product, argmin, index_add_ of the points and bincount of the labels, new centroids
   (an empty cluster keeps its centroid);
 - spectral_poisson: a 4096² float32 periodic Poisson solve: rfft2, a multiplication by
-  -1/(kx² + ky²) (0 at the mean), irfft2.
+  -1/(kx² + ky²) (0 at the mean), irfft2;
+- mlp_train: one SGD step of a bfloat16 1024-4096-1024 perceptron with tanh-GELU on a batch of
+  4096: out = gelu(x W1 + b1) W2 + b2, loss 0.5 * sum((out - y)^2) / batch (in float32), the
+  gradients by autograd (torch.autograd.grad; under torch.compile the loss function is compiled,
+  so its backward is too), the update p -= lr * grad (one foreach kernel);
+- nbody: one symplectic Euler step of 16,384 float32 bodies under softened gravity (G = 1,
+  eps^2 = 0.01, dt = 1e-3): the pair differences by broadcasting (1,N,3) - (N,1,3), the
+  accelerations summed over the second body, v += a dt, r += v dt.
 Device work is timed with CUDA events around K back-to-back calls after warm-up; the median over
 the repeats, divided by K, is printed in ms. This script computes no ratio:
 `cuprite bench --peers FILE` does.
@@ -55,6 +62,31 @@ def poisson(f, inverse):
     return torch.fft.irfft2(torch.fft.rfft2(f) * inverse, s=(n, n))
 
 
+def mlp_loss(x, y, w1, b1, w2, b2):
+    h = torch.nn.functional.gelu(torch.addmm(b1, x, w1), approximate="tanh")
+    out = torch.addmm(b2, h, w2)
+    diff = (out - y).float()
+    return (diff * diff).sum() * (0.5 / x.shape[0])
+
+
+def mlp_step(loss_fn, params, x, y, lr):
+    loss = loss_fn(x, y, *params)
+    grads = torch.autograd.grad(loss, params)
+    with torch.no_grad():
+        torch._foreach_add_(params, grads, alpha=-lr)
+    return loss
+
+
+def nbody_step(pos, vel, mass, eps2=0.01, dt=1e-3):
+    n = pos.shape[0]
+    d = pos.reshape(1, n, 3) - pos.reshape(n, 1, 3)
+    r2 = (d * d).sum(2, keepdim=True) + eps2
+    inv = torch.rsqrt(r2)
+    acc = (d * (inv * inv * inv * mass.reshape(1, n, 1))).sum(1)
+    vel2 = vel + acc * dt
+    return pos + vel2 * dt, vel2
+
+
 def main():
     quick = "--quick" in sys.argv
     reps = int(sys.argv[sys.argv.index("--repeats") + 1]) if "--repeats" in sys.argv else (5 if quick else 20)
@@ -95,9 +127,46 @@ def main():
     compiled_poisson = torch.compile(poisson, dynamic=False)
     timed("spectral_poisson_compile_ms", lambda: compiled_poisson(f, inverse))
 
+    del f, ky, kx, k2, at_mean, inverse
+
+    batch = 512 if quick else 4096
+    d_in, hidden, d_out = batch // 4, batch, batch // 4
+
+    def normal(*shape, scale=1.0):
+        return (torch.randn(*shape, device="cuda", generator=g) * scale).to(torch.bfloat16)
+
+    params = [
+        normal(d_in, hidden, scale=d_in ** -0.5),
+        normal(hidden, scale=0.1),
+        normal(hidden, d_out, scale=hidden ** -0.5),
+        normal(d_out, scale=0.1),
+    ]
+    for p_ in params:
+        p_.requires_grad_(True)
+    xb, yb = normal(batch, d_in), normal(batch, d_out)
+    lr = 1.0 / hidden
+    timed("mlp_train_eager_ms", lambda: mlp_step(mlp_loss, params, xb, yb, lr))
+    compiled_loss = torch.compile(mlp_loss, dynamic=False)
+    timed("mlp_train_compile_ms", lambda: mlp_step(compiled_loss, params, xb, yb, lr))
+    del params, xb, yb
+
+    bodies = 2048 if quick else 16384
+    pos = torch.randn(bodies, 3, device="cuda", generator=g)
+    vel = torch.randn(bodies, 3, device="cuda", generator=g) * 0.1
+    mass = (torch.rand(bodies, device="cuda", generator=g) + 0.5) / bodies
+    timed("nbody_eager_ms", lambda: nbody_step(pos, vel, mass))
+    compiled_nbody = torch.compile(nbody_step, dynamic=False)
+    timed("nbody_compile_ms", lambda: compiled_nbody(pos, vel, mass))
+
     res["peer"] = f"PyTorch {torch.__version__}"
     res["method"] = f"CUDA events around {calls} back-to-back calls"
-    res["sizes"] = {"black_scholes": n, "kmeans": m, "spectral_poisson": p}
+    res["sizes"] = {
+        "black_scholes": n,
+        "kmeans": m,
+        "spectral_poisson": p,
+        "mlp_train": f"batch {batch}, {d_in}-{hidden}-{d_out}",
+        "nbody": bodies,
+    }
     for key, val in res.items():
         print(f"{key:30} {val:.4g}" if isinstance(val, float) else f"{key:30} {val}")
     if "--json" in sys.argv:

@@ -40,6 +40,16 @@
 //! DLPack with PyTorch, CuPy and JAX; `ndarray` (feature `ndarray`).
 //!
 //! Tuning knobs (JIT tiers, caches, vectorisation) are in [`jit`].
+//!
+//! # Whole programs
+//!
+//! The crate's examples are programs that check their own results, on the CPU and on the GPU
+//! (`cargo run --release -p cuprite-array --example NAME`): `black_scholes` (option prices, one
+//! fused kernel each), `kmeans` (Lloyd's iterations: a matrix product, an argmin, a
+//! scatter-add), `spectral_poisson` (a 2-D Poisson solve by FFT), `mlp_train` (a bf16
+//! perceptron's training step with its backward pass written with array operations) and
+//! `nbody` (all-pairs gravity by broadcasting, reduced in one fused kernel). Each has a
+//! `cuprite bench workloads/NAME` figure beside PyTorch eager and `torch.compile`.
 #![deny(missing_docs)]
 #![allow(
     clippy::needless_range_loop,

@@ -113,7 +113,10 @@ enum Command {
         /// List the selected benchmarks and exit.
         #[arg(long)]
         list: bool,
-        /// Also print the figures as rows for docs/PERFORMANCE.md.
+        /// Also print every figure as a Markdown table row (device, date, figure, median with
+        /// min and max, ceiling, ratio, target, met), for notes in docs/perf-log/. The headline
+        /// table of docs/PERFORMANCE.md is not made from these rows: `cuprite bench-report`
+        /// writes it from a `--json` report taken with `--peers`.
         #[arg(long)]
         markdown: bool,
         /// Write SVG charts (bandwidth against size, host time against the raw call, peers
@@ -132,7 +135,9 @@ enum Command {
         /// Repeatable (one file per peer script).
         #[arg(long, value_name = "FILE")]
         peers: Vec<PathBuf>,
-        /// Read the results from this saved JSON report instead of running benchmarks.
+        /// Read the results from this saved JSON report instead of running benchmarks. With
+        /// `--peers` and `--json` naming the same file, the judged peers are written into it
+        /// (what `cuprite bench-report` makes the headline table from).
         #[arg(long, value_name = "FILE")]
         from: Option<PathBuf>,
     },

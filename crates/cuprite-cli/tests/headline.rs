@@ -23,6 +23,10 @@ pub fn tests() -> Vec<Test> {
             "headline::workload_peers_to_headline",
             workload_peers_to_headline,
         ),
+        Test::cpu(
+            "headline::workload_rows_from_a_saved_report",
+            workload_rows_from_a_saved_report,
+        ),
     ]
 }
 
@@ -193,5 +197,94 @@ fn workload_peers_to_headline() -> TestResult {
     let ratios: Vec<f64> = rows.iter().map(|r| r.ratio).collect();
     // Higher is better: PyTorch's time over cuprite's.
     assert_eq!(ratios, [2.5 / 2.0, 10.0 / 2.0]);
+    Ok(())
+}
+
+/// The documented way to the headline table, through the binary: `cuprite bench --from R
+/// --peers P --json R` writes the judged peers back into the saved report R, and
+/// `cuprite bench-report R --markdown DOC` then writes the workload rows (named as the
+/// `workloads/mlp_train` and `workloads/nbody` benchmarks name their figures) into DOC.
+fn workload_rows_from_a_saved_report() -> TestResult {
+    use cuprite_cli::bench::workloads::{mlp_train_figure, nbody_figure};
+    let dir = empty_dir("headlineworkloads");
+    let id = serde_json::json!({
+        "device": "GPU", "device_uuid": "GPU-00ff", "driver": "13.0", "quick": false
+    });
+    let fig = |name: String, median: f64| serde_json::json!({"name": format!("{name} "), "unit": "ms", "median": median});
+    let report = serde_json::json!({
+        "device": id["device"], "device_uuid": id["device_uuid"], "driver": id["driver"],
+        "quick": id["quick"], "date": "2026-12-02 01:00 UTC",
+        "results": [
+            {"name": "workloads/mlp_train", "status": "ran",
+             "figures": [fig(mlp_train_figure(4096), 0.4)]},
+            {"name": "workloads/nbody", "status": "ran",
+             "figures": [fig(nbody_figure(16_384), 0.5)]}
+        ]
+    });
+    let peer = serde_json::json!({
+        "device": id["device"], "device_uuid": id["device_uuid"], "driver": id["driver"],
+        "quick": id["quick"], "torch": "9.0", "cuda": "13.0", "peer": "PyTorch 9",
+        "mlp_train_compile_ms": 0.5, "mlp_train_eager_ms": 0.6,
+        "nbody_compile_ms": 0.4, "nbody_eager_ms": 8.0,
+        "sizes": {"mlp_train": "batch 4096, 1024-4096-1024", "nbody": 16_384}
+    });
+    let (report_p, peer_p, doc_p) = (
+        dir.join("report.json"),
+        dir.join("peer.json"),
+        dir.join("PERFORMANCE.md"),
+    );
+    std::fs::write(&report_p, report.to_string())?;
+    std::fs::write(&peer_p, peer.to_string())?;
+    std::fs::write(
+        &doc_p,
+        format!("intro\n{BEGIN_MARKER}\nold\n{END_MARKER}\nmethod\n"),
+    )?;
+    let out = Command::new(cuprite_bin()?)
+        .args(["bench", "--from"])
+        .arg(&report_p)
+        .arg("--peers")
+        .arg(&peer_p)
+        .arg("--json")
+        .arg(&report_p)
+        .output()?;
+    assert!(out.status.success(), "{out:?}");
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&report_p)?)?;
+    assert!(
+        saved["peers"].is_array(),
+        "the judged peers are written back into the saved report: {saved}"
+    );
+    let out = Command::new(cuprite_bin()?)
+        .arg("bench-report")
+        .arg(&report_p)
+        .arg("--markdown")
+        .arg(&doc_p)
+        .output()?;
+    assert!(out.status.success(), "{out:?}");
+    let doc = std::fs::read_to_string(&doc_p)?;
+    assert!(doc.starts_with("intro\n") && doc.ends_with(&format!("{END_MARKER}\nmethod\n")));
+    assert!(!doc.contains("\nold\n"), "{doc}");
+    // Higher is better: PyTorch's time over cuprite's, one row per peer rule.
+    for (what, ratio) in [
+        (
+            "mlp_train step (batch 4096, 1024-4096-1024 bf16) vs torch.compile",
+            "1.250×",
+        ),
+        (
+            "mlp_train step (batch 4096, 1024-4096-1024 bf16) vs PyTorch eager",
+            "1.500×",
+        ),
+        ("nbody step (16384 bodies, f32) vs torch.compile", "0.800×"),
+        ("nbody step (16384 bodies, f32) vs PyTorch eager", "16.000×"),
+    ] {
+        let line = doc
+            .lines()
+            .find(|l| l.starts_with(&format!("| {what} |")))
+            .ok_or(format!("no row {what:?} in {doc}"))?;
+        assert!(
+            line.contains(&format!("| {ratio} | GPU | 2026-12-02 |")),
+            "{line}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }

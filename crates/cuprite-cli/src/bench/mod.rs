@@ -170,7 +170,7 @@ pub fn run(opts: &RunOptions) -> Result<bool, BenchError> {
     };
     print_table(&device, &outcomes);
     if opts.markdown {
-        crate::outln!("\nrows for docs/PERFORMANCE.md:");
+        crate::outln!("\nthe figures as Markdown rows (for notes in docs/perf-log/):");
         for row in markdown_rows(&device, &outcomes) {
             crate::outln!("{row}");
         }

@@ -884,6 +884,46 @@ pub const PEER_RULES: &[PeerRule] = &[
         target: Target::RatioAtMost(0.5),
     },
     PeerRule {
+        script: "torch_workloads.py",
+        key: "mlp_train_compile_ms",
+        what: "mlp_train step (batch 4096, 1024-4096-1024 bf16) vs torch.compile",
+        benchmark: "workloads/mlp_train",
+        figure: "mlp_train step,",
+        unit: "ms",
+        size: Some("mlp_train"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_workloads.py",
+        key: "mlp_train_eager_ms",
+        what: "mlp_train step (batch 4096, 1024-4096-1024 bf16) vs PyTorch eager",
+        benchmark: "workloads/mlp_train",
+        figure: "mlp_train step,",
+        unit: "ms",
+        size: Some("mlp_train"),
+        target: Target::RatioAtMost(0.5),
+    },
+    PeerRule {
+        script: "torch_workloads.py",
+        key: "nbody_compile_ms",
+        what: "nbody step (16384 bodies, f32) vs torch.compile",
+        benchmark: "workloads/nbody",
+        figure: "nbody step of",
+        unit: "ms",
+        size: Some("nbody"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_workloads.py",
+        key: "nbody_eager_ms",
+        what: "nbody step (16384 bodies, f32) vs PyTorch eager",
+        benchmark: "workloads/nbody",
+        figure: "nbody step of",
+        unit: "ms",
+        size: Some("nbody"),
+        target: Target::RatioAtMost(0.5),
+    },
+    PeerRule {
         script: "torch_numpy.py",
         key: "isin_2p24_in_2p16_ms",
         what: "isin vs torch.isin",
@@ -1196,8 +1236,11 @@ pub fn post_process(
     if !judged.is_empty() {
         report["peers"] = judged.into();
     }
+    // A loaded report is written back to its own file only when a peer file was accepted: it
+    // then gains the `peers` section the headline table (`cuprite bench-report`) is made from.
+    // Otherwise the file is left as it was (a refused peer file does not replace its peers).
     if let Some(path) = &opts.json
-        && !(loaded && opts.from.as_deref() == Some(path.as_path()))
+        && !(accepted.is_empty() && loaded && opts.from.as_deref() == Some(path.as_path()))
     {
         super::table::write_json(path, &report)?;
     }

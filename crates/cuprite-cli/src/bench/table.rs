@@ -95,7 +95,7 @@ pub(super) fn print_table(device: &str, outcomes: &[(Benchmark, Outcome)]) {
     }
 }
 
-/// The figures as rows of the `docs/PERFORMANCE.md` table:
+/// The figures as Markdown table rows (`--markdown`, for notes in `docs/perf-log/`):
 /// `| device | date | figure | value | ceiling | ratio | target | met |`.
 pub(super) fn markdown_rows(device: &str, outcomes: &[(Benchmark, Outcome)]) -> Vec<String> {
     let date = utc_now();

@@ -1,5 +1,5 @@
 //! Whole programs as benchmarks: the work of `crates/cuprite-array/examples/black_scholes.rs`,
-//! `kmeans.rs` and `spectral_poisson.rs` at their full sizes. The PyTorch peer figures (eager and `torch.compile`)
+//! `kmeans.rs`, `spectral_poisson.rs`, `mlp_train.rs` and `nbody.rs` at their full sizes. The PyTorch peer figures (eager and `torch.compile`)
 //! come from `benches/peers/torch_workloads.py`, run in the same call on the same GPU.
 //!
 //! Device figures time K back-to-back calls between one pair of events
@@ -7,7 +7,7 @@
 
 use super::curves::per_call;
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, TimeUnit};
-use cuprite_array::{Array, Device, FftNorm, c32, ops::ScatterOpts, with_device};
+use cuprite_array::{Array, Device, FftNorm, bf16, c32, ops::ScatterOpts, s, with_device};
 
 /// The workload benchmarks.
 pub fn benchmarks() -> Vec<Benchmark> {
@@ -29,6 +29,18 @@ pub fn benchmarks() -> Vec<Benchmark> {
             group: "workloads",
             needs_gpu: true,
             run: spectral_poisson,
+        },
+        Benchmark {
+            name: "workloads/mlp_train",
+            group: "workloads",
+            needs_gpu: true,
+            run: mlp_train,
+        },
+        Benchmark {
+            name: "workloads/nbody",
+            group: "workloads",
+            needs_gpu: true,
+            run: nbody,
         },
     ]
 }
@@ -154,5 +166,158 @@ fn spectral_poisson(ctx: &mut BenchCtx) -> BenchResult {
         )
         .with_note("rfft2, a fused scaling, irfft2; peers in benches/peers/torch_workloads.py");
         Ok(vec![time])
+    })
+}
+
+/// The name of the `workloads/mlp_train` time figure for a batch of `batch` (the layers are
+/// `batch/4`-`batch`-`batch/4`: 1024-4096-1024 at the full batch of 4096), which the peer
+/// rule matches by its start and by the peer's size text (`batch 4096, 1024-4096-1024`).
+///
+/// ```
+/// use cuprite_cli::bench::workloads::mlp_train_figure;
+/// assert!(mlp_train_figure(4096).contains("batch 4096, 1024-4096-1024"));
+/// ```
+pub fn mlp_train_figure(batch: usize) -> String {
+    let (input, hidden, output) = (batch / 4, batch, batch / 4);
+    format!("mlp_train step, batch {batch}, {input}-{hidden}-{output} bf16")
+}
+
+/// The name of the `workloads/nbody` time figure for `n` bodies.
+///
+/// ```
+/// use cuprite_cli::bench::workloads::nbody_figure;
+/// assert!(nbody_figure(16_384).starts_with("nbody step of 16384 bodies"));
+/// ```
+pub fn nbody_figure(n: usize) -> String {
+    format!("nbody step of {n} bodies, all pairs, f32")
+}
+
+/// The weights and biases of the two-layer perceptron (or their gradients).
+struct Mlp {
+    w1: Array<bf16>,
+    b1: Array<bf16>,
+    w2: Array<bf16>,
+    b2: Array<bf16>,
+}
+
+/// One SGD step of `out = gelu(x·W1 + b1)·W2 + b2` on the loss `½·Σ(out − y)² / batch`, as
+/// in the example: the forward pass, the backward pass by hand (GELU's derivative in f32,
+/// the bias gradients as column sums) and the update. Returns the loss and the new
+/// parameters, evaluated.
+fn mlp_step(p: &Mlp, x: &Array<bf16>, y: &Array<bf16>, lr: f32) -> Result<Mlp, BenchError> {
+    const C: f32 = 0.797_884_6; // √(2/π)
+    const A: f32 = 0.044_715;
+    let batch = x.shape()[0];
+    let z1 = x.matmul(&p.w1)? + &p.b1;
+    z1.eval()?;
+    let h = z1.cast::<f32>().gelu().cast::<bf16>();
+    h.eval()?;
+    let diff = h.matmul(&p.w2)? + &p.b2 - y;
+    diff.eval()?;
+    let loss = (diff.cast::<f32>() * diff.cast::<f32>()).sum()? * (0.5 / batch as f32);
+    let dout = &diff * bf16::from_f32(1.0 / batch as f32);
+    dout.eval()?;
+    let dh = dout.matmul(&p.w2.t())?.cast::<f32>();
+    let z = z1.cast::<f32>();
+    let z2 = &z * &z;
+    let t = ((&z2 * A + 1.0) * &z * C).tanh();
+    let du = (&z2 * (3.0 * A) + 1.0) * C;
+    let dz1 = (dh * ((&t + 1.0) * 0.5 + &z * 0.5 * (1.0 - &t * &t) * du)).cast::<bf16>();
+    dz1.eval()?;
+    let rate = bf16::from_f32(lr);
+    let next = Mlp {
+        w1: &p.w1 - x.t().matmul(&dz1)? * rate,
+        b1: &p.b1 - dz1.sum_axes(&[0], false)? * rate,
+        w2: &p.w2 - h.t().matmul(&dout)? * rate,
+        b2: &p.b2 - dout.sum_axes(&[0], false)? * rate,
+    };
+    loss.eval()?;
+    for a in [&next.w1, &next.b1, &next.w2, &next.b2] {
+        a.eval()?;
+    }
+    Ok(next)
+}
+
+fn mlp_train(ctx: &mut BenchCtx) -> BenchResult {
+    let batch = ctx.size(4096, 512);
+    let (input, hidden, output) = (batch / 4, batch, batch / 4);
+    with_device(Device::cuda(0), || {
+        let normal = |shape: &[usize], seed: u64, scale: f32| -> Result<Array<bf16>, BenchError> {
+            let a = (Array::<f32>::rand_normal(shape, seed)? * scale).cast::<bf16>();
+            a.eval()?;
+            Ok(a)
+        };
+        let p = Mlp {
+            w1: normal(&[input, hidden], 1, 1.0 / (input as f32).sqrt())?,
+            b1: normal(&[hidden], 2, 0.1)?,
+            w2: normal(&[hidden, output], 3, 1.0 / (hidden as f32).sqrt())?,
+            b2: normal(&[output], 4, 0.1)?,
+        };
+        let x = normal(&[batch, input], 5, 1.0)?;
+        let y = normal(&[batch, output], 6, 1.0)?;
+        let lr = 1.0 / hidden as f32;
+        let samples = timed(ctx, || {
+            mlp_step(&p, &x, &y, lr)?;
+            Ok(())
+        })?;
+        let name = mlp_train_figure(batch);
+        let time = Figure::time(format!("{name} "), &samples, TimeUnit::Ms).with_note(
+            "forward, backward by hand, SGD; peers (autograd, eager and torch.compile) in \
+             benches/peers/torch_workloads.py",
+        );
+        // Five products: two forward, dh, dW1 and dW2.
+        let flops =
+            2.0 * batch as f64 * (2.0 * (input * hidden) as f64 + 3.0 * (hidden * output) as f64);
+        let rate = Figure::rate(
+            format!("{name}, product rate (5 GEMMs)"),
+            "TFLOP/s",
+            flops / 1e12,
+            &samples,
+        );
+        Ok(vec![time, rate])
+    })
+}
+
+/// Softening length squared and time step of the N-body workload.
+const NBODY_EPS2: f32 = 0.01;
+const NBODY_DT: f32 = 1e-3;
+
+/// One symplectic Euler step of `n` bodies under softened gravity, as in the example: the
+/// pair terms by broadcasting, reduced over the second body in one fused kernel.
+fn nbody_step(pos: &Array<f32>, vel: &Array<f32>, mass: &Array<f32>) -> Result<(), BenchError> {
+    let n = pos.shape()[0];
+    let d = pos.reshape(&[1, n, 3])? - pos.reshape(&[n, 1, 3])?;
+    let component = |c: usize| -> Result<Array<f32>, BenchError> {
+        let col = pos.slice(&s![.., c])?;
+        Ok(col.reshape(&[1, n, 1])? - col.reshape(&[n, 1, 1])?)
+    };
+    let (dx, dy, dz) = (component(0)?, component(1)?, component(2)?);
+    let inv = (&dx * &dx + &dy * &dy + &dz * &dz + NBODY_EPS2).rsqrt();
+    let w = &inv * &inv * &inv * mass.reshape(&[1, n, 1])?;
+    let acc = (d * w).sum_axes(&[1], false)?;
+    let vel2 = vel + acc * NBODY_DT;
+    let pos2 = pos + &vel2 * NBODY_DT;
+    cuprite_array::eval_many(&[&vel2, &pos2])?;
+    Ok(())
+}
+
+fn nbody(ctx: &mut BenchCtx) -> BenchResult {
+    let n = ctx.size(16_384, 2048);
+    with_device(Device::cuda(0), || {
+        let pos = Array::<f32>::rand_normal(&[n, 3], 1)?;
+        let vel = Array::<f32>::rand_normal(&[n, 3], 2)? * 0.1;
+        let mass = (Array::<f32>::rand_uniform(&[n], 3)? + 0.5) * (1.0 / n as f32);
+        cuprite_array::eval_many(&[&pos, &vel, &mass])?;
+        let samples = timed(ctx, || nbody_step(&pos, &vel, &mass))?;
+        let time = Figure::time(format!("{} ", nbody_figure(n)), &samples, TimeUnit::Ms).with_note(
+            "one fused reduction over the pairs; peers in benches/peers/torch_workloads.py",
+        );
+        let pairs = Figure::rate(
+            format!("nbody pair interactions, {n} bodies"),
+            "Gpair/s",
+            (n * n) as f64 / 1e9,
+            &samples,
+        );
+        Ok(vec![time, pairs])
     })
 }
