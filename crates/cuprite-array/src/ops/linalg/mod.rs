@@ -20,8 +20,8 @@ mod products;
 mod span;
 
 pub use decomp::{
-    NormOrd, Real, RealOf, RealPart, Scalar, ScalarOps, Svd, cholesky, det, eigh, inv, lstsq,
-    matrix_rank, norm, pinv, qr, slogdet, solve, svd,
+    ComplexOf, Eig, NormOrd, Real, RealOf, RealPart, Scalar, ScalarOps, Svd, cholesky, det, eig,
+    eigh, eigvals, inv, lstsq, matrix_rank, norm, pinv, qr, slogdet, solve, svd,
 };
 pub use gemm::{allow_tf32, gemm_tuning, set_allow_tf32, set_gemm_tuning};
 pub use powers::{cond, matrix_power, norm_axes};

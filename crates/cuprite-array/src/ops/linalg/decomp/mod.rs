@@ -26,12 +26,15 @@ mod checks;
 mod cpu;
 mod cuda;
 mod derived;
+mod eig;
 mod factor;
+mod hqr;
 mod lu;
 mod real;
 mod stack;
 
 pub use derived::{NormOrd, lstsq, matrix_rank, norm, pinv};
+pub use eig::{ComplexOf, Eig, eig, eigvals};
 pub use factor::{Svd, cholesky, eigh, qr, svd};
 pub use lu::{det, inv, slogdet, solve};
 pub use real::{Real, RealOf, RealPart, Scalar, ScalarOps};
