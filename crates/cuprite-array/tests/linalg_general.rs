@@ -306,12 +306,555 @@ fn hermitian_fft(dev: Device) -> TestResult {
     Ok(())
 }
 
+/// Row-major `m × k` times `k × n` in f64.
+fn mm(a: &[f64], b: &[f64], m: usize, k: usize, n: usize) -> Vec<f64> {
+    let mut c = vec![0.0; m * n];
+    for i in 0..m {
+        for l in 0..k {
+            for j in 0..n {
+                c[i * n + j] += a[i * k + l] * b[l * n + j];
+            }
+        }
+    }
+    c
+}
+
+fn tr(a: &[f64], m: usize, n: usize) -> Vec<f64> {
+    (0..n * m).map(|i| a[(i % m) * n + i / m]).collect()
+}
+
+fn eye(n: usize) -> Vec<f64> {
+    (0..n * n).map(|i| f64::from(i / n == i % n)).collect()
+}
+
+/// The inverse by Gauss–Jordan with partial pivoting, f64; `None` when singular.
+fn host_inv(a: &[f64], n: usize) -> Option<Vec<f64>> {
+    let mut m = a.to_vec();
+    let mut r = eye(n);
+    for c in 0..n {
+        let p = (c..n).max_by(|&i, &j| m[i * n + c].abs().total_cmp(&m[j * n + c].abs()))?;
+        if m[p * n + c] == 0.0 {
+            return None;
+        }
+        for j in 0..n {
+            m.swap(c * n + j, p * n + j);
+            r.swap(c * n + j, p * n + j);
+        }
+        let d = m[c * n + c];
+        for j in 0..n {
+            m[c * n + j] /= d;
+            r[c * n + j] /= d;
+        }
+        for i in 0..n {
+            if i != c {
+                let f = m[i * n + c];
+                for j in 0..n {
+                    m[i * n + j] -= f * m[c * n + j];
+                    r[i * n + j] -= f * r[c * n + j];
+                }
+            }
+        }
+    }
+    Some(r)
+}
+
+fn qr_forms(dev: Device) -> TestResult {
+    let mut rng = Rng::fresh();
+    for (m, n) in [(5usize, 3usize), (3, 5), (4, 4)] {
+        let a = rand_vec(&mut rng, m * n);
+        let x = Array::from_slice_on(dev, &a, &[m, n])?;
+        let (q, r) = linalg::qr_complete(&x)?;
+        if q.shape() != [m, m] || r.shape() != [m, n] {
+            return Err(format!("complete {m}×{n}: shapes {:?} {:?}", q.shape(), r.shape()).into());
+        }
+        let (q, r) = (q.to_vec()?, r.to_vec()?);
+        close(
+            &mm(&tr(&q, m, m), &q, m, m, m),
+            &eye(m),
+            0.0,
+            1e-12,
+            "QᵀQ = I",
+        )?;
+        close(&mm(&q, &r, m, m, n), &a, 0.0, 1e-12, "QR = A")?;
+        for i in 0..m {
+            for j in 0..i.min(n) {
+                if r[i * n + j] != 0.0 {
+                    return Err(format!("R[{i}, {j}] = {}", r[i * n + j]).into());
+                }
+            }
+        }
+        let rr = linalg::qr_r(&x)?;
+        let k = m.min(n);
+        close(&rr.to_vec()?, &r[..k * n], 0.0, 1e-12, "mode r")?;
+        // Raw: Q = H_0·…·H_{k−1}, H_j = I − tau_j v_j v_jᵀ; R the upper triangle of hᵀ.
+        let (h, tau) = linalg::qr_raw(&x)?;
+        if h.shape() != [n, m] || tau.shape() != [k] {
+            return Err(format!("raw {m}×{n}: shapes {:?} {:?}", h.shape(), tau.shape()).into());
+        }
+        let (h, tau) = (tr(&h.to_vec()?, n, m), tau.to_vec()?); // now m × n
+        let mut qq = eye(m);
+        for j in 0..k {
+            let v: Vec<f64> = (0..m)
+                .map(|i| match i.cmp(&j) {
+                    std::cmp::Ordering::Less => 0.0,
+                    std::cmp::Ordering::Equal => 1.0,
+                    std::cmp::Ordering::Greater => h[i * n + j],
+                })
+                .collect();
+            let hj: Vec<f64> = (0..m * m)
+                .map(|t| f64::from(t / m == t % m) - tau[j] * v[t / m] * v[t % m])
+                .collect();
+            qq = mm(&qq, &hj, m, m, m);
+        }
+        let rraw: Vec<f64> = (0..m * n)
+            .map(|t| if t % n >= t / n { h[t] } else { 0.0 })
+            .collect();
+        close(&mm(&qq, &rraw, m, m, n), &a, 0.0, 1e-12, "raw: H…H·R = A")?;
+    }
+    // Complex raw: QR = A with H_j = I − tau_j v vᴴ.
+    let (m, n) = (4usize, 3usize);
+    let re = rand_vec(&mut rng, m * n);
+    let im = rand_vec(&mut rng, m * n);
+    let a: Vec<C> = re.iter().zip(&im).map(|(&r, &i)| C::new(r, i)).collect();
+    let (h, tau) = linalg::qr_raw(&Array::from_slice_on(dev, &a, &[m, n])?)?;
+    let (h, tau) = (h.to_vec()?, tau.to_vec()?);
+    let hv = |i: usize, j: usize| h[j * m + i]; // hᵀ[i][j]
+    let mut y: Vec<C> = (0..m * n)
+        .map(|t| {
+            if t % n >= t / n {
+                hv(t / n, t % n)
+            } else {
+                C::new(0.0, 0.0)
+            }
+        })
+        .collect();
+    for j in (0..n).rev() {
+        let v: Vec<C> = (0..m)
+            .map(|i| {
+                if i < j {
+                    C::new(0.0, 0.0)
+                } else if i == j {
+                    C::new(1.0, 0.0)
+                } else {
+                    hv(i, j)
+                }
+            })
+            .collect();
+        for c in 0..n {
+            let s: C = (0..m).map(|i| v[i].conj() * y[i * n + c]).sum();
+            for i in 0..m {
+                y[i * n + c] -= tau[j] * v[i] * s;
+            }
+        }
+    }
+    let flat = |x: &[C]| x.iter().flat_map(|z| [z.re, z.im]).collect::<Vec<f64>>();
+    close(&flat(&y), &flat(&a), 0.0, 1e-12, "complex raw")?;
+    assert_err(
+        linalg::qr_raw(&Array::<f64>::zeros(&[2, 2, 2]).to_device(dev)?),
+        "Shape",
+        "[2, 2, 2]",
+    );
+    Ok(())
+}
+
+fn svd_forms(dev: Device) -> TestResult {
+    let mut rng = Rng::fresh();
+    for (m, n) in [(5usize, 3usize), (3, 5)] {
+        let a = rand_vec(&mut rng, m * n);
+        let x = Array::from_slice_on(dev, &a, &[m, n])?;
+        let (u, s, vt) = linalg::svd_full(&x)?;
+        let k = m.min(n);
+        if u.shape() != [m, m] || s.shape() != [k] || vt.shape() != [n, n] {
+            return Err(format!(
+                "svd_full shapes {:?} {:?} {:?}",
+                u.shape(),
+                s.shape(),
+                vt.shape()
+            )
+            .into());
+        }
+        let (u, s, vt) = (u.to_vec()?, s.to_vec()?, vt.to_vec()?);
+        close(&mm(&tr(&u, m, m), &u, m, m, m), &eye(m), 0.0, 1e-12, "UᵀU")?;
+        close(
+            &mm(&vt, &tr(&vt, n, n), n, n, n),
+            &eye(n),
+            0.0,
+            1e-12,
+            "VᵀV",
+        )?;
+        let sig: Vec<f64> = (0..m * n)
+            .map(|t| if t / n == t % n { s[t / n] } else { 0.0 })
+            .collect();
+        close(
+            &mm(&mm(&u, &sig, m, m, n), &vt, m, n, n),
+            &a,
+            0.0,
+            1e-12,
+            "UΣVᵀ = A",
+        )?;
+        close(&linalg::svdvals(&x)?.to_vec()?, &s, 1e-12, 0.0, "svdvals")?;
+    }
+    // Hermitian: the singular values are |eigenvalues| of a symmetric matrix with known
+    // spectrum Q·diag(d)·Qᵀ (Q a signed permutation).
+    let d = [-5.0, 2.0, 0.5, -1.0];
+    let perm = [2usize, 0, 3, 1];
+    let mut qm = vec![0.0; 16];
+    for (i, &p) in perm.iter().enumerate() {
+        qm[i * 4 + p] = if i % 2 == 0 { 1.0 } else { -1.0 };
+    }
+    let dm: Vec<f64> = (0..16)
+        .map(|t| if t / 4 == t % 4 { d[t / 4] } else { 0.0 })
+        .collect();
+    let a = mm(&mm(&qm, &dm, 4, 4, 4), &tr(&qm, 4, 4), 4, 4, 4);
+    let x = Array::from_slice_on(dev, &a, &[4, 4])?;
+    let (u, s, vt) = linalg::svd_hermitian(&x)?;
+    close(
+        &s.to_vec()?,
+        &[5.0, 2.0, 1.0, 0.5],
+        1e-12,
+        0.0,
+        "hermitian s",
+    )?;
+    let sig: Vec<f64> = (0..16)
+        .map(|t| {
+            if t / 4 == t % 4 {
+                [5.0, 2.0, 1.0, 0.5][t / 4]
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    close(
+        &mm(&mm(&u.to_vec()?, &sig, 4, 4, 4), &vt.to_vec()?, 4, 4, 4),
+        &a,
+        0.0,
+        1e-12,
+        "hermitian UΣVᵀ",
+    )?;
+    // pinv: A·P·A = A, P·A·P = P, both forms; rcond drops the small value of diag(2, 1e-9).
+    let p = linalg::pinv_with(&x, None, true)?.to_vec()?;
+    let want = host_inv(&a, 4).ok_or("singular reference")?;
+    close(&p, &want, 0.0, 1e-12, "hermitian pinv = inv")?;
+    let tall = rand_vec(&mut rng, 15);
+    let t = Array::from_slice_on(dev, &tall, &[5, 3])?;
+    let p = linalg::pinv_with(&t, Some(1e-10), false)?.to_vec()?;
+    close(
+        &mm(&mm(&tall, &p, 5, 3, 5), &tall, 5, 5, 3),
+        &tall,
+        0.0,
+        1e-12,
+        "A·P·A",
+    )?;
+    close(
+        &mm(&mm(&p, &tall, 3, 5, 3), &p, 3, 3, 5),
+        &p,
+        0.0,
+        1e-12,
+        "P·A·P",
+    )?;
+    let dg = Array::from_slice_on(dev, &[2.0, 0.0, 0.0, 1e-9], &[2, 2])?;
+    close(
+        &linalg::pinv_with(&dg, Some(1e-6), false)?.to_vec()?,
+        &[0.5, 0.0, 0.0, 0.0],
+        0.0,
+        0.0,
+        "rcond cut",
+    )?;
+    close(
+        &linalg::pinv_with(&dg, Some(1e-12), false)?.to_vec()?,
+        &[0.5, 0.0, 0.0, 1e9],
+        1e-9,
+        0.0,
+        "rcond kept",
+    )?;
+    assert_err(
+        linalg::pinv_with(&dg, Some(-1.0), false),
+        "InvalidArgument",
+        "-1",
+    );
+    let st = linalg::pinv_with(
+        &Array::from_slice_on(dev, &[2.0, 0.0, 0.0, 4.0, 1.0, 0.0, 0.0, 1.0], &[2, 2, 2])?,
+        None,
+        false,
+    )?;
+    close(
+        &st.to_vec()?,
+        &[0.5, 0.0, 0.0, 0.25, 1.0, 0.0, 0.0, 1.0],
+        0.0,
+        1e-15,
+        "stacked pinv",
+    )?;
+    Ok(())
+}
+
+fn lstsq_rank_cond(dev: Device) -> TestResult {
+    let mut rng = Rng::fresh();
+    let (m, n, k) = (7usize, 3usize, 2usize);
+    let a = rand_vec(&mut rng, m * n);
+    let b = rand_vec(&mut rng, m * k);
+    // Normal equations in f64: x = (AᵀA)⁻¹Aᵀb.
+    let at = tr(&a, m, n);
+    let x_ref = mm(
+        &mm(
+            &host_inv(&mm(&at, &a, n, m, n), n).ok_or("singular")?,
+            &at,
+            n,
+            n,
+            m,
+        ),
+        &b,
+        n,
+        m,
+        k,
+    );
+    let r_ref: Vec<f64> = {
+        let ax = mm(&a, &x_ref, m, n, k);
+        (0..k)
+            .map(|c| (0..m).map(|i| (b[i * k + c] - ax[i * k + c]).powi(2)).sum())
+            .collect()
+    };
+    let (xa, xb) = (
+        Array::from_slice_on(dev, &a, &[m, n])?,
+        Array::from_slice_on(dev, &b, &[m, k])?,
+    );
+    let r = linalg::lstsq_full(&xa, &xb, None)?;
+    close(&r.x.to_vec()?, &x_ref, 1e-10, 1e-12, "lstsq x")?;
+    close(
+        &r.residuals.to_vec()?,
+        &r_ref,
+        1e-10,
+        1e-14,
+        "lstsq residuals",
+    )?;
+    if r.rank != n || r.s.shape() != [n] {
+        return Err(format!("lstsq rank {} s {:?}", r.rank, r.s.shape()).into());
+    }
+    let b1v: Vec<f64> = (0..m).map(|i| b[i * k]).collect();
+    let r1 = linalg::lstsq_full(&xa, &Array::from_slice_on(dev, &b1v, &[m])?, Some(1e-12))?;
+    if r1.residuals.shape() != [1] || r1.x.shape() != [n] {
+        return Err(format!("1-D b: residuals {:?}", r1.residuals.shape()).into());
+    }
+    close(
+        &r1.residuals.to_vec()?,
+        &r_ref[..1],
+        1e-10,
+        1e-14,
+        "1-D residual",
+    )?;
+    // Rank-deficient: the third column is the sum of the first two; no residuals.
+    let def: Vec<f64> = (0..m * n)
+        .map(|t| {
+            if t % n == 2 {
+                a[t - 2] + a[t - 1]
+            } else {
+                a[t]
+            }
+        })
+        .collect();
+    let xd = Array::from_slice_on(dev, &def, &[m, n])?;
+    let rd = linalg::lstsq_full(&xd, &xb, None)?;
+    if rd.rank != 2 || rd.residuals.shape() != [0] {
+        return Err(format!(
+            "deficient: rank {} residuals {:?}",
+            rd.rank,
+            rd.residuals.shape()
+        )
+        .into());
+    }
+    assert_err(
+        linalg::lstsq_full(&xa, &Array::<f64>::zeros(&[3]).to_device(dev)?, None),
+        "Shape",
+        "[3]",
+    );
+    assert_err(
+        linalg::lstsq_full(&xa, &xb, Some(f64::NAN)),
+        "InvalidArgument",
+        "NaN",
+    );
+    // matrix_rank: the deficient matrix, thresholds, stacks, 1-D.
+    use linalg::RankTol;
+    let mr = |x: &Array<f64>, t, h| -> Result<Vec<i64>, cuprite_array::Error> {
+        linalg::matrix_rank_with(x, t, h)?.to_vec()
+    };
+    if mr(&xd, RankTol::Default, false)? != [2] || mr(&xa, RankTol::Default, false)? != [3] {
+        return Err("matrix_rank default".into());
+    }
+    let dg = Array::from_slice_on(
+        dev,
+        &[1.0, 0.0, 0.0, 0.0, 1e-3, 0.0, 0.0, 0.0, 1e-9],
+        &[3, 3],
+    )?;
+    if mr(&dg, RankTol::Abs(1e-6), false)? != [2]
+        || mr(&dg, RankTol::Rel(1e-2), true)? != [1]
+        || mr(&dg, RankTol::Default, true)? != [3]
+    {
+        return Err("matrix_rank thresholds".into());
+    }
+    let stack = Array::concat(&[&xd.expand_dims(0)?, &xa.expand_dims(0)?], 0)?;
+    if mr(&stack, RankTol::Default, false)? != [2, 3] {
+        return Err("matrix_rank stack".into());
+    }
+    if mr(
+        &Array::<f64>::zeros(&[4]).to_device(dev)?,
+        RankTol::Default,
+        false,
+    )? != [0]
+    {
+        return Err("matrix_rank of zeros".into());
+    }
+    assert_err(
+        linalg::matrix_rank_with(&dg, RankTol::Abs(-1.0), false),
+        "InvalidArgument",
+        "-1",
+    );
+    // cond for every p against host norms of A and of its f64 inverse.
+    use linalg::NormOrd;
+    let c = rand_vec(&mut rng, 16);
+    let ci = host_inv(&c, 4).ok_or("singular")?;
+    let col = |x: &[f64], f: fn(f64, f64) -> f64, init: f64| {
+        (0..4)
+            .map(|j| (0..4).map(|i| x[i * 4 + j].abs()).sum::<f64>())
+            .fold(init, f)
+    };
+    let row = |x: &[f64], f: fn(f64, f64) -> f64, init: f64| {
+        (0..4)
+            .map(|i| (0..4).map(|j| x[i * 4 + j].abs()).sum::<f64>())
+            .fold(init, f)
+    };
+    let fro = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let xc = Array::from_slice_on(dev, &c, &[4, 4])?;
+    for (p, want) in [
+        (
+            NormOrd::One,
+            col(&c, f64::max, 0.0) * col(&ci, f64::max, 0.0),
+        ),
+        (
+            NormOrd::NegOne,
+            col(&c, f64::min, f64::INFINITY) * col(&ci, f64::min, f64::INFINITY),
+        ),
+        (
+            NormOrd::Inf,
+            row(&c, f64::max, 0.0) * row(&ci, f64::max, 0.0),
+        ),
+        (
+            NormOrd::NegInf,
+            row(&c, f64::min, f64::INFINITY) * row(&ci, f64::min, f64::INFINITY),
+        ),
+        (NormOrd::Fro, fro(&c) * fro(&ci)),
+    ] {
+        close(
+            &linalg::cond_p(&xc, p)?.to_vec()?,
+            &[want],
+            1e-10,
+            0.0,
+            &format!("cond {p:?}"),
+        )?;
+    }
+    // A signed permutation times diag(d): singular values |d|.
+    let d = [3.0, -0.5, 2.0, 1.0];
+    let sp: Vec<f64> = (0..16)
+        .map(|t| {
+            if (t / 4 + 1) % 4 == t % 4 {
+                d[t / 4]
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let xs = Array::from_slice_on(dev, &sp, &[4, 4])?;
+    let nuc = (3.0 + 0.5 + 2.0 + 1.0) * (1.0 / 3.0 + 2.0 + 0.5 + 1.0);
+    for (p, want) in [
+        (NormOrd::Spectral, 6.0),
+        (NormOrd::NegSpectral, 1.0 / 6.0),
+        (NormOrd::Nuclear, nuc),
+    ] {
+        close(
+            &linalg::cond_p(&xs, p)?.to_vec()?,
+            &[want],
+            1e-12,
+            0.0,
+            &format!("cond {p:?}"),
+        )?;
+    }
+    let sing = Array::from_slice_on(dev, &[1.0, 2.0, 2.0, 4.0], &[2, 2])?;
+    close(
+        &linalg::cond_p(&sing, NormOrd::One)?.to_vec()?,
+        &[f64::INFINITY],
+        0.0,
+        0.0,
+        "singular cond",
+    )?;
+    assert_err(linalg::cond_p(&xa, NormOrd::One), "Shape", "[7, 3]");
+    close(
+        &linalg::cond_p(&xa, NormOrd::Spectral)?.to_vec()?,
+        &[r.s.to_vec()?[0] / r.s.to_vec()?[2]],
+        1e-12,
+        0.0,
+        "rectangular cond",
+    )?;
+    Ok(())
+}
+
+fn tensor_forms(dev: Device) -> TestResult {
+    let mut rng = Rng::fresh();
+    let a = rand_vec(&mut rng, 36);
+    let x = Array::from_slice_on(dev, &a, &[2, 3, 6])?;
+    let ai = linalg::tensorinv(&x, 2)?;
+    if ai.shape() != [6, 2, 3] {
+        return Err(format!("tensorinv shape {:?}", ai.shape()).into());
+    }
+    close(
+        &mm(&ai.to_vec()?, &a, 6, 6, 6),
+        &eye(6),
+        0.0,
+        1e-10,
+        "tensorinv·a = I",
+    )?;
+    let b = rand_vec(&mut rng, 6);
+    let sol = linalg::tensorsolve(&x, &Array::from_slice_on(dev, &b, &[2, 3])?, None)?;
+    if sol.shape() != [6] {
+        return Err(format!("tensorsolve shape {:?}", sol.shape()).into());
+    }
+    close(&mm(&a, &sol.to_vec()?, 6, 6, 1), &b, 0.0, 1e-10, "a·x = b")?;
+    // axes: a laid out as (6, 2, 3) with the unknown axis first, moved to the end.
+    let a2 = x.permute(&[2, 0, 1])?.contiguous()?;
+    let sol2 = linalg::tensorsolve(&a2, &Array::from_slice_on(dev, &b, &[2, 3])?, Some(&[0]))?;
+    close(
+        &sol2.to_vec()?,
+        &sol.to_vec()?,
+        1e-12,
+        1e-12,
+        "tensorsolve axes",
+    )?;
+    assert_err(linalg::tensorinv(&x, 1), "Shape", "[2, 3, 6]");
+    assert_err(linalg::tensorinv(&x, 0), "InvalidArgument", "ind = 0");
+    assert_err(
+        linalg::tensorsolve(&x, &Array::<f64>::zeros(&[3, 2]).to_device(dev)?, None),
+        "Shape",
+        "[3, 2]",
+    );
+    assert_err(
+        linalg::tensorsolve(
+            &x,
+            &Array::<f64>::zeros(&[2, 3]).to_device(dev)?,
+            Some(&[0, 0]),
+        ),
+        "InvalidArgument",
+        "twice",
+    );
+    Ok(())
+}
+
 const BODIES: &[(&str, Body)] = &[
     ("eig_real", eig_real),
     ("eig_complex", eig_complex),
     ("eig_known", eig_known),
     ("eig_stack_and_errors", eig_stack_and_errors),
     ("hermitian_fft", hermitian_fft),
+    ("qr_forms", qr_forms),
+    ("svd_forms", svd_forms),
+    ("lstsq_rank_cond", lstsq_rank_cond),
+    ("tensor_forms", tensor_forms),
 ];
 
 pub fn tests() -> Vec<Test> {
