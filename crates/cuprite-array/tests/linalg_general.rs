@@ -845,6 +845,165 @@ fn tensor_forms(dev: Device) -> TestResult {
     Ok(())
 }
 
+/// Brute-force einsum in f64 over letter labels (explicit output): every assignment of the
+/// labels is visited once.
+fn einsum_ref(spec: &str, ops: &[(&[f64], &[usize])]) -> (Vec<f64>, Vec<usize>) {
+    let (lhs, out) = spec.split_once("->").expect("explicit");
+    let ins: Vec<Vec<char>> = lhs.split(',').map(|t| t.chars().collect()).collect();
+    let out: Vec<char> = out.chars().collect();
+    let mut labels: Vec<(char, usize)> = Vec::new();
+    for (t, (_, sh)) in ins.iter().zip(ops) {
+        for (&c, &n) in t.iter().zip(sh.iter()) {
+            match labels.iter_mut().find(|(x, _)| *x == c) {
+                Some((_, s)) => *s = (*s).max(n),
+                None => labels.push((c, n)),
+            }
+        }
+    }
+    let size = |c: char| labels.iter().find(|(x, _)| *x == c).map_or(1, |x| x.1);
+    let oshape: Vec<usize> = out.iter().map(|&c| size(c)).collect();
+    let mut res = vec![0.0; oshape.iter().product()];
+    let total: usize = labels.iter().map(|x| x.1).product();
+    for mut idx in 0..total {
+        let mut val = vec![0usize; labels.len()];
+        for (i, (_, n)) in labels.iter().enumerate().rev() {
+            val[i] = idx % n;
+            idx /= n;
+        }
+        let get = |c: char| val[labels.iter().position(|x| x.0 == c).expect("label")];
+        let mut p = 1.0;
+        for (t, (data, sh)) in ins.iter().zip(ops) {
+            let mut off = 0;
+            for (&c, &n) in t.iter().zip(sh.iter()) {
+                // A size-1 axis broadcasts.
+                off = off * n + if n == 1 { 0 } else { get(c) };
+            }
+            p *= data[off];
+        }
+        let mut o = 0;
+        for (&c, &n) in out.iter().zip(&oshape) {
+            o = o * n + get(c);
+        }
+        res[o] += p;
+    }
+    (res, oshape)
+}
+
+fn einsum_general(dev: Device) -> TestResult {
+    let mut rng = Rng::fresh();
+    // (spec given to einsum, the letter spec of the reference, shapes)
+    let cases: &[(&str, &str, &[&[usize]])] = &[
+        ("ij,jk->ik", "ij,jk->ik", &[&[3, 4], &[4, 5]]),
+        ("bij,bjk->bik", "bij,bjk->bik", &[&[2, 3, 4], &[2, 4, 5]]),
+        ("ii->i", "ii->i", &[&[4, 4]]),
+        ("ii", "ii->", &[&[4, 4]]),
+        ("bii->b", "bii->b", &[&[3, 4, 4]]),
+        ("iij->j", "iij->j", &[&[3, 3, 2]]),
+        ("ij->", "ij->", &[&[3, 4]]),
+        ("ij", "ij->ij", &[&[3, 4]]),
+        ("ba", "ba->ab", &[&[3, 4]]),
+        ("i,i,i->", "i,i,i->", &[&[5], &[5], &[5]]),
+        ("ij,jk,kl->il", "ij,jk,kl->il", &[&[2, 3], &[3, 4], &[4, 2]]),
+        (
+            "ab,bc,cd,de",
+            "ab,bc,cd,de->ae",
+            &[&[2, 3], &[3, 2], &[2, 4], &[4, 3]],
+        ),
+        ("ij,ij->ij", "ij,ij->ij", &[&[3, 4], &[3, 4]]),
+        ("i,j->ij", "i,j->ij", &[&[3], &[4]]),
+        ("ij,j->i", "ij,j->i", &[&[3, 4], &[4]]),
+        ("ijk,jil->kl", "ijk,jil->kl", &[&[2, 3, 4], &[3, 2, 5]]),
+        ("Ab,bA->", "Ab,bA->", &[&[3, 4], &[4, 3]]),
+        ("ij,ik->jk", "ij,ik->jk", &[&[3, 1], &[3, 4]]),
+        ("i,i->i", "i,i->i", &[&[1], &[4]]),
+        (
+            "...ij,...jk->...ik",
+            "xyij,yjk->xyik",
+            &[&[2, 3, 3, 4], &[3, 4, 2]],
+        ),
+        (
+            "...ij,...jk",
+            "xyij,yjk->xyik",
+            &[&[2, 1, 3, 4], &[2, 4, 2]],
+        ),
+        ("i...->...", "ixy->xy", &[&[3, 2, 4]]),
+        ("...ii->...i", "xii->xi", &[&[2, 3, 3]]),
+        ("a...b,b...", "axyb,bxy->xya", &[&[2, 1, 3, 4], &[4, 5, 3]]),
+    ];
+    for &(spec, letters, shapes) in cases {
+        let data: Vec<Vec<f64>> = shapes
+            .iter()
+            .map(|s| rand_vec(&mut rng, s.iter().product()))
+            .collect();
+        // The reference shapes: the ellipsis axes right-aligned as the letters name them.
+        let (lhs, _) = letters.split_once("->").expect("explicit");
+        let ref_ops: Vec<(&[f64], Vec<usize>)> = data
+            .iter()
+            .zip(shapes.iter())
+            .zip(lhs.split(','))
+            .map(|((d, s), t)| {
+                let mut sh = vec![1usize; t.len() - s.len()];
+                sh.extend(s.iter());
+                (d.as_slice(), sh)
+            })
+            .collect();
+        let refs: Vec<(&[f64], &[usize])> =
+            ref_ops.iter().map(|(d, s)| (*d, s.as_slice())).collect();
+        let (want, wshape) = einsum_ref(letters, &refs);
+        let arrs: Vec<Array<f64>> = data
+            .iter()
+            .zip(shapes.iter())
+            .map(|(d, s)| Array::from_slice_on(dev, d, s))
+            .collect::<Result<_, _>>()?;
+        let refs_a: Vec<&Array<f64>> = arrs.iter().collect();
+        let got = linalg::einsum(spec, &refs_a)?;
+        // The reference's leading broadcast axes of size 1 are not in einsum's result.
+        let gshape: Vec<usize> = got.shape().to_vec();
+        let wn: usize = wshape.iter().product();
+        if gshape.iter().product::<usize>() != wn {
+            return Err(format!("{spec}: shape {gshape:?}, expected {wshape:?}").into());
+        }
+        close(&got.to_vec()?, &want, 1e-12, 1e-12, spec)?;
+    }
+    // Integers wrap in their type; f32 is exact on small integers.
+    let ia = Array::from_slice_on(dev, &[1i32, 2, 3, 4, 5, 6, 7, 8, 9], &[3, 3])?;
+    assert_eq!(linalg::einsum("ii", &[&ia])?.item()?, 15);
+    assert_eq!(
+        linalg::einsum("ij,jk->ik", &[&ia, &ia])?.to_vec()?,
+        [30, 36, 42, 66, 81, 96, 102, 126, 150]
+    );
+    let big = Array::from_slice_on(dev, &[i32::MAX, 1], &[2])?;
+    assert_eq!(linalg::einsum("i->", &[&big])?.item()?, i32::MIN);
+    let f = Array::from_slice_on(dev, &[1.0f32, 2.0, 3.0], &[3])?;
+    assert_eq!(linalg::einsum("i,i", &[&f, &f])?.item()?, 14.0);
+    let x = Array::<f64>::zeros(&[3, 4]).to_device(dev)?;
+    assert_err(linalg::einsum("ijk", &[&x]), "InvalidArgument", "\"ijk\"");
+    assert_err(
+        linalg::einsum("ij,ij", &[&x, &x.t()]),
+        "InvalidArgument",
+        "'i'",
+    );
+    assert_err(
+        linalg::einsum("ii", &[&x]),
+        "InvalidArgument",
+        "'i' has 3 and 4",
+    );
+    assert_err(linalg::einsum("ij->ii", &[&x]), "InvalidArgument", "'i'");
+    assert_err(linalg::einsum("ij->k", &[&x]), "InvalidArgument", "'k'");
+    assert_err(
+        linalg::einsum("...j->j", &[&x]),
+        "InvalidArgument",
+        "no '...'",
+    );
+    assert_err(linalg::einsum("i1", &[&x]), "InvalidArgument", "'1'");
+    assert_err(
+        linalg::einsum("ij,jk", &[&x]),
+        "InvalidArgument",
+        "2 operand labels",
+    );
+    Ok(())
+}
+
 const BODIES: &[(&str, Body)] = &[
     ("eig_real", eig_real),
     ("eig_complex", eig_complex),
@@ -855,6 +1014,7 @@ const BODIES: &[(&str, Body)] = &[
     ("svd_forms", svd_forms),
     ("lstsq_rank_cond", lstsq_rank_cond),
     ("tensor_forms", tensor_forms),
+    ("einsum_general", einsum_general),
 ];
 
 pub fn tests() -> Vec<Test> {

@@ -14,6 +14,7 @@
 //! ```
 
 mod decomp;
+mod einsum;
 mod gemm;
 mod powers;
 mod products;
@@ -25,6 +26,7 @@ pub use decomp::{
     matrix_rank_with, norm, pinv, pinv_with, qr, qr_complete, qr_r, qr_raw, slogdet, solve, svd,
     svd_full, svd_hermitian, svdvals, tensorinv, tensorsolve,
 };
+pub use einsum::einsum;
 pub use gemm::{allow_tf32, gemm_tuning, set_allow_tf32, set_gemm_tuning};
 pub use powers::{cond, matrix_power, norm_axes};
-pub use products::{dot, einsum, inner, matmul, outer, tensordot, vdot};
+pub use products::{dot, inner, matmul, outer, tensordot, vdot};
