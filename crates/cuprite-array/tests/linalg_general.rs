@@ -1004,6 +1004,447 @@ fn einsum_general(dev: Device) -> TestResult {
     Ok(())
 }
 
+fn horner_dec(c: &[f64], x: f64) -> f64 {
+    c.iter().fold(0.0, |acc, &k| acc * x + k)
+}
+
+fn conv(a: &[f64], b: &[f64]) -> Vec<f64> {
+    let mut r = vec![0.0; a.len() + b.len() - 1];
+    for (i, x) in a.iter().enumerate() {
+        for (j, y) in b.iter().enumerate() {
+            r[i + j] += x * y;
+        }
+    }
+    r
+}
+
+fn poly_classic(dev: Device) -> TestResult {
+    use cuprite_array::ops::{self, Poly1d, PolyCov, PolyfitOptions};
+    let mut rng = Rng::fresh();
+    let a = rand_vec(&mut rng, 4);
+    let b = rand_vec(&mut rng, 3);
+    let (xa, xb) = (
+        Array::from_slice_on(dev, &a, &[4])?,
+        Array::from_slice_on(dev, &b, &[3])?,
+    );
+    close(
+        &ops::polymul(&xa, &xb)?.to_vec()?,
+        &conv(&a, &b),
+        1e-14,
+        1e-14,
+        "polymul",
+    )?;
+    let ia = Array::from_slice_on(dev, &[3i32, -1], &[2])?;
+    assert_eq!(ops::polymul(&ia, &ia)?.to_vec()?, [9, -6, 1]);
+    assert_err(
+        ops::polymul(&xa, &Array::<f64>::zeros(&[0]).to_device(dev)?),
+        "Shape",
+        "0",
+    );
+    // poly from roots and from a matrix (its characteristic polynomial).
+    let r = [2.0, 3.0, -1.0];
+    let want = conv(&conv(&[1.0, -2.0], &[1.0, -3.0]), &[1.0, 1.0]);
+    close(
+        &ops::poly(&Array::from_slice_on(dev, &r, &[3])?)?.to_vec()?,
+        &want,
+        1e-14,
+        1e-14,
+        "poly",
+    )?;
+    let m = [1.0, 2.0, 3.0, 4.0];
+    close(
+        &ops::poly(&Array::from_slice_on(dev, &m, &[2, 2])?)?.to_vec()?,
+        &[1.0, -5.0, -2.0],
+        1e-12,
+        1e-12,
+        "poly of a matrix",
+    )?;
+    // roots: published values.
+    let sort = |v: Vec<C>| {
+        let mut v: Vec<(f64, f64)> = v.iter().map(|z| (z.re, z.im)).collect();
+        v.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        v.into_iter()
+            .flat_map(|(a, b)| [a, b])
+            .collect::<Vec<f64>>()
+    };
+    let rt = |c: &[f64]| -> Result<Vec<f64>, cuprite_array::Error> {
+        Ok(sort(
+            ops::roots(&Array::from_slice_on(dev, c, &[c.len()])?)?.to_vec()?,
+        ))
+    };
+    let h = 3f64.sqrt() / 2.0;
+    close(
+        &rt(&[1.0, 0.0, 0.0, -1.0])?,
+        &[-0.5, -h, -0.5, h, 1.0, 0.0],
+        1e-12,
+        1e-12,
+        "x³ − 1",
+    )?;
+    close(
+        &rt(&[0.0, 0.0, 2.0, 0.0, -4.0, 0.0])?,
+        &[-2f64.sqrt(), 0.0, 0.0, 0.0, 2f64.sqrt(), 0.0],
+        1e-12,
+        1e-12,
+        "leading/trailing zeros",
+    )?;
+    if !rt(&[5.0])?.is_empty() || !rt(&[0.0, 0.0])?.is_empty() {
+        return Err("roots of a constant".into());
+    }
+    let zc = [C::new(1.0, 0.0), C::new(0.0, -3.0), C::new(-2.0, 0.0)]; // (x − i)(x − 2i)
+    let zr = sort(ops::roots(&Array::from_slice_on(dev, &zc, &[3])?)?.to_vec()?);
+    close(&zr, &[0.0, 1.0, 0.0, 2.0], 1e-12, 1e-12, "complex roots")?;
+    assert_err(
+        ops::roots(&Array::from_slice_on(dev, &[1.0, f64::NAN, 1.0], &[3])?),
+        "InvalidArgument",
+        "NaN",
+    );
+    assert_err(
+        ops::roots(&Array::<f64>::zeros(&[2, 2]).to_device(dev)?),
+        "Shape",
+        "[2, 2]",
+    );
+    // polyfit with weights and covariance against the weighted normal equations in f64.
+    let (n, deg) = (9usize, 2usize);
+    let x: Vec<f64> = (0..n).map(|i| i as f64 * 0.5 - 1.0).collect();
+    let y = rand_vec(&mut rng, n);
+    let w: Vec<f64> = rand_vec(&mut rng, n)
+        .iter()
+        .map(|v| 1.0 + v.abs())
+        .collect();
+    let o = deg + 1;
+    let v: Vec<f64> = (0..n * o)
+        .map(|t| x[t / o].powi((o - 1 - t % o) as i32))
+        .collect();
+    let wv: Vec<f64> = (0..n * o).map(|t| v[t] * w[t / o]).collect();
+    let wy: Vec<f64> = (0..n).map(|i| y[i] * w[i]).collect();
+    let ata_inv = host_inv(&mm(&tr(&wv, n, o), &wv, o, n, o), o).ok_or("singular")?;
+    let c = mm(&mm(&ata_inv, &tr(&wv, n, o), o, o, n), &wy, o, n, 1);
+    let resid: f64 = (0..n)
+        .map(|i| (wy[i] - (0..o).map(|j| wv[i * o + j] * c[j]).sum::<f64>()).powi(2))
+        .sum();
+    let (xx, yy, ww) = (
+        Array::from_slice_on(dev, &x, &[n])?,
+        Array::from_slice_on(dev, &y, &[n])?,
+        Array::from_slice_on(dev, &w, &[n])?,
+    );
+    let opts = |cov| PolyfitOptions {
+        rcond: None,
+        w: Some(&ww),
+        cov,
+    };
+    let f = ops::polyfit_with(&xx, &yy, deg, opts(PolyCov::Scaled))?;
+    close(
+        &f.coeffs.to_vec()?,
+        &c,
+        1e-10,
+        1e-12,
+        "polyfit coefficients",
+    )?;
+    close(
+        &f.residuals.to_vec()?,
+        &[resid],
+        1e-10,
+        1e-14,
+        "polyfit residuals",
+    )?;
+    let fac = resid / (n - o) as f64;
+    let cov_s: Vec<f64> = ata_inv.iter().map(|v| v * fac).collect();
+    close(
+        &f.cov.clone().ok_or("no cov")?.to_vec()?,
+        &cov_s,
+        1e-9,
+        1e-13,
+        "scaled cov",
+    )?;
+    let fu = ops::polyfit_with(&xx, &yy, deg, opts(PolyCov::Unscaled))?;
+    close(
+        &fu.cov.ok_or("no cov")?.to_vec()?,
+        &ata_inv,
+        1e-9,
+        1e-13,
+        "unscaled cov",
+    )?;
+    if f.rank != o || f.singular_values.shape() != [o] || f.rcond != n as f64 * f64::EPSILON {
+        return Err(format!("polyfit report: rank {} rcond {}", f.rank, f.rcond).into());
+    }
+    // 2-D y: one fit per column; the covariance stacks along a last axis.
+    let y2: Vec<f64> = (0..2 * n)
+        .map(|t| if t % 2 == 0 { y[t / 2] } else { 2.0 * y[t / 2] })
+        .collect();
+    let f2 = ops::polyfit_with(
+        &xx,
+        &Array::from_slice_on(dev, &y2, &[n, 2])?,
+        deg,
+        opts(PolyCov::Scaled),
+    )?;
+    let c2: Vec<f64> = (0..2 * o)
+        .map(|t| if t % 2 == 0 { c[t / 2] } else { 2.0 * c[t / 2] })
+        .collect();
+    close(&f2.coeffs.to_vec()?, &c2, 1e-10, 1e-12, "2-D polyfit")?;
+    let cov2 = f2.cov.ok_or("no cov")?;
+    if cov2.shape() != [o, o, 2] {
+        return Err(format!("2-D cov shape {:?}", cov2.shape()).into());
+    }
+    assert_err(
+        ops::polyfit_with(
+            &xx,
+            &yy,
+            deg,
+            PolyfitOptions {
+                w: Some(&xa),
+                ..Default::default()
+            },
+        ),
+        "Shape",
+        "[4]",
+    );
+    assert_err(
+        ops::polyfit_with(&xx, &yy, 9, opts(PolyCov::Scaled)),
+        "InvalidArgument",
+        "exceed",
+    );
+    // poly1d.
+    let p = Poly1d::new(&Array::from_slice_on(
+        dev,
+        &[0.0, 0.0, 2.0, -3.0, 1.0],
+        &[5],
+    )?)?;
+    close(
+        &p.coeffs().to_vec()?,
+        &[2.0, -3.0, 1.0],
+        0.0,
+        0.0,
+        "leading zeros dropped",
+    )?;
+    let q = Poly1d::new(&xb)?;
+    let xs = rand_vec(&mut rng, 5);
+    let xs_a = Array::from_slice_on(dev, &xs, &[5])?;
+    let ev: Vec<f64> = xs
+        .iter()
+        .map(|&t| horner_dec(&[2.0, -3.0, 1.0], t))
+        .collect();
+    close(&p.eval(&xs_a)?.to_vec()?, &ev, 1e-14, 1e-14, "poly1d eval")?;
+    close(
+        &p.try_mul(&q)?.coeffs().to_vec()?,
+        &conv(&[2.0, -3.0, 1.0], &b),
+        1e-14,
+        1e-14,
+        "poly1d mul",
+    )?;
+    close(
+        &p.try_add(&q)?.coeffs().to_vec()?,
+        &[2.0 + b[0], -3.0 + b[1], 1.0 + b[2]],
+        1e-14,
+        1e-14,
+        "poly1d add",
+    )?;
+    close(
+        &p.try_sub(&p)?.coeffs().to_vec()?,
+        &[0.0],
+        0.0,
+        0.0,
+        "p − p",
+    )?;
+    let cubic = Poly1d::new(&Array::from_slice_on(dev, &[1.0, 2.0, 3.0, 4.0], &[4])?)?;
+    close(
+        &cubic.deriv(2)?.coeffs().to_vec()?,
+        &[6.0, 4.0],
+        0.0,
+        0.0,
+        "deriv 2",
+    )?;
+    close(
+        &cubic.deriv(5)?.coeffs().to_vec()?,
+        &[0.0],
+        0.0,
+        0.0,
+        "deriv past degree",
+    )?;
+    close(
+        &cubic.integ(1, &[7.0])?.coeffs().to_vec()?,
+        &[0.25, 2.0 / 3.0, 1.5, 4.0, 7.0],
+        1e-15,
+        0.0,
+        "integ",
+    )?;
+    close(
+        &cubic.integ(2, &[1.0, 2.0])?.coeffs().to_vec()?,
+        &[0.05, 2.0 / 12.0, 0.5, 2.0, 1.0, 2.0],
+        1e-15,
+        0.0,
+        "integ 2",
+    )?;
+    close(
+        &cubic.integ(2, &[])?.deriv(2)?.coeffs().to_vec()?,
+        &[1.0, 2.0, 3.0, 4.0],
+        1e-14,
+        0.0,
+        "integ then deriv",
+    )?;
+    assert_err(
+        cubic.integ(3, &[1.0, 2.0]),
+        "InvalidArgument",
+        "2 integration constants",
+    );
+    close(
+        &sort(p.roots()?.to_vec()?),
+        &[0.5, 0.0, 1.0, 0.0],
+        1e-12,
+        1e-12,
+        "poly1d roots",
+    )?;
+    let fr = Poly1d::from_roots(&Array::from_slice_on(dev, &[0.5, 1.0], &[2])?)?;
+    close(
+        &fr.coeffs().to_vec()?,
+        &[1.0, -1.5, 0.5],
+        1e-15,
+        0.0,
+        "from_roots",
+    )?;
+    Ok(())
+}
+
+fn poly_series(dev: Device) -> TestResult {
+    use cuprite_array::ops::poly;
+    let mut rng = Rng::fresh();
+    let c = rand_vec(&mut rng, 4);
+    let xs = rand_vec(&mut rng, 6);
+    let (ca, xa) = (
+        Array::from_slice_on(dev, &c, &[4])?,
+        Array::from_slice_on(dev, &xs, &[2, 3])?,
+    );
+    let inc = |c: &[f64], x: f64| c.iter().rev().fold(0.0, |acc, &k| acc * x + k);
+    let want: Vec<f64> = xs.iter().map(|&x| inc(&c, x)).collect();
+    let got = poly::polyval(&xa, &ca, true)?;
+    if got.shape() != [2, 3] {
+        return Err(format!("polyval shape {:?}", got.shape()).into());
+    }
+    close(&got.to_vec()?, &want, 1e-14, 1e-14, "polyval")?;
+    // 2-D c: columns are series; tensor gives every series at every x.
+    let c2 = rand_vec(&mut rng, 6); // 3 coefficients × 2 series
+    let c2a = Array::from_slice_on(dev, &c2, &[3, 2])?;
+    let col = |j: usize| [c2[j], c2[2 + j], c2[4 + j]];
+    let t = poly::polyval(&xa, &c2a, true)?;
+    let tw: Vec<f64> = (0..2)
+        .flat_map(|j| xs.iter().map(move |&x| inc(&col(j), x)))
+        .collect();
+    if t.shape() != [2, 2, 3] {
+        return Err(format!("tensor polyval shape {:?}", t.shape()).into());
+    }
+    close(&t.to_vec()?, &tw, 1e-14, 1e-14, "tensor polyval")?;
+    let x2 = Array::from_slice_on(dev, &xs[..2], &[2])?;
+    let nt: Vec<f64> = (0..2).map(|j| inc(&col(j), xs[j])).collect();
+    close(
+        &poly::polyval(&x2, &c2a, false)?.to_vec()?,
+        &nt,
+        1e-14,
+        1e-14,
+        "polyval tensor=false",
+    )?;
+    // polyvalfromroots.
+    let r = rand_vec(&mut rng, 3);
+    let want: Vec<f64> = xs
+        .iter()
+        .map(|&x| r.iter().map(|&q| x - q).product())
+        .collect();
+    close(
+        &poly::polyvalfromroots(&xa, &Array::from_slice_on(dev, &r, &[3])?, true)?.to_vec()?,
+        &want,
+        1e-14,
+        1e-14,
+        "polyvalfromroots",
+    )?;
+    // polycompanion: its eigenvalues are the roots of the series.
+    let cs = [-6.0, 11.0, -6.0, 1.0]; // (x−1)(x−2)(x−3), increasing
+    let comp = poly::polycompanion(&Array::from_slice_on(dev, &cs, &[4])?)?;
+    close(
+        &comp.to_vec()?,
+        &[0.0, 0.0, 6.0, 1.0, 0.0, -11.0, 0.0, 1.0, 6.0],
+        0.0,
+        0.0,
+        "polycompanion",
+    )?;
+    let mut ev: Vec<f64> = linalg::eigvals(&comp)?
+        .to_vec()?
+        .iter()
+        .map(|z| z.re)
+        .collect();
+    ev.sort_by(f64::total_cmp);
+    close(&ev, &[1.0, 2.0, 3.0], 1e-10, 0.0, "companion eigenvalues")?;
+    assert_err(
+        poly::polycompanion(&Array::from_slice_on(dev, &[1.0], &[1])?),
+        "InvalidArgument",
+        "1 coefficient",
+    );
+    // polyvander: x.shape + (deg + 1,), increasing powers.
+    let v = poly::polyvander(&xa, 3)?;
+    if v.shape() != [2, 3, 4] {
+        return Err(format!("polyvander shape {:?}", v.shape()).into());
+    }
+    let vw: Vec<f64> = xs
+        .iter()
+        .flat_map(|&x| (0..4).map(move |p| x.powi(p)))
+        .collect();
+    close(&v.to_vec()?, &vw, 1e-15, 1e-15, "polyvander")?;
+    let z = poly::polyvander(&Array::from_slice_on(dev, &[0i32, 2], &[2])?, 2)?;
+    assert_eq!(z.to_vec()?, [1, 0, 0, 1, 2, 4]);
+    // polyutils.
+    let s = poly::as_series(
+        &[
+            &Array::from_slice_on(dev, &[1.0, 0.0, 0.0], &[3])?,
+            &Array::full(&[], 2.0).to_device(dev)?,
+        ],
+        true,
+    )?;
+    close(&s[0].to_vec()?, &[1.0], 0.0, 0.0, "as_series trims")?;
+    close(&s[1].to_vec()?, &[2.0], 0.0, 0.0, "as_series 0-d")?;
+    let s = poly::as_series(&[&Array::from_slice_on(dev, &[1.0, 0.0], &[2])?], false)?;
+    close(
+        &s[0].to_vec()?,
+        &[1.0, 0.0],
+        0.0,
+        0.0,
+        "as_series untrimmed",
+    )?;
+    assert_err(
+        poly::as_series(&[&Array::<f64>::zeros(&[0]).to_device(dev)?], true),
+        "Shape",
+        "array 0 is empty",
+    );
+    assert_err(
+        poly::as_series(&[&ca, &Array::<f64>::zeros(&[2, 2]).to_device(dev)?], true),
+        "Shape",
+        "array 1",
+    );
+    close(
+        &poly::trimseq(&Array::from_slice_on(dev, &[0.0, 3.0, 0.0], &[3])?)?.to_vec()?,
+        &[0.0, 3.0],
+        0.0,
+        0.0,
+        "trimseq",
+    )?;
+    let tc = Array::from_slice_on(
+        dev,
+        &[C::new(1.0, 0.0), C::new(0.0, 1e-3), C::new(1e-9, 0.0)],
+        &[3],
+    )?;
+    let got: Vec<f64> = poly::trimcoef(&tc, 1e-6)?
+        .to_vec()?
+        .iter()
+        .flat_map(|z| [z.re, z.im])
+        .collect();
+    close(&got, &[1.0, 0.0, 0.0, 1e-3], 0.0, 0.0, "trimcoef complex")?;
+    close(
+        &poly::trimcoef(&ca, 10.0)?.to_vec()?,
+        &[0.0],
+        0.0,
+        0.0,
+        "trimcoef all small",
+    )?;
+    assert_err(poly::trimcoef(&ca, -1.0), "InvalidArgument", "-1");
+    Ok(())
+}
+
 const BODIES: &[(&str, Body)] = &[
     ("eig_real", eig_real),
     ("eig_complex", eig_complex),
@@ -1015,6 +1456,8 @@ const BODIES: &[(&str, Body)] = &[
     ("lstsq_rank_cond", lstsq_rank_cond),
     ("tensor_forms", tensor_forms),
     ("einsum_general", einsum_general),
+    ("poly_classic", poly_classic),
+    ("poly_series", poly_series),
 ];
 
 pub fn tests() -> Vec<Test> {
