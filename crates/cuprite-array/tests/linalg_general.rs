@@ -449,10 +449,31 @@ fn qr_forms(dev: Device) -> TestResult {
     }
     let flat = |x: &[C]| x.iter().flat_map(|z| [z.re, z.im]).collect::<Vec<f64>>();
     close(&flat(&y), &flat(&a), 0.0, 1e-12, "complex raw")?;
+    // Stacks: each matrix's raw factors.
+    let st = rand_vec(&mut rng, 2 * 12);
+    let (h, tau) = linalg::qr_raw(&Array::from_slice_on(dev, &st, &[2, 4, 3])?)?;
+    if h.shape() != [2, 3, 4] || tau.shape() != [2, 3] {
+        return Err(format!("stacked raw shapes {:?} {:?}", h.shape(), tau.shape()).into());
+    }
+    let (h1, t1) = linalg::qr_raw(&Array::from_slice_on(dev, &st[12..], &[4, 3])?)?;
+    close(
+        &h.to_vec()?[12..],
+        &h1.to_vec()?,
+        1e-14,
+        1e-14,
+        "stacked raw h",
+    )?;
+    close(
+        &tau.to_vec()?[3..],
+        &t1.to_vec()?,
+        1e-14,
+        1e-14,
+        "stacked raw tau",
+    )?;
     assert_err(
-        linalg::qr_raw(&Array::<f64>::zeros(&[2, 2, 2]).to_device(dev)?),
+        linalg::qr_raw(&Array::<f64>::zeros(&[3]).to_device(dev)?),
         "Shape",
-        "[2, 2, 2]",
+        "[3]",
     );
     Ok(())
 }

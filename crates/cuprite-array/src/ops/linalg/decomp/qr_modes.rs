@@ -72,6 +72,10 @@ pub fn qr_r<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn qr_raw<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
+    if a.ndim() > 2 {
+        let [h, tau] = per_matrix("qr_raw", a, |_, m| qr_raw(m).map(|(h, t)| [h, t]))?;
+        return Ok((h, tau));
+    }
     let (m, n) = dims("qr_raw", a)?;
     let k = m.min(n);
     let dev = a.device();
