@@ -66,8 +66,9 @@ fn split_term(t: &str, bad: &dyn Fn(String) -> Error) -> Result<(Vec<char>, Opti
 /// assert_eq!(linalg::einsum("ij->ji", &[&a])?.to_vec()?, [1.0, 3.0, 2.0, 4.0]);
 /// assert_eq!(linalg::einsum("ii->i", &[&a])?.to_vec()?, [1.0, 4.0]);
 /// assert_eq!(linalg::einsum("ii", &[&a])?.item()?, 5.0);
-/// assert_eq!(linalg::einsum("ij,jk,kl->il", &[&a, &b, &a])?.to_vec()?, [10.0, 14.0, 22.0, 30.0]);
-/// assert_eq!(linalg::einsum("...j,j", &[&a, &b.slice(&[cuprite_array::SliceArg::Index(0), (..).into()])?])?.to_vec()?, [2.0, 4.0]);
+/// assert_eq!(linalg::einsum("ij,jk,kl->il", &[&a, &b, &a])?.to_vec()?, [5.0, 8.0, 13.0, 20.0]);
+/// let v = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 1.0], &[2])?;
+/// assert_eq!(linalg::einsum("...j,j", &[&a, &v])?.to_vec()?, [3.0, 7.0]);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn einsum<T: Numeric>(spec: &str, operands: &[&Array<T>]) -> Result<Array<T>> {
