@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """PyTorch peer figures for the NumPy-routine benchmarks (crates/cuprite-cli/src/bench/numpy.rs).
 
-Runs on the same GPU, in the same call, the same work as `cuprite bench numpy/isin_lexsort`:
+Runs on the same GPU, in the same call, the same work as `cuprite bench numpy/isin_lexsort` and
+`cuprite bench numpy/eig`:
 - torch.isin of 2^24 int64 values in [0, 2^20) against 2^16 such values;
 - lexsort of 2^24 x 2 int64 keys in [0, 2^10) (the last key primary): PyTorch has no lexsort,
   so the best it offers is two stable sorts, the secondary key first, then the primary key
-  gathered by that order.
+  gathered by that order;
+- torch.linalg.eig of a 1024 x 1024 float64 matrix of uniform values (eigenvalues and vectors),
+  one call per event pair (it waits for the solver on the host, as cuprite's eig does).
 Device work is timed with CUDA events around K back-to-back calls after warm-up, on fresh
 random data; the median over the repeats, divided by K, is printed in ms.
 
@@ -42,10 +45,13 @@ def main():
     k1 = torch.randint(0, 1 << 10, (n,), dtype=torch.int64, device="cuda", generator=g)
     k2 = torch.randint(0, 1 << 10, (n,), dtype=torch.int64, device="cuda", generator=g)
     run("lexsort_2p24_x2", 2 if quick else 10, lambda: lexsort(k1, k2))
+    e = 256 if quick else 1024
+    a = torch.rand((e, e), dtype=torch.float64, device="cuda", generator=g)
+    run("eig_1024_f64", 1, lambda: torch.linalg.eig(a))
 
     res["peer"] = f"PyTorch {torch.__version__}"
     # Problem sizes, for matching with cuprite's figures (crates/cuprite-cli/src/bench/report.rs).
-    res["sizes"] = {"isin": n, "lexsort": n}
+    res["sizes"] = {"isin": n, "lexsort": n, "eig": e}
     out = json.dumps(res, indent=1)
     print(out)
     if "--json" in sys.argv:

@@ -19,6 +19,7 @@ mod index_scatter;
 mod interop;
 mod library;
 mod linalg;
+mod linalg_general;
 mod mesh;
 mod numpy_coverage;
 mod numpy_fn;
@@ -65,6 +66,7 @@ fn main() {
     tests.extend(interop::tests());
     tests.extend(library::tests());
     tests.extend(linalg::tests());
+    tests.extend(linalg_general::tests());
     tests.extend(mesh::tests());
     tests.extend(numpy_coverage::tests());
     tests.extend(numpy_fn::tests());

@@ -353,6 +353,72 @@ fn known() -> Vec<&'static str> {
         cuprite_array::shape::broadcast_shapes
     );
     k!("union1d", cuprite_array::union1d::<f32>);
+    // Linear algebra, polynomials, Hermitian FFTs, einsum (the general eigenproblem and
+    // NumPy's fuller linalg signatures).
+    k!("Array::hfft", Array::<c64>::hfft);
+    k!("Array::ihfft", Array::<f64>::ihfft);
+    k!("linalg::eig", cuprite_array::linalg::eig::<f64>);
+    k!("linalg::eigvals", cuprite_array::linalg::eigvals::<f64>);
+    k!(
+        "linalg::qr_complete",
+        cuprite_array::linalg::qr_complete::<f64>
+    );
+    k!("linalg::qr_r", cuprite_array::linalg::qr_r::<f64>);
+    k!("linalg::qr_raw", cuprite_array::linalg::qr_raw::<f64>);
+    k!("linalg::svd_full", cuprite_array::linalg::svd_full::<f64>);
+    k!(
+        "linalg::svd_hermitian",
+        cuprite_array::linalg::svd_hermitian::<f64>
+    );
+    k!("linalg::svdvals", cuprite_array::linalg::svdvals::<f64>);
+    k!("linalg::cond_p", cuprite_array::linalg::cond_p::<f64>);
+    k!(
+        "linalg::matrix_rank_with",
+        cuprite_array::linalg::matrix_rank_with::<f64>
+    );
+    k!(
+        "linalg::lstsq_full",
+        cuprite_array::linalg::lstsq_full::<f64>
+    );
+    k!("linalg::pinv_with", cuprite_array::linalg::pinv_with::<f64>);
+    k!(
+        "linalg::tensorsolve",
+        cuprite_array::linalg::tensorsolve::<f64>
+    );
+    k!("linalg::tensorinv", cuprite_array::linalg::tensorinv::<f64>);
+    k!("ops::Poly1d", cuprite_array::ops::Poly1d::<f64>::new);
+    k!("ops::poly", cuprite_array::ops::poly::<f64>);
+    k!("ops::roots", cuprite_array::ops::roots::<f64>);
+    k!("ops::polymul", cuprite_array::ops::polymul::<f64>);
+    k!("ops::polyfit_with", cuprite_array::ops::polyfit_with::<f64>);
+    k!(
+        "ops::poly::polyval",
+        cuprite_array::ops::poly::polyval::<f64>
+    );
+    k!(
+        "ops::poly::polyvalfromroots",
+        cuprite_array::ops::poly::polyvalfromroots::<f64>
+    );
+    k!(
+        "ops::poly::polycompanion",
+        cuprite_array::ops::poly::polycompanion::<f64>
+    );
+    k!(
+        "ops::poly::polyvander",
+        cuprite_array::ops::poly::polyvander::<f64>
+    );
+    k!(
+        "ops::poly::as_series",
+        cuprite_array::ops::poly::as_series::<f64>
+    );
+    k!(
+        "ops::poly::trimseq",
+        cuprite_array::ops::poly::trimseq::<f64>
+    );
+    k!(
+        "ops::poly::trimcoef",
+        cuprite_array::ops::poly::trimcoef::<f64>
+    );
     v
 }
 

@@ -1,6 +1,7 @@
 //! cuSOLVER, dense part (`libcusolver`, `cusolverDn*`): the status and mode enums, the handle
 //! and parameter types, and the functions the safe layer (`cuprite_driver::solver`) calls: the 64-bit
 //! generic API (`cusolverDnX*`: one entry point for every element type) where it exists, the
+//! general eigensolver `cusolverDnXgeev` (CUDA 12.6 and later), the
 //! typed 32-bit API for `orgqr`/`ungqr` and the Jacobi SVD, which have no generic form.
 //!
 //! Loaded on first call from where [`CUSOLVER_SPEC`](crate::libraries::CUSOLVER_SPEC) says; a
@@ -308,6 +309,22 @@ crate::dyn_functions! {
         a: *mut cuDoubleComplex, lda: c_int, s: *mut f64, u: *mut cuDoubleComplex, ldu: c_int,
         v: *mut cuDoubleComplex, ldv: c_int, work: *mut cuDoubleComplex, lwork: c_int,
         info: *mut c_int, params: gesvdjInfo_t
+    ) -> cusolverStatus_t;
+
+    fn cusolverDnXgeev_bufferSize(
+        handle: cusolverDnHandle_t, params: cusolverDnParams_t, jobvl: cusolverEigMode_t,
+        jobvr: cusolverEigMode_t, n: i64, a_type: cudaDataType, a: *const c_void, lda: i64,
+        w_type: cudaDataType, w: *const c_void, vl_type: cudaDataType, vl: *const c_void,
+        ldvl: i64, vr_type: cudaDataType, vr: *const c_void, ldvr: i64, compute: cudaDataType,
+        device_bytes: *mut usize, host_bytes: *mut usize
+    ) -> cusolverStatus_t;
+    fn cusolverDnXgeev(
+        handle: cusolverDnHandle_t, params: cusolverDnParams_t, jobvl: cusolverEigMode_t,
+        jobvr: cusolverEigMode_t, n: i64, a_type: cudaDataType, a: *mut c_void, lda: i64,
+        w_type: cudaDataType, w: *mut c_void, vl_type: cudaDataType, vl: *mut c_void,
+        ldvl: i64, vr_type: cudaDataType, vr: *mut c_void, ldvr: i64, compute: cudaDataType,
+        device_buf: *mut c_void, device_bytes: usize, host_buf: *mut c_void, host_bytes: usize,
+        info: *mut c_int
     ) -> cusolverStatus_t;
 
     fn cusolverDnXsyevd_bufferSize(

@@ -3,7 +3,8 @@
 //! against the device copy bandwidth (target 0.85). Each figure counts the bytes the routine
 //! must move: reductions read `n` elements; the movement routines read and write theirs.
 //! `isin` of 2^24 values in 2^16 and `lexsort` of 2^24 x 2 keys are times, judged against
-//! `benches/peers/torch_numpy.py` by `cuprite bench --peers`.
+//! `benches/peers/torch_numpy.py` by `cuprite bench --peers`, as is `eig` of a 1024² f64
+//! matrix (eigenvalues and vectors) against `torch.linalg.eig`.
 
 use super::curves::per_call;
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
@@ -29,6 +30,12 @@ pub fn benchmarks() -> Vec<Benchmark> {
             group: "numpy",
             needs_gpu: true,
             run: isin_lexsort,
+        },
+        Benchmark {
+            name: "numpy/eig",
+            group: "numpy",
+            needs_gpu: true,
+            run: eig,
         },
     ]
 }
@@ -259,5 +266,33 @@ fn isin_lexsort(ctx: &mut BenchCtx) -> BenchResult {
         let f2 = Figure::time(format!("lexsort of {n} x 2 i64 keys"), &s, TimeUnit::Ms)
             .with_note("peer: two stable torch.sort passes in benches/peers/torch_numpy.py");
         Ok(vec![f1, f2])
+    })
+}
+
+fn eig(ctx: &mut BenchCtx) -> BenchResult {
+    let n = ctx.size(1024, 256);
+    with_device(Device::cuda(0), || {
+        let a = Array::<f64>::rand_uniform(&[n, n], 44)?;
+        a.eval()?;
+        let stream = stream_raw()?;
+        let mut once = || -> Result<(), BenchError> {
+            let (w, v) = cuprite_array::linalg::eig(&a)?;
+            w.eval()?;
+            v.eval()?;
+            Ok(())
+        };
+        once()?;
+        // SAFETY: as in `time`: the array stream of device 0 lives for the process and its
+        // context is current; each call enqueues its work there (and waits for cuSOLVER's
+        // info, which the event pair brackets like any other stream work).
+        let s = unsafe { per_call(ctx, stream, 1, &mut once) }?;
+        Ok(vec![
+            Figure::time(
+                format!("eig of {n}² f64 (values and vectors)"),
+                &s,
+                TimeUnit::Ms,
+            )
+            .with_note("peer: torch.linalg.eig in benches/peers/torch_numpy.py"),
+        ])
     })
 }

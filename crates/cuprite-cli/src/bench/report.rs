@@ -943,6 +943,16 @@ pub const PEER_RULES: &[PeerRule] = &[
         size: Some("lexsort"),
         target: Target::RatioAtMost(1.0),
     },
+    PeerRule {
+        script: "torch_numpy.py",
+        key: "eig_1024_f64_ms",
+        what: "eig (values and vectors) vs torch.linalg.eig",
+        benchmark: "numpy/eig",
+        figure: "eig of",
+        unit: "ms",
+        size: Some("eig"),
+        target: Target::RatioAtMost(1.0),
+    },
 ];
 
 /// One judged peer comparison.

@@ -248,9 +248,22 @@ typed!(
 );
 
 /// An element type of the dense solvers: `f32`, `f64`, `Complex<f32>`, `Complex<f64>`.
-/// Singular and eigenvalues are `T::Real` (`f32` or `f64`).
-pub trait SolverElement: Element + Typed {}
-impl SolverElement for f32 {}
-impl SolverElement for f64 {}
-impl SolverElement for Complex<f32> {}
-impl SolverElement for Complex<f64> {}
+/// Singular values and the eigenvalues of a Hermitian matrix are `T::Real` (`f32` or `f64`);
+/// those of a general matrix `T::Complex`.
+pub trait SolverElement: Element + Typed {
+    /// The complex type of the same precision (the eigenvalues of a general matrix):
+    /// `Complex<f32>` for `f32` and `Complex<f32>`, `Complex<f64>` for `f64` and `Complex<f64>`.
+    type Complex: Element;
+}
+impl SolverElement for f32 {
+    type Complex = Complex<f32>;
+}
+impl SolverElement for f64 {
+    type Complex = Complex<f64>;
+}
+impl SolverElement for Complex<f32> {
+    type Complex = Complex<f32>;
+}
+impl SolverElement for Complex<f64> {
+    type Complex = Complex<f64>;
+}

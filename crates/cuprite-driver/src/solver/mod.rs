@@ -11,7 +11,7 @@
 //! a silent result.
 //!
 //! The 64-bit generic API (`cusolverDnX*`) serves `getrf`, `getrs`, `potrf`, `potrs`, `geqrf`,
-//! `gesvd` and `syevd`; `orgqr` and the Jacobi SVD `gesvdj` exist only in the 32-bit typed API,
+//! `gesvd`, `syevd` and `geev`; `orgqr` and the Jacobi SVD `gesvdj` exist only in the 32-bit typed API,
 //! whose limits are checked.
 
 use crate::blas::invalid;
@@ -31,6 +31,7 @@ macro_rules! cusolver {
 }
 
 mod cholesky;
+mod eig;
 mod eigh;
 mod element;
 mod lu;
@@ -75,7 +76,7 @@ struct State {
 /// A dense cuSOLVER handle bound to a context and a cuprite [`Stream`]: every routine runs on
 /// that stream, with device workspace from the stream-ordered pool. Destroyed on drop.
 /// `Send + Sync`; calls from several threads take turns. The routines whose `info` reports on
-/// the matrix (`getrf`, `potrf`, `gesvd`, `gesvdj`, `syevd`) wait for it before returning;
+/// the matrix (`getrf`, `potrf`, `gesvd`, `gesvdj`, `syevd`, `geev`) wait for it before returning;
 /// `getrs`, `potrs`, `geqrf` and `orgqr` only enqueue.
 ///
 /// ```no_run

@@ -53,6 +53,7 @@ mod cuda;
 mod desc;
 mod element;
 mod freq;
+mod hermitian;
 mod norm;
 mod shift;
 mod transforms;

@@ -14,15 +14,19 @@
 //! ```
 
 mod decomp;
+mod einsum;
 mod gemm;
 mod powers;
 mod products;
 mod span;
 
 pub use decomp::{
-    NormOrd, Real, RealOf, RealPart, Scalar, ScalarOps, Svd, cholesky, det, eigh, inv, lstsq,
-    matrix_rank, norm, pinv, qr, slogdet, solve, svd,
+    ComplexOf, Eig, Lstsq, NormOrd, RankTol, Real, RealOf, RealPart, Scalar, ScalarOps, Svd,
+    cholesky, cond_p, det, eig, eigh, eigvals, inv, lstsq, lstsq_full, matrix_rank,
+    matrix_rank_with, norm, pinv, pinv_with, qr, qr_complete, qr_r, qr_raw, slogdet, solve, svd,
+    svd_full, svd_hermitian, svdvals, tensorinv, tensorsolve,
 };
+pub use einsum::einsum;
 pub use gemm::{allow_tf32, gemm_tuning, set_allow_tf32, set_gemm_tuning};
 pub use powers::{cond, matrix_power, norm_axes};
-pub use products::{dot, einsum, inner, matmul, outer, tensordot, vdot};
+pub use products::{dot, inner, matmul, outer, tensordot, vdot};

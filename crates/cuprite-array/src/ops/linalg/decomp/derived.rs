@@ -96,10 +96,16 @@ pub enum NormOrd {
     One,
     /// The largest row sum of `|x|` (matrices; the largest `|x|` of a vector).
     Inf,
+    /// The smallest column sum of `|x|` (matrices; `(Σ 1/|x|)⁻¹` of a vector). NumPy's `-1`.
+    NegOne,
+    /// The smallest row sum of `|x|` (matrices; the smallest `|x|` of a vector). NumPy's `-inf`.
+    NegInf,
+    /// The smallest singular value (matrices; `(Σ |x|⁻²)^(−1/2)` of a vector). NumPy's `-2`.
+    NegSpectral,
 }
 
-/// A matrix or vector norm (see [`NormOrd`]; NumPy's `norm` with `ord` `None`, `2`, `"nuc"`,
-/// `1`, `inf`).
+/// A matrix or vector norm (see [`NormOrd`]; NumPy's `norm` with `ord` `None`/`"fro"`, `2`,
+/// `"nuc"`, `1`, `inf`, `-1`, `-inf`, `-2`; for a vector `Spectral` is the 2-norm).
 ///
 /// ```
 /// use cuprite_array::{Array, Device, linalg::{self, NormOrd}};
@@ -116,15 +122,21 @@ pub fn norm<T: Scalar>(a: &Array<T>, ord: NormOrd) -> Result<f64> {
         (NormOrd::Fro, _) => Ok((&x * &x).sum()?.item()?.sqrt()),
         (NormOrd::One, 1) => Ok(x.sum()?.item()?),
         (NormOrd::Inf, 1) => Ok(x.max()?.item()?),
+        (NormOrd::Spectral, 1) => Ok((&x * &x).sum()?.item()?.sqrt()),
+        (NormOrd::NegInf, 1) => Ok(x.min()?.item()?),
+        (NormOrd::NegOne, 1) => Ok(1.0 / x.pow(-1.0).sum()?.item()?),
+        (NormOrd::NegSpectral, 1) => Ok(1.0 / x.pow(-2.0).sum()?.item()?.sqrt()),
+        (NormOrd::NegOne, 2) => Ok(x.sum_axes(&[0], false)?.min()?.item()?),
+        (NormOrd::NegInf, 2) => Ok(x.sum_axes(&[1], false)?.min()?.item()?),
         (NormOrd::One, 2) => Ok(x.sum_axes(&[0], false)?.max()?.item()?),
         (NormOrd::Inf, 2) => Ok(x.sum_axes(&[1], false)?.max()?.item()?),
-        (NormOrd::Spectral | NormOrd::Nuclear, 2) => {
+        (NormOrd::Spectral | NormOrd::Nuclear | NormOrd::NegSpectral, 2) => {
             let (_, s, _) = svd(a)?;
             let s: Vec<f64> = s.to_vec()?.into_iter().map(to_f64).collect();
-            Ok(if ord == NormOrd::Spectral {
-                s.first().copied().unwrap_or(0.0)
-            } else {
-                s.iter().sum()
+            Ok(match ord {
+                NormOrd::Spectral => s.first().copied().unwrap_or(0.0),
+                NormOrd::NegSpectral => s.last().copied().unwrap_or(0.0),
+                _ => s.iter().sum(),
             })
         }
         (o, d) => Err(Error::Shape(format!(

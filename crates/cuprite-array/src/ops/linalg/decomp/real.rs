@@ -63,6 +63,9 @@ pub trait ScalarOps: Element + Sized {
     fn conj_array(a: &Array<Self>) -> Array<Self>;
     /// `|x|` of every element, in `f64`.
     fn abs_f64(a: &Array<Self>) -> Array<f64>;
+    /// The complex type of the same precision ([`c32`] for `f32` and `c32`, [`c64`] for `f64`
+    /// and `c64`): the type of [`eig`](super::eig)'s eigenvalues and eigenvectors.
+    type Cplx: Scalar + crate::dtype::ComplexElement;
 }
 
 /// The element types of the decompositions: `f32`, `f64`, [`c32`] and [`c64`]. Complex
@@ -102,10 +105,11 @@ pub trait Scalar:
 }
 
 macro_rules! real_scalar {
-    ($($t:ty),*) => {$(
+    ($($t:ty, $c:ty);*) => {$(
         impl ScalarOps for $t {
             const EPS: f64 = <$t>::EPSILON as f64;
             type Wide = f64;
+            type Cplx = $c;
             fn to_c64(self) -> Complex<f64> {
                 Complex::new(self as f64, 0.0)
             }
@@ -125,13 +129,14 @@ macro_rules! real_scalar {
         impl Scalar for $t {}
     )*};
 }
-real_scalar!(f32, f64);
+real_scalar!(f32, c32; f64, c64);
 
 macro_rules! complex_scalar {
     ($($t:ty, $r:ty);*) => {$(
         impl ScalarOps for $t {
             const EPS: f64 = <$r>::EPSILON as f64;
             type Wide = c64;
+            type Cplx = $t;
             fn to_c64(self) -> Complex<f64> {
                 Complex::new(self.re as f64, self.im as f64)
             }

@@ -19,17 +19,26 @@ pub(super) fn per_matrix<T: Scalar, const K: usize>(
     a: &Array<T>,
     f: impl Fn(usize, &Array<T>) -> Result<[Array<T>; K]>,
 ) -> Result<[Array<T>; K]> {
+    per_matrix_to(call, a, f)
+}
+
+/// [`per_matrix`] whose results have another element type `U` than the matrices.
+pub(super) fn per_matrix_to<T: Scalar, U: Scalar, const K: usize>(
+    call: &str,
+    a: &Array<T>,
+    f: impl Fn(usize, &Array<T>) -> Result<[Array<U>; K]>,
+) -> Result<[Array<U>; K]> {
     let s = a.shape().to_vec();
     let (batch, mn) = s.split_at(s.len() - 2);
     let (m, n) = (mn[0], mn[1]);
     let count = checked_numel(batch)?;
     let device = a.device();
-    let stacked = |parts: &[Array<T>], one: &[usize]| -> Result<Array<T>> {
+    let stacked = |parts: &[Array<U>], one: &[usize]| -> Result<Array<U>> {
         let shape: Vec<usize> = batch.iter().chain(one).copied().collect();
         if parts.is_empty() {
             return Ok(with_device(device, || Array::zeros(&shape)));
         }
-        let refs: Vec<&Array<T>> = parts.iter().collect();
+        let refs: Vec<&Array<U>> = parts.iter().collect();
         Array::concat(&refs, 0)?.reshape(&shape)
     };
     if count == 0 {
@@ -51,7 +60,7 @@ pub(super) fn per_matrix<T: Scalar, const K: usize>(
         return out.try_into().map_err(|_| unreachable_len());
     }
     let flat = a.reshape(&[count, m, n])?;
-    let mut parts: Vec<Vec<Array<T>>> = (0..K).map(|_| Vec::with_capacity(count)).collect();
+    let mut parts: Vec<Vec<Array<U>>> = (0..K).map(|_| Vec::with_capacity(count)).collect();
     let mut one: Vec<Vec<usize>> = vec![Vec::new(); K];
     for b in 0..count {
         let r = f(b, &matrix_at(&flat, b)?).map_err(|e| in_matrix(e, call, b, &s))?;
