@@ -485,6 +485,19 @@ fn multivariate(d: Device) -> TestResult {
         moments(&col, a / 7.0, a * b / (49.0 * 8.0), "dirichlet");
         ks(col, |t| betai(a, b, t), &format!("dirichlet component {j}"))?;
     }
+    // Concentrations far below 1: rows still finite, summing to 1, with Beta moments.
+    let x = g.dirichlet::<f64>(&[1e-3, 2e-3], &[N / 4])?.to_vec()?;
+    assert!(
+        x.chunks(2)
+            .all(|r| r.iter().all(|v| v.is_finite()) && (r[0] + r[1] - 1.0).abs() < 1e-12)
+    );
+    let col: Vec<f64> = x.chunks(2).map(|r| r[0]).collect();
+    moments(
+        &col,
+        1.0 / 3.0,
+        2e-6 / (9e-6 * 1.003),
+        "dirichlet small alpha",
+    );
     // Multinomial: rows sum to n, each count Binomial(n, p_j).
     let (n, pv) = (30i64, [0.1, 0.25, 0.4, 0.25]);
     let x = g.multinomial::<i64>(n, &pv, &[N / 4])?;

@@ -322,14 +322,17 @@ impl Generator {
     }
 
     /// Dirichlet draws of concentrations `alpha` (each finite and > 0, at least one), of
-    /// shape `shape + [alpha.len()]`: independent gammas normalised along the last axis.
-    /// With every `alpha` far below 1 the gammas can all underflow to 0 in a row (NumPy
-    /// switches to stick-breaking there); such a row is NaN.
+    /// shape `shape + [alpha.len()]`: independent gammas normalised along the last axis,
+    /// drawn as logarithms and normalised in log space (no underflow to `0 / 0` for small
+    /// concentrations, where NumPy switches to stick-breaking).
     ///
     /// ```
-    /// let x = cuprite_array::random::default_rng(18).dirichlet::<f64>(&[1.0, 2.0, 3.0], &[1000])?;
+    /// let mut g = cuprite_array::random::default_rng(18);
+    /// let x = g.dirichlet::<f64>(&[1.0, 2.0, 3.0], &[1000])?;
     /// let s = x.sum_axes(&[-1], false)?.to_vec()?;
     /// assert!(s.iter().all(|v| (v - 1.0).abs() < 1e-12));
+    /// let tiny = g.dirichlet::<f64>(&[1e-3, 1e-3], &[1000])?.to_vec()?;
+    /// assert!(tiny.iter().all(|v| v.is_finite()));
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn dirichlet<T: Float>(&mut self, alpha: &[f64], shape: &[usize]) -> Result<Array<T>> {
@@ -341,14 +344,15 @@ impl Generator {
         for (i, &a) in alpha.iter().enumerate() {
             positive("dirichlet", &format!("alpha[{i}]"), a)?;
         }
-        let gs = alpha
+        let logs = alpha
             .iter()
-            .map(|&a| self.gammas(shape, a))
+            .map(|&a| self.sampled(Kind::LogGamma, shape, a, None))
             .collect::<Result<Vec<_>>>()?;
-        let refs: Vec<&Array<f64>> = gs.iter().collect();
-        let g = with_device(self.device(), || Array::stack(&refs, -1))?;
-        let s = g.sum_axes(&[-1], true)?;
-        Ok(g.try_div(&s)?.cast::<T>())
+        let refs: Vec<&Array<f64>> = logs.iter().collect();
+        let l = with_device(self.device(), || Array::stack(&refs, -1))?;
+        let e = l.try_sub(&l.max_axes(&[-1], true)?)?.exp();
+        let s = e.sum_axes(&[-1], true)?;
+        Ok(e.try_div(&s)?.cast::<T>())
     }
 
     /// Multivariate normal draws of `mean` (length `d`) and covariance `cov` (`d × d`,

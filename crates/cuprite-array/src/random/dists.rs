@@ -106,6 +106,9 @@ pub(crate) enum Kind {
     VonMises { mu: f64 },
     /// Per-element shape `alpha` (scale 1).
     Gamma,
+    /// The natural logarithm of a standard gamma draw of per-element shape `alpha` (no
+    /// underflow for small shapes).
+    LogGamma,
 }
 
 impl Kind {
@@ -119,6 +122,7 @@ impl Kind {
             Kind::Zipf => (4, 0.0, 0.0),
             Kind::VonMises { mu } => (5, mu, 0.0),
             Kind::Gamma => (6, 0.0, 0.0),
+            Kind::LogGamma => (7, 0.0, 0.0),
         }
     }
 }
@@ -132,7 +136,8 @@ pub(crate) fn sample(kind: Kind, x: f64, w: &mut impl Words) -> f64 {
         Kind::Logseries => logseries(x, w),
         Kind::Zipf => zipf(x, w),
         Kind::VonMises { mu } => vonmises(mu, x, w),
-        Kind::Gamma => gamma(x, w),
+        Kind::Gamma => gamma(x, w, false),
+        Kind::LogGamma => gamma(x, w, true),
     }
 }
 
@@ -380,11 +385,12 @@ pub(crate) fn vonmises(mu: f64, kappa: f64, w: &mut impl Words) -> f64 {
     if res < 0.0 { -m } else { m }
 }
 
-/// Standard gamma with shape `alpha >= 0` (0 gives 0): Marsaglia and Tsang (2000), boosted by
-/// `u^(1/alpha)` below 1 (fallback NaN, as the scalar-shape gamma's).
-pub(crate) fn gamma(alpha: f64, w: &mut impl Words) -> f64 {
+/// Standard gamma with shape `alpha >= 0` (0 gives 0), or with `log` its natural logarithm:
+/// Marsaglia and Tsang (2000), boosted by `u^(1/alpha)` below 1 (fallback NaN, as the
+/// scalar-shape gamma's).
+pub(crate) fn gamma(alpha: f64, w: &mut impl Words, log: bool) -> f64 {
     if alpha <= 0.0 {
-        return 0.0;
+        return if log { f64::NEG_INFINITY } else { 0.0 };
     }
     let boost = alpha < 1.0;
     let a = if boost { alpha + 1.0 } else { alpha };
@@ -401,6 +407,14 @@ pub(crate) fn gamma(alpha: f64, w: &mut impl Words) -> f64 {
         let x2 = x * x;
         if u < 1.0 - 0.0331 * (x2 * x2) || u.ln() < 0.5 * x2 + d * (1.0 - v + v.ln()) {
             let g = d * v;
+            if log {
+                let lb = if boost {
+                    (1.0 - w.u01()).ln() / alpha
+                } else {
+                    0.0
+                };
+                return g.ln() + lb;
+            }
             if boost {
                 return g * (1.0 - w.u01()).powf(1.0 / alpha);
             }

@@ -209,7 +209,7 @@ impl Generator {
             Some(k) => with_device(self.device, || {
                 crate::ops::sampling::standard_gamma(shape, alpha, k)
             }),
-            None => self.host_draws(shape, "gamma", |_, w| dists::gamma(alpha, w)),
+            None => self.host_draws(shape, "gamma", |_, w| dists::gamma(alpha, w, false)),
         }
     }
 

@@ -216,8 +216,8 @@ __device__ double sp_vonmises(double mu, double kappa, sp_words &w) {{
   const double m = fmod(fabs(res) + pi, 2.0 * pi) - pi;
   return res < 0.0 ? -m : m;
 }}
-__device__ double sp_gamma(double alpha, sp_words &w) {{
-  if (alpha <= 0.0) return 0.0;
+__device__ double sp_gamma(double alpha, sp_words &w, int lg) {{
+  if (alpha <= 0.0) return lg ? -__longlong_as_double(0x7ff0000000000000LL) : 0.0;
   const bool boost = alpha < 1.0;
   const double a = boost ? alpha + 1.0 : alpha;
   const double d = a - 1.0 / 3.0;
@@ -231,6 +231,10 @@ __device__ double sp_gamma(double alpha, sp_words &w) {{
     const double x2 = x * x;
     if (u < 1.0 - 0.0331 * (x2 * x2) || log(u) < 0.5 * x2 + d * (1.0 - v + log(v))) {{
       const double g = d * v;
+      if (lg) {{
+        const double lb = boost ? log(1.0 - sp_u01(w)) / alpha : 0.0;
+        return log(g) + lb;
+      }}
       if (boost) return g * pow(1.0 - sp_u01(w), 1.0 / alpha);
       return g;
     }}
@@ -253,7 +257,8 @@ extern "C" __global__ void __launch_bounds__({BLOCK}) {name}(double *__restrict_
       case 3: r = sp_logseries(x, w); break;
       case 4: r = sp_zipf(x, w); break;
       case 5: r = sp_vonmises(a, x, w); break;
-      default: r = sp_gamma(x, w); break;
+      case 6: r = sp_gamma(x, w, 0); break;
+      default: r = sp_gamma(x, w, 1); break;
     }}
     out[i] = r;
   }}
