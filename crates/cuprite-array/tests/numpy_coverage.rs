@@ -376,7 +376,9 @@ fn known() -> Vec<&'static str> {
         "random::get_random_state",
         cuprite_array::random::get_random_state
     );
-    k!("random::with_random_state", || cuprite_array::random::with_random_state(|_| ()));
+    k!("random::with_random_state", || {
+        cuprite_array::random::with_random_state(|_| ())
+    });
     k!(
         "random::set_random_state",
         cuprite_array::random::set_random_state

@@ -829,6 +829,34 @@ fn random_gen_cpu_equals_gpu() -> TestResult {
     Ok(())
 }
 
+/// The sampler kernel compiles with the library's options (NVRTC only, no GPU): recorded
+/// from a dry run of draws of every looping kind.
+fn sampler_kernel_compiles() -> TestResult {
+    use cuprite_array::jit;
+    jit::start_recording();
+    let mut g = rng(Device::CPU, 1);
+    let drawn = (|| -> cuprite_array::Result<()> {
+        g.poisson::<i64>(3.0, &[4])?.to_vec()?;
+        g.dirichlet::<f64>(&[0.5, 1.0], &[4])?.to_vec()?;
+        g.vonmises::<f64>(0.0, 1.0, &[4])?.to_vec()?;
+        Ok(())
+    })();
+    let sources = jit::take_recorded();
+    drawn?;
+    let src = sources
+        .iter()
+        .find(|s| s.contains("cuprite_sampler_f64"))
+        .ok_or("the sampler kernel was not recorded")?;
+    for opts in [
+        jit::compile_options(90, true),
+        jit::quick_compile_options(90),
+    ] {
+        let c = cuprite_driver::nvrtc::compile(src, &opts)?;
+        assert!(c.ptx().is_some() || c.cubin().is_some());
+    }
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("continuous_transforms", continuous_transforms),
     ("gamma_family", gamma_family),
@@ -852,6 +880,10 @@ pub fn tests() -> Vec<Test> {
     v.push(Test::cpu(
         "random_gen::global_state_threads",
         global_state_threads,
+    ));
+    v.push(Test::nvrtc(
+        "random_gen::sampler_kernel_compiles",
+        sampler_kernel_compiles,
     ));
     v.push(Test::gpu(
         "cuda::random_gen::cpu_equals_gpu",

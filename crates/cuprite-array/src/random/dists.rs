@@ -71,7 +71,7 @@ pub(crate) fn logfact(k: f64) -> f64 {
     const TABLE: [f64; 10] = [
         0.0,
         0.0,
-        0.693_147_180_559_945_3,
+        std::f64::consts::LN_2,
         1.791_759_469_228_055,
         3.178_053_830_347_945_8,
         4.787_491_742_782_046,
@@ -330,7 +330,7 @@ pub(crate) fn zipf(a: f64, w: &mut impl Words) -> f64 {
         let u = 1.0 - w.u01();
         let v = w.u01();
         let x = u.powf(-1.0 / am1).floor();
-        if !(1.0..=9.223_372_036_854_775_807e18).contains(&x) {
+        if !(1.0..=i64::MAX as f64).contains(&x) {
             continue;
         }
         let t = (1.0 + 1.0 / x).powf(am1);
