@@ -60,10 +60,10 @@ impl Philox4x3210 {
 }
 
 /// Marsaglia's XORWOW ("Xorshift RNGs", J. Stat. Soft. 8(14), 2003): a 160-bit xorshift plus
-/// a Weyl sequence of step 362437, the generator cuRAND uses by default. Seeded as cuRAND's
-/// `curand_init(seed, 0, 0)` documents its scrambling (the five words and the Weyl counter from
-/// the seed's halves mixed with fixed constants); cuRAND's layout of per-thread subsequences is
-/// not reproduced: cuprite draws one sequence, in order, on the host.
+/// a Weyl sequence of step 362437, the generator cuRAND uses by default. Seeded with cuRAND's
+/// scrambling of the seed's halves, so its outputs follow the state cuRAND's header defines for
+/// `curand_init(seed, 0, 0)` (subsequence 0, offset 0); cuRAND's per-thread subsequences are
+/// not reproduced: cuprite draws this one sequence, in order, on the host.
 ///
 /// ```
 /// use cuprite_array::random::Xorwow;

@@ -563,7 +563,7 @@ pub fn with_random_state<R>(f: impl FnOnce(&mut RandomState) -> R) -> R {
 ///
 /// ```
 /// cuprite_array::random::seed(4);
-/// assert_eq!(cuprite_array::random::get_random_state().seed(), 4);
+/// assert_eq!(cuprite_array::random::get_random_state().bit_generator().seed(), 4);
 /// ```
 pub fn seed(seed: u64) {
     set_random_state(RandomState::new(seed));
@@ -588,7 +588,7 @@ pub fn get_random_state() -> RandomState {
 /// ```
 /// use cuprite_array::random::{self, RandomState};
 /// random::set_random_state(RandomState::new(9));
-/// assert_eq!(random::get_random_state().seed(), 9);
+/// assert_eq!(random::get_random_state().bit_generator().seed(), 9);
 /// ```
 pub fn set_random_state(state: RandomState) {
     *GLOBAL.lock().unwrap_or_else(|e| e.into_inner()) = Some(state);
