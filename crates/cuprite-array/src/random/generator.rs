@@ -18,7 +18,8 @@ use std::sync::Mutex;
 
 /// NumPy's `Generator`: a [`BitGenerator`] and the device its arrays are made on, with a
 /// method per distribution. Parameters are scalars; every method checks them and returns an
-/// `Err` naming a bad one. Floating-point draws are computed in `f64` and cast to `T`.
+/// `Err` naming a bad one. Floating-point draws are computed in `f64` and cast to `T`, except
+/// [`random`](Self::random) and [`standard_normal`](Self::standard_normal), made in `T`.
 ///
 /// ```
 /// use cuprite_array::random::default_rng;
@@ -495,6 +496,8 @@ impl Generator {
 /// assert_eq!(a, rs.rand::<f64>(&[5])?.to_vec()?);
 /// let p = rs.poisson::<i64>(2.0, &[5])?;
 /// assert_eq!(p.shape(), [5]);
+/// assert!(rs.randint::<i32>(0, 3, &[5])?.to_vec()?.iter().all(|v| (0..3).contains(v)));
+/// assert_eq!(rs.random_sample::<f32>(&[2])?.shape(), [2]);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 #[derive(Clone, Debug)]
@@ -517,6 +520,19 @@ impl RandomState {
     pub fn randn<T: Float>(&mut self, shape: &[usize]) -> Result<Array<T>> {
         self.0.standard_normal(shape)
     }
+    /// Uniform floats in `[0, 1)` (legacy `random_sample`).
+    pub fn random_sample<T: Float>(&mut self, shape: &[usize]) -> Result<Array<T>> {
+        self.0.random(shape)
+    }
+    /// Integers uniform in `[low, high)` (legacy `randint`; see [`Generator::integers`]).
+    pub fn randint<I: Integer>(
+        &mut self,
+        low: i64,
+        high: i64,
+        shape: &[usize],
+    ) -> Result<Array<I>> {
+        self.0.integers(low, high, shape)
+    }
 }
 
 impl std::ops::Deref for RandomState {
@@ -537,7 +553,8 @@ static GLOBAL: Mutex<Option<RandomState>> = Mutex::new(None);
 
 /// Runs `f` on the process-wide [`RandomState`] (seeded from the operating system's entropy on
 /// first use unless [`seed`] or [`set_random_state`] came first), holding its lock: draws from
-/// several threads each see a state no other thread has used.
+/// several threads each see a state no other thread has used. `f` must not call the
+/// process-wide functions itself (they would wait for the lock it holds).
 ///
 /// ```
 /// use cuprite_array::random;
