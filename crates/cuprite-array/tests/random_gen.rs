@@ -824,7 +824,14 @@ fn random_gen_cpu_equals_gpu() -> TestResult {
     }
     for (what, f) in near {
         let (c, g) = (run(Device::CPU, f)?, run(Device::cuda(0), f)?);
-        close(&g, &c, 1e-10, 1e-12, what)?;
+        // von Mises ends in `acos`, whose slope near ±1 magnifies a last-bit difference of
+        // `cos` up to about 1e-8 absolute; the rest differ only in the last bits.
+        let (rtol, atol) = if what == "vonmises" {
+            (1e-9, 1e-8)
+        } else {
+            (1e-10, 1e-12)
+        };
+        close(&g, &c, rtol, atol, what)?;
     }
     Ok(())
 }
