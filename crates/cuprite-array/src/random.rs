@@ -10,9 +10,40 @@
 //! - normal: Box–Muller on a pair of uniforms in `(0, 1]`; `f32` uses counter `i / 2` (words 0,1
 //!   for even `i` with cos, and the same pair with sin for odd `i`); `f64` uses counter `i / 2`
 //!   (all four words) likewise.
+//!
+//! On top of it, NumPy's object API: [`Generator`] (made by [`default_rng`]) over a
+//! [`BitGenerator`] (Philox 4x32-10, XORWOW or MRG32k3a), with a method per distribution; the
+//! legacy [`RandomState`] and the process-wide state of [`seed`], [`get_random_state`],
+//! [`set_random_state`] and [`bytes`].
+//!
+//! - Transforms of uniforms, normals and gammas (log-normal, Laplace, logistic, Gumbel, Pareto,
+//!   power, Rayleigh, Weibull, triangular, Wald, geometric, chi-square, F, t, Cauchy) are array
+//!   expressions on Philox draws: they fuse into the kernels of what consumes them.
+//! - Poisson, binomial, hypergeometric, logarithmic series, Zipf, von Mises (and gamma with a
+//!   per-element shape) loop per element; one library call runs them, element `i` drawing 64-bit
+//!   words from Philox counters `(i, block, 2)` under the draw's key, with the same arithmetic on
+//!   the CPU and in its CUDA kernel. Their loops are bounded, each with a documented fallback.
+//! - With XORWOW or MRG32k3a, whose streams are sequential, a draw's base numbers (or whole
+//!   samples, for the looping samplers) are made in order on the host and uploaded; the
+//!   transforms above then run on the device as for Philox.
 
 use crate::codegen::GAMMA_TRIES;
 use crate::graph::Dist;
+
+mod bitgen;
+mod call;
+mod continuous;
+mod discrete;
+pub(crate) mod dists;
+mod generator;
+mod kernels;
+
+pub use bitgen::{BitGenerator, Mrg32k3a, Philox4x3210, Xorwow};
+pub use discrete::{COUNT_MAX, POISSON_LAM_MAX};
+pub use generator::{
+    Generator, RandomState, bytes, default_rng, get_random_state, seed, set_random_state,
+    with_random_state,
+};
 
 const M0: u32 = 0xD251_1F53;
 const M1: u32 = 0xCD9E_8D57;

@@ -187,6 +187,11 @@ fn every_generated_kernel_compiles() -> TestResult {
             errors.push(format!("stats::{name}: {e}"));
         }
     }
+    for &(name, body) in crate::random_gen::BODIES {
+        if let Err(e) = body(Device::CPU) {
+            errors.push(format!("random_gen::{name}: {e}"));
+        }
+    }
     for &(name, body) in crate::index::BODIES
         .iter()
         .chain(crate::index_scatter::BODIES)

@@ -27,6 +27,7 @@ mod numpy_fn2;
 mod numpy_semantics;
 mod props;
 mod props_ops;
+mod random_gen;
 mod rows;
 mod safety;
 mod scan;
@@ -74,6 +75,7 @@ fn main() {
     tests.extend(numpy_semantics::tests());
     tests.extend(props::tests());
     tests.extend(props_ops::tests());
+    tests.extend(random_gen::tests());
     tests.extend(rows::tests());
     tests.extend(safety::tests());
     tests.extend(scan::tests());

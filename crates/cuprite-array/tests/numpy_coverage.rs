@@ -418,6 +418,147 @@ fn known() -> Vec<&'static str> {
     k!(
         "ops::poly::trimcoef",
         cuprite_array::ops::poly::trimcoef::<f64>
+    // random: Generator, bit generators, legacy state, distributions
+    k!("random::default_rng", cuprite_array::random::default_rng);
+    k!("random::Generator", cuprite_array::random::Generator::new);
+    k!(
+        "random::BitGenerator",
+        cuprite_array::random::BitGenerator::philox
+    );
+    k!("random::Xorwow", cuprite_array::random::Xorwow::new);
+    k!("random::Mrg32k3a", cuprite_array::random::Mrg32k3a::new);
+    k!(
+        "random::Philox4x3210",
+        cuprite_array::random::Philox4x3210::new
+    );
+    k!(
+        "random::RandomState",
+        cuprite_array::random::RandomState::new
+    );
+    k!("random::bytes", cuprite_array::random::bytes);
+    k!("random::seed", cuprite_array::random::seed);
+    k!(
+        "random::get_random_state",
+        cuprite_array::random::get_random_state
+    );
+    k!("random::with_random_state", || {
+        cuprite_array::random::with_random_state(|_| ())
+    });
+    k!(
+        "random::set_random_state",
+        cuprite_array::random::set_random_state
+    );
+    k!(
+        "random::Generator::bytes",
+        cuprite_array::random::Generator::bytes
+    );
+    k!(
+        "random::Generator::chisquare",
+        cuprite_array::random::Generator::chisquare::<f32>
+    );
+    k!(
+        "random::Generator::f",
+        cuprite_array::random::Generator::f::<f32>
+    );
+    k!(
+        "random::Generator::gumbel",
+        cuprite_array::random::Generator::gumbel::<f32>
+    );
+    k!(
+        "random::Generator::laplace",
+        cuprite_array::random::Generator::laplace::<f32>
+    );
+    k!(
+        "random::Generator::logistic",
+        cuprite_array::random::Generator::logistic::<f32>
+    );
+    k!(
+        "random::Generator::lognormal",
+        cuprite_array::random::Generator::lognormal::<f32>
+    );
+    k!(
+        "random::Generator::noncentral_chisquare",
+        cuprite_array::random::Generator::noncentral_chisquare::<f32>
+    );
+    k!(
+        "random::Generator::noncentral_f",
+        cuprite_array::random::Generator::noncentral_f::<f32>
+    );
+    k!(
+        "random::Generator::pareto",
+        cuprite_array::random::Generator::pareto::<f32>
+    );
+    k!(
+        "random::Generator::power",
+        cuprite_array::random::Generator::power::<f32>
+    );
+    k!(
+        "random::Generator::rayleigh",
+        cuprite_array::random::Generator::rayleigh::<f32>
+    );
+    k!(
+        "random::Generator::standard_cauchy",
+        cuprite_array::random::Generator::standard_cauchy::<f32>
+    );
+    k!(
+        "random::Generator::standard_t",
+        cuprite_array::random::Generator::standard_t::<f32>
+    );
+    k!(
+        "random::Generator::triangular",
+        cuprite_array::random::Generator::triangular::<f32>
+    );
+    k!(
+        "random::Generator::vonmises",
+        cuprite_array::random::Generator::vonmises::<f32>
+    );
+    k!(
+        "random::Generator::wald",
+        cuprite_array::random::Generator::wald::<f32>
+    );
+    k!(
+        "random::Generator::weibull",
+        cuprite_array::random::Generator::weibull::<f32>
+    );
+    k!(
+        "random::Generator::dirichlet",
+        cuprite_array::random::Generator::dirichlet::<f32>
+    );
+    k!(
+        "random::Generator::multivariate_normal",
+        cuprite_array::random::Generator::multivariate_normal::<f32>
+    );
+    k!(
+        "random::Generator::binomial",
+        cuprite_array::random::Generator::binomial::<i32>
+    );
+    k!(
+        "random::Generator::geometric",
+        cuprite_array::random::Generator::geometric::<i32>
+    );
+    k!(
+        "random::Generator::hypergeometric",
+        cuprite_array::random::Generator::hypergeometric::<i32>
+    );
+    k!(
+        "random::Generator::logseries",
+        cuprite_array::random::Generator::logseries::<i32>
+    );
+    k!(
+        "random::Generator::multinomial",
+        cuprite_array::random::Generator::multinomial::<i32>
+    );
+    k!(
+        "random::Generator::negative_binomial",
+        cuprite_array::random::Generator::negative_binomial::<i32>
+    );
+    k!(
+        "random::Generator::poisson",
+        cuprite_array::random::Generator::poisson::<i32>
+    );
+    k!(
+        "random::Generator::zipf",
+        cuprite_array::random::Generator::zipf::<i32>
     );
     v
 }

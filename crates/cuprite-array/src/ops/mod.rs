@@ -46,7 +46,7 @@ mod polynomial;
 mod ranges;
 pub(crate) mod reduce;
 mod rows;
-mod sampling;
+pub(crate) mod sampling;
 pub mod scan;
 mod search;
 pub(crate) mod sort;

@@ -176,7 +176,7 @@ impl<T: Float> Array<T> {
 }
 
 /// Standard gamma draws (`f64`) as a library call on the current device.
-fn standard_gamma(shape: &[usize], alpha: f64, key: u64) -> Result<Array<f64>> {
+pub(crate) fn standard_gamma(shape: &[usize], alpha: f64, key: u64) -> Result<Array<f64>> {
     let n = crate::shape::checked_numel(shape)?;
     let call = Arc::new(Gamma { n, alpha, key });
     let node = Node::new(
