@@ -29,6 +29,7 @@
 
 mod binning;
 mod calculus;
+mod choosing;
 mod compound;
 pub(crate) mod elementwise;
 pub mod fft;
@@ -50,17 +51,25 @@ mod search;
 pub(crate) mod sort;
 pub(crate) mod stacking;
 mod statistics;
+mod strided;
 mod triangle;
+pub(crate) mod tricks;
 mod window;
 pub use crate::special;
 pub use binning::{histogram2d, histogramdd};
+pub use choosing::{PieceFn, choose, piecewise, select};
 pub use index::{Idx, IndexArray, IndexMode, ScatterOpts};
 pub use loss::Reduction;
 pub use padding::PadMode;
 pub use polynomial::{polyadd, polyfit, polysub, polyval, vander};
 pub use search::{lexsort, ravel_multi_index, unravel_index};
 pub use stacking::{Indexing, meshgrid};
+pub use strided::Requirement;
 pub use triangle::{tril_indices, triu_indices};
+pub use tricks::{
+    Grid, NdIndex, diag_indices, diag_indices_from, indices, indices_sparse, ix_, mask_indices,
+    mgrid, ndindex, ogrid,
+};
 pub use window::{bartlett, blackman, hamming, hanning, kaiser};
 
 pub use crate::op::{BinaryOp, ReduceOp, UnaryOp};
