@@ -31,8 +31,10 @@ mod binning;
 mod calculus;
 mod choosing;
 mod compound;
+mod editing;
 pub(crate) mod elementwise;
 pub mod fft;
+mod functional;
 mod histogram;
 pub mod index;
 pub mod linalg;
@@ -54,10 +56,13 @@ mod statistics;
 mod strided;
 mod triangle;
 pub(crate) mod tricks;
+mod typing;
 mod window;
 pub use crate::special;
 pub use binning::{histogram2d, histogramdd};
 pub use choosing::{PieceFn, choose, piecewise, select};
+pub use editing::Trim;
+pub use functional::fromfunction;
 pub use index::{Idx, IndexArray, IndexMode, ScatterOpts};
 pub use loss::Reduction;
 pub use padding::PadMode;
@@ -70,6 +75,7 @@ pub use tricks::{
     Grid, NdIndex, diag_indices, diag_indices_from, indices, indices_sparse, ix_, mask_indices,
     mgrid, ndindex, ogrid,
 };
+pub use typing::{Casting, can_cast, common_type, isscalar, min_scalar_type};
 pub use window::{bartlett, blackman, hamming, hanning, kaiser};
 
 pub use crate::op::{BinaryOp, ReduceOp, UnaryOp};
