@@ -28,6 +28,7 @@
 //! - `f16`/`bf16` compute in `f32` and round back after every operation.
 
 mod binning;
+mod broadcast;
 mod calculus;
 mod choosing;
 mod compound;
@@ -35,9 +36,11 @@ mod editing;
 pub(crate) mod elementwise;
 pub mod fft;
 mod functional;
+mod gradient;
 mod histogram;
 pub mod index;
 pub mod linalg;
+mod linspace;
 mod loss;
 pub(crate) mod movement;
 mod nan;
@@ -57,12 +60,15 @@ mod strided;
 mod triangle;
 pub(crate) mod tricks;
 mod typing;
+mod unique_axis;
 mod window;
 pub use crate::special;
 pub use binning::{histogram2d, histogramdd};
+pub use broadcast::Broadcast;
 pub use choosing::{PieceFn, choose, piecewise, select};
 pub use editing::Trim;
 pub use functional::fromfunction;
+pub use gradient::Spacing;
 pub use index::{Idx, IndexArray, IndexMode, ScatterOpts};
 pub use loss::Reduction;
 pub use padding::PadMode;
