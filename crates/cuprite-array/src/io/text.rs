@@ -1,0 +1,757 @@
+//! Text and raw-binary I/O on the host, NumPy's way: `loadtxt`, `genfromtxt` (missing values
+//! filled), `savetxt` (printf-style formats), `fromfile`/`tofile`, `fromstring` and
+//! `frombuffer`. Parsed data is uploaded to the current device; written data is read back
+//! from the array's device first.
+
+use super::floatfmt::py_repr;
+use crate::array::Array;
+use crate::dtype::{DType, Element, Scalar, c32, c64};
+use crate::error::{Error, Result};
+use std::io::{Read, Write};
+use std::path::Path;
+
+fn io_err(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::Io(format!("{what}: {e}"))
+}
+
+/// Parses a Python-style complex number (`1+2j`, `(1-2.5e3j)`, `2j`, `3`).
+fn parse_complex(s: &str) -> Option<(f64, f64)> {
+    let s = s.trim().trim_start_matches('(').trim_end_matches(')');
+    let Some(body) = s.strip_suffix(['j', 'J']) else {
+        return Some((s.parse().ok()?, 0.0));
+    };
+    let b = body.as_bytes();
+    // The split is the last sign that is neither leading nor part of an exponent.
+    let split = (1..b.len())
+        .rev()
+        .find(|&i| (b[i] == b'+' || b[i] == b'-') && !matches!(b[i - 1], b'e' | b'E'));
+    match split {
+        Some(i) => Some((body[..i].parse().ok()?, body[i..].parse().ok()?)),
+        None => {
+            let im = match body {
+                "" | "+" => 1.0,
+                "-" => -1.0,
+                _ => body.parse().ok()?,
+            };
+            Some((0.0, im))
+        }
+    }
+}
+
+/// One field as an element of type `T`: integers exactly (out of range is `None`), floats by
+/// Rust's parser (`nan`, `inf`, `1e5`, `.5`), complex in Python's form, `bool` as `0`/`1`
+/// or `true`/`false`.
+pub(crate) fn parse_elem<T: Element>(field: &str) -> Option<T> {
+    let f = field.trim();
+    let d = T::DTYPE;
+    let s = if d == DType::Bool {
+        match f.to_ascii_lowercase().as_str() {
+            "1" | "true" => Scalar::U64(1),
+            "0" | "false" => Scalar::U64(0),
+            _ => return None,
+        }
+    } else if d.is_int() {
+        let v: i128 = f.parse().ok()?;
+        let (lo, hi): (i128, i128) = match d {
+            DType::U8 => (0, u8::MAX as i128),
+            DType::U16 => (0, u16::MAX as i128),
+            DType::U32 => (0, u32::MAX as i128),
+            DType::U64 => (0, u64::MAX as i128),
+            DType::I8 => (i8::MIN as i128, i8::MAX as i128),
+            DType::I16 => (i16::MIN as i128, i16::MAX as i128),
+            DType::I32 => (i32::MIN as i128, i32::MAX as i128),
+            _ => (i64::MIN as i128, i64::MAX as i128),
+        };
+        if v < lo || v > hi {
+            return None;
+        }
+        if d.is_unsigned_int() {
+            Scalar::U64(v as u64)
+        } else {
+            Scalar::I64(v as i64)
+        }
+    } else if d == DType::F32 {
+        Scalar::F32(f.parse().ok()?)
+    } else if d.is_float() {
+        Scalar::F64(f.parse().ok()?)
+    } else {
+        let (re, im) = parse_complex(f)?;
+        if d == DType::C32 {
+            Scalar::C32(c32::new(re as f32, im as f32))
+        } else {
+            Scalar::C64(c64::new(re, im))
+        }
+    };
+    Some(T::from_scalar(s))
+}
+
+/// The options of [`loadtxt`] and [`genfromtxt`] (NumPy's keyword arguments of the same names;
+/// `Default` gives NumPy's defaults).
+#[derive(Clone, Debug)]
+pub struct LoadTxt {
+    /// The field separator; `None` splits on runs of whitespace.
+    pub delimiter: Option<String>,
+    /// Markers that start a comment (the rest of the line is ignored).
+    pub comments: Vec<String>,
+    /// Lines skipped at the start (NumPy's `skiprows`, genfromtxt's `skip_header`).
+    pub skiprows: usize,
+    /// Lines skipped at the end (genfromtxt's `skip_footer`).
+    pub skip_footer: usize,
+    /// Columns kept, in this order (negative from the end); `None` keeps all.
+    pub usecols: Option<Vec<isize>>,
+    /// At most this many data rows are read.
+    pub max_rows: Option<usize>,
+    /// The minimum number of axes of the result (0, 1 or 2).
+    pub ndmin: usize,
+    /// Transpose the result, so that columns come out as rows (NumPy's `unpack`).
+    pub unpack: bool,
+}
+
+impl Default for LoadTxt {
+    fn default() -> Self {
+        LoadTxt {
+            delimiter: None,
+            comments: vec!["#".into()],
+            skiprows: 0,
+            skip_footer: 0,
+            usecols: None,
+            max_rows: None,
+            ndmin: 0,
+            unpack: false,
+        }
+    }
+}
+
+/// The data lines of `text` as fields: comments cut, blank lines skipped, columns selected.
+fn fields(text: &str, o: &LoadTxt) -> Result<Vec<(usize, Vec<String>)>> {
+    let lines: Vec<&str> = text.lines().collect();
+    let end = lines.len().saturating_sub(o.skip_footer);
+    let mut rows = Vec::new();
+    for (no, line) in lines.iter().enumerate().take(end).skip(o.skiprows) {
+        if o.max_rows.is_some_and(|m| rows.len() >= m) {
+            break;
+        }
+        let mut l: &str = line;
+        for c in o.comments.iter().filter(|c| !c.is_empty()) {
+            if let Some(i) = l.find(c.as_str()) {
+                l = &l[..i];
+            }
+        }
+        if l.trim().is_empty() {
+            continue;
+        }
+        let all: Vec<String> = match &o.delimiter {
+            None => l.split_whitespace().map(str::to_string).collect(),
+            Some(d) => l.split(d.as_str()).map(|f| f.trim().to_string()).collect(),
+        };
+        let picked = match &o.usecols {
+            None => all,
+            Some(cols) => cols
+                .iter()
+                .map(|&c| {
+                    let i = if c < 0 { c + all.len() as isize } else { c };
+                    all.get(usize::try_from(i).unwrap_or(usize::MAX))
+                        .cloned()
+                        .ok_or_else(|| {
+                            Error::Io(format!(
+                                "line {}: column {c} does not exist in a row of {} columns",
+                                no + 1,
+                                all.len()
+                            ))
+                        })
+                })
+                .collect::<Result<_>>()?,
+        };
+        rows.push((no + 1, picked));
+    }
+    Ok(rows)
+}
+
+/// Builds the array from parsed rows with NumPy's `ndmin` squeezing and `unpack`.
+fn shape_rows<T: Element>(
+    vals: Vec<T>,
+    nrows: usize,
+    ncols: usize,
+    o: &LoadTxt,
+) -> Result<Array<T>> {
+    let mut shape: Vec<usize> = if nrows == 0 {
+        vec![0]
+    } else {
+        vec![nrows, ncols]
+    };
+    if shape.len() > o.ndmin {
+        shape.retain(|&d| d != 1);
+    }
+    while shape.len() < o.ndmin.min(2) {
+        // NumPy: atleast_1d, then a 1-D result becomes a column for ndmin 2.
+        shape.push(1);
+    }
+    if o.ndmin > 2 {
+        return Err(Error::InvalidArgument(format!(
+            "loadtxt: ndmin {} must be 0, 1 or 2",
+            o.ndmin
+        )));
+    }
+    let a = Array::from_slice(&vals, &shape)?;
+    Ok(if o.unpack && a.ndim() == 2 {
+        a.t().contiguous()?
+    } else {
+        a
+    })
+}
+
+/// NumPy's `loadtxt(fname, dtype=T, ...)` from any reader: one row per data line, every row
+/// with the same number of columns (else an `Err` naming the line), each field parsed as `T`
+/// (a field that does not parse is an `Err` naming line and column). A single row or column
+/// comes out 1-D and a single value 0-D unless `ndmin` asks for more; `unpack` transposes.
+///
+/// ```
+/// use cuprite_array::io::{LoadTxt, loadtxt};
+/// let text = "# x y\n1 2\n3 4 # end\n\n5 6\n";
+/// let a = loadtxt::<f64>(text.as_bytes(), &LoadTxt::default())?;
+/// assert_eq!((a.shape(), a.to_vec()?), (&[3, 2][..], vec![1., 2., 3., 4., 5., 6.]));
+/// let o = LoadTxt { delimiter: Some(",".into()), usecols: Some(vec![-1]), ..Default::default() };
+/// assert_eq!(loadtxt::<i32>("1,2,3\n4,5,6".as_bytes(), &o)?.to_vec()?, [3, 6]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn loadtxt<T: Element>(mut reader: impl Read, o: &LoadTxt) -> Result<Array<T>> {
+    let mut text = String::new();
+    reader
+        .read_to_string(&mut text)
+        .map_err(|e| io_err("loadtxt", e))?;
+    let rows = fields(&text, o)?;
+    table(rows, o, "loadtxt", |_, _| None)
+}
+
+/// Parses `rows` into an array; `fill(line, field)` supplies a value for a field that is
+/// missing (genfromtxt) before parsing is tried.
+fn table<T: Element>(
+    rows: Vec<(usize, Vec<String>)>,
+    o: &LoadTxt,
+    call: &str,
+    fill: impl Fn(usize, &str) -> Option<T>,
+) -> Result<Array<T>> {
+    let ncols = rows.first().map_or(0, |r| r.1.len());
+    let mut vals = Vec::with_capacity(rows.len() * ncols);
+    for (line, fs) in &rows {
+        if fs.len() != ncols {
+            return Err(Error::Io(format!(
+                "{call}: line {line} has {} columns, the first data line {ncols}",
+                fs.len()
+            )));
+        }
+        for (c, f) in fs.iter().enumerate() {
+            let v = match fill(*line, f) {
+                Some(v) => v,
+                None => parse_elem::<T>(f).ok_or_else(|| {
+                    Error::Io(format!(
+                        "{call}: line {line}, column {c}: {f:?} is not a {}",
+                        T::DTYPE
+                    ))
+                })?,
+            };
+            vals.push(v);
+        }
+    }
+    shape_rows(vals, rows.len(), ncols, o)
+}
+
+/// NumPy's `genfromtxt(fname, dtype=T, missing_values=..., filling_values=...)`: as
+/// [`loadtxt`], but an empty field or one listed in `missing` is replaced by `filling`
+/// (NumPy's default for floats is NaN). Fields that are present must parse.
+///
+/// ```
+/// use cuprite_array::io::{LoadTxt, genfromtxt};
+/// let o = LoadTxt { delimiter: Some(",".into()), ..Default::default() };
+/// let a = genfromtxt::<f64>("1,,3\n4,N/A,6".as_bytes(), &o, &["N/A"], f64::NAN)?;
+/// let v = a.to_vec()?;
+/// assert_eq!((v[0], v[2], v[3], v[5]), (1.0, 3.0, 4.0, 6.0));
+/// assert!(v[1].is_nan() && v[4].is_nan());
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn genfromtxt<T: Element>(
+    mut reader: impl Read,
+    o: &LoadTxt,
+    missing: &[&str],
+    filling: T,
+) -> Result<Array<T>> {
+    let mut text = String::new();
+    reader
+        .read_to_string(&mut text)
+        .map_err(|e| io_err("genfromtxt", e))?;
+    let rows = fields(&text, o)?;
+    table(rows, o, "genfromtxt", |_, f| {
+        (f.trim().is_empty() || missing.contains(&f.trim())).then_some(filling)
+    })
+}
+
+/// One printf conversion: `%[flags][width][.precision]type`.
+#[derive(Clone, Debug)]
+struct Spec {
+    left: bool,
+    plus: bool,
+    space: bool,
+    zero: bool,
+    alt: bool,
+    width: usize,
+    prec: Option<usize>,
+    conv: char,
+}
+
+/// Splits a printf format into literal text and conversions (`%%` is a literal `%`).
+fn parse_format(fmt: &str) -> Result<Vec<std::result::Result<String, Spec>>> {
+    let bad = || Error::InvalidArgument(format!("savetxt: unsupported format {fmt:?}"));
+    let mut out = Vec::new();
+    let mut lit = String::new();
+    let mut it = fmt.chars().peekable();
+    while let Some(c) = it.next() {
+        if c != '%' {
+            lit.push(c);
+            continue;
+        }
+        if it.peek() == Some(&'%') {
+            it.next();
+            lit.push('%');
+            continue;
+        }
+        out.push(Ok(std::mem::take(&mut lit)));
+        let mut s = Spec {
+            left: false,
+            plus: false,
+            space: false,
+            zero: false,
+            alt: false,
+            width: 0,
+            prec: None,
+            conv: 'e',
+        };
+        while let Some(&f) = it.peek() {
+            match f {
+                '-' => s.left = true,
+                '+' => s.plus = true,
+                ' ' => s.space = true,
+                '0' => s.zero = true,
+                '#' => s.alt = true,
+                _ => break,
+            }
+            it.next();
+        }
+        while let Some(d) = it.peek().and_then(|c| c.to_digit(10)) {
+            s.width = s.width * 10 + d as usize;
+            it.next();
+        }
+        if it.peek() == Some(&'.') {
+            it.next();
+            let mut p = 0;
+            while let Some(d) = it.peek().and_then(|c| c.to_digit(10)) {
+                p = p * 10 + d as usize;
+                it.next();
+            }
+            s.prec = Some(p);
+        }
+        s.conv = it
+            .next()
+            .filter(|c| "diueEfFgGs".contains(*c))
+            .ok_or_else(bad)?;
+        out.push(Err(s));
+    }
+    out.push(Ok(lit));
+    Ok(out)
+}
+
+/// C's `%e` mantissa and exponent with at least two exponent digits.
+fn c_exp(v: f64, prec: usize, upper: bool) -> String {
+    let s = format!("{:.*e}", prec, v);
+    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+    let e: i32 = e.parse().unwrap_or(0);
+    let t = format!(
+        "{m}e{}{:02}",
+        if e < 0 { '-' } else { '+' },
+        e.unsigned_abs()
+    );
+    if upper { t.to_uppercase() } else { t }
+}
+
+/// Formats one real value with a conversion (Python's `%` operator rules).
+fn format_real(s: &Spec, v: Scalar, repr: &str) -> Result<String> {
+    let x = v.to_f64_lossy();
+    let body = match s.conv {
+        'd' | 'i' | 'u' => match v {
+            Scalar::I64(i) => i.unsigned_abs().to_string(),
+            Scalar::U64(u) => u.to_string(),
+            _ if x.is_finite() => format!("{}", x.trunc().abs()),
+            _ => return Err(Error::InvalidArgument(format!("savetxt: %d of {x}"))),
+        },
+        _ if !x.is_finite() => {
+            let t = if x.is_nan() { "nan" } else { "inf" };
+            if s.conv.is_uppercase() {
+                t.to_uppercase()
+            } else {
+                t.into()
+            }
+        }
+        'e' | 'E' => c_exp(x.abs(), s.prec.unwrap_or(6), s.conv == 'E'),
+        'f' | 'F' => format!("{:.*}", s.prec.unwrap_or(6), x.abs()),
+        'g' | 'G' => {
+            let p = s.prec.unwrap_or(6).max(1);
+            let e = c_exp(x.abs(), p - 1, false);
+            let exp: i32 = e.split_once('e').map_or(0, |q| q.1.parse().unwrap_or(0));
+            let mut t = if exp >= -4 && exp < p as i32 {
+                format!("{:.*}", (p as i32 - 1 - exp).max(0) as usize, x.abs())
+            } else {
+                e
+            };
+            if !s.alt {
+                let (m, tail) = match t.find('e') {
+                    Some(i) => (t[..i].to_string(), t[i..].to_string()),
+                    None => (t.clone(), String::new()),
+                };
+                let m = if m.contains('.') {
+                    m.trim_end_matches('0').trim_end_matches('.').to_string()
+                } else {
+                    m
+                };
+                t = m + &tail;
+            }
+            if s.conv == 'G' { t.to_uppercase() } else { t }
+        }
+        _ => repr.trim_start_matches('-').to_string(),
+    };
+    let neg = x.is_sign_negative() && !x.is_nan() || matches!(v, Scalar::I64(i) if i < 0);
+    let sign = if neg {
+        "-"
+    } else if s.plus {
+        "+"
+    } else if s.space {
+        " "
+    } else {
+        ""
+    };
+    let n = sign.len() + body.len();
+    Ok(if n >= s.width {
+        format!("{sign}{body}")
+    } else if s.left {
+        format!("{sign}{body}{}", " ".repeat(s.width - n))
+    } else if s.zero && x.is_finite() {
+        format!("{sign}{}{body}", "0".repeat(s.width - n))
+    } else {
+        format!("{}{sign}{body}", " ".repeat(s.width - n))
+    })
+}
+
+/// `str()` of one element as NumPy prints a scalar (shortest digits of its own type).
+fn elem_repr<T: Element>(v: T) -> String {
+    match v.to_scalar() {
+        Scalar::I64(i) if T::DTYPE == DType::Bool => (if i != 0 { "True" } else { "False" }).into(),
+        Scalar::U64(u) if T::DTYPE == DType::Bool => (if u != 0 { "True" } else { "False" }).into(),
+        Scalar::I64(i) => i.to_string(),
+        Scalar::U64(u) => u.to_string(),
+        Scalar::F32(x) => match T::DTYPE {
+            DType::F16 => py_repr(half::f16::from_f32(x)),
+            DType::BF16 => py_repr(half::bf16::from_f32(x)),
+            _ => py_repr(x),
+        },
+        Scalar::F64(x) => py_repr(x),
+        Scalar::C32(z) => complex_repr(py_repr(z.re), py_repr(z.im)),
+        Scalar::C64(z) => complex_repr(py_repr(z.re), py_repr(z.im)),
+    }
+}
+
+/// Python's `repr` of a complex number from its parts' reprs: `(1.5-2.0j)`.
+fn complex_repr(re: String, im: String) -> String {
+    let sign = if im.starts_with('-') { "" } else { "+" };
+    format!("({re}{sign}{im}j)")
+}
+
+/// Formats one element with a conversion; complex values as NumPy's ` (re+imj)`.
+fn format_elem<T: Element>(s: &Spec, v: T) -> Result<String> {
+    match v.to_scalar() {
+        Scalar::C32(z) => Ok(format!(
+            " ({}+{}j)",
+            format_real(s, Scalar::F32(z.re), "")?,
+            format_real(s, Scalar::F32(z.im), "")?
+        )),
+        Scalar::C64(z) => Ok(format!(
+            " ({}+{}j)",
+            format_real(s, Scalar::F64(z.re), "")?,
+            format_real(s, Scalar::F64(z.im), "")?
+        )),
+        sc => format_real(s, sc, &elem_repr(v)),
+    }
+}
+
+/// The options of [`savetxt`] (NumPy's keyword arguments; `Default` gives NumPy's defaults).
+#[derive(Clone, Debug)]
+pub struct SaveTxt {
+    /// A printf format: one conversion for every value (`%.18e`, the default), or one per
+    /// column for the whole row (then `delimiter` is not used). Conversions: `d i u e E f F
+    /// g G s` with flags `- + space 0 #`, width and precision, as Python's `%` operator.
+    pub fmt: String,
+    /// Between values of a row.
+    pub delimiter: String,
+    /// After each row.
+    pub newline: String,
+    /// Written first, each line prefixed by `comments` (nothing when empty).
+    pub header: String,
+    /// Written last, each line prefixed by `comments` (nothing when empty).
+    pub footer: String,
+    /// The prefix of header and footer lines.
+    pub comments: String,
+}
+
+impl Default for SaveTxt {
+    fn default() -> Self {
+        SaveTxt {
+            fmt: "%.18e".into(),
+            delimiter: " ".into(),
+            newline: "\n".into(),
+            header: String::new(),
+            footer: String::new(),
+            comments: "# ".into(),
+        }
+    }
+}
+
+/// NumPy's `savetxt(fname, X, fmt, delimiter, newline, header, footer, comments)` into any
+/// writer: a 1-D array is written one value per line, a 2-D array one row per line; more
+/// axes are an `Err`.
+///
+/// ```
+/// use cuprite_array::{Array, io::{SaveTxt, savetxt}};
+/// let a = Array::from_slice(&[1.5f64, -2.0, 3.25, 4.0], &[2, 2])?;
+/// let mut out = Vec::new();
+/// let o = SaveTxt { fmt: "%.2f".into(), delimiter: ",".into(), header: "a,b".into(), ..Default::default() };
+/// savetxt(&mut out, &a, &o)?;
+/// assert_eq!(String::from_utf8(out).unwrap(), "# a,b\n1.50,-2.00\n3.25,4.00\n");
+/// let mut e = Vec::new();
+/// savetxt(&mut e, &Array::from_slice(&[0.1f64], &[1])?, &SaveTxt::default())?;
+/// assert_eq!(String::from_utf8(e).unwrap(), "1.000000000000000056e-01\n");
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn savetxt<T: Element>(mut w: impl Write, a: &Array<T>, o: &SaveTxt) -> Result<()> {
+    let (rows, cols) = match a.shape() {
+        [n] => (*n, 1),
+        [r, c] => (*r, *c),
+        s => {
+            return Err(Error::Shape(format!(
+                "savetxt: an array of shape {s:?}; it takes 1-D or 2-D arrays"
+            )));
+        }
+    };
+    let parts = parse_format(&o.fmt)?;
+    let nspec = parts.iter().filter(|p| p.is_err()).count();
+    if nspec != 1 && nspec != cols {
+        return Err(Error::InvalidArgument(format!(
+            "savetxt: format {:?} has {nspec} conversions for {cols} columns",
+            o.fmt
+        )));
+    }
+    let v = a.to_vec()?;
+    let mut out = String::new();
+    let comment = |out: &mut String, text: &str| {
+        for line in text.split('\n') {
+            out.push_str(&format!("{}{line}{}", o.comments, o.newline));
+        }
+    };
+    if !o.header.is_empty() {
+        comment(&mut out, &o.header);
+    }
+    for r in 0..rows {
+        let row = &v[r * cols..(r + 1) * cols];
+        let mut k = 0;
+        let mut line = String::new();
+        if nspec == 1 {
+            for (c, &x) in row.iter().enumerate() {
+                if c > 0 {
+                    line.push_str(&o.delimiter);
+                }
+                for p in &parts {
+                    match p {
+                        Ok(l) => line.push_str(l),
+                        Err(s) => line.push_str(&format_elem(s, x)?),
+                    }
+                }
+            }
+        } else {
+            for p in &parts {
+                match p {
+                    Ok(l) => line.push_str(l),
+                    Err(s) => {
+                        line.push_str(&format_elem(s, row[k])?);
+                        k += 1;
+                    }
+                }
+            }
+        }
+        out.push_str(&line);
+        out.push_str(&o.newline);
+    }
+    if !o.footer.is_empty() {
+        comment(&mut out, &o.footer);
+    }
+    w.write_all(out.as_bytes())
+        .map_err(|e| io_err("savetxt", e))
+}
+
+/// NumPy's `fromstring(string, dtype=T, count, sep)` (text mode; NumPy's binary mode is
+/// removed, use [`frombuffer`]): values separated by `sep` (whitespace around it ignored; a
+/// separator of spaces matches any run of whitespace), at most `count` of them.
+///
+/// ```
+/// use cuprite_array::io::fromstring;
+/// assert_eq!(fromstring::<i64>("1, 2, 3", ",", None)?.to_vec()?, [1, 2, 3]);
+/// assert_eq!(fromstring::<f32>("1 2.5\n4", " ", Some(2))?.to_vec()?, [1.0, 2.5]);
+/// assert!(fromstring::<f32>("1 2", "", None).is_err());
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn fromstring<T: Element>(s: &str, sep: &str, count: Option<usize>) -> Result<Array<T>> {
+    if sep.is_empty() {
+        return Err(Error::InvalidArgument(
+            "fromstring: the binary mode (empty sep) is removed in NumPy; use frombuffer".into(),
+        ));
+    }
+    let items: Vec<&str> = if sep.trim().is_empty() {
+        s.split_whitespace().collect()
+    } else {
+        s.split(sep.trim())
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .collect()
+    };
+    let n = count.map_or(items.len(), |c| c.min(items.len()));
+    if count.is_some_and(|c| c > items.len()) {
+        return Err(Error::InvalidArgument(format!(
+            "fromstring: count {} but only {} values",
+            count.unwrap_or(0),
+            items.len()
+        )));
+    }
+    let vals = items[..n]
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            parse_elem::<T>(t).ok_or_else(|| {
+                Error::InvalidArgument(format!("fromstring: item {i} {t:?} is not a {}", T::DTYPE))
+            })
+        })
+        .collect::<Result<Vec<T>>>()?;
+    Array::from_slice(&vals, &[n])
+}
+
+/// NumPy's `frombuffer(buffer, dtype=T, count, offset)`: the bytes from `offset` read as
+/// native-endian (little-endian) elements, `count` of them (`None`: all; then the length must
+/// be a multiple of the element size). A count past the end is an `Err`.
+///
+/// ```
+/// use cuprite_array::io::frombuffer;
+/// let bytes = [1u8, 0, 2, 0, 255, 255];
+/// assert_eq!(frombuffer::<i16>(&bytes, None, 0)?.to_vec()?, [1, 2, -1]);
+/// assert_eq!(frombuffer::<u8>(&bytes, Some(2), 1)?.to_vec()?, [0, 2]);
+/// assert!(frombuffer::<i32>(&bytes, None, 0).is_err());
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn frombuffer<T: Element>(buf: &[u8], count: Option<usize>, offset: usize) -> Result<Array<T>> {
+    let size = T::DTYPE.size();
+    let rest = buf.get(offset..).ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "frombuffer: offset {offset} is past the {} bytes",
+            buf.len()
+        ))
+    })?;
+    let n = match count {
+        Some(c) => c,
+        None if rest.len() % size != 0 => {
+            return Err(Error::InvalidArgument(format!(
+                "frombuffer: {} bytes are not a multiple of the element size {size}",
+                rest.len()
+            )));
+        }
+        None => rest.len() / size,
+    };
+    let bytes = n.checked_mul(size).filter(|&b| b <= rest.len()).ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "frombuffer: {n} elements of {size} bytes do not fit the {} bytes after offset {offset}",
+            rest.len()
+        ))
+    })?;
+    Array::from_slice(&T::from_bytes(&rest[..bytes]), &[n])
+}
+
+/// NumPy's `fromfile(file, dtype=T, count, sep, offset)`: with `sep` empty the raw bytes
+/// after `offset` (see [`frombuffer`]), else text as [`fromstring`]. `count` `None` reads
+/// everything.
+///
+/// ```
+/// use cuprite_array::{Array, io::fromfile};
+/// let dir = std::env::temp_dir().join(format!("cuprite-doc-fromfile-{}", std::process::id()));
+/// let a = Array::from_slice(&[1.5f32, -2.0, 8.0], &[3])?;
+/// a.tofile(&dir, "", "")?;
+/// assert_eq!(fromfile::<f32>(&dir, "", None, 4)?.to_vec()?, [-2.0, 8.0]);
+/// a.tofile(&dir, ", ", "%.1f")?;
+/// assert_eq!(std::fs::read_to_string(&dir).unwrap(), "1.5, -2.0, 8.0");
+/// assert_eq!(fromfile::<f32>(&dir, ",", None, 0)?.to_vec()?, [1.5, -2.0, 8.0]);
+/// std::fs::remove_file(&dir).ok();
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn fromfile<T: Element>(
+    path: impl AsRef<Path>,
+    sep: &str,
+    count: Option<usize>,
+    offset: usize,
+) -> Result<Array<T>> {
+    let p = path.as_ref();
+    let bytes = std::fs::read(p).map_err(|e| io_err(&format!("reading {}", p.display()), e))?;
+    if sep.is_empty() {
+        return frombuffer(&bytes, count, offset);
+    }
+    let rest = bytes.get(offset..).unwrap_or(&[]);
+    let text = std::str::from_utf8(rest).map_err(|e| io_err("fromfile", e))?;
+    fromstring(text, sep, count)
+}
+
+impl<T: Element> Array<T> {
+    /// NumPy's `ndarray.tofile(fid, sep, format)`: with `sep` empty the raw native-endian bytes
+    /// in row-major order; else the values as text joined by `sep`, each by the printf
+    /// `format` (one conversion, see [`SaveTxt::fmt`]) or, when `format` is empty, as NumPy's
+    /// `str` of the scalar (shortest digits). See [`fromfile`] for an example.
+    pub fn tofile(&self, path: impl AsRef<Path>, sep: &str, format: &str) -> Result<()> {
+        let p = path.as_ref();
+        let v = self.to_vec()?;
+        let bytes: Vec<u8> = if sep.is_empty() {
+            T::slice_bytes(&v).to_vec()
+        } else {
+            let spec = if format.is_empty() {
+                None
+            } else {
+                let parts = parse_format(format)?;
+                let specs: Vec<Spec> = parts.iter().filter_map(|q| q.clone().err()).collect();
+                if specs.len() != 1 {
+                    return Err(Error::InvalidArgument(format!(
+                        "tofile: format {format:?} must hold one conversion"
+                    )));
+                }
+                Some(parts)
+            };
+            let mut items = Vec::with_capacity(v.len());
+            for &x in &v {
+                items.push(match &spec {
+                    None => elem_repr(x),
+                    Some(parts) => {
+                        let mut t = String::new();
+                        for q in parts {
+                            match q {
+                                Ok(l) => t.push_str(l),
+                                Err(s) => t.push_str(&format_elem(s, x)?),
+                            }
+                        }
+                        t
+                    }
+                });
+            }
+            items.join(sep).into_bytes()
+        };
+        std::fs::File::create(p)
+            .and_then(|mut f| f.write_all(&bytes))
+            .map_err(|e| io_err(&format!("writing {}", p.display()), e))
+    }
+}
