@@ -62,7 +62,7 @@ pub fn choose<I: Integer, T: Element>(
     let j = a.cast::<i64>();
     let j = match mode {
         IndexMode::Error => {
-            let mut bad = j.less(0).or(&j.greater(last));
+            let mut bad = j.less(0).or(j.greater(last));
             if let Some(b) = &big {
                 bad = bad.or(b);
             }
@@ -81,7 +81,7 @@ pub fn choose<I: Integer, T: Element>(
             None => j.rem(n as i64),
         },
         IndexMode::Clamp => match &big {
-            Some(b) => Array::select(b, last, &j.clamp(0, last))?,
+            Some(b) => Array::select(b, last, j.clamp(0, last))?,
             None => j.clamp(0, last),
         },
     };

@@ -41,7 +41,7 @@ impl<T: Element> Array<T> {
     ///
     /// ```
     /// use cuprite_array::Array;
-    /// let a = Array::from_slice(&[1, 2, 3, 4, 5, 6], &[2, 3])?;
+    /// let a = Array::from_slice(&[1i64, 2, 3, 4, 5, 6], &[2, 3])?;
     /// let s = a.apply_along_axis(0, |col| col.sum())?;
     /// assert_eq!(s.to_vec()?, [5, 7, 9]);
     /// let d = a.apply_along_axis(1, |row| Ok(row.flip(&[0])?.reshape(&[3, 1])?))?;
