@@ -41,9 +41,53 @@ fn kind_order(d: DType) -> u8 {
     }
 }
 
-/// NumPy's `can_cast(from_, to, casting)` for element types: `Safe` holds when promoting
-/// `from` with `to` gives `to` (so `i64 → f64` and `u8 → f16` are safe, `i64 → f32` and
-/// `u64 → i64` are not).
+/// NumPy's safe-cast table.
+fn safe(from: DType, to: DType) -> bool {
+    use DType::*;
+    if from == to || from == Bool {
+        return true;
+    }
+    // The narrowest float (real, or complex by its part) holding every integer of `from`.
+    let int_float = |bytes: usize| match bytes {
+        1 => 2,
+        2 => 4,
+        _ => 8,
+    };
+    let part = |d: DType| match d {
+        C32 => 4,
+        C64 => 8,
+        _ => d.size(),
+    };
+    match (from, to) {
+        (_, Bool) => false,
+        (f, t) if f.is_int() && t.is_int() => {
+            if f.is_unsigned_int() == t.is_unsigned_int() {
+                f.size() <= t.size()
+            } else {
+                f.is_unsigned_int() && f.size() < t.size()
+            }
+        }
+        (f, t) if f.is_int() => {
+            let need = int_float(f.size());
+            match t {
+                BF16 | F16 => need == 2,
+                _ => part(t) >= need,
+            }
+        }
+        (BF16, t) => matches!(t, F32 | F64 | C32 | C64),
+        (F16, t) => matches!(t, F32 | F64 | C32 | C64),
+        (F32, t) => matches!(t, F64 | C32 | C64),
+        (F64, t) => t == C64,
+        (C32, t) => t == C64,
+        _ => false,
+    }
+}
+
+/// NumPy's `can_cast(from_, to, casting)` for element types. `Safe` is NumPy's table: every
+/// value of `from` is held by `to` (a float of at least as many mantissa bits for integers:
+/// `u8 → f16`, `i16 → f32`, `i64 → f64` are safe; `i64 → f32` and `u64 → i64` are not).
+/// `bf16`, which NumPy lacks, is ranked with `f16` for integer sources and takes no other
+/// float but itself.
 ///
 /// ```
 /// use cuprite_array::{DType, ops::{Casting, can_cast}};
@@ -56,8 +100,8 @@ fn kind_order(d: DType) -> u8 {
 pub fn can_cast(from: DType, to: DType, casting: Casting) -> bool {
     match casting {
         Casting::No | Casting::Equiv => from == to,
-        Casting::Safe => DType::promote(from, to) == to,
-        Casting::SameKind => DType::promote(from, to) == to || kind_order(from) <= kind_order(to),
+        Casting::Safe => safe(from, to),
+        Casting::SameKind => safe(from, to) || kind_order(from) <= kind_order(to),
         Casting::Unsafe => true,
     }
 }
