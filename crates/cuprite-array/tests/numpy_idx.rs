@@ -53,6 +53,9 @@ fn grids(d: Device) -> TestResult {
         }
         assert_eq!(got, want);
         assert_err(ops::ix_(&[&arr]), "Shape", "[5, 6]");
+        let mask: Vec<bool> = (0..5).map(|i| rows.contains(&i)).collect();
+        let mm = ops::ix_masks(&[&Array::from_slice(&mask, &[5])?])?;
+        assert_eq!(mm[0].to_vec()?, [0, 2, 4]);
         // mgrid/ogrid against nd_grid arithmetic: start + i*step, count ceil((stop-start)/step).
         let g = ops::mgrid::<f64>(&[Grid::step(-1.0, 1.0, 0.5), Grid::num(2.0, 3.0, 5)])?;
         assert_eq!(g.shape(), &[2, 4, 5]);

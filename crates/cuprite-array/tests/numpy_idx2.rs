@@ -116,6 +116,23 @@ fn text_io(d: Device) -> TestResult {
             io::loadtxt::<cuprite_array::c64>("(1+2j) -3.5j\n".as_bytes(), &LoadTxt::default())?
                 .to_vec()?;
         assert_eq!((c[0].re, c[0].im, c[1].re, c[1].im), (1.0, 2.0, 0.0, -3.5));
+        // quotes, converters, rows skipped with invalid_raise off.
+        let o = LoadTxt {
+            delimiter: Some(",".into()),
+            quotechar: Some('\''),
+            ..Default::default()
+        };
+        let conv = |c: usize, f: &str| (c == 0).then(|| f.len() as f64);
+        let q = io::loadtxt_with::<f64>("'a,b',2 # c\n'it''s',3\n".as_bytes(), &o, conv)?;
+        assert_eq!(q.to_vec()?, [3.0, 2.0, 4.0, 3.0]);
+        let o = LoadTxt {
+            invalid_raise: false,
+            ..Default::default()
+        };
+        assert_eq!(
+            io::genfromtxt::<f32>("1 2\n3\n4 5".as_bytes(), &o, &[], 0.0)?.to_vec()?,
+            [1.0, 2.0, 4.0, 5.0]
+        );
         // genfromtxt fills missing fields.
         let o = LoadTxt {
             delimiter: Some(",".into()),

@@ -10,4 +10,6 @@ mod zip;
 
 pub use floatfmt::{FloatFormat, TrimMode, format_float_positional, format_float_scientific};
 pub use npy::{Npz, NpzWriter};
-pub use text::{LoadTxt, SaveTxt, frombuffer, fromfile, fromstring, genfromtxt, loadtxt, savetxt};
+pub use text::{
+    LoadTxt, SaveTxt, frombuffer, fromfile, fromstring, genfromtxt, loadtxt, loadtxt_with, savetxt,
+};

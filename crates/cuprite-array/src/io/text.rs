@@ -105,6 +105,12 @@ pub struct LoadTxt {
     pub ndmin: usize,
     /// Transpose the result, so that columns come out as rows (NumPy's `unpack`).
     pub unpack: bool,
+    /// Fields between two of these may hold the delimiter and comment markers; a doubled
+    /// quote inside is one quote character (NumPy's `quotechar`, off by default).
+    pub quotechar: Option<char>,
+    /// A row with the wrong number of columns is an `Err` (else it is skipped: genfromtxt's
+    /// `invalid_raise=False`).
+    pub invalid_raise: bool,
 }
 
 impl Default for LoadTxt {
@@ -118,8 +124,62 @@ impl Default for LoadTxt {
             max_rows: None,
             ndmin: 0,
             unpack: false,
+            quotechar: None,
+            invalid_raise: true,
         }
     }
+}
+
+/// Splits one line into fields, honouring quotes; the comment markers end the line outside
+/// quotes.
+fn split_line(line: &str, o: &LoadTxt) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut was_quoted = false;
+    let mut rest = line;
+    let delim = o.delimiter.as_deref();
+    let push = |cur: &mut String, out: &mut Vec<String>, was: bool| {
+        let f = std::mem::take(cur);
+        if was || delim.is_some() || !f.trim().is_empty() {
+            out.push(if was { f } else { f.trim().to_string() });
+        }
+    };
+    while let Some(c) = rest.chars().next() {
+        if Some(c) == o.quotechar {
+            if quoted && rest[c.len_utf8()..].starts_with(c) {
+                cur.push(c);
+                rest = &rest[2 * c.len_utf8()..];
+                continue;
+            }
+            quoted = !quoted;
+            was_quoted = true;
+            rest = &rest[c.len_utf8()..];
+            continue;
+        }
+        if !quoted {
+            if o.comments
+                .iter()
+                .any(|m| !m.is_empty() && rest.starts_with(m.as_str()))
+            {
+                break;
+            }
+            let sep = match delim {
+                Some(d) => rest.starts_with(d).then_some(d.len()),
+                None => c.is_whitespace().then_some(c.len_utf8()),
+            };
+            if let Some(n) = sep {
+                push(&mut cur, &mut out, was_quoted);
+                was_quoted = false;
+                rest = &rest[n..];
+                continue;
+            }
+        }
+        cur.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    push(&mut cur, &mut out, was_quoted);
+    out
 }
 
 /// The data lines of `text` as fields: comments cut, blank lines skipped, columns selected.
@@ -131,19 +191,10 @@ fn fields(text: &str, o: &LoadTxt) -> Result<Vec<(usize, Vec<String>)>> {
         if o.max_rows.is_some_and(|m| rows.len() >= m) {
             break;
         }
-        let mut l: &str = line;
-        for c in o.comments.iter().filter(|c| !c.is_empty()) {
-            if let Some(i) = l.find(c.as_str()) {
-                l = &l[..i];
-            }
-        }
-        if l.trim().is_empty() {
+        let all = split_line(line, o);
+        if all.is_empty() || (all.len() == 1 && all[0].is_empty() && o.delimiter.is_some()) {
             continue;
         }
-        let all: Vec<String> = match &o.delimiter {
-            None => l.split_whitespace().map(str::to_string).collect(),
-            Some(d) => l.split(d.as_str()).map(|f| f.trim().to_string()).collect(),
-        };
         let picked = match &o.usecols {
             None => all,
             Some(cols) => cols
@@ -223,8 +274,32 @@ pub fn loadtxt<T: Element>(mut reader: impl Read, o: &LoadTxt) -> Result<Array<T
     table(rows, o, "loadtxt", |_, _| None)
 }
 
-/// Parses `rows` into an array; `fill(line, field)` supplies a value for a field that is
-/// missing (genfromtxt) before parsing is tried.
+/// [`loadtxt`] with NumPy's `converters`: `convert(column, field)` gives the value of a field
+/// (`column` counts the kept columns), or `None` to parse it as usual.
+///
+/// ```
+/// use cuprite_array::io::{LoadTxt, loadtxt_with};
+/// let o = LoadTxt { delimiter: Some(",".into()), quotechar: Some('"'), ..Default::default() };
+/// let pct = |c: usize, f: &str| (c == 1).then(|| f.trim_end_matches('%').parse::<f64>().ok().map(|v| v / 100.0)).flatten();
+/// let a = loadtxt_with::<f64>("1.5,\"25%\"\n2,50%".as_bytes(), &o, pct)?;
+/// assert_eq!(a.to_vec()?, [1.5, 0.25, 2.0, 0.5]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn loadtxt_with<T: Element>(
+    mut reader: impl Read,
+    o: &LoadTxt,
+    convert: impl Fn(usize, &str) -> Option<T>,
+) -> Result<Array<T>> {
+    let mut text = String::new();
+    reader
+        .read_to_string(&mut text)
+        .map_err(|e| io_err("loadtxt", e))?;
+    let rows = fields(&text, o)?;
+    table(rows, o, "loadtxt", convert)
+}
+
+/// Parses `rows` into an array; `fill(column, field)` may supply a field's value (a missing
+/// value's filling, a converter) before parsing is tried.
 fn table<T: Element>(
     rows: Vec<(usize, Vec<String>)>,
     o: &LoadTxt,
@@ -232,6 +307,11 @@ fn table<T: Element>(
     fill: impl Fn(usize, &str) -> Option<T>,
 ) -> Result<Array<T>> {
     let ncols = rows.first().map_or(0, |r| r.1.len());
+    let rows: Vec<_> = if o.invalid_raise {
+        rows
+    } else {
+        rows.into_iter().filter(|r| r.1.len() == ncols).collect()
+    };
     let mut vals = Vec::with_capacity(rows.len() * ncols);
     for (line, fs) in &rows {
         if fs.len() != ncols {
@@ -241,7 +321,7 @@ fn table<T: Element>(
             )));
         }
         for (c, f) in fs.iter().enumerate() {
-            let v = match fill(*line, f) {
+            let v = match fill(c, f) {
                 Some(v) => v,
                 None => parse_elem::<T>(f).ok_or_else(|| {
                     Error::Io(format!(

@@ -78,8 +78,8 @@ pub use stacking::{Indexing, meshgrid};
 pub use strided::Requirement;
 pub use triangle::{tril_indices, triu_indices};
 pub use tricks::{
-    Grid, NdIndex, diag_indices, diag_indices_from, indices, indices_sparse, ix_, mask_indices,
-    mgrid, ndindex, ogrid,
+    Grid, NdIndex, diag_indices, diag_indices_from, indices, indices_sparse, ix_, ix_masks,
+    mask_indices, mgrid, ndindex, ogrid,
 };
 pub use typing::{Casting, can_cast, common_type, isscalar, min_scalar_type};
 pub use window::{bartlett, blackman, hamming, hanning, kaiser};

@@ -328,3 +328,29 @@ impl Iterator for NdIndex {
         Some(cur)
     }
 }
+
+/// NumPy's `ix_` for boolean sequences: each 1-D mask stands for its true positions (as NumPy
+/// converts it), then as [`ix_`].
+///
+/// ```
+/// use cuprite_array::{Array, ops::ix_masks};
+/// let r = Array::from_slice(&[true, false, true], &[3])?;
+/// let c = Array::from_slice(&[false, true], &[2])?;
+/// let m = ix_masks(&[&r, &c])?;
+/// assert_eq!((m[0].to_vec()?, m[1].to_vec()?), (vec![0, 2], vec![1]));
+/// assert_eq!(m[0].shape(), &[2, 1]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn ix_masks(masks: &[&Array<bool>]) -> Result<Vec<Array<i64>>> {
+    let mut pos = Vec::with_capacity(masks.len());
+    for (k, m) in masks.iter().enumerate() {
+        if m.ndim() != 1 {
+            return Err(Error::Shape(format!(
+                "ix_: mask {k} has shape {:?}; each must be 1-D",
+                m.shape()
+            )));
+        }
+        pos.push(m.nonzero()?.remove(0));
+    }
+    ix_(&pos.iter().collect::<Vec<_>>())
+}
