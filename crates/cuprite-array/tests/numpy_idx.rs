@@ -85,7 +85,7 @@ fn grids(d: Device) -> TestResult {
         let mut want = (Vec::new(), Vec::new());
         for i in 0..n as i64 {
             for j in 0..n as i64 {
-                if j <= i - 1 {
+                if j < i {
                     want.0.push(i);
                     want.1.push(j);
                 }
