@@ -515,6 +515,13 @@ fn partials(d: Device) -> TestResult {
         }
         let ut = m.unique_axis(1)?;
         assert_eq!(ut.values.shape()[0], 10);
+        let e = Array::<f32>::zeros(&[0, 3]).unique_axis(0)?;
+        assert_eq!((e.values.shape(), e.counts.len()), (&[0, 3][..], 0));
+        let e = Array::<f32>::zeros(&[4, 0]).unique_axis(0)?;
+        assert_eq!(
+            (e.counts.to_vec()?, e.inverse.to_vec()?),
+            (vec![4], vec![0; 4])
+        );
         // the broadcast object.
         let mut b = ops::Broadcast::new(&[&[2, 1, 3], &[4, 1], &[]])?;
         assert_eq!((b.shape(), b.size(), b.numiter()), (&[2, 4, 3][..], 24, 3));

@@ -217,7 +217,14 @@ impl<T: Element> Array<T> {
                     "fill_diagonal needs at least 2 axes, got shape {s:?}"
                 )));
             }
-            2 => (s[1] + 1, if wrap { len } else { (s[1] * s[1]).min(len) }),
+            2 => (
+                s[1] + 1,
+                if wrap {
+                    len
+                } else {
+                    s[1].saturating_mul(s[1]).min(len)
+                },
+            ),
             _ => {
                 if s.iter().any(|&d| d != s[0]) {
                     return Err(Error::Shape(format!(

@@ -248,6 +248,16 @@ impl<T: Element> Array<T> {
     /// decided exactly by listing the element offsets. When the arrays' bounds overlap and
     /// the two element counts sum past `max_work`, an `Err` (NumPy's `TooHardError`); `None`
     /// means no limit.
+    ///
+    /// ```
+    /// use cuprite_array::{Array, s};
+    /// let a = Array::from_slice(&[0u8; 12], &[3, 4])?;
+    /// let (col0, col1) = (a.slice(&s![.., 0])?, a.slice(&s![.., 1])?);
+    /// assert!(col0.may_share_memory(&col1) && !col0.shares_memory(&col1, None)?);
+    /// assert!(a.shares_memory(&col1, None)?);
+    /// assert!(a.shares_memory(&col1, Some(5)).is_err()); // 12 + 3 element visits
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
     pub fn shares_memory<U: Element>(
         &self,
         other: &Array<U>,

@@ -297,6 +297,7 @@ where
 /// assert_eq!(ndindex(&[]).count(), 1);
 /// assert_eq!(ndindex(&[3, 0]).count(), 0);
 /// ```
+#[must_use]
 pub fn ndindex(shape: &[usize]) -> NdIndex {
     NdIndex {
         shape: shape.to_vec(),

@@ -5,7 +5,7 @@
 
 use crate::array::Array;
 use crate::dtype::{Element, Scalar};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::ops::sort::Unique;
 use crate::shape::axis;
 use std::cmp::Ordering;
@@ -50,13 +50,17 @@ impl<T: Element> Array<T> {
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn unique_axis(&self, ax: isize) -> Result<Unique<T>> {
-        if T::DTYPE.is_complex() && self.is_empty() {
-            return Err(Error::Shape("unique_axis: an empty complex array".into()));
-        }
         let a = axis(ax, self.ndim())?;
         let n = self.shape()[a];
-        let rows = self.moveaxis(a as isize, 0)?.reshape(&[n as isize, -1])?;
-        let m = rows.shape()[1];
+        // Row length: the other extents' product (it fits, as the array's count does).
+        let m: usize = self
+            .shape()
+            .iter()
+            .enumerate()
+            .filter(|&(d, _)| d != a)
+            .map(|(_, &e)| e)
+            .product();
+        let rows = self.moveaxis(a as isize, 0)?.reshape(&[n, m])?;
         let v: Vec<Scalar> = rows.to_vec()?.into_iter().map(|x| x.to_scalar()).collect();
         let row = |i: usize| &v[i * m..(i + 1) * m];
         let cmp_rows = |i: usize, j: usize| {
