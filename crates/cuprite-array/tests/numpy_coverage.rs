@@ -424,6 +424,9 @@ fn known() -> Vec<&'static str> {
             |a: &Array<f32>, o: &io::SaveTxt| io::savetxt(Vec::new(), a, o)
         );
         k!("ops::Broadcast", ops::Broadcast::new);
+        k!("c_!", || cuprite_array::c_![1i32..3]);
+        k!("ops::concat_pieces", ops::concat_pieces::<f32>);
+        k!("r_!", || cuprite_array::r_![1i32..3]);
         k!("ops::can_cast", ops::can_cast);
         k!("ops::choose", ops::choose::<i64, f32>);
         k!("ops::common_type", ops::common_type);

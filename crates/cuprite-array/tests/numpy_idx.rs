@@ -92,6 +92,31 @@ fn grids(d: Device) -> TestResult {
             }
         }
         assert_eq!((r, c), want);
+        // r_ / c_: NumPy's AxisConcatenator rules, checked against host concatenation.
+        let x: Vec<i64> = rand_i64(&mut rng, 6, -9, 9);
+        let xa = Array::from_slice(&x, &[6])?;
+        let got = cuprite_array::r_![&xa, -3..2, 7, Grid::step(0.0, 6.0, 2.5)]?.to_vec()?;
+        let mut want = x.clone();
+        want.extend(-3..2);
+        want.extend([7, 0, 2, 5]);
+        assert_eq!(got, want);
+        let cols = cuprite_array::c_![&xa, 0..6, &xa.reshape(&[6, 1])?]?;
+        assert_eq!(cols.shape(), &[6, 3]);
+        let cv = cols.to_vec()?;
+        for i in 0..6 {
+            assert_eq!(&cv[i * 3..i * 3 + 3], &[x[i], i as i64, x[i]]);
+        }
+        let m = Array::from_slice(&x, &[2, 3])?;
+        let side = cuprite_array::r_!["1,2,0"; &m, 1..3]?;
+        assert_eq!(side.shape(), &[2, 4]);
+        let sv = side.to_vec()?;
+        for i in 0..2 {
+            assert_eq!(
+                &sv[i * 4..i * 4 + 4],
+                &[x[i * 3], x[i * 3 + 1], x[i * 3 + 2], i as i64 + 1]
+            );
+        }
+        assert_err(cuprite_array::r_!["r"; &m], "InvalidArgument", "\"r\"");
         // ndindex: row-major odometer.
         let all: Vec<Vec<usize>> = ops::ndindex(&[2, 1, 3]).collect();
         assert_eq!(all.len(), 6);

@@ -27,6 +27,7 @@
 //!   `bool` is "not zero"; complex → real takes the real part.
 //! - `f16`/`bf16` compute in `f32` and round back after every operation.
 
+mod axis_concat;
 mod binning;
 mod broadcast;
 mod calculus;
@@ -63,6 +64,7 @@ mod typing;
 mod unique_axis;
 mod window;
 pub use crate::special;
+pub use axis_concat::{IntoPiece, Piece, concat_pieces, directive};
 pub use binning::{histogram2d, histogramdd};
 pub use broadcast::Broadcast;
 pub use choosing::{PieceFn, choose, piecewise, select};
