@@ -141,6 +141,38 @@ fn text_io(d: Device) -> TestResult {
         };
         let g = io::genfromtxt::<i32>("1,,3\n,5,x\nfooter".as_bytes(), &o, &["x"], -1)?;
         assert_eq!(g.to_vec()?, [1, -1, 3, -1, 5, -1]);
+        Ok(())
+    })
+}
+
+/// Whether `got` is NumPy's choice where Rust's shortest digits `want` differ: both the same
+/// length, and the value an exact tie between them, which NumPy rounds to the even digit.
+fn tie_to_even(x: f64, got: &str, want: &str) -> bool {
+    let digits = |m: &str| m.replace(['.', '-'], "");
+    let (g, w) = (digits(got), digits(want));
+    if g.len() != w.len() || g == w {
+        return g == w;
+    }
+    let exact = format!("{:.*e}", g.len() + 30, x.abs());
+    let tail: String = exact
+        .replace(['.', '-'], "")
+        .chars()
+        .skip(g.len())
+        .take(31)
+        .collect();
+    let even = g.bytes().last().is_some_and(|b| (b - b'0') % 2 == 0);
+    tail.starts_with('5') && tail[1..].bytes().all(|b| b == b'0') && even
+}
+
+fn binary_io(d: Device) -> TestResult {
+    on(d, || {
+        let mut rng = Rng::fresh();
+        let x: Vec<f64> = rng
+            .vec_f32(12, -1e3, 1e3)
+            .into_iter()
+            .map(|v| v as f64 / 7.0)
+            .collect();
+        let a = Array::from_slice(&x, &[4, 3])?;
         // fromstring / frombuffer / fromfile / tofile.
         let s = io::fromstring::<f64>(" 1.5 ,-2, 1e3 ", ",", None)?;
         assert_eq!(s.to_vec()?, [1.5, -2.0, 1000.0]);
@@ -171,25 +203,6 @@ fn text_io(d: Device) -> TestResult {
         std::fs::remove_file(&path).ok();
         Ok(())
     })
-}
-
-/// Whether `got` is NumPy's choice where Rust's shortest digits `want` differ: both the same
-/// length, and the value an exact tie between them, which NumPy rounds to the even digit.
-fn tie_to_even(x: f64, got: &str, want: &str) -> bool {
-    let digits = |m: &str| m.replace(['.', '-'], "");
-    let (g, w) = (digits(got), digits(want));
-    if g.len() != w.len() || g == w {
-        return g == w;
-    }
-    let exact = format!("{:.*e}", g.len() + 30, x.abs());
-    let tail: String = exact
-        .replace(['.', '-'], "")
-        .chars()
-        .skip(g.len())
-        .take(31)
-        .collect();
-    let even = g.bytes().last().is_some_and(|b| (b - b'0') % 2 == 0);
-    tail.starts_with('5') && tail[1..].bytes().all(|b| b == b'0') && even
 }
 
 fn float_format(d: Device) -> TestResult {
@@ -536,6 +549,7 @@ fn partials(d: Device) -> TestResult {
 
 pub const BODIES: &[(&str, Body)] = &[
     ("text_io", text_io),
+    ("binary_io", binary_io),
     ("float_format", float_format),
     ("dtypes", dtypes),
     ("partials", partials),

@@ -5,11 +5,12 @@
 
 mod floatfmt;
 mod npy;
+mod printf;
+mod raw;
 mod text;
 mod zip;
 
 pub use floatfmt::{FloatFormat, TrimMode, format_float_positional, format_float_scientific};
 pub use npy::{Npz, NpzWriter};
-pub use text::{
-    LoadTxt, SaveTxt, frombuffer, fromfile, fromstring, genfromtxt, loadtxt, loadtxt_with, savetxt,
-};
+pub use raw::{frombuffer, fromfile, fromstring};
+pub use text::{LoadTxt, SaveTxt, genfromtxt, loadtxt, loadtxt_with, savetxt};
