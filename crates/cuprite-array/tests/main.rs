@@ -24,6 +24,8 @@ mod mesh;
 mod numpy_coverage;
 mod numpy_fn;
 mod numpy_fn2;
+mod numpy_idx;
+mod numpy_idx2;
 mod numpy_semantics;
 mod props;
 mod props_ops;
@@ -72,6 +74,8 @@ fn main() {
     tests.extend(numpy_coverage::tests());
     tests.extend(numpy_fn::tests());
     tests.extend(numpy_fn2::tests());
+    tests.extend(numpy_idx::tests());
+    tests.extend(numpy_idx2::tests());
     tests.extend(numpy_semantics::tests());
     tests.extend(props::tests());
     tests.extend(props_ops::tests());

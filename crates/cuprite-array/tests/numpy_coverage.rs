@@ -560,6 +560,108 @@ fn known() -> Vec<&'static str> {
         "random::Generator::zipf",
         cuprite_array::random::Generator::zipf::<i32>
     );
+    // Index tricks, creation, text/binary I/O and the completed partial routines.
+    {
+        use cuprite_array::{io, ops};
+        k!("Array::append", Array::<f32>::append);
+        k!("Array::apply_along_axis", |x: &Array<f32>| x
+            .apply_along_axis(0, |r| r.sum()));
+        k!("Array::apply_over_axes", |x: &Array<f32>| x
+            .apply_over_axes(|a, _| Ok(a.clone()), &[0]));
+        k!("Array::argpartition", Array::<f32>::argpartition);
+        k!("Array::as_strided", Array::<f32>::as_strided);
+        k!("Array::asarray_chkfinite", Array::<f32>::asarray_chkfinite);
+        k!("Array::asfortranarray", Array::<f32>::asfortranarray);
+        k!("Array::byte_bounds", Array::<f32>::byte_bounds);
+        k!("Array::delete", Array::<f32>::delete);
+        k!("Array::diff_with", Array::<f32>::diff_with);
+        k!("Array::ediff1d", Array::<f32>::ediff1d);
+        k!("Array::expand_dims_axes", Array::<f32>::expand_dims_axes);
+        k!("Array::fill_diagonal", Array::<f32>::fill_diagonal);
+        k!("Array::flat", Array::<f32>::flat);
+        k!("Array::gradient_with", Array::<f32>::gradient_with);
+        k!("Array::isfortran", Array::<f32>::isfortran);
+        k!("Array::linspace_between", Array::<f32>::linspace_between);
+        k!("Array::linspace_with", Array::<f32>::linspace_with);
+        k!("Array::map_host", |x: &Array<f32>| x.map_host(|v| v));
+        k!(
+            "Array::may_share_memory",
+            Array::<f32>::may_share_memory::<f32>
+        );
+        k!("Array::putmask", Array::<f32>::putmask);
+        k!("Array::require", Array::<f32>::require);
+        k!("Array::resize", Array::<f32>::resize);
+        k!("Array::roll_axes", Array::<f32>::roll_axes);
+        k!("Array::shares_memory", Array::<f32>::shares_memory::<f32>);
+        k!(
+            "Array::sliding_window_view",
+            Array::<f32>::sliding_window_view
+        );
+        k!("Array::tofile", |x: &Array<f32>| x.tofile("", "", ""));
+        k!("Array::trim_zeros", Array::<f32>::trim_zeros);
+        k!("Array::unique_axis", Array::<f32>::unique_axis);
+        k!("Array::zip_map_host", |x: &Array<f32>| x
+            .zip_map_host(x, |a, b| a + b));
+        k!(
+            "io::format_float_positional",
+            io::format_float_positional::<f64>
+        );
+        k!(
+            "io::format_float_scientific",
+            io::format_float_scientific::<f64>
+        );
+        k!("io::frombuffer", io::frombuffer::<f32>);
+        k!("io::fromfile", |p: &str| io::fromfile::<f32>(
+            p, "", None, 0
+        ));
+        k!("io::fromstring", io::fromstring::<f32>);
+        k!(
+            "io::genfromtxt",
+            |r: &[u8], o: &io::LoadTxt| io::genfromtxt::<f32>(r, o, &[], 0.0)
+        );
+        k!(
+            "io::loadtxt",
+            |r: &[u8], o: &io::LoadTxt| io::loadtxt::<f32>(r, o)
+        );
+        k!("io::loadtxt_with", |r: &[u8], o: &io::LoadTxt| {
+            io::loadtxt_with::<f32>(r, o, |_, _| None)
+        });
+        k!(
+            "io::savetxt",
+            |a: &Array<f32>, o: &io::SaveTxt| io::savetxt(Vec::new(), a, o)
+        );
+        k!("ops::Broadcast", ops::Broadcast::new);
+        k!("c_!", || cuprite_array::c_![1i32..3]);
+        k!("ops::concat_pieces", ops::concat_pieces::<f32>);
+        k!("r_!", || cuprite_array::r_![1i32..3]);
+        k!("ops::can_cast", ops::can_cast);
+        k!("ops::choose", ops::choose::<i64, f32>);
+        k!("ops::common_type", ops::common_type);
+        k!("ops::diag_indices", ops::diag_indices);
+        k!("ops::diag_indices_from", ops::diag_indices_from::<f32>);
+        k!("ops::fromfunction", |s: &[usize]| ops::fromfunction::<
+            f32,
+            f32,
+        >(s, |g| Ok(g
+            [0]
+        .clone())));
+        k!("ops::indices", ops::indices::<i64>);
+        k!("ops::indices_sparse", ops::indices_sparse::<i64>);
+        k!("ops::isscalar", ops::isscalar::<f32>);
+        k!("ops::ix_", ops::ix_::<i64>);
+        k!("ops::ix_masks", ops::ix_masks);
+        k!("ops::mask_indices", |n| ops::mask_indices(
+            n,
+            |m: &Array<i64>, k| m.triu(k),
+            0
+        ));
+        k!("ops::mgrid", ops::mgrid::<f32>);
+        k!("ops::min_scalar_type", ops::min_scalar_type::<f32>);
+        k!("ops::ndindex", ops::ndindex);
+        k!("ops::ogrid", ops::ogrid::<f32>);
+        k!("ops::piecewise", ops::piecewise::<f32>);
+        k!("ops::select", ops::select::<f32>);
+    }
     v
 }
 

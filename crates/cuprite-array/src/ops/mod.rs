@@ -27,14 +27,21 @@
 //!   `bool` is "not zero"; complex → real takes the real part.
 //! - `f16`/`bf16` compute in `f32` and round back after every operation.
 
+mod axis_concat;
 mod binning;
+mod broadcast;
 mod calculus;
+mod choosing;
 mod compound;
+mod editing;
 pub(crate) mod elementwise;
 pub mod fft;
+mod functional;
+mod gradient;
 mod histogram;
 pub mod index;
 pub mod linalg;
+mod linspace;
 mod loss;
 pub(crate) mod movement;
 mod nan;
@@ -52,10 +59,20 @@ mod search;
 pub(crate) mod sort;
 pub(crate) mod stacking;
 mod statistics;
+mod strided;
 mod triangle;
+pub(crate) mod tricks;
+mod typing;
+mod unique_axis;
 mod window;
 pub use crate::special;
+pub use axis_concat::{IntoPiece, Piece, concat_pieces, directive};
 pub use binning::{histogram2d, histogramdd};
+pub use broadcast::Broadcast;
+pub use choosing::{PieceFn, choose, piecewise, select};
+pub use editing::Trim;
+pub use functional::fromfunction;
+pub use gradient::Spacing;
 pub use index::{Idx, IndexArray, IndexMode, ScatterOpts};
 pub use loss::Reduction;
 pub use padding::PadMode;
@@ -63,7 +80,13 @@ pub use poly1d::{Poly1d, PolyCov, Polyfit, PolyfitOptions, poly, polyfit_with, p
 pub use polynomial::{polyadd, polyfit, polysub, polyval, vander};
 pub use search::{lexsort, ravel_multi_index, unravel_index};
 pub use stacking::{Indexing, meshgrid};
+pub use strided::Requirement;
 pub use triangle::{tril_indices, triu_indices};
+pub use tricks::{
+    Grid, NdIndex, diag_indices, diag_indices_from, indices, indices_sparse, ix_, ix_masks,
+    mask_indices, mgrid, ndindex, ogrid,
+};
+pub use typing::{Casting, can_cast, common_type, isscalar, min_scalar_type};
 pub use window::{bartlett, blackman, hamming, hanning, kaiser};
 
 pub use crate::op::{BinaryOp, ReduceOp, UnaryOp};

@@ -32,7 +32,7 @@ impl ViewFn for Slice<'_> {
 }
 
 /// Applies a view transform, materialising first when a leaf cannot take it.
-fn view(n: &Arc<Node>, shape: &[usize], f: &dyn ViewFn) -> Result<Arc<Node>> {
+pub(crate) fn view(n: &Arc<Node>, shape: &[usize], f: &dyn ViewFn) -> Result<Arc<Node>> {
     if let Some(c) = n.is_const() {
         return Ok(Node::new(Op::Const(c), n.dtype, shape.to_vec(), n.device));
     }
