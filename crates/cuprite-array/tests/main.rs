@@ -23,6 +23,7 @@ mod mesh;
 mod numpy_coverage;
 mod numpy_fn;
 mod numpy_fn2;
+mod numpy_math;
 mod numpy_semantics;
 mod props;
 mod props_ops;
@@ -58,6 +59,7 @@ fn main() {
     tests.extend(codegen::tests());
     tests.extend(cross::tests());
     tests.extend(ergonomics::tests());
+    tests.extend(numpy_math::tests());
     tests.extend(fft::tests());
     tests.extend(hardening::tests());
     tests.extend(index::tests());

@@ -63,47 +63,36 @@ impl<T: Float> Array<T> {
         self.isclose(other, rtol, atol, equal_nan)?.all()?.item()
     }
 
-    /// Whether the sign of each element is negative, `-0.0` included (NumPy's `signbit`; a
-    /// NaN gives `false` whatever its sign bit).
+    /// Whether the sign bit of each element is set: negative numbers, `-0.0` and a NaN whose
+    /// sign bit is set (NumPy's `signbit`; fused, one table operation).
     ///
     /// ```
     /// use cuprite_array::Array;
-    /// let a = Array::from_slice(&[-1.0f32, -0.0, 0.0, 2.0], &[4])?;
-    /// assert_eq!(a.signbit().to_vec()?, vec![true, true, false, false]);
+    /// let a = Array::from_slice(&[-1.0f32, -0.0, 0.0, 2.0, -f32::NAN], &[5])?;
+    /// assert_eq!(a.signbit().to_vec()?, vec![true, true, false, false, true]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     #[must_use]
     pub fn signbit(&self) -> Array<bool> {
-        // 1 / -0.0 is -inf: the sign of a zero shows in its reciprocal.
-        let inv = self.reciprocal_f();
-        self.less(c::<T>(0.0))
-            .or(self.equal(c::<T>(0.0)).and(inv.less(c::<T>(0.0))))
+        Array::from_node(unary_node(&self.node, UnaryOp::SignBit))
     }
 
-    fn reciprocal_f(&self) -> Array<T> {
-        Array::from_node(
-            crate::ops::elementwise::binary_node(
-                &Array::<T>::full(self.shape(), c::<T>(1.0)).node,
-                &self.node,
-                crate::ops::BinaryOp::Div,
-            )
-            .expect("one shape"),
-        )
-    }
-
-    /// The magnitude of `self` with the sign of `sign` (fused; NumPy's `copysign`).
+    /// The magnitude of `self` with the sign bit of `sign`, a NaN's sign bit honoured on both
+    /// sides (fused, one table operation; NumPy's `copysign`, broadcasting).
     ///
     /// ```
     /// use cuprite_array::Array;
-    /// let a = Array::from_slice(&[1.0f64, -2.0, 3.0], &[3])?;
-    /// let s = Array::from_slice(&[-1.0f64, 1.0, -0.0], &[3])?;
-    /// assert_eq!(a.copysign(&s)?.to_vec()?, vec![-1.0, 2.0, -3.0]);
+    /// let a = Array::from_slice(&[1.0f64, -2.0, 3.0, 4.0], &[4])?;
+    /// let s = Array::from_slice(&[-1.0f64, 1.0, -0.0, -f64::NAN], &[4])?;
+    /// assert_eq!(a.copysign(&s)?.to_vec()?, vec![-1.0, 2.0, -3.0, -4.0]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn copysign(&self, sign: &Array<T>) -> Result<Array<T>> {
-        let m = self.abs();
-        let neg = Array::<T>::full(&[], c::<T>(0.0)).try_sub(&m)?;
-        Array::select(&sign.signbit(), &neg, &m)
+        Ok(Array::from_node(crate::ops::elementwise::binary_node(
+            &self.node,
+            &sign.node,
+            crate::ops::BinaryOp::Copysign,
+        )?))
     }
 
     /// Whether each element is +∞ (NumPy's `isposinf`).
