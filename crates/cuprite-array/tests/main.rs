@@ -30,6 +30,7 @@ mod props_ops;
 mod rows;
 mod safety;
 mod scan;
+mod signal;
 mod small;
 mod sort;
 mod stats;
@@ -60,6 +61,7 @@ fn main() {
     tests.extend(cross::tests());
     tests.extend(ergonomics::tests());
     tests.extend(numpy_math::tests());
+    tests.extend(signal::tests());
     tests.extend(fft::tests());
     tests.extend(hardening::tests());
     tests.extend(index::tests());

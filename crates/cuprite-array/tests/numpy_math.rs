@@ -493,7 +493,208 @@ fn unwrap(d: Device) -> TestResult {
     })
 }
 
+fn bits_and_sets(d: Device) -> TestResult {
+    use cuprite_array::ops::{BitOrder, base_repr, binary_repr, setxor1d};
+    on(d, || {
+        // NumPy's documented packbits example.
+        let a = Array::from_slice(&[1u8, 0, 1, 0, 1, 0, 1, 1, 0, 0, 0, 1], &[2, 2, 3])?;
+        let p = a.packbits(Some(-1), BitOrder::Big)?;
+        assert_eq!(p.shape(), [2, 2, 1]);
+        assert_eq!(p.to_vec()?, [160, 64, 192, 32]);
+        // Random bools against a host loop, both orders, along axis 0 of a matrix.
+        let mut rng = Rng::fresh();
+        let (r, c) = (19, 5);
+        let v: Vec<bool> = (0..r * c).map(|_| rng.next_u64() % 3 == 0).collect();
+        let b = Array::from_slice(&v, &[r, c])?;
+        for order in [BitOrder::Big, BitOrder::Little] {
+            let got = b.packbits(Some(0), order)?;
+            let rows = r.div_ceil(8);
+            assert_eq!(got.shape(), [rows, c]);
+            let mut want = vec![0u8; rows * c];
+            for i in 0..r {
+                for j in 0..c {
+                    if v[i * c + j] {
+                        let bit = if order == BitOrder::Big {
+                            7 - i % 8
+                        } else {
+                            i % 8
+                        };
+                        want[(i / 8) * c + j] |= 1 << bit;
+                    }
+                }
+            }
+            assert_eq!(got.to_vec()?, want);
+            // unpackbits inverts it, count trimming the padding.
+            let back = got.unpackbits(Some(0), Some(r as isize), order)?;
+            let bv: Vec<bool> = back.to_vec()?.iter().map(|&x| x == 1).collect();
+            assert_eq!(bv, v);
+        }
+        // NumPy's documented unpackbits examples.
+        let u = Array::from_slice(&[2u8, 7, 23], &[3, 1])?;
+        let c3 = u.unpackbits(Some(1), Some(-3), BitOrder::Big)?;
+        assert_eq!(c3.to_vec()?, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0]);
+        let pad = u.unpackbits(None, Some(26), BitOrder::Big)?.to_vec()?;
+        assert_eq!(pad.len(), 26);
+        assert_eq!(pad[24..], [0, 0]);
+        // binary_repr and base_repr: NumPy's documented values.
+        assert_eq!(binary_repr(-3, Some(3))?, "101");
+        assert_eq!(binary_repr(0, None)?, "0");
+        assert_eq!(binary_repr(-4, Some(3))?, "100");
+        assert_eq!(
+            binary_repr(i64::MIN, Some(64))?,
+            format!("1{}", "0".repeat(63))
+        );
+        assert_eq!(base_repr(6, 5, 0)?, "11");
+        assert_eq!(base_repr(10, 16, 0)?, "A");
+        assert_eq!(base_repr(32, 16, 0)?, "20");
+        assert_eq!(base_repr(0, 2, 0)?, "0");
+        assert!(base_repr(3, 1, 0).is_err());
+        // setxor1d against a host symmetric difference, NaN-free floats.
+        let x: Vec<i64> = (0..300).map(|_| (rng.next_u64() % 200) as i64).collect();
+        let y: Vec<i64> = (0..150)
+            .map(|_| (rng.next_u64() % 200) as i64 + 50)
+            .collect();
+        let sx: std::collections::BTreeSet<i64> = x.iter().copied().collect();
+        let sy: std::collections::BTreeSet<i64> = y.iter().copied().collect();
+        let want: Vec<i64> = sx.symmetric_difference(&sy).copied().collect();
+        let got = setxor1d(
+            &Array::from_slice(&x, &[300])?,
+            &Array::from_slice(&y, &[150])?,
+        )?;
+        let mut got = got.to_vec()?;
+        let sorted = got.windows(2).all(|w| w[0] < w[1]);
+        got.sort();
+        assert!(sorted);
+        assert_eq!(got, want);
+        let f = Array::from_slice(&[1.5f32, -2.0], &[2])?;
+        assert_eq!(
+            setxor1d(&f, &Array::from_slice(&[1.5f32], &[1])?)?.to_vec()?,
+            [-2.0]
+        );
+        Ok(())
+    })
+}
+
+fn sort_and_cov(d: Device) -> TestResult {
+    use cuprite_array::ops::Cov;
+    on(d, || {
+        // sort_complex: NumPy's documented examples, and rows sorted apart.
+        let z = |v: &[(f64, f64)]| -> Vec<c64> { v.iter().map(|&(a, b)| c64::new(a, b)).collect() };
+        let a = Array::from_slice(
+            &z(&[(1., 2.), (2., -1.), (3., -2.), (3., -3.), (3., 5.)]),
+            &[5],
+        )?;
+        assert_eq!(
+            a.sort_complex()?.to_vec()?,
+            z(&[(1., 2.), (2., -1.), (3., -3.), (3., -2.), (3., 5.)])
+        );
+        let m = Array::from_slice(&[3.0f32, 1.0, 2.0, 0.5, -1.0, 9.0], &[2, 3])?;
+        let s = m.sort_complex()?.to_vec()?;
+        let want: Vec<c32> = [1.0, 2.0, 3.0, -1.0, 0.5, 9.0]
+            .iter()
+            .map(|&x| c32::new(x, 0.0))
+            .collect();
+        assert_eq!(s, want);
+        let nan = Array::from_slice(&[f64::NAN, 1.0, -1.0], &[3])?
+            .sort_complex()?
+            .to_vec()?;
+        assert_eq!((nan[0].re, nan[1].re), (-1.0, 1.0));
+        assert!(nan[2].re.is_nan());
+        // cov: NumPy's documented examples.
+        let x = Array::from_slice(&[0.0f64, 1.0, 2.0, 2.0, 1.0, 0.0], &[2, 3])?;
+        assert_eq!(x.cov_with(&Cov::new())?.to_vec()?, [1.0, -1.0, -1.0, 1.0]);
+        let xs = [-2.1f64, -1.0, 4.3];
+        let ys = [3.0f64, 1.1, 0.12];
+        let (xa, ya) = (Array::from_slice(&xs, &[3])?, Array::from_slice(&ys, &[3])?);
+        let c = xa.cov_with(&Cov::new().y(&ya))?.to_vec()?;
+        close(
+            &c,
+            &[11.71, -4.286, -4.286, 2.144133333333333],
+            1e-12,
+            1e-12,
+            "cov x, y",
+        )?;
+        let c0 = xa.cov_with(&Cov::new())?;
+        assert_eq!(c0.shape(), [0usize; 0]);
+        close(&[c0.item()?], &[11.71], 1e-12, 0.0, "cov x")?;
+        // Weights, rowvar = false, ddof: against sums written out here.
+        let mut rng = Rng::fresh();
+        let (nobs, nvar) = (40, 3);
+        let data: Vec<f64> = rng
+            .vec_f32(nobs * nvar, -3.0, 3.0)
+            .into_iter()
+            .map(f64::from)
+            .collect();
+        let fw: Vec<i64> = (0..nobs).map(|i| (i % 4) as i64).collect();
+        let aw: Vec<f64> = rng
+            .vec_f32(nobs, 0.1, 2.0)
+            .into_iter()
+            .map(f64::from)
+            .collect();
+        let w: Vec<f64> = fw.iter().zip(&aw).map(|(&f, &a)| f as f64 * a).collect();
+        let ws: f64 = w.iter().sum();
+        let col = |j: usize| -> Vec<f64> { (0..nobs).map(|i| data[i * nvar + j]).collect() };
+        let mean: Vec<f64> = (0..nvar)
+            .map(|j| col(j).iter().zip(&w).map(|(x, w)| x * w).sum::<f64>() / ws)
+            .collect();
+        let ddof = 2.0;
+        let w2: f64 = w.iter().zip(&aw).map(|(w, a)| w * a).sum();
+        let fact = ws - ddof * w2 / ws;
+        let mut want = vec![0.0; nvar * nvar];
+        for p in 0..nvar {
+            for q in 0..nvar {
+                let (cp, cq) = (col(p), col(q));
+                want[p * nvar + q] = (0..nobs)
+                    .map(|i| w[i] * (cp[i] - mean[p]) * (cq[i] - mean[q]))
+                    .sum::<f64>()
+                    / fact;
+            }
+        }
+        let da = Array::from_slice(&data, &[nobs, nvar])?;
+        let (fa, aa) = (
+            Array::from_slice(&fw, &[nobs])?,
+            Array::from_slice(&aw, &[nobs])?,
+        );
+        let got = da
+            .cov_with(&Cov::new().rowvar(false).ddof(2).fweights(&fa).aweights(&aa))?
+            .to_vec()?;
+        close(&got, &want, 1e-12, 1e-12, "weighted cov")?;
+        // Integers compute in f64; complex numbers conjugate.
+        let ia = Array::from_slice(&[1i32, 2, 4], &[3])?;
+        close(
+            &[ia.cov_with(&Cov::new().bias(true))?.item()?],
+            &[14.0 / 9.0],
+            1e-15,
+            0.0,
+            "int cov",
+        )?;
+        let zc = Array::from_slice(&z(&[(1., 1.), (2., -1.), (0., 3.)]), &[3])?;
+        let zv = zc.cov_with(&Cov::new())?.item()?;
+        // mean (1, 1); deviations (0, 0), (1, -2), (-1, 2): |d|^2 sums to 10, over 2.
+        close(&[zv.re, zv.im], &[5.0, 0.0], 1e-15, 1e-15, "complex cov")?;
+        // corrcoef: the documented ±1 example, and clipping; bad weights are errors.
+        let r = xa.corrcoef_with(&Cov::new().y(&ya))?.to_vec()?;
+        assert_eq!((r[0], r[3]), (1.0, 1.0));
+        close(
+            &[r[1]],
+            &[-4.286 / (11.71f64 * 2.144133333333333).sqrt()],
+            1e-12,
+            0.0,
+            "corrcoef",
+        )?;
+        let neg = Array::from_slice(&[-1i64, 1, 1], &[3])?;
+        assert!(xa.cov_with(&Cov::new().fweights(&neg)).is_err());
+        assert!(
+            xa.cov_with(&Cov::new().fweights(&Array::from_slice(&[1i64], &[1])?))
+                .is_err()
+        );
+        Ok(())
+    })
+}
+
 pub const BODIES: &[(&str, Body)] = &[
+    ("bits_and_sets", bits_and_sets),
+    ("sort_and_cov", sort_and_cov),
     ("frexp_ldexp", frexp_ldexp),
     ("nextafter_modf", nextafter_modf),
     ("bessel_and_signs", bessel_and_signs),
@@ -502,8 +703,24 @@ pub const BODIES: &[(&str, Body)] = &[
     ("unwrap", unwrap),
 ];
 
+/// Every kernel the bodies of this module and of `signal` generate (recorded on the CPU
+/// backend) compiles with NVRTC.
+fn kernels_compile() -> TestResult {
+    cuprite_array::jit::start_recording();
+    for &(name, body) in BODIES.iter().chain(crate::signal::BODIES) {
+        body(Device::CPU).map_err(|e| format!("{name}: {e}"))?;
+    }
+    let sources = cuprite_array::jit::take_recorded();
+    assert!(
+        sources.len() > 10,
+        "only {} kernels recorded",
+        sources.len()
+    );
+    crate::codegen::compile_all(&sources)
+}
+
 pub fn tests() -> Vec<Test> {
-    let mut v = Vec::new();
+    let mut v = vec![Test::nvrtc("numpy_math::kernels_compile", kernels_compile)];
     for &(name, body) in BODIES {
         v.push(Test::cpu(format!("cpu::numpy_math::{name}"), move || {
             body(Device::CPU)

@@ -28,8 +28,10 @@
 //! - `f16`/`bf16` compute in `f32` and round back after every operation.
 
 mod binning;
+mod bits;
 mod calculus;
 mod compound;
+mod covariance;
 pub(crate) mod elementwise;
 pub mod fft;
 mod histogram;
@@ -48,6 +50,8 @@ mod rows;
 mod sampling;
 pub mod scan;
 mod search;
+mod setx;
+mod signal;
 pub(crate) mod sort;
 pub(crate) mod stacking;
 mod statistics;
@@ -55,12 +59,16 @@ mod triangle;
 mod window;
 pub use crate::special;
 pub use binning::{histogram2d, histogramdd};
+pub use bits::{BitOrder, base_repr, binary_repr};
+pub use covariance::Cov;
 pub use index::{Idx, IndexArray, IndexMode, ScatterOpts};
 pub use loss::Reduction;
 pub use mathx::RealIfClose;
 pub use padding::PadMode;
 pub use polynomial::{polyadd, polyfit, polysub, polyval, vander};
 pub use search::{lexsort, ravel_multi_index, unravel_index};
+pub use setx::setxor1d;
+pub use signal::{ConvMode, InterpValue, interp};
 pub use stacking::{Indexing, meshgrid};
 pub use triangle::{tril_indices, triu_indices};
 pub use window::{bartlett, blackman, hamming, hanning, kaiser};

@@ -903,6 +903,16 @@ pub const PEER_RULES: &[PeerRule] = &[
         size: Some("lexsort"),
         target: Target::RatioAtMost(1.0),
     },
+    PeerRule {
+        script: "torch_numpy.py",
+        key: "interp_2p24_in_2p20_ms",
+        what: "interp of f32 vs cupy.interp",
+        benchmark: "numpy/interp",
+        figure: "interp of",
+        unit: "ms",
+        size: Some("interp"),
+        target: Target::RatioAtMost(1.0),
+    },
 ];
 
 /// One judged peer comparison.
