@@ -102,6 +102,22 @@ fn frexp_ldexp(d: Device) -> TestResult {
             m.to_vec()?,
             [0.0, 0.5, 0.5, 0.75, 0.5, 0.625, 0.75, 0.875, 0.5]
         );
+        // Integers compute in f64 (NumPy's example is on arange(9)).
+        let (mi, ei) = Array::from_slice(&[0i32, 1, 2, 3, 4, 5, 6, 7, 8], &[9])?.frexp();
+        assert_eq!(ei.to_vec()?, [0, 1, 2, 2, 3, 3, 3, 3, 4]);
+        assert_eq!(
+            mi.to_vec()?,
+            [0.0f64, 0.5, 0.5, 0.75, 0.5, 0.625, 0.75, 0.875, 0.5]
+        );
+        let s = Array::from_slice(&[-3i8, 4], &[2])?;
+        assert_eq!(s.signbit().to_vec()?, [true, false]);
+        close(
+            &[s.i0().to_vec()?[1]],
+            &[i0_integral(4.0)],
+            1e-13,
+            0.0,
+            "i0 of i8",
+        )?;
         // f16: the mantissa keeps the type, the exponent is the half value's.
         let h = Array::from_slice(&[f16::from_f32(6.0e-8), f16::from_f32(-48.0)], &[2])?;
         let (hm, he) = h.frexp();
@@ -414,6 +430,33 @@ fn powers_and_complex(d: Device) -> TestResult {
             0.0,
             "c32 power",
         )?;
+        // around: x * 10^d rounded half to even (Rust's round_ties_even), divided back.
+        let xs: Vec<f64> = Rng::fresh()
+            .vec_f32(200, -1000.0, 1000.0)
+            .into_iter()
+            .map(f64::from)
+            .collect();
+        for dec in [-2i32, 0, 1, 3] {
+            let p = 10f64.powi(dec.abs());
+            let want: Vec<f64> = xs
+                .iter()
+                .map(|&x| {
+                    if dec >= 0 {
+                        (x * p).round_ties_even() / p
+                    } else {
+                        (x / p).round_ties_even() * p
+                    }
+                })
+                .collect();
+            let got = Array::from_slice(&xs, &[200])?.around(dec).to_vec()?;
+            assert_eq!(got, want, "around({dec})");
+        }
+        let ints = Array::from_slice(&[15i64, 25, -35, 149, 150, 250], &[6])?;
+        assert_eq!(ints.around(-2).to_vec()?, [0, 0, 0, 100, 200, 200]);
+        assert_eq!(ints.around(3).to_vec()?, [15, 25, -35, 149, 150, 250]);
+        let zr = Array::from_slice(&[c64::new(2.5, -1.25)], &[1])?;
+        assert_eq!(zr.around(1).to_vec()?, [c64::new(2.5, -1.2)]);
+        assert_eq!(zr.around(0).to_vec()?, [c64::new(2.0, -1.0)]);
         // iscomplex / isreal.
         let z = Array::from_slice(
             &[c32::new(1.0, 0.0), c32::new(1.0, -0.5), c32::new(0.0, -0.0)],
@@ -459,6 +502,11 @@ fn unwrap(d: Device) -> TestResult {
                 .to_vec()
         };
         assert_eq!(u(&[0.0, 1., 2., -1., 0.], 4.0)?, [0.0, 1., 2., 3., 4.]);
+        let ints = Array::from_slice(&[0i32, 1, 2, -1, 0], &[5])?;
+        assert_eq!(
+            ints.unwrap(None, -1, 4.0)?.to_vec()?,
+            [0.0f64, 1., 2., 3., 4.]
+        );
         assert_eq!(
             u(&[1.0, 2., 3., 4., 5., 6., 1., 2., 3.], 6.0)?,
             [1.0, 2., 3., 4., 5., 6., 7., 8., 9.]

@@ -4,13 +4,24 @@
 //! host decision) and `unwrap` (a difference, a fused correction and a cumulative sum).
 
 use crate::array::{Array, cast_owned};
-use crate::dtype::{ComplexElement, DType, Element, Float, Integer, Ordered, c32, c64};
+use crate::dtype::{ComplexElement, DType, Element, Float, Integer, Numeric, Ordered, c32, c64};
 use crate::error::{Error, Result};
+use crate::graph::Node;
 use crate::ops::elementwise::{binary_node, unary_node};
 use crate::ops::numeric::c;
 use crate::ops::{BinaryOp, UnaryOp};
+use std::sync::Arc;
 
-impl<T: Float> Array<T> {
+/// `a` in the type its floating-point routines compute in (`f64` for integers).
+fn real_node<T: Element>(a: &Array<T>) -> Arc<Node> {
+    cast_owned(a.node.clone(), <T::Mean as Element>::DTYPE)
+}
+
+/// The floating-point decompositions, also of integers (computed in `f64`, as NumPy casts them).
+impl<T: Numeric + Ordered> Array<T>
+where
+    T::Mean: Float,
+{
     /// `(mantissa, exponent)` with `self = mantissa * 2^exponent` and the mantissa's magnitude
     /// in `[0.5, 1)`; zero, infinities and NaN give themselves and exponent 0 (NumPy's `frexp`;
     /// two fused outputs).
@@ -24,10 +35,11 @@ impl<T: Float> Array<T> {
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     #[must_use]
-    pub fn frexp(&self) -> (Array<T>, Array<i32>) {
+    pub fn frexp(&self) -> (Array<T::Mean>, Array<i32>) {
+        let x = real_node(self);
         (
-            Array::from_node(unary_node(&self.node, UnaryOp::FrexpMant)),
-            Array::from_node(unary_node(&self.node, UnaryOp::FrexpExp)),
+            Array::from_node(unary_node(&x, UnaryOp::FrexpMant)),
+            Array::from_node(unary_node(&x, UnaryOp::FrexpExp)),
         )
     }
 
@@ -41,7 +53,7 @@ impl<T: Float> Array<T> {
     /// assert_eq!(m.ldexp(&e)?.to_vec()?, vec![8.0, -1.5, 0.0]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn ldexp<I: Integer>(&self, exp: &Array<I>) -> Result<Array<T>> {
+    pub fn ldexp<I: Integer>(&self, exp: &Array<I>) -> Result<Array<T::Mean>> {
         // Exponents beyond ±2200 give 0 or ∞ for every finite value: clamped while integers,
         // then exact in the compute type.
         let e = if I::DTYPE.is_unsigned_int() {
@@ -49,14 +61,15 @@ impl<T: Float> Array<T> {
         } else {
             exp.cast::<i64>().clamp(-2200i64, 2200i64)
         };
-        let compute = if matches!(T::DTYPE, DType::F16 | DType::BF16) {
+        let m = <T::Mean as Element>::DTYPE;
+        let compute = if matches!(m, DType::F16 | DType::BF16) {
             DType::F32
         } else {
-            T::DTYPE
+            m
         };
         let x = cast_owned(self.node.clone(), compute);
         let r = binary_node(&x, &cast_owned(e.node, compute), BinaryOp::Ldexp)?;
-        Ok(Array::from_node(cast_owned(r, T::DTYPE)))
+        Ok(Array::from_node(cast_owned(r, m)))
     }
 
     /// The next representable value after each element towards `to`, in this type's own
@@ -70,10 +83,10 @@ impl<T: Float> Array<T> {
     /// assert_eq!(n, vec![1.0 + f32::EPSILON, -f32::from_bits(1)]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn nextafter(&self, to: &Array<T>) -> Result<Array<T>> {
+    pub fn nextafter(&self, to: &Array<T>) -> Result<Array<T::Mean>> {
         Ok(Array::from_node(binary_node(
-            &self.node,
-            &to.node,
+            &real_node(self),
+            &real_node(to),
             BinaryOp::Nextafter,
         )?))
     }
@@ -90,10 +103,11 @@ impl<T: Float> Array<T> {
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     #[must_use]
-    pub fn modf(&self) -> (Array<T>, Array<T>) {
+    pub fn modf(&self) -> (Array<T::Mean>, Array<T::Mean>) {
+        let x = real_node(self);
         (
-            Array::from_node(unary_node(&self.node, UnaryOp::ModfFrac)),
-            Array::from_node(unary_node(&self.node, UnaryOp::Trunc)),
+            Array::from_node(unary_node(&x, UnaryOp::ModfFrac)),
+            Array::from_node(unary_node(&x, UnaryOp::Trunc)),
         )
     }
 
@@ -108,13 +122,48 @@ impl<T: Float> Array<T> {
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     #[must_use]
-    pub fn i0(&self) -> Array<T> {
-        Array::from_node(unary_node(&self.node, UnaryOp::I0))
+    pub fn i0(&self) -> Array<T::Mean> {
+        Array::from_node(unary_node(&real_node(self), UnaryOp::I0))
+    }
+
+    /// Whether the sign bit of each element is set: negative numbers, `-0.0` and a NaN whose
+    /// sign bit is set (NumPy's `signbit`; fused, one table operation).
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[-1.0f32, -0.0, 0.0, 2.0, -f32::NAN], &[5])?;
+    /// assert_eq!(a.signbit().to_vec()?, vec![true, true, false, false, true]);
+    /// assert_eq!(Array::from_slice(&[-3i8, 4], &[2])?.signbit().to_vec()?, vec![true, false]);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    #[must_use]
+    pub fn signbit(&self) -> Array<bool> {
+        Array::from_node(unary_node(&real_node(self), UnaryOp::SignBit))
+    }
+
+    /// The magnitude of `self` with the sign bit of `sign`, a NaN's sign bit honoured on both
+    /// sides (fused, one table operation; NumPy's `copysign`, broadcasting; integers give
+    /// `f64`).
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[1.0f64, -2.0, 3.0, 4.0], &[4])?;
+    /// let s = Array::from_slice(&[-1.0f64, 1.0, -0.0, -f64::NAN], &[4])?;
+    /// assert_eq!(a.copysign(&s)?.to_vec()?, vec![-1.0, 2.0, -3.0, -4.0]);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn copysign(&self, sign: &Array<T>) -> Result<Array<T::Mean>> {
+        Ok(Array::from_node(binary_node(
+            &real_node(self),
+            &real_node(sign),
+            BinaryOp::Copysign,
+        )?))
     }
 
     /// The phase unwrapped along `axis`: wherever consecutive elements jump by more than
     /// `discont` (default `period / 2`), multiples of `period` are added so that the jump is at
-    /// most `period / 2` (NumPy's `unwrap` with `discont`, `axis` and `period`, `2π` there).
+    /// most `period / 2` (NumPy's `unwrap` with `discont`, `axis` and `period`, `2π` there;
+    /// integers compute in `f64`).
     ///
     /// ```
     /// use cuprite_array::Array;
@@ -124,7 +173,14 @@ impl<T: Float> Array<T> {
     /// assert_eq!(u, vec![0.0, 3.0, 6.5 - tau, 0.5]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn unwrap(&self, discont: Option<f64>, axis: isize, period: f64) -> Result<Array<T>> {
+    pub fn unwrap(&self, discont: Option<f64>, axis: isize, period: f64) -> Result<Array<T::Mean>> {
+        let p: Array<T::Mean> = self.cast();
+        p.unwrap_real(discont, axis, period)
+    }
+}
+
+impl<T: Float> Array<T> {
+    fn unwrap_real(&self, discont: Option<f64>, axis: isize, period: f64) -> Result<Array<T>> {
         let ax = crate::shape::axis(axis, self.ndim())?;
         if !(period.is_finite() && period > 0.0) {
             return Err(Error::InvalidArgument(format!(
@@ -340,5 +396,56 @@ impl<T: Element> Array<T> {
     #[must_use]
     pub fn isreal(&self) -> Array<bool> {
         !&self.iscomplex()
+    }
+}
+
+impl<T: Numeric> Array<T> {
+    /// Rounds to `decimals` decimal places, halves to even (NumPy's `round`/`around`: `x *
+    /// 10^d`, rounded, divided back; negative `decimals` round to tens, hundreds, ...).
+    /// Integers compute in `f64` and come back to their type (unchanged for `decimals >= 0`);
+    /// complex numbers round both parts (fused).
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let a = Array::from_slice(&[0.5f64, 1.5, 2.5, 1.234, -0.125], &[5])?;
+    /// assert_eq!(a.around(0).to_vec()?, [0.0, 2.0, 2.0, 1.0, -0.0]);
+    /// assert_eq!(a.around(2).to_vec()?, [0.5, 1.5, 2.5, 1.23, -0.12]);
+    /// let i = Array::from_slice(&[15i32, 25, -35, 123], &[4])?;
+    /// assert_eq!(i.around(-1).to_vec()?, [20, 20, -40, 120]);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    #[must_use]
+    pub fn around(&self, decimals: i32) -> Array<T> {
+        let d = T::DTYPE;
+        if d.is_int() && decimals >= 0 {
+            return self.clone();
+        }
+        let cd = if d.is_int() { DType::F64 } else { d };
+        let f = 10f64.powi(decimals.unsigned_abs() as i32);
+        let (op1, op2) = if decimals >= 0 {
+            (BinaryOp::Mul, BinaryOp::Div)
+        } else {
+            (BinaryOp::Div, BinaryOp::Mul)
+        };
+        let k = cast_owned(Array::<f64>::full_like(self, f).node, cd);
+        let x = cast_owned(self.node.clone(), cd);
+        let y = binary_node(&x, &k, op1).expect("one shape");
+        let r = if cd.is_complex() {
+            let re = cast_owned(
+                unary_node(&unary_node(&y, UnaryOp::Real), UnaryOp::Round),
+                cd,
+            );
+            let im = cast_owned(
+                unary_node(&unary_node(&y, UnaryOp::Imag), UnaryOp::Round),
+                cd,
+            );
+            let i = cast_owned(Array::<c64>::full_like(self, c64::new(0.0, 1.0)).node, cd);
+            let im = binary_node(&im, &i, BinaryOp::Mul).expect("one shape");
+            binary_node(&re, &im, BinaryOp::Add).expect("one shape")
+        } else {
+            unary_node(&y, UnaryOp::Round)
+        };
+        let r = binary_node(&r, &k, op2).expect("one shape");
+        Array::from_node(cast_owned(r, d))
     }
 }

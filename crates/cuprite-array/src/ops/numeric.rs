@@ -63,38 +63,6 @@ impl<T: Float> Array<T> {
         self.isclose(other, rtol, atol, equal_nan)?.all()?.item()
     }
 
-    /// Whether the sign bit of each element is set: negative numbers, `-0.0` and a NaN whose
-    /// sign bit is set (NumPy's `signbit`; fused, one table operation).
-    ///
-    /// ```
-    /// use cuprite_array::Array;
-    /// let a = Array::from_slice(&[-1.0f32, -0.0, 0.0, 2.0, -f32::NAN], &[5])?;
-    /// assert_eq!(a.signbit().to_vec()?, vec![true, true, false, false, true]);
-    /// # Ok::<(), cuprite_array::Error>(())
-    /// ```
-    #[must_use]
-    pub fn signbit(&self) -> Array<bool> {
-        Array::from_node(unary_node(&self.node, UnaryOp::SignBit))
-    }
-
-    /// The magnitude of `self` with the sign bit of `sign`, a NaN's sign bit honoured on both
-    /// sides (fused, one table operation; NumPy's `copysign`, broadcasting).
-    ///
-    /// ```
-    /// use cuprite_array::Array;
-    /// let a = Array::from_slice(&[1.0f64, -2.0, 3.0, 4.0], &[4])?;
-    /// let s = Array::from_slice(&[-1.0f64, 1.0, -0.0, -f64::NAN], &[4])?;
-    /// assert_eq!(a.copysign(&s)?.to_vec()?, vec![-1.0, 2.0, -3.0, -4.0]);
-    /// # Ok::<(), cuprite_array::Error>(())
-    /// ```
-    pub fn copysign(&self, sign: &Array<T>) -> Result<Array<T>> {
-        Ok(Array::from_node(crate::ops::elementwise::binary_node(
-            &self.node,
-            &sign.node,
-            crate::ops::BinaryOp::Copysign,
-        )?))
-    }
-
     /// Whether each element is +∞ (NumPy's `isposinf`).
     ///
     /// ```
