@@ -2,7 +2,8 @@
 //! here from the definitions, and the values published in NumPy's documentation. Bodies run
 //! on every backend.
 
-#![allow(clippy::needless_range_loop)]
+// NumPy's documented inputs include 3.14, close to π.
+#![allow(clippy::needless_range_loop, clippy::approx_constant)]
 
 use crate::common::{Body, close};
 use cuprite_array::ops::{ConvMode, interp};
@@ -147,7 +148,7 @@ fn corr_full(a: &[c64], v: &[c64]) -> Vec<c64> {
                 let t = i + k;
                 if t >= 0 && t < n {
                     let (x, y) = (a[t as usize], v[i as usize].conj());
-                    s = s + x * y;
+                    s += x * y;
                 }
             }
             s

@@ -153,7 +153,7 @@ impl<T: Numeric> Array<T> {
         let x: Array<T::Mean> = x.cast();
         let (nv, n) = (x.shape()[0], x.shape()[1]);
         if nv == 0 {
-            return Ok(Array::zeros_like(&x).reshape(&[0, 0])?);
+            return Array::zeros_like(&x).reshape(&[0, 0]);
         }
         let ddof = opts.ddof.unwrap_or(if opts.bias { 0 } else { 1 }) as f64;
         let f = opts
@@ -197,7 +197,7 @@ impl<T: Numeric> Array<T> {
         xc.eval()?;
         let xw = match &w {
             None => xc.clone(),
-            Some(w) => xc.try_mul(&w.cast::<T::Mean>())?,
+            Some(w) => xc.try_mul(w.cast::<T::Mean>())?,
         };
         let xt = xw.t();
         let xt = if d.is_complex() {

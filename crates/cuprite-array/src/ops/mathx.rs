@@ -282,7 +282,7 @@ fn complex_power(a: &Array<c64>, b: &Array<c64>) -> Result<Array<c64>> {
     let one = c64::new(1.0, 0.0);
     let zero = c64::new(0.0, 0.0);
     let nan = c64::new(f64::NAN, f64::NAN);
-    let general = b.try_mul(&a.log())?.exp();
+    let general = b.try_mul(a.log())?.exp();
     let (br, bi) = (b.real(), b.imag());
     let a0 = a.equal(zero);
     let b0 = b.equal(zero);
@@ -299,7 +299,7 @@ macro_rules! complex_routines {
             /// for other `b`; broadcasting, fused).
             ///
             /// ```
-            /// use cuprite_array::{Array, c64};
+            /// use cuprite_array::{Array, c32, c64};
             #[doc = concat!("let a = Array::from_slice(&[", stringify!($C), "::new(0.0, 1.0)], &[1])?;")]
             #[doc = concat!("let b = Array::from_slice(&[", stringify!($C), "::new(2.0, 0.0)], &[1])?;")]
             /// let r = a.float_power(&b)?.to_vec()?;

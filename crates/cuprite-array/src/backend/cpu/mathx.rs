@@ -156,5 +156,5 @@ pub(super) fn gcd(mut a: u64, mut b: u64) -> u64 {
 /// The least common multiple of `a` and `b` (0 when either is), wrapping.
 pub(super) fn lcm(a: u64, b: u64) -> u64 {
     let g = gcd(a, b);
-    if g == 0 { 0 } else { (a / g).wrapping_mul(b) }
+    a.checked_div(g).map_or(0, |q| q.wrapping_mul(b))
 }

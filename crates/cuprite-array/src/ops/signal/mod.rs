@@ -213,7 +213,7 @@ impl<T: Numeric> Array<T> {
     /// let z = Array::from_slice(&[c64::new(1.0, 0.0), c64::new(2.0, 0.0), c64::new(3.0, 0.0)], &[3])?;
     /// let w = Array::from_slice(&[c64::new(0.0, 0.0), c64::new(1.0, 0.0), c64::new(0.0, 0.5)], &[3])?;
     /// let c = z.correlate(&w, ConvMode::Same)?.to_vec()?;
-    /// assert_eq!(c, [c64::new(2.0, -0.5), c64::new(3.0, -1.0), c64::new(0.0, -1.5)]);
+    /// assert_eq!(c, [c64::new(1.0, -1.0), c64::new(2.0, -1.5), c64::new(3.0, 0.0)]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn correlate(&self, v: &Array<T>, mode: ConvMode) -> Result<Array<T>> {
