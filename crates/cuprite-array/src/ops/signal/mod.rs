@@ -231,6 +231,38 @@ impl<T: Numeric> Array<T> {
     }
 }
 
+impl Array<bool> {
+    /// [`convolve`](Array::convolve) of truth values: whether any product is true (NumPy's
+    /// `convolve` of `bool` arrays), summed in `i64`.
+    ///
+    /// ```
+    /// use cuprite_array::{Array, ops::ConvMode};
+    /// let a = Array::from_slice(&[true, false, false], &[3])?;
+    /// let v = Array::from_slice(&[true, true], &[2])?;
+    /// assert_eq!(a.convolve(&v, ConvMode::Full)?.to_vec()?, [true, true, false, false]);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn convolve(&self, v: &Array<bool>, mode: ConvMode) -> Result<Array<bool>> {
+        let c = self.cast::<i64>().convolve(&v.cast::<i64>(), mode)?;
+        Ok(c.not_equal(0i64))
+    }
+
+    /// [`correlate`](Array::correlate) of truth values (NumPy's `correlate` of `bool`
+    /// arrays), summed in `i64`.
+    ///
+    /// ```
+    /// use cuprite_array::{Array, ops::ConvMode};
+    /// let a = Array::from_slice(&[true, false, false], &[3])?;
+    /// let v = Array::from_slice(&[false, true], &[2])?;
+    /// assert_eq!(a.correlate(&v, ConvMode::Full)?.to_vec()?, [true, false, false, false]);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn correlate(&self, v: &Array<bool>, mode: ConvMode) -> Result<Array<bool>> {
+        let c = self.cast::<i64>().correlate(&v.cast::<i64>(), mode)?;
+        Ok(c.not_equal(0i64))
+    }
+}
+
 fn check_1d<T: Element>(what: &str, a: &Array<T>, v: &Array<T>) -> Result<()> {
     crate::array::check_devices(&[&a.node, &v.node])?;
     if a.ndim() != 1 || v.ndim() != 1 {
