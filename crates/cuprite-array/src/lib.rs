@@ -103,6 +103,7 @@ pub use error::{Error, Result};
 pub use half::{bf16, f16};
 pub use jit::{clear_kernel_cache, wait_tier_up};
 pub use memory::{MemStats, mem_stats};
+pub use ops::RealIfClose;
 pub use ops::Reduction;
 pub use ops::fft::{FftElement, FftNorm};
 pub use ops::linalg;

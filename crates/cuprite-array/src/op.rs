@@ -53,6 +53,19 @@ pub enum UnaryOp {
     Imag,
     Conj,
     Arg,
+    /// The mantissa of `frexp` (in `[0.5, 1)` in magnitude; zero, infinities and NaN as they
+    /// are).
+    FrexpMant,
+    /// The exponent of `frexp` (`i32`; 0 for zero, infinities and NaN).
+    FrexpExp,
+    /// The fractional part of `modf` (the sign of the operand; ±0 for infinities).
+    ModfFrac,
+    /// The modified Bessel function of the first kind, order 0 (NumPy's `i0`).
+    I0,
+    /// The number of 1 bits in the absolute value (`u8`; NumPy's `bitwise_count`).
+    BitCount,
+    /// Whether the sign bit is set (NaN's and `-0.0`'s included).
+    SignBit,
 }
 
 /// Element-wise operations of two operands (of one promoted type).
@@ -90,17 +103,27 @@ pub enum BinaryOp {
     BitXor,
     Shl,
     Shr,
+    /// `a * 2^trunc(b)` (NumPy's `ldexp`; a NaN exponent gives NaN).
+    Ldexp,
+    /// The next representable value after `a` towards `b`, in `a`'s own precision.
+    Nextafter,
+    /// The magnitude of `a` with the sign bit of `b` (NaN's sign included).
+    Copysign,
+    /// The greatest common divisor of the absolute values, computed in 64 bits.
+    Gcd,
+    /// The least common multiple of the absolute values, computed in 64 bits (wrapping).
+    Lcm,
 }
 
 impl UnaryOp {
     /// Every unary operation.
-    pub const ALL: [UnaryOp; 43] = {
+    pub const ALL: [UnaryOp; 49] = {
         use UnaryOp::*;
         [
             Neg, Abs, Sign, Floor, Ceil, Round, Trunc, Sqrt, Rsqrt, Cbrt, Exp, Exp2, Expm1, Log,
             Log2, Log10, Log1p, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Asinh, Acosh,
             Atanh, Erf, Erfc, Lgamma, Tgamma, Sigmoid, IsNan, IsInf, IsFinite, Not, BitNot, Real,
-            Imag, Conj, Arg,
+            Imag, Conj, Arg, FrexpMant, FrexpExp, ModfFrac, I0, BitCount, SignBit,
         ]
     };
 
@@ -114,7 +137,7 @@ impl UnaryOp {
             Exp | Log | Sqrt => float || d.is_complex(),
             IsNan | IsInf | IsFinite => float,
             Not => d == DType::Bool,
-            BitNot => d.is_int(),
+            BitNot | BitCount => d.is_int(),
             Real | Imag | Conj | Arg => d.is_complex(),
             _ => float,
         };
@@ -122,7 +145,9 @@ impl UnaryOp {
             return None;
         }
         Some(match self {
-            IsNan | IsInf | IsFinite | Not => DType::Bool,
+            IsNan | IsInf | IsFinite | Not | SignBit => DType::Bool,
+            FrexpExp => DType::I32,
+            BitCount => DType::U8,
             Real | Imag | Arg => d.real(),
             Abs => d.real(),
             _ => d,
@@ -132,11 +157,11 @@ impl UnaryOp {
 
 impl BinaryOp {
     /// Every binary operation.
-    pub const ALL: [BinaryOp; 25] = {
+    pub const ALL: [BinaryOp; 30] = {
         use BinaryOp::*;
         [
             Add, Sub, Mul, Div, Rem, Fmod, Pow, Min, Max, Atan2, Hypot, Eq, Ne, Lt, Le, Gt, Ge,
-            And, Or, Xor, BitAnd, BitOr, BitXor, Shl, Shr,
+            And, Or, Xor, BitAnd, BitOr, BitXor, Shl, Shr, Ldexp, Nextafter, Copysign, Gcd, Lcm,
         ]
     };
 
@@ -146,7 +171,8 @@ impl BinaryOp {
         let ok = match self {
             Add | Sub | Mul | Div => d != DType::Bool,
             Rem | Fmod | Pow | Min | Max => d != DType::Bool && !d.is_complex(),
-            Atan2 | Hypot => d.is_float(),
+            Atan2 | Hypot | Ldexp | Nextafter | Copysign => d.is_float(),
+            Gcd | Lcm => d.is_int(),
             Eq | Ne => true,
             Lt | Le | Gt | Ge => !d.is_complex(),
             And | Or | Xor => d == DType::Bool,

@@ -8,7 +8,7 @@ const MARKER: &str = "// ---- cuprite-array kernel ----\n";
 
 /// Compiles many generated kernels, batched into translation units: kernels that use the same
 /// helpers share one copy of them, each kernel in its own namespace.
-fn compile_all(sources: &[String]) -> TestResult {
+pub fn compile_all(sources: &[String]) -> TestResult {
     let mut groups: std::collections::BTreeMap<String, Vec<String>> = Default::default();
     for src in sources {
         let (pre, body) = src

@@ -662,6 +662,36 @@ fn known() -> Vec<&'static str> {
         k!("ops::piecewise", ops::piecewise::<f32>);
         k!("ops::select", ops::select::<f32>);
     }
+    // Element-wise math and 1-D signal routines.
+    k!("Array::around", Array::<f32>::around);
+    k!("Array::rint", Array::<f32>::rint);
+    k!("Array::fmod", |x: &Array<f32>| x.fmod(x));
+    k!("Array::remainder", |x: &Array<f32>| x.remainder(x));
+    k!("Array::bitwise_count", Array::<i32>::bitwise_count);
+    k!("Array::packbits", Array::<bool>::packbits);
+    k!("Array::unpackbits", Array::<u8>::unpackbits);
+    k!("ops::binary_repr", cuprite_array::ops::binary_repr);
+    k!("ops::base_repr", cuprite_array::ops::base_repr);
+    k!("Array::iscomplex", Array::<c64>::iscomplex);
+    k!("Array::isreal", Array::<c64>::isreal);
+    k!("Array::unwrap", Array::<f32>::unwrap);
+    k!("Array::i0", Array::<f32>::i0);
+    k!("Array::signbit", Array::<f32>::signbit);
+    k!("Array::frexp", Array::<f32>::frexp);
+    k!("Array::ldexp", Array::<f32>::ldexp::<i32>);
+    k!("Array::nextafter", Array::<f32>::nextafter);
+    k!("Array::gcd", Array::<i32>::gcd);
+    k!("Array::lcm", Array::<i32>::lcm);
+    k!("Array::float_power", Array::<f32>::float_power);
+    k!("Array::modf", Array::<f32>::modf);
+    k!("Array::convolve", Array::<f32>::convolve);
+    k!("Array::correlate", Array::<f32>::correlate);
+    k!("Array::real_if_close", Array::<c64>::real_if_close);
+    k!("ops::interp", cuprite_array::ops::interp::<f32>);
+    k!("ops::setxor1d", cuprite_array::ops::setxor1d::<f32>);
+    k!("Array::sort_complex", Array::<f32>::sort_complex);
+    k!("Array::corrcoef_with", Array::<f32>::corrcoef_with);
+    k!("Array::cov_with", Array::<f32>::cov_with);
     v
 }
 

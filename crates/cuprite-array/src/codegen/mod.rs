@@ -216,6 +216,19 @@ fn unary_expr(op: UnaryOp, d: DType, a: &str) -> String {
             IsNan => return format!("(unsigned char)({a} != {a})"),
             IsInf => return format!("(unsigned char)({} == {inf})", m("fabs")),
             IsFinite => return format!("(unsigned char)({} < {inf})", m("fabs")),
+            FrexpMant => m("cu_frexpm"),
+            FrexpExp => return m("cu_frexpe"),
+            ModfFrac => format!(
+                "{}(({} == {inf} ? ({t})0 : {a} - {}), {a})",
+                math(d, "copysign"),
+                m("fabs"),
+                m("trunc")
+            ),
+            I0 => m("cu_i0"),
+            SignBit if d.class() == Class::F64 => {
+                return format!("(unsigned char)((u64t)__double_as_longlong({a}) >> 63)");
+            }
+            SignBit => return format!("(unsigned char)(__float_as_uint({a}) >> 31)"),
             o => unreachable!("{o:?} on float"),
         };
         return round_half(d, e);
@@ -229,6 +242,7 @@ fn unary_expr(op: UnaryOp, d: DType, a: &str) -> String {
         Sign => format!("({t})({a} != 0)"),
         BitNot => format!("({t})(~({u}){a})"),
         Not => format!("(unsigned char)({a} == 0)"),
+        BitCount => format!("(unsigned char)__popcll({})", uabs64(d, a)),
         o => unreachable!("{o:?} on {d}"),
     }
 }
@@ -242,6 +256,15 @@ fn neg_int(d: DType, a: &str) -> String {
         format!("neg16({a})")
     } else {
         format!("({})(0 - ({}){a})", cty(d), uw(d))
+    }
+}
+
+/// The magnitude of integer `a` of dtype `d` as `u64t` (C expression; `MIN`'s included).
+fn uabs64(d: DType, a: &str) -> String {
+    if d.is_signed_int() {
+        format!("cu_uabs((i64t){a})")
+    } else {
+        format!("(u64t){a}")
     }
 }
 
@@ -282,6 +305,18 @@ fn binary_expr(op: BinaryOp, d: DType, a: &str, b: &str) -> String {
             Max => format!("nmax({a}, {b})"),
             Atan2 => format!("{}({a}, {b})", math(d, "atan2")),
             Hypot => format!("{}({a}, {b})", math(d, "hypot")),
+            Ldexp => format!(
+                "({b} != {b} ? {a} + {b} : {}({a}, (int){}({}({b}, -2200), 2200)))",
+                math(d, "ldexp"),
+                math(d, "fmin"),
+                math(d, "fmax")
+            ),
+            Nextafter => match d {
+                DType::F16 => format!("cu_nexth({a}, {b})"),
+                DType::BF16 => format!("cu_nextbf({a}, {b})"),
+                _ => format!("{}({a}, {b})", math(d, "nextafter")),
+            },
+            Copysign => format!("{}({a}, {b})", math(d, "copysign")),
             o => unreachable!("{o:?} on float"),
         };
         return round_half(d, e);
@@ -312,6 +347,8 @@ fn binary_expr(op: BinaryOp, d: DType, a: &str, b: &str) -> String {
         BitXor => format!("({t})({a} ^ {b})"),
         Shl => format!("({t})(({u}){a} << ((unsigned){b} & {mask}u))"),
         Shr => format!("({t})({a} >> ((unsigned){b} & {mask}u))"),
+        Gcd => format!("({t})cu_gcd({}, {})", uabs64(d, a), uabs64(d, b)),
+        Lcm => format!("({t})cu_lcm({}, {})", uabs64(d, a), uabs64(d, b)),
         o => unreachable!("{o:?} on {d}"),
     }
 }

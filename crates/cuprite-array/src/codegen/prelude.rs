@@ -5,7 +5,7 @@
 
 use crate::dtype::DType;
 use crate::graph::{Program, Step};
-use crate::op::BinaryOp;
+use crate::op::{BinaryOp, UnaryOp};
 
 const PRELUDE_BASE: &str = r#"
 typedef unsigned long long u64t;
@@ -110,6 +110,47 @@ __device__ __forceinline__ unsigned char cnz(C a) { return a.re != (F)0 || a.im 
 CPLX(cf32, float, sqrtf, hypotf, atan2f, expf, logf, cosf, sinf, fabsf)
 CPLX(cf64, double, sqrt, hypot, atan2, exp, log, cos, sin, fabs)
 "#;
+/// `frexp`, `i0`, `gcd`/`lcm` and integer magnitudes (see the CPU twins in
+/// `backend::cpu::mathx`, which compute the same values).
+const PRELUDE_MATHX: &str = r#"
+__device__ __forceinline__ u64t cu_uabs(i64t a) { return a < 0 ? 0ull - (u64t)a : (u64t)a; }
+__device__ __forceinline__ u64t cu_gcd(u64t a, u64t b) { while (b) { u64t t = a % b; a = b; b = t; } return a; }
+__device__ __forceinline__ u64t cu_lcm(u64t a, u64t b) { u64t g = cu_gcd(a, b); return g ? (a / g) * b : 0ull; }
+__device__ __forceinline__ double cu_frexpm(double x) { int e; return (x == 0.0 || !(fabs(x) < dinf())) ? x : frexp(x, &e); }
+__device__ __forceinline__ float cu_frexpmf(float x) { int e; return (x == 0.0f || !(fabsf(x) < finf())) ? x : frexpf(x, &e); }
+__device__ __forceinline__ int cu_frexpe(double x) { int e = 0; if (x != 0.0 && fabs(x) < dinf()) frexp(x, &e); return e; }
+__device__ __forceinline__ int cu_frexpef(float x) { int e = 0; if (x != 0.0f && fabsf(x) < finf()) frexpf(x, &e); return e; }
+__device__ __noinline__ double cu_i0(double x) {
+  double ax = fabs(x);
+  if (!(ax < dinf())) return ax;
+  double term = 1.0, sum = 1.0;
+  if (ax <= 30.0) {
+    double q = 0.25 * ax * ax;
+    for (int k = 1; k < 200; k++) { term *= q / ((double)k * (double)k); sum += term; if (term < sum * 1e-17) break; }
+    return sum;
+  }
+  for (int k = 1; k < 40; k++) { double j = (double)(2 * k - 1); term *= j * j / (8.0 * (double)k * ax); sum += term; if (term < sum * 1e-17) break; }
+  double h = exp(0.5 * ax);
+  return h * (h / sqrt(2.0 * 3.14159265358979323846 * ax)) * sum;
+}
+__device__ __forceinline__ float cu_i0f(float x) { return (float)cu_i0((double)x); }
+"#;
+/// `nextafter` in the half types' own precision (values held as `float`).
+const PRELUDE_NEXT_HALF: &str = r#"
+template<typename B, typename F> __device__ __forceinline__ float cu_next16(float x, float y, B to, F from) {
+  if (x != x || y != y) return x + y;
+  if (x == y) return y;
+  if (x == 0.0f) return y > 0.0f ? from(1) : from(0x8001);
+  unsigned short b = to(x);
+  return from((unsigned short)(((y > x) == (x > 0.0f)) ? b + 1 : b - 1));
+}
+struct CuH2B_ { __device__ unsigned short operator()(float v) const { return f2h(v); } };
+struct CuB2H_ { __device__ float operator()(unsigned short b) const { return h2f(b); } };
+struct CuBf2B_ { __device__ unsigned short operator()(float v) const { return f2bf(v); } };
+struct CuB2Bf_ { __device__ float operator()(unsigned short b) const { return bf2f(b); } };
+__device__ __forceinline__ float cu_nexth(float x, float y) { return cu_next16(x, y, CuH2B_(), CuB2H_()); }
+__device__ __forceinline__ float cu_nextbf(float x, float y) { return cu_next16(x, y, CuBf2B_(), CuB2Bf_()); }
+"#;
 const PRELUDE_RAND: &str = r#"
 __device__ __forceinline__ void philox(u64t key, u64t ctr, unsigned out[4]) {
   unsigned c0 = (unsigned)ctr, c1 = (unsigned)(ctr >> 32), c2 = 0, c3 = 0;
@@ -163,6 +204,9 @@ pub(crate) struct Helpers {
     pub complex: bool,
     /// `rand_f32`, `rand_f64`: counter-based random numbers.
     pub rand: bool,
+    /// `cu_frexpm`, `cu_frexpe`, `cu_i0`, `cu_gcd`, `cu_lcm`, `cu_uabs`; with `half`, also
+    /// `cu_nexth`, `cu_nextbf`.
+    pub mathx: bool,
 }
 
 impl Helpers {
@@ -175,6 +219,7 @@ impl Helpers {
         check: true,
         complex: true,
         rand: true,
+        mathx: true,
     };
 
     /// The helpers that loading, storing or computing in `d` uses.
@@ -200,10 +245,23 @@ impl Helpers {
                 Step::Binary(BinaryOp::Div | BinaryOp::Rem, ..) => h.floor = true,
                 Step::Check(..) => h.check = true,
                 Step::Rand(..) => h.rand = true,
+                Step::Unary(op, _) if Helpers::mathx_unary(op) => h.mathx = true,
+                Step::Binary(op, ..) if Helpers::mathx_binary(op) => h.mathx = true,
                 _ => {}
             }
         }
         h
+    }
+
+    fn mathx_unary(op: UnaryOp) -> bool {
+        matches!(
+            op,
+            UnaryOp::FrexpMant | UnaryOp::FrexpExp | UnaryOp::I0 | UnaryOp::BitCount
+        )
+    }
+
+    fn mathx_binary(op: BinaryOp) -> bool {
+        matches!(op, BinaryOp::Gcd | BinaryOp::Lcm | BinaryOp::Nextafter)
     }
 }
 
@@ -218,6 +276,7 @@ impl std::ops::BitOr for Helpers {
             check: self.check | o.check,
             complex: self.complex | o.complex,
             rand: self.rand | o.rand,
+            mathx: self.mathx | o.mathx,
         }
     }
 }
@@ -236,6 +295,8 @@ pub(super) fn with_prelude(body: &str, h: Helpers) -> String {
         (h.check, PRELUDE_CHECK),
         (h.complex, PRELUDE_CPLX),
         (h.rand, PRELUDE_RAND),
+        (h.mathx, PRELUDE_MATHX),
+        (h.mathx && h.half, PRELUDE_NEXT_HALF),
     ] {
         if on {
             s.push_str(text);

@@ -29,11 +29,19 @@
 
 mod axis_concat;
 mod binning;
+<<<<<<< HEAD
 mod broadcast;
+=======
+mod bits;
+>>>>>>> h-math
 mod calculus;
 mod choosing;
 mod compound;
+<<<<<<< HEAD
 mod editing;
+=======
+mod covariance;
+>>>>>>> h-math
 pub(crate) mod elementwise;
 pub mod fft;
 mod functional;
@@ -43,9 +51,10 @@ pub mod index;
 pub mod linalg;
 mod linspace;
 mod loss;
+mod mathx;
 pub(crate) mod movement;
 mod nan;
-mod numeric;
+pub(crate) mod numeric;
 mod padding;
 pub mod poly;
 mod poly1d;
@@ -56,6 +65,8 @@ mod rows;
 pub(crate) mod sampling;
 pub mod scan;
 mod search;
+mod setx;
+mod signal;
 pub(crate) mod sort;
 pub(crate) mod stacking;
 mod statistics;
@@ -68,17 +79,25 @@ mod window;
 pub use crate::special;
 pub use axis_concat::{IntoPiece, Piece, concat_pieces, directive};
 pub use binning::{histogram2d, histogramdd};
+<<<<<<< HEAD
 pub use broadcast::Broadcast;
 pub use choosing::{PieceFn, choose, piecewise, select};
 pub use editing::Trim;
 pub use functional::fromfunction;
 pub use gradient::Spacing;
+=======
+pub use bits::{BitOrder, base_repr, binary_repr};
+pub use covariance::Cov;
+>>>>>>> h-math
 pub use index::{Idx, IndexArray, IndexMode, ScatterOpts};
 pub use loss::Reduction;
+pub use mathx::RealIfClose;
 pub use padding::PadMode;
 pub use poly1d::{Poly1d, PolyCov, Polyfit, PolyfitOptions, poly, polyfit_with, polymul, roots};
 pub use polynomial::{polyadd, polyfit, polysub, polyval, vander};
 pub use search::{lexsort, ravel_multi_index, unravel_index};
+pub use setx::setxor1d;
+pub use signal::{ConvMode, InterpValue, interp};
 pub use stacking::{Indexing, meshgrid};
 pub use strided::Requirement;
 pub use triangle::{tril_indices, triu_indices};

@@ -63,49 +63,6 @@ impl<T: Float> Array<T> {
         self.isclose(other, rtol, atol, equal_nan)?.all()?.item()
     }
 
-    /// Whether the sign of each element is negative, `-0.0` included (NumPy's `signbit`; a
-    /// NaN gives `false` whatever its sign bit).
-    ///
-    /// ```
-    /// use cuprite_array::Array;
-    /// let a = Array::from_slice(&[-1.0f32, -0.0, 0.0, 2.0], &[4])?;
-    /// assert_eq!(a.signbit().to_vec()?, vec![true, true, false, false]);
-    /// # Ok::<(), cuprite_array::Error>(())
-    /// ```
-    #[must_use]
-    pub fn signbit(&self) -> Array<bool> {
-        // 1 / -0.0 is -inf: the sign of a zero shows in its reciprocal.
-        let inv = self.reciprocal_f();
-        self.less(c::<T>(0.0))
-            .or(self.equal(c::<T>(0.0)).and(inv.less(c::<T>(0.0))))
-    }
-
-    fn reciprocal_f(&self) -> Array<T> {
-        Array::from_node(
-            crate::ops::elementwise::binary_node(
-                &Array::<T>::full(self.shape(), c::<T>(1.0)).node,
-                &self.node,
-                crate::ops::BinaryOp::Div,
-            )
-            .expect("one shape"),
-        )
-    }
-
-    /// The magnitude of `self` with the sign of `sign` (fused; NumPy's `copysign`).
-    ///
-    /// ```
-    /// use cuprite_array::Array;
-    /// let a = Array::from_slice(&[1.0f64, -2.0, 3.0], &[3])?;
-    /// let s = Array::from_slice(&[-1.0f64, 1.0, -0.0], &[3])?;
-    /// assert_eq!(a.copysign(&s)?.to_vec()?, vec![-1.0, 2.0, -3.0]);
-    /// # Ok::<(), cuprite_array::Error>(())
-    /// ```
-    pub fn copysign(&self, sign: &Array<T>) -> Result<Array<T>> {
-        let m = self.abs();
-        let neg = Array::<T>::full(&[], c::<T>(0.0)).try_sub(&m)?;
-        Array::select(&sign.signbit(), &neg, &m)
-    }
-
     /// Whether each element is +∞ (NumPy's `isposinf`).
     ///
     /// ```

@@ -2,9 +2,15 @@
 //! in the same run (their ceiling; target 0.9), and stacking, splitting, repeating and `tril`
 //! against the device copy bandwidth (target 0.85). Each figure counts the bytes the routine
 //! must move: reductions read `n` elements; the movement routines read and write theirs.
+<<<<<<< HEAD
 //! `isin` of 2^24 values in 2^16 and `lexsort` of 2^24 x 2 keys are times, judged against
 //! `benches/peers/torch_numpy.py` by `cuprite bench --peers`, as is `eig` of a 1024² f64
 //! matrix (eigenvalues and vectors) against `torch.linalg.eig`.
+=======
+//! `isin` of 2^24 values in 2^16, `lexsort` of 2^24 x 2 keys and `interp` of 2^24 queries
+//! into 2^20 points are times, judged against `benches/peers/torch_numpy.py` (PyTorch, and
+//! CuPy for `interp`) by `cuprite bench --peers`.
+>>>>>>> h-math
 
 use super::curves::per_call;
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
@@ -32,10 +38,17 @@ pub fn benchmarks() -> Vec<Benchmark> {
             run: isin_lexsort,
         },
         Benchmark {
+<<<<<<< HEAD
             name: "numpy/eig",
             group: "numpy",
             needs_gpu: true,
             run: eig,
+=======
+            name: "numpy/interp",
+            group: "numpy",
+            needs_gpu: true,
+            run: interp,
+>>>>>>> h-math
         },
     ]
 }
@@ -269,6 +282,7 @@ fn isin_lexsort(ctx: &mut BenchCtx) -> BenchResult {
     })
 }
 
+<<<<<<< HEAD
 fn eig(ctx: &mut BenchCtx) -> BenchResult {
     let n = ctx.size(1024, 256);
     with_device(Device::cuda(0), || {
@@ -294,5 +308,28 @@ fn eig(ctx: &mut BenchCtx) -> BenchResult {
             )
             .with_note("peer: torch.linalg.eig in benches/peers/torch_numpy.py"),
         ])
+=======
+fn interp(ctx: &mut BenchCtx) -> BenchResult {
+    let n = ctx.size(1 << 24, 1 << 18);
+    let m = ctx.size(1 << 20, 1 << 14);
+    with_device(Device::cuda(0), || {
+        // Uniform queries in [0, 1) into sorted uniform points: every search runs its full
+        // depth, and the queries are in no order.
+        let xp = Array::<f32>::rand_uniform(&[m], 50)?.sort(0, false)?;
+        let fp = Array::<f32>::rand_uniform(&[m], 51)?;
+        let x = Array::<f32>::rand_uniform(&[n], 52)?;
+        cuprite_array::eval_many(&[&xp, &fp, &x])?;
+        let s = time(ctx, || {
+            cuprite_array::ops::interp(&x, &xp, &fp, None, None, None)?.eval()?;
+            Ok(())
+        })?;
+        let f = Figure::time(
+            format!("interp of {n} f32 queries into {m} points"),
+            &s,
+            TimeUnit::Ms,
+        )
+        .with_note("peer: cupy.interp in benches/peers/torch_numpy.py");
+        Ok(vec![f])
+>>>>>>> h-math
     })
 }

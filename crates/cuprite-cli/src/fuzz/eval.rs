@@ -425,6 +425,12 @@ fn unary(op: UnaryOp, a: Arr) -> Result<Arr, String> {
         Imag => on!(a; [C32, C64]; x => x.imag()),
         Conj => on!(a; [C32, C64]; x => x.conj()),
         Arg => on!(a; [C32, C64]; x => x.arg()),
+        FrexpMant => on!(a; [F16, BF16, F32, F64]; x => x.frexp().0),
+        FrexpExp => on!(a; [F16, BF16, F32, F64]; x => x.frexp().1),
+        ModfFrac => on!(a; [F16, BF16, F32, F64]; x => x.modf().0),
+        I0 => on!(a; [F16, BF16, F32, F64]; x => x.i0()),
+        SignBit => on!(a; [F16, BF16, F32, F64]; x => x.signbit()),
+        BitCount => on!(a; [U8, U16, U32, U64, I8, I16, I32, I64]; x => x.bitwise_count()),
         other => Err(format!("fuzzer bug: unary {other:?} on {:?}", a.dtype())),
     }
 }
@@ -461,6 +467,12 @@ fn binary(op: BinaryOp, a: Arr, b: Arr) -> Result<Arr, String> {
         }
         Atan2 => on2!(a, b; [F16, BF16, F32, F64]; x, y => x.atan2(&y)),
         Hypot => on2!(a, b; [F16, BF16, F32, F64]; x, y => x.hypot(&y)),
+        // The table's exponent operand is truncated; the generator draws whole numbers.
+        Ldexp => on2!(a, b; [F16, BF16, F32, F64]; x, y => x.ldexp(&y.cast::<i64>()).map_err(api)?),
+        Nextafter => on2!(a, b; [F16, BF16, F32, F64]; x, y => x.nextafter(&y).map_err(api)?),
+        Copysign => on2!(a, b; [F16, BF16, F32, F64]; x, y => x.copysign(&y).map_err(api)?),
+        Gcd => on2!(a, b; [U8, U16, U32, U64, I8, I16, I32, I64]; x, y => x.gcd(&y).map_err(api)?),
+        Lcm => on2!(a, b; [U8, U16, U32, U64, I8, I16, I32, I64]; x, y => x.lcm(&y).map_err(api)?),
         Eq => {
             on2!(a, b; [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64, C32, C64]; x, y => x.equal(&y))
         }

@@ -302,7 +302,7 @@ fn ulps(op: UnaryOp) -> f64 {
 fn slope(op: UnaryOp, m: f64) -> f64 {
     use UnaryOp::*;
     match op {
-        Exp | Exp2 | Expm1 | Sinh | Cosh => 1.0 + m.exp2().max(m.exp()),
+        Exp | Exp2 | Expm1 | Sinh | Cosh | I0 => 1.0 + m.exp2().max(m.exp()),
         Tan => 8.0,
         Lgamma | Tgamma => 64.0 * (1.0 + m.exp2()),
         Sqrt | Rsqrt | Cbrt | Log | Log2 | Log10 | Log1p | Acosh => 1.5,
@@ -815,6 +815,11 @@ fn unary_info(op: UnaryOp, i: Info) -> Info {
             | IsNan
             | IsInf
             | IsFinite
+            | FrexpMant
+            | FrexpExp
+            | ModfFrac
+            | BitCount
+            | SignBit
     ) || (matches!(op, Sqrt | Abs) && !i.dtype.is_complex());
     let dtype = op.result(i.dtype).unwrap_or(i.dtype);
     if !inexact_kind(dtype) {
@@ -831,6 +836,9 @@ fn unary_info(op: UnaryOp, i: Info) -> Info {
         Erfc | Asin | Acos | Atan | Arg => 4.0,
         Exp | Expm1 | Sinh | Cosh => m.exp() + 1.0,
         Exp2 => m.exp2() + 1.0,
+        // I0(x) <= e^|x|; a mantissa or a fractional part is below 1.
+        I0 => m.exp() + 1.0,
+        FrexpMant | ModfFrac => 1.0,
         Tan => 8.0,
         Lgamma => 8.0 + m * m.max(1.0).ln() * 2.0,
         Tgamma => {
@@ -953,6 +961,11 @@ fn binary_info(op: BinaryOp, a: &Expr, b: &Expr) -> Info {
         }
         Atan2 => (2.0 * (ea + eb) + 8.0 * e * 4.0, 4.0),
         Hypot => (ea + eb + 8.0 * e * (ma + mb), ma + mb),
+        // Generated with a whole exponent in [-8, 8] and exact operands (nextafter, ldexp),
+        // an exact sign operand (copysign): each exact but for the scaled input error.
+        Ldexp => (ea * 256.0, ma * 256.0),
+        Nextafter => (ea, ma),
+        Copysign => (ea, ma),
         _ => (0.0, 0.0),
     };
     // Inputs that differ round to results one more unit apart; a half type rounds once more.

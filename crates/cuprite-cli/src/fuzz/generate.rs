@@ -231,7 +231,7 @@ impl Gen {
                 0 => un(Not, self.node(d, shape, sub)),
                 _ => {
                     let f = *self.s.pick(&FLOATS);
-                    let op = *self.s.pick(&[IsNan, IsInf, IsFinite]);
+                    let op = *self.s.pick(&[IsNan, IsInf, IsFinite, SignBit]);
                     let x = self.node(f, shape, sub);
                     un(op, self.exact(x))
                 }
@@ -273,8 +273,8 @@ impl Gen {
         let op = *self.s.pick(&ops);
         let x = self.node(d, shape, sub);
         let x = match op {
-            Sign | Floor | Ceil | Round | Trunc => self.exact(x),
-            Exp | Exp2 | Expm1 | Sinh | Cosh => clamp(x, d, -8.0, 8.0),
+            Sign | Floor | Ceil | Round | Trunc | FrexpMant | ModfFrac => self.exact(x),
+            Exp | Exp2 | Expm1 | Sinh | Cosh | I0 => clamp(x, d, -8.0, 8.0),
             Sqrt | Rsqrt | Log | Log2 | Log10 => bin(BinaryOp::Add, un(Abs, x), c(d, 1.0)),
             Acosh => bin(BinaryOp::Add, un(Abs, x), c(d, 1.5)),
             Log1p => un(Abs, x),
@@ -313,7 +313,14 @@ impl Gen {
             return Some(bin(op, a, b));
         }
         Some(match op {
-            Rem | Fmod | Atan2 => bin(op, self.exact(a), self.exact(b)),
+            Rem | Fmod | Atan2 | Nextafter => bin(op, self.exact(a), self.exact(b)),
+            Copysign => bin(op, a, self.exact(b)),
+            // A whole exponent in [-8, 8]: the table truncates it (a rounding away from a
+            // whole number on one backend only would jump).
+            Ldexp => {
+                let e = clamp(un(UnaryOp::Trunc, self.exact(b)), d, -8.0, 8.0);
+                bin(Ldexp, self.exact(a), e)
+            }
             Div if a.info().err + b.info().err > 0.0 => {
                 bin(Div, a, bin(Add, un(UnaryOp::Abs, b), c(d, 1.0)))
             }

@@ -76,6 +76,12 @@ fn method(op: UnaryOp, d: DType) -> String {
         IsNan => "isnan()".into(),
         IsInf => "isinf()".into(),
         IsFinite => "isfinite()".into(),
+        FrexpMant => "frexp().0".into(),
+        FrexpExp => "frexp().1".into(),
+        ModfFrac => "modf().0".into(),
+        I0 => "i0()".into(),
+        BitCount => "bitwise_count()".into(),
+        SignBit => "signbit()".into(),
         other => format!("{}()", format!("{other:?}").to_lowercase()),
     }
 }
@@ -108,6 +114,11 @@ fn bin_method(op: BinaryOp) -> &'static str {
         BitXor => "bitxor",
         Shl => "shl",
         Shr => "shr",
+        Ldexp => "ldexp",
+        Nextafter => "nextafter",
+        Copysign => "copysign",
+        Gcd => "gcd",
+        Lcm => "lcm",
     }
 }
 
@@ -203,7 +214,24 @@ impl Emit {
             Expr::Binary(op, a, b) => {
                 let (x, y) = (self.node(a), self.node(b));
                 let m = bin_method(*op);
-                let q = if m.starts_with("try_") { "?" } else { "" };
+                let fallible = matches!(
+                    op,
+                    BinaryOp::Ldexp
+                        | BinaryOp::Nextafter
+                        | BinaryOp::Copysign
+                        | BinaryOp::Gcd
+                        | BinaryOp::Lcm
+                );
+                let q = if m.starts_with("try_") || fallible {
+                    "?"
+                } else {
+                    ""
+                };
+                let y = if *op == BinaryOp::Ldexp {
+                    self.var(format!("{y}.cast::<i64>()"))
+                } else {
+                    y
+                };
                 if matches!(
                     op,
                     BinaryOp::BitAnd

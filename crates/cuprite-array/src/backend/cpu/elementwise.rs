@@ -1,6 +1,7 @@
 //! The element-wise operations of the CPU evaluator over chunks of values, with the
 //! semantics documented in [`crate::ops`].
 
+use super::mathx;
 use super::values::Vals;
 use crate::dtype::{Class, DType, c32, c64};
 use crate::op::{BinaryOp, UnaryOp};
@@ -63,6 +64,15 @@ macro_rules! float_unary {
             IsNan => Vals::U64(v.iter().map(|x| x.is_nan() as u64).collect()),
             IsInf => Vals::U64(v.iter().map(|x| x.is_infinite() as u64).collect()),
             IsFinite => Vals::U64(v.iter().map(|x| x.is_finite() as u64).collect()),
+            FrexpMant => map1!(v, $Var, |x: $T| mathx::frexp(x as f64).0 as $T),
+            FrexpExp => Vals::I64(v.iter().map(|&x| mathx::frexp(x as f64).1 as i64).collect()),
+            ModfFrac => map1!(v, $Var, |x: $T| if x.is_infinite() {
+                (0.0 as $T).copysign(x)
+            } else {
+                (x - x.trunc()).copysign(x)
+            }),
+            I0 => map1!(v, $Var, |x: $T| mathx::i0(x as f64) as $T),
+            SignBit => Vals::U64(v.iter().map(|x| x.is_sign_negative() as u64).collect()),
             o => unreachable!("{o:?} on a float"),
         }
     }};
@@ -116,6 +126,11 @@ pub(crate) fn unary(op: UnaryOp, d: DType, v: &Vals) -> Vals {
             Abs => map1!(v, I64, |x: i64| x.wrapping_abs()),
             Sign => map1!(v, I64, |x: i64| x.signum()),
             BitNot => map1!(v, I64, |x: i64| !x),
+            BitCount => Vals::U64(
+                v.iter()
+                    .map(|x| x.unsigned_abs().count_ones() as u64)
+                    .collect(),
+            ),
             o => unreachable!("{o:?} on {d}"),
         },
         Vals::U64(v) => match op {
@@ -124,6 +139,7 @@ pub(crate) fn unary(op: UnaryOp, d: DType, v: &Vals) -> Vals {
             Sign => map1!(v, U64, |x: u64| (x != 0) as u64),
             BitNot => map1!(v, U64, |x: u64| !x),
             Not => map1!(v, U64, |x: u64| (x == 0) as u64),
+            BitCount => map1!(v, U64, |x: u64| x.count_ones() as u64),
             o => unreachable!("{o:?} on {d}"),
         },
     }
@@ -202,6 +218,9 @@ macro_rules! float_binary {
             Max => map2!(a, b, $Var, |x: $T, y: $T| fmax(x, y)),
             Atan2 => map2!(a, b, $Var, |x: $T, y: $T| x.atan2(y)),
             Hypot => map2!(a, b, $Var, |x: $T, y: $T| x.hypot(y)),
+            Ldexp => map2!(a, b, $Var, |x: $T, y: $T| mathx::ldexp(x as f64, y as f64)
+                as $T),
+            Copysign => map2!(a, b, $Var, |x: $T, y: $T| x.copysign(y)),
             Eq => map2!(a, b, U64, |x: $T, y: $T| (x == y) as u64),
             Ne => map2!(a, b, U64, |x: $T, y: $T| (x != y) as u64),
             Lt => map2!(a, b, U64, |x: $T, y: $T| (x < y) as u64),
@@ -279,6 +298,21 @@ impl FloorInt for u64 {
     }
 }
 
+/// The magnitude as `u64` (`i64::MIN`'s included).
+trait UAbs {
+    fn uabs(self) -> u64;
+}
+impl UAbs for i64 {
+    fn uabs(self) -> u64 {
+        self.unsigned_abs()
+    }
+}
+impl UAbs for u64 {
+    fn uabs(self) -> u64 {
+        self
+    }
+}
+
 fn ipow_i(mut b: i64, e: i64) -> i64 {
     if e < 0 {
         return match b {
@@ -350,12 +384,33 @@ macro_rules! int_binary {
             BitXor => map2!(a, b, $Var, |x: $T, y: $T| x ^ y),
             Shl => map2!(a, b, $Var, |x: $T, y: $T| x.wrapping_shl((y as u32) & mask)),
             Shr => map2!(a, b, $Var, |x: $T, y: $T| x.wrapping_shr((y as u32) & mask)),
+            Gcd => map2!(a, b, $Var, |x: $T, y: $T| mathx::gcd(x.uabs(), y.uabs())
+                as $T),
+            Lcm => map2!(a, b, $Var, |x: $T, y: $T| mathx::lcm(x.uabs(), y.uabs())
+                as $T),
             o => unreachable!("{o:?} on an integer"),
         }
     }};
 }
 
 pub(crate) fn binary(op: BinaryOp, d: DType, a: &Vals, b: &Vals) -> Vals {
+    if op == BinaryOp::Nextafter {
+        // In the precision of `d` (the half types are held as `f32`).
+        return match (a, b) {
+            (Vals::F32(a), Vals::F32(b)) => {
+                map2!(
+                    a,
+                    b,
+                    F32,
+                    |x: f32, y: f32| mathx::nextafter(d, x as f64, y as f64) as f32
+                )
+            }
+            (Vals::F64(a), Vals::F64(b)) => {
+                map2!(a, b, F64, |x: f64, y: f64| mathx::nextafter(d, x, y))
+            }
+            _ => unreachable!("nextafter on {d}"),
+        };
+    }
     match (a, b) {
         (Vals::F32(a), Vals::F32(b)) => float_binary!(op, a, b, f32, F32),
         (Vals::F64(a), Vals::F64(b)) => float_binary!(op, a, b, f64, F64),

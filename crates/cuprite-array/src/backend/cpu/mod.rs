@@ -17,6 +17,7 @@ use crate::storage::{HostBuf, Storage};
 use std::sync::Arc;
 
 mod elementwise;
+mod mathx;
 mod reduce;
 mod values;
 
