@@ -267,7 +267,7 @@ pub(super) fn prologue(
     }
     let _ = write!(
         s,
-        r#"extern "C" __global__ void __launch_bounds__({BLOCK}, {min_blocks}) {name}({}, u64t len_, u64t inner_, u64t tpl_, unsigned *flags_, E_ *agg_, E_ *incl_, unsigned *ctr_) {{
+        r#"extern "C" __global__ void __launch_bounds__({BLOCK}, {min_blocks}) {name}({}, {}) {{
   __shared__ E_ wt_[{wts}];
   __shared__ E_ pre_sh_;
   __shared__ long long tid_sh_;
@@ -284,6 +284,7 @@ pub(super) fn prologue(
   if (cnt_ > {tile}) cnt_ = {tile};
 "#,
         params(p, V, 1, &[spec.out]),
+        look_back_signature(),
         prefetch = if prefetch {
             tile_prefetch(p, tile)
         } else {
