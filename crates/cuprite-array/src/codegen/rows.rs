@@ -493,3 +493,77 @@ fn producer_line(p: &Program, ax: usize) -> String {
     line.push_str("    (void)o; (void)j;\n");
     line
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_cover_their_lines() {
+        let cases = [
+            (4096, DType::F32, 256, 16),
+            (4096, DType::BF16, 128, 32),
+            (4096, DType::F64, 256, 16),
+            (1024, DType::F32, 64, 16),
+            (1, DType::F16, 64, 1),
+            (8192, DType::BF16, 256, 32),
+            (20000, DType::F32, 256, 1),
+        ];
+        for (n, d, threads, items) in cases {
+            let s = RowShape::of(n, d);
+            assert_eq!((s.threads, s.items), (threads, items), "{n} of {d}");
+        }
+        for n in 1..3000 {
+            for d in [DType::F16, DType::F32, DType::F64] {
+                let s = RowShape::of(n, d);
+                let held = s.threads as usize * s.items;
+                // A line is held whole, or it is longer than the most a block holds.
+                assert!(held >= n || (s.items == 1 && n > BLOCK as usize * ROW_ITEMS));
+                assert!(s.threads.is_power_of_two() && (64..=BLOCK).contains(&s.threads));
+            }
+        }
+    }
+
+    #[test]
+    fn entry_passes_every_parameter_of_its_signature() {
+        let kinds = [
+            RowKind::Softmax,
+            RowKind::LogSoftmax,
+            RowKind::LogSumExp,
+            RowKind::LayerNorm,
+            RowKind::RmsNorm,
+            RowKind::Normalize { p2: false },
+            RowKind::Normalize { p2: true },
+        ];
+        for kind in kinds {
+            assert!(ROWS_CU.contains(&format!("{} =", kind.c_op())), "{kind:?}");
+            for (has_w, has_b) in [(false, false), (true, true)] {
+                let spec = RowSpec {
+                    kind,
+                    dtype: DType::BF16,
+                    has_w,
+                    has_b,
+                    shape: RowShape::of(4096, DType::BF16),
+                    producer: None,
+                };
+                let sig = RowArgs { spec, bind: None }.signature();
+                let src = rows_kernel(spec).source;
+                let entry = src
+                    .split("extern \"C\" __global__")
+                    .nth(1)
+                    .expect("an entry point");
+                assert!(entry.contains(&sig), "{sig}\n{entry}");
+                let call = entry
+                    .split("rows_lines<")
+                    .nth(1)
+                    .expect("the template call");
+                for decl in sig.split(", ") {
+                    let name = decl.rsplit([' ', '*']).next().unwrap_or("");
+                    assert!(call.contains(name), "`{name}` not passed in {call}");
+                }
+                assert_eq!(call.contains(" w,"), has_w);
+                assert_eq!(call.contains(" b,"), has_b);
+            }
+        }
+    }
+}
