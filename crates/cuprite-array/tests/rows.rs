@@ -162,6 +162,8 @@ fn rows_values(d: Device) -> TestResult {
         // More lines than a wave of blocks: each block streams several (aligned, and not).
         cases.push((vec![1100, 1040], 1));
         cases.push((vec![700, 1030], 1));
+        // More short lines than a wave of the smallest blocks (64 threads).
+        cases.push((vec![6000, 512], 1));
         for (shape, axis) in &cases {
             check_dtype::<f64>(&mut rng, shape, *axis, (1e-10, 1e-12))?;
             check_dtype::<f32>(&mut rng, shape, *axis, (3e-5, 3e-5))?;
@@ -680,5 +682,75 @@ pub fn tests() -> Vec<Test> {
         "cuda::rows::fused_allocates_output_only",
         rows_fused_allocates_output_only,
     ));
+    v.push(Test::nvrtc("rows::kernels_compile", kernels_compile));
     v
+}
+
+/// The row kernels' entry points (their names start so).
+const ROW_KERNELS: &[&str] = &[
+    "cuprite_softmax_",
+    "cuprite_log_softmax_",
+    "cuprite_logsumexp_",
+    "cuprite_layer_norm_",
+    "cuprite_rms_norm_",
+    "cuprite_normalize_",
+    "cuprite_normalize2_",
+];
+
+/// The row kernels the bodies above use compile with NVRTC, one for each dtype, operation,
+/// weight and bias and fused producer (the line shapes only change template constants; every
+/// kernel of every shape is compiled by `codegen::every_generated_kernel_compiles`).
+fn kernels_compile() -> TestResult {
+    use cuprite_array::jit;
+    jit::start_recording();
+    let mut errors = Vec::new();
+    for &(name, body) in BODIES {
+        if let Err(e) = body(Device::CPU) {
+            errors.push(format!("{name}: {e}"));
+        }
+    }
+    let mut names = std::collections::HashSet::new();
+    let sources: Vec<String> = jit::take_recorded()
+        .into_iter()
+        .filter(|s| {
+            let name = s
+                .split("__global__ void __launch_bounds__(")
+                .nth(1)
+                .and_then(|r| r.split_once(") "))
+                .and_then(|(_, r)| r.split('(').next())
+                .unwrap_or("");
+            // The name without its line shape (`_t{threads}_r{items}`).
+            let family: String = name
+                .split('_')
+                .filter(|part| {
+                    let digits = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit());
+                    !(part.strip_prefix('t').is_some_and(digits)
+                        || part.strip_prefix('r').is_some_and(digits))
+                })
+                .collect::<Vec<_>>()
+                .join("_");
+            ROW_KERNELS.iter().any(|k| name.starts_with(k)) && names.insert(family)
+        })
+        .collect();
+    if !errors.is_empty() {
+        return Err(errors.join("\n").into());
+    }
+    // 4 dtypes x 7 operations, plus weights, biases and fused producers.
+    assert!(
+        sources.len() > 28,
+        "only {} row kernels recorded",
+        sources.len()
+    );
+    eprintln!("compiling {} row kernels", sources.len());
+    for opts in [
+        jit::compile_options(90, true),
+        jit::quick_compile_options(90),
+    ] {
+        for src in &sources {
+            if let Err(e) = cuprite_driver::nvrtc::compile(src, &opts) {
+                return Err(format!("row kernel failed to compile: {e}\n{src}").into());
+            }
+        }
+    }
+    Ok(())
 }

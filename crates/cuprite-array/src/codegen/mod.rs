@@ -25,6 +25,7 @@ pub(crate) const VEC: usize = 4;
 
 mod histogram;
 pub(crate) mod interp;
+pub(crate) mod kargs;
 mod params;
 mod prelude;
 mod reduction;
@@ -39,11 +40,11 @@ pub(crate) use params::{ParamPlan, WordFrom, word_sources};
 pub(crate) use prelude::Helpers;
 use prelude::with_prelude;
 pub(crate) use reduction::{acc_dtype, combinable, reduction, reduction_one_per_thread};
-pub(crate) use rows::{RowKind, row_items, rows_kernel};
+pub(crate) use rows::{RowArgs, RowBind, RowKind, RowShape, RowSpec, rows_kernel};
 pub(crate) use sampling::{GAMMA_TRIES, gamma_kernel};
 pub(crate) use scan::{
-    SCAN_VEC_LONG, ScanForm, ScanKind, ScanSpec, Sink, scan_bits_possible, scan_vec_possible,
-    search_kernel,
+    COUNTER_BYTES, ColumnArgs, LookBackArgs, LookBackBind, LookBackStatus, SCAN_VEC_LONG, ScanForm,
+    ScanKind, ScanSpec, Sink, scan_bits_possible, scan_vec_possible, search_kernel,
 };
 pub(crate) use variant::{Variant, const_words};
 

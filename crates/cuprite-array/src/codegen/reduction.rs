@@ -66,40 +66,48 @@ pub(crate) fn reduction_one_per_thread(
     reduction_kernel(p, op, out_d, v, true, false)
 }
 
-fn reduction_kernel(
-    p: &Program,
+/// What every part of a reduction kernel's text depends on.
+struct Red<'a> {
+    p: &'a Program,
     op: ReduceOp,
     out_d: DType,
     v: Variant,
-    one_per_thread: bool,
-    combine: bool,
-) -> KernelSource {
-    use ReduceOp::*;
-    let it = if v.idx32 { "int" } else { "i64t" };
-    let src_d = p.instrs[p.outputs[0]].dtype;
-    let acc_d = if matches!(op, ArgMin | ArgMax) {
-        src_d
-    } else {
-        acc_dtype(op, src_d)
-    };
-    let at = cty(acc_d);
-    let arg = matches!(op, ArgMin | ArgMax);
-    let name = "cuprite_reduce".to_string();
-    let mut s = String::new();
-    let acc_t = if arg {
-        "AccArg".to_string()
-    } else {
-        at.to_string()
-    };
-    if arg {
-        let _ = writeln!(s, "struct AccArg {{ {at} v; i64t i; }};");
-        // NaN counts as the most extreme value; ties keep the lower index.
-        let better = if op == ArgMin { "<" } else { ">" };
-        let _ = writeln!(
-            s,
-            "__device__ __forceinline__ AccArg comb(AccArg a, AccArg b) {{\n  if (a.i < 0) return b; if (b.i < 0) return a;\n  bool an = a.v != a.v, bn = b.v != b.v;\n  if (an || bn) return (an && (!bn || a.i < b.i)) ? a : ((bn && !an) ? b : (a.i < b.i ? a : b));\n  if (b.v {better} a.v || (b.v == a.v && b.i < a.i)) return b; return a;\n}}"
-        );
-    } else {
+    /// The producer's dtype.
+    src_d: DType,
+    /// The accumulator's dtype (the producer's for argmin/argmax, with an index beside it).
+    acc_d: DType,
+    /// The C index type.
+    it: &'static str,
+    /// Whether the vector form evaluates the producer through an outlined value function.
+    outlined: bool,
+}
+
+impl Red<'_> {
+    fn arg(&self) -> bool {
+        matches!(self.op, ReduceOp::ArgMin | ReduceOp::ArgMax)
+    }
+
+    /// The accumulator's C type.
+    fn acc_t(&self) -> String {
+        if self.arg() {
+            "AccArg".to_string()
+        } else {
+            cty(self.acc_d).to_string()
+        }
+    }
+
+    /// The accumulator type (argmin/argmax) and its `comb`.
+    fn combine_fn(&self) -> String {
+        use ReduceOp::*;
+        let (op, acc_d) = (self.op, self.acc_d);
+        let at = cty(acc_d);
+        if self.arg() {
+            // NaN counts as the most extreme value; ties keep the lower index.
+            let better = if op == ArgMin { "<" } else { ">" };
+            return format!(
+                "struct AccArg {{ {at} v; i64t i; }};\n__device__ __forceinline__ AccArg comb(AccArg a, AccArg b) {{\n  if (a.i < 0) return b; if (b.i < 0) return a;\n  bool an = a.v != a.v, bn = b.v != b.v;\n  if (an || bn) return (an && (!bn || a.i < b.i)) ? a : ((bn && !an) ? b : (a.i < b.i ? a : b));\n  if (b.v {better} a.v || (b.v == a.v && b.i < a.i)) return b; return a;\n}}\n"
+            );
+        }
         let comb = match (op, acc_d.is_complex(), acc_d.is_float()) {
             (Sum, true, _) => "cadd(a, b)".to_string(),
             (Prod, true, _) => "cmul(a, b)".to_string(),
@@ -113,52 +121,243 @@ fn reduction_kernel(
             (All, _, _) => "(unsigned char)(a & b)".to_string(),
             _ => unreachable!(),
         };
-        let _ = writeln!(
-            s,
-            "__device__ __forceinline__ {at} comb({at} a, {at} b) {{ return {comb}; }}"
-        );
+        format!("__device__ __forceinline__ {at} comb({at} a, {at} b) {{ return {comb}; }}\n")
     }
-    let ident = match (op, acc_d.class()) {
-        (ArgMin | ArgMax, _) => format!("AccArg{{ ({at})0, -1 }}"),
-        (Any, _) => "(unsigned char)0".into(),
-        (All, _) => "(unsigned char)1".into(),
-        (Sum, Class::C32) => "mkc(0.0f, 0.0f, (cf32*)0)".into(),
-        (Sum, Class::C64) => "mkc(0.0, 0.0, (cf64*)0)".into(),
-        (Prod, Class::C32) => "mkc(1.0f, 0.0f, (cf32*)0)".into(),
-        (Prod, Class::C64) => "mkc(1.0, 0.0, (cf64*)0)".into(),
-        (Sum, _) => format!("({at})0"),
-        (Prod, _) => format!("({at})1"),
-        (Min, Class::F32) => "finf()".into(),
-        (Min, Class::F64) => "dinf()".into(),
-        (Max, Class::F32) => "(-finf())".into(),
-        (Max, Class::F64) => "(-dinf())".into(),
-        // `bool`: `false` is the smallest value, `true` the largest.
-        (Min, _) if acc_d == DType::Bool => format!("({at})1"),
-        (Max, _) if acc_d == DType::Bool => format!("({at})0"),
-        (Min, _) => format!("({at}){}", int_limits(acc_d).1),
-        (Max, _) => format!("({at}){}", int_limits(acc_d).0),
-    };
-    // Value of the producer → accumulator element.
-    let to_acc = |x: &str, idx: &str| -> String {
-        match op {
+
+    /// The accumulator's identity.
+    fn ident(&self) -> String {
+        use ReduceOp::*;
+        let acc_d = self.acc_d;
+        let at = cty(acc_d);
+        match (self.op, acc_d.class()) {
+            (ArgMin | ArgMax, _) => format!("AccArg{{ ({at})0, -1 }}"),
+            (Any, _) => "(unsigned char)0".into(),
+            (All, _) => "(unsigned char)1".into(),
+            (Sum, Class::C32) => "mkc(0.0f, 0.0f, (cf32*)0)".into(),
+            (Sum, Class::C64) => "mkc(0.0, 0.0, (cf64*)0)".into(),
+            (Prod, Class::C32) => "mkc(1.0f, 0.0f, (cf32*)0)".into(),
+            (Prod, Class::C64) => "mkc(1.0, 0.0, (cf64*)0)".into(),
+            (Sum, _) => format!("({at})0"),
+            (Prod, _) => format!("({at})1"),
+            (Min, Class::F32) => "finf()".into(),
+            (Min, Class::F64) => "dinf()".into(),
+            (Max, Class::F32) => "(-finf())".into(),
+            (Max, Class::F64) => "(-dinf())".into(),
+            // `bool`: `false` is the smallest value, `true` the largest.
+            (Min, _) if acc_d == DType::Bool => format!("({at})1"),
+            (Max, _) if acc_d == DType::Bool => format!("({at})0"),
+            (Min, _) => format!("({at}){}", int_limits(acc_d).1),
+            (Max, _) => format!("({at}){}", int_limits(acc_d).0),
+        }
+    }
+
+    /// The producer's value `x` at row element `idx` as an accumulator element.
+    fn to_acc(&self, x: &str, idx: &str) -> String {
+        use ReduceOp::*;
+        match self.op {
             ArgMin | ArgMax => format!("AccArg{{ {x}, (i64t)({idx}) }}"),
             Any | All => format!(
                 "(unsigned char)({})",
-                if src_d.is_complex() {
+                if self.src_d.is_complex() {
                     format!("cnz({x})")
                 } else {
                     format!("{x} != 0")
                 }
             ),
-            _ => cast_expr(src_d, acc_d, x),
+            _ => cast_expr(self.src_d, self.acc_d, x),
         }
+    }
+
+    /// One group of the vector form's tiles (`units`): a 16-byte load per thread and input
+    /// for each, then each lane's value combined into `acc`.
+    fn vector_group(&self, s: &mut String, units: &[usize]) {
+        let (p, it) = (self.p, self.it);
+        let tile = BLOCK as usize * VEC;
+        for &u in units {
+            let _ = writeln!(
+                s,
+                "    {it} jj{u} = t * {tile} + ({it})threadIdx.x * {VEC} + {u} * step;"
+            );
+            let _ = writeln!(s, "    {it} base{u} = row * ({it})inner + jj{u};");
+            for (i, inp) in p.inputs.iter().enumerate() {
+                let st = inp.dtype.c_storage();
+                let _ = writeln!(
+                    s,
+                    "    VecN<{st}, {VEC}> x{i}_{u} = *reinterpret_cast<const VecN<{st}, {VEC}>*>(in{i} + off{i} + base{u});"
+                );
+            }
+        }
+        for &u in units {
+            for lane in 0..VEC {
+                let loads: Vec<String> = p
+                    .inputs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, inp)| load_conv(inp.dtype, &format!("x{i}_{u}.v[{lane}]")))
+                    .collect();
+                let idx = format!("jj{u} + {lane}");
+                if self.outlined {
+                    let _ = writeln!(
+                        s,
+                        "    acc = comb(acc, {});",
+                        self.to_acc(&format!("{}.o0", value_call(p, &loads)), &idx)
+                    );
+                    continue;
+                }
+                let e = Emit {
+                    prog: p,
+                    loads,
+                    lin: format!("(base{u} + {lane})"),
+                    sfx: format!("_{u}_{lane}"),
+                };
+                emit_lane(&e, s);
+                let k = p.outputs[0];
+                let _ = writeln!(
+                    s,
+                    "    acc = comb(acc, {});",
+                    self.to_acc(&format!("v{k}_{u}_{lane}"), &idx)
+                );
+            }
+        }
+    }
+
+    /// The vector form's sweep over whole tiles of `BLOCK * VEC` elements (the rest is left to
+    /// the scalar loop, from `start`).
+    fn vector_tiles(&self, s: &mut String) {
+        let it = self.it;
+        let tile = BLOCK as usize * VEC;
+        let _ = writeln!(s, "  {it} ntiles = ({it})inner / {tile};");
+        let _ = writeln!(s, "  {it} step = nch * {tile};");
+        let _ = writeln!(s, "  {it} t = ch;");
+        // Four tiles per iteration when the producer is light (loads in flight), else two.
+        let units: &[usize] = if self.outlined {
+            &[0, 1]
+        } else {
+            &[0, 1, 2, 3]
+        };
+        let _ = writeln!(
+            s,
+            "  for (; t + {} * nch < ntiles; t += {} * nch) {{",
+            units.len() - 1,
+            units.len()
+        );
+        self.vector_group(s, units);
+        let _ = writeln!(s, "  }}");
+        let _ = writeln!(s, "  for (; t < ntiles; t += nch) {{");
+        self.vector_group(s, &[0]);
+        let _ = writeln!(s, "  }}");
+        let _ = writeln!(s, "  start = ntiles * {tile};");
+    }
+
+    /// The scalar sweep (or, `one_per_thread`, the one element of each thread).
+    fn scalar_loop(&self, s: &mut String, one_per_thread: bool) {
+        let (p, it) = (self.p, self.it);
+        if one_per_thread {
+            let _ = writeln!(
+                s,
+                "  {{ {it} j = ch * {BLOCK} + ({it})threadIdx.x; if (j < ({it})inner) {{"
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "  for ({it} j = start + ch * {BLOCK} + ({it})threadIdx.x; j < ({it})inner; j += nch * {BLOCK}) {{"
+            );
+        }
+        let _ = writeln!(s, "    {it} i = row * ({it})inner + j;");
+        s.push_str(&index_code(
+            p,
+            Variant {
+                strided_out: false,
+                ..self.v
+            },
+            "i",
+            it,
+        ));
+        let e = Emit::converted(p, |i| format!("in{i}[o{i}]"), "i", "");
+        emit_lane(&e, s);
+        let k = p.outputs[0];
+        let _ = writeln!(
+            s,
+            "    acc = comb(acc, {});",
+            self.to_acc(&format!("v{k}"), "j")
+        );
+        let _ = writeln!(s, "  }}");
+        if one_per_thread {
+            let _ = writeln!(s, "  }}");
+        }
+    }
+
+    /// The block's tree over `sh`, then the write of its result (or, `combine`, of its
+    /// partial, the row's last block combining the row's partials).
+    fn finish(&self, s: &mut String, combine: bool) {
+        let it = self.it;
+        let tree = format!(
+            "  sh[threadIdx.x] = acc; __syncthreads();\n  for (int w = {} ; w > 0; w >>= 1) {{ if (threadIdx.x < w) sh[threadIdx.x] = comb(sh[threadIdx.x], sh[threadIdx.x + w]); __syncthreads(); }}\n",
+            BLOCK / 2
+        );
+        s.push_str(&tree);
+        let fin = match self.op {
+            ReduceOp::ArgMin | ReduceOp::ArgMax => "(i64t)(sh[0].i < 0 ? 0 : sh[0].i)".to_string(),
+            _ => store_conv(self.out_d, &cast_expr(self.acc_d, self.out_d, "sh[0]")),
+        };
+        if !combine {
+            let _ = writeln!(s, "  if (threadIdx.x == 0) out0[blockIdx.x] = {fin};");
+            return;
+        }
+        // Publish the partial, count the block in, and let the row's last block combine.
+        let _ = writeln!(s, "  __shared__ int last_;");
+        let _ = writeln!(
+            s,
+            "  if (threadIdx.x == 0) {{ rpart_[blockIdx.x] = sh[0]; __threadfence(); last_ = atomicAdd(&rcnt_[row], 1u) + 1u == (unsigned)nch; }}"
+        );
+        let _ = writeln!(s, "  __syncthreads();");
+        let _ = writeln!(s, "  if (!last_) return;");
+        let _ = writeln!(s, "  __threadfence();");
+        let _ = writeln!(s, "  acc = {};", self.ident());
+        let _ = writeln!(
+            s,
+            "  for ({it} j = ({it})threadIdx.x; j < nch; j += {BLOCK}) acc = comb(acc, __ldcg(&rpart_[row * nch + j]));"
+        );
+        s.push_str(&tree);
+        let _ = writeln!(
+            s,
+            "  if (threadIdx.x == 0) {{ out0[row] = {fin}; rcnt_[row] = 0u; }}"
+        );
+    }
+}
+
+fn reduction_kernel(
+    p: &Program,
+    op: ReduceOp,
+    out_d: DType,
+    v: Variant,
+    one_per_thread: bool,
+    combine: bool,
+) -> KernelSource {
+    let src_d = p.instrs[p.outputs[0]].dtype;
+    let acc_d = if matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax) {
+        src_d
+    } else {
+        acc_dtype(op, src_d)
     };
-    let outlined = v.vector && outline(p);
-    if outlined {
+    let it = if v.idx32 { "int" } else { "i64t" };
+    let r = Red {
+        p,
+        op,
+        out_d,
+        v,
+        src_d,
+        acc_d,
+        it,
+        outlined: v.vector && outline(p),
+    };
+    let name = "cuprite_reduce".to_string();
+    let mut s = r.combine_fn();
+    if r.outlined {
         s.push_str(&value_fn(p));
     }
     let extra = if combine {
-        format!(", {at}* __restrict__ rpart_, unsigned int* rcnt_")
+        format!(", {}* __restrict__ rpart_, unsigned int* rcnt_", cty(acc_d))
     } else {
         String::new()
     };
@@ -167,8 +366,9 @@ fn reduction_kernel(
         "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}, u64t inner, u64t chunks{extra}) {{",
         params(p, v, 1, &[out_d])
     );
+    let acc_t = r.acc_t();
     let _ = writeln!(s, "  __shared__ {acc_t} sh[{BLOCK}];");
-    let _ = writeln!(s, "  {acc_t} acc = {ident};");
+    let _ = writeln!(s, "  {acc_t} acc = {};", r.ident());
     // Block `ch` of a row's `chunks` blocks takes every `chunks`-th tile of the row (all blocks
     // sweep the row together, grid-stride), so every block has the same work whatever the
     // number of blocks resident at once.
@@ -189,141 +389,10 @@ fn reduction_kernel(
         let _ = writeln!(s, "  {it} start = 0;");
     }
     if v.vector {
-        // Tiles of BLOCK * VEC elements, one 16-byte vector load per thread and input.
-        let tile = BLOCK as usize * VEC;
-        let _ = writeln!(s, "  {it} ntiles = ({it})inner / {tile};");
-        let _ = writeln!(s, "  {it} step = nch * {tile};");
-        let _ = writeln!(s, "  {it} t = ch;");
-        let group = |s: &mut String, units: &[usize]| {
-            for &u in units {
-                let _ = writeln!(
-                    s,
-                    "    {it} jj{u} = t * {tile} + ({it})threadIdx.x * {VEC} + {u} * step;"
-                );
-                let _ = writeln!(s, "    {it} base{u} = row * ({it})inner + jj{u};");
-                for (i, inp) in p.inputs.iter().enumerate() {
-                    let st = inp.dtype.c_storage();
-                    let _ = writeln!(
-                        s,
-                        "    VecN<{st}, {VEC}> x{i}_{u} = *reinterpret_cast<const VecN<{st}, {VEC}>*>(in{i} + off{i} + base{u});"
-                    );
-                }
-            }
-            for &u in units {
-                for lane in 0..VEC {
-                    let loads: Vec<String> = p
-                        .inputs
-                        .iter()
-                        .enumerate()
-                        .map(|(i, inp)| load_conv(inp.dtype, &format!("x{i}_{u}.v[{lane}]")))
-                        .collect();
-                    let idx = format!("jj{u} + {lane}");
-                    if outlined {
-                        let _ = writeln!(
-                            s,
-                            "    acc = comb(acc, {});",
-                            to_acc(&format!("{}.o0", value_call(p, &loads)), &idx)
-                        );
-                        continue;
-                    }
-                    let e = Emit {
-                        prog: p,
-                        loads,
-                        lin: format!("(base{u} + {lane})"),
-                        sfx: format!("_{u}_{lane}"),
-                    };
-                    emit_lane(&e, s);
-                    let k = p.outputs[0];
-                    let _ = writeln!(
-                        s,
-                        "    acc = comb(acc, {});",
-                        to_acc(&format!("v{k}_{u}_{lane}"), &idx)
-                    );
-                }
-            }
-        };
-        // Four tiles per iteration when the producer is light (loads in flight), else two.
-        let units: &[usize] = if outlined { &[0, 1] } else { &[0, 1, 2, 3] };
-        let _ = writeln!(
-            s,
-            "  for (; t + {} * nch < ntiles; t += {} * nch) {{",
-            units.len() - 1,
-            units.len()
-        );
-        group(&mut s, units);
-        let _ = writeln!(s, "  }}");
-        let _ = writeln!(s, "  for (; t < ntiles; t += nch) {{");
-        group(&mut s, &[0]);
-        let _ = writeln!(s, "  }}");
-        let _ = writeln!(s, "  start = ntiles * {tile};");
+        r.vector_tiles(&mut s);
     }
-    if one_per_thread {
-        let _ = writeln!(
-            s,
-            "  {{ {it} j = ch * {BLOCK} + ({it})threadIdx.x; if (j < ({it})inner) {{"
-        );
-    } else {
-        let _ = writeln!(
-            s,
-            "  for ({it} j = start + ch * {BLOCK} + ({it})threadIdx.x; j < ({it})inner; j += nch * {BLOCK}) {{"
-        );
-    }
-    let _ = writeln!(s, "    {it} i = row * ({it})inner + j;");
-    s.push_str(&index_code(
-        p,
-        Variant {
-            strided_out: false,
-            ..v
-        },
-        "i",
-        it,
-    ));
-    let e = Emit::converted(p, |i| format!("in{i}[o{i}]"), "i", "");
-    emit_lane(&e, &mut s);
-    let k = p.outputs[0];
-    let _ = writeln!(s, "    acc = comb(acc, {});", to_acc(&format!("v{k}"), "j"));
-    let _ = writeln!(s, "  }}");
-    if one_per_thread {
-        let _ = writeln!(s, "  }}");
-    }
-    let _ = writeln!(s, "  sh[threadIdx.x] = acc; __syncthreads();");
-    let _ = writeln!(
-        s,
-        "  for (int w = {} ; w > 0; w >>= 1) {{ if (threadIdx.x < w) sh[threadIdx.x] = comb(sh[threadIdx.x], sh[threadIdx.x + w]); __syncthreads(); }}",
-        BLOCK / 2
-    );
-    let fin = match op {
-        ArgMin | ArgMax => "(i64t)(sh[0].i < 0 ? 0 : sh[0].i)".to_string(),
-        _ => store_conv(out_d, &cast_expr(acc_d, out_d, "sh[0]")),
-    };
-    if combine {
-        // Publish the partial, count the block in, and let the row's last block combine.
-        let _ = writeln!(s, "  __shared__ int last_;");
-        let _ = writeln!(
-            s,
-            "  if (threadIdx.x == 0) {{ rpart_[blockIdx.x] = sh[0]; __threadfence(); last_ = atomicAdd(&rcnt_[row], 1u) + 1u == (unsigned)nch; }}"
-        );
-        let _ = writeln!(s, "  __syncthreads();");
-        let _ = writeln!(s, "  if (!last_) return;");
-        let _ = writeln!(s, "  __threadfence();");
-        let _ = writeln!(s, "  acc = {ident};");
-        let _ = writeln!(
-            s,
-            "  for ({it} j = ({it})threadIdx.x; j < nch; j += {BLOCK}) acc = comb(acc, __ldcg(&rpart_[row * nch + j]));"
-        );
-        let _ = writeln!(s, "  sh[threadIdx.x] = acc; __syncthreads();");
-        let _ = writeln!(
-            s,
-            "  for (int w = {} ; w > 0; w >>= 1) {{ if (threadIdx.x < w) sh[threadIdx.x] = comb(sh[threadIdx.x], sh[threadIdx.x + w]); __syncthreads(); }}",
-            BLOCK / 2
-        );
-        let _ = writeln!(
-            s,
-            "  if (threadIdx.x == 0) {{ out0[row] = {fin}; rcnt_[row] = 0u; }}"
-        );
-    } else {
-        let _ = writeln!(s, "  if (threadIdx.x == 0) out0[blockIdx.x] = {fin};");
-    }
+    r.scalar_loop(&mut s, one_per_thread);
+    r.finish(&mut s, combine);
     s.push_str("}\n");
     KernelSource::generated(
         name,

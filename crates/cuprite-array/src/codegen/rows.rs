@@ -1,40 +1,64 @@
-//! The row-operation kernel of a library call (softmax, log_softmax, logsumexp, layer_norm,
-//! rms_norm, normalize): one block per line of the reduced axis (grid-stride over lines). A
-//! line of up to `BLOCK * items` elements (`items` sized to the line by [`row_items`]) is read
-//! once into registers, in 16-byte vectors where it is contiguous and aligned (a fused line,
-//! whose element-wise producer is evaluated in place, in vectors of each input where they all
-//! step by one element along the line and lie aligned, else with the steps a constant where
-//! they are all one), all its loads issued before any arithmetic; its
-//! statistics are reduced over the registers with warp shuffles and one shared-memory step per
-//! statistic (one barrier each, the two halves of the shared array taken in turn), and it is
-//! written once. softmax and log_softmax reduce each warp's maximum and sum of exponentials
-//! relative to it in one step; layer_norm each warp's sum, count and squared deviations from
-//! its own mean in one step (Chan et al.'s combination); a line whose maximum is not finite is
-//! done again by the path for long lines, which spells those cases out. A longer line is read
-//! once per statistic and once more to write. Statistics are kept in the compute type (`float`
-//! for `f16`/`bf16`/`f32`, `double` for `f64`).
+//! The row-operation kernels of a library call (softmax, log_softmax, logsumexp, layer_norm,
+//! rms_norm, normalize). The body is CUDA in `rows.cu`, specialised by template parameters
+//! (element traits, operation, threads and registers per line, weight and bias, the line
+//! source); this module chooses those parameters ([`RowSpec`]), describes the kernel's
+//! parameters once ([`RowArgs`], for the signature and the launch) and, for a line read
+//! through a fused element-wise producer, generates the line source the template reads from
+//! (the producer evaluated where its inputs lie, in vectors where they all step by one and lie
+//! aligned). Statistics are kept in the compute type (`float` for `f16`/`bf16`/`f32`, `double`
+//! for `f64`).
 
-use super::{BLOCK, Emit, Helpers, KernelSource, emit_lane, load_conv, store_conv};
+use super::kargs::{BufAt, CType, KernelParams, Name, Param};
+use super::{BLOCK, Emit, Helpers, KernelSource, emit_lane};
 use crate::dtype::DType;
 use crate::graph::Program;
 use crate::jit::FastCompile;
+use crate::shape::Layout;
+use crate::storage::DevBuf;
 use std::fmt::Write;
 
-/// The most elements per thread held in registers: lines up to `BLOCK * ROW_ITEMS` are read
-/// once.
+/// The row kernels' templates (see the file's head for their parameters).
+const ROWS_CU: &str = include_str!("rows.cu");
+
+/// The most elements per thread held in registers.
 pub(crate) const ROW_ITEMS: usize = 32;
+
+/// The 16-byte vectors each thread aims to hold of a line (bytes in flight per thread).
+const VECTORS_PER_THREAD: usize = 4;
 
 // The block reductions' shared memory holds up to four values per warp in each 32-slot half.
 const _: () = assert!(BLOCK / 32 <= 8);
 
-/// Elements per thread a line of `n` is held in: the power of two that covers it with `BLOCK`
-/// threads (1 for a line longer than `BLOCK * ROW_ITEMS`, which is read again instead).
-pub(crate) fn row_items(n: usize) -> usize {
-    let per = n.div_ceil(BLOCK as usize).max(1);
-    if per > ROW_ITEMS {
-        1
-    } else {
-        per.next_power_of_two()
+/// How a line is spread over a block: `threads` threads (a power of two from 64 to [`BLOCK`])
+/// each holding `items` values (a power of two up to [`ROW_ITEMS`]; a line longer than
+/// `threads * items` is read again instead).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct RowShape {
+    pub threads: u32,
+    pub items: usize,
+}
+
+impl RowShape {
+    /// The shape for lines of `n` elements of `dtype`: enough threads that each holds about
+    /// [`VECTORS_PER_THREAD`] 16-byte vectors (short lines take fewer threads, so more lines
+    /// are in flight per SM), and the power of two of values per thread that covers the line.
+    pub(crate) fn of(n: usize, dtype: DType) -> RowShape {
+        let per_vec = 16 / dtype.size().max(1);
+        let threads = n
+            .div_ceil(VECTORS_PER_THREAD * per_vec)
+            .max(1)
+            .next_power_of_two()
+            .clamp(64, BLOCK as usize);
+        let per = n.div_ceil(threads).max(1);
+        let items = if per > ROW_ITEMS {
+            1
+        } else {
+            per.next_power_of_two()
+        };
+        RowShape {
+            threads: threads as u32,
+            items,
+        }
     }
 }
 
@@ -63,559 +87,358 @@ impl RowKind {
             RowKind::Normalize { .. } => "normalize",
         }
     }
+
+    /// The `RowOp` constant of `rows.cu` for this kind.
+    fn c_op(self) -> &'static str {
+        match self {
+            RowKind::Softmax => "ROW_SOFTMAX",
+            RowKind::LogSoftmax => "ROW_LOG_SOFTMAX",
+            RowKind::LogSumExp => "ROW_LOGSUMEXP",
+            RowKind::LayerNorm => "ROW_LAYER_NORM",
+            RowKind::RmsNorm => "ROW_RMS_NORM",
+            RowKind::Normalize { p2: false } => "ROW_NORMALIZE",
+            RowKind::Normalize { p2: true } => "ROW_NORMALIZE2",
+        }
+    }
 }
 
-/// The row kernel for `kind` on `dtype` (a float type), holding `items` values per thread
-/// (see [`row_items`]; lines longer than `BLOCK * items` are read again). Parameters: `in`, `w`, `b`, `out`,
-/// `lines`, `n`, `inner`, `eps` (f64 bits), `p` (f64 bits). Element `i` of line
-/// `o * inner + j` is at `(o * n + i) * inner + j`; `w` and `b` (read when `has_w`/`has_b`)
-/// are indexed by `i`; logsumexp writes `out[line]`, the others the input's layout.
-///
-/// With `fused = Some((producer, axis))` the kernel has no `in`: each element of a line is the
-/// element-wise `producer` (no gathers, iotas or random numbers) evaluated from its own inputs
-/// where they lie (see [`producer_code`]), and the parameters after `p` are the producer's
-/// inputs (`in{k}`, `off{k}`, `st{k}_{d}` per axis), the extents `s{d}` and its constants.
-pub(crate) fn rows_kernel(
-    kind: RowKind,
-    dtype: DType,
-    has_w: bool,
-    has_b: bool,
-    fused: Option<(&Program, usize)>,
-    items: usize,
-) -> KernelSource {
-    let s = dtype.c_storage();
-    let c = dtype.c_compute();
-    let f64c = c == "double";
-    let m = |f: &str| {
-        if f64c { f.to_string() } else { format!("{f}f") }
-    };
-    let (mut exp, log, sqrt, pow, fabs) = (m("exp"), m("log"), m("sqrt"), m("pow"), m("fabs"));
-    // Half types keep statistics in `float` but store 8 or 11 bits: the fast exponential
-    // (about 2 ulp of `float`) is far below their rounding, and the full `expf` would make the
-    // kernel instruction-bound.
-    if matches!(dtype, DType::F16 | DType::BF16) {
-        exp = "__expf".to_string();
+/// The element traits of `rows.cu` for `dtype` (a float type).
+fn c_traits(dtype: DType) -> &'static str {
+    match dtype {
+        DType::F16 => "RowF16",
+        DType::BF16 => "RowBF16",
+        DType::F64 => "RowF64",
+        _ => "RowF32",
     }
-    let inf = if f64c { "dinf()" } else { "finf()" };
-    let name = format!(
-        "cuprite_{}{}_{}{}{}_r{items}",
-        kind.name(),
-        if kind == (RowKind::Normalize { p2: true }) {
-            "2"
-        } else {
-            ""
-        },
-        dtype.name(),
-        if has_w { "_w" } else { "" },
-        if has_b { "_b" } else { "" }
-    );
-    let load = |e: &str| format!("(({c})({}))", load_conv(dtype, e));
-    let (x_at, fused_fn, fused_params, fused_line, unit) = match fused {
-        Some((prog, ax)) => {
-            let (f, params, line, call) = producer_code(prog, ax, c);
-            (call, f, params, line, Some(unit_steps(prog)))
+}
+
+/// Everything a row kernel's source depends on.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RowSpec<'p> {
+    pub kind: RowKind,
+    /// The rows' dtype (a float type): of the output, the weight and the bias.
+    pub dtype: DType,
+    pub has_w: bool,
+    pub has_b: bool,
+    pub shape: RowShape,
+    /// The element-wise producer of the rows and the axis along which they lie, when it is
+    /// evaluated inside the kernel (no gathers, iotas, random numbers or complex values).
+    pub producer: Option<(&'p Program, usize)>,
+}
+
+/// The buffers and geometry of one launch of a row kernel.
+pub(crate) struct RowBind<'a> {
+    /// The rows' inputs with their layouts: the one realised input (contiguous from its
+    /// offset), or each input of the producer (read through its offset and strides).
+    pub inputs: Vec<(&'a DevBuf, &'a Layout)>,
+    pub w: Option<BufAt<'a>>,
+    pub b: Option<BufAt<'a>>,
+    pub out: &'a DevBuf,
+    pub lines: usize,
+    pub n: usize,
+    pub inner: usize,
+    pub eps: f64,
+    pub p: f64,
+}
+
+/// A row kernel's parameters: `in` (without a producer), `w` and `b` (when present), `out`,
+/// `lines`, `n`, `inner`, `eps`, `p`, then a producer's inputs (`in{k}`, `off{k}`,
+/// `st{k}_{d}` per axis), its extents `s{d}` and constants `k{c}`. Element `i` of line
+/// `o * inner + j` is at `(o * n + i) * inner + j`; logsumexp writes `out[line]`.
+pub(crate) struct RowArgs<'a, 'p> {
+    pub spec: RowSpec<'p>,
+    /// `None` for the signature.
+    pub bind: Option<RowBind<'a>>,
+}
+
+impl<'a> KernelParams<'a> for RowArgs<'a, '_> {
+    fn each_param(&self, f: &mut dyn FnMut(Param<'a>)) {
+        let s = &self.spec;
+        let b = self.bind.as_ref();
+        let dtype = s.dtype;
+        if s.producer.is_none() {
+            let at = b.and_then(|b| b.inputs.first()).map(|&(buf, l)| BufAt {
+                buf,
+                elem: l.offset,
+            });
+            f(Param::Read {
+                name: Name::Fixed("in"),
+                ty: CType::Of(dtype),
+                at,
+            });
         }
-        None => (
-            load("in[base + i * inner]"),
-            String::new(),
-            String::new(),
-            String::new(),
-            None,
-        ),
-    };
-    // Batched compilation puts kernels side by side: each producer's kernel has its own name.
-    let name = match fused {
-        Some((prog, ax)) => format!(
-            "{name}_fused_{:016x}",
-            prog.structure_hash(&crate::jit::KernelKind::RowProducer { axis: ax })
-        ),
-        None => name,
-    };
-    let in_param = if fused.is_some() {
-        String::new()
-    } else {
-        format!("const {s} *__restrict__ in, ")
-    };
-    let warps = BLOCK / 32;
-    let items = items.clamp(1, ROW_ITEMS);
-    // A contiguous, 16-byte aligned line (not fused) is moved in 16-byte vectors of `vec`
-    // values: thread `t` holds values `(q * BLOCK + t) * vec + r` of the line.
-    let vec = 16 / dtype.size();
-    let vec_path = items >= vec && items % vec == 0;
-    let idx = if vec_path {
-        format!("(vec ? ((k / {vec}) * {BLOCK} + t) * {vec} + k % {vec} : t + k * {BLOCK})")
-    } else {
-        format!("(t + k * {BLOCK})")
-    };
-    // `stmt` on each value `x` of the line held in registers (`v[k]`, element `i`). On the
-    // vector path (`vec`, a constant in the streaming form) the bound is checked once per
-    // vector: a line's length is then a multiple of `vec`.
-    let near = |stmt: &str| {
-        let scalar = format!(
-            "#pragma unroll\n      for (int k = 0; k < {items}; ++k) {{ const int i = {idx}; if (i < nn) {{ const {c} x = v[k]; {stmt} }} }}"
-        );
-        if vec_path {
-            format!(
-                "if (vec) {{\n      #pragma unroll\n      for (int q = 0; q < {items} / {vec}; ++q) {{ const int i0 = (q * {BLOCK} + t) * {vec}; if (i0 < nn) {{\n        #pragma unroll\n        for (int r = 0; r < {vec}; ++r) {{ const int k = q * {vec} + r; const int i = i0 + r; (void)i; const {c} x = v[k]; {stmt} }} }} }}\n      }} else {{\n      {scalar}\n      }}"
-            )
-        } else {
-            scalar
+        if s.has_w {
+            let at = b.and_then(|b| b.w);
+            f(Param::Read {
+                name: Name::Fixed("w"),
+                ty: CType::Of(dtype),
+                at,
+            });
         }
-    };
-    // `stmt` on each value of a line too long for the registers, read again.
-    let far = |stmt: &str| {
-        format!("for (i64t i = t; i < n; i += {BLOCK}) {{ const {c} x = {x_at}; {stmt} }}")
-    };
-    // The statistics from the line (`each` visits its values), and the output from `x`.
-    let stats = |each: &dyn Fn(&str) -> String, near: bool| -> (String, String) {
-        match kind {
-            // logsumexp keeps the block-wide maximum first (measured on the H100, bf16 16384 ×
-            // 4096: 0.78× the copy bandwidth, against 0.66× with the per-warp form below).
-            RowKind::LogSumExp if near => {
-                let code = format!(
-                    "{c} mx = -{inf};\n      {}\n      const {c} M = block_max(mx, sh, ph);\n      {c} sm = ({c})0;\n      if (M > -{inf} && M < {inf}) {{\n      {}\n      }} else {{\n      {}\n      }}\n      const {c} S = block_sum(sm, sh, ph);",
-                    each("mx = x > mx ? x : mx;"),
-                    each(&format!("sm += {exp}(x - M);")),
-                    each(&format!(
-                        "const {c} ex = x == M ? ({c})1 : {exp}(x - M); sm += x != -{inf} ? (x == M ? ({c})1 : ex) : ({c})0;"
-                    ))
-                );
-                (code, String::new())
-            }
-            RowKind::Softmax | RowKind::LogSoftmax if near => {
-                // Each warp's maximum, its sum of exponentials relative to it (softmax keeps
-                // them), then the block's (M, S) in one shared-memory step. A line whose M is
-                // not finite (+inf present, or nothing above -inf) is done again by the far
-                // path below, which spells those cases out.
-                let keep = if kind == RowKind::Softmax {
-                    format!("const {c} ex = {exp}(x - mw); v[k] = ex; sw += ex;")
-                } else {
-                    format!("sw += {exp}(x - mw);")
-                };
-                let zero = if kind == RowKind::Softmax {
-                    format!(
-                        " else {{\n      {}\n      }}",
-                        each(&format!("v[k] = ({c})0;"))
-                    )
-                } else {
-                    String::new()
-                };
-                // What each thread needs besides (M, S): softmax its scale, log_softmax
-                // log(S) (logsumexp's one thread takes the log when it writes).
-                let per_thread = match kind {
-                    RowKind::Softmax => {
-                        format!("\n      const {c} sc = mw > -{inf} ? {exp}(mw - M) / S : ({c})0;")
-                    }
-                    RowKind::LogSoftmax => format!("\n      const {c} lS = {log}(S);"),
-                    _ => String::new(),
-                };
-                let code = format!(
-                    "{c} mw = -{inf};\n      {}\n      mw = warp_max(mw);\n      {c} sw = ({c})0;\n      if (mw > -{inf}) {{\n      {}\n      }}{zero}\n      sw = warp_sum(sw);\n      {c} M, S;\n      block_lse(mw, sw, sh, ph, M, S);\n      const bool fin = M > -{inf} && M < {inf};\n{per_thread}",
-                    each("mw = x > mw ? x : mw;"),
-                    each(&keep),
-                );
-                let out = match kind {
-                    RowKind::Softmax => "x * sc".to_string(),
-                    _ => "(x - M) - lS".to_string(),
-                };
-                (code, out)
-            }
-            RowKind::Softmax | RowKind::LogSoftmax | RowKind::LogSumExp => {
-                // Online max and rescaled sum of exponentials per thread.
-                let code = format!(
-                    "{c} mx = -{inf}, sm = ({c})0;\n      {}\n      const {c} M = block_max(mx, sh, ph);\n      const {c} S = block_sum(mx == M ? sm : sm * {exp}(mx - M), sh, ph);\n      const {c} iS = ({c})1 / S; (void)iS;",
-                    each(&format!(
-                        "if (x > mx) {{ sm = sm * {exp}(mx - x) + ({c})1; mx = x; }} else if (x != -{inf}) {{ sm += x == mx ? ({c})1 : {exp}(x - mx); }}"
-                    ))
-                );
-                // A +inf in the line makes every output NaN (`M - M`): inf - inf in the shift.
-                let out = match kind {
-                    RowKind::Softmax => format!("(M < {inf} ? {exp}(x - M) * iS : M - M)"),
-                    RowKind::LogSoftmax => format!("(M < {inf} ? (x - M) - {log}(S) : M - M)"),
-                    _ => format!("(x - M) - {log}(S)"),
-                };
-                (code, out)
-            }
-            // Registers: each warp's sum, count, mean and squared deviations from that mean
-            // (exact two passes over the warp's values), combined over the warps in one
-            // shared-memory step.
-            RowKind::LayerNorm if near => (
-                format!(
-                    "{c} sm = ({c})0, ct = ({c})0;\n      {}\n      sm = warp_sum(sm); ct = warp_sum(ct);\n      const {c} mw = ct > ({c})0 ? sm / ct : ({c})0;\n      {c} sq = ({c})0;\n      {}\n      sq = warp_sum(sq);\n      {c} mean, var;\n      block_meanvar(sm, ct, mw, sq, sh, ph, ({c})n, mean, var);\n      const {c} rstd = ({c})1 / {sqrt}(var + eps);",
-                    each(&format!("sm += x; ct += ({c})1;")),
-                    each(&format!("const {c} d = x - mw; sq += d * d;"))
-                ),
-                "(x - mean) * rstd".to_string(),
-            ),
-            RowKind::LayerNorm => (
-                format!(
-                    "{c} sm = ({c})0;\n      {}\n      const {c} mean = block_sum(sm, sh, ph) / ({c})n;\n      {c} sq = ({c})0;\n      {}\n      const {c} rstd = ({c})1 / {sqrt}(block_sum(sq, sh, ph) / ({c})n + eps);",
-                    each("sm += x;"),
-                    each(&format!("const {c} d = x - mean; sq += d * d;"))
-                ),
-                "(x - mean) * rstd".to_string(),
-            ),
-            RowKind::RmsNorm => (
-                format!(
-                    "{c} sm = ({c})0;\n      {}\n      const {c} rstd = ({c})1 / {sqrt}(block_sum(sm, sh, ph) / ({c})n + eps);",
-                    each("sm += x * x;")
-                ),
-                "x * rstd".to_string(),
-            ),
-            RowKind::Normalize { p2 } => {
-                let (acc, root) = if p2 {
-                    ("sm += x * x;".to_string(), format!("{sqrt}(r)"))
-                } else {
-                    (
-                        format!("sm += {pow}({fabs}(x), p);"),
-                        format!("{pow}(r, ({c})1 / p)"),
-                    )
-                };
-                (
-                    format!(
-                        "{c} sm = ({c})0;\n      {}\n      const {c} r = block_sum(sm, sh, ph);\n      const {c} nrm = {root};\n      const {c} inv = ({c})1 / (nrm > eps ? nrm : eps);",
-                        each(&acc)
-                    ),
-                    "x * inv".to_string(),
-                )
-            }
+        if s.has_b {
+            let at = b.and_then(|b| b.b);
+            f(Param::Read {
+                name: Name::Fixed("b"),
+                ty: CType::Of(dtype),
+                at,
+            });
         }
-    };
-    let with_wb = |e: String| {
-        let mut e = e;
-        if has_w {
-            e = format!("({e}) * {}", load("w[i]"));
+        let at = b.map(|b| BufAt::start(b.out));
+        f(Param::Write {
+            name: Name::Fixed("out"),
+            ty: CType::Of(dtype),
+            at,
+        });
+        let word = |g: fn(&RowBind<'a>) -> usize| b.map_or(0, |b| g(b) as i64);
+        f(Param::I64(Name::Fixed("lines"), word(|b| b.lines)));
+        f(Param::I64(Name::Fixed("n"), word(|b| b.n)));
+        f(Param::I64(Name::Fixed("inner"), word(|b| b.inner)));
+        f(Param::F64(Name::Fixed("eps"), b.map_or(0.0, |b| b.eps)));
+        f(Param::F64(Name::Fixed("p"), b.map_or(0.0, |b| b.p)));
+        if let Some((prog, _)) = s.producer {
+            producer_params(prog, b.map(|b| b.inputs.as_slice()), f);
         }
-        if has_b {
-            e = format!("({e}) + {}", load("b[i]"));
-        }
-        e
-    };
-    let (near_stats, near_out) = stats(&near, true);
-    let (far_stats, far_out) = stats(&far, false);
-    // The vector write reads the weight and bias as vectors too (`wv_`, `bv_`, aligned like
-    // the line: the vector path's condition includes their pointers).
-    let near_out_vec = {
-        let mut e = near_out.clone();
-        if has_w {
-            e = format!("({e}) * {}", load("wv_.e[r]"));
-        }
-        if has_b {
-            e = format!("({e}) + {}", load("bv_.e[r]"));
-        }
-        e
-    };
-    let (near_out, far_out) = (with_wb(near_out), with_wb(far_out));
-    let wb_vec = format!(
-        "{}{}",
-        if has_w {
-            "pk_ wv_; wv_.u = *reinterpret_cast<const uint4 *>(w + i0); "
-        } else {
-            ""
-        },
-        if has_b {
-            "pk_ bv_; bv_.u = *reinterpret_cast<const uint4 *>(b + i0); "
-        } else {
-            ""
-        }
-    );
-    let store = store_conv(dtype, "y");
-    let lse = kind == RowKind::LogSumExp;
-    let (near_write, far_write) = if lse {
-        let w = |l: &str| {
-            format!(
-                "if (t == 0) out[line] = {};",
-                store_conv(dtype, &format!("(M + {l})"))
-            )
-        };
-        (w(&format!("{log}(S)")), w(&format!("{log}(S)")))
-    } else {
-        let scalar = near(&format!(
-            "const {c} y = {near_out}; out[base + i * inner] = {store};"
+    }
+}
+
+/// The parameters of a fused producer `prog`, with the inputs' buffers and layouts at a
+/// launch.
+fn producer_params<'a>(
+    prog: &Program,
+    inputs: Option<&[(&'a DevBuf, &'a Layout)]>,
+    f: &mut dyn FnMut(Param<'a>),
+) {
+    let nd = prog.shape.len();
+    for (k, inp) in prog.inputs.iter().enumerate() {
+        let bound = inputs.and_then(|v| v.get(k));
+        f(Param::Read {
+            name: Name::Nth("in", k),
+            ty: CType::Of(inp.dtype),
+            at: bound.map(|&(buf, _)| BufAt::start(buf)),
+        });
+        f(Param::I64(
+            Name::Nth("off", k),
+            bound.map_or(0, |(_, l)| l.offset as i64),
         ));
-        let near_write = if vec_path {
-            format!(
-                r#"if (vec) {{
-        #pragma unroll
-        for (int q = 0; q < {items} / {vec}; ++q) {{
-          const int i0 = (q * {BLOCK} + t) * {vec};
-          if (i0 < nn) {{
-            pk_ pk; {wb_vec}
-            #pragma unroll
-            for (int r = 0; r < {vec}; ++r) {{ const int i = i0 + r; (void)i; const {c} x = v[q * {vec} + r]; const {c} y = {near_out_vec}; pk.e[r] = {store}; }}
-            *reinterpret_cast<uint4 *>(out + base + i0) = pk.u;
-          }}
-        }}
-      }} else {{
-      {scalar}
-      }}"#
-            )
-        } else {
-            scalar
-        };
-        (
-            near_write,
-            far(&format!(
-                "const {c} y = {far_out}; out[base + i * inner] = {store};"
-            )),
-        )
-    };
-    // The softmax family's near path leaves a line with a non-finite maximum to the far path.
-    let near_write = if matches!(kind, RowKind::Softmax | RowKind::LogSoftmax) {
-        format!(
-            "if (fin) {{\n      {near_write}\n      }} else {{\n      {far_stats}\n      {far_write}\n      }}"
-        )
-    } else {
-        near_write
-    };
-    let scalar_load = |x_at: &str| {
-        format!(
-            "#pragma unroll\n      for (int k = 0; k < {items}; ++k) {{ const int i = t + k * {BLOCK}; v[k] = i < nn ? {x_at} : ({c})0; }}"
-        )
-    };
-    // A fused line whose inputs all step by one element along it (the common case: the
-    // producer's inputs contiguous along the axis) is read with the step a constant, so
-    // that each input's element addresses are one base plus immediate offsets.
-    let scalar_load = match &unit {
-        Some((cond, names)) => {
-            let mut at = x_at.clone();
-            for t in names {
-                at = at.replace(&format!(", {t},"), ", (i64t)1,");
-                at = at.replace(&format!(", {t})"), ", (i64t)1)");
-            }
-            format!(
-                "if ({cond}) {{\n      {}\n      }} else {{\n      {}\n      }}",
-                scalar_load(&at),
-                scalar_load(&x_at)
-            )
+        for d in 0..nd {
+            let st = bound.and_then(|(_, l)| l.strides.get(d).copied());
+            f(Param::I64(
+                Name::Nth2("st", k, d),
+                st.map_or(0, |s| s as i64),
+            ));
         }
-        None => scalar_load(&x_at),
+    }
+    for (d, &e) in prog.shape.iter().enumerate() {
+        f(Param::I64(Name::Nth("s", d), e as i64));
+    }
+    for (c, &v) in prog.consts.iter().enumerate() {
+        let w = super::const_words(v).next().unwrap_or(0);
+        f(Param::U64(Name::Nth("k", c), w));
+    }
+}
+
+impl RowSpec<'_> {
+    /// The kernel's entry point name (a fused producer's kernels each have their own, so that
+    /// batched compilation can put them side by side).
+    fn entry_name(&self) -> String {
+        let mut name = format!(
+            "cuprite_{}{}_{}{}{}_t{}_r{}",
+            self.kind.name(),
+            if self.kind == (RowKind::Normalize { p2: true }) {
+                "2"
+            } else {
+                ""
+            },
+            self.dtype.name(),
+            if self.has_w { "_w" } else { "" },
+            if self.has_b { "_b" } else { "" },
+            self.shape.threads,
+            self.shape.items,
+        );
+        if let Some((prog, ax)) = self.producer {
+            let kind = crate::jit::KernelKind::RowProducer { axis: ax };
+            let _ = write!(name, "_fused_{:016x}", prog.structure_hash(&kind));
+        }
+        name
+    }
+
+    /// Blocks of [`BLOCK`] threads that must fit on an SM at once (the register budget):
+    /// fewer as a thread holds more values.
+    fn min_blocks(&self) -> usize {
+        let value_regs = self.shape.items * if self.dtype == DType::F64 { 2 } else { 1 };
+        match value_regs {
+            0..=16 => 4,
+            17..=32 => 3,
+            _ => 2,
+        }
+    }
+
+    /// Whether contiguous aligned lines may take the streaming form: not with a weight or
+    /// bias and more than two vectors a thread, whose loads spill while the next line's
+    /// vectors are held.
+    fn stream(&self) -> bool {
+        let vectors = self.shape.items * self.dtype.size() / 16;
+        self.producer.is_none() && (vectors <= 2 || !(self.has_w || self.has_b))
+    }
+}
+
+/// The row kernel of `spec`: `rows.cu`, the fused producer's line source (when there is
+/// one) and an entry point that instantiates `rows_lines` with the parameters of [`RowArgs`].
+pub(crate) fn rows_kernel(spec: RowSpec<'_>) -> KernelSource {
+    let name = spec.entry_name();
+    let sig = RowArgs { spec, bind: None }.signature();
+    let c = spec.dtype.c_compute();
+    let (source_struct, source) = match spec.producer {
+        Some((prog, ax)) => (
+            producer_source(prog, ax, c, 16 / spec.dtype.size()),
+            producer_init(prog),
+        ),
+        None => (
+            String::new(),
+            format!("PlainRows<{}>{{in, n, inner}}", c_traits(spec.dtype)),
+        ),
     };
-    // The streaming form of the vector path: where every line is contiguous and aligned, a
-    // block keeps the next line's raw vectors in flight (`raw_`, loaded before this line's
-    // statistics) while it reduces and writes this one, so that twice the bytes are pending.
-    // Not with a weight or bias and more than two vectors a thread: their loads while the next
-    // line's vectors are held spilled (f32 layer_norm of 4096: 24 bytes, 0.94× copy → 0.82×).
-    let stream_line = if fused.is_none() && vec_path && (items / vec <= 2 || !(has_w || has_b)) {
-        let q = items / vec;
-        let out_aligned = if lse {
-            ""
-        } else {
-            " | (unsigned long long)out"
-        };
-        format!(
-            r#"if (n <= (i64t){BLOCK} * {items} && inner == 1 && n % {vec} == 0 && (((unsigned long long)in{out_aligned} | (unsigned long long)w | (unsigned long long)b) & 15) == 0) {{
-    const int nn = (int)n;
-    const bool vec = true;
-    uint4 raw_[{q}];
-    i64t line = blockIdx.x;
-    #pragma unroll
-    for (int q = 0; q < {q}; ++q) {{
-      const int i0 = (q * {BLOCK} + t) * {vec};
-      raw_[q] = line < lines && i0 < nn ? *reinterpret_cast<const uint4 *>(in + line * n + i0) : make_uint4(0u, 0u, 0u, 0u);
-    }}
-    for (; line < lines; line += gridDim.x) {{
-      const i64t base = line * n;
-      {c} v[{items}];
-      #pragma unroll
-      for (int q = 0; q < {q}; ++q) {{
-        pk_ pk;
-        pk.u = raw_[q];
-        #pragma unroll
-        for (int r = 0; r < {vec}; ++r) v[q * {vec} + r] = {conv};
-      }}
-      const i64t nxt = line + gridDim.x;
-      #pragma unroll
-      for (int q = 0; q < {q}; ++q) {{
-        const int i0 = (q * {BLOCK} + t) * {vec};
-        if (nxt < lines && i0 < nn) raw_[q] = *reinterpret_cast<const uint4 *>(in + nxt * n + i0);
-      }}
-      {{
-      {near_stats}
-      {near_write}
-      }}
-    }}
-    return;
-  }}
-  "#,
-            conv = load("pk.e[r]"),
-        )
-    } else {
-        String::new()
-    };
-    let (pk_decl, near_load) = if vec_path {
-        // When a line is read in vectors, and the statements loading the `vec` values from
-        // `i0` into `v[q * vec ..]`: a fused line whose inputs all step by one element and lie
-        // aligned evaluates the producer on one vector of each input; a plain line, contiguous
-        // and aligned, is one vector of the input.
-        let (cond, vload) = match (fused, &unit) {
-            (Some((prog, _)), Some((unit_cond, _))) => {
-                let (vload, aligned) = producer_vec(prog, c, vec);
-                let out_aligned = if lse {
-                    String::new()
-                } else {
-                    " && (((unsigned long long)(out + base) | (unsigned long long)w | (unsigned long long)b) & 15) == 0".to_string()
-                };
-                (
-                    format!("({unit_cond}) && inner == 1 && nn % {vec} == 0{aligned}{out_aligned}"),
-                    vload,
-                )
-            }
-            _ => {
-                let aligned = if lse {
-                    "(unsigned long long)(in + base)".to_string()
-                } else {
-                    "((unsigned long long)(in + base) | (unsigned long long)(out + base) | (unsigned long long)w | (unsigned long long)b)".to_string()
-                };
-                (
-                    format!("inner == 1 && nn % {vec} == 0 && ({aligned} & 15) == 0"),
-                    format!(
-                        "            pk_ pk;\n            pk.u = *reinterpret_cast<const uint4 *>(in + base + i0);\n            #pragma unroll\n            for (int r = 0; r < {vec}; ++r) v[q * {vec} + r] = {};",
-                        load("pk.e[r]")
-                    ),
-                )
-            }
-        };
-        (
-            format!("union pk_ {{ uint4 u; {s} e[{vec}]; }};\n"),
-            format!(
-                r#"const bool vec = {cond};
-      if (vec) {{
-        #pragma unroll
-        for (int q = 0; q < {items} / {vec}; ++q) {{
-          const int i0 = (q * {BLOCK} + t) * {vec};
-          if (i0 < nn) {{
-{vload}
-          }} else {{
-            #pragma unroll
-            for (int r = 0; r < {vec}; ++r) v[q * {vec} + r] = ({c})0;
-          }}
-        }}
-      }} else {{
-      {scalar_load}
-      }}"#
-            ),
-        )
-    } else {
-        (String::new(), scalar_load)
-    };
-    // Registers a block may use: at least `min_blocks` blocks of `BLOCK` fit on an SM.
-    let value_regs = items * if f64c { 2 } else { 1 };
-    let min_blocks = match (value_regs, fused.is_some()) {
-        (0..=16, _) => 4,
-        (17..=32, _) => 3,
-        _ => 2,
-    };
-    let body = format!(
-        r#"{pk_decl}__device__ __forceinline__ {c} warp_sum({c} x) {{
-  #pragma unroll
-  for (int d = 16; d > 0; d >>= 1) x += __shfl_xor_sync(0xffffffffu, x, d);
-  return x;
-}}
-__device__ __forceinline__ {c} warp_max({c} x) {{
-  #pragma unroll
-  for (int d = 16; d > 0; d >>= 1) {{ const {c} y = __shfl_xor_sync(0xffffffffu, x, d); x = y > x ? y : x; }}
-  return x;
-}}
-// Block reductions take turns on the two halves of `sh` (`ph` counts them): a half is written
-// again only two reductions later, after a barrier every thread reached having read it.
-__device__ __forceinline__ {c} block_sum({c} x, {c} *sh, int &ph) {{
-  {c} *h = sh + (ph & 1) * 32; ph ^= 1;
-  x = warp_sum(x);
-  if ((threadIdx.x & 31) == 0) h[threadIdx.x >> 5] = x;
-  __syncthreads();
-  {c} r = h[0];
-  #pragma unroll
-  for (int k = 1; k < {warps}; ++k) r += h[k];
-  return r;
-}}
-__device__ __forceinline__ {c} block_max({c} x, {c} *sh, int &ph) {{
-  {c} *h = sh + (ph & 1) * 32; ph ^= 1;
-  x = warp_max(x);
-  if ((threadIdx.x & 31) == 0) h[threadIdx.x >> 5] = x;
-  __syncthreads();
-  {c} r = h[0];
-  #pragma unroll
-  for (int k = 1; k < {warps}; ++k) r = h[k] > r ? h[k] : r;
-  return r;
-}}
-// The mean and variance of a line of `n` from each warp's sum `sm`, count `ct`, mean `mw` and
-// sum of squared deviations from it `sq` (Chan et al.'s combination of partial moments).
-__device__ __forceinline__ void block_meanvar({c} sm, {c} ct, {c} mw, {c} sq, {c} *sh, int &ph, {c} n, {c} &mean, {c} &var) {{
-  {c} *h = sh + (ph & 1) * 32; ph ^= 1;
-  if ((threadIdx.x & 31) == 0) {{ const int w = threadIdx.x >> 5; h[w] = sm; h[8 + w] = ct; h[16 + w] = mw; h[24 + w] = sq; }}
-  __syncthreads();
-  {c} tot = h[0];
-  #pragma unroll
-  for (int k = 1; k < {warps}; ++k) tot += h[k];
-  const {c} m = tot / n;
-  {c} m2 = ({c})0;
-  #pragma unroll
-  for (int k = 0; k < {warps}; ++k) {{ const {c} d = h[16 + k] - m; m2 += h[24 + k] + h[8 + k] * d * d; }}
-  mean = m;
-  var = m2 / n;
-}}
-// The block's maximum `M` and sum of exponentials `S` relative to it, from each warp's
-// maximum `mw` and sum `sw` relative to that: lane `k` of each warp rescales warp `k`'s sum.
-__device__ __forceinline__ void block_lse({c} mw, {c} sw, {c} *sh, int &ph, {c} &M, {c} &S) {{
-  {c} *h = sh + (ph & 1) * 32; ph ^= 1;
-  const int lane = threadIdx.x & 31;
-  if (lane == 0) {{ h[threadIdx.x >> 5] = mw; h[16 + (threadIdx.x >> 5)] = sw; }}
-  __syncthreads();
-  {c} m = h[0];
-  #pragma unroll
-  for (int k = 1; k < {warps}; ++k) m = h[k] > m ? h[k] : m;
-  {c} term = ({c})0;
-  if (lane < {warps}) {{ const {c} mk = h[lane]; if (mk > -{inf}) term = h[16 + lane] * {exp}(mk - m); }}
-  M = m;
-  S = warp_sum(term);
-}}
-{fused_fn}extern "C" __global__ void __launch_bounds__({BLOCK}, {min_blocks}) {name}({in_param}const {s} *__restrict__ w, const {s} *__restrict__ b, {s} *__restrict__ out, i64t lines, i64t n, i64t inner, u64t eps_bits, u64t p_bits{fused_params}) {{
-  __shared__ {c} sh[64];
-  int ph = 0;
-  const int t = threadIdx.x;
-  const {c} eps = ({c})__longlong_as_double((long long)eps_bits);
-  const {c} p = ({c})__longlong_as_double((long long)p_bits);
-  (void)eps; (void)p; (void)w; (void)b;
-  {stream_line}const bool cached = n <= (i64t){BLOCK} * {items};
-  for (i64t line = blockIdx.x; line < lines; line += gridDim.x) {{
-    const i64t o = line / inner, j = line - o * inner;
-    const i64t base = o * n * inner + j;
-    {fused_line}
-    if (cached) {{
-      const int nn = (int)n;
-      {c} v[{items}];
-      {near_load}
-      {near_stats}
-      {near_write}
-    }} else {{
-      {far_stats}
-      {far_write}
-    }}
-  }}
-}}
-"#
+    let mut body = String::with_capacity(ROWS_CU.len() + source_struct.len() + 512);
+    body.push_str(ROWS_CU);
+    body.push_str(&source_struct);
+    let _ = write!(
+        body,
+        "extern \"C\" __global__ void __launch_bounds__({BLOCK}, {minb}) {name}({sig}) {{\n  \
+         rows_lines<{tr}, {op}, {threads}, {items}, {hw}, {hb}, {stream}>({source}, {w}, {b}, \
+         out, lines, n, inner, eps, p);\n}}\n",
+        minb = spec.min_blocks(),
+        tr = c_traits(spec.dtype),
+        op = spec.kind.c_op(),
+        threads = spec.shape.threads,
+        items = spec.shape.items,
+        hw = spec.has_w,
+        hb = spec.has_b,
+        stream = spec.stream(),
+        w = if spec.has_w { "w" } else { "nullptr" },
+        b = if spec.has_b { "b" } else { "nullptr" },
     );
-    // Unfused softmax and log-softmax are built at `--Ofast-compile=min`, where they were
-    // measured faster (docs/PERFORMANCE.md); the other row kernels, and fused lines, fully
-    // optimised.
-    let helpers = fused.map_or(Helpers::default(), |(prog, _)| Helpers::of_program(prog))
-        | Helpers::of_dtype(dtype);
+    // The traits of every float type are in `rows.cu`, so the half helpers always are.
+    let mut helpers = Helpers::of_dtype(DType::F16);
+    if let Some((prog, _)) = spec.producer {
+        helpers = helpers | Helpers::of_program(prog);
+    }
     let source = KernelSource::generated(name, &body, helpers);
-    if fused.is_none() && matches!(kind, RowKind::Softmax | RowKind::LogSoftmax) {
+    // Unfused softmax and log-softmax are built at `--Ofast-compile=min`, where they run
+    // faster (docs/PERFORMANCE.md); the other row kernels, and fused lines, fully optimised.
+    if spec.producer.is_none() && matches!(spec.kind, RowKind::Softmax | RowKind::LogSoftmax) {
         source.at_level(FastCompile::Min)
     } else {
         source
     }
 }
 
-/// The statements that set `v[q * vec + r]` (`r < vec`) to the producer `p`'s values at line
-/// elements `i0 + r`, from one load of `vec` consecutive values of each input (`in{k}` from
-/// the line base `b{k}`, all steps one), and the alignment condition those loads need
-/// (`&& ...`, one term an input).
-fn producer_vec(p: &Program, c: &str, vec: usize) -> (String, String) {
-    let mut code = String::new();
-    let mut aligned = String::new();
+/// The members of a producer's line source, in the order of its parameters (the entry point
+/// initialises the source from the parameters of the same names).
+fn producer_members(p: &Program) -> Vec<(String, String)> {
+    let mut m = Vec::new();
+    let nd = p.shape.len();
+    for (k, inp) in p.inputs.iter().enumerate() {
+        m.push((
+            format!("const {} *__restrict__", inp.dtype.c_storage()),
+            format!("in{k}"),
+        ));
+        m.push(("i64t".into(), format!("off{k}")));
+        for d in 0..nd {
+            m.push(("i64t".into(), format!("st{k}_{d}")));
+        }
+    }
+    for d in 0..nd {
+        m.push(("i64t".into(), format!("s{d}")));
+    }
+    for c in 0..p.consts.len() {
+        m.push(("u64t".into(), format!("k{c}")));
+    }
+    m
+}
+
+/// `RowSrc_{in0, off0, ...}`: the producer's line source from the entry point's parameters.
+fn producer_init(p: &Program) -> String {
+    let names: Vec<String> = producer_members(p).into_iter().map(|(_, n)| n).collect();
+    format!("RowSrc_{{{}}}", names.join(", "))
+}
+
+/// The line source `RowSrc_` of a producer `p` whose lines lie along axis `ax`, values in the
+/// compute type `c`, `vec` values per 16-byte vector of the rows (the interface of
+/// `PlainRows` in `rows.cu`). A line holds each input's pointer, its base `b{k}` for the line
+/// and its step `t{k}` along it, and the constants.
+fn producer_source(p: &Program, ax: usize, c: &str, vec: usize) -> String {
+    let ins = p.inputs.len();
+    let mut s = String::from("struct RowSrc_ {\n  static constexpr bool PLAIN = false;\n");
+    for (ty, name) in producer_members(p) {
+        let _ = writeln!(s, "  {ty} {name};");
+    }
+    s.push_str("  struct Line {\n");
+    let mut fields = Vec::new();
+    for (k, inp) in p.inputs.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "    const {} *__restrict__ in{k}; i64t b{k}, t{k};",
+            inp.dtype.c_storage()
+        );
+        fields.push(format!("in{k}, b{k}, t{k}"));
+    }
+    for k in 0..p.consts.len() {
+        let _ = writeln!(s, "    u64t k{k};");
+        fields.push(format!("k{k}"));
+    }
+    let out = p.outputs[0];
+    for (f, step) in [("at", " * t"), ("at1", "")] {
+        let _ = writeln!(s, "    __device__ __forceinline__ {c} {f}(i64t i) const {{");
+        let e = Emit::converted(
+            p,
+            |k| {
+                let t = if step.is_empty() {
+                    String::new()
+                } else {
+                    format!("{step}{k}")
+                };
+                format!("in{k}[b{k} + i{t}]")
+            },
+            "0",
+            "",
+        );
+        emit_lane(&e, &mut s);
+        let _ = writeln!(s, "      return ({c})v{out};\n    }}");
+    }
+    let unit: Vec<String> = (0..ins).map(|k| format!(" && t{k} == 1")).collect();
+    let _ = writeln!(
+        s,
+        "    __device__ __forceinline__ bool unit() const {{ return true{}; }}",
+        unit.concat()
+    );
+    let aligned: Vec<String> = p
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(k, inp)| {
+            let align = (vec * inp.dtype.size()).min(16);
+            format!(
+                " && ((unsigned long long)(in{k} + b{k}) & {}) == 0",
+                align - 1
+            )
+        })
+        .collect();
+    let _ = writeln!(
+        s,
+        "    __device__ __forceinline__ bool vec_ok() const {{ return unit(){}; }}",
+        aligned.concat()
+    );
+    s.push_str(&producer_vec(p, c, vec));
+    s.push_str("  };\n");
+    s.push_str(&producer_line(p, ax));
+    let _ = writeln!(s, "    return Line{{{}}};\n  }}\n}};", fields.join(", "));
+    s
+}
+
+/// The line source's `vec(i0, dst_)`: `dst_[r]` (`r < vec`) set to the producer's values at
+/// line elements `i0 + r`, from one load of `vec` consecutive values of each input.
+fn producer_vec(p: &Program, c: &str, vec: usize) -> String {
+    let mut code = format!("    __device__ __forceinline__ void vec(int i0, {c} *dst_) const {{\n");
     for (k, inp) in p.inputs.iter().enumerate() {
         let bytes = vec * inp.dtype.size();
         let (word, count) = match bytes {
@@ -624,94 +447,29 @@ fn producer_vec(p: &Program, c: &str, vec: usize) -> (String, String) {
             5..=8 => ("uint2", 1),
             _ => ("uint4", bytes / 16),
         };
-        let align = bytes.min(16);
-        let _ = write!(
-            aligned,
-            " && ((unsigned long long)(in{k} + b{k}) & {}) == 0",
-            align - 1
-        );
         let st = inp.dtype.c_storage();
         let _ = writeln!(
             code,
-            "            union {{ {word} u[{count}]; {st} e[{vec}]; }} p{k}_;\n            #pragma unroll\n            for (int w_ = 0; w_ < {count}; ++w_) p{k}_.u[w_] = reinterpret_cast<const {word} *>(in{k} + b{k} + i0)[w_];"
+            "      union {{ {word} u[{count}]; {st} e[{vec}]; }} p{k}_;\n      #pragma unroll\n      for (int w_ = 0; w_ < {count}; ++w_) p{k}_.u[w_] = reinterpret_cast<const {word} *>(in{k} + b{k} + i0)[w_];"
         );
     }
     let out = p.outputs[0];
     for r in 0..vec {
         let e = Emit::converted(p, |k| format!("p{k}_.e[{r}]"), "0", format!("_{r}"));
-        let mut lane = String::new();
-        emit_lane(&e, &mut lane);
-        code.push_str(&lane);
-        let _ = writeln!(code, "            v[q * {vec} + {r}] = ({c})v{out}_{r};");
+        emit_lane(&e, &mut code);
+        let _ = writeln!(code, "      dst_[{r}] = ({c})v{out}_{r};");
     }
-    (code, aligned)
+    code.push_str("    }\n");
+    code
 }
 
-/// The condition that every input of the producer `p` steps by one element along the line
-/// (`t0 == 1 && ...`), and the names of those steps.
-fn unit_steps(p: &Program) -> (String, Vec<String>) {
-    let names: Vec<String> = (0..p.inputs.len()).map(|k| format!("t{k}")).collect();
-    let cond = if names.is_empty() {
-        "true".to_string()
-    } else {
-        names
-            .iter()
-            .map(|t| format!("{t} == 1"))
-            .collect::<Vec<_>>()
-            .join(" && ")
-    };
-    (cond, names)
-}
-
-/// The pieces of a row kernel that reads its lines through an element-wise producer: the
-/// `__device__` value function (element `i` of the line from each input's line base `b{k}` and
-/// step `t{k}` along the axis), the extra kernel parameters, the per-line code that unravels
-/// the line's outer and inner coordinates into each input's base, and the call giving element
-/// `i` in the compute type `c`.
-fn producer_code(p: &Program, ax: usize, c: &str) -> (String, String, String, String) {
+/// The head of the source's `line(o, j)`: the line's outer and inner coordinates unravelled
+/// over the extents, and each input's base `b{k}` and step `t{k}` along axis `ax`.
+fn producer_line(p: &Program, ax: usize) -> String {
     let nd = p.shape.len();
-    let ins = p.inputs.len();
-    let mut args = Vec::new();
-    let mut call = Vec::new();
-    for (k, inp) in p.inputs.iter().enumerate() {
-        args.push(format!(
-            "const {} *__restrict__ in{k}, i64t b{k}, i64t t{k}",
-            inp.dtype.c_storage()
-        ));
-        call.push(format!("in{k}, b{k}, t{k}"));
-    }
-    for k in 0..p.consts.len() {
-        args.push(format!("u64t k{k}"));
-        call.push(format!("k{k}"));
-    }
-    let mut f = format!(
-        "__device__ __forceinline__ {c} xval_(i64t i{}) {{\n",
-        args.iter().map(|a| format!(", {a}")).collect::<String>()
-    );
-    let e = Emit::converted(p, |k| format!("in{k}[b{k} + i * t{k}]"), "0", "");
-    emit_lane(&e, &mut f);
-    let out = p.outputs[0];
-    let _ = writeln!(f, "  return ({c})v{out};\n}}");
-    let mut params = String::new();
-    for (k, inp) in p.inputs.iter().enumerate() {
-        let _ = write!(
-            params,
-            ", const {} *__restrict__ in{k}, i64t off{k}",
-            inp.dtype.c_storage()
-        );
-        for d in 0..nd {
-            let _ = write!(params, ", i64t st{k}_{d}");
-        }
-    }
-    for d in 0..nd {
-        let _ = write!(params, ", i64t s{d}");
-    }
-    for k in 0..p.consts.len() {
-        let _ = write!(params, ", u64t k{k}");
-    }
-    let mut line = String::new();
+    let mut line = String::from("  __device__ __forceinline__ Line line(i64t o, i64t j) const {\n");
     if ax + 1 < nd {
-        line.push_str("i64t ri_ = j;\n");
+        line.push_str("    i64t ri_ = j;\n");
     }
     if ax > 0 {
         line.push_str("    i64t ro_ = o;\n");
@@ -722,7 +480,7 @@ fn producer_code(p: &Program, ax: usize, c: &str) -> (String, String, String, St
     for d in (0..ax).rev() {
         let _ = writeln!(line, "    const i64t c{d} = ro_ % s{d}; ro_ /= s{d};");
     }
-    for k in 0..ins {
+    for k in 0..p.inputs.len() {
         let terms: String = (0..nd)
             .filter(|&d| d != ax)
             .map(|d| format!(" + c{d} * st{k}_{d}"))
@@ -732,9 +490,80 @@ fn producer_code(p: &Program, ax: usize, c: &str) -> (String, String, String, St
             "    const i64t b{k} = off{k}{terms}; const i64t t{k} = st{k}_{ax};"
         );
     }
-    let x = format!(
-        "xval_(i{})",
-        call.iter().map(|a| format!(", {a}")).collect::<String>()
-    );
-    (f, params, line, x)
+    line.push_str("    (void)o; (void)j;\n");
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_cover_their_lines() {
+        let cases = [
+            (4096, DType::F32, 256, 16),
+            (4096, DType::BF16, 128, 32),
+            (4096, DType::F64, 256, 16),
+            (1024, DType::F32, 64, 16),
+            (1, DType::F16, 64, 1),
+            (8192, DType::BF16, 256, 32),
+            (20000, DType::F32, 256, 1),
+        ];
+        for (n, d, threads, items) in cases {
+            let s = RowShape::of(n, d);
+            assert_eq!((s.threads, s.items), (threads, items), "{n} of {d}");
+        }
+        for n in 1..3000 {
+            for d in [DType::F16, DType::F32, DType::F64] {
+                let s = RowShape::of(n, d);
+                let held = s.threads as usize * s.items;
+                // A line is held whole, or it is longer than the most a block holds.
+                assert!(held >= n || (s.items == 1 && n > BLOCK as usize * ROW_ITEMS));
+                assert!(s.threads.is_power_of_two() && (64..=BLOCK).contains(&s.threads));
+            }
+        }
+    }
+
+    #[test]
+    fn entry_passes_every_parameter_of_its_signature() {
+        let kinds = [
+            RowKind::Softmax,
+            RowKind::LogSoftmax,
+            RowKind::LogSumExp,
+            RowKind::LayerNorm,
+            RowKind::RmsNorm,
+            RowKind::Normalize { p2: false },
+            RowKind::Normalize { p2: true },
+        ];
+        for kind in kinds {
+            assert!(ROWS_CU.contains(&format!("{} =", kind.c_op())), "{kind:?}");
+            for (has_w, has_b) in [(false, false), (true, true)] {
+                let spec = RowSpec {
+                    kind,
+                    dtype: DType::BF16,
+                    has_w,
+                    has_b,
+                    shape: RowShape::of(4096, DType::BF16),
+                    producer: None,
+                };
+                let sig = RowArgs { spec, bind: None }.signature();
+                let src = rows_kernel(spec).source;
+                let entry = src
+                    .split("extern \"C\" __global__")
+                    .nth(1)
+                    .expect("an entry point");
+                assert!(entry.contains(&sig), "{sig}\n{entry}");
+                let call = entry
+                    .split("rows_lines<")
+                    .nth(1)
+                    .expect("the template call");
+                for decl in sig.split(", ") {
+                    let name = decl.rsplit([' ', '*']).next().unwrap_or("");
+                    assert!(call.contains(name), "`{name}` not passed in {call}");
+                }
+                assert_eq!(call.contains(" w,"), has_w);
+                assert_eq!(call.contains(" b,"), has_b);
+            }
+        }
+    }
 }

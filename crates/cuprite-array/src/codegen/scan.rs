@@ -27,9 +27,12 @@
 
 use super::*;
 
+mod args;
 mod bits;
 mod search;
 mod vec;
+use args::look_back_signature;
+pub(crate) use args::{COUNTER_BYTES, ColumnArgs, LookBackArgs, LookBackBind, LookBackStatus};
 pub(crate) use bits::{BITS_TILE, scan_bits, scan_bits_possible};
 pub(crate) use search::search_kernel;
 pub(crate) use vec::{SCAN_VEC_LONG, VecTile, scan_vec, scan_vec_possible};
@@ -518,18 +521,35 @@ fn coords_write(p: &Program, idx: &str) -> String {
 /// `agg_`/`incl_` are unused.
 /// Element `i` of line `o * inner + j` is the program's element `(o * len + i) * inner + j`.
 pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec) -> KernelSource {
+    let name = kernel_name(spec, "tiles");
+    let mut s = tiles_load(p, spec, &name);
+    tiles_scan(&mut s, spec);
+    s.push_str(if spec.packed() {
+        PACKED_LOOK_BACK
+    } else {
+        SPLIT_LOOK_BACK
+    });
+    s.push_str(
+        "  } else if (t_ == 0) {\n    pre_sh_ = ident_();\n  }\n  __syncthreads();\n  const E_ tp_ = comb_(comb_(pre_sh_, wp_), tex_);\n",
+    );
+    tiles_write(&mut s, p, spec);
+    KernelSource::generated(name, &s, spec.helpers(p))
+}
+
+/// The tile kernel's head: its signature, shared memory, ticket and geometry, and the
+/// striped load of its tile into shared memory (with the keys, or the values to compact).
+fn tiles_load(p: &Program, spec: ScanSpec, name: &str) -> String {
     let items = spec.items();
     let tile = spec.tile();
     let padded = spec.padded();
-    let warps = BLOCK / 32;
-    let name = kernel_name(spec, "tiles");
     let keyed = spec.keyed();
     let mut s = element_code(spec);
     let _ = writeln!(
         s,
-        "extern \"C\" __global__ void __launch_bounds__({BLOCK}, {}) {name}({}, u64t len_, u64t inner_, u64t tpl_, unsigned *flags_, E_ *agg_, E_ *incl_, unsigned *ctr_) {{",
+        "extern \"C\" __global__ void __launch_bounds__({BLOCK}, {}) {name}({}, {}) {{",
         spec.min_blocks(),
-        params(p, V, 1, &[spec.out])
+        params(p, V, 1, &[spec.out]),
+        look_back_signature()
     );
     let _ = writeln!(
         s,
@@ -598,6 +618,15 @@ pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec) -> KernelSource {
             eval_at(p, "kprev_ = V1;")
         );
     }
+    s
+}
+
+/// The tile kernel's scan of its tile: each thread's serial scan of its elements (with the
+/// segment or kept flags), the warps' and the block's totals.
+fn tiles_scan(s: &mut String, spec: ScanSpec) {
+    let items = spec.items();
+    let warps = BLOCK / 32;
+    let keyed = spec.keyed();
     let flag = if keyed {
         "if (x_ < cnt_) { const bool f_ = start_ + x_ == 0 || shk_[x_] != (x_ == 0 ? kprev_ : shk_[x_ - 1]); e_.f = f_ ? 1u : 0u; if (f_) fm_ |= 1u << q_; }"
     } else if matches!(spec.sink, Sink::Compact { .. }) {
@@ -635,21 +664,12 @@ pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec) -> KernelSource {
   const E_ wp_ = w_ > 0 ? wt_[w_ > 0 ? w_ - 1 : 0] : ident_();
 "#
     );
-    let look_back = if spec.packed() {
-        PACKED_LOOK_BACK
-    } else {
-        SPLIT_LOOK_BACK
-    };
-    s.push_str(look_back);
-    let _ = write!(
-        s,
-        r#"  }} else if (t_ == 0) {{
-    pre_sh_ = ident_();
-  }}
-  __syncthreads();
-  const E_ tp_ = comb_(comb_(pre_sh_, wp_), tex_);
-"#
-    );
+}
+
+/// The tile kernel's output: the scan written back through shared memory, or the kept
+/// elements staged by rank and written as one run.
+fn tiles_write(s: &mut String, p: &Program, spec: ScanSpec) {
+    let items = spec.items();
     match spec.sink {
         Sink::Scan { .. } => {
             let _ = write!(
@@ -707,7 +727,6 @@ pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec) -> KernelSource {
             );
         }
     }
-    KernelSource::generated(name, &s, spec.helpers(p))
 }
 
 /// The one-thread-per-line kernel (scans only). Parameters: the program's (output `out0`),
@@ -723,8 +742,9 @@ pub(crate) fn scan_columns(p: &Program, spec: ScanSpec) -> KernelSource {
     };
     let _ = writeln!(
         s,
-        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}, u64t len_, u64t inner_, u64t lines_) {{",
-        params(p, V, 1, &[spec.out])
+        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}, {}) {{",
+        params(p, V, 1, &[spec.out]),
+        args::column_signature()
     );
     let load = if keyed {
         "e_ = mk_(V0); kk_ = V1;"

@@ -17,7 +17,8 @@
 //!   overflow `f32` gives `inf` norms (as PyTorch).
 
 use crate::array::Array;
-use crate::codegen::RowKind;
+use crate::codegen::kargs::{BufAt, KernelParams};
+use crate::codegen::{RowArgs, RowBind, RowKind, RowShape, RowSpec};
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::{CallInput, LibraryCall, Node, Op, Program, Step};
@@ -25,7 +26,7 @@ use crate::runtime::DeviceState;
 use crate::shape::numel;
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
-use cuprite_driver::{Access, Stream};
+use cuprite_driver::Stream;
 use half::{bf16, f16};
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
@@ -380,7 +381,7 @@ impl RowOp {
         self.dtype.code().hash(&mut h);
         self.has_w.hash(&mut h);
         self.has_b.hash(&mut h);
-        crate::codegen::row_items(self.n).hash(&mut h);
+        RowShape::of(self.n, self.dtype).hash(&mut h);
         h.finish()
     }
 
@@ -531,11 +532,11 @@ impl LibraryCall for RowOp {
         Ok(())
     }
 
-    fn run_cuda(
+    fn run_cuda<'a>(
         &self,
         st: &'static DeviceState,
         stream: &Arc<Stream>,
-        inputs: &[CallInput<'_, DevBuf>],
+        inputs: &[CallInput<'a, DevBuf>],
         out: &mut DevBuf,
     ) -> Result<()> {
         self.check(inputs)?;
@@ -544,82 +545,61 @@ impl LibraryCall for RowOp {
             return Ok(());
         }
         let k = crate::jit::library_kernel(st, self.key(), || self.kernel())?;
-        let Some(dst) = out.live() else {
-            return Err(Error::InvalidArgument(format!(
-                "{} on a buffer that was handed back",
-                self.kind.name()
-            )));
-        };
         let nx = self.x_inputs();
-        let mut access = Vec::with_capacity(inputs.len() + 1);
-        for x in inputs {
-            let Some(src) = x.buf.live() else {
-                return Err(Error::InvalidArgument(format!(
-                    "{} on a buffer that was handed back",
-                    self.kind.name()
-                )));
-            };
-            access.push(Access::read(src));
-        }
-        access.push(Access::write(dst));
-        let size = self.dtype.size();
-        let at = |x: &CallInput<'_, DevBuf>| x.buf.ptr() + (x.layout.offset * size) as u64;
         // The weight and the bias follow the rows' inputs, in that order when present.
-        let mut wb = [0u64; 2];
+        let at = |x: &CallInput<'a, DevBuf>| BufAt {
+            buf: x.buf,
+            elem: x.layout.offset,
+        };
         let mut params = inputs[nx..].iter();
-        if self.has_w {
-            wb[0] = params.next().map_or(0, at);
+        let w = if self.has_w {
+            params.next().map(at)
+        } else {
+            None
+        };
+        let b = if self.has_b {
+            params.next().map(at)
+        } else {
+            None
+        };
+        let args = RowArgs {
+            spec: self.spec(),
+            bind: Some(RowBind {
+                inputs: inputs[..nx].iter().map(|x| (x.buf, x.layout)).collect(),
+                w,
+                b,
+                out,
+                lines,
+                n: self.n,
+                inner: self.inner,
+                eps: self.eps,
+                p: self.p,
+            }),
         }
-        if self.has_b {
-            wb[1] = params.next().map_or(0, at);
-        }
-        let mut words = Vec::with_capacity(16);
-        if self.producer.is_none() {
-            words.push(at(&inputs[0]));
-        }
-        words.extend([
-            wb[0],
-            wb[1],
-            out.ptr(),
-            lines as u64,
-            self.n as u64,
-            self.inner as u64,
-            self.eps.to_bits(),
-            self.p.to_bits(),
-        ]);
-        if let Some(p) = &self.producer {
-            for x in &inputs[..nx] {
-                words.push(x.buf.ptr());
-                words.push(x.layout.offset as u64);
-                words.extend(x.layout.strides.iter().map(|&s| s as i64 as u64));
-            }
-            words.extend(p.prog.shape.iter().map(|&d| d as u64));
-            words.extend(
-                p.prog
-                    .consts
-                    .iter()
-                    .map(|&c| crate::codegen::const_words(c).next().unwrap_or(0)),
-            );
-        }
-        let resident = (st.sms * k.blocks_per_sm).max(1) as usize;
+        .launch_args()?;
+        let threads = RowShape::of(self.n, self.dtype).threads;
         // One wave of blocks, each looping over its lines: the streaming form of the kernel
         // (contiguous aligned lines) reads a block's next line while it works on this one.
+        // `blocks_per_sm` counts blocks of `BLOCK` threads; smaller blocks fit more.
+        let per_sm = (k.blocks_per_sm * (crate::codegen::BLOCK / threads)).clamp(1, 32);
+        let resident = (st.sms * per_sm).max(1) as usize;
         let grid = lines.min(resident).min(i32::MAX as usize) as u32;
-        // SAFETY: the rows are either one contiguous realised array of `outer * n * inner`
-        // elements (its pointer first), or the fused producer's inputs, each read through
-        // its own offset and strides over the rows' shape (layouts the scheduler handed over
-        // with their storage, so every element they address lies in it); the weight and bias
-        // (when present, else null and not read) are contiguous arrays of `n`; the output is a
-        // new buffer of `outer * n * inner` elements (`outer * inner` for logsumexp). The
-        // kernel reads and writes only those, all declared.
+        // SAFETY: the words and accesses come from the kernel's own parameter description
+        // (`RowArgs`), which made its signature: the rows are either one contiguous realised
+        // array of `outer * n * inner` elements from its offset, or the fused producer's
+        // inputs, each read through its own offset and strides over the rows' shape (layouts
+        // the scheduler handed over with their storage, so every element they address lies in
+        // it); the weight and bias (when present) are contiguous arrays of `n`; the output is
+        // a new buffer of `outer * n * inner` elements (`outer * inner` for logsumexp). The
+        // kernel reads and writes only those, all declared by kind.
         unsafe {
             stream.launch_packed(
                 &k.func,
                 (grid, 1, 1),
-                (crate::codegen::BLOCK, 1, 1),
+                (threads, 1, 1),
                 0,
-                &words,
-                &access,
+                &args.words,
+                &args.access,
             )
         }?;
         Ok(())
@@ -642,14 +622,19 @@ impl LibraryCall for RowOp {
 }
 
 impl RowOp {
+    /// What the row kernel of this call depends on.
+    fn spec(&self) -> RowSpec<'_> {
+        RowSpec {
+            kind: self.kind,
+            dtype: self.dtype,
+            has_w: self.has_w,
+            has_b: self.has_b,
+            shape: RowShape::of(self.n, self.dtype),
+            producer: self.producer.as_ref().map(|p| (&p.prog, p.ax)),
+        }
+    }
+
     fn kernel(&self) -> crate::codegen::KernelSource {
-        crate::codegen::rows_kernel(
-            self.kind,
-            self.dtype,
-            self.has_w,
-            self.has_b,
-            self.producer.as_ref().map(|p| (&p.prog, p.ax)),
-            crate::codegen::row_items(self.n),
-        )
+        crate::codegen::rows_kernel(self.spec())
     }
 }

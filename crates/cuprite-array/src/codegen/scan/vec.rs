@@ -137,56 +137,11 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec, long: bool) -> KernelSource 
         "  A_ x_[{regs}][{VEC}];
   A_ ex_[{chunks}];"
     );
-    let mut pk = String::new();
-    if regs < chunks {
-        // The chunks past `regs`, loaded once the register chunks' loads are issued, are
-        // scanned across their warp at once; each thread parks its four values, already
-        // offset by the warp's prefix before it (and made exclusive for an exclusive scan), in
-        // shared memory (each thread reads back only its own vector), so that they hold no
-        // registers while the tile looks back. (Parking them before the register chunks'
-        // loads: 0.832–0.842 against 0.840–0.841× the copy, and more spills.)
-        let park = if exclusive {
-            "z_.v[0] = ex1_;\n    #pragma unroll\n    for (int l_ = 1; l_ < VEC_; ++l_) z_.v[l_] = comb_(ex1_, y_[l_ - 1]);"
-        } else {
-            "#pragma unroll\n    for (int l_ = 0; l_ < VEC_; ++l_) z_.v[l_] = comb_(ex1_, y_[l_]);"
-        }
-        .replace("VEC_", &VEC.to_string());
-        let _ = write!(
-            pk,
-            r#"  __shared__ VecN<A_, {VEC}> xs_[{spill}][{BLOCK}];
-  #pragma unroll
-  for (int c_ = {regs}; c_ < {chunks}; ++c_) {{
-    const int i0_ = c_ * {chunk} + t_ * {VEC};
-    A_ y_[{VEC}];
-    if (i0_ < cnt_) {{
-      const long long b_ = base_ + i0_;
-"#,
-            spill = chunks - regs,
-        );
-        lanes(p, &mut pk, &|lane, v0, _| {
-            format!("      y_[{lane}] = mk_({v0});\n")
-        });
-        let _ = write!(
-            pk,
-            r#"    }} else {{
-      #pragma unroll
-      for (int l_ = 0; l_ < {VEC}; ++l_) y_[l_] = ident_();
-    }}
-    #pragma unroll
-    for (int l_ = 1; l_ < {VEC}; ++l_) y_[l_] = comb_(y_[l_ - 1], y_[l_]);
-    E_ e1_ = y_[{VEC} - 1];
-    #pragma unroll
-    for (unsigned d_ = 1; d_ < 32; d_ <<= 1) {{ const E_ u_ = e_up_(e1_, d_); if ((unsigned)lane_ >= d_) e1_ = comb_(u_, e1_); }}
-    if (lane_ == 31) wt_[c_ * {warps} + w_] = e1_;
-    const E_ u1_ = e_up_(e1_, 1);
-    const E_ ex1_ = lane_ == 0 ? ident_() : u1_;
-    VecN<A_, {VEC}> z_;
-    {park}
-    xs_[c_ - {regs}][t_] = z_;
-  }}
-"#
-        );
-    }
+    let pk = if regs < chunks {
+        parked_chunks(p, exclusive, chunks, regs)
+    } else {
+        String::new()
+    };
     let _ = write!(
         s,
         r#"{vals_decl}  #pragma unroll
@@ -249,6 +204,59 @@ pub(crate) fn scan_vec(p: &Program, spec: ScanSpec, long: bool) -> KernelSource 
     KernelSource::generated(name, &s, spec.helpers(p))
 }
 
+/// The chunks of a tile past the `regs` held in registers (of `chunks`): loaded once the
+/// register chunks' loads are issued, scanned across their warp at once, each thread's four
+/// values parked in shared memory already offset by the warp's prefix before them (made
+/// exclusive for an exclusive scan), so that they hold no registers while the tile looks
+/// back; each thread reads back only its own vector.
+fn parked_chunks(p: &Program, exclusive: bool, chunks: usize, regs: usize) -> String {
+    let chunk = BLOCK as usize * VEC;
+    let warps = BLOCK as usize / 32;
+    let mut pk = String::new();
+    let park = if exclusive {
+        "z_.v[0] = ex1_;\n    #pragma unroll\n    for (int l_ = 1; l_ < VEC_; ++l_) z_.v[l_] = comb_(ex1_, y_[l_ - 1]);"
+    } else {
+        "#pragma unroll\n    for (int l_ = 0; l_ < VEC_; ++l_) z_.v[l_] = comb_(ex1_, y_[l_]);"
+    }
+    .replace("VEC_", &VEC.to_string());
+    let _ = write!(
+        pk,
+        r#"  __shared__ VecN<A_, {VEC}> xs_[{spill}][{BLOCK}];
+  #pragma unroll
+  for (int c_ = {regs}; c_ < {chunks}; ++c_) {{
+const int i0_ = c_ * {chunk} + t_ * {VEC};
+A_ y_[{VEC}];
+if (i0_ < cnt_) {{
+  const long long b_ = base_ + i0_;
+"#,
+        spill = chunks - regs,
+    );
+    lanes(p, &mut pk, &|lane, v0, _| {
+        format!("      y_[{lane}] = mk_({v0});\n")
+    });
+    let _ = write!(
+        pk,
+        r#"    }} else {{
+  #pragma unroll
+  for (int l_ = 0; l_ < {VEC}; ++l_) y_[l_] = ident_();
+}}
+#pragma unroll
+for (int l_ = 1; l_ < {VEC}; ++l_) y_[l_] = comb_(y_[l_ - 1], y_[l_]);
+E_ e1_ = y_[{VEC} - 1];
+#pragma unroll
+for (unsigned d_ = 1; d_ < 32; d_ <<= 1) {{ const E_ u_ = e_up_(e1_, d_); if ((unsigned)lane_ >= d_) e1_ = comb_(u_, e1_); }}
+if (lane_ == 31) wt_[c_ * {warps} + w_] = e1_;
+const E_ u1_ = e_up_(e1_, 1);
+const E_ ex1_ = lane_ == 0 ? ident_() : u1_;
+VecN<A_, {VEC}> z_;
+{park}
+xs_[c_ - {regs}][t_] = z_;
+  }}
+"#
+    );
+    pk
+}
+
 /// The kernel's signature (parameters as [`scan_tiles`]'), the shared status of the tile (`wts`
 /// warp-total slots, the prefix, the ticket), the ticket and the tile's geometry: `base_` (its
 /// first element) and `cnt_` (its elements, at most `tile`).
@@ -267,7 +275,7 @@ pub(super) fn prologue(
     }
     let _ = write!(
         s,
-        r#"extern "C" __global__ void __launch_bounds__({BLOCK}, {min_blocks}) {name}({}, u64t len_, u64t inner_, u64t tpl_, unsigned *flags_, E_ *agg_, E_ *incl_, unsigned *ctr_) {{
+        r#"extern "C" __global__ void __launch_bounds__({BLOCK}, {min_blocks}) {name}({}, {}) {{
   __shared__ E_ wt_[{wts}];
   __shared__ E_ pre_sh_;
   __shared__ long long tid_sh_;
@@ -284,6 +292,7 @@ pub(super) fn prologue(
   if (cnt_ > {tile}) cnt_ = {tile};
 "#,
         params(p, V, 1, &[spec.out]),
+        look_back_signature(),
         prefetch = if prefetch {
             tile_prefetch(p, tile)
         } else {

@@ -4,9 +4,10 @@
 
 use super::cpu::{self, Acc};
 use crate::backend::cuda::{aligned, vector_allowed};
+use crate::codegen::kargs::KernelParams;
 use crate::codegen::{
-    BLOCK, ParamPlan, SCAN_VEC_LONG, ScanForm, ScanSpec, Sink, VEC, Variant, scan_bits_possible,
-    scan_vec_possible,
+    BLOCK, COUNTER_BYTES, ColumnArgs, LookBackArgs, LookBackBind, LookBackStatus, ParamPlan,
+    SCAN_VEC_LONG, ScanForm, ScanSpec, Sink, VEC, Variant, scan_bits_possible, scan_vec_possible,
 };
 use crate::dtype::{Class, DType};
 use crate::error::{Error, Result};
@@ -262,13 +263,20 @@ impl FusedCall for ScanCall {
             .collect();
         access.push(Access::write(dst));
         if kind == ScanForm::Columns {
-            words.extend_from_slice(&[self.n as u64, self.inner as u64, lines as u64]);
+            let tail = ColumnArgs {
+                len: self.n,
+                inner: self.inner,
+                lines,
+            }
+            .launch_args()?;
+            words.extend_from_slice(&tail.words);
             let resident = (st.sms * k.blocks_per_sm.max(1)) as usize;
             let grid = lines.div_ceil(BLOCK as usize).min(resident * 4).max(1) as u32;
             // SAFETY: the words are the kernel's parameters in order (the program's from its
-            // `ParamPlan`, then the line geometry); the kernel reads the program's inputs
-            // through their layouts (checked when the arrays were made) and writes the
-            // `outer * n * inner` elements of the new output buffer; all are declared.
+            // `ParamPlan`, then the line geometry from `ColumnArgs`, the description that made
+            // the signature); the kernel reads the program's inputs through their layouts
+            // (checked when the arrays were made) and writes the `outer * n * inner` elements
+            // of the new output buffer; all are declared.
             unsafe {
                 stream.launch_packed(&k.func, (grid, 1, 1), (BLOCK, 1, 1), 0, &words, &access)
             }?;
@@ -285,48 +293,45 @@ impl FusedCall for ScanCall {
                     self.n
                 ))
             })?;
-        // The look-back status: a counter (16 bytes, zeroed), then either one zeroed 64-bit
-        // status word per tile (packed) or one zeroed flag per tile and, apart, the aggregate
-        // and inclusive prefix of each tile.
+        // The look-back status (see `LookBackStatus`): the zeroed counter, then one zeroed
+        // 64-bit status word per tile (packed) or one zeroed flag per tile and, apart, the
+        // aggregate and inclusive prefix of each tile.
         let (flags, status) = if tpl > 1 && spec.packed() {
-            (Some(scratch(st, stream, 8 * tiles + 16, true)?), None)
+            (
+                Some(scratch(st, stream, 8 * tiles + COUNTER_BYTES, true)?),
+                None,
+            )
         } else if tpl > 1 {
-            let f = scratch(st, stream, 4 * (tiles + 4), true)?;
+            let f = scratch(st, stream, 4 * tiles + COUNTER_BYTES, true)?;
             let s = scratch(st, stream, 2 * spec.status_size() * tiles, false)?;
             (Some(f), Some(s))
         } else {
             (None, None)
         };
-        let (fp, sp) = (
-            flags.as_ref().map_or(0, |f| f.ptr()),
-            status.as_ref().map_or(0, |s| s.ptr()),
-        );
-        words.extend_from_slice(&[
-            self.n as u64,
-            self.inner as u64,
-            tpl as u64,
-            if tpl > 1 { fp + 16 } else { 0 },
-            sp,
-            if status.is_some() {
-                sp + (spec.status_size() * tiles) as u64
-            } else {
-                0
-            },
-            fp,
-        ]);
-        for b in flags.iter().chain(status.iter()) {
-            if let Some(l) = b.live() {
-                access.push(Access::write(l));
-            }
+        let tail = LookBackArgs {
+            status_size: spec.status_size(),
+            bind: Some(LookBackBind {
+                len: self.n,
+                inner: self.inner,
+                tpl,
+                status: flags.as_ref().map(|f| LookBackStatus {
+                    flags: f,
+                    status: status.as_ref(),
+                    tiles,
+                }),
+            }),
         }
+        .launch_args()?;
+        words.extend_from_slice(&tail.words);
+        access.extend(tail.access);
         // SAFETY: the words are the kernel's parameters in order (the program's from its
-        // `ParamPlan`, then the geometry and the status arrays: a zeroed counter, after 16
-        // bytes `tiles` zeroed 64-bit status words (packed) or `tiles` zeroed flags and
-        // `2 * tiles` status elements, or null and unread when every line is one tile); the
-        // kernel reads the program's inputs through their
-        // layouts and writes the output rows it was made for (a long scan also asks L2 for
-        // the inputs of the tile of its block index, below `tiles`: inside those inputs);
-        // every buffer is declared.
+        // `ParamPlan`, then `LookBackArgs`, the description that made the signature's tail:
+        // the geometry and the status arrays, a zeroed counter and after it `tiles` zeroed
+        // 64-bit status words (packed) or `tiles` zeroed flags and `2 * tiles` status
+        // elements, or null and unread when every line is one tile); the kernel reads the
+        // program's inputs through their layouts and writes the output rows it was made for
+        // (a long scan also asks L2 for the inputs of the tile of its block index, below
+        // `tiles`: inside those inputs); every buffer is declared.
         unsafe {
             stream.launch_packed(
                 &k.func,
