@@ -2,24 +2,16 @@
 """PyTorch and CuPy peer figures for the NumPy-routine benchmarks
 (crates/cuprite-cli/src/bench/numpy.rs).
 
-<<<<<<< HEAD
-Runs on the same GPU, in the same call, the same work as `cuprite bench numpy/isin_lexsort` and
-`cuprite bench numpy/eig`:
-=======
-Runs on the same GPU, in the same call, the same work as `cuprite bench numpy/isin_lexsort`
-and `numpy/interp`:
->>>>>>> h-math
+Runs on the same GPU, in the same call, the same work as `cuprite bench numpy/isin_lexsort`,
+`numpy/eig` and `numpy/interp`:
 - torch.isin of 2^24 int64 values in [0, 2^20) against 2^16 such values;
 - lexsort of 2^24 x 2 int64 keys in [0, 2^10) (the last key primary): PyTorch has no lexsort,
   so the best it offers is two stable sorts, the secondary key first, then the primary key
   gathered by that order;
-<<<<<<< HEAD
 - torch.linalg.eig of a 1024 x 1024 float64 matrix of uniform values (eigenvalues and vectors),
   one call per event pair (it waits for the solver on the host, as cuprite's eig does).
-=======
 - cupy.interp of 2^24 float32 queries in [0, 1) into 2^20 sorted float32 points (CuPy's section:
   skipped, with a note in the output, where CuPy is not installed).
->>>>>>> h-math
 Device work is timed with CUDA events around K back-to-back calls after warm-up, on fresh
 random data; the median over the repeats, divided by K, is printed in ms.
 
@@ -81,11 +73,8 @@ def main():
         res["peer"] += f", CuPy {cp.__version__}"
         res["cupy"] = cp.__version__
     # Problem sizes, for matching with cuprite's figures (crates/cuprite-cli/src/bench/report.rs).
-<<<<<<< HEAD
-    res["sizes"] = {"isin": n, "lexsort": n, "eig": e}
-=======
+    sizes["eig"] = e
     res["sizes"] = sizes
->>>>>>> h-math
     out = json.dumps(res, indent=1)
     print(out)
     if "--json" in sys.argv:

@@ -29,19 +29,13 @@
 
 mod axis_concat;
 mod binning;
-<<<<<<< HEAD
 mod broadcast;
-=======
 mod bits;
->>>>>>> h-math
 mod calculus;
 mod choosing;
 mod compound;
-<<<<<<< HEAD
 mod editing;
-=======
 mod covariance;
->>>>>>> h-math
 pub(crate) mod elementwise;
 pub mod fft;
 mod functional;
@@ -79,16 +73,13 @@ mod window;
 pub use crate::special;
 pub use axis_concat::{IntoPiece, Piece, concat_pieces, directive};
 pub use binning::{histogram2d, histogramdd};
-<<<<<<< HEAD
 pub use broadcast::Broadcast;
 pub use choosing::{PieceFn, choose, piecewise, select};
 pub use editing::Trim;
 pub use functional::fromfunction;
 pub use gradient::Spacing;
-=======
 pub use bits::{BitOrder, base_repr, binary_repr};
 pub use covariance::Cov;
->>>>>>> h-math
 pub use index::{Idx, IndexArray, IndexMode, ScatterOpts};
 pub use loss::Reduction;
 pub use mathx::RealIfClose;

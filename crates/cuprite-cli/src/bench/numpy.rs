@@ -2,15 +2,10 @@
 //! in the same run (their ceiling; target 0.9), and stacking, splitting, repeating and `tril`
 //! against the device copy bandwidth (target 0.85). Each figure counts the bytes the routine
 //! must move: reductions read `n` elements; the movement routines read and write theirs.
-<<<<<<< HEAD
-//! `isin` of 2^24 values in 2^16 and `lexsort` of 2^24 x 2 keys are times, judged against
-//! `benches/peers/torch_numpy.py` by `cuprite bench --peers`, as is `eig` of a 1024² f64
-//! matrix (eigenvalues and vectors) against `torch.linalg.eig`.
-=======
 //! `isin` of 2^24 values in 2^16, `lexsort` of 2^24 x 2 keys and `interp` of 2^24 queries
 //! into 2^20 points are times, judged against `benches/peers/torch_numpy.py` (PyTorch, and
-//! CuPy for `interp`) by `cuprite bench --peers`.
->>>>>>> h-math
+//! CuPy for `interp`) by `cuprite bench --peers`, as is `eig` of a 1024² f64 matrix
+//! (eigenvalues and vectors) against `torch.linalg.eig`.
 
 use super::curves::per_call;
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
@@ -38,17 +33,16 @@ pub fn benchmarks() -> Vec<Benchmark> {
             run: isin_lexsort,
         },
         Benchmark {
-<<<<<<< HEAD
             name: "numpy/eig",
             group: "numpy",
             needs_gpu: true,
             run: eig,
-=======
+        },
+        Benchmark {
             name: "numpy/interp",
             group: "numpy",
             needs_gpu: true,
             run: interp,
->>>>>>> h-math
         },
     ]
 }
@@ -282,7 +276,6 @@ fn isin_lexsort(ctx: &mut BenchCtx) -> BenchResult {
     })
 }
 
-<<<<<<< HEAD
 fn eig(ctx: &mut BenchCtx) -> BenchResult {
     let n = ctx.size(1024, 256);
     with_device(Device::cuda(0), || {
@@ -308,7 +301,9 @@ fn eig(ctx: &mut BenchCtx) -> BenchResult {
             )
             .with_note("peer: torch.linalg.eig in benches/peers/torch_numpy.py"),
         ])
-=======
+    })
+}
+
 fn interp(ctx: &mut BenchCtx) -> BenchResult {
     let n = ctx.size(1 << 24, 1 << 18);
     let m = ctx.size(1 << 20, 1 << 14);
@@ -330,6 +325,5 @@ fn interp(ctx: &mut BenchCtx) -> BenchResult {
         )
         .with_note("peer: cupy.interp in benches/peers/torch_numpy.py");
         Ok(vec![f])
->>>>>>> h-math
     })
 }

@@ -945,21 +945,22 @@ pub const PEER_RULES: &[PeerRule] = &[
     },
     PeerRule {
         script: "torch_numpy.py",
-<<<<<<< HEAD
         key: "eig_1024_f64_ms",
         what: "eig (values and vectors) vs torch.linalg.eig",
         benchmark: "numpy/eig",
         figure: "eig of",
         unit: "ms",
         size: Some("eig"),
-=======
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_numpy.py",
         key: "interp_2p24_in_2p20_ms",
         what: "interp of f32 vs cupy.interp",
         benchmark: "numpy/interp",
         figure: "interp of",
         unit: "ms",
         size: Some("interp"),
->>>>>>> h-math
         target: Target::RatioAtMost(1.0),
     },
 ];
