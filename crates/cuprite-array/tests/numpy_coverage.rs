@@ -418,6 +418,7 @@ fn known() -> Vec<&'static str> {
     k!(
         "ops::poly::trimcoef",
         cuprite_array::ops::poly::trimcoef::<f64>
+    );
     // random: Generator, bit generators, legacy state, distributions
     k!("random::default_rng", cuprite_array::random::default_rng);
     k!("random::Generator", cuprite_array::random::Generator::new);
