@@ -21,7 +21,9 @@ use crate::error::{Error, Result};
 use crate::runtime::{CaptureFlag, with_stream};
 use crate::shape::Layout;
 use crate::storage::Storage;
-use cuprite_driver::{Access, CaptureMode, DeviceRead, DeviceViewMut, GraphExec, Stream};
+use cuprite_driver::{
+    Access, CaptureMode, CaptureStatus, DeviceRead, DeviceViewMut, GraphExec, Stream,
+};
 use std::sync::{Arc, Mutex};
 
 /// How many captured graphs (input signatures) a [`Compiled`] program keeps unless told
@@ -147,11 +149,50 @@ fn take_stream(ctx: &Arc<cuprite_driver::Context>) -> Result<Arc<Stream>> {
     Ok(ctx.new_stream()?)
 }
 
-/// Keeps `stream` (whose graph is dropped) for a later capture.
+/// Keeps `stream` (whose graph is dropped, or whose capture failed) for a later capture, only
+/// if it is not capturing: a stream whose capture could not be ended is ended once more and
+/// dropped, so that no later capture begins on a stream in an unknown state.
 fn give_stream(stream: Arc<Stream>) {
+    if stream.capture_status().ok() != Some(CaptureStatus::None) {
+        drop(stream.end_capture());
+        return;
+    }
     let mut kept = STREAMS.lock().unwrap_or_else(|e| e.into_inner());
     if kept.len() < STREAMS_KEPT {
         kept.push(stream);
+    }
+}
+
+/// A capture in progress on `stream`, ended (its graph discarded) when dropped unfinished: on
+/// an `Err` or a panic of the closure, the stream never stays capturing.
+struct Recording<'a> {
+    stream: &'a Arc<Stream>,
+    finished: bool,
+}
+
+impl<'a> Recording<'a> {
+    fn begin(stream: &'a Arc<Stream>) -> Result<Self> {
+        stream.begin_capture(CaptureMode::ThreadLocal)?;
+        Ok(Recording {
+            stream,
+            finished: false,
+        })
+    }
+
+    /// Ends the capture and returns its graph.
+    fn end(mut self) -> Result<cuprite_driver::Graph> {
+        self.finished = true;
+        Ok(self.stream.end_capture()?)
+    }
+}
+
+impl Drop for Recording<'_> {
+    fn drop(&mut self) {
+        if !self.finished {
+            // Everything the closure made was dropped inside the capture; the graph, never
+            // instantiated, goes with its allocations.
+            drop(self.stream.end_capture());
+        }
     }
 }
 
@@ -381,14 +422,14 @@ impl<T: Element, U: Element> Captured<T, U> {
             }
             Ok(())
         })?;
-        let outputs = Self::record(f, &owned, &stream)?;
-        let exec = match stream.end_capture().and_then(|g| g.instantiate_auto_free()) {
+        let (outputs, recording) = Self::record(f, &owned, &stream)?;
+        let exec = match recording.end().and_then(|g| Ok(g.instantiate_auto_free()?)) {
             Ok(e) => e,
             Err(e) => {
                 // Graph allocations that were never made: freeing them would be an error. The
                 // arrays' host parts are left behind with them.
                 std::mem::forget(outputs);
-                return Err(e.into());
+                return Err(e);
             }
         };
         if let Err(e) = launch_writing(&exec, &stream, &outputs) {
@@ -404,28 +445,25 @@ impl<T: Element, U: Element> Captured<T, U> {
     }
 
     /// Runs `f` on `owned` under capture on `stream`, its outputs realised contiguously inside.
-    /// On `Err` the capture is ended and its graph dropped; on `Ok` it is still in progress.
-    fn record<F>(f: &F, owned: &[Array<T>], stream: &Arc<Stream>) -> Result<Vec<Array<U>>>
+    /// On `Err` (or a panic) the capture is ended and its graph dropped; on `Ok` it is still
+    /// in progress, ended by the returned [`Recording`].
+    fn record<'s, F>(
+        f: &F,
+        owned: &[Array<T>],
+        stream: &'s Arc<Stream>,
+    ) -> Result<(Vec<Array<U>>, Recording<'s>)>
     where
         F: Fn(&[Array<T>]) -> Result<Vec<Array<U>>>,
     {
-        stream.begin_capture(CaptureMode::ThreadLocal)?;
-        let r = {
+        let recording = Recording::begin(stream)?;
+        let outs = {
             let _flag = CaptureFlag::set();
             with_stream(stream, || -> Result<Vec<Array<U>>> {
                 let outs = f(owned)?;
                 outs.iter().map(|o| o.contiguous()).collect()
             })
-        };
-        match r {
-            Ok(outs) => Ok(outs),
-            Err(e) => {
-                // Everything the closure made is dropped (inside the capture); the graph,
-                // never instantiated, goes with its allocations.
-                let _ = stream.end_capture();
-                Err(e)
-            }
-        }
+        }?;
+        Ok((outs, recording))
     }
 
     /// Copies `inputs` into the graph's input buffers, launches it, and copies its outputs out.
