@@ -24,6 +24,8 @@ use crate::storage::Storage;
 use cuprite_driver::{
     Access, CaptureMode, CaptureStatus, DeviceRead, DeviceViewMut, GraphExec, Stream,
 };
+use crate::random::{CallKey, call_key_offset, with_call_key};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// How many captured graphs (input signatures) a [`Compiled`] program keeps unless told
@@ -56,6 +58,8 @@ where
     Compiled {
         f,
         limit: DEFAULT_GRAPH_LIMIT,
+        calls: AtomicU64::new(0),
+        repeat_random: false,
         cache: Mutex::new(Cache {
             entries: Vec::new(),
             tick: 0,
@@ -68,6 +72,10 @@ where
 pub struct Compiled<T: Element, U: Element, F> {
     f: F,
     limit: usize,
+    /// Calls made so far: call `n` keys its random draws with `call_key_offset(n)`.
+    calls: AtomicU64,
+    /// Every call draws with the seeds as given (offset 0).
+    repeat_random: bool,
     cache: Mutex<Cache<T, U>>,
 }
 
@@ -117,6 +125,9 @@ struct Captured<T: Element, U: Element> {
     exec: Option<GraphExec>,
     /// The graph's own contiguous copies of the inputs, rewritten before each launch.
     inputs: Vec<Array<T>>,
+    /// The `u64` word the captured random draws are keyed by (`seed ^ word`), rewritten
+    /// before each launch.
+    key: Arc<Storage>,
     /// The graph's private stream (from [`take_stream`], given back on drop): captures, copies
     /// in and launches run here, so no other thread's work can be captured into the graph.
     stream: Arc<Stream>,
@@ -217,6 +228,30 @@ where
         self
     }
 
+    /// With `on`, every call draws the same random numbers: those of an eager run of the
+    /// closure with its seeds. By default call `n` (counted from 0 over every signature) keys
+    /// each draw of seed `s` with `s ^ cuprite_array::random::call_key_offset(n)`: the first
+    /// call draws as an eager run does, and no two calls draw the same numbers, on CUDA (the
+    /// key is a word of device memory that each replay rewrites) as on the CPU.
+    ///
+    /// ```
+    /// use cuprite_array::{Array, compile};
+    /// let noise = compile(|x: &[Array<f32>]| Ok(vec![&x[0] + &Array::rand_uniform(&[4], 7)?]));
+    /// let zero = Array::from_slice(&[0.0f32; 4], &[4])?;
+    /// let (a, b) = (noise.call(&[&zero])?, noise.call(&[&zero])?);
+    /// assert_eq!(a[0].to_vec()?, Array::<f32>::rand_uniform(&[4], 7)?.to_vec()?);
+    /// assert_ne!(a[0].to_vec()?, b[0].to_vec()?);
+    /// let same = compile(|x: &[Array<f32>]| Ok(vec![&x[0] + &Array::rand_uniform(&[4], 7)?]))
+    ///     .repeat_random(true);
+    /// assert_eq!(same.call(&[&zero])?[0].to_vec()?, same.call(&[&zero])?[0].to_vec()?);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    #[must_use]
+    pub fn repeat_random(mut self, on: bool) -> Self {
+        self.repeat_random = on;
+        self
+    }
+
     /// How many captured graphs are kept now.
     pub fn num_graphs(&self) -> usize {
         self.cache
@@ -245,7 +280,7 @@ where
     /// discarded, and the stream and context stay usable. Arrays the closure uses from its
     /// environment are read (or written) at every replay at the address they had when
     /// captured; the graph keeps their memory alive. Random draws use the seed given in the
-    /// closure, so every replay draws the same numbers, as eager calls with that seed do.
+    /// closure, keyed per call (see [`repeat_random`](Self::repeat_random)).
     ///
     /// ```
     /// use cuprite_array::{Array, compile};
@@ -259,18 +294,29 @@ where
     /// ```
     pub fn call(&self, inputs: &[&Array<T>]) -> Result<Vec<Array<U>>> {
         let sig = signature(inputs)?;
+        let n = self.calls.fetch_add(1, Ordering::Relaxed);
+        let offset = if self.repeat_random {
+            0
+        } else {
+            call_key_offset(n)
+        };
         if sig.device.backend != Backend::Cuda {
+            // The same keyed draws as a replay's (the key read from a word of memory).
             let owned: Vec<Array<T>> = inputs.iter().map(|&x| x.clone()).collect();
-            return (self.f)(&owned);
+            let word = Array::<u64>::from_slice_on(sig.device, &[offset], &[1])?
+                .contiguous_storage()?;
+            return crate::device::with_device(sig.device, || {
+                with_call_key(CallKey::Device { word, offset }, || (self.f)(&owned))
+            });
         }
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         cache.tick += 1;
         let tick = cache.tick;
         if let Some(e) = cache.entries.iter_mut().find(|e| e.sig == sig) {
             e.last_used = tick;
-            return e.graph.replay(inputs);
+            return e.graph.replay(inputs, offset);
         }
-        let (graph, outs) = Captured::capture(&self.f, inputs, sig.device.ordinal)?;
+        let (graph, outs) = Captured::capture(&self.f, inputs, sig.device.ordinal, offset)?;
         if cache.entries.len() >= self.limit {
             if let Some(i) = (0..cache.entries.len()).min_by_key(|&i| cache.entries[i].last_used) {
                 cache.entries.swap_remove(i);
@@ -370,9 +416,14 @@ fn launch_writing<U: Element>(
 }
 
 impl<T: Element, U: Element> Captured<T, U> {
-    /// Captures `f` on `inputs` (on CUDA device `ordinal`), launches the graph once, and returns
-    /// it with this first call's outputs.
-    fn capture<F>(f: &F, inputs: &[&Array<T>], ordinal: usize) -> Result<(Self, Vec<Array<U>>)>
+    /// Captures `f` on `inputs` (on CUDA device `ordinal`), launches the graph once with the
+    /// random key offset `offset`, and returns it with this first call's outputs.
+    fn capture<F>(
+        f: &F,
+        inputs: &[&Array<T>],
+        ordinal: usize,
+        offset: u64,
+    ) -> Result<(Self, Vec<Array<U>>)>
     where
         F: Fn(&[Array<T>]) -> Result<Vec<Array<U>>>,
     {
@@ -384,7 +435,7 @@ impl<T: Element, U: Element> Captured<T, U> {
             )));
         }
         let stream = take_stream(&st.ctx)?;
-        let graph = match Self::capture_on(f, inputs, ordinal, &stream) {
+        let graph = match Self::capture_on(f, inputs, ordinal, offset, &stream) {
             Ok(g) => g,
             Err(e) => {
                 // The capture was ended (or never begun): the stream is as it was.
@@ -401,6 +452,7 @@ impl<T: Element, U: Element> Captured<T, U> {
         f: &F,
         inputs: &[&Array<T>],
         ordinal: usize,
+        offset: u64,
         stream: &Arc<Stream>,
     ) -> Result<Self>
     where
@@ -413,16 +465,31 @@ impl<T: Element, U: Element> Captured<T, U> {
                 .map(|x| copy_array(x, ordinal))
                 .collect::<Result<Vec<_>>>()
         })?;
-        // The eager run: kernels built, library handles, plans and workspaces made, so that
-        // the capture records launches only.
+        // The key word, holding this call's offset for the first launch.
+        let key = with_stream(&stream, || {
+            Array::<u64>::from_slice_on(Device::cuda(ordinal), &[offset], &[1])?
+                .contiguous_storage()
+        })?;
+        // The eager run: kernels built (the keyed random ones too), library handles, plans and
+        // workspaces made, so that the capture records launches only.
         with_stream(&stream, || -> Result<()> {
-            let outs = f(&owned)?;
+            let outs = with_call_key(
+                CallKey::Device {
+                    word: key.clone(),
+                    offset,
+                },
+                || f(&owned),
+            )?;
             for o in &outs {
                 o.eval()?;
             }
             Ok(())
         })?;
-        let (outputs, recording) = Self::record(f, &owned, &stream)?;
+        let keyed = CallKey::Device {
+            word: key.clone(),
+            offset,
+        };
+        let (outputs, recording) = with_call_key(keyed, || Self::record(f, &owned, &stream))?;
         let exec = match recording.end().and_then(|g| Ok(g.instantiate_auto_free()?)) {
             Ok(e) => e,
             Err(e) => {
@@ -440,6 +507,7 @@ impl<T: Element, U: Element> Captured<T, U> {
             outputs,
             exec: Some(exec),
             inputs: owned,
+            key,
             stream,
         })
     }
@@ -466,8 +534,9 @@ impl<T: Element, U: Element> Captured<T, U> {
         Ok((outs, recording))
     }
 
-    /// Copies `inputs` into the graph's input buffers, launches it, and copies its outputs out.
-    fn replay(&self, inputs: &[&Array<T>]) -> Result<Vec<Array<U>>> {
+    /// Copies `inputs` into the graph's input buffers and `offset` into its key word, launches
+    /// it, and copies its outputs out.
+    fn replay(&self, inputs: &[&Array<T>], offset: u64) -> Result<Vec<Array<U>>> {
         for (x, mine) in inputs.iter().zip(&self.inputs) {
             let src = x.contiguous_storage()?;
             let dst = mine.contiguous_storage()?;
@@ -490,6 +559,17 @@ impl<T: Element, U: Element> Captured<T, U> {
                 unsafe { DeviceViewMut::from_raw_parts(d.device_ptr(), bytes, d.tracker()) };
             self.stream.memcpy_dtod(&s, &mut view)?;
         }
+        let word = device_buffer(&self.key, "the random key word")?;
+        if word.len() < 8 {
+            return Err(Error::InvalidArgument(format!(
+                "the random key word of a compiled program has {} bytes, not 8",
+                word.len()
+            )));
+        }
+        // SAFETY: the word is the program's own 8-byte buffer (checked above); only this
+        // program writes it, and its tracker orders the write after the previous launch's read.
+        let mut view = unsafe { DeviceViewMut::<u64>::from_raw_parts(word.device_ptr(), 1, word.tracker()) };
+        self.stream.memcpy_htod(&[offset], &mut view)?;
         if let Some(exec) = &self.exec {
             launch_writing(exec, &self.stream, &self.outputs)?;
         }

@@ -199,7 +199,7 @@ impl Helpers {
                 Step::Binary(BinaryOp::Pow, ..) => h.ipow = true,
                 Step::Binary(BinaryOp::Div | BinaryOp::Rem, ..) => h.floor = true,
                 Step::Check(..) => h.check = true,
-                Step::Rand(..) => h.rand = true,
+                Step::Rand(..) | Step::RandKeyed(..) => h.rand = true,
                 _ => {}
             }
         }
