@@ -374,7 +374,12 @@ fn rand_op(shape: &[usize], seed: u64, dist: Dist) -> Op {
             // Every index reads the one word: key = seed ^ word[0].
             let zero = Node::new(Op::Const(Scalar::I64(0)), DType::I64, shape.to_vec(), dev);
             let w = Node::new(Op::Gather(word, 1, zero), DType::U64, shape.to_vec(), dev);
-            let s = Node::new(Op::Const(Scalar::U64(seed)), DType::U64, shape.to_vec(), dev);
+            let s = Node::new(
+                Op::Const(Scalar::U64(seed)),
+                DType::U64,
+                shape.to_vec(),
+                dev,
+            );
             let key = Node::new(
                 Op::Binary(BinaryOp::BitXor, s, w),
                 DType::U64,

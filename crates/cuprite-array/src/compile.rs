@@ -18,13 +18,13 @@ use crate::array::Array;
 use crate::device::{Backend, Device};
 use crate::dtype::Element;
 use crate::error::{Error, Result};
+use crate::random::{CallKey, call_key_offset, with_call_key};
 use crate::runtime::{CaptureFlag, with_stream};
 use crate::shape::Layout;
 use crate::storage::Storage;
 use cuprite_driver::{
     Access, CaptureMode, CaptureStatus, DeviceRead, DeviceViewMut, GraphExec, Stream,
 };
-use crate::random::{CallKey, call_key_offset, with_call_key};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -303,8 +303,8 @@ where
         if sig.device.backend != Backend::Cuda {
             // The same keyed draws as a replay's (the key read from a word of memory).
             let owned: Vec<Array<T>> = inputs.iter().map(|&x| x.clone()).collect();
-            let word = Array::<u64>::from_slice_on(sig.device, &[offset], &[1])?
-                .contiguous_storage()?;
+            let word =
+                Array::<u64>::from_slice_on(sig.device, &[offset], &[1])?.contiguous_storage()?;
             return crate::device::with_device(sig.device, || {
                 with_call_key(CallKey::Device { word, offset }, || (self.f)(&owned))
             });
@@ -568,7 +568,8 @@ impl<T: Element, U: Element> Captured<T, U> {
         }
         // SAFETY: the word is the program's own 8-byte buffer (checked above); only this
         // program writes it, and its tracker orders the write after the previous launch's read.
-        let mut view = unsafe { DeviceViewMut::<u64>::from_raw_parts(word.device_ptr(), 1, word.tracker()) };
+        let mut view =
+            unsafe { DeviceViewMut::<u64>::from_raw_parts(word.device_ptr(), 1, word.tracker()) };
         self.stream.memcpy_htod(&[offset], &mut view)?;
         if let Some(exec) = &self.exec {
             launch_writing(exec, &self.stream, &self.outputs)?;

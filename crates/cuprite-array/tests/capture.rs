@@ -6,6 +6,7 @@
 //!
 //! Every GPU test here captures a CUDA graph, so each runs alone (`Test::gpu_alone`).
 
+use cuprite_array::random::{call_key_offset, philox4x32_10};
 use cuprite_array::{Array, Device, FftNorm, Result, compile, linalg, with_device};
 use cuprite_testkit::{Rng, Test, TestResult};
 
@@ -25,7 +26,8 @@ where
     U: cuprite_array::Element + PartialEq + std::fmt::Debug,
     F: Fn(&[Array<f32>]) -> Result<Vec<Array<U>>>,
 {
-    let prog = compile(&f);
+    // Every call draws with the seeds as given, as the eager runs do.
+    let prog = compile(&f).repeat_random(true);
     let mut rng = Rng::fresh();
     for call in 0..3 {
         let ins: Vec<Array<f32>> = shapes.iter().map(|s| arr(&mut rng, s)).collect();
@@ -335,6 +337,126 @@ pub fn tests() -> Vec<Test> {
         Test::gpu_alone("capture::lru_limit", lru_limit),
         Test::gpu_alone("capture::stress", stress),
         Test::cpu("capture::cpu_path", cpu_path),
+        Test::cpu("capture::cpu_random_per_call", || {
+            random_per_call(Device::CPU)
+        }),
+        Test::gpu_alone("capture::random_per_replay", || random_per_call(dev())),
+        Test::nvrtc(
+            "capture::keyed_random_kernels_compile",
+            keyed_random_kernels_compile,
+        ),
         Test::cpu("capture::bad_signatures", bad_signatures),
     ]
+}
+
+/// Uniform `f32` number `i` of Philox key `key`, from the generator's definition: counter
+/// `i / 4`, word `i % 4`, its top 24 bits times 2⁻²⁴.
+fn philox_uniform_f32(key: u64, i: u64) -> f32 {
+    (philox4x32_10(key, i / 4)[(i % 4) as usize] >> 8) as f32 / 16_777_216.0
+}
+
+/// The random program of [`random_per_call`]: the input plus uniform and normal draws of seed
+/// 11 (and, as `f64`, seed 12), so each call's draws show in its outputs.
+fn noisy(x: &[Array<f32>]) -> Result<Vec<Array<f32>>> {
+    let n = x[0].len();
+    Ok(vec![
+        &x[0] + &Array::<f32>::rand_uniform(&[n], 11)?,
+        Array::<f32>::rand_normal(&[n], 11)?,
+        Array::<f64>::rand_uniform(&[n], 12)?.cast::<f32>(),
+    ])
+}
+
+/// Call `n` of a compiled program draws with key `seed ^ call_key_offset(n)`: checked against
+/// the Philox definition for the uniform draws and against eager draws with that key for the
+/// others; two calls never draw the same numbers; `repeat_random(true)` draws the seeds' own
+/// numbers every call.
+fn random_per_call(device: Device) -> TestResult {
+    let n = 1000usize;
+    let zero = Array::from_slice_on(device, &vec![0.0f32; n], &[n])?;
+    let prog = compile(noisy);
+    let mut seen: Vec<Vec<f32>> = Vec::new();
+    for call in 0..4u64 {
+        let got = prog.call(&[&zero])?;
+        let key = |seed: u64| seed ^ call_key_offset(call);
+        let u = got[0].to_vec()?;
+        for (i, &g) in u.iter().enumerate() {
+            let want = philox_uniform_f32(key(11), i as u64);
+            if g.to_bits() != want.to_bits() {
+                return Err(
+                    format!("{device} call {call}: uniform[{i}] = {g}, Philox {want}").into(),
+                );
+            }
+        }
+        let eager = with_device(device, || -> Result<(Vec<f32>, Vec<f32>)> {
+            Ok((
+                Array::<f32>::rand_normal(&[n], key(11))?.to_vec()?,
+                Array::<f64>::rand_uniform(&[n], key(12))?
+                    .cast::<f32>()
+                    .to_vec()?,
+            ))
+        })?;
+        if got[1].to_vec()? != eager.0 || got[2].to_vec()? != eager.1 {
+            return Err(format!(
+                "{device} call {call}: draws differ from eager key {}",
+                key(11)
+            )
+            .into());
+        }
+        if seen.iter().any(|s| *s == u) {
+            return Err(format!("{device} call {call} drew an earlier call's numbers").into());
+        }
+        seen.push(u);
+    }
+    let same = compile(noisy).repeat_random(true);
+    let want: Vec<f32> = (0..n as u64).map(|i| philox_uniform_f32(11, i)).collect();
+    for call in 0..3 {
+        if same.call(&[&zero])?[0].to_vec()? != want {
+            return Err(
+                format!("{device} repeat_random call {call}: not seed 11's numbers").into(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Kernels of keyed random draws (as a compiled program makes them), for the compile check of
+/// every generated kernel: run on the CPU while recording.
+pub fn keyed_random_body(device: Device) -> Result<()> {
+    let zero = Array::from_slice_on(device, &[0.0f32; 64], &[64])?;
+    compile(noisy).call(&[&zero])?;
+    let narrow = compile(|x: &[Array<f32>]| {
+        Ok(vec![
+            Array::<cuprite_array::f16>::rand_normal(x[0].shape(), 5)?.cast::<f32>(),
+            Array::<f64>::rand_normal(x[0].shape(), 5)?.cast::<f32>(),
+        ])
+    });
+    narrow.call(&[&zero])?;
+    Ok(())
+}
+
+/// The kernels of keyed random draws compile with NVRTC under the library's own options (the
+/// optimised and the quick build), and read their key from a parameter pointer.
+fn keyed_random_kernels_compile() -> TestResult {
+    cuprite_array::jit::start_recording();
+    let r = keyed_random_body(Device::CPU);
+    let sources = cuprite_array::jit::take_recorded();
+    r?;
+    let keyed: Vec<&String> = sources.iter().filter(|s| s.contains("rand_f")).collect();
+    if keyed.len() < 3 {
+        return Err(format!(
+            "{} keyed random kernels recorded, want 3 or more",
+            keyed.len()
+        )
+        .into());
+    }
+    for opts in [
+        cuprite_array::jit::compile_options(90, true),
+        cuprite_array::jit::quick_compile_options(90),
+    ] {
+        for src in &keyed {
+            cuprite_driver::nvrtc::compile(src.as_str(), &opts)
+                .map_err(|e| format!("{e}\n{src}"))?;
+        }
+    }
+    Ok(())
 }

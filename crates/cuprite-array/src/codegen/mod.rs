@@ -463,7 +463,11 @@ fn emit_lane(e: &Emit<'_>, out: &mut String) {
             }
             Step::RandKeyed(key, dist) => {
                 let normal = (dist == Dist::Normal) as u8;
-                let f = if d.class() == Class::F64 { "rand_f64" } else { "rand_f32" };
+                let f = if d.class() == Class::F64 {
+                    "rand_f64"
+                } else {
+                    "rand_f32"
+                };
                 format!("{f}((u64t)({}), (u64t)({}), {normal})", v(key), e.lin)
             }
         };
