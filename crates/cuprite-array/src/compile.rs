@@ -18,6 +18,7 @@ use crate::array::Array;
 use crate::device::{Backend, Device};
 use crate::dtype::Element;
 use crate::error::{Error, Result};
+use crate::ops::fft::GraphPlans;
 use crate::random::{CallKey, call_key_offset, with_call_key};
 use crate::runtime::{CaptureFlag, with_stream};
 use crate::shape::Layout;
@@ -115,8 +116,8 @@ struct Entry<T: Element, U: Element> {
 }
 
 /// One captured graph and the buffers it replays on. Dropped in this order: the outputs (graph
-/// allocations, freed stream-ordered after the last replay), the executable graph, the inputs,
-/// and only then is the stream given back (every free on it is enqueued by then, so none can
+/// allocations, freed stream-ordered after the last replay), the executable graph, its FFT
+/// plans, the inputs, and only then is the stream given back (every free on it is enqueued by then, so none can
 /// be captured by the stream's next user).
 struct Captured<T: Element, U: Element> {
     /// The graph's outputs: valid on `stream` after each launch, until the next.
@@ -128,6 +129,9 @@ struct Captured<T: Element, U: Element> {
     /// The `u64` word the captured random draws are keyed by (`seed ^ word`), rewritten
     /// before each launch.
     key: Arc<Storage>,
+    /// The cuFFT plans its FFTs run (made by the eager run before the capture): their device
+    /// memory lives as long as the graph.
+    fft_plans: Option<cuprite_driver::fft::PlanCache>,
     /// The graph's private stream (from [`take_stream`], given back on drop): captures, copies
     /// in and launches run here, so no other thread's work can be captured into the graph.
     stream: Arc<Stream>,
@@ -137,6 +141,8 @@ impl<T: Element, U: Element> Drop for Captured<T, U> {
     fn drop(&mut self) {
         self.outputs.clear();
         drop(self.exec.take());
+        // Each plan waits for its transforms on this stream (the launches) before it goes.
+        drop(self.fft_plans.take());
         self.inputs.clear();
         give_stream(self.stream.clone());
     }
@@ -275,9 +281,10 @@ where
     ///
     /// Inside the capture, anything that waits for the device or reads device memory on the
     /// host (`to_vec`, `item`, `sync`, data-dependent output sizes such as `nonzero`, checked
-    /// scatters, out-of-memory retries) is an `Err` naming the call, and so is an FFT (its cuFFT
-    /// plans are shared with eager work); the capture is ended and
-    /// discarded, and the stream and context stay usable. Arrays the closure uses from its
+    /// scatters, out-of-memory retries) is an `Err` naming the call, and so is an FFT the eager
+    /// run did not make a plan for (FFT plans and their work areas are made by the eager run,
+    /// on the program's stream, and kept by the graph); the capture is ended and discarded,
+    /// and the stream and context stay usable. Arrays the closure uses from its
     /// environment are read (or written) at every replay at the address they had when
     /// captured; the graph keeps their memory alive. Random draws use the seed given in the
     /// closure, keyed per call (see [`repeat_random`](Self::repeat_random)).
@@ -471,7 +478,9 @@ impl<T: Element, U: Element> Captured<T, U> {
                 .contiguous_storage()
         })?;
         // The eager run: kernels built (the keyed random ones too), library handles, plans and
-        // workspaces made, so that the capture records launches only.
+        // workspaces made, so that the capture records launches only. FFT plans are the
+        // graph's own from here on (dropped with `plans` if the capture fails, after it ended).
+        let plans = GraphPlans::begin();
         with_stream(&stream, || -> Result<()> {
             let outs = with_call_key(
                 CallKey::Device {
@@ -508,6 +517,7 @@ impl<T: Element, U: Element> Captured<T, U> {
             exec: Some(exec),
             inputs: owned,
             key,
+            fft_plans: plans.finish(),
             stream,
         })
     }

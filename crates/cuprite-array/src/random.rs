@@ -144,6 +144,7 @@ pub(crate) enum CallKey {
     /// The key is `seed ^ w`, `w` the `u64` in the one-element buffer `word`, read when the
     /// kernel runs (a captured graph: the word is rewritten before each replay); `offset` is
     /// its value now, used directly by draws on another device than the word's.
+    #[cfg_attr(not(feature = "capture"), allow(dead_code))]
     Device {
         word: std::sync::Arc<crate::storage::Storage>,
         offset: u64,

@@ -1,7 +1,8 @@
 //! Compiled programs (`cuprite_array::compile`): replays bit-identical to eager runs of the same
 //! closure on the same inputs, and checked against float64 host references; outputs held across
-//! replays; inputs dropped between replays; capture errors for host reads, data-dependent
-//! sizes and FFTs, with the thread usable afterwards; the LRU bound; the CPU path; a
+//! replays; inputs dropped between replays; FFTs and random draws (keyed per call); capture
+//! errors for host reads, data-dependent sizes and FFTs without a plan, with the thread usable
+//! afterwards; the LRU bound; the CPU path; a
 //! many-thread stress.
 //!
 //! Every GPU test here captures a CUDA graph, so each runs alone (`Test::gpu_alone`).
@@ -88,6 +89,20 @@ fn programs() -> TestResult {
     same_as_eager("rng", &[&[2048]], |x| {
         Ok(vec![&x[0] + &Array::<f32>::rand_uniform(&[2048], 7)?])
     })?;
+    same_as_eager("rfft", &[&[16, 1000]], |x| {
+        Ok(vec![x[0].rfft(None, -1, FftNorm::Backward)?])
+    })?;
+    same_as_eager("fft", &[&[8, 64, 30]], |x| {
+        Ok(vec![x[0].cast::<cuprite_array::c32>().fft(
+            None,
+            1,
+            FftNorm::Ortho,
+        )?])
+    })?;
+    same_as_eager("irfft", &[&[8, 64, 30]], |x| {
+        let half = x[0].rfft(None, -1, FftNorm::Backward)? * cuprite_array::c32::new(0.5, 0.0);
+        Ok(vec![half.irfft(Some(30), -1, FftNorm::Backward)?])
+    })?;
     Ok(())
 }
 
@@ -170,10 +185,16 @@ fn capture_errors() -> TestResult {
         Err(e) if e.to_string().contains("compiled program") => {}
         other => return Err(format!("nonzero inside a capture: {other:?}").into()),
     }
-    let fft = compile(|x: &[Array<f32>]| Ok(vec![x[0].rfft(None, -1, FftNorm::Backward)?]));
+    // An FFT whose plan the eager run did not make (the closure changes its FFT between runs).
+    let runs = std::sync::atomic::AtomicUsize::new(0);
+    let fft = compile(|x: &[Array<f32>]| {
+        let k = runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let n = if k == 0 { 4 } else { 2 };
+        Ok(vec![x[0].rfft(Some(n), -1, FftNorm::Backward)?])
+    });
     match fft.call(&[&a]) {
-        Err(e) if e.to_string().contains("FFT") => {}
-        other => return Err(format!("an FFT inside a capture: {other:?}").into()),
+        Err(e) if e.to_string().contains("eager run did not make") => {}
+        other => return Err(format!("an FFT without its plan in a capture: {other:?}").into()),
     }
     let sync = compile(|x: &[Array<f32>]| {
         cuprite_array::sync(dev())?;
