@@ -258,6 +258,43 @@ where
         self
     }
 
+    /// The driver handles of the executable graph captured for the signature of `inputs` and
+    /// of the stream it replays on: `None` on the CPU and before the first call with that
+    /// signature. For measuring a raw `cuGraphLaunch` of the same graph against
+    /// [`call`](Self::call); the handles stay valid while this program keeps that graph (it
+    /// is dropped with the program or evicted by a capture of more signatures than the limit).
+    /// Launching them directly is `unsafe` and skips the input copies and the tracking.
+    ///
+    /// ```
+    /// use cuprite_array::{Array, compile};
+    /// let double = compile(|x: &[Array<f32>]| Ok(vec![&x[0] * 2.0]));
+    /// let a = Array::from_slice(&[1.0f32, 2.0], &[2])?;
+    /// double.call(&[&a])?;
+    /// // Some on CUDA (the graph was captured by the call), None on the CPU.
+    /// assert_eq!(
+    ///     double.raw_graph(&[&a])?.is_some(),
+    ///     a.device().backend == cuprite_array::Backend::Cuda
+    /// );
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn raw_graph(
+        &self,
+        inputs: &[&Array<T>],
+    ) -> Result<
+        Option<(
+            cuprite_driver::sys::driver::CUgraphExec,
+            cuprite_driver::sys::driver::CUstream,
+        )>,
+    > {
+        let sig = signature(inputs)?;
+        let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(cache
+            .entries
+            .iter()
+            .find(|e| e.sig == sig)
+            .and_then(|e| Some((e.graph.exec.as_ref()?.raw(), e.graph.stream.raw()))))
+    }
+
     /// How many captured graphs are kept now.
     pub fn num_graphs(&self) -> usize {
         self.cache
