@@ -337,6 +337,11 @@ where
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn call(&self, inputs: &[&Array<T>]) -> Result<Vec<Array<U>>> {
+        crate::runtime::refuse_in_capture_because(
+            "a compiled program's call",
+            "a capture is in progress on this thread (compiled programs do not nest); call the \
+             inner program's closure directly",
+        )?;
         let sig = signature(inputs)?;
         let n = self.calls.fetch_add(1, Ordering::Relaxed);
         let offset = if self.repeat_random {

@@ -423,7 +423,7 @@ fn random_per_call(device: Device) -> TestResult {
             )
             .into());
         }
-        if seen.iter().any(|s| *s == u) {
+        if seen.contains(&u) {
             return Err(format!("{device} call {call} drew an earlier call's numbers").into());
         }
         seen.push(u);

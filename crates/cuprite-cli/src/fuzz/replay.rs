@@ -23,6 +23,9 @@ pub const CALLS: usize = 3;
 /// What one run gives: the dtype, the shape and the values.
 type Values = (DType, Vec<usize>, Vec<Val>);
 
+/// The shape and values of each call of a compiled program.
+type Calls = Vec<(Vec<usize>, Vec<Val>)>;
+
 /// Runs `e` on `device` as a compiled program [`CALLS`] times: the first call's result, or
 /// `Err` when the capture fails or a later call gives other bits.
 pub fn run_compiled(e: &Expr, device: Device) -> Result<Values, String> {
@@ -81,7 +84,7 @@ fn calls<T: Element>(
     leaves: &[Arr],
     dummy: &Array<u8>,
     pick: fn(Arr) -> Option<Array<T>>,
-) -> Result<Vec<(Vec<usize>, Vec<Val>)>, String>
+) -> Result<Calls, String>
 where
     Array<T>: IntoArr,
 {
