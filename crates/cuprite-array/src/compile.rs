@@ -242,13 +242,17 @@ where
     ///
     /// ```
     /// use cuprite_array::{Array, compile};
-    /// let noise = compile(|x: &[Array<f32>]| Ok(vec![&x[0] + &Array::rand_uniform(&[4], 7)?]));
+    /// let noise = compile(|x: &[Array<f32>]| {
+    ///     Ok(vec![&x[0] + &Array::<f32>::rand_uniform(&[4], 7)?])
+    /// });
     /// let zero = Array::from_slice(&[0.0f32; 4], &[4])?;
     /// let (a, b) = (noise.call(&[&zero])?, noise.call(&[&zero])?);
     /// assert_eq!(a[0].to_vec()?, Array::<f32>::rand_uniform(&[4], 7)?.to_vec()?);
     /// assert_ne!(a[0].to_vec()?, b[0].to_vec()?);
-    /// let same = compile(|x: &[Array<f32>]| Ok(vec![&x[0] + &Array::rand_uniform(&[4], 7)?]))
-    ///     .repeat_random(true);
+    /// let same = compile(|x: &[Array<f32>]| {
+    ///     Ok(vec![&x[0] + &Array::<f32>::rand_uniform(&[4], 7)?])
+    /// })
+    /// .repeat_random(true);
     /// assert_eq!(same.call(&[&zero])?[0].to_vec()?, same.call(&[&zero])?[0].to_vec()?);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
