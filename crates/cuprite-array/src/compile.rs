@@ -10,7 +10,12 @@
 //!   takes no buffer kept for reuse (`runtime::take_free`, `storage::take_parked`), and a
 //!   buffer a graph uses is never kept for reuse when dropped (`runtime::reusable`);
 //! - the user's arrays are never a graph's buffers: inputs are copied in, outputs copied out;
-//! - a capture that fails is ended and its graph discarded before the `Err` is returned.
+//! - the closure's random draws read their key from a word of the graph's, rewritten before
+//!   each launch, and its FFT plans (made by the eager run before the capture) are the graph's
+//!   own, dropped after it;
+//! - a capture that fails (an `Err` or a panic of the closure) is ended and its graph discarded
+//!   before the `Err` is returned, and its stream is kept for another capture only when it is
+//!   not capturing.
 //!
 //! It must not launch kernels itself: the closure's work is the array library's own.
 
