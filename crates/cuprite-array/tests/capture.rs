@@ -213,6 +213,56 @@ fn capture_errors() -> TestResult {
     if got != [2.0, 1.0, 3.0, 1.0] {
         return Err(format!("capture after failed captures: {got:?}").into());
     }
+    // No capture was left in progress: a context-wide synchronisation (refused while one is)
+    // and a collection run.
+    cuprite_array::sync(dev())?;
+    cuprite_array::device_gc(dev())?;
+    Ok(())
+}
+
+/// A closure that panics, or uploads host data, inside the capture: the capture is ended (a
+/// context-wide synchronisation works afterwards), and the thread's eager work, another
+/// thread's, and a new capture give right values.
+fn failed_captures_leave_no_state() -> TestResult {
+    let a = Array::from_slice_on(dev(), &[1.0f32, 2.0, 3.0], &[3])?;
+    let runs = std::sync::atomic::AtomicUsize::new(0);
+    let panicking = compile(|x: &[Array<f32>]| {
+        // The eager run passes; the capture panics midway, with work already captured.
+        let y = &x[0] * 2.0;
+        y.eval()?;
+        if runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed) > 0 {
+            panic!("a panic inside a capture");
+        }
+        Ok(vec![y])
+    });
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| panicking.call(&[&a])));
+    if caught.is_ok() {
+        return Err("the panic inside the capture did not reach the caller".into());
+    }
+    let upload = compile(|x: &[Array<f32>]| {
+        let t = Array::from_slice(&[1.0f32, 2.0, 3.0], &[3])?;
+        Ok(vec![&x[0] + &t])
+    });
+    match upload.call(&[&a]) {
+        Err(e) if e.to_string().contains("upload from the host") => {}
+        other => return Err(format!("an upload inside a capture: {other:?}").into()),
+    }
+    cuprite_array::sync(dev())?;
+    let other = std::thread::spawn(move || -> Result<Vec<f32>> {
+        with_device(dev(), || (Array::<f32>::full(&[3], 2.0) * 3.0).to_vec())
+    })
+    .join()
+    .map_err(|_| "the other thread panicked")??;
+    if other != [6.0; 3] {
+        return Err(format!("another thread's eager work after failed captures: {other:?}").into());
+    }
+    let ok = compile(|x: &[Array<f32>]| Ok(vec![&x[0] * &x[0]]));
+    for _ in 0..3 {
+        let got = ok.call(&[&a])?[0].to_vec()?;
+        if got != [1.0, 4.0, 9.0] {
+            return Err(format!("a capture after failed ones: {got:?}").into());
+        }
+    }
     Ok(())
 }
 
@@ -355,6 +405,10 @@ pub fn tests() -> Vec<Test> {
             outputs_held_and_inputs_dropped,
         ),
         Test::gpu_alone("capture::capture_errors", capture_errors),
+        Test::gpu_alone(
+            "capture::failed_captures_leave_no_state",
+            failed_captures_leave_no_state,
+        ),
         Test::gpu_alone("capture::lru_limit", lru_limit),
         Test::gpu_alone("capture::stress", stress),
         Test::cpu("capture::cpu_path", cpu_path),
