@@ -12,6 +12,8 @@ use crate::device::{Device, current_device};
 use crate::dtype::{DType, Element, Scalar};
 use crate::error::{Error, Result};
 use crate::graph::{Dist, MAX_WEIGHT, Node, Op};
+use crate::op::BinaryOp;
+use crate::random::CallKey;
 use crate::schedule::{contiguous_storage, realize};
 use crate::shape::{Layout, numel};
 use crate::storage::Storage;
@@ -355,10 +357,44 @@ pub(crate) fn generated<T: Element>(op: Op, shape: &[usize]) -> Result<Array<T>>
     Ok(Array::from_node(n))
 }
 
+/// The random operation of `seed`, keyed as the calling thread's [`CallKey`] says.
+fn rand_op(shape: &[usize], seed: u64, dist: Dist) -> Op {
+    match crate::random::call_key() {
+        CallKey::Seed => Op::Rand(seed, dist),
+        CallKey::Device { word, offset } => {
+            let dev = current_device();
+            let here = match (&*word, dev.backend) {
+                (Storage::Host(_), crate::device::Backend::Cpu) => true,
+                (Storage::Cuda(d), crate::device::Backend::Cuda) => d.ordinal() == dev.ordinal,
+                _ => false,
+            };
+            if !here {
+                return Op::Rand(seed ^ offset, dist);
+            }
+            // Every index reads the one word: key = seed ^ word[0].
+            let zero = Node::new(Op::Const(Scalar::I64(0)), DType::I64, shape.to_vec(), dev);
+            let w = Node::new(Op::Gather(word, 1, zero), DType::U64, shape.to_vec(), dev);
+            let s = Node::new(
+                Op::Const(Scalar::U64(seed)),
+                DType::U64,
+                shape.to_vec(),
+                dev,
+            );
+            let key = Node::new(
+                Op::Binary(BinaryOp::BitXor, s, w),
+                DType::U64,
+                shape.to_vec(),
+                dev,
+            );
+            Op::RandKeyed(key, dist)
+        }
+    }
+}
+
 pub(crate) fn rand_node<T: Element>(shape: &[usize], seed: u64, dist: Dist) -> Result<Array<T>> {
     let d = T::DTYPE;
     if d == DType::F32 || d == DType::F64 {
-        return generated(Op::Rand(seed, dist), shape);
+        return generated(rand_op(shape, seed, dist), shape);
     }
     let gen_d = if d == DType::C64 {
         DType::F64
@@ -366,7 +402,7 @@ pub(crate) fn rand_node<T: Element>(shape: &[usize], seed: u64, dist: Dist) -> R
         DType::F32
     };
     let n = Node::new(
-        Op::Rand(seed, dist),
+        rand_op(shape, seed, dist),
         gen_d,
         shape.to_vec(),
         current_device(),

@@ -10,7 +10,12 @@
 //!   takes no buffer kept for reuse (`runtime::take_free`, `storage::take_parked`), and a
 //!   buffer a graph uses is never kept for reuse when dropped (`runtime::reusable`);
 //! - the user's arrays are never a graph's buffers: inputs are copied in, outputs copied out;
-//! - a capture that fails is ended and its graph discarded before the `Err` is returned.
+//! - the closure's random draws read their key from a word of the graph's, rewritten before
+//!   each launch, and its FFT plans (made by the eager run before the capture) are the graph's
+//!   own, dropped after it;
+//! - a capture that fails (an `Err` or a panic of the closure) is ended and its graph discarded
+//!   before the `Err` is returned, and its stream is kept for another capture only when it is
+//!   not capturing.
 //!
 //! It must not launch kernels itself: the closure's work is the array library's own.
 
@@ -18,10 +23,15 @@ use crate::array::Array;
 use crate::device::{Backend, Device};
 use crate::dtype::Element;
 use crate::error::{Error, Result};
+use crate::ops::fft::GraphPlans;
+use crate::random::{CallKey, call_key_offset, with_call_key};
 use crate::runtime::{CaptureFlag, with_stream};
 use crate::shape::Layout;
 use crate::storage::Storage;
-use cuprite_driver::{Access, CaptureMode, DeviceRead, DeviceViewMut, GraphExec, Stream};
+use cuprite_driver::{
+    Access, CaptureMode, CaptureStatus, DeviceRead, DeviceViewMut, GraphExec, Stream,
+};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// How many captured graphs (input signatures) a [`Compiled`] program keeps unless told
@@ -54,6 +64,8 @@ where
     Compiled {
         f,
         limit: DEFAULT_GRAPH_LIMIT,
+        calls: AtomicU64::new(0),
+        repeat_random: false,
         cache: Mutex::new(Cache {
             entries: Vec::new(),
             tick: 0,
@@ -66,6 +78,10 @@ where
 pub struct Compiled<T: Element, U: Element, F> {
     f: F,
     limit: usize,
+    /// Calls made so far: call `n` keys its random draws with `call_key_offset(n)`.
+    calls: AtomicU64,
+    /// Every call draws with the seeds as given (offset 0).
+    repeat_random: bool,
     cache: Mutex<Cache<T, U>>,
 }
 
@@ -105,8 +121,8 @@ struct Entry<T: Element, U: Element> {
 }
 
 /// One captured graph and the buffers it replays on. Dropped in this order: the outputs (graph
-/// allocations, freed stream-ordered after the last replay), the executable graph, the inputs,
-/// and only then is the stream given back (every free on it is enqueued by then, so none can
+/// allocations, freed stream-ordered after the last replay), the executable graph, its FFT
+/// plans, the inputs, and only then is the stream given back (every free on it is enqueued by then, so none can
 /// be captured by the stream's next user).
 struct Captured<T: Element, U: Element> {
     /// The graph's outputs: valid on `stream` after each launch, until the next.
@@ -115,6 +131,12 @@ struct Captured<T: Element, U: Element> {
     exec: Option<GraphExec>,
     /// The graph's own contiguous copies of the inputs, rewritten before each launch.
     inputs: Vec<Array<T>>,
+    /// The `u64` word the captured random draws are keyed by (`seed ^ word`), rewritten
+    /// before each launch.
+    key: Arc<Storage>,
+    /// The cuFFT plans its FFTs run (made by the eager run before the capture): their device
+    /// memory lives as long as the graph.
+    fft_plans: Option<cuprite_driver::fft::PlanCache>,
     /// The graph's private stream (from [`take_stream`], given back on drop): captures, copies
     /// in and launches run here, so no other thread's work can be captured into the graph.
     stream: Arc<Stream>,
@@ -124,6 +146,8 @@ impl<T: Element, U: Element> Drop for Captured<T, U> {
     fn drop(&mut self) {
         self.outputs.clear();
         drop(self.exec.take());
+        // Each plan waits for its transforms on this stream (the launches) before it goes.
+        drop(self.fft_plans.take());
         self.inputs.clear();
         give_stream(self.stream.clone());
     }
@@ -147,11 +171,50 @@ fn take_stream(ctx: &Arc<cuprite_driver::Context>) -> Result<Arc<Stream>> {
     Ok(ctx.new_stream()?)
 }
 
-/// Keeps `stream` (whose graph is dropped) for a later capture.
+/// Keeps `stream` (whose graph is dropped, or whose capture failed) for a later capture, only
+/// if it is not capturing: a stream whose capture could not be ended is ended once more and
+/// dropped, so that no later capture begins on a stream in an unknown state.
 fn give_stream(stream: Arc<Stream>) {
+    if stream.capture_status().ok() != Some(CaptureStatus::None) {
+        drop(stream.end_capture());
+        return;
+    }
     let mut kept = STREAMS.lock().unwrap_or_else(|e| e.into_inner());
     if kept.len() < STREAMS_KEPT {
         kept.push(stream);
+    }
+}
+
+/// A capture in progress on `stream`, ended (its graph discarded) when dropped unfinished: on
+/// an `Err` or a panic of the closure, the stream never stays capturing.
+struct Recording<'a> {
+    stream: &'a Arc<Stream>,
+    finished: bool,
+}
+
+impl<'a> Recording<'a> {
+    fn begin(stream: &'a Arc<Stream>) -> Result<Self> {
+        stream.begin_capture(CaptureMode::ThreadLocal)?;
+        Ok(Recording {
+            stream,
+            finished: false,
+        })
+    }
+
+    /// Ends the capture and returns its graph.
+    fn end(mut self) -> Result<cuprite_driver::Graph> {
+        self.finished = true;
+        Ok(self.stream.end_capture()?)
+    }
+}
+
+impl Drop for Recording<'_> {
+    fn drop(&mut self) {
+        if !self.finished {
+            // Everything the closure made was dropped inside the capture; the graph, never
+            // instantiated, goes with its allocations.
+            drop(self.stream.end_capture());
+        }
     }
 }
 
@@ -174,6 +237,71 @@ where
     pub fn with_cache_limit(mut self, limit: usize) -> Self {
         self.limit = limit.max(1);
         self
+    }
+
+    /// With `on`, every call draws the same random numbers: those of an eager run of the
+    /// closure with its seeds. By default call `n` (counted from 0 over every signature) keys
+    /// each draw of seed `s` with `s ^ cuprite_array::random::call_key_offset(n)`: the first
+    /// call draws as an eager run does, and no two calls draw the same numbers, on CUDA (the
+    /// key is a word of device memory that each replay rewrites) as on the CPU.
+    ///
+    /// ```
+    /// use cuprite_array::{Array, compile};
+    /// let noise = compile(|x: &[Array<f32>]| {
+    ///     Ok(vec![&x[0] + &Array::<f32>::rand_uniform(&[4], 7)?])
+    /// });
+    /// let zero = Array::from_slice(&[0.0f32; 4], &[4])?;
+    /// let (a, b) = (noise.call(&[&zero])?, noise.call(&[&zero])?);
+    /// assert_eq!(a[0].to_vec()?, Array::<f32>::rand_uniform(&[4], 7)?.to_vec()?);
+    /// assert_ne!(a[0].to_vec()?, b[0].to_vec()?);
+    /// let same = compile(|x: &[Array<f32>]| {
+    ///     Ok(vec![&x[0] + &Array::<f32>::rand_uniform(&[4], 7)?])
+    /// })
+    /// .repeat_random(true);
+    /// assert_eq!(same.call(&[&zero])?[0].to_vec()?, same.call(&[&zero])?[0].to_vec()?);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    #[must_use]
+    pub fn repeat_random(mut self, on: bool) -> Self {
+        self.repeat_random = on;
+        self
+    }
+
+    /// The driver handles of the executable graph captured for the signature of `inputs` and
+    /// of the stream it replays on: `None` on the CPU and before the first call with that
+    /// signature. For measuring a raw `cuGraphLaunch` of the same graph against
+    /// [`call`](Self::call); the handles stay valid while this program keeps that graph (it
+    /// is dropped with the program or evicted by a capture of more signatures than the limit).
+    /// Launching them directly is `unsafe` and skips the input copies and the tracking.
+    ///
+    /// ```
+    /// use cuprite_array::{Array, compile};
+    /// let double = compile(|x: &[Array<f32>]| Ok(vec![&x[0] * 2.0]));
+    /// let a = Array::from_slice(&[1.0f32, 2.0], &[2])?;
+    /// double.call(&[&a])?;
+    /// // Some on CUDA (the graph was captured by the call), None on the CPU.
+    /// assert_eq!(
+    ///     double.raw_graph(&[&a])?.is_some(),
+    ///     a.device().backend == cuprite_array::Backend::Cuda
+    /// );
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn raw_graph(
+        &self,
+        inputs: &[&Array<T>],
+    ) -> Result<
+        Option<(
+            cuprite_driver::sys::driver::CUgraphExec,
+            cuprite_driver::sys::driver::CUstream,
+        )>,
+    > {
+        let sig = signature(inputs)?;
+        let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(cache
+            .entries
+            .iter()
+            .find(|e| e.sig == sig)
+            .and_then(|e| Some((e.graph.exec.as_ref()?.raw(), e.graph.stream.raw()))))
     }
 
     /// How many captured graphs are kept now.
@@ -199,12 +327,13 @@ where
     ///
     /// Inside the capture, anything that waits for the device or reads device memory on the
     /// host (`to_vec`, `item`, `sync`, data-dependent output sizes such as `nonzero`, checked
-    /// scatters, out-of-memory retries) is an `Err` naming the call, and so is an FFT (its cuFFT
-    /// plans are shared with eager work); the capture is ended and
-    /// discarded, and the stream and context stay usable. Arrays the closure uses from its
+    /// scatters, out-of-memory retries) is an `Err` naming the call, and so is an FFT the eager
+    /// run did not make a plan for (FFT plans and their work areas are made by the eager run,
+    /// on the program's stream, and kept by the graph); the capture is ended and discarded,
+    /// and the stream and context stay usable. Arrays the closure uses from its
     /// environment are read (or written) at every replay at the address they had when
     /// captured; the graph keeps their memory alive. Random draws use the seed given in the
-    /// closure, so every replay draws the same numbers, as eager calls with that seed do.
+    /// closure, keyed per call (see [`repeat_random`](Self::repeat_random)).
     ///
     /// ```
     /// use cuprite_array::{Array, compile};
@@ -217,19 +346,35 @@ where
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn call(&self, inputs: &[&Array<T>]) -> Result<Vec<Array<U>>> {
+        crate::runtime::refuse_in_capture_because(
+            "a compiled program's call",
+            "a capture is in progress on this thread (compiled programs do not nest); call the \
+             inner program's closure directly",
+        )?;
         let sig = signature(inputs)?;
+        let n = self.calls.fetch_add(1, Ordering::Relaxed);
+        let offset = if self.repeat_random {
+            0
+        } else {
+            call_key_offset(n)
+        };
         if sig.device.backend != Backend::Cuda {
+            // The same keyed draws as a replay's (the key read from a word of memory).
             let owned: Vec<Array<T>> = inputs.iter().map(|&x| x.clone()).collect();
-            return (self.f)(&owned);
+            let word =
+                Array::<u64>::from_slice_on(sig.device, &[offset], &[1])?.contiguous_storage()?;
+            return crate::device::with_device(sig.device, || {
+                with_call_key(CallKey::Device { word, offset }, || (self.f)(&owned))
+            });
         }
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         cache.tick += 1;
         let tick = cache.tick;
         if let Some(e) = cache.entries.iter_mut().find(|e| e.sig == sig) {
             e.last_used = tick;
-            return e.graph.replay(inputs);
+            return e.graph.replay(inputs, offset);
         }
-        let (graph, outs) = Captured::capture(&self.f, inputs, sig.device.ordinal)?;
+        let (graph, outs) = Captured::capture(&self.f, inputs, sig.device.ordinal, offset)?;
         if cache.entries.len() >= self.limit {
             if let Some(i) = (0..cache.entries.len()).min_by_key(|&i| cache.entries[i].last_used) {
                 cache.entries.swap_remove(i);
@@ -329,9 +474,14 @@ fn launch_writing<U: Element>(
 }
 
 impl<T: Element, U: Element> Captured<T, U> {
-    /// Captures `f` on `inputs` (on CUDA device `ordinal`), launches the graph once, and returns
-    /// it with this first call's outputs.
-    fn capture<F>(f: &F, inputs: &[&Array<T>], ordinal: usize) -> Result<(Self, Vec<Array<U>>)>
+    /// Captures `f` on `inputs` (on CUDA device `ordinal`), launches the graph once with the
+    /// random key offset `offset`, and returns it with this first call's outputs.
+    fn capture<F>(
+        f: &F,
+        inputs: &[&Array<T>],
+        ordinal: usize,
+        offset: u64,
+    ) -> Result<(Self, Vec<Array<U>>)>
     where
         F: Fn(&[Array<T>]) -> Result<Vec<Array<U>>>,
     {
@@ -343,7 +493,7 @@ impl<T: Element, U: Element> Captured<T, U> {
             )));
         }
         let stream = take_stream(&st.ctx)?;
-        let graph = match Self::capture_on(f, inputs, ordinal, &stream) {
+        let graph = match Self::capture_on(f, inputs, ordinal, offset, &stream) {
             Ok(g) => g,
             Err(e) => {
                 // The capture was ended (or never begun): the stream is as it was.
@@ -360,6 +510,7 @@ impl<T: Element, U: Element> Captured<T, U> {
         f: &F,
         inputs: &[&Array<T>],
         ordinal: usize,
+        offset: u64,
         stream: &Arc<Stream>,
     ) -> Result<Self>
     where
@@ -372,23 +523,40 @@ impl<T: Element, U: Element> Captured<T, U> {
                 .map(|x| copy_array(x, ordinal))
                 .collect::<Result<Vec<_>>>()
         })?;
-        // The eager run: kernels built, library handles, plans and workspaces made, so that
-        // the capture records launches only.
+        // The key word, holding this call's offset for the first launch.
+        let key = with_stream(&stream, || {
+            Array::<u64>::from_slice_on(Device::cuda(ordinal), &[offset], &[1])?
+                .contiguous_storage()
+        })?;
+        // The eager run: kernels built (the keyed random ones too), library handles, plans and
+        // workspaces made, so that the capture records launches only. FFT plans are the
+        // graph's own from here on (dropped with `plans` if the capture fails, after it ended).
+        let plans = GraphPlans::begin();
         with_stream(&stream, || -> Result<()> {
-            let outs = f(&owned)?;
+            let outs = with_call_key(
+                CallKey::Device {
+                    word: key.clone(),
+                    offset,
+                },
+                || f(&owned),
+            )?;
             for o in &outs {
                 o.eval()?;
             }
             Ok(())
         })?;
-        let outputs = Self::record(f, &owned, &stream)?;
-        let exec = match stream.end_capture().and_then(|g| g.instantiate_auto_free()) {
+        let keyed = CallKey::Device {
+            word: key.clone(),
+            offset,
+        };
+        let (outputs, recording) = with_call_key(keyed, || Self::record(f, &owned, &stream))?;
+        let exec = match recording.end().and_then(|g| Ok(g.instantiate_auto_free()?)) {
             Ok(e) => e,
             Err(e) => {
                 // Graph allocations that were never made: freeing them would be an error. The
                 // arrays' host parts are left behind with them.
                 std::mem::forget(outputs);
-                return Err(e.into());
+                return Err(e);
             }
         };
         if let Err(e) = launch_writing(&exec, &stream, &outputs) {
@@ -399,37 +567,37 @@ impl<T: Element, U: Element> Captured<T, U> {
             outputs,
             exec: Some(exec),
             inputs: owned,
+            key,
+            fft_plans: plans.finish(),
             stream,
         })
     }
 
     /// Runs `f` on `owned` under capture on `stream`, its outputs realised contiguously inside.
-    /// On `Err` the capture is ended and its graph dropped; on `Ok` it is still in progress.
-    fn record<F>(f: &F, owned: &[Array<T>], stream: &Arc<Stream>) -> Result<Vec<Array<U>>>
+    /// On `Err` (or a panic) the capture is ended and its graph dropped; on `Ok` it is still
+    /// in progress, ended by the returned [`Recording`].
+    fn record<'s, F>(
+        f: &F,
+        owned: &[Array<T>],
+        stream: &'s Arc<Stream>,
+    ) -> Result<(Vec<Array<U>>, Recording<'s>)>
     where
         F: Fn(&[Array<T>]) -> Result<Vec<Array<U>>>,
     {
-        stream.begin_capture(CaptureMode::ThreadLocal)?;
-        let r = {
+        let recording = Recording::begin(stream)?;
+        let outs = {
             let _flag = CaptureFlag::set();
             with_stream(stream, || -> Result<Vec<Array<U>>> {
                 let outs = f(owned)?;
                 outs.iter().map(|o| o.contiguous()).collect()
             })
-        };
-        match r {
-            Ok(outs) => Ok(outs),
-            Err(e) => {
-                // Everything the closure made is dropped (inside the capture); the graph,
-                // never instantiated, goes with its allocations.
-                let _ = stream.end_capture();
-                Err(e)
-            }
-        }
+        }?;
+        Ok((outs, recording))
     }
 
-    /// Copies `inputs` into the graph's input buffers, launches it, and copies its outputs out.
-    fn replay(&self, inputs: &[&Array<T>]) -> Result<Vec<Array<U>>> {
+    /// Copies `inputs` into the graph's input buffers and `offset` into its key word, launches
+    /// it, and copies its outputs out.
+    fn replay(&self, inputs: &[&Array<T>], offset: u64) -> Result<Vec<Array<U>>> {
         for (x, mine) in inputs.iter().zip(&self.inputs) {
             let src = x.contiguous_storage()?;
             let dst = mine.contiguous_storage()?;
@@ -452,6 +620,18 @@ impl<T: Element, U: Element> Captured<T, U> {
                 unsafe { DeviceViewMut::from_raw_parts(d.device_ptr(), bytes, d.tracker()) };
             self.stream.memcpy_dtod(&s, &mut view)?;
         }
+        let word = device_buffer(&self.key, "the random key word")?;
+        if word.len() < 8 {
+            return Err(Error::InvalidArgument(format!(
+                "the random key word of a compiled program has {} bytes, not 8",
+                word.len()
+            )));
+        }
+        // SAFETY: the word is the program's own 8-byte buffer (checked above); only this
+        // program writes it, and its tracker orders the write after the previous launch's read.
+        let mut view =
+            unsafe { DeviceViewMut::<u64>::from_raw_parts(word.device_ptr(), 1, word.tracker()) };
+        self.stream.memcpy_htod(&[offset], &mut view)?;
         if let Some(exec) = &self.exec {
             launch_writing(exec, &self.stream, &self.outputs)?;
         }

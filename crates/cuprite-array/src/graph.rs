@@ -52,6 +52,9 @@ pub(crate) enum Op {
     Iota(usize),
     /// Philox numbers at each linear index. Creation only: realised at once.
     Rand(u64, Dist),
+    /// Philox numbers at each linear index, keyed by the `u64` node's value at that index (a
+    /// key read from device memory: a compiled program's per-call key). Creation only.
+    RandKeyed(Arc<Node>, Dist),
     /// An operation a library or a multi-kernel routine performs on its realised inputs (see
     /// [`LibraryCall`]): a fusion boundary.
     Library(Arc<dyn LibraryCall>, Vec<Arc<Node>>),
@@ -259,7 +262,11 @@ impl Node {
             None
         };
         let weight = 1 + match &op {
-            Op::Unary(_, a) | Op::Cast(a) | Op::Gather(_, _, a) | Op::CheckIndex(.., a) => a.weight,
+            Op::Unary(_, a)
+            | Op::Cast(a)
+            | Op::Gather(_, _, a)
+            | Op::CheckIndex(.., a)
+            | Op::RandKeyed(a, _) => a.weight,
             Op::Binary(_, a, b) => a.weight + b.weight,
             Op::Select(a, b, c) => a.weight + b.weight + c.weight,
             _ => 0,
@@ -389,7 +396,7 @@ fn push_rec(
         Op::Cast(a) => Op::Cast(rec(&a)?),
         Op::Gather(s, n, i) => Op::Gather(s, n, rec(&i)?),
         Op::CheckIndex(f, n, signed, i) => Op::CheckIndex(f, n, signed, rec(&i)?),
-        Op::Iota(_) | Op::Rand(..) | Op::Library(..) => return None,
+        Op::Iota(_) | Op::Rand(..) | Op::RandKeyed(..) | Op::Library(..) => return None,
     };
     // A view holds some of the node's values: its range still bounds them.
     let out = Node::new_in_range(op, node.dtype, shape.to_vec(), node.device, node.range);
@@ -423,6 +430,8 @@ pub(crate) enum Step {
     Iota(usize),
     /// Key is in `consts[.0]` (as u64).
     Rand(usize, Dist),
+    /// Key is the value of instruction `.0` (a u64).
+    RandKeyed(usize, Dist),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -592,6 +601,7 @@ impl Builder<'_> {
             }
             Op::Iota(ax) => Step::Iota(*ax),
             Op::Rand(key, dist) => Step::Rand(self.constant(Scalar::U64(*key)), *dist),
+            Op::RandKeyed(key, dist) => Step::RandKeyed(self.visit(key), *dist),
             Op::Library(call, _) => unreachable!(
                 "library call `{}` reached code generation: the scheduler realises calls first",
                 call.name()

@@ -163,3 +163,62 @@ pub(crate) fn gamma_f64(key: u64, i: u64, alpha: f64) -> f64 {
     }
     f64::NAN
 }
+
+/// Where the random draws of the calling thread take their key from, besides their seed: a
+/// compiled program (`crate::compile`) gives each call its own key, so that two calls do not
+/// draw the same numbers. Outside one, the seed is the key.
+#[derive(Clone, Default)]
+pub(crate) enum CallKey {
+    /// The seed is the key.
+    #[default]
+    Seed,
+    /// The key is `seed ^ w`, `w` the `u64` in the one-element buffer `word`, read when the
+    /// kernel runs (a captured graph: the word is rewritten before each replay); `offset` is
+    /// its value now, used directly by draws on another device than the word's.
+    #[cfg_attr(not(feature = "capture"), allow(dead_code))]
+    Device {
+        word: std::sync::Arc<crate::storage::Storage>,
+        offset: u64,
+    },
+}
+
+thread_local! {
+    static CALL_KEY: std::cell::RefCell<CallKey> = const { std::cell::RefCell::new(CallKey::Seed) };
+}
+
+/// The calling thread's [`CallKey`].
+pub(crate) fn call_key() -> CallKey {
+    CALL_KEY
+        .try_with(|k| k.try_borrow().map(|k| k.clone()).unwrap_or_default())
+        .unwrap_or_default()
+}
+
+/// Runs `f` with the calling thread's draws keyed by `key` (restored afterwards, also on a
+/// panic).
+#[cfg_attr(not(feature = "capture"), allow(dead_code))]
+pub(crate) fn with_call_key<R>(key: CallKey, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<CallKey>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            if let Some(k) = self.0.take() {
+                let _ = CALL_KEY.try_with(|c| c.replace(k));
+            }
+        }
+    }
+    let prev = CALL_KEY.try_with(|c| c.replace(key)).ok();
+    let _r = Restore(prev);
+    f()
+}
+
+/// The key offset of call `n` (from 0) of a compiled program: 0 for the first call, so that it
+/// draws what an eager run with the same seeds draws; then the golden-ratio multiples (odd, so
+/// distinct for every `n` below 2⁶⁴).
+///
+/// ```
+/// use cuprite_array::random::call_key_offset;
+/// assert_eq!(call_key_offset(0), 0);
+/// assert_eq!(call_key_offset(1), 0x9E37_79B9_7F4A_7C15);
+/// ```
+pub fn call_key_offset(n: u64) -> u64 {
+    n.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}

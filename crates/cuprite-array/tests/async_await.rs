@@ -161,8 +161,87 @@ fn cpu_futures() -> TestResult {
     Ok(())
 }
 
+/// Arrays of `n` elements on `dev` and the values `x * 2 + 1` of each, from random data.
+fn doubled(
+    dev: Device,
+    count: usize,
+    n: usize,
+) -> cuprite_array::Result<(Vec<Array<f32>>, Vec<Vec<f32>>)> {
+    let mut rng = Rng::fresh();
+    let data: Vec<Vec<f32>> = (0..count).map(|_| rng.vec_f32(n, -4.0, 4.0)).collect();
+    let arrays = data
+        .iter()
+        .map(|v| Ok(Array::from_slice_on(dev, v, &[n])? * 2.0 + 1.0))
+        .collect::<cuprite_array::Result<Vec<_>>>()?;
+    let want = data
+        .iter()
+        .map(|v| v.iter().map(|x| x * 2.0 + 1.0).collect())
+        .collect();
+    Ok((arrays, want))
+}
+
+/// 1,000 reads awaited concurrently by 1,000 tasks of tokio's single-thread runtime (one
+/// thread), with a sum per task through `item_async`; every value checked.
+fn tokio_thousand_tasks(dev: Device) -> TestResult {
+    let (arrays, want) = doubled(dev, 1000, 17)?;
+    let rt = tokio::runtime::Builder::new_current_thread().build()?;
+    let local = tokio::task::LocalSet::new();
+    let got = local.block_on(&rt, async move {
+        let tasks: Vec<_> = arrays
+            .into_iter()
+            .map(|a| {
+                tokio::task::spawn_local(async move {
+                    let v = a.to_vec_async().await?;
+                    let s = a.sum()?.item_async().await?;
+                    Ok::<_, cuprite_array::Error>((v, s))
+                })
+            })
+            .collect();
+        let mut out = Vec::with_capacity(tasks.len());
+        for t in tasks {
+            out.push(t.await);
+        }
+        out
+    });
+    for (k, (r, w)) in got.into_iter().zip(&want).enumerate() {
+        let (v, s) = r.map_err(|e| format!("task {k}: {e}"))??;
+        if v != *w {
+            return Err(format!("task {k}: {v:?}, want {w:?}").into());
+        }
+        let ws: f64 = w.iter().map(|&x| x as f64).sum();
+        if (s as f64 - ws).abs() > 1e-4 * w.len() as f64 {
+            return Err(format!("task {k}: sum {s}, want {ws}").into());
+        }
+    }
+    Ok(())
+}
+
+/// 1,000 reads joined by `futures::future::join_all` under `futures::executor::block_on`.
+fn futures_block_on_thousand(dev: Device) -> TestResult {
+    let (arrays, want) = doubled(dev, 1000, 9)?;
+    let got = futures::executor::block_on(futures::future::join_all(
+        arrays.iter().map(|a| a.to_vec_async()),
+    ));
+    for (k, (g, w)) in got.into_iter().zip(&want).enumerate() {
+        if g? != *w {
+            return Err(format!("read {k} differs from x * 2 + 1").into());
+        }
+    }
+    futures::executor::block_on(cuprite_array::get_stream(0)?.synchronize_async()?)?;
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     vec![
+        Test::gpu("async_await::tokio_thousand_tasks", || {
+            tokio_thousand_tasks(Device::cuda(0))
+        }),
+        Test::cpu("async_await::tokio_cpu", || {
+            tokio_thousand_tasks(Device::CPU)
+        }),
+        Test::gpu("async_await::futures_block_on_thousand", || {
+            futures_block_on_thousand(Device::cuda(0))
+        }),
         Test::gpu("async_await::thousand_reads", thousand_reads),
         Test::gpu("async_await::thousand_syncs", thousand_syncs),
         Test::gpu("async_await::dropped_early", dropped_early),

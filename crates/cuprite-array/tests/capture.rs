@@ -1,11 +1,13 @@
 //! Compiled programs (`cuprite_array::compile`): replays bit-identical to eager runs of the same
 //! closure on the same inputs, and checked against float64 host references; outputs held across
-//! replays; inputs dropped between replays; capture errors for host reads, data-dependent
-//! sizes and FFTs, with the thread usable afterwards; the LRU bound; the CPU path; a
+//! replays; inputs dropped between replays; FFTs and random draws (keyed per call); capture
+//! errors for host reads, data-dependent sizes and FFTs without a plan, with the thread usable
+//! afterwards; the LRU bound; the CPU path; a
 //! many-thread stress.
 //!
 //! Every GPU test here captures a CUDA graph, so each runs alone (`Test::gpu_alone`).
 
+use cuprite_array::random::{call_key_offset, philox4x32_10};
 use cuprite_array::{Array, Device, FftNorm, Result, compile, linalg, with_device};
 use cuprite_testkit::{Rng, Test, TestResult};
 
@@ -25,7 +27,8 @@ where
     U: cuprite_array::Element + PartialEq + std::fmt::Debug,
     F: Fn(&[Array<f32>]) -> Result<Vec<Array<U>>>,
 {
-    let prog = compile(&f);
+    // Every call draws with the seeds as given, as the eager runs do.
+    let prog = compile(&f).repeat_random(true);
     let mut rng = Rng::fresh();
     for call in 0..3 {
         let ins: Vec<Array<f32>> = shapes.iter().map(|s| arr(&mut rng, s)).collect();
@@ -85,6 +88,20 @@ fn programs() -> TestResult {
     same_as_eager("scan", &[&[7, 3000]], |x| Ok(vec![x[0].cumsum(1)?]))?;
     same_as_eager("rng", &[&[2048]], |x| {
         Ok(vec![&x[0] + &Array::<f32>::rand_uniform(&[2048], 7)?])
+    })?;
+    same_as_eager("rfft", &[&[16, 1000]], |x| {
+        Ok(vec![x[0].rfft(None, -1, FftNorm::Backward)?])
+    })?;
+    same_as_eager("fft", &[&[8, 64, 30]], |x| {
+        Ok(vec![x[0].cast::<cuprite_array::c32>().fft(
+            None,
+            1,
+            FftNorm::Ortho,
+        )?])
+    })?;
+    same_as_eager("irfft", &[&[8, 64, 30]], |x| {
+        let half = x[0].rfft(None, -1, FftNorm::Backward)? * cuprite_array::c32::new(0.5, 0.0);
+        Ok(vec![half.irfft(Some(30), -1, FftNorm::Backward)?])
     })?;
     Ok(())
 }
@@ -168,10 +185,16 @@ fn capture_errors() -> TestResult {
         Err(e) if e.to_string().contains("compiled program") => {}
         other => return Err(format!("nonzero inside a capture: {other:?}").into()),
     }
-    let fft = compile(|x: &[Array<f32>]| Ok(vec![x[0].rfft(None, -1, FftNorm::Backward)?]));
+    // An FFT whose plan the eager run did not make (the closure changes its FFT between runs).
+    let runs = std::sync::atomic::AtomicUsize::new(0);
+    let fft = compile(|x: &[Array<f32>]| {
+        let k = runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let n = if k == 0 { 4 } else { 2 };
+        Ok(vec![x[0].rfft(Some(n), -1, FftNorm::Backward)?])
+    });
     match fft.call(&[&a]) {
-        Err(e) if e.to_string().contains("FFT") => {}
-        other => return Err(format!("an FFT inside a capture: {other:?}").into()),
+        Err(e) if e.to_string().contains("eager run did not make") => {}
+        other => return Err(format!("an FFT without its plan in a capture: {other:?}").into()),
     }
     let sync = compile(|x: &[Array<f32>]| {
         cuprite_array::sync(dev())?;
@@ -189,6 +212,56 @@ fn capture_errors() -> TestResult {
     let got = ok.call(&[&a])?[0].to_vec()?;
     if got != [2.0, 1.0, 3.0, 1.0] {
         return Err(format!("capture after failed captures: {got:?}").into());
+    }
+    // No capture was left in progress: a context-wide synchronisation (refused while one is)
+    // and a collection run.
+    cuprite_array::sync(dev())?;
+    cuprite_array::device_gc(dev())?;
+    Ok(())
+}
+
+/// A closure that panics, or uploads host data, inside the capture: the capture is ended (a
+/// context-wide synchronisation works afterwards), and the thread's eager work, another
+/// thread's, and a new capture give right values.
+fn failed_captures_leave_no_state() -> TestResult {
+    let a = Array::from_slice_on(dev(), &[1.0f32, 2.0, 3.0], &[3])?;
+    let runs = std::sync::atomic::AtomicUsize::new(0);
+    let panicking = compile(|x: &[Array<f32>]| {
+        // The eager run passes; the capture panics midway, with work already captured.
+        let y = &x[0] * 2.0;
+        y.eval()?;
+        if runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed) > 0 {
+            panic!("a panic inside a capture");
+        }
+        Ok(vec![y])
+    });
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| panicking.call(&[&a])));
+    if caught.is_ok() {
+        return Err("the panic inside the capture did not reach the caller".into());
+    }
+    let upload = compile(|x: &[Array<f32>]| {
+        let t = Array::from_slice(&[1.0f32, 2.0, 3.0], &[3])?;
+        Ok(vec![&x[0] + &t])
+    });
+    match upload.call(&[&a]) {
+        Err(e) if e.to_string().contains("upload from the host") => {}
+        other => return Err(format!("an upload inside a capture: {other:?}").into()),
+    }
+    cuprite_array::sync(dev())?;
+    let other = std::thread::spawn(move || -> Result<Vec<f32>> {
+        with_device(dev(), || (Array::<f32>::full(&[3], 2.0) * 3.0).to_vec())
+    })
+    .join()
+    .map_err(|_| "the other thread panicked")??;
+    if other != [6.0; 3] {
+        return Err(format!("another thread's eager work after failed captures: {other:?}").into());
+    }
+    let ok = compile(|x: &[Array<f32>]| Ok(vec![&x[0] * &x[0]]));
+    for _ in 0..3 {
+        let got = ok.call(&[&a])?[0].to_vec()?;
+        if got != [1.0, 4.0, 9.0] {
+            return Err(format!("a capture after failed ones: {got:?}").into());
+        }
     }
     Ok(())
 }
@@ -332,9 +405,133 @@ pub fn tests() -> Vec<Test> {
             outputs_held_and_inputs_dropped,
         ),
         Test::gpu_alone("capture::capture_errors", capture_errors),
+        Test::gpu_alone(
+            "capture::failed_captures_leave_no_state",
+            failed_captures_leave_no_state,
+        ),
         Test::gpu_alone("capture::lru_limit", lru_limit),
         Test::gpu_alone("capture::stress", stress),
         Test::cpu("capture::cpu_path", cpu_path),
+        Test::cpu("capture::cpu_random_per_call", || {
+            random_per_call(Device::CPU)
+        }),
+        Test::gpu_alone("capture::random_per_replay", || random_per_call(dev())),
+        Test::nvrtc(
+            "capture::keyed_random_kernels_compile",
+            keyed_random_kernels_compile,
+        ),
         Test::cpu("capture::bad_signatures", bad_signatures),
     ]
+}
+
+/// Uniform `f32` number `i` of Philox key `key`, from the generator's definition: counter
+/// `i / 4`, word `i % 4`, its top 24 bits times 2⁻²⁴.
+fn philox_uniform_f32(key: u64, i: u64) -> f32 {
+    (philox4x32_10(key, i / 4)[(i % 4) as usize] >> 8) as f32 / 16_777_216.0
+}
+
+/// The random program of [`random_per_call`]: the input plus uniform and normal draws of seed
+/// 11 (and, as `f64`, seed 12), so each call's draws show in its outputs.
+fn noisy(x: &[Array<f32>]) -> Result<Vec<Array<f32>>> {
+    let n = x[0].len();
+    Ok(vec![
+        &x[0] + &Array::<f32>::rand_uniform(&[n], 11)?,
+        Array::<f32>::rand_normal(&[n], 11)?,
+        Array::<f64>::rand_uniform(&[n], 12)?.cast::<f32>(),
+    ])
+}
+
+/// Call `n` of a compiled program draws with key `seed ^ call_key_offset(n)`: checked against
+/// the Philox definition for the uniform draws and against eager draws with that key for the
+/// others; two calls never draw the same numbers; `repeat_random(true)` draws the seeds' own
+/// numbers every call.
+fn random_per_call(device: Device) -> TestResult {
+    let n = 1000usize;
+    let zero = Array::from_slice_on(device, &vec![0.0f32; n], &[n])?;
+    let prog = compile(noisy);
+    let mut seen: Vec<Vec<f32>> = Vec::new();
+    for call in 0..4u64 {
+        let got = prog.call(&[&zero])?;
+        let key = |seed: u64| seed ^ call_key_offset(call);
+        let u = got[0].to_vec()?;
+        for (i, &g) in u.iter().enumerate() {
+            let want = philox_uniform_f32(key(11), i as u64);
+            if g.to_bits() != want.to_bits() {
+                return Err(
+                    format!("{device} call {call}: uniform[{i}] = {g}, Philox {want}").into(),
+                );
+            }
+        }
+        let eager = with_device(device, || -> Result<(Vec<f32>, Vec<f32>)> {
+            Ok((
+                Array::<f32>::rand_normal(&[n], key(11))?.to_vec()?,
+                Array::<f64>::rand_uniform(&[n], key(12))?
+                    .cast::<f32>()
+                    .to_vec()?,
+            ))
+        })?;
+        if got[1].to_vec()? != eager.0 || got[2].to_vec()? != eager.1 {
+            return Err(format!(
+                "{device} call {call}: draws differ from eager key {}",
+                key(11)
+            )
+            .into());
+        }
+        if seen.contains(&u) {
+            return Err(format!("{device} call {call} drew an earlier call's numbers").into());
+        }
+        seen.push(u);
+    }
+    let same = compile(noisy).repeat_random(true);
+    let want: Vec<f32> = (0..n as u64).map(|i| philox_uniform_f32(11, i)).collect();
+    for call in 0..3 {
+        if same.call(&[&zero])?[0].to_vec()? != want {
+            return Err(
+                format!("{device} repeat_random call {call}: not seed 11's numbers").into(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Kernels of keyed random draws (as a compiled program makes them), for the compile check of
+/// every generated kernel: run on the CPU while recording.
+pub fn keyed_random_body(device: Device) -> Result<()> {
+    let zero = Array::from_slice_on(device, &[0.0f32; 64], &[64])?;
+    compile(noisy).call(&[&zero])?;
+    let narrow = compile(|x: &[Array<f32>]| {
+        Ok(vec![
+            Array::<cuprite_array::f16>::rand_normal(x[0].shape(), 5)?.cast::<f32>(),
+            Array::<f64>::rand_normal(x[0].shape(), 5)?.cast::<f32>(),
+        ])
+    });
+    narrow.call(&[&zero])?;
+    Ok(())
+}
+
+/// The kernels of keyed random draws compile with NVRTC under the library's own options (the
+/// optimised and the quick build), and read their key from a parameter pointer.
+fn keyed_random_kernels_compile() -> TestResult {
+    cuprite_array::jit::start_recording();
+    let r = keyed_random_body(Device::CPU);
+    let sources = cuprite_array::jit::take_recorded();
+    r?;
+    let keyed: Vec<&String> = sources.iter().filter(|s| s.contains("rand_f")).collect();
+    if keyed.len() < 3 {
+        return Err(format!(
+            "{} keyed random kernels recorded, want 3 or more",
+            keyed.len()
+        )
+        .into());
+    }
+    for opts in [
+        cuprite_array::jit::compile_options(90, true),
+        cuprite_array::jit::quick_compile_options(90),
+    ] {
+        for src in &keyed {
+            cuprite_driver::nvrtc::compile(src.as_str(), &opts)
+                .map_err(|e| format!("{e}\n{src}"))?;
+        }
+    }
+    Ok(())
 }

@@ -212,6 +212,10 @@ fn every_generated_kernel_compiles() -> TestResult {
             errors.push(format!("hardening::{name}: {e}"));
         }
     }
+    #[cfg(feature = "capture")]
+    if let Err(e) = crate::capture::keyed_random_body(Device::CPU) {
+        errors.push(format!("capture::keyed_random_body: {e}"));
+    }
     for (name, body) in crate::props::fixed_cases() {
         if let Err(e) = body() {
             errors.push(format!("{name}: {e}"));

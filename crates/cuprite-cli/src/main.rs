@@ -61,6 +61,11 @@ enum Command {
         /// Compare the CPU backend with itself (views against copied leaves): no GPU needed.
         #[arg(long)]
         cpu: bool,
+        /// Compare each program's eager run with the same program compiled
+        /// (`cuprite_array::compile`), captured and replayed twice, bit for bit (on the CPU
+        /// backend with --cpu).
+        #[arg(long)]
+        replay: bool,
         /// Run only program K of the seed (to replay a mismatch).
         #[arg(long, value_name = "K")]
         only: Option<u64>,
@@ -225,6 +230,7 @@ fn main() -> ExitCode {
             seed,
             structures,
             cpu,
+            replay,
             only,
             max_failures,
             max_seconds,
@@ -234,10 +240,11 @@ fn main() -> ExitCode {
                 programs,
                 seed,
                 structures,
-                mode: if cpu {
-                    fuzz::Mode::CpuLayouts
-                } else {
-                    fuzz::Mode::CudaVsCpu
+                mode: match (cpu, replay) {
+                    (true, false) => fuzz::Mode::CpuLayouts,
+                    (false, false) => fuzz::Mode::CudaVsCpu,
+                    (true, true) => fuzz::Mode::CpuReplay,
+                    (false, true) => fuzz::Mode::Replay,
                 },
                 max_failures,
                 only,

@@ -26,6 +26,7 @@ pub fn tests() -> Vec<Test> {
         ),
         Test::cpu("bench::peers_judged_in_code", peers_judged_in_code),
         Test::cpu("bench::sort_peers_judged", sort_peers_judged),
+        Test::cpu("bench::graph_peers_judged", graph_peers_judged),
         Test::cpu(
             "bench::peers_refused_unless_same_call",
             peers_refused_unless_same_call,
@@ -57,9 +58,13 @@ pub fn tests() -> Vec<Test> {
         groups.sort_unstable();
         groups.dedup();
         for g in groups {
-            v.push(Test::gpu(format!("bench::quick_smoke::{g}"), move || {
-                quick_smoke(g)
-            }));
+            let name = format!("bench::quick_smoke::{g}");
+            // The graph benchmarks capture graphs: alone, like the capture tests.
+            v.push(if g == "graphs" {
+                Test::gpu_alone(name, move || quick_smoke(g))
+            } else {
+                Test::gpu(name, move || quick_smoke(g))
+            });
         }
     }
     v
@@ -925,5 +930,77 @@ fn quick_smoke(filter: &str) -> TestResult {
     }
     println!("{text}");
     std::fs::remove_dir_all(&dir)?;
+    Ok(())
+}
+
+/// The graph benchmarks against `benches/peers/torch_graphs.py`'s file: replayed steps judged
+/// against torch.cuda.graph replays (lower is better), matched by width and op count.
+fn graph_peers_judged() -> TestResult {
+    let ours = report(&[
+        (
+            "graphs/mlp_step",
+            vec![
+                fig(
+                    "4-layer MLP step, width 256, batch 64, replayed ",
+                    "µs",
+                    30.0,
+                    vec![],
+                ),
+                fig(
+                    "4-layer MLP step, width 256, batch 64, eager ",
+                    "µs",
+                    120.0,
+                    vec![],
+                ),
+            ],
+        ),
+        (
+            "graphs/tiny_ops",
+            vec![fig(
+                "200 tiny element-wise ops on 4096 f32, replayed ",
+                "µs",
+                500.0,
+                vec![],
+            )],
+        ),
+    ]);
+    let peer = same_call(json!({
+        "peer": "PyTorch (test)",
+        "mlp_step_graph_us": 40.0, "mlp_step_eager_us": 80.0,
+        "tiny_ops_graph_us": 400.0, "tiny_ops_eager_us": 1500.0,
+        "sizes": {"mlp": 256, "tiny_ops": 200},
+    }));
+    let rows = judge_peers(&ours, &peer)?;
+    let find = |k: &str| {
+        rows.iter()
+            .find(|r| r.key == k)
+            .ok_or(format!("no row {k}"))
+    };
+    let g = find("mlp_step_graph_us")?;
+    assert!((g.ratio.ok_or("ratio")? - 0.75).abs() < 1e-12, "{g:?}");
+    assert_eq!(g.met, Some(true));
+    // 30 / 80 = 0.375: not the 3x over PyTorch eager.
+    let e = find("mlp_step_eager_us")?;
+    assert!((e.ratio.ok_or("ratio")? - 0.375).abs() < 1e-12, "{e:?}");
+    assert_eq!(e.met, Some(false));
+    let t = find("tiny_ops_graph_us")?;
+    assert!((t.ratio.ok_or("ratio")? - 1.25).abs() < 1e-12, "{t:?}");
+    assert_eq!(t.met, Some(false));
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    // Every key the rules name is one the script writes.
+    let script = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../benches/peers/torch_graphs.py"),
+    )?;
+    for k in [
+        "mlp_step_graph_us",
+        "mlp_step_eager_us",
+        "tiny_ops_graph_us",
+    ] {
+        assert!(
+            script.contains(&format!("\"{k}\"")),
+            "torch_graphs.py writes no {k}"
+        );
+    }
     Ok(())
 }

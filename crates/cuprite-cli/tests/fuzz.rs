@@ -226,6 +226,53 @@ fn cpu_layouts_agree() -> TestResult {
     Ok(())
 }
 
+/// Programs compiled on the CPU backend (their leaves taken from the environment, random draws
+/// repeated) give the eager results bit for bit, every call.
+fn cpu_replay_agrees() -> TestResult {
+    let cfg = Config {
+        programs: 300,
+        seed: 13,
+        mode: Mode::CpuReplay,
+        max_failures: 1,
+        ..Config::default()
+    };
+    let r = fuzz::run(&cfg, |_| {});
+    assert!(r.failures.is_empty(), "{}", r.to_text());
+    no_fuzzer_bugs(&r)?;
+    assert!(r.compared >= 250, "{}", r.to_text());
+    assert_eq!(r.exact, r.compared, "{}", r.to_text());
+    Ok(())
+}
+
+/// Programs compiled on CUDA (captured, then replayed twice, on several threads at once) give
+/// the eager CUDA results bit for bit; work a capture refuses is counted as refused.
+/// `CUPRITE_FUZZ_PROGRAMS` sets how many (400 by default).
+fn replay_matches_eager() -> TestResult {
+    let programs = std::env::var("CUPRITE_FUZZ_PROGRAMS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(400)
+        .max(1);
+    let cfg = Config {
+        programs,
+        seed: 17,
+        mode: Mode::Replay,
+        max_failures: 3,
+        threads: if cuprite_testkit::under_sanitizer() {
+            1
+        } else {
+            0
+        },
+        ..Config::default()
+    };
+    let r = fuzz::run(&cfg, |_| {});
+    eprintln!("{}", r.to_text());
+    assert!(r.failures.is_empty(), "{}", r.to_text());
+    no_fuzzer_bugs(&r)?;
+    assert!(r.compared >= programs / 2, "{}", r.to_text());
+    Ok(())
+}
+
 /// The threads a run uses change neither which programs it checks nor what it finds.
 fn threads_give_the_same_report() -> TestResult {
     let run = |threads| {
@@ -533,6 +580,8 @@ pub fn tests() -> Vec<Test> {
         Test::cpu("fuzz::comparison_tolerances", comparison_tolerances),
         Test::cpu("fuzz::shrinking_and_reproducer", shrinking_and_reproducer),
         Test::cpu("fuzz::cpu_layouts_agree", cpu_layouts_agree),
+        Test::cpu("fuzz::cpu_replay_agrees", cpu_replay_agrees),
+        Test::gpu_alone("fuzz::replay_matches_eager", replay_matches_eager),
         Test::cpu("fuzz::binary_on_cpu", fuzz_binary_on_cpu),
         Test::cpu("fuzz::binary_without_cuda", fuzz_binary_without_cuda),
         Test::cpu(

@@ -18,6 +18,8 @@ pub(crate) struct CaptureSeq {
     id: u64,
     /// The tracking id of the stream that began it.
     pub(crate) origin: u64,
+    /// The thread that began it: only its streams may join it (see [`may_wait`]).
+    thread: std::thread::ThreadId,
     /// Every stream in it, the origin included: (tracking id, handle).
     pub(crate) members: Vec<(u64, RawStream)>,
     /// Events of work from before the capture that captured work waited for.
@@ -74,6 +76,7 @@ pub(crate) fn begin(origin: u64, raw: CUstream) {
     captures().push(CaptureSeq {
         id: NEXT_CAPTURE.fetch_add(1, Ordering::Relaxed),
         origin,
+        thread: std::thread::current().id(),
         members: vec![(origin, RawStream(raw))],
         external: Vec::new(),
         uses: CapturedUses::default(),
@@ -147,9 +150,12 @@ fn keep_alive_slow(sid: u64, thing: Arc<dyn Any + Send + Sync>) {
 /// recorded in capture `mark_capture`, so that no wait crosses a capture boundary:
 ///
 /// - same capture (or both outside any): wait;
-/// - the stream is outside, the mark inside a capture still in progress: wait, which makes the
-///   stream join that capture (CUDA's fork pattern); it is registered so `end_capture` joins it
-///   back;
+/// - the stream is outside, the mark inside a capture still in progress, on the thread that
+///   began it: wait, which makes the stream join that capture (CUDA's fork pattern); it is
+///   registered so `end_capture` joins it back;
+/// - the same on another thread: skip (the captured work does not run now; the graph's launches
+///   are ordered with that stream's work by the tracker), so that no other thread's work is
+///   captured into the graph and no stream that thread may destroy becomes a member;
 /// - the stream captures, the mark is from before: skip here, and remember the event, which
 ///   every launch of the resulting graph waits for first;
 /// - the mark is from a capture that ended (or another capture): skip (that work never runs
@@ -167,6 +173,9 @@ pub(crate) fn may_wait(
     let mut reg = captures();
     if *capture == 0 {
         if let Some(c) = reg.iter_mut().find(|c| c.id == mark_capture) {
+            if c.thread != std::thread::current().id() {
+                return false;
+            }
             c.members.push((sid, RawStream(raw)));
             *capture = mark_capture;
             return true;
@@ -181,4 +190,24 @@ pub(crate) fn may_wait(
         }
     }
     false
+}
+
+/// The stream `sid` is being destroyed: it leaves every capture it joined (ending such a
+/// capture then fails, as the driver's unjoined-work check does, instead of recording an event
+/// on a destroyed stream). Returns whether a capture begun on it is still registered (its
+/// owner must end it before destroying the stream).
+pub(crate) fn leave_all(sid: u64) -> bool {
+    if !any_active() {
+        return false;
+    }
+    let mut reg = captures();
+    let mut origin = false;
+    for c in reg.iter_mut() {
+        if c.origin == sid {
+            origin = true;
+        } else {
+            c.members.retain(|m| m.0 != sid);
+        }
+    }
+    origin
 }

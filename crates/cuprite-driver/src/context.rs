@@ -302,6 +302,18 @@ impl Context {
             })
     }
 
+    /// [`synchronize`](Self::synchronize) for `Drop` paths: binds without returning deferred
+    /// errors (another operation's), and is refused the same way while a capture is in
+    /// progress.
+    pub(crate) fn synchronize_no_deferred(&self) -> Result<()> {
+        self.bind_to_thread_no_deferred()?;
+        self.tracking
+            .synchronize_outside_captures("Context::synchronize", || {
+                // SAFETY: no arguments; the context is current.
+                unsafe { drv!(cuCtxSynchronize()) }
+            })
+    }
+
     /// `(free, total)` device memory in bytes.
     pub fn mem_info(&self) -> Result<(usize, usize)> {
         self.bind_to_thread()?;

@@ -322,6 +322,12 @@ unsafe extern "C" fn host_fn_trampoline(p: *mut c_void) {
 
 impl Drop for Stream {
     fn drop(&mut self) {
+        // A stream that joined a capture leaves it; one that began a capture ends it, and the
+        // graph (or the driver's refusal of an unfinished one) is discarded: the registry
+        // never names a destroyed stream.
+        if crate::capture::leave_all(self.track_id()) {
+            drop(self.end_capture());
+        }
         if self.kind == Kind::Owned {
             // Work still enqueued completes; the driver releases the stream afterwards.
             // SAFETY: this object created the stream and is its only owner.

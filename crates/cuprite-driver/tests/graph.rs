@@ -40,6 +40,14 @@ pub fn tests() -> Vec<Test> {
             "graph::context_sync_elsewhere_leaves_capture_intact",
             context_sync_elsewhere_leaves_capture_intact,
         ),
+        Test::gpu_alone(
+            "graph::other_thread_never_joins_capture",
+            other_thread_never_joins_capture,
+        ),
+        Test::gpu_alone(
+            "graph::dropped_streams_leave_captures",
+            dropped_streams_leave_captures,
+        ),
     ]
 }
 
@@ -533,5 +541,131 @@ fn context_sync_elsewhere_leaves_capture_intact() -> TestResult {
         assert_eq!(got[i], 2.0 * xh[i] + 3.0, "{i}");
     }
     ctx.synchronize()?;
+    Ok(())
+}
+
+/// A stream of another thread that reads a buffer written inside a capture in progress does
+/// not join the capture: its work runs at once and sees the value from before the capture,
+/// and the capture ends with only its own thread's work; a read after a replay sees the
+/// replay's value.
+fn other_thread_never_joins_capture() -> TestResult {
+    let (ctx, m) = setup()?;
+    let axpb = m.load_function("axpb")?;
+    let s1 = ctx.new_stream()?;
+    ctx.enable_multi_stream_tracking()?;
+    let mut rng = Rng::fresh();
+    let n = 4096;
+    let xh = ints(&mut rng, n);
+    let before = rng.f32_in(1.0, 50.0).round();
+    let x = s1.clone_htod(&xh)?;
+    let mut y = s1.clone_htod(&vec![before; n])?;
+    s1.synchronize()?;
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    s1.begin_capture(CaptureMode::ThreadLocal)?;
+    // SAFETY: axpb with n-element buffers.
+    unsafe {
+        s1.launch_builder(&axpb)
+            .arg(&mut y)
+            .arg(&x)
+            .arg(&2.0f32)
+            .arg(&1.0f32)
+            .arg(&ni)
+            .launch(cfg)?
+    };
+    let seen = std::thread::scope(|sc| {
+        sc.spawn(|| -> Result<(Vec<f32>, CaptureStatus), Error> {
+            let s2 = ctx.new_stream()?;
+            let v = s2.clone_dtoh(&y)?;
+            Ok((v, s2.capture_status()?))
+        })
+        .join()
+    })
+    .map_err(|_| "reader thread panicked")??;
+    let exec = s1.end_capture()?.instantiate()?;
+    assert_eq!(
+        seen.1,
+        CaptureStatus::None,
+        "the other thread's stream joined"
+    );
+    assert!(
+        seen.0.iter().all(|&v| v == before),
+        "the other thread read {:?}, want the pre-capture {before}",
+        &seen.0[..4]
+    );
+    exec.launch(&s1)?;
+    let after = std::thread::scope(|sc| {
+        sc.spawn(|| -> Result<Vec<f32>, Error> { ctx.new_stream()?.clone_dtoh(&y) })
+            .join()
+    })
+    .map_err(|_| "reader thread panicked")??;
+    for i in 0..n {
+        assert_eq!(after[i], 2.0 * xh[i] + 1.0, "{i}");
+    }
+    Ok(())
+}
+
+/// A stream that joined a capture and is dropped leaves it (ending the capture is then an
+/// `Err`, not a use of the destroyed stream); a stream dropped while capturing ends its
+/// capture. Afterwards the context synchronises and a new capture works.
+fn dropped_streams_leave_captures() -> TestResult {
+    let (ctx, m) = setup()?;
+    let axpb = m.load_function("axpb")?;
+    ctx.enable_multi_stream_tracking()?;
+    let n = 1024;
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    let s1 = ctx.new_stream()?;
+    let x = s1.clone_htod(&vec![1.0f32; n])?;
+    let mut y = s1.alloc_zeros::<f32>(n)?;
+    let mut z = s1.alloc_zeros::<f32>(n)?;
+    s1.synchronize()?;
+    s1.begin_capture(CaptureMode::ThreadLocal)?;
+    {
+        let s2 = ctx.new_stream()?;
+        // SAFETY: axpb with n-element buffers.
+        unsafe {
+            s1.launch_builder(&axpb)
+                .arg(&mut y)
+                .arg(&x)
+                .arg(&2.0f32)
+                .arg(&0.0f32)
+                .arg(&ni)
+                .launch(cfg)?;
+            // Reads y, written in the capture: s2 joins it.
+            s2.launch_builder(&axpb)
+                .arg(&mut z)
+                .arg(&y)
+                .arg(&1.0f32)
+                .arg(&0.0f32)
+                .arg(&ni)
+                .launch(cfg)?;
+        }
+        assert_eq!(s2.capture_status()?, CaptureStatus::Active);
+    }
+    // The joined stream is gone: the capture cannot end with its work unjoined.
+    assert!(
+        s1.end_capture().is_err(),
+        "a capture with a dropped member ended"
+    );
+    {
+        let s3 = ctx.new_stream()?;
+        s3.begin_capture(CaptureMode::ThreadLocal)?;
+    }
+    // The driver's refusals (destroying a capturing member) may come back once, deferred.
+    let _ = ctx.synchronize();
+    ctx.synchronize()?;
+    assert_eq!(s1.capture_status()?, CaptureStatus::None);
+    s1.begin_capture(CaptureMode::ThreadLocal)?;
+    // SAFETY: axpb with n-element buffers.
+    unsafe {
+        s1.launch_builder(&axpb)
+            .arg(&mut z)
+            .arg(&x)
+            .arg(&3.0f32)
+            .arg(&1.0f32)
+            .arg(&ni)
+            .launch(cfg)?
+    };
+    s1.end_capture()?.instantiate()?.launch(&s1)?;
+    assert!(s1.clone_dtoh(&z)?.iter().all(|&v| v == 4.0));
     Ok(())
 }

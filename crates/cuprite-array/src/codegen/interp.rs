@@ -177,7 +177,11 @@ pub(crate) fn encode(p: &Program) -> Option<Vec<u64>> {
                 (Case::Select(ins.dtype), a, a, a, 0)
             }
             Step::Cast(a) => (Case::Cast(p.instrs[a].dtype, ins.dtype), a, 0, 0, 0),
-            Step::Gather(..) | Step::Check(..) | Step::Iota(_) | Step::Rand(..) => return None,
+            Step::Gather(..)
+            | Step::Check(..)
+            | Step::Iota(_)
+            | Step::Rand(..)
+            | Step::RandKeyed(..) => return None,
         };
         let op = *t.index.get(&case)?;
         words.push(

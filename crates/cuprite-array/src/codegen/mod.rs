@@ -499,6 +499,15 @@ fn emit_lane(e: &Emit<'_>, out: &mut String) {
                     format!("rand_f32(k{key}, (u64t)({}), {normal})", e.lin)
                 }
             }
+            Step::RandKeyed(key, dist) => {
+                let normal = (dist == Dist::Normal) as u8;
+                let f = if d.class() == Class::F64 {
+                    "rand_f64"
+                } else {
+                    "rand_f32"
+                };
+                format!("{f}((u64t)({}), (u64t)({}), {normal})", v(key), e.lin)
+            }
         };
         let _ = writeln!(out, "    {} v{k}{} = {expr};", cty(d), e.sfx);
     }
@@ -637,7 +646,11 @@ pub(crate) fn vectorisable(p: &Program) -> bool {
         && p.instrs.iter().all(|i| {
             !matches!(
                 i.kind,
-                Step::Iota(_) | Step::Rand(..) | Step::Gather(..) | Step::Check(..)
+                Step::Iota(_)
+                    | Step::Rand(..)
+                    | Step::RandKeyed(..)
+                    | Step::Gather(..)
+                    | Step::Check(..)
             )
         })
         && !p.shape.is_empty()

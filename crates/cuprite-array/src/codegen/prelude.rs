@@ -244,7 +244,7 @@ impl Helpers {
                 Step::Binary(BinaryOp::Pow, ..) => h.ipow = true,
                 Step::Binary(BinaryOp::Div | BinaryOp::Rem, ..) => h.floor = true,
                 Step::Check(..) => h.check = true,
-                Step::Rand(..) => h.rand = true,
+                Step::Rand(..) | Step::RandKeyed(..) => h.rand = true,
                 Step::Unary(op, _) if Helpers::mathx_unary(op) => h.mathx = true,
                 Step::Binary(op, ..) if Helpers::mathx_binary(op) => h.mathx = true,
                 _ => {}

@@ -169,6 +169,11 @@ impl<T: Element> Array<T> {
         if device.backend != Backend::Cuda || bytes.len() < STAGING_MIN_BYTES {
             return Self::from_slice(data, &shape);
         }
+        crate::runtime::refuse_in_capture_because(
+            "Array::from_ndarray (an upload from the host)",
+            "the graph would copy from host memory that is gone by the next replay; make the \
+             array outside the closure",
+        )?;
         let stream = stream_for(device.ordinal)?;
         // SAFETY: fully written by the staged copy below before any read.
         let buf = unsafe { stream.alloc::<u8>(bytes.len()) }?;

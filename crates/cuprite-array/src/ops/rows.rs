@@ -72,7 +72,11 @@ fn fused_producer(node: &Arc<Node>, ax: usize) -> Option<Producer> {
         !i.dtype.is_complex()
             && !matches!(
                 i.kind,
-                Step::Gather(..) | Step::Check(..) | Step::Iota(_) | Step::Rand(..)
+                Step::Gather(..)
+                    | Step::Check(..)
+                    | Step::Iota(_)
+                    | Step::Rand(..)
+                    | Step::RandKeyed(..)
             )
     });
     if !plain

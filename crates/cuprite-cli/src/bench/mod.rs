@@ -25,6 +25,7 @@ pub mod blas;
 pub mod ceiling;
 pub mod curves;
 pub mod fft;
+pub mod graphs;
 pub mod headline;
 pub mod host_flops;
 pub mod index;
@@ -81,6 +82,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(scan::benchmarks());
     v.extend(rowstats::benchmarks());
     v.extend(workloads::benchmarks());
+    v.extend(graphs::benchmarks());
     v
 }
 

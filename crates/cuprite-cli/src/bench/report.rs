@@ -963,6 +963,36 @@ pub const PEER_RULES: &[PeerRule] = &[
         size: Some("interp"),
         target: Target::RatioAtMost(1.0),
     },
+    PeerRule {
+        script: "torch_graphs.py",
+        key: "mlp_step_graph_us",
+        what: "MLP step (4 layers, width 256, batch 64) replayed vs torch.cuda.graph replay",
+        benchmark: "graphs/mlp_step",
+        figure: "4-layer MLP step, width 256, batch 64, replayed",
+        unit: "µs",
+        size: Some("mlp"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_graphs.py",
+        key: "mlp_step_eager_us",
+        what: "MLP step (4 layers, width 256, batch 64) replayed vs PyTorch eager",
+        benchmark: "graphs/mlp_step",
+        figure: "4-layer MLP step, width 256, batch 64, replayed",
+        unit: "µs",
+        size: Some("mlp"),
+        target: Target::RatioAtMost(1.0 / 3.0),
+    },
+    PeerRule {
+        script: "torch_graphs.py",
+        key: "tiny_ops_graph_us",
+        what: "200 tiny element-wise ops on 4096 f32 replayed vs torch.cuda.graph replay",
+        benchmark: "graphs/tiny_ops",
+        figure: "200 tiny element-wise ops on 4096 f32, replayed",
+        unit: "µs",
+        size: Some("tiny_ops"),
+        target: Target::RatioAtMost(1.0),
+    },
 ];
 
 /// One judged peer comparison.

@@ -112,6 +112,44 @@ fn leaf<T: FuzzElem>(
 
 thread_local! {
     static COPY_LEAVES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static LEAVES: std::cell::RefCell<Option<Leaves>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Where [`eval`] takes its leaves from, besides making them from their seeds.
+enum Leaves {
+    /// Make them, and keep each (in the order `eval` visits them).
+    Record(Vec<Arr>),
+    /// Hand out these, in order (made by a recording run of the same program).
+    Replay(std::vec::IntoIter<Arr>),
+}
+
+impl Leaves {
+    fn next(&mut self) -> Option<Arr> {
+        match self {
+            Leaves::Record(_) => None,
+            Leaves::Replay(it) => it.next(),
+        }
+    }
+}
+
+/// Runs `f` (an [`eval`]) keeping every leaf it makes; returns them with its result.
+pub fn recording_leaves<R>(f: impl FnOnce() -> R) -> (R, Vec<Arr>) {
+    let prev = LEAVES.with(|l| l.replace(Some(Leaves::Record(Vec::new()))));
+    let r = f();
+    let made = match LEAVES.with(|l| l.replace(prev)) {
+        Some(Leaves::Record(v)) => v,
+        _ => Vec::new(),
+    };
+    (r, made)
+}
+
+/// Runs `f` (an [`eval`] of the program whose leaves were recorded) with `leaves` as its
+/// leaves: no leaf is made from host data.
+pub fn with_leaves<R>(leaves: Vec<Arr>, f: impl FnOnce() -> R) -> R {
+    let prev = LEAVES.with(|l| l.replace(Some(Leaves::Replay(leaves.into_iter()))));
+    let r = f();
+    LEAVES.with(|l| l.replace(prev));
+    r
 }
 
 /// Runs `f` with every leaf realised as a contiguous copy of its view (a second layout of the
@@ -262,8 +300,11 @@ pub fn eval(e: &Expr) -> Result<Arr, String> {
             seed,
             special,
         } => {
+            if let Some(a) = LEAVES.with(|l| l.borrow_mut().as_mut().and_then(Leaves::next)) {
+                return Ok(a);
+            }
             let (s, v, k, sp) = (shape, view, *seed, *special);
-            match dtype {
+            let a: Result<Arr, String> = match dtype {
                 DType::Bool => Ok(leaf::<bool>(s, v, k, sp)?.into_arr()),
                 DType::U8 => Ok(leaf::<u8>(s, v, k, sp)?.into_arr()),
                 DType::U16 => Ok(leaf::<u16>(s, v, k, sp)?.into_arr()),
@@ -279,7 +320,14 @@ pub fn eval(e: &Expr) -> Result<Arr, String> {
                 DType::F64 => Ok(leaf::<f64>(s, v, k, sp)?.into_arr()),
                 DType::C32 => Ok(leaf::<c32>(s, v, k, sp)?.into_arr()),
                 DType::C64 => Ok(leaf::<c64>(s, v, k, sp)?.into_arr()),
-            }
+            };
+            let a = a?;
+            LEAVES.with(|l| {
+                if let Some(Leaves::Record(made)) = l.borrow_mut().as_mut() {
+                    made.push(a.clone());
+                }
+            });
+            Ok(a)
         }
         Expr::Const(d, v) => {
             let x = Array::<f64>::scalar(*v);

@@ -49,6 +49,7 @@ pub mod eval;
 pub mod expr;
 pub mod families;
 pub mod generate;
+pub mod replay;
 pub mod repro;
 pub mod rng;
 
@@ -66,6 +67,18 @@ pub enum Mode {
     CudaVsCpu,
     /// The CPU backend with views against the CPU backend with every leaf copied first.
     CpuLayouts,
+    /// CUDA device 0 eagerly against the same program compiled (`cuprite_array::compile`):
+    /// captured, then replayed twice, every call bit for bit the eager result (see [`replay`]).
+    Replay,
+    /// [`Mode::Replay`] on the CPU backend (where a compiled program runs its closure).
+    CpuReplay,
+}
+
+impl Mode {
+    /// Whether the two runs must agree bit for bit (the same backend both times).
+    pub fn exact(self) -> bool {
+        matches!(self, Mode::Replay | Mode::CpuReplay)
+    }
 }
 
 /// A fuzzing run.
@@ -269,6 +282,18 @@ fn runs(e: &Expr, mode: Mode) -> (Outcome, Outcome, &'static str, &'static str) 
             "cpu",
             "cpu (copied leaves)",
         ),
+        Mode::Replay => (
+            guarded(|| eval::run(e, Device::cuda(0))),
+            guarded(|| replay::run_compiled(e, Device::cuda(0))),
+            "cuda",
+            "cuda (compiled, replayed)",
+        ),
+        Mode::CpuReplay => (
+            guarded(|| eval::run(e, Device::CPU)),
+            guarded(|| replay::run_compiled(e, Device::CPU)),
+            "cpu",
+            "cpu (compiled)",
+        ),
     }
 }
 
@@ -309,8 +334,14 @@ fn kind(e: &str) -> &str {
 /// `Err(what differed)`.
 pub fn check(e: &Expr, mode: Mode) -> Result<bool, String> {
     let (a, b, na, nb) = runs(e, mode);
-    let tol = 4.0 * e.info().err;
+    let tol = if mode.exact() {
+        0.0
+    } else {
+        4.0 * e.info().err
+    };
     match (a, b) {
+        // Work a capture refuses (host reads, data-dependent sizes): refused, not a mismatch.
+        (Ok(_), Err(y)) if mode.exact() && y.contains(replay::REFUSED) => Ok(false),
         (Err(x), Err(y)) => {
             if x.starts_with("PANIC") || y.starts_with("PANIC") || kind(&x) != kind(&y) {
                 Err(format!("{na}: {x}\n{nb}: {y}"))
@@ -333,7 +364,13 @@ pub fn check(e: &Expr, mode: Mode) -> Result<bool, String> {
             let lax = tol > 0.0 && inexact_complex_inside(e);
             let non_finite = |v: &Val| matches!(v, Val::Real(x) if !x.is_finite());
             let bad: Vec<usize> = (0..va.len())
-                .filter(|&i| !agree(&va[i], &vb[i], tol))
+                .filter(|&i| {
+                    if mode.exact() {
+                        !replay::same_bits(&va[i], &vb[i])
+                    } else {
+                        !agree(&va[i], &vb[i], tol)
+                    }
+                })
                 .filter(|&i| !(lax && non_finite(&va[i]) && non_finite(&vb[i])))
                 .collect();
             if let Some(&i) = bad.first() {
@@ -512,7 +549,7 @@ pub fn run(cfg: &Config, mut progress: impl FnMut(usize)) -> Report {
         match c.result {
             Ok(true) => {
                 r.compared += 1;
-                if info.err == 0.0 {
+                if info.err == 0.0 || cfg.mode.exact() {
                     r.exact += 1;
                 }
             }

@@ -161,9 +161,12 @@ pub struct Plan {
     /// cuFFT's work area; `None` when the plan needs none.
     work: Option<DeviceBuffer<u8>>,
     stream: Arc<Stream>,
-    /// Whether a transform was enqueued (the drop then waits for the context before the plan's
+    /// Whether a transform was enqueued (the drop then waits for that work before the plan's
     /// own device memory is freed).
     used: bool,
+    /// Whether transforms may have been enqueued on another stream than `stream` (the drop then
+    /// waits for the whole context, else for `stream` only).
+    moved_after_use: bool,
 }
 
 impl fmt::Debug for Plan {
@@ -219,6 +222,7 @@ impl Plan {
             work: None,
             stream: stream.clone(),
             used: false,
+            moved_after_use: false,
         };
         // SAFETY: a live plan handle, not yet made.
         let r = unsafe { sys::cufftSetAutoAllocation(handle, 0) };
@@ -354,6 +358,7 @@ impl Plan {
         if let Some(w) = &mut self.work {
             w.set_stream(stream)?;
         }
+        self.moved_after_use |= self.used;
         self.stream = stream.clone();
         Ok(())
     }
@@ -620,10 +625,17 @@ impl Drop for Plan {
             if self.used {
                 // cuFFT frees the plan's own device memory (twiddles, kernels' data) at once:
                 // let every transform enqueued with it finish first. On failure the plan is
-                // leaked rather than freed under running work.
+                // leaked rather than freed under running work. A plan that only ever ran on its
+                // stream waits for that stream alone, which leaves stream captures of other
+                // threads intact (a context-wide synchronisation would invalidate them; it is
+                // refused while one is in progress).
                 crate::stats::count_host_sync();
-                // SAFETY: no arguments; the plan's context is current.
-                unsafe { crate::drv!(cuCtxSynchronize()) }?;
+                if self.moved_after_use {
+                    ctx.synchronize_no_deferred()?;
+                } else {
+                    // SAFETY: a live stream of the plan's context, which is current.
+                    unsafe { crate::drv!(cuStreamSynchronize(self.stream.raw())) }?;
+                }
             }
             // SAFETY: the handle was created by cufftCreate and is destroyed once, here.
             check(unsafe { sys::cufftDestroy(self.handle) }, "cufftDestroy")

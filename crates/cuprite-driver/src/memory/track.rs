@@ -3,7 +3,7 @@
 //! decides which events to wait for and to record, and tells the capture registry what captured
 //! work touched; it must not allocate or copy.
 
-use super::tracker::{Access, Mark, TrackShared};
+use super::tracker::{Access, CapturedMarks, Mark, TrackShared};
 use crate::capture;
 use crate::drv;
 use crate::error::Result;
@@ -105,6 +105,8 @@ impl Stream {
                 ctx.wait_settled()?;
                 st.init = true;
             }
+            // Work that runs as enqueued: waited for outside a capture, remembered as a
+            // pre-capture dependency of the graph inside one.
             if let Some(w) = &st.writer {
                 if w.stream != sid {
                     wait(w)?;
@@ -114,6 +116,23 @@ impl Stream {
                 for r in &st.readers {
                     if r.stream != sid {
                         wait(r)?;
+                    }
+                }
+            }
+            // Captured work: ordered among its capture's streams only (`may_wait` skips it for
+            // other streams, and for streams of other threads than the capture's).
+            let c = &st.captured;
+            if c.capture != 0 {
+                if let Some(w) = &c.writer {
+                    if w.stream != sid {
+                        wait(w)?;
+                    }
+                }
+                if write {
+                    for r in &c.readers {
+                        if r.stream != sid {
+                            wait(r)?;
+                        }
                     }
                 }
             }
@@ -130,28 +149,42 @@ impl Stream {
         let event = self.context().track_event()?;
         // SAFETY: a live event of this stream's context and a live stream.
         unsafe { drv!(cuEventRecord(event.raw, self.raw())) }?;
+        let capture = capture::capture_of(sid);
         let mark = Mark {
             stream: sid,
             event,
-            capture: capture::capture_of(sid),
+            capture,
         };
         for a in accesses {
             let ctx = &a.shared.ctx;
             if !ctx.is_multi_stream() {
                 continue;
             }
-            let mut st = a.shared.lock()?;
+            let mut guard = a.shared.lock()?;
+            let st = &mut *guard;
             if !st.init {
                 ctx.wait_settled()?;
                 st.init = true;
             }
+            // Captured work does not run now: its marks never replace those of real work.
+            let (writer, readers) = if capture == 0 {
+                (&mut st.writer, &mut st.readers)
+            } else {
+                if st.captured.capture != capture {
+                    st.captured = CapturedMarks {
+                        capture,
+                        ..CapturedMarks::default()
+                    };
+                }
+                (&mut st.captured.writer, &mut st.captured.readers)
+            };
             if a.write {
-                st.writer = Some(mark.clone());
-                st.readers.clear();
-            } else if let Some(r) = st.readers.iter_mut().find(|r| r.stream == sid) {
+                *writer = Some(mark.clone());
+                readers.clear();
+            } else if let Some(r) = readers.iter_mut().find(|r| r.stream == sid) {
                 *r = mark.clone();
             } else {
-                st.readers.push(mark.clone());
+                readers.push(mark.clone());
             }
         }
         Ok(())

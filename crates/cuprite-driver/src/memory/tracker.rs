@@ -27,11 +27,26 @@ pub(crate) struct Mark {
     pub(crate) capture: u64,
 }
 
+/// Invariant: `writer` and `readers` are marks of work that runs as enqueued (recorded outside
+/// any capture); marks recorded inside a capture go to `captured` only, so a capture never
+/// hides real work from later users, and a stream outside the capture never sees them (it
+/// would join the capture by waiting for one).
 #[derive(Default)]
 pub(crate) struct TrackState {
     /// Whether this tracker was touched since its context entered multi-stream mode. Before
     /// that, its only pending work was on the first stream and the switch synchronised it.
     pub(crate) init: bool,
+    pub(crate) writer: Option<Mark>,
+    pub(crate) readers: Vec<Mark>,
+    /// The last writer and readers recorded inside one capture (the latest that touched the
+    /// allocation): they order that capture's streams among themselves.
+    pub(crate) captured: CapturedMarks,
+}
+
+/// Marks recorded inside the capture `capture` (0: none yet).
+#[derive(Default)]
+pub(crate) struct CapturedMarks {
+    pub(crate) capture: u64,
     pub(crate) writer: Option<Mark>,
     pub(crate) readers: Vec<Mark>,
 }

@@ -454,6 +454,7 @@ pub(crate) fn run_chunk(prog: &Program, start: usize, len: usize) -> Vec<Vals> {
                 };
                 rand(k, dist, ins.dtype, start, len)
             }
+            Step::RandKeyed(key, dist) => rand_keyed(get(key), dist, ins.dtype, start),
         };
         v.normalize(ins.dtype);
         vals.push(Some(v));
@@ -484,6 +485,31 @@ fn rand(key: u64, dist: Dist, d: DType, start: usize, len: usize) -> Vals {
         _ => Vals::F32(
             (start..start + len)
                 .map(|i| random::sample_f32(key, i as u64, dist))
+                .collect(),
+        ),
+    }
+}
+
+/// Random numbers at indices `start..` keyed per index by `keys` (u64 values; the key of each
+/// index as the CUDA kernel reads it).
+fn rand_keyed(keys: &Vals, dist: Dist, d: DType, start: usize) -> Vals {
+    let keys: Vec<u64> = match keys {
+        Vals::U64(k) => k.clone(),
+        Vals::I64(k) => k.iter().map(|&x| x as u64).collect(),
+        other => (0..other.len()).map(|_| 0).collect(),
+    };
+    let at = |j: usize| (start + j) as u64;
+    match d.class() {
+        Class::F64 => Vals::F64(
+            keys.iter()
+                .enumerate()
+                .map(|(j, &k)| random::sample_f64(k, at(j), dist))
+                .collect(),
+        ),
+        _ => Vals::F32(
+            keys.iter()
+                .enumerate()
+                .map(|(j, &k)| random::sample_f32(k, at(j), dist))
                 .collect(),
         ),
     }

@@ -189,6 +189,14 @@ fn row_counters(st: &DeviceState) -> Result<&'static DevBuf> {
 }
 
 fn upload(ordinal: usize, dtype: DType, len: usize, bytes: &[u8]) -> Result<Arc<Storage>> {
+    if !bytes.is_empty() {
+        crate::runtime::refuse_in_capture_because(
+            "an upload from the host (from_slice, from_vec, an array made from host data)",
+            "the graph would copy from host memory that is gone by the next replay; make the \
+             array outside the closure and pass it as an input or use it from the closure's \
+             environment",
+        )?;
+    }
     let st = state(ordinal)?;
     let stream = stream_of(st);
     let stream = stream.get();

@@ -16,6 +16,12 @@
 //! for the call alone ([`FftCall::private_input`], which a one-axis `irfft` does on CUDA):
 //! then the transform runs on that buffer itself, else on a copy made on the stream. The
 //! complex inverse groups before it run in place on the same buffer.
+//!
+//! A compiled program (`crate::compile`) gives the thread a plan cache of its own
+//! ([`GraphPlans`]) for its eager run and its capture: the plans (and their work areas, from
+//! the pool, on the program's stream) are made in the eager run, found again while capturing
+//! (which makes no plan: a plan not made before is an `Err`), and kept by the captured graph
+//! for as long as it lives, out of reach of eviction and `device_gc`.
 
 use super::desc::{FftCall, Group, Kind, outer_inner, product};
 use crate::dtype::DType;
@@ -23,7 +29,9 @@ use crate::error::{Error, Result};
 use crate::graph::CallInput;
 use crate::runtime::DeviceState;
 use crate::storage::DevBuf;
-use cuprite_driver::fft::{Direction, FftFloat, FftKind, Layout, PlanDesc, Precision};
+use cuprite_driver::fft::{
+    Direction, FftFloat, FftKind, Layout, Plan, PlanCache, PlanDesc, Precision,
+};
 use cuprite_driver::{DeviceBuffer, DeviceRead, DeviceView, DeviceWrite, Stream, Tracker};
 use num_complex::Complex;
 use std::sync::Arc;
@@ -174,7 +182,6 @@ where
     T: FftFloat + bytemuck::Pod,
     Complex<T>: bytemuck::Pod,
 {
-    let prec = T::PRECISION;
     let len_in = product(&call.shape_in)?;
     let off = x.layout.offset;
     let end = off
@@ -183,12 +190,116 @@ where
     let src = x.buf.live().ok_or_else(released)?;
     let dst = out.buffer_mut().ok_or_else(released)?;
     let groups = call.groups();
-    crate::runtime::refuse_in_capture_because(
-        "an FFT",
-        "the device's cuFFT plans are shared with eager work and may be evicted while a graph \
-         still runs their kernels; run the FFT outside the compiled program",
-    )?;
-    let mut cache = st.fft_plans.lock().unwrap_or_else(|e| e.into_inner());
+    with_plans(st, |cache| {
+        transforms::<T>(call, cache, stream, &groups, (src, dst), (off, end))
+    })
+}
+
+/// Runs `f` on the calling thread's graph plan cache when it has one (see [`GraphPlans`]),
+/// else on the device's; while capturing, on none but the thread's own.
+fn with_plans<R>(st: &DeviceState, f: impl FnOnce(&mut Plans<'_>) -> Result<R>) -> Result<R> {
+    let own = GRAPH_PLANS.with(|g| g.borrow_mut().take());
+    match own {
+        Some(mut cache) => {
+            let r = f(&mut Plans(&mut cache));
+            GRAPH_PLANS.with(|g| *g.borrow_mut() = Some(cache));
+            r
+        }
+        None => {
+            crate::runtime::refuse_in_capture_because(
+                "an FFT",
+                "it has no plans made before the capture (only a compiled program's eager run \
+                 makes them)",
+            )?;
+            let mut cache = st.fft_plans.lock().unwrap_or_else(|e| e.into_inner());
+            f(&mut Plans(&mut cache))
+        }
+    }
+}
+
+/// A plan cache that, while the thread captures, hands out only plans it already holds.
+struct Plans<'a>(&'a mut PlanCache);
+
+impl Plans<'_> {
+    fn get(&mut self, stream: &Arc<Stream>, desc: &PlanDesc) -> Result<&mut Plan> {
+        if crate::runtime::capturing() && !self.0.contains(stream, desc) {
+            return Err(Error::InvalidArgument(format!(
+                "an FFT ({:?} of {:?}) needs a cuFFT plan inside a compiled program that its \
+                 eager run did not make (making one allocates and synchronises, which a \
+                 capture cannot); the closure must run the same FFTs every time",
+                desc.kind(),
+                desc.shape()
+            )));
+        }
+        Ok(self.0.get(stream, desc)?)
+    }
+}
+
+/// Plans the calling thread's FFTs take while it lives: a compiled program's eager run and
+/// capture. Taken back with [`GraphPlans::finish`] (kept by the graph); dropped unfinished, its
+/// plans go (after their transforms, waited for on their stream).
+#[cfg_attr(not(feature = "capture"), allow(dead_code))]
+pub(crate) struct GraphPlans {
+    prev: Option<PlanCache>,
+    finished: bool,
+}
+
+thread_local! {
+    static GRAPH_PLANS: std::cell::RefCell<Option<PlanCache>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Plans a graph holds at most (none is ever evicted: an evicted plan's memory would be freed
+/// under the graph's kernels).
+#[cfg_attr(not(feature = "capture"), allow(dead_code))]
+const GRAPH_PLANS_MAX: usize = 1 << 16;
+
+impl GraphPlans {
+    /// Gives the calling thread an empty plan cache of its own.
+    #[cfg_attr(not(feature = "capture"), allow(dead_code))]
+    pub(crate) fn begin() -> GraphPlans {
+        let prev = GRAPH_PLANS.with(|g| g.replace(Some(PlanCache::new(GRAPH_PLANS_MAX))));
+        GraphPlans {
+            prev,
+            finished: false,
+        }
+    }
+
+    /// The plans made since [`begin`](Self::begin); the thread's previous cache comes back.
+    #[cfg_attr(not(feature = "capture"), allow(dead_code))]
+    pub(crate) fn finish(mut self) -> Option<PlanCache> {
+        self.finished = true;
+        let prev = self.prev.take();
+        GRAPH_PLANS
+            .with(|g| g.replace(prev))
+            .filter(|c| !c.is_empty())
+    }
+}
+
+impl Drop for GraphPlans {
+    fn drop(&mut self) {
+        if !self.finished {
+            let prev = self.prev.take();
+            let mine = GRAPH_PLANS.try_with(|g| g.replace(prev)).ok().flatten();
+            drop(mine);
+        }
+    }
+}
+
+/// The transforms of `call` from `bufs.0` (elements `range`) into `bufs.1`.
+fn transforms<T>(
+    call: &FftCall,
+    cache: &mut Plans<'_>,
+    stream: &Arc<Stream>,
+    groups: &[Group],
+    bufs: (&DeviceBuffer<u8>, &mut DeviceBuffer<u8>),
+    (off, end): (usize, usize),
+) -> Result<()>
+where
+    T: FftFloat + bytemuck::Pod,
+    Complex<T>: bytemuck::Pod,
+{
+    let prec = T::PRECISION;
+    let (src, dst) = bufs;
     match call.kind {
         Kind::Forward | Kind::Inverse => {
             let dir = if call.kind == Kind::Inverse {

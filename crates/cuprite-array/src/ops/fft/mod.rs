@@ -58,6 +58,8 @@ mod norm;
 mod shift;
 mod transforms;
 
+#[cfg(feature = "capture")]
+pub(crate) use cuda::GraphPlans;
 pub use cuda::plan_cache_stats;
 pub use element::FftElement;
 pub use norm::FftNorm;

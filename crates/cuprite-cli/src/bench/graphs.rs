@@ -1,0 +1,294 @@
+//! Compiled programs (`cuprite_array::compile`): a small-op training step and a chain of tiny
+//! kernels replayed as CUDA graphs, against the same work run eagerly and against PyTorch's
+//! `torch.cuda.graph` (`benches/peers/torch_graphs.py`, run in the same call); what a first
+//! capture costs; the host cost of one replay against a raw `cuGraphLaunch` of the same graph.
+//!
+//! - `graphs/mlp_step`: a 4-layer MLP of width 256 on a batch of 64, each layer
+//!   `tanh(h·W + b)·0.5 + h·0.5`, and a mean-square loss against a target; the weights come
+//!   from the closure's environment, the batch and the target are the inputs.
+//! - `graphs/tiny_ops`: 200 alternating multiplications and additions on 4,096 f32, each op
+//!   realised on its own (`eval` after each), so each is its own kernel, as in PyTorch.
+//! - `graphs/first_capture`: the first call of a fresh compiled MLP step (its eager run, the
+//!   capture, instantiation and first launch) against one eager step, both waited for.
+//! - `graphs/replay_host`: the host time of one `Compiled::call` (input copies, launch, output
+//!   copies enqueued) against one raw `cuGraphLaunch` of its graph.
+//!
+//! Device figures time K back-to-back calls between one pair of events on the array stream
+//! ([`super::curves::per_call`]), after warm calls and the optimised builds: kernels are built
+//! and tiered up before the first capture, since a graph keeps the kernels it captured.
+
+use super::curves::per_call;
+use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
+use cuprite_array::{Array, Device, compile, linalg, with_device};
+use std::time::Instant;
+
+/// The graph benchmarks.
+pub fn benchmarks() -> Vec<Benchmark> {
+    vec![
+        Benchmark {
+            name: "graphs/mlp_step",
+            group: "graphs",
+            needs_gpu: true,
+            run: mlp_step,
+        },
+        Benchmark {
+            name: "graphs/tiny_ops",
+            group: "graphs",
+            needs_gpu: true,
+            run: tiny_ops,
+        },
+        Benchmark {
+            name: "graphs/first_capture",
+            group: "graphs",
+            needs_gpu: true,
+            run: first_capture,
+        },
+        Benchmark {
+            name: "graphs/replay_host",
+            group: "graphs",
+            needs_gpu: true,
+            run: replay_host,
+        },
+    ]
+}
+
+/// Back-to-back calls per event pair.
+const CALLS: usize = 20;
+/// The MLP's layers, width and batch.
+const LAYERS: usize = 4;
+const WIDTH: usize = 256;
+const BATCH: usize = 64;
+/// The tiny-op chain's length and elements.
+const TINY_OPS: usize = 200;
+const TINY_LEN: usize = 4096;
+
+/// The MLP's weights and biases (uniform in ±1/√width, fixed seeds).
+struct Mlp {
+    w: Vec<Array<f32>>,
+    b: Vec<Array<f32>>,
+}
+
+impl Mlp {
+    fn new() -> cuprite_array::Result<Mlp> {
+        let scale = 2.0 / (WIDTH as f32).sqrt();
+        let mut w = Vec::new();
+        let mut b = Vec::new();
+        for l in 0..LAYERS as u64 {
+            let wl = (Array::<f32>::rand_uniform(&[WIDTH, WIDTH], 10 + l)? - 0.5) * scale;
+            let bl = (Array::<f32>::rand_uniform(&[1, WIDTH], 20 + l)? - 0.5) * scale;
+            cuprite_array::eval_many(&[&wl, &bl])?;
+            w.push(wl);
+            b.push(bl);
+        }
+        Ok(Mlp { w, b })
+    }
+
+    /// One step: the network's output and the mean-square loss against `target`.
+    fn step(&self, x: &Array<f32>, target: &Array<f32>) -> cuprite_array::Result<Vec<Array<f32>>> {
+        let mut h = x.clone();
+        for (w, b) in self.w.iter().zip(&self.b) {
+            let z = linalg::matmul(&h, w)? + b;
+            h = z.tanh() * 0.5 + &h * 0.5;
+        }
+        let d = &h - target;
+        let loss = (&d * &d).mean()?;
+        Ok(vec![h, loss])
+    }
+}
+
+/// The batch and target of the MLP step.
+fn mlp_inputs() -> cuprite_array::Result<(Array<f32>, Array<f32>)> {
+    let x = Array::<f32>::rand_normal(&[BATCH, WIDTH], 1)?;
+    let t = Array::<f32>::rand_normal(&[BATCH, WIDTH], 2)? * 0.1;
+    cuprite_array::eval_many(&[&x, &t])?;
+    Ok((x, t))
+}
+
+/// Realises every array of `outs`.
+fn realise(outs: &[Array<f32>]) -> cuprite_array::Result<()> {
+    let refs: Vec<&Array<f32>> = outs.iter().collect();
+    cuprite_array::eval_many(&refs)
+}
+
+/// Device time per call of `f` (K calls per event pair) on the array stream of device 0.
+fn timed(
+    ctx: &BenchCtx,
+    mut f: impl FnMut() -> Result<(), BenchError>,
+) -> Result<Samples, BenchError> {
+    f()?;
+    cuprite_array::wait_tier_up();
+    f()?;
+    let stream = cuprite_array::get_stream(0)?.raw();
+    // SAFETY: the array stream of device 0 lives for the whole process, and its (primary)
+    // context is current after the arrays of the caller were made.
+    unsafe { per_call(ctx, stream, CALLS, f) }
+}
+
+/// The eager step run until its kernels are built and optimised (a graph keeps the kernels it
+/// captured).
+fn warm(f: impl Fn() -> cuprite_array::Result<Vec<Array<f32>>>) -> cuprite_array::Result<()> {
+    realise(&f()?)?;
+    cuprite_array::wait_tier_up();
+    realise(&f()?)?;
+    cuprite_array::sync(Device::cuda(0))
+}
+
+fn mlp_step(ctx: &mut BenchCtx) -> BenchResult {
+    with_device(Device::cuda(0), || {
+        let mlp = Mlp::new()?;
+        let (x, t) = mlp_inputs()?;
+        warm(|| mlp.step(&x, &t))?;
+        let eager = timed(ctx, || Ok(realise(&mlp.step(&x, &t)?)?))?;
+        let prog = compile(|a: &[Array<f32>]| mlp.step(&a[0], &a[1]));
+        let replayed = timed(ctx, || {
+            prog.call(&[&x, &t])?;
+            Ok(())
+        })?;
+        let name = format!("{LAYERS}-layer MLP step, width {WIDTH}, batch {BATCH}");
+        Ok(vec![
+            Figure::time(format!("{name}, replayed "), &replayed, TimeUnit::Us)
+                .with_ceiling("the eager step", eager.median() * 1e6)
+                .with_target(Target::RatioAtMost(1.0 / 3.0))
+                .with_note(
+                    "compile(): inputs copied in, one graph launch, outputs copied out; target \
+                     ≥ 3× faster than eager; peer: torch.cuda.graph in benches/peers/torch_graphs.py",
+                ),
+            Figure::time(format!("{name}, eager "), &eager, TimeUnit::Us)
+                .with_note("the same closure called directly, every array realised"),
+        ])
+    })
+}
+
+/// The tiny-op chain: each op realised on its own (one kernel each).
+fn chain(x: &Array<f32>) -> cuprite_array::Result<Vec<Array<f32>>> {
+    let mut h = x.clone();
+    for i in 0..TINY_OPS {
+        h = if i % 2 == 0 { &h * 1.0001 } else { &h + 0.0001 };
+        h.eval()?;
+    }
+    Ok(vec![h])
+}
+
+fn tiny_ops(ctx: &mut BenchCtx) -> BenchResult {
+    with_device(Device::cuda(0), || {
+        let x = Array::<f32>::rand_uniform(&[TINY_LEN], 3)?;
+        x.eval()?;
+        warm(|| chain(&x))?;
+        let eager = timed(ctx, || Ok(realise(&chain(&x)?)?))?;
+        let prog = compile(|a: &[Array<f32>]| chain(&a[0]));
+        let replayed = timed(ctx, || {
+            prog.call(&[&x])?;
+            Ok(())
+        })?;
+        let name = format!("{TINY_OPS} tiny element-wise ops on {TINY_LEN} f32");
+        Ok(vec![
+            Figure::time(format!("{name}, replayed "), &replayed, TimeUnit::Us)
+                .with_ceiling("the eager chain", eager.median() * 1e6)
+                .with_note(
+                    "alternating * 1.0001 and + 0.0001, each op realised on its own (one kernel \
+                     each); peer: torch.cuda.graph in benches/peers/torch_graphs.py",
+                ),
+            Figure::time(format!("{name}, eager "), &eager, TimeUnit::Us),
+        ])
+    })
+}
+
+/// Host wall time of `f` followed by a wait for the device, `ctx.repeats` samples after one
+/// untimed call.
+fn waited(
+    ctx: &BenchCtx,
+    mut f: impl FnMut() -> Result<(), BenchError>,
+) -> Result<Samples, BenchError> {
+    f()?;
+    cuprite_array::sync(Device::cuda(0))?;
+    let mut out = Vec::with_capacity(ctx.repeats);
+    for _ in 0..ctx.repeats {
+        let t = Instant::now();
+        f()?;
+        cuprite_array::sync(Device::cuda(0))?;
+        out.push(t.elapsed().as_secs_f64());
+    }
+    Ok(Samples(out))
+}
+
+fn first_capture(ctx: &mut BenchCtx) -> BenchResult {
+    with_device(Device::cuda(0), || {
+        let mlp = Mlp::new()?;
+        let (x, t) = mlp_inputs()?;
+        warm(|| mlp.step(&x, &t))?;
+        let eager = waited(ctx, || Ok(realise(&mlp.step(&x, &t)?)?))?;
+        let first = waited(ctx, || {
+            let prog = compile(|a: &[Array<f32>]| mlp.step(&a[0], &a[1]));
+            prog.call(&[&x, &t])?;
+            Ok(())
+        })?;
+        Ok(vec![
+            Figure::time("first capture of the MLP step ", &first, TimeUnit::Ms)
+                .with_ceiling("one eager step, waited for", eager.median() * 1e3)
+                .with_target(Target::RatioAtMost(3.0))
+                .with_note(
+                    "a fresh compile(): its eager run, the capture, instantiation, the first \
+                     launch and copies out, waited for; kernels already built",
+                ),
+            Figure::time("one eager MLP step, waited for ", &eager, TimeUnit::Ms),
+        ])
+    })
+}
+
+fn replay_host(ctx: &mut BenchCtx) -> BenchResult {
+    with_device(Device::cuda(0), || {
+        let mlp = Mlp::new()?;
+        let (x, t) = mlp_inputs()?;
+        warm(|| mlp.step(&x, &t))?;
+        let prog = compile(|a: &[Array<f32>]| mlp.step(&a[0], &a[1]));
+        prog.call(&[&x, &t])?;
+        let (exec, stream) = prog
+            .raw_graph(&[&x, &t])?
+            .ok_or("the compiled MLP step has no graph after its first call")?;
+        let host = |f: &mut dyn FnMut() -> Result<(), BenchError>| -> Result<Samples, BenchError> {
+            let mut out = Vec::with_capacity(ctx.repeats);
+            for k in 0..ctx.repeats + ctx.warmup {
+                cuprite_array::sync(Device::cuda(0))?;
+                let t0 = Instant::now();
+                f()?;
+                let dt = t0.elapsed().as_secs_f64();
+                if k >= ctx.warmup {
+                    out.push(dt);
+                }
+            }
+            cuprite_array::sync(Device::cuda(0))?;
+            Ok(Samples(out))
+        };
+        let call = host(&mut || {
+            prog.call(&[&x, &t])?;
+            Ok(())
+        })?;
+        let raw = host(&mut || {
+            // SAFETY: `exec` and `stream` are the graph and stream `prog` keeps for this
+            // signature (one signature, so no eviction); the context is current after the
+            // calls above; the launch reads the graph's own input buffers and writes its own
+            // outputs, which no other work touches meanwhile (the device is idle: synced).
+            let r = unsafe { cuprite_driver::sys::driver::cuGraphLaunch(exec, stream) };
+            match r {
+                Ok(cuprite_driver::sys::driver::CUresult::CUDA_SUCCESS) => {}
+                other => return Err(format!("cuGraphLaunch: {other:?}").into()),
+            }
+            Ok(())
+        })?;
+        Ok(vec![
+            Figure::time(
+                "host time of one replay of the MLP step ",
+                &call,
+                TimeUnit::Us,
+            )
+            .with_ceiling("a raw cuGraphLaunch of the same graph", raw.median() * 1e6)
+            .with_target(Target::RatioAtMost(1.2))
+            .with_note("Compiled::call: 2 input copies, the launch, 2 output copies, enqueued"),
+            Figure::time(
+                "host time of a raw cuGraphLaunch of the MLP step ",
+                &raw,
+                TimeUnit::Us,
+            ),
+        ])
+    })
+}
