@@ -31,19 +31,23 @@ mod reduction;
 mod rows;
 mod sampling;
 mod scan;
+mod signature;
 mod variant;
 
 pub(crate) use histogram::{HIST_SHARED_BYTES, HistMode, histogram_kernel};
 use params::params;
 pub(crate) use params::{ParamPlan, WordFrom, word_sources};
-pub(crate) use prelude::Helpers;
 use prelude::with_prelude;
+pub(crate) use prelude::{Helpers, MARKER};
 pub(crate) use reduction::{acc_dtype, combinable, reduction, reduction_one_per_thread};
 pub(crate) use rows::{RowKind, row_items, rows_kernel};
 pub(crate) use sampling::{GAMMA_TRIES, gamma_kernel};
 pub(crate) use scan::{
     SCAN_VEC_LONG, ScanForm, ScanKind, ScanSpec, Sink, scan_bits_possible, scan_vec_possible,
     search_kernel,
+};
+pub(crate) use signature::{
+    KernelParams, LaunchArgs, MaybeWrite, Param, ReadBuf, WriteBuf, entry, kernel_params,
 };
 pub(crate) use variant::{Variant, const_words};
 
