@@ -47,7 +47,8 @@ pub(crate) use scan::{
     search_kernel,
 };
 pub(crate) use signature::{
-    KernelParams, LaunchArgs, MaybeWrite, Param, ReadBuf, WriteBuf, entry, kernel_params,
+    KernelParams, LaunchArgs, MaybeRead, MaybeWrite, Param, ReadBuf, SharedBuf, WriteBuf, entry,
+    head, kernel_params,
 };
 pub(crate) use variant::{Variant, const_words};
 

@@ -60,6 +60,21 @@ pub(crate) struct WriteBuf<'a>(View<'a>);
 /// An output a kernel writes when it is given one, and skips when it is null.
 pub(crate) type MaybeWrite<'a> = Option<WriteBuf<'a>>;
 
+/// An input a kernel reads when it is given one, and does without when it is null.
+pub(crate) type MaybeRead<'a> = Option<ReadBuf<'a>>;
+
+/// A buffer the blocks of one launch write and read each other's words of (a look-back
+/// status): declared without `__restrict__`, so that the compiler keeps every access.
+#[derive(Clone, Copy)]
+pub(crate) struct SharedBuf<'a>(View<'a>);
+
+impl<'a> SharedBuf<'a> {
+    /// All of `d`, in its own dtype.
+    pub(crate) fn all(d: &'a DevBuf) -> Result<SharedBuf<'a>> {
+        View::of(d, d.dtype(), 0, d.len()).map(SharedBuf)
+    }
+}
+
 impl<'a> ReadBuf<'a> {
     /// All of `d`, in its own dtype.
     pub(crate) fn all(d: &'a DevBuf) -> Result<ReadBuf<'a>> {
@@ -162,9 +177,19 @@ impl<'a> Param<'a> for WriteBuf<'a> {
     }
 }
 
-impl<'a> Param<'a> for MaybeWrite<'a> {
+impl<'a> Param<'a> for SharedBuf<'a> {
     fn decl(name: &str, elem: &str) -> String {
         format!("{elem} *{name}")
+    }
+    fn push(&self, args: &mut LaunchArgs<'a>) {
+        args.words.push(self.0.ptr);
+        args.touch(self.0.buf, true);
+    }
+}
+
+impl<'a, P: Param<'a>> Param<'a> for Option<P> {
+    fn decl(name: &str, elem: &str) -> String {
+        P::decl(name, elem)
     }
     fn push(&self, args: &mut LaunchArgs<'a>) {
         match self {
@@ -248,6 +273,20 @@ macro_rules! kernel_params {
     };
 }
 pub(crate) use kernel_params;
+
+/// The head of a kernel entry point `name` taking `P`'s parameters (its body follows in the
+/// family's text); `bounds` is its `__launch_bounds__` list, none when empty.
+pub(crate) fn head<'a, P: KernelParams<'a>>(name: &str, bounds: &str) -> String {
+    let bounds = if bounds.is_empty() {
+        String::new()
+    } else {
+        format!("__launch_bounds__({bounds}) ")
+    };
+    format!(
+        "extern \"C\" __global__ void {bounds}{name}({})",
+        P::signature()
+    )
+}
 
 /// The definition of a kernel entry point `name` taking `P`'s parameters, whose body is the
 /// call `body(params...)` of a device function taking them in the same order (the body lives

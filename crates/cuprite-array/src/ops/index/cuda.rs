@@ -109,7 +109,8 @@ impl<'a> Param<'a> for Updates<'a> {
             .iter()
             .map(|n| i64::decl(n, ""))
             .collect();
-        s.push(MaybeWrite::decl("chk", "unsigned int"));
+        // Not `__restrict__`: every thread may raise it.
+        s.push("unsigned int *chk".into());
         s.join(", ")
     }
     fn names(_name: &str) -> String {
