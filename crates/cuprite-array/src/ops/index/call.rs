@@ -363,6 +363,76 @@ fn float_pick<B: Copy + PartialOrd, F: Copy>(
     }
 }
 
+/// A float accumulation dtype as the CPU updates use it: NaN test and the ordered key of its
+/// bits (`-0 < +0`, as the kernels compare).
+trait FloatKey: Fx + bytemuck::Pod + std::ops::Add<Output = Self> {
+    fn nan_(self) -> bool;
+    fn key(self) -> u64;
+}
+
+impl FloatKey for f32 {
+    fn nan_(self) -> bool {
+        self.is_nan()
+    }
+    fn key(self) -> u64 {
+        key32(self.to_bits()) as u64
+    }
+}
+
+impl FloatKey for f64 {
+    fn nan_(self) -> bool {
+        self.is_nan()
+    }
+    fn key(self) -> u64 {
+        key64(self.to_bits())
+    }
+}
+
+impl ScatterCall {
+    /// Applies the float updates `v` at `dests` (in update order; deterministic sums by the
+    /// kernels' arithmetic).
+    fn float_updates<F: FloatKey>(&self, out: &mut HostBuf, dests: &[Option<usize>], v: &[F]) {
+        match self.op {
+            Reduce::Add if self.det => {
+                let o: &mut [F] = bytemuck::cast_slice_mut(out.bytes_mut());
+                match self.bins() {
+                    // `bins` is `Some` only for `f32` (so `F` is `f32` there).
+                    Some((w, bins)) => binned_sum(
+                        bytemuck::cast_slice_mut(o),
+                        dests,
+                        bytemuck::cast_slice(v),
+                        w,
+                        bins,
+                    ),
+                    None => fixed_sum(o, dests, v),
+                }
+            }
+            Reduce::Add => apply(out, dests, v, |a: F, b: F| a + b),
+            op => {
+                let max = op == Reduce::Max;
+                apply(out, dests, v, |a: F, b: F| {
+                    float_pick(a, b, max, F::nan(), F::nan_, F::key)
+                })
+            }
+        }
+    }
+
+    /// Applies the integer updates `v` at `dests` (`add` wraps).
+    fn int_updates<T: bytemuck::Pod + Ord>(
+        &self,
+        out: &mut HostBuf,
+        dests: &[Option<usize>],
+        v: &[T],
+        add: fn(T, T) -> T,
+    ) {
+        match self.op {
+            Reduce::Add => apply(out, dests, v, add),
+            Reduce::Max => apply(out, dests, v, |a: T, b: T| a.max(b)),
+            _ => apply(out, dests, v, |a: T, b: T| a.min(b)),
+        }
+    }
+}
+
 impl LibraryCall for ScatterCall {
     fn name(&self) -> &str {
         "scatter"
@@ -390,57 +460,13 @@ impl LibraryCall for ScatterCall {
             }
             return Ok(());
         }
-        macro_rules! ints {
-            ($t:ty, $add:expr) => {{
-                let v: &[$t] = host_slice(vals, m);
-                match self.op {
-                    Reduce::Add => apply(out, &dests, v, $add),
-                    Reduce::Max => apply(out, &dests, v, |a: $t, b: $t| a.max(b)),
-                    _ => apply(out, &dests, v, |a: $t, b: $t| a.min(b)),
-                }
-            }};
-        }
-        macro_rules! floats {
-            ($t:ty, $key:expr) => {{
-                let v: &[$t] = host_slice(vals, m);
-                let nan = <$t as Fx>::nan();
-                match self.op {
-                    Reduce::Add if self.det => {
-                        let o: &mut [$t] = bytemuck::cast_slice_mut(out.bytes_mut());
-                        // `bins` is `Some` only for `f32` (so `$t` is `f32` there).
-                        match self.bins() {
-                            Some((w, bins)) => {
-                                let o: &mut [f32] = bytemuck::cast_slice_mut(o);
-                                let v: &[f32] = bytemuck::cast_slice(v);
-                                binned_sum(o, &dests, v, w, bins)
-                            }
-                            None => fixed_sum(o, &dests, v),
-                        }
-                    }
-                    Reduce::Add => apply(out, &dests, v, |a: $t, b: $t| a + b),
-                    op => {
-                        let max = op == Reduce::Max;
-                        apply(out, &dests, v, |a: $t, b: $t| {
-                            float_pick(
-                                a,
-                                b,
-                                max,
-                                nan,
-                                |x: $t| x.is_nan(),
-                                |x: $t| $key(x.to_bits()),
-                            )
-                        })
-                    }
-                }
-            }};
-        }
         match self.dtype {
-            DType::F32 => floats!(f32, key32),
-            DType::F64 => floats!(f64, key64),
-            DType::I32 => ints!(i32, |a: i32, b: i32| a.wrapping_add(b)),
-            DType::U32 => ints!(u32, |a: u32, b: u32| a.wrapping_add(b)),
-            DType::I64 => ints!(i64, |a: i64, b: i64| a.wrapping_add(b)),
-            DType::U64 => ints!(u64, |a: u64, b: u64| a.wrapping_add(b)),
+            DType::F32 => self.float_updates::<f32>(out, &dests, host_slice(vals, m)),
+            DType::F64 => self.float_updates::<f64>(out, &dests, host_slice(vals, m)),
+            DType::I32 => self.int_updates(out, &dests, host_slice(vals, m), i32::wrapping_add),
+            DType::U32 => self.int_updates(out, &dests, host_slice(vals, m), u32::wrapping_add),
+            DType::I64 => self.int_updates(out, &dests, host_slice(vals, m), i64::wrapping_add),
+            DType::U64 => self.int_updates(out, &dests, host_slice(vals, m), u64::wrapping_add),
             d => {
                 return Err(Error::InvalidArgument(format!(
                     "scatter {} accumulates in f32, f64 or a 32/64-bit integer, not {d}",
