@@ -177,11 +177,13 @@ impl<T: Element> Array<T> {
     }
 
     /// A 0-dimensional array holding `value`.
+    #[must_use]
     pub fn scalar(value: T) -> Self {
         Self::full(&[], value)
     }
 
     /// An array of `shape` with every element `value` (lazy: no memory until evaluated).
+    #[must_use]
     pub fn full(shape: &[usize], value: T) -> Self {
         Self::from_node(Node::new(
             Op::Const(value.to_scalar()),
@@ -192,11 +194,13 @@ impl<T: Element> Array<T> {
     }
 
     /// Zeros (`false` for `bool`).
+    #[must_use]
     pub fn zeros(shape: &[usize]) -> Self {
         Self::full(shape, T::from_scalar(Scalar::U64(0)))
     }
 
     /// Ones (`true` for `bool`).
+    #[must_use]
     pub fn ones(shape: &[usize]) -> Self {
         Self::full(shape, T::from_scalar(Scalar::U64(1)))
     }
@@ -308,6 +312,7 @@ impl<T: Element> Array<T> {
     }
 
     /// Casts every element to `U` (see [`ops`](crate::ops) for the rules).
+    #[must_use]
     pub fn cast<U: Element>(&self) -> Array<U> {
         if U::DTYPE == T::DTYPE {
             return Array::from_node(self.node.clone());

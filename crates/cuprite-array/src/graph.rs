@@ -13,6 +13,7 @@ use crate::range::ValueRange;
 use crate::runtime::DeviceState;
 use crate::shape::{Dims, Layout};
 use crate::storage::{DevBuf, HostBuf, Storage};
+use crate::util::Inline;
 use cuprite_driver::Stream;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -58,6 +59,26 @@ pub(crate) enum Op {
     /// An operation a library or a multi-kernel routine performs on its realised inputs (see
     /// [`LibraryCall`]): a fusion boundary.
     Library(Arc<dyn LibraryCall>, Vec<Arc<Node>>),
+}
+
+impl Op {
+    /// The nodes this one reads (its operands; a library call's inputs), in order: the one
+    /// definition of the graph's edges that every walk of it uses.
+    pub(crate) fn children(&self) -> Inline<&Arc<Node>, 3> {
+        let mut v = Inline::new();
+        match self {
+            Op::Unary(_, a)
+            | Op::Cast(a)
+            | Op::Gather(_, _, a)
+            | Op::CheckIndex(.., a)
+            | Op::RandKeyed(a, _) => v.push(a),
+            Op::Binary(_, a, b) => v.extend_from_slice(&[a, b]),
+            Op::Select(a, b, c) => v.extend_from_slice(&[a, b, c]),
+            Op::Library(_, inputs) => inputs.iter().for_each(|i| v.push(i)),
+            Op::Leaf(..) | Op::Const(_) | Op::Iota(_) | Op::Rand(..) => {}
+        }
+        v
+    }
 }
 
 /// One realised input of a library call, as its implementation sees it.
@@ -261,25 +282,13 @@ impl Node {
         } else {
             None
         };
+        // A library call's own inputs are realised before it: its weight starts afresh.
         let weight = 1 + match &op {
-            Op::Unary(_, a)
-            | Op::Cast(a)
-            | Op::Gather(_, _, a)
-            | Op::CheckIndex(.., a)
-            | Op::RandKeyed(a, _) => a.weight,
-            Op::Binary(_, a, b) => a.weight + b.weight,
-            Op::Select(a, b, c) => a.weight + b.weight + c.weight,
-            _ => 0,
+            Op::Library(..) => 0,
+            op => op.children().iter().map(|c| c.weight).sum(),
         };
-        let library = match &op {
-            Op::Library(..) => true,
-            Op::Unary(_, a) | Op::Cast(a) | Op::Gather(_, _, a) | Op::CheckIndex(.., a) => {
-                a.has_library()
-            }
-            Op::Binary(_, a, b) => a.has_library() || b.has_library(),
-            Op::Select(a, b, c) => a.has_library() || b.has_library() || c.has_library(),
-            _ => false,
-        };
+        let library =
+            matches!(op, Op::Library(..)) || op.children().iter().any(|c| c.has_library());
         Node {
             dtype,
             shape,

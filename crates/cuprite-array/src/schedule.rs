@@ -117,15 +117,7 @@ fn realize_calls(node: &Arc<Node>) -> Result<()> {
         }
         seen.push(Arc::as_ptr(&n));
         stack.push((n.clone(), true));
-        match op {
-            Op::Library(_, inputs) => stack.extend(inputs.into_iter().map(|i| (i, false))),
-            Op::Unary(_, a) | Op::Cast(a) | Op::Gather(_, _, a) | Op::CheckIndex(.., a) => {
-                stack.push((a, false))
-            }
-            Op::Binary(_, a, b) => stack.extend([(a, false), (b, false)]),
-            Op::Select(a, b, c) => stack.extend([(a, false), (b, false), (c, false)]),
-            _ => {}
-        }
+        stack.extend(op.children().iter().map(|&c| (c.clone(), false)));
     }
     Ok(())
 }

@@ -9,8 +9,24 @@
 //! then moved by one where `v` falls on the other side of the edge `lo + k * step`
 //! (`step = (hi - lo) / bins`, the last edge exactly `hi`, the last bin closed).
 
+use super::signature::{MaybeRead, ReadBuf, WriteBuf, head, kernel_params};
 use super::{BLOCK, Helpers, KernelSource, load_conv};
 use crate::dtype::DType;
+
+kernel_params! {
+    /// The histogram kernel's parameters: `n` values, their `f64` weights (null: unweighted),
+    /// the `bins` accumulators, and the range `[lo, hi]` cut in bins of width `step`.
+    pub(crate) struct HistogramParams<'a> {
+        x: ReadBuf<'a> as "SrcT",
+        w: MaybeRead<'a> as "double",
+        out: WriteBuf<'a> as "GAccT",
+        n: i64,
+        bins: i64,
+        lo: f64,
+        hi: f64,
+        step: f64,
+    }
+}
 
 /// Shared-memory bytes a block may use for its private bins.
 pub(crate) const HIST_SHARED_BYTES: usize = 32 * 1024;
@@ -80,13 +96,15 @@ pub(crate) fn histogram_kernel(
             String::new(),
         )
     };
+    let head = head::<HistogramParams>(&name, &BLOCK.to_string());
     let body = format!(
-        r#"__device__ __forceinline__ double edge(i64t k, double lo, double hi, double step, i64t bins) {{
+        r#"typedef {s} SrcT;
+typedef {gacc} GAccT;
+__device__ __forceinline__ double edge(i64t k, double lo, double hi, double step, i64t bins) {{
   return k >= bins ? hi : __dadd_rn(__dmul_rn((double)k, step), lo);
 }}
-extern "C" __global__ void __launch_bounds__({BLOCK}) {name}(const {s} *__restrict__ x, const double *__restrict__ w, {gacc} *__restrict__ out, i64t n, i64t bins, u64t lo_bits, u64t hi_bits, u64t step_bits) {{
-  const double lo = __longlong_as_double((long long)lo_bits), hi = __longlong_as_double((long long)hi_bits);
-  const double step = __longlong_as_double((long long)step_bits), span = __dsub_rn(hi, lo);
+{head} {{
+  const double span = __dsub_rn(hi, lo);
   (void)w; (void)lo; (void)hi; (void)step; (void)span;
   {init}
   for (i64t i = (i64t)blockIdx.x * {BLOCK} + threadIdx.x; i < n; i += (i64t)gridDim.x * {BLOCK}) {{

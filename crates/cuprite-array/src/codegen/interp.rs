@@ -273,26 +273,9 @@ pub(crate) fn source() -> String {
     // row (one per thread), as the quick first build of a compiled reduction does.
     for (op, acc) in reductions() {
         let at = cty(acc);
-        let comb = match (op, acc.is_float()) {
-            (ReduceOp::Sum, _) => binary_expr(BinaryOp::Add, acc, "a", "b"),
-            (ReduceOp::Prod, _) => binary_expr(BinaryOp::Mul, acc, "a", "b"),
-            (ReduceOp::Min, true) => "nmin(a, b)".to_string(),
-            (ReduceOp::Max, true) => "nmax(a, b)".to_string(),
-            (ReduceOp::Min, false) => "(a < b ? a : b)".to_string(),
-            (ReduceOp::Max, false) => "(a > b ? a : b)".to_string(),
-            _ => unreachable!(),
-        };
-        let ident = match (op, acc) {
-            (ReduceOp::Sum, _) => format!("({at})0"),
-            (ReduceOp::Prod, _) => format!("({at})1"),
-            (ReduceOp::Min, DType::F32) => "finf()".into(),
-            (ReduceOp::Min, DType::F64) => "dinf()".into(),
-            (ReduceOp::Max, DType::F32) => "(-finf())".into(),
-            (ReduceOp::Max, DType::F64) => "(-dinf())".into(),
-            (ReduceOp::Min, d) => format!("({at}){}", int_limits(d).1),
-            (ReduceOp::Max, d) => format!("({at}){}", int_limits(d).0),
-            _ => unreachable!(),
-        };
+        // `reductions()` holds no argmin/argmax: both are `Some`.
+        let comb = super::operator::combine(op, acc, "a", "b").unwrap_or_default();
+        let ident = super::operator::identity(op, acc, at).unwrap_or_default();
         let name = reduction_name(op, acc);
         let mut conv = String::new();
         for &d in &DTYPES {

@@ -26,25 +26,35 @@ pub(crate) const VEC: usize = 4;
 mod histogram;
 pub(crate) mod interp;
 pub(crate) mod kargs;
+mod math_use;
+mod operator;
 mod params;
 mod prelude;
 mod reduction;
 mod rows;
 mod sampling;
 mod scan;
+mod signature;
 mod variant;
 
-pub(crate) use histogram::{HIST_SHARED_BYTES, HistMode, histogram_kernel};
+pub(crate) use histogram::{HIST_SHARED_BYTES, HistMode, HistogramParams, histogram_kernel};
+pub use math_use::{MATH_BINARY, MATH_UNARY, MathUse};
+use math_use::{lib_binary, lib_unary};
+pub(crate) use operator::acc_dtype;
 use params::params;
 pub(crate) use params::{ParamPlan, WordFrom, word_sources};
-pub(crate) use prelude::Helpers;
 use prelude::with_prelude;
-pub(crate) use reduction::{acc_dtype, combinable, reduction, reduction_one_per_thread};
+pub(crate) use prelude::{Helpers, MARKER};
+pub(crate) use reduction::{combinable, reduction, reduction_one_per_thread};
 pub(crate) use rows::{RowArgs, RowBind, RowKind, RowShape, RowSpec, rows_kernel};
-pub(crate) use sampling::{GAMMA_TRIES, gamma_kernel};
+pub(crate) use sampling::{GAMMA_TRIES, GammaParams, gamma_kernel};
 pub(crate) use scan::{
     COUNTER_BYTES, ColumnArgs, LookBackArgs, LookBackBind, LookBackStatus, SCAN_VEC_LONG, ScanForm,
     ScanKind, ScanSpec, Sink, scan_bits_possible, scan_vec_possible, search_kernel,
+};
+pub(crate) use signature::{
+    KernelParams, LaunchArgs, MaybeRead, MaybeWrite, Param, ReadBuf, SharedBuf, WriteBuf, entry,
+    head, kernel_params,
 };
 pub(crate) use variant::{Variant, const_words};
 
@@ -58,6 +68,9 @@ pub(crate) struct KernelSource {
     /// The `--Ofast-compile` level of its optimised build; `None`: the configured one
     /// ([`crate::jit::JitConfig::fast_compile`]). Part of the option list, so of the disk key.
     pub level: Option<FastCompile>,
+    /// The math library functions it calls (a quick build links them from the prebuilt
+    /// library); none stated: a quick build compiles it whole.
+    pub math: MathUse,
 }
 
 impl KernelSource {
@@ -67,12 +80,18 @@ impl KernelSource {
             name,
             source,
             level: None,
+            math: MathUse::default(),
         }
     }
 
     /// A generated kernel: the prelude's helpers `helpers`, then `body`.
     pub(crate) fn generated(name: String, body: &str, helpers: Helpers) -> KernelSource {
         KernelSource::new(name, with_prelude(body, helpers))
+    }
+
+    /// This kernel, calling the math library functions `math`.
+    pub(crate) fn with_math(self, math: MathUse) -> KernelSource {
+        KernelSource { math, ..self }
     }
 
     /// This kernel with its optimised build at `level` (for kernels that run faster so).
@@ -179,6 +198,9 @@ fn unary_expr(op: UnaryOp, d: DType, a: &str) -> String {
         } else {
             "1.0f"
         };
+        if let (Some(f), false) = (lib_unary(op), op == Sigmoid) {
+            return round_half(d, m(f));
+        }
         let e = match op {
             Neg => format!("(-{a})"),
             Abs => m("fabs"),
@@ -189,30 +211,6 @@ fn unary_expr(op: UnaryOp, d: DType, a: &str) -> String {
             Trunc => m("trunc"),
             Sqrt => m("sqrt"),
             Rsqrt => format!("({one} / {})", m("sqrt")),
-            Cbrt => m("cbrt"),
-            Exp => m("exp"),
-            Exp2 => m("exp2"),
-            Expm1 => m("expm1"),
-            Log => m("log"),
-            Log2 => m("log2"),
-            Log10 => m("log10"),
-            Log1p => m("log1p"),
-            Sin => m("sin"),
-            Cos => m("cos"),
-            Tan => m("tan"),
-            Asin => m("asin"),
-            Acos => m("acos"),
-            Atan => m("atan"),
-            Sinh => m("sinh"),
-            Cosh => m("cosh"),
-            Tanh => m("tanh"),
-            Asinh => m("asinh"),
-            Acosh => m("acosh"),
-            Atanh => m("atanh"),
-            Erf => m("erf"),
-            Erfc => m("erfc"),
-            Lgamma => m("lgamma"),
-            Tgamma => m("tgamma"),
             Sigmoid => format!("({one} / ({one} + {}(-{a})))", math(d, "exp")),
             IsNan => return format!("(unsigned char)({a} != {a})"),
             IsInf => return format!("(unsigned char)({} == {inf})", m("fabs")),
@@ -299,13 +297,16 @@ fn binary_expr(op: BinaryOp, d: DType, a: &str, b: &str) -> String {
             Sub => format!("({a} - {b})"),
             Mul => format!("({a} * {b})"),
             Div => format!("({a} / {b})"),
-            Rem => format!("fmod_floor({}({a}, {b}), {b})", math(d, "fmod")),
-            Fmod => format!("{}({a}, {b})", math(d, "fmod")),
-            Pow => format!("{}({a}, {b})", math(d, "pow")),
+            Rem => format!(
+                "fmod_floor({}({a}, {b}), {b})",
+                math(d, lib_binary(op).unwrap_or("fmod"))
+            ),
+            Fmod => format!("{}({a}, {b})", math(d, lib_binary(op).unwrap_or("fmod"))),
+            Pow => format!("{}({a}, {b})", math(d, lib_binary(op).unwrap_or("pow"))),
             Min => format!("nmin({a}, {b})"),
             Max => format!("nmax({a}, {b})"),
-            Atan2 => format!("{}({a}, {b})", math(d, "atan2")),
-            Hypot => format!("{}({a}, {b})", math(d, "hypot")),
+            Atan2 => format!("{}({a}, {b})", math(d, lib_binary(op).unwrap_or("atan2"))),
+            Hypot => format!("{}({a}, {b})", math(d, lib_binary(op).unwrap_or("hypot"))),
             Ldexp => format!(
                 "({b} != {b} ? {a} + {b} : {}({a}, (int){}({}({b}, -2200), 2200)))",
                 math(d, "ldexp"),
@@ -763,7 +764,8 @@ pub(crate) fn elementwise(p: &Program, v: Variant) -> KernelSource {
             );
         }
         s.push_str("  }\n}\n");
-        return KernelSource::generated(name, &s, Helpers::of_program(p));
+        return KernelSource::generated(name, &s, Helpers::of_program(p))
+            .with_math(MathUse::of_program(p));
     }
     let e = Emit {
         prog: p,
@@ -782,5 +784,5 @@ pub(crate) fn elementwise(p: &Program, v: Variant) -> KernelSource {
         }
     }
     s.push_str("  }\n}\n");
-    KernelSource::generated(name, &s, Helpers::of_program(p))
+    KernelSource::generated(name, &s, Helpers::of_program(p)).with_math(MathUse::of_program(p))
 }

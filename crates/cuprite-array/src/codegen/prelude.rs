@@ -282,7 +282,7 @@ impl std::ops::BitOr for Helpers {
 }
 
 /// Separates the helpers from the kernel in every generated source.
-const MARKER: &str = "// ---- cuprite-array kernel ----\n";
+pub(crate) const MARKER: &str = "// ---- cuprite-array kernel ----\n";
 
 /// The base helpers, those of `h`, then the marker, then `body`.
 pub(super) fn with_prelude(body: &str, h: Helpers) -> String {

@@ -1,28 +1,7 @@
 //! Reduction kernels: a fused element-wise program reduced along rows, in one or two passes.
 
+use super::operator::{self, acc_dtype, identity};
 use super::*;
-
-/// The dtype a reduction accumulates (and writes its partial results) in.
-pub(crate) fn acc_dtype(op: ReduceOp, src: DType) -> DType {
-    match op {
-        ReduceOp::Any | ReduceOp::All => DType::Bool,
-        ReduceOp::ArgMin | ReduceOp::ArgMax => DType::I64,
-        _ => match src.class() {
-            Class::F32 => DType::F32,
-            Class::F64 => DType::F64,
-            Class::I64 => DType::I64,
-            Class::U64 => {
-                if matches!(op, ReduceOp::Sum | ReduceOp::Prod) {
-                    DType::U64
-                } else {
-                    src
-                }
-            }
-            Class::C32 => DType::C32,
-            Class::C64 => DType::C64,
-        },
-    }
-}
 
 /// The reduction kernel: block `b` reduces row `b / chunks`, elements
 /// `[(b % chunks) · per, ...)` of `inner`, writing `out[b]` (a partial when `chunks > 1`).
@@ -108,47 +87,14 @@ impl Red<'_> {
                 "struct AccArg {{ {at} v; i64t i; }};\n__device__ __forceinline__ AccArg comb(AccArg a, AccArg b) {{\n  if (a.i < 0) return b; if (b.i < 0) return a;\n  bool an = a.v != a.v, bn = b.v != b.v;\n  if (an || bn) return (an && (!bn || a.i < b.i)) ? a : ((bn && !an) ? b : (a.i < b.i ? a : b));\n  if (b.v {better} a.v || (b.v == a.v && b.i < a.i)) return b; return a;\n}}\n"
             );
         }
-        let comb = match (op, acc_d.is_complex(), acc_d.is_float()) {
-            (Sum, true, _) => "cadd(a, b)".to_string(),
-            (Prod, true, _) => "cmul(a, b)".to_string(),
-            (Sum, _, _) => binary_expr(BinaryOp::Add, acc_d, "a", "b"),
-            (Prod, _, _) => binary_expr(BinaryOp::Mul, acc_d, "a", "b"),
-            (Min, _, true) => "nmin(a, b)".to_string(),
-            (Max, _, true) => "nmax(a, b)".to_string(),
-            (Min, _, _) => "(a < b ? a : b)".to_string(),
-            (Max, _, _) => "(a > b ? a : b)".to_string(),
-            (Any, _, _) => "(unsigned char)(a | b)".to_string(),
-            (All, _, _) => "(unsigned char)(a & b)".to_string(),
-            _ => unreachable!(),
-        };
+        let comb = operator::combine(op, acc_d, "a", "b").unwrap_or_default();
         format!("__device__ __forceinline__ {at} comb({at} a, {at} b) {{ return {comb}; }}\n")
     }
 
     /// The accumulator's identity.
     fn ident(&self) -> String {
-        use ReduceOp::*;
-        let acc_d = self.acc_d;
-        let at = cty(acc_d);
-        match (self.op, acc_d.class()) {
-            (ArgMin | ArgMax, _) => format!("AccArg{{ ({at})0, -1 }}"),
-            (Any, _) => "(unsigned char)0".into(),
-            (All, _) => "(unsigned char)1".into(),
-            (Sum, Class::C32) => "mkc(0.0f, 0.0f, (cf32*)0)".into(),
-            (Sum, Class::C64) => "mkc(0.0, 0.0, (cf64*)0)".into(),
-            (Prod, Class::C32) => "mkc(1.0f, 0.0f, (cf32*)0)".into(),
-            (Prod, Class::C64) => "mkc(1.0, 0.0, (cf64*)0)".into(),
-            (Sum, _) => format!("({at})0"),
-            (Prod, _) => format!("({at})1"),
-            (Min, Class::F32) => "finf()".into(),
-            (Min, Class::F64) => "dinf()".into(),
-            (Max, Class::F32) => "(-finf())".into(),
-            (Max, Class::F64) => "(-dinf())".into(),
-            // `bool`: `false` is the smallest value, `true` the largest.
-            (Min, _) if acc_d == DType::Bool => format!("({at})1"),
-            (Max, _) if acc_d == DType::Bool => format!("({at})0"),
-            (Min, _) => format!("({at}){}", int_limits(acc_d).1),
-            (Max, _) => format!("({at}){}", int_limits(acc_d).0),
-        }
+        let at = cty(self.acc_d);
+        identity(self.op, self.acc_d, at).unwrap_or_else(|| format!("AccArg{{ ({at})0, -1 }}"))
     }
 
     /// The producer's value `x` at row element `idx` as an accumulator element.
@@ -399,4 +345,5 @@ fn reduction_kernel(
         &s,
         Helpers::of_program(p) | Helpers::of_dtype(out_d) | Helpers::of_dtype(acc_d),
     )
+    .with_math(MathUse::of_program(p))
 }

@@ -4,15 +4,27 @@
 //! `__dadd_rn`: no fused multiply-adds), so that the two backends differ only where `log`,
 //! `cos` and `pow` do (the last bits).
 
-use super::{BLOCK, Helpers, KernelSource};
+use super::signature::{WriteBuf, head, kernel_params};
+use super::{BLOCK, Helpers, KernelSource, MathUse};
+
+kernel_params! {
+    /// The gamma kernel's parameters: `n` `f64` outputs, the Philox key, the shape `alpha`.
+    pub(crate) struct GammaParams<'a> {
+        out: WriteBuf<'a> as "double",
+        n: i64,
+        key: u64,
+        alpha: f64,
+    }
+}
 
 /// Attempts of gamma's rejection loop before giving NaN (each accepts with probability
 /// above 0.95: never reached in practice).
 pub(crate) const GAMMA_TRIES: u32 = 256;
 
-/// The gamma kernel. Parameters: `out` (`n` `f64`), `n`, `key`, `alpha` (`f64` bits).
+/// The gamma kernel (parameters: [`GammaParams`]).
 pub(crate) fn gamma_kernel() -> KernelSource {
     let name = "cuprite_gamma_f64".to_string();
+    let head = head::<GammaParams>(&name, &BLOCK.to_string());
     let tries = GAMMA_TRIES;
     let body = format!(
         r#"__device__ __forceinline__ void philox_full(u64t key, unsigned c0, unsigned c1, unsigned c2, unsigned c3, unsigned out[4]) {{
@@ -30,8 +42,7 @@ pub(crate) fn gamma_kernel() -> KernelSource {
 __device__ __forceinline__ double u53(unsigned hi, unsigned lo) {{
   return (double)((((u64t)hi << 32) | lo) >> 11) * (1.0 / 9007199254740992.0);
 }}
-extern "C" __global__ void __launch_bounds__({BLOCK}) {name}(double *__restrict__ out, i64t n, u64t key, u64t alpha_bits) {{
-  const double alpha = __longlong_as_double((long long)alpha_bits);
+{head} {{
   for (i64t i = (i64t)blockIdx.x * {BLOCK} + threadIdx.x; i < n; i += (i64t)gridDim.x * {BLOCK}) {{
     const unsigned lo = (unsigned)(u64t)i, hi = (unsigned)((u64t)i >> 32);
     const bool boost = alpha < 1.0;
@@ -67,5 +78,9 @@ extern "C" __global__ void __launch_bounds__({BLOCK}) {name}(double *__restrict_
 }}
 "#
     );
-    KernelSource::generated(name, &body, Helpers::default())
+    // Its `log` and `pow` are `f64` math library calls.
+    KernelSource::generated(name, &body, Helpers::default()).with_math(MathUse {
+        f32: false,
+        f64: true,
+    })
 }

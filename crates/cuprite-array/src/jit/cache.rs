@@ -364,8 +364,7 @@ fn lookup(
         // The interpreter stands in while the optimised kernel is built (no NVRTC wait).
         let (mut ip, mut build_interp) = super::interp::ready(st);
         // The first new kernel of the process: the interpreter an earlier process built is
-        // loaded here from the disk cache (12 ms on an H200 host, against a quick build's 30
-        // or more), where an exit from this thread waits for the background builds: the optimised
+        // loaded here from the disk cache (faster than a quick build), where an exit from this thread waits for the background builds: the optimised
         // build queued below may then be the process's first NVRTC use, on the background
         // thread (see `worker::guard_main_thread_exit`).
         if build_interp && worker::exit_waits_here() {
@@ -393,7 +392,7 @@ fn lookup(
         let q = quick();
         let scalar = q.is_some();
         let q = q.as_ref().unwrap_or(&src);
-        let built = quick_build(st, &q.source, &q.name);
+        let built = quick_build(st, q);
         if build_interp {
             // Queued only now: NVRTC is first used by this thread's quick build above, never by
             // the background thread (see `worker::register_exit_hook`).
@@ -427,14 +426,15 @@ pub(crate) fn load(st: &DeviceState, image: Vec<u8>, name: &str) -> Result<Kerne
     })
 }
 
-/// The quick first build of `source`: its math calls compiled as relocatable glue and linked
-/// with the math library when that is built; else, or when that fails, the whole kernel at
-/// NVRTC's fastest setting. The first call queues the math library's build.
-fn quick_build(st: &'static DeviceState, source: &str, name: &str) -> Result<(Kernel, Vec<u8>)> {
+/// The quick first build of `src`: the math calls its facts state compiled as relocatable glue
+/// and linked with the math library when that is built; else, or when that fails, the whole
+/// kernel at NVRTC's fastest setting. The first call queues the math library's build.
+fn quick_build(st: &'static DeviceState, src: &KernelSource) -> Result<(Kernel, Vec<u8>)> {
+    let (source, name, used) = (src.source.as_str(), src.name.as_str(), src.math);
     let glue = (JitConfig::get().quick_build == QuickBuild::Linked)
-        .then(|| math::glue_source(source))
+        .then(|| math::glue_source(source, used))
         .flatten();
-    if let Some((glue, used)) = glue {
+    if let Some(glue) = glue {
         let (libs, build) = math::math_library(st.arch, used);
         if build {
             // NVRTC's relocatable path is first taken here, on this thread, not by the

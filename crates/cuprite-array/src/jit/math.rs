@@ -10,34 +10,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 
-/// One-argument C math functions whose calls a quick build leaves to the math library (the
-/// `f32` name is the `f`-suffixed one: `sinf` for `sin`).
-pub const MATH_UNARY: &[&str] = &[
-    "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin",
-    "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc", "lgamma",
-    "tgamma",
-];
-/// Two-argument C math functions left to the math library by a quick build.
-pub const MATH_BINARY: &[&str] = &["fmod", "pow", "atan2", "hypot"];
-
-/// The math function `name` (`sinf`, `sin`, `powf`, ...): whether it is double precision and
-/// whether it takes two arguments. `None` for anything else.
-fn math_fn(name: &str) -> Option<(bool, bool)> {
-    let find = |n: &str| {
-        if MATH_UNARY.contains(&n) {
-            Some(false)
-        } else if MATH_BINARY.contains(&n) {
-            Some(true)
-        } else {
-            None
-        }
-    };
-    if let Some(two) = find(name) {
-        return Some((true, two));
-    }
-    let base = name.strip_suffix('f')?;
-    find(base).map(|two| (false, two))
-}
+pub use crate::codegen::{MATH_BINARY, MATH_UNARY, MathUse};
 
 fn math_decl(name: &str, f64: bool, two: bool, body: bool) -> String {
     let t = if f64 { "double" } else { "float" };
@@ -73,72 +46,40 @@ pub fn math_library_options(arch: u32) -> cuprite_driver::nvrtc::CompileOptions 
     compile_options(arch, true).option("-rdc=true")
 }
 
-/// Which precisions of the math library a glue source needs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct MathUse {
-    /// Calls an `f32` function (`cq_sinf`, ...).
-    pub f32: bool,
-    /// Calls an `f64` function (`cq_sin`, ...).
-    pub f64: bool,
-}
-
-/// `src` with every call of a math library function renamed to its `cq_` wrapper and the
-/// wrappers declared at the top (to be compiled relocatable and linked with the math library),
-/// and which precisions it needs. `None` when `src` calls none of them.
+/// `src` as a quick build's glue: every function of the math library in the precisions `used`
+/// names declared as its `cq_` wrapper and each of their calls renamed to it by a macro, to be
+/// compiled relocatable and linked with the math library; `None` when `used` names none. What
+/// `used` says comes from the source's facts ([`crate::codegen::MathUse`], stated by its
+/// emitter); the text is not searched.
 ///
 /// ```
-/// let (glue, used) = cuprite_array::jit::glue_source("float f(float x) { return sinf(x) + __expf(x); }").unwrap();
-/// assert!(glue.contains("cq_sinf(x)") && glue.contains("__expf(x)"));
-/// assert!(used.f32 && !used.f64);
+/// use cuprite_array::jit::{MathUse, glue_source};
+/// let used = MathUse { f32: true, f64: false };
+/// let glue = glue_source("float f(float x) { return sinf(x) + __expf(x); }", used).unwrap();
+/// assert!(glue.contains("extern \"C\" __device__ float cq_sinf(float a);"));
+/// assert!(glue.contains("#define sinf cq_sinf"));
+/// assert!(!glue.contains("cq_sin("));
+/// assert!(glue_source("float g(float x) { return x; }", MathUse::default()).is_none());
 /// ```
-pub fn glue_source(src: &str) -> Option<(String, MathUse)> {
-    let b = src.as_bytes();
-    let mut out = String::with_capacity(src.len() + 256);
-    let mut used: Vec<(&str, bool, bool)> = Vec::new();
-    let mut i = 0;
-    let mut copied = 0;
-    while i < b.len() {
-        let c = b[i];
-        if c.is_ascii_alphabetic() || c == b'_' {
-            let start = i;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
-            let word = &src[start..i];
-            if let Some((f64, two)) = math_fn(word) {
-                out.push_str(&src[copied..start]);
-                out.push_str("cq_");
-                out.push_str(word);
-                copied = i;
-                if !used.iter().any(|u| u.0 == word) {
-                    used.push((word, f64, two));
-                }
-            }
-        } else if c.is_ascii_digit() {
-            // A number (e.g. `1.5e3f`): not an identifier.
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.') {
-                i += 1;
-            }
-        } else {
-            i += 1;
-        }
-    }
-    if used.is_empty() {
+pub fn glue_source(src: &str, used: MathUse) -> Option<String> {
+    if !used.any() {
         return None;
     }
-    out.push_str(&src[copied..]);
     let mut head = String::new();
-    let mut mu = MathUse::default();
-    for (name, f64, two) in used {
-        head.push_str(&math_decl(name, f64, two, false));
-        if f64 {
-            mu.f64 = true;
-        } else {
-            mu.f32 = true;
+    for (on, f64) in [(used.f32, false), (used.f64, true)] {
+        if !on {
+            continue;
+        }
+        for (list, two) in [(MATH_UNARY, false), (MATH_BINARY, true)] {
+            for f in list {
+                let name = if f64 { f.to_string() } else { format!("{f}f") };
+                head.push_str(&math_decl(&name, f64, two, false));
+                head.push_str(&format!("#define {name} cq_{name}\n"));
+            }
         }
     }
-    head.push_str(&out);
-    Some((head, mu))
+    head.push_str(src);
+    Some(head)
 }
 
 /// Counts a quick build that was linked with the math library and loaded.

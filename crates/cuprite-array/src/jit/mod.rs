@@ -37,8 +37,8 @@
 //! `i64`, `f32` and `f64`; element-wise with one output, or reduced by sum, product, min or max).
 //! Once it is loaded, a new program it can run is launched on it at once while its optimised
 //! kernel is built in the background; the optimised kernel replaces it as above. NVRTC takes
-//! about 35 ms for even a trivial new kernel on an H100 host, so this is what makes a first use
-//! cost a launch. Its cases come from the same expression emitters as the compiled kernels.
+//! tens of milliseconds for even a trivial new kernel, so this is what makes a first use cost
+//! a launch. Its cases come from the same expression emitters as the compiled kernels.
 //! `CUPRITE_ARRAY_INTERP=0` turns it off; [`crate::stats::interpreted_first_uses`] counts it.
 //!
 //! In a process that sees several GPUs, a kernel built for one device is kept as its image and

@@ -113,8 +113,7 @@ fn worker() {
 /// Registers [`at_exit`] (again): exit-time destructors and `atexit` handlers run in the
 /// reverse order of registration, and a library first loaded, or a code path of one first
 /// taken, after the last registration registers destructors that would run before the hook,
-/// tearing down what a background build in progress still uses (seen on the H100: a segfault
-/// at exit in about 1 run in 10). So the hook is registered when the thread starts, after the
+/// tearing down what a background build in progress still uses (a crash at exit). So the hook is registered when the thread starts, after the
 /// driver's linker is first used, and after NVRTC's relocatable path is first taken. Running
 /// it more than once is harmless.
 pub(crate) fn register_exit_hook() {
@@ -144,7 +143,7 @@ thread_local! {
 /// thread's thread-local destructors before any `atexit` handler or library destructor, so
 /// this wait comes first whatever was loaded, or first used, during a build in progress
 /// (NVRTC's first CUBIN build registers destructors of its own: where they ran before the
-/// `atexit` hook, an exit during that build crashed, about 1 run in 30 on the H100). The
+/// `atexit` hook, an exit during that build crashed). The
 /// `atexit` hook stays for an exit called from another thread.
 fn guard_main_thread_exit() {
     if std::thread::current().name() == Some("main") {

@@ -144,6 +144,7 @@ impl<T: Element> Array<T> {
     /// When the shapes do not broadcast or the devices differ; [`try_equal`](Self::try_equal)
     /// returns that `Err` instead.
     #[track_caller]
+    #[must_use]
     pub fn equal(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Eq)
     }
@@ -159,6 +160,7 @@ impl<T: Element> Array<T> {
     /// When the shapes do not broadcast or the devices differ; [`try_not_equal`](Self::try_not_equal)
     /// returns that `Err` instead.
     #[track_caller]
+    #[must_use]
     pub fn not_equal(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Ne)
     }
@@ -207,6 +209,7 @@ impl<T: Numeric + Ordered> Array<T> {
     /// When the shapes do not broadcast or the devices differ; [`try_rem`](Self::try_rem)
     /// returns that `Err` instead.
     #[track_caller]
+    #[must_use]
     pub fn rem(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Rem)
     }
@@ -216,6 +219,7 @@ impl<T: Numeric + Ordered> Array<T> {
     /// When the shapes do not broadcast or the devices differ; [`try_rem`](Self::try_rem)
     /// returns that `Err` instead.
     #[track_caller]
+    #[must_use]
     pub fn remainder(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Rem)
     }
@@ -246,6 +250,7 @@ impl<T: Numeric + Ordered> Array<T> {
     /// When the shapes do not broadcast or the devices differ; [`try_fmod`](Self::try_fmod)
     /// returns that `Err` instead.
     #[track_caller]
+    #[must_use]
     pub fn fmod(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Fmod)
     }
@@ -260,6 +265,7 @@ impl<T: Numeric + Ordered> Array<T> {
     /// When the shapes do not broadcast or the devices differ; [`try_pow`](Self::try_pow)
     /// returns that `Err` instead.
     #[track_caller]
+    #[must_use]
     pub fn pow(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Pow)
     }
@@ -269,10 +275,12 @@ impl<T: Numeric + Ordered> Array<T> {
         self.try_bin(rhs, BinaryOp::Pow)
     }
     /// Absolute value (wrapping for `MIN` of signed integers).
+    #[must_use]
     pub fn abs(&self) -> Array<T> {
         self.un(UnaryOp::Abs)
     }
     /// -1, 0 or 1 (NaN for NaN).
+    #[must_use]
     pub fn sign(&self) -> Array<T> {
         self.un(UnaryOp::Sign)
     }
@@ -285,6 +293,7 @@ impl<T: Ordered> Array<T> {
     /// When the shapes do not broadcast or the devices differ; [`try_less`](Self::try_less)
     /// returns that `Err` instead.
     #[track_caller]
+    #[must_use]
     pub fn less(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Lt)
     }
@@ -299,6 +308,7 @@ impl<T: Ordered> Array<T> {
     /// When the shapes do not broadcast or the devices differ; [`try_less_equal`](Self::try_less_equal)
     /// returns that `Err` instead.
     #[track_caller]
+    #[must_use]
     pub fn less_equal(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Le)
     }
@@ -313,6 +323,7 @@ impl<T: Ordered> Array<T> {
     /// When the shapes do not broadcast or the devices differ; [`try_greater`](Self::try_greater)
     /// returns that `Err` instead.
     #[track_caller]
+    #[must_use]
     pub fn greater(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Gt)
     }
@@ -327,6 +338,7 @@ impl<T: Ordered> Array<T> {
     /// When the shapes do not broadcast or the devices differ; [`try_greater_equal`](Self::try_greater_equal)
     /// returns that `Err` instead.
     #[track_caller]
+    #[must_use]
     pub fn greater_equal(&self, rhs: impl Operand<T>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Ge)
     }
@@ -341,6 +353,7 @@ impl<T: Ordered> Array<T> {
     /// When the shapes do not broadcast or the devices differ; [`try_minimum`](Self::try_minimum)
     /// returns that `Err` instead.
     #[track_caller]
+    #[must_use]
     pub fn minimum(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Min)
     }
@@ -355,6 +368,7 @@ impl<T: Ordered> Array<T> {
     /// When the shapes do not broadcast or the devices differ; [`try_maximum`](Self::try_maximum)
     /// returns that `Err` instead.
     #[track_caller]
+    #[must_use]
     pub fn maximum(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Max)
     }
@@ -368,6 +382,7 @@ impl<T: Ordered> Array<T> {
     /// # Panics
     /// When the shapes do not broadcast or the devices differ.
     #[track_caller]
+    #[must_use]
     pub fn clamp(&self, lo: impl Operand<T>, hi: impl Operand<T>) -> Array<T> {
         self.maximum(lo).minimum(hi)
     }
@@ -375,14 +390,17 @@ impl<T: Ordered> Array<T> {
 
 impl<T: Transcendental> Array<T> {
     /// e^x.
+    #[must_use]
     pub fn exp(&self) -> Array<T> {
         self.un(UnaryOp::Exp)
     }
     /// Natural logarithm.
+    #[must_use]
     pub fn log(&self) -> Array<T> {
         self.un(UnaryOp::Log)
     }
     /// Square root (principal branch for complex numbers).
+    #[must_use]
     pub fn sqrt(&self) -> Array<T> {
         self.un(UnaryOp::Sqrt)
     }
@@ -391,7 +409,7 @@ impl<T: Transcendental> Array<T> {
 macro_rules! float_methods {
     ($($(#[$m:meta])* $name:ident => $op:ident),* $(,)?) => {
         impl<T: Float> Array<T> {
-            $( $(#[$m])* pub fn $name(&self) -> Array<T> { self.un(UnaryOp::$op) } )*
+            $( $(#[$m])* #[must_use] pub fn $name(&self) -> Array<T> { self.un(UnaryOp::$op) } )*
         }
     };
 }
@@ -459,14 +477,17 @@ float_methods! {
 
 impl<T: Float> Array<T> {
     /// Whether each element is NaN.
+    #[must_use]
     pub fn isnan(&self) -> Array<bool> {
         self.un(UnaryOp::IsNan)
     }
     /// Whether each element is ±∞.
+    #[must_use]
     pub fn isinf(&self) -> Array<bool> {
         self.un(UnaryOp::IsInf)
     }
     /// Whether each element is finite.
+    #[must_use]
     pub fn isfinite(&self) -> Array<bool> {
         self.un(UnaryOp::IsFinite)
     }
@@ -476,6 +497,7 @@ impl<T: Float> Array<T> {
     /// When the shapes do not broadcast or the devices differ; [`try_atan2`](Self::try_atan2)
     /// returns that `Err` instead.
     #[track_caller]
+    #[must_use]
     pub fn atan2(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Atan2)
     }
@@ -490,6 +512,7 @@ impl<T: Float> Array<T> {
     /// When the shapes do not broadcast or the devices differ; [`try_hypot`](Self::try_hypot)
     /// returns that `Err` instead.
     #[track_caller]
+    #[must_use]
     pub fn hypot(&self, rhs: impl Operand<T>) -> Array<T> {
         self.bin_op(rhs, BinaryOp::Hypot)
     }
@@ -502,22 +525,27 @@ impl<T: Float> Array<T> {
 
 impl<T: ComplexElement> Array<T> {
     /// Real parts.
+    #[must_use]
     pub fn real(&self) -> Array<T::Real> {
         self.un(UnaryOp::Real)
     }
     /// Imaginary parts.
+    #[must_use]
     pub fn imag(&self) -> Array<T::Real> {
         self.un(UnaryOp::Imag)
     }
     /// Complex conjugates.
+    #[must_use]
     pub fn conj(&self) -> Array<T> {
         self.un(UnaryOp::Conj)
     }
     /// Moduli |z|.
+    #[must_use]
     pub fn norm(&self) -> Array<T::Real> {
         self.un(UnaryOp::Abs)
     }
     /// Arguments (angles) in (−π, π].
+    #[must_use]
     pub fn arg(&self) -> Array<T::Real> {
         self.un(UnaryOp::Arg)
     }
@@ -530,6 +558,7 @@ impl Array<bool> {
     /// When the shapes do not broadcast or the devices differ; [`try_and`](Self::try_and)
     /// returns that `Err` instead.
     #[track_caller]
+    #[must_use]
     pub fn and(&self, rhs: impl Operand<bool>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::And)
     }
@@ -544,6 +573,7 @@ impl Array<bool> {
     /// When the shapes do not broadcast or the devices differ; [`try_or`](Self::try_or)
     /// returns that `Err` instead.
     #[track_caller]
+    #[must_use]
     pub fn or(&self, rhs: impl Operand<bool>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Or)
     }
@@ -558,6 +588,7 @@ impl Array<bool> {
     /// When the shapes do not broadcast or the devices differ; [`try_xor`](Self::try_xor)
     /// returns that `Err` instead.
     #[track_caller]
+    #[must_use]
     pub fn xor(&self, rhs: impl Operand<bool>) -> Array<bool> {
         self.bin_op(rhs, BinaryOp::Xor)
     }

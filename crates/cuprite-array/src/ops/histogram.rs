@@ -4,7 +4,9 @@
 //! every value in the same bin (the arithmetic is spelled out once, in [`bin_of`] and its CUDA
 //! twin); unweighted counts are exact, weighted sums are `f64` sums in some order.
 
-use crate::codegen::{HIST_SHARED_BYTES, HistMode};
+use crate::codegen::{
+    HIST_SHARED_BYTES, HistMode, HistogramParams, KernelParams, ReadBuf, WriteBuf,
+};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{CallInput, LibraryCall};
@@ -12,7 +14,7 @@ use crate::runtime::DeviceState;
 use crate::shape::numel;
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
-use cuprite_driver::{Access, Stream};
+use cuprite_driver::Stream;
 use half::{bf16, f16};
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
@@ -259,41 +261,30 @@ impl LibraryCall for Histogram {
         let k = crate::jit::library_kernel(st, self.key(private), || {
             crate::codegen::histogram_kernel(self.dtype, self.mode, self.weighted, private)
         })?;
-        let Some(dst) = out.live() else {
-            return Err(Error::InvalidArgument(
-                "histogram on a buffer that was handed back".into(),
-            ));
+        let (x, w) = (&inputs[0], inputs.get(1));
+        let params = HistogramParams {
+            x: ReadBuf::part(x.buf, x.dtype, x.layout.offset, self.n)?,
+            w: match w {
+                Some(w) => Some(ReadBuf::part(w.buf, DType::F64, w.layout.offset, self.n)?),
+                None => None,
+            },
+            out: WriteBuf::all(out)?,
+            n: self.n as i64,
+            bins: self.bins as i64,
+            lo: self.lo,
+            hi: self.hi,
+            step: self.step(),
         };
-        let mut access = Vec::with_capacity(3);
-        let mut ptrs = [0u64; 2];
-        for (slot, x) in inputs.iter().enumerate() {
-            let Some(src) = x.buf.live() else {
-                return Err(Error::InvalidArgument(
-                    "histogram on a buffer that was handed back".into(),
-                ));
-            };
-            ptrs[slot] = x.buf.ptr() + (x.layout.offset * x.dtype.size()) as u64;
-            access.push(Access::read(src));
-        }
-        access.push(Access::write(dst));
-        let words = [
-            ptrs[0],
-            ptrs[1],
-            out.ptr(),
-            self.n as u64,
-            self.bins as u64,
-            self.lo.to_bits(),
-            self.hi.to_bits(),
-            self.step().to_bits(),
-        ];
+        let args = params.args();
         let acc = if self.weighted { 8 } else { 4 };
         let shared = if private { (self.bins * acc) as u32 } else { 0 };
         let resident = (st.sms * k.blocks_per_sm).max(1) as usize;
         let per_block = crate::codegen::BLOCK as usize * 16;
         let grid = self.n.div_ceil(per_block).clamp(1, resident * 2) as u32;
-        // SAFETY: `ptrs[0]` holds `n` contiguous values of `dtype`, `ptrs[1]` (read only when
-        // weighted, else null) `n` f64 weights, the output `bins` 8-byte accumulators zeroed
-        // above; the kernel reads and writes only those (bins checked `< bins`), all declared.
+        // SAFETY: `x` holds `n` contiguous values of `dtype`, `w` (read only when weighted,
+        // else null) `n` f64 weights, the output `bins` accumulators zeroed above (ranges
+        // checked inside their buffers); the kernel reads and writes only those (bins checked
+        // `< bins`), all declared by their parameters' types.
         // The dynamic shared memory holds `bins` accumulators when `private`.
         unsafe {
             stream.launch_packed(
@@ -301,8 +292,8 @@ impl LibraryCall for Histogram {
                 (grid, 1, 1),
                 (crate::codegen::BLOCK, 1, 1),
                 shared,
-                &words,
-                &access,
+                &args.words,
+                &args.accesses(),
             )
         }?;
         Ok(())

@@ -120,6 +120,7 @@ impl<T: Element> Array<T> {
     }
 
     /// Reverses the order of the axes (the matrix transpose for 2-D arrays; a view).
+    #[must_use]
     pub fn t(&self) -> Array<T> {
         let perm: Vec<usize> = (0..self.ndim()).rev().collect();
         self.permute(&perm).expect("a reversal is a permutation")
@@ -201,6 +202,7 @@ impl<T: Element> Array<T> {
     ///
     /// # Panics
     /// When an index or range is out of bounds.
+    #[must_use]
     pub fn at(&self, args: &[SliceArg]) -> Array<T> {
         self.slice(args).unwrap_or_else(|e| panic!("{e}"))
     }

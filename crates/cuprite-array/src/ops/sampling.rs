@@ -12,6 +12,7 @@
 //!   replacement) and uploaded: the same indices on every backend by construction.
 
 use crate::array::Array;
+use crate::codegen::{GammaParams, KernelParams, WriteBuf};
 use crate::device::current_device;
 use crate::dtype::{DType, Element, Float, Integer};
 use crate::error::{Error, Result};
@@ -20,7 +21,7 @@ use crate::random::{gamma_f64, philox4x32_10, sample_f64};
 use crate::runtime::DeviceState;
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::{KeyHasher, host_vec};
-use cuprite_driver::{Access, Stream};
+use cuprite_driver::Stream;
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -429,27 +430,28 @@ impl LibraryCall for Gamma {
         let mut h = KeyHasher(0x6a33_0000);
         "gamma".hash(&mut h);
         let k = crate::jit::library_kernel(st, h.finish(), crate::codegen::gamma_kernel)?;
-        let Some(dst) = out.live() else {
-            return Err(Error::InvalidArgument(
-                "gamma on a buffer that was handed back".into(),
-            ));
+        let params = GammaParams {
+            out: WriteBuf::part(out, DType::F64, 0, self.n)?,
+            n: self.n as i64,
+            key: self.key,
+            alpha: self.alpha,
         };
-        let words = [out.ptr(), self.n as u64, self.key, self.alpha.to_bits()];
+        let args = params.args();
         let resident = (st.sms * k.blocks_per_sm).max(1) as usize;
         let grid = self
             .n
             .div_ceil(crate::codegen::BLOCK as usize)
             .clamp(1, resident * 4) as u32;
-        // SAFETY: the output is a new buffer of `n` f64 values, the only memory the kernel
-        // writes (indices below `n`), declared.
+        // SAFETY: the output is a new buffer of `n` f64 values (the range checked inside it),
+        // the only memory the kernel writes (indices below `n`), declared as written.
         unsafe {
             stream.launch_packed(
                 &k.func,
                 (grid, 1, 1),
                 (crate::codegen::BLOCK, 1, 1),
                 0,
-                &words,
-                &[Access::write(dst)],
+                &args.words,
+                &args.accesses(),
             )
         }?;
         Ok(())

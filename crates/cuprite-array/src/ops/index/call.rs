@@ -1,6 +1,6 @@
 //! The scatter library call: `out = base` with updates `values[u]` written to, added to or
 //! max/min-ed into `out[dest(u)]`, on rayon-free sequential CPU loops (the reference order)
-//! and on CUDA atomics (see [`super::cuda`]).
+//! and on CUDA atomics (see [`super::cuda`] for the kernels, `gpu.rs` for their launches).
 //!
 //! Updates are laid out as `outer x K x inner` (`m` of them), the destination as
 //! `outer x N x inner`: update `(o, j, i)` goes to `(o, t, i)` with `t` the index read at `u`
@@ -9,15 +9,14 @@
 //! guards memory safety, and marks the "no slot" `-1` that compaction uses).
 
 use super::IndexMode;
-use super::cuda::PART_THREADS;
-pub(super) use super::desc::{PART_TILE, Reduce, ScatterCall};
+pub(super) use super::desc::{Reduce, ScatterCall};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{CallInput, LibraryCall};
-use crate::runtime::{DeviceState, stream_of};
+use crate::runtime::DeviceState;
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
-use cuprite_driver::{Access, Stream};
+use cuprite_driver::Stream;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -216,13 +215,13 @@ fn key64(b: u64) -> u64 {
 }
 
 impl ScatterCall {
-    fn m(&self) -> usize {
+    pub(super) fn m(&self) -> usize {
         self.outer * self.k * self.inner
     }
-    fn n_out(&self) -> usize {
+    pub(super) fn n_out(&self) -> usize {
         self.outer * self.n * self.inner
     }
-    fn hglob(&self) -> u64 {
+    pub(super) fn hglob(&self) -> u64 {
         ceil_log2(self.m() as u64) as u64
     }
 
@@ -307,11 +306,11 @@ impl ScatterCall {
             .collect()
     }
 
-    fn len_idx(&self) -> usize {
+    pub(super) fn len_idx(&self) -> usize {
         if self.idx1d { self.k } else { self.m() }
     }
 
-    fn key(name: &str) -> u64 {
+    pub(super) fn key(name: &str) -> u64 {
         let mut h = KeyHasher(0x1dec_5ca7);
         "cuprite-index".hash(&mut h);
         name.hash(&mut h);
@@ -364,6 +363,76 @@ fn float_pick<B: Copy + PartialOrd, F: Copy>(
     }
 }
 
+/// A float accumulation dtype as the CPU updates use it: NaN test and the ordered key of its
+/// bits (`-0 < +0`, as the kernels compare).
+trait FloatKey: Fx + bytemuck::Pod + std::ops::Add<Output = Self> {
+    fn nan_(self) -> bool;
+    fn key(self) -> u64;
+}
+
+impl FloatKey for f32 {
+    fn nan_(self) -> bool {
+        self.is_nan()
+    }
+    fn key(self) -> u64 {
+        key32(self.to_bits()) as u64
+    }
+}
+
+impl FloatKey for f64 {
+    fn nan_(self) -> bool {
+        self.is_nan()
+    }
+    fn key(self) -> u64 {
+        key64(self.to_bits())
+    }
+}
+
+impl ScatterCall {
+    /// Applies the float updates `v` at `dests` (in update order; deterministic sums by the
+    /// kernels' arithmetic).
+    fn float_updates<F: FloatKey>(&self, out: &mut HostBuf, dests: &[Option<usize>], v: &[F]) {
+        match self.op {
+            Reduce::Add if self.det => {
+                let o: &mut [F] = bytemuck::cast_slice_mut(out.bytes_mut());
+                match self.bins() {
+                    // `bins` is `Some` only for `f32` (so `F` is `f32` there).
+                    Some((w, bins)) => binned_sum(
+                        bytemuck::cast_slice_mut(o),
+                        dests,
+                        bytemuck::cast_slice(v),
+                        w,
+                        bins,
+                    ),
+                    None => fixed_sum(o, dests, v),
+                }
+            }
+            Reduce::Add => apply(out, dests, v, |a: F, b: F| a + b),
+            op => {
+                let max = op == Reduce::Max;
+                apply(out, dests, v, |a: F, b: F| {
+                    float_pick(a, b, max, F::nan(), F::nan_, F::key)
+                })
+            }
+        }
+    }
+
+    /// Applies the integer updates `v` at `dests` (`add` wraps).
+    fn int_updates<T: bytemuck::Pod + Ord>(
+        &self,
+        out: &mut HostBuf,
+        dests: &[Option<usize>],
+        v: &[T],
+        add: fn(T, T) -> T,
+    ) {
+        match self.op {
+            Reduce::Add => apply(out, dests, v, add),
+            Reduce::Max => apply(out, dests, v, |a: T, b: T| a.max(b)),
+            _ => apply(out, dests, v, |a: T, b: T| a.min(b)),
+        }
+    }
+}
+
 impl LibraryCall for ScatterCall {
     fn name(&self) -> &str {
         "scatter"
@@ -391,57 +460,13 @@ impl LibraryCall for ScatterCall {
             }
             return Ok(());
         }
-        macro_rules! ints {
-            ($t:ty, $add:expr) => {{
-                let v: &[$t] = host_slice(vals, m);
-                match self.op {
-                    Reduce::Add => apply(out, &dests, v, $add),
-                    Reduce::Max => apply(out, &dests, v, |a: $t, b: $t| a.max(b)),
-                    _ => apply(out, &dests, v, |a: $t, b: $t| a.min(b)),
-                }
-            }};
-        }
-        macro_rules! floats {
-            ($t:ty, $key:expr) => {{
-                let v: &[$t] = host_slice(vals, m);
-                let nan = <$t as Fx>::nan();
-                match self.op {
-                    Reduce::Add if self.det => {
-                        let o: &mut [$t] = bytemuck::cast_slice_mut(out.bytes_mut());
-                        // `bins` is `Some` only for `f32` (so `$t` is `f32` there).
-                        match self.bins() {
-                            Some((w, bins)) => {
-                                let o: &mut [f32] = bytemuck::cast_slice_mut(o);
-                                let v: &[f32] = bytemuck::cast_slice(v);
-                                binned_sum(o, &dests, v, w, bins)
-                            }
-                            None => fixed_sum(o, &dests, v),
-                        }
-                    }
-                    Reduce::Add => apply(out, &dests, v, |a: $t, b: $t| a + b),
-                    op => {
-                        let max = op == Reduce::Max;
-                        apply(out, &dests, v, |a: $t, b: $t| {
-                            float_pick(
-                                a,
-                                b,
-                                max,
-                                nan,
-                                |x: $t| x.is_nan(),
-                                |x: $t| $key(x.to_bits()),
-                            )
-                        })
-                    }
-                }
-            }};
-        }
         match self.dtype {
-            DType::F32 => floats!(f32, key32),
-            DType::F64 => floats!(f64, key64),
-            DType::I32 => ints!(i32, |a: i32, b: i32| a.wrapping_add(b)),
-            DType::U32 => ints!(u32, |a: u32, b: u32| a.wrapping_add(b)),
-            DType::I64 => ints!(i64, |a: i64, b: i64| a.wrapping_add(b)),
-            DType::U64 => ints!(u64, |a: u64, b: u64| a.wrapping_add(b)),
+            DType::F32 => self.float_updates::<f32>(out, &dests, host_slice(vals, m)),
+            DType::F64 => self.float_updates::<f64>(out, &dests, host_slice(vals, m)),
+            DType::I32 => self.int_updates(out, &dests, host_slice(vals, m), i32::wrapping_add),
+            DType::U32 => self.int_updates(out, &dests, host_slice(vals, m), u32::wrapping_add),
+            DType::I64 => self.int_updates(out, &dests, host_slice(vals, m), i64::wrapping_add),
+            DType::U64 => self.int_updates(out, &dests, host_slice(vals, m), u64::wrapping_add),
             d => {
                 return Err(Error::InvalidArgument(format!(
                     "scatter {} accumulates in f32, f64 or a 32/64-bit integer, not {d}",
@@ -460,256 +485,12 @@ impl LibraryCall for ScatterCall {
         out: &mut DevBuf,
     ) -> Result<()> {
         self.check(inputs)?;
-        let gone = || Error::InvalidArgument("scatter on a buffer that was handed back".into());
-        let (base, idx, vals) = (&inputs[0], &inputs[1], &inputs[2]);
-        let size = self.dtype.size() as u64;
-        let (Some(b_buf), Some(i_buf), Some(v_buf)) =
-            (base.buf.live(), idx.buf.live(), vals.buf.live())
-        else {
-            return Err(gone());
-        };
-        let b_ptr = base.buf.ptr() + base.layout.offset as u64 * size;
-        let i_ptr = idx.buf.ptr() + idx.layout.offset as u64 * self.idx_dtype.size() as u64;
-        let v_ptr = vals.buf.ptr() + vals.layout.offset as u64 * size;
-        let o_ptr = out.ptr();
-        // The flag of a checked call (null otherwise: the kernels then only skip).
-        let flag = match inputs.get(3) {
-            Some(f) => Some((f.buf.live().ok_or_else(gone)?, f.buf.ptr())),
-            None => None,
-        };
-        let f_ptr = flag.map_or(0, |(_, p)| p);
-        let (m, n_out) = (self.m() as u64, self.n_out() as u64);
-        let sources = super::cuda::sources(self);
-        let mut kernels = Vec::with_capacity(sources.len());
-        for s in sources {
-            let key = Self::key(&s.name);
-            kernels.push(crate::jit::library_kernel(st, key, move || s)?);
-        }
-        let grid = |len: u64, k: &crate::jit::Kernel| -> u32 {
-            let resident = (st.sms * k.blocks_per_sm).max(1) as u64 * 8;
-            len.div_ceil(256).clamp(1, resident.min(i32::MAX as u64)) as u32
-        };
-        let Some(o_buf) = out.live() else {
-            return Err(gone());
-        };
-        let launch = |k: &crate::jit::Kernel, len: u64, words: &[u64], acc: &[Access<'_>]| {
-            // SAFETY: every pointer in `words` is a live buffer declared in `acc` (or inside
-            // one: the scratch parts), sized for the element counts passed with it: `n_out`
-            // elements of base, output and scratch parts, `m` updates and `m` (or `K`) indices;
-            // the kernels skip any destination outside `[0, n_out)` (see `dest_of`).
-            unsafe {
-                stream.launch_packed(&k.func, (grid(len, k), 1, 1), (256, 1, 1), 0, words, acc)
-            }
-        };
-        let shape = [
-            m,
-            self.k as u64,
-            self.inner as u64,
-            self.n as u64,
-            self.idx1d as u64,
-            self.mode as u64,
-            self.hglob(),
-        ];
-        let words_of = |head: &[u64]| -> Vec<u64> {
-            let mut w = head.to_vec();
-            w.extend_from_slice(&shape);
-            w.push(f_ptr);
-            w
-        };
-        // The accesses of a per-update pass: those given and the flag it may raise.
-        macro_rules! with_flag {
-            ($($a:expr),* $(,)?) => {{
-                let mut v = vec![$($a),*];
-                if let Some((f, _)) = flag {
-                    v.push(Access::write(f));
-                }
-                v
-            }};
-        }
-        if n_out > 0 {
-            launch(
-                &kernels[0],
-                n_out,
-                &[b_ptr, o_ptr, n_out],
-                &[Access::read(b_buf), Access::write(o_buf)],
-            )?;
-        }
-        if m == 0 || n_out == 0 {
-            return Ok(());
-        }
-        match (self.op, self.det, self.bins()) {
-            (Reduce::Set, true, _) => {
-                // SAFETY: the fill kernel writes all of it before the other passes read it.
-                let win =
-                    unsafe { DevBuf::alloc(st, stream_of(st).get(), DType::I64, n_out as usize) }?;
-                let w_buf = win.live().ok_or_else(gone)?;
-                let w_ptr = win.ptr();
-                launch(
-                    &kernels[1],
-                    n_out,
-                    &[w_ptr, n_out, u64::MAX],
-                    &[Access::write(w_buf)],
-                )?;
-                launch(
-                    &kernels[2],
-                    m,
-                    &words_of(&[i_ptr, w_ptr]),
-                    &with_flag![Access::read(i_buf), Access::write(w_buf)],
-                )?;
-                launch(
-                    &kernels[3],
-                    m,
-                    &words_of(&[i_ptr, v_ptr, o_ptr, w_ptr]),
-                    &with_flag![
-                        Access::read(i_buf),
-                        Access::read(v_buf),
-                        Access::write(o_buf),
-                        Access::read(w_buf),
-                    ],
-                )?;
-            }
-            (Reduce::Add, true, Some((w, bins))) => {
-                let words = (bins as u64 + 1) * n_out;
-                // SAFETY: the fill kernel zeroes all of it before the other passes read it.
-                let sc =
-                    unsafe { DevBuf::alloc(st, stream_of(st).get(), DType::U64, words as usize) }?;
-                let s_buf = sc.live().ok_or_else(gone)?;
-                let (fl, acc) = (sc.ptr(), sc.ptr() + 8 * n_out);
-                launch(&kernels[1], words, &[fl, words, 0], &[Access::write(s_buf)])?;
-                launch(
-                    &kernels[2],
-                    m,
-                    &words_of(&[i_ptr, v_ptr, acc, fl, n_out, w as u64]),
-                    &with_flag![
-                        Access::read(i_buf),
-                        Access::read(v_buf),
-                        Access::write(s_buf),
-                    ],
-                )?;
-                launch(
-                    &kernels[3],
-                    n_out,
-                    &[o_ptr, acc, fl, n_out, w as u64, bins as u64],
-                    &[Access::write(o_buf), Access::read(s_buf)],
-                )?;
-            }
-            (Reduce::Add, true, None) if self.dtype.is_float() => {
-                // SAFETY: the fill kernel zeroes all of it before the other passes read it.
-                let sc = unsafe {
-                    DevBuf::alloc(st, stream_of(st).get(), DType::U64, 4 * n_out as usize)
-                }?;
-                let s_buf = sc.live().ok_or_else(gone)?;
-                let p = sc.ptr();
-                let (mx, cnt, acc, fl) = (p, p + 8 * n_out, p + 16 * n_out, p + 24 * n_out);
-                launch(
-                    &kernels[1],
-                    4 * n_out,
-                    &[p, 4 * n_out, 0],
-                    &[Access::write(s_buf)],
-                )?;
-                let r = with_flag![
-                    Access::read(i_buf),
-                    Access::read(v_buf),
-                    Access::write(s_buf),
-                ];
-                launch(&kernels[2], m, &words_of(&[i_ptr, v_ptr, mx, cnt]), &r)?;
-                launch(
-                    &kernels[3],
-                    m,
-                    &words_of(&[i_ptr, v_ptr, mx, cnt, acc, fl]),
-                    &r,
-                )?;
-                launch(
-                    &kernels[4],
-                    n_out,
-                    &[o_ptr, mx, cnt, acc, fl, n_out, self.hglob()],
-                    &[Access::write(o_buf), Access::read(s_buf)],
-                )?;
-            }
-            _ => {
-                if let Some(parts) = self.partitions() {
-                    let tiles = m.div_ceil(PART_TILE as u64);
-                    let row = parts as u64 + 1;
-                    let words = tiles
-                        .checked_mul(row)
-                        .and_then(|w| w.checked_add(m + m.div_ceil(2)))
-                        .filter(|_| tiles <= i32::MAX as u64);
-                    let scratch = words.and_then(|w| {
-                        // SAFETY: the first pass writes every offset row and every scratch
-                        // entry that the second pass reads (the first `count` entries of each
-                        // tile, the counts taken from the rows it wrote).
-                        let sc = unsafe {
-                            DevBuf::alloc(st, stream_of(st).get(), DType::U32, w as usize)
-                        };
-                        sc.ok()
-                    });
-                    // Without the scratch (memory short), the plain atomic kernel below.
-                    if let Some(sc) = scratch {
-                        let s_buf = sc.live().ok_or_else(gone)?;
-                        let lv = sc.ptr();
-                        let ld = lv + 4 * m;
-                        let off = ld + 4 * m.div_ceil(2);
-                        // Splits of a partition: as many as fill the resident blocks once
-                        // (a second, partial wave would leave most SMs idle at the end).
-                        let per_sm = kernels[3]
-                            .func
-                            .max_active_blocks_per_sm(PART_THREADS as u32, 0)?;
-                        let resident = (st.sms * per_sm).max(1) as u64;
-                        let ks = (resident / parts as u64).max(1);
-                        let block = (PART_THREADS as u32, 1, 1);
-                        let acc1 = with_flag![
-                            Access::read(i_buf),
-                            Access::read(v_buf),
-                            Access::write(s_buf),
-                        ];
-                        // SAFETY: one block a tile of `PART_TILE` updates of the `m` (indices
-                        // and values live, declared read); it writes its tile's scratch
-                        // entries (inside the `m` a part holds) and its row of `P + 1`
-                        // offsets (inside the `tiles` rows); destinations outside the output
-                        // are skipped (`dest_of`).
-                        unsafe {
-                            stream.launch_packed(
-                                &kernels[2].func,
-                                (tiles as u32, 1, 1),
-                                block,
-                                0,
-                                &words_of(&[i_ptr, v_ptr, ld, lv, off, parts as u64]),
-                                &acc1,
-                            )
-                        }?;
-                        // SAFETY: block `b` reads partition `b / ks` of every tile's segment
-                        // (offsets the first pass wrote, inside the tile) and adds to output
-                        // destinations below `n_out` only; local destinations are `< S`.
-                        unsafe {
-                            stream.launch_packed(
-                                &kernels[3].func,
-                                ((parts as u64 * ks) as u32, 1, 1),
-                                block,
-                                0,
-                                &[ld, lv, off, tiles, parts as u64, ks, n_out, o_ptr],
-                                &[Access::read(s_buf), Access::write(o_buf)],
-                            )
-                        }?;
-                        return Ok(());
-                    }
-                }
-                launch(
-                    &kernels[1],
-                    m,
-                    &words_of(&[i_ptr, v_ptr, o_ptr]),
-                    &with_flag![
-                        Access::read(i_buf),
-                        Access::read(v_buf),
-                        Access::write(o_buf),
-                    ],
-                )?;
-            }
-        }
-        Ok(())
+        self.launch_cuda(st, stream, inputs, out)
     }
 
     fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
-        super::cuda::sources(self)
+        super::cuda::Plan::new(self)
+            .sources()
             .into_iter()
             .map(|k| k.source)
             .collect()

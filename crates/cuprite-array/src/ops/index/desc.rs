@@ -63,13 +63,11 @@ impl ScatterCall {
     ///
     /// Many scalar updates (`inner == 1`) into a destination too large for one block's shared
     /// memory but small enough for the L2 cache are limited by the rate of L2 atomics when each
-    /// goes straight to its destination (measured on an H100: 2^26 updates into 2^20 in
-    /// 0.88 ms, about a third of the bandwidth the bytes would take). Instead a first pass
+    /// goes straight to its destination. Instead a first pass
     /// sorts each tile of [`PART_TILE`] updates by destination range ([`PART_SPAN`]
     /// destinations a partition) in shared memory and writes them out with 16-bit local
     /// destinations; a second pass sums each partition's updates in shared memory and adds
-    /// the partial sums to the output, coalesced (0.84 ms there, with the base's copy and
-    /// the graph around it). Taken for at least 2^22
+    /// the partial sums to the output, coalesced. Taken for at least 2^22
     /// updates, eight or more per destination, and 2^16 to `PART_MAX · PART_SPAN`
     /// destinations; its scratch is six bytes an update.
     pub(super) fn partitions(&self) -> Option<usize> {

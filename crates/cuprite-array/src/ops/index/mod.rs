@@ -89,6 +89,7 @@ mod call;
 mod cuda;
 mod desc;
 mod general;
+mod gpu;
 mod put;
 mod scatter;
 mod take;

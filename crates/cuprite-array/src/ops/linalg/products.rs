@@ -392,6 +392,7 @@ impl<T: Float> Array<T> {
     /// assert_eq!(x.relu().to_vec()?, [0.0, 0.5]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
+    #[must_use]
     pub fn relu(&self) -> Array<T> {
         if let Some(n) = absorbed(&self.node, Epilogue::Relu) {
             return Array::from_node(n);
@@ -413,6 +414,7 @@ impl<T: Float> Array<T> {
     /// assert!((y[1] - 0.841192).abs() < 1e-6);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
+    #[must_use]
     pub fn gelu(&self) -> Array<T> {
         if let Some(n) = absorbed(&self.node, Epilogue::GeluTanh) {
             return Array::from_node(n);

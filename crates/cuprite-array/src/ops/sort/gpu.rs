@@ -5,13 +5,14 @@
 use super::kernels as K;
 use super::kernels_select as S;
 use super::keys::KeySpec;
-use crate::codegen::KernelSource;
+use super::params as P;
+use crate::codegen::{KernelParams, KernelSource, ReadBuf, SharedBuf, WriteBuf};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::runtime::{DeviceState, state, stream_of};
 use crate::storage::DevBuf;
 use crate::util::KeyHasher;
-use cuprite_driver::{Access, Stream};
+use cuprite_driver::Stream;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -21,7 +22,6 @@ pub(crate) struct Gpu {
     pub stream: Arc<Stream>,
 }
 
-/// A kernel argument buffer: read, or written (and read).
 /// A launch's grid: a number of blocks, or grid-stride work of `n` threads (see [`Gpu::grid`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Grid {
@@ -33,11 +33,6 @@ impl From<u32> for Grid {
     fn from(b: u32) -> Grid {
         Grid::Blocks(b)
     }
-}
-
-pub(crate) enum Arg<'a> {
-    R(&'a DevBuf),
-    W(&'a DevBuf),
 }
 
 impl Gpu {
@@ -100,19 +95,16 @@ impl Gpu {
         crate::jit::library_kernel(self.st, h.finish(), || src)
     }
 
-    /// Launches `src` over `grid` blocks of 256 threads with parameters `words`; `args` are
-    /// every buffer the kernel touches.
-    pub fn launch(
+    /// Launches `src` over `grid` blocks of 256 threads with its parameters `params`.
+    pub fn launch<'a, P: KernelParams<'a>>(
         &self,
         src: KernelSource,
         grid: impl Into<Grid>,
-        words: &[u64],
-        args: &[Arg<'_>],
+        params: &P,
     ) -> Result<()> {
         let k = self.kernel(src)?;
         // A grid-stride kernel's blocks beyond those resident at once would run as a second,
-        // mostly empty wave (the selection passes' grid of 8 blocks an SM, at 6 resident, read
-        // at 1.4 TB/s).
+        // mostly empty wave: one wave of resident blocks.
         let grid = match grid.into() {
             Grid::Blocks(b) => b,
             Grid::Stride(n) => {
@@ -120,19 +112,19 @@ impl Gpu {
                 n.div_ceil(256).clamp(1, cap) as u32
             }
         };
-        let mut acc = Vec::with_capacity(args.len());
-        for a in args {
-            acc.push(match a {
-                Arg::R(d) => Access::read(live(d)?),
-                Arg::W(d) => Access::write(live(d)?),
-            });
-        }
-        // SAFETY: every pointer in `words` is one of `args` (or 0 where the kernel takes null
-        // for an absent output), each buffer at least as long as the element counts in `words`
-        // ask (the callers size them so); all are declared.
+        let a = params.args();
+        // SAFETY: every buffer word is a live buffer of the parameters (or 0 where the kernel
+        // takes null for an absent one), declared as its parameter's type says; each is at
+        // least as long as the element counts passed with it ask (the callers size them so).
         unsafe {
-            self.stream
-                .launch_packed(&k.func, (grid.max(1), 1, 1), (256, 1, 1), 0, words, &acc)
+            self.stream.launch_packed(
+                &k.func,
+                (grid.max(1), 1, 1),
+                (256, 1, 1),
+                0,
+                &a.words,
+                &a.accesses(),
+            )
         }?;
         Ok(())
     }
@@ -159,8 +151,24 @@ fn kdt(spec: KeySpec) -> DType {
     }
 }
 
-fn ptr(d: Option<&DevBuf>) -> u64 {
-    d.map(|d| d.ptr()).unwrap_or(0)
+/// All of `d`, read.
+fn r(d: &DevBuf) -> Result<ReadBuf<'_>> {
+    ReadBuf::all(d)
+}
+
+/// All of `d`, written.
+fn w(d: &DevBuf) -> Result<WriteBuf<'_>> {
+    WriteBuf::all(d)
+}
+
+/// All of `d` when given, written.
+fn mw(d: Option<&DevBuf>) -> Result<Option<WriteBuf<'_>>> {
+    d.map(WriteBuf::all).transpose()
+}
+
+/// All of `d` when given, read.
+fn mr(d: Option<&DevBuf>) -> Result<Option<ReadBuf<'_>>> {
+    d.map(ReadBuf::all).transpose()
 }
 
 /// Bytes needed for the row numbers `0..rows`.
@@ -204,20 +212,17 @@ pub(crate) fn sort_rows(
     } else {
         None
     };
-    let mut outs = vec![Arg::R(x)];
-    outs.extend(vout.iter().map(Arg::W));
-    outs.extend(iout.iter().map(Arg::W));
     if n <= K::tile(spec.bits) {
         let grid = rows.min(1 << 30) as u32;
-        let w = [
-            x.ptr(),
-            ptr(vout.as_ref()),
-            ptr(iout.as_ref()),
-            rows as u64,
-            n as u64,
-            desc as u64,
-        ];
-        g.launch(K::rows(spec), grid, &w, &outs)?;
+        let p = P::Rows {
+            x: r(x)?,
+            vout: mw(vout.as_ref())?,
+            iout: mw(iout.as_ref())?,
+            rows: rows as u64,
+            n: n as u64,
+            desc: desc as u64,
+        };
+        g.launch(K::rows(spec), grid, &p)?;
         return Ok((vout, iout));
     }
     let has_idx = want_i || rows > 1;
@@ -231,21 +236,16 @@ pub(crate) fn sort_rows(
     // consecutive units; a onesweep pass is one block a tile.
     let units = total.div_ceil(K::HIST_UNIT);
     let tpb = units.div_ceil(units.min(g.resident(K::histogram(spec))?).max(1));
-    let w = [
-        x.ptr(),
-        hist.ptr(),
-        total as u64,
-        tpb as u64,
-        desc as u64,
-        seg as u64,
-        sp as u64,
-    ];
-    g.launch(
-        K::histogram(spec),
-        units.div_ceil(tpb) as u32,
-        &w,
-        &[Arg::R(x), Arg::W(&hist)],
-    )?;
+    let p = P::Histogram {
+        x: r(x)?,
+        hist: w(&hist)?,
+        n: total as u64,
+        tpb: tpb as u64,
+        desc: desc as u64,
+        seg: seg as u64,
+        sp: sp as u64,
+    };
+    g.launch(K::histogram(spec), units.div_ceil(tpb) as u32, &p)?;
     // Captured, the histogram cannot be read on the host: every pass runs (a pass over one
     // digit is a stable copy, so the order is the same).
     let h: Option<Vec<u32>> = if crate::runtime::capturing() {
@@ -264,15 +264,15 @@ pub(crate) fn sort_rows(
     };
     let mut passes: Vec<usize> = (0..kp).filter(|&p| !one_digit(p)).collect();
     if passes.is_empty() {
-        let w = [
-            x.ptr(),
-            ptr(vout.as_ref()),
-            ptr(iout.as_ref()),
-            total as u64,
-            desc as u64,
-            seg as u64,
-        ];
-        g.launch(K::copy_out(spec), g.grid(total), &w, &outs)?;
+        let p = P::CopyOut {
+            x: r(x)?,
+            vout: mw(vout.as_ref())?,
+            iout: mw(iout.as_ref())?,
+            n: total as u64,
+            desc: desc as u64,
+            seg: seg as u64,
+        };
+        g.launch(K::copy_out(spec), g.grid(total), &p)?;
         return Ok((vout, iout));
     }
     passes.extend((kp..kp + sp).filter(|&p| !one_digit(p)));
@@ -312,25 +312,22 @@ pub(crate) fn sort_rows(
         } else {
             (Some(&kb[j % 2]), ib.get(j % 2))
         };
-        let mut a = vec![Arg::R(src), Arg::R(&hist), Arg::W(&status)];
-        a.extend(iin.map(Arg::R));
-        a.extend(kout.map(Arg::W));
-        a.extend(iout_p.map(Arg::W));
-        let w = [
-            src.ptr(),
-            ptr(iin),
-            ptr(kout),
-            ptr(iout_p),
-            hist.ptr() + (p * 256 * 4) as u64,
-            status.ptr(),
-            total as u64,
-            ntiles as u64,
-            shift as u64,
-            seg as u64,
-            desc as u64,
-            j as u64 + 1,
-        ];
-        g.launch(K::scatter(spec, pass), ntiles as u32, &w, &a)?;
+        let params = P::ScatterPass {
+            src: r(src)?,
+            iin: mr(iin)?,
+            kout: mw(kout)?,
+            iout: mw(iout_p)?,
+            // This pass's digit counts: row `p` of the histogram.
+            totals: ReadBuf::part(&hist, DType::U32, p * 256, 256)?,
+            status: SharedBuf::all(&status)?,
+            n: total as u64,
+            ntiles: ntiles as u64,
+            shift: shift as u64,
+            seg: seg as u64,
+            desc: desc as u64,
+            epoch: j as u64 + 1,
+        };
+        g.launch(K::scatter(spec, pass), ntiles as u32, &params)?;
     }
     Ok((vout, iout))
 }
@@ -352,16 +349,23 @@ pub(crate) fn select(
     let state = g.zeros(DType::U64, STATE)?;
     let hist = g.zeros(DType::U32, 256)?;
     let kd = spec.bits as u64 / 8;
-    let w = [x.ptr(), n as u64, flip as u64, hist.ptr(), state.ptr()];
-    g.launch(
-        S::sel_hist0(spec),
-        g.grid(n.div_ceil(8)),
-        &w,
-        &[Arg::R(x), Arg::W(&hist), Arg::W(&state)],
-    )?;
+    let p = P::SelHist0 {
+        x: r(x)?,
+        n: n as u64,
+        flip: flip as u64,
+        hist: w(&hist)?,
+        state: w(&state)?,
+    };
+    g.launch(S::sel_hist0(spec), g.grid(n.div_ceil(8)), &p)?;
     let step = |j: u64| -> Result<()> {
-        let w = [hist.ptr(), state.ptr(), j, kd, rank as u64];
-        g.launch(S::sel_step(), 1, &w, &[Arg::W(&hist), Arg::W(&state)])
+        let p = P::SelStep {
+            hist: w(&hist)?,
+            state: w(&state)?,
+            j,
+            kd,
+            rank0: rank as u64,
+        };
+        g.launch(S::sel_step(), 1, &p)
     };
     step(0)?;
     // Keys of two digits or more: the second digit from one more read-only pass over `x`, so
@@ -370,68 +374,58 @@ pub(crate) fn select(
     // top digit of the largest), and all of those were copied and scanned again.
     let jm: u64 = if kd >= 2 { 2 } else { 1 };
     if jm == 2 {
-        let w = [
-            x.ptr(),
-            n as u64,
-            flip as u64,
-            state.ptr(),
-            hist.ptr(),
-            1,
+        let p = P::SelHistX {
+            x: r(x)?,
+            n: n as u64,
+            flip: flip as u64,
+            state: r(&state)?,
+            hist: w(&hist)?,
+            j: 1,
             kd,
-        ];
-        g.launch(
-            S::sel_hist_x(spec),
-            g.grid(n.div_ceil(8)),
-            &w,
-            &[Arg::R(x), Arg::R(&state), Arg::W(&hist)],
-        )?;
+        };
+        g.launch(S::sel_hist_x(spec), g.grid(n.div_ceil(8)), &p)?;
         step(1)?;
     }
     let ck = g.alloc(kdt(spec), n)?;
     let ci = g.alloc(DType::U32, n)?;
-    let w = [
-        x.ptr(),
-        n as u64,
-        flip as u64,
-        state.ptr(),
-        ck.ptr(),
-        ci.ptr(),
+    let p = P::SelCompact {
+        x: r(x)?,
+        n: n as u64,
+        flip: flip as u64,
+        state: w(&state)?,
+        ckey: w(&ck)?,
+        cidx: w(&ci)?,
         jm,
-    ];
-    g.launch(
-        S::sel_compact(spec),
-        g.grid(n.div_ceil(8)),
-        &w,
-        &[Arg::R(x), Arg::W(&state), Arg::W(&ck), Arg::W(&ci)],
-    )?;
+    };
+    g.launch(S::sel_compact(spec), g.grid(n.div_ceil(8)), &p)?;
     let cgrid = (g.st.sms * 4).max(1);
     let hist_j = |ck: &DevBuf, ci: &DevBuf, j: u64, cw: u64| -> Result<()> {
-        let w = [ck.ptr(), ci.ptr(), state.ptr(), hist.ptr(), j, kd, cw];
-        let a = [Arg::R(ck), Arg::R(ci), Arg::R(&state), Arg::W(&hist)];
-        g.launch(S::sel_hist(spec), cgrid, &w, &a)?;
+        let p = P::SelHist {
+            ckey: r(ck)?,
+            cidx: r(ci)?,
+            state: r(&state)?,
+            hist: w(&hist)?,
+            j,
+            kd,
+            cw,
+        };
+        g.launch(S::sel_hist(spec), cgrid, &p)?;
         step(j)
     };
     hist_j(&ck, &ci, jm, 3)?;
     // The candidates matching one digit more (usually few) go to a second buffer.
     let ck2 = g.alloc(kdt(spec), n)?;
     let ci2 = g.alloc(DType::U32, n)?;
-    let w = [
-        ck.ptr(),
-        ci.ptr(),
-        state.ptr(),
-        ck2.ptr(),
-        ci2.ptr(),
-        jm + 1,
+    let p = P::SelRefine {
+        ckey: r(&ck)?,
+        cidx: r(&ci)?,
+        state: w(&state)?,
+        okey: w(&ck2)?,
+        oidx: w(&ci2)?,
+        j: jm + 1,
         kd,
-    ];
-    let a = [
-        Arg::R(&ck),
-        Arg::R(&ci),
-        Arg::W(&state),
-        Arg::W(&ck2),
-        Arg::W(&ci2),
-    ];
-    g.launch(S::sel_refine(spec), cgrid, &w, &a)?;
+    };
+    g.launch(S::sel_refine(spec), cgrid, &p)?;
     for j in jm + 1..kd + 4 {
         hist_j(&ck2, &ci2, j, 6)?;
     }
@@ -451,36 +445,26 @@ pub(crate) fn topk(
     let state = select(g, x, spec, n, largest, k - 1)?;
     let ok = g.alloc(kdt(spec), k)?;
     let oi = g.alloc(DType::U32, k)?;
-    let w = [
-        x.ptr(),
-        n as u64,
-        largest as u64,
-        state.ptr(),
-        ok.ptr(),
-        oi.ptr(),
-    ];
-    g.launch(
-        S::sel_collect(spec),
-        g.grid(n.div_ceil(8)),
-        &w,
-        &[Arg::R(x), Arg::W(&state), Arg::W(&ok), Arg::W(&oi)],
-    )?;
+    let p = P::SelCollect {
+        x: r(x)?,
+        n: n as u64,
+        flip: largest as u64,
+        state: w(&state)?,
+        okey: w(&ok)?,
+        oidx: w(&oi)?,
+    };
+    g.launch(S::sel_collect(spec), g.grid(n.div_ceil(8)), &p)?;
     let v = g.alloc(spec.dtype, k)?;
     let i = g.alloc(DType::I64, k)?;
-    let w = [
-        ok.ptr(),
-        oi.ptr(),
-        k as u64,
-        largest as u64,
-        v.ptr(),
-        i.ptr(),
-    ];
-    g.launch(
-        S::sel_sortk(spec),
-        1,
-        &w,
-        &[Arg::R(&ok), Arg::R(&oi), Arg::W(&v), Arg::W(&i)],
-    )?;
+    let p = P::SelSortK {
+        okey: r(&ok)?,
+        oidx: r(&oi)?,
+        kk: k as u64,
+        flip: largest as u64,
+        vout: w(&v)?,
+        iout: w(&i)?,
+    };
+    g.launch(S::sel_sortk(spec), 1, &p)?;
     Ok((v, i))
 }
 
@@ -498,17 +482,16 @@ pub(crate) fn write_selected(
     pos: usize,
     nanpos: Option<usize>,
 ) -> Result<()> {
-    let mut a = vec![Arg::R(state), Arg::W(vout)];
-    a.extend(iout.map(Arg::W));
-    let w = [
-        state.ptr(),
-        0,
-        vout.ptr(),
-        ptr(iout),
-        pos as u64,
-        nanpos.map(|p| p as u64).unwrap_or(u64::MAX),
-    ];
-    g.launch(S::sel_value(spec), 1, &w, &a)
+    let p = P::SelValue {
+        state: r(state)?,
+        // The state holds the selected key in the order it was selected in; written as is.
+        flip: 0,
+        vout: w(vout)?,
+        iout: mw(iout)?,
+        pos: pos as u64,
+        nanpos: nanpos.map(|p| p as u64).unwrap_or(u64::MAX),
+    };
+    g.launch(S::sel_value(spec), 1, &p)
 }
 
 /// Quantile parameters: elements `lo`, `hi`, weight `t`, method (see `kernels_select::pick`).
@@ -531,22 +514,17 @@ pub(crate) fn pick(
     p: Pick,
 ) -> Result<DevBuf> {
     let o = g.alloc(out, rows)?;
-    let w = [
-        sorted.ptr(),
-        o.ptr(),
-        rows as u64,
-        n as u64,
-        p.lo as u64,
-        p.hi as u64,
-        p.t.to_bits(),
-        p.method,
-    ];
-    g.launch(
-        S::pick(spec, out),
-        g.grid(rows),
-        &w,
-        &[Arg::R(sorted), Arg::W(&o)],
-    )?;
+    let params = P::Pick {
+        s: r(sorted)?,
+        out: w(&o)?,
+        rows: rows as u64,
+        n: n as u64,
+        lo: p.lo as u64,
+        hi: p.hi as u64,
+        t: p.t,
+        method: p.method,
+    };
+    g.launch(S::pick(spec, out), g.grid(rows), &params)?;
     Ok(o)
 }
 
@@ -560,13 +538,14 @@ pub(crate) fn mode(
 ) -> Result<(DevBuf, DevBuf)> {
     let v = g.alloc(spec.dtype, rows)?;
     let c = g.alloc(DType::I64, rows)?;
-    let w = [sorted.ptr(), v.ptr(), c.ptr(), rows as u64, n as u64];
-    g.launch(
-        S::mode(spec),
-        rows.min(1 << 30) as u32,
-        &w,
-        &[Arg::R(sorted), Arg::W(&v), Arg::W(&c)],
-    )?;
+    let p = P::Mode {
+        s: r(sorted)?,
+        vout: w(&v)?,
+        cout: w(&c)?,
+        rows: rows as u64,
+        n: n as u64,
+    };
+    g.launch(S::mode(spec), rows.min(1 << 30) as u32, &p)?;
     Ok((v, c))
 }
 
@@ -589,32 +568,35 @@ pub(crate) fn flags(
         ));
     }
     for out in [&f, &ids] {
-        let w = [s.ptr(), ptr(perm), out.ptr(), n as u64, mode, na as u64];
-        let mut a = vec![Arg::R(s), Arg::W(out)];
-        a.extend(perm.map(Arg::R));
-        g.launch(S::run_flags(spec), g.grid(n), &w, &a)?;
+        let p = P::RunFlags {
+            s: r(s)?,
+            perm: mr(perm)?,
+            flags: w(out)?,
+            n: n as u64,
+            mode,
+            na: na as u64,
+        };
+        g.launch(S::run_flags(spec), g.grid(n), &p)?;
     }
     let ntiles = n.div_ceil(S::SCAN_TILE);
     let sums = g.alloc(DType::U32, ntiles + 1)?;
-    let w = [ids.ptr(), sums.ptr(), n as u64];
-    g.launch(
-        S::scan_tiles(),
-        ntiles as u32,
-        &w,
-        &[Arg::W(&ids), Arg::W(&sums)],
-    )?;
-    g.launch(
-        S::scan_sums(),
-        1,
-        &[sums.ptr(), ntiles as u64],
-        &[Arg::W(&sums)],
-    )?;
-    g.launch(
-        S::scan_add(),
-        g.grid(n),
-        &[ids.ptr(), sums.ptr(), n as u64],
-        &[Arg::W(&ids), Arg::R(&sums)],
-    )?;
+    let p = P::ScanTiles {
+        data: w(&ids)?,
+        sums: w(&sums)?,
+        n: n as u64,
+    };
+    g.launch(S::scan_tiles(), ntiles as u32, &p)?;
+    let p = P::ScanSums {
+        sums: w(&sums)?,
+        ntiles: ntiles as u64,
+    };
+    g.launch(S::scan_sums(), 1, &p)?;
+    let p = P::ScanAdd {
+        data: w(&ids)?,
+        sums: r(&sums)?,
+        n: n as u64,
+    };
+    g.launch(S::scan_add(), g.grid(n), &p)?;
     let h: Vec<u32> = words(&g.download(&sums)?);
     Ok((f, ids, h[ntiles] as usize))
 }
@@ -634,51 +616,34 @@ pub(crate) fn unique(
     let starts = g.alloc(DType::U32, nu)?;
     let inv = g.alloc(DType::I64, n)?;
     let counts = g.alloc(DType::I64, nu)?;
-    let w = [
-        s.ptr(),
-        perm.ptr(),
-        f.ptr(),
-        ids.ptr(),
-        uval.ptr(),
-        first.ptr(),
-        starts.ptr(),
-        inv.ptr(),
-        n as u64,
-    ];
-    let a = [
-        Arg::R(s),
-        Arg::R(perm),
-        Arg::R(&f),
-        Arg::R(&ids),
-        Arg::W(&uval),
-        Arg::W(&first),
-        Arg::W(&starts),
-        Arg::W(&inv),
-    ];
-    g.launch(S::unique_out(spec), g.grid(n), &w, &a)?;
-    let w = [
-        s.ptr(),
-        perm.ptr(),
-        f.ptr(),
-        ids.ptr(),
-        first.ptr(),
-        n as u64,
-    ];
-    let a = [
-        Arg::R(s),
-        Arg::R(perm),
-        Arg::R(&f),
-        Arg::R(&ids),
-        Arg::W(&first),
-    ];
-    g.launch(S::unique_first_min(spec), g.grid(n), &w, &a)?;
-    let w = [starts.ptr(), counts.ptr(), nu as u64, n as u64];
-    g.launch(
-        S::run_counts(),
-        g.grid(nu),
-        &w,
-        &[Arg::R(&starts), Arg::W(&counts)],
-    )?;
+    let p = P::UniqueOut {
+        s: r(s)?,
+        perm: r(perm)?,
+        flags: r(&f)?,
+        ids: r(&ids)?,
+        uval: w(&uval)?,
+        ufirst: w(&first)?,
+        starts: w(&starts)?,
+        inverse: w(&inv)?,
+        n: n as u64,
+    };
+    g.launch(S::unique_out(spec), g.grid(n), &p)?;
+    let p = P::UniqueFirstMin {
+        s: r(s)?,
+        perm: r(perm)?,
+        flags: r(&f)?,
+        ids: r(&ids)?,
+        ufirst: w(&first)?,
+        n: n as u64,
+    };
+    g.launch(S::unique_first_min(spec), g.grid(n), &p)?;
+    let p = P::RunCounts {
+        starts: r(&starts)?,
+        counts: w(&counts)?,
+        nu: nu as u64,
+        n: n as u64,
+    };
+    g.launch(S::run_counts(), g.grid(nu), &p)?;
     Ok([uval, first, counts, inv])
 }
 
@@ -702,30 +667,32 @@ pub(crate) fn compact(
     check_len(n, "run compaction")?;
     let chunks = n.div_ceil(S::RUN_CHUNK);
     let counts = g.alloc(DType::U32, chunks + 1)?;
-    let w = [s.ptr(), ptr(perm), counts.ptr(), n as u64, mode, na as u64];
-    let mut a = vec![Arg::R(s), Arg::W(&counts)];
-    a.extend(perm.map(Arg::R));
-    g.launch(S::run_count(spec), chunks as u32, &w, &a)?;
-    g.launch(
-        S::scan_sums(),
-        1,
-        &[counts.ptr(), chunks as u64],
-        &[Arg::W(&counts)],
-    )?;
+    let p = P::RunCount {
+        s: r(s)?,
+        perm: mr(perm)?,
+        counts: w(&counts)?,
+        n: n as u64,
+        mode,
+        na: na as u64,
+    };
+    g.launch(S::run_count(spec), chunks as u32, &p)?;
+    let p = P::ScanSums {
+        sums: w(&counts)?,
+        ntiles: chunks as u64,
+    };
+    g.launch(S::scan_sums(), 1, &p)?;
     let m = words(&g.download(&counts)?)[chunks] as usize;
     let out = g.alloc(spec.dtype, m)?;
-    let w = [
-        s.ptr(),
-        ptr(perm),
-        counts.ptr(),
-        out.ptr(),
-        n as u64,
+    let p = P::RunWrite {
+        s: r(s)?,
+        perm: mr(perm)?,
+        offsets: r(&counts)?,
+        out: w(&out)?,
+        n: n as u64,
         mode,
-        na as u64,
-    ];
-    let mut a = vec![Arg::R(s), Arg::R(&counts), Arg::W(&out)];
-    a.extend(perm.map(Arg::R));
-    g.launch(S::run_write(spec), chunks as u32, &w, &a)?;
+        na: na as u64,
+    };
+    g.launch(S::run_write(spec), chunks as u32, &p)?;
     Ok((out, m))
 }
 
@@ -739,13 +706,14 @@ pub(crate) fn gather(
     n: usize,
 ) -> Result<DevBuf> {
     let out = g.alloc(dtype, total)?;
-    let w = [v.ptr(), perm.ptr(), out.ptr(), total as u64, n as u64];
-    g.launch(
-        S::gather(dtype.size()),
-        g.grid(total),
-        &w,
-        &[Arg::R(v), Arg::R(perm), Arg::W(&out)],
-    )?;
+    let p = P::Gather {
+        v: r(v)?,
+        perm: r(perm)?,
+        out: w(&out)?,
+        total: total as u64,
+        n: n as u64,
+    };
+    g.launch(S::gather(dtype.size()), g.grid(total), &p)?;
     Ok(out)
 }
 

@@ -9,7 +9,8 @@
 //! order stability is defined by.
 
 use super::keys::{KeySpec, c_helpers};
-use crate::codegen::KernelSource;
+use super::params as P;
+use crate::codegen::{KernelSource, head};
 
 /// Marks where the helpers end and the kernel begins (as the library's other kernels do).
 pub(crate) const MARKER: &str = "// ---- cuprite-array kernel ----\n";
@@ -26,9 +27,7 @@ pub(crate) fn tile(bits: u32) -> usize {
 
 /// Items per thread of a device-wide pass's tile for keys of `bits` bits: as many as the
 /// static shared memory of a block (48 KiB) takes with the tile's keys and indices staged.
-/// Larger tiles mean fewer look-backs and less per-tile work an element (H100, 2^26 f32 keys
-/// only: 16 items 2.04–2.07 ms, 19 1.83–1.86, 22 1.82–1.83, 23 1.78–1.79; 2^24 `i64` unique
-/// values: 8 items 0.96–0.98 ms, 12 0.87–0.90, 15 0.82–0.83).
+/// Larger tiles mean fewer look-backs and less per-tile work an element.
 pub(crate) fn pass_items(bits: u32) -> usize {
     if bits == 64 { 15 } else { 23 }
 }
@@ -225,18 +224,16 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
     let tile = pass_tile(spec.bits);
     let sm = stage_bytes(spec);
     let name = format!("cuprite_sort_onesweep_{}_{}", spec.dtype.name(), pass.tag());
-    let b = spec.c_bits();
     // Blocks an SM must hold at once: what caps the registers a thread gets (65536 / (256 · b)).
     // The keys wait in shared memory during the ranking, so 64 registers hold a thread's
     // digits and ranks without spilling; four blocks of 23-item tiles (48 KiB of shared memory
-    // each) fit an SM. At 3 the first pass took 71 registers and ran at three blocks an SM (H100,
-    // Nsight Compute: 475–481 µs against 368–393 for the other passes): keys only 1.80–1.82 ms
-    // at 3, 1.74–1.80 at 4, `i32` with indices 3.37–3.44 against 3.28–3.30.
+    // each) fit an SM; with fewer, the first pass takes more registers and fewer blocks an SM.
     let min_blocks = 4;
     // Tiles a look-back step reads at once (one round trip to L2 a step).
     let lb = 8;
+    let head = head::<P::ScatterPass>(&name, &format!("256, {min_blocks}"));
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256, {min_blocks}) {name}(const void *__restrict__ src, const unsigned *__restrict__ iin, void *__restrict__ kout, void *__restrict__ iout, const unsigned *__restrict__ totals, u64t *status, u64t n, u64t ntiles, u64t shift, u64t seg, u64t desc, u64t epoch) {{
+        r#"{head} {{
   __shared__ __align__(16) unsigned char sm[{sm}];
   __shared__ unsigned s_base[256], s_tmp[8];
   __shared__ unsigned s_tile;
@@ -268,7 +265,7 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
     K k = 0; unsigned d = 0xffffffffu;
     if (p < valid) {{
 #if FIRST
-      k = tkey((K)((const {b} *)src)[base + p], desc != 0);
+      k = tkey((K)((const Bits *)src)[base + p], desc != 0);
       d = digit_of(k, 0u, (unsigned)shift, (unsigned)seg);
 #elif ROWP
       k = ((const K *)src)[base + p];
@@ -346,7 +343,7 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
       const unsigned ix = with_idx ? si[p] : 0u;
       const u64t o = (u64t)(s_base[digit_of(k, ix, (unsigned)shift, (unsigned)seg)] + (unsigned)p);
 #if LAST
-      if (kout) (({b} *)kout)[o] = ({b})tval(k, desc != 0);
+      if (kout) ((Bits *)kout)[o] = (Bits)tval(k, desc != 0);
       if (iout) ((i64t *)iout)[o] = (i64t)(seg ? ix % (unsigned)seg : ix);
 #else
       ((K *)kout)[o] = k;
@@ -366,22 +363,19 @@ pub(crate) fn scatter(spec: KeySpec, pass: Pass) -> KernelSource {
 /// from the row count (block 0 writes them).
 pub(crate) fn histogram(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_sort_hist_{}", spec.dtype.name());
-    let b = spec.c_bits();
     let kp = spec.bits / 8;
     let tile = HIST_UNIT;
     // One set of counters, one plain shared atomic an element and pass, and few registers (a
     // thread holds one 16-byte vector of keys at a time): the occupancy, not the same-address
-    // conflicts of the top digit, limited this kernel. Measured on the H100 (2^26 f32, Nsight
-    // Compute), with sixteen keys a thread in registers (48 registers, occupancy 47%): 310 µs
-    // with one set of counters and a warp-uniform test before each add, 230 with four
-    // interleaved sets, 219 with one set; CUB's histogram of the same keys (32 registers,
-    // occupancy 74%) 113 µs.
+    // conflicts of the top digit, limits this kernel, so it keeps registers few rather than
+    // counters many.
     let per = 16 / (spec.bits as usize / 8);
     let vecs = (8 / per).max(1);
     let step = 256 * vecs * per;
     debug_assert_eq!(tile % step, 0);
+    let head = head::<P::Histogram>(&name, "256, 8");
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256, 8) {name}(const {b} *__restrict__ x, unsigned *__restrict__ hist, u64t n, u64t tpb, u64t desc, u64t seg, u64t sp) {{
+        r#"{head} {{
   __shared__ unsigned h[{kp} * 256];
   const int t = threadIdx.x;
   for (int i = t; i < {kp} * 256; i += 256) h[i] = 0;
@@ -404,7 +398,7 @@ pub(crate) fn histogram(spec: KeySpec) -> KernelSource {
       #pragma unroll
       for (int j = 0; j < {vecs}; ++j) {{
         const uint4 q = reinterpret_cast<const uint4 *>(x + s)[j * 256 + t];
-        const {b} *e = reinterpret_cast<const {b} *>(&q);
+        const Bits *e = reinterpret_cast<const Bits *>(&q);
         #pragma unroll
         for (int r = 0; r < {per}; ++r) {{
           const K k = tkey((K)e[r], desc != 0);
@@ -434,12 +428,12 @@ pub(crate) fn histogram(spec: KeySpec) -> KernelSource {
 /// row).
 pub(crate) fn copy_out(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_sort_copy_{}", spec.dtype.name());
-    let b = spec.c_bits();
+    let head = head::<P::CopyOut>(&name, "256");
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, {b} *__restrict__ vout, i64t *__restrict__ iout, u64t n, u64t desc, u64t seg) {{
+        r#"{head} {{
   const u64t stride = (u64t)gridDim.x * 256;
   for (u64t i = (u64t)blockIdx.x * 256 + threadIdx.x; i < n; i += stride) {{
-    if (vout) vout[i] = ({b})tval(tkey((K)x[i], desc != 0), desc != 0);
+    if (vout) vout[i] = (Bits)tval(tkey((K)x[i], desc != 0), desc != 0);
     if (iout) iout[i] = (i64t)(seg ? i % seg : i);
   }}
 }}
@@ -455,16 +449,16 @@ pub(crate) fn rows(spec: KeySpec) -> KernelSource {
     let sm = smem_bytes(spec);
     let passes = spec.bits / 8;
     let name = format!("cuprite_sort_rows_{}", spec.dtype.name());
-    let b = spec.c_bits();
+    let head = head::<P::Rows>(&name, "256, 3");
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256, 3) {name}(const {b} *__restrict__ x, {b} *__restrict__ vout, i64t *__restrict__ iout, u64t rows, u64t n, u64t desc) {{
+        r#"{head} {{
   __shared__ __align__(16) unsigned char sm[{sm}];
   __shared__ unsigned s_tmp[8];
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
   K *sk = (K *)sm;
   unsigned *si = (unsigned *)(sm + {tile} * sizeof(K));
   for (u64t row = blockIdx.x; row < rows; row += gridDim.x) {{
-    const {b} *xr = x + row * n;
+    const Bits *xr = x + row * n;
     K key[{items}]; unsigned ixs[{items}], v[{items}];
     #pragma unroll
     for (int j = 0; j < {items}; ++j) {{
@@ -498,7 +492,7 @@ pub(crate) fn rows(spec: KeySpec) -> KernelSource {
     for (int j = 0; j < {items}; ++j) {{
       const int p = (w * {items} + j) * 32 + lane;
       if (p < (int)n) {{
-        if (vout) vout[row * n + p] = ({b})tval(key[j], desc != 0);
+        if (vout) vout[row * n + p] = (Bits)tval(key[j], desc != 0);
         if (iout) iout[row * n + p] = (i64t)ixs[j];
       }}
     }}

@@ -10,7 +10,8 @@
 
 use super::kernels::source;
 use super::keys::{KeySpec, c_helpers};
-use crate::codegen::KernelSource;
+use super::params as P;
+use crate::codegen::{KernelSource, head};
 use crate::dtype::DType;
 
 fn ks(name: String, spec: KeySpec, body: String) -> KernelSource {
@@ -31,7 +32,7 @@ __device__ __forceinline__ u64t warp_append(bool ok, u64t *counter) {
 
 /// Opens the loop of the full-read selection kernels over elements `i` of `x` (`n` of them):
 /// a block takes 2,048 a step, 8 a thread, all loaded (into `kk[q]`, 0 past `n`) before any is
-/// used (one load a thread in flight read 2^26 f32 at about 1.4 TB/s). The body sees `q`, `i`
+/// used (so that eight loads a thread are in flight at once). The body sees `q`, `i`
 /// and `kk`, may test `i < n` itself, and ends with [`EACH8_CLOSE`].
 const EACH8_OPEN: &str = "const u64t stride = (u64t)gridDim.x * 2048;
   for (u64t s = (u64t)blockIdx.x * 2048; s < n; s += stride) {
@@ -46,8 +47,8 @@ const EACH8_OPEN: &str = "const u64t stride = (u64t)gridDim.x * 2048;
 const EACH8_CLOSE: &str = "    }\n  }";
 
 /// Adds one to `h[d]` for every lane with `d` valid (warp-aggregated: lanes with equal
-/// digits add once). `__match_any_sync` here: the sort's eight ballots made these passes
-/// 1.7–1.8× slower (H100, 2026-11-27), unlike in the sort's own histogram.
+/// digits add once, by `__match_any_sync`; the sort's own histogram ranks by ballots instead,
+/// which are slower here).
 const HIST_ADD: &str = r#"
 __device__ __forceinline__ void hist_add(unsigned *h, unsigned d) {
   const unsigned peers = __match_any_sync(0xffffffffu, d);
@@ -59,9 +60,9 @@ __device__ __forceinline__ void hist_add(unsigned *h, unsigned d) {
 /// Histogram of the top digit of every element's key; counts NaNs.
 pub(crate) fn sel_hist0(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_sel_hist0_{}", spec.dtype.name());
-    let b = spec.c_bits();
+    let head = head::<P::SelHist0>(&name, "256");
     let body = format!(
-        r#"{HIST_ADD}extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, u64t n, u64t flip, unsigned *__restrict__ hist, u64t *__restrict__ state) {{
+        r#"{HIST_ADD}{head} {{
   __shared__ unsigned h[256];
   __shared__ unsigned nans;
   const int t = threadIdx.x;
@@ -91,8 +92,9 @@ pub(crate) fn sel_hist0(spec: KeySpec) -> KernelSource {
 /// the histogram for the next pass.
 pub(crate) fn sel_step() -> KernelSource {
     let name = "cuprite_sel_step".to_string();
+    let head = head::<P::SelStep>(&name, "256");
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(unsigned *__restrict__ hist, u64t *__restrict__ state, u64t j, u64t kd, u64t rank0) {{
+        r#"{head} {{
   __shared__ unsigned tmp[8];
   const int t = threadIdx.x;
   const u64t r = j == 0 ? rank0 : state[2];
@@ -112,13 +114,13 @@ pub(crate) fn sel_step() -> KernelSource {
 
 /// The elements whose top `jm` key digits (1 or 2, at most the key's) are the selected prefix,
 /// as (key, index) candidates (in no particular order; appended a warp at a time, one atomic
-/// per warp and step where a lane matches: block-wide scans and barriers per chunk kept this
-/// pass waiting on memory, 205 µs for 2^26 f32 on the H100).
+/// per warp and step where a lane matches: no block-wide scan or barrier per chunk, so the
+/// pass never waits on its neighbours' loads).
 pub(crate) fn sel_compact(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_sel_compact_{}", spec.dtype.name());
-    let b = spec.c_bits();
+    let head = head::<P::SelCompact>(&name, "256");
     let body = format!(
-        r#"{APPEND}extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, u64t n, u64t flip, u64t *__restrict__ state, K *__restrict__ ckey, unsigned *__restrict__ cidx, u64t jm) {{
+        r#"{APPEND}{head} {{
   const int t = threadIdx.x;
   const u64t want = state[0];
   const int sh = KBITS - 8 * (int)jm;
@@ -154,9 +156,9 @@ __device__ __forceinline__ unsigned sel_digit(K k, unsigned ix, int j, int kd) {
 /// that writes nothing else: what narrows the candidates before they are copied out).
 pub(crate) fn sel_hist_x(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_sel_hist_x_{}", spec.dtype.name());
-    let b = spec.c_bits();
+    let head = head::<P::SelHistX>(&name, "256");
     let body = format!(
-        r#"{COMPOSITE}extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, u64t n, u64t flip, const u64t *__restrict__ state, unsigned *__restrict__ hist, u64t j, u64t kd) {{
+        r#"{COMPOSITE}{head} {{
   __shared__ unsigned h[256];
   const int t = threadIdx.x;
   h[t] = 0;
@@ -168,7 +170,7 @@ pub(crate) fn sel_hist_x(spec: KeySpec) -> KernelSource {
         if (sel_match(k, (unsigned)i, state, (int)j, (int)kd)) d = sel_digit(k, (unsigned)i, (int)j, (int)kd);
       }}
       // Few lanes match, and their digits spread: one shared atomic each, unaggregated
-      // (warp matching was most of this pass's stalls: 222 µs for 2^26 f32 on the H100).
+      // (warp matching would cost more than the rare collisions it saves).
       if (d != 0xffffffffu) atomicAdd(&h[d], 1u);
 {EACH8_CLOSE}
   __syncthreads();
@@ -183,8 +185,9 @@ pub(crate) fn sel_hist_x(spec: KeySpec) -> KernelSource {
 /// far.
 pub(crate) fn sel_hist(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_sel_hist_{}", spec.dtype.name());
+    let head = head::<P::SelHist>(&name, "256");
     let body = format!(
-        r#"{COMPOSITE}{HIST_ADD}extern "C" __global__ void __launch_bounds__(256) {name}(const K *__restrict__ ckey, const unsigned *__restrict__ cidx, const u64t *__restrict__ state, unsigned *__restrict__ hist, u64t j, u64t kd, u64t cw) {{
+        r#"{COMPOSITE}{HIST_ADD}{head} {{
   __shared__ unsigned h[256];
   const int t = threadIdx.x;
   h[t] = 0;
@@ -212,8 +215,9 @@ pub(crate) fn sel_hist(spec: KeySpec) -> KernelSource {
 /// buffer (counted in `state[6]`).
 pub(crate) fn sel_refine(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_sel_refine_{}", spec.dtype.name());
+    let head = head::<P::SelRefine>(&name, "256");
     let body = format!(
-        r#"{COMPOSITE}{APPEND}extern "C" __global__ void __launch_bounds__(256) {name}(const K *__restrict__ ckey, const unsigned *__restrict__ cidx, u64t *__restrict__ state, K *__restrict__ okey, unsigned *__restrict__ oidx, u64t j, u64t kd) {{
+        r#"{COMPOSITE}{APPEND}{head} {{
   const u64t count = state[3];
   const u64t stride = (u64t)gridDim.x * 256;
   for (u64t s = (u64t)blockIdx.x * 256; s < count; s += stride) {{
@@ -232,9 +236,9 @@ pub(crate) fn sel_refine(spec: KeySpec) -> KernelSource {
 /// Every element at or before the selected one in composite order (exactly rank + 1 of them).
 pub(crate) fn sel_collect(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_sel_collect_{}", spec.dtype.name());
-    let b = spec.c_bits();
+    let head = head::<P::SelCollect>(&name, "256");
     let body = format!(
-        r#"{APPEND}extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ x, u64t n, u64t flip, u64t *__restrict__ state, K *__restrict__ okey, unsigned *__restrict__ oidx) {{
+        r#"{APPEND}{head} {{
   const K kp = (K)state[0];
   const unsigned ip = (unsigned)state[1];
   const int t = threadIdx.x;
@@ -256,9 +260,9 @@ pub(crate) fn sel_collect(spec: KeySpec) -> KernelSource {
 /// their values and indices.
 pub(crate) fn sel_sortk(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_sel_sortk_{}", spec.dtype.name());
-    let b = spec.c_bits();
+    let head = head::<P::SelSortK>(&name, "256");
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const K *__restrict__ okey, const unsigned *__restrict__ oidx, u64t kk, u64t flip, {b} *__restrict__ vout, i64t *__restrict__ iout) {{
+        r#"{head} {{
   __shared__ K sk[1024];
   __shared__ unsigned si[1024];
   const int t = threadIdx.x, m = (int)kk;
@@ -268,7 +272,7 @@ pub(crate) fn sel_sortk(spec: KeySpec) -> KernelSource {
     const K k = sk[e]; const unsigned ix = si[e];
     int r = 0;
     for (int f = 0; f < m; ++f) r += (sk[f] < k || (sk[f] == k && si[f] < ix)) ? 1 : 0;
-    vout[r] = ({b})tval(k, flip != 0);
+    vout[r] = (Bits)tval(k, flip != 0);
     iout[r] = (i64t)ix;
   }}
 }}
@@ -281,14 +285,14 @@ pub(crate) fn sel_sortk(spec: KeySpec) -> KernelSource {
 /// value again, or NaN when the input had a NaN.
 pub(crate) fn sel_value(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_sel_value_{}", spec.dtype.name());
-    let b = spec.c_bits();
+    let head = head::<P::SelValue>(&name, "");
     let body = format!(
-        r#"extern "C" __global__ void {name}(const u64t *__restrict__ state, u64t flip, {b} *__restrict__ vout, i64t *__restrict__ iout, u64t pos, u64t nanpos) {{
+        r#"{head} {{
   if (threadIdx.x != 0 || blockIdx.x != 0) return;
-  const {b} v = ({b})tval((K)state[0], flip != 0);
+  const Bits v = (Bits)tval((K)state[0], flip != 0);
   vout[pos] = v;
   if (iout) iout[pos] = (i64t)state[1];
-  if (nanpos != ~0ull) vout[nanpos] = state[4] ? ({b})tval(KMASK, false) : v;
+  if (nanpos != ~0ull) vout[nanpos] = state[4] ? (Bits)tval(KMASK, false) : v;
 }}
 "#
     );
@@ -317,15 +321,16 @@ fn out_conv(out: DType) -> (&'static str, &'static str) {
 /// Quantiles of sorted rows: per row, from elements `lo` and `hi` (method 0: NumPy's lerp with
 /// weight `t`; 1: element `lo`; 2: the mean of the two), NaN when the row's last element is.
 pub(crate) fn pick(spec: KeySpec, out: DType) -> KernelSource {
-    let name = format!("cuprite_quantile_{}", spec.dtype.name());
-    let b = spec.c_bits();
+    let name = format!("cuprite_quantile_{}_{}", spec.dtype.name(), out.name());
     let (ob, conv) = out_conv(out);
+    let head = head::<P::Pick>(&name, "256");
     let body = format!(
-        r#"__device__ __forceinline__ {ob} outconv(double r) {{ {conv} }}
-extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ s, {ob} *__restrict__ out, u64t rows, u64t n, u64t lo, u64t hi, double t, u64t method) {{
+        r#"typedef {ob} OutT;
+__device__ __forceinline__ OutT outconv(double r) {{ {conv} }}
+{head} {{
   const u64t stride = (u64t)gridDim.x * 256;
   for (u64t r = (u64t)blockIdx.x * 256 + threadIdx.x; r < rows; r += stride) {{
-    const {b} *row = s + r * n;
+    const Bits *row = s + r * n;
     const double a = tof64((K)row[lo]), c = tof64((K)row[hi]);
     double v;
     if (isnanb((K)row[n - 1])) v = __longlong_as_double(0x7ff8000000000000ll);
@@ -347,14 +352,14 @@ extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__
 /// its count; one block a row.
 pub(crate) fn mode(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_mode_{}", spec.dtype.name());
-    let b = spec.c_bits();
+    let head = head::<P::Mode>(&name, "256");
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ s, {b} *__restrict__ vout, i64t *__restrict__ cout, u64t rows, u64t n) {{
+        r#"{head} {{
   __shared__ u64t bc[256], bs[256];
   const int t = threadIdx.x;
   const u64t chunk = (n + 255) / 256;
   for (u64t row = blockIdx.x; row < rows; row += gridDim.x) {{
-    const {b} *x = s + row * n;
+    const Bits *x = s + row * n;
     u64t best_c = 0, best_s = ~0ull;
     const u64t c0 = (u64t)t * chunk, c1 = c0 + chunk < n ? c0 + chunk : n;
     for (u64t i = c0; i < c1; ++i) {{
@@ -387,9 +392,9 @@ pub(crate) fn mode(spec: KeySpec) -> KernelSource {
 /// that came from the first array (`perm < na`: `setdiff1d`).
 pub(crate) fn run_flags(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_runs_{}", spec.dtype.name());
-    let b = spec.c_bits();
+    let head = head::<P::RunFlags>(&name, "256");
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ s, const i64t *__restrict__ perm, unsigned *__restrict__ flags, u64t n, u64t mode, u64t na) {{
+        r#"{head} {{
   const u64t stride = (u64t)gridDim.x * 256;
   for (u64t i = (u64t)blockIdx.x * 256 + threadIdx.x; i < n; i += stride) {{
     const K e = eqkey((K)s[i]);
@@ -433,10 +438,10 @@ __device__ __forceinline__ unsigned run_flags8(const B_ *s, const i64t *perm, u6
 /// elements: `counts[chunk]`, one block a chunk.
 pub(crate) fn run_count(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_run_count_{}", spec.dtype.name());
-    let b = spec.c_bits();
+    let head = head::<P::RunCount>(&name, "256");
     let body = format!(
-        r#"typedef {b} B_;
-{RUN_FLAG}extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ s, const i64t *__restrict__ perm, unsigned *__restrict__ counts, u64t n, u64t mode, u64t na) {{
+        r#"typedef Bits B_;
+{RUN_FLAG}{head} {{
   __shared__ unsigned tmp[8];
   const u64t i0 = (u64t)blockIdx.x * {RUN_CHUNK} + (u64t)threadIdx.x * 8;
   const unsigned c = __popc(run_flags8(s, perm, i0, n, mode, na));
@@ -453,10 +458,10 @@ pub(crate) fn run_count(spec: KeySpec) -> KernelSource {
 /// [`run_count`]'s counts): `out[offsets[chunk] + rank] = s[i]`.
 pub(crate) fn run_write(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_run_write_{}", spec.dtype.name());
-    let b = spec.c_bits();
+    let head = head::<P::RunWrite>(&name, "256");
     let body = format!(
-        r#"typedef {b} B_;
-{RUN_FLAG}extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ s, const i64t *__restrict__ perm, const unsigned *__restrict__ offsets, {b} *__restrict__ out, u64t n, u64t mode, u64t na) {{
+        r#"typedef Bits B_;
+{RUN_FLAG}{head} {{
   __shared__ unsigned tmp[8];
   const u64t i0 = (u64t)blockIdx.x * {RUN_CHUNK} + (u64t)threadIdx.x * 8;
   const unsigned m = run_flags8(s, perm, i0, n, mode, na);
@@ -474,9 +479,9 @@ pub(crate) fn run_write(spec: KeySpec) -> KernelSource {
 /// exclusive scan of the flags (`ids`); any output pointer may be null.
 pub(crate) fn unique_out(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_unique_out_{}", spec.dtype.name());
-    let b = spec.c_bits();
+    let head = head::<P::UniqueOut>(&name, "256");
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ s, const i64t *__restrict__ perm, const unsigned *__restrict__ flags, const unsigned *__restrict__ ids, {b} *__restrict__ uval, i64t *__restrict__ ufirst, unsigned *__restrict__ starts, i64t *__restrict__ inverse, u64t n) {{
+        r#"{head} {{
   const u64t stride = (u64t)gridDim.x * 256;
   for (u64t i = (u64t)blockIdx.x * 256 + threadIdx.x; i < n; i += stride) {{
     const unsigned f = flags[i], id = ids[i];
@@ -500,9 +505,9 @@ pub(crate) fn unique_out(spec: KeySpec) -> KernelSource {
 /// every run's first element.
 pub(crate) fn unique_first_min(spec: KeySpec) -> KernelSource {
     let name = format!("cuprite_unique_first_min_{}", spec.dtype.name());
-    let b = spec.c_bits();
+    let head = head::<P::UniqueFirstMin>(&name, "256");
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {b} *__restrict__ s, const i64t *__restrict__ perm, const unsigned *__restrict__ flags, const unsigned *__restrict__ ids, i64t *__restrict__ ufirst, u64t n) {{
+        r#"{head} {{
   const u64t stride = (u64t)gridDim.x * 256;
   for (u64t i = (u64t)blockIdx.x * 256 + threadIdx.x + 1; i < n; i += stride) {{
     if (!flags[i] && s[i] != s[i - 1]) atomicMin(&ufirst[ids[i] - 1u], perm[i]);
@@ -516,8 +521,9 @@ pub(crate) fn unique_first_min(spec: KeySpec) -> KernelSource {
 /// Run lengths from run starts: `counts[u] = starts[u + 1] - starts[u]` (`n` after the last).
 pub(crate) fn run_counts() -> KernelSource {
     let name = "cuprite_unique_counts".to_string();
+    let head = head::<P::RunCounts>(&name, "256");
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const unsigned *__restrict__ starts, i64t *__restrict__ counts, u64t nu, u64t n) {{
+        r#"{head} {{
   const u64t stride = (u64t)gridDim.x * 256;
   for (u64t u = (u64t)blockIdx.x * 256 + threadIdx.x; u < nu; u += stride) {{
     const u64t e = u + 1 < nu ? (u64t)starts[u + 1] : n;
@@ -536,8 +542,9 @@ pub(crate) const SCAN_TILE: usize = 4096;
 /// the tile's sum.
 pub(crate) fn scan_tiles() -> KernelSource {
     let name = "cuprite_sort_xscan_tiles".to_string();
+    let head = head::<P::ScanTiles>(&name, "256");
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(unsigned *__restrict__ data, unsigned *__restrict__ sums, u64t n) {{
+        r#"{head} {{
   __shared__ unsigned tmp[8];
   const int t = threadIdx.x;
   const u64t base = (u64t)blockIdx.x * {SCAN_TILE};
@@ -560,8 +567,9 @@ pub(crate) fn scan_tiles() -> KernelSource {
 /// Second level (one block): exclusive scan of the tile sums; `sums[ntiles]` gets the total.
 pub(crate) fn scan_sums() -> KernelSource {
     let name = "cuprite_sort_xscan_sums".to_string();
+    let head = head::<P::ScanSums>(&name, "256");
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(unsigned *__restrict__ sums, u64t ntiles) {{
+        r#"{head} {{
   __shared__ unsigned tmp[8];
   const int t = threadIdx.x;
   unsigned carry = 0;
@@ -583,8 +591,9 @@ pub(crate) fn scan_sums() -> KernelSource {
 /// Third level: adds each tile's offset.
 pub(crate) fn scan_add() -> KernelSource {
     let name = "cuprite_sort_xscan_add".to_string();
+    let head = head::<P::ScanAdd>(&name, "256");
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(unsigned *__restrict__ data, const unsigned *__restrict__ sums, u64t n) {{
+        r#"{head} {{
   const u64t stride = (u64t)gridDim.x * 256;
   for (u64t i = (u64t)blockIdx.x * 256 + threadIdx.x; i < n; i += stride) data[i] += sums[i / {SCAN_TILE}];
 }}
@@ -603,8 +612,10 @@ pub(crate) fn gather(size: usize) -> KernelSource {
         8 => "unsigned long long",
         _ => "ulonglong2",
     };
+    let head = head::<P::Gather>(&name, "256");
     let body = format!(
-        r#"extern "C" __global__ void __launch_bounds__(256) {name}(const {ty} *__restrict__ v, const i64t *__restrict__ perm, {ty} *__restrict__ out, u64t total, u64t n) {{
+        r#"typedef {ty} WordT;
+{head} {{
   const u64t stride = (u64t)gridDim.x * 256;
   for (u64t i = (u64t)blockIdx.x * 256 + threadIdx.x; i < total; i += stride) out[i] = v[(i / n) * n + (u64t)perm[i]];
 }}

@@ -249,6 +249,7 @@ pub(crate) fn c_helpers(spec: KeySpec) -> String {
     };
     format!(
         r#"typedef {k} K;
+typedef {bits_ty} Bits;
 #define KMASK (({k}){m})
 #define KBITS {bits}
 __device__ __forceinline__ K tkey(K b, bool desc) {{ K k; {key} return desc ? (K)(~k & {m}) : k; }}
@@ -257,6 +258,7 @@ __device__ __forceinline__ K eqkey(K b) {{ {eqkey} }}
 __device__ __forceinline__ bool isnanb(K b) {{ return {isnan}; }}
 __device__ __forceinline__ double tof64(K b) {{ {tof64} }}
 "#,
-        bits = spec.bits
+        bits = spec.bits,
+        bits_ty = spec.c_bits(),
     )
 }

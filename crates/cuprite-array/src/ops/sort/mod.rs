@@ -19,6 +19,7 @@ mod gpu;
 mod kernels;
 mod kernels_select;
 mod keys;
+mod params;
 mod select;
 mod unique;
 
