@@ -225,9 +225,13 @@ fn unary_expr(op: UnaryOp, d: DType, a: &str) -> String {
             ),
             I0 => m("cu_i0"),
             SignBit if d.class() == Class::F64 => {
-                return format!("(unsigned char)((u64t)__double_as_longlong({a}) >> 63)");
+                return format!(
+                    "(unsigned char)({a} == {a} && ((u64t)__double_as_longlong({a}) >> 63))"
+                );
             }
-            SignBit => return format!("(unsigned char)(__float_as_uint({a}) >> 31)"),
+            SignBit => {
+                return format!("(unsigned char)({a} == {a} && (__float_as_uint({a}) >> 31))");
+            }
             o => unreachable!("{o:?} on float"),
         };
         return round_half(d, e);
@@ -318,7 +322,11 @@ fn binary_expr(op: BinaryOp, d: DType, a: &str, b: &str) -> String {
                 DType::BF16 => format!("cu_nextbf({a}, {b})"),
                 _ => format!("{}({a}, {b})", math(d, "nextafter")),
             },
-            Copysign => format!("{}({a}, {b})", math(d, "copysign")),
+            Copysign => format!(
+                "({b} != {b} ? {}({a}) : {}({a}, {b}))",
+                math(d, "fabs"),
+                math(d, "copysign")
+            ),
             o => unreachable!("{o:?} on float"),
         };
         return round_half(d, e);

@@ -126,13 +126,15 @@ where
         Array::from_node(unary_node(&real_node(self), UnaryOp::I0))
     }
 
-    /// Whether the sign bit of each element is set: negative numbers, `-0.0` and a NaN whose
-    /// sign bit is set (NumPy's `signbit`; fused, one table operation).
+    /// Whether the sign bit of each element is set: negative numbers and `-0.0` (NumPy's
+    /// `signbit`; fused, one table operation). A NaN gives `false` whatever its sign bit: the
+    /// sign of a NaN made by an invalid operation (`0/0`, `fmod(x, 0)`) is the hardware's (set
+    /// on x86 CPUs, clear on GPUs), so reading it would make the backends disagree.
     ///
     /// ```
     /// use cuprite_array::Array;
     /// let a = Array::from_slice(&[-1.0f32, -0.0, 0.0, 2.0, -f32::NAN], &[5])?;
-    /// assert_eq!(a.signbit().to_vec()?, vec![true, true, false, false, true]);
+    /// assert_eq!(a.signbit().to_vec()?, vec![true, true, false, false, false]);
     /// assert_eq!(Array::from_slice(&[-3i8, 4], &[2])?.signbit().to_vec()?, vec![true, false]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
@@ -141,15 +143,15 @@ where
         Array::from_node(unary_node(&real_node(self), UnaryOp::SignBit))
     }
 
-    /// The magnitude of `self` with the sign bit of `sign`, a NaN's sign bit honoured on both
-    /// sides (fused, one table operation; NumPy's `copysign`, broadcasting; integers give
-    /// `f64`).
+    /// The magnitude of `self` with the sign bit of `sign` (fused, one table operation; NumPy's
+    /// `copysign`, broadcasting; integers give `f64`). A NaN `sign` counts as positive, for the
+    /// reason given at [`signbit`](Self::signbit).
     ///
     /// ```
     /// use cuprite_array::Array;
     /// let a = Array::from_slice(&[1.0f64, -2.0, 3.0, 4.0], &[4])?;
     /// let s = Array::from_slice(&[-1.0f64, 1.0, -0.0, -f64::NAN], &[4])?;
-    /// assert_eq!(a.copysign(&s)?.to_vec()?, vec![-1.0, 2.0, -3.0, -4.0]);
+    /// assert_eq!(a.copysign(&s)?.to_vec()?, vec![-1.0, 2.0, -3.0, 4.0]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn copysign(&self, sign: &Array<T>) -> Result<Array<T::Mean>> {

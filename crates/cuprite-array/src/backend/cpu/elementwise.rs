@@ -72,7 +72,11 @@ macro_rules! float_unary {
                 (x - x.trunc()).copysign(x)
             }),
             I0 => map1!(v, $Var, |x: $T| mathx::i0(x as f64) as $T),
-            SignBit => Vals::U64(v.iter().map(|x| x.is_sign_negative() as u64).collect()),
+            SignBit => Vals::U64(
+                v.iter()
+                    .map(|x| (!x.is_nan() && x.is_sign_negative()) as u64)
+                    .collect(),
+            ),
             o => unreachable!("{o:?} on a float"),
         }
     }};
@@ -220,7 +224,11 @@ macro_rules! float_binary {
             Hypot => map2!(a, b, $Var, |x: $T, y: $T| x.hypot(y)),
             Ldexp => map2!(a, b, $Var, |x: $T, y: $T| mathx::ldexp(x as f64, y as f64)
                 as $T),
-            Copysign => map2!(a, b, $Var, |x: $T, y: $T| x.copysign(y)),
+            Copysign => map2!(a, b, $Var, |x: $T, y: $T| if y.is_nan() {
+                x.abs()
+            } else {
+                x.copysign(y)
+            }),
             Eq => map2!(a, b, U64, |x: $T, y: $T| (x == y) as u64),
             Ne => map2!(a, b, U64, |x: $T, y: $T| (x != y) as u64),
             Lt => map2!(a, b, U64, |x: $T, y: $T| (x < y) as u64),
