@@ -73,6 +73,8 @@ pub(crate) fn any_active() -> bool {
 
 /// Registers a capture begun on the stream `origin` (handle `raw`).
 pub(crate) fn begin(origin: u64, raw: CUstream) {
+    // From now on a dropped stream leaves the captures it joined (see `leave_all`).
+    let _ = crate::stream::CAPTURE_DROP_HOOK.set(leave_all);
     captures().push(CaptureSeq {
         id: NEXT_CAPTURE.fetch_add(1, Ordering::Relaxed),
         origin,

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use cuprite_sys::driver::{self as sys, CUstream};
 use std::ffi::c_void;
 use std::fmt;
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -320,12 +320,21 @@ unsafe extern "C" fn host_fn_trampoline(p: *mut c_void) {
     }
 }
 
+/// What a dropped stream tells the capture registry (`crate::capture` sets it when the first
+/// capture begins, so that this module depends on nothing above it): given the stream's track
+/// id, it takes the stream out of every capture it joined, and says whether the stream began a
+/// capture still in progress, which the drop then ends.
+pub(crate) static CAPTURE_DROP_HOOK: OnceLock<fn(u64) -> bool> = OnceLock::new();
+
 impl Drop for Stream {
     fn drop(&mut self) {
         // A stream that joined a capture leaves it; one that began a capture ends it, and the
         // graph (or the driver's refusal of an unfinished one) is discarded: the registry
         // never names a destroyed stream.
-        if crate::capture::leave_all(self.track_id()) {
+        if CAPTURE_DROP_HOOK
+            .get()
+            .is_some_and(|leave_all| leave_all(self.track_id()))
+        {
             drop(self.end_capture());
         }
         if self.kind == Kind::Owned {
