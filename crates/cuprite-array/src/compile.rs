@@ -140,6 +140,10 @@ struct Captured<T: Element, U: Element> {
     /// The graph's private stream (from [`take_stream`], given back on drop): captures, copies
     /// in and launches run here, so no other thread's work can be captured into the graph.
     stream: Arc<Stream>,
+    /// Every kernel the capture took from the JIT cache: kept loaded while the graph can run
+    /// (a tier-up or a cache clear retires the cache's copy, and `device_gc` unloads what is
+    /// retired), then retired with it.
+    kernels: Vec<Arc<crate::jit::Kernel>>,
 }
 
 impl<T: Element, U: Element> Drop for Captured<T, U> {
@@ -149,6 +153,7 @@ impl<T: Element, U: Element> Drop for Captured<T, U> {
         // Each plan waits for its transforms on this stream (the launches) before it goes.
         drop(self.fft_plans.take());
         self.inputs.clear();
+        crate::jit::retire_all(std::mem::take(&mut self.kernels));
         give_stream(self.stream.clone());
     }
 }
@@ -545,11 +550,18 @@ impl<T: Element, U: Element> Captured<T, U> {
             }
             Ok(())
         })?;
+        // The optimised builds of the kernels just used replace their quick builds (or the
+        // interpreter) before the capture: the graph then runs what eager calls run once
+        // warm, with the same values bit for bit.
+        crate::jit::wait_tier_up();
         let keyed = CallKey::Device {
             word: key.clone(),
             offset,
         };
-        let (outputs, recording) = with_call_key(keyed, || Self::record(f, &owned, &stream))?;
+        let (recorded, kernels) = crate::jit::collect_kernels(|| {
+            with_call_key(keyed, || Self::record(f, &owned, &stream))
+        });
+        let (outputs, recording) = recorded?;
         let exec = match recording.end().and_then(|g| Ok(g.instantiate_auto_free()?)) {
             Ok(e) => e,
             Err(e) => {
@@ -561,6 +573,8 @@ impl<T: Element, U: Element> Captured<T, U> {
         };
         if let Err(e) = launch_writing(&exec, &stream, &outputs) {
             std::mem::forget(outputs);
+            drop(exec);
+            crate::jit::retire_all(kernels);
             return Err(e);
         }
         Ok(Captured {
@@ -570,6 +584,7 @@ impl<T: Element, U: Element> Captured<T, U> {
             key,
             fft_plans: plans.finish(),
             stream,
+            kernels,
         })
     }
 

@@ -73,37 +73,55 @@ fn layer(h: &Array<f32>, w: &Array<f32>, b: &Array<f32>) -> Result<Array<f32>> {
     Ok(z.tanh() * 0.5 + h * 0.5)
 }
 
-fn programs() -> TestResult {
-    same_as_eager("elementwise", &[&[4096], &[4096]], |x| {
-        Ok(vec![((&x[0] * 1.5 + &x[1]).exp() - &x[1]).sin() * 0.25])
-    })?;
-    same_as_eager("reductions", &[&[64, 300]], |x| {
-        Ok(vec![x[0].sum()?, (&x[0] * &x[0]).mean()?])
-    })?;
-    same_as_eager("matmul", &[&[64, 256], &[256, 256], &[256]], |x| {
-        Ok(vec![layer(&x[0], &x[1], &x[2].reshape(&[1, 256])?)?])
-    })?;
-    same_as_eager("softmax", &[&[32, 1000]], |x| Ok(vec![x[0].softmax(-1)?]))?;
-    same_as_eager("sort", &[&[5000]], |x| Ok(vec![x[0].sort(0, false)?]))?;
-    same_as_eager("scan", &[&[7, 3000]], |x| Ok(vec![x[0].cumsum(1)?]))?;
-    same_as_eager("rng", &[&[2048]], |x| {
-        Ok(vec![&x[0] + &Array::<f32>::rand_uniform(&[2048], 7)?])
-    })?;
-    same_as_eager("rfft", &[&[16, 1000]], |x| {
-        Ok(vec![x[0].rfft(None, -1, FftNorm::Backward)?])
-    })?;
-    same_as_eager("fft", &[&[8, 64, 30]], |x| {
-        Ok(vec![x[0].cast::<cuprite_array::c32>().fft(
-            None,
-            1,
-            FftNorm::Ortho,
-        )?])
-    })?;
-    same_as_eager("irfft", &[&[8, 64, 30]], |x| {
-        let half = x[0].rfft(None, -1, FftNorm::Backward)? * cuprite_array::c32::new(0.5, 0.0);
-        Ok(vec![half.irfft(Some(30), -1, FftNorm::Backward)?])
-    })?;
-    Ok(())
+/// The programs replayed against eager runs, one test each (so a sanitizer's report names the
+/// program).
+const PROGRAMS: [&str; 10] = [
+    "elementwise",
+    "reductions",
+    "matmul",
+    "softmax",
+    "sort",
+    "scan",
+    "rng",
+    "rfft",
+    "fft",
+    "irfft",
+];
+
+fn program(name: &str) -> TestResult {
+    let r = match name {
+        "elementwise" => same_as_eager("elementwise", &[&[4096], &[4096]], |x| {
+            Ok(vec![((&x[0] * 1.5 + &x[1]).exp() - &x[1]).sin() * 0.25])
+        }),
+        "reductions" => same_as_eager("reductions", &[&[64, 300]], |x| {
+            Ok(vec![x[0].sum()?, (&x[0] * &x[0]).mean()?])
+        }),
+        "matmul" => same_as_eager("matmul", &[&[64, 256], &[256, 256], &[256]], |x| {
+            Ok(vec![layer(&x[0], &x[1], &x[2].reshape(&[1, 256])?)?])
+        }),
+        "softmax" => same_as_eager("softmax", &[&[32, 1000]], |x| Ok(vec![x[0].softmax(-1)?])),
+        "sort" => same_as_eager("sort", &[&[5000]], |x| Ok(vec![x[0].sort(0, false)?])),
+        "scan" => same_as_eager("scan", &[&[7, 3000]], |x| Ok(vec![x[0].cumsum(1)?])),
+        "rng" => same_as_eager("rng", &[&[2048]], |x| {
+            Ok(vec![&x[0] + &Array::<f32>::rand_uniform(&[2048], 7)?])
+        }),
+        "rfft" => same_as_eager("rfft", &[&[16, 1000]], |x| {
+            Ok(vec![x[0].rfft(None, -1, FftNorm::Backward)?])
+        }),
+        "fft" => same_as_eager("fft", &[&[8, 64, 30]], |x| {
+            Ok(vec![x[0].cast::<cuprite_array::c32>().fft(
+                None,
+                1,
+                FftNorm::Ortho,
+            )?])
+        }),
+        "irfft" => same_as_eager("irfft", &[&[8, 64, 30]], |x| {
+            let half = x[0].rfft(None, -1, FftNorm::Backward)? * cuprite_array::c32::new(0.5, 0.0);
+            Ok(vec![half.irfft(Some(30), -1, FftNorm::Backward)?])
+        }),
+        other => Err(format!("no program {other}")),
+    };
+    Ok(r?)
 }
 
 /// An MLP layer checked against float64 on the host, on two replays with different inputs.
@@ -397,31 +415,37 @@ fn stress() -> TestResult {
 }
 
 pub fn tests() -> Vec<Test> {
-    vec![
-        Test::gpu_alone("capture::replays_match_eager", programs),
-        Test::gpu_alone("capture::matches_host_reference", matches_host_reference),
-        Test::gpu_alone(
-            "capture::outputs_held_and_inputs_dropped",
-            outputs_held_and_inputs_dropped,
-        ),
-        Test::gpu_alone("capture::capture_errors", capture_errors),
-        Test::gpu_alone(
-            "capture::failed_captures_leave_no_state",
-            failed_captures_leave_no_state,
-        ),
-        Test::gpu_alone("capture::lru_limit", lru_limit),
-        Test::gpu_alone("capture::stress", stress),
-        Test::cpu("capture::cpu_path", cpu_path),
-        Test::cpu("capture::cpu_random_per_call", || {
-            random_per_call(Device::CPU)
-        }),
-        Test::gpu_alone("capture::random_per_replay", || random_per_call(dev())),
-        Test::nvrtc(
-            "capture::keyed_random_kernels_compile",
-            keyed_random_kernels_compile,
-        ),
-        Test::cpu("capture::bad_signatures", bad_signatures),
-    ]
+    let replays = PROGRAMS.iter().map(|&p| {
+        Test::gpu_alone(format!("capture::replays_match_eager::{p}"), move || {
+            program(p)
+        })
+    });
+    replays
+        .chain([
+            Test::gpu_alone("capture::matches_host_reference", matches_host_reference),
+            Test::gpu_alone(
+                "capture::outputs_held_and_inputs_dropped",
+                outputs_held_and_inputs_dropped,
+            ),
+            Test::gpu_alone("capture::capture_errors", capture_errors),
+            Test::gpu_alone(
+                "capture::failed_captures_leave_no_state",
+                failed_captures_leave_no_state,
+            ),
+            Test::gpu_alone("capture::lru_limit", lru_limit),
+            Test::gpu_alone("capture::stress", stress),
+            Test::cpu("capture::cpu_path", cpu_path),
+            Test::cpu("capture::cpu_random_per_call", || {
+                random_per_call(Device::CPU)
+            }),
+            Test::gpu_alone("capture::random_per_replay", || random_per_call(dev())),
+            Test::nvrtc(
+                "capture::keyed_random_kernels_compile",
+                keyed_random_kernels_compile,
+            ),
+            Test::cpu("capture::bad_signatures", bad_signatures),
+        ])
+        .collect()
 }
 
 /// Uniform `f32` number `i` of Philox key `key`, from the generator's definition: counter

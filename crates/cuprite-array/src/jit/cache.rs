@@ -58,6 +58,63 @@ type Map = FastMap<(usize, u64), Arc<Kernel>>;
 static KERNELS: LazyLock<Mutex<Map>> = LazyLock::new(|| Mutex::new(Map::default()));
 /// Kernels replaced or cleared from [`KERNELS`] whose launches may still be in flight.
 static RETIRED: Mutex<Vec<Arc<Kernel>>> = Mutex::new(Vec::new());
+
+thread_local! {
+    /// While a graph is captured on this thread ([`collect_kernels`]): every kernel handed
+    /// out, which the graph's launches may name. The graph keeps them loaded for its life.
+    static COLLECTED: RefCell<Option<Vec<Arc<Kernel>>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` and returns, beside its result, every kernel this thread took from the cache
+/// meanwhile (each once): a CUDA graph captured in `f` launches no other kernel of this
+/// module, and must keep these loaded while it can run (see [`retire_all`]).
+#[cfg(feature = "capture")]
+pub(crate) fn collect_kernels<R>(f: impl FnOnce() -> R) -> (R, Vec<Arc<Kernel>>) {
+    /// Puts back the collection of an enclosing call, also on unwinding.
+    struct Restore(Option<Vec<Arc<Kernel>>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let outer = self.0.take();
+            let _ = COLLECTED.try_with(|c| {
+                if let Ok(mut c) = c.try_borrow_mut() {
+                    *c = outer;
+                }
+            });
+        }
+    }
+    let outer = COLLECTED.with(|c| c.borrow_mut().replace(Vec::new()));
+    let restore = Restore(outer);
+    let r = f();
+    let mine = COLLECTED
+        .with(|c| c.borrow_mut().take())
+        .unwrap_or_default();
+    drop(restore);
+    (r, mine)
+}
+
+/// Notes `k` as used by the graph being captured on this thread, if one is.
+pub(crate) fn note_use(k: &Arc<Kernel>) {
+    let _ = COLLECTED.try_with(|c| {
+        if let Ok(mut c) = c.try_borrow_mut()
+            && let Some(v) = c.as_mut()
+            && !v.iter().any(|x| Arc::ptr_eq(x, k))
+        {
+            v.push(k.clone());
+        }
+    });
+}
+
+/// Hands `kernels` (those of a dropped graph) to the retired list: unloaded only after their
+/// device has been synchronised, since a launch of the graph may still be running.
+#[cfg(feature = "capture")]
+pub(crate) fn retire_all(kernels: Vec<Arc<Kernel>>) {
+    if !kernels.is_empty() {
+        RETIRED
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(kernels);
+    }
+}
 /// Bumped by every change of [`KERNELS`] (under its lock): the per-thread caches in front of
 /// it empty themselves when it moves.
 static GENERATION: AtomicU64 = AtomicU64::new(0);
@@ -253,9 +310,11 @@ pub(crate) fn get_or_interp(
             .and_then(|e| e.kernel.clone())
     });
     if let Some(k) = hit {
+        note_use(&k);
         return Ok(k);
     }
     let k = lookup(st, prog.structure_hash(&kind), make, quick, interp)?;
+    note_use(&k);
     LOCAL.with(|l| {
         let Ok(mut l) = l.try_borrow_mut() else {
             return;
@@ -306,7 +365,9 @@ pub(crate) fn get_by_key(
     key: u64,
     make: impl FnOnce() -> KernelSource,
 ) -> Result<Arc<Kernel>> {
-    lookup(st, key, make, || None, |_| None)
+    let k = lookup(st, key, make, || None, |_| None)?;
+    note_use(&k);
+    Ok(k)
 }
 
 /// The kernel under `key` on the device of `st`, built on a miss.

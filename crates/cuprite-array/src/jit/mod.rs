@@ -97,8 +97,10 @@ mod worker;
 pub use cache::clear_kernel_cache;
 pub(crate) use cache::{
     Kernel, get as kernel, get_by_key as library_kernel, get_or_interp as kernel_or_interp,
-    take_retired,
+    note_use as note_kernel_use, take_retired,
 };
+#[cfg(feature = "capture")]
+pub(crate) use cache::{collect_kernels, retire_all};
 pub use compile::{
     cache_key, cache_path, compile_options, cubin, glue_compile_options, quick_compile_options,
 };

@@ -19,23 +19,28 @@ pub(crate) enum Job {
     Interpreter { st: &'static DeviceState },
 }
 
-/// The jobs not started, how many are queued or running, whether the thread runs, and how
-/// many jobs were ever queued and have ended (run or dropped). One thread takes the jobs in
-/// queue order, so `ended >= n` means the first `n` jobs queued have all ended.
+/// The jobs not started (each with its sequence number, in queue order), the sequence numbers
+/// of the jobs running, how many are queued or running, whether the thread runs, and how many
+/// jobs were ever queued (the next sequence number).
+///
+/// Invariant: `jobs` is sorted by sequence number, and every job numbered below `queued` is in
+/// `jobs`, in `running`, or has ended. So the jobs queued before a moment whose count was
+/// `n` have all ended when the front of `jobs` is numbered `n` or more (or `jobs` is empty)
+/// and no number in `running` is below `n`, whichever threads ran them.
 struct Queue {
-    jobs: VecDeque<Job>,
+    jobs: VecDeque<(u64, Job)>,
+    running: Vec<u64>,
     pending: usize,
     thread_started: bool,
     queued: u64,
-    ended: u64,
 }
 
 static QUEUE: Mutex<Queue> = Mutex::new(Queue {
     jobs: VecDeque::new(),
+    running: Vec::new(),
     pending: 0,
     thread_started: false,
     queued: 0,
-    ended: 0,
 });
 static CHANGED: Condvar = Condvar::new();
 
@@ -60,7 +65,8 @@ fn run(job: Job) {
 pub(crate) fn queue(job: Job) {
     guard_main_thread_exit();
     let mut q = lock();
-    q.jobs.push_back(job);
+    let seq = q.queued;
+    q.jobs.push_back((seq, job));
     q.pending += 1;
     q.queued += 1;
     if !q.thread_started {
@@ -72,13 +78,11 @@ pub(crate) fn queue(job: Job) {
         if started {
             register_exit_hook();
         } else {
-            let jobs: Vec<Job> = q.jobs.drain(..).collect();
-            q.pending -= jobs.len();
+            let jobs: Vec<(u64, Job)> = q.jobs.drain(..).collect();
+            q.running.extend(jobs.iter().map(|(seq, _)| *seq));
             drop(q);
-            for job in jobs {
-                run(job);
-                lock().ended += 1;
-                CHANGED.notify_all();
+            for (seq, job) in jobs {
+                run_counted(seq, job);
             }
             return;
         }
@@ -88,26 +92,34 @@ pub(crate) fn queue(job: Job) {
 
 fn worker() {
     loop {
-        let job = {
+        let (seq, job) = {
             let mut q = lock();
             loop {
-                if let Some(j) = q.jobs.pop_front() {
-                    break j;
+                if let Some((seq, j)) = q.jobs.pop_front() {
+                    q.running.push(seq);
+                    break (seq, j);
                 }
                 q = CHANGED.wait(q).unwrap_or_else(|e| e.into_inner());
             }
         };
-        // Before each build: a library (or a code path of one) first used by the previous build
-        // may have registered exit-time destructors after the last registration of the hook;
-        // registering again puts the hook before them (see `register_exit_hook`).
-        register_exit_hook();
-        // A panic must not leave the count up (waiters would wait for ever).
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(job)));
-        let mut q = lock();
-        q.pending -= 1;
-        q.ended += 1;
-        CHANGED.notify_all();
+        run_counted(seq, job);
     }
+}
+
+/// Runs job `seq` (already moved from `jobs` into `running`) on the calling thread, then
+/// marks it ended.
+fn run_counted(seq: u64, job: Job) {
+    // Before each build: a library (or a code path of one) first used by the previous build
+    // may have registered exit-time destructors after the last registration of the hook;
+    // registering again puts the hook before them (see `register_exit_hook`).
+    register_exit_hook();
+    // A panic must not leave the count up (waiters would wait for ever).
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(job)));
+    let mut q = lock();
+    q.running.retain(|&s| s != seq);
+    q.pending -= 1;
+    drop(q);
+    CHANGED.notify_all();
 }
 
 /// Registers [`at_exit`] (again): exit-time destructors and `atexit` handlers run in the
@@ -173,7 +185,6 @@ extern "C" fn at_exit() {
     let dropped = q.jobs.len();
     q.jobs.clear();
     q.pending -= dropped;
-    q.ended += dropped as u64;
     if q.pending > 0 || dropped > 0 {
         trace_note(&format!(
             "at exit: {dropped} background builds dropped, waiting for the one in progress"
@@ -187,12 +198,25 @@ extern "C" fn at_exit() {
 /// Waits until the background builds queued before this call are done: the optimised builds
 /// that replace the quick first builds of new expressions, and the math library's build if one
 /// is under way. Builds that other threads queue after the call are not waited for, so a
-/// thread that keeps compiling new expressions cannot hold this call up. For benchmarks of
-/// steady-state kernels, and for tests that count compilations.
+/// thread that keeps compiling new expressions cannot hold this call up. The calling thread
+/// runs queued builds itself while it waits (beside the background thread and other waiting
+/// threads), so a long queue drains in parallel. For benchmarks of steady-state kernels, and
+/// for tests that count compilations.
 pub fn wait_tier_up() {
     let mut q = lock();
     let ticket = q.queued;
-    while q.ended < ticket {
-        q = CHANGED.wait(q).unwrap_or_else(|e| e.into_inner());
+    loop {
+        if q.jobs.front().is_some_and(|(seq, _)| *seq < ticket) {
+            if let Some((seq, job)) = q.jobs.pop_front() {
+                q.running.push(seq);
+                drop(q);
+                run_counted(seq, job);
+                q = lock();
+            }
+        } else if q.running.iter().any(|&seq| seq < ticket) {
+            q = CHANGED.wait(q).unwrap_or_else(|e| e.into_inner());
+        } else {
+            return;
+        }
     }
 }

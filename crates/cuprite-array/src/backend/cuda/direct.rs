@@ -175,6 +175,7 @@ pub(super) fn eval_small(ordinal: usize, node: &Arc<Node>) -> Result<Option<Arc<
         )?;
         crate::stats::phase_end(Phase::Lookup);
         let k = &note.kernel;
+        crate::jit::note_kernel_use(k);
         let grid = blocks_for(len, vector && !k.scalar);
         let r = launch_noted(stream, k, grid, &words[..count], &ins, out);
         crate::stats::phase_end(Phase::Launch);

@@ -335,13 +335,15 @@ fn reduce(
     // are in the accumulator's dtype, so combining them loses nothing.
     let one_per_thread = idx32 && !arg && pass_d == codegen::acc_dtype(op, src_d);
     // One launch instead of two where the rows' blocks can count themselves in: the last
-    // block of a row combines its partials (`codegen::reduction`'s `combine`). Only on the
-    // device's array stream, whose launches never overlap, so one set of counters serves all;
-    // not while that stream is captured into a graph (a graph may run beside the stream).
-    let combine = guess > 1
-        && outer <= COMBINE_ROWS
-        && Arc::ptr_eq(&stream, &st.stream)
-        && codegen::combinable(op, src_d)
+    // block of a row combines its partials (`codegen::reduction`'s `combine`). Chosen the same
+    // way on every stream and under capture, so a captured graph reduces in the same order,
+    // with the same result, as an eager call.
+    let combine = guess > 1 && outer <= COMBINE_ROWS && codegen::combinable(op, src_d);
+    // The device's row counters serve only its array stream, whose launches never overlap,
+    // and only while that stream is not captured (a graph may run beside it); any other
+    // launch counts on counters of its own.
+    let shared_counters = Arc::ptr_eq(&stream, &st.stream)
+        && !crate::runtime::capturing()
         && matches!(
             st.stream.capture_status(),
             Ok(cuprite_driver::CaptureStatus::None)
@@ -396,13 +398,13 @@ fn reduce(
     // (or the interpreter) stands in for it: then its partials go to `part`, its counters
     // are the device's, and `out` holds the rows' results.
     let fused = combine && k.interp.is_none() && !(k.scalar && one_per_thread);
-    // Captured, a launch gets row counters of its own, zeroed in the graph before each
-    // replay: the device's are written by eager work on other streams, and a stream that
-    // waited for a write made inside a capture in progress would join that capture.
+    // Counters of its own are zeroed on the launch's stream first (captured, in the graph
+    // before each replay): the device's are written by eager work on other streams, and a
+    // stream that waited for a write made inside a capture in progress would join that capture.
     let own_counters;
     let counters = if !fused {
         None
-    } else if crate::runtime::capturing() {
+    } else if !shared_counters {
         let mut c = alloc(st, &stream, DType::U32, COMBINE_ROWS)?;
         if let Some(b) = c.buffer_mut() {
             stream.memset_zeros(b)?;
