@@ -150,8 +150,10 @@ enum Command {
     /// each figure beside its peer, the ratio with higher meaning better for cuprite, device
     /// and date. Printed, or written between the markers of a Markdown file.
     BenchReport {
-        /// The JSON report.
-        report: PathBuf,
+        /// The JSON reports (one or more, such as one per benchmark group): their rows are
+        /// listed in the order given, each with its own report's device and date.
+        #[arg(required = true)]
+        report: Vec<PathBuf>,
         /// Rewrite the table between the headline markers of this Markdown file (for example
         /// docs/PERFORMANCE.md) instead of printing it.
         #[arg(long, value_name = "DOC.md")]
@@ -159,13 +161,20 @@ enum Command {
     },
 }
 
-/// `cuprite bench-report`: the headline table of `report`, printed or written into `markdown`.
+/// `cuprite bench-report`: the headline table of `reports`, printed or written into
+/// `markdown`.
 fn bench_report(
-    report: &std::path::Path,
+    reports: &[PathBuf],
     markdown: Option<&std::path::Path>,
 ) -> Result<(), bench::BenchError> {
-    let json = bench::report::load(report)?;
-    let table = bench::headline::markdown(&bench::headline::rows(&json)?);
+    let mut rows = Vec::new();
+    for report in reports {
+        let json = bench::report::load(report)?;
+        rows.extend(
+            bench::headline::rows(&json).map_err(|e| format!("{}: {e}", report.display()))?,
+        );
+    }
+    let table = bench::headline::markdown(&rows);
     match markdown {
         None => cuprite_cli::outln!("{}", table.trim_end()),
         Some(path) => {

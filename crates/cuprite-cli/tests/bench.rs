@@ -979,10 +979,11 @@ fn graph_peers_judged() -> TestResult {
     let g = find("mlp_step_graph_us")?;
     assert!((g.ratio.ok_or("ratio")? - 0.75).abs() < 1e-12, "{g:?}");
     assert_eq!(g.met, Some(true));
-    // 30 / 80 = 0.375: not the 3x over PyTorch eager.
+    // 30 / 80 = 0.375: no slower than PyTorch eager (the 3x target is against cuprite's own
+    // eager step, judged in the benchmark).
     let e = find("mlp_step_eager_us")?;
     assert!((e.ratio.ok_or("ratio")? - 0.375).abs() < 1e-12, "{e:?}");
-    assert_eq!(e.met, Some(false));
+    assert_eq!(e.met, Some(true));
     let t = find("tiny_ops_graph_us")?;
     assert!((t.ratio.ok_or("ratio")? - 1.25).abs() < 1e-12, "{t:?}");
     assert_eq!(t.met, Some(false));

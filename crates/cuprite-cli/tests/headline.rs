@@ -138,6 +138,34 @@ fn command_rewrites_file() -> TestResult {
     assert!(written.starts_with(&format!("before\n{BEGIN_MARKER}\n| figure |")));
     assert!(written.ends_with(&format!("{END_MARKER}\nafter\n")));
     assert!(written.contains("| 1.042× | NVIDIA H200 | 2026-11-29 |"));
+    // Several reports (one per benchmark group): every row of each, in the order given, each
+    // with its own report's date.
+    let second = dir.join("second.json");
+    std::fs::write(&second, FIXTURE.replace("2026-11-29", "2026-12-02"))?;
+    let out = Command::new(cuprite_bin()?)
+        .args(["bench-report"])
+        .arg(&report)
+        .arg(&second)
+        .arg("--markdown")
+        .arg(&doc)
+        .output()?;
+    assert!(out.status.success(), "{out:?}");
+    let both = std::fs::read_to_string(&doc)?;
+    let rows_of = |d: &str| {
+        both.lines()
+            .filter(|l| l.ends_with(&format!("| {d} |")))
+            .count()
+    };
+    let first_rows = written
+        .lines()
+        .filter(|l| l.ends_with("| 2026-11-29 |"))
+        .count();
+    assert!(first_rows > 0, "{written}");
+    assert_eq!(
+        (rows_of("2026-11-29"), rows_of("2026-12-02")),
+        (first_rows, first_rows)
+    );
+    assert!(both.find("2026-11-29").unwrap_or(usize::MAX) < both.find("2026-12-02").unwrap_or(0));
     // A file without the markers is an error that names the file, and is left unchanged.
     std::fs::write(&doc, "no markers\n")?;
     let out = Command::new(cuprite_bin()?)

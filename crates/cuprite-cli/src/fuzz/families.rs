@@ -18,7 +18,7 @@
 //! | search | `searchsorted` (left, right) | exact (exact inputs only) |
 //! | index | `take` (wrap, checked), `index_select`, `take_along_axis`, `scatter` (distinct targets), `scatter_add`, `index_add`, `put` (distinct targets), `masked_fill` | moves are exact (in `δ`); an accumulation of `k` values: `k δ + 2(k+1)ε·k·m` |
 //! | linalg | `solve`, `inv`, `cholesky`, `eigh` eigenvalues | matrices built as `I + S` with `‖S‖∞ ≤ ½` (condition ≤ 3): `64 n ε` of the result bound plus `4 n` times the inputs' error |
-//! | fft | `ifft` | as `fft`: `8 (log₂ n + 2) ε` of the output bound |
+//! | fft | `ifft` | as `fft`: `8 (log₂ n + 2) ε` of the output bound (inputs finite: which outputs a NaN reaches depends on the algorithm) |
 //! | rows | `layer_norm`, `rms_norm`, `normalize`, `one_hot`, `cross_entropy` | inputs scaled into ±1 and `eps` of ¼ keep the derivative bounded: see each row's `info`; `one_hot` exact |
 //! | statistics | `topk`, `kthvalue`, `median`, `quantile`, `ptp`, `unique` counted, `union1d`/`intersect1d` counted | selections move values (`δ`); `median`/`quantile` one rounding more (`δ + 2ε m`); `ptp` `2δ + 4ε m`; counts exact |
 //! | sampling | `randint`, `permutation`, `exponential` | the same seed gives the same draws on both backends: integers exact, `exponential` 8 ulp of its bound (`log` of two libraries) |
@@ -890,6 +890,22 @@ static LINALG: &[Row] = &[
 
 // ------------------------------------------------------------------------------------ fft
 
+/// `x` (real floats of `shape`) with its NaNs and infinities replaced by 0 (`masked_fill` where
+/// not `isfinite`): the input of a transform, whose NaN propagation depends on the algorithm
+/// (an FFT need not multiply a value by a twiddle factor of exactly 0 or 1, so a NaN reaches
+/// an unspecified part of its line's outputs).
+pub(super) fn finite_part(x: Expr, d: DType, shape: &[usize]) -> Expr {
+    use cuprite_array::ops::UnaryOp;
+    let Some(fill) = INDEX.iter().find(|r| r.name == "masked_fill") else {
+        return x;
+    };
+    let bad = Expr::Unary(
+        UnaryOp::Not,
+        Box::new(Expr::Unary(UnaryOp::IsFinite, Box::new(x.clone()))),
+    );
+    Expr::Op(fill, d, shape.to_vec(), vec![0], vec![x, bad])
+}
+
 static FFT: &[Row] = &[Row {
     name: "ifft",
     generate: |g, d, shape, depth| {
@@ -900,7 +916,9 @@ static FFT: &[Row] = &[Row {
         if shape[ax] == 0 || shape[ax] > 64 {
             return None;
         }
-        let x = g.node(d, shape, depth - 1);
+        // Finite values only (see `finite_part`).
+        let _ = depth;
+        let x = g.finite_leaf(d, shape);
         Some((vec![ax as i64], vec![x]))
     },
     info: |p, c| {

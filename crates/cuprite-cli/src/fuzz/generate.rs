@@ -741,7 +741,14 @@ impl Gen {
             1 => (false, real, shape.to_vec()),
             _ => (false, d, shape.to_vec()),
         };
-        let x = self.node(t, &cs, depth - 1);
+        // Finite values only: a complex leaf, or a real subtree with its NaNs and infinities
+        // replaced (see `families::finite_part`).
+        let x = if t.is_complex() {
+            self.finite_leaf(t, &cs)
+        } else {
+            let x = clamp_any(self.node(t, &cs, depth - 1), t);
+            super::families::finite_part(x, t, &cs)
+        };
         let e = Expr::Fft(
             ax as isize
                 - if self.s.chance(0.3) {
@@ -750,7 +757,7 @@ impl Gen {
                     0
                 },
             rfft,
-            Box::new(clamp_any(x, t)),
+            Box::new(x),
         );
         Some(e)
     }
