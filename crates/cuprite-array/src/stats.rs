@@ -65,7 +65,7 @@ pub fn thread_evaluations() -> u64 {
 }
 /// NVRTC compilations so far (not counting in-memory or disk cache hits). With tiered
 /// compilation (see [`crate::jit`]) a new kernel counts twice, its quick and its optimised
-/// build, the second once the background build has run ([`crate::wait_tier_up`]).
+/// build, the second once the background build has run ([`crate::tuning::wait_tier_up`]).
 pub fn compiles() -> u64 {
     COMPILES.load(Ordering::Relaxed)
 }

@@ -1,4 +1,4 @@
-//! The contract every backend implements ([`Backend`]) and the inputs of library calls; a
+//! The contract every backend implements ([`Executor`]) and the inputs of library calls; a
 //! leaf of `backend`, so that the implementations depend on it and not on the dispatcher.
 
 use crate::device::Device;
@@ -19,7 +19,7 @@ pub(crate) struct LibraryInput {
 }
 
 /// What a backend does. Every method runs on `device`, which belongs to the backend.
-pub(crate) trait Backend: Sync {
+pub(crate) trait Executor: Sync {
     /// New storage holding `bytes` (`len` elements of `dtype`).
     fn upload(
         &self,

@@ -78,9 +78,9 @@ pub(crate) fn path_for(src: &str, opts: &CompileOptions, ext: &str) -> Result<Op
 /// NVRTC is given (see [`CompileOptions::args`]) and the NVRTC version.
 ///
 /// ```no_run
-/// let o = cuprite_array::jit::compile_options(90, true);
-/// let a = cuprite_array::jit::cache_key("k", &o)?;
-/// assert_ne!(a, cuprite_array::jit::cache_key("k", &o.clone().option("-lineinfo"))?);
+/// let o = cuprite_array::tuning::compiler::compile_options(90, true);
+/// let a = cuprite_array::tuning::compiler::cache_key("k", &o)?;
+/// assert_ne!(a, cuprite_array::tuning::compiler::cache_key("k", &o.clone().option("-lineinfo"))?);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn cache_key(src: &str, opts: &CompileOptions) -> Result<u128> {

@@ -5,7 +5,7 @@
 //! next chunk is started, so the whole expression is one pass over memory, not one per
 //! operation. This module is also the reference the GPU backend is checked against.
 
-use super::contract::{Backend, LibraryInput};
+use super::contract::{Executor, LibraryInput};
 use crate::device::Device;
 use crate::dtype::{Class, DType, Scalar, c32, c64};
 use crate::error::{Error, Result};
@@ -33,7 +33,7 @@ pub(crate) use reduce::reduce;
 /// The CPU backend.
 pub(crate) struct Cpu;
 
-impl Backend for Cpu {
+impl Executor for Cpu {
     fn upload(&self, _: Device, dtype: DType, len: usize, bytes: &[u8]) -> Result<Arc<Storage>> {
         Ok(Arc::new(Storage::Host(HostBuf::from_bytes(
             dtype, len, bytes,

@@ -5,7 +5,7 @@
 //! between threads working on different streams are ordered by the driver layer's tracking
 //! (and single-stream programs pay nothing for it).
 
-use super::contract::{Backend, LibraryInput};
+use super::contract::{Executor, LibraryInput};
 use crate::codegen::{self, BLOCK, ParamPlan, VEC, Variant};
 use crate::device::Device;
 use crate::dtype::DType;
@@ -30,7 +30,7 @@ use elementwise::{alloc, dev_of, launch, launch_interp, run_elementwise};
 /// The CUDA backend.
 pub(crate) struct Cuda;
 
-impl Backend for Cuda {
+impl Executor for Cuda {
     fn upload(&self, d: Device, dtype: DType, len: usize, bytes: &[u8]) -> Result<Arc<Storage>> {
         upload(d.ordinal, dtype, len, bytes)
     }
