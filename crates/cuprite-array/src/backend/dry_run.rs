@@ -2,7 +2,7 @@
 //! would need (every variant it could pick), so that a machine without a GPU compiles them all
 //! with NVRTC. Chosen by [`super::of`] while [`crate::jit::start_recording`] is on.
 
-use super::contract::{Executor, LibraryInput};
+use super::contract::{Executor, FlagWord, LibraryInput};
 use super::cpu::Cpu;
 use crate::device::Device;
 use crate::dtype::DType;
@@ -23,6 +23,14 @@ impl Executor for DryRun {
 
     fn download(&self, s: &Storage) -> Result<Vec<u8>> {
         Cpu.download(s)
+    }
+
+    fn flag_word(&self, d: Device) -> Result<FlagWord> {
+        Cpu.flag_word(d)
+    }
+
+    fn flag_raised(&self, flag: &FlagWord) -> Result<bool> {
+        Cpu.flag_raised(flag)
     }
 
     fn eval(&self, d: Device, prog: &Program) -> Result<Vec<Arc<Storage>>> {

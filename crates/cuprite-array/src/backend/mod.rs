@@ -11,7 +11,7 @@ pub(crate) mod cpu;
 pub(crate) mod cuda;
 mod dry_run;
 
-pub(crate) use contract::{Executor, LibraryInput};
+pub(crate) use contract::{Executor, FlagWord, LibraryInput};
 
 use crate::device::{self, Device};
 

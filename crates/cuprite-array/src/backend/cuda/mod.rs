@@ -5,7 +5,7 @@
 //! between threads working on different streams are ordered by the driver layer's tracking
 //! (and single-stream programs pay nothing for it).
 
-use super::contract::{Executor, LibraryInput};
+use super::contract::{Executor, FlagWord, LibraryInput, Limits};
 use crate::codegen::{self, BLOCK, ParamPlan, VEC, Variant};
 use crate::device::Device;
 use crate::dtype::DType;
@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 mod direct;
 mod elementwise;
+mod flag;
 
 pub use elementwise::set_vectorize;
 pub(crate) use elementwise::{aligned, vector_allowed};
@@ -130,6 +131,33 @@ impl Executor for Cuda {
         let mut buf = alloc(st, stream, out, len)?;
         call.run_cuda_fused(st, stream, prog, &ins, &mut buf)?;
         Ok(Arc::new(Storage::Cuda(buf)))
+    }
+
+    fn copy_from(&self, d: Device, src: &Storage) -> Result<Option<Arc<Storage>>> {
+        match src {
+            Storage::Cuda(b) => copy_to(b, d.ordinal).map(Some),
+            Storage::Host(_) => Ok(None),
+        }
+    }
+
+    fn flag_word(&self, d: Device) -> Result<FlagWord> {
+        flag::flag_word(d.ordinal)
+    }
+
+    fn flag_raised(&self, flag: &FlagWord) -> Result<bool> {
+        flag::flag_raised(flag)
+    }
+
+    fn limits(&self) -> Limits {
+        Limits {
+            fft_real_last_axis: true,
+            fft_c2r_reads_edges: true,
+            gemm_f64_epilogues_limited: true,
+        }
+    }
+
+    fn cuda_ordinal(&self, d: Device) -> Option<usize> {
+        Some(d.ordinal)
     }
 
     fn sync(&self, d: Device) -> Result<()> {

@@ -57,13 +57,13 @@ pub(super) fn one_axis<U: Element, O: Element>(
     norm: FftNorm,
     what: &str,
 ) -> Result<Array<O>> {
-    // On CUDA a real-to-complex or complex-to-real transform along a non-trailing axis runs
-    // along the last axis of a permuted copy: cuFFT needs its real and complex pointers aligned
-    // to the complex type, which the interleaved signals of an inner axis are not (seen on the
-    // H100: CUFFT_INVALID_VALUE for an f64 rfft along the middle axis of [50, 7, 3]).
+    // Where the backend's library transforms real signals along the last axis only (cuFFT
+    // needs its real and complex pointers aligned to the complex type, which the interleaved
+    // signals of an inner axis are not: CUFFT_INVALID_VALUE), a real-to-complex or
+    // complex-to-real transform along another axis runs along the last axis of a permuted copy.
     let nd = x.ndim();
     if matches!(kind, Kind::R2C | Kind::C2R)
-        && x.device().backend == crate::device::Backend::Cuda
+        && crate::backend::of(x.device()).limits().fft_real_last_axis
         && nd > 1
     {
         let ax = crate::shape::axis(axis, nd)?;
@@ -225,8 +225,9 @@ pub(super) fn transform<U: Element>(
     // axes the points NumPy ignores are those of the lines after the complex inverse
     // transforms, not of the input: the call then copies its input on the stream instead (see
     // the module docs for what differs). The CPU backend copies each line and zeroes them.
-    let private_input =
-        kind == Kind::C2R && axes.len() == 1 && x.device().backend == crate::device::Backend::Cuda;
+    let private_input = kind == Kind::C2R
+        && axes.len() == 1
+        && crate::backend::of(x.device()).limits().fft_c2r_reads_edges;
     if private_input {
         input = drop_edge_imag(&input, axes[last], logical[last])?;
     }

@@ -165,16 +165,14 @@ impl LibraryCall for Gemm {
             return None;
         }
         // cuBLASLt's f64 products take a bias or a ReLU, not GELU nor the two together.
-        let limited = self.dtype == DType::F64
-            && inputs[0].device.backend == crate::device::Backend::Cuda
-            && (self.bias || self.act != Act::None);
-        if limited && !matches!(e, Epilogue::Scale(_)) {
+        let f64_limited = self.dtype == DType::F64
+            && crate::backend::of(inputs[0].device)
+                .limits()
+                .gemm_f64_epilogues_limited;
+        if f64_limited && (self.bias || self.act != Act::None) && !matches!(e, Epilogue::Scale(_)) {
             return None;
         }
-        if self.dtype == DType::F64
-            && inputs[0].device.backend == crate::device::Backend::Cuda
-            && matches!(e, Epilogue::GeluTanh)
-        {
+        if f64_limited && matches!(e, Epilogue::GeluTanh) {
             return None;
         }
         let mut next = self.clone();
