@@ -68,6 +68,7 @@ pub mod device;
 mod display;
 pub mod dtype;
 pub mod error;
+pub(crate) mod exec;
 pub(crate) mod graph;
 pub mod interop;
 pub mod io;

@@ -48,10 +48,11 @@ pub(super) fn flag_raised(flag: &FlagWord) -> Result<bool> {
             "the CUDA backend was asked to read a flag in host memory".into(),
         ));
     };
-    let Some(host) = flag.mapped else {
-        return Ok(super::download(d)?.iter().any(|&b| b != 0));
-    };
     let stream = stream_for(d.ordinal())?;
+    let Some(host) = flag.mapped else {
+        let word = stream.clone_dtoh(d.buffer()?)?;
+        return Ok(word.iter().any(|&b| b != 0));
+    };
     if let Some(b) = d.live() {
         // Orders the stream after the word's writers on other streams, then waits.
         let acc = [cuprite_driver::Access::read(b)];

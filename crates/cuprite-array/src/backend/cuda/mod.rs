@@ -10,6 +10,7 @@ use crate::codegen::{self, BLOCK, ParamPlan, VEC, Variant};
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::exec::CudaLane;
 use crate::graph::{CallInput, FusedCall, LibraryCall, Node, Program};
 use crate::jit::KernelKind;
 use crate::op::ReduceOp;
@@ -100,7 +101,7 @@ impl Executor for Cuda {
             });
         }
         let mut buf = alloc(st, stream, out, len)?;
-        call.run_cuda(st, stream, &ins, &mut buf)?;
+        call.run_cuda(&CudaLane { st, stream }, &ins, &mut buf)?;
         Ok(Arc::new(Storage::Cuda(buf)))
     }
 
@@ -129,7 +130,7 @@ impl Executor for Cuda {
             dev_of(&i.storage, d.ordinal)?;
         }
         let mut buf = alloc(st, stream, out, len)?;
-        call.run_cuda_fused(st, stream, prog, &ins, &mut buf)?;
+        call.run_cuda_fused(&CudaLane { st, stream }, prog, &ins, &mut buf)?;
         Ok(Arc::new(Storage::Cuda(buf)))
     }
 

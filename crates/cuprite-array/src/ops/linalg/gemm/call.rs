@@ -6,12 +6,12 @@ use super::cuda::handle;
 use super::desc::{Act, Gemm, describe};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
+use crate::exec::CudaLane;
 use crate::graph::{CallInput, Epilogue, LibraryCall, Node};
 use crate::ops::linalg::span::Span;
-use crate::runtime::DeviceState;
 use crate::shape::{Layout, numel};
 use crate::storage::{DevBuf, HostBuf};
-use cuprite_driver::{DeviceBuffer, Stream};
+use cuprite_driver::DeviceBuffer;
 use std::sync::Arc;
 
 impl LibraryCall for Gemm {
@@ -84,11 +84,11 @@ impl LibraryCall for Gemm {
 
     fn run_cuda(
         &self,
-        st: &'static DeviceState,
-        stream: &Arc<Stream>,
+        lane: &CudaLane<'_>,
         inputs: &[CallInput<'_, DevBuf>],
         out: &mut DevBuf,
     ) -> Result<()> {
+        let CudaLane { st, stream } = *lane;
         let lens = [
             inputs.first().map_or(0, |i| i.buf.len()),
             inputs.get(1).map_or(0, |i| i.buf.len()),
