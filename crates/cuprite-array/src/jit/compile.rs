@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering;
 /// `compute_{arch}` (PTX, for the driver to finish): no include paths (generated kernels
 /// include nothing), `-default-device`, the pinned floating-point options `--fmad=false
 /// --ftz=false --prec-div=true --prec-sqrt=true` (every tier computes the same values: see
-/// the module docs of [`crate::jit`]), `-minimal` where this NVRTC has it (12.4 and newer),
+/// the module docs of [`crate::tuning`]), `-minimal` where this NVRTC has it (12.4 and newer),
 /// and the configured `--Ofast-compile` level (12.8 and newer; see [`JitConfig`]).
 pub fn compile_options(arch: u32, cubin: bool) -> CompileOptions {
     options_at(arch, cubin, JitConfig::get().fast_compile)
