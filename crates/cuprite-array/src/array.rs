@@ -266,26 +266,21 @@ impl<T: Element> Array<T> {
         if device == self.device() {
             return Ok(self.clone());
         }
-        if device.backend == crate::device::Backend::Cuda
-            && self.device().backend == crate::device::Backend::Cuda
-        {
-            let s = self.contiguous_storage()?;
-            let Storage::Cuda(src) = &*s else {
-                return Err(Error::DeviceMismatch(format!(
-                    "an array of {} holds host memory",
-                    self.device()
-                )));
-            };
-            let copy = backend::cuda::copy_to(src, device.ordinal)?;
-            return Ok(Self::from_storage(
-                copy,
-                Layout::contiguous(self.shape()),
-                self.shape(),
-                device,
-            ));
-        }
-        let v = self.to_vec()?;
-        Self::from_slice_on(device, &v, self.shape())
+        let s = self.contiguous_storage()?;
+        let to = backend::of(device);
+        let copy = match to.copy_from(device, &s)? {
+            Some(copy) => copy,
+            None => {
+                let bytes = backend::of(self.device()).download(&s)?;
+                to.upload(device, T::DTYPE, self.len(), &bytes)?
+            }
+        };
+        Ok(Self::from_storage(
+            copy,
+            Layout::contiguous(self.shape()),
+            self.shape(),
+            device,
+        ))
     }
 
     /// Locks the array's memory: the library will neither free nor reuse it, even after the
@@ -368,12 +363,7 @@ fn rand_op(shape: &[usize], seed: u64, dist: Dist) -> Op {
         CallKey::Seed => Op::Rand(seed, dist),
         CallKey::Device { word, offset } => {
             let dev = current_device();
-            let here = match (&*word, dev.backend) {
-                (Storage::Host(_), crate::device::Backend::Cpu) => true,
-                (Storage::Cuda(d), crate::device::Backend::Cuda) => d.ordinal() == dev.ordinal,
-                _ => false,
-            };
-            if !here {
+            if !word.is_on(dev) {
                 return Op::Rand(seed ^ offset, dist);
             }
             // Every index reads the one word: key = seed ^ word[0].

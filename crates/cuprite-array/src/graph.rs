@@ -8,13 +8,12 @@
 use crate::device::Device;
 use crate::dtype::{DType, Scalar};
 use crate::error::Result;
+use crate::exec::CudaLane;
 use crate::op::{BinaryOp, UnaryOp};
 use crate::range::ValueRange;
-use crate::runtime::DeviceState;
 use crate::shape::{Dims, Layout};
 use crate::storage::{DevBuf, HostBuf, Storage};
 use crate::util::Inline;
-use cuprite_driver::Stream;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
@@ -104,14 +103,13 @@ pub(crate) trait LibraryCall: Send + Sync + std::fmt::Debug {
     fn name(&self) -> &str;
     /// Runs on the CPU backend, writing all of `out`.
     fn run_cpu(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) -> Result<()>;
-    /// Enqueues on `stream` of the device of `st`, writing all of `out` (a new buffer no other
+    /// Enqueues on the lane's stream, writing all of `out` (a new buffer no other
     /// array sees yet, lent `&mut` so that libraries taking cuprite's `DeviceWrite` views can
     /// write it). The inputs and the output are declared to the stream tracking by the
     /// implementation's launches.
     fn run_cuda(
         &self,
-        st: &'static DeviceState,
-        stream: &Arc<Stream>,
+        lane: &CudaLane<'_>,
         inputs: &[CallInput<'_, DevBuf>],
         out: &mut DevBuf,
     ) -> Result<()>;
@@ -164,12 +162,11 @@ pub(crate) trait FusedCall: LibraryCall {
         rest: &[CallInput<'_, HostBuf>],
         out: &mut HostBuf,
     ) -> Result<()>;
-    /// Enqueues on `stream` with the program `prog` (whose inputs live on this device) and the
+    /// Enqueues on the lane's stream with the program `prog` (whose inputs live on this device) and the
     /// realised `rest` of the inputs; declares every buffer it touches to the stream tracking.
     fn run_cuda_fused(
         &self,
-        st: &'static DeviceState,
-        stream: &Arc<Stream>,
+        lane: &CudaLane<'_>,
         prog: &Program,
         rest: &[CallInput<'_, DevBuf>],
         out: &mut DevBuf,

@@ -39,7 +39,7 @@
 //! ([`get_stream`]) with no extra synchronisation; arrays over foreign device pointers;
 //! DLPack with PyTorch, CuPy and JAX; `ndarray` (feature `ndarray`).
 //!
-//! Tuning knobs (JIT tiers, caches, vectorisation) are in [`jit`].
+//! Tuning knobs (JIT tiers, caches, vectorisation) are in [`tuning`].
 //!
 //! # Whole programs
 //!
@@ -68,10 +68,11 @@ pub mod device;
 mod display;
 pub mod dtype;
 pub mod error;
+pub(crate) mod exec;
 pub(crate) mod graph;
 pub mod interop;
 pub mod io;
-pub mod jit;
+pub(crate) mod jit;
 #[doc(hidden)]
 pub mod literal;
 pub mod memory;
@@ -85,10 +86,10 @@ mod schedule;
 pub mod shape;
 pub mod special;
 pub(crate) mod storage;
+pub mod tuning;
 pub(crate) mod util;
 
 pub use array::{Array, Operand, eval_many};
-pub use backend::cuda::set_vectorize;
 #[cfg(feature = "capture")]
 pub use compile::{Compiled, DEFAULT_GRAPH_LIMIT, compile};
 pub use device::{
@@ -101,7 +102,6 @@ pub use dtype::{
 };
 pub use error::{Error, Result};
 pub use half::{bf16, f16};
-pub use jit::{clear_kernel_cache, wait_tier_up};
 pub use memory::{MemStats, mem_stats};
 pub use ops::RealIfClose;
 pub use ops::Reduction;

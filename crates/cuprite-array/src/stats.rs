@@ -64,8 +64,8 @@ pub fn thread_evaluations() -> u64 {
     THREAD_EVALUATIONS.with(|c| c.get())
 }
 /// NVRTC compilations so far (not counting in-memory or disk cache hits). With tiered
-/// compilation (see [`crate::jit`]) a new kernel counts twice, its quick and its optimised
-/// build, the second once the background build has run ([`crate::wait_tier_up`]).
+/// compilation (see [`crate::tuning`]) a new kernel counts twice, its quick and its optimised
+/// build, the second once the background build has run ([`crate::tuning::wait_tier_up`]).
 pub fn compiles() -> u64 {
     COMPILES.load(Ordering::Relaxed)
 }
@@ -74,7 +74,7 @@ pub fn disk_hits() -> u64 {
     DISK_HITS.load(Ordering::Relaxed)
 }
 /// Quick first builds compiled without their math functions and linked with the math
-/// library (see [`crate::jit`]), so far; also counted in [`compiles`].
+/// library (see [`crate::tuning`]), so far; also counted in [`compiles`].
 pub fn linked_quick_builds() -> u64 {
     LINKED_QUICK.load(Ordering::Relaxed)
 }
@@ -83,7 +83,7 @@ pub fn thread_linked_quick_builds() -> u64 {
     THREAD_LINKED.with(|c| c.get())
 }
 /// New programs whose first use ran on the interpreter (no NVRTC build waited for; see
-/// [`crate::jit`]), so far.
+/// [`crate::tuning`]), so far.
 pub fn interpreted_first_uses() -> u64 {
     INTERPRETED.load(Ordering::Relaxed)
 }

@@ -51,6 +51,16 @@ impl Storage {
         }
     }
 
+    /// Whether this memory is `device`'s: host memory for the CPU, the same GPU for CUDA.
+    pub fn is_on(&self, device: Device) -> bool {
+        match self {
+            Storage::Host(_) => device.backend == crate::device::Backend::Cpu,
+            Storage::Cuda(d) => {
+                device.backend == crate::device::Backend::Cuda && d.ordinal() == device.ordinal
+            }
+        }
+    }
+
     pub fn dtype(&self) -> DType {
         match self {
             Storage::Host(h) => h.dtype(),

@@ -536,9 +536,9 @@ pub fn keyed_random_body(device: Device) -> Result<()> {
 /// The kernels of keyed random draws compile with NVRTC under the library's own options (the
 /// optimised and the quick build), and read their key from a parameter pointer.
 fn keyed_random_kernels_compile() -> TestResult {
-    cuprite_array::jit::start_recording();
+    cuprite_array::tuning::compiler::start_recording();
     let r = keyed_random_body(Device::CPU);
-    let sources = cuprite_array::jit::take_recorded();
+    let sources = cuprite_array::tuning::compiler::take_recorded();
     r?;
     let keyed: Vec<&String> = sources.iter().filter(|s| s.contains("rand_f")).collect();
     if keyed.len() < 3 {
@@ -549,8 +549,8 @@ fn keyed_random_kernels_compile() -> TestResult {
         .into());
     }
     for opts in [
-        cuprite_array::jit::compile_options(90, true),
-        cuprite_array::jit::quick_compile_options(90),
+        cuprite_array::tuning::compiler::compile_options(90, true),
+        cuprite_array::tuning::compiler::quick_compile_options(90),
     ] {
         for src in &keyed {
             cuprite_driver::nvrtc::compile(src.as_str(), &opts)

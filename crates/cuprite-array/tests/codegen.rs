@@ -1,7 +1,7 @@
 //! Generated CUDA code: every kernel the test suite generates compiles with NVRTC, and the
 //! disk cache is reused across processes and survives a corrupt file. Needs NVRTC, no GPU.
 
-use cuprite_array::{Device, jit, stats};
+use cuprite_array::{Device, stats, tuning};
 use cuprite_testkit::{CHILD_LIMIT, OutputWithin, Test, TestResult};
 
 const MARKER: &str = "// ---- cuprite-array kernel ----\n";
@@ -27,21 +27,22 @@ pub fn compile_all(sources: &[String]) -> TestResult {
     // The library's own options (e.g. `-minimal`), so what passes here is what it ships:
     // the optimised build, and the quick first build of tiered compilation.
     for opts in [
-        jit::compile_options(90, true),
-        jit::quick_compile_options(90),
+        tuning::compiler::compile_options(90, true),
+        tuning::compiler::quick_compile_options(90),
     ] {
         compile_all_with(&groups, &opts, false)?;
     }
     // The quick build with its math left to the math library (every call of both precisions,
     // the most any source's facts can state): the glue compiles, and every function it
     // declares is defined by the library with the same signature.
-    compile_all_with(&groups, &jit::glue_compile_options(90), true)?;
+    compile_all_with(&groups, &tuning::compiler::glue_compile_options(90), true)?;
     let lib = format!(
         "{}{}",
-        jit::math_library_source(false),
-        jit::math_library_source(true)
+        tuning::compiler::math_library_source(false),
+        tuning::compiler::math_library_source(true)
     );
-    let glue = jit::glue_source("", jit::MathUse::ALL).ok_or("no glue for every math call")?;
+    let glue = tuning::compiler::glue_source("", tuning::compiler::MathUse::ALL)
+        .ok_or("no glue for every math call")?;
     let mut declared = 0;
     for line in glue
         .lines()
@@ -54,7 +55,7 @@ pub fn compile_all(sources: &[String]) -> TestResult {
         );
         declared += 1;
     }
-    let n = 2 * (jit::MATH_UNARY.len() + jit::MATH_BINARY.len());
+    let n = 2 * (tuning::compiler::MATH_UNARY.len() + tuning::compiler::MATH_BINARY.len());
     assert_eq!(declared, n, "math functions declared by the glue");
     Ok(())
 }
@@ -63,15 +64,16 @@ pub fn compile_all(sources: &[String]) -> TestResult {
 /// a glue source names only what it declares.
 fn math_library_compiles() -> TestResult {
     for f64 in [false, true] {
-        let src = jit::math_library_source(f64);
-        let c = cuprite_driver::nvrtc::compile(&src, &jit::math_library_options(90))?;
+        let src = tuning::compiler::math_library_source(f64);
+        let c = cuprite_driver::nvrtc::compile(&src, &tuning::compiler::math_library_options(90))?;
         let bin = c.cubin().ok_or("no CUBIN")?;
         assert!(bin.len() > 1000, "library CUBIN of {} bytes", bin.len());
-        let n = jit::MATH_UNARY.len() + jit::MATH_BINARY.len();
+        let n = tuning::compiler::MATH_UNARY.len() + tuning::compiler::MATH_BINARY.len();
         assert_eq!(src.matches("extern \"C\" __device__").count(), n);
     }
     let src = "__device__ double my_sin(double x) { return x; }\n__device__ double g(double x, float y) { return atan2(x, 2.0) + (double)powf(y, 1.5e-3f) + exp2(x) + my_sin(x) + (double)__expf(y); }\n";
-    let glue = jit::glue_source(src, jit::MathUse::ALL).ok_or("no glue")?;
+    let glue =
+        tuning::compiler::glue_source(src, tuning::compiler::MathUse::ALL).ok_or("no glue")?;
     for want in [
         "#define atan2 cq_atan2",
         "#define powf cq_powf",
@@ -82,15 +84,15 @@ fn math_library_compiles() -> TestResult {
     assert!(!glue.contains("cq_my_sin") && !glue.contains("cq___expf"));
     // The renamed calls compile as calls of the declared wrappers (relocatable, resolved when
     // linked with the library).
-    let c = cuprite_driver::nvrtc::compile(&glue, &jit::glue_compile_options(90))?;
+    let c = cuprite_driver::nvrtc::compile(&glue, &tuning::compiler::glue_compile_options(90))?;
     assert!(c.cubin().is_some_and(|b| !b.is_empty()), "no glue CUBIN");
-    let f32_only = jit::MathUse {
+    let f32_only = tuning::compiler::MathUse {
         f32: true,
         f64: false,
     };
-    let glue = jit::glue_source(src, f32_only).ok_or("no f32 glue")?;
+    let glue = tuning::compiler::glue_source(src, f32_only).ok_or("no f32 glue")?;
     assert!(glue.contains("#define powf cq_powf") && !glue.contains("#define atan2 "));
-    assert!(jit::glue_source(src, jit::MathUse::default()).is_none());
+    assert!(tuning::compiler::glue_source(src, tuning::compiler::MathUse::default()).is_none());
     Ok(())
 }
 
@@ -104,7 +106,7 @@ fn compile_all_with(
 ) -> TestResult {
     let form = |src: String| {
         if glue {
-            jit::glue_source(&src, jit::MathUse::ALL).unwrap_or(src)
+            tuning::compiler::glue_source(&src, tuning::compiler::MathUse::ALL).unwrap_or(src)
         } else {
             src
         }
@@ -171,7 +173,7 @@ fn compile_all_with(
 }
 
 fn every_generated_kernel_compiles() -> TestResult {
-    jit::start_recording();
+    tuning::compiler::start_recording();
     let mut errors = Vec::new();
     for &(name, body) in crate::common::BODIES {
         if let Err(e) = body(Device::CPU) {
@@ -222,7 +224,7 @@ fn every_generated_kernel_compiles() -> TestResult {
             errors.push(format!("{name}: {e}"));
         }
     }
-    let sources = jit::take_recorded();
+    let sources = tuning::compiler::take_recorded();
     if !errors.is_empty() {
         return Err(errors.join("\n").into());
     }
@@ -248,7 +250,7 @@ fn temp_dir(tag: &str) -> std::path::PathBuf {
 fn a_kernel_source(seed: u64) -> String {
     // A real generated kernel, unique to this run (the constant is a parameter, so vary the
     // structure instead: the chain length depends on the seed).
-    jit::start_recording();
+    tuning::compiler::start_recording();
     let a = cuprite_array::Array::<f32>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0, 4.0], &[4])
         .expect("array");
     let mut x = a.clone();
@@ -256,14 +258,14 @@ fn a_kernel_source(seed: u64) -> String {
         x = if i % 2 == 0 { x.sin() } else { &x * 2.0 };
     }
     x.eval().expect("eval");
-    jit::take_recorded().remove(0)
+    tuning::compiler::take_recorded().remove(0)
 }
 
 /// In a child process (see `main`): compile or load one kernel, print what happened.
 pub fn child(dir: &str, seed: u64) {
-    jit::set_cache_dir(Some(dir.into()));
+    tuning::set_cache_dir(Some(dir.into()));
     let src = a_kernel_source(seed);
-    let bin = jit::cubin(&src, 90).expect("cubin");
+    let bin = tuning::compiler::cubin(&src, 90).expect("cubin");
     println!(
         "compiles={} disk_hits={} bytes={}",
         stats::compiles(),

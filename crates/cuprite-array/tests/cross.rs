@@ -188,13 +188,13 @@ fn interpreter_first_uses_match() -> TestResult {
     };
     // Any new program asks for the interpreter; wait until it is loaded.
     let _ = run(gpu(), rng.next_u64())?;
-    cuprite_array::wait_tier_up();
+    cuprite_array::tuning::wait_tier_up();
     let before = cuprite_array::stats::interpreted_first_uses();
     let f = |v: &[f32]| v.iter().map(|&x| x as f64).collect::<Vec<_>>();
     for _ in 0..8 {
         let seed = rng.next_u64();
         let first = run(gpu(), seed)?;
-        cuprite_array::wait_tier_up();
+        cuprite_array::tuning::wait_tier_up();
         let optimised = run(gpu(), seed)?;
         let cpu = run(Device::CPU, seed)?;
         // The tiers: the documented bound.
@@ -391,7 +391,7 @@ fn kernel_cache_hits() -> TestResult {
         let f = |x: &Array<f32>, k: f32| (x * k).cos().eval();
         f(&a, 1.5)?;
         // The optimised build of a new kernel may still be running in the background.
-        cuprite_array::wait_tier_up();
+        cuprite_array::tuning::wait_tier_up();
         // This thread's builds: the process-wide counts also move with other tests' kernels.
         let c0 = cuprite_array::stats::thread_builds();
         // Same structure, other constant and other data: no new kernel.
@@ -492,13 +492,13 @@ fn reduce_evaluated_select() -> TestResult {
     struct Restore;
     impl Drop for Restore {
         fn drop(&mut self) {
-            cuprite_array::set_vectorize(true);
+            cuprite_array::tuning::set_vectorize(true);
         }
     }
     let _restore = Restore;
     let mut msgs = Vec::new();
     for vector in [true, false] {
-        cuprite_array::set_vectorize(vector);
+        cuprite_array::tuning::set_vectorize(vector);
         for rep in 0..3 {
             let r = with_device(gpu(), || -> Result<Vec<i64>, cuprite_array::Error> {
                 let mut d2 = vec![0i32; 24];
@@ -572,7 +572,7 @@ fn linked_quick_build_matches() -> TestResult {
         // Any new kernel asks for the math library; wait until it is built.
         let warm = Array::<f32>::from_slice(&rng.vec_f32(64, -1.0, 1.0), &[64])?;
         math_chain_f32(&mut rng, &warm, &warm).eval()?;
-        cuprite_array::wait_tier_up();
+        cuprite_array::tuning::wait_tier_up();
         let n = 4099;
         let xs = rng.vec_f32(n, -3.0, 3.0);
         let ys = rng.vec_f32(n, -3.0, 3.0);
@@ -596,13 +596,13 @@ fn linked_quick_build_matches() -> TestResult {
         for (name, run, tol) in cases {
             let linked = cuprite_array::stats::thread_linked_quick_builds();
             // The quick build, not the interpreter, serves the first use here.
-            let quick = cuprite_array::jit::without_interpreter(|| run(gpu()))?;
+            let quick = cuprite_array::tuning::without_interpreter(|| run(gpu()))?;
             assert_eq!(
                 cuprite_array::stats::thread_linked_quick_builds(),
                 linked + 1,
                 "{name}: the first use was not a linked quick build"
             );
-            cuprite_array::wait_tier_up();
+            cuprite_array::tuning::wait_tier_up();
             let optimised = run(gpu())?;
             let cpu = run(Device::CPU)?;
             crate::common::close(
@@ -707,13 +707,13 @@ fn exit_with_interpreter_cached() -> TestResult {
         let a = Array::<f32>::rand_uniform(&[1000], seed)?;
         (a.sin() * 1.5 - 0.25).sum()?.item()
     })?;
-    cuprite_array::wait_tier_up();
+    cuprite_array::tuning::wait_tier_up();
     let cc = cuprite_array::get_stream(0)?
         .context()
         .device()
         .compute_capability()?;
     let arch = cc.0 * 10 + cc.1;
-    let Some(path) = cuprite_array::jit::interpreter_cache_path(arch)? else {
+    let Some(path) = cuprite_array::tuning::compiler::interpreter_cache_path(arch)? else {
         return Err("the disk cache is off: no interpreter file to hand on".into());
     };
     if !path.exists() {
@@ -788,7 +788,7 @@ fn one_launch_reductions() -> TestResult {
         // The first use may take the quick builds; the repeats after `wait_tier_up` take the
         // optimised one-launch kernels.
         with_device(gpu(), run)?;
-        cuprite_array::wait_tier_up();
+        cuprite_array::tuning::wait_tier_up();
         let first = with_device(gpu(), run)?;
         for _ in 0..3 {
             let again = with_device(gpu(), run)?;

@@ -647,7 +647,7 @@ pub const BODIES: &[(&str, Body)] = &[
 /// Every scatter kernel the bodies would launch on CUDA compiles with NVRTC (recorded on the
 /// CPU), each on its own, with the library's options.
 fn scatter_kernels_compile() -> TestResult {
-    cuprite_array::jit::start_recording();
+    cuprite_array::tuning::compiler::start_recording();
     let mut rng = Rng::fresh();
     scatters_of::<f32>(Device::CPU, &mut rng)?;
     scatters_of::<f64>(Device::CPU, &mut rng)?;
@@ -657,7 +657,7 @@ fn scatter_kernels_compile() -> TestResult {
     specials(Device::CPU)?;
     binned_sums(Device::CPU)?;
     partitioned_sums(Device::CPU)?;
-    let sources: Vec<String> = cuprite_array::jit::take_recorded()
+    let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
         .into_iter()
         .filter(|s| s.contains("cuprite_idx_"))
         .collect();
@@ -679,7 +679,7 @@ fn scatter_kernels_compile() -> TestResult {
             "no kernel {name} recorded"
         );
     }
-    let opts = cuprite_array::jit::compile_options(90, true);
+    let opts = cuprite_array::tuning::compiler::compile_options(90, true);
     for src in &sources {
         if let Err(e) = cuprite_driver::nvrtc::compile(src, &opts) {
             return Err(format!("scatter kernel failed to compile: {e}\n{src}").into());

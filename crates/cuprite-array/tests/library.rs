@@ -203,12 +203,19 @@ const BODIES: &[(&str, Body)] = &[
 /// The disk key of a kernel changes with any option passed to NVRTC.
 fn disk_key_follows_options() -> TestResult {
     let src = "extern \"C\" __global__ void k(float *x) { x[0] = 1.0f; }";
-    let base = cuprite_array::jit::compile_options(90, true);
-    let k0 = cuprite_array::jit::cache_key(src, &base)?;
-    assert_eq!(k0, cuprite_array::jit::cache_key(src, &base)?, "stable");
-    let k1 = cuprite_array::jit::cache_key(src, &base.clone().option("-lineinfo"))?;
-    let k2 = cuprite_array::jit::cache_key(src, &cuprite_array::jit::compile_options(80, true))?;
-    let k3 = cuprite_array::jit::cache_key(&format!("{src}\n"), &base)?;
+    let base = cuprite_array::tuning::compiler::compile_options(90, true);
+    let k0 = cuprite_array::tuning::compiler::cache_key(src, &base)?;
+    assert_eq!(
+        k0,
+        cuprite_array::tuning::compiler::cache_key(src, &base)?,
+        "stable"
+    );
+    let k1 = cuprite_array::tuning::compiler::cache_key(src, &base.clone().option("-lineinfo"))?;
+    let k2 = cuprite_array::tuning::compiler::cache_key(
+        src,
+        &cuprite_array::tuning::compiler::compile_options(80, true),
+    )?;
+    let k3 = cuprite_array::tuning::compiler::cache_key(&format!("{src}\n"), &base)?;
     assert!(
         k0 != k1 && k0 != k2 && k0 != k3 && k1 != k2,
         "{k0:x} {k1:x} {k2:x} {k3:x}"

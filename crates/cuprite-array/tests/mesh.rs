@@ -571,14 +571,15 @@ fn compiles_once() -> TestResult {
     let y = x.map(|a| ((a * 7.5).cosh() - a.atan()).abs().cbrt() * 3.25)?;
     // Without the interpreter tier, a first use builds its kernel on the calling thread,
     // where `thread_builds` counts it (other tests' builds do not move it).
-    let (b0, b1, b2) =
-        cuprite_array::jit::without_interpreter(|| -> cuprite_array::Result<(u64, u64, u64)> {
+    let (b0, b1, b2) = cuprite_array::tuning::without_interpreter(
+        || -> cuprite_array::Result<(u64, u64, u64)> {
             let b0 = cuprite_array::stats::thread_builds();
             y.shards()[0].eval()?;
             let b1 = cuprite_array::stats::thread_builds();
             y.shards()[1].eval()?;
             Ok((b0, b1, cuprite_array::stats::thread_builds()))
-        })?;
+        },
+    )?;
     assert!(b1 - b0 >= 1, "the first device built nothing");
     assert_eq!(
         b2 - b1,

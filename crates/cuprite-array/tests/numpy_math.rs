@@ -769,11 +769,11 @@ pub const BODIES: &[(&str, Body)] = &[
 /// Every kernel the bodies of this module and of `signal` generate (recorded on the CPU
 /// backend) compiles with NVRTC.
 fn kernels_compile() -> TestResult {
-    cuprite_array::jit::start_recording();
+    cuprite_array::tuning::compiler::start_recording();
     for &(name, body) in BODIES.iter().chain(crate::signal::BODIES) {
         body(Device::CPU).map_err(|e| format!("{name}: {e}"))?;
     }
-    let sources = cuprite_array::jit::take_recorded();
+    let sources = cuprite_array::tuning::compiler::take_recorded();
     assert!(
         sources.len() > 10,
         "only {} kernels recorded",

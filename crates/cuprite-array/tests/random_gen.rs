@@ -839,8 +839,8 @@ fn random_gen_cpu_equals_gpu() -> TestResult {
 /// The sampler kernel compiles with the library's options (NVRTC only, no GPU): recorded
 /// from a dry run of draws of every looping kind.
 fn sampler_kernel_compiles() -> TestResult {
-    use cuprite_array::jit;
-    jit::start_recording();
+    use cuprite_array::tuning;
+    tuning::compiler::start_recording();
     let mut g = rng(Device::CPU, 1);
     let drawn = (|| -> cuprite_array::Result<()> {
         g.poisson::<i64>(3.0, &[4])?.to_vec()?;
@@ -848,15 +848,15 @@ fn sampler_kernel_compiles() -> TestResult {
         g.vonmises::<f64>(0.0, 1.0, &[4])?.to_vec()?;
         Ok(())
     })();
-    let sources = jit::take_recorded();
+    let sources = tuning::compiler::take_recorded();
     drawn?;
     let src = sources
         .iter()
         .find(|s| s.contains("cuprite_sampler_f64"))
         .ok_or("the sampler kernel was not recorded")?;
     for opts in [
-        jit::compile_options(90, true),
-        jit::quick_compile_options(90),
+        tuning::compiler::compile_options(90, true),
+        tuning::compiler::quick_compile_options(90),
     ] {
         let c = cuprite_driver::nvrtc::compile(src, &opts)?;
         assert!(c.ptx().is_some() || c.cubin().is_some());

@@ -701,8 +701,8 @@ const ROW_KERNELS: &[&str] = &[
 /// weight and bias and fused producer (the line shapes only change template constants; every
 /// kernel of every shape is compiled by `codegen::every_generated_kernel_compiles`).
 fn kernels_compile() -> TestResult {
-    use cuprite_array::jit;
-    jit::start_recording();
+    use cuprite_array::tuning;
+    tuning::compiler::start_recording();
     let mut errors = Vec::new();
     for &(name, body) in BODIES {
         if let Err(e) = body(Device::CPU) {
@@ -710,7 +710,7 @@ fn kernels_compile() -> TestResult {
         }
     }
     let mut names = std::collections::HashSet::new();
-    let sources: Vec<String> = jit::take_recorded()
+    let sources: Vec<String> = tuning::compiler::take_recorded()
         .into_iter()
         .filter(|s| {
             let name = s
@@ -743,8 +743,8 @@ fn kernels_compile() -> TestResult {
     );
     eprintln!("compiling {} row kernels", sources.len());
     for opts in [
-        jit::compile_options(90, true),
-        jit::quick_compile_options(90),
+        tuning::compiler::compile_options(90, true),
+        tuning::compiler::quick_compile_options(90),
     ] {
         for src in &sources {
             if let Err(e) = cuprite_driver::nvrtc::compile(src, &opts) {

@@ -739,8 +739,8 @@ pub fn tests() -> Vec<Test> {
 
 /// Every scan, compaction and search kernel the bodies generate compiles with NVRTC.
 fn kernels_compile() -> TestResult {
-    use cuprite_array::jit;
-    jit::start_recording();
+    use cuprite_array::tuning;
+    tuning::compiler::start_recording();
     let mut errors = Vec::new();
     for &(name, body) in BODIES.iter().chain(crate::compact::BODIES) {
         if let Err(e) = body(Device::CPU) {
@@ -750,7 +750,7 @@ fn kernels_compile() -> TestResult {
     // One source per kernel name (operator, dtype, inclusive or not, keyed, kernel kind):
     // the programs feeding them vary only in the element-wise code the other tests compile.
     let mut names = std::collections::HashSet::new();
-    let sources: Vec<String> = jit::take_recorded()
+    let sources: Vec<String> = tuning::compiler::take_recorded()
         .into_iter()
         .filter(|s| {
             // `__launch_bounds__(256)` or `__launch_bounds__(256, N)`, then the name.
@@ -773,7 +773,7 @@ fn kernels_compile() -> TestResult {
         sources.len()
     );
     eprintln!("compiling {} scan kernels", sources.len());
-    let opts = jit::compile_options(90, true);
+    let opts = tuning::compiler::compile_options(90, true);
     // Batched by shared helpers: each kernel body in a namespace under a name of its own.
     const MARKER: &str = "// ---- cuprite-array kernel ----\n";
     let mut groups: std::collections::BTreeMap<String, Vec<String>> = Default::default();

@@ -196,7 +196,7 @@ where
             }
             noted += (stats::thread_small_op_launches() > before) as usize;
             if attempt == 0 {
-                cuprite_array::wait_tier_up();
+                cuprite_array::tuning::wait_tier_up();
             }
             if noted >= 2 {
                 return Ok(());

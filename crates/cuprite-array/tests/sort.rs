@@ -7,8 +7,8 @@
 use crate::common::Body;
 use cuprite_array::shape::SliceArg;
 use cuprite_array::{
-    Array, Device, Element, QuantileMethod, bf16, c64, f16, intersect1d, jit, setdiff1d,
-    sort_by_key, union1d,
+    Array, Device, Element, QuantileMethod, bf16, c64, f16, intersect1d, setdiff1d, sort_by_key,
+    tuning, union1d,
 };
 use cuprite_testkit::{Rng, Test, TestResult};
 use std::cmp::Ordering;
@@ -895,7 +895,7 @@ fn kernels_compile() -> TestResult {
         a.sort(0, false)?;
         Ok(())
     }
-    jit::start_recording();
+    tuning::compiler::start_recording();
     let res = (|| -> TestResult {
         one::<bool>()?;
         one::<u8>()?;
@@ -911,7 +911,7 @@ fn kernels_compile() -> TestResult {
         one::<f32>()?;
         one::<f64>()
     })();
-    let sources = jit::take_recorded();
+    let sources = tuning::compiler::take_recorded();
     res?;
     let mine: Vec<&String> = sources.iter().filter(|s| s.contains("rank_tile")).collect();
     assert!(
@@ -942,8 +942,8 @@ fn kernels_compile() -> TestResult {
         );
     }
     for opts in [
-        jit::compile_options(90, true),
-        jit::quick_compile_options(90),
+        tuning::compiler::compile_options(90, true),
+        tuning::compiler::quick_compile_options(90),
     ] {
         for s in &mine {
             if let Err(e) = cuprite_driver::nvrtc::compile(s.as_str(), &opts) {

@@ -190,8 +190,8 @@ fn three_tiers(
     let fresh = |tag: &str| {
         static K: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let k = K.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        cuprite_array::jit::set_cache_dir(Some(dir.join(format!("{tag}{k}"))));
-        cuprite_array::clear_kernel_cache();
+        cuprite_array::tuning::set_cache_dir(Some(dir.join(format!("{tag}{k}"))));
+        cuprite_array::tuning::clear_kernel_cache();
     };
     fresh("i");
     let before = cuprite_array::stats::interpreted_first_uses();
@@ -201,17 +201,18 @@ fn three_tiers(
         interpreted >= 1,
         "no first use of {steps:?} ran on the interpreter"
     );
-    cuprite_array::wait_tier_up();
+    cuprite_array::tuning::wait_tier_up();
     let optimised = run_program(steps, xs, ys, rows, cols).map_err(err)?;
     fresh("q");
     let builds = cuprite_array::stats::thread_builds();
-    let quick = cuprite_array::jit::without_interpreter(|| run_program(steps, xs, ys, rows, cols))
-        .map_err(err)?;
+    let quick =
+        cuprite_array::tuning::without_interpreter(|| run_program(steps, xs, ys, rows, cols))
+            .map_err(err)?;
     prop_assert!(
         cuprite_array::stats::thread_builds() > builds,
         "the first uses of {steps:?} without the interpreter built nothing on this thread"
     );
-    cuprite_array::wait_tier_up();
+    cuprite_array::tuning::wait_tier_up();
     Ok([interp, optimised, quick])
 }
 
@@ -224,7 +225,7 @@ fn tiers_agree_on_random_programs() -> TestResult {
     // Any new program asks for the interpreter; wait until it is loaded.
     let warm: Vec<f32> = rng.vec_f32(64, -1.0, 1.0);
     run_program(&[0, 2], &warm, &warm[..8], 8, 8)?;
-    cuprite_array::wait_tier_up();
+    cuprite_array::tuning::wait_tier_up();
     let mut runner = TestRunner::new_with_rng(
         Config {
             cases: 12,
@@ -269,7 +270,7 @@ fn tiers_agree_on_random_programs() -> TestResult {
         }
         Ok(())
     });
-    cuprite_array::jit::set_cache_dir(None);
+    cuprite_array::tuning::set_cache_dir(None);
     let _ = std::fs::remove_dir_all(&dir);
     result.map_err(|e| format!("{e}").into())
 }

@@ -1,4 +1,4 @@
-//! The contract every backend implements ([`Backend`]) and the inputs of library calls; a
+//! The contract every backend implements ([`Executor`]) and the inputs of library calls; a
 //! leaf of `backend`, so that the implementations depend on it and not on the dispatcher.
 
 use crate::device::Device;
@@ -18,8 +18,33 @@ pub(crate) struct LibraryInput {
     pub dtype: DType,
 }
 
+/// Facts about a backend's libraries that decide how an operation is planned (the operation's
+/// result is the same on every backend; only the route to it differs).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Limits {
+    /// The real-to-complex and complex-to-real FFTs run along the last axis only (the library
+    /// needs its real and complex pointers aligned to the complex type, which the interleaved
+    /// signals of an inner axis are not): other axes are moved last first.
+    pub fft_real_last_axis: bool,
+    /// A complex-to-real FFT reads the imaginary parts of the zero-frequency and Nyquist points
+    /// of its input (which NumPy ignores): a one-axis inverse zeroes them in a copy first.
+    pub fft_c2r_reads_edges: bool,
+    /// An `f64` matrix product folds in a scale, or a bias or ReLU epilogue, but no GELU and
+    /// no bias together with an activation.
+    pub gemm_f64_epilogues_limited: bool,
+}
+
+/// A one-word flag that kernels raise (a failed index check), made zero on its device.
+pub(crate) struct FlagWord {
+    /// The word, as a one-element `u32` buffer of the device.
+    pub storage: Arc<Storage>,
+    /// The host address of the word when it is mapped host memory, which the host reads after
+    /// a synchronisation without a copy; the storage's keeper hands it back after its last use.
+    pub mapped: Option<*const u32>,
+}
+
 /// What a backend does. Every method runs on `device`, which belongs to the backend.
-pub(crate) trait Backend: Sync {
+pub(crate) trait Executor: Sync {
     /// New storage holding `bytes` (`len` elements of `dtype`).
     fn upload(
         &self,
@@ -80,6 +105,35 @@ pub(crate) trait Backend: Sync {
         out: DType,
         len: usize,
     ) -> Result<Arc<Storage>>;
+    /// A copy of the contiguous buffer `src` on `device`, when this backend reads `src`'s
+    /// memory directly (another GPU of the same backend); `None` when the copy has to go
+    /// through the host (the caller then downloads and uploads).
+    fn copy_from(&self, device: Device, src: &Storage) -> Result<Option<Arc<Storage>>> {
+        let _ = (device, src);
+        Ok(None)
+    }
+    /// A new zeroed flag word on `device`.
+    fn flag_word(&self, device: Device) -> Result<FlagWord> {
+        let storage = self.upload(device, DType::U32, 1, &[0; 4])?;
+        Ok(FlagWord {
+            storage,
+            mapped: None,
+        })
+    }
+    /// Whether a kernel raised `flag` since it was made (on a GPU a synchronisation).
+    fn flag_raised(&self, flag: &FlagWord) -> Result<bool> {
+        Ok(self.download(&flag.storage)?.iter().any(|&b| b != 0))
+    }
+    /// The facts of this backend's libraries that operations plan by.
+    fn limits(&self) -> Limits {
+        Limits::default()
+    }
+    /// The CUDA ordinal of `device` when this backend runs eager work (sorts, selections,
+    /// solver calls) as CUDA kernels on it; `None` for a backend that runs them on the host.
+    fn cuda_ordinal(&self, device: Device) -> Option<usize> {
+        let _ = device;
+        None
+    }
     /// Waits until all array work queued on `device` is done.
     fn sync(&self, device: Device) -> Result<()>;
     /// `(free, total)` bytes of `device`.

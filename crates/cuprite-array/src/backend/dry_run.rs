@@ -2,7 +2,7 @@
 //! would need (every variant it could pick), so that a machine without a GPU compiles them all
 //! with NVRTC. Chosen by [`super::of`] while [`crate::jit::start_recording`] is on.
 
-use super::contract::{Backend, LibraryInput};
+use super::contract::{Executor, FlagWord, LibraryInput};
 use super::cpu::Cpu;
 use crate::device::Device;
 use crate::dtype::DType;
@@ -16,13 +16,21 @@ use std::sync::Arc;
 /// Records, then runs on the CPU.
 pub(crate) struct DryRun;
 
-impl Backend for DryRun {
+impl Executor for DryRun {
     fn upload(&self, d: Device, dtype: DType, len: usize, bytes: &[u8]) -> Result<Arc<Storage>> {
         Cpu.upload(d, dtype, len, bytes)
     }
 
     fn download(&self, s: &Storage) -> Result<Vec<u8>> {
         Cpu.download(s)
+    }
+
+    fn flag_word(&self, d: Device) -> Result<FlagWord> {
+        Cpu.flag_word(d)
+    }
+
+    fn flag_raised(&self, flag: &FlagWord) -> Result<bool> {
+        Cpu.flag_raised(flag)
     }
 
     fn eval(&self, d: Device, prog: &Program) -> Result<Vec<Arc<Storage>>> {

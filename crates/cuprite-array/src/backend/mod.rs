@@ -1,6 +1,6 @@
 //! Backends: what executes a planned [`Program`] on a device.
 //!
-//! [`Backend`] is the contract: upload and download, evaluate a program (into new buffers or
+//! [`Executor`] is the contract: upload and download, evaluate a program (into new buffers or
 //! into views of one), reduce, run a library call, synchronise, memory information and garbage
 //! collection. [`of`] picks the implementation for a device, the one place that dispatches:
 //! `cpu` (rayon), `cuda` (generated kernels), and `dry_run` (the CPU backend that also
@@ -11,12 +11,12 @@ pub(crate) mod cpu;
 pub(crate) mod cuda;
 mod dry_run;
 
-pub(crate) use contract::{Backend, LibraryInput};
+pub(crate) use contract::{Executor, FlagWord, LibraryInput};
 
 use crate::device::{self, Device};
 
 /// The backend of `device`.
-pub(crate) fn of(device: Device) -> &'static dyn Backend {
+pub(crate) fn of(device: Device) -> &'static dyn Executor {
     match device.backend {
         device::Backend::Cpu if crate::jit::recording() => &dry_run::DryRun,
         device::Backend::Cpu => &cpu::Cpu,

@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering;
 /// `compute_{arch}` (PTX, for the driver to finish): no include paths (generated kernels
 /// include nothing), `-default-device`, the pinned floating-point options `--fmad=false
 /// --ftz=false --prec-div=true --prec-sqrt=true` (every tier computes the same values: see
-/// the module docs of [`crate::jit`]), `-minimal` where this NVRTC has it (12.4 and newer),
+/// the module docs of [`crate::tuning`]), `-minimal` where this NVRTC has it (12.4 and newer),
 /// and the configured `--Ofast-compile` level (12.8 and newer; see [`JitConfig`]).
 pub fn compile_options(arch: u32, cubin: bool) -> CompileOptions {
     options_at(arch, cubin, JitConfig::get().fast_compile)
@@ -78,9 +78,9 @@ pub(crate) fn path_for(src: &str, opts: &CompileOptions, ext: &str) -> Result<Op
 /// NVRTC is given (see [`CompileOptions::args`]) and the NVRTC version.
 ///
 /// ```no_run
-/// let o = cuprite_array::jit::compile_options(90, true);
-/// let a = cuprite_array::jit::cache_key("k", &o)?;
-/// assert_ne!(a, cuprite_array::jit::cache_key("k", &o.clone().option("-lineinfo"))?);
+/// let o = cuprite_array::tuning::compiler::compile_options(90, true);
+/// let a = cuprite_array::tuning::compiler::cache_key("k", &o)?;
+/// assert_ne!(a, cuprite_array::tuning::compiler::cache_key("k", &o.clone().option("-lineinfo"))?);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn cache_key(src: &str, opts: &CompileOptions) -> Result<u128> {

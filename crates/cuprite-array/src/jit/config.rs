@@ -21,7 +21,7 @@ impl FastCompile {
     /// The level named `s` (`"0"`, `"min"`, `"mid"`, `"max"`), `None` for any other text.
     ///
     /// ```
-    /// use cuprite_array::jit::FastCompile;
+    /// use cuprite_array::tuning::FastCompile;
     /// assert_eq!(FastCompile::parse("mid"), Some(FastCompile::Mid));
     /// assert_eq!(FastCompile::parse("fast"), None);
     /// ```
@@ -38,7 +38,7 @@ impl FastCompile {
     /// The NVRTC option of this level (`None` for [`FastCompile::Off`]).
     ///
     /// ```
-    /// use cuprite_array::jit::FastCompile;
+    /// use cuprite_array::tuning::FastCompile;
     /// assert_eq!(FastCompile::Min.option().as_deref(), Some("--Ofast-compile=min"));
     /// assert_eq!(FastCompile::Off.option(), None);
     /// ```
@@ -122,7 +122,7 @@ impl JitConfig {
     /// The configuration described by `var` (an environment lookup).
     ///
     /// ```
-    /// use cuprite_array::jit::{FastCompile, FirstUse, JitConfig};
+    /// use cuprite_array::tuning::{FastCompile, FirstUse, JitConfig};
     /// let c = JitConfig::from_lookup(|k| match k {
     ///     "CUPRITE_ARRAY_FAST_COMPILE" => Some("mid".to_string()),
     ///     "CUPRITE_ARRAY_INTERP" => Some("0".to_string()),
@@ -163,7 +163,7 @@ impl JitConfig {
     /// This process's configuration (read from the environment on the first call).
     ///
     /// ```
-    /// let c = cuprite_array::jit::JitConfig::get();
+    /// let c = cuprite_array::tuning::JitConfig::get();
     /// assert!(c.fast_compile.option().is_none_or(|o| o.starts_with("--Ofast-compile=")));
     /// ```
     pub fn get() -> &'static JitConfig {

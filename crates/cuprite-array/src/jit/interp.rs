@@ -57,9 +57,9 @@ thread_local! {
 /// build) instead of run on the interpreter: to compare the tiers or time the builds.
 ///
 /// ```
-/// use cuprite_array::{Array, Device, jit};
+/// use cuprite_array::{Array, Device, tuning};
 /// let a = Array::<f32>::from_slice_on(Device::CPU, &[1.0, 2.0], &[2])?;
-/// let b = jit::without_interpreter(|| (&a * 3.0).to_vec())?;
+/// let b = tuning::without_interpreter(|| (&a * 3.0).to_vec())?;
 /// assert_eq!(b, [3.0, 6.0]);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
@@ -83,7 +83,7 @@ pub(crate) static SOURCE: LazyLock<String> = LazyLock::new(interp::source);
 /// image's first runs the build.
 ///
 /// ```no_run
-/// let p = cuprite_array::jit::interpreter_cache_path(90)?;
+/// let p = cuprite_array::tuning::compiler::interpreter_cache_path(90)?;
 /// println!("{p:?}");
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```

@@ -53,7 +53,7 @@ pub fn math_library_options(arch: u32) -> cuprite_driver::nvrtc::CompileOptions 
 /// emitter); the text is not searched.
 ///
 /// ```
-/// use cuprite_array::jit::{MathUse, glue_source};
+/// use cuprite_array::tuning::compiler::{MathUse, glue_source};
 /// let used = MathUse { f32: true, f64: false };
 /// let glue = glue_source("float f(float x) { return sinf(x) + __expf(x); }", used).unwrap();
 /// assert!(glue.contains("extern \"C\" __device__ float cq_sinf(float a);"));

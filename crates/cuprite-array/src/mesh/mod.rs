@@ -21,7 +21,7 @@
 //! (one all-reduce: NCCL on a CUDA mesh, the CPU backend on a CPU mesh), and which layouts a
 //! matrix product of sharded operands takes ([`Sharded::matmul`]). A mesh of one GPU
 //! needs no NCCL. Kernels are compiled once per GPU architecture and loaded on every device of
-//! it (see [`crate::jit`]).
+//! it (see [`crate::tuning`]).
 //!
 //! A CPU mesh ([`Mesh::cpu`]) runs the same logic over logical CPU devices, so that a program
 //! written for several GPUs runs, and is tested, without one.

@@ -9,16 +9,14 @@ use crate::codegen::{
 };
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall};
-use crate::runtime::DeviceState;
 use crate::shape::numel;
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
-use cuprite_driver::Stream;
 use half::{bf16, f16};
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
 
 /// A histogram of `n` values of `dtype` into `bins` bins (see [`HistMode`]); input 0 is the
 /// values, input 1 (when `weighted`) `n` `f64` weights. Output: `bins` `i64` counts, or `f64`
@@ -237,11 +235,11 @@ impl LibraryCall for Histogram {
 
     fn run_cuda(
         &self,
-        st: &'static DeviceState,
-        stream: &Arc<Stream>,
+        lane: &CudaLane<'_>,
         inputs: &[CallInput<'_, DevBuf>],
         out: &mut DevBuf,
     ) -> Result<()> {
+        let CudaLane { st, stream } = *lane;
         self.check(inputs)?;
         if self.bins == 0 {
             return Ok(());

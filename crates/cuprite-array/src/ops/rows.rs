@@ -21,12 +21,11 @@ use crate::codegen::kargs::{BufAt, KernelParams};
 use crate::codegen::{RowArgs, RowBind, RowKind, RowShape, RowSpec};
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
+use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall, Node, Op, Program, Step};
-use crate::runtime::DeviceState;
 use crate::shape::numel;
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
-use cuprite_driver::Stream;
 use half::{bf16, f16};
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
@@ -538,11 +537,11 @@ impl LibraryCall for RowOp {
 
     fn run_cuda<'a>(
         &self,
-        st: &'static DeviceState,
-        stream: &Arc<Stream>,
+        lane: &CudaLane<'_>,
         inputs: &[CallInput<'a, DevBuf>],
         out: &mut DevBuf,
     ) -> Result<()> {
+        let CudaLane { st, stream } = *lane;
         self.check(inputs)?;
         let lines = self.outer * self.inner;
         if lines == 0 || self.n == 0 {

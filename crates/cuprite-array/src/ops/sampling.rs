@@ -16,12 +16,11 @@ use crate::codegen::{GammaParams, KernelParams, WriteBuf};
 use crate::device::current_device;
 use crate::dtype::{DType, Element, Float, Integer};
 use crate::error::{Error, Result};
+use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall, Node, Op};
 use crate::random::{gamma_f64, philox4x32_10, sample_f64};
-use crate::runtime::DeviceState;
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::{KeyHasher, host_vec};
-use cuprite_driver::Stream;
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -419,11 +418,11 @@ impl LibraryCall for Gamma {
 
     fn run_cuda(
         &self,
-        st: &'static DeviceState,
-        stream: &Arc<Stream>,
+        lane: &CudaLane<'_>,
         _inputs: &[CallInput<'_, DevBuf>],
         out: &mut DevBuf,
     ) -> Result<()> {
+        let CudaLane { st, stream } = *lane;
         if self.n == 0 {
             return Ok(());
         }

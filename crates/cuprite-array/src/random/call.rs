@@ -7,11 +7,11 @@ use crate::array::Array;
 use crate::device::current_device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall, Node, Op};
-use crate::runtime::DeviceState;
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
-use cuprite_driver::{Access, Stream};
+use cuprite_driver::Access;
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -95,11 +95,11 @@ impl LibraryCall for Sampler {
 
     fn run_cuda(
         &self,
-        st: &'static DeviceState,
-        stream: &Arc<Stream>,
+        lane: &CudaLane<'_>,
         inputs: &[CallInput<'_, DevBuf>],
         out: &mut DevBuf,
     ) -> Result<()> {
+        let CudaLane { st, stream } = *lane;
         self.check(inputs, out.len(), out.dtype())?;
         if self.n == 0 {
             return Ok(());

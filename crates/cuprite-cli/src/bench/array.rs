@@ -11,7 +11,7 @@
 
 use super::curves::{CHART_HOST, per_call};
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
-use cuprite_array::{Array, Device, jit, with_device};
+use cuprite_array::{Array, Device, tuning, with_device};
 use std::time::Instant;
 
 /// The array benchmarks.
@@ -93,7 +93,7 @@ fn fused_chain(ctx: &mut BenchCtx) -> BenchResult {
         let (a, b, c, d) = (rand(n, 1)?, rand(n, 2)?, rand(n, 3)?, rand(n, 4)?);
         // Steady state: the optimised kernel, not the quick first build.
         chain(&a, &b, &c, &d).eval()?;
-        cuprite_array::wait_tier_up();
+        cuprite_array::tuning::wait_tier_up();
         let stream = stream_raw()?;
         // SAFETY: the array stream of device 0 lives for the whole process, and its (primary)
         // context is current after the arrays above were made.
@@ -127,7 +127,7 @@ fn sum(ctx: &mut BenchCtx) -> BenchResult {
     with_device(gpu(), || {
         let a = rand(n, 5)?;
         a.sum()?;
-        cuprite_array::wait_tier_up();
+        cuprite_array::tuning::wait_tier_up();
         let stream = stream_raw()?;
         // SAFETY: as in `fused_chain`.
         let s = unsafe {
@@ -147,7 +147,7 @@ fn sum(ctx: &mut BenchCtx) -> BenchResult {
         drop(a);
         let (x, y) = (rand(m, 6)?, rand(m, 7)?);
         (&x * &y).sum()?;
-        cuprite_array::wait_tier_up();
+        cuprite_array::tuning::wait_tier_up();
         // SAFETY: as above.
         let s = unsafe {
             per_call(ctx, stream, CALLS, || -> Result<(), BenchError> {
@@ -219,7 +219,7 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
         let n = 1000usize;
         let a = rand(n, 8)?;
         (&a + 1.0).eval()?;
-        cuprite_array::wait_tier_up();
+        cuprite_array::tuning::wait_tier_up();
         // The raw companion: the same parameters through cuLaunchKernel on the array stream,
         // its kernel built as the array's are (NVRTC to a CUBIN with the array's options): the
         // driver launches a kernel of a PTX module about 1% faster than one of a CUBIN
@@ -230,7 +230,7 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
             .device()
             .compute_capability()
             .map_err(to_err)?;
-        let opts = cuprite_array::jit::compile_options(major * 10 + minor, true);
+        let opts = cuprite_array::tuning::compiler::compile_options(major * 10 + minor, true);
         let module = stream
             .context()
             .load_module(cuprite_driver::nvrtc::compile(RAW_KERNEL, &opts).map_err(to_err)?)
@@ -495,14 +495,14 @@ pub fn warm_child() -> Option<Result<f64, BenchError>> {
     let (dir, k) = rest.rsplit_once('|')?;
     let k: usize = k.parse().ok()?;
     let salt: u64 = salt.parse().ok()?;
-    jit::set_cache_dir(Some(dir.into()));
+    tuning::set_cache_dir(Some(dir.into()));
     Some(with_device(gpu(), || {
         let a = rand(1 << 16, 9)?;
         a.eval()?;
         cuprite_array::sync(gpu())?;
         // Builds the preparation started in the background (none when the cache serves it
         // all) are not the timed expression's.
-        cuprite_array::wait_tier_up();
+        cuprite_array::tuning::wait_tier_up();
         let before = cuprite_array::stats::compiles();
         let t = Instant::now();
         first_use_expr(&a, k, salt).eval()?;
@@ -588,7 +588,7 @@ const PHASES_TAG: &str = "phases (enqueue, device, copy) ms:";
 fn jit_first_use(ctx: &mut BenchCtx) -> BenchResult {
     let dir = std::env::temp_dir().join(format!("cuprite-bench-jit-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    jit::set_cache_dir(Some(dir.clone()));
+    tuning::set_cache_dir(Some(dir.clone()));
     let reps = ctx.repeats.min(12);
     let salt = fresh_salt();
     let out = with_device(gpu(), || -> BenchResult {
@@ -599,7 +599,7 @@ fn jit_first_use(ctx: &mut BenchCtx) -> BenchResult {
         // new), the first quick build asks for it and the samples link with it.
         (&a * 0.5).cos().log1p().eval()?;
         cuprite_array::sync(gpu())?;
-        cuprite_array::wait_tier_up();
+        cuprite_array::tuning::wait_tier_up();
         // The same lengths with the quick NVRTC build instead of the interpreter (another
         // salt: sources new again).
         let quick_salt = fresh_salt() ^ 0x9e37_79b9;
@@ -607,10 +607,10 @@ fn jit_first_use(ctx: &mut BenchCtx) -> BenchResult {
         let linked0 = cuprite_array::stats::linked_quick_builds();
         for k in 0..reps {
             let t = Instant::now();
-            jit::without_interpreter(|| first_use_expr(&a, k, quick_salt).eval())?;
+            tuning::without_interpreter(|| first_use_expr(&a, k, quick_salt).eval())?;
             cuprite_array::sync(gpu())?;
             quick.push(t.elapsed().as_secs_f64());
-            cuprite_array::wait_tier_up();
+            cuprite_array::tuning::wait_tier_up();
         }
         let linked = cuprite_array::stats::linked_quick_builds() - linked0;
         let mut first = Vec::new();
@@ -622,7 +622,7 @@ fn jit_first_use(ctx: &mut BenchCtx) -> BenchResult {
             cuprite_array::sync(gpu())?;
             first.push(t.elapsed().as_secs_f64());
             // The optimised build (background) is not part of the next sample.
-            cuprite_array::wait_tier_up();
+            cuprite_array::tuning::wait_tier_up();
         }
         let interpreted = cuprite_array::stats::interpreted_first_uses() - interpreted0;
         // The math library the quick builds link with: built once per machine and NVRTC
@@ -633,8 +633,8 @@ fn jit_first_use(ctx: &mut BenchCtx) -> BenchResult {
             let t = Instant::now();
             for f64 in [false, true] {
                 let c = cuprite_driver::nvrtc::compile(
-                    jit::math_library_source(f64),
-                    &jit::math_library_options(arch()?),
+                    tuning::compiler::math_library_source(f64),
+                    &tuning::compiler::math_library_options(arch()?),
                 )
                 .map_err(|e| BenchError::from(e.to_string()))?;
                 bytes[f64 as usize] = c.cubin().map_or(0, <[u8]>::len);
@@ -666,7 +666,7 @@ fn jit_first_use(ctx: &mut BenchCtx) -> BenchResult {
             )),
         ])
     });
-    jit::set_cache_dir(None);
+    tuning::set_cache_dir(None);
     let mut out = out?;
     // The same expressions, each in a new process whose disk cache holds its kernel.
     let exe = std::env::current_exe().map_err(|e| BenchError::from(e.to_string()))?;
@@ -770,7 +770,7 @@ fn cpu_fused_chain(ctx: &mut BenchCtx) -> BenchResult {
 fn jit_first_reduction(ctx: &mut BenchCtx) -> BenchResult {
     let dir = std::env::temp_dir().join(format!("cuprite-bench-jitred-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    jit::set_cache_dir(Some(dir.clone()));
+    tuning::set_cache_dir(Some(dir.clone()));
     let reps = ctx.repeats.min(12);
     let salt = fresh_salt();
     let out = with_device(gpu(), || -> BenchResult {
@@ -779,17 +779,17 @@ fn jit_first_reduction(ctx: &mut BenchCtx) -> BenchResult {
         // Untimed: the math library (per machine) and the combine kernel of f32 sums.
         (&a * 0.5).cos().log1p().eval()?;
         cuprite_array::sync(gpu())?;
-        cuprite_array::wait_tier_up();
+        cuprite_array::tuning::wait_tier_up();
         let t = Instant::now();
         a.sum()?.item()?;
         let combine_first = t.elapsed().as_secs_f64();
-        cuprite_array::wait_tier_up();
+        cuprite_array::tuning::wait_tier_up();
         let mut first = Vec::new();
         for k in 0..reps {
             let t = Instant::now();
             first_use_expr(&a, k, salt).sum()?.item()?;
             first.push(t.elapsed().as_secs_f64());
-            cuprite_array::wait_tier_up();
+            cuprite_array::tuning::wait_tier_up();
         }
         Ok(vec![
             Figure::time(
@@ -804,7 +804,7 @@ fn jit_first_reduction(ctx: &mut BenchCtx) -> BenchResult {
             )),
         ])
     });
-    jit::set_cache_dir(None);
+    tuning::set_cache_dir(None);
     let _ = std::fs::remove_dir_all(&dir);
     let mut out = out?;
     // The same kind of reduction as the first new kernel of a new process, with the machine's

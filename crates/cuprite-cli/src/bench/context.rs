@@ -142,7 +142,7 @@ impl BenchCtx {
         // replace their quick first builds (waiting returns at once when nothing is being
         // built), then one more round runs them.
         if self.warmup > 0 {
-            cuprite_array::wait_tier_up();
+            cuprite_array::tuning::wait_tier_up();
             enqueue().map_err(Into::into)?;
         }
         // SAFETY: `stream` is a live stream of the current context (this method's contract).

@@ -212,7 +212,7 @@ fn array(ctx: &mut BenchCtx) -> BenchResult {
             chain().eval()?;
             a.sum()?.eval()?;
             (&a * &b).sum()?.eval()?;
-            cuprite_array::wait_tier_up();
+            cuprite_array::tuning::wait_tier_up();
             let sync = || cuprite_array::sync(gpu).map_err(BenchError::from);
             sync()?;
             // SAFETY: the array stream of device 0 lives for the whole process and its (primary)

@@ -116,7 +116,7 @@ fn timed(
     mut f: impl FnMut() -> Result<(), BenchError>,
 ) -> Result<Samples, BenchError> {
     f()?;
-    cuprite_array::wait_tier_up();
+    cuprite_array::tuning::wait_tier_up();
     f()?;
     let stream = cuprite_array::get_stream(0)?.raw();
     // SAFETY: the array stream of device 0 lives for the whole process, and its (primary)
@@ -128,7 +128,7 @@ fn timed(
 /// captured).
 fn warm(f: impl Fn() -> cuprite_array::Result<Vec<Array<f32>>>) -> cuprite_array::Result<()> {
     realise(&f()?)?;
-    cuprite_array::wait_tier_up();
+    cuprite_array::tuning::wait_tier_up();
     realise(&f()?)?;
     cuprite_array::sync(Device::cuda(0))
 }

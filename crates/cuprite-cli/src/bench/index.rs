@@ -72,7 +72,7 @@ fn gather(ctx: &mut BenchCtx) -> BenchResult {
                 return Err(format!("gather check failed at {k}").into());
             }
         }
-        cuprite_array::wait_tier_up();
+        cuprite_array::tuning::wait_tier_up();
         let stream = stream_raw()?;
         let mut figs = Vec::new();
         // The headline first: indices the library cannot vouch for, checked on the device, as
@@ -148,7 +148,7 @@ fn index_add(ctx: &mut BenchCtx) -> BenchResult {
         if (total - want).abs() > 1e-3 * want.abs().max(1.0) {
             return Err(format!("atomic index_add total {total} vs {want}").into());
         }
-        cuprite_array::wait_tier_up();
+        cuprite_array::tuning::wait_tier_up();
         let stream = stream_raw()?;
         let mut figs = Vec::new();
         let mut atomic_ms = None;

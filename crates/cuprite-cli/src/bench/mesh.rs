@@ -78,7 +78,7 @@ fn time_sharded(
     for _ in 0..ctx.warmup.max(1) {
         call()?;
     }
-    cuprite_array::wait_tier_up();
+    cuprite_array::tuning::wait_tier_up();
     call()?;
     for s in streams {
         s.synchronize()?;
@@ -148,7 +148,7 @@ fn fused_chain(ctx: &mut BenchCtx) -> BenchResult {
             &d.shards()[last],
         )
         .eval()?;
-        cuprite_array::wait_tier_up();
+        cuprite_array::tuning::wait_tier_up();
         let r = run()?;
         let want = chain(
             &a.shards()[last],

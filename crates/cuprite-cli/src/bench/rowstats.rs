@@ -85,7 +85,7 @@ fn row_figures(
         let stream = stream_raw()?;
         let x = Array::<f32>::rand_normal(&[r, c], 1)?;
         op(&x)?.eval()?;
-        cuprite_array::wait_tier_up();
+        cuprite_array::tuning::wait_tier_up();
         // SAFETY: the array stream of device 0 lives for the whole process, and its (primary)
         // context is current after the arrays above were made.
         let s32 = unsafe {
@@ -98,7 +98,7 @@ fn row_figures(
         xb.eval()?;
         drop(x);
         op16(&xb)?.eval()?;
-        cuprite_array::wait_tier_up();
+        cuprite_array::tuning::wait_tier_up();
         // SAFETY: as above.
         let s16 = unsafe {
             per_call(ctx, stream, CALLS, || -> Result<(), BenchError> {
@@ -148,7 +148,7 @@ fn softmax(ctx: &mut BenchCtx) -> BenchResult {
             Ok(())
         };
         f()?;
-        cuprite_array::wait_tier_up();
+        cuprite_array::tuning::wait_tier_up();
         // SAFETY: as in `row_figures`.
         unsafe { per_call(ctx, stream, CALLS, f) }
     })?;
@@ -207,7 +207,7 @@ fn histogram(ctx: &mut BenchCtx) -> BenchResult {
             Ok(())
         };
         f()?;
-        cuprite_array::wait_tier_up();
+        cuprite_array::tuning::wait_tier_up();
         // SAFETY: as in `row_figures`.
         let s = unsafe { per_call(ctx, stream, CALLS, f) }?;
         Ok(vec![
@@ -233,7 +233,7 @@ fn cov(ctx: &mut BenchCtx) -> BenchResult {
             Ok(())
         };
         f()?;
-        cuprite_array::wait_tier_up();
+        cuprite_array::tuning::wait_tier_up();
         // SAFETY: as in `row_figures`.
         let s = unsafe { per_call(ctx, stream, 3, f) }?;
         Ok(vec![

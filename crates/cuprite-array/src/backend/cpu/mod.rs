@@ -5,7 +5,7 @@
 //! next chunk is started, so the whole expression is one pass over memory, not one per
 //! operation. This module is also the reference the GPU backend is checked against.
 
-use super::contract::{Backend, LibraryInput};
+use super::contract::{Executor, FlagWord, LibraryInput};
 use crate::device::Device;
 use crate::dtype::{Class, DType, Scalar, c32, c64};
 use crate::error::{Error, Result};
@@ -33,11 +33,32 @@ pub(crate) use reduce::reduce;
 /// The CPU backend.
 pub(crate) struct Cpu;
 
-impl Backend for Cpu {
+impl Executor for Cpu {
     fn upload(&self, _: Device, dtype: DType, len: usize, bytes: &[u8]) -> Result<Arc<Storage>> {
         Ok(Arc::new(Storage::Host(HostBuf::from_bytes(
             dtype, len, bytes,
         )?)))
+    }
+
+    fn flag_word(&self, device: Device) -> Result<FlagWord> {
+        let storage = self.upload(device, DType::U32, 1, &[0; 4])?;
+        if let Storage::Host(h) = &*storage {
+            // A record left by an earlier flag at the same address.
+            flags::take(h);
+        }
+        Ok(FlagWord {
+            storage,
+            mapped: None,
+        })
+    }
+
+    fn flag_raised(&self, flag: &FlagWord) -> Result<bool> {
+        match &*flag.storage {
+            Storage::Host(h) => Ok(flags::take(h)),
+            Storage::Cuda(_) => Err(Error::DeviceMismatch(
+                "the CPU backend was asked to read a flag in CUDA memory".into(),
+            )),
+        }
     }
 
     fn download(&self, s: &Storage) -> Result<Vec<u8>> {

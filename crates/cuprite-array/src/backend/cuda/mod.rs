@@ -5,11 +5,12 @@
 //! between threads working on different streams are ordered by the driver layer's tracking
 //! (and single-stream programs pay nothing for it).
 
-use super::contract::{Backend, LibraryInput};
+use super::contract::{Executor, FlagWord, LibraryInput, Limits};
 use crate::codegen::{self, BLOCK, ParamPlan, VEC, Variant};
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::exec::CudaLane;
 use crate::graph::{CallInput, FusedCall, LibraryCall, Node, Program};
 use crate::jit::KernelKind;
 use crate::op::ReduceOp;
@@ -22,6 +23,7 @@ use std::sync::Arc;
 
 mod direct;
 mod elementwise;
+mod flag;
 
 pub use elementwise::set_vectorize;
 pub(crate) use elementwise::{aligned, vector_allowed};
@@ -30,7 +32,7 @@ use elementwise::{alloc, dev_of, launch, launch_interp, run_elementwise};
 /// The CUDA backend.
 pub(crate) struct Cuda;
 
-impl Backend for Cuda {
+impl Executor for Cuda {
     fn upload(&self, d: Device, dtype: DType, len: usize, bytes: &[u8]) -> Result<Arc<Storage>> {
         upload(d.ordinal, dtype, len, bytes)
     }
@@ -99,7 +101,7 @@ impl Backend for Cuda {
             });
         }
         let mut buf = alloc(st, stream, out, len)?;
-        call.run_cuda(st, stream, &ins, &mut buf)?;
+        call.run_cuda(&CudaLane { st, stream }, &ins, &mut buf)?;
         Ok(Arc::new(Storage::Cuda(buf)))
     }
 
@@ -128,8 +130,35 @@ impl Backend for Cuda {
             dev_of(&i.storage, d.ordinal)?;
         }
         let mut buf = alloc(st, stream, out, len)?;
-        call.run_cuda_fused(st, stream, prog, &ins, &mut buf)?;
+        call.run_cuda_fused(&CudaLane { st, stream }, prog, &ins, &mut buf)?;
         Ok(Arc::new(Storage::Cuda(buf)))
+    }
+
+    fn copy_from(&self, d: Device, src: &Storage) -> Result<Option<Arc<Storage>>> {
+        match src {
+            Storage::Cuda(b) => copy_to(b, d.ordinal).map(Some),
+            Storage::Host(_) => Ok(None),
+        }
+    }
+
+    fn flag_word(&self, d: Device) -> Result<FlagWord> {
+        flag::flag_word(d.ordinal)
+    }
+
+    fn flag_raised(&self, flag: &FlagWord) -> Result<bool> {
+        flag::flag_raised(flag)
+    }
+
+    fn limits(&self) -> Limits {
+        Limits {
+            fft_real_last_axis: true,
+            fft_c2r_reads_edges: true,
+            gemm_f64_epilogues_limited: true,
+        }
+    }
+
+    fn cuda_ordinal(&self, d: Device) -> Option<usize> {
+        Some(d.ordinal)
     }
 
     fn sync(&self, d: Device) -> Result<()> {

@@ -57,13 +57,13 @@ pub(super) fn one_axis<U: Element, O: Element>(
     norm: FftNorm,
     what: &str,
 ) -> Result<Array<O>> {
-    // On CUDA a real-to-complex or complex-to-real transform along a non-trailing axis runs
-    // along the last axis of a permuted copy: cuFFT needs its real and complex pointers aligned
-    // to the complex type, which the interleaved signals of an inner axis are not (seen on the
-    // H100: CUFFT_INVALID_VALUE for an f64 rfft along the middle axis of [50, 7, 3]).
+    // Where the backend's library transforms real signals along the last axis only (cuFFT
+    // needs its real and complex pointers aligned to the complex type, which the interleaved
+    // signals of an inner axis are not: CUFFT_INVALID_VALUE), a real-to-complex or
+    // complex-to-real transform along another axis runs along the last axis of a permuted copy.
     let nd = x.ndim();
     if matches!(kind, Kind::R2C | Kind::C2R)
-        && x.device().backend == crate::device::Backend::Cuda
+        && crate::backend::of(x.device()).limits().fft_real_last_axis
         && nd > 1
     {
         let ax = crate::shape::axis(axis, nd)?;
@@ -125,34 +125,7 @@ pub(super) fn transform<U: Element>(
 ) -> Result<Arc<Node>> {
     let nd = x.ndim();
     let shape = x.shape().to_vec();
-    // The axes, in the caller's order (the last is the real one of R2C/C2R).
-    let axes: Vec<usize> = match (axes, s, default) {
-        (Some(a), _, _) => resolve_axes(a, nd, what)?,
-        (None, Some(s), _) if s.len() > nd => {
-            return Err(Error::Shape(format!(
-                "{what}: s = {s:?} gives {} lengths for an array of {nd} dimension(s)",
-                s.len()
-            )));
-        }
-        (None, Some(s), _) => (nd - s.len()..nd).collect(),
-        (None, None, Some(DefaultAxes::LastTwo)) => resolve_axes(&[-2, -1], nd, what)?,
-        (None, None, _) => (0..nd).collect(),
-    };
-    if let Some(s) = s {
-        if s.len() != axes.len() {
-            return Err(Error::Shape(format!(
-                "{what}: s = {s:?} gives {} lengths for {} axes {axes:?}",
-                s.len(),
-                axes.len()
-            )));
-        }
-        if let Some(i) = s.iter().position(|&n| n == 0) {
-            return Err(Error::InvalidArgument(format!(
-                "{what}: n = 0 points along axis {} (s = {s:?}); every length must be at least 1",
-                axes[i]
-            )));
-        }
-    }
+    let axes = transform_axes(nd, s, axes, default, what)?;
     if axes.is_empty() {
         if kind.is_real() {
             return Err(Error::Axis(format!(
@@ -198,26 +171,7 @@ pub(super) fn transform<U: Element>(
                 "{what}: the transform lengths {logical:?} overflow the number of points"
             ))
         })?;
-    // Crop (a view) then pad with zeros (one evaluation), as NumPy does.
-    let mut input = x.clone();
-    if axes.iter().zip(&need).any(|(&a, &n)| shape[a] > n) {
-        let mut args: Vec<SliceArg> = vec![(..).into(); nd];
-        for (&a, &n) in axes.iter().zip(&need) {
-            if shape[a] > n {
-                args[a] = (..n as isize).into();
-            }
-        }
-        input = input.slice(&args)?;
-    }
-    if axes.iter().zip(&need).any(|(&a, &n)| shape[a] < n) {
-        let mut widths = vec![(0, 0); nd];
-        for (&a, &n) in axes.iter().zip(&need) {
-            if shape[a] < n {
-                widths[a] = (0, n - shape[a]);
-            }
-        }
-        input = input.pad(&widths, U::default())?;
-    }
+    let mut input = fit_input(x, &axes, &need)?;
     // cuFFT may overwrite a complex-to-real input, and it does not ignore the imaginary parts
     // of the zero-frequency and Nyquist points as NumPy (and the CPU backend) do. On CUDA a
     // one-axis `irfft` reads a private copy with those parts zeroed, made by one fused
@@ -225,8 +179,9 @@ pub(super) fn transform<U: Element>(
     // axes the points NumPy ignores are those of the lines after the complex inverse
     // transforms, not of the input: the call then copies its input on the stream instead (see
     // the module docs for what differs). The CPU backend copies each line and zeroes them.
-    let private_input =
-        kind == Kind::C2R && axes.len() == 1 && x.device().backend == crate::device::Backend::Cuda;
+    let private_input = kind == Kind::C2R
+        && axes.len() == 1
+        && crate::backend::of(x.device()).limits().fft_c2r_reads_edges;
     if private_input {
         input = drop_edge_imag(&input, axes[last], logical[last])?;
     }
@@ -269,6 +224,72 @@ pub(super) fn transform<U: Element>(
             crate::ops::elementwise::binary_node(&node, &c, BinaryOp::Mul)
         }
     }
+}
+
+/// The transformed axes in the caller's order (the last is the real one of R2C/C2R): `axes`
+/// resolved, else the last `s.len()` axes, else the `default`; checked against `s`.
+fn transform_axes(
+    nd: usize,
+    s: Option<&[usize]>,
+    axes: Option<&[isize]>,
+    default: Option<DefaultAxes>,
+    what: &str,
+) -> Result<Vec<usize>> {
+    let axes: Vec<usize> = match (axes, s, default) {
+        (Some(a), _, _) => resolve_axes(a, nd, what)?,
+        (None, Some(s), _) if s.len() > nd => {
+            return Err(Error::Shape(format!(
+                "{what}: s = {s:?} gives {} lengths for an array of {nd} dimension(s)",
+                s.len()
+            )));
+        }
+        (None, Some(s), _) => (nd - s.len()..nd).collect(),
+        (None, None, Some(DefaultAxes::LastTwo)) => resolve_axes(&[-2, -1], nd, what)?,
+        (None, None, _) => (0..nd).collect(),
+    };
+    if let Some(s) = s {
+        if s.len() != axes.len() {
+            return Err(Error::Shape(format!(
+                "{what}: s = {s:?} gives {} lengths for {} axes {axes:?}",
+                s.len(),
+                axes.len()
+            )));
+        }
+        if let Some(i) = s.iter().position(|&n| n == 0) {
+            return Err(Error::InvalidArgument(format!(
+                "{what}: n = 0 points along axis {} (s = {s:?}); every length must be at least 1",
+                axes[i]
+            )));
+        }
+    }
+    Ok(axes)
+}
+
+/// `x` cropped (a view) then padded with zeros (one evaluation) to `need` points along each of
+/// `axes`, as NumPy does.
+fn fit_input<U: Element>(x: &Array<U>, axes: &[usize], need: &[usize]) -> Result<Array<U>> {
+    let shape = x.shape();
+    let nd = shape.len();
+    let mut input = x.clone();
+    if axes.iter().zip(need).any(|(&a, &n)| shape[a] > n) {
+        let mut args: Vec<SliceArg> = vec![(..).into(); nd];
+        for (&a, &n) in axes.iter().zip(need) {
+            if shape[a] > n {
+                args[a] = (..n as isize).into();
+            }
+        }
+        input = input.slice(&args)?;
+    }
+    if axes.iter().zip(need).any(|(&a, &n)| shape[a] < n) {
+        let mut widths = vec![(0, 0); nd];
+        for (&a, &n) in axes.iter().zip(need) {
+            if shape[a] < n {
+                widths[a] = (0, n - shape[a]);
+            }
+        }
+        input = input.pad(&widths, U::default())?;
+    }
+    Ok(input)
 }
 
 /// `x` (a half spectrum, `n / 2 + 1` points along `axis`) with the imaginary parts of its

@@ -5,12 +5,10 @@
 use super::desc::{FftCall, Kind};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall};
-use crate::runtime::DeviceState;
 use crate::shape::numel;
 use crate::storage::{DevBuf, HostBuf};
-use cuprite_driver::Stream;
-use std::sync::Arc;
 
 impl LibraryCall for FftCall {
     fn name(&self) -> &str {
@@ -35,11 +33,11 @@ impl LibraryCall for FftCall {
 
     fn run_cuda(
         &self,
-        st: &'static DeviceState,
-        stream: &Arc<Stream>,
+        lane: &CudaLane<'_>,
         inputs: &[CallInput<'_, DevBuf>],
         out: &mut DevBuf,
     ) -> Result<()> {
+        let CudaLane { st, stream } = *lane;
         let [x] = inputs else {
             return Err(Error::InvalidArgument("an FFT takes one input".into()));
         };

@@ -12,13 +12,11 @@ use super::IndexMode;
 pub(super) use super::desc::{Reduce, ScatterCall};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall};
-use crate::runtime::DeviceState;
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
-use cuprite_driver::Stream;
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
 
 /// `ceil(log2(c))`, 0 for `c <= 1`.
 fn ceil_log2(c: u64) -> i32 {
@@ -479,11 +477,11 @@ impl LibraryCall for ScatterCall {
 
     fn run_cuda(
         &self,
-        st: &'static DeviceState,
-        stream: &Arc<Stream>,
+        lane: &CudaLane<'_>,
         inputs: &[CallInput<'_, DevBuf>],
         out: &mut DevBuf,
     ) -> Result<()> {
+        let CudaLane { st, stream } = *lane;
         self.check(inputs)?;
         self.launch_cuda(st, stream, inputs, out)
     }

@@ -101,7 +101,6 @@ use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
 use crate::schedule::contiguous_storage;
-use crate::storage::Storage;
 use std::sync::Arc;
 
 /// What an index outside its axis does (see the module docs).
@@ -225,56 +224,26 @@ pub(crate) fn known_in_range(raw: &Arc<Node>, n: usize) -> bool {
 }
 
 /// A one-word flag that the checked indices of [`Op::CheckIndex`] raise: made zero on the
-/// indices' device before the kernel that reads them, read back after it. On CUDA the word is
-/// a mapped host word where one is free (cleared by the host, read after a synchronisation
-/// without a copy), device memory otherwise.
+/// indices' device before the kernel that reads them, read back after it, both by the
+/// device's backend ([`crate::backend::Executor::flag_word`]).
 pub(crate) struct IndexFlag {
-    storage: Arc<Storage>,
+    word: crate::backend::FlagWord,
     device: crate::device::Device,
-    /// The host address of the mapped word, which the storage's keeper hands back to the
-    /// device's page after the library's last use of it.
-    mapped: Option<*const u32>,
 }
 
 impl IndexFlag {
     pub(super) fn new(device: crate::device::Device) -> Result<IndexFlag> {
-        if device.backend == crate::device::Backend::Cuda {
-            if let Some(w) = crate::runtime::flag_word(device.ordinal)? {
-                let host = w.host_ptr().cast_const();
-                let stream = crate::runtime::stream_for(device.ordinal)?;
-                // SAFETY: the word is 4 bytes of mapped memory of this device's context; the
-                // buffer never frees it: the keeper below makes the array buffer leak it after
-                // its last use (waiting for pending work) and then hands the word back.
-                let buf = unsafe {
-                    cuprite_driver::DeviceBuffer::<u8>::from_raw_parts(w.device_ptr(), 4, &stream)
-                };
-                let keeper = crate::storage::Foreign::new(move || drop(w));
-                let d =
-                    crate::storage::DevBuf::adopt(buf, DType::U32, 1, device.ordinal, Some(keeper));
-                return Ok(IndexFlag {
-                    storage: Arc::new(Storage::Cuda(d)),
-                    device,
-                    mapped: Some(host),
-                });
-            }
-        }
-        let z = crate::device::with_device(device, || Array::<u32>::zeros(&[1]));
-        let storage = contiguous_storage(&z.node)?;
-        if let Storage::Host(h) = &*storage {
-            // A record left by an earlier flag at the same address.
-            crate::backend::cpu::flags::take(h);
-        }
-        Ok(IndexFlag {
-            storage,
-            device,
-            mapped: None,
-        })
+        let word = crate::backend::of(device).flag_word(device)?;
+        Ok(IndexFlag { word, device })
     }
 
     /// The flag as a leaf node (an input of a checked scatter).
     pub(super) fn node(&self) -> Arc<Node> {
         Node::new(
-            Op::Leaf(self.storage.clone(), crate::shape::Layout::contiguous(&[1])),
+            Op::Leaf(
+                self.word.storage.clone(),
+                crate::shape::Layout::contiguous(&[1]),
+            ),
             DType::U32,
             vec![1],
             self.device,
@@ -283,26 +252,7 @@ impl IndexFlag {
 
     /// Whether a kernel raised the flag (on CUDA a synchronisation).
     fn raised(&self) -> Result<bool> {
-        crate::runtime::refuse_in_capture("a bounds-checked index or scatter (its error flag)")?;
-        match (&*self.storage, self.mapped) {
-            (Storage::Host(h), _) => Ok(crate::backend::cpu::flags::take(h)),
-            (Storage::Cuda(d), Some(host)) => {
-                let stream = crate::runtime::stream_for(d.ordinal())?;
-                if let Some(b) = d.live() {
-                    // Orders the stream after the word's writers on other streams, then waits.
-                    let acc = [cuprite_driver::Access::read(b)];
-                    stream.begin_access(&acc)?;
-                    stream.end_access(&acc)?;
-                }
-                stream.synchronize()?;
-                crate::stats::note_mapped_flag_read();
-                // SAFETY: the word stays this flag's while its storage lives (`self` holds it);
-                // every kernel that writes it is complete (the synchronisation above), and
-                // mapped memory written by a completed kernel is visible to the host.
-                Ok(unsafe { host.read_volatile() } != 0)
-            }
-            (Storage::Cuda(_), None) => Ok(Array::<u32>::from_node(self.node()).to_vec()?[0] != 0),
-        }
+        crate::backend::of(self.device).flag_raised(&self.word)
     }
 }
 
@@ -339,7 +289,7 @@ impl IndexFlag {
             .map_err(|_| Error::Index(format!("{what}: axis extent {n} is too large")))?;
         let i = crate::array::cast_node(raw, DType::I64);
         let node = Node::new(
-            Op::CheckIndex(self.storage.clone(), ni, raw.dtype.is_signed_int(), i),
+            Op::CheckIndex(self.word.storage.clone(), ni, raw.dtype.is_signed_int(), i),
             DType::I64,
             raw.shape.clone(),
             raw.device,

@@ -11,6 +11,7 @@ use crate::codegen::{
 };
 use crate::dtype::{Class, DType};
 use crate::error::{Error, Result};
+use crate::exec::CudaLane;
 use crate::graph::{CallInput, FusedCall, LibraryCall, Program};
 use crate::jit::KernelKind;
 use crate::runtime::DeviceState;
@@ -152,8 +153,7 @@ impl LibraryCall for ScanCall {
 
     fn run_cuda(
         &self,
-        _: &'static DeviceState,
-        _: &Arc<Stream>,
+        _: &CudaLane<'_>,
         _: &[CallInput<'_, DevBuf>],
         _: &mut DevBuf,
     ) -> Result<()> {
@@ -213,12 +213,12 @@ impl FusedCall for ScanCall {
 
     fn run_cuda_fused(
         &self,
-        st: &'static DeviceState,
-        stream: &Arc<Stream>,
+        lane: &CudaLane<'_>,
         prog: &Program,
         _: &[CallInput<'_, DevBuf>],
         out: &mut DevBuf,
     ) -> Result<()> {
+        let CudaLane { st, stream } = *lane;
         let lines = self.lines();
         if lines == 0 || self.n == 0 || out.len() == 0 {
             return Ok(());

@@ -9,10 +9,10 @@ use crate::backend::cpu::{Vals, run_chunk};
 use crate::codegen::{BLOCK, ParamPlan, search_kernel};
 use crate::dtype::{Class, DType, Element};
 use crate::error::{Error, Result};
+use crate::exec::CudaLane;
 use crate::graph::{CallInput, FusedCall, LibraryCall, Node, Op, Program};
-use crate::runtime::DeviceState;
 use crate::storage::{DevBuf, HostBuf};
-use cuprite_driver::{Access, Stream};
+use cuprite_driver::Access;
 use half::{bf16, f16};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -148,8 +148,7 @@ impl LibraryCall for Search {
 
     fn run_cuda(
         &self,
-        _: &'static DeviceState,
-        _: &Arc<Stream>,
+        _: &CudaLane<'_>,
         _: &[CallInput<'_, DevBuf>],
         _: &mut DevBuf,
     ) -> Result<()> {
@@ -217,12 +216,12 @@ impl FusedCall for Search {
 
     fn run_cuda_fused(
         &self,
-        st: &'static DeviceState,
-        stream: &Arc<Stream>,
+        lane: &CudaLane<'_>,
         prog: &Program,
         rest: &[CallInput<'_, DevBuf>],
         out: &mut DevBuf,
     ) -> Result<()> {
+        let CudaLane { st, stream } = *lane;
         let s = self.sorted(rest)?;
         let total = out.len();
         if total == 0 {

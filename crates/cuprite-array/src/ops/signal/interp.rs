@@ -5,15 +5,14 @@
 use crate::codegen::{BLOCK, Helpers, KernelSource};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall};
-use crate::runtime::DeviceState;
 use crate::shape::numel;
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
-use cuprite_driver::{Access, Stream};
+use cuprite_driver::Access;
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
 
 /// Sample points a block keeps in shared memory (`INTERP_SAMPLES` of the kernel).
 const SAMPLES: usize = 2048;
@@ -223,11 +222,11 @@ impl LibraryCall for Interp {
 
     fn run_cuda(
         &self,
-        st: &'static DeviceState,
-        stream: &Arc<Stream>,
+        lane: &CudaLane<'_>,
         inputs: &[CallInput<'_, DevBuf>],
         out: &mut DevBuf,
     ) -> Result<()> {
+        let CudaLane { st, stream } = *lane;
         self.check(inputs)?;
         if self.nq == 0 {
             return Ok(());

@@ -27,7 +27,7 @@ pub use select::QuantileMethod;
 pub use unique::{Unique, intersect1d, setdiff1d, union1d};
 
 use crate::array::Array;
-use crate::device::{Backend, Device};
+use crate::device::Device;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::shape::{Layout, checked_numel};
@@ -93,8 +93,22 @@ impl<T: Element> Rows<T> {
         self.moved.device()
     }
 
-    fn on_cuda(&self) -> bool {
-        self.device().backend == Backend::Cuda
+    /// Whether the device's backend runs sorts as CUDA kernels (else the host twins run).
+    fn on_gpu(&self) -> bool {
+        crate::backend::of(self.device())
+            .cuda_ordinal(self.device())
+            .is_some()
+    }
+
+    /// The CUDA kernels' context of the device, when [`on_gpu`](Self::on_gpu).
+    fn gpu(&self) -> Result<gpu::Gpu> {
+        let device = self.device();
+        match crate::backend::of(device).cuda_ordinal(device) {
+            Some(ordinal) => gpu::Gpu::new(ordinal),
+            None => Err(Error::DeviceMismatch(format!(
+                "{device} runs sorts on the host, not as CUDA kernels"
+            ))),
+        }
     }
 
     /// The moved shape with the last extent replaced by `last` (`None`: removed).
@@ -193,9 +207,9 @@ fn sort_moved<T: Element>(
             want_i.then(|| empty::<i64>(&shape, device)).transpose()?,
         ));
     }
-    if r.on_cuda() {
+    if r.on_gpu() {
         let s = r.device_storage()?;
-        let g = gpu::Gpu::new(device.ordinal)?;
+        let g = r.gpu()?;
         let (v, i) = gpu::sort_rows(&g, dev(&s)?, spec, r.rows, r.n, desc, want_v, want_i)?;
         return Ok((
             v.map(|v| dev_array::<T>(v, &shape, device)),
@@ -333,8 +347,8 @@ pub fn sort_by_key<K: Element, V: Element>(
     let total = rv.rows * rv.n;
     let sv = if total == 0 {
         empty::<V>(&shape, device)?
-    } else if rv.on_cuda() {
-        let g = gpu::Gpu::new(device.ordinal)?;
+    } else if rv.on_gpu() {
+        let g = rv.gpu()?;
         let vs = rv.device_storage()?;
         let ps = perm.contiguous_storage()?;
         let out = gpu::gather(&g, dev(&vs)?, dev(&ps)?, V::DTYPE, total, rv.n)?;

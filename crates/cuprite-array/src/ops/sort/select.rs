@@ -6,7 +6,7 @@
 //! among the candidates in that bucket, down to a unique (key, index) pair. Many rows are
 //! sorted (one block a row) and the wanted elements read off; the CPU always sorts.
 
-use super::gpu::{self, Gpu, Pick};
+use super::gpu::{self, Pick};
 use super::keys::KeySpec;
 use super::{Rows, cpu, dev, dev_array, empty, host_array, record, sort_moved};
 use crate::array::Array;
@@ -137,8 +137,8 @@ fn reduce_sorted<T: Element>(
     }
     let out = <T::Mean as Element>::DTYPE;
     let p = pick(r.n);
-    if r.on_cuda() {
-        let g = Gpu::new(device.ordinal)?;
+    if r.on_gpu() {
+        let g = r.gpu()?;
         if r.rows == 1 && r.n >= SELECT_MIN {
             let s = r.device_storage()?;
             let x = dev(&s)?;
@@ -204,8 +204,8 @@ impl<T: Element> Array<T> {
                 r.back(empty(&shape, device)?)?,
             ));
         }
-        if r.on_cuda() && r.rows == 1 && r.n >= SELECT_MIN && k <= gpu::TOPK_MAX {
-            let g = Gpu::new(device.ordinal)?;
+        if r.on_gpu() && r.rows == 1 && r.n >= SELECT_MIN && k <= gpu::TOPK_MAX {
+            let g = r.gpu()?;
             let s = r.device_storage()?;
             let (v, i) = gpu::topk(&g, dev(&s)?, spec, r.n, k, largest)?;
             let i = dev_array::<i64>(i, &shape, device).known_in(0, r.n as i64 - 1);
@@ -246,8 +246,8 @@ impl<T: Element> Array<T> {
         if r.rows == 0 {
             return Ok((empty(&shape, device)?, empty(&shape, device)?));
         }
-        if r.on_cuda() && r.rows == 1 && r.n >= SELECT_MIN {
-            let g = Gpu::new(device.ordinal)?;
+        if r.on_gpu() && r.rows == 1 && r.n >= SELECT_MIN {
+            let g = r.gpu()?;
             let s = r.device_storage()?;
             let st = gpu::select(&g, dev(&s)?, spec, r.n, false, k - 1)?;
             let v = g.alloc(T::DTYPE, 1)?;
@@ -375,8 +375,8 @@ impl<T: Element> Array<T> {
         if r.rows == 0 {
             return Ok((empty(&shape, device)?, empty(&shape, device)?));
         }
-        if r.on_cuda() {
-            let g = Gpu::new(device.ordinal)?;
+        if r.on_gpu() {
+            let g = r.gpu()?;
             let (sv, _) = sort_moved(&r, spec, false, true, false)?;
             let sv = sv.ok_or_else(|| Error::InvalidArgument("mode: no sorted values".into()))?;
             let s = sv.contiguous_storage()?;

@@ -3,7 +3,7 @@
 //! numeric: `-0.0` equals `+0.0` (the first in sorted order, `-0.0`, represents both) and all
 //! NaNs are one value (NumPy's `equal_nan=True`), shown as the canonical NaN.
 
-use super::gpu::{self, Gpu};
+use super::gpu;
 use super::keys::KeySpec;
 use super::{Rows, cpu, dev, dev_array, empty, host_array, record, sort_moved};
 use crate::array::Array;
@@ -77,8 +77,8 @@ impl<T: Element> Array<T> {
                 inverse: empty(&[0], device)?,
             });
         }
-        if r.on_cuda() {
-            let g = Gpu::new(device.ordinal)?;
+        if r.on_gpu() {
+            let g = r.gpu()?;
             let (sv, perm) = sort_moved(&r, spec, false, true, true)?;
             let (Some(sv), Some(perm)) = (sv, perm) else {
                 return Err(Error::InvalidArgument("unique: no sorted output".into()));
@@ -140,8 +140,8 @@ fn sorted_compact<T: Element>(
     if n == 0 {
         return empty(&[0], device);
     }
-    if r.on_cuda() {
-        let g = Gpu::new(device.ordinal)?;
+    if r.on_gpu() {
+        let g = r.gpu()?;
         let (sv, perm) = sort_moved(&r, spec, false, true, mode == 2)?;
         let Some(sv) = sv else {
             return Err(Error::InvalidArgument(format!("{call}: no sorted output")));

@@ -3,7 +3,7 @@
 
 use super::real::Scalar;
 use crate::array::Array;
-use crate::device::{Backend as Kind, Device};
+use crate::device::Device;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::ops::linalg::span::Span;
@@ -143,6 +143,9 @@ pub(super) fn tri_mask(
     Array::from_slice_on(device, &v, &[rows, cols])
 }
 
+/// Whether `a`'s backend runs the decompositions through cuSOLVER (else the host twins run).
 pub(super) fn on_cuda<T: Element>(a: &Array<T>) -> bool {
-    a.device().backend == Kind::Cuda
+    crate::backend::of(a.device())
+        .cuda_ordinal(a.device())
+        .is_some()
 }

@@ -6,12 +6,24 @@ use crate::array::Array;
 use crate::dtype::{Element, Float, c32, c64};
 use num_complex::Complex;
 
+/// The four element types, closed to other crates. The CPU backend's library bounds (faer's
+/// field traits, with the `faer` feature) are supertraits of these private traits, so that the
+/// public traits below read the same with and without the feature.
 mod sealed {
+    #[cfg(feature = "faer")]
+    pub trait Sealed: faer::traits::ComplexField {}
+    #[cfg(not(feature = "faer"))]
     pub trait Sealed {}
+    #[cfg(feature = "faer")]
+    pub trait SealedReal: Sealed + faer::traits::RealField {}
+    #[cfg(not(feature = "faer"))]
+    pub trait SealedReal: Sealed {}
     impl Sealed for f32 {}
     impl Sealed for f64 {}
     impl Sealed for super::c32 {}
     impl Sealed for super::c64 {}
+    impl SealedReal for f32 {}
+    impl SealedReal for f64 {}
 }
 
 /// The real type that goes with a decomposition element: `f32` for `f32` and `c32`, `f64` for
@@ -20,19 +32,8 @@ mod sealed {
 pub type RealOf<T> = <T as cuprite_driver::blas::Element>::Real;
 
 /// The real type of a decomposition element (`f32`, `f64`): what [`RealOf`] is.
-#[cfg(feature = "faer")]
 pub trait RealPart:
-    Float
-    + bytemuck::Pod
-    + cuprite_driver::solver::SolverElement<Real = Self>
-    + faer::traits::RealField
-    + sealed::Sealed
-{
-}
-/// The real type of a decomposition element (`f32`, `f64`): what [`RealOf`] is.
-#[cfg(not(feature = "faer"))]
-pub trait RealPart:
-    Float + bytemuck::Pod + cuprite_driver::solver::SolverElement<Real = Self> + sealed::Sealed
+    Float + bytemuck::Pod + cuprite_driver::solver::SolverElement<Real = Self> + sealed::SealedReal
 {
 }
 impl RealPart for f32 {}
@@ -83,18 +84,6 @@ pub trait ScalarOps: Element + Sized {
 /// assert!((linalg::det(&a)? - z(3.0, 0.0)).norm() < 1e-12);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-#[cfg(feature = "faer")]
-pub trait Scalar:
-    ScalarOps
-    + bytemuck::Pod
-    + crate::dtype::Numeric
-    + cuprite_driver::solver::SolverElement<Real: RealPart>
-    + faer::traits::ComplexField
-    + sealed::Sealed
-{
-}
-/// The element types of the decompositions: `f32`, `f64`, [`c32`] and [`c64`].
-#[cfg(not(feature = "faer"))]
 pub trait Scalar:
     ScalarOps
     + bytemuck::Pod

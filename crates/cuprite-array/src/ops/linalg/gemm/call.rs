@@ -6,12 +6,12 @@ use super::cuda::handle;
 use super::desc::{Act, Gemm, describe};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
+use crate::exec::CudaLane;
 use crate::graph::{CallInput, Epilogue, LibraryCall, Node};
 use crate::ops::linalg::span::Span;
-use crate::runtime::DeviceState;
 use crate::shape::{Layout, numel};
 use crate::storage::{DevBuf, HostBuf};
-use cuprite_driver::{DeviceBuffer, Stream};
+use cuprite_driver::DeviceBuffer;
 use std::sync::Arc;
 
 impl LibraryCall for Gemm {
@@ -84,11 +84,11 @@ impl LibraryCall for Gemm {
 
     fn run_cuda(
         &self,
-        st: &'static DeviceState,
-        stream: &Arc<Stream>,
+        lane: &CudaLane<'_>,
         inputs: &[CallInput<'_, DevBuf>],
         out: &mut DevBuf,
     ) -> Result<()> {
+        let CudaLane { st, stream } = *lane;
         let lens = [
             inputs.first().map_or(0, |i| i.buf.len()),
             inputs.get(1).map_or(0, |i| i.buf.len()),
@@ -165,16 +165,14 @@ impl LibraryCall for Gemm {
             return None;
         }
         // cuBLASLt's f64 products take a bias or a ReLU, not GELU nor the two together.
-        let limited = self.dtype == DType::F64
-            && inputs[0].device.backend == crate::device::Backend::Cuda
-            && (self.bias || self.act != Act::None);
-        if limited && !matches!(e, Epilogue::Scale(_)) {
+        let f64_limited = self.dtype == DType::F64
+            && crate::backend::of(inputs[0].device)
+                .limits()
+                .gemm_f64_epilogues_limited;
+        if f64_limited && (self.bias || self.act != Act::None) && !matches!(e, Epilogue::Scale(_)) {
             return None;
         }
-        if self.dtype == DType::F64
-            && inputs[0].device.backend == crate::device::Backend::Cuda
-            && matches!(e, Epilogue::GeluTanh)
-        {
+        if f64_limited && matches!(e, Epilogue::GeluTanh) {
             return None;
         }
         let mut next = self.clone();
