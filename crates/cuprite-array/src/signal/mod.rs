@@ -14,7 +14,9 @@
 mod conv;
 mod direct;
 mod elem;
+mod filters;
 mod geom;
+mod iir;
 
 pub use crate::ops::ConvMode;
 pub use conv::{
@@ -22,3 +24,4 @@ pub use conv::{
     convolve3, correlate, correlate_axes, fftconvolve, oaconvolve,
 };
 pub use elem::SignalElement;
+pub use filters::{filtfilt, lfilter, lfilter_zi, sosfilt};
