@@ -598,3 +598,29 @@ pub fn convolve2_sep<T: SignalElement>(
     let r = convolve_axes(signal, row, &[-1], mode, method)?;
     convolve_axes(&r, col, &[-2], mode, method)
 }
+
+/// ArrayFire's `fir`: each signal along the last axis of `x` filtered by the finite impulse
+/// response `b` (1-D), `y[k] = sum_j b[j] x[k - j]` for `k < n` (the first `n` values of the
+/// full convolution: a causal filter from a zero state, SciPy's `lfilter(b, [1], x)`).
+///
+/// ```
+/// use cuprite_array::{Array, signal::fir};
+/// let x = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0], &[4])?;
+/// let b = Array::from_slice(&[0.5f64, 0.5], &[2])?;
+/// assert_eq!(fir(&b, &x)?.to_vec()?, [0.5, 1.5, 2.5, 3.5]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn fir<T: SignalElement>(b: &Array<T>, x: &Array<T>) -> Result<Array<T>> {
+    if b.ndim() != 1 || x.ndim() == 0 {
+        return Err(Error::Shape(format!(
+            "fir takes 1-D taps and a signal of at least one dimension, not shapes {:?} and {:?}",
+            b.shape(),
+            x.shape()
+        )));
+    }
+    let ax = x.ndim() - 1;
+    let n = x.shape()[ax];
+    let w = AxisWin::of_mode("fir", n, b.len(), ConvMode::Full)?;
+    let w = AxisWin { l: n, ..w };
+    conv_windows(x, b, &[ax], &[w], ConvMethod::Auto)
+}
