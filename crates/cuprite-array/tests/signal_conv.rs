@@ -771,8 +771,37 @@ pub const BODIES: &[(&str, Body)] = &[
     ("detrend_hilbert", detrend_hilbert),
 ];
 
+/// The direct convolution's and the IIR filter's kernels compile with NVRTC (no GPU): the
+/// sources the bodies would build on CUDA, recorded by the dry-run backend.
+fn signal_kernels_compile() -> TestResult {
+    cuprite_array::jit::start_recording();
+    let runs = [conv_random_nd(Device::CPU), lfilter_random(Device::CPU)];
+    let sources: Vec<String> = cuprite_array::jit::take_recorded()
+        .into_iter()
+        .filter(|s| s.contains("cuprite_conv_direct") || s.contains("cuprite_iir_"))
+        .collect();
+    for r in runs {
+        r?;
+    }
+    for want in [
+        "cuprite_conv_direct_f32",
+        "cuprite_conv_direct_f64",
+        "cuprite_iir_local_f64_2",
+        "cuprite_iir_carry_f32_2",
+        "cuprite_iir_apply_f64_3",
+    ] {
+        if !sources.iter().any(|s| s.contains(want)) {
+            return Err(format!("{want} was not recorded ({} sources)", sources.len()).into());
+        }
+    }
+    crate::codegen::compile_all(&sources)
+}
+
 pub fn tests() -> Vec<Test> {
-    let mut v = Vec::new();
+    let mut v = vec![Test::nvrtc(
+        "codegen::signal_kernels_compile",
+        signal_kernels_compile,
+    )];
     for &(name, body) in BODIES {
         v.push(Test::cpu(format!("cpu::signal_conv::{name}"), move || {
             body(Device::CPU)
