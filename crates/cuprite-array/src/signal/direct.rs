@@ -98,7 +98,7 @@ impl ConvDirect {
     }
 
     fn key(&self) -> u64 {
-        let mut h = KeyHasher(0xc0_4e_0000);
+        let mut h = KeyHasher(0xc04e_0000);
         "conv_direct".hash(&mut h);
         self.dtype.code().hash(&mut h);
         h.finish()

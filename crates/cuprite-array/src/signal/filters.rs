@@ -281,10 +281,10 @@ fn odd_ext<T: Float>(x: &Array<T>, pad: usize) -> Result<Array<T>> {
         end: None,
         step: 1,
     };
-    let first = x.slice(&[all.clone(), range(0, 1)])?;
-    let last = x.slice(&[all.clone(), range(n - 1, n)])?;
+    let first = x.slice(&[all, range(0, 1)])?;
+    let last = x.slice(&[all, range(n - 1, n)])?;
     let two = T::from_scalar(crate::dtype::Scalar::F64(2.0));
-    let left = x.slice(&[all.clone(), range(1, pad + 1)])?.flip(&[1])?;
+    let left = x.slice(&[all, range(1, pad + 1)])?.flip(&[1])?;
     let right = x.slice(&[all, range(n - 1 - pad, n - 1)])?.flip(&[1])?;
     let left = first.try_mul(two)?.try_sub(&left)?;
     let right = last.try_mul(two)?.try_sub(&right)?;
