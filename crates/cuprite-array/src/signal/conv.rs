@@ -2,26 +2,7 @@
 //! `correlate`, `fftconvolve`, `oaconvolve`; ArrayFire's `convolve1/2/3`, `convolve2_sep`,
 //! `fft_convolve1/2/3`), batched over the other axes, by one of three methods.
 //!
-//! # Methods
-//!
-//! - [`ConvMethod::Direct`]: every output summed over every tap in one kernel (`direct.cu`: a
-//!   shared-memory tile of the signal and the taps staged in shared memory), in the data's
-//!   precision. Exact products, rounding `O(m ε Σ|x h|)`.
-//! - [`ConvMethod::Fft`]: real FFTs of both operands over the convolved axes, zero-padded to
-//!   smooth lengths (`2^a 3^b 5^c 7^d`, at least `n + m - 1`), multiplied and transformed back.
-//!   Rounding `O(ε log(N) Σ|x| Σ|h|)` spread over every output, so small outputs next to large
-//!   ones carry the large ones' absolute error.
-//! - [`ConvMethod::OverlapAdd`]: the signal cut into blocks of `L = nfft - m + 1` values along
-//!   the kernel's axis, each block convolved by FFTs of the smooth length `nfft >= 8 m`, and the
-//!   block results added where they overlap: the FFT method's rounding on transforms of
-//!   `nfft` points instead of the whole signal. Taken along the one axis where the kernel is
-//!   longer than 1; a kernel extended along several axes goes through [`ConvMethod::Fft`].
-//! - [`ConvMethod::Auto`]: direct when the kernel has at most [`DIRECT_TAPS`] taps; else
-//!   overlap-add when the kernel lies along one axis and the signal there is at least 8 times
-//!   longer; else FFT.
-//!
-//! The methods agree within the FFT's bound above (the tests check `1e-10 Σ|x| max|h|` in `f64`
-//! and `1e-4` relative in `f32`). Integers are not taken (SciPy sums them exactly).
+//! The methods are described in the [`signal`](crate::signal#methods) module docs.
 
 use super::direct::ConvDirect;
 use super::elem::{RealFn, SignalElement, bilinear};
@@ -36,7 +17,7 @@ use crate::ops::{ConvMode, UnaryOp};
 use crate::shape::SliceArg;
 use std::sync::Arc;
 
-/// How a convolution is computed (SciPy's `method`); see the [module docs](self).
+/// How a convolution is computed (SciPy's `method`); see the [`signal` module docs](crate::signal#methods).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ConvMethod {
     /// Chosen from the sizes: direct for short kernels, else overlap-add or FFT.
@@ -412,8 +393,8 @@ fn valid_order<'a, T: Element>(
 
 /// The N-d convolution of `in1` and `in2` over every axis (SciPy's `signal.convolve`): both of
 /// one dimensionality, the output `mode`'s window of the full convolution (in `valid` mode the
-/// operands are swapped when `in2` is the larger, as SciPy does). `method` as the [module
-/// docs](self) say. At most three axes may be longer than 1 in either operand.
+/// operands are swapped when `in2` is the larger, as SciPy does). `method` as the [`signal` module
+/// docs](crate::signal#methods) say. At most three axes may be longer than 1 in either operand.
 ///
 /// # Errors
 /// Different dimensionalities, an empty operand, `valid` mode with neither operand the larger

@@ -10,6 +10,27 @@
 //!
 //! Element types: `f32` and `f64` in their own precision; `f16` and `bf16` computed in `f32`;
 //! complex `c32`/`c64` convolved as their real and imaginary parts.
+//!
+//! # Methods
+//!
+//! - [`ConvMethod::Direct`]: every output summed over every tap in one kernel (`direct.cu`: a
+//!   shared-memory tile of the signal and the taps staged in shared memory), in the data's
+//!   precision. Exact products, rounding `O(m ε Σ|x h|)`.
+//! - [`ConvMethod::Fft`]: real FFTs of both operands over the convolved axes, zero-padded to
+//!   smooth lengths (`2^a 3^b 5^c 7^d`, at least `n + m - 1`), multiplied and transformed back.
+//!   Rounding `O(ε log(N) Σ|x| Σ|h|)` spread over every output, so small outputs next to large
+//!   ones carry the large ones' absolute error.
+//! - [`ConvMethod::OverlapAdd`]: the signal cut into blocks of `L = nfft - m + 1` values along
+//!   the kernel's axis, each block convolved by FFTs of the smooth length `nfft >= 8 m`, and the
+//!   block results added where they overlap: the FFT method's rounding on transforms of
+//!   `nfft` points instead of the whole signal. Taken along the one axis where the kernel is
+//!   longer than 1; a kernel extended along several axes goes through [`ConvMethod::Fft`].
+//! - [`ConvMethod::Auto`]: direct when the kernel has at most [`DIRECT_TAPS`] taps; else
+//!   overlap-add when the kernel lies along one axis and the signal there is at least 8 times
+//!   longer; else FFT.
+//!
+//! The methods agree within the FFT's bound above (the tests check `1e-10 Σ|x| max|h|` in `f64`
+//! and `1e-4` relative in `f32`). Integers are not taken (SciPy sums them exactly).
 
 mod conv;
 mod direct;
