@@ -17,9 +17,9 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// Threads a block.
-const THREADS: usize = 256;
+const THREADS: usize = 128;
 /// Outputs a thread.
-const PER: usize = 4;
+const PER: usize = 8;
 /// Taps staged in shared memory at a time.
 const TAPS: usize = 1024;
 
