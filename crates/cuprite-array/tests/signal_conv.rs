@@ -786,7 +786,7 @@ fn signal_kernels_compile() -> TestResult {
     for want in [
         "cuprite_conv_direct_f32",
         "cuprite_conv_direct_f64",
-        "cuprite_iir_local_f64_2",
+        "cuprite_iir_seg_f64_2",
         "cuprite_iir_carry_f32_2",
         "cuprite_iir_apply_f64_3",
     ] {

@@ -120,9 +120,9 @@ fn run_t<T: Float>(
 /// len(b)) - 1`, or 1-D of that length for every signal), also returns the final states
 /// `zf` in the same shape, as SciPy.
 ///
-/// On CUDA the recurrence is a blocked parallel scan (chunks of 16 samples; each chunk's
+/// On CUDA the recurrence is a blocked parallel scan (chunks of 8 samples scanned within blocks of 2048, then the blocks; each chunk's
 /// affine state map composed on the host as a matrix power, the carries scanned per signal;
-/// orders up to 16), not a thread a signal; the CPU runs each signal sequentially.
+/// orders up to 8), not a thread a signal; the CPU runs each signal sequentially.
 ///
 /// # Errors
 /// Empty coefficients, `a[0] == 0`, a non-finite coefficient, an empty `x` or axis out of

@@ -1,8 +1,9 @@
 //! The IIR filter's library call: the three kernels of `iir.cu` (a blocked parallel scan of
 //! the state recurrence) and the CPU twin (the recurrence run sequentially along each signal,
 //! signals in parallel on rayon). Both compute in the data's precision (`f32`, `f64`) with the
-//! coefficients rounded to it; the kernels' carry across chunks goes through the chunk maps
-//! (`P = M^IIR_CHUNK`), so the two agree to the filter's rounding, not bit for bit.
+//! coefficients rounded to it; the kernels' carries across chunks and segments go through the
+//! state maps' matrix powers (`M^(CHUNK 2^d)`), so the two agree to the filter's rounding, not
+//! bit for bit.
 //!
 //! Output: the `batch * n` filtered values, then (when `want_zf`) the `batch * order` final
 //! states.
@@ -20,35 +21,37 @@ use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-/// Samples of a chunk (a thread's share of the first and last pass).
-pub(crate) const CHUNK: usize = 16;
-/// Threads of the carry pass's block (one block a signal).
-const CARRY_THREADS: usize = 256;
-/// Threads a block of the other passes.
+/// Samples of a chunk (a thread's share of a segment).
+pub(crate) const CHUNK: usize = 8;
+/// Threads a block (chunks a segment), `2^LEVELS`.
 const THREADS: usize = 256;
-/// The highest filter order the kernels take (the carry's shared memory holds
-/// `CARRY_THREADS * order` states).
-pub(crate) const MAX_ORDER: usize = 16;
+/// The scan's steps over a block's chunks.
+const LEVELS: usize = 8;
+/// Samples a segment (a block's share of a signal).
+const SEG: usize = THREADS * CHUNK;
+/// The highest filter order the kernels take (a block's shared memory holds a segment and
+/// `THREADS * order` states, under 48 KiB in `f64`).
+pub(crate) const MAX_ORDER: usize = 8;
 
 kernel_params! {
-    /// Pass 1: each chunk's end state from a zero start.
-    pub(super) struct Local<'a> {
+    /// Pass 1: each segment's end state from a zero start.
+    pub(super) struct Seg<'a> {
         x: ReadBuf<'a> as "T",
         coef: ReadBuf<'a> as "T",
         e: WriteBuf<'a> as "T",
         batch: i64,
         n: i64,
-        nch: i64,
+        nseg: i64,
     }
 }
 kernel_params! {
-    /// Pass 2: the chunks' start states, in place of their end states.
+    /// Pass 2: the segments' start states, in place of their end states.
     pub(super) struct Carry<'a> {
         coef: ReadBuf<'a> as "T",
         zi: ReadBuf<'a> as "T",
         e: WriteBuf<'a> as "T",
         batch: i64,
-        nch: i64,
+        nseg: i64,
         runs: i64,
     }
 }
@@ -62,7 +65,7 @@ kernel_params! {
         zf: MaybeWrite<'a> as "T",
         batch: i64,
         n: i64,
-        nch: i64,
+        nseg: i64,
     }
 }
 
@@ -109,19 +112,20 @@ fn matpow(a: &[f64], k: usize, mut p: usize) -> Vec<f64> {
 }
 
 impl Lfilter {
-    /// Chunks a signal.
-    fn chunks(&self) -> usize {
-        self.n.div_ceil(CHUNK)
+    /// Segments a signal.
+    fn segments(&self) -> usize {
+        self.n.div_ceil(SEG)
     }
 
-    /// Chunks a carry thread takes.
+    /// Segments a carry thread takes.
     fn runs(&self) -> usize {
-        self.chunks().div_ceil(CARRY_THREADS).max(1)
+        self.segments().div_ceil(THREADS).max(1)
     }
 
     /// The coefficient vector the kernels and the twin read: `b` (order + 1 values), `a[1..]`
-    /// (order values), both divided by `a[0]`, then `P = M^CHUNK` and `Q = P^runs`, where `M` is
-    /// the state map of one sample (`M[i][0] = -a[i+1]`, `M[i][i+1] = 1`).
+    /// (order values), both divided by `a[0]`, then `M^(CHUNK 2^d)` for `d` in `0..=LEVELS`
+    /// and `Q = (M^SEG)^runs`, where `M` is the state map of one sample (`M[i][0] = -a[i+1]`,
+    /// `M[i][i+1] = 1`).
     pub(crate) fn coefficients(&self, b: &[f64], a: &[f64]) -> Vec<f64> {
         let k = self.order;
         let a0 = a[0];
@@ -136,15 +140,19 @@ impl Lfilter {
                 m[i * k + i + 1] = 1.0;
             }
         }
-        let p = matpow(&m, k, CHUNK);
-        let q = matpow(&p, k, self.runs());
-        c.extend(p);
-        c.extend(q);
+        let mut p = matpow(&m, k, CHUNK);
+        for _ in 0..=LEVELS {
+            c.extend(&p);
+            p = matmul(&p, &p, k);
+        }
+        // `c`'s last matrix is M^(CHUNK 2^LEVELS) = M^SEG.
+        let seg = c[c.len() - k * k..].to_vec();
+        c.extend(matpow(&seg, k, self.runs()));
         c
     }
 
     fn coef_len(&self) -> usize {
-        2 * self.order + 1 + 2 * self.order * self.order
+        2 * self.order + 1 + (LEVELS + 2) * self.order * self.order
     }
 
     pub(crate) fn out_len(&self) -> usize {
@@ -182,7 +190,8 @@ impl Lfilter {
         let name = format!("cuprite_{entry}_{}_{}", self.dtype.name(), self.order);
         let header = format!(
             "typedef long long i64t;\ntypedef {} T;\nconstexpr int ORDER = {};\n\
-             constexpr int IIR_CHUNK = {CHUNK};\nconstexpr int CARRY_THREADS = {CARRY_THREADS};\n",
+             constexpr int IIR_CHUNK = {CHUNK};\nconstexpr int IIR_THREADS = {THREADS};\n\
+             constexpr int IIR_LEVELS = {LEVELS};\n",
             if self.dtype == DType::F64 {
                 "double"
             } else {
@@ -190,14 +199,9 @@ impl Lfilter {
             },
             self.order
         );
-        let bounds = if entry == "iir_carry" {
-            CARRY_THREADS
-        } else {
-            THREADS
-        }
-        .to_string();
+        let bounds = THREADS.to_string();
         let tail = match entry {
-            "iir_local" => crate::codegen::entry::<Local>(&name, &bounds, entry),
+            "iir_seg" => crate::codegen::entry::<Seg>(&name, &bounds, entry),
             "iir_carry" => crate::codegen::entry::<Carry>(&name, &bounds, entry),
             _ => crate::codegen::entry::<Apply>(&name, &bounds, entry),
         };
@@ -253,14 +257,14 @@ impl Lfilter {
     ) -> Result<()> {
         let d = self.dtype;
         let (bn, k) = (self.batch * self.n, self.order);
-        let nch = self.chunks();
-        let states = self.batch.checked_mul(nch * k).ok_or_else(|| {
+        let nseg = self.segments();
+        let states = self.batch.checked_mul(nseg * k).ok_or_else(|| {
             Error::InvalidArgument(format!(
-                "lfilter: {} x {nch} x {k} states overflow",
+                "lfilter: {} x {nseg} x {k} states overflow",
                 self.batch
             ))
         })?;
-        // SAFETY: pass 1 writes every chunk's end state (all `batch * nch * order` values)
+        // SAFETY: pass 1 writes every segment's end state (all `batch * nseg * order` values)
         // before pass 2 reads or rewrites them, and pass 3 reads only what pass 2 wrote.
         let scratch = unsafe { DevBuf::alloc(st, stream, d, states) }?;
         let part =
@@ -272,20 +276,20 @@ impl Lfilter {
         );
         let e = WriteBuf::part(&scratch, d, 0, states)?;
         let i = |v: usize| v as i64;
-        let local = Local {
+        let seg = Seg {
             x,
             coef,
             e,
             batch: i(self.batch),
             n: i(self.n),
-            nch: i(nch),
+            nseg: i(nseg),
         };
         let carry = Carry {
             coef,
             zi,
             e,
             batch: i(self.batch),
-            nch: i(nch),
+            nseg: i(nseg),
             runs: i(self.runs()),
         };
         let (y, zf) = {
@@ -305,33 +309,12 @@ impl Lfilter {
             zf,
             batch: i(self.batch),
             n: i(self.n),
-            nch: i(nch),
+            nseg: i(nseg),
         };
-        let chunks = (self.batch * nch) as u64;
-        self.launch(
-            st,
-            stream,
-            "iir_local",
-            chunks.div_ceil(THREADS as u64),
-            THREADS,
-            &local,
-        )?;
-        self.launch(
-            st,
-            stream,
-            "iir_carry",
-            self.batch as u64,
-            CARRY_THREADS,
-            &carry,
-        )?;
-        self.launch(
-            st,
-            stream,
-            "iir_apply",
-            chunks.div_ceil(THREADS as u64),
-            THREADS,
-            &apply,
-        )?;
+        let segs = (self.batch * nseg) as u64;
+        self.launch(st, stream, "iir_seg", segs, &seg)?;
+        self.launch(st, stream, "iir_carry", self.batch as u64, &carry)?;
+        self.launch(st, stream, "iir_apply", segs, &apply)?;
         drop(scratch);
         Ok(())
     }
@@ -342,7 +325,6 @@ impl Lfilter {
         stream: &Arc<Stream>,
         entry: &str,
         blocks: u64,
-        threads: usize,
         params: &P,
     ) -> Result<()> {
         let src = self.kernel(entry);
@@ -353,14 +335,15 @@ impl Lfilter {
         let a = params.args();
         // SAFETY: every buffer word is a live range checked inside its allocation (`ReadBuf`,
         // `WriteBuf`) of the lengths the passes index: `batch * n` samples and outputs,
-        // `batch * nch * order` states, `batch * order` initial and final states, and the
-        // coefficient vector of `2 order + 1 + 2 order^2` values; every pass bounds its
-        // indices by those counts (grid-stride loops over chunks and signals).
+        // `batch * nseg * order` states, `batch * order` initial and final states, and the
+        // coefficient vector of `2 order + 1 + (LEVELS + 2) order^2` values; every pass bounds
+        // its indices by those counts (grid-stride loops over segments and signals, samples
+        // past `n` neither read nor written).
         unsafe {
             stream.launch_packed(
                 &k.func,
                 (grid, 1, 1),
-                (threads as u32, 1, 1),
+                (THREADS as u32, 1, 1),
                 0,
                 &a.words,
                 &a.accesses(),
@@ -441,7 +424,7 @@ impl LibraryCall for Lfilter {
     }
 
     fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
-        ["iir_local", "iir_carry", "iir_apply"]
+        ["iir_seg", "iir_carry", "iir_apply"]
             .iter()
             .map(|e| self.kernel(e).source)
             .collect()
