@@ -120,9 +120,11 @@ fn run_t<T: Float>(
 /// len(b)) - 1`, or 1-D of that length for every signal), also returns the final states
 /// `zf` in the same shape, as SciPy.
 ///
-/// On CUDA the recurrence is a blocked parallel scan (chunks of 8 samples scanned within blocks of 2048, then the blocks; each chunk's
-/// affine state map composed on the host as a matrix power, the carries scanned per signal;
-/// orders up to 8), not a thread a signal; the CPU runs each signal sequentially.
+/// On CUDA the recurrence is a blocked parallel scan, not a thread a signal: a thread runs a
+/// chunk of 8 samples, a block scans its 256 chunks' affine state maps (their matrix powers
+/// composed on the host), and one pass per signal scans the blocks' maps; orders up to 8 (a
+/// higher order is an `Err` there: cascade sections with [`sosfilt`]). The CPU runs each
+/// signal sequentially.
 ///
 /// # Errors
 /// Empty coefficients, `a[0] == 0`, a non-finite coefficient, an empty `x` or axis out of

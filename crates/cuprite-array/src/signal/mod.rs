@@ -30,7 +30,7 @@
 //!   longer; else FFT.
 //!
 //! The methods agree within the FFT's bound above (the tests check `1e-10 Σ|x| max|h|` in `f64`
-//! and `1e-4` relative in `f32`). Integers are not taken (SciPy sums them exactly).
+//! and `1e-5 Σ|x| max|h|` in `f32`). Integers are not taken (SciPy sums them exactly).
 
 mod conv;
 mod direct;
