@@ -169,7 +169,9 @@ fn oa_path<R: Float + FftElement>(
     a: usize,
 ) -> Result<Array<R>> {
     let w = g.ax[a];
-    let nfft = smooth_len((8 * w.m).max(64));
+    // A power of two (the transforms cuFFT does in the fewest passes), a block at least
+    // three times the kernel's length.
+    let nfft = (4 * w.m).next_power_of_two().max(64);
     if w.full() <= nfft {
         return fft_path(x, h, g);
     }

@@ -21,9 +21,9 @@
 //!   Rounding `O(ε log(N) Σ|x| Σ|h|)` spread over every output, so small outputs next to large
 //!   ones carry the large ones' absolute error.
 //! - [`ConvMethod::OverlapAdd`]: the signal cut into blocks of `L = nfft - m + 1` values along
-//!   the kernel's axis, each block convolved by FFTs of the smooth length `nfft >= 8 m`, and the
-//!   block results added where they overlap: the FFT method's rounding on transforms of
-//!   `nfft` points instead of the whole signal. Taken along the one axis where the kernel is
+//!   the kernel's axis, each block convolved by FFTs of `nfft` points (the power of two at
+//!   least `4 m`), and the block results added where they overlap: the FFT method's rounding
+//!   on transforms of `nfft` points instead of the whole signal. Taken along the one axis where the kernel is
 //!   longer than 1; a kernel extended along several axes goes through [`ConvMethod::Fft`].
 //! - [`ConvMethod::Auto`]: direct when the kernel has at most [`DIRECT_TAPS`] taps; else
 //!   overlap-add when the kernel lies along one axis and the signal there is at least 8 times
