@@ -38,15 +38,17 @@ mod elem;
 mod filters;
 mod geom;
 mod iir;
+mod paths;
 mod spectral;
 mod windows;
 
 pub use crate::ops::ConvMode;
 pub use conv::{
-    ConvMethod, DIRECT_TAPS, convolve, convolve_axes, convolve1, convolve2, convolve2_sep,
-    convolve3, correlate, correlate_axes, fftconvolve, fir, oaconvolve,
+    convolve, convolve_axes, convolve1, convolve2, convolve2_sep, convolve3, correlate,
+    correlate_axes, fftconvolve, fir, oaconvolve,
 };
 pub use elem::SignalElement;
 pub use filters::{filtfilt, lfilter, lfilter_zi, sosfilt};
+pub use paths::{ConvMethod, DIRECT_TAPS};
 pub use spectral::{Detrend, detrend, hilbert};
 pub use windows::{Window, get_window};
