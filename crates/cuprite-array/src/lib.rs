@@ -84,6 +84,7 @@ pub(crate) mod range;
 pub(crate) mod runtime;
 mod schedule;
 pub mod shape;
+pub mod signal;
 pub mod special;
 pub(crate) mod storage;
 pub mod tuning;

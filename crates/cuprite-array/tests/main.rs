@@ -35,6 +35,7 @@ mod rows;
 mod safety;
 mod scan;
 mod signal;
+mod signal_conv;
 mod signed_zero;
 mod small;
 mod sort;
@@ -67,6 +68,7 @@ fn main() {
     tests.extend(ergonomics::tests());
     tests.extend(numpy_math::tests());
     tests.extend(signal::tests());
+    tests.extend(signal_conv::tests());
     tests.extend(fft::tests());
     tests.extend(hardening::tests());
     tests.extend(index::tests());

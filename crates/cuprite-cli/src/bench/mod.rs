@@ -39,6 +39,7 @@ pub mod numpy;
 pub mod plot;
 pub mod report;
 pub mod scan;
+pub mod signal;
 pub mod sort;
 pub mod workloads;
 
@@ -83,6 +84,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(rowstats::benchmarks());
     v.extend(workloads::benchmarks());
     v.extend(graphs::benchmarks());
+    v.extend(signal::benchmarks());
     v
 }
 

@@ -22,6 +22,7 @@
 //! | rows | `layer_norm`, `rms_norm`, `normalize`, `one_hot`, `cross_entropy` | inputs scaled into ±1 and `eps` of ¼ keep the derivative bounded: see each row's `info`; `one_hot` exact |
 //! | statistics | `topk`, `kthvalue`, `median`, `quantile`, `ptp`, `unique` counted, `union1d`/`intersect1d` counted | selections move values (`δ`); `median`/`quantile` one rounding more (`δ + 2ε m`); `ptp` `2δ + 4ε m`; counts exact |
 //! | sampling | `randint`, `permutation`, `exponential` | the same seed gives the same draws on both backends: integers exact, `exponential` 8 ulp of its bound (`log` of two libraries) |
+//! | signal | `convolve` (a `k`-tap box, `same`, direct or FFT), `lfilter` (`y = x/2 + y₋₁/2`) | inputs scaled into ±1: direct `δ + 2(k+1)ε`, FFT `δ + 8(log₂N + 2)√N ε`; `lfilter` `2δ + 16ε` (its gain is 1, its rounding a geometric sum) |
 
 use super::arr::{Arr, IntoArr, api, on, on_all, on2};
 use super::expr::{Draw, Expr, Family, Info, Row, eps, inexact_kind, int_max};
@@ -66,6 +67,10 @@ pub static FAMILIES: &[Family] = &[
     Family {
         name: "sampling",
         rows: SAMPLING,
+    },
+    Family {
+        name: "signal",
+        rows: SIGNAL,
     },
 ];
 
@@ -1400,6 +1405,110 @@ static SAMPLING: &[Row] = &[
                 "Array::<{}>::exponential(&{shape:?}, 1.0, {})?",
                 rust_type(d),
                 p[0] as u64
+            )
+        },
+    },
+];
+
+// ----------------------------------------------------------------------------------- signal
+
+/// A float child of `shape` scaled into ±1, and an axis of extent 1..=512 to work along.
+fn signal_child(g: &mut dyn Draw, d: DType, shape: &[usize], depth: u32) -> Option<(usize, Expr)> {
+    if shape.is_empty() || !d.is_float() {
+        return None;
+    }
+    let ax = g.s_below(shape.len() as u64) as usize;
+    if shape[ax] == 0 || shape[ax] > 512 {
+        return None;
+    }
+    let x = g.node(d, shape, depth - 1);
+    Some((ax, g.unit(x, d)))
+}
+
+/// The method of a `convolve` row's parameter.
+fn conv_method(p: i64) -> cuprite_array::signal::ConvMethod {
+    if p == 1 {
+        cuprite_array::signal::ConvMethod::Fft
+    } else {
+        cuprite_array::signal::ConvMethod::Direct
+    }
+}
+
+/// `x` convolved along `ax` with the `k`-tap box `1/k`, `same`.
+fn box_conv<T: cuprite_array::signal::SignalElement>(
+    x: &Array<T>,
+    ax: i64,
+    k: i64,
+    method: i64,
+) -> Result<Array<T>, String> {
+    use cuprite_array::signal::{ConvMode, convolve_axes};
+    let k = k as usize;
+    let h = cuprite_array::with_device(x.device(), || {
+        Array::<f64>::full(&[k], 1.0 / k as f64).cast::<T>()
+    });
+    convolve_axes(x, &h, &[ax as isize], ConvMode::Same, conv_method(method)).map_err(api)
+}
+
+static SIGNAL: &[Row] = &[
+    Row {
+        name: "convolve",
+        generate: |g, d, shape, depth| {
+            let (ax, x) = signal_child(g, d, shape, depth)?;
+            let k = 1 + g.s_below(9) as i64;
+            let method = g.s_below(2) as i64;
+            Some((vec![ax as i64, k, method], vec![x]))
+        },
+        // Taps of 1/k, |x| <= 1: the output within 1; direct sums k products, FFT rounds over
+        // the transform of N = n + k - 1 points.
+        info: |p, c| {
+            let i = &c[0];
+            let e = eps(i.dtype).max(2f64.powi(-23));
+            let n = i.shape[norm(p[0], i.shape.len())] as f64 + p[1] as f64 - 1.0;
+            let round = if p[2] == 1 {
+                8.0 * (n.log2().max(1.0) + 2.0) * n.sqrt() * e
+            } else {
+                2.0 * (p[1] as f64 + 1.0) * e
+            };
+            info(i.dtype, i.shape.clone(), i.err + round + eps(i.dtype), 1.0)
+        },
+        eval: |p, c| on!(one(c)?; [F16, BF16, F32, F64]; x => box_conv(&x, p[0], p[1], p[2])?),
+        rust: |p, c| {
+            let m = if p[2] == 1 { "Fft" } else { "Direct" };
+            format!(
+                "cuprite_array::signal::convolve_axes(&{}, &Array::<f64>::full(&[{}], 1.0 / {}.0).cast(), &[{}], cuprite_array::signal::ConvMode::Same, cuprite_array::signal::ConvMethod::{m})?",
+                c[0], p[1], p[1], p[0]
+            )
+        },
+    },
+    Row {
+        name: "lfilter",
+        generate: |g, d, shape, depth| {
+            let (ax, x) = signal_child(g, d, shape, depth)?;
+            Some((vec![ax as i64], vec![x]))
+        },
+        // y = x/2 + y_prev/2 from rest, |x| <= 1: |y| <= 1; an input error δ gives at most 2δ
+        // (the gain), each step's rounding decays geometrically.
+        info: |_, c| {
+            let i = &c[0];
+            let e = eps(i.dtype).max(2f64.powi(-23));
+            info(
+                i.dtype,
+                i.shape.clone(),
+                2.0 * i.err + 16.0 * e + eps(i.dtype),
+                1.0,
+            )
+        },
+        eval: |p, c| {
+            on!(one(c)?; [F16, BF16, F32, F64]; x => {
+                cuprite_array::signal::lfilter(&[0.5], &[1.0, -0.5], &x, p[0] as isize, None)
+                    .map_err(api)?
+                    .0
+            })
+        },
+        rust: |p, c| {
+            format!(
+                "cuprite_array::signal::lfilter(&[0.5], &[1.0, -0.5], &{}, {}, None)?.0",
+                c[0], p[0]
             )
         },
     },

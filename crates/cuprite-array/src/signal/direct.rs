@@ -1,0 +1,248 @@
+//! The direct convolution as one library call: a kernel (`direct.cu`) and its CPU twin on
+//! rayon, both summing every output over the taps in the same order (kernel lines outermost,
+//! then the taps of a line in ascending order), in the precision of the data (`f32`, `f64`).
+
+use super::geom::Geom;
+use crate::codegen::{KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::graph::{CallInput, LibraryCall};
+use crate::runtime::DeviceState;
+use crate::shape::numel;
+use crate::storage::{DevBuf, HostBuf};
+use crate::util::KeyHasher;
+use cuprite_driver::Stream;
+use rayon::prelude::*;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+/// Threads a block.
+const THREADS: usize = 128;
+/// Outputs a thread.
+const PER: usize = 8;
+/// Taps staged in shared memory at a time.
+const TAPS: usize = 1024;
+
+kernel_params! {
+    /// The direct convolution of `batch` signals (see `geom.rs` for the indices).
+    pub(super) struct ConvArgs<'a> {
+        x: ReadBuf<'a> as "T",
+        h: ReadBuf<'a> as "T",
+        y: WriteBuf<'a> as "T",
+        batch: i64,
+        n0: i64,
+        n1: i64,
+        n2: i64,
+        m0: i64,
+        m1: i64,
+        m2: i64,
+        s0: i64,
+        s1: i64,
+        s2: i64,
+        l0: i64,
+        l1: i64,
+        l2: i64,
+    }
+}
+
+/// The direct convolution of input 0 (`x`, shape `geom.x_shape()`) with input 1 (`h`, shape
+/// `geom.h_shape()`), both of `dtype` (`f32` or `f64`), into `geom.y_shape()`.
+#[derive(Debug)]
+pub(crate) struct ConvDirect {
+    pub dtype: DType,
+    pub geom: Geom,
+}
+
+/// The C type of a dtype the call computes in.
+fn cty(d: DType) -> &'static str {
+    if d == DType::F64 { "double" } else { "float" }
+}
+
+impl ConvDirect {
+    fn check<B>(&self, inputs: &[CallInput<'_, B>]) -> Result<()> {
+        let g = &self.geom;
+        let ok = matches!(self.dtype, DType::F32 | DType::F64)
+            && inputs.len() == 2
+            && inputs.iter().all(|i| i.dtype == self.dtype)
+            && numel(inputs[0].shape) == numel(&g.x_shape())
+            && numel(inputs[1].shape) == numel(&g.h_shape());
+        if !ok {
+            return Err(Error::InvalidArgument(format!(
+                "the direct convolution made for {:?} of {} was given {:?}",
+                g,
+                self.dtype,
+                inputs
+                    .iter()
+                    .map(|x| (x.dtype, x.shape.to_vec()))
+                    .collect::<Vec<_>>()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The kernel for this call's dtype.
+    pub(crate) fn kernel(&self) -> KernelSource {
+        let name = format!("cuprite_conv_direct_{}", self.dtype.name());
+        let header = format!(
+            "typedef long long i64t;\ntypedef {} T;\nconstexpr int CONV_THREADS = {THREADS};\n\
+             constexpr int CONV_PER = {PER};\nconstexpr int CONV_TAPS = {TAPS};\n",
+            cty(self.dtype)
+        );
+        let text = format!(
+            "{header}{}{}{}",
+            include_str!("direct.cu"),
+            crate::codegen::MARKER,
+            crate::codegen::entry::<ConvArgs>(&name, &THREADS.to_string(), "conv_direct")
+        );
+        KernelSource::new(name, text)
+    }
+
+    fn key(&self) -> u64 {
+        let mut h = KeyHasher(0xc04e_0000);
+        "conv_direct".hash(&mut h);
+        self.dtype.code().hash(&mut h);
+        h.finish()
+    }
+
+    fn cpu<R: CpuReal>(&self, x: &[R], h: &[R], y: &mut [R]) {
+        let g = self.geom;
+        let [a0, a1, a2] = g.ax;
+        y.par_chunks_mut(a2.l.max(1))
+            .enumerate()
+            .for_each(|(line, out)| {
+                let k1 = line % a1.l;
+                let r = line / a1.l;
+                let (k0, b) = (r % a0.l, r / a0.l);
+                out.iter_mut().for_each(|v| *v = R::ZERO);
+                for j0 in 0..a0.m {
+                    let Some(i0) = (k0 + a0.s).checked_sub(j0).filter(|&i| i < a0.n) else {
+                        continue;
+                    };
+                    for j1 in 0..a1.m {
+                        let Some(i1) = (k1 + a1.s).checked_sub(j1).filter(|&i| i < a1.n) else {
+                            continue;
+                        };
+                        let xr = &x[((b * a0.n + i0) * a1.n + i1) * a2.n..][..a2.n];
+                        let hr = &h[(j0 * a1.m + j1) * a2.m..][..a2.m];
+                        for (k2, o) in out.iter_mut().enumerate() {
+                            let mut acc = *o;
+                            for (j2, &hv) in hr.iter().enumerate() {
+                                if let Some(i2) = (k2 + a2.s).checked_sub(j2).filter(|&i| i < a2.n)
+                                {
+                                    acc = acc + hv * xr[i2];
+                                }
+                            }
+                            *o = acc;
+                        }
+                    }
+                }
+            });
+    }
+}
+
+/// The element types the CPU twin sums in.
+trait CpuReal:
+    Copy + Send + Sync + bytemuck::Pod + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self>
+{
+    const ZERO: Self;
+}
+impl CpuReal for f32 {
+    const ZERO: f32 = 0.0;
+}
+impl CpuReal for f64 {
+    const ZERO: f64 = 0.0;
+}
+
+/// The `len` contiguous elements of a realised device input from its offset.
+fn part<'a>(x: &CallInput<'a, DevBuf>, d: DType, len: usize) -> Result<ReadBuf<'a>> {
+    ReadBuf::part(x.buf, d, x.layout.offset, len)
+}
+
+/// The `len` contiguous elements of a realised host input from its offset.
+fn host<'a, R: CpuReal>(x: &CallInput<'a, HostBuf>, len: usize) -> &'a [R] {
+    let v: &[R] = bytemuck::cast_slice(x.buf.bytes());
+    &v[x.layout.offset..x.layout.offset + len]
+}
+
+impl LibraryCall for ConvDirect {
+    fn name(&self) -> &str {
+        "convolve"
+    }
+
+    fn run_cpu(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) -> Result<()> {
+        self.check(inputs)?;
+        let g = self.geom;
+        let (nx, nh, ny) = (
+            numel(&g.x_shape()),
+            numel(&g.h_shape()),
+            numel(&g.y_shape()),
+        );
+        if self.dtype == DType::F64 {
+            let o: &mut [f64] = bytemuck::cast_slice_mut(out.bytes_mut());
+            self.cpu(host(&inputs[0], nx), host(&inputs[1], nh), &mut o[..ny]);
+        } else {
+            let o: &mut [f32] = bytemuck::cast_slice_mut(out.bytes_mut());
+            self.cpu(host(&inputs[0], nx), host(&inputs[1], nh), &mut o[..ny]);
+        }
+        Ok(())
+    }
+
+    fn run_cuda(
+        &self,
+        st: &'static DeviceState,
+        stream: &Arc<Stream>,
+        inputs: &[CallInput<'_, DevBuf>],
+        out: &mut DevBuf,
+    ) -> Result<()> {
+        self.check(inputs)?;
+        let g = self.geom;
+        let ny = numel(&g.y_shape());
+        if ny == 0 {
+            return Ok(());
+        }
+        let k = crate::jit::library_kernel(st, self.key(), || self.kernel())?;
+        let [a0, a1, a2] = g.ax;
+        let i = |v: usize| v as i64;
+        let params = ConvArgs {
+            x: part(&inputs[0], self.dtype, numel(&g.x_shape()))?,
+            h: part(&inputs[1], self.dtype, numel(&g.h_shape()))?,
+            y: WriteBuf::part(out, self.dtype, 0, ny)?,
+            batch: i(g.batch),
+            n0: i(a0.n),
+            n1: i(a1.n),
+            n2: i(a2.n),
+            m0: i(a0.m),
+            m1: i(a1.m),
+            m2: i(a2.m),
+            s0: i(a0.s),
+            s1: i(a1.s),
+            s2: i(a2.s),
+            l0: i(a0.l),
+            l1: i(a1.l),
+            l2: i(a2.l),
+        };
+        let tiles = (g.batch * a0.l * a1.l) as u64 * a2.l.div_ceil(THREADS * PER) as u64;
+        let resident = (st.sms * k.blocks_per_sm).max(1) as u64 * 4;
+        let grid = tiles.clamp(1, resident.min(i32::MAX as u64)) as u32;
+        let a = params.args();
+        // SAFETY: every buffer word is a live range checked inside its allocation (`ReadBuf`,
+        // `WriteBuf`) of the element counts the geometry gives (`x_shape`, `h_shape`,
+        // `y_shape`, whose products were checked); the kernel reads `x` only at indices inside
+        // `[0, n)` along each axis, `h` inside `[0, m)`, and writes `y` only below `l`.
+        unsafe {
+            stream.launch_packed(
+                &k.func,
+                (grid, 1, 1),
+                (THREADS as u32, 1, 1),
+                0,
+                &a.words,
+                &a.accesses(),
+            )
+        }?;
+        Ok(())
+    }
+
+    fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
+        vec![self.kernel().source]
+    }
+}

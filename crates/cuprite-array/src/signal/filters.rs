@@ -1,0 +1,431 @@
+//! Linear filters along one axis: SciPy's `lfilter` (with initial conditions), `lfilter_zi`,
+//! `filtfilt` (odd extension, forward-backward) and `sosfilt` (cascaded second-order
+//! sections). Coefficients are host values (`&[f64]`), rounded to the data's working precision
+//! (`f32` for `f16`/`bf16`/`f32`, `f64` for `f64`); the data are real.
+
+use super::iir::Lfilter;
+use crate::array::Array;
+use crate::dtype::{DType, Float};
+use crate::error::{Error, Result};
+use crate::graph::{Node, Op};
+use crate::shape::SliceArg;
+use std::sync::Arc;
+
+/// The filter's coefficients checked: non-empty, finite, `a[0] != 0`. Returns the order
+/// `max(len(a), len(b)) - 1`.
+fn check_coefs(what: &str, b: &[f64], a: &[f64]) -> Result<usize> {
+    if b.is_empty() || a.is_empty() {
+        return Err(Error::InvalidArgument(format!(
+            "{what} needs non-empty coefficients (len(b) = {}, len(a) = {})",
+            b.len(),
+            a.len()
+        )));
+    }
+    if a[0] == 0.0 {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: a[0] is 0 (a = {a:?}); the filter is not normalisable"
+        )));
+    }
+    if let Some(v) = b.iter().chain(a).find(|v| !v.is_finite()) {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: coefficient {v} is not finite (b = {b:?}, a = {a:?})"
+        )));
+    }
+    Ok(b.len().max(a.len()) - 1)
+}
+
+fn norm_axis(what: &str, axis: isize, ndim: usize) -> Result<usize> {
+    let u = if axis < 0 { axis + ndim as isize } else { axis };
+    if u < 0 || u as usize >= ndim {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: axis {axis} is out of range for {ndim} dimensions"
+        )));
+    }
+    Ok(u as usize)
+}
+
+fn range(start: usize, end: usize) -> SliceArg {
+    SliceArg::Range {
+        start: Some(start as isize),
+        end: Some(end as isize),
+        step: 1,
+    }
+}
+
+/// The filter run on `x` (`[batch, n]`, working dtype `W`) from states `zi` (`[batch, order]`).
+fn run<W: Float>(
+    b: &[f64],
+    a: &[f64],
+    x: &Array<W>,
+    zi: &Array<W>,
+    order: usize,
+    want_zf: bool,
+) -> Result<(Array<W>, Array<W>)> {
+    let (batch, n) = (x.shape()[0], x.shape()[1]);
+    let call = Lfilter {
+        dtype: W::DTYPE,
+        batch,
+        n,
+        order,
+        want_zf,
+    };
+    let coef: Vec<W> = call
+        .coefficients(b, a)
+        .into_iter()
+        .map(|v| W::from_scalar(crate::dtype::Scalar::F64(v)))
+        .collect();
+    let len = coef.len();
+    let coef = Array::from_slice_on(x.device(), &coef, &[len])?;
+    let out_len = call.out_len();
+    let out: Array<W> = Array::from_node(Node::new(
+        Op::Library(
+            Arc::new(call),
+            vec![x.node.clone(), coef.node.clone(), zi.node.clone()],
+        ),
+        W::DTYPE,
+        vec![out_len],
+        x.device(),
+    ));
+    let y = out.slice(&[range(0, batch * n)])?.reshape(&[batch, n])?;
+    let zf = if want_zf {
+        out.slice(&[range(batch * n, out_len)])?
+            .reshape(&[batch, order])?
+    } else {
+        Array::zeros(&[batch, order])
+    };
+    Ok((y, zf))
+}
+
+/// The filter in the working precision of `T`.
+fn run_t<T: Float>(
+    b: &[f64],
+    a: &[f64],
+    x: &Array<T>,
+    zi: &Array<T>,
+    order: usize,
+    want_zf: bool,
+) -> Result<(Array<T>, Array<T>)> {
+    if T::DTYPE == DType::F64 {
+        let (y, z) = run::<f64>(b, a, &x.cast(), &zi.cast(), order, want_zf)?;
+        Ok((y.cast(), z.cast()))
+    } else {
+        let (y, z) = run::<f32>(b, a, &x.cast(), &zi.cast(), order, want_zf)?;
+        Ok((y.cast(), z.cast()))
+    }
+}
+
+/// Filters `x` along `axis` with the rational transfer function `B(z) / A(z)` (SciPy's
+/// `lfilter`, the transposed direct form II): `a[0] y[n] = sum_k b[k] x[n-k] - sum_{k>=1}
+/// a[k] y[n-k]`. With `zi` (the initial states: `x`'s shape with `axis` of length `max(len(a),
+/// len(b)) - 1`, or 1-D of that length for every signal), also returns the final states
+/// `zf` in the same shape, as SciPy.
+///
+/// On CUDA the recurrence is a blocked parallel scan, not a thread a signal: a thread runs a
+/// chunk of 8 samples, a block scans its 256 chunks' affine state maps (their matrix powers
+/// composed on the host), and one pass per signal scans the blocks' maps; orders up to 8 (a
+/// higher order is an `Err` there: cascade sections with [`sosfilt`]). The CPU runs each
+/// signal sequentially.
+///
+/// # Errors
+/// Empty coefficients, `a[0] == 0`, a non-finite coefficient, an empty `x` or axis out of
+/// range, a `zi` of the wrong shape, each named.
+///
+/// ```
+/// use cuprite_array::{Array, signal::lfilter};
+/// let x = Array::from_slice(&[1.0f64, 0.0, 0.0, 0.0], &[4])?;
+/// // y[n] = x[n] + 0.5 y[n-1]: the impulse response 0.5^n.
+/// let (y, zf) = lfilter(&[1.0], &[1.0, -0.5], &x, 0, None)?;
+/// assert_eq!(y.to_vec()?, [1.0, 0.5, 0.25, 0.125]);
+/// assert!(zf.is_none());
+/// let zi = Array::from_slice(&[1.0f64], &[1])?;
+/// let (y, zf) = lfilter(&[1.0], &[1.0, -0.5], &x, 0, Some(&zi))?;
+/// assert_eq!(y.to_vec()?, [2.0, 1.0, 0.5, 0.25]);
+/// assert_eq!(zf.unwrap().to_vec()?, [0.125]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn lfilter<T: Float>(
+    b: &[f64],
+    a: &[f64],
+    x: &Array<T>,
+    axis: isize,
+    zi: Option<&Array<T>>,
+) -> Result<(Array<T>, Option<Array<T>>)> {
+    let order = check_coefs("lfilter", b, a)?;
+    let ax = norm_axis("lfilter", axis, x.ndim())?;
+    let n = x.shape()[ax];
+    if x.is_empty() {
+        return Err(Error::InvalidArgument(format!(
+            "lfilter of an empty array (shape {:?})",
+            x.shape()
+        )));
+    }
+    let mut zshape = x.shape().to_vec();
+    zshape[ax] = order;
+    if let Some(z) = zi {
+        crate::array::check_devices(&[&x.node, &z.node])?;
+        let one_d = z.ndim() == 1 && z.len() == order;
+        if z.shape() != zshape.as_slice() && !one_d {
+            return Err(Error::Shape(format!(
+                "lfilter: zi has shape {:?}; the filter of order {order} on x of shape {:?} \
+                 along axis {ax} needs {zshape:?} (or {order} values)",
+                z.shape(),
+                x.shape()
+            )));
+        }
+    }
+    if order == 0 {
+        let g = T::from_scalar(crate::dtype::Scalar::F64(b[0] / a[0]));
+        let y = x.try_mul(g)?;
+        return Ok((y, zi.map(|z| z.reshape(&zshape)).transpose()?));
+    }
+    let xm = x.moveaxis(ax as isize, -1)?;
+    let lead: Vec<usize> = xm.shape()[..xm.ndim() - 1].to_vec();
+    let batch: usize = lead.iter().product();
+    let x2 = xm.reshape(&[batch, n])?;
+    let z2 = match zi {
+        None => Array::zeros(&[batch, order]),
+        Some(z) if z.shape() == zshape.as_slice() => {
+            z.moveaxis(ax as isize, -1)?.reshape(&[batch, order])?
+        }
+        Some(z) => z.reshape(&[1, order])?.broadcast_to(&[batch, order])?,
+    };
+    let (y, zf) = run_t(b, a, &x2, &z2, order, zi.is_some())?;
+    let back = |v: Array<T>, last: usize| -> Result<Array<T>> {
+        let mut s = lead.clone();
+        s.push(last);
+        v.reshape(&s)?.moveaxis(-1, ax as isize)
+    };
+    let y = back(y, n)?;
+    let zf = if zi.is_some() {
+        Some(back(zf, order)?)
+    } else {
+        None
+    };
+    Ok((y, zf))
+}
+
+/// The host solution of `(I - M) z = g` for the steady state of a unit step (SciPy's
+/// `lfilter_zi`), by Gaussian elimination with partial pivoting.
+fn zi_values(b: &[f64], a: &[f64], order: usize) -> Result<Vec<f64>> {
+    let a0 = a[0];
+    let at = |i: usize| a.get(i).map_or(0.0, |v| v / a0);
+    let bt = |i: usize| b.get(i).map_or(0.0, |v| v / a0);
+    let k = order;
+    // Row i: z_i - (-a_{i+1} z_0 + z_{i+1}) = b_{i+1} - a_{i+1} b_0.
+    let mut m = vec![0.0; k * (k + 1)];
+    for i in 0..k {
+        m[i * (k + 1) + i] += 1.0;
+        m[i * (k + 1)] += at(i + 1);
+        if i + 1 < k {
+            m[i * (k + 1) + i + 1] -= 1.0;
+        }
+        m[i * (k + 1) + k] = bt(i + 1) - at(i + 1) * bt(0);
+    }
+    for c in 0..k {
+        let p = (c..k)
+            .max_by(|&r, &s| {
+                m[r * (k + 1) + c]
+                    .abs()
+                    .total_cmp(&m[s * (k + 1) + c].abs())
+            })
+            .unwrap_or(c);
+        if m[p * (k + 1) + c] == 0.0 {
+            return Err(Error::InvalidArgument(format!(
+                "lfilter_zi: the filter (b = {b:?}, a = {a:?}) has a pole at z = 1; its step \
+                 response has no steady state"
+            )));
+        }
+        for j in 0..=k {
+            m.swap(c * (k + 1) + j, p * (k + 1) + j);
+        }
+        for r in 0..k {
+            if r != c {
+                let f = m[r * (k + 1) + c] / m[c * (k + 1) + c];
+                for j in c..=k {
+                    m[r * (k + 1) + j] -= f * m[c * (k + 1) + j];
+                }
+            }
+        }
+    }
+    Ok((0..k)
+        .map(|i| m[i * (k + 1) + k] / m[i * (k + 1) + i])
+        .collect())
+}
+
+/// The initial state for [`lfilter`] that is the steady state of its step response (SciPy's
+/// `lfilter_zi`): `order` values, on the current device.
+///
+/// ```
+/// use cuprite_array::signal::{lfilter_zi, lfilter};
+/// use cuprite_array::Array;
+/// // A unit step filtered from this state stays at the filter's DC gain.
+/// let (b, a) = ([0.5, 0.5], [1.0, -0.2]);
+/// let zi = lfilter_zi::<f64>(&b, &a)?;
+/// let (y, _) = lfilter(&b, &a, &Array::from_slice(&[1.0f64; 4], &[4])?, 0, Some(&zi))?;
+/// assert!(y.to_vec()?.iter().all(|v| (v - 1.25).abs() < 1e-12));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn lfilter_zi<T: Float>(b: &[f64], a: &[f64]) -> Result<Array<T>> {
+    let order = check_coefs("lfilter_zi", b, a)?;
+    let z: Vec<T> = zi_values(b, a, order)?
+        .into_iter()
+        .map(|v| T::from_scalar(crate::dtype::Scalar::F64(v)))
+        .collect();
+    Array::from_slice(&z, &[order])
+}
+
+/// The odd extension of `x` (`[batch, n]`) by `pad` values each side: `2 x[0] - x[pad..0]`
+/// before, `2 x[n-1] - x[n-2..n-2-pad]` after (SciPy's `odd_ext`).
+fn odd_ext<T: Float>(x: &Array<T>, pad: usize) -> Result<Array<T>> {
+    let n = x.shape()[1];
+    let all = SliceArg::Range {
+        start: None,
+        end: None,
+        step: 1,
+    };
+    let first = x.slice(&[all, range(0, 1)])?;
+    let last = x.slice(&[all, range(n - 1, n)])?;
+    let two = T::from_scalar(crate::dtype::Scalar::F64(2.0));
+    let left = x.slice(&[all, range(1, pad + 1)])?.flip(&[1])?;
+    let right = x.slice(&[all, range(n - 1 - pad, n - 1)])?.flip(&[1])?;
+    let left = first.try_mul(two)?.try_sub(&left)?;
+    let right = last.try_mul(two)?.try_sub(&right)?;
+    Array::concat(&[&left, x, &right], 1)
+}
+
+/// The zero-phase forward-backward filter (SciPy's `filtfilt` with its defaults: odd
+/// extension of `padlen = 3 max(len(a), len(b))` values, or `padlen` when given, each pass
+/// started from `lfilter_zi` scaled by the first value it sees).
+///
+/// # Errors
+/// As [`lfilter`], and a signal not longer than `padlen` along `axis`.
+///
+/// ```
+/// use cuprite_array::{Array, signal::filtfilt};
+/// // A constant passes a filter of DC gain 1 unchanged.
+/// let x = Array::from_slice(&[3.0f64; 20], &[20])?;
+/// let y = filtfilt(&[0.2, 0.3], &[1.0, -0.5], &x, 0, None)?.to_vec()?;
+/// assert!(y.iter().all(|v| (v - 3.0).abs() < 1e-12));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn filtfilt<T: Float>(
+    b: &[f64],
+    a: &[f64],
+    x: &Array<T>,
+    axis: isize,
+    padlen: Option<usize>,
+) -> Result<Array<T>> {
+    let order = check_coefs("filtfilt", b, a)?;
+    let ax = norm_axis("filtfilt", axis, x.ndim())?;
+    let pad = padlen.unwrap_or(3 * (order + 1));
+    let n = x.shape()[ax];
+    if n <= pad {
+        return Err(Error::InvalidArgument(format!(
+            "filtfilt: the signal's length {n} along axis {ax} must exceed padlen {pad}"
+        )));
+    }
+    let xm = x.moveaxis(ax as isize, -1)?;
+    let lead: Vec<usize> = xm.shape()[..xm.ndim() - 1].to_vec();
+    let batch: usize = lead.iter().product();
+    let ext = odd_ext(&xm.reshape(&[batch, n])?, pad)?;
+    let len = n + 2 * pad;
+    let zi = lfilter_zi::<T>(b, a)?.reshape(&[1, order.max(1)])?;
+    let pass = |s: &Array<T>| -> Result<Array<T>> {
+        if order == 0 {
+            return Ok(lfilter(b, a, s, 1, None)?.0);
+        }
+        let x0 = s.slice(&[
+            SliceArg::Range {
+                start: None,
+                end: None,
+                step: 1,
+            },
+            range(0, 1),
+        ])?;
+        let z = zi.try_mul(&x0)?;
+        Ok(lfilter(b, a, s, 1, Some(&z))?.0)
+    };
+    let y = pass(&ext)?.flip(&[1])?;
+    let y = pass(&y)?.flip(&[1])?;
+    let y = y.slice(&[
+        SliceArg::Range {
+            start: None,
+            end: None,
+            step: 1,
+        },
+        range(pad, len - pad),
+    ])?;
+    let mut s = lead;
+    s.push(n);
+    y.reshape(&s)?.moveaxis(-1, ax as isize)
+}
+
+/// Filters `x` along `axis` through cascaded second-order sections (SciPy's `sosfilt`): each
+/// row of `sos` is `[b0, b1, b2, a0, a1, a2]`, applied in order by [`lfilter`]. With `zi`
+/// (shape `[sections, ...x's shape with axis of length 2]`), also returns the final states in
+/// that shape.
+///
+/// ```
+/// use cuprite_array::{Array, signal::{lfilter, sosfilt}};
+/// let x = Array::from_slice(&[1.0f64, 2.0, 0.0, -1.0, 0.5], &[5])?;
+/// let sos = [[1.0, 0.5, 0.0, 1.0, -0.3, 0.0], [1.0, 0.0, 0.0, 1.0, 0.2, 0.0]];
+/// let (y, _) = sosfilt(&sos, &x, 0, None)?;
+/// // The same as the product filter: b = (1 + 0.5 z^-1), a = (1 - 0.3 z^-1)(1 + 0.2 z^-1).
+/// let (w, _) = lfilter(&[1.0, 0.5], &[1.0, -0.1, -0.06], &x, 0, None)?;
+/// let (y, w) = (y.to_vec()?, w.to_vec()?);
+/// assert!(y.iter().zip(&w).all(|(p, q)| (p - q).abs() < 1e-12));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn sosfilt<T: Float>(
+    sos: &[[f64; 6]],
+    x: &Array<T>,
+    axis: isize,
+    zi: Option<&Array<T>>,
+) -> Result<(Array<T>, Option<Array<T>>)> {
+    if sos.is_empty() {
+        return Err(Error::InvalidArgument(
+            "sosfilt needs at least one second-order section".into(),
+        ));
+    }
+    let ax = norm_axis("sosfilt", axis, x.ndim())?;
+    let mut zshape = vec![sos.len()];
+    zshape.extend(x.shape());
+    zshape[ax + 1] = 2;
+    if let Some(z) = zi
+        && z.shape() != zshape.as_slice()
+    {
+        return Err(Error::Shape(format!(
+            "sosfilt: zi has shape {:?}; {} sections on x of shape {:?} need {zshape:?}",
+            z.shape(),
+            sos.len(),
+            x.shape()
+        )));
+    }
+    let mut y = x.clone();
+    let mut finals = Vec::new();
+    for (i, s) in sos.iter().enumerate() {
+        let (b, a) = (&s[..3], &s[3..]);
+        let zs = zi
+            .map(|z| z.slice(&[SliceArg::Index(i as isize)]))
+            .transpose()?;
+        // Three coefficients each: every section is of order 2, so zi has two states.
+        let (yy, zf) = lfilter(b, a, &y, ax as isize, zs.as_ref())?;
+        y = yy;
+        finals.extend(zf);
+    }
+    let zf = if zi.is_some() {
+        let parts: Vec<Array<T>> = finals
+            .iter()
+            .map(|z| {
+                let mut s = vec![1];
+                s.extend(z.shape());
+                z.reshape(&s)
+            })
+            .collect::<Result<_>>()?;
+        let refs: Vec<&Array<T>> = parts.iter().collect();
+        Some(Array::concat(&refs, 0)?)
+    } else {
+        None
+    };
+    Ok((y, zf))
+}

@@ -1,0 +1,54 @@
+//! Signal processing (SciPy's `scipy.signal`, ArrayFire's signal family) on both backends.
+//!
+//! - Convolution and correlation over one to three axes of N-d arrays, batched over the
+//!   others, in SciPy's modes, by a direct kernel, FFTs or overlap-add ([`convolve`],
+//!   [`correlate`], [`fftconvolve`], [`oaconvolve`], [`convolve_axes`], ArrayFire's
+//!   [`convolve1`], [`convolve2`], [`convolve3`], [`convolve2_sep`], [`fir`]).
+//! - Linear filters: [`lfilter`] (IIR, with initial conditions; on CUDA a blocked parallel scan
+//!   of the filter's state recurrence), [`lfilter_zi`], [`filtfilt`], [`sosfilt`].
+//! - [`get_window`], [`detrend`], [`hilbert`].
+//!
+//! Element types: `f32` and `f64` in their own precision; `f16` and `bf16` computed in `f32`;
+//! complex `c32`/`c64` convolved as their real and imaginary parts.
+//!
+//! # Methods
+//!
+//! - [`ConvMethod::Direct`]: every output summed over every tap in one kernel (`direct.cu`: a
+//!   shared-memory tile of the signal and the taps staged in shared memory), in the data's
+//!   precision. Exact products, rounding `O(m ε Σ|x h|)`.
+//! - [`ConvMethod::Fft`]: real FFTs of both operands over the convolved axes, zero-padded to
+//!   smooth lengths (`2^a 3^b 5^c 7^d`, at least `n + m - 1`), multiplied and transformed back.
+//!   Rounding `O(ε log(N) Σ|x| Σ|h|)` spread over every output, so small outputs next to large
+//!   ones carry the large ones' absolute error.
+//! - [`ConvMethod::OverlapAdd`]: the signal cut into blocks of `L = nfft - m + 1` values along
+//!   the kernel's axis, each block convolved by FFTs of `nfft` points (the power of two at
+//!   least `4 m`), and the block results added where they overlap: the FFT method's rounding
+//!   on transforms of `nfft` points instead of the whole signal. Taken along the one axis where the kernel is
+//!   longer than 1; a kernel extended along several axes goes through [`ConvMethod::Fft`].
+//! - [`ConvMethod::Auto`]: direct when the kernel has at most [`DIRECT_TAPS`] taps; else
+//!   overlap-add when the kernel lies along one axis and the signal there is at least 8 times
+//!   longer; else FFT.
+//!
+//! The methods agree within the FFT's bound above (the tests check `1e-10 Σ|x| max|h|` in `f64`
+//! and `1e-5 Σ|x| max|h|` in `f32`). Integers are not taken (SciPy sums them exactly).
+
+mod conv;
+mod direct;
+mod elem;
+mod filters;
+mod geom;
+mod iir;
+mod paths;
+mod spectral;
+mod windows;
+
+pub use crate::ops::ConvMode;
+pub use conv::{
+    convolve, convolve_axes, convolve1, convolve2, convolve2_sep, convolve3, correlate,
+    correlate_axes, fftconvolve, fir, oaconvolve,
+};
+pub use elem::SignalElement;
+pub use filters::{filtfilt, lfilter, lfilter_zi, sosfilt};
+pub use paths::{ConvMethod, DIRECT_TAPS};
+pub use spectral::{Detrend, detrend, hilbert};
+pub use windows::{Window, get_window};

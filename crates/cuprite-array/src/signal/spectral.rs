@@ -1,0 +1,132 @@
+//! `detrend` and `hilbert` (SciPy's), as array expressions on the current backend: reductions
+//! and FFTs along one axis.
+
+use crate::array::Array;
+use crate::dtype::{Float, Scalar};
+use crate::error::{Error, Result};
+use crate::ops::fft::{FftElement, FftNorm};
+
+/// What [`detrend`] removes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Detrend {
+    /// The least-squares line (SciPy's `type='linear'`, the default).
+    #[default]
+    Linear,
+    /// The mean (SciPy's `type='constant'`).
+    Constant,
+}
+
+fn norm_axis(what: &str, axis: isize, ndim: usize) -> Result<usize> {
+    let u = if axis < 0 { axis + ndim as isize } else { axis };
+    if u < 0 || u as usize >= ndim {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: axis {axis} is out of range for {ndim} dimensions"
+        )));
+    }
+    Ok(u as usize)
+}
+
+/// The shape that places `n` values along `axis` of an `ndim`-dimensional array (ones
+/// elsewhere), for broadcasting.
+fn along(ndim: usize, axis: usize, n: usize) -> Vec<usize> {
+    let mut s = vec![1; ndim];
+    s[axis] = n;
+    s
+}
+
+/// `x` less its mean or its least-squares line along `axis` (SciPy's `detrend`, without
+/// breakpoints), computed in `x`'s precision.
+///
+/// # Errors
+/// An axis out of range or an empty axis, named.
+///
+/// ```
+/// use cuprite_array::{Array, signal::{Detrend, detrend}};
+/// let x = Array::from_slice(&[1.0f64, 3.0, 5.0, 7.0], &[4])?;
+/// assert!(detrend(&x, 0, Detrend::Linear)?.to_vec()?.iter().all(|v| v.abs() < 1e-12));
+/// assert_eq!(detrend(&x, 0, Detrend::Constant)?.to_vec()?, [-3.0, -1.0, 1.0, 3.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn detrend<T: Float>(x: &Array<T>, axis: isize, kind: Detrend) -> Result<Array<T>> {
+    let ax = norm_axis("detrend", axis, x.ndim())?;
+    let n = x.shape()[ax];
+    if n == 0 {
+        return Err(Error::InvalidArgument(format!(
+            "detrend along an empty axis {ax} (shape {:?})",
+            x.shape()
+        )));
+    }
+    let c = |v: f64| T::from_scalar(Scalar::F64(v));
+    let mean = x.mean_axes(&[ax as isize], true)?.cast::<T>();
+    let centred = x.try_sub(&mean)?;
+    if kind == Detrend::Constant {
+        return Ok(centred);
+    }
+    // t - mean(t) for t = 0..n; its sum of squares is n (n² - 1) / 12.
+    let sxx = n as f64 * ((n * n) as f64 - 1.0) / 12.0;
+    if sxx == 0.0 {
+        return Ok(centred);
+    }
+    let t: Array<T> = crate::device::with_device(x.device(), || -> Result<Array<T>> {
+        let t: Array<T> = Array::<i64>::arange_len(n)?.cast();
+        t.try_sub(c((n as f64 - 1.0) / 2.0))?
+            .reshape(&along(x.ndim(), ax, n))
+    })?;
+    let slope = centred
+        .try_mul(&t)?
+        .sum_axes(&[ax as isize], true)?
+        .cast::<T>()
+        .try_mul(c(1.0 / sxx))?;
+    centred.try_sub(&slope.try_mul(&t)?)
+}
+
+/// The analytic signal of `x` along `axis` (SciPy's `hilbert`): the FFT of `n` points
+/// (default the axis's length; zero-padded or truncated), its negative frequencies zeroed and
+/// its positive ones doubled, transformed back. The imaginary part is the Hilbert transform.
+///
+/// # Errors
+/// An axis out of range, or `n` (or the axis's length) zero, named.
+///
+/// ```
+/// use cuprite_array::{Array, signal::hilbert};
+/// // cos becomes cos + i sin.
+/// let n = 8;
+/// let x: Vec<f64> = (0..n).map(|k| (2.0 * std::f64::consts::PI * k as f64 / n as f64).cos()).collect();
+/// let z = hilbert(&Array::from_slice(&x, &[n])?, None, 0)?.to_vec()?;
+/// for (k, v) in z.iter().enumerate() {
+///     let p = 2.0 * std::f64::consts::PI * k as f64 / n as f64;
+///     assert!((v.re - p.cos()).abs() < 1e-12 && (v.im - p.sin()).abs() < 1e-12);
+/// }
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn hilbert<T: Float + FftElement>(
+    x: &Array<T>,
+    n: Option<usize>,
+    axis: isize,
+) -> Result<Array<T::Complex>> {
+    let ax = norm_axis("hilbert", axis, x.ndim())?;
+    let n = n.unwrap_or(x.shape()[ax]);
+    if n == 0 {
+        return Err(Error::InvalidArgument(format!(
+            "hilbert of zero points along axis {ax} (shape {:?})",
+            x.shape()
+        )));
+    }
+    let mut h = vec![0.0f64; n];
+    h[0] = 1.0;
+    if n % 2 == 0 {
+        h[n / 2] = 1.0;
+        h[1..n / 2].iter_mut().for_each(|v| *v = 2.0);
+    } else {
+        h[1..n.div_ceil(2)].iter_mut().for_each(|v| *v = 2.0);
+    }
+    let hv: Vec<T::Complex> = h
+        .into_iter()
+        .map(|v| <T::Complex as crate::dtype::Element>::from_scalar(Scalar::F64(v)))
+        .collect();
+    let hv = Array::from_slice_on(x.device(), &hv, &along(x.ndim(), ax, n))?;
+    let f = x.fft(Some(n), ax as isize, FftNorm::Backward)?;
+    Ok(f.try_mul(&hv)?
+        .ifft(Some(n), ax as isize, FftNorm::Backward)?
+        .cast::<T::Complex>())
+}

@@ -1,0 +1,151 @@
+//! Convolution and filtering (`cuprite_array::signal`), as times judged against
+//! `benches/peers/cupy_signal.py` (CuPy's `cupyx.scipy.signal` and `cupyx.scipy.ndimage`, and
+//! PyTorch's `conv2d`) by `cuprite bench --peers`:
+//!
+//! - `conv/convolve1d_127`: a 2^24 f32 signal convolved with 127 taps, `same` (the method
+//!   chosen automatically: direct); peers `cupyx.scipy.signal.convolve` (direct) and
+//!   `fftconvolve`.
+//! - `conv/convolve1d_4097`: the same signal with 4097 taps (automatic: overlap-add); peers
+//!   `fftconvolve` and `oaconvolve`.
+//! - `conv/convolve2d_7x7`: a 4096² f32 image with a 7×7 kernel, `same` (direct); peers
+//!   `torch.nn.functional.conv2d` and `cupyx.scipy.ndimage.convolve`.
+//! - `signal/lfilter`: a second-order IIR filter over 2^24 f32; peer `cupyx.scipy.signal.lfilter`.
+
+use super::curves::per_call;
+use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, TimeUnit};
+use cuprite_array::signal::{self, ConvMethod, ConvMode};
+use cuprite_array::{Array, Device, with_device};
+
+/// The convolution and filtering benchmarks.
+pub fn benchmarks() -> Vec<Benchmark> {
+    vec![
+        Benchmark {
+            name: "conv/convolve1d_127",
+            group: "conv",
+            needs_gpu: true,
+            run: conv1d_127,
+        },
+        Benchmark {
+            name: "conv/convolve1d_4097",
+            group: "conv",
+            needs_gpu: true,
+            run: conv1d_4097,
+        },
+        Benchmark {
+            name: "conv/convolve2d_7x7",
+            group: "conv",
+            needs_gpu: true,
+            run: conv2d_7x7,
+        },
+        Benchmark {
+            name: "signal/lfilter",
+            group: "signal",
+            needs_gpu: true,
+            run: lfilter,
+        },
+    ]
+}
+
+/// Back-to-back calls per event pair.
+const CALLS: usize = 10;
+
+/// Device seconds per call of `f` (its steady state: the optimised kernels built first).
+fn time(
+    ctx: &mut BenchCtx,
+    mut f: impl FnMut() -> Result<(), BenchError>,
+) -> Result<Samples, BenchError> {
+    f()?;
+    cuprite_array::wait_tier_up();
+    let stream = cuprite_array::get_stream(0)?.raw();
+    // SAFETY: the array stream of device 0 lives for the whole process, and its (primary)
+    // context is current after the caller's arrays were made on it; `f` only enqueues array
+    // work, which runs on that stream.
+    unsafe { per_call(ctx, stream, CALLS, &mut f) }
+}
+
+/// A 1-D convolution of `n` f32 values with `m` taps, `same`, each method the automatic
+/// choice and the explicit ones named in `methods`.
+fn conv1d(ctx: &mut BenchCtx, m: usize, methods: &[(ConvMethod, &str)]) -> BenchResult {
+    let n = ctx.size(1 << 24, 1 << 18);
+    with_device(Device::cuda(0), || {
+        let x = Array::<f32>::rand_uniform(&[n], 60)?;
+        let h = Array::<f32>::rand_uniform(&[m], 61)?;
+        cuprite_array::eval_many(&[&x, &h])?;
+        let mut figs = Vec::new();
+        for &(method, label) in methods {
+            let s = time(ctx, || {
+                signal::convolve(&x, &h, ConvMode::Same, method)?.eval()?;
+                Ok(())
+            })?;
+            figs.push(
+                Figure::time(
+                    format!("convolve {m} taps same ({label}), {n} f32"),
+                    &s,
+                    TimeUnit::Ms,
+                )
+                .with_note("peers: cupyx.scipy.signal in benches/peers/cupy_signal.py"),
+            );
+        }
+        Ok(figs)
+    })
+}
+
+fn conv1d_127(ctx: &mut BenchCtx) -> BenchResult {
+    conv1d(
+        ctx,
+        127,
+        &[(ConvMethod::Auto, "auto"), (ConvMethod::Fft, "fft")],
+    )
+}
+
+fn conv1d_4097(ctx: &mut BenchCtx) -> BenchResult {
+    conv1d(
+        ctx,
+        4097,
+        &[
+            (ConvMethod::Auto, "auto"),
+            (ConvMethod::Fft, "fft"),
+            (ConvMethod::OverlapAdd, "overlap-add"),
+        ],
+    )
+}
+
+fn conv2d_7x7(ctx: &mut BenchCtx) -> BenchResult {
+    let n = ctx.size(4096, 512);
+    with_device(Device::cuda(0), || {
+        let x = Array::<f32>::rand_uniform(&[n, n], 62)?;
+        let h = Array::<f32>::rand_uniform(&[7, 7], 63)?;
+        cuprite_array::eval_many(&[&x, &h])?;
+        let s = time(ctx, || {
+            signal::convolve(&x, &h, ConvMode::Same, ConvMethod::Auto)?.eval()?;
+            Ok(())
+        })?;
+        // Read the image once and write the result once.
+        let bytes = 2.0 * 4.0 * (n * n) as f64;
+        let f = Figure::time(format!("convolve2 7x7 same, {n}² f32"), &s, TimeUnit::Ms).with_note(
+            format!(
+                "{:.2} TB/s of the image read and written once; peers: torch conv2d and \
+                 cupyx.scipy.ndimage.convolve in benches/peers/cupy_signal.py",
+                bytes / s.median() / 1e12
+            ),
+        );
+        Ok(vec![f])
+    })
+}
+
+fn lfilter(ctx: &mut BenchCtx) -> BenchResult {
+    let n = ctx.size(1 << 24, 1 << 18);
+    with_device(Device::cuda(0), || {
+        let x = Array::<f32>::rand_uniform(&[n], 64)?;
+        x.eval()?;
+        // A second-order low-pass section (poles 0.8 ± 0.2i).
+        let (b, a) = ([0.2, 0.3, 0.1], [1.0, -1.6, 0.68]);
+        let s = time(ctx, || {
+            signal::lfilter(&b, &a, &x, 0, None)?.0.eval()?;
+            Ok(())
+        })?;
+        let f = Figure::time(format!("lfilter order 2 of {n} f32"), &s, TimeUnit::Ms)
+            .with_note("peer: cupyx.scipy.signal.lfilter in benches/peers/cupy_signal.py");
+        Ok(vec![f])
+    })
+}
