@@ -784,9 +784,9 @@ pub const BODIES: &[(&str, Body)] = &[
 /// The direct convolution's and the IIR filter's kernels compile with NVRTC (no GPU): the
 /// sources the bodies would build on CUDA, recorded by the dry-run backend.
 fn signal_kernels_compile() -> TestResult {
-    cuprite_array::jit::start_recording();
+    cuprite_array::tuning::compiler::start_recording();
     let runs = [conv_random_nd(Device::CPU), lfilter_random(Device::CPU)];
-    let sources: Vec<String> = cuprite_array::jit::take_recorded()
+    let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
         .into_iter()
         .filter(|s| s.contains("cuprite_conv_direct") || s.contains("cuprite_iir_"))
         .collect();

@@ -6,15 +6,13 @@ use super::geom::Geom;
 use crate::codegen::{KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall};
-use crate::runtime::DeviceState;
 use crate::shape::numel;
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
-use cuprite_driver::Stream;
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
 
 /// Threads a block.
 const THREADS: usize = 128;
@@ -189,11 +187,11 @@ impl LibraryCall for ConvDirect {
 
     fn run_cuda(
         &self,
-        st: &'static DeviceState,
-        stream: &Arc<Stream>,
+        lane: &CudaLane<'_>,
         inputs: &[CallInput<'_, DevBuf>],
         out: &mut DevBuf,
     ) -> Result<()> {
+        let CudaLane { st, stream } = *lane;
         self.check(inputs)?;
         let g = self.geom;
         let ny = numel(&g.y_shape());

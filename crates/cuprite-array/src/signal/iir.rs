@@ -11,6 +11,7 @@
 use crate::codegen::{KernelParams, KernelSource, MaybeWrite, ReadBuf, WriteBuf, kernel_params};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall};
 use crate::runtime::DeviceState;
 use crate::shape::numel;
@@ -250,11 +251,11 @@ impl Lfilter {
 
     fn gpu(
         &self,
-        st: &'static DeviceState,
-        stream: &Arc<Stream>,
+        lane: &CudaLane<'_>,
         inputs: &[CallInput<'_, DevBuf>],
         out: &mut DevBuf,
     ) -> Result<()> {
+        let CudaLane { st, stream } = *lane;
         let d = self.dtype;
         let (bn, k) = (self.batch * self.n, self.order);
         let nseg = self.segments();
@@ -407,8 +408,7 @@ impl LibraryCall for Lfilter {
 
     fn run_cuda(
         &self,
-        st: &'static DeviceState,
-        stream: &Arc<Stream>,
+        lane: &CudaLane<'_>,
         inputs: &[CallInput<'_, DevBuf>],
         out: &mut DevBuf,
     ) -> Result<()> {
@@ -420,7 +420,7 @@ impl LibraryCall for Lfilter {
                 self.order
             )));
         }
-        self.gpu(st, stream, inputs, out)
+        self.gpu(lane, inputs, out)
     }
 
     fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {

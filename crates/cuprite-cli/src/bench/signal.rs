@@ -55,7 +55,7 @@ fn time(
     mut f: impl FnMut() -> Result<(), BenchError>,
 ) -> Result<Samples, BenchError> {
     f()?;
-    cuprite_array::wait_tier_up();
+    cuprite_array::tuning::wait_tier_up();
     let stream = cuprite_array::get_stream(0)?.raw();
     // SAFETY: the array stream of device 0 lives for the whole process, and its (primary)
     // context is current after the caller's arrays were made on it; `f` only enqueues array
