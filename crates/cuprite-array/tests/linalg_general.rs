@@ -5,6 +5,7 @@
 use crate::common::{Body, assert_err, close};
 use cuprite_array::{Array, Device, FftNorm, c32, c64, linalg};
 use cuprite_testkit::{Rng, Test, TestResult};
+use cuprite_array::ops::fft::FftOpts;
 
 type C = c64;
 
@@ -258,7 +259,7 @@ fn hermitian_fft(dev: Device) -> TestResult {
             (FftNorm::Ortho, 1.0 / (nn as f64).sqrt()),
             (FftNorm::Forward, 1.0 / nn as f64),
         ] {
-            let got = x.hfft(n, 0, norm)?.to_vec()?;
+            let got = x.hfft_with(FftOpts::new().n(n).axis(0).norm(norm))?.to_vec()?;
             let w: Vec<f64> = want.iter().map(|v| v * f).collect();
             close(
                 &got,
@@ -269,7 +270,7 @@ fn hermitian_fft(dev: Device) -> TestResult {
             )?;
             // ihfft of the real signal: the first nn/2+1 points of (1/nn)·Σ x_j e^{+iθ}.
             let back = Array::from_slice_on(dev, &got, &[nn])?
-                .ihfft(None, 0, norm)?
+                .ihfft_with(FftOpts::new().axis(0).norm(norm))?
                 .to_vec()?;
             let g = 1.0 / (nn as f64 * f * f);
             let want_i: Vec<f64> = (0..half)
@@ -297,12 +298,12 @@ fn hermitian_fft(dev: Device) -> TestResult {
     }
     let x = Array::from_slice_on(dev, &[1.0f32, 2.0], &[1, 2])?;
     assert_err(
-        x.hfft(None, 2, FftNorm::Backward),
+        x.hfft_with(FftOpts::new().axis(2)),
         "InvalidArgument",
         "axis 2",
     );
     let z = Array::<c64>::zeros(&[0]).to_device(dev)?;
-    assert_err(z.hfft(None, 0, FftNorm::Backward), "InvalidArgument", "[0]");
+    assert_err(z.hfft_with(FftOpts::new().axis(0)), "InvalidArgument", "[0]");
     Ok(())
 }
 

@@ -7,6 +7,7 @@ use crate::common::{Body, close};
 use cuprite_array::ops::{Indexing, meshgrid, tril_indices, triu_indices};
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Rng, Test, TestResult};
+use cuprite_array::ops::VarOpts;
 
 fn on<R>(d: Device, f: impl FnOnce() -> R) -> R {
     cuprite_array::with_device(d, f)
@@ -256,35 +257,35 @@ fn nan_reductions(d: Device) -> TestResult {
             c.iter().map(|v| (v - mu) * (v - mu)).sum::<f64>() / (c.len() as f64 - dd)
         };
         close(
-            &a.nanmean_axes(&[0], false)?.to_vec()?,
+            &a.nanmean_axes(&[0])?.to_vec()?,
             &f(&mean),
             1e-12,
             1e-12,
             "nanmean",
         )?;
         close(
-            &a.nanmax_axes(&[0], false)?.to_vec()?,
+            &a.nanmax_axes(&[0])?.to_vec()?,
             &f(&|c| c.iter().cloned().fold(f64::MIN, f64::max)),
             0.0,
             0.0,
             "nanmax",
         )?;
         close(
-            &a.nanmin_axes(&[0], false)?.to_vec()?,
+            &a.nanmin_axes(&[0])?.to_vec()?,
             &f(&|c| c.iter().cloned().fold(f64::MAX, f64::min)),
             0.0,
             0.0,
             "nanmin",
         )?;
         close(
-            &a.nanvar_axes(&[0], 1, false)?.to_vec()?,
+            &a.nanvar_axes_with(&[0], VarOpts::new().ddof(1))?.to_vec()?,
             &f(&|c| var(c, 1.0)),
             1e-10,
             1e-12,
             "nanvar",
         )?;
         close(
-            &a.nanstd_axes(&[0], 0, false)?.to_vec()?,
+            &a.nanstd_axes(&[0])?.to_vec()?,
             &f(&|c| var(c, 0.0).sqrt()),
             1e-10,
             1e-12,
@@ -293,7 +294,7 @@ fn nan_reductions(d: Device) -> TestResult {
         let mut prod_ref: Vec<f64> = cols.iter().map(|c| c.iter().product()).collect();
         prod_ref[4] = 1.0; // NumPy: the empty product
         close(
-            &a.nanprod_axes(&[0], false)?.to_vec()?,
+            &a.nanprod_axes(&[0])?.to_vec()?,
             &prod_ref,
             1e-10,
             1e-300,
@@ -302,7 +303,7 @@ fn nan_reductions(d: Device) -> TestResult {
         let mut sum_ref: Vec<f64> = cols.iter().map(|c| sum(c)).collect();
         sum_ref[4] = 0.0;
         close(
-            &a.nansum_axes(&[0], false)?.to_vec()?,
+            &a.nansum_axes(&[0])?.to_vec()?,
             &sum_ref,
             1e-12,
             1e-12,
@@ -337,10 +338,10 @@ fn nan_reductions(d: Device) -> TestResult {
             "nanmean all",
         )?;
         // arg-reductions: an all-NaN column is an Err; the first four columns are not.
-        assert!(a.nanargmax_axis(0, false).is_err());
+        assert!(a.nanargmax_axis(0).is_err());
         let sub = a.slice(&[(..).into(), (0..4).into()])?;
-        let am = sub.nanargmax_axis(0, false)?.to_vec()?;
-        let an = sub.nanargmin_axis(0, false)?.to_vec()?;
+        let am = sub.nanargmax_axis(0)?.to_vec()?;
+        let an = sub.nanargmin_axis(0)?.to_vec()?;
         for j in 0..4 {
             let col: Vec<f64> = (0..m).map(|i| x[i * n + j]).collect();
             let best = |better: &dyn Fn(f64, f64) -> bool| {

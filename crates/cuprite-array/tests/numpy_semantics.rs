@@ -5,10 +5,11 @@
 //! CUDA; references are computed on the host from the formulas or NumPy's published values.
 
 use cuprite_array::{
-    Array, DType, Device, Element, FftNorm, Numeric, Ordered, Promote, bf16, c32, c64, f16,
+    Array, DType, Device, Element, Numeric, Ordered, Promote, bf16, c32, c64, f16,
     ops::Idx, s, with_device,
 };
 use cuprite_testkit::{Rng, Test, TestResult};
+use cuprite_array::ops::fft::FftOpts;
 
 type Body = fn(Device) -> TestResult;
 
@@ -474,7 +475,7 @@ fn irfft_of_real_input(d: Device) -> TestResult {
             .collect();
         let n = 2 * (m - 1);
         let got = Array::from_slice(&x, &[m])?
-            .irfft(None, 0, FftNorm::Backward)?
+            .irfft_with(FftOpts::new().axis(0))?
             .to_vec()?;
         // The inverse of a Hermitian half spectrum with zero imaginary parts.
         for (t, g) in got.iter().enumerate() {
@@ -491,11 +492,11 @@ fn irfft_of_real_input(d: Device) -> TestResult {
         // The same as the complex input with zero imaginary parts.
         let xc: Vec<c64> = x.iter().map(|&v| c64::new(v, 0.0)).collect();
         let viac = Array::from_slice(&xc, &[m])?
-            .irfft(None, 0, FftNorm::Backward)?
+            .irfft_with(FftOpts::new().axis(0))?
             .to_vec()?;
         assert_eq!(got, viac);
         let xf: Vec<f32> = x.iter().map(|&v| v as f32).collect();
-        let two = Array::from_slice(&xf, &[1, m])?.irfft2(None, None, FftNorm::Backward)?;
+        let two = Array::from_slice(&xf, &[1, m])?.irfft2()?;
         assert_eq!(two.shape(), &[1, n]);
         Ok(())
     })

@@ -8,10 +8,11 @@ use crate::common::Body;
 use cuprite_array::shape::SliceArg;
 use cuprite_array::{
     Array, Device, Element, QuantileMethod, bf16, c64, f16, intersect1d, jit, setdiff1d,
-    sort_by_key, union1d,
+    sort_by_key, sort_by_key_with, union1d,
 };
 use cuprite_testkit::{Rng, Test, TestResult};
 use std::cmp::Ordering;
+use cuprite_array::ops::{SortOpts, TopkOpts};
 
 /// Test-side view of an element: order, canonical bits, value.
 trait V: Element {
@@ -164,11 +165,11 @@ fn lines(shape: &[usize], ax: usize) -> Vec<Vec<usize>> {
 /// against the reference.
 fn check_sort<T: V>(a: &Array<T>, x: &[T], shape: &[usize], ax: usize, what: &str) -> TestResult {
     for desc in [false, true] {
-        let (v, i) = a.sort_with_indices(ax as isize, desc)?;
+        let (v, i) = a.sort_with_indices_with(ax as isize, SortOpts::new().descending(desc))?;
         let (v, i) = (v.to_vec()?, i.to_vec()?);
-        let v2 = a.sort(ax as isize, desc)?.to_vec()?;
+        let v2 = a.sort_with(ax as isize, SortOpts::new().descending(desc))?.to_vec()?;
         let i2 = a
-            .argsort(ax as isize - shape.len() as isize, desc)?
+            .argsort_with(ax as isize - shape.len() as isize, SortOpts::new().descending(desc))?
             .to_vec()?;
         let mut wv = vec![0u64; x.len()];
         let mut wi = vec![0i64; x.len()];
@@ -309,12 +310,12 @@ fn nan_and_zero_order(d: Device) -> TestResult {
         f32::INFINITY,
     ];
     let a = Array::from_slice_on(d, &x, &[8])?;
-    let (v, i) = a.sort_with_indices(0, false)?;
+    let (v, i) = a.sort_with_indices(0)?;
     check_eq(&i.to_vec()?, &[5, 2, 6, 3, 0, 7, 1, 4], "ascending order")?;
     let v = v.to_vec()?;
     assert!(v[1].is_sign_negative() && v[3].is_sign_positive() && v[6].is_nan());
     check_eq(
-        &a.argsort(0, true)?.to_vec()?,
+        &a.argsort_with(0, SortOpts::new().descending(true))?.to_vec()?,
         &[1, 4, 7, 0, 3, 2, 6, 5],
         "descending order",
     )?;
@@ -333,7 +334,7 @@ fn sort_by_key_values(d: Device) -> TestResult {
         let ka = Array::from_slice_on(d, &k, &[rows, n])?;
         let va = Array::from_slice_on(d, &v, &[rows, n])?;
         for desc in [false, true] {
-            let (sk, sv) = sort_by_key(&ka, &va, -1, desc)?;
+            let (sk, sv) = sort_by_key_with(&ka, &va, -1, SortOpts::new().descending(desc))?;
             let (sk, sv) = (sk.to_vec()?, sv.to_vec()?);
             for row in 0..rows {
                 let lk = &k[row * n..(row + 1) * n];
@@ -346,7 +347,7 @@ fn sort_by_key_values(d: Device) -> TestResult {
     }
     let ka = Array::from_slice_on(d, &[1i32, 2], &[2])?;
     let va = Array::from_slice_on(d, &[1.0f32, 2.0, 3.0], &[3])?;
-    let e = sort_by_key(&ka, &va, 0, false).unwrap_err().to_string();
+    let e = sort_by_key(&ka, &va, 0).unwrap_err().to_string();
     assert!(e.contains("[2]") && e.contains("[3]"), "{e}");
     Ok(())
 }
@@ -366,7 +367,7 @@ fn topk_kth<T: V>(d: Device, r: &mut Rng) -> TestResult {
                 if k > n {
                     continue;
                 }
-                let (v, i) = a.topk(k, 0, largest)?;
+                let (v, i) = a.topk_with(k, 0, TopkOpts::new().largest(largest))?;
                 let w = format!("{} topk n={n} k={k} largest={largest}", T::DTYPE);
                 check_eq(
                     &i.to_vec()?,
@@ -397,7 +398,7 @@ fn topk_kth<T: V>(d: Device, r: &mut Rng) -> TestResult {
     // Along a middle axis, many rows.
     let x = data::<T>(r, 6 * 50 * 4);
     let a = Array::from_slice_on(d, &x, &[6, 50, 4])?;
-    let (v, i) = a.topk(3, 1, true)?;
+    let (v, i) = a.topk(3, 1)?;
     assert_eq!(v.shape(), [6, 3, 4]);
     let (v, i) = (v.to_vec()?, i.to_vec()?);
     for o in 0..6 {
@@ -706,7 +707,7 @@ fn large(d: Device) -> TestResult {
         .collect();
     let a = Array::from_slice_on(d, &x, &[n])?;
     let p = ref_perm(&x, false);
-    let (v, i) = a.sort_with_indices(0, false)?;
+    let (v, i) = a.sort_with_indices(0)?;
     check_eq(
         &i.to_vec()?,
         &p.iter().map(|&j| j as i64).collect::<Vec<_>>(),
@@ -720,8 +721,8 @@ fn large(d: Device) -> TestResult {
     // Descending values are the ascending ones reversed (the indices differ: stable).
     let mut w: Vec<f32> = p.iter().map(|&j| x[j]).collect();
     w.reverse();
-    check_eq(&a.sort(0, true)?.to_vec()?, &w, "large f32 desc")?;
-    let (tv, ti) = a.topk(64, 0, true)?;
+    check_eq(&a.sort_with(0, SortOpts::new().descending(true))?.to_vec()?, &w, "large f32 desc")?;
+    let (tv, ti) = a.topk(64, 0)?;
     let pd = ref_perm(&x, true);
     check_eq(
         &ti.to_vec()?,
@@ -741,7 +742,7 @@ fn large(d: Device) -> TestResult {
     let b = Array::from_slice_on(d, &y, &[y.len()])?;
     let p = ref_perm(&y, false);
     check_eq(
-        &b.argsort(0, false)?.to_vec()?,
+        &b.argsort(0)?.to_vec()?,
         &p.iter().map(|&j| j as i64).collect::<Vec<_>>(),
         "large i64 argsort",
     )?;
@@ -814,9 +815,9 @@ fn sort_passes(d: Device) -> TestResult {
 
 fn bad_input(d: Device) -> TestResult {
     let a = Array::from_slice_on(d, &[3.0f32, 1.0, 2.0], &[3])?;
-    let e = a.sort(1, false).unwrap_err().to_string();
+    let e = a.sort(1).unwrap_err().to_string();
     assert!(e.contains('1'), "{e}");
-    let e = a.topk(4, 0, true).unwrap_err().to_string();
+    let e = a.topk(4, 0).unwrap_err().to_string();
     assert!(e.contains('4') && e.contains('3'), "{e}");
     crate::common::assert_err(
         a.kthvalue(0, 0),
@@ -861,12 +862,12 @@ fn bad_input(d: Device) -> TestResult {
         "InvalidArgument",
         "mode of an empty axis (shape [0])",
     );
-    assert_eq!(z.sort(0, false)?.to_vec()?.len(), 0);
-    assert_eq!(z.argsort(0, false)?.shape(), [0]);
+    assert_eq!(z.sort(0)?.to_vec()?.len(), 0);
+    assert_eq!(z.argsort(0)?.shape(), [0]);
     assert_eq!(z.unique()?.values.shape(), [0]);
-    assert_eq!(z.topk(0, 0, true)?.0.shape(), [0]);
+    assert_eq!(z.topk(0, 0)?.0.shape(), [0]);
     let e2 = Array::<f32>::from_slice_on(d, &[], &[0, 4])?;
-    assert_eq!(e2.sort(1, false)?.shape(), [0, 4]);
+    assert_eq!(e2.sort(1)?.shape(), [0, 4]);
     let m0 = e2.median(Some(0))?.to_vec()?;
     assert!(
         m0.len() == 4 && m0.iter().all(|x| x.is_nan()),
@@ -874,13 +875,13 @@ fn bad_input(d: Device) -> TestResult {
     );
     assert_eq!(e2.median(Some(1))?.shape(), [0]);
     let c = Array::from_slice_on(d, &[c64::new(1.0, 0.0)], &[1])?;
-    let e = c.sort(0, false).unwrap_err().to_string();
+    let e = c.sort(0).unwrap_err().to_string();
     assert!(e.contains("c64") || e.contains("complex"), "{e}");
     crate::common::assert_err(c.unique(), "InvalidArgument", "unique of c64");
-    crate::common::assert_err(c.topk(1, 0, true), "InvalidArgument", "topk of c64");
+    crate::common::assert_err(c.topk(1, 0), "InvalidArgument", "topk of c64");
     let s = Array::from_slice_on(d, &[5i32], &[])?;
     crate::common::assert_err(
-        s.sort(0, false),
+        s.sort(0),
         "Axis",
         "axis 0 is out of range for a 0-dimensional array",
     );
@@ -892,7 +893,7 @@ fn bad_input(d: Device) -> TestResult {
 fn kernels_compile() -> TestResult {
     fn one<T: V>() -> TestResult {
         let a = Array::from_slice_on(Device::CPU, &[T::default(); 3], &[3])?;
-        a.sort(0, false)?;
+        a.sort(0)?;
         Ok(())
     }
     jit::start_recording();

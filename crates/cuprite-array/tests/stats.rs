@@ -342,7 +342,7 @@ fn cov_corr_average_ptp(d: Device) -> TestResult {
             &format!("weights of shape [{n}]"),
         );
         // ptp.
-        let p = a.ptp_axes(&[1], false)?.to_vec()?;
+        let p = a.ptp_axes(&[1])?.to_vec()?;
         for i in 0..v {
             let r = &x[i * n..(i + 1) * n];
             let want = r.iter().cloned().fold(f64::MIN, f64::max)

@@ -330,6 +330,6 @@ impl<T: Element> Array<T> {
                 "argpartition: kth {k} is out of bounds for an axis of size {n}"
             )));
         }
-        src.argsort(a, false)
+        src.argsort(a)
     }
 }

@@ -259,7 +259,7 @@ pub fn polyfit_with<T: Scalar>(
         rhs = rhs.try_mul(&col(w)?)?;
     }
     let mag = T::abs_f64(&lhs);
-    let scale = mag.try_mul(&mag)?.sum_axes(&[0], false)?.sqrt().cast::<T>();
+    let scale = mag.try_mul(&mag)?.sum_axes(&[0])?.sqrt().cast::<T>();
     let lhs = lhs.try_div(&scale.reshape(&[1, order])?)?.contiguous()?;
     let r = linalg::lstsq_full(&lhs, &rhs, Some(rcond))?;
     let sc = if y.ndim() == 2 {

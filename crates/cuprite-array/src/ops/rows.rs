@@ -31,6 +31,7 @@ use half::{bf16, f16};
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
+use crate::ops::ReduceOpts;
 
 /// A row operation on a contiguous array viewed as `outer x n x inner`, along `n`.
 #[derive(Debug)]
@@ -224,12 +225,17 @@ impl<T: Element> Array<T> {
     /// ```
     /// use cuprite_array::{Array, Device};
     /// let a = Array::<f64>::from_slice_on(Device::CPU, &[1000.0, 1000.0, 0.0, 0.0], &[2, 2])?;
-    /// let l = a.logsumexp(1, false)?;
+    /// let l = a.logsumexp(1)?;
     /// assert_eq!(l.shape(), &[2]);
     /// assert_eq!(l.to_vec()?, [1000.0 + 2f64.ln(), 2f64.ln()]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn logsumexp(&self, axis: isize, keepdims: bool) -> Result<Array<T>> {
+    pub fn logsumexp(&self, axis: isize) -> Result<Array<T>> {
+        self.logsumexp_with(axis, ReduceOpts::new())
+    }
+    /// [`logsumexp`](Self::logsumexp) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn logsumexp_with(&self, axis: isize, opts: ReduceOpts) -> Result<Array<T>> {
+        let keepdims = opts.keepdims;
         self.row_call(RowKind::LogSumExp, axis, None, None, 0.0, 2.0, keepdims)
     }
 

@@ -100,9 +100,9 @@ pub fn lexsort<T: Ordered>(keys: &[&Array<T>]) -> Result<Array<i64>> {
             k.shape()
         )));
     }
-    let mut perm = first.argsort(0, false)?;
+    let mut perm = first.argsort(0)?;
     for k in &keys[1..] {
-        let p = k.take(&perm, Some(0))?.argsort(0, false)?;
+        let p = k.take(&perm, Some(0))?.argsort(0)?;
         perm = perm.take(&p, Some(0))?;
     }
     Ok(perm)
@@ -124,7 +124,7 @@ impl<T: Ordered> Array<T> {
         if test.is_empty() || self.is_empty() {
             return Array::full(self.shape(), false).to_device(self.device());
         }
-        let s = test.flatten()?.sort(0, false)?;
+        let s = test.flatten()?.sort(0)?;
         let flat = self.flatten()?;
         let i = s
             .searchsorted(&flat, Side::Left)?

@@ -13,6 +13,7 @@ use crate::dtype::{DType, Element, Float, Integer, Numeric, Ordered, Scalar, Tra
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
 use std::sync::Arc;
+use crate::ops::ReduceOpts;
 
 /// The `(lo, hi)` of a histogram: checked when given, the data's finite min and max otherwise.
 fn hist_range(x: &Array<f64>, bins: usize, range: Option<(f64, f64)>) -> Result<(f64, f64)> {
@@ -254,7 +255,7 @@ impl<T: Numeric + Ordered> Array<T> {
     /// use cuprite_array::{Array, Device};
     /// let a = Array::<i32>::from_slice_on(Device::CPU, &[4, 9, 2, 7], &[2, 2])?;
     /// assert_eq!(a.ptp()?.item()?, 7);
-    /// assert_eq!(a.ptp_axes(&[0], false)?.to_vec()?, [2, 2]);
+    /// assert_eq!(a.ptp_axes(&[0])?.to_vec()?, [2, 2]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn ptp(&self) -> Result<Array<T>> {
@@ -262,9 +263,14 @@ impl<T: Numeric + Ordered> Array<T> {
     }
 
     /// `max - min` along `axes`.
-    pub fn ptp_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T>> {
-        self.max_axes(axes, keepdims)?
-            .try_sub(&self.min_axes(axes, keepdims)?)
+    pub fn ptp_axes(&self, axes: &[isize]) -> Result<Array<T>> {
+        self.ptp_axes_with(axes, ReduceOpts::new())
+    }
+    /// [`ptp_axes`](Self::ptp_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn ptp_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<T>> {
+        let keepdims = opts.keepdims;
+        self.max_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?
+            .try_sub(&self.min_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?)
     }
 }
 
@@ -288,7 +294,7 @@ impl<T: Float + Transcendental> Array<T> {
             None => (0..self.ndim() as isize).collect(),
         };
         let Some(w) = weights else {
-            return Ok(self.mean_axes(&axes, false)?.cast::<T>());
+            return Ok(self.mean_axes(&axes)?.cast::<T>());
         };
         let w = if w.shape() == self.shape() {
             w.clone()
@@ -310,13 +316,13 @@ impl<T: Float + Transcendental> Array<T> {
                 self.shape()
             )));
         };
-        let ws = w.sum_axes(&axes, false)?;
+        let ws = w.sum_axes(&axes)?;
         if ws.cast::<f64>().equal(0.0).any()?.item()? {
             return Err(Error::InvalidArgument(
                 "average: the weights sum to zero".into(),
             ));
         }
-        let num = self.try_mul(&w)?.sum_axes(&axes, false)?;
+        let num = self.try_mul(&w)?.sum_axes(&axes)?;
         Ok(num.cast::<f64>().try_div(ws.cast::<f64>())?.cast::<T>())
     }
 
@@ -344,7 +350,7 @@ impl<T: Float + Transcendental> Array<T> {
             }
         };
         let n = x.shape()[1];
-        let mean = x.mean_axes(&[1], true)?.cast::<T>();
+        let mean = x.mean_axes_with(&[1], ReduceOpts::new().keepdims(true))?.cast::<T>();
         let xc = x.try_sub(&mean)?;
         xc.eval()?;
         let fact = n.saturating_sub(ddof) as f64;

@@ -153,7 +153,7 @@ fn nan_reductions(ctx: &mut BenchCtx) -> BenchResult {
             (
                 "nanvar",
                 Box::new(|| {
-                    a.nanvar(0)?;
+                    a.nanvar()?;
                     Ok(())
                 }),
                 &plain_sum,
@@ -310,7 +310,7 @@ fn interp(ctx: &mut BenchCtx) -> BenchResult {
     with_device(Device::cuda(0), || {
         // Uniform queries in [0, 1) into sorted uniform points: every search runs its full
         // depth, and the queries are in no order.
-        let xp = Array::<f32>::rand_uniform(&[m], 50)?.sort(0, false)?;
+        let xp = Array::<f32>::rand_uniform(&[m], 50)?.sort(0)?;
         let fp = Array::<f32>::rand_uniform(&[m], 51)?;
         let x = Array::<f32>::rand_uniform(&[n], 52)?;
         cuprite_array::eval_many(&[&xp, &fp, &x])?;

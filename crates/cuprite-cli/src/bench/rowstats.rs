@@ -192,8 +192,8 @@ fn logsumexp(ctx: &mut BenchCtx) -> BenchResult {
         "logsumexp",
         "one read (one value written per row)",
         1.0,
-        &|x| Ok(x.logsumexp(-1, false)?),
-        &|x| Ok(x.logsumexp(-1, false)?),
+        &|x| Ok(x.logsumexp(-1)?),
+        &|x| Ok(x.logsumexp(-1)?),
     )
 }
 

@@ -27,7 +27,9 @@ use super::arr::{Arr, IntoArr, api, on, on_all, on2};
 use super::expr::{Draw, Expr, Family, Info, Row, eps, inexact_kind, int_max};
 use super::rng::Rng;
 use cuprite_array::ops::{IndexMode, ScatterOpts};
-use cuprite_array::{Array, DType, FftNorm, QuantileMethod, Side, linalg};
+use cuprite_array::{Array, DType, QuantileMethod, Side, linalg};
+use cuprite_array::ops::TopkOpts;
+use cuprite_array::ops::fft::FftOpts;
 
 /// Every table family.
 pub static FAMILIES: &[Family] = &[
@@ -409,12 +411,12 @@ static SEARCH: &[Row] = &[Row {
         let (a, v) = two(c)?;
         let side = if p[0] == 0 { Side::Left } else { Side::Right };
         on2!(a, v; [U8, I32, I64, F32, F64];
-            x, y => x.sort(0, false).map_err(api)?.searchsorted(&y, side).map_err(api)?)
+            x, y => x.sort(0).map_err(api)?.searchsorted(&y, side).map_err(api)?)
     },
     rust: |p, c| {
         let side = if p[0] == 0 { "Left" } else { "Right" };
         format!(
-            "{}.sort(0, false)?.searchsorted(&{}, Side::{side})?",
+            "{}.sort(0)?.searchsorted(&{}, Side::{side})?",
             c[0], c[1]
         )
     },
@@ -910,8 +912,8 @@ static FFT: &[Row] = &[Row {
         let err = i.err * 1.5 + 8.0 * (n.log2().max(1.0) + 2.0) * eps(i.dtype) * mag;
         info(i.dtype, i.shape.clone(), err, mag)
     },
-    eval: |p, c| on!(one(c)?; [C32, C64]; x => x.ifft(None, p[0] as isize, FftNorm::Backward).map_err(api)?),
-    rust: |p, c| format!("{}.ifft(None, {}, FftNorm::Backward)?", c[0], p[0]),
+    eval: |p, c| on!(one(c)?; [C32, C64]; x => x.ifft_with(FftOpts::new().axis(p[0] as isize)).map_err(api)?),
+    rust: |p, c| format!("{}.ifft_with(FftOpts::new().axis({}))?", c[0], p[0]),
 }];
 
 // ----------------------------------------------------------------------------------- rows
@@ -1100,9 +1102,9 @@ static STATS: &[Row] = &[
         },
         eval: |p, c| {
             on!(one(c)?; [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64];
-                x => x.topk(p[1] as usize, p[0] as isize, p[2] == 1).map_err(api)?.0)
+                x => x.topk_with(p[1] as usize, p[0] as isize, TopkOpts::new().largest(p[2] == 1)).map_err(api)?.0)
         },
-        rust: |p, c| format!("{}.topk({}, {}, {})?.0", c[0], p[1], p[0], p[2] == 1),
+        rust: |p, c| format!("{}.topk_with({}, {}, TopkOpts::new().largest({}))?.0", c[0], p[1], p[0], p[2] == 1),
     },
     Row {
         name: "kthvalue",
@@ -1203,8 +1205,8 @@ static STATS: &[Row] = &[
             };
             info(i.dtype, removed(i, p[0] as usize), err, 2.0 * i.mag)
         },
-        eval: |p, c| on!(one(c)?; [I32, I64, F32, F64]; x => x.ptp_axes(&[p[0] as isize], false).map_err(api)?),
-        rust: |p, c| format!("{}.ptp_axes(&[{}], false)?", c[0], p[0]),
+        eval: |p, c| on!(one(c)?; [I32, I64, F32, F64]; x => x.ptp_axes(&[p[0] as isize]).map_err(api)?),
+        rust: |p, c| format!("{}.ptp_axes(&[{}])?", c[0], p[0]),
     },
     Row {
         name: "unique_count",

@@ -7,6 +7,7 @@ use super::products::matmul;
 use crate::array::Array;
 use crate::dtype::Float;
 use crate::error::{Error, Result};
+use crate::ops::ReduceOpts;
 
 /// `a` multiplied by itself `k` times by repeated squaring (`k = 0`: the identity; `k < 0`:
 /// the power of the inverse), batched over leading axes (NumPy's `linalg.matrix_power`).
@@ -92,18 +93,18 @@ pub fn norm_axes<T: Float>(
 ) -> Result<Array<f64>> {
     let m = x.cast::<f64>().abs();
     if ord == 2.0 {
-        Ok(m.try_mul(&m)?.sum_axes(axes, keepdims)?.sqrt())
+        Ok(m.try_mul(&m)?.sum_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?.sqrt())
     } else if ord == 1.0 {
-        m.sum_axes(axes, keepdims)
+        m.sum_axes_with(axes, ReduceOpts::new().keepdims(keepdims))
     } else if ord == f64::INFINITY {
-        m.max_axes(axes, keepdims)
+        m.max_axes_with(axes, ReduceOpts::new().keepdims(keepdims))
     } else if ord == f64::NEG_INFINITY {
-        m.min_axes(axes, keepdims)
+        m.min_axes_with(axes, ReduceOpts::new().keepdims(keepdims))
     } else if ord == 0.0 {
-        Ok(m.count_axes(axes, keepdims)?.cast::<f64>())
+        Ok(m.count_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?.cast::<f64>())
     } else if ord.is_nan() {
         Err(Error::InvalidArgument("norm_axes: ord is NaN".into()))
     } else {
-        Ok(m.pow(ord).sum_axes(axes, keepdims)?.pow(1.0 / ord))
+        Ok(m.pow(ord).sum_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?.pow(1.0 / ord))
     }
 }

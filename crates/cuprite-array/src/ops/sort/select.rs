@@ -13,6 +13,7 @@ use crate::array::Array;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::shape::SliceArg;
+use crate::ops::TopkOpts;
 
 /// Rows at least this long are selected, not sorted, on CUDA.
 pub(crate) const SELECT_MIN: usize = 1 << 16;
@@ -176,18 +177,28 @@ fn check_q(q: f64, what: &str, hi: f64) -> Result<()> {
 }
 
 impl<T: Element> Array<T> {
-    /// The `k` largest (or smallest) elements along `axis`, in order (descending for
-    /// `largest`), with their `i64` positions; ties by lower index first. NaN counts as the
+    /// The `k` largest elements along `axis` (the smallest with
+    /// [`topk_with`](Self::topk_with)), in order (largest first; smallest first for the smallest), with their `i64` positions; ties by lower index first. NaN counts as the
     /// largest value. `k` larger than the axis → `Err`.
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
     /// let a = Array::<f32>::from_slice_on(Device::CPU, &[1.0, 5.0, 3.0, 5.0], &[4])?;
-    /// let (v, i) = a.topk(2, 0, true)?;
+    /// let (v, i) = a.topk(2, 0)?;
     /// assert_eq!((v.to_vec()?, i.to_vec()?), (vec![5.0, 5.0], vec![1, 3]));
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn topk(&self, k: usize, axis: isize, largest: bool) -> Result<(Array<T>, Array<i64>)> {
+    pub fn topk(&self, k: usize, axis: isize) -> Result<(Array<T>, Array<i64>)> {
+        self.topk_with(k, axis, TopkOpts::new())
+    }
+    /// [`topk`](Self::topk), the `k` largest or smallest as [`TopkOpts`] says.
+    pub fn topk_with(
+        &self,
+        k: usize,
+        axis: isize,
+        opts: TopkOpts,
+    ) -> Result<(Array<T>, Array<i64>)> {
+        let largest = opts.largest;
         let spec = KeySpec::of(T::DTYPE, "topk")?;
         let r = Rows::new(self, Some(axis))?;
         if k > r.n {
@@ -281,7 +292,7 @@ impl<T: Element> Array<T> {
                 r.n
             )));
         }
-        self.sort(axis, false)
+        self.sort(axis)
     }
 
     /// The median along `axis` (`None`: of all elements): the middle element, or the mean of
