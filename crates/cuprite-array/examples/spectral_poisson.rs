@@ -13,9 +13,9 @@
 //! with that `u`, computed in f64 on the host. The spectral solve is exact for such a
 //! band-limited `u` up to rounding. It exits with an error on any mismatch.
 
+use cuprite_array::ops::fft::FftnOpts;
 use cuprite_array::{Array, c32};
 use std::f64::consts::TAU;
-use cuprite_array::ops::fft::FftnOpts;
 
 /// The solution the right-hand side is made from, at `(x, y)`.
 fn exact(x: f64, y: f64) -> f64 {

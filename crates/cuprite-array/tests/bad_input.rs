@@ -6,10 +6,10 @@
 //! operation with its value checked). Every case runs on the CPU backend and on CUDA.
 
 use cuprite_array::interop::{DLDataType, DLDevice, DLManagedTensor, DLPackTensor, DLTensor};
+use cuprite_array::ops::fft::FftOpts;
 use cuprite_array::shape::SliceArg;
 use cuprite_array::{Array, Device, Error, c64, linalg, with_device};
 use cuprite_testkit::{Test, TestResult};
-use cuprite_array::ops::fft::FftOpts;
 
 type Case = fn(Device) -> Result<(), String>;
 

@@ -7,10 +7,10 @@
 //!
 //! Every GPU test here captures a CUDA graph, so each runs alone (`Test::gpu_alone`).
 
+use cuprite_array::ops::fft::FftOpts;
 use cuprite_array::random::{call_key_offset, philox4x32_10};
 use cuprite_array::{Array, Device, FftNorm, Result, compile, linalg, with_device};
 use cuprite_testkit::{Rng, Test, TestResult};
-use cuprite_array::ops::fft::FftOpts;
 
 fn dev() -> Device {
     Device::cuda(0)
@@ -90,11 +90,12 @@ fn programs() -> TestResult {
     same_as_eager("rng", &[&[2048]], |x| {
         Ok(vec![&x[0] + &Array::<f32>::rand_uniform(&[2048], 7)?])
     })?;
-    same_as_eager("rfft", &[&[16, 1000]], |x| {
-        Ok(vec![x[0].rfft()?])
-    })?;
+    same_as_eager("rfft", &[&[16, 1000]], |x| Ok(vec![x[0].rfft()?]))?;
     same_as_eager("fft", &[&[8, 64, 30]], |x| {
-        Ok(vec![x[0].cast::<cuprite_array::c32>().fft_with(FftOpts::new().axis(1).norm(FftNorm::Ortho))?])
+        Ok(vec![
+            x[0].cast::<cuprite_array::c32>()
+                .fft_with(FftOpts::new().axis(1).norm(FftNorm::Ortho))?,
+        ])
     })?;
     same_as_eager("irfft", &[&[8, 64, 30]], |x| {
         let half = x[0].rfft()? * cuprite_array::c32::new(0.5, 0.0);

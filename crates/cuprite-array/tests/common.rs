@@ -1,9 +1,9 @@
 //! Test bodies run on every backend: each takes the device to run on and checks results
 //! against a scalar Rust reference on fresh random data.
 
+use cuprite_array::ops::{ReduceOpts, VarOpts};
 use cuprite_array::{Array, Device, Error, c32, s};
 use cuprite_testkit::{Rng, Test, TestResult};
-use cuprite_array::ops::{ReduceOpts, VarOpts};
 
 pub type Body = fn(Device) -> TestResult;
 
@@ -388,7 +388,13 @@ fn reductions(d: Device) -> TestResult {
         let mean: f64 = bv.iter().sum::<f64>() / 32.0;
         let var: f64 = bv.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / 31.0;
         close(&[b.mean()?.item()? as f64], &[mean], 1e-5, 1e-6, "mean")?;
-        close(&[b.var_with(VarOpts::new().ddof(1))?.item()? as f64], &[var], 1e-4, 1e-6, "var")?;
+        close(
+            &[b.var_with(VarOpts::new().ddof(1))?.item()? as f64],
+            &[var],
+            1e-4,
+            1e-6,
+            "var",
+        )?;
         close(
             &[b.std_with(VarOpts::new().ddof(1))?.item()? as f64],
             &[var.sqrt()],

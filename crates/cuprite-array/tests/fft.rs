@@ -4,10 +4,10 @@
 //! real-transform shapes, frequencies and shifts against NumPy's definitions, empty and
 //! single-element arrays, and bad input. Bodies run on every backend present.
 
+use cuprite_array::ops::fft::{FftOpts, FftnOpts};
 use cuprite_array::{Array, Device, Error, FftNorm, c32, c64, f16};
 use cuprite_testkit::dft::{dft, dft_axis, irdft_last, rdft_last, rel_error, rel_error_real};
 use cuprite_testkit::{Rng, Test, TestResult};
-use cuprite_array::ops::fft::{FftOpts, FftnOpts};
 
 type Body = fn(Device) -> TestResult;
 
@@ -272,8 +272,8 @@ fn every_axis(d: Device, shape: &[usize]) -> TestResult {
                 let xrc: Vec<c64> = xr.iter().map(|&v| c64::new(v, 0.0)).collect();
                 let h = shape[axis] / 2 + 1;
                 let want = crop(&dft_axis(&xrc, &shape, axis, false), &shape, axis, h);
-                let spec =
-                    Array::from_slice(&xr, &shape)?.rfft_with(FftOpts::new().axis(axis as isize))?;
+                let spec = Array::from_slice(&xr, &shape)?
+                    .rfft_with(FftOpts::new().axis(axis as isize))?;
                 let mut hs = shape.clone();
                 hs[axis] = h;
                 assert_eq!(spec.shape(), &hs[..]);
@@ -420,7 +420,8 @@ fn pad_and_crop(d: Device) -> TestResult {
                     n,
                 );
                 let want = crop(&dft_axis(&xrin, &s2, axis, false), &s2, axis, n / 2 + 1);
-                let got = Array::from_slice(&xr, &shape)?.rfft_with(FftOpts::new().n(n).axis(axis as isize))?;
+                let got = Array::from_slice(&xr, &shape)?
+                    .rfft_with(FftOpts::new().n(n).axis(axis as isize))?;
                 check(
                     rel_error(&got.to_vec()?, &want),
                     bound64(54),
@@ -506,7 +507,9 @@ fn norms(d: Device) -> TestResult {
                 bound64(n),
                 &format!("rfft {norm:?}"),
             )?;
-            let back = spec.irfft_with(FftOpts::new().axis(0).norm(norm))?.to_vec()?;
+            let back = spec
+                .irfft_with(FftOpts::new().axis(0).norm(norm))?
+                .to_vec()?;
             check(
                 rel_error_real(&back, &xr),
                 bound64(n),
@@ -514,7 +517,10 @@ fn norms(d: Device) -> TestResult {
             )?;
             // fft2 scales by the product of the lengths.
             let want = scaled(&dft(&x, &[4, 6], false), factor(norm, n, false));
-            let got = a.reshape(&[4, 6])?.fft2_with(FftnOpts::new().norm(norm))?.to_vec()?;
+            let got = a
+                .reshape(&[4, 6])?
+                .fft2_with(FftnOpts::new().norm(norm))?
+                .to_vec()?;
             check(
                 rel_error(&got, &want),
                 bound64(n),
@@ -549,18 +555,12 @@ fn shapes(d: Device) -> TestResult {
         let a = Array::<f64>::ones(&[2, 3, 4]);
         assert_eq!(a.rfft2()?.shape(), &[2, 3, 3]);
         assert_eq!(a.rfftn()?.shape(), &[2, 3, 3]);
-        assert_eq!(
-            a.rfftn_with(FftnOpts::new().s(&[5]))?.shape(),
-            &[2, 3, 3]
-        );
+        assert_eq!(a.rfftn_with(FftnOpts::new().s(&[5]))?.shape(), &[2, 3, 3]);
         assert_eq!(
             a.rfftn_with(FftnOpts::new().s(&[6, 5]))?.shape(),
             &[2, 6, 3]
         );
-        assert_eq!(
-            a.fft2_with(FftnOpts::new().s(&[5, 2]))?.shape(),
-            &[2, 5, 2]
-        );
+        assert_eq!(a.fft2_with(FftnOpts::new().s(&[5, 2]))?.shape(), &[2, 5, 2]);
         let s = Array::<c64>::ones(&[2, 3, 4]);
         assert_eq!(s.irfftn()?.shape(), &[2, 3, 6]);
         assert_eq!(
@@ -720,13 +720,36 @@ fn bad_input(d: Device) -> TestResult {
         let a = Array::<c32>::ones(&[4, 6]);
         let r = Array::<f32>::ones(&[4, 6]);
         let b = FftNorm::Backward;
-        expect_err(a.fft_with(FftOpts::new().axis(2).norm(b)), "axis 2 is out of range", "fft axis 2")?;
-        expect_err(a.fft_with(FftOpts::new().axis(-3).norm(b)), "axis -3", "fft axis -3")?;
-        expect_err(a.fft_with(FftOpts::new().n(0).axis(0).norm(b)), "n = 0", "fft n = 0")?;
-        expect_err(a.ifft_with(FftOpts::new().n(0).axis(1).norm(b)), "n = 0", "ifft n = 0")?;
+        expect_err(
+            a.fft_with(FftOpts::new().axis(2).norm(b)),
+            "axis 2 is out of range",
+            "fft axis 2",
+        )?;
+        expect_err(
+            a.fft_with(FftOpts::new().axis(-3).norm(b)),
+            "axis -3",
+            "fft axis -3",
+        )?;
+        expect_err(
+            a.fft_with(FftOpts::new().n(0).axis(0).norm(b)),
+            "n = 0",
+            "fft n = 0",
+        )?;
+        expect_err(
+            a.ifft_with(FftOpts::new().n(0).axis(1).norm(b)),
+            "n = 0",
+            "ifft n = 0",
+        )?;
         // A real spectrum is taken as complex (NumPy): no Err.
-        assert_eq!(r.irfft_with(FftOpts::new().axis(1).norm(b))?.shape(), &[4, 10]);
-        expect_err(a.rfft_with(FftOpts::new().axis(1).norm(b)), "not c32", "rfft of a complex array")?;
+        assert_eq!(
+            r.irfft_with(FftOpts::new().axis(1).norm(b))?.shape(),
+            &[4, 10]
+        );
+        expect_err(
+            a.rfft_with(FftOpts::new().axis(1).norm(b)),
+            "not c32",
+            "rfft of a complex array",
+        )?;
         expect_err(
             a.fftn_with(FftnOpts::new().axes(&[1, -1]).norm(b)),
             "given twice",
@@ -737,8 +760,16 @@ fn bad_input(d: Device) -> TestResult {
             "2 axes",
             "s and axes lengths",
         )?;
-        expect_err(a.fftn_with(FftnOpts::new().s(&[1, 2, 3]).norm(b)), "3 lengths", "s too long")?;
-        expect_err(a.fft2_with(FftnOpts::new().s(&[4, 0]).norm(b)), "n = 0", "s with 0")?;
+        expect_err(
+            a.fftn_with(FftnOpts::new().s(&[1, 2, 3]).norm(b)),
+            "3 lengths",
+            "s too long",
+        )?;
+        expect_err(
+            a.fft2_with(FftnOpts::new().s(&[4, 0]).norm(b)),
+            "n = 0",
+            "s with 0",
+        )?;
         expect_err(
             Array::<c32>::ones(&[1]).irfft_with(FftOpts::new().axis(0).norm(b)),
             "2 (m - 1)",

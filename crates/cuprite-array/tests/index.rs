@@ -5,10 +5,10 @@
 //! `index_scatter.rs`.
 
 use crate::common::Body;
+use cuprite_array::ops::SortOpts;
 use cuprite_array::ops::{Idx, IndexMode, ScatterOpts};
 use cuprite_array::{Array, Device, Element, Side, bf16, f16, s};
 use cuprite_testkit::{Rng, Test, TestResult};
-use cuprite_array::ops::SortOpts;
 
 /// An array of `T` holding `vals` (cast from i64), and the values it holds as f64.
 pub fn arr<T: Element>(
@@ -435,12 +435,12 @@ fn known_ranges(d: Device) -> TestResult {
         let keys = Array::<f32>::rand_uniform(&[n], 2)?;
         let wide = Array::from_slice(&(0..=n).map(|i| i as f32).collect::<Vec<_>>(), &[n + 1])?;
         let positions: Vec<(&str, Array<i64>, &Array<f32>)> = vec![
-            ("argsort", keys.argsort_with(0, SortOpts::new().descending(true))?, &a),
             (
-                "argmax",
-                keys.reshape(&[10, n / 10])?.argmax_axis(1)?,
+                "argsort",
+                keys.argsort_with(0, SortOpts::new().descending(true))?,
                 &a,
             ),
+            ("argmax", keys.reshape(&[10, n / 10])?.argmax_axis(1)?, &a),
             ("argmin", keys.argmin()?, &a),
             ("topk", keys.topk(7, 0)?.1, &a),
             (

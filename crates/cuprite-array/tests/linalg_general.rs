@@ -3,9 +3,9 @@
 //! published values), on both backends.
 
 use crate::common::{Body, assert_err, close};
+use cuprite_array::ops::fft::FftOpts;
 use cuprite_array::{Array, Device, FftNorm, c32, c64, linalg};
 use cuprite_testkit::{Rng, Test, TestResult};
-use cuprite_array::ops::fft::FftOpts;
 
 type C = c64;
 
@@ -259,7 +259,9 @@ fn hermitian_fft(dev: Device) -> TestResult {
             (FftNorm::Ortho, 1.0 / (nn as f64).sqrt()),
             (FftNorm::Forward, 1.0 / nn as f64),
         ] {
-            let got = x.hfft_with(FftOpts::new().n(n).axis(0).norm(norm))?.to_vec()?;
+            let got = x
+                .hfft_with(FftOpts::new().n(n).axis(0).norm(norm))?
+                .to_vec()?;
             let w: Vec<f64> = want.iter().map(|v| v * f).collect();
             close(
                 &got,
@@ -303,7 +305,11 @@ fn hermitian_fft(dev: Device) -> TestResult {
         "axis 2",
     );
     let z = Array::<c64>::zeros(&[0]).to_device(dev)?;
-    assert_err(z.hfft_with(FftOpts::new().axis(0)), "InvalidArgument", "[0]");
+    assert_err(
+        z.hfft_with(FftOpts::new().axis(0)),
+        "InvalidArgument",
+        "[0]",
+    );
     Ok(())
 }
 

@@ -28,6 +28,7 @@ mod numpy_idx;
 mod numpy_idx2;
 mod numpy_math;
 mod numpy_semantics;
+mod options;
 mod props;
 mod props_ops;
 mod random_gen;
@@ -68,6 +69,7 @@ fn main() {
     tests.extend(numpy_math::tests());
     tests.extend(signal::tests());
     tests.extend(fft::tests());
+    tests.extend(options::tests());
     tests.extend(hardening::tests());
     tests.extend(index::tests());
     tests.extend(interop::tests());

@@ -8,9 +8,9 @@
 
 use crate::common::close;
 use cuprite_array::mesh::{Mesh, Sharded, Split, split_sizes};
+use cuprite_array::ops::ReduceOpts;
 use cuprite_array::{Array, Device, Element, c64, f16};
 use cuprite_testkit::{Rng, Test, TestResult};
-use cuprite_array::ops::ReduceOpts;
 
 pub fn tests() -> Vec<Test> {
     let mut v = vec![Test::cpu(
@@ -319,50 +319,25 @@ fn dtypes(mesh: &Mesh, rng: &mut Rng) -> TestResult {
         .collect();
     let a = Array::from_slice_on(dev, &ints, &[n, 3])?;
     let s = a.shard(mesh, 0)?;
-    replicas_close(
-        &s.sum_axes(&[0])?,
-        &a.sum_axes(&[0])?,
-        0.0,
-        "i32 sum",
-    )?;
+    replicas_close(&s.sum_axes(&[0])?, &a.sum_axes(&[0])?, 0.0, "i32 sum")?;
     replicas_close(&s.max()?, &a.max()?, 0.0, "i32 max")?;
     let i16s: Vec<i16> = ints.iter().map(|&v| v as i16).collect();
     let a16 = Array::from_slice_on(dev, &i16s, &[n, 3])?;
     let s16 = a16.shard(mesh, 0)?;
-    replicas_close(
-        &s16.min_axes(&[0])?,
-        &a16.min_axes(&[0])?,
-        0.0,
-        "i16 min",
-    )?;
+    replicas_close(&s16.min_axes(&[0])?, &a16.min_axes(&[0])?, 0.0, "i16 min")?;
     replicas_close(&s16.max()?, &a16.max()?, 0.0, "i16 max")?;
     replicas_close(&s16.sum()?, &a16.sum()?, 0.0, "i16 sum (in i64)")?;
     let u8s: Vec<u8> = ints.iter().map(|&v| v as u8).collect();
     let au = Array::from_slice_on(dev, &u8s, &[n, 3])?;
     let su = au.shard(mesh, 0)?;
-    replicas_close(
-        &su.max_axes(&[0])?,
-        &au.max_axes(&[0])?,
-        0.0,
-        "u8 max",
-    )?;
+    replicas_close(&su.max_axes(&[0])?, &au.max_axes(&[0])?, 0.0, "u8 max")?;
     replicas_close(&su.sum()?, &au.sum()?, 0.0, "u8 sum (in u64)")?;
     replicas_close(&su.mean()?, &au.mean()?, 1e-12, "u8 mean (in f64)")?;
     let bools: Vec<bool> = ints.iter().map(|&v| v > 700).collect();
     let ab = Array::from_slice_on(dev, &bools, &[n, 3])?;
     let sb = ab.shard(mesh, 0)?;
-    replicas_close(
-        &sb.max_axes(&[0])?,
-        &ab.max_axes(&[0])?,
-        0.0,
-        "bool max",
-    )?;
-    replicas_close(
-        &sb.min_axes(&[0])?,
-        &ab.min_axes(&[0])?,
-        0.0,
-        "bool min",
-    )?;
+    replicas_close(&sb.max_axes(&[0])?, &ab.max_axes(&[0])?, 0.0, "bool max")?;
+    replicas_close(&sb.min_axes(&[0])?, &ab.min_axes(&[0])?, 0.0, "bool min")?;
     let f64s_: Vec<f64> = rng
         .vec_f32(n * 3, -1.0, 1.0)
         .iter()
@@ -381,12 +356,7 @@ fn dtypes(mesh: &Mesh, rng: &mut Rng) -> TestResult {
     let ah = Array::from_slice_on(dev, &halves, &[n, 3])?;
     let sh = ah.shard(mesh, 0)?;
     replicas_close(&sh.max()?, &ah.max()?, 0.0, "f16 max")?;
-    replicas_close(
-        &sh.sum_axes(&[0])?,
-        &ah.sum_axes(&[0])?,
-        1e-2,
-        "f16 sum",
-    )?;
+    replicas_close(&sh.sum_axes(&[0])?, &ah.sum_axes(&[0])?, 1e-2, "f16 sum")?;
     // Complex sums travel as pairs of reals.
     let cs: Vec<c64> = f64s_.iter().map(|&v| c64::new(v, 1.0 - v)).collect();
     let ac = Array::from_slice_on(dev, &cs, &[n, 3])?;

@@ -4,10 +4,10 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::common::{Body, close};
+use cuprite_array::ops::VarOpts;
 use cuprite_array::ops::{Indexing, meshgrid, tril_indices, triu_indices};
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Rng, Test, TestResult};
-use cuprite_array::ops::VarOpts;
 
 fn on<R>(d: Device, f: impl FnOnce() -> R) -> R {
     cuprite_array::with_device(d, f)

@@ -5,10 +5,10 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::common::{Body, close};
+use cuprite_array::ops::CloseOpts;
 use cuprite_array::ops::{self, PadMode};
 use cuprite_array::{Array, Device, QuantileMethod, io, linalg};
 use cuprite_testkit::{Rng, Test, TestResult};
-use cuprite_array::ops::CloseOpts;
 
 fn on<R>(d: Device, f: impl FnOnce() -> R) -> R {
     cuprite_array::with_device(d, f)
@@ -100,7 +100,9 @@ fn elementwise(d: Device) -> TestResult {
             .map(|(i, v)| v + (i % 7) as f64 * 1e-6 * v.abs())
             .collect();
         let c = Array::from_slice(&z, &[n])?;
-        let got = a.isclose_with(&c, CloseOpts::new().rtol(2e-6).atol(0.0))?.to_vec()?;
+        let got = a
+            .isclose_with(&c, CloseOpts::new().rtol(2e-6).atol(0.0))?
+            .to_vec()?;
         for i in 0..n {
             assert_eq!(
                 got[i],

@@ -4,12 +4,12 @@
 //! of nothing, integer `matmul` and `irfft` of a real array. Each body runs on the CPU and on
 //! CUDA; references are computed on the host from the formulas or NumPy's published values.
 
+use cuprite_array::ops::fft::FftOpts;
 use cuprite_array::{
-    Array, DType, Device, Element, Numeric, Ordered, Promote, bf16, c32, c64, f16,
-    ops::Idx, s, with_device,
+    Array, DType, Device, Element, Numeric, Ordered, Promote, bf16, c32, c64, f16, ops::Idx, s,
+    with_device,
 };
 use cuprite_testkit::{Rng, Test, TestResult};
-use cuprite_array::ops::fft::FftOpts;
 
 type Body = fn(Device) -> TestResult;
 

@@ -4,9 +4,9 @@
 //! every backend present.
 
 use crate::common::{Body, close};
+use cuprite_array::ops::ReduceOpts;
 use cuprite_array::{Array, Device, Element};
 use cuprite_testkit::{Rng, Test, TestResult};
-use cuprite_array::ops::ReduceOpts;
 
 /// The operations under test, with their f64 reference on one line.
 #[derive(Clone, Copy, Debug)]
@@ -369,11 +369,7 @@ fn rows_fuse_and_err(d: Device) -> TestResult {
         let e = Array::scalar(1.0f32).softmax(0).unwrap_err().to_string();
         assert!(e.contains("0-dimensional"), "{e}");
         let empty = Array::<f32>::from_slice(&[], &[2, 0])?;
-        crate::common::assert_err(
-            empty.logsumexp(1),
-            "Shape",
-            "length 0 (shape [2, 0])",
-        );
+        crate::common::assert_err(empty.logsumexp(1), "Shape", "length 0 (shape [2, 0])");
         assert_eq!(empty.softmax(1)?.shape(), &[2, 0]);
         assert_eq!(empty.logsumexp(0)?.to_vec()?, Vec::<f32>::new());
         Ok(())

@@ -5,6 +5,7 @@
 //! values, NaN canonical). Bodies run on every backend present; the kernels compile with NVRTC.
 
 use crate::common::Body;
+use cuprite_array::ops::{SortOpts, TopkOpts};
 use cuprite_array::shape::SliceArg;
 use cuprite_array::{
     Array, Device, Element, QuantileMethod, bf16, c64, f16, intersect1d, jit, setdiff1d,
@@ -12,7 +13,6 @@ use cuprite_array::{
 };
 use cuprite_testkit::{Rng, Test, TestResult};
 use std::cmp::Ordering;
-use cuprite_array::ops::{SortOpts, TopkOpts};
 
 /// Test-side view of an element: order, canonical bits, value.
 trait V: Element {
@@ -167,9 +167,14 @@ fn check_sort<T: V>(a: &Array<T>, x: &[T], shape: &[usize], ax: usize, what: &st
     for desc in [false, true] {
         let (v, i) = a.sort_with_indices_with(ax as isize, SortOpts::new().descending(desc))?;
         let (v, i) = (v.to_vec()?, i.to_vec()?);
-        let v2 = a.sort_with(ax as isize, SortOpts::new().descending(desc))?.to_vec()?;
+        let v2 = a
+            .sort_with(ax as isize, SortOpts::new().descending(desc))?
+            .to_vec()?;
         let i2 = a
-            .argsort_with(ax as isize - shape.len() as isize, SortOpts::new().descending(desc))?
+            .argsort_with(
+                ax as isize - shape.len() as isize,
+                SortOpts::new().descending(desc),
+            )?
             .to_vec()?;
         let mut wv = vec![0u64; x.len()];
         let mut wi = vec![0i64; x.len()];
@@ -315,7 +320,8 @@ fn nan_and_zero_order(d: Device) -> TestResult {
     let v = v.to_vec()?;
     assert!(v[1].is_sign_negative() && v[3].is_sign_positive() && v[6].is_nan());
     check_eq(
-        &a.argsort_with(0, SortOpts::new().descending(true))?.to_vec()?,
+        &a.argsort_with(0, SortOpts::new().descending(true))?
+            .to_vec()?,
         &[1, 4, 7, 0, 3, 2, 6, 5],
         "descending order",
     )?;
@@ -721,7 +727,11 @@ fn large(d: Device) -> TestResult {
     // Descending values are the ascending ones reversed (the indices differ: stable).
     let mut w: Vec<f32> = p.iter().map(|&j| x[j]).collect();
     w.reverse();
-    check_eq(&a.sort_with(0, SortOpts::new().descending(true))?.to_vec()?, &w, "large f32 desc")?;
+    check_eq(
+        &a.sort_with(0, SortOpts::new().descending(true))?.to_vec()?,
+        &w,
+        "large f32 desc",
+    )?;
     let (tv, ti) = a.topk(64, 0)?;
     let pd = ref_perm(&x, true);
     check_eq(

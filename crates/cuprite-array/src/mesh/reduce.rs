@@ -15,12 +15,12 @@ use crate::array::{Array, cast_node};
 use crate::dtype::{Element, Numeric, Ordered, Scalar};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
+use crate::ops::ReduceOpts;
 use crate::ops::elementwise::binary_node;
 use crate::ops::reduce::reduce_node;
 use crate::ops::{BinaryOp, ReduceOp};
 use crate::shape::axis;
 use std::sync::Arc;
-use crate::ops::ReduceOpts;
 
 impl<T: Element> Sharded<T> {
     /// The normalised, sorted, deduplicated `axes` (`None`: all).

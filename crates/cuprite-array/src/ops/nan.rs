@@ -38,7 +38,10 @@ impl<T: Float> Array<T> {
 
     /// How many elements along `axes` are not NaN, as `T`.
     fn not_nan_count(&self, axes: &[isize], keep: bool) -> Result<Array<T>> {
-        Ok(self.equal(self).count_axes_with(axes, ReduceOpts::new().keepdims(keep))?.cast::<T>())
+        Ok(self
+            .equal(self)
+            .count_axes_with(axes, ReduceOpts::new().keepdims(keep))?
+            .cast::<T>())
     }
 
     /// NaN where every element of a reduced slice was NaN, `r` elsewhere; the second pass
@@ -53,7 +56,9 @@ impl<T: Float> Array<T> {
         if !r.equal(c::<T>(empty)).any()?.item()? {
             return Ok(r);
         }
-        let all = self.isnan().all_axes_with(axes, ReduceOpts::new().keepdims(keep))?;
+        let all = self
+            .isnan()
+            .all_axes_with(axes, ReduceOpts::new().keepdims(keep))?;
         Array::select(&all, c::<T>(f64::NAN), &r)
     }
 
@@ -75,7 +80,10 @@ impl<T: Float> Array<T> {
     /// [`nanprod_axes`](Self::nanprod_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
     pub fn nanprod_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<T>> {
         let keepdims = opts.keepdims;
-        Ok(self.nan_as(1.0)?.prod_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?.cast::<T>())
+        Ok(self
+            .nan_as(1.0)?
+            .prod_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?
+            .cast::<T>())
     }
 
     /// Largest element ignoring NaNs; NaN when all are NaN (NumPy's `nanmax`).
@@ -97,7 +105,9 @@ impl<T: Float> Array<T> {
     /// [`nanmax_axes`](Self::nanmax_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
     pub fn nanmax_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<T>> {
         let keepdims = opts.keepdims;
-        let r = self.nan_as(f64::NEG_INFINITY)?.max_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?;
+        let r = self
+            .nan_as(f64::NEG_INFINITY)?
+            .max_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?;
         self.nan_if_all_nan(r, f64::NEG_INFINITY, axes, keepdims)
     }
 
@@ -119,7 +129,9 @@ impl<T: Float> Array<T> {
     /// [`nanmin_axes`](Self::nanmin_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
     pub fn nanmin_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<T>> {
         let keepdims = opts.keepdims;
-        let r = self.nan_as(f64::INFINITY)?.min_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?;
+        let r = self
+            .nan_as(f64::INFINITY)?
+            .min_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?;
         self.nan_if_all_nan(r, f64::INFINITY, axes, keepdims)
     }
 
@@ -152,6 +164,7 @@ impl<T: Float> Array<T> {
     ///
     /// ```
     /// use cuprite_array::Array;
+    /// use cuprite_array::ops::VarOpts;
     /// let a = Array::from_slice(&[1.0f64, f64::NAN, 3.0], &[3])?;
     /// assert_eq!(a.nanvar()?.item()?, 1.0);
     /// assert_eq!(a.nanvar_with(VarOpts::new().ddof(1))?.item()?, 2.0);
@@ -173,7 +186,9 @@ impl<T: Float> Array<T> {
         let (ddof, keepdims) = (opts.ddof, opts.keepdims);
         let mean = self.nanmean_axes_with(axes, ReduceOpts::new().keepdims(true))?;
         let d = self.try_sub(&mean)?;
-        let ss = d.try_mul(&d)?.nansum_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?;
+        let ss = d
+            .try_mul(&d)?
+            .nansum_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?;
         let n = self.not_nan_count(axes, keepdims)? - c::<T>(ddof as f64);
         let dof = Array::select(&n.greater(c::<T>(0.0)), &n, c::<T>(f64::NAN))?;
         ss.try_div(&dof)
@@ -257,7 +272,9 @@ impl<T: Float> Array<T> {
     /// [`nanargmin_axis`](Self::nanargmin_axis) with NumPy's `keepdims` ([`ReduceOpts`]).
     pub fn nanargmin_axis_with(&self, axis: isize, opts: ReduceOpts) -> Result<Array<i64>> {
         let keepdims = opts.keepdims;
-        let r = self.nan_as(f64::INFINITY)?.argmin_axis_with(axis, ReduceOpts::new().keepdims(keepdims))?;
+        let r = self
+            .nan_as(f64::INFINITY)?
+            .argmin_axis_with(axis, ReduceOpts::new().keepdims(keepdims))?;
         self.check_arg(&r, Some(axis), "nanargmin")?;
         Ok(r)
     }
@@ -332,7 +349,9 @@ impl<T: Float> Array<T> {
         }
         // Ascending sort puts NaNs last: the first `k` of each line are the numbers.
         let sorted = x.sort(ax as isize)?;
-        let k = x.equal(&x).count_axes_with(&[ax as isize], ReduceOpts::new().keepdims(true))?;
+        let k = x
+            .equal(&x)
+            .count_axes_with(&[ax as isize], ReduceOpts::new().keepdims(true))?;
         let lo = ((&k - 1i64) / 2i64).clamp(0i64, i64::MAX);
         let hi = (&k / 2i64).clamp(0i64, x.shape()[ax] as i64 - 1);
         let a = sorted.take_along_axis(&lo, ax as isize)?;

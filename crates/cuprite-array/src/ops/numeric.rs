@@ -6,9 +6,9 @@
 use crate::array::Array;
 use crate::dtype::{Element, Float, Numeric, Ordered, Scalar, Transcendental};
 use crate::error::Result;
+use crate::ops::CloseOpts;
 use crate::ops::UnaryOp;
 use crate::ops::elementwise::unary_node;
-use crate::ops::CloseOpts;
 
 pub(crate) fn c<T: Element>(x: f64) -> T {
     T::from_scalar(Scalar::F64(x))
@@ -21,6 +21,7 @@ impl<T: Float> Array<T> {
     ///
     /// ```
     /// use cuprite_array::Array;
+    /// use cuprite_array::ops::CloseOpts;
     /// let a = Array::from_slice(&[1.0f64, 1.0, f64::INFINITY, f64::NAN], &[4])?;
     /// let b = Array::from_slice(&[1.0 + 1e-9, 1.1, f64::INFINITY, f64::NAN], &[4])?;
     /// assert_eq!(a.isclose_with(&b, CloseOpts::new().equal_nan(true))?.to_vec()?, vec![true, false, true, true]);

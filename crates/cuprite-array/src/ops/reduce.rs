@@ -12,10 +12,10 @@ use crate::graph::{Node, Op, Program, ViewFn, push_view};
 use crate::ops::ReduceOp;
 use crate::ops::elementwise::{binary_node, unary_node};
 use crate::ops::{BinaryOp, UnaryOp};
+use crate::ops::{ReduceOpts, VarOpts};
 use crate::schedule::{realize, with_oom_retry};
 use crate::shape::{Layout, axis};
 use std::sync::Arc;
-use crate::ops::{ReduceOpts, VarOpts};
 
 struct Permute<'a>(&'a [usize]);
 impl ViewFn for Permute<'_> {

@@ -22,6 +22,7 @@ use crate::codegen::{RowArgs, RowBind, RowKind, RowShape, RowSpec};
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::{CallInput, LibraryCall, Node, Op, Program, Step};
+use crate::ops::ReduceOpts;
 use crate::runtime::DeviceState;
 use crate::shape::numel;
 use crate::storage::{DevBuf, HostBuf};
@@ -31,7 +32,6 @@ use half::{bf16, f16};
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
-use crate::ops::ReduceOpts;
 
 /// A row operation on a contiguous array viewed as `outer x n x inner`, along `n`.
 #[derive(Debug)]

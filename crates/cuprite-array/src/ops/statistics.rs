@@ -12,8 +12,8 @@ use crate::codegen::HistMode;
 use crate::dtype::{DType, Element, Float, Integer, Numeric, Ordered, Scalar, Transcendental};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
-use std::sync::Arc;
 use crate::ops::ReduceOpts;
+use std::sync::Arc;
 
 /// The `(lo, hi)` of a histogram: checked when given, the data's finite min and max otherwise.
 fn hist_range(x: &Array<f64>, bins: usize, range: Option<(f64, f64)>) -> Result<(f64, f64)> {
@@ -350,7 +350,9 @@ impl<T: Float + Transcendental> Array<T> {
             }
         };
         let n = x.shape()[1];
-        let mean = x.mean_axes_with(&[1], ReduceOpts::new().keepdims(true))?.cast::<T>();
+        let mean = x
+            .mean_axes_with(&[1], ReduceOpts::new().keepdims(true))?
+            .cast::<T>();
         let xc = x.try_sub(&mean)?;
         xc.eval()?;
         let fact = n.saturating_sub(ddof) as f64;

@@ -351,7 +351,9 @@ impl Generator {
             .collect::<Result<Vec<_>>>()?;
         let refs: Vec<&Array<f64>> = logs.iter().collect();
         let l = with_device(self.device(), || Array::stack(&refs, -1))?;
-        let e = l.try_sub(&l.max_axes_with(&[-1], ReduceOpts::new().keepdims(true))?)?.exp();
+        let e = l
+            .try_sub(&l.max_axes_with(&[-1], ReduceOpts::new().keepdims(true))?)?
+            .exp();
         let s = e.sum_axes_with(&[-1], ReduceOpts::new().keepdims(true))?;
         Ok(e.try_div(&s)?.cast::<T>())
     }

@@ -7,8 +7,8 @@
 
 use super::curves::per_call;
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, TimeUnit};
-use cuprite_array::{Array, Device, bf16, c32, ops::ScatterOpts, s, with_device};
 use cuprite_array::ops::fft::FftnOpts;
+use cuprite_array::{Array, Device, bf16, c32, ops::ScatterOpts, s, with_device};
 
 /// The workload benchmarks.
 pub fn benchmarks() -> Vec<Benchmark> {

@@ -11,8 +11,8 @@ pub use super::elem::{FuzzElem, Val};
 
 pub use super::arr::{Arr, IntoArr, api};
 use super::arr::{on, on_all, on2};
-use cuprite_array::ops::{ReduceOpts, SortOpts, VarOpts};
 use cuprite_array::ops::fft::FftOpts;
+use cuprite_array::ops::{ReduceOpts, SortOpts, VarOpts};
 
 /// Number of elements of `shape`.
 pub fn numel(shape: &[usize]) -> usize {
@@ -581,16 +581,24 @@ fn reduce(r: Red, axes: &Option<Vec<isize>>, keep: bool, a: Arr) -> Result<Arr, 
         Red::ArgMax => {
             on!(a; [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64]; x => x.argmax_axis_with(one, ReduceOpts::new().keepdims(k)).map_err(api)?)
         }
-        Red::Any => on_all!(a; x => x.any_axes_with(ax, ReduceOpts::new().keepdims(k)).map_err(api)?),
-        Red::All => on_all!(a; x => x.all_axes_with(ax, ReduceOpts::new().keepdims(k)).map_err(api)?),
-        Red::Count => on_all!(a; x => x.count_axes_with(ax, ReduceOpts::new().keepdims(k)).map_err(api)?),
+        Red::Any => {
+            on_all!(a; x => x.any_axes_with(ax, ReduceOpts::new().keepdims(k)).map_err(api)?)
+        }
+        Red::All => {
+            on_all!(a; x => x.all_axes_with(ax, ReduceOpts::new().keepdims(k)).map_err(api)?)
+        }
+        Red::Count => {
+            on_all!(a; x => x.count_axes_with(ax, ReduceOpts::new().keepdims(k)).map_err(api)?)
+        }
         Red::Var(dd) => {
             on!(a; [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64]; x => x.var_axes_with(ax, VarOpts::new().ddof(dd).keepdims(k)).map_err(api)?)
         }
         Red::Std(dd) => {
             on!(a; [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64]; x => x.std_axes_with(ax, VarOpts::new().ddof(dd).keepdims(k)).map_err(api)?)
         }
-        Red::NanSum => on!(a; [F16, BF16, F32, F64]; x => x.nansum_axes_with(ax, ReduceOpts::new().keepdims(k)).map_err(api)?),
+        Red::NanSum => {
+            on!(a; [F16, BF16, F32, F64]; x => x.nansum_axes_with(ax, ReduceOpts::new().keepdims(k)).map_err(api)?)
+        }
     }
 }
 
@@ -615,6 +623,8 @@ sum_numeric!(
 impl SumAxes for Array<bool> {
     type Out = i64;
     fn cast_numeric_sum(&self, ax: &[isize], k: bool) -> Result<Array<i64>, String> {
-        self.cast::<i64>().sum_axes_with(ax, ReduceOpts::new().keepdims(k)).map_err(api)
+        self.cast::<i64>()
+            .sum_axes_with(ax, ReduceOpts::new().keepdims(k))
+            .map_err(api)
     }
 }

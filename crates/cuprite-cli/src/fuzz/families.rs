@@ -26,10 +26,10 @@
 use super::arr::{Arr, IntoArr, api, on, on_all, on2};
 use super::expr::{Draw, Expr, Family, Info, Row, eps, inexact_kind, int_max};
 use super::rng::Rng;
-use cuprite_array::ops::{IndexMode, ScatterOpts};
-use cuprite_array::{Array, DType, QuantileMethod, Side, linalg};
 use cuprite_array::ops::TopkOpts;
 use cuprite_array::ops::fft::FftOpts;
+use cuprite_array::ops::{IndexMode, ScatterOpts};
+use cuprite_array::{Array, DType, QuantileMethod, Side, linalg};
 
 /// Every table family.
 pub static FAMILIES: &[Family] = &[
@@ -415,10 +415,7 @@ static SEARCH: &[Row] = &[Row {
     },
     rust: |p, c| {
         let side = if p[0] == 0 { "Left" } else { "Right" };
-        format!(
-            "{}.sort(0)?.searchsorted(&{}, Side::{side})?",
-            c[0], c[1]
-        )
+        format!("{}.sort(0)?.searchsorted(&{}, Side::{side})?", c[0], c[1])
     },
 }];
 
@@ -1104,7 +1101,15 @@ static STATS: &[Row] = &[
             on!(one(c)?; [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64];
                 x => x.topk_with(p[1] as usize, p[0] as isize, TopkOpts::new().largest(p[2] == 1)).map_err(api)?.0)
         },
-        rust: |p, c| format!("{}.topk_with({}, {}, TopkOpts::new().largest({}))?.0", c[0], p[1], p[0], p[2] == 1),
+        rust: |p, c| {
+            format!(
+                "{}.topk_with({}, {}, TopkOpts::new().largest({}))?.0",
+                c[0],
+                p[1],
+                p[0],
+                p[2] == 1
+            )
+        },
     },
     Row {
         name: "kthvalue",

@@ -140,8 +140,12 @@ fn red_call(r: Red, axes: &Option<Vec<isize>>, keep: bool, rank: usize) -> Strin
         Red::Any => kd("any_axes", format!("&{ax:?}")),
         Red::All => kd("all_axes", format!("&{ax:?}")),
         Red::Count => kd("count_axes", format!("&{ax:?}")),
-        Red::Var(d) => format!("var_axes_with(&{ax:?}, VarOpts::new().ddof({d}).keepdims({keep}))?"),
-        Red::Std(d) => format!("std_axes_with(&{ax:?}, VarOpts::new().ddof({d}).keepdims({keep}))?"),
+        Red::Var(d) => {
+            format!("var_axes_with(&{ax:?}, VarOpts::new().ddof({d}).keepdims({keep}))?")
+        }
+        Red::Std(d) => {
+            format!("std_axes_with(&{ax:?}, VarOpts::new().ddof({d}).keepdims({keep}))?")
+        }
         Red::NanSum => kd("nansum_axes", format!("&{ax:?}")),
     }
 }
@@ -374,7 +378,10 @@ impl Emit {
             }
             Expr::LogSumExp(ax, keep, a) => {
                 let x = self.node(a);
-                self.var(format!("{x}.{}", keep_call("logsumexp", &ax.to_string(), *keep)))
+                self.var(format!(
+                    "{x}.{}",
+                    keep_call("logsumexp", &ax.to_string(), *keep)
+                ))
             }
         }
     }

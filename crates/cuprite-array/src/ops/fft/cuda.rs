@@ -41,6 +41,7 @@ use std::sync::Arc;
 ///
 /// ```no_run
 /// use cuprite_array::{Array, Device, FftNorm, c32};
+/// use cuprite_array::ops::fft::FftOpts;
 /// let x = Array::<c32>::zeros(&[1024]);
 /// x.fft_with(FftOpts::new().axis(0))?.eval()?;
 /// x.fft_with(FftOpts::new().axis(0))?.eval()?;

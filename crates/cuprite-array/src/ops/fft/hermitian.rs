@@ -27,6 +27,7 @@ impl<T: FftElement> Array<T> {
     ///
     /// ```
     /// use cuprite_array::{Array, Device, FftNorm, c64};
+    /// use cuprite_array::ops::fft::FftOpts;
     /// let a = Array::<c64>::from_slice_on(Device::CPU, &[c64::new(1.0, 0.0), c64::new(2.0, 0.0)], &[2])?;
     /// // The signal [1, 2] with Hermitian extension: sum = 1 + 2 = 3, alternating 1 - 2 = -1.
     /// assert_eq!(a.hfft_with(FftOpts::new().axis(0))?.to_vec()?, [3.0, -1.0]);
@@ -62,6 +63,7 @@ impl<T: FftElement> Array<T> {
     ///
     /// ```
     /// use cuprite_array::{Array, Device, FftNorm};
+    /// use cuprite_array::ops::fft::FftOpts;
     /// let x = Array::<f64>::from_slice_on(Device::CPU, &[3.0, -1.0], &[2])?;
     /// let a = x.ihfft_with(FftOpts::new().axis(0))?.to_vec()?;
     /// assert!((a[0].re - 1.0).abs() < 1e-12 && (a[1].re - 2.0).abs() < 1e-12);
@@ -73,7 +75,9 @@ impl<T: FftElement> Array<T> {
     /// [`ihfft`](Self::ihfft) with NumPy's `n`, `axis` and `norm` ([`FftOpts`]).
     pub fn ihfft_with(&self, opts: FftOpts) -> Result<Array<T::Complex>> {
         let FftOpts { n, axis, norm } = opts;
-        Ok(self.rfft_with(FftOpts::new().n(n).axis(axis).norm(swapped(norm)))?.conj())
+        Ok(self
+            .rfft_with(FftOpts::new().n(n).axis(axis).norm(swapped(norm)))?
+            .conj())
     }
 }
 

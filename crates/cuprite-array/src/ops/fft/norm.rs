@@ -5,6 +5,7 @@
 ///
 /// ```
 /// use cuprite_array::{Array, Device, FftNorm};
+/// use cuprite_array::ops::fft::FftOpts;
 /// let x = Array::<f32>::from_slice_on(Device::CPU, &[1.0; 4], &[4])?;
 /// let dc = |norm| -> cuprite_array::Result<f32> { Ok(x.fft_with(FftOpts::new().axis(0).norm(norm))?.to_vec()?[0].re) };
 /// assert_eq!(dc(FftNorm::Backward)?, 4.0); // unscaled forward

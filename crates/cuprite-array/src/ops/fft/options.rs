@@ -82,16 +82,16 @@ impl FftnOpts {
         Self::default()
     }
     /// The lengths of the transform along each of the axes.
-    pub fn s(self, s: impl AsRef<[usize]>) -> Self {
+    pub fn s(self, s: &[usize]) -> Self {
         FftnOpts {
-            s: Some(s.as_ref().to_vec()),
+            s: Some(s.to_vec()),
             ..self
         }
     }
     /// The axes transformed (negative counts from the end; `&[]` transforms none).
-    pub fn axes(self, axes: impl AsRef<[isize]>) -> Self {
+    pub fn axes(self, axes: &[isize]) -> Self {
         FftnOpts {
-            axes: Some(axes.as_ref().to_vec()),
+            axes: Some(axes.to_vec()),
             ..self
         }
     }

@@ -9,12 +9,14 @@ use crate::array::Array;
 use crate::error::Result;
 
 impl<T: FftElement> Array<T> {
-    /// The discrete Fourier transform along `axis` (negative counts from the end), of `n`
-    /// points (`None`: the axis length; the input is cropped or zero-padded to `n`). NumPy's
-    /// `fft.fft`. A real input is promoted to complex.
+    /// The discrete Fourier transform along the last axis, of as many points as it has.
+    /// NumPy's `fft.fft`. A real input is promoted to complex. [`FftOpts`] chooses the `axis`
+    /// (negative counts from the end), the number of points `n` (the input is cropped or
+    /// zero-padded to `n`) and the `norm`.
     ///
     /// ```
     /// use cuprite_array::{Array, Device, FftNorm};
+    /// use cuprite_array::ops::fft::FftOpts;
     /// let x = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 1.0, 1.0], &[3])?;
     /// let y = x.fft_with(FftOpts::new().n(4).axis(0))?; // padded to [1, 1, 1, 0]
     /// assert_eq!(y.shape(), &[4]);
@@ -37,11 +39,12 @@ impl<T: FftElement> Array<T> {
         )
     }
 
-    /// The inverse transform along `axis`, of `n` points; scaled by `1/n` under the default
-    /// norm. NumPy's `fft.ifft`.
+    /// The inverse transform along the last axis ([`FftOpts`]: another `axis`, `n`, `norm`);
+    /// scaled by `1/n` under the default norm. NumPy's `fft.ifft`.
     ///
     /// ```
     /// use cuprite_array::{Array, Device, FftNorm};
+    /// use cuprite_array::ops::fft::FftOpts;
     /// let x = Array::<f32>::from_slice_on(Device::CPU, &[4.0, 0.0, 0.0, 0.0], &[4])?;
     /// let y = x.ifft_with(FftOpts::new().axis(0))?.to_vec()?;
     /// assert!(y.iter().all(|v| (v.re - 1.0).abs() < 1e-6 && v.im.abs() < 1e-6));
@@ -68,6 +71,7 @@ impl<T: FftElement> Array<T> {
     ///
     /// ```
     /// use cuprite_array::{Array, Device, FftNorm};
+    /// use cuprite_array::ops::fft::FftOpts;
     /// let x = Array::<f32>::from_slice_on(Device::CPU, &[1.0; 7], &[7])?;
     /// let y = x.rfft_with(FftOpts::new().axis(0))?;
     /// assert_eq!(y.shape(), &[4]);
@@ -92,6 +96,7 @@ impl<T: FftElement> Array<T> {
     ///
     /// ```
     /// use cuprite_array::{Array, Device, FftNorm};
+    /// use cuprite_array::ops::fft::FftOpts;
     /// let x = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0, 4.0, 5.0], &[5])?;
     /// let y = x.rfft_with(FftOpts::new().axis(0))?;
     /// let back = y.irfft_with(FftOpts::new().n(5).axis(0))?.to_vec()?;
@@ -142,6 +147,7 @@ impl<T: FftElement> Array<T> {
     ///
     /// ```
     /// use cuprite_array::{Array, Device, FftNorm};
+    /// use cuprite_array::ops::fft::FftnOpts;
     /// let x = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0, 4.0], &[2, 2])?;
     /// let y = x.fft2_with(FftnOpts::new().norm(FftNorm::Ortho))?.ifft2_with(FftnOpts::new().norm(FftNorm::Ortho))?;
     /// assert!((y.to_vec()?[3].re - 4.0).abs() < 1e-12);
@@ -170,6 +176,7 @@ impl<T: FftElement> Array<T> {
     ///
     /// ```
     /// use cuprite_array::{Array, Device, FftNorm};
+    /// use cuprite_array::ops::fft::FftnOpts;
     /// let x = Array::<f32>::from_slice_on(Device::CPU, &[1.0; 8], &[2, 2, 2])?;
     /// let y = x.fftn_with(FftnOpts::new().norm(FftNorm::Forward))?.to_vec()?;
     /// assert!((y[0].re - 1.0).abs() < 1e-6 && y[7].norm() < 1e-6);
@@ -228,6 +235,7 @@ impl<T: FftElement> Array<T> {
     ///
     /// ```
     /// use cuprite_array::{Array, Device, FftNorm};
+    /// use cuprite_array::ops::fft::FftnOpts;
     /// let x = Array::<f64>::from_slice_on(Device::CPU, &[1.0; 15], &[3, 5])?;
     /// let y = x.rfft2()?;
     /// let back = y.irfft2_with(FftnOpts::new().s(&[3, 5]))?;
@@ -249,6 +257,7 @@ impl<T: FftElement> Array<T> {
     ///
     /// ```
     /// use cuprite_array::{Array, Device, FftNorm};
+    /// use cuprite_array::ops::fft::FftnOpts;
     /// let x = Array::<f32>::from_slice_on(Device::CPU, &[1.0; 24], &[2, 3, 4])?;
     /// assert_eq!(x.rfftn()?.shape(), &[2, 3, 3]);
     /// assert_eq!(x.rfftn_with(FftnOpts::new().axes(&[2, 0]))?.shape(), &[2, 3, 4]);
@@ -271,6 +280,7 @@ impl<T: FftElement> Array<T> {
     ///
     /// ```
     /// use cuprite_array::{Array, Device, FftNorm};
+    /// use cuprite_array::ops::fft::FftnOpts;
     /// let x = Array::<f64>::from_slice_on(Device::CPU, &[2.0; 8], &[2, 4])?;
     /// let y = x.rfftn_with(FftnOpts::new().norm(FftNorm::Ortho))?;
     /// let back = y.irfftn_with(FftnOpts::new().s(&[2, 4]).norm(FftNorm::Ortho))?.to_vec()?;

@@ -93,7 +93,9 @@ pub fn norm_axes<T: Float>(
 ) -> Result<Array<f64>> {
     let m = x.cast::<f64>().abs();
     if ord == 2.0 {
-        Ok(m.try_mul(&m)?.sum_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?.sqrt())
+        Ok(m.try_mul(&m)?
+            .sum_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?
+            .sqrt())
     } else if ord == 1.0 {
         m.sum_axes_with(axes, ReduceOpts::new().keepdims(keepdims))
     } else if ord == f64::INFINITY {
@@ -101,10 +103,15 @@ pub fn norm_axes<T: Float>(
     } else if ord == f64::NEG_INFINITY {
         m.min_axes_with(axes, ReduceOpts::new().keepdims(keepdims))
     } else if ord == 0.0 {
-        Ok(m.count_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?.cast::<f64>())
+        Ok(
+            m.count_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?
+                .cast::<f64>(),
+        )
     } else if ord.is_nan() {
         Err(Error::InvalidArgument("norm_axes: ord is NaN".into()))
     } else {
-        Ok(m.pow(ord).sum_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?.pow(1.0 / ord))
+        Ok(m.pow(ord)
+            .sum_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?
+            .pow(1.0 / ord))
     }
 }

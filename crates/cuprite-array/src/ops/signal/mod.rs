@@ -11,10 +11,10 @@ use crate::graph::{Node, Op};
 use crate::ops::UnaryOp;
 use crate::ops::elementwise::unary_node;
 use crate::ops::fft::FftNorm;
+use crate::ops::fft::FftOpts;
 use crate::ops::index::IndexMode;
 use crate::shape::SliceArg;
 use std::sync::Arc;
-use crate::ops::fft::FftOpts;
 
 /// The value types [`interp`] interpolates: `f32` and `f64`, and their complex types.
 pub trait InterpValue: Element {
@@ -343,31 +343,47 @@ fn fft_convolve<T: Numeric>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
     let out = match T::DTYPE {
         DType::F64 => {
             let (fa, fb) = (
-                a.cast::<f64>().rfft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
-                b.cast::<f64>().rfft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
+                a.cast::<f64>()
+                    .rfft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
+                b.cast::<f64>()
+                    .rfft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
             );
-            fa.try_mul(&fb)?.irfft_with(FftOpts::new().n(nf).axis(0).norm(norm))?.cast::<T>()
+            fa.try_mul(&fb)?
+                .irfft_with(FftOpts::new().n(nf).axis(0).norm(norm))?
+                .cast::<T>()
         }
         DType::C64 => {
             let (fa, fb) = (
-                a.cast::<c64>().fft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
-                b.cast::<c64>().fft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
+                a.cast::<c64>()
+                    .fft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
+                b.cast::<c64>()
+                    .fft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
             );
-            fa.try_mul(&fb)?.ifft_with(FftOpts::new().n(nf).axis(0).norm(norm))?.cast::<T>()
+            fa.try_mul(&fb)?
+                .ifft_with(FftOpts::new().n(nf).axis(0).norm(norm))?
+                .cast::<T>()
         }
         DType::C32 => {
             let (fa, fb) = (
-                a.cast::<c32>().fft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
-                b.cast::<c32>().fft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
+                a.cast::<c32>()
+                    .fft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
+                b.cast::<c32>()
+                    .fft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
             );
-            fa.try_mul(&fb)?.ifft_with(FftOpts::new().n(nf).axis(0).norm(norm))?.cast::<T>()
+            fa.try_mul(&fb)?
+                .ifft_with(FftOpts::new().n(nf).axis(0).norm(norm))?
+                .cast::<T>()
         }
         _ => {
             let (fa, fb) = (
-                a.cast::<f32>().rfft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
-                b.cast::<f32>().rfft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
+                a.cast::<f32>()
+                    .rfft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
+                b.cast::<f32>()
+                    .rfft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
             );
-            fa.try_mul(&fb)?.irfft_with(FftOpts::new().n(nf).axis(0).norm(norm))?.cast::<T>()
+            fa.try_mul(&fb)?
+                .irfft_with(FftOpts::new().n(nf).axis(0).norm(norm))?
+                .cast::<T>()
         }
     };
     keep(out)

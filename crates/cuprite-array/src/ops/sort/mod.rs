@@ -30,11 +30,11 @@ use crate::array::Array;
 use crate::device::{Backend, Device};
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
+use crate::ops::SortOpts;
 use crate::shape::{Layout, checked_numel};
 use crate::storage::{DevBuf, Storage};
 use keys::KeySpec;
 use std::sync::Arc;
-use crate::ops::SortOpts;
 
 /// An input laid out as `rows` contiguous rows of `n` along the chosen axis.
 pub(crate) struct Rows<T: Element> {
@@ -241,6 +241,7 @@ impl<T: Element> Array<T> {
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
+    /// use cuprite_array::ops::SortOpts;
     /// let a = Array::<f32>::from_slice_on(Device::CPU, &[3.0, f32::NAN, -1.0, 2.0], &[2, 2])?;
     /// assert_eq!(a.sort(-1)?.to_vec()?[2..], [-1.0, 2.0]);
     /// assert!(a.sort_with(0, SortOpts::new().descending(true))?.to_vec()?[1].is_nan());
@@ -261,6 +262,7 @@ impl<T: Element> Array<T> {
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
+    /// use cuprite_array::ops::SortOpts;
     /// let a = Array::<i32>::from_slice_on(Device::CPU, &[2, 1, 2, 1], &[4])?;
     /// assert_eq!(a.argsort(0)?.to_vec()?, [1, 3, 0, 2]);
     /// assert_eq!(a.argsort_with(0, SortOpts::new().descending(true))?.to_vec()?, [0, 2, 1, 3]);

@@ -12,8 +12,8 @@ use super::{Rows, cpu, dev, dev_array, empty, host_array, record, sort_moved};
 use crate::array::Array;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
-use crate::shape::SliceArg;
 use crate::ops::TopkOpts;
+use crate::shape::SliceArg;
 
 /// Rows at least this long are selected, not sorted, on CUDA.
 pub(crate) const SELECT_MIN: usize = 1 << 16;
