@@ -4,6 +4,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::common::{Body, close};
+use cuprite_array::ops::AxisOpts;
 use cuprite_array::ops::VarOpts;
 use cuprite_array::ops::{Indexing, meshgrid, tril_indices, triu_indices};
 use cuprite_array::{Array, Device};
@@ -316,7 +317,7 @@ fn nan_reductions(d: Device) -> TestResult {
         };
         let t = a.t().contiguous()?;
         close(
-            &t.nanmedian(Some(1))?.to_vec()?,
+            &t.nanmedian_with(AxisOpts::new().axis(1))?.to_vec()?,
             &f(&med),
             0.0,
             0.0,
@@ -324,7 +325,7 @@ fn nan_reductions(d: Device) -> TestResult {
         )?;
         let all: Vec<f64> = x.iter().cloned().filter(|v| !v.is_nan()).collect();
         close(
-            &[a.nanmedian(None)?.item()?],
+            &[a.nanmedian()?.item()?],
             &[med(&all)],
             0.0,
             0.0,

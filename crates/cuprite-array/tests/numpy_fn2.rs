@@ -7,7 +7,7 @@
 use crate::common::{Body, close};
 use cuprite_array::ops::CloseOpts;
 use cuprite_array::ops::{self, PadMode};
-use cuprite_array::{Array, Device, QuantileMethod, io, linalg};
+use cuprite_array::{Array, Device, io, linalg};
 use cuprite_testkit::{Rng, Test, TestResult};
 
 fn on<R>(d: Device, f: impl FnOnce() -> R) -> R {
@@ -415,7 +415,7 @@ fn binning_and_padding(d: Device) -> TestResult {
             })
             .collect();
         close(
-            &xa.quantiles(&qs, None, QuantileMethod::Linear)?.to_vec()?,
+            &xa.quantiles(&qs)?.to_vec()?,
             &want,
             1e-12,
             1e-12,
@@ -514,7 +514,7 @@ fn linalg_extras(d: Device) -> TestResult {
                 .map(|i| f(&f64v(v[i * 6..i * 6 + 6].to_vec())))
                 .collect();
             close(
-                &linalg::norm_axes(&va, ord, &[1], false)?.to_vec()?,
+                &linalg::norm_axes(&va, ord, &[1])?.to_vec()?,
                 &want,
                 1e-12,
                 1e-12,

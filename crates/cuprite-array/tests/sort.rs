@@ -5,6 +5,7 @@
 //! values, NaN canonical). Bodies run on every backend present; the kernels compile with NVRTC.
 
 use crate::common::Body;
+use cuprite_array::ops::{AxisOpts, QuantileOpts};
 use cuprite_array::ops::{SortOpts, TopkOpts};
 use cuprite_array::shape::SliceArg;
 use cuprite_array::{
@@ -507,14 +508,17 @@ where
         let w = format!("{} n={n}", T::DTYPE);
         let want = |v: f64| <T::Mean as V>::round_f(v);
         same_f(
-            a.median(None)?.item()?.f(),
+            a.median()?.item()?.f(),
             want(ref_median(&s)),
             tol,
             &format!("{w} median"),
         )?;
         for q in [0.0, 0.1, 0.25, 0.5, 0.8, 1.0] {
             for m in methods {
-                let got = a.quantile(q, None, m)?.item()?.f();
+                let got = a
+                    .quantile_with(q, QuantileOpts::new().method(m))?
+                    .item()?
+                    .f();
                 same_f(
                     got,
                     want(ref_quantile(&s, q, m)),
@@ -530,10 +534,10 @@ where
     x.truncate(4 * 9 * 3 - 12);
     let x: Vec<T> = x.iter().cycle().take(4 * 9 * 3).copied().collect();
     let a = Array::from_slice_on(d, &x, &[4, 9, 3])?;
-    let m = a.median(Some(1))?;
+    let m = a.median_with(AxisOpts::new().axis(1))?;
     assert_eq!(m.shape(), [4, 3]);
     let m = m.to_vec()?;
-    let (v, c) = a.mode(Some(-2))?;
+    let (v, c) = a.mode_with(AxisOpts::new().axis(-2))?;
     let (v, c) = (v.to_vec()?, c.to_vec()?);
     for o in 0..4 {
         for j in 0..3 {
@@ -568,7 +572,7 @@ where
         let mut y = x.clone();
         y[5] = T::gen_nan();
         let a = Array::from_slice_on(d, &y, &[y.len()])?;
-        assert!(a.median(None)?.item()?.is_nan(), "median with a NaN");
+        assert!(a.median()?.item()?.is_nan(), "median with a NaN");
     }
     Ok(())
 }
@@ -745,7 +749,7 @@ fn large(d: Device) -> TestResult {
         "large topk values",
     )?;
     let s: Vec<f64> = p.iter().map(|&j| x[j] as f64).collect();
-    assert_eq!(a.median(None)?.item()? as f64, ref_median(&s) as f32 as f64);
+    assert_eq!(a.median()?.item()? as f64, ref_median(&s) as f32 as f64);
     let y: Vec<i64> = (0..(1usize << 21) + 1)
         .map(|_| r.next_u64() as i64 >> (r.next_u64() % 64))
         .collect();
@@ -840,35 +844,32 @@ fn bad_input(d: Device) -> TestResult {
         "k = 4 is outside 1..=3",
     );
     crate::common::assert_err(a.partition(3, 0), "InvalidArgument", "kth = 3 is outside");
-    let e = a
-        .quantile(1.5, None, QuantileMethod::Linear)
-        .unwrap_err()
-        .to_string();
+    let e = a.quantile(1.5).unwrap_err().to_string();
     assert!(e.contains("1.5"), "{e}");
     crate::common::assert_err(
-        a.quantile(-0.1, None, QuantileMethod::Linear),
+        a.quantile(-0.1),
         "InvalidArgument",
         "quantile -0.1 is outside",
     );
     crate::common::assert_err(
-        a.quantile(f64::NAN, None, QuantileMethod::Linear),
+        a.quantile(f64::NAN),
         "InvalidArgument",
         "quantile NaN is outside",
     );
     crate::common::assert_err(
-        a.percentile(101.0, None, QuantileMethod::Linear),
+        a.percentile(101.0),
         "InvalidArgument",
         "percentile 101 is outside",
     );
     let z = Array::<f32>::from_slice_on(d, &[], &[0])?;
     // NumPy's median of nothing is NaN (with a warning), not an error.
-    let m = z.median(None)?.to_vec()?;
+    let m = z.median()?.to_vec()?;
     assert!(
         m.len() == 1 && m[0].is_nan(),
         "median of an empty axis: {m:?}, want [NaN]"
     );
     crate::common::assert_err(
-        z.mode(None),
+        z.mode(),
         "InvalidArgument",
         "mode of an empty axis (shape [0])",
     );
@@ -878,12 +879,12 @@ fn bad_input(d: Device) -> TestResult {
     assert_eq!(z.topk(0, 0)?.0.shape(), [0]);
     let e2 = Array::<f32>::from_slice_on(d, &[], &[0, 4])?;
     assert_eq!(e2.sort(1)?.shape(), [0, 4]);
-    let m0 = e2.median(Some(0))?.to_vec()?;
+    let m0 = e2.median_with(AxisOpts::new().axis(0))?.to_vec()?;
     assert!(
         m0.len() == 4 && m0.iter().all(|x| x.is_nan()),
         "median along an empty axis: {m0:?}"
     );
-    assert_eq!(e2.median(Some(1))?.shape(), [0]);
+    assert_eq!(e2.median_with(AxisOpts::new().axis(1))?.shape(), [0]);
     let c = Array::from_slice_on(d, &[c64::new(1.0, 0.0)], &[1])?;
     let e = c.sort(0).unwrap_err().to_string();
     assert!(e.contains("c64") || e.contains("complex"), "{e}");
@@ -895,7 +896,7 @@ fn bad_input(d: Device) -> TestResult {
         "Axis",
         "axis 0 is out of range for a 0-dimensional array",
     );
-    assert_eq!(s.median(None)?.item()?, 5.0);
+    assert_eq!(s.median()?.item()?, 5.0);
     Ok(())
 }
 

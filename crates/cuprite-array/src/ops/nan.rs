@@ -10,7 +10,7 @@
 use crate::array::Array;
 use crate::dtype::{DType, Element, Float, Scalar};
 use crate::error::{Error, Result};
-use crate::ops::{ReduceOpts, VarOpts};
+use crate::ops::{AxisOpts, ReduceOpts, VarOpts};
 
 fn c<T: Element>(x: f64) -> T {
     T::from_scalar(Scalar::F64(x))
@@ -327,16 +327,22 @@ impl<T: Float> Array<T> {
         Ok(self.nan_as(1.0)?.cumprod(axis)?.cast::<T>())
     }
 
-    /// The median of the elements that are not NaN along `axis` (`None`: of all elements);
+    /// The median of the elements that are not NaN (along one axis with
+    /// [`nanmedian_with`](Self::nanmedian_with));
     /// NaN for a slice of only NaNs (NumPy's `nanmedian`).
     ///
     /// ```
     /// use cuprite_array::Array;
     /// let a = Array::from_slice(&[4.0f64, f64::NAN, 1.0, 2.0], &[4])?;
-    /// assert_eq!(a.nanmedian(None)?.item()?, 2.0);
+    /// assert_eq!(a.nanmedian()?.item()?, 2.0);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn nanmedian(&self, axis: Option<isize>) -> Result<Array<T>> {
+    pub fn nanmedian(&self) -> Result<Array<T>> {
+        self.nanmedian_with(AxisOpts::new())
+    }
+    /// [`nanmedian`](Self::nanmedian) with NumPy's `axis` ([`AxisOpts`]).
+    pub fn nanmedian_with(&self, opts: AxisOpts) -> Result<Array<T>> {
+        let axis = opts.axis;
         let (x, ax) = match axis {
             None => (self.flatten()?, 0usize),
             Some(a) => (self.clone(), crate::shape::axis(a, self.ndim())?),

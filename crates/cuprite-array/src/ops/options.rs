@@ -177,3 +177,30 @@ impl CloseOpts {
         CloseOpts { equal_nan, ..self }
     }
 }
+
+/// Options of the reductions that NumPy runs over the flattened array unless given an `axis`
+/// (`median_with`, `nanmedian_with`, `mode_with`).
+///
+/// ```
+/// use cuprite_array::{Array, ops::AxisOpts};
+/// let a = Array::from_slice(&[1.0f64, 5.0, 2.0, 3.0, 4.0, 9.0], &[2, 3])?;
+/// assert_eq!(a.median()?.item()?, 3.5);
+/// assert_eq!(a.median_with(AxisOpts::new().axis(1))?.to_vec()?, vec![2.0, 4.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct AxisOpts {
+    pub(crate) axis: Option<isize>,
+}
+
+impl AxisOpts {
+    /// NumPy's default: over all elements.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Reduce along `axis` only (negative counts from the end; `None`: all elements).
+    pub fn axis(self, axis: impl Into<Option<isize>>) -> Self {
+        AxisOpts { axis: axis.into() }
+    }
+}

@@ -326,18 +326,24 @@ impl<T: Float + Transcendental> Array<T> {
         Ok(num.cast::<f64>().try_div(ws.cast::<f64>())?.cast::<T>())
     }
 
-    /// NumPy's `cov`: the covariance matrix of variables that are the rows (`rowvar`) or the
-    /// columns of a 2-D array (a 1-D array is one variable: a 0-d result), normalised by
-    /// `N - ddof` (NumPy's default `ddof` is 1; `N <= ddof` divides by zero, giving inf/NaN as
-    /// NumPy does). One centring pass and one matrix product.
+    /// NumPy's `cov` with its defaults: the covariance matrix of variables that are the rows
+    /// of a 2-D array (a 1-D array is one variable: a 0-d result), normalised by `N - 1`
+    /// (`N <= 1` divides by zero, giving inf/NaN as NumPy does). One centring pass and one
+    /// matrix product. [`cov_with`](Self::cov_with) takes NumPy's other arguments (`y`,
+    /// `rowvar`, `bias`, `ddof`, weights) as a [`Cov`](crate::ops::Cov).
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
     /// let a = Array::<f64>::from_slice_on(Device::CPU, &[0.0, 1.0, 2.0, 2.0, 1.0, 0.0], &[2, 3])?;
-    /// assert_eq!(a.cov(true, 1)?.to_vec()?, [1.0, -1.0, -1.0, 1.0]);
+    /// assert_eq!(a.cov()?.to_vec()?, [1.0, -1.0, -1.0, 1.0]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn cov(&self, rowvar: bool, ddof: usize) -> Result<Array<T>> {
+    pub fn cov(&self) -> Result<Array<T>> {
+        self.cov_rows(true, 1)
+    }
+
+    /// The covariance of the rows (`rowvar`) or columns, normalised by `N - ddof`.
+    fn cov_rows(&self, rowvar: bool, ddof: usize) -> Result<Array<T>> {
         let x = match self.ndim() {
             1 => self.reshape(&[1, self.len()])?,
             2 if rowvar => self.clone(),
@@ -365,17 +371,18 @@ impl<T: Float + Transcendental> Array<T> {
         }
     }
 
-    /// NumPy's `corrcoef`: the covariance matrix normalised by the standard deviations,
-    /// clipped to `[-1, 1]`.
+    /// NumPy's `corrcoef` with its defaults (each row a variable): the covariance matrix
+    /// normalised by the standard deviations, clipped to `[-1, 1]`.
+    /// [`corrcoef_with`](Self::corrcoef_with) takes NumPy's other arguments.
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
     /// let a = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0, 6.0, 4.0, 2.0], &[2, 3])?;
-    /// assert_eq!(a.corrcoef(true)?.to_vec()?, [1.0, -1.0, -1.0, 1.0]);
+    /// assert_eq!(a.corrcoef()?.to_vec()?, [1.0, -1.0, -1.0, 1.0]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn corrcoef(&self, rowvar: bool) -> Result<Array<T>> {
-        let c = self.cov(rowvar, 1)?;
+    pub fn corrcoef(&self) -> Result<Array<T>> {
+        let c = self.cov_rows(true, 1)?;
         if c.ndim() == 0 {
             return c.try_div(&c);
         }

@@ -120,7 +120,7 @@ impl Generator {
     ///
     /// ```
     /// let x = cuprite_array::random::default_rng(6).standard_cauchy::<f64>(&[20001])?;
-    /// assert!(x.median(None)?.item()?.abs() < 0.05);
+    /// assert!(x.median()?.item()?.abs() < 0.05);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn standard_cauchy<T: Float>(&mut self, shape: &[usize]) -> Result<Array<T>> {

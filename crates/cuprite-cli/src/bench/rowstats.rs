@@ -229,7 +229,7 @@ fn cov(ctx: &mut BenchCtx) -> BenchResult {
         let stream = stream_raw()?;
         let x = Array::<f32>::rand_normal(&[v, o], 7)?;
         let f = || -> Result<(), BenchError> {
-            x.cov(true, 1)?.eval()?;
+            x.cov()?.eval()?;
             Ok(())
         };
         f()?;

@@ -194,7 +194,7 @@ fn median(b: &mut BenchCtx) -> BenchResult {
     with_device(Device::cuda(0), || {
         let x = f32s(n);
         let a = Array::from_slice(&x, &[n])?;
-        let m = a.median(None)?.item()?;
+        let m = a.median()?.item()?;
         let mut s = x.clone();
         s.sort_by(f32::total_cmp);
         let want = ((s[n / 2 - 1] as f64 + s[n / 2] as f64) * 0.5) as f32;
@@ -205,7 +205,7 @@ fn median(b: &mut BenchCtx) -> BenchResult {
             b.size(10, 2),
             "peer: torch.median (--peers, benches/peers/torch_sort.py)",
             || {
-                a.median(None)?;
+                a.median()?;
                 Ok(())
             },
         )

@@ -28,8 +28,9 @@ use super::expr::{Draw, Expr, Family, Info, Row, eps, inexact_kind, int_max};
 use super::rng::Rng;
 use cuprite_array::ops::TopkOpts;
 use cuprite_array::ops::fft::FftOpts;
+use cuprite_array::ops::{AxisOpts, QuantileOpts};
 use cuprite_array::ops::{IndexMode, ScatterOpts};
-use cuprite_array::{Array, DType, QuantileMethod, Side, linalg};
+use cuprite_array::{Array, DType, Side, linalg};
 
 /// Every table family.
 pub static FAMILIES: &[Family] = &[
@@ -1155,8 +1156,8 @@ static STATS: &[Row] = &[
             };
             info(d, removed(i, p[0] as usize), err, m)
         },
-        eval: |p, c| on!(one(c)?; [U8, I32, I64, F32, F64]; x => x.median(Some(p[0] as isize)).map_err(api)?),
-        rust: |p, c| format!("{}.median(Some({}))?", c[0], p[0]),
+        eval: |p, c| on!(one(c)?; [U8, I32, I64, F32, F64]; x => x.median_with(AxisOpts::new().axis(p[0] as isize)).map_err(api)?),
+        rust: |p, c| format!("{}.median_with(AxisOpts::new().axis({}))?", c[0], p[0]),
     },
     Row {
         name: "quantile",
@@ -1178,11 +1179,11 @@ static STATS: &[Row] = &[
         },
         eval: |p, c| {
             let q = p[1] as f64 / 4.0;
-            on!(one(c)?; [F32, F64]; x => x.quantile(q, Some(p[0] as isize), QuantileMethod::Linear).map_err(api)?)
+            on!(one(c)?; [F32, F64]; x => x.quantile_with(q, QuantileOpts::new().axis(p[0] as isize)).map_err(api)?)
         },
         rust: |p, c| {
             format!(
-                "{}.quantile({}, Some({}), QuantileMethod::Linear)?",
+                "{}.quantile_with({}, QuantileOpts::new().axis({}))?",
                 c[0],
                 p[1] as f64 / 4.0,
                 p[0]

@@ -81,16 +81,31 @@ pub fn cond<T: Scalar>(a: &Array<T>) -> Result<f64> {
 /// ```
 /// use cuprite_array::{Array, linalg};
 /// let a = Array::from_slice(&[3.0f64, 4.0, 0.0, 1.0], &[2, 2])?;
-/// assert_eq!(linalg::norm_axes(&a, 2.0, &[1], false)?.to_vec()?, vec![5.0, 1.0]);
-/// assert_eq!(linalg::norm_axes(&a, f64::INFINITY, &[0], false)?.to_vec()?, vec![3.0, 4.0]);
+/// assert_eq!(linalg::norm_axes(&a, 2.0, &[1])?.to_vec()?, vec![5.0, 1.0]);
+/// assert_eq!(linalg::norm_axes(&a, f64::INFINITY, &[0])?.to_vec()?, vec![3.0, 4.0]);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn norm_axes<T: Float>(
+pub fn norm_axes<T: Float>(x: &Array<T>, ord: f64, axes: &[isize]) -> Result<Array<f64>> {
+    norm_axes_with(x, ord, axes, ReduceOpts::new())
+}
+
+/// [`norm_axes`] with NumPy's `keepdims` ([`ReduceOpts`]).
+///
+/// ```
+/// use cuprite_array::{Array, linalg, ops::ReduceOpts};
+/// let a = Array::from_slice(&[3.0f64, 4.0, 0.0, 1.0], &[2, 2])?;
+/// let n = linalg::norm_axes_with(&a, 2.0, &[1], ReduceOpts::new().keepdims(true))?;
+/// assert_eq!(n.shape(), &[2, 1]);
+/// assert_eq!(n.to_vec()?, vec![5.0, 1.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn norm_axes_with<T: Float>(
     x: &Array<T>,
     ord: f64,
     axes: &[isize],
-    keepdims: bool,
+    opts: ReduceOpts,
 ) -> Result<Array<f64>> {
+    let keepdims = opts.keepdims;
     let m = x.cast::<f64>().abs();
     if ord == 2.0 {
         Ok(m.try_mul(&m)?

@@ -23,7 +23,7 @@ mod params;
 mod select;
 mod unique;
 
-pub use select::QuantileMethod;
+pub use select::{QuantileMethod, QuantileOpts};
 pub use unique::{Unique, intersect1d, setdiff1d, union1d};
 
 use crate::array::Array;
