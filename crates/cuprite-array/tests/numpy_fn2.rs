@@ -6,6 +6,7 @@
 
 use crate::common::{Body, close};
 use cuprite_array::ops::CloseOpts;
+use cuprite_array::ops::DigitizeOpts;
 use cuprite_array::ops::{self, PadMode};
 use cuprite_array::{Array, Device, io, linalg};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -256,12 +257,16 @@ fn search_and_index(d: Device) -> TestResult {
             .iter()
             .map(|v| bins.partition_point(|b| b <= v) as i64)
             .collect();
-        assert_eq!(xa.digitize(&ba, false)?.to_vec()?, want);
+        assert_eq!(xa.digitize(&ba)?.to_vec()?, want);
         let want: Vec<i64> = x
             .iter()
             .map(|v| bins.partition_point(|b| b < v) as i64)
             .collect();
-        assert_eq!(xa.digitize(&ba, true)?.to_vec()?, want);
+        assert_eq!(
+            xa.digitize_with(&ba, DigitizeOpts::new().right(true))?
+                .to_vec()?,
+            want
+        );
         // decreasing bins: NumPy's rule bins[i-1] > x >= bins[i]
         let rb: Vec<f64> = bins.iter().rev().copied().collect();
         let want: Vec<i64> = x
@@ -269,8 +274,7 @@ fn search_and_index(d: Device) -> TestResult {
             .map(|v| rb.iter().filter(|b| *b > v).count() as i64)
             .collect();
         assert_eq!(
-            xa.digitize(&Array::from_slice(&rb, &[10])?, false)?
-                .to_vec()?,
+            xa.digitize(&Array::from_slice(&rb, &[10])?)?.to_vec()?,
             want
         );
         Ok(())

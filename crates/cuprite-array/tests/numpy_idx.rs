@@ -5,6 +5,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::common::{Body, assert_err};
+use cuprite_array::ops::FillDiagonalOpts;
 use cuprite_array::ops::{self, Grid, IndexMode, Trim};
 use cuprite_array::{Array, Device, s};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -193,7 +194,10 @@ fn choosing(d: Device) -> TestResult {
         // fill_diagonal with wrap against NumPy's flat stride rule.
         for (rows, cols, wrap) in [(7usize, 3usize, true), (7, 3, false), (3, 5, false)] {
             let mut a = Array::<i32>::zeros(&[rows, cols]);
-            a.fill_diagonal(&Array::from_slice(&[5, 6], &[2])?, wrap)?;
+            a.fill_diagonal_with(
+                &Array::from_slice(&[5, 6], &[2])?,
+                FillDiagonalOpts::new().wrap(wrap),
+            )?;
             let got = a.to_vec()?;
             let end = if wrap || rows <= cols {
                 rows * cols
@@ -207,7 +211,7 @@ fn choosing(d: Device) -> TestResult {
             assert_eq!(got, want, "fill_diagonal {rows}x{cols} wrap {wrap}");
         }
         let mut cube = Array::<f32>::zeros(&[3, 3, 3]);
-        cube.fill_diagonal(&Array::scalar(1.0), false)?;
+        cube.fill_diagonal(&Array::scalar(1.0))?;
         assert_eq!(cube.sum()?.item()?, 3.0);
         assert_eq!(cube.to_vec()?[13], 1.0);
         // putmask cycles values by flat position.

@@ -204,3 +204,127 @@ impl AxisOpts {
         AxisOpts { axis: axis.into() }
     }
 }
+
+/// Options of [`digitize_with`](crate::Array::digitize_with): NumPy's `right` (default
+/// `false`: `bins[i-1] <= x < bins[i]`).
+///
+/// ```
+/// use cuprite_array::{Array, ops::DigitizeOpts};
+/// let x = Array::from_slice(&[1.0f64, 2.5], &[2])?;
+/// let bins = Array::from_slice(&[1.0f64, 2.5, 4.0], &[3])?;
+/// assert_eq!(x.digitize(&bins)?.to_vec()?, vec![1, 2]);
+/// assert_eq!(x.digitize_with(&bins, DigitizeOpts::new().right(true))?.to_vec()?, vec![0, 1]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct DigitizeOpts {
+    pub(crate) right: bool,
+}
+
+impl DigitizeOpts {
+    /// NumPy's default (`right=False`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Whether each bin holds its right edge (`bins[i-1] < x <= bins[i]`) instead of its left.
+    pub fn right(self, right: bool) -> Self {
+        DigitizeOpts { right }
+    }
+}
+
+/// Options of [`fill_diagonal_with`](crate::Array::fill_diagonal_with): NumPy's `wrap`
+/// (default `false`).
+///
+/// ```
+/// use cuprite_array::{Array, ops::FillDiagonalOpts};
+/// let mut a = Array::<i32>::zeros(&[3, 1]);
+/// a.fill_diagonal_with(&Array::scalar(5), FillDiagonalOpts::new().wrap(true))?;
+/// assert_eq!(a.to_vec()?, [5, 0, 5]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct FillDiagonalOpts {
+    pub(crate) wrap: bool,
+}
+
+impl FillDiagonalOpts {
+    /// NumPy's default (`wrap=False`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Whether the diagonal of a tall matrix restarts every `ncols + 1` rows.
+    pub fn wrap(self, wrap: bool) -> Self {
+        FillDiagonalOpts { wrap }
+    }
+}
+
+/// Options of [`poly::polyval_with`](crate::ops::poly::polyval_with) and
+/// [`poly::polyvalfromroots_with`](crate::ops::poly::polyvalfromroots_with): NumPy's `tensor`
+/// (default `true`).
+///
+/// ```
+/// use cuprite_array::{Array, ops::{PolyvalOpts, poly}};
+/// let c = Array::from_slice(&[1i64, 0, -1, 1], &[2, 2])?; // columns 1 − x and x
+/// let x = Array::from_slice(&[2i64, 3], &[2])?;
+/// let o = PolyvalOpts::new().tensor(false);
+/// assert_eq!(poly::polyval_with(&x, &c, o)?.to_vec()?, [-1, 3]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct PolyvalOpts {
+    pub(crate) tensor: bool,
+}
+
+impl Default for PolyvalOpts {
+    fn default() -> Self {
+        PolyvalOpts { tensor: true }
+    }
+}
+
+impl PolyvalOpts {
+    /// NumPy's default (`tensor=True`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// `true`: every series at every `x`; `false`: the series broadcast against `x`.
+    pub fn tensor(self, tensor: bool) -> Self {
+        PolyvalOpts { tensor }
+    }
+}
+
+/// Options of [`poly::as_series_with`](crate::ops::poly::as_series_with): NumPy's `trim`
+/// (default `true`).
+///
+/// ```
+/// use cuprite_array::{Array, ops::{SeriesOpts, poly}};
+/// let a = Array::from_slice(&[1.0f64, 0.0], &[2])?;
+/// assert_eq!(poly::as_series(&[&a])?[0].to_vec()?, vec![1.0]);
+/// let s = poly::as_series_with(&[&a], SeriesOpts::new().trim(false))?;
+/// assert_eq!(s[0].to_vec()?, vec![1.0, 0.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct SeriesOpts {
+    pub(crate) trim: bool,
+}
+
+impl Default for SeriesOpts {
+    fn default() -> Self {
+        SeriesOpts { trim: true }
+    }
+}
+
+impl SeriesOpts {
+    /// NumPy's default (`trim=True`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Whether trailing zeros are dropped (at least one coefficient is kept).
+    pub fn trim(self, trim: bool) -> Self {
+        SeriesOpts { trim }
+    }
+}

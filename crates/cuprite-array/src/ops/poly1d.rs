@@ -5,6 +5,7 @@
 use crate::array::Array;
 use crate::dtype::Numeric;
 use crate::error::{Error, Result};
+use crate::ops::PolyvalOpts;
 use crate::ops::linalg::{self, ComplexOf, RealOf, Scalar, ScalarOps};
 use crate::ops::poly as series;
 use crate::ops::stacking::along;
@@ -393,7 +394,7 @@ impl<T: Scalar> Poly1d<T> {
 
     /// The value at each element of `x` (NumPy's `p(x)`), fused.
     pub fn eval(&self, x: &Array<T>) -> Result<Array<T>> {
-        series::polyval(x, &self.c.flip(&[0])?, false)
+        series::polyval_with(x, &self.c.flip(&[0])?, PolyvalOpts::new().tensor(false))
     }
 
     /// The roots (see [`roots`]).
