@@ -5,8 +5,10 @@
 
 use crate::common::Body;
 use cuprite_array::ops::fft::{FftOpts, FftnOpts};
-use cuprite_array::ops::{CloseOpts, ReduceOpts, SortOpts, TopkOpts, VarOpts};
-use cuprite_array::{Array, Device, FftNorm, c64, sort_by_key_with};
+use cuprite_array::ops::{
+    AxisOpts, CloseOpts, DigitizeOpts, QuantileOpts, ReduceOpts, SortOpts, TopkOpts, VarOpts,
+};
+use cuprite_array::{Array, Device, FftNorm, QuantileMethod, c64, linalg, sort_by_key_with};
 use cuprite_testkit::{Rng, Test, TestResult};
 
 /// `rows × n` values with many ties (small integers as `f64`).
@@ -300,12 +302,65 @@ fn fft_opts(d: Device) -> TestResult {
     Ok(())
 }
 
+fn axis_and_method(d: Device) -> TestResult {
+    let mut r = Rng::fresh();
+    let (rows, n) = (4usize, 9usize);
+    let x: Vec<f64> = (0..rows * n).map(|_| r.f32_in(-5.0, 5.0) as f64).collect();
+    let a = Array::from_slice_on(d, &x, &[rows, n])?;
+    // Per row, sorted on the host: the median is the middle element (n odd), the 0.3
+    // quantile by `Lower` the element at floor(0.3 (n - 1)), by `Higher` at its ceiling.
+    let h = 0.3 * (n - 1) as f64;
+    let (mut med, mut lo, mut hi) = (vec![], vec![], vec![]);
+    for row in 0..rows {
+        let mut s = x[row * n..(row + 1) * n].to_vec();
+        s.sort_by(f64::total_cmp);
+        med.push(s[n / 2]);
+        lo.push(s[h.floor() as usize]);
+        hi.push(s[h.ceil() as usize]);
+    }
+    assert_eq!(a.median_with(AxisOpts::new().axis(1))?.to_vec()?, med);
+    assert_eq!(a.median_with(AxisOpts::new().axis(-1))?.to_vec()?, med);
+    let o = QuantileOpts::new().axis(1).method(QuantileMethod::Lower);
+    assert_eq!(a.quantile_with(0.3, o)?.to_vec()?, lo);
+    let o = o.method(QuantileMethod::Higher);
+    assert_eq!(a.percentile_with(30.0, o)?.to_vec()?, hi);
+    let both = a.quantiles_with(&[0.3, 0.5], o)?;
+    assert_eq!(both.shape(), &[2, rows]);
+    // Whole-array forms: the median of all `rows * n` (even) values averages the middle two.
+    let mut all = x.clone();
+    all.sort_by(f64::total_cmp);
+    let m = rows * n / 2;
+    assert_eq!(a.median()?.item()?, (all[m - 1] + all[m]) / 2.0);
+    assert_eq!(a.quantile(1.0)?.item()?, all[rows * n - 1]);
+    // `right` moves a value equal to an edge into the bin below.
+    let bins = Array::from_slice_on(d, &[-1.0f64, 0.0, 1.0], &[3])?;
+    let v = Array::from_slice_on(d, &[-1.0f64, 0.0, 0.5, 1.0], &[4])?;
+    assert_eq!(v.digitize(&bins)?.to_vec()?, vec![1, 2, 2, 3]);
+    let right = v.digitize_with(&bins, DigitizeOpts::new().right(true))?;
+    assert_eq!(right.to_vec()?, vec![0, 1, 2, 2]);
+    // Vector norms with keepdims: the Euclidean norm of each row, kept as a column.
+    let nrm = linalg::norm_axes_with(&a, 2.0, &[1], ReduceOpts::new().keepdims(true))?;
+    assert_eq!(nrm.shape(), &[rows, 1]);
+    let want: Vec<f64> = (0..rows)
+        .map(|row| {
+            x[row * n..(row + 1) * n]
+                .iter()
+                .map(|v| v * v)
+                .sum::<f64>()
+                .sqrt()
+        })
+        .collect();
+    close(&nrm.to_vec()?, &want, "norm_axes keepdims");
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("sort_descending", sort_descending),
     ("topk_smallest", topk_smallest),
     ("keepdims", keepdims),
     ("isclose_opts", isclose_opts),
     ("fft_opts", fft_opts),
+    ("axis_and_method", axis_and_method),
 ];
 
 pub fn tests() -> Vec<Test> {
