@@ -159,8 +159,9 @@ impl<T: Float> Array<T> {
         s.try_div(&n)
     }
 
-    /// Variance of the elements that are not NaN, with `ddof` delta degrees of freedom; NaN
-    /// when fewer than `ddof + 1` are (NumPy's `nanvar`).
+    /// Variance of the elements that are not NaN (the population variance; `ddof` delta
+    /// degrees of freedom with [`nanvar_with`](Self::nanvar_with)); NaN when fewer than
+    /// `ddof + 1` are (NumPy's `nanvar`).
     ///
     /// ```
     /// use cuprite_array::Array;

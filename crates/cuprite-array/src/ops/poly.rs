@@ -44,9 +44,9 @@ fn nonempty<T: Numeric>(call: &str, c: &Array<T>) -> Result<()> {
 }
 
 /// The power series with coefficients `c` (axis 0, increasing powers) at `x`, by Horner's
-/// rule, fused (NumPy's `polynomial.polynomial.polyval_with(x, c, PolyvalOpts::new().tensor(tensor))`). For an N-D `c` each
-/// column `c[:, j…]` is a series: with `tensor` every series is evaluated at every `x`
-/// (result shape `c.shape[1:] + x.shape`); without, `c.shape[1:]` broadcasts against `x`.
+/// rule, fused (NumPy's `polynomial.polynomial.polyval(x, c)`). For an N-D `c` each column
+/// `c[:, j…]` is a series, evaluated at every `x` (result shape `c.shape[1:] + x.shape`);
+/// with [`PolyvalOpts::tensor`]`(false)`, `c.shape[1:]` broadcasts against `x` instead.
 ///
 /// ```
 /// use cuprite_array::{Array, ops::poly};
@@ -74,7 +74,7 @@ pub fn polyval_with<T: Numeric>(x: &Array<T>, c: &Array<T>, opts: PolyvalOpts) -
 }
 
 /// The polynomial with roots `r` (axis 0) at `x`: `Π (x − r_i)`, fused (NumPy's
-/// `polyvalfromroots_with(x, r, PolyvalOpts::new().tensor(tensor))`; `tensor` as in [`polyval`]).
+/// `polyvalfromroots(x, r)`; [`PolyvalOpts`] as in [`polyval`]).
 ///
 /// ```
 /// use cuprite_array::{Array, ops::poly};
@@ -168,9 +168,9 @@ fn kept<T: Scalar>(v: &[T], tol: f64) -> usize {
         .map_or(1, |i| i + 1)
 }
 
-/// NumPy's `polyutils.as_series_with(alist, SeriesOpts::new().trim(trim))`: each array as a 1-D series (a 0-d array
-/// becomes length 1), with trailing zeros dropped under `trim` (at least one coefficient
-/// kept). An empty array or one of 2 or more dimensions is an `Err` naming it.
+/// NumPy's `polyutils.as_series(alist)`: each array as a 1-D series (a 0-d array becomes
+/// length 1), with trailing zeros dropped (at least one coefficient kept; all kept with
+/// [`SeriesOpts::trim`]`(false)`). An empty array or one of 2 or more dimensions is an `Err` naming it.
 ///
 /// ```
 /// use cuprite_array::{Array, ops::poly};

@@ -220,7 +220,8 @@ impl<T: Element> Array<T> {
     }
 
     /// `log(sum(exp(x)))` along `axis`, computed as `max + log(sum(exp(x - max)))`; the axis is
-    /// removed (kept with length 1 when `keepdims`).
+    /// removed (kept with length 1 by [`logsumexp_with`](Self::logsumexp_with) and
+    /// [`ReduceOpts::keepdims`](crate::ops::ReduceOpts::keepdims)).
     ///
     /// ```
     /// use cuprite_array::{Array, Device};

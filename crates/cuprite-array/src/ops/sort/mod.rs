@@ -303,7 +303,7 @@ impl<T: Element> Array<T> {
     }
 }
 
-/// Sorts `keys` along `axis` (stable, ascending or `descending`) and reorders `values` (same
+/// Sorts `keys` along `axis` (stable, ascending; descending with [`sort_by_key_with`]) and reorders `values` (same
 /// shape, any dtype) with them: ArrayFire's `sortByKey`.
 ///
 /// ```
