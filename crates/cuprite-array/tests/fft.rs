@@ -4,6 +4,7 @@
 //! real-transform shapes, frequencies and shifts against NumPy's definitions, empty and
 //! single-element arrays, and bad input. Bodies run on every backend present.
 
+use cuprite_array::ops::AxesOpts;
 use cuprite_array::ops::fft::{FftOpts, FftnOpts};
 use cuprite_array::{Array, Device, Error, FftNorm, c32, c64, f16};
 use cuprite_testkit::dft::{dft, dft_axis, irdft_last, rdft_last, rel_error, rel_error_real};
@@ -635,27 +636,27 @@ fn freqs_and_shifts(d: Device) -> TestResult {
             let x: Vec<i64> = (0..n as i64).collect();
             let a = Array::from_slice(&x, &[n])?;
             let want: Vec<i64> = (0..n).map(|i| x[(i + n - n / 2) % n]).collect();
-            assert_eq!(a.fftshift(None)?.to_vec()?, want, "fftshift {n}");
+            assert_eq!(a.fftshift()?.to_vec()?, want, "fftshift {n}");
             let want: Vec<i64> = (0..n).map(|i| x[(i + n / 2) % n]).collect();
-            assert_eq!(a.ifftshift(None)?.to_vec()?, want, "ifftshift {n}");
-            assert_eq!(a.fftshift(None)?.ifftshift(None)?.to_vec()?, x);
+            assert_eq!(a.ifftshift()?.to_vec()?, want, "ifftshift {n}");
+            assert_eq!(a.fftshift()?.ifftshift()?.to_vec()?, x);
         }
         // The shifted frequencies are sorted.
-        let f = Array::<f64>::fftfreq(9, 1.0)?.fftshift(None)?.to_vec()?;
+        let f = Array::<f64>::fftfreq(9, 1.0)?.fftshift()?.to_vec()?;
         assert!(f.windows(2).all(|w| w[0] < w[1]), "{f:?}");
         // 2-D, all axes and one axis.
         let x: Vec<i32> = (0..12).collect();
         let a = Array::from_slice(&x, &[3, 4])?;
         assert_eq!(
-            a.fftshift(None)?.to_vec()?,
+            a.fftshift()?.to_vec()?,
             [10, 11, 8, 9, 2, 3, 0, 1, 6, 7, 4, 5]
         );
         assert_eq!(
-            a.fftshift(Some(&[0]))?.to_vec()?,
+            a.fftshift_with(AxesOpts::new().axes(&[0]))?.to_vec()?,
             [8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 6, 7]
         );
         assert_eq!(
-            a.ifftshift(Some(&[-1]))?.to_vec()?,
+            a.ifftshift_with(AxesOpts::new().axes(&[-1]))?.to_vec()?,
             [2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9]
         );
         Ok(())
@@ -792,7 +793,11 @@ fn bad_input(d: Device) -> TestResult {
         )?;
         expect_err(Array::<f64>::fftfreq(0, 1.0), "n = 0", "fftfreq n = 0")?;
         expect_err(Array::<f64>::rfftfreq(4, 0.0), "d = 0", "rfftfreq d = 0")?;
-        expect_err(a.fftshift(Some(&[2])), "out of range", "fftshift axis")?;
+        expect_err(
+            a.fftshift_with(AxesOpts::new().axes(&[2])),
+            "out of range",
+            "fftshift axis",
+        )?;
         // No axes: the input as complex, unchanged.
         let got = r.fftn_with(FftnOpts::new().axes(&[]).norm(b))?.to_vec()?;
         assert!(got.iter().all(|c| *c == c32::new(1.0, 0.0)));

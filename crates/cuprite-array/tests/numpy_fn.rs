@@ -4,6 +4,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::common::{Body, close};
+use cuprite_array::ops::AxesOpts;
 use cuprite_array::ops::AxisOpts;
 use cuprite_array::ops::VarOpts;
 use cuprite_array::ops::{Indexing, meshgrid, tril_indices, triu_indices};
@@ -66,7 +67,7 @@ fn stacking(d: Device) -> TestResult {
         assert!(a.split(4, 0).is_err());
         assert!(a.split_at(&[5, 2], 0).is_err());
         // repeat
-        let r = arrs[0].repeat(3, Some(1))?.to_vec()?;
+        let r = arrs[0].repeat_with(3, AxisOpts::new().axis(1))?.to_vec()?;
         for i in 0..m {
             for j in 0..3 * n {
                 assert_eq!(r[i * 3 * n + j], xs[0][i * n + j / 3]);
@@ -121,8 +122,8 @@ fn stacking(d: Device) -> TestResult {
             w
         });
         let s = Array::<f32>::zeros(&[1, 4, 1]);
-        assert_eq!(s.squeeze(None)?.shape(), &[4]);
-        assert!(s.squeeze(Some(&[1])).is_err());
+        assert_eq!(s.squeeze()?.shape(), &[4]);
+        assert!(s.squeeze_with(AxesOpts::new().axes(&[1])).is_err());
         // meshgrid
         let x = Array::from_slice(&v[..4], &[4])?;
         let y = Array::from_slice(&v[4..7], &[3])?;

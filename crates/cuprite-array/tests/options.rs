@@ -6,7 +6,8 @@
 use crate::common::Body;
 use cuprite_array::ops::fft::{FftOpts, FftnOpts};
 use cuprite_array::ops::{
-    AxisOpts, CloseOpts, DigitizeOpts, QuantileOpts, ReduceOpts, SortOpts, TopkOpts, VarOpts,
+    AxesOpts, AxisOpts, CloseOpts, DigitizeOpts, QuantileOpts, ReduceOpts, SortOpts, TopkOpts,
+    VarOpts,
 };
 use cuprite_array::{Array, Device, FftNorm, QuantileMethod, c64, linalg, sort_by_key_with};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -354,6 +355,44 @@ fn axis_and_method(d: Device) -> TestResult {
     Ok(())
 }
 
+fn axis_opts_movement(d: Device) -> TestResult {
+    let x: Vec<i32> = (0..6).collect();
+    let a = Array::from_slice_on(d, &x, &[2, 3])?;
+    // Host references: each element twice, flattened or along axis 0 (rows repeated).
+    let flat: Vec<i32> = x.iter().flat_map(|&v| [v, v]).collect();
+    assert_eq!(a.repeat(2)?.to_vec()?, flat);
+    let rows: Vec<i32> = x
+        .chunks(3)
+        .flat_map(|r| r.iter().chain(r.iter()).copied().collect::<Vec<_>>())
+        .collect();
+    let r = a.repeat_with(2, AxisOpts::new().axis(0))?;
+    assert_eq!(r.shape(), &[4, 3]);
+    assert_eq!(r.to_vec()?, rows);
+    let b = Array::from_slice_on(d, &[9i32, 9, 9], &[1, 3])?;
+    assert_eq!(a.append(&b)?.shape(), &[9]);
+    assert_eq!(a.append_with(&b, AxisOpts::new().axis(0))?.shape(), &[3, 3]);
+    assert_eq!(a.delete(&[0, 5])?.to_vec()?, vec![1, 2, 3, 4]);
+    let del = a.delete_with(&[1], AxisOpts::new().axis(-1))?;
+    assert_eq!(del.to_vec()?, vec![0, 2, 3, 5]);
+    // fftshift of [0..5) along the last axis only: a roll by 5 / 2 = 2 of each row.
+    let m = Array::from_slice_on(d, &(0..10).collect::<Vec<i32>>(), &[2, 5])?;
+    let s = m.fftshift_with(AxesOpts::new().axes(&[1]))?.to_vec()?;
+    assert_eq!(s, vec![3, 4, 0, 1, 2, 8, 9, 5, 6, 7]);
+    assert_eq!(
+        m.fftshift_with(AxesOpts::new().axes(&[1]))?
+            .ifftshift_with(AxesOpts::new().axes(&[-1]))?
+            .to_vec()?,
+        (0..10).collect::<Vec<i32>>()
+    );
+    let z = Array::<f32>::zeros(&[1, 2, 1]);
+    assert_eq!(z.squeeze()?.shape(), &[2]);
+    assert_eq!(
+        z.squeeze_with(AxesOpts::new().axes(&[-1]))?.shape(),
+        &[1, 2]
+    );
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("sort_descending", sort_descending),
     ("topk_smallest", topk_smallest),
@@ -361,6 +400,7 @@ pub const BODIES: &[(&str, Body)] = &[
     ("isclose_opts", isclose_opts),
     ("fft_opts", fft_opts),
     ("axis_and_method", axis_and_method),
+    ("axis_opts_movement", axis_opts_movement),
 ];
 
 pub fn tests() -> Vec<Test> {

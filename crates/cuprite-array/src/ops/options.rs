@@ -328,3 +328,36 @@ impl SeriesOpts {
         SeriesOpts { trim }
     }
 }
+
+/// Options of the calls that NumPy applies to every axis unless given `axes`
+/// (`squeeze_with`, `fftshift_with`, `ifftshift_with`).
+///
+/// ```
+/// use cuprite_array::{Array, ops::AxesOpts};
+/// let a = Array::<f32>::zeros(&[1, 3, 1]);
+/// assert_eq!(a.squeeze()?.shape(), &[3]);
+/// assert_eq!(a.squeeze_with(AxesOpts::new().axes(&[0]))?.shape(), &[3, 1]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct AxesOpts {
+    axes: Option<Vec<isize>>,
+}
+
+impl AxesOpts {
+    /// NumPy's default: every axis.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Only these axes (negative counts from the end).
+    pub fn axes(self, axes: &[isize]) -> Self {
+        AxesOpts {
+            axes: Some(axes.to_vec()),
+        }
+    }
+    /// The axes as the calls take them (`None`: every axis).
+    pub(crate) fn get(&self) -> Option<&[isize]> {
+        self.axes.as_deref()
+    }
+}

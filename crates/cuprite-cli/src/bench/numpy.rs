@@ -234,7 +234,7 @@ fn movement(ctx: &mut BenchCtx) -> BenchResult {
         );
         let half = whole.slice(&[(0..(n / 2) as isize).into()])?.contiguous()?;
         let s = time(ctx, || {
-            half.repeat(2, None)?.eval()?;
+            half.repeat(2)?.eval()?;
             Ok(())
         })?;
         fig(format!("repeat x2 of {} f32 (writes {n})", n / 2), n, &s);
