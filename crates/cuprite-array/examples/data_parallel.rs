@@ -43,10 +43,10 @@ fn step(
     y: &Sharded<f32>,
     w: &Sharded<f32>,
 ) -> cuprite_array::Result<(f32, Sharded<f32>)> {
-    let residual = x.try_zip(w, |x, w| (x * w).sum_axes(&[1], false))? - y;
+    let residual = x.try_zip(w, |x, w| (x * w).sum_axes(&[1]))? - y;
     let grad = x
         .try_zip(&residual, |x, r| Ok(x * r.expand_dims(1)?))?
-        .sum_axes(&[0], false)?; // local sums + one all-reduce: the same gradient everywhere
+        .sum_axes(&[0])?; // local sums + one all-reduce: the same gradient everywhere
     let loss = residual.map(|r| r * r)?.mean()?.shards()[0].item()?;
     let scale = 2.0 * RATE / samples as f32;
     let w = w.zip(&grad, |w, g| w - g * scale)?;
@@ -78,7 +78,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let x = Array::<f32>::rand_normal(&[samples, FEATURES], 1)?;
         let w_true = Array::<f32>::rand_uniform(&[FEATURES], 2)? * 2.0 - 1.0;
         let noise = Array::<f32>::rand_normal(&[samples], 3)? * 0.01;
-        let y = (&x * &w_true).sum_axes(&[1], false)? + noise;
+        let y = (&x * &w_true).sum_axes(&[1])? + noise;
         Ok((x, y, w_true))
     })?;
     let (xs, ys) = (x.shard(&mesh, 0)?, y.shard(&mesh, 0)?);

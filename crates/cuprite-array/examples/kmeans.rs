@@ -29,9 +29,9 @@ fn lloyd_step(
 ) -> cuprite_array::Result<(Array<i64>, Array<f32>)> {
     // |x - c|^2 = |x|^2 - 2 x.c + |c|^2; |x|^2 is the same for every c of a point, so the
     // nearest centroid is the smallest |c|^2 - 2 x.c.
-    let c_sq = (centroids * centroids).sum_axes(&[1], false)?; // [k]
+    let c_sq = (centroids * centroids).sum_axes(&[1])?; // [k]
     let scores = c_sq - x.matmul(&centroids.t())? * 2.0; // [n, k]
-    let labels = scores.argmin_axis(1, false)?; // [n]
+    let labels = scores.argmin_axis(1)?; // [n]
     let sums = Array::<f32>::zeros(&[k, DIM]).index_add(0, &labels, x, ScatterOpts::default())?;
     let counts = labels.bincount(k)?.cast::<f32>().reshape(&[k, 1])?;
     // An empty cluster (count 0) gets (0 + old) / 1; the others sums / count.

@@ -113,9 +113,9 @@ fn train_step(
     dz1.eval()?;
     let grads = Params {
         w1: x.t().matmul(&dz1)?,
-        b1: dz1.sum_axes(&[0], false)?,
+        b1: dz1.sum_axes(&[0])?,
         w2: h.t().matmul(&dout)?,
-        b2: dout.sum_axes(&[0], false)?,
+        b2: dout.sum_axes(&[0])?,
     };
     let rate = bf16::from_f32(lr);
     let next = Params {

@@ -36,7 +36,7 @@ fn accelerations(pos: &Array<f32>, mass: &Array<f32>) -> cuprite_array::Result<A
     let inv = (&dx * &dx + &dy * &dy + &dz * &dz + EPS2).rsqrt();
     let w = &inv * &inv * &inv * mass.reshape(&[1, n, 1])?;
     // Σⱼ over axis 1: one fused reduction of the element-wise pair terms.
-    (d * w).sum_axes(&[1], false)
+    (d * w).sum_axes(&[1])
 }
 
 /// One step: (accelerations, new positions, new velocities), evaluated.

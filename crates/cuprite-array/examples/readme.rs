@@ -10,7 +10,7 @@ fn main() -> cuprite_array::Result<()> {
     // Lazy: nothing runs yet. Broadcasting [1024,1024] x [1024] x [1024,1].
     let y = (&a * &b + &c).sin() * b.exp() - &a / 2.0;
     let total = (&y * &y).sum()?; // one fused reduction kernel, no temporaries
-    let cols = y.max_axes(&[0], false)?; // shape [1024]
+    let cols = y.max_axes(&[0])?; // shape [1024]
     let corner = y.slice(&s![..4, ..;256])?; // a strided view, no copy
     println!(
         "sum of squares {} | col max {} | corner\n{corner}",

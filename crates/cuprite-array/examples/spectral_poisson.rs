@@ -13,7 +13,8 @@
 //! with that `u`, computed in f64 on the host. The spectral solve is exact for such a
 //! band-limited `u` up to rounding. It exits with an error on any mismatch.
 
-use cuprite_array::{Array, FftNorm, c32};
+use cuprite_array::ops::fft::FftnOpts;
+use cuprite_array::{Array, c32};
 use std::f64::consts::TAU;
 
 /// The solution the right-hand side is made from, at `(x, y)`.
@@ -31,8 +32,8 @@ fn solve(f: &Array<f32>, n: usize) -> cuprite_array::Result<Array<f32>> {
     // 1 at the mean, 0 elsewhere; the mean of u is set to 0.
     let at_mean = (&k2 * -1.0 + 1.0).maximum(0.0);
     let inverse = (&at_mean - 1.0) / (&k2 + &at_mean); // -1/k² (0 at the mean)
-    let transform = f.rfft2(None, None, FftNorm::Backward)?;
-    (transform * inverse.cast::<c32>()).irfft2(Some(&[n, n]), None, FftNorm::Backward)
+    let transform = f.rfft2()?;
+    (transform * inverse.cast::<c32>()).irfft2_with(FftnOpts::new().s(&[n, n]))
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

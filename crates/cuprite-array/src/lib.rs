@@ -109,7 +109,9 @@ pub use ops::Reduction;
 pub use ops::fft::{FftElement, FftNorm};
 pub use ops::linalg;
 pub use ops::scan::{ScanOp, Side};
-pub use ops::sort::{QuantileMethod, Unique, intersect1d, setdiff1d, sort_by_key, union1d};
+pub use ops::sort::{
+    QuantileMethod, Unique, intersect1d, setdiff1d, sort_by_key, sort_by_key_with, union1d,
+};
 pub use runtime::{get_stream, with_stream};
 pub use schedule::{device_gc, mem_info, sync};
 

@@ -6,8 +6,9 @@
 //! operation with its value checked). Every case runs on the CPU backend and on CUDA.
 
 use cuprite_array::interop::{DLDataType, DLDevice, DLManagedTensor, DLPackTensor, DLTensor};
+use cuprite_array::ops::fft::FftOpts;
 use cuprite_array::shape::SliceArg;
-use cuprite_array::{Array, Device, Error, FftNorm, c64, linalg, with_device};
+use cuprite_array::{Array, Device, Error, c64, linalg, with_device};
 use cuprite_testkit::{Test, TestResult};
 
 type Case = fn(Device) -> Result<(), String>;
@@ -273,7 +274,7 @@ fn select_incompatible(d: Device) -> Result<(), String> {
 
 fn sum_axis_out_of_range(d: Device) -> Result<(), String> {
     bad(
-        iota(d, &[2, 3])?.sum_axes(&[2], false),
+        iota(d, &[2, 3])?.sum_axes(&[2]),
         &["Axis"],
         &["axis 2 is out of range"],
     )
@@ -281,7 +282,7 @@ fn sum_axis_out_of_range(d: Device) -> Result<(), String> {
 
 fn sum_repeated_axis(d: Device) -> Result<(), String> {
     bad(
-        iota(d, &[2, 3])?.sum_axes(&[1, -1], false),
+        iota(d, &[2, 3])?.sum_axes(&[1, -1]),
         &["Axis"],
         &["twice", "[1, -1]"],
     )
@@ -293,7 +294,7 @@ fn max_of_empty(d: Device) -> Result<(), String> {
 
 fn argmin_along_empty_axis(d: Device) -> Result<(), String> {
     bad(
-        iota(d, &[3, 0])?.argmin_axis(1, false),
+        iota(d, &[3, 0])?.argmin_axis(1),
         &["InvalidArgument"],
         &["empty"],
     )
@@ -301,7 +302,7 @@ fn argmin_along_empty_axis(d: Device) -> Result<(), String> {
 
 fn var_axis_out_of_range(d: Device) -> Result<(), String> {
     bad(
-        iota(d, &[3])?.var_axes(&[-2], 0, false),
+        iota(d, &[3])?.var_axes(&[-2]),
         &["Axis"],
         &["axis -2 is out of range"],
     )
@@ -440,7 +441,7 @@ fn cholesky_not_positive_definite(d: Device) -> Result<(), String> {
 
 fn fft_length_zero(d: Device) -> Result<(), String> {
     bad(
-        iota(d, &[4])?.fft(Some(0), 0, FftNorm::Backward),
+        iota(d, &[4])?.fft_with(FftOpts::new().n(0).axis(0)),
         &["InvalidArgument"],
         &["n = 0 points"],
     )
@@ -448,7 +449,7 @@ fn fft_length_zero(d: Device) -> Result<(), String> {
 
 fn fft_axis_out_of_range(d: Device) -> Result<(), String> {
     bad(
-        iota(d, &[4])?.rfft(None, 1, FftNorm::Backward),
+        iota(d, &[4])?.rfft_with(FftOpts::new().axis(1)),
         &["Axis"],
         &["axis 1"],
     )
@@ -703,7 +704,7 @@ fn mixed_devices(d: Device) -> Result<(), String> {
 /// A small good operation with its value checked: the process and device still work.
 fn still_usable(d: Device) -> Result<(), String> {
     let a = f32s(d, &[1.0, 2.0, 3.0, 4.0], &[2, 2])?;
-    let s = e((&a * 2.0).sum_axes(&[0], false))?;
+    let s = e((&a * 2.0).sum_axes(&[0]))?;
     let v = e(s.to_vec())?;
     if v != [8.0, 12.0] {
         return Err(format!("after the bad call, a good one gave {v:?}"));

@@ -7,6 +7,7 @@
 //!
 //! Every GPU test here captures a CUDA graph, so each runs alone (`Test::gpu_alone`).
 
+use cuprite_array::ops::fft::FftOpts;
 use cuprite_array::random::{call_key_offset, philox4x32_10};
 use cuprite_array::{Array, Device, FftNorm, Result, compile, linalg, with_device};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -100,24 +101,21 @@ fn program(name: &str) -> TestResult {
             Ok(vec![layer(&x[0], &x[1], &x[2].reshape(&[1, 256])?)?])
         }),
         "softmax" => same_as_eager("softmax", &[&[32, 1000]], |x| Ok(vec![x[0].softmax(-1)?])),
-        "sort" => same_as_eager("sort", &[&[5000]], |x| Ok(vec![x[0].sort(0, false)?])),
+        "sort" => same_as_eager("sort", &[&[5000]], |x| Ok(vec![x[0].sort(0)?])),
         "scan" => same_as_eager("scan", &[&[7, 3000]], |x| Ok(vec![x[0].cumsum(1)?])),
         "rng" => same_as_eager("rng", &[&[2048]], |x| {
             Ok(vec![&x[0] + &Array::<f32>::rand_uniform(&[2048], 7)?])
         }),
-        "rfft" => same_as_eager("rfft", &[&[16, 1000]], |x| {
-            Ok(vec![x[0].rfft(None, -1, FftNorm::Backward)?])
-        }),
+        "rfft" => same_as_eager("rfft", &[&[16, 1000]], |x| Ok(vec![x[0].rfft()?])),
         "fft" => same_as_eager("fft", &[&[8, 64, 30]], |x| {
-            Ok(vec![x[0].cast::<cuprite_array::c32>().fft(
-                None,
-                1,
-                FftNorm::Ortho,
-            )?])
+            Ok(vec![
+                x[0].cast::<cuprite_array::c32>()
+                    .fft_with(FftOpts::new().axis(1).norm(FftNorm::Ortho))?,
+            ])
         }),
         "irfft" => same_as_eager("irfft", &[&[8, 64, 30]], |x| {
-            let half = x[0].rfft(None, -1, FftNorm::Backward)? * cuprite_array::c32::new(0.5, 0.0);
-            Ok(vec![half.irfft(Some(30), -1, FftNorm::Backward)?])
+            let half = x[0].rfft()? * cuprite_array::c32::new(0.5, 0.0);
+            Ok(vec![half.irfft_with(FftOpts::new().n(30))?])
         }),
         other => Err(format!("no program {other}")),
     };
@@ -208,7 +206,7 @@ fn capture_errors() -> TestResult {
     let fft = compile(|x: &[Array<f32>]| {
         let k = runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let n = if k == 0 { 4 } else { 2 };
-        Ok(vec![x[0].rfft(Some(n), -1, FftNorm::Backward)?])
+        Ok(vec![x[0].rfft_with(FftOpts::new().n(n))?])
     });
     match fft.call(&[&a]) {
         Err(e) if e.to_string().contains("eager run did not make") => {}

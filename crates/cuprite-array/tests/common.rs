@@ -1,6 +1,7 @@
 //! Test bodies run on every backend: each takes the device to run on and checks results
 //! against a scalar Rust reference on fresh random data.
 
+use cuprite_array::ops::{ReduceOpts, VarOpts};
 use cuprite_array::{Array, Device, Error, c32, s};
 use cuprite_testkit::{Rng, Test, TestResult};
 
@@ -357,7 +358,7 @@ fn reductions(d: Device) -> TestResult {
         let want: f64 = x.iter().map(|&v| v as f64 * 2.0 + 1.0).sum();
         close(&[s], &[want], 1e-4, 1e-3, "fused sum")?;
         // Along axis 1 with keepdims.
-        let s1 = a.sum_axes(&[1], true)?;
+        let s1 = a.sum_axes_with(&[1], ReduceOpts::new().keepdims(true))?;
         assert_eq!(s1.shape(), &[p, 1, r]);
         let mut want = vec![0.0; p * r];
         for i in 0..p {
@@ -367,7 +368,7 @@ fn reductions(d: Device) -> TestResult {
         }
         close(&f64s(&s1.to_vec()?), &want, 1e-4, 1e-4, "sum axis 1")?;
         // Over axes (0, 2) without keepdims: shape [q].
-        let m = a.max_axes(&[0, -1], false)?;
+        let m = a.max_axes(&[0, -1])?;
         assert_eq!(m.shape(), &[q]);
         let want: Vec<f64> = (0..q)
             .map(|j| {
@@ -387,9 +388,15 @@ fn reductions(d: Device) -> TestResult {
         let mean: f64 = bv.iter().sum::<f64>() / 32.0;
         let var: f64 = bv.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / 31.0;
         close(&[b.mean()?.item()? as f64], &[mean], 1e-5, 1e-6, "mean")?;
-        close(&[b.var(1)?.item()? as f64], &[var], 1e-4, 1e-6, "var")?;
         close(
-            &[b.std(1)?.item()? as f64],
+            &[b.var_with(VarOpts::new().ddof(1))?.item()? as f64],
+            &[var],
+            1e-4,
+            1e-6,
+            "var",
+        )?;
+        close(
+            &[b.std_with(VarOpts::new().ddof(1))?.item()? as f64],
             &[var.sqrt()],
             1e-4,
             1e-6,
@@ -406,7 +413,7 @@ fn reductions(d: Device) -> TestResult {
         let want: f64 = bv.iter().map(|v| (v * 0.5 + 1.0) as f32 as f64).product();
         close(&[pr], &[want], 1e-4, 1e-6, "prod")?;
         // argmax along axis, argmin overall.
-        let am = a.argmax_axis(2, false)?.to_vec()?;
+        let am = a.argmax_axis(2)?.to_vec()?;
         for i in 0..p {
             for j in 0..q {
                 let mut best = 0;
@@ -522,7 +529,7 @@ fn creation_and_random(d: Device) -> TestResult {
         let w = cuprite_array::random::philox4x32_10(seed, 0);
         assert_eq!(uv[1], (w[1] >> 8) as f32 / 16_777_216.0);
         let z = Array::<f64>::rand_normal(&[200_000], seed ^ 1)?;
-        let (m, sd) = (z.mean()?.item()?, z.std(0)?.item()?);
+        let (m, sd) = (z.mean()?.item()?, z.std()?.item()?);
         assert!(m.abs() < 0.01 && (sd - 1.0).abs() < 0.01, "normal {m} {sd}");
         Ok(())
     })
@@ -606,7 +613,7 @@ fn bad_input(d: Device) -> TestResult {
             Array::from_slice(&[1.0f32; 5], &[2, 3]),
             Err(Error::Shape(_))
         ));
-        assert!(matches!(a.sum_axes(&[2], false), Err(Error::Axis(_))));
+        assert!(matches!(a.sum_axes(&[2]), Err(Error::Axis(_))));
         assert!(matches!(a.reshape(&[7]), Err(Error::Shape(_))));
         assert!(matches!(a.permute(&[0, 0]), Err(Error::Axis(_))));
         let p = quietly(|| std::panic::catch_unwind(|| a.at(&s![2])));

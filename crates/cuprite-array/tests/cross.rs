@@ -63,7 +63,7 @@ fn big_reductions_match_cpu() -> TestResult {
                 (&a * &b).sum()?.item()?,
                 a.max()?.item()?,
                 a.argmin()?.item()?,
-                a.reshape(&[1, n])?.t().sum_axes(&[0], false)?.item()?,
+                a.reshape(&[1, n])?.t().sum_axes(&[0])?.item()?,
             ))
         })
     };
@@ -134,8 +134,8 @@ fn quick_reductions_any_size() -> TestResult {
                 let a = Array::from_slice(&xs, shape)?;
                 let b = Array::from_slice(&is, shape)?;
                 Ok((
-                    f32_expr(&a).sum_axes(&[axis], false)?.to_vec()?,
-                    i32_expr(&b).sum_axes(&[axis], false)?.to_vec()?,
+                    f32_expr(&a).sum_axes(&[axis])?.to_vec()?,
+                    i32_expr(&b).sum_axes(&[axis])?.to_vec()?,
                 ))
             })
         };
@@ -176,7 +176,7 @@ fn interpreter_first_uses_match() -> TestResult {
             Ok((
                 e.to_vec()?,
                 summed.to_vec()?,
-                summed.sum_axes(&[1], false)?.to_vec()?,
+                summed.sum_axes(&[1])?.to_vec()?,
                 t.max()?.item()?,
             ))
         })
@@ -463,9 +463,9 @@ fn row_reductions_match_cpu() -> TestResult {
         let f = |d: Device| -> Result<(Vec<f32>, Vec<f32>, Vec<i64>), cuprite_array::Error> {
             with_device(d, || {
                 let a = Array::from_slice(&x, &[rows, cols])?;
-                let s = (-a.abs()).sum_axes(&[1], false)?.to_vec()?;
-                let m = a.max_axes(&[1], false)?.to_vec()?;
-                let am = a.argmax_axis(1, false)?.to_vec()?;
+                let s = (-a.abs()).sum_axes(&[1])?.to_vec()?;
+                let m = a.max_axes(&[1])?.to_vec()?;
+                let am = a.argmax_axis(1)?.to_vec()?;
                 Ok((s, m, am))
             })
         };
@@ -509,7 +509,7 @@ fn reduce_evaluated_select() -> TestResult {
                 let out = Array::select(&l2.greater(0), &l2, &l0)?;
                 let v = out.to_vec()?;
                 assert_eq!(v, d2);
-                out.sum_axes(&[2], false)?.to_vec()
+                out.sum_axes(&[2])?.to_vec()
             })?;
             if r != vec![0, 7, 0, 0, 0, 2928] {
                 msgs.push(format!("vector={vector} rep={rep}: {r:?}"));
@@ -777,12 +777,12 @@ fn one_launch_reductions() -> TestResult {
             let c = Array::from_slice(&bs, &[rows, cols])?;
             let f = Array::from_slice(&fl, &[rows, cols])?;
             Ok((
-                (&a * 2.0).sum_axes(&[1], false)?.to_vec()?,
-                b.sum_axes(&[1], false)?.to_vec()?,
-                c.max_axes(&[1], false)?.to_vec()?,
-                a.cast::<f64>().min_axes(&[1], false)?.to_vec()?,
-                f.any_axes(&[1], false)?.to_vec()?,
-                f.all_axes(&[1], false)?.to_vec()?,
+                (&a * 2.0).sum_axes(&[1])?.to_vec()?,
+                b.sum_axes(&[1])?.to_vec()?,
+                c.max_axes(&[1])?.to_vec()?,
+                a.cast::<f64>().min_axes(&[1])?.to_vec()?,
+                f.any_axes(&[1])?.to_vec()?,
+                f.all_axes(&[1])?.to_vec()?,
             ))
         };
         // The first use may take the quick builds; the repeats after `wait_tier_up` take the

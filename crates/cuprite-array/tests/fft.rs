@@ -4,6 +4,8 @@
 //! real-transform shapes, frequencies and shifts against NumPy's definitions, empty and
 //! single-element arrays, and bad input. Bodies run on every backend present.
 
+use cuprite_array::ops::AxesOpts;
+use cuprite_array::ops::fft::{FftOpts, FftnOpts};
 use cuprite_array::{Array, Device, Error, FftNorm, c32, c64, f16};
 use cuprite_testkit::dft::{dft, dft_axis, irdft_last, rdft_last, rel_error, rel_error_real};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -86,22 +88,22 @@ fn small_sizes_c2c(d: Device) -> TestResult {
             let want_inv = scaled(&dft(&x, &[n], true), 1.0 / n as f64);
             // f64
             let a = Array::from_slice(&x, &[n])?;
-            let got = a.fft(None, 0, FftNorm::Backward)?;
+            let got = a.fft_with(FftOpts::new().axis(0))?;
             assert_eq!(got.device(), d);
             assert_eq!(got.shape(), &[n]);
             check(rel_error(&got.to_vec()?, &want), bound64(n), "c64 fft")?;
-            let got = a.ifft(None, -1, FftNorm::Backward)?.to_vec()?;
+            let got = a.ifft()?.to_vec()?;
             check(rel_error(&got, &want_inv), bound64(n), "c64 ifft")?;
             // f32
             let a = Array::from_slice(&to_c32(&x), &[n])?;
-            let got = from_c32(&a.fft(None, 0, FftNorm::Backward)?.to_vec()?);
+            let got = from_c32(&a.fft_with(FftOpts::new().axis(0))?.to_vec()?);
             check(rel_error(&got, &want), bound32(n), "c32 fft")?;
-            let got = from_c32(&a.ifft(None, 0, FftNorm::Backward)?.to_vec()?);
+            let got = from_c32(&a.ifft_with(FftOpts::new().axis(0))?.to_vec()?);
             check(rel_error(&got, &want_inv), bound32(n), "c32 ifft")?;
             // A real input is promoted to complex.
             let xr: Vec<f64> = x.iter().map(|c| c.re).collect();
             let xrc: Vec<c64> = xr.iter().map(|&v| c64::new(v, 0.0)).collect();
-            let got = Array::from_slice(&xr, &[n])?.fft(None, 0, FftNorm::Backward)?;
+            let got = Array::from_slice(&xr, &[n])?.fft_with(FftOpts::new().axis(0))?;
             check(
                 rel_error(&got.to_vec()?, &dft(&xrc, &[n], false)),
                 bound64(n),
@@ -119,12 +121,12 @@ fn small_sizes_real(d: Device) -> TestResult {
             let x = rand_f64(&mut rng, n);
             let want = rdft_last(&x, &[n], 1);
             let a = Array::from_slice(&x, &[n])?;
-            let spec = a.rfft(None, 0, FftNorm::Backward)?;
+            let spec = a.rfft_with(FftOpts::new().axis(0))?;
             assert_eq!(spec.shape(), &[n / 2 + 1]);
             let sv = spec.to_vec()?;
             check(rel_error(&sv, &want), bound64(n), "f64 rfft")?;
             // irfft of the exact half spectrum against the reference, and the round trip.
-            let back = spec.irfft(Some(n), 0, FftNorm::Backward)?;
+            let back = spec.irfft_with(FftOpts::new().n(n).axis(0))?;
             assert_eq!(back.shape(), &[n]);
             let want_back: Vec<f64> = irdft_last(&want, &[n], 1)
                 .iter()
@@ -143,14 +145,14 @@ fn small_sizes_real(d: Device) -> TestResult {
             // f32
             let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
             let a = Array::from_slice(&x32, &[n])?;
-            let spec = a.rfft(None, 0, FftNorm::Backward)?;
+            let spec = a.rfft_with(FftOpts::new().axis(0))?;
             check(
                 rel_error(&from_c32(&spec.to_vec()?), &want),
                 bound32(n),
                 "f32 rfft",
             )?;
             let back: Vec<f64> = spec
-                .irfft(Some(n), 0, FftNorm::Backward)?
+                .irfft_with(FftOpts::new().n(n).axis(0))?
                 .to_vec()?
                 .iter()
                 .map(|&v| v as f64)
@@ -167,8 +169,8 @@ fn large_round_trips(d: Device) -> TestResult {
         for n in [1usize << 16, 1_000_003] {
             let x = to_c32(&rand_c64(&mut rng, n));
             let a = Array::from_slice(&x, &[n])?;
-            let y = a.fft(None, 0, FftNorm::Backward)?;
-            let back = from_c32(&y.ifft(None, 0, FftNorm::Backward)?.to_vec()?);
+            let y = a.fft_with(FftOpts::new().axis(0))?;
+            let back = from_c32(&y.ifft_with(FftOpts::new().axis(0))?.to_vec()?);
             // Bluestein's algorithm (the prime) costs about three transforms' error.
             check(
                 rel_error(&back, &from_c32(&x)),
@@ -186,7 +188,7 @@ fn large_round_trips(d: Device) -> TestResult {
             if d != Device::CPU {
                 // The GPU against the CPU backend on the same data.
                 let cpu = Array::from_slice_on(Device::CPU, &x, &[n])?
-                    .fft(None, 0, FftNorm::Backward)?
+                    .fft_with(FftOpts::new().axis(0))?
                     .to_vec()?;
                 check(
                     rel_error(&from_c32(&y.to_vec()?), &from_c32(&cpu)),
@@ -197,8 +199,8 @@ fn large_round_trips(d: Device) -> TestResult {
             // f64 real round trip.
             let xr = rand_f64(&mut rng, n);
             let back = Array::from_slice(&xr, &[n])?
-                .rfft(None, 0, FftNorm::Ortho)?
-                .irfft(Some(n), 0, FftNorm::Ortho)?
+                .rfft_with(FftOpts::new().axis(0).norm(FftNorm::Ortho))?
+                .irfft_with(FftOpts::new().n(n).axis(0).norm(FftNorm::Ortho))?
                 .to_vec()?;
             check(
                 rel_error_real(&back, &xr),
@@ -256,11 +258,11 @@ fn every_axis(d: Device, shape: &[usize]) -> TestResult {
             let a32 = Array::from_slice(&to_c32(&x), &shape)?;
             for axis in 0..nd {
                 let want = dft_axis(&x, &shape, axis, false);
-                let got = a.fft(None, axis as isize, FftNorm::Backward)?;
+                let got = a.fft_with(FftOpts::new().axis(axis as isize))?;
                 assert_eq!(got.shape(), &shape[..]);
                 let what = format!("fft of {shape:?} along {axis}");
                 check(rel_error(&got.to_vec()?, &want), bound64(total), &what)?;
-                let got = from_c32(&a32.fft(None, axis as isize, FftNorm::Backward)?.to_vec()?);
+                let got = from_c32(&a32.fft_with(FftOpts::new().axis(axis as isize))?.to_vec()?);
                 check(
                     rel_error(&got, &want),
                     bound32(total),
@@ -271,8 +273,8 @@ fn every_axis(d: Device, shape: &[usize]) -> TestResult {
                 let xrc: Vec<c64> = xr.iter().map(|&v| c64::new(v, 0.0)).collect();
                 let h = shape[axis] / 2 + 1;
                 let want = crop(&dft_axis(&xrc, &shape, axis, false), &shape, axis, h);
-                let spec =
-                    Array::from_slice(&xr, &shape)?.rfft(None, axis as isize, FftNorm::Backward)?;
+                let spec = Array::from_slice(&xr, &shape)?
+                    .rfft_with(FftOpts::new().axis(axis as isize))?;
                 let mut hs = shape.clone();
                 hs[axis] = h;
                 assert_eq!(spec.shape(), &hs[..]);
@@ -281,7 +283,7 @@ fn every_axis(d: Device, shape: &[usize]) -> TestResult {
                     bound64(total),
                     &format!("r{what}"),
                 )?;
-                let back = spec.irfft(Some(shape[axis]), axis as isize, FftNorm::Backward)?;
+                let back = spec.irfft_with(FftOpts::new().n(shape[axis]).axis(axis as isize))?;
                 assert_eq!(back.shape(), &shape[..]);
                 check(
                     rel_error_real(&back.to_vec()?, &xr),
@@ -292,20 +294,20 @@ fn every_axis(d: Device, shape: &[usize]) -> TestResult {
             // All axes at once, forward and inverse.
             let all: Vec<usize> = (0..nd).collect();
             let want = dft_axes(&x, &shape, &all, false);
-            let got = a.fftn(None, None, FftNorm::Backward)?.to_vec()?;
+            let got = a.fftn()?.to_vec()?;
             check(
                 rel_error(&got, &want),
                 bound64(total),
                 &format!("fftn {shape:?}"),
             )?;
-            let got = from_c32(&a32.fftn(None, None, FftNorm::Backward)?.to_vec()?);
+            let got = from_c32(&a32.fftn()?.to_vec()?);
             check(
                 rel_error(&got, &want),
                 bound32(total),
                 &format!("c32 fftn {shape:?}"),
             )?;
             let want = scaled(&dft_axes(&x, &shape, &all, true), 1.0 / total as f64);
-            let got = a.ifftn(None, None, FftNorm::Backward)?.to_vec()?;
+            let got = a.ifftn()?.to_vec()?;
             check(
                 rel_error(&got, &want),
                 bound64(total),
@@ -313,14 +315,14 @@ fn every_axis(d: Device, shape: &[usize]) -> TestResult {
             )?;
             // The last two (fft2's default), and the first and last (not consecutive).
             let want = dft_axes(&x, &shape, &[nd - 2, nd - 1], false);
-            let got = a.fft2(None, None, FftNorm::Backward)?.to_vec()?;
+            let got = a.fft2()?.to_vec()?;
             check(
                 rel_error(&got, &want),
                 bound64(total),
                 &format!("fft2 {shape:?}"),
             )?;
             let want = dft_axes(&x, &shape, &[0, nd - 1], false);
-            let got = a.fftn(None, Some(&[0, -1]), FftNorm::Backward)?.to_vec()?;
+            let got = a.fftn_with(FftnOpts::new().axes(&[0, -1]))?.to_vec()?;
             check(
                 rel_error(&got, &want),
                 bound64(total),
@@ -328,7 +330,7 @@ fn every_axis(d: Device, shape: &[usize]) -> TestResult {
             )?;
             // The first two (a strided rank-2 plan).
             let want = dft_axes(&x, &shape, &[0, 1], false);
-            let got = a.fftn(None, Some(&[1, 0]), FftNorm::Backward)?.to_vec()?;
+            let got = a.fftn_with(FftnOpts::new().axes(&[1, 0]))?.to_vec()?;
             check(
                 rel_error(&got, &want),
                 bound64(total),
@@ -347,12 +349,16 @@ fn every_axis(d: Device, shape: &[usize]) -> TestResult {
                 let h = shape[real] / 2 + 1;
                 let want = crop(&dft_axes(&xrc, &shape, &t, false), &shape, real, h);
                 let ax: Vec<isize> = axes.iter().map(|&a| a as isize).collect();
-                let axes_arg = if axes.is_empty() { None } else { Some(&ax[..]) };
-                let spec = ar.rfftn(None, axes_arg, FftNorm::Backward)?;
+                let o = if axes.is_empty() {
+                    FftnOpts::new()
+                } else {
+                    FftnOpts::new().axes(&ax)
+                };
+                let spec = ar.rfftn_with(o.clone())?;
                 let what = format!("rfftn {shape:?} axes {t:?}");
                 check(rel_error(&spec.to_vec()?, &want), bound64(total), &what)?;
                 let s: Vec<usize> = t.iter().map(|&a| shape[a]).collect();
-                let back = spec.irfftn(Some(&s), axes_arg, FftNorm::Backward)?;
+                let back = spec.irfftn_with(o.clone().s(&s))?;
                 assert_eq!(back.shape(), &shape[..]);
                 check(
                     rel_error_real(&back.to_vec()?, &xr),
@@ -361,8 +367,8 @@ fn every_axis(d: Device, shape: &[usize]) -> TestResult {
                 )?;
                 let back32: Vec<f64> =
                     Array::from_slice(&xr.iter().map(|&v| v as f32).collect::<Vec<_>>(), &shape)?
-                        .rfftn(None, axes_arg, FftNorm::Ortho)?
-                        .irfftn(Some(&s), axes_arg, FftNorm::Ortho)?
+                        .rfftn_with(o.clone().norm(FftNorm::Ortho))?
+                        .irfftn_with(o.clone().s(&s).norm(FftNorm::Ortho))?
                         .to_vec()?
                         .iter()
                         .map(|&v| v as f64)
@@ -390,7 +396,7 @@ fn pad_and_crop(d: Device) -> TestResult {
                 s2[axis] = n;
                 let xin = crop(&x, &shape, axis, n);
                 let want = dft_axis(&xin, &s2, axis, false);
-                let got = a.fft(Some(n), axis as isize, FftNorm::Backward)?;
+                let got = a.fft_with(FftOpts::new().n(n).axis(axis as isize))?;
                 assert_eq!(got.shape(), &s2[..]);
                 check(
                     rel_error(&got.to_vec()?, &want),
@@ -399,7 +405,7 @@ fn pad_and_crop(d: Device) -> TestResult {
                 )?;
                 let want = scaled(&dft_axis(&xin, &s2, axis, true), 1.0 / n as f64);
                 let got = a
-                    .ifft(Some(n), axis as isize, FftNorm::Backward)?
+                    .ifft_with(FftOpts::new().n(n).axis(axis as isize))?
                     .to_vec()?;
                 check(
                     rel_error(&got, &want),
@@ -415,11 +421,8 @@ fn pad_and_crop(d: Device) -> TestResult {
                     n,
                 );
                 let want = crop(&dft_axis(&xrin, &s2, axis, false), &s2, axis, n / 2 + 1);
-                let got = Array::from_slice(&xr, &shape)?.rfft(
-                    Some(n),
-                    axis as isize,
-                    FftNorm::Backward,
-                )?;
+                let got = Array::from_slice(&xr, &shape)?
+                    .rfft_with(FftOpts::new().n(n).axis(axis as isize))?;
                 check(
                     rel_error(&got.to_vec()?, &want),
                     bound64(54),
@@ -434,7 +437,7 @@ fn pad_and_crop(d: Device) -> TestResult {
             &[0, 1],
             false,
         );
-        let got = a.fftn(Some(&[4, 12]), None, FftNorm::Backward)?;
+        let got = a.fftn_with(FftnOpts::new().s(&[4, 12]))?;
         assert_eq!(got.shape(), &[4, 12]);
         check(
             rel_error(&got.to_vec()?, &want),
@@ -456,7 +459,7 @@ fn pad_and_crop(d: Device) -> TestResult {
                 .iter()
                 .map(|v| v / n as f64)
                 .collect();
-            let got = sa.irfft(Some(n), 0, FftNorm::Backward)?;
+            let got = sa.irfft_with(FftOpts::new().n(n).axis(0))?;
             assert_eq!(got.shape(), &[n]);
             check(
                 rel_error_real(&got.to_vec()?, &want),
@@ -478,34 +481,36 @@ fn norms(d: Device) -> TestResult {
         let ar = Array::from_slice(&xr, &[n])?;
         for norm in NORMS {
             let want = scaled(&dft(&x, &[n], false), factor(norm, n, false));
-            let y = a.fft(None, 0, norm)?;
+            let y = a.fft_with(FftOpts::new().axis(0).norm(norm))?;
             check(
                 rel_error(&y.to_vec()?, &want),
                 bound64(n),
                 &format!("fft {norm:?}"),
             )?;
             let want = scaled(&dft(&x, &[n], true), factor(norm, n, true));
-            let got = a.ifft(None, 0, norm)?.to_vec()?;
+            let got = a.ifft_with(FftOpts::new().axis(0).norm(norm))?.to_vec()?;
             check(
                 rel_error(&got, &want),
                 bound64(n),
                 &format!("ifft {norm:?}"),
             )?;
             // Round trips are the identity under each norm.
-            let back = y.ifft(None, 0, norm)?.to_vec()?;
+            let back = y.ifft_with(FftOpts::new().axis(0).norm(norm))?.to_vec()?;
             check(
                 rel_error(&back, &x),
                 bound64(n),
                 &format!("round trip {norm:?}"),
             )?;
             let want = scaled(&rdft_last(&xr, &[n], 1), factor(norm, n, false));
-            let spec = ar.rfft(None, 0, norm)?;
+            let spec = ar.rfft_with(FftOpts::new().axis(0).norm(norm))?;
             check(
                 rel_error(&spec.to_vec()?, &want),
                 bound64(n),
                 &format!("rfft {norm:?}"),
             )?;
-            let back = spec.irfft(None, 0, norm)?.to_vec()?;
+            let back = spec
+                .irfft_with(FftOpts::new().axis(0).norm(norm))?
+                .to_vec()?;
             check(
                 rel_error_real(&back, &xr),
                 bound64(n),
@@ -513,7 +518,10 @@ fn norms(d: Device) -> TestResult {
             )?;
             // fft2 scales by the product of the lengths.
             let want = scaled(&dft(&x, &[4, 6], false), factor(norm, n, false));
-            let got = a.reshape(&[4, 6])?.fft2(None, None, norm)?.to_vec()?;
+            let got = a
+                .reshape(&[4, 6])?
+                .fft2_with(FftnOpts::new().norm(norm))?
+                .to_vec()?;
             check(
                 rel_error(&got, &want),
                 bound64(n),
@@ -536,49 +544,43 @@ fn shapes(d: Device) -> TestResult {
     on(d, || {
         for (n, h) in [(1usize, 1usize), (2, 2), (7, 4), (8, 5), (9, 5)] {
             let a = Array::<f32>::ones(&[3, n]);
-            assert_eq!(a.rfft(None, -1, FftNorm::Backward)?.shape(), &[3, h]);
-            assert_eq!(a.rfft(None, 0, FftNorm::Backward)?.shape(), &[2, n]);
+            assert_eq!(a.rfft()?.shape(), &[3, h]);
+            assert_eq!(a.rfft_with(FftOpts::new().axis(0))?.shape(), &[2, n]);
         }
         // irfft's default length: 2 (m - 1).
         for (m, n) in [(2usize, 2usize), (4, 6), (5, 8)] {
             let s = Array::<c32>::ones(&[m, 3]);
-            assert_eq!(s.irfft(None, 0, FftNorm::Backward)?.shape(), &[n, 3]);
-            assert_eq!(s.irfft(Some(7), 0, FftNorm::Backward)?.shape(), &[7, 3]);
+            assert_eq!(s.irfft_with(FftOpts::new().axis(0))?.shape(), &[n, 3]);
+            assert_eq!(s.irfft_with(FftOpts::new().n(7).axis(0))?.shape(), &[7, 3]);
         }
         let a = Array::<f64>::ones(&[2, 3, 4]);
-        assert_eq!(a.rfft2(None, None, FftNorm::Backward)?.shape(), &[2, 3, 3]);
-        assert_eq!(a.rfftn(None, None, FftNorm::Backward)?.shape(), &[2, 3, 3]);
+        assert_eq!(a.rfft2()?.shape(), &[2, 3, 3]);
+        assert_eq!(a.rfftn()?.shape(), &[2, 3, 3]);
+        assert_eq!(a.rfftn_with(FftnOpts::new().s(&[5]))?.shape(), &[2, 3, 3]);
         assert_eq!(
-            a.rfftn(Some(&[5]), None, FftNorm::Backward)?.shape(),
-            &[2, 3, 3]
-        );
-        assert_eq!(
-            a.rfftn(Some(&[6, 5]), None, FftNorm::Backward)?.shape(),
+            a.rfftn_with(FftnOpts::new().s(&[6, 5]))?.shape(),
             &[2, 6, 3]
         );
-        assert_eq!(
-            a.fft2(Some(&[5, 2]), None, FftNorm::Backward)?.shape(),
-            &[2, 5, 2]
-        );
+        assert_eq!(a.fft2_with(FftnOpts::new().s(&[5, 2]))?.shape(), &[2, 5, 2]);
         let s = Array::<c64>::ones(&[2, 3, 4]);
-        assert_eq!(s.irfftn(None, None, FftNorm::Backward)?.shape(), &[2, 3, 6]);
+        assert_eq!(s.irfftn()?.shape(), &[2, 3, 6]);
         assert_eq!(
-            s.irfft2(Some(&[3, 5]), None, FftNorm::Backward)?.shape(),
+            s.irfft2_with(FftnOpts::new().s(&[3, 5]))?.shape(),
             &[2, 3, 5]
         );
         // A constant's transform: all of its energy at zero frequency.
-        let v = a.rfftn(None, None, FftNorm::Backward)?.to_vec()?;
+        let v = a.rfftn()?.to_vec()?;
         assert!((v[0].re - 24.0).abs() < 1e-12 && v[0].im.abs() < 1e-12);
         assert!(v[1..].iter().all(|c| c.norm() < 1e-12), "{v:?}");
         // Integers are promoted to f64, f16 to f32.
         let xi = Array::<i32>::from_slice(&[1, 2, 3, 4, 5], &[5])?;
-        let got = xi.fft(None, 0, FftNorm::Backward)?.to_vec()?;
+        let got = xi.fft_with(FftOpts::new().axis(0))?.to_vec()?;
         let want = Array::<f64>::from_slice(&[1.0, 2.0, 3.0, 4.0, 5.0], &[5])?
-            .fft(None, 0, FftNorm::Backward)?
+            .fft_with(FftOpts::new().axis(0))?
             .to_vec()?;
         check(rel_error(&got, &want), bound64(5), "i32 fft")?;
         let xh = Array::<f16>::from_slice(&[f16::from_f32(1.0); 4], &[4])?;
-        let got = xh.rfft(None, 0, FftNorm::Backward)?.to_vec()?;
+        let got = xh.rfft_with(FftOpts::new().axis(0))?.to_vec()?;
         assert_eq!(got.len(), 3);
         assert!((got[0].re - 4.0).abs() < 1e-6 && got[1].norm() < 1e-6);
         Ok(())
@@ -592,16 +594,16 @@ fn irfft_leaves_input(d: Device) -> TestResult {
         for shape in [vec![1000usize], vec![16, 33], vec![5, 6, 7]] {
             let total: usize = shape.iter().product();
             let x = rand_f64(&mut rng, total);
-            let spec = Array::from_slice(&x, &shape)?.rfftn(None, None, FftNorm::Backward)?;
+            let spec = Array::from_slice(&x, &shape)?.rfftn()?;
             spec.eval()?;
             let before = spec.to_vec()?;
-            let back = spec.irfftn(Some(&shape), None, FftNorm::Backward)?;
+            let back = spec.irfftn_with(FftnOpts::new().s(&shape))?;
             check(
                 rel_error_real(&back.to_vec()?, &x),
                 bound64(total),
                 "round trip",
             )?;
-            let one = spec.irfft(Some(*shape.last().unwrap_or(&1)), -1, FftNorm::Backward)?;
+            let one = spec.irfft_with(FftOpts::new().n(*shape.last().unwrap_or(&1)))?;
             one.eval()?;
             assert_eq!(
                 spec.to_vec()?,
@@ -634,27 +636,27 @@ fn freqs_and_shifts(d: Device) -> TestResult {
             let x: Vec<i64> = (0..n as i64).collect();
             let a = Array::from_slice(&x, &[n])?;
             let want: Vec<i64> = (0..n).map(|i| x[(i + n - n / 2) % n]).collect();
-            assert_eq!(a.fftshift(None)?.to_vec()?, want, "fftshift {n}");
+            assert_eq!(a.fftshift()?.to_vec()?, want, "fftshift {n}");
             let want: Vec<i64> = (0..n).map(|i| x[(i + n / 2) % n]).collect();
-            assert_eq!(a.ifftshift(None)?.to_vec()?, want, "ifftshift {n}");
-            assert_eq!(a.fftshift(None)?.ifftshift(None)?.to_vec()?, x);
+            assert_eq!(a.ifftshift()?.to_vec()?, want, "ifftshift {n}");
+            assert_eq!(a.fftshift()?.ifftshift()?.to_vec()?, x);
         }
         // The shifted frequencies are sorted.
-        let f = Array::<f64>::fftfreq(9, 1.0)?.fftshift(None)?.to_vec()?;
+        let f = Array::<f64>::fftfreq(9, 1.0)?.fftshift()?.to_vec()?;
         assert!(f.windows(2).all(|w| w[0] < w[1]), "{f:?}");
         // 2-D, all axes and one axis.
         let x: Vec<i32> = (0..12).collect();
         let a = Array::from_slice(&x, &[3, 4])?;
         assert_eq!(
-            a.fftshift(None)?.to_vec()?,
+            a.fftshift()?.to_vec()?,
             [10, 11, 8, 9, 2, 3, 0, 1, 6, 7, 4, 5]
         );
         assert_eq!(
-            a.fftshift(Some(&[0]))?.to_vec()?,
+            a.fftshift_with(AxesOpts::new().axes(&[0]))?.to_vec()?,
             [8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 6, 7]
         );
         assert_eq!(
-            a.ifftshift(Some(&[-1]))?.to_vec()?,
+            a.ifftshift_with(AxesOpts::new().axes(&[-1]))?.to_vec()?,
             [2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9]
         );
         Ok(())
@@ -667,32 +669,32 @@ fn empty_and_single(d: Device) -> TestResult {
         let x = [c64::new(1.5, -2.0)];
         let a = Array::from_slice(&x, &[1])?;
         for norm in NORMS {
-            assert_eq!(a.fft(None, 0, norm)?.to_vec()?, x);
-            assert_eq!(a.ifft(None, 0, norm)?.to_vec()?, x);
+            assert_eq!(a.fft_with(FftOpts::new().axis(0).norm(norm))?.to_vec()?, x);
+            assert_eq!(a.ifft_with(FftOpts::new().axis(0).norm(norm))?.to_vec()?, x);
         }
         let r = Array::<f32>::from_slice(&[3.0], &[1])?;
         assert_eq!(
-            r.rfft(None, 0, FftNorm::Backward)?.to_vec()?,
+            r.rfft_with(FftOpts::new().axis(0))?.to_vec()?,
             [c32::new(3.0, 0.0)]
         );
         assert_eq!(
             Array::<c32>::from_slice(&[c32::new(3.0, 1.0)], &[1])?
-                .irfft(Some(1), 0, FftNorm::Backward)?
+                .irfft_with(FftOpts::new().n(1).axis(0))?
                 .to_vec()?,
             [3.0]
         );
         // Empty along a batch axis: an empty result.
         let e = Array::<f32>::zeros(&[0, 8]);
-        let y = e.fft(None, 1, FftNorm::Ortho)?;
+        let y = e.fft_with(FftOpts::new().axis(1).norm(FftNorm::Ortho))?;
         assert_eq!(y.shape(), &[0, 8]);
         assert!(y.to_vec()?.is_empty());
-        assert_eq!(e.rfft(None, 1, FftNorm::Backward)?.shape(), &[0, 5]);
+        assert_eq!(e.rfft_with(FftOpts::new().axis(1))?.shape(), &[0, 5]);
         // An empty transformed axis with n: zero padding (NumPy), so zeros.
-        let z = Array::<f64>::zeros(&[0]).fft(Some(4), 0, FftNorm::Backward)?;
+        let z = Array::<f64>::zeros(&[0]).fft_with(FftOpts::new().n(4).axis(0))?;
         assert_eq!(z.to_vec()?, [c64::new(0.0, 0.0); 4]);
         // Without n it is an error.
         crate::common::assert_err(
-            Array::<f64>::zeros(&[0]).fft(None, 0, FftNorm::Backward),
+            Array::<f64>::zeros(&[0]).fft_with(FftOpts::new().axis(0)),
             "InvalidArgument",
             "0 points along axis 0 (of length 0 in shape [0])",
         );
@@ -719,50 +721,85 @@ fn bad_input(d: Device) -> TestResult {
         let a = Array::<c32>::ones(&[4, 6]);
         let r = Array::<f32>::ones(&[4, 6]);
         let b = FftNorm::Backward;
-        expect_err(a.fft(None, 2, b), "axis 2 is out of range", "fft axis 2")?;
-        expect_err(a.fft(None, -3, b), "axis -3", "fft axis -3")?;
-        expect_err(a.fft(Some(0), 0, b), "n = 0", "fft n = 0")?;
-        expect_err(a.ifft(Some(0), 1, b), "n = 0", "ifft n = 0")?;
-        // A real spectrum is taken as complex (NumPy): no Err.
-        assert_eq!(r.irfft(None, 1, b)?.shape(), &[4, 10]);
-        expect_err(a.rfft(None, 1, b), "not c32", "rfft of a complex array")?;
         expect_err(
-            a.fftn(None, Some(&[1, -1]), b),
+            a.fft_with(FftOpts::new().axis(2).norm(b)),
+            "axis 2 is out of range",
+            "fft axis 2",
+        )?;
+        expect_err(
+            a.fft_with(FftOpts::new().axis(-3).norm(b)),
+            "axis -3",
+            "fft axis -3",
+        )?;
+        expect_err(
+            a.fft_with(FftOpts::new().n(0).axis(0).norm(b)),
+            "n = 0",
+            "fft n = 0",
+        )?;
+        expect_err(
+            a.ifft_with(FftOpts::new().n(0).axis(1).norm(b)),
+            "n = 0",
+            "ifft n = 0",
+        )?;
+        // A real spectrum is taken as complex (NumPy): no Err.
+        assert_eq!(
+            r.irfft_with(FftOpts::new().axis(1).norm(b))?.shape(),
+            &[4, 10]
+        );
+        expect_err(
+            a.rfft_with(FftOpts::new().axis(1).norm(b)),
+            "not c32",
+            "rfft of a complex array",
+        )?;
+        expect_err(
+            a.fftn_with(FftnOpts::new().axes(&[1, -1]).norm(b)),
             "given twice",
             "repeated axis",
         )?;
         expect_err(
-            a.fftn(Some(&[4]), Some(&[0, 1]), b),
+            a.fftn_with(FftnOpts::new().s(&[4]).axes(&[0, 1]).norm(b)),
             "2 axes",
             "s and axes lengths",
         )?;
-        expect_err(a.fftn(Some(&[1, 2, 3]), None, b), "3 lengths", "s too long")?;
-        expect_err(a.fft2(Some(&[4, 0]), None, b), "n = 0", "s with 0")?;
         expect_err(
-            Array::<c32>::ones(&[1]).irfft(None, 0, b),
+            a.fftn_with(FftnOpts::new().s(&[1, 2, 3]).norm(b)),
+            "3 lengths",
+            "s too long",
+        )?;
+        expect_err(
+            a.fft2_with(FftnOpts::new().s(&[4, 0]).norm(b)),
+            "n = 0",
+            "s with 0",
+        )?;
+        expect_err(
+            Array::<c32>::ones(&[1]).irfft_with(FftOpts::new().axis(0).norm(b)),
             "2 (m - 1)",
             "irfft of one point without n",
         )?;
         expect_err(
-            Array::<f32>::scalar(1.0).fft(None, 0, b),
+            Array::<f32>::scalar(1.0).fft_with(FftOpts::new().axis(0).norm(b)),
             "0 dimension",
             "0-d fft",
         )?;
         expect_err(
-            Array::<f32>::ones(&[3]).fft2(None, None, b),
+            Array::<f32>::ones(&[3]).fft2_with(FftnOpts::new().norm(b)),
             "out of range",
             "1-d fft2",
         )?;
         expect_err(
-            r.rfftn(None, Some(&[]), b),
+            r.rfftn_with(FftnOpts::new().axes(&[]).norm(b)),
             "at least one axis",
             "rfftn no axes",
         )?;
         expect_err(Array::<f64>::fftfreq(0, 1.0), "n = 0", "fftfreq n = 0")?;
         expect_err(Array::<f64>::rfftfreq(4, 0.0), "d = 0", "rfftfreq d = 0")?;
-        expect_err(a.fftshift(Some(&[2])), "out of range", "fftshift axis")?;
+        expect_err(
+            a.fftshift_with(AxesOpts::new().axes(&[2])),
+            "out of range",
+            "fftshift axis",
+        )?;
         // No axes: the input as complex, unchanged.
-        let got = r.fftn(None, Some(&[]), b)?.to_vec()?;
+        let got = r.fftn_with(FftnOpts::new().axes(&[]).norm(b))?.to_vec()?;
         assert!(got.iter().all(|c| *c == c32::new(1.0, 0.0)));
         Ok(())
     })
@@ -773,26 +810,26 @@ fn plan_cache(d: Device) -> TestResult {
         let x = Array::<c32>::ones(&[3, 96]);
         if d == Device::CPU {
             // The CPU backend makes no cuFFT plans.
-            let y = x.fft(None, -1, FftNorm::Backward)?.to_vec()?;
+            let y = x.fft()?.to_vec()?;
             assert!((y[0].re - 96.0).abs() < 1e-4);
             return Ok(());
         }
         // Other tests use the device's cache at the same time: every count only grows.
         let ordinal = 0;
-        x.fft(None, -1, FftNorm::Backward)?.eval()?;
+        x.fft()?.eval()?;
         let s0 = cuprite_array::ops::fft::plan_cache_stats(ordinal);
-        x.fft(None, -1, FftNorm::Ortho)?.eval()?;
+        x.fft_with(FftOpts::new().norm(FftNorm::Ortho))?.eval()?;
         let s1 = cuprite_array::ops::fft::plan_cache_stats(ordinal);
         assert!(s1.hits > s0.hits, "the same plan again: {s0:?} then {s1:?}");
         // device_gc empties the cache (freeing the work areas): the plan is made again.
         cuprite_array::device_gc(d)?;
-        x.fft(None, -1, FftNorm::Backward)?.eval()?;
+        x.fft()?.eval()?;
         let s2 = cuprite_array::ops::fft::plan_cache_stats(ordinal);
         assert!(
             s2.misses > s1.misses,
             "no new plan after device_gc: {s1:?} then {s2:?}"
         );
-        let y = x.fft(None, -1, FftNorm::Backward)?.to_vec()?;
+        let y = x.fft()?.to_vec()?;
         assert!((y[0].re - 96.0).abs() < 1e-4 && y[1].norm() < 1e-4);
         Ok(())
     })

@@ -5,6 +5,7 @@
 //! `index_scatter.rs`.
 
 use crate::common::Body;
+use cuprite_array::ops::SortOpts;
 use cuprite_array::ops::{Idx, IndexMode, ScatterOpts};
 use cuprite_array::{Array, Device, Element, Side, bf16, f16, s};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -434,14 +435,14 @@ fn known_ranges(d: Device) -> TestResult {
         let keys = Array::<f32>::rand_uniform(&[n], 2)?;
         let wide = Array::from_slice(&(0..=n).map(|i| i as f32).collect::<Vec<_>>(), &[n + 1])?;
         let positions: Vec<(&str, Array<i64>, &Array<f32>)> = vec![
-            ("argsort", keys.argsort(0, true)?, &a),
             (
-                "argmax",
-                keys.reshape(&[10, n / 10])?.argmax_axis(1, false)?,
+                "argsort",
+                keys.argsort_with(0, SortOpts::new().descending(true))?,
                 &a,
             ),
+            ("argmax", keys.reshape(&[10, n / 10])?.argmax_axis(1)?, &a),
             ("argmin", keys.argmin()?, &a),
-            ("topk", keys.topk(7, 0, true)?.1, &a),
+            ("topk", keys.topk(7, 0)?.1, &a),
             (
                 "searchsorted",
                 a.searchsorted(&(&keys * n as f32), Side::Left)?,

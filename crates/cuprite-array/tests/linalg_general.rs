@@ -3,6 +3,8 @@
 //! published values), on both backends.
 
 use crate::common::{Body, assert_err, close};
+use cuprite_array::ops::fft::FftOpts;
+use cuprite_array::ops::{PolyvalOpts, SeriesOpts};
 use cuprite_array::{Array, Device, FftNorm, c32, c64, linalg};
 use cuprite_testkit::{Rng, Test, TestResult};
 
@@ -258,7 +260,9 @@ fn hermitian_fft(dev: Device) -> TestResult {
             (FftNorm::Ortho, 1.0 / (nn as f64).sqrt()),
             (FftNorm::Forward, 1.0 / nn as f64),
         ] {
-            let got = x.hfft(n, 0, norm)?.to_vec()?;
+            let got = x
+                .hfft_with(FftOpts::new().n(n).axis(0).norm(norm))?
+                .to_vec()?;
             let w: Vec<f64> = want.iter().map(|v| v * f).collect();
             close(
                 &got,
@@ -269,7 +273,7 @@ fn hermitian_fft(dev: Device) -> TestResult {
             )?;
             // ihfft of the real signal: the first nn/2+1 points of (1/nn)·Σ x_j e^{+iθ}.
             let back = Array::from_slice_on(dev, &got, &[nn])?
-                .ihfft(None, 0, norm)?
+                .ihfft_with(FftOpts::new().axis(0).norm(norm))?
                 .to_vec()?;
             let g = 1.0 / (nn as f64 * f * f);
             let want_i: Vec<f64> = (0..half)
@@ -297,12 +301,16 @@ fn hermitian_fft(dev: Device) -> TestResult {
     }
     let x = Array::from_slice_on(dev, &[1.0f32, 2.0], &[1, 2])?;
     assert_err(
-        x.hfft(None, 2, FftNorm::Backward),
+        x.hfft_with(FftOpts::new().axis(2)),
         "InvalidArgument",
         "axis 2",
     );
     let z = Array::<c64>::zeros(&[0]).to_device(dev)?;
-    assert_err(z.hfft(None, 0, FftNorm::Backward), "InvalidArgument", "[0]");
+    assert_err(
+        z.hfft_with(FftOpts::new().axis(0)),
+        "InvalidArgument",
+        "[0]",
+    );
     Ok(())
 }
 
@@ -1336,7 +1344,7 @@ fn poly_series(dev: Device) -> TestResult {
     );
     let inc = |c: &[f64], x: f64| c.iter().rev().fold(0.0, |acc, &k| acc * x + k);
     let want: Vec<f64> = xs.iter().map(|&x| inc(&c, x)).collect();
-    let got = poly::polyval(&xa, &ca, true)?;
+    let got = poly::polyval(&xa, &ca)?;
     if got.shape() != [2, 3] {
         return Err(format!("polyval shape {:?}", got.shape()).into());
     }
@@ -1345,7 +1353,7 @@ fn poly_series(dev: Device) -> TestResult {
     let c2 = rand_vec(&mut rng, 6); // 3 coefficients × 2 series
     let c2a = Array::from_slice_on(dev, &c2, &[3, 2])?;
     let col = |j: usize| [c2[j], c2[2 + j], c2[4 + j]];
-    let t = poly::polyval(&xa, &c2a, true)?;
+    let t = poly::polyval(&xa, &c2a)?;
     let tw: Vec<f64> = (0..2)
         .flat_map(|j| xs.iter().map(move |&x| inc(&col(j), x)))
         .collect();
@@ -1356,7 +1364,7 @@ fn poly_series(dev: Device) -> TestResult {
     let x2 = Array::from_slice_on(dev, &xs[..2], &[2])?;
     let nt: Vec<f64> = (0..2).map(|j| inc(&col(j), xs[j])).collect();
     close(
-        &poly::polyval(&x2, &c2a, false)?.to_vec()?,
+        &poly::polyval_with(&x2, &c2a, PolyvalOpts::new().tensor(false))?.to_vec()?,
         &nt,
         1e-14,
         1e-14,
@@ -1369,7 +1377,7 @@ fn poly_series(dev: Device) -> TestResult {
         .map(|&x| r.iter().map(|&q| x - q).product())
         .collect();
     close(
-        &poly::polyvalfromroots(&xa, &Array::from_slice_on(dev, &r, &[3])?, true)?.to_vec()?,
+        &poly::polyvalfromroots(&xa, &Array::from_slice_on(dev, &r, &[3])?)?.to_vec()?,
         &want,
         1e-14,
         1e-14,
@@ -1410,16 +1418,16 @@ fn poly_series(dev: Device) -> TestResult {
     let z = poly::polyvander(&Array::from_slice_on(dev, &[0i32, 2], &[2])?, 2)?;
     assert_eq!(z.to_vec()?, [1, 0, 0, 1, 2, 4]);
     // polyutils.
-    let s = poly::as_series(
-        &[
-            &Array::from_slice_on(dev, &[1.0, 0.0, 0.0], &[3])?,
-            &Array::full(&[], 2.0).to_device(dev)?,
-        ],
-        true,
-    )?;
+    let s = poly::as_series(&[
+        &Array::from_slice_on(dev, &[1.0, 0.0, 0.0], &[3])?,
+        &Array::full(&[], 2.0).to_device(dev)?,
+    ])?;
     close(&s[0].to_vec()?, &[1.0], 0.0, 0.0, "as_series trims")?;
     close(&s[1].to_vec()?, &[2.0], 0.0, 0.0, "as_series 0-d")?;
-    let s = poly::as_series(&[&Array::from_slice_on(dev, &[1.0, 0.0], &[2])?], false)?;
+    let s = poly::as_series_with(
+        &[&Array::from_slice_on(dev, &[1.0, 0.0], &[2])?],
+        SeriesOpts::new().trim(false),
+    )?;
     close(
         &s[0].to_vec()?,
         &[1.0, 0.0],
@@ -1428,12 +1436,12 @@ fn poly_series(dev: Device) -> TestResult {
         "as_series untrimmed",
     )?;
     assert_err(
-        poly::as_series(&[&Array::<f64>::zeros(&[0]).to_device(dev)?], true),
+        poly::as_series(&[&Array::<f64>::zeros(&[0]).to_device(dev)?]),
         "Shape",
         "array 0 is empty",
     );
     assert_err(
-        poly::as_series(&[&ca, &Array::<f64>::zeros(&[2, 2]).to_device(dev)?], true),
+        poly::as_series(&[&ca, &Array::<f64>::zeros(&[2, 2]).to_device(dev)?]),
         "Shape",
         "array 1",
     );

@@ -28,6 +28,7 @@ mod numpy_idx;
 mod numpy_idx2;
 mod numpy_math;
 mod numpy_semantics;
+mod options;
 mod props;
 mod props_ops;
 mod random_gen;
@@ -70,6 +71,7 @@ fn main() {
     tests.extend(signal::tests());
     tests.extend(signal_conv::tests());
     tests.extend(fft::tests());
+    tests.extend(options::tests());
     tests.extend(hardening::tests());
     tests.extend(index::tests());
     tests.extend(interop::tests());

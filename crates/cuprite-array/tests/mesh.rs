@@ -8,6 +8,7 @@
 
 use crate::common::close;
 use cuprite_array::mesh::{Mesh, Sharded, Split, split_sizes};
+use cuprite_array::ops::ReduceOpts;
 use cuprite_array::{Array, Device, Element, c64, f16};
 use cuprite_testkit::{Rng, Test, TestResult};
 
@@ -169,26 +170,26 @@ pub fn suite(mesh: &Mesh) -> TestResult {
             // Reductions: along the split axis (one all-reduce), along the others (local), all.
             let ia = ax as isize;
             replicas_close(
-                &got.sum_axes(&[ia], false)?,
-                &want.sum_axes(&[ia], false)?,
+                &got.sum_axes(&[ia])?,
+                &want.sum_axes(&[ia])?,
                 1e-4,
                 &format!("{what}: sum"),
             )?;
             replicas_close(
-                &got.mean_axes(&[ia], true)?,
-                &want.mean_axes(&[ia], true)?,
+                &got.mean_axes_with(&[ia], ReduceOpts::new().keepdims(true))?,
+                &want.mean_axes_with(&[ia], ReduceOpts::new().keepdims(true))?,
                 1e-4,
                 &format!("{what}: mean keepdims"),
             )?;
             replicas_close(
-                &xs.max_axes(&[ia], false)?,
-                &x.max_axes(&[ia], false)?,
+                &xs.max_axes(&[ia])?,
+                &x.max_axes(&[ia])?,
                 0.0,
                 &format!("{what}: max"),
             )?;
             replicas_close(
-                &xs.min_axes(&[ia], false)?,
-                &x.min_axes(&[ia], false)?,
+                &xs.min_axes(&[ia])?,
+                &x.min_axes(&[ia])?,
                 0.0,
                 &format!("{what}: min"),
             )?;
@@ -199,30 +200,30 @@ pub fn suite(mesh: &Mesh) -> TestResult {
                 let io = other as isize;
                 let new_ax = if other < ax { ax - 1 } else { ax };
                 gathered_close(
-                    &got.sum_axes(&[io], false)?,
-                    &want.sum_axes(&[io], false)?,
+                    &got.sum_axes(&[io])?,
+                    &want.sum_axes(&[io])?,
                     Split::Axis(new_ax),
                     1e-5,
                     &format!("{what}: sum along {other}"),
                 )?;
                 gathered_close(
-                    &xs.max_axes(&[io], true)?,
-                    &x.max_axes(&[io], true)?,
+                    &xs.max_axes_with(&[io], ReduceOpts::new().keepdims(true))?,
+                    &x.max_axes_with(&[io], ReduceOpts::new().keepdims(true))?,
                     Split::Axis(ax),
                     0.0,
                     &format!("{what}: max along {other}, keepdims"),
                 )?;
                 gathered_close(
-                    &xs.mean_axes(&[io], false)?,
-                    &x.mean_axes(&[io], false)?,
+                    &xs.mean_axes(&[io])?,
+                    &x.mean_axes(&[io])?,
                     Split::Axis(new_ax),
                     1e-5,
                     &format!("{what}: mean along {other}"),
                 )?;
                 // Both axes: an all-reduce.
                 replicas_close(
-                    &xs.sum_axes(&[io, ia], false)?,
-                    &x.sum_axes(&[io, ia], false)?,
+                    &xs.sum_axes(&[io, ia])?,
+                    &x.sum_axes(&[io, ia])?,
                     1e-4,
                     &format!("{what}: sum along {other} and {ax}"),
                 )?;
@@ -318,50 +319,25 @@ fn dtypes(mesh: &Mesh, rng: &mut Rng) -> TestResult {
         .collect();
     let a = Array::from_slice_on(dev, &ints, &[n, 3])?;
     let s = a.shard(mesh, 0)?;
-    replicas_close(
-        &s.sum_axes(&[0], false)?,
-        &a.sum_axes(&[0], false)?,
-        0.0,
-        "i32 sum",
-    )?;
+    replicas_close(&s.sum_axes(&[0])?, &a.sum_axes(&[0])?, 0.0, "i32 sum")?;
     replicas_close(&s.max()?, &a.max()?, 0.0, "i32 max")?;
     let i16s: Vec<i16> = ints.iter().map(|&v| v as i16).collect();
     let a16 = Array::from_slice_on(dev, &i16s, &[n, 3])?;
     let s16 = a16.shard(mesh, 0)?;
-    replicas_close(
-        &s16.min_axes(&[0], false)?,
-        &a16.min_axes(&[0], false)?,
-        0.0,
-        "i16 min",
-    )?;
+    replicas_close(&s16.min_axes(&[0])?, &a16.min_axes(&[0])?, 0.0, "i16 min")?;
     replicas_close(&s16.max()?, &a16.max()?, 0.0, "i16 max")?;
     replicas_close(&s16.sum()?, &a16.sum()?, 0.0, "i16 sum (in i64)")?;
     let u8s: Vec<u8> = ints.iter().map(|&v| v as u8).collect();
     let au = Array::from_slice_on(dev, &u8s, &[n, 3])?;
     let su = au.shard(mesh, 0)?;
-    replicas_close(
-        &su.max_axes(&[0], false)?,
-        &au.max_axes(&[0], false)?,
-        0.0,
-        "u8 max",
-    )?;
+    replicas_close(&su.max_axes(&[0])?, &au.max_axes(&[0])?, 0.0, "u8 max")?;
     replicas_close(&su.sum()?, &au.sum()?, 0.0, "u8 sum (in u64)")?;
     replicas_close(&su.mean()?, &au.mean()?, 1e-12, "u8 mean (in f64)")?;
     let bools: Vec<bool> = ints.iter().map(|&v| v > 700).collect();
     let ab = Array::from_slice_on(dev, &bools, &[n, 3])?;
     let sb = ab.shard(mesh, 0)?;
-    replicas_close(
-        &sb.max_axes(&[0], false)?,
-        &ab.max_axes(&[0], false)?,
-        0.0,
-        "bool max",
-    )?;
-    replicas_close(
-        &sb.min_axes(&[0], false)?,
-        &ab.min_axes(&[0], false)?,
-        0.0,
-        "bool min",
-    )?;
+    replicas_close(&sb.max_axes(&[0])?, &ab.max_axes(&[0])?, 0.0, "bool max")?;
+    replicas_close(&sb.min_axes(&[0])?, &ab.min_axes(&[0])?, 0.0, "bool min")?;
     let f64s_: Vec<f64> = rng
         .vec_f32(n * 3, -1.0, 1.0)
         .iter()
@@ -371,8 +347,8 @@ fn dtypes(mesh: &Mesh, rng: &mut Rng) -> TestResult {
     let sd = ad.shard(mesh, 0)?;
     replicas_close(&sd.sum()?, &ad.sum()?, 1e-12, "f64 sum")?;
     replicas_close(
-        &sd.mean_axes(&[0], false)?,
-        &ad.mean_axes(&[0], false)?,
+        &sd.mean_axes(&[0])?,
+        &ad.mean_axes(&[0])?,
         1e-12,
         "f64 mean",
     )?;
@@ -380,17 +356,12 @@ fn dtypes(mesh: &Mesh, rng: &mut Rng) -> TestResult {
     let ah = Array::from_slice_on(dev, &halves, &[n, 3])?;
     let sh = ah.shard(mesh, 0)?;
     replicas_close(&sh.max()?, &ah.max()?, 0.0, "f16 max")?;
-    replicas_close(
-        &sh.sum_axes(&[0], false)?,
-        &ah.sum_axes(&[0], false)?,
-        1e-2,
-        "f16 sum",
-    )?;
+    replicas_close(&sh.sum_axes(&[0])?, &ah.sum_axes(&[0])?, 1e-2, "f16 sum")?;
     // Complex sums travel as pairs of reals.
     let cs: Vec<c64> = f64s_.iter().map(|&v| c64::new(v, 1.0 - v)).collect();
     let ac = Array::from_slice_on(dev, &cs, &[n, 3])?;
     let sc = ac.shard(mesh, 0)?;
-    let (got, want) = (sc.sum_axes(&[0], false)?, ac.sum_axes(&[0], false)?);
+    let (got, want) = (sc.sum_axes(&[0])?, ac.sum_axes(&[0])?);
     let w = want.to_vec()?;
     for r in got.shards() {
         let g = r.to_vec()?;
@@ -423,8 +394,8 @@ fn from_parts(mesh: &Mesh) -> TestResult {
     let whole = Array::from_slice_on(mesh.devices()[0], &all, &[rows, 2])?;
     assert_eq!(s.gather(mesh.devices()[0])?.to_vec()?, all);
     replicas_close(
-        &s.sum_axes(&[0], false)?,
-        &whole.sum_axes(&[0], false)?,
+        &s.sum_axes(&[0])?,
+        &whole.sum_axes(&[0])?,
         0.0,
         "from_shards sum",
     )?;
@@ -502,7 +473,7 @@ fn errors() -> TestResult {
     );
     // A closure that changes the layout.
     crate::common::assert_err(
-        s1.try_map(|x| x.sum_axes(&[1], false)),
+        s1.try_map(|x| x.sum_axes(&[1])),
         "Shape",
         "but the split axis 1",
     );
@@ -598,7 +569,7 @@ fn no_host_sync() -> TestResult {
     let x = Array::<f32>::rand_uniform(&[4099, 33], 5)?.shard(&mesh, 0)?;
     let step = |x: &Sharded<f32>| -> cuprite_array::Result<(Sharded<f32>, Sharded<f32>)> {
         let y = x.map(|a| (a * 1.5).sin() + 0.25)?;
-        Ok((y.sum_axes(&[0], false)?, y.max_axes(&[1], false)?))
+        Ok((y.sum_axes(&[0])?, y.max_axes(&[1])?))
     };
     let (s, m) = step(&x)?; // warm: kernels, communicators, tracking
     s.eval()?;
@@ -611,7 +582,7 @@ fn no_host_sync() -> TestResult {
     let d = cuprite_driver::thread_stats().since(&before);
     assert_eq!(d.host_syncs, 0, "{d:?}");
     let y0 = x.gather(Device::cuda(0))?;
-    let want = ((&y0 * 1.5).sin() + 0.25).sum_axes(&[0], false)?.to_vec()?;
+    let want = ((&y0 * 1.5).sin() + 0.25).sum_axes(&[0])?.to_vec()?;
     for r in s.shards() {
         close(
             &r.to_vec()?.iter().map(|&v| v as f64).collect::<Vec<_>>(),

@@ -4,6 +4,9 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::common::{Body, close};
+use cuprite_array::ops::AxesOpts;
+use cuprite_array::ops::AxisOpts;
+use cuprite_array::ops::VarOpts;
 use cuprite_array::ops::{Indexing, meshgrid, tril_indices, triu_indices};
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -64,7 +67,7 @@ fn stacking(d: Device) -> TestResult {
         assert!(a.split(4, 0).is_err());
         assert!(a.split_at(&[5, 2], 0).is_err());
         // repeat
-        let r = arrs[0].repeat(3, Some(1))?.to_vec()?;
+        let r = arrs[0].repeat_with(3, AxisOpts::new().axis(1))?.to_vec()?;
         for i in 0..m {
             for j in 0..3 * n {
                 assert_eq!(r[i * 3 * n + j], xs[0][i * n + j / 3]);
@@ -119,8 +122,8 @@ fn stacking(d: Device) -> TestResult {
             w
         });
         let s = Array::<f32>::zeros(&[1, 4, 1]);
-        assert_eq!(s.squeeze(None)?.shape(), &[4]);
-        assert!(s.squeeze(Some(&[1])).is_err());
+        assert_eq!(s.squeeze()?.shape(), &[4]);
+        assert!(s.squeeze_with(AxesOpts::new().axes(&[1])).is_err());
         // meshgrid
         let x = Array::from_slice(&v[..4], &[4])?;
         let y = Array::from_slice(&v[4..7], &[3])?;
@@ -256,35 +259,35 @@ fn nan_reductions(d: Device) -> TestResult {
             c.iter().map(|v| (v - mu) * (v - mu)).sum::<f64>() / (c.len() as f64 - dd)
         };
         close(
-            &a.nanmean_axes(&[0], false)?.to_vec()?,
+            &a.nanmean_axes(&[0])?.to_vec()?,
             &f(&mean),
             1e-12,
             1e-12,
             "nanmean",
         )?;
         close(
-            &a.nanmax_axes(&[0], false)?.to_vec()?,
+            &a.nanmax_axes(&[0])?.to_vec()?,
             &f(&|c| c.iter().cloned().fold(f64::MIN, f64::max)),
             0.0,
             0.0,
             "nanmax",
         )?;
         close(
-            &a.nanmin_axes(&[0], false)?.to_vec()?,
+            &a.nanmin_axes(&[0])?.to_vec()?,
             &f(&|c| c.iter().cloned().fold(f64::MAX, f64::min)),
             0.0,
             0.0,
             "nanmin",
         )?;
         close(
-            &a.nanvar_axes(&[0], 1, false)?.to_vec()?,
+            &a.nanvar_axes_with(&[0], VarOpts::new().ddof(1))?.to_vec()?,
             &f(&|c| var(c, 1.0)),
             1e-10,
             1e-12,
             "nanvar",
         )?;
         close(
-            &a.nanstd_axes(&[0], 0, false)?.to_vec()?,
+            &a.nanstd_axes(&[0])?.to_vec()?,
             &f(&|c| var(c, 0.0).sqrt()),
             1e-10,
             1e-12,
@@ -293,7 +296,7 @@ fn nan_reductions(d: Device) -> TestResult {
         let mut prod_ref: Vec<f64> = cols.iter().map(|c| c.iter().product()).collect();
         prod_ref[4] = 1.0; // NumPy: the empty product
         close(
-            &a.nanprod_axes(&[0], false)?.to_vec()?,
+            &a.nanprod_axes(&[0])?.to_vec()?,
             &prod_ref,
             1e-10,
             1e-300,
@@ -302,7 +305,7 @@ fn nan_reductions(d: Device) -> TestResult {
         let mut sum_ref: Vec<f64> = cols.iter().map(|c| sum(c)).collect();
         sum_ref[4] = 0.0;
         close(
-            &a.nansum_axes(&[0], false)?.to_vec()?,
+            &a.nansum_axes(&[0])?.to_vec()?,
             &sum_ref,
             1e-12,
             1e-12,
@@ -315,7 +318,7 @@ fn nan_reductions(d: Device) -> TestResult {
         };
         let t = a.t().contiguous()?;
         close(
-            &t.nanmedian(Some(1))?.to_vec()?,
+            &t.nanmedian_with(AxisOpts::new().axis(1))?.to_vec()?,
             &f(&med),
             0.0,
             0.0,
@@ -323,7 +326,7 @@ fn nan_reductions(d: Device) -> TestResult {
         )?;
         let all: Vec<f64> = x.iter().cloned().filter(|v| !v.is_nan()).collect();
         close(
-            &[a.nanmedian(None)?.item()?],
+            &[a.nanmedian()?.item()?],
             &[med(&all)],
             0.0,
             0.0,
@@ -337,10 +340,10 @@ fn nan_reductions(d: Device) -> TestResult {
             "nanmean all",
         )?;
         // arg-reductions: an all-NaN column is an Err; the first four columns are not.
-        assert!(a.nanargmax_axis(0, false).is_err());
+        assert!(a.nanargmax_axis(0).is_err());
         let sub = a.slice(&[(..).into(), (0..4).into()])?;
-        let am = sub.nanargmax_axis(0, false)?.to_vec()?;
-        let an = sub.nanargmin_axis(0, false)?.to_vec()?;
+        let am = sub.nanargmax_axis(0)?.to_vec()?;
+        let an = sub.nanargmin_axis(0)?.to_vec()?;
         for j in 0..4 {
             let col: Vec<f64> = (0..m).map(|i| x[i * n + j]).collect();
             let best = |better: &dyn Fn(f64, f64) -> bool| {

@@ -5,8 +5,10 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::common::{Body, close};
+use cuprite_array::ops::CloseOpts;
+use cuprite_array::ops::DigitizeOpts;
 use cuprite_array::ops::{self, PadMode};
-use cuprite_array::{Array, Device, QuantileMethod, io, linalg};
+use cuprite_array::{Array, Device, io, linalg};
 use cuprite_testkit::{Rng, Test, TestResult};
 
 fn on<R>(d: Device, f: impl FnOnce() -> R) -> R {
@@ -99,7 +101,9 @@ fn elementwise(d: Device) -> TestResult {
             .map(|(i, v)| v + (i % 7) as f64 * 1e-6 * v.abs())
             .collect();
         let c = Array::from_slice(&z, &[n])?;
-        let got = a.isclose(&c, 2e-6, 0.0, false)?.to_vec()?;
+        let got = a
+            .isclose_with(&c, CloseOpts::new().rtol(2e-6).atol(0.0))?
+            .to_vec()?;
         for i in 0..n {
             assert_eq!(
                 got[i],
@@ -107,7 +111,7 @@ fn elementwise(d: Device) -> TestResult {
                 "isclose at {i}"
             );
         }
-        assert!(a.allclose(&a, 0.0, 0.0, false)?);
+        assert!(a.allclose_with(&a, CloseOpts::new().rtol(0.0).atol(0.0))?);
         assert!(a.array_equal(&a)? && !a.array_equal(&b)?);
         // sinc, heaviside
         let want: Vec<f64> = x
@@ -253,12 +257,16 @@ fn search_and_index(d: Device) -> TestResult {
             .iter()
             .map(|v| bins.partition_point(|b| b <= v) as i64)
             .collect();
-        assert_eq!(xa.digitize(&ba, false)?.to_vec()?, want);
+        assert_eq!(xa.digitize(&ba)?.to_vec()?, want);
         let want: Vec<i64> = x
             .iter()
             .map(|v| bins.partition_point(|b| b < v) as i64)
             .collect();
-        assert_eq!(xa.digitize(&ba, true)?.to_vec()?, want);
+        assert_eq!(
+            xa.digitize_with(&ba, DigitizeOpts::new().right(true))?
+                .to_vec()?,
+            want
+        );
         // decreasing bins: NumPy's rule bins[i-1] > x >= bins[i]
         let rb: Vec<f64> = bins.iter().rev().copied().collect();
         let want: Vec<i64> = x
@@ -266,8 +274,7 @@ fn search_and_index(d: Device) -> TestResult {
             .map(|v| rb.iter().filter(|b| *b > v).count() as i64)
             .collect();
         assert_eq!(
-            xa.digitize(&Array::from_slice(&rb, &[10])?, false)?
-                .to_vec()?,
+            xa.digitize(&Array::from_slice(&rb, &[10])?)?.to_vec()?,
             want
         );
         Ok(())
@@ -412,7 +419,7 @@ fn binning_and_padding(d: Device) -> TestResult {
             })
             .collect();
         close(
-            &xa.quantiles(&qs, None, QuantileMethod::Linear)?.to_vec()?,
+            &xa.quantiles(&qs)?.to_vec()?,
             &want,
             1e-12,
             1e-12,
@@ -511,7 +518,7 @@ fn linalg_extras(d: Device) -> TestResult {
                 .map(|i| f(&f64v(v[i * 6..i * 6 + 6].to_vec())))
                 .collect();
             close(
-                &linalg::norm_axes(&va, ord, &[1], false)?.to_vec()?,
+                &linalg::norm_axes(&va, ord, &[1])?.to_vec()?,
                 &want,
                 1e-12,
                 1e-12,

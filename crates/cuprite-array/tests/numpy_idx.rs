@@ -5,6 +5,8 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::common::{Body, assert_err};
+use cuprite_array::ops::AxisOpts;
+use cuprite_array::ops::FillDiagonalOpts;
 use cuprite_array::ops::{self, Grid, IndexMode, Trim};
 use cuprite_array::{Array, Device, s};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -193,7 +195,10 @@ fn choosing(d: Device) -> TestResult {
         // fill_diagonal with wrap against NumPy's flat stride rule.
         for (rows, cols, wrap) in [(7usize, 3usize, true), (7, 3, false), (3, 5, false)] {
             let mut a = Array::<i32>::zeros(&[rows, cols]);
-            a.fill_diagonal(&Array::from_slice(&[5, 6], &[2])?, wrap)?;
+            a.fill_diagonal_with(
+                &Array::from_slice(&[5, 6], &[2])?,
+                FillDiagonalOpts::new().wrap(wrap),
+            )?;
             let got = a.to_vec()?;
             let end = if wrap || rows <= cols {
                 rows * cols
@@ -207,7 +212,7 @@ fn choosing(d: Device) -> TestResult {
             assert_eq!(got, want, "fill_diagonal {rows}x{cols} wrap {wrap}");
         }
         let mut cube = Array::<f32>::zeros(&[3, 3, 3]);
-        cube.fill_diagonal(&Array::scalar(1.0), false)?;
+        cube.fill_diagonal(&Array::scalar(1.0))?;
         assert_eq!(cube.sum()?.item()?, 3.0);
         assert_eq!(cube.to_vec()?[13], 1.0);
         // putmask cycles values by flat position.
@@ -229,15 +234,21 @@ fn editing(d: Device) -> TestResult {
         let v = rand_i64(&mut rng, 24, -9, 9);
         let a = Array::from_slice(&v, &[4, 6])?;
         // delete along an axis and flattened.
-        let got = a.delete(&[1, -1, 1], Some(1))?.to_vec()?;
+        let got = a
+            .delete_with(&[1, -1, 1], AxisOpts::new().axis(1))?
+            .to_vec()?;
         let want: Vec<i64> = (0..24)
             .filter(|i| i % 6 != 1 && i % 6 != 5)
             .map(|i| v[i])
             .collect();
         assert_eq!(got, want);
-        let got = a.delete(&[0, 23], None)?.to_vec()?;
+        let got = a.delete(&[0, 23])?.to_vec()?;
         assert_eq!(got, v[1..23].to_vec());
-        assert_err(a.delete(&[4], Some(0)), "Index", "index 4");
+        assert_err(
+            a.delete_with(&[4], AxisOpts::new().axis(0)),
+            "Index",
+            "index 4",
+        );
         // resize cycles.
         let r = a.resize(&[5, 7])?.to_vec()?;
         assert_eq!(r, (0..35).map(|i| v[i % 24]).collect::<Vec<_>>());
@@ -259,7 +270,7 @@ fn editing(d: Device) -> TestResult {
         );
         // append, expand_dims over several axes, roll over several axes.
         let b = Array::from_slice(&[1i64, 2], &[2])?;
-        let ap = a.append(&b, None)?.to_vec()?;
+        let ap = a.append(&b)?.to_vec()?;
         assert_eq!(ap.len(), 26);
         assert_eq!(&ap[24..], &[1, 2]);
         assert_eq!(a.expand_dims_axes(&[-1, 0, 2])?.shape(), &[1, 4, 1, 6, 1]);
@@ -349,7 +360,7 @@ fn functional(d: Device) -> TestResult {
             }
         }
         // apply_over_axes keeps the rank.
-        let s = a.apply_over_axes(|t, ax| t.sum_axes(&[ax], false), &[0, 2])?;
+        let s = a.apply_over_axes(|t, ax| t.sum_axes(&[ax]), &[0, 2])?;
         assert_eq!(s.shape(), &[1, 3, 1]);
         let sv = s.to_vec()?;
         for j in 0..3 {

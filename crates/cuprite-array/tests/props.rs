@@ -395,9 +395,7 @@ where
         }
         // The same expression fused into a reduction along an axis.
         if let Some(ax) = c.reduce_axis {
-            let s = out
-                .sum_axes(&[ax as isize], false)
-                .map_err(|e| e.to_string())?;
+            let s = out.sum_axes(&[ax as isize]).map_err(|e| e.to_string())?;
             let sv = s.to_vec().map_err(|e| e.to_string())?;
             let mut rs = c.shape.clone();
             rs.remove(ax);

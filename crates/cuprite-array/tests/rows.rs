@@ -4,6 +4,7 @@
 //! every backend present.
 
 use crate::common::{Body, close};
+use cuprite_array::ops::ReduceOpts;
 use cuprite_array::{Array, Device, Element};
 use cuprite_testkit::{Rng, Test, TestResult};
 
@@ -97,7 +98,7 @@ fn apply<T: Element>(
     let y = match op {
         Op::Softmax => a.softmax(axis)?,
         Op::LogSoftmax => a.log_softmax(axis)?,
-        Op::LogSumExp => a.logsumexp(axis, false)?,
+        Op::LogSumExp => a.logsumexp(axis)?,
         Op::LayerNorm => a.layer_norm(axis, Some(w), Some(b), EPS)?,
         Op::RmsNorm => a.rms_norm(axis, Some(w), EPS)?,
         Op::Normalize(p) => a.normalize(axis, p, EPS)?,
@@ -184,7 +185,7 @@ fn rows_extremes(d: Device) -> TestResult {
             let a = Array::from_slice(&[base, base + 1.0], &[2])?;
             let got: Vec<f64> = a.softmax(0)?.to_vec()?.iter().map(|&v| v as f64).collect();
             close(&got, &want, 1e-6, 0.0, "f32 softmax of large values")?;
-            let l = a.logsumexp(0, true)?;
+            let l = a.logsumexp_with(0, ReduceOpts::new().keepdims(true))?;
             assert_eq!(l.shape(), &[1]);
             let got = l.to_vec()?[0] as f64;
             let want = base as f64 + 1.0 + (1.0 + (-1f64).exp()).ln();
@@ -192,10 +193,10 @@ fn rows_extremes(d: Device) -> TestResult {
         }
         let a = Array::from_slice(&[1e300f64, 1e300], &[2])?;
         assert_eq!(a.softmax(0)?.to_vec()?, [0.5, 0.5]);
-        assert_eq!(a.logsumexp(0, false)?.to_vec()?, [1e300]);
+        assert_eq!(a.logsumexp(0)?.to_vec()?, [1e300]);
         // f16: the largest finite value twice; the sum of exponentials stays in f32.
         let h = Array::from_slice(&[f16::MAX, f16::MAX], &[1, 2])?;
-        assert_eq!(h.logsumexp(1, false)?.to_vec()?, [f16::MAX]);
+        assert_eq!(h.logsumexp(1)?.to_vec()?, [f16::MAX]);
         assert_eq!(
             h.softmax(1)?.to_vec()?,
             [f16::from_f32(0.5), f16::from_f32(0.5)]
@@ -206,7 +207,7 @@ fn rows_extremes(d: Device) -> TestResult {
         let s = m.softmax(1)?.to_vec()?;
         assert!(s[0].is_nan() && s[1].is_nan(), "{s:?}");
         assert_eq!(&s[2..], [1.0, 0.0]);
-        assert_eq!(m.logsumexp(1, false)?.to_vec()?, [ninf, 0.0]);
+        assert_eq!(m.logsumexp(1)?.to_vec()?, [ninf, 0.0]);
         let ls = m.log_softmax(1)?.to_vec()?;
         assert_eq!(&ls[2..], [0.0, ninf]);
         // NaN in a row makes that row NaN.
@@ -214,7 +215,7 @@ fn rows_extremes(d: Device) -> TestResult {
         let s = q.softmax(1)?.to_vec()?;
         assert!(s[0].is_nan() && s[1].is_nan(), "{s:?}");
         assert!(!s[2].is_nan());
-        assert!(q.logsumexp(1, false)?.to_vec()?[0].is_nan());
+        assert!(q.logsumexp(1)?.to_vec()?[0].is_nan());
         // Long rows (one value per warp lane and more): most of row 0 is -inf, so whole warps
         // see nothing above -inf; row 1 holds a +inf (its line is done by the path that spells
         // non-finite maxima out). Checked against the formulas in f64 on the host (the bf16
@@ -230,9 +231,9 @@ fn rows_extremes(d: Device) -> TestResult {
         let got = [
             a.softmax(1)?.cast::<f64>().to_vec()?,
             a.log_softmax(1)?.cast::<f64>().to_vec()?,
-            a.logsumexp(1, false)?.cast::<f64>().to_vec()?,
+            a.logsumexp(1)?.cast::<f64>().to_vec()?,
             h.softmax(1)?.cast::<f64>().to_vec()?,
-            h.logsumexp(1, false)?.cast::<f64>().to_vec()?,
+            h.logsumexp(1)?.cast::<f64>().to_vec()?,
         ];
         let lse = |r: &[f64]| {
             let m = r.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
@@ -332,7 +333,7 @@ fn rows_fuse_and_err(d: Device) -> TestResult {
         // Bad input: an Err naming the wrong values.
         let e = x.softmax(2).unwrap_err().to_string();
         assert!(e.contains("axis 2"), "{e}");
-        let e = x.logsumexp(-3, false).unwrap_err().to_string();
+        let e = x.logsumexp(-3).unwrap_err().to_string();
         assert!(e.contains("axis -3"), "{e}");
         let i = Array::from_slice(&[1i32, 2], &[2])?;
         let e = i.softmax(0).unwrap_err().to_string();
@@ -368,13 +369,9 @@ fn rows_fuse_and_err(d: Device) -> TestResult {
         let e = Array::scalar(1.0f32).softmax(0).unwrap_err().to_string();
         assert!(e.contains("0-dimensional"), "{e}");
         let empty = Array::<f32>::from_slice(&[], &[2, 0])?;
-        crate::common::assert_err(
-            empty.logsumexp(1, false),
-            "Shape",
-            "length 0 (shape [2, 0])",
-        );
+        crate::common::assert_err(empty.logsumexp(1), "Shape", "length 0 (shape [2, 0])");
         assert_eq!(empty.softmax(1)?.shape(), &[2, 0]);
-        assert_eq!(empty.logsumexp(0, false)?.to_vec()?, Vec::<f32>::new());
+        assert_eq!(empty.logsumexp(0)?.to_vec()?, Vec::<f32>::new());
         Ok(())
     })
 }
@@ -495,7 +492,7 @@ fn rows_fused_producer(d: Device) -> TestResult {
                 Ok(vec![
                     f(z.softmax(-1)?)?,
                     f(z.log_softmax(-1)?)?,
-                    f(z.logsumexp(-1, false)?)?,
+                    f(z.logsumexp(-1)?)?,
                     f(r.layer_norm(axis, None, None, 1e-5)?)?,
                     f(r.rms_norm(-1, Some(&w), 1e-5)?)?,
                     f(r.normalize(axis, 2.0, 1e-12)?)?,

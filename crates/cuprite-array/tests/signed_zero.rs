@@ -77,7 +77,7 @@ fn reductions_order_free(d: Device) -> TestResult {
                 let rows = 3;
                 let cols = (n - 1) / rows;
                 let a = Array::from_slice(&v[..rows * cols], &[rows, cols])?;
-                let got = a.min_axes(&[1], false)?.to_vec()?;
+                let got = a.min_axes(&[1])?.to_vec()?;
                 for (r, g) in got.iter().enumerate() {
                     let row = &v[r * cols..(r + 1) * cols];
                     let want_neg = row.iter().any(|x| x.is_sign_negative());
@@ -137,8 +137,8 @@ fn bf16_min_then_argsort(d: Device) -> TestResult {
             .collect();
         let data: Vec<bf16> = host.iter().map(|&x| bf16::from_f32(x)).collect();
         let a = Array::from_slice(&data, &[rows, cols])?;
-        let m = a.min_axes(&[0], false)?;
-        let got = m.argsort(0, false)?.to_vec()?;
+        let m = a.min_axes(&[0])?;
+        let got = m.argsort(0)?.to_vec()?;
         let col_min: Vec<f32> = (0..cols)
             .map(|c| {
                 (0..rows)

@@ -5,10 +5,12 @@
 //! values, NaN canonical). Bodies run on every backend present; the kernels compile with NVRTC.
 
 use crate::common::Body;
+use cuprite_array::ops::{AxisOpts, QuantileOpts};
+use cuprite_array::ops::{SortOpts, TopkOpts};
 use cuprite_array::shape::SliceArg;
 use cuprite_array::{
     Array, Device, Element, QuantileMethod, bf16, c64, f16, intersect1d, setdiff1d, sort_by_key,
-    tuning, union1d,
+    sort_by_key_with, tuning, union1d,
 };
 use cuprite_testkit::{Rng, Test, TestResult};
 use std::cmp::Ordering;
@@ -164,11 +166,16 @@ fn lines(shape: &[usize], ax: usize) -> Vec<Vec<usize>> {
 /// against the reference.
 fn check_sort<T: V>(a: &Array<T>, x: &[T], shape: &[usize], ax: usize, what: &str) -> TestResult {
     for desc in [false, true] {
-        let (v, i) = a.sort_with_indices(ax as isize, desc)?;
+        let (v, i) = a.sort_with_indices_with(ax as isize, SortOpts::new().descending(desc))?;
         let (v, i) = (v.to_vec()?, i.to_vec()?);
-        let v2 = a.sort(ax as isize, desc)?.to_vec()?;
+        let v2 = a
+            .sort_with(ax as isize, SortOpts::new().descending(desc))?
+            .to_vec()?;
         let i2 = a
-            .argsort(ax as isize - shape.len() as isize, desc)?
+            .argsort_with(
+                ax as isize - shape.len() as isize,
+                SortOpts::new().descending(desc),
+            )?
             .to_vec()?;
         let mut wv = vec![0u64; x.len()];
         let mut wi = vec![0i64; x.len()];
@@ -309,12 +316,13 @@ fn nan_and_zero_order(d: Device) -> TestResult {
         f32::INFINITY,
     ];
     let a = Array::from_slice_on(d, &x, &[8])?;
-    let (v, i) = a.sort_with_indices(0, false)?;
+    let (v, i) = a.sort_with_indices(0)?;
     check_eq(&i.to_vec()?, &[5, 2, 6, 3, 0, 7, 1, 4], "ascending order")?;
     let v = v.to_vec()?;
     assert!(v[1].is_sign_negative() && v[3].is_sign_positive() && v[6].is_nan());
     check_eq(
-        &a.argsort(0, true)?.to_vec()?,
+        &a.argsort_with(0, SortOpts::new().descending(true))?
+            .to_vec()?,
         &[1, 4, 7, 0, 3, 2, 6, 5],
         "descending order",
     )?;
@@ -333,7 +341,7 @@ fn sort_by_key_values(d: Device) -> TestResult {
         let ka = Array::from_slice_on(d, &k, &[rows, n])?;
         let va = Array::from_slice_on(d, &v, &[rows, n])?;
         for desc in [false, true] {
-            let (sk, sv) = sort_by_key(&ka, &va, -1, desc)?;
+            let (sk, sv) = sort_by_key_with(&ka, &va, -1, SortOpts::new().descending(desc))?;
             let (sk, sv) = (sk.to_vec()?, sv.to_vec()?);
             for row in 0..rows {
                 let lk = &k[row * n..(row + 1) * n];
@@ -346,7 +354,7 @@ fn sort_by_key_values(d: Device) -> TestResult {
     }
     let ka = Array::from_slice_on(d, &[1i32, 2], &[2])?;
     let va = Array::from_slice_on(d, &[1.0f32, 2.0, 3.0], &[3])?;
-    let e = sort_by_key(&ka, &va, 0, false).unwrap_err().to_string();
+    let e = sort_by_key(&ka, &va, 0).unwrap_err().to_string();
     assert!(e.contains("[2]") && e.contains("[3]"), "{e}");
     Ok(())
 }
@@ -366,7 +374,7 @@ fn topk_kth<T: V>(d: Device, r: &mut Rng) -> TestResult {
                 if k > n {
                     continue;
                 }
-                let (v, i) = a.topk(k, 0, largest)?;
+                let (v, i) = a.topk_with(k, 0, TopkOpts::new().largest(largest))?;
                 let w = format!("{} topk n={n} k={k} largest={largest}", T::DTYPE);
                 check_eq(
                     &i.to_vec()?,
@@ -397,7 +405,7 @@ fn topk_kth<T: V>(d: Device, r: &mut Rng) -> TestResult {
     // Along a middle axis, many rows.
     let x = data::<T>(r, 6 * 50 * 4);
     let a = Array::from_slice_on(d, &x, &[6, 50, 4])?;
-    let (v, i) = a.topk(3, 1, true)?;
+    let (v, i) = a.topk(3, 1)?;
     assert_eq!(v.shape(), [6, 3, 4]);
     let (v, i) = (v.to_vec()?, i.to_vec()?);
     for o in 0..6 {
@@ -500,14 +508,17 @@ where
         let w = format!("{} n={n}", T::DTYPE);
         let want = |v: f64| <T::Mean as V>::round_f(v);
         same_f(
-            a.median(None)?.item()?.f(),
+            a.median()?.item()?.f(),
             want(ref_median(&s)),
             tol,
             &format!("{w} median"),
         )?;
         for q in [0.0, 0.1, 0.25, 0.5, 0.8, 1.0] {
             for m in methods {
-                let got = a.quantile(q, None, m)?.item()?.f();
+                let got = a
+                    .quantile_with(q, QuantileOpts::new().method(m))?
+                    .item()?
+                    .f();
                 same_f(
                     got,
                     want(ref_quantile(&s, q, m)),
@@ -523,10 +534,10 @@ where
     x.truncate(4 * 9 * 3 - 12);
     let x: Vec<T> = x.iter().cycle().take(4 * 9 * 3).copied().collect();
     let a = Array::from_slice_on(d, &x, &[4, 9, 3])?;
-    let m = a.median(Some(1))?;
+    let m = a.median_with(AxisOpts::new().axis(1))?;
     assert_eq!(m.shape(), [4, 3]);
     let m = m.to_vec()?;
-    let (v, c) = a.mode(Some(-2))?;
+    let (v, c) = a.mode_with(AxisOpts::new().axis(-2))?;
     let (v, c) = (v.to_vec()?, c.to_vec()?);
     for o in 0..4 {
         for j in 0..3 {
@@ -561,7 +572,7 @@ where
         let mut y = x.clone();
         y[5] = T::gen_nan();
         let a = Array::from_slice_on(d, &y, &[y.len()])?;
-        assert!(a.median(None)?.item()?.is_nan(), "median with a NaN");
+        assert!(a.median()?.item()?.is_nan(), "median with a NaN");
     }
     Ok(())
 }
@@ -706,7 +717,7 @@ fn large(d: Device) -> TestResult {
         .collect();
     let a = Array::from_slice_on(d, &x, &[n])?;
     let p = ref_perm(&x, false);
-    let (v, i) = a.sort_with_indices(0, false)?;
+    let (v, i) = a.sort_with_indices(0)?;
     check_eq(
         &i.to_vec()?,
         &p.iter().map(|&j| j as i64).collect::<Vec<_>>(),
@@ -720,8 +731,12 @@ fn large(d: Device) -> TestResult {
     // Descending values are the ascending ones reversed (the indices differ: stable).
     let mut w: Vec<f32> = p.iter().map(|&j| x[j]).collect();
     w.reverse();
-    check_eq(&a.sort(0, true)?.to_vec()?, &w, "large f32 desc")?;
-    let (tv, ti) = a.topk(64, 0, true)?;
+    check_eq(
+        &a.sort_with(0, SortOpts::new().descending(true))?.to_vec()?,
+        &w,
+        "large f32 desc",
+    )?;
+    let (tv, ti) = a.topk(64, 0)?;
     let pd = ref_perm(&x, true);
     check_eq(
         &ti.to_vec()?,
@@ -734,14 +749,14 @@ fn large(d: Device) -> TestResult {
         "large topk values",
     )?;
     let s: Vec<f64> = p.iter().map(|&j| x[j] as f64).collect();
-    assert_eq!(a.median(None)?.item()? as f64, ref_median(&s) as f32 as f64);
+    assert_eq!(a.median()?.item()? as f64, ref_median(&s) as f32 as f64);
     let y: Vec<i64> = (0..(1usize << 21) + 1)
         .map(|_| r.next_u64() as i64 >> (r.next_u64() % 64))
         .collect();
     let b = Array::from_slice_on(d, &y, &[y.len()])?;
     let p = ref_perm(&y, false);
     check_eq(
-        &b.argsort(0, false)?.to_vec()?,
+        &b.argsort(0)?.to_vec()?,
         &p.iter().map(|&j| j as i64).collect::<Vec<_>>(),
         "large i64 argsort",
     )?;
@@ -814,9 +829,9 @@ fn sort_passes(d: Device) -> TestResult {
 
 fn bad_input(d: Device) -> TestResult {
     let a = Array::from_slice_on(d, &[3.0f32, 1.0, 2.0], &[3])?;
-    let e = a.sort(1, false).unwrap_err().to_string();
+    let e = a.sort(1).unwrap_err().to_string();
     assert!(e.contains('1'), "{e}");
-    let e = a.topk(4, 0, true).unwrap_err().to_string();
+    let e = a.topk(4, 0).unwrap_err().to_string();
     assert!(e.contains('4') && e.contains('3'), "{e}");
     crate::common::assert_err(
         a.kthvalue(0, 0),
@@ -829,62 +844,59 @@ fn bad_input(d: Device) -> TestResult {
         "k = 4 is outside 1..=3",
     );
     crate::common::assert_err(a.partition(3, 0), "InvalidArgument", "kth = 3 is outside");
-    let e = a
-        .quantile(1.5, None, QuantileMethod::Linear)
-        .unwrap_err()
-        .to_string();
+    let e = a.quantile(1.5).unwrap_err().to_string();
     assert!(e.contains("1.5"), "{e}");
     crate::common::assert_err(
-        a.quantile(-0.1, None, QuantileMethod::Linear),
+        a.quantile(-0.1),
         "InvalidArgument",
         "quantile -0.1 is outside",
     );
     crate::common::assert_err(
-        a.quantile(f64::NAN, None, QuantileMethod::Linear),
+        a.quantile(f64::NAN),
         "InvalidArgument",
         "quantile NaN is outside",
     );
     crate::common::assert_err(
-        a.percentile(101.0, None, QuantileMethod::Linear),
+        a.percentile(101.0),
         "InvalidArgument",
         "percentile 101 is outside",
     );
     let z = Array::<f32>::from_slice_on(d, &[], &[0])?;
     // NumPy's median of nothing is NaN (with a warning), not an error.
-    let m = z.median(None)?.to_vec()?;
+    let m = z.median()?.to_vec()?;
     assert!(
         m.len() == 1 && m[0].is_nan(),
         "median of an empty axis: {m:?}, want [NaN]"
     );
     crate::common::assert_err(
-        z.mode(None),
+        z.mode(),
         "InvalidArgument",
         "mode of an empty axis (shape [0])",
     );
-    assert_eq!(z.sort(0, false)?.to_vec()?.len(), 0);
-    assert_eq!(z.argsort(0, false)?.shape(), [0]);
+    assert_eq!(z.sort(0)?.to_vec()?.len(), 0);
+    assert_eq!(z.argsort(0)?.shape(), [0]);
     assert_eq!(z.unique()?.values.shape(), [0]);
-    assert_eq!(z.topk(0, 0, true)?.0.shape(), [0]);
+    assert_eq!(z.topk(0, 0)?.0.shape(), [0]);
     let e2 = Array::<f32>::from_slice_on(d, &[], &[0, 4])?;
-    assert_eq!(e2.sort(1, false)?.shape(), [0, 4]);
-    let m0 = e2.median(Some(0))?.to_vec()?;
+    assert_eq!(e2.sort(1)?.shape(), [0, 4]);
+    let m0 = e2.median_with(AxisOpts::new().axis(0))?.to_vec()?;
     assert!(
         m0.len() == 4 && m0.iter().all(|x| x.is_nan()),
         "median along an empty axis: {m0:?}"
     );
-    assert_eq!(e2.median(Some(1))?.shape(), [0]);
+    assert_eq!(e2.median_with(AxisOpts::new().axis(1))?.shape(), [0]);
     let c = Array::from_slice_on(d, &[c64::new(1.0, 0.0)], &[1])?;
-    let e = c.sort(0, false).unwrap_err().to_string();
+    let e = c.sort(0).unwrap_err().to_string();
     assert!(e.contains("c64") || e.contains("complex"), "{e}");
     crate::common::assert_err(c.unique(), "InvalidArgument", "unique of c64");
-    crate::common::assert_err(c.topk(1, 0, true), "InvalidArgument", "topk of c64");
+    crate::common::assert_err(c.topk(1, 0), "InvalidArgument", "topk of c64");
     let s = Array::from_slice_on(d, &[5i32], &[])?;
     crate::common::assert_err(
-        s.sort(0, false),
+        s.sort(0),
         "Axis",
         "axis 0 is out of range for a 0-dimensional array",
     );
-    assert_eq!(s.median(None)?.item()?, 5.0);
+    assert_eq!(s.median()?.item()?, 5.0);
     Ok(())
 }
 
@@ -892,7 +904,7 @@ fn bad_input(d: Device) -> TestResult {
 fn kernels_compile() -> TestResult {
     fn one<T: V>() -> TestResult {
         let a = Array::from_slice_on(Device::CPU, &[T::default(); 3], &[3])?;
-        a.sort(0, false)?;
+        a.sort(0)?;
         Ok(())
     }
     tuning::compiler::start_recording();

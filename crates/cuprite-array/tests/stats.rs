@@ -4,6 +4,7 @@
 //! GPU, the same numbers as the CPU backend. Bodies run on every backend present.
 
 use crate::common::{Body, close};
+use cuprite_array::ops::Cov;
 use cuprite_array::{Array, Device, Element, bf16, f16};
 use cuprite_testkit::{Rng, Test, TestResult};
 
@@ -225,7 +226,7 @@ fn cov_long_rows(d: Device) -> TestResult {
         }
         let a = Array::from_slice(&x, &[v, n])?;
         close(
-            &a.cov(true, 1)?.to_vec()?,
+            &a.cov()?.to_vec()?,
             &want,
             1e-10,
             1e-11,
@@ -233,7 +234,7 @@ fn cov_long_rows(d: Device) -> TestResult {
         )?;
         let got32: Vec<f64> = a
             .cast::<f32>()
-            .cov(true, 1)?
+            .cov()?
             .to_vec()?
             .iter()
             .map(|&f| f as f64)
@@ -257,7 +258,7 @@ fn cov_corr_average_ptp(d: Device) -> TestResult {
         for ddof in [0, 1] {
             let want = cov_ref(&x, v, n, ddof);
             close(
-                &a.cov(true, ddof)?.to_vec()?,
+                &a.cov_with(&Cov::new().ddof(ddof))?.to_vec()?,
                 &want,
                 1e-11,
                 1e-12,
@@ -265,7 +266,7 @@ fn cov_corr_average_ptp(d: Device) -> TestResult {
             )?;
             let got: Vec<f64> = a
                 .cast::<f32>()
-                .cov(true, ddof)?
+                .cov_with(&Cov::new().ddof(ddof))?
                 .to_vec()?
                 .iter()
                 .map(|&f| f as f64)
@@ -275,7 +276,10 @@ fn cov_corr_average_ptp(d: Device) -> TestResult {
         // Columns as variables: the transpose's rows.
         let want = cov_ref(&x, v, n, 1);
         close(
-            &a.t().contiguous()?.cov(false, 1)?.to_vec()?,
+            &a.t()
+                .contiguous()?
+                .cov_with(&Cov::new().rowvar(false))?
+                .to_vec()?,
             &want,
             1e-11,
             1e-12,
@@ -287,18 +291,18 @@ fn cov_corr_average_ptp(d: Device) -> TestResult {
                     .clamp(-1.0, 1.0)
             })
             .collect();
-        let got = a.corrcoef(true)?.to_vec()?;
+        let got = a.corrcoef()?.to_vec()?;
         close(&got, &corr, 1e-11, 1e-12, "corrcoef")?;
         assert!(
             (0..v).all(|i| (got[i * (v + 1)] - 1.0).abs() < 1e-12),
             "{got:?}"
         );
         // A 1-D array is one variable: a 0-d result.
-        let one = Array::from_slice(&x[..n], &[n])?.cov(true, 1)?;
+        let one = Array::from_slice(&x[..n], &[n])?.cov()?;
         assert_eq!(one.shape(), &[] as &[usize]);
         close(&[one.item()?], &[want[0]], 1e-11, 0.0, "1-D cov")?;
         crate::common::assert_err(
-            Array::<f64>::zeros(&[2, 2, 2]).cov(true, 1),
+            Array::<f64>::zeros(&[2, 2, 2]).cov(),
             "Shape",
             "not shape [2, 2, 2]",
         );
@@ -342,7 +346,7 @@ fn cov_corr_average_ptp(d: Device) -> TestResult {
             &format!("weights of shape [{n}]"),
         );
         // ptp.
-        let p = a.ptp_axes(&[1], false)?.to_vec()?;
+        let p = a.ptp_axes(&[1])?.to_vec()?;
         for i in 0..v {
             let r = &x[i * n..(i + 1) * n];
             let want = r.iter().cloned().fold(f64::MIN, f64::max)

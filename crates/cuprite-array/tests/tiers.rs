@@ -170,8 +170,8 @@ fn run_program(
         let (e, _) = program(steps, &x, &y, 2.0);
         Ok((
             e.to_vec()?,
-            e.sum_axes(&[1], false)?.to_vec()?,
-            e.min_axes(&[0], false)?.to_vec()?,
+            e.sum_axes(&[1])?.to_vec()?,
+            e.min_axes(&[0])?.to_vec()?,
         ))
     })
 }

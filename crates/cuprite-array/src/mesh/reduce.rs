@@ -15,6 +15,7 @@ use crate::array::{Array, cast_node};
 use crate::dtype::{Element, Numeric, Ordered, Scalar};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
+use crate::ops::ReduceOpts;
 use crate::ops::elementwise::binary_node;
 use crate::ops::reduce::reduce_node;
 use crate::ops::{BinaryOp, ReduceOp};
@@ -138,15 +139,20 @@ impl<T: Numeric> Sharded<T> {
     /// use cuprite_array::{Array, Device, mesh::{Mesh, Split}};
     /// let a = Array::from_slice_on(Device::CPU, &[1i32, 2, 3, 4, 5, 6], &[3, 2])?;
     /// let s = a.shard(&Mesh::cpu(2)?, 0)?;
-    /// let cols = s.sum_axes(&[0], false)?;
+    /// let cols = s.sum_axes(&[0])?;
     /// assert_eq!(cols.split(), Split::Replicated);
     /// assert_eq!(cols.gather(Device::CPU)?.to_vec()?, [9i64, 12]);
-    /// let rows = s.sum_axes(&[1], false)?;
+    /// let rows = s.sum_axes(&[1])?;
     /// assert_eq!(rows.split(), Split::Axis(0));
     /// assert_eq!(rows.gather(Device::CPU)?.to_vec()?, [3i64, 7, 11]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn sum_axes(&self, axes: &[isize], keepdims: bool) -> Result<Sharded<T::Accum>> {
+    pub fn sum_axes(&self, axes: &[isize]) -> Result<Sharded<T::Accum>> {
+        self.sum_axes_with(axes, ReduceOpts::new())
+    }
+    /// [`sum_axes`](Self::sum_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn sum_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Sharded<T::Accum>> {
+        let keepdims = opts.keepdims;
         self.sum_impl(Some(axes), keepdims)
     }
 
@@ -174,7 +180,12 @@ impl<T: Numeric> Sharded<T> {
     /// assert_eq!(m.shards()[2].item()?, 3.0);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn mean_axes(&self, axes: &[isize], keepdims: bool) -> Result<Sharded<T::Mean>> {
+    pub fn mean_axes(&self, axes: &[isize]) -> Result<Sharded<T::Mean>> {
+        self.mean_axes_with(axes, ReduceOpts::new())
+    }
+    /// [`mean_axes`](Self::mean_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn mean_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Sharded<T::Mean>> {
+        let keepdims = opts.keepdims;
         self.mean_impl(Some(axes), keepdims)
     }
 
@@ -219,7 +230,12 @@ impl<T: Ordered> Sharded<T> {
     }
 
     /// Largest along `axes` (see [`sum_axes`](Self::sum_axes) for the layouts).
-    pub fn max_axes(&self, axes: &[isize], keepdims: bool) -> Result<Sharded<T>> {
+    pub fn max_axes(&self, axes: &[isize]) -> Result<Sharded<T>> {
+        self.max_axes_with(axes, ReduceOpts::new())
+    }
+    /// [`max_axes`](Self::max_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn max_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Sharded<T>> {
+        let keepdims = opts.keepdims;
         self.reduce_with(
             Some(axes),
             keepdims,
@@ -244,7 +260,12 @@ impl<T: Ordered> Sharded<T> {
     }
 
     /// Smallest along `axes`.
-    pub fn min_axes(&self, axes: &[isize], keepdims: bool) -> Result<Sharded<T>> {
+    pub fn min_axes(&self, axes: &[isize]) -> Result<Sharded<T>> {
+        self.min_axes_with(axes, ReduceOpts::new())
+    }
+    /// [`min_axes`](Self::min_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn min_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Sharded<T>> {
+        let keepdims = opts.keepdims;
         self.reduce_with(
             Some(axes),
             keepdims,

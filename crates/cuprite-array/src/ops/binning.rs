@@ -7,7 +7,7 @@ use crate::array::Array;
 use crate::dtype::{Element, Ordered};
 use crate::error::{Error, Result};
 use crate::ops::scan::Side;
-use crate::ops::sort::QuantileMethod;
+use crate::ops::sort::QuantileOpts;
 
 /// The bin of each value of `x` in increasing `edges` (NumPy's rule: half-open bins, the last
 /// closed), and whether it lies inside the edges at all (NaN does not).
@@ -126,19 +126,18 @@ impl<T: Ordered> Array<T> {
     /// ```
     /// use cuprite_array::{Array, QuantileMethod};
     /// let a = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0, 5.0], &[5])?;
-    /// let q = a.quantiles(&[0.0, 0.5, 0.9], None, QuantileMethod::Linear)?;
+    /// let q = a.quantiles(&[0.0, 0.5, 0.9])?;
     /// assert_eq!(q.to_vec()?, vec![1.0, 3.0, 4.6]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn quantiles(
-        &self,
-        qs: &[f64],
-        axis: Option<isize>,
-        method: QuantileMethod,
-    ) -> Result<Array<T::Mean>> {
+    pub fn quantiles(&self, qs: &[f64]) -> Result<Array<T::Mean>> {
+        self.quantiles_with(qs, QuantileOpts::new())
+    }
+    /// [`quantiles`](Self::quantiles) with NumPy's `axis` and `method` ([`QuantileOpts`]).
+    pub fn quantiles_with(&self, qs: &[f64], opts: QuantileOpts) -> Result<Array<T::Mean>> {
         let parts: Vec<Array<T::Mean>> = qs
             .iter()
-            .map(|&q| self.quantile(q, axis, method))
+            .map(|&q| self.quantile_with(q, opts))
             .collect::<Result<_>>()?;
         Array::stack(&parts.iter().collect::<Vec<_>>(), 0)
     }
@@ -148,19 +147,19 @@ impl<T: Ordered> Array<T> {
     ///
     /// ```
     /// use cuprite_array::{Array, QuantileMethod};
+    /// use cuprite_array::ops::QuantileOpts;
     /// let a = Array::from_slice(&[0.0f64, 10.0], &[2])?;
-    /// assert_eq!(a.percentiles(&[25.0, 50.0], None, QuantileMethod::Lower)?.to_vec()?, vec![0.0, 0.0]);
+    /// assert_eq!(a.percentiles_with(&[25.0, 50.0], QuantileOpts::new().method(QuantileMethod::Lower))?.to_vec()?, vec![0.0, 0.0]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn percentiles(
-        &self,
-        ps: &[f64],
-        axis: Option<isize>,
-        method: QuantileMethod,
-    ) -> Result<Array<T::Mean>> {
+    pub fn percentiles(&self, ps: &[f64]) -> Result<Array<T::Mean>> {
+        self.percentiles_with(ps, QuantileOpts::new())
+    }
+    /// [`percentiles`](Self::percentiles) with NumPy's `axis` and `method` ([`QuantileOpts`]).
+    pub fn percentiles_with(&self, ps: &[f64], opts: QuantileOpts) -> Result<Array<T::Mean>> {
         let parts: Vec<Array<T::Mean>> = ps
             .iter()
-            .map(|&p| self.percentile(p, axis, method))
+            .map(|&p| self.percentile_with(p, opts))
             .collect::<Result<_>>()?;
         Array::stack(&parts.iter().collect::<Vec<_>>(), 0)
     }

@@ -63,7 +63,7 @@ impl<T: Bits> Array<T> {
         let one = Array::<u8>::full_like(&w, 1);
         let shifted = one.try_shl(&w)?;
         let v = bits.try_mul(&shifted)?;
-        Ok(v.sum_axes(&[ax as isize + 1], false)?.cast::<u8>())
+        Ok(v.sum_axes(&[ax as isize + 1])?.cast::<u8>())
     }
 }
 

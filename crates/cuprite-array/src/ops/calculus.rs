@@ -59,7 +59,7 @@ impl<T: Float> Array<T> {
         let s = |lo, hi| self.slice(&along(nd, a, lo, hi));
         let h = T::from_scalar(crate::dtype::Scalar::F64(dx / 2.0));
         let t = s(1, n)?.try_add(&s(0, n - 1)?)? * h;
-        Ok(t.sum_axes(&[a as isize], false)?.cast::<T>())
+        Ok(t.sum_axes(&[a as isize])?.cast::<T>())
     }
 
     /// [`trapezoid`](Self::trapezoid) at sample points `x` (1-D, the axis' length).
@@ -93,7 +93,7 @@ impl<T: Float> Array<T> {
             .reshape(&dshape)?;
         let half = T::from_scalar(crate::dtype::Scalar::F64(0.5));
         let t = s(1, n)?.try_add(&s(0, n - 1)?)?.try_mul(&dx)? * half;
-        Ok(t.sum_axes(&[a as isize], false)?.cast::<T>())
+        Ok(t.sum_axes(&[a as isize])?.cast::<T>())
     }
 }
 

@@ -6,6 +6,7 @@ use crate::array::Array;
 use crate::device::with_device;
 use crate::dtype::{Element, Integer};
 use crate::error::{Error, Result};
+use crate::ops::FillDiagonalOpts;
 use crate::ops::index::IndexMode;
 use crate::shape::{broadcast_shapes, checked_numel};
 
@@ -193,22 +194,28 @@ impl<T: Element> Array<T> {
         values.flatten()?.take_with(&i, None, IndexMode::Wrap)
     }
 
-    /// NumPy's `fill_diagonal(a, val, wrap)`: writes `val` (flattened, repeated as needed) along
+    /// NumPy's `fill_diagonal(a, val)`: writes `val` (flattened, repeated as needed) along
     /// the main diagonal. For 2-D arrays the flat stride is `ncols + 1`; a tall matrix with
-    /// `wrap` restarts the diagonal every `ncols + 1` rows, as NumPy's does. More than 2 axes
+    /// [`FillDiagonalOpts::wrap`] restarts the diagonal every `ncols + 1` rows, as NumPy's does. More than 2 axes
     /// must all have one extent; fewer than 2 is an `Err`.
     ///
     /// ```
     /// use cuprite_array::Array;
+    /// use cuprite_array::ops::FillDiagonalOpts;
     /// let mut a = Array::<i32>::zeros(&[5, 2]);
-    /// a.fill_diagonal(&Array::from_slice(&[1, 2], &[2])?, true)?;
+    /// a.fill_diagonal_with(&Array::from_slice(&[1, 2], &[2])?, FillDiagonalOpts::new().wrap(true))?;
     /// assert_eq!(a.to_vec()?, [1, 0, 0, 2, 0, 0, 1, 0, 0, 2]);
     /// let mut b = Array::<i32>::zeros(&[5, 2]);
-    /// b.fill_diagonal(&Array::scalar(7), false)?;
+    /// b.fill_diagonal(&Array::scalar(7))?;
     /// assert_eq!(b.to_vec()?, [7, 0, 0, 7, 0, 0, 0, 0, 0, 0]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn fill_diagonal(&mut self, val: &Array<T>, wrap: bool) -> Result<()> {
+    pub fn fill_diagonal(&mut self, val: &Array<T>) -> Result<()> {
+        self.fill_diagonal_with(val, FillDiagonalOpts::new())
+    }
+    /// [`fill_diagonal`](Self::fill_diagonal) with NumPy's `wrap` ([`FillDiagonalOpts`]).
+    pub fn fill_diagonal_with(&mut self, val: &Array<T>, opts: FillDiagonalOpts) -> Result<()> {
+        let wrap = opts.wrap;
         let s = self.shape().to_vec();
         let len = self.len();
         let (step, end) = match s.len() {

@@ -6,6 +6,7 @@ use crate::array::{Array, cast_owned};
 use crate::dtype::{DType, Element, Numeric, Scalar};
 use crate::error::{Error, Result};
 use crate::graph::Node;
+use crate::ops::ReduceOpts;
 use crate::ops::elementwise::{binary_node, unary_node};
 use crate::ops::{BinaryOp, UnaryOp};
 use std::sync::Arc;
@@ -172,13 +173,18 @@ impl<T: Numeric> Array<T> {
         };
         let (xc, fact) = match &w {
             None => {
-                let mean: Array<T::Mean> = x.mean_axes(&[1], true)?.cast();
+                let mean: Array<T::Mean> = x
+                    .mean_axes_with(&[1], ReduceOpts::new().keepdims(true))?
+                    .cast();
                 (x.try_sub(&mean)?, n as f64 - ddof)
             }
             Some(w) => {
                 let wsum = w.sum()?.item()?;
                 let wd: Array<T::Mean> = w.cast();
-                let num: Array<T::Mean> = x.try_mul(&wd)?.sum_axes(&[1], true)?.cast();
+                let num: Array<T::Mean> = x
+                    .try_mul(&wd)?
+                    .sum_axes_with(&[1], ReduceOpts::new().keepdims(true))?
+                    .cast();
                 let mean = Array::from_node(binary_node(
                     &num.node,
                     &konst(&num, wsum, d),

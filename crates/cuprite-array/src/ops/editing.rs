@@ -7,6 +7,7 @@ use crate::array::Array;
 use crate::device::with_device;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
+use crate::ops::AxisOpts;
 use crate::ops::index::IndexMode;
 use crate::shape::{SliceArg, axis, checked_numel};
 
@@ -30,14 +31,20 @@ impl<T: Element> Array<T> {
     ///
     /// ```
     /// use cuprite_array::Array;
+    /// use cuprite_array::ops::AxisOpts;
     /// let a = Array::from_slice(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], &[3, 4])?;
-    /// assert_eq!(a.delete(&[1], Some(0))?.to_vec()?, [1, 2, 3, 4, 9, 10, 11, 12]);
-    /// assert_eq!(a.delete(&[0, -1], Some(1))?.shape(), &[3, 2]);
-    /// assert_eq!(a.delete(&[1, 3, 5], None)?.to_vec()?, [1, 3, 5, 7, 8, 9, 10, 11, 12]);
-    /// assert!(a.delete(&[4], Some(1)).is_err());
+    /// assert_eq!(a.delete_with(&[1], AxisOpts::new().axis(0))?.to_vec()?, [1, 2, 3, 4, 9, 10, 11, 12]);
+    /// assert_eq!(a.delete_with(&[0, -1], AxisOpts::new().axis(1))?.shape(), &[3, 2]);
+    /// assert_eq!(a.delete(&[1, 3, 5])?.to_vec()?, [1, 3, 5, 7, 8, 9, 10, 11, 12]);
+    /// assert!(a.delete_with(&[4], AxisOpts::new().axis(1)).is_err());
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn delete(&self, obj: &[i64], ax: Option<isize>) -> Result<Array<T>> {
+    pub fn delete(&self, obj: &[i64]) -> Result<Array<T>> {
+        self.delete_with(obj, AxisOpts::new())
+    }
+    /// [`delete`](Self::delete) with NumPy's `axis` ([`AxisOpts`]).
+    pub fn delete_with(&self, obj: &[i64], opts: AxisOpts) -> Result<Array<T>> {
+        let ax = opts.axis;
         let (src, a) = match ax {
             None => (self.flatten()?, 0),
             Some(x) => (self.clone(), axis(x, self.ndim())?),
@@ -141,15 +148,20 @@ impl<T: Element> Array<T> {
     ///
     /// ```
     /// use cuprite_array::Array;
+    /// use cuprite_array::ops::AxisOpts;
     /// let a = Array::from_slice(&[1, 2, 3, 4], &[2, 2])?;
     /// let b = Array::from_slice(&[5, 6], &[1, 2])?;
-    /// assert_eq!(a.append(&b, None)?.to_vec()?, [1, 2, 3, 4, 5, 6]);
-    /// assert_eq!(a.append(&b, Some(0))?.shape(), &[3, 2]);
-    /// assert!(a.append(&b, Some(1)).is_err());
+    /// assert_eq!(a.append(&b)?.to_vec()?, [1, 2, 3, 4, 5, 6]);
+    /// assert_eq!(a.append_with(&b, AxisOpts::new().axis(0))?.shape(), &[3, 2]);
+    /// assert!(a.append_with(&b, AxisOpts::new().axis(1)).is_err());
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn append(&self, values: &Array<T>, ax: Option<isize>) -> Result<Array<T>> {
-        match ax {
+    pub fn append(&self, values: &Array<T>) -> Result<Array<T>> {
+        self.append_with(values, AxisOpts::new())
+    }
+    /// [`append`](Self::append) with NumPy's `axis` ([`AxisOpts`]).
+    pub fn append_with(&self, values: &Array<T>, opts: AxisOpts) -> Result<Array<T>> {
+        match opts.axis {
             None => Array::concat(&[&self.flatten()?, &values.flatten()?], 0),
             Some(a) => Array::concat(&[self, values], a),
         }
@@ -330,6 +342,6 @@ impl<T: Element> Array<T> {
                 "argpartition: kth {k} is out of bounds for an axis of size {n}"
             )));
         }
-        src.argsort(a, false)
+        src.argsort(a)
     }
 }

@@ -110,7 +110,7 @@ impl<T: Element> Array<T> {
     /// ```
     /// use cuprite_array::Array;
     /// let a = Array::from_slice(&(0..24).collect::<Vec<i64>>(), &[2, 3, 4])?;
-    /// let s = a.apply_over_axes(|x, ax| x.sum_axes(&[ax], false), &[0, 2])?;
+    /// let s = a.apply_over_axes(|x, ax| x.sum_axes(&[ax]), &[0, 2])?;
     /// assert_eq!((s.shape(), s.to_vec()?), (&[1, 3, 1][..], vec![60, 92, 124]));
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```

@@ -138,13 +138,13 @@ impl<T: crate::dtype::Float> Array<T> {
         };
         let t = Array::select(&keep, &t, 0i64)?;
         let hot = t.class_indices("cross_entropy", c)?.one_hot::<bool>(c)?;
-        let lse = self.logsumexp(-1, false)?;
+        let lse = self.logsumexp(-1)?;
         // Realised here: a library call below a reduction's element-wise producer (lse - picked
         // under the mean) is not realised first by the scheduler yet.
         lse.eval()?;
         let zero = crate::with_device(self.device(), || Array::<T>::zeros(&[n, c]));
         let picked = Array::select(&hot, self, &zero)?
-            .sum_axes(&[-1], false)?
+            .sum_axes(&[-1])?
             .cast::<T>();
         let zero_n = crate::with_device(self.device(), || Array::<T>::zeros(&[n]));
         let loss = Array::select(&keep, &lse.try_sub(&picked)?, &zero_n)?;

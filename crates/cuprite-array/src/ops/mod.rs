@@ -49,6 +49,7 @@ mod mathx;
 pub(crate) mod movement;
 mod nan;
 pub(crate) mod numeric;
+mod options;
 mod padding;
 pub mod poly;
 mod poly1d;
@@ -83,12 +84,17 @@ pub use gradient::Spacing;
 pub use index::{Idx, IndexArray, IndexMode, ScatterOpts};
 pub use loss::Reduction;
 pub use mathx::RealIfClose;
+pub use options::{
+    AxesOpts, AxisOpts, CloseOpts, DigitizeOpts, FillDiagonalOpts, PolyvalOpts, ReduceOpts,
+    SeriesOpts, SortOpts, TopkOpts, VarOpts,
+};
 pub use padding::PadMode;
 pub use poly1d::{Poly1d, PolyCov, Polyfit, PolyfitOptions, poly, polyfit_with, polymul, roots};
 pub use polynomial::{polyadd, polyfit, polysub, polyval, vander};
 pub use search::{lexsort, ravel_multi_index, unravel_index};
 pub use setx::setxor1d;
 pub use signal::{ConvMode, InterpValue, interp};
+pub use sort::QuantileOpts;
 pub use stacking::{Indexing, meshgrid};
 pub use strided::Requirement;
 pub use triangle::{tril_indices, triu_indices};

@@ -10,6 +10,7 @@
 use crate::array::Array;
 use crate::dtype::{DType, Element, Float, Scalar};
 use crate::error::{Error, Result};
+use crate::ops::{AxisOpts, ReduceOpts, VarOpts};
 
 fn c<T: Element>(x: f64) -> T {
     T::from_scalar(Scalar::F64(x))
@@ -37,7 +38,10 @@ impl<T: Float> Array<T> {
 
     /// How many elements along `axes` are not NaN, as `T`.
     fn not_nan_count(&self, axes: &[isize], keep: bool) -> Result<Array<T>> {
-        Ok(self.equal(self).count_axes(axes, keep)?.cast::<T>())
+        Ok(self
+            .equal(self)
+            .count_axes_with(axes, ReduceOpts::new().keepdims(keep))?
+            .cast::<T>())
     }
 
     /// NaN where every element of a reduced slice was NaN, `r` elsewhere; the second pass
@@ -52,7 +56,9 @@ impl<T: Float> Array<T> {
         if !r.equal(c::<T>(empty)).any()?.item()? {
             return Ok(r);
         }
-        let all = self.isnan().all_axes(axes, keep)?;
+        let all = self
+            .isnan()
+            .all_axes_with(axes, ReduceOpts::new().keepdims(keep))?;
         Array::select(&all, c::<T>(f64::NAN), &r)
     }
 
@@ -65,11 +71,19 @@ impl<T: Float> Array<T> {
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn nanprod(&self) -> Result<Array<T>> {
-        self.nanprod_axes(&all_axes(self.ndim()), false)
+        self.nanprod_axes(&all_axes(self.ndim()))
     }
     /// [`nanprod`](Self::nanprod) along `axes`.
-    pub fn nanprod_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T>> {
-        Ok(self.nan_as(1.0)?.prod_axes(axes, keepdims)?.cast::<T>())
+    pub fn nanprod_axes(&self, axes: &[isize]) -> Result<Array<T>> {
+        self.nanprod_axes_with(axes, ReduceOpts::new())
+    }
+    /// [`nanprod_axes`](Self::nanprod_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn nanprod_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<T>> {
+        let keepdims = opts.keepdims;
+        Ok(self
+            .nan_as(1.0)?
+            .prod_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?
+            .cast::<T>())
     }
 
     /// Largest element ignoring NaNs; NaN when all are NaN (NumPy's `nanmax`).
@@ -78,15 +92,22 @@ impl<T: Float> Array<T> {
     /// use cuprite_array::Array;
     /// let a = Array::from_slice(&[1.0f32, f32::NAN, 3.0, f32::NAN], &[2, 2])?;
     /// assert_eq!(a.nanmax()?.item()?, 3.0);
-    /// assert!(a.nanmax_axes(&[0], false)?.to_vec()?[1].is_nan());
+    /// assert!(a.nanmax_axes(&[0])?.to_vec()?[1].is_nan());
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn nanmax(&self) -> Result<Array<T>> {
-        self.nanmax_axes(&all_axes(self.ndim()), false)
+        self.nanmax_axes(&all_axes(self.ndim()))
     }
     /// [`nanmax`](Self::nanmax) along `axes`.
-    pub fn nanmax_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T>> {
-        let r = self.nan_as(f64::NEG_INFINITY)?.max_axes(axes, keepdims)?;
+    pub fn nanmax_axes(&self, axes: &[isize]) -> Result<Array<T>> {
+        self.nanmax_axes_with(axes, ReduceOpts::new())
+    }
+    /// [`nanmax_axes`](Self::nanmax_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn nanmax_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<T>> {
+        let keepdims = opts.keepdims;
+        let r = self
+            .nan_as(f64::NEG_INFINITY)?
+            .max_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?;
         self.nan_if_all_nan(r, f64::NEG_INFINITY, axes, keepdims)
     }
 
@@ -99,11 +120,18 @@ impl<T: Float> Array<T> {
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn nanmin(&self) -> Result<Array<T>> {
-        self.nanmin_axes(&all_axes(self.ndim()), false)
+        self.nanmin_axes(&all_axes(self.ndim()))
     }
     /// [`nanmin`](Self::nanmin) along `axes`.
-    pub fn nanmin_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T>> {
-        let r = self.nan_as(f64::INFINITY)?.min_axes(axes, keepdims)?;
+    pub fn nanmin_axes(&self, axes: &[isize]) -> Result<Array<T>> {
+        self.nanmin_axes_with(axes, ReduceOpts::new())
+    }
+    /// [`nanmin_axes`](Self::nanmin_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn nanmin_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<T>> {
+        let keepdims = opts.keepdims;
+        let r = self
+            .nan_as(f64::INFINITY)?
+            .min_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?;
         self.nan_if_all_nan(r, f64::INFINITY, axes, keepdims)
     }
 
@@ -116,34 +144,52 @@ impl<T: Float> Array<T> {
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn nanmean(&self) -> Result<Array<T>> {
-        self.nanmean_axes(&all_axes(self.ndim()), false)
+        self.nanmean_axes(&all_axes(self.ndim()))
     }
     /// [`nanmean`](Self::nanmean) along `axes`.
-    pub fn nanmean_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T>> {
-        let s = self.nansum_axes(axes, keepdims)?;
+    pub fn nanmean_axes(&self, axes: &[isize]) -> Result<Array<T>> {
+        self.nanmean_axes_with(axes, ReduceOpts::new())
+    }
+    /// [`nanmean_axes`](Self::nanmean_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn nanmean_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<T>> {
+        let keepdims = opts.keepdims;
+        let s = self.nansum_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?;
         let n = self.not_nan_count(axes, keepdims)?;
         // 0 / 0 is NaN for an all-NaN slice.
         s.try_div(&n)
     }
 
-    /// Variance of the elements that are not NaN, with `ddof` delta degrees of freedom; NaN
-    /// when fewer than `ddof + 1` are (NumPy's `nanvar`).
+    /// Variance of the elements that are not NaN (the population variance; `ddof` delta
+    /// degrees of freedom with [`nanvar_with`](Self::nanvar_with)); NaN when fewer than
+    /// `ddof + 1` are (NumPy's `nanvar`).
     ///
     /// ```
     /// use cuprite_array::Array;
+    /// use cuprite_array::ops::VarOpts;
     /// let a = Array::from_slice(&[1.0f64, f64::NAN, 3.0], &[3])?;
-    /// assert_eq!(a.nanvar(0)?.item()?, 1.0);
-    /// assert_eq!(a.nanvar(1)?.item()?, 2.0);
+    /// assert_eq!(a.nanvar()?.item()?, 1.0);
+    /// assert_eq!(a.nanvar_with(VarOpts::new().ddof(1))?.item()?, 2.0);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn nanvar(&self, ddof: usize) -> Result<Array<T>> {
-        self.nanvar_axes(&all_axes(self.ndim()), ddof, false)
+    pub fn nanvar(&self) -> Result<Array<T>> {
+        self.nanvar_with(VarOpts::new())
+    }
+    /// [`nanvar`](Self::nanvar) with NumPy's `ddof` and `keepdims` ([`VarOpts`]).
+    pub fn nanvar_with(&self, opts: VarOpts) -> Result<Array<T>> {
+        self.nanvar_axes_with(&all_axes(self.ndim()), opts)
     }
     /// [`nanvar`](Self::nanvar) along `axes`.
-    pub fn nanvar_axes(&self, axes: &[isize], ddof: usize, keepdims: bool) -> Result<Array<T>> {
-        let mean = self.nanmean_axes(axes, true)?;
+    pub fn nanvar_axes(&self, axes: &[isize]) -> Result<Array<T>> {
+        self.nanvar_axes_with(axes, VarOpts::new())
+    }
+    /// [`nanvar_axes`](Self::nanvar_axes) with NumPy's `ddof` and `keepdims` ([`VarOpts`]).
+    pub fn nanvar_axes_with(&self, axes: &[isize], opts: VarOpts) -> Result<Array<T>> {
+        let (ddof, keepdims) = (opts.ddof, opts.keepdims);
+        let mean = self.nanmean_axes_with(axes, ReduceOpts::new().keepdims(true))?;
         let d = self.try_sub(&mean)?;
-        let ss = d.try_mul(&d)?.nansum_axes(axes, keepdims)?;
+        let ss = d
+            .try_mul(&d)?
+            .nansum_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?;
         let n = self.not_nan_count(axes, keepdims)? - c::<T>(ddof as f64);
         let dof = Array::select(&n.greater(c::<T>(0.0)), &n, c::<T>(f64::NAN))?;
         ss.try_div(&dof)
@@ -154,15 +200,24 @@ impl<T: Float> Array<T> {
     /// ```
     /// use cuprite_array::Array;
     /// let a = Array::from_slice(&[1.0f64, 3.0, f64::NAN], &[3])?;
-    /// assert_eq!(a.nanstd(0)?.item()?, 1.0);
+    /// assert_eq!(a.nanstd()?.item()?, 1.0);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn nanstd(&self, ddof: usize) -> Result<Array<T>> {
-        self.nanstd_axes(&all_axes(self.ndim()), ddof, false)
+    pub fn nanstd(&self) -> Result<Array<T>> {
+        self.nanstd_with(VarOpts::new())
+    }
+    /// [`nanstd`](Self::nanstd) with NumPy's `ddof` and `keepdims` ([`VarOpts`]).
+    pub fn nanstd_with(&self, opts: VarOpts) -> Result<Array<T>> {
+        self.nanstd_axes_with(&all_axes(self.ndim()), opts)
     }
     /// [`nanstd`](Self::nanstd) along `axes`.
-    pub fn nanstd_axes(&self, axes: &[isize], ddof: usize, keepdims: bool) -> Result<Array<T>> {
-        let v = self.nanvar_axes(axes, ddof, keepdims)?;
+    pub fn nanstd_axes(&self, axes: &[isize]) -> Result<Array<T>> {
+        self.nanstd_axes_with(axes, VarOpts::new())
+    }
+    /// [`nanstd_axes`](Self::nanstd_axes) with NumPy's `ddof` and `keepdims` ([`VarOpts`]).
+    pub fn nanstd_axes_with(&self, axes: &[isize], opts: VarOpts) -> Result<Array<T>> {
+        let (ddof, keepdims) = (opts.ddof, opts.keepdims);
+        let v = self.nanvar_axes_with(axes, VarOpts::new().ddof(ddof).keepdims(keepdims))?;
         // √ through f64 keeps this to the `Float` bound (f16/bf16 have no Transcendental sqrt
         // of their own either: they compute in f32).
         Ok(v.cast::<f64>().sqrt().cast::<T>())
@@ -184,10 +239,15 @@ impl<T: Float> Array<T> {
         Ok(r)
     }
     /// [`nanargmax`](Self::nanargmax) along `axis`.
-    pub fn nanargmax_axis(&self, axis: isize, keepdims: bool) -> Result<Array<i64>> {
+    pub fn nanargmax_axis(&self, axis: isize) -> Result<Array<i64>> {
+        self.nanargmax_axis_with(axis, ReduceOpts::new())
+    }
+    /// [`nanargmax_axis`](Self::nanargmax_axis) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn nanargmax_axis_with(&self, axis: isize, opts: ReduceOpts) -> Result<Array<i64>> {
+        let keepdims = opts.keepdims;
         let r = self
             .nan_as(f64::NEG_INFINITY)?
-            .argmax_axis(axis, keepdims)?;
+            .argmax_axis_with(axis, ReduceOpts::new().keepdims(keepdims))?;
         self.check_arg(&r, Some(axis), "nanargmax")?;
         Ok(r)
     }
@@ -207,8 +267,15 @@ impl<T: Float> Array<T> {
         Ok(r)
     }
     /// [`nanargmin`](Self::nanargmin) along `axis`.
-    pub fn nanargmin_axis(&self, axis: isize, keepdims: bool) -> Result<Array<i64>> {
-        let r = self.nan_as(f64::INFINITY)?.argmin_axis(axis, keepdims)?;
+    pub fn nanargmin_axis(&self, axis: isize) -> Result<Array<i64>> {
+        self.nanargmin_axis_with(axis, ReduceOpts::new())
+    }
+    /// [`nanargmin_axis`](Self::nanargmin_axis) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn nanargmin_axis_with(&self, axis: isize, opts: ReduceOpts) -> Result<Array<i64>> {
+        let keepdims = opts.keepdims;
+        let r = self
+            .nan_as(f64::INFINITY)?
+            .argmin_axis_with(axis, ReduceOpts::new().keepdims(keepdims))?;
         self.check_arg(&r, Some(axis), "nanargmin")?;
         Ok(r)
     }
@@ -261,16 +328,22 @@ impl<T: Float> Array<T> {
         Ok(self.nan_as(1.0)?.cumprod(axis)?.cast::<T>())
     }
 
-    /// The median of the elements that are not NaN along `axis` (`None`: of all elements);
+    /// The median of the elements that are not NaN (along one axis with
+    /// [`nanmedian_with`](Self::nanmedian_with));
     /// NaN for a slice of only NaNs (NumPy's `nanmedian`).
     ///
     /// ```
     /// use cuprite_array::Array;
     /// let a = Array::from_slice(&[4.0f64, f64::NAN, 1.0, 2.0], &[4])?;
-    /// assert_eq!(a.nanmedian(None)?.item()?, 2.0);
+    /// assert_eq!(a.nanmedian()?.item()?, 2.0);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn nanmedian(&self, axis: Option<isize>) -> Result<Array<T>> {
+    pub fn nanmedian(&self) -> Result<Array<T>> {
+        self.nanmedian_with(AxisOpts::new())
+    }
+    /// [`nanmedian`](Self::nanmedian) with NumPy's `axis` ([`AxisOpts`]).
+    pub fn nanmedian_with(&self, opts: AxisOpts) -> Result<Array<T>> {
+        let axis = opts.axis;
         let (x, ax) = match axis {
             None => (self.flatten()?, 0usize),
             Some(a) => (self.clone(), crate::shape::axis(a, self.ndim())?),
@@ -282,8 +355,10 @@ impl<T: Float> Array<T> {
             )));
         }
         // Ascending sort puts NaNs last: the first `k` of each line are the numbers.
-        let sorted = x.sort(ax as isize, false)?;
-        let k = x.equal(&x).count_axes(&[ax as isize], true)?;
+        let sorted = x.sort(ax as isize)?;
+        let k = x
+            .equal(&x)
+            .count_axes_with(&[ax as isize], ReduceOpts::new().keepdims(true))?;
         let lo = ((&k - 1i64) / 2i64).clamp(0i64, i64::MAX);
         let hi = (&k / 2i64).clamp(0i64, x.shape()[ax] as i64 - 1);
         let a = sorted.take_along_axis(&lo, ax as isize)?;

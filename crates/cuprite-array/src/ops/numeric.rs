@@ -6,6 +6,7 @@
 use crate::array::Array;
 use crate::dtype::{Element, Float, Numeric, Ordered, Scalar, Transcendental};
 use crate::error::Result;
+use crate::ops::CloseOpts;
 use crate::ops::UnaryOp;
 use crate::ops::elementwise::unary_node;
 
@@ -15,23 +16,27 @@ pub(crate) fn c<T: Element>(x: f64) -> T {
 
 impl<T: Float> Array<T> {
     /// Whether `|self - other| <= atol + rtol * |other|` element-wise, infinities equal only to
-    /// themselves, NaNs equal to each other when `equal_nan` (fused; NumPy's `isclose`, whose
+    /// themselves, NaNs equal to each other with [`CloseOpts::equal_nan`] (fused; NumPy's `isclose`, whose
     /// defaults are `rtol = 1e-5`, `atol = 1e-8`).
     ///
     /// ```
     /// use cuprite_array::Array;
+    /// use cuprite_array::ops::CloseOpts;
     /// let a = Array::from_slice(&[1.0f64, 1.0, f64::INFINITY, f64::NAN], &[4])?;
     /// let b = Array::from_slice(&[1.0 + 1e-9, 1.1, f64::INFINITY, f64::NAN], &[4])?;
-    /// assert_eq!(a.isclose(&b, 1e-5, 1e-8, true)?.to_vec()?, vec![true, false, true, true]);
+    /// assert_eq!(a.isclose_with(&b, CloseOpts::new().equal_nan(true))?.to_vec()?, vec![true, false, true, true]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn isclose(
-        &self,
-        other: &Array<T>,
-        rtol: f64,
-        atol: f64,
-        equal_nan: bool,
-    ) -> Result<Array<bool>> {
+    pub fn isclose(&self, other: &Array<T>) -> Result<Array<bool>> {
+        self.isclose_with(other, CloseOpts::new())
+    }
+    /// [`isclose`](Self::isclose) with the tolerances and NaN rule of [`CloseOpts`].
+    pub fn isclose_with(&self, other: &Array<T>, opts: CloseOpts) -> Result<Array<bool>> {
+        let CloseOpts {
+            rtol,
+            atol,
+            equal_nan,
+        } = opts;
         let (a, b) = (self.cast::<f64>(), other.cast::<f64>());
         let diff = a.try_sub(&b)?.abs();
         let tol = b.abs() * rtol + atol;
@@ -49,18 +54,16 @@ impl<T: Float> Array<T> {
     /// ```
     /// use cuprite_array::Array;
     /// let a = Array::from_slice(&[1.0f32, 2.0], &[2])?;
-    /// assert!(a.allclose(&(&a + 1e-7f32), 1e-5, 1e-8, false)?);
-    /// assert!(!a.allclose(&(&a + 1.0f32), 1e-5, 1e-8, false)?);
+    /// assert!(a.allclose(&(&a + 1e-7f32))?);
+    /// assert!(!a.allclose(&(&a + 1.0f32))?);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn allclose(
-        &self,
-        other: &Array<T>,
-        rtol: f64,
-        atol: f64,
-        equal_nan: bool,
-    ) -> Result<bool> {
-        self.isclose(other, rtol, atol, equal_nan)?.all()?.item()
+    pub fn allclose(&self, other: &Array<T>) -> Result<bool> {
+        self.allclose_with(other, CloseOpts::new())
+    }
+    /// [`allclose`](Self::allclose) with the tolerances and NaN rule of [`CloseOpts`].
+    pub fn allclose_with(&self, other: &Array<T>, opts: CloseOpts) -> Result<bool> {
+        self.isclose_with(other, opts)?.all()?.item()
     }
 
     /// Whether each element is +∞ (NumPy's `isposinf`).

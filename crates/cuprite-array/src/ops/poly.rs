@@ -10,7 +10,7 @@
 //! use cuprite_array::{Array, ops::poly};
 //! let c = Array::from_slice(&[1.0f64, 2.0, 3.0], &[3])?; // 1 + 2x + 3x²
 //! let x = Array::from_slice(&[0.0f64, 1.0, 2.0], &[3])?;
-//! assert_eq!(poly::polyval(&x, &c, true)?.to_vec()?, [1.0, 6.0, 17.0]);
+//! assert_eq!(poly::polyval(&x, &c)?.to_vec()?, [1.0, 6.0, 17.0]);
 //! # Ok::<(), cuprite_array::Error>(())
 //! ```
 
@@ -19,6 +19,7 @@ use crate::dtype::Numeric;
 use crate::error::{Error, Result};
 use crate::ops::linalg::Scalar;
 use crate::ops::stacking::along;
+use crate::ops::{PolyvalOpts, SeriesOpts};
 use num_complex::Complex;
 
 /// Coefficient `i` of `c` (along axis 0), shaped to broadcast against an `x` of `xdim`
@@ -43,19 +44,26 @@ fn nonempty<T: Numeric>(call: &str, c: &Array<T>) -> Result<()> {
 }
 
 /// The power series with coefficients `c` (axis 0, increasing powers) at `x`, by Horner's
-/// rule, fused (NumPy's `polynomial.polynomial.polyval(x, c, tensor)`). For an N-D `c` each
-/// column `c[:, j…]` is a series: with `tensor` every series is evaluated at every `x`
-/// (result shape `c.shape[1:] + x.shape`); without, `c.shape[1:]` broadcasts against `x`.
+/// rule, fused (NumPy's `polynomial.polynomial.polyval(x, c)`). For an N-D `c` each column
+/// `c[:, j…]` is a series, evaluated at every `x` (result shape `c.shape[1:] + x.shape`);
+/// with [`PolyvalOpts::tensor`]`(false)`, `c.shape[1:]` broadcasts against `x` instead.
 ///
 /// ```
 /// use cuprite_array::{Array, ops::poly};
+/// use cuprite_array::ops::PolyvalOpts;
 /// let c = Array::from_slice(&[1i64, 0, -1, 1], &[2, 2])?; // columns 1 − x and x
 /// let x = Array::from_slice(&[2i64, 3], &[2])?;
-/// assert_eq!(poly::polyval(&x, &c, true)?.to_vec()?, [-1, -2, 2, 3]);
-/// assert_eq!(poly::polyval(&x, &c, false)?.to_vec()?, [-1, 3]);
+/// assert_eq!(poly::polyval(&x, &c)?.to_vec()?, [-1, -2, 2, 3]);
+/// assert_eq!(poly::polyval_with(&x, &c, PolyvalOpts::new().tensor(false))?.to_vec()?, [-1, 3]);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn polyval<T: Numeric>(x: &Array<T>, c: &Array<T>, tensor: bool) -> Result<Array<T>> {
+pub fn polyval<T: Numeric>(x: &Array<T>, c: &Array<T>) -> Result<Array<T>> {
+    polyval_with(x, c, PolyvalOpts::new())
+}
+
+/// [`polyval`] with NumPy's `tensor` ([`PolyvalOpts`]).
+pub fn polyval_with<T: Numeric>(x: &Array<T>, c: &Array<T>, opts: PolyvalOpts) -> Result<Array<T>> {
+    let tensor = opts.tensor;
     nonempty("polyval", c)?;
     let n = c.shape()[0];
     let mut y = coef(c, n - 1, x.ndim(), tensor)?.try_add(&x.try_mul(T::default())?)?;
@@ -66,16 +74,26 @@ pub fn polyval<T: Numeric>(x: &Array<T>, c: &Array<T>, tensor: bool) -> Result<A
 }
 
 /// The polynomial with roots `r` (axis 0) at `x`: `Π (x − r_i)`, fused (NumPy's
-/// `polyvalfromroots(x, r, tensor)`; `tensor` as in [`polyval`]).
+/// `polyvalfromroots(x, r)`; [`PolyvalOpts`] as in [`polyval`]).
 ///
 /// ```
 /// use cuprite_array::{Array, ops::poly};
 /// let r = Array::from_slice(&[1.0f64, 2.0], &[2])?;
 /// let x = Array::from_slice(&[0.0f64, 3.0], &[2])?;
-/// assert_eq!(poly::polyvalfromroots(&x, &r, true)?.to_vec()?, [2.0, 2.0]);
+/// assert_eq!(poly::polyvalfromroots(&x, &r)?.to_vec()?, [2.0, 2.0]);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn polyvalfromroots<T: Numeric>(x: &Array<T>, r: &Array<T>, tensor: bool) -> Result<Array<T>> {
+pub fn polyvalfromroots<T: Numeric>(x: &Array<T>, r: &Array<T>) -> Result<Array<T>> {
+    polyvalfromroots_with(x, r, PolyvalOpts::new())
+}
+
+/// [`polyvalfromroots`] with NumPy's `tensor` ([`PolyvalOpts`]).
+pub fn polyvalfromroots_with<T: Numeric>(
+    x: &Array<T>,
+    r: &Array<T>,
+    opts: PolyvalOpts,
+) -> Result<Array<T>> {
+    let tensor = opts.tensor;
     nonempty("polyvalfromroots", r)?;
     let n = r.shape()[0];
     let mut y = x.try_sub(&coef(r, 0, x.ndim(), tensor)?)?;
@@ -96,7 +114,7 @@ pub fn polyvalfromroots<T: Numeric>(x: &Array<T>, r: &Array<T>, tensor: bool) ->
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn polycompanion<T: Scalar>(c: &Array<T>) -> Result<Array<T>> {
-    let c = &as_series(&[c], false)?[0];
+    let c = &as_series_with(&[c], SeriesOpts::new().trim(false))?[0];
     if c.len() < 2 {
         return Err(Error::InvalidArgument(format!(
             "polycompanion: the series must have degree at least 1, got {} coefficient(s)",
@@ -150,18 +168,24 @@ fn kept<T: Scalar>(v: &[T], tol: f64) -> usize {
         .map_or(1, |i| i + 1)
 }
 
-/// NumPy's `polyutils.as_series(alist, trim)`: each array as a 1-D series (a 0-d array
-/// becomes length 1), with trailing zeros dropped under `trim` (at least one coefficient
-/// kept). An empty array or one of 2 or more dimensions is an `Err` naming it.
+/// NumPy's `polyutils.as_series(alist)`: each array as a 1-D series (a 0-d array becomes
+/// length 1), with trailing zeros dropped (at least one coefficient kept; all kept with
+/// [`SeriesOpts::trim`]`(false)`). An empty array or one of 2 or more dimensions is an `Err` naming it.
 ///
 /// ```
 /// use cuprite_array::{Array, ops::poly};
 /// let a = Array::from_slice(&[1.0f64, 2.0, 0.0, 0.0], &[4])?;
-/// let s = poly::as_series(&[&a, &Array::full(&[], 3.0)], true)?;
+/// let s = poly::as_series(&[&a, &Array::full(&[], 3.0)])?;
 /// assert_eq!((s[0].to_vec()?, s[1].to_vec()?), (vec![1.0, 2.0], vec![3.0]));
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn as_series<T: Scalar>(alist: &[&Array<T>], trim: bool) -> Result<Vec<Array<T>>> {
+pub fn as_series<T: Scalar>(alist: &[&Array<T>]) -> Result<Vec<Array<T>>> {
+    as_series_with(alist, SeriesOpts::new())
+}
+
+/// [`as_series`] with NumPy's `trim` ([`SeriesOpts`]).
+pub fn as_series_with<T: Scalar>(alist: &[&Array<T>], opts: SeriesOpts) -> Result<Vec<Array<T>>> {
+    let trim = opts.trim;
     let mut out = Vec::with_capacity(alist.len());
     for (i, a) in alist.iter().enumerate() {
         if a.ndim() > 1 {
@@ -219,7 +243,7 @@ pub fn trimcoef<T: Scalar>(c: &Array<T>, tol: f64) -> Result<Array<T>> {
             "trimcoef: tol = {tol} must be non-negative"
         )));
     }
-    let c = &as_series(&[c], false)?[0];
+    let c = &as_series_with(&[c], SeriesOpts::new().trim(false))?[0];
     let v = c.to_vec()?;
     match v.iter().rposition(|x| x.to_c64().norm() > tol) {
         Some(i) => c.slice(&along(1, 0, 0, i + 1)),

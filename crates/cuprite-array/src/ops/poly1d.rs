@@ -5,6 +5,7 @@
 use crate::array::Array;
 use crate::dtype::Numeric;
 use crate::error::{Error, Result};
+use crate::ops::PolyvalOpts;
 use crate::ops::linalg::{self, ComplexOf, RealOf, Scalar, ScalarOps};
 use crate::ops::poly as series;
 use crate::ops::stacking::along;
@@ -259,7 +260,7 @@ pub fn polyfit_with<T: Scalar>(
         rhs = rhs.try_mul(&col(w)?)?;
     }
     let mag = T::abs_f64(&lhs);
-    let scale = mag.try_mul(&mag)?.sum_axes(&[0], false)?.sqrt().cast::<T>();
+    let scale = mag.try_mul(&mag)?.sum_axes(&[0])?.sqrt().cast::<T>();
     let lhs = lhs.try_div(&scale.reshape(&[1, order])?)?.contiguous()?;
     let r = linalg::lstsq_full(&lhs, &rhs, Some(rcond))?;
     let sc = if y.ndim() == 2 {
@@ -393,7 +394,7 @@ impl<T: Scalar> Poly1d<T> {
 
     /// The value at each element of `x` (NumPy's `p(x)`), fused.
     pub fn eval(&self, x: &Array<T>) -> Result<Array<T>> {
-        series::polyval(x, &self.c.flip(&[0])?, false)
+        series::polyval_with(x, &self.c.flip(&[0])?, PolyvalOpts::new().tensor(false))
     }
 
     /// The roots (see [`roots`]).

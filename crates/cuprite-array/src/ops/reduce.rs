@@ -12,6 +12,7 @@ use crate::graph::{Node, Op, Program, ViewFn, push_view};
 use crate::ops::ReduceOp;
 use crate::ops::elementwise::{binary_node, unary_node};
 use crate::ops::{BinaryOp, UnaryOp};
+use crate::ops::{ReduceOpts, VarOpts};
 use crate::schedule::{realize, with_oom_retry};
 use crate::shape::{Layout, axis};
 use std::sync::Arc;
@@ -128,7 +129,12 @@ impl<T: Element> Array<T> {
         self.red(ReduceOp::Any, None, false)
     }
     /// [`any`](Self::any) along `axes`.
-    pub fn any_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<bool>> {
+    pub fn any_axes(&self, axes: &[isize]) -> Result<Array<bool>> {
+        self.any_axes_with(axes, ReduceOpts::new())
+    }
+    /// [`any_axes`](Self::any_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn any_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<bool>> {
+        let keepdims = opts.keepdims;
         self.red(ReduceOp::Any, Some(axes), keepdims)
     }
     /// Whether every element is non-zero.
@@ -136,15 +142,25 @@ impl<T: Element> Array<T> {
         self.red(ReduceOp::All, None, false)
     }
     /// [`all`](Self::all) along `axes`.
-    pub fn all_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<bool>> {
+    pub fn all_axes(&self, axes: &[isize]) -> Result<Array<bool>> {
+        self.all_axes_with(axes, ReduceOpts::new())
+    }
+    /// [`all_axes`](Self::all_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn all_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<bool>> {
+        let keepdims = opts.keepdims;
         self.red(ReduceOp::All, Some(axes), keepdims)
     }
     /// Number of non-zero elements.
     pub fn count(&self) -> Result<Array<i64>> {
-        self.count_axes(&(0..self.ndim() as isize).collect::<Vec<_>>(), false)
+        self.count_axes(&(0..self.ndim() as isize).collect::<Vec<_>>())
     }
     /// [`count`](Self::count) along `axes`.
-    pub fn count_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<i64>> {
+    pub fn count_axes(&self, axes: &[isize]) -> Result<Array<i64>> {
+        self.count_axes_with(axes, ReduceOpts::new())
+    }
+    /// [`count_axes`](Self::count_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn count_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<i64>> {
+        let keepdims = opts.keepdims;
         let nz = self.not_equal(T::default());
         nz.red(ReduceOp::Sum, Some(axes), keepdims)
     }
@@ -157,14 +173,19 @@ impl<T: Numeric> Array<T> {
     /// use cuprite_array::Array;
     /// let a = Array::from_slice(&[1i32, 2, 3, 4], &[2, 2])?;
     /// assert_eq!(a.sum()?.item()?, 10i64);
-    /// assert_eq!(a.sum_axes(&[0], false)?.to_vec()?, vec![4i64, 6]);
+    /// assert_eq!(a.sum_axes(&[0])?.to_vec()?, vec![4i64, 6]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn sum(&self) -> Result<Array<T::Accum>> {
         self.red(ReduceOp::Sum, None, false)
     }
     /// Sum along `axes` (negative axes count from the end).
-    pub fn sum_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T::Accum>> {
+    pub fn sum_axes(&self, axes: &[isize]) -> Result<Array<T::Accum>> {
+        self.sum_axes_with(axes, ReduceOpts::new())
+    }
+    /// [`sum_axes`](Self::sum_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn sum_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<T::Accum>> {
+        let keepdims = opts.keepdims;
         self.red(ReduceOp::Sum, Some(axes), keepdims)
     }
     /// Product of all elements.
@@ -172,15 +193,25 @@ impl<T: Numeric> Array<T> {
         self.red(ReduceOp::Prod, None, false)
     }
     /// Product along `axes`.
-    pub fn prod_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T::Accum>> {
+    pub fn prod_axes(&self, axes: &[isize]) -> Result<Array<T::Accum>> {
+        self.prod_axes_with(axes, ReduceOpts::new())
+    }
+    /// [`prod_axes`](Self::prod_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn prod_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<T::Accum>> {
+        let keepdims = opts.keepdims;
         self.red(ReduceOp::Prod, Some(axes), keepdims)
     }
     /// Mean of all elements.
     pub fn mean(&self) -> Result<Array<T::Mean>> {
-        self.mean_axes(&(0..self.ndim() as isize).collect::<Vec<_>>(), false)
+        self.mean_axes(&(0..self.ndim() as isize).collect::<Vec<_>>())
     }
     /// Mean along `axes` (integers give `f64`).
-    pub fn mean_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T::Mean>> {
+    pub fn mean_axes(&self, axes: &[isize]) -> Result<Array<T::Mean>> {
+        self.mean_axes_with(axes, ReduceOpts::new())
+    }
+    /// [`mean_axes`](Self::mean_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn mean_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<T::Mean>> {
+        let keepdims = opts.keepdims;
         let (sum, count) = self.sum_as_mean(axes, keepdims)?;
         Ok(Array::from_node(div_count(&sum, count as f64)?))
     }
@@ -206,13 +237,22 @@ fn div_count(n: &Arc<Node>, count: f64) -> Result<Arc<Node>> {
 }
 
 impl<T: Numeric + Ordered> Array<T> {
-    /// Variance of all elements, with `ddof` delta degrees of freedom (0: population, 1:
-    /// sample).
-    pub fn var(&self, ddof: usize) -> Result<Array<T::Mean>> {
-        self.var_axes(&(0..self.ndim() as isize).collect::<Vec<_>>(), ddof, false)
+    /// Variance of all elements (the population variance, NumPy's `ddof=0`; see
+    /// [`var_with`](Self::var_with) for the sample variance).
+    pub fn var(&self) -> Result<Array<T::Mean>> {
+        self.var_with(VarOpts::new())
+    }
+    /// [`var`](Self::var) with NumPy's `ddof` and `keepdims` ([`VarOpts`]).
+    pub fn var_with(&self, opts: VarOpts) -> Result<Array<T::Mean>> {
+        self.var_axes_with(&(0..self.ndim() as isize).collect::<Vec<_>>(), opts)
     }
     /// Variance along `axes`.
-    pub fn var_axes(&self, axes: &[isize], ddof: usize, keepdims: bool) -> Result<Array<T::Mean>> {
+    pub fn var_axes(&self, axes: &[isize]) -> Result<Array<T::Mean>> {
+        self.var_axes_with(axes, VarOpts::new())
+    }
+    /// [`var_axes`](Self::var_axes) with NumPy's `ddof` and `keepdims` ([`VarOpts`]).
+    pub fn var_axes_with(&self, axes: &[isize], opts: VarOpts) -> Result<Array<T::Mean>> {
+        let (ddof, keepdims) = (opts.ddof, opts.keepdims);
         let (sum, count) = self.sum_as_mean(axes, true)?;
         let mean = div_count(&sum, count as f64)?;
         let x = cast_node(&self.node, <T::Mean as Element>::DTYPE);
@@ -228,12 +268,21 @@ impl<T: Numeric + Ordered> Array<T> {
         )?))
     }
     /// Standard deviation of all elements.
-    pub fn std(&self, ddof: usize) -> Result<Array<T::Mean>> {
-        self.std_axes(&(0..self.ndim() as isize).collect::<Vec<_>>(), ddof, false)
+    pub fn std(&self) -> Result<Array<T::Mean>> {
+        self.std_with(VarOpts::new())
+    }
+    /// [`std`](Self::std) with NumPy's `ddof` and `keepdims` ([`VarOpts`]).
+    pub fn std_with(&self, opts: VarOpts) -> Result<Array<T::Mean>> {
+        self.std_axes_with(&(0..self.ndim() as isize).collect::<Vec<_>>(), opts)
     }
     /// Standard deviation along `axes`.
-    pub fn std_axes(&self, axes: &[isize], ddof: usize, keepdims: bool) -> Result<Array<T::Mean>> {
-        let v = self.var_axes(axes, ddof, keepdims)?;
+    pub fn std_axes(&self, axes: &[isize]) -> Result<Array<T::Mean>> {
+        self.std_axes_with(axes, VarOpts::new())
+    }
+    /// [`std_axes`](Self::std_axes) with NumPy's `ddof` and `keepdims` ([`VarOpts`]).
+    pub fn std_axes_with(&self, axes: &[isize], opts: VarOpts) -> Result<Array<T::Mean>> {
+        let (ddof, keepdims) = (opts.ddof, opts.keepdims);
+        let v = self.var_axes_with(axes, VarOpts::new().ddof(ddof).keepdims(keepdims))?;
         Ok(Array::from_node(unary_node(&v.node, UnaryOp::Sqrt)))
     }
 }
@@ -245,7 +294,12 @@ impl<T: Ordered> Array<T> {
         self.red(ReduceOp::Min, None, false)
     }
     /// Smallest along `axes`.
-    pub fn min_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T>> {
+    pub fn min_axes(&self, axes: &[isize]) -> Result<Array<T>> {
+        self.min_axes_with(axes, ReduceOpts::new())
+    }
+    /// [`min_axes`](Self::min_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn min_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<T>> {
+        let keepdims = opts.keepdims;
         self.red(ReduceOp::Min, Some(axes), keepdims)
     }
     /// Largest element (NaN if any is NaN; `+0.0` counts as above `-0.0`).
@@ -253,7 +307,12 @@ impl<T: Ordered> Array<T> {
         self.red(ReduceOp::Max, None, false)
     }
     /// Largest along `axes`.
-    pub fn max_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T>> {
+    pub fn max_axes(&self, axes: &[isize]) -> Result<Array<T>> {
+        self.max_axes_with(axes, ReduceOpts::new())
+    }
+    /// [`max_axes`](Self::max_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn max_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<T>> {
+        let keepdims = opts.keepdims;
         self.red(ReduceOp::Max, Some(axes), keepdims)
     }
     /// Flat index of the first smallest element (of the first NaN, if any).
@@ -261,7 +320,12 @@ impl<T: Ordered> Array<T> {
         self.arg_reduce(ReduceOp::ArgMin, None, false)
     }
     /// Index along `axis` of the first smallest element.
-    pub fn argmin_axis(&self, axis: isize, keepdims: bool) -> Result<Array<i64>> {
+    pub fn argmin_axis(&self, axis: isize) -> Result<Array<i64>> {
+        self.argmin_axis_with(axis, ReduceOpts::new())
+    }
+    /// [`argmin_axis`](Self::argmin_axis) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn argmin_axis_with(&self, axis: isize, opts: ReduceOpts) -> Result<Array<i64>> {
+        let keepdims = opts.keepdims;
         self.arg_reduce(ReduceOp::ArgMin, Some(axis), keepdims)
     }
     /// Flat index of the first largest element (of the first NaN, if any).
@@ -269,7 +333,12 @@ impl<T: Ordered> Array<T> {
         self.arg_reduce(ReduceOp::ArgMax, None, false)
     }
     /// Index along `axis` of the first largest element.
-    pub fn argmax_axis(&self, axis: isize, keepdims: bool) -> Result<Array<i64>> {
+    pub fn argmax_axis(&self, axis: isize) -> Result<Array<i64>> {
+        self.argmax_axis_with(axis, ReduceOpts::new())
+    }
+    /// [`argmax_axis`](Self::argmax_axis) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn argmax_axis_with(&self, axis: isize, opts: ReduceOpts) -> Result<Array<i64>> {
+        let keepdims = opts.keepdims;
         self.arg_reduce(ReduceOp::ArgMax, Some(axis), keepdims)
     }
 
@@ -288,10 +357,15 @@ impl<T: Ordered> Array<T> {
 impl<T: Float> Array<T> {
     /// Sum ignoring NaNs.
     pub fn nansum(&self) -> Result<Array<T>> {
-        self.nansum_axes(&(0..self.ndim() as isize).collect::<Vec<_>>(), false)
+        self.nansum_axes(&(0..self.ndim() as isize).collect::<Vec<_>>())
     }
     /// Sum along `axes` ignoring NaNs.
-    pub fn nansum_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T>> {
+    pub fn nansum_axes(&self, axes: &[isize]) -> Result<Array<T>> {
+        self.nansum_axes_with(axes, ReduceOpts::new())
+    }
+    /// [`nansum_axes`](Self::nansum_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn nansum_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<T>> {
+        let keepdims = opts.keepdims;
         let z = Array::<T>::select(&self.isnan(), T::default(), self)?;
         z.red(ReduceOp::Sum, Some(axes), keepdims)
     }

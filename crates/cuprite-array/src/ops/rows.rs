@@ -23,6 +23,7 @@ use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall, Node, Op, Program, Step};
+use crate::ops::ReduceOpts;
 use crate::shape::numel;
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
@@ -218,17 +219,23 @@ impl<T: Element> Array<T> {
     }
 
     /// `log(sum(exp(x)))` along `axis`, computed as `max + log(sum(exp(x - max)))`; the axis is
-    /// removed (kept with length 1 when `keepdims`).
+    /// removed (kept with length 1 by [`logsumexp_with`](Self::logsumexp_with) and
+    /// [`ReduceOpts::keepdims`](crate::ops::ReduceOpts::keepdims)).
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
     /// let a = Array::<f64>::from_slice_on(Device::CPU, &[1000.0, 1000.0, 0.0, 0.0], &[2, 2])?;
-    /// let l = a.logsumexp(1, false)?;
+    /// let l = a.logsumexp(1)?;
     /// assert_eq!(l.shape(), &[2]);
     /// assert_eq!(l.to_vec()?, [1000.0 + 2f64.ln(), 2f64.ln()]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn logsumexp(&self, axis: isize, keepdims: bool) -> Result<Array<T>> {
+    pub fn logsumexp(&self, axis: isize) -> Result<Array<T>> {
+        self.logsumexp_with(axis, ReduceOpts::new())
+    }
+    /// [`logsumexp`](Self::logsumexp) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn logsumexp_with(&self, axis: isize, opts: ReduceOpts) -> Result<Array<T>> {
+        let keepdims = opts.keepdims;
         self.row_call(RowKind::LogSumExp, axis, None, None, 0.0, 2.0, keepdims)
     }
 

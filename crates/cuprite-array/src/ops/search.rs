@@ -5,6 +5,7 @@
 use crate::array::Array;
 use crate::dtype::Ordered;
 use crate::error::{Error, Result};
+use crate::ops::DigitizeOpts;
 use crate::ops::scan::Side;
 
 /// `Err` naming `what` when any of `idx` lies outside `[0, n)`.
@@ -100,9 +101,9 @@ pub fn lexsort<T: Ordered>(keys: &[&Array<T>]) -> Result<Array<i64>> {
             k.shape()
         )));
     }
-    let mut perm = first.argsort(0, false)?;
+    let mut perm = first.argsort(0)?;
     for k in &keys[1..] {
-        let p = k.take(&perm, Some(0))?.argsort(0, false)?;
+        let p = k.take(&perm, Some(0))?.argsort(0)?;
         perm = perm.take(&p, Some(0))?;
     }
     Ok(perm)
@@ -124,7 +125,7 @@ impl<T: Ordered> Array<T> {
         if test.is_empty() || self.is_empty() {
             return Array::full(self.shape(), false).to_device(self.device());
         }
-        let s = test.flatten()?.sort(0, false)?;
+        let s = test.flatten()?.sort(0)?;
         let flat = self.flatten()?;
         let i = s
             .searchsorted(&flat, Side::Left)?
@@ -136,17 +137,22 @@ impl<T: Ordered> Array<T> {
 
 impl<T: Ordered> Array<T> {
     /// The index of the bin of each element (NumPy's `digitize`): for increasing `bins`, `i`
-    /// with `bins[i-1] <= x < bins[i]` (`right`: `bins[i-1] < x <= bins[i]`); decreasing
+    /// with `bins[i-1] <= x < bins[i]` (with [`DigitizeOpts::right`]: `bins[i-1] < x <= bins[i]`); decreasing
     /// `bins` are searched reversed. Unsorted `bins` are an `Err`.
     ///
     /// ```
     /// use cuprite_array::Array;
     /// let x = Array::from_slice(&[0.2f64, 6.4, 3.0, 1.6], &[4])?;
     /// let bins = Array::from_slice(&[0.0f64, 1.0, 2.5, 4.0, 10.0], &[5])?;
-    /// assert_eq!(x.digitize(&bins, false)?.to_vec()?, vec![1, 4, 3, 2]);
+    /// assert_eq!(x.digitize(&bins)?.to_vec()?, vec![1, 4, 3, 2]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn digitize(&self, bins: &Array<T>, right: bool) -> Result<Array<i64>> {
+    pub fn digitize(&self, bins: &Array<T>) -> Result<Array<i64>> {
+        self.digitize_with(bins, DigitizeOpts::new())
+    }
+    /// [`digitize`](Self::digitize) with NumPy's `right` ([`DigitizeOpts`]).
+    pub fn digitize_with(&self, bins: &Array<T>, opts: DigitizeOpts) -> Result<Array<i64>> {
+        let right = opts.right;
         if bins.ndim() != 1 {
             return Err(Error::Shape(format!(
                 "digitize needs 1-D bins, got shape {:?}",

@@ -27,7 +27,7 @@ fn range(start: Option<isize>, end: Option<isize>) -> SliceArg {
 pub fn setxor1d<T: Element>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
     crate::array::check_devices(&[&a.node, &b.node])?;
     let aux = Array::concat(&[&a.unique_values()?, &b.unique_values()?], 0)?;
-    let aux = aux.sort(0, false)?;
+    let aux = aux.sort(0)?;
     let n = aux.len();
     if n <= 1 {
         return Ok(aux);

@@ -7,6 +7,7 @@
 use crate::array::Array;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
+use crate::ops::{AxesOpts, AxisOpts};
 use crate::shape::{SliceArg, axis};
 
 /// Slice arguments taking `lo..hi` of axis `ax` and all of every other axis.
@@ -238,17 +239,23 @@ impl<T: Element> Array<T> {
             .collect()
     }
 
-    /// Repeats each element `repeats` times along `ax` (`None`: of the flattened array;
-    /// NumPy's `repeat` with one count).
+    /// Repeats each element of the flattened array `repeats` times (along one axis with
+    /// [`repeat_with`](Self::repeat_with); NumPy's `repeat` with one count).
     ///
     /// ```
     /// use cuprite_array::Array;
+    /// use cuprite_array::ops::AxisOpts;
     /// let a = Array::from_slice(&[1i32, 2, 3, 4], &[2, 2])?;
-    /// assert_eq!(a.repeat(2, None)?.to_vec()?, vec![1, 1, 2, 2, 3, 3, 4, 4]);
-    /// assert_eq!(a.repeat(2, Some(0))?.to_vec()?, vec![1, 2, 1, 2, 3, 4, 3, 4]);
+    /// assert_eq!(a.repeat(2)?.to_vec()?, vec![1, 1, 2, 2, 3, 3, 4, 4]);
+    /// assert_eq!(a.repeat_with(2, AxisOpts::new().axis(0))?.to_vec()?, vec![1, 2, 1, 2, 3, 4, 3, 4]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn repeat(&self, repeats: usize, ax: Option<isize>) -> Result<Array<T>> {
+    pub fn repeat(&self, repeats: usize) -> Result<Array<T>> {
+        self.repeat_with(repeats, AxisOpts::new())
+    }
+    /// [`repeat`](Self::repeat) with NumPy's `axis` ([`AxisOpts`]).
+    pub fn repeat_with(&self, repeats: usize, opts: AxisOpts) -> Result<Array<T>> {
+        let ax = opts.axis;
         let (x, a) = match ax {
             None => (self.flatten()?, 0),
             Some(ax) => (self.clone(), axis(ax, self.ndim())?),
@@ -297,18 +304,25 @@ impl<T: Element> Array<T> {
         self.take(&idx, Some(a as isize))
     }
 
-    /// Removes the axes of extent 1 (`None`: all of them; naming one of another extent is an
-    /// `Err`; NumPy's `squeeze`).
+    /// Removes the axes of extent 1 (only those of [`AxesOpts`] with
+    /// [`squeeze_with`](Self::squeeze_with), where naming one of another extent is an `Err`;
+    /// NumPy's `squeeze`).
     ///
     /// ```
     /// use cuprite_array::Array;
+    /// use cuprite_array::ops::AxesOpts;
     /// let a = Array::<f32>::zeros(&[1, 3, 1]);
-    /// assert_eq!(a.squeeze(None)?.shape(), &[3]);
-    /// assert_eq!(a.squeeze(Some(&[0]))?.shape(), &[3, 1]);
-    /// assert!(a.squeeze(Some(&[1])).is_err());
+    /// assert_eq!(a.squeeze()?.shape(), &[3]);
+    /// assert_eq!(a.squeeze_with(AxesOpts::new().axes(&[0]))?.shape(), &[3, 1]);
+    /// assert!(a.squeeze_with(AxesOpts::new().axes(&[1])).is_err());
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn squeeze(&self, axes: Option<&[isize]>) -> Result<Array<T>> {
+    pub fn squeeze(&self) -> Result<Array<T>> {
+        self.squeeze_with(AxesOpts::new())
+    }
+    /// [`squeeze`](Self::squeeze) with NumPy's `axis` ([`AxesOpts`]).
+    pub fn squeeze_with(&self, opts: AxesOpts) -> Result<Array<T>> {
+        let axes = opts.get();
         let nd = self.ndim();
         let mut drop = vec![false; nd];
         match axes {

@@ -12,6 +12,7 @@ use crate::codegen::HistMode;
 use crate::dtype::{DType, Element, Float, Integer, Numeric, Ordered, Scalar, Transcendental};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
+use crate::ops::ReduceOpts;
 use std::sync::Arc;
 
 /// The `(lo, hi)` of a histogram: checked when given, the data's finite min and max otherwise.
@@ -254,7 +255,7 @@ impl<T: Numeric + Ordered> Array<T> {
     /// use cuprite_array::{Array, Device};
     /// let a = Array::<i32>::from_slice_on(Device::CPU, &[4, 9, 2, 7], &[2, 2])?;
     /// assert_eq!(a.ptp()?.item()?, 7);
-    /// assert_eq!(a.ptp_axes(&[0], false)?.to_vec()?, [2, 2]);
+    /// assert_eq!(a.ptp_axes(&[0])?.to_vec()?, [2, 2]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn ptp(&self) -> Result<Array<T>> {
@@ -262,9 +263,14 @@ impl<T: Numeric + Ordered> Array<T> {
     }
 
     /// `max - min` along `axes`.
-    pub fn ptp_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T>> {
-        self.max_axes(axes, keepdims)?
-            .try_sub(&self.min_axes(axes, keepdims)?)
+    pub fn ptp_axes(&self, axes: &[isize]) -> Result<Array<T>> {
+        self.ptp_axes_with(axes, ReduceOpts::new())
+    }
+    /// [`ptp_axes`](Self::ptp_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
+    pub fn ptp_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<T>> {
+        let keepdims = opts.keepdims;
+        self.max_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?
+            .try_sub(&self.min_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?)
     }
 }
 
@@ -288,7 +294,7 @@ impl<T: Float + Transcendental> Array<T> {
             None => (0..self.ndim() as isize).collect(),
         };
         let Some(w) = weights else {
-            return Ok(self.mean_axes(&axes, false)?.cast::<T>());
+            return Ok(self.mean_axes(&axes)?.cast::<T>());
         };
         let w = if w.shape() == self.shape() {
             w.clone()
@@ -310,28 +316,34 @@ impl<T: Float + Transcendental> Array<T> {
                 self.shape()
             )));
         };
-        let ws = w.sum_axes(&axes, false)?;
+        let ws = w.sum_axes(&axes)?;
         if ws.cast::<f64>().equal(0.0).any()?.item()? {
             return Err(Error::InvalidArgument(
                 "average: the weights sum to zero".into(),
             ));
         }
-        let num = self.try_mul(&w)?.sum_axes(&axes, false)?;
+        let num = self.try_mul(&w)?.sum_axes(&axes)?;
         Ok(num.cast::<f64>().try_div(ws.cast::<f64>())?.cast::<T>())
     }
 
-    /// NumPy's `cov`: the covariance matrix of variables that are the rows (`rowvar`) or the
-    /// columns of a 2-D array (a 1-D array is one variable: a 0-d result), normalised by
-    /// `N - ddof` (NumPy's default `ddof` is 1; `N <= ddof` divides by zero, giving inf/NaN as
-    /// NumPy does). One centring pass and one matrix product.
+    /// NumPy's `cov` with its defaults: the covariance matrix of variables that are the rows
+    /// of a 2-D array (a 1-D array is one variable: a 0-d result), normalised by `N - 1`
+    /// (`N <= 1` divides by zero, giving inf/NaN as NumPy does). One centring pass and one
+    /// matrix product. [`cov_with`](Self::cov_with) takes NumPy's other arguments (`y`,
+    /// `rowvar`, `bias`, `ddof`, weights) as a [`Cov`](crate::ops::Cov).
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
     /// let a = Array::<f64>::from_slice_on(Device::CPU, &[0.0, 1.0, 2.0, 2.0, 1.0, 0.0], &[2, 3])?;
-    /// assert_eq!(a.cov(true, 1)?.to_vec()?, [1.0, -1.0, -1.0, 1.0]);
+    /// assert_eq!(a.cov()?.to_vec()?, [1.0, -1.0, -1.0, 1.0]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn cov(&self, rowvar: bool, ddof: usize) -> Result<Array<T>> {
+    pub fn cov(&self) -> Result<Array<T>> {
+        self.cov_rows(true, 1)
+    }
+
+    /// The covariance of the rows (`rowvar`) or columns, normalised by `N - ddof`.
+    fn cov_rows(&self, rowvar: bool, ddof: usize) -> Result<Array<T>> {
         let x = match self.ndim() {
             1 => self.reshape(&[1, self.len()])?,
             2 if rowvar => self.clone(),
@@ -344,7 +356,9 @@ impl<T: Float + Transcendental> Array<T> {
             }
         };
         let n = x.shape()[1];
-        let mean = x.mean_axes(&[1], true)?.cast::<T>();
+        let mean = x
+            .mean_axes_with(&[1], ReduceOpts::new().keepdims(true))?
+            .cast::<T>();
         let xc = x.try_sub(&mean)?;
         xc.eval()?;
         let fact = n.saturating_sub(ddof) as f64;
@@ -357,17 +371,18 @@ impl<T: Float + Transcendental> Array<T> {
         }
     }
 
-    /// NumPy's `corrcoef`: the covariance matrix normalised by the standard deviations,
-    /// clipped to `[-1, 1]`.
+    /// NumPy's `corrcoef` with its defaults (each row a variable): the covariance matrix
+    /// normalised by the standard deviations, clipped to `[-1, 1]`.
+    /// [`corrcoef_with`](Self::corrcoef_with) takes NumPy's other arguments.
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
     /// let a = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0, 6.0, 4.0, 2.0], &[2, 3])?;
-    /// assert_eq!(a.corrcoef(true)?.to_vec()?, [1.0, -1.0, -1.0, 1.0]);
+    /// assert_eq!(a.corrcoef()?.to_vec()?, [1.0, -1.0, -1.0, 1.0]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn corrcoef(&self, rowvar: bool) -> Result<Array<T>> {
-        let c = self.cov(rowvar, 1)?;
+    pub fn corrcoef(&self) -> Result<Array<T>> {
+        let c = self.cov_rows(true, 1)?;
         if c.ndim() == 0 {
             return c.try_div(&c);
         }

@@ -198,7 +198,7 @@ impl<T: Numeric> Array<T> {
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn trace(&self, k: i64) -> Result<Array<T::Accum>> {
-        self.diagonal(k, 0, 1)?.sum_axes(&[-1], false)
+        self.diagonal(k, 0, 1)?.sum_axes(&[-1])
     }
 }
 

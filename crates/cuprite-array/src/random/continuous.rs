@@ -8,6 +8,7 @@ use crate::array::Array;
 use crate::device::with_device;
 use crate::dtype::Float;
 use crate::error::{Error, Result};
+use crate::ops::ReduceOpts;
 
 /// The smallest uniform the open-interval transforms use in place of 0 (NumPy redraws a 0;
 /// here it maps to `2⁻⁵⁴`, a change of probability `2⁻⁵³` per draw).
@@ -119,7 +120,7 @@ impl Generator {
     ///
     /// ```
     /// let x = cuprite_array::random::default_rng(6).standard_cauchy::<f64>(&[20001])?;
-    /// assert!(x.median(None)?.item()?.abs() < 0.05);
+    /// assert!(x.median()?.item()?.abs() < 0.05);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn standard_cauchy<T: Float>(&mut self, shape: &[usize]) -> Result<Array<T>> {
@@ -329,7 +330,7 @@ impl Generator {
     /// ```
     /// let mut g = cuprite_array::random::default_rng(18);
     /// let x = g.dirichlet::<f64>(&[1.0, 2.0, 3.0], &[1000])?;
-    /// let s = x.sum_axes(&[-1], false)?.to_vec()?;
+    /// let s = x.sum_axes(&[-1])?.to_vec()?;
     /// assert!(s.iter().all(|v| (v - 1.0).abs() < 1e-12));
     /// let tiny = g.dirichlet::<f64>(&[1e-3, 1e-3], &[1000])?.to_vec()?;
     /// assert!(tiny.iter().all(|v| v.is_finite()));
@@ -350,8 +351,10 @@ impl Generator {
             .collect::<Result<Vec<_>>>()?;
         let refs: Vec<&Array<f64>> = logs.iter().collect();
         let l = with_device(self.device(), || Array::stack(&refs, -1))?;
-        let e = l.try_sub(&l.max_axes(&[-1], true)?)?.exp();
-        let s = e.sum_axes(&[-1], true)?;
+        let e = l
+            .try_sub(&l.max_axes_with(&[-1], ReduceOpts::new().keepdims(true))?)?
+            .exp();
+        let s = e.sum_axes_with(&[-1], ReduceOpts::new().keepdims(true))?;
         Ok(e.try_div(&s)?.cast::<T>())
     }
 
@@ -365,7 +368,7 @@ impl Generator {
     /// let mut g = cuprite_array::random::default_rng(19);
     /// let x = g.multivariate_normal::<f64>(&[1.0, -1.0], &[1.0, 0.5, 0.5, 2.0], &[20000])?;
     /// assert_eq!(x.shape(), [20000, 2]);
-    /// let m = x.mean_axes(&[0], false)?.to_vec()?;
+    /// let m = x.mean_axes(&[0])?.to_vec()?;
     /// assert!((m[0] - 1.0).abs() < 0.05 && (m[1] + 1.0).abs() < 0.05);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```

@@ -217,7 +217,7 @@ impl Generator {
     /// ```
     /// let x = cuprite_array::random::default_rng(8).multinomial::<i64>(10, &[0.2, 0.3, 0.5], &[100])?;
     /// assert_eq!(x.shape(), [100, 3]);
-    /// let s = x.sum_axes(&[-1], false)?.to_vec()?;
+    /// let s = x.sum_axes(&[-1])?.to_vec()?;
     /// assert!(s.iter().all(|&v| v == 10));
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```

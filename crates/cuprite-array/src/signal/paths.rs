@@ -9,7 +9,7 @@ use crate::array::Array;
 use crate::dtype::{Element, Float};
 use crate::error::Result;
 use crate::graph::{Node, Op};
-use crate::ops::fft::{FftElement, FftNorm};
+use crate::ops::fft::{FftElement, FftOpts, FftnOpts};
 use crate::shape::SliceArg;
 use std::sync::Arc;
 
@@ -146,14 +146,11 @@ fn fft_path<R: Float + FftElement>(x: &Array<R>, h: &Array<R>, g: &Geom) -> Resu
     }
     let s: Vec<usize> = axes.iter().map(|&i| smooth_len(g.ax[i].full())).collect();
     let ax: Vec<isize> = axes.iter().map(|&i| i as isize + 1).collect();
-    let norm = FftNorm::Backward;
+    let opts = FftnOpts::new().s(&s).axes(&ax);
     let hb = h.reshape(&[1, g.ax[0].m, g.ax[1].m, g.ax[2].m])?;
-    let fx = x.rfftn(Some(&s), Some(&ax), norm)?;
-    let fh = hb.rfftn(Some(&s), Some(&ax), norm)?;
-    let full = fx
-        .try_mul(&fh)?
-        .irfftn(Some(&s), Some(&ax), norm)?
-        .cast::<R>();
+    let fx = x.rfftn_with(opts.clone())?;
+    let fh = hb.rfftn_with(opts.clone())?;
+    let full = fx.try_mul(&fh)?.irfftn_with(opts)?.cast::<R>();
     window(&full, g)
 }
 
@@ -184,12 +181,12 @@ fn oa_path<R: Float + FftElement>(
         .reshape(&[rows, w.n])?
         .pad(&[(0, 0), (0, blocks * step - w.n)], R::default())?
         .reshape(&[rows, blocks, step])?;
-    let norm = FftNorm::Backward;
-    let fh = h.reshape(&[w.m])?.rfft(Some(nfft), 0, norm)?;
+    let opts = FftOpts::new().n(nfft);
+    let fh = h.reshape(&[w.m])?.rfft_with(opts.axis(0))?;
     let seg = xb
-        .rfft(Some(nfft), -1, norm)?
+        .rfft_with(opts)?
         .try_mul(&fh)?
-        .irfft(Some(nfft), -1, norm)?
+        .irfft_with(opts)?
         .cast::<R>();
     // Block p's first `step` values start at p * step; its last m - 1 spill into block p + 1.
     let head = seg

@@ -4,7 +4,8 @@
 use crate::array::Array;
 use crate::dtype::{Float, Scalar};
 use crate::error::{Error, Result};
-use crate::ops::fft::{FftElement, FftNorm};
+use crate::ops::ReduceOpts;
+use crate::ops::fft::{FftElement, FftOpts};
 
 /// What [`detrend`] removes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -57,7 +58,9 @@ pub fn detrend<T: Float>(x: &Array<T>, axis: isize, kind: Detrend) -> Result<Arr
         )));
     }
     let c = |v: f64| T::from_scalar(Scalar::F64(v));
-    let mean = x.mean_axes(&[ax as isize], true)?.cast::<T>();
+    let mean = x
+        .mean_axes_with(&[ax as isize], ReduceOpts::new().keepdims(true))?
+        .cast::<T>();
     let centred = x.try_sub(&mean)?;
     if kind == Detrend::Constant {
         return Ok(centred);
@@ -74,7 +77,7 @@ pub fn detrend<T: Float>(x: &Array<T>, axis: isize, kind: Detrend) -> Result<Arr
     })?;
     let slope = centred
         .try_mul(&t)?
-        .sum_axes(&[ax as isize], true)?
+        .sum_axes_with(&[ax as isize], ReduceOpts::new().keepdims(true))?
         .cast::<T>()
         .try_mul(c(1.0 / sxx))?;
     centred.try_sub(&slope.try_mul(&t)?)
@@ -125,8 +128,7 @@ pub fn hilbert<T: Float + FftElement>(
         .map(|v| <T::Complex as crate::dtype::Element>::from_scalar(Scalar::F64(v)))
         .collect();
     let hv = Array::from_slice_on(x.device(), &hv, &along(x.ndim(), ax, n))?;
-    let f = x.fft(Some(n), ax as isize, FftNorm::Backward)?;
-    Ok(f.try_mul(&hv)?
-        .ifft(Some(n), ax as isize, FftNorm::Backward)?
-        .cast::<T::Complex>())
+    let opts = FftOpts::new().n(n).axis(ax as isize);
+    let f = x.fft_with(opts)?;
+    Ok(f.try_mul(&hv)?.ifft_with(opts)?.cast::<T::Complex>())
 }

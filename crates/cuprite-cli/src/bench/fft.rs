@@ -519,7 +519,7 @@ fn array_fft_2p24(b: &mut BenchCtx) -> BenchResult {
         b.size(20, 5),
         "0.291 ms",
         |x| {
-            let y = complex_in(x)?.fft(None, -1, cuprite_array::FftNorm::Backward)?;
+            let y = complex_in(x)?.fft()?;
             y.eval()?;
             Ok(y)
         },
@@ -536,7 +536,7 @@ fn array_rfft_batched(b: &mut BenchCtx) -> BenchResult {
         "0.0296 ms",
         |x| match x {
             AnyInput::Real(a) => {
-                let y = a.rfft(None, -1, cuprite_array::FftNorm::Backward)?;
+                let y = a.rfft()?;
                 y.eval()?;
                 Ok(y)
             }
@@ -556,7 +556,7 @@ fn array_fft2_4096(b: &mut BenchCtx) -> BenchResult {
         b.size(20, 5),
         "0.261 ms",
         |x| {
-            let y = complex_in(x)?.fft2(None, None, cuprite_array::FftNorm::Backward)?;
+            let y = complex_in(x)?.fft2()?;
             y.eval()?;
             Ok(y)
         },

@@ -153,7 +153,7 @@ fn nan_reductions(ctx: &mut BenchCtx) -> BenchResult {
             (
                 "nanvar",
                 Box::new(|| {
-                    a.nanvar(0)?;
+                    a.nanvar()?;
                     Ok(())
                 }),
                 &plain_sum,
@@ -234,7 +234,7 @@ fn movement(ctx: &mut BenchCtx) -> BenchResult {
         );
         let half = whole.slice(&[(0..(n / 2) as isize).into()])?.contiguous()?;
         let s = time(ctx, || {
-            half.repeat(2, None)?.eval()?;
+            half.repeat(2)?.eval()?;
             Ok(())
         })?;
         fig(format!("repeat x2 of {} f32 (writes {n})", n / 2), n, &s);
@@ -310,7 +310,7 @@ fn interp(ctx: &mut BenchCtx) -> BenchResult {
     with_device(Device::cuda(0), || {
         // Uniform queries in [0, 1) into sorted uniform points: every search runs its full
         // depth, and the queries are in no order.
-        let xp = Array::<f32>::rand_uniform(&[m], 50)?.sort(0, false)?;
+        let xp = Array::<f32>::rand_uniform(&[m], 50)?.sort(0)?;
         let fp = Array::<f32>::rand_uniform(&[m], 51)?;
         let x = Array::<f32>::rand_uniform(&[n], 52)?;
         cuprite_array::eval_many(&[&xp, &fp, &x])?;

@@ -192,8 +192,8 @@ fn logsumexp(ctx: &mut BenchCtx) -> BenchResult {
         "logsumexp",
         "one read (one value written per row)",
         1.0,
-        &|x| Ok(x.logsumexp(-1, false)?),
-        &|x| Ok(x.logsumexp(-1, false)?),
+        &|x| Ok(x.logsumexp(-1)?),
+        &|x| Ok(x.logsumexp(-1)?),
     )
 }
 
@@ -229,7 +229,7 @@ fn cov(ctx: &mut BenchCtx) -> BenchResult {
         let stream = stream_raw()?;
         let x = Array::<f32>::rand_normal(&[v, o], 7)?;
         let f = || -> Result<(), BenchError> {
-            x.cov(true, 1)?.eval()?;
+            x.cov()?.eval()?;
             Ok(())
         };
         f()?;

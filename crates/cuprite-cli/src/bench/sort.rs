@@ -85,7 +85,7 @@ fn sort_f32_indices(b: &mut BenchCtx) -> BenchResult {
     with_device(Device::cuda(0), || {
         let x = f32s(n);
         let a = Array::from_slice(&x, &[n])?;
-        let (v, i) = a.sort_with_indices(0, false)?;
+        let (v, i) = a.sort_with_indices(0)?;
         let (v, i) = (v.to_vec()?, i.to_vec()?);
         check(
             v.windows(2).all(|w| w[0] <= w[1])
@@ -98,7 +98,7 @@ fn sort_f32_indices(b: &mut BenchCtx) -> BenchResult {
             b.size(5, 2),
             "peer: torch.sort (--peers, benches/peers/torch_sort.py)",
             || {
-                a.sort_with_indices(0, false)?;
+                a.sort_with_indices(0)?;
                 Ok(())
             },
         )
@@ -109,7 +109,7 @@ fn sort_f32_keys(b: &mut BenchCtx) -> BenchResult {
     let n = b.size(1 << 26, 1 << 18);
     with_device(Device::cuda(0), || {
         let a = Array::from_slice(&f32s(n), &[n])?;
-        let v = a.sort(0, false)?.to_vec()?;
+        let v = a.sort(0)?.to_vec()?;
         check(v.windows(2).all(|w| w[0] <= w[1]), "sort f32 keys")?;
         timed(
             b,
@@ -117,7 +117,7 @@ fn sort_f32_keys(b: &mut BenchCtx) -> BenchResult {
             b.size(5, 2),
             "no peer: PyTorch always returns indices",
             || {
-                a.sort(0, false)?;
+                a.sort(0)?;
                 Ok(())
             },
         )
@@ -130,7 +130,7 @@ fn sort_i32(b: &mut BenchCtx) -> BenchResult {
         let mut r = rng();
         let x: Vec<i32> = (0..n).map(|_| r() as i32).collect();
         let a = Array::from_slice(&x, &[n])?;
-        let v = a.sort(0, false)?.to_vec()?;
+        let v = a.sort(0)?.to_vec()?;
         check(v.windows(2).all(|w| w[0] <= w[1]), "sort i32")?;
         timed(
             b,
@@ -138,7 +138,7 @@ fn sort_i32(b: &mut BenchCtx) -> BenchResult {
             b.size(5, 2),
             "peer: torch.sort (--peers, benches/peers/torch_sort.py)",
             || {
-                a.sort_with_indices(0, false)?;
+                a.sort_with_indices(0)?;
                 Ok(())
             },
         )
@@ -149,7 +149,7 @@ fn sort_rows(b: &mut BenchCtx) -> BenchResult {
     let rows = b.size(4096, 256);
     with_device(Device::cuda(0), || {
         let a = Array::from_slice(&f32s(rows * 4096), &[rows, 4096])?;
-        let v = a.sort(-1, false)?.to_vec()?;
+        let v = a.sort(-1)?.to_vec()?;
         check(
             v.chunks(4096).all(|r| r.windows(2).all(|w| w[0] <= w[1])),
             "row sort",
@@ -160,7 +160,7 @@ fn sort_rows(b: &mut BenchCtx) -> BenchResult {
             b.size(10, 2),
             "peer: torch.sort(dim=-1) (--peers, benches/peers/torch_sort.py)",
             || {
-                a.sort_with_indices(-1, false)?;
+                a.sort_with_indices(-1)?;
                 Ok(())
             },
         )
@@ -172,7 +172,7 @@ fn topk(b: &mut BenchCtx) -> BenchResult {
     with_device(Device::cuda(0), || {
         let x = f32s(n);
         let a = Array::from_slice(&x, &[n])?;
-        let (v, _) = a.topk(64, 0, true)?;
+        let (v, _) = a.topk(64, 0)?;
         let mut s = x.clone();
         s.sort_by(|p, q| q.total_cmp(p));
         check(v.to_vec()? == s[..64], "topk")?;
@@ -182,7 +182,7 @@ fn topk(b: &mut BenchCtx) -> BenchResult {
             b.size(10, 2),
             "peer: torch.topk (--peers, benches/peers/torch_sort.py)",
             || {
-                a.topk(64, 0, true)?;
+                a.topk(64, 0)?;
                 Ok(())
             },
         )
@@ -194,7 +194,7 @@ fn median(b: &mut BenchCtx) -> BenchResult {
     with_device(Device::cuda(0), || {
         let x = f32s(n);
         let a = Array::from_slice(&x, &[n])?;
-        let m = a.median(None)?.item()?;
+        let m = a.median()?.item()?;
         let mut s = x.clone();
         s.sort_by(f32::total_cmp);
         let want = ((s[n / 2 - 1] as f64 + s[n / 2] as f64) * 0.5) as f32;
@@ -205,7 +205,7 @@ fn median(b: &mut BenchCtx) -> BenchResult {
             b.size(10, 2),
             "peer: torch.median (--peers, benches/peers/torch_sort.py)",
             || {
-                a.median(None)?;
+                a.median()?;
                 Ok(())
             },
         )

@@ -7,7 +7,8 @@
 
 use super::curves::per_call;
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, TimeUnit};
-use cuprite_array::{Array, Device, FftNorm, bf16, c32, ops::ScatterOpts, s, with_device};
+use cuprite_array::ops::fft::FftnOpts;
+use cuprite_array::{Array, Device, bf16, c32, ops::ScatterOpts, s, with_device};
 
 /// The workload benchmarks.
 pub fn benchmarks() -> Vec<Benchmark> {
@@ -119,9 +120,9 @@ fn kmeans(ctx: &mut BenchCtx) -> BenchResult {
         // One Lloyd iteration, as in the example: the distance matrix by a product, the nearest
         // centroid, the new centroids by a scatter-add and a count.
         let samples = timed(ctx, || {
-            let c_sq = (&centroids * &centroids).sum_axes(&[1], false)?;
+            let c_sq = (&centroids * &centroids).sum_axes(&[1])?;
             let scores = c_sq - x.matmul(&centroids.t())? * 2.0;
-            let labels = scores.argmin_axis(1, false)?;
+            let labels = scores.argmin_axis(1)?;
             let sums =
                 Array::<f32>::zeros(&[k, d]).index_add(0, &labels, &x, ScatterOpts::default())?;
             let counts = labels.bincount(k)?.cast::<f32>().reshape(&[k, 1])?;
@@ -153,9 +154,9 @@ fn spectral_poisson(ctx: &mut BenchCtx) -> BenchResult {
         cuprite_array::eval_many(&[&inverse])?;
         f.eval()?;
         let samples = timed(ctx, || {
-            let transform = f.rfft2(None, None, FftNorm::Backward)?;
+            let transform = f.rfft2()?;
             (transform * &inverse)
-                .irfft2(Some(&[n, n]), None, FftNorm::Backward)?
+                .irfft2_with(FftnOpts::new().s(&[n, n]))?
                 .eval()?;
             Ok(())
         })?;
@@ -227,9 +228,9 @@ fn mlp_step(p: &Mlp, x: &Array<bf16>, y: &Array<bf16>, lr: f32) -> Result<Mlp, B
     let rate = bf16::from_f32(lr);
     let next = Mlp {
         w1: &p.w1 - x.t().matmul(&dz1)? * rate,
-        b1: &p.b1 - dz1.sum_axes(&[0], false)? * rate,
+        b1: &p.b1 - dz1.sum_axes(&[0])? * rate,
         w2: &p.w2 - h.t().matmul(&dout)? * rate,
-        b2: &p.b2 - dout.sum_axes(&[0], false)? * rate,
+        b2: &p.b2 - dout.sum_axes(&[0])? * rate,
     };
     loss.eval()?;
     for a in [&next.w1, &next.b1, &next.w2, &next.b2] {
@@ -294,7 +295,7 @@ fn nbody_step(pos: &Array<f32>, vel: &Array<f32>, mass: &Array<f32>) -> Result<(
     let (dx, dy, dz) = (component(0)?, component(1)?, component(2)?);
     let inv = (&dx * &dx + &dy * &dy + &dz * &dz + NBODY_EPS2).rsqrt();
     let w = &inv * &inv * &inv * mass.reshape(&[1, n, 1])?;
-    let acc = (d * w).sum_axes(&[1], false)?;
+    let acc = (d * w).sum_axes(&[1])?;
     let vel2 = vel + acc * NBODY_DT;
     let pos2 = pos + &vel2 * NBODY_DT;
     cuprite_array::eval_many(&[&vel2, &pos2])?;

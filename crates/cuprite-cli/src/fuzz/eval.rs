@@ -5,12 +5,14 @@ use super::expr::{Expr, Move, Red, View};
 use super::rng::Rng;
 use cuprite_array::ops::{BinaryOp, UnaryOp};
 use cuprite_array::shape::SliceArg;
-use cuprite_array::{Array, DType, Device, Element, FftNorm, bf16, c32, c64, f16, with_device};
+use cuprite_array::{Array, DType, Device, Element, bf16, c32, c64, f16, with_device};
 
 pub use super::elem::{FuzzElem, Val};
 
 pub use super::arr::{Arr, IntoArr, api};
 use super::arr::{on, on_all, on2};
+use cuprite_array::ops::fft::FftOpts;
+use cuprite_array::ops::{ReduceOpts, SortOpts, VarOpts};
 
 /// Number of elements of `shape`.
 pub fn numel(shape: &[usize]) -> usize {
@@ -383,9 +385,9 @@ pub fn eval(e: &Expr) -> Result<Arr, String> {
         Expr::Fft(ax, real, a) => {
             let x = eval(a)?;
             if *real {
-                on!(x; [F32, F64]; y => y.rfft(None, *ax, FftNorm::Backward).map_err(api)?)
+                on!(x; [F32, F64]; y => y.rfft_with(FftOpts::new().axis(*ax)).map_err(api)?)
             } else {
-                on!(x; [F32, F64, C32, C64]; y => y.fft(None, *ax, FftNorm::Backward).map_err(api)?)
+                on!(x; [F32, F64, C32, C64]; y => y.fft_with(FftOpts::new().axis(*ax)).map_err(api)?)
             }
         }
         Expr::Softmax(ax, a) => {
@@ -393,11 +395,11 @@ pub fn eval(e: &Expr) -> Result<Arr, String> {
         }
         Expr::Sort(ax, desc, a) => {
             on!(eval(a)?; [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64];
-            x => x.sort(*ax, *desc).map_err(api)?)
+            x => x.sort_with(*ax, SortOpts::new().descending(*desc)).map_err(api)?)
         }
         Expr::ArgSort(ax, a) => {
             on!(eval(a)?; [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64];
-            x => x.argsort(*ax, false).map_err(api)?)
+            x => x.argsort(*ax).map_err(api)?)
         }
         Expr::Cummax(ax, a) => {
             on!(eval(a)?; [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64];
@@ -407,7 +409,7 @@ pub fn eval(e: &Expr) -> Result<Arr, String> {
             on!(eval(a)?; [F16, BF16, F32, F64]; x => x.log_softmax(*ax).map_err(api)?)
         }
         Expr::LogSumExp(ax, keep, a) => {
-            on!(eval(a)?; [F16, BF16, F32, F64]; x => x.logsumexp(*ax, *keep).map_err(api)?)
+            on!(eval(a)?; [F16, BF16, F32, F64]; x => x.logsumexp_with(*ax, ReduceOpts::new().keepdims(*keep)).map_err(api)?)
         }
         Expr::Op(row, d, shape, p, kids) => {
             let vals: Vec<Arr> = kids.iter().map(eval).collect::<Result<_, _>>()?;
@@ -562,33 +564,41 @@ fn reduce(r: Red, axes: &Option<Vec<isize>>, keep: bool, a: Arr) -> Result<Arr, 
             on!(a; [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64, C32, C64]; x => x.cast_numeric_sum(ax, k)?)
         }
         Red::Prod => {
-            on!(a; [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64, C32, C64]; x => x.prod_axes(ax, k).map_err(api)?)
+            on!(a; [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64, C32, C64]; x => x.prod_axes_with(ax, ReduceOpts::new().keepdims(k)).map_err(api)?)
         }
         Red::Mean => {
-            on!(a; [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64, C32, C64]; x => x.mean_axes(ax, k).map_err(api)?)
+            on!(a; [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64, C32, C64]; x => x.mean_axes_with(ax, ReduceOpts::new().keepdims(k)).map_err(api)?)
         }
         Red::Min => {
-            on!(a; [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64]; x => x.min_axes(ax, k).map_err(api)?)
+            on!(a; [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64]; x => x.min_axes_with(ax, ReduceOpts::new().keepdims(k)).map_err(api)?)
         }
         Red::Max => {
-            on!(a; [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64]; x => x.max_axes(ax, k).map_err(api)?)
+            on!(a; [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64]; x => x.max_axes_with(ax, ReduceOpts::new().keepdims(k)).map_err(api)?)
         }
         Red::ArgMin => {
-            on!(a; [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64]; x => x.argmin_axis(one, k).map_err(api)?)
+            on!(a; [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64]; x => x.argmin_axis_with(one, ReduceOpts::new().keepdims(k)).map_err(api)?)
         }
         Red::ArgMax => {
-            on!(a; [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64]; x => x.argmax_axis(one, k).map_err(api)?)
+            on!(a; [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64]; x => x.argmax_axis_with(one, ReduceOpts::new().keepdims(k)).map_err(api)?)
         }
-        Red::Any => on_all!(a; x => x.any_axes(ax, k).map_err(api)?),
-        Red::All => on_all!(a; x => x.all_axes(ax, k).map_err(api)?),
-        Red::Count => on_all!(a; x => x.count_axes(ax, k).map_err(api)?),
+        Red::Any => {
+            on_all!(a; x => x.any_axes_with(ax, ReduceOpts::new().keepdims(k)).map_err(api)?)
+        }
+        Red::All => {
+            on_all!(a; x => x.all_axes_with(ax, ReduceOpts::new().keepdims(k)).map_err(api)?)
+        }
+        Red::Count => {
+            on_all!(a; x => x.count_axes_with(ax, ReduceOpts::new().keepdims(k)).map_err(api)?)
+        }
         Red::Var(dd) => {
-            on!(a; [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64]; x => x.var_axes(ax, dd, k).map_err(api)?)
+            on!(a; [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64]; x => x.var_axes_with(ax, VarOpts::new().ddof(dd).keepdims(k)).map_err(api)?)
         }
         Red::Std(dd) => {
-            on!(a; [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64]; x => x.std_axes(ax, dd, k).map_err(api)?)
+            on!(a; [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64]; x => x.std_axes_with(ax, VarOpts::new().ddof(dd).keepdims(k)).map_err(api)?)
         }
-        Red::NanSum => on!(a; [F16, BF16, F32, F64]; x => x.nansum_axes(ax, k).map_err(api)?),
+        Red::NanSum => {
+            on!(a; [F16, BF16, F32, F64]; x => x.nansum_axes_with(ax, ReduceOpts::new().keepdims(k)).map_err(api)?)
+        }
     }
 }
 
@@ -602,7 +612,7 @@ macro_rules! sum_numeric {
         impl SumAxes for Array<$t> {
             type Out = <$t as Element>::Accum;
             fn cast_numeric_sum(&self, ax: &[isize], k: bool) -> Result<Array<Self::Out>, String> {
-                self.sum_axes(ax, k).map_err(api)
+                self.sum_axes_with(ax, ReduceOpts::new().keepdims(k)).map_err(api)
             }
         }
     )*};
@@ -613,6 +623,8 @@ sum_numeric!(
 impl SumAxes for Array<bool> {
     type Out = i64;
     fn cast_numeric_sum(&self, ax: &[isize], k: bool) -> Result<Array<i64>, String> {
-        self.cast::<i64>().sum_axes(ax, k).map_err(api)
+        self.cast::<i64>()
+            .sum_axes_with(ax, ReduceOpts::new().keepdims(k))
+            .map_err(api)
     }
 }

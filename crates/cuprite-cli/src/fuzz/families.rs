@@ -27,8 +27,11 @@
 use super::arr::{Arr, IntoArr, api, on, on_all, on2};
 use super::expr::{Draw, Expr, Family, Info, Row, eps, inexact_kind, int_max};
 use super::rng::Rng;
+use cuprite_array::ops::TopkOpts;
+use cuprite_array::ops::fft::FftOpts;
+use cuprite_array::ops::{AxisOpts, QuantileOpts};
 use cuprite_array::ops::{IndexMode, ScatterOpts};
-use cuprite_array::{Array, DType, FftNorm, QuantileMethod, Side, linalg};
+use cuprite_array::{Array, DType, Side, linalg};
 
 /// Every table family.
 pub static FAMILIES: &[Family] = &[
@@ -414,14 +417,11 @@ static SEARCH: &[Row] = &[Row {
         let (a, v) = two(c)?;
         let side = if p[0] == 0 { Side::Left } else { Side::Right };
         on2!(a, v; [U8, I32, I64, F32, F64];
-            x, y => x.sort(0, false).map_err(api)?.searchsorted(&y, side).map_err(api)?)
+            x, y => x.sort(0).map_err(api)?.searchsorted(&y, side).map_err(api)?)
     },
     rust: |p, c| {
         let side = if p[0] == 0 { "Left" } else { "Right" };
-        format!(
-            "{}.sort(0, false)?.searchsorted(&{}, Side::{side})?",
-            c[0], c[1]
-        )
+        format!("{}.sort(0)?.searchsorted(&{}, Side::{side})?", c[0], c[1])
     },
 }];
 
@@ -933,8 +933,8 @@ static FFT: &[Row] = &[Row {
         let err = i.err * 1.5 + 8.0 * (n.log2().max(1.0) + 2.0) * eps(i.dtype) * mag;
         info(i.dtype, i.shape.clone(), err, mag)
     },
-    eval: |p, c| on!(one(c)?; [C32, C64]; x => x.ifft(None, p[0] as isize, FftNorm::Backward).map_err(api)?),
-    rust: |p, c| format!("{}.ifft(None, {}, FftNorm::Backward)?", c[0], p[0]),
+    eval: |p, c| on!(one(c)?; [C32, C64]; x => x.ifft_with(FftOpts::new().axis(p[0] as isize)).map_err(api)?),
+    rust: |p, c| format!("{}.ifft_with(FftOpts::new().axis({}))?", c[0], p[0]),
 }];
 
 // ----------------------------------------------------------------------------------- rows
@@ -1123,9 +1123,17 @@ static STATS: &[Row] = &[
         },
         eval: |p, c| {
             on!(one(c)?; [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64];
-                x => x.topk(p[1] as usize, p[0] as isize, p[2] == 1).map_err(api)?.0)
+                x => x.topk_with(p[1] as usize, p[0] as isize, TopkOpts::new().largest(p[2] == 1)).map_err(api)?.0)
         },
-        rust: |p, c| format!("{}.topk({}, {}, {})?.0", c[0], p[1], p[0], p[2] == 1),
+        rust: |p, c| {
+            format!(
+                "{}.topk_with({}, {}, TopkOpts::new().largest({}))?.0",
+                c[0],
+                p[1],
+                p[0],
+                p[2] == 1
+            )
+        },
     },
     Row {
         name: "kthvalue",
@@ -1171,8 +1179,8 @@ static STATS: &[Row] = &[
             };
             info(d, removed(i, p[0] as usize), err, m)
         },
-        eval: |p, c| on!(one(c)?; [U8, I32, I64, F32, F64]; x => x.median(Some(p[0] as isize)).map_err(api)?),
-        rust: |p, c| format!("{}.median(Some({}))?", c[0], p[0]),
+        eval: |p, c| on!(one(c)?; [U8, I32, I64, F32, F64]; x => x.median_with(AxisOpts::new().axis(p[0] as isize)).map_err(api)?),
+        rust: |p, c| format!("{}.median_with(AxisOpts::new().axis({}))?", c[0], p[0]),
     },
     Row {
         name: "quantile",
@@ -1194,11 +1202,11 @@ static STATS: &[Row] = &[
         },
         eval: |p, c| {
             let q = p[1] as f64 / 4.0;
-            on!(one(c)?; [F32, F64]; x => x.quantile(q, Some(p[0] as isize), QuantileMethod::Linear).map_err(api)?)
+            on!(one(c)?; [F32, F64]; x => x.quantile_with(q, QuantileOpts::new().axis(p[0] as isize)).map_err(api)?)
         },
         rust: |p, c| {
             format!(
-                "{}.quantile({}, Some({}), QuantileMethod::Linear)?",
+                "{}.quantile_with({}, QuantileOpts::new().axis({}))?",
                 c[0],
                 p[1] as f64 / 4.0,
                 p[0]
@@ -1226,8 +1234,8 @@ static STATS: &[Row] = &[
             };
             info(i.dtype, removed(i, p[0] as usize), err, 2.0 * i.mag)
         },
-        eval: |p, c| on!(one(c)?; [I32, I64, F32, F64]; x => x.ptp_axes(&[p[0] as isize], false).map_err(api)?),
-        rust: |p, c| format!("{}.ptp_axes(&[{}], false)?", c[0], p[0]),
+        eval: |p, c| on!(one(c)?; [I32, I64, F32, F64]; x => x.ptp_axes(&[p[0] as isize]).map_err(api)?),
+        rust: |p, c| format!("{}.ptp_axes(&[{}])?", c[0], p[0]),
     },
     Row {
         name: "unique_count",

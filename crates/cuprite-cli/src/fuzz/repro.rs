@@ -128,20 +128,34 @@ fn red_call(r: Red, axes: &Option<Vec<isize>>, keep: bool, rank: usize) -> Strin
         None => (0..rank as isize).collect(),
     };
     let one = ax.first().copied().unwrap_or(0);
+    let kd = |call: &str, args: String| keep_call(call, &args, keep);
     match r {
-        Red::Sum => format!("sum_axes(&{ax:?}, {keep})?"),
-        Red::Prod => format!("prod_axes(&{ax:?}, {keep})?"),
-        Red::Mean => format!("mean_axes(&{ax:?}, {keep})?"),
-        Red::Min => format!("min_axes(&{ax:?}, {keep})?"),
-        Red::Max => format!("max_axes(&{ax:?}, {keep})?"),
-        Red::ArgMin => format!("argmin_axis({one}, {keep})?"),
-        Red::ArgMax => format!("argmax_axis({one}, {keep})?"),
-        Red::Any => format!("any_axes(&{ax:?}, {keep})?"),
-        Red::All => format!("all_axes(&{ax:?}, {keep})?"),
-        Red::Count => format!("count_axes(&{ax:?}, {keep})?"),
-        Red::Var(d) => format!("var_axes(&{ax:?}, {d}, {keep})?"),
-        Red::Std(d) => format!("std_axes(&{ax:?}, {d}, {keep})?"),
-        Red::NanSum => format!("nansum_axes(&{ax:?}, {keep})?"),
+        Red::Sum => kd("sum_axes", format!("&{ax:?}")),
+        Red::Prod => kd("prod_axes", format!("&{ax:?}")),
+        Red::Mean => kd("mean_axes", format!("&{ax:?}")),
+        Red::Min => kd("min_axes", format!("&{ax:?}")),
+        Red::Max => kd("max_axes", format!("&{ax:?}")),
+        Red::ArgMin => kd("argmin_axis", format!("{one}")),
+        Red::ArgMax => kd("argmax_axis", format!("{one}")),
+        Red::Any => kd("any_axes", format!("&{ax:?}")),
+        Red::All => kd("all_axes", format!("&{ax:?}")),
+        Red::Count => kd("count_axes", format!("&{ax:?}")),
+        Red::Var(d) => {
+            format!("var_axes_with(&{ax:?}, VarOpts::new().ddof({d}).keepdims({keep}))?")
+        }
+        Red::Std(d) => {
+            format!("std_axes_with(&{ax:?}, VarOpts::new().ddof({d}).keepdims({keep}))?")
+        }
+        Red::NanSum => kd("nansum_axes", format!("&{ax:?}")),
+    }
+}
+
+/// The call `call(args)?`, or its `_with` form keeping the reduced axes when `keep`.
+fn keep_call(call: &str, args: &str, keep: bool) -> String {
+    if keep {
+        format!("{call}_with({args}, ReduceOpts::new().keepdims(true))?")
+    } else {
+        format!("{call}({args})?")
     }
 }
 
@@ -336,7 +350,7 @@ impl Emit {
             Expr::Fft(ax, real, a) => {
                 let x = self.node(a);
                 let f = if *real { "rfft" } else { "fft" };
-                self.var(format!("{x}.{f}(None, {ax}, FftNorm::Backward)?"))
+                self.var(format!("{x}.{f}_with(FftOpts::new().axis({ax}))?"))
             }
             Expr::Softmax(ax, a) => {
                 let x = self.node(a);
@@ -344,11 +358,15 @@ impl Emit {
             }
             Expr::Sort(ax, desc, a) => {
                 let x = self.node(a);
-                self.var(format!("{x}.sort({ax}, {desc})?"))
+                self.var(if *desc {
+                    format!("{x}.sort_with({ax}, SortOpts::new().descending(true))?")
+                } else {
+                    format!("{x}.sort({ax})?")
+                })
             }
             Expr::ArgSort(ax, a) => {
                 let x = self.node(a);
-                self.var(format!("{x}.argsort({ax}, false)?"))
+                self.var(format!("{x}.argsort({ax})?"))
             }
             Expr::Cummax(ax, a) => {
                 let x = self.node(a);
@@ -360,7 +378,10 @@ impl Emit {
             }
             Expr::LogSumExp(ax, keep, a) => {
                 let x = self.node(a);
-                self.var(format!("{x}.logsumexp({ax}, {keep})?"))
+                self.var(format!(
+                    "{x}.{}",
+                    keep_call("logsumexp", &ax.to_string(), *keep)
+                ))
             }
         }
     }
@@ -375,7 +396,8 @@ pub fn to_rust(e: &Expr, header: &str) -> String {
     let root = em.node(e);
     format!(
         "// {header}\n\
-         // use cuprite_array::{{Array, Device, FftNorm, bf16, c32, c64, f16, shape::SliceArg, with_device}};\n\
+         // use cuprite_array::{{Array, Device, bf16, c32, c64, f16, shape::SliceArg, with_device}};\n\
+         // use cuprite_array::ops::{{ReduceOpts, SortOpts, VarOpts, fft::FftOpts}};\n\
          // use cuprite_cli::fuzz::expr::View;\n\
          // use std::ops::{{BitAnd, BitOr, BitXor, Neg, Not, Shl, Shr}};\n\
          fn program(dev: Device) -> cuprite_array::Result<String> {{\n    with_device(dev, || {{\n{}    Ok(format!(\"{{:?}}\", {root}.to_vec()?))\n    }})\n}}\n\

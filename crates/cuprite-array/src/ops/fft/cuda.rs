@@ -41,9 +41,10 @@ use std::sync::Arc;
 ///
 /// ```no_run
 /// use cuprite_array::{Array, Device, FftNorm, c32};
+/// use cuprite_array::ops::fft::FftOpts;
 /// let x = Array::<c32>::zeros(&[1024]);
-/// x.fft(None, 0, FftNorm::Backward)?.eval()?;
-/// x.fft(None, 0, FftNorm::Backward)?.eval()?;
+/// x.fft_with(FftOpts::new().axis(0))?.eval()?;
+/// x.fft_with(FftOpts::new().axis(0))?.eval()?;
 /// let s = cuprite_array::ops::fft::plan_cache_stats(0);
 /// assert!(s.hits >= 1);
 /// # Ok::<(), cuprite_array::Error>(())

@@ -13,8 +13,9 @@ mod sealed {
 ///
 /// ```
 /// use cuprite_array::{Array, Device, FftNorm};
+/// use cuprite_array::ops::fft::FftOpts;
 /// let x = Array::<i32>::from_slice_on(Device::CPU, &[1, 0, 0, 0], &[4])?;
-/// let y = x.fft(None, 0, FftNorm::Backward)?; // Array<c64>
+/// let y = x.fft_with(FftOpts::new().axis(0))?; // Array<c64>
 /// assert!(y.to_vec()?.iter().all(|v| (v.re - 1.0).abs() < 1e-15 && v.im == 0.0));
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```

@@ -7,6 +7,7 @@ use super::build::one_axis;
 use super::desc::Kind;
 use super::element::FftElement;
 use super::norm::FftNorm;
+use super::options::FftOpts;
 use crate::array::Array;
 use crate::error::{Error, Result};
 
@@ -26,12 +27,18 @@ impl<T: FftElement> Array<T> {
     ///
     /// ```
     /// use cuprite_array::{Array, Device, FftNorm, c64};
+    /// use cuprite_array::ops::fft::FftOpts;
     /// let a = Array::<c64>::from_slice_on(Device::CPU, &[c64::new(1.0, 0.0), c64::new(2.0, 0.0)], &[2])?;
     /// // The signal [1, 2] with Hermitian extension: sum = 1 + 2 = 3, alternating 1 - 2 = -1.
-    /// assert_eq!(a.hfft(None, 0, FftNorm::Backward)?.to_vec()?, [3.0, -1.0]);
+    /// assert_eq!(a.hfft_with(FftOpts::new().axis(0))?.to_vec()?, [3.0, -1.0]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn hfft(&self, n: Option<usize>, axis: isize, norm: FftNorm) -> Result<Array<T::Real>> {
+    pub fn hfft(&self) -> Result<Array<T::Real>> {
+        self.hfft_with(FftOpts::new())
+    }
+    /// [`hfft`](Self::hfft) with NumPy's `n`, `axis` and `norm` ([`FftOpts`]).
+    pub fn hfft_with(&self, opts: FftOpts) -> Result<Array<T::Real>> {
+        let FftOpts { n, axis, norm } = opts;
         let n = match n {
             Some(n) => n,
             None => {
@@ -56,13 +63,21 @@ impl<T: FftElement> Array<T> {
     ///
     /// ```
     /// use cuprite_array::{Array, Device, FftNorm};
+    /// use cuprite_array::ops::fft::FftOpts;
     /// let x = Array::<f64>::from_slice_on(Device::CPU, &[3.0, -1.0], &[2])?;
-    /// let a = x.ihfft(None, 0, FftNorm::Backward)?.to_vec()?;
+    /// let a = x.ihfft_with(FftOpts::new().axis(0))?.to_vec()?;
     /// assert!((a[0].re - 1.0).abs() < 1e-12 && (a[1].re - 2.0).abs() < 1e-12);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn ihfft(&self, n: Option<usize>, axis: isize, norm: FftNorm) -> Result<Array<T::Complex>> {
-        Ok(self.rfft(n, axis, swapped(norm))?.conj())
+    pub fn ihfft(&self) -> Result<Array<T::Complex>> {
+        self.ihfft_with(FftOpts::new())
+    }
+    /// [`ihfft`](Self::ihfft) with NumPy's `n`, `axis` and `norm` ([`FftOpts`]).
+    pub fn ihfft_with(&self, opts: FftOpts) -> Result<Array<T::Complex>> {
+        let FftOpts { n, axis, norm } = opts;
+        Ok(self
+            .rfft_with(FftOpts::new().n(n).axis(axis).norm(swapped(norm)))?
+            .conj())
     }
 }
 

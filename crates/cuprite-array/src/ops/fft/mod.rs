@@ -37,11 +37,11 @@
 //! ```
 //! use cuprite_array::{Array, Device, FftNorm, c64};
 //! let x = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0, 4.0], &[4])?;
-//! let y = x.fft(None, -1, FftNorm::Backward)?;
+//! let y = x.fft()?;
 //! let v = y.to_vec()?;
 //! assert!((v[0] - c64::new(10.0, 0.0)).norm() < 1e-12);
 //! assert!((v[1] - c64::new(-2.0, 2.0)).norm() < 1e-12);
-//! let back = y.ifft(None, -1, FftNorm::Backward)?.real().to_vec()?;
+//! let back = y.ifft()?.real().to_vec()?;
 //! assert!((back[3] - 4.0).abs() < 1e-12);
 //! # Ok::<(), cuprite_array::Error>(())
 //! ```
@@ -55,6 +55,7 @@ mod element;
 mod freq;
 mod hermitian;
 mod norm;
+mod options;
 mod shift;
 mod transforms;
 
@@ -63,3 +64,4 @@ pub(crate) use cuda::GraphPlans;
 pub use cuda::plan_cache_stats;
 pub use element::FftElement;
 pub use norm::FftNorm;
+pub use options::{FftOpts, FftnOpts};

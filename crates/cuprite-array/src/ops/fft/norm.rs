@@ -5,8 +5,9 @@
 ///
 /// ```
 /// use cuprite_array::{Array, Device, FftNorm};
+/// use cuprite_array::ops::fft::FftOpts;
 /// let x = Array::<f32>::from_slice_on(Device::CPU, &[1.0; 4], &[4])?;
-/// let dc = |norm| -> cuprite_array::Result<f32> { Ok(x.fft(None, 0, norm)?.to_vec()?[0].re) };
+/// let dc = |norm| -> cuprite_array::Result<f32> { Ok(x.fft_with(FftOpts::new().axis(0).norm(norm))?.to_vec()?[0].re) };
 /// assert_eq!(dc(FftNorm::Backward)?, 4.0); // unscaled forward
 /// assert_eq!(dc(FftNorm::Ortho)?, 2.0);    // 1/sqrt(4)
 /// assert_eq!(dc(FftNorm::Forward)?, 1.0);  // 1/4

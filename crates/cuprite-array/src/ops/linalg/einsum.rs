@@ -298,7 +298,7 @@ fn sum_unneeded<T: Numeric>(t: Term<T>, keep: &[Label]) -> Result<Term<T>> {
         .copied()
         .filter(|l| keep.contains(l))
         .collect();
-    let arr = t.arr.sum_axes(&axes, false)?.cast::<T>();
+    let arr = t.arr.sum_axes(&axes)?.cast::<T>();
     Ok(Term { labels, arr })
 }
 

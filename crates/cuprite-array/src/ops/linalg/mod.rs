@@ -28,5 +28,5 @@ pub use decomp::{
 };
 pub use einsum::einsum;
 pub use gemm::{allow_tf32, gemm_tuning, set_allow_tf32, set_gemm_tuning};
-pub use powers::{cond, matrix_power, norm_axes};
+pub use powers::{cond, matrix_power, norm_axes, norm_axes_with};
 pub use products::{dot, inner, matmul, outer, tensordot, vdot};

@@ -7,6 +7,7 @@ use super::products::matmul;
 use crate::array::Array;
 use crate::dtype::Float;
 use crate::error::{Error, Result};
+use crate::ops::ReduceOpts;
 
 /// `a` multiplied by itself `k` times by repeated squaring (`k = 0`: the identity; `k < 0`:
 /// the power of the inverse), batched over leading axes (NumPy's `linalg.matrix_power`).
@@ -80,30 +81,52 @@ pub fn cond<T: Scalar>(a: &Array<T>) -> Result<f64> {
 /// ```
 /// use cuprite_array::{Array, linalg};
 /// let a = Array::from_slice(&[3.0f64, 4.0, 0.0, 1.0], &[2, 2])?;
-/// assert_eq!(linalg::norm_axes(&a, 2.0, &[1], false)?.to_vec()?, vec![5.0, 1.0]);
-/// assert_eq!(linalg::norm_axes(&a, f64::INFINITY, &[0], false)?.to_vec()?, vec![3.0, 4.0]);
+/// assert_eq!(linalg::norm_axes(&a, 2.0, &[1])?.to_vec()?, vec![5.0, 1.0]);
+/// assert_eq!(linalg::norm_axes(&a, f64::INFINITY, &[0])?.to_vec()?, vec![3.0, 4.0]);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn norm_axes<T: Float>(
+pub fn norm_axes<T: Float>(x: &Array<T>, ord: f64, axes: &[isize]) -> Result<Array<f64>> {
+    norm_axes_with(x, ord, axes, ReduceOpts::new())
+}
+
+/// [`norm_axes`] with NumPy's `keepdims` ([`ReduceOpts`]).
+///
+/// ```
+/// use cuprite_array::{Array, linalg, ops::ReduceOpts};
+/// let a = Array::from_slice(&[3.0f64, 4.0, 0.0, 1.0], &[2, 2])?;
+/// let n = linalg::norm_axes_with(&a, 2.0, &[1], ReduceOpts::new().keepdims(true))?;
+/// assert_eq!(n.shape(), &[2, 1]);
+/// assert_eq!(n.to_vec()?, vec![5.0, 1.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn norm_axes_with<T: Float>(
     x: &Array<T>,
     ord: f64,
     axes: &[isize],
-    keepdims: bool,
+    opts: ReduceOpts,
 ) -> Result<Array<f64>> {
+    let keepdims = opts.keepdims;
     let m = x.cast::<f64>().abs();
     if ord == 2.0 {
-        Ok(m.try_mul(&m)?.sum_axes(axes, keepdims)?.sqrt())
+        Ok(m.try_mul(&m)?
+            .sum_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?
+            .sqrt())
     } else if ord == 1.0 {
-        m.sum_axes(axes, keepdims)
+        m.sum_axes_with(axes, ReduceOpts::new().keepdims(keepdims))
     } else if ord == f64::INFINITY {
-        m.max_axes(axes, keepdims)
+        m.max_axes_with(axes, ReduceOpts::new().keepdims(keepdims))
     } else if ord == f64::NEG_INFINITY {
-        m.min_axes(axes, keepdims)
+        m.min_axes_with(axes, ReduceOpts::new().keepdims(keepdims))
     } else if ord == 0.0 {
-        Ok(m.count_axes(axes, keepdims)?.cast::<f64>())
+        Ok(
+            m.count_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?
+                .cast::<f64>(),
+        )
     } else if ord.is_nan() {
         Err(Error::InvalidArgument("norm_axes: ord is NaN".into()))
     } else {
-        Ok(m.pow(ord).sum_axes(axes, keepdims)?.pow(1.0 / ord))
+        Ok(m.pow(ord)
+            .sum_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?
+            .pow(1.0 / ord))
     }
 }

@@ -117,7 +117,7 @@ fn int_matmul<T: Numeric>(a: &Array<T>, b: &Array<T>, out: &[usize]) -> Result<A
     let rows = a.expand_dims(-1)?;
     let cols = b.expand_dims(-3)?;
     let terms = rows.try_mul(&cols)?;
-    terms.sum_axes(&[-2], false)?.cast::<T>().reshape(out)
+    terms.sum_axes(&[-2])?.cast::<T>().reshape(out)
 }
 
 impl<T: Numeric> Array<T> {

@@ -11,6 +11,7 @@ use crate::graph::{Node, Op};
 use crate::ops::UnaryOp;
 use crate::ops::elementwise::unary_node;
 use crate::ops::fft::FftNorm;
+use crate::ops::fft::FftOpts;
 use crate::ops::index::IndexMode;
 use crate::shape::SliceArg;
 use std::sync::Arc;
@@ -127,7 +128,7 @@ fn periodic<V: InterpValue>(
     let p = <V::Real as Element>::from_scalar(crate::dtype::Scalar::F64(period.abs()));
     let x = x.rem(p);
     let xp = xp.rem(p);
-    let order = xp.argsort(0, false)?;
+    let order = xp.argsort(0)?;
     let (xp, fp) = (xp.take(&order, Some(0))?, fp.take(&order, Some(0))?);
     let last = |a: &Array<V::Real>| {
         a.slice(&[SliceArg::Range {
@@ -322,7 +323,7 @@ fn direct<T: Numeric>(a: &Array<T>, b: &Array<T>, len: usize, left: usize) -> Re
     let g = a.take_with(&idx, Some(0), IndexMode::Clamp)?;
     let g = Array::select(&inside, &g, T::default())?;
     let prod = g.try_mul(&b.reshape(&[1, m])?)?;
-    let s = prod.sum_axes(&[1], false)?;
+    let s = prod.sum_axes(&[1])?;
     Ok(Array::from_node(cast_owned(s.node.clone(), T::DTYPE)))
 }
 
@@ -342,31 +343,47 @@ fn fft_convolve<T: Numeric>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
     let out = match T::DTYPE {
         DType::F64 => {
             let (fa, fb) = (
-                a.cast::<f64>().rfft(Some(nf), 0, norm)?,
-                b.cast::<f64>().rfft(Some(nf), 0, norm)?,
+                a.cast::<f64>()
+                    .rfft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
+                b.cast::<f64>()
+                    .rfft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
             );
-            fa.try_mul(&fb)?.irfft(Some(nf), 0, norm)?.cast::<T>()
+            fa.try_mul(&fb)?
+                .irfft_with(FftOpts::new().n(nf).axis(0).norm(norm))?
+                .cast::<T>()
         }
         DType::C64 => {
             let (fa, fb) = (
-                a.cast::<c64>().fft(Some(nf), 0, norm)?,
-                b.cast::<c64>().fft(Some(nf), 0, norm)?,
+                a.cast::<c64>()
+                    .fft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
+                b.cast::<c64>()
+                    .fft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
             );
-            fa.try_mul(&fb)?.ifft(Some(nf), 0, norm)?.cast::<T>()
+            fa.try_mul(&fb)?
+                .ifft_with(FftOpts::new().n(nf).axis(0).norm(norm))?
+                .cast::<T>()
         }
         DType::C32 => {
             let (fa, fb) = (
-                a.cast::<c32>().fft(Some(nf), 0, norm)?,
-                b.cast::<c32>().fft(Some(nf), 0, norm)?,
+                a.cast::<c32>()
+                    .fft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
+                b.cast::<c32>()
+                    .fft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
             );
-            fa.try_mul(&fb)?.ifft(Some(nf), 0, norm)?.cast::<T>()
+            fa.try_mul(&fb)?
+                .ifft_with(FftOpts::new().n(nf).axis(0).norm(norm))?
+                .cast::<T>()
         }
         _ => {
             let (fa, fb) = (
-                a.cast::<f32>().rfft(Some(nf), 0, norm)?,
-                b.cast::<f32>().rfft(Some(nf), 0, norm)?,
+                a.cast::<f32>()
+                    .rfft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
+                b.cast::<f32>()
+                    .rfft_with(FftOpts::new().n(nf).axis(0).norm(norm))?,
             );
-            fa.try_mul(&fb)?.irfft(Some(nf), 0, norm)?.cast::<T>()
+            fa.try_mul(&fb)?
+                .irfft_with(FftOpts::new().n(nf).axis(0).norm(norm))?
+                .cast::<T>()
         }
     };
     keep(out)

@@ -23,13 +23,14 @@ mod params;
 mod select;
 mod unique;
 
-pub use select::QuantileMethod;
+pub use select::{QuantileMethod, QuantileOpts};
 pub use unique::{Unique, intersect1d, setdiff1d, union1d};
 
 use crate::array::Array;
 use crate::device::Device;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
+use crate::ops::SortOpts;
 use crate::shape::{Layout, checked_numel};
 use crate::storage::{DevBuf, Storage};
 use keys::KeySpec;
@@ -248,19 +249,24 @@ fn sort_axis<T: Element>(
 }
 
 impl<T: Element> Array<T> {
-    /// The elements sorted along `axis` (negative counts from the end), ascending or
-    /// `descending`. Ascending puts NaN last and `-0.0` before `+0.0`; descending is the
+    /// The elements sorted along `axis` (negative counts from the end), ascending (or
+    /// descending with [`sort_with`](Self::sort_with)). Ascending puts NaN last and `-0.0` before `+0.0`; descending is the
     /// exact reverse (NaN first). NaNs come out as the canonical quiet NaN. Complex → `Err`.
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
+    /// use cuprite_array::ops::SortOpts;
     /// let a = Array::<f32>::from_slice_on(Device::CPU, &[3.0, f32::NAN, -1.0, 2.0], &[2, 2])?;
-    /// assert_eq!(a.sort(-1, false)?.to_vec()?[2..], [-1.0, 2.0]);
-    /// assert!(a.sort(0, true)?.to_vec()?[1].is_nan());
+    /// assert_eq!(a.sort(-1)?.to_vec()?[2..], [-1.0, 2.0]);
+    /// assert!(a.sort_with(0, SortOpts::new().descending(true))?.to_vec()?[1].is_nan());
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn sort(&self, axis: isize, descending: bool) -> Result<Array<T>> {
-        let (v, _) = sort_axis(self, axis, descending, true, false, "sort")?;
+    pub fn sort(&self, axis: isize) -> Result<Array<T>> {
+        self.sort_with(axis, SortOpts::new())
+    }
+    /// [`sort`](Self::sort) with the order of [`SortOpts`].
+    pub fn sort_with(&self, axis: isize, opts: SortOpts) -> Result<Array<T>> {
+        let (v, _) = sort_axis(self, axis, opts.descending, true, false, "sort")?;
         v.ok_or_else(|| Error::InvalidArgument("sort produced no values".into()))
     }
 
@@ -270,13 +276,18 @@ impl<T: Element> Array<T> {
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
+    /// use cuprite_array::ops::SortOpts;
     /// let a = Array::<i32>::from_slice_on(Device::CPU, &[2, 1, 2, 1], &[4])?;
-    /// assert_eq!(a.argsort(0, false)?.to_vec()?, [1, 3, 0, 2]);
-    /// assert_eq!(a.argsort(0, true)?.to_vec()?, [0, 2, 1, 3]);
+    /// assert_eq!(a.argsort(0)?.to_vec()?, [1, 3, 0, 2]);
+    /// assert_eq!(a.argsort_with(0, SortOpts::new().descending(true))?.to_vec()?, [0, 2, 1, 3]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn argsort(&self, axis: isize, descending: bool) -> Result<Array<i64>> {
-        let (_, i) = sort_axis(self, axis, descending, false, true, "argsort")?;
+    pub fn argsort(&self, axis: isize) -> Result<Array<i64>> {
+        self.argsort_with(axis, SortOpts::new())
+    }
+    /// [`argsort`](Self::argsort) with the order of [`SortOpts`].
+    pub fn argsort_with(&self, axis: isize, opts: SortOpts) -> Result<Array<i64>> {
+        let (_, i) = sort_axis(self, axis, opts.descending, false, true, "argsort")?;
         i.ok_or_else(|| Error::InvalidArgument("argsort produced no indices".into()))
     }
 
@@ -285,16 +296,20 @@ impl<T: Element> Array<T> {
     /// ```
     /// use cuprite_array::{Array, Device};
     /// let a = Array::<u8>::from_slice_on(Device::CPU, &[5, 3, 9], &[3])?;
-    /// let (v, i) = a.sort_with_indices(0, false)?;
+    /// let (v, i) = a.sort_with_indices(0)?;
     /// assert_eq!((v.to_vec()?, i.to_vec()?), (vec![3, 5, 9], vec![1, 0, 2]));
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn sort_with_indices(
+    pub fn sort_with_indices(&self, axis: isize) -> Result<(Array<T>, Array<i64>)> {
+        self.sort_with_indices_with(axis, SortOpts::new())
+    }
+    /// [`sort_with_indices`](Self::sort_with_indices) with the order of [`SortOpts`].
+    pub fn sort_with_indices_with(
         &self,
         axis: isize,
-        descending: bool,
+        opts: SortOpts,
     ) -> Result<(Array<T>, Array<i64>)> {
-        let (v, i) = sort_axis(self, axis, descending, true, true, "sort")?;
+        let (v, i) = sort_axis(self, axis, opts.descending, true, true, "sort")?;
         match (v, i) {
             (Some(v), Some(i)) => Ok((v, i)),
             _ => Err(Error::InvalidArgument("sort produced no output".into())),
@@ -302,14 +317,14 @@ impl<T: Element> Array<T> {
     }
 }
 
-/// Sorts `keys` along `axis` (stable, ascending or `descending`) and reorders `values` (same
+/// Sorts `keys` along `axis` (stable, ascending; descending with [`sort_by_key_with`]) and reorders `values` (same
 /// shape, any dtype) with them: ArrayFire's `sortByKey`.
 ///
 /// ```
 /// use cuprite_array::{Array, Device, sort_by_key};
 /// let k = Array::<i32>::from_slice_on(Device::CPU, &[3, 1, 2], &[3])?;
 /// let v = Array::<f64>::from_slice_on(Device::CPU, &[30.0, 10.0, 20.0], &[3])?;
-/// let (k, v) = sort_by_key(&k, &v, 0, false)?;
+/// let (k, v) = sort_by_key(&k, &v, 0)?;
 /// assert_eq!((k.to_vec()?, v.to_vec()?), (vec![1, 2, 3], vec![10.0, 20.0, 30.0]));
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
@@ -317,8 +332,27 @@ pub fn sort_by_key<K: Element, V: Element>(
     keys: &Array<K>,
     values: &Array<V>,
     axis: isize,
-    descending: bool,
 ) -> Result<(Array<K>, Array<V>)> {
+    sort_by_key_with(keys, values, axis, SortOpts::new())
+}
+
+/// [`sort_by_key`] with the order of [`SortOpts`].
+///
+/// ```
+/// use cuprite_array::{Array, Device, ops::SortOpts, sort_by_key_with};
+/// let k = Array::<i32>::from_slice_on(Device::CPU, &[3, 1, 2], &[3])?;
+/// let v = Array::<u8>::from_slice_on(Device::CPU, &[30, 10, 20], &[3])?;
+/// let (k, v) = sort_by_key_with(&k, &v, 0, SortOpts::new().descending(true))?;
+/// assert_eq!((k.to_vec()?, v.to_vec()?), (vec![3, 2, 1], vec![30, 20, 10]));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn sort_by_key_with<K: Element, V: Element>(
+    keys: &Array<K>,
+    values: &Array<V>,
+    axis: isize,
+    opts: SortOpts,
+) -> Result<(Array<K>, Array<V>)> {
+    let descending = opts.descending;
     if keys.shape() != values.shape() {
         return Err(Error::Shape(format!(
             "sort_by_key: keys of shape {:?} and values of shape {:?} differ",

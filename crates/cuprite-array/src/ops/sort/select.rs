@@ -12,6 +12,7 @@ use super::{Rows, cpu, dev, dev_array, empty, host_array, record, sort_moved};
 use crate::array::Array;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
+use crate::ops::{AxisOpts, TopkOpts};
 use crate::shape::SliceArg;
 
 /// Rows at least this long are selected, not sorted, on CUDA.
@@ -33,6 +34,52 @@ pub enum QuantileMethod {
     /// Halfway between the elements at `floor(h)` and `floor(h) + 1` (the element itself when
     /// `h` is whole).
     Midpoint,
+}
+
+/// Options of the quantiles (`quantile_with`, `percentile_with`, `quantiles_with`,
+/// `percentiles_with`): NumPy's `axis` (default: all elements) and `method` (default
+/// [`QuantileMethod::Linear`]).
+///
+/// ```
+/// use cuprite_array::{Array, QuantileMethod, ops::QuantileOpts};
+/// let a = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+/// assert_eq!(a.quantile(0.5)?.item()?, 3.5);
+/// let o = QuantileOpts::new().axis(1).method(QuantileMethod::Higher);
+/// assert_eq!(a.quantile_with(0.25, o)?.to_vec()?, vec![2.0, 5.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct QuantileOpts {
+    axis: Option<isize>,
+    method: QuantileMethod,
+}
+
+impl Default for QuantileOpts {
+    fn default() -> Self {
+        QuantileOpts {
+            axis: None,
+            method: QuantileMethod::Linear,
+        }
+    }
+}
+
+impl QuantileOpts {
+    /// NumPy's defaults: over all elements, [`QuantileMethod::Linear`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Along `axis` only (negative counts from the end; `None`: all elements).
+    pub fn axis(self, axis: impl Into<Option<isize>>) -> Self {
+        QuantileOpts {
+            axis: axis.into(),
+            ..self
+        }
+    }
+    /// How a quantile between two elements is read off.
+    pub fn method(self, method: QuantileMethod) -> Self {
+        QuantileOpts { method, ..self }
+    }
 }
 
 /// The elements and arithmetic of quantile `q` of `n` sorted values.
@@ -176,18 +223,28 @@ fn check_q(q: f64, what: &str, hi: f64) -> Result<()> {
 }
 
 impl<T: Element> Array<T> {
-    /// The `k` largest (or smallest) elements along `axis`, in order (descending for
-    /// `largest`), with their `i64` positions; ties by lower index first. NaN counts as the
+    /// The `k` largest elements along `axis` (the smallest with
+    /// [`topk_with`](Self::topk_with)), in order (largest first; smallest first for the smallest), with their `i64` positions; ties by lower index first. NaN counts as the
     /// largest value. `k` larger than the axis → `Err`.
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
     /// let a = Array::<f32>::from_slice_on(Device::CPU, &[1.0, 5.0, 3.0, 5.0], &[4])?;
-    /// let (v, i) = a.topk(2, 0, true)?;
+    /// let (v, i) = a.topk(2, 0)?;
     /// assert_eq!((v.to_vec()?, i.to_vec()?), (vec![5.0, 5.0], vec![1, 3]));
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn topk(&self, k: usize, axis: isize, largest: bool) -> Result<(Array<T>, Array<i64>)> {
+    pub fn topk(&self, k: usize, axis: isize) -> Result<(Array<T>, Array<i64>)> {
+        self.topk_with(k, axis, TopkOpts::new())
+    }
+    /// [`topk`](Self::topk), the `k` largest or smallest as [`TopkOpts`] says.
+    pub fn topk_with(
+        &self,
+        k: usize,
+        axis: isize,
+        opts: TopkOpts,
+    ) -> Result<(Array<T>, Array<i64>)> {
+        let largest = opts.largest;
         let spec = KeySpec::of(T::DTYPE, "topk")?;
         let r = Rows::new(self, Some(axis))?;
         if k > r.n {
@@ -281,23 +338,29 @@ impl<T: Element> Array<T> {
                 r.n
             )));
         }
-        self.sort(axis, false)
+        self.sort(axis)
     }
 
-    /// The median along `axis` (`None`: of all elements): the middle element, or the mean of
+    /// The median of all elements (along one axis with [`median_with`](Self::median_with)): the middle element, or the mean of
     /// the two middle ones (NumPy), in the mean dtype (`f64` for integers); NaN when the
     /// values include a NaN. An empty axis gives NaN, as NumPy (which also warns).
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
+    /// use cuprite_array::ops::AxisOpts;
     /// let a = Array::<i32>::from_slice_on(Device::CPU, &[4, 1, 3, 2], &[4])?;
-    /// assert_eq!(a.median(None)?.item()?, 2.5);
+    /// assert_eq!(a.median()?.item()?, 2.5);
     /// let e = Array::<f32>::from_slice_on(Device::CPU, &[], &[2, 0])?;
-    /// assert!(e.median(None)?.item()?.is_nan());
-    /// assert_eq!(e.median(Some(1))?.shape(), &[2]);
+    /// assert!(e.median()?.item()?.is_nan());
+    /// assert_eq!(e.median_with(AxisOpts::new().axis(1))?.shape(), &[2]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn median(&self, axis: Option<isize>) -> Result<Array<T::Mean>> {
+    pub fn median(&self) -> Result<Array<T::Mean>> {
+        self.median_with(AxisOpts::new())
+    }
+    /// [`median`](Self::median) with NumPy's `axis` ([`AxisOpts`]).
+    pub fn median_with(&self, opts: AxisOpts) -> Result<Array<T::Mean>> {
+        let axis = opts.axis;
         KeySpec::of(T::DTYPE, "median")?;
         let r = Rows::new(self, axis)?;
         if r.n == 0 {
@@ -310,24 +373,26 @@ impl<T: Element> Array<T> {
         reduce_sorted(self, axis, "median", median_pick)
     }
 
-    /// Quantile `q` (in `[0, 1]`) along `axis` (`None`: of all elements) by `method`, in the
+    /// Quantile `q` (in `[0, 1]`) of all elements, linearly interpolated ([`QuantileOpts`]: another
+    /// `axis` and `method`), in the
     /// mean dtype (computed in `f64`, rounded once); NaN when the values include a NaN.
     /// `q` outside `[0, 1]` or an empty axis → `Err`.
     ///
     /// ```
     /// use cuprite_array::{Array, Device, QuantileMethod};
+    /// use cuprite_array::ops::QuantileOpts;
     /// let a = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0, 4.0], &[4])?;
-    /// assert_eq!(a.quantile(0.5, None, QuantileMethod::Linear)?.item()?, 2.5);
-    /// assert_eq!(a.quantile(0.5, None, QuantileMethod::Lower)?.item()?, 2.0);
-    /// assert!(a.quantile(1.5, None, QuantileMethod::Linear).is_err());
+    /// assert_eq!(a.quantile(0.5)?.item()?, 2.5);
+    /// assert_eq!(a.quantile_with(0.5, QuantileOpts::new().method(QuantileMethod::Lower))?.item()?, 2.0);
+    /// assert!(a.quantile(1.5).is_err());
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn quantile(
-        &self,
-        q: f64,
-        axis: Option<isize>,
-        method: QuantileMethod,
-    ) -> Result<Array<T::Mean>> {
+    pub fn quantile(&self, q: f64) -> Result<Array<T::Mean>> {
+        self.quantile_with(q, QuantileOpts::new())
+    }
+    /// [`quantile`](Self::quantile) with NumPy's `axis` and `method` ([`QuantileOpts`]).
+    pub fn quantile_with(&self, q: f64, opts: QuantileOpts) -> Result<Array<T::Mean>> {
+        let QuantileOpts { axis, method } = opts;
         check_q(q, "quantile", 1.0)?;
         reduce_sorted(self, axis, "quantile", |n| quantile_pick(n, q, method))
     }
@@ -337,31 +402,35 @@ impl<T: Element> Array<T> {
     /// ```
     /// use cuprite_array::{Array, Device, QuantileMethod};
     /// let a = Array::<f32>::from_slice_on(Device::CPU, &[0.0, 10.0], &[2])?;
-    /// assert_eq!(a.percentile(25.0, None, QuantileMethod::Linear)?.item()?, 2.5);
+    /// assert_eq!(a.percentile(25.0)?.item()?, 2.5);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn percentile(
-        &self,
-        p: f64,
-        axis: Option<isize>,
-        method: QuantileMethod,
-    ) -> Result<Array<T::Mean>> {
+    pub fn percentile(&self, p: f64) -> Result<Array<T::Mean>> {
+        self.percentile_with(p, QuantileOpts::new())
+    }
+    /// [`percentile`](Self::percentile) with NumPy's `axis` and `method` ([`QuantileOpts`]).
+    pub fn percentile_with(&self, p: f64, opts: QuantileOpts) -> Result<Array<T::Mean>> {
         check_q(p, "percentile", 100.0)?;
-        self.quantile(p / 100.0, axis, method)
+        self.quantile_with(p / 100.0, opts)
     }
 
-    /// The most frequent value along `axis` (`None`: of all elements; the smallest among
+    /// The most frequent value of all elements (along one axis with [`mode_with`](Self::mode_with); the smallest among
     /// equally frequent ones) and how often it occurs. `-0.0` and `+0.0` count as equal, and
     /// so do all NaNs. An empty axis → `Err`.
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
     /// let a = Array::<i32>::from_slice_on(Device::CPU, &[3, 1, 3, 1, 2], &[5])?;
-    /// let (v, c) = a.mode(None)?;
+    /// let (v, c) = a.mode()?;
     /// assert_eq!((v.item()?, c.item()?), (1, 2));
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn mode(&self, axis: Option<isize>) -> Result<(Array<T>, Array<i64>)> {
+    pub fn mode(&self) -> Result<(Array<T>, Array<i64>)> {
+        self.mode_with(AxisOpts::new())
+    }
+    /// [`mode`](Self::mode) with NumPy's `axis` ([`AxisOpts`]).
+    pub fn mode_with(&self, opts: AxisOpts) -> Result<(Array<T>, Array<i64>)> {
+        let axis = opts.axis;
         let spec = KeySpec::of(T::DTYPE, "mode")?;
         let r = Rows::new(self, axis)?;
         let shape = r.shape_with(None);

@@ -126,10 +126,10 @@ pub fn norm<T: Scalar>(a: &Array<T>, ord: NormOrd) -> Result<f64> {
         (NormOrd::NegInf, 1) => Ok(x.min()?.item()?),
         (NormOrd::NegOne, 1) => Ok(1.0 / x.pow(-1.0).sum()?.item()?),
         (NormOrd::NegSpectral, 1) => Ok(1.0 / x.pow(-2.0).sum()?.item()?.sqrt()),
-        (NormOrd::NegOne, 2) => Ok(x.sum_axes(&[0], false)?.min()?.item()?),
-        (NormOrd::NegInf, 2) => Ok(x.sum_axes(&[1], false)?.min()?.item()?),
-        (NormOrd::One, 2) => Ok(x.sum_axes(&[0], false)?.max()?.item()?),
-        (NormOrd::Inf, 2) => Ok(x.sum_axes(&[1], false)?.max()?.item()?),
+        (NormOrd::NegOne, 2) => Ok(x.sum_axes(&[0])?.min()?.item()?),
+        (NormOrd::NegInf, 2) => Ok(x.sum_axes(&[1])?.min()?.item()?),
+        (NormOrd::One, 2) => Ok(x.sum_axes(&[0])?.max()?.item()?),
+        (NormOrd::Inf, 2) => Ok(x.sum_axes(&[1])?.max()?.item()?),
         (NormOrd::Spectral | NormOrd::Nuclear | NormOrd::NegSpectral, 2) => {
             let (_, s, _) = svd(a)?;
             let s: Vec<f64> = s.to_vec()?.into_iter().map(to_f64).collect();

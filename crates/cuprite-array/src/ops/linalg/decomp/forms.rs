@@ -226,7 +226,7 @@ pub fn lstsq_full<T: Scalar>(a: &Array<T>, b: &Array<T>, rcond: Option<f64>) -> 
         let sums = if b.ndim() == 1 {
             sq.sum()?.reshape(&[1])?
         } else {
-            sq.sum_axes(&[0], false)?
+            sq.sum_axes(&[0])?
         };
         sums.cast::<RealOf<T>>()
     } else {

@@ -1,0 +1,363 @@
+//! The options of calls that NumPy gives keyword arguments with defaults.
+//!
+//! One rule holds across the crate: the short form of a call takes only what NumPy requires
+//! (`a.sum_axes(&[1])`, `a.sort(-1)`, `a.fft()`), and a `*_with` form beside it takes the
+//! same required arguments and then one options value (`a.sum_axes_with(&[1],
+//! ReduceOpts::new().keepdims(true))`). An options value starts from NumPy's defaults
+//! (`new()` and `Default` agree) and has one setter per NumPy keyword, named after it and
+//! taking its value, so a call reads as NumPy's `keepdims=True` does.
+
+/// Options of the reductions along axes (`sum_axes_with`, `max_axes_with`,
+/// `argmax_axis_with`, ...): NumPy's `keepdims` (default `false`).
+///
+/// ```
+/// use cuprite_array::{Array, ops::ReduceOpts};
+/// let a = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+/// let s = a.sum_axes_with(&[1], ReduceOpts::new().keepdims(true))?;
+/// assert_eq!(s.shape(), &[2, 1]);
+/// assert_eq!(s.to_vec()?, vec![6.0, 15.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct ReduceOpts {
+    pub(crate) keepdims: bool,
+}
+
+impl ReduceOpts {
+    /// NumPy's defaults (`keepdims=False`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Keep each reduced axis with extent 1, so the result broadcasts against the input.
+    pub fn keepdims(self, keepdims: bool) -> Self {
+        ReduceOpts { keepdims }
+    }
+}
+
+/// Options of the variance and standard deviation (`var_with`, `std_axes_with`,
+/// `nanvar_axes_with`, ...): NumPy's `ddof` (default 0, the population variance) and
+/// `keepdims` (default `false`).
+///
+/// ```
+/// use cuprite_array::{Array, ops::VarOpts};
+/// let a = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0], &[4])?;
+/// assert_eq!(a.var()?.item()?, 1.25);
+/// assert_eq!(a.var_with(VarOpts::new().ddof(1))?.item()?, 5.0 / 3.0);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct VarOpts {
+    pub(crate) ddof: usize,
+    pub(crate) keepdims: bool,
+}
+
+impl VarOpts {
+    /// NumPy's defaults (`ddof=0`, `keepdims=False`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Divide by `N - ddof` (1 gives the sample variance).
+    pub fn ddof(self, ddof: usize) -> Self {
+        VarOpts { ddof, ..self }
+    }
+    /// Keep each reduced axis with extent 1.
+    pub fn keepdims(self, keepdims: bool) -> Self {
+        VarOpts { keepdims, ..self }
+    }
+}
+
+/// Options of the sorts (`sort_with`, `argsort_with`, `sort_with_indices_with`,
+/// `sort_by_key_with`): the order, ascending by default as NumPy's.
+///
+/// ```
+/// use cuprite_array::{Array, ops::SortOpts};
+/// let a = Array::from_slice(&[3i32, 1, 2], &[3])?;
+/// assert_eq!(a.sort(-1)?.to_vec()?, vec![1, 2, 3]);
+/// assert_eq!(a.sort_with(-1, SortOpts::new().descending(true))?.to_vec()?, vec![3, 2, 1]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct SortOpts {
+    pub(crate) descending: bool,
+}
+
+impl SortOpts {
+    /// Ascending order (NumPy's only order).
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Sort largest first (equal keys keep their relative order).
+    pub fn descending(self, descending: bool) -> Self {
+        SortOpts { descending }
+    }
+}
+
+/// Options of [`topk_with`](crate::Array::topk_with): whether the `k` largest (the default,
+/// as PyTorch's `topk`) or the `k` smallest are taken.
+///
+/// ```
+/// use cuprite_array::{Array, ops::TopkOpts};
+/// let a = Array::from_slice(&[3i32, 1, 4, 1, 5], &[5])?;
+/// assert_eq!(a.topk(2, -1)?.0.to_vec()?, vec![5, 4]);
+/// let (v, _) = a.topk_with(2, -1, TopkOpts::new().largest(false))?;
+/// assert_eq!(v.to_vec()?, vec![1, 1]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct TopkOpts {
+    pub(crate) largest: bool,
+}
+
+impl Default for TopkOpts {
+    fn default() -> Self {
+        TopkOpts { largest: true }
+    }
+}
+
+impl TopkOpts {
+    /// The `k` largest.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// `true`: the `k` largest, largest first; `false`: the `k` smallest, smallest first.
+    pub fn largest(self, largest: bool) -> Self {
+        TopkOpts { largest }
+    }
+}
+
+/// Options of [`isclose_with`](crate::Array::isclose_with) and
+/// [`allclose_with`](crate::Array::allclose_with): NumPy's `rtol` (default `1e-5`), `atol`
+/// (default `1e-8`) and `equal_nan` (default `false`).
+///
+/// ```
+/// use cuprite_array::{Array, ops::CloseOpts};
+/// let a = Array::from_slice(&[1.0f64, f64::NAN], &[2])?;
+/// let b = Array::from_slice(&[1.0f64 + 1e-9, f64::NAN], &[2])?;
+/// assert!(!a.allclose(&b)?);
+/// assert!(a.allclose_with(&b, CloseOpts::new().equal_nan(true))?);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[must_use]
+pub struct CloseOpts {
+    pub(crate) rtol: f64,
+    pub(crate) atol: f64,
+    pub(crate) equal_nan: bool,
+}
+
+impl Default for CloseOpts {
+    fn default() -> Self {
+        CloseOpts {
+            rtol: 1e-5,
+            atol: 1e-8,
+            equal_nan: false,
+        }
+    }
+}
+
+impl CloseOpts {
+    /// NumPy's defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// The relative tolerance.
+    pub fn rtol(self, rtol: f64) -> Self {
+        CloseOpts { rtol, ..self }
+    }
+    /// The absolute tolerance.
+    pub fn atol(self, atol: f64) -> Self {
+        CloseOpts { atol, ..self }
+    }
+    /// Whether two NaNs compare equal.
+    pub fn equal_nan(self, equal_nan: bool) -> Self {
+        CloseOpts { equal_nan, ..self }
+    }
+}
+
+/// Options of the reductions that NumPy runs over the flattened array unless given an `axis`
+/// (`median_with`, `nanmedian_with`, `mode_with`).
+///
+/// ```
+/// use cuprite_array::{Array, ops::AxisOpts};
+/// let a = Array::from_slice(&[1.0f64, 5.0, 2.0, 3.0, 4.0, 9.0], &[2, 3])?;
+/// assert_eq!(a.median()?.item()?, 3.5);
+/// assert_eq!(a.median_with(AxisOpts::new().axis(1))?.to_vec()?, vec![2.0, 4.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct AxisOpts {
+    pub(crate) axis: Option<isize>,
+}
+
+impl AxisOpts {
+    /// NumPy's default: over all elements.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Reduce along `axis` only (negative counts from the end; `None`: all elements).
+    pub fn axis(self, axis: impl Into<Option<isize>>) -> Self {
+        AxisOpts { axis: axis.into() }
+    }
+}
+
+/// Options of [`digitize_with`](crate::Array::digitize_with): NumPy's `right` (default
+/// `false`: `bins[i-1] <= x < bins[i]`).
+///
+/// ```
+/// use cuprite_array::{Array, ops::DigitizeOpts};
+/// let x = Array::from_slice(&[1.0f64, 2.5], &[2])?;
+/// let bins = Array::from_slice(&[1.0f64, 2.5, 4.0], &[3])?;
+/// assert_eq!(x.digitize(&bins)?.to_vec()?, vec![1, 2]);
+/// assert_eq!(x.digitize_with(&bins, DigitizeOpts::new().right(true))?.to_vec()?, vec![0, 1]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct DigitizeOpts {
+    pub(crate) right: bool,
+}
+
+impl DigitizeOpts {
+    /// NumPy's default (`right=False`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Whether each bin holds its right edge (`bins[i-1] < x <= bins[i]`) instead of its left.
+    pub fn right(self, right: bool) -> Self {
+        DigitizeOpts { right }
+    }
+}
+
+/// Options of [`fill_diagonal_with`](crate::Array::fill_diagonal_with): NumPy's `wrap`
+/// (default `false`).
+///
+/// ```
+/// use cuprite_array::{Array, ops::FillDiagonalOpts};
+/// let mut a = Array::<i32>::zeros(&[3, 1]);
+/// a.fill_diagonal_with(&Array::scalar(5), FillDiagonalOpts::new().wrap(true))?;
+/// assert_eq!(a.to_vec()?, [5, 0, 5]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct FillDiagonalOpts {
+    pub(crate) wrap: bool,
+}
+
+impl FillDiagonalOpts {
+    /// NumPy's default (`wrap=False`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Whether the diagonal of a tall matrix restarts every `ncols + 1` rows.
+    pub fn wrap(self, wrap: bool) -> Self {
+        FillDiagonalOpts { wrap }
+    }
+}
+
+/// Options of [`poly::polyval_with`](crate::ops::poly::polyval_with) and
+/// [`poly::polyvalfromroots_with`](crate::ops::poly::polyvalfromroots_with): NumPy's `tensor`
+/// (default `true`).
+///
+/// ```
+/// use cuprite_array::{Array, ops::{PolyvalOpts, poly}};
+/// let c = Array::from_slice(&[1i64, 0, -1, 1], &[2, 2])?; // columns 1 − x and x
+/// let x = Array::from_slice(&[2i64, 3], &[2])?;
+/// let o = PolyvalOpts::new().tensor(false);
+/// assert_eq!(poly::polyval_with(&x, &c, o)?.to_vec()?, [-1, 3]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct PolyvalOpts {
+    pub(crate) tensor: bool,
+}
+
+impl Default for PolyvalOpts {
+    fn default() -> Self {
+        PolyvalOpts { tensor: true }
+    }
+}
+
+impl PolyvalOpts {
+    /// NumPy's default (`tensor=True`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// `true`: every series at every `x`; `false`: the series broadcast against `x`.
+    pub fn tensor(self, tensor: bool) -> Self {
+        PolyvalOpts { tensor }
+    }
+}
+
+/// Options of [`poly::as_series_with`](crate::ops::poly::as_series_with): NumPy's `trim`
+/// (default `true`).
+///
+/// ```
+/// use cuprite_array::{Array, ops::{SeriesOpts, poly}};
+/// let a = Array::from_slice(&[1.0f64, 0.0], &[2])?;
+/// assert_eq!(poly::as_series(&[&a])?[0].to_vec()?, vec![1.0]);
+/// let s = poly::as_series_with(&[&a], SeriesOpts::new().trim(false))?;
+/// assert_eq!(s[0].to_vec()?, vec![1.0, 0.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct SeriesOpts {
+    pub(crate) trim: bool,
+}
+
+impl Default for SeriesOpts {
+    fn default() -> Self {
+        SeriesOpts { trim: true }
+    }
+}
+
+impl SeriesOpts {
+    /// NumPy's default (`trim=True`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Whether trailing zeros are dropped (at least one coefficient is kept).
+    pub fn trim(self, trim: bool) -> Self {
+        SeriesOpts { trim }
+    }
+}
+
+/// Options of the calls that NumPy applies to every axis unless given `axes`
+/// (`squeeze_with`, `fftshift_with`, `ifftshift_with`).
+///
+/// ```
+/// use cuprite_array::{Array, ops::AxesOpts};
+/// let a = Array::<f32>::zeros(&[1, 3, 1]);
+/// assert_eq!(a.squeeze()?.shape(), &[3]);
+/// assert_eq!(a.squeeze_with(AxesOpts::new().axes(&[0]))?.shape(), &[3, 1]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct AxesOpts {
+    axes: Option<Vec<isize>>,
+}
+
+impl AxesOpts {
+    /// NumPy's default: every axis.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Only these axes (negative counts from the end).
+    pub fn axes(self, axes: &[isize]) -> Self {
+        AxesOpts {
+            axes: Some(axes.to_vec()),
+        }
+    }
+    /// The axes as the calls take them (`None`: every axis).
+    pub(crate) fn get(&self) -> Option<&[isize]> {
+        self.axes.as_deref()
+    }
+}
