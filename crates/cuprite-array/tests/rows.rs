@@ -216,6 +216,14 @@ fn rows_extremes(d: Device) -> TestResult {
         assert!(s[0].is_nan() && s[1].is_nan(), "{s:?}");
         assert!(!s[2].is_nan());
         assert!(q.logsumexp(1)?.to_vec()?[0].is_nan());
+        // A long row of NaN but its last element: the warps that see only NaN have no maximum
+        // above -inf, and their NaN still reaches the sum (f32 and bf16).
+        let mut nan_row = vec![f32::NAN; 4096];
+        nan_row[4095] = 1.0;
+        let r = Array::from_slice(&nan_row, &[1, 4096])?;
+        assert!(r.logsumexp(1)?.to_vec()?[0].is_nan());
+        let rb = r.cast::<cuprite_array::bf16>().logsumexp(1)?;
+        assert!(rb.cast::<f32>().to_vec()?[0].is_nan());
         // Long rows (one value per warp lane and more): most of row 0 is -inf, so whole warps
         // see nothing above -inf; row 1 holds a +inf (its line is done by the path that spells
         // non-finite maxima out). Checked against the formulas in f64 on the host (the bf16

@@ -175,6 +175,34 @@ __device__ __forceinline__ void row_block_lse(typename T::C mw, typename T::C sw
   S = row_warp_sum(term);
 }
 
+// `row_block_lse` for warp maxima that may be infinite and sums that may be NaN: a warp whose
+// maximum is the block's, or `-inf` (its sum then 0 or NaN), adds its sum unscaled, so that
+// `M + log S` is `+inf` with a `+inf` in the line, `-inf` with nothing above `-inf`, and NaN
+// with a NaN.
+template <class T, int W>
+__device__ __forceinline__ void row_block_lse_any(typename T::C mw, typename T::C sw, typename T::C *sh, int &ph, typename T::C &M, typename T::C &S) {
+  typedef typename T::C C;
+  if (W == 1) {
+    M = mw;
+    S = sw;
+    return;
+  }
+  C *h = sh + (ph & 1) * 32; ph ^= 1;
+  const int lane = threadIdx.x & 31;
+  if (lane == 0) { h[threadIdx.x >> 5] = mw; h[16 + (threadIdx.x >> 5)] = sw; }
+  __syncthreads();
+  C m = h[0];
+  #pragma unroll
+  for (int k = 1; k < W; ++k) m = h[k] > m ? h[k] : m;
+  C term = (C)0;
+  if (lane < W) {
+    const C mk = h[lane], sk = h[16 + lane];
+    term = (mk == m || mk == -T::inf()) ? sk : sk * T::ex(mk - m);
+  }
+  M = m;
+  S = row_warp_sum(term);
+}
+
 // The values per 16-byte vector when a line held in registers may move in vectors, else 0.
 template <class T, int ITEMS> struct RowVecPath {
   static constexpr int V = (ITEMS >= RowVec<T>::N && ITEMS % RowVec<T>::N == 0) ? RowVec<T>::N : 0;
@@ -235,8 +263,9 @@ __device__ __forceinline__ typename T::C row_wb(typename T::C y, const typename 
 }
 
 // The statistics of a line of `nn` elements held in registers `v` (see `row_each`) into
-// `out`: logsumexp's are `(M, S)`. softmax and log_softmax reduce each warp's maximum and sum
-// of exponentials relative to it in one step (softmax keeps those exponentials in `v`);
+// `out`: logsumexp's are `(M, S)`. softmax, log_softmax and logsumexp reduce each warp's
+// maximum and sum of exponentials relative to it in one step (softmax keeps those
+// exponentials in `v`);
 // layer_norm each warp's sum, count and squared deviations from its own mean in one step.
 // Returns false for a softmax or log_softmax line whose maximum is not finite (`+inf`
 // present, or nothing above `-inf`): `rows_far` spells those cases out.
@@ -246,21 +275,23 @@ __device__ __forceinline__ bool row_near_stats(typename T::C (&v)[ITEMS], bool v
   constexpr int W = THREADS / 32, V = RowVecPath<T, ITEMS>::V;
   const C inf = T::inf();
   if constexpr (KIND == ROW_LOGSUMEXP) {
-    // The block-wide maximum first, then the sum relative to it.
-    C mx = -inf;
-    row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) { mx = v[k] > mx ? v[k] : mx; });
-    const C M = row_block_max<W>(mx, sh, ph);
-    C sm = (C)0;
-    if (M > -inf && M < inf) {
-      row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) { sm += T::ex(v[k] - M); });
+    // Each warp's maximum and its sum relative to it, combined in one block step. A
+    // non-finite warp maximum counts the elements equal to it as 1 (`+inf`), skips `-inf`
+    // and keeps a NaN (which no maximum sees) in the sum.
+    C mw = -inf;
+    row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) { mw = v[k] > mw ? v[k] : mw; });
+    mw = row_warp_max(mw);
+    C sw = (C)0;
+    if (mw > -inf && mw < inf) {
+      row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) { sw += T::ex(v[k] - mw); });
     } else {
       row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) {
         const C x = v[k];
-        sm += x != -inf ? (x == M ? (C)1 : T::ex(x - M)) : (C)0;
+        sw += x != -inf ? (x == mw ? (C)1 : T::ex(x - mw)) : (C)0;
       });
     }
-    out.a = M;
-    out.b = row_block_sum<W>(sm, sh, ph);
+    sw = row_warp_sum(sw);
+    row_block_lse_any<T, W>(mw, sw, sh, ph, out.a, out.b);
     return true;
   } else if constexpr (KIND == ROW_SOFTMAX || KIND == ROW_LOG_SOFTMAX) {
     C mw = -inf;

@@ -391,7 +391,7 @@ impl RowOp {
         self.dtype.code().hash(&mut h);
         self.has_w.hash(&mut h);
         self.has_b.hash(&mut h);
-        RowShape::of(self.n, self.dtype).hash(&mut h);
+        self.row_shape().hash(&mut h);
         h.finish()
     }
 
@@ -587,7 +587,7 @@ impl LibraryCall for RowOp {
             }),
         }
         .launch_args()?;
-        let threads = RowShape::of(self.n, self.dtype).threads;
+        let threads = self.row_shape().threads;
         // One wave of blocks, each looping over its lines: the streaming form of the kernel
         // (contiguous aligned lines) reads a block's next line while it works on this one.
         // `blocks_per_sm` counts blocks of `BLOCK` threads; smaller blocks fit more.
@@ -639,9 +639,14 @@ impl RowOp {
             dtype: self.dtype,
             has_w: self.has_w,
             has_b: self.has_b,
-            shape: RowShape::of(self.n, self.dtype),
+            shape: self.row_shape(),
             producer: self.producer.as_ref().map(|p| (&p.prog, p.ax)),
         }
+    }
+
+    /// How a line of this call is spread over a block.
+    fn row_shape(&self) -> RowShape {
+        RowShape::of(self.n, self.dtype, self.has_w || self.has_b)
     }
 
     fn kernel(&self) -> crate::codegen::KernelSource {
