@@ -49,6 +49,9 @@ impl<T: Float> Array<T> {
         axes: &[isize],
         keep: bool,
     ) -> Result<Array<T>> {
+        // Realised once here: the check below and the caller then read the result instead
+        // of re-running the reduction.
+        r.eval()?;
         if !r.equal(c::<T>(empty)).any()?.item()? {
             return Ok(r);
         }
@@ -141,10 +144,13 @@ impl<T: Float> Array<T> {
     }
     /// [`nanvar`](Self::nanvar) along `axes`.
     pub fn nanvar_axes(&self, axes: &[isize], ddof: usize, keepdims: bool) -> Result<Array<T>> {
-        let mean = self.nanmean_axes(axes, true)?;
+        // Three passes: the count (once, reused for the mean and the divisor), the sum, and
+        // the squared deviations from the mean (the two-pass formula's precision).
+        let n_keep = self.not_nan_count(axes, true)?;
+        let mean = self.nansum_axes(axes, true)?.try_div(&n_keep)?;
         let d = self.try_sub(&mean)?;
         let ss = d.try_mul(&d)?.nansum_axes(axes, keepdims)?;
-        let n = self.not_nan_count(axes, keepdims)? - c::<T>(ddof as f64);
+        let n = n_keep.reshape(ss.shape())? - c::<T>(ddof as f64);
         let dof = Array::select(&n.greater(c::<T>(0.0)), &n, c::<T>(f64::NAN))?;
         ss.try_div(&dof)
     }
@@ -214,21 +220,33 @@ impl<T: Float> Array<T> {
     }
 
     /// `Err` when a slice that an arg-reduction picked from holds only NaNs: the element it
-    /// points at is NaN exactly then.
+    /// points at is NaN exactly then. `idx` is realised first, so the check reads the picked
+    /// elements (one for the flat form) and never re-runs the reduction inside a gather.
     fn check_arg(&self, idx: &Array<i64>, axis: Option<isize>, what: &str) -> Result<()> {
         if self.is_empty() {
             return Ok(());
         }
-        let picked = match axis {
-            None => self.flatten()?.take(&idx.reshape(&[1])?, Some(0))?,
+        idx.eval()?;
+        let all_nan = match axis {
+            None => {
+                let i = idx.item()?;
+                let at = isize::try_from(i).map_err(|_| {
+                    Error::InvalidArgument(format!("{what}: index {i} does not fit an isize"))
+                })?;
+                self.flatten()?
+                    .slice(&[crate::shape::SliceArg::Index(at)])?
+                    .isnan()
+                    .item()?
+            }
             Some(a) => {
                 let ax = crate::shape::axis(a, self.ndim())?;
                 let mut s = self.shape().to_vec();
                 s[ax] = 1;
-                self.take_along_axis(&idx.reshape(&s)?, a)?
+                let picked = self.take_along_axis(&idx.reshape(&s)?, a)?;
+                picked.isnan().any()?.item()?
             }
         };
-        if picked.isnan().any()?.item()? {
+        if all_nan {
             return Err(Error::InvalidArgument(format!(
                 "{what}: a slice of shape {:?} along axis {axis:?} holds only NaNs",
                 self.shape()
