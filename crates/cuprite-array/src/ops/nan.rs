@@ -8,7 +8,7 @@
 //! is an `Err` as NumPy raises.
 
 use crate::array::Array;
-use crate::dtype::{DType, Element, Float, Scalar};
+use crate::dtype::{DType, Element, Float, Scalar, c64};
 use crate::error::{Error, Result};
 
 fn c<T: Element>(x: f64) -> T {
@@ -35,9 +35,25 @@ impl<T: Float> Array<T> {
         Array::select(&self.isnan(), c::<T>(v), self)
     }
 
-    /// How many elements along `axes` are not NaN, as `T`.
-    fn not_nan_count(&self, axes: &[isize], keep: bool) -> Result<Array<T>> {
-        Ok(self.equal(self).count_axes(axes, keep)?.cast::<T>())
+    /// The sum of the elements along `axes` that are not NaN (real part) and how many there
+    /// are (imaginary part), from one reduction pass: each element enters as the complex
+    /// number `x + 1i`, a NaN as `0`. Both parts accumulate in `f64`, so the count is exact
+    /// below 2^53 elements and the sum of a narrower float is at least as precise as its own
+    /// sum.
+    fn nan_sum_count(&self, axes: &[isize], keep: bool) -> Result<Array<c64>> {
+        let nan = self.isnan();
+        let x = Array::select(&nan, c::<T>(0.0), self)?.cast::<c64>();
+        let one = Array::select(&nan, c64::new(0.0, 0.0), c64::new(0.0, 1.0))?;
+        x.try_add(&one)?.sum_axes(axes, keep)
+    }
+
+    /// The mean of the elements along `axes` that are not NaN, as `f64`, and their count,
+    /// both from [`nan_sum_count`](Self::nan_sum_count)'s one pass; an empty count gives a
+    /// NaN mean (0 / 0).
+    fn nan_mean_count(&self, axes: &[isize], keep: bool) -> Result<(Array<f64>, Array<f64>)> {
+        let sc = self.nan_sum_count(axes, keep)?;
+        let n = sc.imag();
+        Ok((sc.real().try_div(&n)?, n))
     }
 
     /// NaN where every element of a reduced slice was NaN, `r` elsewhere; the second pass
@@ -123,10 +139,7 @@ impl<T: Float> Array<T> {
     }
     /// [`nanmean`](Self::nanmean) along `axes`.
     pub fn nanmean_axes(&self, axes: &[isize], keepdims: bool) -> Result<Array<T>> {
-        let s = self.nansum_axes(axes, keepdims)?;
-        let n = self.not_nan_count(axes, keepdims)?;
-        // 0 / 0 is NaN for an all-NaN slice.
-        s.try_div(&n)
+        Ok(self.nan_mean_count(axes, keepdims)?.0.cast::<T>())
     }
 
     /// Variance of the elements that are not NaN, with `ddof` delta degrees of freedom; NaN
@@ -144,13 +157,12 @@ impl<T: Float> Array<T> {
     }
     /// [`nanvar`](Self::nanvar) along `axes`.
     pub fn nanvar_axes(&self, axes: &[isize], ddof: usize, keepdims: bool) -> Result<Array<T>> {
-        // Three passes: the count (once, reused for the mean and the divisor), the sum, and
-        // the squared deviations from the mean (the two-pass formula's precision).
-        let n_keep = self.not_nan_count(axes, true)?;
-        let mean = self.nansum_axes(axes, true)?.try_div(&n_keep)?;
-        let d = self.try_sub(&mean)?;
+        // Two passes: the sum and the count together, then the squared deviations from the
+        // mean (the two-pass formula's precision).
+        let (mean, n_keep) = self.nan_mean_count(axes, true)?;
+        let d = self.try_sub(&mean.cast::<T>())?;
         let ss = d.try_mul(&d)?.nansum_axes(axes, keepdims)?;
-        let n = n_keep.reshape(ss.shape())? - c::<T>(ddof as f64);
+        let n = n_keep.reshape(ss.shape())?.cast::<T>() - c::<T>(ddof as f64);
         let dof = Array::select(&n.greater(c::<T>(0.0)), &n, c::<T>(f64::NAN))?;
         ss.try_div(&dof)
     }
