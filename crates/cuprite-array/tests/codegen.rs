@@ -210,6 +210,11 @@ fn every_generated_kernel_compiles() -> TestResult {
     {
         errors.push(format!("mesh::suite: {e}"));
     }
+    for &(name, body) in crate::numpy_fn::BODIES {
+        if let Err(e) = body(Device::CPU) {
+            errors.push(format!("numpy_fn::{name}: {e}"));
+        }
+    }
     for &(name, body) in crate::hardening::BODIES {
         if let Err(e) = body(Device::CPU) {
             errors.push(format!("hardening::{name}: {e}"));

@@ -444,13 +444,12 @@ fn nan_reductions_f32(d: Device) -> TestResult {
             "nanmean/nanvar f32 of all",
         )?;
         // The first largest non-NaN element, found on the host.
-        let best = x
-            .iter()
-            .enumerate()
-            .filter(|(_, v)| !v.is_nan())
-            .fold((0usize, f32::NEG_INFINITY), |b, (i, &v)| {
+        let best = x.iter().enumerate().filter(|(_, v)| !v.is_nan()).fold(
+            (0usize, f32::NEG_INFINITY),
+            |b, (i, &v)| {
                 if v > b.1 { (i, v) } else { b }
-            });
+            },
+        );
         assert_eq!(a.nanargmax()?.item()?, best.0 as i64);
         let e = a
             .nanargmax_axis(1, false)

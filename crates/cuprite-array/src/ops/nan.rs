@@ -160,7 +160,7 @@ impl<T: Float> Array<T> {
         // Two passes: the sum and the count together, then the squared deviations from the
         // mean (the two-pass formula's precision).
         let (mean, n_keep) = self.nan_mean_count(axes, true)?;
-        let d = self.try_sub(&mean.cast::<T>())?;
+        let d = self.try_sub(mean.cast::<T>())?;
         let ss = d.try_mul(&d)?.nansum_axes(axes, keepdims)?;
         let n = n_keep.reshape(ss.shape())?.cast::<T>() - c::<T>(ddof as f64);
         let dof = Array::select(&n.greater(c::<T>(0.0)), &n, c::<T>(f64::NAN))?;
