@@ -210,6 +210,11 @@ fn every_generated_kernel_compiles() -> TestResult {
     {
         errors.push(format!("mesh::suite: {e}"));
     }
+    for &(name, body) in crate::numpy_fn::BODIES {
+        if let Err(e) = body(Device::CPU) {
+            errors.push(format!("numpy_fn::{name}: {e}"));
+        }
+    }
     for &(name, body) in crate::hardening::BODIES {
         if let Err(e) = body(Device::CPU) {
             errors.push(format!("hardening::{name}: {e}"));
@@ -353,6 +358,45 @@ fn jit_trace_prints_source() -> TestResult {
     Ok(())
 }
 
+/// The NumPy-routine bodies' kernels (iota masks of `tril`/`tri`, the NaN reductions' fused
+/// `c64` sum and count) compile, and an iota of the 32-bit index variant divides in 32 bits.
+fn numpy_routine_kernels_compile() -> TestResult {
+    tuning::compiler::start_recording();
+    let mut errors = Vec::new();
+    for &(name, body) in crate::numpy_fn::BODIES {
+        if let Err(e) = body(Device::CPU) {
+            errors.push(format!("numpy_fn::{name}: {e}"));
+        }
+    }
+    let sources = tuning::compiler::take_recorded();
+    if !errors.is_empty() {
+        return Err(errors.join("\n").into());
+    }
+    let iota: Vec<&String> = sources
+        .iter()
+        .filter(|s| s.contains("% (u64t)s") || s.contains("% (unsigned int)s"))
+        .collect();
+    assert!(
+        iota.iter().any(|s| s.contains("% (unsigned int)s")),
+        "no 32-bit iota among {} kernels: {:?}",
+        sources.len(),
+        iota.iter()
+            .map(|s| s.rsplit_once(MARKER).map(|x| x.1).unwrap_or(s))
+            .collect::<Vec<_>>()
+    );
+    let mut groups: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for src in &sources {
+        let (pre, body) = src
+            .split_once(MARKER)
+            .ok_or("generated source without the kernel marker")?;
+        groups
+            .entry(pre.to_string())
+            .or_default()
+            .push(body.to_string());
+    }
+    compile_all_with(&groups, &tuning::compiler::compile_options(90, true), false)
+}
+
 pub fn tests() -> Vec<Test> {
     vec![
         Test::nvrtc(
@@ -365,5 +409,9 @@ pub fn tests() -> Vec<Test> {
         ),
         Test::nvrtc("codegen::jit_trace_prints_source", jit_trace_prints_source),
         Test::nvrtc("codegen::math_library_compiles", math_library_compiles),
+        Test::nvrtc(
+            "codegen::numpy_routine_kernels_compile",
+            numpy_routine_kernels_compile,
+        ),
     ]
 }

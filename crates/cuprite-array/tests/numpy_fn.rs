@@ -387,10 +387,91 @@ fn nan_reductions(d: Device) -> TestResult {
     })
 }
 
+/// NaN-aware reductions of `f32` (their sum and count share one pass) and the arg-reductions'
+/// all-NaN check, against f64 loops over the non-NaN values.
+fn nan_reductions_f32(d: Device) -> TestResult {
+    on(d, || {
+        let mut rng = Rng::fresh();
+        let (m, n) = (6, 1000);
+        let mut x = rng.vec_f32(m * n, -3.0, 5.0);
+        for (i, v) in x.iter_mut().enumerate() {
+            // Row 2 is all NaN, the others about a tenth.
+            if i / n == 2 || rng.f32_in(0.0, 1.0) < 0.1 {
+                *v = f32::NAN;
+            }
+        }
+        let a = Array::from_slice(&x, &[m, n])?;
+        let rows: Vec<Vec<f64>> = (0..m)
+            .map(|r| {
+                x[r * n..(r + 1) * n]
+                    .iter()
+                    .filter(|v| !v.is_nan())
+                    .map(|&v| f64::from(v))
+                    .collect()
+            })
+            .collect();
+        let mean = |c: &[f64]| c.iter().sum::<f64>() / c.len() as f64;
+        let var = |c: &[f64], dd: f64| {
+            let mu = mean(c);
+            c.iter().map(|v| (v - mu) * (v - mu)).sum::<f64>() / (c.len() as f64 - dd)
+        };
+        let per_row = |g: &dyn Fn(&[f64]) -> f64| -> Vec<f64> {
+            rows.iter()
+                .map(|c| if c.is_empty() { f64::NAN } else { g(c) })
+                .collect()
+        };
+        let f64s = |v: Vec<f32>| v.into_iter().map(f64::from).collect::<Vec<_>>();
+        close(
+            &f64s(a.nanmean_axes(&[1])?.to_vec()?),
+            &per_row(&mean),
+            1e-6,
+            1e-6,
+            "nanmean f32",
+        )?;
+        close(
+            &f64s(a.nanvar_axes_with(&[1], VarOpts::new().ddof(1))?.to_vec()?),
+            &per_row(&|c| var(c, 1.0)),
+            1e-5,
+            1e-6,
+            "nanvar f32",
+        )?;
+        let all: Vec<f64> = rows.concat();
+        close(
+            &[
+                f64::from(a.nanmean()?.item()?),
+                f64::from(a.nanvar()?.item()?),
+            ],
+            &[mean(&all), var(&all, 0.0)],
+            1e-5,
+            1e-6,
+            "nanmean/nanvar f32 of all",
+        )?;
+        // The first largest non-NaN element, found on the host.
+        let best = x.iter().enumerate().filter(|(_, v)| !v.is_nan()).fold(
+            (0usize, f32::NEG_INFINITY),
+            |b, (i, &v)| {
+                if v > b.1 { (i, v) } else { b }
+            },
+        );
+        assert_eq!(a.nanargmax()?.item()?, best.0 as i64);
+        let e = a
+            .nanargmax_axis(1)
+            .err()
+            .ok_or("nanargmax over an all-NaN row")?;
+        assert!(e.to_string().contains("only NaNs"), "{e}");
+        let all_nan = Array::from_slice(&[f32::NAN; 5], &[5])?;
+        assert!(all_nan.nanargmin().is_err());
+        assert!(all_nan.nanmax()?.item()?.is_nan());
+        assert!(all_nan.nanmean()?.item()?.is_nan());
+        Ok(())
+    })
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("stacking", stacking),
     ("triangles", triangles),
     ("nan_reductions", nan_reductions),
+    ("nan_reductions_f32", nan_reductions_f32),
 ];
 
 pub fn tests() -> Vec<Test> {

@@ -155,6 +155,7 @@ impl Red<'_> {
                     loads,
                     lin: format!("(base{u} + {lane})"),
                     sfx: format!("_{u}_{lane}"),
+                    narrow: false,
                 };
                 emit_lane(&e, s);
                 let k = p.outputs[0];

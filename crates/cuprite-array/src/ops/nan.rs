@@ -8,7 +8,7 @@
 //! is an `Err` as NumPy raises.
 
 use crate::array::Array;
-use crate::dtype::{DType, Element, Float, Scalar};
+use crate::dtype::{DType, Element, Float, Scalar, c64};
 use crate::error::{Error, Result};
 use crate::ops::{AxisOpts, ReduceOpts, VarOpts};
 
@@ -36,12 +36,26 @@ impl<T: Float> Array<T> {
         Array::select(&self.isnan(), c::<T>(v), self)
     }
 
-    /// How many elements along `axes` are not NaN, as `T`.
-    fn not_nan_count(&self, axes: &[isize], keep: bool) -> Result<Array<T>> {
-        Ok(self
-            .equal(self)
-            .count_axes_with(axes, ReduceOpts::new().keepdims(keep))?
-            .cast::<T>())
+    /// The sum of the elements along `axes` that are not NaN (real part) and how many there
+    /// are (imaginary part), from one reduction pass: each element enters as the complex
+    /// number `x + 1i`, a NaN as `0`. Both parts accumulate in `f64`, so the count is exact
+    /// below 2^53 elements and the sum of a narrower float is at least as precise as its own
+    /// sum.
+    fn nan_sum_count(&self, axes: &[isize], keep: bool) -> Result<Array<c64>> {
+        let nan = self.isnan();
+        let x = Array::select(&nan, c::<T>(0.0), self)?.cast::<c64>();
+        let one = Array::select(&nan, c64::new(0.0, 0.0), c64::new(0.0, 1.0))?;
+        x.try_add(&one)?
+            .sum_axes_with(axes, ReduceOpts::new().keepdims(keep))
+    }
+
+    /// The mean of the elements along `axes` that are not NaN, as `f64`, and their count,
+    /// both from [`nan_sum_count`](Self::nan_sum_count)'s one pass; an empty count gives a
+    /// NaN mean (0 / 0).
+    fn nan_mean_count(&self, axes: &[isize], keep: bool) -> Result<(Array<f64>, Array<f64>)> {
+        let sc = self.nan_sum_count(axes, keep)?;
+        let n = sc.imag();
+        Ok((sc.real().try_div(&n)?, n))
     }
 
     /// NaN where every element of a reduced slice was NaN, `r` elsewhere; the second pass
@@ -53,6 +67,9 @@ impl<T: Float> Array<T> {
         axes: &[isize],
         keep: bool,
     ) -> Result<Array<T>> {
+        // Realised once here: the check below and the caller then read the result instead
+        // of re-running the reduction.
+        r.eval()?;
         if !r.equal(c::<T>(empty)).any()?.item()? {
             return Ok(r);
         }
@@ -152,11 +169,7 @@ impl<T: Float> Array<T> {
     }
     /// [`nanmean_axes`](Self::nanmean_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
     pub fn nanmean_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<T>> {
-        let keepdims = opts.keepdims;
-        let s = self.nansum_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?;
-        let n = self.not_nan_count(axes, keepdims)?;
-        // 0 / 0 is NaN for an all-NaN slice.
-        s.try_div(&n)
+        Ok(self.nan_mean_count(axes, opts.keepdims)?.0.cast::<T>())
     }
 
     /// Variance of the elements that are not NaN (the population variance; `ddof` delta
@@ -185,12 +198,14 @@ impl<T: Float> Array<T> {
     /// [`nanvar_axes`](Self::nanvar_axes) with NumPy's `ddof` and `keepdims` ([`VarOpts`]).
     pub fn nanvar_axes_with(&self, axes: &[isize], opts: VarOpts) -> Result<Array<T>> {
         let (ddof, keepdims) = (opts.ddof, opts.keepdims);
-        let mean = self.nanmean_axes_with(axes, ReduceOpts::new().keepdims(true))?;
-        let d = self.try_sub(&mean)?;
+        // Two passes: the sum and the count together, then the squared deviations from the
+        // mean (the two-pass formula's precision).
+        let (mean, n_keep) = self.nan_mean_count(axes, true)?;
+        let d = self.try_sub(mean.cast::<T>())?;
         let ss = d
             .try_mul(&d)?
             .nansum_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?;
-        let n = self.not_nan_count(axes, keepdims)? - c::<T>(ddof as f64);
+        let n = n_keep.reshape(ss.shape())?.cast::<T>() - c::<T>(ddof as f64);
         let dof = Array::select(&n.greater(c::<T>(0.0)), &n, c::<T>(f64::NAN))?;
         ss.try_div(&dof)
     }
@@ -281,21 +296,33 @@ impl<T: Float> Array<T> {
     }
 
     /// `Err` when a slice that an arg-reduction picked from holds only NaNs: the element it
-    /// points at is NaN exactly then.
+    /// points at is NaN exactly then. `idx` is realised first, so the check reads the picked
+    /// elements (one for the flat form) and never re-runs the reduction inside a gather.
     fn check_arg(&self, idx: &Array<i64>, axis: Option<isize>, what: &str) -> Result<()> {
         if self.is_empty() {
             return Ok(());
         }
-        let picked = match axis {
-            None => self.flatten()?.take(&idx.reshape(&[1])?, Some(0))?,
+        idx.eval()?;
+        let all_nan = match axis {
+            None => {
+                let i = idx.item()?;
+                let at = isize::try_from(i).map_err(|_| {
+                    Error::InvalidArgument(format!("{what}: index {i} does not fit an isize"))
+                })?;
+                self.flatten()?
+                    .slice(&[crate::shape::SliceArg::Index(at)])?
+                    .isnan()
+                    .item()?
+            }
             Some(a) => {
                 let ax = crate::shape::axis(a, self.ndim())?;
                 let mut s = self.shape().to_vec();
                 s[ax] = 1;
-                self.take_along_axis(&idx.reshape(&s)?, a)?
+                let picked = self.take_along_axis(&idx.reshape(&s)?, a)?;
+                picked.isnan().any()?.item()?
             }
         };
-        if picked.isnan().any()?.item()? {
+        if all_nan {
             return Err(Error::InvalidArgument(format!(
                 "{what}: a slice of shape {:?} along axis {axis:?} holds only NaNs",
                 self.shape()
