@@ -182,7 +182,7 @@ fn nan_reductions(ctx: &mut BenchCtx) -> BenchResult {
                 .with_ceiling(format!("plain {base_name} of the same array"), rate(base))
                 .with_target(Target::RatioAtLeast(0.9))
                 .with_note(
-                    "nanmean and nanvar make two and three passes (sum and count; then deviations)",
+                    "nanmean makes one pass (the sum and count in one f64 reduction), nanvar two (then the deviations)",
                 ),
             );
         }
