@@ -34,6 +34,7 @@ mod random_gen;
 mod rows;
 mod safety;
 mod scan;
+mod short_rows;
 mod signal;
 mod signed_zero;
 mod small;
@@ -87,6 +88,7 @@ fn main() {
     tests.extend(rows::tests());
     tests.extend(safety::tests());
     tests.extend(scan::tests());
+    tests.extend(short_rows::tests());
     tests.extend(signed_zero::tests());
     tests.extend(small::tests());
     tests.extend(sort::tests());

@@ -23,6 +23,9 @@ const BATCH: usize = 4;
 /// Threads a block of the partitioned sum's passes.
 pub(super) const PART_THREADS: usize = 512;
 
+/// Destinations the shared-memory sum takes at most (see [`Passes::Atomic`]).
+pub(super) const SH_ADD_MAX: usize = 4096;
+
 /// Threads a block of every other scatter kernel.
 pub(super) const THREADS: u32 = 256;
 
@@ -82,6 +85,7 @@ impl Types {
             ("PART_SPAN", PART_SPAN),
             ("PART_THREADS", PART_THREADS),
             ("PART_MAX", PART_MAX),
+            ("SH_ADD_MAX", SH_ADD_MAX),
         ] {
             let _ = writeln!(h, "constexpr int {name} = {v};");
         }
@@ -284,7 +288,9 @@ pub(super) struct Plan {
 /// The update passes of a call, by its form.
 pub(super) enum Passes {
     /// Non-deterministic set, or atomic add/max/min (with the partitioned `f32` sum where it
-    /// applies: taken when its scratch can be had, else the atomic pass).
+    /// applies: taken when its scratch can be had, else the atomic pass). A non-deterministic
+    /// sum into at most [`SH_ADD_MAX`] destinations adds in shared memory first
+    /// ([`ScatterCall::shared_sum`]), with a grid of the blocks resident at once.
     Atomic {
         update: KernelSource,
         parts: Option<(KernelSource, KernelSource)>,
@@ -393,8 +399,9 @@ impl Plan {
                         ),
                     )
                 });
-                let name = format!("cuprite_idx_{}_{tag}", op.name());
-                let body = format!("idx_{}", op.name());
+                let sh = if c.shared_sum() { "_sh" } else { "" };
+                let name = format!("cuprite_idx_{}{sh}_{tag}", op.name());
+                let body = format!("idx_{}{sh}", op.name());
                 Passes::Atomic {
                     update: source::<Combine>(name, acc, &b, &body),
                     parts,

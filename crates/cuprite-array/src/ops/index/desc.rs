@@ -81,6 +81,33 @@ impl ScatterCall {
         ok.then(|| n_out.div_ceil(PART_SPAN))
     }
 
+    /// Whether a non-deterministic sum takes the shared-memory form (`idx_add_sh` in
+    /// `scatter.cu`): at most [`super::cuda::SH_ADD_MAX`] destinations of a dtype that shared
+    /// atomics add, and at least 2^16 updates (fewer leave too little to share), where the
+    /// partitioned sum does not apply.
+    pub(super) fn shared_sum(&self) -> bool {
+        let acc = matches!(
+            self.dtype,
+            DType::F32 | DType::F64 | DType::I32 | DType::U32 | DType::I64 | DType::U64
+        );
+        let sizes = self
+            .outer
+            .checked_mul(self.n)
+            .and_then(|o| o.checked_mul(self.inner))
+            .zip(
+                self.outer
+                    .checked_mul(self.k)
+                    .and_then(|o| o.checked_mul(self.inner)),
+            );
+        !self.det
+            && self.op == Reduce::Add
+            && acc
+            && self.partitions().is_none()
+            && sizes.is_some_and(|(n_out, m)| {
+                n_out > 0 && n_out <= super::cuda::SH_ADD_MAX && m >= 1 << 16
+            })
+    }
+
     /// The binned form of a deterministic `f32` sum, `(w, bins)`, where it applies.
     ///
     /// An update `x = M * 2^(e - 149)` (`M` its 24-bit significand, `e` its biased exponent
