@@ -6,7 +6,7 @@
 //! constants the bodies share with Rust), then `scatter.cu`, then the kernel marker and the
 //! entry point.
 
-use super::desc::{PART_MAX, PART_SPAN, PART_TILE, Reduce, ScatterCall};
+use super::desc::{PART_MAX, PART_SPAN, PART_TILE, Reduce, SH_ADD_MAX, ScatterCall};
 use crate::codegen::{
     KernelParams, KernelSource, LaunchArgs, MARKER, MaybeWrite, Param, ReadBuf, WriteBuf, entry,
     kernel_params,
@@ -22,9 +22,6 @@ const BATCH: usize = 4;
 
 /// Threads a block of the partitioned sum's passes.
 pub(super) const PART_THREADS: usize = 512;
-
-/// Destinations the shared-memory sum takes at most (see [`Passes::Atomic`]).
-pub(super) const SH_ADD_MAX: usize = 4096;
 
 /// Threads a block of every other scatter kernel.
 pub(super) const THREADS: u32 = 256;
