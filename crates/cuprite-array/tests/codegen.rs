@@ -185,6 +185,11 @@ fn every_generated_kernel_compiles() -> TestResult {
             errors.push(format!("rows::{name}: {e}"));
         }
     }
+    for &(name, body) in crate::short_rows::BODIES {
+        if let Err(e) = body(Device::CPU) {
+            errors.push(format!("short_rows::{name}: {e}"));
+        }
+    }
     for &(name, body) in crate::stats::BODIES {
         if let Err(e) = body(Device::CPU) {
             errors.push(format!("stats::{name}: {e}"));

@@ -35,6 +35,7 @@ mod random_gen;
 mod rows;
 mod safety;
 mod scan;
+mod short_rows;
 mod signal;
 mod signal_conv;
 mod signed_zero;
@@ -91,6 +92,7 @@ fn main() {
     tests.extend(rows::tests());
     tests.extend(safety::tests());
     tests.extend(scan::tests());
+    tests.extend(short_rows::tests());
     tests.extend(signed_zero::tests());
     tests.extend(small::tests());
     tests.extend(sort::tests());

@@ -137,7 +137,8 @@ fn record_elementwise(prog: &Program, strided_out: bool) {
 /// Records the CUDA sources of a reduction (both passes, every variant).
 fn record_reduction(prog: &Program, op: ReduceOp, inner: usize, out: DType) {
     use crate::codegen::{
-        VEC, Variant, acc_dtype, combinable, reduction, reduction_one_per_thread, vectorisable,
+        VEC, Variant, acc_dtype, combinable, reduction, reduction_one_per_thread,
+        reduction_warp_rows, vectorisable,
     };
     let src = prog.instrs[prog.outputs[0]].dtype;
     let acc = acc_dtype(op, src);
@@ -151,6 +152,10 @@ fn record_reduction(prog: &Program, op: ReduceOp, inner: usize, out: DType) {
             strided_out: false,
         };
         crate::jit::record(&reduction(prog, op, out, v, false).source);
+        if !vector {
+            // The short rows' form (one warp per row).
+            crate::jit::record(&reduction_warp_rows(prog, op, out, v).source);
+        }
         if !matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax) {
             crate::jit::record(&reduction(prog, op, acc, v, false).source);
             if combinable(op, src) {

@@ -45,7 +45,9 @@ use params::params;
 pub(crate) use params::{ParamPlan, WordFrom, word_sources};
 use prelude::with_prelude;
 pub(crate) use prelude::{Helpers, MARKER};
-pub(crate) use reduction::{combinable, reduction, reduction_one_per_thread};
+pub(crate) use reduction::{
+    WARP_ROW_MAX, combinable, reduction, reduction_one_per_thread, reduction_warp_rows,
+};
 pub(crate) use rows::{RowArgs, RowBind, RowKind, RowShape, RowSpec, rows_kernel};
 pub(crate) use sampling::{GAMMA_TRIES, GammaParams, gamma_kernel};
 pub(crate) use scan::{

@@ -19,7 +19,37 @@ pub(crate) fn reduction(
     combine: bool,
 ) -> KernelSource {
     debug_assert!(!combine || combinable(op, p.instrs[p.outputs[0]].dtype));
-    reduction_kernel(p, op, out_d, v, false, combine)
+    reduction_kernel(p, op, out_d, v, Form::Looping, combine)
+}
+
+/// Rows of at most this many elements reduce by [`reduction_warp_rows`] where the launch
+/// would otherwise give each row a whole block (argmin/argmax, or rows too short to split).
+pub(crate) const WARP_ROW_MAX: usize = 1024;
+
+/// A reduction with one warp per row: block `b` reduces rows `[b · BLOCK/32, (b + 1) ·
+/// BLOCK/32)`, each lane sweeping every 32nd element of its row and the warp combining its
+/// lanes in shared memory (in lane order, so ties of argmin/argmax keep the first index). It
+/// takes the same parameters as [`reduction`], `chunks` holding the number of rows, and is
+/// launched with `⌈rows / (BLOCK/32)⌉` blocks; it writes one result per row in `out_d`.
+pub(crate) fn reduction_warp_rows(
+    p: &Program,
+    op: ReduceOp,
+    out_d: DType,
+    v: Variant,
+) -> KernelSource {
+    debug_assert!(!v.vector);
+    reduction_kernel(p, op, out_d, v, Form::WarpRows, false)
+}
+
+/// How the threads of a reduction kernel share the rows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// Blocks sweep their row's tiles grid-stride.
+    Looping,
+    /// One element per thread (the quick first build).
+    OnePerThread,
+    /// One warp per row.
+    WarpRows,
 }
 
 /// Whether a reduction can take [`reduction`]'s `combine` form: not argmin/argmax, and an
@@ -42,7 +72,7 @@ pub(crate) fn reduction_one_per_thread(
     v: Variant,
 ) -> KernelSource {
     debug_assert!(v.idx32 && !v.vector && !matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax));
-    reduction_kernel(p, op, out_d, v, true, false)
+    reduction_kernel(p, op, out_d, v, Form::OnePerThread, false)
 }
 
 /// What every part of a reduction kernel's text depends on.
@@ -197,9 +227,15 @@ impl Red<'_> {
     }
 
     /// The scalar sweep (or, `one_per_thread`, the one element of each thread).
-    fn scalar_loop(&self, s: &mut String, one_per_thread: bool) {
+    fn scalar_loop(&self, s: &mut String, form: Form) {
         let (p, it) = (self.p, self.it);
-        if one_per_thread {
+        let one_per_thread = form == Form::OnePerThread;
+        if form == Form::WarpRows {
+            let _ = writeln!(
+                s,
+                "  for ({it} j = ({it})lane_; j < ({it})inner; j += 32) {{"
+            );
+        } else if one_per_thread {
             let _ = writeln!(
                 s,
                 "  {{ {it} j = ch * {BLOCK} + ({it})threadIdx.x; if (j < ({it})inner) {{"
@@ -232,6 +268,23 @@ impl Red<'_> {
         if one_per_thread {
             let _ = writeln!(s, "  }}");
         }
+    }
+
+    /// The warp's tree over its 32 slots of `sh` (lane order kept), then lane 0's write of its
+    /// row's result.
+    fn finish_warp(&self, s: &mut String) {
+        let _ = writeln!(
+            s,
+            "  sh[threadIdx.x] = acc; __syncwarp();\n  for (int w = 16; w > 0; w >>= 1) {{ if (lane_ < w) sh[threadIdx.x] = comb(sh[threadIdx.x], sh[threadIdx.x + w]); __syncwarp(); }}"
+        );
+        let first = "sh[threadIdx.x]";
+        let fin = match self.op {
+            ReduceOp::ArgMin | ReduceOp::ArgMax => {
+                format!("(i64t)({first}.i < 0 ? 0 : {first}.i)")
+            }
+            _ => store_conv(self.out_d, &cast_expr(self.acc_d, self.out_d, first)),
+        };
+        let _ = writeln!(s, "  if (lane_ == 0) out0[row] = {fin};");
     }
 
     /// The block's tree over `sh`, then the write of its result (or, `combine`, of its
@@ -278,7 +331,7 @@ fn reduction_kernel(
     op: ReduceOp,
     out_d: DType,
     v: Variant,
-    one_per_thread: bool,
+    form: Form,
     combine: bool,
 ) -> KernelSource {
     let src_d = p.instrs[p.outputs[0]].dtype;
@@ -319,7 +372,14 @@ fn reduction_kernel(
     // Block `ch` of a row's `chunks` blocks takes every `chunks`-th tile of the row (all blocks
     // sweep the row together, grid-stride), so every block has the same work whatever the
     // number of blocks resident at once.
-    if v.idx32 {
+    if form == Form::WarpRows {
+        // A warp whose row is past the last returns whole: only warp-wide barriers follow.
+        let _ = writeln!(
+            s,
+            "  int lane_ = (int)(threadIdx.x & 31u);\n  {it} row = ({it})blockIdx.x * {} + ({it})(threadIdx.x >> 5);\n  if (row >= ({it})chunks) return;",
+            BLOCK / 32
+        );
+    } else if v.idx32 {
         // 32-bit division (the grid and `chunks` fit): a 64-bit one is a long routine that
         // NVRTC takes noticeably longer to build.
         let _ = writeln!(
@@ -332,14 +392,18 @@ fn reduction_kernel(
             "  {it} row = ({it})(blockIdx.x / chunks), ch = ({it})(blockIdx.x % chunks), nch = ({it})chunks;"
         );
     }
-    if !one_per_thread {
+    if form == Form::Looping {
         let _ = writeln!(s, "  {it} start = 0;");
     }
     if v.vector {
         r.vector_tiles(&mut s);
     }
-    r.scalar_loop(&mut s, one_per_thread);
-    r.finish(&mut s, combine);
+    r.scalar_loop(&mut s, form);
+    if form == Form::WarpRows {
+        r.finish_warp(&mut s);
+    } else {
+        r.finish(&mut s, combine);
+    }
     s.push_str("}\n");
     KernelSource::generated(
         name,

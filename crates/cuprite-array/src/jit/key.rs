@@ -24,6 +24,8 @@ pub(crate) enum KernelKind {
         written: DType,
         /// Whether the last block of a row combines the partials in the same launch.
         combine: bool,
+        /// Whether each row is reduced by one warp (`codegen::reduction_warp_rows`).
+        warp_rows: bool,
     },
     /// A scan or compaction reading the program fused (`codegen::scan`).
     Scan { spec: ScanSpec, form: ScanForm },

@@ -166,7 +166,13 @@ impl<I: Integer> Array<I> {
         }
         let x = self.cast::<i64>();
         let mut bins = minlength;
-        if !x.is_empty() {
+        // Values known to lie in `[0, minlength)` (argmin/argmax positions, say) need no
+        // read-back: `minlength` bins hold them all, whatever their largest value is.
+        let known = self
+            .node
+            .range()
+            .is_some_and(|r| r.lo >= 0 && usize::try_from(r.hi).is_ok_and(|h| h < minlength));
+        if !x.is_empty() && !known {
             let (lo, hi) = (x.min()?.item()?, x.max()?.item()?);
             let too_big =
                 I::DTYPE == DType::U64 && self.cast::<u64>().max()?.item()? > i64::MAX as u64;

@@ -348,9 +348,11 @@ fn reduce(
             .all(|(i, &ptr)| aligned(ptr, i.layout.offset, i.dtype.size()));
     // 32-bit index math with room for the loop counters to step past the end.
     let idx32 = p.fits_i32() && numel(&p.shape) < (i32::MAX as usize) / 2;
+    // Short rows that would each get a whole block take a warp each instead.
+    let warp_rows = guess == 1 && inner <= codegen::WARP_ROW_MAX;
     let v = Variant {
         idx32,
-        vector,
+        vector: vector && !warp_rows,
         strided_out: false,
     };
     let pass_d = if guess > 1 {
@@ -362,7 +364,7 @@ fn reduce(
     // the kernel key holds (index width, operation, dtypes), never from the sizes, so that a
     // launch of the same kernel with other sizes agrees with how it was built. Its partials
     // are in the accumulator's dtype, so combining them loses nothing.
-    let one_per_thread = idx32 && !arg && pass_d == codegen::acc_dtype(op, src_d);
+    let one_per_thread = idx32 && !arg && !warp_rows && pass_d == codegen::acc_dtype(op, src_d);
     // One launch instead of two where the rows' blocks can count themselves in: the last
     // block of a row combines its partials (`codegen::reduction`'s `combine`). Chosen the same
     // way on every stream and under capture, so a captured graph reduces in the same order,
@@ -387,8 +389,15 @@ fn reduce(
             pass: pass_d,
             written: kernel_d,
             combine,
+            warp_rows,
         },
-        || codegen::reduction(p, op, kernel_d, v, combine),
+        || {
+            if warp_rows {
+                codegen::reduction_warp_rows(p, op, kernel_d, v)
+            } else {
+                codegen::reduction(p, op, kernel_d, v, combine)
+            }
+        },
         // The quick first build: where partials are combined anyway (several blocks per row)
         // and indices are 32-bit, the form with at most one element per thread and no loop
         // (launched with a block per BLOCK elements); else the scalar looping form of a
@@ -396,7 +405,9 @@ fn reduce(
         // takes several times longer to build).
         || {
             let scalar = Variant { vector: false, ..v };
-            if one_per_thread {
+            if warp_rows {
+                None
+            } else if one_per_thread {
                 Some(codegen::reduction_one_per_thread(p, op, pass_d, scalar))
             } else {
                 v.vector
@@ -459,7 +470,13 @@ fn reduce(
         launch_interp(&stream, &k, (outer * chunks) as u32, &frame, &ins, &[&out])?;
     } else {
         let mut plan = ParamPlan::new(p, v, &in_ptrs, &[out.ptr()], None);
-        plan.words.extend_from_slice(&[inner as u64, chunks as u64]);
+        // The warp form takes the number of rows where the others take `chunks`.
+        let (grid, second) = if warp_rows {
+            (outer.div_ceil(BLOCK as usize / 32), outer)
+        } else {
+            (outer * chunks, chunks)
+        };
+        plan.words.extend_from_slice(&[inner as u64, second as u64]);
         let mut writes = [&out, &out, &out];
         let mut nw = 1;
         if let (Some(part), Some(c)) = (&part, counters) {
@@ -467,14 +484,7 @@ fn reduce(
             writes = [&out, part, c];
             nw = 3;
         }
-        launch(
-            &stream,
-            &k,
-            (outer * chunks) as u32,
-            &plan.words,
-            &ins,
-            &writes[..nw],
-        )?;
+        launch(&stream, &k, grid as u32, &plan.words, &ins, &writes[..nw])?;
     }
     let out = Arc::new(Storage::Cuda(out));
     if fused || chunks == 1 {

@@ -6,7 +6,7 @@
 //! constants the bodies share with Rust), then `scatter.cu`, then the kernel marker and the
 //! entry point.
 
-use super::desc::{PART_MAX, PART_SPAN, PART_TILE, Reduce, ScatterCall};
+use super::desc::{PART_MAX, PART_SPAN, PART_TILE, Reduce, SH_ADD_MAX, ScatterCall};
 use crate::codegen::{
     KernelParams, KernelSource, LaunchArgs, MARKER, MaybeWrite, Param, ReadBuf, WriteBuf, entry,
     kernel_params,
@@ -82,6 +82,7 @@ impl Types {
             ("PART_SPAN", PART_SPAN),
             ("PART_THREADS", PART_THREADS),
             ("PART_MAX", PART_MAX),
+            ("SH_ADD_MAX", SH_ADD_MAX),
         ] {
             let _ = writeln!(h, "constexpr int {name} = {v};");
         }
@@ -284,7 +285,9 @@ pub(super) struct Plan {
 /// The update passes of a call, by its form.
 pub(super) enum Passes {
     /// Non-deterministic set, or atomic add/max/min (with the partitioned `f32` sum where it
-    /// applies: taken when its scratch can be had, else the atomic pass).
+    /// applies: taken when its scratch can be had, else the atomic pass). A non-deterministic
+    /// sum into at most [`SH_ADD_MAX`] destinations adds in shared memory first
+    /// ([`ScatterCall::shared_sum`]), with a grid of the blocks resident at once.
     Atomic {
         update: KernelSource,
         parts: Option<(KernelSource, KernelSource)>,
@@ -393,8 +396,9 @@ impl Plan {
                         ),
                     )
                 });
-                let name = format!("cuprite_idx_{}_{tag}", op.name());
-                let body = format!("idx_{}", op.name());
+                let sh = if c.shared_sum() { "_sh" } else { "" };
+                let name = format!("cuprite_idx_{}{sh}_{tag}", op.name());
+                let body = format!("idx_{}{sh}", op.name());
                 Passes::Atomic {
                     update: source::<Combine>(name, acc, &b, &body),
                     parts,

@@ -50,6 +50,8 @@ pub(super) struct ScatterCall {
 /// Destinations a block of the partitioned sum adds up in shared memory (see
 /// [`ScatterCall::partitions`]).
 pub(super) const PART_SPAN: usize = 4096;
+/// Destinations the shared-memory sum takes at most (see [`ScatterCall::shared_sum`]).
+pub(super) const SH_ADD_MAX: usize = 4096;
 /// Updates the partitioning pass takes a block (one tile).
 pub(super) const PART_TILE: usize = 4096;
 /// The most partitions (the partitioning pass keeps one counter each in shared memory).
@@ -79,6 +81,31 @@ impl ScatterCall {
         let ok =
             m >= 1 << 22 && n_out >= 1 << 16 && m / 8 >= n_out && n_out <= PART_MAX * PART_SPAN;
         ok.then(|| n_out.div_ceil(PART_SPAN))
+    }
+
+    /// Whether a non-deterministic sum takes the shared-memory form (`idx_add_sh` in
+    /// `scatter.cu`): at most [`SH_ADD_MAX`] destinations of a dtype that shared
+    /// atomics add, and at least 2^16 updates (fewer leave too little to share), where the
+    /// partitioned sum does not apply.
+    pub(super) fn shared_sum(&self) -> bool {
+        let acc = matches!(
+            self.dtype,
+            DType::F32 | DType::F64 | DType::I32 | DType::U32 | DType::I64 | DType::U64
+        );
+        let sizes = self
+            .outer
+            .checked_mul(self.n)
+            .and_then(|o| o.checked_mul(self.inner))
+            .zip(
+                self.outer
+                    .checked_mul(self.k)
+                    .and_then(|o| o.checked_mul(self.inner)),
+            );
+        !self.det
+            && self.op == Reduce::Add
+            && acc
+            && self.partitions().is_none()
+            && sizes.is_some_and(|(n_out, m)| n_out > 0 && n_out <= SH_ADD_MAX && m >= 1 << 16)
     }
 
     /// The binned form of a deterministic `f32` sum, `(w, bins)`, where it applies.

@@ -295,6 +295,13 @@ impl ScatterCall {
                 out: o.out,
                 upd,
             };
+            if self.shared_sum() {
+                // Each block flushes its copy once: as few blocks as fill the GPU.
+                let k = g.kernel(update)?;
+                let resident = (g.st.sms * k.blocks_per_sm).max(1) as u64;
+                let grid = m.div_ceil(THREADS as u64).clamp(1, resident);
+                return g.launch(&k, grid as u32, THREADS, &p);
+            }
             g.stride(update, m, &p)
         }
     }

@@ -144,6 +144,33 @@ __device__ __forceinline__ void idx_add(const IT *__restrict__ idx, const T *__r
                  [&](i64t u, i64t) { return v[u]; },
                  [&](i64t, i64t d, T x) { acc_add(&out[d], x); });
 }
+// The sum into few destinations (at most SH_ADD_MAX in all, `outer * N * inner`): each block adds
+// its updates into a private copy of the destinations in shared memory, then adds each slot it
+// touched into the output with one atomic. The copy starts at the additive identity (-0.0 for
+// floats, so that no zero's sign changes), and a slot still holding it is not added.
+__device__ __forceinline__ float add_ident(float) { return -0.0f; }
+__device__ __forceinline__ double add_ident(double) { return -0.0; }
+template <typename V> __device__ __forceinline__ V add_ident(V) { return (V)0; }
+__device__ __forceinline__ bool is_ident(float x) { return __float_as_uint(x) == 0x80000000u; }
+__device__ __forceinline__ bool is_ident(double x) { return (u64t)__double_as_longlong(x) == 0x8000000000000000ull; }
+template <typename V> __device__ __forceinline__ bool is_ident(V x) { return x == (V)0; }
+template <typename IT, typename T>
+__device__ __forceinline__ void idx_add_sh(const IT *__restrict__ idx, const T *__restrict__ v, T *__restrict__ out,
+                                           i64t m, i64t K, i64t inner, i64t N, i64t idx1d, i64t mode, i64t hglob,
+                                           unsigned int *chk) {
+  __shared__ T sh[SH_ADD_MAX];
+  const i64t ki = K * inner;
+  const i64t nout = ki > 0 ? (m / ki) * N * inner : 0;
+  for (i64t d = threadIdx.x; d < nout; d += blockDim.x) sh[d] = add_ident(T());
+  __syncthreads();
+  update_loop<T>(idx, m, K, inner, N, idx1d, mode, chk,
+                 [&](i64t u, i64t) { return v[u]; },
+                 [&](i64t, i64t d, T x) { acc_add(&sh[d], x); });
+  __syncthreads();
+  for (i64t d = threadIdx.x; d < nout; d += blockDim.x) {
+    if (!is_ident(sh[d])) acc_add(&out[d], sh[d]);
+  }
+}
 template <typename IT, typename T>
 __device__ __forceinline__ void idx_max(const IT *__restrict__ idx, const T *__restrict__ v, T *__restrict__ out,
                                         i64t m, i64t K, i64t inner, i64t N, i64t idx1d, i64t mode, i64t hglob,
