@@ -4,6 +4,7 @@
 //! `bincount` of positions, and `index_add` into few destinations (the shared-memory sum on
 //! CUDA), against float64 host references.
 
+use cuprite_array::ops::ReduceOpts;
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Rng, Test, TestResult};
 
@@ -44,7 +45,7 @@ fn arg_last_axis(dev: Device) -> TestResult {
     for w in WIDTHS {
         let v = tied(&mut rng, ROWS * w);
         let a = Array::<f32>::from_slice_on(dev, &v, &[ROWS, w])?;
-        let lo = a.argmin_axis(1, false)?.to_vec()?;
+        let lo = a.argmin_axis(1)?.to_vec()?;
         close(
             &as_f64(&lo),
             &first_extreme(&v, w, true),
@@ -52,7 +53,7 @@ fn arg_last_axis(dev: Device) -> TestResult {
             0.0,
             &format!("argmin w={w}"),
         )?;
-        let hi = a.argmax_axis(-1, true)?;
+        let hi = a.argmax_axis_with(-1, ReduceOpts::new().keepdims(true))?;
         if hi.shape() != [ROWS, 1] {
             return Err(format!("argmax keepdims shape {:?}", hi.shape()).into());
         }
@@ -80,7 +81,7 @@ fn arg_first_axis(dev: Device) -> TestResult {
             }
         }
         let a = Array::<f32>::from_slice_on(dev, &t, &[w, ROWS])?;
-        let got = a.argmin_axis(0, false)?.to_vec()?;
+        let got = a.argmin_axis(0)?.to_vec()?;
         close(
             &as_f64(&got),
             &first_extreme(&v, w, true),
@@ -120,21 +121,21 @@ fn fused_producer(dev: Device) -> TestResult {
             })
             .collect();
         let sum: Vec<f64> = scores
-            .sum_axes(&[1], false)?
+            .sum_axes(&[1])?
             .to_vec()?
             .iter()
             .map(|&s| f64::from(s))
             .collect();
         close(&sum, &sum_ref, 1e-5, 1e-4 * w as f64, &format!("sum w={w}"))?;
         let max: Vec<f64> = scores
-            .max_axes(&[-1], false)?
+            .max_axes(&[-1])?
             .to_vec()?
             .iter()
             .map(|&s| f64::from(s))
             .collect();
         close(&max, &max_ref, 1e-6, 1e-6, &format!("max w={w}"))?;
         // Near-ties may round either way in f32: the chosen index is judged by its score.
-        let arg = scores.argmin_axis(1, false)?.to_vec()?;
+        let arg = scores.argmin_axis(1)?.to_vec()?;
         for (r, (&g, &want)) in arg.iter().zip(&arg_ref).enumerate() {
             if g < 0 || g as usize >= w {
                 return Err(format!("argmin w={w} row {r}: index {g} out of range").into());
@@ -168,11 +169,11 @@ fn bincount_of_positions(dev: Device) -> TestResult {
     for &p in &want_pos {
         want[p as usize] += 1.0;
     }
-    let labels = a.argmin_axis(1, false)?;
+    let labels = a.argmin_axis(1)?;
     let full = labels.bincount(w)?.to_vec()?;
     close(&as_f64(&full), &want, 0.0, 0.0, "bincount(8) of positions")?;
     let top = want_pos.iter().fold(0.0f64, |m, &p| m.max(p)) as usize;
-    let fitted = a.argmin_axis(1, false)?.bincount(0)?.to_vec()?;
+    let fitted = a.argmin_axis(1)?.bincount(0)?.to_vec()?;
     close(
         &as_f64(&fitted),
         &want[..=top],
