@@ -83,6 +83,7 @@ pub(crate) mod range;
 pub(crate) mod runtime;
 mod schedule;
 pub mod shape;
+pub mod sparse;
 pub mod special;
 pub(crate) mod storage;
 pub(crate) mod util;
