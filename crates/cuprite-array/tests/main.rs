@@ -38,6 +38,7 @@ mod signal;
 mod signed_zero;
 mod small;
 mod sort;
+mod sparse;
 mod stats;
 mod tiers;
 mod units;
@@ -67,6 +68,7 @@ fn main() {
     tests.extend(ergonomics::tests());
     tests.extend(numpy_math::tests());
     tests.extend(signal::tests());
+    tests.extend(sparse::tests());
     tests.extend(fft::tests());
     tests.extend(hardening::tests());
     tests.extend(index::tests());

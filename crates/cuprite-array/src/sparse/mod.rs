@@ -125,7 +125,7 @@ pub struct SparseArray<T: SparseValue> {
 }
 
 /// The narrowest index type that holds `rows`, `cols` and `nnz`.
-fn index_for(rows: usize, cols: usize, nnz: usize) -> IndexType {
+pub(crate) fn index_for(rows: usize, cols: usize, nnz: usize) -> IndexType {
     if rows.max(cols).max(nnz) <= i32::MAX as usize {
         IndexType::I32
     } else {
@@ -306,7 +306,25 @@ impl<T: SparseValue> SparseArray<T> {
         if index == self.index {
             return Ok(self.clone());
         }
-        Self::from_host(self.host()?, self.device(), Some(index))
+        let [rows, cols] = self.shape;
+        if index == IndexType::I32 && index_for(rows, cols, self.nnz()) == IndexType::I64 {
+            return Err(Error::InvalidArgument(format!(
+                "sparse: a {rows} × {cols} matrix with {} elements does not fit 32-bit indices",
+                self.nnz()
+            )));
+        }
+        // Every stored index and offset is at most max(rows, cols, nnz): the cast is exact.
+        let cast = |i: &SparseIndices| match (i, index) {
+            (SparseIndices::I32(a), IndexType::I64) => SparseIndices::I64(a.cast()),
+            (SparseIndices::I64(a), IndexType::I32) => SparseIndices::I32(a.cast()),
+            (other, _) => other.clone(),
+        };
+        Ok(SparseArray {
+            index,
+            major: cast(&self.major),
+            minor: cast(&self.minor),
+            ..self.clone()
+        })
     }
 
     /// This matrix on `device`.

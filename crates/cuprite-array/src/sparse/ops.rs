@@ -1,7 +1,7 @@
 //! Products with dense and sparse operands, sums, transposes and scalings of [`SparseArray`].
 
 use super::host::Host;
-use super::{SparseArray, SparseFormat, SparseIndices, SparseValue, Transpose, cuda};
+use super::{IndexType, SparseArray, SparseFormat, SparseValue, Transpose, cuda, index_for};
 use crate::array::Array;
 use crate::device::{Backend, with_device};
 use crate::error::{Error, Result};
@@ -210,16 +210,20 @@ impl<T: SparseValue> SparseArray<T> {
         }
         let trivial = self.nnz() == 0 || other.nnz() == 0;
         if self.device().backend == Backend::Cuda && !trivial {
-            let a = self.to_csr()?;
-            let b = other.to_csr()?;
-            let wide = |s: &SparseArray<T>| matches!(s.major, SparseIndices::I64(_));
-            let (a, b) = if wide(&a) != wide(&b) {
-                let i = super::IndexType::I64;
-                (a.with_index_type(i)?, b.with_index_type(i)?)
-            } else {
-                (a, b)
+            // 32-bit indices where the operands fit them (what every cuSPARSE version's
+            // SpGEMM takes); the product then takes this matrix's index type.
+            let [m, k] = self.shape;
+            let n = other.shape[1];
+            let fits = index_for(m, k, self.nnz()) == IndexType::I32
+                && index_for(k, n, other.nnz()) == IndexType::I32;
+            let ty = if fits { IndexType::I32 } else { IndexType::I64 };
+            let a = self.to_csr()?.with_index_type(ty)?;
+            let b = other.to_csr()?.with_index_type(ty)?;
+            let c = cuda::spgemm(&a, &b)?;
+            return match (c.index_type(), self.index) {
+                (IndexType::I32, IndexType::I64) => c.with_index_type(IndexType::I64),
+                _ => Ok(c),
             };
-            return cuda::spgemm(&a, &b);
         }
         let h = self.host()?.matmul(&other.host()?);
         self.like(h)
