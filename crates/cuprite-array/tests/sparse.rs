@@ -11,7 +11,9 @@
 #![allow(clippy::needless_range_loop)] // index loops mirror the formulas they check
 
 use crate::common::{Body, assert_err};
-use cuprite_array::sparse::{IndexType, SparseArray, SparseFormat, SparseValue, Transpose};
+use cuprite_array::sparse::{
+    CgOptions, IndexType, SparseArray, SparseFormat, SparseValue, Transpose, cg,
+};
 use cuprite_array::{Array, Device, c32, c64, with_device};
 use cuprite_testkit::{Rng, Test, TestResult};
 use num_complex::Complex;
@@ -745,7 +747,189 @@ fn bad_operands(d: Device) -> TestResult {
     })
 }
 
+/// `‖b − A·x‖ / ‖b‖` in f64 from the dense reference of A.
+fn rel_residual(ad: &[C], n: usize, x: &[C], b: &[C]) -> f64 {
+    let (mut rr, mut bb) = (0.0, 0.0);
+    for i in 0..n {
+        let mut ax = C::new(0.0, 0.0);
+        for j in 0..n {
+            ax += ad[i * n + j] * x[j];
+        }
+        rr += (b[i] - ax).norm_sqr();
+        bb += b[i].norm_sqr();
+    }
+    (rr / bb).sqrt()
+}
+
+/// The 5-point Laplacian of a `g × g` grid (Dirichlet boundary) as triplets.
+fn laplacian(g: usize) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
+    let (mut r, mut c, mut v) = (vec![], vec![], vec![]);
+    for i in 0..g {
+        for j in 0..g {
+            let p = i * g + j;
+            let mut put = |q: usize, x: f64| {
+                r.push(p);
+                c.push(q);
+                v.push(x);
+            };
+            put(p, 4.0);
+            if i > 0 {
+                put(p - g, -1.0);
+            }
+            if i + 1 < g {
+                put(p + g, -1.0);
+            }
+            if j > 0 {
+                put(p - 1, -1.0);
+            }
+            if j + 1 < g {
+                put(p + 1, -1.0);
+            }
+        }
+    }
+    (r, c, v)
+}
+
+fn cg_laplacian(d: Device) -> TestResult {
+    with_device(d, || {
+        let mut rng = Rng::fresh();
+        let g = 12;
+        let n = g * g;
+        let (r, c, v) = laplacian(g);
+        let ad = dense_ref(n, n, &r, &c, &v);
+        let b: Vec<f64> = (0..n).map(|_| f64::draw(&mut rng)).collect();
+        let ba = Array::from_slice(&b, &[n])?;
+        for f in FORMATS {
+            let a = SparseArray::from_triplets([n, n], &r, &c, &v)?.to_format(f)?;
+            for (jacobi, check_every) in [(false, 1), (true, 1), (false, 7)] {
+                let opts = CgOptions {
+                    tol: 1e-10,
+                    max_iter: 500,
+                    jacobi,
+                    check_every,
+                };
+                let res = cg(&a, &ba, None, &opts)?;
+                let what = format!("cg {f:?} jacobi={jacobi} every={check_every}");
+                assert!(
+                    res.converged,
+                    "{what}: residual {} after {}",
+                    res.residual, res.iterations
+                );
+                assert!(res.iterations <= n, "{what}: {} iterations", res.iterations);
+                let rel = rel_residual(&ad, n, &to_c(&res.x.to_vec()?), &to_c(&b));
+                assert!(rel <= 1e-9, "{what}: true residual {rel:e}");
+            }
+        }
+        // A good start converges at once; a start elsewhere converges too.
+        let a = SparseArray::from_triplets([n, n], &r, &c, &v)?;
+        let opts = CgOptions {
+            tol: 1e-10,
+            ..CgOptions::default()
+        };
+        let x = cg(&a, &ba, None, &opts)?.x;
+        let again = cg(&a, &ba, Some(&x), &CgOptions { tol: 1e-8, ..opts })?;
+        assert_eq!((again.iterations, again.converged), (0, true));
+        let x0 = Array::from_slice(&vec![1.0; n], &[n])?;
+        let from_ones = cg(&a, &ba, Some(&x0), &opts)?;
+        let rel = rel_residual(&ad, n, &to_c(&from_ones.x.to_vec()?), &to_c(&b));
+        assert!(from_ones.converged && rel <= 1e-9, "from ones: {rel:e}");
+        // Too few iterations: not converged, not an error.
+        let short = cg(
+            &a,
+            &ba,
+            None,
+            &CgOptions {
+                max_iter: 2,
+                ..opts
+            },
+        )?;
+        assert!(!short.converged && short.iterations == 2 && short.residual > 1e-10);
+        Ok(())
+    })
+}
+
+/// `BᵀB + I` for a random sparse `B`, in f32, solved to a tolerance f32 can reach.
+fn cg_random_spd(d: Device) -> TestResult {
+    with_device(d, || {
+        let mut rng = Rng::fresh();
+        let n = 40;
+        let (r, c, v) = draw::<f64>(&mut rng, n, n, 0.1);
+        let bd = dense_ref(n, n, &r, &c, &v);
+        let mut ad = vec![0.0f32; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                let mut s: f64 = if i == j { 1.0 } else { 0.0 };
+                for k in 0..n {
+                    s += (bd[k * n + i] * bd[k * n + j]).re;
+                }
+                ad[i * n + j] = s as f32;
+            }
+        }
+        let a = SparseArray::from_dense(&Array::from_slice(&ad, &[n, n])?, 0.0)?;
+        let b: Vec<f32> = (0..n).map(|_| f32::draw(&mut rng)).collect();
+        let res = cg(
+            &a,
+            &Array::from_slice(&b, &[n])?,
+            None,
+            &CgOptions {
+                tol: 1e-5,
+                jacobi: true,
+                ..CgOptions::default()
+            },
+        )?;
+        assert!(
+            res.converged,
+            "residual {} after {}",
+            res.residual, res.iterations
+        );
+        let rel = rel_residual(&to_c(&ad), n, &to_c(&res.x.to_vec()?), &to_c(&b));
+        assert!(rel <= 1e-4, "true residual {rel:e}");
+        Ok(())
+    })
+}
+
+fn cg_bad_input(d: Device) -> TestResult {
+    with_device(d, || {
+        let a = SparseArray::from_triplets([2, 3], &[0], &[0], &[1.0f64])?;
+        let b2 = Array::from_slice(&[1.0f64, 1.0], &[2])?;
+        assert_err(
+            cg(&a, &b2, None, &CgOptions::default()),
+            "Shape",
+            "must be square",
+        );
+        let a = SparseArray::from_triplets([2, 2], &[0, 1], &[0, 0], &[1.0f64, 1.0])?;
+        let opts = CgOptions {
+            jacobi: true,
+            ..CgOptions::default()
+        };
+        assert_err(
+            cg(&a, &b2, None, &opts),
+            "InvalidArgument",
+            "A[1, 1] is zero",
+        );
+        let b3 = Array::from_slice(&[1.0f64; 3], &[3])?;
+        assert_err(
+            cg(&a, &b3, None, &CgOptions::default()),
+            "Shape",
+            "b has shape [3]",
+        );
+        let opts = CgOptions {
+            check_every: 0,
+            ..CgOptions::default()
+        };
+        assert_err(
+            cg(&a, &b2, None, &opts),
+            "InvalidArgument",
+            "check_every = 0",
+        );
+        Ok(())
+    })
+}
+
 const BODIES: &[(&str, Body)] = &[
+    ("cg_laplacian", cg_laplacian),
+    ("cg_random_spd", cg_random_spd),
+    ("cg_bad_input", cg_bad_input),
     ("malformed_input", malformed_input),
     ("canonicalise", canonicalise),
     ("conversions", conversions),

@@ -41,10 +41,12 @@ mod cuda;
 mod format;
 mod host;
 mod ops;
+mod solve;
 mod value;
 
 pub use cuprite_driver::blas::Transpose;
 pub use format::{IndexType, SparseFormat};
+pub use solve::{CgOptions, CgResult, cg};
 pub use value::{IndexValue, SparseValue};
 
 use crate::array::Array;
