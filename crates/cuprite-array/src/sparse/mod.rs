@@ -1,6 +1,6 @@
 //! Sparse matrices: [`SparseArray`] in CSR, CSC or COO form with `f32`, `f64`,
 //! [`c32`](crate::c32) or [`c64`](crate::c64) values and `i32` or `i64` indices, living on a device like an
-//! [`Array`](crate::Array).
+//! [`Array`].
 //!
 //! Construction from host data checks every invariant of the format and names the first
 //! position that breaks one: [`from_csr`](SparseArray::from_csr) and

@@ -85,7 +85,7 @@ pub fn cg<T: SparseValue + Float>(
             b.shape()
         )));
     }
-    if opts.check_every == 0 || !(opts.tol >= 0.0) {
+    if opts.check_every == 0 || opts.tol.is_nan() || opts.tol < 0.0 {
         return Err(Error::InvalidArgument(format!(
             "cg: check_every = {} and tol = {} (need check_every ≥ 1 and tol ≥ 0)",
             opts.check_every, opts.tol
