@@ -411,7 +411,18 @@ fn spgemm() -> TestResult {
             bound[i * n + j] = 2.0 * k as f64 * f64::EPSILON * mag;
         }
     }
-    check_close("spgemm", &got, &want, &bound)
+    check_close("spgemm", &got, &want, &bound)?;
+    // A product with no nonzero: A uses only column 0, B only row 1.
+    let (za, _) = upload::<f64, i32>(&s, Format::Csr, 2, 2, &[(0, 0, 1.0), (1, 0, 2.0)])?;
+    let (zb, _) = upload::<f64, i32>(&s, Format::Csr, 2, 2, &[(1, 0, 3.0), (1, 1, 4.0)])?;
+    // SAFETY: `layout` made valid sorted CSR arrays.
+    let a = unsafe { SpMat::new(Format::Csr, 2, 2, &za.off, &za.idx, &za.val) }?;
+    // SAFETY: as above.
+    let b = unsafe { SpMat::new(Format::Csr, 2, 2, &zb.off, &zb.idx, &zb.val) }?;
+    let c = sp.spgemm(1.0, &a, &b)?;
+    assert_eq!(s.clone_dtoh(&c.offsets)?, [0, 0, 0]);
+    assert_eq!((c.indices.len(), c.values.len()), (0, 0));
+    Ok(())
 }
 
 fn conversions() -> TestResult {

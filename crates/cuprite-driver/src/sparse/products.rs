@@ -285,6 +285,17 @@ impl Sparse {
             .map_err(|_| invalid(format!("{CALL}: cuSPARSE reported {nnz} nonzeros")))?;
         // SAFETY: written in full by `cusparseSpGEMM_copy` below before anything reads them.
         let (indices, values) = unsafe { (s.alloc::<I>(nnz)?, s.alloc::<T>(nnz)?) };
+        if nnz == 0 {
+            // An empty product: the zeroed offsets are its offsets; nothing to copy.
+            drop((ws1, ws2));
+            return Ok(CsrBuffers {
+                rows: m,
+                cols: n,
+                offsets,
+                indices,
+                values,
+            });
+        }
         // SAFETY: a live descriptor; the buffers hold m + 1 and nnz elements.
         unsafe {
             cusparse!(cusparseCsrSetPointers(
