@@ -289,6 +289,13 @@ impl<T: SparseValue> SparseArray<T> {
         if format == self.format {
             return Ok(self.clone());
         }
+        let on_gpu = self.device().backend == crate::device::Backend::Cuda;
+        if on_gpu
+            && self.nnz() > 0
+            && let Some(c) = super::cuda::convert(self, format)?
+        {
+            return Ok(c);
+        }
         self.like(self.host()?.to_format(format))
     }
 

@@ -284,3 +284,125 @@ impl<T> DeviceRead<u8> for Bytes<'_, T> {
 fn bytes_of<T>(buf: &DeviceBuffer<T>) -> Bytes<'_, T> {
     Bytes { buf }
 }
+
+/// `a` in `format` through cuSPARSE's conversions, for 32-bit indices and at least one
+/// stored element: CSR → CSC and CSC → CSR (`Csr2cscEx2`, which sorts the new indices within
+/// each line), COO → CSR (`Xcoo2csr`; canonical COO is sorted by row) and COO → CSC through
+/// CSR. `None` for the conversions it does not cover (those to COO, 64-bit indices).
+pub(super) fn convert<T: SparseValue>(
+    a: &SparseArray<T>,
+    format: SparseFormat,
+) -> Result<Option<SparseArray<T>>> {
+    let (SparseIndices::I32(major), SparseIndices::I32(minor)) = (&a.major, &a.minor) else {
+        return Ok(None);
+    };
+    let [rows, cols] = a.shape;
+    let csr = |major: Array<i32>| SparseArray {
+        format: SparseFormat::Csr,
+        major: SparseIndices::I32(major),
+        ..a.clone()
+    };
+    Ok(match (a.format, format) {
+        (SparseFormat::Csr, SparseFormat::Csc) => Some(transpose_compressed(
+            a,
+            major,
+            minor,
+            rows,
+            cols,
+            SparseFormat::Csc,
+        )?),
+        (SparseFormat::Csc, SparseFormat::Csr) => Some(transpose_compressed(
+            a,
+            major,
+            minor,
+            cols,
+            rows,
+            SparseFormat::Csr,
+        )?),
+        (SparseFormat::Coo, SparseFormat::Csr) => Some(csr(coo_offsets(a, major, rows)?)),
+        (SparseFormat::Coo, SparseFormat::Csc) => {
+            let c = csr(coo_offsets(a, major, rows)?);
+            let SparseIndices::I32(off) = &c.major else {
+                return Ok(None);
+            };
+            Some(transpose_compressed(
+                &c,
+                off,
+                minor,
+                rows,
+                cols,
+                SparseFormat::Csc,
+            )?)
+        }
+        _ => None,
+    })
+}
+
+/// The CSR row offsets of canonical COO row indices (`cusparseXcoo2csr`).
+fn coo_offsets<T: SparseValue>(
+    a: &SparseArray<T>,
+    rows_idx: &Array<i32>,
+    rows: usize,
+) -> Result<Array<i32>> {
+    let ordinal = a.device().ordinal;
+    let (sp, st) = handle(ordinal)?;
+    let s: &Arc<Stream> = sp.stream();
+    let rs = rows_idx.contiguous_storage()?;
+    let rv = view::<i32>(dev(&rs)?, rows_idx.len())?;
+    // SAFETY: cuSPARSE writes all `rows + 1` offsets.
+    let out = unsafe { DevBuf::alloc(st, s, i32::DTYPE, rows + 1) }?;
+    let mut ov = view::<i32>(&out, rows + 1)?;
+    // SAFETY: canonical COO row indices are sorted and below `rows` (checked on the host when
+    // the matrix was built).
+    unsafe { sp.coo_to_csr(&rv, rows, &mut ov) }?;
+    Ok(array_of(out, &[rows + 1], ordinal))
+}
+
+/// The compressed arrays of `a` (an `m × n` CSR, or the CSR of its transpose for CSC) moved
+/// to the other compressed format (`cusparseCsr2cscEx2`): the result is `target`.
+fn transpose_compressed<T: SparseValue>(
+    a: &SparseArray<T>,
+    offsets: &Array<i32>,
+    indices: &Array<i32>,
+    m: usize,
+    n: usize,
+    target: SparseFormat,
+) -> Result<SparseArray<T>> {
+    let ordinal = a.device().ordinal;
+    let (sp, st) = handle(ordinal)?;
+    let s: &Arc<Stream> = sp.stream();
+    let nnz = a.nnz();
+    let (os, is, vs) = (
+        offsets.contiguous_storage()?,
+        indices.contiguous_storage()?,
+        a.values.contiguous_storage()?,
+    );
+    let ov = view::<i32>(dev(&os)?, m + 1)?;
+    let iv = view::<i32>(dev(&is)?, nnz)?;
+    let vv = view::<T>(dev(&vs)?, nnz)?;
+    // SAFETY: cuSPARSE writes every element of the three outputs.
+    let (o2, i2, v2) = unsafe {
+        (
+            DevBuf::alloc(st, s, i32::DTYPE, n + 1)?,
+            DevBuf::alloc(st, s, i32::DTYPE, nnz)?,
+            DevBuf::alloc(st, s, T::DTYPE, nnz)?,
+        )
+    };
+    {
+        let (mut ow, mut iw, mut vw) = (
+            view::<i32>(&o2, n + 1)?,
+            view::<i32>(&i2, nnz)?,
+            view::<T>(&v2, nnz)?,
+        );
+        // SAFETY: the arrays are canonical compressed data of an `m × n` matrix, checked on
+        // the host when it was built.
+        unsafe { sp.csr_to_csc(m, n, &ov, &iv, &vv, &mut ow, &mut iw, &mut vw) }?;
+    }
+    Ok(SparseArray {
+        format: target,
+        major: SparseIndices::I32(array_of(o2, &[n + 1], ordinal)),
+        minor: SparseIndices::I32(array_of(i2, &[nnz], ordinal)),
+        values: array_of(v2, &[nnz], ordinal),
+        ..a.clone()
+    })
+}
