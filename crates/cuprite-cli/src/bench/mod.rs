@@ -40,6 +40,7 @@ pub mod plot;
 pub mod report;
 pub mod scan;
 pub mod sort;
+pub mod sparse;
 pub mod workloads;
 
 mod context;
@@ -80,6 +81,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(mesh::benchmarks());
     v.extend(blas::benchmarks());
     v.extend(scan::benchmarks());
+    v.extend(sparse::benchmarks());
     v.extend(rowstats::benchmarks());
     v.extend(workloads::benchmarks());
     v.extend(graphs::benchmarks());
