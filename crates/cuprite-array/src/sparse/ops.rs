@@ -169,7 +169,7 @@ impl<T: SparseValue> SparseArray<T> {
         if let Some(c) = c {
             self.same_device("the accumulated operand", c.device())?;
         }
-        let out_len: usize = out_shape.iter().product();
+        let out_len = crate::shape::checked_numel(out_shape)?;
         if self.nnz() == 0 || out_len == 0 {
             // Nothing stored (or nothing to compute): beta · C, or zeros.
             return match c {
