@@ -85,6 +85,7 @@ pub(crate) mod runtime;
 mod schedule;
 pub mod shape;
 pub mod signal;
+pub mod sparse;
 pub mod special;
 pub(crate) mod storage;
 pub mod tuning;

@@ -41,6 +41,7 @@ mod signal_conv;
 mod signed_zero;
 mod small;
 mod sort;
+mod sparse;
 mod stats;
 mod tiers;
 mod units;
@@ -71,6 +72,7 @@ fn main() {
     tests.extend(numpy_math::tests());
     tests.extend(signal::tests());
     tests.extend(signal_conv::tests());
+    tests.extend(sparse::tests());
     tests.extend(fft::tests());
     tests.extend(options::tests());
     tests.extend(hardening::tests());

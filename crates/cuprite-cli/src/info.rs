@@ -308,6 +308,7 @@ fn library_info(lib: &'static DynLibrary) -> LibraryInfo {
         "libcublas" | "libcublasLt" => "optional: cuBLAS, matrix products",
         "libcurand" => "optional: cuRAND, random numbers",
         "libcufft" => "optional: cuFFT, Fourier transforms",
+        "libcusparse" => "optional: cuSPARSE, sparse matrix products",
         "libnccl" => "optional: NCCL, collectives across GPUs",
         _ => "optional",
     };

@@ -26,7 +26,8 @@
 //!
 //! [`blas`] (cuBLAS: `gemm`, batched `gemm`, `gemv`, `dot`, `axpy`, `nrm2`), [`blaslt`]
 //! (cuBLASLt: matrix products with row- or column-major layouts and fused bias/ReLU/GELU
-//! epilogues) and [`solver`] (cuSOLVER: LU, Cholesky, QR, SVD, symmetric eigensolver). Each
+//! epilogues), [`solver`] (cuSOLVER: LU, Cholesky, QR, SVD, symmetric eigensolver) and
+//! [`sparse`] (cuSPARSE: SpMV, SpMM, SpGEMM, format conversions). Each
 //! handle is bound to a [`Stream`], takes its workspace from the stream-ordered pool, and
 //! tracks its operands across streams like a kernel launch. The libraries are opened on first
 //! use; a missing one is an `Err` listing where it was looked for.
@@ -64,6 +65,7 @@ pub mod peer;
 pub mod pointer;
 pub mod repr;
 pub mod solver;
+pub mod sparse;
 pub mod stats;
 pub mod stream;
 mod stream_future;

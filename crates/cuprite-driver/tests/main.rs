@@ -35,6 +35,7 @@ mod kernels;
 mod memory;
 mod nccl;
 mod nvrtc;
+mod sparse;
 mod stream;
 mod tracking;
 
@@ -91,6 +92,10 @@ fn main() {
     if std::env::var_os(fft::MISSING_CHILD_ENV).is_some() {
         std::process::exit(fft::missing_child());
     }
+    // The missing-cuSPARSE test re-runs this binary with cuSPARSE hidden.
+    if std::env::var_os(sparse::CHILD_ENV).is_some() {
+        std::process::exit(sparse::child());
+    }
     // The NCCL tests re-run this binary as ranks of a job, or without NCCL.
     if let Some(code) = nccl::child_if_asked() {
         std::process::exit(code);
@@ -111,5 +116,6 @@ fn main() {
     tests.extend(fault::tests());
     tests.extend(nccl::tests());
     tests.extend(blas::tests());
+    tests.extend(sparse::tests());
     run(tests);
 }

@@ -1,11 +1,11 @@
 //! Where the CUDA math and communication libraries are looked for: cuBLAS, cuBLASLt, cuSOLVER,
-//! cuRAND, cuFFT and NCCL.
+//! cuSPARSE, cuRAND, cuFFT and NCCL.
 //!
 //! The discovery specs and the process-wide library handles live here (`cuprite info` reports
 //! whether each is present). A library's function table is declared in its own module through
 //! the same [`dyn_functions!`](crate::dyn_functions) mechanism as libcuda and libnvrtc:
 //! [`crate::cublas`], [`crate::cublaslt`], [`crate::cusolver`], [`crate::cufft`],
-//! [`crate::nccl`]; the others are added by the issues that wrap them.
+//! [`crate::cusparse`], [`crate::nccl`]; the others are added by the issues that wrap them.
 
 use crate::loader::{DynLibrary, LibrarySpec};
 
@@ -55,6 +55,18 @@ pub static CUSOLVER_SPEC: LibrarySpec = LibrarySpec {
     windows_names: &["cusolver64_12.dll", "cusolver64_11.dll"],
     in_toolkit: true,
     wheel_dirs: &["nvidia/cu13/lib", "nvidia/cusolver/lib"],
+    companions: &[],
+    prefer_major: None,
+};
+
+/// cuSPARSE (`CUPRITE_CUSPARSE_PATH`). Version 12 ships with CUDA 12 and 13, 11 with CUDA 11.
+pub static CUSPARSE_SPEC: LibrarySpec = LibrarySpec {
+    name: "libcusparse",
+    env_var: "CUPRITE_CUSPARSE_PATH",
+    unix_names: &["libcusparse.so.12", "libcusparse.so.11", "libcusparse.so"],
+    windows_names: &["cusparse64_12.dll", "cusparse64_11.dll"],
+    in_toolkit: true,
+    wheel_dirs: &["nvidia/cu13/lib", "nvidia/cusparse/lib"],
     companions: &[],
     prefer_major: None,
 };
@@ -115,6 +127,8 @@ pub static CUBLAS: DynLibrary = DynLibrary::new(&CUBLAS_SPEC);
 pub static CUBLASLT: DynLibrary = DynLibrary::new(&CUBLASLT_SPEC);
 /// The process-wide handle of cuSOLVER.
 pub static CUSOLVER: DynLibrary = DynLibrary::new(&CUSOLVER_SPEC);
+/// The process-wide handle of cuSPARSE; its functions are in [`cusparse`](crate::cusparse).
+pub static CUSPARSE: DynLibrary = DynLibrary::new(&CUSPARSE_SPEC);
 /// The process-wide handle of cuRAND.
 pub static CURAND: DynLibrary = DynLibrary::new(&CURAND_SPEC);
 /// The process-wide handle of cuFFT; its functions are in [`cufft`](crate::cufft).
@@ -123,13 +137,14 @@ pub static CUFFT: DynLibrary = DynLibrary::new(&CUFFT_SPEC);
 pub static NCCL: DynLibrary = DynLibrary::new(&NCCL_SPEC);
 
 /// Every CUDA library cuprite knows, driver and NVRTC first.
-pub fn all() -> [&'static DynLibrary; 8] {
+pub fn all() -> [&'static DynLibrary; 9] {
     [
         &crate::driver::LIBRARY,
         &crate::nvrtc::LIBRARY,
         &CUBLAS,
         &CUBLASLT,
         &CUSOLVER,
+        &CUSPARSE,
         &CURAND,
         &CUFFT,
         &NCCL,

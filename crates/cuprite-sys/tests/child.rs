@@ -35,6 +35,15 @@ pub fn run_child_if_asked() -> bool {
                 Err(e) => println!("ERR {e:?}\nDISPLAY {e}"),
             }
         }
+        "cusparseGetProperty" => {
+            let mut v = 0;
+            let kind = cuprite_sys::library_types::libraryPropertyType::MAJOR_VERSION;
+            // SAFETY: `v` is a valid out-pointer; the call has no other precondition.
+            match unsafe { cuprite_sys::cusparse::cusparseGetProperty(kind, &mut v) } {
+                Ok(r) => println!("OK {r:?} {v}"),
+                Err(e) => println!("ERR {e:?}\nDISPLAY {e}"),
+            }
+        }
         "wheels" => crate::loader::wheels_child(),
         other => println!("unknown child request {other}"),
     }

@@ -41,6 +41,7 @@ pub mod report;
 pub mod scan;
 pub mod signal;
 pub mod sort;
+pub mod sparse;
 pub mod workloads;
 
 mod context;
@@ -81,6 +82,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(mesh::benchmarks());
     v.extend(blas::benchmarks());
     v.extend(scan::benchmarks());
+    v.extend(sparse::benchmarks());
     v.extend(rowstats::benchmarks());
     v.extend(workloads::benchmarks());
     v.extend(graphs::benchmarks());

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Peer figures for the sparse benchmarks (crates/cuprite-cli/src/bench/sparse.rs):
+torch.sparse (CSR) and, when CuPy is installed, cupyx.scipy.sparse.
+
+Runs on the same GPU, in the same call, the same work as `cuprite bench sparse`:
+- SpMV of the 5-point Laplacian of a 2048 x 2048 grid (f32, CSR) by a random vector;
+- SpMM of the same matrix by a random 16-column dense matrix;
+- 200 iterations of cupyx.scipy.sparse.linalg.cg on it (CuPy only; tol never reached).
+Device work is timed with CUDA events around K back-to-back calls after warm-up; the median
+over the repeats, divided by K, is printed, in ms.
+
+usage: python3 benches/peers/sparse_peers.py [--quick] [--repeats N] [--json out.json]
+"""
+import json, sys
+
+import torch
+from peer_timing import identity, per_call_ms
+
+
+def laplacian(g):
+    """The CSR arrays of the 5-point Laplacian of a g x g grid, columns sorted per row."""
+    n = g * g
+    p = torch.arange(n, dtype=torch.int64)
+    i, j = p // g, p % g
+    cols, vals = [], []
+    for di, dj, v, ok in [(-1, 0, -1.0, i > 0), (0, -1, -1.0, j > 0), (0, 0, 4.0, torch.ones_like(i, dtype=torch.bool)),
+                          (0, 1, -1.0, j < g - 1), (1, 0, -1.0, i < g - 1)]:
+        c = p + di * g + dj
+        cols.append(torch.where(ok, c, torch.full_like(c, -1)))
+        vals.append(torch.full((n,), v))
+    cols = torch.stack(cols, 1)
+    vals = torch.stack(vals, 1)
+    keep = cols >= 0
+    counts = keep.sum(1)
+    offsets = torch.zeros(n + 1, dtype=torch.int64)
+    offsets[1:] = torch.cumsum(counts, 0)
+    return offsets, cols[keep], vals[keep].float()
+
+
+def main():
+    quick = "--quick" in sys.argv
+    reps = int(sys.argv[sys.argv.index("--repeats") + 1]) if "--repeats" in sys.argv else (5 if quick else 20)
+    res = identity(quick)
+    g = 256 if quick else 2048
+    n = g * g
+    off, idx, val = laplacian(g)
+    gen = torch.Generator(device="cuda").manual_seed(1)
+    a = torch.sparse_csr_tensor(off.cuda(), idx.cuda(), val.cuda(), size=(n, n))
+    x = torch.rand(n, device="cuda", generator=gen)
+    b = torch.rand(n, 16, device="cuda", generator=gen)
+    res["torch_spmv_laplacian_ms"] = per_call_ms(lambda: a @ x, 10, reps=reps)[0]
+    res["torch_spmm16_laplacian_ms"] = per_call_ms(lambda: a @ b, 10, reps=reps)[0]
+    res["peer"] = f"PyTorch {torch.__version__}"
+    try:
+        import cupy, cupyx.scipy.sparse as sp, cupyx.scipy.sparse.linalg as spl
+        ca = sp.csr_matrix((cupy.asarray(val.numpy()), cupy.asarray(idx.numpy().astype("int32")),
+                            cupy.asarray(off.numpy().astype("int32"))), shape=(n, n))
+        cx = cupy.random.rand(n, dtype=cupy.float32)
+        cb = cupy.random.rand(n, 16, dtype=cupy.float32)
+        res["cupyx_spmv_laplacian_ms"] = per_call_ms(lambda: ca @ cx, 10, reps=reps)[0]
+        res["cupyx_spmm16_laplacian_ms"] = per_call_ms(lambda: ca @ cb, 10, reps=reps)[0]
+        res["cupyx_cg200_laplacian_ms"] = per_call_ms(lambda: spl.cg(ca, cx, tol=0.0, maxiter=200), 1, reps=max(3, reps // 4))[0]
+        res["peer"] += f", CuPy {cupy.__version__}"
+    except ImportError as e:
+        res["cupyx"] = f"not installed ({e})"
+    res["sizes"] = {"grid": g, "rows": n, "nnz": int(off[-1])}
+    for key, v in res.items():
+        print(f"{key:30} {v:.4g}" if isinstance(v, float) else f"{key:30} {v}")
+    if "--json" in sys.argv:
+        with open(sys.argv[sys.argv.index("--json") + 1], "w") as f:
+            json.dump(res, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
