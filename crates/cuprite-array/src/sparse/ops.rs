@@ -177,7 +177,9 @@ impl<T: SparseValue> SparseArray<T> {
                 None => Ok(with_device(self.device(), || Array::zeros(out_shape))),
             };
         }
-        if self.device().backend == Backend::Cuda {
+        // Complex products on CUDA take the host path below: the driver refuses complex
+        // values in cuSPARSE's SpMV and SpMM (see `cuprite_driver::sparse`).
+        if self.device().backend == Backend::Cuda && !T::DTYPE.is_complex() {
             return cuda::product(self, op, alpha, b, n, beta, c, out_shape);
         }
         let h = self.host()?;
