@@ -15,8 +15,9 @@
 //! Products with a dense vector or matrix ([`spmv`](SparseArray::spmv),
 //! [`spmm`](SparseArray::spmm)) and with another sparse matrix
 //! ([`matmul`](SparseArray::matmul)) run through cuSPARSE on the CUDA backend and on the host on
-//! the CPU backend; their dense results are ordinary arrays that later element-wise work fuses
-//! onto. Format conversions, sums, transposes and scalings run on the host on both backends
+//! the CPU backend (complex products with a dense operand run on the host on both backends:
+//! `cuprite_driver::sparse` refuses complex SpMV and SpMM); their dense results are ordinary
+//! arrays that later element-wise work fuses onto. Format conversions, sums, transposes and scalings run on the host on both backends
 //! (a round trip for a matrix on a GPU).
 //!
 //! PyTorch and SciPy exchange sparse matrices as their three component arrays: pass

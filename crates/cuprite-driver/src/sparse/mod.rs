@@ -8,7 +8,9 @@
 //! it is `unsafe` (`cuprite_array::sparse` checks these on the host when a matrix is built).
 //! Dense operands are row-major with a leading dimension. Each call takes its work buffer from
 //! the stream-ordered pool, declares its accesses to the stream tracker like a kernel launch,
-//! and maps a cuSPARSE status to [`Error::Library`] naming the call.
+//! and maps a cuSPARSE status to [`Error::Library`] naming the call. SpMV and SpMM take real
+//! values only (`f32`, `f64`): complex values are an `Err` until their products pass on a GPU
+//! (one crashed the process inside the library).
 
 use crate::blas::invalid;
 use crate::error::{Error, Result};
