@@ -6,6 +6,7 @@
 use crate::common::{Body, close};
 use cuprite_array::ops::AxesOpts;
 use cuprite_array::ops::AxisOpts;
+use cuprite_array::ops::NanToNumOpts;
 use cuprite_array::ops::VarOpts;
 use cuprite_array::ops::{Indexing, meshgrid, tril_indices, triu_indices};
 use cuprite_array::{Array, Device};
@@ -374,8 +375,14 @@ fn nan_reductions(d: Device) -> TestResult {
         // nan_to_num, fmax
         let y = Array::from_slice(&[f32::NAN, f32::INFINITY, -f32::INFINITY, 2.5], &[4])?;
         assert_eq!(
-            y.nan_to_num(7.0, None, None)?.to_vec()?,
+            y.nan_to_num_with(NanToNumOpts::new().nan(7.0))?.to_vec()?,
             [7.0, f32::MAX, f32::MIN, 2.5]
+        );
+        assert_eq!(y.nan_to_num()?.to_vec()?, [0.0, f32::MAX, f32::MIN, 2.5]);
+        assert_eq!(
+            y.nan_to_num_with(NanToNumOpts::new().posinf(1.0).neginf(-2.0))?
+                .to_vec()?,
+            [0.0, 1.0, -2.0, 2.5]
         );
         let z = Array::from_slice(&[1.0f32, 3.0, f32::NAN, 0.5], &[4])?;
         assert_eq!(

@@ -4,6 +4,7 @@
 //! GPU, the same numbers as the CPU backend. Bodies run on every backend present.
 
 use crate::common::{Body, close};
+use cuprite_array::ops::AverageOpts;
 use cuprite_array::ops::Cov;
 use cuprite_array::{Array, Device, Element, bf16, f16};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -309,39 +310,36 @@ fn cov_corr_average_ptp(d: Device) -> TestResult {
         // average: all elements, along an axis with 1-D weights, with full-shape weights.
         let w: Vec<f64> = (0..n).map(|k| (k % 7) as f64 + 0.5).collect();
         let wa = Array::from_slice(&w, &[n])?;
-        let got = a.average(Some(1), Some(&wa))?.to_vec()?;
+        let got = a
+            .average_with(AverageOpts::new().axis(1).weights(&wa))?
+            .to_vec()?;
         let want: Vec<f64> = (0..v)
             .map(|i| (0..n).map(|k| x[i * n + k] * w[k]).sum::<f64>() / w.iter().sum::<f64>())
             .collect();
         close(&got, &want, 1e-12, 1e-12, "average along 1")?;
         let full = wa.reshape(&[1, n])?.broadcast_to(&[v, n])?.contiguous()?;
         close(
-            &a.average(Some(-1), Some(&full))?.to_vec()?,
+            &a.average_with(AverageOpts::new().axis(-1).weights(&full))?
+                .to_vec()?,
             &want,
             1e-12,
             1e-12,
             "full weights",
         )?;
         let mean = x.iter().sum::<f64>() / x.len() as f64;
-        close(
-            &[a.average(None, None)?.item()?],
-            &[mean],
-            1e-12,
-            1e-12,
-            "average",
-        )?;
+        close(&[a.average()?.item()?], &[mean], 1e-12, 1e-12, "average")?;
         let e = a
-            .average(Some(1), Some(&Array::zeros(&[n])))
+            .average_with(AverageOpts::new().axis(1).weights(&Array::zeros(&[n])))
             .unwrap_err()
             .to_string();
         assert!(e.contains("sum to zero"), "{e}");
         crate::common::assert_err(
-            a.average(Some(0), Some(&wa)),
+            a.average_with(AverageOpts::new().axis(0).weights(&wa)),
             "Shape",
             &format!("weights of length {n} along axis 0"),
         );
         crate::common::assert_err(
-            a.average(None, Some(&wa)),
+            a.average_with(AverageOpts::new().weights(&wa)),
             "Shape",
             &format!("weights of shape [{n}]"),
         );

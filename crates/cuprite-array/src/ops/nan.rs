@@ -10,7 +10,7 @@
 use crate::array::Array;
 use crate::dtype::{DType, Element, Float, Scalar, c64};
 use crate::error::{Error, Result};
-use crate::ops::{AxisOpts, ReduceOpts, VarOpts};
+use crate::ops::{AxisOpts, NanToNumOpts, ReduceOpts, VarOpts};
 
 fn c<T: Element>(x: f64) -> T {
     T::from_scalar(Scalar::F64(x))
@@ -397,19 +397,27 @@ impl<T: Float> Array<T> {
         m.reshape(&shape)
     }
 
-    /// NaN replaced by `nan`, +∞ by `posinf` and −∞ by `neginf`, which default to the largest
-    /// and the most negative finite values of the dtype (fused; NumPy's `nan_to_num`).
+    /// NaN replaced by 0, +∞ by the largest and −∞ by the most negative finite value of the
+    /// dtype (fused; NumPy's `nan_to_num`; other values through
+    /// [`nan_to_num_with`](Self::nan_to_num_with)).
     ///
     /// ```
     /// use cuprite_array::Array;
     /// let a = Array::from_slice(&[f32::NAN, f32::INFINITY, -f32::INFINITY, 1.0], &[4])?;
-    /// assert_eq!(a.nan_to_num(0.0, None, Some(-1.0))?.to_vec()?, vec![0.0, f32::MAX, -1.0, 1.0]);
+    /// assert_eq!(a.nan_to_num()?.to_vec()?, vec![0.0, f32::MAX, f32::MIN, 1.0]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn nan_to_num(&self, nan: T, posinf: Option<T>, neginf: Option<T>) -> Result<Array<T>> {
+    pub fn nan_to_num(&self) -> Result<Array<T>> {
+        self.nan_to_num_with(NanToNumOpts::new())
+    }
+
+    /// [`nan_to_num`](Self::nan_to_num) with NumPy's `nan`, `posinf` and `neginf`
+    /// ([`NanToNumOpts`]).
+    pub fn nan_to_num_with(&self, opts: NanToNumOpts<T>) -> Result<Array<T>> {
         let big = max_finite(T::DTYPE);
-        let pos = posinf.unwrap_or_else(|| c::<T>(big));
-        let neg = neginf.unwrap_or_else(|| c::<T>(-big));
+        let nan = opts.nan.unwrap_or_else(|| c::<T>(0.0));
+        let pos = opts.posinf.unwrap_or_else(|| c::<T>(big));
+        let neg = opts.neginf.unwrap_or_else(|| c::<T>(-big));
         let x = Array::select(&self.isnan(), nan, self)?;
         let x = Array::select(&self.equal(c::<T>(f64::INFINITY)), pos, &x)?;
         Array::select(&self.equal(c::<T>(f64::NEG_INFINITY)), neg, &x)

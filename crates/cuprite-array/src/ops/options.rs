@@ -361,3 +361,103 @@ impl AxesOpts {
         self.axes.as_deref()
     }
 }
+
+/// Options of [`average_with`](crate::Array::average_with): NumPy's `axis` (default: all
+/// elements) and `weights` (default: none, the plain mean).
+///
+/// ```
+/// use cuprite_array::{Array, Device, ops::AverageOpts};
+/// let a = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0, 4.0], &[2, 2])?;
+/// let w = Array::<f64>::from_slice_on(Device::CPU, &[3.0, 1.0], &[2])?;
+/// let r = a.average_with(AverageOpts::new().axis(1).weights(&w))?;
+/// assert_eq!(r.to_vec()?, [1.25, 3.25]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+#[must_use]
+pub struct AverageOpts<'w, T: crate::dtype::Element> {
+    pub(crate) axis: Option<isize>,
+    pub(crate) weights: Option<&'w crate::array::Array<T>>,
+}
+
+impl<T: crate::dtype::Element> Default for AverageOpts<'_, T> {
+    fn default() -> Self {
+        AverageOpts {
+            axis: None,
+            weights: None,
+        }
+    }
+}
+
+impl<'w, T: crate::dtype::Element> AverageOpts<'w, T> {
+    /// NumPy's defaults: over all elements, no weights.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Average along `axis` only (negative counts from the end; `None`: all elements).
+    pub fn axis(self, axis: impl Into<Option<isize>>) -> Self {
+        AverageOpts {
+            axis: axis.into(),
+            ..self
+        }
+    }
+    /// Weigh the values by `weights`: the values' shape, or with an axis the shape `[n]` of
+    /// that axis.
+    pub fn weights(self, weights: &'w crate::array::Array<T>) -> Self {
+        AverageOpts {
+            weights: Some(weights),
+            ..self
+        }
+    }
+}
+
+/// Options of [`nan_to_num_with`](crate::Array::nan_to_num_with): NumPy's `nan` (default 0),
+/// `posinf` and `neginf` (default: the largest and the most negative finite value of the
+/// dtype).
+///
+/// ```
+/// use cuprite_array::{Array, ops::NanToNumOpts};
+/// let a = Array::from_slice(&[f32::NAN, f32::INFINITY, -f32::INFINITY, 1.0], &[4])?;
+/// let r = a.nan_to_num_with(NanToNumOpts::new().nan(9.0).neginf(-1.0))?;
+/// assert_eq!(r.to_vec()?, vec![9.0, f32::MAX, -1.0, 1.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[must_use]
+pub struct NanToNumOpts<T> {
+    pub(crate) nan: Option<T>,
+    pub(crate) posinf: Option<T>,
+    pub(crate) neginf: Option<T>,
+}
+
+impl<T> NanToNumOpts<T> {
+    /// NumPy's defaults.
+    pub fn new() -> Self {
+        NanToNumOpts {
+            nan: None,
+            posinf: None,
+            neginf: None,
+        }
+    }
+    /// The value NaNs become.
+    pub fn nan(self, v: T) -> Self {
+        NanToNumOpts {
+            nan: Some(v),
+            ..self
+        }
+    }
+    /// The value `+∞` becomes.
+    pub fn posinf(self, v: T) -> Self {
+        NanToNumOpts {
+            posinf: Some(v),
+            ..self
+        }
+    }
+    /// The value `-∞` becomes.
+    pub fn neginf(self, v: T) -> Self {
+        NanToNumOpts {
+            neginf: Some(v),
+            ..self
+        }
+    }
+}

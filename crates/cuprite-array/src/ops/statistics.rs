@@ -12,7 +12,7 @@ use crate::codegen::HistMode;
 use crate::dtype::{DType, Element, Float, Integer, Numeric, Ordered, Scalar, Transcendental};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
-use crate::ops::ReduceOpts;
+use crate::ops::{AverageOpts, ReduceOpts};
 use std::sync::Arc;
 
 /// The `(lo, hi)` of a histogram: checked when given, the data's finite min and max otherwise.
@@ -281,20 +281,33 @@ impl<T: Numeric + Ordered> Array<T> {
 }
 
 impl<T: Float + Transcendental> Array<T> {
-    /// NumPy's `average`: `sum(x * w) / sum(w)` along `axis` (all elements when `None`), the
-    /// mean without weights. `weights` has the values' shape, or (with an axis) the shape
-    /// `[n]` of that axis. Weights summing to zero are an `Err` (read back: a
-    /// synchronisation).
+    /// NumPy's `average` with its defaults: the mean of all elements (an axis and weights
+    /// through [`average_with`](Self::average_with)).
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
     /// let a = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0, 4.0], &[2, 2])?;
-    /// let w = Array::<f64>::from_slice_on(Device::CPU, &[3.0, 1.0], &[2])?;
-    /// assert_eq!(a.average(Some(1), Some(&w))?.to_vec()?, [1.25, 3.25]);
-    /// assert_eq!(a.average(None, None)?.item()?, 2.5);
+    /// assert_eq!(a.average()?.item()?, 2.5);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn average(&self, axis: Option<isize>, weights: Option<&Array<T>>) -> Result<Array<T>> {
+    pub fn average(&self) -> Result<Array<T>> {
+        self.average_with(AverageOpts::new())
+    }
+
+    /// NumPy's `average`: `sum(x * w) / sum(w)` along the options' axis (all elements when
+    /// none), the mean without weights. The weights have the values' shape, or (with an axis)
+    /// the shape `[n]` of that axis. Weights summing to zero are an `Err` (read back: a
+    /// synchronisation).
+    ///
+    /// ```
+    /// use cuprite_array::{Array, Device, ops::AverageOpts};
+    /// let a = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0, 4.0], &[2, 2])?;
+    /// let w = Array::<f64>::from_slice_on(Device::CPU, &[3.0, 1.0], &[2])?;
+    /// assert_eq!(a.average_with(AverageOpts::new().axis(1).weights(&w))?.to_vec()?, [1.25, 3.25]);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn average_with(&self, opts: AverageOpts<'_, T>) -> Result<Array<T>> {
+        let (axis, weights) = (opts.axis, opts.weights);
         let axes: Vec<isize> = match axis {
             Some(a) => vec![crate::shape::axis(a, self.ndim())? as isize],
             None => (0..self.ndim() as isize).collect(),
