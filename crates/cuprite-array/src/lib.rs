@@ -70,6 +70,7 @@ pub mod dtype;
 pub mod error;
 pub(crate) mod exec;
 pub(crate) mod graph;
+pub mod image;
 pub mod interop;
 pub mod io;
 pub(crate) mod jit;
