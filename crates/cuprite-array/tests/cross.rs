@@ -261,6 +261,64 @@ fn interpreter_first_uses_match() -> TestResult {
     Ok(())
 }
 
+/// The absolute value of `MIN` stays `MIN` and keeps its sign for the operations after it: an
+/// integer power with exponent `abs(MIN)` is a negative power (0 unless the base is 1 or -1),
+/// and `abs(MIN) < 0` holds, on both backends, in i64 and i32. ptxas took `abs.s64`'s result as
+/// non-negative and removed the power's negative branch, which the CUDA fuzzer found as 1 for
+/// odd bases.
+fn wide_abs_keeps_sign() -> TestResult {
+    let bases: Vec<i64> = vec![3, -3, 2, 1, -1, 0, i64::MAX, 7];
+    let exps: Vec<i64> = vec![
+        i64::MIN,
+        i64::MIN,
+        i64::MIN,
+        i64::MIN,
+        i64::MIN,
+        i64::MIN,
+        -5,
+        3,
+    ];
+    let ipow = |b: i64, e: i64| -> i64 {
+        if e < 0 {
+            return match b {
+                1 => 1,
+                -1 => {
+                    if e % 2 == 0 {
+                        1
+                    } else {
+                        -1
+                    }
+                }
+                _ => 0,
+            };
+        }
+        (0..e).fold(1i64, |r, _| r.wrapping_mul(b))
+    };
+    let want: Vec<i64> = bases
+        .iter()
+        .zip(&exps)
+        .map(|(&b, &e)| ipow(b, e.wrapping_abs()))
+        .collect();
+    let neg32: Vec<u8> = [i32::MIN, -1, 0, 5]
+        .iter()
+        .map(|x| (x.wrapping_abs() < 0) as u8)
+        .collect();
+    for d in [gpu(), Device::CPU] {
+        let (p, n) = with_device(d, || {
+            let b = Array::<i64>::from_slice(&bases, &[bases.len()])?;
+            let e = Array::<i64>::from_slice(&exps, &[exps.len()])?;
+            let x = Array::<i32>::from_slice(&[i32::MIN, -1, 0, 5], &[4])?;
+            Ok::<_, cuprite_array::Error>((
+                b.pow(e.abs()).to_vec()?,
+                x.abs().less(0).cast::<u8>().to_vec()?,
+            ))
+        })?;
+        assert_eq!(p, want, "pow(b, abs(e)) on {d:?}");
+        assert_eq!(n, neg32, "abs(x) < 0 (i32) on {d:?}");
+    }
+    Ok(())
+}
+
 /// Wrapping negation, absolute value and division by -1 of 16-bit integers, widened afterwards,
 /// give the same values on both backends (`-(-32768)` is -32768 in i16): ptxas lowered `neg.s16`
 /// and `abs.s16` without sign-extending again, which the CUDA fuzzer found as 32768.
@@ -861,6 +919,7 @@ pub fn tests() -> Vec<Test> {
         ),
         Test::gpu("cross::chain_matches_cpu", chain_matches_cpu),
         Test::gpu("cross::narrow_negation_wraps", narrow_negation_wraps),
+        Test::gpu("cross::wide_abs_keeps_sign", wide_abs_keeps_sign),
         Test::gpu("cross::big_reductions_match_cpu", big_reductions_match_cpu),
         Test::gpu(
             "cross::interpreter_first_uses_match",

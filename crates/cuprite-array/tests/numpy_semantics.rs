@@ -25,6 +25,10 @@ const BODIES: &[(&str, Body)] = &[
     ("median_of_nothing_is_nan", median_of_nothing_is_nan),
     ("integer_matmul_exact", integer_matmul_exact),
     ("irfft_of_real_input", irfft_of_real_input),
+    (
+        "complex64_product_rounds_in_f32",
+        complex64_product_rounds_in_f32,
+    ),
 ];
 
 pub fn tests() -> Vec<Test> {
@@ -499,6 +503,31 @@ fn irfft_of_real_input(d: Device) -> TestResult {
         let xf: Vec<f32> = x.iter().map(|&v| v as f32).collect();
         let two = Array::from_slice(&xf, &[1, m])?.irfft2()?;
         assert_eq!(two.shape(), &[1, n]);
+        Ok(())
+    })
+}
+
+/// A `complex64` product is computed in `f32`, each of the four real products rounded (NumPy's
+/// arithmetic): `(1e20 + 1e20i)^2` has real products of 1e40, which overflow `f32`, so the
+/// real part is `inf - inf` (NaN) and the imaginary part `inf + inf`; in `f64` it would be the
+/// finite `0 + 2e40i`. The same holds for the product of an axis (`prod`) and for `*`.
+fn complex64_product_rounds_in_f32(d: Device) -> TestResult {
+    with_device(d, || {
+        let z = c32::new(1e20, 1e20);
+        let a = Array::from_slice(&[z, z, z, z], &[2, 2])?;
+        let p = a.prod_axes(&[1])?.to_vec()?;
+        let m = (&a * &a).to_vec()?;
+        for w in p.iter().chain(&m) {
+            assert!(
+                w.re.is_nan(),
+                "re of (1e20+1e20i)^2 in c32 is {} on {d:?}",
+                w.re
+            );
+            assert_eq!(w.im, f32::INFINITY, "im of (1e20+1e20i)^2 in c32 on {d:?}");
+        }
+        // Exact products stay exact.
+        let b = Array::from_slice(&[c32::new(1.0, 2.0), c32::new(3.0, -1.0)], &[2])?;
+        assert_eq!(b.prod_axes(&[0])?.to_vec()?, vec![c32::new(5.0, 5.0)]);
         Ok(())
     })
 }

@@ -241,7 +241,8 @@ fn unary_expr(op: UnaryOp, d: DType, a: &str) -> String {
     let u = uw(d);
     match op {
         Neg => neg_int(d, a),
-        Abs if d.is_signed_int() => format!("({a} < 0 ? {} : {a})", neg_int(d, a)),
+        Abs if d == DType::I64 => format!("cu_iabs64({a})"),
+        Abs if d.is_signed_int() => format!("({t})cu_iabs32((int){a})"),
         Abs => a.to_string(),
         Sign if d.is_signed_int() => format!("({t})(({a} > 0) - ({a} < 0))"),
         Sign => format!("({t})({a} != 0)"),

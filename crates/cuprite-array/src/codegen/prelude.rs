@@ -7,6 +7,11 @@ use crate::dtype::DType;
 use crate::graph::{Program, Step};
 use crate::op::{BinaryOp, UnaryOp};
 
+/// Always included. `cu_iabs64`/`cu_iabs32` are the wrapping absolute values of signed integers
+/// (`MIN` stays `MIN`), negated by a PTX `neg` in inline assembly so that the compiler forms no
+/// `abs` instruction: ptxas takes the result of `abs.s64` as non-negative
+/// and removes later tests of its sign, so `pow(x, abs(i64::MIN))` skipped the negative
+/// exponent's branch.
 const PRELUDE_BASE: &str = r#"
 typedef unsigned long long u64t;
 typedef long long i64t;
@@ -15,6 +20,8 @@ __device__ __forceinline__ float finf() { return __int_as_float(0x7f800000); }
 __device__ __forceinline__ double dinf() { return __longlong_as_double(0x7ff0000000000000LL); }
 template<typename T> __device__ __forceinline__ T nmin(T a, T b) { return (a != a) ? a : ((b != b || b < a || (b == a && signbit(b))) ? b : a); }
 template<typename T> __device__ __forceinline__ T nmax(T a, T b) { return (a != a) ? a : ((b != b || b > a || (b == a && !signbit(b))) ? b : a); }
+__device__ __forceinline__ i64t cu_iabs64(i64t a) { i64t n; asm("neg.s64 %0, %1;" : "=l"(n) : "l"(a)); return a < 0 ? n : a; }
+__device__ __forceinline__ int cu_iabs32(int a) { int n; asm("neg.s32 %0, %1;" : "=r"(n) : "r"(a)); return a < 0 ? n : a; }
 template<typename T> __device__ __forceinline__ T fsign(T x) { return (x != x || x == (T)0) ? x : (x > (T)0 ? (T)1 : (T)-1); }
 template<typename T, typename F> __device__ __forceinline__ T f2i(F x, T lo, T hi) {
   return x != x ? (T)0 : (x <= (F)lo ? lo : (x >= (F)hi ? hi : (T)x));
@@ -85,14 +92,17 @@ __device__ __forceinline__ i64t check_idx_(unsigned int *flag, i64t v, i64t n, i
   return w;
 }
 "#;
+/// Complex arithmetic. `cmul` rounds each of its four products (`__fmul_rn`, `__dmul_rn`: no
+/// fused multiply-add), as NumPy and the CPU backend compute them, so that a product whose
+/// terms overflow gives the same infinities and NaNs on both backends.
 const PRELUDE_CPLX: &str = r#"
 struct __align__(8) cf32 { float re, im; };
 struct __align__(16) cf64 { double re, im; };
-#define CPLX(C, F, SQRT, HYPOT, ATAN2, EXP, LOG, COS, SIN, FABS) \
+#define CPLX(C, F, SQRT, HYPOT, ATAN2, EXP, LOG, COS, SIN, FABS, MUL) \
 __device__ __forceinline__ C mkc(F re, F im, C*) { C z; z.re = re; z.im = im; return z; } \
 __device__ __forceinline__ C cadd(C a, C b) { C z; z.re = a.re + b.re; z.im = a.im + b.im; return z; } \
 __device__ __forceinline__ C csub(C a, C b) { C z; z.re = a.re - b.re; z.im = a.im - b.im; return z; } \
-__device__ __forceinline__ C cmul(C a, C b) { C z; z.re = a.re * b.re - a.im * b.im; z.im = a.re * b.im + a.im * b.re; return z; } \
+__device__ __forceinline__ C cmul(C a, C b) { C z; z.re = MUL(a.re, b.re) - MUL(a.im, b.im); z.im = MUL(a.re, b.im) + MUL(a.im, b.re); return z; } \
 __device__ __forceinline__ C cdiv(C a, C b) { F d = b.re * b.re + b.im * b.im; C z; z.re = (a.re * b.re + a.im * b.im) / d; z.im = (a.im * b.re - a.re * b.im) / d; return z; } \
 __device__ __forceinline__ C cneg(C a) { C z; z.re = -a.re; z.im = -a.im; return z; } \
 __device__ __forceinline__ C cconj(C a) { C z; z.re = a.re; z.im = -a.im; return z; } \
@@ -107,13 +117,13 @@ __device__ __forceinline__ C csqrt_(C a) { F r = HYPOT(a.re, a.im); C z; \
   return z; } \
 __device__ __forceinline__ unsigned char ceq(C a, C b) { return a.re == b.re && a.im == b.im; } \
 __device__ __forceinline__ unsigned char cnz(C a) { return a.re != (F)0 || a.im != (F)0; }
-CPLX(cf32, float, sqrtf, hypotf, atan2f, expf, logf, cosf, sinf, fabsf)
-CPLX(cf64, double, sqrt, hypot, atan2, exp, log, cos, sin, fabs)
+CPLX(cf32, float, sqrtf, hypotf, atan2f, expf, logf, cosf, sinf, fabsf, __fmul_rn)
+CPLX(cf64, double, sqrt, hypot, atan2, exp, log, cos, sin, fabs, __dmul_rn)
 "#;
 /// `frexp`, `i0`, `gcd`/`lcm` and integer magnitudes (see the CPU twins in
 /// `backend::cpu::mathx`, which compute the same values).
 const PRELUDE_MATHX: &str = r#"
-__device__ __forceinline__ u64t cu_uabs(i64t a) { return a < 0 ? 0ull - (u64t)a : (u64t)a; }
+__device__ __forceinline__ u64t cu_uabs(i64t a) { return (u64t)cu_iabs64(a); }
 __device__ __forceinline__ u64t cu_gcd(u64t a, u64t b) { while (b) { u64t t = a % b; a = b; b = t; } return a; }
 __device__ __forceinline__ u64t cu_lcm(u64t a, u64t b) { u64t g = cu_gcd(a, b); return g ? (a / g) * b : 0ull; }
 __device__ __forceinline__ double cu_frexpm(double x) { int e; return (x == 0.0 || !(fabs(x) < dinf())) ? x : frexp(x, &e); }

@@ -158,6 +158,15 @@ fn fold(op: ReduceOp, mut acc: Acc, v: &Vals, base: usize) -> Acc {
                     (Scalar::C64(y), Acc::C(_)) => Acc::C(y),
                     (s, a) => unreachable!("fold {s:?} into {a:?}"),
                 };
+                // A `c32` product is computed in `f32` at every step, as NumPy and the CUDA
+                // kernels compute it: a partial product that overflows `f32` becomes infinite,
+                // and the next product's cross terms NaN, where `f64` would stay finite.
+                if let (Prod, Scalar::C32(y), Acc::C(x)) = (op, v.get(i), acc) {
+                    let (a, b) = (x.re as f32, x.im as f32);
+                    let (re, im) = (a * y.re - b * y.im, a * y.im + b * y.re);
+                    acc = Acc::C(c64::new(re as f64, im as f64));
+                    continue;
+                }
                 acc = combine(op, acc, e);
             }
             acc
