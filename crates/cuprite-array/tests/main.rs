@@ -20,6 +20,7 @@ mod interop;
 mod library;
 mod linalg;
 mod linalg_general;
+mod long_lines;
 mod mesh;
 mod numpy_coverage;
 mod numpy_fn;
@@ -81,6 +82,7 @@ fn main() {
     tests.extend(library::tests());
     tests.extend(linalg::tests());
     tests.extend(linalg_general::tests());
+    tests.extend(long_lines::tests());
     tests.extend(mesh::tests());
     tests.extend(numpy_coverage::tests());
     tests.extend(numpy_fn::tests());

@@ -56,7 +56,7 @@ pub(crate) use scan::{
 };
 pub(crate) use signature::{
     KernelParams, LaunchArgs, MaybeRead, MaybeWrite, Param, ReadBuf, SharedBuf, WriteBuf, entry,
-    head, kernel_params,
+    kernel_params,
 };
 pub(crate) use variant::{Variant, const_words};
 

@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::graph::{Node, Op, Program, ViewFn, push_view};
 use crate::ops::ReduceOp;
 use crate::ops::elementwise::{binary_node, unary_node};
+use crate::ops::index::IndexMode;
 use crate::ops::{BinaryOp, UnaryOp};
 use crate::ops::{ReduceOpts, VarOpts};
 use crate::schedule::{realize, with_oom_retry};
@@ -345,6 +346,9 @@ impl<T: Ordered> Array<T> {
     /// An arg-reduction, its result noted to lie inside what it indexes (the flattened array,
     /// or `axis`).
     fn arg_reduce(&self, op: ReduceOp, axis: Option<isize>, keep: bool) -> Result<Array<i64>> {
+        if let Some(r) = self.arg_reduce_split(op, axis, keep)? {
+            return Ok(r);
+        }
         let r: Array<i64> = self.red(op, axis.as_ref().map(std::slice::from_ref), keep)?;
         let extent = match axis {
             Some(a) => self.shape()[crate::shape::axis(a, self.ndim())?],
@@ -352,7 +356,71 @@ impl<T: Ordered> Array<T> {
         };
         Ok(r.known_in(0, extent as i64 - 1))
     }
+
+    /// An arg-reduction of few long lines (the whole array, or the last axis of an array with
+    /// few other elements) in two stages, so that many blocks share each line: every line is
+    /// cut into `m` chunks of `len` elements (`m` the largest divisor of the line's length in
+    /// [`SPLIT_CHUNKS`]), each chunk reduced to the index of its first extreme, then the
+    /// chunks' extremes reduced in chunk order. The first extreme of the first chunk holding
+    /// one is the line's first extreme (the comparison is a total preorder, NaN above
+    /// everything for both), so the result equals the one-stage reduction's. `None` where the
+    /// lines are short, many, or of a length with no such divisor.
+    fn arg_reduce_split(
+        &self,
+        op: ReduceOp,
+        axis: Option<isize>,
+        keep: bool,
+    ) -> Result<Option<Array<i64>>> {
+        let nd = self.ndim();
+        let (lead, line): (Vec<usize>, usize) = match axis {
+            None => (Vec::new(), self.len()),
+            Some(a) => {
+                let ax = crate::shape::axis(a, nd)?;
+                if ax + 1 != nd {
+                    return Ok(None);
+                }
+                (self.shape()[..ax].to_vec(), self.shape()[ax])
+            }
+        };
+        let lines: usize = lead.iter().product();
+        if line < SPLIT_MIN_LINE || lines > SPLIT_MAX_LINES {
+            return Ok(None);
+        }
+        let Some(m) = SPLIT_CHUNKS
+            .rev()
+            .find(|&m| line % m == 0 && line / m >= 256)
+        else {
+            return Ok(None);
+        };
+        let len = line / m;
+        let shape = |tail: &[usize]| -> Vec<usize> { lead.iter().chain(tail).copied().collect() };
+        let x = self.reshape(&shape(&[m, len])[..])?;
+        // The index of each chunk's first extreme, within its chunk.
+        let idx = x.arg_reduce(op, Some(-1), false)?;
+        let ext = x
+            .take_along_axis_with(&idx.expand_dims(-1)?, -1, IndexMode::Clamp)?
+            .reshape(&shape(&[m])[..])?;
+        // The first chunk holding the line's extreme, and the index within it.
+        let chunk = ext.arg_reduce(op, Some(-1), false)?;
+        let within = idx
+            .take_along_axis_with(&chunk.expand_dims(-1)?, -1, IndexMode::Clamp)?
+            .reshape(&lead[..])?;
+        let flat = (&chunk * len as i64 + &within).known_in(0, line as i64 - 1);
+        Ok(Some(match (axis, keep) {
+            (Some(a), true) => flat.expand_dims(a)?,
+            _ => flat,
+        }))
+    }
 }
+
+/// Lines shorter than this are reduced in one stage (see `arg_reduce_split`).
+const SPLIT_MIN_LINE: usize = 1 << 16;
+
+/// Lines more numerous than this are reduced in one stage: a block each fills the device.
+const SPLIT_MAX_LINES: usize = 32;
+
+/// The numbers of chunks a long line may be cut into (the largest divisor of its length wins).
+const SPLIT_CHUNKS: std::ops::RangeInclusive<usize> = 32..=2048;
 
 impl<T: Float> Array<T> {
     /// Sum ignoring NaNs.

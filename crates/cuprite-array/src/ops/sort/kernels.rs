@@ -45,10 +45,12 @@ pub(crate) fn pass_tile(bits: u32) -> usize {
 /// every key width).
 pub(crate) const HIST_UNIT: usize = 4096;
 
-/// Base typedefs, then `extra`, the marker and `body`.
-pub(crate) fn source(extra: &str, body: &str) -> String {
+/// Base typedefs, the key helpers `keys` (empty for kernels that read no keys), a typed
+/// `header`, the block helpers, a family's `bodies`, the marker and the `entry` point calling
+/// one of them.
+pub(crate) fn bodies_source(keys: &str, header: &str, bodies: &str, entry: &str) -> String {
     format!(
-        "typedef unsigned long long u64t;\ntypedef long long i64t;\n{extra}{BLOCK_HELPERS}{MARKER}{body}"
+        "typedef unsigned long long u64t;\ntypedef long long i64t;\n{keys}{header}{BLOCK_HELPERS}{bodies}{MARKER}{entry}"
     )
 }
 
