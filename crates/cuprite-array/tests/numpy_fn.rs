@@ -474,11 +474,108 @@ fn nan_reductions_f32(d: Device) -> TestResult {
     })
 }
 
+/// `nanmax`/`nanmin` of `f32`, `f16` and `bf16` rows holding NaNs, infinities, signed zeros and
+/// values at the types' limits: per row the extreme of the non-NaN values (by a host scan), NaN
+/// for a row of only NaNs, the infinity where a row's extreme is one.
+fn nan_extremes_narrow(d: Device) -> TestResult {
+    use cuprite_array::{bf16, f16};
+    let nan = f32::NAN;
+    let rows: [[f32; 4]; 6] = [
+        [nan, nan, nan, nan],
+        [f32::NEG_INFINITY, nan, -3.0, nan],
+        [f32::INFINITY, 2.0, nan, f32::NEG_INFINITY],
+        [-0.0, 0.0, nan, -0.0],
+        [f32::MAX, -f32::MAX, 1.0, nan],
+        [nan, f32::NEG_INFINITY, f32::NEG_INFINITY, nan],
+    ];
+    let scan = |r: &[f32], max: bool| -> f32 {
+        let v: Vec<f32> = r.iter().copied().filter(|x| !x.is_nan()).collect();
+        if v.is_empty() {
+            return nan;
+        }
+        v.iter().copied().fold(v[0], |b, x| {
+            // +0 above -0, as the plain reductions order them.
+            let above = x > b || (x == b && b.is_sign_negative() && x.is_sign_positive());
+            let below = x < b || (x == b && b.is_sign_positive() && x.is_sign_negative());
+            if (max && above) || (!max && below) {
+                x
+            } else {
+                b
+            }
+        })
+    };
+    let same = |got: f32, want: f32| {
+        (got.is_nan() && want.is_nan())
+            || (got == want && got.is_sign_negative() == want.is_sign_negative())
+    };
+    cuprite_array::with_device(d, || {
+        let flat: Vec<f32> = rows.concat();
+        let a = Array::from_slice(&flat, &[6, 4])?;
+        let h = Array::from_slice(
+            &flat.iter().map(|&x| f16::from_f32(x)).collect::<Vec<_>>(),
+            &[6, 4],
+        )?;
+        let b = Array::from_slice(
+            &flat.iter().map(|&x| bf16::from_f32(x)).collect::<Vec<_>>(),
+            &[6, 4],
+        )?;
+        for max in [true, false] {
+            let got32 = if max {
+                a.nanmax_axes(&[1])?
+            } else {
+                a.nanmin_axes(&[1])?
+            }
+            .to_vec()?;
+            let got16: Vec<f32> = if max {
+                h.nanmax_axes(&[1])?
+            } else {
+                h.nanmin_axes(&[1])?
+            }
+            .to_vec()?
+            .into_iter()
+            .map(f32::from)
+            .collect();
+            let gotb: Vec<f32> = if max {
+                b.nanmax_axes(&[1])?
+            } else {
+                b.nanmin_axes(&[1])?
+            }
+            .to_vec()?
+            .into_iter()
+            .map(f32::from)
+            .collect();
+            for (i, r) in rows.iter().enumerate() {
+                let want = scan(r, max);
+                let want16 = scan(&r.map(|x| f32::from(f16::from_f32(x))), max);
+                let wantb = scan(&r.map(|x| f32::from(bf16::from_f32(x))), max);
+                if !same(got32[i], want) || !same(got16[i], want16) || !same(gotb[i], wantb) {
+                    return Err(format!(
+                        "row {i} {r:?} max={max}: f32 {} (want {want}), f16 {} (want {want16}), \
+                         bf16 {} (want {wantb})",
+                        got32[i], got16[i], gotb[i]
+                    )
+                    .into());
+                }
+            }
+        }
+        let all = if a.nanmax()?.item()?.is_nan() {
+            "NaN"
+        } else {
+            "number"
+        };
+        if all != "number" || a.nanmax()?.item()? != f32::INFINITY {
+            return Err(format!("nanmax of all: {all}").into());
+        }
+        Ok(())
+    })
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("stacking", stacking),
     ("triangles", triangles),
     ("nan_reductions", nan_reductions),
     ("nan_reductions_f32", nan_reductions_f32),
+    ("nan_extremes_narrow", nan_extremes_narrow),
 ];
 
 pub fn tests() -> Vec<Test> {

@@ -58,6 +58,32 @@ impl<T: Float> Array<T> {
         Ok((sc.real().try_div(&n)?, n))
     }
 
+    /// `nanmax` (`max`) or `nanmin` of a type narrower than `f64`, in one pass and with no
+    /// read-back: each element enters the `f64` reduction widened, a NaN as `∓∞` and an
+    /// infinity of the element's own sign as `∓3.5e38` (beyond every finite value of the
+    /// narrow types, whose largest is `3.4028e38`). A slice reduces to `∓∞` exactly when it
+    /// holds only NaNs (then NaN), to `∓3.5e38` when its extreme is the infinity, and to the
+    /// widened extreme otherwise; signed zeros keep their order.
+    fn nan_extreme_wide(&self, axes: &[isize], keep: bool, max: bool) -> Result<Array<T>> {
+        let (s, inf) = if max {
+            (-1.0, f64::NEG_INFINITY)
+        } else {
+            (1.0, f64::INFINITY)
+        };
+        let stand_in = s * 3.5e38;
+        let w = self.cast::<f64>();
+        let w = Array::select(&w.equal(inf), stand_in, &w)?;
+        let w = Array::select(&self.isnan(), inf, &w)?;
+        let o = ReduceOpts::new().keepdims(keep);
+        let r = if max {
+            w.max_axes_with(axes, o)?
+        } else {
+            w.min_axes_with(axes, o)?
+        };
+        let out = Array::select(&r.equal(inf), f64::NAN, &r)?;
+        Ok(Array::select(&r.equal(stand_in), inf, &out)?.cast::<T>())
+    }
+
     /// NaN where every element of a reduced slice was NaN, `r` elsewhere; the second pass
     /// runs only when `r` holds the value an all-NaN slice reduces to (`empty`).
     fn nan_if_all_nan(
@@ -122,6 +148,9 @@ impl<T: Float> Array<T> {
     /// [`nanmax_axes`](Self::nanmax_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
     pub fn nanmax_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<T>> {
         let keepdims = opts.keepdims;
+        if T::DTYPE != DType::F64 {
+            return self.nan_extreme_wide(axes, keepdims, true);
+        }
         let r = self
             .nan_as(f64::NEG_INFINITY)?
             .max_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?;
@@ -146,6 +175,9 @@ impl<T: Float> Array<T> {
     /// [`nanmin_axes`](Self::nanmin_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
     pub fn nanmin_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<T>> {
         let keepdims = opts.keepdims;
+        if T::DTYPE != DType::F64 {
+            return self.nan_extreme_wide(axes, keepdims, false);
+        }
         let r = self
             .nan_as(f64::INFINITY)?
             .min_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?;
