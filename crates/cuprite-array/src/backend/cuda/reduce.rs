@@ -1,0 +1,333 @@
+//! Reductions of a program's output along its rows on CUDA: the plan (how many blocks share a
+//! row, which kernel form), the kernel (built, or the interpreter standing in), the launch, and
+//! the second pass over the partial results where a row's blocks do not combine them
+//! themselves.
+//!
+//! Invariants: the plan is decided from the sizes, the dtypes and the stream only, the same
+//! way on every stream and under capture, so a captured graph reduces in the same order, with
+//! the same result, as an eager call. The device's row counters serve only its array stream
+//! while it is not captured; every other one-launch reduction counts on counters of its own,
+//! zeroed on its stream first.
+
+use super::elementwise::{aligned, alloc, dev_of, launch, launch_interp, vector_allowed};
+use crate::codegen::{self, BLOCK, ParamPlan, VEC, Variant};
+use crate::device::Device;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::graph::Program;
+use crate::jit::{Kernel, KernelKind};
+use crate::op::ReduceOp;
+use crate::runtime::{DeviceState, state, stream_for};
+use crate::shape::{Layout, numel};
+use crate::storage::{DevBuf, Storage};
+use cuprite_driver::Stream;
+use std::sync::Arc;
+
+/// Rows a one-launch reduction can count at once (one 32-bit counter a row).
+const COMBINE_ROWS: usize = crate::runtime::ROW_COUNTER_BYTES / 4;
+
+/// Each device's row counters of one-launch reductions: zeroed when the device's state was
+/// made, and set back to zero by the block that finishes a row, so they are zero between
+/// launches on the array stream.
+static COUNTERS: [std::sync::OnceLock<Option<DevBuf>>; crate::memory::MAX_DEVICES] =
+    [const { std::sync::OnceLock::new() }; crate::memory::MAX_DEVICES];
+
+/// The row counters of device `st`: the buffer its state made, taken on first use.
+fn row_counters(st: &DeviceState) -> Result<&'static DevBuf> {
+    let slot = COUNTERS.get(st.ordinal).ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "CUDA device {} is beyond the {} devices the array library serves",
+            st.ordinal,
+            crate::memory::MAX_DEVICES
+        ))
+    })?;
+    slot.get_or_init(|| {
+        let buf = st
+            .row_counters
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()?;
+        let c = DevBuf::adopt(buf, DType::U32, COMBINE_ROWS, st.ordinal, None);
+        // The runtime's, kept for the process, not an array's: not counted as array memory.
+        crate::memory::on_free(Device::cuda(st.ordinal), crate::runtime::ROW_COUNTER_BYTES);
+        Some(c)
+    })
+    .as_ref()
+    .ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "the row counters of CUDA device {} are gone",
+            st.ordinal
+        ))
+    })
+}
+
+/// How one reduction runs: decided before its kernel is chosen.
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    /// Blocks a row wants (1: a block or a warp per row).
+    guess: usize,
+    /// The kernel's variant (index width, vector loads).
+    v: Variant,
+    /// Rows of at most a warp's reach take a warp each.
+    warp_rows: bool,
+    /// The dtype of the partial results of a pass of several blocks a row.
+    pass_d: DType,
+    /// The quick first build is the one-element-per-thread form.
+    one_per_thread: bool,
+    /// The last block of a row combines the row's partials (one launch).
+    combine: bool,
+    /// The dtype the kernel writes.
+    kernel_d: DType,
+}
+
+/// The plan of reducing `p`'s output (`outer` rows of `inner` elements) by `op` into `out_d`,
+/// its inputs at `in_ptrs`.
+fn plan(
+    st: &DeviceState,
+    p: &Program,
+    op: ReduceOp,
+    (outer, inner): (usize, usize),
+    out_d: DType,
+    in_ptrs: &[u64],
+) -> Plan {
+    let src_d = p.instrs[p.outputs[0]].dtype;
+    let arg = matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax);
+    // Blocks per row: enough to fill the GPU once (every block resident at the same time, so
+    // that no block waits for a second wave), at least 16 elements per thread.
+    let most = inner.div_ceil(BLOCK as usize * 16).max(1);
+    let guess = if arg {
+        1
+    } else {
+        most.min((st.sms as usize * 8 / outer).max(1))
+    };
+    let vector = vector_allowed()
+        && codegen::vectorisable(p)
+        && inner % VEC == 0
+        && p.inputs
+            .iter()
+            .zip(in_ptrs)
+            .all(|(i, &ptr)| aligned(ptr, i.layout.offset, i.dtype.size()));
+    // 32-bit index math with room for the loop counters to step past the end.
+    let idx32 = p.fits_i32() && numel(&p.shape) < (i32::MAX as usize) / 2;
+    // Short rows that would each get a whole block take a warp each instead.
+    let warp_rows = guess == 1 && inner <= codegen::WARP_ROW_MAX;
+    let v = Variant {
+        idx32,
+        vector: vector && !warp_rows,
+        strided_out: false,
+    };
+    let pass_d = if guess > 1 {
+        codegen::acc_dtype(op, src_d)
+    } else {
+        out_d
+    };
+    // Whether the quick first build takes the one-element-per-thread form: decided from what
+    // the kernel key holds (index width, operation, dtypes), never from the sizes, so that a
+    // launch of the same kernel with other sizes agrees with how it was built. Its partials
+    // are in the accumulator's dtype, so combining them loses nothing.
+    let one_per_thread = idx32 && !arg && !warp_rows && pass_d == codegen::acc_dtype(op, src_d);
+    // One launch instead of two where the rows' blocks can count themselves in: the last
+    // block of a row combines its partials (`codegen::reduction`'s `combine`).
+    let combine = guess > 1 && outer <= COMBINE_ROWS && codegen::combinable(op, src_d);
+    let kernel_d = if combine { out_d } else { pass_d };
+    Plan {
+        guess,
+        v,
+        warp_rows,
+        pass_d,
+        one_per_thread,
+        combine,
+        kernel_d,
+    }
+}
+
+/// The kernel of plan `pl` (the optimised build, its quick first build, or the interpreter).
+fn kernel(st: &'static DeviceState, p: &Program, op: ReduceOp, pl: Plan) -> Result<Arc<Kernel>> {
+    let Plan {
+        v,
+        warp_rows,
+        pass_d,
+        one_per_thread,
+        combine,
+        kernel_d,
+        ..
+    } = pl;
+    crate::jit::kernel_or_interp(
+        st,
+        p,
+        KernelKind::Reduction {
+            variant: v,
+            op,
+            pass: pass_d,
+            written: kernel_d,
+            combine,
+            warp_rows,
+        },
+        || {
+            if warp_rows {
+                codegen::reduction_warp_rows(p, op, kernel_d, v)
+            } else {
+                codegen::reduction(p, op, kernel_d, v, combine)
+            }
+        },
+        // The quick first build: where partials are combined anyway (several blocks per row)
+        // and indices are 32-bit, the form with at most one element per thread and no loop
+        // (launched with a block per BLOCK elements); else the scalar looping form of a
+        // vectorised kernel (the vectorised one unrolls the producer 16 times, which NVRTC
+        // takes several times longer to build).
+        || {
+            let scalar = Variant { vector: false, ..v };
+            if warp_rows {
+                None
+            } else if one_per_thread {
+                Some(codegen::reduction_one_per_thread(p, op, pass_d, scalar))
+            } else {
+                v.vector
+                    .then(|| codegen::reduction(p, op, kernel_d, scalar, combine))
+            }
+        },
+        // The interpreter stands in only where the quick build would be the one-element-per-
+        // thread form (launched the same way below).
+        |ip| {
+            if !one_per_thread {
+                return None;
+            }
+            let f = ip.reduction(op, pass_d)?.clone();
+            codegen::interp::encode(p).map(|c| (f, c))
+        },
+    )
+}
+
+/// Whether the device's row counters may serve a launch on `stream`: its array stream, not
+/// captured (a graph may run beside it).
+fn shared_counters_serve(st: &DeviceState, stream: &Arc<Stream>) -> bool {
+    Arc::ptr_eq(stream, &st.stream)
+        && !crate::runtime::capturing()
+        && matches!(
+            st.stream.capture_status(),
+            Ok(cuprite_driver::CaptureStatus::None)
+        )
+}
+
+pub(super) fn reduce(
+    ordinal: usize,
+    p: &Program,
+    op: ReduceOp,
+    outer: usize,
+    inner: usize,
+    out_d: DType,
+) -> Result<Arc<Storage>> {
+    let st = state(ordinal)?;
+    let stream = stream_for(ordinal)?;
+    if outer == 0 {
+        return Ok(Arc::new(Storage::Cuda(alloc(st, &stream, out_d, 0)?)));
+    }
+    let ins: Vec<&DevBuf> = p
+        .inputs
+        .iter()
+        .map(|i| dev_of(&i.storage, ordinal))
+        .collect::<Result<_>>()?;
+    let in_ptrs: Vec<u64> = ins.iter().map(|d| d.ptr()).collect();
+    let pl = plan(st, p, op, (outer, inner), out_d, &in_ptrs);
+    let k = kernel(st, p, op, pl)?;
+    let chunks = if k.scalar && pl.one_per_thread {
+        // The quick build's one-element-per-thread form: a block per BLOCK elements of a row.
+        inner.div_ceil(BLOCK as usize).max(1)
+    } else if pl.guess > 1 {
+        // The kernel's own occupancy (its register count decides how many blocks fit).
+        let resident = st.sms as usize * k.blocks_per_sm.max(1) as usize;
+        pl.guess.min((resident / outer).max(1)).max(2)
+    } else {
+        1
+    };
+    // The launched kernel is the `combine` form unless the one-element-per-thread quick build
+    // (or the interpreter) stands in for it: then its partials go to `part`, its counters
+    // are the device's, and `out` holds the rows' results.
+    let fused = pl.combine && k.interp.is_none() && !(k.scalar && pl.one_per_thread);
+    let out = launch_rows(
+        st,
+        &stream,
+        p,
+        (&k, pl, fused),
+        (outer, inner, chunks),
+        out_d,
+        (&ins, &in_ptrs),
+    )?;
+    let out = Arc::new(Storage::Cuda(out));
+    if fused || chunks == 1 {
+        return Ok(out);
+    }
+    let shape = [outer, chunks];
+    let leaf = crate::graph::Node::new(
+        crate::graph::Op::Leaf(out, Layout::contiguous(&shape)),
+        pl.pass_d,
+        shape.to_vec(),
+        Device::cuda(ordinal),
+    );
+    let p2 = Program::build(&[leaf]);
+    reduce(ordinal, &p2, op, outer, chunks, out_d)
+}
+
+/// Launches kernel `k` of plan `pl` over `outer` rows of `inner` elements, `chunks` blocks a
+/// row (`fused`: the last block of a row writes its result), and returns what it wrote: the
+/// rows' results where fused or one block a row, else the partials (`outer * chunks` of
+/// `pl.pass_d`).
+fn launch_rows(
+    st: &'static DeviceState,
+    stream: &Arc<Stream>,
+    p: &Program,
+    (k, pl, fused): (&Kernel, Plan, bool),
+    (outer, inner, chunks): (usize, usize, usize),
+    out_d: DType,
+    (ins, in_ptrs): (&[&DevBuf], &[u64]),
+) -> Result<DevBuf> {
+    // Counters of its own are zeroed on the launch's stream first (captured, in the graph
+    // before each replay): the device's are written by eager work on other streams, and a
+    // stream that waited for a write made inside a capture in progress would join that capture.
+    let own_counters;
+    let counters = if !fused {
+        None
+    } else if !shared_counters_serve(st, stream) {
+        let mut c = alloc(st, stream, DType::U32, COMBINE_ROWS)?;
+        if let Some(b) = c.buffer_mut() {
+            stream.memset_zeros(b)?;
+        }
+        own_counters = c;
+        Some(&own_counters)
+    } else {
+        Some(row_counters(st)?)
+    };
+    let part = if fused {
+        Some(alloc(st, stream, pl.pass_d, outer * chunks)?)
+    } else {
+        None
+    };
+    let out = if fused {
+        alloc(st, stream, out_d, outer)?
+    } else {
+        alloc(st, stream, pl.pass_d, outer * chunks)?
+    };
+    if let Some(code) = &k.interp {
+        let frame =
+            codegen::interp::frame(p, code, in_ptrs, out.ptr(), (inner as u64, chunks as u64));
+        launch_interp(stream, k, (outer * chunks) as u32, &frame, ins, &[&out])?;
+    } else {
+        let mut plan = ParamPlan::new(p, pl.v, in_ptrs, &[out.ptr()], None);
+        // The warp form takes the number of rows where the others take `chunks`.
+        let (grid, second) = if pl.warp_rows {
+            (outer.div_ceil(BLOCK as usize / 32), outer)
+        } else {
+            (outer * chunks, chunks)
+        };
+        plan.words.extend_from_slice(&[inner as u64, second as u64]);
+        let mut writes = [&out, &out, &out];
+        let mut nw = 1;
+        if let (Some(part), Some(c)) = (&part, counters) {
+            plan.words.extend_from_slice(&[part.ptr(), c.ptr()]);
+            writes = [&out, part, c];
+            nw = 3;
+        }
+        launch(stream, k, grid as u32, &plan.words, ins, &writes[..nw])?;
+    }
+    Ok(out)
+}
