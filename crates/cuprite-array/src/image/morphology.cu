@@ -1,0 +1,80 @@
+// Grey dilation and erosion over a list of taps: `y[p] = max (or min) over taps t of x[p +
+// d_t] + h_t` (dilation) or `x[p + d_t] - h_t` (erosion), every image of a batch of `batch`
+// volumes `n0 x n1 x n2` (a 2-D image has n0 = 1). See `morphology_call.rs` for the taps (the
+// reflection SciPy applies for dilation is already in the offsets) and the CPU twin, which
+// visits the taps in the same order and compares the same way, so that both backends agree
+// exactly (NaN included: a NaN first tap stays, a later NaN never replaces).
+//
+// One thread an output, grid-stride. `tap` holds four words a tap: the offsets along the
+// three axes and the linear offset. Where the whole footprint lies inside the volume (the
+// interior, tested once per output against the reach `lo*`/`hi*` of the offsets), the value is
+// read at the linear offset; elsewhere each coordinate goes through `img_map` (boundary.cu),
+// and a constant-mode tap outside reads `cval` (already a value of the element type).
+//
+// Built after a typed header that defines `S` (the storage type), `A` (the compute type:
+// float for u8, u16, f16 and f32, double for f64), MM_MAX (1 dilation, 0 erosion), MM_HEIGHTS
+// (1 when `h` is read) and MM_HALF (1 when `S` holds f16 bits), and after boundary.cu.
+
+#if MM_HALF
+__device__ __forceinline__ A mm_load(S v) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(v));
+  return f;
+}
+__device__ __forceinline__ S mm_store(A f) {
+  unsigned short h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
+#else
+__device__ __forceinline__ A mm_load(S v) { return (A)v; }
+// Integers saturate (NaN gives 0) as Rust's `as` does in the CPU twin.
+__device__ __forceinline__ S mm_store(A f) {
+  if (MM_INT) {
+    if (f != f) return (S)0;
+    if (f <= (A)0) return (S)0;
+    if (f >= (A)MM_INT_MAX) return (S)MM_INT_MAX;
+  }
+  return (S)f;
+}
+#endif
+
+__device__ __forceinline__ void morph_minmax(const S *__restrict__ x, const i64t *__restrict__ tap,
+                                             const double *__restrict__ h, S *__restrict__ y,
+                                             i64t ntaps, i64t batch, i64t n0, i64t n1, i64t n2,
+                                             i64t lo0, i64t lo1, i64t lo2, i64t hi0, i64t hi1,
+                                             i64t hi2, i64t mode, double cval) {
+  const i64t per = n0 * n1 * n2;
+  const i64t total = batch * per;
+  const A cv = (A)cval;
+  for (i64t p = (i64t)blockIdx.x * blockDim.x + threadIdx.x; p < total;
+       p += (i64t)gridDim.x * blockDim.x) {
+    const i64t b = p / per;
+    const i64t r = p - b * per;
+    const i64t i2 = r % n2;
+    const i64t i1 = (r / n2) % n1;
+    const i64t i0 = r / (n1 * n2);
+    const S *xb = x + b * per;
+    const bool inside = i0 + lo0 >= 0 && i0 + hi0 < n0 && i1 + lo1 >= 0 && i1 + hi1 < n1 &&
+                        i2 + lo2 >= 0 && i2 + hi2 < n2;
+    A acc = (A)0;
+    for (i64t t = 0; t < ntaps; ++t) {
+      A v;
+      if (inside) {
+        v = mm_load(__ldg(xb + r + tap[4 * t + 3]));
+      } else {
+        const i64t j0 = img_map(i0 + tap[4 * t], n0, (int)mode);
+        const i64t j1 = img_map(i1 + tap[4 * t + 1], n1, (int)mode);
+        const i64t j2 = img_map(i2 + tap[4 * t + 2], n2, (int)mode);
+        v = (j0 < 0 || j1 < 0 || j2 < 0) ? cv : mm_load(xb[(j0 * n1 + j1) * n2 + j2]);
+      }
+      if (MM_HEIGHTS) v = MM_MAX ? v + (A)h[t] : v - (A)h[t];
+      if (t == 0) {
+        acc = v;
+      } else if (MM_MAX ? (v > acc) : (v < acc)) {
+        acc = v;
+      }
+    }
+    y[p] = mm_store(acc);
+  }
+}
