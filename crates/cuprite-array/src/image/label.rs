@@ -145,9 +145,9 @@ pub fn label_batch<T: Element>(
     label_impl("label_batch", x, structure)
 }
 
-/// ArrayFire's `regions`: [`label_batch`] of the trailing two axes with 4 (`connectivity`
-/// 1) or 8 (`connectivity` 2) connectivity. ArrayFire numbers components in its own order; this
-/// one numbers them as SciPy does.
+/// ArrayFire's `regions`: [`label_batch`] of the trailing two axes with 4-connectivity
+/// (`connectivity` 1) or 8-connectivity (`connectivity` 2). ArrayFire numbers components in
+/// its own order; this one numbers them as SciPy does.
 ///
 /// ```
 /// use cuprite_array::{Array, image::regions};

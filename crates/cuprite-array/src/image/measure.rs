@@ -262,7 +262,7 @@ pub fn histogram<T: Numeric, L: Integer>(
     labels: &Array<L>,
     index: &[i64],
 ) -> Result<Array<i64>> {
-    if bins == 0 || !(min < max) || !min.is_finite() || !max.is_finite() {
+    if bins == 0 || min >= max || !min.is_finite() || !max.is_finite() {
         return Err(Error::InvalidArgument(format!(
             "histogram: {bins} bins over [{min}, {max}] (at least one bin, finite min < max)"
         )));
@@ -287,7 +287,7 @@ pub fn histogram<T: Numeric, L: Integer>(
             .floor()
             .minimum(bins as f64 - 1.0)
             .cast::<i64>();
-    let inside = g.x.greater_equal(min).try_and(&g.x.less_equal(max))?;
+    let inside = g.x.greater_equal(min).try_and(g.x.less_equal(max))?;
     let key = g.pos.try_mul(bins as i64)?.try_add(&b)?;
     let key = Array::select(&inside, &key, total as i64)?;
     let base = crate::with_device(g.x.device(), || Array::<i64>::zeros(&[total + 1]));

@@ -5,7 +5,7 @@
 // visits the taps in the same order and compares the same way, so that both backends agree
 // exactly (NaN included: a NaN first tap stays, a later NaN never replaces).
 //
-// One thread an output, grid-stride. `tap` holds four words a tap: the offsets along the
+// One thread an output: blocks stride over the lines (grid y) and along them (grid x). `tap` holds four words a tap: the offsets along the
 // three axes and the linear offset. Where the whole footprint lies inside the volume (the
 // interior, tested once per output against the reach `lo*`/`hi*` of the offsets), the value is
 // read at the linear offset; elsewhere each coordinate goes through `img_map` (boundary.cu),
@@ -45,36 +45,40 @@ __device__ __forceinline__ void morph_minmax(const S *__restrict__ x, const i64t
                                              i64t lo0, i64t lo1, i64t lo2, i64t hi0, i64t hi1,
                                              i64t hi2, i64t mode, double cval) {
   const i64t per = n0 * n1 * n2;
-  const i64t total = batch * per;
+  const i64t lines = batch * n0 * n1;
   const A cv = (A)cval;
-  for (i64t p = (i64t)blockIdx.x * blockDim.x + threadIdx.x; p < total;
-       p += (i64t)gridDim.x * blockDim.x) {
-    const i64t b = p / per;
-    const i64t r = p - b * per;
-    const i64t i2 = r % n2;
-    const i64t i1 = (r / n2) % n1;
-    const i64t i0 = r / (n1 * n2);
+  // Blocks stride over the lines (grid y) and along a line (grid x), so that a thread's
+  // coordinates come from one division a line.
+  for (i64t line = blockIdx.y; line < lines; line += gridDim.y) {
+    const i64t b = line / (n0 * n1);
+    const i64t rl = line - b * n0 * n1;
+    const i64t i0 = rl / n1;
+    const i64t i1 = rl - i0 * n1;
     const S *xb = x + b * per;
-    const bool inside = i0 + lo0 >= 0 && i0 + hi0 < n0 && i1 + lo1 >= 0 && i1 + hi1 < n1 &&
-                        i2 + lo2 >= 0 && i2 + hi2 < n2;
-    A acc = (A)0;
-    for (i64t t = 0; t < ntaps; ++t) {
-      A v;
-      if (inside) {
-        v = mm_load(__ldg(xb + r + tap[4 * t + 3]));
-      } else {
-        const i64t j0 = img_map(i0 + tap[4 * t], n0, (int)mode);
-        const i64t j1 = img_map(i1 + tap[4 * t + 1], n1, (int)mode);
-        const i64t j2 = img_map(i2 + tap[4 * t + 2], n2, (int)mode);
-        v = (j0 < 0 || j1 < 0 || j2 < 0) ? cv : mm_load(xb[(j0 * n1 + j1) * n2 + j2]);
+    const bool rows_inside = i0 + lo0 >= 0 && i0 + hi0 < n0 && i1 + lo1 >= 0 && i1 + hi1 < n1;
+    for (i64t i2 = (i64t)blockIdx.x * blockDim.x + threadIdx.x; i2 < n2;
+         i2 += (i64t)gridDim.x * blockDim.x) {
+      const i64t r = rl * n2 + i2;
+      const bool inside = rows_inside && i2 + lo2 >= 0 && i2 + hi2 < n2;
+      A acc = (A)0;
+      for (i64t t = 0; t < ntaps; ++t) {
+        A v;
+        if (inside) {
+          v = mm_load(__ldg(xb + r + __ldg(tap + 4 * t + 3)));
+        } else {
+          const i64t j0 = img_map(i0 + tap[4 * t], n0, (int)mode);
+          const i64t j1 = img_map(i1 + tap[4 * t + 1], n1, (int)mode);
+          const i64t j2 = img_map(i2 + tap[4 * t + 2], n2, (int)mode);
+          v = (j0 < 0 || j1 < 0 || j2 < 0) ? cv : mm_load(xb[(j0 * n1 + j1) * n2 + j2]);
+        }
+        if (MM_HEIGHTS) v = MM_MAX ? v + (A)h[t] : v - (A)h[t];
+        if (t == 0) {
+          acc = v;
+        } else if (MM_MAX ? (v > acc) : (v < acc)) {
+          acc = v;
+        }
       }
-      if (MM_HEIGHTS) v = MM_MAX ? v + (A)h[t] : v - (A)h[t];
-      if (t == 0) {
-        acc = v;
-      } else if (MM_MAX ? (v > acc) : (v < acc)) {
-        acc = v;
-      }
+      y[b * per + r] = mm_store(acc);
     }
-    y[p] = mm_store(acc);
   }
 }

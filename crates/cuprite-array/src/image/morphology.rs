@@ -134,8 +134,35 @@ pub(crate) fn split_batch(what: &str, shape: &[usize], rank: usize) -> Result<(u
     Ok((shape[..k].iter().product(), n))
 }
 
-/// The min (erosion) or max (dilation) of `x` over `fp`.
+/// The min (erosion) or max (dilation) of `x` over `fp` (its offsets negated when `reflect`).
+/// A flat full box extending along several axes is taken one axis at a time: the extreme over
+/// a box of the extended image is the extreme along one axis of the extremes along the
+/// others, for every mode (a constant-mode tap outside along any axis reads `cval` both ways).
 pub(crate) fn minmax<T: Element>(
+    what: &str,
+    x: &Array<T>,
+    fp: &Footprint,
+    max: bool,
+    reflect: bool,
+    mode: Boundary,
+) -> Result<Array<T>> {
+    let sh = fp.mask.shape();
+    let long = sh.iter().filter(|&&m| m > 1).count();
+    let full = fp.mask.count() == fp.mask.mask().len();
+    if fp.heights.is_none() && full && long > 1 && x.ndim() >= sh.len() {
+        let mut cur = x.clone();
+        for (a, &m) in sh.iter().enumerate().filter(|(_, m)| **m > 1) {
+            let mut one = vec![1usize; sh.len()];
+            one[a] = m;
+            cur = minmax_direct(what, &cur, &Footprint::size(&one)?, max, reflect, mode)?;
+        }
+        return Ok(cur);
+    }
+    minmax_direct(what, x, fp, max, reflect, mode)
+}
+
+/// [`minmax`] as one library call over every tap.
+fn minmax_direct<T: Element>(
     what: &str,
     x: &Array<T>,
     fp: &Footprint,

@@ -282,7 +282,7 @@ pub fn binary_fill_holes<T: BinaryElement>(
     let flags = flags.scatter_max(1, &edge_labels, &ones, Default::default())?;
     let reach = flags.take_along_axis(&lab, 1)?;
     // Set pixels have label 0; a background pixel is filled when its component stays inside.
-    lab.equal(0i64).try_or(&reach.equal(0i64))?.reshape(&shape)
+    lab.equal(0i64).try_or(reach.equal(0i64))?.reshape(&shape)
 }
 
 /// ArrayFire's dilation of the trailing axes of `x` by a `rank`-d mask, `max` or not.

@@ -351,8 +351,12 @@ impl LibraryCall for MinMax {
             mode: i64::from(self.boundary.code()),
             cval: as_dtype(self.dtype, self.boundary.cval()),
         };
-        let resident = (st.sms * k.blocks_per_sm).max(1) as u64 * 4;
-        let grid = (total.div_ceil(THREADS) as u64).clamp(1, resident.min(i32::MAX as u64)) as u32;
+        // Grid y strides over the lines (at most 65535), grid x along them; about four
+        // resident waves in all.
+        let lines = self.batch * self.n[0] * self.n[1];
+        let resident = (st.sms * k.blocks_per_sm).max(1) as usize * 4;
+        let gx = self.n[2].div_ceil(THREADS).clamp(1, resident) as u32;
+        let gy = lines.clamp(1, (resident / gx as usize).clamp(1, 65535)) as u32;
         let a = params.args();
         // SAFETY: `x` and `y` are `batch * n0 * n1 * n2` elements of the dtype, `tap` 4 words
         // and `h` one word per tap, each range checked inside its allocation; the kernel reads
@@ -361,7 +365,7 @@ impl LibraryCall for MinMax {
         unsafe {
             stream.launch_packed(
                 &k.func,
-                (grid, 1, 1),
+                (gx, gy, 1),
                 (THREADS as u32, 1, 1),
                 0,
                 &a.words,

@@ -105,7 +105,8 @@ impl EdtPass {
         let mut k: isize = -1;
         for q in 0..self.n {
             let fq = f(q);
-            if !(fq < f64::INFINITY) {
+            // Infinite (or NaN) values take no part.
+            if fq.is_nan() || fq == f64::INFINITY {
                 continue;
             }
             let xq = q as f64 * s;
@@ -157,13 +158,8 @@ impl EdtPass {
                 let base = o * n * inner;
                 for c in 0..inner {
                     let f = |i: usize| match (m, g) {
-                        (Some(m), _) => {
-                            if m[base + i * inner + c] != 0 {
-                                f64::INFINITY
-                            } else {
-                                0.0
-                            }
-                        }
+                        (Some(m), _) if m[base + i * inner + c] != 0 => f64::INFINITY,
+                        (Some(_), _) => 0.0,
                         (_, Some(g)) => g[base + i * inner + c],
                         _ => 0.0,
                     };
