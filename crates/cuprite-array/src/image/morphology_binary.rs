@@ -186,7 +186,7 @@ pub fn binary_opening<T: BinaryElement>(x: &Array<T>) -> Result<Array<bool>> {
 /// ```
 /// use cuprite_array::{Array, image::{BinaryOpts, binary_opening_with}};
 /// let x = Array::from_slice(&[1u8, 1, 1, 0, 1], &[5])?;
-/// assert_eq!(binary_opening_with(&x, BinaryOpts::new())?.to_vec()?, [false, true, false, false, false]);
+/// assert_eq!(binary_opening_with(&x, BinaryOpts::new())?.to_vec()?, [true, true, true, false, false]);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn binary_opening_with<T: BinaryElement>(
