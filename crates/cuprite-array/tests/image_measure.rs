@@ -5,7 +5,7 @@
 //! GPU tests check that CUDA agrees with the CPU backend exactly.
 
 use crate::common::{Body, close};
-use cuprite_array::image::{self, Structure, generate_binary_structure};
+use cuprite_array::image::{self, Moment, Structure, generate_binary_structure};
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Rng, Test, TestResult};
 use std::collections::VecDeque;
@@ -302,12 +302,195 @@ fn measure_bad_input(d: Device) -> TestResult {
     })
 }
 
+/// ArrayFire's `moments` and `hist_equal` against loops over the definitions.
+fn arrayfire_moments_hist_equal(d: Device) -> TestResult {
+    on(d, || {
+        let mut rng = Rng::seeded(55);
+        let x: Vec<f32> = (0..70).map(|_| rng.f32_in(0.0, 4.0)).collect();
+        let got =
+            image::moments(&Array::from_slice(&x, &[2, 5, 7])?, &Moment::FIRST_ORDER)?.to_vec()?;
+        let mut want = Vec::new();
+        for b in 0..2 {
+            let mut m = [0.0f64; 4];
+            for r in 0..5 {
+                for c in 0..7 {
+                    let v = f64::from(x[b * 35 + r * 7 + c]);
+                    m[0] += v;
+                    m[1] += r as f64 * v;
+                    m[2] += c as f64 * v;
+                    m[3] += (r * c) as f64 * v;
+                }
+            }
+            want.extend(m.iter().map(|&v| f64::from(v as f32)));
+        }
+        let got: Vec<f64> = got.iter().map(|&v| f64::from(v)).collect();
+        close(&got, &want, 0.0, 0.0, "moments")?;
+        let img: Vec<u8> = (0..60).map(|_| (rng.next_u64() % 16) as u8).collect();
+        let mut hist = vec![0u32; 16];
+        for &v in &img {
+            hist[v as usize] += 1;
+        }
+        let mut cdf = vec![0.0f32; 16];
+        let mut acc = 0.0f32;
+        for (c, &h) in cdf.iter_mut().zip(&hist) {
+            acc += h as f32;
+            *c = acc;
+        }
+        let (lo, hi) = (cdf[0], cdf[15]);
+        let factor = 15.0f32 / (hi - lo);
+        let want: Vec<f64> = img
+            .iter()
+            .map(|&v| f64::from(((cdf[v as usize] - lo) * factor) as u8))
+            .collect();
+        let got = image::hist_equal(
+            &Array::from_slice(&img, &[6, 10])?,
+            &Array::from_slice(&hist, &[16])?,
+        )?;
+        let got: Vec<f64> = got.to_vec()?.iter().map(|&v| f64::from(v)).collect();
+        close(&got, &want, 0.0, 0.0, "hist_equal")
+    })
+}
+
+/// The region of `confidence_cc` by its description: scale to [1, 2], window statistics,
+/// an 8-connected flood fill of the band from the seeds, re-estimated `iters` times.
+fn confidence_ref(
+    x: &[f64],
+    h: usize,
+    w: usize,
+    seeds: &[[usize; 2]],
+    r: usize,
+    m: f64,
+    iters: usize,
+) -> Vec<bool> {
+    let (lo, hi) = x
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+            (a.min(v), b.max(v))
+        });
+    let v: Vec<f64> = x
+        .iter()
+        .map(|&p| {
+            if hi - lo < 1e-6 {
+                2.0
+            } else {
+                (p - lo) * (1.0 / (hi - lo)) + 1.0
+            }
+        })
+        .collect();
+    let var = |s2: f64, s1: f64, n: f64| {
+        if n > 1.0 {
+            (s2 - s1 * s1 / n) / (n - 1.0)
+        } else {
+            0.0
+        }
+    };
+    let (mut s1, mut s2, mut n) = (0.0, 0.0, 0.0);
+    for s in seeds {
+        for a in s[0] - r..=s[0] + r {
+            for b in s[1] - r..=s[1] + r {
+                s1 += v[a * w + b];
+                s2 += v[a * w + b] * v[a * w + b];
+                n += 1.0;
+            }
+        }
+    }
+    let sv: Vec<f64> = seeds.iter().map(|s| v[s[0] * w + s[1]]).collect();
+    let smin = sv.iter().copied().fold(f64::INFINITY, f64::min);
+    let smax = sv.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let band = |mean: f64, var: f64| {
+        (
+            (mean - m * var.sqrt()).min(smin),
+            (mean + m * var.sqrt()).max(smax),
+        )
+    };
+    let fill = |lo: f64, hi: f64| {
+        let mut seg = vec![false; h * w];
+        let mut q: VecDeque<usize> = seeds.iter().map(|s| s[0] * w + s[1]).collect();
+        for &p in &q {
+            seg[p] = true;
+        }
+        while let Some(p) = q.pop_front() {
+            let (i, j) = ((p / w) as i64, (p % w) as i64);
+            for di in -1..=1 {
+                for dj in -1..=1 {
+                    let (a, b) = (i + di, j + dj);
+                    if a < 0 || b < 0 || a >= h as i64 || b >= w as i64 {
+                        continue;
+                    }
+                    let f = a as usize * w + b as usize;
+                    if !seg[f] && v[f] >= lo && v[f] <= hi {
+                        seg[f] = true;
+                        q.push_back(f);
+                    }
+                }
+            }
+        }
+        seg
+    };
+    let v0 = var(s2, s1, n);
+    let (lo0, hi0) = band(s1 / n, v0);
+    let mut seg = fill(lo0, hi0);
+    if v0.abs() >= 1e-6 {
+        for _ in 0..iters {
+            let cnt = seg.iter().filter(|&&b| b).count() as f64;
+            let vs: f64 = (0..h * w).filter(|&f| seg[f]).map(|f| v[f]).sum();
+            let vq: f64 = (0..h * w).filter(|&f| seg[f]).map(|f| v[f] * v[f]).sum();
+            let vv = var(vq, vs, cnt);
+            let (lo, hi) = band(vs / cnt, vv);
+            seg = fill(lo, hi);
+            if vv.abs() < 1e-6 {
+                break;
+            }
+        }
+    }
+    seg
+}
+
+fn arrayfire_confidence_cc(d: Device) -> TestResult {
+    on(d, || {
+        let mut rng = Rng::seeded(56);
+        let (h, w) = (24usize, 31usize);
+        // Two plateaus with noise on a noisy background.
+        let x: Vec<f64> = (0..h * w)
+            .map(|f| {
+                let (i, j) = (f / w, f % w);
+                let base = if (4..15).contains(&i) && (5..20).contains(&j) {
+                    100.0
+                } else {
+                    20.0
+                };
+                (base + rng.f32_in(-8.0, 8.0) as f64).round()
+            })
+            .collect();
+        let xa = Array::from_slice(&x, &[h, w])?.cast::<u16>();
+        for (seeds, radius, mult, iters) in [
+            (vec![[8usize, 10usize]], 2usize, 2u32, 3usize),
+            (vec![[8, 10], [20, 25]], 1, 1, 0),
+            (vec![[10, 12]], 3, 3, 5),
+        ] {
+            let got = image::confidence_cc(&xa, &seeds, radius, mult, iters, 7.0)?.to_vec()?;
+            let want = confidence_ref(&x, h, w, &seeds, radius, f64::from(mult), iters);
+            let want: Vec<u16> = want.iter().map(|&b| if b { 7 } else { 0 }).collect();
+            if got != want {
+                let diff = got.iter().zip(&want).filter(|(a, b)| a != b).count();
+                return Err(format!(
+                    "confidence_cc {seeds:?} r {radius} m {mult}: {diff} pixels differ"
+                )
+                .into());
+            }
+        }
+        Ok(())
+    })
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("label_vs_bfs", label_vs_bfs),
     ("label_scipy_examples", label_scipy_examples),
     ("find_objects_vs_loops", find_objects_vs_loops),
     ("statistics_vs_loops", statistics_vs_loops),
     ("measure_bad_input", measure_bad_input),
+    ("arrayfire_moments_hist_equal", arrayfire_moments_hist_equal),
+    ("arrayfire_confidence_cc", arrayfire_confidence_cc),
 ];
 
 /// Labels of large random masks (30% and 60% set, where components are long and unions

@@ -17,12 +17,14 @@
 //!   [`dilate3`], [`erode3`]. One min/max library call (`morphology.cu`) serves them all.
 //! - Labels and measurements: [`label`] (union-find on the device, numbered as SciPy numbers),
 //!   [`find_objects`], ArrayFire's [`regions`]; per-label [`sum_labels`], [`mean`],
-//!   [`variance`], [`minimum`], [`maximum`], [`center_of_mass`], [`histogram`].
+//!   [`variance`], [`minimum`], [`maximum`], [`center_of_mass`], [`histogram`]; ArrayFire's
+//!   [`moments`], [`hist_equal`] and [`confidence_cc`] (region growing on [`label`]).
 
 mod boundary;
 mod label;
 mod label_call;
 mod measure;
+mod measure_af;
 mod morphology;
 mod morphology_binary;
 mod morphology_call;
@@ -32,6 +34,7 @@ mod morphology_structure;
 pub use boundary::Boundary;
 pub use label::{find_objects, label, label_batch, label_with, regions};
 pub use measure::{center_of_mass, histogram, maximum, mean, minimum, sum_labels, variance};
+pub use measure_af::{Moment, confidence_cc, hist_equal, moments};
 pub use morphology::{
     BinaryElement, Footprint, MorphElement, MorphOpts, black_tophat, black_tophat_with,
     grey_closing, grey_closing_with, grey_dilation, grey_dilation_with, grey_erosion,
