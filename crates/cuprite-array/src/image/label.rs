@@ -12,6 +12,7 @@ use crate::dtype::{Element, Integer};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
 use crate::ops::IndexMode;
+use crate::shape::SliceArg;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -75,9 +76,19 @@ fn label_impl<T: Element>(
     let labels = Array::select(&roots.greater_equal(0), &lab, 0i64)?
         .cast::<i32>()
         .reshape(x.shape())?;
-    let counts = is_root
-        .cast::<i32>()
-        .sum_axes(&[1])?
+    // The running count at an image's last pixel is its number of components.
+    let last = SliceArg::Range {
+        start: Some(per as isize - 1),
+        end: Some(per as isize),
+        step: 1,
+    };
+    let all = SliceArg::Range {
+        start: None,
+        end: None,
+        step: 1,
+    };
+    let counts = rank
+        .slice(&[all, last])?
         .to_vec()?
         .into_iter()
         .map(|c| c as usize)

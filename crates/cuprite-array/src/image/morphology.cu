@@ -13,7 +13,8 @@
 //
 // Built after a typed header that defines `S` (the storage type), `A` (the compute type:
 // float for u8, u16, f16 and f32, double for f64), MM_MAX (1 dilation, 0 erosion), MM_HEIGHTS
-// (1 when `h` is read) and MM_HALF (1 when `S` holds f16 bits), and after boundary.cu.
+// (1 when `h` is read), MM_HALF (1 when `S` holds f16 bits) and MM_NT (the tap count when it
+// is small enough to unroll, which then equals `ntaps`; else 0), and after boundary.cu.
 
 #if MM_HALF
 __device__ __forceinline__ A mm_load(S v) {
@@ -61,7 +62,9 @@ __device__ __forceinline__ void morph_minmax(const S *__restrict__ x, const i64t
       const i64t r = rl * n2 + i2;
       const bool inside = rows_inside && i2 + lo2 >= 0 && i2 + hi2 < n2;
       A acc = (A)0;
-      for (i64t t = 0; t < ntaps; ++t) {
+      const i64t nt = MM_NT > 0 ? (i64t)MM_NT : ntaps;
+#pragma unroll
+      for (i64t t = 0; t < nt; ++t) {
         A v;
         if (inside) {
           v = mm_load(__ldg(xb + r + __ldg(tap + 4 * t + 3)));

@@ -16,6 +16,8 @@ use std::hash::{Hash, Hasher};
 
 /// Threads a block.
 const THREADS: usize = 256;
+/// Footprints of at most this many taps get a kernel with the count built in.
+const UNROLL: usize = 32;
 
 kernel_params! {
     /// The min/max filter of `batch` volumes over `ntaps` taps (see `morphology.cu`).
@@ -184,6 +186,15 @@ impl MinMax {
         Ok(())
     }
 
+    /// The tap count the kernel is built for (unrolled), or 0 for a run-time count.
+    fn unrolled(&self) -> usize {
+        if self.taps.len() <= UNROLL {
+            self.taps.len()
+        } else {
+            0
+        }
+    }
+
     /// The smallest and largest offset of the taps along each axis.
     fn reach(&self) -> ([i64; 3], [i64; 3]) {
         let mut lo = [0i64; 3];
@@ -198,8 +209,9 @@ impl MinMax {
     /// The kernel for this call's dtype, direction and heights.
     pub(crate) fn kernel(&self) -> KernelSource {
         let d = self.dtype;
+        let nt = self.unrolled();
         let name = format!(
-            "cuprite_morph_{}_{}{}",
+            "cuprite_morph_{}_{}{}_t{nt}",
             if self.max { "max" } else { "min" },
             d.name(),
             if self.heights.is_some() { "_h" } else { "" }
@@ -212,7 +224,7 @@ impl MinMax {
         let header = format!(
             "typedef long long i64t;\ntypedef {} S;\ntypedef {} A;\nconstexpr int MM_MAX = {};\n\
              constexpr int MM_HEIGHTS = {};\n#define MM_HALF {}\nconstexpr int MM_INT = {is_int};\n\
-             constexpr int MM_INT_MAX = {int_max};\n",
+             constexpr int MM_INT_MAX = {int_max};\nconstexpr int MM_NT = {nt};\n",
             d.c_storage(),
             if d == DType::F64 { "double" } else { "float" },
             i32::from(self.max),
@@ -235,6 +247,7 @@ impl MinMax {
         self.dtype.code().hash(&mut h);
         self.max.hash(&mut h);
         self.heights.is_some().hash(&mut h);
+        self.unrolled().hash(&mut h);
         h.finish()
     }
 
