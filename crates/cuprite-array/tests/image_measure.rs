@@ -330,7 +330,7 @@ fn arrayfire_moments_hist_equal(d: Device) -> TestResult {
         for &v in &img {
             hist[v as usize] += 1;
         }
-        let mut cdf = vec![0.0f32; 16];
+        let mut cdf = [0.0f32; 16];
         let mut acc = 0.0f32;
         for (c, &h) in cdf.iter_mut().zip(&hist) {
             acc += h as f32;

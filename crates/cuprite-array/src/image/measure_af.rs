@@ -127,8 +127,8 @@ fn flood(v: &Array<f64>, seeds: &Array<i64>, lo: f64, hi: f64) -> Result<Array<f
     let flags = flags.scatter_max(0, &hit, &Array::<i64>::ones_like(&hit), Default::default())?;
     let reached = flags
         .take(&flat, Some(0))?
-        .try_mul(&flat.not_equal(0i64).cast::<i64>())?;
-    Ok(reached.cast::<f64>().reshape(v.shape())?)
+        .try_mul(flat.not_equal(0i64).cast::<i64>())?;
+    reached.cast::<f64>().reshape(v.shape())
 }
 
 /// ArrayFire's `confidence_cc`: region growing from `seeds` (`[row, column]` each: ArrayFire's
