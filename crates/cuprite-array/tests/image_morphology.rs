@@ -659,12 +659,142 @@ fn bad_input(d: Device) -> TestResult {
             image::distance_transform_edt_with(&x, o).map(|_| String::new()),
             "3 sampling",
         )?;
+        let o = MorphOpts::new().origin_axes(&[0, 2]);
+        want_err(
+            image::grey_dilation_with(&x, &Footprint::size(&[3, 3])?, o).map(|_| String::new()),
+            "invalid origin 2",
+        )?;
+        let o = BinaryOpts::new().mask(&Array::<bool>::zeros(&[2, 2]));
+        want_err(
+            image::binary_dilation_with(&x.not_equal(0.0), o).map(|_| String::new()),
+            "mask of shape [2, 2]",
+        )?;
         let o = BinaryOpts::new().structure(s3);
         want_err(
             image::binary_erosion_with(&x.not_equal(0.0), o).map(|_| String::new()),
             "rank 3",
         )?;
         Ok(())
+    })
+}
+
+/// SciPy's min/max filter read literally: output `p` takes the extreme over the footprint's
+/// set positions `j` of `x[p + j - (m / 2 + origin)]`; dilation runs it with the footprint
+/// reversed and the origin `-origin - 1` for even extents (`-origin` for odd ones).
+fn scipy_ref(
+    x: &[f64],
+    xs: &[usize],
+    fs: &[usize],
+    mask: &[bool],
+    max: bool,
+    mode: Boundary,
+    origin: &[i64],
+) -> Vec<f64> {
+    let r = fs.len();
+    let k0 = xs.len() - r;
+    let (fp, org): (Vec<bool>, Vec<i64>) = if max {
+        (
+            mask.iter().rev().copied().collect(),
+            (0..r)
+                .map(|a| -origin[a] - i64::from(fs[a] % 2 == 0))
+                .collect(),
+        )
+    } else {
+        (mask.to_vec(), origin.to_vec())
+    };
+    let cval = match mode {
+        Boundary::Constant(c) => c,
+        _ => 0.0,
+    };
+    (0..x.len())
+        .map(|f| {
+            let p = unflat(f, xs);
+            let vals = fp.iter().enumerate().filter(|(_, m)| **m).map(|(t, _)| {
+                let j = unflat(t, fs);
+                let mut q = p.clone();
+                for a in 0..r {
+                    let i = p[k0 + a] as i64 + j[a] as i64 - (fs[a] / 2) as i64 - org[a];
+                    match ext(i, xs[k0 + a] as i64, mode) {
+                        Some(v) => q[k0 + a] = v as usize,
+                        None => return cval,
+                    }
+                }
+                x[flat(&q, xs)]
+            });
+            if max {
+                vals.fold(f64::NEG_INFINITY, f64::max)
+            } else {
+                vals.fold(f64::INFINITY, f64::min)
+            }
+        })
+        .collect()
+}
+
+/// SciPy's `origin` (grey and binary) and the binary `mask`.
+fn origin_and_mask(d: Device) -> TestResult {
+    on(d, || {
+        let mut rng = Rng::seeded(48);
+        let xs = [2usize, 8, 9];
+        let x = ints(&mut rng, 144, 50);
+        let a = Array::from_slice(&x, &xs)?;
+        for (fs, org) in [
+            ([3usize, 4usize], [1isize, -2isize]),
+            ([4, 4], [1, 1]),
+            ([2, 5], [-1, 2]),
+        ] {
+            let n = fs[0] * fs[1];
+            for mask in [random_mask(&mut rng, n), vec![true; n]] {
+                let fp = Footprint::from(Structure::new(&fs, &mask)?);
+                let o64 = [org[0] as i64, org[1] as i64];
+                for mode in [Boundary::Reflect, Boundary::Constant(3.0)] {
+                    let o = MorphOpts::new().mode(mode).origin_axes(&org);
+                    let what = format!("{fs:?} {org:?} {mode:?}");
+                    let got = image::grey_dilation_with(&a, &fp, o)?.to_vec()?;
+                    close(
+                        &got,
+                        &scipy_ref(&x, &xs, &fs, &mask, true, mode, &o64),
+                        0.0,
+                        0.0,
+                        &format!("dilation {what}"),
+                    )?;
+                    let got = image::grey_erosion_with(&a, &fp, o)?.to_vec()?;
+                    close(
+                        &got,
+                        &scipy_ref(&x, &xs, &fs, &mask, false, mode, &o64),
+                        0.0,
+                        0.0,
+                        &format!("erosion {what}"),
+                    )?;
+                }
+            }
+        }
+        // Binary erosion with an origin and a mask, two iterations.
+        let m: Vec<bool> = (0..144).map(|_| rng.next_u64() % 4 != 0).collect();
+        let keep: Vec<bool> = (0..144).map(|_| rng.next_u64() % 3 != 0).collect();
+        let s = generate_binary_structure(2, 2)?;
+        let o = BinaryOpts::new()
+            .structure(s.clone())
+            .iterations(2)
+            .origin(&[1, 0])
+            .mask(&Array::from_slice(&keep, &xs)?);
+        let got = image::binary_erosion_with(&Array::from_slice(&m, &xs)?, o)?.to_vec()?;
+        let mut cur: Vec<f64> = m.iter().map(|&b| f64::from(u8::from(b))).collect();
+        for _ in 0..2 {
+            let e = scipy_ref(
+                &cur,
+                &xs,
+                &[3, 3],
+                s.mask(),
+                false,
+                Boundary::Constant(0.0),
+                &[1, 0],
+            );
+            cur = (0..144)
+                .map(|f| if keep[f] { e[f] } else { cur[f] })
+                .collect();
+        }
+        let got: Vec<f64> = got.iter().map(|&b| f64::from(u8::from(b))).collect();
+        close(&got, &cur, 0.0, 0.0, "binary erosion with origin and mask")
     })
 }
 
@@ -680,6 +810,7 @@ pub const BODIES: &[(&str, Body)] = &[
     ("edt_vs_bruteforce", edt_vs_bruteforce),
     ("arrayfire_morph", arrayfire_morph),
     ("bad_input", bad_input),
+    ("origin_and_mask", origin_and_mask),
 ];
 
 /// `f` on the CPU backend and on CUDA give the same values, bit for bit.

@@ -100,11 +100,14 @@ impl Footprint {
 }
 
 /// The keyword arguments of grey morphology besides the neighbourhood: SciPy's `mode` and
-/// `cval` (as one [`Boundary`]; default `reflect`).
+/// `cval` (as one [`Boundary`]; default `reflect`) and `origin` (default 0).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct MorphOpts {
     /// How values past the edges are taken.
     pub mode: Boundary,
+    /// The shift of the footprint's centre along each of its axes, in order (entries past its
+    /// rank unused): SciPy's `origin`, each within `-(m / 2) ..= (m - 1) / 2` for extent `m`.
+    pub origin: [isize; 3],
 }
 
 impl MorphOpts {
@@ -116,7 +119,24 @@ impl MorphOpts {
     /// SciPy's `mode` (and `cval`).
     #[must_use]
     pub fn mode(self, mode: Boundary) -> MorphOpts {
-        MorphOpts { mode }
+        MorphOpts { mode, ..self }
+    }
+    /// SciPy's scalar `origin`: the same shift along every axis.
+    #[must_use]
+    pub fn origin(self, o: isize) -> MorphOpts {
+        MorphOpts {
+            origin: [o; 3],
+            ..self
+        }
+    }
+    /// SciPy's `origin` as a sequence: one shift an axis of the footprint (at most three).
+    #[must_use]
+    pub fn origin_axes(self, o: &[isize]) -> MorphOpts {
+        let mut origin = [0; 3];
+        for (d, s) in origin.iter_mut().zip(o) {
+            *d = *s;
+        }
+        MorphOpts { origin, ..self }
     }
 }
 
@@ -145,8 +165,17 @@ pub(crate) fn minmax<T: Element>(
     max: bool,
     reflect: bool,
     mode: Boundary,
+    origin: [isize; 3],
 ) -> Result<Array<T>> {
     let sh = fp.mask.shape();
+    for (a, &m) in sh.iter().enumerate() {
+        let o = origin[a];
+        if o < -((m / 2) as isize) || o > ((m - 1) / 2) as isize {
+            return Err(Error::InvalidArgument(format!(
+                "{what}: invalid origin {o} along axis {a} of a footprint of shape {sh:?} (within -(m / 2) ..= (m - 1) / 2)"
+            )));
+        }
+    }
     let long = sh.iter().filter(|&&m| m > 1).count();
     let full = fp.mask.count() == fp.mask.mask().len();
     if fp.heights.is_none() && full && long > 1 && x.ndim() >= sh.len() {
@@ -154,14 +183,17 @@ pub(crate) fn minmax<T: Element>(
         for (a, &m) in sh.iter().enumerate().filter(|(_, m)| **m > 1) {
             let mut one = vec![1usize; sh.len()];
             one[a] = m;
-            cur = minmax_direct(what, &cur, &Footprint::size(&one)?, max, reflect, mode)?;
+            let mut o = [0isize; 3];
+            o[a] = origin[a];
+            cur = minmax_direct(what, &cur, &Footprint::size(&one)?, max, reflect, mode, o)?;
         }
         return Ok(cur);
     }
-    minmax_direct(what, x, fp, max, reflect, mode)
+    minmax_direct(what, x, fp, max, reflect, mode, origin)
 }
 
-/// [`minmax`] as one library call over every tap.
+/// [`minmax`] as one library call over every tap: an erosion reads at `p + (k - m / 2) -
+/// origin`, a dilation at `p - (k - m / 2) + origin` (SciPy's reflection and shift).
 fn minmax_direct<T: Element>(
     what: &str,
     x: &Array<T>,
@@ -169,6 +201,7 @@ fn minmax_direct<T: Element>(
     max: bool,
     reflect: bool,
     mode: Boundary,
+    origin: [isize; 3],
 ) -> Result<Array<T>> {
     if !minmax_dtype(T::DTYPE) {
         return Err(Error::InvalidArgument(format!(
@@ -187,11 +220,17 @@ fn minmax_direct<T: Element>(
             fp.mask.shape()
         )));
     }
+    // The origin of footprint axis `a` shifts padded axis `3 - rank + a`.
+    let r = fp.mask.rank();
+    let mut shift = [0i64; 3];
+    for a in 0..r {
+        shift[3 - r + a] = origin[a] as i64;
+    }
     let taps: Vec<[i64; 3]> = fp
         .mask
         .offsets()
         .iter()
-        .map(|o| o.map(|v| sign * v))
+        .map(|o| [0, 1, 2].map(|a| sign * (o[a] - shift[a])))
         .collect();
     let heights = fp
         .heights
@@ -250,7 +289,7 @@ pub fn grey_dilation_with<T: MorphElement>(
     fp: &Footprint,
     opts: MorphOpts,
 ) -> Result<Array<T>> {
-    minmax("grey_dilation", x, fp, true, true, opts.mode)
+    minmax("grey_dilation", x, fp, true, true, opts.mode, opts.origin)
 }
 
 /// SciPy's `grey_erosion` (default `mode`): the minimum over the footprint's positions of the
@@ -280,7 +319,7 @@ pub fn grey_erosion_with<T: MorphElement>(
     fp: &Footprint,
     opts: MorphOpts,
 ) -> Result<Array<T>> {
-    minmax("grey_erosion", x, fp, false, false, opts.mode)
+    minmax("grey_erosion", x, fp, false, false, opts.mode, opts.origin)
 }
 
 /// SciPy's `grey_opening`: the dilation of the erosion.

@@ -12,15 +12,22 @@ use crate::error::{Error, Result};
 
 /// The keyword arguments of binary morphology: SciPy's `structure` (default: the cross of the
 /// image's rank), `iterations` (default 1; 0 repeats until nothing changes, as SciPy's values
-/// below 1) and `border_value` (default `false`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// below 1), `mask` (default none), `border_value` (default `false`) and `origin` (default 0).
+#[derive(Debug, Clone)]
 pub struct BinaryOpts {
     /// The structuring element; its rank names the image axes (the trailing ones).
     pub structure: Option<Structure>,
     /// How many times the operation repeats (0: until the result stops changing).
     pub iterations: usize,
+    /// Where set, the elements each iteration may change (the others keep their values); of
+    /// the image's shape.
+    pub mask: Option<Array<bool>>,
     /// The value past the edges.
     pub border_value: bool,
+    /// The shift of the structure's centre along each of its axes (as [`MorphOpts::origin`]).
+    ///
+    /// [`MorphOpts::origin`]: super::MorphOpts::origin
+    pub origin: [isize; 3],
 }
 
 impl Default for BinaryOpts {
@@ -28,7 +35,9 @@ impl Default for BinaryOpts {
         BinaryOpts {
             structure: None,
             iterations: 1,
+            mask: None,
             border_value: false,
+            origin: [0; 3],
         }
     }
 }
@@ -63,6 +72,23 @@ impl BinaryOpts {
             ..self
         }
     }
+    /// SciPy's `mask`.
+    #[must_use]
+    pub fn mask(self, m: &Array<bool>) -> BinaryOpts {
+        BinaryOpts {
+            mask: Some(m.clone()),
+            ..self
+        }
+    }
+    /// SciPy's `origin`, one shift an axis of the structure (at most three).
+    #[must_use]
+    pub fn origin(self, o: &[isize]) -> BinaryOpts {
+        let mut origin = [0; 3];
+        for (d, s) in origin.iter_mut().zip(o) {
+            *d = *s;
+        }
+        BinaryOpts { origin, ..self }
+    }
 }
 
 /// The structure of `opts`, or the cross of `x`'s rank.
@@ -92,7 +118,23 @@ fn repeat(
 ) -> Result<Array<u8>> {
     let fp = Footprint::from(s.clone());
     let border = Boundary::Constant(f64::from(u8::from(opts.border_value)));
-    let step = |a: &Array<u8>| minmax(what, a, &fp, max, max, border);
+    let mask = match &opts.mask {
+        Some(m) if m.shape() != u.shape() => {
+            return Err(Error::InvalidArgument(format!(
+                "{what}: a mask of shape {:?} for an image of shape {:?}",
+                m.shape(),
+                u.shape()
+            )));
+        }
+        m => m.clone(),
+    };
+    let step = |a: &Array<u8>| -> Result<Array<u8>> {
+        let next = minmax(what, a, &fp, max, max, border, opts.origin)?;
+        match &mask {
+            Some(m) => Array::select(m, &next, a),
+            None => Ok(next),
+        }
+    };
     let mut cur = u;
     if opts.iterations == 0 {
         loop {
@@ -306,7 +348,15 @@ fn af_morph<T: MorphElement>(
     } else {
         Boundary::Nearest
     };
-    minmax(what, x, &Footprint::from(mask.clone()), max, false, mode)
+    minmax(
+        what,
+        x,
+        &Footprint::from(mask.clone()),
+        max,
+        false,
+        mode,
+        [0; 3],
+    )
 }
 
 /// ArrayFire's `dilate`: the maximum over the set positions of a 2-d mask (at most 19 x 19)
