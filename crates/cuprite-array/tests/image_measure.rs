@@ -240,6 +240,12 @@ fn statistics_vs_loops(d: Device) -> TestResult {
             &var,
             "variance",
         )?;
+        let sd: Vec<f64> = var.iter().map(|v| v.sqrt()).collect();
+        nan_eq(
+            image::standard_deviation(&xa, &la, &index)?.to_vec()?,
+            &sd,
+            "standard_deviation",
+        )?;
         nan_eq(image::minimum(&xa, &la, &index)?.to_vec()?, &lo, "minimum")?;
         nan_eq(image::maximum(&xa, &la, &index)?.to_vec()?, &hi, "maximum")?;
         nan_eq(

@@ -148,6 +148,23 @@ pub fn variance<T: Numeric, L: Integer>(
     ss.try_div(&g.count()?)
 }
 
+/// SciPy's `standard_deviation` per label: the square root of [`variance`].
+///
+/// ```
+/// use cuprite_array::{Array, image::standard_deviation};
+/// let x = Array::from_slice(&[1.0f32, 5.0, 2.0, 2.0], &[4])?;
+/// let l = Array::from_slice(&[1i32, 1, 2, 2], &[4])?;
+/// assert_eq!(standard_deviation(&x, &l, &[1, 2])?.to_vec()?, [2.0, 0.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn standard_deviation<T: Numeric, L: Integer>(
+    x: &Array<T>,
+    labels: &Array<L>,
+    index: &[i64],
+) -> Result<Array<f64>> {
+    Ok(variance(x, labels, index)?.sqrt())
+}
+
 /// The minimum (`max` false) or maximum of each label of `index`, 0 where it has no element.
 fn extreme<T: Numeric, L: Integer>(
     what: &str,

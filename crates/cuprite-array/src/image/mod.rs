@@ -13,12 +13,14 @@
 //!   [`iterate_structure`], [`Footprint`]); grey [`grey_dilation`], [`grey_erosion`],
 //!   [`grey_opening`], [`grey_closing`], [`white_tophat`], [`black_tophat`]; binary
 //!   [`binary_dilation`], [`binary_erosion`], [`binary_opening`], [`binary_closing`],
-//!   [`binary_fill_holes`]; [`distance_transform_edt`]; ArrayFire's [`dilate`], [`erode`],
-//!   [`dilate3`], [`erode3`]. One min/max library call (`morphology.cu`) serves them all.
+//!   [`binary_fill_holes`]; [`distance_transform_edt`] (its own library call an axis);
+//!   ArrayFire's [`dilate`], [`erode`], [`dilate3`], [`erode3`]. One min/max library call
+//!   (`morphology.cu`) serves the dilations and erosions.
 //! - Labels and measurements: [`label`] (union-find on the device, numbered as SciPy numbers),
 //!   [`find_objects`], ArrayFire's [`regions`]; per-label [`sum_labels`], [`mean`],
-//!   [`variance`], [`minimum`], [`maximum`], [`center_of_mass`], [`histogram`]; ArrayFire's
-//!   [`moments`], [`hist_equal`] and [`confidence_cc`] (region growing on [`label`]).
+//!   [`variance`], [`standard_deviation`], [`minimum`], [`maximum`], [`center_of_mass`],
+//!   [`histogram`]; ArrayFire's [`moments`], [`hist_equal`] and [`confidence_cc`] (region
+//!   growing on [`label`]).
 
 mod boundary;
 mod label;
@@ -33,7 +35,9 @@ mod morphology_structure;
 
 pub use boundary::Boundary;
 pub use label::{find_objects, label, label_batch, label_with, regions};
-pub use measure::{center_of_mass, histogram, maximum, mean, minimum, sum_labels, variance};
+pub use measure::{
+    center_of_mass, histogram, maximum, mean, minimum, standard_deviation, sum_labels, variance,
+};
 pub use measure_af::{Moment, confidence_cc, hist_equal, moments};
 pub use morphology::{
     BinaryElement, Footprint, MorphElement, MorphOpts, black_tophat, black_tophat_with,
