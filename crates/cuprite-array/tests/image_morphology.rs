@@ -195,6 +195,13 @@ fn grey_vs_bruteforce(d: Device) -> TestResult {
             one::<f32>(&xs, &x, &fs, &mask)?;
             one::<f64>(&xs, &x, &fs, &mask)?;
         }
+        // More taps than the kernels build in (read from buffers): a 6 x 7 box less a corner.
+        let xs = [2usize, 9, 11];
+        let x = ints(&mut rng, 198, 200);
+        let mut mask = vec![true; 42];
+        mask[41] = false;
+        one::<f32>(&xs, &x, &[6, 7], &mask)?;
+        one::<u8>(&xs, &x, &[6, 7], &mask)?;
         Ok(())
     })
 }
@@ -259,6 +266,17 @@ fn grey_heights_and_compositions(d: Device) -> TestResult {
             0.0,
             0.0,
             "black",
+        )?;
+        // Heights on more taps than the kernels build in.
+        let h36: Vec<f64> = (0..36).map(|i| f64::from(i) * 0.125).collect();
+        let fp36 = Footprint::structure(&[6, 6], &h36)?;
+        let want = grey_ref(&x, &xs, &[6, 6], &[true; 36], Some(&h36), true, mode);
+        close(
+            &image::grey_dilation_with(&a, &fp36, o)?.to_vec()?,
+            &want,
+            0.0,
+            0.0,
+            "dilation h36",
         )?;
         // The default mode (reflect) of the short forms.
         let fp = Footprint::size(&[2, 3])?;
@@ -631,6 +649,13 @@ fn bad_input(d: Device) -> TestResult {
             Structure::new(&[0, 3], &[]).map(|_| String::new()),
             "[0, 3]",
         )?;
+        let nan = [0.0, f64::NAN, 0.0];
+        want_err(
+            Footprint::size(&[3])?
+                .with_heights(&nan)
+                .map(|_| String::new()),
+            "NaN",
+        )?;
         want_err(
             Footprint::size(&[3])?
                 .with_heights(&[1.0])
@@ -846,6 +871,9 @@ fn cuda_agrees_with_cpu() -> TestResult {
     let fp = Footprint::from(Structure::new(&[5, 4], &random_mask(&mut rng, 20))?);
     let hs: Vec<f64> = (0..20).map(|i| i as f64 * 0.25).collect();
     let fph = fp.clone().with_heights(&hs)?;
+    let mut big = vec![true; 49];
+    big[24] = false;
+    let fpb = Footprint::from(Structure::new(&[7, 7], &big)?);
     for mode in MODES {
         let o = MorphOpts::new().mode(mode);
         let xa = || Array::from_slice(&xn, &[2, h, w]);
@@ -864,6 +892,16 @@ fn cuda_agrees_with_cpu() -> TestResult {
         })?;
         agree("dilation f64", || {
             image::grey_dilation_with(&xa()?.cast::<f64>(), &fph, o)
+        })?;
+    }
+    for mode in MODES {
+        let o = MorphOpts::new().mode(mode);
+        let xa = || Array::from_slice(&x, &[2, h, w]);
+        agree("dilation 48 taps", || {
+            image::grey_dilation_with(&xa()?, &fpb, o)
+        })?;
+        agree("erosion 48 taps f16", || {
+            image::grey_erosion_with(&xa()?.cast::<f16>(), &fpb, o)
         })?;
     }
     let v = || Array::from_slice(&x[..64 * 50 * 40], &[64, 50, 40]);
@@ -919,6 +957,7 @@ fn morphology_kernels_compile() -> TestResult {
         "cuprite_morph_max_u8",
         "cuprite_morph_min_f16",
         "cuprite_morph_max_f64_h",
+        "_t0_",
         "cuprite_edt_pass_first",
         "cuprite_edt_pass_last",
     ] {

@@ -5,16 +5,31 @@
 // visits the taps in the same order and compares the same way, so that both backends agree
 // exactly (NaN included: a NaN first tap stays, a later NaN never replaces).
 //
-// One thread an output: blocks stride over the lines (grid y) and along them (grid x). `tap` holds four words a tap: the offsets along the
-// three axes and the linear offset. Where the whole footprint lies inside the volume (the
-// interior, tested once per output against the reach `lo*`/`hi*` of the offsets), the value is
-// read at the linear offset; elsewhere each coordinate goes through `img_map` (boundary.cu),
-// and a constant-mode tap outside reads `cval` (already a value of the element type).
+// One thread an output: blocks stride over the lines (grid y) and along them (grid x). A
+// footprint of at most 32 taps is built into the kernel (MM_NT > 0): `MM_TAP` holds the
+// offsets along the three axes and `MM_HGT` the heights, in constant memory, and `tap`, `h`
+// are null; a larger one is read from `tap` (four words a tap: the offsets along the three
+// axes and the linear one) and `h`. Where the whole footprint lies inside the volume (the
+// interior, tested once per output against the reach `lo*`/`hi*` of the offsets), the value
+// is read at the linear offset; elsewhere each coordinate goes through `img_map`
+// (boundary.cu), and a constant-mode tap outside reads `cval` (already a value of the
+// element type).
 //
 // Built after a typed header that defines `S` (the storage type), `A` (the compute type:
 // float for u8, u16, f16 and f32, double for f64), MM_MAX (1 dilation, 0 erosion), MM_HEIGHTS
-// (1 when `h` is read), MM_HALF (1 when `S` holds f16 bits) and MM_NT (the tap count when it
-// is small enough to unroll, which then equals `ntaps`; else 0), and after boundary.cu.
+// (1 when heights are added), MM_HALF (1 when `S` holds f16 bits), MM_INT and MM_INT_MAX (an
+// integer type and its largest value), MM_NT (the built-in tap count, or 0) with MM_TAP and
+// MM_HGT when it is not 0, and after boundary.cu.
+
+#if MM_NT > 0
+#define MM_OFF(t, a) MM_TAP[t][a]
+#define MM_LIN(t) (MM_TAP[t][0] * s12 + MM_TAP[t][1] * n2 + MM_TAP[t][2])
+#define MM_H(t) MM_HGT[t]
+#else
+#define MM_OFF(t, a) tap[4 * (t) + (a)]
+#define MM_LIN(t) __ldg(tap + 4 * (t) + 3)
+#define MM_H(t) h[t]
+#endif
 
 #if MM_HALF
 __device__ __forceinline__ A mm_load(S v) {
@@ -45,7 +60,8 @@ __device__ __forceinline__ void morph_minmax(const S *__restrict__ x, const i64t
                                              i64t ntaps, i64t batch, i64t n0, i64t n1, i64t n2,
                                              i64t lo0, i64t lo1, i64t lo2, i64t hi0, i64t hi1,
                                              i64t hi2, i64t mode, double cval) {
-  const i64t per = n0 * n1 * n2;
+  const i64t s12 = n1 * n2;
+  const i64t per = n0 * s12;
   const i64t lines = batch * n0 * n1;
   const A cv = (A)cval;
   // Blocks stride over the lines (grid y) and along a line (grid x), so that a thread's
@@ -62,19 +78,23 @@ __device__ __forceinline__ void morph_minmax(const S *__restrict__ x, const i64t
       const i64t r = rl * n2 + i2;
       const bool inside = rows_inside && i2 + lo2 >= 0 && i2 + hi2 < n2;
       A acc = (A)0;
-      const i64t nt = MM_NT > 0 ? (i64t)MM_NT : ntaps;
+#if MM_NT > 0
+      const i64t nt = MM_NT;
+#else
+      const i64t nt = ntaps;
+#endif
 #pragma unroll
       for (i64t t = 0; t < nt; ++t) {
         A v;
         if (inside) {
-          v = mm_load(__ldg(xb + r + __ldg(tap + 4 * t + 3)));
+          v = mm_load(__ldg(xb + r + MM_LIN(t)));
         } else {
-          const i64t j0 = img_map(i0 + tap[4 * t], n0, (int)mode);
-          const i64t j1 = img_map(i1 + tap[4 * t + 1], n1, (int)mode);
-          const i64t j2 = img_map(i2 + tap[4 * t + 2], n2, (int)mode);
+          const i64t j0 = img_map(i0 + MM_OFF(t, 0), n0, (int)mode);
+          const i64t j1 = img_map(i1 + MM_OFF(t, 1), n1, (int)mode);
+          const i64t j2 = img_map(i2 + MM_OFF(t, 2), n2, (int)mode);
           v = (j0 < 0 || j1 < 0 || j2 < 0) ? cv : mm_load(xb[(j0 * n1 + j1) * n2 + j2]);
         }
-        if (MM_HEIGHTS) v = MM_MAX ? v + (A)h[t] : v - (A)h[t];
+        if (MM_HEIGHTS) v = MM_MAX ? v + (A)MM_H(t) : v - (A)MM_H(t);
         if (t == 0) {
           acc = v;
         } else if (MM_MAX ? (v > acc) : (v < acc)) {

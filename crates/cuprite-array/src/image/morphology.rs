@@ -8,7 +8,7 @@
 //! reads at `p + (k - m / 2)`, so that both agree with SciPy for odd and even extents.
 
 use super::Boundary;
-use super::morphology_call::{MinMax, minmax_dtype, tap_words};
+use super::morphology_call::{MinMax, UNROLL, minmax_dtype, tap_words};
 use super::morphology_structure::Structure;
 use crate::array::Array;
 use crate::dtype::{Element, Numeric, f16};
@@ -76,9 +76,14 @@ impl Footprint {
         Footprint::size(shape)?.with_heights(heights)
     }
 
-    /// This footprint with `heights` (one a position of its shape; SciPy's `structure` given
-    /// beside `footprint`), or an `Err` naming the lengths.
+    /// This footprint with `heights` (one a position of its shape, finite; SciPy's `structure`
+    /// given beside `footprint`), or an `Err` naming the lengths or the value.
     pub fn with_heights(self, heights: &[f64]) -> Result<Footprint> {
+        if let Some(h) = heights.iter().find(|h| !h.is_finite()) {
+            return Err(Error::InvalidArgument(format!(
+                "structure heights must be finite, given {h}"
+            )));
+        }
         if heights.len() != self.mask.mask().len() {
             return Err(Error::InvalidArgument(format!(
                 "structure heights: {} values for a footprint of shape {:?}",
@@ -237,10 +242,13 @@ fn minmax_direct<T: Element>(
         .as_ref()
         .map(|h| idx.iter().map(|&f| h[f]).collect::<Vec<f64>>());
     let dev = x.device();
-    let words = tap_words(&taps, n);
-    let tap_arr = Array::<i64>::from_slice_on(dev, &words, &[words.len()])?;
-    let hv = heights.clone().unwrap_or_else(|| vec![0.0; taps.len()]);
-    let h_arr = Array::<f64>::from_slice_on(dev, &hv, &[hv.len()])?;
+    let mut inputs = vec![x.node.clone()];
+    if taps.len() > UNROLL {
+        let words = tap_words(&taps, n);
+        let hv = heights.clone().unwrap_or_else(|| vec![0.0; taps.len()]);
+        inputs.push(Array::<i64>::from_slice_on(dev, &words, &[words.len()])?.node);
+        inputs.push(Array::<f64>::from_slice_on(dev, &hv, &[hv.len()])?.node);
+    }
     let call = Arc::new(MinMax {
         dtype: T::DTYPE,
         max,
@@ -251,10 +259,7 @@ fn minmax_direct<T: Element>(
         boundary: mode,
     });
     Ok(Array::from_node(Node::new(
-        Op::Library(
-            call,
-            vec![x.node.clone(), tap_arr.node.clone(), h_arr.node.clone()],
-        ),
+        Op::Library(call, inputs),
         T::DTYPE,
         x.shape().to_vec(),
         dev,

@@ -4,7 +4,7 @@
 //! backends agree exactly.
 
 use super::Boundary;
-use crate::codegen::{KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
+use crate::codegen::{KernelParams, KernelSource, MaybeRead, ReadBuf, WriteBuf, kernel_params};
 use crate::dtype::{DType, f16};
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
@@ -16,15 +16,16 @@ use std::hash::{Hash, Hasher};
 
 /// Threads a block.
 const THREADS: usize = 256;
-/// Footprints of at most this many taps get a kernel with the count built in.
-const UNROLL: usize = 32;
+/// Footprints of at most this many taps are built into their kernel (offsets and heights in
+/// constant memory, the loop unrolled); larger ones are read from buffers.
+pub(crate) const UNROLL: usize = 32;
 
 kernel_params! {
     /// The min/max filter of `batch` volumes over `ntaps` taps (see `morphology.cu`).
     pub(super) struct MinMaxArgs<'a> {
         x: ReadBuf<'a> as "S",
-        tap: ReadBuf<'a> as "i64t",
-        h: ReadBuf<'a> as "double",
+        tap: MaybeRead<'a> as "i64t",
+        h: MaybeRead<'a> as "double",
         y: WriteBuf<'a> as "S",
         ntaps: i64,
         batch: i64,
@@ -46,7 +47,8 @@ kernel_params! {
 pub(crate) type Tap = [i64; 3];
 
 /// The min (erosion) or max (dilation) over `taps` of a batch of `batch` volumes of extents
-/// `n` (inputs: the image, the taps as four `i64` words each, the heights as `f64`).
+/// `n`. Inputs: the image; and, for more than [`UNROLL`] taps, the taps as four `i64` words
+/// each and the heights as `f64` (fewer taps are built into the kernel).
 #[derive(Debug)]
 pub(crate) struct MinMax {
     pub dtype: DType,
@@ -163,13 +165,16 @@ impl MinMax {
     }
 
     fn check<B>(&self, inputs: &[CallInput<'_, B>]) -> Result<()> {
+        let buffers = self.unrolled() == 0;
         let ok = minmax_dtype(self.dtype)
-            && inputs.len() == 3
+            && inputs.len() == if buffers { 3 } else { 1 }
             && inputs[0].dtype == self.dtype
             && crate::shape::numel(inputs[0].shape) == self.batch * self.per()
-            && crate::shape::numel(inputs[1].shape) == 4 * self.taps.len()
-            && crate::shape::numel(inputs[2].shape) == self.taps.len()
-            && !self.taps.is_empty();
+            && (!buffers
+                || (crate::shape::numel(inputs[1].shape) == 4 * self.taps.len()
+                    && crate::shape::numel(inputs[2].shape) == self.taps.len()))
+            && !self.taps.is_empty()
+            && self.heights.iter().flatten().all(|h| h.is_finite());
         if !ok {
             return Err(Error::InvalidArgument(format!(
                 "the min/max filter made for {} x {:?} of {} with {} taps was given {:?}",
@@ -211,10 +216,11 @@ impl MinMax {
         let d = self.dtype;
         let nt = self.unrolled();
         let name = format!(
-            "cuprite_morph_{}_{}{}_t{nt}",
+            "cuprite_morph_{}_{}{}_t{nt}_{:016x}",
             if self.max { "max" } else { "min" },
             d.name(),
-            if self.heights.is_some() { "_h" } else { "" }
+            if self.heights.is_some() { "_h" } else { "" },
+            self.key()
         );
         let (int_max, is_int) = match d {
             DType::U8 => (255, 1),
@@ -224,12 +230,13 @@ impl MinMax {
         let header = format!(
             "typedef long long i64t;\ntypedef {} S;\ntypedef {} A;\nconstexpr int MM_MAX = {};\n\
              constexpr int MM_HEIGHTS = {};\n#define MM_HALF {}\nconstexpr int MM_INT = {is_int};\n\
-             constexpr int MM_INT_MAX = {int_max};\nconstexpr int MM_NT = {nt};\n",
+             constexpr int MM_INT_MAX = {int_max};\n#define MM_NT {nt}\n{}",
             d.c_storage(),
             if d == DType::F64 { "double" } else { "float" },
             i32::from(self.max),
             i32::from(self.heights.is_some()),
             i32::from(d == DType::F16),
+            self.built_in_taps(),
         );
         let text = format!(
             "{header}{}{}{}{}",
@@ -241,6 +248,31 @@ impl MinMax {
         KernelSource::new(name, text)
     }
 
+    /// The typed constants of a built-in footprint: `MM_TAP` (the offsets) and `MM_HGT` (the
+    /// heights, 0 for a flat one), each value written so that it parses back exactly.
+    fn built_in_taps(&self) -> String {
+        if self.unrolled() == 0 {
+            return String::new();
+        }
+        let taps: Vec<String> = self
+            .taps
+            .iter()
+            .map(|t| format!("{{{}LL, {}LL, {}LL}}", t[0], t[1], t[2]))
+            .collect();
+        let hs: Vec<String> = (0..self.taps.len())
+            .map(|i| {
+                let v = self.heights.as_ref().map_or(0.0, |h| h[i]);
+                format!("{v:?}")
+            })
+            .collect();
+        format!(
+            "__constant__ long long MM_TAP[{n}][3] = {{{}}};\n__constant__ double MM_HGT[{n}] = {{{}}};\n",
+            taps.join(", "),
+            hs.join(", "),
+            n = self.taps.len()
+        )
+    }
+
     fn key(&self) -> u64 {
         let mut h = KeyHasher(0x1a9e_0001);
         "morph_minmax".hash(&mut h);
@@ -248,6 +280,12 @@ impl MinMax {
         self.max.hash(&mut h);
         self.heights.is_some().hash(&mut h);
         self.unrolled().hash(&mut h);
+        if self.unrolled() > 0 {
+            self.taps.hash(&mut h);
+            for v in self.heights.iter().flatten() {
+                v.to_bits().hash(&mut h);
+            }
+        }
         h.finish()
     }
 
@@ -345,10 +383,18 @@ impl LibraryCall for MinMax {
         let part = |j: usize, d: DType, len: usize| {
             ReadBuf::part(inputs[j].buf, d, inputs[j].layout.offset, len)
         };
+        let (tap, h) = if self.unrolled() == 0 {
+            (
+                Some(part(1, DType::I64, 4 * nt)?),
+                Some(part(2, DType::F64, nt)?),
+            )
+        } else {
+            (None, None)
+        };
         let params = MinMaxArgs {
             x: part(0, self.dtype, total)?,
-            tap: part(1, DType::I64, 4 * nt)?,
-            h: part(2, DType::F64, nt)?,
+            tap,
+            h,
             y: WriteBuf::part(out, self.dtype, 0, total)?,
             ntaps: i(nt),
             batch: i(self.batch),
@@ -372,7 +418,8 @@ impl LibraryCall for MinMax {
         let gy = lines.clamp(1, (resident / gx as usize).clamp(1, 65535)) as u32;
         let a = params.args();
         // SAFETY: `x` and `y` are `batch * n0 * n1 * n2` elements of the dtype, `tap` 4 words
-        // and `h` one word per tap, each range checked inside its allocation; the kernel reads
+        // and `h` one word per tap (null, and not read, when the taps are built in), each
+        // range checked inside its allocation; the kernel reads
         // `x` only at coordinates inside `[0, n)` along each axis (mapped by `img_map`, or
         // the interior where every tap's offset stays inside), and writes `y` below the total.
         unsafe {
