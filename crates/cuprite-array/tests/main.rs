@@ -14,6 +14,8 @@ mod cross;
 mod ergonomics;
 mod fft;
 mod hardening;
+mod image_measure;
+mod image_morphology;
 mod index;
 mod index_scatter;
 mod interop;
@@ -77,6 +79,8 @@ fn main() {
     tests.extend(fft::tests());
     tests.extend(options::tests());
     tests.extend(hardening::tests());
+    tests.extend(image_morphology::tests());
+    tests.extend(image_measure::tests());
     tests.extend(index::tests());
     tests.extend(interop::tests());
     tests.extend(library::tests());

@@ -9,7 +9,45 @@
 //! - [`Boundary`]: how values outside an image are taken (SciPy's `mode` and `cval`), shared by
 //!   filters, morphology and geometric transforms, with one index mapping in Rust
 //!   ([`Boundary::map`]) and its C twin (`boundary.cu`) for kernels.
+//! - Morphology: structuring elements ([`Structure`], [`generate_binary_structure`],
+//!   [`iterate_structure`], [`Footprint`]); grey [`grey_dilation`], [`grey_erosion`],
+//!   [`grey_opening`], [`grey_closing`], [`white_tophat`], [`black_tophat`]; binary
+//!   [`binary_dilation`], [`binary_erosion`], [`binary_opening`], [`binary_closing`],
+//!   [`binary_fill_holes`]; [`distance_transform_edt`] (its own library call an axis);
+//!   ArrayFire's [`dilate`], [`erode`], [`dilate3`], [`erode3`]. One min/max library call
+//!   (`morphology.cu`) serves the dilations and erosions.
+//! - Labels and measurements: [`label`] (union-find on the device, numbered as SciPy numbers),
+//!   [`find_objects`], ArrayFire's [`regions`]; per-label [`sum_labels`], [`mean`],
+//!   [`variance`], [`standard_deviation`], [`minimum`], [`maximum`], [`center_of_mass`],
+//!   [`histogram`]; ArrayFire's [`moments`], [`hist_equal`] and [`confidence_cc`] (region
+//!   growing on [`label`]).
 
 mod boundary;
+mod label;
+mod label_call;
+mod measure;
+mod measure_af;
+mod morphology;
+mod morphology_binary;
+mod morphology_call;
+mod morphology_edt;
+mod morphology_structure;
 
 pub use boundary::Boundary;
+pub use label::{find_objects, label, label_batch, label_with, regions};
+pub use measure::{
+    center_of_mass, histogram, maximum, mean, minimum, standard_deviation, sum_labels, variance,
+};
+pub use measure_af::{Moment, confidence_cc, hist_equal, moments};
+pub use morphology::{
+    BinaryElement, Footprint, MorphElement, MorphOpts, black_tophat, black_tophat_with,
+    grey_closing, grey_closing_with, grey_dilation, grey_dilation_with, grey_erosion,
+    grey_erosion_with, grey_opening, grey_opening_with, white_tophat, white_tophat_with,
+};
+pub use morphology_binary::{
+    BinaryOpts, binary_closing, binary_closing_with, binary_dilation, binary_dilation_with,
+    binary_erosion, binary_erosion_with, binary_fill_holes, binary_opening, binary_opening_with,
+    dilate, dilate3, erode, erode3,
+};
+pub use morphology_edt::{EdtOpts, distance_transform_edt, distance_transform_edt_with};
+pub use morphology_structure::{Structure, generate_binary_structure, iterate_structure};
