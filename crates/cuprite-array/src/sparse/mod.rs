@@ -39,6 +39,7 @@
 
 mod build;
 mod cuda;
+mod device_build;
 mod format;
 mod host;
 mod ops;
