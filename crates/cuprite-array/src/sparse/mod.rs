@@ -42,12 +42,16 @@ mod cuda;
 mod device_build;
 mod format;
 mod host;
+mod krylov;
 mod ops;
+mod precond;
 mod solve;
 mod value;
 
 pub use cuprite_driver::blas::Transpose;
 pub use format::{IndexType, SparseFormat};
+pub use krylov::{bicgstab, bicgstab_with, gmres, gmres_with, minres, minres_with};
+pub use precond::{Jacobi, Preconditioner, SolveCallback, SolveOpts, SolveResult};
 pub use solve::{CgOptions, CgResult, cg};
 pub use value::{IndexValue, SparseValue};
 

@@ -1,0 +1,414 @@
+//! More sparse arrays: construction from device arrays (checked there, with the host checks'
+//! messages), the Krylov solvers `bicgstab`, `gmres` and `minres` (their true residual
+//! recomputed here in f64 from a dense reference), and the structural operations against
+//! dense f64 references. Bodies run on every backend.
+
+#![allow(clippy::needless_range_loop)] // index loops mirror the formulas they check
+
+use crate::common::{Body, assert_err};
+use crate::sparse::{C, FORMATS, SHAPES, V, dense_ref, draw, exact, laplacian, rel_residual, to_c};
+use cuprite_array::sparse::{
+    IndexType, Jacobi, SolveOpts, SolveResult, SparseArray, SparseFormat, bicgstab_with,
+    gmres_with, minres_with,
+};
+use cuprite_array::{Array, Device, with_device};
+use cuprite_testkit::{Rng, Test, TestResult};
+
+/// CSR components of random triplets, checked on the device against `from_csr`.
+fn from_arrays(d: Device) -> TestResult {
+    with_device(d, || {
+        let mut rng = Rng::fresh();
+        for &(rows, cols, density) in &SHAPES {
+            let (r, c, v) = draw::<f64>(&mut rng, rows, cols, density);
+            let want = dense_ref(rows, cols, &r, &c, &v);
+            let host = SparseArray::from_triplets([rows, cols], &r, &c, &v)?;
+            let off = host.offsets().ok_or("no offsets")?.to_i64();
+            let idx = host.indices().to_i64();
+            let vals = host.values();
+            let a = SparseArray::from_csr_arrays([rows, cols], off.clone(), idx.clone(), &vals)?;
+            assert_eq!(
+                (a.format(), a.index_type()),
+                (SparseFormat::Csr, IndexType::I32)
+            );
+            exact("from_csr_arrays", &to_c(&a.to_dense()?.to_vec()?), &want)?;
+            let a32 = SparseArray::from_csr_arrays(
+                [rows, cols],
+                off.cast::<i32>(),
+                idx.cast::<i32>(),
+                &vals,
+            )?;
+            exact("i32 arrays", &to_c(&a32.to_dense()?.to_vec()?), &want)?;
+            // The same arrays read as CSC describe the transpose.
+            let t = SparseArray::from_csc_arrays([cols, rows], off, idx, &vals)?;
+            let mut tw = vec![C::new(0.0, 0.0); rows * cols];
+            for i in 0..rows {
+                for j in 0..cols {
+                    tw[j * rows + i] = want[i * cols + j];
+                }
+            }
+            exact("from_csc_arrays", &to_c(&t.to_dense()?.to_vec()?), &tw)?;
+        }
+        let v = Array::from_slice(&[1.0f64, 2.0, 3.0], &[3])?;
+        let i64s = |x: &[i64]| Array::from_slice(x, &[x.len()]);
+        let csr = |o: &[i64], i: &[i64]| -> cuprite_array::Result<SparseArray<f64>> {
+            SparseArray::from_csr_arrays([3, 4], i64s(o)?, i64s(i)?, &v)
+        };
+        let cases: [(&[i64], &[i64], &str); 6] = [
+            (&[1, 1, 2, 3], &[0, 1, 2], "offsets[0] = 1"),
+            (
+                &[0, 2, 1, 3],
+                &[0, 1, 2],
+                "offsets[2] = 1 is below offsets[1] = 2",
+            ),
+            (
+                &[0, 1, 2, 2],
+                &[0, 1, 2],
+                "offsets[3] = 2 but there are 3 values",
+            ),
+            (
+                &[0, 1, 2, 3],
+                &[0, 4, 2],
+                "indices[1] = 4 (row 1) is out of bounds",
+            ),
+            (
+                &[0, 2, 2, 3],
+                &[3, 1, 0],
+                "indices[1] = 1 (row 0) follows 3",
+            ),
+            (
+                &[0, 1, 2, 3],
+                &[0, -1, 2],
+                "indices[1] = -1 (row 1) is out of bounds",
+            ),
+        ];
+        for (o, i, msg) in cases {
+            assert_err(csr(o, i), "InvalidArgument", msg);
+        }
+        assert_err(
+            csr(&[0, 1, 3], &[0, 1, 2]),
+            "InvalidArgument",
+            "offsets of shape [3]",
+        );
+        assert_err(
+            csr(&[0, 1, 2, 3], &[0, 1]),
+            "InvalidArgument",
+            "of shape [2] for 3 values",
+        );
+        Ok(())
+    })
+}
+
+/// The true relative residual of a solve, in f64 from the dense reference `ad`.
+fn true_residual<T: V>(ad: &[C], n: usize, res: &SolveResult<T>, b: &[T]) -> Result<f64, String> {
+    let x = res.x.to_vec().map_err(|e| e.to_string())?;
+    Ok(rel_residual(ad, n, &to_c(&x), &to_c(b)))
+}
+
+type Solver<T> = for<'a> fn(
+    &SparseArray<T>,
+    &Array<T>,
+    SolveOpts<'a, T>,
+) -> cuprite_array::Result<SolveResult<T>>;
+
+/// Runs `solve` with and without Jacobi and with checks every 1 and 7 iterations, and checks
+/// convergence, the reported residual against the one recomputed here, and the callback.
+#[allow(clippy::too_many_arguments)]
+fn converges<T: V + cuprite_array::Float + cuprite_array::Transcendental>(
+    what: &str,
+    solve: Solver<T>,
+    a: &SparseArray<T>,
+    ad: &[C],
+    b: &[T],
+    rtol: f64,
+    slack: f64,
+    restart: usize,
+) -> TestResult {
+    let n = b.len();
+    let ba = Array::from_slice(b, &[n])?;
+    let jac = Jacobi::new(a)?;
+    for (jacobi, every) in [(false, 1), (true, 1), (false, 7)] {
+        let mut calls = Vec::new();
+        let mut cb = |it: usize, r: f64| calls.push((it, r));
+        let mut opts = SolveOpts::new()
+            .rtol(rtol)
+            .maxiter(20 * n)
+            .check_every(every)
+            .restart(restart)
+            .callback(&mut cb);
+        if jacobi {
+            opts = opts.preconditioner(&jac);
+        }
+        let res = solve(a, &ba, opts)?;
+        let tag = format!("{what} jacobi={jacobi} every={every}");
+        assert!(
+            res.converged,
+            "{tag}: residual {} after {}",
+            res.residual, res.iterations
+        );
+        let rel = true_residual(ad, n, &res, b)?;
+        assert!(rel <= rtol * slack, "{tag}: true residual {rel:e}");
+        assert!(
+            (rel - res.residual).abs() <= rtol * slack,
+            "{tag}: reported {} against {rel:e}",
+            res.residual
+        );
+        assert!(!calls.is_empty(), "{tag}: no callback");
+        assert!(
+            calls.windows(2).all(|w| w[0].0 < w[1].0),
+            "{tag}: callback iterations {calls:?}"
+        );
+        assert_eq!(calls.last().map(|c| c.0), Some(res.iterations), "{tag}");
+    }
+    Ok(())
+}
+
+/// A random nonsymmetric, strictly diagonally dominant `n × n` matrix (dense f64 reference
+/// and CSR in `T`).
+fn dominant<T: V>(rng: &mut Rng, n: usize) -> Result<(SparseArray<T>, Vec<C>), String> {
+    let (mut r, mut c, mut v) = draw::<T>(rng, n, n, 0.15);
+    let ad0 = dense_ref(n, n, &r, &c, &v);
+    for i in 0..n {
+        let row: f64 = (0..n).map(|j| ad0[i * n + j].norm()).sum();
+        r.push(i);
+        c.push(i);
+        v.push(T::of(C::new(row + 1.0 + (i % 5) as f64, 0.0)));
+    }
+    let ad = dense_ref(n, n, &r, &c, &v);
+    let a = SparseArray::from_triplets([n, n], &r, &c, &v).map_err(|e| e.to_string())?;
+    Ok((a, ad))
+}
+
+/// `BᵀB + I` for a random sparse `B` (dense f64 reference and CSR in `T`).
+fn random_spd<T: V>(rng: &mut Rng, n: usize) -> Result<(SparseArray<T>, Vec<C>), String> {
+    let (r, c, v) = draw::<f64>(rng, n, n, 0.1);
+    let bd = dense_ref(n, n, &r, &c, &v);
+    let (mut rr, mut cc, mut vv) = (vec![], vec![], vec![]);
+    for i in 0..n {
+        for j in 0..n {
+            let mut s: f64 = if i == j { 1.0 } else { 0.0 };
+            for k in 0..n {
+                s += (bd[k * n + i] * bd[k * n + j]).re;
+            }
+            if s != 0.0 {
+                rr.push(i);
+                cc.push(j);
+                vv.push(T::of(C::new(s, 0.0)));
+            }
+        }
+    }
+    // The reference is of the values as stored in T.
+    let ad = dense_ref(n, n, &rr, &cc, &vv);
+    let a = SparseArray::from_triplets([n, n], &rr, &cc, &vv).map_err(|e| e.to_string())?;
+    Ok((a, ad))
+}
+
+fn solvers_laplacian(d: Device) -> TestResult {
+    with_device(d, || {
+        let mut rng = Rng::fresh();
+        let g = 10;
+        let n = g * g;
+        let (r, c, v) = laplacian(g);
+        let ad = dense_ref(n, n, &r, &c, &v);
+        let b: Vec<f64> = (0..n).map(|_| f64::draw(&mut rng)).collect();
+        for f in FORMATS {
+            let a = SparseArray::from_triplets([n, n], &r, &c, &v)?.to_format(f)?;
+            let w = format!("{f:?}");
+            converges(
+                &format!("bicgstab {w}"),
+                bicgstab_with,
+                &a,
+                &ad,
+                &b,
+                1e-10,
+                2.0,
+                20,
+            )?;
+            converges(
+                &format!("gmres(20) {w}"),
+                gmres_with,
+                &a,
+                &ad,
+                &b,
+                1e-10,
+                2.0,
+                20,
+            )?;
+            converges(
+                &format!("gmres(5) {w}"),
+                gmres_with,
+                &a,
+                &ad,
+                &b,
+                1e-10,
+                2.0,
+                5,
+            )?;
+            converges(
+                &format!("minres {w}"),
+                minres_with,
+                &a,
+                &ad,
+                &b,
+                1e-10,
+                2.0,
+                20,
+            )?;
+        }
+        Ok(())
+    })
+}
+
+fn solvers_random(d: Device) -> TestResult {
+    with_device(d, || {
+        let mut rng = Rng::fresh();
+        let n = 60;
+        let (a, ad) = random_spd::<f64>(&mut rng, n)?;
+        let b: Vec<f64> = (0..n).map(|_| f64::draw(&mut rng)).collect();
+        converges("bicgstab spd", bicgstab_with, &a, &ad, &b, 1e-10, 2.0, 20)?;
+        converges("gmres spd", gmres_with, &a, &ad, &b, 1e-10, 2.0, 20)?;
+        converges("minres spd", minres_with, &a, &ad, &b, 1e-10, 2.0, 20)?;
+        let (a, ad) = random_spd::<f32>(&mut rng, n)?;
+        let b: Vec<f32> = (0..n).map(|_| f32::draw(&mut rng)).collect();
+        // f32: a tolerance a few hundred roundoffs above the unit roundoff.
+        converges(
+            "bicgstab spd f32",
+            bicgstab_with,
+            &a,
+            &ad,
+            &b,
+            1e-4,
+            2.0,
+            20,
+        )?;
+        converges("gmres spd f32", gmres_with, &a, &ad, &b, 1e-4, 2.0, 20)?;
+        converges("minres spd f32", minres_with, &a, &ad, &b, 1e-4, 2.0, 20)?;
+        let (a, ad) = dominant::<f64>(&mut rng, n)?;
+        let b: Vec<f64> = (0..n).map(|_| f64::draw(&mut rng)).collect();
+        converges(
+            "bicgstab nonsymmetric",
+            bicgstab_with,
+            &a,
+            &ad,
+            &b,
+            1e-10,
+            2.0,
+            20,
+        )?;
+        converges(
+            "gmres(10) nonsymmetric",
+            gmres_with,
+            &a,
+            &ad,
+            &b,
+            1e-10,
+            2.0,
+            10,
+        )?;
+        // A symmetric indefinite matrix: the Laplacian shifted between its eigenvalues.
+        let g = 8;
+        let (mut r, mut c, mut v) = laplacian(g);
+        for i in 0..g * g {
+            r.push(i);
+            c.push(i);
+            v.push(-3.3);
+        }
+        let m = g * g;
+        let ad = dense_ref(m, m, &r, &c, &v);
+        let a = SparseArray::from_triplets([m, m], &r, &c, &v)?;
+        let b: Vec<f64> = (0..m).map(|_| f64::draw(&mut rng)).collect();
+        let ba = Array::from_slice(&b, &[m])?;
+        let res = minres_with(&a, &ba, SolveOpts::new().rtol(1e-9).maxiter(2000))?;
+        let rel = true_residual(&ad, m, &res, &b)?;
+        assert!(res.converged && rel <= 2e-9, "minres indefinite: {rel:e}");
+        Ok(())
+    })
+}
+
+fn solvers_edges(d: Device) -> TestResult {
+    with_device(d, || {
+        let mut rng = Rng::fresh();
+        let g = 6;
+        let n = g * g;
+        let (r, c, v) = laplacian(g);
+        let a = SparseArray::from_triplets([n, n], &r, &c, &v)?;
+        let ad = dense_ref(n, n, &r, &c, &v);
+        let b: Vec<f64> = (0..n).map(|_| f64::draw(&mut rng)).collect();
+        let ba = Array::from_slice(&b, &[n])?;
+        let solvers: [(&str, Solver<f64>); 3] = [
+            ("bicgstab", bicgstab_with),
+            ("gmres", gmres_with),
+            ("minres", minres_with),
+        ];
+        for (name, solve) in solvers {
+            // Too few iterations: not converged, not an error, and the residual is true.
+            let short = solve(&a, &ba, SolveOpts::new().maxiter(2).rtol(1e-12))?;
+            let rel = true_residual(&ad, n, &short, &b)?;
+            assert!(
+                !short.converged && short.iterations == 2,
+                "{name}: {short:?}"
+            );
+            assert!(
+                (rel - short.residual).abs() <= 1e-12,
+                "{name}: {rel} vs {}",
+                short.residual
+            );
+            // A converged start: no iteration.
+            let good = solve(&a, &ba, SolveOpts::new().rtol(1e-12))?;
+            let again = solve(&a, &ba, SolveOpts::new().rtol(1e-8).x0(&good.x))?;
+            assert_eq!((again.iterations, again.converged), (0, true), "{name}");
+            // A zero right-hand side: x = 0 at once.
+            let z = Array::<f64>::zeros(&[n]);
+            let zero = solve(&a, &z, SolveOpts::new())?;
+            assert!(zero.converged && zero.iterations == 0, "{name}");
+            assert!(zero.x.to_vec()?.iter().all(|&x| x == 0.0), "{name}");
+            // atol alone stops early.
+            let loose = solve(&a, &ba, SolveOpts::new().rtol(0.0).atol(1e30))?;
+            assert_eq!(loose.iterations, 0, "{name}");
+            // Bad arguments.
+            let rect = SparseArray::from_triplets([2, 3], &[0], &[0], &[1.0f64])?;
+            let b2 = Array::from_slice(&[1.0f64; 2], &[2])?;
+            assert_err(
+                solve(&rect, &b2, SolveOpts::new()),
+                "Shape",
+                "must be square",
+            );
+            assert_err(solve(&a, &b2, SolveOpts::new()), "Shape", "b has shape [2]");
+            assert_err(
+                solve(&a, &ba, SolveOpts::new().x0(&b2)),
+                "Shape",
+                "x0 has shape [2]",
+            );
+            for (opts, msg) in [
+                (SolveOpts::new().check_every(0), "check_every = 0"),
+                (SolveOpts::new().restart(0), "restart = 0"),
+                (SolveOpts::new().rtol(-1.0), "rtol = -1"),
+                (SolveOpts::new().atol(f64::NAN), "atol = NaN"),
+            ] {
+                assert_err(solve(&a, &ba, opts), "InvalidArgument", msg);
+            }
+        }
+        let hole = SparseArray::from_triplets([2, 2], &[0, 1], &[0, 0], &[1.0f64, 1.0])?;
+        assert_err(Jacobi::new(&hole), "InvalidArgument", "A[1, 1] is zero");
+        Ok(())
+    })
+}
+
+const BODIES: &[(&str, Body)] = &[
+    ("from_arrays", from_arrays),
+    ("solvers_laplacian", solvers_laplacian),
+    ("solvers_random", solvers_random),
+    ("solvers_edges", solvers_edges),
+];
+
+pub fn tests() -> Vec<Test> {
+    let mut v = Vec::new();
+    for &(name, body) in BODIES {
+        v.push(Test::cpu(format!("cpu::sparse_more::{name}"), move || {
+            body(Device::CPU)
+        }));
+        v.push(Test::gpu(format!("cuda::sparse_more::{name}"), move || {
+            body(Device::cuda(0))
+        }));
+    }
+    v
+}
