@@ -128,7 +128,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         solved.as_secs_f64() * 1e3,
         res.residual
     );
-    if !res.converged || !(rel <= 2.0 * TOL) {
+    if !res.converged || rel.is_nan() || rel > 2.0 * TOL {
         return Err(format!(
             "cg did not reach the tolerance {TOL}: converged = {}, host residual {rel:e} after \
              {} iterations",

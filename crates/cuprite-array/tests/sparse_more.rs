@@ -6,12 +6,14 @@
 #![allow(clippy::needless_range_loop)] // index loops mirror the formulas they check
 
 use crate::common::{Body, assert_err};
-use crate::sparse::{C, FORMATS, SHAPES, V, dense_ref, draw, exact, laplacian, rel_residual, to_c};
+use crate::sparse::{
+    C, FORMATS, SHAPES, V, canonical, check, dense_ref, draw, exact, laplacian, rel_residual, to_c,
+};
 use cuprite_array::sparse::{
     IndexType, Jacobi, SolveOpts, SolveResult, SparseArray, SparseFormat, bicgstab_with,
     gmres_with, minres_with,
 };
-use cuprite_array::{Array, Device, with_device};
+use cuprite_array::{Array, Device, c64, with_device};
 use cuprite_testkit::{Rng, Test, TestResult};
 
 /// CSR components of random triplets, checked on the device against `from_csr`.
@@ -393,11 +395,319 @@ fn solvers_edges(d: Device) -> TestResult {
     })
 }
 
+/// `bound[k] = scale · U · (|want[k]| + extra[k])`.
+fn bounds<T: V>(want: &[C], extra: &[f64], scale: f64) -> Vec<f64> {
+    want.iter()
+        .zip(extra)
+        .map(|(w, e)| scale * T::U * (w.norm() + e))
+        .collect()
+}
+
+fn structure_t<T: V>(d: Device) -> TestResult {
+    with_device(d, || {
+        let mut rng = Rng::fresh();
+        for &(rows, cols, density) in &SHAPES {
+            let (r, c, v) = draw::<T>(&mut rng, rows, cols, density);
+            let want = dense_ref(rows, cols, &r, &c, &v);
+            let stored: Vec<bool> = {
+                let mut m = vec![false; rows * cols];
+                for k in 0..r.len() {
+                    m[r[k] * cols + c[k]] = true;
+                }
+                m
+            };
+            let base = SparseArray::from_triplets([rows, cols], &r, &c, &v)?;
+            let dv: Vec<T> = (0..rows * cols).map(|_| T::draw(&mut rng)).collect();
+            let dense = Array::from_slice(&dv, &[rows, cols])?;
+            for f in FORMATS {
+                for index in [IndexType::I32, IndexType::I64] {
+                    let a = base.to_format(f)?.with_index_type(index)?;
+                    let tag = format!("{rows}x{cols} {f:?} {index:?}");
+                    for k in -3isize..=3 {
+                        let cells: Vec<(usize, usize)> = (0..rows)
+                            .flat_map(|i| (0..cols).map(move |j| (i, j)))
+                            .filter(|&(i, j)| j as isize - i as isize == k)
+                            .collect();
+                        let wd: Vec<C> = cells.iter().map(|&(i, j)| want[i * cols + j]).collect();
+                        let got = a.diagonal(k)?.to_vec()?;
+                        exact(&format!("diagonal({k}) {tag}"), &to_c(&got), &wd)?;
+                    }
+                    for k in [-1isize, 0, 2] {
+                        for (name, tri) in [("tril", a.tril(k)?), ("triu", a.triu(k)?)] {
+                            assert_eq!(
+                                (tri.format(), tri.index_type()),
+                                (f, index),
+                                "{name} {tag}"
+                            );
+                            canonical(&tri)?;
+                            let w: Vec<C> = (0..rows * cols)
+                                .map(|p| {
+                                    let off = (p % cols) as isize - (p / cols) as isize;
+                                    let keep = if name == "tril" { off <= k } else { off >= k };
+                                    if keep { want[p] } else { C::new(0.0, 0.0) }
+                                })
+                                .collect();
+                            let got = to_c(&tri.to_dense()?.to_vec()?);
+                            exact(&format!("{name}({k}) {tag}"), &got, &w)?;
+                        }
+                    }
+                    for (lo, hi) in [(0, rows), (rows / 3, rows - rows / 4), (rows, rows)] {
+                        let sl = a.slice_rows(lo, hi)?;
+                        assert_eq!((sl.shape(), sl.format()), ([hi - lo, cols], f), "{tag}");
+                        canonical(&sl)?;
+                        let got = to_c(&sl.to_dense()?.to_vec()?);
+                        exact(
+                            &format!("slice_rows {lo}..{hi} {tag}"),
+                            &got,
+                            &want[lo * cols..hi * cols],
+                        )?;
+                    }
+                    // Sums: bounded by the count of terms times U times the sum of magnitudes.
+                    let mut col_sum = vec![C::new(0.0, 0.0); cols];
+                    let mut row_sum = vec![C::new(0.0, 0.0); rows];
+                    let (mut col_abs, mut row_abs) = (vec![0.0; cols], vec![0.0; rows]);
+                    for i in 0..rows {
+                        for j in 0..cols {
+                            col_sum[j] += want[i * cols + j];
+                            row_sum[i] += want[i * cols + j];
+                            col_abs[j] += want[i * cols + j].norm();
+                            row_abs[i] += want[i * cols + j].norm();
+                        }
+                    }
+                    let terms = (rows + cols + 1) as f64 * 4.0;
+                    let b0 = bounds::<T>(&vec![C::new(0.0, 0.0); cols], &col_abs, terms);
+                    let b1 = bounds::<T>(&vec![C::new(0.0, 0.0); rows], &row_abs, terms);
+                    check(
+                        &format!("sum axis 0 {tag}"),
+                        &to_c(&a.sum_axes(&[0])?.to_vec()?),
+                        &col_sum,
+                        &b0,
+                    )?;
+                    check(
+                        &format!("sum axis -1 {tag}"),
+                        &to_c(&a.sum_axes(&[-1])?.to_vec()?),
+                        &row_sum,
+                        &b1,
+                    )?;
+                    let all: C = want.iter().sum();
+                    let all_abs: f64 = want.iter().map(|z| z.norm()).sum();
+                    let ball = bounds::<T>(&[all], &[all_abs], (rows * cols + 1) as f64 * 4.0);
+                    check(
+                        &format!("sum {tag}"),
+                        &to_c(&[a.sum()?.item()?]),
+                        &[all],
+                        &ball,
+                    )?;
+                    check(
+                        &format!("sum axes 0, 1 {tag}"),
+                        &to_c(&[a.sum_axes(&[1, 0])?.item()?]),
+                        &[all],
+                        &ball,
+                    )?;
+                    // Sparse + dense, with a full operand and a broadcast row.
+                    let w: Vec<C> = want.iter().zip(&dv).map(|(x, y)| x + y.to_c64()).collect();
+                    let got = to_c(&a.add_dense(&dense)?.to_vec()?);
+                    check(
+                        &format!("add_dense {tag}"),
+                        &got,
+                        &w,
+                        &bounds::<T>(&w, &vec![0.0; w.len()], 2.0),
+                    )?;
+                    if rows > 0 && cols > 0 {
+                        let row0 = dense.slice(&cuprite_array::s![0, ..])?;
+                        let w: Vec<C> = (0..rows * cols)
+                            .map(|p| want[p] + dv[p % cols].to_c64())
+                            .collect();
+                        let got = to_c(&a.add_dense(&row0)?.to_vec()?);
+                        check(
+                            &format!("add_dense row {tag}"),
+                            &got,
+                            &w,
+                            &bounds::<T>(&w, &vec![0.0; w.len()], 2.0),
+                        )?;
+                    }
+                    // A map of the stored values: 2·v + 1 where stored, 0 elsewhere.
+                    let m = a.map_values(|x| {
+                        x.try_mul(T::of(C::new(2.0, 0.0)))?
+                            .try_add(T::of(C::new(1.0, 0.0)))
+                    })?;
+                    assert_eq!((m.format(), m.nnz()), (f, a.nnz()), "{tag}");
+                    let w: Vec<C> = (0..rows * cols)
+                        .map(|p| {
+                            if stored[p] {
+                                want[p] * 2.0 + 1.0
+                            } else {
+                                C::new(0.0, 0.0)
+                            }
+                        })
+                        .collect();
+                    let got = to_c(&m.to_dense()?.to_vec()?);
+                    check(
+                        &format!("map_values {tag}"),
+                        &got,
+                        &w,
+                        &bounds::<T>(&w, &vec![0.0; w.len()], 2.0),
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+fn kron_t<T: V>(d: Device) -> TestResult {
+    with_device(d, || {
+        let mut rng = Rng::fresh();
+        let shapes = [
+            (3usize, 4usize, 0.4),
+            (2, 1, 1.0),
+            (0, 3, 0.5),
+            (5, 5, 0.0),
+            (4, 2, 0.5),
+        ];
+        for &(m, n, da) in &shapes {
+            for &(p, q, db) in &shapes {
+                let (ar, ac, av) = draw::<T>(&mut rng, m, n, da);
+                let (br, bc, bv) = draw::<T>(&mut rng, p, q, db);
+                let ad = dense_ref(m, n, &ar, &ac, &av);
+                let bd = dense_ref(p, q, &br, &bc, &bv);
+                let (rows, cols) = (m * p, n * q);
+                let mut w = vec![C::new(0.0, 0.0); rows * cols];
+                for i in 0..m {
+                    for j in 0..n {
+                        for k in 0..p {
+                            for l in 0..q {
+                                w[(i * p + k) * cols + j * q + l] = ad[i * n + j] * bd[k * q + l];
+                            }
+                        }
+                    }
+                }
+                let a = SparseArray::from_triplets([m, n], &ar, &ac, &av)?.to_coo()?;
+                let b = SparseArray::from_triplets([p, q], &br, &bc, &bv)?
+                    .to_csc()?
+                    .with_index_type(IndexType::I64)?;
+                let k = a.kron(&b)?;
+                assert_eq!(
+                    (k.shape(), k.format(), k.nnz()),
+                    ([rows, cols], SparseFormat::Csr, av.len() * bv.len())
+                );
+                canonical(&k)?;
+                let got = to_c(&k.to_dense()?.to_vec()?);
+                check(
+                    &format!("kron {m}x{n} {p}x{q}"),
+                    &got,
+                    &w,
+                    &bounds::<T>(&w, &vec![0.0; w.len()], 4.0),
+                )?;
+            }
+        }
+        Ok(())
+    })
+}
+
+fn structure(d: Device) -> TestResult {
+    structure_t::<f64>(d)?;
+    structure_t::<f32>(d)?;
+    structure_t::<c64>(d)?;
+    kron_t::<f64>(d)?;
+    kron_t::<f32>(d)?;
+    kron_t::<c64>(d)
+}
+
+fn random_matrices(d: Device) -> TestResult {
+    for &(rows, cols, density) in &[
+        (50usize, 40usize, 0.1),
+        (7, 3, 1.0),
+        (0, 5, 0.5),
+        (10, 10, 0.0),
+        (1, 1000, 0.013),
+    ] {
+        let a = with_device(d, || SparseArray::<f64>::random([rows, cols], density, 42))?;
+        let on_cpu = with_device(Device::CPU, || {
+            SparseArray::<f64>::random([rows, cols], density, 42)
+        })?;
+        let want_nnz = (density * (rows * cols) as f64).round() as usize;
+        assert_eq!(
+            (a.nnz(), a.shape(), a.device()),
+            (want_nnz, [rows, cols], d)
+        );
+        canonical(&a)?;
+        let v = a.values().to_vec()?;
+        assert!(v.iter().all(|x| (0.0..1.0).contains(x)), "values {v:?}");
+        assert_eq!(
+            v,
+            on_cpu.values().to_vec()?,
+            "the same seed on both backends"
+        );
+        assert_eq!(
+            a.indices().to_i64().to_vec()?,
+            on_cpu.indices().to_i64().to_vec()?
+        );
+        if want_nnz > 1 {
+            let other = with_device(d, || SparseArray::<f64>::random([rows, cols], density, 43))?;
+            assert_ne!(v, other.values().to_vec()?, "another seed");
+            // The values are spread over [0, 1): their mean is near 1/2.
+            let mean = v.iter().sum::<f64>() / v.len() as f64;
+            assert!(
+                want_nnz < 10 || (mean - 0.5).abs() < 0.5 / (want_nnz as f64).sqrt() * 4.0,
+                "mean {mean}"
+            );
+        }
+    }
+    with_device(d, || {
+        assert_err(
+            SparseArray::<f64>::random([3, 3], 1.5, 1),
+            "InvalidArgument",
+            "density 1.5 is outside [0, 1]",
+        );
+        assert_err(
+            SparseArray::<f64>::random([3, 3], f64::NAN, 1),
+            "InvalidArgument",
+            "density NaN",
+        );
+        Ok(())
+    })
+}
+
+fn structure_bad_input(d: Device) -> TestResult {
+    with_device(d, || {
+        let a = SparseArray::from_triplets([2, 3], &[0, 1], &[1, 2], &[1.0f64, 2.0])?;
+        assert_err(
+            a.slice_rows(2, 1),
+            "Index",
+            "rows 2..1 of a matrix of 2 rows",
+        );
+        assert_err(a.slice_rows(0, 3), "Index", "rows 0..3");
+        assert_err(a.sum_axes(&[2]), "Axis", "axis 2 is out of range");
+        assert_err(a.sum_axes(&[0, -2]), "Axis", "axis 0 given twice");
+        assert_err(a.sum_axes(&[]), "Axis", "no axis given");
+        let d3 = Array::from_slice(&[1.0f64; 2], &[2])?;
+        assert_err(
+            a.add_dense(&d3),
+            "Shape",
+            "shape [2] does not broadcast to the matrix's shape [2, 3]",
+        );
+        let big = Array::from_slice(&[1.0f64; 12], &[2, 2, 3])?;
+        assert_err(a.add_dense(&big), "Shape", "does not broadcast");
+        assert_err(
+            a.map_values(|v| v.reshape(&[1, 2])),
+            "Shape",
+            "2 stored elements",
+        );
+        let huge = SparseArray::<f64>::from_coo([1 << 40, 1 << 40], &[0u64], &[0u64], &[1.0])?;
+        assert_err(huge.kron(&huge), "Shape", "overflow");
+        Ok(())
+    })
+}
+
 const BODIES: &[(&str, Body)] = &[
     ("from_arrays", from_arrays),
     ("solvers_laplacian", solvers_laplacian),
     ("solvers_random", solvers_random),
     ("solvers_edges", solvers_edges),
+    ("structure", structure),
+    ("random_matrices", random_matrices),
+    ("structure_bad_input", structure_bad_input),
 ];
 
 pub fn tests() -> Vec<Test> {

@@ -46,6 +46,7 @@ mod krylov;
 mod ops;
 mod precond;
 mod solve;
+mod structure;
 mod value;
 
 pub use cuprite_driver::blas::Transpose;
