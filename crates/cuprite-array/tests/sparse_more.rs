@@ -10,8 +10,8 @@ use crate::sparse::{
     C, FORMATS, SHAPES, V, canonical, check, dense_ref, draw, exact, laplacian, rel_residual, to_c,
 };
 use cuprite_array::sparse::{
-    IndexType, Jacobi, SolveOpts, SolveResult, SparseArray, SparseFormat, bicgstab_with,
-    gmres_with, minres_with,
+    IndexType, Jacobi, SolveOpts, SolveResult, SparseArray, SparseFormat, TriangularOpts,
+    bicgstab_with, gmres_with, minres_with,
 };
 use cuprite_array::{Array, Device, c64, with_device};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -700,6 +700,92 @@ fn structure_bad_input(d: Device) -> TestResult {
     })
 }
 
+fn triangular_t<T: V + cuprite_array::Float>(d: Device) -> TestResult {
+    with_device(d, || {
+        let mut rng = Rng::fresh();
+        for n in [0usize, 1, 9, 40] {
+            // A full random matrix with a dominant diagonal; one triangle is read.
+            let (mut r, mut c, mut v) = draw::<T>(&mut rng, n, n, 0.3);
+            let keep: Vec<usize> = (0..r.len()).filter(|&k| r[k] != c[k]).collect();
+            (r, c, v) = (
+                keep.iter().map(|&k| r[k]).collect(),
+                keep.iter().map(|&k| c[k]).collect(),
+                keep.iter().map(|&k| v[k]).collect(),
+            );
+            for i in 0..n {
+                r.push(i);
+                c.push(i);
+                v.push(T::of(C::new(if i % 2 == 0 { 3.0 } else { -2.5 }, 0.0)));
+            }
+            let ad = dense_ref(n, n, &r, &c, &v);
+            let b: Vec<T> = (0..n).map(|_| T::draw(&mut rng)).collect();
+            let ba = Array::from_slice(&b, &[n])?;
+            let base = SparseArray::from_triplets([n, n], &r, &c, &v)?;
+            for f in FORMATS {
+                for index in [IndexType::I32, IndexType::I64] {
+                    let a = base.to_format(f)?.with_index_type(index)?;
+                    for lower in [true, false] {
+                        for unit in [false, true] {
+                            let opts = TriangularOpts::new().lower(lower).unit_diagonal(unit);
+                            let x = to_c(&a.spsolve_triangular_with(&ba, opts)?.to_vec()?);
+                            // The residual of the triangle read, in f64.
+                            let (mut worst, mut scale) = (0.0f64, 0.0f64);
+                            let xmax = x.iter().map(|z| z.norm()).fold(0.0, f64::max);
+                            for i in 0..n {
+                                let mut s = C::new(0.0, 0.0);
+                                let mut row_abs = 0.0;
+                                for j in 0..n {
+                                    let inside = if lower { j < i } else { j > i };
+                                    let aij = if i == j && unit {
+                                        C::new(1.0, 0.0)
+                                    } else if i == j || inside {
+                                        ad[i * n + j]
+                                    } else {
+                                        C::new(0.0, 0.0)
+                                    };
+                                    s += aij * x[j];
+                                    row_abs += aij.norm();
+                                }
+                                worst = worst.max((s - b[i].to_c64()).norm());
+                                scale = scale.max(row_abs * xmax + b[i].to_c64().norm());
+                            }
+                            let bound = 8.0 * (n + 1) as f64 * T::U * scale;
+                            let tag = format!("n={n} {f:?} {index:?} lower={lower} unit={unit}");
+                            assert!(worst <= bound, "{tag}: residual {worst:e} > {bound:e}");
+                            assert!(x.iter().all(|z| z.re.is_finite()), "{tag}");
+                        }
+                    }
+                }
+            }
+        }
+        let hole =
+            SparseArray::from_triplets([2, 2], &[0, 1], &[0, 0], &[T::of(C::new(1.0, 0.0)); 2])?;
+        let b2 = Array::from_slice(&[T::of(C::new(1.0, 0.0)); 2], &[2])?;
+        assert_err(hole.spsolve_triangular(&b2), "Singular", "A[1, 1] is zero");
+        // With ones taken as the diagonal, the hole does not matter.
+        let x = hole.spsolve_triangular_with(&b2, TriangularOpts::new().unit_diagonal(true))?;
+        exact(
+            "unit diagonal",
+            &to_c(&x.to_vec()?),
+            &[C::new(1.0, 0.0), C::new(0.0, 0.0)],
+        )?;
+        let rect = SparseArray::from_triplets([2, 3], &[0], &[0], &[T::of(C::new(1.0, 0.0))])?;
+        assert_err(rect.spsolve_triangular(&b2), "Shape", "must be square");
+        let b3 = Array::from_slice(&[T::of(C::new(1.0, 0.0)); 3], &[3])?;
+        assert_err(
+            hole.spsolve_triangular(&b3),
+            "Shape",
+            "b has shape [3], expected [2]",
+        );
+        Ok(())
+    })
+}
+
+fn triangular(d: Device) -> TestResult {
+    triangular_t::<f64>(d)?;
+    triangular_t::<f32>(d)
+}
+
 const BODIES: &[(&str, Body)] = &[
     ("from_arrays", from_arrays),
     ("solvers_laplacian", solvers_laplacian),
@@ -708,6 +794,7 @@ const BODIES: &[(&str, Body)] = &[
     ("structure", structure),
     ("random_matrices", random_matrices),
     ("structure_bad_input", structure_bad_input),
+    ("triangular", triangular),
 ];
 
 pub fn tests() -> Vec<Test> {
