@@ -161,12 +161,22 @@ impl<T: SparseValue> SparseArray<T> {
         };
         check_on_device(format, shape, &offsets, &indices, nnz)?;
         let index = index_for(shape[0], shape[1], nnz);
+        let (major, minor) = (offsets.with_type(index), indices.with_type(index));
+        // Realised once here, so that every later product reads memory instead of redoing
+        // the producers (a cast, the caller's expressions).
+        for c in [&major, &minor] {
+            match c {
+                SparseIndices::I32(a) => a.eval()?,
+                SparseIndices::I64(a) => a.eval()?,
+            }
+        }
+        values.eval()?;
         Ok(SparseArray {
             format,
             shape,
             index,
-            major: offsets.with_type(index),
-            minor: indices.with_type(index),
+            major,
+            minor,
             values: values.clone(),
         })
     }

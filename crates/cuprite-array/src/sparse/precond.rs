@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 /// with_device(Device::CPU, || -> cuprite_array::Result<()> {
 ///     let a = SparseArray::<f64>::eye(3)?.scale(2.0)?;
 ///     let b = Array::from_slice(&[2.0, 4.0, 6.0], &[3])?;
-///     let r = gmres_with(&a, &b, SolveOpts::new().preconditioner(&Half))?;
+///     let r = gmres_with(&a, &b, SolveOpts::new().preconditioner(&Half).check_every(1))?;
 ///     assert!(r.converged && r.iterations == 1);
 ///     assert_eq!(r.x.to_vec()?, [1.0, 2.0, 3.0]);
 ///     Ok(())
