@@ -769,6 +769,15 @@ fn triangular_t<T: V + cuprite_array::Float>(d: Device) -> TestResult {
             &to_c(&x.to_vec()?),
             &[C::new(1.0, 0.0), C::new(0.0, 0.0)],
         )?;
+        // Nothing stored, ones taken as the diagonal: x = b.
+        let empty = SparseArray::<T>::from_triplets::<usize>([2, 2], &[], &[], &[])?;
+        let x = empty.spsolve_triangular_with(&b2, TriangularOpts::new().unit_diagonal(true))?;
+        exact(
+            "empty, unit diagonal",
+            &to_c(&x.to_vec()?),
+            &to_c(&b2.to_vec()?),
+        )?;
+        assert_err(empty.spsolve_triangular(&b2), "Singular", "A[0, 0] is zero");
         let rect = SparseArray::from_triplets([2, 3], &[0], &[0], &[T::of(C::new(1.0, 0.0))])?;
         assert_err(rect.spsolve_triangular(&b2), "Shape", "must be square");
         let b3 = Array::from_slice(&[T::of(C::new(1.0, 0.0)); 3], &[3])?;

@@ -125,7 +125,8 @@ impl<T: SparseValue + Float> SparseArray<T> {
                 )));
             }
         }
-        if n == 0 {
+        // Nothing stored (an empty matrix, or a unit diagonal and nothing else): x = b.
+        if n == 0 || self.nnz() == 0 {
             return Ok(b.clone());
         }
         if self.device().backend == Backend::Cuda {
