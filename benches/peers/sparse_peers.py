@@ -5,7 +5,11 @@ torch.sparse (CSR) and, when CuPy is installed, cupyx.scipy.sparse.
 Runs on the same GPU, in the same call, the same work as `cuprite bench sparse`:
 - SpMV of the 5-point Laplacian of a 2048 x 2048 grid (f32, CSR) by a random vector;
 - SpMM of the same matrix by a random 16-column dense matrix;
-- 200 iterations of cupyx.scipy.sparse.linalg.cg on it (CuPy only; tol never reached).
+- 200 iterations of cupyx.scipy.sparse.linalg.cg on it (CuPy only; tol never reached);
+- the workload `workloads/poisson_cg` (crates/cuprite-cli/src/bench/workloads.rs): 200 conjugate
+  gradient iterations on the 5-point Laplacian of a 1024 x 1024 grid in float64 (tol never
+  reached), by cupyx.scipy.sparse.linalg.cg and by a conjugate gradient loop written in PyTorch
+  (torch.sparse CSR products, the step lengths kept on the device: no host synchronisation).
 Device work is timed with CUDA events around K back-to-back calls after warm-up; the median
 over the repeats, divided by K, is printed, in ms.
 
@@ -37,6 +41,23 @@ def laplacian(g):
     return offsets, cols[keep], vals[keep].float()
 
 
+def torch_cg(a, b, iters):
+    """`iters` unpreconditioned conjugate gradient steps from x = 0, without a host sync."""
+    x = torch.zeros_like(b)
+    r = b.clone()
+    p = r.clone()
+    rr = torch.dot(r, r)
+    for _ in range(iters):
+        ap = a @ p
+        alpha = rr / torch.dot(p, ap)
+        x.add_(alpha * p)
+        r.sub_(alpha * ap)
+        rr_new = torch.dot(r, r)
+        p = r + (rr_new / rr) * p
+        rr = rr_new
+    return x
+
+
 def main():
     quick = "--quick" in sys.argv
     reps = int(sys.argv[sys.argv.index("--repeats") + 1]) if "--repeats" in sys.argv else (5 if quick else 20)
@@ -50,6 +71,12 @@ def main():
     b = torch.rand(n, 16, device="cuda", generator=gen)
     res["torch_spmv_laplacian_ms"] = per_call_ms(lambda: a @ x, 10, reps=reps)[0]
     res["torch_spmm16_laplacian_ms"] = per_call_ms(lambda: a @ b, 10, reps=reps)[0]
+    pg = 128 if quick else 1024
+    poff, pidx, pval = laplacian(pg)
+    pa = torch.sparse_csr_tensor(poff.cuda(), pidx.cuda(), pval.double().cuda(), size=(pg * pg, pg * pg))
+    pb = torch.rand(pg * pg, device="cuda", generator=gen, dtype=torch.float64)
+    cg_reps = max(3, reps // 4)
+    res["torch_poisson_cg_ms"] = per_call_ms(lambda: torch_cg(pa, pb, 200), 1, reps=cg_reps)[0]
     res["peer"] = f"PyTorch {torch.__version__}"
     try:
         import cupy, cupyx.scipy.sparse as sp, cupyx.scipy.sparse.linalg as spl
@@ -60,10 +87,14 @@ def main():
         res["cupyx_spmv_laplacian_ms"] = per_call_ms(lambda: ca @ cx, 10, reps=reps)[0]
         res["cupyx_spmm16_laplacian_ms"] = per_call_ms(lambda: ca @ cb, 10, reps=reps)[0]
         res["cupyx_cg200_laplacian_ms"] = per_call_ms(lambda: spl.cg(ca, cx, tol=0.0, maxiter=200), 1, reps=max(3, reps // 4))[0]
+        pca = sp.csr_matrix((cupy.asarray(pval.double().numpy()), cupy.asarray(pidx.numpy().astype("int32")),
+                             cupy.asarray(poff.numpy().astype("int32"))), shape=(pg * pg, pg * pg))
+        pcb = cupy.random.rand(pg * pg, dtype=cupy.float64)
+        res["cupyx_poisson_cg_ms"] = per_call_ms(lambda: spl.cg(pca, pcb, tol=0.0, maxiter=200), 1, reps=cg_reps)[0]
         res["peer"] += f", CuPy {cupy.__version__}"
     except ImportError as e:
         res["cupyx"] = f"not installed ({e})"
-    res["sizes"] = {"grid": g, "rows": n, "nnz": int(off[-1])}
+    res["sizes"] = {"grid": g, "rows": n, "nnz": int(off[-1]), "poisson_cg": pg}
     for key, v in res.items():
         print(f"{key:30} {v:.4g}" if isinstance(v, float) else f"{key:30} {v}")
     if "--json" in sys.argv:

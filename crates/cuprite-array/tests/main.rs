@@ -45,6 +45,7 @@ mod signed_zero;
 mod small;
 mod sort;
 mod sparse;
+mod sparse_more;
 mod stats;
 mod tiers;
 mod units;
@@ -76,6 +77,7 @@ fn main() {
     tests.extend(signal::tests());
     tests.extend(signal_conv::tests());
     tests.extend(sparse::tests());
+    tests.extend(sparse_more::tests());
     tests.extend(fft::tests());
     tests.extend(options::tests());
     tests.extend(hardening::tests());

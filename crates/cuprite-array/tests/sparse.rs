@@ -18,13 +18,14 @@ use cuprite_array::{Array, Device, c32, c64, with_device};
 use cuprite_testkit::{Rng, Test, TestResult};
 use num_complex::Complex;
 
-type C = Complex<f64>;
+pub(crate) type C = Complex<f64>;
 
-const FORMATS: [SparseFormat; 3] = [SparseFormat::Csr, SparseFormat::Csc, SparseFormat::Coo];
+pub(crate) const FORMATS: [SparseFormat; 3] =
+    [SparseFormat::Csr, SparseFormat::Csc, SparseFormat::Coo];
 const OPS: [Transpose; 3] = [Transpose::None, Transpose::Trans, Transpose::ConjTrans];
 
 /// A value type with its unit roundoff and a random draw (parts in [-1, 1), exact in f32).
-trait V: SparseValue {
+pub(crate) trait V: SparseValue {
     const U: f64;
     fn draw(rng: &mut Rng) -> Self;
     fn of(z: C) -> Self;
@@ -68,7 +69,7 @@ impl V for c64 {
 
 /// Unique random triplets of a `rows × cols` matrix, in a shuffled order, with about
 /// `density` of the positions set and every third row empty.
-fn draw<T: V>(
+pub(crate) fn draw<T: V>(
     rng: &mut Rng,
     rows: usize,
     cols: usize,
@@ -96,7 +97,13 @@ fn draw<T: V>(
 }
 
 /// The dense reference (row-major, summing repeated positions in f64).
-fn dense_ref<T: V>(rows: usize, cols: usize, r: &[usize], c: &[usize], v: &[T]) -> Vec<C> {
+pub(crate) fn dense_ref<T: V>(
+    rows: usize,
+    cols: usize,
+    r: &[usize],
+    c: &[usize],
+    v: &[T],
+) -> Vec<C> {
     let mut d = vec![C::new(0.0, 0.0); rows * cols];
     for k in 0..v.len() {
         d[r[k] * cols + c[k]] += v[k].to_c64();
@@ -104,11 +111,11 @@ fn dense_ref<T: V>(rows: usize, cols: usize, r: &[usize], c: &[usize], v: &[T]) 
     d
 }
 
-fn to_c<T: V>(v: &[T]) -> Vec<C> {
+pub(crate) fn to_c<T: V>(v: &[T]) -> Vec<C> {
     v.iter().map(|x| x.to_c64()).collect()
 }
 
-fn check(what: &str, got: &[C], want: &[C], bound: &[f64]) -> TestResult {
+pub(crate) fn check(what: &str, got: &[C], want: &[C], bound: &[f64]) -> TestResult {
     if got.len() != want.len() {
         return Err(format!("{what}: {} values, expected {}", got.len(), want.len()).into());
     }
@@ -125,12 +132,12 @@ fn check(what: &str, got: &[C], want: &[C], bound: &[f64]) -> TestResult {
     Ok(())
 }
 
-fn exact(what: &str, got: &[C], want: &[C]) -> TestResult {
+pub(crate) fn exact(what: &str, got: &[C], want: &[C]) -> TestResult {
     check(what, got, want, &vec![0.0; want.len()])
 }
 
 /// Checks the invariants of the canonical form of `a` from its components.
-fn canonical<T: V>(a: &SparseArray<T>) -> TestResult {
+pub(crate) fn canonical<T: V>(a: &SparseArray<T>) -> TestResult {
     let [rows, cols] = a.shape();
     let minor = a.indices().to_i64().to_vec()?;
     assert_eq!(minor.len(), a.nnz());
@@ -179,7 +186,7 @@ fn from_components<T: V>(a: &SparseArray<T>) -> Result<Vec<C>, cuprite_array::Er
 }
 
 /// The shapes every body runs on: ordinary, tall, wide, one row, and empty ones.
-const SHAPES: [(usize, usize, f64); 7] = [
+pub(crate) const SHAPES: [(usize, usize, f64); 7] = [
     (23, 17, 0.2),
     (40, 7, 0.3),
     (5, 33, 0.25),
@@ -748,7 +755,7 @@ fn bad_operands(d: Device) -> TestResult {
 }
 
 /// `‖b − A·x‖ / ‖b‖` in f64 from the dense reference of A.
-fn rel_residual(ad: &[C], n: usize, x: &[C], b: &[C]) -> f64 {
+pub(crate) fn rel_residual(ad: &[C], n: usize, x: &[C], b: &[C]) -> f64 {
     let (mut rr, mut bb) = (0.0, 0.0);
     for i in 0..n {
         let mut ax = C::new(0.0, 0.0);
@@ -762,7 +769,7 @@ fn rel_residual(ad: &[C], n: usize, x: &[C], b: &[C]) -> f64 {
 }
 
 /// The 5-point Laplacian of a `g × g` grid (Dirichlet boundary) as triplets.
-fn laplacian(g: usize) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
+pub(crate) fn laplacian(g: usize) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
     let (mut r, mut c, mut v) = (vec![], vec![], vec![]);
     for i in 0..g {
         for j in 0..g {

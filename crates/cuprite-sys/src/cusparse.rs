@@ -194,6 +194,45 @@ impl cusparseCsr2CscAlg_t {
     pub const CUSPARSE_CSR2CSC_ALG1: Self = Self(1);
 }
 
+/// An attribute of a sparse matrix descriptor (`cusparseSpMatSetAttribute`).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cusparseSpMatAttribute_t(pub c_int);
+
+impl cusparseSpMatAttribute_t {
+    pub const CUSPARSE_SPMAT_FILL_MODE: Self = Self(0);
+    pub const CUSPARSE_SPMAT_DIAG_TYPE: Self = Self(1);
+}
+
+/// Which triangle of a matrix a triangular solve reads.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cusparseFillMode_t(pub c_int);
+
+impl cusparseFillMode_t {
+    pub const CUSPARSE_FILL_MODE_LOWER: Self = Self(0);
+    pub const CUSPARSE_FILL_MODE_UPPER: Self = Self(1);
+}
+
+/// Whether a triangular solve takes the diagonal as stored or as ones.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cusparseDiagType_t(pub c_int);
+
+impl cusparseDiagType_t {
+    pub const CUSPARSE_DIAG_TYPE_NON_UNIT: Self = Self(0);
+    pub const CUSPARSE_DIAG_TYPE_UNIT: Self = Self(1);
+}
+
+/// The algorithm of `cusparseSpSV_*`.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cusparseSpSVAlg_t(pub c_int);
+
+impl cusparseSpSVAlg_t {
+    pub const CUSPARSE_SPSV_ALG_DEFAULT: Self = Self(0);
+}
+
 macro_rules! opaque {
     ($($(#[$m:meta])* $ptr:ident => $obj:ident;)*) => {$(
         #[repr(C)]
@@ -217,6 +256,8 @@ opaque! {
     cusparseDnMatDescr_t => cusparseDnMatDescr;
     /// The state of one SpGEMM between its work estimation, compute and copy steps.
     cusparseSpGEMMDescr_t => cusparseSpGEMMDescr;
+    /// The analysis of one sparse triangular solve, between its analysis and solve steps.
+    cusparseSpSVDescr_t => cusparseSpSVDescr;
 }
 
 /// The runtime's stream type: the same object as the driver's `CUstream`.
@@ -319,6 +360,30 @@ crate::dyn_functions! {
         alpha: *const c_void, a: cusparseSpMatDescr_t, b: cusparseSpMatDescr_t,
         beta: *const c_void, c: cusparseSpMatDescr_t, compute_type: cudaDataType,
         alg: cusparseSpGEMMAlg_t, descr: cusparseSpGEMMDescr_t
+    ) -> cusparseStatus_t;
+
+    fn cusparseSpMatSetAttribute(
+        descr: cusparseSpMatDescr_t, attribute: cusparseSpMatAttribute_t, data: *mut c_void,
+        data_size: usize
+    ) -> cusparseStatus_t;
+    fn cusparseSpSV_createDescr(descr: *mut cusparseSpSVDescr_t) -> cusparseStatus_t;
+    fn cusparseSpSV_destroyDescr(descr: cusparseSpSVDescr_t) -> cusparseStatus_t;
+    fn cusparseSpSV_bufferSize(
+        handle: cusparseHandle_t, op_a: cusparseOperation_t, alpha: *const c_void,
+        a: cusparseSpMatDescr_t, x: cusparseDnVecDescr_t, y: cusparseDnVecDescr_t,
+        compute_type: cudaDataType, alg: cusparseSpSVAlg_t, descr: cusparseSpSVDescr_t,
+        buffer_size: *mut usize
+    ) -> cusparseStatus_t;
+    fn cusparseSpSV_analysis(
+        handle: cusparseHandle_t, op_a: cusparseOperation_t, alpha: *const c_void,
+        a: cusparseSpMatDescr_t, x: cusparseDnVecDescr_t, y: cusparseDnVecDescr_t,
+        compute_type: cudaDataType, alg: cusparseSpSVAlg_t, descr: cusparseSpSVDescr_t,
+        buffer: *mut c_void
+    ) -> cusparseStatus_t;
+    fn cusparseSpSV_solve(
+        handle: cusparseHandle_t, op_a: cusparseOperation_t, alpha: *const c_void,
+        a: cusparseSpMatDescr_t, x: cusparseDnVecDescr_t, y: cusparseDnVecDescr_t,
+        compute_type: cudaDataType, alg: cusparseSpSVAlg_t, descr: cusparseSpSVDescr_t
     ) -> cusparseStatus_t;
 
     fn cusparseXcoo2csr(

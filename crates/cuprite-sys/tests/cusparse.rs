@@ -8,6 +8,9 @@ use cuprite_sys::cusparse::{
     cusparseIndexType_t, cusparseOperation_t, cusparseOrder_t, cusparseSpGEMMAlg_t,
     cusparseSpMMAlg_t, cusparseSpMVAlg_t, cusparseStatus_t,
 };
+use cuprite_sys::cusparse::{
+    cusparseDiagType_t, cusparseFillMode_t, cusparseSpMatAttribute_t, cusparseSpSVAlg_t,
+};
 use cuprite_testkit::{Test, TestResult, temp_dir};
 use std::collections::HashSet;
 
@@ -64,6 +67,10 @@ fn enum_values() -> TestResult {
     assert_eq!(cusparseSpGEMMAlg_t::CUSPARSE_SPGEMM_DEFAULT.0, 0);
     assert_eq!(cusparseAction_t::CUSPARSE_ACTION_NUMERIC.0, 1);
     assert_eq!(cusparseCsr2CscAlg_t::CUSPARSE_CSR2CSC_ALG1.0, 1);
+    assert_eq!(cusparseSpMatAttribute_t::CUSPARSE_SPMAT_DIAG_TYPE.0, 1);
+    assert_eq!(cusparseFillMode_t::CUSPARSE_FILL_MODE_UPPER.0, 1);
+    assert_eq!(cusparseDiagType_t::CUSPARSE_DIAG_TYPE_UNIT.0, 1);
+    assert_eq!(cusparseSpSVAlg_t::CUSPARSE_SPSV_ALG_DEFAULT.0, 0);
     Ok(())
 }
 

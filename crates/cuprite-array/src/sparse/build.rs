@@ -8,7 +8,7 @@ use crate::device::current_device;
 use crate::error::{Error, Result};
 
 /// Checks that a shape leaves room for its offsets in 64-bit indices.
-fn check_shape(shape: [usize; 2]) -> Result<()> {
+pub(super) fn check_shape(shape: [usize; 2]) -> Result<()> {
     let lim = i64::MAX as usize - 1;
     if shape[0] > lim || shape[1] > lim {
         return Err(Error::Shape(format!(

@@ -173,8 +173,8 @@ impl<T: SparseValue> Product<'_, T> {
         }
         let [rows, cols] = a.shape;
         // SAFETY: the component arrays passed every check of the format when the matrix was
-        // built on the host (offsets from 0 rising to nnz, indices in bounds, sorted), and
-        // were uploaded unchanged.
+        // built (offsets from 0 rising to nnz, indices in bounds, sorted; on the host, or by
+        // array work on the device for `from_csr_arrays`), and were not changed since.
         let m = unsafe { SpMat::new(format_of(a.format), rows, cols, &mv, &nv, &vv) }?;
         let beta = if self.c.is_some() { self.beta } else { T::ZERO };
         if self.out_shape.len() == 1 {
@@ -405,4 +405,50 @@ fn transpose_compressed<T: SparseValue>(
         values: array_of(v2, &[nnz], ordinal),
         ..a.clone()
     })
+}
+
+/// Solves `A · y = b` for `y`, reading one triangle of the square CSR `a`, through
+/// cuSPARSE's SpSV.
+pub(super) fn spsv<T: SparseValue>(
+    a: &SparseArray<T>,
+    b: &Array<T>,
+    triangle: cuprite_driver::sparse::Triangle,
+) -> Result<Array<T>> {
+    match (&a.major, &a.minor) {
+        (SparseIndices::I32(ma), SparseIndices::I32(mi)) => spsv_idx(a, ma, mi, b, triangle),
+        (SparseIndices::I64(ma), SparseIndices::I64(mi)) => spsv_idx(a, ma, mi, b, triangle),
+        _ => Err(Error::InvalidArgument(
+            "sparse: offsets and indices of different types".into(),
+        )),
+    }
+}
+
+fn spsv_idx<T: SparseValue, I: SparseIndex + Element>(
+    a: &SparseArray<T>,
+    major: &Array<I>,
+    minor: &Array<I>,
+    b: &Array<T>,
+    triangle: cuprite_driver::sparse::Triangle,
+) -> Result<Array<T>> {
+    let ordinal = a.device().ordinal;
+    let (sp, st) = handle(ordinal)?;
+    let s: &Arc<Stream> = sp.stream();
+    let (ms, ns, vs, bs) = (
+        major.contiguous_storage()?,
+        minor.contiguous_storage()?,
+        a.values.contiguous_storage()?,
+        b.contiguous_storage()?,
+    );
+    let mv = view::<I>(dev(&ms)?, major.len())?;
+    let nv = view::<I>(dev(&ns)?, minor.len())?;
+    let vv = view::<T>(dev(&vs)?, a.nnz())?;
+    let bv = view::<T>(dev(&bs)?, b.len())?;
+    let [rows, cols] = a.shape;
+    // SAFETY: written in full by the solve, which reads none of it first.
+    let out = unsafe { DevBuf::alloc(st, s, T::DTYPE, rows) }?;
+    let mut ov = view::<T>(&out, rows)?;
+    // SAFETY: as in `Product::run`: the components passed every check of the format.
+    let m = unsafe { SpMat::new(format_of(a.format), rows, cols, &mv, &nv, &vv) }?;
+    sp.spsv(Transpose::None, T::one(), &m, triangle, &bv, &mut ov)?;
+    Ok(array_of(out, &[rows], ordinal))
 }

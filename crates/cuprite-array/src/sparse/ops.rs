@@ -22,7 +22,7 @@ impl<T: SparseValue> SparseArray<T> {
         if op.is_transposed() { (c, r) } else { (r, c) }
     }
 
-    fn same_device(&self, what: &str, d: crate::device::Device) -> Result<()> {
+    pub(super) fn same_device(&self, what: &str, d: crate::device::Device) -> Result<()> {
         if d != self.device() {
             return Err(Error::DeviceMismatch(format!(
                 "{what} is on {d}, the sparse matrix on {}; move one with to_device first",

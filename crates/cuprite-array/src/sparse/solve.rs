@@ -92,7 +92,7 @@ pub fn cg<T: SparseValue + Float>(
         )));
     }
     let inv_diag = if opts.jacobi {
-        Some(inverse_diagonal(a)?)
+        Some(inverse_diagonal(a, "cg: Jacobi preconditioner")?)
     } else {
         None
     };
@@ -166,7 +166,10 @@ pub fn cg<T: SparseValue + Float>(
 }
 
 /// `1 / A[i, i]` for every row, or an `Err` naming the first row whose diagonal is zero.
-fn inverse_diagonal<T: SparseValue + Float>(a: &SparseArray<T>) -> Result<Array<T>> {
+pub(super) fn inverse_diagonal<T: SparseValue + Float>(
+    a: &SparseArray<T>,
+    what: &str,
+) -> Result<Array<T>> {
     let h = a.to_format(SparseFormat::Csr)?.host()?;
     let mut d = vec![T::ZERO; h.rows];
     for i in 0..h.rows {
@@ -177,7 +180,7 @@ fn inverse_diagonal<T: SparseValue + Float>(a: &SparseArray<T>) -> Result<Array<
         }
         if d[i] == T::ZERO {
             return Err(Error::InvalidArgument(format!(
-                "cg: Jacobi preconditioner: A[{i}, {i}] is zero"
+                "{what}: A[{i}, {i}] is zero"
             )));
         }
     }

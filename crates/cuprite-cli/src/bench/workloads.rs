@@ -1,6 +1,8 @@
 //! Whole programs as benchmarks: the work of `crates/cuprite-array/examples/black_scholes.rs`,
-//! `kmeans.rs`, `spectral_poisson.rs`, `mlp_train.rs` and `nbody.rs` at their full sizes. The PyTorch peer figures (eager and `torch.compile`)
-//! come from `benches/peers/torch_workloads.py`, run in the same call on the same GPU.
+//! `kmeans.rs`, `spectral_poisson.rs`, `mlp_train.rs`, `nbody.rs` and `poisson_cg.rs` at their full sizes. The PyTorch peer figures (eager and `torch.compile`)
+//! come from `benches/peers/torch_workloads.py`, those of `poisson_cg` (cupyx.scipy.sparse.linalg.cg
+//! and a conjugate gradient loop in PyTorch) from `benches/peers/sparse_peers.py`, run in the same
+//! call on the same GPU.
 //!
 //! Device figures time K back-to-back calls between one pair of events
 //! ([`super::curves::per_call`]), after a warm call and the optimised build.
@@ -8,6 +10,7 @@
 use super::curves::per_call;
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, TimeUnit};
 use cuprite_array::ops::fft::FftnOpts;
+use cuprite_array::sparse::{CgOptions, SparseArray, cg};
 use cuprite_array::{Array, Device, bf16, c32, ops::ScatterOpts, s, with_device};
 
 /// The workload benchmarks.
@@ -42,6 +45,12 @@ pub fn benchmarks() -> Vec<Benchmark> {
             group: "workloads",
             needs_gpu: true,
             run: nbody,
+        },
+        Benchmark {
+            name: "workloads/poisson_cg",
+            group: "workloads",
+            needs_gpu: true,
+            run: poisson_cg,
         },
     ]
 }
@@ -320,5 +329,74 @@ fn nbody(ctx: &mut BenchCtx) -> BenchResult {
             &samples,
         );
         Ok(vec![time, pairs])
+    })
+}
+
+/// The name of the `workloads/poisson_cg` time figure for `iters` iterations on a `g × g` grid.
+///
+/// ```
+/// use cuprite_cli::bench::workloads::poisson_cg_figure;
+/// assert!(poisson_cg_figure(200, 1024).starts_with("poisson_cg, 200 iterations"));
+/// ```
+pub fn poisson_cg_figure(iters: usize, g: usize) -> String {
+    format!("poisson_cg, {iters} iterations, 5-point Laplacian {g}², f64")
+}
+
+/// The 5-point Laplacian of a `g × g` grid in CSR, assembled on the current device by array
+/// work as in the example: five candidate columns per point, kept where the neighbour is
+/// inside the grid.
+fn device_laplacian(g: usize) -> Result<SparseArray<f64>, BenchError> {
+    let n = g * g;
+    let gi = g as i64;
+    let i = Array::<i64>::arange(0, gi, 1)?.reshape(&[g, 1, 1])?;
+    let j = Array::<i64>::arange(0, gi, 1)?.reshape(&[1, g, 1])?;
+    let p = &i * gi + &j;
+    let step = Array::from_slice(&[-gi, -1, 0, 1, gi], &[1, 1, 5])?;
+    let value = Array::from_slice(&[-1.0f64, -1.0, 4.0, -1.0, -1.0], &[1, 1, 5])?;
+    let ni = &i + &Array::from_slice(&[-1i64, 0, 0, 0, 1], &[1, 1, 5])?;
+    let nj = &j + &Array::from_slice(&[0i64, -1, 0, 1, 0], &[1, 1, 5])?;
+    let inside = ni
+        .try_greater_equal(0)?
+        .try_and(&ni.try_less(gi)?)?
+        .try_and(&nj.try_greater_equal(0)?)?
+        .try_and(&nj.try_less(gi)?)?;
+    let cols = (&p + &step).masked_select(&inside)?;
+    let vals = Array::<f64>::zeros(&[g, g, 5])
+        .try_add(&value)?
+        .masked_select(&inside)?;
+    let counts = inside.cast::<i64>().sum_axes(&[2])?.reshape(&[n])?;
+    let offsets = Array::concat(&[&Array::<i64>::zeros(&[1]), &counts.cumsum(0)?], 0)?;
+    Ok(SparseArray::from_csr_arrays([n, n], offsets, cols, &vals)?)
+}
+
+fn poisson_cg(ctx: &mut BenchCtx) -> BenchResult {
+    let g = ctx.size(1024, 128);
+    let iters = 200;
+    with_device(Device::cuda(0), || {
+        let a = device_laplacian(g)?;
+        let b = Array::<f64>::rand_uniform(&[g * g], 1)?;
+        b.eval()?;
+        // A tolerance never reached: exactly `iters` iterations, checked every 50, as the
+        // peers run them.
+        let opts = CgOptions {
+            tol: 0.0,
+            max_iter: iters,
+            jacobi: false,
+            check_every: 50,
+        };
+        let samples = timed(ctx, || {
+            cg(&a, &b, None, &opts)?.x.eval()?;
+            Ok(())
+        })?;
+        let time = Figure::time(
+            format!("{} ", poisson_cg_figure(iters, g)),
+            &samples,
+            TimeUnit::Ms,
+        )
+        .with_note(
+            "sparse::cg on the example's device-assembled CSR matrix; peers \
+             (cupyx.scipy.sparse.linalg.cg, a CG loop in PyTorch) in benches/peers/sparse_peers.py",
+        );
+        Ok(vec![time])
     })
 }

@@ -23,6 +23,7 @@
 //! | statistics | `topk`, `kthvalue`, `median`, `quantile`, `ptp`, `unique` counted, `union1d`/`intersect1d` counted | selections move values (`δ`); `median`/`quantile` one rounding more (`δ + 2ε m`); `ptp` `2δ + 4ε m`; counts exact |
 //! | sampling | `randint`, `permutation`, `exponential` | the same seed gives the same draws on both backends: integers exact, `exponential` 8 ulp of its bound (`log` of two libraries) |
 //! | signal | `convolve` (a `k`-tap box, `same`, direct or FFT), `lfilter` (`y = x/2 + y₋₁/2`) | inputs scaled into ±1: direct `δ + 2(k+1)ε`, FFT `δ + 8(log₂N + 2)√N ε`; `lfilter` `2δ + 16ε` (its gain is 1, its rounding a geometric sum) |
+//! | sparse | a dense child made sparse (`from_dense` keeping every nonzero, in CSR, CSC or COO, 32- or 64-bit indices): back to dense, row sums (`sum_axes`, an SpMV), `A·Aᵀ` (SpGEMM) | inputs scaled into ±1; a value dropped on one backend only is at most `δ`: the round trip `δ`; a sum or product over `n` terms `2nδ + 2(n+1)ε·n` |
 
 use super::arr::{Arr, IntoArr, api, on, on_all, on2};
 use super::expr::{Draw, Expr, Family, Info, Row, eps, inexact_kind, int_max};
@@ -74,6 +75,10 @@ pub static FAMILIES: &[Family] = &[
     Family {
         name: "signal",
         rows: SIGNAL,
+    },
+    Family {
+        name: "sparse",
+        rows: SPARSE,
     },
 ];
 
@@ -1517,6 +1522,135 @@ static SIGNAL: &[Row] = &[
             format!(
                 "cuprite_array::signal::lfilter(&[0.5], &[1.0, -0.5], &{}, {}, None)?.0",
                 c[0], p[0]
+            )
+        },
+    },
+];
+
+// ----------------------------------------------------------------------------------- sparse
+
+/// A unit float child of `[rows, cols]` (f32 or f64, at most 2^14 elements), and the format
+/// and index-type parameters of a sparse row.
+fn sparse_child(
+    g: &mut dyn Draw,
+    d: DType,
+    rows: usize,
+    cols: usize,
+    depth: u32,
+) -> Option<(Vec<i64>, Vec<Expr>)> {
+    if !matches!(d, DType::F32 | DType::F64) || rows.checked_mul(cols)? > 1 << 14 {
+        return None;
+    }
+    let x = g.node(d, &[rows, cols], depth - 1);
+    let x = g.unit(x, d);
+    Some((vec![g.s_below(3) as i64, g.s_below(2) as i64], vec![x]))
+}
+
+/// The format and index type of a sparse row's parameters.
+fn sparse_layout(
+    fmt: i64,
+    idx: i64,
+) -> (
+    cuprite_array::sparse::SparseFormat,
+    cuprite_array::sparse::IndexType,
+) {
+    use cuprite_array::sparse::{IndexType, SparseFormat};
+    let f = [SparseFormat::Csr, SparseFormat::Csc, SparseFormat::Coo][fmt.rem_euclid(3) as usize];
+    let i = if idx == 1 {
+        IndexType::I64
+    } else {
+        IndexType::I32
+    };
+    (f, i)
+}
+
+/// `x` as a sparse matrix keeping every nonzero, in the layout of `p[0]`, `p[1]`.
+fn sparse_of<T: cuprite_array::sparse::SparseValue>(
+    x: &Array<T>,
+    p: &[i64],
+) -> Result<cuprite_array::sparse::SparseArray<T>, String> {
+    let (f, i) = sparse_layout(p[0], p[1]);
+    cuprite_array::sparse::SparseArray::from_dense(x, 0.0)
+        .and_then(|a| a.to_format(f))
+        .and_then(|a| a.with_index_type(i))
+        .map_err(api)
+}
+
+/// The reproducer text of `sparse_of`.
+fn sparse_rust(p: &[i64], x: &str) -> String {
+    let (f, i) = sparse_layout(p[0], p[1]);
+    format!(
+        "cuprite_array::sparse::SparseArray::from_dense(&{x}, 0.0)?.to_format(cuprite_array::sparse::SparseFormat::{f:?})?.with_index_type(cuprite_array::sparse::IndexType::{i:?})?"
+    )
+}
+
+/// The bound of a sum over `n` unit terms with input error `δ`.
+fn sparse_sum_err(i: &Info, n: f64) -> f64 {
+    let e = eps(i.dtype);
+    2.0 * n * i.err + 2.0 * (n + 1.0) * e * n + e
+}
+
+static SPARSE: &[Row] = &[
+    Row {
+        name: "sparse_roundtrip",
+        generate: |g, d, shape, depth| match shape {
+            &[r, c] => sparse_child(g, d, r, c, depth),
+            _ => None,
+        },
+        // Values move unchanged; a value kept on one backend and dropped on the other (zero
+        // there) differs by at most δ.
+        info: |_, c| {
+            let i = &c[0];
+            info(i.dtype, i.shape.clone(), i.err, 1.0)
+        },
+        eval: |p, c| on!(one(c)?; [F32, F64]; x => sparse_of(&x, p)?.to_dense().map_err(api)?),
+        rust: |p, c| format!("{}.to_dense()?", sparse_rust(p, &c[0])),
+    },
+    Row {
+        name: "sparse_row_sums",
+        generate: |g, d, shape, depth| {
+            let &[r] = shape else { return None };
+            let cols = 1 + g.s_below(48) as usize;
+            sparse_child(g, d, r, cols, depth)
+        },
+        info: |_, c| {
+            let i = &c[0];
+            let n = i.shape[1] as f64;
+            info(i.dtype, vec![i.shape[0]], sparse_sum_err(i, n), n)
+        },
+        eval: |p, c| on!(one(c)?; [F32, F64]; x => sparse_of(&x, p)?.sum_axes(&[1]).map_err(api)?),
+        rust: |p, c| format!("{}.sum_axes(&[1])?", sparse_rust(p, &c[0])),
+    },
+    Row {
+        name: "sparse_gram",
+        generate: |g, d, shape, depth| {
+            let &[r, r2] = shape else { return None };
+            if r != r2 {
+                return None;
+            }
+            let cols = 1 + g.s_below(32) as usize;
+            sparse_child(g, d, r, cols, depth)
+        },
+        // A·Aᵀ: each element a sum of n products of unit values, each within 2δ.
+        info: |_, c| {
+            let i = &c[0];
+            let n = i.shape[1] as f64;
+            let m = i.shape[0];
+            info(i.dtype, vec![m, m], sparse_sum_err(i, n), n)
+        },
+        eval: |p, c| {
+            on!(one(c)?; [F32, F64]; x => {
+                let a = sparse_of(&x, p)?;
+                a.transpose()
+                    .and_then(|t| a.matmul(&t))
+                    .and_then(|g| g.to_dense())
+                    .map_err(api)?
+            })
+        },
+        rust: |p, c| {
+            format!(
+                "{{ let a = {}; a.matmul(&a.transpose()?)?.to_dense()? }}",
+                sparse_rust(p, &c[0])
             )
         },
     },

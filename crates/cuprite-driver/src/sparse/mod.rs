@@ -1,6 +1,6 @@
-//! cuSPARSE: sparse × dense products (SpMV, SpMM), sparse × sparse products (SpGEMM) and the
-//! COO → CSR and CSR → CSC conversions on device buffers, through a [`Sparse`] handle bound to a
-//! context and a cuprite stream.
+//! cuSPARSE: sparse × dense products (SpMV, SpMM), sparse × sparse products (SpGEMM), triangular
+//! solves (SpSV) and the COO → CSR and CSR → CSC conversions on device buffers, through a
+//! [`Sparse`] handle bound to a context and a cuprite stream.
 //!
 //! A sparse operand is a [`SpMat`]: CSR, CSC or COO with 0-based `i32` or `i64` indices. Its
 //! constructor checks every length against the dimensions; what it cannot check without
@@ -33,10 +33,12 @@ mod convert;
 mod element;
 mod matrix;
 mod products;
+mod triangular;
 
 pub use element::{SparseElement, SparseIndex};
 pub use matrix::{Format, SpMat};
 pub use products::CsrBuffers;
+pub use triangular::Triangle;
 
 /// What a cuSPARSE status means.
 fn description(r: cusparseStatus_t) -> &'static str {

@@ -418,7 +418,7 @@ impl Steps<'_> {
 /// Complex values are refused by SpMV and SpMM: a product of complex values over every format,
 /// index type and operation crashed the process inside the library in a GPU run, which a safe
 /// call must never do. They stay refused until that run passes.
-fn refuse_complex<T: SparseElement>(call: &str) -> Result<()> {
+pub(super) fn refuse_complex<T: SparseElement>(call: &str) -> Result<()> {
     if T::IS_COMPLEX {
         return Err(invalid(format!(
             "{call}: complex values ({:?}) are not supported by cuprite's sparse products yet",
