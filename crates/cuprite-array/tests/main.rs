@@ -14,6 +14,8 @@ mod cross;
 mod ergonomics;
 mod fft;
 mod hardening;
+#[cfg(feature = "image-files")]
+mod image_io;
 mod index;
 mod index_scatter;
 mod interop;
@@ -76,6 +78,8 @@ fn main() {
     tests.extend(fft::tests());
     tests.extend(options::tests());
     tests.extend(hardening::tests());
+    #[cfg(feature = "image-files")]
+    tests.extend(image_io::tests());
     tests.extend(index::tests());
     tests.extend(interop::tests());
     tests.extend(library::tests());
