@@ -14,6 +14,7 @@ mod cross;
 mod ergonomics;
 mod fft;
 mod hardening;
+mod image_colour;
 #[cfg(feature = "image-files")]
 mod image_io;
 mod index;
@@ -78,6 +79,7 @@ fn main() {
     tests.extend(fft::tests());
     tests.extend(options::tests());
     tests.extend(hardening::tests());
+    tests.extend(image_colour::tests());
     #[cfg(feature = "image-files")]
     tests.extend(image_io::tests());
     tests.extend(index::tests());

@@ -9,14 +9,23 @@
 //! - [`Boundary`]: how values outside an image are taken (SciPy's `mode` and `cval`), shared by
 //!   filters, morphology and geometric transforms, with one index mapping in Rust
 //!   ([`Boundary::map`]) and its C twin (`boundary.cu`) for kernels.
+//! - Colour ([`rgb2gray`], [`gray2rgb`], [`rgb2hsv`], [`hsv2rgb`], [`rgb2ycbcr`],
+//!   [`ycbcr2rgb`], [`color_space`]: ArrayFire's conversions) as fused element-wise expressions
+//!   on channels-last arrays.
 //! - Image files (cargo feature `image-files`): [`load_image`] / [`save_image`] for PNG, JPEG
 //!   and TIFF, 8- and 16-bit, gray, gray and alpha, RGB and RGBA, HWC or CHW arrays.
 
 mod boundary;
+mod colour;
 #[cfg(feature = "image-files")]
 mod io;
 
 pub use boundary::Boundary;
+pub use colour::{
+    ColorSpace, GrayOpts, YccOpts, YccStd, color_space, color_space_with, gray2rgb, gray2rgb_with,
+    hsv2rgb, rgb2gray, rgb2gray_with, rgb2hsv, rgb2ycbcr, rgb2ycbcr_with, ycbcr2rgb,
+    ycbcr2rgb_with,
+};
 #[cfg(feature = "image-files")]
 pub use io::{
     ImageFileOpts, ImageLayout, ImageSample, load_image, load_image_with, save_image,
