@@ -17,6 +17,7 @@ mod hardening;
 mod image_colour;
 #[cfg(feature = "image-files")]
 mod image_io;
+mod image_vision;
 mod index;
 mod index_scatter;
 mod interop;
@@ -82,6 +83,7 @@ fn main() {
     tests.extend(image_colour::tests());
     #[cfg(feature = "image-files")]
     tests.extend(image_io::tests());
+    tests.extend(image_vision::tests());
     tests.extend(index::tests());
     tests.extend(interop::tests());
     tests.extend(library::tests());

@@ -12,6 +12,9 @@
 //! - Colour ([`rgb2gray`], [`gray2rgb`], [`rgb2hsv`], [`hsv2rgb`], [`rgb2ycbcr`],
 //!   [`ycbcr2rgb`], [`color_space`]: ArrayFire's conversions) as fused element-wise expressions
 //!   on channels-last arrays.
+//! - Vision (ArrayFire's family): [`match_template`] (SAD, SSD, NCC, ZNCC and their
+//!   zero-mean and scaled forms), corner detectors [`fast`], [`harris`] and [`susan`] returning
+//!   [`Features`], and [`dog`].
 //! - Image files (cargo feature `image-files`): [`load_image`] / [`save_image`] for PNG, JPEG
 //!   and TIFF, 8- and 16-bit, gray, gray and alpha, RGB and RGBA, HWC or CHW arrays.
 
@@ -19,6 +22,8 @@ mod boundary;
 mod colour;
 #[cfg(feature = "image-files")]
 mod io;
+mod vision;
+mod vision_kernels;
 
 pub use boundary::Boundary;
 pub use colour::{
@@ -30,4 +35,8 @@ pub use colour::{
 pub use io::{
     ImageFileOpts, ImageLayout, ImageSample, load_image, load_image_with, save_image,
     save_image_with,
+};
+pub use vision::{
+    FastOpts, Features, HarrisOpts, MatchOpts, MatchType, SusanOpts, dog, fast, fast_with, harris,
+    harris_with, match_template, match_template_with, susan, susan_with,
 };

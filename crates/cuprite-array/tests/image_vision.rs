@@ -1,0 +1,598 @@
+//! Vision routines (`image::match_template`, `fast`, `harris`, `susan`, `dog`, the matchers,
+//! `homography`, `orb`) against hand-checked images (a white square on black: the detectors
+//! find its four corners; a template cut from a random image is found at its offset) and
+//! brute-force f64 references written here from the definitions. Bodies run on every backend.
+
+#![allow(clippy::needless_range_loop)]
+
+use crate::common::{Body, assert_err, close};
+use cuprite_array::image::{
+    FastOpts, Features, HarrisOpts, MatchOpts, MatchType, SusanOpts, dog, fast, fast_with, harris,
+    harris_with, match_template, match_template_with, susan_with,
+};
+use cuprite_array::{Array, Device};
+use cuprite_testkit::{Rng, Test, TestResult};
+
+fn on<R>(d: Device, f: impl FnOnce() -> R) -> R {
+    cuprite_array::with_device(d, f)
+}
+
+/// A `h x w` black image with a white (255) square of side `n` whose top-left pixel is
+/// `(y0, x0)`.
+fn square(h: usize, w: usize, y0: usize, x0: usize, n: usize) -> Vec<f32> {
+    let mut v = vec![0.0f32; h * w];
+    for y in y0..y0 + n {
+        for x in x0..x0 + n {
+            v[y * w + x] = 255.0;
+        }
+    }
+    v
+}
+
+/// The keypoints as sorted `(x, y)` pairs.
+fn points(f: &Features) -> Result<Vec<(f32, f32)>, cuprite_array::Error> {
+    let mut p: Vec<_> = f.x.to_vec()?.into_iter().zip(f.y.to_vec()?).collect();
+    p.sort_by(|a, b| a.partial_cmp(b).expect("finite"));
+    Ok(p)
+}
+
+/// The metric of one window by its definition, in f64.
+fn match_ref(img: &[f64], h: usize, w: usize, tpl: &[f64], th: usize, tw: usize) -> Vec<[f64; 9]> {
+    let mut out = Vec::with_capacity(h * w);
+    for y in 0..h {
+        for x in 0..w {
+            let win: Vec<f64> = (0..th * tw)
+                .map(|k| {
+                    let (yy, xx) = (y + k / tw, x + k % tw);
+                    if yy < h && xx < w {
+                        img[yy * w + xx]
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            let n = (th * tw) as f64;
+            let wm = win.iter().sum::<f64>() / n;
+            let tm = tpl.iter().sum::<f64>() / n;
+            let sc = if tm != 0.0 { wm / tm } else { 0.0 };
+            let pairs = win.iter().zip(tpl);
+            let sad = pairs.clone().map(|(a, b)| (a - b).abs()).sum();
+            let zsad = pairs.clone().map(|(a, b)| (a - wm - b + tm).abs()).sum();
+            let lsad = pairs.clone().map(|(a, b)| (a - sc * b).abs()).sum();
+            let ssd = pairs.clone().map(|(a, b)| (a - b).powi(2)).sum();
+            let zssd = pairs.clone().map(|(a, b)| (a - wm - b + tm).powi(2)).sum();
+            let lssd = pairs.clone().map(|(a, b)| (a - sc * b).powi(2)).sum();
+            let dot: f64 = pairs.clone().map(|(a, b)| a * b).sum();
+            let na: f64 = win.iter().map(|a| a * a).sum();
+            let nb: f64 = tpl.iter().map(|b| b * b).sum();
+            let ncc = if na * nb > 0.0 {
+                dot / (na * nb).sqrt()
+            } else {
+                0.0
+            };
+            let zdot: f64 = pairs.clone().map(|(a, b)| (a - wm) * (b - tm)).sum();
+            let za: f64 = win.iter().map(|a| (a - wm).powi(2)).sum();
+            let zb: f64 = tpl.iter().map(|b| (b - tm).powi(2)).sum();
+            let zncc = if za * zb > 0.0 {
+                zdot / (za * zb).sqrt()
+            } else {
+                0.0
+            };
+            let shd = pairs.filter(|(a, b)| a != b).count() as f64;
+            out.push([sad, zsad, lsad, ssd, zssd, lssd, ncc, zncc, shd]);
+        }
+    }
+    out
+}
+
+const METHODS: [MatchType; 9] = [
+    MatchType::Sad,
+    MatchType::Zsad,
+    MatchType::Lsad,
+    MatchType::Ssd,
+    MatchType::Zssd,
+    MatchType::Lssd,
+    MatchType::Ncc,
+    MatchType::Zncc,
+    MatchType::Shd,
+];
+
+fn match_template_methods(d: Device) -> TestResult {
+    on(d, || {
+        let mut r = Rng::fresh();
+        let (b, h, w, th, tw, oy, ox) = (2, 13, 17, 4, 5, 6, 9);
+        // Small integers, so that SHD sees equal pixels and SAD at the match is exactly 0.
+        let v: Vec<f64> = (0..b * h * w).map(|_| (r.next_u64() % 16) as f64).collect();
+        let tpl: Vec<f64> = (0..th * tw)
+            .map(|k| v[(oy + k / tw) * w + ox + k % tw])
+            .collect();
+        let img = Array::from_vec(v.clone(), &[b, h, w])?;
+        let ta = Array::from_vec(tpl.clone(), &[th, tw])?;
+        let refs: Vec<Vec<[f64; 9]>> = (0..b)
+            .map(|i| match_ref(&v[i * h * w..(i + 1) * h * w], h, w, &tpl, th, tw))
+            .collect();
+        for (m, method) in METHODS.iter().enumerate() {
+            let opts = MatchOpts::new().method(*method);
+            let got = match_template_with(&img, &ta, opts)?;
+            assert_eq!(got.shape(), &[b, h, w]);
+            let want: Vec<f64> = refs.iter().flatten().map(|p| p[m]).collect();
+            close(
+                &got.to_vec()?,
+                &want,
+                1e-10,
+                1e-9,
+                &format!("{method:?} f64"),
+            )?;
+            let got32 = match_template_with(&img.cast::<f32>(), &ta.cast::<f32>(), opts)?;
+            let got32: Vec<f64> = got32.to_vec()?.iter().map(|&x| x as f64).collect();
+            close(&got32, &want, 1e-4, 1e-3, &format!("{method:?} f32"))?;
+        }
+        // The template is found at its offset in image 0: SAD 0 at the minimum, ZNCC 1 at the
+        // maximum.
+        let sad = match_template(&img, &ta)?.to_vec()?;
+        let at = oy * w + ox;
+        assert_eq!(sad[at], 0.0);
+        let best = (0..h * w)
+            .min_by(|&i, &j| sad[i].total_cmp(&sad[j]))
+            .unwrap_or(0);
+        assert_eq!(best, at);
+        let z = match_template_with(&img, &ta, MatchOpts::new().method(MatchType::Zncc))?;
+        let z = z.to_vec()?;
+        assert!((z[at] - 1.0).abs() < 1e-12, "zncc at the match {}", z[at]);
+        let best = (0..h * w)
+            .max_by(|&i, &j| z[i].total_cmp(&z[j]))
+            .unwrap_or(0);
+        assert_eq!(best, at);
+        Ok(())
+    })
+}
+
+/// The FAST score of one pixel by the definition: a run of `arc` circle pixels found by
+/// trying every start.
+fn fast_ref(img: &[f64], w: usize, y: usize, x: usize, thr: f64, arc: usize) -> f64 {
+    const C: [(i64, i64); 16] = [
+        (0, -3),
+        (1, -3),
+        (2, -2),
+        (3, -1),
+        (3, 0),
+        (3, 1),
+        (2, 2),
+        (1, 3),
+        (0, 3),
+        (-1, 3),
+        (-2, 2),
+        (-3, 1),
+        (-3, 0),
+        (-3, -1),
+        (-2, -2),
+        (-1, -3),
+    ];
+    let p = img[y * w + x];
+    let c: Vec<f64> = C
+        .iter()
+        .map(|&(dx, dy)| img[(y as i64 + dy) as usize * w + (x as i64 + dx) as usize])
+        .collect();
+    let run = |f: &dyn Fn(f64) -> bool| (0..16).any(|s| (0..arc).all(|k| f(c[(s + k) % 16])));
+    if !run(&|v| v > p + thr) && !run(&|v| v < p - thr) {
+        return 0.0;
+    }
+    let sb: f64 = c
+        .iter()
+        .filter(|&&v| v > p + thr)
+        .map(|v| v - p - thr)
+        .sum();
+    let sd: f64 = c
+        .iter()
+        .filter(|&&v| v < p - thr)
+        .map(|v| p - v - thr)
+        .sum();
+    sb.max(sd)
+}
+
+/// 3 x 3 maxima of a score map as the detectors define them (ties: the last in row-major
+/// order), above `min`, as `(x, y, score)`.
+fn peaks_ref(s: &[f64], h: usize, w: usize, min: f64) -> Vec<(usize, usize, f64)> {
+    let mut out = Vec::new();
+    for y in 0..h {
+        for x in 0..w {
+            let v = s[y * w + x];
+            if v <= min {
+                continue;
+            }
+            let mut ok = true;
+            for dy in -1i64..=1 {
+                for dx in -1i64..=1 {
+                    let (yy, xx) = (y as i64 + dy, x as i64 + dx);
+                    if (dy, dx) == (0, 0) || yy < 0 || xx < 0 || yy >= h as i64 || xx >= w as i64 {
+                        continue;
+                    }
+                    let n = s[yy as usize * w + xx as usize];
+                    let before = (dy, dx) < (0, 0);
+                    ok &= if before { v >= n } else { v > n };
+                }
+            }
+            if ok {
+                out.push((x, y, v));
+            }
+        }
+    }
+    out
+}
+
+fn fast_square_corners(d: Device) -> TestResult {
+    on(d, || {
+        let img = Array::from_vec(square(32, 40, 9, 12, 10), &[32, 40])?;
+        let f = fast(&img)?;
+        assert_eq!(f.len(), 4);
+        assert_eq!(
+            points(&f)?,
+            [(12.0, 9.0), (12.0, 18.0), (21.0, 9.0), (21.0, 18.0)]
+        );
+        // At a corner 11 of the 16 circle pixels are dark by 255: the score is 11 (255 - 20).
+        close(
+            &f.score
+                .to_vec()?
+                .iter()
+                .map(|&v| v as f64)
+                .collect::<Vec<_>>(),
+            &[2585.0; 4],
+            0.0,
+            0.0,
+            "fast scores",
+        )?;
+        assert_eq!(f.size.to_vec()?, [7.0; 4]);
+        assert_eq!(f.orientation.to_vec()?, [0.0; 4]);
+        // FAST-12 does not take a right angle (11 dark pixels), FAST-9 on f64 does.
+        assert!(fast_with(&img, FastOpts::new().arc_length(12))?.is_empty());
+        assert_eq!(fast(&img.cast::<f64>())?.len(), 4);
+        Ok(())
+    })
+}
+
+fn fast_random_reference(d: Device) -> TestResult {
+    on(d, || {
+        let mut r = Rng::fresh();
+        let (h, w) = (30, 37);
+        // Blocks of random gray levels give corners of many kinds.
+        let cells: Vec<f64> = (0..64).map(|_| (r.next_u64() % 256) as f64).collect();
+        let v: Vec<f64> = (0..h * w)
+            .map(|i| cells[(i / w / 5) * 8 + (i % w / 5) % 8] + (r.next_u64() % 5) as f64)
+            .collect();
+        let img = Array::from_vec(v.clone(), &[h, w])?;
+        for (arc, thr, non_max) in [(9, 20.0, true), (10, 10.0, true), (9, 30.0, false)] {
+            let mut s = vec![0.0; h * w];
+            for y in 3..h - 3 {
+                for x in 3..w - 3 {
+                    s[y * w + x] = fast_ref(&v, w, y, x, thr, arc);
+                }
+            }
+            let mut want = if non_max {
+                peaks_ref(&s, h, w, 0.0)
+            } else {
+                (0..h * w)
+                    .filter(|&i| s[i] > 0.0)
+                    .map(|i| (i % w, i / w, s[i]))
+                    .collect()
+            };
+            // Strongest first, ties in row-major order; at most 5% of the pixels.
+            want.sort_by(|a, b| b.2.total_cmp(&a.2).then((a.1, a.0).cmp(&(b.1, b.0))));
+            want.truncate(h * w / 20);
+            let o = FastOpts::new().arc_length(arc).thr(thr).non_max(non_max);
+            let f = fast_with(&img, o)?;
+            let got: Vec<(usize, usize, f64)> =
+                f.x.to_vec()?
+                    .iter()
+                    .zip(f.y.to_vec()?)
+                    .zip(f.score.to_vec()?)
+                    .map(|((&x, y), s)| (x as usize, y as usize, s as f64))
+                    .collect();
+            assert!(!want.is_empty(), "the image has corners for {arc}/{thr}");
+            assert_eq!(got, want, "fast arc {arc} thr {thr} non_max {non_max}");
+        }
+        Ok(())
+    })
+}
+
+/// The Harris response of every pixel by the definition, in f64 (zero-padded central
+/// differences, the normalised window `taps ⊗ taps` over the zero-padded products).
+fn harris_ref(v: &[f64], h: usize, w: usize, taps: &[f64], k: f64) -> Vec<f64> {
+    let at = |y: i64, x: i64| {
+        if y < 0 || x < 0 || y >= h as i64 || x >= w as i64 {
+            0.0
+        } else {
+            v[y as usize * w + x as usize]
+        }
+    };
+    let mut g = vec![[0.0f64; 3]; h * w];
+    for y in 0..h as i64 {
+        for x in 0..w as i64 {
+            let ix = (at(y, x + 1) - at(y, x - 1)) / 2.0;
+            let iy = (at(y + 1, x) - at(y - 1, x)) / 2.0;
+            g[y as usize * w + x as usize] = [ix * ix, iy * iy, ix * iy];
+        }
+    }
+    let r = taps.len() as i64 / 2;
+    let b = r as usize + 1;
+    let mut out = vec![0.0; h * w];
+    for y in b..h - b {
+        for x in b..w - b {
+            let mut m = [0.0; 3];
+            for dy in -r..=r {
+                for dx in -r..=r {
+                    let t = taps[(dy + r) as usize] * taps[(dx + r) as usize];
+                    let p = g[(y as i64 + dy) as usize * w + (x as i64 + dx) as usize];
+                    for c in 0..3 {
+                        m[c] += t * p[c];
+                    }
+                }
+            }
+            out[y * w + x] = m[0] * m[1] - m[2] * m[2] - k * (m[0] + m[1]).powi(2);
+        }
+    }
+    out
+}
+
+fn gauss(n: usize, sigma: f64) -> Vec<f64> {
+    let c = (n as f64 - 1.0) / 2.0;
+    let t: Vec<f64> = (0..n)
+        .map(|i| (-((i as f64 - c) / sigma).powi(2) / 2.0).exp())
+        .collect();
+    let s: f64 = t.iter().sum();
+    t.iter().map(|v| v / s).collect()
+}
+
+fn harris_square_corners(d: Device) -> TestResult {
+    on(d, || {
+        let (y0, x0, n) = (10, 12, 12);
+        let img = Array::from_vec(square(34, 38, y0, x0, n), &[34, 38])?;
+        let f = harris(&img)?;
+        assert_eq!(f.len(), 4, "harris corners {:?}", points(&f)?);
+        // Each corner within a pixel of a corner of the square (the response peaks half a
+        // pixel outside it).
+        let corners = [
+            (x0 as f32 - 0.5, y0 as f32 - 0.5),
+            ((x0 + n) as f32 - 0.5, y0 as f32 - 0.5),
+            (x0 as f32 - 0.5, (y0 + n) as f32 - 0.5),
+            ((x0 + n) as f32 - 0.5, (y0 + n) as f32 - 0.5),
+        ];
+        for c in corners {
+            let near = points(&f)?
+                .iter()
+                .filter(|p| (p.0 - c.0).abs() <= 0.5 && (p.1 - c.1).abs() <= 0.5)
+                .count();
+            assert_eq!(near, 1, "one keypoint at corner {c:?}: {:?}", points(&f)?);
+        }
+        assert_eq!(f.size.to_vec()?, [7.0; 4]);
+        Ok(())
+    })
+}
+
+fn harris_random_reference(d: Device) -> TestResult {
+    on(d, || {
+        let mut r = Rng::fresh();
+        let (h, w) = (28, 33);
+        let cells: Vec<f64> = (0..64).map(|_| (r.next_u64() % 256) as f64).collect();
+        let v: Vec<f64> = (0..h * w)
+            .map(|i| cells[(i / w / 6) * 8 + (i % w / 6) % 8])
+            .collect();
+        let img = Array::from_vec(v.clone(), &[h, w])?;
+        for (opts, taps) in [
+            (HarrisOpts::new(), gauss(7, 1.0)),
+            (HarrisOpts::new().block_size(5).k_thr(0.06), vec![0.2; 5]),
+        ] {
+            let s = harris_ref(&v, h, w, &taps, opts.k_thr);
+            let mut want = peaks_ref(&s, h, w, opts.min_response);
+            want.sort_by(|a, b| b.2.total_cmp(&a.2));
+            let f = harris_with(&img, opts.max_corners(10))?;
+            assert_eq!(f.len(), want.len().min(10), "harris count");
+            assert!(f.len() >= 4, "the blocks have corners");
+            let got: Vec<(usize, usize)> =
+                f.x.to_vec()?
+                    .iter()
+                    .zip(f.y.to_vec()?)
+                    .map(|(&x, y)| (x as usize, y as usize))
+                    .collect();
+            let wanted: Vec<(usize, usize)> = want.iter().take(10).map(|p| (p.0, p.1)).collect();
+            assert_eq!(got, wanted, "harris strongest corners");
+            let ws: Vec<f64> = want.iter().take(10).map(|p| p.2).collect();
+            let gs: Vec<f64> = f.score.to_vec()?.iter().map(|&v| v as f64).collect();
+            close(&gs, &ws, 1e-4, 1.0, "harris responses")?;
+        }
+        Ok(())
+    })
+}
+
+fn susan_square_corners(d: Device) -> TestResult {
+    on(d, || {
+        let img = Array::from_vec(square(30, 30, 8, 9, 11), &[30, 30])?;
+        let f = susan_with(&img, SusanOpts::new().geom_thr(18.5))?;
+        assert_eq!(
+            points(&f)?,
+            [(9.0, 8.0), (9.0, 18.0), (19.0, 8.0), (19.0, 18.0)]
+        );
+        // A right angle: 11 of the 37 disc pixels are similar (the rest differ by 255, with
+        // weight exp(-(255/32)^6), 0 in f32).
+        close(
+            &f.score
+                .to_vec()?
+                .iter()
+                .map(|&v| v as f64)
+                .collect::<Vec<_>>(),
+            &[7.5; 4],
+            1e-6,
+            0.0,
+            "susan responses",
+        )?;
+        // With the default g = 10 a right angle (area 11) is no corner.
+        assert!(susan_with(&img, SusanOpts::new())?.is_empty());
+        Ok(())
+    })
+}
+
+fn dog_reference(d: Device) -> TestResult {
+    on(d, || {
+        let mut r = Rng::fresh();
+        let (b, h, w) = (2, 11, 14);
+        let v: Vec<f64> = r
+            .vec_f32(b * h * w, 0.0, 1.0)
+            .iter()
+            .map(|&x| x as f64)
+            .collect();
+        let img = Array::from_vec(v.clone(), &[b, h, w])?;
+        let (r1, r2) = (1, 3);
+        let blur = |rad: usize| -> Vec<f64> {
+            let n = 2 * rad + 1;
+            let g = gauss(n, 0.25 * n as f64 + 0.75);
+            let mut out = vec![0.0; b * h * w];
+            for i in 0..b {
+                for y in 0..h as i64 {
+                    for x in 0..w as i64 {
+                        let mut acc = 0.0;
+                        for u in 0..n as i64 {
+                            for t in 0..n as i64 {
+                                let (yy, xx) = (y + u - rad as i64, x + t - rad as i64);
+                                if yy >= 0 && xx >= 0 && yy < h as i64 && xx < w as i64 {
+                                    acc += g[u as usize]
+                                        * g[t as usize]
+                                        * v[i * h * w + yy as usize * w + xx as usize];
+                                }
+                            }
+                        }
+                        out[i * h * w + y as usize * w + x as usize] = acc;
+                    }
+                }
+            }
+            out
+        };
+        let want: Vec<f64> = blur(r1).iter().zip(blur(r2)).map(|(a, b)| a - b).collect();
+        let got = dog(&img, r1, r2)?;
+        assert_eq!(got.shape(), &[b, h, w]);
+        close(&got.to_vec()?, &want, 1e-12, 1e-12, "dog")?;
+        Ok(())
+    })
+}
+
+fn vision_bad_input(d: Device) -> TestResult {
+    on(d, || {
+        let img = Array::<f32>::zeros(&[16, 16]);
+        assert_err(
+            fast(&Array::<f32>::zeros(&[2, 16, 16])),
+            "Shape",
+            "[2, 16, 16]",
+        );
+        assert_err(
+            fast_with(&img, FastOpts::new().arc_length(8)),
+            "InvalidArgument",
+            "8",
+        );
+        assert_err(
+            fast_with(&img, FastOpts::new().thr(-1.0)),
+            "InvalidArgument",
+            "-1",
+        );
+        assert_err(
+            fast_with(&img, FastOpts::new().edge(2)),
+            "InvalidArgument",
+            "edge 2",
+        );
+        assert_err(
+            fast_with(&img, FastOpts::new().feature_ratio(1.5)),
+            "InvalidArgument",
+            "1.5",
+        );
+        assert_err(harris(&Array::<f32>::zeros(&[16])), "Shape", "[16]");
+        assert_err(
+            harris_with(&img, HarrisOpts::new().sigma(7.0)),
+            "InvalidArgument",
+            "7",
+        );
+        assert_err(
+            harris_with(&img, HarrisOpts::new().block_size(2)),
+            "InvalidArgument",
+            "block_size 2",
+        );
+        assert_err(
+            susan_with(&img, SusanOpts::new().radius(11)),
+            "InvalidArgument",
+            "11",
+        );
+        assert_err(
+            susan_with(&img, SusanOpts::new().diff_thr(0.0)),
+            "InvalidArgument",
+            "diff_thr 0",
+        );
+        assert_err(dog(&img, 3, 2), "InvalidArgument", "radius1 3");
+        assert_err(
+            match_template(&img, &Array::<f32>::zeros(&[17, 2])),
+            "Shape",
+            "17x2",
+        );
+        assert_err(
+            match_template(&img, &Array::<f32>::zeros(&[2, 2, 2])),
+            "Shape",
+            "[2, 2, 2]",
+        );
+        Ok(())
+    })
+}
+
+/// Every vision kernel the bodies would launch on CUDA compiles with NVRTC (recorded on the
+/// CPU), each on its own, with the library's options.
+fn kernels_compile() -> TestResult {
+    cuprite_array::tuning::compiler::start_recording();
+    match_template_methods(Device::CPU)?;
+    fast_square_corners(Device::CPU)?;
+    susan_square_corners(Device::CPU)?;
+    let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
+        .into_iter()
+        .filter(|s| s.contains("cuprite_vision_"))
+        .collect();
+    for name in [
+        "cuprite_vision_match_f32",
+        "cuprite_vision_match_f64",
+        "cuprite_vision_fast_f32",
+        "cuprite_vision_fast_f64",
+        "cuprite_vision_susan_f32",
+    ] {
+        assert!(
+            sources.iter().any(|s| s.contains(name)),
+            "no kernel {name} recorded"
+        );
+    }
+    let opts = cuprite_array::tuning::compiler::compile_options(90, true);
+    for src in &sources {
+        if let Err(e) = cuprite_driver::nvrtc::compile(src, &opts) {
+            return Err(format!("vision kernel failed to compile: {e}\n{src}").into());
+        }
+    }
+    Ok(())
+}
+
+const BODIES: &[(&str, Body)] = &[
+    ("match_template_methods", match_template_methods),
+    ("fast_square_corners", fast_square_corners),
+    ("fast_random_reference", fast_random_reference),
+    ("harris_square_corners", harris_square_corners),
+    ("harris_random_reference", harris_random_reference),
+    ("susan_square_corners", susan_square_corners),
+    ("dog_reference", dog_reference),
+    ("vision_bad_input", vision_bad_input),
+];
+
+pub fn tests() -> Vec<Test> {
+    let mut v = vec![Test::nvrtc(
+        "image_vision::kernels_compile",
+        kernels_compile,
+    )];
+    for &(name, body) in BODIES {
+        v.push(Test::cpu(format!("cpu::image_vision::{name}"), move || {
+            body(Device::CPU)
+        }));
+        v.push(Test::gpu(
+            format!("cuda::image_vision::{name}"),
+            move || body(Device::cuda(0)),
+        ));
+    }
+    v
+}
