@@ -7,8 +7,10 @@
 
 use crate::common::{Body, assert_err, close};
 use cuprite_array::image::{
-    FastOpts, Features, HarrisOpts, MatchOpts, MatchType, SusanOpts, dog, fast, fast_with, harris,
-    harris_with, match_template, match_template_with, susan_with,
+    FastOpts, Features, HarrisOpts, HomographyMethod, HomographyOpts, MatchOpts, MatchType,
+    MatcherOpts, NnDist, SusanOpts, dog, fast, fast_with, hamming_matcher, hamming_matcher_with,
+    harris, harris_with, homography, homography_with, match_template, match_template_with,
+    nearest_neighbour, nearest_neighbour_with, susan_with,
 };
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -537,6 +539,190 @@ fn vision_bad_input(d: Device) -> TestResult {
     })
 }
 
+/// The `k` nearest of each query by brute force: `(index, distance)` sorted by distance, ties
+/// by index.
+fn knn_ref(dist: &[Vec<f64>], k: usize) -> Vec<Vec<(u32, f64)>> {
+    dist.iter()
+        .map(|row| {
+            let mut v: Vec<(u32, f64)> = row
+                .iter()
+                .enumerate()
+                .map(|(i, &d)| (i as u32, d))
+                .collect();
+            v.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+            v.truncate(k);
+            v
+        })
+        .collect()
+}
+
+fn hamming_reference(d: Device) -> TestResult {
+    on(d, || {
+        let mut r = Rng::fresh();
+        let (nq, nt, len) = (23, 41, 8);
+        let t: Vec<u32> = (0..nt * len).map(|_| r.next_u64() as u32).collect();
+        // Queries near train descriptors (a few flipped bits), and one exact duplicate pair of
+        // train rows so that ties occur.
+        let mut t = t;
+        let (a, b) = (5 * len, 17 * len);
+        let row: Vec<u32> = t[a..a + len].to_vec();
+        t[b..b + len].copy_from_slice(&row);
+        let q: Vec<u32> = (0..nq * len)
+            .map(|i| {
+                let src = (i / len * 7) % nt;
+                t[src * len + i % len] ^ (1u32 << (r.next_u64() % 32)) * (r.next_u64() % 2) as u32
+            })
+            .collect();
+        let dist: Vec<Vec<f64>> = (0..nq)
+            .map(|i| {
+                (0..nt)
+                    .map(|j| {
+                        (0..len)
+                            .map(|k| (q[i * len + k] ^ t[j * len + k]).count_ones() as f64)
+                            .sum()
+                    })
+                    .collect()
+            })
+            .collect();
+        let qa = Array::from_vec(q.clone(), &[nq, len])?;
+        let ta = Array::from_vec(t.clone(), &[nt, len])?;
+        for k in [1usize, 3] {
+            let want = knn_ref(&dist, k);
+            let (idx, dd) = hamming_matcher_with(&qa, &ta, MatcherOpts::new().n_dist(k))?;
+            assert_eq!(idx.shape(), &[nq, k]);
+            let wi: Vec<u32> = want.iter().flatten().map(|p| p.0).collect();
+            let wd: Vec<u32> = want.iter().flatten().map(|p| p.1 as u32).collect();
+            assert_eq!(idx.to_vec()?, wi, "hamming indices k={k}");
+            assert_eq!(dd.to_vec()?, wd, "hamming distances k={k}");
+        }
+        // u8 words: the same bits as bytes give the same distances.
+        let qb: Vec<u8> = q.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let tb: Vec<u8> = t.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let (_, dd) = hamming_matcher(
+            &Array::from_vec(qb, &[nq, 4 * len])?,
+            &Array::from_vec(tb, &[nt, 4 * len])?,
+        )?;
+        let wd: Vec<u32> = knn_ref(&dist, 1)
+            .iter()
+            .flatten()
+            .map(|p| p.1 as u32)
+            .collect();
+        assert_eq!(dd.to_vec()?, wd, "hamming on bytes");
+        Ok(())
+    })
+}
+
+fn nearest_neighbour_reference(d: Device) -> TestResult {
+    on(d, || {
+        let mut r = Rng::fresh();
+        let (nq, nt, len) = (17, 29, 6);
+        let q: Vec<f64> = (0..nq * len).map(|_| (r.next_u64() % 7) as f64).collect();
+        let t: Vec<f64> = (0..nt * len).map(|_| (r.next_u64() % 7) as f64).collect();
+        let qa = Array::from_vec(q.clone(), &[nq, len])?;
+        let ta = Array::from_vec(t.clone(), &[nt, len])?;
+        for (dt, f) in [
+            (
+                NnDist::Ssd,
+                (|a: f64, b: f64| (a - b) * (a - b)) as fn(f64, f64) -> f64,
+            ),
+            (NnDist::Sad, |a: f64, b: f64| (a - b).abs()),
+            (NnDist::Shd, |a: f64, b: f64| if a != b { 1.0 } else { 0.0 }),
+        ] {
+            let dist: Vec<Vec<f64>> = (0..nq)
+                .map(|i| {
+                    (0..nt)
+                        .map(|j| (0..len).map(|k| f(q[i * len + k], t[j * len + k])).sum())
+                        .collect()
+                })
+                .collect();
+            for k in [1usize, 4] {
+                let want = knn_ref(&dist, k);
+                let o = MatcherOpts::new().n_dist(k).dist_type(dt);
+                let (idx, dd) = nearest_neighbour_with(&qa, &ta, o)?;
+                let wi: Vec<u32> = want.iter().flatten().map(|p| p.0).collect();
+                let wd: Vec<f64> = want.iter().flatten().map(|p| p.1).collect();
+                assert_eq!(idx.to_vec()?, wi, "{dt:?} indices k={k}");
+                close(
+                    &dd.to_vec()?,
+                    &wd,
+                    0.0,
+                    0.0,
+                    &format!("{dt:?} distances k={k}"),
+                )?;
+            }
+        }
+        let (idx, _) = nearest_neighbour(&qa.cast::<f32>(), &ta.cast::<f32>())?;
+        assert_eq!(idx.shape(), &[nq, 1]);
+        Ok(())
+    })
+}
+
+fn homography_recovers(d: Device) -> TestResult {
+    on(d, || {
+        let mut r = Rng::fresh();
+        let h = [[1.1, 0.05, 3.0], [-0.04, 0.95, -2.0], [1e-4, -2e-4, 1.0]];
+        let n = 60;
+        let xs: Vec<f64> = (0..n).map(|_| r.f32_in(0.0, 100.0) as f64).collect();
+        let ys: Vec<f64> = (0..n).map(|_| r.f32_in(0.0, 100.0) as f64).collect();
+        let mut xd = Vec::new();
+        let mut yd = Vec::new();
+        for i in 0..n {
+            let z = h[2][0] * xs[i] + h[2][1] * ys[i] + h[2][2];
+            xd.push((h[0][0] * xs[i] + h[0][1] * ys[i] + h[0][2]) / z);
+            yd.push((h[1][0] * xs[i] + h[1][1] * ys[i] + h[1][2]) / z);
+        }
+        // A quarter of the correspondences are wrong by 20 to 50 pixels.
+        for i in (0..n).step_by(4) {
+            xd[i] += r.f32_in(20.0, 50.0) as f64;
+            yd[i] -= r.f32_in(20.0, 50.0) as f64;
+        }
+        let a = |v: &Vec<f64>| Array::from_vec(v.clone(), &[n]);
+        let (xs_a, ys_a, xd_a, yd_a) = (a(&xs)?, a(&ys)?, a(&xd)?, a(&yd)?);
+        let want: Vec<f64> = h.iter().flatten().copied().collect();
+        let (got, inl) = homography(&xs_a, &ys_a, &xd_a, &yd_a)?;
+        assert_eq!(inl, n - n / 4, "ransac inliers");
+        close(&got.to_vec()?, &want, 1e-7, 1e-9, "ransac H")?;
+        let o = HomographyOpts::new().method(HomographyMethod::Lmeds);
+        let (got, inl) = homography_with(&xs_a, &ys_a, &xd_a, &yd_a, o)?;
+        assert_eq!(inl, n - n / 4, "lmeds inliers");
+        close(&got.to_vec()?, &want, 1e-7, 1e-9, "lmeds H")?;
+        // f32 coordinates within f32 rounding.
+        let (got, inl) = homography(
+            &xs_a.cast::<f32>(),
+            &ys_a.cast::<f32>(),
+            &xd_a.cast::<f32>(),
+            &yd_a.cast::<f32>(),
+        )?;
+        assert_eq!(inl, n - n / 4);
+        let got: Vec<f64> = got.to_vec()?.iter().map(|&v| v as f64).collect();
+        close(&got, &want, 1e-3, 1e-5, "ransac H f32")?;
+        // Bad input.
+        assert_err(
+            homography(&xs_a, &ys_a, &xd_a, &Array::<f64>::zeros(&[3])),
+            "Shape",
+            "[3]",
+        );
+        assert_err(
+            homography_with(
+                &xs_a,
+                &ys_a,
+                &xd_a,
+                &yd_a,
+                HomographyOpts::new().inlier_thr(0.0),
+            ),
+            "InvalidArgument",
+            "inlier_thr 0",
+        );
+        let line = Array::from_vec((0..8).map(|v| v as f64).collect(), &[8])?;
+        assert_err(
+            homography(&line, &line, &line, &line),
+            "Singular",
+            "degenerate",
+        );
+        Ok(())
+    })
+}
+
 /// Every vision kernel the bodies would launch on CUDA compiles with NVRTC (recorded on the
 /// CPU), each on its own, with the library's options.
 fn kernels_compile() -> TestResult {
@@ -578,6 +764,9 @@ const BODIES: &[(&str, Body)] = &[
     ("susan_square_corners", susan_square_corners),
     ("dog_reference", dog_reference),
     ("vision_bad_input", vision_bad_input),
+    ("hamming_reference", hamming_reference),
+    ("nearest_neighbour_reference", nearest_neighbour_reference),
+    ("homography_recovers", homography_recovers),
 ];
 
 pub fn tests() -> Vec<Test> {

@@ -14,7 +14,8 @@
 //!   on channels-last arrays.
 //! - Vision (ArrayFire's family): [`match_template`] (SAD, SSD, NCC, ZNCC and their
 //!   zero-mean and scaled forms), corner detectors [`fast`], [`harris`] and [`susan`] returning
-//!   [`Features`], and [`dog`].
+//!   [`Features`], and [`dog`]; descriptor matching ([`hamming_matcher`],
+//!   [`nearest_neighbour`]) and robust [`homography`] (RANSAC, LMedS).
 //! - Image files (cargo feature `image-files`): [`load_image`] / [`save_image`] for PNG, JPEG
 //!   and TIFF, 8- and 16-bit, gray, gray and alpha, RGB and RGBA, HWC or CHW arrays.
 
@@ -23,7 +24,9 @@ mod colour;
 #[cfg(feature = "image-files")]
 mod io;
 mod vision;
+mod vision_homography;
 mod vision_kernels;
+mod vision_matchers;
 
 pub use boundary::Boundary;
 pub use colour::{
@@ -39,4 +42,9 @@ pub use io::{
 pub use vision::{
     FastOpts, Features, HarrisOpts, MatchOpts, MatchType, SusanOpts, dog, fast, fast_with, harris,
     harris_with, match_template, match_template_with, susan, susan_with,
+};
+pub use vision_homography::{HomographyMethod, HomographyOpts, homography, homography_with};
+pub use vision_matchers::{
+    MatcherOpts, NnDist, hamming_matcher, hamming_matcher_with, nearest_neighbour,
+    nearest_neighbour_with,
 };
