@@ -8,9 +8,9 @@
 use crate::common::{Body, assert_err, close};
 use cuprite_array::image::{
     FastOpts, Features, HarrisOpts, HomographyMethod, HomographyOpts, MatchOpts, MatchType,
-    MatcherOpts, NnDist, SusanOpts, dog, fast, fast_with, hamming_matcher, hamming_matcher_with,
-    harris, harris_with, homography, homography_with, match_template, match_template_with,
-    nearest_neighbour, nearest_neighbour_with, susan_with,
+    MatcherOpts, NnDist, OrbOpts, SusanOpts, dog, fast, fast_with, hamming_matcher,
+    hamming_matcher_with, harris, harris_with, homography, homography_with, match_template,
+    match_template_with, nearest_neighbour, nearest_neighbour_with, orb, orb_with, susan_with,
 };
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -723,6 +723,99 @@ fn homography_recovers(d: Device) -> TestResult {
     })
 }
 
+fn orb_square_orientations(d: Device) -> TestResult {
+    on(d, || {
+        let (y0, x0, n) = (36, 38, 24);
+        let img = Array::from_vec(square(96, 100, y0, x0, n), &[96, 100])?;
+        let (f, desc) = orb_with(&img, OrbOpts::new().levels(1))?;
+        assert_eq!(desc.shape(), &[4, 8]);
+        let (x1, y1) = ((x0 + n - 1) as f32, (y0 + n - 1) as f32);
+        let (x0, y0) = (x0 as f32, y0 as f32);
+        // The intensity centroid of a corner's disc lies on the diagonal into the square.
+        let pi = std::f64::consts::PI;
+        let want = [
+            ((x0, y0), pi / 4.0),
+            ((x1, y0), 3.0 * pi / 4.0),
+            ((x0, y1), -pi / 4.0),
+            ((x1, y1), -3.0 * pi / 4.0),
+        ];
+        let (xs, ys, ang) = (f.x.to_vec()?, f.y.to_vec()?, f.orientation.to_vec()?);
+        assert_eq!(xs.len(), 4);
+        for ((x, y), a) in want {
+            let i = (0..4)
+                .find(|&i| xs[i] == x && ys[i] == y)
+                .ok_or(format!("no orb keypoint at ({x}, {y}): {xs:?} {ys:?}"))?;
+            close(&[ang[i] as f64], &[a], 1e-6, 1e-6, "orb orientation")?;
+        }
+        assert!(
+            f.score.to_vec()?.iter().all(|&s| s > 0.0),
+            "harris ranks corners"
+        );
+        assert_eq!(f.size.to_vec()?, [31.0; 4]);
+        // The default pyramid finds the square at more than one scale.
+        let (f, desc) = orb(&img)?;
+        assert!(f.len() > 4 && desc.shape() == [f.len(), 8]);
+        assert!(f.size.to_vec()?.contains(&46.5));
+        assert_err(
+            orb_with(&img, OrbOpts::new().scl_fctr(0.5)),
+            "InvalidArgument",
+            "0.5",
+        );
+        assert_err(
+            orb(&Array::<f32>::zeros(&[3, 40, 40])),
+            "Shape",
+            "[3, 40, 40]",
+        );
+        Ok(())
+    })
+}
+
+/// A quarter turn of the image turns the keypoints and leaves their descriptors: the pattern
+/// is rotated by the orientation, which turns with the image.
+fn orb_rotation_invariance(d: Device) -> TestResult {
+    on(d, || {
+        let mut r = Rng::fresh();
+        let (h, w) = (90, 100);
+        let cells: Vec<f32> = (0..100).map(|_| (r.next_u64() % 256) as f32).collect();
+        let v: Vec<f32> = (0..h * w)
+            .map(|i| cells[(i / w / 9) * 10 + (i % w / 10) % 10] + (r.next_u64() % 5) as f32)
+            .collect();
+        // rot[y'][x'] = v[x'][w - 1 - y'], an image of w rows and h columns.
+        let rot: Vec<f32> = (0..w * h)
+            .map(|i| {
+                let (yp, xp) = (i / h, i % h);
+                v[xp * w + (w - 1 - yp)]
+            })
+            .collect();
+        let o = OrbOpts::new().levels(1).max_feat(1000);
+        let (f, da) = orb_with(&Array::from_vec(v, &[h, w])?, o)?;
+        let (g, db) = orb_with(&Array::from_vec(rot, &[w, h])?, o)?;
+        assert!(f.len() >= 20, "orb keypoints on the blocks: {}", f.len());
+        let (fx, fy) = (f.x.to_vec()?, f.y.to_vec()?);
+        let (gx, gy) = (g.x.to_vec()?, g.y.to_vec()?);
+        let (da, db) = (da.to_vec()?, db.to_vec()?);
+        let mut good = 0;
+        for i in 0..f.len() {
+            // (x, y) turns to (y, w - 1 - x).
+            let (tx, ty) = (fy[i], (w - 1) as f32 - fx[i]);
+            if let Some(j) = (0..g.len()).find(|&j| gx[j] == tx && gy[j] == ty) {
+                let dist: u32 = (0..8)
+                    .map(|k| (da[i * 8 + k] ^ db[j * 8 + k]).count_ones())
+                    .sum();
+                if dist <= 4 {
+                    good += 1;
+                }
+            }
+        }
+        assert!(
+            good * 10 >= f.len() * 9,
+            "{good} of {} keypoints turned with the same descriptor",
+            f.len()
+        );
+        Ok(())
+    })
+}
+
 /// Every vision kernel the bodies would launch on CUDA compiles with NVRTC (recorded on the
 /// CPU), each on its own, with the library's options.
 fn kernels_compile() -> TestResult {
@@ -730,9 +823,10 @@ fn kernels_compile() -> TestResult {
     match_template_methods(Device::CPU)?;
     fast_square_corners(Device::CPU)?;
     susan_square_corners(Device::CPU)?;
+    orb_square_orientations(Device::CPU)?;
     let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
         .into_iter()
-        .filter(|s| s.contains("cuprite_vision_"))
+        .filter(|s| s.contains("cuprite_vision_") || s.contains("cuprite_orb_"))
         .collect();
     for name in [
         "cuprite_vision_match_f32",
@@ -740,6 +834,8 @@ fn kernels_compile() -> TestResult {
         "cuprite_vision_fast_f32",
         "cuprite_vision_fast_f64",
         "cuprite_vision_susan_f32",
+        "cuprite_orb_angle_f32",
+        "cuprite_orb_desc_f32",
     ] {
         assert!(
             sources.iter().any(|s| s.contains(name)),
@@ -767,6 +863,8 @@ const BODIES: &[(&str, Body)] = &[
     ("hamming_reference", hamming_reference),
     ("nearest_neighbour_reference", nearest_neighbour_reference),
     ("homography_recovers", homography_recovers),
+    ("orb_square_orientations", orb_square_orientations),
+    ("orb_rotation_invariance", orb_rotation_invariance),
 ];
 
 pub fn tests() -> Vec<Test> {

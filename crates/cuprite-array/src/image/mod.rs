@@ -14,7 +14,7 @@
 //!   on channels-last arrays.
 //! - Vision (ArrayFire's family): [`match_template`] (SAD, SSD, NCC, ZNCC and their
 //!   zero-mean and scaled forms), corner detectors [`fast`], [`harris`] and [`susan`] returning
-//!   [`Features`], and [`dog`]; descriptor matching ([`hamming_matcher`],
+//!   [`Features`], [`orb`] (oriented keypoints with 256-bit descriptors) and [`dog`]; descriptor matching ([`hamming_matcher`],
 //!   [`nearest_neighbour`]) and robust [`homography`] (RANSAC, LMedS).
 //! - Image files (cargo feature `image-files`): [`load_image`] / [`save_image`] for PNG, JPEG
 //!   and TIFF, 8- and 16-bit, gray, gray and alpha, RGB and RGBA, HWC or CHW arrays.
@@ -27,6 +27,7 @@ mod vision;
 mod vision_homography;
 mod vision_kernels;
 mod vision_matchers;
+mod vision_orb;
 
 pub use boundary::Boundary;
 pub use colour::{
@@ -48,3 +49,4 @@ pub use vision_matchers::{
     MatcherOpts, NnDist, hamming_matcher, hamming_matcher_with, nearest_neighbour,
     nearest_neighbour_with,
 };
+pub use vision_orb::{OrbOpts, orb, orb_with};

@@ -242,7 +242,7 @@ pub fn match_template_with<T: Float>(
 /// Where `score` is a strict 3 x 3 local maximum above `min`: at least every neighbour before
 /// it in row-major order and more than every one after it, so that of a plateau of equal
 /// scores exactly its last pixel stays.
-fn peaks(score: &Array<f32>, min: f32) -> Result<Array<bool>> {
+pub(crate) fn peaks(score: &Array<f32>, min: f32) -> Result<Array<bool>> {
     let (h, w) = (score.shape()[0], score.shape()[1]);
     let p = score.pad(&[(1, 1), (1, 1)], f32::NEG_INFINITY)?;
     let mut keep = score.greater(min);
@@ -272,8 +272,19 @@ fn extract(score: &Array<f32>, non_max: bool, min: f32, max: usize, size: f32) -
     } else {
         score.greater(min)
     };
+    rank(score, &keep, max, size)
+}
+
+/// The keypoints where `keep` is set, scored by `values` (`[h, w]` both): the `max` largest,
+/// largest first (ties in row-major order), orientation 0 and `size`.
+pub(crate) fn rank(
+    values: &Array<f32>,
+    keep: &Array<bool>,
+    max: usize,
+    size: f32,
+) -> Result<Features> {
     let at = keep.argwhere()?;
-    let s = score.masked_select(&keep)?;
+    let s = values.masked_select(keep)?;
     let k = s.shape()[0].min(max);
     let (score, order) = s.topk(k, 0)?;
     let at = at.take(&order, Some(0))?;

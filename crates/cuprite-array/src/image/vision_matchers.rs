@@ -122,7 +122,8 @@ fn popcount(x: &Array<u64>) -> Result<Array<u64>> {
 /// let train = Array::from_vec(vec![0b0000u8, 0b1111, 0b1010], &[3, 1])?;
 /// let query = Array::from_vec(vec![0b1011u8, 0b0001], &[2, 1])?;
 /// let (idx, dist) = hamming_matcher(&query, &train)?;
-/// assert_eq!((idx.to_vec()?, dist.to_vec()?), (vec![2, 0], vec![1, 1]));
+/// // 0b1011 is one bit from both 0b1111 and 0b1010: the lower index wins.
+/// assert_eq!((idx.to_vec()?, dist.to_vec()?), (vec![1, 0], vec![1, 1]));
 /// # Ok(()) }
 /// ```
 pub fn hamming_matcher<T: Integer>(
@@ -141,7 +142,7 @@ pub fn hamming_matcher<T: Integer>(
 /// let train = Array::from_vec(vec![0u32, 7, 1], &[3, 1])?;
 /// let query = Array::from_vec(vec![3u32], &[1, 1])?;
 /// let (idx, dist) = hamming_matcher_with(&query, &train, MatcherOpts::new().n_dist(3))?;
-/// assert_eq!((idx.to_vec()?, dist.to_vec()?), (vec![2, 1, 0], vec![1, 1, 2]));
+/// assert_eq!((idx.to_vec()?, dist.to_vec()?), (vec![1, 2, 0], vec![1, 1, 2]));
 /// # Ok(()) }
 /// ```
 pub fn hamming_matcher_with<T: Integer>(
