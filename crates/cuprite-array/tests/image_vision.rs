@@ -570,7 +570,7 @@ fn hamming_reference(d: Device) -> TestResult {
         let q: Vec<u32> = (0..nq * len)
             .map(|i| {
                 let src = (i / len * 7) % nt;
-                t[src * len + i % len] ^ (1u32 << (r.next_u64() % 32)) * (r.next_u64() % 2) as u32
+                t[src * len + i % len] ^ ((1u32 << (r.next_u64() % 32)) * (r.next_u64() % 2) as u32)
             })
             .collect();
         let dist: Vec<Vec<f64>> = (0..nq)

@@ -122,7 +122,7 @@ fn solve(mut a: Vec<[f64; 8]>, mut b: Vec<f64>) -> Option<[f64; 8]> {
         .fold(0.0f64, |m, v| m.max(v.abs()));
     for c in 0..8 {
         let p = (c..8).max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))?;
-        if !(a[p][c].abs() > 1e-12 * scale.max(1e-300)) {
+        if a[p][c].abs() <= 1e-12 * scale.max(1e-300) || a[p][c].is_nan() {
             return None;
         }
         a.swap(c, p);
@@ -176,7 +176,7 @@ fn fit(
     let hn = [[h[0], h[1], h[2]], [h[3], h[4], h[5]], [h[6], h[7], 1.0]];
     let m = mul3(td_inv, &mul3(&hn, ts));
     let z = m[2][2];
-    if !(z.abs() > 1e-300) {
+    if z.abs() <= 1e-300 || z.is_nan() {
         return None;
     }
     Some(m.map(|r| r.map(|v| v / z)))
