@@ -132,8 +132,12 @@ impl VisionCall {
             && inputs.iter().all(|i| i.dtype == self.dtype)
             && crate::shape::numel(inputs[0].shape) == self.total()
             && match self.stencil {
-                Stencil::Match { th, tw, .. } => crate::shape::numel(inputs[1].shape) == th * tw,
-                _ => true,
+                Stencil::Match { th, tw, .. } => {
+                    th >= 1 && tw >= 1 && crate::shape::numel(inputs[1].shape) == th * tw
+                }
+                // The circle and the disc stay inside the image only from `edge` in.
+                Stencil::Fast { arc, edge, .. } => edge >= 3 && (1..=16).contains(&arc),
+                Stencil::Susan { radius, edge, .. } => edge >= radius,
             };
         if !ok {
             return Err(Error::InvalidArgument(format!(
@@ -528,9 +532,10 @@ impl LibraryCall for VisionCall {
         // SAFETY: every buffer word is a live range checked inside its allocation (`ReadBuf`,
         // `WriteBuf`) of the element counts checked in `check` (`batch * h * w` for the image
         // and the output, `th * tw` for the template); the kernels read the image only at
-        // indices inside `[0, h) x [0, w)` of their own image (FAST and SUSAN only at least
-        // `edge` >= their radius from every border), the template inside `[0, th * tw)`, and
-        // write each output index below `batch * h * w` once.
+        // indices inside `[0, h) x [0, w)` of their own image (FAST and SUSAN only at pixels
+        // at least `edge` from every border, `edge` at least their radius as `check` makes
+        // sure), the template inside `[0, th * tw)`, and write each output index below
+        // `batch * h * w` once.
         unsafe {
             stream.launch_packed(
                 &k.func,

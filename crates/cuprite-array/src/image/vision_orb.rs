@@ -112,6 +112,8 @@ impl OrbCall {
     fn check<B>(&self, inputs: &[CallInput<'_, B>]) -> Result<()> {
         let want = if self.step == OrbStep::Orient { 3 } else { 4 };
         let ok = inputs.len() == want
+            && self.h >= 1
+            && self.w >= 1
             && inputs.iter().all(|i| i.dtype == DType::F32)
             && crate::shape::numel(inputs[0].shape) == self.h * self.w
             && inputs[1..]
@@ -169,16 +171,21 @@ impl OrbCall {
     }
 }
 
+/// `v` clamped into `[0, n)` (`orb_clamp`).
+fn clamp(v: i64, n: usize) -> i64 {
+    v.clamp(0, n as i64 - 1)
+}
+
 /// The twin of `orb_angle` for one keypoint.
-fn angle_at(img: &[f32], w: usize, x: f32, y: f32) -> f32 {
-    let (x, y) = (x as i64, y as i64);
+fn angle_at(img: &[f32], h: usize, w: usize, x: f32, y: f32) -> f32 {
+    let (x, y) = (clamp(x as i64, w), clamp(y as i64, h));
     let (mut m01, mut m10) = (0.0f32, 0.0f32);
     for dy in -ORB_R..=ORB_R {
         for dx in -ORB_R..=ORB_R {
             if dx * dx + dy * dy > ORB_R * ORB_R {
                 continue;
             }
-            let v = img[((y + dy) * w as i64 + x + dx) as usize];
+            let v = img[(clamp(y + dy, h) * w as i64 + clamp(x + dx, w)) as usize];
             m10 += dx as f32 * v;
             m01 += dy as f32 * v;
         }
@@ -187,12 +194,12 @@ fn angle_at(img: &[f32], w: usize, x: f32, y: f32) -> f32 {
 }
 
 /// The twin of `orb_desc` for one keypoint.
-fn desc_at(img: &[f32], w: usize, x: f32, y: f32, a: f32, out: &mut [u32]) {
-    let (x, y) = (x as i64, y as i64);
+fn desc_at(img: &[f32], h: usize, w: usize, x: f32, y: f32, a: f32, out: &mut [u32]) {
+    let (x, y) = (clamp(x as i64, w), clamp(y as i64, h));
     let (c, s) = (a.cos(), a.sin());
     let at = |px: f32, py: f32| -> f32 {
-        let ix = x + (c * px - s * py).round_ties_even() as i64;
-        let iy = y + (s * px + c * py).round_ties_even() as i64;
+        let ix = clamp(x + (c * px - s * py).round_ties_even() as i64, w);
+        let iy = clamp(y + (s * px + c * py).round_ties_even() as i64, h);
         img[(iy * w as i64 + ix) as usize]
     };
     for (word, o) in out.iter_mut().enumerate() {
@@ -232,7 +239,7 @@ impl LibraryCall for OrbCall {
                 o[..n]
                     .par_iter_mut()
                     .enumerate()
-                    .for_each(|(i, a)| *a = angle_at(img, w, kx[i], ky[i]));
+                    .for_each(|(i, a)| *a = angle_at(img, self.h, w, kx[i], ky[i]));
             }
             OrbStep::Describe => {
                 let ang = host(&inputs[3], n);
@@ -240,7 +247,7 @@ impl LibraryCall for OrbCall {
                 o[..8 * n]
                     .par_chunks_mut(8)
                     .enumerate()
-                    .for_each(|(i, d)| desc_at(img, w, kx[i], ky[i], ang[i], d));
+                    .for_each(|(i, d)| desc_at(img, self.h, w, kx[i], ky[i], ang[i], d));
             }
         }
         Ok(())
@@ -289,11 +296,9 @@ impl LibraryCall for OrbCall {
         let resident = (st.sms * k.blocks_per_sm).max(1) as u64 * 4;
         let grid = blocks.clamp(1, resident.min(i32::MAX as u64)) as u32;
         // SAFETY: every buffer word is a live range checked inside its allocation (`ReadBuf`,
-        // `WriteBuf`) of the counts checked in `check` (`h * w` for the image, `n` for the
-        // keypoint arrays, `n` or `8 n` for the output); the keypoints are whole pixels at
-        // least `ORB_R + 1` from every border (the callers' FAST edge), so the disc and the
-        // rotated pattern (within `PAT_R + 1 < ORB_R`) stay inside the image, and each thread
-        // writes only its keypoint's outputs.
+        // `WriteBuf`) of the counts checked in `check` (`h * w >= 1` for the image, `n` for
+        // the keypoint arrays, `n` or `8 n` for the output); every image read is clamped into
+        // `[0, h) x [0, w)` (`orb_clamp`), and each thread writes only its keypoint's outputs.
         unsafe {
             stream.launch_packed(
                 &k.func,
