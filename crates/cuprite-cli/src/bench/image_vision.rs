@@ -1,7 +1,9 @@
 //! The vision family (`cuprite_array::image`) on a 1920×1080 image, the GPU against the CPU
-//! backend in the same call (no GPU peer: the usual references, OpenCV's `cv::cuda` and
-//! ArrayFire, are not installed on the benchmark machine, and PyTorch, CuPy and JAX have no
-//! FAST, Harris or ORB detector). Each figure is the time of one whole call (score kernel,
+//! backend in the same call. The detectors have no GPU peer (the usual references, OpenCV's
+//! `cv::cuda` and ArrayFire, are not installed on the benchmark machine, and PyTorch, CuPy and
+//! JAX have no FAST, Harris or ORB detector); template matching is judged against
+//! `benches/peers/torch_vision.py` (the same SSD and ZNCC as cuDNN correlations and box sums)
+//! by `cuprite bench --peers`. Each figure is the time of one whole call (score kernel,
 //! non-maximum suppression, compaction, sort; the host read of the keypoint count included)
 //! until its results are on the device, with both backends' keypoint counts in the note:
 //!
@@ -160,7 +162,8 @@ fn bench_match(ctx: &mut BenchCtx) -> BenchResult {
                 TimeUnit::Ms,
             )
             .with_note(format!(
-                "GPU {ratio:.1}x the CPU backend; no GPU peer installed"
+                "GPU {ratio:.1}x the CPU backend; peer: torch conv2d correlations in \
+                 benches/peers/torch_vision.py"
             )),
         );
         figs.push(Figure::time(
