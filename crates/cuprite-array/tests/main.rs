@@ -14,8 +14,12 @@ mod cross;
 mod ergonomics;
 mod fft;
 mod hardening;
+mod image_colour;
+#[cfg(feature = "image-files")]
+mod image_io;
 mod image_measure;
 mod image_morphology;
+mod image_vision;
 mod index;
 mod index_scatter;
 mod interop;
@@ -83,6 +87,10 @@ fn main() {
     tests.extend(hardening::tests());
     tests.extend(image_morphology::tests());
     tests.extend(image_measure::tests());
+    tests.extend(image_colour::tests());
+    #[cfg(feature = "image-files")]
+    tests.extend(image_io::tests());
+    tests.extend(image_vision::tests());
     tests.extend(index::tests());
     tests.extend(interop::tests());
     tests.extend(library::tests());

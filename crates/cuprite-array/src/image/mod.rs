@@ -21,6 +21,15 @@
 //!   [`variance`], [`standard_deviation`], [`minimum`], [`maximum`], [`center_of_mass`],
 //!   [`histogram`]; ArrayFire's [`moments`], [`hist_equal`] and [`confidence_cc`] (region
 //!   growing on [`label`]).
+//! - Colour ([`rgb2gray`], [`gray2rgb`], [`rgb2hsv`], [`hsv2rgb`], [`rgb2ycbcr`],
+//!   [`ycbcr2rgb`], [`color_space`]: ArrayFire's conversions) as fused element-wise expressions
+//!   on channels-last arrays.
+//! - Vision (ArrayFire's family): [`match_template`] (SAD, SSD, NCC, ZNCC and their
+//!   zero-mean and scaled forms), corner detectors [`fast`], [`harris`] and [`susan`] returning
+//!   [`Features`], [`orb`] (oriented keypoints with 256-bit descriptors) and [`dog`]; descriptor matching ([`hamming_matcher`],
+//!   [`nearest_neighbour`]) and robust [`homography`] (RANSAC, LMedS).
+//! - Image files (cargo feature `image-files`): [`load_image`] / [`save_image`] for PNG, JPEG
+//!   and TIFF, 8- and 16-bit, gray, gray and alpha, RGB and RGBA, HWC or CHW arrays.
 
 mod boundary;
 mod label;
@@ -51,3 +60,32 @@ pub use morphology_binary::{
 };
 pub use morphology_edt::{EdtOpts, distance_transform_edt, distance_transform_edt_with};
 pub use morphology_structure::{Structure, generate_binary_structure, iterate_structure};
+mod colour;
+#[cfg(feature = "image-files")]
+mod io;
+mod vision;
+mod vision_homography;
+mod vision_kernels;
+mod vision_matchers;
+mod vision_orb;
+
+pub use colour::{
+    ColorSpace, GrayOpts, YccOpts, YccStd, color_space, color_space_with, gray2rgb, gray2rgb_with,
+    hsv2rgb, rgb2gray, rgb2gray_with, rgb2hsv, rgb2ycbcr, rgb2ycbcr_with, ycbcr2rgb,
+    ycbcr2rgb_with,
+};
+#[cfg(feature = "image-files")]
+pub use io::{
+    ImageFileOpts, ImageLayout, ImageSample, load_image, load_image_with, save_image,
+    save_image_with,
+};
+pub use vision::{
+    FastOpts, Features, HarrisOpts, MatchOpts, MatchType, SusanOpts, dog, fast, fast_with, harris,
+    harris_with, match_template, match_template_with, susan, susan_with,
+};
+pub use vision_homography::{HomographyMethod, HomographyOpts, homography, homography_with};
+pub use vision_matchers::{
+    MatcherOpts, NnDist, hamming_matcher, hamming_matcher_with, nearest_neighbour,
+    nearest_neighbour_with,
+};
+pub use vision_orb::{OrbOpts, orb, orb_with};

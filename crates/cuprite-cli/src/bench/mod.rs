@@ -29,6 +29,7 @@ pub mod graphs;
 pub mod headline;
 pub mod host_flops;
 pub mod image_morph;
+pub mod image_vision;
 pub mod index;
 pub mod interop;
 pub mod launch;
@@ -89,6 +90,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(graphs::benchmarks());
     v.extend(signal::benchmarks());
     v.extend(image_morph::benchmarks());
+    v.extend(image_vision::benchmarks());
     v
 }
 
