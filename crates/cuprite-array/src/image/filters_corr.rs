@@ -38,7 +38,7 @@ kernel_params! {
         mode: i64,
         cval: f64,
         div: f64,
-        skip: i64,
+        sym: i64,
     }
 }
 
@@ -79,8 +79,25 @@ pub(crate) struct ImgCorrelate {
     pub win: Win,
     pub boundary: Boundary,
     pub div: f64,
-    /// Leave out weights of magnitude at most `f64::EPSILON` (SciPy's n-d `correlate`).
-    pub skip: bool,
+    /// The summation order ([`sym_of`] for a 1-d pass along axis 1; 0 for the n-d sum, which
+    /// leaves out weights of magnitude at most `f64::EPSILON` as SciPy's `correlate`).
+    pub sym: i64,
+}
+
+/// The summation order of SciPy's `correlate1d` for the 1-d weights `w`: 1 when they are
+/// symmetric (an odd count, `|w[c + i] - w[c - i]| <= f64::EPSILON`), -1 when antisymmetric,
+/// else 2.
+pub(crate) fn sym_of(w: &[f64]) -> i64 {
+    let (m, h) = (w.len(), w.len() / 2);
+    if m % 2 == 1 {
+        if (1..=h).all(|i| (w[h + i] - w[h - i]).abs() <= f64::EPSILON) {
+            return 1;
+        }
+        if (1..=h).all(|i| (w[h + i] + w[h - i]).abs() <= f64::EPSILON) {
+            return -1;
+        }
+    }
+    2
 }
 
 impl ImgCorrelate {
@@ -131,11 +148,9 @@ impl ImgCorrelate {
     pub(crate) fn cpu<T: ImageElement, A: Acc>(&self, x: &[T], w: &[A], y: &mut [T]) {
         let win = self.win;
         let [n0, n1, n2] = win.n;
-        let [m0, m1, m2] = win.m;
         let b = self.boundary;
         let cv = A::of(b.cval());
         let div = A::of(self.div);
-        let eps = f64::EPSILON;
         y.par_chunks_mut(n2.max(1))
             .enumerate()
             .for_each(|(line, out)| {
@@ -143,32 +158,49 @@ impl ImgCorrelate {
                 let (k0, bi) = ((line / n1) % n0, line / n1 / n0);
                 let xb = &x[bi * n0 * n1 * n2..][..n0 * n1 * n2];
                 for (k2, o) in out.iter_mut().enumerate() {
-                    let mut acc = A::ZERO;
-                    for j0 in 0..m0 {
-                        let i0 = win.at(b, 0, k0, j0);
-                        for j1 in 0..m1 {
-                            let i1 = win.at(b, 1, k1, j1);
-                            let wl = &w[(j0 * m1 + j1) * m2..][..m2];
-                            for (j2, &wv) in wl.iter().enumerate() {
-                                if self.skip && wv.f64().abs() <= eps {
-                                    continue;
-                                }
-                                let v = match (i0, i1, win.at(b, 2, k2, j2)) {
-                                    (Some(i0), Some(i1), Some(i2)) => {
-                                        A::of(xb[(i0 * n1 + i1) * n2 + i2].to_f64())
-                                    }
-                                    _ => cv,
-                                };
-                                acc = acc + wv * v;
-                            }
-                        }
-                    }
+                    let mut acc = if self.sym == 0 {
+                        self.sum_nd(xb, w, [k0, k1, k2], cv)
+                    } else {
+                        let tap = |j: usize| match win.at(b, 1, k1, j) {
+                            Some(i) => A::of(xb[(k0 * n1 + i) * n2 + k2].to_f64()),
+                            None => cv,
+                        };
+                        sum_1d(self.sym, w, tap)
+                    };
                     if self.div != 1.0 {
                         acc = acc / div;
                     }
                     *o = T::store(acc.f64());
                 }
             });
+    }
+
+    /// The n-d sum of output `k` over the weights in row-major order, leaving out small ones.
+    fn sum_nd<T: ImageElement, A: Acc>(&self, xb: &[T], w: &[A], k: [usize; 3], cv: A) -> A {
+        let (win, b) = (self.win, self.boundary);
+        let [_, n1, n2] = win.n;
+        let [m0, m1, m2] = win.m;
+        let mut acc = A::ZERO;
+        for j0 in 0..m0 {
+            let i0 = win.at(b, 0, k[0], j0);
+            for j1 in 0..m1 {
+                let i1 = win.at(b, 1, k[1], j1);
+                let wl = &w[(j0 * m1 + j1) * m2..][..m2];
+                for (j2, &wv) in wl.iter().enumerate() {
+                    if wv.f64().abs() <= f64::EPSILON {
+                        continue;
+                    }
+                    let v = match (i0, i1, win.at(b, 2, k[2], j2)) {
+                        (Some(i0), Some(i1), Some(i2)) => {
+                            A::of(xb[(i0 * n1 + i1) * n2 + i2].to_f64())
+                        }
+                        _ => cv,
+                    };
+                    acc = acc + wv * v;
+                }
+            }
+        }
+        acc
     }
 
     fn run_host<T: ImageElement, A: Acc>(
@@ -182,6 +214,31 @@ impl ImgCorrelate {
         let o: &mut [T] = bytemuck::cast_slice_mut(out.bytes_mut());
         self.cpu(x, w, &mut o[..n]);
     }
+}
+
+/// The 1-d sum of SciPy's `correlate1d` over the taps `w` in the order `sym` ([`sym_of`]),
+/// with `tap(j)` the value under tap `j`.
+pub(crate) fn sum_1d<A: Acc>(sym: i64, w: &[A], tap: impl Fn(usize) -> A) -> A {
+    let m = w.len();
+    let h = m / 2;
+    let mut acc;
+    if sym == 1 || sym == -1 {
+        acc = tap(h) * w[h];
+        for t in 0..h {
+            let pair = if sym == 1 {
+                tap(t) + tap(m - 1 - t)
+            } else {
+                tap(t) - tap(m - 1 - t)
+            };
+            acc = acc + pair * w[t];
+        }
+    } else {
+        acc = tap(m - 1) * w[m - 1];
+        for (t, &wt) in w.iter().enumerate().take(m - 1) {
+            acc = acc + tap(t) * wt;
+        }
+    }
+    acc
 }
 
 /// The `len` contiguous elements of a realised host input from its offset.
@@ -269,7 +326,7 @@ impl LibraryCall for ImgCorrelate {
             mode: i64::from(self.boundary.code()),
             cval: self.boundary.cval(),
             div: self.div,
-            skip: i64::from(self.skip),
+            sym: self.sym,
         };
         let grid = grid_for(u64::from(st.sms), u64::from(k.blocks_per_sm), n, THREADS);
         let a = params.args();

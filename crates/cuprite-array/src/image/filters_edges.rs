@@ -209,9 +209,11 @@ pub fn gaussian_laplace<T: ImageElement>(x: &Array<T>, sigma: &[f64]) -> Result<
 ///
 /// ```
 /// use cuprite_array::{Array, image::{GaussianOpts, gaussian_laplace_with}};
-/// let x = Array::from_slice(&[5.0f32; 16], &[4, 4])?;
-/// let y = gaussian_laplace_with(&x, &[1.0], GaussianOpts::new().truncate(2.0))?;
-/// assert!(y.to_vec()?.iter().all(|v| v.abs() < 1e-5));
+/// let x = Array::from_slice(&(0..16).map(|i| (i * i) as f32).collect::<Vec<_>>(), &[4, 4])?;
+/// // Truncated at two sigmas: the same window as a radius of 2 samples.
+/// let a = gaussian_laplace_with(&x, &[1.0], GaussianOpts::new().truncate(2.0))?;
+/// let b = gaussian_laplace_with(&x, &[1.0], GaussianOpts::new().radius(&[2]))?;
+/// assert_eq!(a.to_vec()?, b.to_vec()?);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn gaussian_laplace_with<T: ImageElement>(

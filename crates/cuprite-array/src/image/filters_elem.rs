@@ -117,6 +117,7 @@ pub(crate) trait Acc:
     + PartialOrd
     + bytemuck::Pod
     + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
     + std::ops::Mul<Output = Self>
     + std::ops::Div<Output = Self>
 {

@@ -4,7 +4,7 @@
 //! of axes, origins and sizes that every filter shares.
 
 use super::boundary::Boundary;
-use super::filters_corr::{ImgCorrelate, Win};
+use super::filters_corr::{ImgCorrelate, Win, sym_of};
 use super::filters_elem::{ImageElement, wide};
 use super::filters_rank::ImgRank;
 use super::filters_sep::{ImgSep2, Pass1};
@@ -122,7 +122,7 @@ pub(crate) fn pass1<T: ImageElement>(x: &Array<T>, p: &Pass, b: Boundary) -> Res
         win,
         boundary: b,
         div: p.div,
-        skip: false,
+        sym: sym_of(&p.w),
     });
     Ok(library(call, vec![x.node.clone(), weights(x, &p.w)?], x))
 }
@@ -173,11 +173,13 @@ fn sep2<T: ImageElement>(
             m: py.w.len(),
             c: py.c,
             div: py.div,
+            sym: sym_of(&py.w),
         },
         x: Pass1 {
             m: px.w.len(),
             c: px.c,
             div: px.div,
+            sym: sym_of(&px.w),
         },
         xfirst,
         boundary: b,
@@ -270,7 +272,7 @@ pub(crate) fn correlate_nd<T: ImageElement>(
             win,
             boundary: b,
             div: 1.0,
-            skip: true,
+            sym: 0,
         });
         Ok(library(call, vec![xp.node.clone(), wnode], xp))
     })

@@ -44,12 +44,14 @@ kernel_params! {
     }
 }
 
-/// One pass of a separable filter: `m` taps with centre `c`, the sum divided by `div`.
+/// One pass of a separable filter: `m` taps with centre `c` summed in the order `sym`
+/// (`filters_corr::sym_of`), the sum divided by `div`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Pass1 {
     pub m: usize,
     pub c: i64,
     pub div: f64,
+    pub sym: i64,
 }
 
 /// Input 0 (`batch` images of `h x w`, `dtype`) filtered by input 1 (`y.m` taps along rows)
@@ -65,6 +67,11 @@ pub(crate) struct ImgSep2 {
     pub x: Pass1,
     pub xfirst: bool,
     pub boundary: Boundary,
+}
+
+/// The kernel's code of a summation order: 1 symmetric, -1 antisymmetric, 0 plain.
+fn sym_c(sym: i64) -> i64 {
+    if sym == 2 { 0 } else { sym }
 }
 
 /// The bytes of dynamic shared memory the kernel needs for taps `my`, `mx` in a working type
@@ -118,18 +125,23 @@ impl ImgSep2 {
 
     pub(crate) fn kernel(&self) -> KernelSource {
         let name = format!(
-            "cuprite_img_sep2_{}_{}x{}{}",
+            "cuprite_img_sep2_{}_{}x{}_{}{}{}",
             self.dtype.name(),
             self.y.m,
             self.x.m,
+            sym_c(self.y.sym) + 1,
+            sym_c(self.x.sym) + 1,
             if self.xfirst { "_xf" } else { "" }
         );
         let body = format!(
             "{}constexpr int SEP_MY = {};\nconstexpr int SEP_MX = {};\n\
+             constexpr int SEP_SYMY = {};\nconstexpr int SEP_SYMX = {};\n\
              constexpr bool SEP_XFIRST = {};\n{}{}{}",
             header(self.dtype),
             self.y.m,
             self.x.m,
+            sym_c(self.y.sym),
+            sym_c(self.x.sym),
             self.xfirst,
             Boundary::c_source(),
             include_str!("filters_sep.cu"),
@@ -142,29 +154,30 @@ impl ImgSep2 {
         let mut h = KeyHasher(0x1a6e_5e92);
         "img_sep2".hash(&mut h);
         self.dtype.code().hash(&mut h);
-        (self.y.m, self.x.m, self.xfirst).hash(&mut h);
+        (self.y.m, self.x.m, self.xfirst, self.y.sym, self.x.sym).hash(&mut h);
         h.finish()
     }
 
-    /// One pass of the CPU twin: along rows (`rows`) or columns.
+    /// One pass of the CPU twin: along rows (`rows`) or columns, as a 1-d correlation along
+    /// the middle axis of a `[batch, n, inner]` block.
     fn pass(&self, rows: bool) -> ImgCorrelate {
         let p = if rows { self.y } else { self.x };
-        let (m, c) = if rows {
-            ([1, p.m, 1], [0, p.c, 0])
+        let (batch, n, inner) = if rows {
+            (self.batch, self.h, self.w)
         } else {
-            ([1, 1, p.m], [0, 0, p.c])
+            (self.batch * self.h, self.w, 1)
         };
         ImgCorrelate {
             dtype: self.dtype,
             win: Win {
-                batch: self.batch,
-                n: [1, self.h, self.w],
-                m,
-                c,
+                batch,
+                n: [1, n, inner],
+                m: [1, p.m, 1],
+                c: [0, p.c, 0],
             },
             boundary: self.boundary,
             div: p.div,
-            skip: false,
+            sym: p.sym,
         }
     }
 
