@@ -6,10 +6,11 @@
 // With RANK_K up to RANK_REG the window lives in registers (the loops are unrolled with
 // constant indices) and the rank is selected by RANK_R + 1 rounds of a min-selection from the
 // bottom, or RANK_K - RANK_R rounds of a max-selection from the top, whichever is fewer; for
-// the minimum and the maximum that is one linear scan. Larger windows count, for each element,
-// the elements below and equal to it, without storing the window. Both give the value of rank
-// RANK_R in the order of `<` (the CPU twin selects the same value). One thread computes one
-// output.
+// the minimum and the maximum that is one linear scan. Outputs whose window lies inside the
+// image read it through flat offsets staged in shared memory once per block. Larger windows
+// count, for each element, the elements below and equal to it, without storing the window.
+// Both give the value of rank RANK_R in the order of `<` (the CPU twin selects the same
+// value). One thread computes one output.
 //
 // Built after `boundary.cu` and a typed header defining `T`, `C`, `img_ld`, `img_st`, RANK_K,
 // RANK_R and RANK_REG.
@@ -28,6 +29,14 @@ __device__ __forceinline__ void img_rank(const T *__restrict__ x, const i64t *__
                                          T *__restrict__ y, i64t batch, i64t n0, i64t n1,
                                          i64t n2, i64t lo0, i64t lo1, i64t lo2, i64t hi0,
                                          i64t hi1, i64t hi2, i64t mode, double cval) {
+  constexpr int KR = RANK_K <= RANK_REG ? RANK_K : 1;
+  // The flat offsets of the footprint inside an image (for outputs whose window lies inside).
+  __shared__ i64t flat[KR];
+  if (RANK_K <= RANK_REG) {
+    for (int e = threadIdx.x; e < KR; e += blockDim.x)
+      flat[e] = (off[3 * e] * n1 + off[3 * e + 1]) * n2 + off[3 * e + 2];
+    __syncthreads();
+  }
   const i64t total = batch * n0 * n1 * n2;
   const C cv = (C)cval;
   for (i64t o = (i64t)blockIdx.x * blockDim.x + threadIdx.x; o < total;
@@ -43,23 +52,31 @@ __device__ __forceinline__ void img_rank(const T *__restrict__ x, const i64t *__
                         k2 + lo2 >= 0 && k2 + hi2 < n2;
     C res;
     if (RANK_K <= RANK_REG) {
-      C v[RANK_K <= RANK_REG ? RANK_K : 1];
+      C v[KR];
+      const T *xo = xb + (k0 * n1 + k1) * n2 + k2;
+      if (inside) {
 #pragma unroll
-      for (int e = 0; e < (RANK_K <= RANK_REG ? RANK_K : 1); ++e)
-        v[e] = rank_at(xb, off, e, k0, k1, k2, n0, n1, n2, (int)mode, inside, cv);
+        for (int e = 0; e < KR; ++e) v[e] = img_ld(xo[flat[e]]);
+      } else {
+#pragma unroll
+        for (int e = 0; e < KR; ++e)
+          v[e] = rank_at(xb, off, e, k0, k1, k2, n0, n1, n2, (int)mode, false, cv);
+      }
       if (RANK_R + 1 <= RANK_K - RANK_R) {
+        // Min-selection: after round i, v[i] is the value of rank i.
 #pragma unroll
         for (int i = 0; i <= RANK_R; ++i) {
 #pragma unroll
-          for (int j = i + 1; j < (RANK_K <= RANK_REG ? RANK_K : 1); ++j) {
+          for (int j = i + 1; j < KR; ++j) {
             const C a = v[i], b = v[j];
             v[i] = b < a ? b : a;
             v[j] = b < a ? a : b;
           }
         }
       } else {
+        // Max-selection from the top: after round i, v[i] is the value of rank i.
 #pragma unroll
-        for (int i = (RANK_K <= RANK_REG ? RANK_K : 1) - 1; i >= RANK_R; --i) {
+        for (int i = KR - 1; i >= RANK_R; --i) {
 #pragma unroll
           for (int j = 0; j < i; ++j) {
             const C a = v[i], b = v[j];
@@ -68,7 +85,7 @@ __device__ __forceinline__ void img_rank(const T *__restrict__ x, const i64t *__
           }
         }
       }
-      res = v[RANK_R < (RANK_K <= RANK_REG ? RANK_K : 1) ? RANK_R : 0];
+      res = v[RANK_R < KR ? RANK_R : 0];
     } else {
       res = cv;
       for (int e = 0; e < RANK_K; ++e) {
