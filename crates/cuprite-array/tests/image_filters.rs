@@ -813,6 +813,81 @@ fn arrayfire_names(d: Device) -> TestResult {
     })
 }
 
+/// ArrayFire's bilateral filter from its definition (clamped edges, radius `max(1, 1.5
+/// sigma)`, spatial sigma clamped to 11.5), on a batch of `u8` and `f64` images.
+fn bilateral_ref(d: Device) -> TestResult {
+    on(d, || -> TestResult {
+        let mut rng = Rng::fresh();
+        let (h, w) = (9usize, 13usize);
+        let x: Vec<f64> = (0..2 * h * w)
+            .map(|_| (rng.next_u64() % 256) as f64)
+            .collect();
+        let want = |ss: f64, cs: f64| -> Vec<f64> {
+            let s = ss.min(11.5);
+            let r = ((1.5 * s) as i64).max(1);
+            let mut out = Vec::new();
+            for b in 0..2 {
+                let at = |i: i64, j: i64| {
+                    x[b * h * w
+                        + (i.clamp(0, h as i64 - 1) as usize) * w
+                        + j.clamp(0, w as i64 - 1) as usize]
+                };
+                for i in 0..h as i64 {
+                    for j in 0..w as i64 {
+                        let (mut nw, mut sum) = (0.0, 0.0);
+                        for dy in -r..=r {
+                            for dx in -r..=r {
+                                let v = at(i + dy, j + dx);
+                                let e = ((dy * dy + dx * dx) as f64) / (2.0 * s * s)
+                                    + (at(i, j) - v).powi(2) / (2.0 * cs * cs);
+                                nw += (-e).exp();
+                                sum += v * (-e).exp();
+                            }
+                        }
+                        out.push(sum / nw);
+                    }
+                }
+            }
+            out
+        };
+        let xu: Vec<u8> = x.iter().map(|&v| v as u8).collect();
+        let xa = Array::from_slice(&xu, &[2, h, w])?;
+        for (ss, cs) in [(1.0, 30.0), (2.5, 80.0), (20.0, 200.0)] {
+            let got: Vec<f64> = image::bilateral(&xa, ss, cs)?
+                .to_vec()?
+                .iter()
+                .map(|&v| v as f64)
+                .collect();
+            close(
+                &got,
+                &want(ss, cs),
+                1e-4,
+                1e-3,
+                &format!("bilateral u8 {ss} {cs}"),
+            )?;
+            let got = image::bilateral(&arr(&x, &[2, h, w]), ss, cs)?.to_vec()?;
+            close(
+                &got,
+                &want(ss, cs),
+                1e-12,
+                1e-10,
+                &format!("bilateral f64 {ss} {cs}"),
+            )?;
+        }
+        assert_err(
+            image::bilateral(&xa, 0.0, 1.0),
+            "InvalidArgument",
+            "spatial sigma 0",
+        );
+        assert_err(
+            image::bilateral(&xa, 1.0, f64::NAN),
+            "InvalidArgument",
+            "chromatic sigma NaN",
+        );
+        Ok(())
+    })
+}
+
 /// Bad input is an `Err` naming the values.
 fn bad_input(d: Device) -> TestResult {
     on(d, || -> TestResult {
@@ -916,8 +991,27 @@ pub const BODIES: &[(&str, Body)] = &[
     ("rank_random", rank_random),
     ("dtypes", dtypes),
     ("arrayfire_names", arrayfire_names),
+    ("bilateral_ref", bilateral_ref),
     ("bad_input", bad_input),
 ];
+
+/// A filter of `x` into another element type on the CPU and on CUDA, equal within `tol` of
+/// the values' scale.
+fn agree_into<T: ImageElement + Element, U: ImageElement + Element>(
+    what: &str,
+    x: &[T],
+    shape: &[usize],
+    tol: f64,
+    f: &dyn Fn(&Array<T>) -> cuprite_array::Result<Array<U>>,
+) -> TestResult {
+    let run = |d: Device| -> Result<Vec<f64>, cuprite_array::Error> {
+        let a = Array::from_slice_on(d, x, shape)?;
+        Ok(f(&a)?.to_vec()?.into_iter().map(|v| v.to_f64()).collect())
+    };
+    let (c, g) = (run(Device::CPU)?, run(Device::cuda(0))?);
+    let scale = c.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+    close(&g, &c, 0.0, tol * scale, what)
+}
 
 /// One filter of `x` on the CPU and on CUDA: equal within `tol` of the values' scale (integers
 /// within 1, from multiply-adds fused on the GPU).
@@ -945,6 +1039,18 @@ fn gpu_case<T: ImageElement + Element>(rng: &mut Rng, lo: f64, hi: f64, tol: f64
             .map(|_| T::store(lo + (hi - lo) * rng.f32_in(0.0, 1.0) as f64))
             .collect();
         let nd = shape.len() as isize;
+        let bt = if T::DTYPE == cuprite_array::DType::F64 {
+            1e-12
+        } else {
+            1e-5
+        };
+        agree_into(
+            &format!("bilateral {} {shape:?}", T::DTYPE),
+            &x,
+            &shape,
+            bt,
+            &|a| image::bilateral(a, 2.0, 0.5 * (hi - lo)),
+        )?;
         for mode in MODES.into_iter().chain([Boundary::GridWrap]) {
             let o = FilterOpts::new().boundary(mode).axes(&[nd - 2, nd - 1]);
             let go = GaussianOpts::new().boundary(mode);
@@ -1033,6 +1139,8 @@ fn image_kernels_compile() -> TestResult {
         "cuprite_img_sep2_u16_3x3_20_xf",
         "cuprite_img_rank_f64_49_24",
         "cuprite_img_rank_u8_81_40",
+        "cuprite_img_bilateral_u8",
+        "cuprite_img_bilateral_f64",
     ] {
         if !sources.iter().any(|s| s.contains(want)) {
             return Err(format!("{want} was not recorded ({} sources)", sources.len()).into());

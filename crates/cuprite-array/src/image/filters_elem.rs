@@ -12,6 +12,9 @@ mod sealed {
 
 /// The element types of the image filters: `u8`, `u16`, `f16`, `f32`, `f64`.
 pub trait ImageElement: Numeric + bytemuck::Pod + sealed::Sealed {
+    /// The float type of results that are not stored in the image's type (ArrayFire's
+    /// `bilateral`): `f64` for `f64`, else `f32`.
+    type Real: ImageElement + crate::dtype::Float;
     #[doc(hidden)]
     fn to_f64(self) -> f64;
     #[doc(hidden)]
@@ -31,6 +34,7 @@ fn wrap_int(v: f64) -> i64 {
 }
 
 impl ImageElement for u8 {
+    type Real = f32;
     fn to_f64(self) -> f64 {
         f64::from(self)
     }
@@ -39,6 +43,7 @@ impl ImageElement for u8 {
     }
 }
 impl ImageElement for u16 {
+    type Real = f32;
     fn to_f64(self) -> f64 {
         f64::from(self)
     }
@@ -47,6 +52,7 @@ impl ImageElement for u16 {
     }
 }
 impl ImageElement for f16 {
+    type Real = f32;
     fn to_f64(self) -> f64 {
         self.to_f64()
     }
@@ -56,6 +62,7 @@ impl ImageElement for f16 {
     }
 }
 impl ImageElement for f32 {
+    type Real = f32;
     fn to_f64(self) -> f64 {
         f64::from(self)
     }
@@ -64,6 +71,7 @@ impl ImageElement for f32 {
     }
 }
 impl ImageElement for f64 {
+    type Real = f64;
     fn to_f64(self) -> f64 {
         self
     }
@@ -124,6 +132,7 @@ pub(crate) trait Acc:
     const ZERO: Self;
     fn of(v: f64) -> Self;
     fn f64(self) -> f64;
+    fn exp(self) -> Self;
 }
 impl Acc for f32 {
     const ZERO: f32 = 0.0;
@@ -133,6 +142,9 @@ impl Acc for f32 {
     fn f64(self) -> f64 {
         f64::from(self)
     }
+    fn exp(self) -> f32 {
+        f32::exp(self)
+    }
 }
 impl Acc for f64 {
     const ZERO: f64 = 0.0;
@@ -141,5 +153,8 @@ impl Acc for f64 {
     }
     fn f64(self) -> f64 {
         self
+    }
+    fn exp(self) -> f64 {
+        f64::exp(self)
     }
 }

@@ -15,13 +15,14 @@
 //!   ([`sobel`], [`prewitt`], [`laplace`], [`gaussian_laplace`],
 //!   [`gaussian_gradient_magnitude`]) and order statistics ([`median_filter`],
 //!   [`rank_filter`], [`percentile_filter`], [`minimum_filter`], [`maximum_filter`]), with
-//!   ArrayFire's [`medfilt`], [`minfilt`], [`maxfilt`], [`sobel_operator`] and [`gradient`]
-//!   beside them. Separable filters of the last two axes run as one kernel with the image
-//!   tile in shared memory; the others as one kernel per pass or one n-d kernel.
+//!   ArrayFire's [`medfilt`], [`minfilt`], [`maxfilt`], [`sobel_operator`], [`gradient`] and
+//!   [`bilateral`] beside them. Separable filters of the last two axes run as one kernel with
+//!   the image tile in shared memory; the others as one kernel per pass or one n-d kernel.
 
 mod boundary;
 mod filters;
 mod filters_af;
+mod filters_bilateral;
 mod filters_corr;
 mod filters_edges;
 mod filters_elem;
@@ -38,6 +39,7 @@ pub use filters::{
     uniform_filter1d, uniform_filter1d_with,
 };
 pub use filters_af::{Pad, gradient, maxfilt, medfilt, minfilt, sobel_operator};
+pub use filters_bilateral::bilateral;
 pub use filters_edges::{
     gaussian_gradient_magnitude, gaussian_gradient_magnitude_with, gaussian_laplace,
     gaussian_laplace_with, laplace, laplace_with, prewitt, prewitt_with, sobel, sobel_with,
