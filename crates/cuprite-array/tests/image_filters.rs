@@ -888,6 +888,95 @@ fn bilateral_ref(d: Device) -> TestResult {
     })
 }
 
+/// Anisotropic diffusion from its formula, step by step with clamped neighbours.
+fn diffusion_ref(d: Device) -> TestResult {
+    on(d, || -> TestResult {
+        let mut rng = Rng::fresh();
+        let (h, w) = (7usize, 9usize);
+        let x = rvec(&mut rng, 2 * h * w, 0.0, 4.0);
+        for (flux, dt, k, iters) in [
+            (image::Flux::Exponential, 0.1, 1.5, 3usize),
+            (image::Flux::Quadratic, 0.2, 0.7, 2),
+        ] {
+            let mut u = x.clone();
+            for _ in 0..iters {
+                let prev = u.clone();
+                for b in 0..2 {
+                    let at = |i: i64, j: i64| {
+                        prev[b * h * w
+                            + i.clamp(0, h as i64 - 1) as usize * w
+                            + j.clamp(0, w as i64 - 1) as usize]
+                    };
+                    let g = |v: f64| match flux {
+                        image::Flux::Exponential => (-v / (k * k)).exp(),
+                        image::Flux::Quadratic => 1.0 / (1.0 + v / (k * k)),
+                    };
+                    for i in 0..h as i64 {
+                        for j in 0..w as i64 {
+                            let cc = at(i, j);
+                            let (n, s_, w_, e) =
+                                (at(i - 1, j), at(i + 1, j), at(i, j - 1), at(i, j + 1));
+                            let (ne, nw, se, sw) = (
+                                at(i - 1, j + 1),
+                                at(i - 1, j - 1),
+                                at(i + 1, j + 1),
+                                at(i + 1, j - 1),
+                            );
+                            let (dx, dy) = ((e - w_) / 2.0, (s_ - n) / 2.0);
+                            let f = |dd: f64, t: f64| g(dd * dd + 0.25 * t * t) * dd;
+                            let delta = f(e - cc, dy + 0.5 * (se - ne))
+                                - f(cc - w_, dy + 0.5 * (sw - nw))
+                                + f(s_ - cc, dx + 0.5 * (se - sw))
+                                - f(cc - n, dx + 0.5 * (ne - nw));
+                            u[b * h * w + i as usize * w + j as usize] = cc + dt * delta;
+                        }
+                    }
+                }
+            }
+            let got =
+                image::anisotropic_diffusion(&arr(&x, &[2, h, w]), dt, k, iters, flux)?.to_vec()?;
+            close(
+                &got,
+                &u,
+                1e-12,
+                1e-12,
+                &format!("anisotropic_diffusion {flux:?}"),
+            )?;
+            let xf: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+            let got: Vec<f64> = image::anisotropic_diffusion(
+                &Array::from_slice(&xf, &[2, h, w])?,
+                dt,
+                k,
+                iters,
+                flux,
+            )?
+            .to_vec()?
+            .iter()
+            .map(|&v| v as f64)
+            .collect();
+            close(
+                &got,
+                &u,
+                1e-5,
+                1e-5,
+                &format!("anisotropic_diffusion f32 {flux:?}"),
+            )?;
+        }
+        assert_err(
+            image::anisotropic_diffusion(
+                &arr(&x, &[2, h, w]),
+                -0.1,
+                1.0,
+                1,
+                image::Flux::Exponential,
+            ),
+            "InvalidArgument",
+            "time step -0.1",
+        );
+        Ok(())
+    })
+}
+
 /// Bad input is an `Err` naming the values.
 fn bad_input(d: Device) -> TestResult {
     on(d, || -> TestResult {
@@ -992,6 +1081,7 @@ pub const BODIES: &[(&str, Body)] = &[
     ("dtypes", dtypes),
     ("arrayfire_names", arrayfire_names),
     ("bilateral_ref", bilateral_ref),
+    ("diffusion_ref", diffusion_ref),
     ("bad_input", bad_input),
 ];
 
@@ -1050,6 +1140,13 @@ fn gpu_case<T: ImageElement + Element>(rng: &mut Rng, lo: f64, hi: f64, tol: f64
             &shape,
             bt,
             &|a| image::bilateral(a, 2.0, 0.5 * (hi - lo)),
+        )?;
+        agree_into(
+            &format!("anisotropic_diffusion {} {shape:?}", T::DTYPE),
+            &x,
+            &shape,
+            bt,
+            &|a| image::anisotropic_diffusion(a, 0.1, 0.5 * (hi - lo), 3, image::Flux::Exponential),
         )?;
         for mode in MODES.into_iter().chain([Boundary::GridWrap]) {
             let o = FilterOpts::new().boundary(mode).axes(&[nd - 2, nd - 1]);

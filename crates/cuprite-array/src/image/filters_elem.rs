@@ -14,7 +14,7 @@ mod sealed {
 pub trait ImageElement: Numeric + bytemuck::Pod + sealed::Sealed {
     /// The float type of results that are not stored in the image's type (ArrayFire's
     /// `bilateral`): `f64` for `f64`, else `f32`.
-    type Real: ImageElement + crate::dtype::Float;
+    type Real: ImageElement + crate::dtype::Float + crate::dtype::Transcendental;
     #[doc(hidden)]
     fn to_f64(self) -> f64;
     #[doc(hidden)]

@@ -15,15 +15,17 @@
 //!   ([`sobel`], [`prewitt`], [`laplace`], [`gaussian_laplace`],
 //!   [`gaussian_gradient_magnitude`]) and order statistics ([`median_filter`],
 //!   [`rank_filter`], [`percentile_filter`], [`minimum_filter`], [`maximum_filter`]), with
-//!   ArrayFire's [`medfilt`], [`minfilt`], [`maxfilt`], [`sobel_operator`], [`gradient`] and
-//!   [`bilateral`] beside them. Separable filters of the last two axes run as one kernel with
-//!   the image tile in shared memory; the others as one kernel per pass or one n-d kernel.
+//!   ArrayFire's [`medfilt`], [`minfilt`], [`maxfilt`], [`sobel_operator`], [`gradient`],
+//!   [`bilateral`] and [`anisotropic_diffusion`] beside them. Separable filters of the last
+//!   two axes run as one kernel with the image tile in shared memory; the others as one
+//!   kernel per pass or one n-d kernel.
 
 mod boundary;
 mod filters;
 mod filters_af;
 mod filters_bilateral;
 mod filters_corr;
+mod filters_diffusion;
 mod filters_edges;
 mod filters_elem;
 mod filters_order;
@@ -40,6 +42,7 @@ pub use filters::{
 };
 pub use filters_af::{Pad, gradient, maxfilt, medfilt, minfilt, sobel_operator};
 pub use filters_bilateral::bilateral;
+pub use filters_diffusion::{Flux, anisotropic_diffusion};
 pub use filters_edges::{
     gaussian_gradient_magnitude, gaussian_gradient_magnitude_with, gaussian_laplace,
     gaussian_laplace_with, laplace, laplace_with, prewitt, prewitt_with, sobel, sobel_with,
