@@ -16,7 +16,7 @@
 // image) index directly; the others map each axis once per weight line.
 //
 // Built after `boundary.cu` and a typed header defining `T` (storage), `C` (working type),
-// `img_ld`, `img_st`.
+// `img_ld`, `img_st`, `img_madd` (`filters_elem.rs`).
 
 __device__ __forceinline__ void img_correlate(const T *__restrict__ x, const C *__restrict__ w,
                                               T *__restrict__ y, i64t batch, i64t n0, i64t n1,
@@ -46,10 +46,10 @@ __device__ __forceinline__ void img_correlate(const T *__restrict__ x, const C *
       if (sym == 1 || sym == -1) {
         acc = tap(hm) * w[hm];
         for (i64t t = 0; t < hm; ++t)
-          acc += (sym == 1 ? tap(t) + tap(m1 - 1 - t) : tap(t) - tap(m1 - 1 - t)) * w[t];
+          acc = img_madd(acc, w[t], sym == 1 ? tap(t) + tap(m1 - 1 - t) : tap(t) - tap(m1 - 1 - t));
       } else {
         acc = tap(m1 - 1) * w[m1 - 1];
-        for (i64t t = 0; t < m1 - 1; ++t) acc += tap(t) * w[t];
+        for (i64t t = 0; t < m1 - 1; ++t) acc = img_madd(acc, w[t], tap(t));
       }
       if (div != 1.0) acc = acc / (C)div;
       y[o] = img_st(acc);
@@ -75,7 +75,7 @@ __device__ __forceinline__ void img_correlate(const T *__restrict__ x, const C *
             const i64t i2 = img_map(k2 + j2 - c2, n2, (int)mode);
             v = (line && i2 >= 0) ? img_ld(xl[i2]) : cv;
           }
-          acc += wv * v;
+          acc = img_madd(acc, wv, v);
         }
       }
     }

@@ -101,17 +101,26 @@ pub(crate) fn store_c(d: DType) -> &'static str {
 }
 
 /// The typed header of an image kernel for element type `d`: the storage type `T`, the
-/// working type `C`, and `img_ld`/`img_st` between them (`img_st` as [`ImageElement::store`]).
+/// working type `C`, `img_ld`/`img_st` between them (`img_st` as [`ImageElement::store`]),
+/// and `img_madd(acc, w, v)`, the step `acc + w v` of a weighted sum. For integers the step
+/// rounds the product and the sum separately (no fused multiply-add), as the CPU twin and
+/// SciPy do, so that the sums and their truncation agree bit for bit.
 pub(crate) fn header(d: DType) -> String {
     let (ld, st) = match d {
         DType::F16 => ("h2f(v)", "f2h(v)"),
         DType::U8 | DType::U16 => ("(C)v", "(T)(i64t)v"),
         _ => ("v", "(T)v"),
     };
+    let madd = if matches!(d, DType::U8 | DType::U16) {
+        "__dadd_rn(acc, __dmul_rn(w, v))"
+    } else {
+        "acc + w * v"
+    };
     format!(
         "typedef {} T;\ntypedef {} C;\n\
          __device__ __forceinline__ C img_ld(T v) {{ return {ld}; }}\n\
-         __device__ __forceinline__ T img_st(C v) {{ return {st}; }}\n",
+         __device__ __forceinline__ T img_st(C v) {{ return {st}; }}\n\
+         __device__ __forceinline__ C img_madd(C acc, C w, C v) {{ return {madd}; }}\n",
         store_c(d),
         acc_c(d)
     )

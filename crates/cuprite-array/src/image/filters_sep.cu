@@ -21,8 +21,8 @@
 // the 32 lanes of a warp walk 32 different rows or columns, so with odd row strides their
 // reads hit 32 banks.
 //
-// Built after `boundary.cu` and a typed header defining `T`, `C`, `img_ld`, `img_st`, SEP_MY,
-// SEP_MX, SEP_SYMY, SEP_SYMX and SEP_XFIRST.
+// Built after `boundary.cu` and a typed header defining `T`, `C`, `img_ld`, `img_st`,
+// `img_madd` (`filters_elem.rs`), SEP_MY, SEP_MX, SEP_SYMY, SEP_SYMX and SEP_XFIRST.
 
 constexpr int SEP_T = 32;
 constexpr int SEP_R = 4;
@@ -37,15 +37,15 @@ __device__ __forceinline__ C sep_out(const C (&v)[M + SEP_R - 1], const C (&w)[M
   if (SYM == 1) {
     acc = v[p + H] * w[H];
 #pragma unroll
-    for (int t = 0; t < H; ++t) acc += (v[p + t] + v[p + M - 1 - t]) * w[t];
+    for (int t = 0; t < H; ++t) acc = img_madd(acc, w[t], v[p + t] + v[p + M - 1 - t]);
   } else if (SYM == -1) {
     acc = v[p + H] * w[H];
 #pragma unroll
-    for (int t = 0; t < H; ++t) acc += (v[p + t] - v[p + M - 1 - t]) * w[t];
+    for (int t = 0; t < H; ++t) acc = img_madd(acc, w[t], v[p + t] - v[p + M - 1 - t]);
   } else {
     acc = v[p + M - 1] * w[M - 1];
 #pragma unroll
-    for (int t = 0; t < M - 1; ++t) acc += v[p + t] * w[t];
+    for (int t = 0; t < M - 1; ++t) acc = img_madd(acc, w[t], v[p + t]);
   }
   return acc;
 }
