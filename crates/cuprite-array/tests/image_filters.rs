@@ -977,6 +977,126 @@ fn diffusion_ref(d: Device) -> TestResult {
     })
 }
 
+/// Canny's edges from the definition: direct 3x3 Sobel sums, the suppression rule, and
+/// hysteresis by a flood fill from the strong pixels.
+fn canny_ref(d: Device) -> TestResult {
+    on(d, || -> TestResult {
+        let mut rng = Rng::fresh();
+        let (h, w) = (16usize, 19usize);
+        // Smooth blobs plus noise, so that edges are long and ties improbable.
+        let x: Vec<f64> = (0..2 * h * w)
+            .map(|k| {
+                let (i, j) = ((k / w) % h, k % w);
+                let blob = if (i as i64 - 8).pow(2) + (j as i64 - 9).pow(2) < 30 {
+                    4.0
+                } else {
+                    0.0
+                };
+                blob + rng.f32_in(0.0, 1.0) as f64
+            })
+            .collect();
+        let (lo, hi) = (0.4, 0.6);
+        let mut want = vec![false; x.len()];
+        for b in 0..2 {
+            let at = |i: i64, j: i64| {
+                x[b * h * w
+                    + i.clamp(0, h as i64 - 1) as usize * w
+                    + j.clamp(0, w as i64 - 1) as usize]
+            };
+            let mut dx = vec![0.0; h * w];
+            let mut dy = vec![0.0; h * w];
+            for i in 0..h as i64 {
+                for j in 0..w as i64 {
+                    let k = i as usize * w + j as usize;
+                    for (a, s) in [(-1i64, 1.0), (0, 2.0), (1, 1.0)] {
+                        dx[k] += s * (at(i + a, j + 1) - at(i + a, j - 1));
+                        dy[k] += s * (at(i + 1, j + a) - at(i - 1, j + a));
+                    }
+                }
+            }
+            let mag: Vec<f64> = dx
+                .iter()
+                .zip(&dy)
+                .map(|(a, b)| (a * a + b * b).sqrt())
+                .collect();
+            let m = |i: i64, j: i64| {
+                if (0..h as i64).contains(&i) && (0..w as i64).contains(&j) {
+                    mag[i as usize * w + j as usize]
+                } else {
+                    0.0
+                }
+            };
+            let t = (std::f64::consts::PI / 8.0).tan();
+            let mut thin = vec![0.0; h * w];
+            for i in 0..h as i64 {
+                for j in 0..w as i64 {
+                    let k = i as usize * w + j as usize;
+                    let (gx, gy) = (dx[k], dy[k]);
+                    let (a, bb) = if gy.abs() <= t * gx.abs() {
+                        ((0, -1), (0, 1))
+                    } else if gx.abs() <= t * gy.abs() {
+                        ((-1, 0), (1, 0))
+                    } else if gx * gy > 0.0 {
+                        ((-1, -1), (1, 1))
+                    } else {
+                        ((-1, 1), (1, -1))
+                    };
+                    if mag[k] > 0.0
+                        && m(i + a.0, j + a.1) <= mag[k]
+                        && m(i + bb.0, j + bb.1) <= mag[k]
+                    {
+                        thin[k] = mag[k];
+                    }
+                }
+            }
+            let top = mag.iter().cloned().fold(0.0, f64::max);
+            let (high, low) = (hi * top, lo * hi * top);
+            let mut stack: Vec<usize> = (0..h * w)
+                .filter(|&k| thin[k] > 0.0 && thin[k] >= high)
+                .collect();
+            let mut edge = vec![false; h * w];
+            for &k in &stack {
+                edge[k] = true;
+            }
+            while let Some(k) = stack.pop() {
+                let (i, j) = ((k / w) as i64, (k % w) as i64);
+                for di in -1..=1 {
+                    for dj in -1..=1 {
+                        let (a, c) = (i + di, j + dj);
+                        if (0..h as i64).contains(&a) && (0..w as i64).contains(&c) {
+                            let q = a as usize * w + c as usize;
+                            if !edge[q] && thin[q] > 0.0 && thin[q] >= low {
+                                edge[q] = true;
+                                stack.push(q);
+                            }
+                        }
+                    }
+                }
+            }
+            want[b * h * w..(b + 1) * h * w].copy_from_slice(&edge);
+        }
+        let got = image::canny(&arr(&x, &[2, h, w]), lo, hi)?.to_vec()?;
+        let diff = got.iter().zip(&want).filter(|(a, b)| a != b).count();
+        if diff != 0 {
+            return Err(format!(
+                "canny: {diff} pixels differ ({} edges expected)",
+                want.iter().filter(|&&e| e).count()
+            )
+            .into());
+        }
+        assert!(
+            want.iter().filter(|&&e| e).count() > 10,
+            "too few edges to test"
+        );
+        assert_err(
+            image::canny(&arr(&x, &[2, h, w]), 0.0, 0.5),
+            "InvalidArgument",
+            "low ratio 0",
+        );
+        Ok(())
+    })
+}
+
 /// Bad input is an `Err` naming the values.
 fn bad_input(d: Device) -> TestResult {
     on(d, || -> TestResult {
@@ -1082,6 +1202,7 @@ pub const BODIES: &[(&str, Body)] = &[
     ("arrayfire_names", arrayfire_names),
     ("bilateral_ref", bilateral_ref),
     ("diffusion_ref", diffusion_ref),
+    ("canny_ref", canny_ref),
     ("bad_input", bad_input),
 ];
 

@@ -16,7 +16,7 @@
 //!   [`gaussian_gradient_magnitude`]) and order statistics ([`median_filter`],
 //!   [`rank_filter`], [`percentile_filter`], [`minimum_filter`], [`maximum_filter`]), with
 //!   ArrayFire's [`medfilt`], [`minfilt`], [`maxfilt`], [`sobel_operator`], [`gradient`],
-//!   [`bilateral`] and [`anisotropic_diffusion`] beside them. Separable filters of the last
+//!   [`bilateral`], [`anisotropic_diffusion`] and [`canny`] beside them. Separable filters of the last
 //!   two axes run as one kernel with the image tile in shared memory; the others as one
 //!   kernel per pass or one n-d kernel.
 
@@ -24,6 +24,7 @@ mod boundary;
 mod filters;
 mod filters_af;
 mod filters_bilateral;
+mod filters_canny;
 mod filters_corr;
 mod filters_diffusion;
 mod filters_edges;
@@ -42,6 +43,7 @@ pub use filters::{
 };
 pub use filters_af::{Pad, gradient, maxfilt, medfilt, minfilt, sobel_operator};
 pub use filters_bilateral::bilateral;
+pub use filters_canny::canny;
 pub use filters_diffusion::{Flux, anisotropic_diffusion};
 pub use filters_edges::{
     gaussian_gradient_magnitude, gaussian_gradient_magnitude_with, gaussian_laplace,
