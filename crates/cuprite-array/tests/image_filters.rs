@@ -1097,6 +1097,94 @@ fn canny_ref(d: Device) -> TestResult {
     })
 }
 
+/// Mean shift from its description, pixel by pixel, on `u8` (values truncated) and `f64`.
+fn mean_shift_ref(d: Device) -> TestResult {
+    on(d, || -> TestResult {
+        let mut rng = Rng::fresh();
+        let (h, w) = (10usize, 12usize);
+        let x: Vec<f64> = (0..2 * h * w)
+            .map(|k| if (k % w) < 6 { 40.0 } else { 160.0 } + (rng.next_u64() % 20) as f64)
+            .collect();
+        let want = |ss: f64, cs: f64, iters: usize, int: bool| -> Vec<f64> {
+            let r = ((ss.min(11.5) * 1.5) as i64).max(1);
+            let mut out = Vec::new();
+            for b in 0..2 {
+                let img = &x[b * h * w..(b + 1) * h * w];
+                for i0 in 0..h as i64 {
+                    for j0 in 0..w as i64 {
+                        let (mut pi, mut pj) = (i0, j0);
+                        let mut c = img[(i0 * w as i64 + j0) as usize];
+                        for _ in 0..iters {
+                            let (mut n, mut si, mut sj, mut sum) = (0i64, 0i64, 0i64, 0.0);
+                            for ti in pi - r..=pi + r {
+                                for tj in pj - r..=pj + r {
+                                    if ti < 0 || tj < 0 || ti >= h as i64 || tj >= w as i64 {
+                                        continue;
+                                    }
+                                    let v = img[(ti * w as i64 + tj) as usize];
+                                    if (c - v) * (c - v) <= cs * cs {
+                                        n += 1;
+                                        si += ti;
+                                        sj += tj;
+                                        sum += v;
+                                    }
+                                }
+                            }
+                            if n == 0 {
+                                break;
+                            }
+                            let (ni, nj) = (si / n, sj / n);
+                            let mut m = sum / n as f64;
+                            if int {
+                                m = m.trunc();
+                            }
+                            let stop = (ni, nj) == (pi, pj)
+                                || ((ni - pi).abs() + (nj - pj).abs()) as f64 + (c - m) * (c - m)
+                                    <= 1.0;
+                            (pi, pj, c) = (ni, nj, m);
+                            if stop {
+                                break;
+                            }
+                        }
+                        out.push(c);
+                    }
+                }
+            }
+            out
+        };
+        let xu: Vec<u8> = x.iter().map(|&v| v as u8).collect();
+        for (ss, cs, it) in [(1.0, 10.0, 5usize), (2.0, 25.0, 8)] {
+            let got: Vec<f64> =
+                image::mean_shift(&Array::from_slice(&xu, &[2, h, w])?, ss, cs, it)?
+                    .to_vec()?
+                    .iter()
+                    .map(|&v| v as f64)
+                    .collect();
+            close(
+                &got,
+                &want(ss, cs, it, true),
+                0.0,
+                0.0,
+                &format!("mean_shift u8 {ss} {cs}"),
+            )?;
+            let got = image::mean_shift(&arr(&x, &[2, h, w]), ss, cs, it)?.to_vec()?;
+            close(
+                &got,
+                &want(ss, cs, it, false),
+                1e-12,
+                1e-12,
+                &format!("mean_shift f64 {ss} {cs}"),
+            )?;
+        }
+        assert_err(
+            image::mean_shift(&arr(&x, &[2, h, w]), 1.0, -2.0, 3),
+            "InvalidArgument",
+            "chromatic sigma -2",
+        );
+        Ok(())
+    })
+}
+
 /// Bad input is an `Err` naming the values.
 fn bad_input(d: Device) -> TestResult {
     on(d, || -> TestResult {
@@ -1203,6 +1291,7 @@ pub const BODIES: &[(&str, Body)] = &[
     ("bilateral_ref", bilateral_ref),
     ("diffusion_ref", diffusion_ref),
     ("canny_ref", canny_ref),
+    ("mean_shift_ref", mean_shift_ref),
     ("bad_input", bad_input),
 ];
 
@@ -1261,6 +1350,13 @@ fn gpu_case<T: ImageElement + Element>(rng: &mut Rng, lo: f64, hi: f64, tol: f64
             &shape,
             bt,
             &|a| image::bilateral(a, 2.0, 0.5 * (hi - lo)),
+        )?;
+        agree(
+            &format!("mean_shift {} {shape:?}", T::DTYPE),
+            &x,
+            &shape,
+            bt,
+            &|a| image::mean_shift(a, 2.0, 0.2 * (hi - lo), 6),
         )?;
         agree_into(
             &format!("anisotropic_diffusion {} {shape:?}", T::DTYPE),
@@ -1343,6 +1439,7 @@ fn image_kernels_compile() -> TestResult {
         rank_random(Device::CPU),
         separable_random(Device::CPU),
         bilateral_ref(Device::CPU),
+        mean_shift_ref(Device::CPU),
     ];
     let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
         .into_iter()
@@ -1360,6 +1457,8 @@ fn image_kernels_compile() -> TestResult {
         "cuprite_img_rank_u8_81_40",
         "cuprite_img_bilateral_u8",
         "cuprite_img_bilateral_f64",
+        "cuprite_img_meanshift_u8",
+        "cuprite_img_meanshift_f64",
     ] {
         if !sources.iter().any(|s| s.contains(want)) {
             let names: Vec<&str> = sources

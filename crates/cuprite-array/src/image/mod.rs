@@ -16,9 +16,9 @@
 //!   [`gaussian_gradient_magnitude`]) and order statistics ([`median_filter`],
 //!   [`rank_filter`], [`percentile_filter`], [`minimum_filter`], [`maximum_filter`]), with
 //!   ArrayFire's [`medfilt`], [`minfilt`], [`maxfilt`], [`sobel_operator`], [`gradient`],
-//!   [`bilateral`], [`anisotropic_diffusion`] and [`canny`] beside them. Separable filters of the last
-//!   two axes run as one kernel with the image tile in shared memory; the others as one
-//!   kernel per pass or one n-d kernel.
+//!   [`bilateral`], [`anisotropic_diffusion`], [`canny`] and [`mean_shift`] beside them.
+//!   Separable filters of the last two axes run as one kernel with the image tile in shared
+//!   memory; the others as one kernel per pass or one n-d kernel.
 
 mod boundary;
 mod filters;
@@ -29,6 +29,7 @@ mod filters_corr;
 mod filters_diffusion;
 mod filters_edges;
 mod filters_elem;
+mod filters_meanshift;
 mod filters_order;
 mod filters_plan;
 mod filters_rank;
@@ -50,6 +51,7 @@ pub use filters_edges::{
     gaussian_laplace_with, laplace, laplace_with, prewitt, prewitt_with, sobel, sobel_with,
 };
 pub use filters_elem::ImageElement;
+pub use filters_meanshift::mean_shift;
 pub use filters_order::{
     Footprint, maximum_filter, maximum_filter_with, maximum_filter1d, maximum_filter1d_with,
     median_filter, median_filter_with, minimum_filter, minimum_filter_with, minimum_filter1d,
