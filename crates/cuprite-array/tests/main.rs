@@ -15,6 +15,7 @@ mod ergonomics;
 mod fft;
 mod hardening;
 mod image_colour;
+mod image_filters;
 #[cfg(feature = "image-files")]
 mod image_io;
 mod image_measure;
@@ -91,6 +92,7 @@ fn main() {
     #[cfg(feature = "image-files")]
     tests.extend(image_io::tests());
     tests.extend(image_vision::tests());
+    tests.extend(image_filters::tests());
     tests.extend(index::tests());
     tests.extend(interop::tests());
     tests.extend(library::tests());

@@ -28,6 +28,7 @@ pub mod fft;
 pub mod graphs;
 pub mod headline;
 pub mod host_flops;
+pub mod image;
 pub mod image_morph;
 pub mod image_vision;
 pub mod index;
@@ -91,6 +92,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(signal::benchmarks());
     v.extend(image_morph::benchmarks());
     v.extend(image_vision::benchmarks());
+    v.extend(image::benchmarks());
     v
 }
 

@@ -24,6 +24,7 @@
 //! | sampling | `randint`, `permutation`, `exponential` | the same seed gives the same draws on both backends: integers exact, `exponential` 8 ulp of its bound (`log` of two libraries) |
 //! | signal | `convolve` (a `k`-tap box, `same`, direct or FFT), `lfilter` (`y = x/2 + y₋₁/2`) | inputs scaled into ±1: direct `δ + 2(k+1)ε`, FFT `δ + 8(log₂N + 2)√N ε`; `lfilter` `2δ + 16ε` (its gain is 1, its rounding a geometric sum) |
 //! | sparse | a dense child made sparse (`from_dense` keeping every nonzero, in CSR, CSC or COO, 32- or 64-bit indices): back to dense, row sums (`sum_axes`, an SpMV), `A·Aᵀ` (SpGEMM) | inputs scaled into ±1; a value dropped on one backend only is at most `δ`: the round trip `δ`; a sum or product over `n` terms `2nδ + 2(n+1)ε·n` |
+//! | image | `gaussian_filter`, `uniform_filter`, `sobel` (every axis, a mode each), `median_filter` (the last two axes) | inputs scaled into ±1, `r` filtered axes of `k` taps: each pass `2(k+1)ε` plus its storage rounding; Sobel's gain `g = 2·4^(r-1)` scales `δ` and the rounding; the median exact (in `δ`) |
 
 use super::arr::{Arr, IntoArr, api, on, on_all, on2};
 use super::expr::{Draw, Expr, Family, Info, Row, eps, inexact_kind, int_max};
@@ -79,6 +80,10 @@ pub static FAMILIES: &[Family] = &[
     Family {
         name: "sparse",
         rows: SPARSE,
+    },
+    Family {
+        name: "image",
+        rows: IMAGE,
     },
 ];
 
@@ -1651,6 +1656,165 @@ static SPARSE: &[Row] = &[
             format!(
                 "{{ let a = {}; a.matmul(&a.transpose()?)?.to_dense()? }}",
                 sparse_rust(p, &c[0])
+            )
+        },
+    },
+];
+
+// ------------------------------------------------------------------------------------ image
+
+/// The boundary of an image row's parameter.
+fn img_mode(p: i64) -> cuprite_array::image::Boundary {
+    use cuprite_array::image::Boundary;
+    [
+        Boundary::Reflect,
+        Boundary::Constant(0.5),
+        Boundary::Nearest,
+        Boundary::Mirror,
+        Boundary::Wrap,
+    ][p.rem_euclid(5) as usize]
+}
+
+/// The reproducer's text of [`img_mode`].
+fn img_mode_rust(p: i64) -> &'static str {
+    ["Reflect", "Constant(0.5)", "Nearest", "Mirror", "Wrap"][p.rem_euclid(5) as usize]
+}
+
+/// A float child of `shape` (rank 1 to 3, extents at most 256) scaled into ±1.
+fn image_child(g: &mut dyn Draw, d: DType, shape: &[usize], depth: u32) -> Option<Expr> {
+    let ok = (1..=3).contains(&shape.len()) && shape.iter().all(|&n| (1..=256).contains(&n));
+    if !ok || !matches!(d, DType::F16 | DType::F32 | DType::F64) {
+        return None;
+    }
+    let x = g.node(d, shape, depth - 1);
+    Some(g.unit(x, d))
+}
+
+/// The bound of `passes` passes of `k` taps of gain at most `gain` on an input within 1 and
+/// off by `i.err`.
+fn img_info(i: &Info, passes: usize, k: f64, gain: f64) -> Info {
+    let e = eps(i.dtype).max(2f64.powi(-23));
+    let round = passes as f64 * (2.0 * (k + 1.0) * e + 2.0 * eps(i.dtype));
+    info(i.dtype, i.shape.clone(), gain * (i.err + round), gain)
+}
+
+static IMAGE: &[Row] = &[
+    Row {
+        name: "gaussian_filter",
+        generate: |g, d, shape, depth| {
+            let x = image_child(g, d, shape, depth)?;
+            Some((vec![1 + g.s_below(4) as i64, g.s_below(5) as i64], vec![x]))
+        },
+        // Weights of sum 1 (all positive): the output within 1; each axis one pass of
+        // 2 int(2 sigma + 0.5) + 1 taps.
+        info: |p, c| {
+            let k = (2 * ((4.0 * 0.5 * p[0] as f64 + 0.5) as usize) + 1) as f64;
+            img_info(&c[0], c[0].shape.len(), k, 1.0)
+        },
+        eval: |p, c| {
+            on!(one(c)?; [F16, F32, F64]; x => {
+                let o = cuprite_array::image::GaussianOpts::new().boundary(img_mode(p[1]));
+                cuprite_array::image::gaussian_filter_with(&x, &[0.5 * p[0] as f64], o).map_err(api)?
+            })
+        },
+        rust: |p, c| {
+            format!(
+                "cuprite_array::image::gaussian_filter_with(&{}, &[{:?}], cuprite_array::image::GaussianOpts::new().boundary(cuprite_array::image::Boundary::{}))?",
+                c[0],
+                0.5 * p[0] as f64,
+                img_mode_rust(p[1])
+            )
+        },
+    },
+    Row {
+        name: "uniform_filter",
+        generate: |g, d, shape, depth| {
+            let x = image_child(g, d, shape, depth)?;
+            Some((vec![1 + g.s_below(7) as i64, g.s_below(5) as i64], vec![x]))
+        },
+        // Means of k values within 1: the output within 1.
+        info: |p, c| img_info(&c[0], c[0].shape.len(), p[0] as f64, 1.0),
+        eval: |p, c| {
+            on!(one(c)?; [F16, F32, F64]; x => {
+                let o = cuprite_array::image::FilterOpts::new().boundary(img_mode(p[1]));
+                cuprite_array::image::uniform_filter_with(&x, &[p[0] as usize], o).map_err(api)?
+            })
+        },
+        rust: |p, c| {
+            format!(
+                "cuprite_array::image::uniform_filter_with(&{}, &[{}], cuprite_array::image::FilterOpts::new().boundary(cuprite_array::image::Boundary::{}))?",
+                c[0],
+                p[0],
+                img_mode_rust(p[1])
+            )
+        },
+    },
+    Row {
+        name: "sobel",
+        generate: |g, d, shape, depth| {
+            let x = image_child(g, d, shape, depth)?;
+            let ax = g.s_below(shape.len() as u64) as i64;
+            Some((vec![ax, g.s_below(5) as i64], vec![x]))
+        },
+        // The difference doubles the bound, each smoothing pass quadruples it.
+        info: |_, c| {
+            let r = c[0].shape.len();
+            img_info(&c[0], r, 4.0, 2.0 * 4f64.powi(r as i32 - 1))
+        },
+        eval: |p, c| {
+            on!(one(c)?; [F16, F32, F64]; x => {
+                let o = cuprite_array::image::FilterOpts::new().boundary(img_mode(p[1]));
+                cuprite_array::image::sobel_with(&x, p[0] as isize, o).map_err(api)?
+            })
+        },
+        rust: |p, c| {
+            format!(
+                "cuprite_array::image::sobel_with(&{}, {}, cuprite_array::image::FilterOpts::new().boundary(cuprite_array::image::Boundary::{}))?",
+                c[0],
+                p[0],
+                img_mode_rust(p[1])
+            )
+        },
+    },
+    Row {
+        name: "median_filter",
+        generate: |g, d, shape, depth| {
+            let ok =
+                (1..=3).contains(&shape.len()) && shape.iter().all(|&n| (1..=256).contains(&n));
+            if !ok
+                || !matches!(
+                    d,
+                    DType::U8 | DType::U16 | DType::F16 | DType::F32 | DType::F64
+                )
+            {
+                return None;
+            }
+            // Floats: a leaf of finite values (where NaNs fall in a window's order is left
+            // open).
+            let x = if d.is_float() {
+                g.finite_leaf(d, shape)
+            } else {
+                g.node(d, shape, depth - 1)
+            };
+            Some((vec![1 + g.s_below(5) as i64, g.s_below(5) as i64], vec![x]))
+        },
+        // A selection moves values: exact, in the input's error.
+        info: |_, c| c[0].clone(),
+        eval: |p, c| {
+            on!(one(c)?; [U8, U16, F16, F32, F64]; x => {
+                let o = cuprite_array::image::FilterOpts::new()
+                    .boundary(img_mode(p[1]))
+                    .axes(if x.ndim() >= 2 { &[-2, -1] } else { &[-1] });
+                let fp = cuprite_array::image::FilterWindow::size(&[p[0] as usize]);
+                cuprite_array::image::median_filter_with(&x, &fp, o).map_err(api)?
+            })
+        },
+        rust: |p, c| {
+            format!(
+                "cuprite_array::image::median_filter_with(&{0}, &cuprite_array::image::FilterWindow::size(&[{1}]), cuprite_array::image::FilterOpts::new().boundary(cuprite_array::image::Boundary::{2}).axes(if {0}.ndim() >= 2 {{ &[-2, -1] }} else {{ &[-1] }}))?",
+                c[0],
+                p[0],
+                img_mode_rust(p[1])
             )
         },
     },

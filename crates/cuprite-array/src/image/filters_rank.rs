@@ -1,0 +1,247 @@
+//! The rank filter (SciPy's `rank_filter` and the median, minimum, maximum and percentile
+//! filters built on it) as one library call: a kernel (`filters_rank.cu`) and its CPU twin on
+//! rayon, both giving the value of one rank among the footprint's values, with the boundary
+//! mapping of `boundary.rs`/`boundary.cu`.
+
+use super::boundary::Boundary;
+use super::filters_corr::{by_dtype, grid_for, host, part};
+use super::filters_elem::{Acc, ImageElement, header};
+use crate::codegen::{Helpers, KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
+use crate::dtype::{DType, f16};
+use crate::error::{Error, Result};
+use crate::exec::CudaLane;
+use crate::graph::{CallInput, LibraryCall};
+use crate::shape::numel;
+use crate::storage::{DevBuf, HostBuf};
+use crate::util::KeyHasher;
+use rayon::prelude::*;
+use std::hash::{Hash, Hasher};
+
+/// Threads a block.
+const THREADS: usize = 128;
+/// Footprints of at most this many elements are selected in registers.
+const REG: usize = 64;
+
+kernel_params! {
+    /// The rank filter of `batch` blocks of `n0 x n1 x n2` values.
+    pub(super) struct RankArgs<'a> {
+        x: ReadBuf<'a> as "T",
+        off: ReadBuf<'a> as "i64t",
+        y: WriteBuf<'a> as "T",
+        batch: i64,
+        n0: i64,
+        n1: i64,
+        n2: i64,
+        lo0: i64,
+        lo1: i64,
+        lo2: i64,
+        hi0: i64,
+        hi1: i64,
+        hi2: i64,
+        mode: i64,
+        cval: f64,
+    }
+}
+
+/// Input 0 (`batch` blocks of `n` values, `dtype`) filtered by the value of rank `rank` among
+/// the values at the offsets of input 1 (`i64`, three per footprint element, less the
+/// centre). `cval` is the constant already in the image's type.
+#[derive(Debug)]
+pub(crate) struct ImgRank {
+    pub dtype: DType,
+    pub batch: usize,
+    pub n: [usize; 3],
+    pub offs: Vec<[i64; 3]>,
+    pub rank: usize,
+    pub boundary: Boundary,
+    pub cval: f64,
+}
+
+impl ImgRank {
+    fn len(&self) -> usize {
+        self.batch * numel(&self.n)
+    }
+
+    fn check<B>(&self, inputs: &[CallInput<'_, B>]) -> Result<()> {
+        let ok = inputs.len() == 2
+            && inputs[0].dtype == self.dtype
+            && inputs[1].dtype == DType::I64
+            && numel(inputs[0].shape) == self.len()
+            && numel(inputs[1].shape) == 3 * self.offs.len()
+            && self.rank < self.offs.len();
+        if !ok {
+            return Err(Error::InvalidArgument(format!(
+                "the rank filter made for {} blocks of {:?} of {} (rank {} of {}) was given {:?}",
+                self.batch,
+                self.n,
+                self.dtype,
+                self.rank,
+                self.offs.len(),
+                inputs
+                    .iter()
+                    .map(|x| (x.dtype, x.shape.to_vec()))
+                    .collect::<Vec<_>>()
+            )));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn kernel(&self) -> KernelSource {
+        let name = format!(
+            "cuprite_img_rank_{}_{}_{}",
+            self.dtype.name(),
+            self.offs.len(),
+            self.rank
+        );
+        let body = format!(
+            "{}constexpr int RANK_K = {};\nconstexpr int RANK_R = {};\n\
+             constexpr int RANK_REG = {REG};\n{}{}{}",
+            header(self.dtype),
+            self.offs.len(),
+            self.rank,
+            Boundary::c_source(),
+            include_str!("filters_rank.cu"),
+            crate::codegen::entry::<RankArgs>(&name, &THREADS.to_string(), "img_rank")
+        );
+        KernelSource::generated(name, &body, Helpers::of_dtype(self.dtype))
+    }
+
+    fn key(&self) -> u64 {
+        let mut h = KeyHasher(0x1a6e_4a4c);
+        "img_rank".hash(&mut h);
+        self.dtype.code().hash(&mut h);
+        (self.offs.len(), self.rank).hash(&mut h);
+        h.finish()
+    }
+
+    /// The smallest and largest offset along each axis.
+    fn bounds(&self) -> ([i64; 3], [i64; 3]) {
+        let mut lo = [0i64; 3];
+        let mut hi = [0i64; 3];
+        for a in 0..3 {
+            lo[a] = self.offs.iter().map(|o| o[a]).min().unwrap_or(0);
+            hi[a] = self.offs.iter().map(|o| o[a]).max().unwrap_or(0);
+        }
+        (lo, hi)
+    }
+
+    fn cpu<T: ImageElement, A: Acc>(&self, x: &[T], y: &mut [T]) {
+        let [n0, n1, n2] = self.n;
+        let b = self.boundary;
+        let cv = A::of(self.cval);
+        let k = self.offs.len();
+        y.par_chunks_mut(n2.max(1))
+            .enumerate()
+            .for_each(|(line, out)| {
+                let k1 = line % n1;
+                let (k0, bi) = ((line / n1) % n0, line / n1 / n0);
+                let xb = &x[bi * n0 * n1 * n2..][..n0 * n1 * n2];
+                let mut v: Vec<A> = Vec::with_capacity(k);
+                for (k2, o) in out.iter_mut().enumerate() {
+                    v.clear();
+                    for d in &self.offs {
+                        let at = |kk: usize, dd: i64, n: usize| b.map(kk as i64 + dd, n as i64);
+                        v.push(
+                            match (at(k0, d[0], n0), at(k1, d[1], n1), at(k2, d[2], n2)) {
+                                (Some(i0), Some(i1), Some(i2)) => A::of(
+                                    xb[((i0 as usize) * n1 + i1 as usize) * n2 + i2 as usize]
+                                        .to_f64(),
+                                ),
+                                _ => cv,
+                            },
+                        );
+                    }
+                    let (_, r, _) = v.select_nth_unstable_by(self.rank, |a, c| {
+                        a.partial_cmp(c).unwrap_or(std::cmp::Ordering::Equal)
+                    });
+                    *o = T::store(r.f64());
+                }
+            });
+    }
+
+    fn run_host<T: ImageElement, A: Acc>(
+        &self,
+        inputs: &[CallInput<'_, HostBuf>],
+        out: &mut HostBuf,
+    ) -> Result<()> {
+        let n = self.len();
+        let x: &[T] = host(&inputs[0], n);
+        let o: &mut [T] = bytemuck::cast_slice_mut(out.bytes_mut());
+        self.cpu::<T, A>(x, &mut o[..n]);
+        Ok(())
+    }
+}
+
+impl LibraryCall for ImgRank {
+    fn name(&self) -> &str {
+        "rank_filter"
+    }
+
+    fn run_cpu(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) -> Result<()> {
+        self.check(inputs)?;
+        fn go<T: ImageElement, A: Acc>(
+            s: &ImgRank,
+            i: &[CallInput<'_, HostBuf>],
+            o: &mut HostBuf,
+        ) -> Result<()> {
+            s.run_host::<T, A>(i, o)
+        }
+        by_dtype!(self.dtype, go(self, inputs, out))
+    }
+
+    fn run_cuda(
+        &self,
+        lane: &CudaLane<'_>,
+        inputs: &[CallInput<'_, DevBuf>],
+        out: &mut DevBuf,
+    ) -> Result<()> {
+        let CudaLane { st, stream } = *lane;
+        self.check(inputs)?;
+        let n = self.len();
+        if n == 0 {
+            return Ok(());
+        }
+        let k = crate::jit::library_kernel(st, self.key(), || self.kernel())?;
+        let i = |v: usize| v as i64;
+        let (lo, hi) = self.bounds();
+        let params = RankArgs {
+            x: part(&inputs[0], self.dtype, n)?,
+            off: part(&inputs[1], DType::I64, 3 * self.offs.len())?,
+            y: WriteBuf::part(out, self.dtype, 0, n)?,
+            batch: i(self.batch),
+            n0: i(self.n[0]),
+            n1: i(self.n[1]),
+            n2: i(self.n[2]),
+            lo0: lo[0],
+            lo1: lo[1],
+            lo2: lo[2],
+            hi0: hi[0],
+            hi1: hi[1],
+            hi2: hi[2],
+            mode: i64::from(self.boundary.code()),
+            cval: self.cval,
+        };
+        let grid = grid_for(u64::from(st.sms), u64::from(k.blocks_per_sm), n, THREADS);
+        let a = params.args();
+        // SAFETY: `x` and `y` are checked views of `batch n0 n1 n2` elements and `off` of three
+        // per footprint element (`ReadBuf`/`WriteBuf::part` check them inside their
+        // allocations); the kernel reads `x` directly only where every offset stays inside
+        // `[lo, hi]` of an output inside the block, else at `img_map`ped indices in `[0, n)`
+        // along each axis, and writes `y` only below the total.
+        unsafe {
+            stream.launch_packed(
+                &k.func,
+                (grid, 1, 1),
+                (THREADS as u32, 1, 1),
+                0,
+                &a.words,
+                &a.accesses(),
+            )
+        }?;
+        Ok(())
+    }
+
+    fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
+        vec![self.kernel().source]
+    }
+}
