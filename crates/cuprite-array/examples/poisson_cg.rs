@@ -14,7 +14,7 @@
 //! The right-hand side is a smooth load plus a point source, so the solution is not trivial.
 //! It exits with an error when the residual is above twice the tolerance.
 
-use cuprite_array::sparse::{CgOptions, SparseArray, cg};
+use cuprite_array::sparse::{SolveOpts, SparseArray, cg_with};
 use cuprite_array::{Array, current_device, with_device};
 
 /// The tolerance on `‖b − A·x‖ / ‖b‖`.
@@ -107,14 +107,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .into());
     }
 
-    let opts = CgOptions {
-        tol: TOL,
-        max_iter: 20 * g,
-        jacobi: false,
-        check_every: 50,
-    };
+    let opts = SolveOpts::new().rtol(TOL).maxiter(20 * g).check_every(50);
     let start = std::time::Instant::now();
-    let res = cg(&a, &b, None, &opts)?;
+    let res = cg_with(&a, &b, opts)?;
     let x = res.x.to_vec()?;
     let solved = start.elapsed();
 

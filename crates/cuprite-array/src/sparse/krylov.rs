@@ -1,5 +1,5 @@
-//! Krylov solvers beside [`cg`](super::cg): [`bicgstab`], restarted [`gmres`] and [`minres`],
-//! written on the array API. Every scalar of a recurrence (step lengths, Hessenberg entries,
+//! Krylov solvers: [`cg`], [`bicgstab`], restarted [`gmres`] and [`minres`], written on the
+//! array API. Every scalar of a recurrence (step lengths, Hessenberg entries,
 //! Givens rotations) is a 0-d array on the solver's device, so on the CUDA backend an
 //! iteration launches kernels without waiting for them; the host reads one residual estimate
 //! per `check_every` iterations (see [`SolveOpts`]).
@@ -184,6 +184,90 @@ impl<'a, 'o, T: SparseValue + Float + Transcendental> Run<'a, 'o, T> {
     fn zeros(&self) -> Array<T> {
         with_device(self.a.device(), || Array::zeros(&[self.n()]))
     }
+}
+
+/// [`cg_with`] with SciPy's defaults ([`SolveOpts::new`]).
+///
+/// ```
+/// use cuprite_array::{Array, Device, with_device};
+/// use cuprite_array::sparse::{SparseArray, cg};
+/// with_device(Device::CPU, || -> cuprite_array::Result<()> {
+///     let a = SparseArray::diags(&[&[-1.0f64; 3], &[4.0; 4], &[-1.0; 3]], &[-1, 0, 1], [4, 4])?;
+///     let b = Array::from_slice(&[1.0, 2.0, 3.0, 4.0], &[4])?;
+///     let r = cg(&a, &b)?;
+///     assert!(r.converged && r.iterations <= 4);
+///     Ok(())
+/// })?;
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn cg<T: SparseValue + Float + Transcendental>(
+    a: &SparseArray<T>,
+    b: &Array<T>,
+) -> Result<SolveResult<T>> {
+    cg_with(a, b, SolveOpts::new())
+}
+
+/// Solves `A·x = b` for a real symmetric positive definite `A` by the (preconditioned)
+/// conjugate gradient method, as SciPy's `cg`. Not converging within `maxiter` is not an
+/// error: see [`SolveResult::converged`]. Where the estimate passes but the true residual
+/// does not, the true residual replaces the recurrence's and the iteration goes on.
+///
+/// ```
+/// use cuprite_array::{Array, Device, with_device};
+/// use cuprite_array::sparse::{Jacobi, SolveOpts, SparseArray, cg_with};
+/// with_device(Device::CPU, || -> cuprite_array::Result<()> {
+///     let a = SparseArray::diags(&[&[-1.0f64; 3], &[4.0; 4], &[-1.0; 3]], &[-1, 0, 1], [4, 4])?;
+///     let b = Array::from_slice(&[1.0, 2.0, 3.0, 4.0], &[4])?;
+///     let m = Jacobi::new(&a)?;
+///     let r = cg_with(&a, &b, SolveOpts::new().rtol(1e-12).preconditioner(&m).check_every(1))?;
+///     assert!(r.converged && r.iterations <= 4);
+///     let ax = a.spmv(&r.x)?.to_vec()?;
+///     assert!(ax.iter().zip([1.0, 2.0, 3.0, 4.0]).all(|(g, w)| (g - w).abs() < 1e-10));
+///     Ok(())
+/// })?;
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn cg_with<T: SparseValue + Float + Transcendental>(
+    a: &SparseArray<T>,
+    b: &Array<T>,
+    opts: SolveOpts<'_, T>,
+) -> Result<SolveResult<T>> {
+    let (mut run, mut x) = Run::new("cg", a, b, opts)?;
+    let mut r = run.residual(&x)?;
+    r.eval()?;
+    if run.n() == 0 || norm(&r)? <= run.thresh {
+        return run.finish(x);
+    }
+    let mut z = run.m.apply(&r)?;
+    let mut p = z.clone();
+    let mut rz = dot(&r, &z)?;
+    while run.iterations < run.maxiter {
+        let ap = a.spmv(&p)?;
+        let alpha = safe_div(&rz, &dot(&p, &ap)?)?;
+        x = x.try_add(&p.try_mul(&alpha)?)?;
+        r = r.try_sub(&ap.try_mul(&alpha)?)?;
+        eval_many(&[&x, &r])?;
+        run.iterations += 1;
+        if run.due() {
+            let est = norm(&r)?;
+            if !est.is_finite() {
+                break;
+            }
+            if run.report(est) {
+                let (true_r, passes) = run.confirm(&x)?;
+                if passes {
+                    break;
+                }
+                r = true_r;
+            }
+        }
+        z = run.m.apply(&r)?;
+        let rz_new = dot(&r, &z)?;
+        p = z.try_add(&p.try_mul(&safe_div(&rz_new, &rz)?)?)?;
+        rz = rz_new;
+        eval_many(&[&p, &rz])?;
+    }
+    run.finish(x)
 }
 
 /// [`bicgstab_with`] with SciPy's defaults ([`SolveOpts::new`]).

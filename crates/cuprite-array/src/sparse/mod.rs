@@ -45,16 +45,14 @@ mod host;
 mod krylov;
 mod ops;
 mod precond;
-mod solve;
 mod structure;
 mod triangular;
 mod value;
 
 pub use cuprite_driver::blas::Transpose;
 pub use format::{IndexType, SparseFormat};
-pub use krylov::{bicgstab, bicgstab_with, gmres, gmres_with, minres, minres_with};
+pub use krylov::{bicgstab, bicgstab_with, cg, cg_with, gmres, gmres_with, minres, minres_with};
 pub use precond::{Jacobi, Preconditioner, SolveCallback, SolveOpts, SolveResult};
-pub use solve::{CgOptions, CgResult, cg};
 pub use triangular::TriangularOpts;
 pub use value::{IndexValue, SparseValue};
 

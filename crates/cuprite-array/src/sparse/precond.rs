@@ -1,7 +1,7 @@
 //! Preconditioners of the iterative solvers ([`Preconditioner`], [`Jacobi`]) and their
 //! options ([`SolveOpts`]) and result ([`SolveResult`]).
 
-use super::{SparseArray, SparseValue};
+use super::{SparseArray, SparseFormat, SparseValue};
 use crate::array::Array;
 use crate::dtype::Float;
 use crate::error::{Error, Result};
@@ -67,7 +67,7 @@ impl<T: SparseValue + Float> Jacobi<T> {
             )));
         }
         Ok(Jacobi {
-            inv_diag: super::solve::inverse_diagonal(a, "Jacobi")?,
+            inv_diag: inverse_diagonal(a, "Jacobi")?,
         })
     }
 }
@@ -82,8 +82,9 @@ impl<T: SparseValue + Float> Preconditioner<T> for Jacobi<T> {
 /// relative residual estimate it checks.
 pub type SolveCallback<'a> = &'a mut dyn FnMut(usize, f64);
 
-/// The options of the iterative solvers ([`bicgstab_with`](super::bicgstab_with),
-/// [`gmres_with`](super::gmres_with), [`minres_with`](super::minres_with)), named after
+/// The options of the iterative solvers ([`cg_with`](super::cg_with),
+/// [`bicgstab_with`](super::bicgstab_with), [`gmres_with`](super::gmres_with),
+/// [`minres_with`](super::minres_with)), named after
 /// SciPy's keyword arguments: `x0`, `rtol`, `atol`, `maxiter`, `M` (here
 /// [`preconditioner`](Self::preconditioner)), `callback`, `restart` (GMRES only), and
 /// `check_every`, cuprite's own. Unlike most options values it is not `Copy` (it borrows the
@@ -203,7 +204,7 @@ impl<'a, T: SparseValue> SolveOpts<'a, T> {
     }
 }
 
-/// What [`bicgstab`](super::bicgstab), [`gmres`](super::gmres) and
+/// What [`cg`](super::cg), [`bicgstab`](super::bicgstab), [`gmres`](super::gmres) and
 /// [`minres`](super::minres) return.
 #[derive(Clone, Debug)]
 pub struct SolveResult<T: SparseValue> {
@@ -215,4 +216,27 @@ pub struct SolveResult<T: SparseValue> {
     pub residual: f64,
     /// Whether `‖b − A·x‖ ≤ max(rtol·‖b‖, atol)`.
     pub converged: bool,
+}
+
+/// `1 / A[i, i]` for every row, or an `Err` naming the first row whose diagonal is zero.
+fn inverse_diagonal<T: SparseValue + Float>(a: &SparseArray<T>, what: &str) -> Result<Array<T>> {
+    let h = a.to_format(SparseFormat::Csr)?.host()?;
+    let mut d = vec![T::ZERO; h.rows];
+    for i in 0..h.rows {
+        for p in h.major[i]..h.major[i + 1] {
+            if h.minor[p] == i {
+                d[i] = h.vals[p];
+            }
+        }
+        if d[i] == T::ZERO {
+            return Err(Error::InvalidArgument(format!(
+                "{what}: A[{i}, {i}] is zero"
+            )));
+        }
+    }
+    let inv: Vec<T> = d
+        .iter()
+        .map(|&v| T::from_f64(1.0 / v.to_c64().re))
+        .collect();
+    Array::from_slice_on(a.device(), &inv, &[h.rows])
 }

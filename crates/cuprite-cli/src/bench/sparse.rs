@@ -9,7 +9,7 @@
 
 use super::curves::per_call;
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
-use cuprite_array::sparse::{CgOptions, SparseArray, cg};
+use cuprite_array::sparse::{SolveOpts, SparseArray, cg_with};
 use cuprite_array::{Array, Device, with_device};
 
 /// The sparse benchmarks.
@@ -131,14 +131,12 @@ fn cg_laplacian(ctx: &mut BenchCtx) -> BenchResult {
         let b = Array::<f32>::rand_uniform(&[n], 3)?;
         b.eval()?;
         // A tolerance never reached: exactly `iters` iterations, checked every 50.
-        let opts = CgOptions {
-            tol: 0.0,
-            max_iter: iters,
-            jacobi: false,
-            check_every: 50,
-        };
         let s = timed(ctx, || {
-            let r = cg(&a, &b, None, &opts)?;
+            let r = cg_with(
+                &a,
+                &b,
+                SolveOpts::new().rtol(0.0).maxiter(iters).check_every(50),
+            )?;
             r.x.eval()?;
             Ok(())
         })?;

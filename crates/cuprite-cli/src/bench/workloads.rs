@@ -10,7 +10,7 @@
 use super::curves::per_call;
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, TimeUnit};
 use cuprite_array::ops::fft::FftnOpts;
-use cuprite_array::sparse::{CgOptions, SparseArray, cg};
+use cuprite_array::sparse::{SolveOpts, SparseArray, cg_with};
 use cuprite_array::{Array, Device, bf16, c32, ops::ScatterOpts, s, with_device};
 
 /// The workload benchmarks.
@@ -378,14 +378,14 @@ fn poisson_cg(ctx: &mut BenchCtx) -> BenchResult {
         b.eval()?;
         // A tolerance never reached: exactly `iters` iterations, checked every 50, as the
         // peers run them.
-        let opts = CgOptions {
-            tol: 0.0,
-            max_iter: iters,
-            jacobi: false,
-            check_every: 50,
-        };
         let samples = timed(ctx, || {
-            cg(&a, &b, None, &opts)?.x.eval()?;
+            cg_with(
+                &a,
+                &b,
+                SolveOpts::new().rtol(0.0).maxiter(iters).check_every(50),
+            )?
+            .x
+            .eval()?;
             Ok(())
         })?;
         let time = Figure::time(
