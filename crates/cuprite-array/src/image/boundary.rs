@@ -150,7 +150,6 @@ impl Boundary {
     /// The C text of `img_map` (`boundary.cu`), for kernels that include it: `long long
     /// img_map(long long i, long long n, int mode)` returns the index or -1 for the constant.
     #[must_use]
-    #[allow(dead_code)] // until the first image kernel includes it
     pub(crate) fn c_source() -> &'static str {
         include_str!("boundary.cu")
     }
