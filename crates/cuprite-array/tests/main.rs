@@ -14,6 +14,7 @@ mod cross;
 mod ergonomics;
 mod fft;
 mod hardening;
+mod image_geometry;
 mod index;
 mod index_scatter;
 mod interop;
@@ -76,6 +77,7 @@ fn main() {
     tests.extend(fft::tests());
     tests.extend(options::tests());
     tests.extend(hardening::tests());
+    tests.extend(image_geometry::tests());
     tests.extend(index::tests());
     tests.extend(interop::tests());
     tests.extend(library::tests());

@@ -536,7 +536,8 @@ pub fn skew<T: ImageElement>(x: &Array<T>, skew0: f64, skew1: f64) -> Result<Arr
 /// ArrayFire's `skew` with its `odim0`, `odim1`, `method` and `inverse`. With `tx = tan(skew0)`
 /// and `ty = tan(skew1)` the output-to-input matrix is `[[1, ty, 0], [tx, 1, 0]]` without
 /// `inverse`; with it, `[[1, tx, 0], [ty, 1, 0]]` when either is 0, else `[[d, ty d, 0], [tx d,
-/// d, 0]]` with `d = 1 / (1 - tx ty)` (ArrayFire's shortcut).
+/// d, 0]]` with `d = 1 / (1 - tx ty)` (ArrayFire's shortcut; an `Err` where `|1 - tx ty| <=
+/// 1e-12`).
 ///
 /// ```
 /// use cuprite_array::{Array, Device, image::af::{self, TransformOpts}};
@@ -560,8 +561,9 @@ pub fn skew_with<T: ImageElement>(
     } else if tx == 0.0 || ty == 0.0 {
         [[1.0, tx, 0.0], [ty, 1.0, 0.0]]
     } else {
-        let d = 1.0 / (1.0 - tx * ty);
-        if !d.is_finite() {
+        let den = 1.0 - tx * ty;
+        let d = 1.0 / den;
+        if den.abs() <= 1e-12 || !d.is_finite() {
             return Err(bad(format!(
                 "{what}: tan({skew0}) tan({skew1}) = 1: the shear is singular"
             )));

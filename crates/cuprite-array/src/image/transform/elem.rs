@@ -3,6 +3,7 @@
 //! value is stored in each: integers as SciPy stores them (rounded half up, negative values and
 //! NaN to 0, clamped to the type's maximum), `f16` rounded to nearest.
 
+use crate::codegen::{Helpers, KernelSource, MARKER};
 use crate::dtype::{DType, Element, Float, Numeric, f16};
 
 mod sealed {
@@ -147,4 +148,18 @@ impl Px for f64 {
     fn store<W: Work>(v: W) -> f64 {
         v.to_f64()
     }
+}
+
+/// A kernel of this family: the prelude with the half helpers, the typed `header`, the
+/// family's `body` (its `.cu` text), then the marker and the `entry` point. Everything but the
+/// entry precedes the marker, so that kernels of different headers never share a translation
+/// unit.
+pub(crate) fn kernel(name: String, header: &str, body: &str, entry: &str) -> KernelSource {
+    let helpers = Helpers {
+        half: true,
+        ..Helpers::default()
+    };
+    let pre = KernelSource::generated(String::new(), "", helpers).source;
+    let pre = pre.strip_suffix(MARKER).unwrap_or(&pre);
+    KernelSource::new(name, format!("{pre}{header}{body}{MARKER}{entry}"))
 }

@@ -6,7 +6,7 @@
 //! compute coordinates in `f64` and weights and sums in the working type, in the same order.
 
 use super::elem::{self, Px, Work};
-use crate::codegen::{Helpers, KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
+use crate::codegen::{KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
 use crate::dtype::{DType, f16};
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
@@ -200,17 +200,9 @@ impl Sample {
             self.coords() as u8,
             persp as u8,
         );
-        let body = format!(
-            "{header}{}{}{}",
-            Boundary::c_source(),
-            include_str!("sample.cu"),
-            crate::codegen::entry::<SampleArgs>(&name, &THREADS.to_string(), "geo_sample")
-        );
-        let helpers = Helpers {
-            half: true,
-            ..Helpers::default()
-        };
-        KernelSource::generated(name, &body, helpers)
+        let entry = crate::codegen::entry::<SampleArgs>(&name, &THREADS.to_string(), "geo_sample");
+        let body = format!("{}{}", Boundary::c_source(), include_str!("sample.cu"));
+        elem::kernel(name, &header, &body, &entry)
     }
 
     fn key(&self) -> u64 {
@@ -374,7 +366,7 @@ impl Sample {
         if self.kind == Kind::Spline {
             let order = self.order as i64;
             let mut cc = c + self.npad as f64;
-            if !(cc.abs() <= 4.5e15) {
+            if cc.is_nan() || cc.abs() > 4.5e15 {
                 return false;
             }
             if mode == 5 || mode == 2 {
@@ -402,7 +394,7 @@ impl Sample {
             }
             return true;
         }
-        if !(c >= -1e-4 && c < n as f64) {
+        if c.is_nan() || c < -1e-4 || c >= n as f64 {
             return false;
         }
         let g = c.floor();

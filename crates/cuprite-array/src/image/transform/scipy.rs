@@ -552,7 +552,7 @@ pub fn zoom_with<T: ImageElement>(x: &Array<T>, zoom: &[f64], opts: ZoomOpts) ->
         let v = (ni as f64 * z).round_ties_even();
         if v >= MAX_ELEMS as f64 {
             return Err(bad(format!(
-                "{what}: factor {z} makes an axis of {ni} into {v} values"
+                "{what}: factor {z:?} makes an axis of {ni} into {v:?} values"
             )));
         }
         out.push(v as usize);

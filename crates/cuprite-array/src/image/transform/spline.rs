@@ -3,7 +3,7 @@
 //! (`f64` for `f64` images, else `f32`; SciPy filters in `f64`).
 
 use super::elem::{self, Px, Work};
-use crate::codegen::{Helpers, KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
+use crate::codegen::{KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
 use crate::dtype::{DType, f16};
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
@@ -22,8 +22,8 @@ pub(crate) fn poles(order: usize) -> &'static [f64] {
     match order {
         2 => &[-0.171_572_875_253_809_9],
         3 => &[-0.267_949_192_431_122_7],
-        4 => &[-0.361_341_225_900_220_2, -0.013_725_429_297_339_121],
-        5 => &[-0.430_575_347_099_973_8, -0.043_096_288_203_264_654],
+        4 => &[-0.361_341_225_900_220_16, -0.013_725_429_297_339_121],
+        5 => &[-0.430_575_347_099_973_8, -0.043_096_288_203_264_65],
         _ => &[],
     }
 }
@@ -163,16 +163,8 @@ impl SplineFilter {
             elem::wide(self.input) as u8,
             self.order,
         );
-        let body = format!(
-            "{header}{}{}",
-            include_str!("spline.cu"),
-            crate::codegen::entry::<SplineArgs>(&name, &THREADS.to_string(), "spl_filter")
-        );
-        let helpers = Helpers {
-            half: true,
-            ..Helpers::default()
-        };
-        KernelSource::generated(name, &body, helpers)
+        let entry = crate::codegen::entry::<SplineArgs>(&name, &THREADS.to_string(), "spl_filter");
+        elem::kernel(name, &header, include_str!("spline.cu"), &entry)
     }
 
     fn key(&self) -> u64 {
