@@ -28,6 +28,7 @@ pub mod fft;
 pub mod graphs;
 pub mod headline;
 pub mod host_flops;
+pub mod image_geometry;
 pub mod index;
 pub mod interop;
 pub mod launch;
@@ -87,6 +88,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(workloads::benchmarks());
     v.extend(graphs::benchmarks());
     v.extend(signal::benchmarks());
+    v.extend(image_geometry::benchmarks());
     v
 }
 

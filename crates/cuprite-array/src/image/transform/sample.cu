@@ -11,11 +11,19 @@
 // `cval`, taps outside are mapped by `img_map` in `mode`; 6 the area average (the input cells
 // `[floor(o n / l), ceil((o + 1) n / l))` of each axis).
 //
-// One thread per output along the last axis; a block row of GEO_THREADS outputs of one output
-// line (fixed batch index and leading output indices), lines strided over gridDim.y. Built
+// Threads run along the last axis of the output, GEO_PER outputs each; a block row covers a
+// stretch of one output line (fixed batch index and leading output indices), lines strided
+// over gridDim.y. Built
 // after a typed header that defines GEO_IN and GEO_OUT (element codes: 0 u8, 1 u16, 2 f16,
 // 3 f32, 4 f64), GEO_WIDE (compute in double), GEO_RANK, GEO_ORDER, GEO_KIND, GEO_COORDS,
-// GEO_PERSP and GEO_THREADS, and after `img_map` (boundary.cu) and the half helpers.
+// GEO_PERSP, GEO_I32 (every index of the call fits in 32 bits), GEO_THREADS and GEO_PER, and
+// after `img_map` (boundary.cu) and the half helpers.
+
+#if GEO_I32
+typedef int IX;
+#else
+typedef long long IX;
+#endif
 
 #if GEO_WIDE
 typedef double W;
@@ -172,11 +180,25 @@ __device__ __forceinline__ void geo_bspline(double x, W *w) {
 }
 
 // The taps of one axis for coordinate `c`: input indices (-1: the constant) and weights.
-// Returns false where the point takes the constant.
-__device__ __forceinline__ bool geo_axis(double c, long long n, int mode, long long npad,
-                                         long long *idx, W *w) {
+// Returns false where the point takes the constant. Points whose taps all lie inside take the
+// first branch, which gives the same taps as the general rules (no mapping applies there).
+__device__ __forceinline__ bool geo_axis(double c, IX n, int mode, IX npad, IX *idx, W *w) {
 #if GEO_KIND == 0
   double cc = c + (double)npad;
+  if (cc >= 0.0 && cc <= (double)(n - 1)) {
+    const IX start = (GEO_ORDER & 1) ? (IX)floor(cc) - GEO_ORDER / 2
+                                     : (IX)floor(cc + 0.5) - GEO_ORDER / 2;
+    if (start >= 0 && start + GEO_ORDER < n) {
+#pragma unroll
+      for (int k = 0; k < GEO_TAPS; ++k) idx[k] = start + k;
+#if GEO_ORDER > 0
+      geo_bspline(cc, w);
+#else
+      w[0] = (W)1;
+#endif
+      return true;
+    }
+  }
   // Far points (and NaN) take the constant; nearest and grid-constant points are first brought
   // within a few cells of the image, where their taps are the same edge values or constants.
   if (!(fabs(cc) <= 4.5e15)) return false;
@@ -187,7 +209,7 @@ __device__ __forceinline__ bool geo_axis(double c, long long n, int mode, long l
                                           : (long long)floor(cc + 0.5) - GEO_ORDER / 2;
   const int smode = (mode == 1 || mode == 4) ? 3 : mode;
 #pragma unroll
-  for (int k = 0; k < GEO_TAPS; ++k) idx[k] = img_map(start + k, n, smode);
+  for (int k = 0; k < GEO_TAPS; ++k) idx[k] = (IX)img_map(start + k, n, smode);
 #if GEO_ORDER > 0
   geo_bspline(cc, w);
 #else
@@ -198,21 +220,31 @@ __device__ __forceinline__ bool geo_axis(double c, long long n, int mode, long l
   if (!(c >= -1e-4 && c < (double)n)) return false;
   const double g = floor(c);
   const W t = (W)(c - g);
-  const long long gi = (long long)g;
+  const IX gi = (IX)g;
 #if GEO_KIND == 1
-  idx[0] = img_map((long long)floor(c + 0.5), n, mode);
+  idx[0] = (IX)img_map((long long)floor(c + 0.5), n, mode);
   w[0] = (W)1;
 #elif GEO_KIND == 2
-  idx[0] = img_map(gi, n, mode);
+  idx[0] = (IX)img_map(gi, n, mode);
   w[0] = (W)1;
 #elif GEO_KIND == 3
-  idx[0] = img_map(gi, n, mode);
-  idx[1] = img_map(gi + 1, n, mode);
+  if (gi + 1 < n) {
+    idx[0] = gi;
+    idx[1] = gi + 1;
+  } else {
+    idx[0] = (IX)img_map(gi, n, mode);
+    idx[1] = (IX)img_map(gi + 1, n, mode);
+  }
   w[0] = (W)1 - t;
   w[1] = t;
 #else
+  if (gi >= 1 && gi + 2 < n) {
 #pragma unroll
-  for (int k = 0; k < 4; ++k) idx[k] = img_map(gi - 1 + k, n, mode);
+    for (int k = 0; k < 4; ++k) idx[k] = gi - 1 + k;
+  } else {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) idx[k] = (IX)img_map(gi - 1 + k, n, mode);
+  }
   const W t2 = t * t, t3 = t2 * t;
 #if GEO_KIND == 4
   w[0] = -t3 + (W)2 * t2 - t;
@@ -230,123 +262,135 @@ __device__ __forceinline__ bool geo_axis(double c, long long n, int mode, long l
 #endif
 }
 
+// One output value at output indices `o` of image `xb` (`at`: the point's index in the
+// image, for the coordinates array).
+__device__ __forceinline__ W geo_point(const TI *__restrict__ xb, const double *__restrict__ coords,
+                                       const IX *n, const IX *l, const IX *o, IX at, IX plane,
+                                       int mode, IX npad, double cval, const double (*m)[4],
+                                       const double *p) {
+  W acc = (W)0;
+#if GEO_KIND == 6
+  IX s[3], e[3];
+#pragma unroll
+  for (int a = 0; a < GEO_RANK; ++a) {
+    s[a] = (IX)((long long)o[a] * n[a] / l[a]);
+    e[a] = (IX)((((long long)o[a] + 1) * n[a] + l[a] - 1) / l[a]);
+  }
+  IX cnt = 0;
+  for (IX i0 = s[0]; i0 < e[0]; ++i0) {
+#if GEO_RANK == 1
+    acc += geo_ld(xb[i0]);
+    ++cnt;
+#else
+    for (IX i1 = s[1]; i1 < e[1]; ++i1) {
+#if GEO_RANK == 2
+      acc += geo_ld(xb[i0 * n[1] + i1]);
+      ++cnt;
+#else
+      for (IX i2 = s[2]; i2 < e[2]; ++i2) {
+        acc += geo_ld(xb[(i0 * n[1] + i1) * n[2] + i2]);
+        ++cnt;
+      }
+#endif
+    }
+#endif
+  }
+  return acc / (W)cnt;
+#else
+  double c[3];
+#if GEO_COORDS
+#pragma unroll
+  for (int a = 0; a < GEO_RANK; ++a) c[a] = coords[(long long)a * plane + at];
+#else
+#pragma unroll
+  for (int a = 0; a < GEO_RANK; ++a) {
+    double v = m[a][3];
+#pragma unroll
+    for (int j = 0; j < GEO_RANK; ++j) v += m[a][j] * (double)o[j];
+    c[a] = v;
+  }
+#if GEO_PERSP
+  double wp = p[3];
+#pragma unroll
+  for (int j = 0; j < GEO_RANK; ++j) wp += p[j] * (double)o[j];
+#pragma unroll
+  for (int a = 0; a < GEO_RANK; ++a) c[a] = c[a] / wp;
+#endif
+#endif
+  IX idx[3][GEO_TAPS];
+  W w[3][GEO_TAPS];
+#pragma unroll
+  for (int a = 0; a < GEO_RANK; ++a)
+    if (!geo_axis(c[a], n[a], mode, npad, idx[a], w[a])) return (W)cval;
+  const W cv = (W)cval;
+#pragma unroll
+  for (int t0 = 0; t0 < GEO_TAPS; ++t0) {
+#if GEO_RANK == 1
+    const IX i = idx[0][t0];
+    const W v = i < 0 ? cv : geo_ld(xb[i]);
+    acc += (GEO_TAPS == 1) ? v : v * w[0][t0];
+#else
+#pragma unroll
+    for (int t1 = 0; t1 < GEO_TAPS; ++t1) {
+#if GEO_RANK == 2
+      const IX i0 = idx[0][t0], i1 = idx[1][t1];
+      const W v = (i0 < 0 || i1 < 0) ? cv : geo_ld(xb[i0 * n[1] + i1]);
+      acc += (GEO_TAPS == 1) ? v : v * (w[0][t0] * w[1][t1]);
+#else
+#pragma unroll
+      for (int t2 = 0; t2 < GEO_TAPS; ++t2) {
+        const IX i0 = idx[0][t0], i1 = idx[1][t1], i2 = idx[2][t2];
+        const W v = (i0 < 0 || i1 < 0 || i2 < 0) ? cv : geo_ld(xb[(i0 * n[1] + i1) * n[2] + i2]);
+        acc += (GEO_TAPS == 1) ? v : v * (w[0][t0] * w[1][t1] * w[2][t2]);
+      }
+#endif
+    }
+#endif
+  }
+  return acc;
+#endif
+}
+
+// A block covers GEO_THREADS * GEO_PER outputs of a line: thread t the outputs t + j
+// GEO_THREADS (j < GEO_PER), so that each round of stores is coalesced.
 __device__ __forceinline__ void geo_sample(
     const TI *__restrict__ x, const double *__restrict__ coords, TO *__restrict__ y, i64t batch,
     i64t n0, i64t n1, i64t n2, i64t l0, i64t l1, i64t l2, i64t mode, i64t npad, double cval,
     double m00, double m01, double m02, double m03, double m10, double m11, double m12,
     double m13, double m20, double m21, double m22, double m23, double p0, double p1, double p2,
     double p3) {
-  const long long n[3] = {n0, n1, n2};
-  const long long l[3] = {l0, l1, l2};
+  const IX n[3] = {(IX)n0, (IX)n1, (IX)n2};
+  const IX l[3] = {(IX)l0, (IX)l1, (IX)l2};
   const double m[3][4] = {{m00, m01, m02, m03}, {m10, m11, m12, m13}, {m20, m21, m22, m23}};
   const double p[4] = {p0, p1, p2, p3};
-  const long long last = l[GEO_RANK - 1];
-  long long lines = batch, plane = 1, npix = 1;
+  const IX last = l[GEO_RANK - 1];
+  IX lines = (IX)batch, plane = 1, npix = 1;
 #pragma unroll
   for (int a = 0; a < GEO_RANK; ++a) {
     if (a < GEO_RANK - 1) lines *= l[a];
     plane *= l[a];
     npix *= n[a];
   }
-  const long long k = (long long)blockIdx.x * GEO_THREADS + threadIdx.x;
-  if (k >= last) return;
-  for (long long line = blockIdx.y; line < lines; line += gridDim.y) {
+  const IX k0 = (IX)blockIdx.x * (GEO_THREADS * GEO_PER) + (IX)threadIdx.x;
+  if (k0 >= last) return;
+  for (IX line = blockIdx.y; line < lines; line += gridDim.y) {
     // The output indices of this line (all but the last axis) and its batch index.
-    long long o[3] = {0, 0, 0}, r = line;
+    IX o[3] = {0, 0, 0}, r = line;
 #pragma unroll
     for (int a = GEO_RANK - 2; a >= 0; --a) {
       o[a] = r % l[a];
       r /= l[a];
     }
-    o[GEO_RANK - 1] = k;
-    const long long b = r;
-    const TI *xb = x + b * npix;
-    const long long oflat = line * last + k;
-    W acc = (W)0;
-#if GEO_KIND == 6
-    long long s[3], e[3];
+    const IX b = r;
+    const TI *xb = x + (long long)b * npix;
+    const IX base = line * last - b * plane;
 #pragma unroll
-    for (int a = 0; a < GEO_RANK; ++a) {
-      s[a] = o[a] * n[a] / l[a];
-      e[a] = ((o[a] + 1) * n[a] + l[a] - 1) / l[a];
+    for (int j = 0; j < GEO_PER; ++j) {
+      const IX k = k0 + j * GEO_THREADS;
+      if (k >= last) break;
+      o[GEO_RANK - 1] = k;
+      const W v = geo_point(xb, coords, n, l, o, base + k, plane, (int)mode, (IX)npad, cval, m, p);
+      y[(long long)line * last + k] = geo_st(v);
     }
-    long long cnt = 0;
-    for (long long i0 = s[0]; i0 < e[0]; ++i0) {
-#if GEO_RANK == 1
-      acc += geo_ld(xb[i0]);
-      ++cnt;
-#else
-      for (long long i1 = s[1]; i1 < e[1]; ++i1) {
-#if GEO_RANK == 2
-        acc += geo_ld(xb[i0 * n[1] + i1]);
-        ++cnt;
-#else
-        for (long long i2 = s[2]; i2 < e[2]; ++i2) {
-          acc += geo_ld(xb[(i0 * n[1] + i1) * n[2] + i2]);
-          ++cnt;
-        }
-#endif
-      }
-#endif
-    }
-    acc = acc / (W)cnt;
-#else
-    double c[3];
-#if GEO_COORDS
-#pragma unroll
-    for (int a = 0; a < GEO_RANK; ++a) c[a] = coords[a * plane + (oflat - b * plane)];
-#else
-    double wp = 1.0;
-#if GEO_PERSP
-    wp = p[3];
-#pragma unroll
-    for (int j = 0; j < GEO_RANK; ++j) wp += p[j] * (double)o[j];
-#endif
-#pragma unroll
-    for (int a = 0; a < GEO_RANK; ++a) {
-      double v = m[a][3];
-#pragma unroll
-      for (int j = 0; j < GEO_RANK; ++j) v += m[a][j] * (double)o[j];
-      c[a] = v / wp;
-    }
-#endif
-    long long idx[3][GEO_TAPS];
-    W w[3][GEO_TAPS];
-    bool inside = true;
-#pragma unroll
-    for (int a = 0; a < GEO_RANK; ++a)
-      inside = inside && geo_axis(c[a], n[a], (int)mode, npad, idx[a], w[a]);
-    if (!inside) {
-      acc = (W)cval;
-    } else {
-      const W cv = (W)cval;
-#pragma unroll
-      for (int t0 = 0; t0 < GEO_TAPS; ++t0) {
-#if GEO_RANK == 1
-        const long long i = idx[0][t0];
-        const W v = i < 0 ? cv : geo_ld(xb[i]);
-        acc += (GEO_TAPS == 1) ? v : v * w[0][t0];
-#else
-#pragma unroll
-        for (int t1 = 0; t1 < GEO_TAPS; ++t1) {
-#if GEO_RANK == 2
-          const long long i0 = idx[0][t0], i1 = idx[1][t1];
-          const W v = (i0 < 0 || i1 < 0) ? cv : geo_ld(xb[i0 * n[1] + i1]);
-          acc += (GEO_TAPS == 1) ? v : v * (w[0][t0] * w[1][t1]);
-#else
-#pragma unroll
-          for (int t2 = 0; t2 < GEO_TAPS; ++t2) {
-            const long long i0 = idx[0][t0], i1 = idx[1][t1], i2 = idx[2][t2];
-            const W v = (i0 < 0 || i1 < 0 || i2 < 0) ? cv
-                                                     : geo_ld(xb[(i0 * n[1] + i1) * n[2] + i2]);
-            acc += (GEO_TAPS == 1) ? v : v * (w[0][t0] * w[1][t1] * w[2][t2]);
-          }
-#endif
-        }
-#endif
-      }
-    }
-#endif
-    y[oflat] = geo_st(acc);
   }
 }

@@ -17,8 +17,10 @@ use crate::util::KeyHasher;
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
 
-/// Threads a block (outputs along the last axis).
+/// Threads a block (along the last axis of the output).
 const THREADS: usize = 256;
+/// Outputs a thread.
+const PER: usize = 4;
 /// The most lines a launch's second grid dimension takes (more are strided over it).
 const GRID_Y: usize = 65535;
 
@@ -151,6 +153,20 @@ impl Sample {
         matches!(self.map, Map::Coords)
     }
 
+    /// Whether every index the kernel forms fits in 32 bits (its `GEO_I32` form).
+    fn small(&self) -> bool {
+        let lim = i32::MAX as usize;
+        let big = |v: usize| v >= lim;
+        !(big(self.batch.saturating_mul(self.npix()))
+            || big(self.batch.saturating_mul(self.plane()))
+            || big(self.rank.saturating_mul(self.plane()))
+            || self
+                .n
+                .iter()
+                .chain(&self.l)
+                .any(|&v| big(v.saturating_mul(2))))
+    }
+
     fn check<B>(&self, inputs: &[CallInput<'_, B>]) -> Result<()> {
         let want = 1 + self.coords() as usize;
         let ok = inputs.len() == want
@@ -178,7 +194,7 @@ impl Sample {
     pub(crate) fn kernel(&self) -> KernelSource {
         let persp = matches!(self.map, Map::Affine { p: Some(_), .. });
         let name = format!(
-            "cuprite_geo_sample_{}_{}_r{}_k{}_o{}{}{}",
+            "cuprite_geo_sample_{}_{}_r{}_k{}_o{}{}{}{}",
             self.input.name(),
             self.output.name(),
             self.rank,
@@ -186,11 +202,13 @@ impl Sample {
             self.order,
             if self.coords() { "_c" } else { "" },
             if persp { "_p" } else { "" },
+            if self.small() { "" } else { "_i64" },
         );
         let header = format!(
             "#define GEO_IN {}\n#define GEO_OUT {}\n#define GEO_WIDE {}\n#define GEO_RANK {}\n\
              #define GEO_ORDER {}\n#define GEO_KIND {}\n#define GEO_COORDS {}\n\
-             #define GEO_PERSP {}\n#define GEO_THREADS {THREADS}\n",
+             #define GEO_PERSP {}\n#define GEO_I32 {}\n#define GEO_THREADS {THREADS}\n\
+             #define GEO_PER {PER}\n",
             elem::code(self.input).unwrap_or(3),
             elem::code(self.output).unwrap_or(3),
             self.wide() as u8,
@@ -199,6 +217,7 @@ impl Sample {
             self.kind.code(),
             self.coords() as u8,
             persp as u8,
+            self.small() as u8,
         );
         let entry = crate::codegen::entry::<SampleArgs>(&name, &THREADS.to_string(), "geo_sample");
         let body = format!("{}{}", Boundary::c_source(), include_str!("sample.cu"));
@@ -215,6 +234,7 @@ impl Sample {
         self.order.hash(&mut h);
         self.coords().hash(&mut h);
         matches!(self.map, Map::Affine { p: Some(_), .. }).hash(&mut h);
+        self.small().hash(&mut h);
         h.finish()
     }
 
@@ -672,7 +692,7 @@ impl LibraryCall for Sample {
             p2: p[2],
             p3: p[3],
         };
-        let gx = last.div_ceil(THREADS) as u32;
+        let gx = last.div_ceil(THREADS * PER) as u32;
         let gy = lines.clamp(1, GRID_Y) as u32;
         let a = params.args();
         // SAFETY: the words are the kernel's parameters in order (`SampleArgs`); the input
@@ -680,7 +700,8 @@ impl LibraryCall for Sample {
         // above), the output `batch * plane`. The kernel reads the input only at indices that
         // `img_map` or the area bounds keep inside `[0, n)` on each axis of one image, the
         // coordinates below `rank * plane`, and writes each output once, below `batch *
-        // plane`; the grid's first dimension times the block covers the last axis.
+        // plane`; the grid's first dimension times the block's outputs covers the last axis,
+        // and the 32-bit form is taken only where every such index fits.
         unsafe {
             stream.launch_packed(
                 &k.func,
