@@ -2,7 +2,7 @@
 // GEO_RANK axes takes the interpolated input value at coordinates `c(o)`: an affine map
 // `c = M o + t` (divided by `p . o + p3` when GEO_PERSP), or the columns of a coordinates array
 // (GEO_COORDS). See `sample.rs` for the parameters and the CPU twin, which computes the same
-// arithmetic in the same order.
+// arithmetic in the same order (the coordinates rounded as there: no fused multiply-adds).
 //
 // GEO_KIND: 0 SciPy's B-spline of order GEO_ORDER with SciPy's boundary rules (the point's
 // coordinate mapped into the image by `geo_map_coord`, taps outside mapped by `img_map` in the
@@ -306,13 +306,13 @@ __device__ __forceinline__ W geo_point(const TI *__restrict__ xb, const double *
   for (int a = 0; a < GEO_RANK; ++a) {
     double v = m[a][3];
 #pragma unroll
-    for (int j = 0; j < GEO_RANK; ++j) v += m[a][j] * (double)o[j];
+    for (int j = 0; j < GEO_RANK; ++j) v = __dadd_rn(v, __dmul_rn(m[a][j], (double)o[j]));
     c[a] = v;
   }
 #if GEO_PERSP
   double wp = p[3];
 #pragma unroll
-  for (int j = 0; j < GEO_RANK; ++j) wp += p[j] * (double)o[j];
+  for (int j = 0; j < GEO_RANK; ++j) wp = __dadd_rn(wp, __dmul_rn(p[j], (double)o[j]));
 #pragma unroll
   for (int a = 0; a < GEO_RANK; ++a) c[a] = c[a] / wp;
 #endif

@@ -208,6 +208,12 @@ pub(crate) fn resample<T: ImageElement>(
         )));
     }
     check_order(plan.order, what)?;
+    if matches!(plan.map, Map::Affine { .. }) && plan.out.len() != r {
+        return Err(bad(format!(
+            "{what}: an output shape {:?} for {r} transformed axes",
+            plan.out
+        )));
+    }
     let lead = &x.shape()[..nd - r];
     let mut n = [1usize; 3];
     n[..r].copy_from_slice(&x.shape()[nd - r..]);
