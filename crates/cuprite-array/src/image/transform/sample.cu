@@ -16,7 +16,8 @@
 // over gridDim.y. Built
 // after a typed header that defines GEO_IN and GEO_OUT (element codes: 0 u8, 1 u16, 2 f16,
 // 3 f32, 4 f64), GEO_WIDE (compute in double), GEO_RANK, GEO_ORDER, GEO_KIND, GEO_COORDS,
-// GEO_PERSP, GEO_I32 (every index of the call fits in 32 bits), GEO_THREADS and GEO_PER, and
+// GEO_PERSP, GEO_SEP (a diagonal affine map: each coordinate follows its own output index),
+// GEO_I32 (every index of the call fits in 32 bits), GEO_THREADS and GEO_PER, and
 // after `img_map` (boundary.cu) and the half helpers.
 
 #if GEO_I32
@@ -262,6 +263,40 @@ __device__ __forceinline__ bool geo_axis(double c, IX n, int mode, IX npad, IX *
 #endif
 }
 
+// The sum over the taps of every axis (row-major over the taps), a tap of index -1 taking
+// `cval`.
+__device__ __forceinline__ W geo_sum(const TI *__restrict__ xb, const IX *n,
+                                     const IX (*idx)[GEO_TAPS], const W (*w)[GEO_TAPS],
+                                     double cval) {
+  const W cv = (W)cval;
+  W acc = (W)0;
+#pragma unroll
+  for (int t0 = 0; t0 < GEO_TAPS; ++t0) {
+#if GEO_RANK == 1
+    const IX i = idx[0][t0];
+    const W v = i < 0 ? cv : geo_ld(xb[i]);
+    acc += (GEO_TAPS == 1) ? v : v * w[0][t0];
+#else
+#pragma unroll
+    for (int t1 = 0; t1 < GEO_TAPS; ++t1) {
+#if GEO_RANK == 2
+      const IX i0 = idx[0][t0], i1 = idx[1][t1];
+      const W v = (i0 < 0 || i1 < 0) ? cv : geo_ld(xb[i0 * n[1] + i1]);
+      acc += (GEO_TAPS == 1) ? v : v * (w[0][t0] * w[1][t1]);
+#else
+#pragma unroll
+      for (int t2 = 0; t2 < GEO_TAPS; ++t2) {
+        const IX i0 = idx[0][t0], i1 = idx[1][t1], i2 = idx[2][t2];
+        const W v = (i0 < 0 || i1 < 0 || i2 < 0) ? cv : geo_ld(xb[(i0 * n[1] + i1) * n[2] + i2]);
+        acc += (GEO_TAPS == 1) ? v : v * (w[0][t0] * w[1][t1] * w[2][t2]);
+      }
+#endif
+    }
+#endif
+  }
+  return acc;
+}
+
 // One output value at output indices `o` of image `xb` (`at`: the point's index in the
 // image, for the coordinates array).
 __device__ __forceinline__ W geo_point(const TI *__restrict__ xb, const double *__restrict__ coords,
@@ -322,32 +357,7 @@ __device__ __forceinline__ W geo_point(const TI *__restrict__ xb, const double *
 #pragma unroll
   for (int a = 0; a < GEO_RANK; ++a)
     if (!geo_axis(c[a], n[a], mode, npad, idx[a], w[a])) return (W)cval;
-  const W cv = (W)cval;
-#pragma unroll
-  for (int t0 = 0; t0 < GEO_TAPS; ++t0) {
-#if GEO_RANK == 1
-    const IX i = idx[0][t0];
-    const W v = i < 0 ? cv : geo_ld(xb[i]);
-    acc += (GEO_TAPS == 1) ? v : v * w[0][t0];
-#else
-#pragma unroll
-    for (int t1 = 0; t1 < GEO_TAPS; ++t1) {
-#if GEO_RANK == 2
-      const IX i0 = idx[0][t0], i1 = idx[1][t1];
-      const W v = (i0 < 0 || i1 < 0) ? cv : geo_ld(xb[i0 * n[1] + i1]);
-      acc += (GEO_TAPS == 1) ? v : v * (w[0][t0] * w[1][t1]);
-#else
-#pragma unroll
-      for (int t2 = 0; t2 < GEO_TAPS; ++t2) {
-        const IX i0 = idx[0][t0], i1 = idx[1][t1], i2 = idx[2][t2];
-        const W v = (i0 < 0 || i1 < 0 || i2 < 0) ? cv : geo_ld(xb[(i0 * n[1] + i1) * n[2] + i2]);
-        acc += (GEO_TAPS == 1) ? v : v * (w[0][t0] * w[1][t1] * w[2][t2]);
-      }
-#endif
-    }
-#endif
-  }
-  return acc;
+  return geo_sum(xb, n, idx, w, cval);
 #endif
 }
 
@@ -384,6 +394,30 @@ __device__ __forceinline__ void geo_sample(
     const IX b = r;
     const TI *xb = x + (long long)b * npix;
     const IX base = line * last - b * plane;
+#if GEO_SEP
+    // A diagonal map: the taps of the leading axes are the line's, the last axis's the
+    // output's (the same coordinates and taps as the general form).
+    IX idx[3][GEO_TAPS];
+    W w[3][GEO_TAPS];
+    bool inside = true;
+#pragma unroll
+    for (int a = 0; a < GEO_RANK - 1; ++a) {
+      const double ca = __dadd_rn(m[a][3], __dmul_rn(m[a][a], (double)o[a]));
+      inside = inside && geo_axis(ca, n[a], (int)mode, (IX)npad, idx[a], w[a]);
+    }
+    const double* ml = m[GEO_RANK - 1];
+#pragma unroll
+    for (int j = 0; j < GEO_PER; ++j) {
+      const IX k = k0 + j * GEO_THREADS;
+      if (k >= last) break;
+      W v = (W)cval;
+      const double cl = __dadd_rn(ml[3], __dmul_rn(ml[GEO_RANK - 1], (double)k));
+      if (inside && geo_axis(cl, n[GEO_RANK - 1], (int)mode, (IX)npad, idx[GEO_RANK - 1],
+                             w[GEO_RANK - 1]))
+        v = geo_sum(xb, n, idx, w, cval);
+      y[(long long)line * last + k] = geo_st(v);
+    }
+#else
 #pragma unroll
     for (int j = 0; j < GEO_PER; ++j) {
       const IX k = k0 + j * GEO_THREADS;
@@ -392,5 +426,6 @@ __device__ __forceinline__ void geo_sample(
       const W v = geo_point(xb, coords, n, l, o, base + k, plane, (int)mode, (IX)npad, cval, m, p);
       y[(long long)line * last + k] = geo_st(v);
     }
+#endif
   }
 }

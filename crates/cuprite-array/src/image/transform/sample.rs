@@ -20,7 +20,7 @@ use std::hash::{Hash, Hasher};
 /// Threads a block (along the last axis of the output).
 const THREADS: usize = 256;
 /// Outputs a thread.
-const PER: usize = 4;
+const PER: usize = 8;
 /// The most lines a launch's second grid dimension takes (more are strided over it).
 const GRID_Y: usize = 65535;
 
@@ -153,6 +153,18 @@ impl Sample {
         matches!(self.map, Map::Coords)
     }
 
+    /// Whether the map is diagonal (each coordinate follows only its own output index), so
+    /// that the kernel takes the leading axes' taps once a line (its `GEO_SEP` form).
+    fn separable(&self) -> bool {
+        match self.map {
+            Map::Affine { m, p: None } => {
+                self.kind != Kind::Area
+                    && (0..self.rank).all(|a| (0..self.rank).all(|j| a == j || m[a][j] == 0.0))
+            }
+            _ => false,
+        }
+    }
+
     /// Whether every index the kernel forms fits in 32 bits (its `GEO_I32` form).
     fn small(&self) -> bool {
         let lim = i32::MAX as usize;
@@ -194,7 +206,7 @@ impl Sample {
     pub(crate) fn kernel(&self) -> KernelSource {
         let persp = matches!(self.map, Map::Affine { p: Some(_), .. });
         let name = format!(
-            "cuprite_geo_sample_{}_{}_r{}_k{}_o{}{}{}{}",
+            "cuprite_geo_sample_{}_{}_r{}_k{}_o{}{}{}{}{}",
             self.input.name(),
             self.output.name(),
             self.rank,
@@ -202,12 +214,14 @@ impl Sample {
             self.order,
             if self.coords() { "_c" } else { "" },
             if persp { "_p" } else { "" },
+            if self.separable() { "_s" } else { "" },
             if self.small() { "" } else { "_i64" },
         );
         let header = format!(
             "#define GEO_IN {}\n#define GEO_OUT {}\n#define GEO_WIDE {}\n#define GEO_RANK {}\n\
              #define GEO_ORDER {}\n#define GEO_KIND {}\n#define GEO_COORDS {}\n\
-             #define GEO_PERSP {}\n#define GEO_I32 {}\n#define GEO_THREADS {THREADS}\n\
+             #define GEO_PERSP {}\n#define GEO_SEP {}\n#define GEO_I32 {}\n\
+             #define GEO_THREADS {THREADS}\n\
              #define GEO_PER {PER}\n",
             elem::code(self.input).unwrap_or(3),
             elem::code(self.output).unwrap_or(3),
@@ -217,6 +231,7 @@ impl Sample {
             self.kind.code(),
             self.coords() as u8,
             persp as u8,
+            self.separable() as u8,
             self.small() as u8,
         );
         let entry = crate::codegen::entry::<SampleArgs>(&name, &THREADS.to_string(), "geo_sample");
@@ -234,6 +249,7 @@ impl Sample {
         self.order.hash(&mut h);
         self.coords().hash(&mut h);
         matches!(self.map, Map::Affine { p: Some(_), .. }).hash(&mut h);
+        self.separable().hash(&mut h);
         self.small().hash(&mut h);
         h.finish()
     }
