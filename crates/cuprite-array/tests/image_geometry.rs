@@ -721,6 +721,9 @@ fn af_transforms(d: Device) -> TestResult {
         )?);
         close(&a, &b, 1e-9, 1e-9, &format!("forward {m:?}"))?;
     }
+    // A zero output size is the input's (ArrayFire's rule).
+    let t0 = af::transform_with(&xa, &fwd, TransformOpts::new().odims(0, 3))?;
+    assert_eq!(t0.shape(), &[h, w]);
     // The projective form with the last row 0 0 1 is the affine one.
     let p3 = [fwd[0], fwd[1], [0.0, 0.0, 1.0]];
     let a = vals(&af::transform(&xa, &fwd)?);

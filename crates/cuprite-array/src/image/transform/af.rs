@@ -100,7 +100,7 @@ impl TransformOpts {
             inverse: true,
         }
     }
-    /// The output's rows and columns.
+    /// The output's rows and columns (the input's where either is 0).
     pub fn odims(self, odim0: usize, odim1: usize) -> Self {
         TransformOpts {
             odims: Some((odim0, odim1)),
@@ -174,6 +174,14 @@ impl RotateOpts {
     /// The interpolation method.
     pub fn method(self, method: Interp) -> Self {
         RotateOpts { method, ..self }
+    }
+}
+
+/// The output size of `odims`: ArrayFire takes the input's size `n` where either is 0.
+fn out_dims(odims: Option<(usize, usize)>, n: (usize, usize)) -> (usize, usize) {
+    match odims {
+        Some((a, b)) if a != 0 && b != 0 => (a, b),
+        _ => n,
     }
 }
 
@@ -352,8 +360,14 @@ pub fn transform_with<T: ImageElement>(
     } else {
         invert(tf, what)?
     };
-    let odims = opts.odims.unwrap_or((n0, n1));
-    warp(x, &m, odims, opts.method, false, what)
+    warp(
+        x,
+        &m,
+        out_dims(opts.odims, (n0, n1)),
+        opts.method,
+        false,
+        what,
+    )
 }
 
 /// ArrayFire's `rotate`: `x` rotated by `theta` radians about its centre, the input's size,
@@ -440,7 +454,7 @@ pub fn translate_with<T: ImageElement>(
     warp(
         x,
         &m,
-        opts.odims.unwrap_or((n0, n1)),
+        out_dims(opts.odims, (n0, n1)),
         opts.method,
         false,
         what,
@@ -573,7 +587,7 @@ pub fn skew_with<T: ImageElement>(
     warp(
         x,
         &m,
-        opts.odims.unwrap_or((n0, n1)),
+        out_dims(opts.odims, (n0, n1)),
         opts.method,
         false,
         what,
