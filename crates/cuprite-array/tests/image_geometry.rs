@@ -9,8 +9,8 @@
 
 use crate::common::{Body, assert_err, close};
 use cuprite_array::image::{
-    self, AffineOpts, Boundary, InterpOpts, RotateOpts, SplineFilter1dOpts, SplineFilterOpts,
-    WrapOpts, ZoomOpts,
+    self, AffineOpts, Boundary, GeometricOpts, InterpOpts, RotateOpts, SplineFilter1dOpts,
+    SplineFilterOpts, WrapOpts, ZoomOpts,
     af::{self, Interp, ResizeOpts, TransformOpts, WarpOpts},
 };
 use cuprite_array::{Array, Device, f16};
@@ -111,6 +111,39 @@ fn scipy_doc_examples(d: Device) -> TestResult {
         &[512, 512]
     );
     assert_eq!(image::zoom(&big, &[3.0, 3.0])?.shape(), &[1536, 1536]);
+    Ok(())
+}
+
+/// SciPy's `geometric_transform` examples (its documentation): a 4 x 3 ramp shifted by half a
+/// cell (order 3, constant), and `[1, 2, 3, 4, 5]` shifted by 3 in four modes.
+fn scipy_geometric_examples(d: Device) -> TestResult {
+    let a = arr(d, &(0..12).map(f64::from).collect::<Vec<_>>(), &[4, 3]);
+    let t = image::geometric_transform(&a, |o| vec![o[0] as f64 - 0.5, o[1] as f64 - 0.5])?;
+    let want = [
+        0.0, 0.0, 0.0, 0.0, 1.362, 2.738, 0.0, 4.812, 6.187, 0.0, 8.263, 9.637,
+    ];
+    // NumPy prints three decimals: each value within half a unit of the last.
+    close(&vals(&t), &want, 0.0, 5.0001e-4, "ramp")?;
+    let b = Array::<u8>::from_slice_on(d, &[1, 2, 3, 4, 5], &[5])?;
+    for (mode, want) in [
+        (Boundary::Constant(0.0), [0.0, 0.0, 0.0, 1.0, 2.0]),
+        (Boundary::Nearest, [1.0, 1.0, 1.0, 1.0, 2.0]),
+        (Boundary::Reflect, [3.0, 2.0, 1.0, 1.0, 2.0]),
+        (Boundary::Wrap, [2.0, 3.0, 4.0, 1.0, 2.0]),
+    ] {
+        let opts = GeometricOpts::new().mode(mode);
+        let v = vals(&image::geometric_transform_with(
+            &b,
+            |o| vec![o[0] as f64 - 3.0],
+            opts,
+        )?);
+        close(&v, &want, 0.0, 0.0, &format!("{mode:?}"))?;
+    }
+    assert_err(
+        image::geometric_transform(&b, |_| vec![0.0, 0.0]),
+        "InvalidArgument",
+        "2 coordinates",
+    );
     Ok(())
 }
 
@@ -994,6 +1027,7 @@ fn bad_input(d: Device) -> TestResult {
 
 pub const BODIES: &[(&str, Body)] = &[
     ("scipy_doc_examples", scipy_doc_examples),
+    ("scipy_geometric_examples", scipy_geometric_examples),
     ("linear_by_formula", linear_by_formula),
     ("volume_by_formula", volume_by_formula),
     ("quarter_turns", quarter_turns),

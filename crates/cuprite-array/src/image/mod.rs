@@ -9,7 +9,8 @@
 //! - [`Boundary`]: how values outside an image are taken (SciPy's `mode` and `cval`), shared by
 //!   filters, morphology and geometric transforms, with one index mapping in Rust
 //!   ([`Boundary::map`]) and its C twin (`boundary.cu`) for kernels.
-//! - Geometric transforms: SciPy's [`map_coordinates`], [`affine_transform`], [`shift`],
+//! - Geometric transforms: SciPy's [`map_coordinates`], [`geometric_transform`],
+//!   [`affine_transform`], [`shift`],
 //!   [`zoom`], [`rotate`] with their spline prefilter ([`spline_filter`],
 //!   [`spline_filter1d`]); ArrayFire's in [`af`] (`resize`, `transform`, `rotate`,
 //!   `translate`, `scale`, `skew`, `transform_coords`); [`sat`], [`unwrap`], [`wrap`].
@@ -19,9 +20,9 @@ mod transform;
 
 pub use boundary::Boundary;
 pub use transform::{
-    AffineOpts, ImageElement, InterpOpts, RotateOpts, SplineFilter1dOpts, SplineFilterOpts,
-    WrapOpts, ZoomOpts, af, affine_transform, affine_transform_with, map_coordinates,
-    map_coordinates_with, rotate, rotate_with, sat, shift, shift_with, spline_filter,
-    spline_filter_with, spline_filter1d, spline_filter1d_with, unwrap, unwrap_with, wrap,
-    wrap_with, zoom, zoom_with,
+    AffineOpts, GeometricOpts, ImageElement, InterpOpts, RotateOpts, SplineFilter1dOpts,
+    SplineFilterOpts, WrapOpts, ZoomOpts, af, affine_transform, affine_transform_with,
+    geometric_transform, geometric_transform_with, map_coordinates, map_coordinates_with, rotate,
+    rotate_with, sat, shift, shift_with, spline_filter, spline_filter_with, spline_filter1d,
+    spline_filter1d_with, unwrap, unwrap_with, wrap, wrap_with, zoom, zoom_with,
 };

@@ -1,5 +1,6 @@
 //! Geometric transforms: SciPy's spline interpolation family (`spline_filter`,
-//! `spline_filter1d`, `map_coordinates`, `affine_transform`, `shift`, `zoom`, `rotate`),
+//! `spline_filter1d`, `map_coordinates`, `geometric_transform`, `affine_transform`, `shift`,
+//! `zoom`, `rotate`),
 //! ArrayFire's ([`af`]: `resize`, `transform`, `rotate`, `translate`, `scale`, `skew`,
 //! `transform_coords`), and ArrayFire's `sat`, `unwrap` and `wrap`.
 //!
@@ -25,11 +26,12 @@ mod spline;
 
 pub use elem::ImageElement;
 pub use opts::{
-    AffineOpts, InterpOpts, RotateOpts, SplineFilter1dOpts, SplineFilterOpts, ZoomOpts,
+    AffineOpts, GeometricOpts, InterpOpts, RotateOpts, SplineFilter1dOpts, SplineFilterOpts,
+    ZoomOpts,
 };
 pub use patches::{WrapOpts, sat, unwrap, unwrap_with, wrap, wrap_with};
 pub use scipy::{
-    affine_transform, affine_transform_with, map_coordinates, map_coordinates_with, rotate,
-    rotate_with, shift, shift_with, spline_filter, spline_filter_with, spline_filter1d,
-    spline_filter1d_with, zoom, zoom_with,
+    affine_transform, affine_transform_with, geometric_transform, geometric_transform_with,
+    map_coordinates, map_coordinates_with, rotate, rotate_with, shift, shift_with, spline_filter,
+    spline_filter_with, spline_filter1d, spline_filter1d_with, zoom, zoom_with,
 };

@@ -291,3 +291,57 @@ impl RotateOpts {
         }
     }
 }
+
+/// Options of [`geometric_transform_with`](super::geometric_transform_with): SciPy's
+/// `output_shape` (default the input's), `order`, `mode` with `cval` and `prefilter` (as
+/// [`InterpOpts`]).
+#[derive(Clone, Debug, PartialEq)]
+#[must_use]
+pub struct GeometricOpts {
+    pub(crate) output_shape: Option<Vec<usize>>,
+    pub(crate) interp: InterpOpts,
+}
+
+impl Default for GeometricOpts {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl GeometricOpts {
+    /// SciPy's defaults: the input's shape, order 3, mode `constant`, prefilter.
+    pub fn new() -> Self {
+        GeometricOpts {
+            output_shape: None,
+            interp: InterpOpts::new(),
+        }
+    }
+    /// The output's shape.
+    pub fn output_shape(self, shape: &[usize]) -> Self {
+        GeometricOpts {
+            output_shape: Some(shape.to_vec()),
+            ..self
+        }
+    }
+    /// The spline's order (0 to 5).
+    pub fn order(self, order: usize) -> Self {
+        GeometricOpts {
+            interp: self.interp.order(order),
+            ..self
+        }
+    }
+    /// How points outside the input are taken (SciPy's `mode` and `cval`).
+    pub fn mode(self, mode: Boundary) -> Self {
+        GeometricOpts {
+            interp: self.interp.mode(mode),
+            ..self
+        }
+    }
+    /// Whether the input is spline-filtered first (orders above 1).
+    pub fn prefilter(self, prefilter: bool) -> Self {
+        GeometricOpts {
+            interp: self.interp.prefilter(prefilter),
+            ..self
+        }
+    }
+}

@@ -4,7 +4,8 @@
 
 use super::elem::ImageElement;
 use super::opts::{
-    AffineOpts, InterpOpts, RotateOpts, SplineFilter1dOpts, SplineFilterOpts, ZoomOpts,
+    AffineOpts, GeometricOpts, InterpOpts, RotateOpts, SplineFilter1dOpts, SplineFilterOpts,
+    ZoomOpts,
 };
 use super::sample::{Kind, Map, Sample};
 use super::spline::SplineFilter;
@@ -285,6 +286,78 @@ pub(crate) fn resample<T: ImageElement>(
         inputs.push(c.node.clone());
     }
     Ok(library(Arc::new(call), inputs, shape, x.device()))
+}
+
+/// SciPy's `geometric_transform`: output point `o` (its indices) takes the input interpolated
+/// at `mapping(o)` (one coordinate per axis of `x`, 1 to 3 axes); the input's shape, order 3,
+/// mode `constant` (0), prefiltered. `mapping` runs on the host once per output point (as
+/// SciPy's Python callable does), and the points are then sampled as by [`map_coordinates`].
+///
+/// ```
+/// use cuprite_array::{Array, Device, image::{self, GeometricOpts}};
+/// let a = Array::<f64>::from_slice_on(Device::CPU, &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0], &[2, 3])?;
+/// // SciPy's example mapping: (i, j) -> (i - 0.5, j - 0.5) here on a small ramp, order 1,
+/// // mode nearest: each output averages the cells up and to the left.
+/// let t = image::geometric_transform_with(&a, |o| vec![o[0] as f64 - 0.5, o[1] as f64 - 0.5],
+///     GeometricOpts::new().order(1).mode(image::Boundary::Nearest))?;
+/// assert_eq!(t.to_vec()?, vec![0.0, 0.5, 1.5, 1.5, 2.0, 3.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn geometric_transform<T: ImageElement>(
+    x: &Array<T>,
+    mapping: impl Fn(&[usize]) -> Vec<f64>,
+) -> Result<Array<T>> {
+    geometric_transform_with(x, mapping, GeometricOpts::new())
+}
+
+/// SciPy's `geometric_transform` with its `output_shape`, `order`, `mode` (with `cval`) and
+/// `prefilter`. A mapping that returns another count of coordinates than `x` has axes is an
+/// `Err` naming the point.
+///
+/// ```
+/// use cuprite_array::{Array, Device, image::{self, GeometricOpts}};
+/// let a = Array::<f32>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0], &[3])?;
+/// let opts = GeometricOpts::new().output_shape(&[2]).order(0);
+/// let t = image::geometric_transform_with(&a, |o| vec![2.0 - o[0] as f64], opts)?;
+/// assert_eq!(t.to_vec()?, vec![3.0, 2.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn geometric_transform_with<T: ImageElement>(
+    x: &Array<T>,
+    mapping: impl Fn(&[usize]) -> Vec<f64>,
+    opts: GeometricOpts,
+) -> Result<Array<T>> {
+    let what = "geometric_transform";
+    let r = x.ndim();
+    let out = opts
+        .output_shape
+        .clone()
+        .unwrap_or_else(|| x.shape().to_vec());
+    let points = checked_size(&out, what)?;
+    let mut coords = vec![0.0; r * points];
+    let mut o = vec![0usize; out.len()];
+    for p in 0..points {
+        let mut rest = p;
+        for a in (0..out.len()).rev() {
+            o[a] = rest % out[a];
+            rest /= out[a];
+        }
+        let c = mapping(&o);
+        if c.len() != r {
+            return Err(bad(format!(
+                "{what}: the mapping gave {} coordinates at {o:?} for an input of shape {:?}",
+                c.len(),
+                x.shape()
+            )));
+        }
+        for (a, v) in c.into_iter().enumerate() {
+            coords[a * points + p] = v;
+        }
+    }
+    let mut shape = vec![r];
+    shape.extend_from_slice(&out);
+    let c = Array::from_slice_on(x.device(), &coords, &shape)?;
+    map_coordinates_with(x, &c, opts.interp)
 }
 
 /// The affine map `c = m o + offset` of `r` axes.
