@@ -16,6 +16,7 @@ mod fft;
 mod hardening;
 mod image_colour;
 mod image_filters;
+mod image_geometry;
 #[cfg(feature = "image-files")]
 mod image_io;
 mod image_measure;
@@ -93,6 +94,7 @@ fn main() {
     tests.extend(image_io::tests());
     tests.extend(image_vision::tests());
     tests.extend(image_filters::tests());
+    tests.extend(image_geometry::tests());
     tests.extend(index::tests());
     tests.extend(interop::tests());
     tests.extend(library::tests());

@@ -10,11 +10,15 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// The element types of the image filters: `u8`, `u16`, `f16`, `f32`, `f64`.
+/// The element types of images (filters, morphology, geometric transforms): `u8`, `u16`,
+/// `f16`, `f32`, `f64`.
 pub trait ImageElement: Numeric + bytemuck::Pod + sealed::Sealed {
     /// The float type of results that are not stored in the image's type (ArrayFire's
     /// `bilateral`): `f64` for `f64`, else `f32`.
     type Real: ImageElement + crate::dtype::Float + crate::dtype::Transcendental;
+    /// The element type of summed-area tables (ArrayFire's: `u32` for `u8` and `u16`, `f32`
+    /// for `f16`, the type itself for `f32` and `f64`).
+    type Sum: Numeric;
     #[doc(hidden)]
     fn to_f64(self) -> f64;
     #[doc(hidden)]
@@ -35,6 +39,7 @@ fn wrap_int(v: f64) -> i64 {
 
 impl ImageElement for u8 {
     type Real = f32;
+    type Sum = u32;
     fn to_f64(self) -> f64 {
         f64::from(self)
     }
@@ -44,6 +49,7 @@ impl ImageElement for u8 {
 }
 impl ImageElement for u16 {
     type Real = f32;
+    type Sum = u32;
     fn to_f64(self) -> f64 {
         f64::from(self)
     }
@@ -53,6 +59,7 @@ impl ImageElement for u16 {
 }
 impl ImageElement for f16 {
     type Real = f32;
+    type Sum = f32;
     fn to_f64(self) -> f64 {
         self.to_f64()
     }
@@ -63,6 +70,7 @@ impl ImageElement for f16 {
 }
 impl ImageElement for f32 {
     type Real = f32;
+    type Sum = f32;
     fn to_f64(self) -> f64 {
         f64::from(self)
     }
@@ -72,6 +80,7 @@ impl ImageElement for f32 {
 }
 impl ImageElement for f64 {
     type Real = f64;
+    type Sum = f64;
     fn to_f64(self) -> f64 {
         self
     }

@@ -40,6 +40,11 @@
 //!   [`bilateral`], [`anisotropic_diffusion`], [`canny`] and [`mean_shift`] beside them.
 //!   Separable filters of the last two axes run as one kernel with the image tile in shared
 //!   memory; the others as one kernel per pass or one n-d kernel.
+//! - Geometric transforms: SciPy's [`map_coordinates`], [`geometric_transform`],
+//!   [`affine_transform`], [`shift`],
+//!   [`zoom`], [`rotate`] with their spline prefilter ([`spline_filter`],
+//!   [`spline_filter1d`]); ArrayFire's in [`af`] (`resize`, `transform`, `rotate`,
+//!   `translate`, `scale`, `skew`, `transform_coords`); [`sat`], [`unwrap`], [`wrap`].
 
 mod boundary;
 mod label;
@@ -134,4 +139,13 @@ pub use filters_order::{
     median_filter, median_filter_with, minimum_filter, minimum_filter_with, minimum_filter1d,
     minimum_filter1d_with, percentile_filter, percentile_filter_with, rank_filter,
     rank_filter_with,
+};
+mod transform;
+
+pub use transform::{
+    AffineOpts, GeometricOpts, InterpOpts, RotateOpts, SplineFilter1dOpts, SplineFilterOpts,
+    WrapOpts, ZoomOpts, af, affine_transform, affine_transform_with, geometric_transform,
+    geometric_transform_with, map_coordinates, map_coordinates_with, rotate, rotate_with, sat,
+    shift, shift_with, spline_filter, spline_filter_with, spline_filter1d, spline_filter1d_with,
+    unwrap, unwrap_with, wrap, wrap_with, zoom, zoom_with,
 };

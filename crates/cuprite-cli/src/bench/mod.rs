@@ -29,6 +29,7 @@ pub mod graphs;
 pub mod headline;
 pub mod host_flops;
 pub mod image;
+pub mod image_geometry;
 pub mod image_morph;
 pub mod image_vision;
 pub mod index;
@@ -93,6 +94,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(image_morph::benchmarks());
     v.extend(image_vision::benchmarks());
     v.extend(image::benchmarks());
+    v.extend(image_geometry::benchmarks());
     v
 }
 
