@@ -484,7 +484,7 @@ fn families_are_all_drawn() -> TestResult {
             walk_ops(c, ops, big);
         }
     }
-    let programs = 80000;
+    let programs = 200000;
     for k in 0..programs {
         let e = fuzz::program(13, k, 20000);
         walk(&e)?;
