@@ -24,7 +24,7 @@ use crate::device::{Backend, Device};
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::ops::fft::GraphPlans;
-use crate::random::{CallKey, call_key_offset, with_call_key};
+use crate::random::{CallKey, call_key_offset, keyed_draws, with_call_key};
 use crate::runtime::{CaptureFlag, with_stream};
 use crate::shape::Layout;
 use crate::storage::Storage;
@@ -132,8 +132,10 @@ struct Captured<T: Element, U: Element> {
     /// The graph's own contiguous copies of the inputs, rewritten before each launch.
     inputs: Vec<Array<T>>,
     /// The `u64` word the captured random draws are keyed by (`seed ^ word`), rewritten
-    /// before each launch.
+    /// before each launch that `keyed` says reads it.
     key: Arc<Storage>,
+    /// Whether the capture recorded a random draw (a kernel that reads `key`).
+    keyed: bool,
     /// The cuFFT plans its FFTs run (made by the eager run before the capture): their device
     /// memory lives as long as the graph.
     fft_plans: Option<cuprite_driver::fft::PlanCache>,
@@ -450,6 +452,20 @@ fn copy_array<E: Element>(x: &Array<E>, ordinal: usize) -> Result<Array<E>> {
     ))
 }
 
+/// Writes `graph` as a DOT file into the folder `CUPRITE_GRAPH_DOT` names, when it is set (see
+/// [`crate::tuning`]): `cuprite-graph-<process>-<n>.dot`, `n` counting the captures of the
+/// process.
+fn write_dot(graph: &cuprite_driver::Graph) -> Result<()> {
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let Some(dir) = std::env::var_os("CUPRITE_GRAPH_DOT") else {
+        return Ok(());
+    };
+    let n = COUNT.fetch_add(1, Ordering::Relaxed);
+    let path =
+        std::path::Path::new(&dir).join(format!("cuprite-graph-{}-{n}.dot", std::process::id()));
+    Ok(graph.write_dot(&path, true)?)
+}
+
 /// Launches `exec` on `stream`, declared as a write of the graph's `outputs` (graph
 /// allocations, which the executable graph does not declare itself): the launch waits for
 /// the reads of the previous outputs (copies out on other streams), and those copies wait for
@@ -558,11 +574,17 @@ impl<T: Element, U: Element> Captured<T, U> {
             word: key.clone(),
             offset,
         };
+        let draws_before = keyed_draws();
         let (recorded, kernels) = crate::jit::collect_kernels(|| {
             with_call_key(keyed, || Self::record(f, &owned, &stream))
         });
+        let keyed = keyed_draws() != draws_before;
         let (outputs, recording) = recorded?;
-        let exec = match recording.end().and_then(|g| Ok(g.instantiate_auto_free()?)) {
+        let exec = match recording
+            .end()
+            .and_then(|g| write_dot(&g).map(|()| g))
+            .and_then(|g| Ok(g.instantiate_auto_free()?))
+        {
             Ok(e) => e,
             Err(e) => {
                 // Graph allocations that were never made: freeing them would be an error. The
@@ -582,6 +604,7 @@ impl<T: Element, U: Element> Captured<T, U> {
             exec: Some(exec),
             inputs: owned,
             key,
+            keyed,
             fft_plans: plans.finish(),
             stream,
             kernels,
@@ -610,8 +633,8 @@ impl<T: Element, U: Element> Captured<T, U> {
         Ok((outs, recording))
     }
 
-    /// Copies `inputs` into the graph's input buffers and `offset` into its key word, launches
-    /// it, and copies its outputs out.
+    /// Copies `inputs` into the graph's input buffers and `offset` into its key word (when it has
+    /// random draws), launches it, and copies its outputs out.
     fn replay(&self, inputs: &[&Array<T>], offset: u64) -> Result<Vec<Array<U>>> {
         for (x, mine) in inputs.iter().zip(&self.inputs) {
             let src = x.contiguous_storage()?;
@@ -635,6 +658,17 @@ impl<T: Element, U: Element> Captured<T, U> {
                 unsafe { DeviceViewMut::from_raw_parts(d.device_ptr(), bytes, d.tracker()) };
             self.stream.memcpy_dtod(&s, &mut view)?;
         }
+        if self.keyed {
+            self.write_key(offset)?;
+        }
+        if let Some(exec) = &self.exec {
+            launch_writing(exec, &self.stream, &self.outputs)?;
+        }
+        self.copy_out()
+    }
+
+    /// Writes `offset` into the graph's key word (before a launch).
+    fn write_key(&self, offset: u64) -> Result<()> {
         let word = device_buffer(&self.key, "the random key word")?;
         if word.len() < 8 {
             return Err(Error::InvalidArgument(format!(
@@ -647,10 +681,7 @@ impl<T: Element, U: Element> Captured<T, U> {
         let mut view =
             unsafe { DeviceViewMut::<u64>::from_raw_parts(word.device_ptr(), 1, word.tracker()) };
         self.stream.memcpy_htod(&[offset], &mut view)?;
-        if let Some(exec) = &self.exec {
-            launch_writing(exec, &self.stream, &self.outputs)?;
-        }
-        self.copy_out()
+        Ok(())
     }
 
     /// Fresh copies of the outputs of the last launch, made on the calling thread's stream

@@ -186,11 +186,28 @@ thread_local! {
     static CALL_KEY: std::cell::RefCell<CallKey> = const { std::cell::RefCell::new(CallKey::Seed) };
 }
 
-/// The calling thread's [`CallKey`].
+thread_local! {
+    /// How many draws of this thread took a [`CallKey::Device`] key.
+    static KEYED_DRAWS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// The calling thread's [`CallKey`]. Each call that returns [`CallKey::Device`] counts as a
+/// keyed draw ([`keyed_draws`]).
 pub(crate) fn call_key() -> CallKey {
-    CALL_KEY
+    let key = CALL_KEY
         .try_with(|k| k.try_borrow().map(|k| k.clone()).unwrap_or_default())
-        .unwrap_or_default()
+        .unwrap_or_default();
+    if matches!(key, CallKey::Device { .. }) {
+        let _ = KEYED_DRAWS.try_with(|n| n.set(n.get().wrapping_add(1)));
+    }
+    key
+}
+
+/// How many random draws of the calling thread have read a device key word so far: a capture
+/// that did not change it recorded no kernel that reads the word.
+#[cfg_attr(not(feature = "capture"), allow(dead_code))]
+pub(crate) fn keyed_draws() -> u64 {
+    KEYED_DRAWS.try_with(|n| n.get()).unwrap_or(0)
 }
 
 /// Runs `f` with the calling thread's draws keyed by `key` (restored afterwards, also on a

@@ -193,6 +193,28 @@ impl Graph {
         Ok(n)
     }
 
+    /// Writes the graph's nodes and edges to `path` as a Graphviz DOT file
+    /// (`cuGraphDebugDotPrint`), with every node's parameters (kernel names and arguments,
+    /// copy extents, allocation addresses and sizes) when `verbose`.
+    ///
+    /// # Errors
+    /// A path with an interior NUL byte or that is not valid UTF-8, or the driver's error
+    /// (for example a folder that does not exist).
+    pub fn write_dot(&self, path: &std::path::Path, verbose: bool) -> Result<()> {
+        let text = path.to_str().ok_or_else(|| {
+            Error::InvalidArgument(format!("{} is not a UTF-8 path", path.display()))
+        })?;
+        let c = std::ffi::CString::new(text)
+            .map_err(|_| Error::InvalidArgument(format!("the path {text:?} holds a NUL byte")))?;
+        // CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE is bit 0.
+        let flags = u32::from(verbose);
+        self.ctx.bind_to_thread()?;
+        // SAFETY: a live graph and a NUL-terminated path that outlives the call; the driver
+        // only reads the graph and writes the file.
+        unsafe { drv!(cuGraphDebugDotPrint(self.raw, c.as_ptr(), flags)) }?;
+        Ok(())
+    }
+
     /// Makes an executable graph of it.
     pub fn instantiate(&self) -> Result<GraphExec> {
         self.instantiate_with_flags(0)

@@ -345,4 +345,5 @@ crate::dyn_functions! {
     fn cuGraphLaunch(exec: CUgraphExec, stream: CUstream) -> CUresult;
     fn cuGraphUpload(exec: CUgraphExec, stream: CUstream) -> CUresult;
     fn cuGraphExecUpdate_v2(exec: CUgraphExec, graph: CUgraph, info: *mut CUgraphExecUpdateResultInfo) -> CUresult;
+    fn cuGraphDebugDotPrint(graph: CUgraph, path: *const c_char, flags: c_uint) -> CUresult;
 }

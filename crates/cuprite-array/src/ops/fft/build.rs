@@ -297,12 +297,27 @@ fn fit_input<U: Element>(x: &Array<U>, axes: &[usize], need: &[usize]) -> Result
 /// no other array holds.
 pub(super) fn drop_edge_imag<U: Element>(x: &Array<U>, axis: usize, n: usize) -> Result<Array<U>> {
     let h = x.shape()[axis];
-    let keep: Vec<bool> = (0..h)
-        .map(|k| k != 0 && !(n % 2 == 0 && k + 1 == h))
-        .collect();
     let mut mshape = vec![1; x.ndim()];
     mshape[axis] = h;
-    let mask = Array::<bool>::from_slice_on(x.device(), &keep, &mshape)?;
+    // The mask is computed on the device from each point's index (no upload, so that it can
+    // be captured into a graph): not the zero frequency, and not the Nyquist point of even n.
+    let k = Array::<i64>::from_node(Node::new(
+        Op::Iota(axis),
+        crate::dtype::DType::I64,
+        mshape,
+        x.device(),
+    ));
+    let mut mask = k.try_not_equal(0i64)?;
+    if n % 2 == 0 {
+        let last = i64::try_from(h.saturating_sub(1))
+            .map_err(|_| Error::Shape(format!("a half spectrum of {h} points is too long")))?;
+        let not_nyquist = k.try_not_equal(last)?;
+        mask = Array::from_node(crate::ops::elementwise::binary_node(
+            &mask.node,
+            &not_nyquist.node,
+            BinaryOp::And,
+        )?);
+    }
     let re = crate::ops::elementwise::unary_node(&x.node, crate::ops::UnaryOp::Real);
     let re = Array::<U>::from_node(crate::array::cast_node(&re, U::DTYPE));
     Array::select(&mask, x, &re)
