@@ -16,6 +16,31 @@ thread_local! {
     static THREAD_FUSED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static THREAD_MAPPED_FLAGS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static THREAD_SMALL: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    static THREAD_REDUCTION_PASSES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts one pass of a reduction over its rows (a kernel launch on CUDA, a call on the CPU)
+/// started by the calling thread.
+pub(crate) fn note_reduction_pass() {
+    THREAD_REDUCTION_PASSES.with(|c| c.set(c.get() + 1));
+}
+
+/// Reduction passes the calling thread started: each CUDA reduction kernel launched (a
+/// reduction whose blocks do not combine their partials themselves takes two) and each CPU
+/// reduction. Reductions run when they are called and are not counted in
+/// [`thread_evaluations`]; the two together count the passes a computation makes. For tests.
+///
+/// ```
+/// use cuprite_array::{Array, Device, stats};
+/// let a = Array::<f32>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0], &[3])?;
+/// let before = stats::thread_reduction_passes();
+/// let s = a.sum()?;
+/// assert_eq!(stats::thread_reduction_passes() - before, 1);
+/// assert_eq!(s.item()?, 6.0);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn thread_reduction_passes() -> u64 {
+    THREAD_REDUCTION_PASSES.with(|c| c.get())
 }
 
 /// Counts one evaluation launched from a noted small form on the calling thread.

@@ -3,6 +3,7 @@
 //! published values), on both backends.
 
 use crate::common::{Body, assert_err, close};
+use cuprite_array::linalg::PinvOpts;
 use cuprite_array::ops::fft::FftOpts;
 use cuprite_array::ops::{PolyvalOpts, SeriesOpts};
 use cuprite_array::{Array, Device, FftNorm, c32, c64, linalg};
@@ -561,12 +562,12 @@ fn svd_forms(dev: Device) -> TestResult {
         "hermitian UΣVᵀ",
     )?;
     // pinv: A·P·A = A, P·A·P = P, both forms; rcond drops the small value of diag(2, 1e-9).
-    let p = linalg::pinv_with(&x, None, true)?.to_vec()?;
+    let p = linalg::pinv_with(&x, PinvOpts::new().hermitian(true))?.to_vec()?;
     let want = host_inv(&a, 4).ok_or("singular reference")?;
     close(&p, &want, 0.0, 1e-12, "hermitian pinv = inv")?;
     let tall = rand_vec(&mut rng, 15);
     let t = Array::from_slice_on(dev, &tall, &[5, 3])?;
-    let p = linalg::pinv_with(&t, Some(1e-10), false)?.to_vec()?;
+    let p = linalg::pinv_with(&t, PinvOpts::new().rcond(1e-10))?.to_vec()?;
     close(
         &mm(&mm(&tall, &p, 5, 3, 5), &tall, 5, 5, 3),
         &tall,
@@ -581,30 +582,34 @@ fn svd_forms(dev: Device) -> TestResult {
         1e-12,
         "P·A·P",
     )?;
+    // The defaults are NumPy's: the same as the short form.
+    assert_eq!(
+        linalg::pinv_with(&t, PinvOpts::new())?.to_vec()?,
+        linalg::pinv(&t)?.to_vec()?
+    );
     let dg = Array::from_slice_on(dev, &[2.0, 0.0, 0.0, 1e-9], &[2, 2])?;
     close(
-        &linalg::pinv_with(&dg, Some(1e-6), false)?.to_vec()?,
+        &linalg::pinv_with(&dg, PinvOpts::new().rcond(1e-6))?.to_vec()?,
         &[0.5, 0.0, 0.0, 0.0],
         0.0,
         0.0,
         "rcond cut",
     )?;
     close(
-        &linalg::pinv_with(&dg, Some(1e-12), false)?.to_vec()?,
+        &linalg::pinv_with(&dg, PinvOpts::new().rtol(1e-12))?.to_vec()?,
         &[0.5, 0.0, 0.0, 1e9],
         1e-9,
         0.0,
         "rcond kept",
     )?;
     assert_err(
-        linalg::pinv_with(&dg, Some(-1.0), false),
+        linalg::pinv_with(&dg, PinvOpts::new().rcond(-1.0)),
         "InvalidArgument",
         "-1",
     );
     let st = linalg::pinv_with(
         &Array::from_slice_on(dev, &[2.0, 0.0, 0.0, 4.0, 1.0, 0.0, 0.0, 1.0], &[2, 2, 2])?,
-        None,
-        false,
+        PinvOpts::new(),
     )?;
     close(
         &st.to_vec()?,

@@ -583,6 +583,10 @@ fn known() -> Vec<&'static str> {
         k!("Array::gradient_with", Array::<f32>::gradient_with);
         k!("Array::isfortran", Array::<f32>::isfortran);
         k!("Array::linspace_between", Array::<f32>::linspace_between);
+        k!(
+            "Array::linspace_between_with",
+            Array::<f32>::linspace_between_with
+        );
         k!("Array::linspace_with", Array::<f32>::linspace_with);
         k!("Array::map_host", |x: &Array<f32>| x.map_host(|v| v));
         k!(

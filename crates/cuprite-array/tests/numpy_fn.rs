@@ -570,12 +570,77 @@ fn nan_extremes_narrow(d: Device) -> TestResult {
     })
 }
 
+/// The passes over memory (fused evaluations, library calls and reduction passes, counted by
+/// the library) of a computation whose result is realised; each kernel is built and tiered up
+/// first, so that what is counted is the steady state.
+fn passes(f: &dyn Fn() -> TestResult) -> Result<u64, Box<dyn std::error::Error + Send + Sync>> {
+    use cuprite_array::stats::{thread_evaluations, thread_reduction_passes};
+    f()?;
+    cuprite_array::tuning::wait_tier_up();
+    let before = thread_evaluations() + thread_reduction_passes();
+    f()?;
+    Ok(thread_evaluations() + thread_reduction_passes() - before)
+}
+
+/// Each NaN-aware reduction and scan makes as many passes as its plain form (the NaN handling
+/// fused into the same kernels), in f32 and f64, over all elements and along an axis. The
+/// values are checked against f64 host loops by the bodies above.
+fn nan_passes(d: Device) -> TestResult {
+    on(d, || {
+        let mut rng = Rng::fresh();
+        let (m, n) = (4, 1 << 16);
+        let mut x = rng.vec_f32(m * n, -3.0, 5.0);
+        for v in x.iter_mut() {
+            if rng.f32_in(0.0, 1.0) < 0.1 {
+                *v = f32::NAN;
+            }
+        }
+        let a = Array::from_slice(&x, &[m, n])?;
+        let xd: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+        let b = Array::from_slice(&xd, &[m, n])?;
+        macro_rules! same {
+            ($arr:expr, $nan:ident, $plain:ident $(, $arg:expr)*) => {{
+                let arr = &$arr;
+                let k_nan = passes(&|| Ok(arr.$nan($($arg),*)?.eval()?))?;
+                let k_plain = passes(&|| Ok(arr.$plain($($arg),*)?.eval()?))?;
+                assert_eq!(
+                    k_nan,
+                    k_plain,
+                    "{} makes {k_nan} passes, {} {k_plain} ({:?})",
+                    stringify!($nan),
+                    stringify!($plain),
+                    arr.dtype()
+                );
+                assert!(k_plain > 0, "{} counted no pass", stringify!($plain));
+            }};
+        }
+        macro_rules! all {
+            ($arr:expr) => {{
+                same!($arr, nansum, sum);
+                same!($arr, nanprod, prod);
+                same!($arr, nanmean, mean);
+                same!($arr, nanvar, var);
+                same!($arr, nanstd, std);
+                same!($arr, nanvar_axes, var_axes, &[1]);
+                same!($arr, nanmean_axes, mean_axes, &[0]);
+                same!($arr, nancumsum, cumsum, 1);
+                same!($arr, nancumsum, cumsum, 0);
+                same!($arr, nancumprod, cumprod, 1);
+            }};
+        }
+        all!(a);
+        all!(b);
+        Ok(())
+    })
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("stacking", stacking),
     ("triangles", triangles),
     ("nan_reductions", nan_reductions),
     ("nan_reductions_f32", nan_reductions_f32),
     ("nan_extremes_narrow", nan_extremes_narrow),
+    ("nan_passes", nan_passes),
 ];
 
 pub fn tests() -> Vec<Test> {

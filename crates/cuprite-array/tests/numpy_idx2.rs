@@ -7,7 +7,7 @@
 
 use crate::common::{Body, assert_err, close};
 use cuprite_array::io::{self, FloatFormat, LoadTxt, SaveTxt, TrimMode};
-use cuprite_array::ops::{self, Casting, Spacing};
+use cuprite_array::ops::{self, Casting, LinspaceOpts, Spacing};
 use cuprite_array::{Array, DType, Device};
 use cuprite_testkit::{Rng, Test, TestResult};
 
@@ -485,7 +485,8 @@ fn partials(d: Device) -> TestResult {
         );
         // linspace with and without the endpoint, and with array bounds.
         for (n, ep) in [(7usize, true), (7, false), (1, true), (0, false)] {
-            let (y, step) = Array::<f64>::linspace_with(-2.5, 4.0, n, ep)?;
+            let (y, step) =
+                Array::<f64>::linspace_with(-2.5, 4.0, n, LinspaceOpts::new().endpoint(ep))?;
             let div = if ep { n as f64 - 1.0 } else { n as f64 };
             let want: Vec<f64> = (0..n)
                 .map(|i| match () {
@@ -499,7 +500,8 @@ fn partials(d: Device) -> TestResult {
         }
         let lo = Array::from_slice(&[0.0f32, 1.0, -4.0], &[3, 1])?;
         let hi = Array::from_slice(&[10.0f32, 20.0], &[2])?;
-        let (y, st) = Array::linspace_between(&lo, &hi, 5, false, 0)?;
+        let (y, st) =
+            Array::linspace_between_with(&lo, &hi, 5, LinspaceOpts::new().endpoint(false))?;
         assert_eq!((y.shape(), st.shape()), (&[5, 3, 2][..], &[3, 2][..]));
         let yv = y.to_vec()?;
         for k in 0..5 {
@@ -507,6 +509,32 @@ fn partials(d: Device) -> TestResult {
                 for j in 0..2 {
                     let (l, h) = ([0.0f32, 1.0, -4.0][i], [10.0f32, 20.0][j]);
                     assert!((yv[k * 6 + i * 2 + j] - (l + k as f32 * (h - l) / 5.0)).abs() < 1e-5);
+                }
+            }
+        }
+        // The defaults (endpoint, samples along axis 0) and the samples along the last axis.
+        let (y, st) = Array::linspace_between(&lo, &hi, 5)?;
+        let (z, _) = Array::linspace_between_with(&lo, &hi, 5, LinspaceOpts::new().axis(-1))?;
+        assert_eq!((y.shape(), z.shape()), (&[5, 3, 2][..], &[3, 2, 5][..]));
+        let (yv, zv, sv) = (y.to_vec()?, z.to_vec()?, st.to_vec()?);
+        for k in 0..5 {
+            for i in 0..3 {
+                for j in 0..2 {
+                    let (l, h) = ([0.0f32, 1.0, -4.0][i], [10.0f32, 20.0][j]);
+                    let want = if k == 4 {
+                        h
+                    } else {
+                        l + k as f32 * (h - l) / 4.0
+                    };
+                    assert!(
+                        (yv[k * 6 + i * 2 + j] - want).abs() < 1e-5,
+                        "axis 0, {k} {i} {j}"
+                    );
+                    assert!(
+                        (zv[i * 10 + j * 5 + k] - want).abs() < 1e-5,
+                        "axis -1, {k} {i} {j}"
+                    );
+                    assert!((sv[i * 2 + j] - (h - l) / 4.0).abs() < 1e-6);
                 }
             }
         }

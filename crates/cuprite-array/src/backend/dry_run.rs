@@ -158,7 +158,7 @@ fn record_reduction(prog: &Program, op: ReduceOp, inner: usize, out: DType) {
         }
         if !matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax) {
             crate::jit::record(&reduction(prog, op, acc, v, false).source);
-            if combinable(op, src) {
+            if combinable(op) {
                 crate::jit::record(&reduction(prog, op, out, v, true).source);
             }
             if v.idx32 && !vector {

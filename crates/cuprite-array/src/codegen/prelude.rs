@@ -92,7 +92,8 @@ __device__ __forceinline__ i64t check_idx_(unsigned int *flag, i64t v, i64t n, i
   return w;
 }
 "#;
-/// Complex arithmetic. `cmul` rounds each of its four products (`__fmul_rn`, `__dmul_rn`: no
+/// Complex arithmetic, and `cldcg`: a complex value loaded through L2 (`__ldcg` of the vector
+/// type of the same size and alignment, which the structs match). `cmul` rounds each of its four products (`__fmul_rn`, `__dmul_rn`: no
 /// fused multiply-add), as NumPy and the CPU backend compute them, so that a product whose
 /// terms overflow gives the same infinities and NaNs on both backends.
 const PRELUDE_CPLX: &str = r#"
@@ -119,6 +120,8 @@ __device__ __forceinline__ unsigned char ceq(C a, C b) { return a.re == b.re && 
 __device__ __forceinline__ unsigned char cnz(C a) { return a.re != (F)0 || a.im != (F)0; }
 CPLX(cf32, float, sqrtf, hypotf, atan2f, expf, logf, cosf, sinf, fabsf, __fmul_rn)
 CPLX(cf64, double, sqrt, hypot, atan2, exp, log, cos, sin, fabs, __dmul_rn)
+__device__ __forceinline__ cf32 cldcg(const cf32* p) { float2 v = __ldcg(reinterpret_cast<const float2*>(p)); return mkc(v.x, v.y, (cf32*)0); }
+__device__ __forceinline__ cf64 cldcg(const cf64* p) { double2 v = __ldcg(reinterpret_cast<const double2*>(p)); return mkc(v.x, v.y, (cf64*)0); }
 "#;
 /// `frexp`, `i0`, `gcd`/`lcm` and integer magnitudes (see the CPU twins in
 /// `backend::cpu::mathx`, which compute the same values).

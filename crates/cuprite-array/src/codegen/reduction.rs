@@ -18,7 +18,7 @@ pub(crate) fn reduction(
     v: Variant,
     combine: bool,
 ) -> KernelSource {
-    debug_assert!(!combine || combinable(op, p.instrs[p.outputs[0]].dtype));
+    debug_assert!(!combine || combinable(op));
     reduction_kernel(p, op, out_d, v, Form::Looping, combine)
 }
 
@@ -52,12 +52,11 @@ enum Form {
     WarpRows,
 }
 
-/// Whether a reduction can take [`reduction`]'s `combine` form: not argmin/argmax, and an
-/// accumulator that L2 loads (`__ldcg`) take (not complex). The partials are read from L2
-/// because another block of the SM may have brought a line of them into L1 before they were
-/// all written.
-pub(crate) fn combinable(op: ReduceOp, src: DType) -> bool {
-    !matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax) && !acc_dtype(op, src).is_complex()
+/// Whether a reduction can take [`reduction`]'s `combine` form: not argmin/argmax. The
+/// partials are read from L2 (`__ldcg`; `cldcg` for a complex accumulator) because another
+/// block of the SM may have brought a line of them into L1 before they were all written.
+pub(crate) fn combinable(op: ReduceOp) -> bool {
+    !matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax)
 }
 
 /// The quick first build of a [`reduction`] with 32-bit indices (not argmin/argmax): the same
@@ -314,9 +313,14 @@ impl Red<'_> {
         let _ = writeln!(s, "  if (!last_) return;");
         let _ = writeln!(s, "  __threadfence();");
         let _ = writeln!(s, "  acc = {};", self.ident());
+        let l2_load = if self.acc_d.is_complex() {
+            "cldcg"
+        } else {
+            "__ldcg"
+        };
         let _ = writeln!(
             s,
-            "  for ({it} j = ({it})threadIdx.x; j < nch; j += {BLOCK}) acc = comb(acc, __ldcg(&rpart_[row * nch + j]));"
+            "  for ({it} j = ({it})threadIdx.x; j < nch; j += {BLOCK}) acc = comb(acc, {l2_load}(&rpart_[row * nch + j]));"
         );
         s.push_str(&tree);
         let _ = writeln!(

@@ -5,25 +5,31 @@ use crate::array::Array;
 use crate::device::with_device;
 use crate::dtype::{Float, Numeric, Ordered};
 use crate::error::{Error, Result};
+use crate::ops::LinspaceOpts;
 use crate::shape::{axis, broadcast_shapes, checked_numel};
 
 impl<T: Numeric + Ordered> Array<T> {
-    /// NumPy's `linspace(start, stop, num, endpoint, retstep=True, dtype=T)`: `num` values
-    /// from `start` toward `stop` and the step between them. With `endpoint` the last value is
-    /// `stop` exactly and the step is `(stop - start) / (num - 1)` (NaN for one value); without
-    /// it, `stop` is left out and the step is `(stop - start) / num`. Values are computed in
-    /// `f64` as `start + i * step` and cast to `T`; integer types floor first, as NumPy 2.
+    /// NumPy's `linspace(start, stop, num, endpoint, retstep=True, dtype=T)` ([`LinspaceOpts`]):
+    /// `num` values from `start` toward `stop` and the step between them. With `endpoint` (the
+    /// default) the last value is `stop` exactly and the step is `(stop - start) / (num - 1)`
+    /// (NaN for one value); without it, `stop` is left out and the step is
+    /// `(stop - start) / num`. Values are computed in `f64` as `start + i * step` and cast to
+    /// `T`; integer types floor first, as NumPy 2.
+    ///
+    /// # Errors
+    /// A bound that is not finite, or `num` elements beyond the addressable size.
     ///
     /// ```
-    /// use cuprite_array::Array;
-    /// let (a, step) = Array::<f64>::linspace_with(2.0, 3.0, 5, false)?;
+    /// use cuprite_array::{Array, ops::LinspaceOpts};
+    /// let no_end = LinspaceOpts::new().endpoint(false);
+    /// let (a, step) = Array::<f64>::linspace_with(2.0, 3.0, 5, no_end)?;
     /// assert_eq!(step, 0.2);
     /// for (x, w) in a.to_vec()?.into_iter().zip([2.0, 2.2, 2.4, 2.6, 2.8]) {
     ///     assert!((x - w).abs() < 1e-15);
     /// }
-    /// let (b, _) = Array::<i32>::linspace_with(-1.0, 2.0, 4, true)?;
+    /// let (b, _) = Array::<i32>::linspace_with(-1.0, 2.0, 4, LinspaceOpts::new())?;
     /// assert_eq!(b.to_vec()?, [-1, 0, 1, 2]);
-    /// let (_, one) = Array::<f32>::linspace_with(0.0, 1.0, 1, true)?;
+    /// let (_, one) = Array::<f32>::linspace_with(0.0, 1.0, 1, LinspaceOpts::new())?;
     /// assert!(one.is_nan());
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
@@ -31,8 +37,9 @@ impl<T: Numeric + Ordered> Array<T> {
         start: f64,
         stop: f64,
         num: usize,
-        endpoint: bool,
+        opts: LinspaceOpts,
     ) -> Result<(Array<T>, f64)> {
+        let endpoint = opts.endpoint;
         checked_numel(&[num])?;
         if !start.is_finite() || !stop.is_finite() {
             return Err(Error::InvalidArgument(format!(
@@ -72,16 +79,16 @@ impl<T: Numeric + Ordered> Array<T> {
 
 impl<T: Float> Array<T> {
     /// NumPy's `linspace` with array bounds: `start` and `stop` broadcast together, and the
-    /// `num` samples of each pair lie along the new axis `ax` of the result (negative from
-    /// its end), with the steps as a second array of the bounds' shape. `endpoint` as in
-    /// [`linspace_with`](Self::linspace_with).
+    /// `num` samples of each pair lie along a new first axis of the result, with the steps as
+    /// a second array of the bounds' shape (`endpoint` and the new axis's place through
+    /// [`linspace_between_with`](Self::linspace_between_with)).
     ///
     /// ```
     /// use cuprite_array::Array;
     /// let lo = Array::from_slice(&[0.0f64, 10.0], &[2])?;
     /// let hi = Array::from_slice(&[1.0f64, 20.0], &[2])?;
-    /// let (y, step) = Array::linspace_between(&lo, &hi, 3, true, -1)?;
-    /// assert_eq!((y.shape(), y.to_vec()?), (&[2, 3][..], vec![0.0, 0.5, 1.0, 10.0, 15.0, 20.0]));
+    /// let (y, step) = Array::linspace_between(&lo, &hi, 3)?;
+    /// assert_eq!((y.shape(), y.to_vec()?), (&[3, 2][..], vec![0.0, 10.0, 0.5, 15.0, 1.0, 20.0]));
     /// assert_eq!(step.to_vec()?, [0.5, 5.0]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
@@ -89,9 +96,35 @@ impl<T: Float> Array<T> {
         start: &Array<T>,
         stop: &Array<T>,
         num: usize,
-        endpoint: bool,
-        ax: isize,
     ) -> Result<(Array<T>, Array<T>)> {
+        Self::linspace_between_with(start, stop, num, LinspaceOpts::new())
+    }
+
+    /// [`linspace_between`](Self::linspace_between) with NumPy's `endpoint` and `axis`
+    /// ([`LinspaceOpts`]): the samples lie along the result's axis `axis` (negative from its
+    /// end); `endpoint` as in [`linspace_with`](Self::linspace_with).
+    ///
+    /// # Errors
+    /// Bounds that do not broadcast, an axis out of range, or a result beyond the
+    /// addressable size.
+    ///
+    /// ```
+    /// use cuprite_array::{Array, ops::LinspaceOpts};
+    /// let lo = Array::from_slice(&[0.0f64, 10.0], &[2])?;
+    /// let hi = Array::from_slice(&[1.0f64, 20.0], &[2])?;
+    /// let o = LinspaceOpts::new().endpoint(true).axis(-1);
+    /// let (y, step) = Array::linspace_between_with(&lo, &hi, 3, o)?;
+    /// assert_eq!((y.shape(), y.to_vec()?), (&[2, 3][..], vec![0.0, 0.5, 1.0, 10.0, 15.0, 20.0]));
+    /// assert_eq!(step.to_vec()?, [0.5, 5.0]);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn linspace_between_with(
+        start: &Array<T>,
+        stop: &Array<T>,
+        num: usize,
+        opts: LinspaceOpts,
+    ) -> Result<(Array<T>, Array<T>)> {
+        let (endpoint, ax) = (opts.endpoint, opts.axis);
         let b = broadcast_shapes(start.shape(), stop.shape())?;
         let a = axis(ax, b.len() + 1)?;
         let mut out = b.clone();

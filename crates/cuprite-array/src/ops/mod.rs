@@ -85,8 +85,8 @@ pub use index::{Idx, IndexArray, IndexMode, ScatterOpts};
 pub use loss::Reduction;
 pub use mathx::RealIfClose;
 pub use options::{
-    AverageOpts, AxesOpts, AxisOpts, CloseOpts, DigitizeOpts, FillDiagonalOpts, NanToNumOpts,
-    PolyvalOpts, ReduceOpts, SeriesOpts, SortOpts, TopkOpts, VarOpts,
+    AverageOpts, AxesOpts, AxisOpts, CloseOpts, DigitizeOpts, FillDiagonalOpts, LinspaceOpts,
+    NanToNumOpts, PolyvalOpts, ReduceOpts, SeriesOpts, SortOpts, TopkOpts, VarOpts,
 };
 pub use padding::PadMode;
 pub use poly1d::{Poly1d, PolyCov, Polyfit, PolyfitOptions, poly, polyfit_with, polymul, roots};

@@ -229,16 +229,40 @@ impl<T: Float> Array<T> {
     }
     /// [`nanvar_axes`](Self::nanvar_axes) with NumPy's `ddof` and `keepdims` ([`VarOpts`]).
     pub fn nanvar_axes_with(&self, axes: &[isize], opts: VarOpts) -> Result<Array<T>> {
+        Ok(self.nanvar_f64(axes, opts)?.cast::<T>())
+    }
+
+    /// `nanvar` in `f64`, in the passes [`var`](Self::var) makes: one reduction for the sum
+    /// `S` and the count `N` of the non-NaN elements together, one for the squared
+    /// deviations from the mean `S / N` (the two-pass formula's precision), and the division
+    /// left lazy; the mean never leaves the device. A NaN element adds 0 to the second sum
+    /// (chosen by the element itself, so an infinity's `∞ - ∞` still makes the result NaN,
+    /// as in NumPy).
+    fn nanvar_f64(&self, axes: &[isize], opts: VarOpts) -> Result<Array<f64>> {
         let (ddof, keepdims) = (opts.ddof, opts.keepdims);
-        // Two passes: the sum and the count together, then the squared deviations from the
-        // mean (the two-pass formula's precision).
-        let (mean, n_keep) = self.nan_mean_count(axes, true)?;
-        let d = self.try_sub(mean.cast::<T>())?;
-        let ss = d
-            .try_mul(&d)?
-            .nansum_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?;
-        let n = n_keep.reshape(ss.shape())?.cast::<T>() - c::<T>(ddof as f64);
-        let dof = Array::select(&n.greater(c::<T>(0.0)), &n, c::<T>(f64::NAN))?;
+        let sc = self.nan_sum_count(axes, true)?;
+        let (s, n) = (sc.real(), sc.imag());
+        let x = self.cast::<f64>();
+        // Narrower floats take `N·x - S = N·(x - S / N)`: no division per element, and their
+        // values times any count stay far inside the range of `f64`, whose 53 bits hold
+        // `N·x` exactly for `N < 2^29`. `f64` values could overflow that product, so they
+        // take the deviation itself (a division per element, as `var` of `f64` makes).
+        let scaled = T::DTYPE != DType::F64;
+        let d = if scaled {
+            x.try_mul(&n)?.try_sub(&s)?
+        } else {
+            x.try_sub(s.try_div(&n)?)?
+        };
+        let sq = Array::select(&self.isnan(), 0.0, d.try_mul(&d)?)?;
+        let ss = sq.sum_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?;
+        let n = n.reshape(ss.shape())?;
+        let ss = if scaled {
+            ss.try_div(&n)?.try_div(&n)?
+        } else {
+            ss
+        };
+        let dof = n - ddof as f64;
+        let dof = Array::select(&dof.greater(0.0), &dof, f64::NAN)?;
         ss.try_div(&dof)
     }
 
@@ -264,10 +288,10 @@ impl<T: Float> Array<T> {
     /// [`nanstd_axes`](Self::nanstd_axes) with NumPy's `ddof` and `keepdims` ([`VarOpts`]).
     pub fn nanstd_axes_with(&self, axes: &[isize], opts: VarOpts) -> Result<Array<T>> {
         let (ddof, keepdims) = (opts.ddof, opts.keepdims);
-        let v = self.nanvar_axes_with(axes, VarOpts::new().ddof(ddof).keepdims(keepdims))?;
-        // √ through f64 keeps this to the `Float` bound (f16/bf16 have no Transcendental sqrt
-        // of their own either: they compute in f32).
-        Ok(v.cast::<f64>().sqrt().cast::<T>())
+        let v = self.nanvar_f64(axes, VarOpts::new().ddof(ddof).keepdims(keepdims))?;
+        // √ in f64 keeps this to the `Float` bound (f16/bf16 have no Transcendental sqrt of
+        // their own either: they compute in f32).
+        Ok(v.sqrt().cast::<T>())
     }
 
     /// Index of the first largest element ignoring NaNs (flat); an all-NaN array is an `Err`

@@ -461,3 +461,46 @@ impl<T> NanToNumOpts<T> {
         }
     }
 }
+
+/// Options of [`linspace_with`](crate::Array::linspace_with) and
+/// [`linspace_between_with`](crate::Array::linspace_between_with): NumPy's `endpoint`
+/// (default `true`) and, for array bounds, `axis` (default 0: the samples along the first
+/// axis of the result). NumPy's `retstep` is the step these calls return beside the values.
+///
+/// ```
+/// use cuprite_array::{Array, ops::LinspaceOpts};
+/// let (a, step) = Array::<f64>::linspace_with(0.0, 1.0, 4, LinspaceOpts::new().endpoint(false))?;
+/// assert_eq!((a.to_vec()?, step), (vec![0.0, 0.25, 0.5, 0.75], 0.25));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct LinspaceOpts {
+    pub(crate) endpoint: bool,
+    pub(crate) axis: isize,
+}
+
+impl Default for LinspaceOpts {
+    fn default() -> Self {
+        LinspaceOpts {
+            endpoint: true,
+            axis: 0,
+        }
+    }
+}
+
+impl LinspaceOpts {
+    /// NumPy's defaults (`endpoint=True`, `axis=0`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Whether `stop` is the last sample (`false`: left out, the step `(stop - start) / num`).
+    pub fn endpoint(self, endpoint: bool) -> Self {
+        LinspaceOpts { endpoint, ..self }
+    }
+    /// The axis of the result the samples lie along, for array bounds (negative counts from
+    /// the end of the result's axes).
+    pub fn axis(self, axis: isize) -> Self {
+        LinspaceOpts { axis, ..self }
+    }
+}

@@ -106,6 +106,7 @@ impl Executor for Cpu {
         inner: usize,
         out: DType,
     ) -> Result<Arc<Storage>> {
+        crate::stats::note_reduction_pass();
         Ok(Arc::new(Storage::Host(reduce(
             prog, op, outer, inner, out,
         )?)))

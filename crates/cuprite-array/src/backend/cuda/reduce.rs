@@ -128,7 +128,7 @@ fn plan(
     let one_per_thread = idx32 && !arg && !warp_rows && pass_d == codegen::acc_dtype(op, src_d);
     // One launch instead of two where the rows' blocks can count themselves in: the last
     // block of a row combines its partials (`codegen::reduction`'s `combine`).
-    let combine = guess > 1 && outer <= COMBINE_ROWS && codegen::combinable(op, src_d);
+    let combine = guess > 1 && outer <= COMBINE_ROWS && codegen::combinable(op);
     let kernel_d = if combine { out_d } else { pass_d };
     Plan {
         guess,
@@ -307,6 +307,7 @@ fn launch_rows(
     } else {
         alloc(st, stream, pl.pass_d, outer * chunks)?
     };
+    crate::stats::note_reduction_pass();
     if let Some(code) = &k.interp {
         let frame =
             codegen::interp::frame(p, code, in_ptrs, out.ptr(), (inner as u64, chunks as u64));

@@ -119,27 +119,71 @@ pub fn svd_hermitian<T: Scalar>(a: &Array<T>) -> Result<Svd<T>> {
     Ok((u.contiguous()?, s, vt))
 }
 
-/// The pseudo-inverse with NumPy's full signature (`pinv(a, rcond, hermitian)`): singular
-/// values at or below `rcond·s_max` count as zero (`None`: `max(m, n)·eps`, NumPy's
-/// default); `hermitian` computes it from the eigendecomposition (lower triangle read).
-/// Stacks `(..., m, n)` give `(..., n, m)`. A negative or NaN `rcond` is an `Err`.
+/// Options of [`pinv_with`]: NumPy's `rcond` (`rtol` in NumPy 2; default `max(m, n)·eps`) and
+/// `hermitian` (default `false`).
 ///
 /// ```
-/// use cuprite_array::{Array, Device, linalg};
+/// use cuprite_array::linalg::PinvOpts;
+/// let o = PinvOpts::new().rtol(1e-6).hermitian(true);
+/// assert_eq!(o, PinvOpts::new().rcond(1e-6).hermitian(true));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[must_use]
+pub struct PinvOpts {
+    rcond: Option<f64>,
+    hermitian: bool,
+}
+
+impl PinvOpts {
+    /// NumPy's defaults (`rcond=None`: `max(m, n)·eps`; `hermitian=False`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Singular values at or below `rcond·s_max` count as zero.
+    pub fn rcond(self, rcond: f64) -> Self {
+        PinvOpts {
+            rcond: Some(rcond),
+            ..self
+        }
+    }
+    /// NumPy 2's name of [`rcond`](Self::rcond) (the same threshold, relative to `s_max`).
+    pub fn rtol(self, rtol: f64) -> Self {
+        self.rcond(rtol)
+    }
+    /// Compute from the eigendecomposition of a Hermitian (real: symmetric) matrix, of which
+    /// the lower triangle is read.
+    pub fn hermitian(self, hermitian: bool) -> Self {
+        PinvOpts { hermitian, ..self }
+    }
+}
+
+/// The pseudo-inverse with NumPy's full signature (`pinv(a, rcond, hermitian)`, through
+/// [`PinvOpts`]): singular values at or below `rcond·s_max` count as zero (by default
+/// `max(m, n)·eps`, NumPy's); `hermitian` computes it from the eigendecomposition (lower
+/// triangle read). Stacks `(..., m, n)` give `(..., n, m)`.
+///
+/// # Errors
+/// A negative or NaN `rcond`, an array of fewer than 2 dimensions, or a failed
+/// decomposition.
+///
+/// ```
+/// use cuprite_array::{Array, Device, linalg::{self, PinvOpts}};
 /// let a = Array::<f64>::from_slice_on(Device::CPU, &[2.0, 0.0, 0.0, 1e-9], &[2, 2])?;
-/// assert_eq!(linalg::pinv_with(&a, Some(1e-6), false)?.to_vec()?, [0.5, 0.0, 0.0, 0.0]);
-/// let full = linalg::pinv_with(&a, None, true)?.to_vec()?;
+/// let cut = linalg::pinv_with(&a, PinvOpts::new().rcond(1e-6))?.to_vec()?;
+/// assert_eq!(cut, [0.5, 0.0, 0.0, 0.0]);
+/// let full = linalg::pinv_with(&a, PinvOpts::new().hermitian(true))?.to_vec()?;
 /// assert!((full[3] / 1e9 - 1.0).abs() < 1e-6); // 1/1e-9, to the eigenvalue's accuracy
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn pinv_with<T: Scalar>(a: &Array<T>, rcond: Option<f64>, hermitian: bool) -> Result<Array<T>> {
+pub fn pinv_with<T: Scalar>(a: &Array<T>, opts: PinvOpts) -> Result<Array<T>> {
+    let PinvOpts { rcond, hermitian } = opts;
     if rcond.is_some_and(|r| r.is_nan() || r < 0.0) {
         return Err(Error::InvalidArgument(format!(
             "pinv: rcond = {rcond:?} must be a non-negative number"
         )));
     }
     if a.ndim() > 2 {
-        let [p] = per_matrix("pinv", a, |_, m| Ok([pinv_with(m, rcond, hermitian)?]))?;
+        let [p] = per_matrix("pinv", a, |_, m| Ok([pinv_with(m, opts)?]))?;
         return Ok(p);
     }
     let (m, n) = dims("pinv", a)?;
