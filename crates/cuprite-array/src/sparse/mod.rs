@@ -42,6 +42,7 @@ mod cuda;
 mod device_build;
 mod format;
 mod host;
+mod incomplete;
 mod krylov;
 mod ops;
 mod precond;
@@ -51,6 +52,7 @@ mod value;
 
 pub use cuprite_driver::blas::Transpose;
 pub use format::{IndexType, SparseFormat};
+pub use incomplete::{Ic0, Ilu0};
 pub use krylov::{bicgstab, bicgstab_with, cg, cg_with, gmres, gmres_with, minres, minres_with};
 pub use precond::{Jacobi, Preconditioner, SolveCallback, SolveOpts, SolveResult};
 pub use triangular::TriangularOpts;
