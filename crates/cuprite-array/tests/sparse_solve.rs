@@ -2,8 +2,9 @@
 //! triangle, diagonal and transpose option) against a dense f64 residual computed here; the
 //! incomplete factorisations ILU(0) and IC(0), checked by their defining property (the
 //! product of the factors equals `A` on the pattern of `A`) and as preconditioners (fewer
-//! iterations than Jacobi, the residual recomputed here from a dense reference). Bodies run
-//! on every backend.
+//! iterations than Jacobi, the residual recomputed here from a dense reference); `eigsh`
+//! against spectra known in closed form (the 2-D Laplacian, `Q·D·Qᵀ` for a Householder `Q`),
+//! its eigenvectors by their residual and orthonormality in f64. Bodies run on every backend.
 
 #![allow(clippy::needless_range_loop)] // index loops mirror the formulas they check
 #![allow(clippy::neg_cmp_op_on_partial_ord)] // a NaN must fail every check
@@ -11,8 +12,9 @@
 use crate::common::{Body, assert_err};
 use crate::sparse::{C, FORMATS, V, dense_ref, draw, laplacian, rel_residual, to_c};
 use cuprite_array::sparse::{
-    Ic0, Ilu0, IndexType, Jacobi, Preconditioner, SolveOpts, SolveResult, SparseArray,
-    SparseFormat, TriangularOpts, bicgstab_with, cg_with, gmres_with,
+    EigshOpts, Ic0, Ilu0, IndexType, Jacobi, Preconditioner, Reorthogonalization, SolveOpts,
+    SolveResult, SparseArray, SparseFormat, TriangularOpts, Which, bicgstab_with, cg_with,
+    eigsh_with, gmres_with,
 };
 use cuprite_array::{Array, Device, with_device};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -517,7 +519,224 @@ fn incomplete(d: Device) -> TestResult {
     incomplete_t::<f32>(d)
 }
 
+/// The 5-point Laplacian of a `gx × gy` grid (Dirichlet boundary) as triplets, and its
+/// eigenvalues `4·sin²(π·i / (2·(gx+1))) + 4·sin²(π·j / (2·(gy+1)))`, ascending.
+fn laplacian_rect(gx: usize, gy: usize) -> ((Vec<usize>, Vec<usize>, Vec<f64>), Vec<f64>) {
+    let (mut r, mut c, mut v) = (vec![], vec![], vec![]);
+    for x in 0..gx {
+        for y in 0..gy {
+            let p = x * gy + y;
+            let mut put = |q: usize, val: f64| {
+                r.push(p);
+                c.push(q);
+                v.push(val);
+            };
+            put(p, 4.0);
+            if x > 0 {
+                put(p - gy, -1.0);
+            }
+            if x + 1 < gx {
+                put(p + gy, -1.0);
+            }
+            if y > 0 {
+                put(p - 1, -1.0);
+            }
+            if y + 1 < gy {
+                put(p + 1, -1.0);
+            }
+        }
+    }
+    let s2 = |i: usize, g: usize| {
+        let s = (std::f64::consts::PI * i as f64 / (2.0 * (g + 1) as f64)).sin();
+        4.0 * s * s
+    };
+    let mut ev = Vec::new();
+    for i in 1..=gx {
+        for j in 1..=gy {
+            ev.push(s2(i, gx) + s2(j, gy));
+        }
+    }
+    ev.sort_by(f64::total_cmp);
+    ((r, c, v), ev)
+}
+
+/// Checks an `eigsh` result against the ascending spectrum `all` of the dense `ad`: the
+/// values (within `tol`), and the vectors' residuals `‖A·y − λ·y‖` and orthonormality.
+fn check_eigs<T: V + cuprite_array::Float>(
+    tag: &str,
+    ad: &[C],
+    n: usize,
+    all: &[f64],
+    which: Which,
+    r: &cuprite_array::sparse::EigshResult<T>,
+    tol: f64,
+) -> TestResult {
+    let k = r.values.len();
+    let want: Vec<f64> = match which {
+        Which::Largest => all[n - k..].to_vec(),
+        Which::Smallest => all[..k].to_vec(),
+    };
+    let scale = all.iter().fold(0.0f64, |s, v| s.max(v.abs()));
+    for (g, w) in r.values.iter().zip(&want) {
+        if !((g - w).abs() <= tol * scale) {
+            return Err(format!("{tag}: eigenvalues {:?}, want {want:?}", r.values).into());
+        }
+    }
+    if let Some(vecs) = &r.vectors {
+        assert_eq!(vecs.shape(), [n, k], "{tag}");
+        let y = to_c(&vecs.to_vec().map_err(|e| e.to_string())?);
+        for q in 0..k {
+            let mut res = 0.0f64;
+            for i in 0..n {
+                let mut s = C::new(0.0, 0.0);
+                for j in 0..n {
+                    s += ad[i * n + j] * y[j * k + q];
+                }
+                res += (s - y[i * k + q] * r.values[q]).norm_sqr();
+            }
+            let res = res.sqrt();
+            if !(res <= tol.sqrt() * scale) {
+                return Err(format!("{tag}: vector {q}: residual {res:e}").into());
+            }
+            for p in 0..k {
+                let d: f64 = (0..n).map(|i| (y[i * k + p] * y[i * k + q]).re).sum();
+                let e = if p == q { 1.0 } else { 0.0 };
+                if !((d - e).abs() <= tol.sqrt()) {
+                    return Err(format!("{tag}: y{p}·y{q} = {d}").into());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn eigsh_t<T: V + cuprite_array::Float + cuprite_array::Transcendental>(
+    d: Device,
+    tol: f64,
+) -> TestResult {
+    with_device(d, || {
+        let modes = [Reorthogonalization::Full, Reorthogonalization::Selective];
+        // A square grid (double eigenvalues) and a rectangular one.
+        for (gx, gy) in [(9, 9), (11, 7)] {
+            let ((r, c, v), all) = laplacian_rect(gx, gy);
+            let n = gx * gy;
+            let vt: Vec<T> = v.iter().map(|&x| T::of(C::new(x, 0.0))).collect();
+            let a = SparseArray::from_triplets([n, n], &r, &c, &vt)?;
+            let ad = dense_ref(n, n, &r, &c, &vt);
+            for which in [Which::Largest, Which::Smallest] {
+                for reorth in modes {
+                    for vectors in [false, true] {
+                        let opts = EigshOpts::new(4)
+                            .which(which)
+                            .reorthogonalization(reorth)
+                            .return_eigenvectors(vectors);
+                        let res = eigsh_with(&a, opts)?;
+                        let tag =
+                            format!("laplacian {gx}x{gy} {which:?} {reorth:?} vectors={vectors}");
+                        assert!(res.converged, "{tag}: not converged");
+                        assert_eq!(res.values.len(), 4, "{tag}");
+                        assert_eq!(res.vectors.is_some(), vectors, "{tag}");
+                        check_eigs(&tag, &ad, n, &all, which, &res, tol)?;
+                    }
+                }
+            }
+        }
+        // Q·D·Qᵀ with Q = I − 2·u·uᵀ: a dense symmetric matrix with the spectrum D.
+        let n = 24;
+        let dvals: Vec<f64> = (0..n)
+            .map(|i| (i as f64 * 0.37).sin() * 5.0 + i as f64 * 0.1)
+            .collect();
+        let u: Vec<f64> = {
+            let raw: Vec<f64> = (0..n).map(|i| 1.0 + (i as f64).cos()).collect();
+            let nrm = raw.iter().map(|x| x * x).sum::<f64>().sqrt();
+            raw.iter().map(|x| x / nrm).collect()
+        };
+        let q = |i: usize, j: usize| (if i == j { 1.0 } else { 0.0 }) - 2.0 * u[i] * u[j];
+        let (mut r, mut c, mut v) = (vec![], vec![], vec![]);
+        for i in 0..n {
+            for j in 0..n {
+                let s: f64 = (0..n).map(|p| q(i, p) * dvals[p] * q(j, p)).sum();
+                r.push(i);
+                c.push(j);
+                v.push(T::of(C::new(s, 0.0)));
+            }
+        }
+        let a = SparseArray::from_triplets([n, n], &r, &c, &v)?;
+        let ad = dense_ref(n, n, &r, &c, &v);
+        let mut all = dvals.clone();
+        all.sort_by(f64::total_cmp);
+        for which in [Which::Largest, Which::Smallest] {
+            for reorth in modes {
+                let opts = EigshOpts::new(3)
+                    .which(which)
+                    .ncv(10)
+                    .reorthogonalization(reorth)
+                    .return_eigenvectors(true);
+                let res = eigsh_with(&a, opts)?;
+                let tag = format!("householder {which:?} {reorth:?}");
+                assert!(res.converged, "{tag}");
+                check_eigs(&tag, &ad, n, &all, which, &res, tol)?;
+            }
+        }
+        // k = n = ncv: the whole spectrum.
+        let small = SparseArray::diags(
+            &[&[
+                T::of(C::new(3.0, 0.0)),
+                T::of(C::new(-1.0, 0.0)),
+                T::of(C::new(2.0, 0.0)),
+            ]],
+            &[0],
+            [3, 3],
+        )?;
+        let res = eigsh_with(&small, EigshOpts::new(3).ncv(3))?;
+        let sd = dense_ref(3, 3, &[0, 1, 2], &[0, 1, 2], &[3.0f64, -1.0, 2.0]);
+        check_eigs(
+            "k = n",
+            &sd,
+            3,
+            &[-1.0, 2.0, 3.0],
+            Which::Largest,
+            &res,
+            tol,
+        )?;
+        // Bad options name themselves.
+        assert_err(
+            eigsh_with(&small, EigshOpts::new(0)),
+            "InvalidArgument",
+            "k = 0",
+        );
+        assert_err(
+            eigsh_with(&small, EigshOpts::new(4)),
+            "InvalidArgument",
+            "k = 4",
+        );
+        assert_err(
+            eigsh_with(&small, EigshOpts::new(2).ncv(2)),
+            "InvalidArgument",
+            "ncv = 2",
+        );
+        assert_err(
+            eigsh_with(&small, EigshOpts::new(1).tol(-1.0)),
+            "InvalidArgument",
+            "tol",
+        );
+        let rect = SparseArray::from_triplets([2, 3], &[0], &[0], &[T::of(C::new(1.0, 0.0))])?;
+        assert_err(
+            eigsh_with(&rect, EigshOpts::new(1)),
+            "Shape",
+            "must be square",
+        );
+        Ok(())
+    })
+}
+
+fn eigsh(d: Device) -> TestResult {
+    eigsh_t::<f64>(d, 1e-9)?;
+    eigsh_t::<f32>(d, 1e-4)
+}
+
 const BODIES: &[(&str, Body)] = &[
+    ("eigsh", eigsh),
     ("spsm", spsm),
     ("incomplete", incomplete),
     ("incomplete_errors", incomplete_errors),

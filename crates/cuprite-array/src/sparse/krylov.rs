@@ -26,7 +26,7 @@ impl<T: SparseValue> Preconditioner<T> for Identity {
 }
 
 /// `num / den`, or `0` where `den` is `0`.
-fn safe_div<T: SparseValue + Float + Transcendental>(
+pub(super) fn safe_div<T: SparseValue + Float + Transcendental>(
     num: &Array<T>,
     den: &Array<T>,
 ) -> Result<Array<T>> {
