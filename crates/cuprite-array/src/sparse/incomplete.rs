@@ -54,13 +54,20 @@ impl<T: SparseValue + Float> Factored<T> {
             // do not fit them).
             csr = csr.with_index_type(IndexType::I32)?;
         }
+        // A diagonal element not stored is found here on both backends, with one message.
+        let h = csr.host()?;
+        if let Some(row) =
+            (0..rows).find(|&i| !(h.major[i]..h.major[i + 1]).any(|p| h.minor[p] == i))
+        {
+            return Err(pivot_error(what, row, None));
+        }
         let factored = if cuda {
             match super::cuda::incomplete(&csr, kind)? {
                 Ok(f) => f,
                 Err(row) => return Err(pivot_error(what, row, None)),
             }
         } else {
-            csr.like(factor_host(&csr.host()?, kind, what)?)?
+            csr.like(factor_host(&h, kind, what)?)?
         };
         // The pivots checked on the host on both backends: cuSPARSE does not report a
         // negative IC(0) pivot (its square root is NaN), nor a factor that overflowed.
@@ -255,9 +262,14 @@ pub(super) fn factor_host<T: SparseValue>(
     })
 }
 
-/// The ILU(0) preconditioner: `A ≈ L·U` on the pattern of `A` (see the
-/// [module docs](self)), applied as `U⁻¹·L⁻¹·r` by two triangular solves. For the
-/// nonsymmetric solvers ([`gmres`](super::gmres), [`bicgstab`](super::bicgstab)).
+/// The ILU(0) preconditioner: `A ≈ L·U` on the pattern of `A`, applied as `U⁻¹·L⁻¹·r` by
+/// two triangular solves. For the nonsymmetric solvers ([`gmres`](super::gmres),
+/// [`bicgstab`](super::bicgstab)).
+///
+/// On the CUDA backend the factorisation is cuSPARSE's `csrilu02` (32-bit indices: the
+/// factor has them, and a matrix too large for them is an `Err`) and each application two
+/// SpSV solves analysed once, enqueued without a host synchronisation. On the CPU backend
+/// the same row-by-row elimination runs on the host in `f64`, and so do the substitutions.
 #[derive(Debug)]
 pub struct Ilu0<T: SparseValue>(Factored<T>);
 
@@ -297,8 +309,9 @@ impl<T: SparseValue + Float> Preconditioner<T> for Ilu0<T> {
 }
 
 /// The IC(0) preconditioner: `A ≈ L·Lᵀ` on the lower triangle of the pattern of a symmetric
-/// positive definite `A` (see the [module docs](self)), applied as `L⁻ᵀ·L⁻¹·r` by two
-/// triangular solves. For [`cg`](super::cg) and [`minres`](super::minres).
+/// positive definite `A`, applied as `L⁻ᵀ·L⁻¹·r` by two triangular solves. For
+/// [`cg`](super::cg) and [`minres`](super::minres). The backends work as for [`Ilu0`]
+/// (cuSPARSE's `csric02` on CUDA).
 #[derive(Debug)]
 pub struct Ic0<T: SparseValue>(Factored<T>);
 

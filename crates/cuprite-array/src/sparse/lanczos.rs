@@ -162,8 +162,12 @@ pub fn eigsh<T: SparseValue + Float + Transcendental>(
 }
 
 /// The `k` largest or smallest algebraic eigenvalues (and optionally eigenvectors) of a
-/// real symmetric `A` by thick-restart Lanczos (see the [module docs](self)); the symmetry of
-/// `A` is not checked. Not converging within `maxiter` cycles is not an error: see
+/// real symmetric `A` by thick-restart Lanczos; the symmetry of `A` is not checked. Each
+/// step runs on `A`'s device without a host synchronisation; the coefficients are read back
+/// once per cycle of `ncv` steps, where the small projected eigenproblem is solved on the
+/// host. Once the wanted pairs converge, a cycle from a fresh start vector orthogonal to
+/// them looks for eigenvalues the Krylov space missed (a multiple eigenvalue has a single
+/// direction in it); the run ends when such a cycle changes no wanted value. Not converging within `maxiter` cycles is not an error: see
 /// [`EigshResult::converged`]. Bad options (`k` not in `1..=n`, `ncv` not in `k+1..=n`
 /// unless `k = n = ncv`, a negative tolerance) are an `Err` naming them.
 ///
