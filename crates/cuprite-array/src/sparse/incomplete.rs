@@ -48,7 +48,8 @@ impl<T: SparseValue + Float> Factored<T> {
             )));
         }
         let mut csr = a.to_format(SparseFormat::Csr)?;
-        let cuda = a.device().backend == Backend::Cuda;
+        // An empty matrix takes the host path on every backend (nothing for cuSPARSE to do).
+        let cuda = a.device().backend == Backend::Cuda && rows > 0;
         if cuda && csr.index_type() == IndexType::I64 {
             // cuSPARSE's legacy factorisations take 32-bit indices (an `Err` when the sizes
             // do not fit them).
