@@ -52,6 +52,7 @@ mod small;
 mod sort;
 mod sparse;
 mod sparse_more;
+mod sparse_solve;
 mod stats;
 mod tiers;
 mod units;
@@ -84,6 +85,7 @@ fn main() {
     tests.extend(signal_conv::tests());
     tests.extend(sparse::tests());
     tests.extend(sparse_more::tests());
+    tests.extend(sparse_solve::tests());
     tests.extend(fft::tests());
     tests.extend(options::tests());
     tests.extend(hardening::tests());

@@ -1,7 +1,8 @@
 //! cuSPARSE (`libcusparse`): the status and option enums, the handle and descriptor types, and
 //! the functions the safe layer (`cuprite_driver::sparse`) calls: the generic API (sparse and
-//! dense descriptors, SpMV, SpMM, SpGEMM) and the format conversions `Xcoo2csr` and
-//! `Csr2cscEx2`.
+//! dense descriptors, SpMV, SpMM, SpGEMM, the triangular solves SpSV and SpSM), the format
+//! conversions `Xcoo2csr` and `Csr2cscEx2`, and the legacy incomplete factorisations
+//! `csrilu02` and `csric02` (with their legacy matrix descriptor, `int` sizes and indices).
 //!
 //! Loaded on first call from where [`CUSPARSE_SPEC`](crate::libraries::CUSPARSE_SPEC) says; a
 //! missing library or symbol is an `Err` of that call. Indices are 0-based unless a descriptor
@@ -233,6 +234,37 @@ impl cusparseSpSVAlg_t {
     pub const CUSPARSE_SPSV_ALG_DEFAULT: Self = Self(0);
 }
 
+/// The algorithm of `cusparseSpSM_*`.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cusparseSpSMAlg_t(pub c_int);
+
+impl cusparseSpSMAlg_t {
+    pub const CUSPARSE_SPSM_ALG_DEFAULT: Self = Self(0);
+}
+
+/// The matrix type of a legacy matrix descriptor (`cusparseSetMatType`).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cusparseMatrixType_t(pub c_int);
+
+impl cusparseMatrixType_t {
+    pub const CUSPARSE_MATRIX_TYPE_GENERAL: Self = Self(0);
+    pub const CUSPARSE_MATRIX_TYPE_SYMMETRIC: Self = Self(1);
+    pub const CUSPARSE_MATRIX_TYPE_HERMITIAN: Self = Self(2);
+    pub const CUSPARSE_MATRIX_TYPE_TRIANGULAR: Self = Self(3);
+}
+
+/// Whether a legacy analysis records level information (`USE_LEVEL`) or not.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cusparseSolvePolicy_t(pub c_int);
+
+impl cusparseSolvePolicy_t {
+    pub const CUSPARSE_SOLVE_POLICY_NO_LEVEL: Self = Self(0);
+    pub const CUSPARSE_SOLVE_POLICY_USE_LEVEL: Self = Self(1);
+}
+
 macro_rules! opaque {
     ($($(#[$m:meta])* $ptr:ident => $obj:ident;)*) => {$(
         #[repr(C)]
@@ -258,6 +290,14 @@ opaque! {
     cusparseSpGEMMDescr_t => cusparseSpGEMMDescr;
     /// The analysis of one sparse triangular solve, between its analysis and solve steps.
     cusparseSpSVDescr_t => cusparseSpSVDescr;
+    /// The analysis of one sparse triangular solve with several right-hand sides.
+    cusparseSpSMDescr_t => cusparseSpSMDescr;
+    /// A legacy matrix descriptor (type, index base, fill mode, diagonal type).
+    cusparseMatDescr_t => cusparseMatDescr;
+    /// The analysis and zero-pivot state of one `csrilu02` factorisation.
+    csrilu02Info_t => csrilu02Info;
+    /// The analysis and zero-pivot state of one `csric02` factorisation.
+    csric02Info_t => csric02Info;
 }
 
 /// The runtime's stream type: the same object as the driver's `CUstream`.
@@ -384,6 +424,104 @@ crate::dyn_functions! {
         handle: cusparseHandle_t, op_a: cusparseOperation_t, alpha: *const c_void,
         a: cusparseSpMatDescr_t, x: cusparseDnVecDescr_t, y: cusparseDnVecDescr_t,
         compute_type: cudaDataType, alg: cusparseSpSVAlg_t, descr: cusparseSpSVDescr_t
+    ) -> cusparseStatus_t;
+
+    fn cusparseSpSM_createDescr(descr: *mut cusparseSpSMDescr_t) -> cusparseStatus_t;
+    fn cusparseSpSM_destroyDescr(descr: cusparseSpSMDescr_t) -> cusparseStatus_t;
+    fn cusparseSpSM_bufferSize(
+        handle: cusparseHandle_t, op_a: cusparseOperation_t, op_b: cusparseOperation_t,
+        alpha: *const c_void, a: cusparseSpMatDescr_t, b: cusparseDnMatDescr_t,
+        c: cusparseDnMatDescr_t, compute_type: cudaDataType, alg: cusparseSpSMAlg_t,
+        descr: cusparseSpSMDescr_t, buffer_size: *mut usize
+    ) -> cusparseStatus_t;
+    fn cusparseSpSM_analysis(
+        handle: cusparseHandle_t, op_a: cusparseOperation_t, op_b: cusparseOperation_t,
+        alpha: *const c_void, a: cusparseSpMatDescr_t, b: cusparseDnMatDescr_t,
+        c: cusparseDnMatDescr_t, compute_type: cudaDataType, alg: cusparseSpSMAlg_t,
+        descr: cusparseSpSMDescr_t, buffer: *mut c_void
+    ) -> cusparseStatus_t;
+    fn cusparseSpSM_solve(
+        handle: cusparseHandle_t, op_a: cusparseOperation_t, op_b: cusparseOperation_t,
+        alpha: *const c_void, a: cusparseSpMatDescr_t, b: cusparseDnMatDescr_t,
+        c: cusparseDnMatDescr_t, compute_type: cudaDataType, alg: cusparseSpSMAlg_t,
+        descr: cusparseSpSMDescr_t
+    ) -> cusparseStatus_t;
+
+    fn cusparseCreateMatDescr(descr: *mut cusparseMatDescr_t) -> cusparseStatus_t;
+    fn cusparseDestroyMatDescr(descr: cusparseMatDescr_t) -> cusparseStatus_t;
+    fn cusparseSetMatType(descr: cusparseMatDescr_t, ty: cusparseMatrixType_t) -> cusparseStatus_t;
+    fn cusparseSetMatIndexBase(
+        descr: cusparseMatDescr_t, base: cusparseIndexBase_t
+    ) -> cusparseStatus_t;
+    fn cusparseCreateCsrilu02Info(info: *mut csrilu02Info_t) -> cusparseStatus_t;
+    fn cusparseDestroyCsrilu02Info(info: csrilu02Info_t) -> cusparseStatus_t;
+    fn cusparseCreateCsric02Info(info: *mut csric02Info_t) -> cusparseStatus_t;
+    fn cusparseDestroyCsric02Info(info: csric02Info_t) -> cusparseStatus_t;
+    fn cusparseScsrilu02_bufferSize(
+        handle: cusparseHandle_t, m: c_int, nnz: c_int, descr: cusparseMatDescr_t,
+        values: *mut f32, row_offsets: *const c_int, col_indices: *const c_int,
+        info: csrilu02Info_t, buffer_size: *mut c_int
+    ) -> cusparseStatus_t;
+    fn cusparseScsrilu02_analysis(
+        handle: cusparseHandle_t, m: c_int, nnz: c_int, descr: cusparseMatDescr_t,
+        values: *const f32, row_offsets: *const c_int, col_indices: *const c_int,
+        info: csrilu02Info_t, policy: cusparseSolvePolicy_t, buffer: *mut c_void
+    ) -> cusparseStatus_t;
+    fn cusparseScsrilu02(
+        handle: cusparseHandle_t, m: c_int, nnz: c_int, descr: cusparseMatDescr_t,
+        values: *mut f32, row_offsets: *const c_int, col_indices: *const c_int,
+        info: csrilu02Info_t, policy: cusparseSolvePolicy_t, buffer: *mut c_void
+    ) -> cusparseStatus_t;
+    fn cusparseDcsrilu02_bufferSize(
+        handle: cusparseHandle_t, m: c_int, nnz: c_int, descr: cusparseMatDescr_t,
+        values: *mut f64, row_offsets: *const c_int, col_indices: *const c_int,
+        info: csrilu02Info_t, buffer_size: *mut c_int
+    ) -> cusparseStatus_t;
+    fn cusparseDcsrilu02_analysis(
+        handle: cusparseHandle_t, m: c_int, nnz: c_int, descr: cusparseMatDescr_t,
+        values: *const f64, row_offsets: *const c_int, col_indices: *const c_int,
+        info: csrilu02Info_t, policy: cusparseSolvePolicy_t, buffer: *mut c_void
+    ) -> cusparseStatus_t;
+    fn cusparseDcsrilu02(
+        handle: cusparseHandle_t, m: c_int, nnz: c_int, descr: cusparseMatDescr_t,
+        values: *mut f64, row_offsets: *const c_int, col_indices: *const c_int,
+        info: csrilu02Info_t, policy: cusparseSolvePolicy_t, buffer: *mut c_void
+    ) -> cusparseStatus_t;
+    fn cusparseScsric02_bufferSize(
+        handle: cusparseHandle_t, m: c_int, nnz: c_int, descr: cusparseMatDescr_t,
+        values: *mut f32, row_offsets: *const c_int, col_indices: *const c_int,
+        info: csric02Info_t, buffer_size: *mut c_int
+    ) -> cusparseStatus_t;
+    fn cusparseScsric02_analysis(
+        handle: cusparseHandle_t, m: c_int, nnz: c_int, descr: cusparseMatDescr_t,
+        values: *const f32, row_offsets: *const c_int, col_indices: *const c_int,
+        info: csric02Info_t, policy: cusparseSolvePolicy_t, buffer: *mut c_void
+    ) -> cusparseStatus_t;
+    fn cusparseScsric02(
+        handle: cusparseHandle_t, m: c_int, nnz: c_int, descr: cusparseMatDescr_t,
+        values: *mut f32, row_offsets: *const c_int, col_indices: *const c_int,
+        info: csric02Info_t, policy: cusparseSolvePolicy_t, buffer: *mut c_void
+    ) -> cusparseStatus_t;
+    fn cusparseDcsric02_bufferSize(
+        handle: cusparseHandle_t, m: c_int, nnz: c_int, descr: cusparseMatDescr_t,
+        values: *mut f64, row_offsets: *const c_int, col_indices: *const c_int,
+        info: csric02Info_t, buffer_size: *mut c_int
+    ) -> cusparseStatus_t;
+    fn cusparseDcsric02_analysis(
+        handle: cusparseHandle_t, m: c_int, nnz: c_int, descr: cusparseMatDescr_t,
+        values: *const f64, row_offsets: *const c_int, col_indices: *const c_int,
+        info: csric02Info_t, policy: cusparseSolvePolicy_t, buffer: *mut c_void
+    ) -> cusparseStatus_t;
+    fn cusparseDcsric02(
+        handle: cusparseHandle_t, m: c_int, nnz: c_int, descr: cusparseMatDescr_t,
+        values: *mut f64, row_offsets: *const c_int, col_indices: *const c_int,
+        info: csric02Info_t, policy: cusparseSolvePolicy_t, buffer: *mut c_void
+    ) -> cusparseStatus_t;
+    fn cusparseXcsrilu02_zeroPivot(
+        handle: cusparseHandle_t, info: csrilu02Info_t, position: *mut c_int
+    ) -> cusparseStatus_t;
+    fn cusparseXcsric02_zeroPivot(
+        handle: cusparseHandle_t, info: csric02Info_t, position: *mut c_int
     ) -> cusparseStatus_t;
 
     fn cusparseXcoo2csr(

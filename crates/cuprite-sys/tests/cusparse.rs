@@ -9,7 +9,8 @@ use cuprite_sys::cusparse::{
     cusparseSpMMAlg_t, cusparseSpMVAlg_t, cusparseStatus_t,
 };
 use cuprite_sys::cusparse::{
-    cusparseDiagType_t, cusparseFillMode_t, cusparseSpMatAttribute_t, cusparseSpSVAlg_t,
+    cusparseDiagType_t, cusparseFillMode_t, cusparseMatrixType_t, cusparseSolvePolicy_t,
+    cusparseSpMatAttribute_t, cusparseSpSMAlg_t, cusparseSpSVAlg_t,
 };
 use cuprite_testkit::{Test, TestResult, temp_dir};
 use std::collections::HashSet;
@@ -71,6 +72,9 @@ fn enum_values() -> TestResult {
     assert_eq!(cusparseFillMode_t::CUSPARSE_FILL_MODE_UPPER.0, 1);
     assert_eq!(cusparseDiagType_t::CUSPARSE_DIAG_TYPE_UNIT.0, 1);
     assert_eq!(cusparseSpSVAlg_t::CUSPARSE_SPSV_ALG_DEFAULT.0, 0);
+    assert_eq!(cusparseSpSMAlg_t::CUSPARSE_SPSM_ALG_DEFAULT.0, 0);
+    assert_eq!(cusparseMatrixType_t::CUSPARSE_MATRIX_TYPE_TRIANGULAR.0, 3);
+    assert_eq!(cusparseSolvePolicy_t::CUSPARSE_SOLVE_POLICY_USE_LEVEL.0, 1);
     Ok(())
 }
 

@@ -407,27 +407,28 @@ fn transpose_compressed<T: SparseValue>(
     })
 }
 
-/// Solves `A · y = b` for `y`, reading one triangle of the square CSR `a`, through
-/// cuSPARSE's SpSV.
-pub(super) fn spsv<T: SparseValue>(
-    a: &SparseArray<T>,
-    b: &Array<T>,
-    triangle: cuprite_driver::sparse::Triangle,
-) -> Result<Array<T>> {
-    match (&a.major, &a.minor) {
-        (SparseIndices::I32(ma), SparseIndices::I32(mi)) => spsv_idx(a, ma, mi, b, triangle),
-        (SparseIndices::I64(ma), SparseIndices::I64(mi)) => spsv_idx(a, ma, mi, b, triangle),
-        _ => Err(Error::InvalidArgument(
-            "sparse: offsets and indices of different types".into(),
-        )),
-    }
+/// The index arrays of `a`, of one type, handed to `f` with `a`.
+macro_rules! with_indices {
+    ($a:expr, |$ma:ident, $mi:ident| $body:expr) => {
+        match (&$a.major, &$a.minor) {
+            (SparseIndices::I32($ma), SparseIndices::I32($mi)) => $body,
+            (SparseIndices::I64($ma), SparseIndices::I64($mi)) => $body,
+            _ => Err(Error::InvalidArgument(
+                "sparse: offsets and indices of different types".into(),
+            )),
+        }
+    };
 }
 
-fn spsv_idx<T: SparseValue, I: SparseIndex + Element>(
+/// Solves `op(T) · Y = B` for `Y`, where `T` is one triangle of the square CSR `a`, through
+/// cuSPARSE's SpSV (`b` of shape `[n]`, `k` = 1) or SpSM (`b` of shape `[n, k]`).
+fn triangular_solve<T: SparseValue, I: SparseIndex + Element>(
     a: &SparseArray<T>,
     major: &Array<I>,
     minor: &Array<I>,
     b: &Array<T>,
+    k: Option<usize>,
+    op: Transpose,
     triangle: cuprite_driver::sparse::Triangle,
 ) -> Result<Array<T>> {
     let ordinal = a.device().ordinal;
@@ -444,11 +445,205 @@ fn spsv_idx<T: SparseValue, I: SparseIndex + Element>(
     let vv = view::<T>(dev(&vs)?, a.nnz())?;
     let bv = view::<T>(dev(&bs)?, b.len())?;
     let [rows, cols] = a.shape;
+    let len = b.len();
     // SAFETY: written in full by the solve, which reads none of it first.
-    let out = unsafe { DevBuf::alloc(st, s, T::DTYPE, rows) }?;
-    let mut ov = view::<T>(&out, rows)?;
+    let out = unsafe { DevBuf::alloc(st, s, T::DTYPE, len) }?;
+    let mut ov = view::<T>(&out, len)?;
     // SAFETY: as in `Product::run`: the components passed every check of the format.
     let m = unsafe { SpMat::new(format_of(a.format), rows, cols, &mv, &nv, &vv) }?;
-    sp.spsv(Transpose::None, T::one(), &m, triangle, &bv, &mut ov)?;
-    Ok(array_of(out, &[rows], ordinal))
+    match k {
+        None => sp.spsv(op, T::one(), &m, triangle, &bv, &mut ov)?,
+        Some(k) => sp.spsm(op, T::one(), &m, triangle, &bv, k, k, &mut ov, k)?,
+    }
+    Ok(array_of(out, b.shape(), ordinal))
+}
+
+/// Solves `op(T) · y = b` for `y`, where `T` is one triangle of the square CSR `a`, through
+/// cuSPARSE's SpSV.
+pub(super) fn spsv<T: SparseValue>(
+    a: &SparseArray<T>,
+    b: &Array<T>,
+    op: Transpose,
+    triangle: cuprite_driver::sparse::Triangle,
+) -> Result<Array<T>> {
+    with_indices!(a, |ma, mi| triangular_solve(
+        a, ma, mi, b, None, op, triangle
+    ))
+}
+
+/// Solves `op(T) · Y = B` for the `[n, k]` `Y`, where `T` is one triangle of the square CSR
+/// `a`, through cuSPARSE's SpSM.
+pub(super) fn spsm<T: SparseValue>(
+    a: &SparseArray<T>,
+    b: &Array<T>,
+    k: usize,
+    op: Transpose,
+    triangle: cuprite_driver::sparse::Triangle,
+) -> Result<Array<T>> {
+    with_indices!(a, |ma, mi| triangular_solve(
+        a,
+        ma,
+        mi,
+        b,
+        Some(k),
+        op,
+        triangle
+    ))
+}
+
+/// The incomplete factorisation (`kind`) of the square canonical CSR `a` with 32-bit
+/// indices, in new value storage: the factor on `a`'s pattern, or `Err(row)` for the first
+/// zero pivot cuSPARSE met.
+pub(super) fn incomplete<T: SparseValue>(
+    a: &SparseArray<T>,
+    kind: cuprite_driver::sparse::Incomplete,
+) -> Result<std::result::Result<SparseArray<T>, usize>> {
+    let (SparseIndices::I32(major), SparseIndices::I32(minor)) = (&a.major, &a.minor) else {
+        return Err(Error::InvalidArgument(
+            "sparse: the incomplete factorisations on CUDA need 32-bit indices".into(),
+        ));
+    };
+    let ordinal = a.device().ordinal;
+    let (sp, st) = handle(ordinal)?;
+    let s: &Arc<Stream> = sp.stream();
+    let n = a.shape[0];
+    let nnz = a.nnz();
+    let (ms, ns, vs) = (
+        major.contiguous_storage()?,
+        minor.contiguous_storage()?,
+        a.values.contiguous_storage()?,
+    );
+    let mv = view::<i32>(dev(&ms)?, n + 1)?;
+    let nv = view::<i32>(dev(&ns)?, nnz)?;
+    // SAFETY: written in full by the copy right after.
+    let out = unsafe { DevBuf::alloc(st, s, T::DTYPE, nnz) }?;
+    s.memcpy_dtod(&view::<T>(dev(&vs)?, nnz)?, &mut view::<T>(&out, nnz)?)?;
+    // The legacy routines exist for f32 and f64; the buffer is viewed as its type.
+    let pivot = match T::DTYPE {
+        // SAFETY: the arrays are canonical CSR (sorted, in bounds), checked on the host when
+        // the matrix was built.
+        crate::dtype::DType::F32 => unsafe {
+            sp.incomplete::<f32>(kind, n, &mv, &nv, &mut view::<f32>(&out, nnz)?)
+        },
+        // SAFETY: as above.
+        crate::dtype::DType::F64 => unsafe {
+            sp.incomplete::<f64>(kind, n, &mv, &nv, &mut view::<f64>(&out, nnz)?)
+        },
+        other => {
+            return Err(Error::InvalidArgument(format!(
+                "sparse: no incomplete factorisation of {other:?} values"
+            )));
+        }
+    }?;
+    if let Some(row) = pivot {
+        return Ok(Err(row));
+    }
+    Ok(Ok(SparseArray {
+        values: array_of(out, &[nnz], ordinal),
+        ..a.clone()
+    }))
+}
+
+/// Repeated triangular solves with one triangle of a square CSR matrix on a GPU, analysed
+/// once (`cuprite_driver::sparse::SpsvPlan`): what the incomplete factorisations apply.
+pub(super) struct TriangularPlan<T: SparseValue> {
+    // Dropped first: the plan waits for its stream, then frees its analysis; the storage it
+    // describes is held below and never written (array storage is immutable once shared).
+    plan: cuprite_driver::sparse::SpsvPlan<T>,
+    sp: Arc<Sparse>,
+    ordinal: usize,
+    shape: [usize; 2],
+    format: SparseFormat,
+    storage: [Arc<Storage>; 3],
+    lens: [usize; 3],
+    index: IndexType,
+}
+
+impl<T: SparseValue> std::fmt::Debug for TriangularPlan<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TriangularPlan")
+            .field("shape", &self.shape)
+            .finish()
+    }
+}
+
+impl<T: SparseValue> TriangularPlan<T> {
+    /// Analyses `op(T) · y = x` for the triangle `T` of the square CSR `a`.
+    pub(super) fn new(
+        a: &SparseArray<T>,
+        op: Transpose,
+        triangle: cuprite_driver::sparse::Triangle,
+    ) -> Result<Self> {
+        let ordinal = a.device().ordinal;
+        let (sp, _) = handle(ordinal)?;
+        let storage = [
+            match &a.major {
+                SparseIndices::I32(x) => x.contiguous_storage()?,
+                SparseIndices::I64(x) => x.contiguous_storage()?,
+            },
+            match &a.minor {
+                SparseIndices::I32(x) => x.contiguous_storage()?,
+                SparseIndices::I64(x) => x.contiguous_storage()?,
+            },
+            a.values.contiguous_storage()?,
+        ];
+        let lens = [a.shape[0] + 1, a.nnz(), a.nnz()];
+        let plan = match a.index {
+            IndexType::I32 => Self::with_mat::<i32, _>(&storage, lens, (a.format, a.shape), |m| {
+                // SAFETY: the plan holds the storage, which nothing writes while shared.
+                unsafe { sp.spsv_plan(op, m, triangle) }
+            }),
+            IndexType::I64 => Self::with_mat::<i64, _>(&storage, lens, (a.format, a.shape), |m| {
+                // SAFETY: as above.
+                unsafe { sp.spsv_plan(op, m, triangle) }
+            }),
+        }?;
+        Ok(TriangularPlan {
+            plan,
+            sp,
+            ordinal,
+            shape: a.shape,
+            format: a.format,
+            storage,
+            lens,
+            index: a.index,
+        })
+    }
+
+    /// Runs `f` with the matrix of `storage` as a `SpMat`.
+    fn with_mat<I: SparseIndex, R>(
+        storage: &[Arc<Storage>; 3],
+        lens: [usize; 3],
+        (format, [rows, cols]): (SparseFormat, [usize; 2]),
+        f: impl FnOnce(&SpMat<'_, T, I>) -> cuprite_driver::Result<R>,
+    ) -> Result<R> {
+        let mv = view::<I>(dev(&storage[0])?, lens[0])?;
+        let nv = view::<I>(dev(&storage[1])?, lens[1])?;
+        let vv = view::<T>(dev(&storage[2])?, lens[2])?;
+        // SAFETY: as in `Product::run`: the components passed every check of the format.
+        let m = unsafe { SpMat::new(format_of(format), rows, cols, &mv, &nv, &vv) }?;
+        Ok(f(&m)?)
+    }
+
+    /// `op(T)⁻¹ · x` for a vector `x` on the plan's device; only enqueues.
+    pub(super) fn solve(&self, x: &Array<T>) -> Result<Array<T>> {
+        let n = self.shape[0];
+        let (_, st) = handle(self.ordinal)?;
+        let s: &Arc<Stream> = self.sp.stream();
+        let xs = x.contiguous_storage()?;
+        let xv = view::<T>(dev(&xs)?, x.len())?;
+        // SAFETY: written in full by the solve, which reads none of it first.
+        let out = unsafe { DevBuf::alloc(st, s, T::DTYPE, n) }?;
+        let mut ov = view::<T>(&out, n)?;
+        let shape = (self.format, self.shape);
+        match self.index {
+            IndexType::I32 => Self::with_mat::<i32, _>(&self.storage, self.lens, shape, |m| {
+                self.plan.solve(&self.sp, m, &xv, &mut ov)
+            }),
+            IndexType::I64 => Self::with_mat::<i64, _>(&self.storage, self.lens, shape, |m| {
+                self.plan.solve(&self.sp, m, &xv, &mut ov)
+            }),
+        }?;
+        Ok(array_of(out, &[n], self.ordinal))
+    }
 }

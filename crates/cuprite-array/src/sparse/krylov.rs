@@ -26,7 +26,7 @@ impl<T: SparseValue> Preconditioner<T> for Identity {
 }
 
 /// `num / den`, or `0` where `den` is `0`.
-fn safe_div<T: SparseValue + Float + Transcendental>(
+pub(super) fn safe_div<T: SparseValue + Float + Transcendental>(
     num: &Array<T>,
     den: &Array<T>,
 ) -> Result<Array<T>> {
@@ -42,6 +42,16 @@ fn norm_dev<T: SparseValue + Float + Transcendental>(v: &Array<T>) -> Result<Arr
 /// `‖v‖` read back to the host.
 fn norm<T: SparseValue + Float + Transcendental>(v: &Array<T>) -> Result<f64> {
     Ok(dot(v, v)?.item()?.magnitude().sqrt())
+}
+
+/// What a solver does after [`Run::step`].
+enum Step<T: SparseValue> {
+    /// Iterate on.
+    Go,
+    /// Stop: converged, or the estimate is not finite.
+    Stop,
+    /// The estimate passed but the true residual (here) did not: iterate on from it.
+    Refresh(Array<T>),
 }
 
 /// The state every solver shares: the problem, the stopping rule and the iteration count.
@@ -161,6 +171,29 @@ impl<'a, 'o, T: SparseValue + Float + Transcendental> Run<'a, 'o, T> {
         Ok((r, passes))
     }
 
+    /// The end of an iteration: counts it and, when a check is due, reads the estimate
+    /// `est()` (of `‖b − A·x‖`), reports it, and confirms a passing one with the true
+    /// residual of `x`.
+    fn step(&mut self, x: &Array<T>, est: impl FnOnce() -> Result<f64>) -> Result<Step<T>> {
+        self.iterations += 1;
+        if !self.due() {
+            return Ok(Step::Go);
+        }
+        let est = est()?;
+        if !est.is_finite() {
+            return Ok(Step::Stop);
+        }
+        if !self.report(est) {
+            return Ok(Step::Go);
+        }
+        let (true_r, passes) = self.confirm(x)?;
+        Ok(if passes {
+            Step::Stop
+        } else {
+            Step::Refresh(true_r)
+        })
+    }
+
     /// The result for the iterate `x`, with its true residual.
     fn finish(self, x: Array<T>) -> Result<SolveResult<T>> {
         let abs = if self.n() == 0 {
@@ -248,19 +281,10 @@ pub fn cg_with<T: SparseValue + Float + Transcendental>(
         x = x.try_add(&p.try_mul(&alpha)?)?;
         r = r.try_sub(&ap.try_mul(&alpha)?)?;
         eval_many(&[&x, &r])?;
-        run.iterations += 1;
-        if run.due() {
-            let est = norm(&r)?;
-            if !est.is_finite() {
-                break;
-            }
-            if run.report(est) {
-                let (true_r, passes) = run.confirm(&x)?;
-                if passes {
-                    break;
-                }
-                r = true_r;
-            }
+        match run.step(&x, || norm(&r))? {
+            Step::Go => {}
+            Step::Stop => break,
+            Step::Refresh(true_r) => r = true_r,
         }
         z = run.m.apply(&r)?;
         let rz_new = dot(&r, &z)?;
@@ -347,19 +371,10 @@ pub fn bicgstab_with<T: SparseValue + Float + Transcendental>(
         rho_prev = rho;
         eval_many(&[&x, &r, &p, &v])?;
         eval_many(&[&alpha, &omega, &rho_prev])?;
-        run.iterations += 1;
-        if run.due() {
-            let est = norm(&r)?;
-            if !est.is_finite() {
-                break;
-            }
-            if run.report(est) {
-                let (true_r, passes) = run.confirm(&x)?;
-                if passes {
-                    break;
-                }
-                r = true_r;
-            }
+        match run.step(&x, || norm(&r))? {
+            Step::Go => {}
+            Step::Stop => break,
+            Step::Refresh(true_r) => r = true_r,
         }
     }
     run.finish(x)
@@ -642,15 +657,10 @@ pub fn minres_with<T: SparseValue + Float + Transcendental>(
         x = x.try_add(&w.try_mul(&phi)?)?;
         eval_many(&[&x, &w, &r1, &r2, &y])?;
         eval_many(&[&k.beta, &k.oldb, &k.dbar, &k.epsln, &k.phibar, &k.cs, &k.sn])?;
-        run.iterations += 1;
-        if run.due() {
-            let est = k.phibar.item()?.magnitude() * to_2norm;
-            if !est.is_finite() {
-                break;
-            }
-            if run.report(est) && run.confirm(&x)?.1 {
-                break;
-            }
+        // A failing true residual is not fed back: the recurrence's vectors stay as they are.
+        match run.step(&x, || Ok(k.phibar.item()?.magnitude() * to_2norm))? {
+            Step::Stop => break,
+            Step::Go | Step::Refresh(_) => {}
         }
     }
     run.finish(x)

@@ -20,6 +20,13 @@
 //! arrays that later element-wise work fuses onto. Format conversions, sums, transposes and scalings run on the host on both backends
 //! (a round trip for a matrix on a GPU).
 //!
+//! Solvers: triangular solves with one right-hand side
+//! ([`spsolve_triangular`](SparseArray::spsolve_triangular), cuSPARSE's SpSV on CUDA) or many
+//! ([`spsm`](SparseArray::spsm), SpSM); the Krylov solvers [`cg`], [`bicgstab`], [`gmres`]
+//! and [`minres`] with a [`Preconditioner`] ([`Jacobi`], and the incomplete factorisations
+//! [`Ilu0`] and [`Ic0`], cuSPARSE's `csrilu02`/`csric02` on CUDA); and [`eigsh`] (Lanczos)
+//! for a few extreme eigenvalues of a symmetric matrix.
+//!
 //! PyTorch and SciPy exchange sparse matrices as their three component arrays: pass
 //! [`offsets`](SparseArray::offsets), [`indices`](SparseArray::indices) and
 //! [`values`](SparseArray::values) (DLPack has no sparse layout).
@@ -42,7 +49,9 @@ mod cuda;
 mod device_build;
 mod format;
 mod host;
+mod incomplete;
 mod krylov;
+mod lanczos;
 mod ops;
 mod precond;
 mod structure;
@@ -51,7 +60,9 @@ mod value;
 
 pub use cuprite_driver::blas::Transpose;
 pub use format::{IndexType, SparseFormat};
+pub use incomplete::{Ic0, Ilu0};
 pub use krylov::{bicgstab, bicgstab_with, cg, cg_with, gmres, gmres_with, minres, minres_with};
+pub use lanczos::{EigshOpts, EigshResult, Reorthogonalization, Which, eigsh, eigsh_with};
 pub use precond::{Jacobi, Preconditioner, SolveCallback, SolveOpts, SolveResult};
 pub use triangular::TriangularOpts;
 pub use value::{IndexValue, SparseValue};

@@ -24,27 +24,33 @@ pub trait SparseElement:
     const IS_COMPLEX: bool;
     /// Zero.
     const ZERO: Self;
+    /// One.
+    const ONE: Self;
 }
 
 impl SparseElement for f32 {
     const DATA_TYPE: cudaDataType = cudaDataType::CUDA_R_32F;
     const IS_COMPLEX: bool = false;
     const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
 }
 impl SparseElement for f64 {
     const DATA_TYPE: cudaDataType = cudaDataType::CUDA_R_64F;
     const IS_COMPLEX: bool = false;
     const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
 }
 impl SparseElement for Complex<f32> {
     const DATA_TYPE: cudaDataType = cudaDataType::CUDA_C_32F;
     const IS_COMPLEX: bool = true;
     const ZERO: Self = Complex::new(0.0, 0.0);
+    const ONE: Self = Complex::new(1.0, 0.0);
 }
 impl SparseElement for Complex<f64> {
     const DATA_TYPE: cudaDataType = cudaDataType::CUDA_C_64F;
     const IS_COMPLEX: bool = true;
     const ZERO: Self = Complex::new(0.0, 0.0);
+    const ONE: Self = Complex::new(1.0, 0.0);
 }
 
 /// An index type of the sparse formats: `i32` or `i64`.

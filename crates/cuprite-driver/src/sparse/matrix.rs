@@ -145,6 +145,15 @@ impl<'a, T: SparseElement, I: SparseIndex> SpMat<'a, T, I> {
         check_context(call, what, s, self.values)
     }
 
+    /// The device address and length of the offsets, the indices and the values.
+    pub(crate) fn pointers(&self) -> [(u64, usize); 3] {
+        [
+            (self.offsets.device_ptr(), self.offsets.len()),
+            (self.indices.device_ptr(), self.indices.len()),
+            (self.values.device_ptr(), self.values.len()),
+        ]
+    }
+
     pub(crate) fn reads(&self) -> [Access<'_>; 3] {
         [
             Access::of_tracker(self.offsets.tracker(), false),

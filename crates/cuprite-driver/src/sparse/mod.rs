@@ -1,6 +1,7 @@
 //! cuSPARSE: sparse × dense products (SpMV, SpMM), sparse × sparse products (SpGEMM), triangular
-//! solves (SpSV) and the COO → CSR and CSR → CSC conversions on device buffers, through a
-//! [`Sparse`] handle bound to a context and a cuprite stream.
+//! solves (SpSV, SpSM), the incomplete factorisations ILU(0) and IC(0) (the legacy
+//! `csrilu02`/`csric02`), and the COO → CSR and CSR → CSC conversions on device buffers,
+//! through a [`Sparse`] handle bound to a context and a cuprite stream.
 //!
 //! A sparse operand is a [`SpMat`]: CSR, CSC or COO with 0-based `i32` or `i64` indices. Its
 //! constructor checks every length against the dimensions; what it cannot check without
@@ -31,14 +32,16 @@ macro_rules! cusparse {
 
 mod convert;
 mod element;
+mod incomplete;
 mod matrix;
 mod products;
 mod triangular;
 
 pub use element::{SparseElement, SparseIndex};
+pub use incomplete::{Incomplete, IncompleteElement};
 pub use matrix::{Format, SpMat};
 pub use products::CsrBuffers;
-pub use triangular::Triangle;
+pub use triangular::{SpsvPlan, Triangle};
 
 /// What a cuSPARSE status means.
 fn description(r: cusparseStatus_t) -> &'static str {
