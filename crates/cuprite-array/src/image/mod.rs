@@ -109,12 +109,14 @@ pub use vision_matchers::{
 pub use vision_orb::{OrbOpts, orb, orb_with};
 mod filters;
 mod filters_af;
+mod filters_afwindow;
 mod filters_bilateral;
 mod filters_canny;
 mod filters_corr;
 mod filters_diffusion;
 mod filters_edges;
 mod filters_elem;
+mod filters_launch;
 mod filters_meanshift;
 mod filters_order;
 mod filters_plan;
