@@ -489,11 +489,152 @@ fn arrayfire_confidence_cc(d: Device) -> TestResult {
     })
 }
 
+/// The host's per-label order statistics of `x` (row-major) under `l` at each label of
+/// `index`: minimum, maximum, the flat positions of their first occurrences (0 where the label
+/// is absent), and the median (the mean of the middle two of an even count; 0 where absent).
+fn order_stats_ref(x: &[f64], l: &[i64], index: &[i64]) -> Vec<(f64, f64, usize, usize, f64)> {
+    index
+        .iter()
+        .map(|&k| {
+            let mine: Vec<usize> = (0..x.len()).filter(|&f| l[f] == k).collect();
+            let Some(&first) = mine.first() else {
+                return (0.0, 0.0, 0, 0, 0.0);
+            };
+            let (mut lo, mut hi) = (first, first);
+            for &f in &mine {
+                if x[f] < x[lo] {
+                    lo = f;
+                }
+                if x[f] > x[hi] {
+                    hi = f;
+                }
+            }
+            let mut v: Vec<f64> = mine.iter().map(|&f| x[f]).collect();
+            v.sort_by(f64::total_cmp);
+            let m = v.len();
+            let med = (v[(m - 1) / 2] + v[m / 2]) / 2.0;
+            (x[lo], x[hi], lo, hi, med)
+        })
+        .collect()
+}
+
+/// `minimum_position`, `maximum_position`, `extrema` and `median` against
+/// [`order_stats_ref`] on random label images: values with many ties (small integers) and
+/// without, negative labels, labels inside the range but absent, an index below, above and
+/// repeated, labels broadcast along rows, 1-, 2- and 3-D inputs, and an empty input.
+fn order_statistics_vs_loops(d: Device) -> TestResult {
+    on(d, || {
+        let mut rng = Rng::seeded(57);
+        let index = [-3i64, -2, 0, 1, 2, 3, 5, 6, 100, 1];
+        for (shape, ties, broadcast) in [
+            (vec![7usize, 11], true, false),
+            (vec![7, 11], false, false),
+            (vec![3, 4, 5], true, false),
+            (vec![50], false, false),
+            (vec![6, 9], true, true),
+        ] {
+            let n: usize = shape.iter().product();
+            let x: Vec<f64> = (0..n)
+                .map(|_| {
+                    if ties {
+                        (rng.next_u64() % 5) as f64
+                    } else {
+                        f64::from(rng.f32_in(-10.0, 10.0))
+                    }
+                })
+                .collect();
+            // Labels from -2 to 6 with 3 never drawn (4 in its place).
+            let lab = |r: u64| match (r % 9) as i64 - 2 {
+                3 => 4,
+                v => v,
+            };
+            let w = shape[shape.len() - 1];
+            let (l, la): (Vec<i64>, Array<i32>) = if broadcast {
+                let row: Vec<i64> = (0..w).map(|_| lab(rng.next_u64())).collect();
+                let r32: Vec<i32> = row.iter().map(|&v| v as i32).collect();
+                (
+                    (0..n).map(|f| row[f % w]).collect(),
+                    Array::from_slice(&r32, &[w])?,
+                )
+            } else {
+                let l: Vec<i64> = (0..n).map(|_| lab(rng.next_u64())).collect();
+                let l32: Vec<i32> = l.iter().map(|&v| v as i32).collect();
+                (l, Array::from_slice(&l32, &shape)?)
+            };
+            let want = order_stats_ref(&x, &l, &index);
+            let coords = |f: usize| {
+                unflat(f, &shape)
+                    .iter()
+                    .map(|&c| c as i64)
+                    .collect::<Vec<_>>()
+            };
+            let want_min_pos: Vec<i64> = want.iter().flat_map(|w| coords(w.2)).collect();
+            let want_max_pos: Vec<i64> = want.iter().flat_map(|w| coords(w.3)).collect();
+            let want_min: Vec<f64> = want.iter().map(|w| w.0).collect();
+            let want_max: Vec<f64> = want.iter().map(|w| w.1).collect();
+            let want_med: Vec<f64> = want.iter().map(|w| w.4).collect();
+            let what = format!("{shape:?} ties {ties} broadcast {broadcast}");
+            let check = |xa: &Array<f64>, xu: Option<&Array<u8>>| -> TestResult {
+                let k = index.len();
+                let (mnp, mxp, med, e) = match xu {
+                    Some(u) => (
+                        image::minimum_position(u, &la, &index)?,
+                        image::maximum_position(u, &la, &index)?,
+                        image::median(u, &la, &index)?,
+                        image::extrema(u, &la, &index)?,
+                    ),
+                    None => (
+                        image::minimum_position(xa, &la, &index)?,
+                        image::maximum_position(xa, &la, &index)?,
+                        image::median(xa, &la, &index)?,
+                        image::extrema(xa, &la, &index)?,
+                    ),
+                };
+                if mnp.shape() != [k, shape.len()] || mnp.to_vec()? != want_min_pos {
+                    return Err(format!("{what}: minimum_position {:?}", mnp.to_vec()?).into());
+                }
+                if mxp.to_vec()? != want_max_pos {
+                    return Err(format!("{what}: maximum_position {:?}", mxp.to_vec()?).into());
+                }
+                if med.to_vec()? != want_med {
+                    return Err(
+                        format!("{what}: median {:?} vs {want_med:?}", med.to_vec()?).into(),
+                    );
+                }
+                if e.minimum.to_vec()? != want_min
+                    || e.maximum.to_vec()? != want_max
+                    || e.minimum_position.to_vec()? != want_min_pos
+                    || e.maximum_position.to_vec()? != want_max_pos
+                {
+                    return Err(format!("{what}: extrema {e:?}").into());
+                }
+                Ok(())
+            };
+            let xa = Array::from_slice(&x, &shape)?;
+            check(&xa, None)?;
+            if ties {
+                let xu: Vec<u8> = x.iter().map(|&v| v as u8).collect();
+                check(&xa, Some(&Array::from_slice(&xu, &shape)?))?;
+            }
+        }
+        // An empty input: every label is absent.
+        let x = Array::<f32>::zeros(&[0, 3]);
+        let l = Array::<i32>::zeros(&[0, 3]);
+        if image::minimum_position(&x, &l, &[0, 1])?.to_vec()? != [0; 4]
+            || image::median(&x, &l, &[1])?.to_vec()? != [0.0]
+        {
+            return Err("order statistics of an empty input".into());
+        }
+        Ok(())
+    })
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("label_vs_bfs", label_vs_bfs),
     ("label_scipy_examples", label_scipy_examples),
     ("find_objects_vs_loops", find_objects_vs_loops),
     ("statistics_vs_loops", statistics_vs_loops),
+    ("order_statistics_vs_loops", order_statistics_vs_loops),
     ("measure_bad_input", measure_bad_input),
     ("arrayfire_moments_hist_equal", arrayfire_moments_hist_equal),
     ("arrayfire_confidence_cc", arrayfire_confidence_cc),
@@ -557,7 +698,11 @@ fn cuda_label_agrees_with_cpu() -> TestResult {
 /// GPU), as recorded by the dry-run backend.
 fn label_kernels_compile() -> TestResult {
     cuprite_array::tuning::compiler::start_recording();
-    let runs = [label_vs_bfs(Device::CPU), statistics_vs_loops(Device::CPU)];
+    let runs = [
+        label_vs_bfs(Device::CPU),
+        statistics_vs_loops(Device::CPU),
+        order_statistics_vs_loops(Device::CPU),
+    ];
     let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded();
     for r in runs {
         r?;

@@ -934,6 +934,16 @@ fn cuda_agrees_with_cpu() -> TestResult {
     agree("edt 3-d", || {
         image::distance_transform_edt(&Array::from_slice(&m[..40 * 50 * 60], &[40, 50, 60])?)
     })?;
+    // Many short lines (more than the block-a-line form takes on any GPU of up to 132
+    // multiprocessors: the thread-a-line form) and a few long ones (the block form).
+    agree("edt many lines", || {
+        let x = Array::from_slice(&m[..120 * 48 * 40], &[120, 48, 40])?;
+        image::distance_transform_edt_with(&x, EdtOpts::new().image_rank(2))
+    })?;
+    agree("edt few long lines", || {
+        let x = Array::from_slice(&m[..4 * 50000], &[4, 50000])?;
+        image::distance_transform_edt_with(&x, EdtOpts::new().sampling(&[0.7]).image_rank(1))
+    })?;
     Ok(())
 }
 
@@ -960,6 +970,7 @@ fn morphology_kernels_compile() -> TestResult {
         "_t0_",
         "cuprite_edt_pass_first",
         "cuprite_edt_pass_last",
+        "cuprite_edt_pass_last_block",
     ] {
         if !sources.iter().any(|s| s.contains(want)) {
             return Err(format!("{want} was not recorded ({} sources)", sources.len()).into());

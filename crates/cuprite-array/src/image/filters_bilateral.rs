@@ -2,19 +2,19 @@
 //! its CPU twin on rayon, both summing each window with the row offset outermost, in the
 //! working type of the image (`filters_elem.rs`), into a float result.
 
-use super::filters_corr::{by_dtype, grid_for, host, part};
-use super::filters_elem::{Acc, ImageElement, header};
+use super::filters_afwindow::AfWindow;
+use super::filters_elem::{Acc, ImageElement};
+use super::filters_launch::{
+    by_dtype, check_one_input, filter_kernel, filter_key, host, launch_grid_stride, part,
+};
 use crate::array::Array;
-use crate::codegen::{Helpers, KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
+use crate::codegen::{KernelSource, ReadBuf, WriteBuf, kernel_params};
 use crate::dtype::{DType, Element, f16};
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall, Node, Op};
-use crate::shape::checked_numel;
 use crate::storage::{DevBuf, HostBuf};
-use crate::util::KeyHasher;
 use rayon::prelude::*;
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// Threads a block.
@@ -38,12 +38,7 @@ kernel_params! {
 #[derive(Debug)]
 struct ImgBilateral {
     dtype: DType,
-    batch: usize,
-    h: usize,
-    w: usize,
-    radius: usize,
-    svar: f64,
-    cvar: f64,
+    win: AfWindow,
 }
 
 impl ImgBilateral {
@@ -55,47 +50,28 @@ impl ImgBilateral {
         }
     }
 
-    fn len(&self) -> usize {
-        self.batch * self.h * self.w
-    }
-
     fn check<B>(&self, inputs: &[CallInput<'_, B>]) -> Result<()> {
-        if inputs.len() != 1
-            || inputs[0].dtype != self.dtype
-            || checked_numel(inputs[0].shape)? != self.len()
-        {
-            return Err(Error::InvalidArgument(format!(
-                "the bilateral filter made for {self:?} was given {:?}",
-                inputs
-                    .iter()
-                    .map(|x| (x.dtype, x.shape.to_vec()))
-                    .collect::<Vec<_>>()
-            )));
-        }
-        Ok(())
+        check_one_input("bilateral filter", self, self.dtype, self.win.len(), inputs)
     }
 
     fn kernel(&self) -> KernelSource {
-        let name = format!("cuprite_img_bilateral_{}", self.dtype.name());
-        let body = format!(
-            "{}typedef {} O;\n{}{}",
-            header(self.dtype),
-            if self.out_dtype() == DType::F64 {
-                "double"
-            } else {
-                "float"
-            },
+        let o = if self.out_dtype() == DType::F64 {
+            "double"
+        } else {
+            "float"
+        };
+        filter_kernel::<BilateralArgs>(
+            format!("cuprite_img_bilateral_{}", self.dtype.name()),
+            self.dtype,
+            &format!("typedef {o} O;\n"),
             include_str!("filters_bilateral.cu"),
-            crate::codegen::entry::<BilateralArgs>(&name, &THREADS.to_string(), "img_bilateral")
-        );
-        KernelSource::generated(name, &body, Helpers::of_dtype(self.dtype))
+            "img_bilateral",
+            THREADS,
+        )
     }
 
     fn key(&self) -> u64 {
-        let mut h = KeyHasher(0x1a6e_b11a);
-        "img_bilateral".hash(&mut h);
-        self.dtype.code().hash(&mut h);
-        h.finish()
+        filter_key(0x1a6e_b11a, "img_bilateral", self.dtype, ())
     }
 
     fn cpu<T: ImageElement, A: Acc, O: bytemuck::Pod + Send>(
@@ -104,14 +80,15 @@ impl ImgBilateral {
         y: &mut [O],
         st: fn(f64) -> O,
     ) {
-        let (h, w, r) = (self.h as i64, self.w as i64, self.radius as i64);
-        let ks = A::of(-0.5 / self.svar);
-        let kc = A::of(-0.5 / self.cvar);
-        y.par_chunks_mut(self.w.max(1))
+        let wn = &self.win;
+        let (h, w, r) = (wn.h as i64, wn.w as i64, wn.radius as i64);
+        let ks = A::of(-0.5 / (wn.space * wn.space));
+        let kc = A::of(-0.5 / wn.cvar);
+        y.par_chunks_mut(wn.w.max(1))
             .enumerate()
             .for_each(|(line, out)| {
-                let i = (line % self.h) as i64;
-                let xb = &x[(line / self.h) * self.h * self.w..][..self.h * self.w];
+                let i = (line % wn.h) as i64;
+                let xb = &x[(line / wn.h) * wn.h * wn.w..][..wn.h * wn.w];
                 let at = |a: i64, b: i64| A::of(xb[(a * w + b) as usize].to_f64());
                 for (j, o) in out.iter_mut().enumerate() {
                     let j = j as i64;
@@ -146,7 +123,7 @@ impl LibraryCall for ImgBilateral {
             i: &[CallInput<'_, HostBuf>],
             o: &mut HostBuf,
         ) -> Result<()> {
-            let n = s.len();
+            let n = s.win.len();
             let x: &[T] = host(&i[0], n);
             if s.out_dtype() == DType::F64 {
                 let y: &mut [f64] = bytemuck::cast_slice_mut(o.bytes_mut());
@@ -166,40 +143,27 @@ impl LibraryCall for ImgBilateral {
         inputs: &[CallInput<'_, DevBuf>],
         out: &mut DevBuf,
     ) -> Result<()> {
-        let CudaLane { st, stream } = *lane;
         self.check(inputs)?;
-        let n = self.len();
+        let n = self.win.len();
         if n == 0 {
             return Ok(());
         }
-        let k = crate::jit::library_kernel(st, self.key(), || self.kernel())?;
+        let k = crate::jit::library_kernel(lane.st, self.key(), || self.kernel())?;
         let i = |v: usize| v as i64;
         let params = BilateralArgs {
             x: part(&inputs[0], self.dtype, n)?,
             y: WriteBuf::part(out, self.out_dtype(), 0, n)?,
-            batch: i(self.batch),
-            h: i(self.h),
-            w: i(self.w),
-            radius: i(self.radius),
-            svar: self.svar,
-            cvar: self.cvar,
+            batch: i(self.win.batch),
+            h: i(self.win.h),
+            w: i(self.win.w),
+            radius: i(self.win.radius),
+            svar: self.win.space * self.win.space,
+            cvar: self.win.cvar,
         };
-        let grid = grid_for(u64::from(st.sms), u64::from(k.blocks_per_sm), n, THREADS);
-        let a = params.args();
         // SAFETY: `x` and `y` are checked views of `batch h w` elements (`ReadBuf`/
         // `WriteBuf::part` check them inside their allocations); the kernel reads `x` only at
         // indices clamped into `[0, h) x [0, w)` of an image and writes `y` below the total.
-        unsafe {
-            stream.launch_packed(
-                &k.func,
-                (grid, 1, 1),
-                (THREADS as u32, 1, 1),
-                0,
-                &a.words,
-                &a.accesses(),
-            )
-        }?;
-        Ok(())
+        unsafe { launch_grid_stride(lane, &k, &params, n, THREADS) }
     }
 
     fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
@@ -230,29 +194,9 @@ pub fn bilateral<T: ImageElement>(
     spatial_sigma: f64,
     chromatic_sigma: f64,
 ) -> Result<Array<T::Real>> {
-    let ok = |s: f64| s.is_finite() && s > 0.0;
-    if !ok(spatial_sigma) || !ok(chromatic_sigma) || x.ndim() < 2 {
-        return Err(Error::InvalidArgument(format!(
-            "bilateral: spatial sigma {spatial_sigma} and chromatic sigma {chromatic_sigma} \
-             (each positive and finite) of an image of shape {:?} (at least two axes)",
-            x.shape()
-        )));
-    }
-    let nd = x.ndim();
-    let (h, w) = (x.shape()[nd - 2], x.shape()[nd - 1]);
-    let batch = checked_numel(&x.shape()[..nd - 2])?;
-    checked_numel(&[batch, h, w])?;
-    // ArrayFire computes in f32 and clamps the spatial sigma.
-    let space = f64::from((spatial_sigma as f32).min(11.5));
-    let radius = ((space as f32 * 1.5) as usize).max(1);
     let call = Arc::new(ImgBilateral {
         dtype: T::DTYPE,
-        batch,
-        h,
-        w,
-        radius,
-        svar: space * space,
-        cvar: chromatic_sigma * chromatic_sigma,
+        win: AfWindow::of("bilateral", x.shape(), spatial_sigma, chromatic_sigma)?,
     });
     Ok(Array::from_node(Node::new(
         Op::Library(call, vec![x.node.clone()]),

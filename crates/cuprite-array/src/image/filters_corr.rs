@@ -4,17 +4,16 @@
 //! `boundary.rs`/`boundary.cu`.
 
 use super::boundary::Boundary;
-use super::filters_elem::{Acc, ImageElement, header, wide};
-use crate::codegen::{Helpers, KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
+use super::filters_elem::{Acc, ImageElement, wide};
+use super::filters_launch::{by_dtype, filter_kernel, filter_key, host, launch_grid_stride, part};
+use crate::codegen::{KernelSource, ReadBuf, WriteBuf, kernel_params};
 use crate::dtype::{DType, f16};
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall};
 use crate::shape::{checked_numel, numel};
 use crate::storage::{DevBuf, HostBuf};
-use crate::util::KeyHasher;
 use rayon::prelude::*;
-use std::hash::{Hash, Hasher};
 
 /// Threads a block.
 const THREADS: usize = 256;
@@ -127,22 +126,18 @@ impl ImgCorrelate {
     }
 
     pub(crate) fn kernel(&self) -> KernelSource {
-        let name = format!("cuprite_img_correlate_{}", self.dtype.name());
-        let body = format!(
-            "{}{}{}{}",
-            header(self.dtype),
+        filter_kernel::<CorrArgs>(
+            format!("cuprite_img_correlate_{}", self.dtype.name()),
+            self.dtype,
             Boundary::c_source(),
             include_str!("filters_corr.cu"),
-            crate::codegen::entry::<CorrArgs>(&name, &THREADS.to_string(), "img_correlate")
-        );
-        KernelSource::generated(name, &body, Helpers::of_dtype(self.dtype))
+            "img_correlate",
+            THREADS,
+        )
     }
 
     fn key(&self) -> u64 {
-        let mut h = KeyHasher(0x1a6e_c044);
-        "img_correlate".hash(&mut h);
-        self.dtype.code().hash(&mut h);
-        h.finish()
+        filter_key(0x1a6e_c044, "img_correlate", self.dtype, ())
     }
 
     pub(crate) fn cpu<T: ImageElement, A: Acc>(&self, x: &[T], w: &[A], y: &mut [T]) {
@@ -241,41 +236,6 @@ pub(crate) fn sum_1d<A: Acc>(sym: i64, w: &[A], tap: impl Fn(usize) -> A) -> A {
     acc
 }
 
-/// The `len` contiguous elements of a realised host input from its offset.
-pub(crate) fn host<'a, R: bytemuck::Pod>(x: &CallInput<'a, HostBuf>, len: usize) -> &'a [R] {
-    let v: &[R] = bytemuck::cast_slice(x.buf.bytes());
-    &v[x.layout.offset..x.layout.offset + len]
-}
-
-/// The `len` contiguous elements of a realised device input from its offset.
-pub(crate) fn part<'a>(x: &CallInput<'a, DevBuf>, d: DType, len: usize) -> Result<ReadBuf<'a>> {
-    ReadBuf::part(x.buf, d, x.layout.offset, len)
-}
-
-/// The grid of a grid-stride launch over `work` items of `per_block` each.
-pub(crate) fn grid_for(sms: u64, blocks_per_sm: u64, work: usize, per_block: usize) -> u32 {
-    let blocks = work.div_ceil(per_block.max(1)) as u64;
-    let resident = (sms * blocks_per_sm).max(1) * 8;
-    blocks.clamp(1, resident.min(i32::MAX as u64)) as u32
-}
-
-/// Runs `$f::<T, A>` for the element type `$d` and its working type.
-macro_rules! by_dtype {
-    ($d:expr, $f:ident ( $($a:expr),* )) => {
-        match $d {
-            DType::U8 => $f::<u8, f64>($($a),*),
-            DType::U16 => $f::<u16, f64>($($a),*),
-            DType::F16 => $f::<f16, f32>($($a),*),
-            DType::F32 => $f::<f32, f32>($($a),*),
-            DType::F64 => $f::<f64, f64>($($a),*),
-            d => Err(Error::InvalidArgument(format!(
-                "image filters take u8, u16, f16, f32 and f64, not {d}"
-            ))),
-        }
-    };
-}
-pub(crate) use by_dtype;
-
 impl LibraryCall for ImgCorrelate {
     fn name(&self) -> &str {
         "correlate"
@@ -300,13 +260,12 @@ impl LibraryCall for ImgCorrelate {
         inputs: &[CallInput<'_, DevBuf>],
         out: &mut DevBuf,
     ) -> Result<()> {
-        let CudaLane { st, stream } = *lane;
         self.check(inputs)?;
         let n = self.win.len();
         if n == 0 {
             return Ok(());
         }
-        let k = crate::jit::library_kernel(st, self.key(), || self.kernel())?;
+        let k = crate::jit::library_kernel(lane.st, self.key(), || self.kernel())?;
         let i = |v: usize| v as i64;
         let (wn, m, c) = (self.win.n, self.win.m, self.win.c);
         let params = CorrArgs {
@@ -328,23 +287,11 @@ impl LibraryCall for ImgCorrelate {
             div: self.div,
             sym: self.sym,
         };
-        let grid = grid_for(u64::from(st.sms), u64::from(k.blocks_per_sm), n, THREADS);
-        let a = params.args();
         // SAFETY: `x` and `y` are checked views of `batch n0 n1 n2` elements and `w` of `m0 m1
         // m2` (`ReadBuf`/`WriteBuf::part` check them inside their allocations, and `Win::checked`
         // the products); the kernel reads `x` only at indices `img_map` keeps inside `[0, n)`
         // along each axis, `w` below `m0 m1 m2`, and writes `y` only below the total.
-        unsafe {
-            stream.launch_packed(
-                &k.func,
-                (grid, 1, 1),
-                (THREADS as u32, 1, 1),
-                0,
-                &a.words,
-                &a.accesses(),
-            )
-        }?;
-        Ok(())
+        unsafe { launch_grid_stride(lane, &k, &params, n, THREADS) }
     }
 
     fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {

@@ -2,19 +2,19 @@
 //! (`filters_meanshift.cu`) and its CPU twin on rayon, both following each pixel's window in
 //! the same order in the working type of the image (`filters_elem.rs`).
 
-use super::filters_corr::{by_dtype, grid_for, host, part};
-use super::filters_elem::{Acc, ImageElement, header};
+use super::filters_afwindow::AfWindow;
+use super::filters_elem::{Acc, ImageElement};
+use super::filters_launch::{
+    by_dtype, check_one_input, filter_kernel, filter_key, host, launch_grid_stride, part,
+};
 use crate::array::Array;
-use crate::codegen::{Helpers, KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
+use crate::codegen::{KernelSource, ReadBuf, WriteBuf, kernel_params};
 use crate::dtype::{DType, f16};
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall, Node, Op};
-use crate::shape::checked_numel;
 use crate::storage::{DevBuf, HostBuf};
-use crate::util::KeyHasher;
 use rayon::prelude::*;
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// Threads a block.
@@ -34,14 +34,11 @@ kernel_params! {
     }
 }
 
+/// Input 0 (`batch` images of `h x w`, `dtype`) mean-shifted for at most `iters` rounds.
 #[derive(Debug)]
 struct ImgMeanShift {
     dtype: DType,
-    batch: usize,
-    h: usize,
-    w: usize,
-    radius: usize,
-    cvar: f64,
+    win: AfWindow,
     iters: usize,
 }
 
@@ -50,51 +47,31 @@ fn is_int(d: DType) -> bool {
 }
 
 impl ImgMeanShift {
-    fn len(&self) -> usize {
-        self.batch * self.h * self.w
-    }
-
     fn check<B>(&self, inputs: &[CallInput<'_, B>]) -> Result<()> {
-        if inputs.len() != 1
-            || inputs[0].dtype != self.dtype
-            || checked_numel(inputs[0].shape)? != self.len()
-        {
-            return Err(Error::InvalidArgument(format!(
-                "the mean shift made for {self:?} was given {:?}",
-                inputs
-                    .iter()
-                    .map(|x| (x.dtype, x.shape.to_vec()))
-                    .collect::<Vec<_>>()
-            )));
-        }
-        Ok(())
+        check_one_input("mean shift", self, self.dtype, self.win.len(), inputs)
     }
 
     fn kernel(&self) -> KernelSource {
-        let name = format!("cuprite_img_meanshift_{}", self.dtype.name());
-        let body = format!(
-            "{}constexpr bool MS_INT = {};\n{}{}",
-            header(self.dtype),
-            is_int(self.dtype),
+        filter_kernel::<MeanShiftArgs>(
+            format!("cuprite_img_meanshift_{}", self.dtype.name()),
+            self.dtype,
+            &format!("constexpr bool MS_INT = {};\n", is_int(self.dtype)),
             include_str!("filters_meanshift.cu"),
-            crate::codegen::entry::<MeanShiftArgs>(&name, &THREADS.to_string(), "img_meanshift")
-        );
-        KernelSource::generated(name, &body, Helpers::of_dtype(self.dtype))
+            "img_meanshift",
+            THREADS,
+        )
     }
 
     fn key(&self) -> u64 {
-        let mut h = KeyHasher(0x1a6e_3e55);
-        "img_meanshift".hash(&mut h);
-        self.dtype.code().hash(&mut h);
-        h.finish()
+        filter_key(0x1a6e_3e55, "img_meanshift", self.dtype, ())
     }
 
     /// The final centre of the pixel `(i0, j0)` of the image `xb`.
     fn follow<T: ImageElement, A: Acc>(&self, xb: &[T], i0: usize, j0: usize) -> A {
-        let (h, w, r) = (self.h as i64, self.w as i64, self.radius as i64);
-        let cv = A::of(self.cvar);
+        let (h, w, r) = (self.win.h as i64, self.win.w as i64, self.win.radius as i64);
+        let cv = A::of(self.win.cvar);
         let (mut pi, mut pj) = (i0 as i64, j0 as i64);
-        let mut centre = A::of(xb[i0 * self.w + j0].to_f64());
+        let mut centre = A::of(xb[i0 * self.win.w + j0].to_f64());
         for _ in 0..self.iters {
             let (mut count, mut si, mut sj, mut sum) = (0i64, 0i64, 0i64, A::ZERO);
             for ti in (pi - r..=pi + r).filter(|t| (0..h).contains(t)) {
@@ -130,12 +107,12 @@ impl ImgMeanShift {
     }
 
     fn cpu<T: ImageElement, A: Acc>(&self, x: &[T], y: &mut [T]) {
-        let hw = self.h * self.w;
-        y.par_chunks_mut(self.w.max(1))
+        let hw = self.win.h * self.win.w;
+        y.par_chunks_mut(self.win.w.max(1))
             .enumerate()
             .for_each(|(line, out)| {
-                let i = line % self.h;
-                let xb = &x[(line / self.h) * hw..][..hw];
+                let i = line % self.win.h;
+                let xb = &x[(line / self.win.h) * hw..][..hw];
                 for (j, o) in out.iter_mut().enumerate() {
                     *o = T::store(self.follow::<T, A>(xb, i, j).f64());
                 }
@@ -155,7 +132,7 @@ impl LibraryCall for ImgMeanShift {
             i: &[CallInput<'_, HostBuf>],
             o: &mut HostBuf,
         ) -> Result<()> {
-            let n = s.len();
+            let n = s.win.len();
             let x: &[T] = host(&i[0], n);
             let y: &mut [T] = bytemuck::cast_slice_mut(o.bytes_mut());
             s.cpu::<T, A>(x, &mut y[..n]);
@@ -170,41 +147,28 @@ impl LibraryCall for ImgMeanShift {
         inputs: &[CallInput<'_, DevBuf>],
         out: &mut DevBuf,
     ) -> Result<()> {
-        let CudaLane { st, stream } = *lane;
         self.check(inputs)?;
-        let n = self.len();
+        let n = self.win.len();
         if n == 0 {
             return Ok(());
         }
-        let k = crate::jit::library_kernel(st, self.key(), || self.kernel())?;
+        let k = crate::jit::library_kernel(lane.st, self.key(), || self.kernel())?;
         let i = |v: usize| v as i64;
         let params = MeanShiftArgs {
             x: part(&inputs[0], self.dtype, n)?,
             y: WriteBuf::part(out, self.dtype, 0, n)?,
-            batch: i(self.batch),
-            h: i(self.h),
-            w: i(self.w),
-            radius: i(self.radius),
-            cvar: self.cvar,
+            batch: i(self.win.batch),
+            h: i(self.win.h),
+            w: i(self.win.w),
+            radius: i(self.win.radius),
+            cvar: self.win.cvar,
             iters: i(self.iters),
         };
-        let grid = grid_for(u64::from(st.sms), u64::from(k.blocks_per_sm), n, THREADS);
-        let a = params.args();
         // SAFETY: `x` and `y` are checked views of `batch h w` elements (`ReadBuf`/
         // `WriteBuf::part` check them inside their allocations); the kernel reads `x` only at
         // window positions it has checked inside `[0, h) x [0, w)` of an image (window
         // centres are means of such positions) and writes `y` below the total.
-        unsafe {
-            stream.launch_packed(
-                &k.func,
-                (grid, 1, 1),
-                (THREADS as u32, 1, 1),
-                0,
-                &a.words,
-                &a.accesses(),
-            )
-        }?;
-        Ok(())
+        unsafe { launch_grid_stride(lane, &k, &params, n, THREADS) }
     }
 
     fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
@@ -239,26 +203,9 @@ pub fn mean_shift<T: ImageElement>(
     chromatic_sigma: f64,
     iterations: usize,
 ) -> Result<Array<T>> {
-    let ok = |s: f64| s.is_finite() && s > 0.0;
-    if !ok(spatial_sigma) || !ok(chromatic_sigma) || x.ndim() < 2 {
-        return Err(Error::InvalidArgument(format!(
-            "mean_shift: spatial sigma {spatial_sigma} and chromatic sigma {chromatic_sigma} \
-             (each positive and finite) of an image of shape {:?} (at least two axes)",
-            x.shape()
-        )));
-    }
-    let nd = x.ndim();
-    let (h, w) = (x.shape()[nd - 2], x.shape()[nd - 1]);
-    let batch = checked_numel(&x.shape()[..nd - 2])?;
-    checked_numel(&[batch, h, w])?;
-    let space = (spatial_sigma as f32).min(11.5);
     let call = Arc::new(ImgMeanShift {
         dtype: T::DTYPE,
-        batch,
-        h,
-        w,
-        radius: ((space * 1.5) as usize).max(1),
-        cvar: chromatic_sigma * chromatic_sigma,
+        win: AfWindow::of("mean_shift", x.shape(), spatial_sigma, chromatic_sigma)?,
         iters: iterations,
     });
     Ok(Array::from_node(Node::new(

@@ -4,18 +4,16 @@
 //! mapping of `boundary.rs`/`boundary.cu`.
 
 use super::boundary::Boundary;
-use super::filters_corr::{by_dtype, grid_for, host, part};
-use super::filters_elem::{Acc, ImageElement, header};
-use crate::codegen::{Helpers, KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
+use super::filters_elem::{Acc, ImageElement};
+use super::filters_launch::{by_dtype, filter_kernel, filter_key, host, launch_grid_stride, part};
+use crate::codegen::{KernelSource, ReadBuf, WriteBuf, kernel_params};
 use crate::dtype::{DType, f16};
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall};
 use crate::shape::numel;
 use crate::storage::{DevBuf, HostBuf};
-use crate::util::KeyHasher;
 use rayon::prelude::*;
-use std::hash::{Hash, Hasher};
 
 /// Threads a block.
 const THREADS: usize = 128;
@@ -87,31 +85,28 @@ impl ImgRank {
     }
 
     pub(crate) fn kernel(&self) -> KernelSource {
-        let name = format!(
-            "cuprite_img_rank_{}_{}_{}",
-            self.dtype.name(),
-            self.offs.len(),
-            self.rank
-        );
-        let body = format!(
-            "{}constexpr int RANK_K = {};\nconstexpr int RANK_R = {};\n\
-             constexpr int RANK_REG = {REG};\n{}{}{}",
-            header(self.dtype),
-            self.offs.len(),
-            self.rank,
-            Boundary::c_source(),
+        let (k, r) = (self.offs.len(), self.rank);
+        filter_kernel::<RankArgs>(
+            format!("cuprite_img_rank_{}_{k}_{r}", self.dtype.name()),
+            self.dtype,
+            &format!(
+                "constexpr int RANK_K = {k};\nconstexpr int RANK_R = {r};\n\
+                 constexpr int RANK_REG = {REG};\n{}",
+                Boundary::c_source()
+            ),
             include_str!("filters_rank.cu"),
-            crate::codegen::entry::<RankArgs>(&name, &THREADS.to_string(), "img_rank")
-        );
-        KernelSource::generated(name, &body, Helpers::of_dtype(self.dtype))
+            "img_rank",
+            THREADS,
+        )
     }
 
     fn key(&self) -> u64 {
-        let mut h = KeyHasher(0x1a6e_4a4c);
-        "img_rank".hash(&mut h);
-        self.dtype.code().hash(&mut h);
-        (self.offs.len(), self.rank).hash(&mut h);
-        h.finish()
+        filter_key(
+            0x1a6e_4a4c,
+            "img_rank",
+            self.dtype,
+            (self.offs.len(), self.rank),
+        )
     }
 
     /// The smallest and largest offset along each axis.
@@ -195,13 +190,12 @@ impl LibraryCall for ImgRank {
         inputs: &[CallInput<'_, DevBuf>],
         out: &mut DevBuf,
     ) -> Result<()> {
-        let CudaLane { st, stream } = *lane;
         self.check(inputs)?;
         let n = self.len();
         if n == 0 {
             return Ok(());
         }
-        let k = crate::jit::library_kernel(st, self.key(), || self.kernel())?;
+        let k = crate::jit::library_kernel(lane.st, self.key(), || self.kernel())?;
         let i = |v: usize| v as i64;
         let (lo, hi) = self.bounds();
         let params = RankArgs {
@@ -221,24 +215,12 @@ impl LibraryCall for ImgRank {
             mode: i64::from(self.boundary.code()),
             cval: self.cval,
         };
-        let grid = grid_for(u64::from(st.sms), u64::from(k.blocks_per_sm), n, THREADS);
-        let a = params.args();
         // SAFETY: `x` and `y` are checked views of `batch n0 n1 n2` elements and `off` of three
         // per footprint element (`ReadBuf`/`WriteBuf::part` check them inside their
         // allocations); the kernel reads `x` directly only where every offset stays inside
         // `[lo, hi]` of an output inside the block, else at `img_map`ped indices in `[0, n)`
         // along each axis, and writes `y` only below the total.
-        unsafe {
-            stream.launch_packed(
-                &k.func,
-                (grid, 1, 1),
-                (THREADS as u32, 1, 1),
-                0,
-                &a.words,
-                &a.accesses(),
-            )
-        }?;
-        Ok(())
+        unsafe { launch_grid_stride(lane, &k, &params, n, THREADS) }
     }
 
     fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {

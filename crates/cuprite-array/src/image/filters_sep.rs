@@ -4,8 +4,9 @@
 //! (`filters_corr.rs`), which is what SciPy computes.
 
 use super::boundary::Boundary;
-use super::filters_corr::{ImgCorrelate, Win, by_dtype, grid_for, host, part};
+use super::filters_corr::{ImgCorrelate, Win};
 use super::filters_elem::{Acc, ImageElement, header, wide};
+use super::filters_launch::{by_dtype, grid_for, host, part};
 use crate::codegen::{Helpers, KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
 use crate::dtype::{DType, f16};
 use crate::error::{Error, Result};

@@ -12,31 +12,31 @@ use crate::shape::SliceArg;
 /// The most label values (largest minus smallest plus one) the bins cover.
 const MAX_BINS: i64 = 1 << 28;
 
-/// The values as `f64`, the labels as bin positions (`label - lo`), both flat, and the bin
-/// count and the positions of `index` (and whether each lies among the bins).
-struct Groups {
-    x: Array<f64>,
-    pos: Array<i64>,
-    bins: usize,
-    at: Array<i64>,
-    found: Array<bool>,
+/// The labels as bin positions (`label - lo`, flat, broadcast to the input's shape), the bin
+/// count, and the positions of `index` among the bins (clamped into them) with whether each
+/// lies among them.
+pub(super) struct Bins {
+    pub(super) pos: Array<i64>,
+    pub(super) bins: usize,
+    pub(super) at: Array<i64>,
+    pub(super) found: Array<bool>,
 }
 
-fn groups<T: Numeric, L: Integer>(
+/// [`Bins`] of `labels` for an input of `shape` on `dev`; `what` names the caller in errors.
+pub(super) fn label_bins<L: Integer>(
     what: &str,
-    x: &Array<T>,
+    shape: &[usize],
+    dev: crate::Device,
     labels: &Array<L>,
     index: &[i64],
-) -> Result<Groups> {
-    let shape = x.shape().to_vec();
+) -> Result<Bins> {
     let n: usize = shape.iter().product();
-    let l = labels.broadcast_to(&shape).map_err(|_| {
+    let l = labels.broadcast_to(shape).map_err(|_| {
         Error::InvalidArgument(format!(
             "{what}: labels of shape {:?} do not broadcast to the input's {shape:?}",
             labels.shape()
         ))
     })?;
-    let dev = x.device();
     let l = l.cast::<i64>().contiguous()?.reshape(&[n])?;
     let (lo, hi) = if n == 0 {
         (0, 0)
@@ -57,12 +57,38 @@ fn groups<T: Numeric, L: Integer>(
         .map(|&i| (i.saturating_sub(lo)).clamp(0, span - 1))
         .collect();
     let found: Vec<bool> = index.iter().map(|&i| i >= lo && i <= hi && n > 0).collect();
-    Ok(Groups {
-        x: x.cast::<f64>().contiguous()?.reshape(&[n])?,
+    Ok(Bins {
         pos: l.try_sub(lo)?,
         bins: span as usize,
         at: Array::from_slice_on(dev, &at, &[at.len()])?,
         found: Array::from_slice_on(dev, &found, &[found.len()])?,
+    })
+}
+
+/// The values as `f64`, flat, beside the [`Bins`] of their labels.
+struct Groups {
+    x: Array<f64>,
+    pos: Array<i64>,
+    bins: usize,
+    at: Array<i64>,
+    found: Array<bool>,
+}
+
+fn groups<T: Numeric, L: Integer>(
+    what: &str,
+    x: &Array<T>,
+    labels: &Array<L>,
+    index: &[i64],
+) -> Result<Groups> {
+    let shape = x.shape().to_vec();
+    let n: usize = shape.iter().product();
+    let b = label_bins(what, &shape, x.device(), labels, index)?;
+    Ok(Groups {
+        x: x.cast::<f64>().contiguous()?.reshape(&[n])?,
+        pos: b.pos,
+        bins: b.bins,
+        at: b.at,
+        found: b.found,
     })
 }
 

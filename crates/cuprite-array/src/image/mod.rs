@@ -19,7 +19,8 @@
 //! - Labels and measurements: [`label`] (union-find on the device, numbered as SciPy numbers),
 //!   [`find_objects`], ArrayFire's [`regions`]; per-label [`sum_labels`], [`mean`],
 //!   [`variance`], [`standard_deviation`], [`minimum`], [`maximum`], [`center_of_mass`],
-//!   [`histogram`]; ArrayFire's [`moments`], [`hist_equal`] and [`confidence_cc`] (region
+//!   [`histogram`], and the order statistics [`median`], [`minimum_position`],
+//!   [`maximum_position`], [`extrema`] (two stable sorts); ArrayFire's [`moments`], [`hist_equal`] and [`confidence_cc`] (region
 //!   growing on [`label`]).
 //! - Colour ([`rgb2gray`], [`gray2rgb`], [`rgb2hsv`], [`hsv2rgb`], [`rgb2ycbcr`],
 //!   [`ycbcr2rgb`], [`color_space`]: ArrayFire's conversions) as fused element-wise expressions
@@ -51,6 +52,7 @@ mod label;
 mod label_call;
 mod measure;
 mod measure_af;
+mod measure_order;
 mod morphology;
 mod morphology_binary;
 mod morphology_call;
@@ -63,6 +65,7 @@ pub use measure::{
     center_of_mass, histogram, maximum, mean, minimum, standard_deviation, sum_labels, variance,
 };
 pub use measure_af::{Moment, confidence_cc, hist_equal, moments};
+pub use measure_order::{Extrema, extrema, maximum_position, median, minimum_position};
 pub use morphology::{
     BinaryElement, Footprint, MorphElement, MorphOpts, black_tophat, black_tophat_with,
     grey_closing, grey_closing_with, grey_dilation, grey_dilation_with, grey_erosion,
@@ -106,12 +109,14 @@ pub use vision_matchers::{
 pub use vision_orb::{OrbOpts, orb, orb_with};
 mod filters;
 mod filters_af;
+mod filters_afwindow;
 mod filters_bilateral;
 mod filters_canny;
 mod filters_corr;
 mod filters_diffusion;
 mod filters_edges;
 mod filters_elem;
+mod filters_launch;
 mod filters_meanshift;
 mod filters_order;
 mod filters_plan;

@@ -2,6 +2,9 @@
 //! set element to the nearest zero, with `sampling`, by one library call an axis
 //! ([`EdtPass`]: Felzenszwalb and Huttenlocher's lower envelope of parabolas in
 //! `morphology_edt.cu`, and its CPU twin computing the same expressions in the same order).
+//! On CUDA a pass runs one thread a line, or one block a line when the lines are few (each
+//! line's envelope built by one thread, its outputs evaluated by the whole block); both forms
+//! give the CPU's values bit for bit.
 
 use crate::array::Array;
 use crate::codegen::{KernelParams, KernelSource, MaybeRead, ReadBuf, WriteBuf, kernel_params};
@@ -15,8 +18,14 @@ use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-/// Threads a block.
+/// Threads a block of the thread-a-line form.
 const THREADS: usize = 128;
+/// Threads a block of the block-a-line form.
+const BLOCK_THREADS: usize = 64;
+/// The block-a-line form runs when there are at most this many lines a multiprocessor (the
+/// blocks of it resident at once): fewer lines than that leave the thread-a-line form with
+/// too few threads to hide its memory latency, while a block spreads each line's outputs.
+const BLOCK_LINES_PER_SM: usize = 32;
 
 kernel_params! {
     /// One pass of the transform along an axis (see `morphology_edt.cu`).
@@ -72,12 +81,19 @@ impl EdtPass {
         Ok(())
     }
 
-    fn kernel(&self) -> KernelSource {
+    /// The kernel of one line a thread, or of one line a block (`block`).
+    fn kernel(&self, block: bool) -> KernelSource {
         let name = format!(
-            "cuprite_edt_pass{}{}",
+            "cuprite_edt_pass{}{}{}",
             if self.first { "_first" } else { "" },
-            if self.last { "_last" } else { "" }
+            if self.last { "_last" } else { "" },
+            if block { "_block" } else { "" }
         );
+        let (threads, func) = if block {
+            (BLOCK_THREADS, "edt_pass_block")
+        } else {
+            (THREADS, "edt_pass")
+        };
         let header = format!(
             "typedef long long i64t;\nconstexpr bool EDT_FIRST = {};\nconstexpr bool EDT_LAST = {};\n\
              #define EDT_INF __longlong_as_double(0x7ff0000000000000LL)\n",
@@ -87,7 +103,7 @@ impl EdtPass {
             "{header}{}{}{}",
             include_str!("morphology_edt.cu"),
             crate::codegen::MARKER,
-            crate::codegen::entry::<EdtArgs>(&name, &THREADS.to_string(), "edt_pass")
+            crate::codegen::entry::<EdtArgs>(&name, &threads.to_string(), func)
         );
         KernelSource::new(name, text)
     }
@@ -237,20 +253,28 @@ impl LibraryCall for EdtPass {
             inner: i(self.inner),
             s: self.s,
         };
+        let block = lines <= st.sms as usize * BLOCK_LINES_PER_SM;
         let mut h = KeyHasher(0x1a9e_2000);
-        (self.first, self.last).hash(&mut h);
-        let k = crate::jit::library_kernel(st, h.finish(), || self.kernel())?;
+        (self.first, self.last, block).hash(&mut h);
+        let k = crate::jit::library_kernel(st, h.finish(), || self.kernel(block))?;
         let resident = (st.sms * k.blocks_per_sm).max(1) as u64 * 4;
-        let grid = (lines.div_ceil(THREADS) as u64).clamp(1, resident.min(i32::MAX as u64)) as u32;
+        let (threads, per_block) = if block {
+            (BLOCK_THREADS, 1)
+        } else {
+            (THREADS, THREADS)
+        };
+        let grid =
+            (lines.div_ceil(per_block) as u64).clamp(1, resident.min(i32::MAX as u64)) as u32;
         let a = params.args();
         // SAFETY: the input and `d` hold `outer * n * inner` elements, `v` `lines * n` and `z`
-        // `lines * (n + 1)` (ranges checked inside their allocations); a thread touches only
-        // its line's values (`base + i * inner`, i < n) and its line's scratch.
+        // `lines * (n + 1)` (ranges checked inside their allocations); a thread (or a block, in
+        // the block form) touches only its line's values (`base + i * inner`, i < n) and its
+        // line's scratch.
         unsafe {
             stream.launch_packed(
                 &k.func,
                 (grid, 1, 1),
-                (THREADS as u32, 1, 1),
+                (threads as u32, 1, 1),
                 0,
                 &a.words,
                 &a.accesses(),
@@ -261,7 +285,7 @@ impl LibraryCall for EdtPass {
     }
 
     fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
-        vec![self.kernel().source]
+        vec![self.kernel(false).source, self.kernel(true).source]
     }
 }
 

@@ -24,7 +24,7 @@
 //! | sampling | `randint`, `permutation`, `exponential` | the same seed gives the same draws on both backends: integers exact, `exponential` 8 ulp of its bound (`log` of two libraries) |
 //! | signal | `convolve` (a `k`-tap box, `same`, direct or FFT), `lfilter` (`y = x/2 + y₋₁/2`) | inputs scaled into ±1: direct `δ + 2(k+1)ε`, FFT `δ + 8(log₂N + 2)√N ε`; `lfilter` `2δ + 16ε` (its gain is 1, its rounding a geometric sum) |
 //! | sparse | a dense child made sparse (`from_dense` keeping every nonzero, in CSR, CSC or COO, 32- or 64-bit indices): back to dense, row sums (`sum_axes`, an SpMV), `A·Aᵀ` (SpGEMM) | inputs scaled into ±1; a value dropped on one backend only is at most `δ`: the round trip `δ`; a sum or product over `n` terms `2nδ + 2(n+1)ε·n` |
-//! | image | `gaussian_filter`, `uniform_filter`, `sobel` (every axis, a mode each), `median_filter` (the last two axes) | inputs scaled into ±1, `r` filtered axes of `k` taps: each pass `2(k+1)ε` plus its storage rounding; Sobel's gain `g = 2·4^(r-1)` scales `δ` and the rounding; the median exact (in `δ`) |
+//! | image | `gaussian_filter`, `uniform_filter`, `sobel` (every axis, a mode each), `median_filter` (the last two axes); `shift`, `zoom`, `affine_transform` (order 0 or 1), `rotate` (order 1, the last two axes); grey and binary dilation, erosion, opening, closing | inputs scaled into ±1, `r` filtered axes of `k` taps: each pass `2(k+1)ε` plus its storage rounding; Sobel's gain `g = 2·4^(r-1)` scales `δ` and the rounding; the median and grey morphology exact (in `δ`), binary morphology exact; transforms compute coordinates alike on both backends: order 0 exact (in `δ`), order 1 `δ` plus one pass of `2^r + r` taps |
 
 use super::arr::{Arr, IntoArr, api, on, on_all, on2};
 use super::expr::{Draw, Expr, Family, Info, Row, eps, inexact_kind, int_max};
@@ -1698,6 +1698,143 @@ fn img_info(i: &Info, passes: usize, k: f64, gain: f64) -> Info {
     info(i.dtype, i.shape.clone(), gain * (i.err + round), gain)
 }
 
+/// The boundary of a geometric transform's parameter: the modes whose interpolation is
+/// continuous across the image's edge (a coordinate a rounding away from the edge gives a
+/// value close to the one at the edge).
+fn geo_mode(p: i64) -> cuprite_array::image::Boundary {
+    use cuprite_array::image::Boundary;
+    [
+        Boundary::Reflect,
+        Boundary::Nearest,
+        Boundary::Mirror,
+        Boundary::GridWrap,
+        Boundary::GridConstant(0.5),
+    ][p.rem_euclid(5) as usize]
+}
+
+/// The reproducer's text of [`geo_mode`].
+fn geo_mode_rust(p: i64) -> &'static str {
+    [
+        "Reflect",
+        "Nearest",
+        "Mirror",
+        "GridWrap",
+        "GridConstant(0.5)",
+    ][p.rem_euclid(5) as usize]
+}
+
+/// The bound of an interpolation of order 0 or 1 over `r` axes of an input within 1 and off by
+/// `i.err`: order 0 moves values; order 1 takes a convex combination of `2^r` values with
+/// weights products of `r` factors, each rounded in the working type (the coordinates are
+/// computed alike on both backends).
+fn geo_info(i: &Info, order: i64, r: usize) -> Info {
+    if order == 0 {
+        return i.clone();
+    }
+    img_info(i, 1, (1usize << r) as f64 + r as f64, 1.0)
+}
+
+/// An image row's child of `shape` for selections (grey morphology): `u8` and `u16` any
+/// subtree, floats a leaf of finite values (where NaN falls in a window's order is left open);
+/// `None` for other dtypes, ranks beyond 3 or extents beyond 256.
+fn image_sel_child(g: &mut dyn Draw, d: DType, shape: &[usize], depth: u32) -> Option<Expr> {
+    let ok = (1..=3).contains(&shape.len()) && shape.iter().all(|&n| (1..=256).contains(&n));
+    if !ok
+        || !matches!(
+            d,
+            DType::U8 | DType::U16 | DType::F16 | DType::F32 | DType::F64
+        )
+    {
+        return None;
+    }
+    Some(if d.is_float() {
+        g.finite_leaf(d, shape)
+    } else {
+        g.node(d, shape, depth - 1)
+    })
+}
+
+/// The affine map of an `affine_transform` row over `r` axes: `p[2..11]` holds a 3 x 3 matrix
+/// (row-major) whose leading `r x r` block is used, `p[11..14]` three offsets; each in eighths
+/// (so coordinates are exact in `f64`).
+fn geo_affine_parts(p: &[i64], r: usize) -> (Vec<Vec<f64>>, Vec<f64>) {
+    let v = |k: usize| p.get(2 + k).copied().unwrap_or(0) as f64 / 8.0;
+    let m = (0..r)
+        .map(|a| (0..r).map(|b| v(a * 3 + b)).collect())
+        .collect();
+    let o = (0..r).map(|a| v(9 + a)).collect();
+    (m, o)
+}
+
+/// `affine_transform_with` of `x` over its `r` trailing axes (1 to 3) with the row's map.
+fn geo_affine<T: cuprite_array::image::ImageElement>(
+    x: &Array<T>,
+    p: &[i64],
+    r: usize,
+) -> Result<Array<T>, String> {
+    use cuprite_array::image::{AffineOpts, affine_transform_with};
+    let (m, o) = geo_affine_parts(p, r);
+    let opts = AffineOpts::new()
+        .offset(&o)
+        .order(p[0] as usize)
+        .mode(geo_mode(p[1]));
+    let row = |a: usize| -> [f64; 3] {
+        [
+            m[a][0],
+            *m[a].get(1).unwrap_or(&0.0),
+            *m[a].get(2).unwrap_or(&0.0),
+        ]
+    };
+    match r {
+        1 => affine_transform_with(x, &[[m[0][0]]], opts),
+        2 => affine_transform_with(x, &[[m[0][0], m[0][1]], [m[1][0], m[1][1]]], opts),
+        _ => affine_transform_with(x, &[row(0), row(1), row(2)], opts),
+    }
+    .map_err(api)
+}
+
+/// The binary morphology of a row's parameter: dilation, erosion, opening or closing, with the
+/// structure of connectivity `p[1]`, `p[2]` iterations and border value `p[3]`.
+fn binary_morph<T: cuprite_array::image::BinaryElement>(
+    x: &Array<T>,
+    p: &[i64],
+) -> Result<Array<bool>, String> {
+    use cuprite_array::image as im;
+    let s = im::generate_binary_structure(x.ndim(), p[1] as usize).map_err(api)?;
+    let o = im::BinaryOpts::new()
+        .structure(s)
+        .iterations(p[2] as usize)
+        .border_value(p[3] != 0);
+    match p[0] {
+        0 => im::binary_dilation_with(x, o),
+        1 => im::binary_erosion_with(x, o),
+        2 => im::binary_opening_with(x, o),
+        _ => im::binary_closing_with(x, o),
+    }
+    .map_err(api)
+}
+
+/// The grey morphology of a row's parameter: dilation, erosion, opening or closing over a box
+/// of extent `p[1]` on each axis, mode `p[2]`.
+fn grey_morph<T: cuprite_array::image::MorphElement>(
+    x: &Array<T>,
+    p: &[i64],
+) -> Result<Array<T>, String> {
+    use cuprite_array::image as im;
+    let fp = im::Footprint::size(&vec![p[1] as usize; x.ndim()]).map_err(api)?;
+    let o = im::MorphOpts::new().mode(img_mode(p[2]));
+    match p[0] {
+        0 => im::grey_dilation_with(x, &fp, o),
+        1 => im::grey_erosion_with(x, &fp, o),
+        2 => im::grey_opening_with(x, &fp, o),
+        _ => im::grey_closing_with(x, &fp, o),
+    }
+    .map_err(api)
+}
+
+/// The names of [`grey_morph`]'s and [`binary_morph`]'s operations.
+const MORPH_OPS: [&str; 4] = ["dilation", "erosion", "opening", "closing"];
+
 static IMAGE: &[Row] = &[
     Row {
         name: "gaussian_filter",
@@ -1815,6 +1952,204 @@ static IMAGE: &[Row] = &[
                 c[0],
                 p[0],
                 img_mode_rust(p[1])
+            )
+        },
+    },
+    Row {
+        name: "shift",
+        generate: |g, d, shape, depth| {
+            let x = image_child(g, d, shape, depth)?;
+            // Shifts of odd eighths (three, one an axis of the image used): coordinates exact,
+            // never halfway between two pixels.
+            let mut p = vec![g.s_below(2) as i64, g.s_below(5) as i64];
+            p.extend((0..3).map(|_| g.s_below(81) as i64 - 40));
+            Some((p, vec![x]))
+        },
+        info: |p, c| geo_info(&c[0], p[0], c[0].shape.len()),
+        eval: |p, c| {
+            let r = out(p, 5).1.len();
+            let s: Vec<f64> = p[2..2 + r]
+                .iter()
+                .map(|&q| (2 * q + 1) as f64 / 8.0)
+                .collect();
+            on!(one(c)?; [F16, F32, F64]; x => {
+                let o = cuprite_array::image::InterpOpts::new().order(p[0] as usize).mode(img_mode(p[1]));
+                cuprite_array::image::shift_with(&x, &s, o).map_err(api)?
+            })
+        },
+        rust: |p, c| {
+            let r = out(p, 5).1.len();
+            let s: Vec<f64> = p[2..2 + r]
+                .iter()
+                .map(|&q| (2 * q + 1) as f64 / 8.0)
+                .collect();
+            format!(
+                "cuprite_array::image::shift_with(&{}, &{s:?}, cuprite_array::image::InterpOpts::new().order({}).mode(cuprite_array::image::Boundary::{}))?",
+                c[0],
+                p[0],
+                img_mode_rust(p[1])
+            )
+        },
+    },
+    Row {
+        name: "zoom",
+        generate: |g, d, shape, depth| {
+            // A child of extents at most the output's, zoomed by `n / m` onto `shape`.
+            if !(1..=3).contains(&shape.len()) || shape.iter().any(|&n| !(1..=256).contains(&n)) {
+                return None;
+            }
+            let cs: Vec<usize> = shape
+                .iter()
+                .map(|&n| 1 + g.s_below(n as u64) as usize)
+                .collect();
+            let x = image_child(g, d, &cs, depth)?;
+            Some((vec![g.s_below(2) as i64, g.s_below(5) as i64], vec![x]))
+        },
+        info: |p, c| {
+            let mut i = geo_info(&c[0], p[0], c[0].shape.len());
+            i.shape = out(p, 2).1;
+            i
+        },
+        eval: |p, c| {
+            let n = out(p, 2).1;
+            on!(one(c)?; [F16, F32, F64]; x => {
+                let z: Vec<f64> = n.iter().zip(x.shape()).map(|(&n, &m)| n as f64 / m as f64).collect();
+                let o = cuprite_array::image::ZoomOpts::new().order(p[0] as usize).mode(geo_mode(p[1]));
+                cuprite_array::image::zoom_with(&x, &z, o).map_err(api)?
+            })
+        },
+        rust: |p, c| {
+            let n = out(p, 2).1;
+            format!(
+                "cuprite_array::image::zoom_with(&{0}, &{n:?}.iter().zip({0}.shape()).map(|(&n, &m)| n as f64 / m as f64).collect::<Vec<_>>(), cuprite_array::image::ZoomOpts::new().order({1}).mode(cuprite_array::image::Boundary::{2}))?",
+                c[0],
+                p[0],
+                geo_mode_rust(p[1])
+            )
+        },
+    },
+    Row {
+        name: "rotate",
+        generate: |g, d, shape, depth| {
+            if shape.len() < 2 {
+                return None;
+            }
+            let x = image_child(g, d, shape, depth)?;
+            Some((vec![g.s_below(360) as i64, g.s_below(5) as i64], vec![x]))
+        },
+        // Order 1 in the plane of the last two axes.
+        info: |_, c| geo_info(&c[0], 1, 2),
+        eval: |p, c| {
+            on!(one(c)?; [F16, F32, F64]; x => {
+                let o = cuprite_array::image::RotateOpts::new()
+                    .axes(-2, -1)
+                    .reshape(false)
+                    .order(1)
+                    .mode(geo_mode(p[1]));
+                cuprite_array::image::rotate_with(&x, p[0] as f64, o).map_err(api)?
+            })
+        },
+        rust: |p, c| {
+            format!(
+                "cuprite_array::image::rotate_with(&{}, {:?}, cuprite_array::image::RotateOpts::new().axes(-2, -1).reshape(false).order(1).mode(cuprite_array::image::Boundary::{}))?",
+                c[0],
+                p[0] as f64,
+                geo_mode_rust(p[1])
+            )
+        },
+    },
+    Row {
+        name: "affine_transform",
+        generate: |g, d, shape, depth| {
+            let x = image_child(g, d, shape, depth)?;
+            let mut p = vec![g.s_below(2) as i64, g.s_below(5) as i64];
+            // Entries in eighths: the diagonal 4 to 12 (a zoom of 1/2 to 3/2), the rest -4 to
+            // 4; offsets -32 to 32 (4 pixels).
+            for a in 0..3 {
+                for b in 0..3 {
+                    p.push(if a == b {
+                        4 + g.s_below(9) as i64
+                    } else {
+                        g.s_below(9) as i64 - 4
+                    });
+                }
+            }
+            p.extend((0..3).map(|_| g.s_below(65) as i64 - 32));
+            Some((p, vec![x]))
+        },
+        info: |p, c| geo_info(&c[0], p[0], c[0].shape.len()),
+        eval: |p, c| on!(one(c)?; [F16, F32, F64]; x => { let r = x.ndim(); geo_affine(&x, p, r)? }),
+        rust: |p, c| {
+            let r = out(p, 14).1.len();
+            let (m, o) = geo_affine_parts(p, r);
+            let rows: Vec<String> = m.iter().map(|row| format!("{row:?}")).collect();
+            format!(
+                "cuprite_array::image::affine_transform_with(&{}, &[{}], cuprite_array::image::AffineOpts::new().offset(&{o:?}).order({}).mode(cuprite_array::image::Boundary::{}))?",
+                c[0],
+                rows.join(", "),
+                p[0],
+                geo_mode_rust(p[1])
+            )
+        },
+    },
+    Row {
+        name: "grey_morphology",
+        generate: |g, d, shape, depth| {
+            let x = image_sel_child(g, d, shape, depth)?;
+            Some((
+                vec![
+                    g.s_below(4) as i64,
+                    1 + g.s_below(4) as i64,
+                    g.s_below(5) as i64,
+                ],
+                vec![x],
+            ))
+        },
+        // Minima and maxima move values: exact, in the input's error.
+        info: |_, c| c[0].clone(),
+        eval: |p, c| on!(one(c)?; [U8, U16, F16, F32, F64]; x => grey_morph(&x, p)?),
+        rust: |p, c| {
+            format!(
+                "cuprite_array::image::grey_{}_with(&{1}, &cuprite_array::image::Footprint::size(&vec![{2}; {1}.ndim()])?, cuprite_array::image::MorphOpts::new().mode(cuprite_array::image::Boundary::{3}))?",
+                MORPH_OPS[p[0] as usize % 4],
+                c[0],
+                p[1],
+                img_mode_rust(p[2])
+            )
+        },
+    },
+    Row {
+        name: "binary_morphology",
+        generate: |g, d, shape, depth| {
+            let ok =
+                (1..=3).contains(&shape.len()) && shape.iter().all(|&n| (1..=256).contains(&n));
+            if !ok || d != DType::Bool {
+                return None;
+            }
+            let t = pick(g, &[DType::Bool, DType::U8]);
+            let x = g.node(t, shape, depth - 1);
+            let x = g.exact(x);
+            let conn = 1 + g.s_below(shape.len() as u64) as i64;
+            Some((
+                vec![
+                    g.s_below(4) as i64,
+                    conn,
+                    1 + g.s_below(2) as i64,
+                    g.s_below(2) as i64,
+                ],
+                vec![x],
+            ))
+        },
+        info: |_, c| info(DType::Bool, c[0].shape.clone(), 0.0, 0.0),
+        eval: |p, c| on!(one(c)?; [Bool, U8]; x => binary_morph(&x, p)?),
+        rust: |p, c| {
+            format!(
+                "cuprite_array::image::binary_{}_with(&{1}, cuprite_array::image::BinaryOpts::new().structure(cuprite_array::image::generate_binary_structure({1}.ndim(), {2})?).iterations({3}).border_value({4}))?",
+                MORPH_OPS[p[0] as usize % 4],
+                c[0],
+                p[1],
+                p[2],
+                p[3] != 0
             )
         },
     },
