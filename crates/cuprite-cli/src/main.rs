@@ -7,7 +7,7 @@
 //! cuprite stress [--threads N] [--streams M] [--seconds T] [--cpu]
 //! cuprite bench [FILTER]... [--json FILE] [--warmup N] [--repeats N] [--quick] [--list] [--markdown]
 //!               [--plot DIR] [--compare OLD.json] [--threshold F] [--peers FILE]... [--from FILE]
-//! cuprite bench-report REPORT.json [--markdown DOC.md]
+//! cuprite bench-report REPORT.json [--markdown DOC.md [--merge]]
 //! ```
 
 use clap::{Parser, Subcommand};
@@ -158,6 +158,10 @@ enum Command {
         /// docs/PERFORMANCE.md) instead of printing it.
         #[arg(long, value_name = "DOC.md")]
         markdown: Option<PathBuf>,
+        /// With `--markdown`: keep the rows of the table already there whose figure these
+        /// reports do not measure, replace those they do, and add the new ones after.
+        #[arg(long, requires = "markdown")]
+        merge: bool,
     },
 }
 
@@ -166,6 +170,7 @@ enum Command {
 fn bench_report(
     reports: &[PathBuf],
     markdown: Option<&std::path::Path>,
+    merge: bool,
 ) -> Result<(), bench::BenchError> {
     let mut rows = Vec::new();
     for report in reports {
@@ -180,6 +185,12 @@ fn bench_report(
         Some(path) => {
             let doc = std::fs::read_to_string(path)
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let table = if merge {
+                bench::headline::merged_markdown(&doc, &rows)
+                    .map_err(|e| format!("{}: {e}", path.display()))?
+            } else {
+                table
+            };
             let new = bench::headline::replace_between_markers(&doc, &table)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
             std::fs::write(path, new)
@@ -342,14 +353,16 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::BenchReport { report, markdown } => {
-            match bench_report(&report, markdown.as_deref()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("cuprite bench-report: {e}");
-                    ExitCode::FAILURE
-                }
+        Command::BenchReport {
+            report,
+            markdown,
+            merge,
+        } => match bench_report(&report, markdown.as_deref(), merge) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("cuprite bench-report: {e}");
+                ExitCode::FAILURE
             }
-        }
+        },
     }
 }

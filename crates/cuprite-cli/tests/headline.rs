@@ -2,7 +2,7 @@
 
 use crate::cuprite_bin;
 use cuprite_cli::bench::headline::{
-    BEGIN_MARKER, END_MARKER, markdown, replace_between_markers, rows,
+    BEGIN_MARKER, END_MARKER, markdown, merged_markdown, replace_between_markers, rows,
 };
 use cuprite_testkit::temp_dir as empty_dir;
 use cuprite_testkit::{Test, TestResult};
@@ -18,6 +18,7 @@ pub fn tests() -> Vec<Test> {
         Test::cpu("headline::rows_and_ratios", rows_and_ratios),
         Test::cpu("headline::markdown_table", markdown_table),
         Test::cpu("headline::markers", markers),
+        Test::cpu("headline::merge_keeps_other_rows", merge_keeps_other_rows),
         Test::cpu("headline::command_rewrites_file", command_rewrites_file),
         Test::cpu(
             "headline::workload_peers_to_headline",
@@ -114,6 +115,33 @@ fn markers() -> TestResult {
     ] {
         assert!(replace_between_markers(&bad, "| x |").is_err(), "{bad:?}");
     }
+    Ok(())
+}
+
+/// A merge replaces the rows the reports measure in place, keeps the others byte for byte,
+/// and appends the new ones.
+fn merge_keeps_other_rows() -> TestResult {
+    let new = rows(&fixture()?)?;
+    let kept =
+        "| gemm 8192³ vs torch | 1.000 TFLOP/s | PyTorch 1.000 TFLOP/s | 1.000× | X | 2026-11-01 |";
+    let stale = "| fused 8-op chain vs torch.compile | 1.000 TB/s | PyTorch 9.000 TB/s | 0.111× | X | 2026-11-01 |";
+    let escaped = "| sort 2^26 f32 with indices \\| torch.sort | 9.000 ms | PyTorch 1.000 ms | 0.111× | X | 2026-11-01 |";
+    let doc = format!(
+        "intro\n{BEGIN_MARKER}\n| figure | cuprite | peer | ratio (higher is better) | device | date |\n|---|---|---|---|---|---|\n{stale}\n{kept}\n{escaped}\n{END_MARKER}\nrest\n"
+    );
+    let t = merged_markdown(&doc, &new)?;
+    let lines: Vec<&str> = t.lines().collect();
+    let fresh = markdown(&new);
+    let fresh: Vec<&str> = fresh.lines().collect();
+    // Header, the replaced first row, the kept row, the replaced escaped row, then the one
+    // row of the reports that the old table did not have.
+    assert_eq!(lines.len(), 2 + 4, "{t}");
+    assert_eq!(lines[..2], fresh[..2]);
+    assert_eq!(lines[2], fresh[2], "replaced in place");
+    assert_eq!(lines[3], kept, "kept as it was");
+    assert_eq!(lines[4], fresh[4], "a figure with an escaped | is matched");
+    assert_eq!(lines[5], fresh[3], "the new row follows");
+    assert!(merged_markdown("no markers", &new).is_err());
     Ok(())
 }
 

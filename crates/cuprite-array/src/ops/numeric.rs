@@ -143,7 +143,7 @@ impl<T: Float + Transcendental> Array<T> {
         let m = self.maximum(other);
         let d = self.try_sub(other)?.abs();
         let r = m.try_add(
-            (Array::<T>::full(&[], c::<T>(0.0)).try_sub(&d)?)
+            (Array::<T>::full_like(&d, c::<T>(0.0)).try_sub(&d)?)
                 .exp()
                 .log1p(),
         )?;
@@ -167,7 +167,7 @@ impl<T: Float + Transcendental> Array<T> {
     pub fn logaddexp2(&self, other: &Array<T>) -> Result<Array<T>> {
         let m = self.maximum(other);
         let d = self.try_sub(other)?.abs();
-        let t = Array::<T>::full(&[], c::<T>(0.0))
+        let t = Array::<T>::full_like(&d, c::<T>(0.0))
             .try_sub(&d)?
             .exp2()
             .log1p();

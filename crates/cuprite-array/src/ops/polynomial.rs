@@ -51,7 +51,9 @@ pub fn vander<T: Numeric + Ordered>(x: &Array<T>, n: usize) -> Result<Array<T>> 
     }
     crate::shape::checked_numel(&[x.len(), n])?;
     // Exponents n-1, ..., 0 (computed in i64, then cast).
-    let e: Array<T> = (Array::full(&[], n as i64 - 1) - Array::arange_len(n)?).cast::<T>();
+    let e: Array<T> = crate::device::with_device(x.device(), || -> Result<Array<T>> {
+        Ok((Array::full(&[], n as i64 - 1) - Array::arange_len(n)?).cast::<T>())
+    })?;
     let col = x.reshape(&[x.len(), 1])?;
     let r = col.broadcast_to(&[x.len(), n])?.pow(&e.reshape(&[1, n])?);
     // x⁰ is 1, 0⁰ included.

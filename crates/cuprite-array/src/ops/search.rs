@@ -172,7 +172,7 @@ impl<T: Ordered> Array<T> {
             // Decreasing: n - searchsorted(reversed, x, the other side).
             let other = if right { Side::Right } else { Side::Left };
             let r = bins.flip(&[0])?.searchsorted(&self.flatten()?, other)?;
-            return (Array::full(&[], bins.len() as i64).try_sub(&r)?).reshape(self.shape());
+            return (Array::full_like(&r, bins.len() as i64).try_sub(&r)?).reshape(self.shape());
         }
         Err(Error::InvalidArgument(
             "digitize: bins must be monotonically increasing or decreasing".into(),

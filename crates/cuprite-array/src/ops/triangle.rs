@@ -5,17 +5,20 @@
 //! offset diagonals are strided views of the input.
 
 use crate::array::Array;
-use crate::dtype::{Element, Numeric, Scalar};
+use crate::device::Device;
+use crate::dtype::{DType, Element, Numeric, Scalar};
 use crate::error::{Error, Result};
+use crate::graph::{Node, Op};
 use crate::shape::axis;
 
 /// Row and column index grids `[n, 1]` and `[1, m]` compared as `col - row <= k` (the
 /// lower-triangle mask), with the offset `k` applied in `i64`.
-fn lower_mask(n: usize, m: usize, k: i64) -> Result<Array<bool>> {
+fn lower_mask(device: Device, n: usize, m: usize, k: i64) -> Result<Array<bool>> {
     crate::shape::checked_numel(&[n, m])?;
-    let r = Array::arange_len(n)?.reshape(&[n, 1])?;
-    let c = Array::arange_len(m)?.reshape(&[1, m])?;
-    Ok((&c - &r).less_equal(k))
+    // Each element's row and column, computed where it is used (fused, no memory read).
+    let coord =
+        |axis| Array::<i64>::from_node(Node::new(Op::Iota(axis), DType::I64, vec![n, m], device));
+    Ok((&coord(1) - &coord(0)).less_equal(k))
 }
 
 fn one<T: Element>() -> T {
@@ -35,7 +38,11 @@ impl<T: Element> Array<T> {
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn tri(n: usize, m: usize, k: i64) -> Result<Array<T>> {
-        Array::select(&lower_mask(n, m, k)?, one::<T>(), zero::<T>())
+        Array::select(
+            &lower_mask(crate::device::current_device(), n, m, k)?,
+            one::<T>(),
+            zero::<T>(),
+        )
     }
 
     /// The `[n, m]` matrix with ones on diagonal `k` (above the main one for `k > 0`; NumPy's
@@ -65,7 +72,7 @@ impl<T: Element> Array<T> {
     /// ```
     pub fn tril(&self, k: i64) -> Result<Array<T>> {
         let (n, m) = self.last_two("tril")?;
-        Array::select(&lower_mask(n, m, k)?, self, zero::<T>())
+        Array::select(&lower_mask(self.device(), n, m, k)?, self, zero::<T>())
     }
 
     /// The upper triangle of the last two axes: elements below diagonal `k` zeroed (fused;
@@ -80,7 +87,7 @@ impl<T: Element> Array<T> {
     /// ```
     pub fn triu(&self, k: i64) -> Result<Array<T>> {
         let (n, m) = self.last_two("triu")?;
-        Array::select(&lower_mask(n, m, k - 1)?, zero::<T>(), self)
+        Array::select(&lower_mask(self.device(), n, m, k - 1)?, zero::<T>(), self)
     }
 
     fn last_two(&self, what: &str) -> Result<(usize, usize)> {
@@ -163,15 +170,24 @@ impl<T: Element> Array<T> {
             1 => {
                 let n = self.len() + k.unsigned_abs() as usize;
                 crate::shape::checked_numel(&[n, n])?;
-                let r = Array::arange_len(n)?.reshape(&[n, 1])?;
-                let c = Array::arange_len(n)?.reshape(&[1, n])?;
+                let coord = |axis| {
+                    Array::<i64>::from_node(Node::new(
+                        Op::Iota(axis),
+                        DType::I64,
+                        vec![n, n],
+                        self.device(),
+                    ))
+                };
+                let (r, c) = (coord(0), coord(1));
                 let on = (&c - &r).equal(k);
                 // Row r of the diagonal holds v[min(r, c)]: index by the smaller coordinate.
                 let pos = Array::select(&r.less(&c), &r, &c)?;
                 let last = self.len() as i64 - 1;
                 let pos = pos.clamp(0i64, last.max(0));
                 if self.is_empty() {
-                    return Ok(Array::zeros(&[n, n]));
+                    return Ok(crate::device::with_device(self.device(), || {
+                        Array::zeros(&[n, n])
+                    }));
                 }
                 let vals = self
                     .take(&pos.contiguous()?.flatten()?, Some(0))?
@@ -213,7 +229,7 @@ impl<T: Numeric> Array<T> {
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn tril_indices(n: usize, k: i64, m: usize) -> Result<(Array<i64>, Array<i64>)> {
-    let mask = lower_mask(n, m, k)?;
+    let mask = lower_mask(crate::device::current_device(), n, m, k)?;
     let nz = mask.nonzero()?;
     Ok((nz[0].clone(), nz[1].clone()))
 }
@@ -229,7 +245,7 @@ pub fn tril_indices(n: usize, k: i64, m: usize) -> Result<(Array<i64>, Array<i64
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn triu_indices(n: usize, k: i64, m: usize) -> Result<(Array<i64>, Array<i64>)> {
-    let mask = lower_mask(n, m, k - 1)?;
+    let mask = lower_mask(crate::device::current_device(), n, m, k - 1)?;
     let nz = mask.not_equal(true).nonzero()?;
     Ok((nz[0].clone(), nz[1].clone()))
 }

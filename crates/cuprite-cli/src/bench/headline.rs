@@ -95,28 +95,96 @@ pub fn rows(report: &Value) -> Result<Vec<HeadlineRow>, BenchError> {
     Ok(out)
 }
 
+/// The header of the table: its column names and the separator line.
+const HEADER: &str = "| figure | cuprite | peer | ratio (higher is better) | device | date |\n\
+                      |---|---|---|---|---|---|\n";
+
+/// `s` escaped for one cell of a Markdown table.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+/// One row as a line of the table (without its newline).
+fn line(r: &HeadlineRow) -> String {
+    format!(
+        "| {} | {} {} | {} {} {} | {:.3}× | {} | {} |",
+        cell(&r.figure),
+        fmt_num(r.cuprite),
+        r.unit,
+        cell(&r.peer_name),
+        fmt_num(r.peer),
+        r.unit,
+        r.ratio,
+        cell(&r.device),
+        r.date
+    )
+}
+
 /// The rows as a Markdown table (a header, then one line a row, ending with a newline).
 pub fn markdown(rows: &[HeadlineRow]) -> String {
-    let cell = |s: &str| s.replace('|', "\\|");
-    let mut t = String::from(
-        "| figure | cuprite | peer | ratio (higher is better) | device | date |\n\
-         |---|---|---|---|---|---|\n",
-    );
+    let mut t = String::from(HEADER);
     for r in rows {
-        t.push_str(&format!(
-            "| {} | {} {} | {} {} {} | {:.3}× | {} | {} |\n",
-            cell(&r.figure),
-            fmt_num(r.cuprite),
-            r.unit,
-            cell(&r.peer_name),
-            fmt_num(r.peer),
-            r.unit,
-            r.ratio,
-            cell(&r.device),
-            r.date
-        ));
+        t.push_str(&line(r));
+        t.push('\n');
     }
     t
+}
+
+/// The table of `rows` merged into the one already between the markers of `doc`: a row of
+/// the old table whose figure (its first cell) is among `rows` is replaced in place by the new
+/// row, the other old rows are kept as they were (written by an earlier run of this command),
+/// and the new rows not in the old table follow, in their order.
+///
+/// Returns an `Err` when the markers are missing or out of order (see
+/// [`replace_between_markers`]).
+pub fn merged_markdown(doc: &str, rows: &[HeadlineRow]) -> Result<String, BenchError> {
+    let begin = doc
+        .find(BEGIN_MARKER)
+        .ok_or_else(|| format!("the marker {BEGIN_MARKER} is not in the file"))?;
+    let body = &doc[begin + BEGIN_MARKER.len()..];
+    let end = body
+        .find(END_MARKER)
+        .ok_or_else(|| format!("the marker {END_MARKER} is not in the file"))?;
+    let key = |r: &HeadlineRow| cell(&r.figure);
+    let mut used = vec![false; rows.len()];
+    let mut t = String::from(HEADER);
+    for old in body[..end]
+        .lines()
+        .skip_while(|l| !l.starts_with("|---"))
+        .skip(1)
+    {
+        // The first cell: the text up to the first unescaped `|` after the leading one.
+        let Some(rest) = old.strip_prefix("| ") else {
+            continue;
+        };
+        let figure = first_cell(rest);
+        match rows.iter().position(|r| key(r) == figure) {
+            Some(i) => {
+                used[i] = true;
+                t.push_str(&line(&rows[i]));
+            }
+            None => t.push_str(old),
+        }
+        t.push('\n');
+    }
+    for (r, _) in rows.iter().zip(&used).filter(|(_, u)| !**u) {
+        t.push_str(&line(r));
+        t.push('\n');
+    }
+    Ok(t)
+}
+
+/// The first cell of a table line whose leading `| ` is removed: the text before the first
+/// ` | ` that is not escaped.
+fn first_cell(rest: &str) -> &str {
+    let mut prev_backslash = false;
+    for (i, ch) in rest.char_indices() {
+        if ch == '|' && !prev_backslash {
+            return rest[..i].trim_end();
+        }
+        prev_backslash = ch == '\\';
+    }
+    rest.trim_end()
 }
 
 /// `doc` with the lines between [`BEGIN_MARKER`] and [`END_MARKER`] replaced by `table`.

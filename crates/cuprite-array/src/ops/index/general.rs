@@ -334,7 +334,7 @@ impl<T: Element> Array<T> {
             match ax {
                 Axis::Basic { a, start, step, .. } => {
                     fixed += *start as i64 * st[*a];
-                    terms.push((coord(pos[d], &out)?, *step as i64 * st[*a]));
+                    terms.push((coord(pos[d], &out, self.device())?, *step as i64 * st[*a]));
                 }
                 Axis::New => {}
                 Axis::Adv { a, k } => {

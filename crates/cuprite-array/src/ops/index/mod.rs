@@ -97,6 +97,7 @@ mod take;
 pub use general::{Idx, IndexArray};
 
 use crate::array::{Array, expand};
+use crate::device::Device;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
@@ -331,12 +332,15 @@ fn raw_value(raw: &Arc<Node>, at: usize) -> Result<String> {
     })
 }
 
-/// The i64 coordinate along axis `d` of `shape`, broadcast to `shape`.
-pub(crate) fn coord(d: usize, shape: &[usize]) -> Result<Arc<Node>> {
-    let io = Array::<i64>::arange_len(shape[d])?;
-    let mut s = vec![1; shape.len()];
-    s[d] = shape[d];
-    Ok(expand(&io.reshape(&s)?.node, shape))
+/// The i64 coordinate along axis `d` of `shape` on `device`: a lazy node computed where it
+/// is used (no memory), `Err` when `d` is not an axis of `shape`.
+pub(crate) fn coord(d: usize, shape: &[usize], device: Device) -> Result<Arc<Node>> {
+    if d >= shape.len() {
+        return Err(Error::Shape(format!(
+            "axis {d} of a coordinate of shape {shape:?}"
+        )));
+    }
+    Ok(Node::new(Op::Iota(d), DType::I64, shape.to_vec(), device))
 }
 
 /// `node` (of shape `s`) placed on axes `at..at + s.len()` of `out` and broadcast to it.

@@ -74,11 +74,11 @@ impl<T: Element> Array<T> {
         let mut terms = Vec::with_capacity(s.len());
         for d in 0..s.len() {
             if d < ax {
-                terms.push((coord(d, &out)?, st[d]));
+                terms.push((coord(d, &out, self.device())?, st[d]));
             } else if d == ax {
                 terms.push((place(&norm, ax, &out)?, st[d]));
             } else {
-                terms.push((coord(d - 1 + j, &out)?, st[d]));
+                terms.push((coord(d - 1 + j, &out, self.device())?, st[d]));
             }
         }
         let res = gather_flat(self, &flat_offset(&terms, &out)?)?;
@@ -154,7 +154,7 @@ impl<T: Element> Array<T> {
             if d == ax {
                 terms.push((expand(&norm.node, &out), st[d]));
             } else if s[d] != 1 {
-                terms.push((coord(d, &out)?, st[d]));
+                terms.push((coord(d, &out, self.device())?, st[d]));
             }
         }
         let res = gather_flat(self, &flat_offset(&terms, &out)?)?;

@@ -177,10 +177,10 @@ fn unpack_pairs<T: Scalar>(
         .pad(&[(0, 0), (0, 1)], zero)?
         .slice(&along(2, 1, 1, n + 1))?;
     let prev = vc.pad(&[(0, 0), (1, 0)], zero)?.slice(&along(2, 1, 0, n))?;
-    let i = Array::full(&[], ScalarOps::from_c64(Complex::new(0.0, 1.0)));
+    let i: ComplexOf<T> = ScalarOps::from_c64(Complex::new(0.0, 1.0));
     // Upper: v_j + i·v_{j+1}; lower: v_{j−1} − i·v_j; real: v_j.
-    let up = vc.try_add(&next.try_mul(&i)?)?;
-    let low = prev.try_sub(&vc.try_mul(&i)?)?;
+    let up = vc.try_add(&next.try_mul(i)?)?;
+    let low = prev.try_sub(&vc.try_mul(i)?)?;
     let r = Array::select(&upper, &up, &Array::select(&lower, &low, &vc)?)?;
     r.contiguous()
 }
