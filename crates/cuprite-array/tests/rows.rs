@@ -165,7 +165,7 @@ fn rows_values(d: Device) -> TestResult {
         cases.push((vec![700, 1030], 1));
         // More short lines than a wave of the smallest blocks (64 threads).
         cases.push((vec![6000, 512], 1));
-        // A held line too large for shared-memory stages in f64 (the next line in registers).
+        // A long f64 line: more than the registers of a block hold, so it is re-read.
         cases.push((vec![3, 8192], 1));
         for (shape, axis) in &cases {
             check_dtype::<f64>(&mut rng, shape, *axis, (1e-10, 1e-12))?;
@@ -174,8 +174,7 @@ fn rows_values(d: Device) -> TestResult {
             check_dtype::<bf16>(&mut rng, shape, *axis, (1.6e-2, 1.6e-2))?;
         }
         // Several times more lines than a wave of blocks, so that each block of the streaming
-        // form reuses each of its shared-memory stages (up to four) more than once: too large
-        // for the host backend's debug builds, and its path has no stages.
+        // form prefetches many lines in turn: too large for the host backend's debug builds.
         if d != Device::CPU {
             check_dtype::<bf16>(&mut rng, &[24000, 512], 1, (1.6e-2, 1.6e-2))?;
             check_dtype::<f32>(&mut rng, &[10000, 1024], 1, (3e-5, 3e-5))?;

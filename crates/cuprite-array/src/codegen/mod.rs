@@ -48,7 +48,7 @@ pub(crate) use prelude::{Helpers, MARKER};
 pub(crate) use reduction::{
     WARP_ROW_MAX, combinable, reduction, reduction_one_per_thread, reduction_warp_rows,
 };
-pub(crate) use rows::{RowArgs, RowBind, RowKind, RowShape, RowSpec, row_stages, rows_kernel};
+pub(crate) use rows::{RowArgs, RowBind, RowKind, RowShape, RowSpec, rows_kernel};
 pub(crate) use sampling::{GAMMA_TRIES, GammaParams, gamma_kernel};
 pub(crate) use scan::{
     COUNTER_BYTES, ColumnArgs, LookBackArgs, LookBackBind, LookBackStatus, SCAN_VEC_LONG, ScanForm,

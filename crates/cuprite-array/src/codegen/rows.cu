@@ -13,8 +13,6 @@
 //   `THREADS * ITEMS` elements is read once; a longer one once per statistic and once to write.
 // - `HAS_W`, `HAS_B`: a weight and a bias, indexed by the element's place `i` in the line.
 // - `STREAM`: whether contiguous aligned lines may take the streaming form (`rows_stream`).
-// - `STAGES`: lines a block of the streaming form keeps in flight in shared memory
-//   (`rows_staged`, sm_80 and newer); 0 keeps one next line in registers (`rows_stream`).
 // - `Src`: where a line's elements come from: `PlainRows<T>`, or a generated struct that
 //   evaluates fused element-wise work where its inputs lie (the same interface).
 //
@@ -538,82 +536,8 @@ __device__ __forceinline__ void rows_stream(const PlainRows<T> &src, const typen
   }
 }
 
-#if __CUDA_ARCH__ >= 800
-// One 16-byte asynchronous copy from global to shared memory (L2 only), and the group and
-// wait steps of the copies a thread has issued.
-__device__ __forceinline__ void row_cp16(uint4 *dst, const void *src) {
-  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(d), "l"(src) : "memory");
-}
-__device__ __forceinline__ void row_cp_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int N> __device__ __forceinline__ void row_cp_wait() { asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory"); }
-
-// Asks for line `line`'s vectors of this thread into stage `st` (vector `q` of thread `t` at
-// `st[q * THREADS + t]`, so that a warp's 16-byte accesses to a stage are consecutive).
-template <class T, int THREADS, int V, int Q>
-__device__ __forceinline__ void row_stage_fill(uint4 *st, const typename T::S *in, i64t line, i64t n, int nn) {
-  const int t = threadIdx.x;
-  #pragma unroll
-  for (int q = 0; q < Q; ++q) {
-    const int i0 = (q * THREADS + t) * V;
-    if (i0 < nn) row_cp16(st + q * THREADS + t, in + line * n + i0);
-  }
-}
-
-// The streaming form with `STAGES` lines of each block in flight: each thread copies its own
-// vectors of the block's next lines into shared memory asynchronously and reads back only
-// what it copied, so the stages need no barrier. One copy group per line, committed (empty
-// past the last line) on every step: after `row_cp_wait<STAGES - 1>` the oldest group, this
-// line's, has landed. A stage is asked for the line `STAGES` steps on only after the thread
-// has read it into registers (the read precedes the copy in the thread's order, and the copy
-// writes only once its global read returns).
-template <class T, int KIND, int THREADS, int ITEMS, int STAGES, bool HAS_W, bool HAS_B>
-__device__ __forceinline__ void rows_staged(const PlainRows<T> &src, const typename T::S *w, const typename T::S *b, typename T::S *out, i64t lines, typename T::C eps, typename T::C p, typename T::C *sh, int &ph) {
-  typedef typename T::C C;
-  constexpr int V = RowVecPath<T, ITEMS>::V, Q = ITEMS / V;
-  static_assert(STAGES >= 1 && STAGES <= 8, "STAGES: 1 to 8");
-  __shared__ uint4 stage[STAGES * Q * THREADS];
-  const int t = threadIdx.x;
-  const i64t n = src.n;
-  const int nn = (int)n;
-  const i64t g = gridDim.x;
-  #pragma unroll
-  for (int s = 0; s < STAGES; ++s) {
-    const i64t line = blockIdx.x + s * g;
-    if (line < lines) row_stage_fill<T, THREADS, V, Q>(stage + s * Q * THREADS, src.in, line, n, nn);
-    row_cp_commit();
-  }
-  int s = 0;
-  for (i64t line = blockIdx.x; line < lines; line += g) {
-    row_cp_wait<STAGES - 1>();
-    uint4 *st = stage + s * Q * THREADS;
-    C v[ITEMS];
-    #pragma unroll
-    for (int q = 0; q < Q; ++q) {
-      const int i0 = (q * THREADS + t) * V;
-      RowPack<T> pk;
-      pk.u = i0 < nn ? st[q * THREADS + t] : make_uint4(0u, 0u, 0u, 0u);
-      #pragma unroll
-      for (int r = 0; r < V; ++r) v[q * V + r] = T::ld(pk.e[r]);
-    }
-    const i64t nxt = line + STAGES * g;
-    if (nxt < lines) row_stage_fill<T, THREADS, V, Q>(st, src.in, nxt, n, nn);
-    row_cp_commit();
-    s = s + 1 == STAGES ? 0 : s + 1;
-    row_near<T, KIND, THREADS, ITEMS, HAS_W, HAS_B>(v, true, nn, src.line(line, 0), w, b, out, line, line * n, n, (i64t)1, eps, p, sh, ph);
-  }
-  asm volatile("cp.async.wait_all;" ::: "memory");
-}
-#else
-// Before sm_80 (no asynchronous copies) the staged form is the register form.
-template <class T, int KIND, int THREADS, int ITEMS, int STAGES, bool HAS_W, bool HAS_B>
-__device__ __forceinline__ void rows_staged(const PlainRows<T> &src, const typename T::S *w, const typename T::S *b, typename T::S *out, i64t lines, typename T::C eps, typename T::C p, typename T::C *sh, int &ph) {
-  rows_stream<T, KIND, THREADS, ITEMS, HAS_W, HAS_B>(src, w, b, out, lines, eps, p, sh, ph);
-}
-#endif
-
 // Every line of the array, one block per line (grid-stride over lines).
-template <class T, int KIND, int THREADS, int ITEMS, bool HAS_W, bool HAS_B, bool STREAM, int STAGES, class Src>
+template <class T, int KIND, int THREADS, int ITEMS, bool HAS_W, bool HAS_B, bool STREAM, class Src>
 __device__ __forceinline__ void rows_lines(const Src &src, const typename T::S *__restrict__ w, const typename T::S *__restrict__ b, typename T::S *__restrict__ out, i64t lines, i64t n, i64t inner, double eps_d, double p_d) {
   typedef typename T::C C;
   constexpr int V = RowVecPath<T, ITEMS>::V;
@@ -625,8 +549,7 @@ __device__ __forceinline__ void rows_lines(const Src &src, const typename T::S *
   const bool cached = n <= (i64t)THREADS * ITEMS;
   if constexpr (Src::PLAIN && STREAM && V > 0) {
     if (cached && inner == 1 && n % V == 0 && row_aligned16(src.in) && (KIND == ROW_LOGSUMEXP || row_aligned16(out)) && row_aligned16(w) && row_aligned16(b)) {
-      if constexpr (STAGES > 0) rows_staged<T, KIND, THREADS, ITEMS, STAGES, HAS_W, HAS_B>(src, w, b, out, lines, eps, p, sh, ph);
-      else rows_stream<T, KIND, THREADS, ITEMS, HAS_W, HAS_B>(src, w, b, out, lines, eps, p, sh, ph);
+      rows_stream<T, KIND, THREADS, ITEMS, HAS_W, HAS_B>(src, w, b, out, lines, eps, p, sh, ph);
       return;
     }
   }

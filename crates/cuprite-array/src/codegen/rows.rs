@@ -26,20 +26,6 @@ pub(crate) const ROW_ITEMS: usize = 32;
 /// The 16-byte vectors each thread aims to hold of a line (bytes in flight per thread).
 const VECTORS_PER_THREAD: usize = 4;
 
-/// The shared memory per thread that a block of the staged streaming form gives to the lines
-/// it has in flight (`rows_staged` in `rows.cu`). The register budgets of
-/// [`RowSpec::min_blocks`] (at least 64 registers a thread) let at most 1024 threads of a row
-/// kernel reside on an SM, whose stages then take at most 192 KiB: within the shared memory of
-/// an sm_90 SM, so the stages do not lower its occupancy there.
-const STAGE_BYTES_PER_THREAD: usize = 192;
-
-/// The most shared memory of a block's stages (static shared memory stops at 48 KiB, and the
-/// block reductions take a little).
-const STAGE_BYTES: usize = 32 * 1024;
-
-/// The most lines a block of the staged form keeps in flight.
-const MAX_STAGES: usize = 4;
-
 /// The 16-byte vectors each thread aims to hold of a line read with a weight or a bias: the
 /// most with which the streaming form holds the next line's vectors beside the weight's and
 /// the bias's without spilling (see [`RowSpec::stream`]).
@@ -150,34 +136,6 @@ pub(crate) struct RowSpec<'p> {
     /// The element-wise producer of the rows and the axis along which they lie, when it is
     /// evaluated inside the kernel (no gathers, iotas, random numbers or complex values).
     pub producer: Option<(&'p Program, usize)>,
-    /// Lines a block of the streaming form keeps in flight in shared memory ([`row_stages`]);
-    /// 0 keeps the next line in registers.
-    pub stages: usize,
-}
-
-/// The shared-memory stages of the streaming form for lines of `shape` and `dtype`: 0 (the
-/// next line in registers) for lines read through a fused producer (`fused`) or when
-/// [`JitConfig::row_stages`](crate::jit::JitConfig::row_stages) is off, else
-/// [`stages_for`].
-pub(crate) fn row_stages(shape: RowShape, dtype: DType, fused: bool) -> usize {
-    if fused || !crate::jit::JitConfig::get().row_stages {
-        return 0;
-    }
-    stages_for(shape, dtype)
-}
-
-/// As many whole held lines (`threads * items` values of `dtype`) as fit
-/// [`STAGE_BYTES_PER_THREAD`] a thread and [`STAGE_BYTES`] a block, at most [`MAX_STAGES`]; 0
-/// when one does not fit or when the vector path cannot hold the line (fewer values a thread
-/// than a 16-byte vector).
-fn stages_for(shape: RowShape, dtype: DType) -> usize {
-    let size = dtype.size().max(1);
-    if shape.items < 16 / size {
-        return 0;
-    }
-    let stage = shape.threads as usize * shape.items * size;
-    let budget = (shape.threads as usize * STAGE_BYTES_PER_THREAD).min(STAGE_BYTES);
-    (budget / stage).min(MAX_STAGES)
 }
 
 /// The buffers and geometry of one launch of a row kernel.
@@ -296,7 +254,7 @@ impl RowSpec<'_> {
     /// batched compilation can put them side by side).
     fn entry_name(&self) -> String {
         let mut name = format!(
-            "cuprite_{}{}_{}{}{}_t{}_r{}_s{}",
+            "cuprite_{}{}_{}{}{}_t{}_r{}",
             self.kind.name(),
             if self.kind == (RowKind::Normalize { p2: true }) {
                 "2"
@@ -308,7 +266,6 @@ impl RowSpec<'_> {
             if self.has_b { "_b" } else { "" },
             self.shape.threads,
             self.shape.items,
-            self.stages,
         );
         if let Some((prog, ax)) = self.producer {
             let kind = crate::jit::KernelKind::RowProducer { axis: ax };
@@ -328,10 +285,9 @@ impl RowSpec<'_> {
         }
     }
 
-    /// Whether contiguous aligned lines may take the register streaming form: not with a
-    /// weight or bias and more than two vectors a thread, whose loads spill while the next
-    /// line's vectors are held (the staged form, `stages > 0`, holds them in shared memory
-    /// and is open to every plain line).
+    /// Whether contiguous aligned lines may take the streaming form: not with a weight or
+    /// bias and more than two vectors a thread, whose loads spill while the next line's
+    /// vectors are held.
     fn stream(&self) -> bool {
         let vectors = self.shape.items * self.dtype.size() / 16;
         self.producer.is_none() && (vectors <= 2 || !(self.has_w || self.has_b))
@@ -360,7 +316,7 @@ pub(crate) fn rows_kernel(spec: RowSpec<'_>) -> KernelSource {
     let _ = write!(
         body,
         "extern \"C\" __global__ void __launch_bounds__({BLOCK}, {minb}) {name}({sig}) {{\n  \
-         rows_lines<{tr}, {op}, {threads}, {items}, {hw}, {hb}, {stream}, {stages}>({source}, {w}, {b}, \
+         rows_lines<{tr}, {op}, {threads}, {items}, {hw}, {hb}, {stream}>({source}, {w}, {b}, \
          out, lines, n, inner, eps, p);\n}}\n",
         minb = spec.min_blocks(),
         tr = c_traits(spec.dtype),
@@ -369,8 +325,7 @@ pub(crate) fn rows_kernel(spec: RowSpec<'_>) -> KernelSource {
         items = spec.shape.items,
         hw = spec.has_w,
         hb = spec.has_b,
-        stream = spec.stream() || spec.stages > 0,
-        stages = spec.stages,
+        stream = spec.stream(),
         w = if spec.has_w { "w" } else { "nullptr" },
         b = if spec.has_b { "b" } else { "nullptr" },
     );
@@ -610,7 +565,6 @@ mod tests {
                     has_b,
                     shape: RowShape::of(4096, DType::BF16, has_w || has_b),
                     producer: None,
-                    stages: 3,
                 };
                 let sig = RowArgs { spec, bind: None }.signature();
                 let src = rows_kernel(spec).source;
@@ -629,49 +583,6 @@ mod tests {
                 }
                 assert_eq!(call.contains(" w,"), has_w);
                 assert_eq!(call.contains(" b,"), has_b);
-                assert!(
-                    call.contains(", true, 3>("),
-                    "the streaming form, 3 stages: {call}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn stages_fit_their_budgets() {
-        // (n, dtype, weighted, stages): a held line of 8 KiB takes three stages in 128
-        // threads, four in 256 (capped); 16 KiB two; 32 KiB one; 64 KiB none; lines of fewer
-        // values a thread than a vector none.
-        let cases = [
-            (4096, DType::BF16, false, 3),
-            (4096, DType::BF16, true, 4),
-            (4096, DType::F32, false, 2),
-            (4096, DType::F64, false, 1),
-            (8192, DType::F64, false, 0),
-            (1024, DType::F32, false, 3),
-            (128, DType::BF16, false, 0),
-            (512, DType::F16, false, 4),
-        ];
-        for (n, d, weighted, want) in cases {
-            let shape = RowShape::of(n, d, weighted);
-            assert_eq!(stages_for(shape, d), want, "{n} of {d}, {shape:?}");
-        }
-        for n in 1..5000 {
-            for d in [DType::F16, DType::BF16, DType::F32, DType::F64] {
-                for weighted in [false, true] {
-                    let shape = RowShape::of(n, d, weighted);
-                    let s = stages_for(shape, d);
-                    let stage = shape.threads as usize * shape.items * d.size();
-                    assert!(s <= MAX_STAGES);
-                    assert!(
-                        s * stage <= STAGE_BYTES,
-                        "{n} of {d}: {s} stages of {stage}"
-                    );
-                    assert!(s * stage <= shape.threads as usize * STAGE_BYTES_PER_THREAD);
-                    if s > 0 {
-                        assert!(shape.items * d.size() >= 16, "{n} of {d}: no vector path");
-                    }
-                }
             }
         }
     }

@@ -100,7 +100,6 @@ pub enum QuickBuild {
 /// | `CUPRITE_ARRAY_INTERP=0` | [`FirstUse::QuickBuild`]: first uses are quick NVRTC builds, never the interpreter |
 /// | `CUPRITE_ARRAY_QUICK_LINK=0` | [`QuickBuild::Whole`]: quick builds compile whole kernels (no math library) |
 /// | `CUPRITE_ARRAY_NO_VECTOR=1` | start with the vectorised kernel variants off |
-/// | `CUPRITE_ARRAY_ROW_STAGES=0` | row kernels (softmax, layer_norm, ...) keep their next line in registers, not in shared-memory stages |
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JitConfig {
     /// Whether sources and choices are printed (`CUPRITE_JIT_TRACE` set, not empty, not `0`).
@@ -117,11 +116,6 @@ pub struct JitConfig {
     /// Whether the vectorised variants are on at start (`CUPRITE_ARRAY_NO_VECTOR` unset,
     /// empty or `0`).
     pub vectorize: bool,
-    /// Whether the row kernels' streaming form keeps the lines a block has in flight in
-    /// shared-memory stages, filled by asynchronous copies on sm_80 and newer
-    /// (`CUPRITE_ARRAY_ROW_STAGES` anything but `0`); off, each block holds its one next line
-    /// in registers.
-    pub row_stages: bool,
 }
 
 impl JitConfig {
@@ -136,7 +130,6 @@ impl JitConfig {
     /// });
     /// assert_eq!(c.fast_compile, FastCompile::Mid);
     /// assert_eq!(c.first_use, FirstUse::QuickBuild);
-    /// assert!(c.row_stages);
     /// ```
     pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> JitConfig {
         let set = |k: &str| var(k).filter(|v| !v.is_empty() && v != "0");
@@ -164,7 +157,6 @@ impl JitConfig {
                 QuickBuild::Linked
             },
             vectorize: set("CUPRITE_ARRAY_NO_VECTOR").is_none(),
-            row_stages: !off("CUPRITE_ARRAY_ROW_STAGES"),
         }
     }
 

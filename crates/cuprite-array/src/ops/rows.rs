@@ -392,7 +392,6 @@ impl RowOp {
         self.has_w.hash(&mut h);
         self.has_b.hash(&mut h);
         self.row_shape().hash(&mut h);
-        self.stages().hash(&mut h);
         h.finish()
     }
 
@@ -590,14 +589,9 @@ impl LibraryCall for RowOp {
         .launch_args()?;
         let threads = self.row_shape().threads;
         // One wave of blocks, each looping over its lines: the streaming form of the kernel
-        // (contiguous aligned lines) reads a block's next lines while it works on this one.
-        // The driver's occupancy for blocks of this size (registers and the stages' shared
-        // memory); `blocks_per_sm` (blocks of `BLOCK` threads, scaled) where it has none.
-        let per_sm = match k.func.max_active_blocks_per_sm(threads, 0) {
-            Ok(b) if b > 0 => b,
-            _ => k.blocks_per_sm * (crate::codegen::BLOCK / threads),
-        }
-        .clamp(1, 32);
+        // (contiguous aligned lines) reads a block's next line while it works on this one.
+        // `blocks_per_sm` counts blocks of `BLOCK` threads; smaller blocks fit more.
+        let per_sm = (k.blocks_per_sm * (crate::codegen::BLOCK / threads)).clamp(1, 32);
         let resident = (st.sms * per_sm).max(1) as usize;
         let grid = lines.min(resident).min(i32::MAX as usize) as u32;
         // SAFETY: the words and accesses come from the kernel's own parameter description
@@ -647,13 +641,7 @@ impl RowOp {
             has_b: self.has_b,
             shape: self.row_shape(),
             producer: self.producer.as_ref().map(|p| (&p.prog, p.ax)),
-            stages: self.stages(),
         }
-    }
-
-    /// The shared-memory stages of this call's streaming form (0: registers).
-    fn stages(&self) -> usize {
-        crate::codegen::row_stages(self.row_shape(), self.dtype, self.producer.is_some())
     }
 
     /// How a line of this call is spread over a block.
