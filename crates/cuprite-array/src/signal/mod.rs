@@ -36,9 +36,13 @@ mod conv;
 mod direct;
 mod elem;
 mod filters;
+mod frames;
 mod geom;
 mod iir;
+mod istft;
 mod paths;
+mod psd;
+mod psd_opts;
 mod spectral;
 mod windows;
 
@@ -49,6 +53,16 @@ pub use conv::{
 };
 pub use elem::SignalElement;
 pub use filters::{filtfilt, lfilter, lfilter_zi, sosfilt};
+pub use frames::{Extension, WindowSpec};
+pub use istft::{istft, istft_with};
 pub use paths::{ConvMethod, DIRECT_TAPS};
+pub use psd::{
+    coherence, coherence_with, csd, csd_with, periodogram, periodogram_with, spectrogram,
+    spectrogram_with, stft, stft_with, welch, welch_with,
+};
+pub use psd_opts::{
+    Average, IstftOpts, PeriodogramOpts, Scaling, SpectrogramMode, SpectrogramOpts, StftOpts,
+    WelchOpts,
+};
 pub use spectral::{Detrend, detrend, hilbert};
 pub use windows::{Window, get_window};
