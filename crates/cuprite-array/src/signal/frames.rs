@@ -41,11 +41,21 @@ pub(crate) fn slice_axis<T: Element>(
     x.slice(&args)
 }
 
-/// `v` (host values) placed along the last axis of an array of `ndim` dimensions, on
+/// `v` (host values) placed along the last axis of an array of `like`'s dimensions, on
 /// `like`'s device, for broadcasting.
 pub(crate) fn along_last<T: Element>(like: &Array<impl Element>, v: &[f64]) -> Result<Array<T>> {
+    along(like, like.ndim().max(1) - 1, v)
+}
+
+/// `v` (host values) placed along `axis` of an array of `like`'s dimensions (ones
+/// elsewhere), on `like`'s device, for broadcasting.
+pub(crate) fn along<T: Element>(
+    like: &Array<impl Element>,
+    axis: usize,
+    v: &[f64],
+) -> Result<Array<T>> {
     let mut shape = vec![1; like.ndim().max(1)];
-    *shape.last_mut().expect("at least one axis") = v.len();
+    shape[axis] = v.len();
     let vals: Vec<T> = v.iter().map(|&x| sc::<T>(x)).collect();
     Array::from_slice_on(like.device(), &vals, &shape)
 }

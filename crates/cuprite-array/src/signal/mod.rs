@@ -40,9 +40,11 @@ mod frames;
 mod geom;
 mod iir;
 mod istft;
+mod nd_filters;
 mod paths;
 mod psd;
 mod psd_opts;
+mod resample;
 mod spectral;
 mod windows;
 
@@ -55,6 +57,7 @@ pub use elem::SignalElement;
 pub use filters::{filtfilt, lfilter, lfilter_zi, sosfilt};
 pub use frames::{Extension, WindowSpec};
 pub use istft::{istft, istft_with};
+pub use nd_filters::{medfilt, medfilt2d, wiener};
 pub use paths::{ConvMethod, DIRECT_TAPS};
 pub use psd::{
     coherence, coherence_with, csd, csd_with, periodogram, periodogram_with, spectrogram,
@@ -63,6 +66,10 @@ pub use psd::{
 pub use psd_opts::{
     Average, IstftOpts, PeriodogramOpts, Scaling, SpectrogramMode, SpectrogramOpts, StftOpts,
     WelchOpts,
+};
+pub use resample::{
+    DecimateOpts, PolyPad, ResamplePolyOpts, decimate, decimate_with, firwin, resample,
+    resample_poly, resample_poly_with, upfirdn,
 };
 pub use spectral::{Detrend, detrend, hilbert};
 pub use windows::{Window, get_window};

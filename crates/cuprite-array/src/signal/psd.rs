@@ -16,7 +16,7 @@ use crate::ops::fft::{FftElement, FftOpts};
 use crate::ops::{AxisOpts, ReduceOpts};
 
 /// A real working type of the spectral routines (`f32` or `f64`).
-pub(crate) trait Work: Float + FftElement<Real = Self> {}
+pub(crate) trait Work: Float + FftElement<Real = Self> + super::elem::SignalElement {}
 impl Work for f32 {}
 impl Work for f64 {}
 
@@ -638,9 +638,9 @@ pub fn stft<T: Float + FftElement>(
 /// let x = Array::from_slice(&[1.0f64; 16], &[16])?;
 /// let (f, t, z) = stft_with(&x, &StftOpts::new().nperseg(8).boundary(None).padded(false))?;
 /// assert_eq!((f.len(), t), (5, vec![4.0, 8.0, 12.0]));
-/// // A constant: only the DC bin, Σ w x / Σ w = 1.
-/// let z = z.to_vec()?;
-/// assert!((z[0].re - 1.0).abs() < 1e-12 && z[3].norm() < 1e-12);
+/// // A constant under the Hann window: the DC bin Σ w x / Σ w = 1, the next -1/2, none above.
+/// let z = z.to_vec()?; // [frequency][segment]
+/// assert!((z[0].re - 1.0).abs() < 1e-12 && (z[3].re + 0.5).abs() < 1e-12 && z[6].norm() < 1e-12);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn stft_with<T: Float + FftElement>(
