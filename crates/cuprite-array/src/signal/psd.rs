@@ -15,6 +15,10 @@ use crate::error::{Error, Result};
 use crate::ops::fft::{FftElement, FftOpts};
 use crate::ops::{AxisOpts, ReduceOpts};
 
+/// What [`spectrogram`] and [`stft`] return: the frequencies, the segments' centre times and
+/// the values (frequencies along the signal's axis, segments along a new last axis).
+pub type TimeFrequency<A> = (Vec<f64>, Vec<f64>, Array<A>);
+
 /// A real working type of the spectral routines (`f32` or `f64`).
 pub(crate) trait Work: Float + FftElement<Real = Self> + super::elem::SignalElement {}
 impl Work for f32 {}
@@ -506,10 +510,7 @@ pub fn periodogram_with<T: Float + FftElement>(
     })
 }
 
-fn spectrogram_core<R: Work>(
-    x: &Array<R>,
-    o: &SpectrogramOpts,
-) -> Result<(Vec<f64>, Vec<f64>, Array<R>)> {
+fn spectrogram_core<R: Work>(x: &Array<R>, o: &SpectrogramOpts) -> Result<TimeFrequency<R>> {
     let what = "spectrogram";
     let (xl, ax) = signal_last(what, x, o.c.axis)?;
     let p = plan(what, &o.c, xl.shape()[xl.ndim() - 1], |n| n / 8)?;
@@ -552,9 +553,7 @@ fn spectrogram_core<R: Work>(
 /// assert_eq!(t[0], 128.0);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn spectrogram<T: Float + FftElement>(
-    x: &Array<T>,
-) -> Result<(Vec<f64>, Vec<f64>, Array<T::Real>)> {
+pub fn spectrogram<T: Float + FftElement>(x: &Array<T>) -> Result<TimeFrequency<T::Real>> {
     spectrogram_with(x, &SpectrogramOpts::new())
 }
 
@@ -576,17 +575,14 @@ pub fn spectrogram<T: Float + FftElement>(
 pub fn spectrogram_with<T: Float + FftElement>(
     x: &Array<T>,
     opts: &SpectrogramOpts,
-) -> Result<(Vec<f64>, Vec<f64>, Array<T::Real>)> {
+) -> Result<TimeFrequency<T::Real>> {
     in_work!(T, R => {
         let (f, t, s) = spectrogram_core::<R>(&x.cast(), opts)?;
         Ok((f, t, s.cast()))
     })
 }
 
-fn stft_core<R: Work>(
-    x: &Array<R>,
-    o: &StftOpts,
-) -> Result<(Vec<f64>, Vec<f64>, Array<R::Complex>)> {
+fn stft_core<R: Work>(x: &Array<R>, o: &StftOpts) -> Result<TimeFrequency<R::Complex>> {
     let what = "stft";
     let (xl, ax) = signal_last(what, x, o.c.axis)?;
     let p = plan(what, &o.c, xl.shape()[xl.ndim() - 1], |n| n / 2)?;
@@ -619,9 +615,7 @@ fn stft_core<R: Work>(
 /// assert_eq!((t[0], t[8]), (0.0, 1024.0));
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn stft<T: Float + FftElement>(
-    x: &Array<T>,
-) -> Result<(Vec<f64>, Vec<f64>, Array<T::Complex>)> {
+pub fn stft<T: Float + FftElement>(x: &Array<T>) -> Result<TimeFrequency<T::Complex>> {
     stft_with(x, &StftOpts::new())
 }
 
@@ -646,7 +640,7 @@ pub fn stft<T: Float + FftElement>(
 pub fn stft_with<T: Float + FftElement>(
     x: &Array<T>,
     opts: &StftOpts,
-) -> Result<(Vec<f64>, Vec<f64>, Array<T::Complex>)> {
+) -> Result<TimeFrequency<T::Complex>> {
     if wide(T::DTYPE) {
         let (f, t, z) = stft_core::<f64>(&x.cast(), opts)?;
         Ok((f, t, z.cast::<c64>().cast()))
