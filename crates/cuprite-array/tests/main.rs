@@ -47,6 +47,8 @@ mod scan;
 mod short_rows;
 mod signal;
 mod signal_conv;
+mod signal_resample;
+mod signal_spectral;
 mod signed_zero;
 mod small;
 mod sort;
@@ -83,6 +85,8 @@ fn main() {
     tests.extend(numpy_math::tests());
     tests.extend(signal::tests());
     tests.extend(signal_conv::tests());
+    tests.extend(signal_spectral::tests());
+    tests.extend(signal_resample::tests());
     tests.extend(sparse::tests());
     tests.extend(sparse_more::tests());
     tests.extend(sparse_solve::tests());

@@ -7,6 +7,13 @@
 //! - Linear filters: [`lfilter`] (IIR, with initial conditions; on CUDA a blocked parallel scan
 //!   of the filter's state recurrence), [`lfilter_zi`], [`filtfilt`], [`sosfilt`].
 //! - [`get_window`], [`detrend`], [`hilbert`].
+//! - Spectral analysis with SciPy's defaults, one options struct per call: [`periodogram`],
+//!   [`welch`], [`csd`], [`coherence`], [`spectrogram`], [`stft`], [`istft`] (segments cut by
+//!   a strided view, detrended, windowed and transformed by the FFT, batched over the other
+//!   axes; frequencies and times returned as host `Vec<f64>`).
+//! - Resampling: [`resample`] (Fourier), [`upfirdn`], [`resample_poly`] (polyphase, filters
+//!   designed by [`firwin`] with the Kaiser window `β = 5`), [`decimate`] (its FIR form only).
+//! - SciPy's [`medfilt`], [`medfilt2d`] (zeros beyond the edges) and [`wiener`].
 //!
 //! Element types: `f32` and `f64` in their own precision; `f16` and `bf16` computed in `f32`;
 //! complex `c32`/`c64` convolved as their real and imaginary parts.
@@ -36,9 +43,15 @@ mod conv;
 mod direct;
 mod elem;
 mod filters;
+mod frames;
 mod geom;
 mod iir;
+mod istft;
+mod nd_filters;
 mod paths;
+mod psd;
+mod psd_opts;
+mod resample;
 mod spectral;
 mod windows;
 
@@ -49,6 +62,21 @@ pub use conv::{
 };
 pub use elem::SignalElement;
 pub use filters::{filtfilt, lfilter, lfilter_zi, sosfilt};
+pub use frames::{Extension, WindowSpec};
+pub use istft::{istft, istft_with};
+pub use nd_filters::{medfilt, medfilt2d, wiener};
 pub use paths::{ConvMethod, DIRECT_TAPS};
+pub use psd::{
+    TimeFrequency, coherence, coherence_with, csd, csd_with, periodogram, periodogram_with,
+    spectrogram, spectrogram_with, stft, stft_with, welch, welch_with,
+};
+pub use psd_opts::{
+    Average, IstftOpts, PeriodogramOpts, Scaling, SpectrogramMode, SpectrogramOpts, StftOpts,
+    WelchOpts,
+};
+pub use resample::{
+    DecimateOpts, PolyPad, ResamplePolyOpts, decimate, decimate_with, firwin, resample,
+    resample_poly, resample_poly_with, upfirdn,
+};
 pub use spectral::{Detrend, detrend, hilbert};
 pub use windows::{Window, get_window};

@@ -1,0 +1,487 @@
+//! Resampling (SciPy's `resample`, `upfirdn`, `resample_poly`, `decimate`) and the window
+//! design of the low-pass FIR filters they take (`firwin`'s low-pass form), on the array API.
+
+use super::conv::convolve_axes;
+use super::elem::wide;
+use super::frames::{WindowSpec, along, norm_axis, sc, slice_axis};
+use super::paths::ConvMethod;
+use super::psd::Work;
+use super::windows::{Window, window_values};
+use crate::array::Array;
+use crate::dtype::Float;
+use crate::error::{Error, Result};
+use crate::ops::fft::FftOpts;
+use crate::ops::{AxisOpts, ConvMode, ReduceOpts};
+use std::f64::consts::PI;
+
+/// The low-pass FIR filter of `numtaps` taps with cutoff `cutoff` (a fraction of the Nyquist
+/// frequency, in `(0, 1)`) by the window method (SciPy's `firwin(numtaps, cutoff, window)`
+/// with its defaults): `cutoff sinc(cutoff (j - (numtaps - 1) / 2))` times the symmetric
+/// window, scaled to a DC gain of 1.
+///
+/// # Errors
+/// `numtaps` 0, a cutoff outside `(0, 1)`, or a window parameter out of its domain, named.
+///
+/// ```
+/// use cuprite_array::signal::{Window, firwin};
+/// let h = firwin(21, 0.25, Window::Hamming)?;
+/// assert!((h.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+/// assert!((h[0] - h[20]).abs() < 1e-15);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn firwin(numtaps: usize, cutoff: f64, window: Window) -> Result<Vec<f64>> {
+    if numtaps == 0 {
+        return Err(Error::InvalidArgument(
+            "firwin: numtaps must be positive, not 0".into(),
+        ));
+    }
+    if !(cutoff > 0.0 && cutoff < 1.0) {
+        return Err(Error::InvalidArgument(format!(
+            "firwin: the cutoff {cutoff} must lie strictly between 0 and 1 (the Nyquist \
+             frequency)"
+        )));
+    }
+    let w = window_values(window, numtaps, false)?;
+    let alpha = (numtaps as f64 - 1.0) / 2.0;
+    let sinc = |t: f64| {
+        if t == 0.0 {
+            1.0
+        } else {
+            (PI * t).sin() / (PI * t)
+        }
+    };
+    let h: Vec<f64> = (0..numtaps)
+        .map(|j| cutoff * sinc(cutoff * (j as f64 - alpha)) * w[j])
+        .collect();
+    let s: f64 = h.iter().sum();
+    Ok(h.into_iter().map(|v| v / s).collect())
+}
+
+fn resample_core<R: Work>(x: &Array<R>, num: usize, ax: usize) -> Result<Array<R>> {
+    let nx = x.shape()[ax];
+    let xf = x.rfft_with(FftOpts::new().axis(ax as isize))?;
+    let n = num.min(nx);
+    let nyq = n / 2 + 1;
+    let y = slice_axis(&xf, ax, 0, nyq, 1)?;
+    // An even-length common band ends in an unpaired Nyquist bin: doubled when it becomes a
+    // paired bin of the shorter output's real spectrum, halved when it splits into +N/2
+    // and -N/2 of the longer one.
+    let y = if n % 2 == 0 && num != nx {
+        let mut f = vec![1.0; nyq];
+        f[n / 2] = if num < nx { 2.0 } else { 0.5 };
+        y.try_mul(&along::<R::Complex>(&y, ax, &f)?)?
+    } else {
+        y
+    };
+    y.irfft_with(FftOpts::new().n(num).axis(ax as isize))?
+        .cast::<R>()
+        .try_mul(sc::<R>(num as f64 / nx as f64))
+}
+
+/// `x` resampled to `num` values along `axis` by the Fourier method (SciPy's `resample`
+/// without `t` or `window`): the real spectrum truncated or zero-padded to `num` values
+/// (an even common length's Nyquist term doubled when downsampling, halved when upsampling),
+/// transformed back and scaled by `num / n`. The signal is taken as periodic. SciPy's default
+/// axis is 0. Computed in `f64` for `f64`, else `f32`; real signals.
+///
+/// # Errors
+/// An axis out of range, an empty axis or `num` 0, named.
+///
+/// ```
+/// use cuprite_array::{Array, signal::resample};
+/// // A band-limited periodic signal is interpolated exactly.
+/// let x: Vec<f64> = (0..8).map(|i| (2.0 * std::f64::consts::PI * i as f64 / 8.0).cos()).collect();
+/// let y = resample(&Array::from_slice(&x, &[8])?, 16, 0)?.to_vec()?;
+/// for (i, v) in y.iter().enumerate() {
+///     assert!((v - (2.0 * std::f64::consts::PI * i as f64 / 16.0).cos()).abs() < 1e-12);
+/// }
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn resample<T: Float>(x: &Array<T>, num: usize, axis: isize) -> Result<Array<T>> {
+    let ax = norm_axis("resample", axis, x.ndim())?;
+    let nx = x.shape()[ax];
+    if nx == 0 || num == 0 {
+        return Err(Error::InvalidArgument(format!(
+            "resample: {nx} values to {num} along axis {ax}: both must be positive"
+        )));
+    }
+    if wide(T::DTYPE) {
+        Ok(resample_core::<f64>(&x.cast(), num, ax)?.cast())
+    } else {
+        Ok(resample_core::<f32>(&x.cast(), num, ax)?.cast())
+    }
+}
+
+fn upfirdn_core<R: Work>(
+    h: &[f64],
+    x: &Array<R>,
+    up: usize,
+    down: usize,
+    ax: usize,
+) -> Result<Array<R>> {
+    let xm = x.moveaxis(ax as isize, -1)?;
+    let nd = xm.ndim();
+    let n = xm.shape()[nd - 1];
+    let xu = if up > 1 {
+        let mut w = vec![(0, 0); nd + 1];
+        w[nd] = (0, up - 1);
+        let mut s = xm.shape()[..nd - 1].to_vec();
+        s.push(n * up);
+        let z = xm.expand_dims(-1)?.pad(&w, sc::<R>(0.0))?.reshape(&s)?;
+        slice_axis(&z, nd - 1, 0, (n - 1) * up + 1, 1)?
+    } else {
+        xm
+    };
+    let hv: Vec<R> = h.iter().map(|&v| sc::<R>(v)).collect();
+    let ha = Array::from_slice_on(x.device(), &hv, &[h.len()])?;
+    let y = convolve_axes(&xu, &ha, &[-1], ConvMode::Full, ConvMethod::Auto)?;
+    let len = y.shape()[nd - 1];
+    let y = if down > 1 {
+        slice_axis(&y, nd - 1, 0, len, down)?
+    } else {
+        y
+    };
+    y.moveaxis(-1, ax as isize)
+}
+
+fn check_rates(what: &str, up: usize, down: usize) -> Result<()> {
+    if up == 0 || down == 0 {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: up {up} and down {down} must both be at least 1"
+        )));
+    }
+    Ok(())
+}
+
+/// Upsamples `x` by `up` (inserting `up - 1` zeros after each value), convolves with the FIR
+/// filter `h` and keeps every `down`-th value, along `axis` (SciPy's `upfirdn` with its
+/// default zero padding): `((n - 1) up + len(h) - 1) / down + 1` values. The convolution is
+/// [`convolve_axes`]' (its method chosen from the sizes). `h` is rounded to the working
+/// precision (`f64` for `f64`, else `f32`).
+///
+/// # Errors
+/// An empty `h` or non-finite tap, `up` or `down` 0, an axis out of range or an empty axis,
+/// named.
+///
+/// ```
+/// use cuprite_array::{Array, signal::upfirdn};
+/// let x = Array::from_slice(&[1.0f64, 2.0, 3.0], &[3])?;
+/// // Upsampling by 2 with a hold filter repeats each value.
+/// assert_eq!(upfirdn(&[1.0, 1.0], &x, 2, 1, -1)?.to_vec()?, [1.0, 1.0, 2.0, 2.0, 3.0, 3.0]);
+/// // Every third value of the plain convolution.
+/// assert_eq!(upfirdn(&[1.0], &x, 1, 3, -1)?.to_vec()?, [1.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn upfirdn<T: Float>(
+    h: &[f64],
+    x: &Array<T>,
+    up: usize,
+    down: usize,
+    axis: isize,
+) -> Result<Array<T>> {
+    check_rates("upfirdn", up, down)?;
+    if h.is_empty() {
+        return Err(Error::InvalidArgument("upfirdn: an empty filter h".into()));
+    }
+    if let Some(v) = h.iter().find(|v| !v.is_finite()) {
+        return Err(Error::InvalidArgument(format!(
+            "upfirdn: the filter holds {v}, not a finite value"
+        )));
+    }
+    let ax = norm_axis("upfirdn", axis, x.ndim())?;
+    if x.shape()[ax] == 0 {
+        return Err(Error::InvalidArgument(format!(
+            "upfirdn along an empty axis {ax} (shape {:?})",
+            x.shape()
+        )));
+    }
+    if wide(T::DTYPE) {
+        Ok(upfirdn_core::<f64>(h, &x.cast(), up, down, ax)?.cast())
+    } else {
+        Ok(upfirdn_core::<f32>(h, &x.cast(), up, down, ax)?.cast())
+    }
+}
+
+/// What [`resample_poly`] assumes beyond the signal's ends (SciPy's `padtype`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PolyPad {
+    /// Zeros (`'constant'` with `cval = 0`, the default).
+    #[default]
+    Zeros,
+    /// The signal's mean (`'mean'`): removed before filtering, added back after.
+    Mean,
+    /// The signal's median (`'median'`), likewise.
+    Median,
+    /// The signal's minimum (`'minimum'`), likewise.
+    Minimum,
+    /// The signal's maximum (`'maximum'`), likewise.
+    Maximum,
+}
+
+/// Options of [`resample_poly_with`], with SciPy's defaults: axis 0, the filter designed by
+/// [`firwin`] with the Kaiser window `β = 5`, zero padding.
+///
+/// ```
+/// use cuprite_array::signal::{PolyPad, ResamplePolyOpts, Window};
+/// let o = ResamplePolyOpts::new().axis(-1).window(Window::Hamming).padtype(PolyPad::Mean);
+/// # let _ = o;
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[must_use]
+pub struct ResamplePolyOpts {
+    axis: isize,
+    window: WindowSpec,
+    pad: PolyPad,
+}
+
+impl Default for ResamplePolyOpts {
+    fn default() -> Self {
+        ResamplePolyOpts {
+            axis: 0,
+            window: WindowSpec::Named(Window::Kaiser(5.0)),
+            pad: PolyPad::Zeros,
+        }
+    }
+}
+
+impl ResamplePolyOpts {
+    /// SciPy's defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// The axis resampled (SciPy's default 0).
+    pub fn axis(mut self, axis: isize) -> Self {
+        self.axis = axis;
+        self
+    }
+    /// The window of the designed low-pass filter, or the filter's taps themselves.
+    pub fn window(mut self, w: impl Into<WindowSpec>) -> Self {
+        self.window = w.into();
+        self
+    }
+    /// What lies beyond the ends.
+    pub fn padtype(mut self, p: PolyPad) -> Self {
+        self.pad = p;
+        self
+    }
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// `x` resampled along `axis` by `up / down` with a polyphase FIR filter, with SciPy's
+/// defaults ([`ResamplePolyOpts`]).
+///
+/// # Errors
+/// As [`resample_poly_with`].
+///
+/// ```
+/// use cuprite_array::{Array, signal::resample_poly};
+/// let x = Array::from_slice(&[0.0f64; 30], &[30])?;
+/// assert_eq!(resample_poly(&x, 3, 2)?.shape(), &[45]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn resample_poly<T: Float>(x: &Array<T>, up: usize, down: usize) -> Result<Array<T>> {
+    resample_poly_with(x, up, down, &ResamplePolyOpts::new())
+}
+
+/// [`resample_poly`] with options (SciPy's `resample_poly`): `up` and `down` reduced by their
+/// greatest common divisor; the low-pass filter [`firwin`]`(20 r + 1, 1 / r, window)` with
+/// `r = max(up, down)` (or the given taps), times `up`, zero-padded in front so that the
+/// output samples sit at the filter's centre; then [`upfirdn`] and the `ceil(n up / down)`
+/// values aligned with the input kept. The mean, median, minimum or maximum padding removes
+/// that value before filtering and adds it back after.
+///
+/// # Errors
+/// `up` or `down` 0, an empty or non-finite filter, an axis out of range or an empty axis,
+/// named.
+///
+/// ```
+/// use cuprite_array::{Array, signal::{PolyPad, ResamplePolyOpts, resample_poly_with}};
+/// // With the mean as the padding a constant stays constant.
+/// let x = Array::from_slice(&[2.0f64; 40], &[40])?;
+/// let o = ResamplePolyOpts::new().padtype(PolyPad::Mean);
+/// let y = resample_poly_with(&x, 2, 3, &o)?.to_vec()?;
+/// assert_eq!(y.len(), 27);
+/// assert!(y.iter().all(|v| (v - 2.0).abs() < 1e-12));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn resample_poly_with<T: Float>(
+    x: &Array<T>,
+    up: usize,
+    down: usize,
+    opts: &ResamplePolyOpts,
+) -> Result<Array<T>> {
+    check_rates("resample_poly", up, down)?;
+    let ax = norm_axis("resample_poly", opts.axis, x.ndim())?;
+    let n_in = x.shape()[ax];
+    if n_in == 0 {
+        return Err(Error::InvalidArgument(format!(
+            "resample_poly along an empty axis {ax} (shape {:?})",
+            x.shape()
+        )));
+    }
+    let g = gcd(up, down);
+    let (up, down) = (up / g, down / g);
+    if up == 1 && down == 1 {
+        return Ok(x.clone());
+    }
+    let n_out = (n_in * up).div_ceil(down);
+    let (h, half_len) = match &opts.window {
+        WindowSpec::Values(v) => {
+            if v.is_empty() {
+                return Err(Error::InvalidArgument(
+                    "resample_poly: an empty filter".into(),
+                ));
+            }
+            (v.clone(), (v.len() - 1) / 2)
+        }
+        WindowSpec::Named(w) => {
+            let r = up.max(down);
+            (firwin(20 * r + 1, 1.0 / r as f64, *w)?, 10 * r)
+        }
+    };
+    let n_pre_pad = down - half_len % down;
+    let n_pre_remove = (half_len + n_pre_pad) / down;
+    let out_len = |lh: usize| ((n_in - 1) * up + lh - 1) / down + 1;
+    let mut n_post_pad = 0;
+    while out_len(h.len() + n_pre_pad + n_post_pad) < n_out + n_pre_remove {
+        n_post_pad += 1;
+    }
+    let mut taps = vec![0.0; n_pre_pad];
+    taps.extend(h.iter().map(|v| v * up as f64));
+    taps.extend(std::iter::repeat_n(0.0, n_post_pad));
+    let a = ax as isize;
+    let keep = ReduceOpts::new().keepdims(true);
+    let background: Option<Array<T>> = match opts.pad {
+        PolyPad::Zeros => None,
+        PolyPad::Mean => Some(x.cast::<f64>().mean_axes_with(&[a], keep)?.cast()),
+        PolyPad::Median => Some(
+            x.cast::<f64>()
+                .median_with(AxisOpts::new().axis(a))?
+                .expand_dims(a)?
+                .cast(),
+        ),
+        PolyPad::Minimum => Some(x.min_axes_with(&[a], keep)?),
+        PolyPad::Maximum => Some(x.max_axes_with(&[a], keep)?),
+    };
+    let xs = match &background {
+        Some(b) => x.try_sub(b)?,
+        None => x.clone(),
+    };
+    let y = upfirdn(&taps, &xs, up, down, a)?;
+    let y = slice_axis(&y, ax, n_pre_remove, n_pre_remove + n_out, 1)?;
+    match &background {
+        Some(b) => y.try_add(b),
+        None => Ok(y),
+    }
+}
+
+/// Options of [`decimate_with`]: the FIR filter of `n + 1` taps (default `n = 20 q`),
+/// zero phase (default) or not, the last axis.
+///
+/// ```
+/// use cuprite_array::signal::DecimateOpts;
+/// let o = DecimateOpts::new().n(40).zero_phase(false).axis(0);
+/// # let _ = o;
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+pub struct DecimateOpts {
+    n: Option<usize>,
+    zero_phase: bool,
+    axis: isize,
+}
+
+impl Default for DecimateOpts {
+    fn default() -> Self {
+        DecimateOpts {
+            n: None,
+            zero_phase: true,
+            axis: -1,
+        }
+    }
+}
+
+impl DecimateOpts {
+    /// The defaults: `n = 20 q`, zero phase, the last axis.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// The filter's order (its taps less one).
+    pub fn n(mut self, n: impl Into<Option<usize>>) -> Self {
+        self.n = n.into();
+        self
+    }
+    /// Whether the filter's delay is compensated.
+    pub fn zero_phase(mut self, z: bool) -> Self {
+        self.zero_phase = z;
+        self
+    }
+    /// The axis decimated.
+    pub fn axis(mut self, axis: isize) -> Self {
+        self.axis = axis;
+        self
+    }
+}
+
+/// `x` low-pass filtered and downsampled by `q` along the last axis (SciPy's `decimate` with
+/// `ftype='fir'`; see [`decimate_with`]).
+///
+/// # Errors
+/// As [`decimate_with`].
+///
+/// ```
+/// use cuprite_array::{Array, signal::decimate};
+/// let x = Array::from_slice(&[1.0f32; 100], &[100])?;
+/// assert_eq!(decimate(&x, 4)?.shape(), &[25]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn decimate<T: Float>(x: &Array<T>, q: usize) -> Result<Array<T>> {
+    decimate_with(x, q, &DecimateOpts::new())
+}
+
+/// [`decimate`] with options: the filter [`firwin`]`(n + 1, 1 / q, Hamming)`; with zero phase
+/// [`resample_poly_with`]`(x, 1, q)` with that filter, otherwise [`upfirdn`] with it and the
+/// first `ceil(n / q)` values. SciPy's default, an order-8 Chebyshev I IIR filter run by
+/// `sosfiltfilt`, is not offered: this is its `ftype='fir'`.
+///
+/// # Errors
+/// `q` 0, `n` 0, an axis out of range or an empty axis, named.
+///
+/// ```
+/// use cuprite_array::{Array, signal::{DecimateOpts, decimate_with}};
+/// // A slow sinusoid keeps its values at the kept samples (away from the ends).
+/// let x: Vec<f64> = (0..400).map(|i| (i as f64 * 0.02).sin()).collect();
+/// let y = decimate_with(&Array::from_slice(&x, &[400])?, 4, &DecimateOpts::new())?.to_vec()?;
+/// assert_eq!(y.len(), 100);
+/// assert!((30..70).all(|i| (y[i] - x[4 * i]).abs() < 1e-3));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn decimate_with<T: Float>(x: &Array<T>, q: usize, opts: &DecimateOpts) -> Result<Array<T>> {
+    if q == 0 {
+        return Err(Error::InvalidArgument(
+            "decimate: the factor q must be at least 1, not 0".into(),
+        ));
+    }
+    let n = opts.n.unwrap_or(20 * q);
+    if n == 0 {
+        return Err(Error::InvalidArgument(
+            "decimate: the filter order n must be positive, not 0".into(),
+        ));
+    }
+    let ax = norm_axis("decimate", opts.axis, x.ndim())?;
+    let len = x.shape()[ax];
+    if q == 1 {
+        return Ok(x.clone());
+    }
+    let b = firwin(n + 1, 1.0 / q as f64, Window::Hamming)?;
+    if opts.zero_phase {
+        let o = ResamplePolyOpts::new().axis(ax as isize).window(b);
+        resample_poly_with(x, 1, q, &o)
+    } else {
+        let y = upfirdn(&b, x, 1, q, ax as isize)?;
+        slice_axis(&y, ax, 0, len.div_ceil(q), 1)
+    }
+}
