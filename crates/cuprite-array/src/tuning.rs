@@ -84,7 +84,7 @@
 //! never half of one). Each file carries a magic tag, its length and a checksum; a file that
 //! does not check out is ignored, and the kernel is compiled and the file rewritten.
 //! `CUPRITE_JIT_TRACE=1` prints every generated kernel's source to stderr before it is built.
-//! `CUPRITE_GRAPH_DOT=FOLDER` writes each graph that [`crate::compile`] captures to that folder
+//! `CUPRITE_GRAPH_DOT=FOLDER` writes each graph that `compile` (feature `capture`) captures to that folder
 //! as a Graphviz DOT file with every node's parameters, before it is instantiated.
 //!
 //! # Knobs

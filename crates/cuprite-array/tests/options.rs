@@ -384,7 +384,7 @@ fn axis_opts_movement(d: Device) -> TestResult {
             .to_vec()?,
         (0..10).collect::<Vec<i32>>()
     );
-    let z = Array::<f32>::zeros(&[1, 2, 1]).to_device(d)?;
+    let z = Array::<f32>::from_slice_on(d, &[0.0, 0.0], &[1, 2, 1])?;
     assert_eq!(z.squeeze()?.shape(), &[2]);
     assert_eq!(
         z.squeeze_with(AxesOpts::new().axes(&[-1]))?.shape(),
