@@ -65,7 +65,13 @@ impl<T: SparseValue + Float> Factored<T> {
         let factored = if cuda {
             match super::cuda::incomplete(&csr, kind)? {
                 Ok(f) => f,
-                Err(row) => return Err(pivot_error(what, row, None)),
+                // The host elimination of the same matrix names the pivot the way the CPU
+                // backend does (cuSPARSE reports a negative IC(0) pivot as a zero one).
+                Err(row) => {
+                    return Err(factor_host(&h, kind, what)
+                        .err()
+                        .unwrap_or_else(|| pivot_error(what, row, None)));
+                }
             }
         } else {
             csr.like(factor_host(&h, kind, what)?)?
