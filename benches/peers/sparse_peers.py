@@ -6,6 +6,14 @@ Runs on the same GPU, in the same call, the same work as `cuprite bench sparse`:
 - SpMV of the 5-point Laplacian of a 2048 x 2048 grid (f32, CSR) by a random vector;
 - SpMM of the same matrix by a random 16-column dense matrix;
 - 200 iterations of cupyx.scipy.sparse.linalg.cg on it (CuPy only; tol never reached);
+- (CuPy only) SpMV of a random 2^20 x 2^20 matrix with 16 nonzeros per row (2^24 in all, f32,
+  CSR) at uniformly random columns, built as `random_rows` below and as cuprite builds it;
+- (CuPy only) SpGEMM `A @ A` of a random 65536 x 65536 CSR matrix (f32) with
+  round(1e-3 * 65536^2) nonzeros at distinct uniformly random positions (as
+  cuprite's `SparseArray::random`);
+- (CuPy only) COO -> CSR, `coo_matrix((v, (i, j))).tocsr()`, of 2^24 triplets at uniformly
+  random positions of a 2^20 x 2^20 matrix: tocsr sorts them and sums the values at a
+  repeated position, on every call (a copy of an uncanonical matrix);
 - the workload `workloads/poisson_cg` (crates/cuprite-cli/src/bench/workloads.rs): 200 conjugate
   gradient iterations on the 5-point Laplacian of a 1024 x 1024 grid in float64 (tol never
   reached), by cupyx.scipy.sparse.linalg.cg and by a conjugate gradient loop written in PyTorch
@@ -39,6 +47,30 @@ def laplacian(g):
     offsets = torch.zeros(n + 1, dtype=torch.int64)
     offsets[1:] = torch.cumsum(counts, 0)
     return offsets, cols[keep], vals[keep].float()
+
+
+def random_rows(cupy, n, per_row):
+    """CSR offsets and column indices (int32) of n x n with `per_row` nonzeros in each row: the
+    columns drawn uniformly from [0, n - per_row], sorted, each raised to one past its
+    predecessor where it repeats one (strictly increasing, below n)."""
+    c = cupy.sort(cupy.random.randint(0, n - per_row + 1, size=(n, per_row), dtype=cupy.int64), axis=1)
+    for k in range(1, per_row):
+        c[:, k] = cupy.maximum(c[:, k], c[:, k - 1] + 1)
+    off = cupy.arange(0, n * per_row + 1, per_row, dtype=cupy.int32)
+    return off, c.reshape(-1).astype(cupy.int32)
+
+
+def random_distinct(cupy, n, k):
+    """The CSR arrays (int32 offsets and columns) of k distinct uniformly random positions of
+    an n x n matrix, sorted by row then column."""
+    total = n * n
+    keys = cupy.unique(cupy.random.randint(0, total, size=k + k // 100 + 16, dtype=cupy.int64))
+    while keys.size < k:
+        keys = cupy.unique(cupy.concatenate([keys, cupy.random.randint(0, total, size=k, dtype=cupy.int64)]))
+    keys = cupy.sort(keys[cupy.random.permutation(keys.size)[:k]])
+    rows = keys // n
+    off = cupy.searchsorted(rows, cupy.arange(n + 1, dtype=cupy.int64)).astype(cupy.int32)
+    return off, (keys % n).astype(cupy.int32)
 
 
 def torch_cg(a, b, iters):
@@ -94,10 +126,35 @@ def main():
                              cupy.asarray(poff.numpy().astype("int32"))), shape=(pg * pg, pg * pg))
         pcb = cupy.random.rand(pg * pg, dtype=cupy.float64)
         res["cupyx_poisson_cg_ms"] = per_call_ms(lambda: spl.cg(pca, pcb, maxiter=200, **zero_tol), 1, reps=cg_reps)[0]
+        # Random SpMV: 16 nonzeros a row.
+        rn = 1 << (14 if quick else 20)
+        roff, ridx = random_rows(cupy, rn, 16)
+        ra = sp.csr_matrix((cupy.random.rand(ridx.size, dtype=cupy.float32), ridx, roff), shape=(rn, rn))
+        rx = cupy.random.rand(rn, dtype=cupy.float32)
+        res["cupyx_spmv_random_ms"] = per_call_ms(lambda: ra @ rx, 10, reps=reps)[0]
+        # SpGEMM A @ A, density 1e-3 (as many nonzeros as cuprite's SparseArray::random).
+        gn = 4096 if quick else 65536
+        gk = round(1e-3 * gn * gn)
+        goff, gidx = random_distinct(cupy, gn, gk)
+        ga = sp.csr_matrix((cupy.random.rand(gk, dtype=cupy.float32), gidx, goff), shape=(gn, gn))
+        res["cupyx_spgemm_random_ms"] = per_call_ms(lambda: ga @ ga, 3, reps=reps)[0]
+        res["spgemm_product_nnz"] = int((ga @ ga).nnz)
+        sizes_cupyx = {"spmv_random": rn, "spmv_random_nnz": int(ridx.size), "spgemm": gn, "spgemm_nnz": gk}
+        del ra, rx, ridx, roff, ga, gidx, goff
+        # COO -> CSR of unsorted triplets with repeats (tocsr sums them).
+        ct = 1 << (16 if quick else 24)
+        cn = 1 << (12 if quick else 20)
+        coo = sp.coo_matrix((cupy.random.rand(ct, dtype=cupy.float32),
+                             (cupy.random.randint(0, cn, size=ct, dtype=cupy.int32),
+                              cupy.random.randint(0, cn, size=ct, dtype=cupy.int32))), shape=(cn, cn))
+        res["cupyx_coo_to_csr_ms"] = per_call_ms(lambda: coo.tocsr(), 10, reps=reps)[0]
+        res["coo_to_csr_stored"] = int(coo.tocsr().nnz)
+        sizes_cupyx.update({"coo_triplets": ct, "coo_matrix": cn})
         res["peer"] += f", CuPy {cupy.__version__}"
     except ImportError as e:
         res["cupyx"] = f"not installed ({e})"
-    res["sizes"] = {"grid": g, "rows": n, "nnz": int(off[-1]), "poisson_cg": pg}
+        sizes_cupyx = {}
+    res["sizes"] = {"grid": g, "rows": n, "nnz": int(off[-1]), "poisson_cg": pg, **sizes_cupyx}
     for key, v in res.items():
         print(f"{key:30} {v:.4g}" if isinstance(v, float) else f"{key:30} {v}")
     if "--json" in sys.argv:

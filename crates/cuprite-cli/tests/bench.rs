@@ -26,6 +26,7 @@ pub fn tests() -> Vec<Test> {
         ),
         Test::cpu("bench::peers_judged_in_code", peers_judged_in_code),
         Test::cpu("bench::sort_peers_judged", sort_peers_judged),
+        Test::cpu("bench::sparse_peers_judged", sparse_peers_judged),
         Test::cpu("bench::graph_peers_judged", graph_peers_judged),
         Test::cpu(
             "bench::peers_refused_unless_same_call",
@@ -444,6 +445,96 @@ fn sort_peers_judged() -> TestResult {
             .filter(|r| r.ratio.is_none())
             .all(|r| r.note.is_some())
     );
+    Ok(())
+}
+
+/// The random sparse benchmarks against `benches/peers/sparse_peers.py`'s file: each rule
+/// finds its figure by name in its own benchmark (not the canonical-COO figure beside the
+/// conversion), lower times are better, and a peer run of other sizes is not judged.
+fn sparse_peers_judged() -> TestResult {
+    let ours = report(&[
+        (
+            "sparse/spmv_random",
+            vec![fig(
+                "SpMV time, random 1048576² with 16777216 nonzeros (16 a row, f32, CSR) ",
+                "ms",
+                0.2,
+                vec![],
+            )],
+        ),
+        (
+            "sparse/spgemm_random",
+            vec![fig(
+                "SpGEMM A·A, random 65536² at density 0.001 (4294967 nonzeros, f32, CSR) ",
+                "ms",
+                150.0,
+                vec![],
+            )],
+        ),
+        (
+            "sparse/coo_to_csr",
+            vec![
+                fig(
+                    "to_csr of a canonical COO, 16777088 elements in a 1048576² matrix (f32) ",
+                    "ms",
+                    0.1,
+                    vec![],
+                ),
+                fig(
+                    "COO → CSR, 16777216 triplets in a 1048576² matrix (f32, duplicates summed) ",
+                    "ms",
+                    900.0,
+                    vec![],
+                ),
+            ],
+        ),
+    ]);
+    let peer = same_call(json!({
+        "peer": "PyTorch (test), CuPy (test)",
+        "cupyx_spmv_random_ms": 0.25,
+        "cupyx_spgemm_random_ms": 100.0,
+        "cupyx_coo_to_csr_ms": 6.0,
+        "sizes": {"spmv_random": 1048576, "spgemm": 65536, "coo_triplets": 16777216},
+    }));
+    let rows = judge_peers(&ours, &peer)?;
+    let find = |rows: &[cuprite_cli::bench::report::PeerRow], k: &str| {
+        rows.iter()
+            .find(|r| r.key == k)
+            .cloned()
+            .ok_or(format!("no row {k}"))
+    };
+    let spmv = find(&rows, "cupyx_spmv_random_ms")?;
+    assert!((spmv.ratio.ok_or("ratio")? - 0.8).abs() < 1e-12, "{spmv:?}");
+    assert_eq!(spmv.met, Some(true));
+    let spgemm = find(&rows, "cupyx_spgemm_random_ms")?;
+    assert!(
+        (spgemm.ratio.ok_or("ratio")? - 1.5).abs() < 1e-12,
+        "{spgemm:?}"
+    );
+    assert_eq!(spgemm.met, Some(false));
+    let coo = find(&rows, "cupyx_coo_to_csr_ms")?;
+    assert!((coo.ratio.ok_or("ratio")? - 150.0).abs() < 1e-9, "{coo:?}");
+    assert_eq!((coo.cuprite, coo.met), (Some(900.0), Some(false)));
+    // Every rule of the script is listed; the Laplacian and cg rows have no figure here.
+    assert_eq!(rows.len(), 9, "{rows:?}");
+    // A peer run at the quick sizes is not judged against the full-size figures.
+    let mut quick = peer.clone();
+    quick["sizes"] = json!({"spmv_random": 16384, "spgemm": 4096, "coo_triplets": 65536});
+    let rows = judge_peers(&ours, &quick)?;
+    for k in [
+        "cupyx_spmv_random_ms",
+        "cupyx_spgemm_random_ms",
+        "cupyx_coo_to_csr_ms",
+    ] {
+        let r = find(&rows, k)?;
+        assert_eq!((r.ratio, r.met), (None, None), "{r:?}");
+        assert!(
+            r.note
+                .as_deref()
+                .is_some_and(|n| n.contains("sizes differ")),
+            "{r:?}"
+        );
+    }
     Ok(())
 }
 
