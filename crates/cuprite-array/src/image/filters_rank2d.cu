@@ -1,0 +1,103 @@
+// The rank filter of a full R2_H x R2_W box over the last two axes of `planes` images of
+// `n1 x n2` values: `y[p, i, j]` is the value of rank R2_R among `x~[p, i + R2_LO1 + a,
+// j + R2_LO2 + b]` for `a < R2_H`, `b < R2_W`, where `x~` extends `x` as `img_map` says or is
+// `cval` (already in the image's type) in the constant modes.
+//
+// A block takes a tile of R2_TX columns by R2_TY * R2_P rows of outputs: it stages the tile's
+// input region with its halo in shared memory once, the boundary applied while filling, so
+// each input is read from global memory once per tile. Each thread computes R2_P = 2 outputs
+// of one column on adjacent rows; their windows share R2_H - 1 rows, which are selected once.
+//
+// Selection keeps R2_S values sorted in registers: on the lower side (R2_UP == 0) the R2_R + 1
+// smallest seen so far, on the upper side the R2_K - R2_R largest, whichever is fewer. A new
+// value is merged by `v[k] = hi(v[k - 1], lo(v[k], x))`, each slot from the old ones, and the
+// value pushed past the last slot is dropped: it has at least R2_S values at or before it in
+// the order, so it is not of rank R2_R in any window holding the values seen. After all R2_K
+// values `v[R2_S - 1]` is the value of rank R2_R. The order is `<` with NaN above every number
+// and NaNs equal among themselves (`rk_lt`), the order of the CPU twin; `lo`/`hi` return one
+// of their arguments, so the result is one of the window's values.
+//
+// Built after `boundary.cu` and a typed header defining `T`, `C`, `img_ld`, `img_st`, R2_H,
+// R2_W, R2_LO1, R2_LO2, R2_R and R2_UP.
+
+constexpr int R2_TX = 32, R2_TY = 8, R2_P = 2;
+constexpr int R2_K = R2_H * R2_W;
+constexpr int R2_ROWS = R2_TY * R2_P + R2_H - 1, R2_COLS = R2_TX + R2_W - 1;
+constexpr int R2_S = R2_UP ? R2_K - R2_R : R2_R + 1;
+// The values the two outputs of a thread share, and each one's own (one window row).
+constexpr int R2_SHARED = (R2_H - 1) * R2_W;
+
+// The smaller of `a` and `b` in the order `<` with NaN above every number (NaNs are equal).
+__device__ __forceinline__ C rk_min(C a, C b) { return (b < a || a != a) ? b : a; }
+// The larger of `a` and `b` in that order.
+__device__ __forceinline__ C rk_max(C a, C b) { return (a < b || b != b) ? b : a; }
+// The first and the last of `a` and `b` on the kept side.
+__device__ __forceinline__ C r2_lo(C a, C b) { return R2_UP ? rk_max(a, b) : rk_min(a, b); }
+__device__ __forceinline__ C r2_hi(C a, C b) { return R2_UP ? rk_min(a, b) : rk_max(a, b); }
+
+// Merges `x` into the N values (capped at R2_S) held sorted in `v`.
+template <int N> __device__ __forceinline__ void r2_insert(C (&v)[R2_S], C x) {
+  if constexpr (N == 0) {
+    v[0] = x;
+  } else {
+    constexpr int held = N < R2_S ? N : R2_S;
+    if constexpr (N < R2_S) v[N] = r2_hi(v[N - 1], x);
+#pragma unroll
+    for (int k = held - 1; k >= 1; --k) v[k] = r2_hi(v[k - 1], r2_lo(v[k], x));
+    v[0] = r2_lo(v[0], x);
+  }
+}
+
+// Merges the shared values E.. of a window whose first shared row starts at `s` in the tile.
+template <int E> __device__ __forceinline__ void r2_shared(C (&v)[R2_S], const C *s) {
+  if constexpr (E < R2_SHARED) {
+    r2_insert<E>(v, s[(E / R2_W) * R2_COLS + E % R2_W]);
+    r2_shared<E + 1>(v, s);
+  }
+}
+
+// Merges the own row's values J.. (starting at `s` in the tile) after the shared ones.
+template <int J> __device__ __forceinline__ void r2_own(C (&v)[R2_S], const C *s) {
+  if constexpr (J < R2_W) {
+    r2_insert<R2_SHARED + J>(v, s[J]);
+    r2_own<J + 1>(v, s);
+  }
+}
+
+__device__ __forceinline__ void img_rank2d(const T *__restrict__ x, T *__restrict__ y,
+                                           i64t planes, i64t n1, i64t n2, i64t mode,
+                                           double cval) {
+  __shared__ C tile[R2_ROWS * R2_COLS];
+  const C cv = (C)cval;
+  const int tx = threadIdx.x % R2_TX, ty = threadIdx.x / R2_TX;
+  const i64t tiles1 = (n1 + R2_TY * R2_P - 1) / (R2_TY * R2_P), tiles2 = (n2 + R2_TX - 1) / R2_TX;
+  const i64t tiles = planes * tiles1 * tiles2;
+  for (i64t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const i64t c0 = (t % tiles2) * R2_TX;
+    const i64t r0 = ((t / tiles2) % tiles1) * (R2_TY * R2_P);
+    const i64t p = t / tiles2 / tiles1;
+    const T *xp = x + p * n1 * n2;
+    // The previous tile's reads are done before it is overwritten.
+    __syncthreads();
+    for (int i = threadIdx.x; i < R2_ROWS * R2_COLS; i += blockDim.x) {
+      const int tr = i / R2_COLS, tc = i % R2_COLS;
+      const i64t m1 = img_map(r0 + R2_LO1 + tr, n1, (int)mode);
+      const i64t m2 = img_map(c0 + R2_LO2 + tc, n2, (int)mode);
+      tile[i] = (m1 >= 0 && m2 >= 0) ? img_ld(xp[m1 * n2 + m2]) : cv;
+    }
+    __syncthreads();
+    const int ly = ty * R2_P;
+    C v0[R2_S];
+    r2_shared<0>(v0, tile + (ly + 1) * R2_COLS + tx);
+    C v1[R2_S];
+#pragma unroll
+    for (int k = 0; k < R2_S; ++k) v1[k] = v0[k];
+    r2_own<0>(v0, tile + ly * R2_COLS + tx);
+    r2_own<0>(v1, tile + (ly + R2_H) * R2_COLS + tx);
+    const i64t j = c0 + tx, i = r0 + ly;
+    if (j < n2) {
+      if (i < n1) y[(p * n1 + i) * n2 + j] = img_st(v0[R2_S - 1]);
+      if (i + 1 < n1) y[(p * n1 + i + 1) * n2 + j] = img_st(v1[R2_S - 1]);
+    }
+  }
+}
