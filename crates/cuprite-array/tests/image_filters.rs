@@ -149,7 +149,7 @@ fn rank_ref(
     (0..x.len())
         .map(|o| {
             let k = unflat(o, xs);
-            let mut v: Vec<f64> = window(x, xs, &k, ms, c, mode)
+            let v: Vec<f64> = window(x, xs, &k, ms, c, mode)
                 .into_iter()
                 .zip(mask)
                 .filter(|(_, m)| **m)

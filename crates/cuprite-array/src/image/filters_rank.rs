@@ -293,7 +293,13 @@ impl LibraryCall for ImgRank {
             // reads `x` only at `img_map`ped indices in `[0, n)` along each axis of a plane
             // below `planes`, and writes `y` only at outputs inside the images.
             return unsafe {
-                launch_grid_stride(lane, &k, &params, tiles.saturating_mul(THREADS_2D), THREADS_2D)
+                launch_grid_stride(
+                    lane,
+                    &k,
+                    &params,
+                    tiles.saturating_mul(THREADS_2D),
+                    THREADS_2D,
+                )
             };
         }
         let k = crate::jit::library_kernel(lane.st, self.key(), || self.kernel())?;

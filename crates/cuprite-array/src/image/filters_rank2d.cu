@@ -13,9 +13,14 @@
 // value is merged by `v[k] = hi(v[k - 1], lo(v[k], x))`, each slot from the old ones, and the
 // value pushed past the last slot is dropped: it has at least R2_S values at or before it in
 // the order, so it is not of rank R2_R in any window holding the values seen. After all R2_K
-// values `v[R2_S - 1]` is the value of rank R2_R. The order is `<` with NaN above every number
-// and NaNs equal among themselves (`rk_lt`), the order of the CPU twin; `lo`/`hi` return one
-// of their arguments, so the result is one of the window's values.
+// values `v[R2_S - 1]` is the value of rank R2_R.
+//
+// The order is `<` with NaN above every number and NaNs equal among themselves, the order of
+// the CPU twin. Selection runs on keys with NaN read as +inf, where `fmin`/`fmax` are that
+// order; the map is monotone, so the key of rank R2_R is the key of the value of rank R2_R.
+// Only a key of +inf is ambiguous: the value is then NaN exactly when R2_R is at least the
+// count of the window's numbers, and the window is counted again for it. Every result is one
+// of the window's values (or `cval`).
 //
 // Built after `boundary.cu` and a typed header defining `T`, `C`, `img_ld`, `img_st`, R2_H,
 // R2_W, R2_LO1, R2_LO2, R2_R and R2_UP.
@@ -27,13 +32,25 @@ constexpr int R2_S = R2_UP ? R2_K - R2_R : R2_R + 1;
 // The values the two outputs of a thread share, and each one's own (one window row).
 constexpr int R2_SHARED = (R2_H - 1) * R2_W;
 
-// The smaller of `a` and `b` in the order `<` with NaN above every number (NaNs are equal).
-__device__ __forceinline__ C rk_min(C a, C b) { return (b < a || a != a) ? b : a; }
-// The larger of `a` and `b` in that order.
-__device__ __forceinline__ C rk_max(C a, C b) { return (a < b || b != b) ? b : a; }
-// The first and the last of `a` and `b` on the kept side.
-__device__ __forceinline__ C r2_lo(C a, C b) { return R2_UP ? rk_max(a, b) : rk_min(a, b); }
-__device__ __forceinline__ C r2_hi(C a, C b) { return R2_UP ? rk_min(a, b) : rk_max(a, b); }
+// The first and the last of two keys (never NaN) on the kept side.
+__device__ __forceinline__ C r2_lo(C a, C b) { return R2_UP ? fmax(a, b) : fmin(a, b); }
+__device__ __forceinline__ C r2_hi(C a, C b) { return R2_UP ? fmin(a, b) : fmax(a, b); }
+// The key of a value: NaN read as +inf.
+__device__ __forceinline__ C r2_key(C x) { return x != x ? (C)1.0 / (C)0.0 : x; }
+
+// The value of rank R2_R of the window at `s` in the tile whose key `k` is +inf: NaN (one of
+// the window's) when R2_R is at least the count of its numbers, else `k`.
+__device__ __noinline__ C r2_inf(const C *s, C k) {
+  int nums = 0;
+  C nan = k;
+  for (int a = 0; a < R2_H; ++a)
+    for (int b = 0; b < R2_W; ++b) {
+      const C x = s[a * R2_COLS + b];
+      if (x == x) ++nums;
+      else nan = x;
+    }
+  return R2_R >= nums ? nan : k;
+}
 
 // Merges `x` into the N values (capped at R2_S) held sorted in `v`.
 template <int N> __device__ __forceinline__ void r2_insert(C (&v)[R2_S], C x) {
@@ -51,7 +68,7 @@ template <int N> __device__ __forceinline__ void r2_insert(C (&v)[R2_S], C x) {
 // Merges the shared values E.. of a window whose first shared row starts at `s` in the tile.
 template <int E> __device__ __forceinline__ void r2_shared(C (&v)[R2_S], const C *s) {
   if constexpr (E < R2_SHARED) {
-    r2_insert<E>(v, s[(E / R2_W) * R2_COLS + E % R2_W]);
+    r2_insert<E>(v, r2_key(s[(E / R2_W) * R2_COLS + E % R2_W]));
     r2_shared<E + 1>(v, s);
   }
 }
@@ -59,7 +76,7 @@ template <int E> __device__ __forceinline__ void r2_shared(C (&v)[R2_S], const C
 // Merges the own row's values J.. (starting at `s` in the tile) after the shared ones.
 template <int J> __device__ __forceinline__ void r2_own(C (&v)[R2_S], const C *s) {
   if constexpr (J < R2_W) {
-    r2_insert<R2_SHARED + J>(v, s[J]);
+    r2_insert<R2_SHARED + J>(v, r2_key(s[J]));
     r2_own<J + 1>(v, s);
   }
 }
@@ -94,10 +111,14 @@ __device__ __forceinline__ void img_rank2d(const T *__restrict__ x, T *__restric
     for (int k = 0; k < R2_S; ++k) v1[k] = v0[k];
     r2_own<0>(v0, tile + ly * R2_COLS + tx);
     r2_own<0>(v1, tile + (ly + R2_H) * R2_COLS + tx);
+    const C inf = (C)1.0 / (C)0.0;
+    C res0 = v0[R2_S - 1], res1 = v1[R2_S - 1];
+    if (res0 == inf) res0 = r2_inf(tile + ly * R2_COLS + tx, res0);
+    if (res1 == inf) res1 = r2_inf(tile + (ly + 1) * R2_COLS + tx, res1);
     const i64t j = c0 + tx, i = r0 + ly;
     if (j < n2) {
-      if (i < n1) y[(p * n1 + i) * n2 + j] = img_st(v0[R2_S - 1]);
-      if (i + 1 < n1) y[(p * n1 + i + 1) * n2 + j] = img_st(v1[R2_S - 1]);
+      if (i < n1) y[(p * n1 + i) * n2 + j] = img_st(res0);
+      if (i + 1 < n1) y[(p * n1 + i + 1) * n2 + j] = img_st(res1);
     }
   }
 }
