@@ -22,9 +22,9 @@ const THREADS: usize = 128;
 const REG: usize = 64;
 /// Threads a block of the box kernel (`R2_TX * R2_TY` in `filters_rank2d.cu`).
 const THREADS_2D: usize = 256;
-/// Rows and columns of outputs a block of the box kernel computes per tile (`R2_TY * R2_P`
-/// and `R2_TX`).
-const TILE_2D: [usize; 2] = [16, 32];
+/// Rows and columns of outputs a block of the box kernel computes per tile (`R2_TY * 2` and
+/// `R2_TX * 2`).
+const TILE_2D: [usize; 2] = [16, 64];
 
 kernel_params! {
     /// The rank filter of `batch` blocks of `n0 x n1 x n2` values.

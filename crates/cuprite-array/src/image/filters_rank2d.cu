@@ -3,10 +3,12 @@
 // j + R2_LO2 + b]` for `a < R2_H`, `b < R2_W`, where `x~` extends `x` as `img_map` says or is
 // `cval` (already in the image's type) in the constant modes.
 //
-// A block takes a tile of R2_TX columns by R2_TY * R2_P rows of outputs: it stages the tile's
+// A block takes a tile of R2_TX * 2 columns by R2_TY * 2 rows of outputs: it stages the tile's
 // input region with its halo in shared memory once, the boundary applied while filling, so
-// each input is read from global memory once per tile. Each thread computes R2_P = 2 outputs
-// of one column on adjacent rows; their windows share R2_H - 1 rows, which are selected once.
+// each input is read from global memory once per tile. Each thread computes a 2 x 2 square of
+// outputs; the values common to all four windows ((R2_H - 1) x (R2_W - 1)) are selected once,
+// then the first or last window row common to a pair on one row, then each window's own
+// first or last column.
 //
 // Selection keeps R2_S values sorted in registers: on the lower side (R2_UP == 0) the R2_R + 1
 // smallest seen so far, on the upper side the R2_K - R2_R largest, whichever is fewer. A new
@@ -25,12 +27,12 @@
 // Built after `boundary.cu` and a typed header defining `T`, `C`, `img_ld`, `img_st`, R2_H,
 // R2_W, R2_LO1, R2_LO2, R2_R and R2_UP.
 
-constexpr int R2_TX = 32, R2_TY = 8, R2_P = 2;
+constexpr int R2_TX = 32, R2_TY = 8;
 constexpr int R2_K = R2_H * R2_W;
-constexpr int R2_ROWS = R2_TY * R2_P + R2_H - 1, R2_COLS = R2_TX + R2_W - 1;
+constexpr int R2_ROWS = R2_TY * 2 + R2_H - 1, R2_COLS = R2_TX * 2 + R2_W - 1;
 constexpr int R2_S = R2_UP ? R2_K - R2_R : R2_R + 1;
-// The values the two outputs of a thread share, and each one's own (one window row).
-constexpr int R2_SHARED = (R2_H - 1) * R2_W;
+// The values the four windows of a thread share.
+constexpr int R2_SHARED = (R2_H - 1) * (R2_W - 1);
 
 // The first and the last of two keys (never NaN) on the kept side.
 __device__ __forceinline__ C r2_lo(C a, C b) { return R2_UP ? fmax(a, b) : fmin(a, b); }
@@ -65,20 +67,38 @@ template <int N> __device__ __forceinline__ void r2_insert(C (&v)[R2_S], C x) {
   }
 }
 
-// Merges the shared values E.. of a window whose first shared row starts at `s` in the tile.
+// Merges the shared values E.. (R2_H - 1 rows of R2_W - 1 from `s` in the tile).
 template <int E> __device__ __forceinline__ void r2_shared(C (&v)[R2_S], const C *s) {
   if constexpr (E < R2_SHARED) {
-    r2_insert<E>(v, r2_key(s[(E / R2_W) * R2_COLS + E % R2_W]));
+    r2_insert<E>(v, r2_key(s[(E / (R2_W - 1)) * R2_COLS + E % (R2_W - 1)]));
     r2_shared<E + 1>(v, s);
   }
 }
 
-// Merges the own row's values J.. (starting at `s` in the tile) after the shared ones.
-template <int J> __device__ __forceinline__ void r2_own(C (&v)[R2_S], const C *s) {
-  if constexpr (J < R2_W) {
-    r2_insert<R2_SHARED + J>(v, r2_key(s[J]));
-    r2_own<J + 1>(v, s);
+// Merges the values J.. of a line of CNT (`s[J * STRIDE]` in the tile) after N0 merged ones.
+template <int N0, int CNT, int STRIDE, int J>
+__device__ __forceinline__ void r2_line(C (&v)[R2_S], const C *s) {
+  if constexpr (J < CNT) {
+    r2_insert<N0 + J>(v, r2_key(s[J * STRIDE]));
+    r2_line<N0, CNT, STRIDE, J + 1>(v, s);
   }
+}
+
+// Completes the two windows of one output row from `p` (the merged shared values and the
+// pair's common row): the first column `s0` or the last `s1` (R2_H values each), keeping the
+// value of rank R2_R of each in `res0`/`res1`.
+__device__ __forceinline__ void r2_pair(const C (&p)[R2_S], const C *s0, const C *s1, C &res0,
+                                        C &res1) {
+  constexpr int n = R2_SHARED + R2_W - 1;
+  C v[R2_S];
+#pragma unroll
+  for (int k = 0; k < R2_S; ++k) v[k] = p[k];
+  r2_line<n, R2_H, R2_COLS, 0>(v, s0);
+  res0 = v[R2_S - 1];
+#pragma unroll
+  for (int k = 0; k < R2_S; ++k) v[k] = p[k];
+  r2_line<n, R2_H, R2_COLS, 0>(v, s1);
+  res1 = v[R2_S - 1];
 }
 
 __device__ __forceinline__ void img_rank2d(const T *__restrict__ x, T *__restrict__ y,
@@ -87,11 +107,11 @@ __device__ __forceinline__ void img_rank2d(const T *__restrict__ x, T *__restric
   __shared__ C tile[R2_ROWS * R2_COLS];
   const C cv = (C)cval;
   const int tx = threadIdx.x % R2_TX, ty = threadIdx.x / R2_TX;
-  const i64t tiles1 = (n1 + R2_TY * R2_P - 1) / (R2_TY * R2_P), tiles2 = (n2 + R2_TX - 1) / R2_TX;
+  const i64t tiles1 = (n1 + R2_TY * 2 - 1) / (R2_TY * 2), tiles2 = (n2 + R2_TX * 2 - 1) / (R2_TX * 2);
   const i64t tiles = planes * tiles1 * tiles2;
   for (i64t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const i64t c0 = (t % tiles2) * R2_TX;
-    const i64t r0 = ((t / tiles2) % tiles1) * (R2_TY * R2_P);
+    const i64t c0 = (t % tiles2) * (R2_TX * 2);
+    const i64t r0 = ((t / tiles2) % tiles1) * (R2_TY * 2);
     const i64t p = t / tiles2 / tiles1;
     const T *xp = x + p * n1 * n2;
     // The previous tile's reads are done before it is overwritten.
@@ -103,22 +123,29 @@ __device__ __forceinline__ void img_rank2d(const T *__restrict__ x, T *__restric
       tile[i] = (m1 >= 0 && m2 >= 0) ? img_ld(xp[m1 * n2 + m2]) : cv;
     }
     __syncthreads();
-    const int ly = ty * R2_P;
-    C v0[R2_S];
-    r2_shared<0>(v0, tile + (ly + 1) * R2_COLS + tx);
-    C v1[R2_S];
+    const int ly = ty * 2, lx = tx * 2;
+    const C *w = tile + ly * R2_COLS + lx;
+    C a[R2_S];
+    r2_shared<0>(a, w + R2_COLS + 1);
+    C res[2][2];
 #pragma unroll
-    for (int k = 0; k < R2_S; ++k) v1[k] = v0[k];
-    r2_own<0>(v0, tile + ly * R2_COLS + tx);
-    r2_own<0>(v1, tile + (ly + R2_H) * R2_COLS + tx);
-    const C inf = (C)1.0 / (C)0.0;
-    C res0 = v0[R2_S - 1], res1 = v1[R2_S - 1];
-    if (res0 == inf) res0 = r2_inf(tile + ly * R2_COLS + tx, res0);
-    if (res1 == inf) res1 = r2_inf(tile + (ly + 1) * R2_COLS + tx, res1);
-    const i64t j = c0 + tx, i = r0 + ly;
-    if (j < n2) {
-      if (i < n1) y[(p * n1 + i) * n2 + j] = img_st(res0);
-      if (i + 1 < n1) y[(p * n1 + i + 1) * n2 + j] = img_st(res1);
+    for (int d = 0; d < 2; ++d) {
+      // The pair of output row `d` shares window row 0 (d = 0) or R2_H (d = 1) but column 0.
+      C q[R2_S];
+#pragma unroll
+      for (int k = 0; k < R2_S; ++k) q[k] = a[k];
+      r2_line<R2_SHARED, R2_W - 1, 1, 0>(q, w + d * R2_H * R2_COLS + 1);
+      r2_pair(q, w + d * R2_COLS, w + d * R2_COLS + R2_W, res[d][0], res[d][1]);
     }
+    const C inf = (C)1.0 / (C)0.0;
+    const i64t i = r0 + ly, j = c0 + lx;
+#pragma unroll
+    for (int d = 0; d < 2; ++d)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        C r = res[d][e];
+        if (r == inf) r = r2_inf(w + d * R2_COLS + e, r);
+        if (i + d < n1 && j + e < n2) y[(p * n1 + i + d) * n2 + j + e] = img_st(r);
+      }
   }
 }
