@@ -149,14 +149,16 @@ fn rank_ref(
     (0..x.len())
         .map(|o| {
             let k = unflat(o, xs);
-            let mut v: Vec<f64> = window(x, xs, &k, ms, c, mode)
+            let v: Vec<f64> = window(x, xs, &k, ms, c, mode)
                 .into_iter()
                 .zip(mask)
                 .filter(|(_, m)| **m)
                 .map(|(v, _)| v)
                 .collect();
-            v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-            v[r]
+            // Numbers ascending, then the NaNs.
+            let mut nums: Vec<f64> = v.iter().copied().filter(|a| !a.is_nan()).collect();
+            nums.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            nums.get(r).copied().unwrap_or(f64::NAN)
         })
         .collect()
 }
@@ -591,6 +593,64 @@ fn rank_random(d: Device) -> TestResult {
             0.0,
             "median 9x9 u8 constant 300 (44 in u8)",
         )?;
+        Ok(())
+    })
+}
+
+/// Ranks of full boxes over the last two axes (the tiled kernel on CUDA) of images with ties and
+/// NaNs (ranked above every number), odd sides and a batch, every boundary mode, in f64 and
+/// f32, against the host reference.
+fn rank_box_nan(d: Device) -> TestResult {
+    on(d, || -> TestResult {
+        let mut rng = Rng::fresh();
+        for xs in [vec![2usize, 19, 37], vec![1, 5], vec![40, 3], vec![33, 70]] {
+            let n: usize = xs.iter().product();
+            let x: Vec<f64> = (0..n)
+                .map(|_| match rng.next_u64() % 8 {
+                    0 => f64::NAN,
+                    v => v as f64 - 4.0,
+                })
+                .collect();
+            let xa = arr(&x, &xs);
+            let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+            let xa32 = Array::from_slice(&x32, &xs)?;
+            for (h, w, r) in [
+                (3usize, 3usize, 4usize),
+                (3, 3, 0),
+                (5, 5, 12),
+                (7, 7, 24),
+                (7, 7, 3),
+                (7, 7, 45),
+                (4, 3, 5),
+                (1, 5, 2),
+                (2, 2, 3),
+            ] {
+                // A leading axis of the image is filtered by a window of one.
+                let mut ms = vec![1usize; xs.len() - 2];
+                ms.extend([h, w]);
+                let c: Vec<i64> = ms.iter().map(|&m| (m / 2) as i64).collect();
+                let k = h * w;
+                let fp = FilterWindow::size(&ms);
+                for mode in MODES.into_iter().chain([Boundary::GridWrap]) {
+                    let o = FilterOpts::new().boundary(mode);
+                    let want = rank_ref(&x, &xs, &vec![true; k], &ms, &c, r, mode);
+                    let what = format!("{xs:?} {h}x{w} rank {r} {mode:?}");
+                    close(
+                        &image::rank_filter_with(&xa, r as isize, &fp, o.clone())?.to_vec()?,
+                        &want,
+                        0.0,
+                        0.0,
+                        &format!("f64 {what}"),
+                    )?;
+                    let got32: Vec<f64> = image::rank_filter_with(&xa32, r as isize, &fp, o)?
+                        .to_vec()?
+                        .iter()
+                        .map(|&v| f64::from(v))
+                        .collect();
+                    close(&got32, &want, 0.0, 0.0, &format!("f32 {what}"))?;
+                }
+            }
+        }
         Ok(())
     })
 }
@@ -1288,6 +1348,7 @@ pub const BODIES: &[(&str, Body)] = &[
     ("separable_random", separable_random),
     ("gaussian_compound", gaussian_compound),
     ("rank_random", rank_random),
+    ("rank_box_nan", rank_box_nan),
     ("dtypes", dtypes),
     ("arrayfire_names", arrayfire_names),
     ("bilateral_ref", bilateral_ref),
@@ -1439,6 +1500,7 @@ fn image_kernels_compile() -> TestResult {
     let runs = [
         dtypes(Device::CPU),
         rank_random(Device::CPU),
+        rank_box_nan(Device::CPU),
         separable_random(Device::CPU),
         bilateral_ref(Device::CPU),
         mean_shift_ref(Device::CPU),
@@ -1455,7 +1517,11 @@ fn image_kernels_compile() -> TestResult {
         "cuprite_img_correlate_f16",
         "cuprite_img_sep2_f32_13x13_22",
         "cuprite_img_sep2_u16_3x3_20_xf",
-        "cuprite_img_rank_f64_49_24",
+        "cuprite_img_rank_f64_18_9",
+        "cuprite_img_rank2d_f64_3x3_4",
+        "cuprite_img_rank2d_f64_7x7_24",
+        "cuprite_img_rank2d_f32_7x7_45",
+        "cuprite_img_rank2d_f32_2x2_3",
         "cuprite_img_rank_u8_81_40",
         "cuprite_img_bilateral_u8",
         "cuprite_img_bilateral_f64",

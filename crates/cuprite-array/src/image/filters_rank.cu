@@ -9,11 +9,15 @@
 // the minimum and the maximum that is one linear scan. Outputs whose window lies inside the
 // image read it through flat offsets staged in shared memory once per block. Larger windows
 // count, for each element, the elements below and equal to it, without storing the window.
-// Both give the value of rank RANK_R in the order of `<` (the CPU twin selects the same
-// value). One thread computes one output.
+// Both give the value of rank RANK_R in the order `rank_lt`: `<` with NaN above every number
+// and NaNs equal among themselves (the CPU twin selects in the same order). One thread
+// computes one output.
 //
 // Built after `boundary.cu` and a typed header defining `T`, `C`, `img_ld`, `img_st`, RANK_K,
 // RANK_R and RANK_REG.
+
+// `a` before `b` in the order `<` with NaN above every number (NaNs are equal).
+__device__ __forceinline__ bool rank_lt(C a, C b) { return a < b || (b != b && a == a); }
 
 __device__ __forceinline__ C rank_at(const T *__restrict__ xb, const i64t *__restrict__ off,
                                      int e, i64t k0, i64t k1, i64t k2, i64t n0, i64t n1,
@@ -69,8 +73,9 @@ __device__ __forceinline__ void img_rank(const T *__restrict__ x, const i64t *__
 #pragma unroll
           for (int j = i + 1; j < KR; ++j) {
             const C a = v[i], b = v[j];
-            v[i] = b < a ? b : a;
-            v[j] = b < a ? a : b;
+            const bool s = rank_lt(b, a);
+            v[i] = s ? b : a;
+            v[j] = s ? a : b;
           }
         }
       } else {
@@ -80,8 +85,9 @@ __device__ __forceinline__ void img_rank(const T *__restrict__ x, const i64t *__
 #pragma unroll
           for (int j = 0; j < i; ++j) {
             const C a = v[i], b = v[j];
-            v[i] = b > a ? b : a;
-            v[j] = b > a ? a : b;
+            const bool s = rank_lt(a, b);
+            v[i] = s ? b : a;
+            v[j] = s ? a : b;
           }
         }
       }
@@ -93,8 +99,8 @@ __device__ __forceinline__ void img_rank(const T *__restrict__ x, const i64t *__
         int below = 0, same = 0;
         for (int f = 0; f < RANK_K; ++f) {
           const C b = rank_at(xb, off, f, k0, k1, k2, n0, n1, n2, (int)mode, inside, cv);
-          below += b < a;
-          same += b == a;
+          below += rank_lt(b, a);
+          same += !rank_lt(b, a) && !rank_lt(a, b);
         }
         if (below <= RANK_R && RANK_R < below + same) {
           res = a;

@@ -1,7 +1,8 @@
 //! The rank filter (SciPy's `rank_filter` and the median, minimum, maximum and percentile
-//! filters built on it) as one library call: a kernel (`filters_rank.cu`) and its CPU twin on
-//! rayon, both giving the value of one rank among the footprint's values, with the boundary
-//! mapping of `boundary.rs`/`boundary.cu`.
+//! filters built on it) as one library call: a kernel (`filters_rank.cu`, and
+//! `filters_rank2d.cu` for full boxes over the last two axes) and its CPU twin on rayon, all
+//! giving the value of one rank among the footprint's values in the order `<` with NaN above
+//! every number, with the boundary mapping of `boundary.rs`/`boundary.cu`.
 
 use super::boundary::Boundary;
 use super::filters_elem::{Acc, ImageElement};
@@ -19,6 +20,11 @@ use rayon::prelude::*;
 const THREADS: usize = 128;
 /// Footprints of at most this many elements are selected in registers.
 const REG: usize = 64;
+/// Threads a block of the box kernel (`R2_TX * R2_TY` in `filters_rank2d.cu`).
+const THREADS_2D: usize = 256;
+/// Rows and columns of outputs a block of the box kernel computes per tile (`R2_TY * 2` and
+/// `R2_TX * 2`).
+const TILE_2D: [usize; 2] = [16, 64];
 
 kernel_params! {
     /// The rank filter of `batch` blocks of `n0 x n1 x n2` values.
@@ -39,6 +45,32 @@ kernel_params! {
         mode: i64,
         cval: f64,
     }
+}
+
+kernel_params! {
+    /// The rank filter of a full box over the last two axes of `planes` images of `n1 x n2`.
+    pub(super) struct Rank2dArgs<'a> {
+        x: ReadBuf<'a> as "T",
+        y: WriteBuf<'a> as "T",
+        planes: i64,
+        n1: i64,
+        n2: i64,
+        mode: i64,
+        cval: f64,
+    }
+}
+
+/// A footprint that is a full box over the last two axes: its first offsets and extents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Box2d {
+    lo: [i64; 2],
+    ext: [usize; 2],
+}
+
+/// The order of the rank selection: `<`, with NaN above every number and NaNs equal.
+fn rank_order<A: Acc>(a: &A, c: &A) -> std::cmp::Ordering {
+    a.partial_cmp(c)
+        .unwrap_or_else(|| a.f64().is_nan().cmp(&c.f64().is_nan()))
 }
 
 /// Input 0 (`batch` blocks of `n` values, `dtype`) filtered by the value of rank `rank` among
@@ -82,6 +114,56 @@ impl ImgRank {
             )));
         }
         Ok(())
+    }
+
+    /// The box of the footprint when it is a full box of 2 to `REG` elements over the last two
+    /// axes (every offset along the first axis zero, each offset once).
+    fn box2d(&self) -> Option<Box2d> {
+        let k = self.offs.len();
+        if !(2..=REG).contains(&k) || self.offs.iter().any(|o| o[0] != 0) {
+            return None;
+        }
+        let (lo, hi) = self.bounds();
+        let ext = [(hi[1] - lo[1] + 1) as usize, (hi[2] - lo[2] + 1) as usize];
+        if ext[0] * ext[1] != k {
+            return None;
+        }
+        let mut seen = vec![false; k];
+        for o in &self.offs {
+            let at = (o[1] - lo[1]) as usize * ext[1] + (o[2] - lo[2]) as usize;
+            if std::mem::replace(&mut seen[at], true) {
+                return None;
+            }
+        }
+        Some(Box2d {
+            lo: [lo[1], lo[2]],
+            ext,
+        })
+    }
+
+    fn kernel2d(&self, b: Box2d) -> KernelSource {
+        let (k, r) = (self.offs.len(), self.rank);
+        let up = usize::from(k - r < r + 1);
+        let [h, w] = b.ext;
+        filter_kernel::<Rank2dArgs>(
+            format!("cuprite_img_rank2d_{}_{h}x{w}_{r}", self.dtype.name()),
+            self.dtype,
+            &format!(
+                "constexpr int R2_H = {h};\nconstexpr int R2_W = {w};\n\
+                 constexpr int R2_LO1 = {};\nconstexpr int R2_LO2 = {};\n\
+                 constexpr int R2_R = {r};\nconstexpr int R2_UP = {up};\n{}",
+                b.lo[0],
+                b.lo[1],
+                Boundary::c_source()
+            ),
+            include_str!("filters_rank2d.cu"),
+            "img_rank2d",
+            THREADS_2D,
+        )
+    }
+
+    fn key2d(&self, b: Box2d) -> u64 {
+        filter_key(0x1a6e_4a4d, "img_rank2d", self.dtype, (b, self.rank))
     }
 
     pub(crate) fn kernel(&self) -> KernelSource {
@@ -146,9 +228,7 @@ impl ImgRank {
                             },
                         );
                     }
-                    let (_, r, _) = v.select_nth_unstable_by(self.rank, |a, c| {
-                        a.partial_cmp(c).unwrap_or(std::cmp::Ordering::Equal)
-                    });
+                    let (_, r, _) = v.select_nth_unstable_by(self.rank, rank_order::<A>);
                     *o = T::store(r.f64());
                 }
             });
@@ -195,8 +275,34 @@ impl LibraryCall for ImgRank {
         if n == 0 {
             return Ok(());
         }
-        let k = crate::jit::library_kernel(lane.st, self.key(), || self.kernel())?;
         let i = |v: usize| v as i64;
+        if let Some(b) = self.box2d() {
+            let k = crate::jit::library_kernel(lane.st, self.key2d(b), || self.kernel2d(b))?;
+            let planes = self.batch * self.n[0];
+            let tiles = planes * self.n[1].div_ceil(TILE_2D[0]) * self.n[2].div_ceil(TILE_2D[1]);
+            let params = Rank2dArgs {
+                x: part(&inputs[0], self.dtype, n)?,
+                y: WriteBuf::part(out, self.dtype, 0, n)?,
+                planes: i(planes),
+                n1: i(self.n[1]),
+                n2: i(self.n[2]),
+                mode: i64::from(self.boundary.code()),
+                cval: self.cval,
+            };
+            // SAFETY: `x` and `y` are checked views of `planes n1 n2` elements; the kernel
+            // reads `x` only at `img_map`ped indices in `[0, n)` along each axis of a plane
+            // below `planes`, and writes `y` only at outputs inside the images.
+            return unsafe {
+                launch_grid_stride(
+                    lane,
+                    &k,
+                    &params,
+                    tiles.saturating_mul(THREADS_2D),
+                    THREADS_2D,
+                )
+            };
+        }
+        let k = crate::jit::library_kernel(lane.st, self.key(), || self.kernel())?;
         let (lo, hi) = self.bounds();
         let params = RankArgs {
             x: part(&inputs[0], self.dtype, n)?,
@@ -224,6 +330,9 @@ impl LibraryCall for ImgRank {
     }
 
     fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
-        vec![self.kernel().source]
+        match self.box2d() {
+            Some(b) => vec![self.kernel2d(b).source],
+            None => vec![self.kernel().source],
+        }
     }
 }
