@@ -7,6 +7,7 @@
 
 use cuprite_array::interop::{DLDataType, DLDevice, DLManagedTensor, DLPackTensor, DLTensor};
 use cuprite_array::ops::fft::FftOpts;
+use cuprite_array::ops::{ChoiceOpts, HistogramOpts, NormOpts};
 use cuprite_array::shape::SliceArg;
 use cuprite_array::{Array, Device, Error, c64, linalg, with_device};
 use cuprite_testkit::{Test, TestResult};
@@ -473,7 +474,7 @@ fn softmax_axis_out_of_range(d: Device) -> Result<(), String> {
 fn layer_norm_weight_shape(d: Device) -> Result<(), String> {
     let w = iota(d, &[3])?;
     bad(
-        iota(d, &[2, 4])?.layer_norm(-1, Some(&w), None, 1e-5),
+        iota(d, &[2, 4])?.layer_norm_with(-1, NormOpts::new().weight(&w)),
         &["Shape"],
         &["[3]"],
     )
@@ -717,12 +718,12 @@ fn still_usable(d: Device) -> Result<(), String> {
 fn histogram_too_many_bins(d: Device) -> Result<(), String> {
     let a = iota(d, &[4])?;
     bad(
-        a.histogram(1 << 40, Some((0.0, 1.0))),
+        a.histogram_with(1 << 40, HistogramOpts::new().range(0.0, 1.0)),
         &["InvalidArgument"],
         &["1099511627776", "bins"],
     )?;
     bad(
-        a.histogram(usize::MAX, Some((0.0, 1.0))),
+        a.histogram_with(usize::MAX, HistogramOpts::new().range(0.0, 1.0)),
         &["InvalidArgument"],
         &["18446744073709551615", "bins"],
     )
@@ -741,12 +742,12 @@ fn permutation_too_large(d: Device) -> Result<(), String> {
 fn choice_beyond_i64(d: Device) -> Result<(), String> {
     with_device(d, || {
         bad(
-            Array::choice(usize::MAX, 3, false, None, 1),
+            Array::choice_with(usize::MAX, 3, 1, ChoiceOpts::new().replace(false)),
             &["InvalidArgument"],
             &["18446744073709551615", "i64"],
         )?;
         bad(
-            Array::choice(3, usize::MAX, true, Some(&[0.5, 0.25, 0.25]), 1),
+            Array::choice_with(3, usize::MAX, 1, ChoiceOpts::new().p(&[0.5, 0.25, 0.25])),
             &["InvalidArgument"],
             &["18446744073709551615 values"],
         )

@@ -6,6 +6,7 @@
 
 use crate::common::Body;
 use cuprite_array::ops::SortOpts;
+use cuprite_array::ops::TakeOpts;
 use cuprite_array::ops::{Idx, IndexMode, ScatterOpts};
 use cuprite_array::{Array, Device, Element, Side, bf16, f16, s};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -84,9 +85,15 @@ fn gathers_of<T: Element>(d: Device, rng: &mut Rng) -> TestResult {
             let out = |i32s: bool| -> Result<Array<T>, cuprite_array::Error> {
                 if i32s {
                     let ii: Vec<i32> = iv.iter().map(|&v| v as i32).collect();
-                    a.take(&Array::from_slice(&ii, &ishape)?, Some(ax as isize))
+                    a.take_with(
+                        &Array::from_slice(&ii, &ishape)?,
+                        TakeOpts::new().axis(ax as isize),
+                    )
                 } else {
-                    a.take(&Array::from_slice(&iv, &ishape)?, Some(ax as isize))
+                    a.take_with(
+                        &Array::from_slice(&iv, &ishape)?,
+                        TakeOpts::new().axis(ax as isize),
+                    )
                 }
             };
             let mut oshape = shape[..ax].to_vec();
@@ -143,7 +150,7 @@ fn gathers_of<T: Element>(d: Device, rng: &mut Rng) -> TestResult {
             eq(&f64s(&t)?, &wantt, "take_along_axis")?;
         }
         // Flat take with a 0-d index.
-        let z = a.take(&Array::from_slice(&[-1i64], &[])?, None)?;
+        let z = a.take(&Array::from_slice(&[-1i64], &[])?)?;
         assert_eq!(z.shape(), &[] as &[usize]);
         eq(&f64s(&z)?, &[h[59]], "flat take")?;
         Ok(())
@@ -173,18 +180,20 @@ fn modes_and_errors(d: Device) -> TestResult {
         let a = Array::from_slice(&[10i32, 11, 12, 13, 14], &[5])?;
         let i = Array::from_slice(&[-7i64, -1, 0, 4, 5, 12], &[6])?;
         assert_eq!(
-            a.take_with(&i, None, IndexMode::Clamp)?.to_vec()?,
+            a.take_with(&i, TakeOpts::new().mode(IndexMode::Clamp))?
+                .to_vec()?,
             [10, 10, 10, 14, 14, 14]
         );
         assert_eq!(
-            a.take_with(&i, None, IndexMode::Wrap)?.to_vec()?,
+            a.take_with(&i, TakeOpts::new().mode(IndexMode::Wrap))?
+                .to_vec()?,
             [13, 14, 10, 14, 10, 12]
         );
-        expect_err(a.take(&i, None), &["-7", "extent 5"], "out of range")?;
+        expect_err(a.take(&i), &["-7", "extent 5"], "out of range")?;
         let big = Array::from_slice(&[0u64, u64::MAX], &[2])?;
-        expect_err(a.take(&big, None), &["18446744073709551615"], "u64 max")?;
+        expect_err(a.take(&big), &["18446744073709551615"], "u64 max")?;
         let fl = Array::from_slice(&[0.0f32], &[1])?;
-        expect_err(a.take(&fl, None), &["f32"], "float index")?;
+        expect_err(a.take(&fl), &["f32"], "float index")?;
         expect_err(a.index(&[Idx::array(&fl)]), &["f32"], "float index array")?;
         expect_err(a.take_along_axis(&i, 0), &["-7"], "take_along_axis range")?;
         let m = Array::from_slice(&[true, false], &[2])?;
@@ -196,17 +205,20 @@ fn modes_and_errors(d: Device) -> TestResult {
         )?;
         let e = Array::<f32>::zeros(&[0, 3]);
         expect_err(
-            e.take(&Array::from_slice(&[0i64], &[1])?, Some(0)),
+            e.take_with(&Array::from_slice(&[0i64], &[1])?, TakeOpts::new().axis(0)),
             &["extent 0"],
             "empty axis",
         )?;
         expect_err(
-            e.take_with(&Array::from_slice(&[0i64], &[1])?, Some(0), IndexMode::Wrap),
+            e.take_with(
+                &Array::from_slice(&[0i64], &[1])?,
+                TakeOpts::new().axis(0).mode(IndexMode::Wrap),
+            ),
             &["extent 0"],
             "wrap empty",
         )?;
         // An empty index on an empty axis is fine.
-        let none = e.take(&Array::<i64>::zeros(&[0]), Some(0))?;
+        let none = e.take_with(&Array::<i64>::zeros(&[0]), TakeOpts::new().axis(0))?;
         assert_eq!(none.shape(), &[0, 3]);
         expect_err(
             a.index_select(0, &Array::from_slice(&[0i64; 4], &[2, 2])?),
@@ -214,7 +226,7 @@ fn modes_and_errors(d: Device) -> TestResult {
             "2-D index_select",
         )?;
         // Index results feed later element-wise work.
-        let f = &a.take(&Array::from_slice(&[4i8, 0], &[2])?, None)? * 2;
+        let f = &a.take(&Array::from_slice(&[4i8, 0], &[2])?)? * 2;
         assert_eq!(f.to_vec()?, [28, 20]);
         Ok(())
     })
@@ -243,17 +255,21 @@ fn checked_in_kernel(d: Device) -> TestResult {
             })
             .collect();
         for round in 0..3 {
-            assert_eq!(a.take(&idx, None)?.to_vec()?, want, "round {round}");
+            assert_eq!(a.take(&idx)?.to_vec()?, want, "round {round}");
             // One index pushed out of range at position 77_777.
             let bad_at = Array::<i64>::arange(0, n as i64, 1)?.equal(77_777i64);
             let bad = Array::select(&bad_at, Array::<i64>::scalar((n + 5) as i64), &idx)?;
             expect_err(
-                a.take(&bad, None),
+                a.take(&bad),
                 &[&(n + 5).to_string(), "77777", &n.to_string()],
                 "one bad index among many",
             )?;
             let low = Array::select(&bad_at, Array::<i64>::scalar(-(n as i64) - 1), &idx)?;
-            expect_err(a.take(&low, Some(0)), &["-100001"], "below -n")?;
+            expect_err(
+                a.take_with(&low, TakeOpts::new().axis(0)),
+                &["-100001"],
+                "below -n",
+            )?;
         }
         // Along an axis, with an index broadcast against the other axes.
         let m = Array::from_slice(&[1i32, 2, 3, 4, 5, 6], &[2, 3])?;
@@ -262,7 +278,7 @@ fn checked_in_kernel(d: Device) -> TestResult {
         let over = Array::from_slice(&[2u32, 3], &[1, 2])?;
         expect_err(m.take_along_axis(&over, 1), &["3", "extent 3"], "u32 over")?;
         assert_eq!(
-            m.take(&Array::from_slice(&[-1i8], &[1])?, Some(0))?
+            m.take_with(&Array::from_slice(&[-1i8], &[1])?, TakeOpts::new().axis(0))?
                 .to_vec()?,
             [4, 5, 6]
         );
@@ -358,13 +374,9 @@ fn flag_words(d: Device) -> TestResult {
             let calls = 1300;
             for k in 0..calls {
                 if k % 100 == 7 {
-                    expect_err(a.take(&bad, None), &[&(64 + t).to_string()], "bad index")?;
+                    expect_err(a.take(&bad), &[&(64 + t).to_string()], "bad index")?;
                 } else {
-                    assert_eq!(
-                        a.take(&good, None)?.to_vec()?,
-                        [3.0, 63.0, t as f32],
-                        "call {k}"
-                    );
+                    assert_eq!(a.take(&good)?.to_vec()?, [3.0, 63.0, t as f32], "call {k}");
                 }
             }
             let reads = cuprite_array::stats::thread_mapped_flag_reads() - before;
@@ -411,7 +423,7 @@ fn known_ranges(d: Device) -> TestResult {
             let host = idx.to_vec()?;
             let want: Vec<f32> = host.iter().map(|&i| pick(i)).collect();
             let (e0, f0) = (thread_evaluations(), thread_mapped_flag_reads());
-            let g = a.take(idx, None)?;
+            let g = a.take(idx)?;
             assert_eq!(
                 thread_evaluations(),
                 e0,
@@ -426,7 +438,7 @@ fn known_ranges(d: Device) -> TestResult {
                 step: 1,
             }])?;
             let e0 = thread_evaluations();
-            let g = a.take(&half.reshape(&[2, 1])?, None)?;
+            let g = a.take(&half.reshape(&[2, 1])?)?;
             assert_eq!(thread_evaluations(), e0, "{what}: a view stays lazy");
             assert_eq!(g.to_vec()?, want[..2], "{what}: view");
         }
@@ -451,7 +463,7 @@ fn known_ranges(d: Device) -> TestResult {
         ];
         for (what, idx, from) in &positions {
             let e0 = thread_evaluations();
-            let g = from.take(idx, None)?;
+            let g = from.take(idx)?;
             assert_eq!(
                 thread_evaluations(),
                 e0,
@@ -481,24 +493,20 @@ fn known_ranges(d: Device) -> TestResult {
         // Ranges that do not prove the indices valid keep the check (and its `Err`).
         let over = Array::<i64>::randint(0, n as i64 + 1, &[20000], 4)?;
         assert!(over.to_vec()?.contains(&(n as i64)), "the seed draws n");
+        expect_err(a.take(&over), &["1000", "extent 1000"], "randint past n")?;
         expect_err(
-            a.take(&over, None),
-            &["1000", "extent 1000"],
-            "randint past n",
-        )?;
-        expect_err(
-            a.take(&Array::from_slice(&[3i64, -1001], &[2])?, None),
+            a.take(&Array::from_slice(&[3i64, -1001], &[2])?),
             &["-1001"],
             "upload past -n",
         )?;
         // i32 arithmetic that wraps has no range: MAX + 1 wraps to MIN, found by the check.
         let w = Array::from_slice(&[0i32, i32::MAX], &[2])?.try_add(1i32)?;
-        expect_err(a.take(&w, None), &[&i32::MIN.to_string()], "wrapped i32")?;
+        expect_err(a.take(&w), &[&i32::MIN.to_string()], "wrapped i32")?;
         // Ranges survive realisation.
         let r = Array::<i64>::randint(0, n as i64, &[64], 1)?;
         r.eval()?;
         let e0 = thread_evaluations();
-        let g = a.take(&r, None)?;
+        let g = a.take(&r)?;
         assert_eq!(
             thread_evaluations(),
             e0,
@@ -577,7 +585,7 @@ fn range_soundness(d: Device) -> TestResult {
             let a = Array::<f32>::arange(0.0, n as f32, 1.0)?;
             let bad = vals.iter().any(|&v| v < -n || v >= n);
             let e0 = cuprite_array::stats::thread_evaluations();
-            match a.take(&e, None) {
+            match a.take(&e) {
                 Ok(g) => {
                     // No evaluation inside the call: the range proved the indices valid.
                     lazy += (cuprite_array::stats::thread_evaluations() == e0) as usize;
@@ -955,7 +963,7 @@ fn large(d: Device) -> TestResult {
             .map(|_| (rng.next_u64() % n as u64) as i64 - (n / 2) as i64)
             .collect();
         let a = Array::from_slice(&src, &[n])?;
-        let g = a.take(&Array::from_slice(&idx, &[n])?, None)?.to_vec()?;
+        let g = a.take(&Array::from_slice(&idx, &[n])?)?.to_vec()?;
         for (k, (&gv, &i)) in g.iter().zip(&idx).enumerate() {
             if gv != src[norm_idx(i, n)] {
                 return Err(format!("large take: element {k}").into());
@@ -992,11 +1000,13 @@ fn unsigned_indices_above_i64(d: Device) -> TestResult {
         // u64::MAX = 2^64 - 1 ≡ 3 (mod 6); 2^63 ≡ 2 (mod 6).
         let i = Array::from_slice(&[u64::MAX, 1 << 63, 1], &[3])?;
         assert_eq!(
-            a.take_with(&i, None, IndexMode::Clamp)?.to_vec()?,
+            a.take_with(&i, TakeOpts::new().mode(IndexMode::Clamp))?
+                .to_vec()?,
             [15, 15, 11]
         );
         assert_eq!(
-            a.take_with(&i, None, IndexMode::Wrap)?.to_vec()?,
+            a.take_with(&i, TakeOpts::new().mode(IndexMode::Wrap))?
+                .to_vec()?,
             [13, 12, 11]
         );
         let mut p = a.clone();

@@ -706,11 +706,11 @@ fn lstsq_rank_cond(dev: Device) -> TestResult {
         "NaN",
     );
     // matrix_rank: the deficient matrix, thresholds, stacks, 1-D.
-    use linalg::RankTol;
-    let mr = |x: &Array<f64>, t, h| -> Result<Vec<i64>, cuprite_array::Error> {
-        linalg::matrix_rank_with(x, t, h)?.to_vec()
+    use linalg::RankOpts;
+    let mr = |x: &Array<f64>, o| -> Result<Vec<i64>, cuprite_array::Error> {
+        linalg::matrix_rank_with(x, o)?.to_vec()
     };
-    if mr(&xd, RankTol::Default, false)? != [2] || mr(&xa, RankTol::Default, false)? != [3] {
+    if mr(&xd, RankOpts::new())? != [2] || mr(&xa, RankOpts::new())? != [3] {
         return Err("matrix_rank default".into());
     }
     let dg = Array::from_slice_on(
@@ -718,26 +718,21 @@ fn lstsq_rank_cond(dev: Device) -> TestResult {
         &[1.0, 0.0, 0.0, 0.0, 1e-3, 0.0, 0.0, 0.0, 1e-9],
         &[3, 3],
     )?;
-    if mr(&dg, RankTol::Abs(1e-6), false)? != [2]
-        || mr(&dg, RankTol::Rel(1e-2), true)? != [1]
-        || mr(&dg, RankTol::Default, true)? != [3]
+    if mr(&dg, RankOpts::new().tol(1e-6))? != [2]
+        || mr(&dg, RankOpts::new().rtol(1e-2).hermitian(true))? != [1]
+        || mr(&dg, RankOpts::new().hermitian(true))? != [3]
     {
         return Err("matrix_rank thresholds".into());
     }
     let stack = Array::concat(&[&xd.expand_dims(0)?, &xa.expand_dims(0)?], 0)?;
-    if mr(&stack, RankTol::Default, false)? != [2, 3] {
+    if mr(&stack, RankOpts::new())? != [2, 3] {
         return Err("matrix_rank stack".into());
     }
-    if mr(
-        &Array::<f64>::zeros(&[4]).to_device(dev)?,
-        RankTol::Default,
-        false,
-    )? != [0]
-    {
+    if mr(&Array::<f64>::zeros(&[4]).to_device(dev)?, RankOpts::new())? != [0] {
         return Err("matrix_rank of zeros".into());
     }
     assert_err(
-        linalg::matrix_rank_with(&dg, RankTol::Abs(-1.0), false),
+        linalg::matrix_rank_with(&dg, RankOpts::new().tol(-1.0)),
         "InvalidArgument",
         "-1",
     );

@@ -57,6 +57,7 @@ fn known() -> Vec<&'static str> {
     k!("Array::cbrt", Array::<f32>::cbrt);
     k!("Array::ceil", Array::<f32>::ceil);
     k!("Array::choice", Array::<i64>::choice);
+    k!("Array::choice_with", Array::<i64>::choice_with);
     k!("Array::clamp", |x: &Array<f32>| x.clamp(x, x));
     k!("Array::column_stack", Array::<f32>::column_stack);
     k!("Array::concat", Array::<f32>::concat);
@@ -110,10 +111,7 @@ fn known() -> Vec<&'static str> {
     k!("Array::heaviside", Array::<f32>::heaviside);
     k!("Array::histogram", Array::<f32>::histogram);
     k!("Array::histogram_edges", Array::<f32>::histogram_edges);
-    k!(
-        "Array::histogram_weighted",
-        Array::<f32>::histogram_weighted
-    );
+    k!("Array::histogram_with", Array::<f32>::histogram_with);
     k!("Array::hstack", Array::<f32>::hstack);
     k!("Array::hypot", |x: &Array<f32>| x.hypot(x));
     k!("Array::ifft", Array::<f32>::ifft);

@@ -46,7 +46,7 @@ fn grids(d: Device) -> TestResult {
             &Array::from_slice(&cols, &[2])?,
         ])?;
         let flat = &m[0] * 6 + &m[1];
-        let got = arr.take(&flat, None)?.to_vec()?;
+        let got = arr.take(&flat)?.to_vec()?;
         let mut want = Vec::new();
         for &r in &rows {
             for &c in &cols {

@@ -3,11 +3,12 @@
 //! sort, `keepdims` shapes and values against host sums, `ddof` against the formula, `n`,
 //! `axis`, `s`, `axes` and `norm` against a direct DFT).
 
-use crate::common::Body;
+use crate::common::{Body, close as close_tol};
+use cuprite_array::linalg::RankOpts;
 use cuprite_array::ops::fft::{FftOpts, FftnOpts};
 use cuprite_array::ops::{
-    AxesOpts, AxisOpts, CloseOpts, DigitizeOpts, QuantileOpts, ReduceOpts, SortOpts, TopkOpts,
-    VarOpts,
+    AxesOpts, AxisOpts, ChoiceOpts, CloseOpts, DigitizeOpts, HistogramOpts, IndexMode, NormOpts,
+    QuantileOpts, ReduceOpts, SortOpts, TakeOpts, TopkOpts, VarOpts,
 };
 use cuprite_array::{Array, Device, FftNorm, QuantileMethod, c64, linalg, sort_by_key_with};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -393,6 +394,273 @@ fn axis_opts_movement(d: Device) -> TestResult {
     Ok(())
 }
 
+fn take_opts(d: Device) -> TestResult {
+    let (rows, cols) = (3usize, 4usize);
+    let x: Vec<i32> = (0..(rows * cols) as i32).map(|v| 100 + v).collect();
+    let a = Array::from_slice_on(d, &x, &[rows, cols])?;
+    let raw = [-6i64, -1, 0, 3, 4, 9];
+    let i = Array::from_slice_on(d, &raw, &[raw.len()])?;
+    // NumPy's clip clamps into [0, n) (negative indices do not count from the end); wrap
+    // takes the Euclidean remainder.
+    let clip = |v: i64, n: usize| v.clamp(0, n as i64 - 1) as usize;
+    let wrap = |v: i64, n: usize| v.rem_euclid(n as i64) as usize;
+    let n = rows * cols;
+    let flat_clip: Vec<i32> = raw.iter().map(|&v| x[clip(v, n)]).collect();
+    let flat_wrap: Vec<i32> = raw.iter().map(|&v| x[wrap(v, n)]).collect();
+    let o = TakeOpts::new().mode(IndexMode::Clamp);
+    assert_eq!(a.take_with(&i, o)?.to_vec()?, flat_clip);
+    let o = TakeOpts::new().mode(IndexMode::Wrap);
+    assert_eq!(a.take_with(&i, o)?.to_vec()?, flat_wrap);
+    // Along axis 1: each row gathered at the normalised columns.
+    for (mode, f) in [
+        (IndexMode::Clamp, &clip as &dyn Fn(i64, usize) -> usize),
+        (IndexMode::Wrap, &wrap),
+    ] {
+        let got = a.take_with(&i, TakeOpts::new().axis(1).mode(mode))?;
+        assert_eq!(got.shape(), &[rows, raw.len()]);
+        let want: Vec<i32> = (0..rows)
+            .flat_map(|r| raw.iter().map(move |&v| (r, v)))
+            .map(|(r, v)| x[r * cols + f(v, cols)])
+            .collect();
+        assert_eq!(got.to_vec()?, want, "axis 1, {mode:?}");
+    }
+    // The defaults: flattened, out-of-range an error (NumPy's raise); in range, negative
+    // indices count from the end.
+    let past = Array::from_slice_on(d, &[n as i64], &[1])?;
+    let before = Array::from_slice_on(d, &[-(n as i64) - 1], &[1])?;
+    assert!(a.take(&past).is_err() && a.take(&before).is_err());
+    assert!(a.take_with(&i, TakeOpts::new().axis(-1)).is_err());
+    let ok = Array::from_slice_on(d, &[-1i64, 0, 5], &[3])?;
+    assert_eq!(a.take(&ok)?.to_vec()?, [x[n - 1], x[0], x[5]]);
+    assert_eq!(
+        a.take_with(&ok, TakeOpts::new())?.to_vec()?,
+        a.take(&ok)?.to_vec()?
+    );
+    let first_two = Array::from_slice_on(d, &[-1i64, 0], &[2])?;
+    let rows_at = a.take_with(&first_two, TakeOpts::new().axis(0))?;
+    let mut want = x[(rows - 1) * cols..].to_vec();
+    want.extend_from_slice(&x[..cols]);
+    assert_eq!(rows_at.to_vec()?, want);
+    Ok(())
+}
+
+fn histogram_opts(d: Device) -> TestResult {
+    let mut r = Rng::fresh();
+    let n = 2000usize;
+    let x: Vec<f64> = (0..n).map(|_| f64::from(r.f32_in(-1.0, 3.0))).collect();
+    let a = Array::from_slice_on(d, &x, &[n])?;
+    let (lo, hi, bins) = (0.0f64, 2.0f64, 8usize);
+    let width = (hi - lo) / bins as f64;
+    // Host counts over [lo, hi], the last bin closed.
+    let bin_of = |v: f64| -> Option<usize> {
+        (lo..=hi)
+            .contains(&v)
+            .then(|| (((v - lo) / width) as usize).min(bins - 1))
+    };
+    let mut counts = vec![0.0f64; bins];
+    for &v in &x {
+        if let Some(k) = bin_of(v) {
+            counts[k] += 1.0;
+        }
+    }
+    let range = HistogramOpts::new().range(lo, hi);
+    let (c, e) = a.histogram_with(bins, range)?;
+    assert_eq!(c.to_vec()?, counts);
+    let edges = e.to_vec()?;
+    // Density: counts / (total in range · width), integrating to 1 over the range.
+    let total: f64 = counts.iter().sum();
+    let want: Vec<f64> = counts.iter().map(|c| c / (total * width)).collect();
+    let (dens, _) = a.histogram_with(bins, range.density(true))?;
+    let dens = dens.to_vec()?;
+    close_tol(&dens, &want, 1e-12, 0.0, "density")?;
+    let integral: f64 = dens
+        .iter()
+        .zip(edges.windows(2))
+        .map(|(h, w)| h * (w[1] - w[0]))
+        .sum();
+    assert!(
+        (integral - 1.0).abs() < 1e-12,
+        "density integrates to {integral}"
+    );
+    // Integer weights count as that many repeated samples.
+    let w: Vec<f64> = (0..n).map(|i| (i % 4) as f64).collect();
+    let wa = Array::from_slice_on(d, &w, &[n])?;
+    let rep: Vec<f64> = x
+        .iter()
+        .zip(&w)
+        .flat_map(|(&v, &k)| std::iter::repeat_n(v, k as usize))
+        .collect();
+    let ra = Array::from_slice_on(d, &rep, &[rep.len()])?;
+    let (ws, _) = a.histogram_with(bins, range.weights(&wa))?;
+    let (rc, _) = ra.histogram_with(bins, range)?;
+    assert_eq!(
+        ws.to_vec()?,
+        rc.to_vec()?,
+        "weights against repeated samples"
+    );
+    let (wd, _) = a.histogram_with(bins, range.weights(&wa).density(true))?;
+    let (rd, _) = ra.histogram_with(bins, range.density(true))?;
+    close_tol(&wd.to_vec()?, &rd.to_vec()?, 1e-12, 0.0, "weighted density")?;
+    // The defaults: the data's min and max, counts as the short form's.
+    let (c0, e0) = a.histogram_with(bins, HistogramOpts::new())?;
+    let (c1, e1) = a.histogram(bins)?;
+    let c1: Vec<f64> = c1.to_vec()?.iter().map(|&v| v as f64).collect();
+    assert_eq!((c0.to_vec()?, e0.to_vec()?), (c1, e1.to_vec()?));
+    let bad = Array::from_slice_on(d, &[1.0f64], &[1])?;
+    assert!(
+        a.histogram_with(bins, HistogramOpts::new().weights(&bad))
+            .is_err()
+    );
+    assert!(
+        a.histogram_with(bins, HistogramOpts::new().range(1.0, 1.0))
+            .is_err()
+    );
+    Ok(())
+}
+
+/// Host layer/RMS norm of each row of `x` (`rows × n`), in `f64`.
+fn host_norm(x: &[f64], n: usize, eps: f64, rms: bool, w: &[f64], b: &[f64]) -> Vec<f64> {
+    x.chunks(n)
+        .flat_map(|row| {
+            let mean = if rms {
+                0.0
+            } else {
+                row.iter().sum::<f64>() / n as f64
+            };
+            let var = row.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n as f64;
+            let s = 1.0 / (var + eps).sqrt();
+            row.iter()
+                .enumerate()
+                .map(|(j, v)| (v - mean) * s * w[j] + b[j])
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+fn norm_opts(d: Device) -> TestResult {
+    let mut r = Rng::fresh();
+    let (rows, n) = (5usize, 37usize);
+    // Small values, so that the default eps shows in the result.
+    let x: Vec<f64> = (0..rows * n)
+        .map(|_| f64::from(r.f32_in(-1e-3, 1e-3)))
+        .collect();
+    let a = Array::from_slice_on(d, &x, &[rows, n])?;
+    let w: Vec<f64> = (0..n).map(|j| 0.5 + j as f64 / n as f64).collect();
+    let b: Vec<f64> = (0..n).map(|j| j as f64 * 0.01 - 0.1).collect();
+    let (ones, zeros) = (vec![1.0; n], vec![0.0; n]);
+    let (wa, ba) = (
+        Array::from_slice_on(d, &w, &[n])?,
+        Array::from_slice_on(d, &b, &[n])?,
+    );
+    // layer_norm: eps 1e-5 by default.
+    let got = a.layer_norm(-1)?.to_vec()?;
+    close_tol(
+        &got,
+        &host_norm(&x, n, 1e-5, false, &ones, &zeros),
+        1e-10,
+        1e-12,
+        "layer_norm",
+    )?;
+    let o = NormOpts::new().eps(1e-7).weight(&wa).bias(&ba);
+    let got = a.layer_norm_with(1, o)?.to_vec()?;
+    close_tol(
+        &got,
+        &host_norm(&x, n, 1e-7, false, &w, &b),
+        1e-10,
+        1e-12,
+        "layer_norm_with",
+    )?;
+    // rms_norm: the dtype's machine epsilon by default.
+    let got = a.rms_norm(1)?.to_vec()?;
+    let want = host_norm(&x, n, f64::EPSILON, true, &ones, &zeros);
+    close_tol(&got, &want, 1e-10, 1e-12, "rms_norm")?;
+    let got = a
+        .rms_norm_with(-1, NormOpts::new().eps(1e-6).weight(&wa))?
+        .to_vec()?;
+    close_tol(
+        &got,
+        &host_norm(&x, n, 1e-6, true, &w, &zeros),
+        1e-10,
+        1e-12,
+        "rms_norm_with",
+    )?;
+    let a32 = a.cast::<f32>();
+    let got: Vec<f64> = a32
+        .rms_norm(1)?
+        .to_vec()?
+        .iter()
+        .map(|&v| f64::from(v))
+        .collect();
+    let x32: Vec<f64> = a32.to_vec()?.iter().map(|&v| f64::from(v)).collect();
+    let want = host_norm(&x32, n, f64::from(f32::EPSILON), true, &ones, &zeros);
+    close_tol(&got, &want, 1e-4, 1e-6, "rms_norm f32")?;
+    assert!(a.rms_norm_with(1, NormOpts::new().bias(&ba)).is_err());
+    assert!(a.layer_norm_with(1, NormOpts::new().eps(f64::NAN)).is_err());
+    Ok(())
+}
+
+fn choice_opts(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        // The default draws with replacement: more draws than items, each in range.
+        let c = Array::choice(3, 50, 4)?.to_vec()?;
+        assert!(c.iter().all(|&i| (0..3).contains(&i)));
+        assert!(Array::choice_with(3, 50, 4, ChoiceOpts::new().replace(false)).is_err());
+        // Without replacement: n draws of n items are a permutation.
+        let mut p = Array::choice_with(9, 9, 4, ChoiceOpts::new().replace(false))?.to_vec()?;
+        p.sort();
+        assert_eq!(p, (0..9).collect::<Vec<i64>>());
+        // p: only the items of non-zero probability are drawn.
+        let pr = [0.0, 0.5, 0.0, 0.5];
+        let c = Array::choice_with(4, 200, 4, ChoiceOpts::new().p(&pr))?.to_vec()?;
+        assert!(c.iter().all(|&i| i == 1 || i == 3));
+        let mut c =
+            Array::choice_with(4, 2, 4, ChoiceOpts::new().p(&pr).replace(false))?.to_vec()?;
+        c.sort();
+        assert_eq!(c, [1, 3]);
+        assert_eq!(ChoiceOpts::new(), ChoiceOpts::default());
+        let mut g = cuprite_array::random::default_rng(11);
+        let mut p = g
+            .choice_with(6, 6, ChoiceOpts::new().replace(false))?
+            .to_vec()?;
+        p.sort();
+        assert_eq!(p, (0..6).collect::<Vec<i64>>());
+        let c = g.choice(2, 40)?.to_vec()?;
+        assert!(c.iter().all(|&i| i == 0 || i == 1));
+        Ok(())
+    })
+}
+
+fn rank_opts(d: Device) -> TestResult {
+    // Singular values 4, 1e-3 and 1e-9 (a diagonal matrix: its own SVD), and a symmetric
+    // matrix of eigenvalues 3 and -1e-4.
+    let g = Array::from_slice_on(
+        d,
+        &[4.0f64, 0.0, 0.0, 0.0, 1e-3, 0.0, 0.0, 0.0, 1e-9],
+        &[3, 3],
+    )?;
+    let rank = |a: &Array<f64>, o| -> Result<i64, cuprite_array::Error> {
+        linalg::matrix_rank_with(a, o)?.item()
+    };
+    // Default threshold: 4 · 3 · eps, about 2.7e-15: all three count.
+    assert_eq!(rank(&g, RankOpts::new())?, 3);
+    assert_eq!(rank(&g, RankOpts::new().tol(1e-6))?, 2);
+    assert_eq!(rank(&g, RankOpts::new().tol(1e-2))?, 1);
+    // rtol: relative to 4, so 1e-4 (a threshold of 4e-4) keeps 1e-3 and drops 1e-9.
+    assert_eq!(rank(&g, RankOpts::new().rtol(1e-4))?, 2);
+    assert_eq!(rank(&g, RankOpts::new().rtol(1e-3))?, 1);
+    // The last of tol and rtol set applies.
+    assert_eq!(rank(&g, RankOpts::new().rtol(1e-3).tol(1e-6))?, 2);
+    // (a + b)/2 ± (a − b)/2 with a = 3 − 1e-4... built from its eigenvectors by hand:
+    // [[1.5 - e, 1.5 + e], [1.5 + e, 1.5 - e]] with e = 5e-5 has eigenvalues 3 and -1e-4.
+    let e = 5e-5;
+    let s = Array::from_slice_on(d, &[1.5 - e, 1.5 + e, 1.5 + e, 1.5 - e], &[2, 2])?;
+    assert_eq!(rank(&s, RankOpts::new().hermitian(true))?, 2);
+    assert_eq!(rank(&s, RankOpts::new().hermitian(true).tol(1e-3))?, 1);
+    assert_eq!(rank(&s, RankOpts::new().tol(1e-3))?, 1);
+    assert!(linalg::matrix_rank_with(&g, RankOpts::new().tol(f64::NAN)).is_err());
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("sort_descending", sort_descending),
     ("topk_smallest", topk_smallest),
@@ -401,6 +669,11 @@ pub const BODIES: &[(&str, Body)] = &[
     ("fft_opts", fft_opts),
     ("axis_and_method", axis_and_method),
     ("axis_opts_movement", axis_opts_movement),
+    ("take_opts", take_opts),
+    ("histogram_opts", histogram_opts),
+    ("norm_opts", norm_opts),
+    ("choice_opts", choice_opts),
+    ("rank_opts", rank_opts),
 ];
 
 pub fn tests() -> Vec<Test> {

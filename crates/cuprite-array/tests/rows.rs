@@ -4,6 +4,7 @@
 //! every backend present.
 
 use crate::common::{Body, close};
+use cuprite_array::ops::NormOpts;
 use cuprite_array::ops::ReduceOpts;
 use cuprite_array::{Array, Device, Element};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -99,8 +100,8 @@ fn apply<T: Element>(
         Op::Softmax => a.softmax(axis)?,
         Op::LogSoftmax => a.log_softmax(axis)?,
         Op::LogSumExp => a.logsumexp(axis)?,
-        Op::LayerNorm => a.layer_norm(axis, Some(w), Some(b), EPS)?,
-        Op::RmsNorm => a.rms_norm(axis, Some(w), EPS)?,
+        Op::LayerNorm => a.layer_norm_with(axis, NormOpts::new().eps(EPS).weight(w).bias(b))?,
+        Op::RmsNorm => a.rms_norm_with(axis, NormOpts::new().eps(EPS).weight(w))?,
         Op::Normalize(p) => a.normalize(axis, p, EPS)?,
     };
     y.cast::<f64>().to_vec()
@@ -312,12 +313,16 @@ fn rows_extremes(d: Device) -> TestResult {
         // A zero row: normalize divides by eps, rms_norm gives zeros.
         let z = Array::from_slice(&[0.0f32; 4], &[4])?;
         assert_eq!(z.normalize(0, 2.0, 1e-12)?.to_vec()?, [0.0; 4]);
-        assert_eq!(z.rms_norm(0, None, 1e-6)?.to_vec()?, [0.0; 4]);
+        assert_eq!(
+            z.rms_norm_with(0, NormOpts::new().eps(1e-6))?.to_vec()?,
+            [0.0; 4]
+        );
         // A constant row: layer_norm gives zeros (then the bias).
         let c = Array::from_slice(&[7.0f64; 5], &[5])?;
         let bias = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0, 5.0], &[5])?;
         assert_eq!(
-            c.layer_norm(0, None, Some(&bias), 1e-5)?.to_vec()?,
+            c.layer_norm_with(0, NormOpts::new().bias(&bias))?
+                .to_vec()?,
             [1.0, 2.0, 3.0, 4.0, 5.0]
         );
         Ok(())
@@ -354,26 +359,22 @@ fn rows_fuse_and_err(d: Device) -> TestResult {
         let i = Array::from_slice(&[1i32, 2], &[2])?;
         let e = i.softmax(0).unwrap_err().to_string();
         assert!(e.contains("i32"), "{e}");
-        crate::common::assert_err(
-            i.layer_norm(0, None, None, 1e-5),
-            "InvalidArgument",
-            "not i32",
-        );
+        crate::common::assert_err(i.layer_norm(0), "InvalidArgument", "not i32");
         let w = Array::from_slice(&[1.0f32, 2.0], &[2])?;
         let e = x
-            .layer_norm(1, Some(&w), None, 1e-5)
+            .layer_norm_with(1, NormOpts::new().weight(&w))
             .unwrap_err()
             .to_string();
         assert!(e.contains("[2]") && e.contains('3'), "{e}");
         crate::common::assert_err(
-            x.rms_norm(1, Some(&w), 1e-5),
+            x.rms_norm_with(1, NormOpts::new().eps(1e-5).weight(&w)),
             "Shape",
             "weight of shape [2]",
         );
         let e = x.normalize(1, 0.0, 1e-12).unwrap_err().to_string();
         assert!(e.contains("p must be"), "{e}");
         crate::common::assert_err(
-            x.layer_norm(1, None, None, -1.0),
+            x.layer_norm_with(1, NormOpts::new().eps(-1.0)),
             "InvalidArgument",
             "eps must be finite and not negative, not -1",
         );
@@ -509,8 +510,8 @@ fn rows_fused_producer(d: Device) -> TestResult {
                     f(z.softmax(-1)?)?,
                     f(z.log_softmax(-1)?)?,
                     f(z.logsumexp(-1)?)?,
-                    f(r.layer_norm(axis, None, None, 1e-5)?)?,
-                    f(r.rms_norm(-1, Some(&w), 1e-5)?)?,
+                    f(r.layer_norm(axis)?)?,
+                    f(r.rms_norm_with(-1, NormOpts::new().eps(1e-5).weight(&w))?)?,
                     f(r.normalize(axis, 2.0, 1e-12)?)?,
                     f(x.t().softmax(0)?)?,
                 ])
@@ -533,15 +534,9 @@ fn rows_fused_producer(d: Device) -> TestResult {
                 close(&fused, &plain, 1e-6, 1e-9, "half producer")?;
             }
             let hz = (x.cast::<bf16>() * bf16::from_f32(2.0)).cast::<bf16>();
-            let g = hz
-                .layer_norm(-1, None, None, 1e-5)?
-                .cast::<f64>()
-                .to_vec()?;
+            let g = hz.layer_norm(-1)?.cast::<f64>().to_vec()?;
             hz.eval()?;
-            let plain = hz
-                .layer_norm(-1, None, None, 1e-5)?
-                .cast::<f64>()
-                .to_vec()?;
+            let plain = hz.layer_norm(-1)?.cast::<f64>().to_vec()?;
             // One bf16 rounding step apart at most.
             close(&g, &plain, 8e-3, 8e-3, "bf16 producer")?;
         }

@@ -1,6 +1,7 @@
 //! Soundness and wrong-result regressions: byte counts that overflow, memory whose owner the
 //! driver reports as a pool, and results checked against independent references.
 
+use cuprite_array::ops::NormOpts;
 use cuprite_array::{Array, Device, linalg, with_device};
 use cuprite_driver::pointer::{Owner, pointer_info};
 use cuprite_driver::{Context, ContextFlags, ContextStack, DeviceBuffer};
@@ -229,12 +230,12 @@ fn zero_extents_of_library_calls(d: Device) -> TestResult {
             );
             want(
                 format!("layer_norm {t}"),
-                shape_of(x.layer_norm(axis, None, None, 1e-5)),
+                shape_of(x.layer_norm(axis)),
                 Some(&s),
             );
             want(
                 format!("rms_norm {t}"),
-                shape_of(x.rms_norm(axis, None, 1e-5)),
+                shape_of(x.rms_norm_with(axis, NormOpts::new().eps(1e-5))),
                 Some(&s),
             );
             let mut kept = s.to_vec();
@@ -468,10 +469,12 @@ fn layer_norm_f64_every_axis(d: Device) -> TestResult {
                     want
                 };
                 let ax = axis as isize;
-                let plain = x.layer_norm(ax, Some(&w), Some(&b), eps)?.to_vec()?;
+                let plain = x
+                    .layer_norm_with(ax, NormOpts::new().eps(eps).weight(&w).bias(&b))?
+                    .to_vec()?;
                 // A producer the row kernel reads in place (2x is exact in f64).
                 let fused = (&x * 2.0)
-                    .layer_norm(ax, Some(&w), Some(&b), eps)?
+                    .layer_norm_with(ax, NormOpts::new().eps(eps).weight(&w).bias(&b))?
                     .to_vec()?;
                 for (name, got, want) in [
                     ("plain", plain, reference(1.0)),

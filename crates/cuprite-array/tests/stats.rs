@@ -4,8 +4,8 @@
 //! GPU, the same numbers as the CPU backend. Bodies run on every backend present.
 
 use crate::common::{Body, close};
-use cuprite_array::ops::AverageOpts;
 use cuprite_array::ops::Cov;
+use cuprite_array::ops::{AverageOpts, ChoiceOpts, HistogramOpts};
 use cuprite_array::{Array, Device, Element, bf16, f16};
 use cuprite_testkit::{Rng, Test, TestResult};
 
@@ -28,7 +28,11 @@ fn hist_ref(x: &[f64], w: Option<&[f64]>, edges: &[f64]) -> Vec<f64> {
 
 fn hist_case<T: Element>(a: &Array<T>, bins: usize, range: Option<(f64, f64)>) -> TestResult {
     let x = a.cast::<f64>().to_vec()?;
-    let (c, e) = a.histogram(bins, range)?;
+    let opts = match range {
+        Some((lo, hi)) => HistogramOpts::new().range(lo, hi),
+        None => HistogramOpts::new(),
+    };
+    let (c, e) = a.histogram_with(bins, opts)?;
     let edges = e.to_vec()?;
     assert_eq!(edges.len(), bins + 1);
     let (lo, hi) = (edges[0], edges[bins]);
@@ -39,7 +43,13 @@ fn hist_case<T: Element>(a: &Array<T>, bins: usize, range: Option<(f64, f64)>) -
     for (k, &e) in edges[..bins].iter().enumerate() {
         assert_eq!(e, k as f64 * step + lo, "edge {k}");
     }
-    let got: Vec<f64> = c.to_vec()?.iter().map(|&v| v as f64).collect();
+    let got = c.to_vec()?;
+    if range.is_none() {
+        // The short form: the same bins as integer counts, the same edges.
+        let (ci, ei) = a.histogram(bins)?;
+        let ci: Vec<f64> = ci.to_vec()?.iter().map(|&v| v as f64).collect();
+        assert_eq!((ci, ei.to_vec()?), (got.clone(), edges.clone()));
+    }
     let want = hist_ref(&x, None, &edges);
     assert_eq!(
         got,
@@ -49,7 +59,7 @@ fn hist_case<T: Element>(a: &Array<T>, bins: usize, range: Option<(f64, f64)>) -
     );
     let w: Vec<f64> = (0..x.len()).map(|i| ((i * 7) % 13) as f64 * 0.25).collect();
     let wa = Array::from_slice(&w, a.shape())?;
-    let (s, _) = a.histogram_weighted(bins, range, &wa)?;
+    let (s, _) = a.histogram_with(bins, opts.weights(&wa))?;
     let want = hist_ref(&x, Some(&w), &edges);
     close(&s.to_vec()?, &want, 1e-12, 1e-9, "weighted histogram")?;
     Ok(())
@@ -83,30 +93,33 @@ fn histogram_values(d: Device) -> TestResult {
         hist_case(&finite.cast::<i32>(), 8, None)?;
         // All values equal: the range is widened by 0.5 each side; no data: [0, 1].
         let same = Array::from_slice(&[2.0f32; 5], &[5])?;
-        let (c, e) = same.histogram(4, None)?;
+        let (c, e) = same.histogram(4)?;
         assert_eq!(e.to_vec()?, [1.5, 1.75, 2.0, 2.25, 2.5]);
         assert_eq!(c.to_vec()?, [0, 0, 5, 0]);
         let empty = Array::<f32>::from_slice(&[], &[0])?;
-        let (c, e) = empty.histogram(2, None)?;
+        let (c, e) = empty.histogram(2)?;
         assert_eq!(
             (c.to_vec()?, e.to_vec()?),
             (vec![0, 0], vec![0.0, 0.5, 1.0])
         );
         // Bad input names the values.
-        let e = a.histogram(0, None).unwrap_err().to_string();
+        let e = a.histogram(0).unwrap_err().to_string();
         assert!(e.contains("bins") && e.contains('0'), "{e}");
-        let e = a.histogram(4, Some((1.0, 1.0))).unwrap_err().to_string();
+        let e = a
+            .histogram_with(4, HistogramOpts::new().range(1.0, 1.0))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("(1, 1)"), "{e}");
         crate::common::assert_err(
-            a.histogram(4, Some((f64::NAN, 1.0))),
+            a.histogram_with(4, HistogramOpts::new().range(f64::NAN, 1.0)),
             "InvalidArgument",
             "range (NaN, 1)",
         );
-        let e = a.histogram(4, None).unwrap_err().to_string();
+        let e = a.histogram(4).unwrap_err().to_string();
         assert!(e.contains("not finite"), "{e}");
         let w = Array::<f64>::zeros(&[3]);
         let e = a
-            .histogram_weighted(4, Some((0.0, 1.0)), &w)
+            .histogram_with(4, HistogramOpts::new().range(0.0, 1.0).weights(&w))
             .unwrap_err()
             .to_string();
         assert!(e.contains("[3]") && e.contains("[7, 10000]"), "{e}");
@@ -529,16 +542,16 @@ fn random_indices(d: Device) -> TestResult {
         // choice with probabilities: chi-square against them (3 dof: 16.3).
         let pr = [0.1, 0.2, 0.3, 0.4];
         let k = 100_000;
-        let c = Array::choice(4, k, true, Some(&pr), 21)?.to_vec()?;
+        let c = Array::choice_with(4, k, 21, ChoiceOpts::new().p(&pr))?.to_vec()?;
         let mut counts = [0.0; 4];
         c.iter().for_each(|&i| counts[i as usize] += 1.0);
         let want: Vec<f64> = pr.iter().map(|p| p * k as f64).collect();
         assert!(chi2(&counts, &want) < 16.3, "choice {counts:?}");
-        let u = Array::choice(6, 10, true, None, 1)?.to_vec()?;
+        let u = Array::choice(6, 10, 1)?.to_vec()?;
         assert!(u.iter().all(|&i| (0..6).contains(&i)));
         // Without replacement: distinct; with p, zero-probability items never drawn, and the
         // first draw follows p.
-        let c = Array::choice(50, 50, false, None, 2)?.to_vec()?;
+        let c = Array::choice_with(50, 50, 2, ChoiceOpts::new().replace(false))?.to_vec()?;
         let mut s = c.clone();
         s.sort();
         assert_eq!(s, (0..50).collect::<Vec<i64>>());
@@ -546,12 +559,12 @@ fn random_indices(d: Device) -> TestResult {
         // draws as the full shuffle: the first k of the permutation with that seed.
         for (n, k) in [(1000, 10), (1000, 249), (97, 24)] {
             assert_eq!(
-                Array::choice(n, k, false, None, 5)?.to_vec()?,
+                Array::choice_with(n, k, 5, ChoiceOpts::new().replace(false))?.to_vec()?,
                 Array::permutation(n, 5)?.to_vec()?[..k].to_vec(),
                 "choice({n}, {k}) against the permutation"
             );
         }
-        let few = Array::choice(1 << 62, 3, false, None, 8)?.to_vec()?;
+        let few = Array::choice_with(1 << 62, 3, 8, ChoiceOpts::new().replace(false))?.to_vec()?;
         assert!(
             few.iter().all(|&i| (0..1i64 << 62).contains(&i))
                 && few[0] != few[1]
@@ -562,7 +575,8 @@ fn random_indices(d: Device) -> TestResult {
         let pz = [0.5, 0.0, 0.25, 0.25];
         let mut first = [0.0; 4];
         for seed in 0..2000 {
-            let c = Array::choice(4, 3, false, Some(&pz), seed)?.to_vec()?;
+            let c = Array::choice_with(4, 3, seed, ChoiceOpts::new().replace(false).p(&pz))?
+                .to_vec()?;
             assert!(
                 !c.contains(&1) && c[0] != c[1] && c[1] != c[2] && c[0] != c[2],
                 "{c:?}"
@@ -574,33 +588,35 @@ fn random_indices(d: Device) -> TestResult {
             "{first:?}"
         );
         // Bad input names the values.
-        let e = Array::choice(3, 4, false, None, 0).unwrap_err().to_string();
+        let e = Array::choice_with(3, 4, 0, ChoiceOpts::new().replace(false))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains('4') && e.contains('3'), "{e}");
-        let e = Array::choice(2, 1, true, Some(&[0.5, 0.6]), 0)
+        let e = Array::choice_with(2, 1, 0, ChoiceOpts::new().p(&[0.5, 0.6]))
             .unwrap_err()
             .to_string();
         assert!(e.contains("1.1"), "{e}");
-        let e = Array::choice(2, 1, true, Some(&[1.5, -0.5]), 0)
+        let e = Array::choice_with(2, 1, 0, ChoiceOpts::new().p(&[1.5, -0.5]))
             .unwrap_err()
             .to_string();
         assert!(e.contains("-0.5"), "{e}");
         crate::common::assert_err(
-            Array::choice(2, 1, true, Some(&[1.0]), 0),
+            Array::choice_with(2, 1, 0, ChoiceOpts::new().p(&[1.0])),
             "Shape",
             "1 probabilities for 2 items",
         );
         crate::common::assert_err(
-            Array::choice(3, 3, false, Some(&pz[1..]), 0),
+            Array::choice_with(3, 3, 0, ChoiceOpts::new().replace(false).p(&pz[1..])),
             "InvalidArgument",
             "probabilities sum to 0.5",
         );
         crate::common::assert_err(
-            Array::choice(0, 1, true, None, 0),
+            Array::choice(0, 1, 0),
             "InvalidArgument",
             "1 draws from 0 items",
         );
         assert_eq!(
-            Array::choice(0, 0, false, None, 0)?.to_vec()?,
+            Array::choice_with(0, 0, 0, ChoiceOpts::new().replace(false))?.to_vec()?,
             Vec::<i64>::new()
         );
         Ok(())
@@ -627,7 +643,7 @@ fn random_cpu_equals_gpu() -> TestResult {
             Array::permutation(10_007, 5)?.cast::<f64>().to_vec()
         }),
         ("choice", &|| {
-            Array::choice(30, 5000, true, Some(&[1.0 / 30.0; 30]), 5)?
+            Array::choice_with(30, 5000, 5, ChoiceOpts::new().p(&[1.0 / 30.0; 30]))?
                 .cast::<f64>()
                 .to_vec()
         }),

@@ -7,6 +7,7 @@
 use crate::array::Array;
 use crate::dtype::{Integer, Numeric};
 use crate::error::{Error, Result};
+use crate::ops::TakeOpts;
 use crate::shape::SliceArg;
 
 /// The most label values (largest minus smallest plus one) the bins cover.
@@ -101,7 +102,11 @@ impl Groups {
         let s = self
             .zeros()
             .scatter_add(0, &self.pos, v, Default::default())?;
-        Array::select(&self.found, &s.take(&self.at, Some(0))?, 0.0)
+        Array::select(
+            &self.found,
+            &s.take_with(&self.at, TakeOpts::new().axis(0))?,
+            0.0,
+        )
     }
     fn count(&self) -> Result<Array<f64>> {
         self.sum_of(&Array::<f64>::ones_like(&self.x))
@@ -169,7 +174,8 @@ pub fn variance<T: Numeric, L: Integer>(
         Default::default(),
     )?;
     let means = sums.try_div(&counts)?;
-    let dev = g.x.try_sub(&means.take(&g.pos, Some(0))?)?;
+    let dev =
+        g.x.try_sub(&means.take_with(&g.pos, TakeOpts::new().axis(0))?)?;
     let ss = g.sum_of(&dev.try_mul(&dev)?)?;
     ss.try_div(&g.count()?)
 }
@@ -212,7 +218,7 @@ fn extreme<T: Numeric, L: Integer>(
         base.scatter_min(0, &g.pos, &g.x, Default::default())?
     };
     let has = g.count()?.greater(0.0);
-    Array::select(&has, &e.take(&g.at, Some(0))?, 0.0)
+    Array::select(&has, &e.take_with(&g.at, TakeOpts::new().axis(0))?, 0.0)
 }
 
 /// SciPy's `minimum` per label (as `f64`).
@@ -342,7 +348,7 @@ pub fn histogram<T: Numeric, L: Integer>(
         step: 1,
     };
     let per = counts.slice(&[head])?.reshape(&[g.bins, bins])?;
-    let rows = per.take(&g.at, Some(0))?;
+    let rows = per.take_with(&g.at, TakeOpts::new().axis(0))?;
     let f = g.found.reshape(&[index.len(), 1])?;
     Array::select(&f, &rows, 0i64)
 }

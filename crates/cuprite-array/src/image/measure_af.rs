@@ -8,6 +8,7 @@ use crate::array::Array;
 use crate::dtype::Numeric;
 use crate::error::{Error, Result};
 use crate::ops::IndexMode;
+use crate::ops::TakeOpts;
 
 /// One of ArrayFire's raw image moments (`af_moment_type`), over the pixels `(r, c)` (row,
 /// column) of an image `I`. ArrayFire's `x` runs along its first axis, the rows of an image
@@ -102,7 +103,7 @@ pub fn hist_equal<T: Numeric, H: Numeric>(x: &Array<T>, hist: &Array<H>) -> Resu
         .minimum((levels - 1) as f64)
         .cast::<i64>()
         .reshape(&[x.len()])?;
-    let v = norm.take_with(&idx, Some(0), IndexMode::Clamp)?;
+    let v = norm.take_with(&idx, TakeOpts::new().axis(0).mode(IndexMode::Clamp))?;
     Ok(v.reshape(x.shape())?.cast::<T>())
 }
 
@@ -121,12 +122,12 @@ fn flood(v: &Array<f64>, seeds: &Array<i64>, lo: f64, hi: f64) -> Result<Array<f
     let (lab, counts) = label_batch(&inside, &generate_binary_structure(2, 2)?)?;
     let n = lab.len();
     let flat = lab.reshape(&[n])?.cast::<i64>();
-    let hit = flat.take(seeds, Some(0))?;
+    let hit = flat.take_with(seeds, TakeOpts::new().axis(0))?;
     let top = counts.first().copied().unwrap_or(0);
     let flags = crate::with_device(v.device(), || Array::<i64>::zeros(&[top + 1]));
     let flags = flags.scatter_max(0, &hit, &Array::<i64>::ones_like(&hit), Default::default())?;
     let reached = flags
-        .take(&flat, Some(0))?
+        .take_with(&flat, TakeOpts::new().axis(0))?
         .try_mul(flat.not_equal(0i64).cast::<i64>())?;
     reached.cast::<f64>().reshape(v.shape())
 }
@@ -191,7 +192,7 @@ pub fn confidence_cc<T: Numeric>(
         })
         .collect();
     let win = Array::from_slice_on(dev, &win, &[win.len()])?;
-    let wv = flat.take(&win, Some(0))?;
+    let wv = flat.take_with(&win, TakeOpts::new().axis(0))?;
     let s1 = wv.sum()?.item()?;
     let s2 = wv.try_mul(&wv)?.sum()?.item()?;
     let n = win.len() as f64;
@@ -199,7 +200,7 @@ pub fn confidence_cc<T: Numeric>(
     let m = f64::from(multiplier);
     let at: Vec<i64> = seeds.iter().map(|s| (s[0] * w + s[1]) as i64).collect();
     let at = Array::from_slice_on(dev, &at, &[at.len()])?;
-    let sv = flat.take(&at, Some(0))?;
+    let sv = flat.take_with(&at, TakeOpts::new().axis(0))?;
     let (smin, smax) = (sv.min()?.item()?, sv.max()?.item()?);
     let band = |mean: f64, var: f64| {
         (

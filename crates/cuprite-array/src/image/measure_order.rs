@@ -14,6 +14,7 @@ use crate::array::Array;
 use crate::dtype::{Integer, Numeric};
 use crate::error::Result;
 use crate::ops::SortOpts;
+use crate::ops::TakeOpts;
 
 /// The flat elements of one input in label-then-value order, with each label bin's count and
 /// the start of its run in that order.
@@ -54,15 +55,23 @@ impl<T: Numeric> Runs<T> {
     /// (descending when `desc`), ties in row-major order.
     fn order(&self, desc: bool) -> Result<Array<i64>> {
         let by_value = self.x.argsort_with(0, SortOpts::new().descending(desc))?;
-        let by_label = self.bins.pos.take(&by_value, Some(0))?.argsort(0)?;
-        by_value.take(&by_label, Some(0))
+        let by_label = self
+            .bins
+            .pos
+            .take_with(&by_value, TakeOpts::new().axis(0))?
+            .argsort(0)?;
+        by_value.take_with(&by_label, TakeOpts::new().axis(0))
     }
 
     /// For each label of `index`: its count, and the start of its run (0 where it has none).
     fn at_index(&self) -> Result<(Array<i64>, Array<i64>)> {
-        let c = self.counts.take(&self.bins.at, Some(0))?;
+        let c = self
+            .counts
+            .take_with(&self.bins.at, TakeOpts::new().axis(0))?;
         let c = Array::select(&self.bins.found, &c, 0i64)?;
-        let s = self.starts.take(&self.bins.at, Some(0))?;
+        let s = self
+            .starts
+            .take_with(&self.bins.at, TakeOpts::new().axis(0))?;
         let s = Array::select(&c.greater(0i64), &s, 0i64)?;
         Ok((c, s))
     }
@@ -70,14 +79,14 @@ impl<T: Numeric> Runs<T> {
     /// The flat position of each label's first element in `order` (0 where it has none).
     fn first(&self, order: &Array<i64>) -> Result<Array<i64>> {
         let (c, s) = self.at_index()?;
-        let p = order.take(&s, Some(0))?;
+        let p = order.take_with(&s, TakeOpts::new().axis(0))?;
         Array::select(&c.greater(0i64), &p, 0i64)
     }
 
     /// The values at flat positions `p` as `f64`, 0 where the label has no element.
     fn values(&self, p: &Array<i64>) -> Result<Array<f64>> {
         let (c, _) = self.at_index()?;
-        let v = self.x.take(p, Some(0))?.cast::<f64>();
+        let v = self.x.take_with(p, TakeOpts::new().axis(0))?.cast::<f64>();
         Array::select(&c.greater(0i64), &v, 0.0)
     }
 }
@@ -248,8 +257,8 @@ pub fn median<T: Numeric, L: Integer>(
     // The middle pair of a run of `c` from `s`: `s + (c - 1) / 2` and `s + c / 2` (one
     // element when `c` is odd); a label with no element reads the run start 0.
     let below = c.try_sub(1i64)?.maximum(0i64).try_div(2i64)?;
-    let lo = order.take(&s.try_add(&below)?, Some(0))?;
-    let hi = order.take(&s.try_add(&c.try_div(2i64)?)?, Some(0))?;
+    let lo = order.take_with(&s.try_add(&below)?, TakeOpts::new().axis(0))?;
+    let hi = order.take_with(&s.try_add(&c.try_div(2i64)?)?, TakeOpts::new().axis(0))?;
     let lo = r.values(&lo)?;
     let hi = r.values(&hi)?;
     lo.try_add(&hi)?.try_mul(0.5)

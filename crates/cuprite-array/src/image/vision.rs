@@ -9,6 +9,7 @@ use crate::array::Array;
 use crate::dtype::{DType, Float, Scalar};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
+use crate::ops::TakeOpts;
 use crate::shape::SliceArg;
 use std::sync::Arc;
 
@@ -287,7 +288,7 @@ pub(crate) fn rank(
     let s = values.masked_select(keep)?;
     let k = s.shape()[0].min(max);
     let (score, order) = s.topk(k, 0)?;
-    let at = at.take(&order, Some(0))?;
+    let at = at.take_with(&order, TakeOpts::new().axis(0))?;
     let y = at.slice(&[ALL, SliceArg::Index(0)])?.cast::<f32>();
     let x = at.slice(&[ALL, SliceArg::Index(1)])?.cast::<f32>();
     let orientation = Array::<f32>::full_like(&score, 0.0);

@@ -11,6 +11,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall, Node, Op};
+use crate::ops::TakeOpts;
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
 use rayon::prelude::*;
@@ -402,13 +403,13 @@ fn resize(img: &Array<f32>, oh: usize, ow: usize) -> Result<Array<f32>> {
         let dev = x.device();
         let wshape = if axis == 0 { [n_out, 1] } else { [1, n_out] };
         let fa = Array::from_slice_on(dev, &f, &wshape)?;
-        let a = x.take(
+        let a = x.take_with(
             &Array::from_slice_on(dev, &i0, &[n_out])?,
-            Some(axis as isize),
+            TakeOpts::new().axis(axis as isize),
         )?;
-        let b = x.take(
+        let b = x.take_with(
             &Array::from_slice_on(dev, &i1, &[n_out])?,
-            Some(axis as isize),
+            TakeOpts::new().axis(axis as isize),
         )?;
         let out = a.try_add(b.try_sub(&a)?.try_mul(&fa)?)?;
         out.eval()?;

@@ -7,6 +7,7 @@ use crate::device::with_device;
 use crate::dtype::{Element, Integer};
 use crate::error::{Error, Result};
 use crate::ops::FillDiagonalOpts;
+use crate::ops::TakeOpts;
 use crate::ops::index::IndexMode;
 use crate::shape::{broadcast_shapes, checked_numel};
 
@@ -191,7 +192,9 @@ impl<T: Element> Array<T> {
             return Err(Error::Shape(format!("{call}: empty values for {n} places")));
         }
         let i = with_device(values.device(), || Array::arange_len(n))?;
-        values.flatten()?.take_with(&i, None, IndexMode::Wrap)
+        values
+            .flatten()?
+            .take_with(&i, TakeOpts::new().mode(IndexMode::Wrap))
     }
 
     /// NumPy's `fill_diagonal(a, val)`: writes `val` (flattened, repeated as needed) along

@@ -8,6 +8,7 @@ use crate::device::with_device;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::ops::AxisOpts;
+use crate::ops::TakeOpts;
 use crate::ops::index::IndexMode;
 use crate::shape::{SliceArg, axis, checked_numel};
 
@@ -62,7 +63,7 @@ impl<T: Element> Array<T> {
         }
         let keep: Vec<i64> = (0..n as i64).filter(|&i| !drop[i as usize]).collect();
         let k = Array::from_slice_on(src.device(), &keep, &[keep.len()])?;
-        src.take(&k, Some(a as isize))
+        src.take_with(&k, TakeOpts::new().axis(a as isize))
     }
 
     /// NumPy's `resize(a, new_shape)`: the flattened elements repeated (cycled) to fill
@@ -82,7 +83,7 @@ impl<T: Element> Array<T> {
         }
         let i = with_device(self.device(), || Array::arange_len(n))?;
         self.flatten()?
-            .take_with(&i, None, IndexMode::Wrap)?
+            .take_with(&i, TakeOpts::new().mode(IndexMode::Wrap))?
             .reshape(shape)
     }
 
@@ -327,7 +328,7 @@ impl<T: Element> Array<T> {
     /// use cuprite_array::Array;
     /// let a = Array::from_slice(&[3, 4, 2, 1], &[4])?;
     /// let p = a.argpartition(&[2], None)?;
-    /// assert_eq!(a.take(&p, None)?.to_vec()?[2], 3);
+    /// assert_eq!(a.take(&p)?.to_vec()?[2], 3);
     /// assert!(a.argpartition(&[4], None).is_err());
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```

@@ -81,12 +81,13 @@ pub use covariance::Cov;
 pub use editing::Trim;
 pub use functional::fromfunction;
 pub use gradient::Spacing;
-pub use index::{Idx, IndexArray, IndexMode, ScatterOpts};
+pub use index::{Idx, IndexArray, IndexMode, ScatterOpts, TakeOpts};
 pub use loss::Reduction;
 pub use mathx::RealIfClose;
 pub use options::{
-    AverageOpts, AxesOpts, AxisOpts, CloseOpts, DigitizeOpts, FillDiagonalOpts, LinspaceOpts,
-    NanToNumOpts, PolyvalOpts, ReduceOpts, SeriesOpts, SortOpts, TopkOpts, VarOpts,
+    AverageOpts, AxesOpts, AxisOpts, ChoiceOpts, CloseOpts, DigitizeOpts, FillDiagonalOpts,
+    HistogramOpts, LinspaceOpts, NanToNumOpts, NormOpts, PolyvalOpts, ReduceOpts, SeriesOpts,
+    SortOpts, TopkOpts, VarOpts,
 };
 pub use padding::PadMode;
 pub use poly1d::{Poly1d, PolyCov, Polyfit, PolyfitOptions, poly, polyfit_with, polymul, roots};

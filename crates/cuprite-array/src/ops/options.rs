@@ -504,3 +504,158 @@ impl LinspaceOpts {
         LinspaceOpts { axis, ..self }
     }
 }
+
+/// Options of [`histogram_with`](crate::Array::histogram_with): NumPy's `range` (default: the
+/// data's min and max), `weights` (default: each value counts 1) and `density` (default
+/// `false`: counts or weight sums; `true`: divided by the total and the bin width, so the
+/// histogram integrates to 1 over the range).
+///
+/// ```
+/// use cuprite_array::{Array, ops::HistogramOpts};
+/// let a = Array::from_slice(&[0.1f64, 0.2, 0.9, 3.0], &[4])?;
+/// let w = Array::from_slice(&[1.0f64, 2.0, 4.0, 8.0], &[4])?;
+/// let o = HistogramOpts::new().range(0.0, 1.0).weights(&w);
+/// assert_eq!(a.histogram_with(2, o)?.0.to_vec()?, [3.0, 4.0]);
+/// // Density: [2, 1] counts over bins of width 0.5, total 3.
+/// let (d, _) = a.histogram_with(2, HistogramOpts::new().range(0.0, 1.0).density(true))?;
+/// assert_eq!(d.to_vec()?, [4.0 / 3.0, 2.0 / 3.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+#[must_use]
+pub struct HistogramOpts<'w> {
+    pub(crate) range: Option<(f64, f64)>,
+    pub(crate) weights: Option<&'w crate::array::Array<f64>>,
+    pub(crate) density: bool,
+}
+
+impl<'w> HistogramOpts<'w> {
+    /// NumPy's defaults (`range=None`, `weights=None`, `density=False`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Bin `[lo, hi]` (finite, `lo < hi`) instead of the data's min and max; values outside
+    /// it are not counted.
+    pub fn range(self, lo: f64, hi: f64) -> Self {
+        HistogramOpts {
+            range: Some((lo, hi)),
+            ..self
+        }
+    }
+    /// Sum `weights` (the values' shape) instead of counting.
+    pub fn weights(self, weights: &'w crate::array::Array<f64>) -> Self {
+        HistogramOpts {
+            weights: Some(weights),
+            ..self
+        }
+    }
+    /// Divide each bin by the total (of counts or weights, inside the range) times its width.
+    pub fn density(self, density: bool) -> Self {
+        HistogramOpts { density, ..self }
+    }
+}
+
+/// Options of [`layer_norm_with`](crate::Array::layer_norm_with) and
+/// [`rms_norm_with`](crate::Array::rms_norm_with), PyTorch's: `eps` (default `1e-5` for
+/// `layer_norm`, the dtype's machine epsilon for `rms_norm`), `weight` and `bias` (default
+/// none; the shape `[n]` of the normalised axis; `rms_norm` takes no bias).
+///
+/// ```
+/// use cuprite_array::{Array, ops::NormOpts};
+/// let a = Array::<f64>::from_slice(&[1.0, 3.0], &[1, 2])?;
+/// let w = Array::<f64>::from_slice(&[2.0, 2.0], &[2])?;
+/// let b = Array::<f64>::from_slice(&[0.0, 1.0], &[2])?;
+/// let y = a.layer_norm_with(-1, NormOpts::new().eps(0.0).weight(&w).bias(&b))?;
+/// assert_eq!(y.to_vec()?, [-2.0, 3.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+#[must_use]
+pub struct NormOpts<'w, T: crate::dtype::Element> {
+    pub(crate) eps: Option<f64>,
+    pub(crate) weight: Option<&'w crate::array::Array<T>>,
+    pub(crate) bias: Option<&'w crate::array::Array<T>>,
+}
+
+impl<T: crate::dtype::Element> Default for NormOpts<'_, T> {
+    fn default() -> Self {
+        NormOpts {
+            eps: None,
+            weight: None,
+            bias: None,
+        }
+    }
+}
+
+impl<'w, T: crate::dtype::Element> NormOpts<'w, T> {
+    /// PyTorch's defaults (no weight, no bias, the call's default `eps`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// The `eps` added to the variance (mean square) under the square root (finite, `>= 0`).
+    pub fn eps(self, eps: f64) -> Self {
+        NormOpts {
+            eps: Some(eps),
+            ..self
+        }
+    }
+    /// Scale the result by `weight` (PyTorch's `weight`, `elementwise_affine`).
+    pub fn weight(self, weight: &'w crate::array::Array<T>) -> Self {
+        NormOpts {
+            weight: Some(weight),
+            ..self
+        }
+    }
+    /// Add `bias` after the weight (`layer_norm` only; `rms_norm` refuses it).
+    pub fn bias(self, bias: &'w crate::array::Array<T>) -> Self {
+        NormOpts {
+            bias: Some(bias),
+            ..self
+        }
+    }
+}
+
+/// Options of [`Array::choice_with`](crate::Array::choice_with) and
+/// [`Generator::choice_with`](crate::random::Generator::choice_with): NumPy's `replace`
+/// (default `true`) and `p` (default: uniform).
+///
+/// ```
+/// use cuprite_array::{Array, ops::ChoiceOpts};
+/// let c = Array::choice_with(4, 4, 9, ChoiceOpts::new().replace(false))?;
+/// let mut v = c.to_vec()?;
+/// v.sort();
+/// assert_eq!(v, [0, 1, 2, 3]);
+/// let only2 = ChoiceOpts::new().p(&[0.0, 0.0, 1.0]);
+/// assert_eq!(Array::choice_with(3, 5, 9, only2)?.to_vec()?, [2; 5]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[must_use]
+pub struct ChoiceOpts<'p> {
+    pub(crate) replace: bool,
+    pub(crate) p: Option<&'p [f64]>,
+}
+
+impl Default for ChoiceOpts<'_> {
+    fn default() -> Self {
+        ChoiceOpts {
+            replace: true,
+            p: None,
+        }
+    }
+}
+
+impl<'p> ChoiceOpts<'p> {
+    /// NumPy's defaults (`replace=True`, `p=None`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Whether an item may be drawn more than once (`false`: at most `n` draws).
+    pub fn replace(self, replace: bool) -> Self {
+        ChoiceOpts { replace, ..self }
+    }
+    /// The probability of each item: `n` finite non-negative entries summing to 1.
+    pub fn p(self, p: &'p [f64]) -> Self {
+        ChoiceOpts { p: Some(p), ..self }
+    }
+}

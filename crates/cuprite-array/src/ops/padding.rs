@@ -5,6 +5,7 @@
 use crate::array::Array;
 use crate::dtype::{Element, Float};
 use crate::error::{Error, Result};
+use crate::ops::TakeOpts;
 use crate::ops::stacking::along;
 
 /// How [`Array::pad_mode`] fills the padding.
@@ -77,7 +78,7 @@ impl<T: Element> Array<T> {
                 .map(|p| source(p - b as i64, n as i64, mode))
                 .collect();
             let idx = Array::from_slice_on(self.device(), &idx, &[len])?;
-            x = x.take(&idx, Some(ax as isize))?;
+            x = x.take_with(&idx, TakeOpts::new().axis(ax as isize))?;
         }
         Ok(x)
     }

@@ -6,6 +6,7 @@ use crate::array::Array;
 use crate::dtype::Numeric;
 use crate::error::{Error, Result};
 use crate::ops::PolyvalOpts;
+use crate::ops::TakeOpts;
 use crate::ops::linalg::{self, ComplexOf, RealOf, Scalar, ScalarOps};
 use crate::ops::poly as series;
 use crate::ops::stacking::along;
@@ -58,7 +59,9 @@ pub fn polymul<T: Numeric>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
     let dev = a.device();
     let idx = Array::from_slice_on(dev, &idx, &[l * m])?;
     let inside = Array::from_slice_on(dev, &inside, &[l, m])?;
-    let t = a.take(&idx, Some(0))?.reshape(&[l, m])?;
+    let t = a
+        .take_with(&idx, TakeOpts::new().axis(0))?
+        .reshape(&[l, m])?;
     let t = Array::select(&inside, &t, T::default())?;
     t.matmul(&b.reshape(&[m, 1])?)?.reshape(&[l])
 }

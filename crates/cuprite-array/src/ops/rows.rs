@@ -23,7 +23,7 @@ use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall, Node, Op, Program, Step};
-use crate::ops::ReduceOpts;
+use crate::ops::{NormOpts, ReduceOpts};
 use crate::shape::numel;
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
@@ -88,6 +88,16 @@ fn fused_producer(node: &Arc<Node>, ax: usize) -> Option<Producer> {
     }
     let hash = prog.structure_hash(&crate::jit::KernelKind::RowProducer { axis: ax });
     Some(Producer { prog, ax, hash })
+}
+
+/// The machine epsilon of a float dtype (the gap above 1): `rms_norm`'s default `eps`.
+fn machine_eps(d: DType) -> f64 {
+    match d {
+        DType::F16 => f16::EPSILON.to_f64(),
+        DType::BF16 => bf16::EPSILON.to_f64(),
+        DType::F32 => <f64 as From<f32>>::from(f32::EPSILON),
+        _ => f64::EPSILON,
+    }
 }
 
 impl<T: Element> Array<T> {
@@ -239,41 +249,90 @@ impl<T: Element> Array<T> {
         self.row_call(RowKind::LogSumExp, axis, None, None, 0.0, 2.0, keepdims)
     }
 
-    /// `(x - mean) / sqrt(var + eps) * weight + bias` along `axis` (biased variance); `weight`
-    /// and `bias`, when given, have the shape `[n]` of that axis. PyTorch's `layer_norm` over
-    /// one axis (its default `eps` is `1e-5`).
+    /// `(x - mean) / sqrt(var + eps)` along `axis` (biased variance, `eps = 1e-5`): PyTorch's
+    /// `layer_norm` over one axis without weight or bias (see
+    /// [`layer_norm_with`](Self::layer_norm_with)).
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
     /// let a = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 3.0], &[1, 2])?;
+    /// let y = a.layer_norm(-1)?.to_vec()?;
+    /// let want = 1.0 / (1.0f64 + 1e-5).sqrt();
+    /// assert!((y[0] + want).abs() < 1e-15 && (y[1] - want).abs() < 1e-15);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn layer_norm(&self, axis: isize) -> Result<Array<T>> {
+        self.layer_norm_with(axis, NormOpts::new())
+    }
+
+    /// [`layer_norm`](Self::layer_norm) with PyTorch's `eps`, `weight` and `bias`
+    /// ([`NormOpts`]): `(x - mean) / sqrt(var + eps) * weight + bias`; `weight` and `bias`
+    /// have the shape `[n]` of that axis.
+    ///
+    /// # Errors
+    /// A weight or bias of another shape, a negative or non-finite `eps`, a bad axis.
+    ///
+    /// ```
+    /// use cuprite_array::{Array, Device, ops::NormOpts};
+    /// let a = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 3.0], &[1, 2])?;
     /// let w = Array::<f64>::from_slice_on(Device::CPU, &[2.0, 2.0], &[2])?;
-    /// let y = a.layer_norm(-1, Some(&w), None, 0.0)?.to_vec()?;
+    /// let y = a.layer_norm_with(-1, NormOpts::new().weight(&w).eps(0.0))?.to_vec()?;
     /// assert_eq!(y, [-2.0, 2.0]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn layer_norm(
-        &self,
-        axis: isize,
-        weight: Option<&Array<T>>,
-        bias: Option<&Array<T>>,
-        eps: f64,
-    ) -> Result<Array<T>> {
-        self.row_call(RowKind::LayerNorm, axis, weight, bias, eps, 2.0, false)
+    pub fn layer_norm_with(&self, axis: isize, opts: NormOpts<'_, T>) -> Result<Array<T>> {
+        let eps = opts.eps.unwrap_or(1e-5);
+        self.row_call(
+            RowKind::LayerNorm,
+            axis,
+            opts.weight,
+            opts.bias,
+            eps,
+            2.0,
+            false,
+        )
     }
 
-    /// `x / sqrt(mean(x^2) + eps) * weight` along `axis`; `weight`, when given, has the shape
-    /// `[n]` of that axis.
+    /// `x / sqrt(mean(x^2) + eps)` along `axis`, `eps` the dtype's machine epsilon (PyTorch's
+    /// `rms_norm` default; see [`rms_norm_with`](Self::rms_norm_with)).
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
     /// let a = Array::<f64>::from_slice_on(Device::CPU, &[3.0, 4.0, 0.0, 0.0], &[4])?;
-    /// let y = a.rms_norm(0, None, 0.0)?.to_vec()?;
+    /// let y = a.rms_norm(0)?.to_vec()?;
     /// let want = [1.2, 1.6, 0.0, 0.0];
     /// assert!(y.iter().zip(want).all(|(y, w)| (y - w).abs() < 1e-12));
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn rms_norm(&self, axis: isize, weight: Option<&Array<T>>, eps: f64) -> Result<Array<T>> {
-        self.row_call(RowKind::RmsNorm, axis, weight, None, eps, 2.0, false)
+    pub fn rms_norm(&self, axis: isize) -> Result<Array<T>> {
+        self.rms_norm_with(axis, NormOpts::new())
+    }
+
+    /// [`rms_norm`](Self::rms_norm) with PyTorch's `eps` and `weight` ([`NormOpts`]):
+    /// `x / sqrt(mean(x^2) + eps) * weight`, `weight` of the shape `[n]` of that axis.
+    ///
+    /// # Errors
+    /// A bias (RMS norm has none), a weight of another shape, a negative or non-finite `eps`,
+    /// a bad axis.
+    ///
+    /// ```
+    /// use cuprite_array::{Array, Device, ops::NormOpts};
+    /// let a = Array::<f64>::from_slice_on(Device::CPU, &[3.0, 4.0], &[2])?;
+    /// let w = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 2.0], &[2])?;
+    /// // mean square (9 + 16) / 2 = 12.5, plus eps 0.5: 13, whose root divides.
+    /// let y = a.rms_norm_with(0, NormOpts::new().eps(0.5).weight(&w))?.to_vec()?;
+    /// let r = 13f64.sqrt();
+    /// assert!((y[0] - 3.0 / r).abs() < 1e-12 && (y[1] - 8.0 / r).abs() < 1e-12);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn rms_norm_with(&self, axis: isize, opts: NormOpts<'_, T>) -> Result<Array<T>> {
+        if opts.bias.is_some() {
+            return Err(Error::InvalidArgument(
+                "rms_norm takes no bias (set only eps and weight)".into(),
+            ));
+        }
+        let eps = opts.eps.unwrap_or_else(|| machine_eps(T::DTYPE));
+        self.row_call(RowKind::RmsNorm, axis, opts.weight, None, eps, 2.0, false)
     }
 
     /// `x / max(||x||_p, eps)` along `axis`: PyTorch's `F.normalize` (`p = 2.0`,

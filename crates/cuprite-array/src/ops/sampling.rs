@@ -18,6 +18,7 @@ use crate::dtype::{DType, Element, Float, Integer};
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall, Node, Op};
+use crate::ops::ChoiceOpts;
 use crate::random::{gamma_f64, philox4x32_10, sample_f64};
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::{KeyHasher, host_vec};
@@ -274,7 +275,26 @@ impl Array<i64> {
         Array::from_vec(partial_shuffle(n, n, seed, "permutation")?, &[n])
     }
 
-    /// `k` indices drawn from `0..n` with `seed`: with `replace`, independently (uniformly,
+    /// `k` indices drawn uniformly and independently from `0..n` with `seed` (NumPy's
+    /// `choice(n, k)`, `replace=True`): [`randint`](Array::randint) over `[0, n)`. See
+    /// [`choice_with`](Array::choice_with) for `replace` and `p`.
+    ///
+    /// # Errors
+    /// `n` beyond `i64::MAX`, or `k > 0` draws from no items.
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let c = Array::choice(3, 100, 1)?.to_vec()?;
+    /// assert!(c.iter().all(|&i| (0..3).contains(&i)));
+    /// assert!(Array::choice(0, 1, 1).is_err());
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn choice(n: usize, k: usize, seed: u64) -> Result<Array<i64>> {
+        Array::choice_with(n, k, seed, ChoiceOpts::new())
+    }
+
+    /// [`choice`](Array::choice) with NumPy's `replace` and `p` ([`ChoiceOpts`]): `k`
+    /// indices drawn from `0..n` with `seed`: with `replace`, independently (uniformly,
     /// or with probabilities `p` by inverse CDF on the `f64` uniforms of `rand_uniform`);
     /// without, distinct (a partial Fisher–Yates shuffle, or with `p` the `k` largest keys
     /// `ln(u) / p_i`: Efraimidis and Spirakis). `p` must have `n` finite non-negative entries
@@ -283,21 +303,18 @@ impl Array<i64> {
     /// replacement ([`randint`](Array::randint)).
     ///
     /// ```
-    /// use cuprite_array::Array;
-    /// let c = Array::choice(5, 3, false, None, 9)?.to_vec()?;
+    /// use cuprite_array::{Array, ops::ChoiceOpts};
+    /// let u = Array::choice(5, 8, 9)?.to_vec()?;
+    /// assert!(u.iter().all(|&i| (0..5).contains(&i)));
+    /// let c = Array::choice_with(5, 3, 9, ChoiceOpts::new().replace(false))?.to_vec()?;
     /// assert!(c.iter().all(|&i| (0..5).contains(&i)) && c[0] != c[1] && c[1] != c[2] && c[0] != c[2]);
-    /// let d = Array::choice(3, 1000, true, Some(&[0.0, 0.0, 1.0]), 9)?.to_vec()?;
+    /// let d = Array::choice_with(3, 1000, 9, ChoiceOpts::new().p(&[0.0, 0.0, 1.0]))?.to_vec()?;
     /// assert!(d.iter().all(|&i| i == 2));
-    /// assert!(Array::choice(3, 4, false, None, 9).is_err());
+    /// assert!(Array::choice_with(3, 4, 9, ChoiceOpts::new().replace(false)).is_err());
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn choice(
-        n: usize,
-        k: usize,
-        replace: bool,
-        p: Option<&[f64]>,
-        seed: u64,
-    ) -> Result<Array<i64>> {
+    pub fn choice_with(n: usize, k: usize, seed: u64, opts: ChoiceOpts<'_>) -> Result<Array<i64>> {
+        let ChoiceOpts { replace, p } = opts;
         if i64::try_from(n).is_err() {
             return Err(Error::InvalidArgument(format!(
                 "choice: {n} items do not fit the i64 indices it returns"

@@ -6,6 +6,7 @@ use crate::array::Array;
 use crate::dtype::Ordered;
 use crate::error::{Error, Result};
 use crate::ops::DigitizeOpts;
+use crate::ops::TakeOpts;
 use crate::ops::scan::Side;
 
 /// `Err` naming `what` when any of `idx` lies outside `[0, n)`.
@@ -103,8 +104,8 @@ pub fn lexsort<T: Ordered>(keys: &[&Array<T>]) -> Result<Array<i64>> {
     }
     let mut perm = first.argsort(0)?;
     for k in &keys[1..] {
-        let p = k.take(&perm, Some(0))?.argsort(0)?;
-        perm = perm.take(&p, Some(0))?;
+        let p = k.take_with(&perm, TakeOpts::new().axis(0))?.argsort(0)?;
+        perm = perm.take_with(&p, TakeOpts::new().axis(0))?;
     }
     Ok(perm)
 }
@@ -130,7 +131,7 @@ impl<T: Ordered> Array<T> {
         let i = s
             .searchsorted(&flat, Side::Left)?
             .clamp(0i64, test.len() as i64 - 1);
-        let found = s.take(&i, Some(0))?.equal(&flat);
+        let found = s.take_with(&i, TakeOpts::new().axis(0))?.equal(&flat);
         found.reshape(self.shape())
     }
 }

@@ -4,6 +4,7 @@
 use crate::array::Array;
 use crate::dtype::{Element, bf16, c32, c64, f16};
 use crate::error::Result;
+use crate::ops::TakeOpts;
 use crate::shape::SliceArg;
 
 fn range(start: Option<isize>, end: Option<isize>) -> SliceArg {
@@ -58,7 +59,8 @@ fn sort_lex<C: Element>(z: &Array<C>, re: Array<f64>, im: Array<f64>) -> Result<
         crate::device::with_device(z.device(), || Array::<i64>::arange(0, flat.len() as i64, 1))?;
     let rows = (&rows / last as i64).cast::<f64>();
     let order = crate::ops::lexsort(&[&im.flatten()?, &re.flatten()?, &rows])?;
-    flat.take(&order, Some(0))?.reshape(&shape)
+    flat.take_with(&order, TakeOpts::new().axis(0))?
+        .reshape(&shape)
 }
 
 macro_rules! sort_complex_of {

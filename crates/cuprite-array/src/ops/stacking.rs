@@ -7,6 +7,7 @@
 use crate::array::Array;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
+use crate::ops::TakeOpts;
 use crate::ops::{AxesOpts, AxisOpts};
 use crate::shape::{SliceArg, axis};
 
@@ -301,7 +302,7 @@ impl<T: Element> Array<T> {
         }
         let n = idx.len();
         let idx = Array::from_slice_on(self.device(), &idx, &[n])?;
-        self.take(&idx, Some(a as isize))
+        self.take_with(&idx, TakeOpts::new().axis(a as isize))
     }
 
     /// Removes the axes of extent 1 (only those of [`AxesOpts`] with

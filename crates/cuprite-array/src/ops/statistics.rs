@@ -12,7 +12,7 @@ use crate::codegen::HistMode;
 use crate::dtype::{DType, Element, Float, Integer, Numeric, Ordered, Scalar, Transcendental};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
-use crate::ops::{AverageOpts, ReduceOpts};
+use crate::ops::{AverageOpts, HistogramOpts, ReduceOpts};
 use std::sync::Arc;
 
 /// The `(lo, hi)` of a histogram: checked when given, the data's finite min and max otherwise.
@@ -67,7 +67,7 @@ impl<T: Element> Array<T> {
         bins: usize,
         range: Option<(f64, f64)>,
         weights: Option<&Array<f64>>,
-    ) -> Result<(Arc<Node>, Array<f64>)> {
+    ) -> Result<(Arc<Node>, Array<f64>, Vec<f64>)> {
         let x = hist_values(self)?;
         let (lo, hi) = hist_range(&self.cast::<f64>(), bins, range)?;
         let mut inputs = vec![x.clone()];
@@ -95,7 +95,7 @@ impl<T: Element> Array<T> {
             &format!("histogram: the edges of {bins} bins"),
         )?;
         edges.extend((0..=bins).map(|k| call.edge(k)));
-        let edges = Array::from_slice_on(self.device(), &edges, &[bins + 1])?;
+        let edges_arr = Array::from_slice_on(self.device(), &edges, &[bins + 1])?;
         let out = if weights.is_some() {
             DType::F64
         } else {
@@ -107,52 +107,73 @@ impl<T: Element> Array<T> {
             vec![bins],
             self.device(),
         );
-        Ok((node, edges))
+        Ok((node, edges_arr, edges))
     }
 
-    /// NumPy's `histogram`: the counts of the values in `bins` equal-width bins over `range`
-    /// (the data's min and max when `None`: read back, a synchronisation; widened by 0.5 each
-    /// side when they are equal; `[0, 1]` for no data) and the `bins + 1` edges. Bins are
-    /// half-open except the last, which holds `hi`; values outside the range and NaN are not
-    /// counted. Integer values are binned as `f64`.
+    /// NumPy's `histogram(a, bins)`: the counts of the values in `bins` equal-width bins over
+    /// the data's min and max (read back, a synchronisation; widened by 0.5 each side when
+    /// they are equal; `[0, 1]` for no data) and the `bins + 1` edges. Bins are half-open
+    /// except the last, which holds the maximum; NaN is not counted. Integer values are
+    /// binned as `f64`. [`histogram_with`](Self::histogram_with) takes NumPy's `range`,
+    /// `weights` and `density`.
+    ///
+    /// # Errors
+    /// No bins, too many bins for memory, complex values, or data whose range is not finite.
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
-    /// let a = Array::<f32>::from_slice_on(Device::CPU, &[0.0, 0.5, 1.0, 2.0, 9.0], &[5])?;
-    /// let (counts, edges) = a.histogram(2, Some((0.0, 2.0)))?;
-    /// assert_eq!(counts.to_vec()?, [2, 2]);
-    /// assert_eq!(edges.to_vec()?, [0.0, 1.0, 2.0]);
-    /// assert!(a.histogram(0, None).is_err());
+    /// let a = Array::<f32>::from_slice_on(Device::CPU, &[0.0, 0.5, 1.0, 2.0, 4.0], &[5])?;
+    /// let (counts, edges) = a.histogram(2)?;
+    /// assert_eq!(counts.to_vec()?, [3, 2]);
+    /// assert_eq!(edges.to_vec()?, [0.0, 2.0, 4.0]);
+    /// assert!(a.histogram(0).is_err());
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn histogram(
-        &self,
-        bins: usize,
-        range: Option<(f64, f64)>,
-    ) -> Result<(Array<i64>, Array<f64>)> {
-        let (node, edges) = self.histogram_call(bins, range, None)?;
+    pub fn histogram(&self, bins: usize) -> Result<(Array<i64>, Array<f64>)> {
+        let (node, edges, _) = self.histogram_call(bins, None, None)?;
         Ok((Array::from_node(node), edges))
     }
 
-    /// [`histogram`](Self::histogram) summing `weights` (the values' shape) instead of
-    /// counting.
+    /// [`histogram`](Self::histogram) with NumPy's `range`, `weights` and `density`
+    /// ([`HistogramOpts`]); the bins as `f64` (counts, weight sums, or densities). With a
+    /// range, values outside it are not counted and the last bin holds `hi`. The density of
+    /// bin `i` is `h[i] / (sum(h) · width[i])` (NaN when nothing was counted), so that it
+    /// integrates to 1 over the range.
+    ///
+    /// # Errors
+    /// As [`histogram`](Self::histogram), and a range that is not finite with `lo < hi` or
+    /// weights of another shape than the values'.
     ///
     /// ```
-    /// use cuprite_array::{Array, Device};
-    /// let a = Array::<f64>::from_slice_on(Device::CPU, &[0.1, 0.2, 0.9], &[3])?;
-    /// let w = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 2.0, 4.0], &[3])?;
-    /// let (sums, _) = a.histogram_weighted(2, Some((0.0, 1.0)), &w)?;
-    /// assert_eq!(sums.to_vec()?, [3.0, 4.0]);
+    /// use cuprite_array::{Array, Device, ops::HistogramOpts};
+    /// let a = Array::<f64>::from_slice_on(Device::CPU, &[0.1, 0.2, 0.9, 7.0], &[4])?;
+    /// let w = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 2.0, 4.0, 8.0], &[4])?;
+    /// let (sums, edges) = a.histogram_with(2, HistogramOpts::new().range(0.0, 1.0).weights(&w))?;
+    /// assert_eq!((sums.to_vec()?, edges.to_vec()?), (vec![3.0, 4.0], vec![0.0, 0.5, 1.0]));
+    /// let dens = HistogramOpts::new().range(0.0, 1.0).weights(&w).density(true);
+    /// assert_eq!(a.histogram_with(2, dens)?.0.to_vec()?, [6.0 / 7.0, 8.0 / 7.0]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn histogram_weighted(
+    pub fn histogram_with(
         &self,
         bins: usize,
-        range: Option<(f64, f64)>,
-        weights: &Array<f64>,
+        opts: HistogramOpts<'_>,
     ) -> Result<(Array<f64>, Array<f64>)> {
-        let (node, edges) = self.histogram_call(bins, range, Some(weights))?;
-        Ok((Array::from_node(node), edges))
+        let (node, edges, e) = self.histogram_call(bins, opts.range, opts.weights)?;
+        let h = if opts.weights.is_some() {
+            Array::<f64>::from_node(node)
+        } else {
+            Array::<i64>::from_node(node).cast::<f64>()
+        };
+        if !opts.density {
+            return Ok((h, edges));
+        }
+        // NumPy's `h / diff(edges) / h.sum()`, the widths from the edges as uploaded.
+        let widths: Vec<f64> = e.windows(2).map(|w| w[1] - w[0]).collect();
+        let widths = Array::from_slice_on(self.device(), &widths, &[bins])?;
+        let total = h.sum()?;
+        let d = h.try_div(&widths)?.try_div(&total)?;
+        Ok((d, edges))
     }
 }
 

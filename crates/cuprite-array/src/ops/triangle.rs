@@ -9,6 +9,7 @@ use crate::device::Device;
 use crate::dtype::{DType, Element, Numeric, Scalar};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
+use crate::ops::TakeOpts;
 use crate::shape::axis;
 
 /// Row and column index grids `[n, 1]` and `[1, m]` compared as `col - row <= k` (the
@@ -190,7 +191,7 @@ impl<T: Element> Array<T> {
                     }));
                 }
                 let vals = self
-                    .take(&pos.contiguous()?.flatten()?, Some(0))?
+                    .take_with(&pos.contiguous()?.flatten()?, TakeOpts::new().axis(0))?
                     .reshape(&[n, n])?;
                 Array::select(&on, &vals, zero::<T>())
             }

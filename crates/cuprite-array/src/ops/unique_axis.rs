@@ -6,6 +6,7 @@
 use crate::array::Array;
 use crate::dtype::{Element, Scalar};
 use crate::error::Result;
+use crate::ops::TakeOpts;
 use crate::ops::sort::Unique;
 use crate::shape::axis;
 use std::cmp::Ordering;
@@ -88,7 +89,7 @@ impl<T: Element> Array<T> {
         let dev = self.device();
         let f = Array::from_slice_on(dev, &first, &[first.len()])?;
         Ok(Unique {
-            values: self.take(&f, Some(a as isize))?,
+            values: self.take_with(&f, TakeOpts::new().axis(a as isize))?,
             counts: Array::from_slice_on(dev, &counts, &[counts.len()])?,
             first: f,
             inverse: Array::from_slice_on(dev, &inverse, &[n])?,

@@ -13,6 +13,7 @@ use crate::array::Array;
 use crate::device::{Device, current_device, with_device};
 use crate::dtype::{DType, Element, Float, Integer};
 use crate::error::{Error, Result};
+use crate::ops::ChoiceOpts;
 use crate::util::host_vec;
 use std::sync::Mutex;
 
@@ -413,22 +414,30 @@ impl Generator {
         with_device(self.device, || Array::permutation(n, key))
     }
 
-    /// `k` indices from `0..n` (see [`Array::choice`]).
+    /// `k` indices drawn uniformly from `0..n`, with replacement (see [`Array::choice`]).
     ///
     /// ```
-    /// let c = cuprite_array::random::default_rng(7).choice(10, 3, false, None)?.to_vec()?;
+    /// let c = cuprite_array::random::default_rng(7).choice(10, 30)?.to_vec()?;
+    /// assert!(c.iter().all(|&i| (0..10).contains(&i)));
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn choice(&mut self, n: usize, k: usize) -> Result<Array<i64>> {
+        self.choice_with(n, k, ChoiceOpts::new())
+    }
+
+    /// [`choice`](Self::choice) with NumPy's `replace` and `p` ([`ChoiceOpts`]; see
+    /// [`Array::choice_with`]).
+    ///
+    /// ```
+    /// use cuprite_array::ops::ChoiceOpts;
+    /// let mut g = cuprite_array::random::default_rng(7);
+    /// let c = g.choice_with(10, 3, ChoiceOpts::new().replace(false))?.to_vec()?;
     /// assert!(c[0] != c[1] && c[1] != c[2] && c[0] != c[2]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn choice(
-        &mut self,
-        n: usize,
-        k: usize,
-        replace: bool,
-        p: Option<&[f64]>,
-    ) -> Result<Array<i64>> {
+    pub fn choice_with(&mut self, n: usize, k: usize, opts: ChoiceOpts<'_>) -> Result<Array<i64>> {
         let key = self.host_key();
-        with_device(self.device, || Array::choice(n, k, replace, p, key))
+        with_device(self.device, || Array::choice_with(n, k, key, opts))
     }
 
     /// `a` with its slices along `axis` permuted (see [`Array::shuffle`]).

@@ -16,6 +16,7 @@
 
 use super::curves::per_call;
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Ceiling, Figure, Target, TimeUnit};
+use cuprite_array::ops::TakeOpts;
 use cuprite_array::ops::{IndexMode, ScatterOpts};
 use cuprite_array::{Array, Device, with_device};
 
@@ -65,7 +66,7 @@ fn gather(ctx: &mut BenchCtx) -> BenchResult {
         let idx = indices(n, n, 12)?;
         let up = uploaded(&idx)?;
         // Check once against the host: x[idx] at a few places.
-        let g = x.take(&idx, None)?;
+        let g = x.take(&idx)?;
         let (xs, is, gs) = (x.to_vec()?, idx.to_vec()?, g.to_vec()?);
         for k in [0, n / 3, n - 1] {
             if gs[k] != xs[is[k] as usize] {
@@ -104,7 +105,7 @@ fn gather(ctx: &mut BenchCtx) -> BenchResult {
             // (primary) context is current after the arrays above were made.
             let s = unsafe {
                 per_call(ctx, stream, CALLS, || -> Result<(), BenchError> {
-                    x.take_with(ix, None, mode)?.eval()?;
+                    x.take_with(ix, TakeOpts::new().mode(mode))?.eval()?;
                     Ok(())
                 })
             }?;

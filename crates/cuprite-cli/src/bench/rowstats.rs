@@ -11,6 +11,7 @@
 
 use super::curves::per_call;
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Target, TimeUnit};
+use cuprite_array::ops::{HistogramOpts, NormOpts};
 use cuprite_array::{Array, Device, bf16, with_device};
 
 /// The row-operation and statistics benchmarks.
@@ -181,8 +182,8 @@ fn layer_norm(ctx: &mut BenchCtx) -> BenchResult {
         "layer_norm",
         "with weight and bias, one read + one write",
         2.0,
-        &|x| Ok(x.layer_norm(-1, Some(&w), Some(&b), 1e-5)?),
-        &|x| Ok(x.layer_norm(-1, Some(&w16), Some(&b16), 1e-5)?),
+        &|x| Ok(x.layer_norm_with(-1, NormOpts::new().weight(&w).bias(&b))?),
+        &|x| Ok(x.layer_norm_with(-1, NormOpts::new().weight(&w16).bias(&b16))?),
     )
 }
 
@@ -203,7 +204,9 @@ fn histogram(ctx: &mut BenchCtx) -> BenchResult {
         let stream = stream_raw()?;
         let x = Array::<f32>::rand_uniform(&[n], 6)?;
         let f = || -> Result<(), BenchError> {
-            x.histogram(256, Some((0.0, 1.0)))?.0.eval()?;
+            x.histogram_with(256, HistogramOpts::new().range(0.0, 1.0))?
+                .0
+                .eval()?;
             Ok(())
         };
         f()?;

@@ -364,7 +364,7 @@ pub fn eval(e: &Expr) -> Result<Arr, String> {
                     let Arr::$I(i) = index else { unreachable!() };
                     // Out-of-range indices clamp (the fuzzer draws some on purpose).
                     on_all!(x; y => y
-                        .take_with(&i, Some(*ax), cuprite_array::ops::IndexMode::Clamp)
+                        .take_with(&i, cuprite_array::ops::TakeOpts::new().axis(*ax).mode(cuprite_array::ops::IndexMode::Clamp))
                         .map_err(api)?)
                 }};
             }

@@ -29,6 +29,7 @@
 use super::arr::{Arr, IntoArr, api, on, on_all, on2};
 use super::expr::{Draw, Expr, Family, Info, Row, eps, inexact_kind, int_max};
 use super::rng::Rng;
+use cuprite_array::ops::NormOpts;
 use cuprite_array::ops::TopkOpts;
 use cuprite_array::ops::fft::FftOpts;
 use cuprite_array::ops::{AxisOpts, QuantileOpts};
@@ -474,11 +475,11 @@ macro_rules! take_mode {
                 let x = one(c)?;
                 let k = norm(p[0], x.shape().len());
                 let idx = i64s(indices(p[1] as usize, p[2] as u64, x.shape()[k], $m), &[p[1] as usize])?;
-                on_all!(x; y => y.take_with(&idx, Some(p[0] as isize), $mode).map_err(api)?)
+                on_all!(x; y => y.take_with(&idx, cuprite_array::ops::TakeOpts::new().axis(p[0] as isize).mode($mode)).map_err(api)?)
             },
             rust: |p, c| {
                 format!(
-                    "{}.take_with(&Array::from_vec(vec!{:?}, &[{}])?, Some({}), IndexMode::{:?})?",
+                    "{}.take_with(&Array::from_vec(vec!{:?}, &[{}])?, cuprite_array::ops::TakeOpts::new().axis({}).mode(IndexMode::{:?}))?",
                     c[0],
                     indices(p[1] as usize, p[2] as u64, 0, $m),
                     p[1],
@@ -982,8 +983,13 @@ static ROWS: &[Row] = &[
                 + 8.0 * (n + 2.0) * e;
             info(i.dtype, i.shape.clone(), err, 2.0 * n.sqrt())
         },
-        eval: |_, c| on!(one(c)?; [F16, BF16, F32, F64]; x => x.layer_norm(-1, None, None, 0.25).map_err(api)?),
-        rust: |_, c| format!("{}.layer_norm(-1, None, None, 0.25)?", c[0]),
+        eval: |_, c| on!(one(c)?; [F16, BF16, F32, F64]; x => x.layer_norm_with(-1, NormOpts::new().eps(0.25)).map_err(api)?),
+        rust: |_, c| {
+            format!(
+                "{}.layer_norm_with(-1, cuprite_array::ops::NormOpts::new().eps(0.25))?",
+                c[0]
+            )
+        },
     },
     Row {
         name: "rms_norm",
@@ -995,8 +1001,13 @@ static ROWS: &[Row] = &[
             let err = 2.0 * i.err + 4.0 * (2.0 * i.err + 2.0 * (n + 1.0) * e) + 8.0 * e;
             info(i.dtype, i.shape.clone(), err, 2.0)
         },
-        eval: |_, c| on!(one(c)?; [F16, BF16, F32, F64]; x => x.rms_norm(-1, None, 0.25).map_err(api)?),
-        rust: |_, c| format!("{}.rms_norm(-1, None, 0.25)?", c[0]),
+        eval: |_, c| on!(one(c)?; [F16, BF16, F32, F64]; x => x.rms_norm_with(-1, NormOpts::new().eps(0.25)).map_err(api)?),
+        rust: |_, c| {
+            format!(
+                "{}.rms_norm_with(-1, cuprite_array::ops::NormOpts::new().eps(0.25))?",
+                c[0]
+            )
+        },
     },
     Row {
         name: "normalize",

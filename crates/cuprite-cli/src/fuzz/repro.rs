@@ -336,7 +336,7 @@ impl Emit {
                     rust_type(*idx)
                 ));
                 self.var(format!(
-                    "{x}.take_with(&{ix}, Some({ax}), cuprite_array::ops::IndexMode::Clamp)?"
+                    "{x}.take_with(&{ix}, cuprite_array::ops::TakeOpts::new().axis({ax}).mode(cuprite_array::ops::IndexMode::Clamp))?"
                 ))
             }
             Expr::Cumsum(ax, a) => {

@@ -62,8 +62,8 @@
 //!
 //! - **`gather`** is [`index_select`](crate::Array::index_select) under its older name. Before
 //!   this module it clamped out-of-range indices; it now returns an `Err` like every indexing
-//!   function (`take_with(.., IndexMode::Clamp)` keeps the old behaviour). PyTorch's n-d
-//!   `gather` is [`take_along_axis`](crate::Array::take_along_axis).
+//!   function (`take_with(.., TakeOpts::new().mode(IndexMode::Clamp))` keeps the old
+//!   behaviour). PyTorch's n-d `gather` is [`take_along_axis`](crate::Array::take_along_axis).
 //! - The general [`Array::index`](crate::Array::index) follows NumPy's rules for where the
 //!   axes of advanced indices go: see [`Idx`].
 //!
@@ -104,16 +104,55 @@ use crate::graph::{Node, Op};
 use crate::schedule::contiguous_storage;
 use std::sync::Arc;
 
-/// What an index outside its axis does (see the module docs).
+/// What an index outside its axis does (see the module docs): NumPy's `mode=` of `take`,
+/// `put` and `choose`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum IndexMode {
-    /// An `Err` naming the index (the default).
+    /// NumPy's `"raise"` (the default): an `Err` naming the index.
     #[default]
     Error = 0,
-    /// Clamped into `[0, n)` (negative indices become 0).
+    /// NumPy's `"clip"`: clamped into `[0, n)` (so negative indices become 0 and do not count
+    /// from the end, as in NumPy).
     Clamp = 1,
-    /// Taken modulo `n` (so `-1` is the last element, `n` the first).
+    /// NumPy's `"wrap"`: taken modulo `n` (so `-1` is the last element, `n` the first).
     Wrap = 2,
+}
+
+/// Options of [`take_with`](crate::Array::take_with): NumPy's `axis` (default `None`: the
+/// flattened array) and `mode` (default [`IndexMode::Error`], NumPy's `"raise"`).
+///
+/// ```
+/// use cuprite_array::{Array, ops::{IndexMode, TakeOpts}};
+/// let a = Array::from_slice(&[10, 11, 12, 13, 14, 15], &[2, 3])?;
+/// let i = Array::from_slice(&[4i32, -1], &[2])?;
+/// let o = TakeOpts::new().axis(1).mode(IndexMode::Clamp);
+/// assert_eq!(a.take_with(&i, o)?.to_vec()?, [12, 10, 15, 13]);
+/// assert_eq!(TakeOpts::new(), TakeOpts::default());
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct TakeOpts {
+    pub(crate) axis: Option<isize>,
+    pub(crate) mode: IndexMode,
+}
+
+impl TakeOpts {
+    /// NumPy's defaults (`axis=None`, `mode="raise"`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Take along `axis` (negative counts from the end; `None`: of the flattened array).
+    pub fn axis(self, axis: impl Into<Option<isize>>) -> Self {
+        TakeOpts {
+            axis: axis.into(),
+            ..self
+        }
+    }
+    /// What out-of-range indices do.
+    pub fn mode(self, mode: IndexMode) -> Self {
+        TakeOpts { mode, ..self }
+    }
 }
 
 /// Options of the scatter operations.

@@ -4,8 +4,8 @@
 
 use super::scatter::scatter_node;
 use super::{
-    IndexMode, call, checked_result, coord, flat_offset, gather_flat, normalize, normalize_fused,
-    place, strides_i64,
+    IndexMode, TakeOpts, call, checked_result, coord, flat_offset, gather_flat, normalize,
+    normalize_fused, place, strides_i64,
 };
 use crate::array::{Array, expand};
 use crate::dtype::{DType, Element};
@@ -13,45 +13,55 @@ use crate::error::{Error, Result};
 use crate::shape::axis;
 
 impl<T: Element> Array<T> {
-    /// NumPy's `take`: elements at `indices` (any integer dtype, negative counting from the
-    /// end) along `axis`, or of the flattened array for `None`. The result's shape is
-    /// `shape[..axis] + indices.shape + shape[axis + 1..]` (`indices.shape` for `None`).
-    /// Out-of-range indices are an `Err` (see [`take_with`](Self::take_with) for the modes);
-    /// the check runs in the gather's kernel, so the call realises its result and waits for
-    /// the kernel (the `Clamp` and `Wrap` modes stay lazy and fuse with what follows), unless
-    /// the indices' values are known to be in range from how they were made (`randint`,
-    /// `arange`, `clamp`, a small upload: see the [module docs](crate::ops::index)), when there is
-    /// nothing to check and the call stays lazy too.
+    /// NumPy's `take(a, indices)`: elements of the flattened array at `indices` (any integer
+    /// dtype, negative counting from the end), in the shape of `indices`. Out-of-range indices
+    /// are an `Err` (NumPy's `mode="raise"`; [`take_with`](Self::take_with) takes NumPy's
+    /// `axis` and `mode`); the check runs in the gather's kernel, so the call realises its
+    /// result and waits for the kernel (the `Clamp` and `Wrap` modes stay lazy and fuse with
+    /// what follows), unless the indices' values are known to be in range from how they were
+    /// made (`randint`, `arange`, `clamp`, a small upload: see the
+    /// [module docs](crate::ops::index)), when there is nothing to check and the call stays
+    /// lazy too.
+    ///
+    /// # Errors
+    /// An index outside `[-n, n)`, indices of a non-integer dtype, or another device's array.
     ///
     /// ```
     /// use cuprite_array::{Array, Device};
     /// let a = Array::from_slice_on(Device::CPU, &[10, 11, 12, 13, 14, 15], &[2, 3])?;
     /// let i = Array::from_slice(&[2i32, -3], &[2])?;
-    /// assert_eq!(a.take(&i, Some(1))?.to_vec()?, [12, 10, 15, 13]);
-    /// assert_eq!(a.take(&i, None)?.to_vec()?, [12, 13]);
-    /// assert!(a.take(&Array::from_slice(&[3i64], &[1])?, Some(1)).is_err());
+    /// assert_eq!(a.take(&i)?.to_vec()?, [12, 13]);
+    /// assert!(a.take(&Array::from_slice(&[6i64], &[1])?).is_err());
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn take<I: Element>(&self, indices: &Array<I>, axis: Option<isize>) -> Result<Array<T>> {
-        self.take_with(indices, axis, IndexMode::Error)
+    pub fn take<I: Element>(&self, indices: &Array<I>) -> Result<Array<T>> {
+        self.take_with(indices, TakeOpts::new())
     }
 
-    /// [`take`](Self::take) with out-of-range indices handled as `mode` says.
+    /// [`take`](Self::take) with NumPy's `axis` and `mode` ([`TakeOpts`]): along an axis, the
+    /// result's shape is `shape[..axis] + indices.shape + shape[axis + 1..]`; out-of-range
+    /// indices are handled as the [`IndexMode`] says (`Error`: NumPy's `"raise"`, `Clamp`:
+    /// `"clip"`, `Wrap`: `"wrap"`).
+    ///
+    /// # Errors
+    /// A bad axis, indices of a non-integer dtype, an out-of-range index in the `Error` mode,
+    /// indices into an axis of extent 0, or another device's array.
     ///
     /// ```
-    /// use cuprite_array::{Array, ops::IndexMode};
-    /// let a = Array::from_slice(&[1.0f32, 2.0, 3.0], &[3])?;
-    /// let i = Array::from_slice(&[-4i64, 3, 7], &[3])?;
-    /// assert_eq!(a.take_with(&i, None, IndexMode::Clamp)?.to_vec()?, [1.0, 3.0, 3.0]);
-    /// assert_eq!(a.take_with(&i, None, IndexMode::Wrap)?.to_vec()?, [3.0, 1.0, 2.0]);
+    /// use cuprite_array::{Array, ops::{IndexMode, TakeOpts}};
+    /// let a = Array::from_slice(&[10, 11, 12, 13, 14, 15], &[2, 3])?;
+    /// let i = Array::from_slice(&[2i32, -3], &[2])?;
+    /// assert_eq!(a.take_with(&i, TakeOpts::new().axis(1))?.to_vec()?, [12, 10, 15, 13]);
+    /// let f = Array::from_slice(&[1.0f32, 2.0, 3.0], &[3])?;
+    /// let j = Array::from_slice(&[-4i64, 3, 7], &[3])?;
+    /// let clip = TakeOpts::new().mode(IndexMode::Clamp);
+    /// assert_eq!(f.take_with(&j, clip)?.to_vec()?, [1.0, 3.0, 3.0]);
+    /// let wrap = TakeOpts::new().mode(IndexMode::Wrap);
+    /// assert_eq!(f.take_with(&j, wrap)?.to_vec()?, [3.0, 1.0, 2.0]);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
-    pub fn take_with<I: Element>(
-        &self,
-        indices: &Array<I>,
-        axis_: Option<isize>,
-        mode: IndexMode,
-    ) -> Result<Array<T>> {
+    pub fn take_with<I: Element>(&self, indices: &Array<I>, opts: TakeOpts) -> Result<Array<T>> {
+        let TakeOpts { axis: axis_, mode } = opts;
         crate::array::check_devices(&[&self.node, &indices.node])?;
         let Some(ax) = axis_ else {
             let what = "take's indices";
@@ -180,7 +190,7 @@ impl<T: Element> Array<T> {
                 index.shape()
             )));
         }
-        self.take(index, Some(axis_))
+        self.take_with(index, TakeOpts::new().axis(axis_))
     }
 
     /// [`index_select`](Self::index_select) under its older name: rows (along `axis`) picked by
@@ -211,7 +221,7 @@ impl<T: Element> Array<T> {
                 self.shape()
             )));
         }
-        self.take(index, Some(ax as isize))
+        self.take_with(index, TakeOpts::new().axis(ax as isize))
     }
 }
 

@@ -21,7 +21,7 @@ mod products;
 mod span;
 
 pub use decomp::{
-    ComplexOf, Eig, Lstsq, NormOrd, PinvOpts, RankTol, Real, RealOf, RealPart, Scalar, ScalarOps,
+    ComplexOf, Eig, Lstsq, NormOrd, PinvOpts, RankOpts, Real, RealOf, RealPart, Scalar, ScalarOps,
     Svd, cholesky, cond_p, det, eig, eigh, eigvals, inv, lstsq, lstsq_full, matrix_rank,
     matrix_rank_with, norm, pinv, pinv_with, qr, qr_complete, qr_r, qr_raw, slogdet, solve, svd,
     svd_full, svd_hermitian, svdvals, tensorinv, tensorsolve,

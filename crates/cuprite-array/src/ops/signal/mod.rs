@@ -8,6 +8,7 @@ use crate::array::{Array, cast_owned};
 use crate::dtype::{DType, Element, Float, Numeric, c32, c64};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
+use crate::ops::TakeOpts;
 use crate::ops::UnaryOp;
 use crate::ops::elementwise::unary_node;
 use crate::ops::fft::FftNorm;
@@ -129,7 +130,10 @@ fn periodic<V: InterpValue>(
     let x = x.rem(p);
     let xp = xp.rem(p);
     let order = xp.argsort(0)?;
-    let (xp, fp) = (xp.take(&order, Some(0))?, fp.take(&order, Some(0))?);
+    let (xp, fp) = (
+        xp.take_with(&order, TakeOpts::new().axis(0))?,
+        fp.take_with(&order, TakeOpts::new().axis(0))?,
+    );
     let last = |a: &Array<V::Real>| {
         a.slice(&[SliceArg::Range {
             start: Some(-1),
@@ -320,7 +324,7 @@ fn direct<T: Numeric>(a: &Array<T>, b: &Array<T>, len: usize, left: usize) -> Re
     })?;
     let idx = &(&k + &j) - left as i64;
     let inside = idx.greater_equal(0i64).and(idx.less(n));
-    let g = a.take_with(&idx, Some(0), IndexMode::Clamp)?;
+    let g = a.take_with(&idx, TakeOpts::new().axis(0).mode(IndexMode::Clamp))?;
     let g = Array::select(&inside, &g, T::default())?;
     let prod = g.try_mul(&b.reshape(&[1, m])?)?;
     let s = prod.sum_axes(&[1])?;

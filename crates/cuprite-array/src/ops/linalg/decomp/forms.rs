@@ -284,9 +284,9 @@ pub fn lstsq_full<T: Scalar>(a: &Array<T>, b: &Array<T>, rcond: Option<f64>) -> 
     })
 }
 
-/// The threshold of [`matrix_rank_with`] below which singular values count as zero.
+/// The threshold below which singular values count as zero.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub enum RankTol {
+enum RankTol {
     /// `s_max·max(m, n)·eps` (NumPy's default).
     #[default]
     Default,
@@ -296,25 +296,67 @@ pub enum RankTol {
     Rel(f64),
 }
 
-/// The numerical rank of each matrix (NumPy's `matrix_rank(A, tol, hermitian, rtol)`): the
-/// number of singular values above the threshold `tol` says. `hermitian` takes them from the
-/// eigenvalues (lower triangle read). A 1-D array has rank 1 unless it is all zeros; stacks
-/// `(..., m, n)` give an array of the leading shape (0-d for one matrix). A negative or NaN
-/// threshold is an `Err`.
+/// Options of [`matrix_rank_with`]: NumPy's `tol` (an absolute threshold), `rtol` (relative to
+/// the largest singular value; the default threshold is `s_max·max(m, n)·eps`) and `hermitian`
+/// (default `false`). Of `tol` and `rtol` the last one set applies.
 ///
 /// ```
-/// use cuprite_array::{Array, Device, linalg::{self, RankTol}};
-/// let a = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 0.0, 0.0, 1e-8], &[2, 2])?;
-/// assert_eq!(linalg::matrix_rank_with(&a, RankTol::Default, false)?.item()?, 2);
-/// assert_eq!(linalg::matrix_rank_with(&a, RankTol::Abs(1e-6), false)?.item()?, 1);
-/// assert_eq!(linalg::matrix_rank_with(&a, RankTol::Rel(1e-6), true)?.item()?, 1);
-/// # Ok::<(), cuprite_array::Error>(())
+/// use cuprite_array::linalg::RankOpts;
+/// assert_eq!(RankOpts::new(), RankOpts::default());
+/// assert_ne!(RankOpts::new().tol(1e-6), RankOpts::new().rtol(1e-6));
 /// ```
-pub fn matrix_rank_with<T: Scalar>(
-    a: &Array<T>,
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[must_use]
+pub struct RankOpts {
     tol: RankTol,
     hermitian: bool,
-) -> Result<Array<i64>> {
+}
+
+impl RankOpts {
+    /// NumPy's defaults (`tol=None`, `rtol=None`: `s_max·max(m, n)·eps`; `hermitian=False`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Singular values at or below `tol` count as zero (an absolute threshold).
+    pub fn tol(self, tol: f64) -> Self {
+        RankOpts {
+            tol: RankTol::Abs(tol),
+            ..self
+        }
+    }
+    /// Singular values at or below `rtol·s_max` count as zero.
+    pub fn rtol(self, rtol: f64) -> Self {
+        RankOpts {
+            tol: RankTol::Rel(rtol),
+            ..self
+        }
+    }
+    /// Take the singular values from the eigenvalues of a Hermitian (real: symmetric) matrix,
+    /// of which the lower triangle is read.
+    pub fn hermitian(self, hermitian: bool) -> Self {
+        RankOpts { hermitian, ..self }
+    }
+}
+
+/// The numerical rank of each matrix (NumPy's `matrix_rank(A, tol, hermitian, rtol)`, through
+/// [`RankOpts`]): the number of singular values above the threshold. `hermitian` takes them
+/// from the eigenvalues (lower triangle read). A 1-D array has rank 1 unless it is all zeros;
+/// stacks `(..., m, n)` give an array of the leading shape (0-d for one matrix).
+///
+/// # Errors
+/// A negative or NaN threshold, or a failed decomposition.
+///
+/// ```
+/// use cuprite_array::{Array, Device, linalg::{self, RankOpts}};
+/// let a = Array::<f64>::from_slice_on(Device::CPU, &[1.0, 0.0, 0.0, 1e-8], &[2, 2])?;
+/// assert_eq!(linalg::matrix_rank_with(&a, RankOpts::new())?.item()?, 2);
+/// assert_eq!(linalg::matrix_rank_with(&a, RankOpts::new().tol(1e-6))?.item()?, 1);
+/// let herm = RankOpts::new().rtol(1e-6).hermitian(true);
+/// assert_eq!(linalg::matrix_rank_with(&a, herm)?.item()?, 1);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn matrix_rank_with<T: Scalar>(a: &Array<T>, opts: RankOpts) -> Result<Array<i64>> {
+    let RankOpts { tol, hermitian } = opts;
     if let RankTol::Abs(t) | RankTol::Rel(t) = tol
         && (t.is_nan() || t < 0.0)
     {

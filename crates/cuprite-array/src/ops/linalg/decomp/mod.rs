@@ -39,7 +39,7 @@ pub use derived::{NormOrd, lstsq, matrix_rank, norm, pinv};
 pub use eig::{ComplexOf, Eig, eig, eigvals};
 pub use factor::{Svd, cholesky, eigh, qr, svd};
 pub use forms::{
-    Lstsq, PinvOpts, RankTol, cond_p, lstsq_full, matrix_rank_with, pinv_with, svd_full,
+    Lstsq, PinvOpts, RankOpts, cond_p, lstsq_full, matrix_rank_with, pinv_with, svd_full,
     svd_hermitian, svdvals, tensorinv, tensorsolve,
 };
 pub use lu::{det, inv, slogdet, solve};
