@@ -11,6 +11,7 @@
 # 1. Every test binary of the bundle at once (CUPRITE_REQUIRE_GPU=1), each from its package's
 #    folder, with its `gpu_alone` tests left out (CUPRITE_TEST_ALONE=skip): the GPU tests of
 #    different binaries share the GPU, and the examples run one after another beside them.
+#    cuprite-array runs as four processes, each a shard of its tests (see `shards_of`).
 # 2. The `gpu_alone` tests (graph captures), binary after binary, nothing else running
 #    (CUPRITE_TEST_ALONE=only): a capture never overlaps another binary's work.
 # 3. The DLPack exchange with PyTorch (when the bundle has libdlpack_py.so and python3 has
@@ -23,7 +24,7 @@
 # cuprite-testkit). Logs go to $OUT (default $CUPRITE_GPU_LOG_DIR, else /tmp/cuprite-gpu):
 # tests/<binary>.log and .alone.log, examples.log, gpu-check.log, summary.txt.
 #
-# The compile-only NVRTC test of every generated kernel is left out (CI runs it) unless
+# The compile-only NVRTC tests (`*kernels_compile`) are left out (CI runs them) unless
 # GPU_CHECK_NVRTC=1. Time limits, in seconds: PASS1_T (default 480) for each binary of the first pass,
 # ALONE_T (90) for each binary of the second, EXAMPLE_T (120) for each example.
 set -u
@@ -40,7 +41,7 @@ filter=("$@")
 # The compile-only test of every generated kernel needs NVRTC, not a GPU, and runs in CI; here
 # it would take the CPU cores the GPU tests need (GPU_CHECK_NVRTC=1 keeps it).
 if [ "${GPU_CHECK_NVRTC:-0}" != 1 ]; then
-    filter+=(--skip codegen::every_generated_kernel_compiles)
+    filter+=(--skip codegen::every_generated_kernel_compiles --skip kernels_compile)
 fi
 out="${OUT:-${CUPRITE_GPU_LOG_DIR:-/tmp/cuprite-gpu}}"
 export CUPRITE_GPU_LOG_DIR="$out" CUPRITE_REQUIRE_GPU=1 RUST_BACKTRACE=1
@@ -60,12 +61,33 @@ while read -r _ name dir _; do
 done < <(grep -E '^run test-' "$bundle/run.sh")
 [ ${#bins[@]} -gt 0 ] || { echo "gpu-check: run.sh lists no test binary" >&2; exit 2; }
 
-# One binary: NAME DIR PASS LOGFILE LIMIT; writes LOGFILE.rc and LOGFILE.secs.
+# One binary: NAME DIR PASS LOGFILE LIMIT [SHARD ARGS...]; writes LOGFILE.rc and LOGFILE.secs.
 run_bin() {
     local name=$1 dir=$2 pass=$3 file=$4 limit=$5 s=$(date +%s)
-    (cd "$root/$dir" && CUPRITE_TEST_ALONE=$pass timeout "$limit" "$bundle/$name" ${filter[@]+"${filter[@]}"}) > "$file" 2>&1
+    shift 5
+    (cd "$root/$dir" && CUPRITE_TEST_ALONE=$pass timeout "$limit" "$bundle/$name" "$@" ${filter[@]+"${filter[@]}"}) > "$file" 2>&1
     echo $? > "$file.rc"
     echo $(( $(date +%s) - s )) > "$file.secs"
+}
+
+# The shards of a binary's first pass, one line of test-name filters each, together covering
+# every test once: a binary's just-in-time builds run on its own threads, so the largest suite
+# runs as several processes. A binary not named here, or any binary when a filter is given,
+# runs as one.
+shards_of() {
+    if [ ${#filter[@]} -gt 4 ] || { [ ${#filter[@]} -gt 0 ] && [ "${GPU_CHECK_NVRTC:-0}" = 1 ]; }; then
+        echo ""
+        return
+    fi
+    case $1 in
+        test-cuprite-array)
+            echo "cuda::image cuda::signal cuda::sparse"
+            echo "props::"
+            echo "cuda:: --skip cuda::image --skip cuda::signal --skip cuda::sparse --skip props::"
+            echo "--skip cuda:: --skip props::"
+            ;;
+        *) echo "" ;;
+    esac
 }
 
 examples() {
@@ -91,8 +113,15 @@ say "##### pass 1 at $(now) s: ${#bins[@]} test binaries at once (gpu_alone test
 : > "$out/examples.txt"
 pids=()
 for i in "${!bins[@]}"; do
-    run_bin "${bins[$i]}" "${dirs[$i]}" skip "$T/${bins[$i]}.log" "${PASS1_T:-480}" &
-    pids+=($!)
+    k=0
+    while IFS= read -r shard; do
+        suffix=""
+        [ -n "$shard" ] && suffix=".s$k"
+        # shellcheck disable=SC2086 # a shard is a list of words
+        run_bin "${bins[$i]}" "${dirs[$i]}" skip "$T/${bins[$i]}$suffix.log" "${PASS1_T:-480}" $shard &
+        pids+=($!)
+        k=$((k + 1))
+    done < <(shards_of "${bins[$i]}")
 done
 examples &
 pids+=($!)
@@ -133,16 +162,14 @@ fi
     echo
     echo "===== summary ($(now) s in all)"
     fail=0
-    for i in "${!bins[@]}"; do
-        for pass in "" .alone; do
-            f="$T/${bins[$i]}$pass.log"
-            rc=$(cat "$f.rc" 2>/dev/null || echo "?")
-            [ "$rc" = 0 ] || fail=1
-            res=$(grep -E "^test result" "$f" | tail -n 1)
-            [ "$rc" = 124 ] && res="TIMED OUT ($res)"
-            printf '%-28s %-7s rc=%-3s %4s s  %s\n' "${bins[$i]}" "${pass:-.all}" "$rc" \
-                "$(cat "$f.secs" 2>/dev/null)" "${res:-no result line}"
-        done
+    for f in "$T"/*.log; do
+        part=$(basename "$f" .log)
+        rc=$(cat "$f.rc" 2>/dev/null || echo "?")
+        [ "$rc" = 0 ] || fail=1
+        res=$(grep -E "^test result" "$f" | tail -n 1)
+        [ "$rc" = 124 ] && res="TIMED OUT ($res)"
+        printf '%-36s rc=%-3s %4s s  %s\n' "$part" "$rc" \
+            "$(cat "$f.secs" 2>/dev/null)" "${res:-no result line}"
     done
     grep -v "rc=0$" "$out/examples.txt" | grep -q . && fail=1
     echo "examples: $(grep -c 'rc=0$' "$out/examples.txt") passed of $(grep -c . "$out/examples.txt")"

@@ -3,13 +3,16 @@
 //! call.
 //!
 //! It owns the cache of captured graphs of one program and the buffers of each: the graph's
-//! own copies of the inputs (written before each replay), and its outputs (graph allocations,
-//! copied out into fresh arrays after each replay). Invariants:
+//! own copies of the inputs (written before each replay), and its outputs (written by the
+//! graph's last nodes, copied out into fresh arrays after each replay). Invariants:
 //!
 //! - a captured graph's addresses are never handed to other work: while capturing, the thread
 //!   takes no buffer kept for reuse (`runtime::take_free`, `storage::take_parked`), and a
 //!   buffer a graph uses is never kept for reuse when dropped (`runtime::reusable`);
 //! - the user's arrays are never a graph's buffers: inputs are copied in, outputs copied out;
+//! - every allocation made inside a graph is freed inside it: its input and output buffers are
+//!   ordinary allocations made before the capture, so nothing of a graph's memory pool is held
+//!   outside a launch;
 //! - the closure's random draws read their key from a word of the graph's, rewritten before
 //!   each launch, and its FFT plans (made by the eager run before the capture) are the graph's
 //!   own, dropped after it;
@@ -120,8 +123,8 @@ struct Entry<T: Element, U: Element> {
     graph: Captured<T, U>,
 }
 
-/// One captured graph and the buffers it replays on. Dropped in this order: the outputs (graph
-/// allocations, freed stream-ordered after the last replay), the executable graph, its FFT
+/// One captured graph and the buffers it replays on. Dropped in this order: the outputs (freed
+/// stream-ordered after the last replay), the executable graph, its FFT
 /// plans, the inputs, and only then is the stream given back (every free on it is enqueued by then, so none can
 /// be captured by the stream's next user).
 struct Captured<T: Element, U: Element> {
@@ -452,6 +455,34 @@ fn copy_array<E: Element>(x: &Array<E>, ordinal: usize) -> Result<Array<E>> {
     ))
 }
 
+/// Copies the first `bytes` of `src` into `dst`, one of the program's own buffers (a graph
+/// input or output, which never leaves the program), on `stream`; `what` names `src` in errors.
+fn copy_bytes<E: Element>(
+    stream: &Arc<Stream>,
+    src: &Storage,
+    dst: &Array<E>,
+    bytes: usize,
+    what: &str,
+) -> Result<()> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    let dst = dst.contiguous_storage()?;
+    let s = device_buffer(src, what)?.slice(0..bytes)?;
+    let d = device_buffer(&dst, "a compiled program's buffer")?;
+    if bytes > d.len() {
+        return Err(Error::Shape(format!(
+            "{what} of {bytes} bytes does not fit the graph's buffer of {} bytes",
+            d.len()
+        )));
+    }
+    // SAFETY: `d` is the program's own buffer, `bytes` within it (checked above); only this
+    // program writes it, and the tracker `d` owns orders the write after earlier reads of it.
+    let mut view = unsafe { DeviceViewMut::from_raw_parts(d.device_ptr(), bytes, d.tracker()) };
+    stream.memcpy_dtod(&s, &mut view)?;
+    Ok(())
+}
+
 /// Writes `graph` as a DOT file into the folder `CUPRITE_GRAPH_DOT` names, when it is set (see
 /// [`crate::tuning`]): `cuprite-graph-<process>-<n>.dot`, `n` counting the captures of the
 /// process.
@@ -466,8 +497,8 @@ fn write_dot(graph: &cuprite_driver::Graph) -> Result<()> {
     Ok(graph.write_dot(&path, true)?)
 }
 
-/// Launches `exec` on `stream`, declared as a write of the graph's `outputs` (graph
-/// allocations, which the executable graph does not declare itself): the launch waits for
+/// Launches `exec` on `stream`, declared as a write of the graph's `outputs` (which the
+/// executable graph does not declare itself): the launch waits for
 /// the reads of the previous outputs (copies out on other streams), and those copies wait for
 /// the launch.
 fn launch_writing<U: Element>(
@@ -553,7 +584,10 @@ impl<T: Element, U: Element> Captured<T, U> {
         // workspaces made, so that the capture records launches only. FFT plans are the
         // graph's own from here on (dropped with `plans` if the capture fails, after it ended).
         let plans = GraphPlans::begin();
-        with_stream(&stream, || -> Result<()> {
+        // The graph's output buffers: fresh copies of the eager outputs (so none aliases an
+        // input), ordinary pool allocations made before the capture. The graph copies its
+        // results into them as its last nodes, so no graph allocation outlives the graph.
+        let outputs = with_stream(&stream, || -> Result<Vec<Array<U>>> {
             let outs = with_call_key(
                 CallKey::Device {
                     word: key.clone(),
@@ -561,10 +595,7 @@ impl<T: Element, U: Element> Captured<T, U> {
                 },
                 || f(&owned),
             )?;
-            for o in &outs {
-                o.eval()?;
-            }
-            Ok(())
+            outs.iter().map(|o| copy_array(o, ordinal)).collect()
         })?;
         // The optimised builds of the kernels just used replace their quick builds (or the
         // interpreter) before the capture: the graph then runs what eager calls run once
@@ -576,25 +607,21 @@ impl<T: Element, U: Element> Captured<T, U> {
         };
         let draws_before = keyed_draws();
         let (recorded, kernels) = crate::jit::collect_kernels(|| {
-            with_call_key(keyed, || Self::record(f, &owned, &stream))
+            with_call_key(keyed, || Self::record(f, &owned, &outputs, &stream))
         });
         let keyed = keyed_draws() != draws_before;
-        let (outputs, recording) = recorded?;
-        let exec = match recording
-            .end()
+        let exec = match recorded
+            .and_then(Recording::end)
             .and_then(|g| write_dot(&g).map(|()| g))
-            .and_then(|g| Ok(g.instantiate_auto_free()?))
+            .and_then(|g| Ok(g.instantiate()?))
         {
             Ok(e) => e,
             Err(e) => {
-                // Graph allocations that were never made: freeing them would be an error. The
-                // arrays' host parts are left behind with them.
-                std::mem::forget(outputs);
+                crate::jit::retire_all(kernels);
                 return Err(e);
             }
         };
         if let Err(e) = launch_writing(&exec, &stream, &outputs) {
-            std::mem::forget(outputs);
             drop(exec);
             crate::jit::retire_all(kernels);
             return Err(e);
@@ -611,26 +638,54 @@ impl<T: Element, U: Element> Captured<T, U> {
         })
     }
 
-    /// Runs `f` on `owned` under capture on `stream`, its outputs realised contiguously inside.
-    /// On `Err` (or a panic) the capture is ended and its graph dropped; on `Ok` it is still
-    /// in progress, ended by the returned [`Recording`].
+    /// Runs `f` on `owned` under capture on `stream` and copies its outputs into `outputs`
+    /// (buffers made before the capture, of the eager run's shapes), so that every allocation
+    /// of the graph is also freed in it. On `Err` (or a panic) the capture is ended and its
+    /// graph dropped; on `Ok` it is still in progress, ended by the returned [`Recording`].
     fn record<'s, F>(
         f: &F,
         owned: &[Array<T>],
+        outputs: &[Array<U>],
         stream: &'s Arc<Stream>,
-    ) -> Result<(Vec<Array<U>>, Recording<'s>)>
+    ) -> Result<Recording<'s>>
     where
         F: Fn(&[Array<T>]) -> Result<Vec<Array<U>>>,
     {
         let recording = Recording::begin(stream)?;
-        let outs = {
+        {
             let _flag = CaptureFlag::set();
-            with_stream(stream, || -> Result<Vec<Array<U>>> {
+            with_stream(stream, || -> Result<()> {
                 let outs = f(owned)?;
-                outs.iter().map(|o| o.contiguous()).collect()
-            })
-        }?;
-        Ok((outs, recording))
+                if outs.len() != outputs.len() {
+                    return Err(Error::InvalidArgument(format!(
+                        "a compiled program returned {} outputs under capture and {} eagerly",
+                        outs.len(),
+                        outputs.len()
+                    )));
+                }
+                // Realised first, so that an error of the work itself is reported before a
+                // shape that differs from the eager run's.
+                let srcs = outs
+                    .iter()
+                    .map(|o| o.contiguous_storage())
+                    .collect::<Result<Vec<_>>>()?;
+                for (i, ((o, src), dst)) in outs.iter().zip(&srcs).zip(outputs).enumerate() {
+                    if o.shape() != dst.shape() {
+                        return Err(Error::Shape(format!(
+                            "output {i} of a compiled program has shape {:?} under capture and \
+                             {:?} eagerly",
+                            o.shape(),
+                            dst.shape()
+                        )));
+                    }
+                    copy_bytes(stream, src, dst, o.len() * U::DTYPE.size(), "an output")?;
+                }
+                // `outs` and every intermediate are dropped here, inside the capture: their
+                // frees are nodes of the graph.
+                Ok(())
+            })?;
+        }
+        Ok(recording)
     }
 
     /// Copies `inputs` into the graph's input buffers and `offset` into its key word (when it has
@@ -638,25 +693,13 @@ impl<T: Element, U: Element> Captured<T, U> {
     fn replay(&self, inputs: &[&Array<T>], offset: u64) -> Result<Vec<Array<U>>> {
         for (x, mine) in inputs.iter().zip(&self.inputs) {
             let src = x.contiguous_storage()?;
-            let dst = mine.contiguous_storage()?;
-            let bytes = x.len() * T::DTYPE.size();
-            if bytes == 0 {
-                continue;
-            }
-            let s = device_buffer(&src, "an input")?.slice(0..bytes)?;
-            let d = device_buffer(&dst, "an input buffer")?;
-            if bytes > d.len() {
-                return Err(Error::Shape(format!(
-                    "an input of {bytes} bytes does not fit the graph's buffer of {} bytes",
-                    d.len()
-                )));
-            }
-            // SAFETY: `d` is the graph's own input buffer, `bytes` within it; nothing but this
-            // program writes it (its arrays never leave the program), and the tracker `d` owns
-            // orders the write after the previous launch's reads.
-            let mut view =
-                unsafe { DeviceViewMut::from_raw_parts(d.device_ptr(), bytes, d.tracker()) };
-            self.stream.memcpy_dtod(&s, &mut view)?;
+            copy_bytes(
+                &self.stream,
+                &src,
+                mine,
+                x.len() * T::DTYPE.size(),
+                "an input",
+            )?;
         }
         if self.keyed {
             self.write_key(offset)?;

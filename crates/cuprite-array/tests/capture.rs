@@ -212,6 +212,19 @@ fn capture_errors() -> TestResult {
         Err(e) if e.to_string().contains("eager run did not make") => {}
         other => return Err(format!("an FFT without its plan in a capture: {other:?}").into()),
     }
+    // A closure whose output shape under capture differs from its eager run's.
+    let shaped = std::sync::atomic::AtomicUsize::new(0);
+    let reshaping = compile(|x: &[Array<f32>]| {
+        let k = shaped.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let y = &x[0] * 2.0;
+        Ok(vec![if k == 0 { y } else { y.reshape(&[2, 2])? }])
+    });
+    match reshaping.call(&[&a]) {
+        Err(e)
+            if e.to_string()
+                .contains("[2, 2] under capture and [4] eagerly") => {}
+        other => return Err(format!("an output shape changed by the capture: {other:?}").into()),
+    }
     let sync = compile(|x: &[Array<f32>]| {
         cuprite_array::sync(dev())?;
         Ok(vec![x[0].clone()])

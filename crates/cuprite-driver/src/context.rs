@@ -526,6 +526,23 @@ impl Context {
         let raw = self.events.take()?;
         Ok(Arc::new(TrackEvent::new(raw, self.arc())))
     }
+
+    /// An event to record on a capturing stream: new, and destroyed (never pooled) when its
+    /// last mark goes. The caller bound the context.
+    pub(crate) fn capture_event(&self) -> Result<Arc<TrackEvent>> {
+        let raw = EventPool::create()?;
+        Ok(Arc::new(TrackEvent::for_capture(raw, self.arc())))
+    }
+
+    /// [`capture_event`](Self::capture_event) when `capturing`, else
+    /// [`track_event`](Self::track_event).
+    pub(crate) fn event_for(&self, capturing: bool) -> Result<Arc<TrackEvent>> {
+        if capturing {
+            self.capture_event()
+        } else {
+            self.track_event()
+        }
+    }
 }
 
 impl Drop for Context {

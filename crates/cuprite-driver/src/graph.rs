@@ -130,7 +130,7 @@ impl Stream {
             if *sid == seq.origin {
                 continue;
             }
-            let ev = self.context().track_event()?;
+            let ev = self.context().capture_event()?;
             // SAFETY: the member stream is live (it is capturing, so it cannot have been
             // destroyed) and the event is ours.
             unsafe { drv!(cuEventRecord(ev.raw, raw.0)) }?;
@@ -138,6 +138,11 @@ impl Stream {
             unsafe { drv!(cuStreamWaitEvent(self.raw(), ev.raw, 0)) }?;
         }
         Ok(())
+    }
+
+    /// Whether this stream is in a capture (active or invalidated).
+    pub(crate) fn is_capturing(&self) -> Result<bool> {
+        Ok(self.capture_status()? != CaptureStatus::None)
     }
 
     /// Whether this stream is capturing.

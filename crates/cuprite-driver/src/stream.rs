@@ -216,7 +216,7 @@ impl Stream {
     #[doc(alias = "wait_for")]
     pub fn join(&self, other: &Stream) -> Result<()> {
         other.ctx.bind_to_thread()?;
-        let ev = other.ctx.track_event()?;
+        let ev = other.ctx.event_for(other.is_capturing()?)?;
         // SAFETY: a live event and stream of the same, current context.
         unsafe { drv!(cuEventRecord(ev.raw, other.raw)) }?;
         self.ctx.bind_to_thread()?;

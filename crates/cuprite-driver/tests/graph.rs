@@ -48,6 +48,11 @@ pub fn tests() -> Vec<Test> {
             "graph::dropped_streams_leave_captures",
             dropped_streams_leave_captures,
         ),
+        Test::gpu_alone(
+            "graph::library_handles_refused_in_capture",
+            library_handles_refused_in_capture,
+        ),
+        Test::gpu_alone("graph::captures_on_many_threads", captures_on_many_threads),
     ]
 }
 
@@ -667,5 +672,97 @@ fn dropped_streams_leave_captures() -> TestResult {
     };
     s1.end_capture()?.instantiate()?.launch(&s1)?;
     assert!(s1.clone_dtoh(&z)?.iter().all(|&v| v == 4.0));
+    Ok(())
+}
+
+/// A cuBLAS or cuBLASLt handle made on a capturing stream would own a graph allocation (its
+/// workspace): refused with an `Err`, the capture stays usable, and after it a handle is made.
+fn library_handles_refused_in_capture() -> TestResult {
+    let (ctx, _) = setup()?;
+    let stream = ctx.new_stream()?;
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    let blas = cuprite_driver::blas::Blas::new(&stream).map(|_| ());
+    let lt = cuprite_driver::blaslt::BlasLt::new(&stream).map(|_| ());
+    assert_eq!(stream.capture_status()?, CaptureStatus::Active);
+    let g = stream.end_capture()?;
+    assert_eq!(g.num_nodes()?, 0, "nothing was captured");
+    for (what, r) in [("cuBLAS", blas), ("cuBLASLt", lt)] {
+        match r {
+            Err(Error::InvalidArgument(m)) if m.contains("while its stream is capturing") => {}
+            other => return Err(format!("{what} handle in a capture: {other:?}").into()),
+        }
+    }
+    cuprite_driver::blas::Blas::new(&stream)?;
+    cuprite_driver::blaslt::BlasLt::new(&stream)?;
+    Ok(())
+}
+
+/// Threads capturing at once, each on its own two tracked streams, while others end,
+/// instantiate, launch and drop their graphs: every replay gives its own values. (The events
+/// recorded in captures are never handed to another thread's capture.)
+fn captures_on_many_threads() -> TestResult {
+    let (ctx, m) = setup()?;
+    let threads = 8;
+    let rounds = 40;
+    let n = 1 << 12;
+    let results: Vec<std::result::Result<(), String>> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let (ctx, m) = (ctx.clone(), m.clone());
+                sc.spawn(move || -> std::result::Result<(), String> {
+                    let run = || -> std::result::Result<(), Box<dyn std::error::Error>> {
+                        let axpb = m.load_function("axpb")?;
+                        let s1 = ctx.new_stream()?;
+                        let s2 = ctx.new_stream()?;
+                        let x = s1.clone_htod(&vec![t as f32; n])?;
+                        let mut b = s1.alloc_zeros::<f32>(n)?;
+                        let mut c = s1.alloc_zeros::<f32>(n)?;
+                        let _ = s2.clone_dtoh(&x)?;
+                        let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+                        for r in 0..rounds {
+                            s1.begin_capture(CaptureMode::ThreadLocal)?;
+                            // SAFETY: axpb with n-element buffers and n.
+                            unsafe {
+                                s1.launch_builder(&axpb)
+                                    .arg(&mut b)
+                                    .arg(&x)
+                                    .arg(&2.0f32)
+                                    .arg(&(r as f32))
+                                    .arg(&ni)
+                                    .launch(cfg)?;
+                                s2.launch_builder(&axpb)
+                                    .arg(&mut c)
+                                    .arg(&b)
+                                    .arg(&1.0f32)
+                                    .arg(&1.0f32)
+                                    .arg(&ni)
+                                    .launch(cfg)?;
+                            }
+                            let exec = s1.end_capture()?.instantiate()?;
+                            exec.launch(&s1)?;
+                            let got = s1.clone_dtoh(&c)?;
+                            let want = 2.0 * t as f32 + r as f32 + 1.0;
+                            if let Some(i) = got.iter().position(|&v| v != want) {
+                                return Err(format!(
+                                    "thread {t} round {r}: c[{i}] = {}, want {want}",
+                                    got[i]
+                                )
+                                .into());
+                            }
+                        }
+                        Ok(())
+                    };
+                    run().map_err(|e| e.to_string())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("a thread panicked".into())))
+            .collect()
+    });
+    for r in results {
+        r?;
+    }
     Ok(())
 }

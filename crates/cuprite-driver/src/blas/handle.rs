@@ -41,6 +41,18 @@ pub fn version() -> Result<(i32, i32, i32)> {
     Ok((v[0], v[1], v[2]))
 }
 
+/// `Err` while `stream` is capturing: a library handle made then would own a graph allocation
+/// (its workspace) that is only valid while that graph lives.
+pub(crate) fn refuse_capturing(stream: &Stream, what: &str) -> Result<()> {
+    if stream.capture_status()? != crate::CaptureStatus::None {
+        return Err(crate::Error::InvalidArgument(format!(
+            "{what} cannot be made while its stream is capturing (its workspace would belong to \
+             the graph); make it before the capture begins"
+        )));
+    }
+    Ok(())
+}
+
 /// The workspace cuBLAS recommends for the device: 32 MiB from Hopper on, 4 MiB before.
 pub(crate) fn recommended_workspace(stream: &Stream) -> Result<usize> {
     let (major, _) = stream.context().device().compute_capability()?;
@@ -105,9 +117,14 @@ impl Blas {
 
     /// Like [`new`](Self::new), with `bytes` of workspace (0: none; cuBLAS then runs the
     /// kernels that need none).
+    ///
+    /// # Errors
+    /// An [`Error::InvalidArgument`](crate::Error::InvalidArgument) while `stream` is capturing:
+    /// the workspace would be a graph allocation, gone with that graph while the handle lives on.
     pub fn with_workspace(stream: &Arc<Stream>, bytes: usize) -> Result<Blas> {
         let ctx = stream.context();
         ctx.bind_to_thread()?;
+        refuse_capturing(stream, "a cuBLAS handle")?;
         // SAFETY: the workspace is handed to cuBLAS before any kernel can read it, and cuBLAS
         // only uses it as scratch space.
         let workspace = unsafe { stream.alloc::<u8>(bytes) }?;

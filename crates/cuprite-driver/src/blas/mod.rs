@@ -33,8 +33,8 @@ mod trsm;
 mod types;
 
 pub use gemm::{Gemm, StridedBatch};
-pub(crate) use handle::recommended_workspace;
 pub use handle::{Blas, version};
+pub(crate) use handle::{recommended_workspace, refuse_capturing};
 pub use trsm::Triangular;
 pub(crate) use types::{
     Compute, ScalarBytes, batched_extent, check_context, check_len, check_matrix, invalid, to_i32,

@@ -62,8 +62,13 @@ impl BlasLt {
     }
 
     /// Like [`new`](Self::new), with `bytes` of workspace (0: only algorithms that need none).
+    ///
+    /// # Errors
+    /// An [`Error::InvalidArgument`](crate::Error::InvalidArgument) while `stream` is capturing:
+    /// the workspace would be a graph allocation, gone with that graph while the handle lives on.
     pub fn with_workspace(stream: &Arc<Stream>, bytes: usize) -> Result<BlasLt> {
         stream.context().bind_to_thread()?;
+        crate::blas::refuse_capturing(stream, "a cuBLASLt handle")?;
         // SAFETY: only ever passed to cuBLASLt as scratch space.
         let workspace = unsafe { stream.alloc::<u8>(bytes) }?;
         let mut raw: cublasLtHandle_t = std::ptr::null_mut();

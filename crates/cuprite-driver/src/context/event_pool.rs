@@ -39,6 +39,11 @@ impl EventPool {
         if let Some(h) = self.free.lock().ok().and_then(|mut p| p.pop()) {
             return Ok(h.0);
         }
+        Self::create()
+    }
+
+    /// A new event (timing disabled) in the current context, not taken from the pool.
+    pub(crate) fn create() -> Result<CUevent> {
         let mut ev = std::ptr::null_mut();
         // SAFETY: valid out-pointer and flags; the caller bound the context.
         unsafe {
@@ -73,18 +78,43 @@ impl EventPool {
 pub(crate) struct TrackEvent {
     pub(crate) raw: CUevent,
     owner: Arc<dyn EventSource>,
+    /// Whether `raw` goes back to the pool when dropped (else it is destroyed).
+    pooled: bool,
 }
 
 impl TrackEvent {
     /// Wraps `raw`, taken from `owner`'s pool.
     pub(crate) fn new(raw: CUevent, owner: Arc<dyn EventSource>) -> TrackEvent {
-        TrackEvent { raw, owner }
+        TrackEvent {
+            raw,
+            owner,
+            pooled: true,
+        }
+    }
+
+    /// Wraps `raw`, an event of `owner`'s context that is recorded in a stream capture: it is
+    /// destroyed when dropped, never pooled. The driver keeps capture state with an event
+    /// recorded in a capture; a pooled event could be recorded again by another thread while
+    /// the capture it was recorded in is still being ended, which the driver does not guard.
+    pub(crate) fn for_capture(raw: CUevent, owner: Arc<dyn EventSource>) -> TrackEvent {
+        TrackEvent {
+            raw,
+            owner,
+            pooled: false,
+        }
     }
 }
 
 impl Drop for TrackEvent {
     fn drop(&mut self) {
-        self.owner.event_pool().give_back(self.raw);
+        if self.pooled {
+            self.owner.event_pool().give_back(self.raw);
+        } else {
+            // SAFETY: the event is this handle's alone (made for one capture, never pooled),
+            // and its context is alive (`owner`). The driver defers the release of an event
+            // still pending on the device.
+            let _ = unsafe { cuprite_sys::driver::cuEventDestroy_v2(self.raw) };
+        }
     }
 }
 

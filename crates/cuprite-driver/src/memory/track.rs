@@ -146,10 +146,10 @@ impl Stream {
         // (the next call reports that error).
         self.context().bind_to_thread_no_deferred()?;
         let sid = self.track_id();
-        let event = self.context().track_event()?;
+        let capture = capture::capture_of(sid);
+        let event = self.context().event_for(capture != 0)?;
         // SAFETY: a live event of this stream's context and a live stream.
         unsafe { drv!(cuEventRecord(event.raw, self.raw())) }?;
-        let capture = capture::capture_of(sid);
         let mark = Mark {
             stream: sid,
             event,
