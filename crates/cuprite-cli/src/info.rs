@@ -309,6 +309,7 @@ fn library_info(lib: &'static DynLibrary) -> LibraryInfo {
         "libcurand" => "optional: cuRAND, random numbers",
         "libcufft" => "optional: cuFFT, Fourier transforms",
         "libcusparse" => "optional: cuSPARSE, sparse matrix products",
+        "libcudnn" => "optional: cuDNN 9, neural-network convolution and pooling",
         "libnccl" => "optional: NCCL, collectives across GPUs",
         _ => "optional",
     };
@@ -327,6 +328,9 @@ fn library_info(lib: &'static DynLibrary) -> LibraryInfo {
             "libcuda" => cuprite_driver::driver_version()
                 .ok()
                 .map(|(a, b)| format!("CUDA {a}.{b}")),
+            "libcudnn" => cuprite_driver::dnn::version()
+                .ok()
+                .map(|(a, b, c)| format!("{a}.{b}.{c}")),
             _ => None,
         }
     };

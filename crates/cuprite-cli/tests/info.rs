@@ -84,6 +84,7 @@ fn json_without_driver() -> TestResult {
         "libcublas",
         "libcurand",
         "libcufft",
+        "libcudnn",
         "libnccl",
     ] {
         assert!(names.contains(&n), "{n} missing from {names:?}");

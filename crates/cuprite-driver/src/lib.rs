@@ -35,6 +35,11 @@
 //! [`fft`] wraps cuFFT: plans bound to a stream, work areas from the stream-ordered pool,
 //! transforms tracked across streams like launches, and an LRU plan cache.
 //!
+//! [`dnn`] wraps cuDNN 9: the neural-network convolution in 1 to 3 spatial dimensions
+//! (forward, both gradients, a fused bias and ReLU; NCHW or NHWC; stride, padding, dilation,
+//! groups) and max and average pooling with their gradients, through a [`Dnn`] handle with a
+//! per-shape cache of cuDNN's algorithm choices.
+//!
 //! # Several GPUs
 //!
 //! [`nccl`] runs collectives on these streams with the same tracking as launches, from one
@@ -48,6 +53,7 @@ mod capture;
 pub mod compat;
 pub mod context;
 pub mod device;
+pub mod dnn;
 pub mod error;
 pub mod event;
 #[doc(hidden)]
@@ -80,6 +86,7 @@ pub use context::{
 pub use cuprite_derive::DeviceRepr;
 pub use cuprite_sys as sys;
 pub use device::{Device, DeviceAttribute};
+pub use dnn::Dnn;
 pub use error::{Error, Result};
 pub use event::{Event, EventFlags};
 pub use graph::{CaptureMode, CaptureStatus, Graph, GraphExec};

@@ -27,6 +27,7 @@ mod blas;
 mod compat;
 mod context;
 mod device;
+mod dnn;
 mod error;
 mod fault;
 mod fft;
@@ -92,6 +93,10 @@ fn main() {
     if std::env::var_os(fft::MISSING_CHILD_ENV).is_some() {
         std::process::exit(fft::missing_child());
     }
+    // The missing-cuDNN test re-runs this binary with cuDNN hidden.
+    if std::env::var_os(dnn::MISSING_CHILD_ENV).is_some() {
+        std::process::exit(dnn::missing_child());
+    }
     // The missing-cuSPARSE test re-runs this binary with cuSPARSE hidden.
     if std::env::var_os(sparse::CHILD_ENV).is_some() {
         std::process::exit(sparse::child());
@@ -117,5 +122,6 @@ fn main() {
     tests.extend(nccl::tests());
     tests.extend(blas::tests());
     tests.extend(sparse::tests());
+    tests.extend(dnn::tests());
     run(tests);
 }

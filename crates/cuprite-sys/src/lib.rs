@@ -1,7 +1,7 @@
 //! Raw bindings to the CUDA libraries, loaded at run time.
 //!
 //! Nothing here needs CUDA at build time. Each library (the driver, NVRTC, cuBLAS, cuBLASLt,
-//! cuSOLVER, cuSPARSE, cuFFT, NCCL) is a [`loader::DynLibrary`] opened on first use (see
+//! cuSOLVER, cuSPARSE, cuFFT, cuDNN, NCCL) is a [`loader::DynLibrary`] opened on first use (see
 //! [`loader::candidates`] for where it is looked for), and each function resolves its own
 //! symbol on first call. Every function returns `Result<_, LoadError>`: an `Err` names the
 //! missing library (with every place tried) or the missing symbol.
@@ -20,6 +20,7 @@
 
 pub mod cublas;
 pub mod cublaslt;
+pub mod cudnn;
 pub mod cufft;
 pub mod cusolver;
 pub mod cusparse;

@@ -1,11 +1,11 @@
 //! Where the CUDA math and communication libraries are looked for: cuBLAS, cuBLASLt, cuSOLVER,
-//! cuSPARSE, cuRAND, cuFFT and NCCL.
+//! cuSPARSE, cuRAND, cuFFT, cuDNN and NCCL.
 //!
 //! The discovery specs and the process-wide library handles live here (`cuprite info` reports
 //! whether each is present). A library's function table is declared in its own module through
 //! the same [`dyn_functions!`](crate::dyn_functions) mechanism as libcuda and libnvrtc:
 //! [`crate::cublas`], [`crate::cublaslt`], [`crate::cusolver`], [`crate::cufft`],
-//! [`crate::cusparse`], [`crate::nccl`]; the others are added by the issues that wrap them.
+//! [`crate::cusparse`], [`crate::cudnn`], [`crate::nccl`]; cuRAND's is not declared.
 
 use crate::loader::{DynLibrary, LibrarySpec};
 
@@ -109,6 +109,37 @@ fn cufft_major_for_driver() -> Option<u32> {
     crate::nvrtc::driver_major_version().and_then(|m| m.checked_sub(1))
 }
 
+/// cuDNN 9 (`CUPRITE_CUDNN_PATH`): the shim `libcudnn.so.9`, which exports the whole legacy API
+/// and opens its sub-libraries (`libcudnn_graph`, `libcudnn_ops`, `libcudnn_cnn`, the engine
+/// libraries...) by bare name when a call first needs one. Those are preloaded from the folder
+/// the shim came from (companions, dependencies first), so a cuDNN found in a pip wheel or a
+/// folder off the loader's path finds its own sub-libraries, never another installed version's.
+/// Version 8 (`libcudnn.so.8`) numbers its statuses otherwise and is not looked for; a bare
+/// `libcudnn.so` of another major version is refused by the safe layer.
+pub static CUDNN_SPEC: LibrarySpec = LibrarySpec {
+    name: "libcudnn",
+    env_var: "CUPRITE_CUDNN_PATH",
+    unix_names: &["libcudnn.so.9", "libcudnn.so"],
+    windows_names: &["cudnn64_9.dll"],
+    in_toolkit: true,
+    // `nvidia-cudnn-cu12` and `nvidia-cudnn-cu13` install into nvidia/cudnn/lib.
+    wheel_dirs: &["nvidia/cudnn/lib", "nvidia/cu13/lib"],
+    // Dependencies first: the graph library underlies every other one, the operation
+    // libraries need it, and the convolution library needs the operation library.
+    companions: &[
+        "libcudnn_graph",
+        "libcudnn_engines_tensor_ir",
+        "libcudnn_engines_precompiled",
+        "libcudnn_engines_runtime_compiled",
+        "libcudnn_heuristic",
+        "libcudnn_ext",
+        "libcudnn_ops",
+        "libcudnn_cnn",
+        "libcudnn_adv",
+    ],
+    prefer_major: None,
+};
+
 /// NCCL (`CUPRITE_NCCL_PATH`).
 pub static NCCL_SPEC: LibrarySpec = LibrarySpec {
     name: "libnccl",
@@ -133,11 +164,13 @@ pub static CUSPARSE: DynLibrary = DynLibrary::new(&CUSPARSE_SPEC);
 pub static CURAND: DynLibrary = DynLibrary::new(&CURAND_SPEC);
 /// The process-wide handle of cuFFT; its functions are in [`cufft`](crate::cufft).
 pub static CUFFT: DynLibrary = DynLibrary::new(&CUFFT_SPEC);
+/// The process-wide handle of cuDNN; its functions are in [`cudnn`](crate::cudnn).
+pub static CUDNN: DynLibrary = DynLibrary::new(&CUDNN_SPEC);
 /// The process-wide handle of NCCL.
 pub static NCCL: DynLibrary = DynLibrary::new(&NCCL_SPEC);
 
 /// Every CUDA library cuprite knows, driver and NVRTC first.
-pub fn all() -> [&'static DynLibrary; 9] {
+pub fn all() -> [&'static DynLibrary; 10] {
     [
         &crate::driver::LIBRARY,
         &crate::nvrtc::LIBRARY,
@@ -147,6 +180,7 @@ pub fn all() -> [&'static DynLibrary; 9] {
         &CUSPARSE,
         &CURAND,
         &CUFFT,
+        &CUDNN,
         &NCCL,
     ]
 }

@@ -90,8 +90,9 @@ pub struct LibrarySpec {
     pub wheel_dirs: &'static [&'static str],
     /// Libraries that this one opens by bare name at run time (file name prefixes, e.g.
     /// `"libnvrtc-builtins"`). When the library came from a folder, the first file in that
-    /// folder whose name starts with `<prefix>.so` (Linux) is opened first and kept, so the
-    /// library's own `dlopen` finds it already loaded.
+    /// folder whose name starts with `<prefix>.so` (Linux) is opened right after it, in this
+    /// order (one that fails is retried after the others), and kept, so the library's own
+    /// `dlopen` finds it already loaded.
     pub companions: &'static [&'static str],
     /// The major version to prefer, asked when the library is first looked for: names of that
     /// version (`.so.<major>`, `<major>0_0.dll`...) move ahead of the others in every folder.
@@ -310,8 +311,10 @@ fn open_first(spec: &LibrarySpec, list: &[OsString], tried: &mut Vec<String>) ->
     None
 }
 
-/// Opens `spec.companions` found beside `path` (Linux). Missing companions are not an error
-/// here: the library reports its own failure when it needs one.
+/// Opens `spec.companions` found beside `path` (Linux), in the listed order. Missing companions
+/// are not an error here: the library reports its own failure when it needs one. A companion
+/// that fails to open because one it needs is not loaded yet is tried again after the others,
+/// until a pass opens nothing new, so the order only has to be a good guess.
 fn open_companions(spec: &LibrarySpec, path: &Path) -> Vec<libloading::Library> {
     let mut out = Vec::new();
     if cfg!(windows) || spec.companions.is_empty() {
@@ -325,20 +328,34 @@ fn open_companions(spec: &LibrarySpec, path: &Path) -> Vec<libloading::Library> 
     };
     let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
     files.sort();
-    for prefix in spec.companions {
-        let wanted = format!("{prefix}.so");
-        if let Some(f) = files.iter().find(|f| {
-            f.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with(&wanted))
-        }) {
+    let mut pending: Vec<&PathBuf> = spec
+        .companions
+        .iter()
+        .filter_map(|prefix| {
+            let wanted = format!("{prefix}.so");
+            files.iter().find(|f| {
+                f.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with(&wanted))
+            })
+        })
+        .collect();
+    loop {
+        let before = pending.len();
+        pending.retain(|f| {
             // SAFETY: as for the library itself: opening runs initialisers without
             // preconditions.
-            if let Ok(lib) = unsafe { libloading::Library::new(f) } {
-                out.push(lib);
+            match unsafe { libloading::Library::new(f) } {
+                Ok(lib) => {
+                    out.push(lib);
+                    false
+                }
+                Err(_) => true,
             }
+        });
+        if pending.is_empty() || pending.len() == before {
+            return out;
         }
     }
-    out
 }
 
 /// "not found" when the candidate itself is missing; the loader's whole message otherwise, so

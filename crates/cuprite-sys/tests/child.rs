@@ -44,6 +44,13 @@ pub fn run_child_if_asked() -> bool {
                 Err(e) => println!("ERR {e:?}\nDISPLAY {e}"),
             }
         }
+        "cudnnGetVersion" => {
+            // SAFETY: no arguments and no precondition.
+            match unsafe { cuprite_sys::cudnn::cudnnGetVersion() } {
+                Ok(v) => println!("OK {v}"),
+                Err(e) => println!("ERR {e:?}\nDISPLAY {e}"),
+            }
+        }
         "wheels" => crate::loader::wheels_child(),
         other => println!("unknown child request {other}"),
     }

@@ -7,6 +7,7 @@
 use cuprite_testkit::{Test, run};
 
 mod child;
+mod cudnn;
 mod cufft;
 mod cusparse;
 mod loader;
@@ -18,6 +19,7 @@ fn main() {
     }
     let mut tests: Vec<Test> = Vec::new();
     tests.extend(loader::tests());
+    tests.extend(cudnn::tests());
     tests.extend(cufft::tests());
     tests.extend(cusparse::tests());
     tests.extend(result::tests());

@@ -1,0 +1,360 @@
+//! The convolution calls of [`Dnn`]: forward, the gradients with respect to the input and to
+//! the filters, and the forward pass fused with a bias and an activation.
+//!
+//! Each call checks the shape and every buffer (context, length) first, answers an empty
+//! operand by zero-filling its output without calling cuDNN, takes the algorithm from the
+//! handle's cache (or cuDNN's heuristics), its workspace from the stream-ordered pool, and
+//! declares its accesses to the stream tracker around the one enqueuing cuDNN call.
+
+use super::Dnn;
+use super::algo::{Choice, Pass, precomp_gemm};
+use super::desc::{ActDesc, ConvDescs, TensorDesc};
+use super::element::{DnnElement, one_zero, requested_math, run_math};
+use super::shape::{ConvShape, Geometry, check_lens};
+use crate::blas::{check_context, invalid};
+use crate::error::Result;
+use crate::memory::{Access, DeviceRead, DeviceViewMut, DeviceWrite};
+use crate::stream::Stream;
+use cuprite_sys::cudnn::{
+    cudnnActivationMode_t, cudnnConvolutionBwdDataAlgo_t, cudnnConvolutionBwdFilterAlgo_t,
+    cudnnConvolutionFwdAlgo_t,
+};
+use std::ffi::c_void;
+
+/// The activation of [`Dnn::conv_bias_act_forward`] (the two cuDNN fuses).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Activation {
+    /// None: `y = conv(x, w) + bias`.
+    #[default]
+    Identity,
+    /// `y = max(conv(x, w) + bias, 0)` (NaN stays NaN).
+    Relu,
+}
+
+/// Zero-fills the first `n` elements of `out` (the result of an empty sum).
+fn zero_prefix<T>(s: &Stream, out: &mut dyn DeviceWrite<T>, n: usize) -> Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    let ptr = out.device_ptr_mut();
+    // SAFETY: the caller checked that `out` holds at least `n` elements; `out` is borrowed
+    // exclusively for the view's life, and the view shares its tracker.
+    let mut view = unsafe { DeviceViewMut::<T>::from_raw_parts(ptr, n, out.tracker()) };
+    s.memset_zeros(&mut view)
+}
+
+/// The operand names of a pass, in the order (first input, second input, output).
+fn names(pass: Pass) -> [&'static str; 3] {
+    match pass {
+        Pass::Forward => ["x", "w", "y"],
+        Pass::BackwardData => ["w", "dy", "dx"],
+        Pass::BackwardFilter => ["x", "dy", "dw"],
+    }
+}
+
+/// The element counts a pass's operands need, in [`names`]' order.
+fn needs(pass: Pass, g: &Geometry) -> [usize; 3] {
+    match pass {
+        Pass::Forward => [g.x_len, g.w_len, g.y_len],
+        Pass::BackwardData => [g.w_len, g.y_len, g.x_len],
+        Pass::BackwardFilter => [g.x_len, g.y_len, g.w_len],
+    }
+}
+
+impl Dnn {
+    /// `y = conv(x, w)`: the cross-correlation of `x` with the filters `w` as `shape` says,
+    /// overwriting `y` (PyTorch's `conv1d`/`conv2d`/`conv3d` without bias). `x`, `w` and `y`
+    /// hold at least [`x_len`](ConvShape::x_len), [`w_len`](ConvShape::w_len) and
+    /// [`y_len`](ConvShape::y_len) elements in `shape.layout`. Only enqueues.
+    ///
+    /// ```no_run
+    /// use cuprite_driver::dnn::{ConvShape, Dnn, Layout};
+    /// # fn main() -> cuprite_driver::Result<()> {
+    /// let ctx = cuprite_driver::Context::new(0)?;
+    /// let s = ctx.default_stream();
+    /// let dnn = Dnn::new(&s)?;
+    /// // A depthwise 1-d convolution over channels-last data: 2 channels, 2 groups.
+    /// let mut shape = ConvShape::new(1, 2, [4], 2, [2]);
+    /// shape.groups = 2;
+    /// shape.layout = Layout::Nhwc;
+    /// let x = s.clone_htod(&[1.0f64, 10.0, 2.0, 20.0, 3.0, 30.0, 4.0, 40.0])?; // [L, C]
+    /// let w = s.clone_htod(&[1.0f64, -1.0, 1.0, 1.0])?; // [K, kernel, C/g]: differences, sums
+    /// let mut y = s.alloc_zeros::<f64>(shape.y_len()?)?;
+    /// dnn.conv_forward(&shape, &x, &w, &mut y)?;
+    /// assert_eq!(s.clone_dtoh(&y)?, [-1.0, 30.0, -1.0, 50.0, -1.0, 70.0]);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for an unsound shape (see
+    /// [`ConvShape::check`]), a buffer of another context or shorter than the shape needs;
+    /// a library error naming the cuDNN call that refused.
+    pub fn conv_forward<T: DnnElement, const N: usize>(
+        &self,
+        shape: &ConvShape<N>,
+        x: &dyn DeviceRead<T>,
+        w: &dyn DeviceRead<T>,
+        y: &mut dyn DeviceWrite<T>,
+    ) -> Result<()> {
+        self.conv(Pass::Forward, "conv_forward", shape, x, w, y)
+    }
+
+    /// `dx = conv_backward_data(w, dy)`: the gradient of a convolution's input from the
+    /// gradient `dy` of its output (PyTorch's `conv_transpose` of `dy` with the same filters),
+    /// overwriting `dx`. `dx` has `x`'s shape, `dy` has `y`'s. Only enqueues.
+    ///
+    /// # Errors
+    /// As [`conv_forward`](Self::conv_forward).
+    pub fn conv_backward_data<T: DnnElement, const N: usize>(
+        &self,
+        shape: &ConvShape<N>,
+        w: &dyn DeviceRead<T>,
+        dy: &dyn DeviceRead<T>,
+        dx: &mut dyn DeviceWrite<T>,
+    ) -> Result<()> {
+        self.conv(Pass::BackwardData, "conv_backward_data", shape, w, dy, dx)
+    }
+
+    /// `dw = conv_backward_filter(x, dy)`: the gradient of a convolution's filters from its
+    /// input `x` and the gradient `dy` of its output, overwriting `dw` (not accumulating into
+    /// it). Only enqueues.
+    ///
+    /// # Errors
+    /// As [`conv_forward`](Self::conv_forward).
+    pub fn conv_backward_filter<T: DnnElement, const N: usize>(
+        &self,
+        shape: &ConvShape<N>,
+        x: &dyn DeviceRead<T>,
+        dy: &dyn DeviceRead<T>,
+        dw: &mut dyn DeviceWrite<T>,
+    ) -> Result<()> {
+        self.conv(
+            Pass::BackwardFilter,
+            "conv_backward_filter",
+            shape,
+            x,
+            dy,
+            dw,
+        )
+    }
+
+    /// The checks every convolution call shares: the shape, each buffer's context and length.
+    fn conv_checks<T: DnnElement, const N: usize>(
+        &self,
+        call: &'static str,
+        pass: Pass,
+        shape: &ConvShape<N>,
+        bufs: [&dyn DeviceRead<T>; 3],
+    ) -> Result<Geometry> {
+        let g = shape.geometry(call)?;
+        let names = names(pass);
+        let needs = needs(pass, &g);
+        for (name, buf) in names.iter().zip(bufs) {
+            check_context(call, name, &self.stream, buf)?;
+        }
+        check_lens(
+            call,
+            &[
+                (names[0], bufs[0].len(), needs[0]),
+                (names[1], bufs[1].len(), needs[1]),
+                (names[2], bufs[2].len(), needs[2]),
+            ],
+        )?;
+        Ok(g)
+    }
+
+    fn conv<T: DnnElement, const N: usize>(
+        &self,
+        pass: Pass,
+        call: &'static str,
+        shape: &ConvShape<N>,
+        a: &dyn DeviceRead<T>,
+        b: &dyn DeviceRead<T>,
+        out: &mut dyn DeviceWrite<T>,
+    ) -> Result<()> {
+        let g = self.conv_checks(call, pass, shape, [a, b, &*out])?;
+        let s = &*self.stream;
+        if g.x_len == 0 || g.w_len == 0 || g.y_len == 0 {
+            return zero_prefix(s, out, needs(pass, &g)[2]);
+        }
+        let policy = self.policy();
+        // Held until the work is enqueued: one handle serves one thread at a time.
+        let mut cache = self.begin()?;
+        let descs = ConvDescs::new::<T>(&g, requested_math::<T>(policy.allow_tf32))?;
+        let choice = cache.choose::<T>(self.raw, pass, &g, &descs, policy)?;
+        let ws = self.workspace(choice.workspace)?;
+        let (pa, pb, po) = (
+            a.device_ptr() as *const c_void,
+            b.device_ptr() as *const c_void,
+            out.device_ptr_mut() as *mut c_void,
+        );
+        let pw = ws.device_ptr() as *mut c_void;
+        let (one, zero) = one_zero::<T>();
+        let h = self.raw;
+        let acc = [
+            Access::read(a),
+            Access::read(b),
+            Access::write(&*out),
+            Access::write(&ws),
+        ];
+        let d = &descs;
+        s.with_access(&acc, || {
+            // SAFETY: the descriptors describe exactly the checked shape, and each buffer was
+            // checked to hold the elements its descriptor spans; the workspace holds the bytes
+            // cuDNN asked for this algorithm and math type (set on `d.conv`); the scalars are
+            // static host values of the type cuDNN reads for `T`; the handle is bound to this
+            // stream and its context is current.
+            unsafe {
+                match pass {
+                    Pass::Forward => cudnn!(cudnnConvolutionForward(
+                        h,
+                        one,
+                        d.x.0,
+                        pa,
+                        d.w.0,
+                        pb,
+                        d.conv.0,
+                        cudnnConvolutionFwdAlgo_t(choice.algo),
+                        pw,
+                        choice.workspace,
+                        zero,
+                        d.y.0,
+                        po
+                    )),
+                    Pass::BackwardData => cudnn!(cudnnConvolutionBackwardData(
+                        h,
+                        one,
+                        d.w.0,
+                        pa,
+                        d.y.0,
+                        pb,
+                        d.conv.0,
+                        cudnnConvolutionBwdDataAlgo_t(choice.algo),
+                        pw,
+                        choice.workspace,
+                        zero,
+                        d.x.0,
+                        po
+                    )),
+                    Pass::BackwardFilter => cudnn!(cudnnConvolutionBackwardFilter(
+                        h,
+                        one,
+                        d.x.0,
+                        pa,
+                        d.y.0,
+                        pb,
+                        d.conv.0,
+                        cudnnConvolutionBwdFilterAlgo_t(choice.algo),
+                        pw,
+                        choice.workspace,
+                        zero,
+                        d.w.0,
+                        po
+                    )),
+                }
+            }
+        })
+    }
+
+    /// `y = act(conv(x, w) + bias)` in one cuDNN call (`cudnnConvolutionBiasActivationForward`),
+    /// overwriting `y`; `bias` holds one value per output channel (at least
+    /// `shape.out_channels`). [`Activation::Identity`] runs the implicit precomputed GEMM
+    /// algorithm (the one cuDNN fuses it with), [`Activation::Relu`] the heuristic choice.
+    /// Only enqueues (a zero-fill of `y`, then the fused call).
+    ///
+    /// # Errors
+    /// As [`conv_forward`](Self::conv_forward); also for a shape whose `x` or filters are empty
+    /// while `y` is not (the result would be the bias alone: add it without a convolution),
+    /// and a library error when cuDNN does not fuse this type or layout.
+    pub fn conv_bias_act_forward<T: DnnElement, const N: usize>(
+        &self,
+        shape: &ConvShape<N>,
+        x: &dyn DeviceRead<T>,
+        w: &dyn DeviceRead<T>,
+        bias: &dyn DeviceRead<T>,
+        act: Activation,
+        y: &mut dyn DeviceWrite<T>,
+    ) -> Result<()> {
+        const CALL: &str = "conv_bias_act_forward";
+        let g = self.conv_checks(CALL, Pass::Forward, shape, [x, w, &*y])?;
+        check_context(CALL, "bias", &self.stream, bias)?;
+        check_lens(CALL, &[("bias", bias.len(), shape.out_channels)])?;
+        if g.y_len == 0 {
+            return Ok(());
+        }
+        if g.x_len == 0 || g.w_len == 0 {
+            return Err(invalid(format!(
+                "{CALL}: x ({} elements) or the filters ({} elements) are empty, so y would be \
+                 the bias alone; add the bias without a convolution",
+                g.x_len, g.w_len
+            )));
+        }
+        let s = &*self.stream;
+        // The fused call reads `z` (here `y`, scaled by 0); zeroing it first keeps stale
+        // non-finite values out of the result.
+        zero_prefix(s, y, g.y_len)?;
+        let policy = self.policy();
+        // Held until the work is enqueued: one handle serves one thread at a time.
+        let mut cache = self.begin()?;
+        let descs = ConvDescs::new::<T>(&g, requested_math::<T>(policy.allow_tf32))?;
+        let (choice, mode): (Choice, _) = match act {
+            Activation::Identity => {
+                let math = run_math::<T>(requested_math::<T>(policy.allow_tf32), policy.allow_tf32);
+                (
+                    precomp_gemm(self.raw, &descs, math)?,
+                    cudnnActivationMode_t::CUDNN_ACTIVATION_IDENTITY,
+                )
+            }
+            Activation::Relu => (
+                cache.choose::<T>(self.raw, Pass::Forward, &g, &descs, policy)?,
+                cudnnActivationMode_t::CUDNN_ACTIVATION_RELU,
+            ),
+        };
+        let bias_desc = TensorDesc::bias::<T>(&g)?;
+        let act_desc = ActDesc::new(mode)?;
+        let ws = self.workspace(choice.workspace)?;
+        let (px, pw, pb, py) = (
+            x.device_ptr() as *const c_void,
+            w.device_ptr() as *const c_void,
+            bias.device_ptr() as *const c_void,
+            y.device_ptr_mut() as *mut c_void,
+        );
+        let pws = ws.device_ptr() as *mut c_void;
+        let (one, zero) = one_zero::<T>();
+        let h = self.raw;
+        let acc = [
+            Access::read(x),
+            Access::read(w),
+            Access::read(bias),
+            Access::write(&*y),
+            Access::write(&ws),
+        ];
+        let d = &descs;
+        s.with_access(&acc, || {
+            // SAFETY: as in `conv`; `z` is `y` itself (same descriptor, scaled by 0, zeroed
+            // above), the bias descriptor spans `out_channels` elements, which `bias` holds.
+            unsafe {
+                cudnn!(cudnnConvolutionBiasActivationForward(
+                    h,
+                    one,
+                    d.x.0,
+                    px,
+                    d.w.0,
+                    pw,
+                    d.conv.0,
+                    cudnnConvolutionFwdAlgo_t(choice.algo),
+                    pws,
+                    choice.workspace,
+                    zero,
+                    d.y.0,
+                    py as *const c_void,
+                    bias_desc.0,
+                    pb,
+                    act_desc.0,
+                    d.y.0,
+                    py
+                ))
+            }
+        })
+    }
+}

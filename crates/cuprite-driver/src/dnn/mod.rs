@@ -1,0 +1,303 @@
+//! cuDNN: the neural-network convolution (forward, the gradients with respect to the input and
+//! to the filters, and the forward pass fused with a bias and a ReLU) and max and average
+//! pooling with their gradients, in 1, 2 and 3 spatial dimensions, through a [`Dnn`] handle
+//! bound to a context and a cuprite stream.
+//!
+//! - [`ConvShape`] and [`PoolShape`] say what to compute (sizes, stride, padding, dilation,
+//!   groups, [`Layout`] `Nchw` or `Nhwc`); their checks and output sizes need no GPU.
+//! - [`Dnn`]'s calls take [`DeviceRead`](crate::DeviceRead) inputs and
+//!   [`DeviceWrite`](crate::DeviceWrite) outputs of one [`DnnElement`] type (`f16`, `bf16`,
+//!   `f32`, `f64`; half types accumulate in `f32`), tracked across streams like a kernel
+//!   launch. Outputs are overwritten: their old contents never reach a result.
+//! - The algorithm of each convolution is cuDNN's heuristic choice (`_v7`), kept per shape in
+//!   the handle; its workspace comes from the stream-ordered pool for each call.
+//!
+//! Invariants: every size is checked (checked arithmetic, cuDNN's 32-bit dimensions and
+//! strides, buffer lengths against the shape) before cuDNN sees it, so a safe call never lets
+//! cuDNN read or write outside its buffers; a shape with an empty operand does no library
+//! call and zero-fills its output (an empty sum). `f32` convolutions use FMA arithmetic unless
+//! TF32 is allowed ([`Dnn::set_allow_tf32`]); `f32` data is never converted to a half type.
+//!
+//! cuDNN 9 is opened on first use from where
+//! [`CUDNN_SPEC`](cuprite_sys::libraries::CUDNN_SPEC) says (`CUPRITE_CUDNN_PATH`, the system
+//! loader, the toolkit folders, pip's `nvidia-cudnn-cu12`/`-cu13`); without it, [`Dnn::new`]
+//! and [`version`] are [`Error::LibraryNotFound`] naming
+//! every place tried, and nothing else in cuprite is affected.
+//!
+//! ```no_run
+//! use cuprite_driver::dnn::{ConvShape, Dnn};
+//! # fn main() -> cuprite_driver::Result<()> {
+//! let ctx = cuprite_driver::Context::new(0)?;
+//! let s = ctx.default_stream();
+//! let dnn = Dnn::new(&s)?;
+//! // One 1-channel 4 × 4 image of ones, a 3 × 3 filter of ones, padding 1.
+//! let mut shape = ConvShape::new(1, 1, [4, 4], 1, [3, 3]);
+//! shape.pad = [1, 1];
+//! let x = s.clone_htod(&[1.0f32; 16])?;
+//! let w = s.clone_htod(&[1.0f32; 9])?;
+//! let mut y = s.alloc_zeros::<f32>(shape.y_len()?)?;
+//! dnn.conv_forward(&shape, &x, &w, &mut y)?;
+//! let y = s.clone_dtoh(&y)?;
+//! assert_eq!((y[0], y[1], y[5]), (4.0, 6.0, 9.0)); // corner, edge, inside
+//! # Ok(()) }
+//! ```
+
+macro_rules! cudnn {
+    ($name:ident ( $($arg:expr),* $(,)? )) => {
+        $crate::dnn::check_cudnn(
+            ::cuprite_sys::cudnn::$name($($arg),*),
+            stringify!($name),
+        )
+    };
+}
+
+mod algo;
+mod conv;
+mod desc;
+mod element;
+mod pool;
+mod shape;
+
+pub use conv::Activation;
+pub use element::DnnElement;
+pub use shape::{ConvShape, Layout, PoolMode, PoolShape};
+
+use crate::blas::invalid;
+use crate::error::{Error, Result};
+use crate::stream::Stream;
+use cuprite_sys::LoadError;
+use cuprite_sys::cudnn::{cudnnHandle_t, cudnnStatus_t};
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// What a cuDNN status means: its category, cuDNN's own string for it, and cuDNN's message
+/// about the failure (the last error of this thread), when it kept one.
+fn description(r: cudnnStatus_t) -> String {
+    let mut d = r.category().to_string();
+    // SAFETY: a status is a plain value; cuDNN returns a static NUL-terminated string.
+    if let Ok(p) = unsafe { cuprite_sys::cudnn::cudnnGetErrorString(r) }
+        && !p.is_null()
+    {
+        // SAFETY: non-null and NUL-terminated, as above.
+        let s = unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy();
+        d.push_str(&format!(" ({s})"));
+    }
+    let mut buf = [0 as std::ffi::c_char; 1024];
+    // SAFETY: `buf` holds the 1024 bytes promised; cuDNN NUL-terminates within them.
+    if unsafe { cuprite_sys::cudnn::cudnnGetLastErrorString(buf.as_mut_ptr(), buf.len()) }.is_ok() {
+        // SAFETY: NUL-terminated within `buf` (zeroed beforehand).
+        let s = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }.to_string_lossy();
+        if !s.trim().is_empty() {
+            d.push_str(&format!(": {}", s.trim()));
+        }
+    }
+    d
+}
+
+/// Turns a raw cuDNN call's outcome into a `Result`, naming `call` on failure.
+pub(crate) fn check_cudnn(
+    result: std::result::Result<cudnnStatus_t, LoadError>,
+    call: &'static str,
+) -> Result<()> {
+    match result {
+        Ok(r) if r.is_success() => Ok(()),
+        Ok(r) => Err(Error::Library {
+            library: "libcudnn",
+            call,
+            code: r.0,
+            name: r
+                .name()
+                .map(str::to_string)
+                .unwrap_or_else(|| format!("cudnnStatus_t({})", r.0)),
+            description: description(r),
+        }),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The version of the cuDNN library that would be used, as `(major, minor, patch)`. Opens the
+/// library; needs no GPU. Without it, an `Err` listing every place it was looked for.
+///
+/// ```
+/// match cuprite_driver::dnn::version() {
+///     Ok((major, minor, patch)) => println!("cuDNN {major}.{minor}.{patch}"),
+///     Err(e) => println!("no cuDNN: {e}"),
+/// }
+/// ```
+///
+/// # Errors
+/// [`Error::LibraryNotFound`] when cuDNN is not installed where it is looked for.
+pub fn version() -> Result<(u32, u32, u32)> {
+    // SAFETY: no arguments and no precondition.
+    let v = unsafe { cuprite_sys::cudnn::cudnnGetVersion() }?;
+    Ok(((v / 10000) as u32, (v / 100 % 100) as u32, (v % 100) as u32))
+}
+
+/// Whether cuDNN can be loaded here (any version; [`Dnn::new`] needs 9.x).
+pub fn is_available() -> bool {
+    cuprite_sys::libraries::CUDNN.is_available()
+}
+
+/// A cuDNN handle bound to a context and a cuprite [`Stream`]: every computation is enqueued
+/// on that stream, with the workspace it needs taken from the stream-ordered pool. Keeps a
+/// cache of algorithm choices per shape. Destroyed on drop (cuDNN waits for the device then).
+/// `Send + Sync`; calls from several threads take turns (cuDNN forbids concurrent use of one
+/// handle). Make one per stream and keep it: creating a handle costs far more than a call.
+///
+/// See the [module docs](self) for an example.
+pub struct Dnn {
+    raw: cudnnHandle_t,
+    stream: Arc<Stream>,
+    /// Serialises calls; holds the algorithm choices.
+    turn: Mutex<algo::AlgoCache>,
+    allow_tf32: AtomicBool,
+    deterministic: AtomicBool,
+}
+
+// SAFETY: the handle is used only under `turn`'s lock with its context bound to the calling
+// thread; cuDNN handles may move between threads.
+unsafe impl Send for Dnn {}
+// SAFETY: as above: every use of `raw` takes `turn`.
+unsafe impl Sync for Dnn {}
+
+impl fmt::Debug for Dnn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Dnn")
+            .field("raw", &self.raw)
+            .field("stream", &self.stream)
+            .field("allow_tf32", &self.allow_tf32())
+            .field("deterministic", &self.deterministic())
+            .finish()
+    }
+}
+
+/// Opens, best effort and once, the libraries cuDNN opens by bare name at run time (cuBLASLt
+/// for some convolution algorithms, NVRTC for its runtime-compiled engines), so that where
+/// cuprite finds them off the system loader's path (a pip wheel), cuDNN's own `dlopen` finds
+/// them already loaded. A library missing here is cuDNN's to report when it needs it.
+fn preload_dependencies() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = cuprite_sys::libraries::CUBLASLT.path();
+        let _ = cuprite_sys::nvrtc::LIBRARY.path();
+    });
+}
+
+impl Dnn {
+    /// A new handle whose work goes on `stream`.
+    ///
+    /// # Errors
+    /// [`Error::LibraryNotFound`] (every place tried) without cuDNN;
+    /// [`Error::InvalidArgument`] when the cuDNN found is not version 9; a library error when
+    /// cuDNN cannot start on this device.
+    pub fn new(stream: &Arc<Stream>) -> Result<Dnn> {
+        let (major, minor, patch) = version()?;
+        if major != 9 {
+            let path = cuprite_sys::libraries::CUDNN.path().unwrap_or("?");
+            return Err(invalid(format!(
+                "cuDNN {major}.{minor}.{patch} was found ({path}); cuprite needs cuDNN 9 \
+                 (set CUPRITE_CUDNN_PATH to a libcudnn.so.9)"
+            )));
+        }
+        preload_dependencies();
+        stream.context().bind_to_thread()?;
+        let mut raw: cudnnHandle_t = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the context is current.
+        unsafe { cudnn!(cudnnCreate(&mut raw)) }?;
+        let dnn = Dnn {
+            raw,
+            stream: stream.clone(),
+            turn: Mutex::new(algo::AlgoCache::default()),
+            allow_tf32: AtomicBool::new(false),
+            deterministic: AtomicBool::new(false),
+        };
+        // SAFETY: a live handle and a live stream of the current context.
+        unsafe { cudnn!(cudnnSetStream(raw, stream.raw())) }?;
+        Ok(dnn)
+    }
+
+    /// The stream everything is enqueued on.
+    pub fn stream(&self) -> &Arc<Stream> {
+        &self.stream
+    }
+
+    /// The raw handle, for calls cuprite does not wrap. Declare their accesses with
+    /// [`Stream::begin_access`] / [`Stream::end_access`] and keep the handle's stream.
+    pub fn raw(&self) -> cudnnHandle_t {
+        self.raw
+    }
+
+    /// Lets later `f32` convolutions use TF32 tensor cores (inputs rounded to 10 mantissa
+    /// bits), or forbids it again (the default: FMA arithmetic in full `f32`).
+    pub fn set_allow_tf32(&self, allow: bool) {
+        self.allow_tf32.store(allow, Ordering::Relaxed);
+    }
+
+    /// Whether `f32` convolutions may use TF32.
+    pub fn allow_tf32(&self) -> bool {
+        self.allow_tf32.load(Ordering::Relaxed)
+    }
+
+    /// Restricts later convolutions to algorithms whose results are the same run to run (no
+    /// atomic accumulation), or lifts the restriction (the default). Some shapes then have no
+    /// algorithm, an `Err`.
+    pub fn set_deterministic(&self, deterministic: bool) {
+        self.deterministic.store(deterministic, Ordering::Relaxed);
+    }
+
+    /// Whether convolutions are restricted to deterministic algorithms.
+    pub fn deterministic(&self) -> bool {
+        self.deterministic.load(Ordering::Relaxed)
+    }
+
+    /// How many convolution calls found their algorithm in the handle's cache, and how many
+    /// asked cuDNN's heuristics.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when a call panicked while holding the handle.
+    pub fn algo_cache_counts(&self) -> Result<(u64, u64)> {
+        Ok(self.begin_unbound()?.counts())
+    }
+
+    fn policy(&self) -> algo::Policy {
+        algo::Policy {
+            allow_tf32: self.allow_tf32(),
+            deterministic: self.deterministic(),
+        }
+    }
+
+    fn begin_unbound(&self) -> Result<MutexGuard<'_, algo::AlgoCache>> {
+        self.turn
+            .lock()
+            .map_err(|_| invalid("cuDNN handle lock poisoned".into()))
+    }
+
+    /// Takes this handle's turn and binds its context to the calling thread.
+    fn begin(&self) -> Result<MutexGuard<'_, algo::AlgoCache>> {
+        let g = self.begin_unbound()?;
+        self.stream.context().bind_to_thread()?;
+        Ok(g)
+    }
+
+    /// A workspace of `bytes` from the stream-ordered pool (freed after the work using it).
+    fn workspace(&self, bytes: usize) -> Result<crate::memory::DeviceBuffer<u8>> {
+        // SAFETY: cuDNN treats its workspace as scratch; nothing reads it before cuDNN
+        // writes it.
+        unsafe { self.stream.alloc::<u8>(bytes) }
+    }
+}
+
+impl Drop for Dnn {
+    fn drop(&mut self) {
+        let ctx = self.stream.context();
+        let r = ctx.bind_to_thread_no_deferred().and_then(|()| {
+            // SAFETY: this object created the handle and is its only owner; cuDNN waits for
+            // the device before releasing it.
+            unsafe { cudnn!(cudnnDestroy(self.raw)) }
+        });
+        if let Err(e) = r {
+            ctx.defer("cudnnDestroy of a Dnn handle", e);
+        }
+    }
+}
