@@ -9,7 +9,10 @@
 //! (column). Unsorted data or data with repeated positions goes through the canonicalising
 //! constructors [`from_triplets`](SparseArray::from_triplets) and
 //! [`from_coo`](SparseArray::from_coo), which sort and sum duplicates (as SciPy's `tocsr`
-//! does). Indices are stored as `i32` when every size fits, else `i64`
+//! does), or, for triplets already in device arrays, through
+//! [`from_triplet_arrays`](SparseArray::from_triplet_arrays) and
+//! [`from_coo_arrays`](SparseArray::from_coo_arrays), which do the same work on that device.
+//! Indices are stored as `i32` when every size fits, else `i64`
 //! ([`with_index_type`](SparseArray::with_index_type) picks either).
 //!
 //! Products with a dense vector or matrix ([`spmv`](SparseArray::spmv),
@@ -54,8 +57,10 @@ mod krylov;
 mod lanczos;
 mod ops;
 mod precond;
+mod run_sums;
 mod structure;
 mod triangular;
+mod triplets;
 mod value;
 
 pub use cuprite_driver::blas::Transpose;
