@@ -9,7 +9,7 @@
 
 use crate::common::{Body, assert_err};
 use crate::sparse::{C, V, canonical};
-use cuprite_array::sparse::{IndexType, SparseArray, SparseFormat, SparseIndices};
+use cuprite_array::sparse::{IndexType, SparseArray, SparseFormat, SparseIndices, Transpose};
 use cuprite_array::{Array, Device, c32, c64, with_device};
 use cuprite_testkit::{Rng, Test, TestResult};
 use std::collections::BTreeMap;
@@ -378,6 +378,160 @@ fn bad_triplets(d: Device) -> TestResult {
     })
 }
 
+/// A `rows × cols` CSR matrix with `per_row` entries at distinct random columns in each row
+/// (every fourth row empty), values in [-1, 1), and its dense f64 form.
+fn rows_of<T: V>(
+    rng: &mut Rng,
+    rows: usize,
+    cols: usize,
+    per_row: usize,
+) -> cuprite_array::Result<(SparseArray<T>, Vec<C>)> {
+    let (mut r, mut c, mut v) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..rows {
+        if i % 4 == 3 {
+            continue;
+        }
+        let mut picked: Vec<usize> = Vec::new();
+        while picked.len() < per_row.min(cols) {
+            let j = rng.next_u64() as usize % cols;
+            if !picked.contains(&j) {
+                picked.push(j);
+            }
+        }
+        for j in picked {
+            r.push(i);
+            c.push(j);
+            v.push(T::draw(rng));
+        }
+    }
+    let mut dense = vec![C::new(0.0, 0.0); rows * cols];
+    for k in 0..v.len() {
+        dense[r[k] * cols + c[k]] += v[k].to_c64();
+    }
+    Ok((SparseArray::from_triplets([rows, cols], &r, &c, &v)?, dense))
+}
+
+/// `got` against `alpha · op(A) · X + beta · Y0` in f64 for the dense `a` (`m × k` after
+/// `op`, `trans` reading it transposed) and row-major `x` (`k × n`): each element within
+/// `(len + 8) · 2u` of `Σ|a||x| · |alpha| + |beta · y0|`, `len` the row's length.
+#[allow(clippy::too_many_arguments)]
+fn product_close<T: V>(
+    what: &str,
+    got: &[T],
+    a: &[C],
+    (m, k, n): (usize, usize, usize),
+    trans: bool,
+    x: &[T],
+    (alpha, beta): (f64, f64),
+    y0: &[T],
+) -> TestResult {
+    assert_eq!(got.len(), m * n, "{what}: length");
+    for i in 0..m {
+        for col in 0..n {
+            let (mut s, mut mag, mut len) = (C::new(0.0, 0.0), 0.0, 0usize);
+            for p in 0..k {
+                let aij = if trans { a[p * m + i] } else { a[i * k + p] };
+                if aij.norm() != 0.0 {
+                    let t = aij * x[p * n + col].to_c64();
+                    s += t;
+                    mag += t.norm();
+                    len += 1;
+                }
+            }
+            let y = y0[i * n + col].to_c64();
+            let want = s * alpha + y * beta;
+            let bound = (len + 8) as f64 * 2.0 * T::U * (mag * alpha.abs() + (y * beta).norm());
+            let e = (got[i * n + col].to_c64() - want).norm();
+            if e > bound {
+                return Err(format!(
+                    "{what}: element ({i}, {col}): got {}, want {want} (error {e:e} > {bound:e})",
+                    got[i * n + col].to_c64()
+                )
+                .into());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// SpMV and SpMM of CSR matrices (and of transposed CSC ones) with mean row lengths that pick
+/// every sub-warp width, with `alpha`, `beta` and both index types, against f64 references.
+fn products_t<T: V>(d: Device) -> TestResult {
+    with_device(d, || {
+        let mut rng = Rng::fresh();
+        let (alpha, beta) = (0.5, -2.0);
+        let (ta, tb) = (T::of(C::new(alpha, 0.0)), T::of(C::new(beta, 0.0)));
+        // Every fourth row is empty: mean row lengths 0, 2, 6, 18 and 48 (lanes 1, 2, 4, 16, 32).
+        for &(rows, cols, per_row) in &[
+            (50, 40, 1),
+            (64, 30, 3),
+            (40, 100, 8),
+            (33, 200, 24),
+            (20, 300, 64),
+        ] {
+            let (a, dense) = rows_of::<T>(&mut rng, rows, cols, per_row)?;
+            for ty in [IndexType::I32, IndexType::I64] {
+                let a = a.with_index_type(ty)?;
+                let x: Vec<T> = (0..cols).map(|_| T::draw(&mut rng)).collect();
+                let y0: Vec<T> = (0..rows).map(|_| T::draw(&mut rng)).collect();
+                let xa = Array::from_slice(&x, &[cols])?;
+                let ya = Array::from_slice(&y0, &[rows])?;
+                let y = a
+                    .spmv_with(Transpose::None, ta, &xa, tb, Some(&ya))?
+                    .to_vec()?;
+                let dims = (rows, cols, 1);
+                product_close("spmv", &y, &dense, dims, false, &x, (alpha, beta), &y0)?;
+                let y = a.spmv(&xa)?.to_vec()?;
+                product_close("spmv (1, 0)", &y, &dense, dims, false, &x, (1.0, 0.0), &y0)?;
+                // Aᵀ·x through the CSC form (its arrays are the CSR arrays of Aᵀ).
+                let t = a.to_csc()?;
+                let xt: Vec<T> = (0..rows).map(|_| T::draw(&mut rng)).collect();
+                let yt0: Vec<T> = (0..cols).map(|_| T::draw(&mut rng)).collect();
+                let yt = t
+                    .spmv_with(
+                        Transpose::Trans,
+                        ta,
+                        &Array::from_slice(&xt, &[rows])?,
+                        tb,
+                        Some(&Array::from_slice(&yt0, &[cols])?),
+                    )?
+                    .to_vec()?;
+                let tdims = (cols, rows, 1);
+                product_close(
+                    "csc spmv Aᵀ",
+                    &yt,
+                    &dense,
+                    tdims,
+                    true,
+                    &xt,
+                    (alpha, beta),
+                    &yt0,
+                )?;
+                for n in [1, 3, 16, 33, 70] {
+                    let b: Vec<T> = (0..cols * n).map(|_| T::draw(&mut rng)).collect();
+                    let c0: Vec<T> = (0..rows * n).map(|_| T::draw(&mut rng)).collect();
+                    let ba = Array::from_slice(&b, &[cols, n])?;
+                    let ca = Array::from_slice(&c0, &[rows, n])?;
+                    let c = a
+                        .spmm_with(Transpose::None, ta, &ba, tb, Some(&ca))?
+                        .to_vec()?;
+                    let dims = (rows, cols, n);
+                    product_close("spmm", &c, &dense, dims, false, &b, (alpha, beta), &c0)?;
+                    // Fused onto later work: the product is an ordinary lazy array.
+                    let c = (a.spmm(&ba)? * T::of(C::new(2.0, 0.0))).to_vec()?;
+                    product_close("2·A·B", &c, &dense, dims, false, &b, (2.0, 0.0), &c0)?;
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+fn products(d: Device) -> TestResult {
+    products_t::<f32>(d)?;
+    products_t::<f64>(d)
+}
+
 /// On a GPU: the CUDA result's components equal the CPU backend's bit for bit (runs short
 /// and long, every value type), and triplets on another device are refused.
 fn cuda_matches_cpu() -> TestResult {
@@ -432,11 +586,75 @@ fn cuda_matches_cpu() -> TestResult {
     Ok(())
 }
 
+/// On a GPU: SpMV and SpMM of CSR matrices (every sub-warp width, both index types) give the
+/// CPU backend's bits.
+fn products_match_cpu() -> TestResult {
+    fn one<T: V>(rng: &mut Rng) -> TestResult {
+        // Lanes 1, 2, 16 and 32.
+        for &(rows, cols, per_row) in &[
+            (3000, 500, 1),
+            (2000, 700, 5),
+            (500, 4000, 40),
+            (300, 2000, 60),
+        ] {
+            let (a, _) = with_device(Device::CPU, || rows_of::<T>(rng, rows, cols, per_row))?;
+            let x: Vec<T> = (0..cols).map(|_| T::draw(rng)).collect();
+            let y0: Vec<T> = (0..rows).map(|_| T::draw(rng)).collect();
+            let (ta, tb) = (T::of(C::new(0.75, 0.0)), T::of(C::new(-1.5, 0.0)));
+            for ty in [IndexType::I32, IndexType::I64] {
+                for n in [None, Some(2), Some(16), Some(45)] {
+                    let on = |d: Device| -> Result<Vec<C>, cuprite_array::Error> {
+                        let a = a.to_device(d)?.with_index_type(ty)?;
+                        let v = match n {
+                            None => a.spmv_with(
+                                Transpose::None,
+                                ta,
+                                &Array::from_slice_on(d, &x, &[cols])?,
+                                tb,
+                                Some(&Array::from_slice_on(d, &y0, &[rows])?),
+                            )?,
+                            Some(n) => {
+                                let b: Vec<T> = x.iter().cycle().take(cols * n).copied().collect();
+                                let c: Vec<T> = y0.iter().cycle().take(rows * n).copied().collect();
+                                a.spmm_with(
+                                    Transpose::None,
+                                    ta,
+                                    &Array::from_slice_on(d, &b, &[cols, n])?,
+                                    tb,
+                                    Some(&Array::from_slice_on(d, &c, &[rows, n])?),
+                                )?
+                            }
+                        };
+                        Ok(v.to_vec()?.iter().map(|z| z.to_c64()).collect())
+                    };
+                    let (g, h) = (on(Device::cuda(0))?, on(Device::CPU)?);
+                    assert_eq!(g.len(), h.len());
+                    for (k, (p, q)) in g.iter().zip(&h).enumerate() {
+                        assert!(
+                            p.re.to_bits() == q.re.to_bits(),
+                            "{rows}x{cols}, {per_row} a row, {ty:?}, n {n:?}: element {k}: \
+                             CUDA {p}, CPU {q}"
+                        );
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+    let mut rng = Rng::fresh();
+    one::<f32>(&mut rng)?;
+    one::<f64>(&mut rng)
+}
+
 /// The run-sum kernels compile with NVRTC (no GPU): the sources the bodies would build on
 /// CUDA, recorded by the dry-run backend.
 fn sparse_kernels_compile() -> TestResult {
     cuprite_array::tuning::compiler::start_recording();
-    let runs = [triplet_arrays(Device::CPU), long_runs(Device::CPU)];
+    let runs = [
+        triplet_arrays(Device::CPU),
+        long_runs(Device::CPU),
+        products(Device::CPU),
+    ];
     let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
         .into_iter()
         .filter(|s| s.contains("cuprite_sparse_"))
@@ -444,7 +662,18 @@ fn sparse_kernels_compile() -> TestResult {
     for r in runs {
         r?;
     }
-    for want in ["cuprite_sparse_run_sums_f32", "cuprite_sparse_run_sums_f64"] {
+    for want in [
+        "cuprite_sparse_run_sums_f32",
+        "cuprite_sparse_run_sums_f64",
+        "cuprite_sparse_spmv_f32_i32_s1",
+        "cuprite_sparse_spmv_f32_i64_s2",
+        "cuprite_sparse_spmv_f64_i32_s16",
+        "cuprite_sparse_spmv_f64_i64_s32",
+        "cuprite_sparse_spmm_f32_i32_s1",
+        "cuprite_sparse_spmm_f64_i64_s4",
+        "cuprite_sparse_spmm_f32_i64_s16",
+        "cuprite_sparse_spmm_f64_i32_s32",
+    ] {
         if !sources.iter().any(|s| s.contains(want)) {
             return Err(format!("{want} was not recorded ({} sources)", sources.len()).into());
         }
@@ -457,12 +686,17 @@ const BODIES: &[(&str, Body)] = &[
     ("long_runs", long_runs),
     ("edges", edges),
     ("bad_triplets", bad_triplets),
+    ("products", products),
 ];
 
 pub fn tests() -> Vec<Test> {
     let mut v = vec![
         Test::nvrtc("codegen::sparse_kernels_compile", sparse_kernels_compile),
         Test::gpu("cuda::sparse_device::cuda_matches_cpu", cuda_matches_cpu),
+        Test::gpu(
+            "cuda::sparse_device::products_match_cpu",
+            products_match_cpu,
+        ),
     ];
     for &(name, body) in BODIES {
         v.push(Test::cpu(

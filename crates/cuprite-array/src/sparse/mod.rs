@@ -16,11 +16,13 @@
 //! ([`with_index_type`](SparseArray::with_index_type) picks either).
 //!
 //! Products with a dense vector or matrix ([`spmv`](SparseArray::spmv),
-//! [`spmm`](SparseArray::spmm)) and with another sparse matrix
-//! ([`matmul`](SparseArray::matmul)) run through cuSPARSE on the CUDA backend and on the host on
-//! the CPU backend (complex products with a dense operand run on the host on both backends:
-//! `cuprite_driver::sparse` refuses complex SpMV and SpMM); their dense results are ordinary
-//! arrays that later element-wise work fuses onto. Format conversions, sums, transposes and scalings run on the host on both backends
+//! [`spmm`](SparseArray::spmm)) of real values where `op(A)` is stored row by row (CSR, or the
+//! transpose of CSC) run as cuprite's own kernels, a sub-warp a row, with a CPU twin that gives
+//! the same bits; the other real products with a dense operand, and those with another sparse
+//! matrix ([`matmul`](SparseArray::matmul)), run through cuSPARSE on the CUDA backend and on the
+//! host on the CPU backend (complex products with a dense operand run on the host on both
+//! backends: `cuprite_driver::sparse` refuses complex SpMV and SpMM); their dense results are
+//! ordinary lazy arrays that later element-wise work fuses onto. Format conversions, sums, transposes and scalings run on the host on both backends
 //! (a round trip for a matrix on a GPU).
 //!
 //! Solvers: triangular solves with one right-hand side
@@ -48,6 +50,7 @@
 //! ```
 
 mod build;
+mod csr_product;
 mod cuda;
 mod device_build;
 mod format;
