@@ -646,6 +646,61 @@ fn products_match_cpu() -> TestResult {
     one::<f64>(&mut rng)
 }
 
+/// On a GPU, alone (it switches the process between the two paths): the products through
+/// cuSPARSE (`tuning::set_sparse_kernels(false)`: SpMM's CSR_ALG2, or the default where the
+/// library refuses it) and through cuprite's kernels both meet the f64 reference.
+fn kernels_and_cusparse() -> TestResult {
+    struct Restore;
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            cuprite_array::tuning::set_sparse_kernels(true);
+        }
+    }
+    let _restore = Restore;
+    fn one<T: V>(rng: &mut Rng) -> TestResult {
+        let (alpha, beta) = (0.5, -2.0);
+        let (ta, tb) = (T::of(C::new(alpha, 0.0)), T::of(C::new(beta, 0.0)));
+        for &(rows, cols, per_row) in &[(700, 300, 3), (200, 900, 40)] {
+            let (a, dense) = rows_of::<T>(rng, rows, cols, per_row)?;
+            for ty in [IndexType::I32, IndexType::I64] {
+                let a = a.to_device(Device::cuda(0))?.with_index_type(ty)?;
+                for n in [None, Some(1), Some(16), Some(45)] {
+                    let k = n.unwrap_or(1);
+                    let b: Vec<T> = (0..cols * k).map(|_| T::draw(rng)).collect();
+                    let c0: Vec<T> = (0..rows * k).map(|_| T::draw(rng)).collect();
+                    for kernels in [true, false] {
+                        cuprite_array::tuning::set_sparse_kernels(kernels);
+                        let got = with_device(Device::cuda(0), || match n {
+                            None => a.spmv_with(
+                                Transpose::None,
+                                ta,
+                                &Array::from_slice(&b, &[cols])?,
+                                tb,
+                                Some(&Array::from_slice(&c0, &[rows])?),
+                            ),
+                            Some(n) => a.spmm_with(
+                                Transpose::None,
+                                ta,
+                                &Array::from_slice(&b, &[cols, n])?,
+                                tb,
+                                Some(&Array::from_slice(&c0, &[rows, n])?),
+                            ),
+                        })?
+                        .to_vec()?;
+                        let what = format!("kernels {kernels}, {ty:?}, n {n:?}");
+                        let dims = (rows, cols, k);
+                        product_close(&what, &got, &dense, dims, false, &b, (alpha, beta), &c0)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+    let mut rng = Rng::fresh();
+    one::<f32>(&mut rng)?;
+    one::<f64>(&mut rng)
+}
+
 /// The run-sum kernels compile with NVRTC (no GPU): the sources the bodies would build on
 /// CUDA, recorded by the dry-run backend.
 fn sparse_kernels_compile() -> TestResult {
@@ -696,6 +751,10 @@ pub fn tests() -> Vec<Test> {
         Test::gpu(
             "cuda::sparse_device::products_match_cpu",
             products_match_cpu,
+        ),
+        Test::gpu_alone(
+            "cuda::sparse_device::kernels_and_cusparse",
+            kernels_and_cusparse,
         ),
     ];
     for &(name, body) in BODIES {

@@ -13,9 +13,33 @@ use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Threads a block (a multiple of the warp size).
 const THREADS: usize = 256;
+
+/// Whether CUDA devices run these products as cuprite's kernels (else through cuSPARSE).
+static ON_CUDA: AtomicBool = AtomicBool::new(true);
+
+/// Sends the real SpMV and SpMM products of CSR matrices (and of transposed CSC ones) on CUDA
+/// devices through cuSPARSE (`false`) instead of cuprite's kernels, or back to the kernels
+/// (`true`, the default), for the whole process. The CPU backend always runs the kernels' twin.
+/// For comparing the two paths (`cuprite bench sparse/spmv_laplacian` times both) and testing
+/// both.
+///
+/// ```
+/// use cuprite_array::tuning;
+/// tuning::set_sparse_kernels(false); // cuSPARSE from here on
+/// tuning::set_sparse_kernels(true);
+/// ```
+pub fn set_sparse_kernels(on: bool) {
+    ON_CUDA.store(on, Ordering::Relaxed);
+}
+
+/// Whether CUDA devices run the products as cuprite's kernels ([`set_sparse_kernels`]).
+pub(crate) fn kernels_on_cuda() -> bool {
+    ON_CUDA.load(Ordering::Relaxed)
+}
 
 kernel_params! {
     /// `y = alpha · A · x (+ beta · y0)` for the `rows × k` CSR `A` of `nnz` entries.

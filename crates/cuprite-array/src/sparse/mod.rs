@@ -50,7 +50,7 @@
 //! ```
 
 mod build;
-mod csr_product;
+pub(crate) mod csr_product;
 mod cuda;
 mod device_build;
 mod format;

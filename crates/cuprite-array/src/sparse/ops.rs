@@ -1,6 +1,6 @@
 //! Products with dense and sparse operands, sums, transposes and scalings of [`SparseArray`].
 
-use super::csr_product::CsrProduct;
+use super::csr_product::{self, CsrProduct};
 use super::host::Host;
 use super::{
     IndexType, SparseArray, SparseFormat, SparseIndices, SparseValue, Transpose, cuda, index_for,
@@ -216,7 +216,8 @@ impl<T: SparseValue> SparseArray<T> {
         c: Option<&Array<T>>,
         out_shape: &[usize],
     ) -> Option<Array<T>> {
-        if !matches!(T::DTYPE, DType::F32 | DType::F64) {
+        let cusparse = self.device().backend == Backend::Cuda && !csr_product::kernels_on_cuda();
+        if cusparse || !matches!(T::DTYPE, DType::F32 | DType::F64) {
             return None;
         }
         let [r, k] = self.shape;

@@ -204,8 +204,46 @@ fn spmv_laplacian(ctx: &mut BenchCtx) -> BenchResult {
             TimeUnit::Ms,
         )
         .with_note("cuprite's CSR SpMM kernel (a lane a column), row-major dense operands");
-        Ok(vec![rate, time, spmm])
+        // The same products through cuSPARSE, for comparison (no peer, no target).
+        let (sv, sm) = through_cusparse(|| {
+            let sv = timed(ctx, || {
+                a.spmv(&x)?.eval()?;
+                Ok(())
+            })?;
+            let sm = timed(ctx, || {
+                a.spmm(&b)?.eval()?;
+                Ok(())
+            })?;
+            Ok((sv, sm))
+        })?;
+        let spmv_ref = Figure::time(
+            format!("cuSPARSE SpMV time, Laplacian {g}² "),
+            &sv,
+            TimeUnit::Ms,
+        )
+        .with_note(
+            "the same SpMV with tuning::set_sparse_kernels(false): cusparseSpMV, default algorithm",
+        );
+        let spmm_ref = Figure::time(
+            format!("cuSPARSE SpMM, Laplacian {g}² times {k} columns "),
+            &sm,
+            TimeUnit::Ms,
+        )
+        .with_note(
+            "the same SpMM with tuning::set_sparse_kernels(false): cusparseSpMM, CSR_ALG2 (or the \
+             default where refused), row-major operands",
+        );
+        Ok(vec![rate, time, spmm, spmv_ref, spmm_ref])
     })
+}
+
+/// Runs `f` with the CSR products of CUDA devices sent through cuSPARSE, then back to
+/// cuprite's kernels (also when `f` fails).
+fn through_cusparse<R>(f: impl FnOnce() -> Result<R, BenchError>) -> Result<R, BenchError> {
+    cuprite_array::tuning::set_sparse_kernels(false);
+    let r = f();
+    cuprite_array::tuning::set_sparse_kernels(true);
+    r
 }
 
 fn cg_laplacian(ctx: &mut BenchCtx) -> BenchResult {
@@ -262,7 +300,19 @@ fn spmv_random(ctx: &mut BenchCtx) -> BenchResult {
             "cuprite's CSR SpMV kernel; columns uniformly random within each row; peer: \
              cupyx.scipy.sparse A @ x on a matrix of the same sizes",
         );
-        Ok(vec![time])
+        let s = through_cusparse(|| {
+            timed(ctx, || {
+                a.spmv(&x)?.eval()?;
+                Ok(())
+            })
+        })?;
+        let reference = Figure::time(
+            format!("cuSPARSE SpMV time, random {n}² with {nnz} nonzeros "),
+            &s,
+            TimeUnit::Ms,
+        )
+        .with_note("the same SpMV with tuning::set_sparse_kernels(false); no peer");
+        Ok(vec![time, reference])
     })
 }
 
