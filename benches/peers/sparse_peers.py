@@ -11,9 +11,10 @@ Runs on the same GPU, in the same call, the same work as `cuprite bench sparse`:
 - (CuPy only) SpGEMM `A @ A` of a random 65536 x 65536 CSR matrix (f32) with
   round(1e-3 * 65536^2) nonzeros at distinct uniformly random positions (as
   cuprite's `SparseArray::random`);
-- (CuPy only) COO -> CSR, `coo_matrix((v, (i, j))).tocsr()`, of 2^24 triplets at uniformly
-  random positions of a 2^20 x 2^20 matrix: tocsr sorts them and sums the values at a
-  repeated position, on every call (a copy of an uncanonical matrix);
+- (CuPy only) COO -> CSR, `coo_matrix((v, (i, j))).tocsr()`, of 2^24 triplets (int32 indices,
+  float32 values, on the device) at uniformly random positions of a 2^20 x 2^20 matrix: tocsr
+  sorts them and sums the values at a repeated position, on every call (a copy of an
+  uncanonical matrix), as cuprite's `SparseArray::from_triplet_arrays` of device triplets does;
 - the workload `workloads/poisson_cg` (crates/cuprite-cli/src/bench/workloads.rs): 200 conjugate
   gradient iterations on the 5-point Laplacian of a 1024 x 1024 grid in float64 (tol never
   reached), by cupyx.scipy.sparse.linalg.cg and by a conjugate gradient loop written in PyTorch

@@ -60,6 +60,29 @@ pub fn compile_all(sources: &[String]) -> TestResult {
     Ok(())
 }
 
+/// Compiles a family's few kernels (`sources`, each with the kernel marker) with the library's
+/// optimised and quick options, batched by their helpers as [`compile_all`] does, without its
+/// minimum number of helper sets.
+pub fn compile_each(sources: &[String]) -> TestResult {
+    let mut groups: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for src in sources {
+        let (pre, body) = src
+            .split_once(MARKER)
+            .ok_or("generated source without the kernel marker")?;
+        groups
+            .entry(pre.to_string())
+            .or_default()
+            .push(body.to_string());
+    }
+    for opts in [
+        tuning::compiler::compile_options(90, true),
+        tuning::compiler::quick_compile_options(90),
+    ] {
+        compile_all_with(&groups, &opts, false)?;
+    }
+    Ok(())
+}
+
 /// Both precisions of the math library compile (relocatable, with the library's options), and
 /// a glue source names only what it declares.
 fn math_library_compiles() -> TestResult {

@@ -53,6 +53,7 @@ mod signed_zero;
 mod small;
 mod sort;
 mod sparse;
+mod sparse_device;
 mod sparse_more;
 mod sparse_solve;
 mod stats;
@@ -88,6 +89,7 @@ fn main() {
     tests.extend(signal_spectral::tests());
     tests.extend(signal_resample::tests());
     tests.extend(sparse::tests());
+    tests.extend(sparse_device::tests());
     tests.extend(sparse_more::tests());
     tests.extend(sparse_solve::tests());
     tests.extend(fft::tests());

@@ -174,7 +174,8 @@ impl<T: SparseValue> Product<'_, T> {
         let [rows, cols] = a.shape;
         // SAFETY: the component arrays passed every check of the format when the matrix was
         // built (offsets from 0 rising to nnz, indices in bounds, sorted; on the host, or by
-        // array work on the device for `from_csr_arrays`), and were not changed since.
+        // array work on the device for `from_csr_arrays`, or made so there from bounds-checked
+        // triplets by `from_triplet_arrays`), and were not changed since.
         let m = unsafe { SpMat::new(format_of(a.format), rows, cols, &mv, &nv, &vv) }?;
         let beta = if self.c.is_some() { self.beta } else { T::ZERO };
         if self.out_shape.len() == 1 {
@@ -353,7 +354,7 @@ fn coo_offsets<T: SparseValue>(
     let out = unsafe { DevBuf::alloc(st, s, i32::DTYPE, rows + 1) }?;
     let mut ov = view::<i32>(&out, rows + 1)?;
     // SAFETY: canonical COO row indices are sorted and below `rows` (checked on the host when
-    // the matrix was built).
+    // the matrix was built, or sorted on the device from bounds-checked triplets).
     unsafe { sp.coo_to_csr(&rv, rows, &mut ov) }?;
     Ok(array_of(out, &[rows + 1], ordinal))
 }

@@ -22,14 +22,14 @@ impl From<Array<i64>> for SparseIndices {
 }
 
 impl SparseIndices {
-    fn device(&self) -> Device {
+    pub(super) fn device(&self) -> Device {
         match self {
             SparseIndices::I32(a) => a.device(),
             SparseIndices::I64(a) => a.device(),
         }
     }
 
-    fn shape(&self) -> &[usize] {
+    pub(super) fn shape(&self) -> &[usize] {
         match self {
             SparseIndices::I32(a) => a.shape(),
             SparseIndices::I64(a) => a.shape(),

@@ -9,15 +9,20 @@
 //! (column). Unsorted data or data with repeated positions goes through the canonicalising
 //! constructors [`from_triplets`](SparseArray::from_triplets) and
 //! [`from_coo`](SparseArray::from_coo), which sort and sum duplicates (as SciPy's `tocsr`
-//! does). Indices are stored as `i32` when every size fits, else `i64`
+//! does), or, for triplets already in device arrays, through
+//! [`from_triplet_arrays`](SparseArray::from_triplet_arrays) and
+//! [`from_coo_arrays`](SparseArray::from_coo_arrays), which do the same work on that device.
+//! Indices are stored as `i32` when every size fits, else `i64`
 //! ([`with_index_type`](SparseArray::with_index_type) picks either).
 //!
 //! Products with a dense vector or matrix ([`spmv`](SparseArray::spmv),
-//! [`spmm`](SparseArray::spmm)) and with another sparse matrix
-//! ([`matmul`](SparseArray::matmul)) run through cuSPARSE on the CUDA backend and on the host on
-//! the CPU backend (complex products with a dense operand run on the host on both backends:
-//! `cuprite_driver::sparse` refuses complex SpMV and SpMM); their dense results are ordinary
-//! arrays that later element-wise work fuses onto. Format conversions, sums, transposes and scalings run on the host on both backends
+//! [`spmm`](SparseArray::spmm)) of real values where `op(A)` is stored row by row (CSR, or the
+//! transpose of CSC) run as cuprite's own kernels, a sub-warp a row, with a CPU twin that gives
+//! the same bits; the other real products with a dense operand, and those with another sparse
+//! matrix ([`matmul`](SparseArray::matmul)), run through cuSPARSE on the CUDA backend and on the
+//! host on the CPU backend (complex products with a dense operand run on the host on both
+//! backends: `cuprite_driver::sparse` refuses complex SpMV and SpMM); their dense results are
+//! ordinary lazy arrays that later element-wise work fuses onto. Format conversions, sums, transposes and scalings run on the host on both backends
 //! (a round trip for a matrix on a GPU).
 //!
 //! Solvers: triangular solves with one right-hand side
@@ -45,6 +50,7 @@
 //! ```
 
 mod build;
+pub(crate) mod csr_product;
 mod cuda;
 mod device_build;
 mod format;
@@ -54,8 +60,10 @@ mod krylov;
 mod lanczos;
 mod ops;
 mod precond;
+mod run_sums;
 mod structure;
 mod triangular;
+mod triplets;
 mod value;
 
 pub use cuprite_driver::blas::Transpose;

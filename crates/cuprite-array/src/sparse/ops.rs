@@ -1,10 +1,16 @@
 //! Products with dense and sparse operands, sums, transposes and scalings of [`SparseArray`].
 
+use super::csr_product::{self, CsrProduct};
 use super::host::Host;
-use super::{IndexType, SparseArray, SparseFormat, SparseValue, Transpose, cuda, index_for};
+use super::{
+    IndexType, SparseArray, SparseFormat, SparseIndices, SparseValue, Transpose, cuda, index_for,
+};
 use crate::array::Array;
 use crate::device::{Backend, with_device};
+use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::graph::{Node, Op};
+use std::sync::Arc;
 
 /// The host form of a transpose flag: `None`, or `Some(conjugate)`.
 fn host_op(op: Transpose) -> Option<bool> {
@@ -51,7 +57,9 @@ impl<T: SparseValue> SparseArray<T> {
 
     /// `alpha · op(A) · x + beta · y` (`y` taken as zeros when `None`; with `beta == 0` it is
     /// not read, so NaNs in it do not propagate). `x` has `op(A)`'s column count, `y` its row
-    /// count. Through cuSPARSE on the CUDA backend.
+    /// count. A CSR matrix (or the transpose of a CSC one) of real values runs as cuprite's
+    /// kernel on both backends, with the same bits on each; the others through cuSPARSE on the
+    /// CUDA backend.
     ///
     /// ```
     /// use cuprite_array::{Array, Device, with_device};
@@ -111,8 +119,9 @@ impl<T: SparseValue> SparseArray<T> {
     }
 
     /// `alpha · op(A) · B + beta · C` for dense row-major `B` (`op(A)`'s columns × `n`) and
-    /// `C` (`op(A)`'s rows × `n`, zeros when `None`, not read when `beta == 0`). Through
-    /// cuSPARSE on the CUDA backend.
+    /// `C` (`op(A)`'s rows × `n`, zeros when `None`, not read when `beta == 0`). Run as
+    /// [`spmv_with`](Self::spmv_with) says: cuprite's kernel for a CSR `op(A)` of real values
+    /// (lanes a row sized from `n`), else cuSPARSE on the CUDA backend.
     ///
     /// ```
     /// use cuprite_array::{Array, Device, with_device};
@@ -177,6 +186,10 @@ impl<T: SparseValue> SparseArray<T> {
                 None => Ok(with_device(self.device(), || Array::zeros(out_shape))),
             };
         }
+        let dense_n = (out_shape.len() == 2).then_some(n);
+        if let Some(p) = self.csr_product(op, alpha, b, dense_n, beta, c, out_shape) {
+            return Ok(p);
+        }
         // Complex products on CUDA take the host path below: the driver refuses complex
         // values in cuSPARSE's SpMV and SpMM (see `cuprite_driver::sparse`).
         if self.device().backend == Backend::Cuda && !T::DTYPE.is_complex() {
@@ -187,6 +200,60 @@ impl<T: SparseValue> SparseArray<T> {
         let cv = c.map(|c| c.to_vec()).transpose()?;
         let out = h.product(host_op(op), alpha, &bv, n, beta, cv.as_deref());
         Array::from_slice_on(self.device(), &out, out_shape)
+    }
+
+    /// The product as a [`CsrProduct`] call (lazy, on either backend) where `op(A)` is a CSR
+    /// matrix in storage (CSR untransposed, or the transpose of a CSC matrix) of real values;
+    /// `None` for the others. `n`: the dense operand's columns for SpMM, `None` for SpMV.
+    #[allow(clippy::too_many_arguments)]
+    fn csr_product(
+        &self,
+        op: Transpose,
+        alpha: T,
+        b: &Array<T>,
+        n: Option<usize>,
+        beta: T,
+        c: Option<&Array<T>>,
+        out_shape: &[usize],
+    ) -> Option<Array<T>> {
+        let cusparse = self.device().backend == Backend::Cuda && !csr_product::kernels_on_cuda();
+        if cusparse || !matches!(T::DTYPE, DType::F32 | DType::F64) {
+            return None;
+        }
+        let [r, k] = self.shape;
+        let (rows, k) = match (self.format, op) {
+            (SparseFormat::Csr, Transpose::None) => (r, k),
+            (SparseFormat::Csc, Transpose::Trans | Transpose::ConjTrans) => (k, r),
+            _ => return None,
+        };
+        let (index, major, minor) = match (&self.major, &self.minor) {
+            (SparseIndices::I32(o), SparseIndices::I32(i)) => {
+                (DType::I32, o.node.clone(), i.node.clone())
+            }
+            (SparseIndices::I64(o), SparseIndices::I64(i)) => {
+                (DType::I64, o.node.clone(), i.node.clone())
+            }
+            _ => return None,
+        };
+        let call = CsrProduct {
+            dtype: T::DTYPE,
+            index,
+            rows,
+            k,
+            nnz: self.nnz(),
+            n,
+            alpha: alpha.to_c64().re,
+            beta: beta.to_c64().re,
+            accumulate: c.is_some(),
+        };
+        let mut inputs = vec![major, minor, self.values.node.clone(), b.node.clone()];
+        inputs.extend(c.map(|c| c.node.clone()));
+        Some(Array::from_node(Node::new(
+            Op::Library(Arc::new(call), inputs),
+            T::DTYPE,
+            out_shape.to_vec(),
+            self.device(),
+        )))
     }
 
     /// `A · B` for sparse `B` (SpGEMM), in CSR with sorted column indices. Through cuSPARSE on

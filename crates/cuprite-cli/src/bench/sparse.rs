@@ -3,7 +3,8 @@
 //! SpMM of the same matrix with 16 columns, and 200 iterations of `sparse::cg` on it; SpMV of a
 //! random `2^20 × 2^20` matrix with 16 nonzeros per row at uniformly random columns, SpGEMM
 //! `A · A` of a random `65536²` matrix of density `1e-3`, and COO → CSR of `2^24` random
-//! triplets (values at a repeated position summed, as cupyx's `tocsr`). The peer figures
+//! triplets already on the device (`from_triplet_arrays`: bounds checked, sorted, values at a
+//! repeated position summed, as cupyx's `tocsr` of a device COO matrix). The peer figures
 //! (cupyx.scipy.sparse, torch.sparse) come from `benches/peers/sparse_peers.py` run in the same
 //! call. The random structures are fresh in every run (seeded from the clock).
 //!
@@ -185,7 +186,10 @@ fn spmv_laplacian(ctx: &mut BenchCtx) -> BenchResult {
         )
         .against(&ceiling)
         .with_target(Target::RatioAtLeast(0.6))
-        .with_note("cuSPARSE SpMV; the matrix and both vectors read or written once");
+        .with_note(
+            "cuprite's CSR SpMV kernel (a sub-warp a row); the matrix and both vectors read or \
+             written once",
+        );
         let time = Figure::time(format!("SpMV time, Laplacian {g}² "), &s, TimeUnit::Ms);
         let k = 16;
         let b = Array::<f32>::rand_uniform(&[n, k], 2)?;
@@ -199,9 +203,47 @@ fn spmv_laplacian(ctx: &mut BenchCtx) -> BenchResult {
             &s,
             TimeUnit::Ms,
         )
-        .with_note("cuSPARSE SpMM, row-major dense operands");
-        Ok(vec![rate, time, spmm])
+        .with_note("cuprite's CSR SpMM kernel (a lane a column), row-major dense operands");
+        // The same products through cuSPARSE, for comparison (no peer, no target).
+        let (sv, sm) = through_cusparse(|| {
+            let sv = timed(ctx, || {
+                a.spmv(&x)?.eval()?;
+                Ok(())
+            })?;
+            let sm = timed(ctx, || {
+                a.spmm(&b)?.eval()?;
+                Ok(())
+            })?;
+            Ok((sv, sm))
+        })?;
+        let spmv_ref = Figure::time(
+            format!("cuSPARSE SpMV time, Laplacian {g}² "),
+            &sv,
+            TimeUnit::Ms,
+        )
+        .with_note(
+            "the same SpMV with tuning::set_sparse_kernels(false): cusparseSpMV, default algorithm",
+        );
+        let spmm_ref = Figure::time(
+            format!("cuSPARSE SpMM, Laplacian {g}² times {k} columns "),
+            &sm,
+            TimeUnit::Ms,
+        )
+        .with_note(
+            "the same SpMM with tuning::set_sparse_kernels(false): cusparseSpMM, CSR_ALG2 (or the \
+             default where refused), row-major operands",
+        );
+        Ok(vec![rate, time, spmm, spmv_ref, spmm_ref])
     })
+}
+
+/// Runs `f` with the CSR products of CUDA devices sent through cuSPARSE, then back to
+/// cuprite's kernels (also when `f` fails).
+fn through_cusparse<R>(f: impl FnOnce() -> Result<R, BenchError>) -> Result<R, BenchError> {
+    cuprite_array::tuning::set_sparse_kernels(false);
+    let r = f();
+    cuprite_array::tuning::set_sparse_kernels(true);
+    r
 }
 
 fn cg_laplacian(ctx: &mut BenchCtx) -> BenchResult {
@@ -255,10 +297,22 @@ fn spmv_random(ctx: &mut BenchCtx) -> BenchResult {
             TimeUnit::Ms,
         )
         .with_note(
-            "cuSPARSE SpMV; columns uniformly random within each row; peer: cupyx.scipy.sparse \
-             A @ x on a matrix of the same sizes",
+            "cuprite's CSR SpMV kernel; columns uniformly random within each row; peer: \
+             cupyx.scipy.sparse A @ x on a matrix of the same sizes",
         );
-        Ok(vec![time])
+        let s = through_cusparse(|| {
+            timed(ctx, || {
+                a.spmv(&x)?.eval()?;
+                Ok(())
+            })
+        })?;
+        let reference = Figure::time(
+            format!("cuSPARSE SpMV time, random {n}² with {nnz} nonzeros "),
+            &s,
+            TimeUnit::Ms,
+        )
+        .with_note("the same SpMV with tuning::set_sparse_kernels(false); no peer");
+        Ok(vec![time, reference])
     })
 }
 
@@ -298,12 +352,16 @@ fn coo_to_csr(ctx: &mut BenchCtx) -> BenchResult {
     let cols: Vec<i32> = (0..t).map(|_| rng.below(n) as i32).collect();
     let vals: Vec<f32> = (0..t).map(|_| rng.unit_f32()).collect();
     with_device(Device::cuda(0), || {
-        // The conversion from unsorted triplets runs on the host: one call per event pair,
-        // at most 5 samples.
-        let few = BenchCtx::new(1, ctx.repeats.min(5), ctx.quick);
+        // The triplets live on the device, as cupyx's COO matrix does; each call checks their
+        // bounds, sorts them, sums the values at a repeated position and compresses the rows.
+        let (r, c, v) = (
+            Array::from_slice(&rows, &[t])?,
+            Array::from_slice(&cols, &[t])?,
+            Array::from_slice(&vals, &[t])?,
+        );
         let mut stored = 0;
-        let s = timed_k(&few, 1, || {
-            let a = SparseArray::from_triplets([n, n], &rows, &cols, &vals)?;
+        let s = timed(ctx, || {
+            let a = SparseArray::from_triplet_arrays([n, n], r.clone(), c.clone(), &v)?;
             a.values().eval()?;
             stored = a.nnz();
             Ok(())
@@ -314,12 +372,13 @@ fn coo_to_csr(ctx: &mut BenchCtx) -> BenchResult {
             TimeUnit::Ms,
         )
         .with_note(format!(
-            "SparseArray::from_triplets from host slices: sorted and summed on the host, then \
-             uploaded ({stored} distinct positions); peer: cupyx coo_matrix.tocsr() (sorts and \
-             sums duplicates on the device, its triplets already there)"
+            "SparseArray::from_triplet_arrays of i32 rows and columns and f32 values on the \
+             device ({stored} distinct positions): bounds checked, sorted, duplicates summed, \
+             rows compressed; peer: cupyx coo_matrix.tocsr() of the same sizes (sorts and sums \
+             duplicates on every call)"
         ));
-        // The device part alone: a canonical (sorted, summed) COO matrix compressed to CSR.
-        let coo = SparseArray::from_coo([n, n], &rows, &cols, &vals)?;
+        // The compression alone: a canonical (sorted, summed) COO matrix to CSR.
+        let coo = SparseArray::from_coo_arrays([n, n], r.clone(), c.clone(), &v)?;
         let s = timed(ctx, || {
             coo.to_csr()?.values().eval()?;
             Ok(())

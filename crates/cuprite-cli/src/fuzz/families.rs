@@ -23,7 +23,7 @@
 //! | statistics | `topk`, `kthvalue`, `median`, `quantile`, `ptp`, `unique` counted, `union1d`/`intersect1d` counted | selections move values (`δ`); `median`/`quantile` one rounding more (`δ + 2ε m`); `ptp` `2δ + 4ε m`; counts exact |
 //! | sampling | `randint`, `permutation`, `exponential` | the same seed gives the same draws on both backends: integers exact, `exponential` 8 ulp of its bound (`log` of two libraries) |
 //! | signal | `convolve` (a `k`-tap box, `same`, direct or FFT), `lfilter` (`y = x/2 + y₋₁/2`) | inputs scaled into ±1: direct `δ + 2(k+1)ε`, FFT `δ + 8(log₂N + 2)√N ε`; `lfilter` `2δ + 16ε` (its gain is 1, its rounding a geometric sum) |
-//! | sparse | a dense child made sparse (`from_dense` keeping every nonzero, in CSR, CSC or COO, 32- or 64-bit indices): back to dense, row sums (`sum_axes`, an SpMV), `A·Aᵀ` (SpGEMM) | inputs scaled into ±1; a value dropped on one backend only is at most `δ`: the round trip `δ`; a sum or product over `n` terms `2nδ + 2(n+1)ε·n` |
+//! | sparse | a dense child made sparse (`from_dense` keeping every nonzero, in CSR, CSC or COO, 32- or 64-bit indices): back to dense, row sums (`sum_axes`, an SpMV), `A·Aᵀ` (SpGEMM), `A·B` with a dense child (SpMM); a dense child's positions as device triplets, each twice, through `from_triplet_arrays` (sorted, duplicates summed) back to dense | inputs scaled into ±1; a value dropped on one backend only is at most `δ`: the round trip `δ`; a sum or product over `n` terms `2nδ + 2(n+1)ε·n` (`n(δa + δb + δaδb)` for two children); the triplets `1.5δ + 4ε` |
 //! | image | `gaussian_filter`, `uniform_filter`, `sobel` (every axis, a mode each), `median_filter` (the last two axes); `shift`, `zoom`, `affine_transform` (order 0 or 1), `rotate` (order 1, the last two axes); grey and binary dilation, erosion, opening, closing | inputs scaled into ±1, `r` filtered axes of `k` taps: each pass `2(k+1)ε` plus its storage rounding; Sobel's gain `g = 2·4^(r-1)` scales `δ` and the rounding; the median and grey morphology exact (in `δ`), binary morphology exact; transforms compute coordinates alike on both backends: order 0 exact (in `δ`), order 1 `δ` plus one pass of `2^r + r` taps |
 
 use super::arr::{Arr, IntoArr, api, on, on_all, on2};
@@ -1600,6 +1600,52 @@ fn sparse_rust(p: &[i64], x: &str) -> String {
     )
 }
 
+/// `x` (`[rows, cols]`) as triplets in device arrays, every position twice (first all of them
+/// in reverse order with `x`'s values, then in order with half of them), built by
+/// `from_triplet_arrays` with `i32` (`p[0] == 0`) or `i64` indices: the CSR of `1.5 · x`, each
+/// sum `x + x/2` in that order.
+fn triplets_of<T: cuprite_array::sparse::SparseValue>(
+    x: &Array<T>,
+    p: &[i64],
+) -> Result<cuprite_array::sparse::SparseArray<T>, String> {
+    use cuprite_array::sparse::SparseArray;
+    let &[r, c] = x.shape() else {
+        return Err(format!("fuzzer bug: triplets of shape {:?}", x.shape()));
+    };
+    let n = r * c;
+    cuprite_array::with_device(x.device(), || {
+        let pos = Array::<i64>::arange(0, n as i64, 1)?;
+        let flip = pos.try_mul(-1i64)?.try_add(n as i64 - 1)?;
+        let idx = Array::concat(&[&flip, &pos], 0)?;
+        let xf = x.reshape(&[n])?;
+        let v = Array::concat(
+            &[&xf.index_select(0, &flip)?, &xf.try_mul(T::from_f64(0.5))?],
+            0,
+        )?;
+        let (ri, ci) = (idx.try_div(c as i64)?, idx.try_rem(c as i64)?);
+        if p[0] == 1 {
+            SparseArray::from_triplet_arrays([r, c], ri, ci, &v)
+        } else {
+            SparseArray::from_triplet_arrays([r, c], ri.cast::<i32>(), ci.cast::<i32>(), &v)
+        }
+    })
+    .map_err(api)
+}
+
+/// The reproducer text of `triplets_of`.
+fn triplets_rust(p: &[i64], x: &str) -> String {
+    let cast = if p[0] == 1 { "" } else { ".cast::<i32>()" };
+    format!(
+        "{{ let x = {x}; let n = x.len(); let pos = Array::<i64>::arange(0, n as i64, 1)?; \
+         let flip = pos.try_mul(-1i64)?.try_add(n as i64 - 1)?; \
+         let idx = Array::concat(&[&flip, &pos], 0)?; let xf = x.reshape(&[n])?; \
+         let v = Array::concat(&[&xf.index_select(0, &flip)?, &xf.try_mul(0.5)?], 0)?; \
+         let c = x.shape()[1] as i64; \
+         cuprite_array::sparse::SparseArray::from_triplet_arrays([x.shape()[0], x.shape()[1]], \
+         idx.try_div(c)?{cast}, idx.try_rem(c)?{cast}, &v)?.to_dense()? }}"
+    )
+}
+
 /// The bound of a sum over `n` unit terms with input error `δ`.
 fn sparse_sum_err(i: &Info, n: f64) -> f64 {
     let e = eps(i.dtype);
@@ -1669,6 +1715,56 @@ static SPARSE: &[Row] = &[
                 sparse_rust(p, &c[0])
             )
         },
+    },
+    Row {
+        name: "sparse_spmm",
+        generate: |g, d, shape, depth| {
+            let &[r, n] = shape else { return None };
+            let k = 1 + g.s_below(32) as usize;
+            if k.checked_mul(n)? > 1 << 14 {
+                return None;
+            }
+            let (p, mut kids) = sparse_child(g, d, r, k, depth)?;
+            let b = g.node(d, &[k, n], depth - 1);
+            kids.push(g.unit(b, d));
+            Some((p, kids))
+        },
+        // A·B: each element a sum of k products of unit values, each within δa + δb + δa·δb.
+        info: |_, c| {
+            let (a, b) = (&c[0], &c[1]);
+            let k = a.shape[1] as f64;
+            let e = eps(a.dtype);
+            let err = k * (a.err + b.err + a.err * b.err) + 2.0 * (k + 1.0) * e * k + e;
+            info(a.dtype, vec![a.shape[0], b.shape[1]], err, k)
+        },
+        eval: |p, c| {
+            let (a, b) = two(c)?;
+            on2!(a, b; [F32, F64]; x, y => sparse_of(&x, p)?.spmm(&y).map_err(api)?)
+        },
+        rust: |p, c| format!("{}.spmm(&{})?", sparse_rust(p, &c[0]), c[1]),
+    },
+    Row {
+        name: "sparse_triplets",
+        generate: |g, d, shape, depth| match shape {
+            &[r, c] => {
+                let (_, kids) = sparse_child(g, d, r, c, depth)?;
+                Some((vec![g.s_below(2) as i64], kids))
+            }
+            _ => None,
+        },
+        // x + x/2 from the same inputs on both backends: within 1.5·δ, plus two roundings of
+        // a value of at most 1.5.
+        info: |_, c| {
+            let i = &c[0];
+            info(
+                i.dtype,
+                i.shape.clone(),
+                1.5 * i.err + 4.0 * eps(i.dtype),
+                1.5,
+            )
+        },
+        eval: |p, c| on!(one(c)?; [F32, F64]; x => triplets_of(&x, p)?.to_dense().map_err(api)?),
+        rust: |p, c| triplets_rust(p, &c[0]),
     },
 ];
 

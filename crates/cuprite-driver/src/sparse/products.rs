@@ -164,25 +164,50 @@ impl Sparse {
             op_of::<T>(op),
             cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE,
         );
-        let alg = cusparseSpMMAlg_t::CUSPARSE_SPMM_ALG_DEFAULT;
+        // Row-major dense operands: CSR_ALG2 is cuSPARSE's algorithm for that layout (the
+        // default suits column-major ones); where this library version refuses it for these
+        // operands, the default.
+        let default = cusparseSpMMAlg_t::CUSPARSE_SPMM_ALG_DEFAULT;
+        let algs = if a.format == Format::Csr && !op.is_transposed() {
+            vec![cusparseSpMMAlg_t::CUSPARSE_SPMM_CSR_ALG2, default]
+        } else {
+            vec![default]
+        };
         let (pa, pb) = (scalar_ptr(&alpha), scalar_ptr(&beta));
-        let mut bytes = 0usize;
-        // SAFETY: live handle and descriptors; the scalars are host values of the data type.
-        unsafe {
-            cusparse!(cusparseSpMM_bufferSize(
-                h,
-                opa,
-                opb,
-                pa,
-                da.0,
-                db.0,
-                pb,
-                dc.0,
-                T::DATA_TYPE,
-                alg,
-                &mut bytes
-            ))
-        }?;
+        let mut chosen = None;
+        for (i, &alg) in algs.iter().enumerate() {
+            let mut bytes = 0usize;
+            // SAFETY: live handle and descriptors; the scalars are host values of the data
+            // type.
+            let r = unsafe {
+                cusparse!(cusparseSpMM_bufferSize(
+                    h,
+                    opa,
+                    opb,
+                    pa,
+                    da.0,
+                    db.0,
+                    pb,
+                    dc.0,
+                    T::DATA_TYPE,
+                    alg,
+                    &mut bytes
+                ))
+            };
+            match r {
+                Ok(()) => {
+                    chosen = Some((alg, bytes));
+                    break;
+                }
+                Err(e) if i + 1 == algs.len() => return Err(e),
+                Err(_) => {}
+            }
+        }
+        let Some((alg, bytes)) = chosen else {
+            return Err(invalid(format!(
+                "{CALL}: no algorithm accepted the operands"
+            )));
+        };
         let ws = self.workspace(bytes)?;
         let [r0, r1, r2] = a.reads();
         let acc = [

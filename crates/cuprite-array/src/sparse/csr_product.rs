@@ -1,0 +1,434 @@
+//! The products of a CSR matrix with a dense vector (SpMV) or a row-major dense matrix (SpMM)
+//! as one library call ([`CsrProduct`]): CUDA kernels (`csr_product.cu`), a sub-warp of lanes
+//! a row sized from the mean row length (SpMV) or the number of columns (SpMM), and their CPU
+//! twin, which does the same operations in the same order (so both backends give the same
+//! bits). The result is an ordinary lazy array.
+
+use crate::codegen::{KernelParams, KernelSource, MaybeRead, ReadBuf, WriteBuf, kernel_params};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::exec::CudaLane;
+use crate::graph::{CallInput, LibraryCall};
+use crate::storage::{DevBuf, HostBuf};
+use crate::util::KeyHasher;
+use rayon::prelude::*;
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Threads a block (a multiple of the warp size).
+const THREADS: usize = 256;
+
+/// Whether CUDA devices run these products as cuprite's kernels (else through cuSPARSE).
+static ON_CUDA: AtomicBool = AtomicBool::new(true);
+
+/// Sends the real SpMV and SpMM products of CSR matrices (and of transposed CSC ones) on CUDA
+/// devices through cuSPARSE (`false`) instead of cuprite's kernels, or back to the kernels
+/// (`true`, the default), for the whole process. The CPU backend always runs the kernels' twin.
+/// For comparing the two paths (`cuprite bench sparse/spmv_laplacian` times both) and testing
+/// both.
+///
+/// ```
+/// use cuprite_array::tuning;
+/// tuning::set_sparse_kernels(false); // cuSPARSE from here on
+/// tuning::set_sparse_kernels(true);
+/// ```
+pub fn set_sparse_kernels(on: bool) {
+    ON_CUDA.store(on, Ordering::Relaxed);
+}
+
+/// Whether CUDA devices run the products as cuprite's kernels ([`set_sparse_kernels`]).
+pub(crate) fn kernels_on_cuda() -> bool {
+    ON_CUDA.load(Ordering::Relaxed)
+}
+
+kernel_params! {
+    /// `y = alpha · A · x (+ beta · y0)` for the `rows × k` CSR `A` of `nnz` entries.
+    pub(super) struct SpmvArgs<'a> {
+        off: ReadBuf<'a> as "I",
+        idx: ReadBuf<'a> as "I",
+        val: ReadBuf<'a> as "T",
+        x: ReadBuf<'a> as "T",
+        y0: MaybeRead<'a> as "T",
+        y: WriteBuf<'a> as "T",
+        rows: i64,
+        k: i64,
+        nnz: i64,
+        alpha: f64,
+        beta: f64,
+    }
+}
+
+kernel_params! {
+    /// `C = alpha · A · B (+ beta · C0)` for row-major `B` (`k × n`) and `C` (`rows × n`).
+    pub(super) struct SpmmArgs<'a> {
+        off: ReadBuf<'a> as "I",
+        idx: ReadBuf<'a> as "I",
+        val: ReadBuf<'a> as "T",
+        bm: ReadBuf<'a> as "T",
+        c0: MaybeRead<'a> as "T",
+        c: WriteBuf<'a> as "T",
+        rows: i64,
+        k: i64,
+        nnz: i64,
+        n: i64,
+        alpha: f64,
+        beta: f64,
+    }
+}
+
+/// `alpha · A · X (+ beta · Y0)` for a `rows × k` CSR matrix `A` with `nnz` entries: input 0
+/// its `rows + 1` offsets and input 1 its column indices (both of `index`, `i32` or `i64`),
+/// input 2 its values (`dtype`, `f32` or `f64`), input 3 the dense `X` (`k` elements, or
+/// `k × n` row-major for SpMM), input 4 (when `accumulate`) `Y0`, shaped like the output
+/// (`rows`, or `rows × n`).
+#[derive(Debug)]
+pub(crate) struct CsrProduct {
+    pub dtype: DType,
+    pub index: DType,
+    pub rows: usize,
+    pub k: usize,
+    pub nnz: usize,
+    /// `None`: SpMV; `Some(n)`: SpMM with `n` columns.
+    pub n: Option<usize>,
+    pub alpha: f64,
+    pub beta: f64,
+    pub accumulate: bool,
+}
+
+/// The power of two nearest below `v` (at least 1), at most 32.
+fn pow2_below(v: usize) -> usize {
+    let v = v.clamp(1, 32);
+    1 << (usize::BITS - 1 - v.leading_zeros())
+}
+
+impl CsrProduct {
+    /// Lanes a row: SpMV takes the power of two at or below the mean row length (a row's
+    /// entries spread over the lanes, each lane about one), SpMM the power of two at or above
+    /// the number of columns (each lane one column), both at most a warp.
+    pub(crate) fn lanes(&self) -> usize {
+        match self.n {
+            None => pow2_below(self.nnz / self.rows.max(1)),
+            Some(n) => n.clamp(1, 32).next_power_of_two(),
+        }
+    }
+
+    fn out_len(&self) -> usize {
+        self.rows * self.n.unwrap_or(1)
+    }
+
+    fn check<B>(&self, inputs: &[CallInput<'_, B>]) -> Result<()> {
+        let len = |i: usize| crate::shape::numel(inputs[i].shape);
+        let ok = matches!(self.dtype, DType::F32 | DType::F64)
+            && matches!(self.index, DType::I32 | DType::I64)
+            && inputs.len() == 4 + self.accumulate as usize
+            && inputs[0].dtype == self.index
+            && inputs[1].dtype == self.index
+            && inputs[2..].iter().all(|x| x.dtype == self.dtype)
+            && len(0) == self.rows + 1
+            && len(1) == self.nnz
+            && len(2) == self.nnz
+            && len(3) == self.k * self.n.unwrap_or(1)
+            && (!self.accumulate || len(4) == self.out_len());
+        if !ok {
+            return Err(Error::InvalidArgument(format!(
+                "the sparse product made for a {} × {} CSR matrix of {} {:?} entries ({:?} \
+                 indices), {:?} columns, was given {:?}",
+                self.rows,
+                self.k,
+                self.nnz,
+                self.dtype,
+                self.index,
+                self.n,
+                inputs
+                    .iter()
+                    .map(|x| (x.dtype, x.shape.to_vec()))
+                    .collect::<Vec<_>>()
+            )));
+        }
+        Ok(())
+    }
+
+    fn kernel(&self) -> KernelSource {
+        let kind = if self.n.is_some() { "spmm" } else { "spmv" };
+        let sub = self.lanes();
+        let name = format!(
+            "cuprite_sparse_{kind}_{}_{}_s{sub}",
+            self.dtype.name(),
+            self.index.name()
+        );
+        let t = if self.dtype == DType::F64 {
+            "double"
+        } else {
+            "float"
+        };
+        let i = if self.index == DType::I64 {
+            "long long"
+        } else {
+            "int"
+        };
+        let header = format!(
+            "typedef long long i64t;\ntypedef {t} T;\ntypedef {i} I;\n#define CP_SUB {sub}\n"
+        );
+        let body = format!("csr_{kind}");
+        let threads = THREADS.to_string();
+        let entry = if self.n.is_some() {
+            crate::codegen::entry::<SpmmArgs>(&name, &threads, &body)
+        } else {
+            crate::codegen::entry::<SpmvArgs>(&name, &threads, &body)
+        };
+        let text = format!(
+            "{header}{}{}{entry}",
+            include_str!("csr_product.cu"),
+            crate::codegen::MARKER
+        );
+        KernelSource::new(name, text)
+    }
+
+    fn key(&self) -> u64 {
+        let mut h = KeyHasher(0x5a45_c500);
+        "sparse-csr-product".hash(&mut h);
+        self.n.is_some().hash(&mut h);
+        self.lanes().hash(&mut h);
+        self.dtype.code().hash(&mut h);
+        self.index.code().hash(&mut h);
+        h.finish()
+    }
+
+    /// The CPU twin over host slices (offsets and indices as `i64`).
+    fn cpu<R: Real>(
+        &self,
+        off: &[i64],
+        idx: &[i64],
+        val: &[R],
+        x: &[R],
+        y0: Option<&[R]>,
+        out: &mut [R],
+    ) {
+        let (nnz, k) = (self.nnz as i64, self.k as i64);
+        let (alpha, beta) = (R::of(self.alpha), R::of(self.beta));
+        let bounds = |r: usize| {
+            let s = off[r].clamp(0, nnz);
+            (s as usize, off[r + 1].clamp(s, nnz) as usize)
+        };
+        let column = |p: usize| usize::try_from(idx[p]).ok().filter(|&j| (j as i64) < k);
+        let finish = |acc: R, at: usize| {
+            let t = alpha * acc;
+            match y0 {
+                Some(y0) => t + beta * y0[at],
+                None => t,
+            }
+        };
+        match self.n {
+            None => {
+                let sub = self.lanes();
+                out.par_iter_mut().enumerate().for_each(|(r, o)| {
+                    let (s, e) = bounds(r);
+                    let mut lanes = [R::of(0.0); 32];
+                    for (l, acc) in lanes.iter_mut().enumerate().take(sub) {
+                        for p in (s + l..e).step_by(sub) {
+                            if let Some(j) = column(p) {
+                                *acc = *acc + val[p] * x[j];
+                            }
+                        }
+                    }
+                    // The butterfly of the kernel's shuffles; lane 0's value is kept.
+                    let mut o2 = sub / 2;
+                    while o2 > 0 {
+                        let prev = lanes;
+                        for l in 0..sub {
+                            lanes[l] = prev[l] + prev[l ^ o2];
+                        }
+                        o2 /= 2;
+                    }
+                    *o = finish(lanes[0], r);
+                });
+            }
+            Some(n) => {
+                if n == 0 {
+                    return;
+                }
+                out.par_chunks_mut(n).enumerate().for_each(|(r, row)| {
+                    let (s, e) = bounds(r);
+                    for (col, o) in row.iter_mut().enumerate() {
+                        let mut acc = R::of(0.0);
+                        for p in s..e {
+                            if let Some(j) = column(p) {
+                                acc = acc + val[p] * x[j * n + col];
+                            }
+                        }
+                        *o = finish(acc, r * n + col);
+                    }
+                });
+            }
+        }
+    }
+
+    fn run_cpu_typed<R: Real>(
+        &self,
+        inputs: &[CallInput<'_, HostBuf>],
+        out: &mut HostBuf,
+    ) -> Result<()> {
+        let indices = |x: &CallInput<'_, HostBuf>, len: usize| -> Vec<i64> {
+            let b = x.buf.bytes();
+            if self.index == DType::I64 {
+                let v: &[i64] = bytemuck::cast_slice(b);
+                v[x.layout.offset..][..len].to_vec()
+            } else {
+                let v: &[i32] = bytemuck::cast_slice(b);
+                v[x.layout.offset..][..len]
+                    .iter()
+                    .map(|&i| i as i64)
+                    .collect()
+            }
+        };
+        let vals = |x: &CallInput<'_, HostBuf>, len: usize| -> Vec<R> {
+            let v: &[R] = bytemuck::cast_slice(x.buf.bytes());
+            v[x.layout.offset..][..len].to_vec()
+        };
+        let off = indices(&inputs[0], self.rows + 1);
+        let idx = indices(&inputs[1], self.nnz);
+        let val = vals(&inputs[2], self.nnz);
+        let x = vals(&inputs[3], self.k * self.n.unwrap_or(1));
+        let y0 = self.accumulate.then(|| vals(&inputs[4], self.out_len()));
+        let o: &mut [R] = bytemuck::cast_slice_mut(out.bytes_mut());
+        self.cpu(
+            &off,
+            &idx,
+            &val,
+            &x,
+            y0.as_deref(),
+            &mut o[..self.out_len()],
+        );
+        Ok(())
+    }
+}
+
+/// The element types of the CPU twin.
+trait Real:
+    Copy + Send + Sync + bytemuck::Pod + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self>
+{
+    fn of(v: f64) -> Self;
+}
+impl Real for f32 {
+    fn of(v: f64) -> f32 {
+        v as f32
+    }
+}
+impl Real for f64 {
+    fn of(v: f64) -> f64 {
+        v
+    }
+}
+
+impl LibraryCall for CsrProduct {
+    fn name(&self) -> &str {
+        if self.n.is_some() { "spmm" } else { "spmv" }
+    }
+
+    fn run_cpu(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) -> Result<()> {
+        self.check(inputs)?;
+        if self.out_len() == 0 {
+            return Ok(());
+        }
+        if self.dtype == DType::F64 {
+            self.run_cpu_typed::<f64>(inputs, out)
+        } else {
+            self.run_cpu_typed::<f32>(inputs, out)
+        }
+    }
+
+    fn run_cuda(
+        &self,
+        lane: &CudaLane<'_>,
+        inputs: &[CallInput<'_, DevBuf>],
+        out: &mut DevBuf,
+    ) -> Result<()> {
+        let CudaLane { st, stream } = *lane;
+        self.check(inputs)?;
+        if self.out_len() == 0 {
+            return Ok(());
+        }
+        let kern = crate::jit::library_kernel(st, self.key(), || self.kernel())?;
+        let part = |i: usize, d: DType, len: usize| {
+            ReadBuf::part(inputs[i].buf, d, inputs[i].layout.offset, len)
+        };
+        let (t, ix) = (self.dtype, self.index);
+        let (off, idx, val) = (
+            part(0, ix, self.rows + 1)?,
+            part(1, ix, self.nnz)?,
+            part(2, t, self.nnz)?,
+        );
+        let y0 = if self.accumulate {
+            Some(part(4, t, self.out_len())?)
+        } else {
+            None
+        };
+        let y = WriteBuf::part(out, t, 0, self.out_len())?;
+        let i = |v: usize| v as i64;
+        let a = match self.n {
+            None => SpmvArgs {
+                off,
+                idx,
+                val,
+                x: part(3, t, self.k)?,
+                y0,
+                y,
+                rows: i(self.rows),
+                k: i(self.k),
+                nnz: i(self.nnz),
+                alpha: self.alpha,
+                beta: self.beta,
+            }
+            .args(),
+            Some(n) => SpmmArgs {
+                off,
+                idx,
+                val,
+                bm: part(3, t, self.k * n)?,
+                c0: y0,
+                c: y,
+                rows: i(self.rows),
+                k: i(self.k),
+                nnz: i(self.nnz),
+                n: i(n),
+                alpha: self.alpha,
+                beta: self.beta,
+            }
+            .args(),
+        };
+        let threads = self.rows as u64 * self.lanes() as u64;
+        let resident = (st.sms * kern.blocks_per_sm).max(1) as u64 * 8;
+        let grid = threads
+            .div_ceil(THREADS as u64)
+            .clamp(1, resident.min(i32::MAX as u64)) as u32;
+        // SAFETY: every buffer word is a live range checked inside its allocation (`ReadBuf`,
+        // `WriteBuf`) of the lengths `check` verified (`rows + 1` offsets, `nnz` indices and
+        // values, `k` or `k · n` elements of the dense operand, the output's `rows` or
+        // `rows · n`, and as many of the initial value when given, else a null word the kernel
+        // tests). The kernels clamp each offset into `[0, nnz]`, read the dense operand only at
+        // a column inside `[0, k)`, and write output rows below `rows` (columns below `n`);
+        // their blocks hold `THREADS` threads, a multiple of the warp size, as the shuffles of
+        // SpMV need.
+        unsafe {
+            stream.launch_packed(
+                &kern.func,
+                (grid, 1, 1),
+                (THREADS as u32, 1, 1),
+                0,
+                &a.words,
+                &a.accesses(),
+            )
+        }?;
+        Ok(())
+    }
+
+    fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
+        if matches!(self.dtype, DType::F32 | DType::F64)
+            && matches!(self.index, DType::I32 | DType::I64)
+        {
+            vec![self.kernel().source]
+        } else {
+            Vec::new()
+        }
+    }
+}

@@ -1,0 +1,771 @@
+//! Sparse matrices built from unsorted triplets that live on a device
+//! (`SparseArray::from_triplet_arrays`, `from_coo_arrays`), against a reference built here: the
+//! triplets summed per position in a `BTreeMap`, in their input order and in the value type
+//! (so that the sums of runs of at most 256 duplicates must match bit for bit), or in f64 with
+//! a rounding bound for longer runs. Duplicates, unsorted input, empty rows, empty matrices,
+//! both index types in and out, shapes whose positions overflow 64 bits, and out-of-bounds
+//! indices (an `Err` naming the first). Bodies run on every backend; on a GPU, the CUDA result
+//! is also compared with the CPU backend's, bit for bit.
+
+use crate::common::{Body, assert_err};
+use crate::sparse::{C, V, canonical};
+use cuprite_array::sparse::{IndexType, SparseArray, SparseFormat, SparseIndices, Transpose};
+use cuprite_array::{Array, Device, c32, c64, with_device};
+use cuprite_testkit::{Rng, Test, TestResult};
+use std::collections::BTreeMap;
+
+/// Triplets of a `rows × cols` matrix in random order: about `n` entries at positions drawn
+/// from a pool of `n / 3` (so most positions repeat), every third row left empty.
+fn triplets<T: V>(
+    rng: &mut Rng,
+    rows: usize,
+    cols: usize,
+    n: usize,
+) -> (Vec<i64>, Vec<i64>, Vec<T>) {
+    let (mut r, mut c, mut v) = (Vec::new(), Vec::new(), Vec::new());
+    if rows == 0 || cols == 0 {
+        return (r, c, v);
+    }
+    let pool: Vec<(i64, i64)> = (0..(n / 3).max(1))
+        .map(|_| {
+            let mut i = rng.next_u64() as usize % rows;
+            if i % 3 == 1 {
+                i -= 1;
+            }
+            (i as i64, (rng.next_u64() as usize % cols) as i64)
+        })
+        .collect();
+    for _ in 0..n {
+        let (i, j) = pool[rng.next_u64() as usize % pool.len()];
+        r.push(i);
+        c.push(j);
+        v.push(T::draw(rng));
+    }
+    (r, c, v)
+}
+
+/// The canonical triplets: each position once, sorted by row then column, its values added in
+/// input order in `T`.
+fn reference<T: V>(r: &[i64], c: &[i64], v: &[T]) -> BTreeMap<(i64, i64), T> {
+    let mut m: BTreeMap<(i64, i64), T> = BTreeMap::new();
+    for k in 0..v.len() {
+        m.entry((r[k], c[k]))
+            .and_modify(|s| *s = *s + v[k])
+            .or_insert(v[k]);
+    }
+    m
+}
+
+/// The components of CSR `a` as triplets in storage order.
+fn csr_triplets<T: V>(a: &SparseArray<T>) -> Result<Vec<((i64, i64), T)>, String> {
+    let off = a
+        .offsets()
+        .ok_or("a CSR matrix without offsets")?
+        .to_i64()
+        .to_vec()
+        .map_err(|e| e.to_string())?;
+    let idx = a.indices().to_i64().to_vec().map_err(|e| e.to_string())?;
+    let val = a.values().to_vec().map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for row in 0..off.len().saturating_sub(1) {
+        for p in off[row] as usize..off[row + 1] as usize {
+            out.push(((row as i64, idx[p]), val[p]));
+        }
+    }
+    Ok(out)
+}
+
+/// `a` holds exactly the triplets of `want`, in order, with the same bits.
+fn same<T: V>(what: &str, a: &SparseArray<T>, want: &BTreeMap<(i64, i64), T>) -> TestResult {
+    let got = csr_triplets(a)?;
+    let want: Vec<((i64, i64), T)> = want.iter().map(|(&k, &v)| (k, v)).collect();
+    if got.len() != want.len() {
+        return Err(format!("{what}: {} stored, expected {}", got.len(), want.len()).into());
+    }
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        let (x, y) = (g.1.to_c64(), w.1.to_c64());
+        let bits = |z: C| (z.re.to_bits(), z.im.to_bits());
+        if g.0 != w.0 || bits(x) != bits(y) {
+            return Err(format!(
+                "{what}: element {k}: got {:?} = {}, expected {:?} = {}",
+                g.0, x, w.0, y
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+fn idx_arrays(r: &[i64], c: &[i64], ty: IndexType) -> cuprite_array::Result<[SparseIndices; 2]> {
+    let n = [r.len()];
+    Ok(match ty {
+        IndexType::I32 => {
+            let f = |x: &[i64]| x.iter().map(|&v| v as i32).collect::<Vec<_>>();
+            [
+                SparseIndices::I32(Array::from_slice(&f(r), &n)?),
+                SparseIndices::I32(Array::from_slice(&f(c), &n)?),
+            ]
+        }
+        IndexType::I64 => [
+            SparseIndices::I64(Array::from_slice(r, &n)?),
+            SparseIndices::I64(Array::from_slice(c, &n)?),
+        ],
+    })
+}
+
+/// Random triplets with many duplicates in both index types, as CSR and COO, against the
+/// `BTreeMap` reference and against the host constructor `from_triplets`.
+fn triplet_arrays_t<T: V>(d: Device) -> TestResult {
+    with_device(d, || {
+        let mut rng = Rng::fresh();
+        for &(rows, cols, n) in &[
+            (23, 17, 200),
+            (40, 7, 90),
+            (5, 33, 31),
+            (1, 9, 12),
+            (300, 2, 1000),
+            (7, 7, 1),
+        ] {
+            let (r, c, v) = triplets::<T>(&mut rng, rows, cols, n);
+            let want = reference(&r, &c, &v);
+            let vals = Array::from_slice(&v, &[v.len()])?;
+            for ty in [IndexType::I32, IndexType::I64] {
+                let [ri, ci] = idx_arrays(&r, &c, ty)?;
+                let a =
+                    SparseArray::from_triplet_arrays([rows, cols], ri.clone(), ci.clone(), &vals)?;
+                assert_eq!(
+                    (a.format(), a.index_type(), a.device()),
+                    (SparseFormat::Csr, IndexType::I32, d)
+                );
+                canonical(&a)?;
+                same("from_triplet_arrays", &a, &want)?;
+                let b = SparseArray::from_coo_arrays([rows, cols], ri, ci, &vals)?;
+                assert_eq!(b.format(), SparseFormat::Coo);
+                canonical(&b)?;
+                same("from_coo_arrays", &b.to_csr()?, &want)?;
+                // The host constructor adds in the same order.
+                let h = SparseArray::from_triplets([rows, cols], &r, &c, &v)?;
+                same("from_triplets", &h, &want)?;
+            }
+            // The product of the new matrix with a vector of ones: the row sums.
+            let a = SparseArray::from_triplet_arrays(
+                [rows, cols],
+                Array::from_slice(&r, &[r.len()])?,
+                Array::from_slice(&c, &[c.len()])?,
+                &vals,
+            )?;
+            if rows > 0 && cols > 0 {
+                let ones = Array::from_slice(&vec![T::one(); cols], &[cols])?;
+                let y = a.spmv(&ones)?.to_vec()?;
+                let mut sums = vec![C::new(0.0, 0.0); rows];
+                let mut mags = vec![0.0f64; rows];
+                for (&(i, _), s) in &want {
+                    sums[i as usize] += s.to_c64();
+                    mags[i as usize] += s.to_c64().norm();
+                }
+                for i in 0..rows {
+                    let e = (y[i].to_c64() - sums[i]).norm();
+                    let bound = 4.0 * cols as f64 * T::U * mags[i];
+                    if e > bound {
+                        return Err(format!("row sum {i}: error {e:e} > {bound:e}").into());
+                    }
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+fn triplet_arrays(d: Device) -> TestResult {
+    triplet_arrays_t::<f32>(d)?;
+    triplet_arrays_t::<f64>(d)?;
+    triplet_arrays_t::<c32>(d)?;
+    triplet_arrays_t::<c64>(d)
+}
+
+/// Runs longer than 256 entries (summed lane by lane): within the rounding of a sum of their
+/// length of the f64 sum; every other position exact.
+fn long_runs(d: Device) -> TestResult {
+    with_device(d, || {
+        let mut rng = Rng::fresh();
+        let (rows, cols) = (9, 5);
+        let (mut r, mut c, mut v) = (Vec::new(), Vec::new(), Vec::new());
+        // 1000 entries at (4, 2), 257 at (0, 0), 256 at (8, 4), and a few single ones.
+        for (i, j, k) in [
+            (4i64, 2i64, 1000usize),
+            (0, 0, 257),
+            (8, 4, 256),
+            (3, 1, 1),
+            (5, 3, 2),
+        ] {
+            for _ in 0..k {
+                r.push(i);
+                c.push(j);
+                v.push(rng.f32_in(-1.0, 1.0));
+            }
+        }
+        for k in (1..v.len()).rev() {
+            let o = (rng.next_u64() % (k as u64 + 1)) as usize;
+            r.swap(k, o);
+            c.swap(k, o);
+            v.swap(k, o);
+        }
+        let vals = Array::from_slice(&v, &[v.len()])?;
+        let a = SparseArray::from_triplet_arrays(
+            [rows, cols],
+            Array::from_slice(&r, &[r.len()])?,
+            Array::from_slice(&c, &[c.len()])?,
+            &vals,
+        )?;
+        canonical(&a)?;
+        let exact = reference(&r, &c, &v);
+        let mut f64sum: BTreeMap<(i64, i64), (f64, f64, usize)> = BTreeMap::new();
+        for k in 0..v.len() {
+            let e = f64sum.entry((r[k], c[k])).or_insert((0.0, 0.0, 0));
+            e.0 += v[k] as f64;
+            e.1 += (v[k] as f64).abs();
+            e.2 += 1;
+        }
+        let got = csr_triplets(&a)?;
+        assert_eq!(got.len(), exact.len());
+        for ((pos, g), (wpos, (s, mag, count))) in got.iter().zip(&f64sum) {
+            assert_eq!(pos, wpos);
+            if *count <= 256 {
+                assert_eq!(g.to_bits(), exact[pos].to_bits(), "position {pos:?}");
+            } else {
+                let bound = 2.0 * *count as f64 * f32::U * mag;
+                let e = (*g as f64 - s).abs();
+                assert!(e <= bound, "position {pos:?}: error {e:e} > {bound:e}");
+            }
+        }
+        Ok(())
+    })
+}
+
+/// No triplets, matrices with an empty extent, a single position, and shapes whose positions
+/// do not fit 32 bits (the result takes 64-bit indices) or 64 bits (sorted in two passes).
+fn edges(d: Device) -> TestResult {
+    with_device(d, || {
+        let none = Array::<i64>::from_slice(&[], &[0])?;
+        let nov = Array::<f64>::from_slice(&[], &[0])?;
+        for shape in [[0, 0], [0, 5], [5, 0], [4, 3]] {
+            let a = SparseArray::from_triplet_arrays(shape, none.clone(), none.clone(), &nov)?;
+            canonical(&a)?;
+            assert_eq!(a.nnz(), 0);
+            let off = a.offsets().ok_or("no offsets")?.to_i64().to_vec()?;
+            assert_eq!(off, vec![0; shape[0] + 1]);
+            assert_eq!(a.to_dense()?.to_vec()?, vec![0.0; shape[0] * shape[1]]);
+            let b = SparseArray::from_coo_arrays(shape, none.clone(), none.clone(), &nov)?;
+            assert_eq!((b.nnz(), b.format()), (0, SparseFormat::Coo));
+        }
+        // Every entry at one position: one stored element, the sum in input order.
+        let v = [0.5f64, -0.25, 1.0, 2.0];
+        let a = SparseArray::from_triplet_arrays(
+            [3, 3],
+            Array::from_slice(&[2i32; 4], &[4])?,
+            Array::from_slice(&[1i32; 4], &[4])?,
+            &Array::from_slice(&v, &[4])?,
+        )?;
+        assert_eq!(
+            a.offsets().ok_or("no offsets")?.to_i64().to_vec()?,
+            [0, 0, 0, 1]
+        );
+        assert_eq!(a.indices().to_i64().to_vec()?, [1]);
+        assert_eq!(a.values().to_vec()?, [((0.5 - 0.25) + 1.0) + 2.0]);
+        // Columns beyond 32 bits: 64-bit indices out; row-major positions still fit 64 bits.
+        let wide = 1usize << 40;
+        let (r, c) = (
+            [2i64, 0, 2, 3, 0],
+            [wide as i64 - 1, 7, wide as i64 - 1, 0, 1 << 35],
+        );
+        let v = [1.0f64, 2.0, 3.0, 4.0, 5.0];
+        let vals = Array::from_slice(&v, &[5])?;
+        for shape in [[4, wide], [3 + 1, 1 << 62]] {
+            let a = SparseArray::from_triplet_arrays(
+                shape,
+                Array::from_slice(&r, &[5])?,
+                Array::from_slice(&c, &[5])?,
+                &vals,
+            )?;
+            assert_eq!(a.index_type(), IndexType::I64);
+            same(&format!("shape {shape:?}"), &a, &reference(&r, &c, &v))?;
+            let b = SparseArray::from_coo_arrays(
+                shape,
+                Array::from_slice(&r, &[5])?,
+                Array::from_slice(&c, &[5])?,
+                &vals,
+            )?;
+            assert_eq!(b.row_indices()?.to_vec()?, [0, 0, 2, 3]);
+            assert_eq!(b.col_indices()?.to_vec()?, [7, 1 << 35, wide as i64 - 1, 0]);
+            assert_eq!(b.values().to_vec()?, [2.0, 5.0, 4.0, 4.0]);
+        }
+        Ok(())
+    })
+}
+
+/// Indices out of bounds (the first one named, whatever comes later), bad lengths and shapes.
+fn bad_triplets(d: Device) -> TestResult {
+    with_device(d, || {
+        let v = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4])?;
+        let i32s = |x: &[i32]| Array::from_slice(x, &[x.len()]);
+        let i64s = |x: &[i64]| Array::from_slice(x, &[x.len()]);
+        let cases: [(&[i64], &[i64], &str); 5] = [
+            (
+                &[0, 1, 2, 1],
+                &[0, 1, 0, 1],
+                "entry 2 at (2, 0) is out of bounds for shape [2, 3]",
+            ),
+            (
+                &[0, 1, 1, 1],
+                &[0, 3, 0, 9],
+                "entry 1 at (1, 3) is out of bounds for shape [2, 3]",
+            ),
+            (
+                &[0, 1, -1, 1],
+                &[0, 1, 0, -5],
+                "entry 2 at (-1, 0) is out of bounds",
+            ),
+            (
+                &[0, 1, 1, 0],
+                &[0, 1, 2, -1],
+                "entry 3 at (0, -1) is out of bounds",
+            ),
+            (
+                &[5, 5, 5, 5],
+                &[0, 0, 0, 0],
+                "entry 0 at (5, 0) is out of bounds",
+            ),
+        ];
+        for (r, c, msg) in cases {
+            assert_err(
+                SparseArray::from_triplet_arrays([2, 3], i64s(r)?, i64s(c)?, &v),
+                "InvalidArgument",
+                msg,
+            );
+            let (r32, c32): (Vec<i32>, Vec<i32>) = (
+                r.iter().map(|&x| x as i32).collect(),
+                c.iter().map(|&x| x as i32).collect(),
+            );
+            assert_err(
+                SparseArray::from_coo_arrays([2, 3], i32s(&r32)?, i32s(&c32)?, &v),
+                "InvalidArgument",
+                msg,
+            );
+        }
+        // Any entry is out of bounds of an empty extent.
+        assert_err(
+            SparseArray::from_triplet_arrays([0, 3], i64s(&[0; 4])?, i64s(&[0; 4])?, &v),
+            "InvalidArgument",
+            "entry 0 at (0, 0) is out of bounds for shape [0, 3]",
+        );
+        assert_err(
+            SparseArray::from_triplet_arrays([2, 3], i64s(&[0, 1, 1])?, i64s(&[0; 4])?, &v),
+            "Shape",
+            "row indices of shape [3] and column indices of shape [4] for 4 values",
+        );
+        let v2 = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
+        assert_err(
+            SparseArray::from_triplet_arrays([2, 3], i64s(&[0; 4])?, i64s(&[0; 4])?, &v2),
+            "Shape",
+            "the values must be 1-D, not of shape [2, 2]",
+        );
+        assert_err(
+            SparseArray::from_triplet_arrays([usize::MAX, 3], i64s(&[0; 4])?, i64s(&[0; 4])?, &v),
+            "Shape",
+            "exceeds the 64-bit index limit",
+        );
+        Ok(())
+    })
+}
+
+/// A `rows × cols` CSR matrix with `per_row` entries at distinct random columns in each row
+/// (every fourth row empty), values in [-1, 1), and its dense f64 form.
+fn rows_of<T: V>(
+    rng: &mut Rng,
+    rows: usize,
+    cols: usize,
+    per_row: usize,
+) -> cuprite_array::Result<(SparseArray<T>, Vec<C>)> {
+    let (mut r, mut c, mut v) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..rows {
+        if i % 4 == 3 {
+            continue;
+        }
+        let mut picked: Vec<usize> = Vec::new();
+        while picked.len() < per_row.min(cols) {
+            let j = rng.next_u64() as usize % cols;
+            if !picked.contains(&j) {
+                picked.push(j);
+            }
+        }
+        for j in picked {
+            r.push(i);
+            c.push(j);
+            v.push(T::draw(rng));
+        }
+    }
+    let mut dense = vec![C::new(0.0, 0.0); rows * cols];
+    for k in 0..v.len() {
+        dense[r[k] * cols + c[k]] += v[k].to_c64();
+    }
+    Ok((SparseArray::from_triplets([rows, cols], &r, &c, &v)?, dense))
+}
+
+/// `got` against `alpha · op(A) · X + beta · Y0` in f64 for the dense `a` (`m × k` after
+/// `op`, `trans` reading it transposed) and row-major `x` (`k × n`): each element within
+/// `(len + 8) · 2u` of `Σ|a||x| · |alpha| + |beta · y0|`, `len` the row's length.
+#[allow(clippy::too_many_arguments)]
+fn product_close<T: V>(
+    what: &str,
+    got: &[T],
+    a: &[C],
+    (m, k, n): (usize, usize, usize),
+    trans: bool,
+    x: &[T],
+    (alpha, beta): (f64, f64),
+    y0: &[T],
+) -> TestResult {
+    assert_eq!(got.len(), m * n, "{what}: length");
+    for i in 0..m {
+        for col in 0..n {
+            let (mut s, mut mag, mut len) = (C::new(0.0, 0.0), 0.0, 0usize);
+            for p in 0..k {
+                let aij = if trans { a[p * m + i] } else { a[i * k + p] };
+                if aij.norm() != 0.0 {
+                    let t = aij * x[p * n + col].to_c64();
+                    s += t;
+                    mag += t.norm();
+                    len += 1;
+                }
+            }
+            let y = y0[i * n + col].to_c64();
+            let want = s * alpha + y * beta;
+            let bound = (len + 8) as f64 * 2.0 * T::U * (mag * alpha.abs() + (y * beta).norm());
+            let e = (got[i * n + col].to_c64() - want).norm();
+            if e > bound {
+                return Err(format!(
+                    "{what}: element ({i}, {col}): got {}, want {want} (error {e:e} > {bound:e})",
+                    got[i * n + col].to_c64()
+                )
+                .into());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// SpMV and SpMM of CSR matrices (and of transposed CSC ones) with mean row lengths that pick
+/// every sub-warp width, with `alpha`, `beta` and both index types, against f64 references.
+fn products_t<T: V>(d: Device) -> TestResult {
+    with_device(d, || {
+        let mut rng = Rng::fresh();
+        let (alpha, beta) = (0.5, -2.0);
+        let (ta, tb) = (T::of(C::new(alpha, 0.0)), T::of(C::new(beta, 0.0)));
+        // Every fourth row is empty: mean row lengths 0, 2, 6, 18 and 48 (lanes 1, 2, 4, 16, 32).
+        for &(rows, cols, per_row) in &[
+            (50, 40, 1),
+            (64, 30, 3),
+            (40, 100, 8),
+            (33, 200, 24),
+            (20, 300, 64),
+        ] {
+            let (a, dense) = rows_of::<T>(&mut rng, rows, cols, per_row)?;
+            for ty in [IndexType::I32, IndexType::I64] {
+                let a = a.with_index_type(ty)?;
+                let x: Vec<T> = (0..cols).map(|_| T::draw(&mut rng)).collect();
+                let y0: Vec<T> = (0..rows).map(|_| T::draw(&mut rng)).collect();
+                let xa = Array::from_slice(&x, &[cols])?;
+                let ya = Array::from_slice(&y0, &[rows])?;
+                let y = a
+                    .spmv_with(Transpose::None, ta, &xa, tb, Some(&ya))?
+                    .to_vec()?;
+                let dims = (rows, cols, 1);
+                product_close("spmv", &y, &dense, dims, false, &x, (alpha, beta), &y0)?;
+                let y = a.spmv(&xa)?.to_vec()?;
+                product_close("spmv (1, 0)", &y, &dense, dims, false, &x, (1.0, 0.0), &y0)?;
+                // Aᵀ·x through the CSC form (its arrays are the CSR arrays of Aᵀ).
+                let t = a.to_csc()?;
+                let xt: Vec<T> = (0..rows).map(|_| T::draw(&mut rng)).collect();
+                let yt0: Vec<T> = (0..cols).map(|_| T::draw(&mut rng)).collect();
+                let yt = t
+                    .spmv_with(
+                        Transpose::Trans,
+                        ta,
+                        &Array::from_slice(&xt, &[rows])?,
+                        tb,
+                        Some(&Array::from_slice(&yt0, &[cols])?),
+                    )?
+                    .to_vec()?;
+                let tdims = (cols, rows, 1);
+                product_close(
+                    "csc spmv Aᵀ",
+                    &yt,
+                    &dense,
+                    tdims,
+                    true,
+                    &xt,
+                    (alpha, beta),
+                    &yt0,
+                )?;
+                for n in [1, 3, 16, 33, 70] {
+                    let b: Vec<T> = (0..cols * n).map(|_| T::draw(&mut rng)).collect();
+                    let c0: Vec<T> = (0..rows * n).map(|_| T::draw(&mut rng)).collect();
+                    let ba = Array::from_slice(&b, &[cols, n])?;
+                    let ca = Array::from_slice(&c0, &[rows, n])?;
+                    let c = a
+                        .spmm_with(Transpose::None, ta, &ba, tb, Some(&ca))?
+                        .to_vec()?;
+                    let dims = (rows, cols, n);
+                    product_close("spmm", &c, &dense, dims, false, &b, (alpha, beta), &c0)?;
+                    // Fused onto later work: the product is an ordinary lazy array.
+                    let c = (a.spmm(&ba)? * T::of(C::new(2.0, 0.0))).to_vec()?;
+                    product_close("2·A·B", &c, &dense, dims, false, &b, (2.0, 0.0), &c0)?;
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+fn products(d: Device) -> TestResult {
+    products_t::<f32>(d)?;
+    products_t::<f64>(d)
+}
+
+/// On a GPU: the CUDA result's components equal the CPU backend's bit for bit (runs short
+/// and long, every value type), and triplets on another device are refused.
+fn cuda_matches_cpu() -> TestResult {
+    fn one<T: V>(rng: &mut Rng) -> TestResult {
+        let (rows, cols, n) = (2000, 300, 60_000);
+        let (mut r, mut c, mut v) = triplets::<T>(rng, rows, cols, n);
+        for _ in 0..700 {
+            r.push(11);
+            c.push(13);
+            v.push(T::draw(rng));
+        }
+        let on = |d: Device| -> Result<(Vec<i64>, Vec<i64>, Vec<C>), cuprite_array::Error> {
+            let a = SparseArray::from_triplet_arrays(
+                [rows, cols],
+                Array::from_slice_on(d, &r, &[r.len()])?,
+                Array::from_slice_on(d, &c, &[c.len()])?,
+                &Array::from_slice_on(d, &v, &[v.len()])?,
+            )?;
+            let off = a
+                .offsets()
+                .ok_or(cuprite_array::Error::InvalidArgument("no offsets".into()))?;
+            Ok((
+                off.to_i64().to_vec()?,
+                a.indices().to_i64().to_vec()?,
+                a.values().to_vec()?.iter().map(|x| x.to_c64()).collect(),
+            ))
+        };
+        let (g, h) = (on(Device::cuda(0))?, on(Device::CPU)?);
+        assert_eq!(g.0, h.0, "offsets");
+        assert_eq!(g.1, h.1, "indices");
+        assert_eq!(g.2.len(), h.2.len());
+        for (k, (x, y)) in g.2.iter().zip(&h.2).enumerate() {
+            assert!(
+                x.re.to_bits() == y.re.to_bits() && x.im.to_bits() == y.im.to_bits(),
+                "value {k}: CUDA {x}, CPU {y}"
+            );
+        }
+        Ok(())
+    }
+    let mut rng = Rng::fresh();
+    one::<f32>(&mut rng)?;
+    one::<f64>(&mut rng)?;
+    one::<c32>(&mut rng)?;
+    one::<c64>(&mut rng)?;
+    let v = Array::from_slice_on(Device::CPU, &[1.0f32], &[1])?;
+    let g = Array::from_slice_on(Device::cuda(0), &[0i32], &[1])?;
+    assert_err(
+        SparseArray::from_triplet_arrays([1, 1], g.clone(), g, &v),
+        "DeviceMismatch",
+        "the row indices are on",
+    );
+    Ok(())
+}
+
+/// On a GPU: SpMV and SpMM of CSR matrices (every sub-warp width, both index types) give the
+/// CPU backend's bits.
+fn products_match_cpu() -> TestResult {
+    fn one<T: V>(rng: &mut Rng) -> TestResult {
+        // Lanes 1, 2, 16 and 32.
+        for &(rows, cols, per_row) in &[
+            (3000, 500, 1),
+            (2000, 700, 5),
+            (500, 4000, 40),
+            (300, 2000, 60),
+        ] {
+            let (a, _) = with_device(Device::CPU, || rows_of::<T>(rng, rows, cols, per_row))?;
+            let x: Vec<T> = (0..cols).map(|_| T::draw(rng)).collect();
+            let y0: Vec<T> = (0..rows).map(|_| T::draw(rng)).collect();
+            let (ta, tb) = (T::of(C::new(0.75, 0.0)), T::of(C::new(-1.5, 0.0)));
+            for ty in [IndexType::I32, IndexType::I64] {
+                for n in [None, Some(2), Some(16), Some(45)] {
+                    let on = |d: Device| -> Result<Vec<C>, cuprite_array::Error> {
+                        let a = a.to_device(d)?.with_index_type(ty)?;
+                        let v = match n {
+                            None => a.spmv_with(
+                                Transpose::None,
+                                ta,
+                                &Array::from_slice_on(d, &x, &[cols])?,
+                                tb,
+                                Some(&Array::from_slice_on(d, &y0, &[rows])?),
+                            )?,
+                            Some(n) => {
+                                let b: Vec<T> = x.iter().cycle().take(cols * n).copied().collect();
+                                let c: Vec<T> = y0.iter().cycle().take(rows * n).copied().collect();
+                                a.spmm_with(
+                                    Transpose::None,
+                                    ta,
+                                    &Array::from_slice_on(d, &b, &[cols, n])?,
+                                    tb,
+                                    Some(&Array::from_slice_on(d, &c, &[rows, n])?),
+                                )?
+                            }
+                        };
+                        Ok(v.to_vec()?.iter().map(|z| z.to_c64()).collect())
+                    };
+                    let (g, h) = (on(Device::cuda(0))?, on(Device::CPU)?);
+                    assert_eq!(g.len(), h.len());
+                    for (k, (p, q)) in g.iter().zip(&h).enumerate() {
+                        assert!(
+                            p.re.to_bits() == q.re.to_bits(),
+                            "{rows}x{cols}, {per_row} a row, {ty:?}, n {n:?}: element {k}: \
+                             CUDA {p}, CPU {q}"
+                        );
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+    let mut rng = Rng::fresh();
+    one::<f32>(&mut rng)?;
+    one::<f64>(&mut rng)
+}
+
+/// On a GPU, alone (it switches the process between the two paths): the products through
+/// cuSPARSE (`tuning::set_sparse_kernels(false)`: SpMM's CSR_ALG2, or the default where the
+/// library refuses it) and through cuprite's kernels both meet the f64 reference.
+fn kernels_and_cusparse() -> TestResult {
+    struct Restore;
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            cuprite_array::tuning::set_sparse_kernels(true);
+        }
+    }
+    let _restore = Restore;
+    fn one<T: V>(rng: &mut Rng) -> TestResult {
+        let (alpha, beta) = (0.5, -2.0);
+        let (ta, tb) = (T::of(C::new(alpha, 0.0)), T::of(C::new(beta, 0.0)));
+        for &(rows, cols, per_row) in &[(700, 300, 3), (200, 900, 40)] {
+            let (a, dense) = rows_of::<T>(rng, rows, cols, per_row)?;
+            for ty in [IndexType::I32, IndexType::I64] {
+                let a = a.to_device(Device::cuda(0))?.with_index_type(ty)?;
+                for n in [None, Some(1), Some(16), Some(45)] {
+                    let k = n.unwrap_or(1);
+                    let b: Vec<T> = (0..cols * k).map(|_| T::draw(rng)).collect();
+                    let c0: Vec<T> = (0..rows * k).map(|_| T::draw(rng)).collect();
+                    for kernels in [true, false] {
+                        cuprite_array::tuning::set_sparse_kernels(kernels);
+                        let got = with_device(Device::cuda(0), || match n {
+                            None => a.spmv_with(
+                                Transpose::None,
+                                ta,
+                                &Array::from_slice(&b, &[cols])?,
+                                tb,
+                                Some(&Array::from_slice(&c0, &[rows])?),
+                            ),
+                            Some(n) => a.spmm_with(
+                                Transpose::None,
+                                ta,
+                                &Array::from_slice(&b, &[cols, n])?,
+                                tb,
+                                Some(&Array::from_slice(&c0, &[rows, n])?),
+                            ),
+                        })?
+                        .to_vec()?;
+                        let what = format!("kernels {kernels}, {ty:?}, n {n:?}");
+                        let dims = (rows, cols, k);
+                        product_close(&what, &got, &dense, dims, false, &b, (alpha, beta), &c0)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+    let mut rng = Rng::fresh();
+    one::<f32>(&mut rng)?;
+    one::<f64>(&mut rng)
+}
+
+/// The run-sum kernels compile with NVRTC (no GPU): the sources the bodies would build on
+/// CUDA, recorded by the dry-run backend.
+fn sparse_kernels_compile() -> TestResult {
+    cuprite_array::tuning::compiler::start_recording();
+    let runs = [
+        triplet_arrays(Device::CPU),
+        long_runs(Device::CPU),
+        products(Device::CPU),
+    ];
+    let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
+        .into_iter()
+        .filter(|s| s.contains("cuprite_sparse_"))
+        .collect();
+    for r in runs {
+        r?;
+    }
+    for want in [
+        "cuprite_sparse_run_sums_f32",
+        "cuprite_sparse_run_sums_f64",
+        "cuprite_sparse_spmv_f32_i32_s1",
+        "cuprite_sparse_spmv_f32_i64_s2",
+        "cuprite_sparse_spmv_f64_i32_s16",
+        "cuprite_sparse_spmv_f64_i64_s32",
+        "cuprite_sparse_spmm_f32_i32_s1",
+        "cuprite_sparse_spmm_f64_i64_s4",
+        "cuprite_sparse_spmm_f32_i64_s16",
+        "cuprite_sparse_spmm_f64_i32_s32",
+    ] {
+        if !sources.iter().any(|s| s.contains(want)) {
+            return Err(format!("{want} was not recorded ({} sources)", sources.len()).into());
+        }
+    }
+    crate::codegen::compile_each(&sources)
+}
+
+const BODIES: &[(&str, Body)] = &[
+    ("triplet_arrays", triplet_arrays),
+    ("long_runs", long_runs),
+    ("edges", edges),
+    ("bad_triplets", bad_triplets),
+    ("products", products),
+];
+
+pub fn tests() -> Vec<Test> {
+    let mut v = vec![
+        Test::nvrtc("codegen::sparse_kernels_compile", sparse_kernels_compile),
+        Test::gpu("cuda::sparse_device::cuda_matches_cpu", cuda_matches_cpu),
+        Test::gpu(
+            "cuda::sparse_device::products_match_cpu",
+            products_match_cpu,
+        ),
+        Test::gpu_alone(
+            "cuda::sparse_device::kernels_and_cusparse",
+            kernels_and_cusparse,
+        ),
+    ];
+    for &(name, body) in BODIES {
+        v.push(Test::cpu(
+            format!("cpu::sparse_device::{name}"),
+            move || body(Device::CPU),
+        ));
+        v.push(Test::gpu(
+            format!("cuda::sparse_device::{name}"),
+            move || body(Device::cuda(0)),
+        ));
+    }
+    v
+}
