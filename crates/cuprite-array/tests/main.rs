@@ -47,6 +47,7 @@ mod scan;
 mod short_rows;
 mod signal;
 mod signal_conv;
+mod signal_nn;
 mod signal_resample;
 mod signal_spectral;
 mod signed_zero;
@@ -86,6 +87,7 @@ fn main() {
     tests.extend(numpy_math::tests());
     tests.extend(signal::tests());
     tests.extend(signal_conv::tests());
+    tests.extend(signal_nn::tests());
     tests.extend(signal_spectral::tests());
     tests.extend(signal_resample::tests());
     tests.extend(sparse::tests());

@@ -28,6 +28,7 @@ pub fn tests() -> Vec<Test> {
         Test::cpu("bench::sort_peers_judged", sort_peers_judged),
         Test::cpu("bench::sparse_peers_judged", sparse_peers_judged),
         Test::cpu("bench::graph_peers_judged", graph_peers_judged),
+        Test::cpu("bench::conv_peers_judged", conv_peers_judged),
         Test::cpu(
             "bench::peers_refused_unless_same_call",
             peers_refused_unless_same_call,
@@ -373,6 +374,70 @@ fn compare_flags_regressions() -> TestResult {
     let slower = report(&[("t/a", vec![fig("time", "µs", base[1] * 1.2, vec![])])]);
     assert_eq!(compare(&old, &slower, 0.10)[0].verdict, Verdict::Regression);
     assert_eq!(compare(&old, &slower, 0.25)[0].verdict, Verdict::Same);
+    Ok(())
+}
+
+/// The convolution benchmarks against `benches/peers/torch_conv.py`'s file: the fallback's
+/// target is at most twice PyTorch's time, each pass and dtype matched to its own key, and a
+/// batch of another size is not judged (the shape is matched as text: `8x64x112x112` holds the
+/// number 64 too).
+fn conv_peers_judged() -> TestResult {
+    let shape = "64x64x56x56 k64 3x3";
+    let figs: Vec<Value> = [
+        ("bf16 forward", 1.5),
+        ("bf16 backward_input", 2.5),
+        ("bf16 backward_weight", 1.0),
+        ("f32 forward", 3.0),
+        ("f32 backward_input", 4.0),
+        ("f32 backward_weight", 4.1),
+    ]
+    .iter()
+    .map(|(what, ms)| fig(&format!("conv2d {what} {shape}"), "ms", *ms, vec![]))
+    .collect();
+    let ours = report(&[
+        ("conv/conv2d", figs),
+        (
+            "conv/max_pool2d",
+            vec![fig(
+                "max_pool2d 2x2 f32 forward 8x64x112x112",
+                "ms",
+                0.1,
+                vec![],
+            )],
+        ),
+    ]);
+    let peer = same_call(json!({
+        "peer": "PyTorch (test)",
+        "conv2d_bf16_forward_ms": 1.0,
+        "conv2d_bf16_backward_input_ms": 1.0,
+        "conv2d_bf16_backward_weight_ms": 1.0,
+        "conv2d_f32_forward_ms": 2.0,
+        "conv2d_f32_backward_input_ms": 2.0,
+        "conv2d_f32_backward_weight_ms": 2.0,
+        "max_pool2d_f32_ms": 0.1,
+        "sizes": {"conv2d": " 64x64x56x56 ", "max_pool2d": " 64x64x112x112"},
+    }));
+    let rows = judge_peers(&ours, &peer)?;
+    let find = |k: &str| {
+        rows.iter()
+            .find(|r| r.key == k)
+            .ok_or(format!("no row {k}"))
+    };
+    for (key, ratio, met) in [
+        ("conv2d_bf16_forward_ms", 1.5, true),
+        ("conv2d_bf16_backward_input_ms", 2.5, false),
+        ("conv2d_bf16_backward_weight_ms", 1.0, true),
+        ("conv2d_f32_forward_ms", 1.5, true),
+        ("conv2d_f32_backward_input_ms", 2.0, true),
+        ("conv2d_f32_backward_weight_ms", 2.05, false),
+    ] {
+        let r = find(key)?;
+        assert!((r.ratio.ok_or("ratio")? - ratio).abs() < 1e-12, "{r:?}");
+        assert_eq!(r.met, Some(met), "{r:?}");
+    }
+    // The pooling figure of a batch of 8 is not judged against the peer's batch of 64.
+    let p = find("max_pool2d_f32_ms")?;
+    assert_eq!((p.ratio, p.met), (None, None), "{p:?}");
     Ok(())
 }
 

@@ -14,6 +14,13 @@
 //! - Resampling: [`resample`] (Fourier), [`upfirdn`], [`resample_poly`] (polyphase, filters
 //!   designed by [`firwin`] with the Kaiser window `β = 5`), [`decimate`] (its FIR form only).
 //! - SciPy's [`medfilt`], [`medfilt2d`] (zeros beyond the edges) and [`wiener`].
+//! - The neural-network convolution and pooling (PyTorch's): [`conv1d`], [`conv2d`],
+//!   [`conv3d`] and their `_with` forms ([`ConvOpts`]: stride, padding, dilation, groups,
+//!   channels first or last, a fused bias and ReLU), the gradients [`conv_backward_input`],
+//!   [`conv_backward_weight`], [`conv_backward_bias`] (2-d names [`conv2d_backward_input`],
+//!   [`conv2d_backward_weight`]), [`max_pool2d`], [`avg_pool2d`] ([`PoolOpts`]) and their
+//!   gradients, and ArrayFire's [`convolve2_nn`], [`convolve2_gradient_nn`]. On CUDA the
+//!   convolution is lowered to patches multiplied by cuBLASLt (see the `nn` module's notes).
 //!
 //! Element types: `f32` and `f64` in their own precision; `f16` and `bf16` computed in `f32`;
 //! complex `c32`/`c64` convolved as their real and imaginary parts.
@@ -48,6 +55,7 @@ mod geom;
 mod iir;
 mod istft;
 mod nd_filters;
+mod nn;
 mod paths;
 mod psd;
 mod psd_opts;
@@ -65,6 +73,14 @@ pub use filters::{filtfilt, lfilter, lfilter_zi, sosfilt};
 pub use frames::{Extension, WindowSpec};
 pub use istft::{istft, istft_with};
 pub use nd_filters::{medfilt, medfilt2d, wiener};
+pub use nn::{
+    Conv1dOpts, Conv2dOpts, Conv3dOpts, ConvActivation, ConvGradient, ConvLayout, ConvOpts,
+    Padding, PerAxis, Pool2dOpts, PoolOpts, avg_pool2d, avg_pool2d_backward, avg_pool2d_with,
+    conv_backward_bias, conv_backward_input, conv_backward_weight, conv_workspace_bytes, conv1d,
+    conv1d_with, conv2d, conv2d_backward_input, conv2d_backward_weight, conv2d_with, conv3d,
+    conv3d_with, convolve2_gradient_nn, convolve2_nn, max_pool2d, max_pool2d_backward,
+    max_pool2d_with, set_conv_workspace_bytes,
+};
 pub use paths::{ConvMethod, DIRECT_TAPS};
 pub use psd::{
     TimeFrequency, coherence, coherence_with, csd, csd_with, periodogram, periodogram_with,

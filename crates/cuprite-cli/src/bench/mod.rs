@@ -23,6 +23,7 @@
 pub mod array;
 pub mod blas;
 pub mod ceiling;
+pub mod conv_nn;
 pub mod curves;
 pub mod fft;
 pub mod graphs;
@@ -91,6 +92,7 @@ pub fn all() -> Vec<Benchmark> {
     v.extend(workloads::benchmarks());
     v.extend(graphs::benchmarks());
     v.extend(signal::benchmarks());
+    v.extend(conv_nn::benchmarks());
     v.extend(image_morph::benchmarks());
     v.extend(image_vision::benchmarks());
     v.extend(image::benchmarks());

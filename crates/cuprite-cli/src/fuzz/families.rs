@@ -1478,6 +1478,32 @@ fn box_conv<T: cuprite_array::signal::SignalElement>(
     convolve_axes(x, &h, &[ax as isize], ConvMode::Same, conv_method(method)).map_err(api)
 }
 
+/// A unit float child of a 4-d `shape` (`N, C, H, W`, at most 8 channels and 2^14 values) for
+/// the neural-network rows.
+fn nn_child(g: &mut dyn Draw, d: DType, shape: &[usize], depth: u32) -> Option<Expr> {
+    if shape.len() != 4
+        || !d.is_float()
+        || !(1..=8).contains(&shape[1])
+        || shape.contains(&0)
+        || shape.iter().product::<usize>() > 1 << 14
+    {
+        return None;
+    }
+    let x = g.node(d, shape, depth - 1);
+    Some(g.unit(x, d))
+}
+
+/// `x` (`[N, C, H, W]`) convolved (`conv2d`, padding `"same"`) with `C` filters of `k x k`
+/// taps, each `1 / (C k k)`: the mean of each window, zeros beyond the edges.
+fn box_conv2d<T: cuprite_array::dtype::Float>(x: &Array<T>, k: i64) -> Result<Array<T>, String> {
+    use cuprite_array::signal::{Conv2dOpts, conv2d_with};
+    let (c, k) = (x.shape()[1], k as usize);
+    let w = cuprite_array::with_device(x.device(), || {
+        Array::<f64>::full(&[c, c, k, k], 1.0 / (c * k * k) as f64).cast::<T>()
+    });
+    conv2d_with(x, &w, Conv2dOpts::new().padding_same()).map_err(api)
+}
+
 static SIGNAL: &[Row] = &[
     Row {
         name: "convolve",
@@ -1506,6 +1532,62 @@ static SIGNAL: &[Row] = &[
             format!(
                 "cuprite_array::signal::convolve_axes(&{}, &Array::<f64>::full(&[{}], 1.0 / {}.0).cast(), &[{}], cuprite_array::signal::ConvMode::Same, cuprite_array::signal::ConvMethod::{m})?",
                 c[0], p[1], p[1], p[0]
+            )
+        },
+    },
+    Row {
+        name: "conv2d",
+        generate: |g, d, shape, depth| {
+            let x = nn_child(g, d, shape, depth)?;
+            let k = 1 + 2 * g.s_below(2) as i64;
+            Some((vec![k], vec![x]))
+        },
+        // Weights 1/(C k k) (rounded to the element type), |x| <= 1: |y| <= 1; the sum of
+        // C k k products rounds once a term, and the weights' rounding adds one more.
+        info: |p, c| {
+            let i = &c[0];
+            let e = eps(i.dtype).max(2f64.powi(-23));
+            let terms = (i.shape[1] as i64 * p[0] * p[0]) as f64;
+            info(
+                i.dtype,
+                i.shape.clone(),
+                i.err + (terms + 2.0) * e + eps(i.dtype),
+                1.0,
+            )
+        },
+        eval: |p, c| on!(one(c)?; [F16, BF16, F32, F64]; x => box_conv2d(&x, p[0])?),
+        rust: |p, c| {
+            format!(
+                "{{ let x = {}; let c = x.shape()[1]; cuprite_array::signal::conv2d_with(&x, &Array::<f64>::full(&[c, c, {k}, {k}], 1.0 / (c * {k} * {k}) as f64).cast(), cuprite_array::signal::Conv2dOpts::new().padding_same())? }}",
+                c[0],
+                k = p[0]
+            )
+        },
+    },
+    Row {
+        name: "max_pool2d",
+        generate: |g, d, shape, depth| {
+            let x = nn_child(g, d, shape, depth)?;
+            let k = 1 + 2 * g.s_below(2) as i64;
+            Some((vec![k], vec![x]))
+        },
+        // Stride 1, padding k / 2 (k odd): the input's shape; a maximum of inputs, exact.
+        info: |_, c| {
+            let i = &c[0];
+            info(i.dtype, i.shape.clone(), i.err, 1.0)
+        },
+        eval: |p, c| {
+            on!(one(c)?; [F16, BF16, F32, F64]; x => {
+                let o = cuprite_array::signal::Pool2dOpts::new().stride(1).padding(p[0] as usize / 2);
+                cuprite_array::signal::max_pool2d_with(&x, p[0] as usize, o).map_err(api)?
+            })
+        },
+        rust: |p, c| {
+            format!(
+                "cuprite_array::signal::max_pool2d_with(&{}, {k}, cuprite_array::signal::Pool2dOpts::new().stride(1).padding({}))?",
+                c[0],
+                p[0] / 2,
+                k = p[0]
             )
         },
     },

@@ -27,6 +27,7 @@ pub use decomp::{
     svd_full, svd_hermitian, svdvals, tensorinv, tensorsolve,
 };
 pub use einsum::einsum;
+pub(crate) use gemm::{MatIn, StridedProduct};
 pub use gemm::{allow_tf32, gemm_tuning, set_allow_tf32, set_gemm_tuning};
 pub use powers::{cond, matrix_power, norm_axes, norm_axes_with};
 pub use products::{dot, inner, matmul, outer, tensordot, vdot};

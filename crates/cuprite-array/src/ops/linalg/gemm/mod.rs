@@ -3,15 +3,19 @@
 //!
 //! Owns the call node [`Gemm`], how an operand's realised layout maps to a leading dimension
 //! and a batch stride (so transposed, padded and broadcast operands are read in place), and
-//! the per-stream cuBLASLt handles. Shapes and NumPy semantics are decided by `products`.
+//! the per-stream cuBLASLt handles, and [`StridedProduct`]: one strided-batched product on
+//! realised buffers for library calls that lay out their own operands. Shapes and NumPy
+//! semantics are decided by `products`.
 
 mod call;
 mod cpu;
 mod cuda;
 mod desc;
+mod strided;
 mod tf32;
 mod tune;
 
 pub(crate) use desc::{Act, Gemm};
+pub(crate) use strided::{MatIn, StridedProduct};
 pub use tf32::{allow_tf32, set_allow_tf32};
 pub use tune::{gemm_tuning, set_gemm_tuning};

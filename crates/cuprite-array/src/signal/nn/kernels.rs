@@ -1,0 +1,236 @@
+//! The typed descriptions of the convolution's and the pooling's kernels (`lower.cu`,
+//! `pool.cu`): each kernel's parameters as one struct, its source (the element type's typed
+//! header, the family's `.cu` body, the rendered entry point) and cache key, and the launch
+//! over positions within a plane (`x`) and planes (`y`).
+
+use crate::codegen::{
+    Helpers, KernelParams, KernelSource, MaybeRead, ReadBuf, WriteBuf, entry, kernel_params,
+};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::exec::CudaLane;
+use crate::util::KeyHasher;
+use std::hash::{Hash, Hasher};
+
+/// Threads a block (`x` times `y`).
+const THREADS: usize = 256;
+
+kernel_params! {
+    /// The lowering of `planes` input planes into their patches (see `lower.cu`).
+    pub(super) struct Im2colArgs<'a> {
+        x: ReadBuf<'a> as "S",
+        col: WriteBuf<'a> as "S",
+        planes: i64, c: i64,
+        i0: i64, i1: i64, i2: i64,
+        r0: i64, r1: i64, r2: i64,
+        o0: i64, o1: i64, o2: i64,
+        st0: i64, st1: i64, st2: i64,
+        pd0: i64, pd1: i64, pd2: i64,
+        dl0: i64, dl1: i64, dl2: i64,
+        sn: i64, sr: i64,
+    }
+}
+
+kernel_params! {
+    /// The gather of lowered gradients onto `planes` input planes (see `lower.cu`).
+    pub(super) struct Col2imArgs<'a> {
+        col: ReadBuf<'a> as "S",
+        dx: WriteBuf<'a> as "S",
+        planes: i64, c: i64,
+        i0: i64, i1: i64, i2: i64,
+        r0: i64, r1: i64, r2: i64,
+        o0: i64, o1: i64, o2: i64,
+        st0: i64, st1: i64, st2: i64,
+        pd0: i64, pd1: i64, pd2: i64,
+        dl0: i64, dl1: i64, dl2: i64,
+        sn: i64, sr: i64,
+    }
+}
+
+kernel_params! {
+    /// `dst[b, a, q] = src[a, b, q]` for `a x b` planes of `p` values.
+    pub(super) struct SwapArgs<'a> {
+        src: ReadBuf<'a> as "S",
+        dst: WriteBuf<'a> as "S",
+        a: i64, b: i64, p: i64,
+    }
+}
+
+kernel_params! {
+    /// The bias (optional) and activation over `planes` planes of `p` values, in place.
+    pub(super) struct BiasActArgs<'a> {
+        y: WriteBuf<'a> as "S",
+        bias: MaybeRead<'a> as "S",
+        planes: i64, k: i64, p: i64, relu: i64,
+    }
+}
+
+kernel_params! {
+    /// Max (`avg` 0) or average pooling of `planes` planes (see `pool.cu`).
+    pub(super) struct PoolArgs<'a> {
+        x: ReadBuf<'a> as "S",
+        y: WriteBuf<'a> as "S",
+        planes: i64,
+        i0: i64, i1: i64, i2: i64,
+        k0: i64, k1: i64, k2: i64,
+        o0: i64, o1: i64, o2: i64,
+        st0: i64, st1: i64, st2: i64,
+        pd0: i64, pd1: i64, pd2: i64,
+        avg: i64, include_pad: i64,
+    }
+}
+
+kernel_params! {
+    /// The pooling's gradient onto `planes` input planes (`x` only for max pooling).
+    pub(super) struct PoolGradArgs<'a> {
+        x: MaybeRead<'a> as "S",
+        dy: ReadBuf<'a> as "S",
+        dx: WriteBuf<'a> as "S",
+        planes: i64,
+        i0: i64, i1: i64, i2: i64,
+        k0: i64, k1: i64, k2: i64,
+        o0: i64, o1: i64, o2: i64,
+        st0: i64, st1: i64, st2: i64,
+        pd0: i64, pd1: i64, pd2: i64,
+        avg: i64, include_pad: i64,
+    }
+}
+
+/// The kernels of the family, each an entry point over one device function of a `.cu` body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum NnKernel {
+    Im2col,
+    Col2im,
+    Swap,
+    BiasAct,
+    Pool,
+    PoolGrad,
+}
+
+impl NnKernel {
+    /// The device function the entry calls.
+    fn func(self) -> &'static str {
+        match self {
+            NnKernel::Im2col => "nn_im2col",
+            NnKernel::Col2im => "nn_col2im",
+            NnKernel::Swap => "nn_swap",
+            NnKernel::BiasAct => "nn_bias_act",
+            NnKernel::Pool => "nn_pool",
+            NnKernel::PoolGrad => "nn_pool_grad",
+        }
+    }
+
+    fn body(self) -> &'static str {
+        match self {
+            NnKernel::Pool | NnKernel::PoolGrad => include_str!("pool.cu"),
+            _ => include_str!("lower.cu"),
+        }
+    }
+
+    fn entry(self, name: &str) -> String {
+        let b = THREADS.to_string();
+        match self {
+            NnKernel::Im2col => entry::<Im2colArgs>(name, &b, self.func()),
+            NnKernel::Col2im => entry::<Col2imArgs>(name, &b, self.func()),
+            NnKernel::Swap => entry::<SwapArgs>(name, &b, self.func()),
+            NnKernel::BiasAct => entry::<BiasActArgs>(name, &b, self.func()),
+            NnKernel::Pool => entry::<PoolArgs>(name, &b, self.func()),
+            NnKernel::PoolGrad => entry::<PoolGradArgs>(name, &b, self.func()),
+        }
+    }
+
+    /// The kernel's source for elements of `d` (`f16`, `bf16`, `f32` or `f64`).
+    pub(super) fn source(self, d: DType) -> Result<KernelSource> {
+        let name = format!("cuprite_{}_{}", self.func(), d.name());
+        let src = format!("{}{}{}", header(d)?, self.body(), self.entry(&name));
+        Ok(KernelSource::generated(name, &src, Helpers::of_dtype(d)))
+    }
+
+    fn key(self, d: DType) -> u64 {
+        let mut h = KeyHasher(0x4e4e_c0de);
+        self.func().hash(&mut h);
+        d.code().hash(&mut h);
+        h.finish()
+    }
+
+    /// Launches this kernel for `d` with `params` on `lane`: threads over `span` positions of
+    /// a plane (`x`) and `planes` planes (`y`), each a grid-stride loop in the kernel.
+    ///
+    /// # Safety
+    /// `params` is this kernel's parameter struct, every buffer in it a checked view
+    /// (`ReadBuf::part`, `WriteBuf::part`), and the kernel, given these parameters, reads and
+    /// writes only inside those views.
+    pub(super) unsafe fn launch<'a, P: KernelParams<'a>>(
+        self,
+        lane: &CudaLane<'_>,
+        d: DType,
+        params: &P,
+        span: usize,
+        planes: usize,
+    ) -> Result<()> {
+        if span == 0 || planes == 0 {
+            return Ok(());
+        }
+        let src = self.source(d)?;
+        let k = crate::jit::library_kernel(lane.st, self.key(d), move || src)?;
+        let bx = span.next_power_of_two().clamp(32, THREADS);
+        let by = THREADS / bx;
+        let gx = span.div_ceil(bx).min(i32::MAX as usize) as u32;
+        let gy = planes.div_ceil(by).min(65_535) as u32;
+        let a = params.args();
+        // SAFETY: the caller's contract: the buffers are checked views and the kernel stays
+        // inside them for these parameters; the grid is within the device's limits.
+        unsafe {
+            lane.stream.launch_packed(
+                &k.func,
+                (gx, gy, 1),
+                (bx as u32, by as u32, 1),
+                0,
+                &a.words,
+                &a.accesses(),
+            )
+        }?;
+        Ok(())
+    }
+}
+
+/// The typed header of the family's kernels for element type `d`: the storage type `S`, the
+/// working type `A` (`float` for the half types and `f32`, `double` for `f64`), `nn_ld` and
+/// `nn_st` between them, and the working type's `-inf`.
+fn header(d: DType) -> Result<String> {
+    let (s, a, ld, st, ninf) = match d {
+        DType::F16 => (
+            "unsigned short",
+            "float",
+            "h2f(v)",
+            "f2h(v)",
+            "__int_as_float(0xff800000)",
+        ),
+        DType::BF16 => (
+            "unsigned short",
+            "float",
+            "bf2f(v)",
+            "f2bf(v)",
+            "__int_as_float(0xff800000)",
+        ),
+        DType::F32 => ("float", "float", "v", "v", "__int_as_float(0xff800000)"),
+        DType::F64 => (
+            "double",
+            "double",
+            "v",
+            "v",
+            "__longlong_as_double(0xfff0000000000000LL)",
+        ),
+        d => {
+            return Err(Error::InvalidArgument(format!(
+                "the convolution and pooling kernels take f16, bf16, f32 and f64, not {d}"
+            )));
+        }
+    };
+    Ok(format!(
+        "typedef {s} S;\ntypedef {a} A;\n\
+         __device__ __forceinline__ A nn_ld(S v) {{ return {ld}; }}\n\
+         __device__ __forceinline__ S nn_st(A v) {{ return {st}; }}\n\
+         __device__ __forceinline__ A nn_neg_inf() {{ return {ninf}; }}\n"
+    ))
+}

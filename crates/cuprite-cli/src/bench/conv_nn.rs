@@ -1,0 +1,125 @@
+//! The neural-network convolution and pooling (`cuprite_array::signal::conv2d_with`, its
+//! gradients, `max_pool2d`), as times judged against `benches/peers/torch_conv.py` (PyTorch's
+//! `conv2d` and `torch.nn.grad.conv2d_input`/`conv2d_weight` on cuDNN, and `max_pool2d`) by
+//! `cuprite bench --peers`:
+//!
+//! - `conv/conv2d`: a ResNet layer, input 64×64×56×56 (N, C, H, W), 64 filters 3×3, padding 1,
+//!   in bf16 and f32 (full `f32`, TF32 off on both sides): the forward call, the input's and
+//!   the weights' gradients. cuprite's figures are its fallback path (lowered patches and
+//!   cuBLASLt), judged at half PyTorch's speed or better.
+//! - `conv/max_pool2d`: 2×2 max pooling, stride 2, of 64×64×112×112 f32.
+
+use super::curves::per_call;
+use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, TimeUnit};
+use cuprite_array::dtype::Float;
+use cuprite_array::signal::{self, Conv2dOpts};
+use cuprite_array::{Array, Device, bf16, with_device};
+
+/// The convolution and pooling benchmarks.
+pub fn benchmarks() -> Vec<Benchmark> {
+    vec![
+        Benchmark {
+            name: "conv/conv2d",
+            group: "conv",
+            needs_gpu: true,
+            run: conv2d,
+        },
+        Benchmark {
+            name: "conv/max_pool2d",
+            group: "conv",
+            needs_gpu: true,
+            run: max_pool2d,
+        },
+    ]
+}
+
+/// Back-to-back calls per event pair.
+const CALLS: usize = 5;
+
+/// Device seconds per call of `f` (its steady state: the optimised kernels built first).
+fn time(
+    ctx: &mut BenchCtx,
+    mut f: impl FnMut() -> Result<(), BenchError>,
+) -> Result<Samples, BenchError> {
+    f()?;
+    cuprite_array::tuning::wait_tier_up();
+    let stream = cuprite_array::get_stream(0)?.raw();
+    // SAFETY: the array stream of device 0 lives for the whole process, and its (primary)
+    // context is current after the caller's arrays were made on it; `f` only enqueues array
+    // work, which runs on that stream.
+    unsafe { per_call(ctx, stream, CALLS, &mut f) }
+}
+
+/// The three passes of the layer in element type `T` (`label` in the figures' names).
+fn layer<T: Float>(ctx: &mut BenchCtx, n: usize, label: &str) -> BenchResult {
+    let (c, k, hw) = (64, 64, 56);
+    let x = Array::<f32>::rand_uniform(&[n, c, hw, hw], 70)?.cast::<T>();
+    let w = Array::<f32>::rand_uniform(&[k, c, 3, 3], 71)?.cast::<T>();
+    let dy = Array::<f32>::rand_uniform(&[n, k, hw, hw], 72)?.cast::<T>();
+    cuprite_array::eval_many(&[&x, &w, &dy])?;
+    let o = Conv2dOpts::new().padding(1);
+    let flop = 2.0 * (n * k * hw * hw * c * 9) as f64;
+    let shape = format!("{n}x{c}x{hw}x{hw} k{k} 3x3");
+    let mut figs = Vec::new();
+    let mut add = |pass: &str, s: &Samples| {
+        figs.push(
+            Figure::time(format!("conv2d {label} {pass} {shape}"), s, TimeUnit::Ms).with_note(
+                format!(
+                    "{:.1} TFLOP/s; fallback (lowered patches + cuBLASLt); peer: \
+                     benches/peers/torch_conv.py",
+                    flop / s.median() / 1e12
+                ),
+            ),
+        );
+    };
+    let s = time(ctx, || {
+        signal::conv2d_with(&x, &w, o)?.eval()?;
+        Ok(())
+    })?;
+    add("forward", &s);
+    let s = time(ctx, || {
+        signal::conv2d_backward_input(&dy, &w, x.shape(), o)?.eval()?;
+        Ok(())
+    })?;
+    add("backward_input", &s);
+    let s = time(ctx, || {
+        signal::conv2d_backward_weight(&x, &dy, w.shape(), o)?.eval()?;
+        Ok(())
+    })?;
+    add("backward_weight", &s);
+    Ok(figs)
+}
+
+fn conv2d(ctx: &mut BenchCtx) -> BenchResult {
+    let n = ctx.size(64, 8);
+    with_device(Device::cuda(0), || {
+        let mut figs = layer::<bf16>(ctx, n, "bf16")?;
+        figs.extend(layer::<f32>(ctx, n, "f32")?);
+        Ok(figs)
+    })
+}
+
+fn max_pool2d(ctx: &mut BenchCtx) -> BenchResult {
+    let n = ctx.size(64, 8);
+    with_device(Device::cuda(0), || {
+        let x = Array::<f32>::rand_uniform(&[n, 64, 112, 112], 73)?;
+        x.eval()?;
+        let s = time(ctx, || {
+            signal::max_pool2d(&x, 2)?.eval()?;
+            Ok(())
+        })?;
+        // The input read once and a quarter of it written.
+        let bytes = 1.25 * 4.0 * (n * 64 * 112 * 112) as f64;
+        let f = Figure::time(
+            format!("max_pool2d 2x2 f32 forward {n}x64x112x112"),
+            &s,
+            TimeUnit::Ms,
+        )
+        .with_note(format!(
+            "{:.2} TB/s of the input read and the output written once; peer: \
+             benches/peers/torch_conv.py",
+            bytes / s.median() / 1e12
+        ));
+        Ok(vec![f])
+    })
+}
