@@ -200,9 +200,45 @@ pub enum ReduceOp {
     All,
     ArgMin,
     ArgMax,
+    /// The smallest element that is not NaN (floats only): NaN only where every element
+    /// of the slice is NaN (NumPy's `nanmin`).
+    NanMin,
+    /// The largest element that is not NaN (floats only; NumPy's `nanmax`).
+    NanMax,
+    /// The index of the first smallest element that is not NaN (floats only), `-1` where
+    /// every element of the slice is NaN.
+    NanArgMin,
+    /// The index of the first largest element that is not NaN (floats only), `-1` where
+    /// every element of the slice is NaN.
+    NanArgMax,
 }
 
 impl ReduceOp {
+    /// Whether the reduction gives an index (`argmin`, `argmax` and their NaN-ignoring forms).
+    pub fn is_arg(self) -> bool {
+        matches!(
+            self,
+            ReduceOp::ArgMin | ReduceOp::ArgMax | ReduceOp::NanArgMin | ReduceOp::NanArgMax
+        )
+    }
+
+    /// Whether the reduction passes over NaNs (`NanMin`, `NanMax`, `NanArgMin`, `NanArgMax`).
+    pub fn skips_nan(self) -> bool {
+        matches!(
+            self,
+            ReduceOp::NanMin | ReduceOp::NanMax | ReduceOp::NanArgMin | ReduceOp::NanArgMax
+        )
+    }
+
+    /// Whether a better element is a smaller one (`Min`, `ArgMin` and their NaN-ignoring
+    /// forms).
+    pub fn is_min(self) -> bool {
+        matches!(
+            self,
+            ReduceOp::Min | ReduceOp::ArgMin | ReduceOp::NanMin | ReduceOp::NanArgMin
+        )
+    }
+
     /// The dtype a reduction of `d` produces: sums and products of `bool`/integers give `i64`
     /// (signed and bool) or `u64` (unsigned), floats and complex keep their type; min/max keep
     /// the type; any/all give `bool`; argmin/argmax give `i64`.
@@ -217,9 +253,11 @@ impl ReduceOp {
                     d
                 }
             }
-            ReduceOp::Min | ReduceOp::Max => d,
+            ReduceOp::Min | ReduceOp::Max | ReduceOp::NanMin | ReduceOp::NanMax => d,
             ReduceOp::Any | ReduceOp::All => DType::Bool,
-            ReduceOp::ArgMin | ReduceOp::ArgMax => DType::I64,
+            ReduceOp::ArgMin | ReduceOp::ArgMax | ReduceOp::NanArgMin | ReduceOp::NanArgMax => {
+                DType::I64
+            }
         }
     }
 }

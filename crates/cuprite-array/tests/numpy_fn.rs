@@ -340,11 +340,10 @@ fn nan_reductions(d: Device) -> TestResult {
             0.0,
             "nanmean all",
         )?;
-        // arg-reductions: an all-NaN column is an Err; the first four columns are not.
-        assert!(a.nanargmax_axis(0).is_err());
-        let sub = a.slice(&[(..).into(), (0..4).into()])?;
-        let am = sub.nanargmax_axis(0)?.to_vec()?;
-        let an = sub.nanargmin_axis(0)?.to_vec()?;
+        // arg-reductions: the all-NaN column gives -1 (CuPy's rule; NumPy raises).
+        let am = a.nanargmax_axis(0)?.to_vec()?;
+        let an = a.nanargmin_axis(0)?.to_vec()?;
+        assert_eq!((am[4], an[4]), (-1, -1), "arg of the all-NaN column");
         for j in 0..4 {
             let col: Vec<f64> = (0..m).map(|i| x[i * n + j]).collect();
             let best = |better: &dyn Fn(f64, f64) -> bool| {
@@ -461,13 +460,10 @@ fn nan_reductions_f32(d: Device) -> TestResult {
             },
         );
         assert_eq!(a.nanargmax()?.item()?, best.0 as i64);
-        let e = a
-            .nanargmax_axis(1)
-            .err()
-            .ok_or("nanargmax over an all-NaN row")?;
-        assert!(e.to_string().contains("only NaNs"), "{e}");
+        let per_row = a.nanargmax_axis(1)?.to_vec()?;
+        assert_eq!(per_row[2], -1, "nanargmax of the all-NaN row");
         let all_nan = Array::from_slice(&[f32::NAN; 5], &[5])?;
-        assert!(all_nan.nanargmin().is_err());
+        assert_eq!(all_nan.nanargmin()?.item()?, -1);
         assert!(all_nan.nanmax()?.item()?.is_nan());
         assert!(all_nan.nanmean()?.item()?.is_nan());
         Ok(())
@@ -626,10 +622,401 @@ fn nan_passes(d: Device) -> TestResult {
                 same!($arr, nancumsum, cumsum, 1);
                 same!($arr, nancumsum, cumsum, 0);
                 same!($arr, nancumprod, cumprod, 1);
+                same!($arr, nanmax, max);
+                same!($arr, nanmin, min);
+                same!($arr, nanmax_axes, max_axes, &[1]);
+                same!($arr, nanmin_axes, min_axes, &[0]);
+                same!($arr, nanargmax, argmax);
+                same!($arr, nanargmin, argmin);
+                same!($arr, nanargmax_axis, argmax_axis, 1);
+                same!($arr, nanargmin_axis, argmin_axis, 0);
             }};
         }
         all!(a);
         all!(b);
+        Ok(())
+    })
+}
+
+/// The non-NaN extreme of `v` and the index of its first occurrence, by NumPy's rules
+/// (derived here, not from the library): NaNs skipped; the value ordered with `-0.0` below
+/// `+0.0` (cuprite's documented order); the index of the first element equal (IEEE) to the
+/// extreme. A slice of only NaNs: NaN and -1 (cuprite's rule for the index; NumPy raises).
+fn nan_extreme_ref(v: &[f64], max: bool) -> (f64, i64) {
+    let mut val: Option<f64> = None;
+    let mut arg: Option<(f64, usize)> = None;
+    for (i, &x) in v.iter().enumerate() {
+        if x.is_nan() {
+            continue;
+        }
+        let beats = |b: f64| {
+            if max {
+                x > b || (x == b && b.is_sign_negative() && x.is_sign_positive())
+            } else {
+                x < b || (x == b && b.is_sign_positive() && x.is_sign_negative())
+            }
+        };
+        if val.is_none_or(beats) {
+            val = Some(x);
+        }
+        if arg.is_none_or(|(b, _)| if max { x > b } else { x < b }) {
+            arg = Some((x, i));
+        }
+    }
+    (val.unwrap_or(f64::NAN), arg.map_or(-1, |a| a.1 as i64))
+}
+
+/// The same value, NaN-ness and sign.
+fn same_f64(got: f64, want: f64) -> bool {
+    (got.is_nan() && want.is_nan())
+        || (got == want && got.is_sign_negative() == want.is_sign_negative())
+}
+
+/// Lines of `x` (`[m, n]` row-major) along `axis` (0: columns, 1: rows), as f64.
+fn lines(x: &[f64], m: usize, n: usize, axis: usize) -> Vec<Vec<f64>> {
+    if axis == 1 {
+        x.chunks(n).map(|r| r.to_vec()).collect()
+    } else {
+        (0..n)
+            .map(|j| (0..m).map(|i| x[i * n + j]).collect())
+            .collect()
+    }
+}
+
+macro_rules! check_nan_extremes {
+    ($t:ty, $a:expr, $x:expr, $m:expr, $n:expr, $what:expr) => {{
+        let (a, x, m, n): (&Array<$t>, &[f64], usize, usize) = (&$a, &$x, $m, $n);
+        let f = |v: Vec<$t>| v.into_iter().map(f64::from).collect::<Vec<f64>>();
+        for max in [true, false] {
+            for axis in [0usize, 1] {
+                let want: Vec<(f64, i64)> = lines(x, m, n, axis)
+                    .iter()
+                    .map(|l| nan_extreme_ref(l, max))
+                    .collect();
+                let ax = [axis as isize];
+                let (v, i) = if max {
+                    (a.nanmax_axes(&ax)?, a.nanargmax_axis(axis as isize)?)
+                } else {
+                    (a.nanmin_axes(&ax)?, a.nanargmin_axis(axis as isize)?)
+                };
+                let (v, i) = (f(v.to_vec()?), i.to_vec()?);
+                for (k, w) in want.iter().enumerate() {
+                    if !same_f64(v[k], w.0) || i[k] != w.1 {
+                        return Err(format!(
+                            "{} {} max={max} axis {axis} line {k}: got ({}, {}), want {w:?}",
+                            $what,
+                            stringify!($t),
+                            v[k],
+                            i[k]
+                        )
+                        .into());
+                    }
+                }
+            }
+            let w = nan_extreme_ref(x, max);
+            let (v, i) = if max {
+                (a.nanmax()?.item()?, a.nanargmax()?.item()?)
+            } else {
+                (a.nanmin()?.item()?, a.nanargmin()?.item()?)
+            };
+            if !same_f64(f64::from(v), w.0) || i != w.1 {
+                return Err(format!(
+                    "{} {} max={max} flat: got ({v}, {i}), want {w:?}",
+                    $what,
+                    stringify!($t)
+                )
+                .into());
+            }
+        }
+    }};
+}
+
+/// `nanmax`/`nanmin`/`nanargmax`/`nanargmin` of `f32` and `f64` on hand-made rows: a row of
+/// only NaNs, a NaN first, a NaN last, only `-inf` among NaNs, repeated extremes (the first
+/// index wins), signed zeros, one number last; along both axes, over everything, and with
+/// `keepdims`; against [`nan_extreme_ref`].
+fn nan_extreme_edges(d: Device) -> TestResult {
+    let nan = f64::NAN;
+    let inf = f64::INFINITY;
+    let rows: [[f64; 8]; 7] = [
+        [nan; 8],
+        [nan, 3.0, -1.0, 7.0, 2.0, -5.0, 7.0, 0.5],
+        [1.0, -2.0, 4.0, 4.0, -2.0, 0.0, 3.0, nan],
+        [nan, -inf, nan, -inf, nan, nan, nan, nan],
+        [2.0, 9.0, -9.0, 9.0, nan, -9.0, 1.0, 2.0],
+        [-0.0, 0.0, nan, -0.0, 0.0, nan, -0.0, -0.0],
+        [nan, nan, nan, nan, nan, nan, nan, inf],
+    ];
+    let x: Vec<f64> = rows.concat();
+    on(d, || {
+        let (m, n) = (7, 8);
+        let a64 = Array::from_slice(&x, &[m, n])?;
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let a32 = Array::from_slice(&x32, &[m, n])?;
+        check_nan_extremes!(f64, a64, x, m, n, "edges");
+        check_nan_extremes!(f32, a32, x, m, n, "edges");
+        // keepdims keeps the reduced axis with extent 1.
+        let o = cuprite_array::ops::ReduceOpts::new().keepdims(true);
+        assert_eq!(a32.nanmax_axes_with(&[1], o)?.shape(), &[m, 1]);
+        assert_eq!(a32.nanargmin_axis_with(0, o)?.shape(), &[1, n]);
+        // Column 0 holds NaN, NaN, 1, NaN, 2, -0, NaN: its smallest number is row 5's.
+        assert_eq!(a32.nanargmin_axis_with(0, o)?.to_vec()?[0], 5);
+        // An empty array has no extreme (NumPy raises too).
+        let e = Array::<f32>::zeros(&[0]);
+        assert!(e.nanmax().is_err() && e.nanargmax().is_err());
+        Ok(())
+    })
+}
+
+/// The same over lines long enough for the two-stage arg-reduction (chunks of a line reduced
+/// first): a line of only NaNs (every chunk NaN), a line with a NaN first and its extremes
+/// last, a line with one number among NaNs; per line, over everything, and along the first
+/// axis of the transpose (long columns).
+fn nan_extreme_long(d: Device) -> TestResult {
+    let mut rng = Rng::fresh();
+    let (m, n) = (3usize, 1usize << 16);
+    let mut x: Vec<f64> = rng
+        .vec_f32(m * n, -1.0, 1.0)
+        .into_iter()
+        .map(f64::from)
+        .collect();
+    for (i, v) in x.iter_mut().enumerate() {
+        let (r, c) = (i / n, i % n);
+        let drop = match r {
+            0 => true,
+            1 => c == 0 || (c != n - 1 && rng.f32_in(0.0, 1.0) < 0.3),
+            _ => c != 40000,
+        };
+        if drop {
+            *v = f64::NAN;
+        }
+    }
+    x[2 * n - 1] = 5.0;
+    x[2 * n + 40000] = -2.5;
+    on(d, || {
+        let a64 = Array::from_slice(&x, &[m, n])?;
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let a32 = Array::from_slice(&x32, &[m, n])?;
+        check_nan_extremes!(f64, a64, x, m, n, "long rows");
+        check_nan_extremes!(f32, a32, x, m, n, "long rows");
+        // One line alone, flat: only NaNs, and one number among NaNs.
+        let row = |r: usize| a32.slice(&[cuprite_array::shape::SliceArg::Index(r as isize)]);
+        assert_eq!(row(0)?.nanargmax()?.item()?, -1);
+        assert!(row(0)?.nanmax()?.item()?.is_nan());
+        assert_eq!(row(2)?.nanargmin()?.item()?, 40000);
+        assert_eq!(row(2)?.nanmax()?.item()?, -2.5);
+        // Long columns.
+        let t = a32.t().contiguous()?;
+        let xt: Vec<f64> = (0..n * m).map(|k| x[(k % m) * n + k / m]).collect();
+        check_nan_extremes!(f32, t, xt, n, m, "long columns");
+        Ok(())
+    })
+}
+
+/// NumPy's `repeat` (derived by hand: output position `j` along the axis reads input position
+/// `i` for the `counts[i]` positions `j` after the counts before `i`) of `x` of `shape` along
+/// `axis` (`None`: the flattened array).
+fn repeat_ref<T: Copy>(
+    x: &[T],
+    shape: &[usize],
+    axis: Option<usize>,
+    counts: &[usize],
+) -> (Vec<T>, Vec<usize>) {
+    let (shape, ax) = match axis {
+        None => (vec![x.len()], 0),
+        Some(a) => (shape.to_vec(), a),
+    };
+    let src: Vec<usize> = counts
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &c)| std::iter::repeat_n(i, c))
+        .collect();
+    let mut out_shape = shape.clone();
+    out_shape[ax] = src.len();
+    let total: usize = out_shape.iter().product();
+    let out = (0..total)
+        .map(|k| {
+            let mut idx = unravel(k, &out_shape);
+            idx[ax] = src[idx[ax]];
+            x[at(&shape, &idx)]
+        })
+        .collect();
+    (out, out_shape)
+}
+
+/// `repeat` with the counts 0, 1 and 3 along every axis and over the flattened array,
+/// `repeat_each` with per-element counts (zeros among them), element sizes 1, 2, 4, 8 and 16
+/// bytes, a view starting one element in (not 16-byte aligned), rows a whole number of
+/// 16-byte stores wide, lengths that leave a partial last store, and arrays of many blocks;
+/// against [`repeat_ref`].
+fn repeat_counts(d: Device) -> TestResult {
+    use cuprite_array::c64;
+    let mut rng = Rng::fresh();
+    on(d, || {
+        let shape = [2usize, 3, 4];
+        let x = rng.vec_f32(24, -1.0, 1.0);
+        let a = Array::from_slice(&x, &shape)?;
+        for reps in [0usize, 1, 3] {
+            let (want, ws) = repeat_ref(&x, &shape, None, &[reps; 24]);
+            let got = a.repeat(reps)?;
+            assert_eq!(
+                (got.shape(), got.to_vec()?),
+                (&ws[..], want),
+                "flat x{reps}"
+            );
+            for ax in 0..3 {
+                let (want, ws) = repeat_ref(&x, &shape, Some(ax), &vec![reps; shape[ax]]);
+                let got = a.repeat_with(reps, AxisOpts::new().axis(ax as isize))?;
+                assert_eq!(
+                    (got.shape(), got.to_vec()?),
+                    (&ws[..], want),
+                    "axis {ax} x{reps}"
+                );
+            }
+        }
+        // Negative axes name the same axis.
+        assert_eq!(
+            a.repeat_with(2, AxisOpts::new().axis(-1))?.to_vec()?,
+            a.repeat_with(2, AxisOpts::new().axis(2))?.to_vec()?
+        );
+        // Per-element counts.
+        for (ax, counts) in [
+            (1usize, vec![2usize, 0, 3]),
+            (2, vec![0, 0, 0, 0]),
+            (0, vec![1, 1]),
+        ] {
+            let (want, ws) = repeat_ref(&x, &shape, Some(ax), &counts);
+            let got = a.repeat_each(&counts, ax as isize)?;
+            assert_eq!(
+                (got.shape(), got.to_vec()?),
+                (&ws[..], want),
+                "repeat_each {counts:?}"
+            );
+        }
+        assert!(a.repeat_each(&[1, 2], 1).is_err());
+        // Element sizes 1, 2, 8 and 16 bytes; 45 bytes leave a partial last store.
+        let u: Vec<u8> = (0..15u8).map(|i| i.wrapping_mul(37)).collect();
+        let (want, _) = repeat_ref(&u, &[5, 3], None, &[3; 15]);
+        assert_eq!(Array::from_slice(&u, &[5, 3])?.repeat(3)?.to_vec()?, want);
+        let h: Vec<i16> = (0..7).map(|i| i * 1000 - 3000).collect();
+        let (want, _) = repeat_ref(&h, &[7], Some(0), &[5; 7]);
+        assert_eq!(Array::from_slice(&h, &[7])?.repeat(5)?.to_vec()?, want);
+        let g: Vec<f64> = (0..6).map(|i| i as f64 * 0.25 - 1.0).collect();
+        let (want, _) = repeat_ref(&g, &[3, 2], Some(0), &[2; 3]);
+        let got = Array::from_slice(&g, &[3, 2])?.repeat_with(2, AxisOpts::new().axis(0))?;
+        assert_eq!(got.to_vec()?, want);
+        let z: Vec<c64> = (0..4).map(|i| c64::new(i as f64, -(i as f64))).collect();
+        let (want, _) = repeat_ref(&z, &[4], None, &[3; 4]);
+        assert_eq!(Array::from_slice(&z, &[4])?.repeat(3)?.to_vec()?, want);
+        // A view one element in: rows of 4 f32 that are not 16-byte aligned in memory.
+        let base = rng.vec_f32(37, -1.0, 1.0);
+        let view = Array::from_slice(&base, &[37])?
+            .slice(&[(1..37).into()])?
+            .reshape(&[9, 4])?;
+        let (want, ws) = repeat_ref(&base[1..], &[9, 4], Some(0), &[2; 9]);
+        let got = view.repeat_with(2, AxisOpts::new().axis(0))?;
+        assert_eq!((got.shape(), got.to_vec()?), (&ws[..], want), "offset view");
+        // Rows of 8 f32 (whole 16-byte loads), and arrays of many blocks.
+        for (shape, ax, reps) in [
+            (vec![3usize, 8], Some(0usize), 3usize),
+            (vec![1000, 12], Some(0), 7),
+            (vec![100_003], None, 2),
+            (vec![37, 3, 5], Some(1), 4),
+        ] {
+            let len: usize = shape.iter().product();
+            let v = rng.vec_f32(len, -1.0, 1.0);
+            let arr = Array::from_slice(&v, &shape)?;
+            let n_ax = ax.map_or(len, |a| shape[a]);
+            let (want, ws) = repeat_ref(&v, &shape, ax, &vec![reps; n_ax]);
+            let got = match ax {
+                None => arr.repeat(reps)?,
+                Some(a) => arr.repeat_with(reps, AxisOpts::new().axis(a as isize))?,
+            };
+            assert_eq!(got.shape(), &ws[..], "{shape:?} x{reps}");
+            assert!(got.to_vec()? == want, "{shape:?} axis {ax:?} x{reps}");
+        }
+        // A lazy input is computed first.
+        let (want, _) = repeat_ref(
+            &x.iter().map(|v| v * 2.0).collect::<Vec<f32>>(),
+            &shape,
+            Some(1),
+            &[2; 3],
+        );
+        let got = (&a * 2.0f32).repeat_with(2, AxisOpts::new().axis(1))?;
+        assert_eq!(got.to_vec()?, want, "lazy input");
+        Ok(())
+    })
+}
+
+/// `tril`/`triu` (and `tri`) with `k` below, on and above the diagonal and beyond the matrix
+/// (`i64::MIN`, `i64::MAX`), on square, wide and tall matrices, batched, rows a multiple of 4
+/// wide (the vectorised kernel) or not, of `f32` and `i32` and of a lazy input; against the
+/// index comparison (NumPy: `tril` keeps `j - i <= k`, `triu` keeps `j - i >= k`).
+fn triangles_wide(d: Device) -> TestResult {
+    let mut rng = Rng::fresh();
+    on(d, || {
+        let shapes: [&[usize]; 7] = [
+            &[4, 8],
+            &[8, 4],
+            &[3, 5],
+            &[2, 3, 8],
+            &[2, 8, 4],
+            &[2, 6, 3],
+            &[2, 2, 5, 12],
+        ];
+        let ks = [i64::MIN, -9, -3, -1, 0, 1, 2, 5, 9, i64::MAX];
+        for shape in shapes {
+            let nd = shape.len();
+            let len: usize = shape.iter().product();
+            let x = rng.vec_f32(len, -1.0, 1.0);
+            let a = Array::from_slice(&x, shape)?;
+            let xi: Vec<i32> = (0..len as i32).map(|i| i * 7 - 50).collect();
+            let ai = Array::from_slice(&xi, shape)?;
+            let lazy = &a * 3.0f32;
+            for k in ks {
+                let keep = |q: usize, lower: bool| {
+                    let idx = unravel(q, shape);
+                    let dk = idx[nd - 1] as i128 - idx[nd - 2] as i128;
+                    if lower {
+                        dk <= k as i128
+                    } else {
+                        dk >= k as i128
+                    }
+                };
+                for lower in [true, false] {
+                    let (f, i, l) = if lower {
+                        (a.tril(k)?, ai.tril(k)?, lazy.tril(k)?)
+                    } else {
+                        (a.triu(k)?, ai.triu(k)?, lazy.triu(k)?)
+                    };
+                    assert_eq!(f.shape(), shape);
+                    let (f, i, l) = (f.to_vec()?, i.to_vec()?, l.to_vec()?);
+                    for q in 0..len {
+                        let kept = keep(q, lower);
+                        let (wf, wi, wl) = if kept {
+                            (x[q], xi[q], x[q] * 3.0)
+                        } else {
+                            (0.0, 0, 0.0)
+                        };
+                        if f[q] != wf || i[q] != wi || l[q] != wl {
+                            return Err(format!(
+                                "{shape:?} k={k} lower={lower} at {q}: got ({}, {}, {}), \
+                                 want ({wf}, {wi}, {wl})",
+                                f[q], i[q], l[q]
+                            )
+                            .into());
+                        }
+                    }
+                }
+            }
+        }
+        let t = Array::<f32>::tri(3, 8, 2)?.to_vec()?;
+        for i in 0..3 {
+            for j in 0..8 {
+                assert_eq!(t[i * 8 + j], f32::from(u8::from(j as i64 - i as i64 <= 2)));
+            }
+        }
+        assert!(Array::from_slice(&[1.0f32, 2.0], &[2])?.tril(0).is_err());
         Ok(())
     })
 }
@@ -641,6 +1028,10 @@ pub const BODIES: &[(&str, Body)] = &[
     ("nan_reductions_f32", nan_reductions_f32),
     ("nan_extremes_narrow", nan_extremes_narrow),
     ("nan_passes", nan_passes),
+    ("nan_extreme_edges", nan_extreme_edges),
+    ("nan_extreme_long", nan_extreme_long),
+    ("repeat_counts", repeat_counts),
+    ("triangles_wide", triangles_wide),
 ];
 
 pub fn tests() -> Vec<Test> {

@@ -115,13 +115,13 @@ impl Executor for DryRun {
 
 /// Records the CUDA source the GPU would run for `prog` (every variant it could pick).
 fn record_elementwise(prog: &Program, strided_out: bool) {
-    use crate::codegen::{Variant, elementwise, vectorisable};
+    use crate::codegen::{Variant, elementwise, vectorisable_elementwise};
     for idx32 in [true, false] {
         if idx32 && !prog.fits_i32() {
             continue;
         }
         for vector in [false, true] {
-            if vector && (strided_out || !vectorisable(prog)) {
+            if vector && (strided_out || !vectorisable_elementwise(prog)) {
                 continue;
             }
             let v = Variant {
@@ -156,7 +156,7 @@ fn record_reduction(prog: &Program, op: ReduceOp, inner: usize, out: DType) {
             // The short rows' form (one warp per row).
             crate::jit::record(&reduction_warp_rows(prog, op, out, v).source);
         }
-        if !matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax) {
+        if !op.is_arg() {
             crate::jit::record(&reduction(prog, op, acc, v, false).source);
             if combinable(op) {
                 crate::jit::record(&reduction(prog, op, out, v, true).source);

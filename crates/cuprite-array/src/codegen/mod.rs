@@ -441,6 +441,13 @@ struct Emit<'a> {
     /// below 2^31), so an iota's division and remainder run on 32-bit unsigned integers,
     /// several times cheaper than 64-bit ones.
     narrow: bool,
+    /// In the vectorised element-wise form: the linear index of the thread's first element
+    /// (a multiple of [`VEC`]) and this lane's place after it. With the last extent a
+    /// multiple of [`VEC`] (see [`vectorisable_elementwise`]) the lanes share every
+    /// coordinate but the last, which is the first lane's plus the lane: an iota is computed
+    /// from the first lane's index, the same expression in every lane (one division per
+    /// thread, shared by the lanes).
+    lane: Option<(&'a str, usize)>,
 }
 
 impl<'a> Emit<'a> {
@@ -463,6 +470,7 @@ impl<'a> Emit<'a> {
             lin: lin.into(),
             sfx: sfx.into(),
             narrow: false,
+            lane: None,
         }
     }
 }
@@ -502,14 +510,28 @@ fn emit_lane(e: &Emit<'_>, out: &mut String) {
             Step::Iota(ax) => {
                 let ut = if e.narrow { "unsigned int" } else { "u64t" };
                 let inner: Vec<String> = (ax + 1..nd).map(|j| format!("({ut})s{j}")).collect();
-                let lin = format!("({ut})({})", e.lin);
-                // The last axis needs no division.
+                let (first, lane) = match e.lane {
+                    Some((first, l)) => (first, l),
+                    None => (e.lin.as_str(), 0),
+                };
+                let lin = format!("({ut})({first})");
+                // The last axis needs no division; the first needs no remainder (the linear
+                // index is below the product of the extents).
                 let q = if inner.is_empty() {
                     lin
                 } else {
                     format!("({lin} / ({}))", inner.join(" * "))
                 };
-                format!("(i64t)({q} % ({ut})s{ax})")
+                let c = if ax == 0 {
+                    format!("(i64t)({q})")
+                } else {
+                    format!("(i64t)({q} % ({ut})s{ax})")
+                };
+                if ax + 1 == nd && lane > 0 {
+                    format!("({c} + {lane})")
+                } else {
+                    c
+                }
             }
             Step::Rand(key, dist) => {
                 let normal = (dist == Dist::Normal) as u8;
@@ -633,6 +655,7 @@ __device__ __noinline__ Res_ fn_(",
         lin: "0".into(),
         sfx: String::new(),
         narrow: false,
+        lane: None,
     };
     emit_lane(&e, &mut s);
     s.push_str("  Res_ r;");
@@ -675,6 +698,23 @@ pub(crate) fn vectorisable(p: &Program) -> bool {
             )
         })
         && !p.shape.is_empty()
+}
+
+/// Whether the vectorised element-wise variant is possible structurally (not counting
+/// alignment): [`vectorisable`], or the same with coordinates (iota steps) where the last
+/// extent is a multiple of [`VEC`], so that the lanes of a thread lie in one line.
+pub(crate) fn vectorisable_elementwise(p: &Program) -> bool {
+    p.inputs
+        .iter()
+        .all(|i| i.gather_len.is_none() && i.layout.is_contiguous(&p.shape))
+        && p.instrs.iter().all(|i| {
+            !matches!(
+                i.kind,
+                Step::Rand(..) | Step::RandKeyed(..) | Step::Gather(..) | Step::Check(..)
+            )
+        })
+        && p.shape.last().is_some_and(|&l| l % VEC == 0)
+        || vectorisable(p)
 }
 
 /// The element-wise kernel of `p` (all outputs contiguous, or one strided output).
@@ -732,7 +772,8 @@ pub(crate) fn elementwise(p: &Program, v: Variant) -> KernelSource {
                 loads,
                 lin: format!("(base + {lane})"),
                 sfx: format!("_{lane}"),
-                narrow: false,
+                narrow: v.idx32,
+                lane: Some(("base", lane)),
             };
             emit_lane(&e, &mut s);
             for (o, &k) in p.outputs.iter().enumerate() {
@@ -794,6 +835,7 @@ pub(crate) fn elementwise(p: &Program, v: Variant) -> KernelSource {
         lin: "i".into(),
         sfx: String::new(),
         narrow: v.idx32,
+        lane: None,
     };
     emit_lane(&e, &mut s);
     for (o, &k) in p.outputs.iter().enumerate() {

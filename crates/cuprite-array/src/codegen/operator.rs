@@ -1,8 +1,8 @@
 //! The operator table of reductions and scans: for each `ReduceOp` its accumulator dtype, its
 //! identity and its combine, as C expressions. The reduction kernels, the interpreter's
 //! reductions and the scans read these three and nothing else, so an operator means the same
-//! in every kernel. Argmin/argmax carry an index beside the value and are combined by their
-//! own rule (`reduction.rs`).
+//! in every kernel. The arg-reductions carry an index beside the value and are combined by
+//! their own rule (`reduction.rs`).
 
 use super::{binary_expr, int_limits};
 use crate::dtype::{Class, DType};
@@ -12,7 +12,7 @@ use crate::op::{BinaryOp, ReduceOp};
 pub(crate) fn acc_dtype(op: ReduceOp, src: DType) -> DType {
     match op {
         ReduceOp::Any | ReduceOp::All => DType::Bool,
-        ReduceOp::ArgMin | ReduceOp::ArgMax => DType::I64,
+        op if op.is_arg() => DType::I64,
         _ => match src.class() {
             Class::F32 => DType::F32,
             Class::F64 => DType::F64,
@@ -35,7 +35,13 @@ pub(crate) fn acc_dtype(op: ReduceOp, src: DType) -> DType {
 pub(crate) fn identity(op: ReduceOp, acc: DType, at: &str) -> Option<String> {
     use ReduceOp::*;
     Some(match (op, acc.class()) {
-        (ArgMin | ArgMax, _) => return None,
+        (ArgMin | ArgMax | NanArgMin | NanArgMax, _) => return None,
+        // No element yet: a NaN, which every number replaces (and the result of a slice of
+        // only NaNs).
+        (NanMin | NanMax, Class::F32) => "__int_as_float(0x7fc00000)".into(),
+        (NanMin | NanMax, Class::F64) => "__longlong_as_double(0x7ff8000000000000LL)".into(),
+        (NanMin, _) => return identity(Min, acc, at),
+        (NanMax, _) => return identity(Max, acc, at),
         (Any, _) => "(unsigned char)0".into(),
         (All, _) => "(unsigned char)1".into(),
         (Sum, Class::C32) => "mkc(0.0f, 0.0f, (cf32*)0)".into(),
@@ -57,11 +63,21 @@ pub(crate) fn identity(op: ReduceOp, acc: DType, at: &str) -> Option<String> {
 }
 
 /// The C expression combining accumulators `a` and `b` of dtype `acc` by `op` (floats: min and
-/// max propagate NaN); `None` for argmin/argmax.
+/// max propagate NaN, their NaN-ignoring forms pass over it); `None` for the arg-reductions.
 pub(crate) fn combine(op: ReduceOp, acc: DType, a: &str, b: &str) -> Option<String> {
     use ReduceOp::*;
     Some(match (op, acc.is_complex(), acc.is_float()) {
-        (ArgMin | ArgMax, _, _) => return None,
+        (ArgMin | ArgMax | NanArgMin | NanArgMax, _, _) => return None,
+        // `nmin`/`nmax` with the roles of NaN exchanged: a NaN operand gives way to the other
+        // one, so a NaN remains only when both are NaN; signed zeros keep their order.
+        (NanMin, _, true) => format!(
+            "(({b}) != ({b}) ? ({a}) : (({a}) != ({a}) || ({b}) < ({a}) || (({b}) == ({a}) && signbit({b}))) ? ({b}) : ({a}))"
+        ),
+        (NanMax, _, true) => format!(
+            "(({b}) != ({b}) ? ({a}) : (({a}) != ({a}) || ({b}) > ({a}) || (({b}) == ({a}) && !signbit({b}))) ? ({b}) : ({a}))"
+        ),
+        (NanMin, _, _) => return combine(Min, acc, a, b),
+        (NanMax, _, _) => return combine(Max, acc, a, b),
         (Sum, true, _) => format!("cadd({a}, {b})"),
         (Prod, true, _) => format!("cmul({a}, {b})"),
         (Sum, _, _) => binary_expr(BinaryOp::Add, acc, a, b),

@@ -56,7 +56,7 @@ enum Form {
 /// partials are read from L2 (`__ldcg`; `cldcg` for a complex accumulator) because another
 /// block of the SM may have brought a line of them into L1 before they were all written.
 pub(crate) fn combinable(op: ReduceOp) -> bool {
-    !matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax)
+    !op.is_arg()
 }
 
 /// The quick first build of a [`reduction`] with 32-bit indices (not argmin/argmax): the same
@@ -70,7 +70,7 @@ pub(crate) fn reduction_one_per_thread(
     out_d: DType,
     v: Variant,
 ) -> KernelSource {
-    debug_assert!(v.idx32 && !v.vector && !matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax));
+    debug_assert!(v.idx32 && !v.vector && !op.is_arg());
     reduction_kernel(p, op, out_d, v, Form::OnePerThread, false)
 }
 
@@ -92,7 +92,7 @@ struct Red<'a> {
 
 impl Red<'_> {
     fn arg(&self) -> bool {
-        matches!(self.op, ReduceOp::ArgMin | ReduceOp::ArgMax)
+        self.op.is_arg()
     }
 
     /// The accumulator's C type.
@@ -104,14 +104,22 @@ impl Red<'_> {
         }
     }
 
-    /// The accumulator type (argmin/argmax) and its `comb`.
+    /// The accumulator type (argmin/argmax) and its `comb`; for the NaN-ignoring
+    /// arg-reductions also `acc_of`, the accumulator of one element.
     fn combine_fn(&self) -> String {
-        use ReduceOp::*;
         let (op, acc_d) = (self.op, self.acc_d);
         let at = cty(acc_d);
+        if self.arg() && op.skips_nan() {
+            // A NaN element enters as the empty accumulator (index -1), so no NaN reaches
+            // `comb`; ties keep the lower index.
+            let better = if op.is_min() { "<" } else { ">" };
+            return format!(
+                "struct AccArg {{ {at} v; i64t i; }};\n__device__ __forceinline__ AccArg acc_of({at} v, i64t i) {{ return AccArg{{ v, v != v ? (i64t)-1 : i }}; }}\n__device__ __forceinline__ AccArg comb(AccArg a, AccArg b) {{\n  if (a.i < 0) return b; if (b.i < 0) return a;\n  if (b.v {better} a.v || (b.v == a.v && b.i < a.i)) return b; return a;\n}}\n"
+            );
+        }
         if self.arg() {
             // NaN counts as the most extreme value; ties keep the lower index.
-            let better = if op == ArgMin { "<" } else { ">" };
+            let better = if op.is_min() { "<" } else { ">" };
             return format!(
                 "struct AccArg {{ {at} v; i64t i; }};\n__device__ __forceinline__ AccArg comb(AccArg a, AccArg b) {{\n  if (a.i < 0) return b; if (b.i < 0) return a;\n  bool an = a.v != a.v, bn = b.v != b.v;\n  if (an || bn) return (an && (!bn || a.i < b.i)) ? a : ((bn && !an) ? b : (a.i < b.i ? a : b));\n  if (b.v {better} a.v || (b.v == a.v && b.i < a.i)) return b; return a;\n}}\n"
             );
@@ -130,6 +138,7 @@ impl Red<'_> {
     fn to_acc(&self, x: &str, idx: &str) -> String {
         use ReduceOp::*;
         match self.op {
+            NanArgMin | NanArgMax => format!("acc_of({x}, (i64t)({idx}))"),
             ArgMin | ArgMax => format!("AccArg{{ {x}, (i64t)({idx}) }}"),
             Any | All => format!(
                 "(unsigned char)({})",
@@ -185,6 +194,7 @@ impl Red<'_> {
                     lin: format!("(base{u} + {lane})"),
                     sfx: format!("_{u}_{lane}"),
                     narrow: false,
+                    lane: None,
                 };
                 emit_lane(&e, s);
                 let k = p.outputs[0];
@@ -269,6 +279,20 @@ impl Red<'_> {
         }
     }
 
+    /// The value written for a row whose accumulator is `acc`: the index of an
+    /// arg-reduction (for an accumulator no element entered, 0 for argmin/argmax and -1 for
+    /// their NaN-ignoring forms, whose rows of only NaNs end so), else the accumulator in the
+    /// output dtype.
+    fn finished(&self, acc: &str) -> String {
+        if self.op.skips_nan() && self.arg() {
+            format!("(i64t)({acc}.i)")
+        } else if self.arg() {
+            format!("(i64t)({acc}.i < 0 ? 0 : {acc}.i)")
+        } else {
+            store_conv(self.out_d, &cast_expr(self.acc_d, self.out_d, acc))
+        }
+    }
+
     /// The warp's tree over its 32 slots of `sh` (lane order kept), then lane 0's write of its
     /// row's result.
     fn finish_warp(&self, s: &mut String) {
@@ -277,12 +301,7 @@ impl Red<'_> {
             "  sh[threadIdx.x] = acc; __syncwarp();\n  for (int w = 16; w > 0; w >>= 1) {{ if (lane_ < w) sh[threadIdx.x] = comb(sh[threadIdx.x], sh[threadIdx.x + w]); __syncwarp(); }}"
         );
         let first = "sh[threadIdx.x]";
-        let fin = match self.op {
-            ReduceOp::ArgMin | ReduceOp::ArgMax => {
-                format!("(i64t)({first}.i < 0 ? 0 : {first}.i)")
-            }
-            _ => store_conv(self.out_d, &cast_expr(self.acc_d, self.out_d, first)),
-        };
+        let fin = self.finished(first);
         let _ = writeln!(s, "  if (lane_ == 0) out0[row] = {fin};");
     }
 
@@ -295,10 +314,7 @@ impl Red<'_> {
             BLOCK / 2
         );
         s.push_str(&tree);
-        let fin = match self.op {
-            ReduceOp::ArgMin | ReduceOp::ArgMax => "(i64t)(sh[0].i < 0 ? 0 : sh[0].i)".to_string(),
-            _ => store_conv(self.out_d, &cast_expr(self.acc_d, self.out_d, "sh[0]")),
-        };
+        let fin = self.finished("sh[0]");
         if !combine {
             let _ = writeln!(s, "  if (threadIdx.x == 0) out0[blockIdx.x] = {fin};");
             return;
@@ -339,7 +355,7 @@ fn reduction_kernel(
     combine: bool,
 ) -> KernelSource {
     let src_d = p.instrs[p.outputs[0]].dtype;
-    let acc_d = if matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax) {
+    let acc_d = if op.is_arg() {
         src_d
     } else {
         acc_dtype(op, src_d)

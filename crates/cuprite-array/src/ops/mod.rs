@@ -56,6 +56,7 @@ mod poly1d;
 mod polynomial;
 mod ranges;
 pub(crate) mod reduce;
+mod repeat;
 mod rows;
 pub(crate) mod sampling;
 pub mod scan;

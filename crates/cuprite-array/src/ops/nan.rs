@@ -2,15 +2,18 @@
 //! `nanvar`, `nanstd`, `nanmedian`, `nanargmax`, `nanargmin`, `nancumsum`, `nancumprod`,
 //! `nan_to_num`, `fmax`, `fmin`.
 //!
-//! Each reduction is the plain one fed by a fused select that maps NaN to the operation's
-//! identity (0 for sums, 1 for products, ∓∞ for max/min), so it reads the input once. A slice
-//! of only NaNs gives NaN (NumPy, without its warning), except for the arg-reductions, where it
-//! is an `Err` as NumPy raises.
+//! Sums, products and scans are the plain ones fed by a fused select that maps NaN to the
+//! operation's identity (0 for sums, 1 for products), so they read the input once. The
+//! extremes and their indices are reductions of their own that pass over NaNs
+//! ([`ReduceOp::NanMax`] and its kin: a NaN gives way to any number), in the same one pass
+//! and with no read-back to the host. A slice of only NaNs gives NaN (NumPy, without its
+//! warning), and -1 for the arg-reductions (NumPy raises `ValueError`; a check would cost a
+//! synchronisation on every call).
 
 use crate::array::Array;
 use crate::dtype::{DType, Element, Float, Scalar, c64};
 use crate::error::{Error, Result};
-use crate::ops::{AxisOpts, NanToNumOpts, ReduceOpts, VarOpts};
+use crate::ops::{AxisOpts, NanToNumOpts, ReduceOp, ReduceOpts, VarOpts};
 
 fn c<T: Element>(x: f64) -> T {
     T::from_scalar(Scalar::F64(x))
@@ -58,53 +61,6 @@ impl<T: Float> Array<T> {
         Ok((sc.real().try_div(&n)?, n))
     }
 
-    /// `nanmax` (`max`) or `nanmin` of a type narrower than `f64`, in one pass and with no
-    /// read-back: each element enters the `f64` reduction widened, a NaN as `∓∞` and an
-    /// infinity of the element's own sign as `∓3.5e38` (beyond every finite value of the
-    /// narrow types, whose largest is `3.4028e38`). A slice reduces to `∓∞` exactly when it
-    /// holds only NaNs (then NaN), to `∓3.5e38` when its extreme is the infinity, and to the
-    /// widened extreme otherwise; signed zeros keep their order.
-    fn nan_extreme_wide(&self, axes: &[isize], keep: bool, max: bool) -> Result<Array<T>> {
-        let (s, inf) = if max {
-            (-1.0, f64::NEG_INFINITY)
-        } else {
-            (1.0, f64::INFINITY)
-        };
-        let stand_in = s * 3.5e38;
-        let w = self.cast::<f64>();
-        let w = Array::select(&w.equal(inf), stand_in, &w)?;
-        let w = Array::select(&self.isnan(), inf, &w)?;
-        let o = ReduceOpts::new().keepdims(keep);
-        let r = if max {
-            w.max_axes_with(axes, o)?
-        } else {
-            w.min_axes_with(axes, o)?
-        };
-        let out = Array::select(&r.equal(inf), f64::NAN, &r)?;
-        Ok(Array::select(&r.equal(stand_in), inf, &out)?.cast::<T>())
-    }
-
-    /// NaN where every element of a reduced slice was NaN, `r` elsewhere; the second pass
-    /// runs only when `r` holds the value an all-NaN slice reduces to (`empty`).
-    fn nan_if_all_nan(
-        &self,
-        r: Array<T>,
-        empty: f64,
-        axes: &[isize],
-        keep: bool,
-    ) -> Result<Array<T>> {
-        // Realised once here: the check below and the caller then read the result instead
-        // of re-running the reduction.
-        r.eval()?;
-        if !r.equal(c::<T>(empty)).any()?.item()? {
-            return Ok(r);
-        }
-        let all = self
-            .isnan()
-            .all_axes_with(axes, ReduceOpts::new().keepdims(keep))?;
-        Array::select(&all, c::<T>(f64::NAN), &r)
-    }
-
     /// Product ignoring NaNs (NumPy's `nanprod`).
     ///
     /// ```
@@ -147,14 +103,7 @@ impl<T: Float> Array<T> {
     }
     /// [`nanmax_axes`](Self::nanmax_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
     pub fn nanmax_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<T>> {
-        let keepdims = opts.keepdims;
-        if T::DTYPE != DType::F64 {
-            return self.nan_extreme_wide(axes, keepdims, true);
-        }
-        let r = self
-            .nan_as(f64::NEG_INFINITY)?
-            .max_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?;
-        self.nan_if_all_nan(r, f64::NEG_INFINITY, axes, keepdims)
+        self.red(ReduceOp::NanMax, Some(axes), opts.keepdims)
     }
 
     /// Smallest element ignoring NaNs; NaN when all are NaN (NumPy's `nanmin`).
@@ -174,14 +123,7 @@ impl<T: Float> Array<T> {
     }
     /// [`nanmin_axes`](Self::nanmin_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
     pub fn nanmin_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<T>> {
-        let keepdims = opts.keepdims;
-        if T::DTYPE != DType::F64 {
-            return self.nan_extreme_wide(axes, keepdims, false);
-        }
-        let r = self
-            .nan_as(f64::INFINITY)?
-            .min_axes_with(axes, ReduceOpts::new().keepdims(keepdims))?;
-        self.nan_if_all_nan(r, f64::INFINITY, axes, keepdims)
+        self.red(ReduceOp::NanMin, Some(axes), opts.keepdims)
     }
 
     /// Mean of the elements that are not NaN; NaN when all are (NumPy's `nanmean`).
@@ -294,37 +236,41 @@ impl<T: Float> Array<T> {
         Ok(v.sqrt().cast::<T>())
     }
 
-    /// Index of the first largest element ignoring NaNs (flat); an all-NaN array is an `Err`
-    /// (NumPy's `nanargmax`).
+    /// Flat index of the first largest element ignoring NaNs; -1 when every element is NaN
+    /// (NumPy's `nanargmax`, which raises `ValueError` there). One pass, and no read-back to
+    /// the host: test the result for -1 where a slice may hold only NaNs. An empty array is
+    /// an `Err`.
     ///
     /// ```
     /// use cuprite_array::Array;
     /// let a = Array::from_slice(&[f32::NAN, 2.0, 5.0, f32::NAN], &[4])?;
     /// assert_eq!(a.nanargmax()?.item()?, 2);
-    /// assert!(Array::from_slice(&[f32::NAN], &[1])?.nanargmax().is_err());
+    /// assert_eq!(Array::from_slice(&[f32::NAN], &[1])?.nanargmax()?.item()?, -1);
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn nanargmax(&self) -> Result<Array<i64>> {
-        let r = self.nan_as(f64::NEG_INFINITY)?.argmax()?;
-        self.check_arg(&r, None, "nanargmax")?;
-        Ok(r)
+        self.arg_reduce(ReduceOp::NanArgMax, None, false)
     }
-    /// [`nanargmax`](Self::nanargmax) along `axis`.
+    /// [`nanargmax`](Self::nanargmax) along `axis`: -1 for each slice of only NaNs.
+    ///
+    /// ```
+    /// use cuprite_array::Array;
+    /// let nan = f64::NAN;
+    /// let a = Array::from_slice(&[nan, 1.0, nan, 4.0, nan, 0.0], &[3, 2])?;
+    /// assert_eq!(a.nanargmax_axis(0)?.to_vec()?, vec![-1, 1]);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
     pub fn nanargmax_axis(&self, axis: isize) -> Result<Array<i64>> {
         self.nanargmax_axis_with(axis, ReduceOpts::new())
     }
     /// [`nanargmax_axis`](Self::nanargmax_axis) with NumPy's `keepdims` ([`ReduceOpts`]).
     pub fn nanargmax_axis_with(&self, axis: isize, opts: ReduceOpts) -> Result<Array<i64>> {
-        let keepdims = opts.keepdims;
-        let r = self
-            .nan_as(f64::NEG_INFINITY)?
-            .argmax_axis_with(axis, ReduceOpts::new().keepdims(keepdims))?;
-        self.check_arg(&r, Some(axis), "nanargmax")?;
-        Ok(r)
+        self.arg_reduce(ReduceOp::NanArgMax, Some(axis), opts.keepdims)
     }
 
-    /// Index of the first smallest element ignoring NaNs (flat); an all-NaN array is an `Err`
-    /// (NumPy's `nanargmin`).
+    /// Flat index of the first smallest element ignoring NaNs; -1 when every element is NaN
+    /// (NumPy's `nanargmin`, which raises `ValueError` there; see
+    /// [`nanargmax`](Self::nanargmax)).
     ///
     /// ```
     /// use cuprite_array::Array;
@@ -333,58 +279,15 @@ impl<T: Float> Array<T> {
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn nanargmin(&self) -> Result<Array<i64>> {
-        let r = self.nan_as(f64::INFINITY)?.argmin()?;
-        self.check_arg(&r, None, "nanargmin")?;
-        Ok(r)
+        self.arg_reduce(ReduceOp::NanArgMin, None, false)
     }
-    /// [`nanargmin`](Self::nanargmin) along `axis`.
+    /// [`nanargmin`](Self::nanargmin) along `axis`: -1 for each slice of only NaNs.
     pub fn nanargmin_axis(&self, axis: isize) -> Result<Array<i64>> {
         self.nanargmin_axis_with(axis, ReduceOpts::new())
     }
     /// [`nanargmin_axis`](Self::nanargmin_axis) with NumPy's `keepdims` ([`ReduceOpts`]).
     pub fn nanargmin_axis_with(&self, axis: isize, opts: ReduceOpts) -> Result<Array<i64>> {
-        let keepdims = opts.keepdims;
-        let r = self
-            .nan_as(f64::INFINITY)?
-            .argmin_axis_with(axis, ReduceOpts::new().keepdims(keepdims))?;
-        self.check_arg(&r, Some(axis), "nanargmin")?;
-        Ok(r)
-    }
-
-    /// `Err` when a slice that an arg-reduction picked from holds only NaNs: the element it
-    /// points at is NaN exactly then. `idx` is realised first, so the check reads the picked
-    /// elements (one for the flat form) and never re-runs the reduction inside a gather.
-    fn check_arg(&self, idx: &Array<i64>, axis: Option<isize>, what: &str) -> Result<()> {
-        if self.is_empty() {
-            return Ok(());
-        }
-        idx.eval()?;
-        let all_nan = match axis {
-            None => {
-                let i = idx.item()?;
-                let at = isize::try_from(i).map_err(|_| {
-                    Error::InvalidArgument(format!("{what}: index {i} does not fit an isize"))
-                })?;
-                self.flatten()?
-                    .slice(&[crate::shape::SliceArg::Index(at)])?
-                    .isnan()
-                    .item()?
-            }
-            Some(a) => {
-                let ax = crate::shape::axis(a, self.ndim())?;
-                let mut s = self.shape().to_vec();
-                s[ax] = 1;
-                let picked = self.take_along_axis(&idx.reshape(&s)?, a)?;
-                picked.isnan().any()?.item()?
-            }
-        };
-        if all_nan {
-            return Err(Error::InvalidArgument(format!(
-                "{what}: a slice of shape {:?} along axis {axis:?} holds only NaNs",
-                self.shape()
-            )));
-        }
-        Ok(())
+        self.arg_reduce(ReduceOp::NanArgMin, Some(axis), opts.keepdims)
     }
 
     /// Cumulative sum along `axis`, NaNs counted as 0 (NumPy's `nancumsum`).

@@ -58,12 +58,22 @@ pub(crate) fn reduce_node(
     let p = permute_node(n, &perm)?;
     let outer: usize = kept.iter().map(|&a| n.shape[a]).product();
     let inner: usize = red.iter().map(|&a| n.shape[a]).product();
+    // Only floats hold NaNs: the NaN-ignoring forms of other dtypes are the plain ones.
+    let op = match op {
+        _ if n.dtype.is_float() => op,
+        ReduceOp::NanMin => ReduceOp::Min,
+        ReduceOp::NanMax => ReduceOp::Max,
+        ReduceOp::NanArgMin => ReduceOp::ArgMin,
+        ReduceOp::NanArgMax => ReduceOp::ArgMax,
+        _ => op,
+    };
     if inner == 0
         && outer > 0
-        && matches!(
-            op,
-            ReduceOp::Min | ReduceOp::Max | ReduceOp::ArgMin | ReduceOp::ArgMax
-        )
+        && (op.is_arg()
+            || matches!(
+                op,
+                ReduceOp::Min | ReduceOp::Max | ReduceOp::NanMin | ReduceOp::NanMax
+            ))
     {
         return Err(crate::Error::InvalidArgument(format!(
             "{op:?} of an empty array (shape {:?}, reduced along axes {red:?}) has no value",
@@ -110,7 +120,7 @@ fn norm_axes(axes: &[isize], nd: usize) -> Result<Vec<usize>> {
 }
 
 impl<T: Element> Array<T> {
-    fn red<U: Element>(
+    pub(crate) fn red<U: Element>(
         &self,
         op: ReduceOp,
         axes: Option<&[isize]>,
@@ -344,8 +354,13 @@ impl<T: Ordered> Array<T> {
     }
 
     /// An arg-reduction, its result noted to lie inside what it indexes (the flattened array,
-    /// or `axis`).
-    fn arg_reduce(&self, op: ReduceOp, axis: Option<isize>, keep: bool) -> Result<Array<i64>> {
+    /// or `axis`), or to be -1 (a NaN-ignoring one's slice of only NaNs).
+    pub(crate) fn arg_reduce(
+        &self,
+        op: ReduceOp,
+        axis: Option<isize>,
+        keep: bool,
+    ) -> Result<Array<i64>> {
         if let Some(r) = self.arg_reduce_split(op, axis, keep)? {
             return Ok(r);
         }
@@ -354,7 +369,7 @@ impl<T: Ordered> Array<T> {
             Some(a) => self.shape()[crate::shape::axis(a, self.ndim())?],
             None => self.len(),
         };
-        Ok(r.known_in(0, extent as i64 - 1))
+        Ok(r.known_in(arg_lowest(op), extent as i64 - 1))
     }
 
     /// An arg-reduction of few long lines (the whole array, or the last axis of an array with
@@ -363,8 +378,10 @@ impl<T: Ordered> Array<T> {
     /// [`SPLIT_CHUNKS`]), each chunk reduced to the index of its first extreme, then the
     /// chunks' extremes reduced in chunk order. The first extreme of the first chunk holding
     /// one is the line's first extreme (the comparison is a total preorder, NaN above
-    /// everything for both), so the result equals the one-stage reduction's. `None` where the
-    /// lines are short, many, or of a length with no such divisor.
+    /// everything for both; the NaN-ignoring forms skip the NaN extremes of chunks of only
+    /// NaNs, and give -1 where every chunk is one), so the result equals the one-stage
+    /// reduction's. `None` where the lines are short, many, or of a length with no such
+    /// divisor.
     fn arg_reduce_split(
         &self,
         op: ReduceOp,
@@ -405,12 +422,24 @@ impl<T: Ordered> Array<T> {
         let within = idx
             .take_along_axis_with(&chunk.expand_dims(-1)?, -1, IndexMode::Clamp)?
             .reshape(&lead[..])?;
-        let flat = (&chunk * len as i64 + &within).known_in(0, line as i64 - 1);
+        let flat = &chunk * len as i64 + &within;
+        let flat = if op.skips_nan() {
+            Array::select(&chunk.less(0i64), -1i64, &flat)?
+        } else {
+            flat
+        };
+        let flat = flat.known_in(arg_lowest(op), line as i64 - 1);
         Ok(Some(match (axis, keep) {
             (Some(a), true) => flat.expand_dims(a)?,
             _ => flat,
         }))
     }
+}
+
+/// The smallest index arg-reduction `op` gives: -1 for the NaN-ignoring forms (a slice of
+/// only NaNs), else 0.
+fn arg_lowest(op: ReduceOp) -> i64 {
+    if op.skips_nan() { -1 } else { 0 }
 }
 
 /// Lines shorter than this are reduced in one stage (see `arg_reduce_split`).

@@ -1,15 +1,18 @@
 //! Stacking, splitting and axis shuffles under NumPy's names: `stack`, the `*stack` family,
 //! `split`/`array_split`, `repeat`, `meshgrid`, `squeeze`, `swapaxes`, `moveaxis`, `rot90`.
 //!
-//! Everything here is built from views (reshape, permute, slice, broadcast) and one
-//! [`Array::concat`] pass; nothing matches on the device.
+//! Everything here is built from views (reshape, permute, slice, broadcast), one
+//! [`Array::concat`] pass, or (`repeat`) one copy kernel; nothing matches on the device.
 
 use crate::array::Array;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
+use crate::graph::{Node, Op};
 use crate::ops::TakeOpts;
+use crate::ops::repeat::RepeatRows;
 use crate::ops::{AxesOpts, AxisOpts};
 use crate::shape::{SliceArg, axis};
+use std::sync::Arc;
 
 /// Slice arguments taking `lo..hi` of axis `ax` and all of every other axis.
 pub(crate) fn along(ndim: usize, ax: usize, lo: usize, hi: usize) -> Vec<SliceArg> {
@@ -261,10 +264,6 @@ impl<T: Element> Array<T> {
             None => (self.flatten()?, 0),
             Some(ax) => (self.clone(), axis(ax, self.ndim())?),
         };
-        let mut inter = x.shape().to_vec();
-        inter.insert(a + 1, 1);
-        let mut big = inter.clone();
-        big[a + 1] = repeats;
         let mut out = x.shape().to_vec();
         out[a] = out[a].checked_mul(repeats).ok_or_else(|| {
             Error::Shape(format!(
@@ -273,10 +272,25 @@ impl<T: Element> Array<T> {
             ))
         })?;
         crate::shape::checked_numel(&out)?;
-        x.reshape(&inter)?
-            .broadcast_to(&big)?
-            .contiguous()?
-            .reshape(&out)
+        if crate::shape::numel(&out) == 0 {
+            return Ok(crate::device::with_device(x.device(), || {
+                Array::zeros(&out)
+            }));
+        }
+        // One copy kernel: output row `J` (every axis up to `a` folded into the row number)
+        // is input row `J / repeats`.
+        let call = Arc::new(RepeatRows {
+            dtype: T::DTYPE,
+            rows: x.shape()[..=a].iter().product(),
+            inner: x.shape()[a + 1..].iter().product(),
+            reps: repeats,
+        });
+        Ok(Array::from_node(Node::new(
+            Op::Library(call, vec![x.node.clone()]),
+            T::DTYPE,
+            out,
+            x.device(),
+        )))
     }
 
     /// Repeats element `i` along `ax` `counts[i]` times (NumPy's `repeat` with a list).

@@ -12,14 +12,22 @@ use crate::graph::{Node, Op};
 use crate::ops::TakeOpts;
 use crate::shape::axis;
 
-/// Row and column index grids `[n, 1]` and `[1, m]` compared as `col - row <= k` (the
-/// lower-triangle mask), with the offset `k` applied in `i64`.
-fn lower_mask(device: Device, n: usize, m: usize, k: i64) -> Result<Array<bool>> {
-    crate::shape::checked_numel(&[n, m])?;
-    // Each element's row and column, computed where it is used (fused, no memory read).
-    let coord =
-        |axis| Array::<i64>::from_node(Node::new(Op::Iota(axis), DType::I64, vec![n, m], device));
-    Ok((&coord(1) - &coord(0)).less_equal(k))
+/// The lower-triangle mask of the last two axes of `shape` (at least two): each element's
+/// column minus its row `<= k`, in `i64`. The coordinates are computed where the mask is used
+/// (fused, no memory read), at the full shape: a coordinate node cannot be broadcast as a
+/// view, and broadcasting one would realise the mask.
+fn lower_mask(device: Device, shape: &[usize], k: i64) -> Result<Array<bool>> {
+    crate::shape::checked_numel(shape)?;
+    let nd = shape.len();
+    let coord = |axis| {
+        Array::<i64>::from_node(Node::new(
+            Op::Iota(axis),
+            DType::I64,
+            shape.to_vec(),
+            device,
+        ))
+    };
+    Ok((&coord(nd - 1) - &coord(nd - 2)).less_equal(k))
 }
 
 fn one<T: Element>() -> T {
@@ -40,7 +48,7 @@ impl<T: Element> Array<T> {
     /// ```
     pub fn tri(n: usize, m: usize, k: i64) -> Result<Array<T>> {
         Array::select(
-            &lower_mask(crate::device::current_device(), n, m, k)?,
+            &lower_mask(crate::device::current_device(), &[n, m], k)?,
             one::<T>(),
             zero::<T>(),
         )
@@ -72,8 +80,12 @@ impl<T: Element> Array<T> {
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn tril(&self, k: i64) -> Result<Array<T>> {
-        let (n, m) = self.last_two("tril")?;
-        Array::select(&lower_mask(self.device(), n, m, k)?, self, zero::<T>())
+        self.two_axes("tril")?;
+        Array::select(
+            &lower_mask(self.device(), self.shape(), k)?,
+            self,
+            zero::<T>(),
+        )
     }
 
     /// The upper triangle of the last two axes: elements below diagonal `k` zeroed (fused;
@@ -87,13 +99,20 @@ impl<T: Element> Array<T> {
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn triu(&self, k: i64) -> Result<Array<T>> {
-        let (n, m) = self.last_two("triu")?;
-        Array::select(&lower_mask(self.device(), n, m, k - 1)?, zero::<T>(), self)
+        self.two_axes("triu")?;
+        // Above or on diagonal `k`: not below diagonal `k - 1` (saturating: `k = i64::MIN`
+        // keeps nothing below any diagonal a matrix has).
+        Array::select(
+            &lower_mask(self.device(), self.shape(), k.saturating_sub(1))?,
+            zero::<T>(),
+            self,
+        )
     }
 
-    fn last_two(&self, what: &str) -> Result<(usize, usize)> {
+    /// `Err` unless the array has the two axes a triangle is taken in.
+    fn two_axes(&self, what: &str) -> Result<()> {
         match self.shape() {
-            [.., n, m] => Ok((*n, *m)),
+            [_, _, ..] => Ok(()),
             s => Err(Error::Shape(format!(
                 "{what} needs at least 2 axes, got shape {s:?}"
             ))),
@@ -230,7 +249,7 @@ impl<T: Numeric> Array<T> {
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn tril_indices(n: usize, k: i64, m: usize) -> Result<(Array<i64>, Array<i64>)> {
-    let mask = lower_mask(crate::device::current_device(), n, m, k)?;
+    let mask = lower_mask(crate::device::current_device(), &[n, m], k)?;
     let nz = mask.nonzero()?;
     Ok((nz[0].clone(), nz[1].clone()))
 }
@@ -246,7 +265,11 @@ pub fn tril_indices(n: usize, k: i64, m: usize) -> Result<(Array<i64>, Array<i64
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn triu_indices(n: usize, k: i64, m: usize) -> Result<(Array<i64>, Array<i64>)> {
-    let mask = lower_mask(crate::device::current_device(), n, m, k - 1)?;
+    let mask = lower_mask(
+        crate::device::current_device(),
+        &[n, m],
+        k.saturating_sub(1),
+    )?;
     let nz = mask.not_equal(true).nonzero()?;
     Ok((nz[0].clone(), nz[1].clone()))
 }

@@ -16,7 +16,7 @@
 
 use crate::blas::invalid;
 use crate::error::{Error, Result, check_cusolver};
-use crate::memory::{Access, DeviceBuffer};
+use crate::memory::{Access, DeviceBuffer, HostAllocFlags, PinnedHostBuffer};
 use crate::stream::Stream;
 use cuprite_sys::cublas::libraryPropertyType;
 use cuprite_sys::cusolver::{self as sys, cusolverDnHandle_t, cusolverDnParams_t};
@@ -70,7 +70,44 @@ pub fn version() -> Result<(i32, i32, i32)> {
 struct State {
     workspace: DeviceBuffer<u8>,
     info: DeviceBuffer<i32>,
-    host: Vec<u8>,
+    host: HostWork,
+}
+
+/// The host workspace some routines take (`geev`, `syevd` on large matrices): page-locked
+/// where the driver grants it, so that the routine's copies between it and the device run at
+/// full speed and without staging; ordinary memory otherwise. Grown on demand, never shrunk.
+/// Every routine given host workspace waits for its work before returning (see
+/// [`Solver::call`]), so the workspace is never in use when it is replaced.
+enum HostWork {
+    Pinned(PinnedHostBuffer<u8>),
+    Pageable(Vec<u8>),
+}
+
+impl HostWork {
+    fn len(&self) -> usize {
+        match self {
+            HostWork::Pinned(b) => b.len(),
+            HostWork::Pageable(v) => v.len(),
+        }
+    }
+
+    /// At least `bytes` bytes (zeroed when new).
+    fn grow(&mut self, stream: &Stream, bytes: usize) {
+        if self.len() >= bytes {
+            return;
+        }
+        *self = match PinnedHostBuffer::new(stream.context(), bytes, HostAllocFlags::NONE) {
+            Ok(b) => HostWork::Pinned(b),
+            Err(_) => HostWork::Pageable(vec![0; bytes]),
+        };
+    }
+
+    fn as_mut_ptr(&mut self) -> Result<*mut u8> {
+        Ok(match self {
+            HostWork::Pinned(b) => b.as_mut_slice()?.as_mut_ptr(),
+            HostWork::Pageable(v) => v.as_mut_ptr(),
+        })
+    }
 }
 
 /// A dense cuSOLVER handle bound to a context and a cuprite [`Stream`]: every routine runs on
@@ -146,7 +183,7 @@ impl Solver {
             state: Mutex::new(State {
                 workspace,
                 info,
-                host: Vec::new(),
+                host: HostWork::Pageable(Vec::new()),
             }),
         };
         // SAFETY: a live handle and a live stream of the current context.
@@ -194,12 +231,10 @@ impl Solver {
             // reports it for the complex tridiagonal reduction of `syevd` on the H100).
             st.workspace = self.stream.alloc_zeros::<u8>(sizes.device)?;
         }
-        if st.host.len() < sizes.host {
-            st.host.resize(sizes.host, 0);
-        }
+        st.host.grow(&self.stream, sizes.host);
         let ws = st.workspace.device_ptr();
         let info_ptr = st.info.device_ptr() as *mut c_int;
-        let host_ptr = st.host.as_mut_ptr().cast::<c_void>();
+        let host_ptr = st.host.as_mut_ptr()?.cast::<c_void>();
         // Exactly the sizes cuSOLVER asked for (the buffers may be larger).
         self.stream.with_access(acc, || {
             run(ws, sizes.device, host_ptr, sizes.host, info_ptr)

@@ -24,7 +24,9 @@ enum Acc {
 fn acc_init(op: ReduceOp, class: Class) -> Acc {
     use ReduceOp::*;
     match (op, class) {
-        (ArgMin | ArgMax, _) => Acc::Arg(None),
+        (ArgMin | ArgMax | NanArgMin | NanArgMax, _) => Acc::Arg(None),
+        // No number yet: NaN, which every number replaces.
+        (NanMin | NanMax, Class::F32 | Class::F64) => Acc::F(f64::NAN),
         (Any, _) => Acc::U(0),
         (All, _) => Acc::U(1),
         (Sum, Class::F32 | Class::F64) => Acc::F(0.0),
@@ -80,6 +82,18 @@ fn arg_better(min: bool, v: Scalar, i: usize, b: Scalar, j: usize) -> bool {
     better || (!scalar_lt(v, b) && !scalar_lt(b, v) && i < j)
 }
 
+/// `pick(x, y)` (NaN-propagating `fmin`/`fmax`) with a NaN operand giving way to the other:
+/// NaN only when both are.
+fn skip_nan(x: f64, y: f64, pick: fn(f64, f64) -> f64) -> f64 {
+    if y.is_nan() {
+        x
+    } else if x.is_nan() {
+        y
+    } else {
+        pick(x, y)
+    }
+}
+
 fn combine(op: ReduceOp, a: Acc, b: Acc) -> Acc {
     use ReduceOp::*;
     match (op, a, b) {
@@ -87,6 +101,8 @@ fn combine(op: ReduceOp, a: Acc, b: Acc) -> Acc {
         (Prod, Acc::F(x), Acc::F(y)) => Acc::F(x * y),
         (Min, Acc::F(x), Acc::F(y)) => Acc::F(fmin(x, y)),
         (Max, Acc::F(x), Acc::F(y)) => Acc::F(fmax(x, y)),
+        (NanMin, Acc::F(x), Acc::F(y)) => Acc::F(skip_nan(x, y, fmin)),
+        (NanMax, Acc::F(x), Acc::F(y)) => Acc::F(skip_nan(x, y, fmax)),
         (Sum, Acc::C(x), Acc::C(y)) => Acc::C(x + y),
         (Prod, Acc::C(x), Acc::C(y)) => Acc::C(c64::new(
             x.re * y.re - x.im * y.im,
@@ -102,11 +118,11 @@ fn combine(op: ReduceOp, a: Acc, b: Acc) -> Acc {
         (Max, Acc::U(x), Acc::U(y)) => Acc::U(x.max(y)),
         (Any, Acc::U(x), Acc::U(y)) => Acc::U(((x | y) != 0) as u64),
         (All, Acc::U(x), Acc::U(y)) => Acc::U(((x != 0) && (y != 0)) as u64),
-        (ArgMin | ArgMax, Acc::Arg(x), Acc::Arg(y)) => match (x, y) {
+        (ArgMin | ArgMax | NanArgMin | NanArgMax, Acc::Arg(x), Acc::Arg(y)) => match (x, y) {
             (None, y) => Acc::Arg(y),
             (x, None) => Acc::Arg(x),
             (Some((v, i)), Some((w, j))) => {
-                if arg_better(op == ArgMin, w, j, v, i) {
+                if arg_better(op.is_min(), w, j, v, i) {
                     Acc::Arg(Some((w, j)))
                 } else {
                     Acc::Arg(Some((v, i)))
@@ -124,6 +140,16 @@ fn fold(op: ReduceOp, mut acc: Acc, v: &Vals, base: usize) -> Acc {
         (ArgMin | ArgMax, _) => {
             for i in 0..v.len() {
                 acc = combine(op, acc, Acc::Arg(Some((v.get(i), base + i))));
+            }
+            acc
+        }
+        // A NaN does not enter: the accumulators never hold one.
+        (NanArgMin | NanArgMax, _) => {
+            for i in 0..v.len() {
+                let x = v.get(i);
+                if !scalar_nan(x) {
+                    acc = combine(op, acc, Acc::Arg(Some((x, base + i))));
+                }
             }
             acc
         }
@@ -145,6 +171,10 @@ fn fold(op: ReduceOp, mut acc: Acc, v: &Vals, base: usize) -> Acc {
                 (Min, Vals::F64(v)) => v.iter().for_each(|&y| x = fmin(x, y)),
                 (Max, Vals::F32(v)) => v.iter().for_each(|&y| x = fmax(x, y as f64)),
                 (Max, Vals::F64(v)) => v.iter().for_each(|&y| x = fmax(x, y)),
+                (NanMin, Vals::F32(v)) => v.iter().for_each(|&y| x = skip_nan(x, y as f64, fmin)),
+                (NanMin, Vals::F64(v)) => v.iter().for_each(|&y| x = skip_nan(x, y, fmin)),
+                (NanMax, Vals::F32(v)) => v.iter().for_each(|&y| x = skip_nan(x, y as f64, fmax)),
+                (NanMax, Vals::F64(v)) => v.iter().for_each(|&y| x = skip_nan(x, y, fmax)),
                 _ => unreachable!(),
             }
             Acc::F(x)
@@ -192,9 +222,11 @@ fn acc_scalar(op: ReduceOp, acc: Acc, src: DType, out: DType) -> Scalar {
                 Scalar::C64(z)
             }
         }
-        Acc::Arg(a) => Scalar::I64(a.map(|(_, i)| i as i64).unwrap_or(0)),
+        // No element entered: a row of only NaNs for the NaN-ignoring forms (-1).
+        Acc::Arg(a) => {
+            Scalar::I64(a.map_or(if op.skips_nan() { -1 } else { 0 }, |(_, i)| i as i64))
+        }
     };
-    let _ = op;
     s.cast(out)
 }
 

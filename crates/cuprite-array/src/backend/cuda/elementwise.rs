@@ -182,7 +182,7 @@ pub(super) fn run_elementwise(
         });
     let vector = vector_allowed()
         && !strided_out
-        && codegen::vectorisable(p)
+        && codegen::vectorisable_elementwise(p)
         && p.inputs
             .iter()
             .zip(in_ptrs.iter())

@@ -91,7 +91,7 @@ fn plan(
     in_ptrs: &[u64],
 ) -> Plan {
     let src_d = p.instrs[p.outputs[0]].dtype;
-    let arg = matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax);
+    let arg = op.is_arg();
     // Blocks per row: enough to fill the GPU once (every block resident at the same time, so
     // that no block waits for a second wave), at least 16 elements per thread.
     let most = inner.div_ceil(BLOCK as usize * 16).max(1);
