@@ -1217,6 +1217,28 @@ fn cuda_matches_cpu() -> TestResult {
             }
         }
     }
+    // Long lines (the segmented prefilter: several segments a line, along the last axis and
+    // a leading one) through zoom of orders 2 and 3 in every mode, f32 and f64.
+    let (h, w) = (150usize, 260usize);
+    let xl: Vec<f64> = (0..2 * h * w)
+        .map(|_| rng.f32_in(0.0, 200.0) as f64)
+        .collect();
+    for mode in modes {
+        for order in [2usize, 3] {
+            let run = |d: Device| -> cuprite_array::Result<(Vec<f64>, Vec<f64>)> {
+                let a = arr(d, &xl, &[2, h, w]);
+                let z = ZoomOpts::new().order(order).mode(mode);
+                Ok((
+                    vals(&image::zoom_with(&a, &[1.3, 0.8], z)?),
+                    vals(&image::zoom_with(&a.cast::<f32>(), &[1.3, 0.8], z)?),
+                ))
+            };
+            let ((c64, c32), (g64, g32)) = (run(Device::CPU)?, run(gpu)?);
+            let what = format!("long lines {mode:?} order {order}");
+            close(&g64, &c64, 1e-9, 1e-9, &format!("{what} f64"))?;
+            close(&g32, &c32, 1e-4, 1e-3, &format!("{what} f32"))?;
+        }
+    }
     // Rotations, coordinates arrays and ArrayFire's kinds on a batch of images.
     let x: Vec<f64> = (0..3 * 40 * 50)
         .map(|_| rng.f32_in(0.0, 1.0) as f64)

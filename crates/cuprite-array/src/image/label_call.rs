@@ -325,17 +325,21 @@ impl LibraryCall for Label {
         let wd = self.words();
         let nwords = self.batch * wd.wpi;
         let nruns = self.batch * wd.bpi;
+        // One scratch buffer: the links `lab` (`total`), the root bits and their prefix sums
+        // (`nwords` each), the runs' sums (`nruns`).
+        let over =
+            || Error::InvalidArgument(format!("label: {total} pixels and {nwords} words overflow"));
+        let o_bits = total;
+        let o_wpre = o_bits.checked_add(nwords).ok_or_else(over)?;
+        let o_bsum = o_wpre.checked_add(nwords).ok_or_else(over)?;
+        let scratch = o_bsum.checked_add(nruns).ok_or_else(over)?;
         // SAFETY: `label_local` writes every element of `lab` (set or -1) and every word of
         // `bits` (one tile row a word) before `label_merge` and the later kernels read them;
         // `label_wscan` writes every `wpre` word and `bsum` value before `label_bscan` and
-        // `label_final` read them. Each is at least one element long.
-        let lab = unsafe { DevBuf::alloc(st, stream, DType::I32, total.max(1)) }?;
-        // SAFETY: as above.
-        let bits = unsafe { DevBuf::alloc(st, stream, DType::I32, nwords.max(1)) }?;
-        // SAFETY: as above.
-        let wpre = unsafe { DevBuf::alloc(st, stream, DType::I32, nwords.max(1)) }?;
-        // SAFETY: as above.
-        let bsum = unsafe { DevBuf::alloc(st, stream, DType::I32, nruns.max(1)) }?;
+        // `label_final` read them.
+        let work = unsafe { DevBuf::alloc(st, stream, DType::I32, scratch.max(1)) }?;
+        let part = |start: usize, len: usize| ReadBuf::part(&work, DType::I32, start, len);
+        let part_w = |start: usize, len: usize| WriteBuf::part(&work, DType::I32, start, len);
         let i = |v: usize| v as i64;
         let (planes, n0, n1, n2) = (
             i(self.batch * self.n[0]),
@@ -346,8 +350,8 @@ impl LibraryCall for Label {
         let counts = WriteBuf::part(out, DType::I32, total, self.batch)?;
         if per > 0 {
             let m = ReadBuf::part(inputs[0].buf, DType::U8, inputs[0].layout.offset, total)?;
-            let labs = SharedBuf::all(&lab)?;
-            let bitw = SharedBuf::all(&bits)?;
+            let labs = SharedBuf::part(&work, DType::I32, 0, total)?;
+            let bitw = SharedBuf::part(&work, DType::I32, o_bits, nwords)?;
             // Grid x over a plane's tiles, grid y over the planes.
             let tiles = (
                 self.n[1].div_ceil(TILE) * self.n[2].div_ceil(TILE),
@@ -385,9 +389,9 @@ impl LibraryCall for Label {
             }
         }
         let wscan = WscanArgs {
-            bits: ReadBuf::all(&bits)?,
-            wpre: WriteBuf::all(&wpre)?,
-            bsum: WriteBuf::all(&bsum)?,
+            bits: part(o_bits, nwords)?,
+            wpre: part_w(o_wpre, nwords)?,
+            bsum: part_w(o_bsum, nruns)?,
             batch: i(self.batch),
             wpi: i(wd.wpi),
             bpi: i(wd.bpi),
@@ -396,7 +400,7 @@ impl LibraryCall for Label {
             Self::launch(st, lane, "label_wscan", (nruns, 1), &wscan)?;
         }
         let bscan = BscanArgs {
-            bsum: WriteBuf::all(&bsum)?,
+            bsum: part_w(o_bsum, nruns)?,
             counts,
             batch: i(self.batch),
             bpi: i(wd.bpi),
@@ -404,10 +408,10 @@ impl LibraryCall for Label {
         Self::launch(st, lane, "label_bscan", (self.batch, 1), &bscan)?;
         if per > 0 {
             let fin = FinalArgs {
-                lab: ReadBuf::all(&lab)?,
-                bits: ReadBuf::all(&bits)?,
-                wpre: ReadBuf::all(&wpre)?,
-                bpre: ReadBuf::all(&bsum)?,
+                lab: part(0, total)?,
+                bits: part(o_bits, nwords)?,
+                wpre: part(o_wpre, nwords)?,
+                bpre: part(o_bsum, nruns)?,
                 out: WriteBuf::part(out, DType::I32, 0, total)?,
                 batch: i(self.batch),
                 per: i(per),
@@ -419,7 +423,7 @@ impl LibraryCall for Label {
             let gx = per.div_ceil(THREADS);
             Self::launch(st, lane, "label_final", (gx, self.batch), &fin)?;
         }
-        drop((lab, bits, wpre, bsum));
+        drop(work);
         Ok(())
     }
 

@@ -182,13 +182,15 @@ __device__ __forceinline__ void spl_seg(const TI *__restrict__ x, W *__restrict_
     const long long te = e + SPL_CH < n ? e + SPL_CH : n;
     // Window position k of lane j's line is win[j * SPL_SW + k - ws].
 #define WIN(j, k) win[(j) * SPL_SW + (int)((k) - ws)]
+    // The lines of this group (the last group may be short).
+    const int nj = lines - l0 < SPL_CH ? (int)(lines - l0) : SPL_CH;
     __syncwarp();
     for (long long k0 = ws; k0 < te; k0 += SPL_CH) {
       if (inner == 1) {
         const long long k = k0 + lane;
         if (k >= 0 && k < te) {
-          for (int j = 0; j < SPL_CH && l0 + j < lines; ++j)
-            WIN(j, k) = spl_ld(x[(l0 + j) * n + k]) * gain;
+#pragma unroll 8
+          for (int j = 0; j < nj; ++j) WIN(j, k) = spl_ld(x[(l0 + j) * n + k]) * gain;
         }
       } else if (l0 + lane < lines) {
         const long long line = l0 + lane;
@@ -214,6 +216,7 @@ __device__ __forceinline__ void spl_seg(const TI *__restrict__ x, W *__restrict_
         c = WIN(lane, ws);
       }
       WIN(lane, k) = c;
+#pragma unroll 4
       for (++k; k < te; ++k) {
         c = WIN(lane, k) + z * c;
         WIN(lane, k) = c;
@@ -228,6 +231,7 @@ __device__ __forceinline__ void spl_seg(const TI *__restrict__ x, W *__restrict_
         k = te - 1;
       }
       bool bad = false;
+#pragma unroll 4
       for (; k >= s; --k) {
         a = z * (a - WIN(lane, k));
         WIN(lane, k) = a;
@@ -241,7 +245,8 @@ __device__ __forceinline__ void spl_seg(const TI *__restrict__ x, W *__restrict_
       if (inner == 1) {
         const long long k = k0 + lane;
         if (k < e) {
-          for (int j = 0; j < SPL_CH && l0 + j < lines; ++j) y[(l0 + j) * n + k] = WIN(j, k);
+#pragma unroll 8
+          for (int j = 0; j < nj; ++j) y[(l0 + j) * n + k] = WIN(j, k);
         }
       } else if (line < lines) {
         const long long o = line / inner, base = o * n * inner + (line - o * inner);
