@@ -434,6 +434,98 @@ fn spline_identities(d: Device) -> TestResult {
     Ok(())
 }
 
+/// The prefilter of long lines (the segmented kernel on CUDA: several segments a line) gives
+/// back the samples through the cubic B-spline with the mirror and reflect extensions, along
+/// the last axis and along a leading one, in `f64` and `f32`; order 2 likewise through the
+/// quadratic B-spline `(c[k-1] + 6 c[k] + c[k+1]) / 8`; a line holding a NaN or an infinity
+/// comes out without a finite value, and the other lines as without it.
+fn spline_long_lines(d: Device) -> TestResult {
+    let mut rng = Rng::fresh();
+    let n = 300;
+    // The extension of line `c` at `k` under rule `ext` (0 mirror, 1 reflect).
+    let extend = |c: &[f64], k: isize, ext: u8| -> f64 {
+        let n = c.len() as isize;
+        let i = match ext {
+            0 => k.abs().min(2 * (n - 1) - k),
+            _ if k < 0 => -k - 1,
+            _ if k >= n => 2 * n - 1 - k,
+            _ => k,
+        };
+        c[i as usize]
+    };
+    let check = |x: &[f64], c: &[f64], ext: u8, order: usize, tol: f64, what: &str| {
+        let (side, mid) = if order == 3 { (1.0, 4.0) } else { (1.0, 6.0) };
+        let back: Vec<f64> = (0..x.len() as isize)
+            .map(|k| {
+                (side * extend(c, k - 1, ext)
+                    + mid * extend(c, k, ext)
+                    + side * extend(c, k + 1, ext))
+                    / (2.0 * side + mid)
+            })
+            .collect();
+        close(&back, x, tol, tol, what)
+    };
+    let x = rvec(&mut rng, 3 * n);
+    for (mode, ext) in [(Boundary::Mirror, 0u8), (Boundary::Reflect, 1)] {
+        for order in [2usize, 3] {
+            let o = SplineFilter1dOpts::new().mode(mode).order(order);
+            // Contiguous lines (the last axis), f64 and f32.
+            let c = vals(&image::spline_filter1d_with(&arr(d, &x, &[3, n]), o)?);
+            let c32 = vals(&image::spline_filter1d_with(
+                &arr(d, &x, &[3, n]).cast::<f32>(),
+                o,
+            )?);
+            // Strided lines (a leading axis): the transposed layout.
+            let xt: Vec<f64> = (0..n * 3).map(|f| x[(f % 3) * n + f / 3]).collect();
+            let ct = vals(&image::spline_filter1d_with(
+                &arr(d, &xt, &[n, 3]),
+                o.axis(0),
+            )?);
+            for r in 0..3 {
+                let xr = &x[r * n..(r + 1) * n];
+                let what = format!("{mode:?} order {order} line {r}");
+                check(
+                    xr,
+                    &c[r * n..(r + 1) * n],
+                    ext,
+                    order,
+                    1e-12,
+                    &format!("f64 {what}"),
+                )?;
+                check(
+                    xr,
+                    &c32[r * n..(r + 1) * n],
+                    ext,
+                    order,
+                    2e-5,
+                    &format!("f32 {what}"),
+                )?;
+                let col: Vec<f64> = (0..n).map(|k| ct[k * 3 + r]).collect();
+                check(xr, &col, ext, order, 1e-12, &format!("strided {what}"))?;
+            }
+        }
+    }
+    // Non-finite values: their lines have no finite value left, the others are untouched.
+    let mut xn = x.clone();
+    xn[n + 200] = f64::NAN;
+    xn[2 * n + 7] = f64::INFINITY;
+    let c = vals(&image::spline_filter1d(&arr(d, &xn, &[3, n]))?);
+    check(
+        &x[..n],
+        &c[..n],
+        0,
+        3,
+        1e-12,
+        "finite line beside non-finite ones",
+    )?;
+    for r in 1..3 {
+        if let Some(k) = c[r * n..(r + 1) * n].iter().position(|v| v.is_finite()) {
+            return Err(format!("line {r} with a non-finite value: finite output at {k}").into());
+        }
+    }
+    Ok(())
+}
+
 /// Outside points in each mode against SciPy's extension tables, order 1 at -0.5 and n - 0.5
 /// (`a b c d` extended: reflect `a | a b c d | d`, mirror `b | a b c d | c`, nearest `a | ..
 /// | d`, grid-wrap `d | a b c d | a`, constant cval outside, grid-constant the padding
@@ -1033,6 +1125,7 @@ pub const BODIES: &[(&str, Body)] = &[
     ("quarter_turns", quarter_turns),
     ("constant_images", constant_images),
     ("spline_identities", spline_identities),
+    ("spline_long_lines", spline_long_lines),
     ("modes_outside", modes_outside),
     ("shifts", shifts),
     ("integer_rounding", integer_rounding),
@@ -1124,6 +1217,28 @@ fn cuda_matches_cpu() -> TestResult {
             }
         }
     }
+    // Long lines (the segmented prefilter: several segments a line, along the last axis and
+    // a leading one) through zoom of orders 2 and 3 in every mode, f32 and f64.
+    let (h, w) = (150usize, 260usize);
+    let xl: Vec<f64> = (0..2 * h * w)
+        .map(|_| rng.f32_in(0.0, 200.0) as f64)
+        .collect();
+    for mode in modes {
+        for order in [2usize, 3] {
+            let run = |d: Device| -> cuprite_array::Result<(Vec<f64>, Vec<f64>)> {
+                let a = arr(d, &xl, &[2, h, w]);
+                let z = ZoomOpts::new().order(order).mode(mode);
+                Ok((
+                    vals(&image::zoom_with(&a, &[1.3, 0.8], z)?),
+                    vals(&image::zoom_with(&a.cast::<f32>(), &[1.3, 0.8], z)?),
+                ))
+            };
+            let ((c64, c32), (g64, g32)) = (run(Device::CPU)?, run(gpu)?);
+            let what = format!("long lines {mode:?} order {order}");
+            close(&g64, &c64, 1e-9, 1e-9, &format!("{what} f64"))?;
+            close(&g32, &c32, 1e-4, 1e-3, &format!("{what} f32"))?;
+        }
+    }
     // Rotations, coordinates arrays and ArrayFire's kinds on a batch of images.
     let x: Vec<f64> = (0..3 * 40 * 50)
         .map(|_| rng.f32_in(0.0, 1.0) as f64)
@@ -1196,6 +1311,8 @@ fn geometry_kernels_compile() -> TestResult {
     cuprite_array::tuning::compiler::start_recording();
     let runs = [
         spline_identities(Device::CPU),
+        spline_long_lines(Device::CPU),
+        constant_images(Device::CPU),
         element_types(Device::CPU),
         af_resize(Device::CPU),
         af_transforms(Device::CPU),
@@ -1204,7 +1321,12 @@ fn geometry_kernels_compile() -> TestResult {
     ];
     let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
         .into_iter()
-        .filter(|s| s.contains("cuprite_geo_sample") || s.contains("cuprite_spline_filter"))
+        .filter(|s| {
+            s.contains("cuprite_geo_sample")
+                || s.contains("cuprite_spline_filter")
+                || s.contains("cuprite_spline_seg")
+                || s.contains("cuprite_spline_fix")
+        })
         .collect();
     for r in runs {
         r?;
@@ -1218,7 +1340,12 @@ fn geometry_kernels_compile() -> TestResult {
         "cuprite_geo_sample_f64_f64_r2_k1_o0_p",
         "cuprite_geo_sample_f32_u8_r1_k0_o3_c",
         "cuprite_spline_filter_f64_o5",
-        "cuprite_spline_filter_u8_o3",
+        "cuprite_spline_filter_f64_o3",
+        "cuprite_spline_seg_f64_o3",
+        "cuprite_spline_seg_f32_o2",
+        "cuprite_spline_fix_f64_o3",
+        "cuprite_geo_sample_f32_f32_r2_k0_o3_s",
+        "cuprite_geo_sample_f32_f32_r2_k0_o5_s",
     ] {
         if !sources.iter().any(|s| s.contains(want)) {
             let names: Vec<&str> = sources

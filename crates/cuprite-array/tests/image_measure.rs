@@ -61,31 +61,47 @@ fn bfs_label(m: &[bool], shape: &[usize], s: &Structure) -> (Vec<i32>, usize) {
     (lab, n as usize)
 }
 
+/// Labels of random masks against the flood fill: images inside one tile and images of
+/// several tiles (widths not a multiple of the tile), 2-d and 3-d, sparse and dense masks
+/// (long components crossing tiles), from `bool`, `u8` (any non-zero set) and `f32` inputs.
 fn label_vs_bfs(d: Device) -> TestResult {
     on(d, || {
         let mut rng = Rng::seeded(51);
-        for (shape, rank, conns) in [
-            (vec![3usize, 17, 23], 2usize, vec![1usize, 2]),
-            (vec![2, 6, 7, 8], 3, vec![1, 2, 3]),
-            (vec![40], 1, vec![1]),
+        for (shape, rank, conns, pct) in [
+            (vec![3usize, 17, 23], 2usize, vec![1usize, 2], 40u64),
+            (vec![2, 6, 7, 8], 3, vec![1, 2, 3], 40),
+            (vec![40], 1, vec![1], 40),
+            (vec![2, 70, 100], 2, vec![1, 2], 35),
+            (vec![1, 67, 97], 2, vec![1, 2], 65),
+            (vec![1, 5, 40, 36], 3, vec![1, 2, 3], 30),
         ] {
             let n: usize = shape.iter().product();
             let k = shape.len() - rank;
             let per: usize = shape[k..].iter().product();
-            let m: Vec<bool> = (0..n).map(|_| rng.next_u64() % 10 < 4).collect();
-            let x = Array::from_slice(&m, &shape)?;
+            let m: Vec<bool> = (0..n).map(|_| rng.next_u64() % 100 < pct).collect();
+            let u: Vec<u8> = m
+                .iter()
+                .map(|&b| if b { 1 + (rng.next_u64() % 3) as u8 } else { 0 })
+                .collect();
+            let f: Vec<f32> = m.iter().map(|&b| if b { -0.5 } else { 0.0 }).collect();
             for c in conns {
                 let s = generate_binary_structure(rank, c)?;
-                let (got, counts) = image::label_batch(&x, &s)?;
-                let got = got.to_vec()?;
-                for b in 0..n / per {
-                    let (want, cnt) = bfs_label(&m[b * per..(b + 1) * per], &shape[k..], &s);
-                    if got[b * per..(b + 1) * per] != want[..] || counts[b] != cnt {
-                        return Err(format!(
-                            "label {shape:?} conn {c} image {b}: {} vs {cnt} components",
-                            counts[b]
-                        )
-                        .into());
+                let runs = [
+                    image::label_batch(&Array::from_slice(&m, &shape)?, &s)?,
+                    image::label_batch(&Array::from_slice(&u, &shape)?, &s)?,
+                    image::label_batch(&Array::from_slice(&f, &shape)?, &s)?,
+                ];
+                for (input, (got, counts)) in ["bool", "u8", "f32"].iter().zip(runs) {
+                    let got = got.to_vec()?;
+                    for b in 0..n / per {
+                        let (want, cnt) = bfs_label(&m[b * per..(b + 1) * per], &shape[k..], &s);
+                        if got[b * per..(b + 1) * per] != want[..] || counts[b] != cnt {
+                            return Err(format!(
+                                "label {input} {shape:?} conn {c} image {b}: {} vs {cnt} components",
+                                counts[b]
+                            )
+                            .into());
+                        }
                     }
                 }
             }
@@ -694,8 +710,8 @@ fn cuda_label_agrees_with_cpu() -> TestResult {
 }
 
 /// The label kernels, and every kernel the labelling and the measurements generate around
-/// them (the relabelling's scan and gathers, the scatter reductions), compile with NVRTC (no
-/// GPU), as recorded by the dry-run backend.
+/// them (the mask's comparison, the scatter reductions), compile with NVRTC (no GPU), as
+/// recorded by the dry-run backend.
 fn label_kernels_compile() -> TestResult {
     cuprite_array::tuning::compiler::start_recording();
     let runs = [
@@ -708,9 +724,11 @@ fn label_kernels_compile() -> TestResult {
         r?;
     }
     for want in [
-        "cuprite_label_init",
+        "cuprite_label_local",
         "cuprite_label_merge",
-        "cuprite_label_compress",
+        "cuprite_label_wscan",
+        "cuprite_label_bscan",
+        "cuprite_label_final",
     ] {
         if !sources.iter().any(|s| s.contains(want)) {
             return Err(format!("{want} was not recorded ({} sources)", sources.len()).into());

@@ -823,6 +823,74 @@ fn origin_and_mask(d: Device) -> TestResult {
     })
 }
 
+/// Flat full boxes over the last two axes (the one-kernel box path): every dtype, mode, odd
+/// and even extents and origins, on images of several tiles with partial ones, against
+/// SciPy's definition read literally; a 3-d box (a pass along the first axis, then the box
+/// of the last two) against the brute-force reference.
+fn box_vs_reference(d: Device) -> TestResult {
+    fn one<T: image::MorphElement>(
+        xs: &[usize],
+        x: &[f64],
+        fs: &[usize],
+        org: &[isize],
+        mode: Boundary,
+    ) -> TestResult {
+        let a = Array::from_slice(x, xs)?.cast::<T>();
+        let fp = Footprint::size(fs)?;
+        let mask = vec![true; fs.iter().product()];
+        let o64: Vec<i64> = org.iter().map(|&v| v as i64).collect();
+        let o = MorphOpts::new().mode(mode).origin_axes(org);
+        let what = format!("{} {fs:?} {org:?} {mode:?}", T::DTYPE);
+        let got = image::grey_dilation_with(&a, &fp, o)?
+            .cast::<f64>()
+            .to_vec()?;
+        let want = scipy_ref(x, xs, fs, &mask, true, mode, &o64);
+        close(&got, &want, 0.0, 0.0, &format!("box dilation {what}"))?;
+        let got = image::grey_erosion_with(&a, &fp, o)?
+            .cast::<f64>()
+            .to_vec()?;
+        let want = scipy_ref(x, xs, fs, &mask, false, mode, &o64);
+        close(&got, &want, 0.0, 0.0, &format!("box erosion {what}"))
+    }
+    on(d, || {
+        let mut rng = Rng::seeded(49);
+        let xs = [2usize, 37, 70];
+        let x = ints(&mut rng, 2 * 37 * 70, 200);
+        for mode in MODES {
+            for (fs, org) in [
+                ([5usize, 5usize], [0isize, 0isize]),
+                ([4, 6], [1, -2]),
+                ([7, 2], [-3, 0]),
+            ] {
+                one::<f32>(&xs, &x, &fs, &org, mode)?;
+            }
+        }
+        for mode in [Boundary::Reflect, Boundary::Constant(7.0)] {
+            one::<u8>(&xs, &x, &[3, 3], &[0, 0], mode)?;
+            one::<u16>(&xs, &x, &[6, 3], &[-2, 1], mode)?;
+            one::<f16>(&xs, &x, &[3, 4], &[1, 0], mode)?;
+            one::<f64>(&xs, &x, &[2, 3], &[0, 1], mode)?;
+        }
+        // A box wider than a tile's reach and as tall as the image.
+        one::<f32>(&[9, 70], &x[..630], &[9, 32], &[0, 0], Boundary::Reflect)?;
+        // A 3-d box: the first axis's pass, then the box of the last two.
+        let xs3 = [3usize, 34, 33];
+        let x3 = ints(&mut rng, 3 * 34 * 33, 200);
+        let a = Array::from_slice(&x3, &xs3)?.cast::<f32>();
+        for mode in [Boundary::Mirror, Boundary::Constant(7.0)] {
+            let o = MorphOpts::new().mode(mode);
+            let fp = Footprint::size(&[3, 4, 5])?;
+            let mask = [true; 60];
+            let got = image::grey_dilation_with(&a, &fp, o)?
+                .cast::<f64>()
+                .to_vec()?;
+            let want = grey_ref(&x3, &xs3, &[3, 4, 5], &mask, None, true, mode);
+            close(&got, &want, 0.0, 0.0, &format!("3-d box dilation {mode:?}"))?;
+        }
+        Ok(())
+    })
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("grey_vs_bruteforce", grey_vs_bruteforce),
     (
@@ -836,6 +904,7 @@ pub const BODIES: &[(&str, Body)] = &[
     ("arrayfire_morph", arrayfire_morph),
     ("bad_input", bad_input),
     ("origin_and_mask", origin_and_mask),
+    ("box_vs_reference", box_vs_reference),
 ];
 
 /// `f` on the CPU backend and on CUDA give the same values, bit for bit.
@@ -867,6 +936,16 @@ fn cuda_agrees_with_cpu() -> TestResult {
         .collect();
     let mut xn = x.clone();
     xn[17] = f32::NAN;
+    // NaN inside a tile, on a tile's edges and at a run of neighbours.
+    for i in [
+        150 * w + 200,
+        32 * w + 64,
+        33 * w + 63,
+        200 * w + 5,
+        200 * w + 6,
+    ] {
+        xn[i] = f32::NAN;
+    }
     let m: Vec<bool> = (0..2 * h * w).map(|_| rng.next_u64() % 10 < 7).collect();
     let fp = Footprint::from(Structure::new(&[5, 4], &random_mask(&mut rng, 20))?);
     let hs: Vec<f64> = (0..20).map(|i| i as f64 * 0.25).collect();
@@ -902,6 +981,33 @@ fn cuda_agrees_with_cpu() -> TestResult {
         })?;
         agree("erosion 48 taps f16", || {
             image::grey_erosion_with(&xa()?.cast::<f16>(), &fpb, o)
+        })?;
+    }
+    // Flat boxes (the one-kernel box path), NaN included, every dtype.
+    let bx = Footprint::size(&[5, 5])?;
+    let bo = Footprint::size(&[4, 7])?;
+    for mode in MODES {
+        let o = MorphOpts::new().mode(mode);
+        let shifted = o.origin_axes(&[1, -2]);
+        let xa = || Array::from_slice(&xn, &[2, h, w]);
+        let ua = || Array::from_slice(&xu, &[2, h, w]);
+        agree("box dilation f32", || {
+            image::grey_dilation_with(&xa()?, &bx, o)
+        })?;
+        agree("box erosion f32", || {
+            image::grey_erosion_with(&xa()?, &bo, shifted)
+        })?;
+        agree("box dilation f16", || {
+            image::grey_dilation_with(&xa()?.cast::<f16>(), &bo, shifted)
+        })?;
+        agree("box erosion f64", || {
+            image::grey_erosion_with(&xa()?.cast::<f64>(), &bx, o)
+        })?;
+        agree("box dilation u8", || {
+            image::grey_dilation_with(&ua()?, &bo, o)
+        })?;
+        agree("box erosion u16", || {
+            image::grey_erosion_with(&ua()?.cast::<u16>(), &bx, shifted)
         })?;
     }
     let v = || Array::from_slice(&x[..64 * 50 * 40], &[64, 50, 40]);
@@ -955,6 +1061,7 @@ fn morphology_kernels_compile() -> TestResult {
         grey_vs_bruteforce(Device::CPU),
         grey_heights_and_compositions(Device::CPU),
         edt_vs_bruteforce(Device::CPU),
+        box_vs_reference(Device::CPU),
     ];
     let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
         .into_iter()
@@ -968,6 +1075,11 @@ fn morphology_kernels_compile() -> TestResult {
         "cuprite_morph_min_f16",
         "cuprite_morph_max_f64_h",
         "_t0_",
+        "cuprite_morph_box_max_f32_5x5",
+        "cuprite_morph_box_min_u16_6x3",
+        "cuprite_morph_box_max_f16",
+        "cuprite_morph_box_min_f64",
+        "cuprite_morph_box_max_u8",
         "cuprite_edt_pass_first",
         "cuprite_edt_pass_last",
         "cuprite_edt_pass_last_block",

@@ -73,6 +73,16 @@ impl<'a> SharedBuf<'a> {
     pub(crate) fn all(d: &'a DevBuf) -> Result<SharedBuf<'a>> {
         View::of(d, d.dtype(), 0, d.len()).map(SharedBuf)
     }
+
+    /// Elements `[start, start + len)` of `d`, as `dtype` (checked inside the buffer).
+    pub(crate) fn part(
+        d: &'a DevBuf,
+        dtype: DType,
+        start: usize,
+        len: usize,
+    ) -> Result<SharedBuf<'a>> {
+        View::of(d, dtype, start, len).map(SharedBuf)
+    }
 }
 
 impl<'a> ReadBuf<'a> {

@@ -1,17 +1,15 @@
 //! SciPy's `label` and `find_objects`, and ArrayFire's `regions`: connected components
 //! numbered as SciPy numbers them (1, 2, ... in the raster order of each component's first
-//! pixel), by union-find ([`LabelRoots`]: CUDA kernels and a CPU twin that give the same
-//! roots) and a relabelling with the crate's scan and gather.
+//! pixel), by union-find and a numbering of the roots in one library call ([`Label`]: CUDA
+//! kernels and a CPU twin that give the same labels).
 
-use super::label_call::LabelRoots;
+use super::label_call::Label;
 use super::morphology::split_batch;
-use super::morphology_call::tap_words;
 use super::morphology_structure::{Structure, generate_binary_structure};
 use crate::array::Array;
-use crate::dtype::{Element, Integer};
+use crate::dtype::{DType, Element, Integer};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
-use crate::ops::IndexMode;
 use crate::shape::SliceArg;
 use std::ops::Range;
 use std::sync::Arc;
@@ -39,7 +37,8 @@ fn earlier_neighbours(what: &str, s: &Structure) -> Result<Vec<[i64; 3]>> {
 }
 
 /// The labels (`i32`, 0 for background) of the batch of images `x` (set where non-zero), the
-/// structure's rank the image axes, and the count of components of each image.
+/// structure's rank the image axes, and the count of components of each image (read back: a
+/// synchronisation).
 fn label_impl<T: Element>(
     what: &str,
     x: &Array<T>,
@@ -53,47 +52,40 @@ fn label_impl<T: Element>(
             "{what}: an image of {per} pixels is over the 2^31 - 1 that i32 labels number"
         )));
     }
-    let dev = x.device();
-    let m = x.not_equal(T::default()).cast::<u8>();
-    let words = tap_words(&nb, n);
-    let nb_arr = Array::<i64>::from_slice_on(dev, &words, &[words.len()])?;
-    let call = Arc::new(LabelRoots { batch, n, nb });
-    let roots: Array<i32> = Array::from_node(Node::new(
-        Op::Library(call, vec![m.node.clone(), nb_arr.node.clone()]),
-        crate::dtype::DType::I32,
-        vec![batch, per],
-        dev,
-    ));
     if per == 0 || batch == 0 {
         return Ok((Array::zeros_like(x), vec![0; batch]));
     }
-    let ar =
-        crate::with_device(dev, || Array::<i32>::arange(0, per as i32, 1))?.reshape(&[1, per])?;
-    let is_root = roots.try_equal(&ar)?;
-    let rank = is_root.cast::<i32>().cumsum(1)?;
-    let idx = roots.maximum(0).cast::<i64>();
-    let lab = rank.take_along_axis_with(&idx, 1, IndexMode::Clamp)?;
-    let labels = Array::select(&roots.greater_equal(0), &lab, 0i64)?
-        .cast::<i32>()
-        .reshape(x.shape())?;
-    // The running count at an image's last pixel is its number of components.
-    let last = SliceArg::Range {
-        start: Some(per as isize - 1),
-        end: Some(per as isize),
-        step: 1,
+    let dev = x.device();
+    // Bytes the call reads as set where non-zero: `bool` and `u8` as they are.
+    let m = match T::DTYPE {
+        DType::Bool | DType::U8 => x.node.clone(),
+        _ => x.not_equal(T::default()).node,
     };
-    let all = SliceArg::Range {
-        start: None,
-        end: None,
-        step: 1,
-    };
-    let counts = rank
-        .slice(&[all, last])?
+    let call = Label { batch, n, nb };
+    let len = call.out_len();
+    let out: Array<i32> = Array::from_node(Node::new(
+        Op::Library(Arc::new(call), vec![m]),
+        DType::I32,
+        vec![len],
+        dev,
+    ));
+    let labels = out.slice(&[range(0, batch * per)])?.reshape(x.shape())?;
+    let counts = out
+        .slice(&[range(batch * per, len)])?
         .to_vec()?
         .into_iter()
         .map(|c| c as usize)
         .collect();
     Ok((labels, counts))
+}
+
+/// The slice `start..end` of an axis.
+fn range(start: usize, end: usize) -> SliceArg {
+    SliceArg::Range {
+        start: Some(start as isize),
+        end: Some(end as isize),
+        step: 1,
+    }
 }
 
 /// SciPy's `label` with its default structure (the cross of `generate_binary_structure(rank,

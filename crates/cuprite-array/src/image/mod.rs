@@ -15,7 +15,8 @@
 //!   [`binary_dilation`], [`binary_erosion`], [`binary_opening`], [`binary_closing`],
 //!   [`binary_fill_holes`]; [`distance_transform_edt`] (its own library call an axis);
 //!   ArrayFire's [`dilate`], [`erode`], [`dilate3`], [`erode3`]. One min/max library call
-//!   (`morphology.cu`) serves the dilations and erosions.
+//!   (`morphology.cu`) serves the dilations and erosions; a flat box over the last two axes
+//!   runs as one tiled kernel (`morphology_box.cu`).
 //! - Labels and measurements: [`label`] (union-find on the device, numbered as SciPy numbers),
 //!   [`find_objects`], ArrayFire's [`regions`]; per-label [`sum_labels`], [`mean`],
 //!   [`variance`], [`standard_deviation`], [`minimum`], [`maximum`], [`center_of_mass`],
@@ -55,6 +56,7 @@ mod measure_af;
 mod measure_order;
 mod morphology;
 mod morphology_binary;
+mod morphology_box;
 mod morphology_call;
 mod morphology_edt;
 mod morphology_structure;

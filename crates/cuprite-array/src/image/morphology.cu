@@ -19,7 +19,8 @@
 // float for u8, u16, f16 and f32, double for f64), MM_MAX (1 dilation, 0 erosion), MM_HEIGHTS
 // (1 when heights are added), MM_HALF (1 when `S` holds f16 bits), MM_INT and MM_INT_MAX (an
 // integer type and its largest value), MM_NT (the built-in tap count, or 0) with MM_TAP and
-// MM_HGT when it is not 0, and after boundary.cu.
+// MM_HGT when it is not 0, and after boundary.cu and morphology_elem.cu (`mm_load`,
+// `mm_store`).
 
 #if MM_NT > 0
 #define MM_OFF(t, a) MM_TAP[t][a]
@@ -29,30 +30,6 @@
 #define MM_OFF(t, a) tap[4 * (t) + (a)]
 #define MM_LIN(t) __ldg(tap + 4 * (t) + 3)
 #define MM_H(t) h[t]
-#endif
-
-#if MM_HALF
-__device__ __forceinline__ A mm_load(S v) {
-  float f;
-  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(v));
-  return f;
-}
-__device__ __forceinline__ S mm_store(A f) {
-  unsigned short h;
-  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-  return h;
-}
-#else
-__device__ __forceinline__ A mm_load(S v) { return (A)v; }
-// Integers saturate (NaN gives 0) as Rust's `as` does in the CPU twin.
-__device__ __forceinline__ S mm_store(A f) {
-  if (MM_INT) {
-    if (f != f) return (S)0;
-    if (f <= (A)0) return (S)0;
-    if (f >= (A)MM_INT_MAX) return (S)MM_INT_MAX;
-  }
-  return (S)f;
-}
 #endif
 
 __device__ __forceinline__ void morph_minmax(const S *__restrict__ x, const i64t *__restrict__ tap,

@@ -8,6 +8,7 @@
 //! reads at `p + (k - m / 2)`, so that both agree with SciPy for odd and even extents.
 
 use super::Boundary;
+use super::morphology_box::MinMaxBox;
 use super::morphology_call::{MinMax, UNROLL, minmax_dtype, tap_words};
 use super::morphology_structure::Structure;
 use crate::array::Array;
@@ -163,6 +164,7 @@ pub(crate) fn split_batch(what: &str, shape: &[usize], rank: usize) -> Result<(u
 /// A flat full box extending along several axes is taken one axis at a time: the extreme over
 /// a box of the extended image is the extreme along one axis of the extremes along the
 /// others, for every mode (a constant-mode tap outside along any axis reads `cval` both ways).
+/// The passes along the last two axes run as one call ([`MinMaxBox`]) when both are long.
 pub(crate) fn minmax<T: Element>(
     what: &str,
     x: &Array<T>,
@@ -184,13 +186,51 @@ pub(crate) fn minmax<T: Element>(
     let long = sh.iter().filter(|&&m| m > 1).count();
     let full = fp.mask.count() == fp.mask.mask().len();
     if fp.heights.is_none() && full && long > 1 && x.ndim() >= sh.len() {
+        let r = sh.len();
+        let sign = if reflect { -1 } else { 1 };
+        // The taps of the one-axis pass along footprint axis `a`, in the order of
+        // `minmax_direct`: offsets `k - m / 2` less the origin, negated when reflected.
+        let taps = |a: usize| -> Vec<i64> {
+            let m = sh[a] as i64;
+            (0..m)
+                .map(|k| sign * (k - m / 2 - origin[a] as i64))
+                .collect()
+        };
+        // The last two axes' passes run as one kernel when both are long.
+        let fuse = r >= 2
+            && sh[r - 2] > 1
+            && sh[r - 1] > 1
+            && MinMaxBox::fits(T::DTYPE, &taps(r - 2), &taps(r - 1));
         let mut cur = x.clone();
         for (a, &m) in sh.iter().enumerate().filter(|(_, m)| **m > 1) {
+            if fuse && a >= r - 2 {
+                continue;
+            }
             let mut one = vec![1usize; sh.len()];
             one[a] = m;
             let mut o = [0isize; 3];
             o[a] = origin[a];
             cur = minmax_direct(what, &cur, &Footprint::size(&one)?, max, reflect, mode, o)?;
+        }
+        if fuse {
+            let s = cur.shape();
+            let nd = s.len();
+            let call = Arc::new(MinMaxBox {
+                dtype: T::DTYPE,
+                max,
+                planes: s[..nd - 2].iter().product(),
+                h: s[nd - 2],
+                w: s[nd - 1],
+                rows: taps(r - 2),
+                cols: taps(r - 1),
+                boundary: mode,
+            });
+            cur = Array::from_node(Node::new(
+                Op::Library(call, vec![cur.node.clone()]),
+                T::DTYPE,
+                s.to_vec(),
+                cur.device(),
+            ));
         }
         return Ok(cur);
     }

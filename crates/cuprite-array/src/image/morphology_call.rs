@@ -89,6 +89,25 @@ pub(crate) fn tap_words(taps: &[Tap], n: [usize; 3]) -> Vec<i64> {
         .collect()
 }
 
+/// The typed header of the grey morphology kernels for dtype `d` (see `morphology_elem.cu`):
+/// `i64t`, the storage type `S`, the compute type `A` (float for u8, u16, f16 and f32, double
+/// for f64), MM_MAX (1 dilation, 0 erosion), MM_HALF, MM_INT and MM_INT_MAX.
+pub(crate) fn type_header(d: DType, max: bool) -> String {
+    let (int_max, is_int) = match d {
+        DType::U8 => (255, 1),
+        DType::U16 => (65535, 1),
+        _ => (0, 0),
+    };
+    format!(
+        "typedef long long i64t;\ntypedef {} S;\ntypedef {} A;\nconstexpr int MM_MAX = {};\n\
+         #define MM_HALF {}\nconstexpr int MM_INT = {is_int};\nconstexpr int MM_INT_MAX = {int_max};\n",
+        d.c_storage(),
+        if d == DType::F64 { "double" } else { "float" },
+        i32::from(max),
+        i32::from(d == DType::F16),
+    )
+}
+
 /// The compute types of the CPU twin.
 trait Acc:
     Copy + PartialOrd + Send + Sync + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self>
@@ -222,25 +241,16 @@ impl MinMax {
             if self.heights.is_some() { "_h" } else { "" },
             self.key()
         );
-        let (int_max, is_int) = match d {
-            DType::U8 => (255, 1),
-            DType::U16 => (65535, 1),
-            _ => (0, 0),
-        };
         let header = format!(
-            "typedef long long i64t;\ntypedef {} S;\ntypedef {} A;\nconstexpr int MM_MAX = {};\n\
-             constexpr int MM_HEIGHTS = {};\n#define MM_HALF {}\nconstexpr int MM_INT = {is_int};\n\
-             constexpr int MM_INT_MAX = {int_max};\n#define MM_NT {nt}\n{}",
-            d.c_storage(),
-            if d == DType::F64 { "double" } else { "float" },
-            i32::from(self.max),
+            "{}constexpr int MM_HEIGHTS = {};\n#define MM_NT {nt}\n{}",
+            type_header(d, self.max),
             i32::from(self.heights.is_some()),
-            i32::from(d == DType::F16),
             self.built_in_taps(),
         );
         let text = format!(
-            "{header}{}{}{}{}",
+            "{header}{}{}{}{}{}",
             Boundary::c_source(),
+            include_str!("morphology_elem.cu"),
             include_str!("morphology.cu"),
             crate::codegen::MARKER,
             crate::codegen::entry::<MinMaxArgs>(&name, &THREADS.to_string(), "morph_minmax")

@@ -13,7 +13,8 @@
 //
 // Threads run along the last axis of the output, GEO_PER outputs each; a block row covers a
 // stretch of one output line (fixed batch index and leading output indices), lines strided
-// over gridDim.y. Built
+// over gridDim.y (a diagonal map's blocks take several lines each, the last axis's taps
+// computed once for all of them). Built
 // after a typed header that defines GEO_IN and GEO_OUT (element codes: 0 u8, 1 u16, 2 f16,
 // 3 f32, 4 f64), GEO_WIDE (compute in double), GEO_RANK, GEO_ORDER, GEO_KIND, GEO_COORDS,
 // GEO_PERSP, GEO_SEP (a diagonal affine map: each coordinate follows its own output index),
@@ -383,6 +384,23 @@ __device__ __forceinline__ void geo_sample(
   }
   const IX k0 = (IX)blockIdx.x * (GEO_THREADS * GEO_PER) + (IX)threadIdx.x;
   if (k0 >= last) return;
+#if GEO_SEP
+  // A diagonal map: the last axis's taps of an output follow its index alone, so a thread
+  // takes them for its GEO_PER outputs once, before the lines; the leading axes' taps are the
+  // line's. The coordinates and taps are those of the general form.
+  IX cidx[GEO_PER][GEO_TAPS];
+  W cw[GEO_PER][GEO_TAPS];
+  bool cin[GEO_PER];
+  {
+    const double *ml = m[GEO_RANK - 1];
+#pragma unroll
+    for (int j = 0; j < GEO_PER; ++j) {
+      const IX k = k0 + j * GEO_THREADS;
+      const double cl = __dadd_rn(ml[3], __dmul_rn(ml[GEO_RANK - 1], (double)k));
+      cin[j] = k < last && geo_axis(cl, n[GEO_RANK - 1], (int)mode, (IX)npad, cidx[j], cw[j]);
+    }
+  }
+#endif
   for (IX line = blockIdx.y; line < lines; line += gridDim.y) {
     // The output indices of this line (all but the last axis) and its batch index.
     IX o[3] = {0, 0, 0}, r = line;
@@ -395,8 +413,6 @@ __device__ __forceinline__ void geo_sample(
     const TI *xb = x + (long long)b * npix;
     const IX base = line * last - b * plane;
 #if GEO_SEP
-    // A diagonal map: the taps of the leading axes are the line's, the last axis's the
-    // output's (the same coordinates and taps as the general form).
     IX idx[3][GEO_TAPS];
     W w[3][GEO_TAPS];
     bool inside = true;
@@ -405,16 +421,19 @@ __device__ __forceinline__ void geo_sample(
       const double ca = __dadd_rn(m[a][3], __dmul_rn(m[a][a], (double)o[a]));
       inside = inside && geo_axis(ca, n[a], (int)mode, (IX)npad, idx[a], w[a]);
     }
-    const double* ml = m[GEO_RANK - 1];
 #pragma unroll
     for (int j = 0; j < GEO_PER; ++j) {
       const IX k = k0 + j * GEO_THREADS;
       if (k >= last) break;
       W v = (W)cval;
-      const double cl = __dadd_rn(ml[3], __dmul_rn(ml[GEO_RANK - 1], (double)k));
-      if (inside && geo_axis(cl, n[GEO_RANK - 1], (int)mode, (IX)npad, idx[GEO_RANK - 1],
-                             w[GEO_RANK - 1]))
+      if (inside && cin[j]) {
+#pragma unroll
+        for (int t = 0; t < GEO_TAPS; ++t) {
+          idx[GEO_RANK - 1][t] = cidx[j][t];
+          w[GEO_RANK - 1][t] = cw[j][t];
+        }
         v = geo_sum(xb, n, idx, w, cval);
+      }
       y[(long long)line * last + k] = geo_st(v);
     }
 #else

@@ -19,7 +19,8 @@ use std::hash::{Hash, Hasher};
 
 /// Threads a block (along the last axis of the output).
 const THREADS: usize = 256;
-/// Outputs a thread.
+/// Outputs a thread (of a diagonal map: at most this many, so that a thread's last-axis taps
+/// stay in registers; see [`Sample::per`]).
 const PER: usize = 8;
 /// The most lines a launch's second grid dimension takes (more are strided over it).
 const GRID_Y: usize = 65535;
@@ -165,6 +166,16 @@ impl Sample {
         }
     }
 
+    /// Outputs a thread (`GEO_PER`): a diagonal map's thread holds the last axis's taps of
+    /// its outputs, about 16 taps in all.
+    fn per(&self) -> usize {
+        if self.separable() {
+            (16 / self.kind.taps(self.order)).clamp(1, PER)
+        } else {
+            PER
+        }
+    }
+
     /// Whether every index the kernel forms fits in 32 bits (its `GEO_I32` form).
     fn small(&self) -> bool {
         let lim = i32::MAX as usize;
@@ -222,7 +233,7 @@ impl Sample {
              #define GEO_ORDER {}\n#define GEO_KIND {}\n#define GEO_COORDS {}\n\
              #define GEO_PERSP {}\n#define GEO_SEP {}\n#define GEO_I32 {}\n\
              #define GEO_THREADS {THREADS}\n\
-             #define GEO_PER {PER}\n",
+             #define GEO_PER {}\n",
             elem::code(self.input).unwrap_or(3),
             elem::code(self.output).unwrap_or(3),
             self.wide() as u8,
@@ -233,6 +244,7 @@ impl Sample {
             persp as u8,
             self.separable() as u8,
             self.small() as u8,
+            self.per(),
         );
         let entry = crate::codegen::entry::<SampleArgs>(&name, &THREADS.to_string(), "geo_sample");
         let body = format!("{}{}", Boundary::c_source(), include_str!("sample.cu"));
@@ -708,8 +720,17 @@ impl LibraryCall for Sample {
             p2: p[2],
             p3: p[3],
         };
-        let gx = last.div_ceil(THREADS * PER) as u32;
-        let gy = lines.clamp(1, GRID_Y) as u32;
+        let gx = last.div_ceil(THREADS * self.per());
+        // A diagonal map's blocks take several lines each (about two resident waves in all),
+        // so that its threads' last-axis taps serve many outputs.
+        let gy_max = if self.separable() {
+            let resident = (st.sms * k.blocks_per_sm).max(1) as usize * 2;
+            (resident / gx.max(1)).clamp(1, GRID_Y)
+        } else {
+            GRID_Y
+        };
+        let gy = lines.clamp(1, gy_max) as u32;
+        let gx = gx as u32;
         let a = params.args();
         // SAFETY: the words are the kernel's parameters in order (`SampleArgs`); the input
         // view holds `batch * npix` elements and the coordinates `rank * plane` (checked

@@ -1,6 +1,9 @@
-//! SciPy's B-spline prefilter along one axis as one library call: a kernel (`spline.cu`) and
-//! its CPU twin on rayon, with the same arithmetic in the same order, in the working type
-//! (`f64` for `f64` images, else `f32`; SciPy filters in `f64`).
+//! SciPy's B-spline prefilter along one axis as one library call: kernels (`spline.cu`) and
+//! their CPU twin on rayon, in the working type (`f64` for `f64` images, else `f32`; SciPy
+//! filters in `f64`). The thread-a-line kernel computes the twin's arithmetic in the same
+//! order; the segmented kernel of the one-pole orders (the lines split into segments filtered
+//! in parallel) differs from it within the working type's rounding, and refilters as the
+//! twin does every line with a non-finite value.
 
 use super::elem::{self, Px, Work};
 use crate::codegen::{KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
@@ -14,8 +17,10 @@ use crate::util::KeyHasher;
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
 
-/// Threads a block (one line each).
+/// Threads a block (one line each) of `spl_filter` and `spl_fix`.
 const THREADS: usize = 128;
+/// Threads a block of `spl_seg` (one warp, 32 lines).
+const SEG_THREADS: usize = 32;
 
 /// The poles of the B-spline prefilter of `order` (2 to 5; SciPy's values).
 pub(crate) fn poles(order: usize) -> &'static [f64] {
@@ -60,6 +65,55 @@ kernel_params! {
         n: i64,
         inner: i64,
         init: i64,
+    }
+}
+
+kernel_params! {
+    /// The segmented prefilter's parameters (`spl_seg`, see `spline.cu`).
+    pub(super) struct SegArgs<'a> {
+        x: ReadBuf<'a> as "TI",
+        y: WriteBuf<'a> as "W",
+        flag: WriteBuf<'a> as "unsigned char",
+        outer: i64,
+        n: i64,
+        inner: i64,
+        init: i64,
+        nseg: i64,
+    }
+}
+
+kernel_params! {
+    /// The refiltering of the lines `spl_seg` marks (`spl_fix`).
+    pub(super) struct FixArgs<'a> {
+        x: ReadBuf<'a> as "TI",
+        y: WriteBuf<'a> as "W",
+        flag: ReadBuf<'a> as "unsigned char",
+        outer: i64,
+        n: i64,
+        inner: i64,
+        init: i64,
+        nseg: i64,
+    }
+}
+
+/// The kernels of the prefilter.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Entry {
+    /// One thread a line.
+    Line,
+    /// The segmented form.
+    Seg,
+    /// The refiltering of marked lines.
+    Fix,
+}
+
+impl Entry {
+    fn body(self) -> &'static str {
+        match self {
+            Entry::Line => "spl_filter",
+            Entry::Seg => "spl_seg",
+            Entry::Fix => "spl_fix",
+        }
     }
 }
 
@@ -149,10 +203,26 @@ impl SplineFilter {
         Ok(())
     }
 
-    /// The kernel for this call's input type and order.
-    pub(crate) fn kernel(&self) -> KernelSource {
+    /// Whether the segmented kernel takes this call: one pole, the mirror or reflect boundary
+    /// rule, lines of at least two values.
+    fn segmented(&self) -> bool {
+        poles(self.order).len() == 1 && init(self.mode) != 2 && self.n >= 2
+    }
+
+    /// Positions a segment of the segmented kernel (`SPL_SEG`).
+    fn seg_len(&self) -> usize {
+        if elem::wide(self.input) { 64 } else { 128 }
+    }
+
+    /// The kernel `entry` for this call's input type and order.
+    fn kernel(&self, entry: Entry) -> KernelSource {
         let name = format!(
-            "cuprite_spline_filter_{}_o{}",
+            "cuprite_{}_{}_o{}",
+            match entry {
+                Entry::Line => "spline_filter",
+                Entry::Seg => "spline_seg",
+                Entry::Fix => "spline_fix",
+            },
             self.input.name(),
             self.order
         );
@@ -163,16 +233,54 @@ impl SplineFilter {
             elem::wide(self.input) as u8,
             self.order,
         );
-        let entry = crate::codegen::entry::<SplineArgs>(&name, &THREADS.to_string(), "spl_filter");
-        elem::kernel(name, &header, include_str!("spline.cu"), &entry)
+        let (t, b) = (THREADS.to_string(), entry.body());
+        let text = match entry {
+            Entry::Line => crate::codegen::entry::<SplineArgs>(&name, &t, b),
+            Entry::Seg => crate::codegen::entry::<SegArgs>(&name, &SEG_THREADS.to_string(), b),
+            Entry::Fix => crate::codegen::entry::<FixArgs>(&name, &t, b),
+        };
+        elem::kernel(name, &header, include_str!("spline.cu"), &text)
     }
 
-    fn key(&self) -> u64 {
-        let mut h = KeyHasher(0x5b1_2e00);
+    fn key(&self, entry: Entry) -> u64 {
+        let mut h = KeyHasher(0x5b1_2e01);
         "spline_filter".hash(&mut h);
         self.input.code().hash(&mut h);
         self.order.hash(&mut h);
+        entry.hash(&mut h);
         h.finish()
+    }
+
+    /// Launches `entry` on `blocks` blocks (at most four resident waves, the kernels striding
+    /// over the rest) of `threads` threads.
+    ///
+    /// # Safety
+    /// `params` are `entry`'s parameters, and its accesses stay inside their views.
+    unsafe fn launch<'a, P: KernelParams<'a>>(
+        &self,
+        lane: &CudaLane<'_>,
+        entry: Entry,
+        blocks: usize,
+        threads: usize,
+        params: &P,
+    ) -> Result<()> {
+        let st = lane.st;
+        let k = crate::jit::library_kernel(st, self.key(entry), || self.kernel(entry))?;
+        let resident = (st.sms * k.blocks_per_sm).max(1) as usize * 4;
+        let grid = blocks.clamp(1, resident.min(i32::MAX as usize)) as u32;
+        let a = params.args();
+        // SAFETY: the words are `entry`'s parameters in order; the caller's contract.
+        unsafe {
+            lane.stream.launch_packed(
+                &k.func,
+                (grid, 1, 1),
+                (threads as u32, 1, 1),
+                0,
+                &a.words,
+                &a.accesses(),
+            )
+        }?;
+        Ok(())
     }
 
     fn cpu<TI: Px, W: Work>(&self, x: &[TI], y: &mut [W]) {
@@ -248,42 +356,83 @@ impl LibraryCall for SplineFilter {
         if self.len() == 0 {
             return Ok(());
         }
-        let k = crate::jit::library_kernel(st, self.key(), || self.kernel())?;
         let i = |v: usize| v as i64;
-        let params = SplineArgs {
-            x: ReadBuf::part(
-                inputs[0].buf,
-                self.input,
-                inputs[0].layout.offset,
-                self.len(),
-            )?,
-            y: WriteBuf::part(out, self.work(), 0, self.len())?,
+        let x = ReadBuf::part(
+            inputs[0].buf,
+            self.input,
+            inputs[0].layout.offset,
+            self.len(),
+        )?;
+        let y = WriteBuf::part(out, self.work(), 0, self.len())?;
+        let lines = self.outer * self.inner;
+        if !self.segmented() {
+            let params = SplineArgs {
+                x,
+                y,
+                outer: i(self.outer),
+                n: i(self.n),
+                inner: i(self.inner),
+                init: init(self.mode),
+            };
+            let grid = lines.div_ceil(THREADS);
+            // SAFETY: input and output views hold `outer * n * inner` elements (checked
+            // above). Each thread reads and writes only the elements `o n inner + k inner + i`
+            // (`k < n`) of its own lines.
+            return unsafe { self.launch(lane, Entry::Line, grid, THREADS, &params) };
+        }
+        let nseg = self.n.div_ceil(self.seg_len());
+        let nflag = lines.checked_mul(nseg).ok_or_else(|| {
+            Error::InvalidArgument(format!("spline_filter: {lines} lines of {nseg} segments"))
+        })?;
+        // SAFETY: `spl_seg` writes the flag of every segment of every line before `spl_fix`
+        // reads them.
+        let flags = unsafe { DevBuf::alloc(st, stream, DType::U8, nflag) }?;
+        let seg = SegArgs {
+            x,
+            y,
+            flag: WriteBuf::all(&flags)?,
             outer: i(self.outer),
             n: i(self.n),
             inner: i(self.inner),
             init: init(self.mode),
+            nseg: i(nseg),
         };
-        let lines = self.outer * self.inner;
-        let resident = (st.sms * k.blocks_per_sm).max(1) as usize * 4;
-        let grid = lines.div_ceil(THREADS).clamp(1, resident) as u32;
-        let a = params.args();
-        // SAFETY: the words are the kernel's parameters in order (`SplineArgs`); input and
-        // output views hold `outer * n * inner` elements (checked above). Each thread reads
-        // and writes only the elements `o n inner + k inner + i` (`k < n`) of its own lines.
+        // SAFETY: input and output views hold `outer * n * inner` elements and the flags
+        // `lines * nseg` (checked above). A warp reads the elements `o n inner + k inner + i`
+        // (`k < n`) of its 32 lines and writes those of its own segment, and one flag a line.
         unsafe {
-            stream.launch_packed(
-                &k.func,
-                (grid, 1, 1),
-                (THREADS as u32, 1, 1),
-                0,
-                &a.words,
-                &a.accesses(),
+            self.launch(
+                lane,
+                Entry::Seg,
+                lines.div_ceil(SEG_THREADS) * nseg,
+                SEG_THREADS,
+                &seg,
             )
         }?;
+        let fix = FixArgs {
+            x,
+            y,
+            flag: ReadBuf::all(&flags)?,
+            outer: i(self.outer),
+            n: i(self.n),
+            inner: i(self.inner),
+            init: init(self.mode),
+            nseg: i(nseg),
+        };
+        // SAFETY: as for `spl_filter`; the flags are read below `lines * nseg`.
+        unsafe { self.launch(lane, Entry::Fix, lines.div_ceil(THREADS), THREADS, &fix) }?;
+        drop(flags);
         Ok(())
     }
 
     fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
-        vec![self.kernel().source]
+        if self.segmented() {
+            vec![
+                self.kernel(Entry::Seg).source,
+                self.kernel(Entry::Fix).source,
+            ]
+        } else {
+            vec![self.kernel(Entry::Line).source]
+        }
     }
 }
