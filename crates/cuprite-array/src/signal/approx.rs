@@ -248,7 +248,7 @@ pub fn approx2_uniform<V: InterpValue>(
 }
 
 /// How the positions of one call are laid out.
-struct Layout2 {
+struct PosLayout {
     /// The interpolated axes of `input`.
     axes: Vec<usize>,
     /// Points along each interpolated axis.
@@ -266,7 +266,7 @@ fn layout(
     shape: &[usize],
     ps: &[usize],
     grids: &[ApproxGrid],
-) -> Result<Layout2> {
+) -> Result<PosLayout> {
     let rank = grids.len();
     if nd < rank {
         return Err(Error::Shape(format!(
@@ -284,7 +284,7 @@ fn layout(
         )));
     }
     if ps.len() == rank {
-        return Ok(Layout2 {
+        return Ok(PosLayout {
             axes,
             m: ps.to_vec(),
             shared: true,
@@ -304,7 +304,7 @@ fn layout(
     let others: Vec<usize> = (0..nd).filter(|i| !axes.contains(i)).collect();
     let shared = others.iter().all(|&i| ps[i] == 1);
     let broadcast = !shared && others.iter().any(|&i| ps[i] != shape[i]);
-    Ok(Layout2 {
+    Ok(PosLayout {
         axes,
         m,
         shared,

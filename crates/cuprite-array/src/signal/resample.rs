@@ -384,8 +384,9 @@ pub fn resample_poly_with<T: Float>(
 /// The anti-aliasing filter of [`decimate_with`] (SciPy's `ftype`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum DecimateFilter {
-    /// The Chebyshev type I low-pass [`cheby1`]`(n, 0.05, 0.8 / q)` (default order 8) as
-    /// second-order sections, run by [`sosfiltfilt`] or [`sosfilt`] (SciPy's default).
+    /// The Chebyshev type I low-pass [`cheby1`](super::cheby1)`(n, 0.05, 0.8 / q)` (default
+    /// order 8) as second-order sections, run by [`sosfiltfilt`] or [`sosfilt`] (SciPy's
+    /// default).
     #[default]
     Iir,
     /// The Hamming-window FIR [`firwin`]`(n + 1, 1 / q)` (default order `20 q`), run by
