@@ -46,7 +46,9 @@ mod safety;
 mod scan;
 mod short_rows;
 mod signal;
+mod signal_approx;
 mod signal_conv;
+mod signal_design;
 mod signal_nn;
 mod signal_resample;
 mod signal_spectral;
@@ -90,6 +92,8 @@ fn main() {
     tests.extend(signal_nn::tests());
     tests.extend(signal_spectral::tests());
     tests.extend(signal_resample::tests());
+    tests.extend(signal_approx::tests());
+    tests.extend(signal_design::tests());
     tests.extend(sparse::tests());
     tests.extend(sparse_device::tests());
     tests.extend(sparse_more::tests());

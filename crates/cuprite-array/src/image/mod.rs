@@ -149,6 +149,8 @@ pub use filters_order::{
 };
 mod transform;
 
+pub(crate) use transform::af_weights;
+
 pub use transform::{
     AffineOpts, GeometricOpts, InterpOpts, RotateOpts, SplineFilter1dOpts, SplineFilterOpts,
     WrapOpts, ZoomOpts, af, affine_transform, affine_transform_with, geometric_transform,

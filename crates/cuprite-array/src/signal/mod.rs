@@ -5,14 +5,22 @@
 //!   [`correlate`], [`fftconvolve`], [`oaconvolve`], [`convolve_axes`], ArrayFire's
 //!   [`convolve1`], [`convolve2`], [`convolve3`], [`convolve2_sep`], [`fir`]).
 //! - Linear filters: [`lfilter`] (IIR, with initial conditions; on CUDA a blocked parallel scan
-//!   of the filter's state recurrence), [`lfilter_zi`], [`filtfilt`], [`sosfilt`].
+//!   of the filter's state recurrence), [`lfilter_zi`], [`filtfilt`], [`sosfilt`],
+//!   [`sosfiltfilt`]; IIR design [`butter`], [`cheby1`] (low- and high-pass, as `(b, a)` or
+//!   second-order sections: [`butter_sos`], [`cheby1_sos`]).
 //! - [`get_window`], [`detrend`], [`hilbert`].
+//! - ArrayFire's interpolation [`approx1`], [`approx2`] and their uniform-grid forms
+//!   [`approx1_uniform`], [`approx2_uniform`] (nearest, lower, linear, cosine, cubic and
+//!   cubic-spline, batched over the other axes, `f32`/`f64` and complex values; one kernel
+//!   whose weights are the geometric transforms' ArrayFire weights). NumPy's `interp` is
+//!   [`crate::ops::interp`].
 //! - Spectral analysis with SciPy's defaults, one options struct per call: [`periodogram`],
 //!   [`welch`], [`csd`], [`coherence`], [`spectrogram`], [`stft`], [`istft`] (segments cut by
 //!   a strided view, detrended, windowed and transformed by the FFT, batched over the other
 //!   axes; frequencies and times returned as host `Vec<f64>`).
 //! - Resampling: [`resample`] (Fourier), [`upfirdn`], [`resample_poly`] (polyphase, filters
-//!   designed by [`firwin`] with the Kaiser window `β = 5`), [`decimate`] (its FIR form only).
+//!   designed by [`firwin`] with the Kaiser window `β = 5`), [`decimate`] (SciPy's default
+//!   Chebyshev I IIR filter, or its FIR form).
 //! - SciPy's [`medfilt`], [`medfilt2d`] (zeros beyond the edges) and [`wiener`].
 //! - The neural-network convolution and pooling (PyTorch's): [`conv1d`], [`conv2d`],
 //!   [`conv3d`] and their `_with` forms ([`ConvOpts`]: stride, padding, dilation, groups,
@@ -46,7 +54,10 @@
 //! The methods agree within the FFT's bound above (the tests check `1e-10 Σ|x| max|h|` in `f64`
 //! and `1e-5 Σ|x| max|h|` in `f32`). Integers are not taken (SciPy sums them exactly).
 
+mod approx;
+mod approx_call;
 mod conv;
+mod design;
 mod direct;
 mod elem;
 mod filters;
@@ -64,12 +75,14 @@ mod spectral;
 mod windows;
 
 pub use crate::ops::ConvMode;
+pub use approx::{ApproxGrid, ApproxMethod, approx1, approx1_uniform, approx2, approx2_uniform};
 pub use conv::{
     convolve, convolve_axes, convolve1, convolve2, convolve2_sep, convolve3, correlate,
     correlate_axes, fftconvolve, fir, oaconvolve,
 };
+pub use design::{BandType, butter, butter_sos, cheby1, cheby1_sos};
 pub use elem::SignalElement;
-pub use filters::{filtfilt, lfilter, lfilter_zi, sosfilt};
+pub use filters::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfiltfilt};
 pub use frames::{Extension, WindowSpec};
 pub use istft::{istft, istft_with};
 pub use nd_filters::{medfilt, medfilt2d, wiener};
@@ -91,8 +104,8 @@ pub use psd_opts::{
     WelchOpts,
 };
 pub use resample::{
-    DecimateOpts, PolyPad, ResamplePolyOpts, decimate, decimate_with, firwin, resample,
-    resample_poly, resample_poly_with, upfirdn,
+    DecimateFilter, DecimateOpts, PolyPad, ResamplePolyOpts, decimate, decimate_with, firwin,
+    resample, resample_poly, resample_poly_with, upfirdn,
 };
 pub use spectral::{Detrend, detrend, hilbert};
 pub use windows::{Window, get_window};

@@ -1,8 +1,11 @@
 //! Resampling (SciPy's `resample`, `upfirdn`, `resample_poly`, `decimate`) and the window
-//! design of the low-pass FIR filters they take (`firwin`'s low-pass form), on the array API.
+//! design of the low-pass FIR filters they take (`firwin`'s low-pass form), on the array API;
+//! `decimate`'s default IIR filter comes from `design.rs`.
 
 use super::conv::convolve_axes;
+use super::design::{BandType, cheby1_sos};
 use super::elem::wide;
+use super::filters::{sosfilt, sosfiltfilt};
 use super::frames::{WindowSpec, along, norm_axis, sc, slice_axis};
 use super::paths::ConvMethod;
 use super::psd::Work;
@@ -378,17 +381,32 @@ pub fn resample_poly_with<T: Float>(
     }
 }
 
-/// Options of [`decimate_with`]: the FIR filter of `n + 1` taps (default `n = 20 q`),
-/// zero phase (default) or not, the last axis.
+/// The anti-aliasing filter of [`decimate_with`] (SciPy's `ftype`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DecimateFilter {
+    /// The Chebyshev type I low-pass [`cheby1`](super::cheby1)`(n, 0.05, 0.8 / q)` (default
+    /// order 8) as second-order sections, run by [`sosfiltfilt`] or [`sosfilt`] (SciPy's
+    /// default).
+    #[default]
+    Iir,
+    /// The Hamming-window FIR [`firwin`]`(n + 1, 1 / q)` (default order `20 q`), run by
+    /// [`resample_poly_with`] or [`upfirdn`].
+    Fir,
+}
+
+/// Options of [`decimate_with`]: the filter (default [`DecimateFilter::Iir`]) and its order
+/// `n` (default 8 for the IIR filter, `20 q` for the FIR), zero phase (default) or not, the
+/// last axis.
 ///
 /// ```
-/// use cuprite_array::signal::DecimateOpts;
-/// let o = DecimateOpts::new().n(40).zero_phase(false).axis(0);
+/// use cuprite_array::signal::{DecimateFilter, DecimateOpts};
+/// let o = DecimateOpts::new().ftype(DecimateFilter::Fir).n(40).zero_phase(false).axis(0);
 /// # let _ = o;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[must_use]
 pub struct DecimateOpts {
+    ftype: DecimateFilter,
     n: Option<usize>,
     zero_phase: bool,
     axis: isize,
@@ -397,6 +415,7 @@ pub struct DecimateOpts {
 impl Default for DecimateOpts {
     fn default() -> Self {
         DecimateOpts {
+            ftype: DecimateFilter::Iir,
             n: None,
             zero_phase: true,
             axis: -1,
@@ -405,11 +424,16 @@ impl Default for DecimateOpts {
 }
 
 impl DecimateOpts {
-    /// The defaults: `n = 20 q`, zero phase, the last axis.
+    /// SciPy's defaults: the order-8 Chebyshev I filter, zero phase, the last axis.
     pub fn new() -> Self {
         Self::default()
     }
-    /// The filter's order (its taps less one).
+    /// The anti-aliasing filter.
+    pub fn ftype(mut self, ftype: DecimateFilter) -> Self {
+        self.ftype = ftype;
+        self
+    }
+    /// The filter's order (for the FIR filter its taps less one).
     pub fn n(mut self, n: impl Into<Option<usize>>) -> Self {
         self.n = n.into();
         self
@@ -427,7 +451,7 @@ impl DecimateOpts {
 }
 
 /// `x` low-pass filtered and downsampled by `q` along the last axis (SciPy's `decimate` with
-/// `ftype='fir'`; see [`decimate_with`]).
+/// its defaults: the order-8 Chebyshev I filter, zero phase; see [`decimate_with`]).
 ///
 /// # Errors
 /// As [`decimate_with`].
@@ -442,20 +466,30 @@ pub fn decimate<T: Float>(x: &Array<T>, q: usize) -> Result<Array<T>> {
     decimate_with(x, q, &DecimateOpts::new())
 }
 
-/// [`decimate`] with options: the filter [`firwin`]`(n + 1, 1 / q, Hamming)`; with zero phase
-/// [`resample_poly_with`]`(x, 1, q)` with that filter, otherwise [`upfirdn`] with it and the
-/// first `ceil(n / q)` values. SciPy's default, an order-8 Chebyshev I IIR filter run by
-/// `sosfiltfilt`, is not offered: this is its `ftype='fir'`.
+/// [`decimate`] with options. [`DecimateFilter::Iir`] (SciPy's default `ftype='iir'`): the
+/// sections of [`cheby1_sos`]`(n, 0.05, 0.8 / q)` (`n` default 8) run by [`sosfiltfilt`] with
+/// zero phase, else by [`sosfilt`], then every `q`-th value from the first.
+/// [`DecimateFilter::Fir`]: the filter [`firwin`]`(n + 1, 1 / q, Hamming)` (`n` default `20
+/// q`); with zero phase [`resample_poly_with`]`(x, 1, q)` with that filter, otherwise
+/// [`upfirdn`] with it and the first `ceil(len / q)` values; `q = 1` returns `x` unfiltered.
+/// The coefficients are rounded to the data's working precision, as SciPy rounds them to its
+/// dtype.
 ///
 /// # Errors
-/// `q` 0, `n` 0, an axis out of range or an empty axis, named.
+/// `q` 0, `n` 0, an axis out of range or an empty axis, and with zero phase and the IIR
+/// filter a signal not longer than [`sosfiltfilt`]'s `padlen` (27 for order 8), named.
 ///
 /// ```
-/// use cuprite_array::{Array, signal::{DecimateOpts, decimate_with}};
-/// // A slow sinusoid keeps its values at the kept samples (away from the ends).
+/// use cuprite_array::{Array, signal::{DecimateFilter, DecimateOpts, decimate_with}};
+/// // A slow sinusoid keeps its values at the kept samples (away from the ends): within the
+/// // Chebyshev filter's 0.05 dB ripple (twice, forward and back), and closely by the FIR.
 /// let x: Vec<f64> = (0..400).map(|i| (i as f64 * 0.02).sin()).collect();
-/// let y = decimate_with(&Array::from_slice(&x, &[400])?, 4, &DecimateOpts::new())?.to_vec()?;
+/// let xa = Array::from_slice(&x, &[400])?;
+/// let y = decimate_with(&xa, 4, &DecimateOpts::new())?.to_vec()?;
 /// assert_eq!(y.len(), 100);
+/// assert!((30..70).all(|i| (y[i] - x[4 * i]).abs() < 1.2e-2));
+/// let fir = DecimateOpts::new().ftype(DecimateFilter::Fir);
+/// let y = decimate_with(&xa, 4, &fir)?.to_vec()?;
 /// assert!((30..70).all(|i| (y[i] - x[4 * i]).abs() < 1e-3));
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
@@ -465,7 +499,8 @@ pub fn decimate_with<T: Float>(x: &Array<T>, q: usize, opts: &DecimateOpts) -> R
             "decimate: the factor q must be at least 1, not 0".into(),
         ));
     }
-    let n = opts.n.unwrap_or(20 * q);
+    let fir = opts.ftype == DecimateFilter::Fir;
+    let n = opts.n.unwrap_or(if fir { 20 * q } else { 8 });
     if n == 0 {
         return Err(Error::InvalidArgument(
             "decimate: the filter order n must be positive, not 0".into(),
@@ -473,6 +508,15 @@ pub fn decimate_with<T: Float>(x: &Array<T>, q: usize, opts: &DecimateOpts) -> R
     }
     let ax = norm_axis("decimate", opts.axis, x.ndim())?;
     let len = x.shape()[ax];
+    if !fir {
+        let sos = cheby1_sos(n, 0.05, 0.8 / q as f64, BandType::Lowpass)?;
+        let y = if opts.zero_phase {
+            sosfiltfilt(&sos, x, ax as isize, None)?
+        } else {
+            sosfilt(&sos, x, ax as isize, None)?.0
+        };
+        return slice_axis(&y, ax, 0, len, q);
+    }
     if q == 1 {
         return Ok(x.clone());
     }

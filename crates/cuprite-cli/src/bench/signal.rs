@@ -10,10 +10,14 @@
 //! - `conv/convolve2d_7x7`: a 4096² f32 image with a 7×7 kernel, `same` (direct); peers
 //!   `torch.nn.functional.conv2d` and `cupyx.scipy.ndimage.convolve`.
 //! - `signal/lfilter`: a second-order IIR filter over 2^24 f32; peer `cupyx.scipy.signal.lfilter`.
+//! - `signal/approx2`: ArrayFire's bilinear `approx2` of a 4096² f32 image at 4096² points (the
+//!   pixel grid rotated by 10 degrees about the centre and shifted), as the bandwidth of reading
+//!   the image, both position arrays and writing the result once, judged against the device
+//!   copy bandwidth (target ≥ 0.8×; no peer).
 
 use super::curves::per_call;
-use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, TimeUnit};
-use cuprite_array::signal::{self, ConvMethod, ConvMode};
+use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, Target, TimeUnit};
+use cuprite_array::signal::{self, ApproxMethod, ConvMethod, ConvMode};
 use cuprite_array::{Array, Device, with_device};
 
 /// The convolution and filtering benchmarks.
@@ -42,6 +46,12 @@ pub fn benchmarks() -> Vec<Benchmark> {
             group: "signal",
             needs_gpu: true,
             run: lfilter,
+        },
+        Benchmark {
+            name: "signal/approx2",
+            group: "signal",
+            needs_gpu: true,
+            run: approx2_bilinear,
         },
     ]
 }
@@ -146,6 +156,42 @@ fn lfilter(ctx: &mut BenchCtx) -> BenchResult {
         })?;
         let f = Figure::time(format!("lfilter order 2 of {n} f32"), &s, TimeUnit::Ms)
             .with_note("peer: cupyx.scipy.signal.lfilter in benches/peers/cupy_signal.py");
+        Ok(vec![f])
+    })
+}
+
+fn approx2_bilinear(ctx: &mut BenchCtx) -> BenchResult {
+    let ceiling = ctx.device_copy_ceiling()?;
+    let n = ctx.size(4096, 512);
+    with_device(Device::cuda(0), || {
+        let x = Array::<f32>::rand_uniform(&[n, n], 65)?;
+        // Output pixel (i, j) samples the input at the grid rotated by 10 degrees about the
+        // centre and shifted by (3.3, -2.7): mostly inside, a margin off the grid.
+        let (sin, cos) = 10f32.to_radians().sin_cos();
+        let ctr = (n as f32 - 1.0) / 2.0;
+        let i = Array::<f32>::arange(0.0, n as f32, 1.0)?.reshape(&[n, 1])? - ctr;
+        let j = Array::<f32>::arange(0.0, n as f32, 1.0)?.reshape(&[1, n])? - ctr;
+        let p0 = &(&(&i * cos) - &(&j * sin)) + (ctr + 3.3);
+        let p1 = &(&(&i * sin) + &(&j * cos)) + (ctr - 2.7);
+        cuprite_array::eval_many(&[&x, &p0, &p1])?;
+        let s = time(ctx, || {
+            signal::approx2(&x, &p0, &p1, ApproxMethod::Bilinear, 0.0)?.eval()?;
+            Ok(())
+        })?;
+        // The image, both position arrays and the result, each read or written once.
+        let bytes = 4.0 * 4.0 * (n * n) as f64;
+        let f = Figure::rate(
+            format!("approx2 bilinear, {n}² f32 image at {n}² rotated points"),
+            "TB/s",
+            bytes / 1e12,
+            &s,
+        )
+        .against(&ceiling)
+        .with_target(Target::RatioAtLeast(0.8))
+        .with_note(format!(
+            "image, pos0, pos1 read and the result written once; {CALLS} calls per event \
+             pair, each with its NaN-position flag read back (a synchronisation)"
+        ));
         Ok(vec![f])
     })
 }

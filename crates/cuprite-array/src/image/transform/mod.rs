@@ -17,6 +17,7 @@
 //! values past the type's maximum to the maximum.
 
 pub mod af;
+pub(crate) mod af_weights;
 mod elem;
 mod opts;
 mod patches;

@@ -19,7 +19,7 @@
 // 3 f32, 4 f64), GEO_WIDE (compute in double), GEO_RANK, GEO_ORDER, GEO_KIND, GEO_COORDS,
 // GEO_PERSP, GEO_SEP (a diagonal affine map: each coordinate follows its own output index),
 // GEO_I32 (every index of the call fits in 32 bits), GEO_THREADS and GEO_PER, and
-// after `img_map` (boundary.cu) and the half helpers.
+// after `img_map` (boundary.cu), ArrayFire's weights (af_weights.cu) and the half helpers.
 
 #if GEO_I32
 typedef int IX;
@@ -237,8 +237,7 @@ __device__ __forceinline__ bool geo_axis(double c, IX n, int mode, IX npad, IX *
     idx[0] = (IX)img_map(gi, n, mode);
     idx[1] = (IX)img_map(gi + 1, n, mode);
   }
-  w[0] = (W)1 - t;
-  w[1] = t;
+  af_linear_weights(t, false, w);
 #else
   if (gi >= 1 && gi + 2 < n) {
 #pragma unroll
@@ -247,18 +246,7 @@ __device__ __forceinline__ bool geo_axis(double c, IX n, int mode, IX npad, IX *
 #pragma unroll
     for (int k = 0; k < 4; ++k) idx[k] = (IX)img_map(gi - 1 + k, n, mode);
   }
-  const W t2 = t * t, t3 = t2 * t;
-#if GEO_KIND == 4
-  w[0] = -t3 + (W)2 * t2 - t;
-  w[1] = t3 - (W)2 * t2 + (W)1;
-  w[2] = -t3 + t2 + t;
-  w[3] = t3 - t2;
-#else
-  w[0] = (W)-0.5 * t3 + t2 - (W)0.5 * t;
-  w[1] = (W)1.5 * t3 - (W)2.5 * t2 + (W)1;
-  w[2] = (W)-1.5 * t3 + (W)2 * t2 + (W)0.5 * t;
-  w[3] = (W)0.5 * t3 - (W)0.5 * t2;
-#endif
+  af_cubic_weights(t, GEO_KIND == 5, w);
 #endif
   return true;
 #endif

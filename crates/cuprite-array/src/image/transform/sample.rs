@@ -5,6 +5,7 @@
 //! bilinear, bicubic and bicubic-spline with its rules, and the area average. Both backends
 //! compute coordinates in `f64` and weights and sums in the working type, in the same order.
 
+use super::af_weights;
 use super::elem::{self, Px, Work};
 use crate::codegen::{KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
 use crate::dtype::{DType, f16};
@@ -247,7 +248,12 @@ impl Sample {
             self.per(),
         );
         let entry = crate::codegen::entry::<SampleArgs>(&name, &THREADS.to_string(), "geo_sample");
-        let body = format!("{}{}", Boundary::c_source(), include_str!("sample.cu"));
+        let body = format!(
+            "{}{}{}",
+            Boundary::c_source(),
+            super::af_weights::C_SOURCE,
+            include_str!("sample.cu")
+        );
         elem::kernel(name, &header, &body, &entry)
     }
 
@@ -461,25 +467,14 @@ impl Sample {
             Kind::AfBilinear => {
                 idx[0] = map(gi, mode);
                 idx[1] = map(gi + 1, mode);
-                w[0] = c1(1.0) - t;
-                w[1] = t;
+                w[..2].copy_from_slice(&af_weights::linear(t, false));
             }
             _ => {
                 for (k, v) in idx.iter_mut().enumerate().take(4) {
                     *v = map(gi - 1 + k as i64, mode);
                 }
-                let (t2, t3) = (t * t, t * t * t);
-                if self.kind == Kind::AfBicubic {
-                    w[0] = -t3 + c1(2.0) * t2 - t;
-                    w[1] = t3 - c1(2.0) * t2 + c1(1.0);
-                    w[2] = -t3 + t2 + t;
-                    w[3] = t3 - t2;
-                } else {
-                    w[0] = c1(-0.5) * t3 + t2 - c1(0.5) * t;
-                    w[1] = c1(1.5) * t3 - c1(2.5) * t2 + c1(1.0);
-                    w[2] = c1(-1.5) * t3 + c1(2.0) * t2 + c1(0.5) * t;
-                    w[3] = c1(0.5) * t3 - c1(0.5) * t2;
-                }
+                let spline = self.kind == Kind::AfBicubicSpline;
+                w[..4].copy_from_slice(&af_weights::cubic(t, spline));
             }
         }
         true

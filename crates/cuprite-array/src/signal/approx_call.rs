@@ -1,0 +1,475 @@
+//! `approx1`/`approx2` as one library call: a kernel (`approx.cu`) and its CPU twin on rayon,
+//! which compute the same arithmetic in the same order (coordinates, taps and weights in the
+//! real type of the values, the weights of `image::af_weights`).
+
+use crate::codegen::{KernelParams, KernelSource, MaybeRead, ReadBuf, WriteBuf, kernel_params};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::exec::CudaLane;
+use crate::graph::{CallInput, LibraryCall};
+use crate::image::af_weights::{self, Work};
+use crate::shape::numel;
+use crate::storage::{DevBuf, HostBuf};
+use crate::util::KeyHasher;
+use rayon::prelude::*;
+use std::hash::{Hash, Hasher};
+
+/// Threads a block.
+const THREADS: usize = 256;
+/// Points a launch aims to cover with separate threads: shared positions with a large batch
+/// are grouped so that about this many points remain.
+const POINTS: usize = 1 << 18;
+
+/// How values between samples are taken (ArrayFire's interpolation kinds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Curve {
+    /// The sample at `round(c)`.
+    Nearest,
+    /// The sample at `floor(c)`.
+    Lower,
+    /// Linear between `floor(c)` and the next sample.
+    Linear,
+    /// Linear with the fraction smoothed by `(1 - cos(pi t)) / 2`.
+    LinearCosine,
+    /// ArrayFire's cubic through four samples.
+    Cubic,
+    /// Catmull-Rom through four samples.
+    CubicSpline,
+}
+
+impl Curve {
+    fn code(self) -> u8 {
+        match self {
+            Curve::Nearest => 0,
+            Curve::Lower => 1,
+            Curve::Linear => 2,
+            Curve::LinearCosine => 3,
+            Curve::Cubic => 4,
+            Curve::CubicSpline => 5,
+        }
+    }
+
+    fn taps(self) -> usize {
+        match self {
+            Curve::Nearest | Curve::Lower => 1,
+            Curve::Linear | Curve::LinearCosine => 2,
+            Curve::Cubic | Curve::CubicSpline => 4,
+        }
+    }
+}
+
+kernel_params! {
+    /// The parameters of `approx_run` (see `approx.cu`).
+    pub(super) struct ApproxArgs<'a> {
+        x: ReadBuf<'a> as "VT",
+        p0: ReadBuf<'a> as "REAL",
+        p1: MaybeRead<'a> as "REAL",
+        y: WriteBuf<'a> as "VT",
+        chk: WriteBuf<'a> as "unsigned int",
+        batch: i64,
+        group: i64,
+        n0: i64,
+        n1: i64,
+        plane: i64,
+        units: i64,
+        start0: f64,
+        step0: f64,
+        start1: f64,
+        step1: f64,
+        off_re: f64,
+        off_im: f64,
+    }
+}
+
+/// The interpolation of input 0 (`batch` signals of `n[..rank]` values of `real`, or of its
+/// complex type when `complex`) at `plane` points a signal, whose positions are input 1 (and
+/// input 2 when `rank` is 2), `plane` of `real` when `shared` (the same for every signal),
+/// else `batch * plane`. The last input is the one-word `u32` flag a NaN position raises. The
+/// output is `batch * plane` values, signal-major.
+#[derive(Debug, Clone)]
+pub(crate) struct Approx {
+    pub real: DType,
+    pub complex: bool,
+    pub rank: usize,
+    pub curve: Curve,
+    pub batch: usize,
+    /// The extents of a signal (`n[1] = 1` when `rank` is 1).
+    pub n: [usize; 2],
+    pub plane: usize,
+    pub shared: bool,
+    /// `(start, step)` of each axis: position `q` is at coordinate `(q - start) / step`.
+    pub grid: [(f64, f64); 2],
+    /// The value off the grid, `(re, im)`.
+    pub off: (f64, f64),
+}
+
+impl Approx {
+    fn width(&self) -> usize {
+        1 + self.complex as usize
+    }
+
+    fn value_dtype(&self) -> DType {
+        match (self.real, self.complex) {
+            (DType::F64, true) => DType::C64,
+            (_, true) => DType::C32,
+            (d, false) => d,
+        }
+    }
+
+    fn npix(&self) -> usize {
+        self.n[0] * self.n[1]
+    }
+
+    fn npos(&self) -> usize {
+        if self.shared {
+            self.plane
+        } else {
+            self.batch * self.plane
+        }
+    }
+
+    /// Signals whose outputs one thread computes from one position (shared positions only).
+    fn group(&self) -> usize {
+        if !self.shared || self.plane == 0 {
+            return 1;
+        }
+        let total = self.batch.saturating_mul(self.plane);
+        (total / POINTS).clamp(1, self.batch.max(1))
+    }
+
+    /// The points the kernel's loop runs over.
+    fn units(&self) -> usize {
+        if self.shared {
+            self.batch.div_ceil(self.group()) * self.plane
+        } else {
+            self.batch * self.plane
+        }
+    }
+
+    /// Whether every index the kernel forms (and its loop counter past the last point, `grid`
+    /// blocks on) fits in 32 bits.
+    fn small(&self, grid: usize) -> bool {
+        let lim = i32::MAX as usize;
+        let past = self.units().saturating_add(grid.saturating_mul(THREADS));
+        self.batch.saturating_mul(self.npix()) < lim
+            && self.batch.saturating_mul(self.plane) < lim
+            && past < lim
+    }
+
+    /// The blocks of a launch (one thread a point, at most `i32::MAX` blocks).
+    fn grid(&self) -> usize {
+        self.units().div_ceil(THREADS).clamp(1, i32::MAX as usize)
+    }
+
+    fn check<B>(&self, inputs: &[CallInput<'_, B>]) -> Result<()> {
+        let want = 2 + self.rank;
+        let pos_ok =
+            |i: usize| inputs[i].dtype == self.real && numel(inputs[i].shape) == self.npos();
+        let ok = matches!(self.real, DType::F32 | DType::F64)
+            && (1..=2).contains(&self.rank)
+            && (self.rank == 2 || self.n[1] == 1)
+            && inputs.len() == want
+            && inputs[0].dtype == self.value_dtype()
+            && numel(inputs[0].shape) == self.batch * self.npix()
+            && pos_ok(1)
+            && (self.rank == 1 || pos_ok(2))
+            && inputs[want - 1].dtype == DType::U32
+            && numel(inputs[want - 1].shape) == 1;
+        if !ok {
+            return Err(Error::InvalidArgument(format!(
+                "approx made for {self:?} was given {:?}",
+                inputs
+                    .iter()
+                    .map(|x| (x.dtype, x.shape.to_vec()))
+                    .collect::<Vec<_>>()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The kernel for this call's types, rank, curve and index width.
+    pub(crate) fn kernel(&self) -> KernelSource {
+        let small = self.small(self.grid());
+        let name = format!(
+            "cuprite_approx{}_{}{}_k{}{}{}",
+            self.rank,
+            self.real.name(),
+            if self.complex { "_c" } else { "" },
+            self.curve.code(),
+            if self.shared { "_s" } else { "" },
+            if small { "" } else { "_i64" },
+        );
+        let double = self.real == DType::F64;
+        let real = if double { "double" } else { "float" };
+        let vt = match (self.complex, double) {
+            (false, _) => real,
+            (true, false) => "float2",
+            (true, true) => "double2",
+        };
+        let header = format!(
+            "typedef long long i64t;\ntypedef {real} REAL;\ntypedef {vt} VT;\n\
+             #define APX_DOUBLE {}\n#define APX_WIDTH {}\n#define APX_RANK {}\n\
+             #define APX_KIND {}\n#define APX_SHARED {}\n#define APX_I32 {}\n\
+             #define APX_THREADS {THREADS}\n",
+            double as u8,
+            self.width(),
+            self.rank,
+            self.curve.code(),
+            self.shared as u8,
+            small as u8,
+        );
+        let text = format!(
+            "{header}{}{}{}{}",
+            af_weights::C_SOURCE,
+            include_str!("approx.cu"),
+            crate::codegen::MARKER,
+            crate::codegen::entry::<ApproxArgs>(&name, &THREADS.to_string(), "approx_run")
+        );
+        KernelSource::new(name, text)
+    }
+
+    fn key(&self) -> u64 {
+        let mut h = KeyHasher(0xa770_0000);
+        "approx".hash(&mut h);
+        self.real.code().hash(&mut h);
+        self.complex.hash(&mut h);
+        self.rank.hash(&mut h);
+        self.curve.hash(&mut h);
+        self.shared.hash(&mut h);
+        self.small(self.grid()).hash(&mut h);
+        h.finish()
+    }
+}
+
+/// The real types the CPU twin computes in.
+trait Real: Work + Send + Sync {
+    fn is_nan(self) -> bool;
+    fn floor(self) -> Self;
+    fn round(self) -> Self;
+}
+
+macro_rules! real {
+    ($t:ty) => {
+        impl Real for $t {
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+            fn floor(self) -> $t {
+                <$t>::floor(self)
+            }
+            fn round(self) -> $t {
+                <$t>::round(self)
+            }
+        }
+    };
+}
+real!(f32);
+real!(f64);
+
+/// The taps of one axis: indices and weights (`apx_taps`'s twin).
+type Taps<R> = ([usize; 4], [R; 4]);
+
+impl Approx {
+    /// The coordinate of position `q` on axis `a`, when it lies on the grid (`apx_coord`).
+    fn coord<R: Real>(&self, q: R, a: usize) -> Option<R> {
+        let (start, step) = self.grid[a];
+        let c = (q - R::from_f64(start)) / R::from_f64(step);
+        let one = R::from_f64(1.0);
+        (c >= R::from_f64(0.0) && c + one <= R::from_f64(self.n[a] as f64)).then_some(c)
+    }
+
+    /// The taps of axis `a` for a coordinate `c` on its grid.
+    fn taps<R: Real>(&self, c: R, a: usize) -> Taps<R> {
+        let n = self.n[a] as i64;
+        let clamp = |i: i64| i.clamp(0, n - 1) as usize;
+        let mut idx = [0usize; 4];
+        let mut w = [R::from_f64(1.0); 4];
+        match self.curve {
+            Curve::Nearest => idx[0] = c.round().to_f64() as usize,
+            Curve::Lower => idx[0] = c.floor().to_f64() as usize,
+            Curve::Linear | Curve::LinearCosine => {
+                let g = c.floor();
+                let gi = g.to_f64() as i64;
+                idx[0] = gi as usize;
+                idx[1] = clamp(gi + 1);
+                let lw = af_weights::linear(c - g, self.curve == Curve::LinearCosine);
+                w[..2].copy_from_slice(&lw);
+            }
+            Curve::Cubic | Curve::CubicSpline => {
+                let g = c.floor();
+                let gi = g.to_f64() as i64;
+                for (k, v) in idx.iter_mut().enumerate() {
+                    *v = clamp(gi - 1 + k as i64);
+                }
+                w = af_weights::cubic(c - g, self.curve == Curve::CubicSpline);
+            }
+        }
+        (idx, w)
+    }
+
+    /// Component `ci` of the interpolated value of signal `xb` (`apx_sum`'s twin).
+    fn sum<R: Real>(&self, xb: &[R], t: &[Taps<R>; 2], ci: usize) -> R {
+        let (wd, nt, n1) = (self.width(), self.curve.taps(), self.n[1]);
+        let at = |i0: usize, i1: usize| xb[(i0 * n1 + i1) * wd + ci];
+        let zero = R::from_f64(0.0);
+        if self.rank == 1 {
+            if nt == 1 {
+                return at(t[0].0[0], 0);
+            }
+            return (0..nt).fold(zero, |acc, i| acc + at(t[0].0[i], 0) * t[0].1[i]);
+        }
+        if nt == 1 {
+            return at(t[0].0[0], t[1].0[0]);
+        }
+        (0..nt).fold(zero, |acc, j| {
+            let r = (0..nt).fold(zero, |r, i| r + at(t[0].0[j], t[1].0[i]) * t[1].1[i]);
+            acc + r * t[0].1[j]
+        })
+    }
+
+    /// Fills `y` (`batch * plane` values of `width` parts); returns whether a position was NaN.
+    fn cpu<R: Real>(&self, x: &[R], p: [&[R]; 2], y: &mut [R]) -> bool {
+        let (wd, plane, npix) = (self.width(), self.plane, self.npix());
+        let off = [R::from_f64(self.off.0), R::from_f64(self.off.1)];
+        const CHUNK: usize = 4096;
+        y.par_chunks_mut(CHUNK * wd)
+            .enumerate()
+            .map(|(c, yc)| {
+                let mut nan = false;
+                for (k, out) in yc.chunks_mut(wd).enumerate() {
+                    let o = c * CHUNK + k;
+                    let (b, at) = (o / plane, if self.shared { o % plane } else { o });
+                    let mut taps = [([0usize; 4], [R::from_f64(1.0); 4]); 2];
+                    let mut inside = true;
+                    for a in 0..self.rank {
+                        let q = p[a][at];
+                        nan |= q.is_nan();
+                        match self.coord(q, a) {
+                            Some(cv) if inside => taps[a] = self.taps(cv, a),
+                            _ => inside = false,
+                        }
+                    }
+                    if !inside {
+                        out.copy_from_slice(&off[..wd]);
+                        continue;
+                    }
+                    let xb = &x[b * npix * wd..(b + 1) * npix * wd];
+                    for (ci, v) in out.iter_mut().enumerate() {
+                        *v = self.sum(xb, &taps, ci);
+                    }
+                }
+                nan
+            })
+            .reduce(|| false, |a, b| a || b)
+    }
+
+    fn run_typed<R: Real>(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) -> bool {
+        let wd = self.width();
+        let host = |i: usize, len: usize| -> &[R] {
+            let v: &[R] = bytemuck::cast_slice(inputs[i].buf.bytes());
+            let off = inputs[i].layout.offset * if i == 0 { wd } else { 1 };
+            &v[off..off + len]
+        };
+        let x = host(0, self.batch * self.npix() * wd);
+        let p0 = host(1, self.npos());
+        let p1 = if self.rank == 2 {
+            host(2, self.npos())
+        } else {
+            p0
+        };
+        let ny = self.batch * self.plane * wd;
+        let o: &mut [R] = bytemuck::cast_slice_mut(out.bytes_mut());
+        self.cpu(x, [p0, p1], &mut o[..ny])
+    }
+}
+
+impl LibraryCall for Approx {
+    fn name(&self) -> &str {
+        if self.rank == 1 { "approx1" } else { "approx2" }
+    }
+
+    fn run_cpu(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) -> Result<()> {
+        self.check(inputs)?;
+        let nan = if self.real == DType::F64 {
+            self.run_typed::<f64>(inputs, out)
+        } else {
+            self.run_typed::<f32>(inputs, out)
+        };
+        if nan {
+            crate::backend::cpu::flags::raise(inputs[self.rank + 1].buf);
+        }
+        Ok(())
+    }
+
+    fn run_cuda(
+        &self,
+        lane: &CudaLane<'_>,
+        inputs: &[CallInput<'_, DevBuf>],
+        out: &mut DevBuf,
+    ) -> Result<()> {
+        let CudaLane { st, stream } = *lane;
+        self.check(inputs)?;
+        let ny = self.batch * self.plane;
+        if ny == 0 {
+            return Ok(());
+        }
+        let k = crate::jit::library_kernel(st, self.key(), || self.kernel())?;
+        let vd = self.value_dtype();
+        let pos = |i: usize| {
+            ReadBuf::part(
+                inputs[i].buf,
+                self.real,
+                inputs[i].layout.offset,
+                self.npos(),
+            )
+        };
+        let i = |v: usize| v as i64;
+        let params = ApproxArgs {
+            x: ReadBuf::part(
+                inputs[0].buf,
+                vd,
+                inputs[0].layout.offset,
+                self.batch * self.npix(),
+            )?,
+            p0: pos(1)?,
+            p1: if self.rank == 2 { Some(pos(2)?) } else { None },
+            y: WriteBuf::part(out, vd, 0, ny)?,
+            chk: WriteBuf::all(inputs[self.rank + 1].buf)?,
+            batch: i(self.batch),
+            group: i(self.group()),
+            n0: i(self.n[0]),
+            n1: i(self.n[1]),
+            plane: i(self.plane),
+            units: i(self.units()),
+            start0: self.grid[0].0,
+            step0: self.grid[0].1,
+            start1: self.grid[1].0,
+            step1: self.grid[1].1,
+            off_re: self.off.0,
+            off_im: self.off.1,
+        };
+        let a = params.args();
+        // SAFETY: the words are `approx_run`'s parameters in order (`ApproxArgs`); every
+        // buffer is a range checked inside its allocation: the signals `batch * n0 * n1`
+        // values, the positions `plane` (shared) or `batch * plane` each, the output `batch *
+        // plane`, the flag one word. The kernel reads a signal only at taps clamped into
+        // `[0, n)` on each axis (taps are formed only for coordinates in `[0, n - 1]`), the
+        // positions below their count, and writes each output once below `batch * plane`;
+        // the 32-bit form is taken only where every such index and the loop counter fit.
+        unsafe {
+            stream.launch_packed(
+                &k.func,
+                (self.grid() as u32, 1, 1),
+                (THREADS as u32, 1, 1),
+                0,
+                &a.words,
+                &a.accesses(),
+            )
+        }?;
+        Ok(())
+    }
+
+    fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
+        vec![self.kernel().source]
+    }
+}
