@@ -89,10 +89,6 @@
 //!
 //! # Knobs
 //!
-//! The row operations' launch shape (threads per line, values per thread) follows
-//! [`RowVectors`]: `CUPRITE_ARRAY_ROW_VECTORS` for the process, [`with_row_vectors`] for the
-//! work of one thread.
-//!
 //! ```
 //! use cuprite_array::{Array, tuning};
 //! tuning::set_vectorize(true); // the default: vectorised loads where alignment allows
@@ -104,8 +100,8 @@
 
 pub use crate::backend::cuda::set_vectorize;
 pub use crate::jit::{
-    FastCompile, FirstUse, JitConfig, NvrtcOutput, QuickBuild, RowVectors, cache_dir,
-    clear_kernel_cache, set_cache_dir, wait_tier_up, with_row_vectors, without_interpreter,
+    FastCompile, FirstUse, JitConfig, NvrtcOutput, QuickBuild, cache_dir, clear_kernel_cache,
+    set_cache_dir, wait_tier_up, without_interpreter,
 };
 pub use crate::sparse::csr_product::set_sparse_kernels;
 

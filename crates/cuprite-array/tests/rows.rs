@@ -667,199 +667,6 @@ fn cross_entropy_reductions(d: Device) -> TestResult {
     })
 }
 
-/// softmax, log_softmax and logsumexp of one line by the documented rules, in f64: NaN
-/// anywhere makes every result NaN; otherwise a `+inf` makes softmax and log_softmax NaN and
-/// logsumexp `+inf`, and a line of `-inf` gives NaN and `-inf`.
-fn softmax_family_ref(x: &[f64]) -> (Vec<f64>, Vec<f64>, f64) {
-    let nan = vec![f64::NAN; x.len()];
-    if x.iter().any(|v| v.is_nan()) {
-        return (nan.clone(), nan, f64::NAN);
-    }
-    let m = x.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-    if m.is_infinite() {
-        return (nan.clone(), nan, m);
-    }
-    let s: f64 = x.iter().map(|&v| (v - m).exp()).sum();
-    (
-        x.iter().map(|&v| (v - m).exp() / s).collect(),
-        x.iter().map(|&v| (v - m) - s.ln()).collect(),
-        m + s.ln(),
-    )
-}
-
-/// Lines whose statistics the kernels join across threads and warps, each of `n` values: the
-/// maximum at the end, at the start, in the middle and in two far places; values spread so
-/// widely that each thread's sum is rescaled by a tiny factor; a single finite value among
-/// `-inf` (first, middle, last); only `-inf`; NaN everywhere but one value; one NaN; two
-/// `+inf`.
-fn online_lines(rng: &mut Rng, n: usize) -> Vec<(String, Vec<f64>)> {
-    let ninf = f64::NEG_INFINITY;
-    let t = |i: usize| i as f64 / n.max(2).saturating_sub(1).max(1) as f64;
-    let noise = |rng: &mut Rng| -> Vec<f64> {
-        rng.vec_f32(n, -4.0, 4.0)
-            .iter()
-            .map(|&v| v as f64)
-            .collect()
-    };
-    let mut v: Vec<(String, Vec<f64>)> = vec![
-        (
-            "rising".into(),
-            (0..n).map(|i| -40.0 + 80.0 * t(i)).collect(),
-        ),
-        (
-            "falling".into(),
-            (0..n).map(|i| 40.0 - 80.0 * t(i)).collect(),
-        ),
-        (
-            "wide".into(),
-            rng.vec_f32(n, -60.0, 60.0)
-                .iter()
-                .map(|&v| v as f64)
-                .collect(),
-        ),
-    ];
-    let mut peaks = noise(rng);
-    peaks[n / 2] = 30.0;
-    peaks[n / 5] = 29.0;
-    v.push(("peaks".into(), peaks));
-    for (what, at) in [("first", 0), ("middle", n / 2), ("last", n - 1)] {
-        let mut one = vec![ninf; n];
-        one[at] = 1.5;
-        v.push((format!("one finite value, {what}"), one));
-    }
-    v.push(("only -inf".into(), vec![ninf; n]));
-    let mut nans = vec![f64::NAN; n];
-    nans[n - 1] = 1.0;
-    v.push(("NaN but the last".into(), nans));
-    let mut one_nan = noise(rng);
-    one_nan[n / 3] = f64::NAN;
-    v.push(("one NaN".into(), one_nan));
-    let mut two_inf = noise(rng);
-    two_inf[n / 4] = f64::INFINITY;
-    two_inf[n - 1] = f64::INFINITY;
-    v.push(("two +inf".into(), two_inf));
-    v
-}
-
-/// softmax, log_softmax and logsumexp of [`online_lines`] of dtype `T` against
-/// [`softmax_family_ref`] of the values as rounded to `T`, within `tol` (relative and
-/// absolute); layer_norm of lines far from zero (their variance is lost in a sum of squares)
-/// when `offset` is given, within `ln_tol`.
-fn check_online<T: Element>(
-    rng: &mut Rng,
-    n: usize,
-    tol: f64,
-    offset: Option<(f64, f64)>,
-) -> TestResult {
-    for (what, line) in online_lines(rng, n) {
-        let what = format!("{what} ({n} of {})", T::DTYPE);
-        // Two lines: the case, then noise, so that each line's statistics stay its own.
-        let mut x = line;
-        x.extend(rng.vec_f32(n, -2.0, 2.0).iter().map(|&v| v as f64));
-        let a = Array::from_slice(&x, &[2, n])?.cast::<T>();
-        let xr = a.cast::<f64>().to_vec()?;
-        let (mut sm, mut ls, mut lse) = (Vec::new(), Vec::new(), Vec::new());
-        for row in xr.chunks(n) {
-            let (s, l, e) = softmax_family_ref(row);
-            sm.extend(s);
-            ls.extend(l);
-            lse.push(e);
-        }
-        let f = |y: Array<T>| y.cast::<f64>().to_vec();
-        close(
-            &f(a.softmax(1)?)?,
-            &sm,
-            tol,
-            tol,
-            &format!("softmax, {what}"),
-        )?;
-        close(
-            &f(a.log_softmax(1)?)?,
-            &ls,
-            tol,
-            tol,
-            &format!("log_softmax, {what}"),
-        )?;
-        close(
-            &f(a.logsumexp(1)?)?,
-            &lse,
-            tol,
-            tol,
-            &format!("logsumexp, {what}"),
-        )?;
-    }
-    if let Some((off, ln_tol)) = offset {
-        let x: Vec<f64> = rng
-            .vec_f32(2 * n, -1.0, 1.0)
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| off + v as f64 + if i < n { 0.0 } else { off })
-            .collect();
-        let a = Array::from_slice(&x, &[2, n])?.cast::<T>();
-        let xr = a.cast::<f64>().to_vec()?;
-        let ones = vec![1.0; n];
-        let zeros = vec![0.0; n];
-        let want = rows_ref(Op::LayerNorm, &xr, &[2, n], 1, &ones, &zeros);
-        let got = a
-            .layer_norm_with(1, NormOpts::new().eps(EPS))?
-            .cast::<f64>()
-            .to_vec()?;
-        close(
-            &got,
-            &want,
-            ln_tol,
-            ln_tol,
-            &format!("layer_norm {off} + noise ({n} of {})", T::DTYPE),
-        )?;
-    }
-    Ok(())
-}
-
-/// Rows whose softmax statistics move between threads and warps, or are not finite, and
-/// layer_norm of rows far from zero: lines held in registers (one warp's and several) and
-/// lines read again (longer than the registers of a block hold).
-fn rows_online_combine(d: Device) -> TestResult {
-    use cuprite_array::{bf16, f16};
-    cuprite_array::with_device(d, || {
-        let mut rng = Rng::fresh();
-        for n in [1, 2, 33, 1000, 4096, 4097, 20000] {
-            check_online::<f64>(&mut rng, n, 1e-10, Some((1e3, 1e-9)))?;
-            check_online::<f32>(&mut rng, n, 3e-5, Some((1e3, 2e-3)))?;
-            check_online::<f16>(&mut rng, n, 2e-3, None)?;
-            check_online::<bf16>(&mut rng, n, 1.6e-2, None)?;
-        }
-        Ok(())
-    })
-}
-
-/// Every choice of vectors a thread ([`cuprite_array::tuning::RowVectors`]), each a launch
-/// shape of the row kernels: the same values as the reference, lines held in registers (up
-/// to the most a shape holds) and read again, with and without weights.
-fn rows_every_shape(d: Device) -> TestResult {
-    use cuprite_array::tuning::{RowVectors, with_row_vectors};
-    use cuprite_array::{bf16, f16};
-    cuprite_array::with_device(d, || {
-        let mut rng = Rng::fresh();
-        for v in RowVectors::ALL {
-            with_row_vectors(v, || -> TestResult {
-                for n in [1000, 4096, 4100, 16384, 16400] {
-                    let shape = [2, n];
-                    check_dtype::<f64>(&mut rng, &shape, 1, (1e-10, 1e-12))?;
-                    check_dtype::<f32>(&mut rng, &shape, 1, (3e-5, 3e-5))?;
-                    check_dtype::<f16>(&mut rng, &shape, 1, (2e-3, 2e-3))?;
-                    check_dtype::<bf16>(&mut rng, &shape, 1, (1.6e-2, 1.6e-2))?;
-                }
-                check_dtype::<bf16>(&mut rng, &[4, 4096, 3], 1, (1.6e-2, 1.6e-2))?;
-                check_online::<f32>(&mut rng, 4096, 3e-5, Some((1e3, 2e-3)))?;
-                check_online::<bf16>(&mut rng, 4096, 1.6e-2, None)?;
-                Ok(())
-            })
-            .map_err(|e| format!("{v:?}: {e}"))?;
-        }
-        Ok(())
-    })
-}
-
 pub const BODIES: &[(&str, Body)] = &[
     ("rows_fused_producer", rows_fused_producer),
     ("cross_entropy_reductions", cross_entropy_reductions),
@@ -867,8 +674,6 @@ pub const BODIES: &[(&str, Body)] = &[
     ("rows_extremes", rows_extremes),
     ("rows_fuse_and_err", rows_fuse_and_err),
     ("one_hot_cross_entropy", one_hot_cross_entropy),
-    ("rows_online_combine", rows_online_combine),
-    ("rows_every_shape", rows_every_shape),
 ];
 
 pub fn tests() -> Vec<Test> {
@@ -901,9 +706,8 @@ const ROW_KERNELS: &[&str] = &[
 ];
 
 /// The row kernels the bodies above use compile with NVRTC, one for each dtype, operation,
-/// weight and bias and fused producer, and one more of each holding the most values a thread
-/// (the line shapes only change template constants; every kernel of every shape is compiled
-/// by `codegen::every_generated_kernel_compiles`).
+/// weight and bias and fused producer (the line shapes only change template constants; every
+/// kernel of every shape is compiled by `codegen::every_generated_kernel_compiles`).
 fn kernels_compile() -> TestResult {
     use cuprite_array::tuning;
     tuning::compiler::start_recording();
@@ -923,14 +727,13 @@ fn kernels_compile() -> TestResult {
                 .and_then(|r| r.split_once(") "))
                 .and_then(|(_, r)| r.split('(').next())
                 .unwrap_or("");
-            // The name without its line shape (`_t{threads}_r{items}`), but for the most
-            // values a thread holds (`_r64`, the bound of the template).
+            // The name without its line shape (`_t{threads}_r{items}`).
             let family: String = name
                 .split('_')
                 .filter(|part| {
                     let digits = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit());
                     !(part.strip_prefix('t').is_some_and(digits)
-                        || (part.strip_prefix('r').is_some_and(digits) && *part != "r64"))
+                        || part.strip_prefix('r').is_some_and(digits))
                 })
                 .collect::<Vec<_>>()
                 .join("_");

@@ -9,19 +9,17 @@
 // - `KIND`: one of the `ROW_*` constants.
 // - `THREADS`: the threads of a block, which all work on one line: a power of two from 32 to
 //   256 (at most 8 warps: each half of the shared array holds four values per warp).
-// - `ITEMS`: values per thread held in registers, a power of two up to 64. A line of up to
-//   `THREADS * ITEMS` elements is read once; a longer one twice (statistics, then the write).
+// - `ITEMS`: values per thread held in registers, a power of two up to 32. A line of up to
+//   `THREADS * ITEMS` elements is read once; a longer one once per statistic and once to write.
 // - `HAS_W`, `HAS_B`: a weight and a bias, indexed by the element's place `i` in the line.
 // - `STREAM`: whether contiguous aligned lines may take the streaming form (`rows_stream`).
 // - `Src`: where a line's elements come from: `PlainRows<T>`, or a generated struct that
 //   evaluates fused element-wise work where its inputs lie (the same interface).
 //
-// Statistics are kept in `C`. Each line takes one block reduction: every thread reduces its
-// values to one summary (a sum, a softmax pair or moments), the summaries are joined across
-// the warp with shuffles and across the warps in one shared-memory step (one barrier). The
-// block reductions take turns on the two halves of the shared array (`ph` counts them): a half
-// is written again only two reductions later, after a barrier every thread reached having
-// read it.
+// Statistics are kept in `C`, reduced over the registers with warp shuffles and one
+// shared-memory step per statistic (one barrier each). The block reductions take turns on the
+// two halves of the shared array (`ph` counts them): a half is written again only two
+// reductions later, after a barrier every thread reached having read it.
 
 enum RowOp { ROW_SOFTMAX = 0, ROW_LOG_SOFTMAX = 1, ROW_LOGSUMEXP = 2, ROW_LAYER_NORM = 3, ROW_RMS_NORM = 4, ROW_NORMALIZE = 5, ROW_NORMALIZE2 = 6 };
 
@@ -104,6 +102,11 @@ template <typename C> __device__ __forceinline__ C row_warp_sum(C x) {
   for (int d = 16; d > 0; d >>= 1) x += __shfl_xor_sync(0xffffffffu, x, d);
   return x;
 }
+template <typename C> __device__ __forceinline__ C row_warp_max(C x) {
+  #pragma unroll
+  for (int d = 16; d > 0; d >>= 1) { const C y = __shfl_xor_sync(0xffffffffu, x, d); x = y > x ? y : x; }
+  return x;
+}
 template <int W, typename C> __device__ __forceinline__ C row_block_sum(C x, C *sh, int &ph) {
   x = row_warp_sum(x);
   if (W == 1) return x;
@@ -115,97 +118,89 @@ template <int W, typename C> __device__ __forceinline__ C row_block_sum(C x, C *
   for (int k = 1; k < W; ++k) r += h[k];
   return r;
 }
-
-// A softmax pair `(m, s)` of a set of values: `m` their maximum (`-inf` when none is above
-// `-inf`; NaN is never a maximum) and `s` the sum over the values other than `-inf` of
-// `exp(x - m)`, a value equal to `m` counting exactly 1 (so a `+inf` counts 1 and a NaN makes
-// `s` NaN). The pair of a union is `(M, s1 * exp(m1 - M) + s2 * exp(m2 - M))` with
-// `M = max(m1, m2)`, where a part whose maximum is `M` or `-inf` (its sum then 0 or NaN) adds
-// its sum unscaled: the joined pair is again the pair of its values.
-template <class T>
-__device__ __forceinline__ void row_lse_join(typename T::C &m, typename T::C &s, typename T::C m2, typename T::C s2) {
-  typedef typename T::C C;
-  const bool up = m2 > m;
-  const C hi = up ? m2 : m, lo = up ? m : m2;
-  const C shi = up ? s2 : s, slo = up ? s : s2;
-  s = shi + ((lo == hi || lo == -T::inf()) ? slo : slo * T::ex(lo - hi));
-  m = hi;
-}
-
-// The pair of a line from each thread's pair: joined across the warp (the join is symmetric,
-// so every lane holds the same bits) and across the warps in one shared-memory step, every
-// thread joining the warps' pairs in the same order.
-template <class T, int W>
-__device__ __forceinline__ void row_block_lse(typename T::C m, typename T::C s, typename T::C *sh, int &ph, typename T::C &M, typename T::C &S) {
-  typedef typename T::C C;
-  #pragma unroll
-  for (int d = 16; d > 0; d >>= 1) {
-    const C m2 = __shfl_xor_sync(0xffffffffu, m, d), s2 = __shfl_xor_sync(0xffffffffu, s, d);
-    row_lse_join<T>(m, s, m2, s2);
-  }
-  if (W == 1) { M = m; S = s; return; }
+template <int W, typename C> __device__ __forceinline__ C row_block_max(C x, C *sh, int &ph) {
+  x = row_warp_max(x);
+  if (W == 1) return x;
   C *h = sh + (ph & 1) * 32; ph ^= 1;
-  if ((threadIdx.x & 31) == 0) { h[threadIdx.x >> 5] = m; h[16 + (threadIdx.x >> 5)] = s; }
+  if ((threadIdx.x & 31) == 0) h[threadIdx.x >> 5] = x;
   __syncthreads();
-  C mx = h[0];
+  C r = h[0];
   #pragma unroll
-  for (int k = 1; k < W; ++k) mx = h[k] > mx ? h[k] : mx;
-  C sum = (C)0;
-  #pragma unroll
-  for (int k = 0; k < W; ++k) {
-    const C mk = h[k], sk = h[16 + k];
-    sum += (mk == mx || mk == -T::inf()) ? sk : sk * T::ex(mk - mx);
-  }
-  M = mx;
-  S = sum;
+  for (int k = 1; k < W; ++k) r = h[k] > r ? h[k] : r;
+  return r;
 }
-
-// Moments `(c, mean, q)` of a set of values: their count, their mean and the sum of their
-// squared deviations from it (0, 0, 0 for none). Two sets join as Chan et al. combine partial
-// moments: `c = c1 + c2`, `d = mean2 - mean1`, `mean = mean1 + d * c2 / c`,
-// `q = q1 + q2 + d * d * c1 * c2 / c`.
-template <typename C>
-__device__ __forceinline__ void row_moments_join(C &c, C &mean, C &q, C c2, C mean2, C q2) {
-  const C n = c + c2;
-  // Equal counts (the common case, warp-uniform) weigh by exactly one half without dividing.
-  C f = (C)0.5;
-  if (c2 != c) f = n > (C)0 ? c2 / n : (C)0;
-  const C d = mean2 - mean;
-  mean = mean + d * f;
-  q = q + q2 + d * d * c * f;
-  c = n;
-}
-
-// The mean and the biased variance of a line of `n` values from each thread's moments: joined
-// across the warp (each pair of lanes joins the lower lane's moments with the upper's, so both
-// hold the same bits) and across the warps in one shared-memory step, where every thread
-// takes the line's mean from the warps' means and then their deviations from it.
+// The mean and variance of a line of `n` from each warp's sum `sm`, count `ct`, mean `mw` and
+// sum of squared deviations from it `sq` (Chan et al.'s combination of partial moments).
 template <int W, typename C>
-__device__ __forceinline__ void row_block_moments(C c, C mean, C q, C *sh, int &ph, C n, C &mu, C &var) {
-  const int lane = threadIdx.x & 31;
-  #pragma unroll
-  for (int d = 16; d > 0; d >>= 1) {
-    const C c2 = __shfl_xor_sync(0xffffffffu, c, d);
-    const C m2 = __shfl_xor_sync(0xffffffffu, mean, d);
-    const C q2 = __shfl_xor_sync(0xffffffffu, q, d);
-    const bool up = (lane & d) != 0;
-    C ca = up ? c2 : c, ma = up ? m2 : mean, qa = up ? q2 : q;
-    row_moments_join(ca, ma, qa, up ? c : c2, up ? mean : m2, up ? q : q2);
-    c = ca; mean = ma; q = qa;
+__device__ __forceinline__ void row_block_meanvar(C sm, C ct, C mw, C sq, C *sh, int &ph, C n, C &mean, C &var) {
+  if (W == 1) {
+    const C m = sm / n, d = mw - m;
+    mean = m;
+    var = (sq + ct * d * d) / n;
+    return;
   }
-  if (W == 1) { mu = mean; var = q / n; return; }
   C *h = sh + (ph & 1) * 32; ph ^= 1;
-  if (lane == 0) { const int w = threadIdx.x >> 5; h[w] = c; h[8 + w] = mean; h[16 + w] = q; }
+  if ((threadIdx.x & 31) == 0) { const int w = threadIdx.x >> 5; h[w] = sm; h[8 + w] = ct; h[16 + w] = mw; h[24 + w] = sq; }
   __syncthreads();
-  C tot = (C)0;
+  C tot = h[0];
   #pragma unroll
-  for (int k = 0; k < W; ++k) tot += h[k] * h[8 + k];
+  for (int k = 1; k < W; ++k) tot += h[k];
   const C m = tot / n;
-  C qq = (C)0;
+  C m2 = (C)0;
   #pragma unroll
-  for (int k = 0; k < W; ++k) { const C d = h[8 + k] - m; qq += h[16 + k] + h[k] * d * d; }
-  mu = m;
-  var = qq / n;
+  for (int k = 0; k < W; ++k) { const C d = h[16 + k] - m; m2 += h[24 + k] + h[8 + k] * d * d; }
+  mean = m;
+  var = m2 / n;
+}
+// The block's maximum `M` and sum of exponentials `S` relative to it, from each warp's
+// maximum `mw` and sum `sw` relative to that: lane `k` of each warp rescales warp `k`'s sum.
+template <class T, int W>
+__device__ __forceinline__ void row_block_lse(typename T::C mw, typename T::C sw, typename T::C *sh, int &ph, typename T::C &M, typename T::C &S) {
+  typedef typename T::C C;
+  if (W == 1) {
+    M = mw;
+    S = mw > -T::inf() ? sw : (C)0;
+    return;
+  }
+  C *h = sh + (ph & 1) * 32; ph ^= 1;
+  const int lane = threadIdx.x & 31;
+  if (lane == 0) { h[threadIdx.x >> 5] = mw; h[16 + (threadIdx.x >> 5)] = sw; }
+  __syncthreads();
+  C m = h[0];
+  #pragma unroll
+  for (int k = 1; k < W; ++k) m = h[k] > m ? h[k] : m;
+  C term = (C)0;
+  if (lane < W) { const C mk = h[lane]; if (mk > -T::inf()) term = h[16 + lane] * T::ex(mk - m); }
+  M = m;
+  S = row_warp_sum(term);
+}
+
+// `row_block_lse` for warp maxima that may be infinite and sums that may be NaN: a warp whose
+// maximum is the block's, or `-inf` (its sum then 0 or NaN), adds its sum unscaled, so that
+// `M + log S` is `+inf` with a `+inf` in the line, `-inf` with nothing above `-inf`, and NaN
+// with a NaN.
+template <class T, int W>
+__device__ __forceinline__ void row_block_lse_any(typename T::C mw, typename T::C sw, typename T::C *sh, int &ph, typename T::C &M, typename T::C &S) {
+  typedef typename T::C C;
+  if (W == 1) {
+    M = mw;
+    S = sw;
+    return;
+  }
+  C *h = sh + (ph & 1) * 32; ph ^= 1;
+  const int lane = threadIdx.x & 31;
+  if (lane == 0) { h[threadIdx.x >> 5] = mw; h[16 + (threadIdx.x >> 5)] = sw; }
+  __syncthreads();
+  C m = h[0];
+  #pragma unroll
+  for (int k = 1; k < W; ++k) m = h[k] > m ? h[k] : m;
+  C term = (C)0;
+  if (lane < W) {
+    const C mk = h[lane], sk = h[16 + lane];
+    term = (mk == m || mk == -T::inf()) ? sk : sk * T::ex(mk - m);
+  }
+  M = m;
+  S = row_warp_sum(term);
 }
 
 // The values per 16-byte vector when a line held in registers may move in vectors, else 0.
@@ -240,8 +235,8 @@ __device__ __forceinline__ void row_each(bool vec, int nn, F f) {
 // What a line's output is made of: `y(x)` from the statistics, then the weight and bias.
 template <class T, int KIND> struct RowOut {
   typedef typename T::C C;
-  // softmax (registers): the thread's scale; log_softmax: M, log S; logsumexp: M, S;
-  // layer_norm: mean, 1/std; rms_norm and normalize: the factor; softmax (re-read): M, 1/S.
+  // softmax (registers): scale; log_softmax: M, log S; layer_norm: mean, 1/std;
+  // rms_norm and normalize: the factor; softmax (re-read): M, 1/S.
   C a, b;
   bool reread;
   __device__ __forceinline__ C y(C x) const {
@@ -268,60 +263,72 @@ __device__ __forceinline__ typename T::C row_wb(typename T::C y, const typename 
 }
 
 // The statistics of a line of `nn` elements held in registers `v` (see `row_each`) into
-// `out`, each from one block reduction. softmax, log_softmax and logsumexp: each thread's
-// softmax pair (see `row_lse_join`) of its values, softmax keeping `exp(x - m)` of its own
-// maximum `m` in `v`, so that its outputs are those times `exp(m - M) / S`; logsumexp's
-// statistics are the line's pair `(M, S)`. layer_norm: each thread's moments (see
-// `row_moments_join`). Returns false for a softmax or log_softmax line whose maximum is not
-// finite (`+inf` present, or nothing above `-inf`): `row_far_stats` spells those cases out.
+// `out`: logsumexp's are `(M, S)`. softmax, log_softmax and logsumexp reduce each warp's
+// maximum and sum of exponentials relative to it in one step (softmax keeps those
+// exponentials in `v`);
+// layer_norm each warp's sum, count and squared deviations from its own mean in one step.
+// Returns false for a softmax or log_softmax line whose maximum is not finite (`+inf`
+// present, or nothing above `-inf`): `rows_far` spells those cases out.
 template <class T, int KIND, int THREADS, int ITEMS>
 __device__ __forceinline__ bool row_near_stats(typename T::C (&v)[ITEMS], bool vec, int nn, i64t n, typename T::C eps, typename T::C p, typename T::C *sh, int &ph, RowOut<T, KIND> &out) {
   typedef typename T::C C;
   constexpr int W = THREADS / 32, V = RowVecPath<T, ITEMS>::V;
   const C inf = T::inf();
-  if constexpr (KIND == ROW_SOFTMAX || KIND == ROW_LOG_SOFTMAX || KIND == ROW_LOGSUMEXP) {
-    C m = -inf;
-    row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) { m = v[k] > m ? v[k] : m; });
-    C s = (C)0;
-    if (m > -inf && m < inf) {
-      row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) {
-        const C e = T::ex(v[k] - m);
-        if constexpr (KIND == ROW_SOFTMAX) v[k] = e;
-        s += e;
-      });
+  if constexpr (KIND == ROW_LOGSUMEXP) {
+    // Each warp's maximum and its sum relative to it, combined in one block step. A
+    // non-finite warp maximum counts the elements equal to it as 1 (`+inf`), skips `-inf`
+    // and keeps a NaN (which no maximum sees) in the sum.
+    C mw = -inf;
+    row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) { mw = v[k] > mw ? v[k] : mw; });
+    mw = row_warp_max(mw);
+    C sw = (C)0;
+    if (mw > -inf && mw < inf) {
+      row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) { sw += T::ex(v[k] - mw); });
     } else {
-      // A thread without a finite maximum: the pair spelled out (`exp(x - m)` would be
-      // `exp(NaN)` for `x == m`).
       row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) {
         const C x = v[k];
-        const C e = x != -inf ? (x == m ? (C)1 : T::ex(x - m)) : (C)0;
-        if constexpr (KIND == ROW_SOFTMAX) v[k] = e;
-        s += e;
+        sw += x != -inf ? (x == mw ? (C)1 : T::ex(x - mw)) : (C)0;
       });
     }
+    sw = row_warp_sum(sw);
+    row_block_lse_any<T, W>(mw, sw, sh, ph, out.a, out.b);
+    return true;
+  } else if constexpr (KIND == ROW_SOFTMAX || KIND == ROW_LOG_SOFTMAX) {
+    C mw = -inf;
+    row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) { mw = v[k] > mw ? v[k] : mw; });
+    mw = row_warp_max(mw);
+    C sw = (C)0;
+    if (mw > -inf) {
+      row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) {
+        const C ex = T::ex(v[k] - mw);
+        if constexpr (KIND == ROW_SOFTMAX) v[k] = ex;
+        sw += ex;
+      });
+    } else if constexpr (KIND == ROW_SOFTMAX) {
+      row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) { v[k] = (C)0; });
+    }
+    sw = row_warp_sum(sw);
     C M, S;
-    row_block_lse<T, W>(m, s, sh, ph, M, S);
+    row_block_lse<T, W>(mw, sw, sh, ph, M, S);
     out.reread = false;
     if constexpr (KIND == ROW_SOFTMAX) {
-      out.a = (m > -inf ? T::ex(m - M) : (C)0) / S;
-    } else if constexpr (KIND == ROW_LOG_SOFTMAX) {
-      out.a = M;
-      out.b = T::lg(S);
+      out.a = mw > -inf ? T::ex(mw - M) / S : (C)0;
     } else {
       out.a = M;
-      out.b = S;
-      return true;
+      out.b = T::lg(S);
     }
     return M > -inf && M < inf;
   } else if constexpr (KIND == ROW_LAYER_NORM) {
-    C c = (C)0, sm = (C)0;
-    row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) { sm += v[k]; c += (C)1; });
-    // A thread holding all its values divides by a power of two: a product, the same value.
-    const C mt = c == (C)ITEMS ? sm * ((C)1 / (C)ITEMS) : (c > (C)0 ? sm / c : (C)0);
-    C q = (C)0;
-    row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) { const C d = v[k] - mt; q += d * d; });
+    C sm = (C)0, ct = (C)0;
+    row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) { sm += v[k]; ct += (C)1; });
+    sm = row_warp_sum(sm);
+    ct = row_warp_sum(ct);
+    const C mw = ct > (C)0 ? sm / ct : (C)0;
+    C sq = (C)0;
+    row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) { const C d = v[k] - mw; sq += d * d; });
+    sq = row_warp_sum(sq);
     C mean, var;
-    row_block_moments<W>(c, mt, q, sh, ph, (C)n, mean, var);
+    row_block_meanvar<W>(sm, ct, mw, sq, sh, ph, (C)n, mean, var);
     out.a = mean;
     out.b = (C)1 / T::rt(var + eps);
     return true;
@@ -343,9 +350,8 @@ __device__ __forceinline__ bool row_near_stats(typename T::C (&v)[ITEMS], bool v
 }
 
 // The statistics of a line too long for the registers (or a softmax-family line with a
-// non-finite maximum), read once more to write it, each from one block reduction: softmax,
-// log_softmax and logsumexp keep each thread's softmax pair online (a larger value rescales
-// the sum), layer_norm each thread's moments (Welford's update).
+// non-finite maximum), read again once per statistic: softmax, log_softmax and logsumexp keep
+// an online maximum and rescaled sum of exponentials per thread.
 template <class T, int KIND, int THREADS, class Line>
 __device__ __forceinline__ void row_far_stats(const Line &L, i64t n, typename T::C eps, typename T::C p, typename T::C *sh, int &ph, RowOut<T, KIND> &out) {
   typedef typename T::C C;
@@ -359,26 +365,21 @@ __device__ __forceinline__ void row_far_stats(const Line &L, i64t n, typename T:
       if (x > mx) { sm = sm * T::ex(mx - x) + (C)1; mx = x; }
       else if (x != -inf) { sm += x == mx ? (C)1 : T::ex(x - mx); }
     }
-    C M, S;
-    row_block_lse<T, W>(mx, sm, sh, ph, M, S);
+    const C M = row_block_max<W>(mx, sh, ph);
+    const C S = row_block_sum<W>(mx == M ? sm : sm * T::ex(mx - M), sh, ph);
     out.reread = true;
     out.a = M;
     if constexpr (KIND == ROW_SOFTMAX) out.b = (C)1 / S;
     else if constexpr (KIND == ROW_LOG_SOFTMAX) out.b = T::lg(S);
     else out.b = S;
   } else if constexpr (KIND == ROW_LAYER_NORM) {
-    C c = (C)0, mt = (C)0, q = (C)0;
-    for (i64t i = t; i < n; i += THREADS) {
-      const C x = L.at(i);
-      c += (C)1;
-      const C d = x - mt;
-      mt += d / c;
-      q += d * (x - mt);
-    }
-    C mean, var;
-    row_block_moments<W>(c, mt, q, sh, ph, (C)n, mean, var);
+    C sm = (C)0;
+    for (i64t i = t; i < n; i += THREADS) sm += L.at(i);
+    const C mean = row_block_sum<W>(sm, sh, ph) / (C)n;
+    C sq = (C)0;
+    for (i64t i = t; i < n; i += THREADS) { const C d = L.at(i) - mean; sq += d * d; }
     out.a = mean;
-    out.b = (C)1 / T::rt(var + eps);
+    out.b = (C)1 / T::rt(row_block_sum<W>(sq, sh, ph) / (C)n + eps);
   } else {
     C sm = (C)0;
     for (i64t i = t; i < n; i += THREADS) {
@@ -395,7 +396,7 @@ __device__ __forceinline__ void row_far_stats(const Line &L, i64t n, typename T:
   }
 }
 
-// Writes a line read again (`row_far_stats`'s statistics in `o`).
+// Writes a line read again (`rows_far`'s statistics in `o`).
 template <class T, int KIND, int THREADS, bool HAS_W, bool HAS_B, class Line>
 __device__ __forceinline__ void row_far_write(const Line &L, const RowOut<T, KIND> &o, const typename T::S *w, const typename T::S *b, typename T::S *out, i64t line, i64t base, i64t n, i64t inner) {
   if constexpr (KIND == ROW_LOGSUMEXP) {
@@ -541,7 +542,7 @@ __device__ __forceinline__ void rows_lines(const Src &src, const typename T::S *
   typedef typename T::C C;
   constexpr int V = RowVecPath<T, ITEMS>::V;
   static_assert(THREADS >= 32 && THREADS <= 256 && (THREADS & (THREADS - 1)) == 0, "THREADS: a power of two from 32 to 256");
-  static_assert(ITEMS >= 1 && ITEMS <= 64 && (ITEMS & (ITEMS - 1)) == 0, "ITEMS: a power of two up to 64");
+  static_assert(ITEMS >= 1 && ITEMS <= 32 && (ITEMS & (ITEMS - 1)) == 0, "ITEMS: a power of two up to 32");
   __shared__ C sh[64];
   int ph = 0;
   const C eps = (C)eps_d, p = (C)p_d;

@@ -12,7 +12,7 @@ use super::kargs::{BufAt, CType, KernelParams, Name, Param};
 use super::{BLOCK, Emit, Helpers, KernelSource, emit_lane};
 use crate::dtype::DType;
 use crate::graph::Program;
-use crate::jit::{FastCompile, RowVectors};
+use crate::jit::FastCompile;
 use crate::shape::Layout;
 use crate::storage::DevBuf;
 use std::fmt::Write;
@@ -20,12 +20,8 @@ use std::fmt::Write;
 /// The row kernels' templates (see the file's head for their parameters).
 const ROWS_CU: &str = include_str!("rows.cu");
 
-/// The most elements per thread held in registers by the built-in shapes.
+/// The most elements per thread held in registers.
 pub(crate) const ROW_ITEMS: usize = 32;
-
-/// The most elements per thread held in registers with a chosen number of vectors a thread
-/// (the bound of `ITEMS` in `rows.cu`).
-const MAX_ROW_ITEMS: usize = 64;
 
 /// The 16-byte vectors each thread aims to hold of a line (bytes in flight per thread).
 const VECTORS_PER_THREAD: usize = 4;
@@ -39,7 +35,7 @@ const WEIGHTED_VECTORS_PER_THREAD: usize = 2;
 const _: () = assert!(BLOCK / 32 <= 8);
 
 /// How a line is spread over a block: `threads` threads (a power of two from 64 to [`BLOCK`])
-/// each holding `items` values (a power of two up to [`MAX_ROW_ITEMS`]; a line longer than
+/// each holding `items` values (a power of two up to [`ROW_ITEMS`]; a line longer than
 /// `threads * items` is read again instead).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct RowShape {
@@ -49,33 +45,24 @@ pub(crate) struct RowShape {
 
 impl RowShape {
     /// The shape for lines of `n` elements of `dtype`, read with a weight or a bias when
-    /// `weighted`: enough threads that each holds about `vectors` 16-byte vectors (when not
-    /// chosen, [`VECTORS_PER_THREAD`], or [`WEIGHTED_VECTORS_PER_THREAD`] when `weighted`, so
-    /// that the streaming form stays open to it; short lines take fewer threads, so more lines
-    /// are in flight per SM), and the power of two of values per thread that covers the line.
-    /// A thread holds at most [`ROW_ITEMS`] values, or as many as the chosen vectors make (up
-    /// to [`MAX_ROW_ITEMS`]).
-    pub(crate) fn of(
-        n: usize,
-        dtype: DType,
-        weighted: bool,
-        vectors: Option<RowVectors>,
-    ) -> RowShape {
+    /// `weighted`: enough threads that each holds about [`VECTORS_PER_THREAD`] 16-byte
+    /// vectors ([`WEIGHTED_VECTORS_PER_THREAD`] when `weighted`, so that the streaming form
+    /// stays open to it; short lines take fewer threads, so more lines are in flight per SM),
+    /// and the power of two of values per thread that covers the line.
+    pub(crate) fn of(n: usize, dtype: DType, weighted: bool) -> RowShape {
         let per_vec = 16 / dtype.size().max(1);
-        let vectors = match vectors {
-            Some(v) => v.count(),
-            None if weighted => WEIGHTED_VECTORS_PER_THREAD,
-            None => VECTORS_PER_THREAD,
+        let vectors = if weighted {
+            WEIGHTED_VECTORS_PER_THREAD
+        } else {
+            VECTORS_PER_THREAD
         };
-        let aim = (vectors * per_vec).min(MAX_ROW_ITEMS);
-        let most = aim.max(ROW_ITEMS);
         let threads = n
-            .div_ceil(aim)
+            .div_ceil(vectors * per_vec)
             .max(1)
             .next_power_of_two()
             .clamp(64, BLOCK as usize);
         let per = n.div_ceil(threads).max(1);
-        let items = if per > most {
+        let items = if per > ROW_ITEMS {
             1
         } else {
             per.next_power_of_two()
@@ -538,34 +525,9 @@ mod tests {
             (20000, DType::F32, false, 256, 1),
         ];
         for (n, d, weighted, threads, items) in cases {
-            let s = RowShape::of(n, d, weighted, None);
+            let s = RowShape::of(n, d, weighted);
             assert_eq!((s.threads, s.items), (threads, items), "{n} of {d}");
         }
-        // Chosen vectors a thread: 16 bytes are 4 f32 or 8 bf16 values; a block has at most
-        // 256 threads and a thread at most 64 values.
-        let chosen = [
-            (4096, DType::F32, false, RowVectors::One, 256, 16),
-            (4096, DType::F32, true, RowVectors::Four, 256, 16),
-            (4096, DType::F32, false, RowVectors::Eight, 128, 32),
-            (4096, DType::BF16, false, RowVectors::Two, 256, 16),
-            (4096, DType::BF16, true, RowVectors::Four, 128, 32),
-            (4096, DType::BF16, false, RowVectors::Eight, 64, 64),
-            (4096, DType::F64, false, RowVectors::Eight, 256, 16),
-            (16384, DType::BF16, false, RowVectors::Eight, 256, 64),
-            (16385, DType::BF16, false, RowVectors::Eight, 256, 1),
-            (12000, DType::F32, false, RowVectors::One, 256, 1),
-        ];
-        for (n, d, weighted, v, threads, items) in chosen {
-            let s = RowShape::of(n, d, weighted, Some(v));
-            assert_eq!((s.threads, s.items), (threads, items), "{n} of {d}, {v:?}");
-        }
-        let choices = [
-            None,
-            Some(RowVectors::One),
-            Some(RowVectors::Two),
-            Some(RowVectors::Four),
-            Some(RowVectors::Eight),
-        ];
         for n in 1..3000 {
             for (d, weighted) in [
                 (DType::F16, false),
@@ -573,14 +535,11 @@ mod tests {
                 (DType::F32, false),
                 (DType::F64, true),
             ] {
-                for v in choices {
-                    let s = RowShape::of(n, d, weighted, v);
-                    let held = s.threads as usize * s.items;
-                    // A line is held whole, or it is longer than the most a block holds.
-                    assert!(held >= n || (s.items == 1 && n > BLOCK as usize * ROW_ITEMS));
-                    assert!(s.threads.is_power_of_two() && (64..=BLOCK).contains(&s.threads));
-                    assert!(s.items.is_power_of_two() && s.items <= MAX_ROW_ITEMS);
-                }
+                let s = RowShape::of(n, d, weighted);
+                let held = s.threads as usize * s.items;
+                // A line is held whole, or it is longer than the most a block holds.
+                assert!(held >= n || (s.items == 1 && n > BLOCK as usize * ROW_ITEMS));
+                assert!(s.threads.is_power_of_two() && (64..=BLOCK).contains(&s.threads));
             }
         }
     }
@@ -604,7 +563,7 @@ mod tests {
                     dtype: DType::BF16,
                     has_w,
                     has_b,
-                    shape: RowShape::of(4096, DType::BF16, has_w || has_b, None),
+                    shape: RowShape::of(4096, DType::BF16, has_w || has_b),
                     producer: None,
                 };
                 let sig = RowArgs { spec, bind: None }.signature();

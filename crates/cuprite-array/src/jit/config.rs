@@ -89,94 +89,6 @@ pub enum QuickBuild {
     Whole,
 }
 
-/// The 16-byte vectors of a line that each thread of a row kernel (softmax, log_softmax,
-/// logsumexp, layer_norm, rms_norm, normalize) aims to hold in registers: fewer take more
-/// threads per line (up to a block of 256), more take fewer. Without a choice the row kernels
-/// take four vectors a thread, two with a weight or a bias. Each thread holds at most 64
-/// values, so eight vectors of a 2-byte type are the most that changes a shape. The row
-/// kernels' cache keys and entry names carry the shape, so the choices do not collide.
-///
-/// ```
-/// use cuprite_array::tuning::RowVectors;
-/// assert_eq!(RowVectors::parse("8"), Some(RowVectors::Eight));
-/// assert_eq!(RowVectors::parse("3"), None);
-/// assert_eq!(RowVectors::Two.count(), 2);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RowVectors {
-    /// One vector a thread.
-    One,
-    /// Two vectors a thread.
-    Two,
-    /// Four vectors a thread.
-    Four,
-    /// Eight vectors a thread.
-    Eight,
-}
-
-impl RowVectors {
-    /// Every choice, fewest vectors first.
-    pub const ALL: [RowVectors; 4] = [
-        RowVectors::One,
-        RowVectors::Two,
-        RowVectors::Four,
-        RowVectors::Eight,
-    ];
-
-    /// The choice named by its count (`"1"`, `"2"`, `"4"`, `"8"`), `None` for any other text.
-    pub fn parse(s: &str) -> Option<RowVectors> {
-        RowVectors::ALL
-            .into_iter()
-            .find(|v| s.trim() == v.count().to_string())
-    }
-
-    /// The vectors a thread holds.
-    pub fn count(self) -> usize {
-        match self {
-            RowVectors::One => 1,
-            RowVectors::Two => 2,
-            RowVectors::Four => 4,
-            RowVectors::Eight => 8,
-        }
-    }
-}
-
-thread_local! {
-    static ROW_VECTORS: std::cell::Cell<Option<RowVectors>> = const { std::cell::Cell::new(None) };
-}
-
-/// Runs `f` with the row kernels launched on this thread holding `v` vectors of a line per
-/// thread (see [`RowVectors`]), whatever `CUPRITE_ARRAY_ROW_VECTORS` says: to compare the
-/// launch shapes of the row kernels, or to test each of them. The results of every shape
-/// agree within the row operations' documented accuracy.
-///
-/// ```
-/// use cuprite_array::{Array, Device, tuning};
-/// use cuprite_array::tuning::RowVectors;
-/// let a = Array::<f32>::from_slice_on(Device::CPU, &[0.0, 0.0], &[2])?;
-/// let s = tuning::with_row_vectors(RowVectors::Eight, || a.softmax(0)?.to_vec())?;
-/// assert_eq!(s, [0.5, 0.5]);
-/// # Ok::<(), cuprite_array::Error>(())
-/// ```
-pub fn with_row_vectors<R>(v: RowVectors, f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<RowVectors>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            ROW_VECTORS.with(|o| o.set(self.0));
-        }
-    }
-    let _restore = Restore(ROW_VECTORS.with(|o| o.replace(Some(v))));
-    f()
-}
-
-/// The row kernels' vectors a thread chosen on this thread ([`with_row_vectors`]) or by the
-/// environment, `None` for the built-in choice.
-pub(crate) fn row_vectors() -> Option<RowVectors> {
-    ROW_VECTORS
-        .with(|o| o.get())
-        .or(JitConfig::get().row_vectors)
-}
-
 /// How generated kernels are built. Read once, on first use, from the environment:
 ///
 /// | variable | effect |
@@ -188,7 +100,6 @@ pub(crate) fn row_vectors() -> Option<RowVectors> {
 /// | `CUPRITE_ARRAY_INTERP=0` | [`FirstUse::QuickBuild`]: first uses are quick NVRTC builds, never the interpreter |
 /// | `CUPRITE_ARRAY_QUICK_LINK=0` | [`QuickBuild::Whole`]: quick builds compile whole kernels (no math library) |
 /// | `CUPRITE_ARRAY_NO_VECTOR=1` | start with the vectorised kernel variants off |
-/// | `CUPRITE_ARRAY_ROW_VECTORS=1\|2\|4\|8` | [`RowVectors`] of the row kernels (other values: the built-in choice) |
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JitConfig {
     /// Whether sources and choices are printed (`CUPRITE_JIT_TRACE` set, not empty, not `0`).
@@ -205,9 +116,6 @@ pub struct JitConfig {
     /// Whether the vectorised variants are on at start (`CUPRITE_ARRAY_NO_VECTOR` unset,
     /// empty or `0`).
     pub vectorize: bool,
-    /// The row kernels' vectors a thread (`CUPRITE_ARRAY_ROW_VECTORS`; `None`, the built-in
-    /// choice, when unset or not one of 1, 2, 4 and 8).
-    pub row_vectors: Option<RowVectors>,
 }
 
 impl JitConfig {
@@ -249,7 +157,6 @@ impl JitConfig {
                 QuickBuild::Linked
             },
             vectorize: set("CUPRITE_ARRAY_NO_VECTOR").is_none(),
-            row_vectors: var("CUPRITE_ARRAY_ROW_VECTORS").and_then(|v| RowVectors::parse(&v)),
         }
     }
 

@@ -26,10 +26,7 @@ pub(crate) use cache::{collect_kernels, retire_all};
 pub use compile::{
     cache_key, cache_path, compile_options, cubin, glue_compile_options, quick_compile_options,
 };
-pub(crate) use config::row_vectors;
-pub use config::{
-    FastCompile, FirstUse, JitConfig, NvrtcOutput, QuickBuild, RowVectors, with_row_vectors,
-};
+pub use config::{FastCompile, FirstUse, JitConfig, NvrtcOutput, QuickBuild};
 pub use disk::{cache_dir, set_cache_dir};
 pub use interp::{interpreter_cache_path, without_interpreter};
 pub(crate) use key::KernelKind;
