@@ -1334,7 +1334,6 @@ fn geometry_kernels_compile() -> TestResult {
     for want in [
         "cuprite_geo_sample_f64_f64_r2_k0_o5_c",
         "cuprite_geo_sample_f16_f16_r2_k0_o1",
-        "cuprite_geo_sample_f64_f64_r3_k0_o1_s",
         "cuprite_geo_sample_f64_f64_r2_k4_o0",
         "cuprite_geo_sample_f64_f64_r2_k6_o0",
         "cuprite_geo_sample_f64_f64_r2_k1_o0_p",

@@ -155,12 +155,15 @@ impl Sample {
         matches!(self.map, Map::Coords)
     }
 
-    /// Whether the map is diagonal (each coordinate follows only its own output index), so
-    /// that the kernel takes the leading axes' taps once a line (its `GEO_SEP` form).
+    /// Whether the map is diagonal (each coordinate follows only its own output index) and
+    /// the spline has at least 3 taps, so that the kernel takes the leading axes' taps once a
+    /// line (its `GEO_SEP` form). Nearest and linear sampling keep one output a thread: their
+    /// few taps do not repay the strided stores of several outputs a thread.
     fn separable(&self) -> bool {
         match self.map {
             Map::Affine { m, p: None } => {
-                self.kind != Kind::Area
+                self.order >= 2
+                    && self.kind != Kind::Area
                     && (0..self.rank).all(|a| (0..self.rank).all(|j| a == j || m[a][j] == 0.0))
             }
             _ => false,
