@@ -3,6 +3,7 @@
 //! `pool.cu`) and its CPU twin, which computes every value in the kernels' order.
 
 use super::cpu::{Acc, narrow, widen};
+use super::dnn;
 use super::geom::PoolGeom;
 use super::kernels::{NnKernel, PoolArgs, PoolGradArgs};
 use super::opts::{ConvLayout, PerAxis, Pool2dOpts, PoolOpts};
@@ -74,6 +75,16 @@ impl PoolCall {
             )));
         }
         Ok(())
+    }
+
+    /// cuDNN's name for this pooling's mode.
+    fn dnn_mode(&self) -> cuprite_driver::dnn::PoolMode {
+        use cuprite_driver::dnn::PoolMode;
+        match (self.avg, self.include_pad) {
+            (false, _) => PoolMode::Max,
+            (true, true) => PoolMode::AvgIncludePad,
+            (true, false) => PoolMode::AvgExcludePad,
+        }
     }
 
     fn kernel(&self) -> NnKernel {
@@ -242,6 +253,9 @@ impl LibraryCall for PoolCall {
     ) -> Result<()> {
         self.check(inputs)?;
         let (g, d) = (&self.geom, self.dtype);
+        if !self.grad && dnn::pool(lane, d, g, self.dnn_mode(), &inputs[0], out)? {
+            return Ok(());
+        }
         let lens = self.in_lens();
         let part = |i: usize| ReadBuf::part(inputs[i].buf, d, inputs[i].layout.offset, lens[i]);
         let i = |v: usize| v as i64;
