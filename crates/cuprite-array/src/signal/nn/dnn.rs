@@ -175,6 +175,14 @@ fn settle(r: Result<bool>) -> Result<bool> {
     }
 }
 
+/// `r`, with a call that cuDNN ran counted in [`crate::stats::thread_cudnn_calls`].
+fn counted(r: Result<bool>) -> Result<bool> {
+    if let Ok(true) = r {
+        crate::stats::note_cudnn_call();
+    }
+    r
+}
+
 /// The last `D` of three per-axis values.
 fn last<const D: usize>(v: [usize; 3]) -> [usize; D] {
     let mut out = [0; D];
@@ -223,7 +231,11 @@ pub(super) fn conv(
         return Ok(false);
     };
     h.set_allow_tf32(allow_tf32());
-    settle(typed!(d, g.dims, conv_typed(&h, g, pass, inputs, out)))
+    counted(settle(typed!(
+        d,
+        g.dims,
+        conv_typed(&h, g, pass, inputs, out)
+    )))
 }
 
 fn conv_typed<T: DnnElement, const D: usize>(
@@ -284,7 +296,7 @@ pub(super) fn pool(
     let Some(h) = handle(lane)? else {
         return Ok(false);
     };
-    settle(typed!(d, g.dims, pool_typed(&h, g, mode, x, out)))
+    counted(settle(typed!(d, g.dims, pool_typed(&h, g, mode, x, out))))
 }
 
 fn pool_typed<T: DnnElement, const D: usize>(
