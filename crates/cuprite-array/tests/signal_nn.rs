@@ -885,9 +885,10 @@ fn both<T: Float>(
     Ok((gpu, cpu))
 }
 
-/// CUDA against the CPU backend on larger shapes: every product layout (a batch over the
-/// images or over the groups, a pointwise kernel read in place), chunks of one image (the
-/// weight gradient adding onto earlier chunks), 3-d, and the half types; pooling to the bit.
+/// CUDA against the CPU backend on larger shapes, through cuDNN (where installed) and on the
+/// fallback: every product layout (a batch over the images or over the groups, a pointwise
+/// kernel read in place), chunks of one image (the weight gradient adding onto earlier
+/// chunks), 3-d, and the half types; pooling on cuprite's kernels to the bit.
 fn cuda_matches_cpu() -> TestResult {
     let mut rng = Rng::fresh();
     let mut shapes = Vec::new();
@@ -906,61 +907,68 @@ fn cuda_matches_cpu() -> TestResult {
     c.pad = vec![(1, 1), (0, 0), (1, 0)];
     shapes.push(c);
     let before = signal::conv_workspace_bytes();
-    for workspace in [before, 1] {
+    // cuDNN where installed, then the fallback whole and in chunks of one image.
+    for (workspace, lib) in [(before, true), (before, false), (1, false)] {
         signal::set_conv_workspace_bytes(workspace);
-        for cs in &shapes {
-            let xv = rvec(&mut rng, cs.x_shape().iter().product());
-            let wv = rvec(&mut rng, cs.w_shape().iter().product());
-            let bv = rvec(&mut rng, cs.k);
-            let dyv = rvec(&mut rng, cs.y_shape().iter().product());
-            let mk = |v: &[f64], s: &[usize]| Array::from_slice(v, s);
-            macro_rules! check {
-                ($t:ty, $rtol:expr, $atol:expr) => {{
-                    let fwd = || -> cuprite_array::Result<Array<$t>> {
-                        let (x, w) = (
-                            mk(&xv, &cs.x_shape())?.cast::<$t>(),
-                            mk(&wv, &cs.w_shape())?.cast::<$t>(),
-                        );
-                        let b = mk(&bv, &[cs.k])?.cast::<$t>();
-                        forward(cs, &x, &w, Some(&b), true)
-                    };
-                    let (g, c) = both(&fwd)?;
-                    close(
-                        &g,
-                        &c,
-                        $rtol,
-                        $atol,
-                        &format!("forward {} {cs:?} workspace {workspace}", <$t>::DTYPE),
-                    )?;
-                    for which in 0..2 {
-                        let grad = || -> cuprite_array::Result<Array<$t>> {
+        tuning::with_cudnn(lib, || -> TestResult {
+            for cs in &shapes {
+                let xv = rvec(&mut rng, cs.x_shape().iter().product());
+                let wv = rvec(&mut rng, cs.w_shape().iter().product());
+                let bv = rvec(&mut rng, cs.k);
+                let dyv = rvec(&mut rng, cs.y_shape().iter().product());
+                let mk = |v: &[f64], s: &[usize]| Array::from_slice(v, s);
+                macro_rules! check {
+                    ($t:ty, $rtol:expr, $atol:expr) => {{
+                        let fwd = || -> cuprite_array::Result<Array<$t>> {
                             let (x, w) = (
                                 mk(&xv, &cs.x_shape())?.cast::<$t>(),
                                 mk(&wv, &cs.w_shape())?.cast::<$t>(),
                             );
-                            let dy = mk(&dyv, &cs.y_shape())?.cast::<$t>();
-                            let (dx, dw) = grads(cs, &x, &w, &dy)?;
-                            Ok(if which == 0 { dx } else { dw })
+                            let b = mk(&bv, &[cs.k])?.cast::<$t>();
+                            forward(cs, &x, &w, Some(&b), true)
                         };
-                        let (g, c) = both(&grad)?;
+                        let (g, c) = both(&fwd)?;
                         close(
                             &g,
                             &c,
                             $rtol,
                             $atol,
                             &format!(
-                                "gradient {which} {} {cs:?} workspace {workspace}",
+                                "forward {} {cs:?} workspace {workspace} cuDNN {lib}",
                                 <$t>::DTYPE
                             ),
                         )?;
-                    }
-                }};
+                        for which in 0..2 {
+                            let grad = || -> cuprite_array::Result<Array<$t>> {
+                                let (x, w) = (
+                                    mk(&xv, &cs.x_shape())?.cast::<$t>(),
+                                    mk(&wv, &cs.w_shape())?.cast::<$t>(),
+                                );
+                                let dy = mk(&dyv, &cs.y_shape())?.cast::<$t>();
+                                let (dx, dw) = grads(cs, &x, &w, &dy)?;
+                                Ok(if which == 0 { dx } else { dw })
+                            };
+                            let (g, c) = both(&grad)?;
+                            close(
+                                &g,
+                                &c,
+                                $rtol,
+                                $atol,
+                                &format!(
+                                    "gradient {which} {} {cs:?} workspace {workspace} cuDNN {lib}",
+                                    <$t>::DTYPE
+                                ),
+                            )?;
+                        }
+                    }};
+                }
+                check!(f64, 1e-12, 1e-12);
+                check!(f32, 1e-4, 1e-4);
+                check!(bf16, 3e-2, 3e-2);
+                check!(f16, 4e-3, 4e-3);
             }
-            check!(f64, 1e-12, 1e-12);
-            check!(f32, 1e-4, 1e-4);
-            check!(bf16, 3e-2, 3e-2);
-            check!(f16, 4e-3, 4e-3);
-        }
+            Ok(())
+        })?;
     }
     signal::set_conv_workspace_bytes(before);
     // Pooling is computed in the same order on both backends: equal to the bit (cuprite's

@@ -452,7 +452,10 @@ pub fn max_pool2d<T: Float>(x: &Array<T>, kernel: impl Into<PerAxis<2>>) -> Resu
 /// PyTorch's `max_pool2d`: the largest value of each window (`kernel`, stride, padding of
 /// `-inf`, floor or ceil mode: [`PoolOpts`]) of every plane of `x` (`[N, C, H, W]`, or `[N, H,
 /// W, C]` channels last). Windows are scanned in row-major order; the first largest value is
-/// kept, and a NaN replaces any value kept before it (PyTorch's rule: NaN propagates).
+/// kept, and a NaN replaces any value kept before it (PyTorch's rule: NaN propagates). On CUDA
+/// the forward pass goes through cuDNN where installed ([`crate::tuning::set_cudnn`]; not with
+/// `ceil_mode` adding a window), which gives the same values (NaN propagating, padding never
+/// the maximum), except perhaps the sign of a maximum that is a zero of both signs.
 ///
 /// # Errors
 /// A rank other than 4; a kernel or stride of 0; padding above half the kernel; a kernel longer
@@ -490,7 +493,7 @@ pub fn avg_pool2d<T: Float>(x: &Array<T>, kernel: impl Into<PerAxis<2>>) -> Resu
 /// PyTorch's `avg_pool2d`: the mean of each window ([`PoolOpts`]: stride, zero padding, floor
 /// or ceil mode), divided by the window clipped to the padded input (`count_include_pad`, the
 /// default) or by the input values it covers. Sums run in `f32` (`f64` for `f64`) in row-major
-/// order.
+/// order (on CUDA through cuDNN where installed, as for [`max_pool2d_with`], in cuDNN's order).
 ///
 /// # Errors
 /// As [`max_pool2d_with`].
