@@ -11,7 +11,7 @@
 # 1. Every test binary of the bundle at once (CUPRITE_REQUIRE_GPU=1), each from its package's
 #    folder, with its `gpu_alone` tests left out (CUPRITE_TEST_ALONE=skip): the GPU tests of
 #    different binaries share the GPU, and the examples run one after another beside them.
-#    cuprite-array runs as four processes, each a shard of its tests (see `shards_of`).
+#    cuprite-array runs as five processes, each a shard of its tests (see `shards_of`).
 # 2. The `gpu_alone` tests (graph captures), binary after binary, nothing else running
 #    (CUPRITE_TEST_ALONE=only): a capture never overlaps another binary's work.
 # 3. The DLPack exchange with PyTorch (when the bundle has libdlpack_py.so and python3 has
@@ -70,10 +70,10 @@ run_bin() {
     echo $(( $(date +%s) - s )) > "$file.secs"
 }
 
-# The shards of a binary's first pass, one line of test-name filters each, together covering
-# every test once: a binary's just-in-time builds run on its own threads, so the largest suite
-# runs as several processes. A binary not named here, or any binary when a filter is given,
-# runs as one.
+# The shards of a binary's first pass, one line of arguments each (one name filter at most,
+# the harness takes one, and `--skip`s), together covering every test once: a binary's
+# just-in-time builds run on its own threads, so the largest suite runs as several processes.
+# A binary not named here, or any binary when a filter is given, runs as one.
 shards_of() {
     if [ ${#filter[@]} -gt 4 ] || { [ ${#filter[@]} -gt 0 ] && [ "${GPU_CHECK_NVRTC:-0}" = 1 ]; }; then
         echo ""
@@ -81,9 +81,10 @@ shards_of() {
     fi
     case $1 in
         test-cuprite-array)
-            echo "cuda::image cuda::signal cuda::sparse"
+            echo "cuda::image"
+            echo "cuda::s"
             echo "props::"
-            echo "cuda:: --skip cuda::image --skip cuda::signal --skip cuda::sparse --skip props::"
+            echo "cuda:: --skip cuda::image --skip cuda::s --skip props::"
             echo "--skip cuda:: --skip props::"
             ;;
         *) echo "" ;;

@@ -337,7 +337,7 @@ where
     ///
     /// Inside the capture, anything that waits for the device or reads device memory on the
     /// host (`to_vec`, `item`, `sync`, data-dependent output sizes such as `nonzero`, checked
-    /// scatters, out-of-memory retries) is an `Err` naming the call, and so is an FFT the eager
+    /// scatters, cuSOLVER decompositions, out-of-memory retries) is an `Err` naming the call, and so is an FFT the eager
     /// run did not make a plan for (FFT plans and their work areas are made by the eager run,
     /// on the program's stream, and kept by the graph); the capture is ended and discarded,
     /// and the stream and context stay usable. Arrays the closure uses from its

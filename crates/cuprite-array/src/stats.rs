@@ -14,6 +14,7 @@ thread_local! {
     static THREAD_BUILDS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     pub(crate) static THREAD_LINKED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static THREAD_FUSED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    static THREAD_CUDNN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static THREAD_MAPPED_FLAGS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static THREAD_SMALL: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static THREAD_REDUCTION_PASSES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
@@ -145,6 +146,27 @@ pub(crate) fn note_fused_epilogue() {
 /// ```
 pub fn thread_fused_epilogues() -> u64 {
     THREAD_FUSED.with(|c| c.get())
+}
+
+/// Convolution passes and poolings the calling thread has run through cuDNN (rather than
+/// cuprite's kernels; see [`crate::tuning::set_cudnn`]). The CPU backend never adds to it.
+///
+/// ```
+/// use cuprite_array::{Array, Device, signal, stats};
+/// let x = Array::<f32>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0], &[1, 1, 3])?;
+/// let w = Array::<f32>::from_slice_on(Device::CPU, &[1.0, 1.0], &[1, 1, 2])?;
+/// let before = stats::thread_cudnn_calls();
+/// assert_eq!(signal::conv1d(&x, &w)?.to_vec()?, [3.0, 5.0]);
+/// assert_eq!(stats::thread_cudnn_calls(), before);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn thread_cudnn_calls() -> u64 {
+    THREAD_CUDNN.with(|c| c.get())
+}
+
+/// Counts one call run through cuDNN on the calling thread.
+pub(crate) fn note_cudnn_call() {
+    THREAD_CUDNN.with(|c| c.set(c.get() + 1));
 }
 
 /// Where the host time of evaluations goes on the calling thread, by phase (feature

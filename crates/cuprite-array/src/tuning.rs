@@ -103,6 +103,7 @@ pub use crate::jit::{
     FastCompile, FirstUse, JitConfig, NvrtcOutput, QuickBuild, cache_dir, clear_kernel_cache,
     set_cache_dir, wait_tier_up, without_interpreter,
 };
+pub use crate::signal::nn::dnn::{cudnn, set_cudnn, with_cudnn};
 pub use crate::sparse::csr_product::set_sparse_kernels;
 
 /// What benchmarks and tests read of the JIT compiler: the NVRTC options of each tier, cache

@@ -12,7 +12,7 @@ use cuprite_array::dtype::{Element, Float};
 use cuprite_array::signal::{
     self, Conv2dOpts, ConvActivation, ConvGradient, ConvLayout, ConvOpts, Pool2dOpts,
 };
-use cuprite_array::{Array, Device, bf16, f16};
+use cuprite_array::{Array, Device, bf16, f16, stats, tuning};
 use cuprite_testkit::{Rng, Test, TestResult};
 
 fn on<R>(d: Device, f: impl FnOnce() -> R) -> R {
@@ -885,9 +885,10 @@ fn both<T: Float>(
     Ok((gpu, cpu))
 }
 
-/// CUDA against the CPU backend on larger shapes: every product layout (a batch over the
-/// images or over the groups, a pointwise kernel read in place), chunks of one image (the
-/// weight gradient adding onto earlier chunks), 3-d, and the half types; pooling to the bit.
+/// CUDA against the CPU backend on larger shapes, through cuDNN (where installed) and on the
+/// fallback: every product layout (a batch over the images or over the groups, a pointwise
+/// kernel read in place), chunks of one image (the weight gradient adding onto earlier
+/// chunks), 3-d, and the half types; pooling on cuprite's kernels to the bit.
 fn cuda_matches_cpu() -> TestResult {
     let mut rng = Rng::fresh();
     let mut shapes = Vec::new();
@@ -906,65 +907,77 @@ fn cuda_matches_cpu() -> TestResult {
     c.pad = vec![(1, 1), (0, 0), (1, 0)];
     shapes.push(c);
     let before = signal::conv_workspace_bytes();
-    for workspace in [before, 1] {
+    // cuDNN where installed, then the fallback whole and in chunks of one image.
+    for (workspace, lib) in [(before, true), (before, false), (1, false)] {
         signal::set_conv_workspace_bytes(workspace);
-        for cs in &shapes {
-            let xv = rvec(&mut rng, cs.x_shape().iter().product());
-            let wv = rvec(&mut rng, cs.w_shape().iter().product());
-            let bv = rvec(&mut rng, cs.k);
-            let dyv = rvec(&mut rng, cs.y_shape().iter().product());
-            let mk = |v: &[f64], s: &[usize]| Array::from_slice(v, s);
-            macro_rules! check {
-                ($t:ty, $rtol:expr, $atol:expr) => {{
-                    let fwd = || -> cuprite_array::Result<Array<$t>> {
-                        let (x, w) = (
-                            mk(&xv, &cs.x_shape())?.cast::<$t>(),
-                            mk(&wv, &cs.w_shape())?.cast::<$t>(),
-                        );
-                        let b = mk(&bv, &[cs.k])?.cast::<$t>();
-                        forward(cs, &x, &w, Some(&b), true)
-                    };
-                    let (g, c) = both(&fwd)?;
-                    close(
-                        &g,
-                        &c,
-                        $rtol,
-                        $atol,
-                        &format!("forward {} {cs:?} workspace {workspace}", <$t>::DTYPE),
-                    )?;
-                    for which in 0..2 {
-                        let grad = || -> cuprite_array::Result<Array<$t>> {
+        tuning::with_cudnn(lib, || -> TestResult {
+            for cs in &shapes {
+                let xv = rvec(&mut rng, cs.x_shape().iter().product());
+                let wv = rvec(&mut rng, cs.w_shape().iter().product());
+                let bv = rvec(&mut rng, cs.k);
+                let dyv = rvec(&mut rng, cs.y_shape().iter().product());
+                let mk = |v: &[f64], s: &[usize]| Array::from_slice(v, s);
+                macro_rules! check {
+                    ($t:ty, $rtol:expr, $atol:expr) => {{
+                        let fwd = || -> cuprite_array::Result<Array<$t>> {
                             let (x, w) = (
                                 mk(&xv, &cs.x_shape())?.cast::<$t>(),
                                 mk(&wv, &cs.w_shape())?.cast::<$t>(),
                             );
-                            let dy = mk(&dyv, &cs.y_shape())?.cast::<$t>();
-                            let (dx, dw) = grads(cs, &x, &w, &dy)?;
-                            Ok(if which == 0 { dx } else { dw })
+                            let b = mk(&bv, &[cs.k])?.cast::<$t>();
+                            forward(cs, &x, &w, Some(&b), true)
                         };
-                        let (g, c) = both(&grad)?;
+                        let (g, c) = both(&fwd)?;
                         close(
                             &g,
                             &c,
                             $rtol,
                             $atol,
                             &format!(
-                                "gradient {which} {} {cs:?} workspace {workspace}",
+                                "forward {} {cs:?} workspace {workspace} cuDNN {lib}",
                                 <$t>::DTYPE
                             ),
                         )?;
-                    }
-                }};
+                        for which in 0..2 {
+                            let grad = || -> cuprite_array::Result<Array<$t>> {
+                                let (x, w) = (
+                                    mk(&xv, &cs.x_shape())?.cast::<$t>(),
+                                    mk(&wv, &cs.w_shape())?.cast::<$t>(),
+                                );
+                                let dy = mk(&dyv, &cs.y_shape())?.cast::<$t>();
+                                let (dx, dw) = grads(cs, &x, &w, &dy)?;
+                                Ok(if which == 0 { dx } else { dw })
+                            };
+                            let (g, c) = both(&grad)?;
+                            close(
+                                &g,
+                                &c,
+                                $rtol,
+                                $atol,
+                                &format!(
+                                    "gradient {which} {} {cs:?} workspace {workspace} cuDNN {lib}",
+                                    <$t>::DTYPE
+                                ),
+                            )?;
+                        }
+                    }};
+                }
+                check!(f64, 1e-12, 1e-12);
+                check!(f32, 1e-4, 1e-4);
+                check!(bf16, 3e-2, 3e-2);
+                check!(f16, 4e-3, 4e-3);
             }
-            check!(f64, 1e-12, 1e-12);
-            check!(f32, 1e-4, 1e-4);
-            check!(bf16, 3e-2, 3e-2);
-            check!(f16, 4e-3, 4e-3);
-        }
+            Ok(())
+        })?;
     }
     signal::set_conv_workspace_bytes(before);
-    // Pooling is computed in the same order on both backends: equal to the bit.
-    let xv = rvec(&mut rng, 4 * 5 * 33 * 29);
+    // Pooling is computed in the same order on both backends: equal to the bit (cuprite's
+    // kernels; cuDNN's average sums in its own order, see `cudnn_matches_fallback`).
+    tuning::with_cudnn(false, || pool_matches_cpu(&mut rng))
+}
+
+fn pool_matches_cpu(rng: &mut Rng) -> TestResult {
+    let xv = rvec(rng, 4 * 5 * 33 * 29);
     for (k, s, p, ceil) in [
         ([2usize, 2usize], [2usize, 2usize], [0usize, 0usize], false),
         ([3, 3], [2, 2], [1, 1], true),
@@ -982,12 +995,193 @@ fn cuda_matches_cpu() -> TestResult {
         let ys = on(Device::CPU, || signal::max_pool2d_with(&x()?, k, o))?
             .shape()
             .to_vec();
-        let dyv = rvec(&mut rng, ys.iter().product());
+        let dyv = rvec(rng, ys.iter().product());
         let dy = || Array::from_slice(&dyv, &ys);
         let (g, c) = both(&|| signal::max_pool2d_backward(&dy()?, &x()?, k, o))?;
         close(&g, &c, 0.0, 0.0, "max pool gradient")?;
         let (g, c) = both(&|| signal::avg_pool2d_backward(&dy()?, &[4, 5, 33, 29], k, o))?;
         close(&g, &c, 0.0, 0.0, "avg pool gradient")?;
+    }
+    Ok(())
+}
+
+/// `f` evaluated on the GPU with cuDNN allowed (`lib`) or not, as f64, and the calls this
+/// thread ran through cuDNN meanwhile.
+fn gpu_run<T: Float>(
+    lib: bool,
+    f: &dyn Fn() -> cuprite_array::Result<Array<T>>,
+) -> Result<(Vec<f64>, u64), cuprite_array::Error> {
+    tuning::with_cudnn(lib, || {
+        on(Device::cuda(0), || {
+            let before = stats::thread_cudnn_calls();
+            let v = f()?.cast::<f64>().to_vec()?;
+            Ok((v, stats::thread_cudnn_calls() - before))
+        })
+    })
+}
+
+/// A random convolution: 1 to 3 spatial axes, groups (depthwise sometimes), stride and
+/// dilation up to 2, the same padding on both sides of each axis (which cuDNN takes).
+fn random_case(rng: &mut Rng) -> Case {
+    let mut u = |lo: usize, hi: usize| lo + (rng.next_u64() % (hi - lo + 1) as u64) as usize;
+    let d = u(1, 3);
+    let groups = [1, 1, 2, 3][u(0, 3)];
+    let depthwise = u(0, 3) == 0;
+    let cg = if depthwise { 1 } else { u(1, 4) };
+    let kg = u(1, 4);
+    let (n, c, k) = (u(1, 3), groups * cg, groups * kg);
+    let big = if d == 3 { 7 } else { 14 };
+    let i: Vec<usize> = (0..d).map(|_| u(5, big)).collect();
+    let r: Vec<usize> = (0..d).map(|_| u(1, 3)).collect();
+    let mut cs = Case::plain(n, c, k, &i, &r);
+    cs.groups = groups;
+    cs.stride = (0..d).map(|_| u(1, 2)).collect();
+    cs.dil = (0..d).map(|_| u(1, 2)).collect();
+    cs.pad = r
+        .iter()
+        .map(|&r| {
+            let p = u(0, r / 2 + 1);
+            (p, p)
+        })
+        .collect();
+    cs
+}
+
+/// The tolerance of this test between cuDNN's and the fallback's results of `T` over `terms`
+/// products: both paths' bounds ([`tol`]) added, over at least 32 terms (cuDNN's FFT and
+/// Winograd algorithms round transforms of a whole tile, not only the taps' products).
+fn lib_tol<T: Float>(terms: usize) -> (f64, f64) {
+    let (r, a) = tol::<T>(terms.max(32));
+    (2.0 * r, 2.0 * a)
+}
+
+/// cuDNN against the fallback kernels on random convolutions (forward with bias and ReLU, both
+/// gradients) in every element type, within [`lib_tol`]; a padding that differs between the
+/// sides goes to the fallback; the switch keeps every call off cuDNN when off, and sends the
+/// passes of a plain layer through it when on. Pooling forward: cuDNN's maximum equal to the
+/// fallback's (NaN and `-inf` padding included), its average within rounding, `ceil_mode`'s extra
+/// window on the fallback.
+fn cudnn_matches_fallback() -> TestResult {
+    if !cuprite_driver::dnn::is_available() {
+        return Err(format!(
+            "cuDNN cannot be loaded here, so its path cannot be compared: {:?}",
+            cuprite_driver::dnn::version()
+        )
+        .into());
+    }
+    let mut rng = Rng::fresh();
+    let mut shapes: Vec<(Case, bool)> = (0..8).map(|_| (random_case(&mut rng), true)).collect();
+    let mut lopsided = Case::plain(2, 4, 6, &[9, 11], &[2, 3]);
+    lopsided.pad = vec![(0, 1), (1, 1)];
+    shapes.push((lopsided, false));
+    let mut layer = Case::plain(2, 8, 8, &[10, 10], &[3, 3]);
+    layer.pad = vec![(1, 1), (1, 1)];
+    shapes.push((layer, true));
+    let last = shapes.len() - 1;
+    let mut through = 0u64;
+    for (s, (cs, symmetric)) in shapes.iter().enumerate() {
+        let xv = rvec(&mut rng, cs.x_shape().iter().product());
+        let wv = rvec(&mut rng, cs.w_shape().iter().product());
+        let bv = rvec(&mut rng, cs.k);
+        let dyv = rvec(&mut rng, cs.y_shape().iter().product());
+        let mk = |v: &[f64], sh: &[usize]| Array::from_slice(v, sh);
+        let rs: usize = cs.r.iter().product();
+        let np: usize = cs.o().iter().product();
+        let terms = [(cs.c / cs.groups) * rs, (cs.k / cs.groups) * rs, cs.n * np];
+        macro_rules! check {
+            ($t:ty) => {{
+                for which in 0..3 {
+                    let f = || -> cuprite_array::Result<Array<$t>> {
+                        let (x, w) = (
+                            mk(&xv, &cs.x_shape())?.cast::<$t>(),
+                            mk(&wv, &cs.w_shape())?.cast::<$t>(),
+                        );
+                        let b = mk(&bv, &[cs.k])?.cast::<$t>();
+                        let dy = mk(&dyv, &cs.y_shape())?.cast::<$t>();
+                        match which {
+                            0 => forward(cs, &x, &w, Some(&b), true),
+                            1 => Ok(grads(cs, &x, &w, &dy)?.0),
+                            _ => Ok(grads(cs, &x, &w, &dy)?.1),
+                        }
+                    };
+                    let (lib, used) = gpu_run::<$t>(true, &f)?;
+                    let (own, unused) = gpu_run::<$t>(false, &f)?;
+                    let what = format!("pass {which} {} {cs:?}", <$t>::DTYPE);
+                    if unused != 0 {
+                        return Err(
+                            format!("{what}: {unused} calls went to cuDNN while off").into()
+                        );
+                    }
+                    if !symmetric && used != 0 {
+                        return Err(format!("{what}: lopsided padding went to cuDNN").into());
+                    }
+                    if s == last && used != 1 {
+                        return Err(format!("{what}: {used} cuDNN calls, 1 expected").into());
+                    }
+                    through += used;
+                    let (r, a) = lib_tol::<$t>(terms[which]);
+                    close(&lib, &own, r, a, &what)?;
+                }
+            }};
+        }
+        check!(f64);
+        check!(f32);
+        check!(bf16);
+        check!(f16);
+    }
+    if through == 0 {
+        return Err("no convolution went through cuDNN".into());
+    }
+    // Pooling: all-negative planes (padding must act as -inf) with a NaN in one plane.
+    // 12 rows: `ceil_mode` with window 3, stride 2, padding 1 adds a seventh window.
+    let (shape, planes) = ([2usize, 3usize, 12usize, 11usize], 6usize);
+    let mut xv: Vec<f64> = rvec(&mut rng, planes * 12 * 11)
+        .into_iter()
+        .map(|v| -v.abs() - 0.25)
+        .collect();
+    xv[5 * 12 * 11 + 40] = f64::NAN;
+    for (k, st, p, ceil, include) in [
+        (
+            [3usize, 3usize],
+            [2usize, 2usize],
+            [1usize, 1usize],
+            false,
+            true,
+        ),
+        ([3, 2], [1, 2], [1, 0], false, false),
+        ([2, 2], [2, 2], [0, 0], false, true),
+        ([3, 3], [2, 2], [1, 1], true, false),
+    ] {
+        let o = Pool2dOpts::new()
+            .stride(st)
+            .padding(p)
+            .ceil_mode(ceil)
+            .count_include_pad(include);
+        let expect = if ceil { 0 } else { 1 };
+        macro_rules! pool {
+            ($t:ty) => {{
+                let x =
+                    || Ok::<_, cuprite_array::Error>(Array::from_slice(&xv, &shape)?.cast::<$t>());
+                let what = format!("{} pool {k:?} {st:?} {p:?} ceil {ceil}", <$t>::DTYPE);
+                let (lib, used) = gpu_run::<$t>(true, &|| signal::max_pool2d_with(&x()?, k, o))?;
+                let (own, _) = gpu_run::<$t>(false, &|| signal::max_pool2d_with(&x()?, k, o))?;
+                if used != expect {
+                    return Err(format!("max {what}: {used} cuDNN calls, {expect} expected").into());
+                }
+                close(&lib, &own, 0.0, 0.0, &format!("max {what}"))?;
+                let (lib, used) = gpu_run::<$t>(true, &|| signal::avg_pool2d_with(&x()?, k, o))?;
+                let (own, _) = gpu_run::<$t>(false, &|| signal::avg_pool2d_with(&x()?, k, o))?;
+                if used != expect {
+                    return Err(format!("avg {what}: {used} cuDNN calls, {expect} expected").into());
+                }
+                let (r, a) = lib_tol::<$t>(9);
+                close(&lib, &own, r, a, &format!("avg {what}"))?;
+            }};
+        }
+        pool!(f64);
+        pool!(f32);
+        pool!(bf16);
+        pool!(f16);
     }
     Ok(())
 }
@@ -1022,6 +1216,10 @@ pub fn tests() -> Vec<Test> {
     let mut v = vec![
         Test::nvrtc("codegen::signal_nn_kernels_compile", nn_kernels_compile),
         Test::gpu("cuda::signal_nn::cuda_matches_cpu", cuda_matches_cpu),
+        Test::gpu(
+            "cuda::signal_nn::cudnn_matches_fallback",
+            cudnn_matches_fallback,
+        ),
     ];
     for &(name, body) in BODIES {
         v.push(Test::cpu(format!("cpu::signal_nn::{name}"), move || {

@@ -377,19 +377,25 @@ fn compare_flags_regressions() -> TestResult {
     Ok(())
 }
 
-/// The convolution benchmarks against `benches/peers/torch_conv.py`'s file: the fallback's
-/// target is at most twice PyTorch's time, each pass and dtype matched to its own key, and a
-/// batch of another size is not judged (the shape is matched as text: `8x64x112x112` holds the
-/// number 64 too).
+/// The convolution benchmarks against `benches/peers/torch_conv.py`'s file: each pass and
+/// dtype matched to its own key twice, cuDNN's figure at most 1/0.95 of PyTorch's time and
+/// the fallback's at most twice it; a batch of another size is not judged (the shape is
+/// matched as text: `8x64x112x112` holds the number 64 too).
 fn conv_peers_judged() -> TestResult {
     let shape = "64x64x56x56 k64 3x3";
     let figs: Vec<Value> = [
-        ("bf16 forward", 1.5),
-        ("bf16 backward_input", 2.5),
-        ("bf16 backward_weight", 1.0),
-        ("f32 forward", 3.0),
-        ("f32 backward_input", 4.0),
-        ("f32 backward_weight", 4.1),
+        ("bf16 forward cudnn", 1.05),
+        ("bf16 backward_input cudnn", 1.06),
+        ("bf16 backward_weight cudnn", 0.5),
+        ("f32 forward cudnn", 2.1),
+        ("f32 backward_input cudnn", 2.2),
+        ("f32 backward_weight cudnn", 2.0),
+        ("bf16 forward fallback", 1.5),
+        ("bf16 backward_input fallback", 2.5),
+        ("bf16 backward_weight fallback", 1.0),
+        ("f32 forward fallback", 3.0),
+        ("f32 backward_input fallback", 4.0),
+        ("f32 backward_weight fallback", 4.1),
     ]
     .iter()
     .map(|(what, ms)| fig(&format!("conv2d {what} {shape}"), "ms", *ms, vec![]))
@@ -418,20 +424,27 @@ fn conv_peers_judged() -> TestResult {
         "sizes": {"conv2d": " 64x64x56x56 ", "max_pool2d": " 64x64x112x112"},
     }));
     let rows = judge_peers(&ours, &peer)?;
-    let find = |k: &str| {
+    let find_path = |k: &str, path: &str| {
         rows.iter()
-            .find(|r| r.key == k)
-            .ok_or(format!("no row {k}"))
+            .find(|r| r.key == k && r.what.contains(path))
+            .ok_or(format!("no row {k} {path}"))
     };
-    for (key, ratio, met) in [
-        ("conv2d_bf16_forward_ms", 1.5, true),
-        ("conv2d_bf16_backward_input_ms", 2.5, false),
-        ("conv2d_bf16_backward_weight_ms", 1.0, true),
-        ("conv2d_f32_forward_ms", 1.5, true),
-        ("conv2d_f32_backward_input_ms", 2.0, true),
-        ("conv2d_f32_backward_weight_ms", 2.05, false),
+    let find = |k: &str| find_path(k, "");
+    for (key, path, ratio, met) in [
+        ("conv2d_bf16_forward_ms", "cuDNN vs", 1.05, true),
+        ("conv2d_bf16_backward_input_ms", "cuDNN vs", 1.06, false),
+        ("conv2d_bf16_backward_weight_ms", "cuDNN vs", 0.5, true),
+        ("conv2d_f32_forward_ms", "cuDNN vs", 1.05, true),
+        ("conv2d_f32_backward_input_ms", "cuDNN vs", 1.1, false),
+        ("conv2d_f32_backward_weight_ms", "cuDNN vs", 1.0, true),
+        ("conv2d_bf16_forward_ms", "fallback", 1.5, true),
+        ("conv2d_bf16_backward_input_ms", "fallback", 2.5, false),
+        ("conv2d_bf16_backward_weight_ms", "fallback", 1.0, true),
+        ("conv2d_f32_forward_ms", "fallback", 1.5, true),
+        ("conv2d_f32_backward_input_ms", "fallback", 2.0, true),
+        ("conv2d_f32_backward_weight_ms", "fallback", 2.05, false),
     ] {
-        let r = find(key)?;
+        let r = find_path(key, path)?;
         assert!((r.ratio.ok_or("ratio")? - ratio).abs() < 1e-12, "{r:?}");
         assert_eq!(r.met, Some(met), "{r:?}");
     }

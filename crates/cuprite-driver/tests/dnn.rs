@@ -606,26 +606,50 @@ fn conv_case<T: Elem, const N: usize>(
     Ok(())
 }
 
-fn conv_all<T: Elem>() -> TestResult {
+fn conv_all<T: Elem + 'static>() -> TestResult {
     let (s, dnn) = need_dnn!();
     let mut rng = Rng::fresh();
+    // cuDNN implements fewer algorithms for f64 (none for some backward-data shapes): there a
+    // "not supported" status (3xxx) skips the case; for the other types every case must run.
+    let f64_data = std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>();
+    let (mut ran, mut refused) = (0usize, Vec::new());
+    let mut each = |r: TestResult, what: &str| -> TestResult {
+        match r {
+            Ok(()) => ran += 1,
+            Err(e)
+                if f64_data
+                    && matches!(
+                        e.downcast_ref::<Error>(),
+                        Some(Error::Library { code, .. }) if (3000..4000).contains(code)
+                    ) =>
+            {
+                refused.push(format!("{what}: {e}"));
+            }
+            Err(e) => return Err(e),
+        }
+        Ok(())
+    };
     // Fixed cases first: every feature at once in 2-d, both layouts; a depthwise 1-d one.
     for layout in [Layout::Nchw, Layout::Nhwc] {
         let mut c = ConvShape::new(2, 4, [7, 6], 6, [3, 2]);
         (c.stride, c.pad, c.dilation, c.groups, c.layout) = ([2, 1], [1, 2], [1, 2], 2, layout);
-        conv_case::<T, 2>(&s, &dnn, &mut rng, &c)?;
+        each(conv_case::<T, 2>(&s, &dnn, &mut rng, &c), &format!("{c:?}"))?;
         let mut d = ConvShape::new(3, 5, [11], 5, [3]);
         (d.groups, d.pad, d.layout) = (5, [1], layout);
-        conv_case::<T, 1>(&s, &dnn, &mut rng, &d)?;
+        each(conv_case::<T, 1>(&s, &dnn, &mut rng, &d), &format!("{d:?}"))?;
     }
     for _ in 0..6 {
         let c = random_conv::<1>(&mut rng);
-        conv_case::<T, 1>(&s, &dnn, &mut rng, &c)?;
+        each(conv_case::<T, 1>(&s, &dnn, &mut rng, &c), &format!("{c:?}"))?;
         let c = random_conv::<2>(&mut rng);
-        conv_case::<T, 2>(&s, &dnn, &mut rng, &c)?;
+        each(conv_case::<T, 2>(&s, &dnn, &mut rng, &c), &format!("{c:?}"))?;
         let c = random_conv::<3>(&mut rng);
-        conv_case::<T, 3>(&s, &dnn, &mut rng, &c)?;
+        each(conv_case::<T, 3>(&s, &dnn, &mut rng, &c), &format!("{c:?}"))?;
     }
+    if !refused.is_empty() {
+        eprintln!("cuDNN refused {} f64 cases:\n{}", refused.len(), refused.join("\n"));
+    }
+    assert!(ran >= 10, "only {ran} of 22 cases ran; refused: {refused:?}");
     Ok(())
 }
 

@@ -30,7 +30,7 @@
 //!   zero-mean and scaled forms), corner detectors [`fast`], [`harris`] and [`susan`] returning
 //!   [`Features`], [`orb`] (oriented keypoints with 256-bit descriptors) and [`dog`]; descriptor matching ([`hamming_matcher`],
 //!   [`nearest_neighbour`]) and robust [`homography`] (RANSAC, LMedS).
-//! - Image files (cargo feature `image-files`): [`load_image`] / [`save_image`] for PNG, JPEG
+//! - Image files (cargo feature `image-files`): `load_image` / `save_image` for PNG, JPEG
 //!   and TIFF, 8- and 16-bit, gray, gray and alpha, RGB and RGBA, HWC or CHW arrays.
 //! - Filters (SciPy's names, for `u8`, `u16`, `f16`, `f32`, `f64` images, output in the
 //!   input's type as SciPy): linear ([`correlate`], [`convolve`], [`correlate1d`],

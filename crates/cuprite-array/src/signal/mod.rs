@@ -66,7 +66,7 @@ mod geom;
 mod iir;
 mod istft;
 mod nd_filters;
-mod nn;
+pub(crate) mod nn;
 mod paths;
 mod psd;
 mod psd_opts;

@@ -5,8 +5,10 @@
 //!
 //! - `conv/conv2d`: a ResNet layer, input 64×64×56×56 (N, C, H, W), 64 filters 3×3, padding 1,
 //!   in bf16 and f32 (full `f32`, TF32 off on both sides): the forward call, the input's and
-//!   the weights' gradients. cuprite's figures are its fallback path (lowered patches and
-//!   cuBLASLt), judged at half PyTorch's speed or better.
+//!   the weights' gradients, each timed twice: through cuDNN (`... cudnn ...` figures, judged
+//!   at 0.95× PyTorch's speed or better; absent where cuDNN is not installed) and on the
+//!   fallback (`... fallback ...`: lowered patches and cuBLASLt, forced by
+//!   `tuning::with_cudnn(false)`, judged at half PyTorch's speed or better).
 //! - `conv/max_pool2d`: 2×2 max pooling, stride 2, of 64×64×112×112 f32.
 
 use super::curves::per_call;
@@ -50,8 +52,31 @@ fn time(
     unsafe { per_call(ctx, stream, CALLS, &mut f) }
 }
 
-/// The three passes of the layer in element type `T` (`label` in the figures' names).
-fn layer<T: Float>(ctx: &mut BenchCtx, n: usize, label: &str) -> BenchResult {
+/// [`time`], and how many calls of `f` it made and how many passes of them this thread ran
+/// through cuDNN.
+fn counted(
+    ctx: &mut BenchCtx,
+    mut f: impl FnMut() -> Result<(), BenchError>,
+) -> Result<(Samples, (u64, u64)), BenchError> {
+    let before = cuprite_array::stats::thread_cudnn_calls();
+    let mut made = 0u64;
+    let s = time(ctx, || {
+        made += 1;
+        f()
+    })?;
+    Ok((
+        s,
+        (made, cuprite_array::stats::thread_cudnn_calls() - before),
+    ))
+}
+
+/// The three passes of the layer in element type `T` (`label` in the figures' names) through
+/// cuDNN (`lib`) or the fallback.
+fn layer<T: Float>(ctx: &mut BenchCtx, n: usize, label: &str, lib: bool) -> BenchResult {
+    cuprite_array::tuning::with_cudnn(lib, || layer_passes::<T>(ctx, n, label, lib))
+}
+
+fn layer_passes<T: Float>(ctx: &mut BenchCtx, n: usize, label: &str, lib: bool) -> BenchResult {
     let (c, k, hw) = (64, 64, 56);
     let x = Array::<f32>::rand_uniform(&[n, c, hw, hw], 70)?.cast::<T>();
     let w = Array::<f32>::rand_uniform(&[k, c, 3, 3], 71)?.cast::<T>();
@@ -60,41 +85,63 @@ fn layer<T: Float>(ctx: &mut BenchCtx, n: usize, label: &str) -> BenchResult {
     let o = Conv2dOpts::new().padding(1);
     let flop = 2.0 * (n * k * hw * hw * c * 9) as f64;
     let shape = format!("{n}x{c}x{hw}x{hw} k{k} 3x3");
-    let mut figs = Vec::new();
-    let mut add = |pass: &str, s: &Samples| {
-        figs.push(
-            Figure::time(format!("conv2d {label} {pass} {shape}"), s, TimeUnit::Ms).with_note(
-                format!(
-                    "{:.1} TFLOP/s; fallback (lowered patches + cuBLASLt); peer: \
-                     benches/peers/torch_conv.py",
-                    flop / s.median() / 1e12
-                ),
-            ),
-        );
+    let (path, how) = if lib {
+        ("cudnn", "cuDNN")
+    } else {
+        ("fallback", "fallback (lowered patches + cuBLASLt)")
     };
-    let s = time(ctx, || {
+    let mut figs = Vec::new();
+    let mut add = |pass: &str, s: &Samples, (made, lib_calls): (u64, u64)| {
+        // Every call of a path went that way (cuDNN can decline a problem).
+        if lib_calls != u64::from(lib) * made {
+            return Err(BenchError::from(format!(
+                "conv2d {label} {pass}: {lib_calls} of {made} calls went through cuDNN with \
+                 cuDNN {}",
+                if lib { "on" } else { "off" }
+            )));
+        }
+        figs.push(
+            Figure::time(
+                format!("conv2d {label} {pass} {path} {shape}"),
+                s,
+                TimeUnit::Ms,
+            )
+            .with_note(format!(
+                "{:.1} TFLOP/s; {how}; peer: benches/peers/torch_conv.py",
+                flop / s.median() / 1e12
+            )),
+        );
+        Ok(())
+    };
+    let (s, calls) = counted(ctx, || {
         signal::conv2d_with(&x, &w, o)?.eval()?;
         Ok(())
     })?;
-    add("forward", &s);
-    let s = time(ctx, || {
+    add("forward", &s, calls)?;
+    let (s, calls) = counted(ctx, || {
         signal::conv2d_backward_input(&dy, &w, x.shape(), o)?.eval()?;
         Ok(())
     })?;
-    add("backward_input", &s);
-    let s = time(ctx, || {
+    add("backward_input", &s, calls)?;
+    let (s, calls) = counted(ctx, || {
         signal::conv2d_backward_weight(&x, &dy, w.shape(), o)?.eval()?;
         Ok(())
     })?;
-    add("backward_weight", &s);
+    add("backward_weight", &s, calls)?;
     Ok(figs)
 }
 
 fn conv2d(ctx: &mut BenchCtx) -> BenchResult {
     let n = ctx.size(64, 8);
+    let lib = cuprite_driver::dnn::is_available();
     with_device(Device::cuda(0), || {
-        let mut figs = layer::<bf16>(ctx, n, "bf16")?;
-        figs.extend(layer::<f32>(ctx, n, "f32")?);
+        let mut figs = Vec::new();
+        if lib {
+            figs.extend(layer::<bf16>(ctx, n, "bf16", true)?);
+            figs.extend(layer::<f32>(ctx, n, "f32", true)?);
+        }
+        figs.extend(layer::<bf16>(ctx, n, "bf16", false)?);
+        figs.extend(layer::<f32>(ctx, n, "f32", false)?);
         Ok(figs)
     })
 }

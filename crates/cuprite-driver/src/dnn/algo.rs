@@ -9,7 +9,6 @@
 use super::desc::ConvDescs;
 use super::element::{DnnElement, math_allowed, run_math};
 use super::shape::Geometry;
-use crate::blas::invalid;
 use crate::error::Result;
 use cuprite_sys::cudnn::{
     cudnnConvolutionBwdDataAlgo_t, cudnnConvolutionBwdDataAlgoPerf_t,
@@ -37,6 +36,15 @@ impl Pass {
             Pass::Forward => "forward",
             Pass::BackwardData => "backward-data",
             Pass::BackwardFilter => "backward-filter",
+        }
+    }
+
+    /// The heuristics call that ranks this pass's algorithms.
+    fn heuristic_call(self) -> &'static str {
+        match self {
+            Pass::Forward => "cudnnGetConvolutionForwardAlgorithm_v7",
+            Pass::BackwardData => "cudnnGetConvolutionBackwardDataAlgorithm_v7",
+            Pass::BackwardFilter => "cudnnGetConvolutionBackwardFilterAlgorithm_v7",
         }
     }
 }
@@ -155,13 +163,20 @@ fn heuristic<T: DnnElement>(
             .iter()
             .map(|c| format!("algo {} {:?} {:?}", c.algo, c.status, c.math))
             .collect();
-        return Err(invalid(format!(
-            "cuDNN offers no {} convolution algorithm for {} data of this shape that keeps \
-             {policy:?}; its heuristics returned: [{}]",
-            pass.name(),
-            T::NAME,
-            seen.join(", ")
-        )));
+        let status = cudnnStatus_t::CUDNN_STATUS_NOT_SUPPORTED;
+        return Err(crate::Error::Library {
+            library: "libcudnn",
+            call: pass.heuristic_call(),
+            code: status.0,
+            name: "CUDNN_STATUS_NOT_SUPPORTED".to_string(),
+            description: format!(
+                "not supported: cuDNN offers no {} convolution algorithm for {} data of this \
+                 shape that keeps {policy:?}; its heuristics returned: [{}]",
+                pass.name(),
+                T::NAME,
+                seen.join(", ")
+            ),
+        });
     };
     let math = run_math::<T>(pick.math, policy.allow_tf32);
     d.conv.set_math(math)?;

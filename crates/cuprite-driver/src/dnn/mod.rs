@@ -189,9 +189,11 @@ impl Dnn {
     ///
     /// # Errors
     /// [`Error::LibraryNotFound`] (every place tried) without cuDNN;
-    /// [`Error::InvalidArgument`] when the cuDNN found is not version 9; a library error when
-    /// cuDNN cannot start on this device.
+    /// [`Error::InvalidArgument`] when the cuDNN found is not version 9, or while `stream` is
+    /// capturing (make the handle before the capture begins); a library error when cuDNN
+    /// cannot start on this device.
     pub fn new(stream: &Arc<Stream>) -> Result<Dnn> {
+        crate::blas::refuse_capturing(stream, "a cuDNN handle")?;
         let (major, minor, patch) = version()?;
         if major != 9 {
             let path = cuprite_sys::libraries::CUDNN.path().unwrap_or("?");
@@ -241,7 +243,7 @@ impl Dnn {
 
     /// Restricts later convolutions to algorithms whose results are the same run to run (no
     /// atomic accumulation), or lifts the restriction (the default). Some shapes then have no
-    /// algorithm, an `Err`.
+    /// algorithm: an [`Error::Library`] of status `CUDNN_STATUS_NOT_SUPPORTED`.
     pub fn set_deterministic(&self, deterministic: bool) {
         self.deterministic.store(deterministic, Ordering::Relaxed);
     }

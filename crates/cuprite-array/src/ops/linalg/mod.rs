@@ -31,3 +31,4 @@ pub(crate) use gemm::{MatIn, StridedProduct};
 pub use gemm::{allow_tf32, gemm_tuning, set_allow_tf32, set_gemm_tuning};
 pub use powers::{cond, matrix_power, norm_axes, norm_axes_with};
 pub use products::{dot, inner, matmul, outer, tensordot, vdot};
+pub(crate) use span::Span;

@@ -1,11 +1,11 @@
-//! A typed window of a device byte buffer, as cuBLASLt and cuSOLVER calls take it.
+//! A typed window of a device byte buffer, as cuBLASLt, cuSOLVER and cuDNN calls take it.
 
 use crate::error::{Error, Result};
 use cuprite_driver::{DeviceBuffer, DeviceRead, DeviceWrite, Tracker};
 use std::marker::PhantomData;
 
 /// A typed window of a byte buffer (its elements from `offset`), tracked as the buffer.
-pub(super) struct Span<'a, T> {
+pub(crate) struct Span<'a, T> {
     buf: &'a DeviceBuffer<u8>,
     ptr: u64,
     len: usize,
@@ -14,7 +14,7 @@ pub(super) struct Span<'a, T> {
 
 impl<'a, T> Span<'a, T> {
     /// Elements `[offset, offset + len)` of `buf` as `T`; `Err` when past its end.
-    pub(super) fn new(buf: &'a DeviceBuffer<u8>, offset: usize, len: usize) -> Result<Self> {
+    pub(crate) fn new(buf: &'a DeviceBuffer<u8>, offset: usize, len: usize) -> Result<Self> {
         let size = std::mem::size_of::<T>();
         let end = offset
             .checked_add(len)

@@ -4,6 +4,7 @@
 
 use super::cpu::{self, Acc};
 use super::cuda;
+use super::dnn::{self, ConvPass};
 use super::geom::ConvGeom;
 use super::kernels::NnKernel;
 use crate::dtype::DType;
@@ -135,13 +136,12 @@ impl LibraryCall for ConvCall {
         Ok(())
     }
 
-    /// The CUDA side of every pass, and the single place a vendor convolution library
-    /// belongs: cuDNN (opened at run time like the other CUDA libraries) would be tried here
-    /// first, with the lowering below as the fallback when the library is missing or refuses
-    /// the problem. The lowering (`cuda.rs`: patches by `nn_im2col`, products by cuBLASLt,
-    /// gradients gathered by `nn_col2im`) is correct for every geometry `ConvGeom` accepts.
-    /// Such a library would take the same inputs (channels first, contiguous) and this call's
-    /// geometry, pass, bias and activation.
+    /// The CUDA side of every pass: cuDNN first ([`dnn::conv`]: opened at run time, switched
+    /// by `tuning::set_cudnn`, declining what it cannot state or does not support), then the
+    /// bias and activation by `nn_bias_act`; else the lowering (`cuda.rs`: patches by
+    /// `nn_im2col`, products by cuBLASLt, gradients gathered by `nn_col2im`), which is correct
+    /// for every geometry `ConvGeom` accepts. Both take the inputs channels first and
+    /// contiguous.
     fn run_cuda(
         &self,
         lane: &CudaLane<'_>,
@@ -150,6 +150,19 @@ impl LibraryCall for ConvCall {
     ) -> Result<()> {
         self.check(inputs)?;
         let (d, g) = (self.dtype, &self.geom);
+        let which = match self.pass {
+            Pass::Forward { .. } => ConvPass::Forward,
+            Pass::Input => ConvPass::Input,
+            Pass::Weight => ConvPass::Weight,
+        };
+        if dnn::conv(lane, d, g, which, inputs, out)? {
+            return match self.pass {
+                Pass::Forward { bias, relu } if bias || relu => {
+                    cuda::epilogue(lane, d, g, inputs, out, bias, relu)
+                }
+                _ => Ok(()),
+            };
+        }
         match self.pass {
             Pass::Forward { bias, relu } => cuda::forward(lane, d, g, inputs, out, bias, relu),
             Pass::Input => cuda::input_grad(lane, d, g, inputs, out),

@@ -181,10 +181,14 @@ pub fn conv2d<T: Float>(x: &Array<T>, w: &Array<T>) -> Result<Array<T>> {
 /// d (k - 1) - 1) / s + 1` values. Options: [`ConvOpts`] (stride, padding per axis or per
 /// side or `"same"`, dilation, groups, layout, bias, activation).
 ///
-/// On CUDA: the input's patches are lowered into a scratch matrix (a chunk of images at a
-/// time, bounded by [`set_conv_workspace_bytes`](super::set_conv_workspace_bytes)) and
-/// multiplied by cuBLASLt; `f16` and `bf16` accumulate in `f32` (rounded once), `f32` is full
-/// precision unless [`crate::linalg::set_allow_tf32`] allows TF32. On the CPU: direct loops in `f32` (`f64` for
+/// On CUDA: through cuDNN where it is installed and takes the problem (the padding the same on
+/// both sides of each axis, or a padding after that reaches no further tap), with the bias
+/// and activation applied after it by cuprite's kernel; otherwise, or with
+/// [`crate::tuning::set_cudnn`]`(false)`, the input's patches are lowered into a scratch
+/// matrix (a chunk of images at a time, bounded by
+/// [`set_conv_workspace_bytes`](super::set_conv_workspace_bytes)) and multiplied by cuBLASLt.
+/// Either way `f16` and `bf16` accumulate in `f32`, `f32` is full precision unless
+/// [`crate::linalg::set_allow_tf32`] allows TF32. On the CPU: direct loops in `f32` (`f64` for
 /// `f64`). Channels-last data is transposed to channels first and back around the call.
 ///
 /// # Errors
@@ -279,8 +283,9 @@ fn check_grad(what: &str, g: &ConvGeom, grad: &[usize]) -> Result<()> {
 /// e} w[k, c, j] grad_out[n, k, q]`, shaped `input_shape` (in the layout of `opts`). `opts`
 /// are the forward call's; its bias is ignored, an activation refused.
 ///
-/// On CUDA the products `wᵀ · grad_out` are lowered patches (cuBLASLt), gathered onto the input
-/// by one kernel (each input sums its taps in one order; no atomics).
+/// On CUDA through cuDNN as the forward call; otherwise the products `wᵀ · grad_out` are
+/// lowered patches (cuBLASLt), gathered onto the input by one kernel (each input sums its taps
+/// in one order; no atomics).
 ///
 /// # Errors
 /// As the forward call for `input_shape` and `weight`; `grad_out` not of the forward output's
@@ -334,7 +339,8 @@ pub fn conv_backward_input<T: Float, const D: usize>(
 /// j d - p]`, shaped `weight_shape` (`[K, C / groups, kernel...]`). `opts` are the forward
 /// call's; its bias is ignored, an activation refused.
 ///
-/// On CUDA the input's patches of a chunk of images are laid side by side and multiplied by
+/// On CUDA through cuDNN as the forward call; otherwise the input's patches of a chunk of
+/// images are laid side by side and multiplied by
 /// `grad_out` in one product a group (cuBLASLt); chunks after the first add onto the sum (in the
 /// element type, so `f16`/`bf16` round once a chunk; see
 /// [`set_conv_workspace_bytes`](super::set_conv_workspace_bytes)).

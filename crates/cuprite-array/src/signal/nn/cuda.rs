@@ -71,14 +71,27 @@ pub(super) fn forward(
         forward_chunk(lane, d, g, &x, &w, out, n0, chunk.min(g.n - n0))?;
     }
     if bias || relu {
-        let b = if bias {
-            Some(In::of(&inputs[2]).read(d, 0, g.k)?)
-        } else {
-            None
-        };
-        bias_act(lane, d, g, b, relu, out)?;
+        epilogue(lane, d, g, inputs, out, bias, relu)?;
     }
     Ok(())
+}
+
+/// The forward pass's bias (`inputs[2]`, when `bias`) and activation, in place on `out`.
+pub(super) fn epilogue(
+    lane: &CudaLane<'_>,
+    d: DType,
+    g: &ConvGeom,
+    inputs: &[CallInput<'_, DevBuf>],
+    out: &DevBuf,
+    bias: bool,
+    relu: bool,
+) -> Result<()> {
+    let b = if bias {
+        Some(In::of(&inputs[2]).read(d, 0, g.k)?)
+    } else {
+        None
+    };
+    bias_act(lane, d, g, b, relu, out)
 }
 
 /// The input's gradient: inputs `dy`, `w`, checked by the call.

@@ -6,10 +6,12 @@
 //! stride, padding (symmetric, per side, or `"same"`), dilation, groups, and a bias and ReLU
 //! fused into the forward call. Each pass is one library call node ([`call::ConvCall`]): on
 //! the CPU direct loops on rayon (`cpu.rs`); on CUDA, [`call::ConvCall`]'s `run_cuda` is the
-//! single entry of every pass, where a vendor library (cuDNN) belongs before the fallback:
-//! the input's patches lowered into a matrix by a kernel of this family (`lower.cu`) and
-//! multiplied by cuBLASLt (`cuda.rs`). Pooling is a library call of its own (`pool.rs`,
-//! `pool.cu`), whose gradients are gathers (no atomics) that sum in the CPU twin's order.
+//! single entry of every pass: cuDNN first where it is installed and states the problem
+//! ([`dnn`], switched by `tuning::set_cudnn`), else the fallback: the input's patches lowered
+//! into a matrix by a kernel of this family (`lower.cu`) and multiplied by cuBLASLt
+//! (`cuda.rs`). Pooling is a library call of its own (`pool.rs`, `pool.cu`; its forward pass
+//! through cuDNN too), whose gradients are gathers (no atomics) that sum in the CPU twin's
+//! order.
 //!
 //! Element types `f16`, `bf16`, `f32`, `f64`; the half types are computed in `f32`.
 
@@ -18,6 +20,7 @@ mod call;
 mod conv;
 mod cpu;
 mod cuda;
+pub(crate) mod dnn;
 mod geom;
 mod kernels;
 mod opts;

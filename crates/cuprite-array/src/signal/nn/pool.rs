@@ -3,6 +3,7 @@
 //! `pool.cu`) and its CPU twin, which computes every value in the kernels' order.
 
 use super::cpu::{Acc, narrow, widen};
+use super::dnn;
 use super::geom::PoolGeom;
 use super::kernels::{NnKernel, PoolArgs, PoolGradArgs};
 use super::opts::{ConvLayout, PerAxis, Pool2dOpts, PoolOpts};
@@ -74,6 +75,16 @@ impl PoolCall {
             )));
         }
         Ok(())
+    }
+
+    /// cuDNN's name for this pooling's mode.
+    fn dnn_mode(&self) -> cuprite_driver::dnn::PoolMode {
+        use cuprite_driver::dnn::PoolMode;
+        match (self.avg, self.include_pad) {
+            (false, _) => PoolMode::Max,
+            (true, true) => PoolMode::AvgIncludePad,
+            (true, false) => PoolMode::AvgExcludePad,
+        }
     }
 
     fn kernel(&self) -> NnKernel {
@@ -242,6 +253,9 @@ impl LibraryCall for PoolCall {
     ) -> Result<()> {
         self.check(inputs)?;
         let (g, d) = (&self.geom, self.dtype);
+        if !self.grad && dnn::pool(lane, d, g, self.dnn_mode(), &inputs[0], out)? {
+            return Ok(());
+        }
         let lens = self.in_lens();
         let part = |i: usize| ReadBuf::part(inputs[i].buf, d, inputs[i].layout.offset, lens[i]);
         let i = |v: usize| v as i64;
@@ -438,7 +452,10 @@ pub fn max_pool2d<T: Float>(x: &Array<T>, kernel: impl Into<PerAxis<2>>) -> Resu
 /// PyTorch's `max_pool2d`: the largest value of each window (`kernel`, stride, padding of
 /// `-inf`, floor or ceil mode: [`PoolOpts`]) of every plane of `x` (`[N, C, H, W]`, or `[N, H,
 /// W, C]` channels last). Windows are scanned in row-major order; the first largest value is
-/// kept, and a NaN replaces any value kept before it (PyTorch's rule: NaN propagates).
+/// kept, and a NaN replaces any value kept before it (PyTorch's rule: NaN propagates). On CUDA
+/// the forward pass goes through cuDNN where installed ([`crate::tuning::set_cudnn`]; not with
+/// `ceil_mode` adding a window), which gives the same values (NaN propagating, padding never
+/// the maximum), except perhaps the sign of a maximum that is a zero of both signs.
 ///
 /// # Errors
 /// A rank other than 4; a kernel or stride of 0; padding above half the kernel; a kernel longer
@@ -476,7 +493,7 @@ pub fn avg_pool2d<T: Float>(x: &Array<T>, kernel: impl Into<PerAxis<2>>) -> Resu
 /// PyTorch's `avg_pool2d`: the mean of each window ([`PoolOpts`]: stride, zero padding, floor
 /// or ceil mode), divided by the window clipped to the padded input (`count_include_pad`, the
 /// default) or by the input values it covers. Sums run in `f32` (`f64` for `f64`) in row-major
-/// order.
+/// order (on CUDA through cuDNN where installed, as for [`max_pool2d_with`], in cuDNN's order).
 ///
 /// # Errors
 /// As [`max_pool2d_with`].

@@ -41,10 +41,18 @@ fn handle_of<H>(
     Ok((h, st))
 }
 
-/// The cuSOLVER handle of the array stream of device `ordinal`.
+/// The cuSOLVER handle of the array stream of device `ordinal`. Refused inside a compiled
+/// program: every decomposition reads its status word back to the host after it runs, and
+/// cuSOLVER's own calls may synchronise, neither of which a graph can hold.
 pub(super) fn solver(
     ordinal: usize,
 ) -> Result<(Arc<Solver>, &'static crate::runtime::DeviceState)> {
+    crate::runtime::refuse_in_capture_because(
+        "a cuSOLVER decomposition (solve, inv, det, slogdet, cholesky, qr, svd, eig, eigh, \
+         lstsq, pinv, matrix_rank)",
+        "it reads its status back to the host after running; run it outside the compiled \
+         closure",
+    )?;
     static SOLVERS: OnceLock<Handles<Solver>> = OnceLock::new();
     handle_of(&SOLVERS, ordinal, Solver::new)
 }

@@ -1,0 +1,328 @@
+//! cuDNN under the convolution's and the pooling's CUDA calls: the switch that allows it
+//! ([`set_cudnn`], [`with_cudnn`]), one [`Dnn`] handle per stream, and the calls that either
+//! compute a pass through cuDNN (`Ok(true)`) or leave it to the family's own kernels
+//! (`Ok(false)`).
+//!
+//! Dispatch, in order:
+//! - the switch is off, cuDNN 9 cannot be opened here, or this stream has no handle while the
+//!   thread or the stream is capturing (a handle is made only outside a capture, and is then
+//!   kept for the stream's life: destroying one waits for the device): the kernels;
+//! - the problem is not one cuDNN states: a padding that is not the same on both sides of an
+//!   axis (the output differs from what the padding before gives on both sides), a pooling
+//!   whose `ceil_mode` adds a window, a tensor beyond cuDNN's 32-bit sizes: the kernels;
+//! - cuDNN answers "not supported" (statuses `3000..=3999`, including no algorithm that keeps
+//!   `f32` in full precision), or an initialisation or version status (`1000..=1999`), or a
+//!   library or symbol it needs is missing: the kernels;
+//! - any other error is returned.
+//!
+//! What goes to cuDNN: the three convolution passes (`f16`, `bf16` accumulating in `f32`;
+//! `f32` in full `f32` unless [`crate::linalg::set_allow_tf32`] allows TF32, as for the
+//! fallback's products; `f64`), with the bias and ReLU of the forward pass applied afterwards by
+//! the family's `nn_bias_act` kernel (so their rules, NaN kept, are the fallback's); and max and
+//! average pooling forward (cuDNN's max keeps NaN, `CUDNN_PROPAGATE_NAN`). The poolings'
+//! gradients stay on the kernels: max pooling's sends each gradient to the one position the
+//! tie and NaN rule picks (cuDNN does not document its rule for ties), and cuDNN's average
+//! gradient takes the forward input and output, which that gradient does not have.
+//!
+//! cuDNN's workspaces come from the stream-ordered pool (the driver layer allocates them per
+//! call); outputs are the call's own array buffers.
+
+use super::geom::{ConvGeom, PoolGeom};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::exec::CudaLane;
+use crate::graph::CallInput;
+use crate::ops::linalg::{Span, allow_tf32};
+use crate::storage::DevBuf;
+use cuprite_driver::CaptureStatus;
+use cuprite_driver::dnn::{self, ConvShape, Dnn, DnnElement, Layout, PoolMode, PoolShape};
+use half::{bf16, f16};
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Which convolution pass cuDNN computes, and the inputs it takes (as the call orders them):
+/// `Forward` from `[x, w, ...]`, `Input` from `[dy, w]`, `Weight` from `[x, dy]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ConvPass {
+    Forward,
+    Input,
+    Weight,
+}
+
+/// Whether CUDA convolutions and poolings may go through cuDNN, for the whole process.
+static ON: AtomicBool = AtomicBool::new(true);
+
+thread_local! {
+    /// This thread's choice ([`with_cudnn`]), over the process's.
+    static THREAD: Cell<Option<bool>> = const { Cell::new(None) };
+}
+
+/// Lets CUDA convolutions (`conv1d`/`conv2d`/`conv3d` and their gradients) and poolings
+/// (`max_pool2d`, `avg_pool2d` forward) go through cuDNN where it is installed (`true`, the
+/// default), or keeps them on cuprite's own kernels (`false`), for the whole process. Both
+/// paths compute the same values within the convolution's rounding (the pooling maximum
+/// exactly); for comparing them (`cuprite bench conv/conv2d` times both) and testing both.
+/// The CPU backend is not affected.
+///
+/// ```
+/// use cuprite_array::tuning;
+/// tuning::set_cudnn(false); // cuprite's kernels from here on
+/// assert!(!tuning::cudnn());
+/// tuning::set_cudnn(true);
+/// ```
+pub fn set_cudnn(on: bool) {
+    ON.store(on, Ordering::Relaxed);
+}
+
+/// Whether CUDA convolutions and poolings run on this thread may go through cuDNN
+/// ([`with_cudnn`] on this thread, else [`set_cudnn`]).
+///
+/// ```
+/// assert!(cuprite_array::tuning::cudnn());
+/// ```
+pub fn cudnn() -> bool {
+    THREAD
+        .with(Cell::get)
+        .unwrap_or_else(|| ON.load(Ordering::Relaxed))
+}
+
+/// Runs `f` with the convolutions and poolings this thread evaluates allowed through cuDNN
+/// (`true`) or kept on cuprite's kernels (`false`), whatever [`set_cudnn`] says; the choice
+/// applies to the work evaluated inside `f`.
+///
+/// ```
+/// use cuprite_array::{Array, Device, signal, tuning};
+/// let x = Array::<f32>::from_slice_on(Device::CPU, &[1.0, 2.0, 3.0], &[1, 1, 3])?;
+/// let w = Array::<f32>::from_slice_on(Device::CPU, &[1.0, 1.0], &[1, 1, 2])?;
+/// let y = tuning::with_cudnn(false, || signal::conv1d(&x, &w)?.to_vec())?;
+/// assert_eq!(y, [3.0, 5.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn with_cudnn<R>(on: bool, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<bool>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            THREAD.with(|t| t.set(self.0));
+        }
+    }
+    let _restore = Restore(THREAD.with(|t| t.replace(Some(on))));
+    f()
+}
+
+/// Whether cuDNN 9 can be opened here (asked once).
+fn library_ready() -> bool {
+    static READY: OnceLock<bool> = OnceLock::new();
+    *READY.get_or_init(|| dnn::is_available() && matches!(dnn::version(), Ok((9, _, _))))
+}
+
+/// Whether `e` says cuDNN cannot do this problem here (rather than that it failed).
+fn unsupported(e: &Error) -> bool {
+    use cuprite_driver::Error as E;
+    match e {
+        Error::Cuda(E::LibraryNotFound { .. } | E::SymbolNotFound { .. }) => true,
+        Error::Cuda(E::Library {
+            library: "libcudnn",
+            code,
+            ..
+        }) => (1000..=1999).contains(code) || (3000..=3999).contains(code),
+        _ => false,
+    }
+}
+
+/// Each stream's handle (`None`: cuDNN cannot start on that stream's device), by the stream's
+/// address. A handle holds its stream, so an address is never reused while it is a key.
+type Handles = Mutex<HashMap<usize, Option<Arc<Dnn>>>>;
+
+/// The handle of `lane`'s stream when cuDNN may take this thread's work: made on first use
+/// outside a capture, kept for the stream's life.
+fn handle(lane: &CudaLane<'_>) -> Result<Option<Arc<Dnn>>> {
+    if !cudnn() || !library_ready() {
+        return Ok(None);
+    }
+    static HANDLES: OnceLock<Handles> = OnceLock::new();
+    let key = Arc::as_ptr(lane.stream) as usize;
+    let mut map = HANDLES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(h) = map.get(&key) {
+        return Ok(h.clone());
+    }
+    if crate::runtime::capturing() || lane.stream.capture_status()? != CaptureStatus::None {
+        return Ok(None);
+    }
+    let h = match Dnn::new(lane.stream) {
+        Ok(h) => Some(Arc::new(h)),
+        Err(e) => {
+            let e = Error::from(e);
+            if !unsupported(&e) {
+                return Err(e);
+            }
+            None
+        }
+    };
+    map.insert(key, h.clone());
+    Ok(h)
+}
+
+/// `Ok(false)` for an error that sends the work to the kernels, the error for any other.
+fn settle(r: Result<bool>) -> Result<bool> {
+    match r {
+        Err(e) if unsupported(&e) => Ok(false),
+        r => r,
+    }
+}
+
+/// `r`, with a call that cuDNN ran counted in [`crate::stats::thread_cudnn_calls`].
+fn counted(r: Result<bool>) -> Result<bool> {
+    if let Ok(true) = r {
+        crate::stats::note_cudnn_call();
+    }
+    r
+}
+
+/// The last `D` of three per-axis values.
+fn last<const D: usize>(v: [usize; 3]) -> [usize; D] {
+    let mut out = [0; D];
+    out.copy_from_slice(&v[3 - D..]);
+    out
+}
+
+/// Elements `offset..offset + len` of a realised buffer as `T`.
+fn view<T>(buf: &DevBuf, offset: usize, len: usize) -> Result<Span<'_, T>> {
+    Span::new(buf.buffer()?, offset, len)
+}
+
+/// Runs `$f::<T, D>($args)` for the element type `$d` and the spatial axes `$dims`.
+macro_rules! typed {
+    ($d:expr, $dims:expr, $f:ident($($arg:expr),*)) => {
+        match ($d, $dims) {
+            (DType::F16, 1) => $f::<f16, 1>($($arg),*),
+            (DType::F16, 2) => $f::<f16, 2>($($arg),*),
+            (DType::F16, 3) => $f::<f16, 3>($($arg),*),
+            (DType::BF16, 1) => $f::<bf16, 1>($($arg),*),
+            (DType::BF16, 2) => $f::<bf16, 2>($($arg),*),
+            (DType::BF16, 3) => $f::<bf16, 3>($($arg),*),
+            (DType::F32, 1) => $f::<f32, 1>($($arg),*),
+            (DType::F32, 2) => $f::<f32, 2>($($arg),*),
+            (DType::F32, 3) => $f::<f32, 3>($($arg),*),
+            (DType::F64, 1) => $f::<f64, 1>($($arg),*),
+            (DType::F64, 2) => $f::<f64, 2>($($arg),*),
+            (DType::F64, 3) => $f::<f64, 3>($($arg),*),
+            _ => Ok(false),
+        }
+    };
+}
+
+/// One pass of the convolution of `g` through cuDNN into `out` (without the forward pass's
+/// bias and activation, which the caller applies): `Ok(true)` when done, `Ok(false)` when the
+/// kernels must do it (nothing was enqueued). Inputs as [`super::call::ConvCall`] checked them.
+pub(super) fn conv(
+    lane: &CudaLane<'_>,
+    d: DType,
+    g: &ConvGeom,
+    pass: ConvPass,
+    inputs: &[CallInput<'_, DevBuf>],
+    out: &DevBuf,
+) -> Result<bool> {
+    let Some(h) = handle(lane)? else {
+        return Ok(false);
+    };
+    h.set_allow_tf32(allow_tf32());
+    counted(settle(typed!(
+        d,
+        g.dims,
+        conv_typed(&h, g, pass, inputs, out)
+    )))
+}
+
+fn conv_typed<T: DnnElement, const D: usize>(
+    h: &Dnn,
+    g: &ConvGeom,
+    pass: ConvPass,
+    inputs: &[CallInput<'_, DevBuf>],
+    out: &DevBuf,
+) -> Result<bool> {
+    let shape = ConvShape::<D> {
+        batch: g.n,
+        in_channels: g.c,
+        input: last(g.i),
+        out_channels: g.k,
+        kernel: last(g.r),
+        stride: last(g.stride),
+        pad: last(g.pad),
+        dilation: last(g.dil),
+        groups: g.groups,
+        layout: Layout::Nchw,
+    };
+    // The padding before on both sides gives this output exactly when the padding after
+    // reaches no tap beyond it (the taps read the same zeros); otherwise, or beyond cuDNN's
+    // sizes, the kernels.
+    match shape.output() {
+        Ok(o) if o == last::<D>(g.o) => {}
+        _ => return Ok(false),
+    }
+    let (xl, wl, yl) = (shape.x_len()?, shape.w_len()?, shape.y_len()?);
+    let at = |i: usize, len: usize| view::<T>(inputs[i].buf, inputs[i].layout.offset, len);
+    match pass {
+        ConvPass::Forward => {
+            let mut y = view::<T>(out, 0, yl)?;
+            h.conv_forward(&shape, &at(0, xl)?, &at(1, wl)?, &mut y)?;
+        }
+        ConvPass::Input => {
+            let mut dx = view::<T>(out, 0, xl)?;
+            h.conv_backward_data(&shape, &at(1, wl)?, &at(0, yl)?, &mut dx)?;
+        }
+        ConvPass::Weight => {
+            let mut dw = view::<T>(out, 0, wl)?;
+            h.conv_backward_filter(&shape, &at(0, xl)?, &at(1, yl)?, &mut dw)?;
+        }
+    }
+    Ok(true)
+}
+
+/// Pooling forward of `g` (`x`'s planes channels first) through cuDNN into `out`: `Ok(true)`
+/// when done, `Ok(false)` when the kernels must do it (nothing was enqueued).
+pub(super) fn pool(
+    lane: &CudaLane<'_>,
+    d: DType,
+    g: &PoolGeom,
+    mode: PoolMode,
+    x: &CallInput<'_, DevBuf>,
+    out: &DevBuf,
+) -> Result<bool> {
+    let Some(h) = handle(lane)? else {
+        return Ok(false);
+    };
+    counted(settle(typed!(d, g.dims, pool_typed(&h, g, mode, x, out))))
+}
+
+fn pool_typed<T: DnnElement, const D: usize>(
+    h: &Dnn,
+    g: &PoolGeom,
+    mode: PoolMode,
+    x: &CallInput<'_, DevBuf>,
+    out: &DevBuf,
+) -> Result<bool> {
+    let shape = PoolShape::<D> {
+        batch: g.planes,
+        channels: 1,
+        input: last(g.i),
+        window: last(g.k),
+        stride: last(g.stride),
+        pad: last(g.pad),
+        mode,
+        layout: Layout::Nchw,
+    };
+    // A window `ceil_mode` adds, or a size beyond cuDNN's: the kernels.
+    match shape.output() {
+        Ok(o) if o == last::<D>(g.o) => {}
+        _ => return Ok(false),
+    }
+    let (xl, yl) = (shape.x_len()?, shape.y_len()?);
+    let mut y = view::<T>(out, 0, yl)?;
+    h.pooling_forward(&shape, &view::<T>(x.buf, x.layout.offset, xl)?, &mut y)?;
+    Ok(true)
+}
