@@ -647,9 +647,16 @@ fn conv_all<T: Elem + 'static>() -> TestResult {
         each(conv_case::<T, 3>(&s, &dnn, &mut rng, &c), &format!("{c:?}"))?;
     }
     if !refused.is_empty() {
-        eprintln!("cuDNN refused {} f64 cases:\n{}", refused.len(), refused.join("\n"));
+        eprintln!(
+            "cuDNN refused {} f64 cases:\n{}",
+            refused.len(),
+            refused.join("\n")
+        );
     }
-    assert!(ran >= 10, "only {ran} of 22 cases ran; refused: {refused:?}");
+    assert!(
+        ran >= 10,
+        "only {ran} of 22 cases ran; refused: {refused:?}"
+    );
     Ok(())
 }
 
