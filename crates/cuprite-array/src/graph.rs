@@ -253,7 +253,7 @@ impl Node {
         known: Option<ValueRange>,
     ) -> Arc<Node> {
         // Allocated first and written in place: `Arc::new` would build the node on the stack
-        // and copy it over (a fifth of the cost of making a small node, measured).
+        // and copy it over, a large part of the cost of making a small node.
         let node = Arc::<Node>::new_uninit();
         let slot = Arc::as_ptr(&node).cast_mut();
         // SAFETY: `node` was just made and is its allocation's only reference, so writing

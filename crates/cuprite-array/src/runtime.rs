@@ -43,8 +43,8 @@ pub(crate) const ROW_COUNTER_BYTES: usize = 4096;
 /// Device buffers of dropped arrays up to [`REUSE_MAX_BYTES`], kept for reuse by exact byte
 /// size: a warm operation takes its output from here instead of asking the driver
 /// (`cuMemAllocAsync`), and a dropped array goes back here instead of `cuMemFreeAsync` (each
-/// also an operation of the stream: a loop of batched FFTs with 16 MiB outputs ran 10% longer
-/// on the device with them). Reuse is safe on any stream: each buffer keeps its driver-layer
+/// also an operation of the stream, which lengthens a loop of large allocations measurably;
+/// see docs/perf-log/tuning-notes.md). Reuse is safe on any stream: each buffer keeps its driver-layer
 /// tracker, so a new writer on another stream waits for the last reads and writes of the
 /// previous owner. Bounded (see the constants); emptied by
 /// [`crate::device_gc`] (and so on out-of-memory before the retry).

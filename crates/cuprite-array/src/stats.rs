@@ -172,7 +172,7 @@ pub(crate) fn note_cudnn_call() {
 /// Where the host time of evaluations goes on the calling thread, by phase (feature
 /// `host-profile`; without it the marks compile to nothing and [`take_host_phases`] is absent).
 /// For tuning the per-call overhead: `cuprite bench array/small_op_host`, built with
-/// `--features host-profile`, prints it. Each mark reads the clock once (about 20–30 ns).
+/// `--features host-profile`, prints it. Each mark reads the clock once.
 #[cfg(feature = "host-profile")]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct HostPhases {

@@ -713,8 +713,8 @@ pub fn exit_child() {
 }
 
 /// A process that exits while background builds (the math library, optimised kernels) are in
-/// progress exits cleanly: the exit hook waits for the build (seen on the H100 before the fix:
-/// a segfault at exit in about 1 run in 10).
+/// progress exits cleanly: the exit hook waits for the build (without it, a process could
+/// crash at exit while a build thread still ran).
 fn exit_during_background_builds() -> TestResult {
     let (mut overlapped, runs) = (0, 10);
     for _ in 0..runs {

@@ -1,5 +1,5 @@
-//! Passes a `#[derive(DeviceRepr)]` struct to a kernel by value (seed 003's custom-struct
-//! example), and checks on the host what the kernel read.
+//! Passes a `#[derive(DeviceRepr)]` struct to a kernel by value, and checks on the host what
+//! the kernel read.
 
 use cuprite_driver::nvrtc::compile_ptx;
 use cuprite_driver::{Context, DeviceRepr, LaunchConfig};

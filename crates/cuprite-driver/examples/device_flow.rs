@@ -1,4 +1,4 @@
-//! The seed-002 flow through `cuprite_driver::compat::CudaDevice`: allocation and copies, loading PTX
+//! The cudarc 0.9-style flow through `cuprite_driver::compat::CudaDevice`: allocation and copies, loading PTX
 //! by module name, tuple launches, sub-slices, and a second stream.
 
 use cuprite_driver::compat::{CudaDevice, CudaSlice, CudaViewMut, LaunchConfig};
@@ -90,7 +90,7 @@ fn main() -> cuprite_driver::Result<()> {
     assert!(got.iter().enumerate().all(|(i, &v)| v == 7.0 + i as f32));
     println!("second stream: OK");
 
-    // Another thread, bound first as the seed-002 API asks.
+    // Another thread, bound first as the cudarc 0.9-style API asks.
     let dev2 = device.clone();
     std::thread::spawn(move || -> cuprite_driver::Result<()> {
         dev2.bind_to_thread()?;

@@ -1,4 +1,4 @@
-//! A 2×2 matrix product with a (2, 2, 1) block (seed 003's `matmul` example).
+//! A 2×2 matrix product with a (2, 2, 1) block.
 
 use cuprite_driver::nvrtc::compile_ptx;
 use cuprite_driver::{Context, LaunchConfig};

@@ -1,4 +1,4 @@
-//! Loads a kernel from a `.ptx` file and runs it (seed 003's `sin_ptx` example).
+//! Loads a kernel from a `.ptx` file and runs it.
 //!
 //! `examples/sin.ptx` ships with the crate; if it cannot be found from the working directory,
 //! the example compiles the same kernel with NVRTC and writes the file first.

@@ -1,5 +1,5 @@
 //! Forks a second stream, launches on it, and copies back on the first: the buffer tracking
-//! makes the copy wait for the kernel (seed 003's multi-stream example).
+//! makes the copy wait for the kernel.
 
 use cuprite_driver::nvrtc::Ptx;
 use cuprite_driver::{Context, LaunchConfig};

@@ -1,4 +1,4 @@
-//! The seed-002 ("cudarc 0.9") flow, as a thin layer over the core API: [`CudaDevice`], a
+//! The cudarc-0.9-style flow, as a thin layer over the core API: [`CudaDevice`], a
 //! handle holding a context, its default stream and a registry of modules by name.
 //!
 //! Named `CudaDevice` (not `Device`) so that it does not clash with [`crate::Device`], the
@@ -46,7 +46,7 @@ pub type CudaView<'a, T> = DeviceView<'a, T>;
 /// Seed-002 name of [`DeviceViewMut`].
 pub type CudaViewMut<'a, T> = DeviceViewMut<'a, T>;
 
-/// A device handle in the seed-002 style: a context, its default stream, and modules by name.
+/// A device handle in the cudarc 0.9 style: a context, its default stream, and modules by name.
 /// Shared as `Arc<CudaDevice>`.
 #[derive(Debug)]
 pub struct CudaDevice {
@@ -82,7 +82,7 @@ impl CudaDevice {
         &self.stream
     }
 
-    /// Makes this device's context current on the calling thread (needed by the seed-002 API
+    /// Makes this device's context current on the calling thread (needed by the cudarc 0.9-style API
     /// before using a device from another thread; cuprite calls bind by themselves anyway).
     pub fn bind_to_thread(&self) -> Result<()> {
         self.ctx.bind_to_thread()

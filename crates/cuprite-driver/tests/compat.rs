@@ -1,4 +1,4 @@
-//! The seed-002 layer: `compat::CudaDevice`, tuple launches, the module registry, sub-slices
+//! The cudarc 0.9-style layer: `compat::CudaDevice`, tuple launches, the module registry, sub-slices
 //! and extra streams.
 
 use cuprite_driver::compat::{CudaDevice, LaunchConfig};

@@ -214,7 +214,7 @@ fn wait_child(mut c: std::process::Child, limit: Duration) -> std::io::Result<(b
 /// A port free now, for a rendezvous to listen on soon after. Taken below Linux's ephemeral
 /// range (32768–60999): a port the system hands out (bind to port 0) can be taken, before
 /// the listen, as the local port of another test's outgoing connection ("Address already in
-/// use" in one H100 run). Falls back to one the system picks.
+/// use"). Falls back to one the system picks.
 fn free_port() -> std::io::Result<u16> {
     let mut rng = Rng::fresh();
     for _ in 0..64 {

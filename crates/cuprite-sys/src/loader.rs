@@ -271,7 +271,8 @@ fn open_library(spec: &LibrarySpec) -> Result<Opened, LoadError> {
     if let Some(opened) = open_first(spec, &near, &mut tried) {
         return Ok(opened);
     }
-    // Only now ask Python where its packages are (it starts a `python3`: 50-70 ms).
+    // Only now ask Python where its packages are (it starts a `python3` process, far slower
+    // than the lookups above).
     if !overridden(spec) {
         let wheels: Vec<OsString> = wheel_candidates(spec)
             .into_iter()

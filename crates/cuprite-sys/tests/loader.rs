@@ -322,8 +322,8 @@ pub fn wheels_child() {
     );
 }
 
-/// Opening a library that an earlier place holds does not start Python (50-70 ms on a machine
-/// with PyTorch); only a library found nowhere nearer does.
+/// Opening a library that an earlier place holds does not start Python (a process start, far
+/// slower than the lookups before it); only a library found nowhere nearer does.
 fn python_is_asked_only_when_nothing_nearer_loads() -> TestResult {
     if cfg!(windows) {
         return Ok(());

@@ -187,7 +187,7 @@ impl ScanSpec {
     /// a tile's latency (its loads, barriers and look-back) is hidden only by other tiles in
     /// flight, and the register count decides how many fit. With 16 elements per thread: 4
     /// blocks for a scan (64 registers: the f32 cumsum kernel needs 75 unbounded; at 5 blocks
-    /// it spills and was 26% slower on the H100), 6 for a compaction (40 registers; its shared
+    /// it spills and runs slower), 6 for a compaction (40 registers; its shared
     /// tile is staged twice, and 6 × 34 KiB still fit an SM). With 8 (elements of 8 bytes): 4
     /// blocks (the i64 cumsum kernel needs 86 registers unbounded, 2 blocks). Keyed scans (4
     /// per thread): no bound.

@@ -1,4 +1,4 @@
-//! Array-library benchmarks (issue #5): the fused 8-op element-wise chain, sums and the fused
+//! Array-library benchmarks: the fused 8-op element-wise chain, sums and the fused
 //! dot product against the device copy bandwidth of the same run, the host time of one small
 //! operation, first-use compile time and warm disk-cache load time, and the CPU backend's fused
 //! chain against a hand-written rayon loop. The PyTorch peer figures come from
@@ -222,8 +222,8 @@ fn small_op_host(ctx: &mut BenchCtx) -> BenchResult {
         cuprite_array::tuning::wait_tier_up();
         // The raw companion: the same parameters through cuLaunchKernel on the array stream,
         // its kernel built as the array's are (NVRTC to a CUBIN with the array's options): the
-        // driver launches a kernel of a PTX module about 1% faster than one of a CUBIN
-        // (measured in one process, 2026-11-29), which is no part of the array layer's cost.
+        // driver launches a kernel of a PTX module measurably faster than one of a CUBIN
+        // (docs/perf-log/tuning-notes.md), which is no part of the array layer's cost.
         let stream = cuprite_array::get_stream(0)?;
         let (major, minor) = stream
             .context()

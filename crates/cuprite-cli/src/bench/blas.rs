@@ -1,4 +1,4 @@
-//! Benchmarks of issue #12's driver layer: matrix products through `cuprite_driver::blaslt` (the call
+//! Benchmarks of the driver layer's matrix products through `cuprite_driver::blaslt` (the call
 //! cuprite-array's matmul makes) and `cuprite_driver::blas`, a fused bias+GELU epilogue against the
 //! plain product, the host cost of a warm small cuBLASLt matmul against a raw `cublasLtMatmul`
 //! of the same problem, and the dense solvers of `cuprite_driver::solver`.

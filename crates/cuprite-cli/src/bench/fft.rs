@@ -1,4 +1,4 @@
-//! FFT benchmarks (issue #13): the three transforms the issue measures PyTorch on — FFT of 2^24
+//! FFT benchmarks: the three transforms the PyTorch peer figures cover — FFT of 2^24
 //! `Complex<f32>`, batched rfft of 1024 × 4096 `f32`, fft2 of 4096² `Complex<f32>` — through
 //! `cuprite_driver::fft` (a [`PlanCache`] lookup and a transform per call, as the array layer will do
 //! it), each against the same transform through raw cuFFT calls (`cuprite-sys`, cuFFT's own
@@ -299,7 +299,7 @@ fn transform(b: &mut BenchCtx, what: &str, desc: PlanDesc, k: usize, torch: &str
         .with_target(Target::RatioAtMost(1.05))
         .with_note(format!(
             "{k} calls per event pair; work area {} MiB from the pool; {} cache hits; PyTorch 2.11 \
-                 on H100 (issue #13): {torch} (peer: benches/peers/torch_fft.py)",
+                 on H100: {torch} (peer: benches/peers/torch_fft.py)",
             cache.get(&s, &desc).map_err(err)?.work_size() >> 20,
             stats.hits
         )),
@@ -483,8 +483,7 @@ fn array_transform(
             .with_ceiling("raw cuFFT on the array stream, same sizes", raw_ms)
             .with_target(Target::RatioAtMost(1.05))
             .with_note(format!(
-                "{k} calls per event pair; {hits} plan cache hits; PyTorch 2.11 on H100 (issue \
-                 #13): {torch} (peer: benches/peers/torch_fft.py)"
+                "{k} calls per event pair; {hits} plan cache hits; PyTorch 2.11 on H100: {torch} (peer: benches/peers/torch_fft.py)"
             )),
         ])
     })

@@ -1,4 +1,4 @@
-//! Indexing benchmarks (issue #14): a gather of 2^26 `f32` at 2^26 random `i64` indices
+//! Indexing benchmarks: a gather of 2^26 `f32` at 2^26 random `i64` indices
 //! (`Array::take`), and `index_add` of 2^26 `f32` values into 2^20 destinations at random
 //! indices, atomic and deterministic; the PyTorch figures (`x[idx]`, `index_add_`) come from
 //! `benches/peers/torch_index.py`, run in the same call on the same GPU, and are judged by

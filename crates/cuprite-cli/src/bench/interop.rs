@@ -1,4 +1,4 @@
-//! Interop benchmarks (issue #6): the host cost of handing array memory to a custom kernel and
+//! Interop benchmarks: the host cost of handing array memory to a custom kernel and
 //! its output back to the array library, against a plain cuprite launch of the same kernel on
 //! the same stream in the same run, with the host synchronisations and cross-stream waits of
 //! the hand-off counted; and the host cost of a DLPack export + import.

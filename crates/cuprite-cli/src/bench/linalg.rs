@@ -1,4 +1,4 @@
-//! Benchmarks of cuprite-array's matrix products (issue #12): `Array::matmul` on CUDA (each
+//! Benchmarks of cuprite-array's matrix products: `Array::matmul` on CUDA (each
 //! evaluation one cuBLASLt call on the array stream) at the issue's GEMM shapes, the
 //! automatically fused `gelu(a·w + bias)` against the plain product, the host time of a warm
 //! small product against the driver layer's `BlasLt::matmul` of the same problem, and the CPU

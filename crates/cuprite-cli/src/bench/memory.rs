@@ -1,4 +1,4 @@
-//! Benchmarks of issue #3 (driver layer: memory): pinned host↔device bandwidth, device copy
+//! Benchmarks of the driver layer's memory: pinned host↔device bandwidth, device copy
 //! bandwidth, pool allocation cost, and the host cost of a small async copy with stream tracking
 //! off (one stream) and on (multi-stream mode).
 //!

@@ -1,4 +1,4 @@
-//! Benchmarks of arrays over several GPUs (issue #15, `cuprite_array::mesh`): the fused 8-op
+//! Benchmarks of arrays over several GPUs (`cuprite_array::mesh`): the fused 8-op
 //! chain of `array/fused_chain` and a sum, sharded over the first 1, 2 (and 4, where present)
 //! GPUs with the same number of elements per GPU, so that perfect scaling doubles the rate.
 //!
@@ -106,7 +106,7 @@ fn time_sharded(
     Ok(Samples(out))
 }
 
-/// Scaling target on `k` GPUs (issue #15): 1.9x on 2, 3.7x on 4.
+/// Scaling target on `k` GPUs: 1.9x on 2, 3.7x on 4.
 fn scaling_target(k: usize) -> Option<Target> {
     match k {
         2 => Some(Target::RatioAtLeast(1.9)),

@@ -1,4 +1,4 @@
-//! Benchmarks of issue #15 (several GPUs): NCCL collectives through `cuprite_driver::nccl` over every
+//! Benchmarks of several GPUs: NCCL collectives through `cuprite_driver::nccl` over every
 //! visible GPU from one process (`Comm::init_all`, one thread, grouped calls), the latency of
 //! a small all-reduce from call to completion, and a 1 GiB copy between two GPUs.
 //!

@@ -1,4 +1,4 @@
-//! Row-operation and statistics benchmarks (issue #14): softmax, layer_norm and logsumexp over
+//! Row-operation and statistics benchmarks: softmax, layer_norm and logsumexp over
 //! 16384 × 4096 in f32 and bf16 against the device copy bandwidth of the same run (the bytes
 //! each must move: one read and one write of the rows; logsumexp writes one value per row), the
 //! fused `softmax(x * scale + mask)`, a 256-bin histogram of 2^26 f32 and the covariance of

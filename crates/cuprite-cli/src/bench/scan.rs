@@ -1,4 +1,4 @@
-//! Scan, compaction and search benchmarks (issue #13): cumsum of 2^26 f32 against the device
+//! Scan, compaction and search benchmarks: cumsum of 2^26 f32 against the device
 //! copy bandwidth measured in the same run, the fused `cumsum(a*b + c)` (its producer read
 //! inside the scan), `argwhere` (PyTorch's `nonzero`) and `masked_select` of 2^26, and
 //! `searchsorted` of 2^24 queries in 2^20 sorted values. The PyTorch peer figures come from
@@ -82,7 +82,7 @@ fn cumsum(ctx: &mut BenchCtx) -> BenchResult {
             "single-pass decoupled look-back; peer: torch.cumsum in benches/peers/torch_scan.py",
         );
         let time = Figure::time(format!("cumsum time of {n} f32 "), &s, TimeUnit::Ms)
-            .with_note("torch.cumsum on the H100: 0.276 ms (issue #13)");
+            .with_note("torch.cumsum on the H100: 0.276 ms");
         let (a, b, c) = (
             Array::<f32>::rand_uniform(&[n], 2)?,
             Array::<f32>::rand_uniform(&[n], 3)?,
@@ -125,7 +125,9 @@ fn compact(ctx: &mut BenchCtx) -> BenchResult {
             &s,
             TimeUnit::Ms,
         )
-        .with_note("a fused count, then one flag-scan-scatter pass; torch.nonzero on the H100: 0.28 ms (issue #13)");
+        .with_note(
+            "a fused count, then one flag-scan-scatter pass; torch.nonzero on the H100: 0.28 ms",
+        );
         let s = timed(ctx, || {
             x.masked_select(&mask)?.eval()?;
             Ok(())
@@ -135,7 +137,7 @@ fn compact(ctx: &mut BenchCtx) -> BenchResult {
             &s,
             TimeUnit::Ms,
         )
-        .with_note("torch.masked_select on the H100: 0.57 ms (issue #13)");
+        .with_note("torch.masked_select on the H100: 0.57 ms");
         Ok(vec![nz, ms])
     })
 }
@@ -158,7 +160,7 @@ fn searchsorted(ctx: &mut BenchCtx) -> BenchResult {
                 &s,
                 TimeUnit::Ms,
             )
-            .with_note("samples of the sorted row in shared memory; torch.searchsorted on the H100: 1.18 ms (issue #13)"),
+            .with_note("samples of the sorted row in shared memory; torch.searchsorted on the H100: 1.18 ms"),
         ])
     })
 }

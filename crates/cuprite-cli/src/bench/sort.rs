@@ -1,4 +1,4 @@
-//! Sort-family benchmarks (issue #13) through cuprite-array on the array stream: a full sort of
+//! Sort-family benchmarks through cuprite-array on the array stream: a full sort of
 //! 2^26 `f32` with indices and of keys only, 2^26 `i32` with indices, 4096 rows of 4096 `f32`
 //! along the last axis, the top 64 of 2^26 `f32` and the median of 2^26 `f32` (radix
 //! selection), and `unique` of 2^24 `i64` (the values alone, and with every output). Device time with events around `K` back-to-back

@@ -1,13 +1,13 @@
 //! Tuning: a problem's algorithm chosen by timing cuBLASLt's candidates on its first call.
 //!
-//! The heuristic's first choice is often not the fastest kernel for large products: on an H100
-//! the 4096 × 11008 × 4096 bf16 product ran 7–9% faster with another candidate, the 1024-wide
-//! covariance product 1.5–3% faster, and the 8192³ bf16 one 2–5% faster in short runs (about
-//! 1% under sustained load, where the GPU's power limit sets the pace). With tuning on, the
-//! first call of a large enough problem runs each candidate on the call's own operands,
-//! interleaved over a few rounds so that the GPU's clock and power state weigh on all alike,
-//! and keeps the fastest by median time when it beats the first choice by a margin. The call
-//! then runs once more with the chosen algorithm, so its result is that algorithm's.
+//! The heuristic's first choice is often not the fastest kernel for large products: another
+//! candidate is measurably faster for several large bf16 and f32 products (figures in
+//! docs/perf-log/tuning-notes.md), less so under sustained load, where the GPU's power limit
+//! sets the pace. With tuning on, the first call of a large enough problem runs each candidate
+//! on the call's own operands, interleaved over a few rounds so that the GPU's clock and power
+//! state weigh on all alike, and keeps the fastest by median time when it beats the first
+//! choice by a margin. The call then runs once more with the chosen algorithm, so its result
+//! is that algorithm's.
 
 use super::cache::Plan;
 use super::handle::BlasLt;

@@ -33,8 +33,8 @@ pub struct Tuning {
 
 impl Default for Tuning {
     /// Eight candidates, products of at least 2^33 operations (a 2048³ product qualifies,
-    /// 1024³ does not), a 1% margin (on an H100 the medians of one problem's candidates moved
-    /// by up to 1.4% between processes, their order less).
+    /// 1024³ does not), a 1% margin (about the spread of one candidate's median between
+    /// processes, so that noise rarely moves the choice; see docs/perf-log/tuning-notes.md).
     fn default() -> Self {
         Tuning {
             candidates: 8,

@@ -228,7 +228,7 @@ impl Solver {
         if st.workspace.len() < sizes.device {
             // The old workspace is freed stream-ordered, after the work that used it. Zeroed:
             // some routines read parts of their workspace before writing them (initcheck
-            // reports it for the complex tridiagonal reduction of `syevd` on the H100).
+            // reports it for the complex tridiagonal reduction of `syevd`).
             st.workspace = self.stream.alloc_zeros::<u8>(sizes.device)?;
         }
         st.host.grow(&self.stream, sizes.host);

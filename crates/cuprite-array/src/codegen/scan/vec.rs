@@ -42,15 +42,12 @@ impl VecTile {
     /// up to 4 bytes: 8 chunks, and in the `long` form 24 (19 in registers) for a program of
     /// one input or 20 (all in registers) for more; 4 for wider accumulators and for
     /// compactions. A longer tile waits for fewer look-backs a byte, which is where a long
-    /// line's time goes; registers stop at about 20 chunks at two blocks an SM. Measured on the
-    /// H100 (cumsum of 2^26 f32, against the device copy): 2, 4, 8 and 16 register chunks
-    /// 0.312, 0.261, 0.238 and 0.229 ms; 16 / 20 / 22 register chunks 0.78 / 0.83 / 0.81×
-    /// (24 spilled: 0.76×); 24 with 19, 20 or 16 in registers 0.840–0.850 / 0.832–0.847 /
-    /// 0.825×, 28 with 20 0.82×; three or four blocks an SM with more chunks parked
-    /// 0.80–0.85×. The fused `cumsum(a*b + c)` stays at 0.93× with 16 or 20 register chunks
-    /// and drops to 0.86–0.88× with parked ones (its three inputs' loads hold more
-    /// registers), hence 20 for it. A
-    /// compaction of f32 values with 8 chunks: 0.55 ms against 0.40 with 4.
+    /// line's time goes; registers stop at about 20 chunks at two blocks an SM (24 register
+    /// chunks spill; more blocks an SM with chunks parked in shared memory are no faster). 24
+    /// chunks with 19 in registers is the fastest measured form of a one-input scan; a fused scan of
+    /// several inputs holds more registers for its loads, so parked chunks slow it and it keeps
+    /// 20, all in registers. A compaction of values is slower with 8 chunks than with 4. The
+    /// figures are in docs/perf-log/tuning-notes.md.
     pub(crate) fn of(spec: ScanSpec, long: bool, inputs: usize) -> VecTile {
         let all = |chunks| VecTile {
             chunks,
@@ -80,8 +77,7 @@ impl VecTile {
 /// of accumulators of up to 4 bytes without values; 4 (64 registers) for wider accumulators
 /// and a compaction of values (which holds the values too: at 40 registers the f32 one spilled
 /// 96 bytes); 2 (128 registers) for the long tiles, whose 80 values a thread need them (at 3
-/// the f32 cumsum of 16 register chunks ran at 0.68× the copy bandwidth against 0.78–0.80×
-/// at 2).
+/// blocks the long tiles spill and run slower than at 2; see docs/perf-log/tuning-notes.md).
 fn min_blocks(spec: ScanSpec, tile: VecTile) -> usize {
     let values = matches!(spec.sink, Sink::Compact { values: true, .. });
     if tile.chunks >= 16 {
@@ -314,11 +310,9 @@ const L2_PREFETCH: &str = r#"__device__ __forceinline__ void l2_prefetch_(const 
 "#;
 
 /// The bytes a block prefetches: the whole tile of a one-input scan (24 chunks of `f32`), and
-/// half that, shared among the inputs, for a fused scan of several. Measured on the H100
-/// against the device copy (cumsum of 2^26 `f32`; `cumsum(a*b + c)`): without the prefetch
-/// 0.845–0.855 and 0.939–0.944; whole tiles 0.879–0.886 and 0.922–0.930 (0.82–0.86 when each of
-/// three inputs prefetched its whole tile: 63 MB at two blocks an SM outgrow L2); 48 KiB a block
-/// 0.865–0.869 and 0.937–0.938.
+/// half that, shared among the inputs, for a fused scan of several: a whole tile speeds a
+/// one-input scan, while whole tiles for each of several inputs outgrow L2 at two blocks an SM
+/// and slow the fused scan below no prefetch at all (figures in docs/perf-log/tuning-notes.md).
 const PREFETCH_BYTES: usize = 24 * BLOCK as usize * VEC * 4;
 
 /// While thread 0 waits for the ticket, warp 1's first thread asks L2 for the inputs of the
