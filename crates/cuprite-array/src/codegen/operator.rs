@@ -1,8 +1,9 @@
-//! The operator table of reductions and scans: for each `ReduceOp` its accumulator dtype, its
-//! identity and its combine, as C expressions. The reduction kernels, the interpreter's
-//! reductions and the scans read these three and nothing else, so an operator means the same
-//! in every kernel. The arg-reductions carry an index beside the value and are combined by
-//! their own rule (`reduction.rs`).
+//! The operator table of reductions: for each `ReduceOp` its accumulator dtype, its identity
+//! and its combine, as C expressions. The reduction kernels and the interpreter's reductions
+//! read these three and nothing else, so an operator means the same in both. The scans
+//! (`ScanKind`) still have their own identity and operator in `scan.rs`, whose max and min keep
+//! the earlier operand on ties. The arg-reductions carry an index beside the value and are
+//! combined by their own rule (`reduction.rs`).
 
 use super::{binary_expr, int_limits};
 use crate::dtype::{Class, DType};

@@ -336,7 +336,7 @@ pub(crate) fn rows_kernel(spec: RowSpec<'_>) -> KernelSource {
     }
     let source = KernelSource::generated(name, &body, helpers);
     // Unfused softmax and log-softmax are built at `--Ofast-compile=min`, where they run
-    // faster (docs/PERFORMANCE.md); the other row kernels, and fused lines, fully optimised.
+    // faster (docs/perf-log/); the other row kernels, and fused lines, fully optimised.
     if spec.producer.is_none() && matches!(spec.kind, RowKind::Softmax | RowKind::LogSoftmax) {
         source.at_level(FastCompile::Min)
     } else {

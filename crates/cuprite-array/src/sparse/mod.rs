@@ -246,6 +246,7 @@ impl<T: SparseValue> SparseArray<T> {
     /// assert_eq!(a.values().to_vec()?, [2.0, 4.0]); // (0, 1) and (1, 0), duplicates summed
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
+    #[must_use]
     pub fn values(&self) -> Array<T> {
         self.values.clone()
     }

@@ -71,7 +71,7 @@ __device__ __forceinline__ bool pred_({c} s, {c} v, bool right) {{ return right 
         eval_at(p, "x_ = V0;"),
         load("base_[mid_]"),
     );
-    // Built at `--Ofast-compile=min`, where it was measured faster (docs/PERFORMANCE.md).
+    // Built at `--Ofast-compile=min`, where it was measured faster (docs/perf-log/).
     KernelSource::generated(name, &s, Helpers::of_program(p) | Helpers::of_dtype(sorted))
         .at_level(FastCompile::Min)
 }
