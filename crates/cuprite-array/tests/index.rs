@@ -992,8 +992,8 @@ fn large(d: Device) -> TestResult {
 }
 
 /// `u64` indices above `i64::MAX` clamp to the last element and wrap modulo the extent as
-/// unsigned values (they used to turn negative in the cast to `i64`: clamped to the first
-/// element, wrapped from the end), in take, put and scatter alike.
+/// unsigned values (a cast to `i64` would turn them negative: clamped to the first element,
+/// wrapped from the end), in take, put and scatter alike.
 fn unsigned_indices_above_i64(d: Device) -> TestResult {
     cuprite_array::with_device(d, || {
         let a = Array::from_slice(&[10i32, 11, 12, 13, 14, 15], &[6])?;

@@ -67,7 +67,7 @@ fn rand(n: usize, seed: u64) -> Result<Array<f32>, BenchError> {
     Ok(Array::<f32>::rand_uniform(&[n], seed)?)
 }
 
-/// The chain of the issue: 8 operations, 4 inputs, 1 output.
+/// The benchmarked chain: 8 operations, 4 inputs, 1 output.
 fn chain(a: &Array<f32>, b: &Array<f32>, c: &Array<f32>, d: &Array<f32>) -> Array<f32> {
     (a * b + c).sin() * d.exp() - a / 2.0
 }

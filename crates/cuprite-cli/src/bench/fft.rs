@@ -207,7 +207,7 @@ fn per_call(
 }
 
 /// One transform: cuprite (cache lookup + transform per call) and raw cuFFT, `k` calls per
-/// event pair, with the result checked. `torch` is the PyTorch figure (H100, ms).
+/// event pair, with the result checked. `torch` is the fixed PyTorch peer figure (H100, ms).
 fn transform(b: &mut BenchCtx, what: &str, desc: PlanDesc, k: usize, torch: &str) -> BenchResult {
     let (_ctx, s) = fresh()?;
     let ext = desc.check().map_err(err)?;

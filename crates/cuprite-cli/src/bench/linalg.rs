@@ -1,5 +1,5 @@
 //! Benchmarks of cuprite-array's matrix products: `Array::matmul` on CUDA (each
-//! evaluation one cuBLASLt call on the array stream) at the GEMM shapes, the
+//! evaluation one cuBLASLt call on the array stream) at the target GEMM shapes, the
 //! automatically fused `gelu(a·w + bias)` against the plain product, the host time of a warm
 //! small product against the driver layer's `BlasLt::matmul` of the same problem, and the CPU
 //! backend's product against faer called directly.
@@ -70,7 +70,7 @@ fn gpu() -> Device {
 }
 
 fn rand<T: Element>(shape: &[usize], seed: u64) -> Result<Array<T>, BenchError> {
-    // Uniform in [-1, 1): centred data, as the PyTorch figures use randn.
+    // Uniform in [-1, 1): centred data, as the PyTorch peer figures use randn.
     let x = Array::<f32>::rand_uniform(shape, seed)?;
     let x = x.try_mul(2.0f32)?.try_sub(1.0f32)?;
     Ok(x.cast::<T>())

@@ -61,7 +61,7 @@ fn stream_raw() -> Result<cuprite_sys::driver::CUstream, BenchError> {
     Ok(cuprite_array::get_stream(0)?.raw())
 }
 
-/// The rows of the issue: 16384 × 4096 (64 × 4096 with `--quick`).
+/// The benchmarked rows: 16384 × 4096 (64 × 4096 with `--quick`).
 fn rows(ctx: &BenchCtx) -> (usize, usize) {
     (ctx.size(16384, 64), 4096)
 }
