@@ -768,7 +768,14 @@ impl Sample {
             _ => (self.batch * self.l[0], self.l[1]),
         };
         let last = self.l[r - 1];
-        let gx = last.div_ceil(DIAG_THREADS * DIAG_PER) as u32;
+        let gx = u32::try_from(last.div_ceil(DIAG_THREADS * DIAG_PER))
+            .ok()
+            .filter(|&g| g <= i32::MAX as u32)
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "the resampler's output lines of {last} values exceed one launch's blocks"
+                ))
+            })?;
         let gy = rows.div_ceil(DIAG_ROWS).clamp(1, GRID_Y) as u32;
         let gz = planes.clamp(1, GRID_Y) as u32;
         let a = params.args();
