@@ -282,6 +282,126 @@ fn volume_by_formula(d: Device) -> TestResult {
     Ok(())
 }
 
+/// Zoom of orders 0 and 1 with mode `nearest` by the formulas, on odd sizes, factors below and
+/// above 1, both grid modes, a batch of images and a batch of lines: output index `o` of an
+/// axis of `n` inputs and `l` outputs stands at `c = o f` with `f = (n - 1) / (l - 1)` (grid
+/// mode: `c = o f + (f / 2 - 1/2)` with `f = n / l`, the centres of the output cells), clamped
+/// into `[0, n - 1]`; order 0 takes the sample at `floor(c + 0.5)`, order 1 the linear
+/// interpolation of the samples beside `c`, axis by axis. (`c` is rounded as the library
+/// rounds it, so that a point halfway between two samples takes the same one.)
+fn zoom_by_formula(d: Device) -> TestResult {
+    let mut rng = Rng::fresh();
+    let cases: [(&[usize], &[f64]); 5] = [
+        (&[13, 29], &[2.0, 2.0]),
+        (&[3, 9, 11], &[1.7, 0.45]),
+        (&[1, 7], &[3.0, 1.4]),
+        (&[20, 600], &[0.7, 1.9]),
+        (&[9, 31], &[2.6]),
+    ];
+    for (shape, zoom) in cases {
+        let r = zoom.len();
+        let nd = shape.len();
+        let n = &shape[nd - r..];
+        let lines: usize = shape[..nd - r].iter().product();
+        let numel: usize = shape.iter().product();
+        let x = rvec(&mut rng, numel);
+        let xa = arr(d, &x, shape);
+        let l: Vec<usize> = n
+            .iter()
+            .zip(zoom)
+            .map(|(&v, &z)| (v as f64 * z).round_ties_even() as usize)
+            .collect();
+        for grid in [false, true] {
+            // Each axis's coordinates, clamped.
+            let coords: Vec<Vec<f64>> = (0..r)
+                .map(|a| {
+                    let (na, la) = (n[a] as f64, l[a] as f64);
+                    (0..l[a])
+                        .map(|o| {
+                            let c = if grid {
+                                let f = na / la;
+                                o as f64 * f + (0.5 * f - 0.5)
+                            } else if l[a] > 1 {
+                                o as f64 * ((na - 1.0) / (la - 1.0))
+                            } else {
+                                0.0
+                            };
+                            c.clamp(0.0, na - 1.0)
+                        })
+                        .collect()
+                })
+                .collect();
+            for order in [0usize, 1] {
+                // The taps and weights of coordinate `c` on an axis of `m` samples.
+                let taps = |c: f64, m: usize| -> Vec<(usize, f64)> {
+                    if order == 0 {
+                        vec![(((c + 0.5).floor() as usize).min(m - 1), 1.0)]
+                    } else {
+                        let f = c.floor();
+                        let t = c - f;
+                        let i = f as usize;
+                        vec![(i, 1.0 - t), ((i + 1).min(m - 1), t)]
+                    }
+                };
+                let plane: usize = l.iter().product();
+                let npix: usize = n.iter().product();
+                let mut want = Vec::with_capacity(lines * plane);
+                for b in 0..lines {
+                    for f in 0..plane {
+                        // Output indices of point `f`, then the sum over every axis's taps.
+                        let mut o = vec![0usize; r];
+                        let mut rest = f;
+                        for a in (0..r).rev() {
+                            o[a] = rest % l[a];
+                            rest /= l[a];
+                        }
+                        let per: Vec<Vec<(usize, f64)>> =
+                            (0..r).map(|a| taps(coords[a][o[a]], n[a])).collect();
+                        let mut acc = 0.0;
+                        let mut k = vec![0usize; r];
+                        loop {
+                            let (mut at, mut wgt) = (0usize, 1.0);
+                            for a in 0..r {
+                                let (i, w) = per[a][k[a]];
+                                at = at * n[a] + i;
+                                wgt *= w;
+                            }
+                            acc += wgt * x[b * npix + at];
+                            // The next combination of taps (row-major).
+                            let mut a = r;
+                            while a > 0 {
+                                a -= 1;
+                                k[a] += 1;
+                                if k[a] < per[a].len() {
+                                    break;
+                                }
+                                k[a] = 0;
+                            }
+                            if k.iter().all(|&v| v == 0) {
+                                break;
+                            }
+                        }
+                        want.push(acc);
+                    }
+                }
+                let opts = ZoomOpts::new()
+                    .order(order)
+                    .grid_mode(grid)
+                    .mode(Boundary::Nearest);
+                let what = format!("zoom {shape:?} by {zoom:?} order {order} grid {grid}");
+                let z = image::zoom_with(&xa, zoom, opts)?;
+                let mut want_shape = shape[..nd - r].to_vec();
+                want_shape.extend_from_slice(&l);
+                assert_eq!(z.shape(), &want_shape[..], "{what}");
+                close(&vals(&z), &want, 1e-12, 1e-12, &format!("{what} f64"))?;
+                let z32 = image::zoom_with(&xa.cast::<f32>(), zoom, opts)?;
+                close(&vals(&z32), &want, 1e-5, 1e-5, &format!("{what} f32"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Quarter turns are permutations (NumPy's `rot90` by its definition) for every order, with
 /// and without reshape, on a batch rotated in its last two axes.
 fn quarter_turns(d: Device) -> TestResult {
@@ -1122,6 +1242,7 @@ pub const BODIES: &[(&str, Body)] = &[
     ("scipy_geometric_examples", scipy_geometric_examples),
     ("linear_by_formula", linear_by_formula),
     ("volume_by_formula", volume_by_formula),
+    ("zoom_by_formula", zoom_by_formula),
     ("quarter_turns", quarter_turns),
     ("constant_images", constant_images),
     ("spline_identities", spline_identities),
@@ -1305,6 +1426,85 @@ fn cuda_matches_cpu() -> TestResult {
     )
 }
 
+/// The CUDA resampler's diagonal form (zoom and shift of orders 0 and 1) gives exactly the CPU
+/// twin's values: both compute the coordinates in `f64` and the weights and sums in the working
+/// type in the same order (kernels build without fused multiply-adds), so every element type,
+/// mode, order, grid mode and shape agrees bit for bit. Shapes: odd sizes, an axis of one
+/// sample, factors below and above 1, lines longer than a block's columns and more rows than a
+/// block's, a batch of images, a batch of lines and a zoomed volume.
+fn cuda_diag_matches_cpu() -> TestResult {
+    let mut rng = Rng::fresh();
+    let gpu = Device::cuda(0);
+    let cases: [(&[usize], &[f64]); 8] = [
+        (&[37, 53], &[2.0, 2.0]),
+        (&[37, 53], &[0.45, 0.7]),
+        (&[5, 1], &[2.0, 3.0]),
+        (&[3, 1300], &[3.0, 0.9]),
+        (&[3, 19, 23], &[1.5, 2.5]),
+        (&[6, 7, 9], &[1.7, 0.8, 2.2]),
+        (&[20, 13], &[1.6]),
+        (&[2, 3, 5, 7], &[2.4, 1.3, 0.6]),
+    ];
+    let modes = [
+        Boundary::Constant(7.5),
+        Boundary::Reflect,
+        Boundary::Nearest,
+        Boundary::Mirror,
+        Boundary::Wrap,
+        Boundary::GridConstant(-3.25),
+        Boundary::GridWrap,
+    ];
+    for (shape, zoom) in cases {
+        let numel: usize = shape.iter().product();
+        // Multiples of 0.5 in [0, 200]: exact in every float type.
+        let x: Vec<f64> = (0..numel)
+            .map(|_| (rng.f32_in(0.0, 400.0) as f64).round() / 2.0)
+            .collect();
+        let xf32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let xf16: Vec<f16> = x.iter().map(|&v| f16::from_f64(v)).collect();
+        let xu8: Vec<u8> = x.iter().map(|&v| v as u8).collect();
+        let xu16: Vec<u16> = x.iter().map(|&v| (v * 300.0) as u16).collect();
+        let shift: Vec<f64> = (0..zoom.len()).map(|k| 0.3 - 1.7 * k as f64).collect();
+        for mode in modes {
+            for order in [0usize, 1] {
+                for grid in [false, true] {
+                    let z = ZoomOpts::new().order(order).mode(mode).grid_mode(grid);
+                    let run = |d: Device| -> cuprite_array::Result<Vec<(&'static str, Vec<f64>)>> {
+                        let i = InterpOpts::new().order(order).mode(mode);
+                        let a64 = Array::<f64>::from_slice_on(d, &x, shape)?;
+                        let a32 = Array::<f32>::from_slice_on(d, &xf32, shape)?;
+                        let a16 = Array::<f16>::from_slice_on(d, &xf16, shape)?;
+                        let a8 = Array::<u8>::from_slice_on(d, &xu8, shape)?;
+                        let au16 = Array::<u16>::from_slice_on(d, &xu16, shape)?;
+                        Ok(vec![
+                            ("zoom f64", vals(&image::zoom_with(&a64, zoom, z)?)),
+                            ("zoom f32", vals(&image::zoom_with(&a32, zoom, z)?)),
+                            ("zoom f16", vals(&image::zoom_with(&a16, zoom, z)?)),
+                            ("zoom u8", vals(&image::zoom_with(&a8, zoom, z)?)),
+                            ("zoom u16", vals(&image::zoom_with(&au16, zoom, z)?)),
+                            ("shift f64", vals(&image::shift_with(&a64, &shift, i)?)),
+                            ("shift f32", vals(&image::shift_with(&a32, &shift, i)?)),
+                        ])
+                    };
+                    let (c, g) = (run(Device::CPU)?, run(gpu)?);
+                    for ((what, cv), (_, gv)) in c.iter().zip(&g) {
+                        close(
+                            gv,
+                            cv,
+                            0.0,
+                            0.0,
+                            &format!(
+                                "{what} {shape:?} by {zoom:?} {mode:?} order {order} grid {grid}"
+                            ),
+                        )?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The resampler's and the prefilter's kernels compile with NVRTC (no GPU): the sources the
 /// bodies would build on CUDA, recorded by the dry-run backend.
 fn geometry_kernels_compile() -> TestResult {
@@ -1323,6 +1523,7 @@ fn geometry_kernels_compile() -> TestResult {
         .into_iter()
         .filter(|s| {
             s.contains("cuprite_geo_sample")
+                || s.contains("cuprite_geo_diag")
                 || s.contains("cuprite_spline_filter")
                 || s.contains("cuprite_spline_seg")
                 || s.contains("cuprite_spline_fix")
@@ -1333,7 +1534,11 @@ fn geometry_kernels_compile() -> TestResult {
     }
     for want in [
         "cuprite_geo_sample_f64_f64_r2_k0_o5_c",
-        "cuprite_geo_sample_f16_f16_r2_k0_o1",
+        "cuprite_geo_sample_u8_u8_r1_k0_o1_c",
+        "cuprite_geo_diag_f16_f16_r2_o1",
+        "cuprite_geo_diag_u16_u16_r1_o1",
+        "cuprite_geo_diag_f32_f32_r2_o0",
+        "cuprite_geo_diag_f64_f64_r3_o1",
         "cuprite_geo_sample_f64_f64_r2_k4_o0",
         "cuprite_geo_sample_f64_f64_r2_k6_o0",
         "cuprite_geo_sample_f64_f64_r2_k1_o0_p",
@@ -1371,6 +1576,10 @@ pub fn tests() -> Vec<Test> {
             geometry_kernels_compile,
         ),
         Test::gpu("cuda::image_geometry::cuda_matches_cpu", cuda_matches_cpu),
+        Test::gpu(
+            "cuda::image_geometry::diag_matches_cpu",
+            cuda_diag_matches_cpu,
+        ),
     ];
     for &(name, body) in BODIES {
         v.push(Test::cpu(

@@ -4,6 +4,8 @@
 //! interpolation are SciPy's B-splines with its boundary rules, ArrayFire's nearest, lower,
 //! bilinear, bicubic and bicubic-spline with its rules, and the area average. Both backends
 //! compute coordinates in `f64` and weights and sums in the working type, in the same order.
+//! A diagonal map of order 0 or 1 (zoom, shift) takes a second kernel (`diag.cu`, built on the
+//! first's device functions) that spreads the coordinate arithmetic over many outputs.
 
 use super::af_weights;
 use super::elem::{self, Px, Work};
@@ -23,8 +25,15 @@ const THREADS: usize = 256;
 /// Outputs a thread (of a diagonal map: at most this many, so that a thread's last-axis taps
 /// stay in registers; see [`Sample::per`]).
 const PER: usize = 8;
-/// The most lines a launch's second grid dimension takes (more are strided over it).
+/// The most lines a launch's second grid dimension takes (more are strided over it); also the
+/// most blocks of the third dimension.
 const GRID_Y: usize = 65535;
+/// Threads a block of the diagonal form of orders 0 and 1 (`diag.cu`).
+const DIAG_THREADS: usize = 128;
+/// Outputs along the last axis a thread of that form takes, in each of its rows.
+const DIAG_PER: usize = 4;
+/// Output rows (of the axis before the last) a thread of that form takes.
+const DIAG_ROWS: usize = 8;
 
 /// How values between samples are taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -136,6 +145,31 @@ kernel_params! {
     }
 }
 
+kernel_params! {
+    /// The parameters of the diagonal form of orders 0 and 1 (see `diag.cu`): `c[a] = s[a]
+    /// o[a] + t[a]`.
+    pub(super) struct DiagArgs<'a> {
+        x: ReadBuf<'a> as "TI",
+        y: WriteBuf<'a> as "TO",
+        batch: i64,
+        n0: i64,
+        n1: i64,
+        n2: i64,
+        l0: i64,
+        l1: i64,
+        l2: i64,
+        mode: i64,
+        npad: i64,
+        cval: f64,
+        s0: f64,
+        s1: f64,
+        s2: f64,
+        t0: f64,
+        t1: f64,
+        t2: f64,
+    }
+}
+
 impl Sample {
     /// Points of one input image.
     pub(crate) fn npix(&self) -> usize {
@@ -155,19 +189,30 @@ impl Sample {
         matches!(self.map, Map::Coords)
     }
 
-    /// Whether the map is diagonal (each coordinate follows only its own output index) and
-    /// the spline has at least 3 taps, so that the kernel takes the leading axes' taps once a
-    /// line (its `GEO_SEP` form). Nearest and linear sampling keep one output a thread: their
-    /// few taps do not repay the strided stores of several outputs a thread.
-    fn separable(&self) -> bool {
+    /// Whether the map is affine and diagonal: each coordinate follows only its own output
+    /// index (zoom, shift).
+    fn diagonal(&self) -> bool {
         match self.map {
             Map::Affine { m, p: None } => {
-                self.order >= 2
-                    && self.kind != Kind::Area
-                    && (0..self.rank).all(|a| (0..self.rank).all(|j| a == j || m[a][j] == 0.0))
+                (0..self.rank).all(|a| (0..self.rank).all(|j| a == j || m[a][j] == 0.0))
             }
             _ => false,
         }
+    }
+
+    /// Whether the CUDA backend takes the diagonal form of orders 0 and 1 (`diag.cu`): a
+    /// diagonal map and SciPy's spline of order 0 or 1. A thread there takes each of its
+    /// columns' taps once for many rows and each row's taps once for several columns.
+    fn diag(&self) -> bool {
+        self.kind == Kind::Spline && self.order <= 1 && self.diagonal()
+    }
+
+    /// Whether the map is diagonal (each coordinate follows only its own output index) and
+    /// the spline has at least 3 taps, so that the kernel takes the leading axes' taps once a
+    /// line (its `GEO_SEP` form). Orders 0 and 1 of such a map take the diagonal form
+    /// ([`Sample::diag`]) instead.
+    fn separable(&self) -> bool {
+        self.order >= 2 && self.kind != Kind::Area && self.diagonal()
     }
 
     /// Outputs a thread (`GEO_PER`): a diagonal map's thread holds the last axis's taps of
@@ -219,6 +264,9 @@ impl Sample {
 
     /// The kernel for this call's types, rank, kind and map.
     pub(crate) fn kernel(&self) -> KernelSource {
+        if self.diag() {
+            return self.diag_kernel();
+        }
         let persp = matches!(self.map, Map::Affine { p: Some(_), .. });
         let name = format!(
             "cuprite_geo_sample_{}_{}_r{}_k{}_o{}{}{}{}{}",
@@ -260,6 +308,41 @@ impl Sample {
         elem::kernel(name, &header, &body, &entry)
     }
 
+    /// The diagonal form of orders 0 and 1: `diag.cu` after the resampler's text, whose
+    /// header it shares (GEO_PER its columns a thread, GEO_ROWS its rows).
+    fn diag_kernel(&self) -> KernelSource {
+        let name = format!(
+            "cuprite_geo_diag_{}_{}_r{}_o{}{}",
+            self.input.name(),
+            self.output.name(),
+            self.rank,
+            self.order,
+            if self.small() { "" } else { "_i64" },
+        );
+        let header = format!(
+            "#define GEO_IN {}\n#define GEO_OUT {}\n#define GEO_WIDE {}\n#define GEO_RANK {}\n\
+             #define GEO_ORDER {}\n#define GEO_KIND 0\n#define GEO_COORDS 0\n\
+             #define GEO_PERSP 0\n#define GEO_SEP 0\n#define GEO_I32 {}\n\
+             #define GEO_THREADS {DIAG_THREADS}\n#define GEO_PER {DIAG_PER}\n\
+             #define GEO_ROWS {DIAG_ROWS}\n",
+            elem::code(self.input).unwrap_or(3),
+            elem::code(self.output).unwrap_or(3),
+            self.wide() as u8,
+            self.rank,
+            self.order,
+            self.small() as u8,
+        );
+        let entry = crate::codegen::entry::<DiagArgs>(&name, &DIAG_THREADS.to_string(), "geo_diag");
+        let body = format!(
+            "{}{}{}{}",
+            Boundary::c_source(),
+            super::af_weights::C_SOURCE,
+            include_str!("sample.cu"),
+            include_str!("diag.cu")
+        );
+        elem::kernel(name, &header, &body, &entry)
+    }
+
     fn key(&self) -> u64 {
         let mut h = KeyHasher(0x6e0_5a3e);
         "geo_sample".hash(&mut h);
@@ -271,6 +354,7 @@ impl Sample {
         self.coords().hash(&mut h);
         matches!(self.map, Map::Affine { p: Some(_), .. }).hash(&mut h);
         self.separable().hash(&mut h);
+        self.diag().hash(&mut h);
         self.small().hash(&mut h);
         h.finish()
     }
@@ -638,6 +722,85 @@ impl Sample {
     }
 }
 
+impl Sample {
+    /// Launches the diagonal form of orders 0 and 1 (`diag.cu`) on a non-empty output.
+    fn run_diag(
+        &self,
+        lane: &CudaLane<'_>,
+        k: &crate::jit::Kernel,
+        inputs: &[CallInput<'_, DevBuf>],
+        out: &mut DevBuf,
+    ) -> Result<()> {
+        let CudaLane { stream, .. } = *lane;
+        let r = self.rank;
+        let (m, _) = self.matrix();
+        let i = |v: usize| v as i64;
+        let ny = self.batch * self.plane();
+        let params = DiagArgs {
+            x: ReadBuf::part(
+                inputs[0].buf,
+                self.input,
+                inputs[0].layout.offset,
+                self.batch * self.npix(),
+            )?,
+            y: WriteBuf::part(out, self.output, 0, ny)?,
+            batch: i(self.batch),
+            n0: i(self.n[0]),
+            n1: i(self.n[1]),
+            n2: i(self.n[2]),
+            l0: i(self.l[0]),
+            l1: i(self.l[1]),
+            l2: i(self.l[2]),
+            mode: self.mode.code() as i64,
+            npad: i(self.npad),
+            cval: self.mode.cval(),
+            s0: m[0][0],
+            s1: m[1][1],
+            s2: m[2][2],
+            t0: m[0][3],
+            t1: m[1][3],
+            t2: m[2][3],
+        };
+        // The output as planes x rows x last (see `diag.cu`).
+        let (planes, rows) = match r {
+            1 => (1, self.batch),
+            2 => (self.batch, self.l[0]),
+            _ => (self.batch * self.l[0], self.l[1]),
+        };
+        let last = self.l[r - 1];
+        let gx = u32::try_from(last.div_ceil(DIAG_THREADS * DIAG_PER))
+            .ok()
+            .filter(|&g| g <= i32::MAX as u32)
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "the resampler's output lines of {last} values exceed one launch's blocks"
+                ))
+            })?;
+        let gy = rows.div_ceil(DIAG_ROWS).clamp(1, GRID_Y) as u32;
+        let gz = planes.clamp(1, GRID_Y) as u32;
+        let a = params.args();
+        // SAFETY: the words are the kernel's parameters in order (`DiagArgs`); the input view
+        // holds `batch * npix` elements and the output `batch * plane` (checked by the caller).
+        // The kernel reads image `b < batch` of the input only at taps that `geo_axis` keeps
+        // inside `[0, n)` on each axis (the constant's taps are not read), and writes each
+        // output once, at `(plane * rows + row) * last + k` with `plane < planes`, `row <
+        // rows`, `k < last`, below `batch * plane`; the first grid dimension times the
+        // block's outputs covers the last axis, the others stride over rows and planes, and
+        // the 32-bit form is taken only where every such index fits.
+        unsafe {
+            stream.launch_packed(
+                &k.func,
+                (gx, gy, gz),
+                (DIAG_THREADS as u32, 1, 1),
+                0,
+                &a.words,
+                &a.accesses(),
+            )
+        }?;
+        Ok(())
+    }
+}
+
 impl LibraryCall for Sample {
     fn name(&self) -> &str {
         "geometric_transform"
@@ -671,6 +834,9 @@ impl LibraryCall for Sample {
             return Ok(());
         }
         let k = crate::jit::library_kernel(st, self.key(), || self.kernel())?;
+        if self.diag() {
+            return self.run_diag(lane, &k, inputs, out);
+        }
         let (m, p) = self.matrix();
         let i = |v: usize| v as i64;
         let params = SampleArgs {
