@@ -667,7 +667,86 @@ fn cross_entropy_reductions(d: Device) -> TestResult {
     })
 }
 
+/// Rows where NaN fills whole parts of the line (so some warps, or whole 16-byte vectors of
+/// every lane, see only NaN and no maximum above `-inf`): softmax and log_softmax are NaN in
+/// every element of such a row (the formula `exp(x - logsumexp)`, whose sum is NaN); a row
+/// without NaN beside them keeps a sum of 1. Every float dtype, lengths around the warp, the
+/// block and the register cache.
+fn rows_nan_shares(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        for n in [64usize, 1000, 4096, 8192, 12000] {
+            // Row k: its NaN pattern; the last row has none.
+            let patterns: [&dyn Fn(usize) -> bool; 6] = [
+                &|i| i != 0,
+                &|i| i + 1 != n,
+                &|i| i < n / 2,
+                &|i| i >= n / 2,
+                &|i| (i / 128) % 2 == 1,
+                &|i| (i / 1024) % 4 == 3,
+            ];
+            let rows = patterns.len() + 1;
+            let mut v = vec![0f32; rows * n];
+            for (i, x) in v.iter_mut().enumerate() {
+                let (r, j) = (i / n, i % n);
+                *x = if r < patterns.len() && (patterns[r])(j) {
+                    f32::NAN
+                } else {
+                    ((i * 29 % 97) as f32) / 20.0 - 2.0
+                };
+            }
+            let a = Array::from_slice(&v, &[rows, n])?;
+            let cases: [(&str, Array<f32>); 3] = [
+                ("f32", a.clone()),
+                ("bf16", a.cast::<cuprite_array::bf16>().cast::<f32>()),
+                ("f64", a.cast::<f64>().cast::<f32>()),
+            ];
+            for (what, x) in cases {
+                let outs = match what {
+                    "bf16" => {
+                        let h = x.cast::<cuprite_array::bf16>();
+                        [h.softmax(1)?.cast::<f64>(), h.log_softmax(1)?.cast::<f64>()]
+                    }
+                    "f64" => {
+                        let h = x.cast::<f64>();
+                        [h.softmax(1)?, h.log_softmax(1)?]
+                    }
+                    _ => [x.softmax(1)?.cast::<f64>(), x.log_softmax(1)?.cast::<f64>()],
+                };
+                for (k, o) in outs.iter().enumerate() {
+                    let got = o.to_vec()?;
+                    for r in 0..patterns.len() {
+                        let row = &got[r * n..(r + 1) * n];
+                        if let Some(j) = row.iter().position(|y| !y.is_nan()) {
+                            return Err(format!(
+                                "{what} n={n} {} row {r} (NaN pattern {r}): element {j} is {},                                  not NaN",
+                                ["softmax", "log_softmax"][k],
+                                row[j]
+                            )
+                            .into());
+                        }
+                    }
+                    let last = &got[patterns.len() * n..];
+                    if k == 0 {
+                        let s: f64 = last.iter().sum();
+                        if (s - 1.0).abs() > 1e-2 {
+                            return Err(format!("{what} n={n}: the NaN-free row sums to {s}").into());
+                        }
+                    } else if let Some(j) = last.iter().position(|y| !y.is_finite()) {
+                        return Err(format!(
+                            "{what} n={n}: the NaN-free row's log_softmax {j} is {}",
+                            last[j]
+                        )
+                        .into());
+                    }
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
 pub const BODIES: &[(&str, Body)] = &[
+    ("rows_nan_shares", rows_nan_shares),
     ("rows_fused_producer", rows_fused_producer),
     ("cross_entropy_reductions", cross_entropy_reductions),
     ("rows_values", rows_values),

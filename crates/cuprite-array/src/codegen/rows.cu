@@ -159,7 +159,7 @@ __device__ __forceinline__ void row_block_lse(typename T::C mw, typename T::C sw
   typedef typename T::C C;
   if (W == 1) {
     M = mw;
-    S = mw > -T::inf() ? sw : (C)0;
+    S = sw;
     return;
   }
   C *h = sh + (ph & 1) * 32; ph ^= 1;
@@ -170,7 +170,8 @@ __device__ __forceinline__ void row_block_lse(typename T::C mw, typename T::C sw
   #pragma unroll
   for (int k = 1; k < W; ++k) m = h[k] > m ? h[k] : m;
   C term = (C)0;
-  if (lane < W) { const C mk = h[lane]; if (mk > -T::inf()) term = h[16 + lane] * T::ex(mk - m); }
+  // A warp with nothing above `-inf` adds its sum unscaled: 0, or NaN when its share holds a NaN.
+  if (lane < W) { const C mk = h[lane], sk = h[16 + lane]; term = mk > -T::inf() ? sk * T::ex(mk - m) : sk; }
   M = m;
   S = row_warp_sum(term);
 }
@@ -304,15 +305,23 @@ __device__ __forceinline__ bool row_near_stats(typename T::C (&v)[ITEMS], bool v
         if constexpr (KIND == ROW_SOFTMAX) v[k] = ex;
         sw += ex;
       });
-    } else if constexpr (KIND == ROW_SOFTMAX) {
-      row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) { v[k] = (C)0; });
+    } else {
+      // Nothing above `-inf` in this warp's share: its exponentials are 0, or NaN for a NaN,
+      // which must reach the line's sum (other warps' maxima are blind to it).
+      row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) {
+        const C x = v[k];
+        const C ex = x != x ? x : (C)0;
+        if constexpr (KIND == ROW_SOFTMAX) v[k] = ex;
+        sw += ex;
+      });
     }
     sw = row_warp_sum(sw);
     C M, S;
     row_block_lse<T, W>(mw, sw, sh, ph, M, S);
     out.reread = false;
     if constexpr (KIND == ROW_SOFTMAX) {
-      out.a = mw > -inf ? T::ex(mw - M) / S : (C)0;
+      // `(C)0 * S`: a NaN sum makes the whole line NaN, this warp's `-inf` elements too.
+      out.a = mw > -inf ? T::ex(mw - M) / S : (C)0 * S;
     } else {
       out.a = M;
       out.b = T::lg(S);

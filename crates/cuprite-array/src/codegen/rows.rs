@@ -23,13 +23,9 @@ const ROWS_CU: &str = include_str!("rows.cu");
 /// The most elements per thread held in registers.
 pub(crate) const ROW_ITEMS: usize = 32;
 
-/// The 16-byte vectors each thread aims to hold of a line (bytes in flight per thread).
+/// The 16-byte vectors each thread aims to hold of a line (bytes in flight per thread), with
+/// or without a weight and a bias.
 const VECTORS_PER_THREAD: usize = 4;
-
-/// The 16-byte vectors each thread aims to hold of a line read with a weight or a bias: the
-/// most with which the streaming form holds the next line's vectors beside the weight's and
-/// the bias's without spilling (see [`RowSpec::stream`]).
-const WEIGHTED_VECTORS_PER_THREAD: usize = 2;
 
 // The block reductions' shared memory holds up to four values per warp in each 32-slot half.
 const _: () = assert!(BLOCK / 32 <= 8);
@@ -44,20 +40,13 @@ pub(crate) struct RowShape {
 }
 
 impl RowShape {
-    /// The shape for lines of `n` elements of `dtype`, read with a weight or a bias when
-    /// `weighted`: enough threads that each holds about [`VECTORS_PER_THREAD`] 16-byte
-    /// vectors ([`WEIGHTED_VECTORS_PER_THREAD`] when `weighted`, so that the streaming form
-    /// stays open to it; short lines take fewer threads, so more lines are in flight per SM),
-    /// and the power of two of values per thread that covers the line.
-    pub(crate) fn of(n: usize, dtype: DType, weighted: bool) -> RowShape {
+    /// The shape for lines of `n` elements of `dtype`: enough threads that each holds about
+    /// [`VECTORS_PER_THREAD`] 16-byte vectors (short lines take fewer threads, so more lines
+    /// are in flight per SM), and the power of two of values per thread that covers the line.
+    pub(crate) fn of(n: usize, dtype: DType) -> RowShape {
         let per_vec = 16 / dtype.size().max(1);
-        let vectors = if weighted {
-            WEIGHTED_VECTORS_PER_THREAD
-        } else {
-            VECTORS_PER_THREAD
-        };
         let threads = n
-            .div_ceil(vectors * per_vec)
+            .div_ceil(VECTORS_PER_THREAD * per_vec)
             .max(1)
             .next_power_of_two()
             .clamp(64, BLOCK as usize);
@@ -71,6 +60,11 @@ impl RowShape {
             threads: threads as u32,
             items,
         }
+    }
+
+    /// Whether a line of `n` elements is held in registers (read once).
+    pub(crate) fn holds(self, n: usize) -> bool {
+        n <= self.threads as usize * self.items
     }
 }
 
@@ -275,22 +269,17 @@ impl RowSpec<'_> {
     }
 
     /// Blocks of [`BLOCK`] threads that must fit on an SM at once (the register budget):
-    /// fewer as a thread holds more values.
+    /// fewer as a thread holds more values. Two blocks leave a thread of 32 held values room
+    /// for the next line's vectors, the weight's and the bias's without spilling.
     fn min_blocks(&self) -> usize {
         let value_regs = self.shape.items * if self.dtype == DType::F64 { 2 } else { 1 };
-        match value_regs {
-            0..=16 => 4,
-            17..=32 => 3,
-            _ => 2,
-        }
+        if value_regs <= 16 { 4 } else { 2 }
     }
 
-    /// Whether contiguous aligned lines may take the streaming form: not with a weight or
-    /// bias and more than two vectors a thread, whose loads spill while the next line's
-    /// vectors are held.
+    /// Whether contiguous aligned lines may take the streaming form: lines read through a
+    /// fused producer do not (their sources are generated per input).
     fn stream(&self) -> bool {
-        let vectors = self.shape.items * self.dtype.size() / 16;
-        self.producer.is_none() && (vectors <= 2 || !(self.has_w || self.has_b))
+        self.producer.is_none()
     }
 }
 
@@ -513,32 +502,23 @@ mod tests {
     #[test]
     fn shapes_cover_their_lines() {
         let cases = [
-            (4096, DType::F32, false, 256, 16),
-            (4096, DType::BF16, false, 128, 32),
-            (4096, DType::BF16, true, 256, 16),
-            (4096, DType::F32, true, 256, 16),
-            (4096, DType::F64, false, 256, 16),
-            (1024, DType::F32, false, 64, 16),
-            (1024, DType::F32, true, 128, 8),
-            (1, DType::F16, false, 64, 1),
-            (8192, DType::BF16, false, 256, 32),
-            (20000, DType::F32, false, 256, 1),
+            (4096, DType::F32, 256, 16),
+            (4096, DType::BF16, 128, 32),
+            (4096, DType::F64, 256, 16),
+            (1024, DType::F32, 64, 16),
+            (1, DType::F16, 64, 1),
+            (8192, DType::BF16, 256, 32),
+            (20000, DType::F32, 256, 1),
         ];
-        for (n, d, weighted, threads, items) in cases {
-            let s = RowShape::of(n, d, weighted);
+        for (n, d, threads, items) in cases {
+            let s = RowShape::of(n, d);
             assert_eq!((s.threads, s.items), (threads, items), "{n} of {d}");
         }
         for n in 1..3000 {
-            for (d, weighted) in [
-                (DType::F16, false),
-                (DType::F16, true),
-                (DType::F32, false),
-                (DType::F64, true),
-            ] {
-                let s = RowShape::of(n, d, weighted);
-                let held = s.threads as usize * s.items;
+            for d in [DType::F16, DType::F32, DType::F64] {
+                let s = RowShape::of(n, d);
                 // A line is held whole, or it is longer than the most a block holds.
-                assert!(held >= n || (s.items == 1 && n > BLOCK as usize * ROW_ITEMS));
+                assert!(s.holds(n) || (s.items == 1 && n > BLOCK as usize * ROW_ITEMS));
                 assert!(s.threads.is_power_of_two() && (64..=BLOCK).contains(&s.threads));
             }
         }

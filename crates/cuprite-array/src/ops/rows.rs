@@ -646,13 +646,25 @@ impl LibraryCall for RowOp {
             }),
         }
         .launch_args()?;
-        let threads = self.row_shape().threads;
-        // One wave of blocks, each looping over its lines: the streaming form of the kernel
-        // (contiguous aligned lines) reads a block's next line while it works on this one.
+        let shape = self.row_shape();
+        let threads = shape.threads;
         // `blocks_per_sm` counts blocks of `BLOCK` threads; smaller blocks fit more.
         let per_sm = (k.blocks_per_sm * (crate::codegen::BLOCK / threads)).clamp(1, 32);
         let resident = (st.sms * per_sm).max(1) as usize;
-        let grid = lines.min(resident).min(i32::MAX as usize) as u32;
+        // Lines held in registers of at least `ONE_LINE_BYTES` take a block each: the hardware
+        // keeps enough of them in flight. Shorter held lines run as two waves of blocks, each
+        // looping over its lines, so that the streaming form (contiguous aligned lines) reads
+        // a block's next line while it works on this one and the waves even out the tail.
+        // Lines read more than once run one wave.
+        const ONE_LINE_BYTES: usize = 16 << 10;
+        let blocks = if !shape.holds(self.n) {
+            resident
+        } else if self.n * self.dtype.size() >= ONE_LINE_BYTES {
+            lines
+        } else {
+            resident.saturating_mul(2)
+        };
+        let grid = lines.min(blocks).min(i32::MAX as usize) as u32;
         // SAFETY: the words and accesses come from the kernel's own parameter description
         // (`RowArgs`), which made its signature: the rows are either one contiguous realised
         // array of `outer * n * inner` elements from its offset, or the fused producer's
@@ -705,7 +717,7 @@ impl RowOp {
 
     /// How a line of this call is spread over a block.
     fn row_shape(&self) -> RowShape {
-        RowShape::of(self.n, self.dtype, self.has_w || self.has_b)
+        RowShape::of(self.n, self.dtype)
     }
 
     fn kernel(&self) -> crate::codegen::KernelSource {

@@ -18,11 +18,12 @@
 //! What goes to cuDNN: the three convolution passes (`f16`, `bf16` accumulating in `f32`;
 //! `f32` in full `f32` unless [`crate::linalg::set_allow_tf32`] allows TF32, as for the
 //! fallback's products; `f64`), with the bias and ReLU of the forward pass applied afterwards by
-//! the family's `nn_bias_act` kernel (so their rules, NaN kept, are the fallback's); and max and
-//! average pooling forward (cuDNN's max keeps NaN, `CUDNN_PROPAGATE_NAN`). The poolings'
-//! gradients stay on the kernels: max pooling's sends each gradient to the one position the
-//! tie and NaN rule picks (cuDNN does not document its rule for ties), and cuDNN's average
-//! gradient takes the forward input and output, which that gradient does not have.
+//! the family's `nn_bias_act` kernel (so their rules, NaN kept, are the fallback's); and
+//! average pooling forward. Max pooling stays on the kernels, forward and backward: cuDNN's
+//! max of a window of `-inf` is the lowest finite value instead of `-inf`, and max pooling's
+//! gradient goes to the one position the tie and NaN rule picks (cuDNN does not document its
+//! rule for ties); cuDNN's average gradient takes the forward input and output, which that
+//! gradient does not have.
 //!
 //! cuDNN's workspaces come from the stream-ordered pool (the driver layer allocates them per
 //! call); outputs are the call's own array buffers.

@@ -253,7 +253,9 @@ impl LibraryCall for PoolCall {
     ) -> Result<()> {
         self.check(inputs)?;
         let (g, d) = (&self.geom, self.dtype);
-        if !self.grad && dnn::pool(lane, d, g, self.dnn_mode(), &inputs[0], out)? {
+        // Only average pooling goes through cuDNN: its max pooling gives the lowest finite
+        // value, not `-inf`, for a window of `-inf`.
+        if !self.grad && self.avg && dnn::pool(lane, d, g, self.dnn_mode(), &inputs[0], out)? {
             return Ok(());
         }
         let lens = self.in_lens();
