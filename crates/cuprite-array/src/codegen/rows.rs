@@ -543,7 +543,7 @@ mod tests {
                     dtype: DType::BF16,
                     has_w,
                     has_b,
-                    shape: RowShape::of(4096, DType::BF16, has_w || has_b),
+                    shape: RowShape::of(4096, DType::BF16),
                     producer: None,
                 };
                 let sig = RowArgs { spec, bind: None }.signature();
