@@ -813,6 +813,56 @@ fn nan_on_cuda() -> TestResult {
     Ok(())
 }
 
+/// `approx2` inside a compiled program: refused before any work (its NaN flag cannot be read
+/// back there), and the device stays usable: the next call gives the CPU backend's values.
+#[cfg(feature = "capture")]
+fn refused_in_capture() -> TestResult {
+    let mut rng = Rng::fresh();
+    let (n0, n1, m0, m1) = (20usize, 30usize, 40usize, 50usize);
+    let x: Vec<f32> = (0..n0 * n1).map(|_| rng.f32_in(-1.0, 1.0)).collect();
+    let p0: Vec<f32> = (0..m0 * m1).map(|_| rng.f32_in(-1.0, n0 as f32)).collect();
+    let p1: Vec<f32> = (0..m0 * m1).map(|_| rng.f32_in(-1.0, n1 as f32)).collect();
+    let good = |d: Device| -> cuprite_array::Result<Vec<f32>> {
+        on(d, || {
+            let x = Array::from_slice(&x, &[n0, n1])?;
+            let a0 = Array::from_slice(&p0, &[m0, m1])?;
+            let a1 = Array::from_slice(&p1, &[m0, m1])?;
+            approx2(&x, &a0, &a1, ApproxMethod::Bilinear, 0.0)?.to_vec()
+        })
+    };
+    let want = good(Device::CPU)?;
+    // Inside a compiled program the flag cannot be read back: refused before any work.
+    let prog = cuprite_array::compile(|a: &[Array<f32>]| {
+        Ok(vec![approx2(
+            &a[0],
+            &a[1],
+            &a[2],
+            ApproxMethod::Bilinear,
+            0.0,
+        )?])
+    });
+    on(Device::cuda(0), || -> TestResult {
+        let xs = Array::from_slice(&x, &[n0, n1])?;
+        let a0 = Array::from_slice(&p0, &[m0, m1])?;
+        let a1 = Array::from_slice(&p1, &[m0, m1])?;
+        assert_err(
+            prog.call(&[&xs, &a0, &a1]),
+            "InvalidArgument",
+            "approx2 (its NaN-position flag)",
+        );
+        Ok(())
+    })?;
+    let got = good(Device::cuda(0))?;
+    close(
+        &got.iter().map(|&a| a as f64).collect::<Vec<_>>(),
+        &want.iter().map(|&a| a as f64).collect::<Vec<_>>(),
+        1e-6,
+        1e-6,
+        "approx2 after a refused capture, cuda vs cpu",
+    )?;
+    Ok(())
+}
+
 /// Every variant of the kernel compiles through NVRTC (sources recorded from CPU runs).
 fn kernels_compile() -> TestResult {
     cuprite_array::tuning::compiler::start_recording();
@@ -924,6 +974,11 @@ pub fn tests() -> Vec<Test> {
         Test::gpu("cuda::signal_approx::f32_matches_cpu", f32_matches_cpu),
         Test::gpu("cuda::signal_approx::nan_on_cuda", nan_on_cuda),
     ];
+    #[cfg(feature = "capture")]
+    v.push(Test::gpu(
+        "cuda::signal_approx::refused_in_capture",
+        refused_in_capture,
+    ));
     for &(name, body) in BODIES {
         v.push(Test::cpu(
             format!("cpu::signal_approx::{name}"),
