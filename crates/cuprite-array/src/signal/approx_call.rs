@@ -530,7 +530,78 @@ impl LibraryCall for Approx {
 
 #[cfg(test)]
 mod tests {
-    use super::div_magic;
+    use super::{Approx, Curve, div_magic};
+    use crate::dtype::DType;
+
+    /// A rank-2 call of `real` values with `step` along axis 0.
+    fn call(real: DType, step: f64) -> Approx {
+        Approx {
+            real,
+            complex: false,
+            rank: 2,
+            curve: Curve::Linear,
+            batch: 1,
+            n: [4, 4],
+            plane: 1,
+            shared: true,
+            grid: [(0.0, step), (0.0, 1.0)],
+            off: (0.0, 0.0),
+        }
+    }
+
+    /// Values over many magnitudes, both signs, zeros, subnormals, infinities.
+    fn samples() -> Vec<f64> {
+        let mut v = vec![0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, 5e-324, 1e-310];
+        let mut state = 0x9e37_79b9_u64;
+        for _ in 0..4000 {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let m = (state >> 11) as f64 / (1u64 << 53) as f64 + 0.5;
+            let e = ((state >> 3) % 80) as i32 - 40;
+            let sign = if state & 1 == 0 { 1.0 } else { -1.0 };
+            v.push(sign * m * 2f64.powi(e));
+        }
+        v.extend([1e300, -1e-300, 3.4e38, 1.2e-38, 1e-45]);
+        v
+    }
+
+    #[test]
+    fn exact_reciprocal_gives_the_quotient() {
+        let f32_steps = [1.0, 0.25, -2.0, 2f64.powi(-126), 2f64.powi(127), 1024.0];
+        for step in f32_steps {
+            let inv = call(DType::F32, step).exact_inv(0).expect("a power of two") as f32;
+            let s = step as f32;
+            for &q in &samples() {
+                let d = q as f32 - 0.5f32;
+                assert_eq!((d * inv).to_bits(), (d / s).to_bits(), "f32 {d} / {s}");
+            }
+        }
+        let f64_steps = [1.0, 0.5, -8.0, 2f64.powi(-1022), 2f64.powi(1023)];
+        for step in f64_steps {
+            let inv = call(DType::F64, step).exact_inv(0).expect("a power of two");
+            for &q in &samples() {
+                let d = q - 0.5;
+                assert_eq!(
+                    (d * inv).to_bits(),
+                    (d / step).to_bits(),
+                    "f64 {d} / {step}"
+                );
+            }
+        }
+        for (real, step) in [
+            (DType::F32, 0.3),
+            (DType::F32, 3.0),
+            (DType::F32, 1e-45),
+            (DType::F64, 0.1),
+            (DType::F64, 5e-324),
+            (DType::F64, 1.0 / 3.0),
+        ] {
+            assert_eq!(call(real, step).exact_inv(0), None, "{real:?} step {step}");
+        }
+        assert_eq!(call(DType::F32, 0.3).divides(), 1);
+        assert_eq!(call(DType::F32, 0.5).divides(), 0);
+    }
 
     /// `apx_quot`'s 32-bit form (`__umul64hi(magic, u)`), as the kernel computes it.
     fn quot(u: u32, d: u32) -> u32 {
