@@ -9,6 +9,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::common::{Body, assert_err, close};
+use cuprite_array::shape::SliceArg;
 use cuprite_array::signal::{
     ApproxGrid, ApproxMethod, approx1, approx1_uniform, approx2, approx2_uniform,
 };
@@ -892,6 +893,41 @@ fn kernels_compile() -> TestResult {
     crate::codegen::compile_all(&sources)
 }
 
+/// Inputs that are contiguous views into larger arrays (read in place): an image that is one
+/// of a batch and positions sliced out of one stacked array. `z = 100 + 10 r + c` on a 3 x 4
+/// grid, which bilinear interpolation reproduces.
+fn approx_views(d: Device) -> TestResult {
+    on(d, || {
+        let z: Vec<f32> = (0..24)
+            .map(|i| (100 * (i / 12) + 10 * (i % 12 / 4) + i % 4) as f32)
+            .collect();
+        let zs = Array::from_slice(&z, &[2, 3, 4])?.slice(&[SliceArg::Index(1)])?;
+        let rc = [0.5f32, 1.25, 2.0, 1.0, 0.5, 2.5, 3.0, 0.0, 9.0, 9.0];
+        let stacked = Array::from_slice(&rc, &[10])?;
+        let r = stacked.slice(&[SliceArg::Range {
+            start: Some(0),
+            end: Some(4),
+            step: 1,
+        }])?;
+        let c = stacked.slice(&[SliceArg::Range {
+            start: Some(4),
+            end: Some(8),
+            step: 1,
+        }])?;
+        let (r, c) = (r.reshape(&[2, 2])?, c.reshape(&[2, 2])?);
+        let y = approx2(&zs, &r, &c, ApproxMethod::Bilinear, -1.0)?;
+        assert_eq!(y.to_vec()?, [105.5, 115.0, 123.0, 110.0]);
+        let y1 = approx1(&zs, &c.flatten()?, ApproxMethod::Linear, -1.0)?;
+        assert_eq!(
+            y1.to_vec()?,
+            [
+                100.5, 102.5, 103.0, 100.0, 110.5, 112.5, 113.0, 110.0, 120.5, 122.5, 123.0, 120.0
+            ]
+        );
+        Ok(())
+    })
+}
+
 fn approx_errors(d: Device) -> TestResult {
     on(d, || {
         let x = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
@@ -965,6 +1001,7 @@ pub const BODIES: &[(&str, Body)] = &[
     ("complex", approx_complex),
     ("known", approx_known),
     ("errors", approx_errors),
+    ("views", approx_views),
 ];
 
 pub fn tests() -> Vec<Test> {

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall};
 use crate::image::af_weights::{self, Work};
-use crate::shape::numel;
+use crate::shape::{Layout, numel};
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
 use rayon::prelude::*;
@@ -432,6 +432,17 @@ impl Approx {
 impl LibraryCall for Approx {
     fn name(&self) -> &str {
         if self.rank == 1 { "approx1" } else { "approx2" }
+    }
+
+    /// Every input is read as `numel` consecutive elements from its layout's offset (both
+    /// backends), so a contiguous view goes in as it is: positions sliced out of one stacked
+    /// array, or an image that is one of a batch, are not copied first.
+    fn accepts_view(&self, _index: usize, shape: &[usize], layout: &Layout, len: usize) -> bool {
+        layout.is_contiguous(shape)
+            && layout
+                .offset
+                .checked_add(numel(shape))
+                .is_some_and(|end| end <= len)
     }
 
     fn run_cpu(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) -> Result<()> {
