@@ -9,6 +9,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::common::{Body, assert_err, close};
+use cuprite_array::shape::SliceArg;
 use cuprite_array::signal::{
     ApproxGrid, ApproxMethod, approx1, approx1_uniform, approx2, approx2_uniform,
 };
@@ -654,6 +655,215 @@ fn matches_cpu() -> TestResult {
     Ok(())
 }
 
+/// Positions for the `f32` comparisons of [`f32_matches_cpu`]: random over `[lo, hi]`, with
+/// the first few the edges of a grid of `n` samples at `start + k step`, an exact sample,
+/// `-0` and the infinities.
+fn f32_positions(rng: &mut Rng, m: usize, n: usize, (start, step): (f64, f64)) -> Vec<f32> {
+    let last = start + (n - 1) as f64 * step;
+    let special = [
+        start as f32,
+        last as f32,
+        (start + step) as f32,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+    ];
+    let (lo, hi) = (
+        start.min(last) - 1.5 * step.abs(),
+        start.max(last) + step.abs(),
+    );
+    (0..m)
+        .map(|i| {
+            special
+                .get(i)
+                .copied()
+                .unwrap_or_else(|| rng.f32_in(lo as f32, hi as f32))
+        })
+        .collect()
+}
+
+/// CUDA `approx2` of `f32` images against the CPU backend, every method, on the kernel's
+/// paths: one image at 2-D positions (the benchmark's form), a batch sharing 2-D positions
+/// (one thread serving one and two images, the 32-bit division by the plane), per-image
+/// positions broadcast along the batch, and grids whose steps are a power of two (a product
+/// with the exact reciprocal), negative, or not a power of two (a division). The two backends
+/// compute the same arithmetic in the same order.
+fn f32_matches_cpu() -> TestResult {
+    let mut rng = Rng::fresh();
+    struct Case {
+        x: (Vec<f32>, Vec<usize>),
+        p: Vec<usize>,
+        g0: ApproxGrid,
+        g1: ApproxGrid,
+        p0: Vec<f32>,
+        p1: Vec<f32>,
+    }
+    let mut cases = Vec::new();
+    let shapes: [(&[usize], &[usize], (f64, f64), (f64, f64)); 6] = [
+        (&[97, 130], &[111, 123], (0.0, 1.0), (0.0, 1.0)),
+        (&[5, 40, 33], &[57, 61], (0.0, 1.0), (0.0, 1.0)),
+        (&[300, 8, 9], &[40, 50], (0.0, 1.0), (0.0, 1.0)),
+        (&[2, 3, 20, 31], &[2, 1, 45, 17], (1.5, 0.25), (-4.0, -2.0)),
+        (&[2, 19, 23], &[2, 29, 37], (-2.0, 0.3), (10.0, 0.75)),
+        (&[64, 48], &[64, 48], (0.5, 4.0), (-1.0, 1.0 / 3.0)),
+    ];
+    for (xs, ps, s0, s1) in shapes {
+        let nd = xs.len();
+        let (n0, n1) = (xs[nd - 2], xs[nd - 1]);
+        let np: usize = ps.iter().product();
+        let x: Vec<f32> = (0..xs.iter().product::<usize>())
+            .map(|_| rng.f32_in(-1.0, 1.0))
+            .collect();
+        cases.push(Case {
+            x: (x, xs.to_vec()),
+            p: ps.to_vec(),
+            g0: ApproxGrid::new(-2, s0.0, s0.1),
+            g1: ApproxGrid::new(-1, s1.0, s1.1),
+            p0: f32_positions(&mut rng, np, n0, s0),
+            p1: f32_positions(&mut rng, np, n1, s1),
+        });
+    }
+    let run = |d: Device, c: &Case, m: ApproxMethod| -> cuprite_array::Result<Vec<f32>> {
+        on(d, || {
+            let x = Array::from_slice(&c.x.0, &c.x.1)?;
+            let p0 = Array::from_slice(&c.p0, &c.p)?;
+            let p1 = Array::from_slice(&c.p1, &c.p)?;
+            approx2_uniform(&x, &p0, c.g0, &p1, c.g1, m, -7.0)?.to_vec()
+        })
+    };
+    let f = |v: &[f32]| v.iter().map(|&a| a as f64).collect::<Vec<_>>();
+    for (ci, c) in cases.iter().enumerate() {
+        for (m, _) in ALL2 {
+            let g = run(Device::cuda(0), c, m)?;
+            let want = run(Device::CPU, c, m)?;
+            if !want.contains(&-7.0) || want.iter().all(|&v| v == -7.0) {
+                return Err(
+                    format!("case {ci}: the positions miss the grid or its outside").into(),
+                );
+            }
+            close(
+                &f(&g),
+                &f(&want),
+                1e-6,
+                1e-6,
+                &format!("approx2 f32 case {ci} {m:?} cuda vs cpu"),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// A NaN position found on CUDA by the kernel's flag, in the first and the second point a
+/// thread takes and in a batch sharing its positions: each an `Err` naming the position; the
+/// device stays usable, and the next calls (the flag words reused) give the CPU backend's
+/// values.
+fn nan_on_cuda() -> TestResult {
+    let mut rng = Rng::fresh();
+    let (n0, n1, m0, m1) = (50usize, 60usize, 300usize, 301usize);
+    let x: Vec<f32> = (0..3 * n0 * n1).map(|_| rng.f32_in(-1.0, 1.0)).collect();
+    let p0: Vec<f32> = (0..m0 * m1).map(|_| rng.f32_in(-1.0, n0 as f32)).collect();
+    let p1: Vec<f32> = (0..m0 * m1).map(|_| rng.f32_in(-1.0, n1 as f32)).collect();
+    let good = |d: Device| -> cuprite_array::Result<Vec<f32>> {
+        on(d, || {
+            let x = Array::from_slice(&x[..n0 * n1], &[n0, n1])?;
+            let a0 = Array::from_slice(&p0, &[m0, m1])?;
+            let a1 = Array::from_slice(&p1, &[m0, m1])?;
+            approx2(&x, &a0, &a1, ApproxMethod::Bilinear, 0.0)?.to_vec()
+        })
+    };
+    let want = good(Device::CPU)?;
+    // Flat points 5 (a thread's first) and m0 * m1 - 2 (in the launch's second half: a
+    // thread's second point).
+    for (which, at) in [(0usize, 5usize), (1, m0 * m1 - 2)] {
+        let mut q = [p0.clone(), p1.clone()];
+        q[which][at] = f32::NAN;
+        on(Device::cuda(0), || -> TestResult {
+            let xs = Array::from_slice(&x[..n0 * n1], &[n0, n1])?;
+            let a0 = Array::from_slice(&q[0], &[m0, m1])?;
+            let a1 = Array::from_slice(&q[1], &[m0, m1])?;
+            let name = format!("pos{which}[{}, {}] is NaN", at / m1, at % m1);
+            assert_err(
+                approx2(&xs, &a0, &a1, ApproxMethod::Bilinear, 0.0),
+                "InvalidArgument",
+                &name,
+            );
+            let batch = Array::from_slice(&x, &[3, n0, n1])?;
+            assert_err(
+                approx2(&batch, &a0, &a1, ApproxMethod::Bicubic, 0.0),
+                "InvalidArgument",
+                &name,
+            );
+            Ok(())
+        })?;
+        let got = good(Device::cuda(0))?;
+        let f = |v: &[f32]| v.iter().map(|&a| a as f64).collect::<Vec<_>>();
+        close(
+            &f(&got),
+            &f(&want),
+            1e-6,
+            1e-6,
+            "approx2 after a NaN error, cuda vs cpu",
+        )?;
+    }
+    let s = on(Device::cuda(0), || {
+        Array::from_slice(&[1.0f32, 2.0, 3.0], &[3])?.sum()?.item()
+    })?;
+    if s != 6.0 {
+        return Err(format!("a sum after the errors gave {s}, expected 6").into());
+    }
+    Ok(())
+}
+
+/// `approx2` inside a compiled program: refused before any work (its NaN flag cannot be read
+/// back there), and the device stays usable: the next call gives the CPU backend's values.
+#[cfg(feature = "capture")]
+fn refused_in_capture() -> TestResult {
+    let mut rng = Rng::fresh();
+    let (n0, n1, m0, m1) = (20usize, 30usize, 40usize, 50usize);
+    let x: Vec<f32> = (0..n0 * n1).map(|_| rng.f32_in(-1.0, 1.0)).collect();
+    let p0: Vec<f32> = (0..m0 * m1).map(|_| rng.f32_in(-1.0, n0 as f32)).collect();
+    let p1: Vec<f32> = (0..m0 * m1).map(|_| rng.f32_in(-1.0, n1 as f32)).collect();
+    let good = |d: Device| -> cuprite_array::Result<Vec<f32>> {
+        on(d, || {
+            let x = Array::from_slice(&x, &[n0, n1])?;
+            let a0 = Array::from_slice(&p0, &[m0, m1])?;
+            let a1 = Array::from_slice(&p1, &[m0, m1])?;
+            approx2(&x, &a0, &a1, ApproxMethod::Bilinear, 0.0)?.to_vec()
+        })
+    };
+    let want = good(Device::CPU)?;
+    // Inside a compiled program the flag cannot be read back: refused before any work.
+    let prog = cuprite_array::compile(|a: &[Array<f32>]| {
+        Ok(vec![approx2(
+            &a[0],
+            &a[1],
+            &a[2],
+            ApproxMethod::Bilinear,
+            0.0,
+        )?])
+    });
+    on(Device::cuda(0), || -> TestResult {
+        let xs = Array::from_slice(&x, &[n0, n1])?;
+        let a0 = Array::from_slice(&p0, &[m0, m1])?;
+        let a1 = Array::from_slice(&p1, &[m0, m1])?;
+        assert_err(
+            prog.call(&[&xs, &a0, &a1]),
+            "InvalidArgument",
+            "approx2 (its NaN-position flag)",
+        );
+        Ok(())
+    })?;
+    let got = good(Device::cuda(0))?;
+    close(
+        &got.iter().map(|&a| a as f64).collect::<Vec<_>>(),
+        &want.iter().map(|&a| a as f64).collect::<Vec<_>>(),
+        1e-6,
+        1e-6,
+        "approx2 after a refused capture, cuda vs cpu",
+    )?;
+    Ok(())
+}
+
 /// Every variant of the kernel compiles through NVRTC (sources recorded from CPU runs).
 fn kernels_compile() -> TestResult {
     cuprite_array::tuning::compiler::start_recording();
@@ -681,6 +891,41 @@ fn kernels_compile() -> TestResult {
         }
     }
     crate::codegen::compile_all(&sources)
+}
+
+/// Inputs that are contiguous views into larger arrays (read in place): an image that is one
+/// of a batch and positions sliced out of one stacked array. `z = 100 + 10 r + c` on a 3 x 4
+/// grid, which bilinear interpolation reproduces.
+fn approx_views(d: Device) -> TestResult {
+    on(d, || {
+        let z: Vec<f32> = (0..24)
+            .map(|i| (100 * (i / 12) + 10 * (i % 12 / 4) + i % 4) as f32)
+            .collect();
+        let zs = Array::from_slice(&z, &[2, 3, 4])?.slice(&[SliceArg::Index(1)])?;
+        let rc = [0.5f32, 1.25, 2.0, 1.0, 0.5, 2.5, 3.0, 0.0, 9.0, 9.0];
+        let stacked = Array::from_slice(&rc, &[10])?;
+        let r = stacked.slice(&[SliceArg::Range {
+            start: Some(0),
+            end: Some(4),
+            step: 1,
+        }])?;
+        let c = stacked.slice(&[SliceArg::Range {
+            start: Some(4),
+            end: Some(8),
+            step: 1,
+        }])?;
+        let (r, c) = (r.reshape(&[2, 2])?, c.reshape(&[2, 2])?);
+        let y = approx2(&zs, &r, &c, ApproxMethod::Bilinear, -1.0)?;
+        assert_eq!(y.to_vec()?, [105.5, 115.0, 123.0, 110.0]);
+        let y1 = approx1(&zs, &c.flatten()?, ApproxMethod::Linear, -1.0)?;
+        assert_eq!(
+            y1.to_vec()?,
+            [
+                100.5, 102.5, 103.0, 100.0, 110.5, 112.5, 113.0, 110.0, 120.5, 122.5, 123.0, 120.0
+            ]
+        );
+        Ok(())
+    })
 }
 
 fn approx_errors(d: Device) -> TestResult {
@@ -756,13 +1001,21 @@ pub const BODIES: &[(&str, Body)] = &[
     ("complex", approx_complex),
     ("known", approx_known),
     ("errors", approx_errors),
+    ("views", approx_views),
 ];
 
 pub fn tests() -> Vec<Test> {
     let mut v = vec![
         Test::nvrtc("codegen::approx_kernels_compile", kernels_compile),
         Test::gpu("cuda::signal_approx::matches_cpu", matches_cpu),
+        Test::gpu("cuda::signal_approx::f32_matches_cpu", f32_matches_cpu),
+        Test::gpu("cuda::signal_approx::nan_on_cuda", nan_on_cuda),
     ];
+    #[cfg(feature = "capture")]
+    v.push(Test::gpu(
+        "cuda::signal_approx::refused_in_capture",
+        refused_in_capture,
+    ));
     for &(name, body) in BODIES {
         v.push(Test::cpu(
             format!("cpu::signal_approx::{name}"),

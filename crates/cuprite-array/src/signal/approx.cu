@@ -10,15 +10,25 @@
 // then the rows. `approx_call.rs` holds the CPU twin, which computes the same arithmetic in the
 // same order.
 //
-// One output point per thread (a grid-stride loop over the points `u`), consecutive threads at
-// consecutive points, so that the positions are read and the outputs written coalesced. With
-// APX_SHARED the positions are those of every signal of the batch: a point `u` is the position
-// `u % plane` of the signals `[g group, (g + 1) group)` for `g = u / plane`, its coordinates and
-// taps found once for them all; otherwise `u` is the flat index of one output and of its
-// positions. Built after a header that defines REAL (float or double), VT (REAL, or the
-// complex pair type `float2`/`double2` when APX_WIDTH is 2), APX_RANK, APX_KIND, APX_SHARED,
-// APX_DOUBLE (REAL is double), APX_I32 (every index of the call fits in 32 bits), APX_THREADS
-// and `i64t`, and after af_weights.cu.
+// Each thread takes APX_PER points `u0 + k stride` (`stride` the threads of the launch, a grid-
+// stride loop over the points `u`), consecutive threads at consecutive points, so that the
+// positions are read and the outputs written coalesced; the positions of all its points are
+// loaded before any is used, so that their loads are in flight together. With APX_SHARED the
+// positions are those of every signal of the batch: a point `u` is the position `u % plane` of
+// the signals `[g group, (g + 1) group)` for `g = u / plane`, its coordinates and taps found
+// once for them all; otherwise `u` is the flat index of one output and of its positions. In
+// the 32-bit form `u / plane` is a multiply-high by `pmagic = ceil(2^64 / plane)` (0 when
+// `plane` is 1), exact for every 32-bit `u` and `plane`. Along axis `a`, APX_DIVa 1 divides
+// by the step; 0 multiplies by `inv_a`, the step's reciprocal, exact because the step is a
+// power of two whose reciprocal REAL holds, so the product is the same correctly rounded value
+// as the quotient. The image taps are read through the read-only data cache (`__ldg`): no
+// kernel writes the image while this one runs.
+//
+// Built after a header that defines REAL (float or double), VT (REAL, or the complex pair type
+// `float2`/`double2` when APX_WIDTH is 2), APX_RANK, APX_KIND, APX_SHARED, APX_DOUBLE (REAL is
+// double), APX_I32 (every index of the call, and the loop counter past the last point, fits in
+// 32 bits), APX_DIV0, APX_DIV1, APX_PER, APX_THREADS, `i64t` and `u64t`, and after
+// af_weights.cu.
 
 #if APX_I32
 typedef int IX;
@@ -52,12 +62,27 @@ __device__ __forceinline__ VT apx_add_scaled(VT acc, VT v, REAL w) { return acc 
 __device__ __forceinline__ VT apx_value(double re, double) { return (REAL)re; }
 #endif
 
-// The coordinate of position `q`, and whether it lies on the grid `[0, n - 1]` (false for
-// NaN), as ArrayFire's `x < 0 || n < x + 1` test.
-__device__ __forceinline__ bool apx_coord(REAL q, double start, double step, IX n, REAL *c) {
-  const REAL x = (q - (REAL)start) / (REAL)step;
+// The coordinate of position `q` on an axis of `n` samples (`nr`, as REAL), `(q - start) /
+// step` (with DIV; else the same value as `(q - start) * inv`, see above), and whether it
+// lies on the grid `[0, n - 1]` (false for NaN), as ArrayFire's `x < 0 || n < x + 1` test.
+template <bool DIV>
+__device__ __forceinline__ bool apx_coord(REAL q, REAL start, REAL step, REAL inv, REAL nr,
+                                          REAL *c) {
+  const REAL d = q - start;
+  const REAL x = DIV ? d / step : d * inv;
   *c = x;
-  return x >= (REAL)0 && x + (REAL)1 <= (REAL)n;
+  return x >= (REAL)0 && x + (REAL)1 <= nr;
+}
+
+// `u / plane` for the point `u` (see above).
+__device__ __forceinline__ IX apx_quot(IX u, IX np, u64t pmagic) {
+#if APX_I32
+  (void)np;
+  return pmagic == 0ull ? u : (IX)__umul64hi(pmagic, (u64t)(unsigned)u);
+#else
+  (void)pmagic;
+  return u / np;
+#endif
 }
 
 // The taps of one axis of `n` samples for a coordinate `c` in `[0, n - 1]`.
@@ -91,20 +116,20 @@ __device__ __forceinline__ void apx_taps(REAL c, IX n, IX *idx, REAL *w) {
 __device__ __forceinline__ VT apx_sum(const VT *__restrict__ xb, IX n1, const IX (*idx)[APX_TAPS],
                                       const REAL (*w)[APX_TAPS]) {
 #if APX_RANK == 1
-  if (APX_TAPS == 1) return xb[idx[0][0]];
+  if (APX_TAPS == 1) return __ldg(xb + idx[0][0]);
   VT acc = apx_zero();
 #pragma unroll
-  for (int i = 0; i < APX_TAPS; ++i) acc = apx_add_scaled(acc, xb[idx[0][i]], w[0][i]);
+  for (int i = 0; i < APX_TAPS; ++i) acc = apx_add_scaled(acc, __ldg(xb + idx[0][i]), w[0][i]);
   return acc;
 #else
-  if (APX_TAPS == 1) return xb[idx[0][0] * n1 + idx[1][0]];
+  if (APX_TAPS == 1) return __ldg(xb + idx[0][0] * n1 + idx[1][0]);
   VT acc = apx_zero();
 #pragma unroll
   for (int j = 0; j < APX_TAPS; ++j) {
     const VT *row = xb + idx[0][j] * n1;
     VT r = apx_zero();
 #pragma unroll
-    for (int i = 0; i < APX_TAPS; ++i) r = apx_add_scaled(r, row[idx[1][i]], w[1][i]);
+    for (int i = 0; i < APX_TAPS; ++i) r = apx_add_scaled(r, __ldg(row + idx[1][i]), w[1][i]);
     acc = apx_add_scaled(acc, r, w[0][j]);
   }
   return acc;
@@ -114,46 +139,71 @@ __device__ __forceinline__ VT apx_sum(const VT *__restrict__ xb, IX n1, const IX
 __device__ __forceinline__ void approx_run(
     const VT *__restrict__ x, const REAL *__restrict__ p0, const REAL *__restrict__ p1,
     VT *__restrict__ y, unsigned int *__restrict__ chk, i64t batch, i64t group, i64t n0, i64t n1,
-    i64t plane, i64t units, double start0, double step0, double start1, double step1,
-    double off_re, double off_im) {
-  const IX nn0 = (IX)n0, nn1 = (IX)n1, np = (IX)plane;
+    i64t plane, i64t units, u64t pmagic, double start0, double step0, double inv0,
+    double start1, double step1, double inv1, double off_re, double off_im) {
+  const IX nn0 = (IX)n0, nn1 = (IX)n1, np = (IX)plane, nu = (IX)units;
   const IX npix = nn0 * nn1;
+  const REAL s0 = (REAL)start0, d0 = (REAL)step0, r0 = (REAL)inv0, e0 = (REAL)nn0;
+#if APX_RANK == 2
+  const REAL s1 = (REAL)start1, d1 = (REAL)step1, r1 = (REAL)inv1, e1 = (REAL)nn1;
+#endif
   const VT off = apx_value(off_re, off_im);
   const IX stride = (IX)gridDim.x * APX_THREADS;
-  for (IX u = (IX)blockIdx.x * APX_THREADS + (IX)threadIdx.x; u < (IX)units; u += stride) {
+  for (IX u0 = (IX)blockIdx.x * APX_THREADS + (IX)threadIdx.x; u0 < nu;
+       u0 += (IX)APX_PER * stride) {
+    // Where each point's positions lie (`at`), and the positions, all loaded first.
+    IX at[APX_PER];
+    REAL q0[APX_PER];
+#if APX_RANK == 2
+    REAL q1[APX_PER];
+#endif
+#pragma unroll
+    for (int k = 0; k < APX_PER; ++k) {
+      const IX u = u0 + (IX)k * stride;
+      const bool live = u < nu;
 #if APX_SHARED
-    const IX g = u / np;
-    const IX p = u - g * np;
-    const IX b0 = g * (IX)group;
-    const IX b1 = b0 + (IX)group < (IX)batch ? b0 + (IX)group : (IX)batch;
-    const IX at = p;
+      at[k] = live ? u - apx_quot(u, np, pmagic) * np : 0;
 #else
-    const IX b0 = u / np;
-    const IX p = u - b0 * np;
-    const IX b1 = b0 + 1;
-    const IX at = u;
+      at[k] = live ? u : 0;
 #endif
-    const REAL q0 = p0[at];
-    REAL c0;
-    bool inside = apx_coord(q0, start0, step0, nn0, &c0);
-    bool nan = q0 != q0;
+      q0[k] = live ? __ldg(p0 + at[k]) : (REAL)0;
 #if APX_RANK == 2
-    const REAL q1 = p1[at];
-    REAL c1;
-    inside = apx_coord(q1, start1, step1, nn1, &c1) && inside;
-    nan = nan || q1 != q1;
+      q1[k] = live ? __ldg(p1 + at[k]) : (REAL)0;
 #endif
-    if (nan) *chk = 1u;
-    if (!inside) {
-      for (IX b = b0; b < b1; ++b) y[b * np + p] = off;
-      continue;
     }
-    IX idx[APX_RANK][APX_TAPS];
-    REAL w[APX_RANK][APX_TAPS];
-    apx_taps(c0, nn0, idx[0], w[0]);
-#if APX_RANK == 2
-    apx_taps(c1, nn1, idx[1], w[1]);
+#pragma unroll
+    for (int k = 0; k < APX_PER; ++k) {
+      const IX u = u0 + (IX)k * stride;
+      if (u >= nu) break;
+      const IX g = apx_quot(u, np, pmagic);
+      const IX p = u - g * np;
+#if APX_SHARED
+      const IX b0 = g * (IX)group;
+      const IX b1 = b0 + (IX)group < (IX)batch ? b0 + (IX)group : (IX)batch;
+#else
+      const IX b0 = g;
+      const IX b1 = g + 1;
 #endif
-    for (IX b = b0; b < b1; ++b) y[b * np + p] = apx_sum(x + b * npix, nn1, idx, w);
+      REAL c0;
+      bool inside = apx_coord<APX_DIV0 != 0>(q0[k], s0, d0, r0, e0, &c0);
+      bool nan = q0[k] != q0[k];
+#if APX_RANK == 2
+      REAL c1;
+      inside = apx_coord<APX_DIV1 != 0>(q1[k], s1, d1, r1, e1, &c1) && inside;
+      nan = nan || q1[k] != q1[k];
+#endif
+      if (nan) *chk = 1u;
+      if (!inside) {
+        for (IX b = b0; b < b1; ++b) y[b * np + p] = off;
+        continue;
+      }
+      IX idx[APX_RANK][APX_TAPS];
+      REAL w[APX_RANK][APX_TAPS];
+      apx_taps(c0, nn0, idx[0], w[0]);
+#if APX_RANK == 2
+      apx_taps(c1, nn1, idx[1], w[1]);
+#endif
+      for (IX b = b0; b < b1; ++b) y[b * np + p] = apx_sum(x + b * npix, nn1, idx, w);
+    }
   }
 }

@@ -133,7 +133,8 @@ pub fn approx1<V: InterpValue>(
 /// per signal, broadcast where 1). The result has `input`'s shape with `m` along
 /// `interp_dim`. Values `f32`, `f64`, `c32`, `c64`, positions in their real type. Methods:
 /// [`ApproxMethod`]'s one-dimensional ones. One kernel reads each position once; the call
-/// runs at once (its NaN check is read back, a synchronisation on a GPU).
+/// runs at once (its NaN check is read back, a synchronisation on a GPU), and so not inside a
+/// compiled program (`cuprite_array::compile`, an `Err`).
 ///
 /// # Errors
 /// A NaN position (named by its index in `pos`); a two-dimensional method; positions of
@@ -338,6 +339,8 @@ fn run<V: InterpValue>(
     method: ApproxMethod,
     off_grid: f64,
 ) -> Result<Array<V>> {
+    // Before any work is queued: the NaN flag is read back on the host after the kernel.
+    crate::runtime::refuse_in_capture(&format!("{what} (its NaN-position flag)"))?;
     let mut nodes = vec![&input.node];
     nodes.extend(pos.iter().map(|p| &p.node));
     check_devices(&nodes)?;

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall};
 use crate::image::af_weights::{self, Work};
-use crate::shape::numel;
+use crate::shape::{Layout, numel};
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
 use rayon::prelude::*;
@@ -16,6 +16,9 @@ use std::hash::{Hash, Hasher};
 
 /// Threads a block.
 const THREADS: usize = 256;
+/// Points a thread takes in one step of its loop (`APX_PER` of `approx.cu`): their position
+/// loads are issued together.
+const PER: usize = 2;
 /// Points a launch aims to cover with separate threads: shared positions with a large batch
 /// are grouped so that about this many points remain.
 const POINTS: usize = 1 << 18;
@@ -72,10 +75,13 @@ kernel_params! {
         n1: i64,
         plane: i64,
         units: i64,
+        pmagic: u64,
         start0: f64,
         step0: f64,
+        inv0: f64,
         start1: f64,
         step1: f64,
+        inv1: f64,
         off_re: f64,
         off_im: f64,
     }
@@ -147,18 +153,45 @@ impl Approx {
     }
 
     /// Whether every index the kernel forms (and its loop counter past the last point, `grid`
-    /// blocks on) fits in 32 bits.
+    /// blocks on, which steps by `PER` times the threads of the launch) fits in 32 bits.
     fn small(&self, grid: usize) -> bool {
         let lim = i32::MAX as usize;
-        let past = self.units().saturating_add(grid.saturating_mul(THREADS));
+        let past = self
+            .units()
+            .saturating_add(grid.saturating_mul(THREADS * PER));
         self.batch.saturating_mul(self.npix()) < lim
             && self.batch.saturating_mul(self.plane) < lim
             && past < lim
     }
 
-    /// The blocks of a launch (one thread a point, at most `i32::MAX` blocks).
+    /// The blocks of a launch (one thread `PER` points, at most `i32::MAX` blocks).
     fn grid(&self) -> usize {
-        self.units().div_ceil(THREADS).clamp(1, i32::MAX as usize)
+        self.units()
+            .div_ceil(THREADS * PER)
+            .clamp(1, i32::MAX as usize)
+    }
+
+    /// The reciprocal of axis `a`'s step in the real type, when it is exact (the step a power
+    /// of two, normal, in that type): the kernel then multiplies by it instead of dividing,
+    /// which gives the same correctly rounded coordinate. `None`: the kernel divides.
+    fn exact_inv(&self, a: usize) -> Option<f64> {
+        let step = self.grid[a].1;
+        if self.real == DType::F64 {
+            let b = step.to_bits();
+            let (exp, frac) = ((b >> 52) & 0x7ff, b & ((1u64 << 52) - 1));
+            (frac == 0 && exp != 0 && exp != 0x7ff).then(|| 1.0 / step)
+        } else {
+            let s = step as f32;
+            let b = s.to_bits();
+            let (exp, frac) = ((b >> 23) & 0xff, b & ((1u32 << 23) - 1));
+            (frac == 0 && exp != 0 && exp != 0xff).then(|| (1.0f32 / s) as f64)
+        }
+    }
+
+    /// The `APX_DIV0 | APX_DIV1 << 1` bits: the axes whose coordinates divide by the step.
+    fn divides(&self) -> u8 {
+        let d = |a: usize| (a < self.rank && self.exact_inv(a).is_none()) as u8;
+        d(0) | (d(1) << 1)
     }
 
     fn check<B>(&self, inputs: &[CallInput<'_, B>]) -> Result<()> {
@@ -190,8 +223,9 @@ impl Approx {
     /// The kernel for this call's types, rank, curve and index width.
     pub(crate) fn kernel(&self) -> KernelSource {
         let small = self.small(self.grid());
+        let div = self.divides();
         let name = format!(
-            "cuprite_approx{}_{}{}_k{}{}{}",
+            "cuprite_approx{}_{}{}_k{}{}{}_q{div}",
             self.rank,
             self.real.name(),
             if self.complex { "_c" } else { "" },
@@ -207,16 +241,19 @@ impl Approx {
             (true, true) => "double2",
         };
         let header = format!(
-            "typedef long long i64t;\ntypedef {real} REAL;\ntypedef {vt} VT;\n\
-             #define APX_DOUBLE {}\n#define APX_WIDTH {}\n#define APX_RANK {}\n\
-             #define APX_KIND {}\n#define APX_SHARED {}\n#define APX_I32 {}\n\
-             #define APX_THREADS {THREADS}\n",
+            "typedef long long i64t;\ntypedef unsigned long long u64t;\ntypedef {real} REAL;\n\
+             typedef {vt} VT;\n#define APX_DOUBLE {}\n#define APX_WIDTH {}\n\
+             #define APX_RANK {}\n#define APX_KIND {}\n#define APX_SHARED {}\n\
+             #define APX_I32 {}\n#define APX_DIV0 {}\n#define APX_DIV1 {}\n\
+             #define APX_PER {PER}\n#define APX_THREADS {THREADS}\n",
             double as u8,
             self.width(),
             self.rank,
             self.curve.code(),
             self.shared as u8,
             small as u8,
+            div & 1,
+            div >> 1,
         );
         let text = format!(
             "{header}{}{}{}{}",
@@ -237,8 +274,17 @@ impl Approx {
         self.curve.hash(&mut h);
         self.shared.hash(&mut h);
         self.small(self.grid()).hash(&mut h);
+        self.divides().hash(&mut h);
         h.finish()
     }
+}
+
+/// `ceil(2^64 / d)`, the multiplier with which `apx_quot` divides a 32-bit `u` by `d` (the
+/// high word of `u * magic`, exact for every `u < 2^32` and `2 <= d < 2^32`: Lemire, Kaser
+/// and Kurz, "Faster remainder by direct computation", 2019); 0 for `d <= 1`, which the
+/// kernel takes as the identity.
+fn div_magic(d: usize) -> u64 {
+    if d <= 1 { 0 } else { u64::MAX / d as u64 + 1 }
 }
 
 /// The real types the CPU twin computes in.
@@ -388,6 +434,17 @@ impl LibraryCall for Approx {
         if self.rank == 1 { "approx1" } else { "approx2" }
     }
 
+    /// Every input is read as `numel` consecutive elements from its layout's offset (both
+    /// backends), so a contiguous view goes in as it is: positions sliced out of one stacked
+    /// array, or an image that is one of a batch, are not copied first.
+    fn accepts_view(&self, _index: usize, shape: &[usize], layout: &Layout, len: usize) -> bool {
+        layout.is_contiguous(shape)
+            && layout
+                .offset
+                .checked_add(numel(shape))
+                .is_some_and(|end| end <= len)
+    }
+
     fn run_cpu(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) -> Result<()> {
         self.check(inputs)?;
         let nan = if self.real == DType::F64 {
@@ -424,6 +481,7 @@ impl LibraryCall for Approx {
             )
         };
         let i = |v: usize| v as i64;
+        let inv = |a: usize| self.exact_inv(a).unwrap_or(1.0);
         let params = ApproxArgs {
             x: ReadBuf::part(
                 inputs[0].buf,
@@ -441,10 +499,17 @@ impl LibraryCall for Approx {
             n1: i(self.n[1]),
             plane: i(self.plane),
             units: i(self.units()),
+            pmagic: if self.small(self.grid()) {
+                div_magic(self.plane)
+            } else {
+                0
+            },
             start0: self.grid[0].0,
             step0: self.grid[0].1,
+            inv0: inv(0),
             start1: self.grid[1].0,
             step1: self.grid[1].1,
+            inv1: inv(1),
             off_re: self.off.0,
             off_im: self.off.1,
         };
@@ -471,5 +536,132 @@ impl LibraryCall for Approx {
 
     fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
         vec![self.kernel().source]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Approx, Curve, div_magic};
+    use crate::dtype::DType;
+
+    /// A rank-2 call of `real` values with `step` along axis 0.
+    fn call(real: DType, step: f64) -> Approx {
+        Approx {
+            real,
+            complex: false,
+            rank: 2,
+            curve: Curve::Linear,
+            batch: 1,
+            n: [4, 4],
+            plane: 1,
+            shared: true,
+            grid: [(0.0, step), (0.0, 1.0)],
+            off: (0.0, 0.0),
+        }
+    }
+
+    /// Values over many magnitudes, both signs, zeros, subnormals, infinities.
+    fn samples() -> Vec<f64> {
+        let mut v = vec![0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, 5e-324, 1e-310];
+        let mut state = 0x9e37_79b9_u64;
+        for _ in 0..4000 {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let m = (state >> 11) as f64 / (1u64 << 53) as f64 + 0.5;
+            let e = ((state >> 3) % 80) as i32 - 40;
+            let sign = if state & 1 == 0 { 1.0 } else { -1.0 };
+            v.push(sign * m * 2f64.powi(e));
+        }
+        v.extend([1e300, -1e-300, 3.4e38, 1.2e-38, 1e-45]);
+        v
+    }
+
+    #[test]
+    fn exact_reciprocal_gives_the_quotient() {
+        let f32_steps = [1.0, 0.25, -2.0, 2f64.powi(-126), 2f64.powi(127), 1024.0];
+        for step in f32_steps {
+            let inv = call(DType::F32, step).exact_inv(0).expect("a power of two") as f32;
+            let s = step as f32;
+            for &q in &samples() {
+                let d = q as f32 - 0.5f32;
+                assert_eq!((d * inv).to_bits(), (d / s).to_bits(), "f32 {d} / {s}");
+            }
+        }
+        let f64_steps = [1.0, 0.5, -8.0, 2f64.powi(-1022), 2f64.powi(1023)];
+        for step in f64_steps {
+            let inv = call(DType::F64, step).exact_inv(0).expect("a power of two");
+            for &q in &samples() {
+                let d = q - 0.5;
+                assert_eq!(
+                    (d * inv).to_bits(),
+                    (d / step).to_bits(),
+                    "f64 {d} / {step}"
+                );
+            }
+        }
+        for (real, step) in [
+            (DType::F32, 0.3),
+            (DType::F32, 3.0),
+            (DType::F32, 1e-45),
+            (DType::F64, 0.1),
+            (DType::F64, 5e-324),
+            (DType::F64, 1.0 / 3.0),
+        ] {
+            assert_eq!(call(real, step).exact_inv(0), None, "{real:?} step {step}");
+        }
+        assert_eq!(call(DType::F32, 0.3).divides(), 1);
+        assert_eq!(call(DType::F32, 0.5).divides(), 0);
+    }
+
+    /// `apx_quot`'s 32-bit form (`__umul64hi(magic, u)`), as the kernel computes it.
+    fn quot(u: u32, d: u32) -> u32 {
+        let m = div_magic(d as usize);
+        if m == 0 {
+            u
+        } else {
+            ((m as u128 * u as u128) >> 64) as u32
+        }
+    }
+
+    #[test]
+    fn magic_division_is_exact() {
+        let lim = i32::MAX as u32;
+        let mut ds: Vec<u32> = (1..=300).collect();
+        ds.extend([
+            4096 * 4096,
+            641,
+            6700417,
+            (1 << 16) + 1,
+            (1 << 30) - 1,
+            1 << 30,
+            lim - 1,
+            lim,
+        ]);
+        // A fixed linear congruential walk over the 31-bit range.
+        let mut state = 0x2545_f491_u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as u32 & lim
+        };
+        for _ in 0..2000 {
+            ds.push(next().max(1));
+        }
+        for &d in &ds {
+            let mut us = vec![0, 1, d - 1, d, d.saturating_add(1), lim - 1, lim];
+            for k in [2u32, 3, 1000, 65_537] {
+                if let Some(v) = d.checked_mul(k) {
+                    us.extend([v - 1, v, v + 1]);
+                }
+            }
+            for _ in 0..200 {
+                us.push(next());
+            }
+            for u in us.into_iter().filter(|&u| u <= lim) {
+                assert_eq!(quot(u, d), u / d, "{u} / {d}");
+            }
+        }
     }
 }
