@@ -220,8 +220,7 @@ fn spgemm_idx<T: SparseValue, I: SparseIndex + Element>(
     wrap: fn(Array<I>) -> SparseIndices,
 ) -> Result<SparseArray<T>> {
     let ordinal = a.device().ordinal;
-    let (sp, st) = handle(ordinal)?;
-    let s: &Arc<Stream> = sp.stream();
+    let (sp, _) = handle(ordinal)?;
     let st_idx: Vec<Arc<Storage>> = idx
         .iter()
         .map(|x| x.contiguous_storage())
@@ -244,17 +243,14 @@ fn spgemm_idx<T: SparseValue, I: SparseIndex + Element>(
     let mb = unsafe { SpMat::new(Format::Csr, k, n, &v[2], &v[3], &bv) }?;
     let c = sp.spgemm(T::one(), &ma, &mb)?;
     let nnz = c.values.len();
-    // Copies into array buffers (the library's buffers are not array storage).
-    let copy = |src: &dyn DeviceRead<u8>, dtype, len| -> Result<DevBuf> {
-        // SAFETY: written in full by the copy right after.
-        let d = unsafe { DevBuf::alloc(st, s, dtype, len) }?;
-        let bytes = len * crate::dtype::DType::size(dtype);
-        s.memcpy_dtod(src, &mut view::<u8>(&d, bytes)?)?;
-        Ok(d)
+    // The library's buffers become the arrays' storage, no copy: each holds exactly its
+    // array's elements, allocated on the array stream's context.
+    let adopt = |buf: cuprite_driver::DeviceBuffer<u8>, dtype, len| {
+        DevBuf::adopt(buf, dtype, len, ordinal, None)
     };
-    let off = copy(&bytes_of(&c.offsets), I::DTYPE, m + 1)?;
-    let ind = copy(&bytes_of(&c.indices), I::DTYPE, nnz)?;
-    let val = copy(&bytes_of(&c.values), T::DTYPE, nnz)?;
+    let off = adopt(c.offsets.into_bytes(), I::DTYPE, m + 1);
+    let ind = adopt(c.indices.into_bytes(), I::DTYPE, nnz);
+    let val = adopt(c.values.into_bytes(), T::DTYPE, nnz);
     Ok(SparseArray {
         format: SparseFormat::Csr,
         shape: [m, n],
@@ -263,27 +259,6 @@ fn spgemm_idx<T: SparseValue, I: SparseIndex + Element>(
         minor: wrap(array_of(ind, &[nnz], ordinal)),
         values: array_of(val, &[nnz], ordinal),
     })
-}
-
-/// A typed device buffer seen as its bytes.
-struct Bytes<'a, T> {
-    buf: &'a DeviceBuffer<T>,
-}
-
-impl<T> DeviceRead<u8> for Bytes<'_, T> {
-    fn device_ptr(&self) -> u64 {
-        self.buf.device_ptr()
-    }
-    fn len(&self) -> usize {
-        self.buf.len() * std::mem::size_of::<T>()
-    }
-    fn tracker(&self) -> &Tracker {
-        self.buf.tracker()
-    }
-}
-
-fn bytes_of<T>(buf: &DeviceBuffer<T>) -> Bytes<'_, T> {
-    Bytes { buf }
 }
 
 /// `a` in `format` through cuSPARSE's conversions, for 32-bit indices and at least one

@@ -398,6 +398,25 @@ impl<T> DeviceBuffer<T> {
         Ok(())
     }
 
+    /// The same allocation seen as its bytes (`len * size_of::<T>()` of them), with its
+    /// pending work and its stream kept: no copy, nothing freed.
+    pub fn into_bytes(self) -> DeviceBuffer<u8> {
+        let me = std::mem::ManuallyDrop::new(self);
+        // SAFETY: `me` is never used again and never dropped; its tracker and stream move into
+        // the new buffer exactly once, which then owns the allocation as `self` did. Any bit
+        // pattern is a valid `u8`.
+        unsafe {
+            DeviceBuffer {
+                ptr: me.ptr,
+                len: me.len * std::mem::size_of::<T>(),
+                tracker: std::ptr::read(&me.tracker),
+                stream: std::ptr::read(&me.stream),
+                pooled: me.pooled,
+                _marker: PhantomData,
+            }
+        }
+    }
+
     /// Gives up ownership: returns the device address and never frees it. Rebuild it with
     /// [`from_raw_parts`](Self::from_raw_parts) to free it later.
     pub fn leak(self) -> CUdeviceptr {
