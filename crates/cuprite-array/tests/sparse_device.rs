@@ -461,7 +461,8 @@ fn products_t<T: V>(d: Device) -> TestResult {
         let mut rng = Rng::fresh();
         let (alpha, beta) = (0.5, -2.0);
         let (ta, tb) = (T::of(C::new(alpha, 0.0)), T::of(C::new(beta, 0.0)));
-        // Every fourth row is empty: mean row lengths 0, 2, 6, 18 and 48 (lanes 1, 2, 4, 16, 32).
+        // Every fourth row is empty: mean row lengths 0, 2, 6, 18 and 48 (SpMV: the CSR-stream
+        // form with tiles of 4, 4 and 8 entries a thread, then lanes 16 and 32).
         for &(rows, cols, per_row) in &[
             (50, 40, 1),
             (64, 30, 3),
@@ -586,11 +587,11 @@ fn cuda_matches_cpu() -> TestResult {
     Ok(())
 }
 
-/// On a GPU: SpMV and SpMM of CSR matrices (every sub-warp width, both index types) give the
-/// CPU backend's bits.
+/// On a GPU: SpMV and SpMM of CSR matrices (every form, both index types) give the CPU
+/// backend's bits.
 fn products_match_cpu() -> TestResult {
     fn one<T: V>(rng: &mut Rng) -> TestResult {
-        // Lanes 1, 2, 16 and 32.
+        // SpMV: the CSR-stream form (mean lengths 0 and 3), lanes 16 and 32.
         for &(rows, cols, per_row) in &[
             (3000, 500, 1),
             (2000, 700, 5),
@@ -701,6 +702,218 @@ fn kernels_and_cusparse() -> TestResult {
     one::<f64>(&mut rng)
 }
 
+/// A CSR matrix for the CSR-stream SpMV (mean row length below 16): offsets, columns and
+/// `cols`, each row's columns distinct and ascending.
+struct Csr {
+    what: &'static str,
+    rows: usize,
+    cols: usize,
+    off: Vec<i64>,
+    idx: Vec<i64>,
+}
+
+/// Rows of the given lengths at distinct random columns below `cols`, ascending.
+fn csr_of(what: &'static str, rng: &mut Rng, cols: usize, lens: &[usize]) -> Csr {
+    let (mut off, mut idx) = (vec![0i64], Vec::new());
+    for &len in lens {
+        let mut picked: Vec<i64> = Vec::new();
+        while picked.len() < len {
+            let j = (rng.next_u64() % cols as u64) as i64;
+            if !picked.contains(&j) {
+                picked.push(j);
+            }
+        }
+        picked.sort_unstable();
+        idx.extend(picked);
+        off.push(idx.len() as i64);
+    }
+    Csr {
+        what,
+        rows: lens.len(),
+        cols,
+        off,
+        idx,
+    }
+}
+
+/// The matrices of the CSR-stream tests: the 5-point Laplacian of a 300 × 300 grid; random
+/// rows of 0 to 12 entries, 40% of them empty; rows mostly empty (mean length 0, the smallest
+/// tile); rows of 12 to 19 entries (mean 15, the largest tile, which many blocks overflow); and
+/// one row of 100,000 entries among 40,000 of 0 to 4 (its block walks about 50 tiles).
+fn stream_matrices(rng: &mut Rng) -> Vec<Csr> {
+    let g = 300usize;
+    let (mut off, mut idx) = (vec![0i64], Vec::new());
+    for i in 0..g {
+        for j in 0..g {
+            let p = (i * g + j) as i64;
+            let gi = g as i64;
+            for (keep, q) in [
+                (i > 0, p - gi),
+                (j > 0, p - 1),
+                (true, p),
+                (j + 1 < g, p + 1),
+                (i + 1 < g, p + gi),
+            ] {
+                if keep {
+                    idx.push(q);
+                }
+            }
+            off.push(idx.len() as i64);
+        }
+    }
+    let laplacian = Csr {
+        what: "Laplacian 300²",
+        rows: g * g,
+        cols: g * g,
+        off,
+        idx,
+    };
+    let mut draw = |n: usize, f: &mut dyn FnMut(u64) -> usize| -> Vec<usize> {
+        (0..n).map(|_| f(rng.next_u64())).collect()
+    };
+    let short = draw(20_000, &mut |u| {
+        if u % 10 < 4 {
+            0
+        } else {
+            (u >> 8) as usize % 13
+        }
+    });
+    let sparse = draw(9_000, &mut |u| {
+        if u % 8 == 0 {
+            1 + (u >> 8) as usize % 3
+        } else {
+            0
+        }
+    });
+    let full = draw(6_000, &mut |u| 12 + (u >> 8) as usize % 8);
+    let mut long = draw(40_000, &mut |u| u as usize % 5);
+    long[17_321] = 0;
+    let mut out = vec![
+        laplacian,
+        csr_of("rows of 0 to 12", rng, 3000, &short),
+        csr_of("mostly empty rows", rng, 500, &sparse),
+        csr_of("rows of 12 to 19", rng, 7000, &full),
+    ];
+    let mut m = csr_of("one row of 100,000", rng, 120_000, &long);
+    // Row 17,321 takes columns 0, 1, 2, 3, 4, 6, ... (every fifth skipped) after the others'.
+    let at = m.off[17_321] as usize;
+    let cols: Vec<i64> = (0..100_000i64).map(|i| i + i / 5).collect();
+    m.idx.splice(at..at, cols);
+    for o in &mut m.off[17_322..] {
+        *o += 100_000;
+    }
+    out.push(m);
+    out
+}
+
+/// SpMV in the CSR-stream form (every matrix of `stream_matrices`, both index types, with and
+/// without an initial value) against the sum this test computes in `T`: each row's products
+/// `val[p] · x[idx[p]]` added from zero in ascending `p`, then `alpha · sum + beta · y0`, bit
+/// for bit (the order the form documents).
+fn stream_products_t<T: V>(d: Device) -> TestResult {
+    with_device(d, || {
+        let mut rng = Rng::fresh();
+        let (alpha, beta) = (T::of(C::new(0.75, 0.0)), T::of(C::new(-1.5, 0.0)));
+        for m in stream_matrices(&mut rng) {
+            let val: Vec<T> = m.idx.iter().map(|_| T::draw(&mut rng)).collect();
+            let x: Vec<T> = (0..m.cols).map(|_| T::draw(&mut rng)).collect();
+            let y0: Vec<T> = (0..m.rows).map(|_| T::draw(&mut rng)).collect();
+            let sums: Vec<T> = (0..m.rows)
+                .map(|r| {
+                    let mut acc = T::from_f64(0.0);
+                    for p in m.off[r] as usize..m.off[r + 1] as usize {
+                        acc = acc + val[p] * x[m.idx[p] as usize];
+                    }
+                    acc
+                })
+                .collect();
+            let a = SparseArray::from_csr([m.rows, m.cols], &m.off, &m.idx, &val)?;
+            let xa = Array::from_slice(&x, &[m.cols])?;
+            let ya = Array::from_slice(&y0, &[m.rows])?;
+            for ty in [IndexType::I32, IndexType::I64] {
+                let a = a.with_index_type(ty)?;
+                for init in [true, false] {
+                    let got = a
+                        .spmv_with(Transpose::None, alpha, &xa, beta, init.then_some(&ya))?
+                        .to_vec()?;
+                    for r in 0..m.rows {
+                        let t = alpha * sums[r];
+                        let want = if init { t + beta * y0[r] } else { t };
+                        let (g, w) = (got[r].to_c64().re, want.to_c64().re);
+                        if g.to_bits() != w.to_bits() {
+                            return Err(format!(
+                                "{}, {ty:?}, initial value {init}: row {r} ({} entries): got \
+                                 {g:e}, want {w:e}",
+                                m.what,
+                                m.off[r + 1] - m.off[r]
+                            )
+                            .into());
+                        }
+                    }
+                }
+                let got = a.spmv(&xa)?.to_vec()?;
+                for r in 0..m.rows {
+                    if got[r].to_c64().re.to_bits() != sums[r].to_c64().re.to_bits() {
+                        return Err(format!("{}, {ty:?}, spmv: row {r}", m.what).into());
+                    }
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+fn stream_products(d: Device) -> TestResult {
+    stream_products_t::<f32>(d)?;
+    stream_products_t::<f64>(d)
+}
+
+/// On a GPU: the CSR-stream SpMV on CUDA gives the CPU backend's bits (every matrix of
+/// `stream_matrices`, both value and index types, `alpha` and `beta` with and without an
+/// initial value).
+fn stream_products_match_cpu() -> TestResult {
+    fn one<T: V>(rng: &mut Rng) -> TestResult {
+        let (ta, tb) = (T::of(C::new(0.75, 0.0)), T::of(C::new(-1.5, 0.0)));
+        for m in stream_matrices(rng) {
+            let val: Vec<T> = m.idx.iter().map(|_| T::draw(rng)).collect();
+            let x: Vec<T> = (0..m.cols).map(|_| T::draw(rng)).collect();
+            let y0: Vec<T> = (0..m.rows).map(|_| T::draw(rng)).collect();
+            let a = with_device(Device::CPU, || {
+                SparseArray::from_csr([m.rows, m.cols], &m.off, &m.idx, &val)
+            })?;
+            for ty in [IndexType::I32, IndexType::I64] {
+                for init in [true, false] {
+                    let on = |d: Device| -> Result<Vec<f64>, cuprite_array::Error> {
+                        let a = a.to_device(d)?.with_index_type(ty)?;
+                        let y = Array::from_slice_on(d, &y0, &[m.rows])?;
+                        let v = a.spmv_with(
+                            Transpose::None,
+                            ta,
+                            &Array::from_slice_on(d, &x, &[m.cols])?,
+                            tb,
+                            init.then_some(&y),
+                        )?;
+                        Ok(v.to_vec()?.iter().map(|z| z.to_c64().re).collect())
+                    };
+                    let (g, h) = (on(Device::cuda(0))?, on(Device::CPU)?);
+                    assert_eq!(g.len(), h.len());
+                    for (k, (p, q)) in g.iter().zip(&h).enumerate() {
+                        assert!(
+                            p.to_bits() == q.to_bits(),
+                            "{}, {ty:?}, initial value {init}: row {k}: CUDA {p:e}, CPU {q:e}",
+                            m.what
+                        );
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+    let mut rng = Rng::fresh();
+    one::<f32>(&mut rng)?;
+    one::<f64>(&mut rng)
+}
+
 /// The run-sum kernels compile with NVRTC (no GPU): the sources the bodies would build on
 /// CUDA, recorded by the dry-run backend.
 fn sparse_kernels_compile() -> TestResult {
@@ -709,6 +922,7 @@ fn sparse_kernels_compile() -> TestResult {
         triplet_arrays(Device::CPU),
         long_runs(Device::CPU),
         products(Device::CPU),
+        stream_products(Device::CPU),
     ];
     let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
         .into_iter()
@@ -720,8 +934,12 @@ fn sparse_kernels_compile() -> TestResult {
     for want in [
         "cuprite_sparse_run_sums_f32",
         "cuprite_sparse_run_sums_f64",
-        "cuprite_sparse_spmv_f32_i32_s1",
-        "cuprite_sparse_spmv_f32_i64_s2",
+        "cuprite_sparse_spmv_stream_f32_i32_t4",
+        "cuprite_sparse_spmv_stream_f64_i64_t4",
+        "cuprite_sparse_spmv_stream_f32_i64_t8",
+        "cuprite_sparse_spmv_stream_f64_i32_t8",
+        "cuprite_sparse_spmv_stream_f32_i32_t16",
+        "cuprite_sparse_spmv_stream_f64_i64_t16",
         "cuprite_sparse_spmv_f64_i32_s16",
         "cuprite_sparse_spmv_f64_i64_s32",
         "cuprite_sparse_spmm_f32_i32_s1",
@@ -742,6 +960,7 @@ const BODIES: &[(&str, Body)] = &[
     ("edges", edges),
     ("bad_triplets", bad_triplets),
     ("products", products),
+    ("stream_products", stream_products),
 ];
 
 pub fn tests() -> Vec<Test> {
@@ -751,6 +970,10 @@ pub fn tests() -> Vec<Test> {
         Test::gpu(
             "cuda::sparse_device::products_match_cpu",
             products_match_cpu,
+        ),
+        Test::gpu(
+            "cuda::sparse_device::stream_products_match_cpu",
+            stream_products_match_cpu,
         ),
         Test::gpu_alone(
             "cuda::sparse_device::kernels_and_cusparse",

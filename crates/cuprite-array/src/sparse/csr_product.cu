@@ -3,6 +3,9 @@
 // entries off[r] .. off[r + 1] of `idx` (columns, below k) and `val`. The order of the
 // operations is fixed, and the CPU twin (`csr_product.rs`) does the same ones in the same order
 // (every product rounded on its own: the kernels build without contraction):
+// - SpMV, CSR-stream form (`csr_spmv_stream`, built when CP_SLOTS is defined; the header then
+//   sets CP_SUB to 1): each row's products val[p] * x[idx[p]] added one by one in ascending p
+//   to a sum that starts at zero (the CP_SUB = 1 order).
 // - SpMV: CP_SUB lanes a row; lane l adds val[p] * x[idx[p]] for p = off[r] + l, + CP_SUB,
 //   ... to a sum that starts at zero; the lanes' sums are then combined by the butterfly
 //   acc[l] + acc[l ^ o] for o = CP_SUB / 2, ..., 1, and lane 0's value is the row's sum.
@@ -15,7 +18,9 @@
 // the offsets rise from 0 to nnz and that every column is below k).
 //
 // Built after a typed header that defines `i64t`, `T` (float or double), `I` (int or long
-// long) and CP_SUB (a power of two from 1 to 32); blocks of a multiple of 32 threads.
+// long) and CP_SUB (a power of two from 1 to 32); blocks of a multiple of 32 threads. For the
+// CSR-stream SpMV it also defines CP_BLOCK (the threads a block, a multiple of 32, which the
+// launch must match) and CP_SLOTS (the tile's entries a thread, at least 1).
 
 __device__ __forceinline__ void cp_bounds(const I *__restrict__ off, i64t r, i64t nnz, i64t *s,
                                           i64t *e) {
@@ -62,6 +67,95 @@ __device__ __forceinline__ void csr_spmv(const I *__restrict__ off, const I *__r
     }
   }
 }
+
+#ifdef CP_SLOTS
+// CSR-stream SpMV, for short rows. Each block takes CP_BLOCK consecutive rows r0 .. r0 +
+// CP_BLOCK (thread t row r0 + t) and the range of entries lo .. hi from the first row's start to
+// the last row's end. It walks that range in chunks of the tile's CP_BLOCK * CP_SLOTS entries:
+// every thread of the block reads entries c0 + t, c0 + t + CP_BLOCK, ... (coalesced reads of
+// idx and val, all of them issued before the gathers from x), stores each product in the tile,
+// and after a barrier each thread adds the products of its row that lie in the chunk, in
+// ascending p, to its running sum. A chunk boundary only splits the walk, not the order, so a
+// row of any length (longer than the tile too) is summed from zero in ascending p.
+//
+// An entry whose column is outside [0, k) stores +0 instead of a product. Adding +0 leaves a
+// sum unchanged: a sum that starts at +0 is never -0 under round-to-nearest (x + y is -0 only
+// when both are -0), so the result is the sum that skips the entry, as the CPU twin does.
+//
+// Rows whose clamped bounds [s, e) are not inside [lo, hi) (only possible when the offsets do
+// not rise) skip the tile and add their entries straight from memory, in the same order.
+__device__ __forceinline__ void csr_spmv_stream(const I *__restrict__ off,
+                                                const I *__restrict__ idx,
+                                                const T *__restrict__ val,
+                                                const T *__restrict__ x,
+                                                const T *__restrict__ y0, T *__restrict__ y,
+                                                i64t rows, i64t k, i64t nnz, double alpha,
+                                                double beta) {
+  __shared__ T tile[CP_BLOCK * CP_SLOTS];
+  __shared__ i64t range[2];
+  const T a = (T)alpha;
+  const T b = (T)beta;
+  const int t = threadIdx.x;
+  // `r0` is the same in every thread of the block: each barrier below is reached by all.
+  for (i64t r0 = (i64t)blockIdx.x * CP_BLOCK; r0 < rows; r0 += (i64t)gridDim.x * CP_BLOCK) {
+    const i64t r = r0 + t;
+    const bool mine = r < rows;
+    const i64t last = (rows - r0 < CP_BLOCK ? rows - r0 : CP_BLOCK) - 1;
+    i64t s = 0, e = 0;
+    if (mine) cp_bounds(off, r, nnz, &s, &e);
+    // The previous rows' readers of `range` and `tile` are done before they change.
+    __syncthreads();
+    if (t == 0) range[0] = s;
+    if (t == last) range[1] = e;
+    __syncthreads();
+    const i64t lo = range[0];
+    const i64t hi = range[1];
+    const bool inside = s >= lo && e <= hi;
+    T acc = (T)0;
+    for (i64t c0 = lo; c0 < hi; c0 += (i64t)CP_BLOCK * CP_SLOTS) {
+      const i64t c1 = hi - c0 < (i64t)CP_BLOCK * CP_SLOTS ? hi : c0 + (i64t)CP_BLOCK * CP_SLOTS;
+      I jq[CP_SLOTS];
+      T vq[CP_SLOTS];
+#pragma unroll
+      for (int q = 0; q < CP_SLOTS; ++q) {
+        const i64t p = c0 + t + (i64t)q * CP_BLOCK;
+        jq[q] = (I)-1;
+        vq[q] = (T)0;
+        if (p < c1) {
+          jq[q] = idx[p];
+          vq[q] = val[p];
+        }
+      }
+      // The previous chunk's sums have read the tile.
+      __syncthreads();
+#pragma unroll
+      for (int q = 0; q < CP_SLOTS; ++q) {
+        const i64t j = (i64t)jq[q];
+        T prod = (T)0;
+        if (j >= 0 && j < k) prod = vq[q] * x[j];
+        tile[t + q * CP_BLOCK] = prod;
+      }
+      __syncthreads();
+      if (mine && inside) {
+        const i64t pa = s > c0 ? s : c0;
+        const i64t pb = e < c1 ? e : c1;
+        for (i64t p = pa; p < pb; ++p) acc = acc + tile[p - c0];
+      }
+    }
+    if (mine) {
+      if (!inside) {
+        for (i64t p = s; p < e; ++p) {
+          const i64t j = (i64t)idx[p];
+          if (j >= 0 && j < k) acc = acc + val[p] * x[j];
+        }
+      }
+      T o = a * acc;
+      if (y0) o = o + b * y0[r];
+      y[r] = o;
+    }
+  }
+}
+#endif
 
 __device__ __forceinline__ void csr_spmm(const I *__restrict__ off, const I *__restrict__ idx,
                                          const T *__restrict__ val, const T *__restrict__ bm,

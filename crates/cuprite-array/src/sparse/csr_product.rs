@@ -1,8 +1,10 @@
 //! The products of a CSR matrix with a dense vector (SpMV) or a row-major dense matrix (SpMM)
-//! as one library call ([`CsrProduct`]): CUDA kernels (`csr_product.cu`), a sub-warp of lanes
-//! a row sized from the mean row length (SpMV) or the number of columns (SpMM), and their CPU
-//! twin, which does the same operations in the same order (so both backends give the same
-//! bits). The result is an ordinary lazy array.
+//! as one library call ([`CsrProduct`]): CUDA kernels (`csr_product.cu`) and their CPU twin.
+//! SpMV of short rows (mean length below `STREAM_BELOW`) runs in the CSR-stream form (a block
+//! stages its rows' products in shared memory, read with coalesced loads, and a thread a row
+//! adds them); longer rows take a sub-warp of lanes a row sized from the mean row length, and
+//! SpMM a sub-warp sized from the number of columns. The CPU twin does the same operations in
+//! the same order (so both backends give the same bits). The result is an ordinary lazy array.
 
 use crate::codegen::{KernelParams, KernelSource, MaybeRead, ReadBuf, WriteBuf, kernel_params};
 use crate::dtype::DType;
@@ -15,8 +17,14 @@ use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Threads a block (a multiple of the warp size).
+/// Threads a block (a multiple of the warp size); the CSR-stream SpMV's rows a block.
 const THREADS: usize = 256;
+
+/// SpMV of a matrix whose mean row length (`nnz / rows`, rounded down) is below this runs in
+/// the CSR-stream form; at and above it a sub-warp of 16 or 32 lanes takes a row, which reads
+/// a row's entries coalesced on its own. Below it those lanes would idle or the rows be split
+/// over sub-warps of 8 or fewer lanes, whose reads of the entries are only partly coalesced.
+const STREAM_BELOW: usize = 16;
 
 /// Whether CUDA devices run these products as cuprite's kernels (else through cuSPARSE).
 static ON_CUDA: AtomicBool = AtomicBool::new(true);
@@ -102,11 +110,25 @@ fn pow2_below(v: usize) -> usize {
 }
 
 impl CsrProduct {
-    /// Lanes a row: SpMV takes the power of two at or below the mean row length (a row's
-    /// entries spread over the lanes, each lane about one), SpMM the power of two at or above
-    /// the number of columns (each lane one column), both at most a warp.
+    /// The CSR-stream SpMV's tile entries a thread (`Some`), when SpMV runs in that form: the
+    /// power of two at or above the mean row length + 2, from 4 to 16, so that a block's
+    /// `THREADS` rows of a matrix with rows of about the mean length fit one tile (a block whose
+    /// rows hold more walks its range in several tiles, in the same order). `None`: the
+    /// sub-warp form (SpMM, or SpMV of rows of mean length `STREAM_BELOW` or more).
+    fn stream_slots(&self) -> Option<usize> {
+        let mean = self.nnz / self.rows.max(1);
+        (self.n.is_none() && mean < STREAM_BELOW)
+            .then(|| (mean + 2).next_power_of_two().clamp(4, 16))
+    }
+
+    /// Lanes a row, which fix the order of a row's additions: the CSR-stream SpMV adds a row
+    /// on one thread (1: the order of one lane); otherwise SpMV takes the power of two at or
+    /// below the mean row length (a row's entries spread over the lanes, each lane about one),
+    /// SpMM the power of two at or above the number of columns (each lane one column), both at
+    /// most a warp.
     pub(crate) fn lanes(&self) -> usize {
         match self.n {
+            None if self.stream_slots().is_some() => 1,
             None => pow2_below(self.nnz / self.rows.max(1)),
             Some(n) => n.clamp(1, 32).next_power_of_two(),
         }
@@ -151,11 +173,19 @@ impl CsrProduct {
     fn kernel(&self) -> KernelSource {
         let kind = if self.n.is_some() { "spmm" } else { "spmv" };
         let sub = self.lanes();
-        let name = format!(
-            "cuprite_sparse_{kind}_{}_{}_s{sub}",
-            self.dtype.name(),
-            self.index.name()
-        );
+        let slots = self.stream_slots();
+        let name = match slots {
+            Some(q) => format!(
+                "cuprite_sparse_spmv_stream_{}_{}_t{q}",
+                self.dtype.name(),
+                self.index.name()
+            ),
+            None => format!(
+                "cuprite_sparse_{kind}_{}_{}_s{sub}",
+                self.dtype.name(),
+                self.index.name()
+            ),
+        };
         let t = if self.dtype == DType::F64 {
             "double"
         } else {
@@ -166,10 +196,16 @@ impl CsrProduct {
         } else {
             "int"
         };
-        let header = format!(
+        let mut header = format!(
             "typedef long long i64t;\ntypedef {t} T;\ntypedef {i} I;\n#define CP_SUB {sub}\n"
         );
-        let body = format!("csr_{kind}");
+        let body = match slots {
+            Some(q) => {
+                header += &format!("#define CP_BLOCK {THREADS}\n#define CP_SLOTS {q}\n");
+                "csr_spmv_stream".to_string()
+            }
+            None => format!("csr_{kind}"),
+        };
         let threads = THREADS.to_string();
         let entry = if self.n.is_some() {
             crate::codegen::entry::<SpmmArgs>(&name, &threads, &body)
@@ -189,6 +225,7 @@ impl CsrProduct {
         "sparse-csr-product".hash(&mut h);
         self.n.is_some().hash(&mut h);
         self.lanes().hash(&mut h);
+        self.stream_slots().hash(&mut h);
         self.dtype.code().hash(&mut h);
         self.index.code().hash(&mut h);
         h.finish()
@@ -220,6 +257,8 @@ impl CsrProduct {
         };
         match self.n {
             None => {
+                // One lane (the CSR-stream form, or a sub-warp of one): the row's products
+                // added from zero in ascending p, no butterfly.
                 let sub = self.lanes();
                 out.par_iter_mut().enumerate().for_each(|(r, o)| {
                     let (s, e) = bounds(r);
@@ -396,11 +435,18 @@ impl LibraryCall for CsrProduct {
             }
             .args(),
         };
-        let threads = self.rows as u64 * self.lanes() as u64;
-        let resident = (st.sms * kern.blocks_per_sm).max(1) as u64 * 8;
-        let grid = threads
-            .div_ceil(THREADS as u64)
-            .clamp(1, resident.min(i32::MAX as u64)) as u32;
+        let grid = if self.stream_slots().is_some() {
+            // A block each `THREADS` rows (the kernel strides over any beyond the grid).
+            (self.rows as u64)
+                .div_ceil(THREADS as u64)
+                .clamp(1, i32::MAX as u64) as u32
+        } else {
+            let threads = self.rows as u64 * self.lanes() as u64;
+            let resident = (st.sms * kern.blocks_per_sm).max(1) as u64 * 8;
+            threads
+                .div_ceil(THREADS as u64)
+                .clamp(1, resident.min(i32::MAX as u64)) as u32
+        };
         // SAFETY: every buffer word is a live range checked inside its allocation (`ReadBuf`,
         // `WriteBuf`) of the lengths `check` verified (`rows + 1` offsets, `nnz` indices and
         // values, `k` or `k · n` elements of the dense operand, the output's `rows` or
@@ -408,7 +454,8 @@ impl LibraryCall for CsrProduct {
         // tests). The kernels clamp each offset into `[0, nnz]`, read the dense operand only at
         // a column inside `[0, k)`, and write output rows below `rows` (columns below `n`);
         // their blocks hold `THREADS` threads, a multiple of the warp size, as the shuffles of
-        // SpMV need.
+        // SpMV need, and the `CP_BLOCK` the CSR-stream SpMV is built for (its shared tile is
+        // indexed by thread below `CP_BLOCK · CP_SLOTS`).
         unsafe {
             stream.launch_packed(
                 &kern.func,
