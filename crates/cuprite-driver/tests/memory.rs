@@ -19,6 +19,10 @@ pub fn tests() -> Vec<Test> {
         Test::gpu("memory::pool_stats_and_trim", pool_stats_and_trim),
         Test::gpu("memory::cast_and_view_as", cast_and_view_as),
         Test::gpu("memory::leak_and_from_raw_parts", leak_and_from_raw_parts),
+        Test::gpu(
+            "memory::into_bytes_keeps_the_allocation",
+            into_bytes_keeps_the_allocation,
+        ),
         Test::gpu("memory::pinned_copies", pinned_copies),
         Test::gpu(
             "memory::pinned_mapped_device_access",
@@ -374,6 +378,23 @@ fn leak_and_from_raw_parts() -> TestResult {
     let back = unsafe { DeviceBuffer::<f32>::from_raw_parts(p, 333, &s) };
     assert_eq!(back.device_ptr(), p);
     assert_eq!(s.clone_dtoh(&back)?, host);
+    Ok(())
+}
+
+fn into_bytes_keeps_the_allocation() -> TestResult {
+    let ctx = Context::new(0)?;
+    let s = ctx.new_stream()?;
+    let host = Rng::fresh().vec_f32(333, -1.0, 1.0);
+    let d = s.clone_htod(&host)?;
+    let p = d.device_ptr();
+    // A second stream's kernel-free copy reads the bytes: the tracker kept the first stream's
+    // pending write, so it is ordered after it.
+    let b = d.into_bytes();
+    assert_eq!((b.device_ptr(), b.len()), (p, 333 * 4));
+    let s2 = ctx.new_stream()?;
+    let bytes = s2.clone_dtoh(&b)?;
+    let want: Vec<u8> = host.iter().flat_map(|x| x.to_ne_bytes()).collect();
+    assert_eq!(bytes, want);
     Ok(())
 }
 
