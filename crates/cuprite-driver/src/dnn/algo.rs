@@ -151,7 +151,7 @@ impl AlgoCache {
         (self.hits, self.misses)
     }
 
-    /// How many choices a measurement made (each replaced a cache miss's heuristics).
+    /// How many choices were made by measuring (`cudnnFind*AlgorithmEx`).
     pub fn searches(&self) -> u64 {
         self.searches
     }
