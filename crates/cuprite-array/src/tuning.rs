@@ -105,6 +105,12 @@ pub use crate::jit::{
 };
 pub use crate::signal::nn::dnn::{cudnn, set_cudnn, with_cudnn};
 pub use crate::sparse::csr_product::set_sparse_kernels;
+/// How cuDNN picks each convolution problem's algorithm on its first call: measured (the
+/// default, like PyTorch's `torch.backends.cudnn.benchmark = True`) or cuDNN's heuristics; see
+/// [`cuprite_driver::dnn::set_algo_search`].
+pub use cuprite_driver::dnn::{
+    algo_search as cudnn_algo_search, set_algo_search as set_cudnn_algo_search,
+};
 
 /// What benchmarks and tests read of the JIT compiler: the NVRTC options of each tier, cache
 /// keys and paths, the quick build's math library and glue, and the recording of generated

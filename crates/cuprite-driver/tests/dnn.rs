@@ -4,7 +4,10 @@
 //! (forward, both gradients, the fused bias and ReLU) and pooling (max, average with and
 //! without padding, and their gradients) against direct `f64` loops over the very values
 //! stored on the device, on small random shapes of 1, 2 and 3 spatial dimensions with groups,
-//! strides, padding and dilation, in both layouts and every element type.
+//! strides, padding and dilation, in both layouts and every element type. Measured algorithm
+//! choices (`cudnnFind*AlgorithmEx`) against the same host sums as the heuristic ones, on the
+//! same data, with the cache counts that say which path chose; a capturing stream keeps to
+//! the heuristics.
 //!
 //! Error bound of a sum of `n` products in unit roundoff `u` (accumulation) and `u_out` (the
 //! stored type): `4·n·u·Σ|terms| + u_out·(|ref| + Σ|terms|)` elementwise, plus
@@ -14,7 +17,7 @@
 use cuprite_driver::dnn::{
     Activation, ConvShape, Dnn, DnnElement, Layout, PoolMode, PoolShape, version,
 };
-use cuprite_driver::{Context, Error, Stream};
+use cuprite_driver::{CaptureMode, Context, Error, Stream};
 use cuprite_testkit::{CHILD_LIMIT, OutputWithin, Rng, Test, TestResult, ignore, temp_dir};
 use half::{bf16, f16};
 use std::sync::Arc;
@@ -43,6 +46,11 @@ pub fn tests() -> Vec<Test> {
         Test::gpu("dnn::empty_operands_zero_fill", empty_operands),
         Test::gpu("dnn::buffer_checks_on_gpu", buffer_checks),
         Test::gpu("dnn::algo_cache_and_settings", algo_cache_and_settings),
+        Test::cpu("dnn::algo_search_is_on_by_default", algo_search_default),
+        Test::gpu("dnn::measured_algos_f32", measured_vs_heuristic::<f32>),
+        Test::gpu("dnn::measured_algos_bf16", measured_vs_heuristic::<bf16>),
+        Test::gpu("dnn::measured_algos_tf32_deterministic", measured_settings),
+        Test::gpu_alone("dnn::capture_uses_heuristics", capture_uses_heuristics),
     ]
 }
 
@@ -1003,5 +1011,217 @@ fn algo_cache_and_settings() -> TestResult {
             "TF32 result {q} far from {p}"
         );
     }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measured algorithm choices
+
+/// Measuring is the process-wide default; the doc example of `set_algo_search` covers the
+/// switch itself (in its own process: this binary's GPU tests read the setting).
+fn algo_search_default() -> TestResult {
+    assert!(cuprite_driver::dnn::algo_search());
+    Ok(())
+}
+
+/// The three passes of `shape` on one set of random data through `a` and `b` (one handle
+/// measuring, one taking the heuristic choice), each against the host sums: both results lie
+/// within the module's bound of the exact sums, so within twice it of each other.
+fn pair_case<T: Elem, const N: usize>(
+    s: &Arc<Stream>,
+    a: &Dnn,
+    b: &Dnn,
+    rng: &mut Rng,
+    shape: &ConvShape<N>,
+) -> TestResult {
+    let (xl, wl, yl) = (shape.x_len()?, shape.w_len()?, shape.y_len()?);
+    let (x, w, dy) = (
+        random::<T>(rng, xl),
+        random::<T>(rng, wl),
+        random::<T>(rng, yl),
+    );
+    let terms = conv_terms(shape);
+    let nan = T::of(f64::NAN);
+    let (xd, wd, dyd) = (s.clone_htod(&x)?, s.clone_htod(&w)?, s.clone_htod(&dy)?);
+    let want_y = accumulate(
+        yl,
+        terms
+            .iter()
+            .map(|&(xi, wi, yi)| (x[xi].f() * w[wi].f(), yi)),
+    );
+    let want_dx = accumulate(
+        xl,
+        terms
+            .iter()
+            .map(|&(xi, wi, yi)| (dy[yi].f() * w[wi].f(), xi)),
+    );
+    let want_dw = accumulate(
+        wl,
+        terms
+            .iter()
+            .map(|&(xi, wi, yi)| (x[xi].f() * dy[yi].f(), wi)),
+    );
+    for (which, dnn) in [("measured", a), ("heuristic", b)] {
+        let what = format!("{which} {shape:?}");
+        let mut y = s.clone_htod(&vec![nan; yl])?;
+        dnn.conv_forward(shape, &xd, &wd, &mut y)?;
+        compare(&format!("forward {what}"), &s.clone_dtoh(&y)?, &want_y)?;
+        let mut dx = s.clone_htod(&vec![nan; xl])?;
+        dnn.conv_backward_data(shape, &wd, &dyd, &mut dx)?;
+        compare(
+            &format!("backward data {what}"),
+            &s.clone_dtoh(&dx)?,
+            &want_dx,
+        )?;
+        let mut dw = s.clone_htod(&vec![nan; wl])?;
+        dnn.conv_backward_filter(shape, &xd, &dyd, &mut dw)?;
+        compare(
+            &format!("backward filter {what}"),
+            &s.clone_dtoh(&dw)?,
+            &want_dw,
+        )?;
+    }
+    Ok(())
+}
+
+/// A measuring handle and a heuristic one on the same stream.
+fn measuring_pair() -> Result<Option<(Arc<Stream>, Dnn, Dnn)>, BoxError> {
+    let Some((s, measured)) = dnn_or_ignore()? else {
+        return Ok(None);
+    };
+    let heuristic = Dnn::new(&s)?;
+    measured.set_algo_search(Some(true));
+    heuristic.set_algo_search(Some(false));
+    assert!(measured.algo_search() && !heuristic.algo_search());
+    Ok(Some((s, measured, heuristic)))
+}
+
+/// Forward, backward-data and backward-filter with measured choices match the host sums as the
+/// heuristic choices do, on 1-, 2- (both layouts) and 3-d shapes; every pass of every shape
+/// was measured once, and repeating a shape finds its three choices in the cache.
+fn measured_vs_heuristic<T: Elem>() -> TestResult {
+    let Some((s, measured, heuristic)) = measuring_pair()? else {
+        return ignore("no cuDNN 9 here (set CUPRITE_CUDNN_PATH)");
+    };
+    let mut rng = Rng::fresh();
+    let mut shapes = 0u64;
+    let mut first = None;
+    for layout in [Layout::Nchw, Layout::Nhwc] {
+        let mut c = ConvShape::new(2, 8, [20, 20], 16, [3, 3]);
+        (c.pad, c.layout) = ([1, 1], layout);
+        pair_case::<T, 2>(&s, &measured, &heuristic, &mut rng, &c)?;
+        first.get_or_insert(c);
+        shapes += 1;
+    }
+    let mut d = ConvShape::new(2, 6, [40], 8, [5]);
+    (d.stride, d.pad) = ([2], [2]);
+    pair_case::<T, 1>(&s, &measured, &heuristic, &mut rng, &d)?;
+    let mut e = ConvShape::new(1, 4, [6, 6, 6], 4, [3, 3, 3]);
+    e.pad = [1, 1, 1];
+    pair_case::<T, 3>(&s, &measured, &heuristic, &mut rng, &e)?;
+    shapes += 2;
+    assert_eq!(measured.algo_searches()?, 3 * shapes, "every pass measured");
+    assert_eq!(measured.algo_cache_counts()?, (0, 3 * shapes));
+    assert_eq!(heuristic.algo_searches()?, 0);
+    assert_eq!(heuristic.algo_cache_counts()?, (0, 3 * shapes));
+    // The same problems again: cache hits, no new measurement, the same sums.
+    let c = first.expect("two 2-d shapes ran");
+    pair_case::<T, 2>(&s, &measured, &heuristic, &mut rng, &c)?;
+    assert_eq!(measured.algo_searches()?, 3 * shapes);
+    assert_eq!(measured.algo_cache_counts()?, (3, 3 * shapes));
+    assert_eq!(heuristic.algo_cache_counts()?, (3, 3 * shapes));
+    Ok(())
+}
+
+/// Measured choices keep the handle's settings: deterministic filter gradients repeat bit for
+/// bit; `f32` without TF32 stays within `f32` rounding (the tight bound of `compare`), with
+/// TF32 within TF32's.
+fn measured_settings() -> TestResult {
+    let Some((s, measured, heuristic)) = measuring_pair()? else {
+        return ignore("no cuDNN 9 here (set CUPRITE_CUDNN_PATH)");
+    };
+    let mut rng = Rng::fresh();
+    let mut c = ConvShape::new(4, 16, [14, 14], 16, [3, 3]);
+    c.pad = [1, 1];
+    // Full f32 (the default): both paths against the exact sums.
+    pair_case::<f32, 2>(&s, &measured, &heuristic, &mut rng, &c)?;
+    measured.set_deterministic(true);
+    let x = s.clone_htod(&random::<f32>(&mut rng, c.x_len()?))?;
+    let dy = s.clone_htod(&random::<f32>(&mut rng, c.y_len()?))?;
+    let mut dw1 = s.alloc_zeros::<f32>(c.w_len()?)?;
+    let mut dw2 = s.alloc_zeros::<f32>(c.w_len()?)?;
+    let before = measured.algo_searches()?;
+    measured.conv_backward_filter(&c, &x, &dy, &mut dw1)?;
+    measured.conv_backward_filter(&c, &x, &dy, &mut dw2)?;
+    assert_eq!(
+        measured.algo_searches()?,
+        before + 1,
+        "a new policy, measured once"
+    );
+    let (p, q) = (s.clone_dtoh(&dw1)?, s.clone_dtoh(&dw2)?);
+    assert!(
+        p.iter().zip(&q).all(|(a, b)| a.to_bits() == b.to_bits()),
+        "a measured deterministic algorithm gave two results"
+    );
+    measured.set_deterministic(false);
+    // TF32 allowed: a new measured choice, within TF32's rounding of the full-f32 result
+    // (10 mantissa bits of each input: relative 2^-10 of Σ|terms| at most, per term).
+    measured.set_allow_tf32(true);
+    let w = s.clone_htod(&random::<f32>(&mut rng, c.w_len()?))?;
+    let mut full = s.alloc_zeros::<f32>(c.y_len()?)?;
+    heuristic.conv_forward(&c, &x, &w, &mut full)?;
+    let mut tf32 = s.alloc_zeros::<f32>(c.y_len()?)?;
+    measured.conv_forward(&c, &x, &w, &mut tf32)?;
+    let taps = 16.0 * 9.0;
+    for (a, b) in s.clone_dtoh(&full)?.iter().zip(&s.clone_dtoh(&tf32)?) {
+        assert!(
+            (a - b).abs() <= taps * 2.0f32.powi(-9),
+            "TF32 result {b} far from {a}"
+        );
+    }
+    Ok(())
+}
+
+/// A call on a capturing stream takes the heuristic choice (nothing is timed, the graph's
+/// replay gives the right sums); the first call after the capture measures that problem and
+/// replaces the cached choice; the next finds it.
+fn capture_uses_heuristics() -> TestResult {
+    let (s, dnn) = need_dnn!();
+    dnn.set_algo_search(Some(true));
+    let mut rng = Rng::fresh();
+    let mut c = ConvShape::new(2, 4, [9, 9], 8, [3, 3]);
+    c.pad = [1, 1];
+    let (xl, wl, yl) = (c.x_len()?, c.w_len()?, c.y_len()?);
+    let (x, w) = (random::<f32>(&mut rng, xl), random::<f32>(&mut rng, wl));
+    let want = accumulate(
+        yl,
+        conv_terms(&c)
+            .iter()
+            .map(|&(xi, wi, yi)| (x[xi].f() * w[wi].f(), yi)),
+    );
+    let (xd, wd) = (s.clone_htod(&x)?, s.clone_htod(&w)?);
+    let mut y = s.clone_htod(&vec![f32::NAN; yl])?;
+    s.synchronize()?;
+    s.begin_capture(CaptureMode::ThreadLocal)?;
+    let r = dnn.conv_forward(&c, &xd, &wd, &mut y);
+    let g = s.end_capture()?;
+    r?;
+    assert_eq!(dnn.algo_searches()?, 0, "nothing measured in the capture");
+    assert_eq!(dnn.algo_cache_counts()?, (0, 1));
+    assert!(
+        s.clone_dtoh(&y)?.iter().all(|v| v.is_nan()),
+        "nothing ran during the capture"
+    );
+    let exec = g.instantiate()?;
+    exec.launch(&s)?;
+    compare(&format!("captured {c:?}"), &s.clone_dtoh(&y)?, &want)?;
+    let mut y2 = s.clone_htod(&vec![f32::NAN; yl])?;
+    dnn.conv_forward(&c, &xd, &wd, &mut y2)?;
+    assert_eq!(dnn.algo_searches()?, 1, "measured after the capture");
+    assert_eq!(dnn.algo_cache_counts()?, (0, 2));
+    compare(&format!("measured {c:?}"), &s.clone_dtoh(&y2)?, &want)?;
+    dnn.conv_forward(&c, &xd, &wd, &mut y2)?;
+    assert_eq!(dnn.algo_cache_counts()?, (1, 2));
+    assert_eq!(dnn.algo_searches()?, 1);
     Ok(())
 }

@@ -1,15 +1,19 @@
-//! Choosing a convolution algorithm: cuDNN's heuristics (`cudnnGet*Algorithm_v7`), filtered
-//! by cuprite's precision and determinism settings, with the workspace the choice needs, and a
-//! small cache of choices per shape.
+//! Choosing a convolution algorithm: measured by cuDNN (`cudnnFind*AlgorithmEx`, which runs
+//! every candidate on the call's own buffers and sorts them by time) or cuDNN's heuristics
+//! (`cudnnGet*Algorithm_v7`), filtered by cuprite's precision and determinism settings, with
+//! the workspace the choice needs, and a small cache of choices per shape.
 //!
 //! This module owns the choice and its cache. The cache is a plain map the handle keeps under
 //! its lock; it holds no device memory (a workspace is allocated per call from the
-//! stream-ordered pool), so dropping entries costs nothing.
+//! stream-ordered pool), so dropping entries costs nothing. Each entry records whether a
+//! measurement was attempted for it: a heuristic entry (made while measuring was off or not
+//! possible, as inside a graph capture) is measured again by the first later call that may
+//! measure; a measured entry, or one whose measurement fell back to the heuristics, is final.
 
 use super::desc::ConvDescs;
 use super::element::{DnnElement, math_allowed, run_math};
 use super::shape::Geometry;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use cuprite_sys::cudnn::{
     cudnnConvolutionBwdDataAlgo_t, cudnnConvolutionBwdDataAlgoPerf_t,
     cudnnConvolutionBwdFilterAlgo_t, cudnnConvolutionBwdFilterAlgoPerf_t,
@@ -17,7 +21,11 @@ use cuprite_sys::cudnn::{
     cudnnMathType_t, cudnnStatus_t,
 };
 use std::collections::HashMap;
-use std::ffi::c_int;
+use std::ffi::{c_int, c_void};
+
+/// The most workspace bytes a measurement gives cuDNN's candidates; a candidate that needs
+/// more is not timed (cuDNN reports it as failed, and [`pick_measured`] skips it).
+pub(super) const SEARCH_WORKSPACE_LIMIT: usize = 1 << 30;
 
 /// Which of the three convolution computations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -36,6 +44,19 @@ impl Pass {
             Pass::Forward => "forward",
             Pass::BackwardData => "backward-data",
             Pass::BackwardFilter => "backward-filter",
+        }
+    }
+
+    /// How many algorithms this pass's enum numbers (`CUDNN_CONVOLUTION_*_ALGO_COUNT`).
+    fn algo_count(self) -> c_int {
+        match self {
+            Pass::Forward => cudnnConvolutionFwdAlgo_t::CUDNN_CONVOLUTION_FWD_ALGO_COUNT.0,
+            Pass::BackwardData => {
+                cudnnConvolutionBwdDataAlgo_t::CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT.0
+            }
+            Pass::BackwardFilter => {
+                cudnnConvolutionBwdFilterAlgo_t::CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT.0
+            }
         }
     }
 
@@ -75,23 +96,50 @@ struct Key {
     policy: Policy,
 }
 
-/// One heuristic result, whatever the pass.
+/// One heuristic or measured result, whatever the pass.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Candidate {
+    pub algo: c_int,
+    pub status: cudnnStatus_t,
+    pub determinism: cudnnDeterminism_t,
+    pub math: cudnnMathType_t,
+    /// Workspace bytes (measured results: what the timed run used).
+    pub memory: usize,
+    /// Milliseconds (measured results), or cuDNN's estimate.
+    pub time: f32,
+}
+
+/// What a measurement of a cache miss came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Measured {
+    /// The fastest allowed candidate, settled (math type set on the descriptor, workspace
+    /// asked).
+    Chose(Choice),
+    /// Measuring ran or was tried and gave nothing usable (no allowed candidate, the symbol
+    /// missing, no room for the workspace): the heuristic choice, for good.
+    FellBack,
+    /// Measuring is not possible on this call (the stream is capturing): the heuristic
+    /// choice, measured again by a later call.
+    NotNow,
+}
+
+/// A cached choice, whether a measurement was attempted for it, and when it was last used.
 #[derive(Clone, Copy, Debug)]
-struct Candidate {
-    algo: c_int,
-    status: cudnnStatus_t,
-    determinism: cudnnDeterminism_t,
-    math: cudnnMathType_t,
+struct Entry {
+    choice: Choice,
+    searched: bool,
+    used: u64,
 }
 
 /// Algorithm choices by pass, element type, shape and policy; the least recently used one is
 /// dropped beyond [`AlgoCache::CAPACITY`].
 #[derive(Debug, Default)]
 pub(super) struct AlgoCache {
-    map: HashMap<Key, (Choice, u64)>,
+    map: HashMap<Key, Entry>,
     tick: u64,
     hits: u64,
     misses: u64,
+    searches: u64,
 }
 
 impl AlgoCache {
@@ -103,8 +151,15 @@ impl AlgoCache {
         (self.hits, self.misses)
     }
 
-    /// The choice for `pass` over these descriptors, cached or asked of cuDNN's heuristics;
-    /// `descs.conv` is left with the choice's math type set.
+    /// How many choices were made by measuring (`cudnnFind*AlgorithmEx`).
+    pub fn searches(&self) -> u64 {
+        self.searches
+    }
+
+    /// The choice for `pass` over these descriptors: cached, measured by `measure` (when given:
+    /// measuring is on for this call; it runs on a miss, and on a cached entry no measurement
+    /// was attempted for), or asked of cuDNN's heuristics. `descs.conv` is left with the
+    /// choice's math type set. A measurement that replaces a cached entry counts as a miss.
     pub fn choose<T: DnnElement>(
         &mut self,
         handle: cudnnHandle_t,
@@ -112,6 +167,7 @@ impl AlgoCache {
         g: &Geometry,
         descs: &ConvDescs,
         policy: Policy,
+        measure: Option<&mut dyn FnMut() -> Result<Measured>>,
     ) -> Result<Choice> {
         let key = Key {
             pass,
@@ -121,27 +177,332 @@ impl AlgoCache {
         };
         self.tick += 1;
         let tick = self.tick;
-        if let Some((c, used)) = self.map.get_mut(&key) {
-            *used = tick;
-            self.hits += 1;
-            let c = *c;
-            descs.conv.set_math(c.math)?;
-            return Ok(c);
+        if let Some(e) = self.map.get_mut(&key) {
+            e.used = tick;
+            let cached = e.choice;
+            let Some(measure) = measure.filter(|_| !e.searched) else {
+                self.hits += 1;
+                descs.conv.set_math(cached.math)?;
+                return Ok(cached);
+            };
+            return match measure()? {
+                Measured::Chose(c) => {
+                    self.misses += 1;
+                    self.searches += 1;
+                    self.map.insert(
+                        key,
+                        Entry {
+                            choice: c,
+                            searched: true,
+                            used: tick,
+                        },
+                    );
+                    Ok(c)
+                }
+                outcome => {
+                    if outcome == Measured::FellBack
+                        && let Some(e) = self.map.get_mut(&key)
+                    {
+                        e.searched = true;
+                    }
+                    self.hits += 1;
+                    descs.conv.set_math(cached.math)?;
+                    Ok(cached)
+                }
+            };
         }
         self.misses += 1;
-        let c = heuristic::<T>(handle, pass, descs, policy)?;
+        let (c, searched) = match measure.map(|m| m()).transpose()? {
+            Some(Measured::Chose(c)) => {
+                self.searches += 1;
+                (c, true)
+            }
+            Some(Measured::FellBack) => (heuristic::<T>(handle, pass, descs, policy)?, true),
+            Some(Measured::NotNow) | None => (heuristic::<T>(handle, pass, descs, policy)?, false),
+        };
         if self.map.len() >= Self::CAPACITY
-            && let Some(oldest) = self
-                .map
-                .iter()
-                .min_by_key(|(_, (_, used))| *used)
-                .map(|(k, _)| *k)
+            && let Some(oldest) = self.map.iter().min_by_key(|(_, e)| e.used).map(|(k, _)| *k)
         {
             self.map.remove(&oldest);
         }
-        self.map.insert(key, (c, tick));
+        self.map.insert(
+            key,
+            Entry {
+                choice: c,
+                searched,
+                used: tick,
+            },
+        );
         Ok(c)
     }
+}
+
+/// Whether `c` keeps `policy` for `T`: it runs here, keeps `T`'s precision, and is
+/// deterministic when that is asked.
+fn allowed<T: DnnElement>(c: &Candidate, policy: Policy) -> bool {
+    c.status.is_success()
+        && math_allowed::<T>(c.math, policy.allow_tf32)
+        && (!policy.deterministic || c.determinism == cudnnDeterminism_t::CUDNN_DETERMINISTIC)
+}
+
+/// The first of `measured` (cuDNN sorts them fastest first) that `policy` allows and that ran
+/// within `workspace_limit` bytes, if any.
+pub(super) fn pick_measured<T: DnnElement>(
+    measured: &[Candidate],
+    policy: Policy,
+    workspace_limit: usize,
+) -> Option<Candidate> {
+    measured
+        .iter()
+        .find(|c| allowed::<T>(c, policy) && c.memory <= workspace_limit && c.time >= 0.0)
+        .copied()
+}
+
+/// Whether a failed measurement should leave the choice to the heuristics rather than fail
+/// the call: the function missing from this cuDNN (or cuDNN itself), a "not supported" status
+/// (`3000..=3999`), or no device memory for the workspace.
+pub(super) fn find_falls_back(e: &Error) -> bool {
+    match e {
+        Error::LibraryNotFound { .. } | Error::SymbolNotFound { .. } => true,
+        Error::OutOfMemory { .. } => true,
+        Error::Library {
+            library: "libcudnn",
+            code,
+            ..
+        } => (3000..=3999).contains(code),
+        _ => false,
+    }
+}
+
+/// The workspace a measurement of `pass` gives its candidates: the most any algorithm of the
+/// pass asks with the descriptor's current math type (algorithms that do not run here are
+/// skipped), at most [`SEARCH_WORKSPACE_LIMIT`].
+pub(super) fn search_workspace(h: cudnnHandle_t, pass: Pass, d: &ConvDescs) -> usize {
+    let mut most = 0usize;
+    for algo in 0..pass.algo_count() {
+        if let Ok(bytes) = workspace_bytes(h, pass, d, algo) {
+            most = most.max(bytes);
+        }
+    }
+    most.min(SEARCH_WORKSPACE_LIMIT)
+}
+
+/// The device pointers a measurement runs on: the pass's two inputs (in [`Pass`]' operand
+/// order), its output (overwritten by every timed run) and the workspace.
+pub(super) struct FindBuffers {
+    pub a: *const c_void,
+    pub b: *const c_void,
+    pub out: *mut c_void,
+    pub workspace: *mut c_void,
+    pub workspace_bytes: usize,
+}
+
+/// Times `pass`'s candidates with cuDNN's `Find*AlgorithmEx` on `bufs` (run on the handle's
+/// stream; cuDNN waits for its timings) and settles the fastest that `policy` allows:
+/// `Ok(None)` when none does.
+///
+/// # Safety
+/// `d` describes the checked shape; `bufs.a`, `bufs.b` and `bufs.out` hold the elements their
+/// descriptors span (inputs readable, output writable, its contents not needed: every timed
+/// run overwrites it); `bufs.workspace` holds `bufs.workspace_bytes` bytes; the handle's
+/// context is current and its stream ordered after the buffers' earlier work.
+pub(super) unsafe fn find<T: DnnElement>(
+    h: cudnnHandle_t,
+    pass: Pass,
+    d: &ConvDescs,
+    bufs: &FindBuffers,
+    policy: Policy,
+) -> Result<Option<Choice>> {
+    let n = pass.algo_count().max(1) as usize;
+    let mut returned: c_int = 0;
+    let (a, b, out, ws, wsb) = (
+        bufs.a,
+        bufs.b,
+        bufs.out,
+        bufs.workspace,
+        bufs.workspace_bytes,
+    );
+    let measured: Vec<Candidate> = match pass {
+        Pass::Forward => {
+            let mut r = vec![zeroed_fwd(); n];
+            // SAFETY: the caller's contract covers the buffers; `r` holds `n` results.
+            unsafe {
+                cudnn!(cudnnFindConvolutionForwardAlgorithmEx(
+                    h,
+                    d.x.0,
+                    a,
+                    d.w.0,
+                    b,
+                    d.conv.0,
+                    d.y.0,
+                    out,
+                    n as c_int,
+                    &mut returned,
+                    r.as_mut_ptr(),
+                    ws,
+                    wsb
+                ))
+            }?;
+            r.iter()
+                .map(|p| {
+                    candidate(
+                        p.algo.0,
+                        p.status,
+                        p.determinism,
+                        p.mathType,
+                        p.memory,
+                        p.time,
+                    )
+                })
+                .collect()
+        }
+        Pass::BackwardData => {
+            let mut r = vec![zeroed_bwd_data(); n];
+            // SAFETY: as above.
+            unsafe {
+                cudnn!(cudnnFindConvolutionBackwardDataAlgorithmEx(
+                    h,
+                    d.w.0,
+                    a,
+                    d.y.0,
+                    b,
+                    d.conv.0,
+                    d.x.0,
+                    out,
+                    n as c_int,
+                    &mut returned,
+                    r.as_mut_ptr(),
+                    ws,
+                    wsb
+                ))
+            }?;
+            r.iter()
+                .map(|p| {
+                    candidate(
+                        p.algo.0,
+                        p.status,
+                        p.determinism,
+                        p.mathType,
+                        p.memory,
+                        p.time,
+                    )
+                })
+                .collect()
+        }
+        Pass::BackwardFilter => {
+            let mut r = vec![zeroed_bwd_filter(); n];
+            // SAFETY: as above.
+            unsafe {
+                cudnn!(cudnnFindConvolutionBackwardFilterAlgorithmEx(
+                    h,
+                    d.x.0,
+                    a,
+                    d.y.0,
+                    b,
+                    d.conv.0,
+                    d.w.0,
+                    out,
+                    n as c_int,
+                    &mut returned,
+                    r.as_mut_ptr(),
+                    ws,
+                    wsb
+                ))
+            }?;
+            r.iter()
+                .map(|p| {
+                    candidate(
+                        p.algo.0,
+                        p.status,
+                        p.determinism,
+                        p.mathType,
+                        p.memory,
+                        p.time,
+                    )
+                })
+                .collect()
+        }
+    };
+    let returned = (returned.max(0) as usize).min(n);
+    let Some(pick) = pick_measured::<T>(&measured[..returned], policy, wsb) else {
+        return Ok(None);
+    };
+    settle::<T>(h, pass, d, &pick, policy).map(Some)
+}
+
+fn candidate(
+    algo: c_int,
+    status: cudnnStatus_t,
+    determinism: cudnnDeterminism_t,
+    math: cudnnMathType_t,
+    memory: usize,
+    time: f32,
+) -> Candidate {
+    Candidate {
+        algo,
+        status,
+        determinism,
+        math,
+        memory,
+        time,
+    }
+}
+
+/// The workspace bytes algorithm `algo` of `pass` needs with the descriptor's math type.
+fn workspace_bytes(h: cudnnHandle_t, pass: Pass, d: &ConvDescs, algo: c_int) -> Result<usize> {
+    let mut bytes = 0usize;
+    // SAFETY: a live handle and descriptors; `bytes` is a valid out-pointer; `algo` is below
+    // the pass's algorithm count (cuDNN answers an algorithm it cannot run with a status).
+    unsafe {
+        match pass {
+            Pass::Forward => cudnn!(cudnnGetConvolutionForwardWorkspaceSize(
+                h,
+                d.x.0,
+                d.w.0,
+                d.conv.0,
+                d.y.0,
+                cudnnConvolutionFwdAlgo_t(algo),
+                &mut bytes
+            )),
+            Pass::BackwardData => cudnn!(cudnnGetConvolutionBackwardDataWorkspaceSize(
+                h,
+                d.w.0,
+                d.y.0,
+                d.conv.0,
+                d.x.0,
+                cudnnConvolutionBwdDataAlgo_t(algo),
+                &mut bytes
+            )),
+            Pass::BackwardFilter => cudnn!(cudnnGetConvolutionBackwardFilterWorkspaceSize(
+                h,
+                d.x.0,
+                d.y.0,
+                d.conv.0,
+                d.w.0,
+                cudnnConvolutionBwdFilterAlgo_t(algo),
+                &mut bytes
+            )),
+        }
+    }?;
+    Ok(bytes)
+}
+
+/// Settles `pick`: sets the math type it runs with on `d.conv` (its own, except `f32`
+/// without TF32, which stays on FMA arithmetic) and asks the workspace it needs with it.
+fn settle<T: DnnElement>(
+    h: cudnnHandle_t,
+    pass: Pass,
+    d: &ConvDescs,
+    pick: &Candidate,
+    policy: Policy,
+) -> Result<Choice> {
+    let math = run_math::<T>(pick.math, policy.allow_tf32);
+    d.conv.set_math(math)?;
+    Ok(Choice {
+        algo: pick.algo,
+        math,
+        workspace: workspace_bytes(h, pass, d, pick.algo)?,
+    })
 }
 
 /// Asks cuDNN's heuristics for `pass`, keeps the first algorithm that runs here and that
@@ -153,11 +514,7 @@ fn heuristic<T: DnnElement>(
     policy: Policy,
 ) -> Result<Choice> {
     let candidates = candidates(h, pass, d)?;
-    let pick = candidates.iter().find(|c| {
-        c.status.is_success()
-            && math_allowed::<T>(c.math, policy.allow_tf32)
-            && (!policy.deterministic || c.determinism == cudnnDeterminism_t::CUDNN_DETERMINISTIC)
-    });
+    let pick = candidates.iter().find(|c| allowed::<T>(c, policy));
     let Some(pick) = pick else {
         let seen: Vec<String> = candidates
             .iter()
@@ -178,47 +535,7 @@ fn heuristic<T: DnnElement>(
             ),
         });
     };
-    let math = run_math::<T>(pick.math, policy.allow_tf32);
-    d.conv.set_math(math)?;
-    let mut bytes = 0usize;
-    // SAFETY: a live handle and descriptors; `bytes` is a valid out-pointer; the algorithm
-    // number came from cuDNN's own enumeration for this pass.
-    unsafe {
-        match pass {
-            Pass::Forward => cudnn!(cudnnGetConvolutionForwardWorkspaceSize(
-                h,
-                d.x.0,
-                d.w.0,
-                d.conv.0,
-                d.y.0,
-                cudnnConvolutionFwdAlgo_t(pick.algo),
-                &mut bytes
-            )),
-            Pass::BackwardData => cudnn!(cudnnGetConvolutionBackwardDataWorkspaceSize(
-                h,
-                d.w.0,
-                d.y.0,
-                d.conv.0,
-                d.x.0,
-                cudnnConvolutionBwdDataAlgo_t(pick.algo),
-                &mut bytes
-            )),
-            Pass::BackwardFilter => cudnn!(cudnnGetConvolutionBackwardFilterWorkspaceSize(
-                h,
-                d.x.0,
-                d.y.0,
-                d.conv.0,
-                d.w.0,
-                cudnnConvolutionBwdFilterAlgo_t(pick.algo),
-                &mut bytes
-            )),
-        }
-    }?;
-    Ok(Choice {
-        algo: pick.algo,
-        math,
-        workspace: bytes,
-    })
+    settle::<T>(h, pass, d, pick, policy)
 }
 
 /// Every algorithm cuDNN's heuristics rank for `pass`, best first.
@@ -259,11 +576,15 @@ fn candidates(h: cudnnHandle_t, pass: Pass, d: &ConvDescs) -> Result<Vec<Candida
                 ))
             }?;
             r.iter()
-                .map(|p| Candidate {
-                    algo: p.algo.0,
-                    status: p.status,
-                    determinism: p.determinism,
-                    math: p.mathType,
+                .map(|p| {
+                    candidate(
+                        p.algo.0,
+                        p.status,
+                        p.determinism,
+                        p.mathType,
+                        p.memory,
+                        p.time,
+                    )
                 })
                 .collect()
         }
@@ -283,11 +604,15 @@ fn candidates(h: cudnnHandle_t, pass: Pass, d: &ConvDescs) -> Result<Vec<Candida
                 ))
             }?;
             r.iter()
-                .map(|p| Candidate {
-                    algo: p.algo.0,
-                    status: p.status,
-                    determinism: p.determinism,
-                    math: p.mathType,
+                .map(|p| {
+                    candidate(
+                        p.algo.0,
+                        p.status,
+                        p.determinism,
+                        p.mathType,
+                        p.memory,
+                        p.time,
+                    )
                 })
                 .collect()
         }
@@ -307,11 +632,15 @@ fn candidates(h: cudnnHandle_t, pass: Pass, d: &ConvDescs) -> Result<Vec<Candida
                 ))
             }?;
             r.iter()
-                .map(|p| Candidate {
-                    algo: p.algo.0,
-                    status: p.status,
-                    determinism: p.determinism,
-                    math: p.mathType,
+                .map(|p| {
+                    candidate(
+                        p.algo.0,
+                        p.status,
+                        p.determinism,
+                        p.mathType,
+                        p.memory,
+                        p.time,
+                    )
                 })
                 .collect()
         }
@@ -385,4 +714,122 @@ pub(super) fn precomp_gemm(
         math,
         workspace: bytes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Candidate, Policy, find_falls_back, pick_measured};
+    use crate::Error;
+    use cuprite_sys::cudnn::{cudnnDeterminism_t, cudnnMathType_t, cudnnStatus_t};
+    use half::bf16;
+
+    const OK: cudnnStatus_t = cudnnStatus_t::CUDNN_STATUS_SUCCESS;
+    const DET: cudnnDeterminism_t = cudnnDeterminism_t::CUDNN_DETERMINISTIC;
+    const NONDET: cudnnDeterminism_t = cudnnDeterminism_t::CUDNN_NON_DETERMINISTIC;
+    const TC: cudnnMathType_t = cudnnMathType_t::CUDNN_TENSOR_OP_MATH;
+    const FMA: cudnnMathType_t = cudnnMathType_t::CUDNN_FMA_MATH;
+
+    fn c(
+        algo: i32,
+        status: cudnnStatus_t,
+        det: cudnnDeterminism_t,
+        math: cudnnMathType_t,
+        memory: usize,
+    ) -> Candidate {
+        Candidate {
+            algo,
+            status,
+            determinism: det,
+            math,
+            memory,
+            time: algo as f32 * 0.5,
+        }
+    }
+
+    const FREE: Policy = Policy {
+        allow_tf32: false,
+        deterministic: false,
+    };
+
+    #[test]
+    fn measured_pick_keeps_the_fastest_allowed() {
+        // Fastest first, as cuDNN sorts them: a failed run, one over the workspace limit, a
+        // TF32 run of f32 data, a non-deterministic one, then one that keeps every rule.
+        let results = [
+            c(0, cudnnStatus_t::CUDNN_STATUS_NOT_SUPPORTED, DET, FMA, 0),
+            c(1, OK, DET, FMA, 4096),
+            c(2, OK, DET, TC, 0),
+            c(3, OK, NONDET, FMA, 0),
+            c(4, OK, DET, FMA, 1024),
+        ];
+        let pick =
+            |p: Policy, limit: usize| pick_measured::<f32>(&results, p, limit).map(|c| c.algo);
+        assert_eq!(pick(FREE, 1024), Some(3));
+        assert_eq!(pick(FREE, 4096), Some(1));
+        let det = Policy {
+            deterministic: true,
+            ..FREE
+        };
+        assert_eq!(pick(det, 1024), Some(4));
+        assert_eq!(pick(det, 1023), None);
+        let tf32 = Policy {
+            allow_tf32: true,
+            ..det
+        };
+        assert_eq!(pick(tf32, 1024), Some(2));
+        // Half types run on tensor cores whatever the TF32 setting.
+        assert_eq!(
+            pick_measured::<bf16>(&results, det, 0).map(|c| c.algo),
+            Some(2)
+        );
+        // f32 is never converted to a half type.
+        let conv = [c(
+            0,
+            OK,
+            DET,
+            cudnnMathType_t::CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION,
+            0,
+        )];
+        assert_eq!(pick_measured::<f32>(&conv, tf32, 0), None);
+        // A result cuDNN did not time (negative time) is not a measurement.
+        let mut untimed = c(0, OK, DET, FMA, 0);
+        untimed.time = -1.0;
+        assert_eq!(pick_measured::<f32>(&[untimed], FREE, 0), None);
+        assert_eq!(pick_measured::<f32>(&[], FREE, usize::MAX), None);
+    }
+
+    #[test]
+    fn measurement_failures_that_fall_back() {
+        let missing = Error::SymbolNotFound {
+            library: "libcudnn",
+            symbol: "cudnnFindConvolutionForwardAlgorithmEx",
+            path: "/x/libcudnn.so.9".into(),
+        };
+        assert!(find_falls_back(&missing));
+        let absent = Error::LibraryNotFound {
+            library: "libcudnn",
+            tried: vec![],
+        };
+        assert!(find_falls_back(&absent));
+        let oom = Error::OutOfMemory {
+            requested: 1 << 30,
+            free: 0,
+            total: 1 << 30,
+        };
+        assert!(find_falls_back(&oom));
+        let status = |library: &'static str, code: i32| Error::Library {
+            library,
+            call: "cudnnFindConvolutionForwardAlgorithmEx",
+            code,
+            name: String::new(),
+            description: String::new(),
+        };
+        assert!(find_falls_back(&status("libcudnn", 3000)));
+        assert!(find_falls_back(&status("libcudnn", 3999)));
+        // Anything else is a real failure, returned to the caller.
+        assert!(!find_falls_back(&status("libcudnn", 2000)));
+        assert!(!find_falls_back(&status("libcudnn", 5000)));
+        assert!(!find_falls_back(&status("libcublas", 3000)));
+        assert!(!find_falls_back(&Error::InvalidArgument("x".into())));
+    }
 }

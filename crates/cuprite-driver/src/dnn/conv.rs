@@ -3,11 +3,14 @@
 //!
 //! Each call checks the shape and every buffer (context, length) first, answers an empty
 //! operand by zero-filling its output without calling cuDNN, takes the algorithm from the
-//! handle's cache (or cuDNN's heuristics), its workspace from the stream-ordered pool, and
-//! declares its accesses to the stream tracker around the one enqueuing cuDNN call.
+//! handle's cache (or measures it on the call's own buffers, or asks cuDNN's heuristics), its
+//! workspace from the stream-ordered pool, and declares its accesses to the stream tracker
+//! around each enqueuing cuDNN call (the measurement's and the computation's).
 
 use super::Dnn;
-use super::algo::{Choice, Pass, precomp_gemm};
+use super::algo::{
+    Choice, FindBuffers, Measured, Pass, find, find_falls_back, precomp_gemm, search_workspace,
+};
 use super::desc::{ActDesc, ConvDescs, TensorDesc};
 use super::element::{DnnElement, one_zero, requested_math, run_math};
 use super::shape::{ConvShape, Geometry, check_lens};
@@ -181,13 +184,22 @@ impl Dnn {
         // Held until the work is enqueued: one handle serves one thread at a time.
         let mut cache = self.begin()?;
         let descs = ConvDescs::new::<T>(&g, requested_math::<T>(policy.allow_tf32))?;
-        let choice = cache.choose::<T>(self.raw, pass, &g, &descs, policy)?;
-        let ws = self.workspace(choice.workspace)?;
         let (pa, pb, po) = (
             a.device_ptr() as *const c_void,
             b.device_ptr() as *const c_void,
             out.device_ptr_mut() as *mut c_void,
         );
+        let choice = {
+            let out_ref: &dyn DeviceWrite<T> = &*out;
+            let mut measure = || self.measure::<T>(pass, &descs, policy, [a, b], out_ref, po);
+            let measure: Option<&mut dyn FnMut() -> Result<Measured>> = if self.algo_search() {
+                Some(&mut measure)
+            } else {
+                None
+            };
+            cache.choose::<T>(self.raw, pass, &g, &descs, policy, measure)?
+        };
+        let ws = self.workspace(choice.workspace)?;
         let pw = ws.device_ptr() as *mut c_void;
         let (one, zero) = one_zero::<T>();
         let h = self.raw;
@@ -256,6 +268,63 @@ impl Dnn {
         })
     }
 
+    /// Times `pass`'s candidates on the call's own buffers (`inputs` in [`names`]' order, `out`
+    /// at `po`, overwritten by every timed run before the call computes it) and settles the
+    /// fastest allowed one. [`Measured::NotNow`] while the stream is capturing;
+    /// [`Measured::FellBack`] when cuDNN lacks the function, refuses as not supported, offers
+    /// no allowed candidate, or there is no device memory for the workspace.
+    fn measure<T: DnnElement>(
+        &self,
+        pass: Pass,
+        descs: &ConvDescs,
+        policy: super::algo::Policy,
+        inputs: [&dyn DeviceRead<T>; 2],
+        out: &dyn DeviceWrite<T>,
+        po: *mut c_void,
+    ) -> Result<Measured> {
+        let s = &*self.stream;
+        if s.is_capturing()? {
+            return Ok(Measured::NotNow);
+        }
+        let bytes = search_workspace(self.raw, pass, descs);
+        let ws = match self.workspace(bytes) {
+            Ok(ws) => ws,
+            Err(e) if find_falls_back(&e) => return Ok(Measured::FellBack),
+            Err(e) => return Err(e),
+        };
+        let bufs = FindBuffers {
+            a: inputs[0].device_ptr() as *const c_void,
+            b: inputs[1].device_ptr() as *const c_void,
+            out: po,
+            workspace: ws.device_ptr() as *mut c_void,
+            workspace_bytes: bytes,
+        };
+        let acc = [
+            Access::read(inputs[0]),
+            Access::read(inputs[1]),
+            Access::write(out),
+            Access::write(&ws),
+        ];
+        let h = self.raw;
+        // The measurement's own outcome is carried out of `with_access` so that its accesses
+        // are closed whether it succeeded or not (a failed measurement may have run some
+        // candidates on these buffers).
+        let found = s.with_access(&acc, || {
+            // SAFETY: the descriptors describe exactly the checked shape; the caller checked
+            // that each buffer holds the elements its descriptor spans (`out`'s contents are
+            // not needed: the call overwrites it next); the workspace holds `bytes` bytes;
+            // the handle is bound to this stream, ordered after the buffers' earlier work by
+            // the declared accesses, and its context is current.
+            Ok(unsafe { find::<T>(h, pass, descs, &bufs, policy) })
+        })?;
+        match found {
+            Ok(Some(c)) => Ok(Measured::Chose(c)),
+            Ok(None) => Ok(Measured::FellBack),
+            Err(e) if find_falls_back(&e) => Ok(Measured::FellBack),
+            Err(e) => Err(e),
+        }
+    }
+
     /// `y = act(conv(x, w) + bias)` in one cuDNN call (`cudnnConvolutionBiasActivationForward`),
     /// overwriting `y`; `bias` holds one value per output channel (at least
     /// `shape.out_channels`). [`Activation::Identity`] runs the implicit precomputed GEMM
@@ -305,8 +374,10 @@ impl Dnn {
                     cudnnActivationMode_t::CUDNN_ACTIVATION_IDENTITY,
                 )
             }
+            // Not measured here: the timed runs would overwrite `y`, zeroed above for the fused
+            // call's `z`; a measured forward choice cached by `conv_forward` is used.
             Activation::Relu => (
-                cache.choose::<T>(self.raw, Pass::Forward, &g, &descs, policy)?,
+                cache.choose::<T>(self.raw, Pass::Forward, &g, &descs, policy, None)?,
                 cudnnActivationMode_t::CUDNN_ACTIVATION_RELU,
             ),
         };

@@ -9,8 +9,16 @@
 //!   [`DeviceWrite`](crate::DeviceWrite) outputs of one [`DnnElement`] type (`f16`, `bf16`,
 //!   `f32`, `f64`; half types accumulate in `f32`), tracked across streams like a kernel
 //!   launch. Outputs are overwritten: their old contents never reach a result.
-//! - The algorithm of each convolution is cuDNN's heuristic choice (`_v7`), kept per shape in
-//!   the handle; its workspace comes from the stream-ordered pool for each call.
+//! - The algorithm of each convolution is chosen on the first call of its problem (pass,
+//!   shape, element type, precision and determinism settings) and kept per problem in the
+//!   handle; its workspace comes from the stream-ordered pool for each call. By default the
+//!   choice is measured, as PyTorch's `torch.backends.cudnn.benchmark = True` does: cuDNN times
+//!   every candidate on the call's own buffers (`cudnnFind*AlgorithmEx`) and the fastest that
+//!   keeps the precision and determinism settings is kept. [`set_algo_search`] (process-wide)
+//!   or [`Dnn::set_algo_search`] (one handle) switch to cuDNN's heuristic choice (`_v7`)
+//!   instead, which costs no timing runs. A call on a capturing stream, a cuDNN without the
+//!   `Find` functions, or a measurement that finds no allowed algorithm uses the heuristic
+//!   choice; the first two are measured again by a later call that can.
 //!
 //! Invariants: every size is checked (checked arithmetic, cuDNN's 32-bit dimensions and
 //! strides, buffer lengths against the shape) before cuDNN sees it, so a safe call never lets
@@ -68,7 +76,7 @@ use crate::stream::Stream;
 use cuprite_sys::LoadError;
 use cuprite_sys::cudnn::{cudnnHandle_t, cudnnStatus_t};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// What a cuDNN status means: its category, cuDNN's own string for it, and cuDNN's message
@@ -139,6 +147,45 @@ pub fn is_available() -> bool {
     cuprite_sys::libraries::CUDNN.is_available()
 }
 
+/// Whether convolution algorithms are measured (the default) for handles that do not say
+/// otherwise ([`Dnn::set_algo_search`]).
+static ALGO_SEARCH: AtomicBool = AtomicBool::new(true);
+
+/// Chooses how handles that follow the process-wide setting pick the algorithm of a
+/// convolution problem they have not seen: `true` (the default) times cuDNN's candidates on
+/// the first call's own buffers (`cudnnFind*AlgorithmEx`, like PyTorch's
+/// `torch.backends.cudnn.benchmark = True`) and keeps the fastest that the handle's precision
+/// and determinism settings allow; `false` takes cuDNN's heuristic choice
+/// (`cudnnGet*Algorithm_v7`) without timing anything. Choices already cached are kept, except
+/// that a heuristic choice is measured by its problem's next call once measuring is on.
+///
+/// Measuring makes the first call of each problem slower (every candidate runs, and the host
+/// waits for the timings); the result of every call is its algorithm's, within the
+/// convolution's rounding whichever algorithm that is. A call on a capturing stream never
+/// measures (timing would need the host to wait on captured work).
+///
+/// ```
+/// use cuprite_driver::dnn;
+/// assert!(dnn::algo_search()); // measured by default
+/// dnn::set_algo_search(false); // heuristic choices from here on
+/// assert!(!dnn::algo_search());
+/// dnn::set_algo_search(true);
+/// ```
+pub fn set_algo_search(on: bool) {
+    ALGO_SEARCH.store(on, Ordering::Relaxed);
+}
+
+/// Whether handles that follow the process-wide setting measure their algorithm choices (see
+/// [`set_algo_search`]).
+pub fn algo_search() -> bool {
+    ALGO_SEARCH.load(Ordering::Relaxed)
+}
+
+/// A handle's own algorithm-search setting: follow the process, off, on.
+const SEARCH_PROCESS: u8 = 0;
+const SEARCH_OFF: u8 = 1;
+const SEARCH_ON: u8 = 2;
+
 /// A cuDNN handle bound to a context and a cuprite [`Stream`]: every computation is enqueued
 /// on that stream, with the workspace it needs taken from the stream-ordered pool. Keeps a
 /// cache of algorithm choices per shape. Destroyed on drop (cuDNN waits for the device then).
@@ -153,6 +200,8 @@ pub struct Dnn {
     turn: Mutex<algo::AlgoCache>,
     allow_tf32: AtomicBool,
     deterministic: AtomicBool,
+    /// `SEARCH_PROCESS`, `SEARCH_OFF` or `SEARCH_ON`.
+    algo_search: AtomicU8,
 }
 
 // SAFETY: the handle is used only under `turn`'s lock with its context bound to the calling
@@ -168,6 +217,7 @@ impl fmt::Debug for Dnn {
             .field("stream", &self.stream)
             .field("allow_tf32", &self.allow_tf32())
             .field("deterministic", &self.deterministic())
+            .field("algo_search", &self.algo_search())
             .finish()
     }
 }
@@ -213,6 +263,7 @@ impl Dnn {
             turn: Mutex::new(algo::AlgoCache::default()),
             allow_tf32: AtomicBool::new(false),
             deterministic: AtomicBool::new(false),
+            algo_search: AtomicU8::new(SEARCH_PROCESS),
         };
         // SAFETY: a live handle and a live stream of the current context.
         unsafe { cudnn!(cudnnSetStream(raw, stream.raw())) }?;
@@ -253,13 +304,45 @@ impl Dnn {
         self.deterministic.load(Ordering::Relaxed)
     }
 
+    /// Sets how this handle chooses the algorithm of a convolution problem it has not seen:
+    /// `Some(true)` measures (see [`set_algo_search`]), `Some(false)` takes cuDNN's heuristic
+    /// choice, `None` (the default) follows [`set_algo_search`].
+    pub fn set_algo_search(&self, search: Option<bool>) {
+        let v = match search {
+            None => SEARCH_PROCESS,
+            Some(false) => SEARCH_OFF,
+            Some(true) => SEARCH_ON,
+        };
+        self.algo_search.store(v, Ordering::Relaxed);
+    }
+
+    /// Whether this handle measures its algorithm choices now (its own setting, else the
+    /// process's).
+    pub fn algo_search(&self) -> bool {
+        match self.algo_search.load(Ordering::Relaxed) {
+            SEARCH_OFF => false,
+            SEARCH_ON => true,
+            _ => algo_search(),
+        }
+    }
+
     /// How many convolution calls found their algorithm in the handle's cache, and how many
-    /// asked cuDNN's heuristics.
+    /// chose one (measured or by cuDNN's heuristics; a measurement replacing a cached
+    /// heuristic choice counts as a choice).
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] when a call panicked while holding the handle.
     pub fn algo_cache_counts(&self) -> Result<(u64, u64)> {
         Ok(self.begin_unbound()?.counts())
+    }
+
+    /// How many of this handle's algorithm choices were measured (`cudnnFind*AlgorithmEx`)
+    /// rather than taken from cuDNN's heuristics.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when a call panicked while holding the handle.
+    pub fn algo_searches(&self) -> Result<u64> {
+        Ok(self.begin_unbound()?.searches())
     }
 
     fn policy(&self) -> algo::Policy {

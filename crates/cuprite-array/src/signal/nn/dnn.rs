@@ -26,7 +26,10 @@
 //! gradient does not have.
 //!
 //! cuDNN's workspaces come from the stream-ordered pool (the driver layer allocates them per
-//! call); outputs are the call's own array buffers.
+//! call); outputs are the call's own array buffers. Each convolution problem's algorithm is
+//! measured on its first call outside a capture (cuDNN times its candidates on that call's
+//! buffers; [`crate::tuning::set_cudnn_algo_search`] switches to cuDNN's heuristics) and kept
+//! in the stream's handle.
 
 use super::geom::{ConvGeom, PoolGeom};
 use crate::dtype::DType;
