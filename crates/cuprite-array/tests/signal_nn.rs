@@ -949,11 +949,19 @@ fn cuda_matches_cpu() -> TestResult {
                                 Ok(if which == 0 { dx } else { dw })
                             };
                             let (g, c) = both(&grad)?;
+                            // In chunks of one image, the weights' gradient adds one rounding
+                            // of the element type per further image (see
+                            // `set_conv_workspace_bytes`).
+                            let parts = if which == 1 && workspace == 1 {
+                                cs.n as f64
+                            } else {
+                                1.0
+                            };
                             close(
                                 &g,
                                 &c,
-                                $rtol,
-                                $atol,
+                                $rtol * parts,
+                                $atol * parts,
                                 &format!(
                                     "gradient {which} {} {cs:?} workspace {workspace} cuDNN {lib}",
                                     <$t>::DTYPE
@@ -1165,8 +1173,10 @@ fn cudnn_matches_fallback() -> TestResult {
                 let what = format!("{} pool {k:?} {st:?} {p:?} ceil {ceil}", <$t>::DTYPE);
                 let (lib, used) = gpu_run::<$t>(true, &|| signal::max_pool2d_with(&x()?, k, o))?;
                 let (own, _) = gpu_run::<$t>(false, &|| signal::max_pool2d_with(&x()?, k, o))?;
-                if used != expect {
-                    return Err(format!("max {what}: {used} cuDNN calls, {expect} expected").into());
+                // Max pooling never goes through cuDNN (its maximum of a window of -inf is
+                // the lowest finite value).
+                if used != 0 {
+                    return Err(format!("max {what}: {used} cuDNN calls, 0 expected").into());
                 }
                 close(&lib, &own, 0.0, 0.0, &format!("max {what}"))?;
                 let (lib, used) = gpu_run::<$t>(true, &|| signal::avg_pool2d_with(&x()?, k, o))?;

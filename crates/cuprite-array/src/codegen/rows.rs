@@ -269,11 +269,17 @@ impl RowSpec<'_> {
     }
 
     /// Blocks of [`BLOCK`] threads that must fit on an SM at once (the register budget):
-    /// fewer as a thread holds more values. Two blocks leave a thread of 32 held values room
-    /// for the next line's vectors, the weight's and the bias's without spilling.
+    /// fewer as a thread holds more values. With a weight or a bias, two blocks leave a thread
+    /// of more than 16 held values room for the next line's vectors, the weight's and the
+    /// bias's without spilling.
     fn min_blocks(&self) -> usize {
         let value_regs = self.shape.items * if self.dtype == DType::F64 { 2 } else { 1 };
-        if value_regs <= 16 { 4 } else { 2 }
+        match value_regs {
+            0..=16 => 4,
+            _ if self.has_w || self.has_b => 2,
+            17..=32 => 3,
+            _ => 2,
+        }
     }
 
     /// Whether contiguous aligned lines may take the streaming form: lines read through a

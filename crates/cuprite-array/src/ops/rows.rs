@@ -651,18 +651,20 @@ impl LibraryCall for RowOp {
         // `blocks_per_sm` counts blocks of `BLOCK` threads; smaller blocks fit more.
         let per_sm = (k.blocks_per_sm * (crate::codegen::BLOCK / threads)).clamp(1, 32);
         let resident = (st.sms * per_sm).max(1) as usize;
-        // Lines held in registers of at least `ONE_LINE_BYTES` take a block each: the hardware
-        // keeps enough of them in flight. Shorter held lines run as two waves of blocks, each
-        // looping over its lines, so that the streaming form (contiguous aligned lines) reads
-        // a block's next line while it works on this one and the waves even out the tail.
-        // Lines read more than once run one wave.
+        // One wave of blocks, each looping over its lines: the streaming form (contiguous
+        // aligned lines) reads a block's next line while it works on this one. Lines held in
+        // registers and written back whole, of at least `ONE_LINE_BYTES`, take a block each
+        // instead (the hardware keeps enough of them in flight); held lines with a weight or
+        // a bias run as two waves, which even out the tail (docs/perf-log/ has the sweep).
         const ONE_LINE_BYTES: usize = 16 << 10;
-        let blocks = if !shape.holds(self.n) {
-            resident
-        } else if self.n * self.dtype.size() >= ONE_LINE_BYTES {
+        let held = shape.holds(self.n);
+        let whole = !matches!(self.kind, crate::codegen::RowKind::LogSumExp);
+        let blocks = if held && whole && self.n * self.dtype.size() >= ONE_LINE_BYTES {
             lines
-        } else {
+        } else if held && (self.has_w || self.has_b) {
             resident.saturating_mul(2)
+        } else {
+            resident
         };
         let grid = lines.min(blocks).min(i32::MAX as usize) as u32;
         // SAFETY: the words and accesses come from the kernel's own parameter description

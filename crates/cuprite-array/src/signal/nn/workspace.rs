@@ -10,9 +10,10 @@ static WORKSPACE: AtomicUsize = AtomicUsize::new(DEFAULT);
 
 /// Bounds the lowered patches a convolution on CUDA holds at a time to `bytes` (default 1 GiB):
 /// images go in chunks whose patches fit (one image a chunk at least, whatever the bound), so
-/// a smaller bound saves memory at the cost of more, smaller products. Applies to passes run
-/// after the call on cuprite's kernels; cuDNN takes the workspace its algorithm asks for from
-/// the stream-ordered pool.
+/// a smaller bound saves memory at the cost of more, smaller products. The weights' gradient
+/// sums the chunks' products in the element type, so for `f16`/`bf16` each further chunk adds
+/// one rounding of the partial sum. Applies to passes run after the call on cuprite's
+/// kernels; cuDNN takes the workspace its algorithm asks for from the stream-ordered pool.
 ///
 /// ```
 /// use cuprite_array::signal::{conv_workspace_bytes, set_conv_workspace_bytes};
