@@ -153,8 +153,9 @@ impl NnKernel {
         h.finish()
     }
 
-    /// Launches this kernel for `d` with `params` on `lane`: threads over `span` positions of
-    /// a plane (`x`) and `planes` planes (`y`), each a grid-stride loop in the kernel.
+    /// Launches this kernel for `d` with `params` on `lane`: threads over `span` items of a
+    /// plane (`x`: positions, or for the lowering kernels groups of [`lane_width`] positions)
+    /// and `planes` planes (`y`), each a grid-stride loop in the kernel.
     ///
     /// # Safety
     /// `params` is this kernel's parameter struct, every buffer in it a checked view
@@ -173,8 +174,7 @@ impl NnKernel {
         }
         let src = self.source(d)?;
         let k = crate::jit::library_kernel(lane.st, self.key(d), move || src)?;
-        let bx = span.next_power_of_two().clamp(32, THREADS);
-        let by = THREADS / bx;
+        let (bx, by) = block_shape(span, planes);
         let gx = span.div_ceil(bx).min(i32::MAX as usize) as u32;
         let gy = planes.div_ceil(by).min(65_535) as u32;
         let a = params.args();
@@ -192,6 +192,45 @@ impl NnKernel {
         }?;
         Ok(())
     }
+}
+
+/// The block shape `(x, y)` for `span` positions and `planes` planes: of the shapes of
+/// [`THREADS`] threads with `x` a power of two from 32 up, the one that launches the fewest
+/// threads past the work (`span` and `planes` rounded up to whole blocks), the widest on a tie.
+fn block_shape(span: usize, planes: usize) -> (usize, usize) {
+    let mut best = (THREADS, 1);
+    let mut best_cost = usize::MAX;
+    let mut bx = THREADS;
+    while bx >= 32 {
+        let by = THREADS / bx;
+        let cost = span
+            .div_ceil(bx)
+            .saturating_mul(bx)
+            .saturating_mul(planes.min(65_535 * by).div_ceil(by).saturating_mul(by));
+        if cost < best_cost {
+            best = (bx, by);
+            best_cost = cost;
+        }
+        bx /= 2;
+    }
+    best
+}
+
+/// Elements of `d` one access of the lowering kernels moves (`NN_V` in `lower.cu`): 8 bytes.
+pub(super) fn lane_width(d: DType) -> usize {
+    (8 / d.size()).max(1)
+}
+
+/// `v` as a count the lowering kernels index in 32 bits (planes of a batch, `lower.cu`), or an
+/// `Err` naming `what` and the value.
+pub(super) fn count32(what: &str, v: usize) -> Result<i64> {
+    if v > i32::MAX as usize {
+        return Err(Error::InvalidArgument(format!(
+            "the convolution's fallback: {what} ({v}) exceed {} (split the batch)",
+            i32::MAX
+        )));
+    }
+    Ok(v as i64)
 }
 
 /// The typed header of the family's kernels for element type `d`: the storage type `S`, the
