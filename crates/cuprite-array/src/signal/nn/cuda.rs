@@ -17,7 +17,7 @@
 
 use super::geom::ConvGeom;
 use super::kernels::{
-    BiasActArgs, Col2imArgs, Im2colArgs, NnKernel, SwapArgs, count32, lane_width,
+    BiasActArgs, Col2imArgs, Im2colArgs, LOWER_PLANES, NnKernel, SwapArgs, count32, lane_width,
 };
 use super::workspace::conv_workspace_bytes;
 use crate::codegen::{ReadBuf, WriteBuf};
@@ -188,7 +188,16 @@ fn im2col(
     // `ip` values, and writes `n sn + (ch rs + j) sr + q` for `n < nb`, `ch < c`, `j < rs`,
     // `q < P`, whose largest value is below `nb c rs P` for both layouts the passes use
     // (`sn = c rs P, sr = P` and `sn = P, sr = nb P`).
-    unsafe { NnKernel::Im2col.launch(lane, d, &params, p.div_ceil(lane_width(d)), nb * g.c) }
+    // A thread's planes past the chunk read the first of its planes and write nothing.
+    unsafe {
+        NnKernel::Im2col.launch(
+            lane,
+            d,
+            &params,
+            p.div_ceil(lane_width(d)),
+            (nb * g.c).div_ceil(LOWER_PLANES),
+        )
+    }
 }
 
 /// An operand `(buffer, offset, order, ld, batch stride)`.
@@ -374,8 +383,17 @@ fn input_chunk(
     };
     // SAFETY: `col` is a checked view of `nb c rs P` values and `dx` of the chunk's `nb c ip`;
     // the kernel reads `n img + (ch rs + j) P + q` with `q < P` (`nn_src` keeps each axis in
-    // `[0, o)`), below `nb img`, and writes each of the chunk's `nb c ip` values once.
-    unsafe { NnKernel::Col2im.launch(lane, d, &params, ip.div_ceil(lane_width(d)), nb * g.c) }
+    // `[0, o)`), below `nb img`, and writes each of the chunk's `nb c ip` values once (a
+    // thread's planes past the chunk read the first of its planes and write nothing).
+    unsafe {
+        NnKernel::Col2im.launch(
+            lane,
+            d,
+            &params,
+            ip.div_ceil(lane_width(d)),
+            (nb * g.c).div_ceil(LOWER_PLANES),
+        )
+    }
 }
 
 /// The weights' gradient of images `n0..n0 + nb`, added into `dw` after the first chunk.

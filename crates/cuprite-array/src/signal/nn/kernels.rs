@@ -221,6 +221,10 @@ pub(super) fn lane_width(d: DType) -> usize {
     (8 / d.size()).max(1)
 }
 
+/// Planes one thread of `nn_im2col` and `nn_col2im` takes (`NN_PL` in `lower.cu`): their
+/// launches run `y` over groups of this many planes.
+pub(super) const LOWER_PLANES: usize = 4;
+
 /// `v` as a count the lowering kernels index in 32 bits (planes of a batch, `lower.cu`), or an
 /// `Err` naming `what` and the value.
 pub(super) fn count32(what: &str, v: usize) -> Result<i64> {
@@ -272,4 +276,25 @@ fn header(d: DType) -> Result<String> {
          __device__ __forceinline__ S nn_st(A v) {{ return {st}; }}\n\
          __device__ __forceinline__ A nn_neg_inf() {{ return {ninf}; }}\n"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The host's launch constants are the ones `lower.cu` is written for.
+    #[test]
+    fn constants_match_lower_cu() {
+        let src = include_str!("lower.cu");
+        assert!(src.contains(&format!("constexpr int NN_PL = {LOWER_PLANES};")));
+        assert!(src.contains("constexpr int NN_V = 8 / (int)sizeof(S);"));
+        for (d, v) in [
+            (DType::F16, 4),
+            (DType::BF16, 4),
+            (DType::F32, 2),
+            (DType::F64, 1),
+        ] {
+            assert_eq!(lane_width(d), v, "{d}");
+        }
+    }
 }

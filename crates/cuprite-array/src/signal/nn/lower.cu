@@ -13,13 +13,14 @@
 // reads zero.
 //
 // Threads. `x` of a block runs over groups of `NN_V` consecutive positions within a plane
-// (output positions for the lowering, input positions for the gather), `y` over planes, each a
-// grid-stride loop. A thread splits its group's first position once and steps to the others,
-// so no division runs per element; the taps' bounds are tested in 32 bits per position and
-// tap, and each plane costs one 32-bit division (its image and channel). A whole group whose
-// first element lies on a multiple of `NN_V` elements (every image and row start does when
-// `sn`, `sr` or the plane size are multiples of `NN_V`) in a buffer on 8 bytes is stored as
-// one 8-byte access; any other group element by element.
+// (output positions for the lowering, input positions for the gather, values for the
+// exchange), `y` over planes (for the lowering and the gather, groups of `NN_PL` planes), each
+// a grid-stride loop. A thread splits its group's first position once and steps to the
+// others, so no division runs per element; each tap's bounds and index are found in 32 bits
+// once per position for all of the thread's planes, and each plane costs one 32-bit division
+// (its image and channel). A whole group whose first element lies on a multiple of `NN_V`
+// elements (every image and row start does when `sn`, `sr` or the plane size are multiples of
+// `NN_V`) in a buffer on 8 bytes is stored as one 8-byte access; any other element by element.
 //
 // Ranges (checked on the host, `geom.rs` and `kernels.rs`): the extents, padding and the
 // farthest tap of each axis (`(o - 1) s + (r - 1) d`), the sizes of one input plane, one
@@ -31,6 +32,11 @@
 
 // Elements of one 8-byte access.
 constexpr int NN_V = 8 / (int)sizeof(S);
+
+// Planes one thread of the lowering and the gather takes (`y` of their launch runs over groups
+// of this many planes; `LOWER_PLANES` in `kernels.rs`): each tap's bounds and index are found
+// once for all of them.
+constexpr int NN_PL = 4;
 
 // `NN_V` consecutive elements, on 8 bytes.
 struct __align__(8) NnVec {
@@ -87,6 +93,7 @@ __device__ __forceinline__ void nn_im2col(const S *__restrict__ x, S *__restrict
   const i64t ip = i0 * i1 * i2;
   const i64t rs = r0 * r1 * r2;
   const unsigned np = (unsigned)planes, cu = (unsigned)c;
+  const unsigned npg = (np + NN_PL - 1) / NN_PL;
   const bool vec = sn % NN_V == 0 && sr % NN_V == 0 && nn_on8(col);
   const unsigned groups = (P + NN_V - 1) / NN_V;
   for (unsigned g = blockIdx.x * blockDim.x + threadIdx.x; g < groups;
@@ -108,12 +115,22 @@ __device__ __forceinline__ void nn_im2col(const S *__restrict__ x, S *__restrict
       }
     }
     const bool whole = vec && nv == NN_V;
-    for (unsigned pl = blockIdx.y * blockDim.y + threadIdx.y; pl < np;
-         pl += gridDim.y * blockDim.y) {
-      const unsigned n = pl / cu;
-      const unsigned ch = pl - n * cu;
-      const S *xp = x + (i64t)pl * ip;
-      S *dst = col + (i64t)n * sn + (i64t)ch * rs * sr + p;
+    for (unsigned pg = blockIdx.y * blockDim.y + threadIdx.y; pg < npg;
+         pg += gridDim.y * blockDim.y) {
+      // Planes `pg NN_PL + t`, the first `live` of them inside (the others read the first
+      // plane and are not stored); `dst[t]` is row `ch rs + j` of plane `t`'s patches.
+      const unsigned pl0 = pg * NN_PL;
+      const int live = (int)min((unsigned)NN_PL, np - pl0);
+      const S *xp[NN_PL];
+      S *dst[NN_PL];
+#pragma unroll
+      for (int t = 0; t < NN_PL; ++t) {
+        const unsigned pl = pl0 + (unsigned)(t < live ? t : 0);
+        const unsigned n = pl / cu;
+        const unsigned ch = pl - n * cu;
+        xp[t] = x + (i64t)pl * ip;
+        dst[t] = col + (i64t)n * sn + (i64t)ch * rs * sr + p;
+      }
       for (int j0 = 0; j0 < R0; ++j0) {
         for (int j1 = 0; j1 < R1; ++j1) {
           // Each position's input row for taps `(j0, j1, *)`, -1 where it lies outside.
@@ -127,14 +144,20 @@ __device__ __forceinline__ void nn_im2col(const S *__restrict__ x, S *__restrict
                           : -1;
           }
           for (int j2 = 0; j2 < R2; ++j2) {
-            NnVec v;
+            NnVec v[NN_PL];
 #pragma unroll
             for (int k = 0; k < NN_V; ++k) {
               const int a2 = b2[k] + j2 * D2;
-              v.v[k] = (line[k] >= 0 && (unsigned)a2 < (unsigned)I2) ? xp[line[k] + a2] : (S)0;
+              const bool in = line[k] >= 0 && (unsigned)a2 < (unsigned)I2;
+              const int at = in ? line[k] + a2 : 0;
+#pragma unroll
+              for (int t = 0; t < NN_PL; ++t) v[t].v[k] = in ? xp[t][at] : (S)0;
             }
-            nn_put(dst, v, nv, whole);
-            dst += sr;
+#pragma unroll
+            for (int t = 0; t < NN_PL; ++t) {
+              if (t < live) nn_put(dst[t], v[t], nv, whole);
+              dst[t] += sr;
+            }
           }
         }
       }
@@ -142,14 +165,15 @@ __device__ __forceinline__ void nn_im2col(const S *__restrict__ x, S *__restrict
   }
 }
 
-// The output index along one axis whose tap at offset `jd = j dl` reads input `e`:
-// `(e + pd - jd) / st` when that divides exactly and lies in `[0, o)`, else -1. `e + pd` is
-// below 2^32 (both below 2^31, checked on the host), so everything runs in 32 bits.
-__device__ __forceinline__ int nn_src(int e, int pd, int jd, int st, int o) {
-  const unsigned u = (unsigned)e + (unsigned)pd;
-  if (u < (unsigned)jd) return -1;
+// The output index along one axis whose tap at offset `jd = j dl` reads the input at `u = e +
+// pd` (`e` the input index): `(u - jd) / st` when `u >= jd`, that divides exactly and lies in
+// `[0, o)`, else -1. `u` is below 2^32 and `jd`, `o` below 2^31 (checked on the host), so
+// everything runs in 32 bits; with stride 1, `u < jd` wraps `u - jd` to at least 2^31 > `o`.
+__device__ __forceinline__ int nn_src(unsigned u, int jd, int st, int o) {
   const unsigned v = u - (unsigned)jd;
-  const unsigned q = st == 1 ? v : v / (unsigned)st;
+  if (st == 1) return v < (unsigned)o ? (int)v : -1;
+  if (u < (unsigned)jd) return -1;
+  const unsigned q = v / (unsigned)st;
   return (q * (unsigned)st == v && q < (unsigned)o) ? (int)q : -1;
 }
 
@@ -163,66 +187,88 @@ __device__ __forceinline__ void nn_col2im(const S *__restrict__ col, S *__restri
   const int R0 = (int)r0, R1 = (int)r1, R2 = (int)r2;
   const int O0 = (int)o0, O1 = (int)o1, O2 = (int)o2;
   const int S0 = (int)st0, S1 = (int)st1, S2 = (int)st2;
-  const int P0 = (int)pd0, P1 = (int)pd1, P2 = (int)pd2;
   const int D0 = (int)dl0, D1 = (int)dl1, D2 = (int)dl2;
   const i64t ip = i0 * i1 * i2;
   const i64t rs = r0 * r1 * r2;
   const unsigned E = (unsigned)ip;
   const unsigned np = (unsigned)planes, cu = (unsigned)c;
+  const unsigned npg = (np + NN_PL - 1) / NN_PL;
   const bool vec = ip % NN_V == 0 && nn_on8(dx);
   const unsigned groups = (E + NN_V - 1) / NN_V;
   for (unsigned g = blockIdx.x * blockDim.x + threadIdx.x; g < groups;
        g += gridDim.x * blockDim.x) {
     const unsigned e = g * NN_V;
     const int nv = (int)min((unsigned)NN_V, E - e);
-    // Each position's coordinates (positions past the plane repeat the last one and are not
-    // stored).
-    int e0[NN_V], e1[NN_V], e2[NN_V];
+    // Each position's input index plus padding along each axis (positions past the plane
+    // repeat the last one and are not stored).
+    unsigned u0[NN_V], u1[NN_V], u2[NN_V];
     {
       int q0, q1, q2;
       nn_split(e, I1, I2, q0, q1, q2);
 #pragma unroll
       for (int k = 0; k < NN_V; ++k) {
-        e0[k] = q0;
-        e1[k] = q1;
-        e2[k] = q2;
+        u0[k] = (unsigned)q0 + (unsigned)pd0;
+        u1[k] = (unsigned)q1 + (unsigned)pd1;
+        u2[k] = (unsigned)q2 + (unsigned)pd2;
         if (k + 1 < nv) nn_step(I1, I2, q0, q1, q2);
       }
     }
     const bool whole = vec && nv == NN_V;
-    for (unsigned pl = blockIdx.y * blockDim.y + threadIdx.y; pl < np;
-         pl += gridDim.y * blockDim.y) {
-      const unsigned n = pl / cu;
-      const unsigned ch = pl - n * cu;
-      // Row `j` of this plane's patches, `j` ascending row-major over the taps.
-      const S *row = col + (i64t)n * sn + (i64t)ch * rs * sr;
-      A acc[NN_V];
+    for (unsigned pg = blockIdx.y * blockDim.y + threadIdx.y; pg < npg;
+         pg += gridDim.y * blockDim.y) {
+      // Planes `pg NN_PL + t`; those past `np` read plane `pg NN_PL`'s patches and are not
+      // stored. `row[t]` is row `j` of plane `t`'s patches, `j` ascending row-major.
+      const unsigned pl0 = pg * NN_PL;
+      const int live = (int)min((unsigned)NN_PL, np - pl0);
+      const S *row[NN_PL];
 #pragma unroll
-      for (int k = 0; k < NN_V; ++k) acc[k] = (A)0;
+      for (int t = 0; t < NN_PL; ++t) {
+        const unsigned pl = pl0 + (unsigned)(t < live ? t : 0);
+        const unsigned n = pl / cu;
+        const unsigned ch = pl - n * cu;
+        row[t] = col + (i64t)n * sn + (i64t)ch * rs * sr;
+      }
+      A acc[NN_PL][NN_V];
+#pragma unroll
+      for (int t = 0; t < NN_PL; ++t)
+#pragma unroll
+        for (int k = 0; k < NN_V; ++k) acc[t][k] = (A)0;
       for (int j0 = 0; j0 < R0; ++j0) {
+        int q0[NN_V];
+#pragma unroll
+        for (int k = 0; k < NN_V; ++k) q0[k] = nn_src(u0[k], j0 * D0, S0, O0);
         for (int j1 = 0; j1 < R1; ++j1) {
           // Each position's output row `q0 o1 + q1` for taps `(j0, j1, *)`, -1 where none.
           int line[NN_V];
 #pragma unroll
           for (int k = 0; k < NN_V; ++k) {
-            const int q0 = nn_src(e0[k], P0, j0 * D0, S0, O0);
-            const int q1 = nn_src(e1[k], P1, j1 * D1, S1, O1);
-            line[k] = (q0 >= 0 && q1 >= 0) ? (q0 * O1 + q1) * O2 : -1;
+            const int q1 = nn_src(u1[k], j1 * D1, S1, O1);
+            line[k] = (q0[k] >= 0 && q1 >= 0) ? (q0[k] * O1 + q1) * O2 : -1;
           }
           for (int j2 = 0; j2 < R2; ++j2) {
 #pragma unroll
             for (int k = 0; k < NN_V; ++k) {
-              const int q2 = nn_src(e2[k], P2, j2 * D2, S2, O2);
-              if (line[k] >= 0 && q2 >= 0) acc[k] += nn_ld(row[line[k] + q2]);
+              const int q2 = nn_src(u2[k], j2 * D2, S2, O2);
+              if (line[k] >= 0 && q2 >= 0) {
+                const int at = line[k] + q2;
+#pragma unroll
+                for (int t = 0; t < NN_PL; ++t) acc[t][k] += nn_ld(row[t][at]);
+              }
             }
-            row += sr;
+#pragma unroll
+            for (int t = 0; t < NN_PL; ++t) row[t] += sr;
           }
         }
       }
-      NnVec v;
 #pragma unroll
-      for (int k = 0; k < NN_V; ++k) v.v[k] = nn_st(acc[k]);
-      nn_put(dx + (i64t)pl * ip + e, v, nv, whole);
+      for (int t = 0; t < NN_PL; ++t) {
+        if (t < live) {
+          NnVec v;
+#pragma unroll
+          for (int k = 0; k < NN_V; ++k) v.v[k] = nn_st(acc[t][k]);
+          nn_put(dx + (i64t)(pl0 + t) * ip + e, v, nv, whole);
+        }
+      }
     }
   }
 }
