@@ -17,7 +17,7 @@
 
 use super::geom::ConvGeom;
 use super::kernels::{
-    BiasActArgs, Col2imArgs, Im2colArgs, LOWER_PLANES, NnKernel, SwapArgs, count32, lane_width,
+    BiasActArgs, Col2imArgs, Im2colArgs, NnKernel, SwapArgs, count32, lane_width, planes_per_thread,
 };
 use super::workspace::conv_workspace_bytes;
 use crate::codegen::{ReadBuf, WriteBuf};
@@ -156,6 +156,8 @@ fn im2col(
 ) -> Result<()> {
     let (ip, p) = (g.ip(), g.p());
     let len = nb * g.c * g.rs() * p;
+    let span = p.div_ceil(lane_width(d));
+    let pg = planes_per_thread(span, nb * g.c);
     let i = |v: usize| v as i64;
     let params = Im2colArgs {
         x: x.read(d, n0 * g.c * ip, nb * g.c * ip)?,
@@ -182,22 +184,15 @@ fn im2col(
         dl2: i(g.dil[2]),
         sn: i(sn),
         sr: i(sr),
+        pg: i(pg),
     };
     // SAFETY: `x` is a checked view of the chunk's `nb c ip` input values and `col` of `nb c rs
     // P` values; the kernel reads plane `pl < nb c` of `x` only at in-bounds indices of its
     // `ip` values, and writes `n sn + (ch rs + j) sr + q` for `n < nb`, `ch < c`, `j < rs`,
     // `q < P`, whose largest value is below `nb c rs P` for both layouts the passes use
     // (`sn = c rs P, sr = P` and `sn = P, sr = nb P`).
-    // A thread's planes past the chunk read the first of its planes and write nothing.
-    unsafe {
-        NnKernel::Im2col.launch(
-            lane,
-            d,
-            &params,
-            p.div_ceil(lane_width(d)),
-            (nb * g.c).div_ceil(LOWER_PLANES),
-        )
-    }
+    // A thread takes `pg` consecutive planes and touches none past the chunk's `nb c`.
+    unsafe { NnKernel::Im2col.launch(lane, d, &params, span, (nb * g.c).div_ceil(pg)) }
 }
 
 /// An operand `(buffer, offset, order, ld, batch stride)`.
@@ -354,6 +349,8 @@ fn input_chunk(
         return Ok(());
     };
     let ip = g.ip();
+    let span = ip.div_ceil(lane_width(d));
+    let pg = planes_per_thread(span, nb * g.c);
     let i = |v: usize| v as i64;
     let params = Col2imArgs {
         col: ReadBuf::part(col, d, 0, nb * img)?,
@@ -380,20 +377,13 @@ fn input_chunk(
         dl2: i(g.dil[2]),
         sn: i(img),
         sr: i(p),
+        pg: i(pg),
     };
     // SAFETY: `col` is a checked view of `nb c rs P` values and `dx` of the chunk's `nb c ip`;
     // the kernel reads `n img + (ch rs + j) P + q` with `q < P` (`nn_src` keeps each axis in
     // `[0, o)`), below `nb img`, and writes each of the chunk's `nb c ip` values once (a
-    // thread's planes past the chunk read the first of its planes and write nothing).
-    unsafe {
-        NnKernel::Col2im.launch(
-            lane,
-            d,
-            &params,
-            ip.div_ceil(lane_width(d)),
-            (nb * g.c).div_ceil(LOWER_PLANES),
-        )
-    }
+    // thread takes `pg` consecutive planes and touches none past the chunk's `nb c`).
+    unsafe { NnKernel::Col2im.launch(lane, d, &params, span, (nb * g.c).div_ceil(pg)) }
 }
 
 /// The weights' gradient of images `n0..n0 + nb`, added into `dw` after the first chunk.

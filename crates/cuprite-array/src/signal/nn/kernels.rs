@@ -28,6 +28,7 @@ kernel_params! {
         pd0: i64, pd1: i64, pd2: i64,
         dl0: i64, dl1: i64, dl2: i64,
         sn: i64, sr: i64,
+        pg: i64,
     }
 }
 
@@ -44,6 +45,7 @@ kernel_params! {
         pd0: i64, pd1: i64, pd2: i64,
         dl0: i64, dl1: i64, dl2: i64,
         sn: i64, sr: i64,
+        pg: i64,
     }
 }
 
@@ -221,9 +223,23 @@ pub(super) fn lane_width(d: DType) -> usize {
     (8 / d.size()).max(1)
 }
 
-/// Planes one thread of `nn_im2col` and `nn_col2im` takes (`NN_PL` in `lower.cu`): their
-/// launches run `y` over groups of this many planes.
+/// The most planes one thread of `nn_im2col` and `nn_col2im` takes (`NN_PL` in `lower.cu`).
 pub(super) const LOWER_PLANES: usize = 4;
+
+/// Threads that fill the device: below this many, a thread of the lowering kernels takes fewer
+/// planes.
+const FILL_THREADS: usize = 1 << 18;
+
+/// The planes a thread of `nn_im2col` or `nn_col2im` takes for `span` groups of positions and
+/// `planes` planes (their `pg`): the most, up to [`LOWER_PLANES`], that still launch
+/// [`FILL_THREADS`] threads, else one.
+pub(super) fn planes_per_thread(span: usize, planes: usize) -> usize {
+    let mut pg = LOWER_PLANES;
+    while pg > 1 && span.saturating_mul(planes.div_ceil(pg)) < FILL_THREADS {
+        pg /= 2;
+    }
+    pg
+}
 
 /// `v` as a count the lowering kernels index in 32 bits (planes of a batch, `lower.cu`), or an
 /// `Err` naming `what` and the value.
@@ -287,6 +303,10 @@ mod tests {
     fn constants_match_lower_cu() {
         let src = include_str!("lower.cu");
         assert!(src.contains(&format!("constexpr int NN_PL = {LOWER_PLANES};")));
+        assert_eq!(planes_per_thread(784, 4096), 4);
+        assert_eq!(planes_per_thread(784, 64), 1);
+        assert_eq!(planes_per_thread(1 << 16, 8), 2);
+        assert_eq!(planes_per_thread(1 << 20, 1), 1);
         assert!(src.contains("constexpr int NN_V = 8 / (int)sizeof(S);"));
         for (d, v) in [
             (DType::F16, 4),

@@ -14,7 +14,7 @@
 //
 // Threads. `x` of a block runs over groups of `NN_V` consecutive positions within a plane
 // (output positions for the lowering, input positions for the gather, values for the
-// exchange), `y` over planes (for the lowering and the gather, groups of `NN_PL` planes), each
+// exchange), `y` over planes (for the lowering and the gather, groups of `pg` planes), each
 // a grid-stride loop. A thread splits its group's first position once and steps to the
 // others, so no division runs per element; each tap's bounds and index are found in 32 bits
 // once per position for all of the thread's planes, and each plane costs one 32-bit division
@@ -33,9 +33,9 @@
 // Elements of one 8-byte access.
 constexpr int NN_V = 8 / (int)sizeof(S);
 
-// Planes one thread of the lowering and the gather takes (`y` of their launch runs over groups
-// of this many planes; `LOWER_PLANES` in `kernels.rs`): each tap's bounds and index are found
-// once for all of them.
+// The most planes one thread of the lowering and the gather takes (`pg`, 1 to `NN_PL`, chosen
+// on the host: `y` of their launch runs over groups of `pg` planes; `LOWER_PLANES` in
+// `kernels.rs`): each tap's bounds and index are found once for all of them.
 constexpr int NN_PL = 4;
 
 // `NN_V` consecutive elements, on 8 bytes.
@@ -82,7 +82,8 @@ __device__ __forceinline__ void nn_im2col(const S *__restrict__ x, S *__restrict
                                           i64t planes, i64t c, i64t i0, i64t i1, i64t i2, i64t r0,
                                           i64t r1, i64t r2, i64t o0, i64t o1, i64t o2, i64t st0,
                                           i64t st1, i64t st2, i64t pd0, i64t pd1, i64t pd2,
-                                          i64t dl0, i64t dl1, i64t dl2, i64t sn, i64t sr) {
+                                          i64t dl0, i64t dl1, i64t dl2, i64t sn, i64t sr,
+                                          i64t pg) {
   const int I0 = (int)i0, I1 = (int)i1, I2 = (int)i2;
   const int R0 = (int)r0, R1 = (int)r1, R2 = (int)r2;
   const int O1 = (int)o1, O2 = (int)o2;
@@ -93,7 +94,8 @@ __device__ __forceinline__ void nn_im2col(const S *__restrict__ x, S *__restrict
   const i64t ip = i0 * i1 * i2;
   const i64t rs = r0 * r1 * r2;
   const unsigned np = (unsigned)planes, cu = (unsigned)c;
-  const unsigned npg = (np + NN_PL - 1) / NN_PL;
+  const unsigned PG = (unsigned)pg;
+  const unsigned npg = (np + PG - 1) / PG;
   const bool vec = sn % NN_V == 0 && sr % NN_V == 0 && nn_on8(col);
   const unsigned groups = (P + NN_V - 1) / NN_V;
   for (unsigned g = blockIdx.x * blockDim.x + threadIdx.x; g < groups;
@@ -115,12 +117,13 @@ __device__ __forceinline__ void nn_im2col(const S *__restrict__ x, S *__restrict
       }
     }
     const bool whole = vec && nv == NN_V;
-    for (unsigned pg = blockIdx.y * blockDim.y + threadIdx.y; pg < npg;
-         pg += gridDim.y * blockDim.y) {
-      // Planes `pg NN_PL + t`, the first `live` of them inside (the others read the first
-      // plane and are not stored); `dst[t]` is row `ch rs + j` of plane `t`'s patches.
-      const unsigned pl0 = pg * NN_PL;
-      const int live = (int)min((unsigned)NN_PL, np - pl0);
+    for (unsigned gp = blockIdx.y * blockDim.y + threadIdx.y; gp < npg;
+         gp += gridDim.y * blockDim.y) {
+      // Planes `gp pg + t`, the first `live` of them inside (the others point at the first
+      // plane and are neither read nor stored); `dst[t]` is row `ch rs + j` of plane `t`'s
+      // patches.
+      const unsigned pl0 = gp * PG;
+      const int live = (int)min(PG, np - pl0);
       const S *xp[NN_PL];
       S *dst[NN_PL];
 #pragma unroll
@@ -151,7 +154,7 @@ __device__ __forceinline__ void nn_im2col(const S *__restrict__ x, S *__restrict
               const bool in = line[k] >= 0 && (unsigned)a2 < (unsigned)I2;
               const int at = in ? line[k] + a2 : 0;
 #pragma unroll
-              for (int t = 0; t < NN_PL; ++t) v[t].v[k] = in ? xp[t][at] : (S)0;
+              for (int t = 0; t < NN_PL; ++t) v[t].v[k] = (in && t < live) ? xp[t][at] : (S)0;
             }
 #pragma unroll
             for (int t = 0; t < NN_PL; ++t) {
@@ -182,7 +185,8 @@ __device__ __forceinline__ void nn_col2im(const S *__restrict__ col, S *__restri
                                           i64t planes, i64t c, i64t i0, i64t i1, i64t i2, i64t r0,
                                           i64t r1, i64t r2, i64t o0, i64t o1, i64t o2, i64t st0,
                                           i64t st1, i64t st2, i64t pd0, i64t pd1, i64t pd2,
-                                          i64t dl0, i64t dl1, i64t dl2, i64t sn, i64t sr) {
+                                          i64t dl0, i64t dl1, i64t dl2, i64t sn, i64t sr,
+                                          i64t pg) {
   const int I1 = (int)i1, I2 = (int)i2;
   const int R0 = (int)r0, R1 = (int)r1, R2 = (int)r2;
   const int O0 = (int)o0, O1 = (int)o1, O2 = (int)o2;
@@ -192,7 +196,8 @@ __device__ __forceinline__ void nn_col2im(const S *__restrict__ col, S *__restri
   const i64t rs = r0 * r1 * r2;
   const unsigned E = (unsigned)ip;
   const unsigned np = (unsigned)planes, cu = (unsigned)c;
-  const unsigned npg = (np + NN_PL - 1) / NN_PL;
+  const unsigned PG = (unsigned)pg;
+  const unsigned npg = (np + PG - 1) / PG;
   const bool vec = ip % NN_V == 0 && nn_on8(dx);
   const unsigned groups = (E + NN_V - 1) / NN_V;
   for (unsigned g = blockIdx.x * blockDim.x + threadIdx.x; g < groups;
@@ -214,12 +219,13 @@ __device__ __forceinline__ void nn_col2im(const S *__restrict__ col, S *__restri
       }
     }
     const bool whole = vec && nv == NN_V;
-    for (unsigned pg = blockIdx.y * blockDim.y + threadIdx.y; pg < npg;
-         pg += gridDim.y * blockDim.y) {
-      // Planes `pg NN_PL + t`; those past `np` read plane `pg NN_PL`'s patches and are not
-      // stored. `row[t]` is row `j` of plane `t`'s patches, `j` ascending row-major.
-      const unsigned pl0 = pg * NN_PL;
-      const int live = (int)min((unsigned)NN_PL, np - pl0);
+    for (unsigned gp = blockIdx.y * blockDim.y + threadIdx.y; gp < npg;
+         gp += gridDim.y * blockDim.y) {
+      // Planes `gp pg + t`, the first `live` of them inside (the others point at the first
+      // plane and are neither read nor stored). `row[t]` is row `j` of plane `t`'s patches,
+      // `j` ascending row-major.
+      const unsigned pl0 = gp * PG;
+      const int live = (int)min(PG, np - pl0);
       const S *row[NN_PL];
 #pragma unroll
       for (int t = 0; t < NN_PL; ++t) {
@@ -252,7 +258,8 @@ __device__ __forceinline__ void nn_col2im(const S *__restrict__ col, S *__restri
               if (line[k] >= 0 && q2 >= 0) {
                 const int at = line[k] + q2;
 #pragma unroll
-                for (int t = 0; t < NN_PL; ++t) acc[t][k] += nn_ld(row[t][at]);
+                for (int t = 0; t < NN_PL; ++t)
+                  if (t < live) acc[t][k] += nn_ld(row[t][at]);
               }
             }
 #pragma unroll
