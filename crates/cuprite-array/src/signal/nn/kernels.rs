@@ -231,11 +231,11 @@ pub(super) const LOWER_PLANES: usize = 4;
 const FILL_THREADS: usize = 1 << 18;
 
 /// The planes a thread of `nn_im2col` or `nn_col2im` takes for `span` groups of positions and
-/// `planes` planes (their `pg`): the most, up to [`LOWER_PLANES`], that still launch
-/// [`FILL_THREADS`] threads, else one.
+/// `planes` planes (their `pg`): the most, up to [`LOWER_PLANES`] and `planes`, that still
+/// launch [`FILL_THREADS`] threads, else one.
 pub(super) fn planes_per_thread(span: usize, planes: usize) -> usize {
     let mut pg = LOWER_PLANES;
-    while pg > 1 && span.saturating_mul(planes.div_ceil(pg)) < FILL_THREADS {
+    while pg > 1 && (pg > planes || span.saturating_mul(planes.div_ceil(pg)) < FILL_THREADS) {
         pg /= 2;
     }
     pg
@@ -307,6 +307,7 @@ mod tests {
         assert_eq!(planes_per_thread(784, 64), 1);
         assert_eq!(planes_per_thread(1 << 16, 8), 2);
         assert_eq!(planes_per_thread(1 << 20, 1), 1);
+        assert_eq!(planes_per_thread(1 << 20, 3), 2);
         assert!(src.contains("constexpr int NN_V = 8 / (int)sizeof(S);"));
         for (d, v) in [
             (DType::F16, 4),
