@@ -3,7 +3,8 @@
 //! written here from PyTorch's definitions (plain loops). Gradients are checked against central
 //! differences of the reference's linear functional `<dy, conv(x, w)>` (exact for these linear
 //! maps up to rounding) or, for max pooling, the argmax rule written out. Bodies run on every
-//! backend; one GPU test compares CUDA with the CPU backend on larger shapes.
+//! backend; GPU tests compare CUDA (cuDNN and the fallback kernels) with the CPU backend on
+//! larger and awkward shapes.
 
 #![allow(clippy::needless_range_loop, clippy::too_many_arguments)]
 
@@ -979,8 +980,8 @@ fn cuda_matches_cpu() -> TestResult {
 /// The fallback kernels (cuDNN off) against the CPU backend on awkward shapes: odd extents
 /// (partial groups of positions, rows off the 8-byte grid), stride 2, dilation 2, padding 0, 2
 /// and unequal sides, groups, 1-d and 3-d, batches of 1 and 3, positions whose groups are whole
-/// and aligned; whole batches and chunks of one image (planes at every offset), forward
-/// (plain, and with bias and ReLU) and both gradients, every element type.
+/// and aligned, several planes a thread; whole batches and chunks of one image (planes at every
+/// offset), forward (plain, and with bias and ReLU) and both gradients, every element type.
 fn fallback_matches_cpu() -> TestResult {
     let mut rng = Rng::fresh();
     let mut shapes = Vec::new();
@@ -1014,13 +1015,20 @@ fn fallback_matches_cpu() -> TestResult {
     c.dil = vec![1, 2];
     c.pad = vec![(0, 0), (2, 2)];
     shapes.push(c);
+    // Enough positions and planes that a thread of the lowering kernels takes several planes
+    // (whole batch; two planes a thread in chunks of one image). Its weight gradient sums
+    // over half a million terms, beyond these tolerances: forward and input gradient only.
+    let long = shapes.len();
+    let mut c = Case::plain(2, 8, 2, &[262_147], &[3]);
+    c.pad = vec![(1, 1)];
+    shapes.push(c);
     let before = signal::conv_workspace_bytes();
     let result = (|| -> TestResult {
         for workspace in [before, 1] {
             signal::set_conv_workspace_bytes(workspace);
             tuning::with_cudnn(false, || -> TestResult {
                 let calls = stats::thread_cudnn_calls();
-                for cs in &shapes {
+                for (si, cs) in shapes.iter().enumerate() {
                     let xv = rvec(&mut rng, cs.x_shape().iter().product());
                     let wv = rvec(&mut rng, cs.w_shape().iter().product());
                     let bv = rvec(&mut rng, cs.k);
@@ -1043,7 +1051,7 @@ fn fallback_matches_cpu() -> TestResult {
                                 let (g, c) = both(&fwd)?;
                                 close(&g, &c, $rtol, $atol, &what("forward"))?;
                             }
-                            for which in 0..2 {
+                            for which in 0..if si >= long { 1 } else { 2 } {
                                 let grad = || -> cuprite_array::Result<Array<$t>> {
                                     let (x, w) = (
                                         mk(&xv, &cs.x_shape())?.cast::<$t>(),
