@@ -3,7 +3,8 @@
 //! written here from PyTorch's definitions (plain loops). Gradients are checked against central
 //! differences of the reference's linear functional `<dy, conv(x, w)>` (exact for these linear
 //! maps up to rounding) or, for max pooling, the argmax rule written out. Bodies run on every
-//! backend; one GPU test compares CUDA with the CPU backend on larger shapes.
+//! backend; GPU tests compare CUDA (cuDNN and the fallback kernels) with the CPU backend on
+//! larger and awkward shapes.
 
 #![allow(clippy::needless_range_loop, clippy::too_many_arguments)]
 
@@ -984,6 +985,118 @@ fn cuda_matches_cpu() -> TestResult {
     tuning::with_cudnn(false, || pool_matches_cpu(&mut rng))
 }
 
+/// The fallback kernels (cuDNN off) against the CPU backend on awkward shapes: odd extents
+/// (partial groups of positions, rows off the 8-byte grid), stride 2, dilation 2, padding 0, 2
+/// and unequal sides, groups, 1-d and 3-d, batches of 1 and 3, positions whose groups are whole
+/// and aligned, several planes a thread; whole batches and chunks of one image (planes at every
+/// offset), forward (plain, and with bias and ReLU) and both gradients, every element type.
+fn fallback_matches_cpu() -> TestResult {
+    let mut rng = Rng::fresh();
+    let mut shapes = Vec::new();
+    let mut c = Case::plain(3, 4, 6, &[13, 11], &[3, 3]);
+    c.groups = 2;
+    c.stride = vec![2, 2];
+    shapes.push(c);
+    let mut c = Case::plain(1, 3, 5, &[15, 9], &[3, 3]);
+    c.dil = vec![2, 2];
+    c.pad = vec![(2, 2), (2, 2)];
+    shapes.push(c);
+    let mut c = Case::plain(3, 5, 4, &[37], &[5]);
+    c.stride = vec![2];
+    c.dil = vec![2];
+    c.pad = vec![(2, 2)];
+    shapes.push(c);
+    let mut c = Case::plain(2, 4, 4, &[5, 6, 7], &[3, 3, 3]);
+    c.groups = 2;
+    c.stride = vec![1, 2, 1];
+    c.pad = vec![(1, 1), (1, 1), (1, 1)];
+    shapes.push(c);
+    let mut c = Case::plain(3, 4, 8, &[8, 8], &[3, 3]);
+    c.pad = vec![(1, 1), (1, 1)];
+    shapes.push(c);
+    let mut c = Case::plain(3, 2, 3, &[7, 6], &[2, 3]);
+    c.pad = vec![(1, 0), (0, 2)];
+    c.stride = vec![1, 2];
+    shapes.push(c);
+    let mut c = Case::plain(1, 6, 6, &[9, 10], &[3, 3]);
+    c.groups = 6;
+    c.dil = vec![1, 2];
+    c.pad = vec![(0, 0), (2, 2)];
+    shapes.push(c);
+    // Enough positions and planes that a thread of the lowering kernels takes several planes
+    // (whole batch; two planes a thread in chunks of one image). Its weight gradient sums
+    // over half a million terms, beyond these tolerances: forward and input gradient only.
+    let long = shapes.len();
+    let mut c = Case::plain(2, 8, 2, &[262_147], &[3]);
+    c.pad = vec![(1, 1)];
+    shapes.push(c);
+    let before = signal::conv_workspace_bytes();
+    let result = (|| -> TestResult {
+        for workspace in [before, 1] {
+            signal::set_conv_workspace_bytes(workspace);
+            tuning::with_cudnn(false, || -> TestResult {
+                let calls = stats::thread_cudnn_calls();
+                for (si, cs) in shapes.iter().enumerate() {
+                    let xv = rvec(&mut rng, cs.x_shape().iter().product());
+                    let wv = rvec(&mut rng, cs.w_shape().iter().product());
+                    let bv = rvec(&mut rng, cs.k);
+                    let dyv = rvec(&mut rng, cs.y_shape().iter().product());
+                    let mk = |v: &[f64], s: &[usize]| Array::from_slice(v, s);
+                    macro_rules! check {
+                        ($t:ty, $rtol:expr, $atol:expr) => {{
+                            let what = |pass: &str| {
+                                format!("{pass} {} {cs:?} workspace {workspace}", <$t>::DTYPE)
+                            };
+                            for fused in [false, true] {
+                                let fwd = || -> cuprite_array::Result<Array<$t>> {
+                                    let (x, w) = (
+                                        mk(&xv, &cs.x_shape())?.cast::<$t>(),
+                                        mk(&wv, &cs.w_shape())?.cast::<$t>(),
+                                    );
+                                    let b = mk(&bv, &[cs.k])?.cast::<$t>();
+                                    forward(cs, &x, &w, fused.then_some(&b), fused)
+                                };
+                                let (g, c) = both(&fwd)?;
+                                close(&g, &c, $rtol, $atol, &what("forward"))?;
+                            }
+                            for which in 0..if si >= long { 1 } else { 2 } {
+                                let grad = || -> cuprite_array::Result<Array<$t>> {
+                                    let (x, w) = (
+                                        mk(&xv, &cs.x_shape())?.cast::<$t>(),
+                                        mk(&wv, &cs.w_shape())?.cast::<$t>(),
+                                    );
+                                    let dy = mk(&dyv, &cs.y_shape())?.cast::<$t>();
+                                    let (dx, dw) = grads(cs, &x, &w, &dy)?;
+                                    Ok(if which == 0 { dx } else { dw })
+                                };
+                                let (g, c) = both(&grad)?;
+                                let pass = if which == 0 {
+                                    "input gradient"
+                                } else {
+                                    "weight gradient"
+                                };
+                                close(&g, &c, $rtol, $atol, &what(pass))?;
+                            }
+                        }};
+                    }
+                    check!(f64, 1e-12, 1e-12);
+                    check!(f32, 1e-4, 1e-4);
+                    check!(bf16, 3e-2, 3e-2);
+                    check!(f16, 4e-3, 4e-3);
+                }
+                let used = stats::thread_cudnn_calls() - calls;
+                if used != 0 {
+                    return Err(format!("{used} calls went to cuDNN with it switched off").into());
+                }
+                Ok(())
+            })?;
+        }
+        Ok(())
+    })();
+    signal::set_conv_workspace_bytes(before);
+    result
+}
+
 fn pool_matches_cpu(rng: &mut Rng) -> TestResult {
     let xv = rvec(rng, 4 * 5 * 33 * 29);
     for (k, s, p, ceil) in [
@@ -1226,6 +1339,10 @@ pub fn tests() -> Vec<Test> {
     let mut v = vec![
         Test::nvrtc("codegen::signal_nn_kernels_compile", nn_kernels_compile),
         Test::gpu("cuda::signal_nn::cuda_matches_cpu", cuda_matches_cpu),
+        Test::gpu(
+            "cuda::signal_nn::fallback_matches_cpu",
+            fallback_matches_cpu,
+        ),
         Test::gpu(
             "cuda::signal_nn::cudnn_matches_fallback",
             cudnn_matches_fallback,

@@ -16,7 +16,9 @@
 //! an image), whichever makes fewer calls.
 
 use super::geom::ConvGeom;
-use super::kernels::{BiasActArgs, Col2imArgs, Im2colArgs, NnKernel, SwapArgs};
+use super::kernels::{
+    BiasActArgs, Col2imArgs, Im2colArgs, NnKernel, SwapArgs, count32, lane_width, planes_per_thread,
+};
 use super::workspace::conv_workspace_bytes;
 use crate::codegen::{ReadBuf, WriteBuf};
 use crate::dtype::DType;
@@ -154,11 +156,13 @@ fn im2col(
 ) -> Result<()> {
     let (ip, p) = (g.ip(), g.p());
     let len = nb * g.c * g.rs() * p;
+    let span = p.div_ceil(lane_width(d));
+    let pg = planes_per_thread(span, nb * g.c);
     let i = |v: usize| v as i64;
     let params = Im2colArgs {
         x: x.read(d, n0 * g.c * ip, nb * g.c * ip)?,
         col: WriteBuf::part(col, d, 0, len)?,
-        planes: i(nb * g.c),
+        planes: count32("the planes of a chunk", nb * g.c)?,
         c: i(g.c),
         i0: i(g.i[0]),
         i1: i(g.i[1]),
@@ -180,13 +184,15 @@ fn im2col(
         dl2: i(g.dil[2]),
         sn: i(sn),
         sr: i(sr),
+        pg: i(pg),
     };
     // SAFETY: `x` is a checked view of the chunk's `nb c ip` input values and `col` of `nb c rs
     // P` values; the kernel reads plane `pl < nb c` of `x` only at in-bounds indices of its
     // `ip` values, and writes `n sn + (ch rs + j) sr + q` for `n < nb`, `ch < c`, `j < rs`,
     // `q < P`, whose largest value is below `nb c rs P` for both layouts the passes use
     // (`sn = c rs P, sr = P` and `sn = P, sr = nb P`).
-    unsafe { NnKernel::Im2col.launch(lane, d, &params, p, nb * g.c) }
+    // A thread takes `pg` consecutive planes and touches none past the chunk's `nb c`.
+    unsafe { NnKernel::Im2col.launch(lane, d, &params, span, (nb * g.c).div_ceil(pg)) }
 }
 
 /// An operand `(buffer, offset, order, ld, batch stride)`.
@@ -343,11 +349,13 @@ fn input_chunk(
         return Ok(());
     };
     let ip = g.ip();
+    let span = ip.div_ceil(lane_width(d));
+    let pg = planes_per_thread(span, nb * g.c);
     let i = |v: usize| v as i64;
     let params = Col2imArgs {
         col: ReadBuf::part(col, d, 0, nb * img)?,
         dx: WriteBuf::part(dx, d, n0 * g.c * ip, nb * g.c * ip)?,
-        planes: i(nb * g.c),
+        planes: count32("the planes of a chunk", nb * g.c)?,
         c: i(g.c),
         i0: i(g.i[0]),
         i1: i(g.i[1]),
@@ -369,11 +377,13 @@ fn input_chunk(
         dl2: i(g.dil[2]),
         sn: i(img),
         sr: i(p),
+        pg: i(pg),
     };
     // SAFETY: `col` is a checked view of `nb c rs P` values and `dx` of the chunk's `nb c ip`;
     // the kernel reads `n img + (ch rs + j) P + q` with `q < P` (`nn_src` keeps each axis in
-    // `[0, o)`), below `nb img`, and writes each of the chunk's `nb c ip` values once.
-    unsafe { NnKernel::Col2im.launch(lane, d, &params, ip, nb * g.c) }
+    // `[0, o)`), below `nb img`, and writes each of the chunk's `nb c ip` values once (a
+    // thread takes `pg` consecutive planes and touches none past the chunk's `nb c`).
+    unsafe { NnKernel::Col2im.launch(lane, d, &params, span, (nb * g.c).div_ceil(pg)) }
 }
 
 /// The weights' gradient of images `n0..n0 + nb`, added into `dw` after the first chunk.
@@ -400,6 +410,7 @@ fn weight_chunk(
         // SAFETY: `nn_swap` writes all `K nb P` elements before the products read them.
         let t = unsafe { scratch(lane, d, g.k * span) }?;
         let i = |v: usize| v as i64;
+        count32("the planes of a chunk's gradient", nb * g.k)?;
         let params = SwapArgs {
             src: dy.read(d, n0 * g.k * p, nb * g.k * p)?,
             dst: WriteBuf::part(&t, d, 0, g.k * span)?,
@@ -410,7 +421,7 @@ fn weight_chunk(
         // SAFETY: `src` is a checked view of `nb K P` values and `dst` of `K nb P`; the kernel
         // reads `src[pl P + q]` and writes `dst[(ib nb + ia) P + q]` for `ia < nb`, `ib < K`,
         // `q < P`, all inside.
-        unsafe { NnKernel::Swap.launch(lane, d, &params, p, nb * g.k) }?;
+        unsafe { NnKernel::Swap.launch(lane, d, &params, p.div_ceil(lane_width(d)), nb * g.k) }?;
         Some(t)
     } else {
         None

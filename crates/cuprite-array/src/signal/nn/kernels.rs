@@ -28,6 +28,7 @@ kernel_params! {
         pd0: i64, pd1: i64, pd2: i64,
         dl0: i64, dl1: i64, dl2: i64,
         sn: i64, sr: i64,
+        pg: i64,
     }
 }
 
@@ -44,6 +45,7 @@ kernel_params! {
         pd0: i64, pd1: i64, pd2: i64,
         dl0: i64, dl1: i64, dl2: i64,
         sn: i64, sr: i64,
+        pg: i64,
     }
 }
 
@@ -153,8 +155,9 @@ impl NnKernel {
         h.finish()
     }
 
-    /// Launches this kernel for `d` with `params` on `lane`: threads over `span` positions of
-    /// a plane (`x`) and `planes` planes (`y`), each a grid-stride loop in the kernel.
+    /// Launches this kernel for `d` with `params` on `lane`: threads over `span` items of a
+    /// plane (`x`: positions, or for the lowering kernels groups of [`lane_width`] positions)
+    /// and `planes` planes (`y`), each a grid-stride loop in the kernel.
     ///
     /// # Safety
     /// `params` is this kernel's parameter struct, every buffer in it a checked view
@@ -173,8 +176,7 @@ impl NnKernel {
         }
         let src = self.source(d)?;
         let k = crate::jit::library_kernel(lane.st, self.key(d), move || src)?;
-        let bx = span.next_power_of_two().clamp(32, THREADS);
-        let by = THREADS / bx;
+        let (bx, by) = block_shape(span, planes);
         let gx = span.div_ceil(bx).min(i32::MAX as usize) as u32;
         let gy = planes.div_ceil(by).min(65_535) as u32;
         let a = params.args();
@@ -192,6 +194,63 @@ impl NnKernel {
         }?;
         Ok(())
     }
+}
+
+/// The block shape `(x, y)` for `span` positions and `planes` planes: of the shapes of
+/// [`THREADS`] threads with `x` a power of two from 32 up, the one that launches the fewest
+/// threads past the work (`span` and `planes` rounded up to whole blocks), the widest on a tie.
+fn block_shape(span: usize, planes: usize) -> (usize, usize) {
+    let mut best = (THREADS, 1);
+    let mut best_cost = usize::MAX;
+    let mut bx = THREADS;
+    while bx >= 32 {
+        let by = THREADS / bx;
+        let cost = span
+            .div_ceil(bx)
+            .saturating_mul(bx)
+            .saturating_mul(planes.min(65_535 * by).div_ceil(by).saturating_mul(by));
+        if cost < best_cost {
+            best = (bx, by);
+            best_cost = cost;
+        }
+        bx /= 2;
+    }
+    best
+}
+
+/// Elements of `d` one access of the lowering kernels moves (`NN_V` in `lower.cu`): 8 bytes.
+pub(super) fn lane_width(d: DType) -> usize {
+    (8 / d.size()).max(1)
+}
+
+/// The most planes one thread of `nn_im2col` and `nn_col2im` takes (`NN_PL` in `lower.cu`).
+pub(super) const LOWER_PLANES: usize = 4;
+
+/// Threads that fill the device: below this many, a thread of the lowering kernels takes fewer
+/// planes.
+const FILL_THREADS: usize = 1 << 18;
+
+/// The planes a thread of `nn_im2col` or `nn_col2im` takes for `span` groups of positions and
+/// `planes` planes (their `pg`): the most, up to [`LOWER_PLANES`] and `planes`, that still
+/// launch [`FILL_THREADS`] threads, else one.
+pub(super) fn planes_per_thread(span: usize, planes: usize) -> usize {
+    let mut pg = LOWER_PLANES;
+    while pg > 1 && (pg > planes || span.saturating_mul(planes.div_ceil(pg)) < FILL_THREADS) {
+        pg /= 2;
+    }
+    pg
+}
+
+/// `v` as a count the lowering kernels index in 32 bits (planes of a batch, `lower.cu`), or an
+/// `Err` naming `what` and the value.
+pub(super) fn count32(what: &str, v: usize) -> Result<i64> {
+    if v > i32::MAX as usize {
+        return Err(Error::InvalidArgument(format!(
+            "the convolution's fallback: {what} ({v}) exceed {} (split the batch)",
+            i32::MAX
+        )));
+    }
+    Ok(v as i64)
 }
 
 /// The typed header of the family's kernels for element type `d`: the storage type `S`, the
@@ -233,4 +292,30 @@ fn header(d: DType) -> Result<String> {
          __device__ __forceinline__ S nn_st(A v) {{ return {st}; }}\n\
          __device__ __forceinline__ A nn_neg_inf() {{ return {ninf}; }}\n"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The host's launch constants are the ones `lower.cu` is written for.
+    #[test]
+    fn constants_match_lower_cu() {
+        let src = include_str!("lower.cu");
+        assert!(src.contains(&format!("constexpr int NN_PL = {LOWER_PLANES};")));
+        assert_eq!(planes_per_thread(784, 4096), 4);
+        assert_eq!(planes_per_thread(784, 64), 1);
+        assert_eq!(planes_per_thread(1 << 16, 8), 2);
+        assert_eq!(planes_per_thread(1 << 20, 1), 1);
+        assert_eq!(planes_per_thread(1 << 20, 3), 2);
+        assert!(src.contains("constexpr int NN_V = 8 / (int)sizeof(S);"));
+        for (d, v) in [
+            (DType::F16, 4),
+            (DType::BF16, 4),
+            (DType::F32, 2),
+            (DType::F64, 1),
+        ] {
+            assert_eq!(lane_width(d), v, "{d}");
+        }
+    }
 }

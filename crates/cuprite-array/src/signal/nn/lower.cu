@@ -12,48 +12,155 @@
 // Tap `j` of output `q` reads input `q s - p + j d` along each axis; outside the input it
 // reads zero.
 //
-// Threads. `x` of a block runs over positions within a plane (output positions for the
-// lowering, input positions for the gather), `y` over planes, each a grid-stride loop; a
-// thread splits its position once and then walks every plane and tap, so no division runs per
-// element. Indices within a plane fit `int` (checked on the host); plane offsets are `i64t`.
+// Threads. `x` of a block runs over groups of `NN_V` consecutive positions within a plane
+// (output positions for the lowering, input positions for the gather, values for the
+// exchange), `y` over planes (for the lowering and the gather, groups of `pg` planes), each
+// a grid-stride loop. A thread splits its group's first position once and steps to the
+// others, so no division runs per element; each tap's bounds and index are found in 32 bits
+// once per position for all of the thread's planes, and each plane costs one 32-bit division
+// (its image and channel). A whole group whose first element lies on a multiple of `NN_V`
+// elements (every image and row start does when `sn`, `sr` or the plane size are multiples of
+// `NN_V`) in a buffer on 8 bytes is stored as one 8-byte access; any other element by element.
+//
+// Ranges (checked on the host, `geom.rs` and `kernels.rs`): the extents, padding and the
+// farthest tap of each axis (`(o - 1) s + (r - 1) d`), the sizes of one input plane, one
+// output plane and one kernel plane, and the number of planes are at most `2^31 - 1`, so
+// indices within a plane are `int` and sums of an index and a padding are `unsigned`; offsets
+// of whole planes are `i64t`.
 //
 // Built after a typed header defining `S` (storage), `A` (working type), `nn_ld`, `nn_st`.
+
+// Elements of one 8-byte access.
+constexpr int NN_V = 8 / (int)sizeof(S);
+
+// The most planes one thread of the lowering and the gather takes (`pg`, 1 to `NN_PL`, chosen
+// on the host: `y` of their launch runs over groups of `pg` planes; `LOWER_PLANES` in
+// `kernels.rs`): each tap's bounds and index are found once for all of them.
+constexpr int NN_PL = 4;
+
+// `NN_V` consecutive elements, on 8 bytes.
+struct __align__(8) NnVec {
+  S v[NN_V];
+};
+
+__device__ __forceinline__ bool nn_on8(const void *p) {
+  return (reinterpret_cast<unsigned long long>(p) & 7ull) == 0ull;
+}
+
+// Splits flat position `p` of an `o0 x o1 x o2` grid into `(q0, q1, q2)`.
+__device__ __forceinline__ void nn_split(unsigned p, int o1, int o2, int &q0, int &q1, int &q2) {
+  const unsigned t = p / (unsigned)o2;
+  q2 = (int)(p - t * (unsigned)o2);
+  q1 = (int)(t % (unsigned)o1);
+  q0 = (int)(t / (unsigned)o1);
+}
+
+// The next position after `(q0, q1, q2)` in row-major order.
+__device__ __forceinline__ void nn_step(int o1, int o2, int &q0, int &q1, int &q2) {
+  if (++q2 == o2) {
+    q2 = 0;
+    if (++q1 == o1) {
+      q1 = 0;
+      ++q0;
+    }
+  }
+}
+
+// Stores the first `nv` elements of `v` at `dst`: one 8-byte access when `whole` (then `dst`
+// lies on 8 bytes and `nv == NN_V`).
+__device__ __forceinline__ void nn_put(S *dst, const NnVec &v, int nv, bool whole) {
+  if (whole) {
+    *reinterpret_cast<NnVec *>(dst) = v;
+  } else {
+#pragma unroll
+    for (int k = 0; k < NN_V; ++k)
+      if (k < nv) dst[k] = v.v[k];
+  }
+}
 
 __device__ __forceinline__ void nn_im2col(const S *__restrict__ x, S *__restrict__ col,
                                           i64t planes, i64t c, i64t i0, i64t i1, i64t i2, i64t r0,
                                           i64t r1, i64t r2, i64t o0, i64t o1, i64t o2, i64t st0,
                                           i64t st1, i64t st2, i64t pd0, i64t pd1, i64t pd2,
-                                          i64t dl0, i64t dl1, i64t dl2, i64t sn, i64t sr) {
-  const i64t P = o0 * o1 * o2;
+                                          i64t dl0, i64t dl1, i64t dl2, i64t sn, i64t sr,
+                                          i64t pg) {
+  const int I0 = (int)i0, I1 = (int)i1, I2 = (int)i2;
+  const int R0 = (int)r0, R1 = (int)r1, R2 = (int)r2;
+  const int O1 = (int)o1, O2 = (int)o2;
+  const int S0 = (int)st0, S1 = (int)st1, S2 = (int)st2;
+  const int P0 = (int)pd0, P1 = (int)pd1, P2 = (int)pd2;
+  const int D0 = (int)dl0, D1 = (int)dl1, D2 = (int)dl2;
+  const unsigned P = (unsigned)(o0 * o1 * o2);
   const i64t ip = i0 * i1 * i2;
   const i64t rs = r0 * r1 * r2;
-  for (i64t p = (i64t)blockIdx.x * blockDim.x + threadIdx.x; p < P;
-       p += (i64t)gridDim.x * blockDim.x) {
-    const int pi = (int)p;
-    const int q2 = pi % (int)o2;
-    const int t = pi / (int)o2;
-    const int q1 = t % (int)o1;
-    const int q0 = t / (int)o1;
-    const i64t b0 = (i64t)q0 * st0 - pd0;
-    const i64t b1 = (i64t)q1 * st1 - pd1;
-    const i64t b2 = (i64t)q2 * st2 - pd2;
-    for (i64t pl = (i64t)blockIdx.y * blockDim.y + threadIdx.y; pl < planes;
-         pl += (i64t)gridDim.y * blockDim.y) {
-      const i64t n = pl / c;
-      const i64t ch = pl - n * c;
-      const S *xp = x + pl * ip;
-      S *dst = col + n * sn + ch * rs * sr + p;
-      for (i64t j0 = 0; j0 < r0; ++j0) {
-        const i64t a0 = b0 + j0 * dl0;
-        const bool in0 = a0 >= 0 && a0 < i0;
-        for (i64t j1 = 0; j1 < r1; ++j1) {
-          const i64t a1 = b1 + j1 * dl1;
-          const bool in1 = in0 && a1 >= 0 && a1 < i1;
-          const i64t line = in1 ? (a0 * i1 + a1) * i2 : 0;
-          for (i64t j2 = 0; j2 < r2; ++j2) {
-            const i64t a2 = b2 + j2 * dl2;
-            *dst = (in1 && a2 >= 0 && a2 < i2) ? xp[line + a2] : (S)0;
-            dst += sr;
+  const unsigned np = (unsigned)planes, cu = (unsigned)c;
+  const unsigned PG = (unsigned)pg;
+  const unsigned npg = (np + PG - 1) / PG;
+  const bool vec = sn % NN_V == 0 && sr % NN_V == 0 && nn_on8(col);
+  const unsigned groups = (P + NN_V - 1) / NN_V;
+  for (unsigned g = blockIdx.x * blockDim.x + threadIdx.x; g < groups;
+       g += gridDim.x * blockDim.x) {
+    const unsigned p = g * NN_V;
+    const int nv = (int)min((unsigned)NN_V, P - p);
+    // The first input index each position's taps read along each axis (positions past `P`
+    // repeat the last one and are not stored).
+    int b0[NN_V], b1[NN_V], b2[NN_V];
+    {
+      int q0, q1, q2;
+      nn_split(p, O1, O2, q0, q1, q2);
+#pragma unroll
+      for (int k = 0; k < NN_V; ++k) {
+        b0[k] = q0 * S0 - P0;
+        b1[k] = q1 * S1 - P1;
+        b2[k] = q2 * S2 - P2;
+        if (k + 1 < nv) nn_step(O1, O2, q0, q1, q2);
+      }
+    }
+    const bool whole = vec && nv == NN_V;
+    for (unsigned gp = blockIdx.y * blockDim.y + threadIdx.y; gp < npg;
+         gp += gridDim.y * blockDim.y) {
+      // Planes `gp pg + t`, the first `live` of them inside (the others point at the first
+      // plane and are neither read nor stored); `dst[t]` is row `ch rs + j` of plane `t`'s
+      // patches.
+      const unsigned pl0 = gp * PG;
+      const int live = (int)min(PG, np - pl0);
+      const S *xp[NN_PL];
+      S *dst[NN_PL];
+#pragma unroll
+      for (int t = 0; t < NN_PL; ++t) {
+        const unsigned pl = pl0 + (unsigned)(t < live ? t : 0);
+        const unsigned n = pl / cu;
+        const unsigned ch = pl - n * cu;
+        xp[t] = x + (i64t)pl * ip;
+        dst[t] = col + (i64t)n * sn + (i64t)ch * rs * sr + p;
+      }
+      for (int j0 = 0; j0 < R0; ++j0) {
+        for (int j1 = 0; j1 < R1; ++j1) {
+          // Each position's input row for taps `(j0, j1, *)`, -1 where it lies outside.
+          int line[NN_V];
+#pragma unroll
+          for (int k = 0; k < NN_V; ++k) {
+            const int a0 = b0[k] + j0 * D0;
+            const int a1 = b1[k] + j1 * D1;
+            line[k] = ((unsigned)a0 < (unsigned)I0 && (unsigned)a1 < (unsigned)I1)
+                          ? (a0 * I1 + a1) * I2
+                          : -1;
+          }
+          for (int j2 = 0; j2 < R2; ++j2) {
+            NnVec v[NN_PL];
+#pragma unroll
+            for (int k = 0; k < NN_V; ++k) {
+              const int a2 = b2[k] + j2 * D2;
+              const bool in = line[k] >= 0 && (unsigned)a2 < (unsigned)I2;
+              const int at = in ? line[k] + a2 : 0;
+#pragma unroll
+              for (int t = 0; t < NN_PL; ++t) v[t].v[k] = (in && t < live) ? xp[t][at] : (S)0;
+            }
+#pragma unroll
+            for (int t = 0; t < NN_PL; ++t) {
+              if (t < live) nn_put(dst[t], v[t], nv, whole);
+              dst[t] += sr;
+            }
           }
         }
       }
@@ -61,16 +168,16 @@ __device__ __forceinline__ void nn_im2col(const S *__restrict__ x, S *__restrict
   }
 }
 
-// The output index along one axis whose tap `j` reads input `e`: `(e + pd - j dl) / st` when
-// that divides exactly and lies in `[0, o)`, else -1. `e + pd` and `j dl` are below 2^32
-// (checked on the host), so the division runs in 32 bits.
-__device__ __forceinline__ int nn_src(i64t e, i64t pd, i64t j, i64t dl, i64t st, i64t o) {
-  const i64t u = e + pd - j * dl;
-  if (u < 0) return -1;
-  const unsigned uu = (unsigned)u;
-  const unsigned su = (unsigned)st;
-  const unsigned q = su == 1u ? uu : uu / su;
-  return (q * su == uu && (i64t)q < o) ? (int)q : -1;
+// The output index along one axis whose tap at offset `jd = j dl` reads the input at `u = e +
+// pd` (`e` the input index): `(u - jd) / st` when `u >= jd`, that divides exactly and lies in
+// `[0, o)`, else -1. `u` is below 2^32 and `jd`, `o` below 2^31 (checked on the host), so
+// everything runs in 32 bits; with stride 1, `u < jd` wraps `u - jd` to at least 2^31 > `o`.
+__device__ __forceinline__ int nn_src(unsigned u, int jd, int st, int o) {
+  const unsigned v = u - (unsigned)jd;
+  if (st == 1) return v < (unsigned)o ? (int)v : -1;
+  if (u < (unsigned)jd) return -1;
+  const unsigned q = v / (unsigned)st;
+  return (q * (unsigned)st == v && q < (unsigned)o) ? (int)q : -1;
 }
 
 // dx[n, ch, e] = sum over taps j (ascending, row-major) of col[n, ch rs + j, q(e, j)], in `A`.
@@ -78,52 +185,125 @@ __device__ __forceinline__ void nn_col2im(const S *__restrict__ col, S *__restri
                                           i64t planes, i64t c, i64t i0, i64t i1, i64t i2, i64t r0,
                                           i64t r1, i64t r2, i64t o0, i64t o1, i64t o2, i64t st0,
                                           i64t st1, i64t st2, i64t pd0, i64t pd1, i64t pd2,
-                                          i64t dl0, i64t dl1, i64t dl2, i64t sn, i64t sr) {
+                                          i64t dl0, i64t dl1, i64t dl2, i64t sn, i64t sr,
+                                          i64t pg) {
+  const int I1 = (int)i1, I2 = (int)i2;
+  const int R0 = (int)r0, R1 = (int)r1, R2 = (int)r2;
+  const int O0 = (int)o0, O1 = (int)o1, O2 = (int)o2;
+  const int S0 = (int)st0, S1 = (int)st1, S2 = (int)st2;
+  const int D0 = (int)dl0, D1 = (int)dl1, D2 = (int)dl2;
   const i64t ip = i0 * i1 * i2;
   const i64t rs = r0 * r1 * r2;
-  for (i64t e = (i64t)blockIdx.x * blockDim.x + threadIdx.x; e < ip;
-       e += (i64t)gridDim.x * blockDim.x) {
-    const int ei = (int)e;
-    const int e2 = ei % (int)i2;
-    const int t = ei / (int)i2;
-    const int e1 = t % (int)i1;
-    const int e0 = t / (int)i1;
-    for (i64t pl = (i64t)blockIdx.y * blockDim.y + threadIdx.y; pl < planes;
-         pl += (i64t)gridDim.y * blockDim.y) {
-      const i64t n = pl / c;
-      const i64t ch = pl - n * c;
-      const S *src = col + n * sn + ch * rs * sr;
-      A acc = (A)0;
-      for (i64t j0 = 0; j0 < r0; ++j0) {
-        const int q0 = nn_src(e0, pd0, j0, dl0, st0, o0);
-        if (q0 < 0) continue;
-        for (i64t j1 = 0; j1 < r1; ++j1) {
-          const int q1 = nn_src(e1, pd1, j1, dl1, st1, o1);
-          if (q1 < 0) continue;
-          for (i64t j2 = 0; j2 < r2; ++j2) {
-            const int q2 = nn_src(e2, pd2, j2, dl2, st2, o2);
-            if (q2 < 0) continue;
-            const i64t row = (j0 * r1 + j1) * r2 + j2;
-            acc += nn_ld(src[row * sr + ((i64t)q0 * o1 + q1) * o2 + q2]);
+  const unsigned E = (unsigned)ip;
+  const unsigned np = (unsigned)planes, cu = (unsigned)c;
+  const unsigned PG = (unsigned)pg;
+  const unsigned npg = (np + PG - 1) / PG;
+  const bool vec = ip % NN_V == 0 && nn_on8(dx);
+  const unsigned groups = (E + NN_V - 1) / NN_V;
+  for (unsigned g = blockIdx.x * blockDim.x + threadIdx.x; g < groups;
+       g += gridDim.x * blockDim.x) {
+    const unsigned e = g * NN_V;
+    const int nv = (int)min((unsigned)NN_V, E - e);
+    // Each position's input index plus padding along each axis (positions past the plane
+    // repeat the last one and are not stored).
+    unsigned u0[NN_V], u1[NN_V], u2[NN_V];
+    {
+      int q0, q1, q2;
+      nn_split(e, I1, I2, q0, q1, q2);
+#pragma unroll
+      for (int k = 0; k < NN_V; ++k) {
+        u0[k] = (unsigned)q0 + (unsigned)pd0;
+        u1[k] = (unsigned)q1 + (unsigned)pd1;
+        u2[k] = (unsigned)q2 + (unsigned)pd2;
+        if (k + 1 < nv) nn_step(I1, I2, q0, q1, q2);
+      }
+    }
+    const bool whole = vec && nv == NN_V;
+    for (unsigned gp = blockIdx.y * blockDim.y + threadIdx.y; gp < npg;
+         gp += gridDim.y * blockDim.y) {
+      // Planes `gp pg + t`, the first `live` of them inside (the others point at the first
+      // plane and are neither read nor stored). `row[t]` is row `j` of plane `t`'s patches,
+      // `j` ascending row-major.
+      const unsigned pl0 = gp * PG;
+      const int live = (int)min(PG, np - pl0);
+      const S *row[NN_PL];
+#pragma unroll
+      for (int t = 0; t < NN_PL; ++t) {
+        const unsigned pl = pl0 + (unsigned)(t < live ? t : 0);
+        const unsigned n = pl / cu;
+        const unsigned ch = pl - n * cu;
+        row[t] = col + (i64t)n * sn + (i64t)ch * rs * sr;
+      }
+      A acc[NN_PL][NN_V];
+#pragma unroll
+      for (int t = 0; t < NN_PL; ++t)
+#pragma unroll
+        for (int k = 0; k < NN_V; ++k) acc[t][k] = (A)0;
+      for (int j0 = 0; j0 < R0; ++j0) {
+        int q0[NN_V];
+#pragma unroll
+        for (int k = 0; k < NN_V; ++k) q0[k] = nn_src(u0[k], j0 * D0, S0, O0);
+        for (int j1 = 0; j1 < R1; ++j1) {
+          // Each position's output row `q0 o1 + q1` for taps `(j0, j1, *)`, -1 where none.
+          int line[NN_V];
+#pragma unroll
+          for (int k = 0; k < NN_V; ++k) {
+            const int q1 = nn_src(u1[k], j1 * D1, S1, O1);
+            line[k] = (q0[k] >= 0 && q1 >= 0) ? (q0[k] * O1 + q1) * O2 : -1;
+          }
+          for (int j2 = 0; j2 < R2; ++j2) {
+#pragma unroll
+            for (int k = 0; k < NN_V; ++k) {
+              const int q2 = nn_src(u2[k], j2 * D2, S2, O2);
+              if (line[k] >= 0 && q2 >= 0) {
+                const int at = line[k] + q2;
+#pragma unroll
+                for (int t = 0; t < NN_PL; ++t)
+                  if (t < live) acc[t][k] += nn_ld(row[t][at]);
+              }
+            }
+#pragma unroll
+            for (int t = 0; t < NN_PL; ++t) row[t] += sr;
           }
         }
       }
-      dx[pl * ip + e] = nn_st(acc);
+#pragma unroll
+      for (int t = 0; t < NN_PL; ++t) {
+        if (t < live) {
+          NnVec v;
+#pragma unroll
+          for (int k = 0; k < NN_V; ++k) v.v[k] = nn_st(acc[t][k]);
+          nn_put(dx + (i64t)(pl0 + t) * ip + e, v, nv, whole);
+        }
+      }
     }
   }
 }
 
-// dst[b, a, q] = src[a, b, q] for `a x b` planes of `p` values (threads: `x` over `q`, `y`
-// over the `a b` planes of the source).
+// dst[b, a, q] = src[a, b, q] for `a x b` planes of `p` values (threads: `x` over groups of
+// `NN_V` values `q`, `y` over the `a b` planes of the source; `a b` and `p` below 2^31, checked
+// on the host). Both sides read and write runs of `p` consecutive values.
 __device__ __forceinline__ void nn_swap(const S *__restrict__ src, S *__restrict__ dst, i64t a,
                                         i64t b, i64t p) {
-  for (i64t q = (i64t)blockIdx.x * blockDim.x + threadIdx.x; q < p;
-       q += (i64t)gridDim.x * blockDim.x) {
-    for (i64t pl = (i64t)blockIdx.y * blockDim.y + threadIdx.y; pl < a * b;
-         pl += (i64t)gridDim.y * blockDim.y) {
-      const i64t ia = pl / b;
-      const i64t ib = pl - ia * b;
-      dst[(ib * a + ia) * p + q] = src[pl * p + q];
+  const unsigned np = (unsigned)(a * b), bu = (unsigned)b, P = (unsigned)p;
+  const bool vec = p % NN_V == 0 && nn_on8(src) && nn_on8(dst);
+  const unsigned groups = (P + NN_V - 1) / NN_V;
+  for (unsigned g = blockIdx.x * blockDim.x + threadIdx.x; g < groups;
+       g += gridDim.x * blockDim.x) {
+    const unsigned q = g * NN_V;
+    const int nv = (int)min((unsigned)NN_V, P - q);
+    const bool whole = vec && nv == NN_V;
+    for (unsigned pl = blockIdx.y * blockDim.y + threadIdx.y; pl < np;
+         pl += gridDim.y * blockDim.y) {
+      const unsigned ia = pl / bu;
+      const unsigned ib = pl - ia * bu;
+      const S *s = src + (i64t)pl * p + q;
+      S *d = dst + ((i64t)ib * a + ia) * p + q;
+      if (whole) {
+        *reinterpret_cast<NnVec *>(d) = *reinterpret_cast<const NnVec *>(s);
+      } else {
+        for (int k = 0; k < nv; ++k) d[k] = s[k];
+      }
     }
   }
 }
