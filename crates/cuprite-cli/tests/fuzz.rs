@@ -66,6 +66,18 @@ fn generator_rules() -> TestResult {
         lse += count(&e, &|n| matches!(n, Expr::LogSumExp(..)));
         lsm += count(&e, &|n| matches!(n, Expr::LogSoftmax(..)));
         sm += count(&e, &|n| matches!(n, Expr::Softmax(..)));
+        // nextafter's first operand holds no infinity (it would become ±MAX, beyond every
+        // consumer's magnitude bound).
+        let bad = count(&e, &|n| match n {
+            Expr::Binary(BinaryOp::Nextafter, a, _) => {
+                !matches!(**a, Expr::Leaf { special: false, .. })
+            }
+            _ => false,
+        });
+        assert_eq!(
+            bad, 0,
+            "program {k}: nextafter of a leaf that may hold infinities"
+        );
         // Deterministic: the same seed and index give the same program.
         assert_eq!(e, fuzz::program(11, k, 300));
     }

@@ -961,8 +961,9 @@ fn binary_info(op: BinaryOp, a: &Expr, b: &Expr) -> Info {
         }
         Atan2 => (2.0 * (ea + eb) + 8.0 * e * 4.0, 4.0),
         Hypot => (ea + eb + 8.0 * e * (ma + mb), ma + mb),
-        // Generated with a whole exponent in [-8, 8] and exact operands (nextafter, ldexp),
-        // an exact sign operand (copysign): each exact but for the scaled input error.
+        // Generated with a whole exponent in [-8, 8] and exact operands (ldexp), a finite
+        // first operand (nextafter), an exact sign operand (copysign): each exact but for the
+        // scaled input error.
         Ldexp => (ea * 256.0, ma * 256.0),
         Nextafter => (ea, ma),
         Copysign => (ea, ma),

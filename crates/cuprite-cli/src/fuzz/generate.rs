@@ -313,7 +313,11 @@ impl Gen {
             return Some(bin(op, a, b));
         }
         Some(match op {
-            Rem | Fmod | Atan2 | Nextafter => bin(op, self.exact(a), self.exact(b)),
+            Rem | Fmod | Atan2 => bin(op, self.exact(a), self.exact(b)),
+            // A finite first operand: nextafter takes ±inf to ±MAX, a finite value far beyond
+            // the magnitude bound its consumers' error models assume (a sum of ±MAX and
+            // ordinary values cancels differently in each summation order).
+            Nextafter => bin(op, self.finite_leaf(d, &sa), self.exact(b)),
             Copysign => bin(op, a, self.exact(b)),
             // A whole exponent in [-8, 8]: the table truncates it (a rounding away from a
             // whole number on one backend only would jump).

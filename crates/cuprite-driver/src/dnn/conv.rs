@@ -192,11 +192,12 @@ impl Dnn {
         let choice = {
             let out_ref: &dyn DeviceWrite<T> = &*out;
             let mut measure = || self.measure::<T>(pass, &descs, policy, [a, b], out_ref, po);
-            let measure: Option<&mut dyn FnMut() -> Result<Measured>> = if self.algo_search() {
-                Some(&mut measure)
-            } else {
-                None
-            };
+            let measure: Option<&mut dyn FnMut() -> Result<Measured>> =
+                if self.algo_search_for::<T>() {
+                    Some(&mut measure)
+                } else {
+                    None
+                };
             cache.choose::<T>(self.raw, pass, &g, &descs, policy, measure)?
         };
         let ws = self.workspace(choice.workspace)?;

@@ -74,7 +74,7 @@ use crate::blas::invalid;
 use crate::error::{Error, Result};
 use crate::stream::Stream;
 use cuprite_sys::LoadError;
-use cuprite_sys::cudnn::{cudnnHandle_t, cudnnStatus_t};
+use cuprite_sys::cudnn::{cudnnDataType_t, cudnnHandle_t, cudnnStatus_t};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -155,7 +155,9 @@ static ALGO_SEARCH: AtomicBool = AtomicBool::new(true);
 /// convolution problem they have not seen: `true` (the default) times cuDNN's candidates on
 /// the first call's own buffers (`cudnnFind*AlgorithmEx`, like PyTorch's
 /// `torch.backends.cudnn.benchmark = True`) and keeps the fastest that the handle's precision
-/// and determinism settings allow; `false` takes cuDNN's heuristic choice
+/// and determinism settings allow, for `f32` and `f64` problems (`f16`/`bf16` problems take
+/// the heuristic choice unless a handle asks to measure them: the measured choices of those
+/// ran slower in cuprite's benchmarks); `false` takes cuDNN's heuristic choice
 /// (`cudnnGet*Algorithm_v7`) without timing anything. Choices already cached are kept, except
 /// that a heuristic choice is measured by its problem's next call once measuring is on.
 ///
@@ -323,6 +325,23 @@ impl Dnn {
             SEARCH_OFF => false,
             SEARCH_ON => true,
             _ => algo_search(),
+        }
+    }
+
+    /// Whether this handle measures the algorithm choices of `T`'s problems: its own setting
+    /// when it has one; else the process's, for `f32` and `f64` only (half-precision problems
+    /// follow cuDNN's heuristics unless the handle asks to measure them).
+    pub(crate) fn algo_search_for<T: DnnElement>(&self) -> bool {
+        match self.algo_search.load(Ordering::Relaxed) {
+            SEARCH_OFF => false,
+            SEARCH_ON => true,
+            _ => {
+                algo_search()
+                    && !matches!(
+                        T::DATA_TYPE,
+                        cudnnDataType_t::CUDNN_DATA_HALF | cudnnDataType_t::CUDNN_DATA_BFLOAT16
+                    )
+            }
         }
     }
 
