@@ -78,6 +78,17 @@ fn generator_rules() -> TestResult {
             bad, 0,
             "program {k}: nextafter of a leaf that may hold infinities"
         );
+        // A complex product reduces finite factors only (its order decides NaN or inf).
+        let bad = count(&e, &|n| match n {
+            Expr::Reduce(Red::Prod, _, _, x) if x.info().dtype.is_complex() => {
+                !matches!(**x, Expr::Leaf { special: false, .. })
+            }
+            _ => false,
+        });
+        assert_eq!(
+            bad, 0,
+            "program {k}: a complex product of factors that may be infinite"
+        );
         // Deterministic: the same seed and index give the same program.
         assert_eq!(e, fuzz::program(11, k, 300));
     }

@@ -494,6 +494,9 @@ impl Gen {
         let x = self.node(t, &child, depth - 1);
         let x = match r {
             Red::ArgMin | Red::ArgMax | Red::Any | Red::All | Red::Count => self.exact(x),
+            // A complex product of factors with infinities is NaN or infinite depending on the
+            // order of its multiplications (inf·0 appears in one order only): finite factors.
+            Red::Prod if t.is_complex() => self.finite_leaf(t, &child),
             Red::Prod if inexact_kind(t) => clamp_any(x, t),
             _ => x,
         };
