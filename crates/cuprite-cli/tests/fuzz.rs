@@ -89,6 +89,18 @@ fn generator_rules() -> TestResult {
             bad, 0,
             "program {k}: a complex product of factors that may be infinite"
         );
+        // Complex matrix products take finite leaves; cbrt's operand is kept from zero.
+        let bad = count(&e, &|n| match n {
+            Expr::Matmul(a, b) if a.info().dtype.is_complex() => [a, b]
+                .iter()
+                .any(|x| !matches!(***x, Expr::Leaf { special: false, .. })),
+            Expr::Unary(UnaryOp::Cbrt, x) => !matches!(**x, Expr::Binary(BinaryOp::Add, ..)),
+            _ => false,
+        });
+        assert_eq!(
+            bad, 0,
+            "program {k}: a complex matmul or a cbrt outside the model"
+        );
         // Deterministic: the same seed and index give the same program.
         assert_eq!(e, fuzz::program(11, k, 300));
     }

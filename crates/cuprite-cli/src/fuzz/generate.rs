@@ -275,7 +275,9 @@ impl Gen {
         let x = match op {
             Sign | Floor | Ceil | Round | Trunc | FrexpMant | ModfFrac => self.exact(x),
             Exp | Exp2 | Expm1 | Sinh | Cosh | I0 => clamp(x, d, -8.0, 8.0),
-            Sqrt | Rsqrt | Log | Log2 | Log10 => bin(BinaryOp::Add, un(Abs, x), c(d, 1.0)),
+            // Away from zero, where the slopes the error model takes hold (cbrt's is unbounded
+            // at zero).
+            Sqrt | Rsqrt | Cbrt | Log | Log2 | Log10 => bin(BinaryOp::Add, un(Abs, x), c(d, 1.0)),
             Acosh => bin(BinaryOp::Add, un(Abs, x), c(d, 1.5)),
             Log1p => un(Abs, x),
             Asin | Acos | Atanh => bin(BinaryOp::Mul, un(Tanh, x), c(d, 0.75)),
@@ -716,8 +718,14 @@ impl Gen {
         if numel(&sa) > MAX_NUMEL || numel(&sb) > MAX_NUMEL {
             return None;
         }
-        let a = self.node(d, &sa, depth - 1);
-        let b = self.node(d, &sb, depth - 1);
+        // Complex products of infinite components are NaN or infinite depending on how the
+        // library forms them (cuBLAS's complex kernels are not the naive formula): finite
+        // complex operands.
+        let (a, b) = if d.is_complex() {
+            (self.finite_leaf(d, &sa), self.finite_leaf(d, &sb))
+        } else {
+            (self.node(d, &sa, depth - 1), self.node(d, &sb, depth - 1))
+        };
         Some(Expr::Matmul(
             Box::new(clamp_any(a, d)),
             Box::new(clamp_any(b, d)),
