@@ -9,7 +9,8 @@ Runs on the same GPU, in the same call, the same work as `cuprite bench numpy/is
   so the best it offers is two stable sorts, the secondary key first, then the primary key
   gathered by that order;
 - torch.linalg.eig of a 1024 x 1024 float64 matrix of uniform values (eigenvalues and vectors),
-  one call per event pair (it waits for the solver on the host, as cuprite's eig does).
+  one call per event pair (it waits for the solver on the host, as cuprite's eig does); the
+  matrix is the one cuprite times (`shared_uniform`), since the solver's iterations depend on it.
 - cupy.interp of 2^24 float32 queries in [0, 1) into 2^20 sorted float32 points (CuPy's section:
   skipped, with a note in the output, where CuPy is not installed).
 Device work is timed with CUDA events around K back-to-back calls after warm-up, on fresh
@@ -21,6 +22,36 @@ import json, sys
 
 import torch
 from peer_timing import identity, per_call_ms
+
+
+EIG_SEED = 1024
+
+
+def shared_uniform(count, seed):
+    """`count` uniform values in [0, 1): SplitMix64 of `seed`, the i-th from the state
+    seed + i * 0x9E3779B97F4A7C15 (i from 1), its top 53 bits scaled by 2^-53, as
+    `shared_uniform` in crates/cuprite-cli/src/bench/numpy.rs."""
+    try:
+        import numpy as np
+    except ImportError:
+        np = None
+    if np is not None:
+        i = np.arange(1, count + 1, dtype=np.uint64)
+        with np.errstate(over="ignore"):
+            z = np.uint64(seed) + i * np.uint64(0x9E3779B97F4A7C15)
+            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            z = z ^ (z >> np.uint64(31))
+        return ((z >> np.uint64(11)).astype(np.float64) * 2.0 ** -53).tolist()
+    m = (1 << 64) - 1
+    out = []
+    for k in range(1, count + 1):
+        z = (seed + k * 0x9E3779B97F4A7C15) & m
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+        z ^= z >> 31
+        out.append((z >> 11) * 2.0 ** -53)
+    return out
 
 
 def lexsort(k1, k2):
@@ -49,7 +80,9 @@ def main():
     k2 = torch.randint(0, 1 << 10, (n,), dtype=torch.int64, device="cuda", generator=g)
     run("lexsort_2p24_x2", 2 if quick else 10, lambda: lexsort(k1, k2))
     e = 256 if quick else 1024
-    a = torch.rand((e, e), dtype=torch.float64, device="cuda", generator=g)
+    # The matrix cuprite's numpy/eig times (shared_uniform in numpy.rs): the QR iterations, and
+    # so the time, depend on the matrix.
+    a = torch.tensor(shared_uniform(e * e, EIG_SEED), dtype=torch.float64).reshape(e, e).cuda()
     run("eig_1024_f64", 1, lambda: torch.linalg.eig(a))
 
     sizes = {"isin": n, "lexsort": n}

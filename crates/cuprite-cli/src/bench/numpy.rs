@@ -241,11 +241,35 @@ fn isin_lexsort(ctx: &mut BenchCtx) -> BenchResult {
     })
 }
 
+/// The seed of the `numpy/eig` matrix, shared with `benches/peers/torch_numpy.py`.
+const EIG_SEED: u64 = 1024;
+
+/// `count` uniform values in [0, 1) from SplitMix64 of `seed` (the i-th value from the state
+/// `seed + i·0x9E3779B97F4A7C15`, i from 1, its top 53 bits scaled by 2^-53): the generator
+/// `benches/peers/torch_numpy.py` repeats, so both sides time one matrix.
+#[must_use]
+pub fn shared_uniform(count: usize, seed: u64) -> Vec<f64> {
+    (1..=count as u64)
+        .map(|i| {
+            let mut z = seed.wrapping_add(i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            (z >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+        })
+        .collect()
+}
+
 fn eig(ctx: &mut BenchCtx) -> BenchResult {
     let n = ctx.size(1024, 256);
     with_device(Device::cuda(0), || {
-        let a = Array::<f64>::rand_uniform(&[n, n], 44)?;
-        a.eval()?;
+        // The same matrix as the peer's (see `shared_uniform`): the QR iterations, and so the
+        // time, depend on the matrix.
+        let a = Array::<f64>::from_slice_on(
+            Device::cuda(0),
+            &shared_uniform(n * n, EIG_SEED),
+            &[n, n],
+        )?;
         let stream = stream_raw()?;
         let mut once = || -> Result<(), BenchError> {
             let (w, v) = cuprite_array::linalg::eig(&a)?;
@@ -291,4 +315,16 @@ fn interp(ctx: &mut BenchCtx) -> BenchResult {
         .with_note("peer: cupy.interp in benches/peers/torch_numpy.py");
         Ok(vec![f])
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shared_uniform;
+
+    #[test]
+    fn shared_uniform_is_splitmix64() {
+        // The first three values of seed 1024, computed apart with Python's integers.
+        let want = [0.26621512936491976, 0.9478213790814538, 0.2724211505898213];
+        assert_eq!(shared_uniform(3, 1024), want);
+    }
 }
