@@ -328,8 +328,9 @@ fn launch_rows(
     } else {
         let mut plan = ParamPlan::new(p, pl.v, in_ptrs, &[out.ptr()], None);
         // The warp form takes the number of rows where the others take `chunks`.
-        let (grid, second) = if pl.row_lanes > 0 {
-            (outer.div_ceil((BLOCK / pl.row_lanes) as usize), outer)
+        let rows_per_block = BLOCK.checked_div(pl.row_lanes).map(|r| r as usize);
+        let (grid, second) = if let Some(rows_per_block) = rows_per_block {
+            (outer.div_ceil(rows_per_block), outer)
         } else {
             (outer * chunks, chunks)
         };
