@@ -213,6 +213,11 @@ fn every_generated_kernel_compiles() -> TestResult {
             errors.push(format!("short_rows::{name}: {e}"));
         }
     }
+    for &(name, body) in crate::reduce_axes::BODIES {
+        if let Err(e) = body(Device::CPU) {
+            errors.push(format!("reduce_axes::{name}: {e}"));
+        }
+    }
     for &(name, body) in crate::stats::BODIES {
         if let Err(e) = body(Device::CPU) {
             errors.push(format!("stats::{name}: {e}"));
@@ -425,8 +430,65 @@ fn numpy_routine_kernels_compile() -> TestResult {
     compile_all_with(&groups, &tuning::compiler::compile_options(90, true), false)
 }
 
+/// The reductions of the n-body and k-means forms: over the middle axis of a broadcast
+/// `[a, b, c]` expression, each row's offsets found once and stepped along the reduced axis
+/// with no division or remainder per element; and argmin along rows of 64 with 8 lanes a row,
+/// combined by shuffles. Both compile, in the optimised and the quick builds.
+fn axis_reduction_kernels_compile() -> TestResult {
+    use cuprite_array::Array;
+    tuning::compiler::start_recording();
+    let (a, b, c) = (16usize, 300usize, 3usize);
+    let x = Array::<f32>::from_slice_on(Device::CPU, &vec![1.0; a * c], &[a, 1, c])?;
+    let y = Array::<f32>::from_slice_on(Device::CPU, &vec![2.0; b * c], &[1, b, c])?;
+    let m = Array::<f32>::from_slice_on(Device::CPU, &vec![3.0; b], &[1, b, 1])?;
+    let s = ((&y - &x) * (&m * &m).rsqrt()).sum_axes(&[1])?;
+    assert_eq!(s.to_vec()?.len(), a * c);
+    let scores = Array::<f32>::from_slice_on(Device::CPU, &vec![0.5; 64], &[64])?
+        - Array::<f32>::from_slice_on(Device::CPU, &vec![1.0; 100 * 64], &[100, 64])? * 2.0;
+    assert_eq!(scores.argmin_axis(1)?.to_vec()?, vec![0i64; 100]);
+    let sources = tuning::compiler::take_recorded();
+    let body = |s: &String| s.rsplit_once(MARKER).map_or(s.clone(), |x| x.1.to_string());
+    let axis: Vec<String> = sources
+        .iter()
+        .map(body)
+        .filter(|s| s.contains("cuprite_reduce") && s.contains("rb0"))
+        .collect();
+    assert!(
+        !axis.is_empty(),
+        "no reduction kernel with row bases: {sources:?}"
+    );
+    for k in &axis {
+        // The loop over a row's elements: no division or remainder in it.
+        let body_of_loop: String = k
+            .lines()
+            .skip_while(|l| {
+                let t = l.trim_start();
+                !((t.starts_with("for (") || t.starts_with("{ ")) && t.contains(" j = "))
+            })
+            .take_while(|l| !l.contains("acc = comb("))
+            .collect();
+        assert!(!body_of_loop.is_empty(), "no loop over a row: {k}");
+        assert!(
+            !body_of_loop.contains("% (") && !body_of_loop.contains("/= ("),
+            "a division per element: {k}"
+        );
+    }
+    assert!(
+        sources
+            .iter()
+            .map(body)
+            .any(|s| s.contains("int w = 4;") && s.contains("threadIdx.x / 8u")),
+        "no argmin kernel with 8 lanes a row"
+    );
+    compile_each(&sources)
+}
+
 pub fn tests() -> Vec<Test> {
     vec![
+        Test::nvrtc(
+            "codegen::axis_reduction_kernels_compile",
+            axis_reduction_kernels_compile,
+        ),
         Test::nvrtc(
             "codegen::every_generated_kernel_compiles",
             every_generated_kernel_compiles,

@@ -41,6 +41,7 @@ mod options;
 mod props;
 mod props_ops;
 mod random_gen;
+mod reduce_axes;
 mod rows;
 mod safety;
 mod scan;
@@ -125,6 +126,7 @@ fn main() {
     tests.extend(props::tests());
     tests.extend(props_ops::tests());
     tests.extend(random_gen::tests());
+    tests.extend(reduce_axes::tests());
     tests.extend(rows::tests());
     tests.extend(safety::tests());
     tests.extend(scan::tests());

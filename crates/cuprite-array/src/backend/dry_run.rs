@@ -137,11 +137,12 @@ fn record_elementwise(prog: &Program, strided_out: bool) {
 /// Records the CUDA sources of a reduction (both passes, every variant).
 fn record_reduction(prog: &Program, op: ReduceOp, inner: usize, out: DType) {
     use crate::codegen::{
-        VEC, Variant, acc_dtype, combinable, reduction, reduction_one_per_thread,
-        reduction_warp_rows, vectorisable,
+        RowAxes, VEC, Variant, acc_dtype, combinable, reduction, reduction_one_per_thread,
+        reduction_warp_rows, row_lanes, vectorisable,
     };
     let src = prog.instrs[prog.outputs[0]].dtype;
     let acc = acc_dtype(op, src);
+    let rd = RowAxes::of(prog, inner);
     for vector in [false, true] {
         if vector && !(vectorisable(prog) && inner % VEC == 0) {
             continue;
@@ -151,19 +152,22 @@ fn record_reduction(prog: &Program, op: ReduceOp, inner: usize, out: DType) {
             vector,
             strided_out: false,
         };
-        crate::jit::record(&reduction(prog, op, out, v, false).source);
+        crate::jit::record(&reduction(prog, op, out, v, false, rd).source);
         if !vector {
-            // The short rows' form (one warp per row).
-            crate::jit::record(&reduction_warp_rows(prog, op, out, v).source);
+            // The short rows' form (lanes of a warp per row): the row's own lane count, and a
+            // whole warp.
+            for lanes in [row_lanes(inner), 32] {
+                crate::jit::record(&reduction_warp_rows(prog, op, out, v, rd, lanes).source);
+            }
         }
         if !op.is_arg() {
-            crate::jit::record(&reduction(prog, op, acc, v, false).source);
+            crate::jit::record(&reduction(prog, op, acc, v, false, rd).source);
             if combinable(op) {
-                crate::jit::record(&reduction(prog, op, out, v, true).source);
+                crate::jit::record(&reduction(prog, op, out, v, true, rd).source);
             }
             if v.idx32 && !vector {
                 // The quick first build's form.
-                crate::jit::record(&reduction_one_per_thread(prog, op, acc, v).source);
+                crate::jit::record(&reduction_one_per_thread(prog, op, acc, v, rd).source);
             }
         }
     }

@@ -46,7 +46,8 @@ pub(crate) use params::{ParamPlan, WordFrom, word_sources};
 use prelude::with_prelude;
 pub(crate) use prelude::{Helpers, MARKER};
 pub(crate) use reduction::{
-    WARP_ROW_MAX, combinable, reduction, reduction_one_per_thread, reduction_warp_rows,
+    RowAxes, WARP_ROW_MAX, combinable, reduction, reduction_one_per_thread, reduction_warp_rows,
+    row_lanes,
 };
 pub(crate) use rows::{RowArgs, RowBind, RowKind, RowShape, RowSpec, rows_kernel};
 pub(crate) use sampling::{GAMMA_TRIES, GammaParams, gamma_kernel};

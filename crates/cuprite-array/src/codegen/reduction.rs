@@ -11,34 +11,104 @@ use super::*;
 /// writes its partial to `part[b]`; the last block of a row to finish (counted on the row's
 /// counter) combines the row's partials in order into `out[row]` (of `out_d`) and sets the
 /// counter back to zero, so one launch does what two passes do, with the same result.
+///
+/// `ax` says which trailing axes of `p`'s shape the rows run over ([`RowAxes::of`]): a thread
+/// splits its row's index into the kept axes' coordinates once, its elements' offsets step
+/// along the reduced axes with no division when there is one, and the inputs constant along
+/// a row are read once per thread.
 pub(crate) fn reduction(
     p: &Program,
     op: ReduceOp,
     out_d: DType,
     v: Variant,
     combine: bool,
+    ax: RowAxes,
 ) -> KernelSource {
     debug_assert!(!combine || combinable(op));
-    reduction_kernel(p, op, out_d, v, Form::Looping, combine)
+    reduction_kernel(p, op, out_d, v, Form::Looping, combine, ax)
+}
+
+/// How a reduction's rows lie in its program's shape: decided from the shape and the inputs'
+/// layouts, and part of the kernel's key (the text depends on it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct RowAxes {
+    /// The trailing axes the rows run over ([`reduced_dims`]).
+    pub red_dims: u8,
+    /// Bit `i`: input `i` (of the first 64, read by offset) has stride 0 or extent 1 along
+    /// every reduced axis, so one value serves its whole row.
+    pub steady: u64,
+}
+
+impl RowAxes {
+    /// The row axes of reducing `p`'s output in rows of `inner` elements.
+    pub(crate) fn of(p: &Program, inner: usize) -> RowAxes {
+        let nd = p.shape.len();
+        let k = reduced_dims(&p.shape, inner).min(u8::MAX as usize);
+        let mut steady = 0u64;
+        if k < nd {
+            for (i, inp) in p.inputs.iter().enumerate().take(64) {
+                let flat = inp.gather_len.is_none()
+                    && (nd - k..nd).all(|d| p.shape[d] == 1 || inp.layout.strides[d] == 0);
+                if flat {
+                    steady |= 1 << i;
+                }
+            }
+        }
+        RowAxes {
+            red_dims: k as u8,
+            steady,
+        }
+    }
+}
+
+/// The number of trailing axes of `shape` whose extents multiply to `inner` (the reduced
+/// axes of a program permuted so that they come last): the fewest such axes, since axes of
+/// extent 1 may count on either side. `shape.len()` where no suffix fits (then a kernel
+/// splits every element's linear index, which is right whatever the split).
+pub(crate) fn reduced_dims(shape: &[usize], inner: usize) -> usize {
+    let nd = shape.len();
+    let mut prod: usize = 1;
+    for k in 0..=nd {
+        if k > 0 {
+            prod = prod.saturating_mul(shape[nd - k]);
+        }
+        if prod == inner {
+            return k;
+        }
+    }
+    nd
+}
+
+/// The lanes that reduce one row in [`reduction_warp_rows`] for rows of `inner` elements: a
+/// power of two from 1 to 32, about an eighth of the row (so each lane takes about eight
+/// elements and a warp takes several short rows at once), 32 for rows longer than 256.
+pub(crate) fn row_lanes(inner: usize) -> u32 {
+    (inner.max(1).next_power_of_two() / 8).clamp(1, 32) as u32
 }
 
 /// Rows of at most this many elements reduce by [`reduction_warp_rows`] where the launch
 /// would otherwise give each row a whole block (argmin/argmax, or rows too short to split).
 pub(crate) const WARP_ROW_MAX: usize = 1024;
 
-/// A reduction with one warp per row: block `b` reduces rows `[b · BLOCK/32, (b + 1) ·
-/// BLOCK/32)`, each lane sweeping every 32nd element of its row and the warp combining its
-/// lanes in shared memory (in lane order, so ties of argmin/argmax keep the first index). It
-/// takes the same parameters as [`reduction`], `chunks` holding the number of rows, and is
-/// launched with `⌈rows / (BLOCK/32)⌉` blocks; it writes one result per row in `out_d`.
+/// A reduction with `lanes` lanes per row (a power of two up to 32, from [`row_lanes`]):
+/// block `b` reduces rows `[b · BLOCK/lanes, (b + 1) · BLOCK/lanes)`, each lane sweeping every
+/// `lanes`-th element of its row (the row's lanes read neighbouring elements together), and
+/// the row's lanes combining their accumulators by warp shuffles in a fixed tree (lane `l`
+/// takes lane `l + w`'s, `w` halving; argmin/argmax keep the lower index on ties whatever the
+/// order). It takes the same parameters as [`reduction`], `chunks` holding the number of rows,
+/// and is launched with `⌈rows / (BLOCK/lanes)⌉` blocks; it writes one result per row in
+/// `out_d`. Every lane of a warp runs to the end (lanes past the last row take no element),
+/// so the shuffles' full mask holds.
 pub(crate) fn reduction_warp_rows(
     p: &Program,
     op: ReduceOp,
     out_d: DType,
     v: Variant,
+    ax: RowAxes,
+    lanes: u32,
 ) -> KernelSource {
-    debug_assert!(!v.vector);
-    reduction_kernel(p, op, out_d, v, Form::WarpRows, false)
+    debug_assert!(!v.vector && lanes.is_power_of_two() && lanes <= 32);
+    reduction_kernel(p, op, out_d, v, Form::WarpRows(lanes), false, ax)
 }
 
 /// How the threads of a reduction kernel share the rows.
@@ -48,8 +118,8 @@ enum Form {
     Looping,
     /// One element per thread (the quick first build).
     OnePerThread,
-    /// One warp per row.
-    WarpRows,
+    /// This many lanes (a power of two up to 32) per row.
+    WarpRows(u32),
 }
 
 /// Whether a reduction can take [`reduction`]'s `combine` form: not argmin/argmax. The
@@ -69,9 +139,10 @@ pub(crate) fn reduction_one_per_thread(
     op: ReduceOp,
     out_d: DType,
     v: Variant,
+    ax: RowAxes,
 ) -> KernelSource {
     debug_assert!(v.idx32 && !v.vector && !op.is_arg());
-    reduction_kernel(p, op, out_d, v, Form::OnePerThread, false)
+    reduction_kernel(p, op, out_d, v, Form::OnePerThread, false, ax)
 }
 
 /// What every part of a reduction kernel's text depends on.
@@ -88,6 +159,10 @@ struct Red<'a> {
     it: &'static str,
     /// Whether the vector form evaluates the producer through an outlined value function.
     outlined: bool,
+    /// The trailing axes the rows run over ([`reduced_dims`]).
+    red_dims: usize,
+    /// The inputs read once per row ([`RowAxes::steady`]).
+    steady: u64,
 }
 
 impl Red<'_> {
@@ -235,14 +310,107 @@ impl Red<'_> {
         let _ = writeln!(s, "  start = ntiles * {tile};");
     }
 
+    /// The offsets, once per thread, of its row's first element in every input read by
+    /// offset (`rb{i}`): the row index split into the kept axes' coordinates (the leading
+    /// `nd - red_dims` axes; no division for the first), each input's strides applied.
+    fn row_bases(&self, s: &mut String, form: Form) {
+        let (p, it) = (self.p, self.it);
+        let nd = p.shape.len();
+        let kept = nd - self.red_dims;
+        let strided = |i: usize| {
+            p.inputs[i].gather_len.is_none() && !p.inputs[i].layout.is_contiguous(&p.shape)
+        };
+        if (0..p.inputs.len()).any(strided) && kept > 0 {
+            let _ = writeln!(s, "  {it} q_ = row;");
+            for d in (1..kept).rev() {
+                let _ = writeln!(s, "  {it} c{d} = q_ % ({it})s{d}; q_ /= ({it})s{d};");
+            }
+            let _ = writeln!(s, "  {it} c0 = q_;");
+        }
+        for (i, inp) in p.inputs.iter().enumerate() {
+            if inp.gather_len.is_some() {
+                continue;
+            }
+            if strided(i) {
+                let terms: String = (0..kept)
+                    .map(|d| format!(" + ({it})c{d} * ({it})st{i}_{d}"))
+                    .collect();
+                let _ = writeln!(s, "  {it} rb{i} = ({it})off{i}{terms};");
+            } else {
+                let _ = writeln!(s, "  {it} rb{i} = ({it})off{i} + row * ({it})inner;");
+            }
+        }
+        // The row's one value of each steady input, read only where the row has elements
+        // (and, lanes of a warp per row, is a row).
+        let live = match form {
+            Form::WarpRows(_) => "live_ && inner > 0",
+            _ => "inner > 0",
+        };
+        for (i, inp) in p.inputs.iter().enumerate() {
+            if self.is_steady(i) {
+                let st = inp.dtype.c_storage();
+                let _ = writeln!(s, "  {st} h{i}{{}}; if ({live}) h{i} = in{i}[rb{i}];");
+            }
+        }
+    }
+
+    /// Whether input `i` is read once per row (before the row's loop, as `h{i}`).
+    fn is_steady(&self, i: usize) -> bool {
+        i < 64
+            && self.steady >> i & 1 == 1
+            && self.p.inputs[i].gather_len.is_none()
+            && self.red_dims < self.p.shape.len()
+    }
+
+    /// The offsets `o{i}` of row element `j` from the row's bases: `j` itself (contiguous
+    /// inputs) or `j` times the one reduced axis's stride, with no division; several reduced
+    /// axes split `j` into their coordinates (the first needs no remainder: `j < inner`).
+    fn element_offsets(&self, s: &mut String) {
+        let (p, it) = (self.p, self.it);
+        let nd = p.shape.len();
+        let kept = nd - self.red_dims;
+        let strided = |i: usize| {
+            p.inputs[i].gather_len.is_none() && !p.inputs[i].layout.is_contiguous(&p.shape)
+        };
+        if (0..p.inputs.len()).any(strided) && self.red_dims > 1 {
+            let _ = writeln!(s, "    {it} q2_ = j;");
+            for d in (kept + 1..nd).rev() {
+                let _ = writeln!(s, "    {it} e{d} = q2_ % ({it})s{d}; q2_ /= ({it})s{d};");
+            }
+            let _ = writeln!(s, "    {it} e{kept} = q2_;");
+        }
+        for (i, inp) in p.inputs.iter().enumerate() {
+            if inp.gather_len.is_some() || self.is_steady(i) {
+                continue;
+            }
+            let off = if !strided(i) {
+                format!("rb{i} + j")
+            } else if self.red_dims == 1 {
+                format!("rb{i} + j * ({it})st{i}_{}", nd - 1)
+            } else {
+                let terms: String = (kept..nd)
+                    .map(|d| format!(" + ({it})e{d} * ({it})st{i}_{d}"))
+                    .collect();
+                format!("rb{i}{terms}")
+            };
+            let _ = writeln!(s, "    {it} o{i} = {off};");
+        }
+    }
+
     /// The scalar sweep (or, `one_per_thread`, the one element of each thread).
     fn scalar_loop(&self, s: &mut String, form: Form) {
         let (p, it) = (self.p, self.it);
         let one_per_thread = form == Form::OnePerThread;
-        if form == Form::WarpRows {
+        // Offsets from the row's bases where the reduced axes are known; else every
+        // element's linear index split into coordinates.
+        let by_row = self.red_dims < p.shape.len();
+        if by_row {
+            self.row_bases(s, form);
+        }
+        if let Form::WarpRows(lanes) = form {
             let _ = writeln!(
                 s,
-                "  for ({it} j = ({it})lane_; j < ({it})inner; j += 32) {{"
+                "  for ({it} j = ({it})sub_; live_ && j < ({it})inner; j += {lanes}) {{"
             );
         } else if one_per_thread {
             let _ = writeln!(
@@ -256,16 +424,31 @@ impl Red<'_> {
             );
         }
         let _ = writeln!(s, "    {it} i = row * ({it})inner + j;");
-        s.push_str(&index_code(
+        if by_row {
+            self.element_offsets(s);
+        } else {
+            s.push_str(&index_code(
+                p,
+                Variant {
+                    strided_out: false,
+                    ..self.v
+                },
+                "i",
+                it,
+            ));
+        }
+        let e = Emit::converted(
             p,
-            Variant {
-                strided_out: false,
-                ..self.v
+            |i| {
+                if by_row && self.is_steady(i) {
+                    format!("h{i}")
+                } else {
+                    format!("in{i}[o{i}]")
+                }
             },
             "i",
-            it,
-        ));
-        let e = Emit::converted(p, |i| format!("in{i}[o{i}]"), "i", "");
+            "",
+        );
         emit_lane(&e, s);
         let k = p.outputs[0];
         let _ = writeln!(
@@ -293,16 +476,17 @@ impl Red<'_> {
         }
     }
 
-    /// The warp's tree over its 32 slots of `sh` (lane order kept), then lane 0's write of its
-    /// row's result.
-    fn finish_warp(&self, s: &mut String) {
+    /// The row's lanes' tree by shuffles (lane `l` takes lane `l + w`'s accumulator, `w`
+    /// halving from `lanes / 2`; a lane reads only lanes of its own row where its result is
+    /// read on), then the write of the row's first lane.
+    fn finish_warp(&self, s: &mut String, lanes: u32) {
         let _ = writeln!(
             s,
-            "  sh[threadIdx.x] = acc; __syncwarp();\n  for (int w = 16; w > 0; w >>= 1) {{ if (lane_ < w) sh[threadIdx.x] = comb(sh[threadIdx.x], sh[threadIdx.x + w]); __syncwarp(); }}"
+            "  for (int w = {}; w > 0; w >>= 1) acc = comb(acc, shfl_down_(acc, w));",
+            lanes / 2
         );
-        let first = "sh[threadIdx.x]";
-        let fin = self.finished(first);
-        let _ = writeln!(s, "  if (lane_ == 0) out0[row] = {fin};");
+        let fin = self.finished("acc");
+        let _ = writeln!(s, "  if (sub_ == 0 && live_) out0[row] = {fin};");
     }
 
     /// The block's tree over `sh`, then the write of its result (or, `combine`, of its
@@ -346,6 +530,20 @@ impl Red<'_> {
     }
 }
 
+/// A shuffle down the warp of a value of any trivially copyable type, as 32-bit words.
+const SHUFFLE: &str = "template <typename T> __device__ __forceinline__ T shfl_down_(T v, int d) {
+  unsigned int w_[(sizeof(T) + 3) / 4] = {};
+  const unsigned char* s_ = reinterpret_cast<const unsigned char*>(&v);
+  unsigned char* b_ = reinterpret_cast<unsigned char*>(w_);
+  for (int k = 0; k < (int)sizeof(T); ++k) b_[k] = s_[k];
+  for (int k = 0; k < (int)((sizeof(T) + 3) / 4); ++k) w_[k] = __shfl_down_sync(0xffffffffu, w_[k], d);
+  T r;
+  unsigned char* r_ = reinterpret_cast<unsigned char*>(&r);
+  for (int k = 0; k < (int)sizeof(T); ++k) r_[k] = b_[k];
+  return r;
+}
+";
+
 fn reduction_kernel(
     p: &Program,
     op: ReduceOp,
@@ -353,6 +551,7 @@ fn reduction_kernel(
     v: Variant,
     form: Form,
     combine: bool,
+    ax: RowAxes,
 ) -> KernelSource {
     let src_d = p.instrs[p.outputs[0]].dtype;
     let acc_d = if op.is_arg() {
@@ -370,11 +569,16 @@ fn reduction_kernel(
         acc_d,
         it,
         outlined: v.vector && outline(p),
+        red_dims: (ax.red_dims as usize).min(p.shape.len()),
+        steady: ax.steady,
     };
     let name = "cuprite_reduce".to_string();
     let mut s = r.combine_fn();
     if r.outlined {
         s.push_str(&value_fn(p));
+    }
+    if matches!(form, Form::WarpRows(_)) {
+        s.push_str(SHUFFLE);
     }
     let extra = if combine {
         format!(", {}* __restrict__ rpart_, unsigned int* rcnt_", cty(acc_d))
@@ -387,17 +591,20 @@ fn reduction_kernel(
         params(p, v, 1, &[out_d])
     );
     let acc_t = r.acc_t();
-    let _ = writeln!(s, "  __shared__ {acc_t} sh[{BLOCK}];");
+    if !matches!(form, Form::WarpRows(_)) {
+        let _ = writeln!(s, "  __shared__ {acc_t} sh[{BLOCK}];");
+    }
     let _ = writeln!(s, "  {acc_t} acc = {};", r.ident());
     // Block `ch` of a row's `chunks` blocks takes every `chunks`-th tile of the row (all blocks
     // sweep the row together, grid-stride), so every block has the same work whatever the
     // number of blocks resident at once.
-    if form == Form::WarpRows {
-        // A warp whose row is past the last returns whole: only warp-wide barriers follow.
+    if let Form::WarpRows(lanes) = form {
+        // Lanes past the last row stay (no element, no write): the shuffles take every lane.
         let _ = writeln!(
             s,
-            "  int lane_ = (int)(threadIdx.x & 31u);\n  {it} row = ({it})blockIdx.x * {} + ({it})(threadIdx.x >> 5);\n  if (row >= ({it})chunks) return;",
-            BLOCK / 32
+            "  int sub_ = (int)(threadIdx.x & {}u);\n  {it} row = ({it})blockIdx.x * {} + ({it})(threadIdx.x / {lanes}u);\n  bool live_ = row < ({it})chunks;",
+            lanes - 1,
+            BLOCK / lanes
         );
     } else if v.idx32 {
         // 32-bit division (the grid and `chunks` fit): a 64-bit one is a long routine that
@@ -419,8 +626,8 @@ fn reduction_kernel(
         r.vector_tiles(&mut s);
     }
     r.scalar_loop(&mut s, form);
-    if form == Form::WarpRows {
-        r.finish_warp(&mut s);
+    if let Form::WarpRows(lanes) = form {
+        r.finish_warp(&mut s, lanes);
     } else {
         r.finish(&mut s, combine);
     }

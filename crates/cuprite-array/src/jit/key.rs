@@ -5,7 +5,7 @@
 //!
 //! [`Program::structure_hash`]: crate::graph::Program::structure_hash
 
-use crate::codegen::{ScanForm, ScanSpec, Variant};
+use crate::codegen::{RowAxes, ScanForm, ScanSpec, Variant};
 use crate::dtype::DType;
 use crate::op::ReduceOp;
 
@@ -24,8 +24,12 @@ pub(crate) enum KernelKind {
         written: DType,
         /// Whether the last block of a row combines the partials in the same launch.
         combine: bool,
-        /// Whether each row is reduced by one warp (`codegen::reduction_warp_rows`).
-        warp_rows: bool,
+        /// Lanes per row where rows are reduced by lanes of a warp
+        /// (`codegen::reduction_warp_rows`), 0 where by blocks.
+        row_lanes: u8,
+        /// Which trailing axes of the program the rows run over, and which inputs are constant
+        /// along them (`codegen::RowAxes`).
+        axes: RowAxes,
     },
     /// A scan or compaction reading the program fused (`codegen::scan`).
     Scan { spec: ScanSpec, form: ScanForm },

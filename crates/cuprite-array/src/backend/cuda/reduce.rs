@@ -68,8 +68,10 @@ struct Plan {
     guess: usize,
     /// The kernel's variant (index width, vector loads).
     v: Variant,
-    /// Rows of at most a warp's reach take a warp each.
-    warp_rows: bool,
+    /// Rows of at most a warp's reach take this many lanes of a warp each (0: blocks).
+    row_lanes: u32,
+    /// Which trailing axes of the program the rows run over.
+    axes: codegen::RowAxes,
     /// The dtype of the partial results of a pass of several blocks a row.
     pass_d: DType,
     /// The quick first build is the one-element-per-thread form.
@@ -109,8 +111,14 @@ fn plan(
             .all(|(i, &ptr)| aligned(ptr, i.layout.offset, i.dtype.size()));
     // 32-bit index math with room for the loop counters to step past the end.
     let idx32 = p.fits_i32() && numel(&p.shape) < (i32::MAX as usize) / 2;
-    // Short rows that would each get a whole block take a warp each instead.
+    // Short rows that would each get a whole block take a warp each instead, or a part of one
+    // (several rows a warp) where they are shorter still.
     let warp_rows = guess == 1 && inner <= codegen::WARP_ROW_MAX;
+    let row_lanes = if warp_rows {
+        codegen::row_lanes(inner)
+    } else {
+        0
+    };
     let v = Variant {
         idx32,
         vector: vector && !warp_rows,
@@ -133,7 +141,8 @@ fn plan(
     Plan {
         guess,
         v,
-        warp_rows,
+        row_lanes,
+        axes: codegen::RowAxes::of(p, inner),
         pass_d,
         one_per_thread,
         combine,
@@ -145,7 +154,8 @@ fn plan(
 fn kernel(st: &'static DeviceState, p: &Program, op: ReduceOp, pl: Plan) -> Result<Arc<Kernel>> {
     let Plan {
         v,
-        warp_rows,
+        row_lanes,
+        axes,
         pass_d,
         one_per_thread,
         combine,
@@ -161,13 +171,14 @@ fn kernel(st: &'static DeviceState, p: &Program, op: ReduceOp, pl: Plan) -> Resu
             pass: pass_d,
             written: kernel_d,
             combine,
-            warp_rows,
+            row_lanes: row_lanes as u8,
+            axes,
         },
         || {
-            if warp_rows {
-                codegen::reduction_warp_rows(p, op, kernel_d, v)
+            if row_lanes > 0 {
+                codegen::reduction_warp_rows(p, op, kernel_d, v, axes, row_lanes)
             } else {
-                codegen::reduction(p, op, kernel_d, v, combine)
+                codegen::reduction(p, op, kernel_d, v, combine, axes)
             }
         },
         // The quick first build: where partials are combined anyway (several blocks per row)
@@ -177,13 +188,15 @@ fn kernel(st: &'static DeviceState, p: &Program, op: ReduceOp, pl: Plan) -> Resu
         // takes several times longer to build).
         || {
             let scalar = Variant { vector: false, ..v };
-            if warp_rows {
+            if row_lanes > 0 {
                 None
             } else if one_per_thread {
-                Some(codegen::reduction_one_per_thread(p, op, pass_d, scalar))
+                Some(codegen::reduction_one_per_thread(
+                    p, op, pass_d, scalar, axes,
+                ))
             } else {
                 v.vector
-                    .then(|| codegen::reduction(p, op, kernel_d, scalar, combine))
+                    .then(|| codegen::reduction(p, op, kernel_d, scalar, combine, axes))
             }
         },
         // The interpreter stands in only where the quick build would be the one-element-per-
@@ -315,8 +328,9 @@ fn launch_rows(
     } else {
         let mut plan = ParamPlan::new(p, pl.v, in_ptrs, &[out.ptr()], None);
         // The warp form takes the number of rows where the others take `chunks`.
-        let (grid, second) = if pl.warp_rows {
-            (outer.div_ceil(BLOCK as usize / 32), outer)
+        let rows_per_block = BLOCK.checked_div(pl.row_lanes).map(|r| r as usize);
+        let (grid, second) = if let Some(rows_per_block) = rows_per_block {
+            (outer.div_ceil(rows_per_block), outer)
         } else {
             (outer * chunks, chunks)
         };

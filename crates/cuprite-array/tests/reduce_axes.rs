@@ -1,0 +1,489 @@
+//! Reductions over a middle axis of broadcast expressions (the n-body form: axis 1 of an
+//! `[a, b, c]` product of `[a, 1, c]` and `[1, b, c]` views, short and long `b`), over two of
+//! three axes, and arg-reductions along short rows (several rows a warp on CUDA) with ties and
+//! NaNs, against float64 (or exact integer) host loops.
+//!
+//! The float data are small integers, so every element and every partial sum is exact in f32
+//! and the results must equal the host's whatever the order of summation.
+
+use cuprite_array::{Array, Device};
+use cuprite_testkit::{Rng, Test, TestResult};
+
+use crate::common::{Body, close};
+
+/// `(a, b, c)`: short and long reduced extents, few and many outputs.
+const SHAPES: [(usize, usize, usize); 6] = [
+    (3, 5, 4),
+    (2, 1000, 3),
+    (2, 100_000, 3),
+    (64, 64, 3),
+    (37, 33, 1),
+    (1, 4097, 2),
+];
+
+/// Integers in `[lo, hi]` as `f64`.
+fn ints(rng: &mut Rng, n: usize, lo: i64, hi: i64) -> Vec<f64> {
+    let span = (hi - lo + 1) as u64;
+    (0..n)
+        .map(|_| (lo + (rng.next_u64() % span) as i64) as f64)
+        .collect()
+}
+
+fn f32s(v: &[f64]) -> Vec<f32> {
+    v.iter().map(|&x| x as f32).collect()
+}
+
+/// The host's value of element `(i, j, k)` of `x[i, 0, k] * y[0, j, k] + z[0, j, 0]`.
+fn element(x: &[f64], y: &[f64], z: &[f64], c: usize, (i, j, k): (usize, usize, usize)) -> f64 {
+    x[i * c + k] * y[j * c + k] + z[j]
+}
+
+/// What a reduction over axis 1 computes from the elements of one output, in f64.
+#[derive(Clone, Copy)]
+enum HostOp {
+    Sum,
+    Prod,
+    Min,
+    Max,
+    ArgMin,
+    ArgMax,
+    Mean,
+}
+
+/// NumPy's result of `op` over `v`: sums and products of everything (NaN spreads), the
+/// extremes NaN where any element is NaN, the arg-reductions the first NaN's index, else the
+/// first extreme's.
+fn host_reduce(op: HostOp, v: &[f64]) -> f64 {
+    let first_nan = v.iter().position(|x| x.is_nan());
+    match op {
+        HostOp::Sum => v.iter().sum(),
+        HostOp::Prod => v.iter().product(),
+        HostOp::Mean => v.iter().sum::<f64>() / v.len() as f64,
+        HostOp::Min | HostOp::Max if first_nan.is_some() => f64::NAN,
+        HostOp::Min => v.iter().copied().fold(f64::INFINITY, f64::min),
+        HostOp::Max => v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        HostOp::ArgMin | HostOp::ArgMax => {
+            if let Some(p) = first_nan {
+                return p as f64;
+            }
+            let mut best = 0;
+            for (j, &x) in v.iter().enumerate() {
+                let better = match op {
+                    HostOp::ArgMin => x < v[best],
+                    _ => x > v[best],
+                };
+                if better {
+                    best = j;
+                }
+            }
+            best as f64
+        }
+    }
+}
+
+/// Each output `(i, k)` of reducing `x * y + z` (shapes `[a, 1, c]`, `[1, b, c]`, `[1, b, 1]`)
+/// over axis 1 by `op`, in f64.
+fn host_axis1(
+    op: HostOp,
+    (x, y, z): (&[f64], &[f64], &[f64]),
+    (a, b, c): (usize, usize, usize),
+) -> Vec<f64> {
+    let mut out = Vec::with_capacity(a * c);
+    let mut col = Vec::with_capacity(b);
+    for i in 0..a {
+        for k in 0..c {
+            col.clear();
+            col.extend((0..b).map(|j| element(x, y, z, c, (i, j, k))));
+            out.push(host_reduce(op, &col));
+        }
+    }
+    out
+}
+
+fn to_f64<T: Copy + Into<f64>>(v: &[T]) -> Vec<f64> {
+    v.iter().map(|&x| x.into()).collect()
+}
+
+fn as_f64(v: &[i64]) -> Vec<f64> {
+    v.iter().map(|&i| i as f64).collect()
+}
+
+/// The broadcast expression `x * y + z` on `dev` from host values.
+fn expr(
+    dev: Device,
+    (x, y, z): (&[f64], &[f64], &[f64]),
+    (a, b, c): (usize, usize, usize),
+) -> cuprite_array::Result<Array<f32>> {
+    let xa = Array::<f32>::from_slice_on(dev, &f32s(x), &[a, 1, c])?;
+    let ya = Array::<f32>::from_slice_on(dev, &f32s(y), &[1, b, c])?;
+    let za = Array::<f32>::from_slice_on(dev, &f32s(z), &[1, b, 1])?;
+    Ok(&xa * &ya + &za)
+}
+
+fn axis1_f32(dev: Device) -> TestResult {
+    let mut rng = Rng::seeded(31);
+    for (a, b, c) in SHAPES {
+        let what = |op: &str| format!("{op} over axis 1 of [{a}, {b}, {c}]");
+        let x = ints(&mut rng, a * c, -3, 3);
+        let y = ints(&mut rng, b * c, -4, 4);
+        let z = ints(&mut rng, b, -5, 5);
+        let ins = (&x[..], &y[..], &z[..]);
+        let e = expr(dev, ins, (a, b, c))?;
+        let sum = to_f64(&e.sum_axes(&[1])?.to_vec()?);
+        close(
+            &sum,
+            &host_axis1(HostOp::Sum, ins, (a, b, c)),
+            0.0,
+            0.0,
+            &what("sum"),
+        )?;
+        let mean = to_f64(&e.mean_axes(&[1])?.to_vec()?);
+        close(
+            &mean,
+            &host_axis1(HostOp::Mean, ins, (a, b, c)),
+            1e-6,
+            1e-6,
+            &what("mean"),
+        )?;
+        let min = to_f64(&e.min_axes(&[1])?.to_vec()?);
+        close(
+            &min,
+            &host_axis1(HostOp::Min, ins, (a, b, c)),
+            0.0,
+            0.0,
+            &what("min"),
+        )?;
+        let max = to_f64(&e.max_axes(&[-2])?.to_vec()?);
+        close(
+            &max,
+            &host_axis1(HostOp::Max, ins, (a, b, c)),
+            0.0,
+            0.0,
+            &what("max"),
+        )?;
+        let lo = as_f64(&e.argmin_axis(1)?.to_vec()?);
+        close(
+            &lo,
+            &host_axis1(HostOp::ArgMin, ins, (a, b, c)),
+            0.0,
+            0.0,
+            &what("argmin"),
+        )?;
+        let hi = as_f64(&e.argmax_axis(1)?.to_vec()?);
+        close(
+            &hi,
+            &host_axis1(HostOp::ArgMax, ins, (a, b, c)),
+            0.0,
+            0.0,
+            &what("argmax"),
+        )?;
+        if b <= 1000 {
+            // Factors of magnitude 1 or 2 (few 2s): the products stay exact in f32.
+            let px: Vec<f64> = (0..a * c)
+                .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
+                .collect();
+            let py: Vec<f64> = (0..b * c)
+                .map(|_| match rng.next_u64() % 64 {
+                    0 => 2.0,
+                    r if r % 2 == 0 => -1.0,
+                    _ => 1.0,
+                })
+                .collect();
+            let pz = vec![0.0; b];
+            let pins = (&px[..], &py[..], &pz[..]);
+            let prod = to_f64(&expr(dev, pins, (a, b, c))?.prod_axes(&[1])?.to_vec()?);
+            close(
+                &prod,
+                &host_axis1(HostOp::Prod, pins, (a, b, c)),
+                1e-6,
+                0.0,
+                &what("prod"),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn axis1_nan(dev: Device) -> TestResult {
+    // NaNs in some of `y`'s entries: every output whose column meets one is NaN (sum, min,
+    // max) or names the first NaN (argmin, argmax); the others are exact.
+    let mut rng = Rng::seeded(32);
+    for (a, b, c) in SHAPES {
+        let what = |op: &str| format!("{op} with NaNs over axis 1 of [{a}, {b}, {c}]");
+        let x = ints(&mut rng, a * c, 1, 3);
+        let mut y = ints(&mut rng, b * c, -4, 4);
+        for _ in 0..(b * c / 50).max(1) {
+            let at = (rng.next_u64() % (b * c) as u64) as usize;
+            y[at] = f64::NAN;
+        }
+        let z = ints(&mut rng, b, -5, 5);
+        let ins = (&x[..], &y[..], &z[..]);
+        let e = expr(dev, ins, (a, b, c))?;
+        let sum = to_f64(&e.sum_axes(&[1])?.to_vec()?);
+        close(
+            &sum,
+            &host_axis1(HostOp::Sum, ins, (a, b, c)),
+            0.0,
+            0.0,
+            &what("sum"),
+        )?;
+        let min = to_f64(&e.min_axes(&[1])?.to_vec()?);
+        close(
+            &min,
+            &host_axis1(HostOp::Min, ins, (a, b, c)),
+            0.0,
+            0.0,
+            &what("min"),
+        )?;
+        let max = to_f64(&e.max_axes(&[1])?.to_vec()?);
+        close(
+            &max,
+            &host_axis1(HostOp::Max, ins, (a, b, c)),
+            0.0,
+            0.0,
+            &what("max"),
+        )?;
+        let lo = as_f64(&e.argmin_axis(1)?.to_vec()?);
+        close(
+            &lo,
+            &host_axis1(HostOp::ArgMin, ins, (a, b, c)),
+            0.0,
+            0.0,
+            &what("argmin"),
+        )?;
+        let hi = as_f64(&e.argmax_axis(1)?.to_vec()?);
+        close(
+            &hi,
+            &host_axis1(HostOp::ArgMax, ins, (a, b, c)),
+            0.0,
+            0.0,
+            &what("argmax"),
+        )?;
+    }
+    Ok(())
+}
+
+fn axis1_integers(dev: Device) -> TestResult {
+    // i32 `x * y + z` (wrapping in i32 as NumPy's, values far from it): sums in i64 and the
+    // extremes, exact.
+    let mut rng = Rng::seeded(33);
+    for (a, b, c) in SHAPES {
+        let what = |op: &str| format!("i32 {op} over axis 1 of [{a}, {b}, {c}]");
+        let x = ints(&mut rng, a * c, -1000, 1000);
+        let y = ints(&mut rng, b * c, -1000, 1000);
+        let z = ints(&mut rng, b, -1000, 1000);
+        let i32s = |v: &[f64]| -> Vec<i32> { v.iter().map(|&x| x as i32).collect() };
+        let xa = Array::<i32>::from_slice_on(dev, &i32s(&x), &[a, 1, c])?;
+        let ya = Array::<i32>::from_slice_on(dev, &i32s(&y), &[1, b, c])?;
+        let za = Array::<i32>::from_slice_on(dev, &i32s(&z), &[1, b, 1])?;
+        let e = &xa * &ya + &za;
+        let ins = (&x[..], &y[..], &z[..]);
+        // Sums of at most 10^5 terms below 1.001e6: exact in f64.
+        let sum: Vec<f64> = e
+            .sum_axes(&[1])?
+            .to_vec()?
+            .iter()
+            .map(|&s| s as f64)
+            .collect();
+        close(
+            &sum,
+            &host_axis1(HostOp::Sum, ins, (a, b, c)),
+            0.0,
+            0.0,
+            &what("sum"),
+        )?;
+        let min = to_f64(&e.min_axes(&[1])?.to_vec()?);
+        close(
+            &min,
+            &host_axis1(HostOp::Min, ins, (a, b, c)),
+            0.0,
+            0.0,
+            &what("min"),
+        )?;
+        let max = to_f64(&e.max_axes(&[1])?.to_vec()?);
+        close(
+            &max,
+            &host_axis1(HostOp::Max, ins, (a, b, c)),
+            0.0,
+            0.0,
+            &what("max"),
+        )?;
+        let lo = as_f64(&e.argmin_axis(1)?.to_vec()?);
+        close(
+            &lo,
+            &host_axis1(HostOp::ArgMin, ins, (a, b, c)),
+            0.0,
+            0.0,
+            &what("argmin"),
+        )?;
+        let hi = as_f64(&e.argmax_axis(1)?.to_vec()?);
+        close(
+            &hi,
+            &host_axis1(HostOp::ArgMax, ins, (a, b, c)),
+            0.0,
+            0.0,
+            &what("argmax"),
+        )?;
+        if b <= 64 {
+            // Factors 1, -1 and a few 2s: the i64 products are exact.
+            let py: Vec<i32> = (0..b * c)
+                .map(|i| match rng.next_u64() % 16 {
+                    0 => 2,
+                    _ if i % 2 == 0 => -1,
+                    _ => 1,
+                })
+                .collect();
+            let pya = Array::<i32>::from_slice_on(dev, &py, &[1, b, c])?;
+            let prod: Vec<f64> = (&xa.sign() * &pya)
+                .prod_axes(&[1])?
+                .to_vec()?
+                .iter()
+                .map(|&p| p as f64)
+                .collect();
+            let sx: Vec<f64> = x
+                .iter()
+                .map(|v| v.signum() * f64::from(*v != 0.0))
+                .collect();
+            let pyf: Vec<f64> = py.iter().map(|&v| f64::from(v)).collect();
+            let zero = vec![0.0; b];
+            let want = host_axis1(HostOp::Prod, (&sx, &pyf, &zero), (a, b, c));
+            close(&prod, &want, 0.0, 0.0, &what("prod"))?;
+        }
+    }
+    Ok(())
+}
+
+fn two_of_three_axes(dev: Device) -> TestResult {
+    // Over axes (0, 2) and (1, 2) of the same expression: two reduced axes, one kept.
+    let mut rng = Rng::seeded(34);
+    for (a, b, c) in [(3usize, 5usize, 4usize), (7, 300, 3), (64, 64, 5)] {
+        let x = ints(&mut rng, a * c, -3, 3);
+        let y = ints(&mut rng, b * c, -4, 4);
+        let z = ints(&mut rng, b, -5, 5);
+        let ins = (&x[..], &y[..], &z[..]);
+        let e = expr(dev, ins, (a, b, c))?;
+        let got02 = to_f64(&e.sum_axes(&[0, 2])?.to_vec()?);
+        let want02: Vec<f64> = (0..b)
+            .map(|j| {
+                (0..a)
+                    .flat_map(|i| (0..c).map(move |k| (i, j, k)))
+                    .map(|t| element(&x, &y, &z, c, t))
+                    .sum()
+            })
+            .collect();
+        close(
+            &got02,
+            &want02,
+            0.0,
+            0.0,
+            &format!("sum over (0, 2) of [{a}, {b}, {c}]"),
+        )?;
+        let got12 = to_f64(&e.max_axes(&[1, 2])?.to_vec()?);
+        let want12: Vec<f64> = (0..a)
+            .map(|i| {
+                (0..b)
+                    .flat_map(|j| (0..c).map(move |k| (i, j, k)))
+                    .map(|t| element(&x, &y, &z, c, t))
+                    .fold(f64::NEG_INFINITY, f64::max)
+            })
+            .collect();
+        close(
+            &got12,
+            &want12,
+            0.0,
+            0.0,
+            &format!("max over (1, 2) of [{a}, {b}, {c}]"),
+        )?;
+    }
+    Ok(())
+}
+
+/// Row widths of the several-rows-a-warp form (one to 32 lanes a row) and past it.
+const WIDTHS: [usize; 14] = [1, 2, 3, 7, 8, 16, 17, 63, 64, 100, 128, 129, 256, 257];
+
+fn short_rows_ties_nans(dev: Device) -> TestResult {
+    // Rows of small integers (ties in most rows), NaN in about one row of five; row counts
+    // that leave a warp and a block part-full. NumPy: the first NaN's index, else the first
+    // extreme's; the NaN-ignoring forms skip NaNs (no row is all NaN).
+    let mut rng = Rng::seeded(35);
+    for rows in [37usize, 1000] {
+        for w in WIDTHS {
+            let mut v = ints(&mut rng, rows * w, 0, 6);
+            for r in 0..rows {
+                if rng.next_u64() % 5 == 0 && w > 1 {
+                    let at = (rng.next_u64() % w as u64) as usize;
+                    v[r * w + at] = f64::NAN;
+                }
+            }
+            let what = |op: &str| format!("{op} of {rows} rows of {w}");
+            let a = Array::<f32>::from_slice_on(dev, &f32s(&v), &[rows, w])?;
+            let want =
+                |op: HostOp| -> Vec<f64> { v.chunks(w).map(|row| host_reduce(op, row)).collect() };
+            let lo = as_f64(&a.argmin_axis(1)?.to_vec()?);
+            close(&lo, &want(HostOp::ArgMin), 0.0, 0.0, &what("argmin"))?;
+            let hi = as_f64(&a.argmax_axis(-1)?.to_vec()?);
+            close(&hi, &want(HostOp::ArgMax), 0.0, 0.0, &what("argmax"))?;
+            let min = to_f64(&a.min_axes(&[1])?.to_vec()?);
+            close(&min, &want(HostOp::Min), 0.0, 0.0, &what("min"))?;
+            let sum = to_f64(&a.sum_axes(&[1])?.to_vec()?);
+            close(&sum, &want(HostOp::Sum), 0.0, 0.0, &what("sum"))?;
+            // NaN-ignoring: NaNs out of the rows, then the first extreme among the rest.
+            let skip = |min: bool| -> Vec<f64> {
+                v.chunks(w)
+                    .map(|row| {
+                        let mut best: Option<usize> = None;
+                        for (j, &x) in row.iter().enumerate() {
+                            if x.is_nan() {
+                                continue;
+                            }
+                            if best.is_none_or(|b| if min { x < row[b] } else { x > row[b] }) {
+                                best = Some(j);
+                            }
+                        }
+                        best.map_or(-1.0, |b| b as f64)
+                    })
+                    .collect()
+            };
+            if w > 1 {
+                let nlo = as_f64(&a.nanargmin_axis(1)?.to_vec()?);
+                close(&nlo, &skip(true), 0.0, 0.0, &what("nanargmin"))?;
+            }
+            // Integers and f64: the same rows, NaNs as a large value.
+            let ints_v: Vec<i32> = v
+                .iter()
+                .map(|&x| if x.is_nan() { 99 } else { x as i32 })
+                .collect();
+            let iv: Vec<f64> = ints_v.iter().map(|&x| f64::from(x)).collect();
+            let ia = Array::<i32>::from_slice_on(dev, &ints_v, &[rows, w])?;
+            let want_i =
+                |op: HostOp| -> Vec<f64> { iv.chunks(w).map(|row| host_reduce(op, row)).collect() };
+            let ilo = as_f64(&ia.argmin_axis(1)?.to_vec()?);
+            close(&ilo, &want_i(HostOp::ArgMin), 0.0, 0.0, &what("i32 argmin"))?;
+            let ihi = as_f64(&ia.argmax_axis(1)?.to_vec()?);
+            close(&ihi, &want_i(HostOp::ArgMax), 0.0, 0.0, &what("i32 argmax"))?;
+            let da = Array::<f64>::from_slice_on(dev, &v, &[rows, w])?;
+            let dlo = as_f64(&da.argmin_axis(1)?.to_vec()?);
+            close(&dlo, &want(HostOp::ArgMin), 0.0, 0.0, &what("f64 argmin"))?;
+        }
+    }
+    Ok(())
+}
+
+pub const BODIES: &[(&str, Body)] = &[
+    ("reduce_axes_axis1_f32", axis1_f32),
+    ("reduce_axes_axis1_nan", axis1_nan),
+    ("reduce_axes_axis1_integers", axis1_integers),
+    ("reduce_axes_two_of_three", two_of_three_axes),
+    ("reduce_axes_short_rows_ties_nans", short_rows_ties_nans),
+];
+
+pub fn tests() -> Vec<Test> {
+    let mut v = Vec::new();
+    for &(name, body) in BODIES {
+        v.push(Test::cpu(format!("cpu::{name}"), move || body(Device::CPU)));
+        v.push(Test::gpu(format!("cuda::{name}"), move || {
+            body(Device::cuda(0))
+        }));
+    }
+    v
+}
