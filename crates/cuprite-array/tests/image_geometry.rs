@@ -1566,6 +1566,35 @@ fn geometry_kernels_compile() -> TestResult {
             return Err(format!("{want} was not recorded ({names:?})").into());
         }
     }
+    // The typed template parameters render the header the `.cu` files read, value by value.
+    for (entry, want) in [
+        (
+            "cuprite_geo_sample_f64_f64_r2_k0_o5_c(",
+            [4, 4, 1, 2, 5, 0, 1, 0, 0, 1, 256, 8].map(|v: usize| v.to_string()),
+        ),
+        (
+            "cuprite_geo_diag_f64_f64_r3_o1(",
+            [4, 4, 1, 3, 1, 0, 0, 0, 0, 1, 128, 4].map(|v: usize| v.to_string()),
+        ),
+    ] {
+        let src = sources
+            .iter()
+            .find(|s| s.contains(entry))
+            .ok_or_else(|| format!("{entry} was not recorded"))?;
+        let names = [
+            "IN", "OUT", "WIDE", "RANK", "ORDER", "KIND", "COORDS", "PERSP", "SEP", "I32",
+            "THREADS", "PER",
+        ];
+        let mut header: String = names
+            .iter()
+            .zip(&want)
+            .map(|(k, v)| format!("#define GEO_{k} {v}\n"))
+            .collect();
+        if entry.starts_with("cuprite_geo_diag") {
+            header += "#define GEO_ROWS 8\n";
+        }
+        assert!(src.contains(&header), "{entry}: header {header:?} not in the source");
+    }
     crate::codegen::compile_all(&sources)
 }
 

@@ -864,6 +864,128 @@ fn sampler_kernel_compiles() -> TestResult {
     Ok(())
 }
 
+/// Random123's known-answer vectors for Philox4x32-10: (counter, key words, output).
+const PHILOX_KAT: [([u32; 4], [u32; 2], [u32; 4]); 3] = [
+    (
+        [0; 4],
+        [0; 2],
+        [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8],
+    ),
+    (
+        [u32::MAX; 4],
+        [u32::MAX; 2],
+        [0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd],
+    ),
+    (
+        [0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344],
+        [0xa4093822, 0x299f31d0],
+        [0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1],
+    ),
+];
+
+/// The CPU twin of the generator gives the published answers (its key's low half is the
+/// first key word).
+fn philox_known_answers() -> TestResult {
+    for (ctr, k, want) in PHILOX_KAT {
+        let key = (k[1] as u64) << 32 | k[0] as u64;
+        let got = random::philox4x32_10_full(key, ctr);
+        assert_eq!(
+            got, want,
+            "philox4x32_10 of counter {ctr:08x?}, key {k:08x?}"
+        );
+        if ctr[2] == 0 && ctr[3] == 0 {
+            let c = (ctr[1] as u64) << 32 | ctr[0] as u64;
+            assert_eq!(
+                random::philox4x32_10(key, c),
+                want,
+                "the 64-bit counter form"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A kernel over the library's one C definition of the generator (`codegen/philox.cu`, included
+/// twice: its guard makes the second a no-op): one table row a thread, four counter words and
+/// a key in, four words out.
+fn philox_table_source() -> String {
+    let philox = include_str!("../src/codegen/philox.cu");
+    format!(
+        "{philox}{philox}
+extern \"C\" __global__ void philox_table(const unsigned long long* keys, const unsigned* ctrs,
+                                          unsigned* out, unsigned n) {{
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  unsigned w[4];
+  cu_philox4x32_10(keys[i], ctrs[4 * i], ctrs[4 * i + 1], ctrs[4 * i + 2], ctrs[4 * i + 3], w);
+  for (int j = 0; j < 4; ++j) out[4 * i + j] = w[j];
+}}
+"
+    )
+}
+
+/// The C generator compiles on its own (NVRTC only, no GPU).
+fn philox_c_compiles() -> TestResult {
+    let c = cuprite_driver::nvrtc::compile(
+        &philox_table_source(),
+        &cuprite_array::tuning::compiler::compile_options(90, true),
+    )?;
+    assert!(c.ptx().is_some() || c.cubin().is_some());
+    Ok(())
+}
+
+/// The C generator gives the Rust twin's words on a table of keys and counters: the
+/// known-answer rows, every counter word's carry edges, and fresh random rows.
+fn philox_c_matches_rust() -> TestResult {
+    use cuprite_driver::LaunchConfig;
+    let mut rng = cuprite_testkit::Rng::fresh();
+    let mut rows: Vec<(u64, [u32; 4])> = PHILOX_KAT
+        .iter()
+        .map(|&(c, k, _)| ((k[1] as u64) << 32 | k[0] as u64, c))
+        .collect();
+    for w in 0..4 {
+        for v in [1, u32::MAX, 0x8000_0000] {
+            let mut c = [0; 4];
+            c[w] = v;
+            rows.push((rng.next_u64(), c));
+        }
+    }
+    for _ in 0..1000 {
+        let (a, b) = (rng.next_u64(), rng.next_u64());
+        let c = [a as u32, (a >> 32) as u32, b as u32, (b >> 32) as u32];
+        rows.push((rng.next_u64(), c));
+    }
+    let n = rows.len();
+    let keys: Vec<u64> = rows.iter().map(|r| r.0).collect();
+    let ctrs: Vec<u32> = rows.iter().flat_map(|r| r.1).collect();
+    let want: Vec<u32> = rows
+        .iter()
+        .flat_map(|&(k, c)| random::philox4x32_10_full(k, c))
+        .collect();
+    let stream = cuprite_array::get_stream(0)?;
+    let ctx = stream.context().clone();
+    let ptx = cuprite_driver::nvrtc::compile_ptx(philox_table_source())?;
+    let f = ctx.load_module(ptx)?.load_function("philox_table")?;
+    let kd = stream.clone_htod(&keys)?;
+    let cd = stream.clone_htod(&ctrs)?;
+    let mut out = stream.clone_htod(&vec![0xdead_beefu32; 4 * n])?; // poisoned
+    let nn = n as u32;
+    let mut lb = stream.launch_builder(&f);
+    lb.arg(&kd).arg(&cd).arg(&mut out).arg(&nn);
+    // SAFETY: thread i < n reads keys[i] and ctrs[4i..4i+4] and writes out[4i..4i+4]; the
+    // buffers hold n, 4n and 4n elements.
+    unsafe { lb.launch(LaunchConfig::for_num_elems(nn)) }?;
+    let got = stream.clone_dtoh(&out)?;
+    for (i, (g, w)) in got.chunks(4).zip(want.chunks(4)).enumerate() {
+        assert_eq!(
+            g, w,
+            "row {i}: key {:#x}, counter {:08x?}",
+            rows[i].0, rows[i].1
+        );
+    }
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("continuous_transforms", continuous_transforms),
     ("gamma_family", gamma_family),
@@ -891,6 +1013,18 @@ pub fn tests() -> Vec<Test> {
     v.push(Test::nvrtc(
         "random_gen::sampler_kernel_compiles",
         sampler_kernel_compiles,
+    ));
+    v.push(Test::cpu(
+        "random_gen::philox_known_answers",
+        philox_known_answers,
+    ));
+    v.push(Test::nvrtc(
+        "random_gen::philox_c_compiles",
+        philox_c_compiles,
+    ));
+    v.push(Test::gpu(
+        "cuda::random_gen::philox_c_matches_rust",
+        philox_c_matches_rust,
     ));
     v.push(Test::gpu(
         "cuda::random_gen::cpu_equals_gpu",

@@ -978,6 +978,70 @@ pub const BODIES: &[(&str, Body)] = &[
     ("bad_input", bad_input),
 ];
 
+/// The eager operations reach their host twin through the backend's dispatch
+/// (`backend::eager`): the CPU backend and the dry run (which records every CUDA source a GPU
+/// would build, then runs the host twin) give the same results, equal to a reference computed
+/// here with the standard library; the dry run records the sort kernels a GPU would run.
+fn eager_dispatch_cpu_and_dry_run() -> TestResult {
+    type Got = (Vec<i64>, Vec<i64>, i64, Vec<i64>, f64, (i64, i64), Vec<f64>);
+    let mut rng = Rng::fresh();
+    let n = 257;
+    let mut data: Vec<i64> = (0..n - 50).map(|_| (rng.next_u64() % 100) as i64).collect();
+    data.extend(std::iter::repeat_n(7, 50)); // a mode no other value ties
+    let a = [4.0, 1.0, 0.5, 1.0, 3.0, 0.25, 0.5, 0.25, 2.0];
+    let b = [1.0, -2.0, 0.5];
+    let run = || -> cuprite_array::Result<Got> {
+        let x = Array::from_slice_on(Device::CPU, &data, &[n])?;
+        let (top, _) = x.topk(5, 0)?;
+        let (kth, _) = x.kthvalue(100, 0)?;
+        let (mv, mc) = x.mode()?;
+        let am = Array::from_slice_on(Device::CPU, &a, &[3, 3])?;
+        let bv = Array::from_slice_on(Device::CPU, &b, &[3])?;
+        Ok((
+            x.sort(0)?.to_vec()?,
+            top.to_vec()?,
+            kth.item()?,
+            x.unique_values()?.to_vec()?,
+            x.median()?.item()?,
+            (mv.item()?, mc.item()?),
+            cuprite_array::linalg::solve(&am, &bv)?.to_vec()?,
+        ))
+    };
+    let plain = run()?;
+    tuning::compiler::start_recording();
+    let dry = run();
+    let sources = tuning::compiler::take_recorded();
+    let dry = dry?;
+    assert!(
+        sources.iter().any(|s| s.contains("rank_tile")),
+        "the dry run recorded no sort kernel"
+    );
+    let mut sorted = data.clone();
+    sorted.sort_unstable();
+    let mut uniq = sorted.clone();
+    uniq.dedup();
+    let top: Vec<i64> = sorted.iter().rev().take(5).copied().collect();
+    for (what, got) in [("cpu", &plain), ("dry run", &dry)] {
+        assert_eq!(got.0, sorted, "{what}: sort");
+        assert_eq!(got.1, top, "{what}: topk");
+        assert_eq!(got.2, sorted[99], "{what}: kthvalue");
+        assert_eq!(got.3, uniq, "{what}: unique");
+        assert_eq!(got.4, sorted[n / 2] as f64, "{what}: median");
+        let count = data.iter().filter(|&&v| v == 7).count() as i64;
+        assert_eq!(got.5, (7, count), "{what}: mode");
+        for (i, row) in a.chunks(3).enumerate() {
+            let ax: f64 = row.iter().zip(&got.6).map(|(p, q)| p * q).sum();
+            assert!(
+                (ax - b[i]).abs() < 1e-12,
+                "{what}: solve row {i}: {ax} != {}",
+                b[i]
+            );
+        }
+    }
+    assert_eq!(plain.6, dry.6, "solve: the CPU and the dry run differ");
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     let mut v = Vec::new();
     for &(name, body) in BODIES {
@@ -990,5 +1054,9 @@ pub fn tests() -> Vec<Test> {
     }
     v.push(Test::gpu("cuda::sort::large", || large(Device::cuda(0))));
     v.push(Test::nvrtc("sort::kernels_compile", kernels_compile));
+    v.push(Test::cpu(
+        "sort::eager_dispatch_cpu_and_dry_run",
+        eager_dispatch_cpu_and_dry_run,
+    ));
     v
 }

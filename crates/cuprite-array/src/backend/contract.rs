@@ -18,6 +18,51 @@ pub(crate) struct LibraryInput {
     pub dtype: DType,
 }
 
+/// An eager operation's two implementations, of which the backend runs one
+/// ([`Executor::run_eager`]): the operation (in `ops/`) writes both halves and never asks which
+/// device it is on. Built by [`eager`](super::eager) from two closures.
+pub(crate) trait EagerWork {
+    /// The host twin (CPU backend, dry run).
+    fn host(&mut self) -> Result<()>;
+    /// The CUDA path on the device of this `ordinal`.
+    fn cuda(&mut self, ordinal: usize) -> Result<()>;
+}
+
+/// [`EagerWork`] over two closures, keeping the result of the one that ran. Each closure is
+/// taken when it runs: a second call of either side is an `Err`, never a second run.
+pub(crate) struct EagerPair<H, C, R> {
+    pub host: Option<H>,
+    pub cuda: Option<C>,
+    pub out: Option<R>,
+}
+
+impl<H, C, R> EagerWork for EagerPair<H, C, R>
+where
+    H: FnOnce() -> Result<R>,
+    C: FnOnce(usize) -> Result<R>,
+{
+    fn host(&mut self) -> Result<()> {
+        let f = self.host.take().ok_or_else(ran_twice)?;
+        self.cuda = None;
+        self.out = Some(f()?);
+        Ok(())
+    }
+
+    fn cuda(&mut self, ordinal: usize) -> Result<()> {
+        let f = self.cuda.take().ok_or_else(ran_twice)?;
+        self.host = None;
+        self.out = Some(f(ordinal)?);
+        Ok(())
+    }
+}
+
+/// The error of an [`EagerPair`] asked to run a second time.
+pub(crate) fn ran_twice() -> crate::error::Error {
+    crate::error::Error::InvalidArgument(
+        "an eager operation's backend ran it twice or not at all".into(),
+    )
+}
+
 /// Facts about a backend's libraries that decide how an operation is planned (the operation's
 /// result is the same on every backend; only the route to it differs).
 #[derive(Clone, Copy, Debug, Default)]
@@ -128,11 +173,14 @@ pub(crate) trait Executor: Sync {
     fn limits(&self) -> Limits {
         Limits::default()
     }
-    /// The CUDA ordinal of `device` when this backend runs eager work (sorts, selections,
-    /// solver calls) as CUDA kernels on it; `None` for a backend that runs them on the host.
-    fn cuda_ordinal(&self, device: Device) -> Option<usize> {
+    /// Runs one eager operation that has a host twin and a CUDA path (sorts, selections,
+    /// solver calls) on `device`: the backend picks the side, as it picks a library call's
+    /// `run_cpu` or `run_cuda`. A backend that runs such work on the host (the default) calls
+    /// [`EagerWork::host`]; the CUDA backend calls [`EagerWork::cuda`] with the device's
+    /// ordinal. Exactly one side runs, once.
+    fn run_eager(&self, device: Device, work: &mut dyn EagerWork) -> Result<()> {
         let _ = device;
-        None
+        work.host()
     }
     /// Waits until all array work queued on `device` is done.
     fn sync(&self, device: Device) -> Result<()>;

@@ -44,7 +44,7 @@ pub(crate) use operator::acc_dtype;
 use params::params;
 pub(crate) use params::{ParamPlan, WordFrom, word_sources};
 use prelude::with_prelude;
-pub(crate) use prelude::{Helpers, MARKER};
+pub(crate) use prelude::{Helpers, MARKER, PHILOX_C};
 pub(crate) use reduction::{
     RowAxes, WARP_ROW_MAX, combinable, reduction, reduction_one_per_thread, reduction_warp_rows,
     row_lanes,

@@ -164,19 +164,15 @@ struct CuB2Bf_ { __device__ float operator()(unsigned short b) const { return bf
 __device__ __forceinline__ float cu_nexth(float x, float y) { return cu_next16(x, y, CuH2B_(), CuB2H_()); }
 __device__ __forceinline__ float cu_nextbf(float x, float y) { return cu_next16(x, y, CuBf2B_(), CuB2Bf_()); }
 "#;
-const PRELUDE_RAND: &str = r#"
+/// The one C definition of the Philox4x32-10 generator (`cu_philox4x32_10`), guarded so that a
+/// kernel may include it more than once; its Rust twin is `random::philox4x32_10_full`.
+pub(crate) const PHILOX_C: &str = include_str!("philox.cu");
+
+const PRELUDE_RAND: &str = concat!(
+    include_str!("philox.cu"),
+    r#"
 __device__ __forceinline__ void philox(u64t key, u64t ctr, unsigned out[4]) {
-  unsigned c0 = (unsigned)ctr, c1 = (unsigned)(ctr >> 32), c2 = 0, c3 = 0;
-  unsigned k0 = (unsigned)key, k1 = (unsigned)(key >> 32);
-  #pragma unroll
-  for (int r = 0; r < 10; r++) {
-    if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
-    unsigned hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
-    unsigned hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
-    unsigned n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
-    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
-  }
-  out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
+  cu_philox4x32_10(key, (unsigned)ctr, (unsigned)(ctr >> 32), 0u, 0u, out);
 }
 __device__ __forceinline__ float u01f(unsigned w) { return (float)(w >> 8) * (1.0f / 16777216.0f); }
 __device__ __forceinline__ double u01d(unsigned hi, unsigned lo) { return (double)((((u64t)hi << 32) | lo) >> 11) * (1.0 / 9007199254740992.0); }
@@ -196,7 +192,8 @@ __device__ __forceinline__ double rand_f64(u64t key, u64t i, int normal) {
   double r = sqrt(-2.0 * log(u1)), t = 2.0 * 3.14159265358979323846 * u2;
   return (i % 2 == 0) ? r * cos(t) : r * sin(t);
 }
-"#;
+"#
+);
 
 /// The prelude helpers a kernel calls beside the base ones (`VecN`, `finf`, `nmin`, ...,
 /// always present).

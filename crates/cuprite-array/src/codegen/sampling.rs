@@ -4,6 +4,7 @@
 //! `__dadd_rn`: no fused multiply-adds), so that the two backends differ only where `log`,
 //! `cos` and `pow` do (the last bits).
 
+use super::prelude::PHILOX_C;
 use super::signature::{WriteBuf, head, kernel_params};
 use super::{BLOCK, Helpers, KernelSource, MathUse};
 
@@ -26,19 +27,9 @@ pub(crate) fn gamma_kernel() -> KernelSource {
     let name = "cuprite_gamma_f64".to_string();
     let head = head::<GammaParams>(&name, &BLOCK.to_string());
     let tries = GAMMA_TRIES;
+    let philox = PHILOX_C;
     let body = format!(
-        r#"__device__ __forceinline__ void philox_full(u64t key, unsigned c0, unsigned c1, unsigned c2, unsigned c3, unsigned out[4]) {{
-  unsigned k0 = (unsigned)key, k1 = (unsigned)(key >> 32);
-  #pragma unroll
-  for (int r = 0; r < 10; r++) {{
-    if (r > 0) {{ k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }}
-    unsigned hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
-    unsigned hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
-    unsigned n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
-    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
-  }}
-  out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
-}}
+        r#"{philox}
 __device__ __forceinline__ double u53(unsigned hi, unsigned lo) {{
   return (double)((((u64t)hi << 32) | lo) >> 11) * (1.0 / 9007199254740992.0);
 }}
@@ -52,21 +43,21 @@ __device__ __forceinline__ double u53(unsigned hi, unsigned lo) {{
     double g = __longlong_as_double(0x7ff8000000000000LL);
     unsigned w[4];
     for (unsigned r = 0; r < {tries}u; r++) {{
-      philox_full(key, lo, hi, 2u * r, 0u, w);
+      cu_philox4x32_10(key, lo, hi, 2u * r, 0u, w);
       const double u1 = __dsub_rn(1.0, u53(w[0], w[1]));
       const double u2 = u53(w[2], w[3]);
       const double x = __dmul_rn(__dsqrt_rn(__dmul_rn(-2.0, log(u1))), cos(__dmul_rn(2.0 * 3.14159265358979323846, u2)));
       double v = __dadd_rn(1.0, __dmul_rn(c, x));
       if (v <= 0.0) continue;
       v = __dmul_rn(__dmul_rn(v, v), v);
-      philox_full(key, lo, hi, 2u * r + 1u, 0u, w);
+      cu_philox4x32_10(key, lo, hi, 2u * r + 1u, 0u, w);
       const double u = u53(w[0], w[1]);
       const double x2 = __dmul_rn(x, x);
       if (u < __dsub_rn(1.0, __dmul_rn(0.0331, __dmul_rn(x2, x2))) ||
           log(u) < __dadd_rn(__dmul_rn(0.5, x2), __dmul_rn(d, __dadd_rn(__dsub_rn(1.0, v), log(v))))) {{
         g = __dmul_rn(d, v);
         if (boost) {{
-          philox_full(key, lo, hi, 0u, 1u, w);
+          cu_philox4x32_10(key, lo, hi, 0u, 1u, w);
           const double ub = __dsub_rn(1.0, u53(w[0], w[1]));
           g = __dmul_rn(g, pow(ub, __ddiv_rn(1.0, alpha)));
         }}

@@ -3,7 +3,7 @@
 //! CUDA's `log`, `exp`, `pow`, `cos` and `acos` differ from Rust's in the last bits.
 
 use super::dists::{STREAM_TAG, TRIES};
-use crate::codegen::{BLOCK, Helpers, KernelSource};
+use crate::codegen::{BLOCK, Helpers, KernelSource, PHILOX_C};
 
 /// The kernel's entry point.
 pub(crate) const SAMPLER_NAME: &str = "cuprite_sampler_f64";
@@ -15,23 +15,13 @@ pub(crate) fn sampler_kernel() -> KernelSource {
     let name = SAMPLER_NAME;
     let tries = TRIES;
     let tag = STREAM_TAG;
+    let philox = PHILOX_C;
     let body = format!(
-        r#"__device__ __forceinline__ void sp_philox(u64t key, unsigned c0, unsigned c1, unsigned c2, unsigned c3, unsigned out[4]) {{
-  unsigned k0 = (unsigned)key, k1 = (unsigned)(key >> 32);
-  #pragma unroll
-  for (int r = 0; r < 10; r++) {{
-    if (r > 0) {{ k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }}
-    unsigned hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
-    unsigned hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
-    unsigned n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
-    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
-  }}
-  out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
-}}
+        r#"{philox}
 struct sp_words {{ u64t key; unsigned lo, hi, block; unsigned buf[4]; int pending; }};
 __device__ __forceinline__ u64t sp_next(sp_words &s) {{
   if (s.pending) {{ s.pending = 0; return ((u64t)s.buf[2] << 32) | s.buf[3]; }}
-  sp_philox(s.key, s.lo, s.hi, s.block, {tag}u, s.buf);
+  cu_philox4x32_10(s.key, s.lo, s.hi, s.block, {tag}u, s.buf);
   s.block += 1u; s.pending = 1;
   return ((u64t)s.buf[0] << 32) | s.buf[1];
 }}

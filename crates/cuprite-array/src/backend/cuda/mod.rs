@@ -5,7 +5,7 @@
 //! between threads working on different streams are ordered by the driver layer's tracking
 //! (and single-stream programs pay nothing for it).
 
-use super::contract::{Executor, FlagWord, LibraryInput, Limits};
+use super::contract::{EagerWork, Executor, FlagWord, LibraryInput, Limits};
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -156,8 +156,8 @@ impl Executor for Cuda {
         }
     }
 
-    fn cuda_ordinal(&self, d: Device) -> Option<usize> {
-        Some(d.ordinal)
+    fn run_eager(&self, d: Device, work: &mut dyn EagerWork) -> Result<()> {
+        work.cuda(d.ordinal)
     }
 
     fn sync(&self, d: Device) -> Result<()> {

@@ -92,6 +92,65 @@ pub(crate) enum Map {
     Coords,
 }
 
+/// The template parameters of `sample.cu` and `diag.cu`, typed: one value per parameter of the
+/// `.cu` files, rendered by [`GeoParams::header`] as the `GEO_*` definitions the files are
+/// specialised by (element codes as `elem::code` gives them, flags as 0 or 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct GeoParams {
+    /// The input's element type (`GEO_IN`).
+    input: DType,
+    /// The output's element type (`GEO_OUT`).
+    output: DType,
+    /// Weights and sums in `double` (`GEO_WIDE`).
+    wide: bool,
+    /// Axes of one image, 1 to 3 (`GEO_RANK`).
+    rank: usize,
+    /// The spline's order (`GEO_ORDER`).
+    order: usize,
+    /// The interpolation (`GEO_KIND`).
+    kind: Kind,
+    /// Coordinates from an array, not a map (`GEO_COORDS`).
+    coords: bool,
+    /// A projective map (`GEO_PERSP`).
+    persp: bool,
+    /// A diagonal map whose leading axes' taps are taken once a line (`GEO_SEP`).
+    separable: bool,
+    /// Every index of the call fits in 32 bits (`GEO_I32`).
+    small: bool,
+    /// Threads a block (`GEO_THREADS`).
+    threads: usize,
+    /// Outputs a thread along the last axis (`GEO_PER`).
+    per: usize,
+    /// Output rows a thread takes: the diagonal form only (`GEO_ROWS`).
+    rows: Option<usize>,
+}
+
+impl GeoParams {
+    /// The `#define` lines of the parameters, one a line, in the order the files document.
+    fn header(&self) -> String {
+        let code = |d: DType| usize::from(elem::code(d).unwrap_or(3));
+        let defs = [
+            ("IN", code(self.input)),
+            ("OUT", code(self.output)),
+            ("WIDE", usize::from(self.wide)),
+            ("RANK", self.rank),
+            ("ORDER", self.order),
+            ("KIND", usize::from(self.kind.code())),
+            ("COORDS", usize::from(self.coords)),
+            ("PERSP", usize::from(self.persp)),
+            ("SEP", usize::from(self.separable)),
+            ("I32", usize::from(self.small)),
+            ("THREADS", self.threads),
+            ("PER", self.per),
+        ];
+        let rows = self.rows.map(|r| ("ROWS", r));
+        defs.into_iter()
+            .chain(rows)
+            .map(|(k, v)| format!("#define GEO_{k} {v}\n"))
+            .collect()
+    }
+}
+
 /// The resampling of input 0 (`batch` images `n[..rank]` of `input`) into `batch` images
 /// `l[..rank]` of `output`.
 #[derive(Debug, Clone)]
@@ -280,31 +339,24 @@ impl Sample {
             if self.separable() { "_s" } else { "" },
             if self.small() { "" } else { "_i64" },
         );
-        let header = format!(
-            "#define GEO_IN {}\n#define GEO_OUT {}\n#define GEO_WIDE {}\n#define GEO_RANK {}\n\
-             #define GEO_ORDER {}\n#define GEO_KIND {}\n#define GEO_COORDS {}\n\
-             #define GEO_PERSP {}\n#define GEO_SEP {}\n#define GEO_I32 {}\n\
-             #define GEO_THREADS {THREADS}\n\
-             #define GEO_PER {}\n",
-            elem::code(self.input).unwrap_or(3),
-            elem::code(self.output).unwrap_or(3),
-            self.wide() as u8,
-            self.rank,
-            self.order,
-            self.kind.code(),
-            self.coords() as u8,
-            persp as u8,
-            self.separable() as u8,
-            self.small() as u8,
-            self.per(),
-        );
+        let header = GeoParams {
+            kind: self.kind,
+            coords: self.coords(),
+            persp,
+            separable: self.separable(),
+            threads: THREADS,
+            per: self.per(),
+            rows: None,
+            ..self.geo_base()
+        }
+        .header();
         let entry = crate::codegen::entry::<SampleArgs>(&name, &THREADS.to_string(), "geo_sample");
-        let body = format!(
-            "{}{}{}",
+        let body = [
             Boundary::c_source(),
             super::af_weights::C_SOURCE,
-            include_str!("sample.cu")
-        );
+            include_str!("sample.cu"),
+        ]
+        .concat();
         elem::kernel(name, &header, &body, &entry)
     }
 
@@ -319,28 +371,43 @@ impl Sample {
             self.order,
             if self.small() { "" } else { "_i64" },
         );
-        let header = format!(
-            "#define GEO_IN {}\n#define GEO_OUT {}\n#define GEO_WIDE {}\n#define GEO_RANK {}\n\
-             #define GEO_ORDER {}\n#define GEO_KIND 0\n#define GEO_COORDS 0\n\
-             #define GEO_PERSP 0\n#define GEO_SEP 0\n#define GEO_I32 {}\n\
-             #define GEO_THREADS {DIAG_THREADS}\n#define GEO_PER {DIAG_PER}\n\
-             #define GEO_ROWS {DIAG_ROWS}\n",
-            elem::code(self.input).unwrap_or(3),
-            elem::code(self.output).unwrap_or(3),
-            self.wide() as u8,
-            self.rank,
-            self.order,
-            self.small() as u8,
-        );
+        let header = GeoParams {
+            threads: DIAG_THREADS,
+            per: DIAG_PER,
+            rows: Some(DIAG_ROWS),
+            ..self.geo_base()
+        }
+        .header();
         let entry = crate::codegen::entry::<DiagArgs>(&name, &DIAG_THREADS.to_string(), "geo_diag");
-        let body = format!(
-            "{}{}{}{}",
+        let body = [
             Boundary::c_source(),
             super::af_weights::C_SOURCE,
             include_str!("sample.cu"),
-            include_str!("diag.cu")
-        );
+            include_str!("diag.cu"),
+        ]
+        .concat();
         elem::kernel(name, &header, &body, &entry)
+    }
+
+    /// The template parameters both kernel forms share (element types, working precision,
+    /// rank, order, index width); the rest as the diagonal form has them (a spline of a
+    /// diagonal affine map, no coordinates array, no perspective, not separable).
+    fn geo_base(&self) -> GeoParams {
+        GeoParams {
+            input: self.input,
+            output: self.output,
+            wide: self.wide(),
+            rank: self.rank,
+            order: self.order,
+            kind: Kind::Spline,
+            coords: false,
+            persp: false,
+            separable: false,
+            small: self.small(),
+            threads: THREADS,
+            per: PER,
+            rows: None,
+        }
     }
 
     fn key(&self) -> u64 {

@@ -94,22 +94,14 @@ impl<T: Element> Rows<T> {
         self.moved.device()
     }
 
-    /// Whether the device's backend runs sorts as CUDA kernels (else the host twins run).
-    fn on_gpu(&self) -> bool {
-        crate::backend::of(self.device())
-            .cuda_ordinal(self.device())
-            .is_some()
-    }
-
-    /// The CUDA kernels' context of the device, when [`on_gpu`](Self::on_gpu).
-    fn gpu(&self) -> Result<gpu::Gpu> {
-        let device = self.device();
-        match crate::backend::of(device).cuda_ordinal(device) {
-            Some(ordinal) => gpu::Gpu::new(ordinal),
-            None => Err(Error::DeviceMismatch(format!(
-                "{device} runs sorts on the host, not as CUDA kernels"
-            ))),
-        }
+    /// Runs `host` (the host twin) or `gpu` (the CUDA kernels, given the device's context),
+    /// whichever the device's backend runs eager work with ([`crate::backend::eager`]).
+    fn eager<R>(
+        &self,
+        host: impl FnOnce() -> Result<R>,
+        gpu: impl FnOnce(gpu::Gpu) -> Result<R>,
+    ) -> Result<R> {
+        crate::backend::eager(self.device(), host, |ordinal| gpu(gpu::Gpu::new(ordinal)?))
     }
 
     /// The moved shape with the last extent replaced by `last` (`None`: removed).
@@ -208,25 +200,28 @@ fn sort_moved<T: Element>(
             want_i.then(|| empty::<i64>(&shape, device)).transpose()?,
         ));
     }
-    if r.on_gpu() {
-        let s = r.device_storage()?;
-        let g = r.gpu()?;
-        let (v, i) = gpu::sort_rows(&g, dev(&s)?, spec, r.rows, r.n, desc, want_v, want_i)?;
-        return Ok((
-            v.map(|v| dev_array::<T>(v, &shape, device)),
-            i.map(|i| dev_array::<i64>(i, &shape, device)),
-        ));
-    }
-    record(spec);
-    let (v, i) = cpu::sort_rows(spec, &r.host_bytes()?, r.rows, r.n, desc);
-    Ok((
-        want_v
-            .then(|| host_array::<T>(&v, &shape, device))
-            .transpose()?,
-        want_i
-            .then(|| Array::from_slice_on(device, &i, &shape))
-            .transpose()?,
-    ))
+    r.eager(
+        || {
+            record(spec);
+            let (v, i) = cpu::sort_rows(spec, &r.host_bytes()?, r.rows, r.n, desc);
+            Ok((
+                want_v
+                    .then(|| host_array::<T>(&v, &shape, device))
+                    .transpose()?,
+                want_i
+                    .then(|| Array::from_slice_on(device, &i, &shape))
+                    .transpose()?,
+            ))
+        },
+        |g| {
+            let s = r.device_storage()?;
+            let (v, i) = gpu::sort_rows(&g, dev(&s)?, spec, r.rows, r.n, desc, want_v, want_i)?;
+            Ok((
+                v.map(|v| dev_array::<T>(v, &shape, device)),
+                i.map(|i| dev_array::<i64>(i, &shape, device)),
+            ))
+        },
+    )
 }
 
 /// Sort along `axis`: values and/or indices in the input's axis order.
@@ -381,16 +376,20 @@ pub fn sort_by_key_with<K: Element, V: Element>(
     let total = rv.rows * rv.n;
     let sv = if total == 0 {
         empty::<V>(&shape, device)?
-    } else if rv.on_gpu() {
-        let g = rv.gpu()?;
-        let vs = rv.device_storage()?;
-        let ps = perm.contiguous_storage()?;
-        let out = gpu::gather(&g, dev(&vs)?, dev(&ps)?, V::DTYPE, total, rv.n)?;
-        dev_array::<V>(out, &shape, device)
     } else {
-        let p = perm.to_vec()?;
-        let out = cpu::gather(&rv.host_bytes()?, &p, V::DTYPE.size(), rv.n);
-        host_array::<V>(&out, &shape, device)?
+        rv.eager(
+            || {
+                let p = perm.to_vec()?;
+                let out = cpu::gather(&rv.host_bytes()?, &p, V::DTYPE.size(), rv.n);
+                host_array::<V>(&out, &shape, device)
+            },
+            |g| {
+                let vs = rv.device_storage()?;
+                let ps = perm.contiguous_storage()?;
+                let out = gpu::gather(&g, dev(&vs)?, dev(&ps)?, V::DTYPE, total, rv.n)?;
+                Ok(dev_array::<V>(out, &shape, device))
+            },
+        )?
     };
     Ok((rk.back(sk)?, rv.back(sv)?))
 }

@@ -184,33 +184,37 @@ fn reduce_sorted<T: Element>(
     }
     let out = <T::Mean as Element>::DTYPE;
     let p = pick(r.n);
-    if r.on_gpu() {
-        let g = r.gpu()?;
-        if r.rows == 1 && r.n >= SELECT_MIN {
-            let s = r.device_storage()?;
-            let x = dev(&s)?;
-            let pseudo = g.alloc(T::DTYPE, 3)?;
-            let lo = gpu::select(&g, x, spec, r.n, false, p.lo)?;
-            gpu::write_selected(&g, &lo, spec, &pseudo, None, 0, Some(2))?;
-            let hi = if p.hi == p.lo {
-                lo
-            } else {
-                gpu::select(&g, x, spec, r.n, false, p.hi)?
-            };
-            gpu::write_selected(&g, &hi, spec, &pseudo, None, 1, None)?;
-            let q = Pick { lo: 0, hi: 1, ..p };
-            let o = gpu::pick(&g, &pseudo, spec, out, 1, 3, q)?;
-            return Ok(dev_array(o, &shape, device));
-        }
-        let (sv, _) = sort_moved(&r, spec, false, true, false)?;
-        let sv = sv.ok_or_else(|| Error::InvalidArgument(format!("{call}: no sorted values")))?;
-        let s = sv.contiguous_storage()?;
-        let o = gpu::pick(&g, dev(&s)?, spec, out, r.rows, r.n, p)?;
-        return Ok(dev_array(o, &shape, device));
-    }
-    record(spec);
-    let (sv, _) = cpu::sort_rows(spec, &r.host_bytes()?, r.rows, r.n, false);
-    host_array(&cpu::pick(spec, &sv, out, r.rows, r.n, p), &shape, device)
+    r.eager(
+        || {
+            record(spec);
+            let (sv, _) = cpu::sort_rows(spec, &r.host_bytes()?, r.rows, r.n, false);
+            host_array(&cpu::pick(spec, &sv, out, r.rows, r.n, p), &shape, device)
+        },
+        |g| {
+            if r.rows == 1 && r.n >= SELECT_MIN {
+                let s = r.device_storage()?;
+                let x = dev(&s)?;
+                let pseudo = g.alloc(T::DTYPE, 3)?;
+                let lo = gpu::select(&g, x, spec, r.n, false, p.lo)?;
+                gpu::write_selected(&g, &lo, spec, &pseudo, None, 0, Some(2))?;
+                let hi = if p.hi == p.lo {
+                    lo
+                } else {
+                    gpu::select(&g, x, spec, r.n, false, p.hi)?
+                };
+                gpu::write_selected(&g, &hi, spec, &pseudo, None, 1, None)?;
+                let q = Pick { lo: 0, hi: 1, ..p };
+                let o = gpu::pick(&g, &pseudo, spec, out, 1, 3, q)?;
+                return Ok(dev_array(o, &shape, device));
+            }
+            let (sv, _) = sort_moved(&r, spec, false, true, false)?;
+            let sv =
+                sv.ok_or_else(|| Error::InvalidArgument(format!("{call}: no sorted values")))?;
+            let s = sv.contiguous_storage()?;
+            let o = gpu::pick(&g, dev(&s)?, spec, out, r.rows, r.n, p)?;
+            Ok(dev_array(o, &shape, device))
+        },
+    )
 }
 
 fn check_q(q: f64, what: &str, hi: f64) -> Result<()> {
@@ -261,22 +265,27 @@ impl<T: Element> Array<T> {
                 r.back(empty(&shape, device)?)?,
             ));
         }
-        if r.on_gpu() && r.rows == 1 && r.n >= SELECT_MIN && k <= gpu::TOPK_MAX {
-            let g = r.gpu()?;
+        // Through a sort: the host twin, and the CUDA path outside the selection's range.
+        let sorted = || {
+            let (v, i) = sort_moved(&r, spec, largest, true, true)?;
+            let (Some(v), Some(i)) = (v, i) else {
+                return Err(Error::InvalidArgument("topk: no sorted output".into()));
+            };
+            Ok((
+                r.back(take_last(&v, k, false)?)?,
+                r.back(take_last(&i, k, false)?)?
+                    .known_in(0, r.n as i64 - 1),
+            ))
+        };
+        r.eager(&sorted, |g| {
+            if !(r.rows == 1 && r.n >= SELECT_MIN && k <= gpu::TOPK_MAX) {
+                return sorted();
+            }
             let s = r.device_storage()?;
             let (v, i) = gpu::topk(&g, dev(&s)?, spec, r.n, k, largest)?;
             let i = dev_array::<i64>(i, &shape, device).known_in(0, r.n as i64 - 1);
-            return Ok((dev_array(v, &shape, device), i));
-        }
-        let (v, i) = sort_moved(&r, spec, largest, true, true)?;
-        let (Some(v), Some(i)) = (v, i) else {
-            return Err(Error::InvalidArgument("topk: no sorted output".into()));
-        };
-        Ok((
-            r.back(take_last(&v, k, false)?)?,
-            r.back(take_last(&i, k, false)?)?
-                .known_in(0, r.n as i64 - 1),
-        ))
+            Ok((dev_array(v, &shape, device), i))
+        })
     }
 
     /// The `k`-th smallest element along `axis` (`k` from 1, as PyTorch) and its position;
@@ -303,20 +312,25 @@ impl<T: Element> Array<T> {
         if r.rows == 0 {
             return Ok((empty(&shape, device)?, empty(&shape, device)?));
         }
-        if r.on_gpu() && r.rows == 1 && r.n >= SELECT_MIN {
-            let g = r.gpu()?;
+        // Through a sort: the host twin, and the CUDA path outside the selection's range.
+        let sorted = || {
+            let (v, i) = sort_moved(&r, spec, false, true, true)?;
+            let (Some(v), Some(i)) = (v, i) else {
+                return Err(Error::InvalidArgument("kthvalue: no sorted output".into()));
+            };
+            Ok((take_last(&v, k - 1, true)?, take_last(&i, k - 1, true)?))
+        };
+        r.eager(&sorted, |g| {
+            if !(r.rows == 1 && r.n >= SELECT_MIN) {
+                return sorted();
+            }
             let s = r.device_storage()?;
             let st = gpu::select(&g, dev(&s)?, spec, r.n, false, k - 1)?;
             let v = g.alloc(T::DTYPE, 1)?;
             let i = g.alloc(DType::I64, 1)?;
             gpu::write_selected(&g, &st, spec, &v, Some(&i), 0, None)?;
-            return Ok((dev_array(v, &shape, device), dev_array(i, &shape, device)));
-        }
-        let (v, i) = sort_moved(&r, spec, false, true, true)?;
-        let (Some(v), Some(i)) = (v, i) else {
-            return Err(Error::InvalidArgument("kthvalue: no sorted output".into()));
-        };
-        Ok((take_last(&v, k - 1, true)?, take_last(&i, k - 1, true)?))
+            Ok((dev_array(v, &shape, device), dev_array(i, &shape, device)))
+        })
     }
 
     /// A partition along `axis` around position `kth`: the element there is the one a sort
@@ -444,20 +458,24 @@ impl<T: Element> Array<T> {
         if r.rows == 0 {
             return Ok((empty(&shape, device)?, empty(&shape, device)?));
         }
-        if r.on_gpu() {
-            let g = r.gpu()?;
-            let (sv, _) = sort_moved(&r, spec, false, true, false)?;
-            let sv = sv.ok_or_else(|| Error::InvalidArgument("mode: no sorted values".into()))?;
-            let s = sv.contiguous_storage()?;
-            let (v, c) = gpu::mode(&g, dev(&s)?, spec, r.rows, r.n)?;
-            return Ok((dev_array(v, &shape, device), dev_array(c, &shape, device)));
-        }
-        record(spec);
-        let (sv, _) = cpu::sort_rows(spec, &r.host_bytes()?, r.rows, r.n, false);
-        let (v, c) = cpu::mode(spec, &sv, r.rows, r.n);
-        Ok((
-            host_array(&v, &shape, device)?,
-            Array::from_slice_on(device, &c, &shape)?,
-        ))
+        r.eager(
+            || {
+                record(spec);
+                let (sv, _) = cpu::sort_rows(spec, &r.host_bytes()?, r.rows, r.n, false);
+                let (v, c) = cpu::mode(spec, &sv, r.rows, r.n);
+                Ok((
+                    host_array(&v, &shape, device)?,
+                    Array::from_slice_on(device, &c, &shape)?,
+                ))
+            },
+            |g| {
+                let (sv, _) = sort_moved(&r, spec, false, true, false)?;
+                let sv =
+                    sv.ok_or_else(|| Error::InvalidArgument("mode: no sorted values".into()))?;
+                let s = sv.contiguous_storage()?;
+                let (v, c) = gpu::mode(&g, dev(&s)?, spec, r.rows, r.n)?;
+                Ok((dev_array(v, &shape, device), dev_array(c, &shape, device)))
+            },
+        )
     }
 }

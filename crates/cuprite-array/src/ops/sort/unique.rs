@@ -77,31 +77,34 @@ impl<T: Element> Array<T> {
                 inverse: empty(&[0], device)?,
             });
         }
-        if r.on_gpu() {
-            let g = r.gpu()?;
-            let (sv, perm) = sort_moved(&r, spec, false, true, true)?;
-            let (Some(sv), Some(perm)) = (sv, perm) else {
-                return Err(Error::InvalidArgument("unique: no sorted output".into()));
-            };
-            let (ss, ps) = (sv.contiguous_storage()?, perm.contiguous_storage()?);
-            let [v, f, c, inv] = gpu::unique(&g, dev(&ss)?, dev(&ps)?, spec, n)?;
-            let nu = f.len();
-            return Ok(Unique {
-                values: dev_array(v, &[nu], device),
-                counts: dev_array(c, &[nu], device),
-                first: dev_array(f, &[nu], device),
-                inverse: dev_array(inv, &[n], device),
-            });
-        }
-        record(spec);
-        let (sv, perm) = cpu::sort_rows(spec, &r.host_bytes()?, 1, n, false);
-        let (v, f, c, inv) = cpu::unique(spec, &sv, &perm, n);
-        Ok(Unique {
-            values: host_array(&v, &[f.len()], device)?,
-            counts: Array::from_slice_on(device, &c, &[c.len()])?,
-            first: Array::from_slice_on(device, &f, &[f.len()])?,
-            inverse: Array::from_slice_on(device, &inv, &[n])?,
-        })
+        r.eager(
+            || {
+                record(spec);
+                let (sv, perm) = cpu::sort_rows(spec, &r.host_bytes()?, 1, n, false);
+                let (v, f, c, inv) = cpu::unique(spec, &sv, &perm, n);
+                Ok(Unique {
+                    values: host_array(&v, &[f.len()], device)?,
+                    counts: Array::from_slice_on(device, &c, &[c.len()])?,
+                    first: Array::from_slice_on(device, &f, &[f.len()])?,
+                    inverse: Array::from_slice_on(device, &inv, &[n])?,
+                })
+            },
+            |g| {
+                let (sv, perm) = sort_moved(&r, spec, false, true, true)?;
+                let (Some(sv), Some(perm)) = (sv, perm) else {
+                    return Err(Error::InvalidArgument("unique: no sorted output".into()));
+                };
+                let (ss, ps) = (sv.contiguous_storage()?, perm.contiguous_storage()?);
+                let [v, f, c, inv] = gpu::unique(&g, dev(&ss)?, dev(&ps)?, spec, n)?;
+                let nu = f.len();
+                Ok(Unique {
+                    values: dev_array(v, &[nu], device),
+                    counts: dev_array(c, &[nu], device),
+                    first: dev_array(f, &[nu], device),
+                    inverse: dev_array(inv, &[n], device),
+                })
+            },
+        )
     }
 }
 
@@ -140,23 +143,26 @@ fn sorted_compact<T: Element>(
     if n == 0 {
         return empty(&[0], device);
     }
-    if r.on_gpu() {
-        let g = r.gpu()?;
-        let (sv, perm) = sort_moved(&r, spec, false, true, mode == 2)?;
-        let Some(sv) = sv else {
-            return Err(Error::InvalidArgument(format!("{call}: no sorted output")));
-        };
-        let ss = sv.contiguous_storage()?;
-        let ps = perm.map(|p| p.contiguous_storage()).transpose()?;
-        let pd = ps.as_ref().map(|p| dev(p)).transpose()?;
-        let (out, m) = gpu::compact(&g, dev(&ss)?, pd, spec, n, mode, na)?;
-        return Ok(dev_array(out, &[m], device));
-    }
-    record(spec);
-    let (sv, perm) = cpu::sort_rows(spec, &r.host_bytes()?, 1, n, false);
-    let out = cpu::compact(spec, &sv, &perm, n, mode, na);
-    let m = out.len() / T::DTYPE.size();
-    host_array(&out, &[m], device)
+    r.eager(
+        || {
+            record(spec);
+            let (sv, perm) = cpu::sort_rows(spec, &r.host_bytes()?, 1, n, false);
+            let out = cpu::compact(spec, &sv, &perm, n, mode, na);
+            let m = out.len() / T::DTYPE.size();
+            host_array(&out, &[m], device)
+        },
+        |g| {
+            let (sv, perm) = sort_moved(&r, spec, false, true, mode == 2)?;
+            let Some(sv) = sv else {
+                return Err(Error::InvalidArgument(format!("{call}: no sorted output")));
+            };
+            let ss = sv.contiguous_storage()?;
+            let ps = perm.map(|p| p.contiguous_storage()).transpose()?;
+            let pd = ps.as_ref().map(|p| dev(p)).transpose()?;
+            let (out, m) = gpu::compact(&g, dev(&ss)?, pd, spec, n, mode, na)?;
+            Ok(dev_array(out, &[m], device))
+        },
+    )
 }
 
 /// The sorted distinct values found in `a` or `b` (flattened; NumPy's `union1d`).

@@ -150,10 +150,3 @@ pub(super) fn tri_mask(
     }
     Array::from_slice_on(device, &v, &[rows, cols])
 }
-
-/// Whether `a`'s backend runs the decompositions through cuSOLVER (else the host twins run).
-pub(super) fn on_cuda<T: Element>(a: &Array<T>) -> bool {
-    crate::backend::of(a.device())
-        .cuda_ordinal(a.device())
-        .is_some()
-}

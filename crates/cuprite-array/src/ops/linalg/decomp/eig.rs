@@ -3,7 +3,7 @@
 //! in `f64` on the CPU.
 
 use super::checks::{solver_err, square};
-use super::cuda::{dev_array, on_cuda, owned, scratch, solver, span};
+use super::cuda::{dev_array, owned, scratch, solver, span};
 use super::hqr;
 use super::real::{Scalar, ScalarOps};
 use super::stack::per_matrix_to;
@@ -107,56 +107,60 @@ type General<T> = (Array<ComplexOf<T>>, Option<Array<ComplexOf<T>>>);
 fn general<T: Scalar>(call: &str, a: &Array<T>, vectors: bool) -> Result<General<T>> {
     let n = square(call, a)?;
     let dev = a.device();
-    if !on_cuda(a) {
-        let c: Vec<Complex<f64>> = a.to_vec()?.into_iter().map(|x| x.to_c64()).collect();
-        let (w, v) = hqr::eig(call, &c, n, vectors, !T::DTYPE.is_complex())?;
-        let back = |x: &[Complex<f64>], shape: &[usize]| {
-            let y: Vec<ComplexOf<T>> = x.iter().map(|&z| ScalarOps::from_c64(z)).collect();
-            Array::from_slice_on(Device::CPU, &y, shape)
-        };
-        let w = back(&w, &[n])?;
-        let v = v.map(|v| back(&v, &[n, n])).transpose()?;
-        return Ok((w, v));
-    }
-    check_finite(call, a, n)?;
-    if n == 0 {
-        let z = |s: &[usize]| Array::<ComplexOf<T>>::zeros(s).to_device(dev);
-        return Ok((z(&[0])?, if vectors { Some(z(&[0, 0])?) } else { None }));
-    }
-    let ord = dev.ordinal;
-    let (sv, _) = solver(ord)?;
-    // Column-major a: the row-major elements of aᵀ.
-    let f = owned(&a.t())?;
-    let w = scratch(ord, <ComplexOf<T> as Element>::DTYPE, n)?;
-    let vr = if vectors {
-        Some(scratch(ord, T::DTYPE, n * n)?)
-    } else {
-        None
-    };
-    {
-        let (mut fs, mut ws) = (
-            span::<T>(&f)?,
-            span::<<T as cuprite_driver::solver::SolverElement>::Complex>(&w)?,
-        );
-        let mut vs = vr.as_ref().map(span::<T>).transpose()?;
-        let vr_arg = vs
-            .as_mut()
-            .map(|s| (s as &mut dyn cuprite_driver::memory::DeviceWrite<T>, n));
-        sv.geev(n, &mut fs, n, &mut ws, vr_arg)
-            .map_err(|e| solver_err(call, e))?;
-    }
-    let w = dev_array::<ComplexOf<T>>(w, &[n], dev);
-    let Some(vr) = vr else {
-        return Ok((w, None));
-    };
-    // Column-major VR holds the row-major elements of Vᵀ.
-    let v = dev_array::<T>(vr, &[n, n], dev).t();
-    let v = if T::DTYPE.is_complex() {
-        v.cast::<ComplexOf<T>>().contiguous()?
-    } else {
-        unpack_pairs::<T>(&v, &w, n)?
-    };
-    Ok((w, Some(v)))
+    crate::backend::eager(
+        a.device(),
+        || {
+            let c: Vec<Complex<f64>> = a.to_vec()?.into_iter().map(|x| x.to_c64()).collect();
+            let (w, v) = hqr::eig(call, &c, n, vectors, !T::DTYPE.is_complex())?;
+            let back = |x: &[Complex<f64>], shape: &[usize]| {
+                let y: Vec<ComplexOf<T>> = x.iter().map(|&z| ScalarOps::from_c64(z)).collect();
+                Array::from_slice_on(Device::CPU, &y, shape)
+            };
+            let w = back(&w, &[n])?;
+            let v = v.map(|v| back(&v, &[n, n])).transpose()?;
+            return Ok((w, v));
+        },
+        |ord| {
+            check_finite(call, a, n)?;
+            if n == 0 {
+                let z = |s: &[usize]| Array::<ComplexOf<T>>::zeros(s).to_device(dev);
+                return Ok((z(&[0])?, if vectors { Some(z(&[0, 0])?) } else { None }));
+            }
+            let (sv, _) = solver(ord)?;
+            // Column-major a: the row-major elements of aᵀ.
+            let f = owned(&a.t())?;
+            let w = scratch(ord, <ComplexOf<T> as Element>::DTYPE, n)?;
+            let vr = if vectors {
+                Some(scratch(ord, T::DTYPE, n * n)?)
+            } else {
+                None
+            };
+            {
+                let (mut fs, mut ws) = (
+                    span::<T>(&f)?,
+                    span::<<T as cuprite_driver::solver::SolverElement>::Complex>(&w)?,
+                );
+                let mut vs = vr.as_ref().map(span::<T>).transpose()?;
+                let vr_arg = vs
+                    .as_mut()
+                    .map(|s| (s as &mut dyn cuprite_driver::memory::DeviceWrite<T>, n));
+                sv.geev(n, &mut fs, n, &mut ws, vr_arg)
+                    .map_err(|e| solver_err(call, e))?;
+            }
+            let w = dev_array::<ComplexOf<T>>(w, &[n], dev);
+            let Some(vr) = vr else {
+                return Ok((w, None));
+            };
+            // Column-major VR holds the row-major elements of Vᵀ.
+            let v = dev_array::<T>(vr, &[n, n], dev).t();
+            let v = if T::DTYPE.is_complex() {
+                v.cast::<ComplexOf<T>>().contiguous()?
+            } else {
+                unpack_pairs::<T>(&v, &w, n)?
+            };
+            Ok((w, Some(v)))
+        },
+    )
 }
 
 /// The complex eigenvectors of a real matrix from LAPACK's packed real form `v` (row-major,

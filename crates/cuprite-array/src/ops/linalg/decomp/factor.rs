@@ -5,7 +5,7 @@ use super::checks::no_faer;
 use super::checks::{dims, solver_err, square};
 #[cfg(feature = "faer")]
 use super::cpu::{self, cpu_array, host};
-use super::cuda::{dev_array, fresh, on_cuda, owned, scratch, solver, span, tri_mask};
+use super::cuda::{dev_array, fresh, owned, scratch, solver, span, tri_mask};
 use super::real::{RealOf, Scalar, narrow, widen};
 use super::stack::per_matrix;
 use crate::array::Array;
@@ -33,25 +33,30 @@ pub fn cholesky<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
         return Ok(l);
     }
     let n = square("cholesky", a)?;
-    if !on_cuda(a) {
-        #[cfg(feature = "faer")]
-        return cpu_array(&cpu::cholesky(&host(a)?, n)?, &[n, n]);
-        #[cfg(not(feature = "faer"))]
-        return no_faer("cholesky");
-    }
-    let (sv, _) = solver(a.device().ordinal)?;
-    // The row-major lower triangle is the column-major upper one of the matrix the buffer
-    // holds column-major, aᵀ (= conj(a) for a Hermitian a): aᵀ = Uᴴ·U there, so a = Uᵀ·conj(U)
-    // and L = Uᵀ, the row-major reading of U.
-    let f = fresh(a)?;
-    {
-        let mut fs = span::<T>(&f)?;
-        sv.potrf(Fill::Upper, n, &mut fs, n.max(1))
-            .map_err(|e| solver_err("cholesky", e))?;
-    }
-    let l = dev_array::<T>(f, &[n, n], a.device());
-    let mask = tri_mask(n, n, false, a.device())?;
-    Array::select(&mask, &l, T::default())?.contiguous()
+    crate::backend::eager(
+        a.device(),
+        || {
+            #[cfg(feature = "faer")]
+            return cpu_array(&cpu::cholesky(&host(a)?, n)?, &[n, n]);
+            #[cfg(not(feature = "faer"))]
+            return no_faer("cholesky");
+        },
+        |ord| {
+            let (sv, _) = solver(ord)?;
+            // The row-major lower triangle is the column-major upper one of the matrix the buffer
+            // holds column-major, aᵀ (= conj(a) for a Hermitian a): aᵀ = Uᴴ·U there, so a = Uᵀ·conj(U)
+            // and L = Uᵀ, the row-major reading of U.
+            let f = fresh(a)?;
+            {
+                let mut fs = span::<T>(&f)?;
+                sv.potrf(Fill::Upper, n, &mut fs, n.max(1))
+                    .map_err(|e| solver_err("cholesky", e))?;
+            }
+            let l = dev_array::<T>(f, &[n, n], a.device());
+            let mask = tri_mask(n, n, false, a.device())?;
+            Array::select(&mask, &l, T::default())?.contiguous()
+        },
+    )
 }
 
 /// The reduced QR factorisation `a = Q·R` of an `m × n` matrix: `Q` `m × k` with orthonormal
@@ -73,63 +78,67 @@ pub fn qr<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
     }
     let (m, n) = dims("qr", a)?;
     let k = m.min(n);
-    if !on_cuda(a) {
-        #[cfg(feature = "faer")]
-        {
-            let (q, r) = cpu::qr(&host(a)?, m, n);
-            return Ok((cpu_array(&q, &[m, k])?, cpu_array(&r, &[k, n])?));
-        }
-        #[cfg(not(feature = "faer"))]
-        return no_faer("qr");
-    }
-    if k == 0 {
-        let z = |r: usize, c: usize| Array::<T>::zeros(&[r, c]).to_device(a.device());
-        return Ok((z(m, k)?, z(k, n)?));
-    }
-    let ord = a.device().ordinal;
-    let (sv, _) = solver(ord)?;
-    // Column-major a: the row-major elements of aᵀ.
-    let f = owned(&a.t())?;
-    let tau = scratch(ord, T::DTYPE, k)?;
-    {
-        let (mut fs, mut ts) = (span::<T>(&f)?, span::<T>(&tau)?);
-        sv.geqrf(m, n, &mut fs, m, &mut ts)
-            .map_err(|e| solver_err("qr", e))?;
-    }
-    // R: the upper triangle of the first k rows, before orgqr overwrites them.
-    let fa = dev_array::<T>(f, &[n, m], a.device()); // (column-major m × n)ᵀ
-    let r_full = fa.t().slice(&[
-        crate::shape::SliceArg::Range {
-            start: Some(0),
-            end: Some(k as isize),
-            step: 1,
+    crate::backend::eager(
+        a.device(),
+        || {
+            #[cfg(feature = "faer")]
+            {
+                let (q, r) = cpu::qr(&host(a)?, m, n);
+                return Ok((cpu_array(&q, &[m, k])?, cpu_array(&r, &[k, n])?));
+            }
+            #[cfg(not(feature = "faer"))]
+            return no_faer("qr");
         },
-        crate::shape::SliceArg::Range {
-            start: None,
-            end: None,
-            step: 1,
+        |ord| {
+            if k == 0 {
+                let z = |r: usize, c: usize| Array::<T>::zeros(&[r, c]).to_device(a.device());
+                return Ok((z(m, k)?, z(k, n)?));
+            }
+            let (sv, _) = solver(ord)?;
+            // Column-major a: the row-major elements of aᵀ.
+            let f = owned(&a.t())?;
+            let tau = scratch(ord, T::DTYPE, k)?;
+            {
+                let (mut fs, mut ts) = (span::<T>(&f)?, span::<T>(&tau)?);
+                sv.geqrf(m, n, &mut fs, m, &mut ts)
+                    .map_err(|e| solver_err("qr", e))?;
+            }
+            // R: the upper triangle of the first k rows, before orgqr overwrites them.
+            let fa = dev_array::<T>(f, &[n, m], a.device()); // (column-major m × n)ᵀ
+            let r_full = fa.t().slice(&[
+                crate::shape::SliceArg::Range {
+                    start: Some(0),
+                    end: Some(k as isize),
+                    step: 1,
+                },
+                crate::shape::SliceArg::Range {
+                    start: None,
+                    end: None,
+                    step: 1,
+                },
+            ])?;
+            let mask = tri_mask(k, n, true, a.device())?;
+            let r = Array::select(&mask, &r_full, T::default())?.contiguous()?;
+            // Q from the reflectors in the first k columns (column-major, contiguous at the start).
+            let q = fresh(&fa)?;
+            {
+                let (mut qs, ts) = (span::<T>(&q)?, span::<T>(&tau)?);
+                sv.orgqr(m, k, k, &mut qs, m, &ts)
+                    .map_err(|e| solver_err("qr", e))?;
+            }
+            // The first m·k elements hold column-major m × k Q: the row-major k × m transpose.
+            let qa = dev_array::<T>(q, &[n * m], a.device())
+                .slice(&[crate::shape::SliceArg::Range {
+                    start: Some(0),
+                    end: Some((m * k) as isize),
+                    step: 1,
+                }])?
+                .reshape(&[k, m])?
+                .t()
+                .contiguous()?;
+            Ok((qa, r))
         },
-    ])?;
-    let mask = tri_mask(k, n, true, a.device())?;
-    let r = Array::select(&mask, &r_full, T::default())?.contiguous()?;
-    // Q from the reflectors in the first k columns (column-major, contiguous at the start).
-    let q = fresh(&fa)?;
-    {
-        let (mut qs, ts) = (span::<T>(&q)?, span::<T>(&tau)?);
-        sv.orgqr(m, k, k, &mut qs, m, &ts)
-            .map_err(|e| solver_err("qr", e))?;
-    }
-    // The first m·k elements hold column-major m × k Q: the row-major k × m transpose.
-    let qa = dev_array::<T>(q, &[n * m], a.device())
-        .slice(&[crate::shape::SliceArg::Range {
-            start: Some(0),
-            end: Some((m * k) as isize),
-            step: 1,
-        }])?
-        .reshape(&[k, m])?
-        .t()
-        .contiguous()?;
-    Ok((qa, r))
+    )
 }
 
 /// What [`svd`] returns: `U`, the singular values (real), `Vᴴ`.
@@ -157,67 +166,71 @@ pub fn svd<T: Scalar>(a: &Array<T>) -> Result<Svd<T>> {
     }
     let (m, n) = dims("svd", a)?;
     let k = m.min(n);
-    if !on_cuda(a) {
-        #[cfg(feature = "faer")]
-        {
-            let (u, s, vt) = cpu::svd(&host(a)?, m, n)?;
-            return Ok((
-                cpu_array(&u, &[m, k])?,
-                cpu_array(&s, &[k])?,
-                cpu_array(&vt, &[k, n])?,
-            ));
-        }
-        #[cfg(not(feature = "faer"))]
-        return no_faer("svd");
-    }
-    let dev = a.device();
-    if k == 0 {
-        let z = |s: &[usize]| Array::<T>::zeros(s).to_device(dev);
-        let s0 = Array::<RealOf<T>>::zeros(&[k]).to_device(dev)?;
-        return Ok((z(&[m, k])?, s0, z(&[k, n])?));
-    }
-    let ord = dev.ordinal;
-    let (sv, _) = solver(ord)?;
-    // cuSOLVER's gesvd wants rows ≥ columns: decompose the column-major matrix c (r × c, r ≥ c)
-    // that is a (m ≥ n: the elements of aᵀ) or aᵀ (m < n: the elements of a).
-    let tall = m >= n;
-    let (r, c) = if tall { (m, n) } else { (n, m) };
-    let f = if tall { owned(&a.t())? } else { fresh(a)? };
-    let s = scratch(ord, <RealOf<T> as crate::dtype::Element>::DTYPE, c)?;
-    let u = scratch(ord, T::DTYPE, r * c)?;
-    let vt = scratch(ord, T::DTYPE, c * c)?;
-    {
-        let (mut fs, mut ss, mut us, mut vs) = (
-            span::<T>(&f)?,
-            span::<RealOf<T>>(&s)?,
-            span::<T>(&u)?,
-            span::<T>(&vt)?,
-        );
-        sv.gesvd(
-            SvdVectors::Thin,
-            r,
-            c,
-            &mut fs,
-            r,
-            &mut ss,
-            Some((&mut us, r)),
-            Some((&mut vs, c)),
-        )
-        .map_err(|e| solver_err("svd", e))?;
-    }
-    let sa = dev_array::<RealOf<T>>(s, &[k], dev);
-    // Column-major U (r × c) holds the row-major elements of Uᵀ; likewise Vᴴ (c × c) of
-    // conj(V). No conjugate is needed: a (tall) = U·S·Vᴴ gives U = (Uᵀ)ᵀ and Vᴴ = (conj V)ᵀ;
-    // aᵀ (wide) = U'·S·V'ᴴ gives a = conj(V')·S·U'ᵀ, the two row-major readings.
-    let ut = dev_array::<T>(u, &[c, r], dev);
-    let v = dev_array::<T>(vt, &[c, c], dev);
-    if tall {
-        // a = U·S·Vᵀ directly.
-        Ok((ut.t().contiguous()?, sa, v.t().contiguous()?))
-    } else {
-        // aᵀ = U'·S·V'ᵀ, so a = V'·S·U'ᵀ.
-        Ok((v, sa, ut))
-    }
+    crate::backend::eager(
+        a.device(),
+        || {
+            #[cfg(feature = "faer")]
+            {
+                let (u, s, vt) = cpu::svd(&host(a)?, m, n)?;
+                return Ok((
+                    cpu_array(&u, &[m, k])?,
+                    cpu_array(&s, &[k])?,
+                    cpu_array(&vt, &[k, n])?,
+                ));
+            }
+            #[cfg(not(feature = "faer"))]
+            return no_faer("svd");
+        },
+        |ord| {
+            let dev = a.device();
+            if k == 0 {
+                let z = |s: &[usize]| Array::<T>::zeros(s).to_device(dev);
+                let s0 = Array::<RealOf<T>>::zeros(&[k]).to_device(dev)?;
+                return Ok((z(&[m, k])?, s0, z(&[k, n])?));
+            }
+            let (sv, _) = solver(ord)?;
+            // cuSOLVER's gesvd wants rows ≥ columns: decompose the column-major matrix c (r × c, r ≥ c)
+            // that is a (m ≥ n: the elements of aᵀ) or aᵀ (m < n: the elements of a).
+            let tall = m >= n;
+            let (r, c) = if tall { (m, n) } else { (n, m) };
+            let f = if tall { owned(&a.t())? } else { fresh(a)? };
+            let s = scratch(ord, <RealOf<T> as crate::dtype::Element>::DTYPE, c)?;
+            let u = scratch(ord, T::DTYPE, r * c)?;
+            let vt = scratch(ord, T::DTYPE, c * c)?;
+            {
+                let (mut fs, mut ss, mut us, mut vs) = (
+                    span::<T>(&f)?,
+                    span::<RealOf<T>>(&s)?,
+                    span::<T>(&u)?,
+                    span::<T>(&vt)?,
+                );
+                sv.gesvd(
+                    SvdVectors::Thin,
+                    r,
+                    c,
+                    &mut fs,
+                    r,
+                    &mut ss,
+                    Some((&mut us, r)),
+                    Some((&mut vs, c)),
+                )
+                .map_err(|e| solver_err("svd", e))?;
+            }
+            let sa = dev_array::<RealOf<T>>(s, &[k], dev);
+            // Column-major U (r × c) holds the row-major elements of Uᵀ; likewise Vᴴ (c × c) of
+            // conj(V). No conjugate is needed: a (tall) = U·S·Vᴴ gives U = (Uᵀ)ᵀ and Vᴴ = (conj V)ᵀ;
+            // aᵀ (wide) = U'·S·V'ᴴ gives a = conj(V')·S·U'ᵀ, the two row-major readings.
+            let ut = dev_array::<T>(u, &[c, r], dev);
+            let v = dev_array::<T>(vt, &[c, c], dev);
+            if tall {
+                // a = U·S·Vᵀ directly.
+                Ok((ut.t().contiguous()?, sa, v.t().contiguous()?))
+            } else {
+                // aᵀ = U'·S·V'ᵀ, so a = V'·S·U'ᵀ.
+                Ok((v, sa, ut))
+            }
+        },
+    )
 }
 
 /// The eigenvalues (ascending, real: `f32` or `f64` for a complex matrix too) and orthonormal
@@ -238,28 +251,33 @@ pub fn eigh<T: Scalar>(a: &Array<T>) -> Result<(Array<RealOf<T>>, Array<T>)> {
         return Ok((narrow(&w), v));
     }
     let n = square("eigh", a)?;
-    if !on_cuda(a) {
-        #[cfg(feature = "faer")]
-        {
-            let (w, v) = cpu::eigh(&host(a)?, n)?;
-            return Ok((cpu_array(&w, &[n])?, cpu_array(&v, &[n, n])?));
-        }
-        #[cfg(not(feature = "faer"))]
-        return no_faer("eigh");
-    }
-    let dev = a.device();
-    let (sv, _) = solver(dev.ordinal)?;
-    let f = fresh(a)?;
-    let w = scratch(dev.ordinal, <RealOf<T> as crate::dtype::Element>::DTYPE, n)?;
-    if n > 0 {
-        let (mut fs, mut ws) = (span::<T>(&f)?, span::<RealOf<T>>(&w)?);
-        // The row-major lower triangle is the column-major upper one of aᵀ (= conj(a)).
-        sv.syevd(true, Fill::Upper, n, &mut fs, n, &mut ws)
-            .map_err(|e| solver_err("eigh", e))?;
-    }
-    // Column-major Z, the eigenvectors of aᵀ = conj(a): the row-major elements of Zᵀ. Those of
-    // a are conj(Z) (the eigenvalues are real), Z itself for a real a.
-    let zt = dev_array::<T>(f, &[n, n], dev);
-    let v = T::conj_array(&zt.t()).contiguous()?;
-    Ok((dev_array::<RealOf<T>>(w, &[n], dev), v))
+    crate::backend::eager(
+        a.device(),
+        || {
+            #[cfg(feature = "faer")]
+            {
+                let (w, v) = cpu::eigh(&host(a)?, n)?;
+                return Ok((cpu_array(&w, &[n])?, cpu_array(&v, &[n, n])?));
+            }
+            #[cfg(not(feature = "faer"))]
+            return no_faer("eigh");
+        },
+        |ord| {
+            let dev = a.device();
+            let (sv, _) = solver(ord)?;
+            let f = fresh(a)?;
+            let w = scratch(ord, <RealOf<T> as crate::dtype::Element>::DTYPE, n)?;
+            if n > 0 {
+                let (mut fs, mut ws) = (span::<T>(&f)?, span::<RealOf<T>>(&w)?);
+                // The row-major lower triangle is the column-major upper one of aᵀ (= conj(a)).
+                sv.syevd(true, Fill::Upper, n, &mut fs, n, &mut ws)
+                    .map_err(|e| solver_err("eigh", e))?;
+            }
+            // Column-major Z, the eigenvectors of aᵀ = conj(a): the row-major elements of Zᵀ. Those of
+            // a are conj(Z) (the eigenvalues are real), Z itself for a real a.
+            let zt = dev_array::<T>(f, &[n, n], dev);
+            let v = T::conj_array(&zt.t()).contiguous()?;
+            Ok((dev_array::<RealOf<T>>(w, &[n], dev), v))
+        },
+    )
 }

@@ -5,7 +5,7 @@ use super::checks::no_faer;
 use super::checks::{check_pivots, sign_and_log, solver_err, square};
 #[cfg(feature = "faer")]
 use super::cpu::{self, cpu_array, host};
-use super::cuda::{blas, dev_array, fresh, on_cuda, owned, solver, span};
+use super::cuda::{blas, dev_array, fresh, owned, solver, span};
 use super::real::Scalar;
 use super::stack::{matrix_at, per_matrix};
 use crate::array::Array;
@@ -49,67 +49,72 @@ pub fn solve<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
             )));
         }
     };
-    if !on_cuda(a) {
-        #[cfg(feature = "faer")]
-        {
-            let x = cpu::solve(&host(a)?, n, &host(b)?, k)?;
-            let out_shape: Vec<usize> = if vector { vec![n] } else { vec![n, k] };
-            return cpu_array(&x, &out_shape);
-        }
-        #[cfg(not(feature = "faer"))]
-        return no_faer("solve");
-    }
-    let ord = a.device().ordinal;
-    let (sv, _) = solver(ord)?;
-    // Row-major a is column-major aᵀ: factor aᵀ, then solve (aᵀ)ᵀ·x = b.
-    let f = fresh(a)?;
-    // b as a column-major n × k matrix: the row-major elements of bᵀ.
-    let bt = if vector { b.reshape(&[1, n])? } else { b.t() };
-    let x = owned(&bt)?;
-    let mut piv = LuPivots::new(sv.stream(), n, n)?;
-    let f = Arc::new(Storage::Cuda(f));
-    let Storage::Cuda(fb) = &*f else {
-        unreachable!("made as a device buffer above")
-    };
-    let (mut fs, mut xs) = (span::<T>(fb)?, span::<T>(&x)?);
-    sv.getrf(n, n, &mut fs, n.max(1), &mut piv)
-        .map_err(|e| solver_err("solve", e))?;
-    // The pivots, read back (n values, the diagonal of the factor) for the negligible test.
-    let diag = Array::<T>::from_storage(
-        f.clone(),
-        Layout {
-            offset: 0,
-            strides: [n as isize + 1][..].into(),
-        },
-        &[n],
+    crate::backend::eager(
         a.device(),
+        || {
+            #[cfg(feature = "faer")]
+            {
+                let x = cpu::solve(&host(a)?, n, &host(b)?, k)?;
+                let out_shape: Vec<usize> = if vector { vec![n] } else { vec![n, k] };
+                return cpu_array(&x, &out_shape);
+            }
+            #[cfg(not(feature = "faer"))]
+            return no_faer("solve");
+        },
+        |ord| {
+            let (sv, _) = solver(ord)?;
+            // Row-major a is column-major aᵀ: factor aᵀ, then solve (aᵀ)ᵀ·x = b.
+            let f = fresh(a)?;
+            // b as a column-major n × k matrix: the row-major elements of bᵀ.
+            let bt = if vector { b.reshape(&[1, n])? } else { b.t() };
+            let x = owned(&bt)?;
+            let mut piv = LuPivots::new(sv.stream(), n, n)?;
+            let f = Arc::new(Storage::Cuda(f));
+            let Storage::Cuda(fb) = &*f else {
+                unreachable!("made as a device buffer above")
+            };
+            let (mut fs, mut xs) = (span::<T>(fb)?, span::<T>(&x)?);
+            sv.getrf(n, n, &mut fs, n.max(1), &mut piv)
+                .map_err(|e| solver_err("solve", e))?;
+            // The pivots, read back (n values, the diagonal of the factor) for the negligible test.
+            let diag = Array::<T>::from_storage(
+                f.clone(),
+                Layout {
+                    offset: 0,
+                    strides: [n as isize + 1][..].into(),
+                },
+                &[n],
+                a.device(),
+            )
+            .to_vec()?;
+            let diag: Vec<f64> = diag.into_iter().map(|d| d.to_c64().norm()).collect();
+            check_pivots("solve", &diag)?;
+            // aᵀ = P·L·U, so a = Uᵀ·Lᵀ·Pᵀ: two triangular solves on b (cuBLAS `trsm`, as PyTorch
+            // does for large matrices: faster than cuSOLVER's `getrs`), then x = P·z, a gather of rows
+            // whose order comes from the pivots (read back and checked by getrf).
+            let order = pivot_order(piv.values())?;
+            let bl = blas(ord)?;
+            let one =
+                <<T as cuprite_driver::blas::Element>::Scalar as cuprite_driver::blas::Scalar>::ONE;
+            for (fill, unit) in [(Fill::Upper, false), (Fill::Lower, true)] {
+                let tri = Triangular {
+                    left: true,
+                    fill,
+                    trans: Transpose::Trans,
+                    unit_diagonal: unit,
+                };
+                bl.trsm(tri, n, k, one, &fs, n.max(1), &mut xs, n.max(1))
+                    .map_err(|e| solver_err("solve", e))?;
+            }
+            let _ = (fs, xs);
+            // x holds column-major n × k (the row-major k × n transpose) of z; x = P·z takes z's rows
+            // (x's columns) in `order`.
+            let zt = dev_array::<T>(x, &[k, n], a.device());
+            let order = Array::<i64>::from_slice_on(a.device(), &order, &[n])?;
+            let xt = zt.index_select(1, &order)?;
+            if vector { xt.reshape(&[n]) } else { Ok(xt.t()) }
+        },
     )
-    .to_vec()?;
-    let diag: Vec<f64> = diag.into_iter().map(|d| d.to_c64().norm()).collect();
-    check_pivots("solve", &diag)?;
-    // aᵀ = P·L·U, so a = Uᵀ·Lᵀ·Pᵀ: two triangular solves on b (cuBLAS `trsm`, as PyTorch
-    // does for large matrices: faster than cuSOLVER's `getrs`), then x = P·z, a gather of rows
-    // whose order comes from the pivots (read back and checked by getrf).
-    let order = pivot_order(piv.values())?;
-    let bl = blas(ord)?;
-    let one = <<T as cuprite_driver::blas::Element>::Scalar as cuprite_driver::blas::Scalar>::ONE;
-    for (fill, unit) in [(Fill::Upper, false), (Fill::Lower, true)] {
-        let tri = Triangular {
-            left: true,
-            fill,
-            trans: Transpose::Trans,
-            unit_diagonal: unit,
-        };
-        bl.trsm(tri, n, k, one, &fs, n.max(1), &mut xs, n.max(1))
-            .map_err(|e| solver_err("solve", e))?;
-    }
-    let _ = (fs, xs);
-    // x holds column-major n × k (the row-major k × n transpose) of z; x = P·z takes z's rows
-    // (x's columns) in `order`.
-    let zt = dev_array::<T>(x, &[k, n], a.device());
-    let order = Array::<i64>::from_slice_on(a.device(), &order, &[n])?;
-    let xt = zt.index_select(1, &order)?;
-    if vector { xt.reshape(&[n]) } else { Ok(xt.t()) }
 }
 
 /// The row order of `P·z` for the pivots of `getrf` (1-based, row `i` swapped with row
@@ -185,21 +190,26 @@ pub fn inv<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
         return Ok(r);
     }
     let n = square("inv", a)?;
-    if !on_cuda(a) {
-        #[cfg(feature = "faer")]
-        return cpu_array(&cpu::inv(&host(a)?, n)?, &[n, n]);
-        #[cfg(not(feature = "faer"))]
-        return no_faer("inv");
-    }
-    let mut eye = vec![T::default(); n * n];
-    for i in 0..n {
-        eye[i * n + i] = T::from_c64(Complex::new(1.0, 0.0));
-    }
-    let i = Array::from_slice_on(a.device(), &eye, &[n, n])?;
-    solve(a, &i).map_err(|e| match e {
-        Error::Singular(m) => Error::Singular(m.replace("solve", "inv")),
-        e => e,
-    })
+    crate::backend::eager(
+        a.device(),
+        || {
+            #[cfg(feature = "faer")]
+            return cpu_array(&cpu::inv(&host(a)?, n)?, &[n, n]);
+            #[cfg(not(feature = "faer"))]
+            return no_faer("inv");
+        },
+        |_| {
+            let mut eye = vec![T::default(); n * n];
+            for i in 0..n {
+                eye[i * n + i] = T::from_c64(Complex::new(1.0, 0.0));
+            }
+            let i = Array::from_slice_on(a.device(), &eye, &[n, n])?;
+            solve(a, &i).map_err(|e| match e {
+                Error::Singular(m) => Error::Singular(m.replace("solve", "inv")),
+                e => e,
+            })
+        },
+    )
 }
 
 /// `(sign, log|det a|)` of a square matrix (NumPy's `slogdet`): `(0, -inf)` when singular.
@@ -227,35 +237,39 @@ fn sign_log<T: Scalar>(a: &Array<T>) -> Result<(Complex<f64>, f64)> {
     if n == 0 {
         return Ok((Complex::new(1.0, 0.0), 0.0));
     }
-    if !on_cuda(a) {
-        #[cfg(feature = "faer")]
-        return Ok(cpu::slogdet(&host(a)?, n));
-        #[cfg(not(feature = "faer"))]
-        return no_faer("slogdet");
-    }
-    let ord = a.device().ordinal;
-    let (sv, _) = solver(ord)?;
-    let f = fresh(a)?;
-    let mut piv = LuPivots::new(sv.stream(), n, n)?;
-    let r = {
-        let mut fs = span::<T>(&f)?;
-        sv.getrf(n, n, &mut fs, n, &mut piv)
-    };
-    match r {
-        Ok(()) => {}
-        Err(cuprite_driver::Error::SingularMatrix { .. }) => {
-            return Ok((Complex::new(0.0, 0.0), f64::NEG_INFINITY));
-        }
-        Err(e) => return Err(Error::Cuda(e)),
-    }
-    // det(aᵀ) = det(a): the diagonal of U and the pivots, read back.
-    let lu: Vec<T> = dev_array::<T>(f, &[n, n], a.device()).to_vec()?;
-    let pv = piv.values();
-    // Each row exchange of the pivoting flips the sign.
-    let swaps = (0..n).filter(|&i| pv[i] != i as i64 + 1).count();
-    let perm = if swaps % 2 == 0 { 1.0 } else { -1.0 };
-    let diag: Vec<Complex<f64>> = (0..n).map(|i| lu[i * n + i].to_c64()).collect();
-    Ok(sign_and_log(&diag, perm))
+    crate::backend::eager(
+        a.device(),
+        || {
+            #[cfg(feature = "faer")]
+            return Ok(cpu::slogdet(&host(a)?, n));
+            #[cfg(not(feature = "faer"))]
+            return no_faer("slogdet");
+        },
+        |ord| {
+            let (sv, _) = solver(ord)?;
+            let f = fresh(a)?;
+            let mut piv = LuPivots::new(sv.stream(), n, n)?;
+            let r = {
+                let mut fs = span::<T>(&f)?;
+                sv.getrf(n, n, &mut fs, n, &mut piv)
+            };
+            match r {
+                Ok(()) => {}
+                Err(cuprite_driver::Error::SingularMatrix { .. }) => {
+                    return Ok((Complex::new(0.0, 0.0), f64::NEG_INFINITY));
+                }
+                Err(e) => return Err(Error::Cuda(e)),
+            }
+            // det(aᵀ) = det(a): the diagonal of U and the pivots, read back.
+            let lu: Vec<T> = dev_array::<T>(f, &[n, n], a.device()).to_vec()?;
+            let pv = piv.values();
+            // Each row exchange of the pivoting flips the sign.
+            let swaps = (0..n).filter(|&i| pv[i] != i as i64 + 1).count();
+            let perm = if swaps % 2 == 0 { 1.0 } else { -1.0 };
+            let diag: Vec<Complex<f64>> = (0..n).map(|i| lu[i * n + i].to_c64()).collect();
+            Ok(sign_and_log(&diag, perm))
+        },
+    )
 }
 
 /// The determinant of a square matrix (from its LU factorisation; 0 when singular): `f64` for a

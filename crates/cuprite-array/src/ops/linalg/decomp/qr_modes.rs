@@ -2,7 +2,7 @@
 //! `"raw"` (LAPACK's Householder reflectors and scalars, as `geqrf` leaves them).
 
 use super::checks::{dims, solver_err};
-use super::cuda::{dev_array, on_cuda, owned, scratch, solver, span};
+use super::cuda::{dev_array, owned, scratch, solver, span};
 use super::factor::qr;
 use super::real::Scalar;
 use super::stack::per_matrix;
@@ -79,33 +79,38 @@ pub fn qr_raw<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
     let (m, n) = dims("qr_raw", a)?;
     let k = m.min(n);
     let dev = a.device();
-    if !on_cuda(a) {
-        let v: Vec<Complex<f64>> = a.to_vec()?.into_iter().map(|x| x.to_c64()).collect();
-        let (h, tau) = householder(&v, m, n);
-        let back = |x: &[Complex<f64>]| -> Vec<T> { x.iter().map(|&z| T::from_c64(z)).collect() };
-        return Ok((
-            Array::from_slice_on(Device::CPU, &back(&h), &[n, m])?,
-            Array::from_slice_on(Device::CPU, &back(&tau), &[k])?,
-        ));
-    }
-    if k == 0 {
-        let z = |s: &[usize]| Array::<T>::zeros(s).to_device(dev);
-        return Ok((z(&[n, m])?, z(&[0])?));
-    }
-    let ord = dev.ordinal;
-    let (sv, _) = solver(ord)?;
-    let f = owned(&a.t())?;
-    let tau = scratch(ord, T::DTYPE, k)?;
-    {
-        let (mut fs, mut ts) = (span::<T>(&f)?, span::<T>(&tau)?);
-        sv.geqrf(m, n, &mut fs, m, &mut ts)
-            .map_err(|e| solver_err("qr_raw", e))?;
-    }
-    // Column-major m × n is row-major n × m: exactly NumPy's h.
-    Ok((
-        dev_array::<T>(f, &[n, m], dev),
-        dev_array::<T>(tau, &[k], dev),
-    ))
+    crate::backend::eager(
+        a.device(),
+        || {
+            let v: Vec<Complex<f64>> = a.to_vec()?.into_iter().map(|x| x.to_c64()).collect();
+            let (h, tau) = householder(&v, m, n);
+            let back =
+                |x: &[Complex<f64>]| -> Vec<T> { x.iter().map(|&z| T::from_c64(z)).collect() };
+            return Ok((
+                Array::from_slice_on(Device::CPU, &back(&h), &[n, m])?,
+                Array::from_slice_on(Device::CPU, &back(&tau), &[k])?,
+            ));
+        },
+        |ord| {
+            if k == 0 {
+                let z = |s: &[usize]| Array::<T>::zeros(s).to_device(dev);
+                return Ok((z(&[n, m])?, z(&[0])?));
+            }
+            let (sv, _) = solver(ord)?;
+            let f = owned(&a.t())?;
+            let tau = scratch(ord, T::DTYPE, k)?;
+            {
+                let (mut fs, mut ts) = (span::<T>(&f)?, span::<T>(&tau)?);
+                sv.geqrf(m, n, &mut fs, m, &mut ts)
+                    .map_err(|e| solver_err("qr_raw", e))?;
+            }
+            // Column-major m × n is row-major n × m: exactly NumPy's h.
+            Ok((
+                dev_array::<T>(f, &[n, m], dev),
+                dev_array::<T>(tau, &[k], dev),
+            ))
+        },
+    )
 }
 
 /// LAPACK's `geqr2` on the row-major `m × n` matrix `a` in `Complex<f64>` (`larfg`'s
