@@ -344,6 +344,83 @@ fn cases() -> Vec<(&'static str, Case)> {
     v
 }
 
+/// Geometries of the fallback's input gradient at stride 1 (the forward pass of `dy` with the
+/// taps reversed): groups (a batch over the images and, with one image, over the groups; one
+/// input channel a group; one filter), dilation 2, no padding, unequal sides, padding beyond
+/// the dilated kernel (the lowering crops; also a single tap and an input shorter than the
+/// padding), 1-d and 3-d; and strided geometries, which keep the gather (`nn_col2im`).
+fn unit_stride_cases() -> Vec<(&'static str, Case)> {
+    let mut v = Vec::new();
+    let mut c = Case::plain(2, 4, 6, &[9, 8], &[3, 3]);
+    c.groups = 2;
+    c.pad = vec![(1, 1), (1, 1)];
+    v.push(("stride 1, groups 2", c));
+    let mut c = Case::plain(1, 6, 3, &[6, 7], &[3, 2]);
+    c.groups = 3;
+    c.pad = vec![(1, 0), (0, 1)];
+    v.push(("stride 1, three groups of one image", c));
+    let mut c = Case::plain(2, 4, 8, &[6, 7], &[3, 3]);
+    c.groups = 4;
+    c.pad = vec![(1, 1), (1, 1)];
+    v.push(("stride 1, one channel a group", c));
+    let mut c = Case::plain(2, 3, 1, &[5, 6], &[2, 3]);
+    c.pad = vec![(1, 1), (0, 2)];
+    v.push(("stride 1, one filter", c));
+    let mut c = Case::plain(2, 3, 4, &[9, 10], &[3, 3]);
+    c.dil = vec![2, 2];
+    c.pad = vec![(1, 2), (2, 0)];
+    v.push(("stride 1, dilation 2", c));
+    v.push((
+        "stride 1, no padding",
+        Case::plain(2, 3, 5, &[7, 6], &[3, 2]),
+    ));
+    let mut c = Case::plain(2, 3, 4, &[5, 6], &[3, 2]);
+    c.pad = vec![(3, 1), (2, 2)];
+    v.push(("stride 1, padding beyond the kernel", c));
+    let mut c = Case::plain(2, 3, 2, &[4, 5], &[1, 3]);
+    c.pad = vec![(2, 0), (1, 1)];
+    v.push(("stride 1, one tap padded", c));
+    let mut c = Case::plain(1, 2, 2, &[2], &[3]);
+    c.pad = vec![(4, 0)];
+    v.push(("stride 1, padding longer than the input", c));
+    let mut c = Case::plain(3, 4, 6, &[13], &[5]);
+    c.groups = 2;
+    c.dil = vec![2];
+    c.pad = vec![(3, 9)];
+    v.push(("stride 1, 1-d", c));
+    let mut c = Case::plain(2, 4, 4, &[4, 5, 3], &[2, 3, 2]);
+    c.groups = 2;
+    c.dil = vec![2, 1, 1];
+    c.pad = vec![(1, 0), (2, 1), (0, 1)];
+    v.push(("stride 1, 3-d", c));
+    let mut c = Case::plain(2, 4, 4, &[9, 8], &[3, 3]);
+    c.stride = vec![2, 2];
+    c.pad = vec![(1, 1), (1, 1)];
+    v.push(("stride 2 (the gather)", c));
+    let mut c = Case::plain(2, 4, 4, &[9, 8], &[3, 3]);
+    c.stride = vec![1, 2];
+    c.pad = vec![(3, 1), (1, 1)];
+    v.push(("stride 1 and 2 (the gather)", c));
+    v
+}
+
+/// Both gradients of [`unit_stride_cases`] against the f64 reference, on CUDA through the
+/// fallback (cuDNN off), every element type.
+fn conv_grads_unit_stride(d: Device) -> TestResult {
+    on(d, || -> TestResult {
+        tuning::with_cudnn(false, || -> TestResult {
+            let mut rng = Rng::fresh();
+            for (what, cs) in unit_stride_cases() {
+                check_grads::<f64>(&mut rng, &cs, what)?;
+                check_grads::<f32>(&mut rng, &cs, what)?;
+                check_grads::<bf16>(&mut rng, &cs, what)?;
+                check_grads::<f16>(&mut rng, &cs, what)?;
+            }
+            Ok(())
+        })
+    })
+}
+
 fn conv_forward(d: Device) -> TestResult {
     on(d, || -> TestResult {
         let mut rng = Rng::fresh();
@@ -866,6 +943,7 @@ pub const BODIES: &[(&str, Body)] = &[
     ("conv_forward", conv_forward),
     ("conv_forward_random", conv_forward_random),
     ("conv_grads", conv_grads),
+    ("conv_grads_unit_stride", conv_grads_unit_stride),
     ("conv_half", conv_half),
     ("conv_channels_last", conv_channels_last),
     ("conv_padding_same", conv_padding_same),
@@ -1023,6 +1101,8 @@ fn fallback_matches_cpu() -> TestResult {
     c.dil = vec![1, 2];
     c.pad = vec![(0, 0), (2, 2)];
     shapes.push(c);
+    // The input gradient at stride 1 as a forward pass, and strided ones through the gather.
+    shapes.extend(unit_stride_cases().into_iter().map(|(_, c)| c));
     // Enough positions and planes that a thread of the lowering kernels takes several planes
     // (whole batch; two planes a thread in chunks of one image). Its weight gradient sums
     // over half a million terms, beyond these tolerances: forward and input gradient only.
@@ -1316,6 +1396,7 @@ fn nn_kernels_compile() -> TestResult {
     let runs = [
         conv_forward(Device::CPU),
         conv_grads(Device::CPU),
+        conv_grads_unit_stride(Device::CPU),
         conv_half(Device::CPU),
         pool_rules(Device::CPU),
         pool_forward_and_grads(Device::CPU),

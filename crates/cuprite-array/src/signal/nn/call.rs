@@ -93,7 +93,7 @@ impl ConvCall {
                 vec![NnKernel::Im2col, NnKernel::BiasAct]
             }
             Pass::Forward { .. } => vec![NnKernel::Im2col],
-            Pass::Input => vec![NnKernel::Col2im],
+            Pass::Input => vec![NnKernel::Im2col, NnKernel::Swap, NnKernel::Col2im],
             Pass::Weight => vec![NnKernel::Im2col, NnKernel::Swap],
         }
     }
@@ -139,7 +139,8 @@ impl LibraryCall for ConvCall {
     /// The CUDA side of every pass: cuDNN first ([`dnn::conv`]: opened at run time, switched
     /// by `tuning::set_cudnn`, declining what it cannot state or does not support), then the
     /// bias and activation by `nn_bias_act`; else the lowering (`cuda.rs`: patches by
-    /// `nn_im2col`, products by cuBLASLt, gradients gathered by `nn_col2im`), which is correct
+    /// `nn_im2col`, products by cuBLASLt; the input's gradient at stride 1 as the forward pass
+    /// of the transposed problem, else gathered by `nn_col2im`), which is correct
     /// for every geometry `ConvGeom` accepts. Both take the inputs channels first and
     /// contiguous.
     fn run_cuda(

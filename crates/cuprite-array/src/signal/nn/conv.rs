@@ -283,9 +283,11 @@ fn check_grad(what: &str, g: &ConvGeom, grad: &[usize]) -> Result<()> {
 /// e} w[k, c, j] grad_out[n, k, q]`, shaped `input_shape` (in the layout of `opts`). `opts`
 /// are the forward call's; its bias is ignored, an activation refused.
 ///
-/// On CUDA through cuDNN as the forward call; otherwise the products `wᵀ · grad_out` are
-/// lowered patches (cuBLASLt), gathered onto the input by one kernel (each input sums its taps
-/// in one order; no atomics).
+/// On CUDA through cuDNN as the forward call; otherwise, with stride 1, as a forward
+/// convolution of `grad_out` (its taps reversed, the weights' channel axes exchanged): its
+/// patches lowered and one cuBLASLt product a group, `f16`/`bf16` accumulating in `f32`; with
+/// a larger stride the products `wᵀ · grad_out` are lowered patches (cuBLASLt), gathered onto
+/// the input by one kernel (each input sums its taps in one order; no atomics).
 ///
 /// # Errors
 /// As the forward call for `input_shape` and `weight`; `grad_out` not of the forward output's

@@ -7,7 +7,15 @@
 //! - forward: `y[n, g] = w[g] · col[n, g]` (`Kg x CgRS` by `CgRS x P`), then the bias and
 //!   activation in place (`nn_bias_act`); a pointwise kernel (`1 x 1`, stride 1, no padding)
 //!   reads `x` as its own patches.
-//! - input gradient: `dcol[n, g] = w[g]ᵀ · dy[n, g]`, then `nn_col2im` sums each input's taps.
+//! - input gradient, stride 1 (every axis): the forward pass of the transposed problem. With
+//!   stride 1, `dx[n, c, e] = sum_{k in group(c), j} w[k, c, j] dy[n, k, e + p - j d]` (`dy`
+//!   zero outside its extent), a convolution of `dy` whose tap `j` reads `dy` at `e - (-p) +
+//!   j (-d)`: `dy` lowered with padding `-p` and dilation `-d` (taps in the weights' order, so
+//!   the weights need no flip; a negative padding crops), and one product a group by the
+//!   weights with their channel axes exchanged (`nn_swap`: `[C / groups, K, kernel]`, read as
+//!   each group's `C / groups x (K / groups) rs` block).
+//! - input gradient, a stride above 1 or a pointwise kernel: `dcol[n, g] = w[g]ᵀ · dy[n, g]`,
+//!   then `nn_col2im` sums each input's taps.
 //! - weight gradient: the chunk's patches laid side by side (`C rs x nb P`) and `dy` with its
 //!   first two axes exchanged (`nn_swap`: `K x nb P`), so that `dw[g] = dy[g] · col[g]ᵀ` is one
 //!   product a group over the whole chunk, added onto the previous chunks' sum.
@@ -26,8 +34,38 @@ use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::CallInput;
 use crate::ops::linalg::{MatIn, StridedProduct};
+use crate::shape::checked_numel;
 use crate::storage::DevBuf;
 use cuprite_driver::blaslt::Order;
+
+/// Where the lowering's taps read, per axis: tap `j` of output position `q` reads input `q s -
+/// pad + j dil`, zero outside the input. The forward pass and the weights' gradient read with
+/// the geometry's padding and dilation; the input's gradient at stride 1 reads `dy` with both
+/// negated.
+#[derive(Clone, Copy, Debug)]
+struct Taps {
+    pad: [i64; 3],
+    dil: [i64; 3],
+}
+
+impl Taps {
+    /// The taps of `g` itself (its padding and dilation are at most `2^31 - 1`, `geom.rs`).
+    fn of(g: &ConvGeom) -> Taps {
+        Taps {
+            pad: g.pad.map(|v| v as i64),
+            dil: g.dil.map(|v| v as i64),
+        }
+    }
+}
+
+/// The weights of a forward product: group `grp`'s `Kg x Cg rs` matrix row-major at `off + grp
+/// group`, rows `ld` apart.
+struct Weights<'a> {
+    buf: &'a DevBuf,
+    off: usize,
+    ld: usize,
+    group: usize,
+}
 
 /// A realised input: its buffer and the element offset of its first value.
 struct In<'a> {
@@ -69,8 +107,25 @@ pub(super) fn forward(
 ) -> Result<()> {
     let chunk = chunk(d, g)?;
     let (x, w) = (In::of(&inputs[0]), In::of(&inputs[1]));
+    let crs_g = g.cg() * g.rs();
+    let w = Weights {
+        buf: w.buf,
+        off: w.off,
+        ld: crs_g,
+        group: g.kg() * crs_g,
+    };
     for n0 in (0..g.n).step_by(chunk) {
-        forward_chunk(lane, d, g, &x, &w, out, n0, chunk.min(g.n - n0))?;
+        forward_chunk(
+            lane,
+            d,
+            g,
+            Taps::of(g),
+            &x,
+            &w,
+            out,
+            n0,
+            chunk.min(g.n - n0),
+        )?;
     }
     if bias || relu {
         epilogue(lane, d, g, inputs, out, bias, relu)?;
@@ -104,8 +159,11 @@ pub(super) fn input_grad(
     inputs: &[CallInput<'_, DevBuf>],
     out: &mut DevBuf,
 ) -> Result<()> {
-    let chunk = chunk(d, g)?;
     let (dy, w) = (In::of(&inputs[0]), In::of(&inputs[1]));
+    if let Some(t) = transposed(d, g) {
+        return input_by_forward(lane, d, g, &t, &dy, &w, out);
+    }
+    let chunk = chunk(d, g)?;
     for n0 in (0..g.n).step_by(chunk) {
         input_chunk(lane, d, g, &dy, &w, out, n0, chunk.min(g.n - n0))?;
     }
@@ -130,7 +188,104 @@ pub(super) fn weight_grad(
 
 /// Whether the patches of an image are the image itself.
 fn pointwise(g: &ConvGeom) -> bool {
-    g.r == [1, 1, 1] && g.stride == [1, 1, 1] && g.pad == [0, 0, 0]
+    reads_in_place(g, Taps::of(g))
+}
+
+/// Whether the patches of an image of `g` read by `taps` are the image itself.
+fn reads_in_place(g: &ConvGeom, taps: Taps) -> bool {
+    g.r == [1, 1, 1] && g.stride == [1, 1, 1] && taps.pad == [0, 0, 0]
+}
+
+/// The sizes of the input's gradient of `g` as a forward pass, when it takes that route: stride
+/// 1 on every axis and not pointwise (a pointwise kernel's gradient is already one product).
+/// Its input is `dy` (`K` channels of `g.o`), its filters `C` of `K / groups` channels, its
+/// output `g.i`, read with [`Taps`] `-g.pad`, `-g.dil` (its own `pad` and `dil` fields unused).
+/// `None` where a size of the route leaves the ranges of the lowering: one image's patches
+/// (`K rs` rows of `g.i` positions, in bytes) overflow, or the farthest index a tap computes,
+/// `(i - 1) + p`, exceeds `2^31 - 1` (`lower.cu` indexes a plane in 32 bits); the gather
+/// takes those.
+fn transposed(d: DType, g: &ConvGeom) -> Option<ConvGeom> {
+    if g.stride != [1, 1, 1] || pointwise(g) {
+        return None;
+    }
+    let reach = (0..3).all(|a| {
+        (g.i[a] - 1)
+            .checked_add(g.pad[a])
+            .is_some_and(|v| v <= i32::MAX as usize)
+    });
+    let t = ConvGeom {
+        dims: g.dims,
+        n: g.n,
+        c: g.k,
+        k: g.c,
+        groups: g.groups,
+        i: g.o,
+        r: g.r,
+        o: g.i,
+        stride: [1, 1, 1],
+        pad: [0, 0, 0],
+        dil: g.dil,
+    };
+    let fits = checked_numel(&[t.c, t.rs(), t.p(), d.size()]).is_ok();
+    (reach && fits).then_some(t)
+}
+
+/// The input's gradient of `g` (stride 1) as the forward pass of `t` ([`transposed`]): the
+/// weights with their channel axes exchanged, then `dy` lowered and multiplied a chunk of
+/// images at a time.
+fn input_by_forward(
+    lane: &CudaLane<'_>,
+    d: DType,
+    g: &ConvGeom,
+    t: &ConvGeom,
+    dy: &In<'_>,
+    w: &In<'_>,
+    dx: &DevBuf,
+) -> Result<()> {
+    let (kg, cg, rs) = (g.kg(), g.cg(), g.rs());
+    let len = g.k * cg * rs;
+    // `[K, Cg, rs]` to `[Cg, K, rs]`, which is the same layout when either axis is 1.
+    let held = if g.k > 1 && cg > 1 {
+        // SAFETY: `nn_swap` writes all `K Cg rs` elements before the products read them.
+        let s = unsafe { scratch(lane, d, len) }?;
+        count32("the planes of the weights", g.k * cg)?;
+        let i = |v: usize| v as i64;
+        let params = SwapArgs {
+            src: w.read(d, 0, len)?,
+            dst: WriteBuf::part(&s, d, 0, len)?,
+            a: i(g.k),
+            b: i(cg),
+            p: i(rs),
+        };
+        // SAFETY: `src` is a checked view of the `K Cg rs` weights and `dst` of `Cg K rs`
+        // values; the kernel reads `src[pl rs + q]` and writes `dst[(ib K + ia) rs + q]` for
+        // `ia < K`, `ib < Cg`, `q < rs`, all inside.
+        unsafe { NnKernel::Swap.launch(lane, d, &params, rs.div_ceil(lane_width(d)), g.k * cg) }?;
+        Some(s)
+    } else {
+        None
+    };
+    // Group `grp`'s filters of `t`: rows `ch < Cg` of `[Cg, K, rs]`, columns `(kk, j)` of its
+    // `Kg` channels from `grp Kg rs`.
+    let wt = match &held {
+        Some(s) => (s, 0),
+        None => (w.buf, w.off),
+    };
+    let wt = Weights {
+        buf: wt.0,
+        off: wt.1,
+        ld: g.k * rs,
+        group: kg * rs,
+    };
+    let taps = Taps {
+        pad: g.pad.map(|v| -(v as i64)),
+        dil: g.dil.map(|v| -(v as i64)),
+    };
+    let chunk = chunk(d, t)?;
+    for n0 in (0..t.n).step_by(chunk) {
+        forward_chunk(lane, d, t, taps, dy, &wt, dx, n0, chunk.min(t.n - n0))?;
+    }
+    Ok(())
 }
 
 /// Scratch of `len` elements of `d`.
@@ -143,11 +298,13 @@ unsafe fn scratch(lane: &CudaLane<'_>, d: DType, len: usize) -> Result<DevBuf> {
 }
 
 /// Lowers images `n0..n0 + nb` of `x` into `col` (`nb c rs P` elements), image `n`'s row
-/// `ch rs + j` at `n sn + (ch rs + j) sr`.
+/// `ch rs + j` at `n sn + (ch rs + j) sr`, tap `j` reading where `taps` says.
+#[allow(clippy::too_many_arguments)]
 fn im2col(
     lane: &CudaLane<'_>,
     d: DType,
     g: &ConvGeom,
+    taps: Taps,
     x: &In<'_>,
     n0: usize,
     nb: usize,
@@ -176,19 +333,19 @@ fn im2col(
         st0: i(g.stride[0]),
         st1: i(g.stride[1]),
         st2: i(g.stride[2]),
-        pd0: i(g.pad[0]),
-        pd1: i(g.pad[1]),
-        pd2: i(g.pad[2]),
-        dl0: i(g.dil[0]),
-        dl1: i(g.dil[1]),
-        dl2: i(g.dil[2]),
+        pd0: taps.pad[0],
+        pd1: taps.pad[1],
+        pd2: taps.pad[2],
+        dl0: taps.dil[0],
+        dl1: taps.dil[1],
+        dl2: taps.dil[2],
         sn: i(sn),
         sr: i(sr),
         pg: i(pg),
     };
     // SAFETY: `x` is a checked view of the chunk's `nb c ip` input values and `col` of `nb c rs
-    // P` values; the kernel reads plane `pl < nb c` of `x` only at in-bounds indices of its
-    // `ip` values, and writes `n sn + (ch rs + j) sr + q` for `n < nb`, `ch < c`, `j < rs`,
+    // P` values; the kernel reads plane `pl < nb c` of `x` only at indices it has checked lie
+    // in `[0, i)` on every axis (whatever the signs of `taps`), and writes `n sn + (ch rs + j) sr + q` for `n < nb`, `ch < c`, `j < rs`,
     // `q < P`, whose largest value is below `nb c rs P` for both layouts the passes use
     // (`sn = c rs P, sr = P` and `sn = P, sr = nb P`).
     // A thread takes `pg` consecutive planes and touches none past the chunk's `nb c`.
@@ -234,14 +391,15 @@ fn product(
     .run(lane)
 }
 
-/// The forward products of images `n0..n0 + nb` into `y`.
+/// The forward products of images `n0..n0 + nb` of `x` (lowered by `taps`) with `w` into `y`.
 #[allow(clippy::too_many_arguments)]
 fn forward_chunk(
     lane: &CudaLane<'_>,
     d: DType,
     g: &ConvGeom,
+    taps: Taps,
     x: &In<'_>,
-    w: &In<'_>,
+    w: &Weights<'_>,
     y: &DevBuf,
     n0: usize,
     nb: usize,
@@ -249,7 +407,7 @@ fn forward_chunk(
     let (p, rs, kg) = (g.p(), g.rs(), g.kg());
     let crs_g = g.cg() * rs;
     let img = g.c * rs * p;
-    let held = if pointwise(g) {
+    let held = if reads_in_place(g, taps) {
         None
     } else {
         // SAFETY: `im2col` writes all `nb c rs P` elements before the products read them.
@@ -257,7 +415,7 @@ fn forward_chunk(
     };
     let (cbuf, coff) = match &held {
         Some(col) => {
-            im2col(lane, d, g, x, n0, nb, col, (img, p))?;
+            im2col(lane, d, g, taps, x, n0, nb, col, (img, p))?;
             (col, 0)
         }
         None => (x.buf, x.off + n0 * img),
@@ -269,7 +427,7 @@ fn forward_chunk(
                 lane,
                 d,
                 (kg, p, crs_g, nb),
-                (w.buf, w.off + grp * kg * crs_g, row, crs_g, 0),
+                (w.buf, w.off + grp * w.group, row, w.ld, 0),
                 (cbuf, coff + grp * crs_g * p, row, p, img),
                 (y, (n0 * g.k + grp * kg) * p, p, g.k * p),
                 false,
@@ -281,7 +439,7 @@ fn forward_chunk(
                 lane,
                 d,
                 (kg, p, crs_g, g.groups),
-                (w.buf, w.off, row, crs_g, kg * crs_g),
+                (w.buf, w.off, row, w.ld, w.group),
                 (cbuf, coff + n * img, row, p, crs_g * p),
                 (y, (n0 + n) * g.k * p, p, kg * p),
                 false,
@@ -403,7 +561,7 @@ fn weight_chunk(
     let span = nb * p;
     // SAFETY: `im2col` writes all `c rs nb P` elements before the products read them.
     let col = unsafe { scratch(lane, d, g.c * rs * span) }?;
-    im2col(lane, d, g, x, n0, nb, &col, (p, span))?;
+    im2col(lane, d, g, Taps::of(g), x, n0, nb, &col, (p, span))?;
     let dyo = dy.off + n0 * g.k * p;
     // One image's gradient is already `K x P`; more are exchanged into `K x nb P`.
     let held = if nb > 1 {
@@ -464,4 +622,78 @@ fn bias_act(
     // values; the kernel reads and writes `y[pl P + q]` for `pl < n K`, `q < P`, and reads
     // `bias[pl % K]`.
     unsafe { NnKernel::BiasAct.launch(lane, d, &params, p, planes) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::signal::Padding;
+
+    fn geom2(
+        x: [usize; 4],
+        w: [usize; 4],
+        stride: [usize; 2],
+        pad: [(usize, usize); 2],
+        dil: [usize; 2],
+        groups: usize,
+    ) -> ConvGeom {
+        ConvGeom::new("test", &x, &w, stride, Padding::Sides(pad), dil, groups)
+            .expect("a valid geometry")
+    }
+
+    /// Stride 1 takes the forward route with the transposed sizes; a stride above 1 on any
+    /// axis and a pointwise kernel keep the gather.
+    #[test]
+    fn input_gradient_routes() {
+        let g = geom2(
+            [2, 6, 9, 8],
+            [4, 3, 3, 2],
+            [1, 1],
+            [(1, 2), (3, 0)],
+            [2, 1],
+            2,
+        );
+        let t = transposed(DType::F32, &g).expect("stride 1 takes the forward route");
+        // `dy` (`K = 4` channels of the output, `(9 + 3 - 5 + 1) x (8 + 3 - 2 + 1)`) in, the
+        // input's `C = 6` channels of `9 x 8` out, the same groups and kernel.
+        assert_eq!((t.n, t.c, t.k, t.groups), (2, 4, 6, 2));
+        assert_eq!(t.i, [1, 8, 10]);
+        assert_eq!(t.o, [1, 9, 8]);
+        assert_eq!(t.r, g.r);
+        assert_eq!((t.cg(), t.kg()), (2, 3));
+        let strided = geom2(
+            [2, 6, 9, 8],
+            [4, 6, 3, 2],
+            [1, 2],
+            [(1, 1), (1, 1)],
+            [1, 1],
+            1,
+        );
+        assert!(transposed(DType::F32, &strided).is_none());
+        let point = geom2(
+            [2, 6, 9, 8],
+            [4, 6, 1, 1],
+            [1, 1],
+            [(0, 0), (0, 0)],
+            [1, 1],
+            1,
+        );
+        assert!(transposed(DType::F32, &point).is_none());
+        // A single tap with padding crops: not read in place.
+        let padded = geom2(
+            [2, 6, 9, 8],
+            [4, 6, 1, 1],
+            [1, 1],
+            [(2, 0), (0, 1)],
+            [1, 1],
+            1,
+        );
+        let t = transposed(DType::BF16, &padded).expect("padding makes it a lowering");
+        let taps = Taps {
+            pad: padded.pad.map(|v| -(v as i64)),
+            dil: padded.dil.map(|v| -(v as i64)),
+        };
+        assert!(!reads_in_place(&t, taps));
+        assert_eq!(t.o, [1, 9, 8]);
+    }
 }

@@ -10,7 +10,9 @@
 // as a `c rs x P` matrix (the forward product's operand), `sn = P, sr = nb P` lays every
 // image's patches side by side in one `c rs x nb P` matrix (the weight gradient's operand).
 // Tap `j` of output `q` reads input `q s - p + j d` along each axis; outside the input it
-// reads zero.
+// reads zero. The lowering's `p` and `d` may be negative: the input's gradient at stride 1
+// lowers `dy` with `-p` and `-d` (tap `j` of input position `e` reads `dy` at `e + p - j d`),
+// a negative padding crops.
 //
 // Threads. `x` of a block runs over groups of `NN_V` consecutive positions within a plane
 // (output positions for the lowering, input positions for the gather, values for the
@@ -22,11 +24,13 @@
 // elements (every image and row start does when `sn`, `sr` or the plane size are multiples of
 // `NN_V`) in a buffer on 8 bytes is stored as one 8-byte access; any other element by element.
 //
-// Ranges (checked on the host, `geom.rs` and `kernels.rs`): the extents, padding and the
-// farthest tap of each axis (`(o - 1) s + (r - 1) d`), the sizes of one input plane, one
+// Ranges (checked on the host, `geom.rs`, `kernels.rs` and `cuda.rs`): the extents, padding and
+// the farthest tap of each axis (`(o - 1) s + (r - 1) d`), the sizes of one input plane, one
 // output plane and one kernel plane, and the number of planes are at most `2^31 - 1`, so
 // indices within a plane are `int` and sums of an index and a padding are `unsigned`; offsets
-// of whole planes are `i64t`.
+// of whole planes are `i64t`. With a negative padding and dilation (stride 1) every index a
+// tap computes lies in `[p - (r - 1) d, (o - 1) + p]`, and `(o - 1) + p` is at most
+// `2^31 - 1` too (`transposed` in `cuda.rs`).
 //
 // Built after a typed header defining `S` (storage), `A` (working type), `nn_ld`, `nn_st`.
 
