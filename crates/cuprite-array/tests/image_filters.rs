@@ -434,6 +434,87 @@ fn separable_random(d: Device) -> TestResult {
     })
 }
 
+/// The images of the fused separable kernel's tiling cases: sides not multiples of its tiles
+/// (37 x 1029), single rows and columns, and a batch of images larger than one tile along
+/// both axes (whose middle tiles lie wholly inside, away from every edge).
+const TILE_SHAPES: [[usize; 3]; 4] = [[1, 37, 1029], [1, 1, 300], [1, 300, 1], [2, 150, 140]];
+
+/// The fused separable kernel (rows first for the Gaussian, the uniform filter and Sobel
+/// along axis 0; columns first for Sobel along axis 1) against f64 reference passes, with
+/// every boundary mode, on images small enough for the reference: several tiles along the
+/// columns, single rows and columns, a batch. (Interior tiles, away from every edge, are in
+/// [`separable_tiles_dtypes`], against the CPU twin that this body checks.)
+fn separable_tiles(d: Device) -> TestResult {
+    on(d, || -> TestResult {
+        let mut rng = Rng::fresh();
+        for xs in [[1usize, 37, 131], [1, 1, 300], [1, 300, 1], [2, 19, 70]] {
+            let x = rvec(&mut rng, xs.iter().product(), -1.0, 1.0);
+            let xa = arr(&x, &xs);
+            for mode in MODES.into_iter().chain([Boundary::GridWrap]) {
+                let w = |s: &str| format!("{s} {xs:?} {mode:?}");
+                let o = FilterOpts::new().boundary(mode).axes(&[1, 2]);
+                let go = GaussianOpts::new().boundary(mode).axes(&[1, 2]);
+                let got = image::gaussian_filter_with(&xa, &[2.0], go)?.to_vec()?;
+                let g = gauss_ref(2.0, 0, 8);
+                let p = corr1_ref(&x, &xs, 1, &g, 8, mode);
+                let want = corr1_ref(&p, &xs, 2, &g, 8, mode);
+                close(&got, &want, 1e-10, 1e-12, &w("gaussian 2"))?;
+                let got = image::uniform_filter_with(&xa, &[9], o.clone())?.to_vec()?;
+                let p = corr1_ref(&x, &xs, 1, &[1.0 / 9.0; 9], 4, mode);
+                let want = corr1_ref(&p, &xs, 2, &[1.0 / 9.0; 9], 4, mode);
+                close(&got, &want, 1e-10, 1e-12, &w("uniform 9"))?;
+                for ax in [1usize, 2] {
+                    let got = image::sobel_with(&xa, ax as isize, o.clone())?.to_vec()?;
+                    let p = corr1_ref(&x, &xs, ax, &[-1.0, 0.0, 1.0], 1, mode);
+                    let want = corr1_ref(&p, &xs, 3 - ax, &[1.0, 2.0, 1.0], 1, mode);
+                    close(&got, &want, 1e-12, 1e-12, &w(&format!("sobel {ax}")))?;
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// CUDA agrees with the CPU backend on the fused separable kernel's tiling cases
+/// ([`TILE_SHAPES`]) for every element type and boundary mode.
+fn separable_tiles_dtypes() -> TestResult {
+    fn case<T: ImageElement + Element>(rng: &mut Rng, lo: f64, hi: f64, tol: f64) -> TestResult {
+        for shape in TILE_SHAPES {
+            let n: usize = shape.iter().product();
+            let x: Vec<T> = (0..n)
+                .map(|_| T::store(lo + (hi - lo) * rng.f32_in(0.0, 1.0) as f64))
+                .collect();
+            for mode in MODES.into_iter().chain([Boundary::GridWrap]) {
+                let o = FilterOpts::new().boundary(mode).axes(&[1, 2]);
+                let go = GaussianOpts::new().boundary(mode).axes(&[1, 2]);
+                let w = |s: &str| format!("{s} {} {shape:?} {mode:?}", T::DTYPE);
+                agree(&w("gaussian 2"), &x, &shape, tol, &|a| {
+                    image::gaussian_filter_with(a, &[2.0], go.clone())
+                })?;
+                agree(&w("gaussian 1, 3"), &x, &shape, tol, &|a| {
+                    image::gaussian_filter_with(a, &[1.0, 3.0], go.clone().order(&[1, 0]))
+                })?;
+                agree(&w("uniform 9"), &x, &shape, tol, &|a| {
+                    image::uniform_filter_with(a, &[9], o.clone())
+                })?;
+                for ax in [1isize, 2] {
+                    agree(&w(&format!("sobel {ax}")), &x, &shape, tol, &|a| {
+                        image::sobel_with(a, ax, o.clone())
+                    })?;
+                }
+            }
+        }
+        Ok(())
+    }
+    let mut rng = Rng::fresh();
+    case::<u8>(&mut rng, 0.0, 255.0, 1.0 / 255.0)?;
+    case::<u16>(&mut rng, 0.0, 60000.0, 1.0 / 60000.0)?;
+    case::<f16>(&mut rng, -4.0, 4.0, 1e-2)?;
+    case::<f32>(&mut rng, -4.0, 4.0, 1e-5)?;
+    case::<f64>(&mut rng, -4.0, 4.0, 1e-12)?;
+    Ok(())
+}
+
 /// Gaussian Laplacian and gradient magnitude from their definitions.
 fn gaussian_compound(d: Device) -> TestResult {
     on(d, || -> TestResult {
@@ -1346,6 +1427,7 @@ pub const BODIES: &[(&str, Body)] = &[
     ("published", published),
     ("correlate_random", correlate_random),
     ("separable_random", separable_random),
+    ("separable_tiles", separable_tiles),
     ("gaussian_compound", gaussian_compound),
     ("rank_random", rank_random),
     ("rank_box_nan", rank_box_nan),
@@ -1502,6 +1584,7 @@ fn image_kernels_compile() -> TestResult {
         rank_random(Device::CPU),
         rank_box_nan(Device::CPU),
         separable_random(Device::CPU),
+        separable_tiles(Device::CPU),
         bilateral_ref(Device::CPU),
         mean_shift_ref(Device::CPU),
     ];
@@ -1551,6 +1634,87 @@ fn image_kernels_compile() -> TestResult {
     Ok(())
 }
 
+/// The fused separable kernel compiles with NVRTC (no GPU) for every element type, both pass
+/// orders, symmetric, antisymmetric and plain taps, and tap counts that take each of its
+/// tilings: the sources the CPU runs would build on CUDA, recorded by the dry-run backend.
+fn sep2_kernels_compile() -> TestResult {
+    fn run<T: ImageElement + Element>() -> TestResult {
+        let x: Vec<T> = (0..40 * 70).map(|i| T::store((i % 7) as f64)).collect();
+        let a = Array::from_slice_on(Device::CPU, &x, &[40, 70])?;
+        // 5, 17 and 33 taps along both axes.
+        for sigma in [0.5, 2.0, 4.0] {
+            image::gaussian_filter(&a, &[sigma])?.eval()?;
+        }
+        let go = GaussianOpts::new().order(&[1, 0]);
+        image::gaussian_filter_with(&a, &[1.0, 2.0], go)?.eval()?;
+        image::uniform_filter(&a, &[4, 3])?.eval()?;
+        image::sobel(&a, -1)?.eval()?;
+        image::sobel(&a, 0)?.eval()?;
+        Ok(())
+    }
+    cuprite_array::tuning::compiler::start_recording();
+    let runs = [
+        run::<u8>(),
+        run::<u16>(),
+        run::<f16>(),
+        run::<f32>(),
+        run::<f64>(),
+    ];
+    let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
+        .into_iter()
+        .filter(|s| s.contains("cuprite_img_sep2_"))
+        .collect();
+    for (i, r) in runs.into_iter().enumerate() {
+        r.map_err(|e| format!("dtype {i} under recording: {e}"))?;
+    }
+    // Each tiling: the widest that fits 48 KiB of shared memory for the taps and type.
+    for (name, tile) in [
+        (
+            "cuprite_img_sep2_f32_17x17_22(",
+            "SEP_TW = 64;\nconstexpr int SEP_TH = 64;",
+        ),
+        (
+            "cuprite_img_sep2_f32_33x33_22(",
+            "SEP_TW = 64;\nconstexpr int SEP_TH = 32;",
+        ),
+        (
+            "cuprite_img_sep2_f64_17x17_22(",
+            "SEP_TW = 32;\nconstexpr int SEP_TH = 32;",
+        ),
+        (
+            "cuprite_img_sep2_u8_33x33_22(",
+            "SEP_TW = 32;\nconstexpr int SEP_TH = 16;",
+        ),
+        (
+            "cuprite_img_sep2_f16_3x3_20_xf(",
+            "SEP_TW = 64;\nconstexpr int SEP_TH = 64;",
+        ),
+        (
+            "cuprite_img_sep2_u16_3x3_02(",
+            "SEP_TW = 64;\nconstexpr int SEP_TH = 32;",
+        ),
+        (
+            "cuprite_img_sep2_f64_5x5_22(",
+            "SEP_TW = 64;\nconstexpr int SEP_TH = 32;",
+        ),
+    ] {
+        let Some(src) = sources.iter().find(|s| s.contains(name)) else {
+            return Err(format!("{name} was not recorded ({} sources)", sources.len()).into());
+        };
+        if !src.contains(tile) {
+            return Err(format!("{name} does not take the tile {tile:?}").into());
+        }
+    }
+    let opts = cuprite_array::tuning::compiler::compile_options(90, true);
+    let mut seen = std::collections::BTreeSet::new();
+    for s in sources.iter().filter(|s| seen.insert((*s).clone())) {
+        if let Err(e) = cuprite_driver::nvrtc::compile(s, &opts) {
+            return Err(format!("kernel failed to compile: {e}\n{s}").into());
+        }
+    }
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     let mut v = vec![
         Test::nvrtc("codegen::image_kernels_compile", image_kernels_compile),
@@ -1558,6 +1722,11 @@ pub fn tests() -> Vec<Test> {
             "cuda::image_filters::cuda_agrees_with_cpu",
             cuda_agrees_with_cpu,
         ),
+        Test::gpu(
+            "cuda::image_filters::separable_tiles_dtypes",
+            separable_tiles_dtypes,
+        ),
+        Test::nvrtc("codegen::image_sep2_kernels_compile", sep2_kernels_compile),
     ];
     for &(name, body) in BODIES {
         v.push(Test::cpu(

@@ -12,26 +12,44 @@
 // pairs `(v[t] + v[m - 1 - t]) w[t]` from the outermost in; antisymmetric (-1) the same with
 // differences; otherwise (0) the last tap, then the others in ascending order.
 //
-// A block of SEP_THREADS (256) threads filters one SEP_T x SEP_T (32 x 32) output tile at a
-// time. It stages the input tile with its halo in shared memory (rows of odd stride `sw`,
-// mapped by `img_map`), runs the first pass into a shared intermediate and the second pass
-// into a staged output tile, then stores it coalesced. Each thread computes SEP_R (4)
-// consecutive outputs of a pass from SEP_R + taps - 1 values it holds in registers, with the
-// taps in registers too; in each pass
-// the 32 lanes of a warp walk 32 different rows or columns, so with odd row strides their
-// reads hit 32 banks.
+// A block of SEP_THREADS threads filters one SEP_TW x SEP_TH output tile (columns x rows) at a
+// time. It stages the input tile with its halo in shared memory: a tile whose halo lies inside
+// the image is copied with plain indexing, only edge tiles map indices through `img_map`. The
+// first pass writes a shared intermediate; the second pass reads it and stores its results
+// straight to the image. A pass along the rows axis gives a thread SEP_S consecutive outputs
+// of one column, from SEP_S + taps - 1 values it holds in registers, with warp lanes on
+// consecutive columns (conflict-free shared reads, coalesced stores). A pass along the columns
+// axis gives a thread SEP_R (4) consecutive outputs of one row: as the first pass, lanes on
+// consecutive rows of odd stride (conflict-free scalar reads); as the second, lanes on
+// consecutive groups of a row, reading the intermediate 16 bytes at a time (its rows are
+// 16-byte aligned) and storing the 4 outputs as one vector where the address allows.
 //
 // Built after `boundary.cu` and a typed header defining `T`, `C`, `img_ld`, `img_st`,
-// `img_madd` (`filters_elem.rs`), SEP_MY, SEP_MX, SEP_SYMY, SEP_SYMX and SEP_XFIRST.
+// `img_madd` (`filters_elem.rs`), SEP_MY, SEP_MX, SEP_SYMY, SEP_SYMX, SEP_XFIRST, SEP_TW,
+// SEP_TH (multiples of 4 and of SEP_S) and SEP_S. The shared bytes it needs are
+// `filters_sep.rs`'s `shared_bytes`, which mirrors SEP_IN, SEP_MR and SEP_MS below.
 
-constexpr int SEP_T = 32;
-constexpr int SEP_R = 4;
 constexpr int SEP_THREADS = 256;
-constexpr int SEP_G = SEP_T / SEP_R;
+constexpr int SEP_R = 4;
+// Working values per 16-byte shared load.
+constexpr int SEP_V = 16 / (int)sizeof(C);
+constexpr int SEP_SH = SEP_TH + SEP_MY - 1;
+constexpr int SEP_SW = SEP_TW + SEP_MX - 1;
+// The input tile's row stride: odd, so that lanes on consecutive rows hit 32 banks.
+constexpr int SEP_IS = SEP_SW | 1;
+// Values a thread of a second pass along columns loads from a row: its SEP_R + SEP_MX - 1,
+// rounded up to whole 16-byte loads.
+constexpr int SEP_NL = (SEP_R + SEP_MX - 1 + SEP_V - 1) / SEP_V * SEP_V;
+// The intermediate: SEP_MR rows of stride SEP_MS after SEP_IN values of the input tile
+// (rounded up to 16 bytes). Rows first keeps SEP_TH rows covering every load of the second
+// pass (a multiple of SEP_V); columns first keeps SEP_SH rows of SEP_TW values, odd stride.
+constexpr int SEP_IN = (SEP_SH * SEP_IS + SEP_V - 1) / SEP_V * SEP_V;
+constexpr int SEP_MR = SEP_XFIRST ? SEP_SH : SEP_TH;
+constexpr int SEP_MS = SEP_XFIRST ? (SEP_TW | 1) : SEP_TW - SEP_R + SEP_NL;
 
-// Output `p` of a thread's SEP_R from its values `v` (output p's taps are v[p .. p + M - 1]).
-template <int M, int SYM>
-__device__ __forceinline__ C sep_out(const C (&v)[M + SEP_R - 1], const C (&w)[M], int p) {
+// Output `p` from the values `v` (output p's taps are v[p .. p + M - 1]).
+template <int M, int SYM, int N>
+__device__ __forceinline__ C sep_out(const C (&v)[N], const C (&w)[M], int p) {
   constexpr int H = M / 2;
   C acc;
   if (SYM == 1) {
@@ -50,110 +68,188 @@ __device__ __forceinline__ C sep_out(const C (&v)[M + SEP_R - 1], const C (&w)[M
   return acc;
 }
 
+// 16 bytes of shared working values at `p` (16-byte aligned) into v[0 .. SEP_V).
+__device__ __forceinline__ void sep_ld16(const float *p, float *v) {
+  const float4 q = *reinterpret_cast<const float4 *>(p);
+  v[0] = q.x;
+  v[1] = q.y;
+  v[2] = q.z;
+  v[3] = q.w;
+}
+__device__ __forceinline__ void sep_ld16(const double *p, double *v) {
+  const double2 q = *reinterpret_cast<const double2 *>(p);
+  v[0] = q.x;
+  v[1] = q.y;
+}
+
+// Four stored values at `p`, aligned to their vector's size (16 bytes for doubles).
+__device__ __forceinline__ void sep_st4(float *p, const float (&s)[4]) {
+  float4 q;
+  q.x = s[0];
+  q.y = s[1];
+  q.z = s[2];
+  q.w = s[3];
+  *reinterpret_cast<float4 *>(p) = q;
+}
+__device__ __forceinline__ void sep_st4(double *p, const double (&s)[4]) {
+  double2 a, b;
+  a.x = s[0];
+  a.y = s[1];
+  b.x = s[2];
+  b.y = s[3];
+  reinterpret_cast<double2 *>(p)[0] = a;
+  reinterpret_cast<double2 *>(p)[1] = b;
+}
+__device__ __forceinline__ void sep_st4(unsigned short *p, const unsigned short (&s)[4]) {
+  ushort4 q;
+  q.x = s[0];
+  q.y = s[1];
+  q.z = s[2];
+  q.w = s[3];
+  *reinterpret_cast<ushort4 *>(p) = q;
+}
+__device__ __forceinline__ void sep_st4(unsigned char *p, const unsigned char (&s)[4]) {
+  uchar4 q;
+  q.x = s[0];
+  q.y = s[1];
+  q.z = s[2];
+  q.w = s[3];
+  *reinterpret_cast<uchar4 *>(p) = q;
+}
+
+// The SEP_R outputs `a` stored from `p` on, of which the first `room` lie inside the image:
+// one vector store when all do and `p` is aligned for it, else one store each.
+__device__ __forceinline__ void sep_store(T *p, const C (&a)[SEP_R], i64t room) {
+  T s[SEP_R];
+#pragma unroll
+  for (int k = 0; k < SEP_R; ++k) s[k] = img_st(a[k]);
+  constexpr unsigned long long al = sizeof(T) * SEP_R > 16 ? 16 : sizeof(T) * SEP_R;
+  if (room >= SEP_R && reinterpret_cast<unsigned long long>(p) % al == 0) {
+    sep_st4(p, s);
+  } else {
+#pragma unroll
+    for (int k = 0; k < SEP_R; ++k)
+      if (k < room) p[k] = s[k];
+  }
+}
+
 __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const C *__restrict__ wy,
                                          const C *__restrict__ wx, T *__restrict__ y, i64t batch,
                                          i64t h, i64t w, i64t cy, i64t cx, i64t mode,
                                          double cval, double divy, double divx) {
-  extern __shared__ double img_sep_smem[];
-  C *const tile = reinterpret_cast<C *>(img_sep_smem);
-  constexpr int SH = SEP_T + SEP_MY - 1;
-  constexpr int SW = SEP_T + SEP_MX - 1;
-  constexpr int sw = SW | 1;
-  // Intermediate: rows-first keeps SEP_T rows of SW columns, columns-first SH rows of SEP_T.
-  constexpr int MC = SEP_XFIRST ? SEP_T : SW;
-  constexpr int mc = MC | 1;
-  constexpr int TILE = SH * sw > SEP_T * (SEP_T + 1) ? SH * sw : SEP_T * (SEP_T + 1);
-  C *const mid = tile + TILE;
-  C *const ot = tile;
-  C wyr[SEP_MY], wxr[SEP_MX];
-#pragma unroll
-  for (int j = 0; j < SEP_MY; ++j) wyr[j] = wy[j];
-#pragma unroll
-  for (int j = 0; j < SEP_MX; ++j) wxr[j] = wx[j];
+  extern __shared__ __align__(16) double img_sep_smem[];
+  C *const in = reinterpret_cast<C *>(img_sep_smem);
+  C *const mid = in + SEP_IN;
   const bool cst = mode == 1 || mode == 5;
   const C cv = (C)cval;
   const int tid = threadIdx.x;
-  const i64t tn_y = (h + SEP_T - 1) / SEP_T, tn_x = (w + SEP_T - 1) / SEP_T;
+  const i64t tn_y = (h + SEP_TH - 1) / SEP_TH, tn_x = (w + SEP_TW - 1) / SEP_TW;
   const i64t total = batch * tn_y * tn_x;
   for (i64t t = blockIdx.x; t < total; t += gridDim.x) {
-    const i64t tx0 = (t % tn_x) * SEP_T;
+    const i64t tx0 = (t % tn_x) * SEP_TW;
     const i64t r = t / tn_x;
-    const i64t ty0 = (r % tn_y) * SEP_T;
+    const i64t ty0 = (r % tn_y) * SEP_TH;
     const T *xb = x + (r / tn_y) * h * w;
     T *yb = y + (r / tn_y) * h * w;
+    // The input tile's first row and column in the image.
+    const i64t y0 = ty0 - cy, x0 = tx0 - cx;
     __syncthreads();
-    for (int q = tid; q < SH * SW; q += SEP_THREADS) {
-      const int rr = q / SW, cc = q - rr * SW;
-      const i64t gy = img_map(ty0 + rr - cy, h, (int)mode);
-      const i64t gx = img_map(tx0 + cc - cx, w, (int)mode);
-      tile[rr * sw + cc] = (gy >= 0 && gx >= 0) ? img_ld(xb[gy * w + gx]) : cv;
+    if (y0 >= 0 && y0 + SEP_SH <= h && x0 >= 0 && x0 + SEP_SW <= w) {
+      // Interior: every value of the tile is in the image.
+      const T *src = xb + y0 * w + x0;
+#pragma unroll 4
+      for (int q = tid; q < SEP_SH * SEP_SW; q += SEP_THREADS) {
+        const int rr = q / SEP_SW, cc = q - rr * SEP_SW;
+        in[rr * SEP_IS + cc] = img_ld(src[rr * w + cc]);
+      }
+    } else {
+      for (int q = tid; q < SEP_SH * SEP_SW; q += SEP_THREADS) {
+        const int rr = q / SEP_SW, cc = q - rr * SEP_SW;
+        const i64t gy = img_map(y0 + rr, h, (int)mode);
+        const i64t gx = img_map(x0 + cc, w, (int)mode);
+        in[rr * SEP_IS + cc] = (gy >= 0 && gx >= 0) ? img_ld(xb[gy * w + gx]) : cv;
+      }
     }
     __syncthreads();
-    // First pass: a thread computes SEP_R consecutive intermediates.
     if (!SEP_XFIRST) {
-      // Along rows: lanes take columns, a thread SEP_R consecutive rows of one column.
-      for (int q = tid; q < SEP_G * SW; q += SEP_THREADS) {
-        const int g = q / SW, cc = q - g * SW;
-        C v[SEP_MY + SEP_R - 1];
+      // First pass along rows: a thread SEP_S consecutive rows of one of the SEP_SW columns.
+      C wr[SEP_MY];
 #pragma unroll
-        for (int j = 0; j < SEP_MY + SEP_R - 1; ++j) v[j] = tile[(g * SEP_R + j) * sw + cc];
-        const i64t gx = tx0 + cc - cx;
+      for (int j = 0; j < SEP_MY; ++j) wr[j] = wy[j];
+      for (int q = tid; q < (SEP_TH / SEP_S) * SEP_SW; q += SEP_THREADS) {
+        const int g = q / SEP_SW, cc = q - g * SEP_SW;
+        C v[SEP_MY + SEP_S - 1];
+#pragma unroll
+        for (int j = 0; j < SEP_MY + SEP_S - 1; ++j) v[j] = in[(g * SEP_S + j) * SEP_IS + cc];
+        const i64t gx = x0 + cc;
         const bool out = cst && (gx < 0 || gx >= w);
 #pragma unroll
-        for (int p = 0; p < SEP_R; ++p) {
-          C a = sep_out<SEP_MY, SEP_SYMY>(v, wyr, p);
+        for (int p = 0; p < SEP_S; ++p) {
+          C a = sep_out<SEP_MY, SEP_SYMY>(v, wr, p);
           if (divy != 1.0) a = a / (C)divy;
-          mid[(g * SEP_R + p) * mc + cc] = out ? cv : img_ld(img_st(a));
+          mid[(g * SEP_S + p) * SEP_MS + cc] = out ? cv : img_ld(img_st(a));
         }
       }
     } else {
-      // Along columns: lanes take rows, a thread SEP_R consecutive columns of one row.
-      for (int q = tid; q < SEP_G * SH; q += SEP_THREADS) {
-        const int g = q / SH, rr = q - g * SH;
+      // First pass along columns: lanes on rows, a thread SEP_R consecutive columns of a row.
+      C wr[SEP_MX];
+#pragma unroll
+      for (int j = 0; j < SEP_MX; ++j) wr[j] = wx[j];
+      for (int q = tid; q < (SEP_TW / SEP_R) * SEP_SH; q += SEP_THREADS) {
+        const int g = q / SEP_SH, rr = q - g * SEP_SH;
         C v[SEP_MX + SEP_R - 1];
 #pragma unroll
-        for (int j = 0; j < SEP_MX + SEP_R - 1; ++j) v[j] = tile[rr * sw + g * SEP_R + j];
-        const i64t gy = ty0 + rr - cy;
+        for (int j = 0; j < SEP_MX + SEP_R - 1; ++j) v[j] = in[rr * SEP_IS + g * SEP_R + j];
+        const i64t gy = y0 + rr;
         const bool out = cst && (gy < 0 || gy >= h);
 #pragma unroll
         for (int p = 0; p < SEP_R; ++p) {
-          C a = sep_out<SEP_MX, SEP_SYMX>(v, wxr, p);
+          C a = sep_out<SEP_MX, SEP_SYMX>(v, wr, p);
           if (divx != 1.0) a = a / (C)divx;
-          mid[rr * mc + g * SEP_R + p] = out ? cv : img_ld(img_st(a));
+          mid[rr * SEP_MS + g * SEP_R + p] = out ? cv : img_ld(img_st(a));
         }
       }
     }
     __syncthreads();
-    // Second pass into the staged output tile `ot[row * (SEP_T + 1) + col]`.
-    {
-      const int lane = tid % SEP_T, g = tid / SEP_T;
-      if (!SEP_XFIRST) {
-        // Along columns: lane = row, SEP_R consecutive columns.
-        C v[SEP_MX + SEP_R - 1];
+    if (!SEP_XFIRST) {
+      // Second pass along columns: a thread SEP_R consecutive outputs of a row.
+      C wr[SEP_MX];
 #pragma unroll
-        for (int j = 0; j < SEP_MX + SEP_R - 1; ++j) v[j] = mid[lane * mc + g * SEP_R + j];
+      for (int j = 0; j < SEP_MX; ++j) wr[j] = wx[j];
+      for (int q = tid; q < SEP_TH * (SEP_TW / SEP_R); q += SEP_THREADS) {
+        const int rr = q / (SEP_TW / SEP_R), g = q - rr * (SEP_TW / SEP_R);
+        C v[SEP_NL];
+#pragma unroll
+        for (int j = 0; j < SEP_NL; j += SEP_V) sep_ld16(mid + rr * SEP_MS + g * SEP_R + j, v + j);
+        C a[SEP_R];
 #pragma unroll
         for (int p = 0; p < SEP_R; ++p) {
-          C a = sep_out<SEP_MX, SEP_SYMX>(v, wxr, p);
-          ot[lane * (SEP_T + 1) + g * SEP_R + p] = divx != 1.0 ? a / (C)divx : a;
+          a[p] = sep_out<SEP_MX, SEP_SYMX>(v, wr, p);
+          if (divx != 1.0) a[p] = a[p] / (C)divx;
         }
-      } else {
-        // Along rows: lane = column, SEP_R consecutive rows.
-        C v[SEP_MY + SEP_R - 1];
+        const i64t oy = ty0 + rr, ox = tx0 + g * SEP_R;
+        if (oy < h && ox < w) sep_store(yb + oy * w + ox, a, w - ox);
+      }
+    } else {
+      // Second pass along rows: a thread SEP_S consecutive outputs of a column.
+      C wr[SEP_MY];
 #pragma unroll
-        for (int j = 0; j < SEP_MY + SEP_R - 1; ++j) v[j] = mid[(g * SEP_R + j) * mc + lane];
+      for (int j = 0; j < SEP_MY; ++j) wr[j] = wy[j];
+      for (int q = tid; q < (SEP_TH / SEP_S) * SEP_TW; q += SEP_THREADS) {
+        const int g = q / SEP_TW, cc = q - g * SEP_TW;
+        const i64t ox = tx0 + cc;
+        if (ox >= w) continue;
+        C v[SEP_MY + SEP_S - 1];
 #pragma unroll
-        for (int p = 0; p < SEP_R; ++p) {
-          C a = sep_out<SEP_MY, SEP_SYMY>(v, wyr, p);
-          ot[(g * SEP_R + p) * (SEP_T + 1) + lane] = divy != 1.0 ? a / (C)divy : a;
+        for (int j = 0; j < SEP_MY + SEP_S - 1; ++j) v[j] = mid[(g * SEP_S + j) * SEP_MS + cc];
+#pragma unroll
+        for (int p = 0; p < SEP_S; ++p) {
+          const i64t oy = ty0 + g * SEP_S + p;
+          C a = sep_out<SEP_MY, SEP_SYMY>(v, wr, p);
+          if (divy != 1.0) a = a / (C)divy;
+          if (oy < h) yb[oy * w + ox] = img_st(a);
         }
       }
-    }
-    __syncthreads();
-    for (int q = tid; q < SEP_T * SEP_T; q += SEP_THREADS) {
-      const int rr = q / SEP_T, cc = q % SEP_T;
-      const i64t oy = ty0 + rr, ox = tx0 + cc;
-      if (oy < h && ox < w) yb[oy * w + ox] = img_st(ot[rr * (SEP_T + 1) + cc]);
     }
   }
 }

@@ -19,12 +19,57 @@ use std::hash::{Hash, Hasher};
 
 /// Threads a block (`SEP_THREADS` in the kernel).
 const THREADS: usize = 256;
-/// The output tile's side (`SEP_T`).
-const TILE: usize = 32;
+/// The fewest blocks an SM keeps resident (the kernel's launch bound, capping its registers).
+const BLOCKS_PER_SM: usize = 3;
+/// Consecutive outputs of a thread along the columns axis (`SEP_R`).
+const R: usize = 4;
 /// The most taps a pass of the fused kernel takes (its taps live in registers).
 pub(crate) const SEP_MAX_TAPS: usize = 33;
 /// The most dynamic shared memory the fused kernel asks for.
 const SHARED_MAX: usize = 48 * 1024;
+/// The output tiles (columns, rows) the kernel may take, largest first: the first whose shared
+/// memory fits is used. Both sides are multiples of `R` and of the tile's `SEP_S`.
+const TILES: [(usize, usize); 4] = [(64, 64), (64, 32), (32, 32), (32, 16)];
+
+/// The kernel's blocking for one filter: output tile `tw x th` (`SEP_TW`, `SEP_TH`) and
+/// consecutive outputs of a thread along the rows axis `s` (`SEP_S`, at most 16, dividing `th`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Tiling {
+    tw: usize,
+    th: usize,
+    s: usize,
+}
+
+/// The bytes of dynamic shared memory the kernel needs for taps `my`, `mx` in a working type
+/// of `esize` bytes on an output tile `tw x th`: the staged input tile (rows of odd stride,
+/// rounded up to 16 bytes) and the intermediate (the kernel's `SEP_IN + SEP_MR * SEP_MS`).
+fn shared_bytes(my: usize, mx: usize, xfirst: bool, esize: usize, tw: usize, th: usize) -> usize {
+    let v = 16 / esize;
+    let (sh, sw) = (th + my - 1, tw + mx - 1);
+    let input = (sh * (sw | 1)).div_ceil(v) * v;
+    let nl = (R + mx - 1).div_ceil(v) * v;
+    let (mr, ms) = if xfirst {
+        (sh, tw | 1)
+    } else {
+        (th, tw - R + nl)
+    };
+    (input + mr * ms) * esize
+}
+
+/// The largest tiling of [`TILES`] whose shared memory fits, if any.
+fn tiling(my: usize, mx: usize, xfirst: bool, esize: usize) -> Option<Tiling> {
+    if !(1..=SEP_MAX_TAPS).contains(&my) || !(1..=SEP_MAX_TAPS).contains(&mx) {
+        return None;
+    }
+    TILES
+        .iter()
+        .find(|&&(tw, th)| shared_bytes(my, mx, xfirst, esize, tw, th) <= SHARED_MAX)
+        .map(|&(tw, th)| Tiling {
+            tw,
+            th,
+            s: (tw * th / THREADS).clamp(1, 16).min(th),
+        })
+}
 
 kernel_params! {
     /// The separable filter of `batch` images of `h x w`.
@@ -75,22 +120,21 @@ fn sym_c(sym: i64) -> i64 {
     if sym == 2 { 0 } else { sym }
 }
 
-/// The bytes of dynamic shared memory the kernel needs for taps `my`, `mx` in a working type
-/// of `esize` bytes (the kernel's `TILE + MR * mc`).
-fn shared_bytes(my: usize, mx: usize, xfirst: bool, esize: usize) -> usize {
-    let (sh, sw) = (TILE + my - 1, TILE + mx - 1);
-    let tile = (sh * (sw | 1)).max(TILE * (TILE + 1));
-    let (mr, mc) = if xfirst { (sh, TILE) } else { (TILE, sw) };
-    (tile + mr * (mc | 1)) * esize
-}
-
 impl ImgSep2 {
     /// Whether the fused kernel takes these taps (else the filter runs as two passes).
     pub(crate) fn fits(dtype: DType, my: usize, mx: usize, xfirst: bool) -> bool {
         let esize = if wide(dtype) { 8 } else { 4 };
-        (1..=SEP_MAX_TAPS).contains(&my)
-            && (1..=SEP_MAX_TAPS).contains(&mx)
-            && shared_bytes(my, mx, xfirst, esize) <= SHARED_MAX
+        tiling(my, mx, xfirst, esize).is_some()
+    }
+
+    fn tiling(&self) -> Result<Tiling> {
+        tiling(self.y.m, self.x.m, self.xfirst, self.esize()).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "the separable image filter of {} taps x {} taps of {} has no tile that fits \
+                 shared memory",
+                self.y.m, self.x.m, self.dtype
+            ))
+        })
     }
 
     fn esize(&self) -> usize {
@@ -124,7 +168,8 @@ impl ImgSep2 {
         Ok(())
     }
 
-    pub(crate) fn kernel(&self) -> KernelSource {
+    /// The kernel's source for the tiling `t`.
+    fn kernel(&self, t: Tiling) -> KernelSource {
         let name = format!(
             "cuprite_img_sep2_{}_{}x{}_{}{}{}",
             self.dtype.name(),
@@ -137,22 +182,30 @@ impl ImgSep2 {
         let body = format!(
             "{}constexpr int SEP_MY = {};\nconstexpr int SEP_MX = {};\n\
              constexpr int SEP_SYMY = {};\nconstexpr int SEP_SYMX = {};\n\
-             constexpr bool SEP_XFIRST = {};\n{}{}{}",
+             constexpr bool SEP_XFIRST = {};\nconstexpr int SEP_TW = {};\n\
+             constexpr int SEP_TH = {};\nconstexpr int SEP_S = {};\n{}{}{}",
             header(self.dtype),
             self.y.m,
             self.x.m,
             sym_c(self.y.sym),
             sym_c(self.x.sym),
             self.xfirst,
+            t.tw,
+            t.th,
+            t.s,
             Boundary::c_source(),
             include_str!("filters_sep.cu"),
-            crate::codegen::entry::<SepArgs>(&name, &THREADS.to_string(), "img_sep2")
+            crate::codegen::entry::<SepArgs>(
+                &name,
+                &format!("{THREADS}, {BLOCKS_PER_SM}"),
+                "img_sep2"
+            )
         );
         KernelSource::generated(name, &body, Helpers::of_dtype(self.dtype))
     }
 
     fn key(&self) -> u64 {
-        let mut h = KeyHasher(0x1a6e_5e92);
+        let mut h = KeyHasher(0x1a6e_5e93);
         "img_sep2".hash(&mut h);
         self.dtype.code().hash(&mut h);
         (self.y.m, self.x.m, self.xfirst, self.y.sym, self.x.sym).hash(&mut h);
@@ -233,7 +286,8 @@ impl LibraryCall for ImgSep2 {
         if n == 0 {
             return Ok(());
         }
-        let k = crate::jit::library_kernel(st, self.key(), || self.kernel())?;
+        let t = self.tiling()?;
+        let k = crate::jit::library_kernel(st, self.key(), || self.kernel(t))?;
         let i = |v: usize| v as i64;
         let params = SepArgs {
             x: part(&inputs[0], self.dtype, n)?,
@@ -250,16 +304,16 @@ impl LibraryCall for ImgSep2 {
             divy: self.y.div,
             divx: self.x.div,
         };
-        let tiles = self.batch * self.h.div_ceil(TILE) * self.w.div_ceil(TILE);
-        let grid = grid_for(u64::from(st.sms), 2, tiles, 1);
-        let shared = shared_bytes(self.y.m, self.x.m, self.xfirst, self.esize());
+        let tiles = self.batch * self.h.div_ceil(t.th) * self.w.div_ceil(t.tw);
+        let grid = grid_for(u64::from(st.sms), BLOCKS_PER_SM as u64, tiles, 1);
+        let shared = shared_bytes(self.y.m, self.x.m, self.xfirst, self.esize(), t.tw, t.th);
         let a = params.args();
         // SAFETY: `x` and `y` are checked views of `batch h w` elements, `wy` and `wx` of their
         // tap counts (`ReadBuf`/`WriteBuf::part` check them inside their allocations); the
         // kernel reads `x` only at `img_map`ped indices inside `[0, h) x [0, w)` of each
         // image, writes `y` only at outputs inside them, and its shared memory is the
-        // `shared` bytes asked for here (the kernel's `TILE + MR * mc` values, at most 48 KiB
-        // as `fits` checked).
+        // `shared` bytes asked for here (the kernel's `SEP_IN + SEP_MR * SEP_MS` values for
+        // this tiling, at most 48 KiB as `tiling` checked).
         unsafe {
             stream.launch_packed(
                 &k.func,
@@ -274,6 +328,50 @@ impl LibraryCall for ImgSep2 {
     }
 
     fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
-        vec![self.kernel().source]
+        self.tiling()
+            .map(|t| vec![self.kernel(t).source])
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{SHARED_MAX, Tiling, shared_bytes, tiling};
+
+    /// The shared memory of a tiling, counted by hand: the input tile's rows (odd stride) and
+    /// the intermediate's (16-byte multiples rows first, odd columns first).
+    #[test]
+    fn shared_memory_of_the_tilings() {
+        // f32, 17 x 17 taps, rows first, 64 x 64: 80 rows of 81, then 64 rows of 80.
+        assert_eq!(
+            shared_bytes(17, 17, false, 4, 64, 64),
+            (80 * 81 + 64 * 80) * 4
+        );
+        // f32, 3 x 3 taps, columns first: 66 rows of 67 (4422, rounded up to 4424), then 66
+        // rows of 65.
+        assert_eq!(shared_bytes(3, 3, true, 4, 64, 64), (4424 + 66 * 65) * 4);
+        // f64, 17 x 17, 32 x 32: 48 rows of 49, then 32 rows of 48 (4 outputs need 20 values).
+        assert_eq!(
+            shared_bytes(17, 17, false, 8, 32, 32),
+            (48 * 49 + 32 * 48) * 8
+        );
+        let t = |tw, th, s| Some(Tiling { tw, th, s });
+        assert_eq!(tiling(17, 17, false, 4), t(64, 64, 16));
+        assert_eq!(tiling(33, 33, false, 4), t(64, 32, 8));
+        assert_eq!(tiling(17, 17, false, 8), t(32, 32, 4));
+        assert_eq!(tiling(33, 33, true, 8), t(32, 16, 2));
+        assert_eq!(tiling(34, 3, false, 4), None);
+        assert_eq!(tiling(0, 3, false, 4), None);
+        for (my, mx) in [(1, 1), (3, 3), (17, 17), (33, 33), (1, 33), (33, 1)] {
+            for xfirst in [false, true] {
+                for esize in [4, 8] {
+                    let t = tiling(my, mx, xfirst, esize).expect("every tap count fits");
+                    assert!(shared_bytes(my, mx, xfirst, esize, t.tw, t.th) <= SHARED_MAX);
+                    assert_eq!(t.th % t.s, 0);
+                    // A pass along rows gives each of the 256 threads one strip.
+                    assert_eq!((t.th / t.s) * t.tw, 256);
+                }
+            }
+        }
     }
 }
