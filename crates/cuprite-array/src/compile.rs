@@ -4,7 +4,10 @@
 //!
 //! It owns the cache of captured graphs of one program and the buffers of each: the graph's
 //! own copies of the inputs (written before each replay), and its outputs (written by the
-//! graph's last nodes, copied out into fresh arrays after each replay). Invariants:
+//! graph's last nodes, copied out into fresh arrays after each replay). A replay is four
+//! declared access sets on the stream tracker: the input copies, the key word (two memsets),
+//! the launch (which declares the graph's input and output buffers as captured) and the
+//! output copies. Invariants:
 //!
 //! - a captured graph's addresses are never handed to other work: while capturing, the thread
 //!   takes no buffer kept for reuse (`runtime::take_free`, `storage::take_parked`), and a
@@ -31,15 +34,109 @@ use crate::random::{CallKey, call_key_offset, keyed_draws, with_call_key};
 use crate::runtime::{CaptureFlag, with_stream};
 use crate::shape::Layout;
 use crate::storage::Storage;
-use cuprite_driver::{
-    Access, CaptureMode, CaptureStatus, DeviceRead, DeviceViewMut, GraphExec, Stream,
-};
+use cuprite_driver::{CaptureMode, CaptureStatus, DeviceRead, DeviceViewMut, GraphExec, Stream};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 /// How many captured graphs (input signatures) a [`Compiled`] program keeps unless told
 /// otherwise ([`Compiled::with_cache_limit`]); the least recently used is dropped first.
 pub const DEFAULT_GRAPH_LIMIT: usize = 8;
+
+/// The stages of a replay that [`replay_stage_timing`] times, in order.
+const STAGES: [&str; 5] = [
+    "signature and cache lookup",
+    "input copies",
+    "random key word",
+    "graph launch",
+    "output arrays (allocations and copies)",
+];
+
+thread_local! {
+    /// This thread's replay stage totals in nanoseconds and the replays timed; `None` while
+    /// timing is off, so that an untimed replay reads no clock.
+    static STAGE_TIMES: Cell<Option<([u64; STAGES.len()], u64)>> = const { Cell::new(None) };
+}
+
+/// Turns on (clearing the totals) or off the timing of each stage of the replays this thread
+/// makes: a diagnostic for the host cost of [`Compiled::call`], read with
+/// [`take_replay_stages`]. Off by default; when off, a replay reads no clock.
+///
+/// ```
+/// cuprite_array::replay_stage_timing(true);
+/// // ... replays of compiled programs on this thread ...
+/// let stages = cuprite_array::take_replay_stages();
+/// assert!(stages.iter().all(|(_, secs)| *secs >= 0.0));
+/// cuprite_array::replay_stage_timing(false);
+/// ```
+#[doc(hidden)]
+pub fn replay_stage_timing(on: bool) {
+    STAGE_TIMES.with(|t| t.set(on.then_some(([0; STAGES.len()], 0))));
+}
+
+/// The mean host time in seconds of each stage of the replays timed on this thread since
+/// [`replay_stage_timing`] turned timing on or since the last call of this function (which
+/// clears the totals): one `(stage, seconds)` per stage, in order, or nothing when timing is
+/// off or no replay was timed.
+///
+/// ```
+/// cuprite_array::replay_stage_timing(false);
+/// assert!(cuprite_array::take_replay_stages().is_empty());
+/// ```
+#[doc(hidden)]
+#[must_use]
+pub fn take_replay_stages() -> Vec<(&'static str, f64)> {
+    STAGE_TIMES.with(|t| match t.get() {
+        Some((sums, n)) if n > 0 => {
+            t.set(Some(([0; STAGES.len()], 0)));
+            STAGES
+                .iter()
+                .zip(sums)
+                .map(|(name, ns)| (*name, ns as f64 * 1e-9 / n as f64))
+                .collect()
+        }
+        _ => Vec::new(),
+    })
+}
+
+/// The clock of one replay's stages: `None` while timing is off.
+struct StageClock {
+    lap: Option<(Instant, [u64; STAGES.len()])>,
+}
+
+impl StageClock {
+    fn start() -> Self {
+        let on = STAGE_TIMES.with(|t| t.get().is_some());
+        StageClock {
+            lap: on.then(|| (Instant::now(), [0; STAGES.len()])),
+        }
+    }
+
+    /// Ends stage `i` (begun when the previous one ended).
+    fn lap(&mut self, i: usize) {
+        if let Some((t, sums)) = &mut self.lap {
+            let now = Instant::now();
+            let ns = u64::try_from(now.duration_since(*t).as_nanos()).unwrap_or(u64::MAX);
+            sums[i] = sums[i].saturating_add(ns);
+            *t = now;
+        }
+    }
+
+    /// Adds this replay's stages to the thread's totals.
+    fn finish(self) {
+        if let Some((_, mine)) = self.lap {
+            STAGE_TIMES.with(|t| {
+                if let Some((mut sums, n)) = t.get() {
+                    for (s, m) in sums.iter_mut().zip(mine) {
+                        *s = s.saturating_add(m);
+                    }
+                    t.set(Some((sums, n + 1)));
+                }
+            });
+        }
+    }
+}
 
 /// Compiles `f`, a closure of array work from input arrays to output arrays, into a program
 /// that is captured as a CUDA graph the first time it runs for each input signature (device
@@ -329,7 +426,8 @@ where
     /// On the CPU backend the closure runs directly. On CUDA, the first call for a signature
     /// (device and input shapes) runs the closure twice: once eagerly (building its kernels,
     /// library plans and workspaces) and once under stream capture on the program's private
-    /// stream, all its lazy work realised there, into a CUDA graph; that graph is launched.
+    /// stream, all its lazy work realised there, into a CUDA graph; its outputs are copies of
+    /// the eager run's, and the graph is first launched by the next call.
     /// Later calls with the same signature copy the inputs (device to device) into the graph's
     /// own input buffers and replay it, without running the closure. After each launch the
     /// outputs are copied into fresh arrays, so outputs held from earlier calls keep their
@@ -356,6 +454,7 @@ where
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn call(&self, inputs: &[&Array<T>]) -> Result<Vec<Array<U>>> {
+        let mut clock = StageClock::start();
         crate::runtime::refuse_in_capture_because(
             "a compiled program's call",
             "a capture is in progress on this thread (compiled programs do not nest); call the \
@@ -382,7 +481,10 @@ where
         let tick = cache.tick;
         if let Some(e) = cache.entries.iter_mut().find(|e| e.sig == sig) {
             e.last_used = tick;
-            return e.graph.replay(inputs, offset);
+            clock.lap(0);
+            let outs = e.graph.replay(inputs, offset, &mut clock)?;
+            clock.finish();
+            return Ok(outs);
         }
         let (graph, outs) = Captured::capture(&self.f, inputs, sig.device.ordinal, offset)?;
         if cache.entries.len() >= self.limit {
@@ -455,6 +557,21 @@ fn copy_array<E: Element>(x: &Array<E>, ordinal: usize) -> Result<Array<E>> {
     ))
 }
 
+/// Fresh contiguous copies of the CUDA storages `srcs` on device `ordinal`, made on the
+/// current stream under one declared access set.
+fn copy_storages(srcs: &[Arc<Storage>], ordinal: usize) -> Result<Vec<Arc<Storage>>> {
+    let bufs = srcs
+        .iter()
+        .map(|s| match &**s {
+            Storage::Cuda(d) => Ok(d),
+            Storage::Host(_) => Err(Error::DeviceMismatch(
+                "an output of a compiled program on CUDA holds host memory".into(),
+            )),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    crate::backend::cuda::copy_many_to(&bufs, ordinal)
+}
+
 /// Copies the first `bytes` of `src` into `dst`, one of the program's own buffers (a graph
 /// input or output, which never leaves the program), on `stream`; `what` names `src` in errors.
 fn copy_bytes<E: Element>(
@@ -497,37 +614,11 @@ fn write_dot(graph: &cuprite_driver::Graph) -> Result<()> {
     Ok(graph.write_dot(&path, true)?)
 }
 
-/// Launches `exec` on `stream`, declared as a write of the graph's `outputs` (which the
-/// executable graph does not declare itself): the launch waits for
-/// the reads of the previous outputs (copies out on other streams), and those copies wait for
-/// the launch.
-fn launch_writing<U: Element>(
-    exec: &GraphExec,
-    stream: &Arc<Stream>,
-    outputs: &[Array<U>],
-) -> Result<()> {
-    let storages: Vec<_> = outputs
-        .iter()
-        .filter(|o| !o.is_empty())
-        .map(|o| o.contiguous_storage())
-        .collect::<Result<_>>()?;
-    let mut bufs: Vec<&cuprite_driver::DeviceBuffer<u8>> = storages
-        .iter()
-        .map(|s| device_buffer(s, "an output"))
-        .collect::<Result<_>>()?;
-    // Each allocation once (outputs may share one).
-    bufs.sort_by_key(|b| b.device_ptr());
-    bufs.dedup_by_key(|b| b.device_ptr());
-    let acc: Vec<Access<'_>> = bufs.iter().map(|b| Access::write(*b)).collect();
-    stream.begin_access(&acc)?;
-    let r = exec.launch(stream);
-    stream.end_access(&acc)?;
-    Ok(r?)
-}
-
 impl<T: Element, U: Element> Captured<T, U> {
-    /// Captures `f` on `inputs` (on CUDA device `ordinal`), launches the graph once with the
-    /// random key offset `offset`, and returns it with this first call's outputs.
+    /// Captures `f` on `inputs` (on CUDA device `ordinal`) with the random key offset `offset`,
+    /// and returns the graph with this first call's outputs: copies (on
+    /// the calling thread's stream) of the outputs of the eager run the capture begins with,
+    /// which ran with the same inputs and key; the graph is first launched by the next call.
     fn capture<F>(
         f: &F,
         inputs: &[&Array<T>],
@@ -545,7 +636,7 @@ impl<T: Element, U: Element> Captured<T, U> {
             )));
         }
         let stream = take_stream(&st.ctx)?;
-        let graph = match Self::capture_on(f, inputs, ordinal, offset, &stream) {
+        let (graph, eager) = match Self::capture_on(f, inputs, ordinal, offset, &stream) {
             Ok(g) => g,
             Err(e) => {
                 // The capture was ended (or never begun): the stream is as it was.
@@ -553,18 +644,29 @@ impl<T: Element, U: Element> Captured<T, U> {
                 return Err(e);
             }
         };
-        let outs = graph.copy_out()?;
+        // Copied, never handed out: the eager outputs live on the graph's stream, and one may
+        // be a buffer the graph reads or writes (an input copy, an array of the closure's).
+        let storages: Vec<Arc<Storage>> = eager.iter().map(|(s, _)| s.clone()).collect();
+        let copies = copy_storages(&storages, ordinal)?;
+        let device = Device::cuda(ordinal);
+        let outs = eager
+            .iter()
+            .zip(copies)
+            .map(|((_, shape), c)| Array::from_storage(c, Layout::contiguous(shape), shape, device))
+            .collect();
         Ok((graph, outs))
     }
 
-    /// [`capture`](Self::capture) on `stream`.
+    /// [`capture`](Self::capture) on `stream`; returns the graph and the eager run's outputs
+    /// (realised, with their shapes).
+    #[allow(clippy::type_complexity)]
     fn capture_on<F>(
         f: &F,
         inputs: &[&Array<T>],
         ordinal: usize,
         offset: u64,
         stream: &Arc<Stream>,
-    ) -> Result<Self>
+    ) -> Result<(Self, Vec<(Arc<Storage>, Vec<usize>)>)>
     where
         F: Fn(&[Array<T>]) -> Result<Vec<Array<U>>>,
     {
@@ -575,7 +677,7 @@ impl<T: Element, U: Element> Captured<T, U> {
                 .map(|x| copy_array(x, ordinal))
                 .collect::<Result<Vec<_>>>()
         })?;
-        // The key word, holding this call's offset for the first launch.
+        // The key word, holding this call's offset for the eager run (rewritten by each replay).
         let key = with_stream(&stream, || {
             Array::<u64>::from_slice_on(Device::cuda(ordinal), &[offset], &[1])?
                 .contiguous_storage()
@@ -587,16 +689,35 @@ impl<T: Element, U: Element> Captured<T, U> {
         // The graph's output buffers: fresh copies of the eager outputs (so none aliases an
         // input), ordinary pool allocations made before the capture. The graph copies its
         // results into them as its last nodes, so no graph allocation outlives the graph.
-        let outputs = with_stream(&stream, || -> Result<Vec<Array<U>>> {
-            let outs = with_call_key(
-                CallKey::Device {
-                    word: key.clone(),
-                    offset,
-                },
-                || f(&owned),
-            )?;
-            outs.iter().map(|o| copy_array(o, ordinal)).collect()
-        })?;
+        // The eager outputs are kept (realised) through the capture for the first call's
+        // outputs: their memory is then no graph's.
+        #[allow(clippy::type_complexity)]
+        let (outputs, eager) = with_stream(
+            &stream,
+            || -> Result<(Vec<Array<U>>, Vec<(Arc<Storage>, Vec<usize>)>)> {
+                let outs = with_call_key(
+                    CallKey::Device {
+                        word: key.clone(),
+                        offset,
+                    },
+                    || f(&owned),
+                )?;
+                let eager = outs
+                    .iter()
+                    .map(|o| Ok((o.contiguous_storage()?, o.shape().to_vec())))
+                    .collect::<Result<Vec<_>>>()?;
+                let storages: Vec<Arc<Storage>> = eager.iter().map(|(s, _)| s.clone()).collect();
+                let device = Device::cuda(ordinal);
+                let outputs = copy_storages(&storages, ordinal)?
+                    .into_iter()
+                    .zip(&eager)
+                    .map(|(c, (_, shape))| {
+                        Array::from_storage(c, Layout::contiguous(shape), shape, device)
+                    })
+                    .collect();
+                Ok((outputs, eager))
+            },
+        )?;
         // The optimised builds of the kernels just used replace their quick builds (or the
         // interpreter) before the capture: the graph then runs what eager calls run once
         // warm, with the same values bit for bit.
@@ -621,12 +742,9 @@ impl<T: Element, U: Element> Captured<T, U> {
                 return Err(e);
             }
         };
-        if let Err(e) = launch_writing(&exec, &stream, &outputs) {
-            drop(exec);
-            crate::jit::retire_all(kernels);
-            return Err(e);
-        }
-        Ok(Captured {
+        // Not launched: this call's outputs are the eager run's, and the graph's buffers are
+        // rewritten by the next call before its launch.
+        let captured = Captured {
             outputs,
             exec: Some(exec),
             inputs: owned,
@@ -635,7 +753,8 @@ impl<T: Element, U: Element> Captured<T, U> {
             fft_plans: plans.finish(),
             stream,
             kernels,
-        })
+        };
+        Ok((captured, eager))
     }
 
     /// Runs `f` on `owned` under capture on `stream` and copies its outputs into `outputs`
@@ -689,25 +808,75 @@ impl<T: Element, U: Element> Captured<T, U> {
     }
 
     /// Copies `inputs` into the graph's input buffers and `offset` into its key word (when it has
-    /// random draws), launches it, and copies its outputs out.
-    fn replay(&self, inputs: &[&Array<T>], offset: u64) -> Result<Vec<Array<U>>> {
-        for (x, mine) in inputs.iter().zip(&self.inputs) {
-            let src = x.contiguous_storage()?;
-            copy_bytes(
-                &self.stream,
-                &src,
-                mine,
-                x.len() * T::DTYPE.size(),
-                "an input",
-            )?;
-        }
+    /// random draws), launches it, and copies its outputs out; `clock` times each stage.
+    ///
+    /// Each stage is one declared access set on the stream tracker: the input copies (one wait
+    /// for the inputs' writers, one event), the key word (two memsets, no host copy), the
+    /// launch (the executable graph declares everything it reads and writes, its input and
+    /// output buffers included, as captured), the output copies (one wait for the launch, one
+    /// event).
+    fn replay(
+        &self,
+        inputs: &[&Array<T>],
+        offset: u64,
+        clock: &mut StageClock,
+    ) -> Result<Vec<Array<U>>> {
+        self.copy_in(inputs)?;
+        clock.lap(1);
         if self.keyed {
             self.write_key(offset)?;
         }
+        clock.lap(2);
         if let Some(exec) = &self.exec {
-            launch_writing(exec, &self.stream, &self.outputs)?;
+            exec.launch(&self.stream)?;
         }
-        self.copy_out()
+        clock.lap(3);
+        let outs = self.copy_out()?;
+        clock.lap(4);
+        Ok(outs)
+    }
+
+    /// Copies each of `inputs` into the graph's buffer for it, on the graph's stream, all under
+    /// one declared access set.
+    fn copy_in(&self, inputs: &[&Array<T>]) -> Result<()> {
+        let srcs = inputs
+            .iter()
+            .map(|x| x.contiguous_storage())
+            .collect::<Result<Vec<_>>>()?;
+        let mine = self
+            .inputs
+            .iter()
+            .map(|m| m.contiguous_storage())
+            .collect::<Result<Vec<_>>>()?;
+        let mut views = Vec::with_capacity(srcs.len());
+        for (i, ((x, src), dst)) in inputs.iter().zip(&srcs).zip(&mine).enumerate() {
+            let bytes = x.len().checked_mul(T::DTYPE.size()).ok_or_else(|| {
+                Error::Shape(format!(
+                    "input {i} of a compiled program: {} elements overflow a byte count",
+                    x.len()
+                ))
+            })?;
+            if bytes == 0 {
+                continue;
+            }
+            let s = device_buffer(src, "an input")?.slice(0..bytes)?;
+            let d = device_buffer(dst, "a compiled program's input buffer")?;
+            if bytes > d.len() {
+                return Err(Error::Shape(format!(
+                    "input {i} of a compiled program has {bytes} bytes, more than the graph's \
+                     buffer of {} bytes",
+                    d.len()
+                )));
+            }
+            // SAFETY: `d` is the program's own input buffer, `bytes` within it (checked above);
+            // only this program writes it, and the tracker `d` owns orders the write after the
+            // previous launch's read of it.
+            let view = unsafe { DeviceViewMut::from_raw_parts(d.device_ptr(), bytes, d.tracker()) };
+            views.push((s, view));
+        }
+        let mut pairs: Vec<_> = views.iter_mut().map(|(s, d)| (&*s, d)).collect();
+        self.stream.memcpy_dtod_batch(&mut pairs)?;
+        Ok(())
     }
 
     /// Writes `offset` into the graph's key word (before a launch).
@@ -723,17 +892,28 @@ impl<T: Element, U: Element> Captured<T, U> {
         // program writes it, and its tracker orders the write after the previous launch's read.
         let mut view =
             unsafe { DeviceViewMut::<u64>::from_raw_parts(word.device_ptr(), 1, word.tracker()) };
-        self.stream.memcpy_htod(&[offset], &mut view)?;
+        self.stream.write_u64(&mut view, offset)?;
         Ok(())
     }
 
     /// Fresh copies of the outputs of the last launch, made on the calling thread's stream
-    /// (ordered after the launch by the outputs' trackers, see [`launch_writing`]).
+    /// under one declared access set (ordered after the launch, which the executable graph
+    /// declares as the outputs' writer, and before the next launch's write of them).
     fn copy_out(&self) -> Result<Vec<Array<U>>> {
         let ordinal = self.stream.context().ordinal();
-        self.outputs
+        let srcs = self
+            .outputs
             .iter()
-            .map(|o| copy_array(o, ordinal))
-            .collect()
+            .map(|o| o.contiguous_storage())
+            .collect::<Result<Vec<_>>>()?;
+        let copies = copy_storages(&srcs, ordinal)?;
+        Ok(self
+            .outputs
+            .iter()
+            .zip(copies)
+            .map(|(o, c)| {
+                Array::from_storage(c, Layout::contiguous(o.shape()), o.shape(), o.device())
+            })
+            .collect())
     }
 }

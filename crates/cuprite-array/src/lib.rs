@@ -95,6 +95,9 @@ pub(crate) mod util;
 pub use array::{Array, Operand, eval_many};
 #[cfg(feature = "capture")]
 pub use compile::{Compiled, DEFAULT_GRAPH_LIMIT, compile};
+#[cfg(feature = "capture")]
+#[doc(hidden)]
+pub use compile::{replay_stage_timing, take_replay_stages};
 pub use device::{
     Backend, Device, current_device, default_backend, default_backend_name, device_count,
     get_device, info, set_backend, set_device, with_device,

@@ -455,6 +455,20 @@ pub fn tests() -> Vec<Test> {
                 keyed_random_kernels_compile,
             ),
             Test::cpu("capture::bad_signatures", bad_signatures),
+            Test::gpu_alone(
+                "capture::same_and_new_input_buffers",
+                same_and_new_input_buffers,
+            ),
+            Test::gpu_alone(
+                "capture::outputs_dropped_and_reused",
+                outputs_dropped_and_reused,
+            ),
+            Test::gpu_alone(
+                "capture::eviction_keeps_held_outputs",
+                eviction_keeps_held_outputs,
+            ),
+            Test::gpu_alone("capture::replay_stage_times", replay_stage_times),
+            Test::cpu("capture::cpu_stage_times", cpu_stage_times),
         ])
         .collect()
 }
@@ -567,6 +581,173 @@ fn keyed_random_kernels_compile() -> TestResult {
             cuprite_driver::nvrtc::compile(src.as_str(), &opts)
                 .map_err(|e| format!("{e}\n{src}"))?;
         }
+    }
+    Ok(())
+}
+
+/// `2·x + y` and the sum of `x·y`, from the float64 host definition.
+fn affine_want(x: &[f32], y: &[f32]) -> (Vec<f32>, f64) {
+    let lin = x
+        .iter()
+        .zip(y)
+        .map(|(&a, &b)| (2.0 * a as f64 + b as f64) as f32)
+        .collect();
+    let dot = x.iter().zip(y).map(|(&a, &b)| a as f64 * b as f64).sum();
+    (lin, dot)
+}
+
+/// The program of the input-buffer tests: `2·x + y` and the sum of `x·y`.
+fn affine(x: &[Array<f32>]) -> Result<Vec<Array<f32>>> {
+    Ok(vec![&x[0] * 2.0 + &x[1], (&x[0] * &x[1]).sum()?])
+}
+
+/// Checks `out` (the outputs of [`affine`]) against the host reference of `x` and `y`.
+fn check_affine(what: &str, out: &[Array<f32>], x: &[f32], y: &[f32]) -> TestResult {
+    let (lin, dot) = affine_want(x, y);
+    let got = out[0].to_vec()?;
+    for (i, (&g, &w)) in got.iter().zip(&lin).enumerate() {
+        if (g - w).abs() > 1e-6 * w.abs().max(1.0) {
+            return Err(format!("{what}: element {i} is {g}, want {w}").into());
+        }
+    }
+    let s = out[1].item()? as f64;
+    if (s - dot).abs() > 1e-4 * (x.len() as f64).sqrt() * dot.abs().max(1.0) {
+        return Err(format!("{what}: sum {s}, want {dot}").into());
+    }
+    Ok(())
+}
+
+/// Replays with the same input arrays as the call before, with new ones, and with one of each:
+/// every output, all held to the end, has the values of its own call's inputs.
+fn same_and_new_input_buffers() -> TestResult {
+    let prog = compile(affine);
+    let mut rng = Rng::fresh();
+    let n = 500 + (rng.next_u64() % 600) as usize;
+    let host: Vec<Vec<f32>> = (0..4).map(|_| rng.vec_f32(n, -4.0, 4.0)).collect();
+    let arrays = host
+        .iter()
+        .map(|v| Array::from_slice_on(dev(), v, &[n]))
+        .collect::<Result<Vec<_>>>()?;
+    // (x, y) by index into `host`: the same pair twice, a new pair, a mixed one, the first again.
+    let plan = [(0, 1), (0, 1), (0, 1), (2, 3), (2, 1), (0, 3), (0, 1)];
+    let mut held = Vec::new();
+    for &(i, j) in &plan {
+        held.push(prog.call(&[&arrays[i], &arrays[j]])?);
+    }
+    for (k, (&(i, j), out)) in plan.iter().zip(&held).enumerate() {
+        check_affine(&format!("call {k} ({i}, {j})"), out, &host[i], &host[j])?;
+    }
+    if prog.num_graphs() != 1 {
+        return Err(format!("{} graphs for one signature", prog.num_graphs()).into());
+    }
+    Ok(())
+}
+
+/// Outputs dropped after each call (their memory free for the next call's outputs) and outputs
+/// held: every value is its own call's, checked against an eager run and the host reference.
+fn outputs_dropped_and_reused() -> TestResult {
+    let prog = compile(affine);
+    let mut rng = Rng::fresh();
+    let n = 2048;
+    let mut held = Vec::new();
+    for call in 0..24 {
+        let (x, y) = (rng.vec_f32(n, -2.0, 2.0), rng.vec_f32(n, -2.0, 2.0));
+        let (a, b) = (
+            Array::from_slice_on(dev(), &x, &[n])?,
+            Array::from_slice_on(dev(), &y, &[n])?,
+        );
+        let out = prog.call(&[&a, &b])?;
+        let eager = with_device(dev(), || affine(&[a.clone(), b.clone()]))?;
+        if out[0].to_vec()? != eager[0].to_vec()? {
+            return Err(format!("call {call}: replay differs from eager").into());
+        }
+        check_affine(&format!("call {call}"), &out, &x, &y)?;
+        if call % 5 == 0 {
+            held.push((x, y, out));
+        }
+    }
+    for (k, (x, y, out)) in held.iter().enumerate() {
+        check_affine(&format!("held output {k}"), out, x, y)?;
+    }
+    Ok(())
+}
+
+/// With a limit of one graph, alternating signatures evict each other; outputs held across the
+/// evictions keep their values.
+fn eviction_keeps_held_outputs() -> TestResult {
+    let prog = compile(affine).with_cache_limit(1);
+    let mut rng = Rng::fresh();
+    let mut held = Vec::new();
+    for call in 0..8 {
+        let n = if call % 2 == 0 { 300 } else { 700 };
+        let (x, y) = (rng.vec_f32(n, -3.0, 3.0), rng.vec_f32(n, -3.0, 3.0));
+        let (a, b) = (
+            Array::from_slice_on(dev(), &x, &[n])?,
+            Array::from_slice_on(dev(), &y, &[n])?,
+        );
+        held.push((x, y, prog.call(&[&a, &b])?));
+        if prog.num_graphs() != 1 {
+            return Err(format!("call {call}: {} graphs, limit 1", prog.num_graphs()).into());
+        }
+    }
+    for (k, (x, y, out)) in held.iter().enumerate() {
+        check_affine(&format!("call {k}"), out, x, y)?;
+    }
+    Ok(())
+}
+
+/// The stage timer: off, nothing; on, one mean per stage of the replays (not of the first
+/// call, which captures), each finite and not negative, then cleared by the read.
+fn replay_stage_times() -> TestResult {
+    let prog = compile(affine);
+    let mut rng = Rng::fresh();
+    let (x, y) = (rng.vec_f32(256, -1.0, 1.0), rng.vec_f32(256, -1.0, 1.0));
+    let (a, b) = (
+        Array::from_slice_on(dev(), &x, &[256])?,
+        Array::from_slice_on(dev(), &y, &[256])?,
+    );
+    cuprite_array::replay_stage_timing(false);
+    prog.call(&[&a, &b])?;
+    if !cuprite_array::take_replay_stages().is_empty() {
+        return Err("stage times with timing off".into());
+    }
+    cuprite_array::replay_stage_timing(true);
+    let r = (|| -> TestResult {
+        for _ in 0..5 {
+            check_affine("timed replay", &prog.call(&[&a, &b])?, &x, &y)?;
+        }
+        let stages = cuprite_array::take_replay_stages();
+        if stages.len() != 5 {
+            return Err(format!("{} stages, want 5: {stages:?}", stages.len()).into());
+        }
+        if stages.iter().any(|(_, s)| !s.is_finite() || *s < 0.0) {
+            return Err(format!("a stage time out of range: {stages:?}").into());
+        }
+        if stages.iter().map(|(_, s)| s).sum::<f64>() <= 0.0 {
+            return Err(format!("no time in any stage: {stages:?}").into());
+        }
+        if !cuprite_array::take_replay_stages().is_empty() {
+            return Err("the totals were not cleared by the read".into());
+        }
+        Ok(())
+    })();
+    cuprite_array::replay_stage_timing(false);
+    r
+}
+
+/// On the CPU there is no replay, so nothing is timed even with timing on.
+fn cpu_stage_times() -> TestResult {
+    let prog = compile(affine);
+    let (x, y) = ([1.0f32, -2.0, 3.5], [0.5f32, 4.0, -1.0]);
+    let a = Array::from_slice_on(Device::CPU, &x, &[3])?;
+    let b = Array::from_slice_on(Device::CPU, &y, &[3])?;
+    cuprite_array::replay_stage_timing(true);
+    let out = prog.call(&[&a, &b]);
+    let stages = cuprite_array::take_replay_stages();
+    cuprite_array::replay_stage_timing(false);
+    check_affine("cpu call", &out?, &x, &y)?;
+    if !stages.is_empty() {
+        return Err(format!("stage times of a CPU call: {stages:?}").into());
     }
     Ok(())
 }

@@ -338,6 +338,34 @@ impl GraphExec {
         recorded
     }
 
+    /// Whether the graph's work uses the allocation behind `buf`: `None` when it does not,
+    /// `Some(true)` when it writes it, `Some(false)` when it only reads it.
+    ///
+    /// ```no_run
+    /// use cuprite_driver::{CaptureMode, Context};
+    /// # fn main() -> cuprite_driver::Result<()> {
+    /// let ctx = Context::new(0)?;
+    /// let stream = ctx.new_stream()?;
+    /// let (src, other) = (stream.clone_htod(&[1u32, 2])?, stream.clone_htod(&[3u32])?);
+    /// let mut dst = stream.alloc_zeros::<u32>(2)?;
+    /// stream.begin_capture(CaptureMode::ThreadLocal)?;
+    /// stream.memcpy_dtod(&src, &mut dst)?;
+    /// let exec = stream.end_capture()?.instantiate()?;
+    /// assert_eq!(exec.buffer_use(&src), Some(false));
+    /// assert_eq!(exec.buffer_use(&dst), Some(true));
+    /// assert_eq!(exec.buffer_use(&other), None);
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn buffer_use<T, B: crate::DeviceRead<T> + ?Sized>(&self, buf: &B) -> Option<bool> {
+        let shared = &buf.tracker().shared;
+        self.uses
+            .buffers
+            .iter()
+            .find(|(b, _)| Arc::ptr_eq(b, shared))
+            .map(|(_, w)| *w)
+    }
+
     /// How many allocations the graph's work uses (and keeps alive).
     pub fn num_buffers_used(&self) -> usize {
         self.uses.buffers.len()

@@ -53,6 +53,11 @@ pub fn tests() -> Vec<Test> {
             library_handles_refused_in_capture,
         ),
         Test::gpu_alone("graph::captures_on_many_threads", captures_on_many_threads),
+        Test::gpu_alone(
+            "graph::batch_copies_wait_across_streams",
+            batch_copies_wait_across_streams,
+        ),
+        Test::gpu_alone("graph::write_u64_and_buffer_use", write_u64_and_buffer_use),
     ]
 }
 
@@ -764,5 +769,84 @@ fn captures_on_many_threads() -> TestResult {
     for r in results {
         r?;
     }
+    Ok(())
+}
+
+/// `memcpy_dtod_batch` on a second stream waits for the slow writers of its sources on the
+/// first, copies every pair, and a pair of unequal lengths is an `Err` naming it, with nothing
+/// enqueued.
+fn batch_copies_wait_across_streams() -> TestResult {
+    let (ctx, m) = setup()?;
+    let slow = m.load_function("slow_fill")?;
+    let s1 = ctx.new_stream()?;
+    let s2 = ctx.new_stream()?;
+    ctx.enable_multi_stream_tracking()?;
+    let mut rng = Rng::fresh();
+    let (n, k) = (1 << 14, 3 + (rng.next_u64() % 100) as usize);
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    let mut y = s1.clone_htod(&vec![f32::NAN; n])?;
+    let z_host = ints(&mut rng, k);
+    let z = s1.clone_htod(&z_host)?;
+    let v = rng.f32_in(1.0, 50.0).round();
+    // SAFETY: slow_fill with an n-element buffer (tens of milliseconds).
+    unsafe {
+        s1.launch_builder(&slow)
+            .arg(&mut y)
+            .arg(&v)
+            .arg(&ni)
+            .arg(&50_000_000i64)
+            .launch(cfg)?
+    };
+    let mut a = s2.alloc_zeros::<f32>(n)?;
+    let mut b = s2.alloc_zeros::<f32>(k)?;
+    s2.memcpy_dtod_batch(&mut [(&y, &mut a), (&z, &mut b)])?;
+    let got_a = s2.clone_dtoh(&a)?;
+    assert!(
+        got_a.iter().all(|&g| g == v),
+        "the batch on s2 did not wait for the writer on s1"
+    );
+    assert_eq!(s2.clone_dtoh(&b)?, z_host);
+    let mut short = s2.alloc_zeros::<f32>(k - 1)?;
+    match s2.memcpy_dtod_batch(&mut [(&y, &mut a), (&z, &mut short)]) {
+        Err(Error::InvalidArgument(msg))
+            if msg.contains("copy 1") && msg.contains(&format!("{k}")) => {}
+        other => return Err(format!("unequal lengths: {other:?}").into()),
+    }
+    // An empty batch is nothing to do.
+    s2.memcpy_dtod_batch::<f32, DeviceBuffer<f32>, DeviceBuffer<f32>>(&mut [])?;
+    Ok(())
+}
+
+/// `write_u64` stores both halves of the word (the low one first); a destination of another
+/// size is an `Err`. `buffer_use` tells what a captured graph reads and writes.
+fn write_u64_and_buffer_use() -> TestResult {
+    let (ctx, _m) = setup()?;
+    let stream = ctx.new_stream()?;
+    let mut rng = Rng::fresh();
+    let value = rng.next_u64() | (1 << 63) | 1;
+    let mut word = stream.alloc_zeros::<u64>(1)?;
+    stream.write_u64(&mut word, value)?;
+    assert_eq!(stream.clone_dtoh(&word)?, [value]);
+    let mut halves = stream.alloc_zeros::<u32>(2)?;
+    stream.write_u64(&mut halves, value)?;
+    assert_eq!(
+        stream.clone_dtoh(&halves)?,
+        [value as u32, (value >> 32) as u32],
+        "the low half first (little-endian)"
+    );
+    let mut small = stream.alloc_zeros::<u32>(1)?;
+    match stream.write_u64(&mut small, value) {
+        Err(Error::InvalidArgument(msg)) if msg.contains("4 bytes") => {}
+        other => return Err(format!("a 4-byte destination: {other:?}").into()),
+    }
+    let src = stream.clone_htod(&ints(&mut rng, 64))?;
+    let other = stream.clone_htod(&[1.0f32])?;
+    let mut dst = stream.alloc_zeros::<f32>(64)?;
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    stream.memcpy_dtod(&src, &mut dst)?;
+    let exec = stream.end_capture()?.instantiate()?;
+    assert_eq!(exec.buffer_use(&src), Some(false));
+    assert_eq!(exec.buffer_use(&dst), Some(true));
+    assert_eq!(exec.buffer_use(&other), None);
     Ok(())
 }

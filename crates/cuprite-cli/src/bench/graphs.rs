@@ -11,7 +11,9 @@
 //! - `graphs/first_capture`: the first call of a fresh compiled MLP step (its eager run, the
 //!   capture, instantiation and first launch) against one eager step, both waited for.
 //! - `graphs/replay_host`: the host time of one `Compiled::call` (input copies, launch, output
-//!   copies enqueued) against one raw `cuGraphLaunch` of its graph.
+//!   copies enqueued) against one raw `cuGraphLaunch` of its graph, and the mean host time of
+//!   each stage of the call (timed in separate calls, so the clock reads do not weigh on the
+//!   call's own figure).
 //!
 //! Device figures time K back-to-back calls between one pair of events on the array stream
 //! ([`super::curves::per_call`]), after warm calls and the optimised builds: kernels are built
@@ -263,6 +265,15 @@ fn replay_host(ctx: &mut BenchCtx) -> BenchResult {
             prog.call(&[&x, &t])?;
             Ok(())
         })?;
+        // The stages, timed in calls of their own.
+        cuprite_array::replay_stage_timing(true);
+        let timed_calls = host(&mut || {
+            prog.call(&[&x, &t])?;
+            Ok(())
+        });
+        let stages = cuprite_array::take_replay_stages();
+        cuprite_array::replay_stage_timing(false);
+        timed_calls?;
         let raw = host(&mut || {
             // SAFETY: `exec` and `stream` are the graph and stream `prog` keeps for this
             // signature (one signature, so no eviction); the context is current after the
@@ -275,7 +286,7 @@ fn replay_host(ctx: &mut BenchCtx) -> BenchResult {
             }
             Ok(())
         })?;
-        Ok(vec![
+        let mut figures = vec![
             Figure::time(
                 "host time of one replay of the MLP step ",
                 &call,
@@ -289,6 +300,17 @@ fn replay_host(ctx: &mut BenchCtx) -> BenchResult {
                 &raw,
                 TimeUnit::Us,
             ),
-        ])
+        ];
+        for (stage, secs) in stages {
+            figures.push(
+                Figure::time(
+                    format!("replay stage: {stage} "),
+                    &Samples(vec![secs]),
+                    TimeUnit::Us,
+                )
+                .with_note("mean host time of this stage of Compiled::call, timed apart"),
+            );
+        }
+        Ok(figures)
     })
 }

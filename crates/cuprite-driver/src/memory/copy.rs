@@ -360,6 +360,129 @@ impl Stream {
         Ok(dst)
     }
 
+    /// Copies each `src` of `copies` into its `dst` (same length per pair, else `Err` before
+    /// anything is enqueued), all under one declared access set: the stream waits once for the
+    /// conflicting work on other streams and records one event for every copy, where as many
+    /// [`memcpy_dtod`](Self::memcpy_dtod) calls would each wait and record. Copies between
+    /// contexts go one by one through `memcpy_dtod`.
+    ///
+    /// ```no_run
+    /// use cuprite_driver::Context;
+    /// # fn main() -> cuprite_driver::Result<()> {
+    /// let ctx = Context::new(0)?;
+    /// let stream = ctx.new_stream()?;
+    /// let (a, b) = (stream.clone_htod(&[1u8, 2])?, stream.clone_htod(&[3u8, 4, 5])?);
+    /// let (mut c, mut d) = (stream.alloc_zeros::<u8>(2)?, stream.alloc_zeros::<u8>(3)?);
+    /// stream.memcpy_dtod_batch(&mut [(&a, &mut c), (&b, &mut d)])?;
+    /// assert_eq!(stream.clone_dtoh(&c)?, [1, 2]);
+    /// assert_eq!(stream.clone_dtoh(&d)?, [3, 4, 5]);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// A pair whose lengths differ (naming its index and both lengths), a byte count that
+    /// overflows, or the driver's error.
+    pub fn memcpy_dtod_batch<T, S, D>(&self, copies: &mut [(&S, &mut D)]) -> Result<()>
+    where
+        T: DeviceCopy,
+        S: DeviceRead<T> + ?Sized,
+        D: DeviceWrite<T> + ?Sized,
+    {
+        let ctx = self.context();
+        let mut local = true;
+        for (i, (src, dst)) in copies.iter().enumerate() {
+            if src.len() != dst.len() {
+                return Err(Error::InvalidArgument(format!(
+                    "memcpy_dtod_batch: copy {i} has a source of {} elements and a destination \
+                     of {}",
+                    src.len(),
+                    dst.len()
+                )));
+            }
+            bytes_of::<T>(src.len())?;
+            local &= Arc::ptr_eq(src.tracker().context(), ctx)
+                && Arc::ptr_eq(dst.tracker().context(), ctx);
+        }
+        if !local {
+            for (src, dst) in copies.iter_mut() {
+                self.memcpy_dtod(*src, *dst)?;
+            }
+            return Ok(());
+        }
+        if copies.iter().all(|(src, _)| src.is_empty()) {
+            return Ok(());
+        }
+        ctx.bind_to_thread()?;
+        let ptrs: Vec<(CUdeviceptr, CUdeviceptr, usize)> = copies
+            .iter_mut()
+            .map(|(src, dst)| (src.device_ptr(), dst.device_ptr_mut(), src.num_bytes()))
+            .collect();
+        let acc: Vec<Access<'_>> = copies
+            .iter()
+            .flat_map(|(src, dst)| [Access::read(*src), Access::write(&**dst)])
+            .collect();
+        self.begin_access(&acc)?;
+        let mut r = Ok(());
+        for &(sptr, dptr, bytes) in &ptrs {
+            if bytes == 0 {
+                continue;
+            }
+            // SAFETY: both ranges are live allocations of this context holding `bytes` bytes
+            // (same length, checked above); ordering with other streams is set up above.
+            r = unsafe { drv!(cuMemcpyDtoDAsync_v2(dptr, sptr, bytes, self.raw())) };
+            if r.is_err() {
+                break;
+            }
+        }
+        // What was enqueued is recorded even when a later copy failed.
+        let recorded = self.end_access(&acc);
+        r?;
+        recorded
+    }
+
+    /// Writes the 64-bit `value` into the 8 bytes of `dst` with two 32-bit memsets: no copy
+    /// from host memory, so nothing to stage or keep alive. `Err` unless `dst` is 8 bytes at a
+    /// 4-byte-aligned address.
+    ///
+    /// ```no_run
+    /// use cuprite_driver::Context;
+    /// # fn main() -> cuprite_driver::Result<()> {
+    /// let ctx = Context::new(0)?;
+    /// let stream = ctx.new_stream()?;
+    /// let mut word = stream.alloc_zeros::<u64>(1)?;
+    /// stream.write_u64(&mut word, 0x0123_4567_89ab_cdef)?;
+    /// assert_eq!(stream.clone_dtoh(&word)?, [0x0123_4567_89ab_cdef]);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// A destination of another size or alignment (naming both), or the driver's error.
+    pub fn write_u64<T, D: DeviceWrite<T> + ?Sized>(&self, dst: &mut D, value: u64) -> Result<()> {
+        let bytes = dst.num_bytes();
+        let ptr = dst.device_ptr_mut();
+        if bytes != 8 || ptr % 4 != 0 {
+            return Err(Error::InvalidArgument(format!(
+                "write_u64: the destination is {bytes} bytes at {ptr:#x}; it must be 8 bytes at \
+                 a 4-byte-aligned address"
+            )));
+        }
+        self.context().bind_to_thread()?;
+        let acc = [Access::write(&*dst)];
+        self.begin_access(&acc)?;
+        // Little-endian halves: the low word first.
+        let lo = value as u32;
+        let hi = (value >> 32) as u32;
+        // SAFETY: one 32-bit value at `ptr` and one at `ptr + 4`, both inside the 8 aligned
+        // bytes of `dst` (checked above); ordering with other streams is set up above.
+        let r = unsafe { drv!(cuMemsetD32Async(ptr, lo, 1, self.raw())) }.and_then(|()| {
+            // SAFETY: as above, the second half.
+            unsafe { drv!(cuMemsetD32Async(ptr + 4, hi, 1, self.raw())) }
+        });
+        let recorded = self.end_access(&acc);
+        r?;
+        recorded
+    }
+
     fn memset_raw<T, D: DeviceWrite<T> + ?Sized>(
         &self,
         dst: &mut D,
