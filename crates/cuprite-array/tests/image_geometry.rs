@@ -1593,7 +1593,10 @@ fn geometry_kernels_compile() -> TestResult {
         if entry.starts_with("cuprite_geo_diag") {
             header += "#define GEO_ROWS 8\n";
         }
-        assert!(src.contains(&header), "{entry}: header {header:?} not in the source");
+        assert!(
+            src.contains(&header),
+            "{entry}: header {header:?} not in the source"
+        );
     }
     crate::codegen::compile_all(&sources)
 }

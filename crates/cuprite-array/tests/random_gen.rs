@@ -927,7 +927,7 @@ extern \"C\" __global__ void philox_table(const unsigned long long* keys, const 
 /// The C generator compiles on its own (NVRTC only, no GPU).
 fn philox_c_compiles() -> TestResult {
     let c = cuprite_driver::nvrtc::compile(
-        &philox_table_source(),
+        philox_table_source(),
         &cuprite_array::tuning::compiler::compile_options(90, true),
     )?;
     assert!(c.ptx().is_some() || c.cubin().is_some());

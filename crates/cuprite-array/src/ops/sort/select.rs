@@ -277,7 +277,7 @@ impl<T: Element> Array<T> {
                     .known_in(0, r.n as i64 - 1),
             ))
         };
-        r.eager(&sorted, |g| {
+        r.eager(sorted, |g| {
             if !(r.rows == 1 && r.n >= SELECT_MIN && k <= gpu::TOPK_MAX) {
                 return sorted();
             }
@@ -320,7 +320,7 @@ impl<T: Element> Array<T> {
             };
             Ok((take_last(&v, k - 1, true)?, take_last(&i, k - 1, true)?))
         };
-        r.eager(&sorted, |g| {
+        r.eager(sorted, |g| {
             if !(r.rows == 1 && r.n >= SELECT_MIN) {
                 return sorted();
             }

@@ -20,6 +20,13 @@
 //!   first two axes exchanged (`nn_swap`: `K x nb P`), so that `dw[g] = dy[g] · col[g]ᵀ` is one
 //!   product a group over the whole chunk, added onto the previous chunks' sum.
 //!
+//! The forward lowering (of `x`, or of `dy` for the input's gradient) of `f32` and `f64` at
+//! stride 1 along the first spatial axis is split along it (`Lowering`): the patches of the
+//! other axes' taps only, over that axis's output extent plus the dilated kernel's, and one
+//! product a tap of that axis reading them shifted, added into the output: a third of the
+//! patches of a `3 x 3` kernel. The half types lower the whole kernel (their output is
+//! rounded once).
+//!
 //! A batch of products runs over the images (one call a group) or over the groups (one call
 //! an image), whichever makes fewer calls.
 
@@ -105,7 +112,6 @@ pub(super) fn forward(
     bias: bool,
     relu: bool,
 ) -> Result<()> {
-    let chunk = chunk(d, g)?;
     let (x, w) = (In::of(&inputs[0]), In::of(&inputs[1]));
     let crs_g = g.cg() * g.rs();
     let w = Weights {
@@ -114,19 +120,7 @@ pub(super) fn forward(
         ld: crs_g,
         group: g.kg() * crs_g,
     };
-    for n0 in (0..g.n).step_by(chunk) {
-        forward_chunk(
-            lane,
-            d,
-            g,
-            Taps::of(g),
-            &x,
-            &w,
-            out,
-            n0,
-            chunk.min(g.n - n0),
-        )?;
-    }
+    lowered_forward(lane, d, g, Taps::of(g), &x, &w, out)?;
     if bias || relu {
         epilogue(lane, d, g, inputs, out, bias, relu)?;
     }
@@ -281,9 +275,138 @@ fn input_by_forward(
         pad: g.pad.map(|v| -(v as i64)),
         dil: g.dil.map(|v| -(v as i64)),
     };
-    let chunk = chunk(d, t)?;
-    for n0 in (0..t.n).step_by(chunk) {
-        forward_chunk(lane, d, t, taps, dy, &wt, dx, n0, chunk.min(t.n - n0))?;
+    lowered_forward(lane, d, t, taps, dy, &wt, dx)
+}
+
+/// How a forward pass lowers its input. Whole: every tap of the kernel a row of patches
+/// (`lg` is the geometry itself). Split (`f32` and `f64` at stride 1 along the first spatial
+/// axis `a`, a kernel of `parts > 1` taps along it): the patches of the other taps only, over
+/// `o_a + (parts - 1) |dil_a|` positions along `a` (`lg`: one tap and that extent along `a`,
+/// read by `taps` with the padding moved so that position `u` holds what tap `j` of output `q`
+/// reads where `u = q + j dil_a - min(0, (parts - 1) dil_a)`); tap `j`'s product reads them
+/// from position `shift(j)` on, and the `parts` products add up in the output's type (which
+/// is why the half types, rounded once, stay whole).
+struct Lowering {
+    lg: ConvGeom,
+    taps: Taps,
+    parts: usize,
+    /// `dil_a` times the positions after one along `a`, and `-min(0, (parts - 1) dil_a)` times
+    /// the same.
+    step: i64,
+    base: i64,
+}
+
+impl Lowering {
+    /// The first lowered position tap `j` of the split axis reads from.
+    fn shift(&self, j: usize) -> usize {
+        // `0 <= base + j step <= (parts - 1) |dil_a| inner`, below `lg.p()` (see `plan`).
+        (self.base + j as i64 * self.step) as usize
+    }
+}
+
+/// The lowering of `g` read by `taps` ([`Lowering`]).
+fn plan(d: DType, g: &ConvGeom, taps: Taps) -> Lowering {
+    let whole = Lowering {
+        lg: *g,
+        taps,
+        parts: 1,
+        step: 0,
+        base: 0,
+    };
+    let a = 3 - g.dims;
+    let r = g.r[a];
+    if !matches!(d, DType::F32 | DType::F64) || r < 2 || g.stride[a] != 1 {
+        return whole;
+    }
+    // The dilated kernel's extent `(r - 1) |dil|` is below `2^31` (`geom.rs`), as is `|pad|`.
+    let dl = taps.dil[a];
+    let span = (r as i64 - 1) * dl;
+    let m = span.min(0);
+    let Some(ext) = g.o[a].checked_add(span.unsigned_abs() as usize) else {
+        return whole;
+    };
+    let inner: usize = g.o[a + 1..].iter().product();
+    let mut lg = *g;
+    lg.r[a] = 1;
+    lg.o[a] = ext;
+    let fits = checked_numel(&[lg.c, lg.rs(), lg.p(), d.size()]).is_ok();
+    // `nn_im2col` indexes a plane of positions in 32 bits; the indices a tap computes stay
+    // those of the whole lowering (`u - pad + m` over `u < ext` is `q - pad + j dil`).
+    if !fits || lg.p() > i32::MAX as usize {
+        return whole;
+    }
+    let mut lt = taps;
+    lt.pad[a] = taps.pad[a] - m;
+    Lowering {
+        lg,
+        taps: lt,
+        parts: r,
+        step: dl * inner as i64,
+        base: -m * inner as i64,
+    }
+}
+
+/// The forward pass of `g` with `x` lowered by `taps` and the weights `w` (their `K Cg rs`
+/// values from `w.off`) into `y`, a chunk of images at a time.
+fn lowered_forward(
+    lane: &CudaLane<'_>,
+    d: DType,
+    g: &ConvGeom,
+    taps: Taps,
+    x: &In<'_>,
+    w: &Weights<'_>,
+    y: &DevBuf,
+) -> Result<()> {
+    let low = plan(d, g, taps);
+    let len = g.k * g.cg() * g.rs();
+    let (pairs, rl) = (len / g.rs(), g.rs() / low.parts);
+    // The weights of the split axis's taps one after another: `[pairs, parts, rl]` to
+    // `[parts, pairs, rl]` (the same layout with one pair). Every `(filter, channel)` pair's
+    // `rs` taps lie together in `w` (its `ld` and group stride are multiples of `rs`), so tap
+    // `j`'s matrix has rows `ld / parts` and groups `group / parts` apart.
+    let held = if low.parts > 1 && pairs > 1 {
+        // SAFETY: `nn_swap` writes all `len` elements before the products read them.
+        let s = unsafe { scratch(lane, d, len) }?;
+        count32("the planes of the weights", pairs * low.parts)?;
+        let i = |v: usize| v as i64;
+        let params = SwapArgs {
+            src: ReadBuf::part(w.buf, d, w.off, len)?,
+            dst: WriteBuf::part(&s, d, 0, len)?,
+            a: i(pairs),
+            b: i(low.parts),
+            p: i(rl),
+        };
+        // SAFETY: `src` is a checked view of the `pairs parts rl` weights and `dst` of as
+        // many values; the kernel reads `src[pl rl + q]` and writes `dst[(ib pairs + ia) rl +
+        // q]` for `ia < pairs`, `ib < parts`, `q < rl`, all inside.
+        unsafe {
+            NnKernel::Swap.launch(
+                lane,
+                d,
+                &params,
+                rl.div_ceil(lane_width(d)),
+                pairs * low.parts,
+            )
+        }?;
+        Some(s)
+    } else {
+        None
+    };
+    let (buf, off) = match &held {
+        Some(s) => (s, 0),
+        None => (w.buf, w.off),
+    };
+    let ws: Vec<Weights<'_>> = (0..low.parts)
+        .map(|j| Weights {
+            buf,
+            off: off + j * (len / low.parts),
+            ld: w.ld / low.parts,
+            group: w.group / low.parts,
+        })
+        .collect();
+    let chunk = chunk(d, &low.lg)?;
+    for n0 in (0..g.n).step_by(chunk) {
+        forward_chunk(lane, d, g, &low, x, &ws, y, n0, chunk.min(g.n - n0))?;
     }
     Ok(())
 }
@@ -391,59 +514,67 @@ fn product(
     .run(lane)
 }
 
-/// The forward products of images `n0..n0 + nb` of `x` (lowered by `taps`) with `w` into `y`.
+/// The forward products of images `n0..n0 + nb` of `x` (lowered as `low` says) with the
+/// weights of each part (`w[j]`, one a tap of the split axis) into `y`.
 #[allow(clippy::too_many_arguments)]
 fn forward_chunk(
     lane: &CudaLane<'_>,
     d: DType,
     g: &ConvGeom,
-    taps: Taps,
+    low: &Lowering,
     x: &In<'_>,
-    w: &Weights<'_>,
+    w: &[Weights<'_>],
     y: &DevBuf,
     n0: usize,
     nb: usize,
 ) -> Result<()> {
-    let (p, rs, kg) = (g.p(), g.rs(), g.kg());
-    let crs_g = g.cg() * rs;
-    let img = g.c * rs * p;
-    let held = if reads_in_place(g, taps) {
+    let (p, kg) = (g.p(), g.kg());
+    let lg = &low.lg;
+    // The lowered rows of a group, positions a row (`P` when whole), values an image.
+    let (crs_g, pl) = (lg.cg() * lg.rs(), lg.p());
+    let img = lg.c * lg.rs() * pl;
+    let held = if low.parts == 1 && reads_in_place(lg, low.taps) {
         None
     } else {
-        // SAFETY: `im2col` writes all `nb c rs P` elements before the products read them.
+        // SAFETY: `im2col` writes all `nb c rs P` elements (of `lg`) before the products read
+        // them.
         Some(unsafe { scratch(lane, d, nb * img) }?)
     };
     let (cbuf, coff) = match &held {
         Some(col) => {
-            im2col(lane, d, g, taps, x, n0, nb, col, (img, p))?;
+            im2col(lane, d, lg, low.taps, x, n0, nb, col, (img, pl))?;
             (col, 0)
         }
         None => (x.buf, x.off + n0 * img),
     };
     let row = Order::RowMajor;
-    if g.groups <= nb {
-        for grp in 0..g.groups {
-            product(
-                lane,
-                d,
-                (kg, p, crs_g, nb),
-                (w.buf, w.off + grp * w.group, row, w.ld, 0),
-                (cbuf, coff + grp * crs_g * p, row, p, img),
-                (y, (n0 * g.k + grp * kg) * p, p, g.k * p),
-                false,
-            )?;
-        }
-    } else {
-        for n in 0..nb {
-            product(
-                lane,
-                d,
-                (kg, p, crs_g, g.groups),
-                (w.buf, w.off, row, w.ld, w.group),
-                (cbuf, coff + n * img, row, p, crs_g * p),
-                (y, (n0 + n) * g.k * p, p, kg * p),
-                false,
-            )?;
+    for (j, w) in w.iter().enumerate() {
+        // Tap `j`'s patches: `P` positions of each lowered row from `shift(j)` on.
+        let at = coff + low.shift(j);
+        if g.groups <= nb {
+            for grp in 0..g.groups {
+                product(
+                    lane,
+                    d,
+                    (kg, p, crs_g, nb),
+                    (w.buf, w.off + grp * w.group, row, w.ld, 0),
+                    (cbuf, at + grp * crs_g * pl, row, pl, img),
+                    (y, (n0 * g.k + grp * kg) * p, p, g.k * p),
+                    j > 0,
+                )?;
+            }
+        } else {
+            for n in 0..nb {
+                product(
+                    lane,
+                    d,
+                    (kg, p, crs_g, g.groups),
+                    (w.buf, w.off, row, w.ld, w.group),
+                    (cbuf, at + n * img, row, pl, crs_g * pl),
+                    (y, (n0 + n) * g.k * p, p, kg * p),
+                    j > 0,
+                )?;
+            }
         }
     }
     Ok(())
@@ -695,5 +826,48 @@ mod tests {
         };
         assert!(!reads_in_place(&t, taps));
         assert_eq!(t.o, [1, 9, 8]);
+    }
+
+    /// `f32` and `f64` split a kernel along its first spatial axis at stride 1; tap `j` reads
+    /// the patches from `(j dil - min(0, (r - 1) dil))` rows of positions on.
+    #[test]
+    fn lowering_splits() {
+        let g = geom2(
+            [2, 3, 7, 6],
+            [4, 3, 3, 2],
+            [1, 2],
+            [(1, 1), (0, 0)],
+            [2, 1],
+            1,
+        );
+        // Output `(7 + 2 - 4) x ((6 - 2) / 2 + 1)` = `5 x 3`.
+        assert_eq!(g.o, [1, 5, 3]);
+        let low = plan(DType::F32, &g, Taps::of(&g));
+        assert_eq!(low.parts, 3);
+        assert_eq!(low.lg.o, [1, 9, 3]);
+        assert_eq!(low.lg.r, [1, 1, 2]);
+        assert_eq!(low.taps.pad, [0, 1, 0]);
+        assert_eq!((0..3).map(|j| low.shift(j)).collect::<Vec<_>>(), [0, 6, 12]);
+        // The input's gradient reads `dy` with the taps negated: the last tap from the start.
+        let neg = Taps {
+            pad: [0, -1, 0],
+            dil: [-1, -2, -1],
+        };
+        let low = plan(DType::F64, &g, neg);
+        assert_eq!(low.taps.pad, [0, 3, 0]);
+        assert_eq!((0..3).map(|j| low.shift(j)).collect::<Vec<_>>(), [12, 6, 0]);
+        // The half types stay whole (one rounding of the sum), as does a stride along the
+        // axis.
+        assert_eq!(plan(DType::BF16, &g, Taps::of(&g)).parts, 1);
+        let s = geom2(
+            [2, 3, 7, 6],
+            [4, 3, 3, 2],
+            [2, 1],
+            [(1, 1), (0, 0)],
+            [1, 1],
+            1,
+        );
+        let low = plan(DType::F32, &s, Taps::of(&s));
+        assert_eq!((low.parts, low.lg.o), (1, s.o));
     }
 }

@@ -118,7 +118,7 @@ fn general<T: Scalar>(call: &str, a: &Array<T>, vectors: bool) -> Result<General
             };
             let w = back(&w, &[n])?;
             let v = v.map(|v| back(&v, &[n, n])).transpose()?;
-            return Ok((w, v));
+            Ok((w, v))
         },
         |ord| {
             check_finite(call, a, n)?;

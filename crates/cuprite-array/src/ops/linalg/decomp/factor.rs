@@ -81,13 +81,13 @@ pub fn qr<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
     crate::backend::eager(
         a.device(),
         || {
+            #[cfg(not(feature = "faer"))]
+            return no_faer("qr");
             #[cfg(feature = "faer")]
             {
                 let (q, r) = cpu::qr(&host(a)?, m, n);
-                return Ok((cpu_array(&q, &[m, k])?, cpu_array(&r, &[k, n])?));
+                Ok((cpu_array(&q, &[m, k])?, cpu_array(&r, &[k, n])?))
             }
-            #[cfg(not(feature = "faer"))]
-            return no_faer("qr");
         },
         |ord| {
             if k == 0 {
@@ -169,17 +169,17 @@ pub fn svd<T: Scalar>(a: &Array<T>) -> Result<Svd<T>> {
     crate::backend::eager(
         a.device(),
         || {
+            #[cfg(not(feature = "faer"))]
+            return no_faer("svd");
             #[cfg(feature = "faer")]
             {
                 let (u, s, vt) = cpu::svd(&host(a)?, m, n)?;
-                return Ok((
+                Ok((
                     cpu_array(&u, &[m, k])?,
                     cpu_array(&s, &[k])?,
                     cpu_array(&vt, &[k, n])?,
-                ));
+                ))
             }
-            #[cfg(not(feature = "faer"))]
-            return no_faer("svd");
         },
         |ord| {
             let dev = a.device();
@@ -254,13 +254,13 @@ pub fn eigh<T: Scalar>(a: &Array<T>) -> Result<(Array<RealOf<T>>, Array<T>)> {
     crate::backend::eager(
         a.device(),
         || {
+            #[cfg(not(feature = "faer"))]
+            return no_faer("eigh");
             #[cfg(feature = "faer")]
             {
                 let (w, v) = cpu::eigh(&host(a)?, n)?;
-                return Ok((cpu_array(&w, &[n])?, cpu_array(&v, &[n, n])?));
+                Ok((cpu_array(&w, &[n])?, cpu_array(&v, &[n, n])?))
             }
-            #[cfg(not(feature = "faer"))]
-            return no_faer("eigh");
         },
         |ord| {
             let dev = a.device();

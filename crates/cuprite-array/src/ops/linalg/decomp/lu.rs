@@ -52,14 +52,14 @@ pub fn solve<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
     crate::backend::eager(
         a.device(),
         || {
+            #[cfg(not(feature = "faer"))]
+            return no_faer("solve");
             #[cfg(feature = "faer")]
             {
                 let x = cpu::solve(&host(a)?, n, &host(b)?, k)?;
                 let out_shape: Vec<usize> = if vector { vec![n] } else { vec![n, k] };
-                return cpu_array(&x, &out_shape);
+                cpu_array(&x, &out_shape)
             }
-            #[cfg(not(feature = "faer"))]
-            return no_faer("solve");
         },
         |ord| {
             let (sv, _) = solver(ord)?;

@@ -86,10 +86,10 @@ pub fn qr_raw<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
             let (h, tau) = householder(&v, m, n);
             let back =
                 |x: &[Complex<f64>]| -> Vec<T> { x.iter().map(|&z| T::from_c64(z)).collect() };
-            return Ok((
+            Ok((
                 Array::from_slice_on(Device::CPU, &back(&h), &[n, m])?,
                 Array::from_slice_on(Device::CPU, &back(&tau), &[k])?,
-            ));
+            ))
         },
         |ord| {
             if k == 0 {
