@@ -426,8 +426,10 @@ where
     /// On the CPU backend the closure runs directly. On CUDA, the first call for a signature
     /// (device and input shapes) runs the closure twice: once eagerly (building its kernels,
     /// library plans and workspaces) and once under stream capture on the program's private
-    /// stream, all its lazy work realised there, into a CUDA graph; its outputs are copies of
-    /// the eager run's, and the graph is first launched by the next call.
+    /// stream, all its lazy work realised there, into a CUDA graph, which it then launches; its
+    /// outputs are the graph's, as every later call's are, so that every call gives the same
+    /// bits (the eager run may use kernels that the capture no longer does, such as one
+    /// replaced by its optimised build in between).
     /// Later calls with the same signature copy the inputs (device to device) into the graph's
     /// own input buffers and replay it, without running the closure. After each launch the
     /// outputs are copied into fresh arrays, so outputs held from earlier calls keep their
@@ -616,9 +618,8 @@ fn write_dot(graph: &cuprite_driver::Graph) -> Result<()> {
 
 impl<T: Element, U: Element> Captured<T, U> {
     /// Captures `f` on `inputs` (on CUDA device `ordinal`) with the random key offset `offset`,
-    /// and returns the graph with this first call's outputs: copies (on
-    /// the calling thread's stream) of the outputs of the eager run the capture begins with,
-    /// which ran with the same inputs and key; the graph is first launched by the next call.
+    /// launches the graph once and returns it with this first call's outputs: the launch's,
+    /// copied out like a replay's (never the eager run's: see [`Compiled::call`]).
     fn capture<F>(
         f: &F,
         inputs: &[&Array<T>],
@@ -636,7 +637,7 @@ impl<T: Element, U: Element> Captured<T, U> {
             )));
         }
         let stream = take_stream(&st.ctx)?;
-        let (graph, eager) = match Self::capture_on(f, inputs, ordinal, offset, &stream) {
+        let (graph, _eager) = match Self::capture_on(f, inputs, ordinal, offset, &stream) {
             Ok(g) => g,
             Err(e) => {
                 // The capture was ended (or never begun): the stream is as it was.
@@ -644,16 +645,8 @@ impl<T: Element, U: Element> Captured<T, U> {
                 return Err(e);
             }
         };
-        // Copied, never handed out: the eager outputs live on the graph's stream, and one may
-        // be a buffer the graph reads or writes (an input copy, an array of the closure's).
-        let storages: Vec<Arc<Storage>> = eager.iter().map(|(s, _)| s.clone()).collect();
-        let copies = copy_storages(&storages, ordinal)?;
-        let device = Device::cuda(ordinal);
-        let outs = eager
-            .iter()
-            .zip(copies)
-            .map(|((_, shape), c)| Array::from_storage(c, Layout::contiguous(shape), shape, device))
-            .collect();
+        // The first launch is not a replay: its stages are not counted.
+        let outs = graph.replay(inputs, offset, &mut StageClock { lap: None })?;
         Ok((graph, outs))
     }
 
@@ -742,8 +735,7 @@ impl<T: Element, U: Element> Captured<T, U> {
                 return Err(e);
             }
         };
-        // Not launched: this call's outputs are the eager run's, and the graph's buffers are
-        // rewritten by the next call before its launch.
+        // Launched by the caller ([`capture`](Self::capture)), whose outputs are the launch's.
         let captured = Captured {
             outputs,
             exec: Some(exec),

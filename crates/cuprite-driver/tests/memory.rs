@@ -32,7 +32,9 @@ pub fn tests() -> Vec<Test> {
         Test::gpu("memory::copy_between_contexts", copy_between_contexts),
         Test::gpu("memory::copy_between_devices", copy_between_devices),
         Test::gpu("memory::sync_allocation_fallback", sync_allocation_fallback),
-        Test::gpu(
+        // Alone: it holds most of the device's free memory for a while, which makes the
+        // allocations of tests running beside it (cuFFT's plan work areas) fail.
+        Test::gpu_alone(
             "memory::oom_trims_cached_pool_memory",
             oom_trims_cached_pool_memory,
         ),

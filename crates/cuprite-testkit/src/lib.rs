@@ -132,8 +132,9 @@ impl Test {
     /// that captures a CUDA graph. A capture is invalidated by legal work of other threads at
     /// the wrong moment (a synchronous allocation or synchronisation during a global-mode
     /// capture, implicit synchronisation with a capturing stream, or the calls a tool such as
-    /// compute-sanitizer adds), and the other thread's call fails too; such a test waits for
-    /// the running GPU tests to finish, and the others wait for it.
+    /// compute-sanitizer adds), and the other thread's call fails too; or one that holds most
+    /// of the device's free memory. Such a test waits for the running GPU tests to finish,
+    /// and the others wait for it.
     pub fn gpu_alone(
         name: impl Into<String>,
         body: impl FnOnce() -> TestResult + Send + 'static,
