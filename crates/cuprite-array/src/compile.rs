@@ -3,7 +3,8 @@
 //! call.
 //!
 //! It owns the cache of captured graphs of one program and the buffers of each: the graph's
-//! own copies of the inputs (written before each replay), and its outputs (written by the
+//! own copies of the inputs (written before each replay, unless a buffer already holds a copy
+//! of the very storage passed, which it then keeps alive), and its outputs (written by the
 //! graph's last nodes, copied out into fresh arrays after each replay). A replay is four
 //! declared access sets on the stream tracker: the input copies, the key word (two memsets),
 //! the launch (which declares the graph's input and output buffers as captured) and the
@@ -231,6 +232,12 @@ struct Captured<T: Element, U: Element> {
     exec: Option<GraphExec>,
     /// The graph's own contiguous copies of the inputs, rewritten before each launch.
     inputs: Vec<Array<T>>,
+    /// Per input, the storage whose bytes its buffer in `inputs` holds now (copied from it,
+    /// and not rewritten since), or `None` when unknown. Held here, so that storage can be
+    /// neither freed, reused nor handed back while it is named: the same storage passed
+    /// again holds the same bytes (array storage is never written once made; memory of another
+    /// library, which it may write, is never named), and its copy is skipped.
+    copied_from: Vec<Option<Arc<Storage>>>,
     /// The `u64` word the captured random draws are keyed by (`seed ^ word`), rewritten
     /// before each launch that `keyed` says reads it.
     key: Arc<Storage>,
@@ -255,6 +262,7 @@ impl<T: Element, U: Element> Drop for Captured<T, U> {
         // Each plan waits for its transforms on this stream (the launches) before it goes.
         drop(self.fft_plans.take());
         self.inputs.clear();
+        self.copied_from.clear();
         crate::jit::retire_all(std::mem::take(&mut self.kernels));
         give_stream(self.stream.clone());
     }
@@ -431,9 +439,13 @@ where
     /// bits (the eager run may use kernels that the capture no longer does, such as one
     /// replaced by its optimised build in between).
     /// Later calls with the same signature copy the inputs (device to device) into the graph's
-    /// own input buffers and replay it, without running the closure. After each launch the
-    /// outputs are copied into fresh arrays, so outputs held from earlier calls keep their
-    /// values, and inputs may be dropped or changed between calls.
+    /// own input buffers and replay it, without running the closure; an input array whose
+    /// memory is the one the graph's buffer was last copied from (the same array, or a clone of
+    /// it, passed again: weights passed at every step) is not copied again. The program keeps
+    /// the memory of the inputs last copied alive until they are replaced by other inputs or
+    /// the graph is dropped. After each launch the outputs are copied into fresh arrays, so
+    /// outputs held from earlier calls keep their values, and inputs may be dropped or changed
+    /// between calls.
     ///
     /// Inside the capture, anything that waits for the device or reads device memory on the
     /// host (`to_vec`, `item`, `sync`, data-dependent output sizes such as `nonzero`, checked
@@ -527,6 +539,13 @@ fn signature<T: Element>(inputs: &[&Array<T>]) -> Result<Signature> {
         device,
         shapes: inputs.iter().map(|x| x.shape().to_vec()).collect(),
     })
+}
+
+/// Whether a later copy from `s` into a graph's input buffer may be skipped while the buffer
+/// still holds a copy of it: CUDA memory of the library's own (array storage is never written
+/// once made), not memory of another library (a DLPack import), which that library may write.
+fn copy_skippable(s: &Storage) -> bool {
+    matches!(s, Storage::Cuda(d) if d.interop.foreign.is_none() && d.live().is_some())
 }
 
 /// The device buffer behind a contiguous CUDA storage.
@@ -646,6 +665,7 @@ impl<T: Element, U: Element> Captured<T, U> {
             }
         };
         // The first launch is not a replay: its stages are not counted.
+        let mut graph = graph;
         let outs = graph.replay(inputs, offset, &mut StageClock { lap: None })?;
         Ok((graph, outs))
     }
@@ -670,6 +690,12 @@ impl<T: Element, U: Element> Captured<T, U> {
                 .map(|x| copy_array(x, ordinal))
                 .collect::<Result<Vec<_>>>()
         })?;
+        // What `owned` was copied from: the first launch copies none of them again (neither the
+        // eager run nor the capture writes its inputs: array storage is never written once made).
+        let copied_from = inputs
+            .iter()
+            .map(|x| Ok(Some(x.contiguous_storage()?).filter(|s| copy_skippable(s))))
+            .collect::<Result<Vec<_>>>()?;
         // The key word, holding this call's offset for the eager run (rewritten by each replay).
         let key = with_stream(&stream, || {
             Array::<u64>::from_slice_on(Device::cuda(ordinal), &[offset], &[1])?
@@ -740,6 +766,7 @@ impl<T: Element, U: Element> Captured<T, U> {
             outputs,
             exec: Some(exec),
             inputs: owned,
+            copied_from,
             key,
             keyed,
             fft_plans: plans.finish(),
@@ -808,7 +835,7 @@ impl<T: Element, U: Element> Captured<T, U> {
     /// output buffers included, as captured), the output copies (one wait for the launch, one
     /// event).
     fn replay(
-        &self,
+        &mut self,
         inputs: &[&Array<T>],
         offset: u64,
         clock: &mut StageClock,
@@ -829,12 +856,28 @@ impl<T: Element, U: Element> Captured<T, U> {
     }
 
     /// Copies each of `inputs` into the graph's buffer for it, on the graph's stream, all under
-    /// one declared access set.
-    fn copy_in(&self, inputs: &[&Array<T>]) -> Result<()> {
+    /// one declared access set; an input whose storage is the one its buffer was last copied
+    /// from (`copied_from`) is not copied again, and when none is copied nothing is enqueued.
+    fn copy_in(&mut self, inputs: &[&Array<T>]) -> Result<()> {
         let srcs = inputs
             .iter()
             .map(|x| x.contiguous_storage())
             .collect::<Result<Vec<_>>>()?;
+        self.copied_from.resize(srcs.len(), None);
+        let same: Vec<bool> = srcs
+            .iter()
+            .zip(&self.copied_from)
+            .map(|(s, last)| last.as_ref().is_some_and(|l| Arc::ptr_eq(l, s)))
+            .collect();
+        if same.iter().all(|&b| b) {
+            return Ok(());
+        }
+        // The buffers about to be rewritten hold unknown bytes until the copies are enqueued.
+        for (last, &keep) in self.copied_from.iter_mut().zip(&same) {
+            if !keep {
+                *last = None;
+            }
+        }
         let mine = self
             .inputs
             .iter()
@@ -842,6 +885,9 @@ impl<T: Element, U: Element> Captured<T, U> {
             .collect::<Result<Vec<_>>>()?;
         let mut views = Vec::with_capacity(srcs.len());
         for (i, ((x, src), dst)) in inputs.iter().zip(&srcs).zip(&mine).enumerate() {
+            if same[i] {
+                continue;
+            }
             let bytes = x.len().checked_mul(T::DTYPE.size()).ok_or_else(|| {
                 Error::Shape(format!(
                     "input {i} of a compiled program: {} elements overflow a byte count",
@@ -868,6 +914,13 @@ impl<T: Element, U: Element> Captured<T, U> {
         }
         let mut pairs: Vec<_> = views.iter_mut().map(|(s, d)| (&*s, d)).collect();
         self.stream.memcpy_dtod_batch(&mut pairs)?;
+        drop(pairs);
+        drop(views);
+        for ((last, src), keep) in self.copied_from.iter_mut().zip(srcs).zip(same) {
+            if !keep && copy_skippable(&src) {
+                *last = Some(src);
+            }
+        }
         Ok(())
     }
 

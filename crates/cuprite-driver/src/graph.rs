@@ -327,9 +327,23 @@ impl GraphExec {
             })
             .collect();
         stream.begin_access(&accesses)?;
-        for ev in &self.external {
-            // SAFETY: a live stream and a live event (kept by `external`, so never re-recorded).
-            unsafe { drv!(cuStreamWaitEvent(stream.raw(), ev.raw, 0)) }?;
+        if !self.external.is_empty() {
+            let sid = stream.track_id();
+            // Outside a capture, a stream that waited for a pre-capture dependency once (an
+            // earlier launch on it) stays ordered after it.
+            let real = crate::capture::capture_of(sid) == 0;
+            for ev in &self.external {
+                if real && ev.waited_by(sid) {
+                    continue;
+                }
+                crate::stats::count_stream_wait();
+                // SAFETY: a live stream and a live event (kept by `external`, so never
+                // re-recorded).
+                unsafe { drv!(cuStreamWaitEvent(stream.raw(), ev.raw, 0)) }?;
+                if real {
+                    ev.note_waited(sid);
+                }
+            }
         }
         // SAFETY: the executable graph and the stream are live and of the same context.
         let r = unsafe { drv!(cuGraphLaunch(self.raw, stream.raw())) };

@@ -45,6 +45,10 @@ pub fn tests() -> Vec<Test> {
             "tracking::many_threads_many_streams",
             many_threads_many_streams,
         ),
+        Test::gpu(
+            "tracking::waits_once_per_recording",
+            waits_once_per_recording,
+        ),
     ]
 }
 
@@ -314,5 +318,64 @@ fn many_threads_many_streams() -> TestResult {
     }
     assert!(ctx.is_multi_stream());
     assert!(shared.tracker().pending_reader_streams() >= 1);
+    Ok(())
+}
+
+/// A stream waits once for a given recording of a buffer's writer: a second read on the same
+/// stream enqueues no wait, a new write makes the next read wait again, another stream waits
+/// for itself; every read sees the write it was ordered after (each write held back on its
+/// stream, so a read that did not wait would see the old values).
+fn waits_once_per_recording() -> TestResult {
+    let (_ctx, a, b, c) = multi()?;
+    let mut rng = Rng::fresh();
+    let host = rng.vec_u32(N);
+    let mut buf = a.clone_htod(&host)?;
+    let waits = || cuprite_driver::stats::thread_stats().stream_waits;
+    let read_on = |s: &Arc<Stream>,
+                   src: &DeviceBuffer<u32>|
+     -> cuprite_driver::Result<(u64, DeviceBuffer<u32>)> {
+        // SAFETY: fully written by the copy below before any read.
+        let mut d = unsafe { s.alloc::<u32>(N) }?;
+        let before = waits();
+        s.memcpy_dtod(src, &mut d)?;
+        Ok((waits() - before, d))
+    };
+    let v1 = rng.next_u64() as u32 | 1;
+    sleep_on(&a, 300)?;
+    a.memset_d32(&mut buf, v1)?;
+    let (w1, d1) = read_on(&b, &buf)?;
+    let (w2, d2) = read_on(&b, &buf)?;
+    assert_eq!(
+        (w1, w2),
+        (1, 0),
+        "waits of two reads on one stream of one write"
+    );
+    let v2 = v1.wrapping_add(2);
+    sleep_on(&a, 300)?;
+    a.memset_d32(&mut buf, v2)?;
+    let (w3, d3) = read_on(&b, &buf)?;
+    let (w4, d4) = read_on(&c, &buf)?;
+    let (w5, d5) = read_on(&c, &buf)?;
+    assert_eq!(
+        (w3, w4, w5),
+        (1, 1, 0),
+        "waits after a new write, on two streams"
+    );
+    for (k, (s, d, v)) in [
+        (&b, d1, v1),
+        (&b, d2, v1),
+        (&b, d3, v2),
+        (&c, d4, v2),
+        (&c, d5, v2),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let got = s.clone_dtoh(&d)?;
+        assert!(
+            got.iter().all(|&x| x == v),
+            "read {k} did not see the write it waited for"
+        );
+    }
     Ok(())
 }

@@ -6,6 +6,7 @@
 use crate::drv;
 use crate::error::Result;
 use cuprite_sys::driver::{self as sys, CUevent};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// What owns an [`EventPool`] and must stay alive while one of its events is in use (the
@@ -80,7 +81,15 @@ pub(crate) struct TrackEvent {
     owner: Arc<dyn EventSource>,
     /// Whether `raw` goes back to the pool when dropped (else it is destroyed).
     pooled: bool,
+    /// Tracking ids of streams (never 0) that, while not capturing, were made to wait for this
+    /// recording of `raw`: their later work is ordered after it, so they need not wait again.
+    /// Valid for the life of this handle, since `raw` is recorded once per handle: a pooled
+    /// event is recorded again only under a new handle. Full slots only mean no more are noted.
+    waited_by: [AtomicU64; WAITED_SLOTS],
 }
+
+/// Streams a [`TrackEvent`] remembers as having waited for it.
+const WAITED_SLOTS: usize = 4;
 
 impl TrackEvent {
     /// Wraps `raw`, taken from `owner`'s pool.
@@ -89,6 +98,7 @@ impl TrackEvent {
             raw,
             owner,
             pooled: true,
+            waited_by: Default::default(),
         }
     }
 
@@ -101,6 +111,36 @@ impl TrackEvent {
             raw,
             owner,
             pooled: false,
+            waited_by: Default::default(),
+        }
+    }
+
+    /// Whether the stream with tracking id `sid`, outside any capture, was already made to
+    /// wait for this recording (see [`note_waited`](Self::note_waited)).
+    #[inline]
+    pub(crate) fn waited_by(&self, sid: u64) -> bool {
+        sid != 0
+            && self
+                .waited_by
+                .iter()
+                .any(|w| w.load(Ordering::Acquire) == sid)
+    }
+
+    /// Notes that the stream `sid` was made to wait for this recording by a
+    /// `cuStreamWaitEvent` enqueued (returned) while it was not capturing. Call only then: a
+    /// capturing stream's wait is an edge of its graph, not an order of the stream's later
+    /// work. The store is released after that call, so a thread that sees it enqueues after
+    /// the wait.
+    pub(crate) fn note_waited(&self, sid: u64) {
+        if sid == 0 || self.waited_by(sid) {
+            return;
+        }
+        for w in &self.waited_by {
+            if w.compare_exchange(0, sid, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                return;
+            }
         }
     }
 }

@@ -82,6 +82,13 @@ impl Stream {
             if !capture::may_wait(&mut capture, sid, self.raw(), m.capture, &m.event) {
                 return Ok(());
             }
+            // Outside any capture, a stream that already waited for this recording is ordered
+            // after it for good (stream order); inside one, the wait is a graph edge and is
+            // always made.
+            let real = capture == 0 && m.capture == 0;
+            if real && m.event.waited_by(sid) {
+                return Ok(());
+            }
             let ev = m.event.raw;
             if waited[..n_waited.min(8)].contains(&ev) {
                 return Ok(());
@@ -89,6 +96,9 @@ impl Stream {
             crate::stats::count_stream_wait();
             // SAFETY: a live stream and an event kept alive by the tracker's mark.
             unsafe { drv!(cuStreamWaitEvent(self.raw(), ev, 0)) }?;
+            if real {
+                m.event.note_waited(sid);
+            }
             if n_waited < 8 {
                 waited[n_waited] = ev;
             }
