@@ -5,10 +5,10 @@
 //! It owns the cache of captured graphs of one program and the buffers of each: the graph's
 //! own copies of the inputs (written before each replay, unless a buffer already holds a copy
 //! of the very storage passed, which it then keeps alive), and its outputs (written by the
-//! graph's last nodes, copied out into fresh arrays after each replay). A replay is four
-//! declared access sets on the stream tracker: the input copies, the key word (two memsets),
-//! the launch (which declares the graph's input and output buffers as captured) and the
-//! output copies. Invariants:
+//! graph's last nodes, copied out into fresh arrays after each replay). A replay is one
+//! declared access set on the stream tracker, on the graph's stream: the input copies, the key
+//! word (two memsets), the launch (with the graph's input and output buffers as captured) and
+//! the output copies into buffers allocated on the calling thread's stream. Invariants:
 //!
 //! - a captured graph's addresses are never handed to other work: while capturing, the thread
 //!   takes no buffer kept for reuse (`runtime::take_free`, `storage::take_parked`), and a
@@ -48,10 +48,10 @@ pub const DEFAULT_GRAPH_LIMIT: usize = 8;
 /// The stages of a replay that [`replay_stage_timing`] times, in order.
 const STAGES: [&str; 5] = [
     "signature and cache lookup",
-    "input copies",
-    "random key word",
-    "graph launch",
-    "output arrays (allocations and copies)",
+    "inputs (which to copy, their views)",
+    "output buffers (allocations)",
+    "launch (copies in, key word, graph, copies out: one access set)",
+    "output arrays",
 ];
 
 thread_local! {
@@ -826,39 +826,22 @@ impl<T: Element, U: Element> Captured<T, U> {
         Ok(recording)
     }
 
-    /// Copies `inputs` into the graph's input buffers and `offset` into its key word (when it has
-    /// random draws), launches it, and copies its outputs out; `clock` times each stage.
+    /// Copies `inputs` into the graph's input buffers (those whose buffer does not already hold
+    /// a copy of the same storage) and `offset` into its key word (when it has random draws),
+    /// launches it, and copies its outputs into fresh arrays; `clock` times each stage.
     ///
-    /// Each stage is one declared access set on the stream tracker: the input copies (one wait
-    /// for the inputs' writers, one event), the key word (two memsets, no host copy), the
-    /// launch (the executable graph declares everything it reads and writes, its input and
-    /// output buffers included, as captured), the output copies (one wait for the launch, one
-    /// event).
+    /// The copies in, the key word, the launch and the copies out are one declared access set
+    /// on the graph's stream ([`GraphExec::launch_with`]): one wait for the conflicting work
+    /// of other streams (the inputs' writers, earlier users of the fresh output buffers), one
+    /// event. The fresh buffers are allocated on the calling thread's stream, which the
+    /// tracker orders the copies out after; their later users wait for the launch's event.
     fn replay(
         &mut self,
         inputs: &[&Array<T>],
         offset: u64,
         clock: &mut StageClock,
     ) -> Result<Vec<Array<U>>> {
-        self.copy_in(inputs)?;
-        clock.lap(1);
-        if self.keyed {
-            self.write_key(offset)?;
-        }
-        clock.lap(2);
-        if let Some(exec) = &self.exec {
-            exec.launch(&self.stream)?;
-        }
-        clock.lap(3);
-        let outs = self.copy_out()?;
-        clock.lap(4);
-        Ok(outs)
-    }
-
-    /// Copies each of `inputs` into the graph's buffer for it, on the graph's stream, all under
-    /// one declared access set; an input whose storage is the one its buffer was last copied
-    /// from (`copied_from`) is not copied again, and when none is copied nothing is enqueued.
-    fn copy_in(&mut self, inputs: &[&Array<T>]) -> Result<()> {
+        let ordinal = self.stream.context().ordinal();
         let srcs = inputs
             .iter()
             .map(|x| x.contiguous_storage())
@@ -869,10 +852,7 @@ impl<T: Element, U: Element> Captured<T, U> {
             .zip(&self.copied_from)
             .map(|(s, last)| last.as_ref().is_some_and(|l| Arc::ptr_eq(l, s)))
             .collect();
-        if same.iter().all(|&b| b) {
-            return Ok(());
-        }
-        // The buffers about to be rewritten hold unknown bytes until the copies are enqueued.
+        // The buffers about to be rewritten hold unknown bytes until the launch succeeds.
         for (last, &keep) in self.copied_from.iter_mut().zip(&same) {
             if !keep {
                 *last = None;
@@ -883,7 +863,7 @@ impl<T: Element, U: Element> Captured<T, U> {
             .iter()
             .map(|m| m.contiguous_storage())
             .collect::<Result<Vec<_>>>()?;
-        let mut views = Vec::with_capacity(srcs.len());
+        let mut ins = Vec::with_capacity(srcs.len());
         for (i, ((x, src), dst)) in inputs.iter().zip(&srcs).zip(&mine).enumerate() {
             if same[i] {
                 continue;
@@ -910,55 +890,85 @@ impl<T: Element, U: Element> Captured<T, U> {
             // only this program writes it, and the tracker `d` owns orders the write after the
             // previous launch's read of it.
             let view = unsafe { DeviceViewMut::from_raw_parts(d.device_ptr(), bytes, d.tracker()) };
-            views.push((s, view));
+            ins.push((s, view));
         }
-        let mut pairs: Vec<_> = views.iter_mut().map(|(s, d)| (&*s, d)).collect();
-        self.stream.memcpy_dtod_batch(&mut pairs)?;
-        drop(pairs);
-        drop(views);
+        clock.lap(1);
+        let results = self
+            .outputs
+            .iter()
+            .map(|o| o.contiguous_storage())
+            .collect::<Result<Vec<_>>>()?;
+        let specs: Vec<_> = results.iter().map(|r| (r.dtype(), r.len())).collect();
+        // SAFETY: every byte of each buffer is written by the launch's copies out below before
+        // an array of it is made; on an `Err` they are dropped unread.
+        let mut fresh = unsafe { crate::backend::cuda::alloc_uninit(ordinal, &specs) }?;
+        clock.lap(2);
+        {
+            let exec = self.exec.as_ref().ok_or_else(|| {
+                Error::InvalidArgument("a compiled program's graph was dropped".into())
+            })?;
+            let mut word = if self.keyed {
+                let w = device_buffer(&self.key, "the random key word")?;
+                if w.len() < 8 {
+                    return Err(Error::InvalidArgument(format!(
+                        "the random key word of a compiled program has {} bytes, not 8",
+                        w.len()
+                    )));
+                }
+                // SAFETY: the word is the program's own 8-byte buffer (checked above); only
+                // this program writes it, and its tracker orders the write after the previous
+                // launch's read.
+                Some(unsafe {
+                    DeviceViewMut::<u64>::from_raw_parts(w.device_ptr(), 1, w.tracker())
+                })
+            } else {
+                None
+            };
+            let mut outs = Vec::with_capacity(results.len());
+            for (r, f) in results.iter().zip(fresh.iter_mut()) {
+                let bytes = r.len() * r.dtype().size();
+                if bytes == 0 {
+                    continue;
+                }
+                let s = device_buffer(r, "a compiled program's output buffer")?.slice(0..bytes)?;
+                let d = f
+                    .buffer_mut()
+                    .ok_or_else(|| {
+                        Error::InvalidArgument("a fresh output buffer has no allocation".into())
+                    })?
+                    .slice_mut(0..bytes)?;
+                outs.push((s, d));
+            }
+            let mut in_pairs: Vec<_> = ins.iter_mut().map(|(s, d)| (&*s, d)).collect();
+            let mut out_pairs: Vec<_> = outs.iter_mut().map(|(s, d)| (&*s, d)).collect();
+            exec.launch_with(
+                &self.stream,
+                &mut in_pairs,
+                word.as_mut().map(|w| (w, offset)),
+                &mut out_pairs,
+            )?;
+        }
+        drop(ins);
         for ((last, src), keep) in self.copied_from.iter_mut().zip(srcs).zip(same) {
             if !keep && copy_skippable(&src) {
                 *last = Some(src);
             }
         }
-        Ok(())
-    }
-
-    /// Writes `offset` into the graph's key word (before a launch).
-    fn write_key(&self, offset: u64) -> Result<()> {
-        let word = device_buffer(&self.key, "the random key word")?;
-        if word.len() < 8 {
-            return Err(Error::InvalidArgument(format!(
-                "the random key word of a compiled program has {} bytes, not 8",
-                word.len()
-            )));
-        }
-        // SAFETY: the word is the program's own 8-byte buffer (checked above); only this
-        // program writes it, and its tracker orders the write after the previous launch's read.
-        let mut view =
-            unsafe { DeviceViewMut::<u64>::from_raw_parts(word.device_ptr(), 1, word.tracker()) };
-        self.stream.write_u64(&mut view, offset)?;
-        Ok(())
-    }
-
-    /// Fresh copies of the outputs of the last launch, made on the calling thread's stream
-    /// under one declared access set (ordered after the launch, which the executable graph
-    /// declares as the outputs' writer, and before the next launch's write of them).
-    fn copy_out(&self) -> Result<Vec<Array<U>>> {
-        let ordinal = self.stream.context().ordinal();
-        let srcs = self
+        clock.lap(3);
+        let outs = self
             .outputs
             .iter()
-            .map(|o| o.contiguous_storage())
-            .collect::<Result<Vec<_>>>()?;
-        let copies = copy_storages(&srcs, ordinal)?;
-        Ok(self
-            .outputs
-            .iter()
-            .zip(copies)
-            .map(|(o, c)| {
-                Array::from_storage(c, Layout::contiguous(o.shape()), o.shape(), o.device())
+            .zip(fresh)
+            .map(|(o, f)| {
+                Array::from_storage(
+                    Arc::new(Storage::Cuda(f)),
+                    Layout::contiguous(o.shape()),
+                    o.shape(),
+                    o.device(),
+                )
             })
-            .collect())
+            .collect();
+        clock.lap(4);
+        Ok(outs)
     }
 }

@@ -850,8 +850,8 @@ fn strided_input_passed_again() -> TestResult {
 
 /// Replays with the same inputs of a program that reads six arrays of its environment, each
 /// written by work of its own: after the first replay, each replay enqueues at most two
-/// cross-stream waits on this thread (the launch for the previous output copies, the output
-/// copies for the launch), not one per environment array; the values stay right.
+/// cross-stream waits on this thread (its launch waits for the earlier users of its fresh
+/// output buffers), not one per environment array; the values stay right.
 fn steady_replays_wait_once() -> TestResult {
     let mut rng = Rng::fresh();
     let n = 4096;

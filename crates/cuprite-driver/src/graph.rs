@@ -12,9 +12,9 @@ use crate::context::Context;
 use crate::context::event_pool::TrackEvent;
 use crate::drv;
 use crate::error::{Error, Result};
-use crate::memory::Access;
+use crate::memory::{Access, DeviceRead, DeviceWrite};
 use crate::stream::Stream;
-use cuprite_sys::driver::{self as sys, CUgraph, CUgraphExec};
+use cuprite_sys::driver::{self as sys, CUdeviceptr, CUgraph, CUgraphExec};
 use std::sync::Arc;
 
 /// How a capture restricts potentially unsafe driver calls (`cuStreamBeginCapture` mode).
@@ -299,6 +299,52 @@ impl GraphExec {
     /// (a borrowed view, a leaked buffer) whose owner is gone makes this an `Err`.
     #[inline]
     pub fn launch(&self, stream: &Stream) -> Result<()> {
+        type B<T> = crate::DeviceBuffer<T>;
+        self.launch_with::<B<u8>, B<u8>, B<u64>, B<u8>, B<u8>>(stream, &mut [], None, &mut [])
+    }
+
+    /// [`launch`](Self::launch) with device-to-device copies enqueued before the run
+    /// (`copies_in`), a 64-bit word written before it (`word`: the destination and its value,
+    /// as [`Stream::write_u64`] writes it) and copies enqueued after it (`copies_out`), all
+    /// under the run's one declared access set: the stream waits once for the conflicting work
+    /// on other streams and records one event, where separate copies and a launch would each
+    /// wait and record. For writing a graph's own input buffers before each run and copying
+    /// its results out after it. Each pair has one length; every buffer is of `stream`'s
+    /// context (else `Err` before anything is enqueued).
+    ///
+    /// ```no_run
+    /// use cuprite_driver::{CaptureMode, Context};
+    /// # fn main() -> cuprite_driver::Result<()> {
+    /// let ctx = Context::new(0)?;
+    /// let stream = ctx.new_stream()?;
+    /// let (mut input, mut output) = (stream.alloc_zeros::<u8>(4)?, stream.alloc_zeros::<u8>(4)?);
+    /// stream.begin_capture(CaptureMode::ThreadLocal)?;
+    /// stream.memcpy_dtod(&input, &mut output)?;
+    /// let exec = stream.end_capture()?.instantiate()?;
+    /// let (new, mut result) = (stream.clone_htod(&[1u8, 2, 3, 4])?, stream.alloc_zeros::<u8>(4)?);
+    /// let no_word = None::<(&mut cuprite_driver::DeviceBuffer<u64>, u64)>;
+    /// exec.launch_with(&stream, &mut [(&new, &mut input)], no_word, &mut [(&output, &mut result)])?;
+    /// assert_eq!(stream.clone_dtoh(&result)?, [1, 2, 3, 4]);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`launch`](Self::launch); a pair whose lengths differ, a buffer of another context,
+    /// a word that is not 8 bytes at a 4-byte-aligned address (naming the values).
+    pub fn launch_with<SI, DI, W, SO, DO>(
+        &self,
+        stream: &Stream,
+        copies_in: &mut [(&SI, &mut DI)],
+        word: Option<(&mut W, u64)>,
+        copies_out: &mut [(&SO, &mut DO)],
+    ) -> Result<()>
+    where
+        SI: DeviceRead<u8> + ?Sized,
+        DI: DeviceWrite<u8> + ?Sized,
+        W: DeviceWrite<u64> + ?Sized,
+        SO: DeviceRead<u8> + ?Sized,
+        DO: DeviceWrite<u8> + ?Sized,
+    {
         if stream.context().raw() != self.ctx.raw() {
             return Err(Error::InvalidArgument(format!(
                 "GraphExec::launch: the graph belongs to the context of device {} ({:?}), the \
@@ -309,6 +355,45 @@ impl GraphExec {
                 stream.context().raw()
             )));
         }
+        let ctx = stream.context();
+        let check = |what: &str, i: usize, s: usize, d: usize, local: bool| -> Result<()> {
+            if s != d {
+                return Err(Error::InvalidArgument(format!(
+                    "GraphExec::launch_with: {what} {i} has a source of {s} bytes and a \
+                     destination of {d}"
+                )));
+            }
+            if !local {
+                return Err(Error::InvalidArgument(format!(
+                    "GraphExec::launch_with: {what} {i} has a buffer of another context than \
+                     the stream's"
+                )));
+            }
+            Ok(())
+        };
+        for (i, (src, dst)) in copies_in.iter().enumerate() {
+            let local = Arc::ptr_eq(src.tracker().context(), ctx)
+                && Arc::ptr_eq(dst.tracker().context(), ctx);
+            check("copy in", i, src.len(), dst.len(), local)?;
+        }
+        for (i, (src, dst)) in copies_out.iter().enumerate() {
+            let local = Arc::ptr_eq(src.tracker().context(), ctx)
+                && Arc::ptr_eq(dst.tracker().context(), ctx);
+            check("copy out", i, src.len(), dst.len(), local)?;
+        }
+        let word = match word {
+            Some((w, value)) => {
+                let (bytes, ptr) = (w.num_bytes(), w.device_ptr_mut());
+                if bytes != 8 || ptr % 4 != 0 || !Arc::ptr_eq(w.tracker().context(), ctx) {
+                    return Err(Error::InvalidArgument(format!(
+                        "GraphExec::launch_with: the word is {bytes} bytes at {ptr:#x}; it must \
+                         be 8 bytes at a 4-byte-aligned address of the stream's context"
+                    )));
+                }
+                Some((&*w, ptr, value))
+            }
+            None => None,
+        };
         stream.context().bind_to_thread()?;
         let buffers = &self.uses.buffers;
         if let Some(i) = buffers.iter().position(|(b, _)| b.memory_may_be_gone()) {
@@ -319,13 +404,32 @@ impl GraphExec {
                 buffers.len()
             )));
         }
-        let accesses: Vec<Access<'_>> = buffers
-            .iter()
-            .map(|(shared, write)| Access {
-                shared,
-                write: *write,
-            })
+        let ins: Vec<(CUdeviceptr, CUdeviceptr, usize)> = copies_in
+            .iter_mut()
+            .map(|(src, dst)| (dst.device_ptr_mut(), src.device_ptr(), src.len()))
             .collect();
+        let outs: Vec<(CUdeviceptr, CUdeviceptr, usize)> = copies_out
+            .iter_mut()
+            .map(|(src, dst)| (dst.device_ptr_mut(), src.device_ptr(), src.len()))
+            .collect();
+        let mut accesses: Vec<Access<'_>> = Vec::with_capacity(
+            buffers.len() + 2 * (copies_in.len() + copies_out.len()) + usize::from(word.is_some()),
+        );
+        accesses.extend(buffers.iter().map(|(shared, write)| Access {
+            shared,
+            write: *write,
+        }));
+        for (src, dst) in copies_in.iter() {
+            accesses.push(Access::read(*src));
+            accesses.push(Access::write(&**dst));
+        }
+        if let Some((w, _, _)) = &word {
+            accesses.push(Access::write(*w));
+        }
+        for (src, dst) in copies_out.iter() {
+            accesses.push(Access::read(*src));
+            accesses.push(Access::write(&**dst));
+        }
         stream.begin_access(&accesses)?;
         if !self.external.is_empty() {
             let sid = stream.track_id();
@@ -345,8 +449,38 @@ impl GraphExec {
                 }
             }
         }
-        // SAFETY: the executable graph and the stream are live and of the same context.
-        let r = unsafe { drv!(cuGraphLaunch(self.raw, stream.raw())) };
+        let copy = |list: &[(CUdeviceptr, CUdeviceptr, usize)]| -> Result<()> {
+            for &(dptr, sptr, bytes) in list {
+                if bytes == 0 {
+                    continue;
+                }
+                // SAFETY: both ranges are live allocations of the stream's context holding
+                // `bytes` bytes (one length per pair, checked above), declared in `accesses`
+                // and so ordered with other streams' work on them.
+                unsafe { drv!(cuMemcpyDtoDAsync_v2(dptr, sptr, bytes, stream.raw())) }?;
+            }
+            Ok(())
+        };
+        let r = copy(&ins)
+            .and_then(|()| match &word {
+                Some((_, ptr, value)) => {
+                    // Little-endian halves: the low word first.
+                    let (lo, hi) = (*value as u32, (*value >> 32) as u32);
+                    // SAFETY: one 32-bit value at `ptr` and one at `ptr + 4`, both inside the 8
+                    // aligned bytes of the word (checked above), declared in `accesses`.
+                    unsafe { drv!(cuMemsetD32Async(*ptr, lo, 1, stream.raw())) }.and_then(|()| {
+                        // SAFETY: as above, the second half.
+                        unsafe { drv!(cuMemsetD32Async(*ptr + 4, hi, 1, stream.raw())) }
+                    })
+                }
+                None => Ok(()),
+            })
+            .and_then(|()| {
+                // SAFETY: the executable graph and the stream are live and of the same context.
+                unsafe { drv!(cuGraphLaunch(self.raw, stream.raw())) }
+            })
+            .and_then(|()| copy(&outs));
+        // What was enqueued is recorded even when a later step failed.
         let recorded = stream.end_access(&accesses);
         r?;
         recorded

@@ -58,6 +58,10 @@ pub fn tests() -> Vec<Test> {
             batch_copies_wait_across_streams,
         ),
         Test::gpu_alone("graph::write_u64_and_buffer_use", write_u64_and_buffer_use),
+        Test::gpu_alone(
+            "graph::launch_with_copies_and_word",
+            launch_with_copies_and_word,
+        ),
     ]
 }
 
@@ -848,5 +852,63 @@ fn write_u64_and_buffer_use() -> TestResult {
     assert_eq!(exec.buffer_use(&src), Some(false));
     assert_eq!(exec.buffer_use(&dst), Some(true));
     assert_eq!(exec.buffer_use(&other), None);
+    Ok(())
+}
+
+/// `launch_with`: the copies in wait for their source's writer on another stream (held back
+/// there), the word and the copies out land, a reader on another stream waits for the copies
+/// out; unequal lengths and a word of another size are an `Err` before anything is enqueued.
+fn launch_with_copies_and_word() -> TestResult {
+    let (ctx, _m) = setup()?;
+    let s1 = ctx.new_stream()?;
+    let s2 = ctx.new_stream()?;
+    ctx.enable_multi_stream_tracking()?;
+    let mut rng = Rng::fresh();
+    let n = 4096 + (rng.next_u64() % 4096) as usize;
+    let mut input = s1.alloc_zeros::<u8>(n)?;
+    let mut output = s1.alloc_zeros::<u8>(n)?;
+    let mut word = s1.alloc_zeros::<u64>(1)?;
+    let mut word_out = s1.alloc_zeros::<u64>(1)?;
+    s1.begin_capture(CaptureMode::ThreadLocal)?;
+    s1.memcpy_dtod(&input, &mut output)?;
+    s1.memcpy_dtod(&word, &mut word_out)?;
+    let exec = s1.end_capture()?.instantiate()?;
+    type B<T> = DeviceBuffer<T>;
+    let no_word = || None::<(&mut B<u64>, u64)>;
+    for round in 0..3 {
+        let mut src = s2.alloc_zeros::<u8>(n)?;
+        let v = (rng.next_u64() % 250) as u8 + 1;
+        s2.launch_host_fn(move || std::thread::sleep(std::time::Duration::from_millis(200)))?;
+        s2.memset_d8(&mut src, v)?; // runs 200 ms from now
+        let key = rng.next_u64();
+        let mut result = s2.alloc_zeros::<u8>(n)?;
+        exec.launch_with(
+            &s1,
+            &mut [(&src, &mut input)],
+            Some((&mut word, key)),
+            &mut [(&output, &mut result)],
+        )?;
+        let got = s2.clone_dtoh(&result)?;
+        assert!(
+            got.iter().all(|&g| g == v),
+            "round {round}: the copy in did not wait for its source's writer, or the copy out \
+             was not waited for"
+        );
+        assert_eq!(s1.clone_dtoh(&word_out)?, [key], "round {round}: the word");
+    }
+    let src = s1.alloc_zeros::<u8>(n)?;
+    let mut short = s1.alloc_zeros::<u8>(n - 1)?;
+    let no_out: &mut [(&B<u8>, &mut B<u8>)] = &mut [];
+    match exec.launch_with(&s1, &mut [(&src, &mut short)], no_word(), no_out) {
+        Err(Error::InvalidArgument(msg)) if msg.contains("copy in 0") => {}
+        other => return Err(format!("unequal lengths: {other:?}").into()),
+    }
+    let mut two = s1.alloc_zeros::<u64>(2)?;
+    let no_in: &mut [(&B<u8>, &mut B<u8>)] = &mut [];
+    let no_out: &mut [(&B<u8>, &mut B<u8>)] = &mut [];
+    match exec.launch_with(&s1, no_in, Some((&mut two, 1)), no_out) {
+        Err(Error::InvalidArgument(msg)) if msg.contains("16 bytes") => {}
+        other => return Err(format!("a word of two u64: {other:?}").into()),
+    }
     Ok(())
 }

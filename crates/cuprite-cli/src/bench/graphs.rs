@@ -10,8 +10,9 @@
 //!   realised on its own (`eval` after each), so each is its own kernel, as in PyTorch.
 //! - `graphs/first_capture`: the first call of a fresh compiled MLP step (its eager run, the
 //!   capture, instantiation and first launch) against one eager step, both waited for.
-//! - `graphs/replay_host`: the host time of one `Compiled::call` (input copies, launch, output
-//!   copies enqueued) against one raw `cuGraphLaunch` of its graph, and the mean host time of
+//! - `graphs/replay_host`: the host time of one `Compiled::call` (the launch and the output
+//!   copies enqueued as one access set; the inputs are the arrays of the call before, so their
+//!   copies are skipped) against one raw `cuGraphLaunch` of its graph, and the mean host time of
 //!   each stage of the call (timed in separate calls, so the clock reads do not weigh on the
 //!   call's own figure).
 //!
@@ -152,8 +153,9 @@ fn mlp_step(ctx: &mut BenchCtx) -> BenchResult {
                 .with_ceiling("the eager step", eager.median() * 1e6)
                 .with_target(Target::RatioAtMost(1.0 / 3.0))
                 .with_note(
-                    "compile(): inputs copied in, one graph launch, outputs copied out; target \
-                     ≥ 3× faster than eager; peer: torch.cuda.graph in benches/peers/torch_graphs.py",
+                    "compile(): the same input arrays at every call (their copies skipped), one \
+                     graph launch, outputs copied out; target ≥ 3× faster than eager; peer: \
+                     torch.cuda.graph in benches/peers/torch_graphs.py",
                 ),
             Figure::time(format!("{name}, eager "), &eager, TimeUnit::Us)
                 .with_note("the same closure called directly, every array realised"),
@@ -294,7 +296,10 @@ fn replay_host(ctx: &mut BenchCtx) -> BenchResult {
             )
             .with_ceiling("a raw cuGraphLaunch of the same graph", raw.median() * 1e6)
             .with_target(Target::RatioAtMost(1.2))
-            .with_note("Compiled::call: 2 input copies, the launch, 2 output copies, enqueued"),
+            .with_note(
+                "Compiled::call with the inputs of the call before (copies skipped): the launch \
+                 and 2 output copies, enqueued as one access set",
+            ),
             Figure::time(
                 "host time of a raw cuGraphLaunch of the MLP step ",
                 &raw,

@@ -252,6 +252,22 @@ pub(crate) fn copy_many_to(srcs: &[&DevBuf], ordinal: usize) -> Result<Vec<Arc<S
         .collect())
 }
 
+/// New buffers on CUDA device `ordinal`, one of each `(dtype, len)` of `specs`, allocated on the
+/// current stream (memory kept for reuse first, as every array's).
+///
+/// # Safety
+/// Their contents are uninitialised: the caller writes every byte of each before anything
+/// reads it (or drops it unread).
+pub(crate) unsafe fn alloc_uninit(ordinal: usize, specs: &[(DType, usize)]) -> Result<Vec<DevBuf>> {
+    let st = state(ordinal)?;
+    let stream = stream_of(st);
+    let stream = stream.get();
+    specs
+        .iter()
+        .map(|&(dtype, len)| alloc(st, stream, dtype, len))
+        .collect()
+}
+
 fn eval(ordinal: usize, p: &Program) -> Result<Vec<Arc<Storage>>> {
     let n = numel(&p.shape);
     let st = state(ordinal)?;
