@@ -578,21 +578,6 @@ fn copy_array<E: Element>(x: &Array<E>, ordinal: usize) -> Result<Array<E>> {
     ))
 }
 
-/// Fresh contiguous copies of the CUDA storages `srcs` on device `ordinal`, made on the
-/// current stream under one declared access set.
-fn copy_storages(srcs: &[Arc<Storage>], ordinal: usize) -> Result<Vec<Arc<Storage>>> {
-    let bufs = srcs
-        .iter()
-        .map(|s| match &**s {
-            Storage::Cuda(d) => Ok(d),
-            Storage::Host(_) => Err(Error::DeviceMismatch(
-                "an output of a compiled program on CUDA holds host memory".into(),
-            )),
-        })
-        .collect::<Result<Vec<_>>>()?;
-    crate::backend::cuda::copy_many_to(&bufs, ordinal)
-}
-
 /// Copies the first `bytes` of `src` into `dst`, one of the program's own buffers (a graph
 /// input or output, which never leaves the program), on `stream`; `what` names `src` in errors.
 fn copy_bytes<E: Element>(
@@ -705,8 +690,8 @@ impl<T: Element, U: Element> Captured<T, U> {
         // workspaces made, so that the capture records launches only. FFT plans are the
         // graph's own from here on (dropped with `plans` if the capture fails, after it ended).
         let plans = GraphPlans::begin();
-        // The graph's output buffers: fresh copies of the eager outputs (so none aliases an
-        // input), ordinary pool allocations made before the capture. The graph copies its
+        // The graph's output buffers: fresh buffers of the eager outputs' sizes (so none aliases
+        // an input), ordinary pool allocations made before the capture. The graph copies its
         // results into them as its last nodes, so no graph allocation outlives the graph.
         // The eager outputs are kept (realised) through the capture for the first call's
         // outputs: their memory is then no graph's.
@@ -725,13 +710,22 @@ impl<T: Element, U: Element> Captured<T, U> {
                     .iter()
                     .map(|o| Ok((o.contiguous_storage()?, o.shape().to_vec())))
                     .collect::<Result<Vec<_>>>()?;
-                let storages: Vec<Arc<Storage>> = eager.iter().map(|(s, _)| s.clone()).collect();
+                let specs: Vec<_> = eager.iter().map(|(s, _)| (s.dtype(), s.len())).collect();
+                // SAFETY: the graph's last nodes write every byte of each (`record` copies each
+                // output's whole length into it, or fails the capture, which drops them unread)
+                // and only the copies out after a launch read them.
+                let bufs = unsafe { crate::backend::cuda::alloc_uninit(ordinal, &specs) }?;
                 let device = Device::cuda(ordinal);
-                let outputs = copy_storages(&storages, ordinal)?
+                let outputs = bufs
                     .into_iter()
                     .zip(&eager)
-                    .map(|(c, (_, shape))| {
-                        Array::from_storage(c, Layout::contiguous(shape), shape, device)
+                    .map(|(b, (_, shape))| {
+                        Array::from_storage(
+                            Arc::new(Storage::Cuda(b)),
+                            Layout::contiguous(shape),
+                            shape,
+                            device,
+                        )
                     })
                     .collect();
                 Ok((outputs, eager))

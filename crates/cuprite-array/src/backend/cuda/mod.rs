@@ -223,35 +223,6 @@ pub(crate) fn copy_to(src: &DevBuf, ordinal: usize) -> Result<Arc<Storage>> {
     Ok(Arc::new(Storage::Cuda(out)))
 }
 
-/// Copies of device buffers `srcs` on CUDA device `ordinal`, as [`copy_to`] makes one each,
-/// but enqueued under one declared access set (one wait for the sources' writers, one event)
-/// when every source is on `ordinal`; copies from other devices go one by one.
-pub(crate) fn copy_many_to(srcs: &[&DevBuf], ordinal: usize) -> Result<Vec<Arc<Storage>>> {
-    if srcs.iter().any(|s| s.ordinal() != ordinal) {
-        return srcs.iter().map(|s| copy_to(s, ordinal)).collect();
-    }
-    let st = state(ordinal)?;
-    let stream = stream_of(st);
-    let stream = stream.get();
-    let mut outs = srcs
-        .iter()
-        .map(|s| alloc(st, stream, s.dtype(), s.len()))
-        .collect::<Result<Vec<_>>>()?;
-    {
-        let mut pairs: Vec<_> = srcs
-            .iter()
-            .zip(outs.iter_mut())
-            .filter_map(|(s, d)| Some((s.live()?, d.buffer_mut()?)))
-            .filter(|(s, _)| !cuprite_driver::DeviceRead::<u8>::is_empty(*s))
-            .collect();
-        stream.memcpy_dtod_batch(&mut pairs)?;
-    }
-    Ok(outs
-        .into_iter()
-        .map(|d| Arc::new(Storage::Cuda(d)))
-        .collect())
-}
-
 /// New buffers on CUDA device `ordinal`, one of each `(dtype, len)` of `specs`, allocated on the
 /// current stream (memory kept for reuse first, as every array's).
 ///
