@@ -8,7 +8,8 @@
 //! graph's last nodes, copied out into fresh arrays after each replay). A replay is one
 //! declared access set on the stream tracker, on the graph's stream: the input copies, the key
 //! word (two memsets), the launch (with the graph's input and output buffers as captured) and
-//! the output copies into buffers allocated on the calling thread's stream. Invariants:
+//! the output copies into buffers allocated on the calling thread's stream, which then waits
+//! for that step (no work), so the outputs are ready in its order. Invariants:
 //!
 //! - a captured graph's addresses are never handed to other work: while capturing, the thread
 //!   takes no buffer kept for reuse (`runtime::take_free`, `storage::take_parked`), and a
@@ -828,7 +829,9 @@ impl<T: Element, U: Element> Captured<T, U> {
     /// on the graph's stream ([`GraphExec::launch_with`]): one wait for the conflicting work
     /// of other streams (the inputs' writers, earlier users of the fresh output buffers), one
     /// event. The fresh buffers are allocated on the calling thread's stream, which the
-    /// tracker orders the copies out after; their later users wait for the launch's event.
+    /// tracker orders the copies out after; that stream then waits for the launch's event (no
+    /// work), so the outputs are ready in its order as any array result is, for tracked work
+    /// and for raw pointers used on it alike.
     fn replay(
         &mut self,
         inputs: &[&Array<T>],
@@ -943,6 +946,8 @@ impl<T: Element, U: Element> Captured<T, U> {
             )?;
         }
         drop(ins);
+        // The outputs are then ready in the calling thread's stream order, as any array result.
+        crate::backend::cuda::order_after_writes(ordinal, &fresh)?;
         for ((last, src), keep) in self.copied_from.iter_mut().zip(srcs).zip(same) {
             if !keep && copy_skippable(&src) {
                 *last = Some(src);

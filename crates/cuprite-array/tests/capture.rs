@@ -849,9 +849,10 @@ fn strided_input_passed_again() -> TestResult {
 }
 
 /// Replays with the same inputs of a program that reads six arrays of its environment, each
-/// written by work of its own: after the first replay, each replay enqueues at most two
-/// cross-stream waits on this thread (its launch waits for the earlier users of its fresh
-/// output buffers), not one per environment array; the values stay right.
+/// written by work of its own: after the first replay, each replay enqueues at most three
+/// cross-stream waits on this thread (its launch for the allocation of its fresh output
+/// buffers, the calling thread's stream for the launch), not one per environment array; the
+/// values stay right.
 fn steady_replays_wait_once() -> TestResult {
     let mut rng = Rng::fresh();
     let n = 4096;
@@ -905,9 +906,9 @@ fn steady_replays_wait_once() -> TestResult {
             }
         }
     }
-    if waits > 2 * REPLAYS {
+    if waits > 3 * REPLAYS {
         return Err(format!(
-            "{waits} cross-stream waits in {REPLAYS} replays with the same inputs (at most 2 each)"
+            "{waits} cross-stream waits in {REPLAYS} replays with the same inputs (at most 3 each)"
         )
         .into());
     }

@@ -239,6 +239,23 @@ pub(crate) unsafe fn alloc_uninit(ordinal: usize, specs: &[(DType, usize)]) -> R
         .collect()
 }
 
+/// Orders the current stream of device `ordinal` after the pending writes of `bufs` (made on
+/// another stream), enqueuing waits only, no work: later work on it, tracked or not (a raw
+/// pointer used on the array stream), reads their values as it reads any array's.
+pub(crate) fn order_after_writes(ordinal: usize, bufs: &[DevBuf]) -> Result<()> {
+    let st = state(ordinal)?;
+    let stream = stream_of(st);
+    let stream = stream.get();
+    let acc: Vec<cuprite_driver::Access<'_>> = bufs
+        .iter()
+        .filter_map(|b| b.live())
+        .map(cuprite_driver::Access::read)
+        .collect();
+    // Nothing is enqueued under this declaration, so there is nothing to record after it.
+    stream.begin_access(&acc)?;
+    Ok(())
+}
+
 fn eval(ordinal: usize, p: &Program) -> Result<Vec<Arc<Storage>>> {
     let n = numel(&p.shape);
     let st = state(ordinal)?;
