@@ -484,6 +484,10 @@ pub fn tests() -> Vec<Test> {
                 "capture::steady_replays_wait_once",
                 steady_replays_wait_once,
             ),
+            Test::gpu_alone(
+                "capture::outputs_ready_on_array_stream",
+                outputs_ready_on_array_stream,
+            ),
             Test::cpu("capture::cpu_stage_times", cpu_stage_times),
         ])
         .collect()
@@ -911,6 +915,59 @@ fn steady_replays_wait_once() -> TestResult {
             "{waits} cross-stream waits in {REPLAYS} replays with the same inputs (at most 3 each)"
         )
         .into());
+    }
+    Ok(())
+}
+
+/// A replay's output read through its raw pointer on the array stream with no synchronisation
+/// (as `Array::device_ptr` allows) has the replay's values: the array stream is ordered after
+/// the replay, whose graph (a hundred kernels over a million elements) is still running when
+/// the read is enqueued. Each call's input differs, so a read that ran early would see another
+/// call's values or uninitialised memory.
+fn outputs_ready_on_array_stream() -> TestResult {
+    use cuprite_driver::sys::driver::{CUresult, cuMemcpyDtoHAsync_v2, cuStreamSynchronize};
+    const STEPS: usize = 100;
+    let n = 1 << 20;
+    let prog = compile(|x: &[Array<f32>]| {
+        let mut h = x[0].clone();
+        for _ in 0..STEPS {
+            h = &h + 1.0;
+            h.eval()?;
+        }
+        Ok(vec![h])
+    });
+    let stream = cuprite_array::get_stream(0)?;
+    let mut rng = Rng::fresh();
+    for call in 0..6 {
+        let start = (rng.next_u64() % 1000) as f32;
+        let a = Array::from_slice_on(dev(), &vec![start; n], &[n])?;
+        let out = prog.call(&[&a])?.remove(0);
+        let ptr = out.device_ptr()?;
+        let mut host = vec![f32::NAN; n];
+        // SAFETY: `ptr` is the start of `out`'s `n` f32 (locked by `device_ptr`, alive while
+        // `out` is), `host` holds `n` f32; the copy runs on the array stream, as `device_ptr`
+        // allows, and is waited for before `host` is read or dropped.
+        let r = unsafe {
+            cuMemcpyDtoHAsync_v2(host.as_mut_ptr().cast(), ptr, n * 4, stream.raw()).and_then(|r| {
+                match r {
+                    CUresult::CUDA_SUCCESS => cuStreamSynchronize(stream.raw()),
+                    other => Ok(other),
+                }
+            })
+        };
+        match r {
+            Ok(CUresult::CUDA_SUCCESS) => {}
+            other => return Err(format!("call {call}: the raw read: {other:?}").into()),
+        }
+        out.unlock()?;
+        let want = start + STEPS as f32;
+        if let Some(i) = host.iter().position(|&v| v != want) {
+            return Err(format!(
+                "call {call}: element {i} read on the array stream is {}, want {want}",
+                host[i]
+            )
+            .into());
+        }
     }
     Ok(())
 }
