@@ -95,7 +95,7 @@ fn on_image(
 
 /// Device seconds per device-to-device copy of `elems` f32 on the array stream of device 0:
 /// the reference that the filters' bandwidth is judged against.
-fn copy_time(ctx: &mut BenchCtx, elems: usize) -> Result<Samples, BenchError> {
+pub(super) fn copy_time(ctx: &mut BenchCtx, elems: usize) -> Result<Samples, BenchError> {
     let stream = cuprite_array::get_stream(0)?;
     let src = stream.clone_htod(&vec![0.5f32; elems])?;
     // SAFETY: written by the copies below before anything reads it.
