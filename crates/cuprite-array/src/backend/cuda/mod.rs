@@ -225,7 +225,9 @@ pub(crate) fn copy_to(src: &DevBuf, ordinal: usize) -> Result<Arc<Storage>> {
 
 /// Copies of device buffers `srcs` on CUDA device `ordinal`, as [`copy_to`] makes one each,
 /// but enqueued under one declared access set (one wait for the sources' writers, one event)
-/// when every source is on `ordinal`; copies from other devices go one by one.
+/// when every source is on `ordinal`; copies from other devices go one by one. Only `compile`
+/// (feature `capture`) uses it.
+#[cfg(feature = "capture")]
 pub(crate) fn copy_many_to(srcs: &[&DevBuf], ordinal: usize) -> Result<Vec<Arc<Storage>>> {
     if srcs.iter().any(|s| s.ordinal() != ordinal) {
         return srcs.iter().map(|s| copy_to(s, ordinal)).collect();
