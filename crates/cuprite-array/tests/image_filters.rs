@@ -1739,7 +1739,9 @@ pub fn tests() -> Vec<Test> {
             "codegen::image_strip_kernels_compile",
             strip_kernels_compile,
         ),
-        Test::gpu("cuda::image_filters::strip_tilings", strip_tilings),
+        Test::gpu("cuda::image_filters::strip_tilings", || {
+            strip_tilings(Device::cuda(0))
+        }),
     ];
     for &(name, body) in BODIES {
         v.push(Test::cpu(
@@ -1801,9 +1803,8 @@ fn strip_ref(case: usize, x: &[f64], xs: &[usize], b: Boundary) -> Vec<f64> {
 /// with interior strips and rows aligned for vector loads and stores or not, batches. `f32`
 /// under every tiling, `f64` and `f16` under two (a tiling that does not take a filter runs it
 /// on the tiled kernel).
-fn strip_tilings() -> TestResult {
+fn strip_tilings(d: Device) -> TestResult {
     use cuprite_array::tuning::{ImageStrip, with_image_strip};
-    let d = Device::cuda(0);
     let mut rng = Rng::fresh();
     let shapes: [[usize; 3]; 7] = [
         [1, 1, 300],

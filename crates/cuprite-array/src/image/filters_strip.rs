@@ -63,6 +63,11 @@ const MAX_TAPS: usize = 33;
 /// The most 32-bit registers a thread's input window may take (`(v + 1) (my + pd)` working
 /// values, the rows a pass along rows keeps live): wider windows run on the tiled kernel.
 const WINDOW_REGS: usize = 128;
+/// The registers a thread needs besides its input window (taps, addresses, the values read
+/// back from the row buffer), for the launch bound.
+const OTHER_REGS: usize = 40;
+/// The registers of an SM.
+const SM_REGS: usize = 65536;
 
 /// The tilings of the strip kernel, or [`ImageStrip::Off`] for the tiled kernel of
 /// `filters_sep.cu` alone. `V{v}H{sh}P{pd}`: each lane owns `v` consecutive columns (a warp
@@ -99,7 +104,8 @@ pub enum ImageStrip {
 }
 
 /// A strip tiling's numbers (`ST_V`, `ST_SH`, `ST_PD`) and the blocks an SM keeps resident
-/// (the launch bound, which caps registers).
+/// (the launch bound, which caps registers: as many blocks, from 2 to 8, as leave each thread
+/// its input window and [`OTHER_REGS`] more).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Strip {
     pub v: usize,
@@ -146,18 +152,25 @@ impl ImageStrip {
         Self::ALL.into_iter().find(|c| c.name() == s)
     }
 
-    /// The tiling's numbers; `None` for [`ImageStrip::Off`].
+    /// The tiling's numbers (its launch bound left 0); `None` for [`ImageStrip::Off`].
     pub(crate) fn strip(self) -> Option<Strip> {
-        let s = |v, sh, pd, blocks| Some(Strip { v, sh, pd, blocks });
+        let s = |v, sh, pd| {
+            Some(Strip {
+                v,
+                sh,
+                pd,
+                blocks: 0,
+            })
+        };
         match self {
             ImageStrip::Off => None,
-            ImageStrip::V4H32P4 => s(4, 32, 4, 3),
-            ImageStrip::V4H16P4 => s(4, 16, 4, 3),
-            ImageStrip::V4H64P4 => s(4, 64, 4, 3),
-            ImageStrip::V4H32P8 => s(4, 32, 8, 3),
-            ImageStrip::V2H32P4 => s(2, 32, 4, 4),
-            ImageStrip::V2H64P8 => s(2, 64, 8, 4),
-            ImageStrip::V1H32P8 => s(1, 32, 8, 6),
+            ImageStrip::V4H32P4 => s(4, 32, 4),
+            ImageStrip::V4H16P4 => s(4, 16, 4),
+            ImageStrip::V4H64P4 => s(4, 64, 4),
+            ImageStrip::V4H32P8 => s(4, 32, 8),
+            ImageStrip::V2H32P4 => s(2, 32, 4),
+            ImageStrip::V2H64P8 => s(2, 64, 8),
+            ImageStrip::V1H32P8 => s(1, 32, 8),
         }
     }
 
@@ -244,9 +257,9 @@ pub(crate) struct StripFilter {
 impl StripFilter {
     /// The strip tiling this filter runs on under the choice `c`, if it takes one: an element
     /// type it serves, at most [`MAX_TAPS`] taps a pass, an input window within
-    /// [`WINDOW_REGS`] registers.
+    /// [`WINDOW_REGS`] registers; with its launch bound.
     pub(crate) fn strip(&self, c: ImageStrip) -> Option<Strip> {
-        let s = c.strip()?;
+        let mut s = c.strip()?;
         let words = match self.dtype {
             DType::F16 | DType::F32 => 1,
             DType::F64 => 2,
@@ -254,6 +267,7 @@ impl StripFilter {
         };
         let taps = (1..=MAX_TAPS).contains(&self.y.m) && (1..=MAX_TAPS).contains(&self.x.m);
         let window = (s.v + 1) * (self.y.m + s.pd) * words;
+        s.blocks = (SM_REGS / (WARPS * 32 * (window + OTHER_REGS))).clamp(2, 8);
         (taps && window <= WINDOW_REGS).then_some(s)
     }
 
@@ -400,7 +414,7 @@ mod tests {
     #[test]
     fn strip_source() {
         let f = filter(DType::F32, 17, 17);
-        let s = ImageStrip::V2H64P8.strip().expect("a tiling");
+        let s = f.strip(ImageStrip::V2H64P8).expect("a tiling");
         let k = f.kernel(s);
         assert_eq!(k.name, "cuprite_img_strip_f32_17x17_22_v2h64p8");
         for d in [
@@ -412,10 +426,30 @@ mod tests {
         ] {
             assert!(k.source.contains(d), "{d}");
         }
+        // 3 x 25 registers of window and 40 more: 4 blocks of 128 threads in 65536.
         assert!(k.source.contains("__launch_bounds__(128, 4)"));
-        assert_ne!(
-            f.key(s),
-            f.key(ImageStrip::V4H32P4.strip().expect("a tiling"))
+        let d = f.strip(ImageStrip::V4H32P4).expect("a tiling");
+        assert_ne!(f.key(s), f.key(d));
+        // 5 x 21 + 40: 3 blocks; Sobel's 5 x 7 + 40: 6.
+        assert_eq!(d.blocks, 3);
+        assert_eq!(
+            filter(DType::F32, 3, 3)
+                .strip(ImageStrip::V4H32P4)
+                .map(|s| s.blocks),
+            Some(6)
+        );
+        // The fewest and the most blocks.
+        assert_eq!(
+            filter(DType::F32, 1, 1)
+                .strip(ImageStrip::V1H32P8)
+                .map(|s| s.blocks),
+            Some(8)
+        );
+        assert_eq!(
+            filter(DType::F64, 17, 17)
+                .strip(ImageStrip::V2H32P4)
+                .map(|s| s.blocks),
+            Some(3)
         );
     }
 }
