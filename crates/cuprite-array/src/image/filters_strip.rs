@@ -63,9 +63,12 @@ const MAX_TAPS: usize = 33;
 /// The most 32-bit registers a thread's input window may take (`(v + 1) (my + pd)` working
 /// values, the rows a pass along rows keeps live): wider windows run on the tiled kernel.
 const WINDOW_REGS: usize = 128;
-/// The registers a thread needs besides its input window (taps, addresses, the values read
-/// back from the row buffer), for the launch bound.
-const OTHER_REGS: usize = 40;
+/// The registers a thread needs besides its input window (taps, addresses, mapped columns,
+/// the values read back from the row buffer, loads hoisted ahead), for the launch bound.
+const OTHER_REGS: usize = 64;
+/// The fewest registers a thread is given: the fully unrolled walk down a strip spills below
+/// this even for 3 taps.
+const MIN_REGS: usize = 128;
 /// The registers of an SM.
 const SM_REGS: usize = 65536;
 
@@ -104,8 +107,8 @@ pub enum ImageStrip {
 }
 
 /// A strip tiling's numbers (`ST_V`, `ST_SH`, `ST_PD`) and the blocks an SM keeps resident
-/// (the launch bound, which caps registers: as many blocks, from 2 to 8, as leave each thread
-/// its input window and [`OTHER_REGS`] more).
+/// (the launch bound, which caps registers: as many blocks, from 2 to 4, as leave each thread
+/// its input window and [`OTHER_REGS`] more, at least [`MIN_REGS`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Strip {
     pub v: usize,
@@ -267,7 +270,8 @@ impl StripFilter {
         };
         let taps = (1..=MAX_TAPS).contains(&self.y.m) && (1..=MAX_TAPS).contains(&self.x.m);
         let window = (s.v + 1) * (self.y.m + s.pd) * words;
-        s.blocks = (SM_REGS / (WARPS * 32 * (window + OTHER_REGS))).clamp(2, 8);
+        let regs = (window + OTHER_REGS).max(MIN_REGS);
+        s.blocks = (SM_REGS / (WARPS * 32 * regs)).clamp(2, 4);
         (taps && window <= WINDOW_REGS).then_some(s)
     }
 
@@ -426,30 +430,30 @@ mod tests {
         ] {
             assert!(k.source.contains(d), "{d}");
         }
-        // 3 x 25 registers of window and 40 more: 4 blocks of 128 threads in 65536.
-        assert!(k.source.contains("__launch_bounds__(128, 4)"));
+        // 3 x 25 registers of window and 64 more: 3 blocks of 128 threads in 65536.
+        assert!(k.source.contains("__launch_bounds__(128, 3)"));
         let d = f.strip(ImageStrip::V4H32P4).expect("a tiling");
         assert_ne!(f.key(s), f.key(d));
-        // 5 x 21 + 40: 3 blocks; Sobel's 5 x 7 + 40: 6.
+        // 5 x 21 + 64: 3 blocks; Sobel's 5 x 7 + 64 is below 128: 4.
         assert_eq!(d.blocks, 3);
         assert_eq!(
             filter(DType::F32, 3, 3)
                 .strip(ImageStrip::V4H32P4)
                 .map(|s| s.blocks),
-            Some(6)
+            Some(4)
         );
-        // The fewest and the most blocks.
+        // The most and the fewest blocks (3 x 21 x 2 + 64 = 190 registers: 2).
         assert_eq!(
             filter(DType::F32, 1, 1)
                 .strip(ImageStrip::V1H32P8)
                 .map(|s| s.blocks),
-            Some(8)
+            Some(4)
         );
         assert_eq!(
             filter(DType::F64, 17, 17)
                 .strip(ImageStrip::V2H32P4)
                 .map(|s| s.blocks),
-            Some(3)
+            Some(2)
         );
     }
 }
