@@ -1578,16 +1578,20 @@ fn cuda_agrees_with_cpu() -> TestResult {
 /// The filters' kernels compile with NVRTC (no GPU): the sources the CPU runs would build on
 /// CUDA, recorded by the dry-run backend, for every element type.
 fn image_kernels_compile() -> TestResult {
+    use cuprite_array::tuning::{ImageStrip, with_image_strip};
     cuprite_array::tuning::compiler::start_recording();
-    let runs = [
-        dtypes(Device::CPU),
-        rank_random(Device::CPU),
-        rank_box_nan(Device::CPU),
-        separable_random(Device::CPU),
-        separable_tiles(Device::CPU),
-        bilateral_ref(Device::CPU),
-        mean_shift_ref(Device::CPU),
-    ];
+    // The tiled separable kernel (the strip kernel's are in `strip_kernels_compile`).
+    let runs = with_image_strip(ImageStrip::Off, || {
+        [
+            dtypes(Device::CPU),
+            rank_random(Device::CPU),
+            rank_box_nan(Device::CPU),
+            separable_random(Device::CPU),
+            separable_tiles(Device::CPU),
+            bilateral_ref(Device::CPU),
+            mean_shift_ref(Device::CPU),
+        ]
+    });
     let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
         .into_iter()
         .filter(|s| s.contains("cuprite_img_"))
@@ -1652,14 +1656,18 @@ fn sep2_kernels_compile() -> TestResult {
         image::sobel(&a, 0)?.eval()?;
         Ok(())
     }
+    use cuprite_array::tuning::{ImageStrip, with_image_strip};
     cuprite_array::tuning::compiler::start_recording();
-    let runs = [
-        run::<u8>(),
-        run::<u16>(),
-        run::<f16>(),
-        run::<f32>(),
-        run::<f64>(),
-    ];
+    // The tiled kernel (the strip kernel's are in `strip_kernels_compile`).
+    let runs = with_image_strip(ImageStrip::Off, || {
+        [
+            run::<u8>(),
+            run::<u16>(),
+            run::<f16>(),
+            run::<f32>(),
+            run::<f64>(),
+        ]
+    });
     let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
         .into_iter()
         .filter(|s| s.contains("cuprite_img_sep2_"))
@@ -1727,6 +1735,13 @@ pub fn tests() -> Vec<Test> {
             separable_tiles_dtypes,
         ),
         Test::nvrtc("codegen::image_sep2_kernels_compile", sep2_kernels_compile),
+        Test::nvrtc(
+            "codegen::image_strip_kernels_compile",
+            strip_kernels_compile,
+        ),
+        Test::gpu("cuda::image_filters::strip_tilings", || {
+            strip_tilings(Device::cuda(0))
+        }),
     ];
     for &(name, body) in BODIES {
         v.push(Test::cpu(
@@ -1739,4 +1754,169 @@ pub fn tests() -> Vec<Test> {
         ));
     }
     v
+}
+
+/// The separable filters of [`strip_tilings`], whose both passes the strip kernel takes.
+const STRIP_CASES: [&str; 5] = [
+    "gaussian 2 (17 x 17 taps, rows first)",
+    "gaussian 1, 3 order 1, 0 (9 x 25 taps, antisymmetric rows)",
+    "sobel along columns (columns first)",
+    "sobel along rows",
+    "uniform 4 x 3 (plain taps, shifted centres, divisors)",
+];
+
+/// The filter `STRIP_CASES[case]` of `a` along axes 1 and 2 with boundary `b`.
+fn strip_filter<T: ImageElement>(
+    a: &Array<T>,
+    case: usize,
+    b: Boundary,
+) -> cuprite_array::Result<Array<T>> {
+    let go = GaussianOpts::new().boundary(b).axes(&[1, 2]);
+    let fo = FilterOpts::new().boundary(b).axes(&[1, 2]);
+    match case {
+        0 => image::gaussian_filter_with(a, &[2.0], go),
+        1 => image::gaussian_filter_with(a, &[1.0, 3.0], go.order(&[1, 0])),
+        2 => image::sobel_with(a, 2, fo),
+        3 => image::sobel_with(a, 1, fo),
+        _ => image::uniform_filter_with(a, &[4, 3], fo),
+    }
+}
+
+/// The f64 reference of `STRIP_CASES[case]`: two passes of the direct correlation.
+fn strip_ref(case: usize, x: &[f64], xs: &[usize], b: Boundary) -> Vec<f64> {
+    let two = |a1: usize, w1: &[f64], c1: i64, w2: &[f64], c2: i64| {
+        corr1_ref(&corr1_ref(x, xs, a1, w1, c1, b), xs, 3 - a1, w2, c2, b)
+    };
+    match case {
+        0 => two(1, &gauss_ref(2.0, 0, 8), 8, &gauss_ref(2.0, 0, 8), 8),
+        1 => two(1, &gauss_ref(1.0, 1, 4), 4, &gauss_ref(3.0, 0, 12), 12),
+        2 => two(2, &[-1.0, 0.0, 1.0], 1, &[1.0, 2.0, 1.0], 1),
+        3 => two(1, &[-1.0, 0.0, 1.0], 1, &[1.0, 2.0, 1.0], 1),
+        _ => two(1, &[0.25; 4], 2, &[1.0 / 3.0; 3], 1),
+    }
+}
+
+/// The strip kernel of the separable filters (`filters_strip.cu`) under every tiling of
+/// `tuning::ImageStrip` (and `Off`, the tiled kernel) against f64 reference passes, for every
+/// boundary mode (constants with a nonzero `cval`): single rows and columns, sides that are no
+/// multiple of any tile (warp tiles of 32 to 128 columns, strips of 16 to 64 rows), images
+/// with interior strips and rows aligned for vector loads and stores or not, batches. `f32`
+/// under every tiling, `f64` and `f16` under two (a tiling that does not take a filter runs it
+/// on the tiled kernel).
+fn strip_tilings(d: Device) -> TestResult {
+    use cuprite_array::tuning::{ImageStrip, with_image_strip};
+    let mut rng = Rng::fresh();
+    let shapes: [[usize; 3]; 7] = [
+        [1, 1, 300],
+        [1, 300, 1],
+        [1, 33, 65],
+        [1, 4097, 31],
+        [2, 150, 260],
+        [3, 70, 129],
+        [1, 9, 2],
+    ];
+    for xs in shapes {
+        let n: usize = xs.iter().product();
+        let x = rvec(&mut rng, n, -1.0, 1.0);
+        let x16: Vec<f16> = x.iter().map(|&v| f16::from_f64(v)).collect();
+        let x16r: Vec<f64> = x16.iter().map(|v| v.to_f64()).collect();
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let a64 = Array::from_slice_on(d, &x, &xs)?;
+        let a32 = Array::from_slice_on(d, &x32, &xs)?;
+        let a16 = Array::from_slice_on(d, &x16, &xs)?;
+        for mode in MODES.into_iter().chain([Boundary::GridWrap]) {
+            for (case, name) in STRIP_CASES.iter().enumerate() {
+                let want = strip_ref(case, &x, &xs, mode);
+                let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+                let want16 = strip_ref(case, &x16r, &xs, mode);
+                for c in ImageStrip::ALL {
+                    let w = |t: &str| format!("{name} {t} {xs:?} {mode:?} {}", c.name());
+                    let got = with_image_strip(c, || strip_filter(&a32, case, mode)?.to_vec())?;
+                    let got: Vec<f64> = got.iter().map(|&v| f64::from(v)).collect();
+                    close(&got, &want, 0.0, 1e-5 * scale, &w("f32"))?;
+                    if matches!(c, ImageStrip::V4H32P4 | ImageStrip::V2H32P4) {
+                        let got = with_image_strip(c, || strip_filter(&a64, case, mode)?.to_vec())?;
+                        close(&got, &want, 1e-10, 1e-12 * scale, &w("f64"))?;
+                        let got = with_image_strip(c, || strip_filter(&a16, case, mode)?.to_vec())?;
+                        let got: Vec<f64> = got.iter().map(|v| v.to_f64()).collect();
+                        close(&got, &want16, 0.0, 1e-2 * scale, &w("f16"))?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every tiling of the strip kernel compiles with NVRTC (no GPU): the sources the CPU runs
+/// would build on CUDA under each `tuning::ImageStrip`, recorded by the dry-run backend. Each
+/// tiling with 17 x 17 taps rows first and Sobel columns first in `f32`; the default tiling
+/// also for `f16` and `f64`, antisymmetric and plain taps, Sobel rows first; 33 taps and `f64`
+/// with 17 taps under the tilings whose registers take them.
+fn strip_kernels_compile() -> TestResult {
+    use cuprite_array::tuning::{ImageStrip, with_image_strip};
+    fn run<T: ImageElement + Element>(cases: &[usize], sigma4: bool) -> TestResult {
+        let x: Vec<T> = (0..40 * 70).map(|i| T::store((i % 7) as f64)).collect();
+        let a = Array::from_slice_on(Device::CPU, &x, &[2, 20, 70])?;
+        for &case in cases {
+            strip_filter(&a, case, Boundary::Reflect)?.eval()?;
+        }
+        if sigma4 {
+            // 33 taps a pass.
+            image::gaussian_filter_with(&a, &[4.0], GaussianOpts::new().axes(&[1, 2]))?.eval()?;
+        }
+        Ok(())
+    }
+    cuprite_array::tuning::compiler::start_recording();
+    let mut runs = Vec::new();
+    for c in ImageStrip::ALL {
+        with_image_strip(c, || runs.push(run::<f32>(&[0, 2], false)));
+    }
+    with_image_strip(ImageStrip::DEFAULT, || {
+        runs.extend([run::<f16>(&[1, 4], false), run::<f32>(&[3], false)]);
+        runs.push(run::<f64>(&[2], false));
+    });
+    with_image_strip(ImageStrip::V1H32P8, || runs.push(run::<f32>(&[], true)));
+    with_image_strip(ImageStrip::V2H32P4, || runs.push(run::<f64>(&[0], false)));
+    let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
+        .into_iter()
+        .filter(|s| s.contains("cuprite_img_strip_"))
+        .collect();
+    for (i, r) in runs.into_iter().enumerate() {
+        r.map_err(|e| format!("run {i} under recording: {e}"))?;
+    }
+    let mut want: Vec<String> = Vec::new();
+    for c in ImageStrip::ALL
+        .into_iter()
+        .filter(|&c| c != ImageStrip::Off)
+    {
+        for name in ["f32_17x17_22_", "f32_3x3_20_xf_"] {
+            want.push(format!("{name}{}(", c.name()));
+        }
+    }
+    want.extend(
+        [
+            "f16_9x25_02_v4h32p4(",
+            "f16_4x3_12_v4h32p4(",
+            "f32_3x3_02_v4h32p4(",
+            "f64_3x3_20_xf_v4h32p4(",
+            "f64_17x17_22_v2h32p4(",
+            "f32_33x33_22_v1h32p8(",
+        ]
+        .map(String::from),
+    );
+    for name in want {
+        let name = format!("cuprite_img_strip_{name}");
+        if !sources.iter().any(|s| s.contains(&name)) {
+            return Err(format!("{name} was not recorded ({} sources)", sources.len()).into());
+        }
+    }
+    let opts = cuprite_array::tuning::compiler::compile_options(90, true);
+    let mut seen = std::collections::BTreeSet::new();
+    for s in sources.iter().filter(|s| seen.insert((*s).clone())) {
+        if let Err(e) = cuprite_driver::nvrtc::compile(s, &opts) {
+            return Err(format!("kernel failed to compile: {e}\n{s}").into());
+        }
+    }
+    Ok(())
 }

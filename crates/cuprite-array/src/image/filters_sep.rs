@@ -7,7 +7,9 @@ use super::boundary::Boundary;
 use super::filters_corr::{ImgCorrelate, Win};
 use super::filters_elem::{Acc, ImageElement, header, wide};
 use super::filters_launch::{by_dtype, grid_for, host, part};
-use crate::codegen::{Helpers, KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
+pub(crate) use super::filters_strip::Pass1;
+use super::filters_strip::{SepArgs, StripFilter, image_strip, sym_c};
+use crate::codegen::{Helpers, KernelParams, KernelSource, WriteBuf};
 use crate::dtype::{DType, f16};
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
@@ -71,35 +73,6 @@ fn tiling(my: usize, mx: usize, xfirst: bool, esize: usize) -> Option<Tiling> {
         })
 }
 
-kernel_params! {
-    /// The separable filter of `batch` images of `h x w`.
-    pub(super) struct SepArgs<'a> {
-        x: ReadBuf<'a> as "T",
-        wy: ReadBuf<'a> as "C",
-        wx: ReadBuf<'a> as "C",
-        y: WriteBuf<'a> as "T",
-        batch: i64,
-        h: i64,
-        w: i64,
-        cy: i64,
-        cx: i64,
-        mode: i64,
-        cval: f64,
-        divy: f64,
-        divx: f64,
-    }
-}
-
-/// One pass of a separable filter: `m` taps with centre `c` summed in the order `sym`
-/// (`filters_corr::sym_of`), the sum divided by `div`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Pass1 {
-    pub m: usize,
-    pub c: i64,
-    pub div: f64,
-    pub sym: i64,
-}
-
 /// Input 0 (`batch` images of `h x w`, `dtype`) filtered by input 1 (`y.m` taps along rows)
 /// and input 2 (`x.m` taps along columns), both in the working type; rows first unless
 /// `xfirst`.
@@ -113,11 +86,6 @@ pub(crate) struct ImgSep2 {
     pub x: Pass1,
     pub xfirst: bool,
     pub boundary: Boundary,
-}
-
-/// The kernel's code of a summation order: 1 symmetric, -1 antisymmetric, 0 plain.
-fn sym_c(sym: i64) -> i64 {
-    if sym == 2 { 0 } else { sym }
 }
 
 impl ImgSep2 {
@@ -135,6 +103,16 @@ impl ImgSep2 {
                 self.y.m, self.x.m, self.dtype
             ))
         })
+    }
+
+    /// This filter on the strip kernel (`filters_strip.rs`).
+    fn strip_filter(&self) -> StripFilter {
+        StripFilter {
+            dtype: self.dtype,
+            y: self.y,
+            x: self.x,
+            xfirst: self.xfirst,
+        }
     }
 
     fn esize(&self) -> usize {
@@ -286,8 +264,6 @@ impl LibraryCall for ImgSep2 {
         if n == 0 {
             return Ok(());
         }
-        let t = self.tiling()?;
-        let k = crate::jit::library_kernel(st, self.key(), || self.kernel(t))?;
         let i = |v: usize| v as i64;
         let params = SepArgs {
             x: part(&inputs[0], self.dtype, n)?,
@@ -304,6 +280,12 @@ impl LibraryCall for ImgSep2 {
             divy: self.y.div,
             divx: self.x.div,
         };
+        let strip = self.strip_filter();
+        if let Some(s) = strip.strip(image_strip()) {
+            return strip.launch(lane, s, &params, [self.batch, self.h, self.w]);
+        }
+        let t = self.tiling()?;
+        let k = crate::jit::library_kernel(st, self.key(), || self.kernel(t))?;
         let tiles = self.batch * self.h.div_ceil(t.th) * self.w.div_ceil(t.tw);
         let grid = grid_for(u64::from(st.sms), BLOCKS_PER_SM as u64, tiles, 1);
         let shared = shared_bytes(self.y.m, self.x.m, self.xfirst, self.esize(), t.tw, t.th);
@@ -328,6 +310,10 @@ impl LibraryCall for ImgSep2 {
     }
 
     fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
+        let strip = self.strip_filter();
+        if let Some(s) = strip.strip(image_strip()) {
+            return vec![strip.kernel(s).source];
+        }
         self.tiling()
             .map(|t| vec![self.kernel(t).source])
             .unwrap_or_default()
