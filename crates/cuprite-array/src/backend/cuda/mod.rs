@@ -228,7 +228,8 @@ pub(crate) fn copy_to(src: &DevBuf, ordinal: usize) -> Result<Arc<Storage>> {
 ///
 /// # Safety
 /// Their contents are uninitialised: the caller writes every byte of each before anything
-/// reads it (or drops it unread).
+/// reads it (or drops it unread). Only `compile` (feature `capture`) uses it.
+#[cfg(feature = "capture")]
 pub(crate) unsafe fn alloc_uninit(ordinal: usize, specs: &[(DType, usize)]) -> Result<Vec<DevBuf>> {
     let st = state(ordinal)?;
     let stream = stream_of(st);
