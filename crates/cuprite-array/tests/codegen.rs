@@ -486,8 +486,9 @@ fn axis_reduction_kernels_compile() -> TestResult {
 /// The n-body program's reduction (`(d * w).sum_axes(&[1])`, `d` of shape `[n, n, 3]`, `w`
 /// of shape `[n, n, 1]` holding the one `rsqrt`): every form of its kernel reduces the three
 /// outputs of a body together, computing the `rsqrt` once per element for all three (one
-/// square root in the text, three accumulators fed in the row loop), with no division in the
-/// loop; they compile in the optimised and the quick builds. The recording runs the program on
+/// square root in the text, three accumulators fed in the row loop), reading each value of
+/// body `j` once, with no division in the loop; they compile in the optimised and the quick
+/// builds. The recording runs the program on
 /// the CPU: its accelerations match the f64 sums.
 fn nbody_reduction_shares_rsqrt() -> TestResult {
     use cuprite_array::{Array, s};
@@ -562,6 +563,18 @@ fn nbody_reduction_shares_rsqrt() -> TestResult {
             body_of_loop.contains("sqrtf("),
             "the square root outside the loop: {k}"
         );
+        // Four reads an element: body j's three coordinates (the pair differences' and the
+        // coordinate columns' reads are the same expressions) and its mass.
+        let reads: std::collections::BTreeSet<&str> = k
+            .lines()
+            .skip_while(|l| {
+                let t = l.trim_start();
+                !((t.starts_with("for (") || t.starts_with("{ ")) && t.contains(" j = "))
+            })
+            .take_while(|l| !l.contains(" = comb(acc"))
+            .filter_map(|l| l.split_once(" = in").map(|x| x.1))
+            .collect();
+        assert_eq!(reads.len(), 4, "reads in the row loop {reads:?}: {k}");
         assert!(
             !body_of_loop.contains("% (") && !body_of_loop.contains("/= ("),
             "a division per element: {k}"

@@ -472,14 +472,8 @@ fn short_rows_ties_nans(dev: Device) -> TestResult {
 /// `(a, b)` for the rows reduced together along a short last axis: few and many rows, short
 /// rows (lanes of a warp each), long rows (a block each, or several blocks a row combined),
 /// odd extents.
-const GROUP_SHAPES: [(usize, usize); 6] = [
-    (5, 7),
-    (33, 300),
-    (3, 5000),
-    (701, 1500),
-    (2, 100_001),
-    (1, 1),
-];
+const GROUP_SHAPES: [(usize, usize); 6] =
+    [(5, 7), (33, 300), (3, 5000), (301, 1100), (2, 9001), (1, 1)];
 
 /// The host's value of element `(i, j, k)` of `x[i, 0, k] * y[0, j, k] + z[0, j, 0]^2 -
 /// w[i, 0, 0]`: `x` varies along the last axis and is constant along rows, `y` varies along
@@ -681,6 +675,33 @@ fn grouped_rows(dev: Device) -> TestResult {
             close(&got, &skip(false), 0.0, 0.0, &what("f32 NaN", "nanmin"))?;
             let got = as_f64(&ne.nanargmin_axis(1)?.to_vec()?);
             close(&got, &skip(true), 0.0, 0.0, &what("f32 NaN", "nanargmin"))?;
+
+            // A column of `y` beside `y` itself (the same buffer: on CUDA read once, through
+            // `y`'s read of the column's row), times `w` of another buffer.
+            let ya = Array::<f32>::from_slice_on(dev, &f32s(&y), &[1, b, c])?;
+            let last = ya
+                .slice(&cuprite_array::s![.., .., c - 1])?
+                .reshape(&[1, b, 1])?;
+            let wa = Array::<f32>::from_slice_on(dev, &f32s(&w), &[a, 1, 1])?;
+            let col = &ya * &last + &wa;
+            let want_col = |min: bool| -> Vec<f64> {
+                let mut out = Vec::with_capacity(a * c);
+                for &wi in &w {
+                    for k in 0..c {
+                        let v = (0..b).map(|j| y[j * c + k] * y[j * c + c - 1] + wi);
+                        out.push(if min {
+                            v.fold(f64::INFINITY, f64::min)
+                        } else {
+                            v.sum()
+                        });
+                    }
+                }
+                out
+            };
+            let got = to_f64(&col.sum_axes(&[1])?.to_vec()?);
+            close(&got, &want_col(false), 0.0, 0.0, &what("f32 column", "sum"))?;
+            let got = to_f64(&col.min_axes(&[1])?.to_vec()?);
+            close(&got, &want_col(true), 0.0, 0.0, &what("f32 column", "min"))?;
 
             // An expression with no input along the last axis: every output of a row equal.
             let flat = (Array::<f32>::from_slice_on(dev, &f32s(&z), &[1, b, 1])?

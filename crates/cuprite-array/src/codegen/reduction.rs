@@ -59,7 +59,7 @@ impl RowAxes {
         RowAxes {
             red_dims: k as u8,
             steady,
-            group: OutGroup::of(p, k),
+            group: OutGroup::of(p, k, steady),
         }
     }
 
@@ -89,11 +89,23 @@ pub(crate) struct OutGroup {
     /// Bit `i`: input `i` (read by offset) varies along the axis: contiguous, or a stride other
     /// than 0 along it. With `k > 0` the program has at most 64 inputs.
     pub varying: u64,
+    /// Inputs read through another input's reads (of the first [`ALIAS_INPUTS`]): entry `i`,
+    /// where not 0, is `0x80 | a << 2 | c`. Input `i` is constant along the axis, input `a`
+    /// varies along it, neither is read once per row, and at every element `i` reads what
+    /// `a` reads for the group's row `c`: the same buffer and dtype, the same strides along
+    /// every other axis, and `i`'s offset that of `a` plus `c` steps along the axis (the
+    /// n-body's coordinate columns are the pair differences' elements). The kernel reads it
+    /// with `a`'s expression, so the compiler loads it once.
+    pub alias: [u8; ALIAS_INPUTS],
 }
 
+/// The inputs [`OutGroup::alias`] covers.
+pub(crate) const ALIAS_INPUTS: usize = 16;
+
 impl OutGroup {
-    /// The group of reducing `p` over its `red_dims` trailing axes.
-    fn of(p: &Program, red_dims: usize) -> OutGroup {
+    /// The group of reducing `p` over its `red_dims` trailing axes, the inputs `steady` read
+    /// once per row ([`RowAxes::steady`]).
+    fn of(p: &Program, red_dims: usize, steady: u64) -> OutGroup {
         let nd = p.shape.len();
         if red_dims >= nd || p.inputs.len() > 64 {
             return OutGroup::default();
@@ -119,10 +131,50 @@ impl OutGroup {
             // Nothing read is shared by the rows: each row alone has more parallelism.
             return OutGroup::default();
         }
-        OutGroup {
+        let mut g = OutGroup {
             k: k as u8,
             varying,
+            alias: [0; ALIAS_INPUTS],
+        };
+        // Read in the row loop through strides (not contiguous, gathered or once per row).
+        let looped = |i: usize| {
+            let inp = &p.inputs[i];
+            inp.gather_len.is_none() && !inp.layout.is_contiguous(&p.shape) && steady >> i & 1 == 0
+        };
+        let n = p.inputs.len().min(ALIAS_INPUTS);
+        for i in (0..n).filter(|&i| looped(i) && varying >> i & 1 == 0) {
+            let (li, di) = (&p.inputs[i].layout, p.inputs[i].dtype);
+            let found = (0..n)
+                .filter(|&a| looped(a) && varying >> a & 1 == 1)
+                .find_map(|a| {
+                    let src = &p.inputs[a];
+                    let same = std::sync::Arc::ptr_eq(&src.storage, &p.inputs[i].storage)
+                        && src.dtype == di
+                        && (0..nd).all(|d| {
+                            d == axis || p.shape[d] == 1 || src.layout.strides[d] == li.strides[d]
+                        });
+                    if !same {
+                        return None;
+                    }
+                    let step = src.layout.strides[axis];
+                    (0..k)
+                        .find(|&c| {
+                            (src.layout.offset as isize).checked_add(c as isize * step)
+                                == Some(li.offset as isize)
+                        })
+                        .map(|c| (a, c))
+                });
+            if let Some((a, c)) = found {
+                g.alias[i] = 0x80 | (a as u8) << 2 | c as u8;
+            }
         }
+        g
+    }
+
+    /// The input and row whose read input `i` shares ([`OutGroup::alias`]).
+    fn alias_of(&self, i: usize) -> Option<(usize, usize)> {
+        let e = *self.alias.get(i)?;
+        (e & 0x80 != 0).then_some((((e >> 2) & 0xf) as usize, (e & 3) as usize))
     }
 
     /// The rows reduced together (at least 1).
@@ -290,6 +342,14 @@ impl Red<'_> {
         }
     }
 
+    /// The input and row whose read input `i` shares, in a group ([`OutGroup::alias`]).
+    fn alias(&self, i: usize) -> Option<(usize, usize)> {
+        if self.gk() == 0 {
+            return None;
+        }
+        self.group.alias_of(i)
+    }
+
     /// The first row of the thread's rows (`row` itself without a group).
     fn first_row(&self) -> &'static str {
         if self.gk() == 0 { "row" } else { "r0_" }
@@ -315,6 +375,9 @@ impl Red<'_> {
     /// Input `i`'s element read for row `c` of a group (row 0 without one), in its storage
     /// type: the row's steady value or the element at the row's offset.
     fn element_read(&self, i: usize, c: usize, by_row: bool) -> String {
+        if let Some((a, ca)) = self.alias(i) {
+            return self.element_read(a, ca, by_row);
+        }
         let vary = self.gk() > 0 && self.group.varies(i);
         if by_row && self.is_steady(i) {
             if vary {
@@ -490,7 +553,7 @@ impl Red<'_> {
         }
         let first = self.first_row();
         for (i, inp) in p.inputs.iter().enumerate() {
-            if inp.gather_len.is_some() {
+            if inp.gather_len.is_some() || self.alias(i).is_some() {
                 continue;
             }
             if strided(i) {
@@ -557,7 +620,7 @@ impl Red<'_> {
             let _ = writeln!(s, "    {it} e{kept} = q2_;");
         }
         for (i, inp) in p.inputs.iter().enumerate() {
-            if inp.gather_len.is_some() || self.is_steady(i) {
+            if inp.gather_len.is_some() || self.is_steady(i) || self.alias(i).is_some() {
                 continue;
             }
             let off = if !strided(i) {
