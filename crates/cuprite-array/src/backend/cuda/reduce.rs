@@ -64,7 +64,8 @@ fn row_counters(st: &DeviceState) -> Result<&'static DevBuf> {
 /// How one reduction runs: decided before its kernel is chosen.
 #[derive(Clone, Copy, Debug)]
 struct Plan {
-    /// Blocks a row wants (1: a block or a warp per row).
+    /// Blocks a unit of rows wants (1: a block or a warp per unit). A unit is one row, or the
+    /// rows reduced together (`codegen::RowAxes::group`).
     guess: usize,
     /// The kernel's variant (index width, vector loads).
     v: Variant,
