@@ -504,7 +504,8 @@ fn host_grouped(
 
 /// Reductions over axis 1 of `[a, b, c]` broadcast expressions whose last axis is short
 /// (`c` from 1 to 5: rows reduced together on CUDA up to 4, one at a time past it), with
-/// inputs of stride 0 along it, for every reduction, f32, f64, i32 and i64, NaNs among the
+/// inputs of stride 0 along it, for every reduction (sums, means, products, extremes, their
+/// indices, the NaN-ignoring forms, any, all, counts), f32, f64, i32 and i64, NaNs among the
 /// float data; each against the f64 host loop. The data are small integers, so every result
 /// is exact whatever the order of summation (products: factors of magnitude 1 and 2).
 fn grouped_rows(dev: Device) -> TestResult {
@@ -558,6 +559,30 @@ fn grouped_rows(dev: Device) -> TestResult {
                     &what("f32", "argmax"),
                 )?;
             }
+            // Any, all and count of the elements that are not zero.
+            let e = exprs!(f32, ins, a, b, c);
+            let nonzero = |f: fn(&[f64]) -> f64| -> Vec<f64> {
+                let mut out = Vec::with_capacity(a * c);
+                for i in 0..a {
+                    for k in 0..c {
+                        let col: Vec<f64> = (0..b)
+                            .map(|j| f64::from(grouped_element(ins, c, (i, j, k)) != 0.0))
+                            .collect();
+                        out.push(f(&col));
+                    }
+                }
+                out
+            };
+            let bools = |v: Vec<bool>| -> Vec<f64> { v.into_iter().map(f64::from).collect() };
+            let got = bools(e.any_axes(&[1])?.to_vec()?);
+            let want_any = nonzero(|v| f64::from(v.iter().any(|&x| x != 0.0)));
+            close(&got, &want_any, 0.0, 0.0, &what("f32", "any"))?;
+            let got = bools(e.all_axes(&[1])?.to_vec()?);
+            let want_all = nonzero(|v| f64::from(v.iter().all(|&x| x != 0.0)));
+            close(&got, &want_all, 0.0, 0.0, &what("f32", "all"))?;
+            let got = as_f64(&e.count_axes(&[1])?.to_vec()?);
+            let want_count = nonzero(|v| v.iter().sum());
+            close(&got, &want_count, 0.0, 0.0, &what("f32", "count"))?;
             let e = exprs!(f64, ins, a, b, c);
             let got = e.sum_axes(&[1])?.to_vec()?;
             close(&got, &want(HostOp::Sum), 0.0, 0.0, &what("f64", "sum"))?;
