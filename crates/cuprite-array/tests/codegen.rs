@@ -465,7 +465,7 @@ fn axis_reduction_kernels_compile() -> TestResult {
                 let t = l.trim_start();
                 !((t.starts_with("for (") || t.starts_with("{ ")) && t.contains(" j = "))
             })
-            .take_while(|l| !l.contains("acc = comb("))
+            .take_while(|l| !l.contains(" = comb(acc"))
             .collect();
         assert!(!body_of_loop.is_empty(), "no loop over a row: {k}");
         assert!(
@@ -483,8 +483,112 @@ fn axis_reduction_kernels_compile() -> TestResult {
     compile_each(&sources)
 }
 
+/// The n-body program's reduction (`(d * w).sum_axes(&[1])`, `d` of shape `[n, n, 3]`, `w`
+/// of shape `[n, n, 1]` holding the one `rsqrt`): every form of its kernel reduces the three
+/// outputs of a body together, computing the `rsqrt` once per element for all three (one
+/// square root in the text, three accumulators fed in the row loop), reading each value of
+/// body `j` once, with no division in the loop; they compile in the optimised and the quick
+/// builds. The recording runs the program on
+/// the CPU: its accelerations match the f64 sums.
+fn nbody_reduction_shares_rsqrt() -> TestResult {
+    use cuprite_array::{Array, s};
+    tuning::compiler::start_recording();
+    let n = 37usize;
+    let pos: Vec<f32> = (0..n * 3)
+        .map(|k| ((k * 7919) % 101) as f32 / 50.0 - 1.0)
+        .collect();
+    let mass: Vec<f32> = (0..n).map(|k| 0.5 + (k % 5) as f32 / 4.0).collect();
+    let p = Array::<f32>::from_slice_on(Device::CPU, &pos, &[n, 3])?;
+    let m = Array::<f32>::from_slice_on(Device::CPU, &mass, &[n])?;
+    let d = p.reshape(&[1, n, 3])? - p.reshape(&[n, 1, 3])?;
+    let col = |c: usize| -> cuprite_array::Result<Array<f32>> {
+        let v = p.slice(&s![.., c])?;
+        Ok(v.reshape(&[1, n, 1])? - v.reshape(&[n, 1, 1])?)
+    };
+    let (dx, dy, dz) = (col(0)?, col(1)?, col(2)?);
+    let inv = (&dx * &dx + &dy * &dy + &dz * &dz + 0.01f32).rsqrt();
+    let w = &inv * &inv * &inv * m.reshape(&[1, n, 1])?;
+    let acc = (d * w).sum_axes(&[1])?.to_vec()?;
+    let sources = tuning::compiler::take_recorded();
+    // The f64 sums (the CPU's f32 result within the rounding of its terms).
+    for i in 0..n {
+        for c in 0..3 {
+            let (mut want, mut scale) = (0.0f64, 0.0f64);
+            for j in 0..n {
+                let d: Vec<f64> = (0..3)
+                    .map(|k| f64::from(pos[3 * j + k]) - f64::from(pos[3 * i + k]))
+                    .collect();
+                let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + f64::from(0.01f32);
+                let wt = f64::from(mass[j]) / (r2 * r2.sqrt());
+                want += wt * d[c];
+                scale += wt * r2.sqrt();
+            }
+            let got = f64::from(acc[3 * i + c]);
+            assert!(
+                (got - want).abs() <= 1e-5 * scale,
+                "acceleration ({i}, {c}): {got}, the f64 sum is {want}"
+            );
+        }
+    }
+    let body = |s: &String| s.rsplit_once(MARKER).map_or(s.clone(), |x| x.1.to_string());
+    let kernels: Vec<String> = sources
+        .iter()
+        .map(body)
+        .filter(|k| k.contains("cuprite_reduce") && k.contains("sqrtf("))
+        .collect();
+    assert!(
+        !kernels.is_empty(),
+        "no n-body reduction kernel: {sources:?}"
+    );
+    for k in &kernels {
+        assert_eq!(k.matches("sqrtf(").count(), 1, "not one square root: {k}");
+        // Three accumulators, fed once each in the row loop, and no fourth.
+        for c in 0..3 {
+            assert_eq!(
+                k.matches(&format!("acc{c} = comb(acc{c}, v")).count(),
+                1,
+                "accumulator {c} is not fed once per element: {k}"
+            );
+        }
+        assert!(!k.contains("acc3"), "a fourth accumulator: {k}");
+        let body_of_loop: String = k
+            .lines()
+            .skip_while(|l| {
+                let t = l.trim_start();
+                !((t.starts_with("for (") || t.starts_with("{ ")) && t.contains(" j = "))
+            })
+            .take_while(|l| !l.contains(" = comb(acc"))
+            .collect();
+        assert!(
+            body_of_loop.contains("sqrtf("),
+            "the square root outside the loop: {k}"
+        );
+        // Four reads an element: body j's three coordinates (the pair differences' and the
+        // coordinate columns' reads are the same expressions) and its mass.
+        let reads: std::collections::BTreeSet<&str> = k
+            .lines()
+            .skip_while(|l| {
+                let t = l.trim_start();
+                !((t.starts_with("for (") || t.starts_with("{ ")) && t.contains(" j = "))
+            })
+            .take_while(|l| !l.contains(" = comb(acc"))
+            .filter_map(|l| l.split_once(" = in").map(|x| x.1))
+            .collect();
+        assert_eq!(reads.len(), 4, "reads in the row loop {reads:?}: {k}");
+        assert!(
+            !body_of_loop.contains("% (") && !body_of_loop.contains("/= ("),
+            "a division per element: {k}"
+        );
+    }
+    compile_each(&sources)
+}
+
 pub fn tests() -> Vec<Test> {
     vec![
+        Test::nvrtc(
+            "codegen::nbody_reduction_shares_rsqrt",
+            nbody_reduction_shares_rsqrt,
+        ),
         Test::nvrtc(
             "codegen::axis_reduction_kernels_compile",
             axis_reduction_kernels_compile,

@@ -469,12 +469,355 @@ fn short_rows_ties_nans(dev: Device) -> TestResult {
     Ok(())
 }
 
+/// `(a, b)` for the rows reduced together along a short last axis: few and many rows, short
+/// rows (lanes of a warp each), long rows (a block each, or several blocks a row combined),
+/// odd extents.
+const GROUP_SHAPES: [(usize, usize); 6] =
+    [(5, 7), (33, 300), (3, 5000), (301, 1100), (2, 9001), (1, 1)];
+
+/// The host's value of element `(i, j, k)` of `x[i, 0, k] * y[0, j, k] + z[0, j, 0]^2 -
+/// w[i, 0, 0]`: `x` varies along the last axis and is constant along rows, `y` varies along
+/// both, `z` and `w` are constant along the last axis (`w` also along rows).
+fn grouped_element(
+    (x, y, z, w): (&[f64], &[f64], &[f64], &[f64]),
+    c: usize,
+    (i, j, k): (usize, usize, usize),
+) -> f64 {
+    x[i * c + k] * y[j * c + k] + z[j] * z[j] - w[i]
+}
+
+/// Each output `(i, k)` of reducing [`grouped_element`] over `j` by `op`, in f64.
+fn host_grouped(
+    op: HostOp,
+    ins: (&[f64], &[f64], &[f64], &[f64]),
+    (a, b, c): (usize, usize, usize),
+) -> Vec<f64> {
+    let mut out = Vec::with_capacity(a * c);
+    for i in 0..a {
+        for k in 0..c {
+            let col: Vec<f64> = (0..b).map(|j| grouped_element(ins, c, (i, j, k))).collect();
+            out.push(host_reduce(op, &col));
+        }
+    }
+    out
+}
+
+/// Reductions over axis 1 of `[a, b, c]` broadcast expressions whose last axis is short
+/// (`c` from 1 to 5: rows reduced together on CUDA up to 4, one at a time past it), with
+/// inputs of stride 0 along it, for every reduction (sums, means, products, extremes, their
+/// indices, the NaN-ignoring forms, any, all, counts), f32, f64, i32 and i64, NaNs among the
+/// float data; each against the f64 host loop. The data are small integers, so every result
+/// is exact whatever the order of summation (products: factors of magnitude 1 and 2).
+fn grouped_rows(dev: Device) -> TestResult {
+    let mut rng = Rng::seeded(36);
+    macro_rules! exprs {
+        ($t:ty, $ins:expr, $a:expr, $b:expr, $c:expr) => {{
+            let conv = |v: &[f64]| -> Vec<$t> { v.iter().map(|&x| x as $t).collect() };
+            let (x, y, z, w) = $ins;
+            let xa = Array::<$t>::from_slice_on(dev, &conv(x), &[$a, 1, $c])?;
+            let ya = Array::<$t>::from_slice_on(dev, &conv(y), &[1, $b, $c])?;
+            let za = Array::<$t>::from_slice_on(dev, &conv(z), &[1, $b, 1])?;
+            let wa = Array::<$t>::from_slice_on(dev, &conv(w), &[$a, 1, 1])?;
+            &xa * &ya + &za * &za - &wa
+        }};
+    }
+    for c in 1..=5usize {
+        for (a, b) in GROUP_SHAPES {
+            let shape = (a, b, c);
+            let what = |t: &str, op: &str| format!("{t} {op} over axis 1 of [{a}, {b}, {c}]");
+            let x = ints(&mut rng, a * c, -3, 3);
+            let y = ints(&mut rng, b * c, -4, 4);
+            let z = ints(&mut rng, b, -2, 2);
+            let w = ints(&mut rng, a, -5, 5);
+            let ins = (&x[..], &y[..], &z[..], &w[..]);
+            let want = |op: HostOp| host_grouped(op, ins, shape);
+            // Twice: the first use may run a quick build or the interpreter.
+            for _ in 0..2 {
+                let e = exprs!(f32, ins, a, b, c);
+                let got = to_f64(&e.sum_axes(&[1])?.to_vec()?);
+                close(&got, &want(HostOp::Sum), 0.0, 0.0, &what("f32", "sum"))?;
+                let got = to_f64(&e.mean_axes(&[1])?.to_vec()?);
+                close(&got, &want(HostOp::Mean), 1e-6, 1e-6, &what("f32", "mean"))?;
+                let got = to_f64(&e.min_axes(&[1])?.to_vec()?);
+                close(&got, &want(HostOp::Min), 0.0, 0.0, &what("f32", "min"))?;
+                let got = to_f64(&e.max_axes(&[1])?.to_vec()?);
+                close(&got, &want(HostOp::Max), 0.0, 0.0, &what("f32", "max"))?;
+                let got = as_f64(&e.argmin_axis(1)?.to_vec()?);
+                close(
+                    &got,
+                    &want(HostOp::ArgMin),
+                    0.0,
+                    0.0,
+                    &what("f32", "argmin"),
+                )?;
+                let got = as_f64(&e.argmax_axis(1)?.to_vec()?);
+                close(
+                    &got,
+                    &want(HostOp::ArgMax),
+                    0.0,
+                    0.0,
+                    &what("f32", "argmax"),
+                )?;
+            }
+            // Any, all and count of the elements that are not zero.
+            let e = exprs!(f32, ins, a, b, c);
+            let nonzero = |f: fn(&[f64]) -> f64| -> Vec<f64> {
+                let mut out = Vec::with_capacity(a * c);
+                for i in 0..a {
+                    for k in 0..c {
+                        let col: Vec<f64> = (0..b)
+                            .map(|j| f64::from(grouped_element(ins, c, (i, j, k)) != 0.0))
+                            .collect();
+                        out.push(f(&col));
+                    }
+                }
+                out
+            };
+            let bools = |v: Vec<bool>| -> Vec<f64> { v.into_iter().map(f64::from).collect() };
+            let got = bools(e.any_axes(&[1])?.to_vec()?);
+            let want_any = nonzero(|v| f64::from(v.iter().any(|&x| x != 0.0)));
+            close(&got, &want_any, 0.0, 0.0, &what("f32", "any"))?;
+            let got = bools(e.all_axes(&[1])?.to_vec()?);
+            let want_all = nonzero(|v| f64::from(v.iter().all(|&x| x != 0.0)));
+            close(&got, &want_all, 0.0, 0.0, &what("f32", "all"))?;
+            let got = as_f64(&e.count_axes(&[1])?.to_vec()?);
+            let want_count = nonzero(|v| v.iter().sum());
+            close(&got, &want_count, 0.0, 0.0, &what("f32", "count"))?;
+            let e = exprs!(f64, ins, a, b, c);
+            let got = e.sum_axes(&[1])?.to_vec()?;
+            close(&got, &want(HostOp::Sum), 0.0, 0.0, &what("f64", "sum"))?;
+            let got = e.min_axes(&[1])?.to_vec()?;
+            close(&got, &want(HostOp::Min), 0.0, 0.0, &what("f64", "min"))?;
+            let got = as_f64(&e.argmax_axis(1)?.to_vec()?);
+            close(
+                &got,
+                &want(HostOp::ArgMax),
+                0.0,
+                0.0,
+                &what("f64", "argmax"),
+            )?;
+            let e = exprs!(i32, ins, a, b, c);
+            let got = as_f64(&e.sum_axes(&[1])?.to_vec()?);
+            close(&got, &want(HostOp::Sum), 0.0, 0.0, &what("i32", "sum"))?;
+            let got = to_f64(&e.max_axes(&[1])?.to_vec()?);
+            close(&got, &want(HostOp::Max), 0.0, 0.0, &what("i32", "max"))?;
+            let got = as_f64(&e.argmin_axis(1)?.to_vec()?);
+            close(
+                &got,
+                &want(HostOp::ArgMin),
+                0.0,
+                0.0,
+                &what("i32", "argmin"),
+            )?;
+            let e = exprs!(i64, ins, a, b, c);
+            let got = as_f64(&e.sum_axes(&[1])?.to_vec()?);
+            close(&got, &want(HostOp::Sum), 0.0, 0.0, &what("i64", "sum"))?;
+            let got = as_f64(&e.min_axes(&[1])?.to_vec()?);
+            close(&got, &want(HostOp::Min), 0.0, 0.0, &what("i64", "min"))?;
+
+            // Products: `x` of ±1, `y` of ±1 and a few 2s, `z = 0`, `w = 0` (exact).
+            if b <= 1500 {
+                let px: Vec<f64> = (0..a * c)
+                    .map(|i| if i % 3 == 0 { -1.0 } else { 1.0 })
+                    .collect();
+                let py: Vec<f64> = (0..b * c)
+                    .map(|_| match rng.next_u64() % 64 {
+                        0 => 2.0,
+                        r if r % 2 == 0 => -1.0,
+                        _ => 1.0,
+                    })
+                    .collect();
+                let (pz, pw) = (vec![0.0; b], vec![0.0; a]);
+                let pins = (&px[..], &py[..], &pz[..], &pw[..]);
+                let pe = exprs!(f32, pins, a, b, c);
+                let got = to_f64(&pe.prod_axes(&[1])?.to_vec()?);
+                let want_p = host_grouped(HostOp::Prod, pins, shape);
+                close(&got, &want_p, 1e-6, 0.0, &what("f32", "prod"))?;
+                let pe = exprs!(i32, pins, a, b, c);
+                let got = as_f64(&pe.prod_axes(&[1])?.to_vec()?);
+                close(&got, &want_p, 0.0, 0.0, &what("i32", "prod"))?;
+            }
+
+            // NaNs in `y` (along rows and along the last axis) and in `z` (every output of
+            // an element's row): NaN spreads through sums and extremes, argmin names the first.
+            let mut ny = y.clone();
+            let mut nz = z.clone();
+            for _ in 0..(b * c / 40).max(1) {
+                let at = (rng.next_u64() % (b * c) as u64) as usize;
+                ny[at] = f64::NAN;
+            }
+            if b > 2 {
+                nz[b / 2] = f64::NAN;
+            }
+            let nins = (&x[..], &ny[..], &nz[..], &w[..]);
+            let ne = exprs!(f32, nins, a, b, c);
+            let nwant = |op: HostOp| host_grouped(op, nins, shape);
+            let got = to_f64(&ne.sum_axes(&[1])?.to_vec()?);
+            close(&got, &nwant(HostOp::Sum), 0.0, 0.0, &what("f32 NaN", "sum"))?;
+            let got = to_f64(&ne.max_axes(&[1])?.to_vec()?);
+            close(&got, &nwant(HostOp::Max), 0.0, 0.0, &what("f32 NaN", "max"))?;
+            let got = as_f64(&ne.argmin_axis(1)?.to_vec()?);
+            close(
+                &got,
+                &nwant(HostOp::ArgMin),
+                0.0,
+                0.0,
+                &what("f32 NaN", "argmin"),
+            )?;
+            // NaN-ignoring: the smallest value that is not NaN, and its first index.
+            let skip = |want_index: bool| -> Vec<f64> {
+                let mut out = Vec::new();
+                for i in 0..a {
+                    for k in 0..c {
+                        let mut best: Option<(usize, f64)> = None;
+                        for j in 0..b {
+                            let v = grouped_element(nins, c, (i, j, k));
+                            if !v.is_nan() && best.is_none_or(|(_, m)| v < m) {
+                                best = Some((j, v));
+                            }
+                        }
+                        out.push(match best {
+                            Some((j, v)) => {
+                                if want_index {
+                                    j as f64
+                                } else {
+                                    v
+                                }
+                            }
+                            None => {
+                                if want_index {
+                                    -1.0
+                                } else {
+                                    f64::NAN
+                                }
+                            }
+                        });
+                    }
+                }
+                out
+            };
+            let got = to_f64(&ne.nanmin_axes(&[1])?.to_vec()?);
+            close(&got, &skip(false), 0.0, 0.0, &what("f32 NaN", "nanmin"))?;
+            let got = as_f64(&ne.nanargmin_axis(1)?.to_vec()?);
+            close(&got, &skip(true), 0.0, 0.0, &what("f32 NaN", "nanargmin"))?;
+
+            // A column of `y` beside `y` itself (the same buffer: on CUDA read once, through
+            // `y`'s read of the column's row), times `w` of another buffer.
+            let ya = Array::<f32>::from_slice_on(dev, &f32s(&y), &[1, b, c])?;
+            let last = ya
+                .slice(&cuprite_array::s![.., .., c - 1])?
+                .reshape(&[1, b, 1])?;
+            let wa = Array::<f32>::from_slice_on(dev, &f32s(&w), &[a, 1, 1])?;
+            let col = &ya * &last + &wa;
+            let want_col = |min: bool| -> Vec<f64> {
+                let mut out = Vec::with_capacity(a * c);
+                for &wi in &w {
+                    for k in 0..c {
+                        let v = (0..b).map(|j| y[j * c + k] * y[j * c + c - 1] + wi);
+                        out.push(if min {
+                            v.fold(f64::INFINITY, f64::min)
+                        } else {
+                            v.sum()
+                        });
+                    }
+                }
+                out
+            };
+            let got = to_f64(&col.sum_axes(&[1])?.to_vec()?);
+            close(&got, &want_col(false), 0.0, 0.0, &what("f32 column", "sum"))?;
+            let got = to_f64(&col.min_axes(&[1])?.to_vec()?);
+            close(&got, &want_col(true), 0.0, 0.0, &what("f32 column", "min"))?;
+
+            // An expression with no input along the last axis: every output of a row equal.
+            let flat = (Array::<f32>::from_slice_on(dev, &f32s(&z), &[1, b, 1])?
+                * Array::<f32>::from_slice_on(dev, &f32s(&w), &[a, 1, 1])?)
+            .broadcast_to(&[a, b, c])?;
+            let got = to_f64(&flat.sum_axes(&[1])?.to_vec()?);
+            let want_flat: Vec<f64> = (0..a * c)
+                .map(|o| z.iter().map(|&zj| zj * w[o / c]).sum())
+                .collect();
+            close(&got, &want_flat, 0.0, 0.0, &what("f32 flat", "sum"))?;
+        }
+    }
+    Ok(())
+}
+
+/// The n-body form (`(d * w).sum_axes(&[1])` with `d = pos[j] - pos[i]` of shape `[n, n, 3]`
+/// and `w = rsqrt(|d|^2 + eps)^3 * mass[j]` of shape `[n, n, 1]`, built from columns of
+/// `pos`), in f32 and f64, against the f64 host sums within the rounding of their terms.
+fn grouped_nbody(dev: Device) -> TestResult {
+    let mut rng = Rng::seeded(37);
+    for n in [1usize, 2, 37, 300, 1031] {
+        let pos: Vec<f64> = (0..n * 3)
+            .map(|_| (rng.next_u64() % 20001) as f64 / 10000.0 - 1.0)
+            .collect();
+        let mass: Vec<f64> = (0..n)
+            .map(|_| 0.5 + (rng.next_u64() % 1000) as f64 / 1000.0)
+            .collect();
+        let eps = 0.01;
+        let mut want = vec![0.0; n * 3];
+        let mut scale = vec![0.0; n];
+        for i in 0..n {
+            for j in 0..n {
+                let d = [0, 1, 2].map(|c| pos[3 * j + c] - pos[3 * i + c]);
+                let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + eps;
+                let wt = mass[j] / (r2 * r2.sqrt());
+                for c in 0..3 {
+                    want[3 * i + c] += wt * d[c];
+                }
+                scale[i] += wt * r2.sqrt();
+            }
+        }
+        macro_rules! acc {
+            ($t:ty) => {{
+                let p = Array::<$t>::from_slice_on(
+                    dev,
+                    &pos.iter().map(|&v| v as $t).collect::<Vec<_>>(),
+                    &[n, 3],
+                )?;
+                let m = Array::<$t>::from_slice_on(
+                    dev,
+                    &mass.iter().map(|&v| v as $t).collect::<Vec<_>>(),
+                    &[n],
+                )?;
+                let d = p.reshape(&[1, n, 3])? - p.reshape(&[n, 1, 3])?;
+                let col = |c: usize| -> cuprite_array::Result<Array<$t>> {
+                    let v = p.slice(&cuprite_array::s![.., c])?;
+                    Ok(v.reshape(&[1, n, 1])? - v.reshape(&[n, 1, 1])?)
+                };
+                let (dx, dy, dz) = (col(0)?, col(1)?, col(2)?);
+                let inv = (&dx * &dx + &dy * &dy + &dz * &dz + eps as $t).rsqrt();
+                let wt = &inv * &inv * &inv * m.reshape(&[1, n, 1])?;
+                (d * wt).sum_axes(&[1])?.to_vec()?
+            }};
+        }
+        for _ in 0..2 {
+            let got32: Vec<f64> = acc!(f32).into_iter().map(f64::from).collect();
+            let got64: Vec<f64> = acc!(f64);
+            for (got, tol, t) in [(&got32, 3e-5, "f32"), (&got64, 1e-12, "f64")] {
+                for (o, (&g, &w)) in got.iter().zip(&want).enumerate() {
+                    let err = (g - w).abs();
+                    if err.is_nan() || err > tol * scale[o / 3] {
+                        return Err(format!(
+                            "{t} n-body of {n}: acceleration {o}: {g}, the f64 sum is {w}"
+                        )
+                        .into());
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("reduce_axes_axis1_f32", axis1_f32),
     ("reduce_axes_axis1_nan", axis1_nan),
     ("reduce_axes_axis1_integers", axis1_integers),
     ("reduce_axes_two_of_three", two_of_three_axes),
     ("reduce_axes_short_rows_ties_nans", short_rows_ties_nans),
+    ("reduce_axes_grouped_rows", grouped_rows),
+    ("reduce_axes_grouped_nbody", grouped_nbody),
 ];
 
 pub fn tests() -> Vec<Test> {

@@ -144,7 +144,8 @@ fn record_reduction(prog: &Program, op: ReduceOp, inner: usize, out: DType) {
     let acc = acc_dtype(op, src);
     let rd = RowAxes::of(prog, inner);
     for vector in [false, true] {
-        if vector && !(vectorisable(prog) && inner % VEC == 0) {
+        // Rows reduced together (`RowAxes::group`) are read by offsets only, as on CUDA.
+        if vector && !(rd.rows_together() == 1 && vectorisable(prog) && inner % VEC == 0) {
             continue;
         }
         let v = Variant {

@@ -449,6 +449,24 @@ struct Emit<'a> {
     /// from the first lane's index, the same expression in every lane (one division per
     /// thread, shared by the lanes).
     lane: Option<(&'a str, usize)>,
+    /// In a reduction computing a group of outputs together ([`reduction::OutGroup`]): which
+    /// steps this emission writes and how it names their operands.
+    split: Option<Split<'a>>,
+}
+
+/// One part of a program's steps split by whether they depend on a short kept axis: the steps
+/// that do not are emitted once (`lane: None`, named `v{k}`), those that do once per position
+/// `c` along the axis (`lane: Some(c)`, named `v{k}` with the emission's suffix), reading the
+/// shared values of their operands that do not depend on it. A coordinate step along the axis
+/// is the constant `c`.
+#[derive(Clone, Copy)]
+struct Split<'a> {
+    /// Per step: whether its value depends on the axis ([`reduction::OutGroup::dependent`]).
+    dep: &'a [bool],
+    /// The axis.
+    axis: usize,
+    /// `None`: the shared steps; `Some(c)`: the dependent steps at position `c`.
+    lane: Option<usize>,
 }
 
 impl<'a> Emit<'a> {
@@ -472,6 +490,7 @@ impl<'a> Emit<'a> {
             sfx: sfx.into(),
             narrow: false,
             lane: None,
+            split: None,
         }
     }
 }
@@ -479,9 +498,26 @@ impl<'a> Emit<'a> {
 fn emit_lane(e: &Emit<'_>, out: &mut String) {
     let p = e.prog;
     let nd = p.shape.len();
+    // A step's name: with the suffix unless it is a shared step of a split emission.
+    let named = |i: usize| match e.split {
+        Some(sp) if !sp.dep[i] => format!("v{i}"),
+        _ => format!("v{i}{}", e.sfx),
+    };
     for (k, ins) in p.instrs.iter().enumerate() {
-        let v = |i: usize| format!("v{i}{}", e.sfx);
+        let v = |i: usize| named(i);
         let d = ins.dtype;
+        if let Some(sp) = e.split {
+            // Shared steps in the shared part only, dependent ones in each position's part.
+            if sp.dep[k] != sp.lane.is_some() {
+                continue;
+            }
+            if let (Step::Iota(ax), Some(c)) = (ins.kind, sp.lane) {
+                if ax == sp.axis {
+                    let _ = writeln!(out, "    {} {} = (i64t){c};", cty(d), named(k));
+                    continue;
+                }
+            }
+        }
         let expr = match ins.kind {
             Step::Load(i) => e.loads[i].clone(),
             Step::Const(c) => const_expr(p.consts[c], d, c),
@@ -552,7 +588,7 @@ fn emit_lane(e: &Emit<'_>, out: &mut String) {
                 format!("{f}((u64t)({}), (u64t)({}), {normal})", v(key), e.lin)
             }
         };
-        let _ = writeln!(out, "    {} v{k}{} = {expr};", cty(d), e.sfx);
+        let _ = writeln!(out, "    {} {} = {expr};", cty(d), named(k));
     }
 }
 
@@ -657,6 +693,7 @@ __device__ __noinline__ Res_ fn_(",
         sfx: String::new(),
         narrow: false,
         lane: None,
+        split: None,
     };
     emit_lane(&e, &mut s);
     s.push_str("  Res_ r;");
@@ -775,6 +812,7 @@ pub(crate) fn elementwise(p: &Program, v: Variant) -> KernelSource {
                 sfx: format!("_{lane}"),
                 narrow: v.idx32,
                 lane: Some(("base", lane)),
+                split: None,
             };
             emit_lane(&e, &mut s);
             for (o, &k) in p.outputs.iter().enumerate() {
@@ -837,6 +875,7 @@ pub(crate) fn elementwise(p: &Program, v: Variant) -> KernelSource {
         sfx: String::new(),
         narrow: v.idx32,
         lane: None,
+        split: None,
     };
     emit_lane(&e, &mut s);
     for (o, &k) in p.outputs.iter().enumerate() {

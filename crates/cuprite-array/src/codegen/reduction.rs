@@ -37,6 +37,8 @@ pub(crate) struct RowAxes {
     /// Bit `i`: input `i` (of the first 64, read by offset) has stride 0 or extent 1 along
     /// every reduced axis, so one value serves its whole row.
     pub steady: u64,
+    /// The rows a thread reduces together ([`OutGroup`]).
+    pub group: OutGroup,
 }
 
 impl RowAxes {
@@ -57,7 +59,153 @@ impl RowAxes {
         RowAxes {
             red_dims: k as u8,
             steady,
+            group: OutGroup::of(p, k, steady),
         }
+    }
+
+    /// The rows one block (or one lane group of a warp) reduces together: consecutive rows,
+    /// as many as the group's outputs (1 without a group).
+    pub(crate) fn rows_together(&self) -> usize {
+        self.group.len()
+    }
+}
+
+/// The most outputs a thread computes together ([`OutGroup`]).
+pub(crate) const GROUP_MAX: usize = 4;
+
+/// Rows reduced together: where the innermost kept axis (the one before the reduced axes) is
+/// short (`k` in `2..=GROUP_MAX`) and some input is constant along it (stride 0), the `k` rows
+/// along it are reduced by the same threads in one sweep of the reduced axes, one accumulator
+/// each. The producer's steps that do not depend on that axis (see [`OutGroup::dependent`])
+/// are computed once per element for all `k`; the others once per row, the axis' coordinate a
+/// constant. Each row's accumulator takes the row's elements in the same order as a kernel of
+/// one row per block (or lane group) with the same number of blocks per row.
+///
+/// `k == 0`: one row at a time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct OutGroup {
+    /// The rows reduced together (the extent of the axis), or 0.
+    pub k: u8,
+    /// Bit `i`: input `i` (read by offset) varies along the axis: contiguous, or a stride other
+    /// than 0 along it. With `k > 0` the program has at most 64 inputs.
+    pub varying: u64,
+    /// Inputs read through another input's reads (of the first [`ALIAS_INPUTS`]): entry `i`,
+    /// where not 0, is `0x80 | a << 2 | c`. Input `i` is constant along the axis, input `a`
+    /// varies along it, neither is read once per row, and at every element `i` reads what
+    /// `a` reads for the group's row `c`: the same buffer and dtype, the same strides along
+    /// every other axis, and `i`'s offset that of `a` plus `c` steps along the axis (the
+    /// n-body's coordinate columns are the pair differences' elements). The kernel reads it
+    /// with `a`'s expression, so the compiler loads it once.
+    pub alias: [u8; ALIAS_INPUTS],
+}
+
+/// The inputs [`OutGroup::alias`] covers.
+pub(crate) const ALIAS_INPUTS: usize = 16;
+
+impl OutGroup {
+    /// The group of reducing `p` over its `red_dims` trailing axes, the inputs `steady` read
+    /// once per row ([`RowAxes::steady`]).
+    fn of(p: &Program, red_dims: usize, steady: u64) -> OutGroup {
+        let nd = p.shape.len();
+        if red_dims >= nd || p.inputs.len() > 64 {
+            return OutGroup::default();
+        }
+        let axis = nd - red_dims - 1;
+        let k = p.shape[axis];
+        if !(2..=GROUP_MAX).contains(&k) {
+            return OutGroup::default();
+        }
+        let mut varying = 0u64;
+        let mut shared = false;
+        for (i, inp) in p.inputs.iter().enumerate() {
+            if inp.gather_len.is_some() {
+                continue;
+            }
+            if inp.layout.is_contiguous(&p.shape) || inp.layout.strides[axis] != 0 {
+                varying |= 1 << i;
+            } else {
+                shared = true;
+            }
+        }
+        if !shared {
+            // Nothing read is shared by the rows: each row alone has more parallelism.
+            return OutGroup::default();
+        }
+        let mut g = OutGroup {
+            k: k as u8,
+            varying,
+            alias: [0; ALIAS_INPUTS],
+        };
+        // Read in the row loop through strides (not contiguous, gathered or once per row).
+        let looped = |i: usize| {
+            let inp = &p.inputs[i];
+            inp.gather_len.is_none() && !inp.layout.is_contiguous(&p.shape) && steady >> i & 1 == 0
+        };
+        let n = p.inputs.len().min(ALIAS_INPUTS);
+        for i in (0..n).filter(|&i| looped(i) && varying >> i & 1 == 0) {
+            let (li, di) = (&p.inputs[i].layout, p.inputs[i].dtype);
+            let found = (0..n)
+                .filter(|&a| looped(a) && varying >> a & 1 == 1)
+                .find_map(|a| {
+                    let src = &p.inputs[a];
+                    let same = std::sync::Arc::ptr_eq(&src.storage, &p.inputs[i].storage)
+                        && src.dtype == di
+                        && (0..nd).all(|d| {
+                            d == axis || p.shape[d] == 1 || src.layout.strides[d] == li.strides[d]
+                        });
+                    if !same {
+                        return None;
+                    }
+                    let step = src.layout.strides[axis];
+                    (0..k)
+                        .find(|&c| {
+                            (src.layout.offset as isize).checked_add(c as isize * step)
+                                == Some(li.offset as isize)
+                        })
+                        .map(|c| (a, c))
+                });
+            if let Some((a, c)) = found {
+                g.alias[i] = 0x80 | (a as u8) << 2 | c as u8;
+            }
+        }
+        g
+    }
+
+    /// The input and row whose read input `i` shares ([`OutGroup::alias`]).
+    fn alias_of(&self, i: usize) -> Option<(usize, usize)> {
+        let e = *self.alias.get(i)?;
+        (e & 0x80 != 0).then_some((((e >> 2) & 0xf) as usize, (e & 3) as usize))
+    }
+
+    /// The rows reduced together (at least 1).
+    pub(crate) fn len(&self) -> usize {
+        (self.k as usize).max(1)
+    }
+
+    /// Whether input `i` varies along the axis.
+    fn varies(&self, i: usize) -> bool {
+        i < 64 && self.varying >> i & 1 == 1
+    }
+
+    /// Per step of `p`: whether its value depends on the axis (`axis`). A load does where its
+    /// input varies along it; a coordinate where it is the axis'; random numbers always (their
+    /// counter is the element's linear index); every other step where an operand does.
+    fn dependent(&self, p: &Program, axis: usize) -> Vec<bool> {
+        let mut dep: Vec<bool> = Vec::with_capacity(p.instrs.len());
+        for ins in &p.instrs {
+            let d = match ins.kind {
+                Step::Load(i) => self.varies(i),
+                Step::Const(_) => false,
+                Step::Unary(_, a) | Step::Cast(a) | Step::Gather(_, a) => dep[a],
+                Step::Binary(_, a, b) => dep[a] || dep[b],
+                Step::Select(c, a, b) => dep[c] || dep[a] || dep[b],
+                Step::Check(_, a, n, _) => dep[a] || dep[n],
+                Step::Iota(ax) => ax == axis,
+                Step::Rand(..) | Step::RandKeyed(..) => true,
+            };
+            dep.push(d);
+        }
+        dep
     }
 }
 
@@ -163,11 +311,85 @@ struct Red<'a> {
     red_dims: usize,
     /// The inputs read once per row ([`RowAxes::steady`]).
     steady: u64,
+    /// The rows reduced together ([`OutGroup`]; `k == 0`: one).
+    group: OutGroup,
+    /// With a group: per step, whether it depends on the group's axis
+    /// ([`OutGroup::dependent`]); else empty.
+    dep: Vec<bool>,
 }
 
 impl Red<'_> {
     fn arg(&self) -> bool {
         self.op.is_arg()
+    }
+
+    /// The rows reduced together, 0 without a group.
+    fn gk(&self) -> usize {
+        self.group.k as usize
+    }
+
+    /// The group's axis: the innermost kept axis.
+    fn group_axis(&self) -> usize {
+        self.p.shape.len() - self.red_dims - 1
+    }
+
+    /// The accumulators' names: `acc`, or one per row of a group (`acc0`, `acc1`, ...).
+    fn accs(&self) -> Vec<String> {
+        if self.gk() == 0 {
+            vec!["acc".to_string()]
+        } else {
+            (0..self.gk()).map(|c| format!("acc{c}")).collect()
+        }
+    }
+
+    /// The input and row whose read input `i` shares, in a group ([`OutGroup::alias`]).
+    fn alias(&self, i: usize) -> Option<(usize, usize)> {
+        if self.gk() == 0 {
+            return None;
+        }
+        self.group.alias_of(i)
+    }
+
+    /// The first row of the thread's rows (`row` itself without a group).
+    fn first_row(&self) -> &'static str {
+        if self.gk() == 0 { "row" } else { "r0_" }
+    }
+
+    /// Whether input `i` is read by offset through strides (not contiguous, not gathered).
+    fn strided(&self, i: usize) -> bool {
+        let inp = &self.p.inputs[i];
+        inp.gather_len.is_none() && !inp.layout.is_contiguous(&self.p.shape)
+    }
+
+    /// The step between input `i`'s elements of neighbouring rows of a group: its stride along
+    /// the group's axis, or the row length for a contiguous input (the axis is the last kept).
+    fn group_stride(&self, i: usize) -> String {
+        let it = self.it;
+        if self.strided(i) {
+            format!("({it})st{i}_{}", self.group_axis())
+        } else {
+            format!("({it})inner")
+        }
+    }
+
+    /// Input `i`'s element read for row `c` of a group (row 0 without one), in its storage
+    /// type: the row's steady value or the element at the row's offset.
+    fn element_read(&self, i: usize, c: usize, by_row: bool) -> String {
+        if let Some((a, ca)) = self.alias(i) {
+            return self.element_read(a, ca, by_row);
+        }
+        let vary = self.gk() > 0 && self.group.varies(i);
+        if by_row && self.is_steady(i) {
+            if vary {
+                format!("h{i}_{c}")
+            } else {
+                format!("h{i}")
+            }
+        } else if vary && c > 0 {
+            format!("in{i}[o{i} + {c} * {}]", self.group_stride(i))
+        } else {
+            format!("in{i}[o{i}]")
+        }
     }
 
     /// The accumulator's C type.
@@ -270,6 +492,7 @@ impl Red<'_> {
                     sfx: format!("_{u}_{lane}"),
                     narrow: false,
                     lane: None,
+                    split: None,
                 };
                 emit_lane(&e, s);
                 let k = p.outputs[0];
@@ -317,27 +540,29 @@ impl Red<'_> {
         let (p, it) = (self.p, self.it);
         let nd = p.shape.len();
         let kept = nd - self.red_dims;
-        let strided = |i: usize| {
-            p.inputs[i].gather_len.is_none() && !p.inputs[i].layout.is_contiguous(&p.shape)
-        };
-        if (0..p.inputs.len()).any(strided) && kept > 0 {
+        let strided = |i: usize| self.strided(i);
+        // With a group, `row` counts groups: it splits into the coordinates of the kept axes
+        // before the group's axis, whose own coordinate is 0 at the group's first row.
+        let split = if self.gk() > 0 { kept - 1 } else { kept };
+        if (0..p.inputs.len()).any(strided) && split > 0 {
             let _ = writeln!(s, "  {it} q_ = row;");
-            for d in (1..kept).rev() {
+            for d in (1..split).rev() {
                 let _ = writeln!(s, "  {it} c{d} = q_ % ({it})s{d}; q_ /= ({it})s{d};");
             }
             let _ = writeln!(s, "  {it} c0 = q_;");
         }
+        let first = self.first_row();
         for (i, inp) in p.inputs.iter().enumerate() {
-            if inp.gather_len.is_some() {
+            if inp.gather_len.is_some() || self.alias(i).is_some() {
                 continue;
             }
             if strided(i) {
-                let terms: String = (0..kept)
+                let terms: String = (0..split)
                     .map(|d| format!(" + ({it})c{d} * ({it})st{i}_{d}"))
                     .collect();
                 let _ = writeln!(s, "  {it} rb{i} = ({it})off{i}{terms};");
             } else {
-                let _ = writeln!(s, "  {it} rb{i} = ({it})off{i} + row * ({it})inner;");
+                let _ = writeln!(s, "  {it} rb{i} = ({it})off{i} + {first} * ({it})inner;");
             }
         }
         // The row's one value of each steady input, read only where the row has elements
@@ -347,8 +572,23 @@ impl Red<'_> {
             _ => "inner > 0",
         };
         for (i, inp) in p.inputs.iter().enumerate() {
-            if self.is_steady(i) {
-                let st = inp.dtype.c_storage();
+            if !self.is_steady(i) {
+                continue;
+            }
+            let st = inp.dtype.c_storage();
+            if self.gk() > 0 && self.group.varies(i) {
+                for c in 0..self.gk() {
+                    let at = if c == 0 {
+                        format!("rb{i}")
+                    } else {
+                        format!("rb{i} + {c} * {}", self.group_stride(i))
+                    };
+                    let _ = writeln!(
+                        s,
+                        "  {st} h{i}_{c}{{}}; if ({live}) h{i}_{c} = in{i}[{at}];"
+                    );
+                }
+            } else {
                 let _ = writeln!(s, "  {st} h{i}{{}}; if ({live}) h{i} = in{i}[rb{i}];");
             }
         }
@@ -380,7 +620,7 @@ impl Red<'_> {
             let _ = writeln!(s, "    {it} e{kept} = q2_;");
         }
         for (i, inp) in p.inputs.iter().enumerate() {
-            if inp.gather_len.is_some() || self.is_steady(i) {
+            if inp.gather_len.is_some() || self.is_steady(i) || self.alias(i).is_some() {
                 continue;
             }
             let off = if !strided(i) {
@@ -423,7 +663,7 @@ impl Red<'_> {
                 "  for ({it} j = start + ch * {BLOCK} + ({it})threadIdx.x; j < ({it})inner; j += nch * {BLOCK}) {{"
             );
         }
-        let _ = writeln!(s, "    {it} i = row * ({it})inner + j;");
+        let _ = writeln!(s, "    {it} i = {} * ({it})inner + j;", self.first_row());
         if by_row {
             self.element_offsets(s);
         } else {
@@ -437,28 +677,68 @@ impl Red<'_> {
                 it,
             ));
         }
-        let e = Emit::converted(
-            p,
-            |i| {
-                if by_row && self.is_steady(i) {
-                    format!("h{i}")
-                } else {
-                    format!("in{i}[o{i}]")
-                }
-            },
-            "i",
-            "",
-        );
-        emit_lane(&e, s);
-        let k = p.outputs[0];
-        let _ = writeln!(
-            s,
-            "    acc = comb(acc, {});",
-            self.to_acc(&format!("v{k}"), "j")
-        );
+        if self.gk() > 0 {
+            self.group_elements(s, by_row);
+        } else {
+            let e = Emit::converted(p, |i| self.element_read(i, 0, by_row), "i", "");
+            emit_lane(&e, s);
+            let k = p.outputs[0];
+            let _ = writeln!(
+                s,
+                "    acc = comb(acc, {});",
+                self.to_acc(&format!("v{k}"), "j")
+            );
+        }
         let _ = writeln!(s, "  }}");
         if one_per_thread {
             let _ = writeln!(s, "  }}");
+        }
+    }
+
+    /// One element of each row of a group: the steps shared by the rows once, then each
+    /// row's dependent steps (its coordinate along the group's axis a constant, its linear
+    /// index `i` plus whole rows), each row's value entering its own accumulator.
+    fn group_elements(&self, s: &mut String, by_row: bool) {
+        let (p, it) = (self.p, self.it);
+        let axis = self.group_axis();
+        let shared = Emit {
+            split: Some(Split {
+                dep: &self.dep,
+                axis,
+                lane: None,
+            }),
+            ..Emit::converted(p, |i| self.element_read(i, 0, by_row), "i", "")
+        };
+        emit_lane(&shared, s);
+        for c in 0..self.gk() {
+            let lin = if c == 0 {
+                "i".to_string()
+            } else {
+                format!("(i + {c} * ({it})inner)")
+            };
+            let e = Emit {
+                split: Some(Split {
+                    dep: &self.dep,
+                    axis,
+                    lane: Some(c),
+                }),
+                ..Emit::converted(
+                    p,
+                    |i| self.element_read(i, c, by_row),
+                    lin,
+                    format!("_c{c}"),
+                )
+            };
+            emit_lane(&e, s);
+        }
+        let k = p.outputs[0];
+        for c in 0..self.gk() {
+            let v = if self.dep[k] {
+                format!("v{k}_c{c}")
+            } else {
+                format!("v{k}")
+            };
+            let _ = writeln!(s, "    acc{c} = comb(acc{c}, {});", self.to_acc(&v, "j"));
         }
     }
 
@@ -478,55 +758,155 @@ impl Red<'_> {
 
     /// The row's lanes' tree by shuffles (lane `l` takes lane `l + w`'s accumulator, `w`
     /// halving from `lanes / 2`; a lane reads only lanes of its own row where its result is
-    /// read on), then the write of the row's first lane.
+    /// read on), then the write of the row's first lane. A group's rows take the same tree,
+    /// each on its own accumulator.
     fn finish_warp(&self, s: &mut String, lanes: u32) {
+        if self.gk() == 0 {
+            let _ = writeln!(
+                s,
+                "  for (int w = {}; w > 0; w >>= 1) acc = comb(acc, shfl_down_(acc, w));",
+                lanes / 2
+            );
+            let fin = self.finished("acc");
+            let _ = writeln!(s, "  if (sub_ == 0 && live_) out0[row] = {fin};");
+            return;
+        }
+        let steps: String = self
+            .accs()
+            .iter()
+            .map(|a| format!(" {a} = comb({a}, shfl_down_({a}, w));"))
+            .collect();
         let _ = writeln!(
             s,
-            "  for (int w = {}; w > 0; w >>= 1) acc = comb(acc, shfl_down_(acc, w));",
+            "  for (int w = {}; w > 0; w >>= 1) {{{steps} }}",
             lanes / 2
         );
-        let fin = self.finished("acc");
-        let _ = writeln!(s, "  if (sub_ == 0 && live_) out0[row] = {fin};");
+        let writes: String = self
+            .accs()
+            .iter()
+            .enumerate()
+            .map(|(c, a)| format!(" out0[r0_ + {c}] = {};", self.finished(a)))
+            .collect();
+        let _ = writeln!(s, "  if (sub_ == 0 && live_) {{{writes} }}");
+    }
+
+    /// The block's tree over `sh` (a group's rows side by side, `BLOCK` slots each, in one
+    /// tree), leaving row `c`'s result in `sh[c * BLOCK]`.
+    fn block_tree(&self) -> String {
+        if self.gk() == 0 {
+            return format!(
+                "  sh[threadIdx.x] = acc; __syncthreads();\n  for (int w = {} ; w > 0; w >>= 1) {{ if (threadIdx.x < w) sh[threadIdx.x] = comb(sh[threadIdx.x], sh[threadIdx.x + w]); __syncthreads(); }}\n",
+                BLOCK / 2
+            );
+        }
+        let mut t = String::from(" ");
+        let mut stores = String::new();
+        for (c, a) in self.accs().iter().enumerate() {
+            let at = c * BLOCK as usize;
+            let _ = write!(stores, " sh[{at} + threadIdx.x] = {a};");
+            let _ = write!(
+                t,
+                " sh[{at} + threadIdx.x] = comb(sh[{at} + threadIdx.x], sh[{at} + threadIdx.x + w]);"
+            );
+        }
+        format!(
+            " {stores} __syncthreads();\n  for (int w = {} ; w > 0; w >>= 1) {{ if (threadIdx.x < w) {{{t} }} __syncthreads(); }}\n",
+            BLOCK / 2
+        )
     }
 
     /// The block's tree over `sh`, then the write of its result (or, `combine`, of its
-    /// partial, the row's last block combining the row's partials).
+    /// partial, the row's last block combining the row's partials). A group's rows: the same
+    /// for each row, its partials at the row's place (`(row * nch + ch)`, as without a group),
+    /// one counter for the group.
     fn finish(&self, s: &mut String, combine: bool) {
         let it = self.it;
-        let tree = format!(
-            "  sh[threadIdx.x] = acc; __syncthreads();\n  for (int w = {} ; w > 0; w >>= 1) {{ if (threadIdx.x < w) sh[threadIdx.x] = comb(sh[threadIdx.x], sh[threadIdx.x + w]); __syncthreads(); }}\n",
-            BLOCK / 2
-        );
+        let tree = self.block_tree();
         s.push_str(&tree);
-        let fin = self.finished("sh[0]");
+        let accs = self.accs();
+        let grouped = self.gk() > 0;
+        // Row `c`'s result in `sh`, and its row index.
+        let slot = |c: usize| format!("sh[{}]", c * BLOCK as usize);
+        let row_of = |c: usize| {
+            if grouped {
+                format!("(r0_ + {c})")
+            } else {
+                "row".to_string()
+            }
+        };
         if !combine {
-            let _ = writeln!(s, "  if (threadIdx.x == 0) out0[blockIdx.x] = {fin};");
+            if !grouped {
+                let fin = self.finished("sh[0]");
+                let _ = writeln!(s, "  if (threadIdx.x == 0) out0[blockIdx.x] = {fin};");
+                return;
+            }
+            let writes: String = (0..accs.len())
+                .map(|c| {
+                    format!(
+                        " out0[{} * nch + ch] = {};",
+                        row_of(c),
+                        self.finished(&slot(c))
+                    )
+                })
+                .collect();
+            let _ = writeln!(s, "  if (threadIdx.x == 0) {{{writes} }}");
             return;
         }
         // Publish the partial, count the block in, and let the row's last block combine.
         let _ = writeln!(s, "  __shared__ int last_;");
+        let publish: String = if grouped {
+            (0..accs.len())
+                .map(|c| format!(" rpart_[{} * nch + ch] = {};", row_of(c), slot(c)))
+                .collect()
+        } else {
+            " rpart_[blockIdx.x] = sh[0];".to_string()
+        };
         let _ = writeln!(
             s,
-            "  if (threadIdx.x == 0) {{ rpart_[blockIdx.x] = sh[0]; __threadfence(); last_ = atomicAdd(&rcnt_[row], 1u) + 1u == (unsigned)nch; }}"
+            "  if (threadIdx.x == 0) {{{publish} __threadfence(); last_ = atomicAdd(&rcnt_[row], 1u) + 1u == (unsigned)nch; }}"
         );
         let _ = writeln!(s, "  __syncthreads();");
         let _ = writeln!(s, "  if (!last_) return;");
         let _ = writeln!(s, "  __threadfence();");
-        let _ = writeln!(s, "  acc = {};", self.ident());
+        for a in &accs {
+            let _ = writeln!(s, "  {a} = {};", self.ident());
+        }
         let l2_load = if self.acc_d.is_complex() {
             "cldcg"
         } else {
             "__ldcg"
         };
+        let takes: Vec<String> = accs
+            .iter()
+            .enumerate()
+            .map(|(c, a)| {
+                format!(
+                    "{a} = comb({a}, {l2_load}(&rpart_[{} * nch + j]));",
+                    row_of(c)
+                )
+            })
+            .collect();
         let _ = writeln!(
             s,
-            "  for ({it} j = ({it})threadIdx.x; j < nch; j += {BLOCK}) acc = comb(acc, {l2_load}(&rpart_[row * nch + j]));"
+            "  for ({it} j = ({it})threadIdx.x; j < nch; j += {BLOCK}) {}",
+            if grouped {
+                format!("{{ {} }}", takes.join(" "))
+            } else {
+                takes.join(" ")
+            }
         );
         s.push_str(&tree);
-        let _ = writeln!(
-            s,
-            "  if (threadIdx.x == 0) {{ out0[row] = {fin}; rcnt_[row] = 0u; }}"
-        );
+        let writes: String = (0..accs.len())
+            .map(|c| {
+                let at = if grouped {
+                    format!("r0_ + {c}")
+                } else {
+                    "row".into()
+                };
+                format!(" out0[{at}] = {};", self.finished(&slot(c)))
+            })
+            .collect();
+        let _ = writeln!(s, "  if (threadIdx.x == 0) {{{writes} rcnt_[row] = 0u; }}");
     }
 }
 
@@ -560,6 +940,19 @@ fn reduction_kernel(
         acc_dtype(op, src_d)
     };
     let it = if v.idx32 { "int" } else { "i64t" };
+    let red_dims = (ax.red_dims as usize).min(p.shape.len());
+    // A group needs a kept axis, and is read by offsets (never the vector form).
+    let group = if red_dims < p.shape.len() && !v.vector {
+        ax.group
+    } else {
+        OutGroup::default()
+    };
+    debug_assert!(ax.group.k == 0 || group.k == ax.group.k);
+    let dep = if group.k > 0 {
+        group.dependent(p, p.shape.len() - red_dims - 1)
+    } else {
+        Vec::new()
+    };
     let r = Red {
         p,
         op,
@@ -569,8 +962,10 @@ fn reduction_kernel(
         acc_d,
         it,
         outlined: v.vector && outline(p),
-        red_dims: (ax.red_dims as usize).min(p.shape.len()),
+        red_dims,
         steady: ax.steady,
+        group,
+        dep,
     };
     let name = "cuprite_reduce".to_string();
     let mut s = r.combine_fn();
@@ -592,9 +987,15 @@ fn reduction_kernel(
     );
     let acc_t = r.acc_t();
     if !matches!(form, Form::WarpRows(_)) {
-        let _ = writeln!(s, "  __shared__ {acc_t} sh[{BLOCK}];");
+        let _ = writeln!(
+            s,
+            "  __shared__ {acc_t} sh[{}];",
+            BLOCK as usize * r.group.len()
+        );
     }
-    let _ = writeln!(s, "  {acc_t} acc = {};", r.ident());
+    for a in r.accs() {
+        let _ = writeln!(s, "  {acc_t} {a} = {};", r.ident());
+    }
     // Block `ch` of a row's `chunks` blocks takes every `chunks`-th tile of the row (all blocks
     // sweep the row together, grid-stride), so every block has the same work whatever the
     // number of blocks resident at once.
@@ -618,6 +1019,10 @@ fn reduction_kernel(
             s,
             "  {it} row = ({it})(blockIdx.x / chunks), ch = ({it})(blockIdx.x % chunks), nch = ({it})chunks;"
         );
+    }
+    if r.gk() > 0 {
+        // `row` counts groups of rows; the group's first row.
+        let _ = writeln!(s, "  {it} r0_ = row * {};", r.gk());
     }
     if form == Form::Looping {
         let _ = writeln!(s, "  {it} start = 0;");

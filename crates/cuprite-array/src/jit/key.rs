@@ -27,8 +27,9 @@ pub(crate) enum KernelKind {
         /// Lanes per row where rows are reduced by lanes of a warp
         /// (`codegen::reduction_warp_rows`), 0 where by blocks.
         row_lanes: u8,
-        /// Which trailing axes of the program the rows run over, and which inputs are constant
-        /// along them (`codegen::RowAxes`).
+        /// Which trailing axes of the program the rows run over, which inputs are constant
+        /// along them, and the rows reduced together along a short kept axis with the inputs
+        /// that vary along it or share another's reads (`codegen::RowAxes`).
         axes: RowAxes,
     },
     /// A scan or compaction reading the program fused (`codegen::scan`).

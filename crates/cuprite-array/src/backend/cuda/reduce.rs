@@ -64,7 +64,8 @@ fn row_counters(st: &DeviceState) -> Result<&'static DevBuf> {
 /// How one reduction runs: decided before its kernel is chosen.
 #[derive(Clone, Copy, Debug)]
 struct Plan {
-    /// Blocks a row wants (1: a block or a warp per row).
+    /// Blocks a unit of rows wants (1: a block or a warp per unit). A unit is one row, or the
+    /// rows reduced together (`codegen::RowAxes::group`).
     guess: usize,
     /// The kernel's variant (index width, vector loads).
     v: Variant,
@@ -94,6 +95,10 @@ fn plan(
 ) -> Plan {
     let src_d = p.instrs[p.outputs[0]].dtype;
     let arg = op.is_arg();
+    let axes = codegen::RowAxes::of(p, inner);
+    // Rows reduced together by one block (or lane group) count as one below: `outer` is
+    // now the number of such units.
+    let outer = outer / axes.rows_together();
     // Blocks per row: enough to fill the GPU once (every block resident at the same time, so
     // that no block waits for a second wave), at least 16 elements per thread.
     let most = inner.div_ceil(BLOCK as usize * 16).max(1);
@@ -103,6 +108,7 @@ fn plan(
         most.min((st.sms as usize * 8 / outer).max(1))
     };
     let vector = vector_allowed()
+        && axes.rows_together() == 1
         && codegen::vectorisable(p)
         && inner % VEC == 0
         && p.inputs
@@ -142,7 +148,7 @@ fn plan(
         guess,
         v,
         row_lanes,
-        axes: codegen::RowAxes::of(p, inner),
+        axes,
         pass_d,
         one_per_thread,
         combine,
@@ -247,9 +253,11 @@ pub(super) fn reduce(
         // The quick build's one-element-per-thread form: a block per BLOCK elements of a row.
         inner.div_ceil(BLOCK as usize).max(1)
     } else if pl.guess > 1 {
-        // The kernel's own occupancy (its register count decides how many blocks fit).
+        // The kernel's own occupancy (its register count decides how many blocks fit), over
+        // the units of rows reduced together.
         let resident = st.sms as usize * k.blocks_per_sm.max(1) as usize;
-        pl.guess.min((resident / outer).max(1)).max(2)
+        let units = outer / pl.axes.rows_together();
+        pl.guess.min((resident / units).max(1)).max(2)
     } else {
         1
     };
@@ -327,12 +335,14 @@ fn launch_rows(
         launch_interp(stream, k, (outer * chunks) as u32, &frame, ins, &[&out])?;
     } else {
         let mut plan = ParamPlan::new(p, pl.v, in_ptrs, &[out.ptr()], None);
-        // The warp form takes the number of rows where the others take `chunks`.
+        // The kernel's units: groups of rows reduced together (`codegen::RowAxes::group`),
+        // else rows. The warp form takes the number of units where the others take `chunks`.
+        let units = outer / pl.axes.rows_together();
         let rows_per_block = BLOCK.checked_div(pl.row_lanes).map(|r| r as usize);
         let (grid, second) = if let Some(rows_per_block) = rows_per_block {
-            (outer.div_ceil(rows_per_block), outer)
+            (units.div_ceil(rows_per_block), units)
         } else {
-            (outer * chunks, chunks)
+            (units * chunks, chunks)
         };
         plan.words.extend_from_slice(&[inner as u64, second as u64]);
         let mut writes = [&out, &out, &out];
