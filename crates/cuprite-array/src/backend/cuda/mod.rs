@@ -242,7 +242,9 @@ pub(crate) unsafe fn alloc_uninit(ordinal: usize, specs: &[(DType, usize)]) -> R
 
 /// Orders the current stream of device `ordinal` after the pending writes of `bufs` (made on
 /// another stream), enqueuing waits only, no work: later work on it, tracked or not (a raw
-/// pointer used on the array stream), reads their values as it reads any array's.
+/// pointer used on the array stream), reads their values as it reads any array's. Only
+/// `compile` (feature `capture`) uses it.
+#[cfg(feature = "capture")]
 pub(crate) fn order_after_writes(ordinal: usize, bufs: &[DevBuf]) -> Result<()> {
     let st = state(ordinal)?;
     let stream = stream_of(st);
