@@ -42,7 +42,10 @@ constexpr int CT_SROW = CT_SLOTS + ((4 - CT_SLOTS) % 32 + 32) % 32;
 constexpr int CT_ROW = CT_RX * CT_SROW;
 constexpr int CT_W = CT_RX + CT_M2 - 1;
 
-__device__ __forceinline__ int ct_at(int c) { return (c % CT_RX) * CT_SROW + c / CT_RX; }
+// Columns are never negative: unsigned so that `%` and `/` by CT_RX are a mask and a shift.
+__device__ __forceinline__ int ct_at(unsigned c) {
+  return (int)((c % CT_RX) * CT_SROW + c / CT_RX);
+}
 
 __device__ __forceinline__ void conv_tiled(const T *__restrict__ x, const T *__restrict__ h,
                                            T *__restrict__ y, i64t batch, i64t n0, i64t n1,
