@@ -1,6 +1,7 @@
 //! The direct convolution as one library call: a kernel and its CPU twin on rayon, both
 //! summing every output over the taps in the same order (kernel lines outermost, then the taps
-//! of a line in ascending order), in the precision of the data (`f32`, `f64`). Two kernels
+//! of a line in ascending order) and rounding alike (the tiled kernel fuses each tap's multiply
+//! and add, the line kernel does not), in the precision of the data (`f32`, `f64`). Two kernels
 //! share one typed description: `tiled.cu` for planes convolved over two axes with a small
 //! kernel (see [`Tiled`]), `direct.cu` (one output line a tile) for everything else.
 
@@ -218,6 +219,10 @@ impl ConvDirect {
 
     fn cpu<R: CpuReal>(&self, x: &[R], h: &[R], y: &mut [R]) {
         let g = self.geom;
+        // The tiled kernel fuses each tap into its accumulator (rounded once), the line
+        // kernel multiplies and adds (`--fmad=false`): the twin rounds as the kernel it
+        // stands for.
+        let fused = Tiled::of(&g, std::mem::size_of::<R>()).is_some();
         let [a0, a1, a2] = g.ax;
         y.par_chunks_mut(a2.l.max(1))
             .enumerate()
@@ -241,7 +246,11 @@ impl ConvDirect {
                             for (j2, &hv) in hr.iter().enumerate() {
                                 if let Some(i2) = (k2 + a2.s).checked_sub(j2).filter(|&i| i < a2.n)
                                 {
-                                    acc = acc + hv * xr[i2];
+                                    acc = if fused {
+                                        hv.mul_add(xr[i2], acc)
+                                    } else {
+                                        acc + hv * xr[i2]
+                                    };
                                 }
                             }
                             *o = acc;
@@ -257,12 +266,20 @@ trait CpuReal:
     Copy + Send + Sync + bytemuck::Pod + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self>
 {
     const ZERO: Self;
+    /// `self * b + c` rounded once.
+    fn mul_add(self, b: Self, c: Self) -> Self;
 }
 impl CpuReal for f32 {
     const ZERO: f32 = 0.0;
+    fn mul_add(self, b: f32, c: f32) -> f32 {
+        f32::mul_add(self, b, c)
+    }
 }
 impl CpuReal for f64 {
     const ZERO: f64 = 0.0;
+    fn mul_add(self, b: f64, c: f64) -> f64 {
+        f64::mul_add(self, b, c)
+    }
 }
 
 /// The `len` contiguous elements of a realised device input from its offset.

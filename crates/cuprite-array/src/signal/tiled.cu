@@ -14,10 +14,10 @@
 //
 // Summation order: staged row `a` feeds output row `u` through tap row `j1 = u + CT_M1 - 1 - a`,
 // so walking `a` downwards adds the tap rows of every output in ascending order, and within a
-// tap row the taps go in ascending `j2`: per output, ascending j1, then ascending j2, each
-// product added to one accumulator from zero, as the line kernel and the CPU twin sum. Taps
-// that reach outside the plane add `h * 0`, which leaves a finite accumulator's bits unchanged
-// (a sum started at +0 is never -0), where the twin skips them.
+// tap row the taps go in ascending `j2`: per output, ascending j1, then ascending j2, each tap
+// fused into one accumulator from zero (`fma(h, x, acc)`, rounded once), as the CPU twin sums
+// this form. Taps that reach outside the plane add `h * 0`, which leaves a finite
+// accumulator's bits unchanged (a sum started at +0 is never -0), where the twin skips them.
 //
 // Shared layout: column `c` of a staged row lives at `(c % CT_RX) * CT_SROW + c / CT_RX` of the
 // row, so that a warp's reads of one register slot (columns `CT_RX * tx + i` for consecutive
@@ -41,6 +41,15 @@ constexpr int CT_SLOTS = (CT_HX + CT_RX - 1) / CT_RX;
 constexpr int CT_SROW = CT_SLOTS + ((4 - CT_SLOTS) % 32 + 32) % 32;
 constexpr int CT_ROW = CT_RX * CT_SROW;
 constexpr int CT_W = CT_RX + CT_M2 - 1;
+
+// One tap: `h * x + acc` rounded once (the CPU twin's `mul_add` for this form), one instruction
+// where the build's `--fmad=false` would otherwise issue a multiply and an add.
+__device__ __forceinline__ float ct_fma(float h, float x, float acc) {
+  return __fmaf_rn(h, x, acc);
+}
+__device__ __forceinline__ double ct_fma(double h, double x, double acc) {
+  return __fma_rn(h, x, acc);
+}
 
 // Columns are never negative: unsigned so that `%` and `/` by CT_RX are a mask and a shift.
 __device__ __forceinline__ int ct_at(unsigned c) {
@@ -105,7 +114,8 @@ __device__ __forceinline__ void conv_tiled(const T *__restrict__ x, const T *__r
         for (int j2 = 0; j2 < CT_M2; ++j2) {
           const T hv = hs[j1 * CT_M2 + j2];
 #pragma unroll
-          for (int q = 0; q < CT_RX; ++q) acc[r][q] += hv * v[q + CT_M2 - 1 - j2];
+          for (int q = 0; q < CT_RX; ++q)
+            acc[r][q] = ct_fma(hv, v[q + CT_M2 - 1 - j2], acc[r][q]);
         }
       }
     }
