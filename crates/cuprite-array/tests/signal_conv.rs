@@ -768,10 +768,124 @@ fn detrend_hilbert(d: Device) -> TestResult {
     })
 }
 
+/// 2-D direct convolution in every mode, f64 and f32, against the definition, and bit for bit
+/// against the CPU twin (the kernels sum in the twin's order): the tiled kernel's planes (a
+/// kernel of length 1 along the outer axis, at most 16 along the two others) with sizes that
+/// are not multiples of a tile, a 1x1 kernel, 1xN and Nx1 images, even extents, the largest
+/// tiled kernel, one past it (the line kernel), a 3-D input whose outer axis folds into the
+/// planes, and a batch of planes through `convolve_axes`.
+fn conv_2d_tiled(d: Device) -> TestResult {
+    let mut rng = Rng::fresh();
+    let cases: &[(&[usize], &[usize])] = &[
+        (&[1, 1], &[1, 1]),
+        (&[1, 37], &[1, 3]),
+        (&[37, 1], &[3, 1]),
+        (&[2, 4], &[2, 4]),
+        (&[6, 10], &[2, 4]),
+        (&[9, 11], &[1, 1]),
+        (&[33, 70], &[3, 3]),
+        (&[67, 300], &[7, 7]),
+        (&[45, 19], &[5, 9]),
+        (&[40, 261], &[16, 16]),
+        (&[20, 30], &[17, 3]),
+        (&[3, 13, 10], &[1, 3, 5]),
+    ];
+    for &(xs, hs) in cases {
+        let (x, h) = (
+            rvec(&mut rng, xs.iter().product()),
+            rvec(&mut rng, hs.iter().product()),
+        );
+        let scale: f64 = h.iter().map(|v| v.abs()).sum::<f64>();
+        for mode in MODES {
+            if mode == ConvMode::Valid && xs.iter().zip(hs).any(|(n, m)| m > n) {
+                continue;
+            }
+            let (want, shape) = conv_ref(&x, xs, &h, hs, mode);
+            let what = format!("{xs:?}*{hs:?} {mode:?}");
+            let run64 = || -> Result<(Vec<usize>, Vec<f64>), cuprite_array::Error> {
+                let y = convolve(
+                    &Array::from_slice(&x, xs)?,
+                    &Array::from_slice(&h, hs)?,
+                    mode,
+                    ConvMethod::Direct,
+                )?;
+                Ok((y.shape().to_vec(), y.to_vec()?))
+            };
+            let run32 = || -> Result<Vec<f32>, cuprite_array::Error> {
+                let y = convolve(
+                    &Array::from_slice(&x, xs)?.cast::<f32>(),
+                    &Array::from_slice(&h, hs)?.cast::<f32>(),
+                    mode,
+                    ConvMethod::Direct,
+                )?;
+                y.to_vec()
+            };
+            let (ys, g64) = on(d, run64)?;
+            if ys != shape {
+                return Err(format!("{what}: shape {ys:?}, want {shape:?}").into());
+            }
+            close(&g64, &want, 1e-12, 1e-12, &format!("f64 {what}"))?;
+            let g32 = on(d, run32)?;
+            let g: Vec<f64> = g32.iter().map(|&v| v as f64).collect();
+            close(&g, &want, 1e-5, 1e-5 * scale, &format!("f32 {what}"))?;
+            // The same sums on the CPU twin, bit for bit.
+            let (_, c64v) = on(Device::CPU, run64)?;
+            let c32 = on(Device::CPU, run32)?;
+            let same64 = g64
+                .iter()
+                .zip(&c64v)
+                .all(|(a, b)| a.to_bits() == b.to_bits());
+            let same32 = g32
+                .iter()
+                .zip(&c32)
+                .all(|(a, b)| a.to_bits() == b.to_bits());
+            if !same64 || !same32 || c64v.len() != g64.len() || c32.len() != g32.len() {
+                return Err(format!(
+                    "{what}: not the CPU twin's bits (f64 {same64}, f32 {same32})"
+                )
+                .into());
+            }
+        }
+    }
+    // A batch of 3 planes [3, 21, 34] over the last two axes.
+    let (xs, hs) = ([3usize, 21, 34], [5usize, 4]);
+    let x = rvec(&mut rng, xs.iter().product());
+    let h = rvec(&mut rng, 20);
+    for mode in MODES {
+        let y = on(
+            d,
+            || -> Result<(Vec<usize>, Vec<f64>), cuprite_array::Error> {
+                let y = convolve_axes(
+                    &Array::from_slice(&x, &xs)?,
+                    &Array::from_slice(&h, &hs)?,
+                    &[-2, -1],
+                    mode,
+                    ConvMethod::Direct,
+                )?;
+                Ok((y.shape().to_vec(), y.to_vec()?))
+            },
+        )?;
+        let plane = 21 * 34;
+        let mut want = Vec::new();
+        let mut shape = Vec::new();
+        for b in 0..3 {
+            let (w, s) = conv_ref(&x[b * plane..(b + 1) * plane], &[21, 34], &h, &hs, mode);
+            want.extend(w);
+            shape = s;
+        }
+        if y.0 != [3, shape[0], shape[1]] {
+            return Err(format!("batch {mode:?}: shape {:?} for {shape:?}", y.0).into());
+        }
+        close(&y.1, &want, 1e-12, 1e-12, &format!("batch {mode:?}"))?;
+    }
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("conv_published", conv_published),
     ("conv_random_nd", conv_random_nd),
     ("conv_axes_batched", conv_axes_batched),
+    ("conv_2d_tiled", conv_2d_tiled),
     ("conv_methods_agree", conv_methods_agree),
     ("conv_complex", conv_complex),
     ("conv_bad_input", conv_bad_input),
@@ -785,10 +899,18 @@ pub const BODIES: &[(&str, Body)] = &[
 /// sources the bodies would build on CUDA, recorded by the dry-run backend.
 fn signal_kernels_compile() -> TestResult {
     cuprite_array::tuning::compiler::start_recording();
-    let runs = [conv_random_nd(Device::CPU), lfilter_random(Device::CPU)];
+    let runs = [
+        conv_random_nd(Device::CPU),
+        conv_2d_tiled(Device::CPU),
+        lfilter_random(Device::CPU),
+    ];
     let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
         .into_iter()
-        .filter(|s| s.contains("cuprite_conv_direct") || s.contains("cuprite_iir_"))
+        .filter(|s| {
+            s.contains("cuprite_conv_direct")
+                || s.contains("cuprite_conv_tiled")
+                || s.contains("cuprite_iir_")
+        })
         .collect();
     for r in runs {
         r?;
@@ -796,6 +918,11 @@ fn signal_kernels_compile() -> TestResult {
     for want in [
         "cuprite_conv_direct_f32",
         "cuprite_conv_direct_f64",
+        "cuprite_conv_tiled_f32_7x7_8",
+        "cuprite_conv_tiled_f64_7x7_2",
+        "cuprite_conv_tiled_f32_16x16_4",
+        "cuprite_conv_tiled_f64_16x16_1",
+        "cuprite_conv_tiled_f32_1x1_8",
         "cuprite_iir_seg_f64_2",
         "cuprite_iir_carry_f32_2",
         "cuprite_iir_apply_f64_3",

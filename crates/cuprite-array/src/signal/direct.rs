@@ -1,6 +1,9 @@
-//! The direct convolution as one library call: a kernel (`direct.cu`) and its CPU twin on
-//! rayon, both summing every output over the taps in the same order (kernel lines outermost,
-//! then the taps of a line in ascending order), in the precision of the data (`f32`, `f64`).
+//! The direct convolution as one library call: a kernel and its CPU twin on rayon, both
+//! summing every output over the taps in the same order (kernel lines outermost, then the taps
+//! of a line in ascending order) and rounding alike (the tiled kernel fuses each tap's multiply
+//! and add, the line kernel does not), in the precision of the data (`f32`, `f64`). Two kernels
+//! share one typed description: `tiled.cu` for planes convolved over two axes with a small
+//! kernel (see [`Tiled`]), `direct.cu` (one output line a tile) for everything else.
 
 use super::geom::Geom;
 use crate::codegen::{KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
@@ -20,6 +23,78 @@ const THREADS: usize = 128;
 const PER: usize = 8;
 /// Taps staged in shared memory at a time.
 const TAPS: usize = 1024;
+
+/// Threads across a tile of `tiled.cu` (`CT_BX`).
+const CT_BX: usize = 32;
+/// Outputs a thread of `tiled.cu` computes across (`CT_RX`) and down (`CT_RY`).
+const CT_RX: usize = 8;
+const CT_RY: usize = 4;
+/// The largest kernel extent along each of the two axes that `tiled.cu` takes: its loops are
+/// unrolled over every tap.
+const TILED_MAX_M: usize = 16;
+/// The static shared memory a block of `tiled.cu` may use.
+const TILED_SHARED: usize = 48 * 1024;
+
+/// The tiled form of a call: kernel extents `m1 x m2` (compile-time in `tiled.cu`) and `by`
+/// threads down a tile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Tiled {
+    pub m1: usize,
+    pub m2: usize,
+    pub by: usize,
+}
+
+impl Tiled {
+    /// Outputs a tile: rows, columns.
+    fn tile(&self) -> (usize, usize) {
+        (self.by * CT_RY, CT_BX * CT_RX)
+    }
+
+    /// The bytes of shared memory a block uses for elements of `size` bytes: the staged
+    /// input (`CT_HY` rows of `CT_RX * CT_SROW` elements) and the taps, as `tiled.cu` lays
+    /// them out.
+    fn shared_bytes(&self, size: usize) -> usize {
+        let (ty, tx) = self.tile();
+        let (hy, hx) = (ty + self.m1 - 1, tx + self.m2 - 1);
+        let slots = hx.div_ceil(CT_RX);
+        let srow = slots + (4 - slots as i64).rem_euclid(32) as usize;
+        (hy * CT_RX * srow + self.m1 * self.m2) * size
+    }
+
+    /// The tiled form of `g` in elements of `size` bytes, where it applies: a kernel of length
+    /// 1 along the outermost axis (which then folds into the batch), at most [`TILED_MAX_M`]
+    /// along the other two, at least two output rows (else most of a tile would idle), and a
+    /// tile of some height that fits the shared memory.
+    pub(crate) fn of(g: &Geom, size: usize) -> Option<Tiled> {
+        let [a0, a1, a2] = g.ax;
+        if a0.m != 1 || a1.m > TILED_MAX_M || a2.m > TILED_MAX_M || a1.l < 2 {
+            return None;
+        }
+        [8, 4, 2, 1]
+            .into_iter()
+            .map(|by| Tiled {
+                m1: a1.m,
+                m2: a2.m,
+                by,
+            })
+            .find(|t| t.shared_bytes(size) <= TILED_SHARED)
+    }
+
+    /// Threads a block.
+    fn threads(&self) -> usize {
+        CT_BX * self.by
+    }
+
+    /// Tiles of `g` (every plane's), checked against overflow.
+    fn tiles(&self, g: &Geom) -> Result<u64> {
+        let (ty, tx) = self.tile();
+        let [a0, a1, a2] = g.ax;
+        [g.batch, a0.n, a1.l.div_ceil(ty), a2.l.div_ceil(tx)]
+            .into_iter()
+            .try_fold(1u64, |acc, v| acc.checked_mul(v as u64))
+            .ok_or_else(|| Error::InvalidArgument(format!("the tiles of {g:?} overflow")))
+    }
+}
 
 kernel_params! {
     /// The direct convolution of `batch` signals (see `geom.rs` for the indices).
@@ -78,8 +153,47 @@ impl ConvDirect {
         Ok(())
     }
 
-    /// The kernel for this call's dtype.
+    /// The tiled form of this call, where it applies.
+    fn tiled(&self) -> Option<Tiled> {
+        Tiled::of(&self.geom, self.dtype.size())
+    }
+
+    /// The kernel for this call: the tiled one where it applies, else the line kernel.
     pub(crate) fn kernel(&self) -> KernelSource {
+        match self.tiled() {
+            Some(t) => self.tiled_kernel(t),
+            None => self.line_kernel(),
+        }
+    }
+
+    /// The tiled kernel of `t` for this call's dtype.
+    fn tiled_kernel(&self, t: Tiled) -> KernelSource {
+        let name = format!(
+            "cuprite_conv_tiled_{}_{}x{}_{}",
+            self.dtype.name(),
+            t.m1,
+            t.m2,
+            t.by
+        );
+        let header = format!(
+            "typedef long long i64t;\ntypedef {} T;\nconstexpr int CT_M1 = {};\n\
+             constexpr int CT_M2 = {};\nconstexpr int CT_BY = {};\n",
+            cty(self.dtype),
+            t.m1,
+            t.m2,
+            t.by
+        );
+        let text = format!(
+            "{header}{}{}{}",
+            include_str!("tiled.cu"),
+            crate::codegen::MARKER,
+            crate::codegen::entry::<ConvArgs>(&name, &t.threads().to_string(), "conv_tiled")
+        );
+        KernelSource::new(name, text)
+    }
+
+    /// The line kernel for this call's dtype.
+    fn line_kernel(&self) -> KernelSource {
         let name = format!("cuprite_conv_direct_{}", self.dtype.name());
         let header = format!(
             "typedef long long i64t;\ntypedef {} T;\nconstexpr int CONV_THREADS = {THREADS};\n\
@@ -99,11 +213,16 @@ impl ConvDirect {
         let mut h = KeyHasher(0xc04e_0000);
         "conv_direct".hash(&mut h);
         self.dtype.code().hash(&mut h);
+        self.tiled().hash(&mut h);
         h.finish()
     }
 
     fn cpu<R: CpuReal>(&self, x: &[R], h: &[R], y: &mut [R]) {
         let g = self.geom;
+        // The tiled kernel fuses each tap into its accumulator (rounded once), the line
+        // kernel multiplies and adds (`--fmad=false`): the twin rounds as the kernel it
+        // stands for.
+        let fused = Tiled::of(&g, std::mem::size_of::<R>()).is_some();
         let [a0, a1, a2] = g.ax;
         y.par_chunks_mut(a2.l.max(1))
             .enumerate()
@@ -127,7 +246,11 @@ impl ConvDirect {
                             for (j2, &hv) in hr.iter().enumerate() {
                                 if let Some(i2) = (k2 + a2.s).checked_sub(j2).filter(|&i| i < a2.n)
                                 {
-                                    acc = acc + hv * xr[i2];
+                                    acc = if fused {
+                                        hv.mul_add(xr[i2], acc)
+                                    } else {
+                                        acc + hv * xr[i2]
+                                    };
                                 }
                             }
                             *o = acc;
@@ -143,12 +266,20 @@ trait CpuReal:
     Copy + Send + Sync + bytemuck::Pod + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self>
 {
     const ZERO: Self;
+    /// `self * b + c` rounded once.
+    fn mul_add(self, b: Self, c: Self) -> Self;
 }
 impl CpuReal for f32 {
     const ZERO: f32 = 0.0;
+    fn mul_add(self, b: f32, c: f32) -> f32 {
+        f32::mul_add(self, b, c)
+    }
 }
 impl CpuReal for f64 {
     const ZERO: f64 = 0.0;
+    fn mul_add(self, b: f64, c: f64) -> f64 {
+        f64::mul_add(self, b, c)
+    }
 }
 
 /// The `len` contiguous elements of a realised device input from its offset.
@@ -219,19 +350,30 @@ impl LibraryCall for ConvDirect {
             l1: i(a1.l),
             l2: i(a2.l),
         };
-        let tiles = (g.batch * a0.l * a1.l) as u64 * a2.l.div_ceil(THREADS * PER) as u64;
-        let resident = (st.sms * k.blocks_per_sm).max(1) as u64 * 4;
-        let grid = tiles.clamp(1, resident.min(i32::MAX as u64)) as u32;
+        let (grid, threads) = match self.tiled() {
+            // One block a tile: every tile does the same work.
+            Some(t) => (t.tiles(&g)?.clamp(1, i32::MAX as u64) as u32, t.threads()),
+            None => {
+                let tiles = (g.batch * a0.l * a1.l) as u64 * a2.l.div_ceil(THREADS * PER) as u64;
+                let resident = (st.sms * k.blocks_per_sm).max(1) as u64 * 4;
+                (
+                    tiles.clamp(1, resident.min(i32::MAX as u64)) as u32,
+                    THREADS,
+                )
+            }
+        };
         let a = params.args();
         // SAFETY: every buffer word is a live range checked inside its allocation (`ReadBuf`,
         // `WriteBuf`) of the element counts the geometry gives (`x_shape`, `h_shape`,
-        // `y_shape`, whose products were checked); the kernel reads `x` only at indices inside
-        // `[0, n)` along each axis, `h` inside `[0, m)`, and writes `y` only below `l`.
+        // `y_shape`, whose products were checked); either kernel reads `x` only at indices
+        // inside `[0, n)` along each axis, `h` inside `[0, m)`, and writes `y` only below `l`
+        // (the tiled one is chosen only for `m0 == 1`, where its plane index `b * n0 + k0`
+        // spans `x` and `y` alike, and is built for this call's `m1`, `m2`).
         unsafe {
             stream.launch_packed(
                 &k.func,
                 (grid, 1, 1),
-                (THREADS as u32, 1, 1),
+                (threads as u32, 1, 1),
                 0,
                 &a.words,
                 &a.accesses(),

@@ -35,9 +35,12 @@
 //!
 //! # Methods
 //!
-//! - [`ConvMethod::Direct`]: every output summed over every tap in one kernel (`direct.cu`: a
-//!   shared-memory tile of the signal and the taps staged in shared memory), in the data's
-//!   precision. Exact products, rounding `O(m ε Σ|x h|)`.
+//! - [`ConvMethod::Direct`]: every output summed over every tap in one kernel, in the data's
+//!   precision: planes convolved over two axes with a kernel of at most 16 x 16 taps by
+//!   `tiled.cu` (a 2-D input tile and its halo staged once in shared memory, a block of
+//!   outputs in each thread's registers), everything else by `direct.cu` (one output line a
+//!   tile, the signal and the taps staged in shared memory). Both sum in the CPU twin's
+//!   order. Exact products, rounding `O(m ε Σ|x h|)`.
 //! - [`ConvMethod::Fft`]: real FFTs of both operands over the convolved axes, zero-padded to
 //!   smooth lengths (`2^a 3^b 5^c 7^d`, at least `n + m - 1`), multiplied and transformed back.
 //!   Rounding `O(ε log(N) Σ|x| Σ|h|)` spread over every output, so small outputs next to large
