@@ -1872,7 +1872,7 @@ fn strip_kernels_compile() -> TestResult {
     for c in ImageStrip::ALL {
         with_image_strip(c, || runs.push(run::<f32>(&[0, 2], false)));
     }
-    with_image_strip(ImageStrip::DEFAULT, || {
+    with_image_strip(ImageStrip::V4H32P4, || {
         runs.extend([run::<f16>(&[1, 4], false), run::<f32>(&[3], false)]);
         runs.push(run::<f64>(&[2], false));
     });

@@ -130,8 +130,9 @@ impl ImageStrip {
         ImageStrip::V1H32P8,
     ];
 
-    /// The choice without the environment or a setting.
-    pub const DEFAULT: ImageStrip = ImageStrip::V4H32P4;
+    /// The choice without the environment or a setting: the tiled kernel, until a strip
+    /// tiling beats it in `cuprite bench image/` (docs/PERFORMANCE.md has the figures).
+    pub const DEFAULT: ImageStrip = ImageStrip::Off;
 
     /// The choice's name, as `CUPRITE_IMAGE_STRIP` takes it: `off`, `v4h32p4`, ...
     #[must_use]
