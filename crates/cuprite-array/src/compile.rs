@@ -5,16 +5,21 @@
 //! It owns the cache of captured graphs of one program and the buffers of each: the graph's
 //! own copies of the inputs (written before each replay, unless a buffer already holds a copy
 //! of the very storage passed, which it then keeps alive), and its outputs (written by the
-//! graph's last nodes, copied out into fresh arrays after each replay). A replay is one
-//! declared access set on the stream tracker, on the graph's stream: the input copies, the key
-//! word (two memsets), the launch (with the graph's input and output buffers as captured) and
-//! the output copies into buffers allocated on the calling thread's stream, which then waits
-//! for that step (no work), so the outputs are ready in its order. Invariants:
+//! graph's last nodes, copies, and handed out as they are: a copy whose buffer is still held
+//! by anyone when the next replay comes is first moved to a free buffer, see `OutputSlot`;
+//! where the copies cannot be moved, the outputs are copied out into fresh arrays after each
+//! replay instead). A replay is one declared access set on the stream tracker, on the graph's
+//! stream: the input copies, the key word (two memsets), the launch (with the graph's input
+//! buffers and its output buffers of this replay) and, without movable copies, the copies
+//! out; the calling thread's stream then waits for that step (no work), so the outputs are
+//! ready in its order. Invariants:
 //!
 //! - a captured graph's addresses are never handed to other work: while capturing, the thread
 //!   takes no buffer kept for reuse (`runtime::take_free`, `storage::take_parked`), and a
 //!   buffer a graph uses is never kept for reuse when dropped (`runtime::reusable`);
-//! - the user's arrays are never a graph's buffers: inputs are copied in, outputs copied out;
+//! - a buffer the user holds is never written by a graph: inputs are copied in, and an output
+//!   buffer is written again only once no one but the program holds it and it was never
+//!   locked (so no untracked work can have used it);
 //! - every allocation made inside a graph is freed inside it: its input and output buffers are
 //!   ordinary allocations made before the capture, so nothing of a graph's memory pool is held
 //!   outside a launch;
@@ -50,8 +55,8 @@ pub const DEFAULT_GRAPH_LIMIT: usize = 8;
 const STAGES: [&str; 5] = [
     "signature and cache lookup",
     "inputs (which to copy, their views)",
-    "output buffers (allocations)",
-    "launch (copies in, key word, graph, copies out: one access set)",
+    "output buffers (copies moved off held ones; fresh ones in copy-out mode)",
+    "launch (copies in, key word, graph, copies out if any: one access set)",
     "output arrays",
 ];
 
@@ -223,12 +228,16 @@ struct Entry<T: Element, U: Element> {
 }
 
 /// One captured graph and the buffers it replays on. Dropped in this order: the outputs (freed
-/// stream-ordered after the last replay), the executable graph, its FFT
-/// plans, the inputs, and only then is the stream given back (every free on it is enqueued by then, so none can
-/// be captured by the stream's next user).
+/// stream-ordered after the last replay), the executable graph, its FFT plans, the inputs, and
+/// only then is the stream given back (every free on it is enqueued by then, so none can be
+/// captured by the stream's next user).
 struct Captured<T: Element, U: Element> {
-    /// The graph's outputs: valid on `stream` after each launch, until the next.
-    outputs: Vec<Array<U>>,
+    /// The graph's outputs, one slot each, in order.
+    outputs: Vec<OutputSlot>,
+    /// Whether the outputs are handed out as written by the graph (every output's copy can be
+    /// moved to another buffer: see [`OutputSlot`]); otherwise they are copied out into fresh
+    /// arrays after each launch and no slot's buffer ever leaves the program.
+    direct: bool,
     /// Always `Some` until dropped.
     exec: Option<GraphExec>,
     /// The graph's own contiguous copies of the inputs, rewritten before each launch.
@@ -254,6 +263,41 @@ struct Captured<T: Element, U: Element> {
     /// (a tier-up or a cache clear retires the cache's copy, and `device_gc` unloads what is
     /// retired), then retired with it.
     kernels: Vec<Arc<crate::jit::Kernel>>,
+    /// The element type of the outputs the slots hold.
+    out_type: std::marker::PhantomData<fn() -> U>,
+}
+
+/// One output of a captured graph: the buffer its last node (a copy) writes at each launch, and
+/// the buffers it wrote before, kept for reuse.
+///
+/// Invariants: `current` is never written by a launch while any other owner holds it (the
+/// user's arrays, a lazy node reading it, a device view, an input record) or once it was ever
+/// locked (a raw pointer handed out, see [`unheld`]): before a launch, a held `current` is replaced by a free
+/// spare or a fresh buffer and the copy moved there. The program holds `current` for as long
+/// as the copy writes it, so its memory never goes under a launch; the graph declares it
+/// written at each launch, so pending users of it on other streams are waited for. A spare is
+/// written again only once free (only the program holds it, unlocked).
+struct OutputSlot {
+    shape: Vec<usize>,
+    device: Device,
+    /// Where the copy writes now.
+    current: Arc<Storage>,
+    /// Earlier targets, still held by their users when replaced (at most [`SPARES`]).
+    spares: Vec<Arc<Storage>>,
+    /// The graph's copy into `current`, when it can be moved (`None` for an empty output,
+    /// which no launch writes, and in copy-out mode).
+    node: Option<cuprite_driver::CopyNode>,
+}
+
+/// Earlier output buffers an [`OutputSlot`] keeps for reuse: a program whose outputs are held
+/// for a few calls and then dropped reuses them; beyond this, the oldest is left to its users.
+const SPARES: usize = 2;
+
+/// Whether no one but the program holds `s` and no work the library does not track can have
+/// used it (it was never locked: no raw pointer, device view or export of it was handed out):
+/// a launch, on the graph's stream, may write it.
+fn unheld(s: &Arc<Storage>) -> bool {
+    Arc::strong_count(s) == 1 && Arc::weak_count(s) == 0 && !s.is_locked() && !s.was_exposed()
 }
 
 impl<T: Element, U: Element> Drop for Captured<T, U> {
@@ -444,9 +488,10 @@ where
     /// memory is the one the graph's buffer was last copied from (the same array, or a clone of
     /// it, passed again: weights passed at every step) is not copied again. The program keeps
     /// the memory of the inputs last copied alive until they are replaced by other inputs or
-    /// the graph is dropped. After each launch the outputs are copied into fresh arrays, so
-    /// outputs held from earlier calls keep their values, and inputs may be dropped or changed
-    /// between calls.
+    /// the graph is dropped. The outputs are buffers of the program's that the graph wrote; a
+    /// later call writes one again only once every array (or lazy result, or device view) of
+    /// it is dropped and it was never locked (`device_ptr`, DLPack), so outputs held from
+    /// earlier calls keep their values, and inputs may be dropped or changed between calls.
     ///
     /// Inside the capture, anything that waits for the device or reads device memory on the
     /// host (`to_vec`, `item`, `sync`, data-dependent output sizes such as `nonzero`, checked
@@ -475,7 +520,7 @@ where
             "a capture is in progress on this thread (compiled programs do not nest); call the \
              inner program's closure directly",
         )?;
-        let sig = signature(inputs)?;
+        let sig = LazySignature::of(inputs)?;
         let n = self.calls.fetch_add(1, Ordering::Relaxed);
         let offset = if self.repeat_random {
             0
@@ -494,13 +539,18 @@ where
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         cache.tick += 1;
         let tick = cache.tick;
-        if let Some(e) = cache.entries.iter_mut().find(|e| e.sig == sig) {
+        if let Some(e) = cache
+            .entries
+            .iter_mut()
+            .find(|e| e.sig.matches(sig.device, inputs))
+        {
             e.last_used = tick;
             clock.lap(0);
             let outs = e.graph.replay(inputs, offset, &mut clock)?;
             clock.finish();
             return Ok(outs);
         }
+        let sig = signature(inputs)?;
         let (graph, outs) = Captured::capture(&self.f, inputs, sig.device.ordinal, offset)?;
         if cache.entries.len() >= self.limit {
             if let Some(i) = (0..cache.entries.len()).min_by_key(|&i| cache.entries[i].last_used) {
@@ -513,6 +563,48 @@ where
             graph,
         });
         Ok(outs)
+    }
+}
+
+/// The common device of a call's inputs (checked), the rest of their signature read from them
+/// only where needed: a replay compares shapes in place, allocating nothing.
+struct LazySignature {
+    device: Device,
+}
+
+impl LazySignature {
+    fn of<T: Element>(inputs: &[&Array<T>]) -> Result<Self> {
+        let Some(first) = inputs.first() else {
+            return Err(Error::InvalidArgument(
+                "a compiled program needs at least one input array (its device)".into(),
+            ));
+        };
+        let device = first.device();
+        if let Some((i, x)) = inputs
+            .iter()
+            .enumerate()
+            .find(|(_, x)| x.device() != device)
+        {
+            return Err(Error::DeviceMismatch(format!(
+                "a compiled program's inputs must share one device: input 0 is on {device}, \
+                 input {i} on {}",
+                x.device()
+            )));
+        }
+        Ok(LazySignature { device })
+    }
+}
+
+impl Signature {
+    /// Whether `inputs` (all on `device`) have this signature.
+    fn matches<T: Element>(&self, device: Device, inputs: &[&Array<T>]) -> bool {
+        self.device == device
+            && self.shapes.len() == inputs.len()
+            && self
+                .shapes
+                .iter()
+                .zip(inputs)
+                .all(|(s, x)| s.as_slice() == x.shape())
     }
 }
 
@@ -745,10 +837,10 @@ impl<T: Element, U: Element> Captured<T, U> {
             with_call_key(keyed, || Self::record(f, &owned, &outputs, &stream))
         });
         let keyed = keyed_draws() != draws_before;
-        let exec = match recorded
+        let mut exec = match recorded
             .and_then(Recording::end)
             .and_then(|g| write_dot(&g).map(|()| g))
-            .and_then(|g| Ok(g.instantiate()?))
+            .and_then(|g| Ok(g.into_exec()?))
         {
             Ok(e) => e,
             Err(e) => {
@@ -756,9 +848,18 @@ impl<T: Element, U: Element> Captured<T, U> {
                 return Err(e);
             }
         };
+        let (outputs, direct) = match Self::slots(&mut exec, outputs) {
+            Ok(o) => o,
+            Err(e) => {
+                drop(exec);
+                crate::jit::retire_all(kernels);
+                return Err(e);
+            }
+        };
         // Launched by the caller ([`capture`](Self::capture)), whose outputs are the launch's.
         let captured = Captured {
             outputs,
+            direct,
             exec: Some(exec),
             inputs: owned,
             copied_from,
@@ -767,8 +868,54 @@ impl<T: Element, U: Element> Captured<T, U> {
             fft_plans: plans.finish(),
             stream,
             kernels,
+            out_type: std::marker::PhantomData,
         };
         Ok((captured, eager))
+    }
+
+    /// The output slots of a graph whose last nodes copy its results into `outputs`, and
+    /// whether they are handed out directly: every non-empty output's copy is found and can
+    /// be moved (tried once, to where it writes already). Otherwise the program copies its
+    /// outputs out after each launch.
+    fn slots(exec: &mut GraphExec, outputs: Vec<Array<U>>) -> Result<(Vec<OutputSlot>, bool)> {
+        let mut slots = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            let current = o.contiguous_storage()?;
+            slots.push(OutputSlot {
+                shape: o.shape().to_vec(),
+                device: o.device(),
+                current,
+                spares: Vec::new(),
+                node: None,
+            });
+            // The array's node held `current` too: only the slot does from here on.
+            drop(o);
+        }
+        let mut direct = true;
+        for slot in &mut slots {
+            let buf = device_buffer(&slot.current, "a compiled program's output buffer")?;
+            if cuprite_driver::DeviceRead::<u8>::is_empty(buf) {
+                continue;
+            }
+            let found = match exec.copy_node_into(buf)? {
+                Some(node) => {
+                    // SAFETY: the program's own output buffer (its whole length), which only
+                    // the graph's copy writes.
+                    let mut view = unsafe {
+                        DeviceViewMut::<u8>::from_raw_parts(
+                            buf.device_ptr(),
+                            buf.len(),
+                            buf.tracker(),
+                        )
+                    };
+                    exec.retarget_copy(node, &mut view).ok().map(|()| node)
+                }
+                None => None,
+            };
+            slot.node = found;
+            direct &= found.is_some();
+        }
+        Ok((slots, direct))
     }
 
     /// Runs `f` on `owned` under capture on `stream` and copies its outputs into `outputs`
@@ -823,15 +970,16 @@ impl<T: Element, U: Element> Captured<T, U> {
 
     /// Copies `inputs` into the graph's input buffers (those whose buffer does not already hold
     /// a copy of the same storage) and `offset` into its key word (when it has random draws),
-    /// launches it, and copies its outputs into fresh arrays; `clock` times each stage.
+    /// launches it and returns its outputs; `clock` times each stage.
     ///
-    /// The copies in, the key word, the launch and the copies out are one declared access set
-    /// on the graph's stream ([`GraphExec::launch_with`]): one wait for the conflicting work
-    /// of other streams (the inputs' writers, earlier users of the fresh output buffers), one
-    /// event. The fresh buffers are allocated on the calling thread's stream, which the
-    /// tracker orders the copies out after; that stream then waits for the launch's event (no
-    /// work), so the outputs are ready in its order as any array result is, for tracked work
-    /// and for raw pointers used on it alike.
+    /// The copies in, the key word and the launch are one declared access set on the graph's
+    /// stream ([`GraphExec::launch_with`]): one wait for the conflicting work of other streams
+    /// (the inputs' writers, earlier users of the output buffers), one event. In direct mode
+    /// the outputs are the buffers the graph wrote (each output's copy first moved off a buffer
+    /// someone still holds: see [`OutputSlot`]); otherwise the launch's access set also copies
+    /// them out into fresh buffers allocated on the calling thread's stream. That stream then
+    /// waits for the launch's event (no work), so the outputs are ready in its order as any
+    /// array result is, for tracked work and for raw pointers used on it alike.
     fn replay(
         &mut self,
         inputs: &[&Array<T>],
@@ -843,28 +991,25 @@ impl<T: Element, U: Element> Captured<T, U> {
             .iter()
             .map(|x| x.contiguous_storage())
             .collect::<Result<Vec<_>>>()?;
-        self.copied_from.resize(srcs.len(), None);
-        let same: Vec<bool> = srcs
-            .iter()
-            .zip(&self.copied_from)
-            .map(|(s, last)| last.as_ref().is_some_and(|l| Arc::ptr_eq(l, s)))
-            .collect();
-        // The buffers about to be rewritten hold unknown bytes until the launch succeeds.
-        for (last, &keep) in self.copied_from.iter_mut().zip(&same) {
-            if !keep {
-                *last = None;
-            }
+        if self.copied_from.len() != srcs.len() || self.inputs.len() != srcs.len() {
+            return Err(Error::InvalidArgument(format!(
+                "a compiled program's graph has {} inputs, the call passes {}",
+                self.inputs.len(),
+                srcs.len()
+            )));
         }
-        let mine = self
-            .inputs
-            .iter()
-            .map(|m| m.contiguous_storage())
-            .collect::<Result<Vec<_>>>()?;
-        let mut ins = Vec::with_capacity(srcs.len());
-        for (i, ((x, src), dst)) in inputs.iter().zip(&srcs).zip(&mine).enumerate() {
-            if same[i] {
+        // Per input, whether its buffer holds a copy of this very storage already.
+        let same = |i: usize, copied: &[Option<Arc<Storage>>]| {
+            copied[i].as_ref().is_some_and(|l| Arc::ptr_eq(l, &srcs[i]))
+        };
+        // The inputs to copy: (index, the graph's buffer, bytes).
+        let mut ins = Vec::new();
+        for (i, x) in inputs.iter().enumerate() {
+            if same(i, &self.copied_from) {
                 continue;
             }
+            // The buffer about to be rewritten holds unknown bytes until the launch succeeds.
+            self.copied_from[i] = None;
             let bytes = x.len().checked_mul(T::DTYPE.size()).ok_or_else(|| {
                 Error::Shape(format!(
                     "input {i} of a compiled program: {} elements overflow a byte count",
@@ -874,31 +1019,30 @@ impl<T: Element, U: Element> Captured<T, U> {
             if bytes == 0 {
                 continue;
             }
-            let s = device_buffer(src, "an input")?.slice(0..bytes)?;
-            let d = device_buffer(dst, "a compiled program's input buffer")?;
-            if bytes > d.len() {
+            let dst = self.inputs[i].contiguous_storage()?;
+            let cap = device_buffer(&dst, "a compiled program's input buffer")?.len();
+            if bytes > cap {
                 return Err(Error::Shape(format!(
                     "input {i} of a compiled program has {bytes} bytes, more than the graph's \
-                     buffer of {} bytes",
-                    d.len()
+                     buffer of {cap} bytes"
                 )));
             }
-            // SAFETY: `d` is the program's own input buffer, `bytes` within it (checked above);
-            // only this program writes it, and the tracker `d` owns orders the write after the
-            // previous launch's read of it.
-            let view = unsafe { DeviceViewMut::from_raw_parts(d.device_ptr(), bytes, d.tracker()) };
-            ins.push((s, view));
+            ins.push((i, dst, bytes));
         }
         clock.lap(1);
-        let results = self
-            .outputs
-            .iter()
-            .map(|o| o.contiguous_storage())
-            .collect::<Result<Vec<_>>>()?;
-        let specs: Vec<_> = results.iter().map(|r| (r.dtype(), r.len())).collect();
-        // SAFETY: every byte of each buffer is written by the launch's copies out below before
-        // an array of it is made; on an `Err` they are dropped unread.
-        let mut fresh = unsafe { crate::backend::cuda::alloc_uninit(ordinal, &specs) }?;
+        let mut fresh = if self.direct {
+            self.free_targets(ordinal)?;
+            Vec::new()
+        } else {
+            let specs: Vec<_> = self
+                .outputs
+                .iter()
+                .map(|o| (o.current.dtype(), o.current.len()))
+                .collect();
+            // SAFETY: every byte of each buffer is written by the launch's copies out below
+            // before an array of it is made; on an `Err` they are dropped unread.
+            unsafe { crate::backend::cuda::alloc_uninit(ordinal, &specs) }?
+        };
         clock.lap(2);
         {
             let exec = self.exec.as_ref().ok_or_else(|| {
@@ -921,13 +1065,25 @@ impl<T: Element, U: Element> Captured<T, U> {
             } else {
                 None
             };
-            let mut outs = Vec::with_capacity(results.len());
-            for (r, f) in results.iter().zip(fresh.iter_mut()) {
-                let bytes = r.len() * r.dtype().size();
+            let mut in_bufs = Vec::with_capacity(ins.len());
+            for (i, dst, bytes) in &ins {
+                let s = device_buffer(&srcs[*i], "an input")?.slice(0..*bytes)?;
+                let d = device_buffer(dst, "a compiled program's input buffer")?;
+                // SAFETY: `d` is the program's own input buffer, `bytes` within it (checked
+                // above); only this program writes it, and the tracker `d` owns orders the
+                // write after the previous launch's read of it.
+                let view =
+                    unsafe { DeviceViewMut::from_raw_parts(d.device_ptr(), *bytes, d.tracker()) };
+                in_bufs.push((s, view));
+            }
+            let mut outs = Vec::with_capacity(fresh.len());
+            for (o, f) in self.outputs.iter().zip(fresh.iter_mut()) {
+                let bytes = o.current.len() * o.current.dtype().size();
                 if bytes == 0 {
                     continue;
                 }
-                let s = device_buffer(r, "a compiled program's output buffer")?.slice(0..bytes)?;
+                let s = device_buffer(&o.current, "a compiled program's output buffer")?
+                    .slice(0..bytes)?;
                 let d = f
                     .buffer_mut()
                     .ok_or_else(|| {
@@ -936,7 +1092,7 @@ impl<T: Element, U: Element> Captured<T, U> {
                     .slice_mut(0..bytes)?;
                 outs.push((s, d));
             }
-            let mut in_pairs: Vec<_> = ins.iter_mut().map(|(s, d)| (&*s, d)).collect();
+            let mut in_pairs: Vec<_> = in_bufs.iter_mut().map(|(s, d)| (&*s, d)).collect();
             let mut out_pairs: Vec<_> = outs.iter_mut().map(|(s, d)| (&*s, d)).collect();
             exec.launch_with(
                 &self.stream,
@@ -945,29 +1101,100 @@ impl<T: Element, U: Element> Captured<T, U> {
                 &mut out_pairs,
             )?;
         }
-        drop(ins);
         // The outputs are then ready in the calling thread's stream order, as any array result.
-        crate::backend::cuda::order_after_writes(ordinal, &fresh)?;
-        for ((last, src), keep) in self.copied_from.iter_mut().zip(srcs).zip(same) {
-            if !keep && copy_skippable(&src) {
-                *last = Some(src);
+        if self.direct {
+            let bufs = self
+                .outputs
+                .iter()
+                .map(|o| device_buffer(&o.current, "a compiled program's output buffer"))
+                .collect::<Result<Vec<_>>>()?;
+            crate::backend::cuda::order_after_writes(ordinal, bufs)?;
+        } else {
+            crate::backend::cuda::order_after_writes(
+                ordinal,
+                fresh.iter().filter_map(|b| b.live()),
+            )?;
+        }
+        for (i, src) in srcs.into_iter().enumerate() {
+            if self.copied_from[i].is_none() && copy_skippable(&src) {
+                self.copied_from[i] = Some(src);
             }
         }
         clock.lap(3);
-        let outs = self
-            .outputs
-            .iter()
-            .zip(fresh)
-            .map(|(o, f)| {
-                Array::from_storage(
-                    Arc::new(Storage::Cuda(f)),
-                    Layout::contiguous(o.shape()),
-                    o.shape(),
-                    o.device(),
-                )
-            })
-            .collect();
+        let outs = if self.direct {
+            self.outputs
+                .iter()
+                .map(|o| {
+                    Array::from_storage(
+                        o.current.clone(),
+                        Layout::contiguous(&o.shape),
+                        &o.shape,
+                        o.device,
+                    )
+                })
+                .collect()
+        } else {
+            self.outputs
+                .iter()
+                .zip(fresh)
+                .map(|(o, f)| {
+                    Array::from_storage(
+                        Arc::new(Storage::Cuda(f)),
+                        Layout::contiguous(&o.shape),
+                        &o.shape,
+                        o.device,
+                    )
+                })
+                .collect()
+        };
         clock.lap(4);
         Ok(outs)
+    }
+
+    /// Direct mode: moves the copy of every output whose buffer someone else holds onto a free
+    /// buffer (a spare no one holds, else a fresh one), so that the next launch writes no
+    /// buffer handed out and still held. The replaced buffer becomes a spare (the oldest spare
+    /// beyond [`SPARES`] is left to its users).
+    fn free_targets(&mut self, ordinal: usize) -> Result<()> {
+        let exec = self.exec.as_mut().ok_or_else(|| {
+            Error::InvalidArgument("a compiled program's graph was dropped".into())
+        })?;
+        for slot in &mut self.outputs {
+            let Some(node) = slot.node else {
+                // An empty output: no launch writes it.
+                continue;
+            };
+            if unheld(&slot.current) {
+                continue;
+            }
+            let next = match slot.spares.iter().position(unheld) {
+                Some(j) => slot.spares.swap_remove(j),
+                None => {
+                    let spec = [(slot.current.dtype(), slot.current.len())];
+                    // SAFETY: the graph's copy writes every byte of it (the copy's length is
+                    // the buffer's, checked by `retarget_copy`) before an array of it is handed
+                    // out; on an `Err` it is dropped unread.
+                    let mut b = unsafe { crate::backend::cuda::alloc_uninit(ordinal, &spec) }?;
+                    let b = b.pop().ok_or_else(|| {
+                        Error::InvalidArgument("no output buffer was allocated".into())
+                    })?;
+                    Arc::new(Storage::Cuda(b))
+                }
+            };
+            let buf = device_buffer(&next, "a compiled program's output buffer")?;
+            // SAFETY: `next` is a buffer only the program holds (a free spare or a fresh one),
+            // its whole length; the graph's copy writes it from the next launch on, and the
+            // slot holds it for as long as the copy does.
+            let mut view = unsafe {
+                DeviceViewMut::<u8>::from_raw_parts(buf.device_ptr(), buf.len(), buf.tracker())
+            };
+            exec.retarget_copy(node, &mut view)?;
+            let held = std::mem::replace(&mut slot.current, next);
+            slot.spares.push(held);
+            if slot.spares.len() > SPARES {
+                slot.spares.remove(0);
+            }
+        }
+        Ok(())
     }
 }

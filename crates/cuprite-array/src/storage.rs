@@ -40,6 +40,9 @@ impl Storage {
     }
 
     pub fn set_locked(&self, device: Device, on: bool) {
+        if let (true, Storage::Cuda(d)) = (on, self) {
+            d.exposed.store(true, std::sync::atomic::Ordering::Release);
+        }
         let was = self
             .lock_flag()
             .swap(on, std::sync::atomic::Ordering::AcqRel);
@@ -48,6 +51,16 @@ impl Storage {
             (false, true) => crate::memory::on_lock(device, bytes),
             (true, false) => crate::memory::on_unlock(device, bytes),
             _ => {}
+        }
+    }
+
+    /// Whether this device memory was ever locked (a raw pointer, a device view or a DLPack
+    /// export handed out): work the library does not track may have used it, so only a free
+    /// ordered on the stream it belongs to may hand it to other work.
+    pub fn was_exposed(&self) -> bool {
+        match self {
+            Storage::Host(_) => false,
+            Storage::Cuda(d) => d.exposed.load(std::sync::atomic::Ordering::Acquire),
         }
     }
 
@@ -229,6 +242,8 @@ pub(crate) struct DevBuf {
     ordinal: usize,
     /// Locked by the user: the manager never frees or reuses it (see `lock`).
     pub(crate) locked: AtomicBool,
+    /// Set when first locked, never cleared (see [`Storage::was_exposed`]).
+    exposed: AtomicBool,
     /// Interop state (see `crate::interop`): live device views, and for memory owned by
     /// another library (DLPack import) the keeper it is released through (never freed here).
     pub(crate) interop: BufState,
@@ -276,6 +291,7 @@ impl DevBuf {
             dtype,
             ordinal,
             locked: AtomicBool::new(false),
+            exposed: AtomicBool::new(false),
             interop: BufState::new(foreign),
             parked: AtomicBool::new(false),
         }
@@ -319,6 +335,7 @@ impl DevBuf {
             dtype,
             ordinal: st.ordinal,
             locked: AtomicBool::new(false),
+            exposed: AtomicBool::new(false),
             interop: BufState::default(),
             parked: AtomicBool::new(false),
         })

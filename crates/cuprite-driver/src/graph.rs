@@ -12,6 +12,7 @@ use crate::context::Context;
 use crate::context::event_pool::TrackEvent;
 use crate::drv;
 use crate::error::{Error, Result};
+use crate::memory::tracker::TrackShared;
 use crate::memory::{Access, DeviceRead, DeviceWrite};
 use crate::stream::Stream;
 use cuprite_sys::driver::{self as sys, CUdeviceptr, CUgraph, CUgraphExec};
@@ -244,7 +245,37 @@ impl Graph {
             raw,
             external: self.external.clone(),
             uses: self.uses.clone(),
+            graph: None,
+            copies: Vec::new(),
         })
+    }
+
+    /// [`instantiate`](Self::instantiate), the executable graph keeping this graph: the
+    /// destinations of its copies can then be moved ([`GraphExec::copy_node_into`],
+    /// [`GraphExec::retarget_copy`]), which needs the graph's nodes.
+    ///
+    /// ```no_run
+    /// use cuprite_driver::{CaptureMode, Context};
+    /// # fn main() -> cuprite_driver::Result<()> {
+    /// let ctx = Context::new(0)?;
+    /// let stream = ctx.new_stream()?;
+    /// let src = stream.clone_htod(&[1u8, 2, 3])?;
+    /// let mut dst = stream.alloc_zeros::<u8>(3)?;
+    /// stream.begin_capture(CaptureMode::ThreadLocal)?;
+    /// stream.memcpy_dtod(&src, &mut dst)?;
+    /// let mut exec = stream.end_capture()?.into_exec()?;
+    /// let node = exec.copy_node_into(&dst)?.expect("one copy writes dst");
+    /// let mut other = stream.alloc_zeros::<u8>(3)?;
+    /// exec.retarget_copy(node, &mut other)?;
+    /// exec.launch(&stream)?;
+    /// assert_eq!(stream.clone_dtoh(&other)?, [1, 2, 3]);
+    /// assert_eq!(stream.clone_dtoh(&dst)?, [0, 0, 0]);
+    /// # Ok(()) }
+    /// ```
+    pub fn into_exec(self) -> Result<GraphExec> {
+        let mut exec = self.instantiate()?;
+        exec.graph = Some(self);
+        Ok(exec)
     }
 }
 
@@ -266,6 +297,28 @@ pub struct GraphExec {
     /// The allocations (and modules) the captured work uses: kept alive while this lives, and
     /// declared to the stream tracker at each launch.
     uses: CapturedUses,
+    /// The graph it was instantiated from, when kept ([`Graph::into_exec`]): its nodes name
+    /// the copies whose destination may move. Dropped after the executable graph.
+    graph: Option<Graph>,
+    /// The copies found by [`copy_node_into`](Self::copy_node_into), indexed by [`CopyNode`].
+    copies: Vec<MovableCopy>,
+}
+
+/// A copy node of an executable graph whose destination [`GraphExec::retarget_copy`] may move:
+/// found by [`GraphExec::copy_node_into`], valid for that graph only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CopyNode(usize);
+
+/// One movable copy: its node (of the kept graph), its parameters as captured (a 1D device
+/// copy of `bytes` bytes) and the destination it writes now.
+struct MovableCopy {
+    node: sys::CUgraphNode,
+    params: sys::CUDA_MEMCPY3D,
+    bytes: usize,
+    /// The tracker of the destination set by the last [`GraphExec::retarget_copy`] (`None`: the
+    /// captured one, which `uses` holds): kept alive and declared written at every launch
+    /// while the copy writes it.
+    moved_to: Option<Arc<TrackShared>>,
 }
 
 impl std::fmt::Debug for GraphExec {
@@ -396,6 +449,15 @@ impl GraphExec {
         };
         stream.context().bind_to_thread()?;
         let buffers = &self.uses.buffers;
+        let moved = || self.copies.iter().filter_map(|c| c.moved_to.as_ref());
+        if moved().any(|b| b.memory_may_be_gone()) {
+            return Err(Error::InvalidArgument(
+                "GraphExec::launch: a copy destination set by retarget_copy was dropped by its \
+                 owner and is not cuprite's to keep alive (borrowed or leaked memory); retarget \
+                 it to live memory"
+                    .into(),
+            ));
+        }
         if let Some(i) = buffers.iter().position(|(b, _)| b.memory_may_be_gone()) {
             return Err(Error::InvalidArgument(format!(
                 "GraphExec::launch: allocation {i} of the {} this graph uses was dropped by its \
@@ -413,11 +475,18 @@ impl GraphExec {
             .map(|(src, dst)| (dst.device_ptr_mut(), src.device_ptr(), src.len()))
             .collect();
         let mut accesses: Vec<Access<'_>> = Vec::with_capacity(
-            buffers.len() + 2 * (copies_in.len() + copies_out.len()) + usize::from(word.is_some()),
+            buffers.len()
+                + self.copies.len()
+                + 2 * (copies_in.len() + copies_out.len())
+                + usize::from(word.is_some()),
         );
         accesses.extend(buffers.iter().map(|(shared, write)| Access {
             shared,
             write: *write,
+        }));
+        accesses.extend(moved().map(|shared| Access {
+            shared,
+            write: true,
         }));
         for (src, dst) in copies_in.iter() {
             accesses.push(Access::read(*src));
@@ -484,6 +553,152 @@ impl GraphExec {
         let recorded = stream.end_access(&accesses);
         r?;
         recorded
+    }
+
+    /// The copy node of this graph (instantiated by [`Graph::into_exec`]) that writes all of
+    /// `dst` and nothing else: a 1D device-to-device copy of `dst.len()` bytes to its first
+    /// byte, the only copy of the graph that writes there. `None` when there is no such node
+    /// (or several), or when the graph was not kept. The node's destination may then be moved
+    /// by [`retarget_copy`](Self::retarget_copy).
+    ///
+    /// See [`Graph::into_exec`] for an example.
+    ///
+    /// # Errors
+    /// The driver's, when listing the graph's nodes or reading a copy's parameters fails.
+    pub fn copy_node_into<D: DeviceRead<u8> + ?Sized>(
+        &mut self,
+        dst: &D,
+    ) -> Result<Option<CopyNode>> {
+        let Some(graph) = &self.graph else {
+            return Ok(None);
+        };
+        let (want, bytes) = (dst.device_ptr(), dst.len());
+        if bytes == 0 {
+            return Ok(None);
+        }
+        self.ctx.bind_to_thread()?;
+        let mut n = 0usize;
+        // SAFETY: a null node array asks only for the count, written to `n`.
+        unsafe { drv!(cuGraphGetNodes(graph.raw, std::ptr::null_mut(), &mut n)) }?;
+        let mut nodes: Vec<sys::CUgraphNode> = vec![std::ptr::null_mut(); n];
+        // SAFETY: `nodes` holds room for `n` handles, and `n` says so.
+        unsafe { drv!(cuGraphGetNodes(graph.raw, nodes.as_mut_ptr(), &mut n)) }?;
+        nodes.truncate(n);
+        let device = |t: sys::CUmemorytype| {
+            t == sys::CUmemorytype::CU_MEMORYTYPE_DEVICE
+                || t == sys::CUmemorytype::CU_MEMORYTYPE_UNIFIED
+        };
+        let mut found = None;
+        for node in nodes {
+            let mut kind = sys::CUgraphNodeType::default();
+            // SAFETY: a node of the live graph and a valid out-pointer.
+            unsafe { drv!(cuGraphNodeGetType(node, &mut kind)) }?;
+            if kind != sys::CUgraphNodeType::CU_GRAPH_NODE_TYPE_MEMCPY {
+                continue;
+            }
+            let mut p = sys::CUDA_MEMCPY3D::default();
+            // SAFETY: a memcpy node of the live graph and a valid out-pointer.
+            unsafe { drv!(cuGraphMemcpyNodeGetParams(node, &mut p)) }?;
+            let to = p.dstDevice.wrapping_add(p.dstXInBytes as u64);
+            let flat = p.Height == 1
+                && p.Depth == 1
+                && p.dstY == 0
+                && p.dstZ == 0
+                && p.srcY == 0
+                && p.srcZ == 0
+                && device(p.srcMemoryType)
+                && device(p.dstMemoryType);
+            // Any copy reaching into `dst` other than one whole 1D copy makes it unmovable.
+            let rows = (p.Height as u64).saturating_mul(p.Depth as u64);
+            let row = p.WidthInBytes.max(p.dstPitch) as u64;
+            let end = to.saturating_add(row.saturating_mul(rows.max(1)));
+            let overlaps =
+                device(p.dstMemoryType) && to < want.saturating_add(bytes as u64) && end > want;
+            if !overlaps {
+                continue;
+            }
+            if !flat || to != want || p.WidthInBytes != bytes || found.is_some() {
+                return Ok(None);
+            }
+            found = Some((node, p));
+        }
+        let Some((node, params)) = found else {
+            return Ok(None);
+        };
+        self.copies.push(MovableCopy {
+            node,
+            params,
+            bytes,
+            moved_to: None,
+        });
+        Ok(Some(CopyNode(self.copies.len() - 1)))
+    }
+
+    /// Moves the destination of the copy `node` (found by
+    /// [`copy_node_into`](Self::copy_node_into)) to `dst`, of the same length, for the launches
+    /// enqueued from now on (`cuGraphExecMemcpyNodeSetParams`; launches already enqueued write
+    /// where they did). The graph then keeps `dst`'s allocation alive and declares it written at
+    /// each launch, until the copy is moved again; the copy's first destination stays among
+    /// the allocations its captured work uses.
+    ///
+    /// See [`Graph::into_exec`] for an example.
+    ///
+    /// # Errors
+    /// A node of another graph (or found before an [`update`](Self::update)), a destination of
+    /// another length or context, or the driver's refusal (naming the values); the copy then
+    /// writes where it did.
+    pub fn retarget_copy<D: DeviceWrite<u8> + ?Sized>(
+        &mut self,
+        node: CopyNode,
+        dst: &mut D,
+    ) -> Result<()> {
+        let n = self.copies.len();
+        let Some(copy) = self.copies.get_mut(node.0) else {
+            return Err(Error::InvalidArgument(format!(
+                "GraphExec::retarget_copy: copy node {} is not one of the {n} found in this \
+                 graph",
+                node.0
+            )));
+        };
+        if copy.node.is_null() {
+            return Err(Error::InvalidArgument(format!(
+                "GraphExec::retarget_copy: copy node {} was found before an update of the graph; \
+                 find it again",
+                node.0
+            )));
+        }
+        let (bytes, ptr) = (dst.len(), dst.device_ptr_mut());
+        if bytes != copy.bytes {
+            return Err(Error::InvalidArgument(format!(
+                "GraphExec::retarget_copy: the copy writes {} bytes, the destination has {bytes}",
+                copy.bytes
+            )));
+        }
+        if !Arc::ptr_eq(dst.tracker().context(), &self.ctx) {
+            return Err(Error::InvalidArgument(
+                "GraphExec::retarget_copy: the destination belongs to another context than the \
+                 graph's"
+                    .into(),
+            ));
+        }
+        let mut p = copy.params;
+        p.dstDevice = ptr;
+        p.dstXInBytes = 0;
+        self.ctx.bind_to_thread()?;
+        // SAFETY: a memcpy node of the graph this executable graph was instantiated from (kept
+        // in `graph`), parameters of the same 1D shape as captured with a destination of
+        // `bytes` live bytes of this context (checked above), kept alive by `moved_to` below
+        // for as long as the copy writes there.
+        unsafe {
+            drv!(cuGraphExecMemcpyNodeSetParams(
+                self.raw,
+                copy.node,
+                &p,
+                self.ctx.raw()
+            ))
+        }?;
+        copy.moved_to = Some(dst.tracker().shared.clone());
+        Ok(())
     }
 
     /// Whether the graph's work uses the allocation behind `buf`: `None` when it does not,
@@ -555,6 +770,11 @@ impl GraphExec {
                 // The graph now runs `graph`'s work: keep what that uses. What only the old
                 // work used may go; its last uses are ordered by the stream tracker.
                 self.uses = graph.uses.clone();
+                // The copies now write where `graph` says; what they were moved to stays
+                // declared until this executable graph goes (the nodes named are the old graph's).
+                for c in &mut self.copies {
+                    c.node = std::ptr::null_mut();
+                }
                 Ok(())
             }
             Err(e) => {

@@ -89,7 +89,7 @@ pub use device::{Device, DeviceAttribute};
 pub use dnn::Dnn;
 pub use error::{Error, Result};
 pub use event::{Event, EventFlags};
-pub use graph::{CaptureMode, CaptureStatus, Graph, GraphExec};
+pub use graph::{CaptureMode, CaptureStatus, CopyNode, Graph, GraphExec};
 pub use launch::{INLINE_ARGS, KernelArg, LaunchArgs, LaunchConfig};
 pub use linker::Linker;
 pub use memory::{

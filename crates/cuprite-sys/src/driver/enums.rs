@@ -154,6 +154,17 @@ impl CUmemorytype {
     pub const CU_MEMORYTYPE_UNIFIED: CUmemorytype = CUmemorytype(4);
 }
 
+/// `CUgraphNodeType`.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct CUgraphNodeType(pub u32);
+#[allow(missing_docs)]
+impl CUgraphNodeType {
+    pub const CU_GRAPH_NODE_TYPE_KERNEL: CUgraphNodeType = CUgraphNodeType(0);
+    pub const CU_GRAPH_NODE_TYPE_MEMCPY: CUgraphNodeType = CUgraphNodeType(1);
+    pub const CU_GRAPH_NODE_TYPE_MEMSET: CUgraphNodeType = CUgraphNodeType(2);
+}
+
 /// `CUmem_advise`.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]

@@ -190,6 +190,70 @@ pub struct CUgraphExecUpdateResultInfo {
     pub errorFromNode: CUgraphNode,
 }
 
+/// A 3D (or 1D, with `Height` and `Depth` 1) memory copy: `CUDA_MEMCPY3D`, as a memcpy graph
+/// node holds it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_MEMCPY3D {
+    pub srcXInBytes: usize,
+    pub srcY: usize,
+    pub srcZ: usize,
+    pub srcLOD: usize,
+    pub srcMemoryType: CUmemorytype,
+    pub srcHost: *const c_void,
+    pub srcDevice: CUdeviceptr,
+    pub srcArray: *mut c_void,
+    pub reserved0: *mut c_void,
+    pub srcPitch: usize,
+    pub srcHeight: usize,
+    pub dstXInBytes: usize,
+    pub dstY: usize,
+    pub dstZ: usize,
+    pub dstLOD: usize,
+    pub dstMemoryType: CUmemorytype,
+    pub dstHost: *mut c_void,
+    pub dstDevice: CUdeviceptr,
+    pub dstArray: *mut c_void,
+    pub reserved1: *mut c_void,
+    pub dstPitch: usize,
+    pub dstHeight: usize,
+    pub WidthInBytes: usize,
+    pub Height: usize,
+    pub Depth: usize,
+}
+
+impl Default for CUDA_MEMCPY3D {
+    fn default() -> Self {
+        CUDA_MEMCPY3D {
+            srcXInBytes: 0,
+            srcY: 0,
+            srcZ: 0,
+            srcLOD: 0,
+            srcMemoryType: CUmemorytype(0),
+            srcHost: core::ptr::null(),
+            srcDevice: 0,
+            srcArray: core::ptr::null_mut(),
+            reserved0: core::ptr::null_mut(),
+            srcPitch: 0,
+            srcHeight: 0,
+            dstXInBytes: 0,
+            dstY: 0,
+            dstZ: 0,
+            dstLOD: 0,
+            dstMemoryType: CUmemorytype(0),
+            dstHost: core::ptr::null_mut(),
+            dstDevice: 0,
+            dstArray: core::ptr::null_mut(),
+            reserved1: core::ptr::null_mut(),
+            dstPitch: 0,
+            dstHeight: 0,
+            WidthInBytes: 0,
+            Height: 0,
+            Depth: 0,
+        }
+    }
+}
+
 /// A host function enqueued with `cuLaunchHostFunc`.
 pub type CUhostFn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
 /// Block size to dynamic shared memory, for the occupancy calculator.
@@ -346,4 +410,7 @@ crate::dyn_functions! {
     fn cuGraphUpload(exec: CUgraphExec, stream: CUstream) -> CUresult;
     fn cuGraphExecUpdate_v2(exec: CUgraphExec, graph: CUgraph, info: *mut CUgraphExecUpdateResultInfo) -> CUresult;
     fn cuGraphDebugDotPrint(graph: CUgraph, path: *const c_char, flags: c_uint) -> CUresult;
+    fn cuGraphNodeGetType(node: CUgraphNode, kind: *mut CUgraphNodeType) -> CUresult;
+    fn cuGraphMemcpyNodeGetParams(node: CUgraphNode, params: *mut CUDA_MEMCPY3D) -> CUresult;
+    fn cuGraphExecMemcpyNodeSetParams(exec: CUgraphExec, node: CUgraphNode, params: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult;
 }

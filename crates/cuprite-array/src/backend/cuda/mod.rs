@@ -245,15 +245,15 @@ pub(crate) unsafe fn alloc_uninit(ordinal: usize, specs: &[(DType, usize)]) -> R
 /// pointer used on the array stream), reads their values as it reads any array's. Only
 /// `compile` (feature `capture`) uses it.
 #[cfg(feature = "capture")]
-pub(crate) fn order_after_writes(ordinal: usize, bufs: &[DevBuf]) -> Result<()> {
+pub(crate) fn order_after_writes<'a>(
+    ordinal: usize,
+    bufs: impl IntoIterator<Item = &'a cuprite_driver::DeviceBuffer<u8>>,
+) -> Result<()> {
     let st = state(ordinal)?;
     let stream = stream_of(st);
     let stream = stream.get();
-    let acc: Vec<cuprite_driver::Access<'_>> = bufs
-        .iter()
-        .filter_map(|b| b.live())
-        .map(cuprite_driver::Access::read)
-        .collect();
+    let acc: Inline<cuprite_driver::Access<'_>, 8> =
+        bufs.into_iter().map(cuprite_driver::Access::read).collect();
     // Nothing is enqueued under this declaration, so there is nothing to record after it.
     stream.begin_access(&acc)?;
     Ok(())
