@@ -464,6 +464,32 @@ where
             .and_then(|e| Some((e.graph.exec.as_ref()?.raw(), e.graph.stream.raw()))))
     }
 
+    /// How many output buffers the kept graphs hold now (each output's current buffer and its
+    /// spares, see [`call`](Self::call)): a diagnostic of buffer reuse, 0 on the CPU.
+    ///
+    /// ```
+    /// use cuprite_array::{Array, compile};
+    /// let double = compile(|x: &[Array<f32>]| Ok(vec![&x[0] * 2.0]));
+    /// let a = Array::from_slice(&[1.0f32, 2.0], &[2])?;
+    /// drop(double.call(&[&a])?);
+    /// drop(double.call(&[&a])?);
+    /// // One buffer on CUDA (the dropped output's is written again), none on the CPU.
+    /// assert!(double.output_buffers() <= 1);
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    #[doc(hidden)]
+    #[must_use]
+    pub fn output_buffers(&self) -> usize {
+        self.cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entries
+            .iter()
+            .flat_map(|e| &e.graph.outputs)
+            .map(|o| 1 + o.spares.len())
+            .sum()
+    }
+
     /// How many captured graphs are kept now.
     pub fn num_graphs(&self) -> usize {
         self.cache
@@ -783,47 +809,43 @@ impl<T: Element, U: Element> Captured<T, U> {
         // workspaces made, so that the capture records launches only. FFT plans are the
         // graph's own from here on (dropped with `plans` if the capture fails, after it ended).
         let plans = GraphPlans::begin();
+        // The eager outputs are kept (realised) through the capture: their memory is then no
+        // graph's.
+        let eager = with_stream(&stream, || -> Result<Vec<(Arc<Storage>, Vec<usize>)>> {
+            let outs = with_call_key(
+                CallKey::Device {
+                    word: key.clone(),
+                    offset,
+                },
+                || f(&owned),
+            )?;
+            outs.iter()
+                .map(|o| Ok((o.contiguous_storage()?, o.shape().to_vec())))
+                .collect()
+        })?;
         // The graph's output buffers: fresh buffers of the eager outputs' sizes (so none aliases
-        // an input), ordinary pool allocations made before the capture. The graph copies its
+        // an input), ordinary pool allocations made before the capture, on the calling thread's
+        // stream as any array's (they are handed out as the first call's outputs, and freed or
+        // reused as arrays of that stream once the program lets them go). The graph copies its
         // results into them as its last nodes, so no graph allocation outlives the graph.
-        // The eager outputs are kept (realised) through the capture for the first call's
-        // outputs: their memory is then no graph's.
-        #[allow(clippy::type_complexity)]
-        let (outputs, eager) = with_stream(
-            &stream,
-            || -> Result<(Vec<Array<U>>, Vec<(Arc<Storage>, Vec<usize>)>)> {
-                let outs = with_call_key(
-                    CallKey::Device {
-                        word: key.clone(),
-                        offset,
-                    },
-                    || f(&owned),
-                )?;
-                let eager = outs
-                    .iter()
-                    .map(|o| Ok((o.contiguous_storage()?, o.shape().to_vec())))
-                    .collect::<Result<Vec<_>>>()?;
-                let specs: Vec<_> = eager.iter().map(|(s, _)| (s.dtype(), s.len())).collect();
-                // SAFETY: the graph's last nodes write every byte of each (`record` copies each
-                // output's whole length into it, or fails the capture, which drops them unread)
-                // and only the copies out after a launch read them.
-                let bufs = unsafe { crate::backend::cuda::alloc_uninit(ordinal, &specs) }?;
-                let device = Device::cuda(ordinal);
-                let outputs = bufs
-                    .into_iter()
-                    .zip(&eager)
-                    .map(|(b, (_, shape))| {
-                        Array::from_storage(
-                            Arc::new(Storage::Cuda(b)),
-                            Layout::contiguous(shape),
-                            shape,
-                            device,
-                        )
-                    })
-                    .collect();
-                Ok((outputs, eager))
-            },
-        )?;
+        let specs: Vec<_> = eager.iter().map(|(s, _)| (s.dtype(), s.len())).collect();
+        // SAFETY: the graph's last nodes write every byte of each (`record` copies each output's
+        // whole length into it, or fails the capture, which drops them unread) before the
+        // first launch hands them out.
+        let bufs = unsafe { crate::backend::cuda::alloc_uninit(ordinal, &specs) }?;
+        let device = Device::cuda(ordinal);
+        let outputs: Vec<Array<U>> = bufs
+            .into_iter()
+            .zip(&eager)
+            .map(|(b, (_, shape))| {
+                Array::from_storage(
+                    Arc::new(Storage::Cuda(b)),
+                    Layout::contiguous(shape),
+                    shape,
+                    device,
+                )
+            })
+            .collect();
         // The optimised builds of the kernels just used replace their quick builds (or the
         // interpreter) before the capture: the graph then runs what eager calls run once
         // warm, with the same values bit for bit.

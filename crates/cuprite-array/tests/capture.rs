@@ -489,6 +489,18 @@ pub fn tests() -> Vec<Test> {
                 outputs_ready_on_array_stream,
             ),
             Test::cpu("capture::cpu_stage_times", cpu_stage_times),
+            Test::gpu_alone(
+                "capture::held_output_keeps_values",
+                held_output_keeps_values,
+            ),
+            Test::gpu_alone(
+                "capture::output_buffers_reused_when_dropped",
+                output_buffers_reused_when_dropped,
+            ),
+            Test::gpu_alone(
+                "capture::exposed_outputs_never_rewritten",
+                exposed_outputs_never_rewritten,
+            ),
         ])
         .collect()
 }
@@ -968,6 +980,136 @@ fn outputs_ready_on_array_stream() -> TestResult {
             )
             .into());
         }
+    }
+    Ok(())
+}
+
+/// Fresh inputs of `n` elements for [`affine`]: host values and their arrays.
+fn affine_inputs(rng: &mut Rng, n: usize) -> Result<(Vec<f32>, Vec<f32>, Array<f32>, Array<f32>)> {
+    let (x, y) = (rng.vec_f32(n, -2.0, 2.0), rng.vec_f32(n, -2.0, 2.0));
+    let a = Array::from_slice_on(dev(), &x, &[n])?;
+    let b = Array::from_slice_on(dev(), &y, &[n])?;
+    Ok((x, y, a, b))
+}
+
+/// An output held by the user (one of two: the other is dropped at once) across replays on
+/// other inputs keeps its call's values after each, while every new output has its own; the
+/// buffers the program holds stay bounded (each output's current one and two spares).
+fn held_output_keeps_values() -> TestResult {
+    let prog = compile(affine);
+    let mut rng = Rng::fresh();
+    let n = 1500;
+    let (x0, y0, a0, b0) = affine_inputs(&mut rng, n)?;
+    let mut first = prog.call(&[&a0, &b0])?;
+    // Only the element-wise output is held: the sum's buffer is free again at once.
+    drop(first.remove(1));
+    let (lin0, _) = affine_want(&x0, &y0);
+    for call in 1..=4 {
+        let (x, y, a, b) = affine_inputs(&mut rng, n)?;
+        let out = prog.call(&[&a, &b])?;
+        check_affine(&format!("call {call}"), &out, &x, &y)?;
+        let kept = first[0].to_vec()?;
+        if let Some(i) = kept.iter().zip(&lin0).position(|(g, w)| g != w) {
+            return Err(format!(
+                "after call {call}: the held output's element {i} is {}, want {}",
+                kept[i], lin0[i]
+            )
+            .into());
+        }
+    }
+    // The held output moved its copy once; the sum's output was never held.
+    let buffers = prog.output_buffers();
+    if buffers != 3 {
+        return Err(format!("{buffers} output buffers held by the program, want 3").into());
+    }
+    Ok(())
+}
+
+/// Outputs dropped before the next call leave the program with one buffer per output (each
+/// launch writes the buffer handed out before); outputs held for five calls make it move each
+/// copy to fresh buffers, keeping at most two spares an output, and once they are dropped
+/// the spares are written again instead of fresh buffers. Every output is checked.
+fn output_buffers_reused_when_dropped() -> TestResult {
+    let prog = compile(affine);
+    let mut rng = Rng::fresh();
+    let n = 777;
+    for call in 0..6 {
+        let (x, y, a, b) = affine_inputs(&mut rng, n)?;
+        let out = prog.call(&[&a, &b])?;
+        check_affine(&format!("dropped call {call}"), &out, &x, &y)?;
+    }
+    if prog.output_buffers() != 2 {
+        return Err(format!(
+            "{} output buffers after calls whose outputs were dropped, want 2",
+            prog.output_buffers()
+        )
+        .into());
+    }
+    let mut held = Vec::new();
+    for call in 0..5 {
+        let (x, y, a, b) = affine_inputs(&mut rng, n)?;
+        held.push((x, y, prog.call(&[&a, &b])?));
+        let want = 2 * (1 + call.min(2));
+        if prog.output_buffers() != want {
+            return Err(format!(
+                "held call {call}: {} output buffers, want {want}",
+                prog.output_buffers()
+            )
+            .into());
+        }
+    }
+    for (k, (x, y, out)) in held.iter().enumerate() {
+        check_affine(&format!("held call {k}"), out, x, y)?;
+    }
+    drop(held);
+    let mut again = Vec::new();
+    for call in 0..3 {
+        let (x, y, a, b) = affine_inputs(&mut rng, n)?;
+        again.push((x, y, prog.call(&[&a, &b])?));
+        if prog.output_buffers() != 6 {
+            return Err(format!(
+                "call {call} after the held outputs were dropped: {} output buffers, want the \
+                 same 6",
+                prog.output_buffers()
+            )
+            .into());
+        }
+    }
+    for (k, (x, y, out)) in again.iter().enumerate() {
+        check_affine(&format!("call {k} on reused buffers"), out, x, y)?;
+    }
+    Ok(())
+}
+
+/// An output whose raw pointer was taken (locking it), then unlocked and dropped, is never
+/// written by a later replay (work the library does not track may still read it): each such
+/// call moves the copy to another buffer, and the values stay right.
+fn exposed_outputs_never_rewritten() -> TestResult {
+    let prog = compile(|x: &[Array<f32>]| Ok(vec![&x[0] * 3.0 - 1.0]));
+    let mut rng = Rng::fresh();
+    let n = 4096;
+    let mut ptrs = Vec::new();
+    for call in 0..3 {
+        let v = rng.vec_f32(n, -5.0, 5.0);
+        let a = Array::from_slice_on(dev(), &v, &[n])?;
+        let out = prog.call(&[&a])?.remove(0);
+        let got = out.to_vec()?;
+        for (i, (&g, &x)) in got.iter().zip(&v).enumerate() {
+            let want = (x as f64 * 3.0 - 1.0) as f32;
+            if (g - want).abs() > 1e-6 * want.abs().max(1.0) {
+                return Err(format!("call {call} element {i}: {g}, want {want}").into());
+            }
+        }
+        let p = out.device_ptr()?;
+        if ptrs.contains(&p) {
+            return Err(format!("call {call} wrote a buffer exposed by an earlier call").into());
+        }
+        ptrs.push(p);
+        out.unlock()?;
+    }
+    // Each call after the first moved the copy off the exposed buffer.
+    if prog.output_buffers() != 3 {
+        return Err(format!("{} output buffers, want 3", prog.output_buffers()).into());
     }
     Ok(())
 }

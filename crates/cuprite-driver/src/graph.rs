@@ -247,6 +247,7 @@ impl Graph {
             uses: self.uses.clone(),
             graph: None,
             copies: Vec::new(),
+            memcpy_nodes: None,
         })
     }
 
@@ -302,6 +303,8 @@ pub struct GraphExec {
     graph: Option<Graph>,
     /// The copies found by [`copy_node_into`](Self::copy_node_into), indexed by [`CopyNode`].
     copies: Vec<MovableCopy>,
+    /// The kept graph's memcpy nodes and their parameters as captured, listed once.
+    memcpy_nodes: Option<Vec<(sys::CUgraphNode, sys::CUDA_MEMCPY3D)>>,
 }
 
 /// A copy node of an executable graph whose destination [`GraphExec::retarget_copy`] may move:
@@ -569,36 +572,20 @@ impl GraphExec {
         &mut self,
         dst: &D,
     ) -> Result<Option<CopyNode>> {
-        let Some(graph) = &self.graph else {
-            return Ok(None);
-        };
         let (want, bytes) = (dst.device_ptr(), dst.len());
-        if bytes == 0 {
+        if bytes == 0 || self.graph.is_none() {
             return Ok(None);
         }
-        self.ctx.bind_to_thread()?;
-        let mut n = 0usize;
-        // SAFETY: a null node array asks only for the count, written to `n`.
-        unsafe { drv!(cuGraphGetNodes(graph.raw, std::ptr::null_mut(), &mut n)) }?;
-        let mut nodes: Vec<sys::CUgraphNode> = vec![std::ptr::null_mut(); n];
-        // SAFETY: `nodes` holds room for `n` handles, and `n` says so.
-        unsafe { drv!(cuGraphGetNodes(graph.raw, nodes.as_mut_ptr(), &mut n)) }?;
-        nodes.truncate(n);
+        if self.memcpy_nodes.is_none() {
+            self.memcpy_nodes = Some(self.list_copies()?);
+        }
+        let nodes = self.memcpy_nodes.as_deref().unwrap_or_default();
         let device = |t: sys::CUmemorytype| {
             t == sys::CUmemorytype::CU_MEMORYTYPE_DEVICE
                 || t == sys::CUmemorytype::CU_MEMORYTYPE_UNIFIED
         };
         let mut found = None;
-        for node in nodes {
-            let mut kind = sys::CUgraphNodeType::default();
-            // SAFETY: a node of the live graph and a valid out-pointer.
-            unsafe { drv!(cuGraphNodeGetType(node, &mut kind)) }?;
-            if kind != sys::CUgraphNodeType::CU_GRAPH_NODE_TYPE_MEMCPY {
-                continue;
-            }
-            let mut p = sys::CUDA_MEMCPY3D::default();
-            // SAFETY: a memcpy node of the live graph and a valid out-pointer.
-            unsafe { drv!(cuGraphMemcpyNodeGetParams(node, &mut p)) }?;
+        for &(node, p) in nodes {
             let to = p.dstDevice.wrapping_add(p.dstXInBytes as u64);
             let flat = p.Height == 1
                 && p.Depth == 1
@@ -625,6 +612,9 @@ impl GraphExec {
         let Some((node, params)) = found else {
             return Ok(None);
         };
+        if let Some(i) = self.copies.iter().position(|c| c.node == node) {
+            return Ok(Some(CopyNode(i)));
+        }
         self.copies.push(MovableCopy {
             node,
             params,
@@ -632,6 +622,35 @@ impl GraphExec {
             moved_to: None,
         });
         Ok(Some(CopyNode(self.copies.len() - 1)))
+    }
+
+    /// The memcpy nodes of the kept graph, with their parameters.
+    fn list_copies(&self) -> Result<Vec<(sys::CUgraphNode, sys::CUDA_MEMCPY3D)>> {
+        let Some(graph) = &self.graph else {
+            return Ok(Vec::new());
+        };
+        self.ctx.bind_to_thread()?;
+        let mut n = 0usize;
+        // SAFETY: a null node array asks only for the count, written to `n`.
+        unsafe { drv!(cuGraphGetNodes(graph.raw, std::ptr::null_mut(), &mut n)) }?;
+        let mut nodes: Vec<sys::CUgraphNode> = vec![std::ptr::null_mut(); n];
+        // SAFETY: `nodes` holds room for `n` handles, and `n` says so.
+        unsafe { drv!(cuGraphGetNodes(graph.raw, nodes.as_mut_ptr(), &mut n)) }?;
+        nodes.truncate(n);
+        let mut copies = Vec::new();
+        for node in nodes {
+            let mut kind = sys::CUgraphNodeType::default();
+            // SAFETY: a node of the live graph and a valid out-pointer.
+            unsafe { drv!(cuGraphNodeGetType(node, &mut kind)) }?;
+            if kind != sys::CUgraphNodeType::CU_GRAPH_NODE_TYPE_MEMCPY {
+                continue;
+            }
+            let mut p = sys::CUDA_MEMCPY3D::default();
+            // SAFETY: a memcpy node of the live graph and a valid out-pointer.
+            unsafe { drv!(cuGraphMemcpyNodeGetParams(node, &mut p)) }?;
+            copies.push((node, p));
+        }
+        Ok(copies)
     }
 
     /// Moves the destination of the copy `node` (found by
@@ -775,6 +794,7 @@ impl GraphExec {
                 for c in &mut self.copies {
                     c.node = std::ptr::null_mut();
                 }
+                self.memcpy_nodes = Some(Vec::new());
                 Ok(())
             }
             Err(e) => {

@@ -62,6 +62,7 @@ pub fn tests() -> Vec<Test> {
             "graph::launch_with_copies_and_word",
             launch_with_copies_and_word,
         ),
+        Test::gpu_alone("graph::retarget_copy", retarget_copy),
     ]
 }
 
@@ -909,6 +910,81 @@ fn launch_with_copies_and_word() -> TestResult {
     match exec.launch_with(&s1, no_in, Some((&mut two, 1)), no_out) {
         Err(Error::InvalidArgument(msg)) if msg.contains("16 bytes") => {}
         other => return Err(format!("a word of two u64: {other:?}").into()),
+    }
+    Ok(())
+}
+
+/// A captured copy found by its destination and moved to other buffers: each launch writes
+/// where the copy points now (the old destination keeps its bytes), waits for its source's
+/// writer on another stream, and is waited for by a reader of the new destination there;
+/// a destination of another length is refused and the copy left as it was; copies are found
+/// only in a graph kept by `into_exec`, and only for a buffer a copy writes whole.
+fn retarget_copy() -> TestResult {
+    let ctx = Context::new(0)?;
+    let s1 = ctx.new_stream()?;
+    let s2 = ctx.new_stream()?;
+    ctx.enable_multi_stream_tracking()?;
+    let mut rng = Rng::fresh();
+    let n = 1024 + (rng.next_u64() % 4096) as usize;
+    let mut src = s1.alloc_zeros::<u8>(n)?;
+    let mut dst = s1.alloc_zeros::<u8>(n)?;
+    let unrelated = s1.alloc_zeros::<u8>(n)?;
+    s1.begin_capture(CaptureMode::ThreadLocal)?;
+    s1.memcpy_dtod(&src, &mut dst)?;
+    let graph = s1.end_capture()?;
+    let mut plain = graph.instantiate()?;
+    if plain.copy_node_into(&dst)?.is_some() {
+        return Err("a copy node found in a graph not kept by into_exec".into());
+    }
+    drop(plain);
+    let mut exec = graph.into_exec()?;
+    if exec.copy_node_into(&unrelated)?.is_some() {
+        return Err("a copy node found for a buffer no copy writes".into());
+    }
+    let node = exec
+        .copy_node_into(&dst)?
+        .ok_or("no copy node found for the copy's destination")?;
+    if exec.copy_node_into(&dst)? != Some(node) {
+        return Err("the same copy found twice under two names".into());
+    }
+    let mut targets = [s1.alloc_zeros::<u8>(n)?, s1.alloc_zeros::<u8>(n)?];
+    for round in 0..4 {
+        let t = round % 2;
+        exec.retarget_copy(node, &mut targets[t])?;
+        let v = (rng.next_u64() % 250) as u8 + 1;
+        // Written on the other stream, 100 ms from now: the launch must wait for it.
+        s2.launch_host_fn(move || std::thread::sleep(std::time::Duration::from_millis(100)))?;
+        s2.memset_d8(&mut src, v)?;
+        exec.launch(&s1)?;
+        // Read on the other stream: ordered after the launch through the moved destination.
+        let got = s2.clone_dtoh(&targets[t])?;
+        if let Some(i) = got.iter().position(|&g| g != v) {
+            return Err(format!(
+                "round {round}: byte {i} of the new destination is {}, want {v}",
+                got[i]
+            )
+            .into());
+        }
+        if s1.clone_dtoh(&dst)?.iter().any(|&g| g != 0) {
+            return Err(format!("round {round}: the copy's first destination was written").into());
+        }
+    }
+    let mut short = s1.alloc_zeros::<u8>(n - 1)?;
+    match exec.retarget_copy(node, &mut short) {
+        Err(Error::InvalidArgument(msg)) if msg.contains(&format!("{}", n - 1)) => {}
+        other => return Err(format!("a destination one byte short: {other:?}").into()),
+    }
+    // Still the last good destination, then back to the first one.
+    let v = 77u8;
+    s1.memset_d8(&mut src, v)?;
+    exec.launch(&s1)?;
+    if s1.clone_dtoh(&targets[1])?.iter().any(|&g| g != v) {
+        return Err("a refused retarget moved the copy".into());
+    }
+    exec.retarget_copy(node, &mut dst)?;
+    exec.launch(&s1)?;
+    if s1.clone_dtoh(&dst)?.iter().any(|&g| g != v) {
+        return Err("the copy moved back did not write its first destination".into());
     }
     Ok(())
 }
