@@ -57,6 +57,7 @@ impl Storage {
     /// Whether this device memory was ever locked (a raw pointer, a device view or a DLPack
     /// export handed out): work the library does not track may have used it, so only a free
     /// ordered on the stream it belongs to may hand it to other work.
+    #[cfg(feature = "capture")]
     pub fn was_exposed(&self) -> bool {
         match self {
             Storage::Host(_) => false,
