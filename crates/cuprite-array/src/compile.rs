@@ -272,7 +272,8 @@ struct Captured<T: Element, U: Element> {
 ///
 /// Invariants: `current` is never written by a launch while any other owner holds it (the
 /// user's arrays, a lazy node reading it, a device view, an input record) or once it was ever
-/// locked (a raw pointer handed out, see [`unheld`]): before a launch, a held `current` is replaced by a free
+/// locked (a raw pointer handed out) or while another graph uses it (see [`Target::unheld`]):
+/// before a launch, a held `current` is replaced by a free
 /// spare or a fresh buffer and the copy moved there. The program holds `current` for as long
 /// as the copy writes it, so its memory never goes under a launch; the graph declares it
 /// written at each launch, so pending users of it on other streams are waited for. A spare is
@@ -281,24 +282,56 @@ struct OutputSlot {
     shape: Vec<usize>,
     device: Device,
     /// Where the copy writes now.
-    current: Arc<Storage>,
+    current: Target,
     /// Earlier targets, still held by their users when replaced (at most [`SPARES`]).
-    spares: Vec<Arc<Storage>>,
+    spares: Vec<Target>,
     /// The graph's copy into `current`, when it can be moved (`None` for an empty output,
     /// which no launch writes, and in copy-out mode).
     node: Option<cuprite_driver::CopyNode>,
 }
 
+/// An output buffer of an [`OutputSlot`] and how many graphs held its memory when this program
+/// last made its copy write it (its own executable graph and captured graph among them): more
+/// holders now means another graph captured a use of it (an output passed into another
+/// program's environment), which reads it at that address, so it is never written again.
+struct Target {
+    buf: Arc<Storage>,
+    holds: usize,
+}
+
+impl Target {
+    /// `buf`, with the graphs that hold its memory now counted as the program's own.
+    fn new(buf: Arc<Storage>) -> Self {
+        let holds = graph_holds(&buf);
+        Target { buf, holds }
+    }
+
+    /// Whether no one but the program holds the buffer and no work the library does not track
+    /// can have used it (it was never locked: no raw pointer, device view or export of it was
+    /// handed out), and no other graph uses it: a launch, on the graph's stream, may write it.
+    fn unheld(&self) -> bool {
+        let s = &self.buf;
+        Arc::strong_count(s) == 1
+            && Arc::weak_count(s) == 0
+            && !s.is_locked()
+            && !s.was_exposed()
+            && graph_holds(s) <= self.holds
+    }
+}
+
+/// How many graphs (and captures in progress) keep the memory of `s` alive.
+fn graph_holds(s: &Storage) -> usize {
+    match s {
+        Storage::Cuda(d) => d.live().map_or(0, |b| {
+            cuprite_driver::DeviceRead::<u8>::tracker(b).graph_holds()
+        }),
+        Storage::Host(_) => 0,
+    }
+}
+
 /// Earlier output buffers an [`OutputSlot`] keeps for reuse: a program whose outputs are held
 /// for a few calls and then dropped reuses them; beyond this, the oldest is left to its users.
 const SPARES: usize = 2;
-
-/// Whether no one but the program holds `s` and no work the library does not track can have
-/// used it (it was never locked: no raw pointer, device view or export of it was handed out):
-/// a launch, on the graph's stream, may write it.
-fn unheld(s: &Arc<Storage>) -> bool {
-    Arc::strong_count(s) == 1 && Arc::weak_count(s) == 0 && !s.is_locked() && !s.was_exposed()
-}
 
 impl<T: Element, U: Element> Drop for Captured<T, U> {
     fn drop(&mut self) {
@@ -906,7 +939,10 @@ impl<T: Element, U: Element> Captured<T, U> {
             slots.push(OutputSlot {
                 shape: o.shape().to_vec(),
                 device: o.device(),
-                current,
+                current: Target {
+                    buf: current,
+                    holds: 0,
+                },
                 spares: Vec::new(),
                 node: None,
             });
@@ -915,11 +951,13 @@ impl<T: Element, U: Element> Captured<T, U> {
         }
         let mut direct = true;
         for slot in &mut slots {
-            let buf = device_buffer(&slot.current, "a compiled program's output buffer")?;
-            if cuprite_driver::DeviceRead::<u8>::is_empty(buf) {
+            if slot.current.buf.len() == 0 {
+                // No launch writes an empty output.
                 continue;
             }
-            let found = match exec.copy_node_into(buf)? {
+            let buf = device_buffer(&slot.current.buf, "a compiled program's output buffer")?;
+            // A graph whose copies cannot be listed or moved runs in copy-out mode.
+            let found = match exec.copy_node_into(buf).ok().flatten() {
                 Some(node) => {
                     // SAFETY: the program's own output buffer (its whole length), which only
                     // the graph's copy writes.
@@ -936,6 +974,11 @@ impl<T: Element, U: Element> Captured<T, U> {
             };
             slot.node = found;
             direct &= found.is_some();
+        }
+        // The graphs holding each buffer now are this program's own (its captured graph and
+        // executable graph, and the copy's moved destination).
+        for slot in &mut slots {
+            slot.current.holds = graph_holds(&slot.current.buf);
         }
         Ok((slots, direct))
     }
@@ -1059,7 +1102,7 @@ impl<T: Element, U: Element> Captured<T, U> {
             let specs: Vec<_> = self
                 .outputs
                 .iter()
-                .map(|o| (o.current.dtype(), o.current.len()))
+                .map(|o| (o.current.buf.dtype(), o.current.buf.len()))
                 .collect();
             // SAFETY: every byte of each buffer is written by the launch's copies out below
             // before an array of it is made; on an `Err` they are dropped unread.
@@ -1100,11 +1143,11 @@ impl<T: Element, U: Element> Captured<T, U> {
             }
             let mut outs = Vec::with_capacity(fresh.len());
             for (o, f) in self.outputs.iter().zip(fresh.iter_mut()) {
-                let bytes = o.current.len() * o.current.dtype().size();
+                let bytes = o.current.buf.len() * o.current.buf.dtype().size();
                 if bytes == 0 {
                     continue;
                 }
-                let s = device_buffer(&o.current, "a compiled program's output buffer")?
+                let s = device_buffer(&o.current.buf, "a compiled program's output buffer")?
                     .slice(0..bytes)?;
                 let d = f
                     .buffer_mut()
@@ -1125,11 +1168,10 @@ impl<T: Element, U: Element> Captured<T, U> {
         }
         // The outputs are then ready in the calling thread's stream order, as any array result.
         if self.direct {
-            let bufs = self
-                .outputs
-                .iter()
-                .map(|o| device_buffer(&o.current, "a compiled program's output buffer"))
-                .collect::<Result<Vec<_>>>()?;
+            let bufs = self.outputs.iter().filter_map(|o| match &*o.current.buf {
+                Storage::Cuda(d) => d.live(),
+                Storage::Host(_) => None,
+            });
             crate::backend::cuda::order_after_writes(ordinal, bufs)?;
         } else {
             crate::backend::cuda::order_after_writes(
@@ -1148,7 +1190,7 @@ impl<T: Element, U: Element> Captured<T, U> {
                 .iter()
                 .map(|o| {
                     Array::from_storage(
-                        o.current.clone(),
+                        o.current.buf.clone(),
                         Layout::contiguous(&o.shape),
                         &o.shape,
                         o.device,
@@ -1186,13 +1228,13 @@ impl<T: Element, U: Element> Captured<T, U> {
                 // An empty output: no launch writes it.
                 continue;
             };
-            if unheld(&slot.current) {
+            if slot.current.unheld() {
                 continue;
             }
-            let next = match slot.spares.iter().position(unheld) {
+            let mut next = match slot.spares.iter().position(Target::unheld) {
                 Some(j) => slot.spares.swap_remove(j),
                 None => {
-                    let spec = [(slot.current.dtype(), slot.current.len())];
+                    let spec = [(slot.current.buf.dtype(), slot.current.buf.len())];
                     // SAFETY: the graph's copy writes every byte of it (the copy's length is
                     // the buffer's, checked by `retarget_copy`) before an array of it is handed
                     // out; on an `Err` it is dropped unread.
@@ -1200,10 +1242,10 @@ impl<T: Element, U: Element> Captured<T, U> {
                     let b = b.pop().ok_or_else(|| {
                         Error::InvalidArgument("no output buffer was allocated".into())
                     })?;
-                    Arc::new(Storage::Cuda(b))
+                    Target::new(Arc::new(Storage::Cuda(b)))
                 }
             };
-            let buf = device_buffer(&next, "a compiled program's output buffer")?;
+            let buf = device_buffer(&next.buf, "a compiled program's output buffer")?;
             // SAFETY: `next` is a buffer only the program holds (a free spare or a fresh one),
             // its whole length; the graph's copy writes it from the next launch on, and the
             // slot holds it for as long as the copy does.
@@ -1211,6 +1253,8 @@ impl<T: Element, U: Element> Captured<T, U> {
                 DeviceViewMut::<u8>::from_raw_parts(buf.device_ptr(), buf.len(), buf.tracker())
             };
             exec.retarget_copy(node, &mut view)?;
+            // Its holders now: the graphs that held it before and the copy moved onto it.
+            next.holds = graph_holds(&next.buf);
             let held = std::mem::replace(&mut slot.current, next);
             slot.spares.push(held);
             if slot.spares.len() > SPARES {

@@ -501,6 +501,10 @@ pub fn tests() -> Vec<Test> {
                 "capture::exposed_outputs_never_rewritten",
                 exposed_outputs_never_rewritten,
             ),
+            Test::gpu_alone(
+                "capture::output_read_by_another_graph_kept",
+                output_read_by_another_graph_kept,
+            ),
         ])
         .collect()
 }
@@ -1110,6 +1114,55 @@ fn exposed_outputs_never_rewritten() -> TestResult {
     // Each call after the first moved the copy off the exposed buffer.
     if prog.output_buffers() != 3 {
         return Err(format!("{} output buffers, want 3", prog.output_buffers()).into());
+    }
+    Ok(())
+}
+
+/// An output captured into another program's graph (read from that closure's environment, at
+/// its address, by every replay of it) and then dropped by the user is never written by a later
+/// call of the program that made it: the other graph keeps reading the values it had.
+fn output_read_by_another_graph_kept() -> TestResult {
+    let n = 2048;
+    let mut rng = Rng::fresh();
+    let scale = compile(|x: &[Array<f32>]| Ok(vec![&x[0] * 2.0]));
+    let v0 = rng.vec_f32(n, -1.0, 1.0);
+    let made = scale
+        .call(&[&Array::from_slice_on(dev(), &v0, &[n])?])?
+        .remove(0);
+    // The environment of `reader` lends the output to its capture, then gives it up.
+    let env = std::sync::Mutex::new(Some(made));
+    let reader = compile(|x: &[Array<f32>]| {
+        let g = env.lock().unwrap_or_else(|e| e.into_inner());
+        match g.as_ref() {
+            Some(e) => Ok(vec![&x[0] + e]),
+            None => Ok(vec![x[0].clone()]),
+        }
+    });
+    let ones = Array::from_slice_on(dev(), &vec![1.0f32; n], &[n])?;
+    reader.call(&[&ones])?;
+    // Only `scale` holds the array now; `reader`'s graph still reads its memory.
+    drop(env.lock().unwrap_or_else(|e| e.into_inner()).take());
+    for call in 0..3 {
+        let v = rng.vec_f32(n, -1.0, 1.0);
+        let out = scale.call(&[&Array::from_slice_on(dev(), &v, &[n])?])?;
+        let got = out[0].to_vec()?;
+        for (i, (&g, &x)) in got.iter().zip(&v).enumerate() {
+            if g != x * 2.0 {
+                return Err(format!("scale call {call} element {i}: {g}, want {}", x * 2.0).into());
+            }
+        }
+        drop(out);
+        let read = reader.call(&[&ones])?.remove(0).to_vec()?;
+        for (i, (&g, &x)) in read.iter().zip(&v0).enumerate() {
+            let want = 1.0 + x * 2.0;
+            if g != want {
+                return Err(format!(
+                    "after scale call {call}: the other graph read {g} at element {i}, want \
+                     {want} (the output it captured was written again)"
+                )
+                .into());
+            }
+        }
     }
     Ok(())
 }
