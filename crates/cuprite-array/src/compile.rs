@@ -775,7 +775,7 @@ fn write_dot(graph: &cuprite_driver::Graph) -> Result<()> {
 impl<T: Element, U: Element> Captured<T, U> {
     /// Captures `f` on `inputs` (on CUDA device `ordinal`) with the random key offset `offset`,
     /// launches the graph once and returns it with this first call's outputs: the launch's,
-    /// copied out like a replay's (never the eager run's: see [`Compiled::call`]).
+    /// handed out like a replay's (never the eager run's: see [`Compiled::call`]).
     fn capture<F>(
         f: &F,
         inputs: &[&Array<T>],

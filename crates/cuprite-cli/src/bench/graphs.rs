@@ -10,11 +10,11 @@
 //!   realised on its own (`eval` after each), so each is its own kernel, as in PyTorch.
 //! - `graphs/first_capture`: the first call of a fresh compiled MLP step (its eager run, the
 //!   capture, instantiation and first launch) against one eager step, both waited for.
-//! - `graphs/replay_host`: the host time of one `Compiled::call` (the launch and the output
-//!   copies enqueued as one access set; the inputs are the arrays of the call before, so their
-//!   copies are skipped) against one raw `cuGraphLaunch` of its graph, and the mean host time of
-//!   each stage of the call (timed in separate calls, so the clock reads do not weigh on the
-//!   call's own figure).
+//! - `graphs/replay_host`: the host time of one `Compiled::call` (the launch enqueued as one
+//!   access set, the outputs the buffers the graph wrote; the inputs are the arrays of the call
+//!   before, so their copies are skipped) against one raw `cuGraphLaunch` of its graph, and the
+//!   mean host time of each stage of the call (timed in separate calls, so the clock reads do
+//!   not weigh on the call's own figure).
 //!
 //! Device figures time K back-to-back calls between one pair of events on the array stream
 //! ([`super::curves::per_call`]), after warm calls and the optimised builds: kernels are built
@@ -154,7 +154,7 @@ fn mlp_step(ctx: &mut BenchCtx) -> BenchResult {
                 .with_target(Target::RatioAtMost(1.0 / 3.0))
                 .with_note(
                     "compile(): the same input arrays at every call (their copies skipped), one \
-                     graph launch, outputs copied out; target ≥ 3× faster than eager; peer: \
+                     graph launch, outputs handed out as the graph wrote them; target ≥ 3× faster than eager; peer: \
                      torch.cuda.graph in benches/peers/torch_graphs.py",
                 ),
             Figure::time(format!("{name}, eager "), &eager, TimeUnit::Us)
@@ -232,7 +232,7 @@ fn first_capture(ctx: &mut BenchCtx) -> BenchResult {
                 .with_target(Target::RatioAtMost(3.0))
                 .with_note(
                     "a fresh compile(): its eager run, the capture, instantiation, the first \
-                     launch and copies out, waited for; kernels already built",
+                     launch, waited for; kernels already built",
                 ),
             Figure::time("one eager MLP step, waited for ", &eager, TimeUnit::Ms),
         ])
@@ -298,7 +298,7 @@ fn replay_host(ctx: &mut BenchCtx) -> BenchResult {
             .with_target(Target::RatioAtMost(1.2))
             .with_note(
                 "Compiled::call with the inputs of the call before (copies skipped): the launch \
-                 and 2 output copies, enqueued as one access set",
+                 (its outputs handed out as the graph wrote them, no copies), one access set",
             ),
             Figure::time(
                 "host time of a raw cuGraphLaunch of the MLP step ",
