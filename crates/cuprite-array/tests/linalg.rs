@@ -570,9 +570,9 @@ fn addend_fusion(d: Device) -> TestResult {
                 let mut want = vec![0.0; m * n];
                 let mut bound_mag = vec![0.0; m * n];
                 for i in 0..m {
-                    for j in 0..n {
+                    for (j, &bj) in rb.iter().enumerate() {
                         let x = i * n + j;
-                        let b = if with_bias { rb[j] } else { 0.0 };
+                        let b = if with_bias { bj } else { 0.0 };
                         want[x] = alpha * prod[x] + beta * rc[x] + b;
                         bound_mag[x] = alpha.abs() * mag[x] + rc[x].abs() + b.abs();
                     }
@@ -601,11 +601,11 @@ fn addend_fusion(d: Device) -> TestResult {
                 "C - (AB + bias)"
             );
             for i in 0..m {
-                for j in 0..n {
+                for (j, &bj) in rb.iter().enumerate() {
                     let x = i * n + j;
-                    let want = rc[x] - prod[x] - rb[j];
+                    let want = rc[x] - prod[x] - bj;
                     let bound = 2.0 * k as f64 * T::ACC * mag[x]
-                        + 4.0 * T::STORE * (want.abs() + rc[x].abs() + prod[x].abs() + rb[j].abs());
+                        + 4.0 * T::STORE * (want.abs() + rc[x].abs() + prod[x].abs() + bj.abs());
                     assert!(
                         (got[x] - want).abs() <= bound,
                         "{} C - (AB + bias) [{x}]: {} vs {want}",
@@ -710,10 +710,10 @@ fn gelu_training_products(d: Device) -> TestResult {
             }
             let (prod, mag) = mm_ref(&ra, &rw, (1, m, n, k), (1, 1));
             for i in 0..m {
-                for j in 0..n {
+                for (j, &bj) in rb.iter().enumerate() {
                     let x = i * n + j;
-                    let z = prod[x] + rb[j];
-                    let ez = 2.0 * k as f64 * T::ACC * (mag[x] + rb[j].abs()) + 1e-300;
+                    let z = prod[x] + bj;
+                    let ez = 2.0 * k as f64 * T::ACC * (mag[x] + bj.abs()) + 1e-300;
                     if (pv[x] - z).abs() > ez + 2.0 * T::STORE * z.abs() || pv[x].is_nan() {
                         return Err(
                             format!("{} pre[{x}] = {}, want {z}", what("forward"), pv[x]).into(),

@@ -38,11 +38,7 @@ fn dims<T: Float>(call: &str, a: &Array<T>, b: &Array<T>) -> Result<(usize, usiz
 /// Whether cuBLASLt's gradient epilogues take this product: a half type or `f32`, no empty
 /// dimension, rows of D (and of the auxiliary matrix) a multiple of 8 elements long.
 fn epilogue_fits(dtype: DType, m: usize, n: usize, k: usize) -> bool {
-    matches!(dtype, DType::F16 | DType::BF16 | DType::F32)
-        && m > 0
-        && k > 0
-        && n > 0
-        && n.is_multiple_of(8)
+    matches!(dtype, DType::F16 | DType::BF16 | DType::F32) && m > 0 && k > 0 && n > 0 && n % 8 == 0
 }
 
 /// Runs `call` on `inputs` into one buffer of `len` elements and returns the `m × n` matrix
