@@ -16,7 +16,13 @@ PyTorch eager and under torch.compile:
   so its backward is too), the update p -= lr * grad (one foreach kernel);
 - nbody: one symplectic Euler step of 16,384 float32 bodies under softened gravity (G = 1,
   eps^2 = 0.01, dt = 1e-3): the pair differences by broadcasting (1,N,3) - (N,1,3), the
-  accelerations summed over the second body, v += a dt, r += v dt.
+  accelerations summed over the second body, v += a dt, r += v dt;
+- poisson_cg (torch.compile only; its eager loop and cupyx are in sparse_peers.py): 200
+  unpreconditioned conjugate gradient iterations from x = 0 on the 5-point Laplacian of a
+  1024 x 1024 grid in float64 (CSR, tol never reached, no host synchronisation), one
+  iteration (SpMV, two dot products, three vector updates) compiled and called 200 times;
+  where torch.compile does not take the sparse CSR product, the product runs eagerly and the
+  rest of the iteration is compiled (the key poisson_cg_compile_note says which).
 Device work is timed with CUDA events around K back-to-back calls after warm-up; the median over
 the repeats, divided by K, is printed in ms. This script computes no ratio:
 `cuprite bench --peers FILE` does.
@@ -85,6 +91,31 @@ def nbody_step(pos, vel, mass, eps2=0.01, dt=1e-3):
     acc = (d * (inv * inv * inv * mass.reshape(1, n, 1))).sum(1)
     vel2 = vel + acc * dt
     return pos + vel2 * dt, vel2
+
+
+def cg_step(a, x, r, p, rr):
+    """One conjugate gradient iteration (as sparse_peers.torch_cg's loop body)."""
+    ap = a @ p
+    return cg_update(ap, x, r, p, rr)
+
+
+def cg_update(ap, x, r, p, rr):
+    """The iteration after the product: step length, x, r, the new direction."""
+    alpha = rr / torch.dot(p, ap)
+    x = x + alpha * p
+    r = r - alpha * ap
+    rr_new = torch.dot(r, r)
+    return x, r, r + (rr_new / rr) * p, rr_new
+
+
+def cg_run(step, a, b, iters):
+    x = torch.zeros_like(b)
+    r = b.clone()
+    p = r.clone()
+    rr = torch.dot(r, r)
+    for _ in range(iters):
+        x, r, p, rr = step(a, x, r, p, rr)
+    return x
 
 
 def main():
@@ -158,14 +189,42 @@ def main():
     compiled_nbody = torch.compile(nbody_step, dynamic=False)
     timed("nbody_compile_ms", lambda: compiled_nbody(pos, vel, mass))
 
+    del pos, vel, mass
+
+    from sparse_peers import laplacian
+
+    pg = 128 if quick else 1024
+    poff, pidx, pval = laplacian(pg)
+    pa = torch.sparse_csr_tensor(poff.cuda(), pidx.cuda(), pval.double().cuda(), size=(pg * pg, pg * pg))
+    pb = torch.rand(pg * pg, device="cuda", generator=g, dtype=torch.float64)
+    whole = torch.compile(cg_step, dynamic=False)
+    step = whole
+    res["poisson_cg_compile_note"] = "the whole iteration compiled"
+    try:
+        cg_run(whole, pa, pb, 2)
+        torch.cuda.synchronize()
+    except Exception as e:  # torch.compile may refuse the sparse CSR operand
+        update = torch.compile(cg_update, dynamic=False)
+
+        def step(a, x, r, p, rr):
+            return update(a @ p, x, r, p, rr)
+
+        res["poisson_cg_compile_note"] = (
+            f"SpMV eager (torch.compile refused it: {type(e).__name__}), the rest compiled"
+        )
+    med, lo, hi = per_call_ms(lambda: cg_run(step, pa, pb, 200), 1, reps=max(3, reps // 4))
+    res["poisson_cg_compile_ms"], res["poisson_cg_compile_min_max_ms"] = med, [lo, hi]
+    del pa, pb
+
     res["peer"] = f"PyTorch {torch.__version__}"
-    res["method"] = f"CUDA events around {calls} back-to-back calls"
+    res["method"] = f"CUDA events around {calls} back-to-back calls (poisson_cg: one solve)"
     res["sizes"] = {
         "black_scholes": n,
         "kmeans": m,
         "spectral_poisson": p,
         "mlp_train": f"batch {batch}, {d_in}-{hidden}-{d_out}",
         "nbody": bodies,
+        "poisson_cg": pg,
     }
     for key, val in res.items():
         print(f"{key:30} {val:.4g}" if isinstance(val, float) else f"{key:30} {val}")

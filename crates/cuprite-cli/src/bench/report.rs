@@ -1004,6 +1004,17 @@ pub const PEER_RULES: &[PeerRule] = &[
         target: Target::RatioAtMost(1.0 / 1.5),
     },
     PeerRule {
+        script: "torch_workloads.py",
+        key: "poisson_cg_compile_ms",
+        what: "poisson_cg (200 cg iterations, 1024² grid, f64) vs a CG iteration under \
+               torch.compile",
+        benchmark: "workloads/poisson_cg",
+        figure: "poisson_cg, 200 iterations",
+        unit: "ms",
+        size: Some("poisson_cg"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
         script: "sparse_peers.py",
         key: "torch_poisson_cg_ms",
         what: "poisson_cg (200 cg iterations, 1024² grid, f64) vs a CG loop in PyTorch",
