@@ -283,34 +283,49 @@ __device__ __forceinline__ void approx_tiled(
       q1[k] = k < live ? __ldg(p1 + at + k) : (REAL)0;
     }
   }
-  bool inside[APX_VEC];
-  IX idx[APX_VEC][2][APX_TAPS];
-  REAL w[APX_VEC][2][APX_TAPS];
-#pragma unroll
-  for (int k = 0; k < APX_VEC; ++k) {
-    REAL c0, c1;
-    inside[k] = apx_coord<APX_DIV0 != 0>(q0[k], s0, d0, r0, e0, &c0);
-    inside[k] = apx_coord<APX_DIV1 != 0>(q1[k], s1, d1, r1, e1, &c1) && inside[k];
-    if (inside[k]) {
-      apx_taps(c0, nn0, idx[k][0], w[k][0]);
-      apx_taps(c1, nn1, idx[k][1], w[k][1]);
-    }
-  }
-  for (IX b = b0; b < b1; ++b) {
+  if (b1 - b0 == 1) {
+    // One signal: each point's value in turn (few registers live), then one store.
     VT v[APX_VEC];
 #pragma unroll
-    for (int k = 0; k < APX_VEC; ++k)
-      v[k] = inside[k] ? apx_sum(x + b * npix, nn1, idx[k], w[k]) : off;
-    VT *yb = y + b * np + p;
+    for (int k = 0; k < APX_VEC; ++k) {
+      REAL c0, c1;
+      bool inside = apx_coord<APX_DIV0 != 0>(q0[k], s0, d0, r0, e0, &c0);
+      inside = apx_coord<APX_DIV1 != 0>(q1[k], s1, d1, r1, e1, &c1) && inside;
+      v[k] = off;
+      if (inside) {
+        IX idx[2][APX_TAPS];
+        REAL w[2][APX_TAPS];
+        apx_taps(c0, nn0, idx[0], w[0]);
+        apx_taps(c1, nn1, idx[1], w[1]);
+        v[k] = apx_sum(x + b0 * npix, nn1, idx, w);
+      }
+    }
+    VT *yb = y + b0 * np + p;
 #if APX_VEC > 1
     if (live == APX_VEC) {
       apx_pack(v, reinterpret_cast<PV *>(yb));
-      continue;
+      return;
     }
 #endif
 #pragma unroll
     for (int k = 0; k < APX_VEC; ++k)
       if (k < live) yb[k] = v[k];
+    return;
+  }
+  // A group of signals: each point's taps found once for all of them.
+  for (int k = 0; k < live; ++k) {
+    REAL c0, c1;
+    bool inside = apx_coord<APX_DIV0 != 0>(q0[k], s0, d0, r0, e0, &c0);
+    inside = apx_coord<APX_DIV1 != 0>(q1[k], s1, d1, r1, e1, &c1) && inside;
+    if (!inside) {
+      for (IX b = b0; b < b1; ++b) y[b * np + p + k] = off;
+      continue;
+    }
+    IX idx[2][APX_TAPS];
+    REAL w[2][APX_TAPS];
+    apx_taps(c0, nn0, idx[0], w[0]);
+    apx_taps(c1, nn1, idx[1], w[1]);
+    for (IX b = b0; b < b1; ++b) y[b * np + p + k] = apx_sum(x + b * npix, nn1, idx, w);
   }
 }
 #endif

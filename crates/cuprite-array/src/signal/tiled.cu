@@ -221,14 +221,14 @@ __device__ __forceinline__ void conv_tiled(const T *__restrict__ x, const T *__r
   if (w >= total) return;
   V buf[CT_NL];
   ct_load(buf, x, w, g);
-  if (!CT_PERSIST) {
+  if (CT_PERSIST) {
+    for (; w < total; w += gridDim.x) {
+      const i64t next = w + gridDim.x < total ? w + gridDim.x : -1;
+      ct_tile(xs, hs, buf, x, y, w, next, g);
+      // Every shared read of this tile is done before the next one is staged.
+      __syncthreads();
+    }
+  } else {
     ct_tile(xs, hs, buf, x, y, w, -1, g);
-    return;
-  }
-  for (; w < total; w += gridDim.x) {
-    const i64t next = w + gridDim.x < total ? w + gridDim.x : -1;
-    ct_tile(xs, hs, buf, x, y, w, next, g);
-    // Every shared read of this tile is done before the next one is staged.
-    __syncthreads();
   }
 }
