@@ -194,7 +194,10 @@ __device__ __forceinline__ void ct_tile(T *xs, const T *hs, V (&buf)[CT_NL],
     for (int c = 0; c < CT_G; ++c) {
       const i64t v = ox + CT_GW * c + CT_VL * tx;
       if (CT_VEC && v + CT_VL <= g.l2) {
-        ct_pack(acc[c][r], reinterpret_cast<V *>(yr + v));
+        V o;
+        ct_pack(acc[c][r], &o);
+        // An explicit vector store: a plain one may be split into scalars in the loop.
+        __stwb(reinterpret_cast<V *>(yr + v), o);
       } else {
 #pragma unroll
         for (int q = 0; q < CT_VL; ++q)
