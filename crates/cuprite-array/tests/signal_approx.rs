@@ -151,7 +151,8 @@ impl Ref<'_> {
     }
 }
 
-/// Positions over `[-1.5, n + 0.5]`: random, the grid's edges, integers and infinities.
+/// Positions over `[-1.5, n + 0.5]`: random, the grid's edges, integers, infinities and NaN
+/// (off the grid, as the reference's `coord` finds: both of its comparisons fail).
 fn positions(rng: &mut Rng, m: usize, n: usize) -> Vec<f64> {
     let special = [
         0.0,
@@ -161,6 +162,7 @@ fn positions(rng: &mut Rng, m: usize, n: usize) -> Vec<f64> {
         f64::INFINITY,
         f64::NEG_INFINITY,
         -0.25,
+        f64::NAN,
     ];
     (0..m)
         .map(|i| {
@@ -753,115 +755,107 @@ fn f32_matches_cpu() -> TestResult {
     Ok(())
 }
 
-/// A NaN position found on CUDA by the kernel's flag, in the first and the second point a
-/// thread takes and in a batch sharing its positions: each an `Err` naming the position; the
-/// device stays usable, and the next calls (the flag words reused) give the CPU backend's
-/// values.
+/// NaN positions on CUDA, in the first and the second point a thread takes and in a batch
+/// sharing its positions: each such point takes the off-grid value and every other point the
+/// value it has without the NaN (the CPU backend's, without any NaN).
 fn nan_on_cuda() -> TestResult {
     let mut rng = Rng::fresh();
     let (n0, n1, m0, m1) = (50usize, 60usize, 300usize, 301usize);
     let x: Vec<f32> = (0..3 * n0 * n1).map(|_| rng.f32_in(-1.0, 1.0)).collect();
     let p0: Vec<f32> = (0..m0 * m1).map(|_| rng.f32_in(-1.0, n0 as f32)).collect();
     let p1: Vec<f32> = (0..m0 * m1).map(|_| rng.f32_in(-1.0, n1 as f32)).collect();
-    let good = |d: Device| -> cuprite_array::Result<Vec<f32>> {
+    let plane = m0 * m1;
+    type Pair = (Vec<f32>, Vec<f32>);
+    let run = |d: Device, q0: &[f32], q1: &[f32]| -> cuprite_array::Result<Pair> {
         on(d, || {
-            let x = Array::from_slice(&x[..n0 * n1], &[n0, n1])?;
-            let a0 = Array::from_slice(&p0, &[m0, m1])?;
-            let a1 = Array::from_slice(&p1, &[m0, m1])?;
-            approx2(&x, &a0, &a1, ApproxMethod::Bilinear, 0.0)?.to_vec()
+            let a0 = Array::from_slice(q0, &[m0, m1])?;
+            let a1 = Array::from_slice(q1, &[m0, m1])?;
+            let one = Array::from_slice(&x[..n0 * n1], &[n0, n1])?;
+            let batch = Array::from_slice(&x, &[3, n0, n1])?;
+            Ok((
+                approx2(&one, &a0, &a1, ApproxMethod::Bilinear, -5.0)?.to_vec()?,
+                approx2(&batch, &a0, &a1, ApproxMethod::Bicubic, -5.0)?.to_vec()?,
+            ))
         })
     };
-    let want = good(Device::CPU)?;
+    let (want1, want3) = run(Device::CPU, &p0, &p1)?;
+    if want1.contains(&-5.0) {
+        return Err("a position without NaN lies off the grid".into());
+    }
+    let f = |v: &[f32]| v.iter().map(|&a| a as f64).collect::<Vec<_>>();
     // Flat points 5 (a thread's first) and m0 * m1 - 2 (in the launch's second half: a
     // thread's second point).
-    for (which, at) in [(0usize, 5usize), (1, m0 * m1 - 2)] {
+    for (which, at) in [(0usize, 5usize), (1, plane - 2)] {
         let mut q = [p0.clone(), p1.clone()];
         q[which][at] = f32::NAN;
-        on(Device::cuda(0), || -> TestResult {
-            let xs = Array::from_slice(&x[..n0 * n1], &[n0, n1])?;
-            let a0 = Array::from_slice(&q[0], &[m0, m1])?;
-            let a1 = Array::from_slice(&q[1], &[m0, m1])?;
-            let name = format!("pos{which}[{}, {}] is NaN", at / m1, at % m1);
-            assert_err(
-                approx2(&xs, &a0, &a1, ApproxMethod::Bilinear, 0.0),
-                "InvalidArgument",
-                &name,
-            );
-            let batch = Array::from_slice(&x, &[3, n0, n1])?;
-            assert_err(
-                approx2(&batch, &a0, &a1, ApproxMethod::Bicubic, 0.0),
-                "InvalidArgument",
-                &name,
-            );
-            Ok(())
-        })?;
-        let got = good(Device::cuda(0))?;
-        let f = |v: &[f32]| v.iter().map(|&a| a as f64).collect::<Vec<_>>();
+        let (got1, got3) = run(Device::cuda(0), &q[0], &q[1])?;
+        let mut e1 = want1.clone();
+        e1[at] = -5.0;
+        let mut e3 = want3.clone();
+        for b in 0..3 {
+            e3[b * plane + at] = -5.0;
+        }
         close(
-            &f(&got),
-            &f(&want),
+            &f(&got1),
+            &f(&e1),
             1e-6,
             1e-6,
-            "approx2 after a NaN error, cuda vs cpu",
+            &format!("pos{which} NaN at {at}, one image"),
         )?;
-    }
-    let s = on(Device::cuda(0), || {
-        Array::from_slice(&[1.0f32, 2.0, 3.0], &[3])?.sum()?.item()
-    })?;
-    if s != 6.0 {
-        return Err(format!("a sum after the errors gave {s}, expected 6").into());
+        close(
+            &f(&got3),
+            &f(&e3),
+            1e-6,
+            1e-6,
+            &format!("pos{which} NaN at {at}, a batch"),
+        )?;
     }
     Ok(())
 }
 
-/// `approx2` inside a compiled program: refused before any work (its NaN flag cannot be read
-/// back there), and the device stays usable: the next call gives the CPU backend's values.
+/// `approx2` inside a compiled program (nothing is read back, so it records like any
+/// operation): the replay gives the CPU backend's values, a NaN position the off-grid value.
 #[cfg(feature = "capture")]
-fn refused_in_capture() -> TestResult {
+fn in_capture() -> TestResult {
     let mut rng = Rng::fresh();
     let (n0, n1, m0, m1) = (20usize, 30usize, 40usize, 50usize);
     let x: Vec<f32> = (0..n0 * n1).map(|_| rng.f32_in(-1.0, 1.0)).collect();
     let p0: Vec<f32> = (0..m0 * m1).map(|_| rng.f32_in(-1.0, n0 as f32)).collect();
-    let p1: Vec<f32> = (0..m0 * m1).map(|_| rng.f32_in(-1.0, n1 as f32)).collect();
-    let good = |d: Device| -> cuprite_array::Result<Vec<f32>> {
-        on(d, || {
-            let x = Array::from_slice(&x, &[n0, n1])?;
-            let a0 = Array::from_slice(&p0, &[m0, m1])?;
-            let a1 = Array::from_slice(&p1, &[m0, m1])?;
-            approx2(&x, &a0, &a1, ApproxMethod::Bilinear, 0.0)?.to_vec()
-        })
-    };
-    let want = good(Device::CPU)?;
-    // Inside a compiled program the flag cannot be read back: refused before any work.
+    let mut p1: Vec<f32> = (0..m0 * m1).map(|_| rng.f32_in(-1.0, n1 as f32)).collect();
+    p1[7] = f32::NAN;
+    let want = on(Device::CPU, || -> cuprite_array::Result<Vec<f32>> {
+        let x = Array::from_slice(&x, &[n0, n1])?;
+        let a0 = Array::from_slice(&p0, &[m0, m1])?;
+        let a1 = Array::from_slice(&p1, &[m0, m1])?;
+        approx2(&x, &a0, &a1, ApproxMethod::Bilinear, 2.5)?.to_vec()
+    })?;
+    if want[7] != 2.5 {
+        return Err(format!("the NaN position gave {} on the CPU, expected 2.5", want[7]).into());
+    }
     let prog = cuprite_array::compile(|a: &[Array<f32>]| {
         Ok(vec![approx2(
             &a[0],
             &a[1],
             &a[2],
             ApproxMethod::Bilinear,
-            0.0,
+            2.5,
         )?])
     });
-    on(Device::cuda(0), || -> TestResult {
+    let got = on(Device::cuda(0), || -> cuprite_array::Result<Vec<f32>> {
         let xs = Array::from_slice(&x, &[n0, n1])?;
         let a0 = Array::from_slice(&p0, &[m0, m1])?;
         let a1 = Array::from_slice(&p1, &[m0, m1])?;
-        assert_err(
-            prog.call(&[&xs, &a0, &a1]),
-            "InvalidArgument",
-            "approx2 (its NaN-position flag)",
-        );
-        Ok(())
+        // Twice: the recording call and a replay.
+        prog.call(&[&xs, &a0, &a1])?;
+        prog.call(&[&xs, &a0, &a1])?[0].to_vec()
     })?;
-    let got = good(Device::cuda(0))?;
     close(
         &got.iter().map(|&a| a as f64).collect::<Vec<_>>(),
         &want.iter().map(|&a| a as f64).collect::<Vec<_>>(),
         1e-6,
         1e-6,
-        "approx2 after a refused capture, cuda vs cpu",
-    )?;
-    Ok(())
+        "approx2 in a compiled program, cuda vs cpu",
+    )
 }
 
 /// Every variant of the kernel compiles through NVRTC (sources recorded from CPU runs).
@@ -932,23 +926,29 @@ fn approx_errors(d: Device) -> TestResult {
     on(d, || {
         let x = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
         let p = Array::from_slice(&[0.5f32, f32::NAN, 1.0], &[3])?;
-        assert_err(
-            approx1(&x, &p, ApproxMethod::Linear, 0.0),
-            "InvalidArgument",
-            "pos[1] is NaN",
-        );
         let q = Array::from_slice(&[0.5f32, 1.0, 0.0, 2.0, 1.0, f32::NAN], &[2, 3])?;
-        assert_err(
-            approx1(&x, &q, ApproxMethod::Cubic, 0.0),
-            "InvalidArgument",
-            "pos[1, 2] is NaN",
-        );
         let ok = Array::from_slice(&[0.5f32, 1.0, 0.0, 2.0, 1.0, 0.0], &[2, 3])?;
-        assert_err(
-            approx2(&x, &ok, &q, ApproxMethod::Nearest, 0.0),
-            "InvalidArgument",
-            "pos1[1, 2] is NaN",
+        // A NaN position is no error: its point lies off the grid. Shared positions along the
+        // rows [1, 2, 3] and [4, 5, 6]; per-row positions; (row, column) points, nearest
+        // rounding halves up, row 2 and the NaN column off the grid.
+        assert_eq!(
+            approx1(&x, &p, ApproxMethod::Linear, -9.0)?.to_vec()?,
+            [1.5, -9.0, 2.0, 4.5, -9.0, 5.0]
         );
+        assert_eq!(
+            approx1(&x, &q, ApproxMethod::Linear, -9.0)?.to_vec()?,
+            [1.5, 2.0, 1.0, 6.0, 5.0, -9.0]
+        );
+        assert_eq!(
+            approx2(&x, &ok, &q, ApproxMethod::Nearest, -9.0)?.to_vec()?,
+            [5.0, 5.0, 1.0, -9.0, 5.0, -9.0]
+        );
+        // With NaN as the off-grid value: points 3 (row 2) and 5 (a NaN row) are NaN.
+        let nan_off = approx2(&x, &q, &ok, ApproxMethod::Bicubic, f64::NAN)?.to_vec()?;
+        let nans: Vec<bool> = nan_off.iter().map(|v| v.is_nan()).collect();
+        if nans != [false, false, false, true, false, true] {
+            return Err(format!("NaN positions with a NaN off-grid value: {nan_off:?}").into());
+        }
         assert_err(
             approx1(&x, &ok, ApproxMethod::Bilinear, 0.0),
             "InvalidArgument",
@@ -1012,10 +1012,7 @@ pub fn tests() -> Vec<Test> {
         Test::gpu("cuda::signal_approx::nan_on_cuda", nan_on_cuda),
     ];
     #[cfg(feature = "capture")]
-    v.push(Test::gpu(
-        "cuda::signal_approx::refused_in_capture",
-        refused_in_capture,
-    ));
+    v.push(Test::gpu("cuda::signal_approx::in_capture", in_capture));
     for &(name, body) in BODIES {
         v.push(Test::cpu(
             format!("cpu::signal_approx::{name}"),

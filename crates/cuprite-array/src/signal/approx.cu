@@ -2,7 +2,7 @@
 // images (APX_RANK 2: `[n0, n1]`, row-major), each sampled at `plane` points whose coordinates
 // come from the position arrays `p0` (along axis 0) and `p1` (along axis 1): the coordinate of
 // a position `q` is `(q - start) / step` in REAL. A point whose coordinate on some axis lies
-// outside `[0, n - 1]` (or is NaN) takes `off`; a NaN position also raises `chk`. Inside, the
+// outside `[0, n - 1]` or is NaN (a NaN or infinite position) takes `off`. Inside, the
 // taps around the coordinate are read with their indices clamped to the edge: ArrayFire's
 // nearest (APX_KIND 0: the sample at `round(c)`), lower (1: at `floor(c)`), linear (2), linear
 // with cosine smoothing (3), cubic (4) and cubic spline (5), the weights those of
@@ -27,8 +27,9 @@
 // Built after a header that defines REAL (float or double), VT (REAL, or the complex pair type
 // `float2`/`double2` when APX_WIDTH is 2), APX_RANK, APX_KIND, APX_SHARED, APX_DOUBLE (REAL is
 // double), APX_I32 (every index of the call, and the loop counter past the last point, fits in
-// 32 bits), APX_DIV0, APX_DIV1, APX_PER, APX_THREADS, `i64t` and `u64t`, and after
-// af_weights.cu.
+// 32 bits), APX_DIV0, APX_DIV1, APX_PER, APX_THREADS, APX_RB and APX_VEC (the tiled form
+// below: rows of a tile, points a thread; PV the 16-byte vector of APX_VEC REALs when
+// APX_VEC > 1, which only real values take), `i64t` and `u64t`, and after af_weights.cu.
 
 #if APX_I32
 typedef int IX;
@@ -138,9 +139,10 @@ __device__ __forceinline__ VT apx_sum(const VT *__restrict__ xb, IX n1, const IX
 
 __device__ __forceinline__ void approx_run(
     const VT *__restrict__ x, const REAL *__restrict__ p0, const REAL *__restrict__ p1,
-    VT *__restrict__ y, unsigned int *__restrict__ chk, i64t batch, i64t group, i64t n0, i64t n1,
-    i64t plane, i64t units, u64t pmagic, double start0, double step0, double inv0,
-    double start1, double step1, double inv1, double off_re, double off_im) {
+    VT *__restrict__ y, i64t batch, i64t group, i64t n0, i64t n1, i64t plane, i64t cols,
+    i64t units, u64t pmagic, double start0, double step0, double inv0, double start1,
+    double step1, double inv1, double off_re, double off_im) {
+  (void)cols;
   const IX nn0 = (IX)n0, nn1 = (IX)n1, np = (IX)plane, nu = (IX)units;
   const IX npix = nn0 * nn1;
   const REAL s0 = (REAL)start0, d0 = (REAL)step0, r0 = (REAL)inv0, e0 = (REAL)nn0;
@@ -186,13 +188,10 @@ __device__ __forceinline__ void approx_run(
 #endif
       REAL c0;
       bool inside = apx_coord<APX_DIV0 != 0>(q0[k], s0, d0, r0, e0, &c0);
-      bool nan = q0[k] != q0[k];
 #if APX_RANK == 2
       REAL c1;
       inside = apx_coord<APX_DIV1 != 0>(q1[k], s1, d1, r1, e1, &c1) && inside;
-      nan = nan || q1[k] != q1[k];
 #endif
-      if (nan) *chk = 1u;
       if (!inside) {
         for (IX b = b0; b < b1; ++b) y[b * np + p] = off;
         continue;
@@ -207,3 +206,126 @@ __device__ __forceinline__ void approx_run(
     }
   }
 }
+
+#if APX_RANK == 2
+#if APX_VEC > 1
+__device__ __forceinline__ void apx_unpack(const float4 &v, float *o) {
+  o[0] = v.x;
+  o[1] = v.y;
+  o[2] = v.z;
+  o[3] = v.w;
+}
+__device__ __forceinline__ void apx_unpack(const double2 &v, double *o) {
+  o[0] = v.x;
+  o[1] = v.y;
+}
+__device__ __forceinline__ void apx_pack(const float *o, float4 *v) {
+  *v = make_float4(o[0], o[1], o[2], o[3]);
+}
+__device__ __forceinline__ void apx_pack(const double *o, double2 *v) {
+  *v = make_double2(o[0], o[1]);
+}
+#endif
+
+// The tiled form of a two-dimensional call: the points of a plane form `plane / cols` rows of
+// `cols`, and block `blockIdx.x` takes one tile of APX_RB rows of 32 APX_VEC points of one slab
+// (a group of signals sharing the positions, or one signal's own positions: slab `s` holds the
+// points `[s plane, (s + 1) plane)` of the loop above). Thread (tx, ty) takes the APX_VEC
+// consecutive points of row `ty` from column `32 APX_VEC t + APX_VEC tx` of its tile: a warp's
+// positions and outputs are consecutive (with APX_VEC > 1, 16-byte vectors PV: the rows hold
+// whole vectors and the buffers start 16-byte aligned), and the block's points are neighbours
+// on both axes, so a smooth warp of the grid reads a compact patch of the image through the
+// caches. Each point's value is the arithmetic of the loop above; the launch has one block a
+// tile, APX_THREADS = 32 APX_RB threads.
+__device__ __forceinline__ void approx_tiled(
+    const VT *__restrict__ x, const REAL *__restrict__ p0, const REAL *__restrict__ p1,
+    VT *__restrict__ y, i64t batch, i64t group, i64t n0, i64t n1, i64t plane, i64t cols,
+    i64t units, u64t pmagic, double start0, double step0, double inv0, double start1,
+    double step1, double inv1, double off_re, double off_im) {
+  (void)units;
+  (void)pmagic;
+  const IX nn0 = (IX)n0, nn1 = (IX)n1, np = (IX)plane, nc = (IX)cols;
+  const IX nr = np / nc;
+  const IX npix = nn0 * nn1;
+  const REAL s0 = (REAL)start0, d0 = (REAL)step0, r0 = (REAL)inv0, e0 = (REAL)nn0;
+  const REAL s1 = (REAL)start1, d1 = (REAL)step1, r1 = (REAL)inv1, e1 = (REAL)nn1;
+  const VT off = apx_value(off_re, off_im);
+  constexpr int W = 32 * APX_VEC;
+  const IX tc = (nc + W - 1) / W;
+  const IX tiles = tc * ((nr + APX_RB - 1) / APX_RB);
+  const IX sl = (IX)blockIdx.x / tiles;
+  const IX t = (IX)blockIdx.x - sl * tiles;
+  const IX row = (t / tc) * APX_RB + (IX)(threadIdx.x / 32);
+  const IX col = (t % tc) * W + APX_VEC * (IX)(threadIdx.x % 32);
+  if (row >= nr || col >= nc) return;
+  const IX p = row * nc + col;
+#if APX_SHARED
+  const IX at = p;
+  const IX b0 = sl * (IX)group;
+  const IX b1 = b0 + (IX)group < (IX)batch ? b0 + (IX)group : (IX)batch;
+#else
+  const IX at = sl * np + p;
+  const IX b0 = sl;
+  const IX b1 = sl + 1;
+#endif
+  const int live = nc - col < (IX)APX_VEC ? (int)(nc - col) : APX_VEC;
+  REAL q0[APX_VEC], q1[APX_VEC];
+#if APX_VEC > 1
+  if (live == APX_VEC) {
+    apx_unpack(__ldg(reinterpret_cast<const PV *>(p0 + at)), q0);
+    apx_unpack(__ldg(reinterpret_cast<const PV *>(p1 + at)), q1);
+  } else
+#endif
+  {
+#pragma unroll
+    for (int k = 0; k < APX_VEC; ++k) {
+      q0[k] = k < live ? __ldg(p0 + at + k) : (REAL)0;
+      q1[k] = k < live ? __ldg(p1 + at + k) : (REAL)0;
+    }
+  }
+  if (b1 - b0 == 1) {
+    // One signal: each point's value in turn (few registers live), then one store.
+    VT v[APX_VEC];
+#pragma unroll
+    for (int k = 0; k < APX_VEC; ++k) {
+      REAL c0, c1;
+      bool inside = apx_coord<APX_DIV0 != 0>(q0[k], s0, d0, r0, e0, &c0);
+      inside = apx_coord<APX_DIV1 != 0>(q1[k], s1, d1, r1, e1, &c1) && inside;
+      v[k] = off;
+      if (inside) {
+        IX idx[2][APX_TAPS];
+        REAL w[2][APX_TAPS];
+        apx_taps(c0, nn0, idx[0], w[0]);
+        apx_taps(c1, nn1, idx[1], w[1]);
+        v[k] = apx_sum(x + b0 * npix, nn1, idx, w);
+      }
+    }
+    VT *yb = y + b0 * np + p;
+#if APX_VEC > 1
+    if (live == APX_VEC) {
+      apx_pack(v, reinterpret_cast<PV *>(yb));
+      return;
+    }
+#endif
+#pragma unroll
+    for (int k = 0; k < APX_VEC; ++k)
+      if (k < live) yb[k] = v[k];
+    return;
+  }
+  // A group of signals: each point's taps found once for all of them.
+  for (int k = 0; k < live; ++k) {
+    REAL c0, c1;
+    bool inside = apx_coord<APX_DIV0 != 0>(q0[k], s0, d0, r0, e0, &c0);
+    inside = apx_coord<APX_DIV1 != 0>(q1[k], s1, d1, r1, e1, &c1) && inside;
+    if (!inside) {
+      for (IX b = b0; b < b1; ++b) y[b * np + p + k] = off;
+      continue;
+    }
+    IX idx[2][APX_TAPS];
+    REAL w[2][APX_TAPS];
+    apx_taps(c0, nn0, idx[0], w[0]);
+    apx_taps(c1, nn1, idx[1], w[1]);
+    for (IX b = b0; b < b1; ++b) y[b * np + p + k] = apx_sum(x + b * npix, nn1, idx, w);
+  }
+}
+#endif

@@ -1,7 +1,7 @@
 //! ArrayFire's `approx1` and `approx2`: an array interpolated at given positions along one or
 //! two of its axes, batched over the others, on a uniform grid of sample indices (ArrayFire's
-//! `idx_start`, `idx_step`). The positions are checked for NaN by the kernel that reads them
-//! (a flag read back after the call), never by a pass of their own.
+//! `idx_start`, `idx_step`). A NaN position lies off the grid, as an infinite one does: its point
+//! takes the off-grid value, so a call is lazy like any other operation (nothing is read back).
 
 use super::approx_call::{Approx, Curve};
 use super::frames::norm_axis;
@@ -10,7 +10,6 @@ use crate::dtype::{Element, Scalar};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
 use crate::ops::InterpValue;
-use crate::shape::{Layout, numel};
 use std::sync::Arc;
 
 /// ArrayFire's interpolation methods (`af::interpType`) of [`approx1`] and [`approx2`]. The
@@ -125,21 +124,21 @@ pub fn approx1<V: InterpValue>(
 /// `input` interpolated along `interp_dim` at the positions `pos`, the samples along that axis
 /// lying at `idx_start + k idx_step` (ArrayFire's `approx1(in, pos, interp_dim, idx_start,
 /// idx_step, method, off_grid)`): a position `p` is at coordinate `c = (p - idx_start) /
-/// idx_step`, computed in the positions' type. A point with `c` outside `[0, n - 1]` (an
-/// infinite position too) takes `off_grid` (rounded to the values' type; its imaginary part 0).
+/// idx_step`, computed in the positions' type. A point with `c` outside `[0, n - 1]` or NaN (an
+/// infinite or NaN position) takes `off_grid` (rounded to the values' type; its imaginary part
+/// 0).
 ///
 /// `pos` is 1-D (`m` positions shared by every signal of the batch) or has `input`'s rank
 /// with `m` along `interp_dim` and, along every other axis, `input`'s extent or 1 (positions
 /// per signal, broadcast where 1). The result has `input`'s shape with `m` along
 /// `interp_dim`. Values `f32`, `f64`, `c32`, `c64`, positions in their real type. Methods:
-/// [`ApproxMethod`]'s one-dimensional ones. One kernel reads each position once; the call
-/// runs at once (its NaN check is read back, a synchronisation on a GPU), and so not inside a
-/// compiled program (`cuprite_array::compile`, an `Err`).
+/// [`ApproxMethod`]'s one-dimensional ones. One kernel reads each position once; the result is
+/// lazy, as any operation's (no value is read back, so the call may be part of a compiled
+/// program).
 ///
 /// # Errors
-/// A NaN position (named by its index in `pos`); a two-dimensional method; positions of
-/// another shape, an axis out of range, a zero or non-finite `idx_step` or a non-finite
-/// `idx_start`, each named.
+/// A two-dimensional method; positions of another shape, an axis out of range, a zero or
+/// non-finite `idx_step` or a non-finite `idx_start`, each named.
 ///
 /// ```
 /// use cuprite_array::{Array, signal::{ApproxMethod, approx1_uniform}};
@@ -148,8 +147,10 @@ pub fn approx1<V: InterpValue>(
 /// let pos = Array::from_slice(&[15.0f64, 25.0, 30.0], &[3])?;
 /// let y = approx1_uniform(&x, &pos, 1, 10.0, 10.0, ApproxMethod::Linear, 0.0)?;
 /// assert_eq!(y.to_vec()?, [1.5, 2.5, 3.0, 15.0, 25.0, 30.0, 0.0, 3.0, 6.0]);
-/// assert!(approx1_uniform(&x, &Array::from_slice(&[f64::NAN], &[1])?, 1, 0.0, 1.0,
-///     ApproxMethod::Linear, 0.0).is_err());
+/// // A NaN position lies off the grid: every signal takes the off-grid value there.
+/// let nan = Array::from_slice(&[f64::NAN, 20.0], &[2])?;
+/// let y = approx1_uniform(&x, &nan, 1, 10.0, 10.0, ApproxMethod::Linear, -1.0)?;
+/// assert_eq!(y.to_vec()?, [-1.0, 2.0, -1.0, 20.0, -1.0, 0.0]);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn approx1_uniform<V: InterpValue>(
@@ -205,11 +206,12 @@ pub fn approx2<V: InterpValue>(
 /// `pos0` and `pos1` have one shape: 2-D `[m0, m1]` (points shared by every image of the
 /// batch), or `input`'s rank with `m0` along `grid0.axis`, `m1` along `grid1.axis` and, along
 /// every other axis, `input`'s extent or 1. The result has `input`'s shape with `m0` and `m1`
-/// along the two axes. Every [`ApproxMethod`] is taken.
+/// along the two axes. Every [`ApproxMethod`] is taken. A NaN position on either axis puts its
+/// point off the grid (`off_grid`).
 ///
 /// # Errors
-/// A NaN position (named by its array and index); positions of different or unfitting shapes,
-/// equal or out-of-range axes, a zero or non-finite step or a non-finite start, each named.
+/// Positions of different or unfitting shapes, equal or out-of-range axes, a zero or
+/// non-finite step or a non-finite start, each named.
 ///
 /// ```
 /// use cuprite_array::{Array, signal::{ApproxGrid, ApproxMethod, approx2_uniform}};
@@ -339,8 +341,6 @@ fn run<V: InterpValue>(
     method: ApproxMethod,
     off_grid: f64,
 ) -> Result<Array<V>> {
-    // Before any work is queued: the NaN flag is read back on the host after the kernel.
-    crate::runtime::refuse_in_capture(&format!("{what} (its NaN-position flag)"))?;
     let mut nodes = vec![&input.node];
     nodes.extend(pos.iter().map(|p| &p.node));
     check_devices(&nodes)?;
@@ -395,13 +395,6 @@ fn run<V: InterpValue>(
         })
         .collect::<Result<_>>()?;
     let dev = input.device();
-    let flag = crate::backend::of(dev).flag_word(dev)?;
-    let flag_node = Node::new(
-        Op::Leaf(flag.storage.clone(), Layout::contiguous(&[1])),
-        crate::dtype::DType::U32,
-        vec![1],
-        dev,
-    );
     let call = Approx {
         real: <V::Real as Element>::DTYPE,
         complex: V::DTYPE.is_complex(),
@@ -410,36 +403,19 @@ fn run<V: InterpValue>(
         batch,
         n: [n[0], if rank == 2 { n[1] } else { 1 }],
         plane,
+        cols: lay.m[rank - 1],
         shared: lay.shared,
         grid: [words[0], if rank == 2 { words[1] } else { (0.0, 1.0) }],
         off: (off_grid, 0.0),
     };
     let mut inputs = vec![xs.node.clone()];
     inputs.extend(ps.iter().map(|p| p.node.clone()));
-    inputs.push(flag_node);
     let flat: Array<V> = Array::from_node(Node::new(
         Op::Library(Arc::new(call), inputs),
         V::DTYPE,
         vec![batch * plane],
         dev,
     ));
-    flat.eval()?;
-    if crate::backend::of(dev).flag_raised(&flag)? {
-        for (i, p) in pos.iter().enumerate() {
-            first_nan(
-                what,
-                p,
-                if pos.len() == 1 {
-                    "pos"
-                } else {
-                    ["pos0", "pos1"][i]
-                },
-            )?;
-        }
-        return Err(Error::InvalidArgument(format!(
-            "{what}: a position is NaN (found by the kernel that read it; not found again)"
-        )));
-    }
     let mut canon = lead;
     canon.extend(&lay.m);
     let y = flat.reshape(&canon)?;
@@ -451,23 +427,4 @@ fn run<V: InterpValue>(
         inv[p] = i;
     }
     y.permute(&inv)
-}
-
-/// `Err` naming the first NaN of the positions `p` (called `name`), if there is one.
-fn first_nan<R: crate::dtype::Float>(what: &str, p: &Array<R>, name: &str) -> Result<()> {
-    let bad = p.isnan();
-    if numel(p.shape()) == 0 || !bad.any()?.item()? {
-        return Ok(());
-    }
-    let at = bad.flatten()?.argmax()?.item()? as usize;
-    let mut idx = vec![0usize; p.ndim()];
-    let mut rest = at;
-    for (k, &e) in p.shape().iter().enumerate().rev() {
-        idx[k] = rest % e.max(1);
-        rest /= e.max(1);
-    }
-    Err(Error::InvalidArgument(format!(
-        "{what}: {name}{idx:?} is NaN (flat index {at}); positions must be numbers (an \
-         infinite one lies off the grid)"
-    )))
 }

@@ -16,6 +16,10 @@ use std::hash::{Hash, Hasher};
 
 /// Threads a block.
 const THREADS: usize = 256;
+/// Rows of points a block of the tiled form takes (`APX_RB`): a warp a row.
+const RB: usize = THREADS / 32;
+/// Bytes of a vector of positions or outputs in the tiled form (`PV`).
+const VBYTES: usize = 16;
 /// Points a thread takes in one step of its loop (`APX_PER` of `approx.cu`): their position
 /// loads are issued together.
 const PER: usize = 2;
@@ -68,12 +72,12 @@ kernel_params! {
         p0: ReadBuf<'a> as "REAL",
         p1: MaybeRead<'a> as "REAL",
         y: WriteBuf<'a> as "VT",
-        chk: WriteBuf<'a> as "unsigned int",
         batch: i64,
         group: i64,
         n0: i64,
         n1: i64,
         plane: i64,
+        cols: i64,
         units: i64,
         pmagic: u64,
         start0: f64,
@@ -90,8 +94,8 @@ kernel_params! {
 /// The interpolation of input 0 (`batch` signals of `n[..rank]` values of `real`, or of its
 /// complex type when `complex`) at `plane` points a signal, whose positions are input 1 (and
 /// input 2 when `rank` is 2), `plane` of `real` when `shared` (the same for every signal),
-/// else `batch * plane`. The last input is the one-word `u32` flag a NaN position raises. The
-/// output is `batch * plane` values, signal-major.
+/// else `batch * plane`. A point whose position is NaN on either axis lies off the grid, as one
+/// outside it does: it takes `off`. The output is `batch * plane` values, signal-major.
 #[derive(Debug, Clone)]
 pub(crate) struct Approx {
     pub real: DType,
@@ -102,6 +106,8 @@ pub(crate) struct Approx {
     /// The extents of a signal (`n[1] = 1` when `rank` is 1).
     pub n: [usize; 2],
     pub plane: usize,
+    /// Points a row of the plane (its last extent): `plane / cols` rows in two dimensions.
+    pub cols: usize,
     pub shared: bool,
     /// `(start, step)` of each axis: position `q` is at coordinate `(q - start) / step`.
     pub grid: [(f64, f64); 2],
@@ -171,6 +177,32 @@ impl Approx {
             .clamp(1, i32::MAX as usize)
     }
 
+    /// Points a thread of the tiled form takes (`APX_VEC`): a 16-byte vector of real values
+    /// where the rows hold whole vectors, else 1.
+    fn vec_width(&self) -> usize {
+        let vl = VBYTES / self.real.size();
+        if !self.complex && self.cols % vl == 0 {
+            vl
+        } else {
+            1
+        }
+    }
+
+    /// The blocks of the tiled form with `vec` points a thread (one a tile of `RB` rows of
+    /// `32 vec` points, of every slab), where it applies: two dimensions, at least one point,
+    /// and at most `i32::MAX` blocks.
+    fn tiled_blocks(&self, vec: usize) -> Option<usize> {
+        if self.rank != 2 || self.plane == 0 || self.cols == 0 {
+            return None;
+        }
+        let slabs = self.units() / self.plane;
+        let rows = self.plane / self.cols;
+        rows.div_ceil(RB)
+            .checked_mul(self.cols.div_ceil(32 * vec))?
+            .checked_mul(slabs)
+            .filter(|&b| b <= i32::MAX as usize)
+    }
+
     /// The reciprocal of axis `a`'s step in the real type, when it is exact (the step a power
     /// of two, normal, in that type): the kernel then multiplies by it instead of dividing,
     /// which gives the same correctly rounded coordinate. `None`: the kernel divides.
@@ -195,7 +227,7 @@ impl Approx {
     }
 
     fn check<B>(&self, inputs: &[CallInput<'_, B>]) -> Result<()> {
-        let want = 2 + self.rank;
+        let want = 1 + self.rank;
         let pos_ok =
             |i: usize| inputs[i].dtype == self.real && numel(inputs[i].shape) == self.npos();
         let ok = matches!(self.real, DType::F32 | DType::F64)
@@ -205,9 +237,7 @@ impl Approx {
             && inputs[0].dtype == self.value_dtype()
             && numel(inputs[0].shape) == self.batch * self.npix()
             && pos_ok(1)
-            && (self.rank == 1 || pos_ok(2))
-            && inputs[want - 1].dtype == DType::U32
-            && numel(inputs[want - 1].shape) == 1;
+            && (self.rank == 1 || pos_ok(2));
         if !ok {
             return Err(Error::InvalidArgument(format!(
                 "approx made for {self:?} was given {:?}",
@@ -220,18 +250,32 @@ impl Approx {
         Ok(())
     }
 
-    /// The kernel for this call's types, rank, curve and index width.
+    /// The kernel for this call's types, rank, curve and index width, with vectors where the
+    /// rows allow them.
     pub(crate) fn kernel(&self) -> KernelSource {
+        self.kernel_for(self.vec_width())
+    }
+
+    /// The kernel with `vec` points a thread in the tiled form (two dimensions), else the
+    /// grid-stride loop (`vec` 1).
+    fn kernel_for(&self, vec: usize) -> KernelSource {
         let small = self.small(self.grid());
         let div = self.divides();
+        let tiled = self.tiled_blocks(vec).is_some();
+        let vec = if tiled { vec } else { 1 };
         let name = format!(
-            "cuprite_approx{}_{}{}_k{}{}{}_q{div}",
+            "cuprite_approx{}_{}{}_k{}{}{}_q{div}{}",
             self.rank,
             self.real.name(),
             if self.complex { "_c" } else { "" },
             self.curve.code(),
             if self.shared { "_s" } else { "" },
             if small { "" } else { "_i64" },
+            if tiled {
+                format!("_t{vec}")
+            } else {
+                String::new()
+            },
         );
         let double = self.real == DType::F64;
         let real = if double { "double" } else { "float" };
@@ -245,7 +289,8 @@ impl Approx {
              typedef {vt} VT;\n#define APX_DOUBLE {}\n#define APX_WIDTH {}\n\
              #define APX_RANK {}\n#define APX_KIND {}\n#define APX_SHARED {}\n\
              #define APX_I32 {}\n#define APX_DIV0 {}\n#define APX_DIV1 {}\n\
-             #define APX_PER {PER}\n#define APX_THREADS {THREADS}\n",
+             #define APX_PER {PER}\n#define APX_THREADS {THREADS}\n#define APX_RB {RB}\n\
+             #define APX_VEC {vec}\ntypedef {} PV;\n",
             double as u8,
             self.width(),
             self.rank,
@@ -254,18 +299,20 @@ impl Approx {
             small as u8,
             div & 1,
             div >> 1,
+            if double { "double2" } else { "float4" },
         );
+        let body = if tiled { "approx_tiled" } else { "approx_run" };
         let text = format!(
             "{header}{}{}{}{}",
             af_weights::C_SOURCE,
             include_str!("approx.cu"),
             crate::codegen::MARKER,
-            crate::codegen::entry::<ApproxArgs>(&name, &THREADS.to_string(), "approx_run")
+            crate::codegen::entry::<ApproxArgs>(&name, &THREADS.to_string(), body)
         );
         KernelSource::new(name, text)
     }
 
-    fn key(&self) -> u64 {
+    fn key(&self, vec: usize) -> u64 {
         let mut h = KeyHasher(0xa770_0000);
         "approx".hash(&mut h);
         self.real.code().hash(&mut h);
@@ -275,6 +322,8 @@ impl Approx {
         self.shared.hash(&mut h);
         self.small(self.grid()).hash(&mut h);
         self.divides().hash(&mut h);
+        self.tiled_blocks(vec).is_some().hash(&mut h);
+        vec.hash(&mut h);
         h.finish()
     }
 }
@@ -289,7 +338,6 @@ fn div_magic(d: usize) -> u64 {
 
 /// The real types the CPU twin computes in.
 trait Real: Work + Send + Sync {
-    fn is_nan(self) -> bool;
     fn floor(self) -> Self;
     fn round(self) -> Self;
 }
@@ -297,9 +345,6 @@ trait Real: Work + Send + Sync {
 macro_rules! real {
     ($t:ty) => {
         impl Real for $t {
-            fn is_nan(self) -> bool {
-                <$t>::is_nan(self)
-            }
             fn floor(self) -> $t {
                 <$t>::floor(self)
             }
@@ -316,7 +361,8 @@ real!(f64);
 type Taps<R> = ([usize; 4], [R; 4]);
 
 impl Approx {
-    /// The coordinate of position `q` on axis `a`, when it lies on the grid (`apx_coord`).
+    /// The coordinate of position `q` on axis `a`, when it lies on the grid (`apx_coord`; a NaN
+    /// coordinate fails both comparisons, so it lies off the grid).
     fn coord<R: Real>(&self, q: R, a: usize) -> Option<R> {
         let (start, step) = self.grid[a];
         let c = (q - R::from_f64(start)) / R::from_f64(step);
@@ -373,24 +419,21 @@ impl Approx {
         })
     }
 
-    /// Fills `y` (`batch * plane` values of `width` parts); returns whether a position was NaN.
-    fn cpu<R: Real>(&self, x: &[R], p: [&[R]; 2], y: &mut [R]) -> bool {
+    /// Fills `y` (`batch * plane` values of `width` parts).
+    fn cpu<R: Real>(&self, x: &[R], p: [&[R]; 2], y: &mut [R]) {
         let (wd, plane, npix) = (self.width(), self.plane, self.npix());
         let off = [R::from_f64(self.off.0), R::from_f64(self.off.1)];
         const CHUNK: usize = 4096;
         y.par_chunks_mut(CHUNK * wd)
             .enumerate()
-            .map(|(c, yc)| {
-                let mut nan = false;
+            .for_each(|(c, yc)| {
                 for (k, out) in yc.chunks_mut(wd).enumerate() {
                     let o = c * CHUNK + k;
                     let (b, at) = (o / plane, if self.shared { o % plane } else { o });
                     let mut taps = [([0usize; 4], [R::from_f64(1.0); 4]); 2];
                     let mut inside = true;
                     for a in 0..self.rank {
-                        let q = p[a][at];
-                        nan |= q.is_nan();
-                        match self.coord(q, a) {
+                        match self.coord(p[a][at], a) {
                             Some(cv) if inside => taps[a] = self.taps(cv, a),
                             _ => inside = false,
                         }
@@ -404,12 +447,10 @@ impl Approx {
                         *v = self.sum(xb, &taps, ci);
                     }
                 }
-                nan
-            })
-            .reduce(|| false, |a, b| a || b)
+            });
     }
 
-    fn run_typed<R: Real>(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) -> bool {
+    fn run_typed<R: Real>(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) {
         let wd = self.width();
         let host = |i: usize, len: usize| -> &[R] {
             let v: &[R] = bytemuck::cast_slice(inputs[i].buf.bytes());
@@ -447,13 +488,10 @@ impl LibraryCall for Approx {
 
     fn run_cpu(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) -> Result<()> {
         self.check(inputs)?;
-        let nan = if self.real == DType::F64 {
-            self.run_typed::<f64>(inputs, out)
+        if self.real == DType::F64 {
+            self.run_typed::<f64>(inputs, out);
         } else {
-            self.run_typed::<f32>(inputs, out)
-        };
-        if nan {
-            crate::backend::cpu::flags::raise(inputs[self.rank + 1].buf);
+            self.run_typed::<f32>(inputs, out);
         }
         Ok(())
     }
@@ -470,7 +508,22 @@ impl LibraryCall for Approx {
         if ny == 0 {
             return Ok(());
         }
-        let k = crate::jit::library_kernel(st, self.key(), || self.kernel())?;
+        // Vectors only where the positions and the output start 16-byte aligned (the row
+        // length was checked by `vec_width`).
+        let at16 = |i: usize| {
+            let p = &inputs[i];
+            p.buf
+                .ptr()
+                .wrapping_add((p.layout.offset * self.real.size()) as u64)
+                % VBYTES as u64
+                == 0
+        };
+        let vec = if at16(1) && (self.rank == 1 || at16(2)) && out.ptr() % VBYTES as u64 == 0 {
+            self.vec_width()
+        } else {
+            1
+        };
+        let k = crate::jit::library_kernel(st, self.key(vec), || self.kernel_for(vec))?;
         let vd = self.value_dtype();
         let pos = |i: usize| {
             ReadBuf::part(
@@ -492,12 +545,12 @@ impl LibraryCall for Approx {
             p0: pos(1)?,
             p1: if self.rank == 2 { Some(pos(2)?) } else { None },
             y: WriteBuf::part(out, vd, 0, ny)?,
-            chk: WriteBuf::all(inputs[self.rank + 1].buf)?,
             batch: i(self.batch),
             group: i(self.group()),
             n0: i(self.n[0]),
             n1: i(self.n[1]),
             plane: i(self.plane),
+            cols: i(self.cols),
             units: i(self.units()),
             pmagic: if self.small(self.grid()) {
                 div_magic(self.plane)
@@ -513,18 +566,24 @@ impl LibraryCall for Approx {
             off_re: self.off.0,
             off_im: self.off.1,
         };
+        let grid = self.tiled_blocks(vec).unwrap_or_else(|| self.grid());
         let a = params.args();
-        // SAFETY: the words are `approx_run`'s parameters in order (`ApproxArgs`); every
-        // buffer is a range checked inside its allocation: the signals `batch * n0 * n1`
-        // values, the positions `plane` (shared) or `batch * plane` each, the output `batch *
-        // plane`, the flag one word. The kernel reads a signal only at taps clamped into
+        // SAFETY: the words are `approx_run`'s and `approx_tiled`'s parameters in order
+        // (`ApproxArgs`); every buffer is a range checked inside its allocation: the signals
+        // `batch * n0 * n1` values, the positions `plane` (shared) or `batch * plane` each,
+        // the output `batch * plane`. The kernel reads a signal only at taps clamped into
         // `[0, n)` on each axis (taps are formed only for coordinates in `[0, n - 1]`), the
-        // positions below their count, and writes each output once below `batch * plane`;
-        // the 32-bit form is taken only where every such index and the loop counter fit.
+        // positions below their count, and writes each output once below `batch * plane`
+        // (the tiled form: a point's row below `plane / cols`, its column below `cols`, and
+        // its slab below `units / plane`, one block a tile of every slab); the 32-bit form is
+        // taken only where every such index and the loop counter fit. The tiled form's
+        // 16-byte vectors are built only for real values whose rows hold whole vectors, with
+        // the positions and the output starting 16-byte aligned: a vector starts at a column
+        // that is a multiple of its width, so it is aligned and lies inside its row.
         unsafe {
             stream.launch_packed(
                 &k.func,
-                (self.grid() as u32, 1, 1),
+                (grid as u32, 1, 1),
                 (THREADS as u32, 1, 1),
                 0,
                 &a.words,
@@ -554,6 +613,7 @@ mod tests {
             batch: 1,
             n: [4, 4],
             plane: 1,
+            cols: 1,
             shared: true,
             grid: [(0.0, step), (0.0, 1.0)],
             off: (0.0, 0.0),

@@ -203,7 +203,7 @@ fn approx2_bilinear(ctx: &mut BenchCtx) -> BenchResult {
         .with_target(Target::RatioAtLeast(0.8))
         .with_note(format!(
             "image, pos0, pos1 read and the result written once; {CALLS} calls per event \
-             pair, each with its NaN-position flag read back (a synchronisation)"
+             pair, nothing read back between them"
         ));
         Ok(vec![f])
     })
