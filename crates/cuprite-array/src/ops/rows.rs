@@ -6,7 +6,8 @@
 //! # Numerics
 //!
 //! - Floating-point dtypes only; `f16`/`bf16` (and `f32`) accumulate in `f32` on the GPU,
-//!   `f64` in `f64`; the CPU backend computes every dtype in `f64` and rounds once.
+//!   `f64` in `f64`; the CPU backend computes every dtype in `f64` and rounds once. On the
+//!   GPU, `f16`/`bf16` exponentials below the smallest normal `f32` are flushed to 0.
 //! - softmax, log_softmax and logsumexp subtract the row maximum (no overflow for large
 //!   values). A row that is all `-inf` gives NaN from softmax and log_softmax and `-inf` from
 //!   logsumexp (as PyTorch); NaN anywhere in a row makes the row's results NaN; a `+inf` makes
