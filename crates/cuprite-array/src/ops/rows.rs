@@ -656,14 +656,14 @@ impl LibraryCall for RowOp {
         // aligned lines) reads a block's next line while it works on this one. Lines held in
         // registers and written back whole take a block each instead (the hardware keeps
         // enough of them in flight) when they are of at least `ONE_LINE_BYTES`, or layer_norm
-        // lines without a weight or a bias; held lines with a weight or a bias, and logsumexp
-        // (one value written a line), run as two waves, which even out the tail
-        // (docs/perf-log/ has the sweeps).
+        // lines without a weight or a bias; held lines with a weight or a bias, and held
+        // half-precision logsumexp lines (one value written a line), run as two waves, which
+        // even out the tail (docs/perf-log/ has the sweeps).
         const ONE_LINE_BYTES: usize = 16 << 10;
         let held = shape.holds(self.n);
         let weighted = self.has_w || self.has_b;
         let blocks = match self.kind {
-            RowKind::LogSumExp if held => resident.saturating_mul(2),
+            RowKind::LogSumExp if held && self.dtype.size() <= 2 => resident.saturating_mul(2),
             RowKind::LogSumExp => resident,
             RowKind::LayerNorm if held && !weighted => lines,
             _ if held && self.n * self.dtype.size() >= ONE_LINE_BYTES => lines,
