@@ -116,19 +116,33 @@ fn check_dtype<T: Element>(
     tol: (f64, f64),
 ) -> TestResult {
     let len: usize = shape.iter().product();
-    let n = shape[axis];
     let x: Vec<f64> = rng
         .vec_f32(len, -4.0, 4.0)
         .iter()
         .map(|&v| v as f64)
         .collect();
+    let a = Array::from_slice(&x, shape)?.cast::<T>();
+    check_array(rng, &a, axis, tol, "")
+}
+
+/// Every op on `a` (any layout: realised, a view or a lazy expression) along `axis`, with a
+/// weight and a bias drawn from `rng`, within `(rtol, atol)` of the f64 reference computed from
+/// the values `a` holds.
+fn check_array<T: Element>(
+    rng: &mut Rng,
+    a: &Array<T>,
+    axis: usize,
+    tol: (f64, f64),
+    what: &str,
+) -> TestResult {
+    let shape = a.shape().to_vec();
+    let n = shape[axis];
     let w: Vec<f64> = rng.vec_f32(n, 0.5, 1.5).iter().map(|&v| v as f64).collect();
     let b: Vec<f64> = rng
         .vec_f32(n, -1.0, 1.0)
         .iter()
         .map(|&v| v as f64)
         .collect();
-    let a = Array::from_slice(&x, shape)?.cast::<T>();
     let wa = Array::from_slice(&w, &[n])?.cast::<T>();
     let ba = Array::from_slice(&b, &[n])?.cast::<T>();
     // The reference sees exactly the values the operation sees.
@@ -136,14 +150,14 @@ fn check_dtype<T: Element>(
     let wr = wa.cast::<f64>().to_vec()?;
     let br = ba.cast::<f64>().to_vec()?;
     for op in OPS {
-        let got = apply(op, &a, axis as isize, &wa, &ba)?;
-        let want = rows_ref(op, &xr, shape, axis, &wr, &br);
+        let got = apply(op, a, axis as isize, &wa, &ba)?;
+        let want = rows_ref(op, &xr, &shape, axis, &wr, &br);
         close(
             &got,
             &want,
             tol.0,
             tol.1,
-            &format!("{op:?} of {} {shape:?} along {axis}", T::DTYPE),
+            &format!("{op:?} of {} {what}{shape:?} along {axis}", T::DTYPE),
         )?;
     }
     Ok(())
@@ -746,8 +760,138 @@ fn rows_nan_shares(d: Device) -> TestResult {
     })
 }
 
+/// Lines of lengths around the 16-byte vector of each dtype (8 half values, 4 `f32`, 2 `f64`)
+/// and the registers of a block; lines that start off the vector's alignment or step by more
+/// than one (views, read through the fused producer); lines along the middle axes of a 4-d
+/// array (two outer and two inner coordinates to unravel), realised and fused.
+fn rows_odd_lines(d: Device) -> TestResult {
+    use cuprite_array::{bf16, f16, s};
+    cuprite_array::with_device(d, || {
+        let mut rng = Rng::fresh();
+        let (t64, t32, t16, tb16) = ((1e-10, 1e-12), (3e-5, 3e-5), (2e-3, 2e-3), (1.6e-2, 1.6e-2));
+        for n in [2, 7, 8, 9, 15, 16, 17, 24, 40, 1016, 4088, 4095, 4104, 8191] {
+            let shape = [5, n];
+            check_dtype::<f64>(&mut rng, &shape, 1, t64)?;
+            check_dtype::<f32>(&mut rng, &shape, 1, t32)?;
+            check_dtype::<f16>(&mut rng, &shape, 1, t16)?;
+            check_dtype::<bf16>(&mut rng, &shape, 1, tb16)?;
+        }
+        for n in [4097usize, 1025] {
+            let x = Array::from_slice(&rng.vec_f32(4 * n, -4.0, 4.0), &[4, n])?;
+            let views = [
+                (x.slice(&s![.., 1..])?, "from element 1 "),
+                (x.slice(&s![.., ..;2])?, "every second element "),
+                (x.slice(&s![1.., 3..;3])?, "every third element from 3 "),
+            ];
+            for (v, what) in &views {
+                check_array::<f32>(&mut rng, v, 1, t32, what)?;
+                check_array::<bf16>(&mut rng, &v.cast::<bf16>(), 1, tb16, what)?;
+                check_array::<f16>(&mut rng, &v.cast::<f16>(), 1, t16, what)?;
+            }
+        }
+        let x = Array::from_slice(&rng.vec_f32(2 * 3 * 40 * 5, -4.0, 4.0), &[2, 3, 40, 5])?;
+        for axis in [1, 2] {
+            check_array::<f32>(&mut rng, &x, axis, t32, "realised ")?;
+            check_array::<f32>(&mut rng, &(&x * 0.5f32), axis, t32, "fused ")?;
+            check_array::<bf16>(&mut rng, &x.cast::<bf16>(), axis, tb16, "fused ")?;
+        }
+        Ok(())
+    })
+}
+
+/// NaN in realised arrays of every float dtype (the kernels without a producer, the streaming
+/// form included): a line holding a NaN is NaN throughout for softmax and log_softmax and NaN
+/// for logsumexp, also where whole warps' shares of the line are NaN and the others finite (the
+/// shares of the vector layouts: 8 half values or 4 `f32` a lane, 32 lanes a warp); lines
+/// without NaN keep their values (softmax sums to 1, logsumexp as the f64 formula).
+fn rows_nan_plain(d: Device) -> TestResult {
+    use cuprite_array::{bf16, f16};
+    cuprite_array::with_device(d, || {
+        for n in [256usize, 1000, 4096, 8192] {
+            let patterns: [&dyn Fn(usize) -> bool; 7] = [
+                &|i| i != 0,
+                &|i| i + 1 == n,
+                &|i| i < n / 2,
+                &|i| i % 1024 < 256,
+                &|i| i % 1024 >= 256,
+                &|i| (i / 128) % 8 == 1,
+                &|i| (i / 32) % 2 == 0,
+            ];
+            let rows = patterns.len() + 2;
+            let v: Vec<f32> = (0..rows * n)
+                .map(|i| {
+                    let (r, j) = (i / n, i % n);
+                    if r < patterns.len() && (patterns[r])(j) {
+                        f32::NAN
+                    } else {
+                        ((i * 29 % 97) as f32) / 20.0 - 2.0
+                    }
+                })
+                .collect();
+            let a = Array::from_slice(&v, &[rows, n])?;
+            let results = |dt: &str| -> cuprite_array::Result<[Vec<f64>; 4]> {
+                macro_rules! run {
+                    ($t:ty) => {{
+                        let h = a.cast::<$t>();
+                        h.eval()?;
+                        [
+                            h.softmax(1)?.cast::<f64>().to_vec()?,
+                            h.log_softmax(1)?.cast::<f64>().to_vec()?,
+                            h.logsumexp(1)?.cast::<f64>().to_vec()?,
+                            h.cast::<f64>().to_vec()?,
+                        ]
+                    }};
+                }
+                Ok(match dt {
+                    "bf16" => run!(bf16),
+                    "f16" => run!(f16),
+                    "f64" => run!(f64),
+                    _ => run!(f32),
+                })
+            };
+            for dt in ["f32", "bf16", "f16", "f64"] {
+                let [sm, ls, lse, x] = results(dt)?;
+                for r in 0..rows {
+                    let line = &x[r * n..(r + 1) * n];
+                    let what = format!("{dt} n={n} row {r}");
+                    let (srow, lrow) = (&sm[r * n..(r + 1) * n], &ls[r * n..(r + 1) * n]);
+                    if line.iter().any(|x| x.is_nan()) {
+                        let bad = srow.iter().chain(lrow).position(|y| !y.is_nan());
+                        if let Some(j) = bad {
+                            return Err(
+                                format!("{what} (NaN): softmax/log_softmax {j} not NaN").into()
+                            );
+                        }
+                        if !lse[r].is_nan() {
+                            return Err(format!("{what} (NaN): logsumexp {}", lse[r]).into());
+                        }
+                    } else {
+                        let s: f64 = srow.iter().sum();
+                        let m = line.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                        let want = m + line.iter().map(|x| (x - m).exp()).sum::<f64>().ln();
+                        let lerr = (lse[r] - want).abs() / want.abs().max(1.0);
+                        if (s - 1.0).abs() > 2e-2
+                            || lerr > 1e-2
+                            || lrow.iter().any(|y| !y.is_finite())
+                        {
+                            return Err(format!(
+                                "{what}: softmax sums to {s}, logsumexp {} vs {want}",
+                                lse[r]
+                            )
+                            .into());
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("rows_nan_shares", rows_nan_shares),
+    ("rows_nan_plain", rows_nan_plain),
+    ("rows_odd_lines", rows_odd_lines),
     ("rows_fused_producer", rows_fused_producer),
     ("cross_entropy_reductions", cross_entropy_reductions),
     ("rows_values", rows_values),

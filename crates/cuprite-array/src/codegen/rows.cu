@@ -23,8 +23,11 @@
 
 enum RowOp { ROW_SOFTMAX = 0, ROW_LOG_SOFTMAX = 1, ROW_LOGSUMEXP = 2, ROW_LAYER_NORM = 3, ROW_RMS_NORM = 4, ROW_NORMALIZE = 5, ROW_NORMALIZE2 = 6 };
 
-// Element traits. Half types keep statistics in `float` but store 8 or 11 bits: the fast
-// exponential (about 2 ulp of `float`) is far below their rounding.
+// Element traits. Half types keep statistics in `float` but store 8 or 11 bits: their
+// exponential is the hardware's base-2 one (about 2 ulp of `float`, results below the
+// smallest normal `float` flushed to 0), far below their rounding. `fm` is a fused multiply-add
+// (kept whatever the contraction option), `st2` converts two values into one word of two
+// storage values (`lo` in the low half), where the storage type is two bytes.
 struct RowF32 {
   typedef float S; typedef float C;
   static __device__ __forceinline__ C ld(S x) { return x; }
@@ -34,6 +37,7 @@ struct RowF32 {
   static __device__ __forceinline__ C rt(C x) { return sqrtf(x); }
   static __device__ __forceinline__ C pw(C x, C y) { return powf(x, y); }
   static __device__ __forceinline__ C ab(C x) { return fabsf(x); }
+  static __device__ __forceinline__ C fm(C a, C b, C c) { return __fmaf_rn(a, b, c); }
   static __device__ __forceinline__ C inf() { return finf(); }
 };
 struct RowF64 {
@@ -45,24 +49,46 @@ struct RowF64 {
   static __device__ __forceinline__ C rt(C x) { return sqrt(x); }
   static __device__ __forceinline__ C pw(C x, C y) { return pow(x, y); }
   static __device__ __forceinline__ C ab(C x) { return fabs(x); }
+  static __device__ __forceinline__ C fm(C a, C b, C c) { return __fma_rn(a, b, c); }
   static __device__ __forceinline__ C inf() { return dinf(); }
 };
+// `2^(x log2 e)` by the flushing base-2 instruction: one instruction after the multiply.
+__device__ __forceinline__ float row_ex2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.4426950408889634f));
+  return y;
+}
 struct RowF16 : RowF32 {
   typedef unsigned short S;
   static __device__ __forceinline__ C ld(S x) { return h2f(x); }
   static __device__ __forceinline__ S st(C x) { return f2h(x); }
-  static __device__ __forceinline__ C ex(C x) { return __expf(x); }
+  static __device__ __forceinline__ C ex(C x) { return row_ex2(x); }
+  static __device__ __forceinline__ unsigned st2(C lo, C hi) {
+#if __CUDA_ARCH__ >= 800
+    unsigned w; asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo)); return w;
+#else
+    return (unsigned)f2h(lo) | ((unsigned)f2h(hi) << 16);
+#endif
+  }
 };
 struct RowBF16 : RowF32 {
   typedef unsigned short S;
   static __device__ __forceinline__ C ld(S x) { return bf2f(x); }
   static __device__ __forceinline__ S st(C x) { return f2bf(x); }
-  static __device__ __forceinline__ C ex(C x) { return __expf(x); }
+  static __device__ __forceinline__ C ex(C x) { return row_ex2(x); }
+  static __device__ __forceinline__ unsigned st2(C lo, C hi) {
+#if __CUDA_ARCH__ >= 800
+    unsigned w; asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo)); return w;
+#else
+    return (unsigned)f2bf(lo) | ((unsigned)f2bf(hi) << 16);
+#endif
+  }
 };
 
 // 16 bytes of storage values.
 template <class T> union RowPack {
   uint4 u;
+  unsigned w[4];
   typename T::S e[16 / sizeof(typename T::S)];
 };
 template <class T> struct RowVec { static constexpr int N = 16 / sizeof(typename T::S); };
@@ -233,6 +259,23 @@ __device__ __forceinline__ void row_each(bool vec, int nn, F f) {
   for (int k = 0; k < ITEMS; ++k) { const int i = t + k * THREADS; if (i < nn) f(k, i); }
 }
 
+// How many of a line's `nn` elements this thread holds (see `row_each`).
+template <int THREADS, int ITEMS, int V>
+__device__ __forceinline__ int row_held(bool vec, int nn) {
+  const int t = threadIdx.x;
+  int c = 0;
+  if constexpr (V > 0) {
+    if (vec) {
+      #pragma unroll
+      for (int q = 0; q < ITEMS / V; ++q) c += (q * THREADS + t) * V < nn ? V : 0;
+      return c;
+    }
+  }
+  #pragma unroll
+  for (int k = 0; k < ITEMS; ++k) c += t + k * THREADS < nn ? 1 : 0;
+  return c;
+}
+
 // What a line's output is made of: `y(x)` from the statistics, then the weight and bias.
 template <class T, int KIND> struct RowOut {
   typedef typename T::C C;
@@ -328,13 +371,13 @@ __device__ __forceinline__ bool row_near_stats(typename T::C (&v)[ITEMS], bool v
     }
     return M > -inf && M < inf;
   } else if constexpr (KIND == ROW_LAYER_NORM) {
-    C sm = (C)0, ct = (C)0;
-    row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) { sm += v[k]; ct += (C)1; });
+    C sm = (C)0;
+    row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) { sm += v[k]; });
     sm = row_warp_sum(sm);
-    ct = row_warp_sum(ct);
+    const C ct = (C)row_warp_sum(row_held<THREADS, ITEMS, V>(vec, nn));
     const C mw = ct > (C)0 ? sm / ct : (C)0;
     C sq = (C)0;
-    row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) { const C d = v[k] - mw; sq += d * d; });
+    row_each<THREADS, ITEMS, V>(vec, nn, [&](int k, int) { const C d = v[k] - mw; sq = T::fm(d, d, sq); });
     sq = row_warp_sum(sq);
     C mean, var;
     row_block_meanvar<W>(sm, ct, mw, sq, sh, ph, (C)n, mean, var);
@@ -436,12 +479,19 @@ __device__ __forceinline__ void row_near_write(const typename T::C (&v)[ITEMS], 
           RowPack<T> pk, wv, bv;
           if constexpr (HAS_W) wv.u = *reinterpret_cast<const uint4 *>(w + i0);
           if constexpr (HAS_B) bv.u = *reinterpret_cast<const uint4 *>(b + i0);
+          typename T::C y[V];
           #pragma unroll
           for (int r = 0; r < V; ++r) {
-            typename T::C y = o.y(v[q * V + r]);
-            if constexpr (HAS_W) y = y * T::ld(wv.e[r]);
-            if constexpr (HAS_B) y = y + T::ld(bv.e[r]);
-            pk.e[r] = T::st(y);
+            y[r] = o.y(v[q * V + r]);
+            if constexpr (HAS_W) y[r] = y[r] * T::ld(wv.e[r]);
+            if constexpr (HAS_B) y[r] = y[r] + T::ld(bv.e[r]);
+          }
+          if constexpr (sizeof(typename T::S) == 2) {
+            #pragma unroll
+            for (int r = 0; r < V / 2; ++r) pk.w[r] = T::st2(y[2 * r], y[2 * r + 1]);
+          } else {
+            #pragma unroll
+            for (int r = 0; r < V; ++r) pk.e[r] = T::st(y[r]);
           }
           *reinterpret_cast<uint4 *>(out + base + i0) = pk.u;
         }
@@ -563,7 +613,12 @@ __device__ __forceinline__ void rows_lines(const Src &src, const typename T::S *
     }
   }
   for (i64t line = blockIdx.x; line < lines; line += gridDim.x) {
-    const i64t o = line / inner, j = line - o * inner;
+    // Lines along the last axis (`inner == 1`, the common case) skip the division.
+    i64t o = line, j = 0;
+    if (inner != 1) {
+      o = line / inner;
+      j = line - o * inner;
+    }
     const i64t base = o * n * inner + j;
     const auto L = src.line(o, j);
     if (cached) {

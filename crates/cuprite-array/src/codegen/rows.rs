@@ -271,12 +271,14 @@ impl RowSpec<'_> {
     /// Blocks of [`BLOCK`] threads that must fit on an SM at once (the register budget):
     /// fewer as a thread holds more values. With a weight or a bias, two blocks leave a thread
     /// of more than 16 held values room for the next line's vectors, the weight's and the
-    /// bias's without spilling.
+    /// bias's without spilling; so do softmax and log_softmax, whose exponentials and next
+    /// line's vectors are live together (at three blocks they spill).
     fn min_blocks(&self) -> usize {
         let value_regs = self.shape.items * if self.dtype == DType::F64 { 2 } else { 1 };
+        let exps = matches!(self.kind, RowKind::Softmax | RowKind::LogSoftmax);
         match value_regs {
             0..=16 => 4,
-            _ if self.has_w || self.has_b => 2,
+            _ if self.has_w || self.has_b || exps => 2,
             17..=32 => 3,
             _ => 2,
         }
@@ -481,11 +483,21 @@ fn producer_line(p: &Program, ax: usize) -> String {
     if ax > 0 {
         line.push_str("    i64t ro_ = o;\n");
     }
+    // The outermost coordinate of each side is what remains (`o < s0 * .. * s{ax-1}`, `j`
+    // below the extents after `ax`): no division for it.
     for d in (ax + 1..nd).rev() {
-        let _ = writeln!(line, "    const i64t c{d} = ri_ % s{d}; ri_ /= s{d};");
+        if d == ax + 1 {
+            let _ = writeln!(line, "    const i64t c{d} = ri_;");
+        } else {
+            let _ = writeln!(line, "    const i64t c{d} = ri_ % s{d}; ri_ /= s{d};");
+        }
     }
     for d in (0..ax).rev() {
-        let _ = writeln!(line, "    const i64t c{d} = ro_ % s{d}; ro_ /= s{d};");
+        if d == 0 {
+            let _ = writeln!(line, "    const i64t c{d} = ro_;");
+        } else {
+            let _ = writeln!(line, "    const i64t c{d} = ro_ % s{d}; ro_ /= s{d};");
+        }
     }
     for k in 0..p.inputs.len() {
         let terms: String = (0..nd)

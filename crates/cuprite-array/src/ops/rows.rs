@@ -6,7 +6,8 @@
 //! # Numerics
 //!
 //! - Floating-point dtypes only; `f16`/`bf16` (and `f32`) accumulate in `f32` on the GPU,
-//!   `f64` in `f64`; the CPU backend computes every dtype in `f64` and rounds once.
+//!   `f64` in `f64`; the CPU backend computes every dtype in `f64` and rounds once. On the
+//!   GPU, `f16`/`bf16` exponentials below the smallest normal `f32` are flushed to 0.
 //! - softmax, log_softmax and logsumexp subtract the row maximum (no overflow for large
 //!   values). A row that is all `-inf` gives NaN from softmax and log_softmax and `-inf` from
 //!   logsumexp (as PyTorch); NaN anywhere in a row makes the row's results NaN; a `+inf` makes
@@ -653,18 +654,21 @@ impl LibraryCall for RowOp {
         let resident = (st.sms * per_sm).max(1) as usize;
         // One wave of blocks, each looping over its lines: the streaming form (contiguous
         // aligned lines) reads a block's next line while it works on this one. Lines held in
-        // registers and written back whole, of at least `ONE_LINE_BYTES`, take a block each
-        // instead (the hardware keeps enough of them in flight); held lines with a weight or
-        // a bias run as two waves, which even out the tail (docs/perf-log/ has the sweep).
+        // registers and written back whole take a block each instead (the hardware keeps
+        // enough of them in flight) when they are of at least `ONE_LINE_BYTES`, or layer_norm
+        // lines without a weight or a bias; held lines with a weight or a bias, and held
+        // half-precision logsumexp lines (one value written a line), run as two waves, which
+        // even out the tail (docs/perf-log/ has the sweeps).
         const ONE_LINE_BYTES: usize = 16 << 10;
         let held = shape.holds(self.n);
-        let whole = !matches!(self.kind, crate::codegen::RowKind::LogSumExp);
-        let blocks = if held && whole && self.n * self.dtype.size() >= ONE_LINE_BYTES {
-            lines
-        } else if held && (self.has_w || self.has_b) {
-            resident.saturating_mul(2)
-        } else {
-            resident
+        let weighted = self.has_w || self.has_b;
+        let blocks = match self.kind {
+            RowKind::LogSumExp if held && self.dtype.size() <= 2 => resident.saturating_mul(2),
+            RowKind::LogSumExp => resident,
+            RowKind::LayerNorm if held && !weighted => lines,
+            _ if held && self.n * self.dtype.size() >= ONE_LINE_BYTES => lines,
+            _ if held && weighted => resident.saturating_mul(2),
+            _ => resident,
         };
         let grid = lines.min(blocks).min(i32::MAX as usize) as u32;
         // SAFETY: the words and accesses come from the kernel's own parameter description
