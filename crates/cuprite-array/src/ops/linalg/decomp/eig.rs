@@ -131,7 +131,7 @@ fn general<T: Scalar>(call: &str, a: &Array<T>, vectors: bool) -> Result<General
             finite.eval()?;
             let (sv, _) = solver(ord)?;
             // Column-major a: the row-major elements of aᵀ.
-            let f = owned(&Array::select(&finite, &a.t(), T::default())?)?;
+            let f = owned(&Array::select(&finite, a.t(), T::default())?)?;
             let w = scratch(ord, <ComplexOf<T> as Element>::DTYPE, n)?;
             let vr = if vectors {
                 Some(scratch(ord, T::DTYPE, n * n)?)
