@@ -123,13 +123,13 @@ fn general<T: Scalar>(call: &str, a: &Array<T>, vectors: bool) -> Result<General
                 let z = |s: &[usize]| Array::<ComplexOf<T>>::zeros(s).to_device(dev);
                 return Ok((z(&[0])?, if vectors { Some(z(&[0, 0])?) } else { None }));
             }
+            let (sv, _) = solver(ord)?;
             // Whether every element is finite, decided on the device and read back only after
             // the solve, whose `info` read waits for the stream anyway (no round trip of its
             // own). A matrix holding a NaN or an infinity reaches the solver as zeros, on which
             // it is harmless, and the call is then an `Err` naming the element.
             let finite = T::abs_f64(a).isfinite().all()?;
             finite.eval()?;
-            let (sv, _) = solver(ord)?;
             // Column-major a: the row-major elements of aᵀ.
             let f = owned(&Array::select(&finite, a.t(), T::default())?)?;
             let w = scratch(ord, <ComplexOf<T> as Element>::DTYPE, n)?;
