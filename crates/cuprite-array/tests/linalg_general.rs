@@ -213,6 +213,29 @@ fn eig_stack_and_errors(dev: Device) -> TestResult {
     assert_err(linalg::eig(&bad), "InvalidArgument", "NaN");
     let bad = Array::from_slice_on(dev, &[1.0, 0.0, f64::INFINITY, 1.0], &[2, 2])?;
     assert_err(linalg::eigvals(&bad), "InvalidArgument", "[1, 0]");
+    // A non-finite element inside a larger matrix (real, then a complex one whose imaginary
+    // part is NaN), after which the same matrix made finite decomposes as usual.
+    let n = 40;
+    let mut m = rand_vec(&mut rng, n * n);
+    m[5 * n + 7] = f64::NEG_INFINITY;
+    assert_err(
+        linalg::eig(&Array::from_slice_on(dev, &m, &[n, n])?),
+        "InvalidArgument",
+        "element [5, 7] is -inf",
+    );
+    let mut z = real_to_c(&rand_vec(&mut rng, 9));
+    z[4] = C::new(0.5, f64::NAN);
+    assert_err(
+        linalg::eigvals(&Array::from_slice_on(dev, &z, &[3, 3])?),
+        "InvalidArgument",
+        "element [1, 1]",
+    );
+    m[5 * n + 7] = 0.25;
+    let (w, v) = linalg::eig(&Array::from_slice_on(dev, &m, &[n, n])?)?;
+    let res = eig_residual(&real_to_c(&m), n, &w.to_vec()?, &v.to_vec()?)?;
+    if res > 1e-12 {
+        return Err(format!("eig after a refused matrix: residual {res}").into());
+    }
     Ok(())
 }
 

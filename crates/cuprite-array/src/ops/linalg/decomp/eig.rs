@@ -80,11 +80,9 @@ pub fn eigvals<T: Scalar>(a: &Array<T>) -> Result<Array<ComplexOf<T>>> {
     Ok(general("eigvals", a, false)?.0)
 }
 
-/// `Err` naming the first element of `a` that is not finite.
-fn check_finite<T: Scalar>(call: &str, a: &Array<T>, n: usize) -> Result<()> {
-    if T::abs_f64(a).isfinite().all()?.item()? {
-        return Ok(());
-    }
+/// The `Err` of a matrix `a` (`n` columns) holding a NaN or an infinity: it names the first such
+/// element (read back from `a`).
+fn not_finite<T: Scalar>(call: &str, a: &Array<T>, n: usize) -> Result<Error> {
     let v = a.to_vec()?;
     let i = v
         .iter()
@@ -93,7 +91,7 @@ fn check_finite<T: Scalar>(call: &str, a: &Array<T>, n: usize) -> Result<()> {
             !z.re.is_finite() || !z.im.is_finite()
         })
         .unwrap_or(0);
-    Err(Error::InvalidArgument(format!(
+    Ok(Error::InvalidArgument(format!(
         "{call}: element [{}, {}] is {} (the matrix must be finite)",
         i / n.max(1),
         i % n.max(1),
@@ -121,21 +119,26 @@ fn general<T: Scalar>(call: &str, a: &Array<T>, vectors: bool) -> Result<General
             Ok((w, v))
         },
         |ord| {
-            check_finite(call, a, n)?;
             if n == 0 {
                 let z = |s: &[usize]| Array::<ComplexOf<T>>::zeros(s).to_device(dev);
                 return Ok((z(&[0])?, if vectors { Some(z(&[0, 0])?) } else { None }));
             }
             let (sv, _) = solver(ord)?;
+            // Whether every element is finite, decided on the device and read back only after
+            // the solve, whose `info` read waits for the stream anyway (no round trip of its
+            // own). A matrix holding a NaN or an infinity reaches the solver as zeros, on which
+            // it is harmless, and the call is then an `Err` naming the element.
+            let finite = T::abs_f64(a).isfinite().all()?;
+            finite.eval()?;
             // Column-major a: the row-major elements of aᵀ.
-            let f = owned(&a.t())?;
+            let f = owned(&Array::select(&finite, a.t(), T::default())?)?;
             let w = scratch(ord, <ComplexOf<T> as Element>::DTYPE, n)?;
             let vr = if vectors {
                 Some(scratch(ord, T::DTYPE, n * n)?)
             } else {
                 None
             };
-            {
+            let solved = {
                 let (mut fs, mut ws) = (
                     span::<T>(&f)?,
                     span::<<T as cuprite_driver::solver::SolverElement>::Complex>(&w)?,
@@ -145,8 +148,11 @@ fn general<T: Scalar>(call: &str, a: &Array<T>, vectors: bool) -> Result<General
                     .as_mut()
                     .map(|s| (s as &mut dyn cuprite_driver::memory::DeviceWrite<T>, n));
                 sv.geev(n, &mut fs, n, &mut ws, vr_arg)
-                    .map_err(|e| solver_err(call, e))?;
+            };
+            if !finite.item()? {
+                return Err(not_finite(call, a, n)?);
             }
+            solved.map_err(|e| solver_err(call, e))?;
             let w = dev_array::<ComplexOf<T>>(w, &[n], dev);
             let Some(vr) = vr else {
                 return Ok((w, None));
