@@ -1667,9 +1667,9 @@ fn sep2_kernels_compile() -> TestResult {
     for (i, r) in runs.into_iter().enumerate() {
         r.map_err(|e| format!("dtype {i} under recording: {e}"))?;
     }
-    // Each tiling: the widest that fits 48 KiB of shared memory for the taps and type, rows
-    // a thread of a pass along rows within its register window, 8 outputs a thread of a
-    // second pass along columns for 4-byte working values, 4 for doubles.
+    // Each tiling: the output columns that leave 64 of intermediate, the most rows whose shared
+    // memory fits 48 KiB, rows a thread of a pass along rows within its register window, 4
+    // outputs a thread of a second pass along columns.
     let tile = |tw: usize, th: usize, s: usize, r: usize| {
         format!(
             "SEP_TW = {tw};\nconstexpr int SEP_TH = {th};\nconstexpr int SEP_S = {s};\n\
@@ -1677,10 +1677,11 @@ fn sep2_kernels_compile() -> TestResult {
         )
     };
     for (name, tile) in [
-        ("cuprite_img_sep2_f32_17x17_22(", tile(64, 64, 16, 8)),
-        ("cuprite_img_sep2_f32_33x33_22(", tile(64, 64, 16, 8)),
-        ("cuprite_img_sep2_f64_17x17_22(", tile(64, 64, 8, 4)),
-        ("cuprite_img_sep2_u8_33x33_22(", tile(64, 32, 1, 4)),
+        ("cuprite_img_sep2_f32_17x17_22(", tile(48, 64, 16, 4)),
+        ("cuprite_img_sep2_f32_33x33_22(", tile(32, 64, 16, 4)),
+        ("cuprite_img_sep2_f64_17x17_22(", tile(48, 64, 8, 4)),
+        ("cuprite_img_sep2_u8_33x33_22(", tile(32, 64, 1, 4)),
+        ("cuprite_img_sep2_f64_5x5_22(", tile(60, 64, 16, 4)),
         // 3 taps a pass: the small-window kernel, 4 rows a warp.
         (
             "cuprite_img_sep3_f16_3x3_20_xf_c1(",

@@ -18,12 +18,10 @@
 //    conflict-free shared stores). Columns first: a thread computes 4 consecutive columns of
 //    one of the SEP_TH + SEP_MY - 1 rows, from 4-value vector loads where the row allows.
 // 2. The second pass reads the intermediate and stores the outputs. Rows first, along
-//    columns: a thread gives SEP_R consecutive outputs of a row from 16-byte shared loads
-//    (the intermediate's row stride is an odd number of 16-byte units, so lanes on
-//    consecutive rows with SEP_LROW, or on consecutive 16-byte groups of a row without it,
-//    read conflict-free); the outputs go out as vectors where the address allows. Columns
-//    first, along rows: a thread gives SEP_S consecutive rows of one column, lanes on
-//    consecutive columns.
+//    columns: a thread gives SEP_R consecutive outputs of a row from 16-byte shared loads,
+//    lanes on consecutive groups of a row (conflict-free reads, coalesced stores); the
+//    outputs go out as vectors where the address allows. Columns first, along rows: a thread
+//    gives SEP_S consecutive rows of one column, lanes on consecutive columns.
 //
 // Only tiles whose input window reaches past the image map indices through `img_map`; the
 // others index the image directly. Each pass sums its taps in the order of SciPy's
@@ -33,10 +31,10 @@
 // then the others in ascending order.
 //
 // Built after `boundary.cu`, a typed header defining `T`, `C`, `img_ld`, `img_st`,
-// `img_madd` (`filters_elem.rs`), `filters_taps.cu`, SEP_MY, SEP_MX, SEP_SYMY, SEP_SYMX, SEP_XFIRST, SEP_TW
-// (a multiple of 4 and of SEP_R), SEP_TH (a multiple of SEP_S), SEP_S, SEP_R (4 or 8) and
-// SEP_LROW. The shared bytes it needs are `filters_sep.rs`'s `shared_bytes`, which mirrors
-// SEP_MR and SEP_MS below.
+// `img_madd` (`filters_elem.rs`), `filters_taps.cu`, and SEP_MY, SEP_MX, SEP_SYMY, SEP_SYMX,
+// SEP_XFIRST, SEP_TW (a multiple of 4 and of SEP_R), SEP_TH (a multiple of SEP_S), SEP_S and
+// SEP_R (4 or 8). The shared bytes it needs are `filters_sep.rs`'s `shared_bytes`, which
+// mirrors SEP_MR and SEP_MS below.
 
 constexpr int SEP_THREADS = 256;
 // Working values per 16-byte shared access.
@@ -48,11 +46,9 @@ constexpr int SEP_SH = SEP_TH + SEP_MY - 1;
 // rounded up to whole 16-byte loads.
 constexpr int SEP_NL = (SEP_R + SEP_MX - 1 + SEP_V - 1) / SEP_V * SEP_V;
 // The intermediate: SEP_MR rows of stride SEP_MS. Rows first, SEP_TH rows covering every
-// load of the second pass, an odd number of 16-byte units; columns first, SEP_SH rows of
-// SEP_TW values.
-constexpr int SEP_MS0 = SEP_TW - SEP_R + SEP_NL;
-constexpr int SEP_MS =
-    SEP_XFIRST ? SEP_TW : ((SEP_MS0 / SEP_V) % 2 == 1 ? SEP_MS0 : SEP_MS0 + SEP_V);
+// load of the second pass (a multiple of 16 bytes); columns first, SEP_SH rows of SEP_TW
+// values.
+constexpr int SEP_MS = SEP_XFIRST ? SEP_TW : SEP_TW - SEP_R + SEP_NL;
 constexpr int SEP_MR = SEP_XFIRST ? SEP_SH : SEP_TH;
 // A columns-first pass: 4 outputs a thread from SEP_NV values; with the default centre
 // SEP_CX, the vector loads of 4 values start SEP_CXR columns left of the outputs and the
@@ -211,14 +207,7 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const C *__res
       for (int j = 0; j < SEP_MX; ++j) wc[j] = wx[j];
 #pragma unroll 2
       for (int q = tid; q < N2; q += SEP_THREADS) {
-        int rr, g;
-        if (SEP_LROW) {
-          g = q / SEP_TH;
-          rr = q - g * SEP_TH;
-        } else {
-          rr = q / G2;
-          g = q - rr * G2;
-        }
+        const int rr = q / G2, g = q - rr * G2;
         C v[SEP_NL];
 #pragma unroll
         for (int j = 0; j < SEP_NL; j += SEP_V)

@@ -53,18 +53,21 @@ fn sym_c(sym: i64) -> i64 {
 
 /// Threads a block (`SEP_THREADS` in the kernel).
 const THREADS: usize = 256;
-/// The fewest blocks an SM keeps resident (the kernel's launch bound, capping its registers).
-const BLOCKS_PER_SM: usize = 3;
 /// The most taps a pass of the fused kernel takes (its taps live in registers).
 pub(crate) const SEP_MAX_TAPS: usize = 33;
 /// The most dynamic shared memory the fused kernel asks for.
 const SHARED_MAX: usize = 48 * 1024;
-/// The output tiles (columns, rows) the kernel may take, largest first: the first whose shared
-/// memory fits is used. Columns are multiples of 8 (the outputs of a thread along columns).
-const TILES: [(usize, usize); 4] = [(64, 64), (64, 32), (32, 32), (32, 16)];
+/// The columns of a tile's intermediate rows first: its output columns and the halo of the
+/// pass along columns, so that a first pass of 16 rows a thread gives each of the 256 threads
+/// one column of a 64-row tile.
+const FIRST_COLS: usize = 64;
+/// The output rows of a tile, largest first: the first whose shared memory fits is used.
+const ROWS: [usize; 3] = [64, 32, 16];
 /// The most 32-bit registers the values of a thread of a pass along rows may take
 /// (`s + taps - 1` working values): `s` is the largest power of two up to 16 within it.
 const ROW_WINDOW_REGS: usize = 48;
+/// Consecutive outputs of a thread of a second pass along columns (`SEP_R`).
+const R: usize = 4;
 
 /// Output rows a warp of the small-window kernel walks (`S3_S` in `filters_sep3.cu`); its
 /// blocks of 8 warps take tiles of 128 columns by 8 times as many rows.
@@ -83,65 +86,52 @@ fn small_blocks(esize: usize) -> usize {
 }
 
 /// The kernel's blocking for one filter: output tile `tw x th` (`SEP_TW`, `SEP_TH`),
-/// consecutive outputs of a thread of a pass along rows `s` (`SEP_S`, dividing `th`) and of a
-/// second pass along columns `r` (`SEP_R`, 4 or 8), whose lanes lie on consecutive rows when
-/// `lrow` (`SEP_LROW`), else on consecutive groups of a row.
+/// consecutive outputs of a thread of a pass along rows `s` (`SEP_S`, dividing `th`), and the
+/// blocks an SM keeps resident (the launch bound, capping registers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Tiling {
     tw: usize,
     th: usize,
     s: usize,
-    r: usize,
-    lrow: bool,
-}
-
-/// The outputs `r` of a thread of a second pass along columns and whether its lanes lie on
-/// rows, for a working type of `esize` bytes: 8 on rows for `f32` (two 16-byte stores a
-/// thread), 4 on groups of a row for `f64`.
-fn cols(esize: usize) -> (usize, bool) {
-    if esize == 4 { (8, true) } else { (4, false) }
+    blocks: usize,
 }
 
 /// The bytes of dynamic shared memory the kernel needs for taps `my`, `mx` in a working type
-/// of `esize` bytes on an output tile `tw x th` with `r` outputs a thread along columns: the
-/// intermediate, the kernel's `SEP_MR` rows of `SEP_MS` values. Rows first, `th` rows covering
-/// every 16-byte load of the pass along columns, rounded up to an odd number of 16-byte units;
-/// columns first, `th + my - 1` rows of `tw`.
-fn shared_bytes(
-    my: usize,
-    mx: usize,
-    xfirst: bool,
-    esize: usize,
-    tile: (usize, usize),
-    r: usize,
-) -> usize {
+/// of `esize` bytes on an output tile `tw x th`: the intermediate, the kernel's `SEP_MR` rows
+/// of `SEP_MS` values. Rows first, `th` rows covering every 16-byte load of the pass along
+/// columns ([`R`] outputs a thread); columns first, `th + my - 1` rows of `tw`.
+fn shared_bytes(my: usize, mx: usize, xfirst: bool, esize: usize, tile: (usize, usize)) -> usize {
     let (tw, th) = tile;
     if xfirst {
         return (th + my - 1) * tw * esize;
     }
     let v = 16 / esize;
-    let nl = (r + mx - 1).div_ceil(v) * v;
-    let ms0 = tw - r + nl;
-    let ms = if (ms0 / v) % 2 == 1 { ms0 } else { ms0 + v };
-    th * ms * esize
+    let nl = (R + mx - 1).div_ceil(v) * v;
+    th * (tw - R + nl) * esize
 }
 
-/// The largest tiling of [`TILES`] whose shared memory fits, if any.
+/// The tiling of a filter: as many output columns (a multiple of 4) as leave the intermediate
+/// [`FIRST_COLS`] wide, the most rows of [`ROWS`] whose shared memory fits; 4 blocks an SM
+/// (64 registers) for 4-byte working values and at most 17 taps a pass, else 3.
 fn tiling(my: usize, mx: usize, xfirst: bool, esize: usize) -> Option<Tiling> {
     if !(1..=SEP_MAX_TAPS).contains(&my) || !(1..=SEP_MAX_TAPS).contains(&mx) {
         return None;
     }
-    let (r, lrow) = cols(esize);
+    let tw = (FIRST_COLS + 1 - mx) / 4 * 4;
     let words = esize / 4;
-    TILES
-        .iter()
-        .find(|&&t| shared_bytes(my, mx, xfirst, esize, t, r) <= SHARED_MAX)
-        .map(|&(tw, th)| {
+    let blocks = if esize == 4 && my <= 17 && mx <= 17 {
+        4
+    } else {
+        3
+    };
+    ROWS.iter()
+        .find(|&&th| shared_bytes(my, mx, xfirst, esize, (tw, th)) <= SHARED_MAX)
+        .map(|&th| {
             let s = [16, 8, 4, 2]
                 .into_iter()
                 .find(|&s| s <= th && (s + my - 1) * words <= ROW_WINDOW_REGS)
                 .unwrap_or(1);
-            Tiling { tw, th, s, r, lrow }
+            Tiling { tw, th, s, blocks }
         })
 }
 
@@ -228,8 +218,7 @@ impl ImgSep2 {
             ("SEP_TW", t.tw as i64),
             ("SEP_TH", t.th as i64),
             ("SEP_S", t.s as i64),
-            ("SEP_R", t.r as i64),
-            ("SEP_LROW", i64::from(t.lrow)),
+            ("SEP_R", R as i64),
         ]
         .iter()
         .map(|(k, v)| format!("constexpr int {k} = {v};\n"))
@@ -242,7 +231,7 @@ impl ImgSep2 {
             include_str!("filters_sep.cu").to_string(),
             crate::codegen::entry::<SepArgs>(
                 &name,
-                &format!("{THREADS}, {BLOCKS_PER_SM}"),
+                &format!("{THREADS}, {}", t.blocks),
                 "img_sep2",
             ),
         ]
@@ -433,15 +422,8 @@ impl LibraryCall for ImgSep2 {
         let t = self.tiling()?;
         let k = crate::jit::library_kernel(st, self.key(), || self.kernel(t))?;
         let tiles = self.batch * self.h.div_ceil(t.th) * self.w.div_ceil(t.tw);
-        let grid = grid_for(u64::from(st.sms), BLOCKS_PER_SM as u64, tiles, 1);
-        let shared = shared_bytes(
-            self.y.m,
-            self.x.m,
-            self.xfirst,
-            self.esize(),
-            (t.tw, t.th),
-            t.r,
-        );
+        let grid = grid_for(u64::from(st.sms), t.blocks as u64, tiles, 1);
+        let shared = shared_bytes(self.y.m, self.x.m, self.xfirst, self.esize(), (t.tw, t.th));
         // SAFETY: `x` and `y` are checked views of `batch h w` elements, `wy` and `wx` of their
         // tap counts (`ReadBuf`/`WriteBuf::part` check them inside their allocations); the
         // kernel reads `x` only at `img_map`ped indices inside `[0, h) x [0, w)` of each
@@ -474,45 +456,45 @@ impl LibraryCall for ImgSep2 {
 
 #[cfg(test)]
 mod tests {
-    use super::{SHARED_MAX, Tiling, shared_bytes, tiling};
+    use super::{SHARED_MAX, Tiling, shared_bytes, small, tiling};
 
     /// The shared memory of a tiling, counted by hand: rows first, `th` rows of the 16-byte
-    /// loads of the pass along columns rounded up to an odd number of 16-byte units; columns
-    /// first, `th + my - 1` rows of `tw`.
+    /// loads of the pass along columns; columns first, `th + my - 1` rows of `tw`.
     #[test]
     fn shared_memory_of_the_tilings() {
-        // f32, 17 x 17 taps, rows first, 64 x 64, 8 outputs a thread: the last thread's loads
-        // end at 56 + 24 = 80 values, 20 units, so rows of 84.
-        assert_eq!(shared_bytes(17, 17, false, 4, (64, 64), 8), 64 * 84 * 4);
-        // f32, 3 x 3 taps, columns first: 66 rows of 64.
-        assert_eq!(shared_bytes(3, 3, true, 4, (64, 64), 8), 66 * 64 * 4);
-        // f64, 17 x 17, 64 x 64, 4 outputs a thread: 60 + 20 = 80 values, 40 units: 82.
-        assert_eq!(shared_bytes(17, 17, false, 8, (64, 64), 4), 64 * 82 * 8);
-        // f64, 33 x 33, columns first: 96 rows of 64 is exactly 48 KiB.
-        assert_eq!(shared_bytes(33, 33, true, 8, (64, 64), 4), SHARED_MAX);
-        let t = |tw, th, s, r, lrow| Some(Tiling { tw, th, s, r, lrow });
-        assert_eq!(tiling(17, 17, false, 4), t(64, 64, 16, 8, true));
-        assert_eq!(tiling(33, 33, false, 4), t(64, 64, 16, 8, true));
-        assert_eq!(tiling(3, 3, true, 4), t(64, 64, 16, 8, true));
+        // f32, 17 x 17 taps, rows first, 48 x 64: the last thread's loads end at 44 + 20 = 64.
+        assert_eq!(shared_bytes(17, 17, false, 4, (48, 64)), 64 * 64 * 4);
+        // f32, 3 x 5 taps, columns first: 66 rows of 60.
+        assert_eq!(shared_bytes(3, 5, true, 4, (60, 64)), 66 * 60 * 4);
+        // f64, 33 x 33, rows first, 32 x 64: 28 + 36 = 64 values a row.
+        assert_eq!(shared_bytes(33, 33, false, 8, (32, 64)), 64 * 64 * 8);
+        // f64, 33 x 33, columns first: 96 rows of 32.
+        assert_eq!(shared_bytes(33, 33, true, 8, (32, 64)), 96 * 32 * 8);
+        let t = |tw, th, s, blocks| Some(Tiling { tw, th, s, blocks });
+        assert_eq!(tiling(17, 17, false, 4), t(48, 64, 16, 4));
+        assert_eq!(tiling(33, 33, false, 4), t(32, 64, 16, 3));
+        assert_eq!(tiling(4, 3, false, 4), t(60, 64, 16, 4));
         // f64: 8 + 16 values of two registers each fill the 48 of a rows window.
-        assert_eq!(tiling(17, 17, false, 8), t(64, 64, 8, 4, false));
+        assert_eq!(tiling(17, 17, false, 8), t(48, 64, 8, 3));
         // 33 doubles a pass along rows: one output a thread.
-        assert_eq!(tiling(33, 33, true, 8), t(64, 64, 1, 4, false));
-        // f64 rows first with 33 taps along columns: 64 rows of 98 values do not fit.
-        assert_eq!(tiling(3, 33, false, 8), t(64, 32, 16, 4, false));
+        assert_eq!(tiling(33, 33, true, 8), t(32, 64, 1, 3));
         assert_eq!(tiling(34, 3, false, 4), None);
         assert_eq!(tiling(0, 3, false, 4), None);
         for (my, mx) in [(1, 1), (3, 3), (17, 17), (33, 33), (1, 33), (33, 1)] {
             for xfirst in [false, true] {
                 for esize in [4, 8] {
                     let t = tiling(my, mx, xfirst, esize).expect("every tap count fits");
-                    let bytes = shared_bytes(my, mx, xfirst, esize, (t.tw, t.th), t.r);
+                    let bytes = shared_bytes(my, mx, xfirst, esize, (t.tw, t.th));
                     assert!(bytes <= SHARED_MAX);
                     assert_eq!(t.th % t.s, 0);
-                    assert_eq!(t.tw % t.r, 0);
+                    assert_eq!(t.tw % 4, 0);
+                    assert!(t.tw + mx - 1 <= 64);
                     assert!((t.s + my - 1) * esize / 4 <= 48 || t.s == 1);
                 }
             }
         }
+        // The small-window kernel: at most 3 taps a pass, the centre inside the window.
+        assert!(small(3, 3, 1) && small(1, 3, 0) && small(3, 2, 1) && small(2, 1, 0));
+        assert!(!small(5, 3, 1) && !small(3, 4, 1) && !small(3, 3, 3) && !small(3, 3, -1));
     }
 }
