@@ -24,8 +24,8 @@
 
 constexpr int S3_LH = S3_CX;
 constexpr int S3_RH = S3_MX - 1 - S3_CX;
-constexpr int S3_LN = S3_LH > 0 ? S3_LH : 1;
-constexpr int S3_RN = S3_RH > 0 ? S3_RH : 1;
+// Outer values a row holds: lane 0 its S3_LH left of the warp, lane 31 its S3_RH right.
+constexpr int S3_EN = S3_LH > S3_RH ? (S3_LH > 0 ? S3_LH : 1) : (S3_RH > 0 ? S3_RH : 1);
 constexpr int S3_NR = S3_S + S3_MY - 1;
 constexpr int S3_TW = 128;
 constexpr int S3_TH = 8 * S3_S;
@@ -33,30 +33,29 @@ static_assert(S3_MY >= 1 && S3_MY <= 3 && S3_MX >= 1 && S3_MX <= 3, "at most 3 t
 static_assert(S3_CX >= 0 && S3_CX < S3_MX, "the centre lies in the window");
 
 // One input row of a lane: its 4 values, and lane 0's S3_LH values left of the warp's
-// columns, lane 31's S3_RH right of them.
+// columns, lane 31's S3_RH right of them (`cval` for the other lanes).
 struct S3Row {
   C c[4];
-  C l[S3_LN];
-  C r[S3_RN];
+  C e[S3_EN];
 };
 
 // The pass along columns of one row: the lane's 4 values `c` and its neighbours' (shuffled,
-// or `l`/`r` for lanes 0 and 31), into out[0 .. 4).
-__device__ __forceinline__ void s3_cols(const C (&c)[4], const C (&l)[S3_LN],
-                                        const C (&r)[S3_RN], const C (&wc)[S3_MX], double div,
-                                        int lane, C (&out)[4]) {
+// or the outer values `e` for lanes 0 and 31), into out[0 .. 4).
+__device__ __forceinline__ void s3_cols(const C (&c)[4], const C (&e)[S3_EN],
+                                        const C (&wc)[S3_MX], double div, int lane,
+                                        C (&out)[4]) {
   C v[S3_LH + 4 + S3_RH];
 #pragma unroll
   for (int i = 0; i < S3_LH; ++i) {
     const C u = __shfl_up_sync(0xffffffffu, c[4 - S3_LH + i], 1);
-    v[i] = lane == 0 ? l[i] : u;
+    v[i] = lane == 0 ? e[i] : u;
   }
 #pragma unroll
   for (int k = 0; k < 4; ++k) v[S3_LH + k] = c[k];
 #pragma unroll
   for (int i = 0; i < S3_RH; ++i) {
     const C u = __shfl_down_sync(0xffffffffu, c[i], 1);
-    v[S3_LH + 4 + i] = lane == 31 ? r[i] : u;
+    v[S3_LH + 4 + i] = lane == 31 ? e[i] : u;
   }
 #pragma unroll
   for (int k = 0; k < 4; ++k) out[k] = sep_div(sep_out<S3_MX, S3_SYMX>(v, wc, k), div);
@@ -98,12 +97,13 @@ __device__ __forceinline__ void img_sep3(const T *__restrict__ x, const C *__res
     // The whole warp skips rows past the image (no shuffle is left waiting).
     if (r0 >= h) continue;
     const i64t y0 = r0 - cy;
-    // The columns left and right of the warp (lanes 0 and 31 use them), mapped.
-    i64t gl[S3_LN], gr[S3_RN];
+    // The outer columns lane 0 (left of the warp) or lane 31 (right of it) loads, mapped; -1
+    // for the other lanes and past the outer values' count.
+    const int ne = lane == 0 ? S3_LH : lane == 31 ? S3_RH : 0;
+    i64t ge[S3_EN];
 #pragma unroll
-    for (int i = 0; i < S3_LN; ++i) gl[i] = img_map(ox - S3_LH + i, w, (int)mode);
-#pragma unroll
-    for (int i = 0; i < S3_RN; ++i) gr[i] = img_map(ox + 4 + i, w, (int)mode);
+    for (int i = 0; i < S3_EN; ++i)
+      ge[i] = i < ne ? img_map(lane == 0 ? ox - S3_LH + i : ox + 4 + i, w, (int)mode) : -1;
     S3Row rw[S3_NR];
     // Bit j: input row y0 + j lies in the image (all of them but with the constant modes).
     unsigned rin = ~0u;
@@ -117,11 +117,7 @@ __device__ __forceinline__ void img_sep3(const T *__restrict__ x, const C *__res
 #pragma unroll
         for (int k = 0; k < 4; ++k) rw[j].c[k] = img_ld(u[k]);
 #pragma unroll
-        for (int i = 0; i < S3_LN; ++i)
-          rw[j].l[i] = (lane == 0 && i < S3_LH && gl[i] >= 0) ? img_ld(p[j * w + gl[i]]) : cv;
-#pragma unroll
-        for (int i = 0; i < S3_RN; ++i)
-          rw[j].r[i] = (lane == 31 && i < S3_RH && gr[i] >= 0) ? img_ld(p[j * w + gr[i]]) : cv;
+        for (int i = 0; i < S3_EN; ++i) rw[j].e[i] = ge[i] >= 0 ? img_ld(p[j * w + ge[i]]) : cv;
       }
     } else {
       const bool full = vec4 && ox + 3 < w;
@@ -143,13 +139,8 @@ __device__ __forceinline__ void img_sep3(const T *__restrict__ x, const C *__res
           }
         }
 #pragma unroll
-        for (int i = 0; i < S3_LN; ++i)
-          rw[j].l[i] =
-              (lane == 0 && i < S3_LH && gy >= 0 && gl[i] >= 0) ? img_ld(rp[gl[i]]) : cv;
-#pragma unroll
-        for (int i = 0; i < S3_RN; ++i)
-          rw[j].r[i] =
-              (lane == 31 && i < S3_RH && gy >= 0 && gr[i] >= 0) ? img_ld(rp[gr[i]]) : cv;
+        for (int i = 0; i < S3_EN; ++i)
+          rw[j].e[i] = (gy >= 0 && ge[i] >= 0) ? img_ld(rp[ge[i]]) : cv;
       }
     }
     if (S3_XFIRST) {
@@ -157,7 +148,7 @@ __device__ __forceinline__ void img_sep3(const T *__restrict__ x, const C *__res
       C d[S3_NR][4];
 #pragma unroll
       for (int j = 0; j < S3_NR; ++j) {
-        s3_cols(rw[j].c, rw[j].l, rw[j].r, wc, divx, lane, d[j]);
+        s3_cols(rw[j].c, rw[j].e, wc, divx, lane, d[j]);
         const bool in = !cst || ((rin >> j) & 1u);
 #pragma unroll
         for (int k = 0; k < 4; ++k) d[j][k] = in ? img_ld(img_st(d[j][k])) : cv;
@@ -175,24 +166,20 @@ __device__ __forceinline__ void img_sep3(const T *__restrict__ x, const C *__res
       // the pass along columns.
 #pragma unroll
       for (int p = 0; p < S3_S; ++p) {
-        C m[4], ml[S3_LN], mr[S3_RN];
+        C m[4], me[S3_EN];
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
           const C v = s3_rows([&](int i) { return rw[p + i].c[k]; }, wr, divy);
           m[k] = (cst && ox + k >= w) ? cv : img_ld(img_st(v));
         }
 #pragma unroll
-        for (int i = 0; i < S3_LN; ++i) {
-          const C v = s3_rows([&](int q) { return rw[p + q].l[i]; }, wr, divy);
-          ml[i] = gl[i] < 0 ? cv : img_ld(img_st(v));
-        }
-#pragma unroll
-        for (int i = 0; i < S3_RN; ++i) {
-          const C v = s3_rows([&](int q) { return rw[p + q].r[i]; }, wr, divy);
-          mr[i] = gr[i] < 0 ? cv : img_ld(img_st(v));
+        for (int i = 0; i < S3_EN; ++i) {
+          const C v = s3_rows([&](int q) { return rw[p + q].e[i]; }, wr, divy);
+          // Outer columns outside the image (constant modes) are `cval`.
+          me[i] = ge[i] < 0 ? cv : img_ld(img_st(v));
         }
         C a[4];
-        s3_cols(m, ml, mr, wc, divx, lane, a);
+        s3_cols(m, me, wc, divx, lane, a);
         const i64t oy = r0 + p;
         if (oy < h && ox < w) sep_store(yb + oy * w + ox, a[0], a[1], a[2], a[3], w - ox);
       }
