@@ -58,10 +58,6 @@ constexpr int SEP_CX = SEP_MX / 2;
 constexpr int SEP_CXR = (SEP_CX + 3) / 4 * 4;
 constexpr int SEP_OFF = SEP_CXR - SEP_CX;
 constexpr int SEP_NCH = (SEP_OFF + SEP_NV + 3) / 4;
-// Rows first with at most one first-pass item a thread: each tile's first-pass loads are
-// issued before the previous tile's second pass, so that they are in flight while it runs.
-constexpr int SEP_N1 = SEP_SW * (SEP_TH / SEP_S);
-constexpr bool SEP_PF = !SEP_XFIRST && SEP_N1 <= SEP_THREADS;
 static_assert(SEP_TW % 4 == 0 && SEP_TW % SEP_R == 0 && SEP_TH % SEP_S == 0, "tiling");
 static_assert(SEP_R == 4 || SEP_R == 8, "4 or 8 outputs a thread along columns");
 
@@ -79,24 +75,6 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const C *__res
                     reinterpret_cast<unsigned long long>(x) % (4 * sizeof(T)) == 0;
   const i64t tn_y = (h + SEP_TH - 1) / SEP_TH, tn_x = (w + SEP_TW - 1) / SEP_TW;
   const i64t total = batch * tn_y * tn_x;
-  // SEP_PF: the first-pass values of this thread's item of the tile to come, and whether they
-  // are loaded (its window lies inside the image).
-  C pv[SEP_S + SEP_MY - 1];
-  bool pf = false;
-  // Issues the loads of tile `t`'s values into `pv` where its window lies inside the image.
-  const auto fetch = [&](i64t t) -> bool {
-    const i64t r = t / tn_x;
-    const i64t y0 = (r % tn_y) * SEP_TH - cy, x0 = (t % tn_x) * SEP_TW - cx;
-    if (!(y0 >= 0 && y0 + SEP_SH <= h && x0 >= 0 && x0 + SEP_SW <= w)) return false;
-    if (tid < SEP_N1) {
-      const int g = tid / SEP_SW, c = tid - g * SEP_SW;
-      const T *s = x + (r / tn_y) * h * w + (y0 + g * SEP_S) * w + x0 + c;
-#pragma unroll
-      for (int j = 0; j < SEP_S + SEP_MY - 1; ++j) pv[j] = img_ld(__ldg(s + j * w));
-    }
-    return true;
-  };
-  if (SEP_PF && (i64t)blockIdx.x < total) pf = fetch(blockIdx.x);
   for (i64t t = blockIdx.x; t < total; t += gridDim.x) {
     const i64t tx0 = (t % tn_x) * SEP_TW;
     const i64t r = t / tn_x;
@@ -112,16 +90,7 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const C *__res
       C wr[SEP_MY];
 #pragma unroll
       for (int j = 0; j < SEP_MY; ++j) wr[j] = wy[j];
-      if (SEP_PF && pf) {
-        // The values loaded while the previous tile's second pass ran.
-        if (tid < N1) {
-          const int g = tid / SEP_SW, c = tid - g * SEP_SW;
-#pragma unroll
-          for (int p = 0; p < SEP_S; ++p)
-            mid[(g * SEP_S + p) * SEP_MS + c] =
-                img_ld(img_st(sep_div(sep_out<SEP_MY, SEP_SYMY>(pv, wr, p), divy)));
-        }
-      } else if (!SEP_PF && y0 >= 0 && y0 + SEP_SH <= h && x0 >= 0 && x0 + SEP_SW <= w) {
+      if (y0 >= 0 && y0 + SEP_SH <= h && x0 >= 0 && x0 + SEP_SW <= w) {
         const T *src = xb + y0 * w + x0;
 #pragma unroll
         for (int q0 = 0; q0 < N1; q0 += SEP_THREADS) {
@@ -144,16 +113,16 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const C *__res
           const i64t gx = img_map(x0 + c, w, (int)mode);
           // Constant modes: intermediate columns outside the image are `cval`.
           const bool out = cst && gx < 0;
-          // The values go through `pv` (not needed until the next fetch overwrites it).
+          C v[SEP_S + SEP_MY - 1];
 #pragma unroll
           for (int j = 0; j < SEP_S + SEP_MY - 1; ++j) {
             const i64t gy = img_map(y0 + g * SEP_S + j, h, (int)mode);
-            pv[j] = (gy >= 0 && gx >= 0) ? img_ld(xb[gy * w + gx]) : cv;
+            v[j] = (gy >= 0 && gx >= 0) ? img_ld(xb[gy * w + gx]) : cv;
           }
 #pragma unroll
           for (int p = 0; p < SEP_S; ++p)
             mid[(g * SEP_S + p) * SEP_MS + c] =
-                out ? cv : img_ld(img_st(sep_div(sep_out<SEP_MY, SEP_SYMY>(pv, wr, p), divy)));
+                out ? cv : img_ld(img_st(sep_div(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy)));
         }
       }
     } else {
@@ -229,7 +198,6 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const C *__res
       }
     }
     __syncthreads();
-    if (SEP_PF) pf = t + gridDim.x < total && fetch(t + gridDim.x);
     if (!SEP_XFIRST) {
       // Second pass along columns: a thread SEP_R consecutive outputs of a row.
       constexpr int G2 = SEP_TW / SEP_R;
@@ -237,7 +205,7 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const C *__res
       C wc[SEP_MX];
 #pragma unroll
       for (int j = 0; j < SEP_MX; ++j) wc[j] = wx[j];
-#pragma unroll 1
+#pragma unroll 2
       for (int q = tid; q < N2; q += SEP_THREADS) {
         const int rr = q / G2, g = q - rr * G2;
         C v[SEP_NL];
