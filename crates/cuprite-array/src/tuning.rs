@@ -99,7 +99,6 @@
 //! ```
 
 pub use crate::backend::cuda::set_vectorize;
-pub use crate::image::filters_strip::{ImageStrip, image_strip, set_image_strip, with_image_strip};
 pub use crate::jit::{
     FastCompile, FirstUse, JitConfig, NvrtcOutput, QuickBuild, cache_dir, clear_kernel_cache,
     set_cache_dir, wait_tier_up, without_interpreter,

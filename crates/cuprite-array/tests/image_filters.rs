@@ -1578,20 +1578,16 @@ fn cuda_agrees_with_cpu() -> TestResult {
 /// The filters' kernels compile with NVRTC (no GPU): the sources the CPU runs would build on
 /// CUDA, recorded by the dry-run backend, for every element type.
 fn image_kernels_compile() -> TestResult {
-    use cuprite_array::tuning::{ImageStrip, with_image_strip};
     cuprite_array::tuning::compiler::start_recording();
-    // The tiled separable kernel (the strip kernel's are in `strip_kernels_compile`).
-    let runs = with_image_strip(ImageStrip::Off, || {
-        [
-            dtypes(Device::CPU),
-            rank_random(Device::CPU),
-            rank_box_nan(Device::CPU),
-            separable_random(Device::CPU),
-            separable_tiles(Device::CPU),
-            bilateral_ref(Device::CPU),
-            mean_shift_ref(Device::CPU),
-        ]
-    });
+    let runs = [
+        dtypes(Device::CPU),
+        rank_random(Device::CPU),
+        rank_box_nan(Device::CPU),
+        separable_random(Device::CPU),
+        separable_tiles(Device::CPU),
+        bilateral_ref(Device::CPU),
+        mean_shift_ref(Device::CPU),
+    ];
     let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
         .into_iter()
         .filter(|s| s.contains("cuprite_img_"))
@@ -1603,7 +1599,7 @@ fn image_kernels_compile() -> TestResult {
         "cuprite_img_correlate_u8",
         "cuprite_img_correlate_f16",
         "cuprite_img_sep2_f32_13x13_22",
-        "cuprite_img_sep2_u16_3x3_20_xf",
+        "cuprite_img_sep3_u16_3x3_20_xf_c1",
         "cuprite_img_rank_f64_18_9",
         "cuprite_img_rank2d_f64_3x3_4",
         "cuprite_img_rank2d_f64_7x7_24",
@@ -1656,60 +1652,50 @@ fn sep2_kernels_compile() -> TestResult {
         image::sobel(&a, 0)?.eval()?;
         Ok(())
     }
-    use cuprite_array::tuning::{ImageStrip, with_image_strip};
     cuprite_array::tuning::compiler::start_recording();
-    // The tiled kernel (the strip kernel's are in `strip_kernels_compile`).
-    let runs = with_image_strip(ImageStrip::Off, || {
-        [
-            run::<u8>(),
-            run::<u16>(),
-            run::<f16>(),
-            run::<f32>(),
-            run::<f64>(),
-        ]
-    });
+    let runs = [
+        run::<u8>(),
+        run::<u16>(),
+        run::<f16>(),
+        run::<f32>(),
+        run::<f64>(),
+    ];
     let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
         .into_iter()
-        .filter(|s| s.contains("cuprite_img_sep2_"))
+        .filter(|s| s.contains("cuprite_img_sep2_") || s.contains("cuprite_img_sep3_"))
         .collect();
     for (i, r) in runs.into_iter().enumerate() {
         r.map_err(|e| format!("dtype {i} under recording: {e}"))?;
     }
-    // Each tiling: the widest that fits 48 KiB of shared memory for the taps and type.
+    // Each tiling: the output columns that leave 64 of intermediate, the most rows whose shared
+    // memory fits 48 KiB, rows a thread of a pass along rows within its register window, 4
+    // outputs a thread of a second pass along columns.
+    let tile = |tw: usize, th: usize, s: usize, r: usize| {
+        format!(
+            "SEP_TW = {tw};\nconstexpr int SEP_TH = {th};\nconstexpr int SEP_S = {s};\n\
+             constexpr int SEP_R = {r};"
+        )
+    };
     for (name, tile) in [
+        ("cuprite_img_sep2_f32_17x17_22(", tile(48, 64, 16, 4)),
+        ("cuprite_img_sep2_f32_33x33_22(", tile(32, 64, 16, 4)),
+        ("cuprite_img_sep2_f64_17x17_22(", tile(48, 64, 8, 4)),
+        ("cuprite_img_sep2_u8_33x33_22(", tile(32, 64, 1, 4)),
+        ("cuprite_img_sep2_f64_5x5_22(", tile(60, 64, 16, 4)),
+        // 3 taps a pass: the small-window kernel, 4 rows a warp.
         (
-            "cuprite_img_sep2_f32_17x17_22(",
-            "SEP_TW = 64;\nconstexpr int SEP_TH = 64;",
+            "cuprite_img_sep3_f16_3x3_20_xf_c1(",
+            "S3_XFIRST = 1;\nconstexpr int S3_CX = 1;\nconstexpr int S3_S = 4;".into(),
         ),
         (
-            "cuprite_img_sep2_f32_33x33_22(",
-            "SEP_TW = 64;\nconstexpr int SEP_TH = 32;",
-        ),
-        (
-            "cuprite_img_sep2_f64_17x17_22(",
-            "SEP_TW = 32;\nconstexpr int SEP_TH = 32;",
-        ),
-        (
-            "cuprite_img_sep2_u8_33x33_22(",
-            "SEP_TW = 32;\nconstexpr int SEP_TH = 16;",
-        ),
-        (
-            "cuprite_img_sep2_f16_3x3_20_xf(",
-            "SEP_TW = 64;\nconstexpr int SEP_TH = 64;",
-        ),
-        (
-            "cuprite_img_sep2_u16_3x3_02(",
-            "SEP_TW = 64;\nconstexpr int SEP_TH = 32;",
-        ),
-        (
-            "cuprite_img_sep2_f64_5x5_22(",
-            "SEP_TW = 64;\nconstexpr int SEP_TH = 32;",
+            "cuprite_img_sep3_u16_3x3_02_c1(",
+            "S3_XFIRST = 0;\nconstexpr int S3_CX = 1;\nconstexpr int S3_S = 4;".into(),
         ),
     ] {
         let Some(src) = sources.iter().find(|s| s.contains(name)) else {
             return Err(format!("{name} was not recorded ({} sources)", sources.len()).into());
         };
-        if !src.contains(tile) {
+        if !src.contains(&tile) {
             return Err(format!("{name} does not take the tile {tile:?}").into());
         }
     }
@@ -1735,12 +1721,8 @@ pub fn tests() -> Vec<Test> {
             separable_tiles_dtypes,
         ),
         Test::nvrtc("codegen::image_sep2_kernels_compile", sep2_kernels_compile),
-        Test::nvrtc(
-            "codegen::image_strip_kernels_compile",
-            strip_kernels_compile,
-        ),
-        Test::gpu("cuda::image_filters::strip_tilings", || {
-            strip_tilings(Device::cuda(0))
+        Test::gpu("cuda::image_filters::separable_edges", || {
+            separable_edges(Device::cuda(0))
         }),
     ];
     for &(name, body) in BODIES {
@@ -1756,17 +1738,20 @@ pub fn tests() -> Vec<Test> {
     v
 }
 
-/// The separable filters of [`strip_tilings`], whose both passes the strip kernel takes.
-const STRIP_CASES: [&str; 5] = [
+/// The separable filters of [`separable_edges`]: both pass orders, symmetric, antisymmetric
+/// and plain taps, windows from 3 to 33 taps.
+const SEP_CASES: [&str; 7] = [
     "gaussian 2 (17 x 17 taps, rows first)",
     "gaussian 1, 3 order 1, 0 (9 x 25 taps, antisymmetric rows)",
     "sobel along columns (columns first)",
     "sobel along rows",
     "uniform 4 x 3 (plain taps, shifted centres, divisors)",
+    "gaussian 4 (33 x 33 taps)",
+    "gaussian 4 order 1 along columns, then 1 along rows (33 x 9 taps, columns first)",
 ];
 
-/// The filter `STRIP_CASES[case]` of `a` along axes 1 and 2 with boundary `b`.
-fn strip_filter<T: ImageElement>(
+/// The filter `SEP_CASES[case]` of `a` along axes 1 and 2 with boundary `b`.
+fn sep_filter<T: ImageElement>(
     a: &Array<T>,
     case: usize,
     b: Boundary,
@@ -1778,12 +1763,14 @@ fn strip_filter<T: ImageElement>(
         1 => image::gaussian_filter_with(a, &[1.0, 3.0], go.order(&[1, 0])),
         2 => image::sobel_with(a, 2, fo),
         3 => image::sobel_with(a, 1, fo),
-        _ => image::uniform_filter_with(a, &[4, 3], fo),
+        4 => image::uniform_filter_with(a, &[4, 3], fo),
+        5 => image::gaussian_filter_with(a, &[4.0], go),
+        _ => image::gaussian_filter_with(a, &[4.0, 1.0], go.axes(&[2, 1]).order(&[1, 0])),
     }
 }
 
-/// The f64 reference of `STRIP_CASES[case]`: two passes of the direct correlation.
-fn strip_ref(case: usize, x: &[f64], xs: &[usize], b: Boundary) -> Vec<f64> {
+/// The f64 reference of `SEP_CASES[case]`: two passes of the direct correlation.
+fn sep_ref(case: usize, x: &[f64], xs: &[usize], b: Boundary) -> Vec<f64> {
     let two = |a1: usize, w1: &[f64], c1: i64, w2: &[f64], c2: i64| {
         corr1_ref(&corr1_ref(x, xs, a1, w1, c1, b), xs, 3 - a1, w2, c2, b)
     };
@@ -1792,25 +1779,26 @@ fn strip_ref(case: usize, x: &[f64], xs: &[usize], b: Boundary) -> Vec<f64> {
         1 => two(1, &gauss_ref(1.0, 1, 4), 4, &gauss_ref(3.0, 0, 12), 12),
         2 => two(2, &[-1.0, 0.0, 1.0], 1, &[1.0, 2.0, 1.0], 1),
         3 => two(1, &[-1.0, 0.0, 1.0], 1, &[1.0, 2.0, 1.0], 1),
-        _ => two(1, &[0.25; 4], 2, &[1.0 / 3.0; 3], 1),
+        4 => two(1, &[0.25; 4], 2, &[1.0 / 3.0; 3], 1),
+        5 => two(1, &gauss_ref(4.0, 0, 16), 16, &gauss_ref(4.0, 0, 16), 16),
+        _ => two(2, &gauss_ref(4.0, 1, 16), 16, &gauss_ref(1.0, 0, 4), 4),
     }
 }
 
-/// The strip kernel of the separable filters (`filters_strip.cu`) under every tiling of
-/// `tuning::ImageStrip` (and `Off`, the tiled kernel) against f64 reference passes, for every
-/// boundary mode (constants with a nonzero `cval`): single rows and columns, sides that are no
-/// multiple of any tile (warp tiles of 32 to 128 columns, strips of 16 to 64 rows), images
-/// with interior strips and rows aligned for vector loads and stores or not, batches. `f32`
-/// under every tiling, `f64` and `f16` under two (a tiling that does not take a filter runs it
-/// on the tiled kernel).
-fn strip_tilings(d: Device) -> TestResult {
-    use cuprite_array::tuning::{ImageStrip, with_image_strip};
+/// The fused separable kernel (`filters_sep.cu`) against f64 reference passes for every
+/// boundary mode (constants with a nonzero `cval`) and every case of [`SEP_CASES`]: a single
+/// pixel, single rows and columns, windows wider than the image, sides that are no multiple
+/// of any tile, rows 5 long with 4096 of them and the transpose, batches, images with interior
+/// tiles whose rows are aligned for vector loads and stores or not. `f32`, `f64` and `f16`.
+fn separable_edges(d: Device) -> TestResult {
     let mut rng = Rng::fresh();
-    let shapes: [[usize; 3]; 7] = [
+    let shapes: [[usize; 3]; 9] = [
+        [1, 1, 1],
+        [1, 37, 53],
+        [1, 5, 4096],
+        [1, 4096, 5],
         [1, 1, 300],
         [1, 300, 1],
-        [1, 33, 65],
-        [1, 4097, 31],
         [2, 150, 260],
         [3, 70, 129],
         [1, 9, 2],
@@ -1825,97 +1813,20 @@ fn strip_tilings(d: Device) -> TestResult {
         let a32 = Array::from_slice_on(d, &x32, &xs)?;
         let a16 = Array::from_slice_on(d, &x16, &xs)?;
         for mode in MODES.into_iter().chain([Boundary::GridWrap]) {
-            for (case, name) in STRIP_CASES.iter().enumerate() {
-                let want = strip_ref(case, &x, &xs, mode);
+            for (case, name) in SEP_CASES.iter().enumerate() {
+                let w = |t: &str| format!("{name} {t} {xs:?} {mode:?}");
+                let want = sep_ref(case, &x, &xs, mode);
                 let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
-                let want16 = strip_ref(case, &x16r, &xs, mode);
-                for c in ImageStrip::ALL {
-                    let w = |t: &str| format!("{name} {t} {xs:?} {mode:?} {}", c.name());
-                    let got = with_image_strip(c, || strip_filter(&a32, case, mode)?.to_vec())?;
-                    let got: Vec<f64> = got.iter().map(|&v| f64::from(v)).collect();
-                    close(&got, &want, 0.0, 1e-5 * scale, &w("f32"))?;
-                    if matches!(c, ImageStrip::V4H32P4 | ImageStrip::V2H32P4) {
-                        let got = with_image_strip(c, || strip_filter(&a64, case, mode)?.to_vec())?;
-                        close(&got, &want, 1e-10, 1e-12 * scale, &w("f64"))?;
-                        let got = with_image_strip(c, || strip_filter(&a16, case, mode)?.to_vec())?;
-                        let got: Vec<f64> = got.iter().map(|v| v.to_f64()).collect();
-                        close(&got, &want16, 0.0, 1e-2 * scale, &w("f16"))?;
-                    }
-                }
+                let got = sep_filter(&a32, case, mode)?.to_vec()?;
+                let got: Vec<f64> = got.iter().map(|&v| f64::from(v)).collect();
+                close(&got, &want, 0.0, 1e-5 * scale, &w("f32"))?;
+                let got = sep_filter(&a64, case, mode)?.to_vec()?;
+                close(&got, &want, 1e-10, 1e-12 * scale, &w("f64"))?;
+                let want16 = sep_ref(case, &x16r, &xs, mode);
+                let got = sep_filter(&a16, case, mode)?.to_vec()?;
+                let got: Vec<f64> = got.iter().map(|v| v.to_f64()).collect();
+                close(&got, &want16, 0.0, 1e-2 * scale, &w("f16"))?;
             }
-        }
-    }
-    Ok(())
-}
-
-/// Every tiling of the strip kernel compiles with NVRTC (no GPU): the sources the CPU runs
-/// would build on CUDA under each `tuning::ImageStrip`, recorded by the dry-run backend. Each
-/// tiling with 17 x 17 taps rows first and Sobel columns first in `f32`; the default tiling
-/// also for `f16` and `f64`, antisymmetric and plain taps, Sobel rows first; 33 taps and `f64`
-/// with 17 taps under the tilings whose registers take them.
-fn strip_kernels_compile() -> TestResult {
-    use cuprite_array::tuning::{ImageStrip, with_image_strip};
-    fn run<T: ImageElement + Element>(cases: &[usize], sigma4: bool) -> TestResult {
-        let x: Vec<T> = (0..40 * 70).map(|i| T::store((i % 7) as f64)).collect();
-        let a = Array::from_slice_on(Device::CPU, &x, &[2, 20, 70])?;
-        for &case in cases {
-            strip_filter(&a, case, Boundary::Reflect)?.eval()?;
-        }
-        if sigma4 {
-            // 33 taps a pass.
-            image::gaussian_filter_with(&a, &[4.0], GaussianOpts::new().axes(&[1, 2]))?.eval()?;
-        }
-        Ok(())
-    }
-    cuprite_array::tuning::compiler::start_recording();
-    let mut runs = Vec::new();
-    for c in ImageStrip::ALL {
-        with_image_strip(c, || runs.push(run::<f32>(&[0, 2], false)));
-    }
-    with_image_strip(ImageStrip::V4H32P4, || {
-        runs.extend([run::<f16>(&[1, 4], false), run::<f32>(&[3], false)]);
-        runs.push(run::<f64>(&[2], false));
-    });
-    with_image_strip(ImageStrip::V1H32P8, || runs.push(run::<f32>(&[], true)));
-    with_image_strip(ImageStrip::V2H32P4, || runs.push(run::<f64>(&[0], false)));
-    let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
-        .into_iter()
-        .filter(|s| s.contains("cuprite_img_strip_"))
-        .collect();
-    for (i, r) in runs.into_iter().enumerate() {
-        r.map_err(|e| format!("run {i} under recording: {e}"))?;
-    }
-    let mut want: Vec<String> = Vec::new();
-    for c in ImageStrip::ALL
-        .into_iter()
-        .filter(|&c| c != ImageStrip::Off)
-    {
-        for name in ["f32_17x17_22_", "f32_3x3_20_xf_"] {
-            want.push(format!("{name}{}(", c.name()));
-        }
-    }
-    want.extend(
-        [
-            "f16_9x25_02_v4h32p4(",
-            "f16_4x3_12_v4h32p4(",
-            "f32_3x3_02_v4h32p4(",
-            "f64_3x3_20_xf_v4h32p4(",
-            "f64_17x17_22_v2h32p4(",
-            "f32_33x33_22_v1h32p8(",
-        ]
-        .map(String::from),
-    );
-    for name in want {
-        let name = format!("cuprite_img_strip_{name}");
-        if !sources.iter().any(|s| s.contains(&name)) {
-            return Err(format!("{name} was not recorded ({} sources)", sources.len()).into());
-        }
-    }
-    let opts = cuprite_array::tuning::compiler::compile_options(90, true);
-    let mut seen = std::collections::BTreeSet::new();
-    for s in sources.iter().filter(|s| seen.insert((*s).clone())) {
-        if let Err(e) = cuprite_driver::nvrtc::compile(s, &opts) {
-            return Err(format!("kernel failed to compile: {e}\n{s}").into());
         }
     }
     Ok(())

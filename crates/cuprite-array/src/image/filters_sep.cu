@@ -7,142 +7,72 @@
 // constant modes, intermediate values outside the image are `cval` itself. The CPU twin is
 // two passes of the n-d correlation (`filters_corr.rs`), which sum in the same tap order.
 //
-// Each pass sums its taps in the order of SciPy's `correlate1d` (so that integer results
-// truncate as SciPy's do): with symmetric taps (SEP_SYMY/SEP_SYMX = 1) the centre tap, then the
-// pairs `(v[t] + v[m - 1 - t]) w[t]` from the outermost in; antisymmetric (-1) the same with
-// differences; otherwise (0) the last tap, then the others in ascending order.
+// A block of SEP_THREADS threads filters one SEP_TW x SEP_TH output tile (columns x rows) at
+// a time in two phases separated by a barrier:
 //
-// A block of SEP_THREADS threads filters one SEP_TW x SEP_TH output tile (columns x rows) at a
-// time. It stages the input tile with its halo in shared memory: a tile whose halo lies inside
-// the image is copied with plain indexing, only edge tiles map indices through `img_map`. The
-// first pass writes a shared intermediate; the second pass reads it and stores its results
-// straight to the image. A pass along the rows axis gives a thread SEP_S consecutive outputs
-// of one column, from SEP_S + taps - 1 values it holds in registers, with warp lanes on
-// consecutive columns (conflict-free shared reads, coalesced stores). A pass along the columns
-// axis gives a thread SEP_R (4) consecutive outputs of one row: as the first pass, lanes on
-// consecutive rows of odd stride (conflict-free scalar reads); as the second, lanes on
-// consecutive groups of a row, reading the intermediate 16 bytes at a time (its rows are
-// 16-byte aligned) and storing the 4 outputs as one vector where the address allows.
+// 1. The first pass reads the image straight from global memory (no staged copy of the
+//    input) and writes the intermediate, with the halo the second pass needs, to shared
+//    memory. Rows first: a thread computes SEP_S consecutive rows of one of the tile's
+//    SEP_TW + SEP_MX - 1 columns from the SEP_S + SEP_MY - 1 values above and below, all
+//    loaded before any is used; warp lanes are on consecutive columns (coalesced loads,
+//    conflict-free shared stores). Columns first: a thread computes 4 consecutive columns of
+//    one of the SEP_TH + SEP_MY - 1 rows, from 4-value vector loads where the row allows.
+// 2. The second pass reads the intermediate and stores the outputs. Rows first, along
+//    columns: a thread gives SEP_R consecutive outputs of a row from 16-byte shared loads,
+//    lanes on consecutive groups of a row (conflict-free reads, coalesced stores); the
+//    outputs go out as vectors where the address allows. Columns first, along rows: a thread
+//    gives SEP_S consecutive rows of one column, lanes on consecutive columns.
 //
-// Built after `boundary.cu` and a typed header defining `T`, `C`, `img_ld`, `img_st`,
-// `img_madd` (`filters_elem.rs`), SEP_MY, SEP_MX, SEP_SYMY, SEP_SYMX, SEP_XFIRST, SEP_TW,
-// SEP_TH (multiples of 4 and of SEP_S) and SEP_S. The shared bytes it needs are
-// `filters_sep.rs`'s `shared_bytes`, which mirrors SEP_IN, SEP_MR and SEP_MS below.
+// Only tiles whose input window reaches past the image map indices through `img_map`; the
+// others index the image directly. Each pass sums its taps in the order of SciPy's
+// `correlate1d` (so that integer results truncate as SciPy's do): with symmetric taps
+// (SEP_SYMY/SEP_SYMX = 1) the centre tap, then the pairs `(v[t] + v[m - 1 - t]) w[t]` from
+// the outermost in; antisymmetric (-1) the same with differences; otherwise (0) the last tap,
+// then the others in ascending order.
+//
+// Built after `boundary.cu`, a typed header defining `T`, `C`, `img_ld`, `img_st`,
+// `img_madd` (`filters_elem.rs`), `filters_taps.cu`, and SEP_MY, SEP_MX, SEP_SYMY, SEP_SYMX,
+// SEP_XFIRST, SEP_TW (a multiple of 4 and of SEP_R), SEP_TH (a multiple of SEP_S), SEP_S and
+// SEP_R (4 or 8). The shared bytes it needs are `filters_sep.rs`'s `shared_bytes`, which
+// mirrors SEP_MR and SEP_MS below.
 
 constexpr int SEP_THREADS = 256;
-constexpr int SEP_R = 4;
-// Working values per 16-byte shared load.
+// Working values per 16-byte shared access.
 constexpr int SEP_V = 16 / (int)sizeof(C);
-constexpr int SEP_SH = SEP_TH + SEP_MY - 1;
+// Columns of the intermediate a rows-first pass computes; rows of it a columns-first one does.
 constexpr int SEP_SW = SEP_TW + SEP_MX - 1;
-// The input tile's row stride: odd, so that lanes on consecutive rows hit 32 banks.
-constexpr int SEP_IS = SEP_SW | 1;
+constexpr int SEP_SH = SEP_TH + SEP_MY - 1;
 // Values a thread of a second pass along columns loads from a row: its SEP_R + SEP_MX - 1,
 // rounded up to whole 16-byte loads.
 constexpr int SEP_NL = (SEP_R + SEP_MX - 1 + SEP_V - 1) / SEP_V * SEP_V;
-// The intermediate: SEP_MR rows of stride SEP_MS after SEP_IN values of the input tile
-// (rounded up to 16 bytes). Rows first keeps SEP_TH rows covering every load of the second
-// pass (a multiple of SEP_V); columns first keeps SEP_SH rows of SEP_TW values, odd stride.
-constexpr int SEP_IN = (SEP_SH * SEP_IS + SEP_V - 1) / SEP_V * SEP_V;
+// The intermediate: SEP_MR rows of stride SEP_MS. Rows first, SEP_TH rows covering every
+// load of the second pass (a multiple of 16 bytes); columns first, SEP_SH rows of SEP_TW
+// values.
+constexpr int SEP_MS = SEP_XFIRST ? SEP_TW : SEP_TW - SEP_R + SEP_NL;
 constexpr int SEP_MR = SEP_XFIRST ? SEP_SH : SEP_TH;
-constexpr int SEP_MS = SEP_XFIRST ? (SEP_TW | 1) : SEP_TW - SEP_R + SEP_NL;
-
-// Output `p` from the values `v` (output p's taps are v[p .. p + M - 1]).
-template <int M, int SYM, int N>
-__device__ __forceinline__ C sep_out(const C (&v)[N], const C (&w)[M], int p) {
-  constexpr int H = M / 2;
-  C acc;
-  if (SYM == 1) {
-    acc = v[p + H] * w[H];
-#pragma unroll
-    for (int t = 0; t < H; ++t) acc = img_madd(acc, w[t], v[p + t] + v[p + M - 1 - t]);
-  } else if (SYM == -1) {
-    acc = v[p + H] * w[H];
-#pragma unroll
-    for (int t = 0; t < H; ++t) acc = img_madd(acc, w[t], v[p + t] - v[p + M - 1 - t]);
-  } else {
-    acc = v[p + M - 1] * w[M - 1];
-#pragma unroll
-    for (int t = 0; t < M - 1; ++t) acc = img_madd(acc, w[t], v[p + t]);
-  }
-  return acc;
-}
-
-// 16 bytes of shared working values at `p` (16-byte aligned) into v[0 .. SEP_V).
-__device__ __forceinline__ void sep_ld16(const float *p, float *v) {
-  const float4 q = *reinterpret_cast<const float4 *>(p);
-  v[0] = q.x;
-  v[1] = q.y;
-  v[2] = q.z;
-  v[3] = q.w;
-}
-__device__ __forceinline__ void sep_ld16(const double *p, double *v) {
-  const double2 q = *reinterpret_cast<const double2 *>(p);
-  v[0] = q.x;
-  v[1] = q.y;
-}
-
-// Four stored values at `p`, aligned to their vector's size (16 bytes for doubles).
-__device__ __forceinline__ void sep_st4(float *p, const float (&s)[4]) {
-  float4 q;
-  q.x = s[0];
-  q.y = s[1];
-  q.z = s[2];
-  q.w = s[3];
-  *reinterpret_cast<float4 *>(p) = q;
-}
-__device__ __forceinline__ void sep_st4(double *p, const double (&s)[4]) {
-  double2 a, b;
-  a.x = s[0];
-  a.y = s[1];
-  b.x = s[2];
-  b.y = s[3];
-  reinterpret_cast<double2 *>(p)[0] = a;
-  reinterpret_cast<double2 *>(p)[1] = b;
-}
-__device__ __forceinline__ void sep_st4(unsigned short *p, const unsigned short (&s)[4]) {
-  ushort4 q;
-  q.x = s[0];
-  q.y = s[1];
-  q.z = s[2];
-  q.w = s[3];
-  *reinterpret_cast<ushort4 *>(p) = q;
-}
-__device__ __forceinline__ void sep_st4(unsigned char *p, const unsigned char (&s)[4]) {
-  uchar4 q;
-  q.x = s[0];
-  q.y = s[1];
-  q.z = s[2];
-  q.w = s[3];
-  *reinterpret_cast<uchar4 *>(p) = q;
-}
-
-// The SEP_R outputs `a` stored from `p` on, of which the first `room` lie inside the image:
-// one vector store when all do and `p` is aligned for it, else one store each.
-__device__ __forceinline__ void sep_store(T *p, const C (&a)[SEP_R], i64t room) {
-  T s[SEP_R];
-#pragma unroll
-  for (int k = 0; k < SEP_R; ++k) s[k] = img_st(a[k]);
-  constexpr unsigned long long al = sizeof(T) * SEP_R > 16 ? 16 : sizeof(T) * SEP_R;
-  if (room >= SEP_R && reinterpret_cast<unsigned long long>(p) % al == 0) {
-    sep_st4(p, s);
-  } else {
-#pragma unroll
-    for (int k = 0; k < SEP_R; ++k)
-      if (k < room) p[k] = s[k];
-  }
-}
+// A columns-first pass: 4 outputs a thread from SEP_NV values; with the default centre
+// SEP_CX, the vector loads of 4 values start SEP_CXR columns left of the outputs and the
+// taps SEP_OFF values into them, SEP_NCH loads a thread.
+constexpr int SEP_NV = 4 + SEP_MX - 1;
+constexpr int SEP_CX = SEP_MX / 2;
+constexpr int SEP_CXR = (SEP_CX + 3) / 4 * 4;
+constexpr int SEP_OFF = SEP_CXR - SEP_CX;
+constexpr int SEP_NCH = (SEP_OFF + SEP_NV + 3) / 4;
+static_assert(SEP_TW % 4 == 0 && SEP_TW % SEP_R == 0 && SEP_TH % SEP_S == 0, "tiling");
+static_assert(SEP_R == 4 || SEP_R == 8, "4 or 8 outputs a thread along columns");
 
 __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const C *__restrict__ wy,
                                          const C *__restrict__ wx, T *__restrict__ y, i64t batch,
                                          i64t h, i64t w, i64t cy, i64t cx, i64t mode,
                                          double cval, double divy, double divx) {
   extern __shared__ __align__(16) double img_sep_smem[];
-  C *const in = reinterpret_cast<C *>(img_sep_smem);
-  C *const mid = in + SEP_IN;
+  C *const mid = reinterpret_cast<C *>(img_sep_smem);
   const bool cst = mode == 1 || mode == 5;
   const C cv = (C)cval;
   const int tid = threadIdx.x;
+  // Rows of 4 values loadable as vectors: `w` a multiple of 4 and `x` aligned for them.
+  const bool vec4 = (w & 3) == 0 &&
+                    reinterpret_cast<unsigned long long>(x) % (4 * sizeof(T)) == 0;
   const i64t tn_y = (h + SEP_TH - 1) / SEP_TH, tn_x = (w + SEP_TW - 1) / SEP_TW;
   const i64t total = batch * tn_y * tn_x;
   for (i64t t = blockIdx.x; t < total; t += gridDim.x) {
@@ -151,103 +81,168 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const C *__res
     const i64t ty0 = (r % tn_y) * SEP_TH;
     const T *xb = x + (r / tn_y) * h * w;
     T *yb = y + (r / tn_y) * h * w;
-    // The input tile's first row and column in the image.
+    // The input window's first row and column in the image.
     const i64t y0 = ty0 - cy, x0 = tx0 - cx;
-    __syncthreads();
-    if (y0 >= 0 && y0 + SEP_SH <= h && x0 >= 0 && x0 + SEP_SW <= w) {
-      // Interior: every value of the tile is in the image.
-      const T *src = xb + y0 * w + x0;
-#pragma unroll 4
-      for (int q = tid; q < SEP_SH * SEP_SW; q += SEP_THREADS) {
-        const int rr = q / SEP_SW, cc = q - rr * SEP_SW;
-        in[rr * SEP_IS + cc] = img_ld(src[rr * w + cc]);
-      }
-    } else {
-      for (int q = tid; q < SEP_SH * SEP_SW; q += SEP_THREADS) {
-        const int rr = q / SEP_SW, cc = q - rr * SEP_SW;
-        const i64t gy = img_map(y0 + rr, h, (int)mode);
-        const i64t gx = img_map(x0 + cc, w, (int)mode);
-        in[rr * SEP_IS + cc] = (gy >= 0 && gx >= 0) ? img_ld(xb[gy * w + gx]) : cv;
-      }
-    }
+    // Every thread is done reading the previous tile's intermediate.
     __syncthreads();
     if (!SEP_XFIRST) {
-      // First pass along rows: a thread SEP_S consecutive rows of one of the SEP_SW columns.
+      constexpr int N1 = SEP_SW * (SEP_TH / SEP_S);
       C wr[SEP_MY];
 #pragma unroll
       for (int j = 0; j < SEP_MY; ++j) wr[j] = wy[j];
-      for (int q = tid; q < (SEP_TH / SEP_S) * SEP_SW; q += SEP_THREADS) {
-        const int g = q / SEP_SW, cc = q - g * SEP_SW;
-        C v[SEP_MY + SEP_S - 1];
+      if (y0 >= 0 && y0 + SEP_SH <= h && x0 >= 0 && x0 + SEP_SW <= w) {
+        const T *src = xb + y0 * w + x0;
 #pragma unroll
-        for (int j = 0; j < SEP_MY + SEP_S - 1; ++j) v[j] = in[(g * SEP_S + j) * SEP_IS + cc];
-        const i64t gx = x0 + cc;
-        const bool out = cst && (gx < 0 || gx >= w);
+        for (int q0 = 0; q0 < N1; q0 += SEP_THREADS) {
+          const int q = q0 + tid;
+          if (N1 % SEP_THREADS == 0 || q < N1) {
+            const int g = q / SEP_SW, c = q - g * SEP_SW;
+            const T *s = src + (i64t)(g * SEP_S) * w + c;
+            C v[SEP_S + SEP_MY - 1];
 #pragma unroll
-        for (int p = 0; p < SEP_S; ++p) {
-          C a = sep_out<SEP_MY, SEP_SYMY>(v, wr, p);
-          if (divy != 1.0) a = a / (C)divy;
-          mid[(g * SEP_S + p) * SEP_MS + cc] = out ? cv : img_ld(img_st(a));
+            for (int j = 0; j < SEP_S + SEP_MY - 1; ++j) v[j] = img_ld(__ldg(s + j * w));
+#pragma unroll
+            for (int p = 0; p < SEP_S; ++p)
+              mid[(g * SEP_S + p) * SEP_MS + c] =
+                  img_ld(img_st(sep_div(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy)));
+          }
+        }
+      } else {
+        for (int q = tid; q < N1; q += SEP_THREADS) {
+          const int g = q / SEP_SW, c = q - g * SEP_SW;
+          const i64t gx = img_map(x0 + c, w, (int)mode);
+          // Constant modes: intermediate columns outside the image are `cval`.
+          const bool out = cst && gx < 0;
+          C v[SEP_S + SEP_MY - 1];
+#pragma unroll
+          for (int j = 0; j < SEP_S + SEP_MY - 1; ++j) {
+            const i64t gy = img_map(y0 + g * SEP_S + j, h, (int)mode);
+            v[j] = (gy >= 0 && gx >= 0) ? img_ld(xb[gy * w + gx]) : cv;
+          }
+#pragma unroll
+          for (int p = 0; p < SEP_S; ++p)
+            mid[(g * SEP_S + p) * SEP_MS + c] =
+                out ? cv : img_ld(img_st(sep_div(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy)));
         }
       }
     } else {
-      // First pass along columns: lanes on rows, a thread SEP_R consecutive columns of a row.
-      C wr[SEP_MX];
+      constexpr int G1 = SEP_TW / 4;
+      constexpr int N1 = SEP_SH * G1;
+      C wc[SEP_MX];
 #pragma unroll
-      for (int j = 0; j < SEP_MX; ++j) wr[j] = wx[j];
-      for (int q = tid; q < (SEP_TW / SEP_R) * SEP_SH; q += SEP_THREADS) {
-        const int g = q / SEP_SH, rr = q - g * SEP_SH;
-        C v[SEP_MX + SEP_R - 1];
+      for (int j = 0; j < SEP_MX; ++j) wc[j] = wx[j];
+      const bool rows_in = y0 >= 0 && y0 + SEP_SH <= h;
+      if (rows_in && vec4 && cx == SEP_CX && tx0 - SEP_CXR >= 0 &&
+          tx0 + SEP_TW - 4 - SEP_CXR + 4 * SEP_NCH <= w) {
+        // Every load inside the image and aligned: vectors of 4 values.
 #pragma unroll
-        for (int j = 0; j < SEP_MX + SEP_R - 1; ++j) v[j] = in[rr * SEP_IS + g * SEP_R + j];
-        const i64t gy = y0 + rr;
-        const bool out = cst && (gy < 0 || gy >= h);
+        for (int q0 = 0; q0 < N1; q0 += SEP_THREADS) {
+          const int q = q0 + tid;
+          if (N1 % SEP_THREADS == 0 || q < N1) {
+            const int rr = q / G1, g = q - rr * G1;
+            const T *rp = xb + (y0 + rr) * w + tx0 - SEP_CXR + g * 4;
+            C v[4 * SEP_NCH];
 #pragma unroll
-        for (int p = 0; p < SEP_R; ++p) {
-          C a = sep_out<SEP_MX, SEP_SYMX>(v, wr, p);
-          if (divx != 1.0) a = a / (C)divx;
-          mid[rr * SEP_MS + g * SEP_R + p] = out ? cv : img_ld(img_st(a));
+            for (int ch = 0; ch < SEP_NCH; ++ch) {
+              T u[4];
+              sep_ldg4(rp + 4 * ch, u);
+#pragma unroll
+              for (int k = 0; k < 4; ++k) v[4 * ch + k] = img_ld(u[k]);
+            }
+            C a[4];
+#pragma unroll
+            for (int p = 0; p < 4; ++p)
+              a[p] = img_ld(img_st(sep_div(sep_out<SEP_MX, SEP_SYMX>(v, wc, p + SEP_OFF), divx)));
+            sep_st4(mid + rr * SEP_MS + g * 4, a);
+          }
+        }
+      } else if (rows_in && x0 >= 0 && x0 + SEP_TW + SEP_MX - 1 <= w) {
+#pragma unroll
+        for (int q0 = 0; q0 < N1; q0 += SEP_THREADS) {
+          const int q = q0 + tid;
+          if (N1 % SEP_THREADS == 0 || q < N1) {
+            const int rr = q / G1, g = q - rr * G1;
+            const T *rp = xb + (y0 + rr) * w + x0 + g * 4;
+            C v[SEP_NV];
+#pragma unroll
+            for (int j = 0; j < SEP_NV; ++j) v[j] = img_ld(__ldg(rp + j));
+            C a[4];
+#pragma unroll
+            for (int p = 0; p < 4; ++p)
+              a[p] = img_ld(img_st(sep_div(sep_out<SEP_MX, SEP_SYMX>(v, wc, p), divx)));
+            sep_st4(mid + rr * SEP_MS + g * 4, a);
+          }
+        }
+      } else {
+        for (int q = tid; q < N1; q += SEP_THREADS) {
+          const int rr = q / G1, g = q - rr * G1;
+          const i64t gy = img_map(y0 + rr, h, (int)mode);
+          C a[4];
+          if (gy < 0) {
+            // Constant modes: intermediate rows outside the image are `cval`.
+#pragma unroll
+            for (int p = 0; p < 4; ++p) a[p] = cv;
+          } else {
+            C v[SEP_NV];
+#pragma unroll
+            for (int j = 0; j < SEP_NV; ++j) {
+              const i64t gx = img_map(x0 + g * 4 + j, w, (int)mode);
+              v[j] = gx >= 0 ? img_ld(xb[gy * w + gx]) : cv;
+            }
+#pragma unroll
+            for (int p = 0; p < 4; ++p)
+              a[p] = img_ld(img_st(sep_div(sep_out<SEP_MX, SEP_SYMX>(v, wc, p), divx)));
+          }
+          sep_st4(mid + rr * SEP_MS + g * 4, a);
         }
       }
     }
     __syncthreads();
     if (!SEP_XFIRST) {
       // Second pass along columns: a thread SEP_R consecutive outputs of a row.
-      C wr[SEP_MX];
+      constexpr int G2 = SEP_TW / SEP_R;
+      constexpr int N2 = SEP_TH * G2;
+      C wc[SEP_MX];
 #pragma unroll
-      for (int j = 0; j < SEP_MX; ++j) wr[j] = wx[j];
-      for (int q = tid; q < SEP_TH * (SEP_TW / SEP_R); q += SEP_THREADS) {
-        const int rr = q / (SEP_TW / SEP_R), g = q - rr * (SEP_TW / SEP_R);
+      for (int j = 0; j < SEP_MX; ++j) wc[j] = wx[j];
+#pragma unroll 2
+      for (int q = tid; q < N2; q += SEP_THREADS) {
+        const int rr = q / G2, g = q - rr * G2;
         C v[SEP_NL];
 #pragma unroll
-        for (int j = 0; j < SEP_NL; j += SEP_V) sep_ld16(mid + rr * SEP_MS + g * SEP_R + j, v + j);
+        for (int j = 0; j < SEP_NL; j += SEP_V)
+          sep_ld16(mid + rr * SEP_MS + g * SEP_R + j, v + j);
         C a[SEP_R];
 #pragma unroll
-        for (int p = 0; p < SEP_R; ++p) {
-          a[p] = sep_out<SEP_MX, SEP_SYMX>(v, wr, p);
-          if (divx != 1.0) a[p] = a[p] / (C)divx;
-        }
+        for (int p = 0; p < SEP_R; ++p) a[p] = sep_div(sep_out<SEP_MX, SEP_SYMX>(v, wc, p), divx);
         const i64t oy = ty0 + rr, ox = tx0 + g * SEP_R;
-        if (oy < h && ox < w) sep_store(yb + oy * w + ox, a, w - ox);
+        if (oy < h && ox < w) {
+          T *o = yb + oy * w + ox;
+#pragma unroll
+          for (int k = 0; k < SEP_R; k += 4)
+            sep_store(o + k, a[k], a[k + 1], a[k + 2], a[k + 3], w - ox - k);
+        }
       }
     } else {
       // Second pass along rows: a thread SEP_S consecutive outputs of a column.
+      constexpr int N2 = (SEP_TH / SEP_S) * SEP_TW;
       C wr[SEP_MY];
 #pragma unroll
       for (int j = 0; j < SEP_MY; ++j) wr[j] = wy[j];
-      for (int q = tid; q < (SEP_TH / SEP_S) * SEP_TW; q += SEP_THREADS) {
-        const int g = q / SEP_TW, cc = q - g * SEP_TW;
-        const i64t ox = tx0 + cc;
-        if (ox >= w) continue;
-        C v[SEP_MY + SEP_S - 1];
+#pragma unroll 2
+      for (int q = tid; q < N2; q += SEP_THREADS) {
+        const int g = q / SEP_TW, c = q - g * SEP_TW;
+        const i64t ox = tx0 + c;
+        C v[SEP_S + SEP_MY - 1];
 #pragma unroll
-        for (int j = 0; j < SEP_MY + SEP_S - 1; ++j) v[j] = mid[(g * SEP_S + j) * SEP_MS + cc];
+        for (int j = 0; j < SEP_S + SEP_MY - 1; ++j) v[j] = mid[(g * SEP_S + j) * SEP_MS + c];
+        if (ox < w) {
 #pragma unroll
-        for (int p = 0; p < SEP_S; ++p) {
-          const i64t oy = ty0 + g * SEP_S + p;
-          C a = sep_out<SEP_MY, SEP_SYMY>(v, wr, p);
-          if (divy != 1.0) a = a / (C)divy;
-          if (oy < h) yb[oy * w + ox] = img_st(a);
+          for (int p = 0; p < SEP_S; ++p) {
+            const i64t oy = ty0 + g * SEP_S + p;
+            const C a = sep_div(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy);
+            if (oy < h) yb[oy * w + ox] = img_st(a);
+          }
         }
       }
     }

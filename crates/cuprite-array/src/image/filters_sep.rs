@@ -1,15 +1,13 @@
 //! A separable filter of the last two axes in one pass over memory (`filters_sep.cu`): the
-//! correlation along the rows axis and along the columns axis, in SciPy's order, with the
-//! intermediate kept in shared memory. Its CPU twin is two passes of the n-d correlation
-//! (`filters_corr.rs`), which is what SciPy computes.
+//! correlation along the rows axis and along the columns axis, in SciPy's order, the first
+//! pass read straight from the image, the intermediate kept in shared memory. Its CPU twin is
+//! two passes of the n-d correlation (`filters_corr.rs`), which is what SciPy computes.
 
 use super::boundary::Boundary;
 use super::filters_corr::{ImgCorrelate, Win};
 use super::filters_elem::{Acc, ImageElement, header, wide};
 use super::filters_launch::{by_dtype, grid_for, host, part};
-pub(crate) use super::filters_strip::Pass1;
-use super::filters_strip::{SepArgs, StripFilter, image_strip, sym_c};
-use crate::codegen::{Helpers, KernelParams, KernelSource, WriteBuf};
+use crate::codegen::{Helpers, KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
 use crate::dtype::{DType, f16};
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
@@ -19,57 +17,121 @@ use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
 use std::hash::{Hash, Hasher};
 
+kernel_params! {
+    /// The separable filter of `batch` images of `h x w`.
+    pub(super) struct SepArgs<'a> {
+        x: ReadBuf<'a> as "T",
+        wy: ReadBuf<'a> as "C",
+        wx: ReadBuf<'a> as "C",
+        y: WriteBuf<'a> as "T",
+        batch: i64,
+        h: i64,
+        w: i64,
+        cy: i64,
+        cx: i64,
+        mode: i64,
+        cval: f64,
+        divy: f64,
+        divx: f64,
+    }
+}
+
+/// One pass of a separable filter: `m` taps with centre `c` summed in the order `sym`
+/// (`filters_corr::sym_of`), the sum divided by `div`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Pass1 {
+    pub m: usize,
+    pub c: i64,
+    pub div: f64,
+    pub sym: i64,
+}
+
+/// The kernel's code of a summation order: 1 symmetric, -1 antisymmetric, 0 plain.
+fn sym_c(sym: i64) -> i64 {
+    if sym == 2 { 0 } else { sym }
+}
+
 /// Threads a block (`SEP_THREADS` in the kernel).
 const THREADS: usize = 256;
-/// The fewest blocks an SM keeps resident (the kernel's launch bound, capping its registers).
-const BLOCKS_PER_SM: usize = 3;
-/// Consecutive outputs of a thread along the columns axis (`SEP_R`).
-const R: usize = 4;
 /// The most taps a pass of the fused kernel takes (its taps live in registers).
 pub(crate) const SEP_MAX_TAPS: usize = 33;
 /// The most dynamic shared memory the fused kernel asks for.
 const SHARED_MAX: usize = 48 * 1024;
-/// The output tiles (columns, rows) the kernel may take, largest first: the first whose shared
-/// memory fits is used. Both sides are multiples of `R` and of the tile's `SEP_S`.
-const TILES: [(usize, usize); 4] = [(64, 64), (64, 32), (32, 32), (32, 16)];
+/// The columns of a tile's intermediate rows first: its output columns and the halo of the
+/// pass along columns, so that a first pass of 16 rows a thread gives each of the 256 threads
+/// one column of a 64-row tile.
+const FIRST_COLS: usize = 64;
+/// The output rows of a tile, largest first: the first whose shared memory fits is used.
+const ROWS: [usize; 3] = [64, 32, 16];
+/// The most 32-bit registers the values of a thread of a pass along rows may take
+/// (`s + taps - 1` working values): `s` is the largest power of two up to 16 within it.
+const ROW_WINDOW_REGS: usize = 48;
+/// Consecutive outputs of a thread of a second pass along columns (`SEP_R`).
+const R: usize = 4;
 
-/// The kernel's blocking for one filter: output tile `tw x th` (`SEP_TW`, `SEP_TH`) and
-/// consecutive outputs of a thread along the rows axis `s` (`SEP_S`, at most 16, dividing `th`).
+/// Output rows a warp of the small-window kernel walks (`S3_S` in `filters_sep3.cu`); its
+/// blocks of 8 warps take tiles of 128 columns by 8 times as many rows.
+const S3_ROWS: usize = 4;
+
+/// Whether a filter of `my` x `mx` taps with the columns centre `cx` runs on the
+/// small-window kernel (`filters_sep3.cu`): at most 3 taps a pass.
+fn small(my: usize, mx: usize, cx: i64) -> bool {
+    (1..=3).contains(&my) && (1..=3).contains(&mx) && (0..mx as i64).contains(&cx)
+}
+
+/// The fewest blocks an SM keeps resident for the small-window kernel, for a working type of
+/// `esize` bytes (its launch bound: 64 registers for 4-byte working values, 128 for doubles).
+fn small_blocks(esize: usize) -> usize {
+    if esize == 4 { 4 } else { 2 }
+}
+
+/// The kernel's blocking for one filter: output tile `tw x th` (`SEP_TW`, `SEP_TH`),
+/// consecutive outputs of a thread of a pass along rows `s` (`SEP_S`, dividing `th`), and the
+/// blocks an SM keeps resident (the launch bound, capping registers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Tiling {
     tw: usize,
     th: usize,
     s: usize,
+    blocks: usize,
 }
 
 /// The bytes of dynamic shared memory the kernel needs for taps `my`, `mx` in a working type
-/// of `esize` bytes on an output tile `tw x th`: the staged input tile (rows of odd stride,
-/// rounded up to 16 bytes) and the intermediate (the kernel's `SEP_IN + SEP_MR * SEP_MS`).
-fn shared_bytes(my: usize, mx: usize, xfirst: bool, esize: usize, tw: usize, th: usize) -> usize {
+/// of `esize` bytes on an output tile `tw x th`: the intermediate, the kernel's `SEP_MR` rows
+/// of `SEP_MS` values. Rows first, `th` rows covering every 16-byte load of the pass along
+/// columns ([`R`] outputs a thread); columns first, `th + my - 1` rows of `tw`.
+fn shared_bytes(my: usize, mx: usize, xfirst: bool, esize: usize, tile: (usize, usize)) -> usize {
+    let (tw, th) = tile;
+    if xfirst {
+        return (th + my - 1) * tw * esize;
+    }
     let v = 16 / esize;
-    let (sh, sw) = (th + my - 1, tw + mx - 1);
-    let input = (sh * (sw | 1)).div_ceil(v) * v;
     let nl = (R + mx - 1).div_ceil(v) * v;
-    let (mr, ms) = if xfirst {
-        (sh, tw | 1)
-    } else {
-        (th, tw - R + nl)
-    };
-    (input + mr * ms) * esize
+    th * (tw - R + nl) * esize
 }
 
-/// The largest tiling of [`TILES`] whose shared memory fits, if any.
+/// The tiling of a filter: as many output columns (a multiple of 4) as leave the intermediate
+/// [`FIRST_COLS`] wide, the most rows of [`ROWS`] whose shared memory fits; 4 blocks an SM
+/// (64 registers) for 4-byte working values and at most 17 taps a pass, else 3.
 fn tiling(my: usize, mx: usize, xfirst: bool, esize: usize) -> Option<Tiling> {
     if !(1..=SEP_MAX_TAPS).contains(&my) || !(1..=SEP_MAX_TAPS).contains(&mx) {
         return None;
     }
-    TILES
-        .iter()
-        .find(|&&(tw, th)| shared_bytes(my, mx, xfirst, esize, tw, th) <= SHARED_MAX)
-        .map(|&(tw, th)| Tiling {
-            tw,
-            th,
-            s: (tw * th / THREADS).clamp(1, 16).min(th),
+    let tw = (FIRST_COLS + 1 - mx) / 4 * 4;
+    let words = esize / 4;
+    let blocks = if esize == 4 && my <= 17 && mx <= 17 {
+        4
+    } else {
+        3
+    };
+    ROWS.iter()
+        .find(|&&th| shared_bytes(my, mx, xfirst, esize, (tw, th)) <= SHARED_MAX)
+        .map(|&th| {
+            let s = [16, 8, 4, 2]
+                .into_iter()
+                .find(|&s| s <= th && (s + my - 1) * words <= ROW_WINDOW_REGS)
+                .unwrap_or(1);
+            Tiling { tw, th, s, blocks }
         })
 }
 
@@ -103,16 +165,6 @@ impl ImgSep2 {
                 self.y.m, self.x.m, self.dtype
             ))
         })
-    }
-
-    /// This filter on the strip kernel (`filters_strip.rs`).
-    fn strip_filter(&self) -> StripFilter {
-        StripFilter {
-            dtype: self.dtype,
-            y: self.y,
-            x: self.x,
-            xfirst: self.xfirst,
-        }
     }
 
     fn esize(&self) -> usize {
@@ -157,33 +209,95 @@ impl ImgSep2 {
             sym_c(self.x.sym) + 1,
             if self.xfirst { "_xf" } else { "" }
         );
-        let body = format!(
-            "{}constexpr int SEP_MY = {};\nconstexpr int SEP_MX = {};\n\
-             constexpr int SEP_SYMY = {};\nconstexpr int SEP_SYMX = {};\n\
-             constexpr bool SEP_XFIRST = {};\nconstexpr int SEP_TW = {};\n\
-             constexpr int SEP_TH = {};\nconstexpr int SEP_S = {};\n{}{}{}",
+        let defs = [
+            ("SEP_MY", self.y.m as i64),
+            ("SEP_MX", self.x.m as i64),
+            ("SEP_SYMY", sym_c(self.y.sym)),
+            ("SEP_SYMX", sym_c(self.x.sym)),
+            ("SEP_XFIRST", i64::from(self.xfirst)),
+            ("SEP_TW", t.tw as i64),
+            ("SEP_TH", t.th as i64),
+            ("SEP_S", t.s as i64),
+            ("SEP_R", R as i64),
+        ]
+        .iter()
+        .map(|(k, v)| format!("constexpr int {k} = {v};\n"))
+        .collect::<String>();
+        let body = [
             header(self.dtype),
-            self.y.m,
-            self.x.m,
-            sym_c(self.y.sym),
-            sym_c(self.x.sym),
-            self.xfirst,
-            t.tw,
-            t.th,
-            t.s,
-            Boundary::c_source(),
-            include_str!("filters_sep.cu"),
+            defs,
+            Boundary::c_source().to_string(),
+            include_str!("filters_taps.cu").to_string(),
+            include_str!("filters_sep.cu").to_string(),
             crate::codegen::entry::<SepArgs>(
                 &name,
-                &format!("{THREADS}, {BLOCKS_PER_SM}"),
-                "img_sep2"
-            )
-        );
+                &format!("{THREADS}, {}", t.blocks),
+                "img_sep2",
+            ),
+        ]
+        .concat();
         KernelSource::generated(name, &body, Helpers::of_dtype(self.dtype))
     }
 
+    /// The small-window kernel's source (`filters_sep3.cu`).
+    fn kernel3(&self) -> KernelSource {
+        let name = format!(
+            "cuprite_img_sep3_{}_{}x{}_{}{}{}_c{}",
+            self.dtype.name(),
+            self.y.m,
+            self.x.m,
+            sym_c(self.y.sym) + 1,
+            sym_c(self.x.sym) + 1,
+            if self.xfirst { "_xf" } else { "" },
+            self.x.c
+        );
+        let defs = [
+            ("S3_MY", self.y.m as i64),
+            ("S3_MX", self.x.m as i64),
+            ("S3_SYMY", sym_c(self.y.sym)),
+            ("S3_SYMX", sym_c(self.x.sym)),
+            ("S3_XFIRST", i64::from(self.xfirst)),
+            ("S3_CX", self.x.c),
+            ("S3_S", S3_ROWS as i64),
+        ]
+        .iter()
+        .map(|(k, v)| format!("constexpr int {k} = {v};\n"))
+        .collect::<String>();
+        let blocks = small_blocks(self.esize());
+        let body = [
+            header(self.dtype),
+            defs,
+            Boundary::c_source().to_string(),
+            include_str!("filters_taps.cu").to_string(),
+            include_str!("filters_sep3.cu").to_string(),
+            crate::codegen::entry::<SepArgs>(&name, &format!("256, {blocks}"), "img_sep3"),
+        ]
+        .concat();
+        KernelSource::generated(name, &body, Helpers::of_dtype(self.dtype))
+    }
+
+    fn key3(&self) -> u64 {
+        let mut h = KeyHasher(0x5e93_0003);
+        "img_sep3".hash(&mut h);
+        self.dtype.code().hash(&mut h);
+        (
+            self.y.m,
+            self.x.m,
+            self.xfirst,
+            self.y.sym,
+            self.x.sym,
+            self.x.c,
+        )
+            .hash(&mut h);
+        h.finish()
+    }
+
+    fn is_small(&self) -> bool {
+        small(self.y.m, self.x.m, self.x.c)
+    }
+
     fn key(&self) -> u64 {
-        let mut h = KeyHasher(0x1a6e_5e93);
+        let mut h = KeyHasher(0x1a6e_5e94);
         "img_sep2".hash(&mut h);
         self.dtype.code().hash(&mut h);
         (self.y.m, self.x.m, self.xfirst, self.y.sym, self.x.sym).hash(&mut h);
@@ -280,22 +394,43 @@ impl LibraryCall for ImgSep2 {
             divy: self.y.div,
             divx: self.x.div,
         };
-        let strip = self.strip_filter();
-        if let Some(s) = strip.strip(image_strip()) {
-            return strip.launch(lane, s, &params, [self.batch, self.h, self.w]);
+        let a = params.args();
+        if self.is_small() {
+            let k = crate::jit::library_kernel(st, self.key3(), || self.kernel3())?;
+            let tiles = self.batch * self.h.div_ceil(8 * S3_ROWS) * self.w.div_ceil(128);
+            let blocks = small_blocks(self.esize()) as u64;
+            let grid = grid_for(u64::from(st.sms), blocks, tiles, 1);
+            // SAFETY: `x` and `y` are checked views of `batch h w` elements, `wy` and `wx` of
+            // their tap counts (`ReadBuf`/`WriteBuf::part` check them inside their
+            // allocations); the kernel reads `x` only at `img_map`ped indices inside
+            // `[0, h) x [0, w)` of each image (vector loads only of runs of 4 columns inside a
+            // row, from an `x` aligned for them with rows a multiple of 4 long), the taps below
+            // their counts, writes `y` only at outputs inside the images, and uses no shared
+            // memory.
+            unsafe {
+                stream.launch_packed(
+                    &k.func,
+                    (grid, 1, 1),
+                    (256, 1, 1),
+                    0,
+                    &a.words,
+                    &a.accesses(),
+                )
+            }?;
+            return Ok(());
         }
         let t = self.tiling()?;
         let k = crate::jit::library_kernel(st, self.key(), || self.kernel(t))?;
         let tiles = self.batch * self.h.div_ceil(t.th) * self.w.div_ceil(t.tw);
-        let grid = grid_for(u64::from(st.sms), BLOCKS_PER_SM as u64, tiles, 1);
-        let shared = shared_bytes(self.y.m, self.x.m, self.xfirst, self.esize(), t.tw, t.th);
-        let a = params.args();
+        let grid = grid_for(u64::from(st.sms), t.blocks as u64, tiles, 1);
+        let shared = shared_bytes(self.y.m, self.x.m, self.xfirst, self.esize(), (t.tw, t.th));
         // SAFETY: `x` and `y` are checked views of `batch h w` elements, `wy` and `wx` of their
         // tap counts (`ReadBuf`/`WriteBuf::part` check them inside their allocations); the
         // kernel reads `x` only at `img_map`ped indices inside `[0, h) x [0, w)` of each
-        // image, writes `y` only at outputs inside them, and its shared memory is the
-        // `shared` bytes asked for here (the kernel's `SEP_IN + SEP_MR * SEP_MS` values for
-        // this tiling, at most 48 KiB as `tiling` checked).
+        // image (vector loads only of runs of 4 columns inside a row, from an `x` aligned for
+        // them with rows a multiple of 4 long), writes `y` only at outputs inside them, and its
+        // shared memory is the `shared` bytes asked for here (the kernel's `SEP_MR * SEP_MS`
+        // values for this tiling, at most 48 KiB as `tiling` checked).
         unsafe {
             stream.launch_packed(
                 &k.func,
@@ -310,9 +445,8 @@ impl LibraryCall for ImgSep2 {
     }
 
     fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
-        let strip = self.strip_filter();
-        if let Some(s) = strip.strip(image_strip()) {
-            return vec![strip.kernel(s).source];
+        if self.is_small() {
+            return vec![self.kernel3().source];
         }
         self.tiling()
             .map(|t| vec![self.kernel(t).source])
@@ -322,42 +456,45 @@ impl LibraryCall for ImgSep2 {
 
 #[cfg(test)]
 mod tests {
-    use super::{SHARED_MAX, Tiling, shared_bytes, tiling};
+    use super::{SHARED_MAX, Tiling, shared_bytes, small, tiling};
 
-    /// The shared memory of a tiling, counted by hand: the input tile's rows (odd stride) and
-    /// the intermediate's (16-byte multiples rows first, odd columns first).
+    /// The shared memory of a tiling, counted by hand: rows first, `th` rows of the 16-byte
+    /// loads of the pass along columns; columns first, `th + my - 1` rows of `tw`.
     #[test]
     fn shared_memory_of_the_tilings() {
-        // f32, 17 x 17 taps, rows first, 64 x 64: 80 rows of 81, then 64 rows of 80.
-        assert_eq!(
-            shared_bytes(17, 17, false, 4, 64, 64),
-            (80 * 81 + 64 * 80) * 4
-        );
-        // f32, 3 x 3 taps, columns first: 66 rows of 67 (4422, rounded up to 4424), then 66
-        // rows of 65.
-        assert_eq!(shared_bytes(3, 3, true, 4, 64, 64), (4424 + 66 * 65) * 4);
-        // f64, 17 x 17, 32 x 32: 48 rows of 49, then 32 rows of 48 (4 outputs need 20 values).
-        assert_eq!(
-            shared_bytes(17, 17, false, 8, 32, 32),
-            (48 * 49 + 32 * 48) * 8
-        );
-        let t = |tw, th, s| Some(Tiling { tw, th, s });
-        assert_eq!(tiling(17, 17, false, 4), t(64, 64, 16));
-        assert_eq!(tiling(33, 33, false, 4), t(64, 32, 8));
-        assert_eq!(tiling(17, 17, false, 8), t(32, 32, 4));
-        assert_eq!(tiling(33, 33, true, 8), t(32, 16, 2));
+        // f32, 17 x 17 taps, rows first, 48 x 64: the last thread's loads end at 44 + 20 = 64.
+        assert_eq!(shared_bytes(17, 17, false, 4, (48, 64)), 64 * 64 * 4);
+        // f32, 3 x 5 taps, columns first: 66 rows of 60.
+        assert_eq!(shared_bytes(3, 5, true, 4, (60, 64)), 66 * 60 * 4);
+        // f64, 33 x 33, rows first, 32 x 64: 28 + 36 = 64 values a row.
+        assert_eq!(shared_bytes(33, 33, false, 8, (32, 64)), 64 * 64 * 8);
+        // f64, 33 x 33, columns first: 96 rows of 32.
+        assert_eq!(shared_bytes(33, 33, true, 8, (32, 64)), 96 * 32 * 8);
+        let t = |tw, th, s, blocks| Some(Tiling { tw, th, s, blocks });
+        assert_eq!(tiling(17, 17, false, 4), t(48, 64, 16, 4));
+        assert_eq!(tiling(33, 33, false, 4), t(32, 64, 16, 3));
+        assert_eq!(tiling(4, 3, false, 4), t(60, 64, 16, 4));
+        // f64: 8 + 16 values of two registers each fill the 48 of a rows window.
+        assert_eq!(tiling(17, 17, false, 8), t(48, 64, 8, 3));
+        // 33 doubles a pass along rows: one output a thread.
+        assert_eq!(tiling(33, 33, true, 8), t(32, 64, 1, 3));
         assert_eq!(tiling(34, 3, false, 4), None);
         assert_eq!(tiling(0, 3, false, 4), None);
         for (my, mx) in [(1, 1), (3, 3), (17, 17), (33, 33), (1, 33), (33, 1)] {
             for xfirst in [false, true] {
                 for esize in [4, 8] {
                     let t = tiling(my, mx, xfirst, esize).expect("every tap count fits");
-                    assert!(shared_bytes(my, mx, xfirst, esize, t.tw, t.th) <= SHARED_MAX);
+                    let bytes = shared_bytes(my, mx, xfirst, esize, (t.tw, t.th));
+                    assert!(bytes <= SHARED_MAX);
                     assert_eq!(t.th % t.s, 0);
-                    // A pass along rows gives each of the 256 threads one strip.
-                    assert_eq!((t.th / t.s) * t.tw, 256);
+                    assert_eq!(t.tw % 4, 0);
+                    assert!(t.tw + mx - 1 <= 64);
+                    assert!((t.s + my - 1) * esize / 4 <= 48 || t.s == 1);
                 }
             }
         }
+        // The small-window kernel: at most 3 taps a pass, the centre inside the window.
+        assert!(small(3, 3, 1) && small(1, 3, 0) && small(3, 2, 1) && small(2, 1, 0));
+        assert!(!small(5, 3, 1) && !small(3, 4, 1) && !small(3, 3, 3) && !small(3, 3, -1));
     }
 }

@@ -124,7 +124,6 @@ mod filters_order;
 mod filters_plan;
 mod filters_rank;
 mod filters_sep;
-pub(crate) mod filters_strip;
 
 pub use filters::{
     FilterOpts, GaussianOpts, convolve, convolve_with, convolve1d, convolve1d_with, correlate,
