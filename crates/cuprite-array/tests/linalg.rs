@@ -562,10 +562,15 @@ fn addend_fusion(d: Device) -> TestResult {
                 let before = stats::thread_fused_epilogues();
                 let got: Vec<f64> = expr.to_vec()?.into_iter().map(El::to64).collect();
                 let ran = stats::thread_fused_epilogues() - before;
-                if ran != 1 {
-                    return Err(
-                        format!("{} {name}: {ran} fused products, 1 expected", T::DTYPE).into(),
-                    );
+                // cuBLASLt's f64 products take no epilogue beyond a scale on CUDA: there the
+                // sum stays element-wise (its values are checked all the same).
+                let fused = u64::from(!(d != Device::CPU && T::DTYPE == cuprite_array::DType::F64));
+                if ran != fused {
+                    return Err(format!(
+                        "{} {name}: {ran} fused products, {fused} expected",
+                        T::DTYPE
+                    )
+                    .into());
                 }
                 let mut want = vec![0.0; m * n];
                 let mut bound_mag = vec![0.0; m * n];
@@ -772,8 +777,11 @@ fn gelu_training_products(d: Device) -> TestResult {
                     let x = i * n + j;
                     let d1 = gelu_grad64(rz[x]);
                     let want = scale * prod[x] * d1;
+                    // cuBLASLt evaluates gelu' in its epilogue with a fast tanh (relative
+                    // error near 2^-11): the derivative may be off by 2e-3 of the product.
                     let e = scale * 2.0 * k as f64 * T::ACC * mag[x] * d1.abs()
                         + 2.0 * T::STORE * want.abs()
+                        + 2e-3 * (scale * prod[x]).abs()
                         + 1e-300;
                     if (gv[x] - want).abs() > e || gv[x].is_nan() {
                         return Err(format!(

@@ -761,9 +761,14 @@ fn f32_matches_cpu() -> TestResult {
 fn nan_on_cuda() -> TestResult {
     let mut rng = Rng::fresh();
     let (n0, n1, m0, m1) = (50usize, 60usize, 300usize, 301usize);
+    // Every position on the grid, so that only the NaN one gives the off-grid value.
     let x: Vec<f32> = (0..3 * n0 * n1).map(|_| rng.f32_in(-1.0, 1.0)).collect();
-    let p0: Vec<f32> = (0..m0 * m1).map(|_| rng.f32_in(-1.0, n0 as f32)).collect();
-    let p1: Vec<f32> = (0..m0 * m1).map(|_| rng.f32_in(-1.0, n1 as f32)).collect();
+    let p0: Vec<f32> = (0..m0 * m1)
+        .map(|_| rng.f32_in(0.0, (n0 - 1) as f32))
+        .collect();
+    let p1: Vec<f32> = (0..m0 * m1)
+        .map(|_| rng.f32_in(0.0, (n1 - 1) as f32))
+        .collect();
     let plane = m0 * m1;
     type Pair = (Vec<f32>, Vec<f32>);
     let run = |d: Device, q0: &[f32], q1: &[f32]| -> cuprite_array::Result<Pair> {

@@ -1475,7 +1475,8 @@ pub fn tests() -> Vec<Test> {
             "cuda::signal_nn::cudnn_matches_fallback",
             cudnn_matches_fallback,
         ),
-        Test::gpu(
+        // Alone: it sets the process's cuDNN layout, which other tests' calls would take.
+        Test::gpu_alone(
             "cuda::signal_nn::cudnn_layouts_match_reference",
             cudnn_layouts_match_reference,
         ),

@@ -123,9 +123,9 @@ pub fn with_cudnn<R>(on: bool, f: impl FnOnce() -> R) -> R {
 pub enum CudnnLayout {
     /// Whichever of the other two ran faster on the problem's first call (each timed on the
     /// call's own buffers after cuDNN chose its algorithm), kept per stream and problem.
-    #[default]
     Measured,
-    /// Channels first, as the arrays lie.
+    /// Channels first, as the arrays lie (the default).
+    #[default]
     AsGiven,
     /// Channels last: the operands exchanged into channels-last scratch buffers by cuprite's
     /// tiled kernel (`nn_tile_swap`), cuDNN's channels-last algorithms, the result exchanged
@@ -134,18 +134,18 @@ pub enum CudnnLayout {
 }
 
 /// The process's [`CudnnLayout`] (0 `Measured`, 1 `AsGiven`, 2 `ChannelsLast`).
-static LAYOUT: AtomicU8 = AtomicU8::new(0);
+static LAYOUT: AtomicU8 = AtomicU8::new(1);
 
 /// Sets the layout cuDNN computes channels-first 2-D `f16`/`bf16` convolutions in, for the
-/// whole process ([`CudnnLayout::Measured`] by default). Both layouts compute the same
+/// whole process ([`CudnnLayout::AsGiven`] by default). Both layouts compute the same
 /// convolution; the choice changes only which cuDNN algorithms are available (and so the
 /// rounding of the sums, as any change of algorithm does).
 ///
 /// ```
 /// use cuprite_array::tuning::{self, CudnnLayout};
-/// tuning::set_cudnn_layout(CudnnLayout::AsGiven);
-/// assert_eq!(tuning::cudnn_layout(), CudnnLayout::AsGiven);
 /// tuning::set_cudnn_layout(CudnnLayout::Measured);
+/// assert_eq!(tuning::cudnn_layout(), CudnnLayout::Measured);
+/// tuning::set_cudnn_layout(CudnnLayout::AsGiven);
 /// ```
 pub fn set_cudnn_layout(layout: CudnnLayout) {
     let v = match layout {
@@ -156,7 +156,7 @@ pub fn set_cudnn_layout(layout: CudnnLayout) {
     LAYOUT.store(v, Ordering::Relaxed);
 }
 
-/// The layout set by [`set_cudnn_layout`] ([`CudnnLayout::Measured`] unless set).
+/// The layout set by [`set_cudnn_layout`] ([`CudnnLayout::AsGiven`] unless set).
 ///
 /// ```
 /// use cuprite_array::tuning;
@@ -165,8 +165,9 @@ pub fn set_cudnn_layout(layout: CudnnLayout) {
 pub fn cudnn_layout() -> CudnnLayout {
     match LAYOUT.load(Ordering::Relaxed) {
         1 => CudnnLayout::AsGiven,
+        0 => CudnnLayout::Measured,
         2 => CudnnLayout::ChannelsLast,
-        _ => CudnnLayout::Measured,
+        _ => CudnnLayout::AsGiven,
     }
 }
 
