@@ -52,9 +52,8 @@ fn binary_node_owned(a: &Arc<Node>, b: Arc<Node>, op: BinaryOp) -> Result<Arc<No
             a.shape, b.shape
         ))
     })?;
-    // `product + bias`, `product * scale`, `product ± matrix`: folded into the product's call
-    // where it can.
-    if matches!(op, BinaryOp::Add | BinaryOp::Mul | BinaryOp::Sub) {
+    // `product + bias` or `product * scale`: folded into the product's call where it can.
+    if matches!(op, BinaryOp::Add | BinaryOp::Mul) {
         if let Some(n) = absorb_into_call(a, &b, op, &shape) {
             return Ok(n);
         }
@@ -77,7 +76,7 @@ fn binary_node_owned(a: &Arc<Node>, b: Arc<Node>, op: BinaryOp) -> Result<Arc<No
 }
 
 /// `op(a, b)` as one library call node, when one operand is an unevaluated call of the result
-/// shape that can absorb the other (a GEMM's bias, scale or addend).
+/// shape that can absorb the other (a GEMM's bias or scale epilogue).
 fn absorb_into_call(
     a: &Arc<Node>,
     b: &Arc<Node>,
@@ -85,10 +84,10 @@ fn absorb_into_call(
     shape: &[usize],
 ) -> Option<Arc<Node>> {
     let pending = |n: &Arc<Node>| n.has_library() && !n.is_leaf() && n.shape == shape;
-    let (lib, other, call_first) = if pending(a) {
-        (a, b, true)
+    let (lib, other) = if pending(a) {
+        (a, b)
     } else if pending(b) {
-        (b, a, false)
+        (b, a)
     } else {
         return None;
     };
@@ -101,7 +100,6 @@ fn absorb_into_call(
     let e = match op {
         BinaryOp::Add => Epilogue::Add(other),
         BinaryOp::Mul => Epilogue::Scale(other.is_const()?),
-        BinaryOp::Sub => Epilogue::Sub { other, call_first },
         _ => return None,
     };
     let (call, inputs) = call.absorb_epilogue(e, &inputs)?;

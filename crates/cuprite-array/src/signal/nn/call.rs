@@ -90,15 +90,10 @@ impl ConvCall {
     pub(super) fn kernels(&self) -> Vec<NnKernel> {
         match self.pass {
             Pass::Forward { bias, relu } if bias || relu => {
-                vec![NnKernel::Im2col, NnKernel::BiasAct, NnKernel::TileSwap]
+                vec![NnKernel::Im2col, NnKernel::BiasAct]
             }
-            Pass::Forward { .. } => vec![NnKernel::Im2col, NnKernel::TileSwap],
-            Pass::Input => vec![
-                NnKernel::Im2col,
-                NnKernel::Swap,
-                NnKernel::Col2im,
-                NnKernel::TileSwap,
-            ],
+            Pass::Forward { .. } => vec![NnKernel::Im2col],
+            Pass::Input => vec![NnKernel::Im2col, NnKernel::Swap, NnKernel::Col2im],
             Pass::Weight => vec![NnKernel::Im2col, NnKernel::Swap],
         }
     }
