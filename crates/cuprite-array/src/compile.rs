@@ -670,23 +670,7 @@ impl Signature {
 /// The signature of `inputs`: their common device and shapes; `Err` when there are none or
 /// they live on several devices.
 fn signature<T: Element>(inputs: &[&Array<T>]) -> Result<Signature> {
-    let Some(first) = inputs.first() else {
-        return Err(Error::InvalidArgument(
-            "a compiled program needs at least one input array (its device)".into(),
-        ));
-    };
-    let device = first.device();
-    if let Some((i, x)) = inputs
-        .iter()
-        .enumerate()
-        .find(|(_, x)| x.device() != device)
-    {
-        return Err(Error::DeviceMismatch(format!(
-            "a compiled program's inputs must share one device: input 0 is on {device}, input \
-             {i} on {}",
-            x.device()
-        )));
-    }
+    let device = LazySignature::of(inputs)?.device;
     Ok(Signature {
         device,
         shapes: inputs.iter().map(|x| x.shape().to_vec()).collect(),

@@ -1819,12 +1819,7 @@ fn separable_edges(d: Device) -> TestResult {
             for (case, name) in SEP_CASES.iter().enumerate() {
                 let w = |t: &str| format!("{name} {t} {xs:?} {mode:?}");
                 let want = sep_ref(case, &x, &xs, mode);
-                let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
-                let got = sep_filter(&a32, case, mode)?.to_vec()?;
-                let got: Vec<f64> = got.iter().map(|&v| f64::from(v)).collect();
-                close(&got, &want, 0.0, 1e-5 * scale, &w("f32"))?;
-                let got = sep_filter(&a64, case, mode)?.to_vec()?;
-                close(&got, &want, 1e-10, 1e-12 * scale, &w("f64"))?;
+                let scale = sep_wide(&a32, &a64, case, mode, &want, &w)?;
                 let want16 = sep_ref(case, &x16r, &xs, mode);
                 let got = sep_filter(&a16, case, mode)?.to_vec()?;
                 let got: Vec<f64> = got.iter().map(|v| v.to_f64()).collect();
@@ -1849,14 +1844,27 @@ fn separable_many_tiles(d: Device) -> TestResult {
     for mode in [Boundary::Reflect, Boundary::Constant(0.5)] {
         for case in [0usize, 2, 3, 4] {
             let w = |t: &str| format!("{} {t} {xs:?} {mode:?}", SEP_CASES[case]);
-            let want = sep_ref(case, &x, &xs, mode);
-            let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
-            let got = sep_filter(&a32, case, mode)?.to_vec()?;
-            let got: Vec<f64> = got.iter().map(|&v| f64::from(v)).collect();
-            close(&got, &want, 0.0, 1e-5 * scale, &w("f32"))?;
-            let got = sep_filter(&a64, case, mode)?.to_vec()?;
-            close(&got, &want, 1e-10, 1e-12 * scale, &w("f64"))?;
+            sep_wide(&a32, &a64, case, mode, &sep_ref(case, &x, &xs, mode), &w)?;
         }
     }
     Ok(())
+}
+
+/// `SEP_CASES[case]` of the `f32` and `f64` images against `want` (the f64 reference, whose
+/// largest magnitude scales the tolerances, returned); `w` names a mismatch.
+fn sep_wide(
+    a32: &Array<f32>,
+    a64: &Array<f64>,
+    case: usize,
+    mode: Boundary,
+    want: &[f64],
+    w: &dyn Fn(&str) -> String,
+) -> Result<f64, Box<dyn std::error::Error + Send + Sync>> {
+    let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+    let got = sep_filter(a32, case, mode)?.to_vec()?;
+    let got: Vec<f64> = got.iter().map(|&v| f64::from(v)).collect();
+    close(&got, want, 0.0, 1e-5 * scale, &w("f32"))?;
+    let got = sep_filter(a64, case, mode)?.to_vec()?;
+    close(&got, want, 1e-10, 1e-12 * scale, &w("f64"))?;
+    Ok(scale)
 }
