@@ -1,6 +1,10 @@
 //! Training a two-layer perceptron as a whole program: the forward pass, the backward pass
 //! written by hand with array operations (matrix products, GELU and its derivative, the bias
-//! gradients as column sums) and a plain SGD update, in bf16 as a GPU would train it.
+//! gradients as column sums) and a plain SGD update, in bf16 as a GPU would train it. The
+//! element-wise work rides on the products: the forward product keeps GELU's input beside its
+//! output (`linalg::matmul_gelu_with_input`), the backward one multiplies by GELU's derivative
+//! and sums the bias gradient (`linalg::matmul_gelu_grad`), biases, `− y` and scales are
+//! epilogues of the others (on CUDA, cuBLASLt's).
 //!
 //! ```text
 //! cargo run --release -p cuprite-array --example mlp_train            # CUDA: batch 4096, 1024-4096-1024
@@ -15,12 +19,8 @@
 //! directions. Then, at the run's size, the loss must fall at every one of a few SGD steps. It
 //! exits with an error on any mismatch.
 
-use cuprite_array::{Array, Device, bf16};
+use cuprite_array::{Array, Device, bf16, linalg};
 
-/// The constant of GELU's tanh form, `√(2/π)`.
-const SQRT_2_OVER_PI: f32 = 0.797_884_6;
-/// The cubic coefficient of GELU's tanh form.
-const CUBIC: f32 = 0.044_715;
 /// SGD steps of the loss check.
 const STEPS: usize = 5;
 
@@ -69,22 +69,6 @@ impl Params {
     }
 }
 
-/// GELU (tanh form) computed in f32 and rounded once to bf16.
-fn gelu(z: &Array<bf16>) -> Array<bf16> {
-    z.cast::<f32>().gelu().cast::<bf16>()
-}
-
-/// `dh · gelu'(z)` in f32, rounded once to bf16: with `u = c·(z + a·z³)` and `t = tanh(u)`,
-/// `gelu'(z) = ½·(1 + t) + ½·z·(1 − t²)·c·(1 + 3a·z²)`.
-fn gelu_backward(dh: &Array<bf16>, z: &Array<bf16>) -> Array<bf16> {
-    let z = z.cast::<f32>();
-    let z2 = &z * &z;
-    let t = ((&z2 * CUBIC + 1.0) * &z * SQRT_2_OVER_PI).tanh();
-    let du = (&z2 * (3.0 * CUBIC) + 1.0) * SQRT_2_OVER_PI;
-    let grad = (&t + 1.0) * 0.5 + &z * 0.5 * (1.0 - &t * &t) * du;
-    (dh.cast::<f32>() * grad).cast::<bf16>()
-}
-
 /// One training step: the loss at `p` (f32), the gradients, and the parameters after an SGD
 /// step of rate `lr`. Every result is evaluated.
 fn train_step(
@@ -94,29 +78,27 @@ fn train_step(
     lr: f32,
 ) -> cuprite_array::Result<(Array<f32>, Params, Params)> {
     let batch = x.shape()[0];
-    // Forward. The bias is the product's epilogue; the pre-activation z1 is kept for the
-    // backward pass, as autograd keeps it.
-    let z1 = x.matmul(&p.w1)? + &p.b1;
-    z1.eval()?;
-    let h = gelu(&z1);
-    h.eval()?;
-    let out = h.matmul(&p.w2)? + &p.b2;
-    let diff = &out - y;
+    // Forward. One product gives GELU's output h and keeps its input z1 (bias included) for
+    // the backward pass, as autograd keeps it; the second takes b2 and − y as its epilogue.
+    let (h, z1) = linalg::matmul_gelu_with_input(x, &p.w1, Some(&p.b1))?;
+    let diff = h.matmul(&p.w2)? + &p.b2 - y;
     diff.eval()?;
     let loss = (diff.cast::<f32>() * diff.cast::<f32>()).sum()? * (0.5 / batch as f32);
 
-    // Backward: d(loss)/d(out) = (out − y) / batch.
-    let dout = &diff * bf16::from_f32(1.0 / batch as f32);
-    dout.eval()?;
-    let dh = dout.matmul(&p.w2.t())?;
-    let dz1 = gelu_backward(&dh, &z1);
-    dz1.eval()?;
+    // Backward: d(loss)/d(out) = (out − y) / batch, the scale of the products below. The
+    // product back through W2 multiplies by gelu'(z1) and sums the bias gradient of layer 1.
+    let inv_batch = 1.0 / batch as f64;
+    let (dz1, db1) = linalg::matmul_gelu_grad(&diff, &p.w2.t(), &z1, inv_batch)?;
+    let per_sample = bf16::from_f64(inv_batch);
     let grads = Params {
         w1: x.t().matmul(&dz1)?,
-        b1: dz1.sum_axes(&[0])?,
-        w2: h.t().matmul(&dout)?,
-        b2: dout.sum_axes(&[0])?,
+        b1: db1,
+        w2: h.t().matmul(&diff)? * per_sample,
+        b2: diff.sum_axes(&[0])? * per_sample,
     };
+    // The gradients are kept (the check reads them), so they are evaluated before the update.
+    loss.eval()?;
+    grads.eval()?;
     let rate = bf16::from_f32(lr);
     let next = Params {
         w1: &p.w1 - &grads.w1 * rate,
@@ -124,9 +106,7 @@ fn train_step(
         w2: &p.w2 - &grads.w2 * rate,
         b2: &p.b2 - &grads.b2 * rate,
     };
-    loss.eval()?;
     next.eval()?;
-    grads.eval()?;
     Ok((loss, grads, next))
 }
 

@@ -185,6 +185,12 @@ pub(crate) type Absorbed = (Arc<dyn LibraryCall>, Vec<Arc<Node>>);
 pub(crate) enum Epilogue<'a> {
     /// `x + bias`, `bias` broadcast to the output (un-broadcast node as the user gave it).
     Add(&'a Arc<Node>),
+    /// `x - other` (`call_first`) or `other - x`, `other` of the output's shape or broadcast
+    /// to it (un-broadcast node as the user gave it).
+    Sub {
+        other: &'a Arc<Node>,
+        call_first: bool,
+    },
     /// `x * c` for a constant `c`.
     Scale(Scalar),
     /// `max(x, 0)`.

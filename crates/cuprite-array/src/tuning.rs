@@ -103,7 +103,9 @@ pub use crate::jit::{
     FastCompile, FirstUse, JitConfig, NvrtcOutput, QuickBuild, cache_dir, clear_kernel_cache,
     set_cache_dir, wait_tier_up, without_interpreter,
 };
-pub use crate::signal::nn::dnn::{cudnn, set_cudnn, with_cudnn};
+pub use crate::signal::nn::dnn::{
+    CudnnLayout, cudnn, cudnn_layout, set_cudnn, set_cudnn_layout, with_cudnn,
+};
 pub use crate::sparse::csr_product::set_sparse_kernels;
 /// How cuDNN picks each convolution problem's algorithm on its first call: measured (the
 /// default, like PyTorch's `torch.backends.cudnn.benchmark = True`) or cuDNN's heuristics; see

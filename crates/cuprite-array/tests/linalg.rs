@@ -512,6 +512,321 @@ fn epilogue_fusion(d: Device) -> TestResult {
     })
 }
 
+/// A full matrix added to or subtracted from a single product (`± C`, after an optional scale
+/// and bias) becomes C of cuBLASLt's `alpha·A·B + beta·C` (counted), against an f64 reference
+/// of the stored inputs; shapes it cannot take stay element-wise and correct.
+fn addend_fusion(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        fn run<T: El + cuprite_array::dtype::Float>(d: Device, rng: &mut Rng) -> TestResult {
+            let (m, k, n) = (29, 40, 24);
+            let (ta, ra) = through::<T>(&rand64(rng, m * k));
+            let (tw, rw) = through::<T>(&rand64(rng, k * n));
+            let (tc, rc) = through::<T>(&rand64(rng, m * n));
+            let (tb, rb) = through::<T>(&rand64(rng, n));
+            let a = Array::from_slice_on(d, &ta, &[m, k])?;
+            // A transposed view, as a weight gradient `xᵀ·g` reads it.
+            let at = Array::from_slice_on(d, &transpose_t(&ta, m, k), &[k, m])?.t();
+            let w = Array::from_slice_on(d, &tw, &[k, n])?;
+            let c = Array::from_slice_on(d, &tc, &[m, n])?;
+            let bias = Array::from_slice_on(d, &tb, &[n])?;
+            let (prod, mag) = mm_ref(&ra, &rw, (1, m, n, k), (1, 1));
+            let half = T::from64(0.5);
+            // (name, expression, alpha, beta, with bias)
+            let cases: [(&str, Array<T>, f64, f64, bool); 6] = [
+                ("+C", a.matmul(&w)?.try_add(&c)?, 1.0, 1.0, false),
+                ("-C", a.matmul(&w)?.try_sub(&c)?, 1.0, -1.0, false),
+                ("C-", c.try_sub(&a.matmul(&w)?)?, -1.0, 1.0, false),
+                (
+                    "C - 0.5 (Aᵀ)ᵀW",
+                    c.try_sub(&at.matmul(&w)?.try_mul(half)?)?,
+                    -0.5,
+                    1.0,
+                    false,
+                ),
+                (
+                    "+bias-C",
+                    a.matmul(&w)?.try_add(&bias)?.try_sub(&c)?,
+                    1.0,
+                    -1.0,
+                    true,
+                ),
+                (
+                    "+C+bias",
+                    a.matmul(&w)?.try_add(&c)?.try_add(&bias)?,
+                    1.0,
+                    1.0,
+                    true,
+                ),
+            ];
+            for (name, expr, alpha, beta, with_bias) in cases {
+                let before = stats::thread_fused_epilogues();
+                let got: Vec<f64> = expr.to_vec()?.into_iter().map(El::to64).collect();
+                let ran = stats::thread_fused_epilogues() - before;
+                // cuBLASLt's f64 products take no epilogue beyond a scale on CUDA: there the
+                // sum stays element-wise (its values are checked all the same), and only a
+                // scaled product counts one fused epilogue (its scale).
+                let f64_cuda = d != Device::CPU && T::DTYPE == cuprite_array::DType::F64;
+                let fused = u64::from(!f64_cuda || alpha.abs() != 1.0);
+                if ran != fused {
+                    return Err(format!(
+                        "{} {name}: {ran} fused products, {fused} expected",
+                        T::DTYPE
+                    )
+                    .into());
+                }
+                let mut want = vec![0.0; m * n];
+                let mut bound_mag = vec![0.0; m * n];
+                for i in 0..m {
+                    for (j, &bj) in rb.iter().enumerate() {
+                        let x = i * n + j;
+                        let b = if with_bias { bj } else { 0.0 };
+                        want[x] = alpha * prod[x] + beta * rc[x] + b;
+                        bound_mag[x] = alpha.abs() * mag[x] + rc[x].abs() + b.abs();
+                    }
+                }
+                check_bound(
+                    &got,
+                    &want,
+                    &bound_mag,
+                    k,
+                    (T::ACC, T::STORE),
+                    &format!("{} {name}", T::DTYPE),
+                )?;
+            }
+            // `C - (A·B + bias)` would need the bias negated: the bias is fused, the
+            // subtraction stays element-wise; a batch of products takes no C.
+            let before = stats::thread_fused_epilogues();
+            let got: Vec<f64> = c
+                .try_sub(&a.matmul(&w)?.try_add(&bias)?)?
+                .to_vec()?
+                .into_iter()
+                .map(El::to64)
+                .collect();
+            assert_eq!(
+                stats::thread_fused_epilogues() - before,
+                1,
+                "C - (AB + bias)"
+            );
+            for i in 0..m {
+                for (j, &bj) in rb.iter().enumerate() {
+                    let x = i * n + j;
+                    let want = rc[x] - prod[x] - bj;
+                    let bound = 2.0 * k as f64 * T::ACC * mag[x]
+                        + 4.0 * T::STORE * (want.abs() + rc[x].abs() + prod[x].abs() + bj.abs());
+                    assert!(
+                        (got[x] - want).abs() <= bound,
+                        "{} C - (AB + bias) [{x}]: {} vs {want}",
+                        T::DTYPE,
+                        got[x]
+                    );
+                }
+            }
+            let a3 = a.reshape(&[1, m, k])?.broadcast_to(&[2, m, k])?;
+            let c3 = c
+                .reshape(&[1, m, n])?
+                .broadcast_to(&[2, m, n])?
+                .contiguous()?;
+            let before = stats::thread_fused_epilogues();
+            let got: Vec<f64> = a3
+                .matmul(&w)?
+                .try_sub(&c3)?
+                .to_vec()?
+                .into_iter()
+                .map(El::to64)
+                .collect();
+            assert_eq!(
+                stats::thread_fused_epilogues(),
+                before,
+                "batched product - C"
+            );
+            for (x, g) in got.iter().enumerate() {
+                let e = x % (m * n);
+                let want = prod[e] - rc[e];
+                let bound = 2.0 * k as f64 * T::ACC * mag[e]
+                    + 4.0 * T::STORE * (rc[e].abs() + prod[e].abs());
+                assert!((g - want).abs() <= bound, "batched [{x}]: {g} vs {want}");
+            }
+            Ok(())
+        }
+        let mut rng = Rng::fresh();
+        run::<f32>(d, &mut rng)?;
+        run::<f64>(d, &mut rng)?;
+        run::<bf16>(d, &mut rng)?;
+        run::<f16>(d, &mut rng)
+    })
+}
+
+/// Row-major `c × r` transpose of a row-major `r × c` matrix.
+fn transpose_t<T: Copy>(a: &[T], r: usize, c: usize) -> Vec<T> {
+    let mut t = Vec::with_capacity(r * c);
+    for j in 0..c {
+        for i in 0..r {
+            t.push(a[i * c + j]);
+        }
+    }
+    t
+}
+
+fn gelu64(z: f64) -> f64 {
+    let c = (2.0 / std::f64::consts::PI).sqrt();
+    0.5 * z * (1.0 + (c * (z + 0.044715 * z * z * z)).tanh())
+}
+
+fn gelu_grad64(z: f64) -> f64 {
+    let c = (2.0 / std::f64::consts::PI).sqrt();
+    let t = (c * (z + 0.044715 * z * z * z)).tanh();
+    0.5 * (1.0 + t) + 0.5 * z * (1.0 - t * t) * c * (1.0 + 3.0 * 0.044715 * z * z)
+}
+
+/// `matmul_gelu_with_input` and `matmul_gelu_grad` (one product each, with cuBLASLt's
+/// `GELU_AUX_BIAS` and `DGELU_BGRAD` epilogues on CUDA) against f64 references of the stored
+/// inputs, for each float type, a row length the epilogues take (48) and one they do not (20,
+/// computed unfused), and a transposed `b`.
+fn gelu_training_products(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        fn run<T: El + cuprite_array::dtype::Float + cuprite_array::dtype::Transcendental>(
+            d: Device,
+            rng: &mut Rng,
+            (m, k, n): (usize, usize, usize),
+        ) -> TestResult {
+            let (ta, ra) = through::<T>(
+                &rand64(rng, m * k)
+                    .iter()
+                    .map(|x| 2.0 * x)
+                    .collect::<Vec<_>>(),
+            );
+            let (tw, rw) = through::<T>(&rand64(rng, k * n));
+            let (tb, rb) = through::<T>(&rand64(rng, n));
+            let a = Array::from_slice_on(d, &ta, &[m, k])?;
+            let w = Array::from_slice_on(d, &tw, &[k, n])?;
+            let bias = Array::from_slice_on(d, &tb, &[n])?;
+            let fits = T::DTYPE != cuprite_array::DType::F64 && n % 8 == 0;
+            let counted = d == Device::CPU || fits;
+            let what = |s: &str| format!("{} {m}x{k}x{n} {s}", T::DTYPE);
+
+            // Forward: pre = A·W + bias, h = gelu(pre).
+            let before = stats::thread_fused_epilogues();
+            let (h, pre) = linalg::matmul_gelu_with_input(&a, &w, Some(&bias))?;
+            let hv: Vec<f64> = h.to_vec()?.into_iter().map(El::to64).collect();
+            let pv: Vec<f64> = pre.to_vec()?.into_iter().map(El::to64).collect();
+            let ran = stats::thread_fused_epilogues() - before;
+            if counted && ran != 1 {
+                return Err(
+                    format!("{}: {ran} fused products, 1 expected", what("forward")).into(),
+                );
+            }
+            let (prod, mag) = mm_ref(&ra, &rw, (1, m, n, k), (1, 1));
+            for i in 0..m {
+                for (j, &bj) in rb.iter().enumerate() {
+                    let x = i * n + j;
+                    let z = prod[x] + bj;
+                    let ez = 2.0 * k as f64 * T::ACC * (mag[x] + bj.abs()) + 1e-300;
+                    if (pv[x] - z).abs() > ez + 2.0 * T::STORE * z.abs() || pv[x].is_nan() {
+                        return Err(
+                            format!("{} pre[{x}] = {}, want {z}", what("forward"), pv[x]).into(),
+                        );
+                    }
+                    // |gelu'| ≤ 1.13: the error of the unrounded pre-activation carries over.
+                    let g = gelu64(z);
+                    let eh = 1.2 * ez + 2.0 * T::STORE * (g.abs() + z.abs()) + 1e-12;
+                    if (hv[x] - g).abs() > eh || hv[x].is_nan() {
+                        return Err(format!(
+                            "{} h[{x}] = {}, want {g} ± {eh:e}",
+                            what("forward"),
+                            hv[x]
+                        )
+                        .into());
+                    }
+                }
+            }
+
+            // Backward: g = s·(dY·Wᵀ) ⊙ gelu'(pre), db = Σ_rows g, with Wᵀ a view.
+            let (ty, ry) = through::<T>(&rand64(rng, m * k));
+            let (tz, rz) = through::<T>(
+                &rand64(rng, m * n)
+                    .iter()
+                    .map(|x| 3.0 * x)
+                    .collect::<Vec<_>>(),
+            );
+            let dy = Array::from_slice_on(d, &ty, &[m, k])?;
+            let wt = Array::from_slice_on(d, &transpose_t(&tw, k, n), &[n, k])?.t();
+            let z = Array::from_slice_on(d, &tz, &[m, n])?;
+            let scale = 0.25;
+            let before = stats::thread_fused_epilogues();
+            let (g, db) = linalg::matmul_gelu_grad(&dy, &wt, &z, scale)?;
+            let gv: Vec<f64> = g.to_vec()?.into_iter().map(El::to64).collect();
+            let dbv: Vec<f64> = db.to_vec()?.into_iter().map(El::to64).collect();
+            let ran = stats::thread_fused_epilogues() - before;
+            if counted && ran != 1 {
+                return Err(
+                    format!("{}: {ran} fused products, 1 expected", what("backward")).into(),
+                );
+            }
+            if g.shape() != [m, n] || db.shape() != [n] {
+                return Err(format!(
+                    "{}: shapes {:?} and {:?}",
+                    what("backward"),
+                    g.shape(),
+                    db.shape()
+                )
+                .into());
+            }
+            let (prod, mag) = mm_ref(&ry, &rw, (1, m, n, k), (1, 1));
+            let mut sums = vec![0.0; n];
+            let mut sum_bound = vec![0.0; n];
+            for i in 0..m {
+                for j in 0..n {
+                    let x = i * n + j;
+                    let d1 = gelu_grad64(rz[x]);
+                    let want = scale * prod[x] * d1;
+                    // cuBLASLt evaluates gelu' in its epilogue with a fast tanh (relative
+                    // error near 2^-11): the derivative may be off by 2e-3 of the product.
+                    let e = scale * 2.0 * k as f64 * T::ACC * mag[x] * d1.abs()
+                        + 2.0 * T::STORE * want.abs()
+                        + 2e-3 * (scale * prod[x]).abs()
+                        + 1e-300;
+                    if (gv[x] - want).abs() > e || gv[x].is_nan() {
+                        return Err(format!(
+                            "{} g[{x}] = {}, want {want} ± {e:e}",
+                            what("backward"),
+                            gv[x]
+                        )
+                        .into());
+                    }
+                    sums[j] += want;
+                    sum_bound[j] += e;
+                }
+            }
+            for j in 0..n {
+                let e = sum_bound[j] + 2.0 * T::STORE * sums[j].abs() + 1e-12;
+                if (dbv[j] - sums[j]).abs() > e || dbv[j].is_nan() {
+                    return Err(format!(
+                        "{} db[{j}] = {}, want {} ± {e:e}",
+                        what("backward"),
+                        dbv[j],
+                        sums[j]
+                    )
+                    .into());
+                }
+            }
+            // Wrong shapes are errors naming them.
+            let e = linalg::matmul_gelu_grad(&dy, &wt, &a, scale)
+                .err()
+                .ok_or("a pre-activation of the wrong shape was accepted")?;
+            assert!(e.to_string().contains(&format!("{:?}", a.shape())), "{e}");
+            Ok(())
+        }
+        let mut rng = Rng::fresh();
+        for dims in [(37, 64, 48), (19, 24, 20)] {
+            run::<f32>(d, &mut rng, dims)?;
+            run::<bf16>(d, &mut rng, dims)?;
+            run::<f16>(d, &mut rng, dims)?;
+            run::<f64>(d, &mut rng, dims)?;
+        }
+        Ok(())
+    })
+}
+
 fn products(d: Device) -> TestResult {
     cuprite_array::with_device(d, || {
         let mut rng = Rng::fresh();
@@ -1647,6 +1962,8 @@ const BODIES: &[(&str, Body)] = &[
     ("matmul_views", matmul_views),
     ("matmul_errors", matmul_errors),
     ("epilogue_fusion", epilogue_fusion),
+    ("addend_fusion", addend_fusion),
+    ("gelu_training_products", gelu_training_products),
     ("products", products),
     ("decompositions", decompositions),
     ("complex_decompositions", complex_decompositions),

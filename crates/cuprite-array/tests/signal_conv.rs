@@ -771,9 +771,11 @@ fn detrend_hilbert(d: Device) -> TestResult {
 /// 2-D direct convolution in every mode, f64 and f32, against the definition, and bit for bit
 /// against the CPU twin (the kernels sum in the twin's order): the tiled kernel's planes (a
 /// kernel of length 1 along the outer axis, at most 16 along the two others) with sizes that
-/// are not multiples of a tile, a 1x1 kernel, 1xN and Nx1 images, even extents, the largest
-/// tiled kernel, one past it (the line kernel), a 3-D input whose outer axis folds into the
-/// planes, and a batch of planes through `convolve_axes`.
+/// are not multiples of a tile, rows that hold whole 16-byte vectors (in `same` mode: vector
+/// reads and writes, tiles inside the plane read without bounds checks) and rows that do
+/// not, a 1x1 kernel, 1xN and Nx1 images, even extents, the largest tiled kernel, one past it
+/// (the line kernel), a 3-D input whose outer axis folds into the planes, and a batch of
+/// planes through `convolve_axes`.
 fn conv_2d_tiled(d: Device) -> TestResult {
     let mut rng = Rng::fresh();
     let cases: &[(&[usize], &[usize])] = &[
@@ -785,6 +787,8 @@ fn conv_2d_tiled(d: Device) -> TestResult {
         (&[9, 11], &[1, 1]),
         (&[33, 70], &[3, 3]),
         (&[67, 300], &[7, 7]),
+        (&[100, 520], &[7, 7]),
+        (&[70, 516], &[3, 5]),
         (&[45, 19], &[5, 9]),
         (&[40, 261], &[16, 16]),
         (&[20, 30], &[17, 3]),
@@ -918,11 +922,13 @@ fn signal_kernels_compile() -> TestResult {
     for want in [
         "cuprite_conv_direct_f32",
         "cuprite_conv_direct_f64",
-        "cuprite_conv_tiled_f32_7x7_8",
-        "cuprite_conv_tiled_f64_7x7_2",
-        "cuprite_conv_tiled_f32_16x16_4",
-        "cuprite_conv_tiled_f64_16x16_1",
-        "cuprite_conv_tiled_f32_1x1_8",
+        "cuprite_conv_tiled_f32_7x7_b8r8g1_d1_v_p",
+        "cuprite_conv_tiled_f32_7x7_b8r8g1_d2_p",
+        "cuprite_conv_tiled_f64_7x7_b8r4g2_d1_v",
+        "cuprite_conv_tiled_f32_16x16_b4r4g2_d0",
+        "cuprite_conv_tiled_f64_16x16_b4r4g2_d1",
+        "cuprite_conv_tiled_f32_1x1_b8r8g1_d0",
+        "cuprite_conv_tiled_f32_3x5_b8r8g1_d2_v_p",
         "cuprite_iir_seg_f64_2",
         "cuprite_iir_carry_f32_2",
         "cuprite_iir_apply_f64_3",

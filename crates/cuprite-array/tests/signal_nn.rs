@@ -1389,6 +1389,45 @@ fn cudnn_matches_fallback() -> TestResult {
     Ok(())
 }
 
+/// Each layout cuDNN may compute a channels-first 2-D half-precision convolution in (as given,
+/// and channels last between two exchanges by `nn_tile_swap`), forced in turn, against the
+/// f64 reference: the forward pass (with and without bias and ReLU) and the gradients, on
+/// sizes that leave partial 32 × 32 tiles and on a ResNet-like layer.
+fn cudnn_layouts_match_reference() -> TestResult {
+    struct Restore;
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            tuning::set_cudnn_layout(tuning::CudnnLayout::Measured);
+        }
+    }
+    let _restore = Restore;
+    let mut rng = Rng::fresh();
+    let mut odd = Case::plain(3, 5, 7, &[9, 11], &[3, 3]);
+    odd.pad = vec![(1, 1), (1, 1)];
+    let mut layer = Case::plain(2, 64, 64, &[20, 20], &[3, 3]);
+    layer.pad = vec![(1, 1), (1, 1)];
+    let wide = Case::plain(2, 40, 33, &[7, 37], &[1, 3]);
+    on(Device::cuda(0), || -> TestResult {
+        tuning::with_cudnn(true, || -> TestResult {
+            for layout in [
+                tuning::CudnnLayout::AsGiven,
+                tuning::CudnnLayout::ChannelsLast,
+                tuning::CudnnLayout::Measured,
+            ] {
+                tuning::set_cudnn_layout(layout);
+                for (what, cs) in [("odd", &odd), ("layer", &layer), ("wide", &wide)] {
+                    let what = format!("{layout:?} {what}");
+                    check_forward::<bf16>(&mut rng, cs, &what)?;
+                    check_forward::<f16>(&mut rng, cs, &what)?;
+                    check_grads::<bf16>(&mut rng, cs, &what)?;
+                    check_grads::<f16>(&mut rng, cs, &what)?;
+                }
+            }
+            Ok(())
+        })
+    })
+}
+
 /// The convolution's and the pooling's kernels compile with NVRTC (no GPU): the sources the
 /// bodies would build on CUDA for every element type, recorded by the dry-run backend.
 fn nn_kernels_compile() -> TestResult {
@@ -1406,7 +1445,15 @@ fn nn_kernels_compile() -> TestResult {
         r?;
     }
     for d in ["f16", "bf16", "f32", "f64"] {
-        for k in ["im2col", "col2im", "swap", "bias_act", "pool", "pool_grad"] {
+        for k in [
+            "im2col",
+            "col2im",
+            "swap",
+            "tile_swap",
+            "bias_act",
+            "pool",
+            "pool_grad",
+        ] {
             let want = format!("cuprite_nn_{k}_{d}");
             if !sources.iter().any(|s| s.contains(&format!("{want}("))) {
                 return Err(format!("{want} was not recorded ({} sources)", sources.len()).into());
@@ -1427,6 +1474,11 @@ pub fn tests() -> Vec<Test> {
         Test::gpu(
             "cuda::signal_nn::cudnn_matches_fallback",
             cudnn_matches_fallback,
+        ),
+        // Alone: it sets the process's cuDNN layout, which other tests' calls would take.
+        Test::gpu_alone(
+            "cuda::signal_nn::cudnn_layouts_match_reference",
+            cudnn_layouts_match_reference,
         ),
     ];
     for &(name, body) in BODIES {

@@ -52,8 +52,9 @@ fn binary_node_owned(a: &Arc<Node>, b: Arc<Node>, op: BinaryOp) -> Result<Arc<No
             a.shape, b.shape
         ))
     })?;
-    // `product + bias` or `product * scale`: folded into the product's call where it can.
-    if matches!(op, BinaryOp::Add | BinaryOp::Mul) {
+    // `product + bias`, `product * scale`, `product ± matrix`: folded into the product's call
+    // where it can.
+    if matches!(op, BinaryOp::Add | BinaryOp::Mul | BinaryOp::Sub) {
         if let Some(n) = absorb_into_call(a, &b, op, &shape) {
             return Ok(n);
         }
@@ -76,7 +77,7 @@ fn binary_node_owned(a: &Arc<Node>, b: Arc<Node>, op: BinaryOp) -> Result<Arc<No
 }
 
 /// `op(a, b)` as one library call node, when one operand is an unevaluated call of the result
-/// shape that can absorb the other (a GEMM's bias or scale epilogue).
+/// shape that can absorb the other (a GEMM's bias, scale or addend).
 fn absorb_into_call(
     a: &Arc<Node>,
     b: &Arc<Node>,
@@ -84,10 +85,10 @@ fn absorb_into_call(
     shape: &[usize],
 ) -> Option<Arc<Node>> {
     let pending = |n: &Arc<Node>| n.has_library() && !n.is_leaf() && n.shape == shape;
-    let (lib, other) = if pending(a) {
-        (a, b)
+    let (lib, other, call_first) = if pending(a) {
+        (a, b, true)
     } else if pending(b) {
-        (b, a)
+        (b, a, false)
     } else {
         return None;
     };
@@ -100,6 +101,7 @@ fn absorb_into_call(
     let e = match op {
         BinaryOp::Add => Epilogue::Add(other),
         BinaryOp::Mul => Epilogue::Scale(other.is_const()?),
+        BinaryOp::Sub => Epilogue::Sub { other, call_first },
         _ => return None,
     };
     let (call, inputs) = call.absorb_epilogue(e, &inputs)?;

@@ -26,63 +26,134 @@ const TAPS: usize = 1024;
 
 /// Threads across a tile of `tiled.cu` (`CT_BX`).
 const CT_BX: usize = 32;
-/// Outputs a thread of `tiled.cu` computes across (`CT_RX`) and down (`CT_RY`).
-const CT_RX: usize = 8;
-const CT_RY: usize = 4;
+/// Bytes of a vector of `tiled.cu` (`V`: `float4` or `double2`).
+const CT_VBYTES: usize = 16;
 /// The largest kernel extent along each of the two axes that `tiled.cu` takes: its loops are
 /// unrolled over every tap.
 const TILED_MAX_M: usize = 16;
 /// The static shared memory a block of `tiled.cu` may use.
 const TILED_SHARED: usize = 48 * 1024;
+/// The registers of an SM, which the launch bounds of `tiled.cu` share out.
+const SM_REGISTERS: usize = 65536;
 
-/// The tiled form of a call: kernel extents `m1 x m2` (compile-time in `tiled.cu`) and `by`
-/// threads down a tile.
+/// The tiled form of a call: kernel extents `m1 x m2` (compile-time in `tiled.cu`), the tile
+/// shape, the staged column offset and whether rows are read and written as vectors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Tiled {
     pub m1: usize,
     pub m2: usize,
+    /// Values a 16-byte vector (`CT_VL`).
+    pub vl: usize,
+    /// Threads down a tile (`CT_BY`).
     pub by: usize,
+    /// Output rows a thread (`CT_RY`).
+    pub ry: usize,
+    /// Column groups of `vl` outputs a thread (`CT_G`).
+    pub g: usize,
+    /// Blocks loop over the tiles, loading the next one while they compute one
+    /// (`CT_PERSIST`); else one block a tile.
+    pub persist: bool,
+    /// `s2 - (m2 - 1)` modulo `vl` (`CT_D`): staged column 0 is then `vl`-aligned.
+    pub d: usize,
+    /// Rows of `x` and `y` are read and written as 16-byte vectors (`CT_VEC`): both row
+    /// lengths hold whole vectors and both buffers start 16-byte aligned.
+    pub vec: bool,
 }
 
 impl Tiled {
     /// Outputs a tile: rows, columns.
     fn tile(&self) -> (usize, usize) {
-        (self.by * CT_RY, CT_BX * CT_RX)
+        (self.by * self.ry, CT_BX * self.vl * self.g)
+    }
+
+    /// Staged columns a row, rounded up to whole vectors (`CT_HX`).
+    fn staged_cols(&self) -> usize {
+        (self.d + self.tile().1 + self.m2 - 1).next_multiple_of(self.vl)
     }
 
     /// The bytes of shared memory a block uses for elements of `size` bytes: the staged
-    /// input (`CT_HY` rows of `CT_RX * CT_SROW` elements) and the taps, as `tiled.cu` lays
-    /// them out.
+    /// input (`CT_HY` rows of `CT_HX`) and the taps (`m1` rows padded to whole vectors), as
+    /// `tiled.cu` lays them out.
     fn shared_bytes(&self, size: usize) -> usize {
-        let (ty, tx) = self.tile();
-        let (hy, hx) = (ty + self.m1 - 1, tx + self.m2 - 1);
-        let slots = hx.div_ceil(CT_RX);
-        let srow = slots + (4 - slots as i64).rem_euclid(32) as usize;
-        (hy * CT_RX * srow + self.m1 * self.m2) * size
+        let hy = self.tile().0 + self.m1 - 1;
+        (hy * self.staged_cols() + self.m1 * self.m2.next_multiple_of(self.vl)) * size
+    }
+
+    /// The blocks an SM the launch bounds ask for, from the 32-bit registers a thread holds
+    /// at once: its accumulators, one window of staged values a group, the taps (one row of
+    /// them; a row for each of its output rows when rows are longer than 8, which the compiler
+    /// loads ahead), the next tile's staged vectors when persistent, and 16 for addresses. An
+    /// estimate that the spill-free compiles of the forms `of` picks bear out: too high a
+    /// count makes the compiler spill.
+    fn min_blocks(&self, size: usize) -> usize {
+        let words = size / 4;
+        let window = (self.d + self.vl + self.m2 - 1).next_multiple_of(self.vl);
+        let row = self.m2.next_multiple_of(self.vl);
+        let taps = if row > 8 { self.ry * row } else { row };
+        let staged = (self.tile().0 + self.m1 - 1) * self.staged_cols() / self.vl;
+        let next = if self.persist {
+            staged.div_ceil(self.threads()) * self.vl
+        } else {
+            0
+        };
+        let regs = words * (self.g * self.ry * self.vl + self.g * window + taps + next) + 16;
+        (SM_REGISTERS / (self.threads() * regs)).clamp(1, 4)
     }
 
     /// The tiled form of `g` in elements of `size` bytes, where it applies: a kernel of length
     /// 1 along the outermost axis (which then folds into the batch), at most [`TILED_MAX_M`]
-    /// along the other two, at least two output rows (else most of a tile would idle), and a
-    /// tile of some height that fits the shared memory.
+    /// along the other two, at least two output rows (else most of a tile would idle), a tile
+    /// of some height that fits the shared memory, and at most `i32::MAX` tiles (one block
+    /// each). Vectors where the row lengths allow them; [`Tiled::unaligned`] turns them off
+    /// for buffers that do not start 16-byte aligned. The shape: `f32` with kernels of at
+    /// most 7 x 7 takes eight rows of one group a thread in persistent blocks (the fastest of
+    /// the forms tried on a 7 x 7 kernel); the rest four rows of two groups, one block a tile
+    /// (a persistent block's prefetched tile would crowd the registers of larger kernels and
+    /// of `f64` into spills).
     pub(crate) fn of(g: &Geom, size: usize) -> Option<Tiled> {
         let [a0, a1, a2] = g.ax;
         if a0.m != 1 || a1.m > TILED_MAX_M || a2.m > TILED_MAX_M || a1.l < 2 {
             return None;
         }
-        [8, 4, 2, 1]
+        let vl = CT_VBYTES / size;
+        let d = (a2.s as i64 - (a2.m as i64 - 1)).rem_euclid(vl as i64) as usize;
+        let small = size == 4 && a1.m <= 7 && a2.m <= 7;
+        let t = [8, 4, 2, 1]
             .into_iter()
             .map(|by| Tiled {
                 m1: a1.m,
                 m2: a2.m,
+                vl,
                 by,
+                ry: if small { 8 } else { 4 },
+                g: if small { 1 } else { 2 },
+                persist: small,
+                d,
+                vec: a2.n % vl == 0 && a2.l % vl == 0,
             })
-            .find(|t| t.shared_bytes(size) <= TILED_SHARED)
+            .find(|t| t.shared_bytes(size) <= TILED_SHARED)?;
+        t.tiles(g).ok().filter(|&n| n <= i32::MAX as u64)?;
+        Some(t)
+    }
+
+    /// This form with scalar reads and writes of the rows.
+    fn unaligned(self) -> Tiled {
+        Tiled { vec: false, ..self }
     }
 
     /// Threads a block.
     fn threads(&self) -> usize {
         CT_BX * self.by
+    }
+
+    /// Blocks of a launch for `tiles` tiles: one a tile, or for persistent blocks the
+    /// `resident` ones (at most one a tile).
+    fn blocks(&self, tiles: u64, resident: u64) -> u64 {
+        if self.persist {
+            tiles.min(resident.max(1))
+        } else {
+            tiles
+        }
     }
 
     /// Tiles of `g` (every plane's), checked against overflow.
@@ -158,7 +229,8 @@ impl ConvDirect {
         Tiled::of(&self.geom, self.dtype.size())
     }
 
-    /// The kernel for this call: the tiled one where it applies, else the line kernel.
+    /// The kernel for this call: the tiled one where it applies (with vectors where the row
+    /// lengths allow them), else the line kernel.
     pub(crate) fn kernel(&self) -> KernelSource {
         match self.tiled() {
             Some(t) => self.tiled_kernel(t),
@@ -168,26 +240,46 @@ impl ConvDirect {
 
     /// The tiled kernel of `t` for this call's dtype.
     fn tiled_kernel(&self, t: Tiled) -> KernelSource {
+        let size = self.dtype.size();
         let name = format!(
-            "cuprite_conv_tiled_{}_{}x{}_{}",
+            "cuprite_conv_tiled_{}_{}x{}_b{}r{}g{}_d{}{}{}",
             self.dtype.name(),
             t.m1,
             t.m2,
-            t.by
+            t.by,
+            t.ry,
+            t.g,
+            t.d,
+            if t.vec { "_v" } else { "" },
+            if t.persist { "_p" } else { "" }
         );
         let header = format!(
-            "typedef long long i64t;\ntypedef {} T;\nconstexpr int CT_M1 = {};\n\
-             constexpr int CT_M2 = {};\nconstexpr int CT_BY = {};\n",
+            "typedef long long i64t;\ntypedef {} T;\ntypedef {} V;\nconstexpr int CT_VL = {};\n\
+             constexpr int CT_M1 = {};\nconstexpr int CT_M2 = {};\nconstexpr int CT_BY = {};\n\
+             constexpr int CT_RY = {};\nconstexpr int CT_G = {};\nconstexpr int CT_D = {};\n\
+             constexpr int CT_VEC = {};\nconstexpr int CT_PERSIST = {};\n",
             cty(self.dtype),
+            if self.dtype == DType::F64 {
+                "double2"
+            } else {
+                "float4"
+            },
+            t.vl,
             t.m1,
             t.m2,
-            t.by
+            t.by,
+            t.ry,
+            t.g,
+            t.d,
+            t.vec as u8,
+            t.persist as u8,
         );
+        let bounds = format!("{}, {}", t.threads(), t.min_blocks(size));
         let text = format!(
             "{header}{}{}{}",
             include_str!("tiled.cu"),
             crate::codegen::MARKER,
-            crate::codegen::entry::<ConvArgs>(&name, &t.threads().to_string(), "conv_tiled")
+            crate::codegen::entry::<ConvArgs>(&name, &bounds, "conv_tiled")
         );
         KernelSource::new(name, text)
     }
@@ -209,11 +301,11 @@ impl ConvDirect {
         KernelSource::new(name, text)
     }
 
-    fn key(&self) -> u64 {
+    fn key(&self, tiled: Option<Tiled>) -> u64 {
         let mut h = KeyHasher(0xc04e_0000);
         "conv_direct".hash(&mut h);
         self.dtype.code().hash(&mut h);
-        self.tiled().hash(&mut h);
+        tiled.hash(&mut h);
         h.finish()
     }
 
@@ -329,7 +421,22 @@ impl LibraryCall for ConvDirect {
         if ny == 0 {
             return Ok(());
         }
-        let k = crate::jit::library_kernel(st, self.key(), || self.kernel())?;
+        // Vectors only where both buffers start 16-byte aligned (the row lengths were
+        // checked by `Tiled::of`).
+        let at16 = |ptr: u64, off: usize| {
+            ptr.wrapping_add((off * self.dtype.size()) as u64) % CT_VBYTES as u64 == 0
+        };
+        let tiled = self.tiled().map(|t| {
+            if at16(inputs[0].buf.ptr(), inputs[0].layout.offset) && at16(out.ptr(), 0) {
+                t
+            } else {
+                t.unaligned()
+            }
+        });
+        let k = crate::jit::library_kernel(st, self.key(tiled), || match tiled {
+            Some(t) => self.tiled_kernel(t),
+            None => self.line_kernel(),
+        })?;
         let [a0, a1, a2] = g.ax;
         let i = |v: usize| v as i64;
         let params = ConvArgs {
@@ -350,9 +457,14 @@ impl LibraryCall for ConvDirect {
             l1: i(a1.l),
             l2: i(a2.l),
         };
-        let (grid, threads) = match self.tiled() {
-            // One block a tile: every tile does the same work.
-            Some(t) => (t.tiles(&g)?.clamp(1, i32::MAX as u64) as u32, t.threads()),
+        let (grid, threads) = match tiled {
+            // One block a tile (at most `i32::MAX`, as `Tiled::of` checked), or the resident
+            // persistent blocks: every tile does the same work.
+            Some(t) => (
+                t.blocks(t.tiles(&g)?, (st.sms * k.blocks_per_sm) as u64)
+                    .clamp(1, i32::MAX as u64) as u32,
+                t.threads(),
+            ),
             None => {
                 let tiles = (g.batch * a0.l * a1.l) as u64 * a2.l.div_ceil(THREADS * PER) as u64;
                 let resident = (st.sms * k.blocks_per_sm).max(1) as u64 * 4;
@@ -368,7 +480,12 @@ impl LibraryCall for ConvDirect {
         // `y_shape`, whose products were checked); either kernel reads `x` only at indices
         // inside `[0, n)` along each axis, `h` inside `[0, m)`, and writes `y` only below `l`
         // (the tiled one is chosen only for `m0 == 1`, where its plane index `b * n0 + k0`
-        // spans `x` and `y` alike, and is built for this call's `m1`, `m2`).
+        // spans `x` and `y` alike, and is built for this call's `m1`, `m2`). The tiled
+        // kernel's 16-byte vectors are built only where both buffers start 16-byte aligned
+        // and the row lengths `n2`, `l2` hold whole vectors: a vector starts at a column that
+        // is a multiple of its width, inside a row (reads only for a staged block that lies
+        // inside the plane, writes only where the whole vector lies below `l2`), so it is
+        // aligned and covers elements of that row alone.
         unsafe {
             stream.launch_packed(
                 &k.func,

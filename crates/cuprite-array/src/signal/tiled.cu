@@ -4,43 +4,52 @@
 // so s0 == 0 and l0 == n0): its index folds into the plane index `p = b * n0 + k0`. See
 // `direct.rs` for the parameters (the same typed description as `direct.cu`) and the CPU twin.
 //
-// A block computes one tile of CT_TY x CT_TX outputs of one plane: it stages the input the
-// tile reaches, (CT_TY + CT_M1 - 1) x (CT_TX + CT_M2 - 1) values, zero outside the plane, once
-// in shared memory (each row read coalesced), beside the taps. Thread (tx, ty) then computes the
-// CT_RY x CT_RX outputs of rows ty * CT_RY + r and columns tx * CT_RX + q: it walks the staged
-// rows it reaches from the last to the first, keeps CT_RX + CT_M2 - 1 values of each in
-// registers and adds every tap whose row meets that staged row to every output it owns. Every
-// loop bound is a compile-time constant, so the register indices are too.
+// A block computes tiles of CT_TY x CT_TX outputs of one plane: tile blockIdx.x (one block a
+// tile), or with CT_PERSIST the tiles blockIdx.x + k gridDim.x (a grid of the blocks that are
+// resident at once), each tile's input loaded into registers while the one before it is
+// computed. For a tile it stages the input the tile reaches in shared memory, zero
+// outside the plane: CT_HY rows of CT_HX values, staged column `c` being plane column `gxa + c`
+// with `gxa = ox + s2 - (CT_M2 - 1) - CT_D` a multiple of CT_VL (CT_D is `s2 - (CT_M2 - 1)`
+// modulo CT_VL, and `ox`, a multiple of CT_TX, is one of CT_VL too). A vector V holds CT_VL
+// values (16 bytes). Each thread first loads all its staged vectors into registers, so that
+// its loads are in flight together, then stores them; with CT_VEC (rows of `x` and `y` start
+// 16-byte aligned and hold whole vectors) a tile that lies inside the plane is read with one
+// 16-byte load a vector.
 //
-// Summation order: staged row `a` feeds output row `u` through tap row `j1 = u + CT_M1 - 1 - a`,
-// so walking `a` downwards adds the tap rows of every output in ascending order, and within a
-// tap row the taps go in ascending `j2`: per output, ascending j1, then ascending j2, each tap
-// fused into one accumulator from zero (`fma(h, x, acc)`, rounded once), as the CPU twin sums
-// this form. Taps that reach outside the plane add `h * 0`, which leaves a finite
+// Thread (tx, ty) computes CT_G groups of CT_VL consecutive outputs on CT_RY rows: group c
+// covers tile columns `CT_GW c + CT_VL tx + q` (q < CT_VL), so that a warp's accesses of one
+// group are consecutive vectors (conflict-free shared loads, coalesced stores), on rows
+// `ty CT_RY + r`. It walks the staged rows it reaches from the last to the first; for each it
+// loads a window of CT_NW staged values a group (vector loads) and adds every tap whose row
+// meets that staged row to every output it owns. The taps sit in shared memory, rows padded
+// to CT_M2P so that they are read as vectors too. Every loop bound is a compile-time constant,
+// so every register index is too.
+//
+// Summation order: staged row `a` feeds output row `u` through tap row `j1 = u + CT_M1 - 1 -
+// a`, so walking `a` downwards adds the tap rows of every output in ascending order, and within
+// a tap row the taps go in ascending `j2`: per output, ascending j1, then ascending j2, each
+// tap fused into one accumulator from zero (`fma(h, x, acc)`, rounded once), as the CPU twin
+// sums this form. Taps that reach outside the plane add `h * 0`, which leaves a finite
 // accumulator's bits unchanged (a sum started at +0 is never -0), where the twin skips them.
 //
-// Shared layout: column `c` of a staged row lives at `(c % CT_RX) * CT_SROW + c / CT_RX` of the
-// row, so that a warp's reads of one register slot (columns `CT_RX * tx + i` for consecutive
-// tx) are consecutive words; CT_SROW = 4 (mod 32) spreads a warp's staging of 32 consecutive
-// columns over the banks. The finished tile goes through the same layout so that the stores
-// are coalesced.
-//
-// Built after a typed header that defines `T` (float or double), `i64t`, and the constants
-// CT_M1, CT_M2 (the kernel's extent, at least 1) and CT_BY (threads down the tile); a block has
-// CT_BX * CT_BY threads.
+// Built after a typed header that defines `T` (float or double), `V` (float4 or double2),
+// `i64t`, and the constants CT_VL (values a V), CT_M1, CT_M2 (the kernel's extent, at least 1),
+// CT_BY (threads down the tile), CT_RY (rows a thread), CT_G (column groups a thread), CT_D
+// (the staged offset above), CT_VEC and CT_PERSIST (0 or 1); a block has 32 * CT_BY threads.
 
 constexpr int CT_BX = 32;
-constexpr int CT_RX = 8;
-constexpr int CT_RY = 4;
 constexpr int CT_THREADS = CT_BX * CT_BY;
-constexpr int CT_TX = CT_BX * CT_RX;
+constexpr int CT_GW = CT_BX * CT_VL;
+constexpr int CT_TX = CT_GW * CT_G;
 constexpr int CT_TY = CT_BY * CT_RY;
-constexpr int CT_HX = CT_TX + CT_M2 - 1;
 constexpr int CT_HY = CT_TY + CT_M1 - 1;
-constexpr int CT_SLOTS = (CT_HX + CT_RX - 1) / CT_RX;
-constexpr int CT_SROW = CT_SLOTS + ((4 - CT_SLOTS) % 32 + 32) % 32;
-constexpr int CT_ROW = CT_RX * CT_SROW;
-constexpr int CT_W = CT_RX + CT_M2 - 1;
+constexpr int CT_HXV = (CT_D + CT_TX + CT_M2 - 1 + CT_VL - 1) / CT_VL;
+constexpr int CT_HX = CT_HXV * CT_VL;
+constexpr int CT_NWV = (CT_D + CT_VL + CT_M2 - 1 + CT_VL - 1) / CT_VL;
+constexpr int CT_NW = CT_NWV * CT_VL;
+constexpr int CT_M2P = (CT_M2 + CT_VL - 1) / CT_VL * CT_VL;
+constexpr int CT_STAGED = CT_HY * CT_HXV;
+constexpr int CT_NL = (CT_STAGED + CT_THREADS - 1) / CT_THREADS;
 
 // One tap: `h * x + acc` rounded once (the CPU twin's `mul_add` for this form), one instruction
 // where the build's `--fmad=false` would otherwise issue a multiply and an add.
@@ -51,87 +60,178 @@ __device__ __forceinline__ double ct_fma(double h, double x, double acc) {
   return __fma_rn(h, x, acc);
 }
 
-// Columns are never negative: unsigned so that `%` and `/` by CT_RX are a mask and a shift.
-__device__ __forceinline__ int ct_at(unsigned c) {
-  return (int)((c % CT_RX) * CT_SROW + c / CT_RX);
+__device__ __forceinline__ void ct_unpack(const float4 &v, float *o) {
+  o[0] = v.x;
+  o[1] = v.y;
+  o[2] = v.z;
+  o[3] = v.w;
+}
+__device__ __forceinline__ void ct_unpack(const double2 &v, double *o) {
+  o[0] = v.x;
+  o[1] = v.y;
+}
+__device__ __forceinline__ void ct_pack(const float *o, float4 *v) {
+  *v = make_float4(o[0], o[1], o[2], o[3]);
+}
+__device__ __forceinline__ void ct_pack(const double *o, double2 *v) {
+  *v = make_double2(o[0], o[1]);
+}
+
+// The geometry a tile needs: the plane's extents, the output window's start and extents, and
+// the tiles along each axis.
+struct CtGeom {
+  i64t n1, n2, s1, s2, l1, l2, tys, txs;
+};
+
+// Loads the staged block of tile `w` (see above) into `buf`, this thread's CT_NL vectors.
+__device__ __forceinline__ void ct_load(V (&buf)[CT_NL], const T *__restrict__ x, i64t w,
+                                        const CtGeom &g) {
+  const int tid = threadIdx.x;
+  const i64t p = w / (g.tys * g.txs);
+  const i64t rest = w - p * (g.tys * g.txs);
+  const i64t gy = (rest / g.txs) * CT_TY + g.s1 - (CT_M1 - 1);
+  const i64t gxa = (rest % g.txs) * CT_TX + g.s2 - (CT_M2 - 1) - CT_D;
+  const T *xp = x + p * g.n1 * g.n2;
+  const bool inside = gy >= 0 && gy + CT_HY <= g.n1 && gxa >= 0 && gxa + CT_HX <= g.n2;
+  if (CT_VEC && inside) {
+    const T *xb = xp + gy * g.n2 + gxa;
+#pragma unroll
+    for (int i = 0; i < CT_NL; ++i) {
+      const int e = tid + i * CT_THREADS;
+      if (CT_STAGED % CT_THREADS == 0 || e < CT_STAGED) {
+        const int a = e / CT_HXV, k = e - a * CT_HXV;
+        buf[i] = __ldg(reinterpret_cast<const V *>(xb + (i64t)a * g.n2 + CT_VL * k));
+      }
+    }
+    return;
+  }
+#pragma unroll
+  for (int i = 0; i < CT_NL; ++i) {
+    const int e = tid + i * CT_THREADS;
+    T v[CT_VL];
+#pragma unroll
+    for (int q = 0; q < CT_VL; ++q) v[q] = (T)0;
+    if (e < CT_STAGED) {
+      const int a = e / CT_HXV, k = e - a * CT_HXV;
+      const i64t row = gy + a;
+      if (row >= 0 && row < g.n1) {
+        const T *xr = xp + row * g.n2;
+#pragma unroll
+        for (int q = 0; q < CT_VL; ++q) {
+          const i64t col = gxa + CT_VL * k + q;
+          if (col >= 0 && col < g.n2) v[q] = xr[col];
+        }
+      }
+    }
+    ct_pack(v, &buf[i]);
+  }
+}
+
+// Tile `w` from its staged block in `buf`: stages it in shared memory, then (with `next` not
+// negative) loads tile `next`'s block into `buf` while it computes and stores its outputs.
+__device__ __forceinline__ void ct_tile(T *xs, const T *hs, V (&buf)[CT_NL],
+                                        const T *__restrict__ x, T *__restrict__ y, i64t w,
+                                        i64t next, const CtGeom &g) {
+  const int tid = threadIdx.x;
+  const int tx = tid % CT_BX;
+  const int ty = tid / CT_BX;
+#pragma unroll
+  for (int i = 0; i < CT_NL; ++i) {
+    const int e = tid + i * CT_THREADS;
+    if (CT_STAGED % CT_THREADS == 0 || e < CT_STAGED) {
+      const int a = e / CT_HXV, k = e - a * CT_HXV;
+      *reinterpret_cast<V *>(xs + a * CT_HX + CT_VL * k) = buf[i];
+    }
+  }
+  __syncthreads();
+  if (CT_PERSIST && next >= 0) ct_load(buf, x, next, g);
+  T acc[CT_G][CT_RY][CT_VL];
+#pragma unroll
+  for (int c = 0; c < CT_G; ++c)
+#pragma unroll
+    for (int r = 0; r < CT_RY; ++r)
+#pragma unroll
+      for (int q = 0; q < CT_VL; ++q) acc[c][r][q] = (T)0;
+  // Staged rows ty * CT_RY + i for i from CT_RY + CT_M1 - 2 down to 0: output row r (of this
+  // thread) meets tap row j1 = r + CT_M1 - 1 - i.
+#pragma unroll
+  for (int i = CT_RY + CT_M1 - 2; i >= 0; --i) {
+    const T *row = xs + (ty * CT_RY + i) * CT_HX + CT_VL * tx;
+    T win[CT_G][CT_NW];
+#pragma unroll
+    for (int c = 0; c < CT_G; ++c)
+#pragma unroll
+      for (int k = 0; k < CT_NWV; ++k)
+        ct_unpack(*reinterpret_cast<const V *>(row + CT_GW * c + CT_VL * k), &win[c][CT_VL * k]);
+#pragma unroll
+    for (int r = 0; r < CT_RY; ++r) {
+      const int j1 = r + CT_M1 - 1 - i;
+      if (j1 < 0 || j1 >= CT_M1) continue;
+      T hv[CT_M2P];
+#pragma unroll
+      for (int k = 0; k < CT_M2P / CT_VL; ++k)
+        ct_unpack(*reinterpret_cast<const V *>(hs + j1 * CT_M2P + CT_VL * k), &hv[CT_VL * k]);
+#pragma unroll
+      for (int c = 0; c < CT_G; ++c)
+#pragma unroll
+        for (int j2 = 0; j2 < CT_M2; ++j2)
+#pragma unroll
+          for (int q = 0; q < CT_VL; ++q)
+            acc[c][r][q] = ct_fma(hv[j2], win[c][CT_D + CT_M2 - 1 + q - j2], acc[c][r][q]);
+    }
+  }
+  // Each group's CT_VL outputs of a row: one vector store where it lies inside the row.
+  const i64t p = w / (g.tys * g.txs);
+  const i64t rest = w - p * (g.tys * g.txs);
+  const i64t oy = (rest / g.txs) * CT_TY;
+  const i64t ox = (rest % g.txs) * CT_TX;
+#pragma unroll
+  for (int r = 0; r < CT_RY; ++r) {
+    const i64t u = oy + ty * CT_RY + r;
+    if (u >= g.l1) continue;
+    T *yr = y + (p * g.l1 + u) * g.l2;
+#pragma unroll
+    for (int c = 0; c < CT_G; ++c) {
+      const i64t v = ox + CT_GW * c + CT_VL * tx;
+      if (CT_VEC && v + CT_VL <= g.l2) {
+        V o;
+        ct_pack(acc[c][r], &o);
+        // An explicit vector store: a plain one may be split into scalars in the loop.
+        __stwb(reinterpret_cast<V *>(yr + v), o);
+      } else {
+#pragma unroll
+        for (int q = 0; q < CT_VL; ++q)
+          if (v + q < g.l2) yr[v + q] = acc[c][r][q];
+      }
+    }
+  }
 }
 
 __device__ __forceinline__ void conv_tiled(const T *__restrict__ x, const T *__restrict__ h,
                                            T *__restrict__ y, i64t batch, i64t n0, i64t n1,
                                            i64t n2, i64t m0, i64t m1, i64t m2, i64t s0, i64t s1,
                                            i64t s2, i64t l0, i64t l1, i64t l2) {
-  __shared__ T xs[CT_HY * CT_ROW];
-  __shared__ T hs[CT_M1 * CT_M2];
-  // The taps are the same for every tile.
-  for (int q = threadIdx.x; q < CT_M1 * CT_M2; q += CT_THREADS) hs[q] = h[q];
-  const int tx = threadIdx.x % CT_BX;
-  const int ty = threadIdx.x / CT_BX;
-  const i64t txs = (l2 + CT_TX - 1) / CT_TX;
-  const i64t tys = (l1 + CT_TY - 1) / CT_TY;
-  const i64t total = batch * n0 * tys * txs;
-  for (i64t w = blockIdx.x; w < total; w += gridDim.x) {
-    const i64t p = w / (tys * txs);
-    const i64t rest = w - p * (tys * txs);
-    const i64t oy = (rest / txs) * CT_TY;
-    const i64t ox = (rest % txs) * CT_TX;
-    // Staged element (a, c) is x[p, gy + a, gx + c]: output (u, v) of the tile and tap
-    // (j1, j2) read staged (u + CT_M1 - 1 - j1, v + CT_M2 - 1 - j2).
-    const i64t gy = oy + s1 - (CT_M1 - 1);
-    const i64t gx = ox + s2 - (CT_M2 - 1);
-    const T *xp = x + p * n1 * n2;
-    // The rows and columns of the staged block inside the plane: [ay0, ay1) x [cx0, cx1).
-    const int ay0 = gy < 0 ? (int)(-gy) : 0;
-    const int ay1 = (int)(n1 - gy < CT_HY ? n1 - gy : CT_HY);
-    const int cx0 = gx < 0 ? (int)(-gx) : 0;
-    const int cx1 = (int)(n2 - gx < CT_HX ? n2 - gx : CT_HX);
-    __syncthreads();
-    for (int a = ty; a < CT_HY; a += CT_BY) {
-      const bool row_in = a >= ay0 && a < ay1;
-      const i64t ro = (gy + a) * n2 + gx;
-      for (int c = tx; c < CT_HX; c += CT_BX) {
-        xs[a * CT_ROW + ct_at(c)] = (row_in && c >= cx0 && c < cx1) ? xp[ro + c] : (T)0;
-      }
+  __shared__ __align__(16) T xs[CT_HY * CT_HX];
+  __shared__ __align__(16) T hs[CT_M1 * CT_M2P];
+  // The taps, each row padded with zeros to CT_M2P (visible after ct_tile's barrier).
+  for (int q = threadIdx.x; q < CT_M1 * CT_M2P; q += CT_THREADS) {
+    const int a = q / CT_M2P, b = q % CT_M2P;
+    hs[q] = b < CT_M2 ? h[a * CT_M2 + b] : (T)0;
+  }
+  const CtGeom g = {n1, n2, s1, s2, l1, l2, (l1 + CT_TY - 1) / CT_TY, (l2 + CT_TX - 1) / CT_TX};
+  const i64t total = batch * n0 * g.tys * g.txs;
+  i64t w = blockIdx.x;
+  if (w >= total) return;
+  V buf[CT_NL];
+  ct_load(buf, x, w, g);
+  if (CT_PERSIST) {
+    for (; w < total; w += gridDim.x) {
+      const i64t next = w + gridDim.x < total ? w + gridDim.x : -1;
+      ct_tile(xs, hs, buf, x, y, w, next, g);
+      // Every shared read of this tile is done before the next one is staged.
+      __syncthreads();
     }
-    __syncthreads();
-    T acc[CT_RY][CT_RX];
-#pragma unroll
-    for (int r = 0; r < CT_RY; ++r)
-#pragma unroll
-      for (int q = 0; q < CT_RX; ++q) acc[r][q] = (T)0;
-    // Staged rows ty * CT_RY + i for i from CT_RY + CT_M1 - 2 down to 0: output row r (of
-    // this thread) meets tap row j1 = r + CT_M1 - 1 - i.
-#pragma unroll
-    for (int i = CT_RY + CT_M1 - 2; i >= 0; --i) {
-      const T *row = xs + (ty * CT_RY + i) * CT_ROW;
-      T v[CT_W];
-#pragma unroll
-      for (int k = 0; k < CT_W; ++k) v[k] = row[ct_at(tx * CT_RX + k)];
-#pragma unroll
-      for (int r = 0; r < CT_RY; ++r) {
-        const int j1 = r + CT_M1 - 1 - i;
-        if (j1 < 0 || j1 >= CT_M1) continue;
-#pragma unroll
-        for (int j2 = 0; j2 < CT_M2; ++j2) {
-          const T hv = hs[j1 * CT_M2 + j2];
-#pragma unroll
-          for (int q = 0; q < CT_RX; ++q)
-            acc[r][q] = ct_fma(hv, v[q + CT_M2 - 1 - j2], acc[r][q]);
-        }
-      }
-    }
-    // The tile through shared memory, stored coalesced.
-    __syncthreads();
-#pragma unroll
-    for (int r = 0; r < CT_RY; ++r)
-#pragma unroll
-      for (int q = 0; q < CT_RX; ++q)
-        xs[(ty * CT_RY + r) * CT_ROW + ct_at(tx * CT_RX + q)] = acc[r][q];
-    __syncthreads();
-    const int uy = (int)(l1 - oy < CT_TY ? l1 - oy : CT_TY);
-    const int vx = (int)(l2 - ox < CT_TX ? l2 - ox : CT_TX);
-    T *yp = y + (p * l1 + oy) * l2 + ox;
-    for (int u = ty; u < uy; u += CT_BY) {
-      for (int c = tx; c < vx; c += CT_BX) yp[(i64t)u * l2 + c] = xs[u * CT_ROW + ct_at(c)];
-    }
+  } else {
+    ct_tile(xs, hs, buf, x, y, w, -1, g);
   }
 }

@@ -1,8 +1,8 @@
 //! Whole programs as benchmarks: the work of `crates/cuprite-array/examples/black_scholes.rs`,
 //! `kmeans.rs`, `spectral_poisson.rs`, `mlp_train.rs`, `nbody.rs` and `poisson_cg.rs` at their full sizes. The PyTorch peer figures (eager and `torch.compile`)
 //! come from `benches/peers/torch_workloads.py`, those of `poisson_cg` (cupyx.scipy.sparse.linalg.cg
-//! and a conjugate gradient loop in PyTorch) from `benches/peers/sparse_peers.py`, run in the same
-//! call on the same GPU.
+//! and a conjugate gradient loop in PyTorch) from `benches/peers/sparse_peers.py` (its loop under
+//! `torch.compile` from `torch_workloads.py`), run in the same call on the same GPU.
 //!
 //! Device figures time K back-to-back calls between one pair of events
 //! ([`super::curves::per_call`]), after a warm call and the optimised build.
@@ -11,7 +11,7 @@ use super::curves::per_call;
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, TimeUnit};
 use cuprite_array::ops::fft::FftnOpts;
 use cuprite_array::sparse::{SolveOpts, SparseArray, cg_with};
-use cuprite_array::{Array, Device, bf16, c32, ops::ScatterOpts, s, with_device};
+use cuprite_array::{Array, Device, bf16, c32, linalg, ops::ScatterOpts, s, with_device};
 
 /// The workload benchmarks.
 pub fn benchmarks() -> Vec<Benchmark> {
@@ -211,35 +211,26 @@ struct Mlp {
 }
 
 /// One SGD step of `out = gelu(x·W1 + b1)·W2 + b2` on the loss `½·Σ(out − y)² / batch`, as
-/// in the example: the forward pass, the backward pass by hand (GELU's derivative in f32,
-/// the bias gradients as column sums) and the update. Returns the loss and the new
-/// parameters, evaluated.
+/// in the example: five products, each with the element-wise work around it in its epilogue.
+/// The forward product keeps the pre-activation beside GELU's output; the second takes `b2`
+/// and `−y` (C); the gradient `(out − y) / batch` is the products' scale; the product that
+/// brings it back through W2 multiplies by GELU's derivative and sums the bias gradient; the
+/// weight products subtract themselves from the weights (C). Returns the new parameters,
+/// evaluated with the loss.
 fn mlp_step(p: &Mlp, x: &Array<bf16>, y: &Array<bf16>, lr: f32) -> Result<Mlp, BenchError> {
-    const C: f32 = 0.797_884_6; // √(2/π)
-    const A: f32 = 0.044_715;
     let batch = x.shape()[0];
-    let z1 = x.matmul(&p.w1)? + &p.b1;
-    z1.eval()?;
-    let h = z1.cast::<f32>().gelu().cast::<bf16>();
-    h.eval()?;
+    let (h, z1) = linalg::matmul_gelu_with_input(x, &p.w1, Some(&p.b1))?;
     let diff = h.matmul(&p.w2)? + &p.b2 - y;
     diff.eval()?;
     let loss = (diff.cast::<f32>() * diff.cast::<f32>()).sum()? * (0.5 / batch as f32);
-    let dout = &diff * bf16::from_f32(1.0 / batch as f32);
-    dout.eval()?;
-    let dh = dout.matmul(&p.w2.t())?.cast::<f32>();
-    let z = z1.cast::<f32>();
-    let z2 = &z * &z;
-    let t = ((&z2 * A + 1.0) * &z * C).tanh();
-    let du = (&z2 * (3.0 * A) + 1.0) * C;
-    let dz1 = (dh * ((&t + 1.0) * 0.5 + &z * 0.5 * (1.0 - &t * &t) * du)).cast::<bf16>();
-    dz1.eval()?;
+    let (dz1, db1) = linalg::matmul_gelu_grad(&diff, &p.w2.t(), &z1, 1.0 / batch as f64)?;
     let rate = bf16::from_f32(lr);
+    let rate_per_sample = bf16::from_f32(lr / batch as f32);
     let next = Mlp {
         w1: &p.w1 - x.t().matmul(&dz1)? * rate,
-        b1: &p.b1 - dz1.sum_axes(&[0])? * rate,
-        w2: &p.w2 - h.t().matmul(&dout)? * rate,
-        b2: &p.b2 - dout.sum_axes(&[0])? * rate,
+        b1: &p.b1 - db1 * rate,
+        w2: &p.w2 - h.t().matmul(&diff)? * rate_per_sample,
+        b2: &p.b2 - diff.sum_axes(&[0])? * rate_per_sample,
     };
     loss.eval()?;
     for a in [&next.w1, &next.b1, &next.w2, &next.b2] {
@@ -272,8 +263,8 @@ fn mlp_train(ctx: &mut BenchCtx) -> BenchResult {
         })?;
         let name = mlp_train_figure(batch);
         let time = Figure::time(format!("{name} "), &samples, TimeUnit::Ms).with_note(
-            "forward, backward by hand, SGD; peers (autograd, eager and torch.compile) in \
-             benches/peers/torch_workloads.py",
+            "forward, backward by hand, SGD, the element-wise work in the products' epilogues; \
+             peers (autograd, eager and torch.compile) in benches/peers/torch_workloads.py",
         );
         // Five products: two forward, dh, dW1 and dW2.
         let flops =
@@ -395,7 +386,8 @@ fn poisson_cg(ctx: &mut BenchCtx) -> BenchResult {
         )
         .with_note(
             "sparse::cg on the example's device-assembled CSR matrix; peers \
-             (cupyx.scipy.sparse.linalg.cg, a CG loop in PyTorch) in benches/peers/sparse_peers.py",
+             (cupyx.scipy.sparse.linalg.cg, a CG loop in PyTorch) in benches/peers/sparse_peers.py, \
+             the loop under torch.compile in benches/peers/torch_workloads.py",
         );
         Ok(vec![time])
     })

@@ -5,7 +5,7 @@
 //! Owns shapes, broadcasting and the error messages; every product becomes one [`Gemm`] call
 //! node (views of the operands around it), whose output shape is the NumPy result shape.
 
-use super::gemm::{Act, Gemm, allow_tf32};
+use super::gemm::{Act, Aux, Gemm, allow_tf32};
 use crate::array::{Array, check_devices};
 use crate::dtype::{DType, Float, Numeric, Scalar};
 use crate::error::{Error, Result};
@@ -47,6 +47,9 @@ fn gemm_node(
         bias: false,
         act: Act::None,
         tf32: allow_tf32(),
+        addend: false,
+        beta: 0.0,
+        aux: Aux::None,
     };
     Ok(Node::new(
         Op::Library(Arc::new(call), vec![a.clone(), b.clone()]),

@@ -90,10 +90,15 @@ impl ConvCall {
     pub(super) fn kernels(&self) -> Vec<NnKernel> {
         match self.pass {
             Pass::Forward { bias, relu } if bias || relu => {
-                vec![NnKernel::Im2col, NnKernel::BiasAct]
+                vec![NnKernel::Im2col, NnKernel::BiasAct, NnKernel::TileSwap]
             }
-            Pass::Forward { .. } => vec![NnKernel::Im2col],
-            Pass::Input => vec![NnKernel::Im2col, NnKernel::Swap, NnKernel::Col2im],
+            Pass::Forward { .. } => vec![NnKernel::Im2col, NnKernel::TileSwap],
+            Pass::Input => vec![
+                NnKernel::Im2col,
+                NnKernel::Swap,
+                NnKernel::Col2im,
+                NnKernel::TileSwap,
+            ],
             Pass::Weight => vec![NnKernel::Im2col, NnKernel::Swap],
         }
     }

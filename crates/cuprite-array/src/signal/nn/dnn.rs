@@ -32,23 +32,25 @@
 //! in the stream's handle.
 
 use super::geom::{ConvGeom, PoolGeom};
+use super::kernels::{NnKernel, TileSwapArgs, count32};
+use crate::codegen::{ReadBuf, WriteBuf};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::CallInput;
 use crate::ops::linalg::{Span, allow_tf32};
 use crate::storage::DevBuf;
-use cuprite_driver::CaptureStatus;
 use cuprite_driver::dnn::{self, ConvShape, Dnn, DnnElement, Layout, PoolMode, PoolShape};
+use cuprite_driver::{CaptureStatus, Event, EventFlags};
 use half::{bf16, f16};
 use std::cell::Cell;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Which convolution pass cuDNN computes, and the inputs it takes (as the call orders them):
 /// `Forward` from `[x, w, ...]`, `Input` from `[dy, w]`, `Weight` from `[x, dy]`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) enum ConvPass {
     Forward,
     Input,
@@ -113,6 +115,60 @@ pub fn with_cudnn<R>(on: bool, f: impl FnOnce() -> R) -> R {
     }
     let _restore = Restore(THREAD.with(|t| t.replace(Some(on))));
     f()
+}
+
+/// The layout cuDNN computes a channels-first 2-D `f16`/`bf16` convolution (forward or the
+/// input's gradient, one group) in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CudnnLayout {
+    /// Whichever of the other two ran faster on the problem's first call (each timed on the
+    /// call's own buffers after cuDNN chose its algorithm), kept per stream and problem.
+    Measured,
+    /// Channels first, as the arrays lie (the default).
+    #[default]
+    AsGiven,
+    /// Channels last: the operands exchanged into channels-last scratch buffers by cuprite's
+    /// tiled kernel (`nn_tile_swap`), cuDNN's channels-last algorithms, the result exchanged
+    /// back.
+    ChannelsLast,
+}
+
+/// The process's [`CudnnLayout`] (0 `Measured`, 1 `AsGiven`, 2 `ChannelsLast`).
+static LAYOUT: AtomicU8 = AtomicU8::new(1);
+
+/// Sets the layout cuDNN computes channels-first 2-D `f16`/`bf16` convolutions in, for the
+/// whole process ([`CudnnLayout::AsGiven`] by default). Both layouts compute the same
+/// convolution; the choice changes only which cuDNN algorithms are available (and so the
+/// rounding of the sums, as any change of algorithm does).
+///
+/// ```
+/// use cuprite_array::tuning::{self, CudnnLayout};
+/// tuning::set_cudnn_layout(CudnnLayout::Measured);
+/// assert_eq!(tuning::cudnn_layout(), CudnnLayout::Measured);
+/// tuning::set_cudnn_layout(CudnnLayout::AsGiven);
+/// ```
+pub fn set_cudnn_layout(layout: CudnnLayout) {
+    let v = match layout {
+        CudnnLayout::Measured => 0,
+        CudnnLayout::AsGiven => 1,
+        CudnnLayout::ChannelsLast => 2,
+    };
+    LAYOUT.store(v, Ordering::Relaxed);
+}
+
+/// The layout set by [`set_cudnn_layout`] ([`CudnnLayout::AsGiven`] unless set).
+///
+/// ```
+/// use cuprite_array::tuning;
+/// println!("cuDNN convolutions' layout: {:?}", tuning::cudnn_layout());
+/// ```
+pub fn cudnn_layout() -> CudnnLayout {
+    match LAYOUT.load(Ordering::Relaxed) {
+        1 => CudnnLayout::AsGiven,
+        0 => CudnnLayout::Measured,
+        2 => CudnnLayout::ChannelsLast,
+        _ => CudnnLayout::AsGiven,
+    }
 }
 
 /// Whether cuDNN 9 can be opened here (asked once).
@@ -238,12 +294,14 @@ pub(super) fn conv(
     counted(settle(typed!(
         d,
         g.dims,
-        conv_typed(&h, g, pass, inputs, out)
+        conv_typed(lane, &h, d, g, pass, inputs, out)
     )))
 }
 
 fn conv_typed<T: DnnElement, const D: usize>(
+    lane: &CudaLane<'_>,
     h: &Dnn,
+    d: DType,
     g: &ConvGeom,
     pass: ConvPass,
     inputs: &[CallInput<'_, DevBuf>],
@@ -268,23 +326,224 @@ fn conv_typed<T: DnnElement, const D: usize>(
         Ok(o) if o == last::<D>(g.o) => {}
         _ => return Ok(false),
     }
-    let (xl, wl, yl) = (shape.x_len()?, shape.w_len()?, shape.y_len()?);
-    let at = |i: usize, len: usize| view::<T>(inputs[i].buf, inputs[i].layout.offset, len);
-    match pass {
-        ConvPass::Forward => {
-            let mut y = view::<T>(out, 0, yl)?;
-            h.conv_forward(&shape, &at(0, xl)?, &at(1, wl)?, &mut y)?;
-        }
-        ConvPass::Input => {
-            let mut dx = view::<T>(out, 0, xl)?;
-            h.conv_backward_data(&shape, &at(1, wl)?, &at(0, yl)?, &mut dx)?;
-        }
-        ConvPass::Weight => {
-            let mut dw = view::<T>(out, 0, wl)?;
-            h.conv_backward_filter(&shape, &at(0, xl)?, &at(1, yl)?, &mut dw)?;
+    let route = if swappable(d, g, pass) {
+        choose_route(lane, d, g, pass, |r| {
+            run_route::<T, D>(lane, h, d, g, pass, &shape, inputs, out, r)
+        })?
+    } else {
+        CudnnLayout::AsGiven
+    };
+    run_route::<T, D>(lane, h, d, g, pass, &shape, inputs, out, route)?;
+    Ok(true)
+}
+
+/// Whether the channels-last route may compute this pass: a 2-D `f16`/`bf16` forward pass or
+/// input gradient of one group, each matrix the exchange moves below 2^31 values a side.
+fn swappable(d: DType, g: &ConvGeom, pass: ConvPass) -> bool {
+    let side = |v: usize| v <= i32::MAX as usize;
+    matches!(d, DType::F16 | DType::BF16)
+        && g.dims == 2
+        && g.groups == 1
+        && pass != ConvPass::Weight
+        && [
+            g.n,
+            g.c,
+            g.k,
+            g.i.iter().product(),
+            g.o.iter().product(),
+            g.r.iter().product(),
+        ]
+        .into_iter()
+        .all(side)
+}
+
+/// A measured route, by stream (address: a handle keeps its stream alive), type, problem
+/// and pass.
+type Routes = Mutex<HashMap<(usize, DType, ConvGeom, ConvPass), CudnnLayout>>;
+
+/// Timed runs of each route when the route of a problem is measured.
+const ROUTE_RUNS: usize = 3;
+
+/// The route of this problem: the process's [`CudnnLayout`] when it names one; otherwise the
+/// cached measurement, or a new one made with `run` (each route once to let cuDNN settle its
+/// algorithm, then [`ROUTE_RUNS`] timed runs each; the faster minimum wins, the route as given
+/// on a tie). While the stream captures, nothing is measured: the route as given.
+fn choose_route(
+    lane: &CudaLane<'_>,
+    d: DType,
+    g: &ConvGeom,
+    pass: ConvPass,
+    mut run: impl FnMut(CudnnLayout) -> Result<()>,
+) -> Result<CudnnLayout> {
+    match cudnn_layout() {
+        CudnnLayout::Measured => {}
+        fixed => return Ok(fixed),
+    }
+    static ROUTES: OnceLock<Routes> = OnceLock::new();
+    let key = (Arc::as_ptr(lane.stream) as usize, d, *g, pass);
+    let routes = ROUTES.get_or_init(Default::default);
+    if let Some(r) = routes.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(*r);
+    }
+    if crate::runtime::capturing() || lane.stream.capture_status()? != CaptureStatus::None {
+        return Ok(CudnnLayout::AsGiven);
+    }
+    let ctx = lane.stream.context();
+    let mut best = [f32::INFINITY; 2];
+    for (slot, r) in [CudnnLayout::AsGiven, CudnnLayout::ChannelsLast]
+        .into_iter()
+        .enumerate()
+    {
+        run(r)?;
+        for _ in 0..ROUTE_RUNS {
+            let start = Event::new(ctx, EventFlags::DEFAULT)?;
+            let end = Event::new(ctx, EventFlags::DEFAULT)?;
+            start.record(lane.stream)?;
+            run(r)?;
+            end.record(lane.stream)?;
+            end.synchronize()?;
+            best[slot] = best[slot].min(start.elapsed_ms(&end)?);
         }
     }
-    Ok(true)
+    let r = if best[1] < best[0] {
+        CudnnLayout::ChannelsLast
+    } else {
+        CudnnLayout::AsGiven
+    };
+    routes
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, r);
+    Ok(r)
+}
+
+/// One pass of the channels-first problem `shape` by `route` (`Measured` is never passed).
+#[allow(clippy::too_many_arguments)]
+fn run_route<T: DnnElement, const D: usize>(
+    lane: &CudaLane<'_>,
+    h: &Dnn,
+    d: DType,
+    g: &ConvGeom,
+    pass: ConvPass,
+    shape: &ConvShape<D>,
+    inputs: &[CallInput<'_, DevBuf>],
+    out: &DevBuf,
+    route: CudnnLayout,
+) -> Result<()> {
+    let (xl, wl, yl) = (shape.x_len()?, shape.w_len()?, shape.y_len()?);
+    let at = |i: usize, len: usize| view::<T>(inputs[i].buf, inputs[i].layout.offset, len);
+    if route != CudnnLayout::ChannelsLast {
+        match pass {
+            ConvPass::Forward => {
+                let mut y = view::<T>(out, 0, yl)?;
+                h.conv_forward(shape, &at(0, xl)?, &at(1, wl)?, &mut y)?;
+            }
+            ConvPass::Input => {
+                let mut dx = view::<T>(out, 0, xl)?;
+                h.conv_backward_data(shape, &at(1, wl)?, &at(0, yl)?, &mut dx)?;
+            }
+            ConvPass::Weight => {
+                let mut dw = view::<T>(out, 0, wl)?;
+                h.conv_backward_filter(shape, &at(0, xl)?, &at(1, yl)?, &mut dw)?;
+            }
+        }
+        return Ok(());
+    }
+    let mut last_shape = *shape;
+    last_shape.layout = Layout::Nhwc;
+    let (hw_in, hw_out, rs) = (
+        g.i.iter().product::<usize>(),
+        g.o.iter().product::<usize>(),
+        g.r.iter().product::<usize>(),
+    );
+    // The filters `[K, C, rs]` as `[K, rs, C]`.
+    let ws = swapped(lane, d, &inputs[1], (g.c, rs, g.k))?;
+    match pass {
+        ConvPass::Forward => {
+            // `x` `[N, C, HW]` as `[N, HW, C]`; `y` back from `[N, OHW, K]`.
+            let xs = swapped(lane, d, &inputs[0], (g.c, hw_in, g.n))?;
+            // SAFETY: cuDNN writes all of `y` before the exchange below reads it.
+            let ys = unsafe { DevBuf::alloc(lane.st, lane.stream, d, yl) }?;
+            h.conv_forward(
+                &last_shape,
+                &view::<T>(&xs, 0, xl)?,
+                &view::<T>(&ws, 0, wl)?,
+                &mut view::<T>(&ys, 0, yl)?,
+            )?;
+            tile_swap(lane, d, &ys, 0, out, (hw_out, g.k, g.n))
+        }
+        ConvPass::Input => {
+            // `dy` `[N, K, OHW]` as `[N, OHW, K]`; `dx` back from `[N, HW, C]`.
+            let dys = swapped(lane, d, &inputs[0], (g.k, hw_out, g.n))?;
+            // SAFETY: cuDNN writes all of `dx` before the exchange below reads it.
+            let dxs = unsafe { DevBuf::alloc(lane.st, lane.stream, d, xl) }?;
+            h.conv_backward_data(
+                &last_shape,
+                &view::<T>(&ws, 0, wl)?,
+                &view::<T>(&dys, 0, yl)?,
+                &mut view::<T>(&dxs, 0, xl)?,
+            )?;
+            tile_swap(lane, d, &dxs, 0, out, (hw_in, g.c, g.n))
+        }
+        ConvPass::Weight => Err(Error::InvalidArgument(
+            "the channels-last route computes the forward pass and the input's gradient".into(),
+        )),
+    }
+}
+
+/// A new buffer holding `input`'s `planes` matrices of `a × b` values (from its offset) with
+/// their two axes exchanged.
+fn swapped(
+    lane: &CudaLane<'_>,
+    d: DType,
+    input: &CallInput<'_, DevBuf>,
+    (a, b, planes): (usize, usize, usize),
+) -> Result<DevBuf> {
+    let len = a
+        .checked_mul(b)
+        .and_then(|v| v.checked_mul(planes))
+        .ok_or_else(|| Error::InvalidArgument(format!("{planes} × {a} × {b} values overflow")))?;
+    // SAFETY: `tile_swap` writes all `len` elements before anything reads them.
+    let dst = unsafe { DevBuf::alloc(lane.st, lane.stream, d, len) }?;
+    tile_swap(
+        lane,
+        d,
+        input.buf,
+        input.layout.offset,
+        &dst,
+        (a, b, planes),
+    )?;
+    Ok(dst)
+}
+
+/// `dst[pl, j, i] = src[src_off + (pl a + i) b + j]` for `planes` matrices of `a × b` values
+/// (`nn_tile_swap`), into the start of `dst`.
+fn tile_swap(
+    lane: &CudaLane<'_>,
+    d: DType,
+    src: &DevBuf,
+    src_off: usize,
+    dst: &DevBuf,
+    (a, b, planes): (usize, usize, usize),
+) -> Result<()> {
+    let len = a
+        .checked_mul(b)
+        .and_then(|v| v.checked_mul(planes))
+        .ok_or_else(|| Error::InvalidArgument(format!("{planes} × {a} × {b} values overflow")))?;
+    let params = TileSwapArgs {
+        src: ReadBuf::part(src, d, src_off, len)?,
+        dst: WriteBuf::part(dst, d, 0, len)?,
+        a: count32("the rows of an exchanged matrix", a)?,
+        b: count32("the columns of an exchanged matrix", b)?,
+        planes: planes as i64,
+    };
+    let tiles = a.div_ceil(32) * b.div_ceil(32) * planes;
+    // One block a tile, up to 2^20 blocks (the kernel loops over the rest).
+    let blocks = tiles.min(1 << 20);
+    // SAFETY: `src` and `dst` are checked views of `planes a b` values; the kernel reads
+    // `src[(pl a + i) b + j]` and writes `dst[(pl b + j) a + i]` for `pl < planes`, `i < a`,
+    // `j < b` only. The launch's blocks have 256 threads, as the kernel is written for.
+    unsafe { NnKernel::TileSwap.launch(lane, d, &params, blocks * 256, 1) }
 }
 
 /// Pooling forward of `g` (`x`'s planes channels first) through cuDNN into `out`: `Ok(true)`

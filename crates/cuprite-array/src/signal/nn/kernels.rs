@@ -59,6 +59,15 @@ kernel_params! {
 }
 
 kernel_params! {
+    /// `dst[pl, j, i] = src[pl, i, j]` for `planes` planes of `a x b` values (see `lower.cu`).
+    pub(super) struct TileSwapArgs<'a> {
+        src: ReadBuf<'a> as "S",
+        dst: WriteBuf<'a> as "S",
+        a: i64, b: i64, planes: i64,
+    }
+}
+
+kernel_params! {
     /// The bias (optional) and activation over `planes` planes of `p` values, in place.
     pub(super) struct BiasActArgs<'a> {
         y: WriteBuf<'a> as "S",
@@ -104,6 +113,7 @@ pub(super) enum NnKernel {
     Im2col,
     Col2im,
     Swap,
+    TileSwap,
     BiasAct,
     Pool,
     PoolGrad,
@@ -116,6 +126,7 @@ impl NnKernel {
             NnKernel::Im2col => "nn_im2col",
             NnKernel::Col2im => "nn_col2im",
             NnKernel::Swap => "nn_swap",
+            NnKernel::TileSwap => "nn_tile_swap",
             NnKernel::BiasAct => "nn_bias_act",
             NnKernel::Pool => "nn_pool",
             NnKernel::PoolGrad => "nn_pool_grad",
@@ -135,6 +146,7 @@ impl NnKernel {
             NnKernel::Im2col => entry::<Im2colArgs>(name, &b, self.func()),
             NnKernel::Col2im => entry::<Col2imArgs>(name, &b, self.func()),
             NnKernel::Swap => entry::<SwapArgs>(name, &b, self.func()),
+            NnKernel::TileSwap => entry::<TileSwapArgs>(name, &b, self.func()),
             NnKernel::BiasAct => entry::<BiasActArgs>(name, &b, self.func()),
             NnKernel::Pool => entry::<PoolArgs>(name, &b, self.func()),
             NnKernel::PoolGrad => entry::<PoolGradArgs>(name, &b, self.func()),

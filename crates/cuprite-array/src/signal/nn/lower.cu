@@ -1,6 +1,7 @@
 // The fallback kernels of the neural-network convolution: the lowering of an input into its
 // patches (`nn_im2col`), the gather of lowered gradients back onto the input (`nn_col2im`), the
-// exchange of the first two axes of a batch of planes (`nn_swap`), and the bias and activation
+// exchange of the first two axes of a batch of planes (`nn_swap`; `nn_tile_swap` for a batch
+// of matrices, through shared memory), and the bias and activation
 // applied to a result in place (`nn_bias_act`). The products between them are cuBLASLt's. See
 // `kernels.rs` for the parameters (one typed description each) and `cuda.rs` for the passes.
 //
@@ -309,6 +310,43 @@ __device__ __forceinline__ void nn_swap(const S *__restrict__ src, S *__restrict
         for (int k = 0; k < nv; ++k) d[k] = s[k];
       }
     }
+  }
+}
+
+// dst[pl, j, i] = src[pl, i, j] for `planes` planes of `a x b` values: the exchange of a
+// batch of matrices' two axes (channels first to channels last and back, `dnn.rs`), through
+// 32 x 32 tiles in shared memory so that both the reads and the writes run along rows.
+// Threads: the block's 256 threads (any `x` by `y` shape of 256, `THREADS` in `kernels.rs`)
+// are 8 rows of 32; blocks take tiles in a grid-stride loop (the loop's bounds are the same
+// for every thread of a block, so each reaches both barriers). `a` and `b` are below 2^31
+// (checked on the host): indices within a plane are `int`, offsets of planes `i64t`.
+__device__ __forceinline__ void nn_tile_swap(const S *__restrict__ src, S *__restrict__ dst,
+                                             i64t a, i64t b, i64t planes) {
+  __shared__ S tile[32][33];
+  const int tid = (int)(threadIdx.y * blockDim.x + threadIdx.x);
+  const int tx = tid & 31, ty = tid >> 5;
+  const unsigned long long ta = (unsigned long long)((a + 31) / 32);
+  const unsigned long long tb = (unsigned long long)((b + 31) / 32);
+  const unsigned long long per_plane = ta * tb;
+  const unsigned long long tiles = per_plane * (unsigned long long)planes;
+  const unsigned long long step = (unsigned long long)gridDim.x * gridDim.y;
+  for (unsigned long long t = (unsigned long long)blockIdx.y * gridDim.x + blockIdx.x; t < tiles;
+       t += step) {
+    const unsigned long long pl = t / per_plane;
+    const unsigned long long r = t - pl * per_plane;
+    const int i0 = (int)(r / tb) * 32, j0 = (int)(r % tb) * 32;
+    const S *s = src + (i64t)pl * a * b;
+    S *d = dst + (i64t)pl * a * b;
+    for (int k = ty; k < 32; k += 8) {
+      const int i = i0 + k, j = j0 + tx;
+      if (i < a && j < b) tile[k][tx] = s[(i64t)i * b + j];
+    }
+    __syncthreads();
+    for (int k = ty; k < 32; k += 8) {
+      const int j = j0 + k, i = i0 + tx;
+      if (i < a && j < b) d[(i64t)j * a + i] = tile[tx][k];
+    }
+    __syncthreads();
   }
 }
 

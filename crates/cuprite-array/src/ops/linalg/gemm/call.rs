@@ -2,8 +2,8 @@
 //! epilogues the node can absorb.
 
 use super::cpu::widen;
-use super::cuda::handle;
-use super::desc::{Act, Gemm, describe};
+use super::cuda::{Extra, handle};
+use super::desc::{Act, Aux, Gemm, describe};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
@@ -25,7 +25,7 @@ impl LibraryCall for Gemm {
             inputs.get(1).map_or(0, |i| i.buf.len()),
         ];
         let ops = self.operands(inputs, lens)?;
-        let want = self.count() * self.m * self.n;
+        let want = self.out_len();
         if out.len() != want {
             return Err(Error::InvalidArgument(format!(
                 "matmul output holds {} elements, {want} expected",
@@ -35,8 +35,27 @@ impl LibraryCall for Gemm {
         if self.has_epilogue() {
             crate::stats::note_fused_epilogue();
         }
+        if self.addend || self.aux != Aux::None {
+            return self.cpu_extended(&ops, inputs, out);
+        }
         let (a, b) = (inputs[0].buf.bytes(), inputs[1].buf.bytes());
-        let bias = inputs.get(2).map(|x| x.buf.bytes());
+        // The bias's `n` values from its offset.
+        let bias = match inputs.get(2) {
+            Some(x) => {
+                let size = self.dtype.size();
+                let start = x.layout.offset * size;
+                let bytes = x.buf.bytes();
+                Some(bytes.get(start..start + self.n * size).ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "matmul bias buffer holds {} bytes, {} needed from offset {}",
+                        bytes.len(),
+                        self.n * size,
+                        x.layout.offset
+                    ))
+                })?)
+            }
+            None => None,
+        };
         macro_rules! native {
             ($t:ty) => {
                 self.cpu_typed::<$t>(
@@ -94,7 +113,7 @@ impl LibraryCall for Gemm {
             inputs.get(1).map_or(0, |i| i.buf.len()),
         ];
         let ops = self.operands(inputs, lens)?;
-        let want = self.count() * self.m * self.n;
+        let want = self.out_len();
         if out.len() != want {
             return Err(Error::InvalidArgument(format!(
                 "matmul output holds {} elements, {want} expected",
@@ -110,6 +129,12 @@ impl LibraryCall for Gemm {
             return Ok(());
         }
         let o = live(out)?;
+        if self.k == 0 && (self.addend || self.aux != Aux::None) {
+            // Never built (an empty contraction absorbs nothing).
+            return Err(Error::InvalidArgument(
+                "matmul with an addend or an auxiliary result needs k > 0".into(),
+            ));
+        }
         if self.k == 0 {
             // An empty inner dimension: the product is zero (cuBLASLt refuses k = 0).
             let mut z = Span::<u8>::new(o, 0, out.len() * self.dtype.size())?;
@@ -117,32 +142,41 @@ impl LibraryCall for Gemm {
             return Ok(());
         }
         let (a, b) = (live(inputs[0].buf)?, live(inputs[1].buf)?);
-        let bias = match inputs.get(2) {
-            Some(x) => Some((live(x.buf)?, x.layout.offset)),
-            None => None,
+        let input = |i: Option<usize>| -> Result<Option<(&DeviceBuffer<u8>, usize)>> {
+            match i {
+                Some(i) => Ok(Some((live(inputs[i].buf)?, inputs[i].layout.offset))),
+                None => Ok(None),
+            }
+        };
+        let extra = Extra {
+            bias: input(self.bias.then_some(2))?,
+            addend: input(self.addend_index())?,
+            pre: input(self.pre_index())?,
         };
         if self.has_epilogue() {
             crate::stats::note_fused_epilogue();
         }
         let lt = handle(st, stream)?;
         macro_rules! typed {
-            ($t:ty, $alpha:expr) => {
-                self.cuda_typed::<$t>(&lt, &ops, a, b, bias, o, $alpha)
+            ($t:ty, $alpha:expr, $beta:expr) => {
+                self.cuda_typed::<$t>(&lt, &ops, a, b, &extra, o, $alpha, $beta)
             };
         }
-        let al = self.alpha;
+        let (al, be) = (self.alpha, self.beta);
         match self.dtype {
-            DType::F32 => typed!(f32, al as f32),
-            DType::F64 => typed!(f64, al),
-            DType::F16 => typed!(half::f16, al as f32),
-            DType::BF16 => typed!(half::bf16, al as f32),
+            DType::F32 => typed!(f32, al as f32, be as f32),
+            DType::F64 => typed!(f64, al, be),
+            DType::F16 => typed!(half::f16, al as f32, be as f32),
+            DType::BF16 => typed!(half::bf16, al as f32, be as f32),
             DType::C32 => typed!(
                 num_complex::Complex<f32>,
-                num_complex::Complex::new(al as f32, 0.0)
+                num_complex::Complex::new(al as f32, 0.0),
+                num_complex::Complex::new(be as f32, 0.0)
             ),
             DType::C64 => typed!(
                 num_complex::Complex<f64>,
-                num_complex::Complex::new(al, 0.0)
+                num_complex::Complex::new(al, 0.0),
+                num_complex::Complex::new(be, 0.0)
             ),
             d => Err(Error::InvalidArgument(format!(
                 "matmul of {d} is not supported"
@@ -161,7 +195,7 @@ impl LibraryCall for Gemm {
     ) -> Option<crate::graph::Absorbed> {
         // An empty contraction never runs a GEMM (its product is written as zeros), so it has
         // no epilogue to run: the element-wise work stays a kernel of its own.
-        if self.dtype.is_complex() || self.k == 0 {
+        if self.dtype.is_complex() || self.k == 0 || self.aux != Aux::None {
             return None;
         }
         // cuBLASLt's f64 products take a bias or a ReLU, not GELU nor the two together.
@@ -177,9 +211,24 @@ impl LibraryCall for Gemm {
         }
         let mut next = self.clone();
         let mut ins = inputs.to_vec();
+        // A full matrix of the product's shape, dtype and device (no broadcast, not a
+        // constant) beside a single product without activation: C of `alpha·A·B + beta·C`.
+        let addend_ok = |other: &Arc<Node>| {
+            let nd = other.shape.len();
+            !self.addend
+                && self.act == Act::None
+                && !f64_limited
+                && self.count() == 1
+                && other.dtype == self.dtype
+                && other.device == inputs[0].device
+                && other.is_const().is_none()
+                && nd >= 2
+                && (other.shape[nd - 2], other.shape[nd - 1]) == (self.m, self.n)
+                && numel(&other.shape) == self.m * self.n
+        };
         match e {
             Epilogue::Scale(c) => {
-                if self.bias || self.act != Act::None {
+                if self.bias || self.act != Act::None || self.addend {
                     return None;
                 }
                 next.alpha *= match c {
@@ -190,22 +239,43 @@ impl LibraryCall for Gemm {
             }
             Epilogue::Add(bias) => {
                 // A bias over the last axis (one value per output column), of the product's
-                // dtype and device, not a constant.
-                if self.bias
-                    || self.act != Act::None
-                    || bias.dtype != self.dtype
-                    || bias.device != inputs[0].device
-                    || bias.is_const().is_some()
-                    || bias.shape.last().copied() != Some(self.n)
-                    || numel(&bias.shape) != self.n
-                {
+                // dtype and device, not a constant; otherwise a full matrix as C.
+                let is_bias = !self.bias
+                    && self.act == Act::None
+                    && bias.dtype == self.dtype
+                    && bias.device == inputs[0].device
+                    && bias.is_const().is_none()
+                    && bias.shape.last().copied() == Some(self.n)
+                    && numel(&bias.shape) == self.n;
+                if is_bias {
+                    next.bias = true;
+                    // The bias comes before C among the inputs.
+                    ins.insert(2, bias.clone());
+                } else if addend_ok(bias) {
+                    next.addend = true;
+                    next.beta = 1.0;
+                    ins.push(bias.clone());
+                } else {
                     return None;
                 }
-                next.bias = true;
-                ins.push(bias.clone());
+            }
+            Epilogue::Sub { other, call_first } => {
+                // `x - C`: beta = -1; `C - x`: the product negated (alpha), beta = 1, which a
+                // bias cannot follow (it would need negating too).
+                if !addend_ok(other) || (!call_first && self.bias) {
+                    return None;
+                }
+                next.addend = true;
+                if call_first {
+                    next.beta = -1.0;
+                } else {
+                    next.alpha = -next.alpha;
+                    next.beta = 1.0;
+                }
+                ins.push(other.clone());
             }
             Epilogue::Relu | Epilogue::GeluTanh => {
-                if self.act != Act::None {
+                if self.act != Act::None || self.addend {
                     return None;
                 }
                 next.act = if matches!(e, Epilogue::Relu) {
@@ -226,7 +296,13 @@ impl LibraryCall for Gemm {
         storage_len: usize,
     ) -> bool {
         if index > 1 {
-            return false;
+            // The bias, C and the pre-activation: read packed from their offset.
+            let len = numel(shape);
+            return layout.is_contiguous(shape)
+                && layout
+                    .offset
+                    .checked_add(len)
+                    .is_some_and(|e| e <= storage_len);
         }
         let dims = if index == 0 {
             (self.m, self.k)

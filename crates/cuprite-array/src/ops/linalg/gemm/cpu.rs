@@ -1,8 +1,11 @@
 //! The product on the CPU: faer (or a plain loop without the `faer` feature), with the
 //! epilogue applied per output row.
 
-use super::desc::{Act, Gemm, Operand};
+use super::desc::{Act, Aux, Gemm, Operand};
 use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::graph::CallInput;
+use crate::storage::HostBuf;
 use cuprite_driver::blaslt::Order;
 
 /// Element types the CPU product handles natively.
@@ -215,5 +218,129 @@ pub(super) fn widen(dtype: DType, x: &[u8]) -> Vec<f32> {
             .iter()
             .map(|v| v.to_f32())
             .collect(),
+    }
+}
+
+/// `x` (elements of `dtype`: f16, bf16, f32 or f64) as `f64` values.
+fn widen_f64(dtype: DType, x: &[u8]) -> Vec<f64> {
+    match dtype {
+        DType::F64 => bytemuck::cast_slice::<u8, f64>(x).to_vec(),
+        DType::F32 => bytemuck::cast_slice::<u8, f32>(x)
+            .iter()
+            .map(|&v| f64::from(v))
+            .collect(),
+        _ => widen(dtype, x).into_iter().map(f64::from).collect(),
+    }
+}
+
+/// Rounds `v` once into `dst` (elements of `dtype`: f16, bf16, f32 or f64).
+fn narrow_f64(dtype: DType, v: &[f64], dst: &mut [u8]) {
+    match dtype {
+        DType::F64 => bytemuck::cast_slice_mut::<u8, f64>(dst).copy_from_slice(v),
+        DType::F32 => bytemuck::cast_slice_mut::<u8, f32>(dst)
+            .iter_mut()
+            .zip(v)
+            .for_each(|(d, x)| *d = *x as f32),
+        DType::F16 => bytemuck::cast_slice_mut::<u8, half::f16>(dst)
+            .iter_mut()
+            .zip(v)
+            .for_each(|(d, x)| *d = half::f16::from_f64(*x)),
+        _ => bytemuck::cast_slice_mut::<u8, half::bf16>(dst)
+            .iter_mut()
+            .zip(v)
+            .for_each(|(d, x)| *d = half::bf16::from_f64(*x)),
+    }
+}
+
+/// GELU's derivative (tanh form) at `z`: with `t = tanh(c·(z + a·z³))`,
+/// `½·(1 + t) + ½·z·(1 − t²)·c·(1 + 3a·z²)`.
+pub(crate) fn gelu_grad(z: f64) -> f64 {
+    const C: f64 = 0.797_884_560_802_865_4;
+    const A: f64 = 0.044_715;
+    let t = (C * (z + A * z * z * z)).tanh();
+    0.5 * (1.0 + t) + 0.5 * z * (1.0 - t * t) * C * (1.0 + 3.0 * A * z * z)
+}
+
+impl Gemm {
+    /// A single product with C or an auxiliary result ([`Aux`]), computed in `f64` from the
+    /// inputs and rounded once into `out` (f16, bf16, f32 or f64).
+    pub(super) fn cpu_extended(
+        &self,
+        ops: &[Operand; 2],
+        inputs: &[CallInput<'_, HostBuf>],
+        out: &mut HostBuf,
+    ) -> Result<()> {
+        if !matches!(
+            self.dtype,
+            DType::F16 | DType::BF16 | DType::F32 | DType::F64
+        ) || self.count() != 1
+        {
+            return Err(Error::InvalidArgument(format!(
+                "matmul with an addend or an auxiliary result takes one real product, was {} \
+                 products of {}",
+                self.count(),
+                self.dtype
+            )));
+        }
+        let (m, n) = (self.m, self.n);
+        let plane = m * n;
+        let size = self.dtype.size();
+        // The `len` values of input `i` from its layout's offset.
+        let values = |i: usize, len: usize| -> Result<Vec<f64>> {
+            let x = &inputs[i];
+            let start = x.layout.offset * size;
+            let bytes = x.buf.bytes();
+            let part = bytes.get(start..start + len * size).ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "matmul input {i} holds {} bytes, {} needed from offset {}",
+                    bytes.len(),
+                    len * size,
+                    x.layout.offset
+                ))
+            })?;
+            Ok(widen_f64(self.dtype, part))
+        };
+        let a = widen_f64(self.dtype, inputs[0].buf.bytes());
+        let b = widen_f64(self.dtype, inputs[1].buf.bytes());
+        let bias = if self.bias { Some(values(2, n)?) } else { None };
+        let mut plain = self.clone();
+        plain.act = Act::None;
+        let mut o = vec![0f64; plane];
+        plain.cpu_typed::<f64>(ops, &a, &b, bias.as_deref(), &mut o);
+        if let Some(i) = self.addend_index() {
+            let c = values(i, plane)?;
+            o.iter_mut().zip(&c).for_each(|(x, c)| *x += self.beta * c);
+        }
+        let dst = out.bytes_mut();
+        let (head, tail) = dst.split_at_mut(plane * size);
+        match self.aux {
+            Aux::None => {
+                o.iter_mut().for_each(|x| *x = x.act(self.act));
+                narrow_f64(self.dtype, &o, head);
+            }
+            Aux::GeluInput => {
+                let h: Vec<f64> = o.iter().map(|x| x.act(Act::GeluTanh)).collect();
+                narrow_f64(self.dtype, &h, head);
+                narrow_f64(self.dtype, &o, tail);
+            }
+            Aux::GeluGrad => {
+                let Some(i) = self.pre_index() else {
+                    return Err(Error::InvalidArgument(
+                        "matmul with GELU's gradient needs the pre-activation".into(),
+                    ));
+                };
+                let pre = values(i, plane)?;
+                o.iter_mut()
+                    .zip(&pre)
+                    .for_each(|(x, z)| *x *= gelu_grad(*z));
+                let mut sums = vec![0f64; n];
+                for row in o.chunks_exact(n.max(1)) {
+                    sums.iter_mut().zip(row).for_each(|(s, x)| *s += x);
+                }
+                narrow_f64(self.dtype, &o, head);
+                narrow_f64(self.dtype, &sums, tail);
+            }
+        }
+        Ok(())
     }
 }

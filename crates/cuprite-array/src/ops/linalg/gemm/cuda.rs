@@ -1,6 +1,6 @@
 //! The product on CUDA: the per-stream cuBLASLt handles and the calls into them.
 
-use super::desc::{Act, Gemm, Operand};
+use super::desc::{Act, Aux, Gemm, Operand};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::ops::linalg::span::Span;
@@ -34,6 +34,14 @@ pub(super) fn handle(_st: &'static DeviceState, stream: &Arc<Stream>) -> Result<
     Ok(h)
 }
 
+/// The realised inputs of a product beyond A and B, each a buffer and the element offset
+/// where its values start.
+pub(super) struct Extra<'a> {
+    pub(super) bias: Option<(&'a DeviceBuffer<u8>, usize)>,
+    pub(super) addend: Option<(&'a DeviceBuffer<u8>, usize)>,
+    pub(super) pre: Option<(&'a DeviceBuffer<u8>, usize)>,
+}
+
 impl Gemm {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn cuda_typed<T: blaslt_elem::Elem>(
@@ -42,15 +50,17 @@ impl Gemm {
         ops: &[Operand; 2],
         a: &DeviceBuffer<u8>,
         b: &DeviceBuffer<u8>,
-        bias: Option<(&DeviceBuffer<u8>, usize)>,
+        extra: &Extra<'_>,
         o: &DeviceBuffer<u8>,
         alpha: T::Scalar,
+        beta: T::Scalar,
     ) -> Result<()> {
         let (m, n, k) = (self.m, self.n, self.k);
         let count = self.count();
+        let plane = m * n;
         let size = std::mem::size_of::<T>();
         let elems = |buf: &DeviceBuffer<u8>| buf.len() / size;
-        let bias_span = match bias {
+        let bias_span = match extra.bias {
             Some((buf, off)) => Some(Span::<T>::new(buf, off, n)?),
             None => None,
         };
@@ -75,6 +85,58 @@ impl Gemm {
         } else {
             cuprite_driver::blas::ComputeType::Default
         };
+        if self.addend || self.aux != Aux::None {
+            // One product (checked by `operands`), C and the auxiliary result row-major
+            // `m × n` beside D.
+            let (Some(sa), Some(sb)) = (ops[0].batch_stride, ops[1].batch_stride) else {
+                return Err(crate::error::Error::InvalidArgument(
+                    "matmul with an addend or an auxiliary result takes one product".into(),
+                ));
+            };
+            cfg.a = layout(&ops[0], sa);
+            cfg.b = layout(&ops[1], sb);
+            let av = Span::<T>::new(a, ops[0].offset, elems(a) - ops[0].offset.min(elems(a)))?;
+            let bv = Span::<T>::new(b, ops[1].offset, elems(b) - ops[1].offset.min(elems(b)))?;
+            let c_span = match extra.addend {
+                Some((buf, off)) => Some(Span::<T>::new(buf, off, plane)?),
+                None => None,
+            };
+            let c = c_span
+                .as_ref()
+                .map(|s| (s as &dyn DeviceRead<T>, blaslt::Layout::row_major(n.max(1))));
+            if c.is_some() {
+                cfg.beta = beta;
+            }
+            let mut dv = Span::<T>::new(o, 0, plane)?;
+            match self.aux {
+                Aux::None => lt.matmul(&cfg, &av, &bv, c, &mut dv, epi())?,
+                Aux::GeluInput => {
+                    let mut pre = Span::<T>::new(o, plane, plane)?;
+                    let e = blaslt::Epilogue::GeluAux {
+                        bias: bias_ref,
+                        aux: &mut pre,
+                        ld: n,
+                    };
+                    lt.matmul(&cfg, &av, &bv, c, &mut dv, e)?;
+                }
+                Aux::GeluGrad => {
+                    let Some((buf, off)) = extra.pre else {
+                        return Err(crate::error::Error::InvalidArgument(
+                            "matmul with GELU's gradient needs the pre-activation".into(),
+                        ));
+                    };
+                    let pre = Span::<T>::new(buf, off, plane)?;
+                    let mut grad = Span::<T>::new(o, plane, n)?;
+                    let e = blaslt::Epilogue::DGelu {
+                        aux: &pre,
+                        ld: n,
+                        bias_grad: Some(&mut grad),
+                    };
+                    lt.matmul(&cfg, &av, &bv, c, &mut dv, e)?;
+                }
+            }
+            return Ok(());
+        }
         if let (Some(sa), Some(sb)) = (ops[0].batch_stride, ops[1].batch_stride) {
             // One (strided-batched) call.
             cfg.batch = count;

@@ -15,11 +15,28 @@ pub(crate) enum Act {
     GeluTanh,
 }
 
-/// `out[b] = act(alpha · A[b] · B[b] + bias)` for every index `b` of the output batch shape.
+/// A second result a single product stores beside D (cuBLASLt's gradient epilogues).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Aux {
+    /// D only.
+    None,
+    /// `D = gelu(x)` (`act` is [`Act::GeluTanh`]) and, after it, the GELU input `x` (the
+    /// pre-activation, bias included): `2·m·n` elements.
+    GeluInput,
+    /// `D = x · gelu'(pre)` with the pre-activation `pre` read from the last input (`m × n`,
+    /// row-major, contiguous), and after it the sum of D over its rows (`n` elements, the bias
+    /// gradient): `m·n + n` elements.
+    GeluGrad,
+}
+
+/// `out[b] = act(alpha · A[b] · B[b] + beta · C[b] + bias)` for every index `b` of the output
+/// batch shape, with [`Aux`]'s second result after it for a single product.
 ///
 /// Inputs: A (`[..., m, k]`), B (`[..., k, n]`), then the bias (`n` elements) when `bias` is
-/// set. The batch dimensions of A and B broadcast to `batch` (right-aligned); the output is
-/// `batch × m × n` elements, row-major, under whatever shape the node has.
+/// set, then C (`m × n`, one product only) when `addend` is set, then the pre-activation when
+/// `aux` is [`Aux::GeluGrad`]. The batch dimensions of A and B broadcast to `batch`
+/// (right-aligned); the output is `batch × m × n` elements, row-major, under whatever shape the
+/// node has (followed by the auxiliary result, see [`Aux`]).
 #[derive(Clone, Debug)]
 pub(crate) struct Gemm {
     pub dtype: DType,
@@ -31,6 +48,10 @@ pub(crate) struct Gemm {
     pub bias: bool,
     pub act: Act,
     pub tf32: bool,
+    /// C is an input (scaled by `beta`).
+    pub addend: bool,
+    pub beta: f64,
+    pub aux: Aux,
 }
 
 /// How one operand's matrices lie: the order, leading dimension, and the offset (in elements)
@@ -173,7 +194,31 @@ impl Gemm {
     }
 
     pub(super) fn has_epilogue(&self) -> bool {
-        self.bias || self.act != Act::None || self.alpha != 1.0
+        self.bias
+            || self.act != Act::None
+            || self.alpha != 1.0
+            || self.addend
+            || self.aux != Aux::None
+    }
+
+    /// The index of C among the inputs, when it is one.
+    pub(super) fn addend_index(&self) -> Option<usize> {
+        self.addend.then_some(2 + usize::from(self.bias))
+    }
+
+    /// The index of the pre-activation among the inputs, when it is one.
+    pub(super) fn pre_index(&self) -> Option<usize> {
+        (self.aux == Aux::GeluGrad).then_some(2 + usize::from(self.bias) + usize::from(self.addend))
+    }
+
+    /// The elements of the output: the products, then the auxiliary result.
+    pub(super) fn out_len(&self) -> usize {
+        let plane = self.m * self.n;
+        match self.aux {
+            Aux::None => self.count() * plane,
+            Aux::GeluInput => 2 * plane,
+            Aux::GeluGrad => plane + self.n,
+        }
     }
 
     /// Both operands described and checked against their buffers.
@@ -182,7 +227,10 @@ impl Gemm {
         inputs: &[CallInput<'_, B>],
         lens: [usize; 2],
     ) -> Result<[Operand; 2]> {
-        let want = if self.bias { 3 } else { 2 };
+        let want = 2
+            + usize::from(self.bias)
+            + usize::from(self.addend)
+            + usize::from(self.aux == Aux::GeluGrad);
         if inputs.len() != want {
             return Err(Error::InvalidArgument(format!(
                 "matmul takes {want} inputs, was given {}",
@@ -223,6 +271,31 @@ impl Gemm {
                 return Err(Error::InvalidArgument(format!(
                     "matmul bias must be {} elements of {}, was {:?} of {}",
                     self.n, self.dtype, b.shape, b.dtype
+                )));
+            }
+        }
+        let plane = self.m * self.n;
+        for (idx, name) in [
+            (self.addend_index(), "C"),
+            (self.pre_index(), "pre-activation"),
+        ] {
+            let Some(i) = idx else { continue };
+            let x = &inputs[i];
+            if self.count() != 1
+                || x.dtype != self.dtype
+                || numel(x.shape) != plane
+                || !x.layout.is_contiguous(x.shape)
+            {
+                return Err(Error::InvalidArgument(format!(
+                    "matmul {name} must be a contiguous {} × {} matrix of {} beside one product, \
+                     was {:?} of {} (strides {:?}, {} products)",
+                    self.m,
+                    self.n,
+                    self.dtype,
+                    x.shape,
+                    x.dtype,
+                    x.layout.strides,
+                    self.count()
                 )));
             }
         }

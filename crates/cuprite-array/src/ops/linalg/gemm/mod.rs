@@ -15,7 +15,7 @@ mod strided;
 mod tf32;
 mod tune;
 
-pub(crate) use desc::{Act, Gemm};
+pub(crate) use desc::{Act, Aux, Gemm};
 pub(crate) use strided::{MatIn, StridedProduct};
 pub use tf32::{allow_tf32, set_allow_tf32};
 pub use tune::{gemm_tuning, set_gemm_tuning};

@@ -1,0 +1,220 @@
+//! Products that also store a second result, for training a layer with GELU: the forward
+//! product keeps its pre-activation beside the activation, the backward product multiplies by
+//! GELU's derivative at that pre-activation and sums the result into the bias gradient. On
+//! CUDA each is one cuBLASLt call with a gradient epilogue (`GELU_AUX_BIAS`, `DGELU_BGRAD`);
+//! on the CPU one pass in `f64`, rounded once.
+//!
+//! Both are eager: they evaluate their operands and the product, and return realised arrays
+//! (two views of one buffer). A shape or type cuBLASLt's epilogues do not take (`f64`, a
+//! result row length that is not a multiple of 8) is computed by the same arithmetic as
+//! separate operations.
+
+use super::gemm::{Act, Aux, Gemm, allow_tf32};
+use crate::array::{Array, check_devices};
+use crate::dtype::{DType, Float, Transcendental};
+use crate::error::{Error, Result};
+use crate::graph::{Node, Op};
+use crate::schedule::contiguous_storage;
+use crate::shape::{Layout, checked_numel};
+use std::sync::Arc;
+
+/// √(2/π), the constant of GELU's tanh form.
+const SQRT_2_OVER_PI: f64 = 0.797_884_560_802_865_4;
+/// The cubic coefficient of GELU's tanh form.
+const CUBIC: f64 = 0.044_715;
+
+/// `(m, k, n)` of the product of 2-D `a` (`m × k`) and `b` (`k × n`) on one device.
+fn dims<T: Float>(call: &str, a: &Array<T>, b: &Array<T>) -> Result<(usize, usize, usize)> {
+    check_devices(&[&a.node, &b.node])?;
+    let (sa, sb) = (a.shape(), b.shape());
+    if sa.len() != 2 || sb.len() != 2 || sa[1] != sb[0] {
+        return Err(Error::Shape(format!(
+            "{call}: a ({sa:?}) and b ({sb:?}) must be matrices m × k and k × n"
+        )));
+    }
+    Ok((sa[0], sa[1], sb[1]))
+}
+
+/// Whether cuBLASLt's gradient epilogues take this product: a half type or `f32`, no empty
+/// dimension, rows of D (and of the auxiliary matrix) a multiple of 8 elements long.
+fn epilogue_fits(dtype: DType, m: usize, n: usize, k: usize) -> bool {
+    matches!(dtype, DType::F16 | DType::BF16 | DType::F32) && m > 0 && k > 0 && n > 0 && n % 8 == 0
+}
+
+/// Runs `call` on `inputs` into one buffer of `len` elements and returns the `m × n` matrix
+/// at its start and the `tail` elements (shaped `tail_shape`) after it.
+fn run_split<T: Float>(
+    call: Gemm,
+    inputs: Vec<Arc<Node>>,
+    like: &Array<T>,
+    (m, n): (usize, usize),
+    tail_shape: &[usize],
+) -> Result<(Array<T>, Array<T>)> {
+    let plane = m * n;
+    let tail = checked_numel(tail_shape)?;
+    let len = plane
+        .checked_add(tail)
+        .ok_or_else(|| Error::Shape(format!("{m} × {n} plus {tail} elements overflow usize")))?;
+    let node = Node::new(
+        Op::Library(Arc::new(call), inputs),
+        T::DTYPE,
+        vec![len],
+        like.device(),
+    );
+    let storage = contiguous_storage(&node)?;
+    let head = Array::from_storage(
+        storage.clone(),
+        Layout::contiguous(&[m, n]),
+        &[m, n],
+        like.device(),
+    );
+    let mut l = Layout::contiguous(tail_shape);
+    l.offset = plane;
+    let rest = Array::from_storage(storage, l, tail_shape, like.device());
+    Ok((head, rest))
+}
+
+/// `(gelu(a·b + bias), a·b + bias)`: a layer's activation and its pre-activation (which the
+/// backward pass needs, see [`matmul_gelu_grad`]), with GELU in its tanh form (as
+/// [`Array::gelu`]). `a` is `m × k`, `b` `k × n`, `bias` (optional) `n` elements. On CUDA, one
+/// cuBLASLt call (epilogue `GELU_AUX_BIAS`): the pre-activation is accumulated in `f32` for
+/// the half types, and both results are rounded once from it.
+///
+/// Eager: evaluates and returns realised arrays.
+///
+/// ```
+/// use cuprite_array::{Array, Device, linalg};
+/// let a = Array::<f32>::from_slice_on(Device::CPU, &[1.0, 2.0], &[1, 2])?;
+/// let b = Array::<f32>::from_slice_on(Device::CPU, &[1.0, 0.0, 0.0, -1.0], &[2, 2])?;
+/// let bias = Array::<f32>::from_slice_on(Device::CPU, &[0.0, 2.0], &[2])?;
+/// let (h, pre) = linalg::matmul_gelu_with_input(&a, &b, Some(&bias))?;
+/// assert_eq!(pre.to_vec()?, [1.0, 0.0]);
+/// let h = h.to_vec()?;
+/// assert!((h[0] - 0.841_192).abs() < 1e-5 && h[1] == 0.0);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+///
+/// # Errors
+/// Operands that are not `m × k` and `k × n` matrices, a bias that is not `n` elements, operands
+/// on different devices; a library error from the product.
+pub fn matmul_gelu_with_input<T: Float + Transcendental>(
+    a: &Array<T>,
+    b: &Array<T>,
+    bias: Option<&Array<T>>,
+) -> Result<(Array<T>, Array<T>)> {
+    const CALL: &str = "matmul_gelu_with_input";
+    let (m, k, n) = dims(CALL, a, b)?;
+    if let Some(x) = bias {
+        check_devices(&[&a.node, &x.node])?;
+        if x.len() != n || x.shape().last() != Some(&n) {
+            return Err(Error::Shape(format!(
+                "{CALL}: the bias has shape {:?}; it must hold one value per column of the \
+                 product ({n})",
+                x.shape()
+            )));
+        }
+    }
+    let on_cpu = a.device() == crate::Device::CPU;
+    if !(epilogue_fits(T::DTYPE, m, n, k) || on_cpu && k > 0) {
+        let mut pre = a.matmul(b)?;
+        if let Some(x) = bias {
+            pre = pre.try_add(x)?;
+        }
+        pre.eval()?;
+        let h = pre.gelu();
+        h.eval()?;
+        return Ok((h, pre));
+    }
+    let mut inputs = vec![a.node.clone(), b.node.clone()];
+    if let Some(x) = bias {
+        inputs.push(x.reshape(&[n])?.node.clone());
+    }
+    let call = Gemm {
+        dtype: T::DTYPE,
+        m,
+        n,
+        k,
+        batch: Vec::new(),
+        alpha: 1.0,
+        bias: bias.is_some(),
+        act: Act::GeluTanh,
+        tf32: allow_tf32(),
+        addend: false,
+        beta: 0.0,
+        aux: Aux::GeluInput,
+    };
+    run_split(call, inputs, a, (m, n), &[m, n])
+}
+
+/// `(g, g summed over its rows)` with `g = scale·(a·b) ⊙ gelu'(pre)`: the gradient of a GELU
+/// layer's pre-activation from the product that brings the gradient of its output back
+/// (`a` `m × k`, `b` `k × n`, typically `dy · Wᵀ`), and the gradient of its bias (`n`
+/// elements). `pre` is the `m × n` pre-activation [`matmul_gelu_with_input`] returned; GELU's
+/// derivative is that of its tanh form. On CUDA, one cuBLASLt call (epilogue `DGELU_BGRAD`),
+/// accumulating in `f32` for the half types.
+///
+/// Eager: evaluates and returns realised arrays.
+///
+/// ```
+/// use cuprite_array::{Array, Device, linalg};
+/// let a = Array::<f32>::from_slice_on(Device::CPU, &[2.0, 4.0], &[2, 1])?;
+/// let b = Array::<f32>::from_slice_on(Device::CPU, &[1.0], &[1, 1])?;
+/// let pre = Array::<f32>::from_slice_on(Device::CPU, &[0.0, 0.0], &[2, 1])?;
+/// // gelu'(0) = ½: g = 0.5·[2, 4]·½.
+/// let (g, db) = linalg::matmul_gelu_grad(&a, &b, &pre, 0.5)?;
+/// assert_eq!(g.to_vec()?, [0.5, 1.0]);
+/// assert_eq!(db.to_vec()?, [1.5]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+///
+/// # Errors
+/// Operands that are not `m × k` and `k × n` matrices, `pre` not `m × n`, operands on
+/// different devices; a library error from the product.
+pub fn matmul_gelu_grad<T: Float + Transcendental>(
+    a: &Array<T>,
+    b: &Array<T>,
+    pre: &Array<T>,
+    scale: f64,
+) -> Result<(Array<T>, Array<T>)> {
+    const CALL: &str = "matmul_gelu_grad";
+    let (m, k, n) = dims(CALL, a, b)?;
+    check_devices(&[&a.node, &pre.node])?;
+    if pre.shape() != [m, n] {
+        return Err(Error::Shape(format!(
+            "{CALL}: pre has shape {:?}; the product is {m} × {n}",
+            pre.shape()
+        )));
+    }
+    let on_cpu = a.device() == crate::Device::CPU;
+    if !(epilogue_fits(T::DTYPE, m, n, k) || on_cpu && k > 0) {
+        // The same arithmetic as separate operations, in f64, rounded once.
+        let prod = a.matmul(b)?.cast::<f64>() * scale;
+        let z = pre.cast::<f64>();
+        let z2 = &z * &z;
+        let t = ((&z2 * CUBIC + 1.0) * &z * SQRT_2_OVER_PI).tanh();
+        let du = (&z2 * (3.0 * CUBIC) + 1.0) * SQRT_2_OVER_PI;
+        let g = prod * ((&t + 1.0) * 0.5 + &z * 0.5 * (1.0 - &t * &t) * du);
+        g.eval()?;
+        let db = g.sum_axes(&[0])?.cast::<T>();
+        let g = g.cast::<T>();
+        db.eval()?;
+        g.eval()?;
+        return Ok((g, db));
+    }
+    let call = Gemm {
+        dtype: T::DTYPE,
+        m,
+        n,
+        k,
+        batch: Vec::new(),
+        alpha: scale,
+        bias: false,
+        act: Act::None,
+        tf32: allow_tf32(),
+        addend: false,
+        beta: 0.0,
+        aux: Aux::GeluGrad,
+    };
+    let inputs = vec![a.node.clone(), b.node.clone(), pre.node.clone()];
+    run_split(call, inputs, a, (m, n), &[n])
+}
