@@ -1,11 +1,10 @@
 //! Products that also store a second result, for training a layer with GELU: the forward
 //! product keeps its pre-activation beside the activation, the backward product multiplies by
 //! GELU's derivative at that pre-activation and sums the result into the bias gradient. On
-//! CUDA each is one cuBLASLt call with a gradient epilogue (`GELU_AUX_BIAS`, `DGELU_BGRAD`);
-//! on the CPU one pass in `f64`, rounded once.
+//! CUDA each product is one cuBLASLt call with a gradient epilogue (`GELU_AUX_BIAS`, `DGELU`),
+//! the bias gradient a column sum after it; on the CPU one pass in `f64`, rounded once.
 //!
-//! Both are eager: they evaluate their operands and the product, and return realised arrays
-//! (two views of one buffer). A shape or type cuBLASLt's epilogues do not take (`f64`, a
+//! Both are eager: they evaluate their operands and the product, and return realised arrays. A shape or type cuBLASLt's epilogues do not take (`f64`, a
 //! result row length that is not a multiple of 8) is computed by the same arithmetic as
 //! separate operations.
 
@@ -150,8 +149,9 @@ pub fn matmul_gelu_with_input<T: Float + Transcendental>(
 /// layer's pre-activation from the product that brings the gradient of its output back
 /// (`a` `m × k`, `b` `k × n`, typically `dy · Wᵀ`), and the gradient of its bias (`n`
 /// elements). `pre` is the `m × n` pre-activation [`matmul_gelu_with_input`] returned; GELU's
-/// derivative is that of its tanh form. On CUDA, one cuBLASLt call (epilogue `DGELU_BGRAD`),
-/// accumulating in `f32` for the half types.
+/// derivative is that of its tanh form. On CUDA, one cuBLASLt call (epilogue `DGELU`),
+/// accumulating in `f32` for the half types, and the bias gradient summed from its rounded
+/// result (in `f32` for the half types).
 ///
 /// Eager: evaluates and returns realised arrays.
 ///
@@ -201,6 +201,9 @@ pub fn matmul_gelu_grad<T: Float + Transcendental>(
         g.eval()?;
         return Ok((g, db));
     }
+    // On CUDA the derivative is the product's epilogue and the bias gradient a column sum of
+    // its result (cuBLASLt's fused bias gradient runs as a separate, slower pass); on the CPU
+    // one pass computes both.
     let call = Gemm {
         dtype: T::DTYPE,
         m,
@@ -213,8 +216,18 @@ pub fn matmul_gelu_grad<T: Float + Transcendental>(
         tf32: allow_tf32(),
         addend: false,
         beta: 0.0,
-        aux: Aux::GeluGrad,
+        aux: if on_cpu {
+            Aux::GeluGrad
+        } else {
+            Aux::GeluDeriv
+        },
     };
     let inputs = vec![a.node.clone(), b.node.clone(), pre.node.clone()];
-    run_split(call, inputs, a, (m, n), &[n])
+    if on_cpu {
+        return run_split(call, inputs, a, (m, n), &[n]);
+    }
+    let (g, _) = run_split(call, inputs, a, (m, n), &[0])?;
+    let db = g.sum_axes(&[0])?.cast::<T>();
+    db.eval()?;
+    Ok((g, db))
 }

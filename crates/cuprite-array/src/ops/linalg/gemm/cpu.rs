@@ -323,7 +323,7 @@ impl Gemm {
                 narrow_f64(self.dtype, &h, head);
                 narrow_f64(self.dtype, &o, tail);
             }
-            Aux::GeluGrad => {
+            Aux::GeluGrad | Aux::GeluDeriv => {
                 let Some(i) = self.pre_index() else {
                     return Err(Error::InvalidArgument(
                         "matmul with GELU's gradient needs the pre-activation".into(),
@@ -333,12 +333,14 @@ impl Gemm {
                 o.iter_mut()
                     .zip(&pre)
                     .for_each(|(x, z)| *x *= gelu_grad(*z));
-                let mut sums = vec![0f64; n];
-                for row in o.chunks_exact(n.max(1)) {
-                    sums.iter_mut().zip(row).for_each(|(s, x)| *s += x);
-                }
                 narrow_f64(self.dtype, &o, head);
-                narrow_f64(self.dtype, &sums, tail);
+                if self.aux == Aux::GeluGrad {
+                    let mut sums = vec![0f64; n];
+                    for row in o.chunks_exact(n.max(1)) {
+                        sums.iter_mut().zip(row).for_each(|(s, x)| *s += x);
+                    }
+                    narrow_f64(self.dtype, &sums, tail);
+                }
             }
         }
         Ok(())

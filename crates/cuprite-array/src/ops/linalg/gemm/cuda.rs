@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::ops::linalg::span::Span;
 use crate::runtime::DeviceState;
 use cuprite_driver::blaslt::{self, BlasLt};
-use cuprite_driver::{DeviceBuffer, DeviceRead, Stream};
+use cuprite_driver::{DeviceBuffer, DeviceRead, DeviceWrite, Stream};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -119,18 +119,21 @@ impl Gemm {
                     };
                     lt.matmul(&cfg, &av, &bv, c, &mut dv, e)?;
                 }
-                Aux::GeluGrad => {
+                Aux::GeluGrad | Aux::GeluDeriv => {
                     let Some((buf, off)) = extra.pre else {
                         return Err(crate::error::Error::InvalidArgument(
                             "matmul with GELU's gradient needs the pre-activation".into(),
                         ));
                     };
                     let pre = Span::<T>::new(buf, off, plane)?;
-                    let mut grad = Span::<T>::new(o, plane, n)?;
+                    let mut grad = match self.aux {
+                        Aux::GeluGrad => Some(Span::<T>::new(o, plane, n)?),
+                        _ => None,
+                    };
                     let e = blaslt::Epilogue::DGelu {
                         aux: &pre,
                         ld: n,
-                        bias_grad: Some(&mut grad),
+                        bias_grad: grad.as_mut().map(|g| g as &mut dyn DeviceWrite<T>),
                     };
                     lt.matmul(&cfg, &av, &bv, c, &mut dv, e)?;
                 }

@@ -27,6 +27,15 @@ pub(crate) enum Aux {
     /// row-major, contiguous), and after it the sum of D over its rows (`n` elements, the bias
     /// gradient): `m·n + n` elements.
     GeluGrad,
+    /// `D = x · gelu'(pre)` as for [`Aux::GeluGrad`], without the sum: `m·n` elements.
+    GeluDeriv,
+}
+
+impl Aux {
+    /// Whether the product reads the pre-activation (its last input).
+    pub(super) fn reads_pre(self) -> bool {
+        matches!(self, Aux::GeluGrad | Aux::GeluDeriv)
+    }
 }
 
 /// `out[b] = act(alpha · A[b] · B[b] + beta · C[b] + bias)` for every index `b` of the output
@@ -34,7 +43,7 @@ pub(crate) enum Aux {
 ///
 /// Inputs: A (`[..., m, k]`), B (`[..., k, n]`), then the bias (`n` elements) when `bias` is
 /// set, then C (`m × n`, one product only) when `addend` is set, then the pre-activation when
-/// `aux` is [`Aux::GeluGrad`]. The batch dimensions of A and B broadcast to `batch`
+/// `aux` is [`Aux::GeluGrad`] or [`Aux::GeluDeriv`]. The batch dimensions of A and B broadcast to `batch`
 /// (right-aligned); the output is `batch × m × n` elements, row-major, under whatever shape the
 /// node has (followed by the auxiliary result, see [`Aux`]).
 #[derive(Clone, Debug)]
@@ -208,7 +217,9 @@ impl Gemm {
 
     /// The index of the pre-activation among the inputs, when it is one.
     pub(super) fn pre_index(&self) -> Option<usize> {
-        (self.aux == Aux::GeluGrad).then_some(2 + usize::from(self.bias) + usize::from(self.addend))
+        self.aux
+            .reads_pre()
+            .then_some(2 + usize::from(self.bias) + usize::from(self.addend))
     }
 
     /// The elements of the output: the products, then the auxiliary result.
@@ -218,6 +229,7 @@ impl Gemm {
             Aux::None => self.count() * plane,
             Aux::GeluInput => 2 * plane,
             Aux::GeluGrad => plane + self.n,
+            Aux::GeluDeriv => plane,
         }
     }
 
@@ -230,7 +242,7 @@ impl Gemm {
         let want = 2
             + usize::from(self.bias)
             + usize::from(self.addend)
-            + usize::from(self.aux == Aux::GeluGrad);
+            + usize::from(self.aux.reads_pre());
         if inputs.len() != want {
             return Err(Error::InvalidArgument(format!(
                 "matmul takes {want} inputs, was given {}",
