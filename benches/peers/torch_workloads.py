@@ -27,7 +27,7 @@ Device work is timed with CUDA events around K back-to-back calls after warm-up;
 the repeats, divided by K, is printed in ms. This script computes no ratio:
 `cuprite bench --peers FILE` does.
 
-usage: python3 benches/peers/torch_workloads.py [--quick] [--repeats N] [--json out.json]
+usage: python3 benches/peers/torch_workloads.py [--quick] [--repeats N] [--only NAME[,NAME]] [--json out.json]
 """
 import json
 import math
@@ -121,111 +121,131 @@ def cg_run(step, a, b, iters):
 def main():
     quick = "--quick" in sys.argv
     reps = int(sys.argv[sys.argv.index("--repeats") + 1]) if "--repeats" in sys.argv else (5 if quick else 20)
+    # --only NAME[,NAME...]: just those workloads (their figures alone are in the file).
+    only = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
     calls = 10
     g = torch.Generator(device="cuda").manual_seed(1)
     res = {**identity(quick)}
+    sizes = {}
 
     def timed(key, fn):
         med, lo, hi = per_call_ms(fn, calls, reps=reps)
         res[key], res[key.replace("_ms", "_min_max_ms")] = med, [lo, hi]
 
-    n = 1 << (18 if quick else 24)
-    s = torch.rand(n, device="cuda", generator=g) * 25.0 + 5.0
-    k = torch.rand(n, device="cuda", generator=g) * 99.0 + 1.0
-    t = torch.rand(n, device="cuda", generator=g) * 9.75 + 0.25
-    timed("black_scholes_eager_ms", lambda: black_scholes(s, k, t))
-    compiled_bs = torch.compile(black_scholes, dynamic=False)
-    timed("black_scholes_compile_ms", lambda: compiled_bs(s, k, t))
-    del s, k, t
+    def run_black_scholes():
+        n = 1 << (18 if quick else 24)
+        s = torch.rand(n, device="cuda", generator=g) * 25.0 + 5.0
+        k = torch.rand(n, device="cuda", generator=g) * 99.0 + 1.0
+        t = torch.rand(n, device="cuda", generator=g) * 9.75 + 0.25
+        timed("black_scholes_eager_ms", lambda: black_scholes(s, k, t))
+        compiled_bs = torch.compile(black_scholes, dynamic=False)
+        timed("black_scholes_compile_ms", lambda: compiled_bs(s, k, t))
+        del s, k, t
+        sizes["black_scholes"] = n
 
-    m, dim, clusters = 1 << (16 if quick else 22), 16, 64
-    x = torch.randn(m, dim, device="cuda", generator=g) * 10.0
-    centroids = x[:clusters].clone()
-    timed("kmeans_eager_ms", lambda: lloyd_step(x, centroids))
-    compiled_step = torch.compile(lloyd_step, dynamic=False)
-    timed("kmeans_compile_ms", lambda: compiled_step(x, centroids))
+    def run_kmeans():
+        m, dim, clusters = 1 << (16 if quick else 22), 16, 64
+        x = torch.randn(m, dim, device="cuda", generator=g) * 10.0
+        centroids = x[:clusters].clone()
+        timed("kmeans_eager_ms", lambda: lloyd_step(x, centroids))
+        compiled_step = torch.compile(lloyd_step, dynamic=False)
+        timed("kmeans_compile_ms", lambda: compiled_step(x, centroids))
 
-    del x, centroids
+        del x, centroids
+        sizes["kmeans"] = m
 
-    p = 512 if quick else 4096
-    f = torch.randn(p, p, device="cuda", generator=g)
-    ky = torch.fft.fftfreq(p, 1.0 / p, device="cuda").reshape(p, 1)
-    kx = torch.fft.rfftfreq(p, 1.0 / p, device="cuda").reshape(1, p // 2 + 1)
-    k2 = ky * ky + kx * kx
-    at_mean = (1.0 - k2).clamp_min(0.0)
-    inverse = ((at_mean - 1.0) / (k2 + at_mean)).to(torch.complex64)
-    timed("spectral_poisson_eager_ms", lambda: poisson(f, inverse))
-    compiled_poisson = torch.compile(poisson, dynamic=False)
-    timed("spectral_poisson_compile_ms", lambda: compiled_poisson(f, inverse))
+    def run_spectral_poisson():
+        p = 512 if quick else 4096
+        f = torch.randn(p, p, device="cuda", generator=g)
+        ky = torch.fft.fftfreq(p, 1.0 / p, device="cuda").reshape(p, 1)
+        kx = torch.fft.rfftfreq(p, 1.0 / p, device="cuda").reshape(1, p // 2 + 1)
+        k2 = ky * ky + kx * kx
+        at_mean = (1.0 - k2).clamp_min(0.0)
+        inverse = ((at_mean - 1.0) / (k2 + at_mean)).to(torch.complex64)
+        timed("spectral_poisson_eager_ms", lambda: poisson(f, inverse))
+        compiled_poisson = torch.compile(poisson, dynamic=False)
+        timed("spectral_poisson_compile_ms", lambda: compiled_poisson(f, inverse))
 
-    del f, ky, kx, k2, at_mean, inverse
+        del f, ky, kx, k2, at_mean, inverse
+        sizes["spectral_poisson"] = p
 
-    batch = 512 if quick else 4096
-    d_in, hidden, d_out = batch // 4, batch, batch // 4
+    def run_mlp_train():
+        batch = 512 if quick else 4096
+        d_in, hidden, d_out = batch // 4, batch, batch // 4
 
-    def normal(*shape, scale=1.0):
-        return (torch.randn(*shape, device="cuda", generator=g) * scale).to(torch.bfloat16)
+        def normal(*shape, scale=1.0):
+            return (torch.randn(*shape, device="cuda", generator=g) * scale).to(torch.bfloat16)
 
-    params = [
-        normal(d_in, hidden, scale=d_in ** -0.5),
-        normal(hidden, scale=0.1),
-        normal(hidden, d_out, scale=hidden ** -0.5),
-        normal(d_out, scale=0.1),
-    ]
-    for p_ in params:
-        p_.requires_grad_(True)
-    xb, yb = normal(batch, d_in), normal(batch, d_out)
-    lr = 1.0 / hidden
-    timed("mlp_train_eager_ms", lambda: mlp_step(mlp_loss, params, xb, yb, lr))
-    compiled_loss = torch.compile(mlp_loss, dynamic=False)
-    timed("mlp_train_compile_ms", lambda: mlp_step(compiled_loss, params, xb, yb, lr))
-    del params, xb, yb
+        params = [
+            normal(d_in, hidden, scale=d_in ** -0.5),
+            normal(hidden, scale=0.1),
+            normal(hidden, d_out, scale=hidden ** -0.5),
+            normal(d_out, scale=0.1),
+        ]
+        for p_ in params:
+            p_.requires_grad_(True)
+        xb, yb = normal(batch, d_in), normal(batch, d_out)
+        lr = 1.0 / hidden
+        timed("mlp_train_eager_ms", lambda: mlp_step(mlp_loss, params, xb, yb, lr))
+        compiled_loss = torch.compile(mlp_loss, dynamic=False)
+        timed("mlp_train_compile_ms", lambda: mlp_step(compiled_loss, params, xb, yb, lr))
+        del params, xb, yb
+        sizes["mlp_train"] = f"batch {batch}, {d_in}-{hidden}-{d_out}"
 
-    bodies = 2048 if quick else 16384
-    pos = torch.randn(bodies, 3, device="cuda", generator=g)
-    vel = torch.randn(bodies, 3, device="cuda", generator=g) * 0.1
-    mass = (torch.rand(bodies, device="cuda", generator=g) + 0.5) / bodies
-    timed("nbody_eager_ms", lambda: nbody_step(pos, vel, mass))
-    compiled_nbody = torch.compile(nbody_step, dynamic=False)
-    timed("nbody_compile_ms", lambda: compiled_nbody(pos, vel, mass))
+    def run_nbody():
+        bodies = 2048 if quick else 16384
+        pos = torch.randn(bodies, 3, device="cuda", generator=g)
+        vel = torch.randn(bodies, 3, device="cuda", generator=g) * 0.1
+        mass = (torch.rand(bodies, device="cuda", generator=g) + 0.5) / bodies
+        timed("nbody_eager_ms", lambda: nbody_step(pos, vel, mass))
+        compiled_nbody = torch.compile(nbody_step, dynamic=False)
+        timed("nbody_compile_ms", lambda: compiled_nbody(pos, vel, mass))
 
-    del pos, vel, mass
+        del pos, vel, mass
+        sizes["nbody"] = bodies
 
-    from sparse_peers import laplacian
+    def run_poisson_cg():
+        from sparse_peers import laplacian
 
-    pg = 128 if quick else 1024
-    poff, pidx, pval = laplacian(pg)
-    pa = torch.sparse_csr_tensor(poff.cuda(), pidx.cuda(), pval.double().cuda(), size=(pg * pg, pg * pg))
-    pb = torch.rand(pg * pg, device="cuda", generator=g, dtype=torch.float64)
-    whole = torch.compile(cg_step, dynamic=False)
-    step = whole
-    res["poisson_cg_compile_note"] = "the whole iteration compiled"
-    try:
-        cg_run(whole, pa, pb, 2)
-        torch.cuda.synchronize()
-    except Exception as e:  # torch.compile may refuse the sparse CSR operand
-        update = torch.compile(cg_update, dynamic=False)
+        pg = 128 if quick else 1024
+        poff, pidx, pval = laplacian(pg)
+        pa = torch.sparse_csr_tensor(poff.cuda(), pidx.cuda(), pval.double().cuda(), size=(pg * pg, pg * pg))
+        pb = torch.rand(pg * pg, device="cuda", generator=g, dtype=torch.float64)
+        whole = torch.compile(cg_step, dynamic=False)
+        step = whole
+        res["poisson_cg_compile_note"] = "the whole iteration compiled"
+        try:
+            cg_run(whole, pa, pb, 2)
+            torch.cuda.synchronize()
+        except Exception as e:  # torch.compile may refuse the sparse CSR operand
+            update = torch.compile(cg_update, dynamic=False)
 
-        def step(a, x, r, p, rr):
-            return update(a @ p, x, r, p, rr)
+            def step(a, x, r, p, rr):
+                return update(a @ p, x, r, p, rr)
 
-        res["poisson_cg_compile_note"] = (
-            f"SpMV eager (torch.compile refused it: {type(e).__name__}), the rest compiled"
-        )
-    med, lo, hi = per_call_ms(lambda: cg_run(step, pa, pb, 200), 1, reps=max(3, reps // 4))
-    res["poisson_cg_compile_ms"], res["poisson_cg_compile_min_max_ms"] = med, [lo, hi]
-    del pa, pb
+            res["poisson_cg_compile_note"] = (
+                f"SpMV eager (torch.compile refused it: {type(e).__name__}), the rest compiled"
+            )
+        med, lo, hi = per_call_ms(lambda: cg_run(step, pa, pb, 200), 1, reps=max(3, reps // 4))
+        res["poisson_cg_compile_ms"], res["poisson_cg_compile_min_max_ms"] = med, [lo, hi]
+        del pa, pb
+        sizes["poisson_cg"] = pg
+
+    runs = {
+        "black_scholes": run_black_scholes,
+        "kmeans": run_kmeans,
+        "spectral_poisson": run_spectral_poisson,
+        "mlp_train": run_mlp_train,
+        "nbody": run_nbody,
+        "poisson_cg": run_poisson_cg,
+    }
+    for name, run in runs.items():
+        if only is None or name in only:
+            run()
 
     res["peer"] = f"PyTorch {torch.__version__}"
     res["method"] = f"CUDA events around {calls} back-to-back calls (poisson_cg: one solve)"
-    res["sizes"] = {
-        "black_scholes": n,
-        "kmeans": m,
-        "spectral_poisson": p,
-        "mlp_train": f"batch {batch}, {d_in}-{hidden}-{d_out}",
-        "nbody": bodies,
-        "poisson_cg": pg,
-    }
+    res["sizes"] = sizes
     for key, val in res.items():
         print(f"{key:30} {val:.4g}" if isinstance(val, float) else f"{key:30} {val}")
     if "--json" in sys.argv:
