@@ -617,15 +617,17 @@ fn conv_case<T: Elem, const N: usize>(
 fn conv_all<T: Elem + 'static>() -> TestResult {
     let (s, dnn) = need_dnn!();
     let mut rng = Rng::fresh();
-    // cuDNN implements fewer algorithms for f64 (none for some backward-data shapes): there a
-    // "not supported" status (3xxx) skips the case; for the other types every case must run.
+    // cuDNN implements few f64 kernels for channels-last data (none for many shapes): there a
+    // "not supported" status (3xxx) skips the case; every channels-first f64 case, and every
+    // case of the other types, must run.
     let f64_data = std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>();
     let (mut ran, mut refused) = (0usize, Vec::new());
-    let mut each = |r: TestResult, what: &str| -> TestResult {
+    let mut each = |r: TestResult, c: Layout, what: &str| -> TestResult {
         match r {
             Ok(()) => ran += 1,
             Err(e)
                 if f64_data
+                    && c == Layout::Nhwc
                     && matches!(
                         e.downcast_ref::<Error>(),
                         Some(Error::Library { code, .. }) if (3000..4000).contains(code)
@@ -641,30 +643,46 @@ fn conv_all<T: Elem + 'static>() -> TestResult {
     for layout in [Layout::Nchw, Layout::Nhwc] {
         let mut c = ConvShape::new(2, 4, [7, 6], 6, [3, 2]);
         (c.stride, c.pad, c.dilation, c.groups, c.layout) = ([2, 1], [1, 2], [1, 2], 2, layout);
-        each(conv_case::<T, 2>(&s, &dnn, &mut rng, &c), &format!("{c:?}"))?;
+        each(
+            conv_case::<T, 2>(&s, &dnn, &mut rng, &c),
+            layout,
+            &format!("{c:?}"),
+        )?;
         let mut d = ConvShape::new(3, 5, [11], 5, [3]);
         (d.groups, d.pad, d.layout) = (5, [1], layout);
-        each(conv_case::<T, 1>(&s, &dnn, &mut rng, &d), &format!("{d:?}"))?;
+        each(
+            conv_case::<T, 1>(&s, &dnn, &mut rng, &d),
+            layout,
+            &format!("{d:?}"),
+        )?;
     }
     for _ in 0..6 {
         let c = random_conv::<1>(&mut rng);
-        each(conv_case::<T, 1>(&s, &dnn, &mut rng, &c), &format!("{c:?}"))?;
+        each(
+            conv_case::<T, 1>(&s, &dnn, &mut rng, &c),
+            c.layout,
+            &format!("{c:?}"),
+        )?;
         let c = random_conv::<2>(&mut rng);
-        each(conv_case::<T, 2>(&s, &dnn, &mut rng, &c), &format!("{c:?}"))?;
+        each(
+            conv_case::<T, 2>(&s, &dnn, &mut rng, &c),
+            c.layout,
+            &format!("{c:?}"),
+        )?;
         let c = random_conv::<3>(&mut rng);
-        each(conv_case::<T, 3>(&s, &dnn, &mut rng, &c), &format!("{c:?}"))?;
+        each(
+            conv_case::<T, 3>(&s, &dnn, &mut rng, &c),
+            c.layout,
+            &format!("{c:?}"),
+        )?;
     }
     if !refused.is_empty() {
         eprintln!(
-            "cuDNN refused {} f64 cases:\n{}",
+            "cuDNN refused {} of 22 channels-last f64 cases ({ran} ran):\n{}",
             refused.len(),
             refused.join("\n")
         );
     }
-    assert!(
-        ran >= 10,
-        "only {ran} of 22 cases ran; refused: {refused:?}"
-    );
     Ok(())
 }
 
