@@ -5,8 +5,10 @@
 //! parameters once ([`RowArgs`], for the signature and the launch) and, for a line read
 //! through a fused element-wise producer, generates the line source the template reads from
 //! (the producer evaluated where its inputs lie, in vectors where they all step by one and lie
-//! aligned). Statistics are kept in the compute type (`float` for `f16`/`bf16`/`f32`, `double`
-//! for `f64`).
+//! aligned). Logsumexp of a realised half-precision array with lines of up to 4096 values takes
+//! the template `rows_lse_warps` instead: a warp a line, several lines a block, the line held as
+//! packed 16-byte vectors. Statistics are kept in the compute type (`float` for
+//! `f16`/`bf16`/`f32`, `double` for `f64`).
 
 use super::kargs::{BufAt, CType, KernelParams, Name, Param};
 use super::{BLOCK, Emit, Helpers, KernelSource, emit_lane};
@@ -30,14 +32,22 @@ const VECTORS_PER_THREAD: usize = 4;
 // The block reductions' shared memory holds up to four values per warp in each 32-slot half.
 const _: () = assert!(BLOCK / 32 <= 8);
 
-/// How a line is spread over a block: `threads` threads (a power of two from 64 to [`BLOCK`])
-/// each holding `items` values (a power of two up to [`ROW_ITEMS`]; a line longer than
-/// `threads * items` is read again instead).
+/// How lines are spread over a block: `threads` threads a line (a power of two from 64 to
+/// [`BLOCK`], or 32 for a warp a line) each holding `items` values (a power of two up to
+/// [`ROW_ITEMS`]; a line longer than `threads * items` is read again instead), `lines` lines a
+/// block (1, or several warps of a line each).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct RowShape {
     pub threads: u32,
     pub items: usize,
+    pub lines: u32,
 }
+
+/// Lines a block of the warp-a-line logsumexp form.
+const WARP_LINES: u32 = 4;
+
+/// The most 16-byte vectors a lane of the warp-a-line logsumexp form holds.
+const WARP_VECTORS: usize = 16;
 
 impl RowShape {
     /// The shape for lines of `n` elements of `dtype`: enough threads that each holds about
@@ -59,12 +69,45 @@ impl RowShape {
         RowShape {
             threads: threads as u32,
             items,
+            lines: 1,
         }
+    }
+
+    /// The shape of a `kind` call over lines of `n` elements of `dtype`, read from a realised
+    /// array (`plain`) or through a fused producer: logsumexp of a realised two-byte array
+    /// whose lines fit [`WARP_VECTORS`] vectors a lane takes a warp a line, [`WARP_LINES`]
+    /// lines a block, each lane holding the power of two of vectors that covers the line
+    /// (`items` counts values); every other call takes [`RowShape::of`].
+    pub(crate) fn for_call(kind: RowKind, n: usize, dtype: DType, plain: bool) -> RowShape {
+        let per_vec = 16 / dtype.size().max(1);
+        if kind == RowKind::LogSumExp
+            && plain
+            && dtype.size() == 2
+            && n <= 32 * WARP_VECTORS * per_vec
+        {
+            let vectors = n.div_ceil(32 * per_vec).max(1).next_power_of_two();
+            return RowShape {
+                threads: 32,
+                items: vectors * per_vec,
+                lines: WARP_LINES,
+            };
+        }
+        RowShape::of(n, dtype)
     }
 
     /// Whether a line of `n` elements is held in registers (read once).
     pub(crate) fn holds(self, n: usize) -> bool {
         n <= self.threads as usize * self.items
+    }
+
+    /// Threads a block.
+    pub(crate) fn block(self) -> u32 {
+        self.threads * self.lines
+    }
+
+    /// Whether this is the warp-a-line form (several lines a block).
+    pub(crate) fn warp_lines(self) -> bool {
+        self.lines > 1
     }
 }
 
@@ -261,6 +304,9 @@ impl RowSpec<'_> {
             self.shape.threads,
             self.shape.items,
         );
+        if self.shape.warp_lines() {
+            let _ = write!(name, "_l{}", self.shape.lines);
+        }
         if let Some((prog, ax)) = self.producer {
             let kind = crate::jit::KernelKind::RowProducer { axis: ax };
             let _ = write!(name, "_fused_{:016x}", prog.structure_hash(&kind));
@@ -282,6 +328,42 @@ impl RowSpec<'_> {
             17..=32 => 3,
             _ => 2,
         }
+    }
+
+    /// The entry point's `__launch_bounds__` list and its call of the `rows.cu` template that
+    /// does the work, reading the lines from `source`: `rows_lse_warps` for the warp-a-line
+    /// form, `rows_lines` otherwise (blocks of [`BLOCK`] threads, [`Self::min_blocks`] of them
+    /// on an SM at once).
+    fn instance(&self, source: &str) -> (String, String) {
+        let tr = c_traits(self.dtype);
+        let sh = self.shape;
+        if sh.warp_lines() {
+            let vectors = sh.items / (16 / self.dtype.size());
+            return (
+                sh.block().to_string(),
+                format!(
+                    "rows_lse_warps<{tr}, {vectors}, {lines}>({source}, out, lines, n, inner, eps, p)",
+                    lines = sh.lines
+                ),
+            );
+        }
+        let (w, b) = (
+            if self.has_w { "w" } else { "nullptr" },
+            if self.has_b { "b" } else { "nullptr" },
+        );
+        (
+            format!("{BLOCK}, {}", self.min_blocks()),
+            format!(
+                "rows_lines<{tr}, {op}, {threads}, {items}, {hw}, {hb}, {stream}>({source}, {w}, {b}, \
+                 out, lines, n, inner, eps, p)",
+                op = self.kind.c_op(),
+                threads = sh.threads,
+                items = sh.items,
+                hw = self.has_w,
+                hb = self.has_b,
+                stream = self.stream(),
+            ),
+        )
     }
 
     /// Whether contiguous aligned lines may take the streaming form: lines read through a
@@ -310,21 +392,10 @@ pub(crate) fn rows_kernel(spec: RowSpec<'_>) -> KernelSource {
     let mut body = String::with_capacity(ROWS_CU.len() + source_struct.len() + 512);
     body.push_str(ROWS_CU);
     body.push_str(&source_struct);
+    let (bounds, call) = spec.instance(&source);
     let _ = write!(
         body,
-        "extern \"C\" __global__ void __launch_bounds__({BLOCK}, {minb}) {name}({sig}) {{\n  \
-         rows_lines<{tr}, {op}, {threads}, {items}, {hw}, {hb}, {stream}>({source}, {w}, {b}, \
-         out, lines, n, inner, eps, p);\n}}\n",
-        minb = spec.min_blocks(),
-        tr = c_traits(spec.dtype),
-        op = spec.kind.c_op(),
-        threads = spec.shape.threads,
-        items = spec.shape.items,
-        hw = spec.has_w,
-        hb = spec.has_b,
-        stream = spec.stream(),
-        w = if spec.has_w { "w" } else { "nullptr" },
-        b = if spec.has_b { "b" } else { "nullptr" },
+        "extern \"C\" __global__ void __launch_bounds__({bounds}) {name}({sig}) {{\n  {call};\n}}\n"
     );
     // The traits of every float type are in `rows.cu`, so the half helpers always are.
     let mut helpers = Helpers::of_dtype(DType::F16);
@@ -543,6 +614,41 @@ mod tests {
     }
 
     #[test]
+    fn half_logsumexp_takes_a_warp_a_line() {
+        for n in [1, 8, 256, 257, 1000, 4096] {
+            for d in [DType::F16, DType::BF16] {
+                let s = RowShape::for_call(RowKind::LogSumExp, n, d, true);
+                assert_eq!(
+                    (s.threads, s.lines, s.block()),
+                    (32, WARP_LINES, 128),
+                    "{n}"
+                );
+                assert!(s.holds(n) && s.items % 8 == 0 && s.items <= 8 * WARP_VECTORS);
+                assert!(
+                    s.items == 8
+                        || !RowShape {
+                            items: s.items / 2,
+                            ..s
+                        }
+                        .holds(n)
+                );
+            }
+        }
+        // Longer lines, other types, other kinds and fused producers keep a block a line.
+        let block = [
+            (RowKind::LogSumExp, 4097, DType::BF16, true),
+            (RowKind::LogSumExp, 4096, DType::F32, true),
+            (RowKind::LogSumExp, 4096, DType::BF16, false),
+            (RowKind::Softmax, 4096, DType::BF16, true),
+        ];
+        for (kind, n, d, plain) in block {
+            let s = RowShape::for_call(kind, n, d, plain);
+            assert_eq!(s, RowShape::of(n, d), "{kind:?} {n} {d}");
+            assert!(!s.warp_lines());
+        }
+    }
+
+    #[test]
     fn entry_passes_every_parameter_of_its_signature() {
         let kinds = [
             RowKind::Softmax,
@@ -555,13 +661,19 @@ mod tests {
         ];
         for kind in kinds {
             assert!(ROWS_CU.contains(&format!("{} =", kind.c_op())), "{kind:?}");
-            for (has_w, has_b) in [(false, false), (true, true)] {
+            let warp = RowShape::for_call(kind, 4096, DType::BF16, true);
+            let forms = [
+                (false, false, RowShape::of(4096, DType::BF16)),
+                (true, true, RowShape::of(4096, DType::BF16)),
+                (false, false, warp),
+            ];
+            for (has_w, has_b, shape) in forms {
                 let spec = RowSpec {
                     kind,
                     dtype: DType::BF16,
                     has_w,
                     has_b,
-                    shape: RowShape::of(4096, DType::BF16),
+                    shape,
                     producer: None,
                 };
                 let sig = RowArgs { spec, bind: None }.signature();
@@ -571,10 +683,12 @@ mod tests {
                     .nth(1)
                     .expect("an entry point");
                 assert!(entry.contains(&sig), "{sig}\n{entry}");
-                let call = entry
-                    .split("rows_lines<")
-                    .nth(1)
-                    .expect("the template call");
+                let template = if shape.warp_lines() {
+                    "rows_lse_warps<"
+                } else {
+                    "rows_lines<"
+                };
+                let call = entry.split(template).nth(1).expect("the template call");
                 for decl in sig.split(", ") {
                     let name = decl.rsplit([' ', '*']).next().unwrap_or("");
                     assert!(call.contains(name), "`{name}` not passed in {call}");
