@@ -16,8 +16,8 @@
 // - `Src`: where a line's elements come from: `PlainRows<T>`, or a generated struct that
 //   evaluates fused element-wise work where its inputs lie (the same interface).
 //
-// `rows_lse_warps` (logsumexp of two-byte types, a warp a line, several lines a block) takes the
-// same entry parameters for a plain source.
+// `rows_lse_packed` (logsumexp of two-byte types held as packed vectors, a warp or a block a
+// line) takes the same entry parameters for a plain source.
 //
 // Statistics are kept in `C`, reduced over the registers with warp shuffles and one
 // shared-memory step per statistic (one barrier each). The block reductions take turns on the
@@ -676,24 +676,30 @@ __device__ __forceinline__ void rows_lines(const Src &src, const typename T::S *
   }
 }
 
-// Logsumexp of lines of a two-byte type `T`, a warp a line and `LINES` lines a block (warps
-// stride over the lines). A line contiguous (`inner == 1`), aligned to 16 bytes, a multiple of 8
-// long and of at most `Q * 256` elements is held as `Q` raw 16-byte vectors a lane, all loaded
-// before any arithmetic: its maximum is taken on the packed pairs (`mx2`, blind to NaN, which
-// the sum keeps), its sum of exponentials relative to it in `C` with `ACC` accumulators. Any
-// other line is read as `row_far_stats` reads a line (one warp's online maximum and sum).
-template <class T, int Q, int LINES>
+// Logsumexp of lines of a two-byte type `T`, `THREADS` threads a line (32, 64 or 128) and
+// `LINES` lines a block (several only for a warp a line: the block step's shared array serves
+// one line); the lines' groups of threads stride over the lines. A line contiguous
+// (`inner == 1`), aligned to 16 bytes, a multiple of 8 long and of at most `THREADS * Q * 8`
+// elements is held as `Q` raw 16-byte vectors a thread, all loaded before any arithmetic: its
+// maximum is taken on the packed pairs (`mx2`, blind to NaN, which the sum keeps), its sum of
+// exponentials relative to it in `C` with `ACC` accumulators, and the warps' maxima and sums are
+// combined in one block step. Any other line is read as `row_far_stats` reads a line.
 // Its parameters are those of `rows_lines` without a weight and a bias (`eps` and `p` unused).
-__device__ __forceinline__ void rows_lse_warps(const PlainRows<T> &src, typename T::S *__restrict__ out, i64t lines, i64t n, i64t inner, double, double) {
+template <class T, int THREADS, int Q, int LINES>
+__device__ __forceinline__ void rows_lse_packed(const PlainRows<T> &src, typename T::S *__restrict__ out, i64t lines, i64t n, i64t inner, double, double) {
   typedef typename T::C C;
   static_assert(sizeof(typename T::S) == 2, "two-byte storage values");
+  static_assert(THREADS == 32 || THREADS == 64 || THREADS == 128, "THREADS: 32, 64 or 128");
+  static_assert(THREADS == 32 || LINES == 1, "several lines a block only for a warp a line");
   static_assert(Q >= 1 && Q <= 16 && (Q & (Q - 1)) == 0, "Q: a power of two up to 16");
-  constexpr int ACC = Q >= 2 ? 8 : 4;
-  const int lane = threadIdx.x & 31;
-  const i64t warps = (i64t)gridDim.x * LINES;
+  constexpr int W = THREADS / 32, ACC = Q >= 2 ? 8 : 4;
+  __shared__ C sh[64];
+  int ph = 0;
+  const int t = threadIdx.x & (THREADS - 1);
+  const i64t groups = (i64t)gridDim.x * LINES;
   const C inf = T::inf();
-  const bool packed = inner == 1 && n % 8 == 0 && n <= (i64t)Q * 256 && row_aligned16(src.in);
-  for (i64t line = (i64t)blockIdx.x * LINES + (threadIdx.x >> 5); line < lines; line += warps) {
+  const bool packed = inner == 1 && n % 8 == 0 && n <= (i64t)THREADS * Q * 8 && row_aligned16(src.in);
+  for (i64t line = (i64t)blockIdx.x * LINES + threadIdx.x / THREADS; line < lines; line += groups) {
     if (!packed) {
       i64t o = line, j = 0;
       if (inner != 1) {
@@ -702,9 +708,8 @@ __device__ __forceinline__ void rows_lse_warps(const PlainRows<T> &src, typename
       }
       RowOut<T, ROW_LOGSUMEXP> st;
       st.b = (C)0;
-      int ph = 0;
-      row_far_stats<T, ROW_LOGSUMEXP, 32>(src.line(o, j), n, (C)0, (C)0, (C *)nullptr, ph, st);
-      if (lane == 0) out[line] = T::st(st.a + T::lg(st.b));
+      row_far_stats<T, ROW_LOGSUMEXP, THREADS>(src.line(o, j), n, (C)0, (C)0, sh, ph, st);
+      if (t == 0) out[line] = T::st(st.a + T::lg(st.b));
       continue;
     }
     const typename T::S *p = src.in + line * n;
@@ -712,7 +717,7 @@ __device__ __forceinline__ void rows_lse_warps(const PlainRows<T> &src, typename
     uint4 raw[Q];
     #pragma unroll
     for (int q = 0; q < Q; ++q) {
-      const int i0 = (q * 32 + lane) * 8;
+      const int i0 = (q * THREADS + t) * 8;
       raw[q] = i0 < nn ? *reinterpret_cast<const uint4 *>(p + i0) : make_uint4(T::NINF2, T::NINF2, T::NINF2, T::NINF2);
     }
     // The maximum: a tree over the packed pairs, then over the warp.
@@ -742,8 +747,8 @@ __device__ __forceinline__ void rows_lse_warps(const PlainRows<T> &src, typename
         }
       }
     } else {
-      // `+inf` present: each `+inf` counts 1; nothing above `-inf`: the sum is 0, or NaN with a
-      // NaN (as in `row_near_stats`).
+      // The warp's maximum is `+inf` (each `+inf` counts 1) or `-inf` (its sum is 0, or NaN
+      // with a NaN), as in `row_near_stats`.
       #pragma unroll
       for (int q = 0; q < Q; ++q) {
         const unsigned w[4] = {raw[q].x, raw[q].y, raw[q].z, raw[q].w};
@@ -759,7 +764,8 @@ __device__ __forceinline__ void rows_lse_warps(const PlainRows<T> &src, typename
       #pragma unroll
       for (int a = 0; a + s < ACC; a += 2 * s) acc[a] += acc[a + s];
     }
-    const C sum = row_warp_sum(acc[0]);
-    if (lane == 0) out[line] = T::st(m + T::lg(sum));
+    C M, S;
+    row_block_lse_any<T, W>(m, row_warp_sum(acc[0]), sh, ph, M, S);
+    if (t == 0) out[line] = T::st(M + T::lg(S));
   }
 }

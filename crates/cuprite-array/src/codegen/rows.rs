@@ -6,8 +6,8 @@
 //! through a fused element-wise producer, generates the line source the template reads from
 //! (the producer evaluated where its inputs lie, in vectors where they all step by one and lie
 //! aligned). Logsumexp of a realised half-precision array with lines of up to 4096 values takes
-//! the template `rows_lse_warps` instead: a warp a line, several lines a block, the line held as
-//! packed 16-byte vectors. Statistics are kept in the compute type (`float` for
+//! the template `rows_lse_packed` instead: the line held as packed 16-byte vectors, a warp or a
+//! block a line. Statistics are kept in the compute type (`float` for
 //! `f16`/`bf16`/`f32`, `double` for `f64`).
 
 use super::kargs::{BufAt, CType, KernelParams, Name, Param};
@@ -32,22 +32,24 @@ const VECTORS_PER_THREAD: usize = 4;
 // The block reductions' shared memory holds up to four values per warp in each 32-slot half.
 const _: () = assert!(BLOCK / 32 <= 8);
 
-/// How lines are spread over a block: `threads` threads a line (a power of two from 64 to
-/// [`BLOCK`], or 32 for a warp a line) each holding `items` values (a power of two up to
-/// [`ROW_ITEMS`]; a line longer than `threads * items` is read again instead), `lines` lines a
-/// block (1, or several warps of a line each).
+/// How lines are spread over a block: `threads` threads a line (a power of two from 32 to
+/// [`BLOCK`]) each holding `items` values (a power of two up to [`ROW_ITEMS`]; a line longer
+/// than `threads * items` is read again instead), `lines` lines a block (1, or several warps of
+/// a line each), and whether the line is held as packed 16-byte vectors (`rows_lse_packed`, for
+/// logsumexp of two-byte types) instead of values (`rows_lines`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct RowShape {
     pub threads: u32,
     pub items: usize,
     pub lines: u32,
+    pub packed: bool,
 }
 
-/// Lines a block of the warp-a-line logsumexp form.
-const WARP_LINES: u32 = 4;
+/// The most threads a line of the packed logsumexp form takes.
+const PACKED_THREADS: usize = 128;
 
-/// The most 16-byte vectors a lane of the warp-a-line logsumexp form holds.
-const WARP_VECTORS: usize = 16;
+/// Lines a block of the packed logsumexp form when a warp takes a line.
+const WARP_LINES: u32 = 4;
 
 impl RowShape {
     /// The shape for lines of `n` elements of `dtype`: enough threads that each holds about
@@ -70,26 +72,36 @@ impl RowShape {
             threads: threads as u32,
             items,
             lines: 1,
+            packed: false,
         }
     }
 
     /// The shape of a `kind` call over lines of `n` elements of `dtype`, read from a realised
-    /// array (`plain`) or through a fused producer: logsumexp of a realised two-byte array
-    /// whose lines fit [`WARP_VECTORS`] vectors a lane takes a warp a line, [`WARP_LINES`]
-    /// lines a block, each lane holding the power of two of vectors that covers the line
-    /// (`items` counts values); every other call takes [`RowShape::of`].
+    /// array (`plain`) or through a fused producer. Logsumexp of a realised two-byte array
+    /// whose lines fit [`PACKED_THREADS`] threads of [`VECTORS_PER_THREAD`] vectors is held
+    /// packed: the power of two of threads (at least a warp) that holds the line in about
+    /// [`VECTORS_PER_THREAD`] vectors a thread, the power of two of vectors that then covers it
+    /// (`items` counts values), and [`WARP_LINES`] lines a block when a warp takes a line.
+    /// Every other call takes [`RowShape::of`].
     pub(crate) fn for_call(kind: RowKind, n: usize, dtype: DType, plain: bool) -> RowShape {
         let per_vec = 16 / dtype.size().max(1);
+        let per_thread = VECTORS_PER_THREAD * per_vec;
         if kind == RowKind::LogSumExp
             && plain
             && dtype.size() == 2
-            && n <= 32 * WARP_VECTORS * per_vec
+            && n <= PACKED_THREADS * per_thread
         {
-            let vectors = n.div_ceil(32 * per_vec).max(1).next_power_of_two();
+            let threads = n
+                .div_ceil(per_thread)
+                .max(1)
+                .next_power_of_two()
+                .clamp(32, PACKED_THREADS);
+            let vectors = n.div_ceil(threads * per_vec).max(1).next_power_of_two();
             return RowShape {
-                threads: 32,
+                threads: threads as u32,
                 items: vectors * per_vec,
-                lines: WARP_LINES,
+                lines: if threads == 32 { WARP_LINES } else { 1 },
+                packed: true,
             };
         }
         RowShape::of(n, dtype)
@@ -103,11 +115,6 @@ impl RowShape {
     /// Threads a block.
     pub(crate) fn block(self) -> u32 {
         self.threads * self.lines
-    }
-
-    /// Whether this is the warp-a-line form (several lines a block).
-    pub(crate) fn warp_lines(self) -> bool {
-        self.lines > 1
     }
 }
 
@@ -304,8 +311,8 @@ impl RowSpec<'_> {
             self.shape.threads,
             self.shape.items,
         );
-        if self.shape.warp_lines() {
-            let _ = write!(name, "_l{}", self.shape.lines);
+        if self.shape.packed {
+            let _ = write!(name, "_pk{}", self.shape.lines);
         }
         if let Some((prog, ax)) = self.producer {
             let kind = crate::jit::KernelKind::RowProducer { axis: ax };
@@ -331,18 +338,20 @@ impl RowSpec<'_> {
     }
 
     /// The entry point's `__launch_bounds__` list and its call of the `rows.cu` template that
-    /// does the work, reading the lines from `source`: `rows_lse_warps` for the warp-a-line
-    /// form, `rows_lines` otherwise (blocks of [`BLOCK`] threads, [`Self::min_blocks`] of them
-    /// on an SM at once).
+    /// does the work, reading the lines from `source`: `rows_lse_packed` for the packed form,
+    /// `rows_lines` otherwise (blocks of [`BLOCK`] threads, [`Self::min_blocks`] of them on an
+    /// SM at once).
     fn instance(&self, source: &str) -> (String, String) {
         let tr = c_traits(self.dtype);
         let sh = self.shape;
-        if sh.warp_lines() {
+        if sh.packed {
             let vectors = sh.items / (16 / self.dtype.size());
             return (
                 sh.block().to_string(),
                 format!(
-                    "rows_lse_warps<{tr}, {vectors}, {lines}>({source}, out, lines, n, inner, eps, p)",
+                    "rows_lse_packed<{tr}, {threads}, {vectors}, {lines}>({source}, out, lines, n, \
+                     inner, eps, p)",
+                    threads = sh.threads,
                     lines = sh.lines
                 ),
             );
@@ -614,37 +623,42 @@ mod tests {
     }
 
     #[test]
-    fn half_logsumexp_takes_a_warp_a_line() {
-        for n in [1, 8, 256, 257, 1000, 4096] {
+    fn half_logsumexp_is_held_packed() {
+        let cases = [
+            (1, 32, 8, 4),
+            (8, 32, 8, 4),
+            (256, 32, 8, 4),
+            (257, 32, 16, 4),
+            (1000, 32, 32, 4),
+            (1024, 32, 32, 4),
+            (1025, 64, 32, 1),
+            (2048, 64, 32, 1),
+            (4000, 128, 32, 1),
+            (4096, 128, 32, 1),
+        ];
+        for (n, threads, items, lines) in cases {
             for d in [DType::F16, DType::BF16] {
                 let s = RowShape::for_call(RowKind::LogSumExp, n, d, true);
                 assert_eq!(
-                    (s.threads, s.lines, s.block()),
-                    (32, WARP_LINES, 128),
+                    (s.threads, s.items, s.lines),
+                    (threads, items, lines),
                     "{n}"
                 );
-                assert!(s.holds(n) && s.items % 8 == 0 && s.items <= 8 * WARP_VECTORS);
-                assert!(
-                    s.items == 8
-                        || !RowShape {
-                            items: s.items / 2,
-                            ..s
-                        }
-                        .holds(n)
-                );
+                assert!(s.packed && s.holds(n));
+                assert!(s.threads == 32 || s.lines == 1);
             }
         }
-        // Longer lines, other types, other kinds and fused producers keep a block a line.
-        let block = [
+        // Longer lines, other types, other kinds and fused producers hold values.
+        let held = [
             (RowKind::LogSumExp, 4097, DType::BF16, true),
             (RowKind::LogSumExp, 4096, DType::F32, true),
             (RowKind::LogSumExp, 4096, DType::BF16, false),
             (RowKind::Softmax, 4096, DType::BF16, true),
         ];
-        for (kind, n, d, plain) in block {
+        for (kind, n, d, plain) in held {
             let s = RowShape::for_call(kind, n, d, plain);
             assert_eq!(s, RowShape::of(n, d), "{kind:?} {n} {d}");
-            assert!(!s.warp_lines());
+            assert!(!s.packed);
         }
     }
 
@@ -661,7 +675,7 @@ mod tests {
         ];
         for kind in kinds {
             assert!(ROWS_CU.contains(&format!("{} =", kind.c_op())), "{kind:?}");
-            let warp = RowShape::for_call(kind, 4096, DType::BF16, true);
+            let packed = RowShape::for_call(kind, 4096, DType::BF16, true);
             let forms = [
                 (false, false, RowShape::of(4096, DType::BF16)),
                 (true, true, RowShape::of(4096, DType::BF16)),
@@ -683,8 +697,8 @@ mod tests {
                     .nth(1)
                     .expect("an entry point");
                 assert!(entry.contains(&sig), "{sig}\n{entry}");
-                let template = if shape.warp_lines() {
-                    "rows_lse_warps<"
+                let template = if shape.packed {
+                    "rows_lse_packed<"
                 } else {
                     "rows_lines<"
                 };

@@ -663,8 +663,8 @@ impl LibraryCall for RowOp {
         let held = shape.holds(self.n);
         let weighted = self.has_w || self.has_b;
         let blocks = match self.kind {
-            // A warp a line: every line has its warp.
-            _ if shape.warp_lines() => lines.div_ceil(shape.lines as usize),
+            // Packed lines: every line has its group of threads.
+            _ if shape.packed => lines.div_ceil(shape.lines as usize),
             RowKind::LogSumExp if held && self.dtype.size() <= 2 => resident.saturating_mul(2),
             RowKind::LogSumExp => resident,
             RowKind::LayerNorm if held && !weighted => lines,
