@@ -679,7 +679,7 @@ mod tests {
             let forms = [
                 (false, false, RowShape::of(4096, DType::BF16)),
                 (true, true, RowShape::of(4096, DType::BF16)),
-                (false, false, warp),
+                (false, false, packed),
             ];
             for (has_w, has_b, shape) in forms {
                 let spec = RowSpec {

@@ -658,12 +658,12 @@ impl LibraryCall for RowOp {
         // enough of them in flight) when they are of at least `ONE_LINE_BYTES`, or layer_norm
         // lines without a weight or a bias; held lines with a weight or a bias, and held
         // half-precision logsumexp lines (one value written a line), run as two waves, which
-        // even out the tail (docs/perf-log/ has the sweeps).
+        // even out the tail; packed logsumexp lines take a group of threads each (a block, or
+        // a warp of a block of several lines) (docs/perf-log/ has the sweeps).
         const ONE_LINE_BYTES: usize = 16 << 10;
         let held = shape.holds(self.n);
         let weighted = self.has_w || self.has_b;
         let blocks = match self.kind {
-            // Packed lines: every line has its group of threads.
             _ if shape.packed => lines.div_ceil(shape.lines as usize),
             RowKind::LogSumExp if held && self.dtype.size() <= 2 => resident.saturating_mul(2),
             RowKind::LogSumExp => resident,
