@@ -888,7 +888,86 @@ fn rows_nan_plain(d: Device) -> TestResult {
     })
 }
 
+/// Logsumexp of realised half-precision arrays (the packed form: lines of up to 4096 values held
+/// as packed 16-byte vectors by a warp or a block, other lines read again) against the f64
+/// formula: lengths around the 16-byte vector (8 values), the powers of two of vectors a thread
+/// and of threads a line, more lines than a block holds (4 a warp each) and than a wave of
+/// blocks, lines along a middle axis (strided),
+/// lines starting one line into the storage (aligned when the length is a multiple of 8), and
+/// rows holding a NaN, a `+inf`, only `-inf` and one `-inf` among finite values.
+fn rows_lse_half_packed(d: Device) -> TestResult {
+    use cuprite_array::{bf16, f16, s};
+    cuprite_array::with_device(d, || {
+        let mut rng = Rng::fresh();
+        let lines = [9usize, 601];
+        let lens = [
+            1usize, 7, 8, 9, 100, 256, 257, 1000, 1024, 1032, 2048, 2056, 4000, 4088, 4095, 4096,
+        ];
+        for &rows in &lines {
+            for &n in &lens {
+                if d == Device::CPU && rows * n > 1 << 20 {
+                    continue;
+                }
+                let mut v = rng.vec_f32(rows * n, -6.0, 6.0);
+                // Row 1: a NaN; row 2: a +inf; row 3: nothing above -inf; row 4: one -inf.
+                v[n + n / 2] = f32::NAN;
+                v[2 * n + n - 1] = f32::INFINITY;
+                v[3 * n..4 * n].fill(f32::NEG_INFINITY);
+                v[4 * n] = f32::NEG_INFINITY;
+                let x = Array::from_slice(&v, &[rows, n])?;
+                macro_rules! check {
+                    ($t:ty, $tol:expr) => {{
+                        let h = x.cast::<$t>();
+                        h.eval()?;
+                        let cases = [
+                            (h.clone(), "last axis"),
+                            (h.slice(&s![1.., ..])?, "from line 1"),
+                            (h.reshape(&[1, rows, n])?.permute(&[0, 2, 1])?, "strided"),
+                        ];
+                        for (a, what) in &cases {
+                            let axis = a.ndim() - 1 - usize::from(*what == "strided");
+                            let xr = a.cast::<f64>().to_vec()?;
+                            let got = a.logsumexp(axis as isize)?.cast::<f64>().to_vec()?;
+                            let want = lse_ref(&xr, a.shape(), axis);
+                            let dt = <$t>::DTYPE;
+                            let what = format!("logsumexp of {dt} {:?} {what}", a.shape());
+                            close(&got, &want, $tol, $tol, &what)?;
+                        }
+                    }};
+                }
+                check!(bf16, 1.6e-2);
+                check!(f16, 2e-3);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Logsumexp along `axis` of a contiguous `shape` in f64: NaN with a NaN, `+inf` with a `+inf`,
+/// `-inf` with nothing above `-inf`.
+fn lse_ref(x: &[f64], shape: &[usize], axis: usize) -> Vec<f64> {
+    let outer: usize = shape[..axis].iter().product();
+    let n = shape[axis];
+    let inner: usize = shape[axis + 1..].iter().product();
+    let mut out = Vec::with_capacity(outer * inner);
+    for o in 0..outer {
+        for j in 0..inner {
+            let line: Vec<f64> = (0..n).map(|i| x[(o * n + i) * inner + j]).collect();
+            let m = line.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            out.push(if line.iter().any(|v| v.is_nan()) {
+                f64::NAN
+            } else if m.is_infinite() {
+                m
+            } else {
+                m + line.iter().map(|&v| (v - m).exp()).sum::<f64>().ln()
+            });
+        }
+    }
+    out
+}
+
 pub const BODIES: &[(&str, Body)] = &[
+    ("rows_lse_half_packed", rows_lse_half_packed),
     ("rows_nan_shares", rows_nan_shares),
     ("rows_nan_plain", rows_nan_plain),
     ("rows_odd_lines", rows_odd_lines),

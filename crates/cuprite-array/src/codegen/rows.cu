@@ -16,6 +16,9 @@
 // - `Src`: where a line's elements come from: `PlainRows<T>`, or a generated struct that
 //   evaluates fused element-wise work where its inputs lie (the same interface).
 //
+// `rows_lse_packed` (logsumexp of two-byte types held as packed vectors, a warp or a block a
+// line) takes the same entry parameters for a plain source.
+//
 // Statistics are kept in `C`, reduced over the registers with warp shuffles and one
 // shared-memory step per statistic (one barrier each). The block reductions take turns on the
 // two halves of the shared array (`ph` counts them): a half is written again only two
@@ -52,14 +55,34 @@ struct RowF64 {
   static __device__ __forceinline__ C fm(C a, C b, C c) { return __fma_rn(a, b, c); }
   static __device__ __forceinline__ C inf() { return dinf(); }
 };
+// `2^y` by the flushing base-2 instruction (results below the smallest normal `float` are 0).
+__device__ __forceinline__ float row_exp2(float y) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(y));
+  return r;
+}
+constexpr float row_log2e = 1.4426950408889634f;
 // `2^(x log2 e)` by the flushing base-2 instruction: one instruction after the multiply.
-__device__ __forceinline__ float row_ex2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.4426950408889634f));
-  return y;
+__device__ __forceinline__ float row_ex2(float x) { return row_exp2(x * row_log2e); }
+// `lo`/`hi` read the low/high value of a word of two storage values, `mx2` is their pairwise
+// maximum ignoring a NaN (`max(x, NaN) = x`), `NINF2` a word of two `-inf`.
+__device__ __forceinline__ unsigned row_pick2(unsigned a, unsigned b, float al, float ah, float bl, float bh) {
+  const unsigned lo = (bl > al || al != al) ? (b & 0xffffu) : (a & 0xffffu);
+  const unsigned hi = (bh > ah || ah != ah) ? (b & 0xffff0000u) : (a & 0xffff0000u);
+  return lo | hi;
 }
 struct RowF16 : RowF32 {
   typedef unsigned short S;
+  static constexpr unsigned NINF2 = 0xfc00fc00u;
+  static __device__ __forceinline__ C lo(unsigned w) { return h2f((S)(w & 0xffffu)); }
+  static __device__ __forceinline__ C hi(unsigned w) { return h2f((S)(w >> 16)); }
+  static __device__ __forceinline__ unsigned mx2(unsigned a, unsigned b) {
+#if __CUDA_ARCH__ >= 800
+    unsigned r; asm("max.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r;
+#else
+    return row_pick2(a, b, lo(a), hi(a), lo(b), hi(b));
+#endif
+  }
   static __device__ __forceinline__ C ld(S x) { return h2f(x); }
   static __device__ __forceinline__ S st(C x) { return f2h(x); }
   static __device__ __forceinline__ C ex(C x) { return row_ex2(x); }
@@ -73,6 +96,16 @@ struct RowF16 : RowF32 {
 };
 struct RowBF16 : RowF32 {
   typedef unsigned short S;
+  static constexpr unsigned NINF2 = 0xff80ff80u;
+  static __device__ __forceinline__ C lo(unsigned w) { return __uint_as_float(w << 16); }
+  static __device__ __forceinline__ C hi(unsigned w) { return __uint_as_float(w & 0xffff0000u); }
+  static __device__ __forceinline__ unsigned mx2(unsigned a, unsigned b) {
+#if __CUDA_ARCH__ >= 800
+    unsigned r; asm("max.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r;
+#else
+    return row_pick2(a, b, lo(a), hi(a), lo(b), hi(b));
+#endif
+  }
   static __device__ __forceinline__ C ld(S x) { return bf2f(x); }
   static __device__ __forceinline__ S st(C x) { return f2bf(x); }
   static __device__ __forceinline__ C ex(C x) { return row_ex2(x); }
@@ -409,7 +442,9 @@ __device__ __forceinline__ void row_far_stats(const Line &L, i64t n, typename T:
   typedef typename T::C C;
   constexpr int W = THREADS / 32;
   const C inf = T::inf();
-  const int t = threadIdx.x;
+  // The thread's place among the `THREADS` threads of its line (a block, or a warp of a block
+  // holding several lines).
+  const int t = threadIdx.x & (THREADS - 1);
   if constexpr (KIND == ROW_SOFTMAX || KIND == ROW_LOG_SOFTMAX || KIND == ROW_LOGSUMEXP) {
     C mx = -inf, sm = (C)0;
     for (i64t i = t; i < n; i += THREADS) {
@@ -533,12 +568,18 @@ __device__ __forceinline__ bool row_load(typename T::C (&v)[ITEMS], int nn, i64t
   if constexpr (V > 0) {
     const bool vec = inner == 1 && nn % V == 0 && L.vec_ok() && (KIND == ROW_LOGSUMEXP || row_aligned16(out_line)) && row_aligned16(w) && row_aligned16(b);
     if (vec) {
+      // Every vector is loaded, with no branch between the loads, so that all of them are in
+      // flight before the first value is used (a fused producer's arithmetic follows each
+      // load): a vector past the line reads the line's first one (the line holds at least one
+      // vector) and is zeroed after.
       #pragma unroll
       for (int q = 0; q < ITEMS / V; ++q) {
         const int i0 = (q * THREADS + t) * V;
-        if (i0 < nn) {
-          L.vec(i0, v + q * V);
-        } else {
+        L.vec(i0 < nn ? i0 : 0, v + q * V);
+      }
+      #pragma unroll
+      for (int q = 0; q < ITEMS / V; ++q) {
+        if ((q * THREADS + t) * V >= nn) {
           #pragma unroll
           for (int r = 0; r < V; ++r) v[q * V + r] = (C)0;
         }
@@ -632,5 +673,99 @@ __device__ __forceinline__ void rows_lines(const Src &src, const typename T::S *
       row_far_stats<T, KIND, THREADS>(L, n, eps, p, sh, ph, st);
       row_far_write<T, KIND, THREADS, HAS_W, HAS_B>(L, st, w, b, out, line, base, n, inner);
     }
+  }
+}
+
+// Logsumexp of lines of a two-byte type `T`, `THREADS` threads a line (32, 64 or 128) and
+// `LINES` lines a block (several only for a warp a line: the block step's shared array serves
+// one line); the lines' groups of threads stride over the lines. A line contiguous
+// (`inner == 1`), aligned to 16 bytes, a multiple of 8 long and of at most `THREADS * Q * 8`
+// elements is held as `Q` raw 16-byte vectors a thread, all loaded before any arithmetic: its
+// maximum is taken on the packed pairs (`mx2`, blind to NaN, which the sum keeps), its sum of
+// exponentials relative to it in `C` with `ACC` accumulators, and the warps' maxima and sums are
+// combined in one block step. Any other line is read as `row_far_stats` reads a line.
+// Its parameters are those of `rows_lines` without a weight and a bias (`eps` and `p` unused).
+template <class T, int THREADS, int Q, int LINES>
+__device__ __forceinline__ void rows_lse_packed(const PlainRows<T> &src, typename T::S *__restrict__ out, i64t lines, i64t n, i64t inner, double, double) {
+  typedef typename T::C C;
+  static_assert(sizeof(typename T::S) == 2, "two-byte storage values");
+  static_assert(THREADS == 32 || THREADS == 64 || THREADS == 128, "THREADS: 32, 64 or 128");
+  static_assert(THREADS == 32 || LINES == 1, "several lines a block only for a warp a line");
+  static_assert(Q >= 1 && Q <= 16 && (Q & (Q - 1)) == 0, "Q: a power of two up to 16");
+  constexpr int W = THREADS / 32, ACC = Q >= 2 ? 8 : 4;
+  __shared__ C sh[64];
+  int ph = 0;
+  const int t = threadIdx.x & (THREADS - 1);
+  const i64t groups = (i64t)gridDim.x * LINES;
+  const C inf = T::inf();
+  const bool packed = inner == 1 && n % 8 == 0 && n <= (i64t)THREADS * Q * 8 && row_aligned16(src.in);
+  for (i64t line = (i64t)blockIdx.x * LINES + threadIdx.x / THREADS; line < lines; line += groups) {
+    if (!packed) {
+      i64t o = line, j = 0;
+      if (inner != 1) {
+        o = line / inner;
+        j = line - o * inner;
+      }
+      RowOut<T, ROW_LOGSUMEXP> st;
+      st.b = (C)0;
+      row_far_stats<T, ROW_LOGSUMEXP, THREADS>(src.line(o, j), n, (C)0, (C)0, sh, ph, st);
+      if (t == 0) out[line] = T::st(st.a + T::lg(st.b));
+      continue;
+    }
+    const typename T::S *p = src.in + line * n;
+    const int nn = (int)n;
+    uint4 raw[Q];
+    #pragma unroll
+    for (int q = 0; q < Q; ++q) {
+      const int i0 = (q * THREADS + t) * 8;
+      raw[q] = i0 < nn ? *reinterpret_cast<const uint4 *>(p + i0) : make_uint4(T::NINF2, T::NINF2, T::NINF2, T::NINF2);
+    }
+    // The maximum: a tree over the packed pairs, then over the warp.
+    unsigned m2[Q];
+    #pragma unroll
+    for (int q = 0; q < Q; ++q) m2[q] = T::mx2(T::mx2(raw[q].x, raw[q].y), T::mx2(raw[q].z, raw[q].w));
+    #pragma unroll
+    for (int s = 1; s < Q; s *= 2) {
+      #pragma unroll
+      for (int q = 0; q + s < Q; q += 2 * s) m2[q] = T::mx2(m2[q], m2[q + s]);
+    }
+    const C ml = T::lo(m2[0]), mh = T::hi(m2[0]);
+    const C m = row_warp_max(ml > mh ? ml : mh);
+    C acc[ACC];
+    #pragma unroll
+    for (int a = 0; a < ACC; ++a) acc[a] = (C)0;
+    if (m > -inf && m < inf) {
+      // `2^(x log2 e - m log2 e)`; the padding's `-inf` adds 0.
+      const C sl = -(m * row_log2e);
+      #pragma unroll
+      for (int q = 0; q < Q; ++q) {
+        const unsigned w[4] = {raw[q].x, raw[q].y, raw[q].z, raw[q].w};
+        #pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          acc[(q * 8 + 2 * r) % ACC] += row_exp2(T::fm(T::lo(w[r]), row_log2e, sl));
+          acc[(q * 8 + 2 * r + 1) % ACC] += row_exp2(T::fm(T::hi(w[r]), row_log2e, sl));
+        }
+      }
+    } else {
+      // The warp's maximum is `+inf` (each `+inf` counts 1) or `-inf` (its sum is 0, or NaN
+      // with a NaN), as in `row_near_stats`.
+      #pragma unroll
+      for (int q = 0; q < Q; ++q) {
+        const unsigned w[4] = {raw[q].x, raw[q].y, raw[q].z, raw[q].w};
+        #pragma unroll
+        for (int r = 0; r < 8; ++r) {
+          const C x = r % 2 ? T::hi(w[r / 2]) : T::lo(w[r / 2]);
+          acc[0] += x != -inf ? (x == m ? (C)1 : T::ex(x - m)) : (C)0;
+        }
+      }
+    }
+    #pragma unroll
+    for (int s = 1; s < ACC; s *= 2) {
+      #pragma unroll
+      for (int a = 0; a + s < ACC; a += 2 * s) acc[a] += acc[a + s];
+    }
+    C M, S;
+    row_block_lse_any<T, W>(m, row_warp_sum(acc[0]), sh, ph, M, S);
+    if (t == 0) out[line] = T::st(M + T::lg(S));
   }
 }

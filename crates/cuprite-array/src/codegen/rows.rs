@@ -5,8 +5,10 @@
 //! parameters once ([`RowArgs`], for the signature and the launch) and, for a line read
 //! through a fused element-wise producer, generates the line source the template reads from
 //! (the producer evaluated where its inputs lie, in vectors where they all step by one and lie
-//! aligned). Statistics are kept in the compute type (`float` for `f16`/`bf16`/`f32`, `double`
-//! for `f64`).
+//! aligned). Logsumexp of a realised half-precision array with lines of up to 4096 values takes
+//! the template `rows_lse_packed` instead: the line held as packed 16-byte vectors, a warp or a
+//! block a line. Statistics are kept in the compute type (`float` for
+//! `f16`/`bf16`/`f32`, `double` for `f64`).
 
 use super::kargs::{BufAt, CType, KernelParams, Name, Param};
 use super::{BLOCK, Emit, Helpers, KernelSource, emit_lane};
@@ -30,14 +32,24 @@ const VECTORS_PER_THREAD: usize = 4;
 // The block reductions' shared memory holds up to four values per warp in each 32-slot half.
 const _: () = assert!(BLOCK / 32 <= 8);
 
-/// How a line is spread over a block: `threads` threads (a power of two from 64 to [`BLOCK`])
-/// each holding `items` values (a power of two up to [`ROW_ITEMS`]; a line longer than
-/// `threads * items` is read again instead).
+/// How lines are spread over a block: `threads` threads a line (a power of two from 32 to
+/// [`BLOCK`]) each holding `items` values (a power of two up to [`ROW_ITEMS`]; a line longer
+/// than `threads * items` is read again instead), `lines` lines a block (1, or several warps of
+/// a line each), and whether the line is held as packed 16-byte vectors (`rows_lse_packed`, for
+/// logsumexp of two-byte types) instead of values (`rows_lines`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct RowShape {
     pub threads: u32,
     pub items: usize,
+    pub lines: u32,
+    pub packed: bool,
 }
+
+/// The most threads a line of the packed logsumexp form takes.
+const PACKED_THREADS: usize = 128;
+
+/// Lines a block of the packed logsumexp form when a warp takes a line.
+const WARP_LINES: u32 = 4;
 
 impl RowShape {
     /// The shape for lines of `n` elements of `dtype`: enough threads that each holds about
@@ -59,12 +71,50 @@ impl RowShape {
         RowShape {
             threads: threads as u32,
             items,
+            lines: 1,
+            packed: false,
         }
+    }
+
+    /// The shape of a `kind` call over lines of `n` elements of `dtype`, read from a realised
+    /// array (`plain`) or through a fused producer. Logsumexp of a realised two-byte array
+    /// whose lines fit [`PACKED_THREADS`] threads of [`VECTORS_PER_THREAD`] vectors is held
+    /// packed: the power of two of threads (at least a warp) that holds the line in about
+    /// [`VECTORS_PER_THREAD`] vectors a thread, the power of two of vectors that then covers it
+    /// (`items` counts values), and [`WARP_LINES`] lines a block when a warp takes a line.
+    /// Every other call takes [`RowShape::of`].
+    pub(crate) fn for_call(kind: RowKind, n: usize, dtype: DType, plain: bool) -> RowShape {
+        let per_vec = 16 / dtype.size().max(1);
+        let per_thread = VECTORS_PER_THREAD * per_vec;
+        if kind == RowKind::LogSumExp
+            && plain
+            && dtype.size() == 2
+            && n <= PACKED_THREADS * per_thread
+        {
+            let threads = n
+                .div_ceil(per_thread)
+                .max(1)
+                .next_power_of_two()
+                .clamp(32, PACKED_THREADS);
+            let vectors = n.div_ceil(threads * per_vec).max(1).next_power_of_two();
+            return RowShape {
+                threads: threads as u32,
+                items: vectors * per_vec,
+                lines: if threads == 32 { WARP_LINES } else { 1 },
+                packed: true,
+            };
+        }
+        RowShape::of(n, dtype)
     }
 
     /// Whether a line of `n` elements is held in registers (read once).
     pub(crate) fn holds(self, n: usize) -> bool {
         n <= self.threads as usize * self.items
+    }
+
+    /// Threads a block.
+    pub(crate) fn block(self) -> u32 {
+        self.threads * self.lines
     }
 }
 
@@ -261,6 +311,9 @@ impl RowSpec<'_> {
             self.shape.threads,
             self.shape.items,
         );
+        if self.shape.packed {
+            let _ = write!(name, "_pk{}", self.shape.lines);
+        }
         if let Some((prog, ax)) = self.producer {
             let kind = crate::jit::KernelKind::RowProducer { axis: ax };
             let _ = write!(name, "_fused_{:016x}", prog.structure_hash(&kind));
@@ -282,6 +335,44 @@ impl RowSpec<'_> {
             17..=32 => 3,
             _ => 2,
         }
+    }
+
+    /// The entry point's `__launch_bounds__` list and its call of the `rows.cu` template that
+    /// does the work, reading the lines from `source`: `rows_lse_packed` for the packed form,
+    /// `rows_lines` otherwise (blocks of [`BLOCK`] threads, [`Self::min_blocks`] of them on an
+    /// SM at once).
+    fn instance(&self, source: &str) -> (String, String) {
+        let tr = c_traits(self.dtype);
+        let sh = self.shape;
+        if sh.packed {
+            let vectors = sh.items / (16 / self.dtype.size());
+            return (
+                sh.block().to_string(),
+                format!(
+                    "rows_lse_packed<{tr}, {threads}, {vectors}, {lines}>({source}, out, lines, n, \
+                     inner, eps, p)",
+                    threads = sh.threads,
+                    lines = sh.lines
+                ),
+            );
+        }
+        let (w, b) = (
+            if self.has_w { "w" } else { "nullptr" },
+            if self.has_b { "b" } else { "nullptr" },
+        );
+        (
+            format!("{BLOCK}, {}", self.min_blocks()),
+            format!(
+                "rows_lines<{tr}, {op}, {threads}, {items}, {hw}, {hb}, {stream}>({source}, {w}, {b}, \
+                 out, lines, n, inner, eps, p)",
+                op = self.kind.c_op(),
+                threads = sh.threads,
+                items = sh.items,
+                hw = self.has_w,
+                hb = self.has_b,
+                stream = self.stream(),
+            ),
+        )
     }
 
     /// Whether contiguous aligned lines may take the streaming form: lines read through a
@@ -310,21 +401,10 @@ pub(crate) fn rows_kernel(spec: RowSpec<'_>) -> KernelSource {
     let mut body = String::with_capacity(ROWS_CU.len() + source_struct.len() + 512);
     body.push_str(ROWS_CU);
     body.push_str(&source_struct);
+    let (bounds, call) = spec.instance(&source);
     let _ = write!(
         body,
-        "extern \"C\" __global__ void __launch_bounds__({BLOCK}, {minb}) {name}({sig}) {{\n  \
-         rows_lines<{tr}, {op}, {threads}, {items}, {hw}, {hb}, {stream}>({source}, {w}, {b}, \
-         out, lines, n, inner, eps, p);\n}}\n",
-        minb = spec.min_blocks(),
-        tr = c_traits(spec.dtype),
-        op = spec.kind.c_op(),
-        threads = spec.shape.threads,
-        items = spec.shape.items,
-        hw = spec.has_w,
-        hb = spec.has_b,
-        stream = spec.stream(),
-        w = if spec.has_w { "w" } else { "nullptr" },
-        b = if spec.has_b { "b" } else { "nullptr" },
+        "extern \"C\" __global__ void __launch_bounds__({bounds}) {name}({sig}) {{\n  {call};\n}}\n"
     );
     // The traits of every float type are in `rows.cu`, so the half helpers always are.
     let mut helpers = Helpers::of_dtype(DType::F16);
@@ -543,6 +623,46 @@ mod tests {
     }
 
     #[test]
+    fn half_logsumexp_is_held_packed() {
+        let cases = [
+            (1, 32, 8, 4),
+            (8, 32, 8, 4),
+            (256, 32, 8, 4),
+            (257, 32, 16, 4),
+            (1000, 32, 32, 4),
+            (1024, 32, 32, 4),
+            (1025, 64, 32, 1),
+            (2048, 64, 32, 1),
+            (4000, 128, 32, 1),
+            (4096, 128, 32, 1),
+        ];
+        for (n, threads, items, lines) in cases {
+            for d in [DType::F16, DType::BF16] {
+                let s = RowShape::for_call(RowKind::LogSumExp, n, d, true);
+                assert_eq!(
+                    (s.threads, s.items, s.lines),
+                    (threads, items, lines),
+                    "{n}"
+                );
+                assert!(s.packed && s.holds(n));
+                assert!(s.threads == 32 || s.lines == 1);
+            }
+        }
+        // Longer lines, other types, other kinds and fused producers hold values.
+        let held = [
+            (RowKind::LogSumExp, 4097, DType::BF16, true),
+            (RowKind::LogSumExp, 4096, DType::F32, true),
+            (RowKind::LogSumExp, 4096, DType::BF16, false),
+            (RowKind::Softmax, 4096, DType::BF16, true),
+        ];
+        for (kind, n, d, plain) in held {
+            let s = RowShape::for_call(kind, n, d, plain);
+            assert_eq!(s, RowShape::of(n, d), "{kind:?} {n} {d}");
+            assert!(!s.packed);
+        }
+    }
+
+    #[test]
     fn entry_passes_every_parameter_of_its_signature() {
         let kinds = [
             RowKind::Softmax,
@@ -555,13 +675,19 @@ mod tests {
         ];
         for kind in kinds {
             assert!(ROWS_CU.contains(&format!("{} =", kind.c_op())), "{kind:?}");
-            for (has_w, has_b) in [(false, false), (true, true)] {
+            let packed = RowShape::for_call(kind, 4096, DType::BF16, true);
+            let forms = [
+                (false, false, RowShape::of(4096, DType::BF16)),
+                (true, true, RowShape::of(4096, DType::BF16)),
+                (false, false, packed),
+            ];
+            for (has_w, has_b, shape) in forms {
                 let spec = RowSpec {
                     kind,
                     dtype: DType::BF16,
                     has_w,
                     has_b,
-                    shape: RowShape::of(4096, DType::BF16),
+                    shape,
                     producer: None,
                 };
                 let sig = RowArgs { spec, bind: None }.signature();
@@ -571,10 +697,12 @@ mod tests {
                     .nth(1)
                     .expect("an entry point");
                 assert!(entry.contains(&sig), "{sig}\n{entry}");
-                let call = entry
-                    .split("rows_lines<")
-                    .nth(1)
-                    .expect("the template call");
+                let template = if shape.packed {
+                    "rows_lse_packed<"
+                } else {
+                    "rows_lines<"
+                };
+                let call = entry.split(template).nth(1).expect("the template call");
                 for decl in sig.split(", ") {
                     let name = decl.rsplit([' ', '*']).next().unwrap_or("");
                     assert!(call.contains(name), "`{name}` not passed in {call}");

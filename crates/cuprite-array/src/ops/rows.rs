@@ -648,7 +648,7 @@ impl LibraryCall for RowOp {
         }
         .launch_args()?;
         let shape = self.row_shape();
-        let threads = shape.threads;
+        let threads = shape.block();
         // `blocks_per_sm` counts blocks of `BLOCK` threads; smaller blocks fit more.
         let per_sm = (k.blocks_per_sm * (crate::codegen::BLOCK / threads)).clamp(1, 32);
         let resident = (st.sms * per_sm).max(1) as usize;
@@ -658,11 +658,13 @@ impl LibraryCall for RowOp {
         // enough of them in flight) when they are of at least `ONE_LINE_BYTES`, or layer_norm
         // lines without a weight or a bias; held lines with a weight or a bias, and held
         // half-precision logsumexp lines (one value written a line), run as two waves, which
-        // even out the tail (docs/perf-log/ has the sweeps).
+        // even out the tail; packed logsumexp lines take a group of threads each (a block, or
+        // a warp of a block of several lines) (docs/perf-log/ has the sweeps).
         const ONE_LINE_BYTES: usize = 16 << 10;
         let held = shape.holds(self.n);
         let weighted = self.has_w || self.has_b;
         let blocks = match self.kind {
+            _ if shape.packed => lines.div_ceil(shape.lines as usize),
             RowKind::LogSumExp if held && self.dtype.size() <= 2 => resident.saturating_mul(2),
             RowKind::LogSumExp => resident,
             RowKind::LayerNorm if held && !weighted => lines,
@@ -723,7 +725,7 @@ impl RowOp {
 
     /// How a line of this call is spread over a block.
     fn row_shape(&self) -> RowShape {
-        RowShape::of(self.n, self.dtype)
+        RowShape::for_call(self.kind, self.n, self.dtype, self.producer.is_none())
     }
 
     fn kernel(&self) -> crate::codegen::KernelSource {
