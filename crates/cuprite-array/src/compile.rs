@@ -438,14 +438,24 @@ fn join_launches(private: &Stream, caller: &Stream) -> bool {
     caller.capture_status().ok() == Some(CaptureStatus::None) && private.join(caller).is_ok()
 }
 
+/// Callers' streams a graph launches on at most (see [`launch_stream`]).
+const LAUNCH_STREAMS: usize = 8;
+
 /// The stream a replay is enqueued on: the caller's own (this thread's array stream of the
 /// program's device), so that its outputs are ready in that stream's order with no
 /// cross-stream wait, unless the program may not keep that stream until it drops: a foreign
-/// stream (its owner may destroy it), or a per-thread default stream (another thread's drop
-/// would name its own); those replays run on the private stream, and the caller's stream then
-/// waits for them.
-fn launch_stream<'a>(caller: &'a Arc<Stream>, private: &'a Arc<Stream>) -> &'a Arc<Stream> {
-    if Arc::ptr_eq(caller.context(), private.context())
+/// stream (its owner may destroy it), a per-thread default stream (another thread's drop
+/// would name its own), or a stream beyond the [`LAUNCH_STREAMS`] the graph already keeps
+/// (`known`); those replays run on the private stream, and the caller's stream then waits for
+/// them.
+fn launch_stream<'a>(
+    caller: &'a Arc<Stream>,
+    private: &'a Arc<Stream>,
+    known: &[Arc<Stream>],
+) -> &'a Arc<Stream> {
+    let kept = known.iter().any(|s| Arc::ptr_eq(s, caller)) || known.len() < LAUNCH_STREAMS;
+    if kept
+        && Arc::ptr_eq(caller.context(), private.context())
         && !caller.is_foreign()
         && !caller.is_per_thread()
     {
@@ -1217,7 +1227,7 @@ impl<T: Element, U: Element> Captured<T, U> {
         };
         clock.lap(2);
         let caller = crate::runtime::stream_of(crate::runtime::state(ordinal)?);
-        let launch = launch_stream(caller.get(), &self.stream);
+        let launch = launch_stream(caller.get(), &self.stream, &self.launch_streams);
         let on_caller = !Arc::ptr_eq(launch, &self.stream);
         {
             let exec = self.exec.as_ref().ok_or_else(|| {
