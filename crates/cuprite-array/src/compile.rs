@@ -407,9 +407,11 @@ impl<T: Element, U: Element> Drop for Captured<T, U> {
     fn drop(&mut self) {
         // The private stream waits for every launch enqueued on a caller's stream, so that
         // what follows on it (the plans' wait, the frees, its next user) comes after them.
-        let ordered = std::mem::take(&mut self.launch_streams)
-            .iter()
-            .fold(true, |ok, s| join_launches(&self.stream, s) && ok);
+        let mut ordered = true;
+        for s in std::mem::take(&mut self.launch_streams) {
+            // Every stream is joined, whatever the others gave.
+            ordered &= join_launches(&self.stream, &s);
+        }
         self.outputs.clear();
         drop(self.exec.take());
         match self.fft_plans.take() {
@@ -580,7 +582,8 @@ where
     }
 
     /// The driver handles of the executable graph captured for the signature of `inputs` and
-    /// of the stream it replays on: `None` on the CPU and before the first call with that
+    /// of its private stream (where it was captured; calls replay on the caller's stream, see
+    /// [`call`](Self::call)): `None` on the CPU and before the first call with that
     /// signature. For measuring a raw `cuGraphLaunch` of the same graph against
     /// [`call`](Self::call); the handles stay valid while this program keeps that graph (it
     /// is dropped with the program or evicted by a capture of more signatures than the limit).
@@ -670,6 +673,11 @@ where
     /// later call writes one again only once every array (or lazy result, or device view) of
     /// it is dropped and it was never locked (`device_ptr`, DLPack), so outputs held from
     /// earlier calls keep their values, and inputs may be dropped or changed between calls.
+    /// A call's copies and launch are enqueued on the calling thread's stream (the array stream,
+    /// or the stream of [`with_stream`](crate::with_stream)), so its outputs are in that
+    /// stream's order as any array result is; with a foreign or per-thread stream (or more than
+    /// eight streams used with one graph) they run on the program's private stream, which that
+    /// stream then waits for.
     ///
     /// Inside the capture, anything that waits for the device or reads device memory on the
     /// host (`to_vec`, `item`, `sync`, data-dependent output sizes such as `nonzero`, checked
