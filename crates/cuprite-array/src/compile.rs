@@ -8,11 +8,13 @@
 //! graph's last nodes, copies, and handed out as they are: a copy whose buffer is still held
 //! by anyone when the next replay comes is first moved to a free buffer, see `OutputSlot`;
 //! where the copies cannot be moved, the outputs are copied out into fresh arrays after each
-//! replay instead). A replay is one declared access set on the stream tracker, on the graph's
-//! stream: the input copies, the key word (two memsets), the launch (with the graph's input
-//! buffers and its output buffers of this replay) and, without movable copies, the copies
-//! out; the calling thread's stream then waits for that step (no work), so the outputs are
-//! ready in its order. Invariants:
+//! replay instead). A replay is one declared access set on the stream tracker, on the calling
+//! thread's stream: the input copies, the key word (two memsets), the launch (with the graph's
+//! input buffers and its output buffers of this replay) and, without movable copies, the
+//! copies out, so the outputs are ready in that stream's order with no cross-stream wait. A
+//! stream the program may not keep until it drops (a foreign or per-thread stream) has the
+//! replay enqueued on the graph's private stream instead, and waits for it (no work).
+//! Invariants:
 //!
 //! - a captured graph's addresses are never handed to other work: while capturing, the thread
 //!   takes no buffer kept for reuse (`runtime::take_free`, `storage::take_parked`), and a
@@ -28,7 +30,11 @@
 //!   own, dropped after it;
 //! - a capture that fails (an `Err` or a panic of the closure) is ended and its graph discarded
 //!   before the `Err` is returned, and its stream is kept for another capture only when it is
-//!   not capturing.
+//!   not capturing;
+//! - a dropped graph's private stream waits for every stream its launches were enqueued on
+//!   before its FFT plans go and before it is kept for another capture (the launches use its
+//!   plans and its cuBLASLt workspace); where it cannot, the plans are leaked and the stream
+//!   is not kept.
 //!
 //! It must not launch kernels itself: the closure's work is the array library's own.
 
@@ -60,15 +66,32 @@ const STAGES: [&str; 5] = [
     "output arrays",
 ];
 
+/// The stages of a first call (a capture) that [`replay_stage_timing`] times, in order.
+const CAPTURE_STAGES: [&str; 7] = [
+    "stream, input copies, key word",
+    "eager run (kernels, plans, workspaces; output shapes)",
+    "optimised builds waited for",
+    "capture (the closure recorded, outputs copied)",
+    "end of capture and instantiation",
+    "output copies found and made movable",
+    "first launch",
+];
+
+/// Per thread: the stage totals in nanoseconds and the calls timed; `None` while timing is off.
+type Totals<const N: usize> = Cell<Option<([u64; N], u64)>>;
+
 thread_local! {
-    /// This thread's replay stage totals in nanoseconds and the replays timed; `None` while
-    /// timing is off, so that an untimed replay reads no clock.
-    static STAGE_TIMES: Cell<Option<([u64; STAGES.len()], u64)>> = const { Cell::new(None) };
+    /// This thread's replay stage totals; `None` while timing is off, so that an untimed
+    /// replay reads no clock.
+    static STAGE_TIMES: Totals<{ STAGES.len() }> = const { Cell::new(None) };
+    /// This thread's capture stage totals, timed and cleared with [`STAGE_TIMES`].
+    static CAPTURE_TIMES: Totals<{ CAPTURE_STAGES.len() }> = const { Cell::new(None) };
 }
 
-/// Turns on (clearing the totals) or off the timing of each stage of the replays this thread
-/// makes: a diagnostic for the host cost of [`Compiled::call`], read with
-/// [`take_replay_stages`]. Off by default; when off, a replay reads no clock.
+/// Turns on (clearing the totals) or off the timing of each stage of the replays and of the
+/// captures this thread makes: a diagnostic for the host cost of [`Compiled::call`], read with
+/// [`take_replay_stages`] and [`take_capture_stages`]. Off by default; when off, a call reads
+/// no clock.
 ///
 /// ```
 /// cuprite_array::replay_stage_timing(true);
@@ -80,6 +103,7 @@ thread_local! {
 #[doc(hidden)]
 pub fn replay_stage_timing(on: bool) {
     STAGE_TIMES.with(|t| t.set(on.then_some(([0; STAGES.len()], 0))));
+    CAPTURE_TIMES.with(|t| t.set(on.then_some(([0; CAPTURE_STAGES.len()], 0))));
 }
 
 /// The mean host time in seconds of each stage of the replays timed on this thread since
@@ -94,10 +118,31 @@ pub fn replay_stage_timing(on: bool) {
 #[doc(hidden)]
 #[must_use]
 pub fn take_replay_stages() -> Vec<(&'static str, f64)> {
-    STAGE_TIMES.with(|t| match t.get() {
+    take_means(&STAGE_TIMES, &STAGES)
+}
+
+/// [`take_replay_stages`] for the first calls (captures) timed on this thread: the mean host
+/// time of each stage of a capture, from the stream taken to the first launch enqueued.
+///
+/// ```
+/// cuprite_array::replay_stage_timing(false);
+/// assert!(cuprite_array::take_capture_stages().is_empty());
+/// ```
+#[doc(hidden)]
+#[must_use]
+pub fn take_capture_stages() -> Vec<(&'static str, f64)> {
+    take_means(&CAPTURE_TIMES, &CAPTURE_STAGES)
+}
+
+/// The mean seconds of each of `names`' stages in `key`'s totals, which it clears.
+fn take_means<const N: usize>(
+    key: &'static std::thread::LocalKey<Totals<N>>,
+    names: &[&'static str; N],
+) -> Vec<(&'static str, f64)> {
+    key.with(|t| match t.get() {
         Some((sums, n)) if n > 0 => {
-            t.set(Some(([0; STAGES.len()], 0)));
-            STAGES
+            t.set(Some(([0; N], 0)));
+            names
                 .iter()
                 .zip(sums)
                 .map(|(name, ns)| (*name, ns as f64 * 1e-9 / n as f64))
@@ -107,16 +152,34 @@ pub fn take_replay_stages() -> Vec<(&'static str, f64)> {
     })
 }
 
-/// The clock of one replay's stages: `None` while timing is off.
-struct StageClock {
-    lap: Option<(Instant, [u64; STAGES.len()])>,
+/// The clock of one call's stages: `lap` is `None` while timing is off.
+struct StageClock<const N: usize> {
+    lap: Option<(Instant, [u64; N])>,
+    key: &'static std::thread::LocalKey<Totals<N>>,
 }
 
-impl StageClock {
+impl StageClock<{ STAGES.len() }> {
+    /// The clock of a replay.
     fn start() -> Self {
-        let on = STAGE_TIMES.with(|t| t.get().is_some());
+        StageClock::on(&STAGE_TIMES)
+    }
+
+    /// A clock that times nothing (a first launch is not a replay).
+    fn off() -> Self {
         StageClock {
-            lap: on.then(|| (Instant::now(), [0; STAGES.len()])),
+            lap: None,
+            key: &STAGE_TIMES,
+        }
+    }
+}
+
+impl<const N: usize> StageClock<N> {
+    /// A clock adding to `key`'s totals, running when they are on.
+    fn on(key: &'static std::thread::LocalKey<Totals<N>>) -> Self {
+        let on = key.with(|t| t.get().is_some());
+        StageClock {
+            lap: on.then(|| (Instant::now(), [0; N])),
+            key,
         }
     }
 
@@ -130,10 +193,10 @@ impl StageClock {
         }
     }
 
-    /// Adds this replay's stages to the thread's totals.
+    /// Adds this call's stages to the thread's totals.
     fn finish(self) {
         if let Some((_, mine)) = self.lap {
-            STAGE_TIMES.with(|t| {
+            self.key.with(|t| {
                 if let Some((mut sums, n)) = t.get() {
                     for (s, m) in sums.iter_mut().zip(mine) {
                         *s = s.saturating_add(m);
@@ -256,9 +319,16 @@ struct Captured<T: Element, U: Element> {
     /// The cuFFT plans its FFTs run (made by the eager run before the capture): their device
     /// memory lives as long as the graph.
     fft_plans: Option<cuprite_driver::fft::PlanCache>,
-    /// The graph's private stream (from [`take_stream`], given back on drop): captures, copies
-    /// in and launches run here, so no other thread's work can be captured into the graph.
+    /// The graph's private stream (from [`take_stream`], given back on drop): captures run
+    /// here, so no other thread's work can be captured into the graph, and so do the copies in
+    /// and launches of a call whose own stream is one the program may not keep (see
+    /// [`launch_stream`]).
     stream: Arc<Stream>,
+    /// The callers' streams that launches were enqueued on (each once; see [`launch_stream`]):
+    /// the private stream is made to wait for each of them before anything the launches use
+    /// goes with the program (its FFT plans, the private stream's cuBLASLt workspace handed to
+    /// the stream's next user).
+    launch_streams: Vec<Arc<Stream>>,
     /// Every kernel the capture took from the JIT cache: kept loaded while the graph can run
     /// (a tier-up or a cache clear retires the cache's copy, and `device_gc` unloads what is
     /// retired), then retired with it.
@@ -335,14 +405,65 @@ const SPARES: usize = 2;
 
 impl<T: Element, U: Element> Drop for Captured<T, U> {
     fn drop(&mut self) {
+        // The private stream waits for every launch enqueued on a caller's stream, so that
+        // what follows on it (the plans' wait, the frees, its next user) comes after them.
+        let mut ordered = true;
+        for s in std::mem::take(&mut self.launch_streams) {
+            // Every stream is joined, whatever the others gave.
+            ordered &= join_launches(&self.stream, &s);
+        }
         self.outputs.clear();
         drop(self.exec.take());
-        // Each plan waits for its transforms on this stream (the launches) before it goes.
-        drop(self.fft_plans.take());
+        match self.fft_plans.take() {
+            // Each plan waits for its transforms on the private stream (after the launches)
+            // before it goes.
+            Some(plans) if ordered => drop(plans),
+            // A launch this stream could not be ordered after may still run the plans'
+            // transforms: their memory is left to the process rather than freed under it.
+            Some(plans) => std::mem::forget(plans),
+            None => {}
+        }
         self.inputs.clear();
         self.copied_from.clear();
         crate::jit::retire_all(std::mem::take(&mut self.kernels));
-        give_stream(self.stream.clone());
+        if ordered {
+            give_stream(self.stream.clone());
+        }
+        // Otherwise the stream is never handed to another capture: its library workspace stays
+        // its own (kept with its handle), whatever launch may still read it.
+    }
+}
+
+/// Makes `private` wait for the launches enqueued on `caller` so far; `false` when it could
+/// not (`caller` is capturing, or the driver refused), so nothing may assume that order.
+fn join_launches(private: &Stream, caller: &Stream) -> bool {
+    caller.capture_status().ok() == Some(CaptureStatus::None) && private.join(caller).is_ok()
+}
+
+/// Callers' streams a graph launches on at most (see [`launch_stream`]).
+const LAUNCH_STREAMS: usize = 8;
+
+/// The stream a replay is enqueued on: the caller's own (this thread's array stream of the
+/// program's device), so that its outputs are ready in that stream's order with no
+/// cross-stream wait, unless the program may not keep that stream until it drops: a foreign
+/// stream (its owner may destroy it), a per-thread default stream (another thread's drop
+/// would name its own), or a stream beyond the [`LAUNCH_STREAMS`] the graph already keeps
+/// (`known`); those replays run on the private stream, and the caller's stream then waits for
+/// them.
+fn launch_stream<'a>(
+    caller: &'a Arc<Stream>,
+    private: &'a Arc<Stream>,
+    known: &[Arc<Stream>],
+) -> &'a Arc<Stream> {
+    let kept = known.iter().any(|s| Arc::ptr_eq(s, caller)) || known.len() < LAUNCH_STREAMS;
+    if kept
+        && Arc::ptr_eq(caller.context(), private.context())
+        && !caller.is_foreign()
+        && !caller.is_per_thread()
+    {
+        caller
+    } else {
+        private
     }
 }
 
@@ -461,7 +582,8 @@ where
     }
 
     /// The driver handles of the executable graph captured for the signature of `inputs` and
-    /// of the stream it replays on: `None` on the CPU and before the first call with that
+    /// of its private stream (where it was captured; calls replay on the caller's stream, see
+    /// [`call`](Self::call)): `None` on the CPU and before the first call with that
     /// signature. For measuring a raw `cuGraphLaunch` of the same graph against
     /// [`call`](Self::call); the handles stay valid while this program keeps that graph (it
     /// is dropped with the program or evicted by a capture of more signatures than the limit).
@@ -551,6 +673,11 @@ where
     /// later call writes one again only once every array (or lazy result, or device view) of
     /// it is dropped and it was never locked (`device_ptr`, DLPack), so outputs held from
     /// earlier calls keep their values, and inputs may be dropped or changed between calls.
+    /// A call's copies and launch are enqueued on the calling thread's stream (the array stream,
+    /// or the stream of [`with_stream`](crate::with_stream)), so its outputs are in that
+    /// stream's order as any array result is; with a foreign or per-thread stream (or more than
+    /// eight streams used with one graph) they run on the program's private stream, which that
+    /// stream then waits for.
     ///
     /// Inside the capture, anything that waits for the device or reads device memory on the
     /// host (`to_vec`, `item`, `sync`, data-dependent output sizes such as `nonzero`, checked
@@ -776,18 +903,22 @@ impl<T: Element, U: Element> Captured<T, U> {
                  device {ordinal} does not support"
             )));
         }
+        let mut clock = StageClock::on(&CAPTURE_TIMES);
         let stream = take_stream(&st.ctx)?;
-        let (graph, _eager) = match Self::capture_on(f, inputs, ordinal, offset, &stream) {
-            Ok(g) => g,
-            Err(e) => {
-                // The capture was ended (or never begun): the stream is as it was.
-                give_stream(stream);
-                return Err(e);
-            }
-        };
+        let (graph, _eager) =
+            match Self::capture_on(f, inputs, ordinal, offset, &stream, &mut clock) {
+                Ok(g) => g,
+                Err(e) => {
+                    // The capture was ended (or never begun): the stream is as it was.
+                    give_stream(stream);
+                    return Err(e);
+                }
+            };
         // The first launch is not a replay: its stages are not counted.
         let mut graph = graph;
-        let outs = graph.replay(inputs, offset, &mut StageClock { lap: None })?;
+        let outs = graph.replay(inputs, offset, &mut StageClock::off())?;
+        clock.lap(6);
+        clock.finish();
         Ok((graph, outs))
     }
 
@@ -800,6 +931,7 @@ impl<T: Element, U: Element> Captured<T, U> {
         ordinal: usize,
         offset: u64,
         stream: &Arc<Stream>,
+        clock: &mut StageClock<{ CAPTURE_STAGES.len() }>,
     ) -> Result<(Self, Vec<(Arc<Storage>, Vec<usize>)>)>
     where
         F: Fn(&[Array<T>]) -> Result<Vec<Array<U>>>,
@@ -822,6 +954,7 @@ impl<T: Element, U: Element> Captured<T, U> {
             Array::<u64>::from_slice_on(Device::cuda(ordinal), &[offset], &[1])?
                 .contiguous_storage()
         })?;
+        clock.lap(0);
         // The eager run: kernels built (the keyed random ones too), library handles, plans and
         // workspaces made, so that the capture records launches only. FFT plans are the
         // graph's own from here on (dropped with `plans` if the capture fails, after it ended).
@@ -863,10 +996,12 @@ impl<T: Element, U: Element> Captured<T, U> {
                 )
             })
             .collect();
+        clock.lap(1);
         // The optimised builds of the kernels just used replace their quick builds (or the
         // interpreter) before the capture: the graph then runs what eager calls run once
         // warm, with the same values bit for bit.
         crate::jit::wait_tier_up();
+        clock.lap(2);
         let keyed = CallKey::Device {
             word: key.clone(),
             offset,
@@ -876,6 +1011,7 @@ impl<T: Element, U: Element> Captured<T, U> {
             with_call_key(keyed, || Self::record(f, &owned, &outputs, &stream))
         });
         let keyed = keyed_draws() != draws_before;
+        clock.lap(3);
         let mut exec = match recorded
             .and_then(Recording::end)
             .and_then(|g| write_dot(&g).map(|()| g))
@@ -887,6 +1023,7 @@ impl<T: Element, U: Element> Captured<T, U> {
                 return Err(e);
             }
         };
+        clock.lap(4);
         let (outputs, direct) = match Self::slots(&mut exec, outputs) {
             Ok(o) => o,
             Err(e) => {
@@ -895,6 +1032,7 @@ impl<T: Element, U: Element> Captured<T, U> {
                 return Err(e);
             }
         };
+        clock.lap(5);
         // Launched by the caller ([`capture`](Self::capture)), whose outputs are the launch's.
         let captured = Captured {
             outputs,
@@ -906,6 +1044,7 @@ impl<T: Element, U: Element> Captured<T, U> {
             keyed,
             fft_plans: plans.finish(),
             stream,
+            launch_streams: Vec::new(),
             kernels,
             out_type: std::marker::PhantomData,
         };
@@ -1021,19 +1160,21 @@ impl<T: Element, U: Element> Captured<T, U> {
     /// a copy of the same storage) and `offset` into its key word (when it has random draws),
     /// launches it and returns its outputs; `clock` times each stage.
     ///
-    /// The copies in, the key word and the launch are one declared access set on the graph's
-    /// stream ([`GraphExec::launch_with`]): one wait for the conflicting work of other streams
-    /// (the inputs' writers, earlier users of the output buffers), one event. In direct mode
+    /// The copies in, the key word and the launch are one declared access set on the calling
+    /// thread's stream ([`launch_stream`]; [`GraphExec::launch_with`]): one wait for the
+    /// conflicting work of other streams (the inputs' writers, earlier users of the output
+    /// buffers), if any, one event. In direct mode
     /// the outputs are the buffers the graph wrote (each output's copy first moved off a buffer
     /// someone still holds: see [`OutputSlot`]); otherwise the launch's access set also copies
-    /// them out into fresh buffers allocated on the calling thread's stream. That stream then
-    /// waits for the launch's event (no work), so the outputs are ready in its order as any
-    /// array result is, for tracked work and for raw pointers used on it alike.
+    /// them out into fresh buffers allocated on the calling thread's stream. The outputs are
+    /// then ready in that stream's order as any array result is, for tracked work and for raw
+    /// pointers used on it alike (where the launch went to the private stream, the calling
+    /// thread's stream waits for its event, no work).
     fn replay(
         &mut self,
         inputs: &[&Array<T>],
         offset: u64,
-        clock: &mut StageClock,
+        clock: &mut StageClock<{ STAGES.len() }>,
     ) -> Result<Vec<Array<U>>> {
         let ordinal = self.stream.context().ordinal();
         let srcs = inputs
@@ -1093,6 +1234,9 @@ impl<T: Element, U: Element> Captured<T, U> {
             unsafe { crate::backend::cuda::alloc_uninit(ordinal, &specs) }?
         };
         clock.lap(2);
+        let caller = crate::runtime::stream_of(crate::runtime::state(ordinal)?);
+        let launch = launch_stream(caller.get(), &self.stream, &self.launch_streams);
+        let on_caller = !Arc::ptr_eq(launch, &self.stream);
         {
             let exec = self.exec.as_ref().ok_or_else(|| {
                 Error::InvalidArgument("a compiled program's graph was dropped".into())
@@ -1143,15 +1287,26 @@ impl<T: Element, U: Element> Captured<T, U> {
             }
             let mut in_pairs: Vec<_> = in_bufs.iter_mut().map(|(s, d)| (&*s, d)).collect();
             let mut out_pairs: Vec<_> = outs.iter_mut().map(|(s, d)| (&*s, d)).collect();
+            if on_caller && !self.launch_streams.iter().any(|s| Arc::ptr_eq(s, launch)) {
+                // A first launch there: it waits for all the private stream's work so far (the
+                // eager run, which used the plans and the cuBLASLt workspace the graph's nodes
+                // use, untracked). Noted before the launch: a join at drop after no launch
+                // orders nothing wrongly.
+                launch.join(&self.stream)?;
+                self.launch_streams.push(launch.clone());
+            }
             exec.launch_with(
-                &self.stream,
+                launch,
                 &mut in_pairs,
                 word.as_mut().map(|w| (w, offset)),
                 &mut out_pairs,
             )?;
         }
-        // The outputs are then ready in the calling thread's stream order, as any array result.
-        if self.direct {
+        // The outputs are then ready in the calling thread's stream order, as any array result:
+        // launched there, or that stream waits for the launch (no work).
+        if on_caller {
+            // Enqueued on the caller's stream: in its order already.
+        } else if self.direct {
             let bufs = self.outputs.iter().filter_map(|o| match &*o.current.buf {
                 Storage::Cuda(d) => d.live(),
                 Storage::Host(_) => None,

@@ -97,7 +97,7 @@ pub use array::{Array, Operand, eval_many};
 pub use compile::{Compiled, DEFAULT_GRAPH_LIMIT, compile};
 #[cfg(feature = "capture")]
 #[doc(hidden)]
-pub use compile::{replay_stage_timing, take_replay_stages};
+pub use compile::{replay_stage_timing, take_capture_stages, take_replay_stages};
 pub use device::{
     Backend, Device, current_device, default_backend, default_backend_name, device_count,
     get_device, info, set_backend, set_device, with_device,

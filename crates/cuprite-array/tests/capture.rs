@@ -505,6 +505,15 @@ pub fn tests() -> Vec<Test> {
                 "capture::output_read_by_another_graph_kept",
                 output_read_by_another_graph_kept,
             ),
+            Test::gpu_alone(
+                "capture::steady_replays_on_calling_stream",
+                steady_replays_on_calling_stream,
+            ),
+            Test::gpu_alone(
+                "capture::replays_on_a_user_stream",
+                replays_on_a_user_stream,
+            ),
+            Test::gpu_alone("capture::capture_stage_times", capture_stage_times),
         ])
         .collect()
 }
@@ -1165,4 +1174,128 @@ fn output_read_by_another_graph_kept() -> TestResult {
         }
     }
     Ok(())
+}
+
+/// Steady replays with the same input arrays, on the array stream: the outputs of each call
+/// dropped before the next (their buffers written again: no new output buffer), one output
+/// held across three later replays (keeping its values), the same inputs every time (their
+/// copies skipped). The launches go on the calling thread's stream, so no replay makes a
+/// cross-stream wait; every value is checked against the host reference.
+fn steady_replays_on_calling_stream() -> TestResult {
+    let prog = compile(affine);
+    let mut rng = Rng::fresh();
+    let (x, y, a, b) = affine_inputs(&mut rng, 3000)?;
+    check_affine("first call", &prog.call(&[&a, &b])?, &x, &y)?;
+    check_affine("second call", &prog.call(&[&a, &b])?, &x, &y)?;
+    let buffers = prog.output_buffers();
+    let before = cuprite_driver::stats::thread_stats();
+    for call in 0..10 {
+        let out = prog.call(&[&a, &b])?;
+        if call == 9 {
+            check_affine("last steady call", &out, &x, &y)?;
+        }
+    }
+    let waits = cuprite_driver::stats::thread_stats()
+        .since(&before)
+        .stream_waits;
+    if waits != 0 {
+        return Err(format!("{waits} cross-stream waits in 10 steady replays, want none").into());
+    }
+    if prog.output_buffers() != buffers {
+        return Err(format!(
+            "{} output buffers after steady replays whose outputs were dropped, {buffers} before",
+            prog.output_buffers()
+        )
+        .into());
+    }
+    // An output held while later calls run on other inputs keeps its values; the held call's
+    // inputs passed again afterwards still give theirs.
+    let held = prog.call(&[&a, &b])?;
+    let (x2, y2, a2, b2) = affine_inputs(&mut rng, 3000)?;
+    for call in 0..3 {
+        check_affine(
+            &format!("call {call} on new inputs"),
+            &prog.call(&[&a2, &b2])?,
+            &x2,
+            &y2,
+        )?;
+    }
+    check_affine("held output", &held, &x, &y)?;
+    check_affine("first inputs again", &prog.call(&[&a, &b])?, &x, &y)?;
+    Ok(())
+}
+
+/// Calls under `with_stream` with a stream of the library's context replay on that stream: a
+/// product (its cuBLASLt workspace is the private stream's) replayed four times, the outputs
+/// held, the program dropped with its launches still queued on that stream, three rounds (each
+/// a new program, whose capture takes the stream the round before gave back). Every output is
+/// checked against a float64 host product.
+fn replays_on_a_user_stream() -> TestResult {
+    let ctx = cuprite_array::get_stream(0)?.context().clone();
+    let user = ctx.new_stream()?;
+    let mut rng = Rng::fresh();
+    let (m, k, n) = (48, 64, 40);
+    for round in 0..3 {
+        let (av, bv) = (rng.vec_f32(m * k, -1.0, 1.0), rng.vec_f32(k * n, -1.0, 1.0));
+        let held = cuprite_array::with_stream(&user, || -> Result<Vec<Array<f32>>> {
+            let prog = compile(|x: &[Array<f32>]| Ok(vec![linalg::matmul(&x[0], &x[1])? * 0.5]));
+            let a = Array::from_slice_on(dev(), &av, &[m, k])?;
+            let b = Array::from_slice_on(dev(), &bv, &[k, n])?;
+            let mut held = Vec::new();
+            for _ in 0..4 {
+                held.push(prog.call(&[&a, &b])?.remove(0));
+            }
+            Ok(held)
+        })?;
+        for (call, out) in held.iter().enumerate() {
+            let got = out.to_vec()?;
+            for i in 0..m {
+                for j in 0..n {
+                    let (mut w, mut mag) = (0.0f64, 0.0f64);
+                    for p in 0..k {
+                        let t = av[i * k + p] as f64 * bv[p * n + j] as f64;
+                        w += t;
+                        mag += t.abs();
+                    }
+                    let (g, w) = (got[i * n + j] as f64, 0.5 * w);
+                    if (g - w).abs() > 1e-3 * mag + 1e-6 {
+                        return Err(format!(
+                            "round {round} call {call} element ({i}, {j}): {g}, want {w}"
+                        )
+                        .into());
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The capture stage timer: a first call timed gives one mean per stage, each finite and not
+/// negative, cleared by the read; a replay adds none.
+fn capture_stage_times() -> TestResult {
+    let mut rng = Rng::fresh();
+    let (x, y, a, b) = affine_inputs(&mut rng, 256)?;
+    cuprite_array::replay_stage_timing(true);
+    let r = (|| -> TestResult {
+        let prog = compile(affine);
+        check_affine("first call", &prog.call(&[&a, &b])?, &x, &y)?;
+        let stages = cuprite_array::take_capture_stages();
+        if stages.len() != 7 {
+            return Err(format!("{} capture stages, want 7: {stages:?}", stages.len()).into());
+        }
+        if stages.iter().any(|(_, s)| !s.is_finite() || *s < 0.0) {
+            return Err(format!("a stage time out of range: {stages:?}").into());
+        }
+        if stages.iter().map(|(_, s)| s).sum::<f64>() <= 0.0 {
+            return Err(format!("no time in any stage: {stages:?}").into());
+        }
+        check_affine("replay", &prog.call(&[&a, &b])?, &x, &y)?;
+        if !cuprite_array::take_capture_stages().is_empty() {
+            return Err("a replay was timed as a capture".into());
+        }
+        Ok(())
+    })();
+    cuprite_array::replay_stage_timing(false);
+    r
 }

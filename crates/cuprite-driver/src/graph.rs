@@ -322,6 +322,9 @@ struct MovableCopy {
     /// captured one, which `uses` holds): kept alive and declared written at every launch
     /// while the copy writes it.
     moved_to: Option<Arc<TrackShared>>,
+    /// Whether `moved_to` is an allocation the captured work already writes (in `uses`, so
+    /// declared written at every launch already): it is then not declared twice.
+    moved_to_used: bool,
 }
 
 impl std::fmt::Debug for GraphExec {
@@ -452,7 +455,12 @@ impl GraphExec {
         };
         stream.context().bind_to_thread()?;
         let buffers = &self.uses.buffers;
-        let moved = || self.copies.iter().filter_map(|c| c.moved_to.as_ref());
+        let moved = || {
+            self.copies
+                .iter()
+                .filter(|c| !c.moved_to_used)
+                .filter_map(|c| c.moved_to.as_ref())
+        };
         if moved().any(|b| b.memory_may_be_gone()) {
             return Err(Error::InvalidArgument(
                 "GraphExec::launch: a copy destination set by retarget_copy was dropped by its \
@@ -620,6 +628,7 @@ impl GraphExec {
             params,
             bytes,
             moved_to: None,
+            moved_to_used: false,
         });
         Ok(Some(CopyNode(self.copies.len() - 1)))
     }
@@ -716,7 +725,13 @@ impl GraphExec {
                 self.ctx.raw()
             ))
         }?;
-        copy.moved_to = Some(dst.tracker().shared.clone());
+        let shared = &dst.tracker().shared;
+        copy.moved_to_used = self
+            .uses
+            .buffers
+            .iter()
+            .any(|(b, write)| *write && Arc::ptr_eq(b, shared));
+        copy.moved_to = Some(shared.clone());
         Ok(())
     }
 
@@ -793,6 +808,8 @@ impl GraphExec {
                 // declared until this executable graph goes (the nodes named are the old graph's).
                 for c in &mut self.copies {
                     c.node = std::ptr::null_mut();
+                    // `uses` changed: the destination is declared on its own again.
+                    c.moved_to_used = false;
                 }
                 self.memcpy_nodes = Some(Vec::new());
                 Ok(())

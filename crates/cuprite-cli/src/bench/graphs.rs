@@ -9,7 +9,9 @@
 //! - `graphs/tiny_ops`: 200 alternating multiplications and additions on 4,096 f32, each op
 //!   realised on its own (`eval` after each), so each is its own kernel, as in PyTorch.
 //! - `graphs/first_capture`: the first call of a fresh compiled MLP step (its eager run, the
-//!   capture, instantiation and first launch) against one eager step, both waited for.
+//!   capture, instantiation and first launch) against one eager step, both waited for, and
+//!   the mean host time of each stage of that first call (the program is dropped after the
+//!   clock stops).
 //! - `graphs/replay_host`: the host time of one `Compiled::call` (the launch enqueued as one
 //!   access set, the outputs the buffers the graph wrote; the inputs are the arrays of the call
 //!   before, so their copies are skipped) against one raw `cuGraphLaunch` of its graph, and the
@@ -221,21 +223,56 @@ fn first_capture(ctx: &mut BenchCtx) -> BenchResult {
         let (x, t) = mlp_inputs()?;
         warm(|| mlp.step(&x, &t))?;
         let eager = waited(ctx, || Ok(realise(&mlp.step(&x, &t)?)?))?;
-        let first = waited(ctx, || {
-            let prog = compile(|a: &[Array<f32>]| mlp.step(&a[0], &a[1]));
-            prog.call(&[&x, &t])?;
+        // Each sample: a fresh program's first call, waited for. The program is dropped after
+        // the clock stops (its graph destroyed, its stream kept for the next one), so the
+        // figure is the capture's alone.
+        let mut first = Vec::with_capacity(ctx.repeats);
+        cuprite_array::replay_stage_timing(true);
+        let timed_calls = (|| -> Result<(), BenchError> {
+            for k in 0..ctx.repeats + 1 {
+                let prog = compile(|a: &[Array<f32>]| mlp.step(&a[0], &a[1]));
+                cuprite_array::sync(Device::cuda(0))?;
+                let t0 = Instant::now();
+                prog.call(&[&x, &t])?;
+                cuprite_array::sync(Device::cuda(0))?;
+                let dt = t0.elapsed().as_secs_f64();
+                if k > 0 {
+                    first.push(dt);
+                } else {
+                    // The untimed first sample's stages are not counted either.
+                    drop(cuprite_array::take_capture_stages());
+                }
+                drop(prog);
+            }
+            cuprite_array::sync(Device::cuda(0))?;
             Ok(())
-        })?;
-        Ok(vec![
+        })();
+        let stages = cuprite_array::take_capture_stages();
+        cuprite_array::replay_stage_timing(false);
+        timed_calls?;
+        let first = Samples(first);
+        let mut figures = vec![
             Figure::time("first capture of the MLP step ", &first, TimeUnit::Ms)
                 .with_ceiling("one eager step, waited for", eager.median() * 1e3)
                 .with_target(Target::RatioAtMost(3.0))
                 .with_note(
                     "a fresh compile(): its eager run, the capture, instantiation, the first \
-                     launch, waited for; kernels already built",
+                     launch, waited for; kernels already built; the program is dropped after \
+                     the clock stops",
                 ),
             Figure::time("one eager MLP step, waited for ", &eager, TimeUnit::Ms),
-        ])
+        ];
+        for (stage, secs) in stages {
+            figures.push(
+                Figure::time(
+                    format!("capture stage: {stage} "),
+                    &Samples(vec![secs]),
+                    TimeUnit::Us,
+                )
+                .with_note("mean host time of this stage of a first call, in the calls above"),
+            );
+        }
+        Ok(figures)
     })
 }
 
