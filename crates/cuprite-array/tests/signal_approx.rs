@@ -845,12 +845,18 @@ fn approx2_tile_edges() -> TestResult {
         let mut p1 = Vec::with_capacity(m0 * m1);
         for i in 0..m0 {
             for j in 0..m1 {
-                let (u, v) = ((i as f32 + 0.5) * k0 - n0 as f32 / 2.0, (j as f32 + 0.5) * k1 - n1 as f32 / 2.0);
+                let (u, v) = (
+                    (i as f32 + 0.5) * k0 - n0 as f32 / 2.0,
+                    (j as f32 + 0.5) * k1 - n1 as f32 / 2.0,
+                );
                 p0.push(1.1 * (u * cos - v * sin) + c0 + 0.3);
                 p1.push(1.1 * (u * sin + v * cos) + c1 - 0.2);
             }
         }
-        for (k, v) in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0].into_iter().enumerate() {
+        for (k, v) in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0]
+            .into_iter()
+            .enumerate()
+        {
             let at = (k * 7919 + 3) % (m0 * m1);
             p0[at] = v;
             p1[(at + 1) % (m0 * m1)] = v;
@@ -873,8 +879,11 @@ fn approx2_tile_edges() -> TestResult {
             .into());
         }
         let xd: Vec<f64> = x.iter().map(|&v| v as f64).collect();
-        let (q0, q1): (Vec<f64>, Vec<f64>) =
-            p0.iter().zip(&p1).map(|(&a, &b)| (a as f64, b as f64)).unzip();
+        let (q0, q1): (Vec<f64>, Vec<f64>) = p0
+            .iter()
+            .zip(&p1)
+            .map(|(&a, &b)| (a as f64, b as f64))
+            .unzip();
         let want = Ref {
             x: &xd,
             batch: 1,
@@ -892,7 +901,13 @@ fn approx2_tile_edges() -> TestResult {
         }
         let g: Vec<f64> = got.iter().map(|&v| v as f64).collect();
         let (rtol, atol) = tol(true);
-        close(&g, &want, rtol, atol, &format!("approx2 tile edges case {ci} vs f64"))?;
+        close(
+            &g,
+            &want,
+            rtol,
+            atol,
+            &format!("approx2 tile edges case {ci} vs f64"),
+        )?;
     }
     Ok(())
 }
@@ -1103,7 +1118,10 @@ pub fn tests() -> Vec<Test> {
         Test::gpu("cuda::signal_approx::matches_cpu", matches_cpu),
         Test::gpu("cuda::signal_approx::f32_matches_cpu", f32_matches_cpu),
         Test::gpu("cuda::signal_approx::nan_on_cuda", nan_on_cuda),
-        Test::gpu("cuda::signal_approx::approx2_tile_edges", approx2_tile_edges),
+        Test::gpu(
+            "cuda::signal_approx::approx2_tile_edges",
+            approx2_tile_edges,
+        ),
     ];
     #[cfg(feature = "capture")]
     v.push(Test::gpu("cuda::signal_approx::in_capture", in_capture));
