@@ -818,6 +818,100 @@ fn nan_on_cuda() -> TestResult {
     Ok(())
 }
 
+/// CUDA bilinear `approx2` of one `f32` image on the tiled kernel's edges, bit for bit against
+/// the CPU twin (the same arithmetic in the same order) and against the f64 reference:
+/// positions on a grid rotated about the image's centre (mostly inside, a margin off it, as the
+/// benchmark's) with NaN and infinite positions among them, on planes whose rows and columns
+/// are not multiples of a tile's (rows of whole 16-byte vectors, and rows of an odd length that
+/// take one point a thread), and tiny images (one sample, one row, one column).
+fn approx2_tile_edges() -> TestResult {
+    let mut rng = Rng::fresh();
+    let cases: [(usize, usize, usize, usize); 8] = [
+        (300, 260, 131, 260),
+        (97, 130, 67, 132),
+        (37, 45, 13, 43),
+        (64, 64, 9, 4),
+        (1, 1, 3, 8),
+        (1, 7, 5, 12),
+        (9, 1, 6, 4),
+        (2, 2, 33, 36),
+    ];
+    for (ci, &(n0, n1, m0, m1)) in cases.iter().enumerate() {
+        let x: Vec<f32> = (0..n0 * n1).map(|_| rng.f32_in(-1.0, 1.0)).collect();
+        let (sin, cos) = 10f32.to_radians().sin_cos();
+        let (c0, c1) = ((n0 as f32 - 1.0) / 2.0, (n1 as f32 - 1.0) / 2.0);
+        let (k0, k1) = (n0 as f32 / m0 as f32, n1 as f32 / m1 as f32);
+        let mut p0 = Vec::with_capacity(m0 * m1);
+        let mut p1 = Vec::with_capacity(m0 * m1);
+        for i in 0..m0 {
+            for j in 0..m1 {
+                let (u, v) = (
+                    (i as f32 + 0.5) * k0 - n0 as f32 / 2.0,
+                    (j as f32 + 0.5) * k1 - n1 as f32 / 2.0,
+                );
+                p0.push(1.1 * (u * cos - v * sin) + c0 + 0.3);
+                p1.push(1.1 * (u * sin + v * cos) + c1 - 0.2);
+            }
+        }
+        for (k, v) in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0]
+            .into_iter()
+            .enumerate()
+        {
+            let at = (k * 7919 + 3) % (m0 * m1);
+            p0[at] = v;
+            p1[(at + 1) % (m0 * m1)] = v;
+        }
+        let run = |d: Device| -> cuprite_array::Result<Vec<f32>> {
+            on(d, || {
+                let xa = Array::from_slice(&x, &[n0, n1])?;
+                let a0 = Array::from_slice(&p0, &[m0, m1])?;
+                let a1 = Array::from_slice(&p1, &[m0, m1])?;
+                approx2(&xa, &a0, &a1, ApproxMethod::Bilinear, -7.0)?.to_vec()
+            })
+        };
+        let got = run(Device::cuda(0))?;
+        let twin = run(Device::CPU)?;
+        if let Some(i) = (0..got.len()).find(|&i| got[i].to_bits() != twin[i].to_bits()) {
+            return Err(format!(
+                "case {ci} ({n0}x{n1} at {m0}x{m1}): point {i} is {} on CUDA, {} on the CPU twin",
+                got[i], twin[i]
+            )
+            .into());
+        }
+        let xd: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+        let (q0, q1): (Vec<f64>, Vec<f64>) = p0
+            .iter()
+            .zip(&p1)
+            .map(|(&a, &b)| (a as f64, b as f64))
+            .unzip();
+        let want = Ref {
+            x: &xd,
+            batch: 1,
+            n: [n0, n1],
+            p: [&q0, &q1],
+            rank: 2,
+            shared: true,
+            grids: [(0.0, 1.0), (0.0, 1.0)],
+            off: -7.0,
+            single: true,
+        }
+        .eval(K::Linear);
+        if !want.contains(&-7.0) || want.iter().all(|&v| v == -7.0) {
+            return Err(format!("case {ci}: the positions miss the grid or its outside").into());
+        }
+        let g: Vec<f64> = got.iter().map(|&v| v as f64).collect();
+        let (rtol, atol) = tol(true);
+        close(
+            &g,
+            &want,
+            rtol,
+            atol,
+            &format!("approx2 tile edges case {ci} vs f64"),
+        )?;
+    }
+    Ok(())
+}
+
 /// `approx2` inside a compiled program (nothing is read back, so it records like any
 /// operation): the replay gives the CPU backend's values, a NaN position the off-grid value.
 #[cfg(feature = "capture")]
@@ -866,10 +960,18 @@ fn in_capture() -> TestResult {
 /// Every variant of the kernel compiles through NVRTC (sources recorded from CPU runs).
 fn kernels_compile() -> TestResult {
     cuprite_array::tuning::compiler::start_recording();
+    // A batch of 1024 images sharing 512 points: threads that serve two images each.
+    let grouped = || -> TestResult {
+        let x = Array::<f32>::zeros(&[1024, 4, 4]);
+        let p = Array::<f32>::zeros(&[32, 16]);
+        approx2(&x, &p, &p, ApproxMethod::Bilinear, 0.0)?.eval()?;
+        Ok(())
+    };
     let runs = [
         approx1_values(Device::CPU),
         approx2_values(Device::CPU),
         approx_complex(Device::CPU),
+        on(Device::CPU, grouped),
     ];
     let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
         .into_iter()
@@ -884,6 +986,7 @@ fn kernels_compile() -> TestResult {
         "cuprite_approx1_f64_c_k3_s",
         "cuprite_approx2_f64_k4",
         "cuprite_approx2_f32_c_k2_s",
+        "cuprite_approx2_f32_k2_s_q0_t4_g",
     ] {
         if !sources.iter().any(|s| s.contains(want)) {
             return Err(format!("{want} was not recorded ({} sources)", sources.len()).into());
@@ -1015,6 +1118,10 @@ pub fn tests() -> Vec<Test> {
         Test::gpu("cuda::signal_approx::matches_cpu", matches_cpu),
         Test::gpu("cuda::signal_approx::f32_matches_cpu", f32_matches_cpu),
         Test::gpu("cuda::signal_approx::nan_on_cuda", nan_on_cuda),
+        Test::gpu(
+            "cuda::signal_approx::approx2_tile_edges",
+            approx2_tile_edges,
+        ),
     ];
     #[cfg(feature = "capture")]
     v.push(Test::gpu("cuda::signal_approx::in_capture", in_capture));

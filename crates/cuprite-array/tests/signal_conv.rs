@@ -773,8 +773,9 @@ fn detrend_hilbert(d: Device) -> TestResult {
 /// kernel of length 1 along the outer axis, at most 16 along the two others) with sizes that
 /// are not multiples of a tile, rows that hold whole 16-byte vectors (in `same` mode: vector
 /// reads and writes, tiles inside the plane read without bounds checks) and rows that do
-/// not, a 1x1 kernel, 1xN and Nx1 images, even extents, the largest tiled kernel, one past it
-/// (the line kernel), a 3-D input whose outer axis folds into the planes, and a batch of
+/// not, images that span several tiles each way, images smaller than the kernel, a 1x1
+/// kernel, 1xN and Nx1 images, even extents, the largest tiled kernel, one past it (the line
+/// kernel), a 3-D input whose outer axis folds into the planes, and a batch of
 /// planes through `convolve_axes`.
 fn conv_2d_tiled(d: Device) -> TestResult {
     let mut rng = Rng::fresh();
@@ -788,9 +789,14 @@ fn conv_2d_tiled(d: Device) -> TestResult {
         (&[33, 70], &[3, 3]),
         (&[67, 300], &[7, 7]),
         (&[100, 520], &[7, 7]),
+        (&[130, 260], &[7, 7]),
         (&[70, 516], &[3, 5]),
+        (&[65, 129], &[3, 3]),
+        (&[2, 3], &[7, 7]),
+        (&[5, 6], &[7, 5]),
         (&[45, 19], &[5, 9]),
         (&[40, 261], &[16, 16]),
+        (&[140, 136], &[16, 15]),
         (&[20, 30], &[17, 3]),
         (&[3, 13, 10], &[1, 3, 5]),
     ];
@@ -899,6 +905,102 @@ pub const BODIES: &[(&str, Body)] = &[
     ("detrend_hilbert", detrend_hilbert),
 ];
 
+/// The tiled direct convolution on CUDA over an image of more tiles than a launch has blocks
+/// resident at once (persistent blocks walk several tiles, loading the next tile's input while
+/// they compute one): f32 7x7 in every mode and f64 5x5 `same`, bit for bit against the CPU
+/// twin and against the f64 definition on the rows and columns around tile edges and at the
+/// image's corners.
+fn conv_2d_many_tiles() -> TestResult {
+    let mut rng = Rng::fresh();
+    let (xs, cases): ([usize; 2], [([usize; 2], bool); 2]) =
+        ([2200, 2048], [([7, 7], true), ([5, 5], false)]);
+    let x = rvec(&mut rng, xs[0] * xs[1]);
+    for (hs, single) in cases {
+        let h = rvec(&mut rng, hs[0] * hs[1]);
+        let modes: &[ConvMode] = if single { &MODES } else { &[ConvMode::Same] };
+        for &mode in modes {
+            let run = |d: Device| -> Result<(Vec<usize>, Vec<f64>), cuprite_array::Error> {
+                on(d, || {
+                    let xa = Array::from_slice(&x, &xs)?;
+                    let ha = Array::from_slice(&h, &hs)?;
+                    if single {
+                        let y = convolve(
+                            &xa.cast::<f32>(),
+                            &ha.cast::<f32>(),
+                            mode,
+                            ConvMethod::Direct,
+                        )?;
+                        Ok((
+                            y.shape().to_vec(),
+                            y.to_vec()?.iter().map(|&v| v as f64).collect(),
+                        ))
+                    } else {
+                        let y = convolve(&xa, &ha, mode, ConvMethod::Direct)?;
+                        Ok((y.shape().to_vec(), y.to_vec()?))
+                    }
+                })
+            };
+            let (shape, got) = run(Device::cuda(0))?;
+            let (tshape, twin) = run(Device::CPU)?;
+            let what = format!("{xs:?}*{hs:?} {mode:?} f{}", if single { 32 } else { 64 });
+            if shape != tshape || got.len() != twin.len() {
+                return Err(format!("{what}: shape {shape:?}, the twin's {tshape:?}").into());
+            }
+            if let Some(i) = (0..got.len()).find(|&i| got[i].to_bits() != twin[i].to_bits()) {
+                return Err(format!(
+                    "{what}: output {i} is {} on CUDA, {} on the twin",
+                    got[i], twin[i]
+                )
+                .into());
+            }
+            // The definition at rows and columns around multiples of 32 (every tile edge) and
+            // at the image's edges.
+            let near = |n: usize| -> Vec<usize> {
+                (0..n)
+                    .filter(|&k| k < 3 || k + 3 >= n || matches!(k % 32, 0 | 1 | 31))
+                    .collect()
+            };
+            let (r0, r1) = ((hs[0] - 1) as isize, (hs[1] - 1) as isize);
+            let (s0, s1) = match mode {
+                ConvMode::Full => (0, 0),
+                ConvMode::Same => (r0 / 2, r1 / 2),
+                ConvMode::Valid => (r0, r1),
+            };
+            let (mut want, mut have) = (Vec::new(), Vec::new());
+            for &k0 in &near(shape[0]) {
+                for &k1 in &near(shape[1]) {
+                    let mut acc = 0.0f64;
+                    for j0 in 0..hs[0] as isize {
+                        for j1 in 0..hs[1] as isize {
+                            let (i0, i1) = (k0 as isize + s0 - j0, k1 as isize + s1 - j1);
+                            if i0 >= 0 && i1 >= 0 && (i0 as usize) < xs[0] && (i1 as usize) < xs[1]
+                            {
+                                let hv = h[(j0 as usize) * hs[1] + j1 as usize];
+                                let xv = x[i0 as usize * xs[1] + i1 as usize];
+                                acc += if single {
+                                    hv as f32 as f64 * (xv as f32 as f64)
+                                } else {
+                                    hv * xv
+                                };
+                            }
+                        }
+                    }
+                    want.push(acc);
+                    have.push(got[k0 * shape[1] + k1]);
+                }
+            }
+            let scale: f64 = h.iter().map(|v| v.abs()).sum();
+            let (rtol, atol) = if single {
+                (1e-5, 1e-5 * scale)
+            } else {
+                (1e-12, 1e-12)
+            };
+            close(&have, &want, rtol, atol, &what)?;
+        }
+    }
+    Ok(())
+}
+
 /// The direct convolution's and the IIR filter's kernels compile with NVRTC (no GPU): the
 /// sources the bodies would build on CUDA, recorded by the dry-run backend.
 fn signal_kernels_compile() -> TestResult {
@@ -941,10 +1043,10 @@ fn signal_kernels_compile() -> TestResult {
 }
 
 pub fn tests() -> Vec<Test> {
-    let mut v = vec![Test::nvrtc(
-        "codegen::signal_kernels_compile",
-        signal_kernels_compile,
-    )];
+    let mut v = vec![
+        Test::nvrtc("codegen::signal_kernels_compile", signal_kernels_compile),
+        Test::gpu("cuda::signal_conv::conv_2d_many_tiles", conv_2d_many_tiles),
+    ];
     for &(name, body) in BODIES {
         v.push(Test::cpu(format!("cpu::signal_conv::{name}"), move || {
             body(Device::CPU)

@@ -27,9 +27,10 @@
 // Built after a header that defines REAL (float or double), VT (REAL, or the complex pair type
 // `float2`/`double2` when APX_WIDTH is 2), APX_RANK, APX_KIND, APX_SHARED, APX_DOUBLE (REAL is
 // double), APX_I32 (every index of the call, and the loop counter past the last point, fits in
-// 32 bits), APX_DIV0, APX_DIV1, APX_PER, APX_THREADS, APX_RB and APX_VEC (the tiled form
-// below: rows of a tile, points a thread; PV the 16-byte vector of APX_VEC REALs when
-// APX_VEC > 1, which only real values take), `i64t` and `u64t`, and after af_weights.cu.
+// 32 bits), APX_DIV0, APX_DIV1, APX_PER, APX_THREADS, APX_WX, APX_RB, APX_VEC and APX_GROUP
+// (the tiled form below: threads across a tile, rows of a tile, points a thread, whether a
+// thread may serve several signals; PV the 16-byte vector of APX_VEC REALs when APX_VEC > 1,
+// which only real values take), `i64t` and `u64t`, and after af_weights.cu.
 
 #if APX_I32
 typedef int IX;
@@ -228,15 +229,17 @@ __device__ __forceinline__ void apx_pack(const double *o, double2 *v) {
 #endif
 
 // The tiled form of a two-dimensional call: the points of a plane form `plane / cols` rows of
-// `cols`, and block `blockIdx.x` takes one tile of APX_RB rows of 32 APX_VEC points of one slab
-// (a group of signals sharing the positions, or one signal's own positions: slab `s` holds the
-// points `[s plane, (s + 1) plane)` of the loop above). Thread (tx, ty) takes the APX_VEC
-// consecutive points of row `ty` from column `32 APX_VEC t + APX_VEC tx` of its tile: a warp's
-// positions and outputs are consecutive (with APX_VEC > 1, 16-byte vectors PV: the rows hold
-// whole vectors and the buffers start 16-byte aligned), and the block's points are neighbours
-// on both axes, so a smooth warp of the grid reads a compact patch of the image through the
-// caches. Each point's value is the arithmetic of the loop above; the launch has one block a
-// tile, APX_THREADS = 32 APX_RB threads.
+// `cols`, and block `blockIdx.x` takes one tile of APX_RB rows of APX_WX APX_VEC points of one
+// slab (a group of signals sharing the positions, or one signal's own positions: slab `s` holds
+// the points `[s plane, (s + 1) plane)` of the loop above). Thread (tx, ty) = (threadIdx.x %
+// APX_WX, threadIdx.x / APX_WX) takes the APX_VEC consecutive points of row `ty` from column
+// `APX_WX APX_VEC t + APX_VEC tx` of its tile: the positions and outputs of a row of the tile
+// are consecutive (with APX_VEC > 1, 16-byte vectors PV: the rows hold whole vectors and the
+// buffers start 16-byte aligned), and a warp's points (32 / APX_WX rows of the tile) are
+// neighbours on both axes, so that a smooth warp of the grid reads a compact patch of the image
+// through the caches. Each point's value is the arithmetic of the loop above; the launch has one
+// block a tile, APX_THREADS = APX_WX APX_RB threads. A slab spans one signal (b1 - b0 == 1)
+// unless APX_GROUP, which builds the path of a group of signals sharing the positions.
 __device__ __forceinline__ void approx_tiled(
     const VT *__restrict__ x, const REAL *__restrict__ p0, const REAL *__restrict__ p1,
     VT *__restrict__ y, i64t batch, i64t group, i64t n0, i64t n1, i64t plane, i64t cols,
@@ -250,13 +253,13 @@ __device__ __forceinline__ void approx_tiled(
   const REAL s0 = (REAL)start0, d0 = (REAL)step0, r0 = (REAL)inv0, e0 = (REAL)nn0;
   const REAL s1 = (REAL)start1, d1 = (REAL)step1, r1 = (REAL)inv1, e1 = (REAL)nn1;
   const VT off = apx_value(off_re, off_im);
-  constexpr int W = 32 * APX_VEC;
+  constexpr int W = APX_WX * APX_VEC;
   const IX tc = (nc + W - 1) / W;
   const IX tiles = tc * ((nr + APX_RB - 1) / APX_RB);
   const IX sl = (IX)blockIdx.x / tiles;
   const IX t = (IX)blockIdx.x - sl * tiles;
-  const IX row = (t / tc) * APX_RB + (IX)(threadIdx.x / 32);
-  const IX col = (t % tc) * W + APX_VEC * (IX)(threadIdx.x % 32);
+  const IX row = (t / tc) * APX_RB + (IX)(threadIdx.x / APX_WX);
+  const IX col = (t % tc) * W + APX_VEC * (IX)(threadIdx.x % APX_WX);
   if (row >= nr || col >= nc) return;
   const IX p = row * nc + col;
 #if APX_SHARED
@@ -283,7 +286,10 @@ __device__ __forceinline__ void approx_tiled(
       q1[k] = k < live ? __ldg(p1 + at + k) : (REAL)0;
     }
   }
-  if (b1 - b0 == 1) {
+#if APX_GROUP
+  if (b1 - b0 == 1)
+#endif
+  {
     // One signal: each point's value in turn (few registers live), then one store.
     VT v[APX_VEC];
 #pragma unroll
@@ -312,6 +318,7 @@ __device__ __forceinline__ void approx_tiled(
       if (k < live) yb[k] = v[k];
     return;
   }
+#if APX_GROUP
   // A group of signals: each point's taps found once for all of them.
   for (int k = 0; k < live; ++k) {
     REAL c0, c1;
@@ -327,5 +334,6 @@ __device__ __forceinline__ void approx_tiled(
     apx_taps(c1, nn1, idx[1], w[1]);
     for (IX b = b0; b < b1; ++b) y[b * np + p + k] = apx_sum(x + b * npix, nn1, idx, w);
   }
+#endif
 }
 #endif

@@ -14,10 +14,15 @@ use crate::util::KeyHasher;
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
 
-/// Threads a block.
+/// Threads a block of the grid-stride form (`approx_run`).
 const THREADS: usize = 256;
-/// Rows of points a block of the tiled form takes (`APX_RB`): a warp a row.
-const RB: usize = THREADS / 32;
+/// Threads a block of the tiled form (`approx_tiled`).
+const TILED_THREADS: usize = 128;
+/// Threads across a tile of the tiled form (`APX_WX`): a warp takes `32 / WX` rows of it, a
+/// patch of the plane that a smooth warp of the grid maps onto few lines of the image.
+const WX: usize = 8;
+/// Rows of points a block of the tiled form takes (`APX_RB`).
+const RB: usize = TILED_THREADS / WX;
 /// Bytes of a vector of positions or outputs in the tiled form (`PV`).
 const VBYTES: usize = 16;
 /// Points a thread takes in one step of its loop (`APX_PER` of `approx.cu`): their position
@@ -140,6 +145,12 @@ impl Approx {
         }
     }
 
+    /// Whether a thread may compute the outputs of several signals from one position (shared
+    /// positions in groups of more than one signal: `APX_GROUP`).
+    fn grouped(&self) -> bool {
+        self.shared && self.group() > 1
+    }
+
     /// Signals whose outputs one thread computes from one position (shared positions only).
     fn group(&self) -> usize {
         if !self.shared || self.plane == 0 {
@@ -189,7 +200,7 @@ impl Approx {
     }
 
     /// The blocks of the tiled form with `vec` points a thread (one a tile of `RB` rows of
-    /// `32 vec` points, of every slab), where it applies: two dimensions, at least one point,
+    /// `WX vec` points, of every slab), where it applies: two dimensions, at least one point,
     /// and at most `i32::MAX` blocks.
     fn tiled_blocks(&self, vec: usize) -> Option<usize> {
         if self.rank != 2 || self.plane == 0 || self.cols == 0 {
@@ -198,7 +209,7 @@ impl Approx {
         let slabs = self.units() / self.plane;
         let rows = self.plane / self.cols;
         rows.div_ceil(RB)
-            .checked_mul(self.cols.div_ceil(32 * vec))?
+            .checked_mul(self.cols.div_ceil(WX * vec))?
             .checked_mul(slabs)
             .filter(|&b| b <= i32::MAX as usize)
     }
@@ -263,8 +274,9 @@ impl Approx {
         let div = self.divides();
         let tiled = self.tiled_blocks(vec).is_some();
         let vec = if tiled { vec } else { 1 };
+        let threads = if tiled { TILED_THREADS } else { THREADS };
         let name = format!(
-            "cuprite_approx{}_{}{}_k{}{}{}_q{div}{}",
+            "cuprite_approx{}_{}{}_k{}{}{}_q{div}{}{}",
             self.rank,
             self.real.name(),
             if self.complex { "_c" } else { "" },
@@ -276,6 +288,7 @@ impl Approx {
             } else {
                 String::new()
             },
+            if self.grouped() { "_g" } else { "" },
         );
         let double = self.real == DType::F64;
         let real = if double { "double" } else { "float" };
@@ -289,7 +302,8 @@ impl Approx {
              typedef {vt} VT;\n#define APX_DOUBLE {}\n#define APX_WIDTH {}\n\
              #define APX_RANK {}\n#define APX_KIND {}\n#define APX_SHARED {}\n\
              #define APX_I32 {}\n#define APX_DIV0 {}\n#define APX_DIV1 {}\n\
-             #define APX_PER {PER}\n#define APX_THREADS {THREADS}\n#define APX_RB {RB}\n\
+             #define APX_PER {PER}\n#define APX_THREADS {threads}\n#define APX_WX {WX}\n\
+             #define APX_RB {RB}\n#define APX_GROUP {}\n\
              #define APX_VEC {vec}\ntypedef {} PV;\n",
             double as u8,
             self.width(),
@@ -299,6 +313,7 @@ impl Approx {
             small as u8,
             div & 1,
             div >> 1,
+            self.grouped() as u8,
             if double { "double2" } else { "float4" },
         );
         let body = if tiled { "approx_tiled" } else { "approx_run" };
@@ -307,7 +322,7 @@ impl Approx {
             af_weights::C_SOURCE,
             include_str!("approx.cu"),
             crate::codegen::MARKER,
-            crate::codegen::entry::<ApproxArgs>(&name, &THREADS.to_string(), body)
+            crate::codegen::entry::<ApproxArgs>(&name, &threads.to_string(), body)
         );
         KernelSource::new(name, text)
     }
@@ -323,6 +338,7 @@ impl Approx {
         self.small(self.grid()).hash(&mut h);
         self.divides().hash(&mut h);
         self.tiled_blocks(vec).is_some().hash(&mut h);
+        self.grouped().hash(&mut h);
         vec.hash(&mut h);
         h.finish()
     }
@@ -566,7 +582,10 @@ impl LibraryCall for Approx {
             off_re: self.off.0,
             off_im: self.off.1,
         };
-        let grid = self.tiled_blocks(vec).unwrap_or_else(|| self.grid());
+        let (grid, threads) = match self.tiled_blocks(vec) {
+            Some(blocks) => (blocks, TILED_THREADS),
+            None => (self.grid(), THREADS),
+        };
         let a = params.args();
         // SAFETY: the words are `approx_run`'s and `approx_tiled`'s parameters in order
         // (`ApproxArgs`); every buffer is a range checked inside its allocation: the signals
@@ -584,7 +603,7 @@ impl LibraryCall for Approx {
             stream.launch_packed(
                 &k.func,
                 (grid as u32, 1, 1),
-                (THREADS as u32, 1, 1),
+                (threads as u32, 1, 1),
                 0,
                 &a.words,
                 &a.accesses(),
