@@ -181,11 +181,12 @@ fn sep2<T: ImageElement>(
             div: px.div,
             sym: sym_of(&px.w),
         },
+        wy: py.w.clone(),
+        wx: px.w.clone(),
         xfirst,
         boundary: b,
     });
-    let inputs = vec![x.node.clone(), weights(x, &py.w)?, weights(x, &px.w)?];
-    Ok(library(call, inputs, x))
+    Ok(library(call, vec![x.node.clone()], x))
 }
 
 /// The permutation that puts the axes `keep` last (in that order), the others first in their

@@ -61,8 +61,8 @@ constexpr int SEP_NCH = (SEP_OFF + SEP_NV + 3) / 4;
 static_assert(SEP_TW % 4 == 0 && SEP_TW % SEP_R == 0 && SEP_TH % SEP_S == 0, "tiling");
 static_assert(SEP_R == 4 || SEP_R == 8, "4 or 8 outputs a thread along columns");
 
-__device__ __forceinline__ void img_sep2(const T *__restrict__ x, const C *__restrict__ wy,
-                                         const C *__restrict__ wx, T *__restrict__ y, i64t batch,
+__device__ __forceinline__ void img_sep2(const T *__restrict__ x, const img_taps wy,
+                                         const img_taps wx, T *__restrict__ y, i64t batch,
                                          i64t h, i64t w, i64t cy, i64t cx, i64t mode,
                                          double cval, double divy, double divx) {
   extern __shared__ __align__(16) double img_sep_smem[];
@@ -89,7 +89,7 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const C *__res
       constexpr int N1 = SEP_SW * (SEP_TH / SEP_S);
       C wr[SEP_MY];
 #pragma unroll
-      for (int j = 0; j < SEP_MY; ++j) wr[j] = wy[j];
+      for (int j = 0; j < SEP_MY; ++j) wr[j] = (C)wy.v[j];
       if (y0 >= 0 && y0 + SEP_SH <= h && x0 >= 0 && x0 + SEP_SW <= w) {
         const T *src = xb + y0 * w + x0;
 #pragma unroll
@@ -130,7 +130,7 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const C *__res
       constexpr int N1 = SEP_SH * G1;
       C wc[SEP_MX];
 #pragma unroll
-      for (int j = 0; j < SEP_MX; ++j) wc[j] = wx[j];
+      for (int j = 0; j < SEP_MX; ++j) wc[j] = (C)wx.v[j];
       const bool rows_in = y0 >= 0 && y0 + SEP_SH <= h;
       if (rows_in && vec4 && cx == SEP_CX && tx0 - SEP_CXR >= 0 &&
           tx0 + SEP_TW - 4 - SEP_CXR + 4 * SEP_NCH <= w) {
@@ -204,7 +204,7 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const C *__res
       constexpr int N2 = SEP_TH * G2;
       C wc[SEP_MX];
 #pragma unroll
-      for (int j = 0; j < SEP_MX; ++j) wc[j] = wx[j];
+      for (int j = 0; j < SEP_MX; ++j) wc[j] = (C)wx.v[j];
 #pragma unroll 2
       for (int q = tid; q < N2; q += SEP_THREADS) {
         const int rr = q / G2, g = q - rr * G2;
@@ -228,7 +228,7 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const C *__res
       constexpr int N2 = (SEP_TH / SEP_S) * SEP_TW;
       C wr[SEP_MY];
 #pragma unroll
-      for (int j = 0; j < SEP_MY; ++j) wr[j] = wy[j];
+      for (int j = 0; j < SEP_MY; ++j) wr[j] = (C)wy.v[j];
 #pragma unroll 2
       for (int q = tid; q < N2; q += SEP_THREADS) {
         const int g = q / SEP_TW, c = q - g * SEP_TW;

@@ -1,13 +1,17 @@
 //! A separable filter of the last two axes in one pass over memory (`filters_sep.cu`): the
 //! correlation along the rows axis and along the columns axis, in SciPy's order, the first
-//! pass read straight from the image, the intermediate kept in shared memory. Its CPU twin is
-//! two passes of the n-d correlation (`filters_corr.rs`), which is what SciPy computes.
+//! pass read straight from the image, the intermediate kept in shared memory. The taps travel
+//! in the launch's parameters (no upload, which would wait for the stream, on any call). Its
+//! CPU twin is two passes of the n-d correlation (`filters_corr.rs`), which is what SciPy
+//! computes.
 
 use super::boundary::Boundary;
 use super::filters_corr::{ImgCorrelate, Win};
 use super::filters_elem::{Acc, ImageElement, header, wide};
 use super::filters_launch::{by_dtype, grid_for, host, part};
-use crate::codegen::{Helpers, KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
+use crate::codegen::{
+    Helpers, KernelParams, KernelSource, LaunchArgs, Param, ReadBuf, WriteBuf, kernel_params,
+};
 use crate::dtype::{DType, f16};
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
@@ -21,8 +25,8 @@ kernel_params! {
     /// The separable filter of `batch` images of `h x w`.
     pub(super) struct SepArgs<'a> {
         x: ReadBuf<'a> as "T",
-        wy: ReadBuf<'a> as "C",
-        wx: ReadBuf<'a> as "C",
+        wy: Taps,
+        wx: Taps,
         y: WriteBuf<'a> as "T",
         batch: i64,
         h: i64,
@@ -33,6 +37,47 @@ kernel_params! {
         cval: f64,
         divy: f64,
         divx: f64,
+    }
+}
+
+/// The taps of one pass as the kernel takes them, by value: [`SEP_MAX_TAPS`] doubles (`double
+/// wy_0, ..., wy_32`, those past the pass's count zero) that the entry hands the body as one
+/// `img_taps` (`filters_taps.cu`). The kernel rounds them to its working type, as an upload of
+/// the working type's values would.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Taps([f64; SEP_MAX_TAPS]);
+
+impl Taps {
+    /// The taps `w` (at most [`SEP_MAX_TAPS`]), or an `Err` naming their count.
+    fn of(w: &[f64]) -> Result<Taps> {
+        let mut t = [0.0; SEP_MAX_TAPS];
+        t.get_mut(..w.len())
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "a separable image filter pass of {} taps (at most {SEP_MAX_TAPS})",
+                    w.len()
+                ))
+            })?
+            .copy_from_slice(w);
+        Ok(Taps(t))
+    }
+}
+
+impl<'a> Param<'a> for Taps {
+    fn decl(name: &str, _elem: &str) -> String {
+        (0..SEP_MAX_TAPS)
+            .map(|i| f64::decl(&format!("{name}_{i}"), ""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+    fn names(name: &str) -> String {
+        let words: Vec<String> = (0..SEP_MAX_TAPS).map(|i| format!("{name}_{i}")).collect();
+        format!("img_taps{{{{{}}}}}", words.join(", "))
+    }
+    fn push(&self, args: &mut LaunchArgs<'a>) {
+        for v in self.0 {
+            v.push(args);
+        }
     }
 }
 
@@ -135,9 +180,9 @@ fn tiling(my: usize, mx: usize, xfirst: bool, esize: usize) -> Option<Tiling> {
         })
 }
 
-/// Input 0 (`batch` images of `h x w`, `dtype`) filtered by input 1 (`y.m` taps along rows)
-/// and input 2 (`x.m` taps along columns), both in the working type; rows first unless
-/// `xfirst`.
+/// The input (`batch` images of `h x w`, `dtype`) filtered by the taps `wy` along rows
+/// (`y.m` of them) and `wx` along columns (`x.m`), rounded to the working type; rows first
+/// unless `xfirst`.
 #[derive(Debug)]
 pub(crate) struct ImgSep2 {
     pub dtype: DType,
@@ -146,6 +191,8 @@ pub(crate) struct ImgSep2 {
     pub w: usize,
     pub y: Pass1,
     pub x: Pass1,
+    pub wy: Vec<f64>,
+    pub wx: Vec<f64>,
     pub xfirst: bool,
     pub boundary: Boundary,
 }
@@ -172,18 +219,11 @@ impl ImgSep2 {
     }
 
     fn check<B>(&self, inputs: &[CallInput<'_, B>]) -> Result<()> {
-        let wt = if wide(self.dtype) {
-            DType::F64
-        } else {
-            DType::F32
-        };
-        let ok = inputs.len() == 3
+        let ok = inputs.len() == 1
             && inputs[0].dtype == self.dtype
-            && inputs[1].dtype == wt
-            && inputs[2].dtype == wt
             && numel(inputs[0].shape) == self.batch * self.h * self.w
-            && numel(inputs[1].shape) == self.y.m
-            && numel(inputs[2].shape) == self.x.m
+            && self.wy.len() == self.y.m
+            && self.wx.len() == self.x.m
             && Self::fits(self.dtype, self.y.m, self.x.m, self.xfirst);
         if !ok {
             return Err(Error::InvalidArgument(format!(
@@ -210,6 +250,7 @@ impl ImgSep2 {
             if self.xfirst { "_xf" } else { "" }
         );
         let defs = [
+            ("IMG_TAPS", SEP_MAX_TAPS as i64),
             ("SEP_MY", self.y.m as i64),
             ("SEP_MX", self.x.m as i64),
             ("SEP_SYMY", sym_c(self.y.sym)),
@@ -252,6 +293,7 @@ impl ImgSep2 {
             self.x.c
         );
         let defs = [
+            ("IMG_TAPS", SEP_MAX_TAPS as i64),
             ("S3_MY", self.y.m as i64),
             ("S3_MX", self.x.m as i64),
             ("S3_SYMY", sym_c(self.y.sym)),
@@ -334,12 +376,12 @@ impl ImgSep2 {
     ) -> Result<()> {
         let n = self.batch * self.h * self.w;
         let x: &[T] = host(&inputs[0], n);
-        let wy: &[A] = host(&inputs[1], self.y.m);
-        let wx: &[A] = host(&inputs[2], self.x.m);
+        let wy: Vec<A> = self.wy.iter().map(|&v| A::of(v)).collect();
+        let wx: Vec<A> = self.wx.iter().map(|&v| A::of(v)).collect();
         let (first, second, w1, w2) = if self.xfirst {
-            (self.pass(false), self.pass(true), wx, wy)
+            (self.pass(false), self.pass(true), &wx, &wy)
         } else {
-            (self.pass(true), self.pass(false), wy, wx)
+            (self.pass(true), self.pass(false), &wy, &wx)
         };
         let mut mid = vec![T::store(0.0); n];
         first.cpu(x, w1, &mut mid);
@@ -381,8 +423,8 @@ impl LibraryCall for ImgSep2 {
         let i = |v: usize| v as i64;
         let params = SepArgs {
             x: part(&inputs[0], self.dtype, n)?,
-            wy: part(&inputs[1], inputs[1].dtype, self.y.m)?,
-            wx: part(&inputs[2], inputs[2].dtype, self.x.m)?,
+            wy: Taps::of(&self.wy)?,
+            wx: Taps::of(&self.wx)?,
             y: WriteBuf::part(out, self.dtype, 0, n)?,
             batch: i(self.batch),
             h: i(self.h),
@@ -400,13 +442,12 @@ impl LibraryCall for ImgSep2 {
             let tiles = self.batch * self.h.div_ceil(8 * S3_ROWS) * self.w.div_ceil(128);
             let blocks = small_blocks(self.esize()) as u64;
             let grid = grid_for(u64::from(st.sms), blocks, tiles, 1);
-            // SAFETY: `x` and `y` are checked views of `batch h w` elements, `wy` and `wx` of
-            // their tap counts (`ReadBuf`/`WriteBuf::part` check them inside their
-            // allocations); the kernel reads `x` only at `img_map`ped indices inside
-            // `[0, h) x [0, w)` of each image (vector loads only of runs of 4 columns inside a
-            // row, from an `x` aligned for them with rows a multiple of 4 long), the taps below
-            // their counts, writes `y` only at outputs inside the images, and uses no shared
-            // memory.
+            // SAFETY: `x` and `y` are checked views of `batch h w` elements (`ReadBuf`/
+            // `WriteBuf::part` check them inside their allocations), the taps are values; the
+            // kernel reads `x` only at `img_map`ped indices inside `[0, h) x [0, w)` of each
+            // image (vector loads only of runs of 4 columns inside a row, from an `x` aligned
+            // for them with rows a multiple of 4 long), writes `y` only at outputs inside the
+            // images, and uses no shared memory.
             unsafe {
                 stream.launch_packed(
                     &k.func,
@@ -424,8 +465,8 @@ impl LibraryCall for ImgSep2 {
         let tiles = self.batch * self.h.div_ceil(t.th) * self.w.div_ceil(t.tw);
         let grid = grid_for(u64::from(st.sms), t.blocks as u64, tiles, 1);
         let shared = shared_bytes(self.y.m, self.x.m, self.xfirst, self.esize(), (t.tw, t.th));
-        // SAFETY: `x` and `y` are checked views of `batch h w` elements, `wy` and `wx` of their
-        // tap counts (`ReadBuf`/`WriteBuf::part` check them inside their allocations); the
+        // SAFETY: `x` and `y` are checked views of `batch h w` elements (`ReadBuf`/
+        // `WriteBuf::part` check them inside their allocations), the taps are values; the
         // kernel reads `x` only at `img_map`ped indices inside `[0, h) x [0, w)` of each
         // image (vector loads only of runs of 4 columns inside a row, from an `x` aligned for
         // them with rows a multiple of 4 long), writes `y` only at outputs inside them, and its

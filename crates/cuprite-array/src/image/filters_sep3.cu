@@ -70,8 +70,8 @@ __device__ __forceinline__ C s3_rows(F col, const C (&wr)[S3_MY], double div) {
   return sep_div(sep_out<S3_MY, S3_SYMY>(v, wr, 0), div);
 }
 
-__device__ __forceinline__ void img_sep3(const T *__restrict__ x, const C *__restrict__ wy,
-                                         const C *__restrict__ wx, T *__restrict__ y, i64t batch,
+__device__ __forceinline__ void img_sep3(const T *__restrict__ x, const img_taps wy,
+                                         const img_taps wx, T *__restrict__ y, i64t batch,
                                          i64t h, i64t w, i64t cy, i64t cx, i64t mode,
                                          double cval, double divy, double divx) {
   const int lane = threadIdx.x & 31, wi = threadIdx.x >> 5;
@@ -79,9 +79,9 @@ __device__ __forceinline__ void img_sep3(const T *__restrict__ x, const C *__res
   const C cv = (C)cval;
   C wr[S3_MY], wc[S3_MX];
 #pragma unroll
-  for (int j = 0; j < S3_MY; ++j) wr[j] = wy[j];
+  for (int j = 0; j < S3_MY; ++j) wr[j] = (C)wy.v[j];
 #pragma unroll
-  for (int j = 0; j < S3_MX; ++j) wc[j] = wx[j];
+  for (int j = 0; j < S3_MX; ++j) wc[j] = (C)wx.v[j];
   const bool vec4 = (w & 3) == 0 &&
                     reinterpret_cast<unsigned long long>(x) % (4 * sizeof(T)) == 0;
   const i64t tn_y = (h + S3_TH - 1) / S3_TH, tn_x = (w + S3_TW - 1) / S3_TW;
