@@ -861,6 +861,9 @@ fn approx2_tile_edges() -> TestResult {
             p0[at] = v;
             p1[(at + 1) % (m0 * m1)] = v;
         }
+        // The first sample: on the grid of every image, one sample wide included.
+        p0[0] = 0.0;
+        p1[0] = 0.0;
         let run = |d: Device| -> cuprite_array::Result<Vec<f32>> {
             on(d, || {
                 let xa = Array::from_slice(&x, &[n0, n1])?;
