@@ -436,8 +436,9 @@ fn separable_random(d: Device) -> TestResult {
 
 /// The images of the fused separable kernel's tiling cases: sides not multiples of its tiles
 /// (37 x 1029), single rows and columns, and a batch of images larger than one tile along
-/// both axes (whose middle tiles lie wholly inside, away from every edge).
-const TILE_SHAPES: [[usize; 3]; 4] = [[1, 37, 1029], [1, 1, 300], [1, 300, 1], [2, 150, 140]];
+/// both axes (whose middle tiles lie wholly inside, away from every edge: the tile from
+/// column 112 and row 32 of a 17 x 17 window reads columns 104 to 231, rows 24 to 71).
+const TILE_SHAPES: [[usize; 3]; 4] = [[1, 37, 1029], [1, 1, 300], [1, 300, 1], [2, 150, 270]];
 
 /// The fused separable kernel (rows first for the Gaussian, the uniform filter and Sobel
 /// along axis 0; columns first for Sobel along axis 1) against f64 reference passes, with
@@ -1667,7 +1668,7 @@ fn sep2_kernels_compile() -> TestResult {
     for (i, r) in runs.into_iter().enumerate() {
         r.map_err(|e| format!("dtype {i} under recording: {e}"))?;
     }
-    // Each tiling: the output columns that leave 64 of intermediate, the most rows whose shared
+    // Each tiling: the output columns that leave 128 of intermediate, the most rows whose shared
     // memory fits 48 KiB, rows a thread of a pass along rows within its register window, 4
     // outputs a thread of a second pass along columns.
     let tile = |tw: usize, th: usize, s: usize, r: usize| {
@@ -1677,11 +1678,11 @@ fn sep2_kernels_compile() -> TestResult {
         )
     };
     for (name, tile) in [
-        ("cuprite_img_sep2_f32_17x17_22(", tile(48, 64, 16, 4)),
-        ("cuprite_img_sep2_f32_33x33_22(", tile(32, 64, 16, 4)),
-        ("cuprite_img_sep2_f64_17x17_22(", tile(48, 64, 8, 4)),
-        ("cuprite_img_sep2_u8_33x33_22(", tile(32, 64, 1, 4)),
-        ("cuprite_img_sep2_f64_5x5_22(", tile(60, 64, 16, 4)),
+        ("cuprite_img_sep2_f32_17x17_22(", tile(112, 32, 16, 4)),
+        ("cuprite_img_sep2_f32_33x33_22(", tile(96, 32, 16, 4)),
+        ("cuprite_img_sep2_f64_17x17_22(", tile(112, 32, 8, 4)),
+        ("cuprite_img_sep2_u8_33x33_22(", tile(96, 32, 1, 4)),
+        ("cuprite_img_sep2_f64_5x5_22(", tile(124, 32, 16, 4)),
         // 3 taps a pass: the small-window kernel, 4 rows a warp.
         (
             "cuprite_img_sep3_f16_3x3_20_xf_c1(",

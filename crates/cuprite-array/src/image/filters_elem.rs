@@ -111,25 +111,31 @@ pub(crate) fn store_c(d: DType) -> &'static str {
 
 /// The typed header of an image kernel for element type `d`: the storage type `T`, the
 /// working type `C`, `img_ld`/`img_st` between them (`img_st` as [`ImageElement::store`]),
-/// and `img_madd(acc, w, v)`, the step `acc + w v` of a weighted sum. For integers the step
-/// rounds the product and the sum separately (no fused multiply-add), as the CPU twin and
-/// SciPy do, so that the sums and their truncation agree bit for bit.
+/// `img_madd(acc, w, v)`, the step `acc + w v` of a weighted sum, and `img_fma(acc, w, v)`, the
+/// same step of the separable filters' taps (`filters_taps.cu`). For integers both round the
+/// product and the sum separately (no fused multiply-add), as the CPU twin and SciPy do, so
+/// that the sums and their truncation agree bit for bit; for floating types `img_fma` rounds
+/// once (a fused multiply-add: the CPU twin's sums differ from it in the last place).
 pub(crate) fn header(d: DType) -> String {
     let (ld, st) = match d {
         DType::F16 => ("h2f(v)", "f2h(v)"),
         DType::U8 | DType::U16 => ("(C)v", "(T)(i64t)v"),
         _ => ("v", "(T)v"),
     };
-    let madd = if matches!(d, DType::U8 | DType::U16) {
-        "__dadd_rn(acc, __dmul_rn(w, v))"
-    } else {
-        "acc + w * v"
+    let (madd, fma) = match d {
+        DType::U8 | DType::U16 => (
+            "__dadd_rn(acc, __dmul_rn(w, v))",
+            "__dadd_rn(acc, __dmul_rn(w, v))",
+        ),
+        DType::F64 => ("acc + w * v", "__fma_rn(w, v, acc)"),
+        _ => ("acc + w * v", "__fmaf_rn(w, v, acc)"),
     };
     format!(
         "typedef {} T;\ntypedef {} C;\n\
          __device__ __forceinline__ C img_ld(T v) {{ return {ld}; }}\n\
          __device__ __forceinline__ T img_st(C v) {{ return {st}; }}\n\
-         __device__ __forceinline__ C img_madd(C acc, C w, C v) {{ return {madd}; }}\n",
+         __device__ __forceinline__ C img_madd(C acc, C w, C v) {{ return {madd}; }}\n\
+         __device__ __forceinline__ C img_fma(C acc, C w, C v) {{ return {fma}; }}\n",
         store_c(d),
         acc_c(d)
     )

@@ -31,7 +31,7 @@
 // then the others in ascending order.
 //
 // Built after `boundary.cu`, a typed header defining `T`, `C`, `img_ld`, `img_st`,
-// `img_madd` (`filters_elem.rs`), `filters_taps.cu`, and SEP_MY, SEP_MX, SEP_SYMY, SEP_SYMX,
+// `img_fma` (`filters_elem.rs`), `filters_taps.cu`, and SEP_MY, SEP_MX, SEP_SYMY, SEP_SYMX,
 // SEP_XFIRST, SEP_TW (a multiple of 4 and of SEP_R), SEP_TH (a multiple of SEP_S), SEP_S and
 // SEP_R (4 or 8). The shared bytes it needs are `filters_sep.rs`'s `shared_bytes`, which
 // mirrors SEP_MR and SEP_MS below.

@@ -104,10 +104,10 @@ pub(crate) const SEP_MAX_TAPS: usize = 33;
 const SHARED_MAX: usize = 48 * 1024;
 /// The columns of a tile's intermediate rows first: its output columns and the halo of the
 /// pass along columns, so that a first pass of 16 rows a thread gives each of the 256 threads
-/// one column of a 64-row tile.
-const FIRST_COLS: usize = 64;
+/// one column of half a 32-row tile.
+const FIRST_COLS: usize = 128;
 /// The output rows of a tile, largest first: the first whose shared memory fits is used.
-const ROWS: [usize; 3] = [64, 32, 16];
+const ROWS: [usize; 2] = [32, 16];
 /// The most 32-bit registers the values of a thread of a pass along rows may take
 /// (`s + taps - 1` working values): `s` is the largest power of two up to 16 within it.
 const ROW_WINDOW_REGS: usize = 48;
@@ -497,28 +497,28 @@ impl LibraryCall for ImgSep2 {
 
 #[cfg(test)]
 mod tests {
-    use super::{SHARED_MAX, Tiling, shared_bytes, small, tiling};
+    use super::{FIRST_COLS, SHARED_MAX, Tiling, shared_bytes, small, tiling};
 
     /// The shared memory of a tiling, counted by hand: rows first, `th` rows of the 16-byte
     /// loads of the pass along columns; columns first, `th + my - 1` rows of `tw`.
     #[test]
     fn shared_memory_of_the_tilings() {
-        // f32, 17 x 17 taps, rows first, 48 x 64: the last thread's loads end at 44 + 20 = 64.
-        assert_eq!(shared_bytes(17, 17, false, 4, (48, 64)), 64 * 64 * 4);
-        // f32, 3 x 5 taps, columns first: 66 rows of 60.
-        assert_eq!(shared_bytes(3, 5, true, 4, (60, 64)), 66 * 60 * 4);
-        // f64, 33 x 33, rows first, 32 x 64: 28 + 36 = 64 values a row.
-        assert_eq!(shared_bytes(33, 33, false, 8, (32, 64)), 64 * 64 * 8);
-        // f64, 33 x 33, columns first: 96 rows of 32.
-        assert_eq!(shared_bytes(33, 33, true, 8, (32, 64)), 96 * 32 * 8);
+        // f32, 17 x 17 taps, rows first, 112 x 32: the last thread's loads end at 108 + 20.
+        assert_eq!(shared_bytes(17, 17, false, 4, (112, 32)), 32 * 128 * 4);
+        // f32, 3 x 5 taps, columns first: 34 rows of 124.
+        assert_eq!(shared_bytes(3, 5, true, 4, (124, 32)), 34 * 124 * 4);
+        // f64, 33 x 33, rows first, 96 x 32: 92 + 36 = 128 values a row.
+        assert_eq!(shared_bytes(33, 33, false, 8, (96, 32)), 32 * 128 * 8);
+        // f64, 33 x 33, columns first: 64 rows of 96 (48 KiB).
+        assert_eq!(shared_bytes(33, 33, true, 8, (96, 32)), 64 * 96 * 8);
         let t = |tw, th, s, blocks| Some(Tiling { tw, th, s, blocks });
-        assert_eq!(tiling(17, 17, false, 4), t(48, 64, 16, 4));
-        assert_eq!(tiling(33, 33, false, 4), t(32, 64, 16, 3));
-        assert_eq!(tiling(4, 3, false, 4), t(60, 64, 16, 4));
+        assert_eq!(tiling(17, 17, false, 4), t(112, 32, 16, 4));
+        assert_eq!(tiling(33, 33, false, 4), t(96, 32, 16, 3));
+        assert_eq!(tiling(4, 3, false, 4), t(124, 32, 16, 4));
         // f64: 8 + 16 values of two registers each fill the 48 of a rows window.
-        assert_eq!(tiling(17, 17, false, 8), t(48, 64, 8, 3));
+        assert_eq!(tiling(17, 17, false, 8), t(112, 32, 8, 3));
         // 33 doubles a pass along rows: one output a thread.
-        assert_eq!(tiling(33, 33, true, 8), t(32, 64, 1, 3));
+        assert_eq!(tiling(33, 33, true, 8), t(96, 32, 1, 3));
         assert_eq!(tiling(34, 3, false, 4), None);
         assert_eq!(tiling(0, 3, false, 4), None);
         for (my, mx) in [(1, 1), (3, 3), (17, 17), (33, 33), (1, 33), (33, 1)] {
@@ -529,7 +529,7 @@ mod tests {
                     assert!(bytes <= SHARED_MAX);
                     assert_eq!(t.th % t.s, 0);
                     assert_eq!(t.tw % 4, 0);
-                    assert!(t.tw + mx - 1 <= 64);
+                    assert!(t.tw + mx - 1 <= FIRST_COLS);
                     assert!((t.s + my - 1) * esize / 4 <= 48 || t.s == 1);
                 }
             }

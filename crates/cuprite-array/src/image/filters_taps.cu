@@ -1,7 +1,7 @@
 // The taps and memory helpers of the separable filters (`filters_sep.cu`, `filters_sep3.cu`):
 // a pass's output in SciPy's summation order, its divisor, 16-byte shared loads, 4-value
 // vector loads of the image and stores of outputs; and the taps of a pass as the launch
-// passes them. Built after the typed header defining `T`, `C`, `img_ld`, `img_st`, `img_madd`
+// passes them. Built after the typed header defining `T`, `C`, `img_ld`, `img_st`, `img_fma`
 // (`filters_elem.rs`), and IMG_TAPS.
 
 // The taps of one pass by value: the launch's IMG_TAPS double parameters of the pass (the first
@@ -18,15 +18,15 @@ __device__ __forceinline__ C sep_out(const C (&v)[N], const C (&w)[M], int p) {
   if (SYM == 1) {
     acc = v[p + H] * w[H];
 #pragma unroll
-    for (int t = 0; t < H; ++t) acc = img_madd(acc, w[t], v[p + t] + v[p + M - 1 - t]);
+    for (int t = 0; t < H; ++t) acc = img_fma(acc, w[t], v[p + t] + v[p + M - 1 - t]);
   } else if (SYM == -1) {
     acc = v[p + H] * w[H];
 #pragma unroll
-    for (int t = 0; t < H; ++t) acc = img_madd(acc, w[t], v[p + t] - v[p + M - 1 - t]);
+    for (int t = 0; t < H; ++t) acc = img_fma(acc, w[t], v[p + t] - v[p + M - 1 - t]);
   } else {
     acc = v[p + M - 1] * w[M - 1];
 #pragma unroll
-    for (int t = 0; t < M - 1; ++t) acc = img_madd(acc, w[t], v[p + t]);
+    for (int t = 0; t < M - 1; ++t) acc = img_fma(acc, w[t], v[p + t]);
   }
   return acc;
 }
