@@ -707,8 +707,124 @@ fn scans_long_lines(d: Device) -> TestResult {
     })
 }
 
+/// Lengths on and around the tile boundaries of the look-back kernels' long forms (lines of
+/// 2^16 elements and more are cut into tiles of a few thousand to some tens of thousands of
+/// elements, a multiple of 1024; a fused producer's tiles are shorter): exact multiples of
+/// large powers of two, a vector more or less, lengths that are not a multiple of the vector
+/// (the shared-tile kernel) and primes.
+const TILE_LENGTHS: &[usize] = &[
+    1 << 16,
+    (3 << 13) * 3,
+    (3 << 13) * 3 - 4,
+    (3 << 13) * 3 + 4,
+    (5 << 12) * 5 + 8,
+    (5 << 12) * 7 + 3,
+    100_003,
+    (1 << 17) + 1,
+];
+
+/// Every operator, inclusive and exclusive, over `lines` lines of `n` (scanned along the last
+/// axis, the lines' look-back status kept apart) of dtype `T`, and a fused producer, against
+/// the host reference; products only for integers (a float product of this many factors can
+/// overflow in one order and not in another).
+fn check_long<T: TNum + cuprite_array::Numeric + cuprite_array::Promote<T, Output = T>>(
+    rng: &mut Rng,
+    lines: usize,
+    n: usize,
+) -> TestResult
+where
+    T::Accum: TNum,
+{
+    let (x, f) = make::<T>(rng, lines * n);
+    let shape = [lines, n];
+    let dims = (lines, n, 1);
+    let a = Array::from_slice(&x, &shape)?;
+    let tag = |op: &str, excl: bool| {
+        let e = if excl { " exclusive" } else { "" };
+        format!("{op}{e} of {lines} x {n} {}", T::DTYPE)
+    };
+    for excl in [false, true] {
+        let got = if excl {
+            a.cumsum_exclusive(1)?
+        } else {
+            a.cumsum(1)?
+        };
+        let want = reference::<T, T::Accum>(&x, dims, ScanOp::Sum, excl, None);
+        same(&got.to_vec()?, &want, &tag("cumsum", excl))?;
+        let got = if excl {
+            a.cummax_exclusive(1)?
+        } else {
+            a.cummax(1)?
+        };
+        let want = reference::<T, T>(&x, dims, ScanOp::Max, excl, None);
+        same(&got.to_vec()?, &want, &tag("cummax", excl))?;
+        let got = if excl {
+            a.cummin_exclusive(1)?
+        } else {
+            a.cummin(1)?
+        };
+        let want = reference::<T, T>(&x, dims, ScanOp::Min, excl, None);
+        same(&got.to_vec()?, &want, &tag("cummin", excl))?;
+        if !T::FLOAT {
+            let p = Array::from_slice(&f, &shape)?;
+            let got = if excl {
+                p.cumprod_exclusive(1)?
+            } else {
+                p.cumprod(1)?
+            };
+            let want = reference::<T, T::Accum>(&f, dims, ScanOp::Prod, excl, None);
+            same(&got.to_vec()?, &want, &tag("cumprod", excl))?;
+        }
+    }
+    // A fused producer of three inputs (its own, shorter tiles): (x + x) + f.
+    let b = Array::from_slice(&f, &shape)?;
+    let y: Vec<T> = x
+        .iter()
+        .zip(&f)
+        .map(|(&u, &v)| {
+            if T::FLOAT {
+                T::from_flt(u.flt() * 2.0 + v.flt())
+            } else {
+                T::from_int(u.int() * 2 + v.int())
+            }
+        })
+        .collect();
+    let want = reference::<T, T::Accum>(&y, dims, ScanOp::Sum, false, None);
+    same(
+        &(&(&a + &a) + &b).cumsum(1)?.to_vec()?,
+        &want,
+        &tag("cumsum(2x + f)", false),
+    )?;
+    Ok(())
+}
+
+/// Scans of lines whose lengths cross the long tiles' boundaries ([`TILE_LENGTHS`]): one line
+/// and three lines of each length in `f32` and `i32` (packed look-back status: a 4-byte
+/// accumulator), one line in `f16` (accumulated in `f32`, rounded once) and `u8` (wide `u64`
+/// sums: the split status), every operator inclusive and exclusive, all exact.
+fn scans_tile_boundaries(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let mut rng = Rng::fresh();
+        let lengths: &[usize] = if cuprite_testkit::under_sanitizer() {
+            &TILE_LENGTHS[1..3]
+        } else {
+            TILE_LENGTHS
+        };
+        for &n in lengths {
+            for lines in [1, 3] {
+                check_long::<f32>(&mut rng, lines, n)?;
+                check_long::<i32>(&mut rng, lines, n)?;
+            }
+            check_long::<f16>(&mut rng, 1, n)?;
+            check_long::<u8>(&mut rng, 1, n)?;
+        }
+        Ok(())
+    })
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("scans_long_lines", scans_long_lines),
+    ("scans_tile_boundaries", scans_tile_boundaries),
     ("scans_every_dtype", scans_every_dtype),
     ("scans_lines_and_columns", scans_lines_and_columns),
     ("scans_nan", scans_nan),
