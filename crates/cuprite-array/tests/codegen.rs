@@ -483,6 +483,52 @@ fn axis_reduction_kernels_compile() -> TestResult {
     compile_each(&sources)
 }
 
+/// Reductions over the leading axis of row-major arrays (the reduced axis strided, the
+/// outputs side by side): the column form's kernels are recorded for every dtype and
+/// operation, read the output count, and compile.
+fn column_reduction_kernels_compile() -> TestResult {
+    use cuprite_array::{Array, bf16};
+    tuning::compiler::start_recording();
+    let (r, c) = (300usize, 40usize);
+    let x = Array::<f32>::from_slice_on(Device::CPU, &vec![1.0; r * c], &[r, c])?;
+    assert_eq!(x.sum_axes(&[0])?.to_vec()?, vec![r as f32; c]);
+    x.max_axes(&[0])?.to_vec()?;
+    x.prod_axes(&[0])?.to_vec()?;
+    x.any_axes(&[0])?.to_vec()?;
+    x.all_axes(&[0])?.to_vec()?;
+    let w = Array::<f32>::from_slice_on(Device::CPU, &vec![1.0; 1000], &[1, 1000])?;
+    ((&x.slice(&cuprite_array::s![.., ..20])? * 2.0) + &w.slice(&cuprite_array::s![.., ..20])?)
+        .sum_axes(&[0])?
+        .to_vec()?;
+    let b = Array::<bf16>::from_slice_on(Device::CPU, &vec![bf16::ONE; r * c * 2], &[r, c, 2])?;
+    b.sum_axes(&[0])?.to_vec()?;
+    b.min_axes(&[0])?.to_vec()?;
+    let i = Array::<i32>::from_slice_on(Device::CPU, &vec![1; r * c], &[r, c])?;
+    i.sum_axes(&[0])?.to_vec()?;
+    let d = Array::<f64>::from_slice_on(Device::CPU, &vec![1.0; r * c], &[r, c])?;
+    d.min_axes(&[0])?.to_vec()?;
+    let sources = tuning::compiler::take_recorded();
+    let body = |s: &String| s.rsplit_once(MARKER).map_or(s.clone(), |x| x.1.to_string());
+    let cols: Vec<String> = sources
+        .iter()
+        .map(body)
+        .filter(|s| s.contains("cuprite_reduce") && s.contains("u64t rows_"))
+        .collect();
+    assert!(
+        cols.len() >= 8,
+        "too few column-form reduction kernels ({}): {sources:?}",
+        cols.len()
+    );
+    for k in &cols {
+        assert!(
+            k.contains("rcnt_[cb_] = 0u"),
+            "the counter is not reset: {k}"
+        );
+        assert!(k.contains("live_ && j < hi_"), "an unguarded loop: {k}");
+    }
+    compile_each(&sources)
+}
+
 /// The n-body program's reduction (`(d * w).sum_axes(&[1])`, `d` of shape `[n, n, 3]`, `w`
 /// of shape `[n, n, 1]` holding the one `rsqrt`): every form of its kernel reduces the three
 /// outputs of a body together, computing the `rsqrt` once per element for all three (one
@@ -592,6 +638,10 @@ pub fn tests() -> Vec<Test> {
         Test::nvrtc(
             "codegen::axis_reduction_kernels_compile",
             axis_reduction_kernels_compile,
+        ),
+        Test::nvrtc(
+            "codegen::column_reduction_kernels_compile",
+            column_reduction_kernels_compile,
         ),
         Test::nvrtc(
             "codegen::every_generated_kernel_compiles",

@@ -42,6 +42,7 @@ mod props;
 mod props_ops;
 mod random_gen;
 mod reduce_axes;
+mod reduce_leading;
 mod rows;
 mod safety;
 mod scan;
@@ -127,6 +128,7 @@ fn main() {
     tests.extend(props_ops::tests());
     tests.extend(random_gen::tests());
     tests.extend(reduce_axes::tests());
+    tests.extend(reduce_leading::tests());
     tests.extend(rows::tests());
     tests.extend(safety::tests());
     tests.extend(scan::tests());

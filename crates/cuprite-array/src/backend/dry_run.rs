@@ -9,7 +9,7 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::graph::{FusedCall, LibraryCall, Program};
 use crate::op::ReduceOp;
-use crate::shape::Layout;
+use crate::shape::{Layout, numel};
 use crate::storage::Storage;
 use std::sync::Arc;
 
@@ -137,8 +137,8 @@ fn record_elementwise(prog: &Program, strided_out: bool) {
 /// Records the CUDA sources of a reduction (both passes, every variant).
 fn record_reduction(prog: &Program, op: ReduceOp, inner: usize, out: DType) {
     use crate::codegen::{
-        RowAxes, VEC, Variant, acc_dtype, combinable, reduction, reduction_one_per_thread,
-        reduction_warp_rows, row_lanes, vectorisable,
+        RowAxes, VEC, Variant, acc_dtype, column_lanes, columns_fit, combinable, reduction,
+        reduction_columns, reduction_one_per_thread, reduction_warp_rows, row_lanes, vectorisable,
     };
     let src = prog.instrs[prog.outputs[0]].dtype;
     let acc = acc_dtype(op, src);
@@ -159,6 +159,14 @@ fn record_reduction(prog: &Program, op: ReduceOp, inner: usize, out: DType) {
             // whole warp.
             for lanes in [row_lanes(inner), 32] {
                 crate::jit::record(&reduction_warp_rows(prog, op, out, v, rd, lanes).source);
+            }
+            // The column form (strided rows, neighbouring rows side by side): the rows' own
+            // lane count, and a whole warp.
+            if columns_fit(prog, op, inner, rd) {
+                let rows = numel(&prog.shape) / inner.max(1);
+                for lanes in [column_lanes(rows), 32] {
+                    crate::jit::record(&reduction_columns(prog, op, out, v, rd, lanes).source);
+                }
             }
         }
         if !op.is_arg() {

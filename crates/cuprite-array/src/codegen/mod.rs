@@ -46,8 +46,8 @@ pub(crate) use params::{ParamPlan, WordFrom, word_sources};
 use prelude::with_prelude;
 pub(crate) use prelude::{Helpers, MARKER, PHILOX_C};
 pub(crate) use reduction::{
-    RowAxes, WARP_ROW_MAX, combinable, reduction, reduction_one_per_thread, reduction_warp_rows,
-    row_lanes,
+    RowAxes, WARP_ROW_MAX, column_lanes, columns_fit, combinable, reduction, reduction_columns,
+    reduction_one_per_thread, reduction_warp_rows, row_lanes,
 };
 pub(crate) use rows::{RowArgs, RowBind, RowKind, RowShape, RowSpec, rows_kernel};
 pub(crate) use sampling::{GAMMA_TRIES, GammaParams, gamma_kernel};

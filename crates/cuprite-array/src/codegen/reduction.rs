@@ -259,6 +259,74 @@ pub(crate) fn reduction_warp_rows(
     reduction_kernel(p, op, out_d, v, Form::WarpRows(lanes), false, ax)
 }
 
+/// The outputs side by side in one block of [`reduction_columns`] for `rows` outputs: a power
+/// of two from 2 to 32, the fewest that cover them (at most a warp, so that the block's other
+/// threads split the reduced axis).
+pub(crate) fn column_lanes(rows: usize) -> u32 {
+    rows.max(2).next_power_of_two().min(32) as u32
+}
+
+/// Whether reducing `p`'s output in rows of `inner` elements (row axes `ax`) by `op` takes
+/// [`reduction_columns`]: not argmin/argmax, no rows reduced together, at least one kept and
+/// one reduced axis, rows of at least two elements, and every input read by offset either
+/// constant along the rows or strided along them with stride 0 or 1 along the innermost kept
+/// axis (the output axis), at least one with stride 1 (so neighbouring outputs read
+/// neighbouring elements). No gathered input.
+pub(crate) fn columns_fit(p: &Program, op: ReduceOp, inner: usize, ax: RowAxes) -> bool {
+    let nd = p.shape.len();
+    let k = ax.red_dims as usize;
+    if op.is_arg() || ax.group.k != 0 || k == 0 || k >= nd || inner < 2 {
+        return false;
+    }
+    let axis = nd - k - 1;
+    if p.shape[axis] < 2 {
+        return false;
+    }
+    let mut unit = false;
+    for (i, inp) in p.inputs.iter().enumerate() {
+        if inp.gather_len.is_some() || i >= 64 {
+            return false;
+        }
+        if ax.steady >> i & 1 == 1 {
+            continue;
+        }
+        if inp.layout.is_contiguous(&p.shape) {
+            return false;
+        }
+        match inp.layout.strides[axis] {
+            1 => unit = true,
+            0 => {}
+            _ => return false,
+        }
+    }
+    unit
+}
+
+/// The column form (see [`columns_fit`]): `lanes` consecutive outputs (rows of the program)
+/// a block, one a lane, the block's `BLOCK / lanes` lane rows splitting the reduced axis. The
+/// grid is `⌈rows / lanes⌉ · chunks` blocks: block `b` takes output group `b / chunks` and
+/// chunk `ch = b % chunks` of the reduced axis, elements `[ch · per, min((ch + 1) · per,
+/// inner))` with `per = ⌈inner / chunks⌉`, lane row `t` taking every `BLOCK / lanes`-th of
+/// them from `t`. Parameters: those of [`reduction`] with `combine`, and `rows` (the number of
+/// outputs) between `chunks` and the partials. The lane rows' accumulators are combined by a
+/// fixed tree in shared memory. With one chunk the block writes its outputs; else it writes
+/// its partials to `part[ch · rows + row]`, counts itself in on its output group's counter
+/// (zero on entry), and the group's last block combines the group's partials (lane row `t`
+/// the chunks `t, t + BLOCK / lanes, ...`, then the same tree) and sets the counter back to
+/// zero. Not argmin/argmax; the order of combination depends on the sizes only.
+pub(crate) fn reduction_columns(
+    p: &Program,
+    op: ReduceOp,
+    out_d: DType,
+    v: Variant,
+    ax: RowAxes,
+    lanes: u32,
+) -> KernelSource {
+    debug_assert!(!v.vector && !op.is_arg() && ax.group.k == 0);
+    debug_assert!(lanes.is_power_of_two() && lanes <= BLOCK);
+    reduction_kernel(p, op, out_d, v, Form::Columns(lanes), true, ax)
+}
+
 /// How the threads of a reduction kernel share the rows.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Form {
@@ -268,6 +336,8 @@ enum Form {
     OnePerThread,
     /// This many lanes (a power of two up to 32) per row.
     WarpRows(u32),
+    /// This many consecutive rows a block, one a lane ([`reduction_columns`]).
+    Columns(u32),
 }
 
 /// Whether a reduction can take [`reduction`]'s `combine` form: not argmin/argmax. The
@@ -568,7 +638,7 @@ impl Red<'_> {
         // The row's one value of each steady input, read only where the row has elements
         // (and, lanes of a warp per row, is a row).
         let live = match form {
-            Form::WarpRows(_) => "live_ && inner > 0",
+            Form::WarpRows(_) | Form::Columns(_) => "live_ && inner > 0",
             _ => "inner > 0",
         };
         for (i, inp) in p.inputs.iter().enumerate() {
@@ -651,6 +721,13 @@ impl Red<'_> {
             let _ = writeln!(
                 s,
                 "  for ({it} j = ({it})sub_; live_ && j < ({it})inner; j += {lanes}) {{"
+            );
+        } else if let Form::Columns(lanes) = form {
+            // Independent loads of several elements in flight per thread.
+            let _ = writeln!(
+                s,
+                "  #pragma unroll 4\n  for ({it} j = lo_ + ({it})ty_; live_ && j < hi_; j += {}) {{",
+                BLOCK / lanes
             );
         } else if one_per_thread {
             let _ = writeln!(
@@ -788,6 +865,48 @@ impl Red<'_> {
             .map(|(c, a)| format!(" out0[r0_ + {c}] = {};", self.finished(a)))
             .collect();
         let _ = writeln!(s, "  if (sub_ == 0 && live_) {{{writes} }}");
+    }
+
+    /// The column form's end ([`reduction_columns`]): the lane rows' tree over `sh` (lane
+    /// row `t` takes row `t + w`'s, `w` halving), leaving output `tx_`'s result in `sh[tx_]`;
+    /// then the write (one chunk), or the partial, the count and the last block's combine.
+    fn finish_columns(&self, s: &mut String, lanes: u32) {
+        let it = self.it;
+        let tree = format!(
+            "  sh[threadIdx.x] = acc; __syncthreads();\n  for (int w = {}; w > 0; w >>= 1) {{ if (ty_ < w) sh[threadIdx.x] = comb(sh[threadIdx.x], sh[threadIdx.x + w * {lanes}]); __syncthreads(); }}\n",
+            BLOCK / lanes / 2
+        );
+        s.push_str(&tree);
+        let fin = self.finished("sh[tx_]");
+        let _ = writeln!(
+            s,
+            "  if (nch == 1) {{ if (ty_ == 0 && live_) out0[row] = {fin}; return; }}"
+        );
+        let _ = writeln!(s, "  __shared__ int last_;");
+        let _ = writeln!(
+            s,
+            "  if (ty_ == 0 && live_) rpart_[(i64t)ch * (i64t)rows_ + (i64t)row] = sh[tx_];"
+        );
+        let _ = writeln!(
+            s,
+            "  __threadfence(); __syncthreads();\n  if (threadIdx.x == 0) last_ = atomicAdd(&rcnt_[cb_], 1u) + 1u == (unsigned)nch;\n  __syncthreads();\n  if (!last_) return;\n  __threadfence();"
+        );
+        let l2_load = if self.acc_d.is_complex() {
+            "cldcg"
+        } else {
+            "__ldcg"
+        };
+        let _ = writeln!(
+            s,
+            "  acc = {};\n  for ({it} k = ({it})ty_; live_ && k < nch; k += {}) acc = comb(acc, {l2_load}(&rpart_[(i64t)k * (i64t)rows_ + (i64t)row]));",
+            self.ident(),
+            BLOCK / lanes
+        );
+        s.push_str(&tree);
+        let _ = writeln!(
+            s,
+            "  if (ty_ == 0 && live_) out0[row] = {fin};\n  if (threadIdx.x == 0) rcnt_[cb_] = 0u;"
+        );
     }
 
     /// The block's tree over `sh` (a group's rows side by side, `BLOCK` slots each, in one
@@ -975,8 +1094,16 @@ fn reduction_kernel(
     if matches!(form, Form::WarpRows(_)) {
         s.push_str(SHUFFLE);
     }
+    let rows_param = if matches!(form, Form::Columns(_)) {
+        ", u64t rows_"
+    } else {
+        ""
+    };
     let extra = if combine {
-        format!(", {}* __restrict__ rpart_, unsigned int* rcnt_", cty(acc_d))
+        format!(
+            "{rows_param}, {}* __restrict__ rpart_, unsigned int* rcnt_",
+            cty(acc_d)
+        )
     } else {
         String::new()
     };
@@ -999,7 +1126,20 @@ fn reduction_kernel(
     // Block `ch` of a row's `chunks` blocks takes every `chunks`-th tile of the row (all blocks
     // sweep the row together, grid-stride), so every block has the same work whatever the
     // number of blocks resident at once.
-    if let Form::WarpRows(lanes) = form {
+    if let Form::Columns(lanes) = form {
+        // Lanes past the last output stay (no element, no write): every thread reaches the
+        // block's barriers.
+        // 32-bit division where the indices are (the grid and `chunks` fit).
+        let cb = if v.idx32 {
+            "(int)((unsigned)blockIdx.x / (unsigned)chunks)"
+        } else {
+            "(i64t)((u64t)blockIdx.x / chunks)"
+        };
+        let _ = writeln!(
+            s,
+            "  int tx_ = (int)(threadIdx.x % {lanes}u), ty_ = (int)(threadIdx.x / {lanes}u);\n  {it} nch = ({it})chunks;\n  {it} cb_ = {cb}, ch = ({it})blockIdx.x - cb_ * nch;\n  {it} row = cb_ * {lanes} + ({it})tx_;\n  bool live_ = row < ({it})rows_;\n  {it} per_ = (({it})inner + nch - 1) / nch;\n  {it} lo_ = ch * per_;\n  {it} hi_ = lo_ + per_ < ({it})inner ? lo_ + per_ : ({it})inner;"
+        );
+    } else if let Form::WarpRows(lanes) = form {
         // Lanes past the last row stay (no element, no write): the shuffles take every lane.
         let _ = writeln!(
             s,
@@ -1033,6 +1173,8 @@ fn reduction_kernel(
     r.scalar_loop(&mut s, form);
     if let Form::WarpRows(lanes) = form {
         r.finish_warp(&mut s, lanes);
+    } else if let Form::Columns(lanes) = form {
+        r.finish_columns(&mut s, lanes);
     } else {
         r.finish(&mut s, combine);
     }

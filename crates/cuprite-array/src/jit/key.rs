@@ -27,6 +27,9 @@ pub(crate) enum KernelKind {
         /// Lanes per row where rows are reduced by lanes of a warp
         /// (`codegen::reduction_warp_rows`), 0 where by blocks.
         row_lanes: u8,
+        /// Outputs a block where the block's threads take consecutive outputs
+        /// (`codegen::reduction_columns`), 0 otherwise.
+        col_lanes: u16,
         /// Which trailing axes of the program the rows run over, which inputs are constant
         /// along them, and the rows reduced together along a short kept axis with the inputs
         /// that vary along it or share another's reads (`codegen::RowAxes`).

@@ -71,6 +71,9 @@ struct Plan {
     v: Variant,
     /// Rows of at most a warp's reach take this many lanes of a warp each (0: blocks).
     row_lanes: u32,
+    /// Consecutive rows a block, one a thread, where the rows' elements are strided and
+    /// neighbouring rows neighbouring elements (`codegen::reduction_columns`; 0: not).
+    col_lanes: u32,
     /// Which trailing axes of the program the rows run over.
     axes: codegen::RowAxes,
     /// The dtype of the partial results of a pass of several blocks a row.
@@ -119,7 +122,14 @@ fn plan(
     let idx32 = p.fits_i32() && numel(&p.shape) < (i32::MAX as usize) / 2;
     // Short rows that would each get a whole block take a warp each instead, or a part of one
     // (several rows a warp) where they are shorter still.
-    let warp_rows = guess == 1 && inner <= codegen::WARP_ROW_MAX;
+    // Rows whose elements lie apart while neighbouring rows' lie side by side: consecutive
+    // threads take consecutive rows (coalesced loads), blocks split the rows' elements.
+    let col_lanes = if outer <= i32::MAX as usize && codegen::columns_fit(p, op, inner, axes) {
+        codegen::column_lanes(outer)
+    } else {
+        0
+    };
+    let warp_rows = col_lanes == 0 && guess == 1 && inner <= codegen::WARP_ROW_MAX;
     let row_lanes = if warp_rows {
         codegen::row_lanes(inner)
     } else {
@@ -127,10 +137,10 @@ fn plan(
     };
     let v = Variant {
         idx32,
-        vector: vector && !warp_rows,
+        vector: vector && !warp_rows && col_lanes == 0,
         strided_out: false,
     };
-    let pass_d = if guess > 1 {
+    let pass_d = if guess > 1 || col_lanes > 0 {
         codegen::acc_dtype(op, src_d)
     } else {
         out_d
@@ -139,15 +149,19 @@ fn plan(
     // the kernel key holds (index width, operation, dtypes), never from the sizes, so that a
     // launch of the same kernel with other sizes agrees with how it was built. Its partials
     // are in the accumulator's dtype, so combining them loses nothing.
-    let one_per_thread = idx32 && !arg && !warp_rows && pass_d == codegen::acc_dtype(op, src_d);
+    let one_per_thread =
+        idx32 && !arg && !warp_rows && col_lanes == 0 && pass_d == codegen::acc_dtype(op, src_d);
     // One launch instead of two where the rows' blocks can count themselves in: the last
     // block of a row combines its partials (`codegen::reduction`'s `combine`).
-    let combine = guess > 1 && outer <= COMBINE_ROWS && codegen::combinable(op);
+    // The column form always takes the partials and counters (used where it has several
+    // chunks).
+    let combine = col_lanes > 0 || (guess > 1 && outer <= COMBINE_ROWS && codegen::combinable(op));
     let kernel_d = if combine { out_d } else { pass_d };
     Plan {
         guess,
         v,
         row_lanes,
+        col_lanes,
         axes,
         pass_d,
         one_per_thread,
@@ -161,6 +175,7 @@ fn kernel(st: &'static DeviceState, p: &Program, op: ReduceOp, pl: Plan) -> Resu
     let Plan {
         v,
         row_lanes,
+        col_lanes,
         axes,
         pass_d,
         one_per_thread,
@@ -178,10 +193,13 @@ fn kernel(st: &'static DeviceState, p: &Program, op: ReduceOp, pl: Plan) -> Resu
             written: kernel_d,
             combine,
             row_lanes: row_lanes as u8,
+            col_lanes: col_lanes as u16,
             axes,
         },
         || {
-            if row_lanes > 0 {
+            if col_lanes > 0 {
+                codegen::reduction_columns(p, op, kernel_d, v, axes, col_lanes)
+            } else if row_lanes > 0 {
                 codegen::reduction_warp_rows(p, op, kernel_d, v, axes, row_lanes)
             } else {
                 codegen::reduction(p, op, kernel_d, v, combine, axes)
@@ -194,7 +212,7 @@ fn kernel(st: &'static DeviceState, p: &Program, op: ReduceOp, pl: Plan) -> Resu
         // takes several times longer to build).
         || {
             let scalar = Variant { vector: false, ..v };
-            if row_lanes > 0 {
+            if row_lanes > 0 || col_lanes > 0 {
                 None
             } else if one_per_thread {
                 Some(codegen::reduction_one_per_thread(
@@ -215,6 +233,26 @@ fn kernel(st: &'static DeviceState, p: &Program, op: ReduceOp, pl: Plan) -> Resu
             codegen::interp::encode(p).map(|c| (f, c))
         },
     )
+}
+
+/// The least elements of a row a thread of the column form takes where the row is split
+/// into chunks.
+const COLUMN_MIN_PER_THREAD: usize = 8;
+
+/// The chunks of the column form's rows (`codegen::reduction_columns`) for `outer` rows of
+/// `inner` elements, `lanes` rows a block: enough blocks to fill the device once (by the
+/// kernel's own occupancy), each thread taking at least [`COLUMN_MIN_PER_THREAD`] elements;
+/// one chunk where the output groups outnumber the counters. Decided from the sizes and the
+/// kernel only.
+fn column_chunks(st: &DeviceState, k: &Kernel, lanes: u32, outer: usize, inner: usize) -> usize {
+    let groups = outer.div_ceil(lanes as usize);
+    if groups > COMBINE_ROWS {
+        return 1;
+    }
+    let lane_rows = (BLOCK / lanes) as usize;
+    let resident = st.sms as usize * k.blocks_per_sm.max(1) as usize;
+    let most = inner.div_ceil(lane_rows * COLUMN_MIN_PER_THREAD).max(1);
+    (resident / groups).clamp(1, most)
 }
 
 /// Whether the device's row counters may serve a launch on `stream`: its array stream, not
@@ -249,7 +287,9 @@ pub(super) fn reduce(
     let in_ptrs: Vec<u64> = ins.iter().map(|d| d.ptr()).collect();
     let pl = plan(st, p, op, (outer, inner), out_d, &in_ptrs);
     let k = kernel(st, p, op, pl)?;
-    let chunks = if k.scalar && pl.one_per_thread {
+    let chunks = if pl.col_lanes > 0 {
+        column_chunks(st, &k, pl.col_lanes, outer, inner)
+    } else if k.scalar && pl.one_per_thread {
         // The quick build's one-element-per-thread form: a block per BLOCK elements of a row.
         inner.div_ceil(BLOCK as usize).max(1)
     } else if pl.guess > 1 {
@@ -339,12 +379,18 @@ fn launch_rows(
         // else rows. The warp form takes the number of units where the others take `chunks`.
         let units = outer / pl.axes.rows_together();
         let rows_per_block = BLOCK.checked_div(pl.row_lanes).map(|r| r as usize);
-        let (grid, second) = if let Some(rows_per_block) = rows_per_block {
+        let (grid, second) = if pl.col_lanes > 0 {
+            (outer.div_ceil(pl.col_lanes as usize) * chunks, chunks)
+        } else if let Some(rows_per_block) = rows_per_block {
             (units.div_ceil(rows_per_block), units)
         } else {
             (units * chunks, chunks)
         };
         plan.words.extend_from_slice(&[inner as u64, second as u64]);
+        if pl.col_lanes > 0 {
+            // The column form's number of rows, before the partials and counters.
+            plan.words.push(outer as u64);
+        }
         let mut writes = [&out, &out, &out];
         let mut nw = 1;
         if let (Some(part), Some(c)) = (&part, counters) {
