@@ -531,17 +531,20 @@ fn addend_fusion(d: Device) -> TestResult {
             let bias = Array::from_slice_on(d, &tb, &[n])?;
             let (prod, mag) = mm_ref(&ra, &rw, (1, m, n, k), (1, 1));
             let half = T::from64(0.5);
-            // (name, expression, alpha, beta, with bias)
-            let cases: [(&str, Array<T>, f64, f64, bool); 6] = [
-                ("+C", a.matmul(&w)?.try_add(&c)?, 1.0, 1.0, false),
-                ("-C", a.matmul(&w)?.try_sub(&c)?, 1.0, -1.0, false),
-                ("C-", c.try_sub(&a.matmul(&w)?)?, -1.0, 1.0, false),
+            // (name, expression, alpha, beta, with bias, epilogues fused for f64 on CUDA:
+            // cuBLASLt's f64 products take a scale or a bias but no C, so there only a scale,
+            // or a bias added straight to the product, is fused)
+            let cases: [(&str, Array<T>, f64, f64, bool, u64); 6] = [
+                ("+C", a.matmul(&w)?.try_add(&c)?, 1.0, 1.0, false, 0),
+                ("-C", a.matmul(&w)?.try_sub(&c)?, 1.0, -1.0, false, 0),
+                ("C-", c.try_sub(&a.matmul(&w)?)?, -1.0, 1.0, false, 0),
                 (
                     "C - 0.5 (Aᵀ)ᵀW",
                     c.try_sub(&at.matmul(&w)?.try_mul(half)?)?,
                     -0.5,
                     1.0,
                     false,
+                    1,
                 ),
                 (
                     "+bias-C",
@@ -549,6 +552,7 @@ fn addend_fusion(d: Device) -> TestResult {
                     1.0,
                     -1.0,
                     true,
+                    1,
                 ),
                 (
                     "+C+bias",
@@ -556,17 +560,17 @@ fn addend_fusion(d: Device) -> TestResult {
                     1.0,
                     1.0,
                     true,
+                    0,
                 ),
             ];
-            for (name, expr, alpha, beta, with_bias) in cases {
+            for (name, expr, alpha, beta, with_bias, f64_fused) in cases {
                 let before = stats::thread_fused_epilogues();
                 let got: Vec<f64> = expr.to_vec()?.into_iter().map(El::to64).collect();
                 let ran = stats::thread_fused_epilogues() - before;
-                // cuBLASLt's f64 products take no epilogue beyond a scale on CUDA: there the
-                // sum stays element-wise (its values are checked all the same), and only a
-                // scaled product counts one fused epilogue (its scale).
+                // On CUDA an f64 sum with C stays element-wise (its values are checked all the
+                // same).
                 let f64_cuda = d != Device::CPU && T::DTYPE == cuprite_array::DType::F64;
-                let fused = u64::from(!f64_cuda || alpha.abs() != 1.0);
+                let fused = if f64_cuda { f64_fused } else { 1 };
                 if ran != fused {
                     return Err(format!(
                         "{} {name}: {ran} fused products, {fused} expected",
