@@ -12,7 +12,8 @@
 #    folder, with its `gpu_alone` tests left out (CUPRITE_TEST_ALONE=skip): the GPU tests of
 #    different binaries share the GPU, and the examples run one after another beside them.
 #    cuprite-array runs as five processes, each a shard of its tests (see `shards_of`).
-# 2. The `gpu_alone` tests (graph captures), binary after binary, nothing else running
+# 2. The `gpu_alone` tests (graph captures), binary after binary, one test at a time (a
+#    waiting test could otherwise lose the lock to the thread that just released it), nothing else running
 #    (CUPRITE_TEST_ALONE=only): a capture never overlaps another binary's work.
 # 3. The DLPack exchange with PyTorch (when the bundle has libdlpack_py.so and python3 has
 #    torch), `cuprite info`, `cuprite demo`.
@@ -130,7 +131,7 @@ for p in "${pids[@]}"; do wait "$p"; done
 
 say "##### pass 2 at $(now) s: the gpu_alone tests, one binary at a time"
 for i in "${!bins[@]}"; do
-    run_bin "${bins[$i]}" "${dirs[$i]}" only "$T/${bins[$i]}.alone.log" "${ALONE_T:-90}"
+    run_bin "${bins[$i]}" "${dirs[$i]}" only "$T/${bins[$i]}.alone.log" "${ALONE_T:-90}" --test-threads=1
 done
 
 say "##### the rest at $(now) s"
