@@ -239,6 +239,87 @@ fn eig_stack_and_errors(dev: Device) -> TestResult {
     Ok(())
 }
 
+/// `count` uniform values in [0, 1) from SplitMix64 of `seed` (the generator of the
+/// `numpy/eig` benchmark's matrix, repeated here so the test needs nothing from the CLI).
+fn splitmix_uniform(count: usize, seed: u64) -> Vec<f64> {
+    (1..=count as u64)
+        .map(|i| {
+            let mut z = seed.wrapping_add(i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            (z >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+        })
+        .collect()
+}
+
+/// A matrix of the `numpy/eig` benchmark's kind (uniform entries in [0, 1), so positive): one
+/// dominant real eigenvalue near n/2 and the rest, many of them conjugate pairs, in a disc of
+/// radius about √(n/12). The pairs `A·v = λ·v` hold in f64 on the host; Σλ is the trace; the
+/// dominant eigenvalue matches the Perron root found by power iteration on the host, and its
+/// vector is real with components of one sign (Perron–Frobenius; LAPACK's normalisation makes
+/// the largest component real, so the whole vector is real).
+fn eig_uniform_dominant(dev: Device) -> TestResult {
+    for (n, seed) in [(96usize, 1024u64), (128, 7)] {
+        let a = splitmix_uniform(n * n, seed);
+        let (w, v) = linalg::eig(&Array::from_slice_on(dev, &a, &[n, n])?)?;
+        let (w, v) = (w.to_vec()?, v.to_vec()?);
+        let res = eig_residual(&real_to_c(&a), n, &w, &v)?;
+        if res > 1e-12 {
+            return Err(format!("uniform n={n}: residual {res}").into());
+        }
+        let tr: f64 = (0..n).map(|i| a[i * n + i]).sum();
+        let sw: C = w.iter().sum();
+        close(&[sw.re, sw.im], &[tr, 0.0], 1e-10, 1e-10, "Σλ = trace")?;
+        let mut pairs = 0;
+        let mut j = 0;
+        while j < n {
+            if w[j].im != 0.0 {
+                if w[j].im < 0.0 || j + 1 >= n || w[j + 1] != w[j].conj() {
+                    return Err(format!("n={n}: eigenvalue {j} = {} unpaired", w[j]).into());
+                }
+                pairs += 1;
+                j += 2;
+            } else {
+                j += 1;
+            }
+        }
+        if pairs < n / 4 {
+            return Err(format!("n={n}: only {pairs} conjugate pairs").into());
+        }
+        // Power iteration for the Perron root: the second eigenvalue is under a tenth of the
+        // first in modulus, so 60 steps leave far less than 1e-30 of other directions.
+        let mut x = vec![1.0f64; n];
+        let mut root = 0.0;
+        for _ in 0..60 {
+            let y: Vec<f64> = (0..n)
+                .map(|i| (0..n).map(|k| a[i * n + k] * x[k]).sum())
+                .collect();
+            root = y.iter().map(|t| t * t).sum::<f64>().sqrt();
+            x = y.iter().map(|t| t / root).collect();
+        }
+        let top = (0..n)
+            .max_by(|&p, &q| w[p].norm().total_cmp(&w[q].norm()))
+            .ok_or("no eigenvalues")?;
+        close(
+            &[w[top].re, w[top].im],
+            &[root, 0.0],
+            1e-12,
+            1e-12,
+            &format!("Perron root n={n}"),
+        )?;
+        let col: Vec<C> = (0..n).map(|i| v[i * n + top]).collect();
+        let sign = col[0].re.signum();
+        if col.iter().any(|z| z.im != 0.0 || z.re * sign <= 0.0) {
+            return Err(format!("n={n}: the Perron vector is not real of one sign").into());
+        }
+        // Against the normalised power-iteration vector (both of unit norm, same sign).
+        let got: Vec<f64> = col.iter().map(|z| z.re * sign).collect();
+        close(&got, &x, 1e-12, 1e-12, &format!("Perron vector n={n}"))?;
+    }
+    Ok(())
+}
+
 /// `hfft`/`ihfft` against the direct sums of their definitions in f64:
 /// `hfft(a, n)[k] = Σ_{j<n} h_j e^{−2πi jk/n}` (the Hermitian extension `h` of `a`) and
 /// `ihfft(x)[k] = (1/n) Σ_j x_j e^{+2πi jk/n}`, with NumPy's `norm` factors.
@@ -1502,6 +1583,7 @@ const BODIES: &[(&str, Body)] = &[
     ("eig_complex", eig_complex),
     ("eig_known", eig_known),
     ("eig_stack_and_errors", eig_stack_and_errors),
+    ("eig_uniform_dominant", eig_uniform_dominant),
     ("hermitian_fft", hermitian_fft),
     ("qr_forms", qr_forms),
     ("svd_forms", svd_forms),
