@@ -1703,7 +1703,11 @@ fn lt_tuning() -> TestResult {
         &mut d5,
         Epilogue::None,
     )?;
-    assert_eq!((lt.cached_plans(), lt.tuned_plans()), (5, 3), "C of its own");
+    assert_eq!(
+        (lt.cached_plans(), lt.tuned_plans()),
+        (5, 3),
+        "C of its own"
+    );
     check(
         &s.clone_dtoh(&d5)?,
         &product_ref(&a, &b, &c0, (m, n, k), 1.0),
@@ -1739,8 +1743,7 @@ fn lt_tuning() -> TestResult {
                 return Err(format!("GeluAux aux[{i}][{j}] = {}, want {pre}", got_aux[x]).into());
             }
             let g = gelu(pre);
-            if (got_d[x] as f64 - g).abs() > GELU_TANH * pre.abs() + 8.0 * U32 * (1.0 + g.abs())
-            {
+            if (got_d[x] as f64 - g).abs() > GELU_TANH * pre.abs() + 8.0 * U32 * (1.0 + g.abs()) {
                 return Err(format!("GeluAux d[{i}][{j}] = {}, want {g}", got_d[x]).into());
             }
         }

@@ -424,9 +424,7 @@ fn repeatable<T>(
     let mut writes = vec![extent(d)];
     match epilogue {
         Epilogue::None | Epilogue::Relu | Epilogue::Gelu => {}
-        Epilogue::Bias(x) | Epilogue::BiasRelu(x) | Epilogue::BiasGelu(x) => {
-            reads.push(extent(*x))
-        }
+        Epilogue::Bias(x) | Epilogue::BiasRelu(x) | Epilogue::BiasGelu(x) => reads.push(extent(*x)),
         Epilogue::GeluAux { bias, aux, .. } => {
             if let Some(x) = bias {
                 reads.push(extent(*x));
@@ -439,17 +437,14 @@ fn repeatable<T>(
             ..
         } => reads.push(extent(*aux)),
         Epilogue::DGelu {
-            bias_grad: Some(_),
-            ..
+            bias_grad: Some(_), ..
         }
         | Epilogue::BiasGradA(_)
         | Epilogue::BiasGradB(_) => return false,
     }
     // Empty views overlap nothing.
     let overlap = |x: (u64, u64), y: (u64, u64)| x.0 < y.1 && y.0 < x.1;
-    !writes
-        .iter()
-        .any(|&w| reads.iter().any(|&r| overlap(w, r)))
+    !writes.iter().any(|&w| reads.iter().any(|&r| overlap(w, r)))
 }
 
 /// Checks a vector operand of `len` elements; returns its address.
