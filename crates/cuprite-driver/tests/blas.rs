@@ -1593,7 +1593,7 @@ fn product_ref(
 /// A tuning handle times the candidates of a new problem once (the result is the chosen
 /// algorithm's, exact here), never again for that problem, and never where repeating the
 /// product would change the result (`beta ≠ 0` in place): that problem waits for a call
-/// with `beta = 0`.
+/// with `beta = 0`. C of its own and a stored GELU input do not stop it.
 fn lt_tuning() -> TestResult {
     let s = own_stream()?;
     let lt = BlasLt::new(&s)?;
@@ -1683,6 +1683,71 @@ fn lt_tuning() -> TestResult {
         &want[..m / 2 * n],
         "untuned",
     )?;
+    // With tuning on again: beta = 1 with C a buffer of its own (D not read) tunes, as does
+    // an epilogue that stores the GELU input beside D; each result is the chosen algorithm's.
+    lt.set_tuning(Some(Tuning {
+        min_flop: 0.0,
+        ..Tuning::default()
+    }));
+    let dc = s.clone_htod(&c0)?;
+    let mut d5 = s.alloc_zeros::<f32>(m * n)?;
+    let mm5 = Matmul {
+        beta: 1.0,
+        ..Matmul::<f32>::row_major(m, n, k)
+    };
+    lt.matmul(
+        &mm5,
+        &da,
+        &db,
+        Some((&dc, Layout::row_major(n))),
+        &mut d5,
+        Epilogue::None,
+    )?;
+    assert_eq!(
+        (lt.cached_plans(), lt.tuned_plans()),
+        (5, 3),
+        "C of its own"
+    );
+    check(
+        &s.clone_dtoh(&d5)?,
+        &product_ref(&a, &b, &c0, (m, n, k), 1.0),
+        "beta = 1, C of its own",
+    )?;
+    assert_eq!(s.clone_dtoh(&dc)?, c0, "C is only read");
+    let bias = small_ints(&mut rng, n);
+    let dbias = s.clone_htod(&bias)?;
+    let mut aux = s.alloc_zeros::<f32>(m * n)?;
+    let mut d6 = s.alloc_zeros::<f32>(m * n)?;
+    lt.matmul(
+        &mm,
+        &da,
+        &db,
+        None,
+        &mut d6,
+        Epilogue::GeluAux {
+            bias: Some(&dbias),
+            aux: &mut aux,
+            ld: n,
+        },
+    )?;
+    // Tuned too where the heuristic offers several candidates for it.
+    assert_eq!(lt.cached_plans(), 6, "GeluAux");
+    assert!(lt.tuned_plans() >= 3);
+    let (got_aux, got_d) = (s.clone_dtoh(&aux)?, s.clone_dtoh(&d6)?);
+    for i in 0..m {
+        for j in 0..n {
+            // Small integers: the pre-activation is exact.
+            let pre = want[i * n + j] + bias[j] as f64;
+            let x = i * n + j;
+            if got_aux[x] as f64 != pre {
+                return Err(format!("GeluAux aux[{i}][{j}] = {}, want {pre}", got_aux[x]).into());
+            }
+            let g = gelu(pre);
+            if (got_d[x] as f64 - g).abs() > GELU_TANH * pre.abs() + 8.0 * U32 * (1.0 + g.abs()) {
+                return Err(format!("GeluAux d[{i}][{j}] = {}, want {g}", got_d[x]).into());
+            }
+        }
+    }
     Ok(())
 }
 

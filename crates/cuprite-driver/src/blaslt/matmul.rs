@@ -118,20 +118,11 @@ impl BlasLt {
             plans.tuning.map_or(1.0, |t| t.margin),
         );
         let plan = &mut plans.list[idx];
-        // Tuning repeats the product: only where that cannot change the result (C not read, D
-        // the only output) and outside a capture (it waits for its timings).
+        // Tuning repeats the product: only where that cannot change the result (see
+        // `repeatable`) and outside a capture (it waits for its timings).
         let tune = tuning_on
             && !plan.pending.is_empty()
-            && beta.is_zero_bits()
-            && matches!(
-                epilogue,
-                Epilogue::None
-                    | Epilogue::Relu
-                    | Epilogue::Gelu
-                    | Epilogue::Bias(_)
-                    | Epilogue::BiasRelu(_)
-                    | Epilogue::BiasGelu(_)
-            )
+            && repeatable(a, b, c, &*d, &epilogue, beta.is_zero_bits())
             && self.stream.capture_status()? == crate::graph::CaptureStatus::None;
         if r.bias != 0 {
             set_desc(
@@ -402,6 +393,58 @@ impl BlasLt {
             aux,
         })
     }
+}
+
+/// The bytes `[start, end)` a view covers.
+fn extent<T, B: DeviceRead<T> + ?Sized>(buf: &B) -> (u64, u64) {
+    let start = buf.device_ptr();
+    (start, start.saturating_add(buf.num_bytes() as u64))
+}
+
+/// Whether running the product again leaves every output as one run does: no output (D, the
+/// GELU input `GeluAux` stores) overlaps a buffer the call reads (A, B, C unless `beta_zero`,
+/// the bias, the GELU input `DGelu` reads), C is a buffer of its own when it is read (not D,
+/// in place), and no bias gradient is written (cuBLASLt does not say whether an algorithm
+/// that splits `k` accumulates into it).
+fn repeatable<T>(
+    a: &dyn DeviceRead<T>,
+    b: &dyn DeviceRead<T>,
+    c: Option<(&dyn DeviceRead<T>, Layout)>,
+    d: &dyn DeviceWrite<T>,
+    epilogue: &Epilogue<'_, T>,
+    beta_zero: bool,
+) -> bool {
+    let mut reads = vec![extent(a), extent(b)];
+    if !beta_zero {
+        match c {
+            Some((c, _)) => reads.push(extent(c)),
+            None => return false,
+        }
+    }
+    let mut writes = vec![extent(d)];
+    match epilogue {
+        Epilogue::None | Epilogue::Relu | Epilogue::Gelu => {}
+        Epilogue::Bias(x) | Epilogue::BiasRelu(x) | Epilogue::BiasGelu(x) => reads.push(extent(*x)),
+        Epilogue::GeluAux { bias, aux, .. } => {
+            if let Some(x) = bias {
+                reads.push(extent(*x));
+            }
+            writes.push(extent(&**aux));
+        }
+        Epilogue::DGelu {
+            aux,
+            bias_grad: None,
+            ..
+        } => reads.push(extent(*aux)),
+        Epilogue::DGelu {
+            bias_grad: Some(_), ..
+        }
+        | Epilogue::BiasGradA(_)
+        | Epilogue::BiasGradB(_) => return false,
+    }
+    // Empty views overlap nothing.
+    let overlap = |x: (u64, u64), y: (u64, u64)| x.0 < y.1 && y.0 < x.1;
+    !writes.iter().any(|&w| reads.iter().any(|&r| overlap(w, r)))
 }
 
 /// Checks a vector operand of `len` elements; returns its address.

@@ -4,9 +4,11 @@
 /// When and how a [`BlasLt`](super::BlasLt) handle tunes new problems
 /// ([`BlasLt::set_tuning`](super::BlasLt::set_tuning)).
 ///
-/// Tuning runs only where repeating the product cannot change what the call computes: `beta`
-/// zero (C not read) and an epilogue that writes D alone (none, ReLU, GELU, bias and their
-/// combinations); and never on a capturing stream. A problem that cannot be tuned on its first
+/// Tuning runs only where repeating the product cannot change what the call computes: no
+/// output (D, the GELU input a `GeluAux` epilogue stores) overlaps a buffer the call reads (A,
+/// B, C when `beta` is not zero, the bias, the GELU input a `DGelu` epilogue reads), C is not
+/// D (in place) when `beta` is not zero, and no bias gradient is written; and never on a
+/// capturing stream. A problem that cannot be tuned on its first
 /// call keeps the heuristic's choice until a call that can. The choice may differ between
 /// processes (timings vary), so results of tuned problems may differ in rounding between runs;
 /// with tuning off the heuristic's choice is the same every run. `CUPRITE_BLASLT_TUNE_TRACE=1`
