@@ -243,9 +243,10 @@ def image_pipeline(img, k, ops, stats=None):
     """The whole pipeline with the pieces `ops` (eager or compiled); `k` holds the constants.
     Returns the magnitude, edges, labels (1..n), n, areas, centroids and shifted image."""
     smooth, mag, strong, weak, mask, neg, moved = ops["front"](img, k["taps"], k["sobel"], k["neg_index"], k["grid"])
-    count = int(strong.sum())
+    count, steps = int(strong.sum()), 0
     while True:
         strong = ops["grow"](strong, weak)
+        steps += 1
         c = int(strong.sum())
         if c == count:
             break
@@ -263,7 +264,7 @@ def image_pipeline(img, k, ops, stats=None):
     n = uniq.numel() - 1
     area, centroid = ops["measure"](inv, n, img.shape[-1])
     if stats is not None:
-        stats["rounds"] = rounds
+        stats["rounds"], stats["steps"] = rounds, steps
     return mag, strong, inv, n, area, centroid, moved
 
 
@@ -420,6 +421,7 @@ def main():
                 return
             outs[mode] = (labels, n, area, centroid, int(edges.sum()))
             res["image_pipeline_label_rounds"] = st["rounds"]
+            res["image_pipeline_hysteresis_steps"] = st["steps"]
             timed(f"image_pipeline_{mode}_ms", lambda: image_pipeline(img, k, ops))
             # Each step alone (the loops with their checks), from the same inputs.
             smooth, mag, strong, weak, mask, neg, moved = ops["front"](img, k["taps"], k["sobel"], k["neg_index"], k["grid"])
