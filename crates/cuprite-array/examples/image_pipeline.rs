@@ -5,15 +5,22 @@
 //! ```text
 //! cargo run --release -p cuprite-array --example image_pipeline
 //! CUPRITE_BACKEND=cpu cargo run --release -p cuprite-array --example image_pipeline
+//! cargo run --release -p cuprite-array --example image_pipeline -- --full
 //! ```
 //!
 //! It runs on CUDA when a GPU is present, else on the CPU, and checks every step against
 //! values computed here on the host in f64 from the definitions (a Gaussian window, Sobel's
 //! 3 x 3 stencil, a two-point interpolation, areas and centroids by plain loops). It exits
 //! with an error at the first mismatch.
+//!
+//! With `--full` it then runs the steps of `cuprite bench workloads/image_pipeline` on its
+//! 4096 x 4096 image of 256 discs that do not touch (Canny's edges of the smoothed image,
+//! 8-connected labels) and checks them against the discs drawn: one component for each, each
+//! centroid at a disc's centre, each area near the disc's.
 
 use cuprite_array::image::{self, InterpOpts};
 use cuprite_array::{Array, current_device};
+use std::time::Instant;
 
 const H: usize = 96;
 const W: usize = 128;
@@ -137,6 +144,95 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "{H}x{W} image on {}: {n} blobs, {n_edges} edge pixels; every step matches the host",
         current_device()
+    );
+    if std::env::args().any(|a| a == "--full") {
+        full_size()?;
+    }
+    Ok(())
+}
+
+/// The discs of the full-size image, as `cuprite bench workloads/image_pipeline` and its
+/// PyTorch peer draw them: (row, column, radius, value), one in each 256-pixel cell of an
+/// `n x n` image, at least 12 pixels inside its cell.
+fn full_discs(n: usize) -> Vec<(usize, usize, usize, f32)> {
+    let (cell, per) = (256, n / 256);
+    (0..per * per)
+        .map(|k| {
+            let (a, b) = (k / per, k % per);
+            let r = 16 + (k * 37) % 41;
+            let room = cell / 2 - r - 12;
+            let row = a * cell + cell / 2 + (k * 73) % (2 * room + 1) - room;
+            let col = b * cell + cell / 2 + (k * 91) % (2 * room + 1) - room;
+            (row, col, r, (0.6 + 0.04 * ((k * 29) % 11) as f64) as f32)
+        })
+        .collect()
+}
+
+/// The benchmark's pipeline on its 4096 x 4096 image, checked against the discs drawn.
+fn full_size() -> Result<(), Box<dyn std::error::Error>> {
+    let n = 4096;
+    let discs = full_discs(n);
+    let mut host = vec![0.0f32; n * n];
+    for &(ci, cj, r, v) in &discs {
+        for i in ci - r..=ci + r {
+            for j in cj - r..=cj + r {
+                if i.abs_diff(ci).pow(2) + j.abs_diff(cj).pow(2) <= r * r {
+                    host[i * n + j] = v;
+                }
+            }
+        }
+    }
+    let img = Array::from_slice(&host, &[n, n])?;
+    img.eval()?;
+    let t = Instant::now();
+    let smooth = image::gaussian_filter(&img, &[2.0])?;
+    let (gx, gy) = (image::sobel(&smooth, -1)?, image::sobel(&smooth, -2)?);
+    let magnitude = (&gx * &gx + &gy * &gy).sqrt();
+    let edges = image::canny(&smooth, 0.2, 0.5)?;
+    let mask = smooth.try_greater(0.5f32)?;
+    let (labels, count) = image::label_with(&mask, &image::generate_binary_structure(2, 2)?)?;
+    let index: Vec<i64> = (1..=count as i64).collect();
+    let ones = mask.cast::<f32>();
+    let area = image::sum_labels(&ones, &labels, &index)?.to_vec()?;
+    let com = image::center_of_mass(&ones, &labels, &index)?.to_vec()?;
+    let moved = image::shift_with(&smooth, &[3.5, -2.0], InterpOpts::new().order(1))?;
+    cuprite_array::eval_many(&[&magnitude, &moved])?;
+    let n_edges = edges.cast::<u64>().sum()?.item()?;
+    let secs = t.elapsed().as_secs_f64();
+    check!(
+        count == discs.len(),
+        "{count} components, {} discs",
+        discs.len()
+    );
+    let mut seen = vec![false; discs.len()];
+    for (k, c) in com.chunks(2).enumerate() {
+        // Each disc and its blurred threshold are symmetric about the disc's centre.
+        let d = discs
+            .iter()
+            .position(|d| near(c[0], d.0 as f64, 0.05) && near(c[1], d.1 as f64, 0.05))
+            .filter(|&d| !seen[d])
+            .ok_or(format!(
+                "label {}: centroid ({}, {}) at no disc's centre",
+                k + 1,
+                c[0],
+                c[1]
+            ))?;
+        seen[d] = true;
+        let a = |r: f64| std::f64::consts::PI * r * r;
+        let r = discs[d].2 as f64;
+        check!(
+            (a(r - 3.0)..=a(r + 3.0)).contains(&area[k]),
+            "label {}: {} pixels for a disc of radius {r}",
+            k + 1,
+            area[k]
+        );
+    }
+    check!(n_edges > 0, "canny found no edge at full size");
+    println!(
+        "{n}x{n} image of {} discs: {count} components at the discs' centres, {n_edges} edge \
+         pixels, {:.1} ms (first run, kernels compiled included)",
+        discs.len(),
+        secs * 1e3
     );
     Ok(())
 }

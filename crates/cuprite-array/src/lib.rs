@@ -47,9 +47,11 @@
 //! (`cargo run --release -p cuprite-array --example NAME`): `black_scholes` (option prices, one
 //! fused kernel each), `kmeans` (Lloyd's iterations: a matrix product, an argmin, a
 //! scatter-add), `spectral_poisson` (a 2-D Poisson solve by FFT), `mlp_train` (a bf16
-//! perceptron's training step with its backward pass written with array operations) and
-//! `nbody` (all-pairs gravity by broadcasting, reduced in one fused kernel). Each has a
-//! `cuprite bench workloads/NAME` figure beside PyTorch eager and `torch.compile`.
+//! perceptron's training step with its backward pass written with array operations),
+//! `nbody` (all-pairs gravity by broadcasting, reduced in one fused kernel) and
+//! `image_pipeline` (Gaussian, Sobel and Canny edges, labels, per-label measurements and a
+//! sub-pixel shift of a synthetic image). Each has a `cuprite bench workloads/NAME` figure
+//! beside PyTorch eager and `torch.compile`.
 #![deny(missing_docs)]
 #![allow(
     clippy::needless_range_loop,

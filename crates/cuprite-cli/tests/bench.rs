@@ -18,6 +18,10 @@ pub fn tests() -> Vec<Test> {
         Test::cpu("bench::registry_names_unique", registry_names_unique),
         Test::cpu("bench::host_timing_helpers", host_timing_helpers),
         Test::cpu("bench::date_format", date_format),
+        Test::cpu(
+            "bench::image_pipeline_on_the_cpu",
+            image_pipeline_on_the_cpu,
+        ),
         Test::cpu("bench::without_gpu_runs_cpu_and_skips_gpu", without_gpu),
         Test::gpu("bench::device_copy_ceiling", device_copy_ceiling),
         Test::cpu(
@@ -189,6 +193,34 @@ fn date_format() -> TestResult {
     let year: u32 = d[..4].parse()?;
     assert!((2024..2100).contains(&year), "{d}");
     assert!(d.ends_with(" UTC"));
+    Ok(())
+}
+
+/// The pass of `workloads/image_pipeline` on the CPU on a 512² image of four discs, and the
+/// check the benchmark makes once before it times: one component for each disc drawn, each
+/// centroid at a disc's centre, each area about the disc's, some edges.
+fn image_pipeline_on_the_cpu() -> TestResult {
+    use cuprite_array::{Array, Device};
+    use cuprite_cli::bench::workloads::{
+        check_image_pipeline, image_discs, image_of_discs, image_pipeline_pass,
+    };
+    let n = 512;
+    let discs = image_discs(n);
+    assert_eq!(discs.len(), 4);
+    let img = Array::from_slice_on(Device::CPU, &image_of_discs(n), &[n, n])?;
+    let pass = image_pipeline_pass(&img)?;
+    assert_eq!(pass.labels.shape(), [n, n]);
+    let edges = check_image_pipeline(&pass, &discs)?;
+    // Canny thins each disc's blurred rim to a closed curve: about as many edge pixels as the
+    // rims' lengths.
+    let rims: f64 = discs
+        .iter()
+        .map(|d| 2.0 * std::f64::consts::PI * (d.radius + 2) as f64)
+        .sum();
+    assert!(
+        edges as f64 > 0.8 * rims && (edges as f64) < 1.5 * rims,
+        "{edges} edge pixels, rims {rims}"
+    );
     Ok(())
 }
 

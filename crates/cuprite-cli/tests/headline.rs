@@ -259,9 +259,10 @@ fn workload_peers_to_headline() -> TestResult {
 /// The documented way to the headline table, through the binary: `cuprite bench --from R
 /// --peers P --json R` writes the judged peers back into the saved report R, and
 /// `cuprite bench-report R --markdown DOC` then writes the workload rows (named as the
-/// `workloads/mlp_train` and `workloads/nbody` benchmarks name their figures) into DOC.
+/// `workloads/mlp_train`, `workloads/nbody` and `workloads/image_pipeline` benchmarks name
+/// their figures) into DOC.
 fn workload_rows_from_a_saved_report() -> TestResult {
-    use cuprite_cli::bench::workloads::{mlp_train_figure, nbody_figure};
+    use cuprite_cli::bench::workloads::{image_pipeline_figure, mlp_train_figure, nbody_figure};
     let dir = empty_dir("headlineworkloads");
     let id = serde_json::json!({
         "device": "GPU", "device_uuid": "GPU-00ff", "driver": "13.0", "quick": false
@@ -274,7 +275,9 @@ fn workload_rows_from_a_saved_report() -> TestResult {
             {"name": "workloads/mlp_train", "status": "ran",
              "figures": [fig(mlp_train_figure(4096), 0.4)]},
             {"name": "workloads/nbody", "status": "ran",
-             "figures": [fig(nbody_figure(16_384), 0.5)]}
+             "figures": [fig(nbody_figure(16_384), 0.5)]},
+            {"name": "workloads/image_pipeline", "status": "ran",
+             "figures": [fig(image_pipeline_figure(4096, 256), 2.0)]}
         ]
     });
     let peer = serde_json::json!({
@@ -282,7 +285,10 @@ fn workload_rows_from_a_saved_report() -> TestResult {
         "quick": id["quick"], "torch": "9.0", "cuda": "13.0", "peer": "PyTorch 9",
         "mlp_train_compile_ms": 0.5, "mlp_train_eager_ms": 0.6,
         "nbody_compile_ms": 0.4, "nbody_eager_ms": 8.0,
-        "sizes": {"mlp_train": "batch 4096, 1024-4096-1024", "nbody": 16_384}
+        "image_pipeline_compile_ms": 4.0, "image_pipeline_eager_ms": 10.0,
+        "image_pipeline_stages_eager_ms": {"hysteresis": 1.0},
+        "sizes": {"mlp_train": "batch 4096, 1024-4096-1024", "nbody": 16_384,
+                  "image_pipeline": 4096}
     });
     let (report_p, peer_p, doc_p) = (
         dir.join("report.json"),
@@ -331,6 +337,16 @@ fn workload_rows_from_a_saved_report() -> TestResult {
         ),
         ("nbody step (16384 bodies, f32) vs torch.compile", "0.800×"),
         ("nbody step (16384 bodies, f32) vs PyTorch eager", "16.000×"),
+        (
+            "image_pipeline (4096² f32, 256 discs; labels: cuprite union-find, PyTorch \
+             max_pool2d propagation) vs torch.compile",
+            "2.000×",
+        ),
+        (
+            "image_pipeline (4096² f32, 256 discs; labels: cuprite union-find, PyTorch \
+             max_pool2d propagation) vs PyTorch eager",
+            "5.000×",
+        ),
     ] {
         let line = doc
             .lines()

@@ -924,6 +924,28 @@ pub const PEER_RULES: &[PeerRule] = &[
         target: Target::RatioAtMost(0.5),
     },
     PeerRule {
+        script: "torch_workloads.py",
+        key: "image_pipeline_compile_ms",
+        what: "image_pipeline (4096² f32, 256 discs; labels: cuprite union-find, PyTorch \
+               max_pool2d propagation) vs torch.compile",
+        benchmark: "workloads/image_pipeline",
+        figure: "image_pipeline of",
+        unit: "ms",
+        size: Some("image_pipeline"),
+        target: Target::RatioAtMost(1.0),
+    },
+    PeerRule {
+        script: "torch_workloads.py",
+        key: "image_pipeline_eager_ms",
+        what: "image_pipeline (4096² f32, 256 discs; labels: cuprite union-find, PyTorch \
+               max_pool2d propagation) vs PyTorch eager",
+        benchmark: "workloads/image_pipeline",
+        figure: "image_pipeline of",
+        unit: "ms",
+        size: Some("image_pipeline"),
+        target: Target::RatioAtMost(0.5),
+    },
+    PeerRule {
         script: "sparse_peers.py",
         key: "cupyx_spmv_laplacian_ms",
         what: "SpMV of the 2048² 5-point Laplacian (f32, CSR) vs cupyx.scipy.sparse (A @ x)",

@@ -1,5 +1,6 @@
 //! Whole programs as benchmarks: the work of `crates/cuprite-array/examples/black_scholes.rs`,
-//! `kmeans.rs`, `spectral_poisson.rs`, `mlp_train.rs`, `nbody.rs` and `poisson_cg.rs` at their full sizes. The PyTorch peer figures (eager and `torch.compile`)
+//! `kmeans.rs`, `spectral_poisson.rs`, `mlp_train.rs`, `nbody.rs`, `poisson_cg.rs` and
+//! `image_pipeline.rs` at their full sizes. The PyTorch peer figures (eager and `torch.compile`)
 //! come from `benches/peers/torch_workloads.py`, those of `poisson_cg` (cupyx.scipy.sparse.linalg.cg
 //! and a conjugate gradient loop in PyTorch) from `benches/peers/sparse_peers.py` (its loop under
 //! `torch.compile` from `torch_workloads.py`), run in the same call on the same GPU.
@@ -9,9 +10,12 @@
 
 use super::curves::per_call;
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, TimeUnit};
+use cuprite_array::image::{self, InterpOpts};
 use cuprite_array::ops::fft::FftnOpts;
 use cuprite_array::sparse::{SolveOpts, SparseArray, cg_with};
-use cuprite_array::{Array, Device, bf16, c32, linalg, ops::ScatterOpts, s, with_device};
+use cuprite_array::{
+    Array, Backend, Device, bf16, c32, current_device, linalg, ops::ScatterOpts, s, with_device,
+};
 
 /// The workload benchmarks.
 pub fn benchmarks() -> Vec<Benchmark> {
@@ -51,6 +55,13 @@ pub fn benchmarks() -> Vec<Benchmark> {
             group: "workloads",
             needs_gpu: true,
             run: poisson_cg,
+        },
+        Benchmark {
+            name: "workloads/image_pipeline",
+            group: "workloads",
+            // On the CPU too (a smaller image, host time): the steps and the check are the same.
+            needs_gpu: false,
+            run: image_pipeline,
         },
     ]
 }
@@ -390,5 +401,285 @@ fn poisson_cg(ctx: &mut BenchCtx) -> BenchResult {
              the loop under torch.compile in benches/peers/torch_workloads.py",
         );
         Ok(vec![time])
+    })
+}
+
+/// The side of the square cells of the `image_pipeline` image: one disc in each.
+pub const IMAGE_CELL: usize = 256;
+
+/// One disc of the `image_pipeline` image: its centre (row, column), its radius (all whole
+/// pixels) and its value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Disc {
+    /// The centre's row.
+    pub row: usize,
+    /// The centre's column.
+    pub col: usize,
+    /// The radius: the pixels at most this far from the centre are set.
+    pub radius: usize,
+    /// The value of its pixels (the ground is 0).
+    pub value: f32,
+}
+
+/// The discs of the `n × n` image of `workloads/image_pipeline`, as
+/// `benches/peers/torch_workloads.py` draws them: one in each [`IMAGE_CELL`]-pixel cell,
+/// radius 16 to 56, value 0.6 to 1.0, placed by whole-number formulas at least 12 pixels
+/// inside its cell, so that no two discs touch even after the Gaussian of radius 8.
+///
+/// ```
+/// use cuprite_cli::bench::workloads::image_discs;
+/// let d = image_discs(4096);
+/// assert_eq!(d.len(), 256);
+/// assert!(d.iter().all(|d| (16..=56).contains(&d.radius) && d.row >= d.radius + 12));
+/// ```
+pub fn image_discs(n: usize) -> Vec<Disc> {
+    let per = n / IMAGE_CELL;
+    let mut out = Vec::with_capacity(per * per);
+    for a in 0..per {
+        for b in 0..per {
+            let k = a * per + b;
+            let radius = 16 + (k * 37) % 41;
+            let room = IMAGE_CELL / 2 - radius - 12;
+            let (ya, xa) = ((k * 73) % (2 * room + 1), (k * 91) % (2 * room + 1));
+            out.push(Disc {
+                row: a * IMAGE_CELL + IMAGE_CELL / 2 + ya - room,
+                col: b * IMAGE_CELL + IMAGE_CELL / 2 + xa - room,
+                radius,
+                value: (0.6 + 0.04 * ((k * 29) % 11) as f64) as f32,
+            });
+        }
+    }
+    out
+}
+
+/// The `n × n` image of [`image_discs`] (row-major): each disc's value where
+/// `(i − row)² + (j − col)² ≤ radius²`, 0 elsewhere.
+pub fn image_of_discs(n: usize) -> Vec<f32> {
+    let mut img = vec![0.0f32; n * n];
+    for d in image_discs(n) {
+        let r2 = d.radius * d.radius;
+        for i in d.row - d.radius..=d.row + d.radius {
+            for j in d.col - d.radius..=d.col + d.radius {
+                if i.abs_diff(d.row).pow(2) + j.abs_diff(d.col).pow(2) <= r2 {
+                    img[i * n + j] = d.value;
+                }
+            }
+        }
+    }
+    img
+}
+
+/// The name of the `workloads/image_pipeline` time figure for an `n × n` image of `discs`
+/// discs, which the peer rules match by its start and by the size `n`.
+///
+/// ```
+/// use cuprite_cli::bench::workloads::image_pipeline_figure;
+/// assert!(image_pipeline_figure(4096, 256).starts_with("image_pipeline of a 4096² f32 image"));
+/// ```
+pub fn image_pipeline_figure(n: usize, discs: usize) -> String {
+    format!(
+        "image_pipeline of a {n}² f32 image, {discs} discs (gaussian, sobel, canny, label by \
+         union-find, measure, shift)"
+    )
+}
+
+/// What one pass of the image pipeline leaves.
+#[derive(Debug)]
+pub struct ImagePipeline {
+    /// The Sobel gradient magnitude of the smoothed image.
+    pub magnitude: Array<f32>,
+    /// Canny's edges of the smoothed image.
+    pub edges: Array<bool>,
+    /// The components of the thresholded image (8-connected), numbered 1..=count.
+    pub labels: Array<i32>,
+    /// The number of components.
+    pub count: usize,
+    /// Each component's area in pixels.
+    pub area: Array<f64>,
+    /// Each component's centroid, `[count, 2]` (row, column).
+    pub centroid: Array<f64>,
+    /// The smoothed image shifted by (3.5, −2) with linear interpolation.
+    pub shifted: Array<f32>,
+}
+
+/// One pass of the example's steps on `img`, every result evaluated: a Gaussian of σ 2
+/// (SciPy's 17-tap window and `reflect` border), the Sobel derivatives and their magnitude,
+/// Canny's edges of the smoothed image (thresholds 0.5 and 0.2 × 0.5 of the largest
+/// magnitude), the mask `smoothed > 0.5`, its 8-connected components by union-find (the
+/// count read back), each component's area and centroid, and a shift by (3.5, −2) with
+/// linear interpolation. Canny's thresholds and the hysteresis loop read values back too.
+pub fn image_pipeline_pass(img: &Array<f32>) -> Result<ImagePipeline, BenchError> {
+    let smooth = image::gaussian_filter(img, &[2.0])?;
+    let gx = image::sobel(&smooth, -1)?;
+    let gy = image::sobel(&smooth, -2)?;
+    let magnitude = (&gx * &gx + &gy * &gy).sqrt();
+    magnitude.eval()?;
+    let edges = image::canny(&smooth, 0.2, 0.5)?;
+    edges.eval()?;
+    let mask = smooth.try_greater(0.5f32)?;
+    let (labels, count) = image::label_with(&mask, &image::generate_binary_structure(2, 2)?)?;
+    let index: Vec<i64> = (1..=count as i64).collect();
+    let ones = mask.cast::<f32>();
+    let area = image::sum_labels(&ones, &labels, &index)?;
+    let centroid = image::center_of_mass(&ones, &labels, &index)?;
+    cuprite_array::eval_many(&[&area, &centroid])?;
+    let shifted = image::shift_with(&smooth, &[3.5, -2.0], InterpOpts::new().order(1))?;
+    shifted.eval()?;
+    Ok(ImagePipeline {
+        magnitude,
+        edges,
+        labels,
+        count,
+        area,
+        centroid,
+        shifted,
+    })
+}
+
+/// Checks a pass over the image of `discs` against the discs drawn: one component for each,
+/// each centroid within 0.05 of a disc's centre (each disc and its blurred threshold are
+/// symmetric about the centre), each disc matched once, each area between those of the discs
+/// of radius `r − 3` and `r + 3`, and some edges. Returns the count of edge pixels.
+pub fn check_image_pipeline(p: &ImagePipeline, discs: &[Disc]) -> Result<usize, BenchError> {
+    if p.count != discs.len() {
+        return Err(format!(
+            "image_pipeline: {} components, {} discs drawn",
+            p.count,
+            discs.len()
+        )
+        .into());
+    }
+    let area = p.area.to_vec()?;
+    let centroid = p.centroid.to_vec()?;
+    let mut matched = vec![false; discs.len()];
+    for (k, c) in centroid.chunks(2).enumerate() {
+        let hit = discs
+            .iter()
+            .position(|d| (c[0] - d.row as f64).abs() < 0.05 && (c[1] - d.col as f64).abs() < 0.05);
+        let Some(at) = hit.filter(|&at| !matched[at]) else {
+            return Err(format!(
+                "image_pipeline: component {} has its centroid at ({}, {}), no other disc's centre",
+                k + 1,
+                c[0],
+                c[1]
+            )
+            .into());
+        };
+        matched[at] = true;
+        let disc_area = |r: f64| std::f64::consts::PI * r * r;
+        let r = discs[at].radius as f64;
+        if !(disc_area(r - 3.0)..=disc_area(r + 3.0)).contains(&area[k]) {
+            return Err(format!(
+                "image_pipeline: component {} has {} pixels, its disc of radius {r} about {}",
+                k + 1,
+                area[k],
+                disc_area(r).round()
+            )
+            .into());
+        }
+    }
+    let edges = p.edges.cast::<u64>().sum()?.item()? as usize;
+    if edges == 0 {
+        return Err("image_pipeline: Canny found no edge".into());
+    }
+    Ok(edges)
+}
+
+fn image_pipeline(ctx: &mut BenchCtx) -> BenchResult {
+    let dev = current_device();
+    let on_gpu = dev.backend == Backend::Cuda;
+    // One disc needs a whole cell (the sanitizer's quick divisor shrinks the quick size).
+    let n = if on_gpu {
+        ctx.size(4096, 1024)
+    } else {
+        ctx.size(512, 512)
+    }
+    .max(IMAGE_CELL);
+    let discs = image_discs(n);
+    let img = Array::from_slice_on(dev, &image_of_discs(n), &[n, n])?;
+    img.eval()?;
+    let first = image_pipeline_pass(&img)?;
+    let edge_pixels = check_image_pipeline(&first, &discs)?;
+    let name = image_pipeline_figure(n, discs.len());
+    let note = format!(
+        "{} components = the discs drawn, centroids at their centres; {edge_pixels} edge pixels; \
+         peers (labels by max_pool2d min-propagation, eager and torch.compile) in \
+         benches/peers/torch_workloads.py",
+        first.count
+    );
+    drop(first);
+    if !on_gpu {
+        let samples = ctx.try_time_host_per_call(1, |_| image_pipeline_pass(&img).map(|_| ()))?;
+        return Ok(vec![
+            Figure::time(format!("{name} "), &samples, TimeUnit::Ms).with_note(note),
+        ]);
+    }
+    with_device(dev, || {
+        let samples = timed(ctx, || image_pipeline_pass(&img).map(|_| ()))?;
+        let mut figs =
+            vec![Figure::time(format!("{name} "), &samples, TimeUnit::Ms).with_note(note)];
+        if ctx.quick {
+            return Ok(figs);
+        }
+        // Each step alone, from the same inputs: where the time of the whole goes (at the full
+        // size only).
+        let smooth = image::gaussian_filter(&img, &[2.0])?;
+        let mask = smooth.try_greater(0.5f32)?;
+        let eight = image::generate_binary_structure(2, 2)?;
+        let (labels, count) = image::label_with(&mask, &eight)?;
+        let ones = mask.cast::<f32>();
+        cuprite_array::eval_many(&[&smooth, &ones])?;
+        labels.eval()?;
+        let index: Vec<i64> = (1..=count as i64).collect();
+        type Step<'a> = Box<dyn FnMut() -> Result<(), BenchError> + 'a>;
+        let steps: Vec<(&str, Step)> = vec![
+            (
+                "gaussian σ 2",
+                Box::new(|| Ok(image::gaussian_filter(&img, &[2.0])?.eval()?)),
+            ),
+            (
+                "sobel magnitude",
+                Box::new(|| {
+                    let gx = image::sobel(&smooth, -1)?;
+                    let gy = image::sobel(&smooth, -2)?;
+                    Ok((&gx * &gx + &gy * &gy).sqrt().eval()?)
+                }),
+            ),
+            (
+                "canny",
+                Box::new(|| Ok(image::canny(&smooth, 0.2, 0.5)?.eval()?)),
+            ),
+            (
+                "threshold and label",
+                Box::new(|| {
+                    let m = smooth.try_greater(0.5f32)?;
+                    Ok(image::label_with(&m, &eight)?.0.eval()?)
+                }),
+            ),
+            (
+                "area and centroid",
+                Box::new(|| {
+                    let area = image::sum_labels(&ones, &labels, &index)?;
+                    let centroid = image::center_of_mass(&ones, &labels, &index)?;
+                    Ok(cuprite_array::eval_many(&[&area, &centroid])?)
+                }),
+            ),
+            (
+                "shift (3.5, -2), linear",
+                Box::new(|| {
+                    let opts = InterpOpts::new().order(1);
+                    Ok(image::shift_with(&smooth, &[3.5, -2.0], opts)?.eval()?)
+                }),
+            ),
+        ];
+        for (step, f) in steps {
+            let s = timed(ctx, f)?;
+            figs.push(Figure::time(
+                format!("image_pipeline step: {step}, {n}² "),
+                &s,
+                TimeUnit::Ms,
+            ));
+        }
+        Ok(figs)
     })
 }
