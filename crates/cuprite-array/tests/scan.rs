@@ -12,7 +12,7 @@
 use crate::common::Body;
 use cuprite_array::dtype::Element;
 use cuprite_array::{Array, Device, ScanOp, bf16, f16, s};
-use cuprite_testkit::{Rng, Test, TestResult};
+use cuprite_testkit::{CHILD_LIMIT, OutputWithin, Rng, Test, TestResult};
 
 /// A test element: how to make inputs and read values back for the reference.
 pub trait TNum: Element {
@@ -891,8 +891,48 @@ pub fn tests() -> Vec<Test> {
     v.push(Test::gpu("cuda::scan::scans_millions", || {
         scans_millions(Device::cuda(0))
     }));
+    v.push(Test::gpu(
+        "cuda::scan::pipelined_in_child",
+        pipelined_in_child,
+    ));
     v.push(Test::nvrtc("scan::kernels_compile", kernels_compile));
     v
+}
+
+/// The GPU scan tests again in a child process with the pipelined look-back kernel on
+/// (`CUPRITE_ARRAY_SCAN_PIPELINE=1`, read once per process): long lines, every tile boundary
+/// of [`TILE_LENGTHS`] and millions of elements, each against its host reference. In the
+/// child this test itself passes at once.
+fn pipelined_in_child() -> TestResult {
+    if std::env::var_os("CUPRITE_ARRAY_SCAN_PIPELINE").is_some() {
+        return Ok(());
+    }
+    let out = std::process::Command::new(std::env::current_exe()?)
+        .arg("cuda::scan::")
+        .env("CUPRITE_ARRAY_SCAN_PIPELINE", "1")
+        .output_within(CHILD_LIMIT)?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(format!(
+            "the scan tests with the pipelined kernel failed:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    for name in [
+        "scans_long_lines",
+        "scans_tile_boundaries",
+        "scans_millions",
+    ] {
+        let passed = stdout
+            .lines()
+            .any(|l| l.contains(&format!("cuda::scan::{name} ")) && l.trim_end().ends_with("ok"));
+        assert!(
+            passed,
+            "cuda::scan::{name} did not pass in the child:\n{stdout}"
+        );
+    }
+    Ok(())
 }
 
 /// Every scan, compaction and search kernel the bodies generate compiles with NVRTC.

@@ -18,6 +18,12 @@
 //!   scan's output) start on a vector boundary: elements in registers, loaded and stored as
 //!   vectors, no shared tile; also `masked_select`. [`scan_bits`] (in `bits`): `argwhere`'s
 //!   flags as bits, tiles of 16384 elements.
+//! - [`scan_pipe`] (in `pipe`, body in `pipe.cu`): the same look-back for long contiguous
+//!   lines of an unkeyed scan with a packed status on sm_90 to sm_103, run by persistent
+//!   warp-specialised blocks: a producer warp bulk-copies tiles into a ring of shared-memory
+//!   stages, a reduce squad publishes each tile's aggregate as soon as its data lands,
+//!   look-back warps resolve several tiles' prefixes at once and a scan squad stores; no load
+//!   waits for a look-back.
 //! - [`scan_columns`]: one thread per line, for many lines along a non-innermost axis
 //!   (neighbouring threads read neighbouring elements).
 //! - [`search_kernel`] (in `search`): `searchsorted`, one thread per query.

@@ -59,9 +59,22 @@ __device__ __forceinline__ bool pipe_mb_test_(unsigned long long *b, unsigned pa
       : "memory");
   return ok != 0u;
 }
+// The guard of every wait: a hand-over that has not come after `PIPE_WAIT_NS` of the GPU's
+// clock (far longer than the work of any number of tiles before it) ends the launch with a
+// trap, an error the host sees, instead of a block that waits for ever.
+constexpr unsigned long long PIPE_WAIT_NS = 10000000000ull;
+__device__ __forceinline__ unsigned long long pipe_now_() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ void pipe_guard_(unsigned long long t0) {
+  if (pipe_now_() - t0 > PIPE_WAIT_NS) __trap();
+}
 __device__ __forceinline__ void pipe_mb_wait_(unsigned long long *b, unsigned par) {
-  while (!pipe_mb_test_(b, par)) {
-  }
+  if (pipe_mb_test_(b, par)) return;
+  const unsigned long long t0 = pipe_now_();
+  while (!pipe_mb_test_(b, par)) pipe_guard_(t0);
 }
 // Copies `bytes` (a multiple of 16; both addresses 16-byte aligned) from global `src` to the
 // shared `dst`, counted on the barrier `b`.
@@ -83,8 +96,14 @@ __device__ __forceinline__ E_ pipe_look_back_(volatile unsigned long long *sw, l
     unsigned f = 2u;
     E_ v = ident_();
     if (dq <= tt) {
-      unsigned long long wd;
-      while (((wd = sw[tid - dq]) >> 32) == 0ull) __nanosleep(64);
+      unsigned long long wd = sw[tid - dq];
+      if ((wd >> 32) == 0ull) {
+        const unsigned long long t0 = pipe_now_();
+        while (((wd = sw[tid - dq]) >> 32) == 0ull) {
+          __nanosleep(64);
+          pipe_guard_(t0);
+        }
+      }
       f = (unsigned)(wd >> 32);
       v = upk_(wd);
     }
@@ -274,8 +293,12 @@ __device__ __forceinline__ void scan_pipe(unsigned char *smem, const Load &load,
   for (int j = l;; j += NL) {
     const int s = j % ST;
     const unsigned par = (unsigned)(j / ST) & 1u;
-    bool ready = false;
-    while (!ready && j < taken_) ready = pipe_mb_test_(aggr + s, par);
+    bool ready = pipe_mb_test_(aggr + s, par);
+    const unsigned long long t0 = pipe_now_();
+    while (!ready && j < taken_) {
+      pipe_guard_(t0);
+      ready = pipe_mb_test_(aggr + s, par);
+    }
     if (!ready) break;
     const long long tid = tids_[s];
     const E_ agg = aggs_[s];

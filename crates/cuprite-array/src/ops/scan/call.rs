@@ -122,13 +122,15 @@ impl ScanCall {
     }
 
     /// Whether the CUDA backend runs the pipelined kernel ([`ScanForm::Pipe`]) where it would
-    /// run the long vectorised one: a scan that [`scan_pipe_possible`] allows, on a device of
+    /// run the long vectorised one: when the configuration asks for it
+    /// ([`crate::jit::JitConfig::scan_pipeline`]), a scan that [`scan_pipe_possible`] allows, on a device of
     /// sm_90 to sm_103 (bulk copies) whose blocks may have the kernel's shared memory, every
     /// input starting on 16 bytes and its lines a multiple of 16 bytes long (each tile's copy
     /// is whole 16-byte units).
     fn pipelined(&self, st: &DeviceState, prog: &Program, in_ptrs: &[u64]) -> bool {
         let smem = PipeShape::of(pipe_row(prog)).smem_bytes(pipe_row(prog));
-        (90..=103).contains(&st.arch)
+        crate::jit::JitConfig::get().scan_pipeline
+            && (90..=103).contains(&st.arch)
             && self.n >= SCAN_VEC_LONG
             && scan_pipe_possible(prog, self.spec)
             && prog.inputs.iter().zip(in_ptrs).all(|(i, &p)| {
