@@ -15,8 +15,9 @@ use super::*;
 const PIPE_CU: &str = include_str!("pipe.cu");
 
 /// Shared memory a block of the pipelined kernel may use for its stages (one block an SM;
-/// devices that run the kernel allow 227 KiB a block).
-const STAGE_BUDGET: usize = 160 * 1024;
+/// devices that run the kernel allow 227 KiB a block, of which the block's static shared
+/// memory takes a few KiB).
+const STAGE_BUDGET: usize = 192 * 1024;
 
 /// The shape of the pipelined kernel for a program: tiles of `chunks * 1024` elements,
 /// `stages` of them in flight, the warps of each role (see `pipe.cu`).
@@ -31,8 +32,10 @@ pub(crate) struct PipeShape {
 
 impl PipeShape {
     /// The shape for a program whose inputs take `row` bytes an element together: the longest
-    /// tile of up to 8 chunks of which four stages fit [`STAGE_BUDGET`], and as many stages of
-    /// it as fit (at most 8).
+    /// tile of up to 8 chunks of which four stages fit [`STAGE_BUDGET`] (a tile's look-back
+    /// overlaps the loads of the tiles after it only while stages are free), and as many
+    /// stages of it as fit (at most 8). Longer tiles need fewer look-backs: a look-back's
+    /// round trip is paid once a tile, however long.
     pub(crate) fn of(row: usize) -> PipeShape {
         let row = row.max(1);
         let mut chunks = 8;
@@ -157,4 +160,25 @@ pub(crate) fn scan_pipe(p: &Program, spec: ScanSpec) -> KernelSource {
         nl = sh.look_back_warps,
     );
     KernelSource::generated(name, &s, spec.helpers(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every shape keeps its stages within the budget (for rows of up to 48 bytes), has at
+    /// least as many stages as look-back warps (`pipe.cu` needs it) and tiles of whole chunks.
+    #[test]
+    fn shapes_fit() {
+        for row in 1..=48 {
+            let sh = PipeShape::of(row);
+            assert!(sh.smem_bytes(row) <= STAGE_BUDGET, "row {row}: {sh:?}");
+            assert!(sh.look_back_warps <= sh.stages && sh.stages >= 2, "{sh:?}");
+            assert!(sh.chunks.is_power_of_two() && sh.chunks <= 8, "{sh:?}");
+            assert!(sh.threads() <= 1024, "{sh:?}");
+        }
+        // One f32 input: 8 chunks, 6 stages; three (the fused a*b+c): 4 chunks, 4 stages.
+        assert_eq!((PipeShape::of(4).chunks, PipeShape::of(4).stages), (8, 6));
+        assert_eq!((PipeShape::of(12).chunks, PipeShape::of(12).stages), (4, 4));
+    }
 }
