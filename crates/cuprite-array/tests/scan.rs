@@ -12,7 +12,7 @@
 use crate::common::Body;
 use cuprite_array::dtype::Element;
 use cuprite_array::{Array, Device, ScanOp, bf16, f16, s};
-use cuprite_testkit::{Rng, Test, TestResult};
+use cuprite_testkit::{CHILD_LIMIT, OutputWithin, Rng, Test, TestResult};
 
 /// A test element: how to make inputs and read values back for the reference.
 pub trait TNum: Element {
@@ -630,6 +630,45 @@ fn scans_millions(d: Device) -> TestResult {
             let want = reference::<i64, i64>(&xi, (1, n, 1), ScanOp::Max, false, None);
             same(&(&ai * 1i64).cummax(0)?.to_vec()?, &want, "cummax of i64")?;
         }
+        // One long line of thousands of tiles (on CUDA: every block of the pipelined kernel
+        // takes several rounds of its stages), inclusive and exclusive, plain and fused: values
+        // 0 and 1 keep every partial sum of `f32` exact.
+        let n = if cuprite_testkit::under_sanitizer() {
+            (1 << 18) + 12
+        } else {
+            (1 << 23) + 12
+        };
+        let x: Vec<f32> = (0..n).map(|_| (rng.next_u64() % 2) as f32).collect();
+        let b: Vec<f32> = (0..n).map(|_| (rng.next_u64() % 2) as f32).collect();
+        let (a, ab) = (Array::from_slice(&x, &[n])?, Array::from_slice(&b, &[n])?);
+        let want = reference::<f32, f32>(&x, (1, n, 1), ScanOp::Sum, false, None);
+        same(&a.cumsum(0)?.to_vec()?, &want, &format!("cumsum of {n}"))?;
+        let want = reference::<f32, f32>(&x, (1, n, 1), ScanOp::Sum, true, None);
+        same(
+            &a.cumsum_exclusive(0)?.to_vec()?,
+            &want,
+            "long cumsum_exclusive",
+        )?;
+        // x * b + (1 - b): 1 where b is 0, else x (at most 1 a step).
+        let y: Vec<f32> = x.iter().zip(&b).map(|(&u, &v)| u * v + (1.0 - v)).collect();
+        let want = reference::<f32, f32>(&y, (1, n, 1), ScanOp::Sum, false, None);
+        same(
+            &(&(&a * &ab) + &(1.0f32 - &ab)).cumsum(0)?.to_vec()?,
+            &want,
+            "long fused cumsum(x*b + (1 - b))",
+        )?;
+        let xi: Vec<i32> = (0..n)
+            .map(|_| (rng.next_u64() % 1_000_003) as i32 - 500_000)
+            .collect();
+        let ai = Array::from_slice(&xi, &[n])?;
+        let want = reference::<i32, i32>(&xi, (1, n, 1), ScanOp::Max, false, None);
+        same(&ai.cummax(0)?.to_vec()?, &want, "long cummax of i32")?;
+        let want = reference::<i32, i32>(&xi, (1, n, 1), ScanOp::Min, true, None);
+        same(
+            &ai.cummin_exclusive(0)?.to_vec()?,
+            &want,
+            "long exclusive cummin of i32",
+        )?;
         // Compaction over thousands of tiles (the ranks chained by look-back).
         let n = 5_000_001;
         let x: Vec<f32> = (0..n).map(|_| (rng.next_u64() % 1000) as f32).collect();
@@ -710,14 +749,17 @@ fn scans_long_lines(d: Device) -> TestResult {
 /// Lengths on and around the tile boundaries of the look-back kernels' long forms (lines of
 /// 2^16 elements and more are cut into tiles of a few thousand to some tens of thousands of
 /// elements, a multiple of 1024; a fused producer's tiles are shorter): exact multiples of
-/// large powers of two, a vector more or less, lengths that are not a multiple of the vector
-/// (the shared-tile kernel) and primes.
+/// large powers of two, a vector more or less (a last tile of a single vector among them),
+/// 16 bytes more or less than a multiple of 8192 (the pipelined kernel's tiles of one input of
+/// 4 bytes), lengths that are not a multiple of the vector (the shared-tile kernel) and primes.
 const TILE_LENGTHS: &[usize] = &[
     1 << 16,
     (3 << 13) * 3,
     (3 << 13) * 3 - 4,
     (3 << 13) * 3 + 4,
     (5 << 12) * 5 + 8,
+    (1 << 13) * 11 - 4,
+    (1 << 13) * 16 + 4,
     (5 << 12) * 7 + 3,
     100_003,
     (1 << 17) + 1,
@@ -849,8 +891,48 @@ pub fn tests() -> Vec<Test> {
     v.push(Test::gpu("cuda::scan::scans_millions", || {
         scans_millions(Device::cuda(0))
     }));
+    v.push(Test::gpu(
+        "cuda::scan::pipelined_in_child",
+        pipelined_in_child,
+    ));
     v.push(Test::nvrtc("scan::kernels_compile", kernels_compile));
     v
+}
+
+/// The GPU scan tests again in a child process with the pipelined look-back kernel on
+/// (`CUPRITE_ARRAY_SCAN_PIPELINE=1`, read once per process): long lines, every tile boundary
+/// of [`TILE_LENGTHS`] and millions of elements, each against its host reference. In the
+/// child this test itself passes at once.
+fn pipelined_in_child() -> TestResult {
+    if std::env::var_os("CUPRITE_ARRAY_SCAN_PIPELINE").is_some() {
+        return Ok(());
+    }
+    let out = std::process::Command::new(std::env::current_exe()?)
+        .arg("cuda::scan::")
+        .env("CUPRITE_ARRAY_SCAN_PIPELINE", "1")
+        .output_within(CHILD_LIMIT)?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(format!(
+            "the scan tests with the pipelined kernel failed:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    for name in [
+        "scans_long_lines",
+        "scans_tile_boundaries",
+        "scans_millions",
+    ] {
+        let passed = stdout
+            .lines()
+            .any(|l| l.contains(&format!("cuda::scan::{name} ")) && l.trim_end().ends_with("ok"));
+        assert!(
+            passed,
+            "cuda::scan::{name} did not pass in the child:\n{stdout}"
+        );
+    }
+    Ok(())
 }
 
 /// Every scan, compaction and search kernel the bodies generate compiles with NVRTC.
@@ -889,6 +971,10 @@ fn kernels_compile() -> TestResult {
         sources.len()
     );
     eprintln!("compiling {} scan kernels", sources.len());
+    assert!(
+        sources.iter().any(|s| s.contains("scan_pipe<")),
+        "no pipelined scan kernel among them"
+    );
     let opts = tuning::compiler::compile_options(90, true);
     // Batched by shared helpers: each kernel body in a namespace under a name of its own.
     const MARKER: &str = "// ---- cuprite-array kernel ----\n";

@@ -18,6 +18,12 @@
 //!   scan's output) start on a vector boundary: elements in registers, loaded and stored as
 //!   vectors, no shared tile; also `masked_select`. [`scan_bits`] (in `bits`): `argwhere`'s
 //!   flags as bits, tiles of 16384 elements.
+//! - [`scan_pipe`] (in `pipe`, body in `pipe.cu`): the same look-back for long contiguous
+//!   lines of an unkeyed scan with a packed status on sm_90 to sm_103, run by persistent
+//!   warp-specialised blocks: a producer warp bulk-copies tiles into a ring of shared-memory
+//!   stages, a reduce squad publishes each tile's aggregate as soon as its data lands,
+//!   look-back warps resolve several tiles' prefixes at once and a scan squad stores; no load
+//!   waits for a look-back.
 //! - [`scan_columns`]: one thread per line, for many lines along a non-innermost axis
 //!   (neighbouring threads read neighbouring elements).
 //! - [`search_kernel`] (in `search`): `searchsorted`, one thread per query.
@@ -29,11 +35,15 @@ use super::*;
 
 mod args;
 mod bits;
+mod pipe;
 mod search;
 mod vec;
 use args::look_back_signature;
-pub(crate) use args::{COUNTER_BYTES, ColumnArgs, LookBackArgs, LookBackBind, LookBackStatus};
+pub(crate) use args::{
+    COUNTER_BYTES, ColumnArgs, LookBackArgs, LookBackBind, LookBackStatus, PipeArgs, PipeBind,
+};
 pub(crate) use bits::{BITS_TILE, scan_bits, scan_bits_possible};
+pub(crate) use pipe::{PipeShape, pipe_row, scan_pipe, scan_pipe_possible};
 pub(crate) use search::search_kernel;
 pub(crate) use vec::{SCAN_VEC_LONG, VecTile, scan_vec, scan_vec_possible};
 
@@ -83,6 +93,9 @@ pub(crate) enum ScanForm {
     Vec(bool),
     /// [`scan_bits`]: the vectorised compaction of indices, flags as bits.
     Bits,
+    /// [`scan_pipe`]: long contiguous lines on sm_90 and later, tiles bulk-copied into
+    /// shared-memory stages by persistent warp-specialised blocks.
+    Pipe,
 }
 
 impl ScanForm {
@@ -93,14 +106,16 @@ impl ScanForm {
             ScanForm::Columns => scan_columns(prog, spec),
             ScanForm::Vec(long) => scan_vec(prog, spec, long),
             ScanForm::Bits => scan_bits(prog, spec),
+            ScanForm::Pipe => scan_pipe(prog, spec),
         }
     }
 
-    /// Elements of a tile (tiled kernels).
-    pub(crate) fn tile(self, spec: ScanSpec, inputs: usize) -> usize {
+    /// Elements of a tile (tiled kernels) of `prog`.
+    pub(crate) fn tile(self, spec: ScanSpec, prog: &Program) -> usize {
         match self {
-            ScanForm::Vec(long) => VecTile::of(spec, long, inputs).elems(),
+            ScanForm::Vec(long) => VecTile::of(spec, long, prog.inputs.len()).elems(),
             ScanForm::Bits => BITS_TILE,
+            ScanForm::Pipe => PipeShape::of(pipe_row(prog)).tile(),
             _ => spec.tile(),
         }
     }

@@ -100,6 +100,7 @@ pub enum QuickBuild {
 /// | `CUPRITE_ARRAY_INTERP=0` | [`FirstUse::QuickBuild`]: first uses are quick NVRTC builds, never the interpreter |
 /// | `CUPRITE_ARRAY_QUICK_LINK=0` | [`QuickBuild::Whole`]: quick builds compile whole kernels (no math library) |
 /// | `CUPRITE_ARRAY_NO_VECTOR=1` | start with the vectorised kernel variants off |
+/// | `CUPRITE_ARRAY_SCAN_PIPELINE=1` | long scans run the pipelined look-back kernel where the device allows it |
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JitConfig {
     /// Whether sources and choices are printed (`CUPRITE_JIT_TRACE` set, not empty, not `0`).
@@ -116,6 +117,10 @@ pub struct JitConfig {
     /// Whether the vectorised variants are on at start (`CUPRITE_ARRAY_NO_VECTOR` unset,
     /// empty or `0`).
     pub vectorize: bool,
+    /// Whether long contiguous scans run the pipelined look-back kernel (persistent blocks,
+    /// tiles bulk-copied into shared memory; sm_90 to sm_103) instead of the vectorised one
+    /// (`CUPRITE_ARRAY_SCAN_PIPELINE` set, not empty, not `0`).
+    pub scan_pipeline: bool,
 }
 
 impl JitConfig {
@@ -157,6 +162,7 @@ impl JitConfig {
                 QuickBuild::Linked
             },
             vectorize: set("CUPRITE_ARRAY_NO_VECTOR").is_none(),
+            scan_pipeline: set("CUPRITE_ARRAY_SCAN_PIPELINE").is_some(),
         }
     }
 

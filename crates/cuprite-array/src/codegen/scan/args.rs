@@ -90,6 +90,58 @@ impl<'a> KernelParams<'a> for LookBackArgs<'a> {
     }
 }
 
+/// The geometry and status of one launch of the pipelined kernel.
+#[derive(Clone, Copy)]
+pub(crate) struct PipeBind<'a> {
+    /// Elements of a line.
+    pub len: usize,
+    /// Tiles per line.
+    pub tpl: usize,
+    /// Tiles of all lines.
+    pub tiles: usize,
+    /// The zeroed counter, then (when `tpl > 1`) one zeroed 64-bit status word per tile.
+    pub flags: &'a DevBuf,
+}
+
+/// The tail of the pipelined kernel's parameters (`scan_pipe`): `len_`, `tpl_`, `tiles_`,
+/// `flags_` (the status words, read only when `tpl_ > 1`: null otherwise) and `ctr_` (the
+/// tile counter).
+pub(crate) struct PipeArgs<'a> {
+    /// `None` for the signature.
+    pub bind: Option<PipeBind<'a>>,
+}
+
+impl<'a> KernelParams<'a> for PipeArgs<'a> {
+    fn each_param(&self, f: &mut dyn FnMut(Param<'a>)) {
+        let b = self.bind.as_ref();
+        f(Param::U64(
+            Name::Fixed("len_"),
+            b.map_or(0, |b| b.len as u64),
+        ));
+        f(Param::U64(
+            Name::Fixed("tpl_"),
+            b.map_or(0, |b| b.tpl as u64),
+        ));
+        f(Param::U64(
+            Name::Fixed("tiles_"),
+            b.map_or(0, |b| b.tiles as u64),
+        ));
+        f(Param::Write {
+            name: Name::Fixed("flags_"),
+            ty: CType::Named("unsigned long long"),
+            at: b.filter(|b| b.tpl > 1).map(|b| BufAt {
+                buf: b.flags,
+                elem: COUNTER_BYTES,
+            }),
+        });
+        f(Param::Write {
+            name: Name::Fixed("ctr_"),
+            ty: CType::Named("unsigned"),
+            at: b.map(|b| BufAt::start(b.flags)),
+        });
+    }
+}
+
 /// The tail of the one-thread-per-line kernel's parameters (`scan_columns`): `len_`,
 /// `inner_`, `lines_`.
 pub(crate) struct ColumnArgs {
@@ -113,6 +165,11 @@ pub(crate) fn look_back_signature() -> String {
         bind: None,
     }
     .signature()
+}
+
+/// The signature tail of the pipelined kernel.
+pub(crate) fn pipe_signature() -> String {
+    PipeArgs { bind: None }.signature()
 }
 
 /// The signature tail of the column kernel.

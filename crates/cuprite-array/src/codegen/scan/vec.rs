@@ -348,11 +348,23 @@ fn tile_prefetch(p: &Program, tile: usize) -> String {
 /// The program evaluated at the four elements from `b_` on, each input read as one vector;
 /// `per_lane(lane, output 0, output 1)` gives what each lane stores.
 pub(super) fn lanes(p: &Program, s: &mut String, per_lane: &dyn Fn(usize, &str, &str) -> String) {
+    lanes_at(p, s, &|i| format!("in{i} + off{i} + b_"), per_lane);
+}
+
+/// [`lanes`] with input `i`'s vector read at the C address `ptr(i)` (aligned to a vector of
+/// the input's storage type).
+pub(super) fn lanes_at(
+    p: &Program,
+    s: &mut String,
+    ptr: &dyn Fn(usize) -> String,
+    per_lane: &dyn Fn(usize, &str, &str) -> String,
+) {
     for (i, inp) in p.inputs.iter().enumerate() {
         let st = inp.dtype.c_storage();
         let _ = writeln!(
             s,
-            "      const VecN<{st}, {VEC}> ld{i}_ = *reinterpret_cast<const VecN<{st}, {VEC}>*>(in{i} + off{i} + b_);"
+            "      const VecN<{st}, {VEC}> ld{i}_ = *reinterpret_cast<const VecN<{st}, {VEC}>*>({});",
+            ptr(i)
         );
     }
     for lane in 0..VEC {

@@ -7,7 +7,8 @@ use crate::backend::cuda::{aligned, vector_allowed};
 use crate::codegen::kargs::KernelParams;
 use crate::codegen::{
     BLOCK, COUNTER_BYTES, ColumnArgs, LookBackArgs, LookBackBind, LookBackStatus, ParamPlan,
-    SCAN_VEC_LONG, ScanForm, ScanSpec, Sink, VEC, Variant, scan_bits_possible, scan_vec_possible,
+    PipeArgs, PipeBind, PipeShape, SCAN_VEC_LONG, ScanForm, ScanSpec, Sink, VEC, Variant, pipe_row,
+    scan_bits_possible, scan_pipe_possible, scan_vec_possible,
 };
 use crate::dtype::{Class, DType};
 use crate::error::{Error, Result};
@@ -21,6 +22,10 @@ use std::sync::Arc;
 
 /// Lines at or above which a scan along a non-innermost axis runs one thread per line.
 const COLUMN_LINES: usize = 4096;
+
+/// Bytes of static shared memory the pipelined kernel may take beside its stages (barriers,
+/// tile ids, prefixes and segment totals of each stage).
+const PIPE_STATIC_SHARED: usize = 16 * 1024;
 
 /// The variant of every scan kernel's program code.
 pub(super) const VARIANT: Variant = Variant {
@@ -114,6 +119,30 @@ impl ScanCall {
                 .all(|(i, &p)| aligned(p, i.layout.offset, i.dtype.size()))
             && (matches!(self.spec.sink, Sink::Compact { .. })
                 || aligned(out_ptr, 0, self.spec.out.size()))
+    }
+
+    /// Whether the CUDA backend runs the pipelined kernel ([`ScanForm::Pipe`]) where it would
+    /// run the long vectorised one: when the configuration asks for it
+    /// ([`crate::jit::JitConfig::scan_pipeline`]), a scan that [`scan_pipe_possible`] allows, on a device of
+    /// sm_90 to sm_103 (bulk copies) whose blocks may have the kernel's shared memory, every
+    /// input starting on 16 bytes and its lines a multiple of 16 bytes long (each tile's copy
+    /// is whole 16-byte units).
+    fn pipelined(&self, st: &DeviceState, prog: &Program, in_ptrs: &[u64]) -> bool {
+        let smem = PipeShape::of(pipe_row(prog)).smem_bytes(pipe_row(prog));
+        crate::jit::JitConfig::get().scan_pipeline
+            && (90..=103).contains(&st.arch)
+            && self.n >= SCAN_VEC_LONG
+            && scan_pipe_possible(prog, self.spec)
+            && prog.inputs.iter().zip(in_ptrs).all(|(i, &p)| {
+                let size = i.dtype.size();
+                (self.n * size) % 16 == 0
+                    && p.wrapping_add(i.layout.offset.wrapping_mul(size) as u64) % 16 == 0
+            })
+            && st
+                .ctx
+                .device()
+                .attribute(cuprite_driver::DeviceAttribute::MaxSharedMemoryPerBlockOptin)
+                .is_ok_and(|b| b >= 0 && b as usize >= smem + PIPE_STATIC_SHARED)
     }
 
     fn cpu_typed<A: Acc>(&self, prog: &Program, out: &mut HostBuf) {
@@ -245,6 +274,8 @@ impl FusedCall for ScanCall {
             ScanForm::Tiles
         } else if scan_bits_possible(prog, self.spec) {
             ScanForm::Bits
+        } else if self.pipelined(st, prog, &in_ptrs) {
+            ScanForm::Pipe
         } else {
             ScanForm::Vec(self.n >= SCAN_VEC_LONG)
         };
@@ -282,7 +313,7 @@ impl FusedCall for ScanCall {
             }?;
             return Ok(());
         }
-        let tpl = self.n.div_ceil(kind.tile(spec, prog.inputs.len()));
+        let tpl = self.n.div_ceil(kind.tile(spec, prog));
         let tiles = lines
             .checked_mul(tpl)
             .filter(|&t| t <= i32::MAX as usize)
@@ -293,6 +324,48 @@ impl FusedCall for ScanCall {
                     self.n
                 ))
             })?;
+        if kind == ScanForm::Pipe {
+            let row = pipe_row(prog);
+            let shape = PipeShape::of(row);
+            // The zeroed counter, then (more than one tile a line) one zeroed status word a tile.
+            let status = if tpl > 1 { 8 * tiles } else { 0 };
+            let flags = scratch(st, stream, COUNTER_BYTES + status, true)?;
+            let tail = PipeArgs {
+                bind: Some(PipeBind {
+                    len: self.n,
+                    tpl,
+                    tiles,
+                    flags: &flags,
+                }),
+            }
+            .launch_args()?;
+            words.extend_from_slice(&tail.words);
+            access.extend(tail.access);
+            let smem = shape.smem_bytes(row) as u32;
+            if k.func.max_dynamic_shared_memory() < smem {
+                k.func.set_max_dynamic_shared_memory(smem)?;
+            }
+            // One block an SM, each taking tiles from the counter until they run out.
+            let grid = tiles.min(st.sms.max(1) as usize) as u32;
+            // SAFETY: the words are the kernel's parameters in order (the program's from its
+            // `ParamPlan`, then `PipeArgs`, the description that made the signature's tail: the
+            // geometry, the zeroed counter and after it `tiles` zeroed status words, or null and
+            // unread when every line is one tile); the kernel bulk-copies each tile of the
+            // program's inputs (contiguous, 16-byte aligned, lines a multiple of 16 bytes: the
+            // caller checked) into its `smem` bytes of dynamic shared memory (allowed above) and
+            // writes the output rows it was made for; every buffer is declared.
+            unsafe {
+                stream.launch_packed(
+                    &k.func,
+                    (grid, 1, 1),
+                    (shape.threads(), 1, 1),
+                    smem,
+                    &words,
+                    &access,
+                )
+            }?;
+            return Ok(());
+        }
         // The look-back status (see `LookBackStatus`): the zeroed counter, then one zeroed
         // 64-bit status word per tile (packed) or one zeroed flag per tile and, apart, the
         // aggregate and inclusive prefix of each tile.
@@ -355,6 +428,9 @@ impl FusedCall for ScanCall {
         }
         if scan_bits_possible(prog, self.spec) {
             forms.push(ScanForm::Bits);
+        }
+        if scan_pipe_possible(prog, self.spec) {
+            forms.push(ScanForm::Pipe);
         }
         forms
             .into_iter()
