@@ -1599,7 +1599,11 @@ fn image_kernels_compile() -> TestResult {
     for want in [
         "cuprite_img_correlate_u8",
         "cuprite_img_correlate_f16",
-        "cuprite_img_sep2_f32_13x13_22",
+        "cuprite_img_strip_f32_13x13_22_c6",
+        "cuprite_img_strip_f16_13x13_22_c6",
+        "cuprite_img_sep2_f64_13x13_22",
+        "cuprite_img_corr1_f64_5_0",
+        "cuprite_img_corr1_f64_9_2",
         "cuprite_img_sep3_u16_3x3_20_xf_c1",
         "cuprite_img_rank_f64_18_9",
         "cuprite_img_rank2d_f64_3x3_4",
@@ -1663,7 +1667,11 @@ fn sep2_kernels_compile() -> TestResult {
     ];
     let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
         .into_iter()
-        .filter(|s| s.contains("cuprite_img_sep2_") || s.contains("cuprite_img_sep3_"))
+        .filter(|s| {
+            s.contains("cuprite_img_sep2_")
+                || s.contains("cuprite_img_sep3_")
+                || s.contains("cuprite_img_strip_")
+        })
         .collect();
     for (i, r) in runs.into_iter().enumerate() {
         r.map_err(|e| format!("dtype {i} under recording: {e}"))?;
@@ -1677,8 +1685,21 @@ fn sep2_kernels_compile() -> TestResult {
              constexpr int SEP_R = {r};"
         )
     };
+    // The streaming kernel (rows first, at most 17 taps a pass, 4-byte working values): strips
+    // of 128 columns, 16 rows a step, 4 outputs a thread along columns.
+    let strip = |cx: usize| {
+        format!(
+            "ST_CX = {cx};\nconstexpr int ST_W = 128;\nconstexpr int ST_U = 16;\n\
+             constexpr int ST_R = 4;"
+        )
+    };
     for (name, tile) in [
-        ("cuprite_img_sep2_f32_17x17_22(", tile(112, 32, 16, 4)),
+        ("cuprite_img_strip_f32_17x17_22_c8(", strip(8)),
+        ("cuprite_img_strip_f16_17x17_22_c8(", strip(8)),
+        ("cuprite_img_strip_f32_5x5_22_c2(", strip(2)),
+        ("cuprite_img_strip_f32_9x17_02_c8(", strip(8)),
+        ("cuprite_img_strip_f16_4x3_12_c1(", strip(1)),
+        ("cuprite_img_sep2_u16_17x17_22(", tile(112, 32, 8, 4)),
         ("cuprite_img_sep2_f32_33x33_22(", tile(96, 32, 16, 4)),
         ("cuprite_img_sep2_f64_17x17_22(", tile(112, 32, 8, 4)),
         ("cuprite_img_sep2_u8_33x33_22(", tile(96, 32, 1, 4)),
@@ -1727,6 +1748,9 @@ pub fn tests() -> Vec<Test> {
         }),
         Test::gpu("cuda::image_filters::separable_many_tiles", || {
             separable_many_tiles(Device::cuda(0))
+        }),
+        Test::gpu("cuda::image_filters::separable_strips", || {
+            separable_strips(Device::cuda(0))
         }),
     ];
     for &(name, body) in BODIES {
@@ -1846,6 +1870,50 @@ fn separable_many_tiles(d: Device) -> TestResult {
         for case in [0usize, 2, 3, 4] {
             let w = |t: &str| format!("{} {t} {xs:?} {mode:?}", SEP_CASES[case]);
             sep_wide(&a32, &a64, case, mode, &sep_ref(case, &x, &xs, mode), &w)?;
+        }
+    }
+    Ok(())
+}
+
+/// The streaming kernel of the separable filters (`filters_strip.cu`: rows first, at most 17
+/// taps a pass, `f32` and `f16`) against f64 reference passes for every boundary mode: strips of
+/// 128 columns cut by the image's right edge just before, at and after a strip's end (127, 128,
+/// 129, 257 columns) and one column wide; images of many segments (both walking directions,
+/// the last one partial) and of fewer rows than a window; batches. [`SEP_CASES`] 0 (gaussian 2,
+/// 17 x 17 symmetric taps) and 4 (plain taps, shifted centres, divisors).
+fn separable_strips(d: Device) -> TestResult {
+    let mut rng = Rng::fresh();
+    let shapes: [[usize; 3]; 8] = [
+        [1, 1000, 129],
+        [2, 200, 257],
+        [1, 77, 128],
+        [1, 130, 127],
+        [3, 65, 1],
+        [1, 17, 9],
+        [1, 2, 300],
+        [1, 4100, 3],
+    ];
+    for xs in shapes {
+        let n: usize = xs.iter().product();
+        let x = rvec(&mut rng, n, -1.0, 1.0);
+        let x16: Vec<f16> = x.iter().map(|&v| f16::from_f64(v)).collect();
+        let x16r: Vec<f64> = x16.iter().map(|v| v.to_f64()).collect();
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let a32 = Array::from_slice_on(d, &x32, &xs)?;
+        let a16 = Array::from_slice_on(d, &x16, &xs)?;
+        for mode in MODES.into_iter().chain([Boundary::GridWrap]) {
+            for case in [0usize, 4] {
+                let w = |t: &str| format!("{} {t} {xs:?} {mode:?}", SEP_CASES[case]);
+                let want = sep_ref(case, &x, &xs, mode);
+                let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+                let got = sep_filter(&a32, case, mode)?.to_vec()?;
+                let got: Vec<f64> = got.iter().map(|&v| f64::from(v)).collect();
+                close(&got, &want, 0.0, 1e-5 * scale, &w("f32"))?;
+                let want16 = sep_ref(case, &x16r, &xs, mode);
+                let got = sep_filter(&a16, case, mode)?.to_vec()?;
+                let got: Vec<f64> = got.iter().map(|v| v.to_f64()).collect();
+                close(&got, &want16, 0.0, 1e-2 * scale, &w("f16"))?;
+            }
         }
     }
     Ok(())

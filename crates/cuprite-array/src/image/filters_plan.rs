@@ -5,6 +5,7 @@
 
 use super::boundary::Boundary;
 use super::filters_corr::{ImgCorrelate, Win, sym_of};
+use super::filters_corr1::ImgCorr1;
 use super::filters_elem::{ImageElement, wide};
 use super::filters_rank::ImgRank;
 use super::filters_sep::{ImgSep2, Pass1};
@@ -117,14 +118,22 @@ pub(crate) fn pass1<T: ImageElement>(x: &Array<T>, p: &Pass, b: Boundary) -> Res
         c: [0, p.c, 0],
     }
     .checked()?;
-    let call = Arc::new(ImgCorrelate {
+    let corr = ImgCorrelate {
         dtype: T::DTYPE,
         win,
         boundary: b,
         div: p.div,
         sym: sym_of(&p.w),
-    });
-    Ok(library(call, vec![x.node.clone(), weights(x, &p.w)?], x))
+    };
+    // At most `SEP_MAX_TAPS` taps travel in the launch's parameters; more come from a buffer.
+    match ImgCorr1::of(corr, &p.w) {
+        Ok(call) => Ok(library(Arc::new(call), vec![x.node.clone()], x)),
+        Err(corr) => Ok(library(
+            Arc::new(corr),
+            vec![x.node.clone(), weights(x, &p.w)?],
+            x,
+        )),
+    }
 }
 
 /// The passes `ps` one after the other, as SciPy runs them (each stores its result in `T`);

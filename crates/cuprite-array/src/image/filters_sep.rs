@@ -49,7 +49,7 @@ pub(super) struct Taps([f64; SEP_MAX_TAPS]);
 
 impl Taps {
     /// The taps `w` (at most [`SEP_MAX_TAPS`]), or an `Err` naming their count.
-    fn of(w: &[f64]) -> Result<Taps> {
+    pub(super) fn of(w: &[f64]) -> Result<Taps> {
         let mut t = [0.0; SEP_MAX_TAPS];
         t.get_mut(..w.len())
             .ok_or_else(|| {
@@ -92,7 +92,7 @@ pub(crate) struct Pass1 {
 }
 
 /// The kernel's code of a summation order: 1 symmetric, -1 antisymmetric, 0 plain.
-fn sym_c(sym: i64) -> i64 {
+pub(super) fn sym_c(sym: i64) -> i64 {
     if sym == 2 { 0 } else { sym }
 }
 
@@ -214,7 +214,7 @@ impl ImgSep2 {
         })
     }
 
-    fn esize(&self) -> usize {
+    pub(super) fn esize(&self) -> usize {
         if wide(self.dtype) { 8 } else { 4 }
     }
 
@@ -334,7 +334,7 @@ impl ImgSep2 {
         h.finish()
     }
 
-    fn is_small(&self) -> bool {
+    pub(super) fn is_small(&self) -> bool {
         small(self.y.m, self.x.m, self.x.c)
     }
 
@@ -420,6 +420,9 @@ impl LibraryCall for ImgSep2 {
         if n == 0 {
             return Ok(());
         }
+        if self.is_strip() {
+            return self.run_strip(lane, inputs, out);
+        }
         let i = |v: usize| v as i64;
         let params = SepArgs {
             x: part(&inputs[0], self.dtype, n)?,
@@ -488,6 +491,9 @@ impl LibraryCall for ImgSep2 {
     fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
         if self.is_small() {
             return vec![self.kernel3().source];
+        }
+        if self.is_strip() {
+            return vec![self.kernel_strip().source];
         }
         self.tiling()
             .map(|t| vec![self.kernel(t).source])

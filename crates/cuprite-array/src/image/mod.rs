@@ -115,6 +115,7 @@ mod filters_afwindow;
 mod filters_bilateral;
 mod filters_canny;
 mod filters_corr;
+mod filters_corr1;
 mod filters_diffusion;
 mod filters_edges;
 mod filters_elem;
@@ -124,6 +125,7 @@ mod filters_order;
 mod filters_plan;
 mod filters_rank;
 mod filters_sep;
+pub(crate) mod filters_strip;
 
 pub use filters::{
     FilterOpts, GaussianOpts, convolve, convolve_with, convolve1d, convolve1d_with, correlate,
