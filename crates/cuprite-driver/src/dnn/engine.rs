@@ -15,8 +15,9 @@ use super::shape::Geometry;
 use crate::error::Result;
 use cuprite_sys::cudnn::{
     self as sys, cudnnBackendAttributeName_t as A, cudnnBackendAttributeType_t as Ty,
-    cudnnBackendDescriptor_t, cudnnBackendDescriptorType_t as D, cudnnBackendHeurMode_t,
-    cudnnBackendNumericalNote_t as Note, cudnnConvolutionMode_t, cudnnDataType_t, cudnnHandle_t,
+    cudnnBackendBehaviorNote_t as Behavior, cudnnBackendDescriptor_t,
+    cudnnBackendDescriptorType_t as D, cudnnBackendHeurMode_t, cudnnBackendNumericalNote_t as Note,
+    cudnnConvolutionMode_t, cudnnDataType_t, cudnnHandle_t,
 };
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -304,8 +305,9 @@ fn configs(graph: &Desc, mode: cudnnBackendHeurMode_t) -> Result<Vec<Desc>> {
     Ok(cfgs)
 }
 
-/// The engine of configuration `cfg`, its global index and numerical notes.
-fn engine_of(cfg: &Desc) -> Result<(i64, Vec<Note>)> {
+/// The engine of configuration `cfg`: its numerical notes, and whether its kernels are
+/// compiled at run time (counted so when cuDNN does not say).
+fn engine_of(cfg: &Desc) -> Result<(Vec<Note>, bool)> {
     let engine = Desc::new(D::CUDNN_BACKEND_ENGINE_DESCRIPTOR)?;
     let mut n = 0i64;
     let mut raw = engine.0;
@@ -320,7 +322,6 @@ fn engine_of(cfg: &Desc) -> Result<(i64, Vec<Note>)> {
             (&mut raw as *mut cudnnBackendDescriptor_t).cast()
         ))
     }?;
-    let index = engine.get_i64(A::CUDNN_ATTR_ENGINE_GLOBAL_INDEX)?;
     let cap = Note::CUDNN_NUMERICAL_NOTE_TYPE_COUNT.0 as usize;
     let mut notes = vec![Note::CUDNN_NUMERICAL_NOTE_TYPE_COUNT; cap];
     let mut got = 0i64;
@@ -336,7 +337,26 @@ fn engine_of(cfg: &Desc) -> Result<(i64, Vec<Note>)> {
         ))
     }?;
     notes.truncate(got.clamp(0, cap as i64) as usize);
-    Ok((index, notes))
+    let cap = Behavior::CUDNN_BEHAVIOR_NOTE_TYPE_COUNT.0 as usize;
+    let mut behavior = vec![Behavior::CUDNN_BEHAVIOR_NOTE_TYPE_COUNT; cap];
+    let mut got = 0i64;
+    // SAFETY: `behavior` holds `cap` values of the enum.
+    let asked = unsafe {
+        cudnn!(cudnnBackendGetAttribute(
+            engine.0,
+            A::CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE,
+            Ty::CUDNN_TYPE_BEHAVIOR_NOTE,
+            cap as i64,
+            &mut got,
+            behavior.as_mut_ptr().cast()
+        ))
+    };
+    let compiled = match asked {
+        Ok(()) => behavior[..got.clamp(0, cap as i64) as usize]
+            .contains(&Behavior::CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION),
+        Err(_) => true,
+    };
+    Ok((notes, compiled))
 }
 
 /// Whether an engine with `notes` keeps `policy` for `T`: sums accumulate in `T`'s compute
@@ -378,8 +398,12 @@ pub(super) struct Plan {
 }
 
 /// Up to `want` plans for `pass` over `g` (tensors aligned to `align` bytes), in the order
-/// cuDNN's heuristics rank their engines (mode A, then the fallback list), each keeping
-/// `policy`; configurations that do not finalize here are skipped. Empty when none does.
+/// cuDNN's heuristics rank their engines (mode A; the fallback list when mode A gives no
+/// plan), each keeping
+/// `policy` (configurations of one engine differ in their knobs: tile sizes, splits), only the
+/// first of them one whose kernels are compiled at run time; configurations that do not
+/// build here are skipped. Empty when none does; an `Err` only when the operation graph
+/// itself cannot be described.
 pub(super) fn plans<T: DnnElement>(
     h: cudnnHandle_t,
     pass: Pass,
@@ -389,16 +413,18 @@ pub(super) fn plans<T: DnnElement>(
     want: usize,
 ) -> Result<Vec<Plan>> {
     let mut out: Vec<Plan> = Vec::new();
-    let mut seen: Vec<i64> = Vec::new();
     for mode in [
         cudnnBackendHeurMode_t::CUDNN_HEUR_MODE_A,
         cudnnBackendHeurMode_t::CUDNN_HEUR_MODE_FALLBACK,
     ] {
+        // The fallback list (generic engines, some far slower) only when mode A gave nothing.
+        if !out.is_empty() {
+            break;
+        }
         let (graph, parts) = op_graph::<T>(h, pass, g, align)?;
-        let cfgs = match configs(&graph, mode) {
-            Ok(c) => c,
-            Err(e) if super::algo::find_falls_back(&e) => continue,
-            Err(e) => return Err(e),
+        // A mode that fails here leaves the choice to the next (or to the legacy API).
+        let Ok(cfgs) = configs(&graph, mode) else {
+            continue;
         };
         // The configurations refer to this graph: every plan made from them keeps it.
         let graph = Arc::new(Graph {
@@ -409,23 +435,29 @@ pub(super) fn plans<T: DnnElement>(
             if out.len() >= want {
                 return Ok(out);
             }
-            let (engine, notes) = engine_of(&cfg)?;
-            if seen.contains(&engine) || !notes_allowed::<T>(&notes, policy) {
+            // A configuration cuDNN cannot describe or build here is skipped: building a plan
+            // enqueues nothing, so a failure leaves no trace.
+            let Ok((notes, compiled)) = engine_of(&cfg) else {
+                continue;
+            };
+            // Only the first plan may compile kernels at run time: further candidates are
+            // for timing, and each such compilation costs far more than a run.
+            if !notes_allowed::<T>(&notes, policy) || (compiled && !out.is_empty()) {
                 continue;
             }
             let plan = Desc::new(D::CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR)?;
             plan.set_handle(A::CUDNN_ATTR_EXECUTION_PLAN_HANDLE, h)?;
             plan.set_desc(A::CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, &cfg)?;
-            match plan.finalize() {
-                Ok(()) => {}
-                Err(e) if super::algo::find_falls_back(&e) => continue,
-                Err(e) => return Err(e),
+            if plan.finalize().is_err() {
+                continue;
             }
-            let ws = plan.get_i64(A::CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE)?;
-            let Ok(workspace) = usize::try_from(ws) else {
+            let Some(workspace) = plan
+                .get_i64(A::CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE)
+                .ok()
+                .and_then(|ws| usize::try_from(ws).ok())
+            else {
                 continue;
             };
-            seen.push(engine);
             out.push(Plan {
                 plan,
                 _cfg: cfg,
