@@ -50,6 +50,10 @@ pub fn tests() -> Vec<Test> {
         Test::gpu("dnn::measured_algos_f32", measured_vs_heuristic::<f32>),
         Test::gpu("dnn::measured_algos_bf16", measured_vs_heuristic::<bf16>),
         Test::gpu("dnn::measured_algos_tf32_deterministic", measured_settings),
+        Test::cpu("dnn::graph_api_by_type_by_default", graph_api_default),
+        Test::gpu("dnn::graph_api_bf16", graph_vs_legacy::<bf16>),
+        Test::gpu("dnn::graph_api_f16", graph_vs_legacy::<f16>),
+        Test::gpu("dnn::graph_api_f32_when_asked", graph_vs_legacy::<f32>),
         Test::gpu_alone("dnn::capture_uses_heuristics", capture_uses_heuristics),
     ]
 }
@@ -1148,6 +1152,140 @@ fn measured_vs_heuristic<T: Elem>() -> TestResult {
     assert_eq!(measured.algo_searches()?, 3 * shapes);
     assert_eq!(measured.algo_cache_counts()?, (3, 3 * shapes));
     assert_eq!(heuristic.algo_cache_counts()?, (3, 3 * shapes));
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The graph (backend) API
+
+/// The graph API is chosen by element type unless set; the doc example of `set_graph_api`
+/// covers the switch itself (in its own process).
+fn graph_api_default() -> TestResult {
+    assert_eq!(cuprite_driver::dnn::graph_api(), None);
+    Ok(())
+}
+
+/// The three passes of `shape` through `dnn` on views one element into their buffers (so
+/// aligned to one element only), against the host sums; the element before each view is left
+/// as it was.
+fn offset_case<T: Elem, const N: usize>(
+    s: &Arc<Stream>,
+    dnn: &Dnn,
+    rng: &mut Rng,
+    shape: &ConvShape<N>,
+) -> TestResult {
+    let (xl, wl, yl) = (shape.x_len()?, shape.w_len()?, shape.y_len()?);
+    let (x, w, dy) = (
+        random::<T>(rng, xl),
+        random::<T>(rng, wl),
+        random::<T>(rng, yl),
+    );
+    let terms = conv_terms(shape);
+    let nan = T::of(f64::NAN);
+    let mark = T::of(7.0);
+    let padded = |v: &[T]| -> Vec<T> { std::iter::once(mark).chain(v.iter().copied()).collect() };
+    let (xd, wd, dyd) = (
+        s.clone_htod(&padded(&x))?,
+        s.clone_htod(&padded(&w))?,
+        s.clone_htod(&padded(&dy))?,
+    );
+    let (xv, wv, dyv) = (xd.slice(1..)?, wd.slice(1..)?, dyd.slice(1..)?);
+    let what = format!("one element in, {shape:?}");
+    let check = |name: &str, buf: &cuprite_driver::DeviceBuffer<T>, want: &[Ref]| -> TestResult {
+        let got = s.clone_dtoh(buf)?;
+        assert!(
+            got[0] == mark,
+            "{name} {what}: the element before the view was written"
+        );
+        compare(&format!("{name} {what}"), &got[1..], want)
+    };
+    let mut y = s.clone_htod(&padded(&vec![nan; yl]))?;
+    dnn.conv_forward(shape, &xv, &wv, &mut y.slice_mut(1..)?)?;
+    let want = accumulate(
+        yl,
+        terms
+            .iter()
+            .map(|&(xi, wi, yi)| (x[xi].f() * w[wi].f(), yi)),
+    );
+    check("forward", &y, &want)?;
+    let mut dx = s.clone_htod(&padded(&vec![nan; xl]))?;
+    dnn.conv_backward_data(shape, &wv, &dyv, &mut dx.slice_mut(1..)?)?;
+    let want = accumulate(
+        xl,
+        terms
+            .iter()
+            .map(|&(xi, wi, yi)| (dy[yi].f() * w[wi].f(), xi)),
+    );
+    check("backward data", &dx, &want)?;
+    let mut dw = s.clone_htod(&padded(&vec![nan; wl]))?;
+    dnn.conv_backward_filter(shape, &xv, &dyv, &mut dw.slice_mut(1..)?)?;
+    let want = accumulate(
+        wl,
+        terms
+            .iter()
+            .map(|&(xi, wi, yi)| (x[xi].f() * dy[yi].f(), wi)),
+    );
+    check("backward filter", &dw, &want)?;
+    Ok(())
+}
+
+/// The graph API's plans, heuristic and measured, against the legacy API's algorithms on the
+/// same data, each within the module's bound of the host sums: a 3×3 padded layer in both
+/// layouts (its channels-first passes run through plans, one per pass, measured on the
+/// measuring handle), a strided, dilated, grouped 2-d shape, 1-d and 3-d ones, and views one
+/// element into their buffers. Repeating the layer finds its plans.
+fn graph_vs_legacy<T: Elem>() -> TestResult {
+    let Some((s, graph)) = dnn_or_ignore()? else {
+        return ignore("no cuDNN 9 here (set CUPRITE_CUDNN_PATH)");
+    };
+    let (legacy, measured) = (Dnn::new(&s)?, Dnn::new(&s)?);
+    graph.set_graph_api(Some(true));
+    graph.set_algo_search(Some(false));
+    measured.set_graph_api(Some(true));
+    measured.set_algo_search(Some(true));
+    legacy.set_graph_api(Some(false));
+    legacy.set_algo_search(Some(false));
+    let mut rng = Rng::fresh();
+    let mut layer = ConvShape::new(2, 8, [20, 20], 16, [3, 3]);
+    layer.pad = [1, 1];
+    pair_case::<T, 2>(&s, &graph, &legacy, &mut rng, &layer)?;
+    pair_case::<T, 2>(&s, &measured, &legacy, &mut rng, &layer)?;
+    let half = T::DATA_TYPE != cuprite_driver::sys::cudnn::cudnnDataType_t::CUDNN_DATA_FLOAT;
+    if half {
+        assert_eq!(
+            graph.graph_plans()?,
+            3,
+            "the layer's passes ran through plans"
+        );
+        assert_eq!(measured.graph_plans()?, 3);
+        assert_eq!(measured.algo_searches()?, 3, "each plan measured");
+        assert_eq!(graph.algo_searches()?, 0);
+    }
+    assert_eq!(legacy.graph_plans()?, 0);
+    // The same problem again: the plans are found, none is made.
+    let (plans, (hits, misses)) = (graph.graph_plans()?, graph.algo_cache_counts()?);
+    pair_case::<T, 2>(&s, &graph, &legacy, &mut rng, &layer)?;
+    assert_eq!(graph.graph_plans()?, plans);
+    assert_eq!(graph.algo_cache_counts()?, (hits + 3, misses));
+    let mut nhwc = layer;
+    nhwc.layout = Layout::Nhwc;
+    let mut odd = ConvShape::new(2, 6, [13, 11], 4, [3, 2]);
+    (odd.stride, odd.pad, odd.dilation, odd.groups) = ([2, 1], [1, 2], [1, 2], 2);
+    for c in [nhwc, odd] {
+        pair_case::<T, 2>(&s, &graph, &legacy, &mut rng, &c)?;
+        pair_case::<T, 2>(&s, &measured, &legacy, &mut rng, &c)?;
+    }
+    let mut d = ConvShape::new(2, 6, [40], 8, [5]);
+    (d.stride, d.pad) = ([2], [2]);
+    pair_case::<T, 1>(&s, &graph, &legacy, &mut rng, &d)?;
+    pair_case::<T, 1>(&s, &measured, &legacy, &mut rng, &d)?;
+    let mut e = ConvShape::new(1, 4, [6, 6, 6], 4, [3, 3, 3]);
+    e.pad = [1, 1, 1];
+    pair_case::<T, 3>(&s, &graph, &legacy, &mut rng, &e)?;
+    pair_case::<T, 3>(&s, &measured, &legacy, &mut rng, &e)?;
+    for dnn in [&graph, &measured, &legacy] {
+        offset_case::<T, 2>(&s, dnn, &mut rng, &layer)?;
+    }
     Ok(())
 }
 

@@ -778,4 +778,173 @@ crate::dyn_functions! {
         coef: f64,
     ) -> cudnnStatus_t;
     fn cudnnDestroyActivationDescriptor(desc: cudnnActivationDescriptor_t) -> cudnnStatus_t;
+
+    // The graph (backend) API.
+    fn cudnnBackendCreateDescriptor(
+        kind: cudnnBackendDescriptorType_t,
+        desc: *mut cudnnBackendDescriptor_t,
+    ) -> cudnnStatus_t;
+    fn cudnnBackendDestroyDescriptor(desc: cudnnBackendDescriptor_t) -> cudnnStatus_t;
+    fn cudnnBackendFinalize(desc: cudnnBackendDescriptor_t) -> cudnnStatus_t;
+    fn cudnnBackendSetAttribute(
+        desc: cudnnBackendDescriptor_t,
+        name: cudnnBackendAttributeName_t,
+        kind: cudnnBackendAttributeType_t,
+        count: i64,
+        values: *const c_void,
+    ) -> cudnnStatus_t;
+    fn cudnnBackendGetAttribute(
+        desc: cudnnBackendDescriptor_t,
+        name: cudnnBackendAttributeName_t,
+        kind: cudnnBackendAttributeType_t,
+        requested: i64,
+        count: *mut i64,
+        values: *mut c_void,
+    ) -> cudnnStatus_t;
+    fn cudnnBackendExecute(
+        handle: cudnnHandle_t,
+        plan: cudnnBackendDescriptor_t,
+        variant_pack: cudnnBackendDescriptor_t,
+    ) -> cudnnStatus_t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The graph (backend) API: descriptors built attribute by attribute, finalized, and executed
+// as a plan with a variant pack of device pointers.
+
+opaque! {
+    /// A backend descriptor of any type (`cudnnBackendDescriptor_t`): a tensor, an operation,
+    /// an operation graph, engine heuristics, an engine configuration, an execution plan or a
+    /// variant pack.
+    cudnnBackendDescriptor_t = cudnnBackendDescriptor;
+}
+
+c_enum! {
+    /// The type of a backend descriptor (`cudnnBackendDescriptorType_t`), the ones cuprite
+    /// builds.
+    cudnnBackendDescriptorType_t {
+        CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR = 1,
+        CUDNN_BACKEND_ENGINE_DESCRIPTOR = 2,
+        CUDNN_BACKEND_ENGINECFG_DESCRIPTOR = 3,
+        CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR = 4,
+        CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR = 5,
+        CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR = 10,
+        CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR = 11,
+        CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR = 12,
+        CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR = 15,
+        CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR = 16,
+        CUDNN_BACKEND_TENSOR_DESCRIPTOR = 17,
+    }
+}
+
+c_enum! {
+    /// The element type of a backend attribute's values (`cudnnBackendAttributeType_t`).
+    cudnnBackendAttributeType_t {
+        CUDNN_TYPE_HANDLE = 0,
+        CUDNN_TYPE_DATA_TYPE = 1,
+        CUDNN_TYPE_BOOLEAN = 2,
+        CUDNN_TYPE_INT64 = 3,
+        CUDNN_TYPE_FLOAT = 4,
+        CUDNN_TYPE_DOUBLE = 5,
+        CUDNN_TYPE_VOID_PTR = 6,
+        CUDNN_TYPE_CONVOLUTION_MODE = 7,
+        CUDNN_TYPE_HEUR_MODE = 8,
+        CUDNN_TYPE_KNOB_TYPE = 9,
+        CUDNN_TYPE_NAN_PROPOGATION = 10,
+        CUDNN_TYPE_NUMERICAL_NOTE = 11,
+        CUDNN_TYPE_LAYOUT_TYPE = 12,
+        CUDNN_TYPE_ATTRIB_NAME = 13,
+        CUDNN_TYPE_POINTWISE_MODE = 14,
+        CUDNN_TYPE_BACKEND_DESCRIPTOR = 15,
+        CUDNN_TYPE_BEHAVIOR_NOTE = 19,
+    }
+}
+
+c_enum! {
+    /// A backend attribute (`cudnnBackendAttributeName_t`), the ones cuprite sets or reads.
+    cudnnBackendAttributeName_t {
+        CUDNN_ATTR_CONVOLUTION_COMP_TYPE = 100,
+        CUDNN_ATTR_CONVOLUTION_CONV_MODE = 101,
+        CUDNN_ATTR_CONVOLUTION_DILATIONS = 102,
+        CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES = 103,
+        CUDNN_ATTR_CONVOLUTION_POST_PADDINGS = 104,
+        CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS = 105,
+        CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS = 106,
+        CUDNN_ATTR_ENGINEHEUR_MODE = 200,
+        CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH = 201,
+        CUDNN_ATTR_ENGINEHEUR_RESULTS = 202,
+        CUDNN_ATTR_ENGINECFG_ENGINE = 300,
+        CUDNN_ATTR_EXECUTION_PLAN_HANDLE = 400,
+        CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG = 401,
+        CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE = 402,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA = 700,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA = 701,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC = 702,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W = 703,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X = 704,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y = 705,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA = 706,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA = 707,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC = 708,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W = 709,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX = 710,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY = 711,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA = 712,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA = 713,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC = 714,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW = 715,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X = 716,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY = 717,
+        CUDNN_ATTR_OPERATIONGRAPH_HANDLE = 800,
+        CUDNN_ATTR_OPERATIONGRAPH_OPS = 801,
+        CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT = 900,
+        CUDNN_ATTR_TENSOR_DATA_TYPE = 901,
+        CUDNN_ATTR_TENSOR_DIMENSIONS = 902,
+        CUDNN_ATTR_TENSOR_STRIDES = 903,
+        CUDNN_ATTR_TENSOR_UNIQUE_ID = 906,
+        CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS = 1000,
+        CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS = 1001,
+        CUDNN_ATTR_VARIANT_PACK_WORKSPACE = 1003,
+        CUDNN_ATTR_ENGINE_GLOBAL_INDEX = 1301,
+        CUDNN_ATTR_ENGINE_NUMERICAL_NOTE = 1303,
+        CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE = 1305,
+    }
+}
+
+c_enum! {
+    /// A behavioural property of an engine (`cudnnBackendBehaviorNote_t`).
+    cudnnBackendBehaviorNote_t {
+        CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION = 0,
+        CUDNN_BEHAVIOR_NOTE_REQUIRES_FILTER_INT8x32_REORDER = 1,
+        CUDNN_BEHAVIOR_NOTE_REQUIRES_BIAS_INT8x32_REORDER = 2,
+        CUDNN_BEHAVIOR_NOTE_SUPPORTS_CUDA_GRAPH_NATIVE_API = 3,
+        CUDNN_BEHAVIOR_NOTE_TYPE_COUNT = 4,
+    }
+}
+
+c_enum! {
+    /// How engine heuristics rank engines (`cudnnBackendHeurMode_t`).
+    cudnnBackendHeurMode_t {
+        CUDNN_HEUR_MODE_INSTANT = 0,
+        CUDNN_HEUR_MODE_B = 1,
+        CUDNN_HEUR_MODE_FALLBACK = 2,
+        CUDNN_HEUR_MODE_A = 3,
+    }
+}
+
+c_enum! {
+    /// A numerical property of an engine (`cudnnBackendNumericalNote_t`).
+    cudnnBackendNumericalNote_t {
+        CUDNN_NUMERICAL_NOTE_TENSOR_CORE = 0,
+        CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS = 1,
+        CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION = 2,
+        CUDNN_NUMERICAL_NOTE_FFT = 3,
+        CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC = 4,
+        CUDNN_NUMERICAL_NOTE_WINOGRAD = 5,
+        CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_4x4 = 6,
+        CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_6x6 = 7,
+        CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_13x13 = 8,
+        CUDNN_NUMERICAL_NOTE_STRICT_NAN_PROP = 9,
+        CUDNN_NUMERICAL_NOTE_TYPE_COUNT = 10,
+    }
 }

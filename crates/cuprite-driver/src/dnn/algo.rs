@@ -12,6 +12,7 @@
 
 use super::desc::ConvDescs;
 use super::element::{DnnElement, math_allowed, run_math};
+use super::engine::Plan;
 use super::shape::Geometry;
 use crate::error::{Error, Result};
 use cuprite_sys::cudnn::{
@@ -96,6 +97,17 @@ struct Key {
     policy: Policy,
 }
 
+/// The problem of a graph-API plan: a legacy [`Key`]'s fields and the byte alignment the plan
+/// may assume of the call's pointers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct PlanKey {
+    pub pass: Pass,
+    pub data_type: c_int,
+    pub geometry: Geometry,
+    pub policy: Policy,
+    pub align: i64,
+}
+
 /// One heuristic or measured result, whatever the pass.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Candidate {
@@ -133,13 +145,32 @@ struct Entry {
 
 /// Algorithm choices by pass, element type, shape and policy; the least recently used one is
 /// dropped beyond [`AlgoCache::CAPACITY`].
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(super) struct AlgoCache {
     map: HashMap<Key, Entry>,
+    /// Graph-API plans by problem (`None`: no plan keeps the policy here, the legacy API
+    /// computes it). Never evicted: a plan owns the kernels its enqueued work runs, so plans
+    /// live as long as the handle, and a problem beyond [`AlgoCache::CAPACITY`] plans takes
+    /// the legacy API.
+    plans: HashMap<PlanKey, Option<Plan>>,
+    /// Plans whose execution cuDNN refused, kept with the others until the handle goes.
+    refused: Vec<Plan>,
     tick: u64,
     hits: u64,
     misses: u64,
     searches: u64,
+}
+
+impl std::fmt::Debug for AlgoCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AlgoCache")
+            .field("choices", &self.map.len())
+            .field("plans", &self.plans.len())
+            .field("hits", &self.hits)
+            .field("misses", &self.misses)
+            .field("searches", &self.searches)
+            .finish()
+    }
 }
 
 impl AlgoCache {
@@ -151,9 +182,62 @@ impl AlgoCache {
         (self.hits, self.misses)
     }
 
-    /// How many choices were made by measuring (`cudnnFind*AlgorithmEx`).
+    /// How many choices were made by measuring (`cudnnFind*AlgorithmEx`, or timing graph-API
+    /// plans).
     pub fn searches(&self) -> u64 {
         self.searches
+    }
+
+    /// Whether a plan was made for `key` (or found impossible).
+    pub fn planned(&self, key: &PlanKey) -> bool {
+        self.plans.contains_key(key)
+    }
+
+    /// The plan of `key`, if one was made and keeps the policy (counted as a hit when `hit`).
+    pub fn plan(&mut self, key: &PlanKey, hit: bool) -> Option<&Plan> {
+        let p = self.plans.get(key)?.as_ref()?;
+        self.hits += u64::from(hit);
+        Some(p)
+    }
+
+    /// Marks the plan of `key` as unusable: the legacy API computes its problem from now on.
+    /// The plan itself is kept (with the refused ones) for the handle's life.
+    pub fn refuse_plan(&mut self, key: &PlanKey) {
+        if let Some(p) = self.plans.get_mut(key).and_then(Option::take) {
+            self.refused.push(p);
+        }
+    }
+
+    /// Whether a new plan can be kept.
+    pub fn plan_room(&self) -> bool {
+        self.plans.len() < Self::CAPACITY
+    }
+
+    /// Keeps what was planned for `key`: a plan (counted as a miss, and as a measurement when
+    /// `measured`), or `None` (no plan keeps the policy here: the legacy API computes the
+    /// problem, and counts its own choice).
+    pub fn insert_plan(&mut self, key: PlanKey, plan: Option<Plan>, measured: bool) {
+        if plan.is_some() {
+            self.misses += 1;
+            self.searches += u64::from(measured);
+        }
+        self.plans.insert(key, plan);
+    }
+
+    /// How many graph-API plans are kept.
+    pub fn plan_count(&self) -> usize {
+        self.plans.values().filter(|p| p.is_some()).count()
+    }
+
+    /// Whether any graph-API plan is kept.
+    pub fn has_plans(&self) -> bool {
+        !self.plans.is_empty() || !self.refused.is_empty()
+    }
+
+    /// Drops every plan (the handle's work that ran them must be complete).
+    pub fn clear_plans(&mut self) {
+        self.plans.clear();
+        self.refused.clear();
     }
 
     /// The choice for `pass` over these descriptors: cached, measured by `measure` (when given:

@@ -8,14 +8,17 @@
 //! around each enqueuing cuDNN call (the measurement's and the computation's).
 
 use super::Dnn;
+use super::algo::{AlgoCache, PlanKey};
 use super::algo::{
     Choice, FindBuffers, Measured, Pass, find, find_falls_back, precomp_gemm, search_workspace,
 };
 use super::desc::{ActDesc, ConvDescs, TensorDesc};
 use super::element::{DnnElement, one_zero, requested_math, run_math};
+use super::engine::{Plan, alignment, plans};
 use super::shape::{ConvShape, Geometry, check_lens};
 use crate::blas::{check_context, invalid};
 use crate::error::Result;
+use crate::event::{Event, EventFlags};
 use crate::memory::{Access, DeviceRead, DeviceViewMut, DeviceWrite};
 use crate::stream::Stream;
 use cuprite_sys::cudnn::{
@@ -23,6 +26,12 @@ use cuprite_sys::cudnn::{
     cudnnConvolutionFwdAlgo_t,
 };
 use std::ffi::c_void;
+
+/// How many graph-API plans a measuring handle times for a new problem.
+const PLAN_CANDIDATES: usize = 8;
+
+/// Timed runs of each graph-API plan (after one untimed run).
+const PLAN_RUNS: usize = 5;
 
 /// The activation of [`Dnn::conv_bias_act_forward`] (the two cuDNN fuses).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -183,12 +192,24 @@ impl Dnn {
         let policy = self.policy();
         // Held until the work is enqueued: one handle serves one thread at a time.
         let mut cache = self.begin()?;
-        let descs = ConvDescs::new::<T>(&g, requested_math::<T>(policy.allow_tf32))?;
         let (pa, pb, po) = (
             a.device_ptr() as *const c_void,
             b.device_ptr() as *const c_void,
             out.device_ptr_mut() as *mut c_void,
         );
+        if self.graph_api_for::<T>() {
+            let key = PlanKey {
+                pass,
+                data_type: T::DATA_TYPE.0,
+                geometry: g,
+                policy,
+                align: alignment(&[pa as usize, pb as usize, po as usize]),
+            };
+            if self.conv_plan::<T>(&mut cache, key, [a, b], out)? {
+                return Ok(());
+            }
+        }
+        let descs = ConvDescs::new::<T>(&g, requested_math::<T>(policy.allow_tf32))?;
         let choice = {
             let out_ref: &dyn DeviceWrite<T> = &*out;
             let mut measure = || self.measure::<T>(pass, &descs, policy, [a, b], out_ref, po);
@@ -267,6 +288,165 @@ impl Dnn {
                 }
             }
         })
+    }
+
+    /// Computes the pass of `key` with its graph-API plan: `Ok(true)` when enqueued,
+    /// `Ok(false)` when the legacy API must compute it (nothing was enqueued): no plan keeps
+    /// the policy here, or none was made yet and this call may not make one (the stream is
+    /// capturing, or the handle keeps as many plans as it may), or cuDNN refused to run its
+    /// plan. A new problem's plan is the first that cuDNN's heuristics rank and that builds
+    /// here, or, when this handle measures ([`Dnn::algo_search`], whatever the element type),
+    /// the fastest of the first [`PLAN_CANDIDATES`] timed on the call's buffers.
+    fn conv_plan<T: DnnElement>(
+        &self,
+        cache: &mut AlgoCache,
+        key: PlanKey,
+        inputs: [&dyn DeviceRead<T>; 2],
+        out: &mut dyn DeviceWrite<T>,
+    ) -> Result<bool> {
+        let s = &*self.stream;
+        let fresh = !cache.planned(&key);
+        if fresh {
+            if !cache.plan_room() || s.is_capturing()? {
+                return Ok(false);
+            }
+            let measure = self.algo_search();
+            let want = if measure { PLAN_CANDIDATES } else { 1 };
+            // Making plans enqueues nothing: any failure leaves the problem to the legacy API,
+            // which reports its own errors.
+            let candidates = plans::<T>(
+                self.raw,
+                key.pass,
+                &key.geometry,
+                key.policy,
+                key.align,
+                want,
+            )
+            .unwrap_or_default();
+            let po = out.device_ptr_mut() as *mut c_void;
+            let pick = if measure && candidates.len() > 1 {
+                self.fastest_plan(key.pass, candidates, inputs, &*out, po)?
+            } else {
+                candidates.into_iter().next()
+            };
+            cache.insert_plan(key, pick, measure);
+        }
+        let Some(plan) = cache.plan(&key, !fresh) else {
+            return Ok(false);
+        };
+        let ws = self.workspace(plan.workspace)?;
+        let (pa, pb, po, pw) = (
+            inputs[0].device_ptr() as *const c_void,
+            inputs[1].device_ptr() as *const c_void,
+            out.device_ptr_mut() as *mut c_void,
+            ws.device_ptr() as *mut c_void,
+        );
+        let acc = [
+            Access::read(inputs[0]),
+            Access::read(inputs[1]),
+            Access::write(&*out),
+            Access::write(&ws),
+        ];
+        // The outcome is carried out of `with_access` so that its accesses are closed either
+        // way.
+        let ran = s.with_access(&acc, || {
+            // SAFETY: the plan was made for this checked geometry, with the alignment of these
+            // very pointers, and each buffer was checked to hold the elements its tensor spans;
+            // the workspace holds the bytes cuDNN asked for this plan; the handle is bound to
+            // this stream and its context is current.
+            Ok(unsafe { plan.execute(self.raw, key.pass, pa, pb, po, pw) })
+        })?;
+        match ran {
+            Ok(()) => Ok(true),
+            // Refused before anything ran ("not supported"): the legacy API computes this
+            // problem from now on (the plan stays kept, unused, so no enqueued work of it can
+            // outlive it).
+            Err(e) if find_falls_back(&e) => {
+                cache.refuse_plan(&key);
+                Ok(false)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The fastest of `candidates` on the call's own buffers (`out`'s contents are not needed:
+    /// every timed run overwrites it, and the call computes it next): each runs once, then
+    /// [`PLAN_RUNS`] times between two events; the least time wins. A candidate whose run
+    /// reports "not supported" is skipped; `None` when every one is.
+    fn fastest_plan<T: DnnElement>(
+        &self,
+        pass: Pass,
+        candidates: Vec<Plan>,
+        inputs: [&dyn DeviceRead<T>; 2],
+        out: &dyn DeviceWrite<T>,
+        po: *mut c_void,
+    ) -> Result<Option<Plan>> {
+        let s = &*self.stream;
+        let most = candidates.iter().map(|p| p.workspace).max().unwrap_or(0);
+        let ws = match self.workspace(most) {
+            Ok(ws) => ws,
+            Err(e) if find_falls_back(&e) => return Ok(candidates.into_iter().next()),
+            Err(e) => return Err(e),
+        };
+        let (pa, pb, pw) = (
+            inputs[0].device_ptr() as *const c_void,
+            inputs[1].device_ptr() as *const c_void,
+            ws.device_ptr() as *mut c_void,
+        );
+        let acc = [
+            Access::read(inputs[0]),
+            Access::read(inputs[1]),
+            Access::write(out),
+            Access::write(&ws),
+        ];
+        let ctx = s.context();
+        // Each candidate's runs are complete (its end event waited for) before the next
+        // starts, so the candidates not kept are dropped with no work of theirs pending; a
+        // failure part-way waits for the stream before they go. The outcome is carried out of
+        // `with_access` so that its accesses are closed either way.
+        let timed = s.with_access(&acc, || {
+            let time_all = || -> Result<Vec<f32>> {
+                let mut times = Vec::with_capacity(candidates.len());
+                for plan in &candidates {
+                    // SAFETY: as in `conv_plan`; the workspace holds the most any candidate
+                    // asks.
+                    let run = || unsafe { plan.execute(self.raw, pass, pa, pb, po, pw) };
+                    match run() {
+                        Ok(()) => {}
+                        Err(e) if find_falls_back(&e) => {
+                            times.push(f32::INFINITY);
+                            continue;
+                        }
+                        Err(e) => return Err(e),
+                    }
+                    let start = Event::new(ctx, EventFlags::DEFAULT)?;
+                    let end = Event::new(ctx, EventFlags::DEFAULT)?;
+                    start.record(s)?;
+                    for _ in 0..PLAN_RUNS {
+                        run()?;
+                    }
+                    end.record(s)?;
+                    end.synchronize()?;
+                    times.push(start.elapsed_ms(&end)?);
+                }
+                Ok(times)
+            };
+            Ok(time_all())
+        })?;
+        let times = match timed {
+            Ok(t) => t,
+            Err(e) => {
+                let _ = s.synchronize();
+                return Err(e);
+            }
+        };
+        let best = times
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.is_finite())
+            .min_by(|x, y| x.1.total_cmp(y.1))
+            .map(|(i, _)| i);
+        Ok(best.and_then(|i| candidates.into_iter().nth(i)))
     }
 
     /// Times `pass`'s candidates on the call's own buffers (`inputs` in [`names`]' order, `out`

@@ -19,6 +19,11 @@
 //!   instead, which costs no timing runs. A call on a capturing stream, a cuDNN without the
 //!   `Find` functions, or a measurement that finds no allowed algorithm uses the heuristic
 //!   choice; the first two are measured again by a later call that can.
+//! - `f16`/`bf16` convolutions go through cuDNN's graph (backend) API instead: an execution
+//!   plan per problem, made on its first call (measured the same way) and kept in the handle,
+//!   so that a later call only binds its buffers and runs it; [`set_graph_api`]
+//!   (process-wide) or [`Dnn::set_graph_api`] (one handle) choose the API for every type. A
+//!   problem without a plan here takes the legacy API.
 //!
 //! Invariants: every size is checked (checked arithmetic, cuDNN's 32-bit dimensions and
 //! strides, buffer lengths against the shape) before cuDNN sees it, so a safe call never lets
@@ -63,6 +68,7 @@ mod algo;
 mod conv;
 mod desc;
 mod element;
+mod engine;
 mod pool;
 mod shape;
 
@@ -147,6 +153,14 @@ pub fn is_available() -> bool {
     cuprite_sys::libraries::CUDNN.is_available()
 }
 
+/// Whether `T` is a half type (`f16`, `bf16`).
+fn is_half<T: DnnElement>() -> bool {
+    matches!(
+        T::DATA_TYPE,
+        cudnnDataType_t::CUDNN_DATA_HALF | cudnnDataType_t::CUDNN_DATA_BFLOAT16
+    )
+}
+
 /// Whether convolution algorithms are measured (the default) for handles that do not say
 /// otherwise ([`Dnn::set_algo_search`]).
 static ALGO_SEARCH: AtomicBool = AtomicBool::new(true);
@@ -155,10 +169,12 @@ static ALGO_SEARCH: AtomicBool = AtomicBool::new(true);
 /// convolution problem they have not seen: `true` (the default) times cuDNN's candidates on
 /// the first call's own buffers (`cudnnFind*AlgorithmEx`, like PyTorch's
 /// `torch.backends.cudnn.benchmark = True`) and keeps the fastest that the handle's precision
-/// and determinism settings allow, for `f32` and `f64` problems (`f16`/`bf16` problems take
-/// the heuristic choice unless a handle asks to measure them: the measured choices of those
-/// ran slower in cuprite's benchmarks); `false` takes cuDNN's heuristic choice
-/// (`cudnnGet*Algorithm_v7`) without timing anything. Choices already cached are kept, except
+/// and determinism settings allow, for `f32` and `f64` problems, and times the first few
+/// graph-API plans of a problem of any type ([`set_graph_api`]; `f16`/`bf16` problems by
+/// default); `f16`/`bf16` problems on the legacy API take the heuristic choice unless a handle
+/// asks to measure them (the legacy API's measured choices of those ran slower in cuprite's
+/// benchmarks); `false` takes cuDNN's heuristic choice (`cudnnGet*Algorithm_v7`, or the first
+/// graph-API plan that builds) without timing anything. Choices already cached are kept, except
 /// that a heuristic choice is measured by its problem's next call once measuring is on.
 ///
 /// Measuring makes the first call of each problem slower (every candidate runs, and the host
@@ -188,6 +204,55 @@ const SEARCH_PROCESS: u8 = 0;
 const SEARCH_OFF: u8 = 1;
 const SEARCH_ON: u8 = 2;
 
+/// A graph-API setting: follow the process (handles only), off, on, by element type.
+const GRAPH_PROCESS: u8 = 0;
+const GRAPH_OFF: u8 = 1;
+const GRAPH_ON: u8 = 2;
+const GRAPH_BY_TYPE: u8 = 3;
+
+/// The process's graph-API setting (`GRAPH_OFF`, `GRAPH_ON` or `GRAPH_BY_TYPE`).
+static GRAPH_API: AtomicU8 = AtomicU8::new(GRAPH_BY_TYPE);
+
+/// Chooses which of cuDNN's two convolution APIs the convolutions (forward and both
+/// gradients; not the fused bias-and-activation call) of handles that do not say otherwise
+/// ([`Dnn::set_graph_api`]) use: `Some(true)` the graph (backend) API's execution plans,
+/// `Some(false)` the legacy API's algorithms, `None` (the default) the graph API for
+/// `f16`/`bf16` problems and the legacy API for `f32`/`f64` ones. Both compute the same
+/// convolution, within its rounding.
+///
+/// A graph-API plan is made on a problem's first call and kept in the handle for its life: the
+/// first engine cuDNN's heuristics (mode A, then its fallback list) rank that keeps the
+/// handle's precision and determinism settings (sums in `f32` for half types, no reduced
+/// precision for `f32`/`f64`, TF32 only where allowed) and that builds here, or, while the handle
+/// measures ([`set_algo_search`], [`Dnn::set_algo_search`]), the fastest of the first few,
+/// timed on that call's own buffers. A problem no plan serves here, one met first on a
+/// capturing stream, or one beyond the handle's plan capacity takes the legacy API.
+///
+/// ```
+/// use cuprite_driver::dnn;
+/// assert_eq!(dnn::graph_api(), None); // by element type
+/// dnn::set_graph_api(Some(false)); // the legacy API for every type from here on
+/// assert_eq!(dnn::graph_api(), Some(false));
+/// dnn::set_graph_api(None);
+/// ```
+pub fn set_graph_api(graph: Option<bool>) {
+    let v = match graph {
+        None => GRAPH_BY_TYPE,
+        Some(false) => GRAPH_OFF,
+        Some(true) => GRAPH_ON,
+    };
+    GRAPH_API.store(v, Ordering::Relaxed);
+}
+
+/// The process's graph-API setting (see [`set_graph_api`]): `None` by element type.
+pub fn graph_api() -> Option<bool> {
+    match GRAPH_API.load(Ordering::Relaxed) {
+        GRAPH_OFF => Some(false),
+        GRAPH_ON => Some(true),
+        _ => None,
+    }
+}
+
 /// A cuDNN handle bound to a context and a cuprite [`Stream`]: every computation is enqueued
 /// on that stream, with the workspace it needs taken from the stream-ordered pool. Keeps a
 /// cache of algorithm choices per shape. Destroyed on drop (cuDNN waits for the device then).
@@ -204,6 +269,8 @@ pub struct Dnn {
     deterministic: AtomicBool,
     /// `SEARCH_PROCESS`, `SEARCH_OFF` or `SEARCH_ON`.
     algo_search: AtomicU8,
+    /// `GRAPH_BY_TYPE`, `GRAPH_OFF` or `GRAPH_ON`.
+    graph_api: AtomicU8,
 }
 
 // SAFETY: the handle is used only under `turn`'s lock with its context bound to the calling
@@ -266,6 +333,7 @@ impl Dnn {
             allow_tf32: AtomicBool::new(false),
             deterministic: AtomicBool::new(false),
             algo_search: AtomicU8::new(SEARCH_PROCESS),
+            graph_api: AtomicU8::new(GRAPH_PROCESS),
         };
         // SAFETY: a live handle and a live stream of the current context.
         unsafe { cudnn!(cudnnSetStream(raw, stream.raw())) }?;
@@ -335,14 +403,43 @@ impl Dnn {
         match self.algo_search.load(Ordering::Relaxed) {
             SEARCH_OFF => false,
             SEARCH_ON => true,
-            _ => {
-                algo_search()
-                    && !matches!(
-                        T::DATA_TYPE,
-                        cudnnDataType_t::CUDNN_DATA_HALF | cudnnDataType_t::CUDNN_DATA_BFLOAT16
-                    )
-            }
+            _ => algo_search() && !is_half::<T>(),
         }
+    }
+
+    /// Sets which of cuDNN's two convolution APIs this handle's convolutions use:
+    /// `Some(true)` the graph (backend) API, `Some(false)` the legacy API, `None` (the default)
+    /// as the process says ([`set_graph_api`], where both are described).
+    pub fn set_graph_api(&self, graph: Option<bool>) {
+        let v = match graph {
+            None => GRAPH_PROCESS,
+            Some(false) => GRAPH_OFF,
+            Some(true) => GRAPH_ON,
+        };
+        self.graph_api.store(v, Ordering::Relaxed);
+    }
+
+    /// Whether this handle's convolutions of `T` use the graph API (its own setting, else the
+    /// process's).
+    pub(crate) fn graph_api_for<T: DnnElement>(&self) -> bool {
+        let v = match self.graph_api.load(Ordering::Relaxed) {
+            GRAPH_PROCESS => GRAPH_API.load(Ordering::Relaxed),
+            v => v,
+        };
+        match v {
+            GRAPH_OFF => false,
+            GRAPH_ON => true,
+            _ => is_half::<T>(),
+        }
+    }
+
+    /// How many graph-API plans this handle keeps (one per problem it computed through the
+    /// graph API).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when a call panicked while holding the handle.
+    pub fn graph_plans(&self) -> Result<usize> {
+        Ok(self.begin_unbound()?.plan_count())
     }
 
     /// How many convolution calls found their algorithm in the handle's cache, and how many
@@ -395,6 +492,23 @@ impl Dnn {
 impl Drop for Dnn {
     fn drop(&mut self) {
         let ctx = self.stream.context();
+        // Graph-API plans own the kernels their enqueued work runs: they go only once that
+        // work is complete, and before the handle they were made on.
+        let cache = self.turn.get_mut().unwrap_or_else(|e| e.into_inner());
+        if cache.has_plans() {
+            match ctx
+                .bind_to_thread_no_deferred()
+                .and_then(|()| self.stream.synchronize())
+            {
+                Ok(()) => cache.clear_plans(),
+                // Kept (leaked with the handle's other state) rather than destroyed under
+                // work that may still run.
+                Err(e) => {
+                    ctx.defer("synchronizing a Dnn handle's stream before dropping it", e);
+                    std::mem::forget(std::mem::take(cache));
+                }
+            }
+        }
         let r = ctx.bind_to_thread_no_deferred().and_then(|()| {
             // SAFETY: this object created the handle and is its only owner; cuDNN waits for
             // the device before releasing it.
