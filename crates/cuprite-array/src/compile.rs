@@ -41,6 +41,7 @@
 use crate::array::Array;
 use crate::device::{Backend, Device};
 use crate::dtype::Element;
+use crate::graph::{Node, Op};
 use crate::error::{Error, Result};
 use crate::ops::fft::GraphPlans;
 use crate::random::{CallKey, call_key_offset, keyed_draws, with_call_key};
@@ -360,28 +361,43 @@ struct OutputSlot {
     node: Option<cuprite_driver::CopyNode>,
 }
 
-/// An output buffer of an [`OutputSlot`] and how many graphs held its memory when this program
-/// last made its copy write it (its own executable graph and captured graph among them): more
-/// holders now means another graph captured a use of it (an output passed into another
-/// program's environment), which reads it at that address, so it is never written again.
+/// An output buffer of an [`OutputSlot`], the array node handed out for it (a leaf of the whole
+/// buffer, whose clones are the outputs of the calls that wrote it: one node per buffer, so a
+/// call whose output was dropped makes no new node), and how many graphs held its memory when
+/// this program last made its copy write it (its own executable graph and captured graph among
+/// them): more holders now means another graph captured a use of it (an output passed into
+/// another program's environment), which reads it at that address, so it is never written
+/// again.
 struct Target {
     buf: Arc<Storage>,
+    node: Arc<Node>,
     holds: usize,
 }
 
 impl Target {
-    /// `buf`, with the graphs that hold its memory now counted as the program's own.
-    fn new(buf: Arc<Storage>) -> Self {
+    /// `buf` (holding an output of `shape` on `device`), with the graphs that hold its memory now
+    /// counted as the program's own.
+    fn new(buf: Arc<Storage>, shape: &[usize], device: Device) -> Self {
         let holds = graph_holds(&buf);
-        Target { buf, holds }
+        let node = Node::new(
+            Op::Leaf(buf.clone(), Layout::contiguous(shape)),
+            buf.dtype(),
+            shape,
+            device,
+        );
+        Target { buf, node, holds }
     }
 
-    /// Whether no one but the program holds the buffer and no work the library does not track
-    /// can have used it (it was never locked: no raw pointer, device view or export of it was
-    /// handed out), and no other graph uses it: a launch, on the graph's stream, may write it.
+    /// Whether no one but the program holds the buffer (its own reference and its node's, the
+    /// node referenced by the program alone: no array, lazy result or view of it is left) and
+    /// no work the library does not track can have used it (it was never locked: no raw
+    /// pointer, device view or export of it was handed out), and no other graph uses it: a
+    /// launch may write it.
     fn unheld(&self) -> bool {
         let s = &self.buf;
-        Arc::strong_count(s) == 1
+        Arc::strong_count(&self.node) == 1
+            && Arc::weak_count(&self.node) == 0
+            && Arc::strong_count(s) == 2
             && Arc::weak_count(s) == 0
             && !s.is_locked()
             && !s.was_exposed()
@@ -1064,13 +1080,14 @@ impl<T: Element, U: Element> Captured<T, U> {
                 device: o.device(),
                 current: Target {
                     buf: current,
+                    // The array's node (a leaf of the whole buffer, made by `capture_on`):
+                    // only the slot holds it from here on.
+                    node: o.node,
                     holds: 0,
                 },
                 spares: Vec::new(),
                 node: None,
             });
-            // The array's node held `current` too: only the slot does from here on.
-            drop(o);
         }
         let mut direct = true;
         for slot in &mut slots {
@@ -1327,14 +1344,7 @@ impl<T: Element, U: Element> Captured<T, U> {
         let outs = if self.direct {
             self.outputs
                 .iter()
-                .map(|o| {
-                    Array::from_storage(
-                        o.current.buf.clone(),
-                        Layout::contiguous(&o.shape),
-                        &o.shape,
-                        o.device,
-                    )
-                })
+                .map(|o| Array::from_node(o.current.node.clone()))
                 .collect()
         } else {
             self.outputs
@@ -1381,7 +1391,7 @@ impl<T: Element, U: Element> Captured<T, U> {
                     let b = b.pop().ok_or_else(|| {
                         Error::InvalidArgument("no output buffer was allocated".into())
                     })?;
-                    Target::new(Arc::new(Storage::Cuda(b)))
+                    Target::new(Arc::new(Storage::Cuda(b)), &slot.shape, slot.device)
                 }
             };
             let buf = device_buffer(&next.buf, "a compiled program's output buffer")?;

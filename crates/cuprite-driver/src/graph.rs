@@ -12,11 +12,11 @@ use crate::context::Context;
 use crate::context::event_pool::TrackEvent;
 use crate::drv;
 use crate::error::{Error, Result};
-use crate::memory::tracker::TrackShared;
+use crate::memory::tracker::{LaunchCell, TrackShared};
 use crate::memory::{Access, DeviceRead, DeviceWrite};
 use crate::stream::Stream;
 use cuprite_sys::driver::{self as sys, CUdeviceptr, CUgraph, CUgraphExec};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// How a capture restricts potentially unsafe driver calls (`cuStreamBeginCapture` mode).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -248,6 +248,7 @@ impl Graph {
             graph: None,
             copies: Vec::new(),
             memcpy_nodes: None,
+            launches: Mutex::new(Launches::default()),
         })
     }
 
@@ -305,6 +306,37 @@ pub struct GraphExec {
     copies: Vec<MovableCopy>,
     /// The kept graph's memcpy nodes and their parameters as captured, listed once.
     memcpy_nodes: Option<Vec<(sys::CUgraphNode, sys::CUDA_MEMCPY3D)>>,
+    /// The cells its launches' marks name, and what the last launch left in the trackers.
+    launches: Mutex<Launches>,
+}
+
+/// Streams a [`GraphExec`] keeps a [`LaunchCell`] for at most; launches on further streams
+/// write marks of their own recording.
+const CELLS: usize = 16;
+
+/// The launch state of a [`GraphExec`].
+#[derive(Default)]
+struct Launches {
+    /// One cell per stream launched on (outside captures), at most [`CELLS`].
+    cells: Vec<Arc<LaunchCell>>,
+    /// The last launch, when every mark it wrote names its stream's cell.
+    last: Option<Replayed>,
+}
+
+/// What a launch left in the trackers of its own access set (the allocations its captured work
+/// uses, the moved copy destinations and the word, in that order): every buffer's marks name
+/// `cell` (of stream `stream`, whose tracking id it is), and each tracker had the version in
+/// `versions` after them. Until one of those versions changes (someone else wrote a mark),
+/// a launch of the same access set on the same stream has nothing to wait for there (its
+/// buffers' last uses are its own stream's, or were waited for by it already, as were the
+/// graph's pre-capture dependencies) and needs no new marks: recording the cell again makes
+/// every mark stand for it.
+struct Replayed {
+    stream: u64,
+    cell: Arc<LaunchCell>,
+    /// The word's tracker (its address), 0 without a word.
+    word: usize,
+    versions: Vec<u64>,
 }
 
 /// A copy node of an executable graph whose destination [`GraphExec::retarget_copy`] may move:
@@ -477,6 +509,49 @@ impl GraphExec {
                 buffers.len()
             )));
         }
+        let word_key = word
+            .as_ref()
+            .map_or(0, |(w, _, _)| Arc::as_ptr(&w.tracker().shared) as usize);
+        let enqueue_word = |stream: &Stream| -> Result<()> {
+            match &word {
+                Some((_, ptr, value)) => {
+                    // Little-endian halves: the low word first.
+                    let (lo, hi) = (*value as u32, (*value >> 32) as u32);
+                    // SAFETY: one 32-bit value at `ptr` and one at `ptr + 4`, both inside the 8
+                    // aligned bytes of the word (checked above), declared in the launch's
+                    // accesses.
+                    unsafe { drv!(cuMemsetD32Async(*ptr, lo, 1, stream.raw())) }?;
+                    // SAFETY: as above, the second half.
+                    unsafe { drv!(cuMemsetD32Async(*ptr + 4, hi, 1, stream.raw())) }
+                }
+                None => Ok(()),
+            }
+        };
+        let sid = stream.track_id();
+        let mut launches = self.launches();
+        let plain = copies_in.is_empty() && copies_out.is_empty();
+        if plain && !capture::any_active() {
+            if let Some(last) = &launches.last {
+                if last.stream == sid
+                    && last.word == word_key
+                    && self.unchanged(&last.versions, word.as_ref().map(|(w, _, _)| *w))
+                {
+                    // The same access set on the same stream, and no one wrote a mark of it
+                    // since the last launch: nothing to wait for, and recording the cell
+                    // again makes every mark stand for this launch.
+                    let r = enqueue_word(stream).and_then(|()| {
+                        // SAFETY: the executable graph and the stream are live and of the same
+                        // context.
+                        unsafe { drv!(cuGraphLaunch(self.raw, stream.raw())) }
+                    });
+                    // What was enqueued is recorded even when a later step failed.
+                    let recorded = stream.record_cell(&last.cell);
+                    r?;
+                    return recorded;
+                }
+            }
+        }
+        launches.last = None;
         let ins: Vec<(CUdeviceptr, CUdeviceptr, usize)> = copies_in
             .iter_mut()
             .map(|(src, dst)| (dst.device_ptr_mut(), src.device_ptr(), src.len()))
@@ -491,6 +566,7 @@ impl GraphExec {
                 + 2 * (copies_in.len() + copies_out.len())
                 + usize::from(word.is_some()),
         );
+        // The graph's own access set first (see `Replayed`), then the copies'.
         accesses.extend(buffers.iter().map(|(shared, write)| Access {
             shared,
             write: *write,
@@ -499,34 +575,32 @@ impl GraphExec {
             shared,
             write: true,
         }));
+        if let Some((w, _, _)) = &word {
+            accesses.push(Access::write(*w));
+        }
+        let own = accesses.len();
         for (src, dst) in copies_in.iter() {
             accesses.push(Access::read(*src));
             accesses.push(Access::write(&**dst));
-        }
-        if let Some((w, _, _)) = &word {
-            accesses.push(Access::write(*w));
         }
         for (src, dst) in copies_out.iter() {
             accesses.push(Access::read(*src));
             accesses.push(Access::write(&**dst));
         }
         stream.begin_access(&accesses)?;
-        if !self.external.is_empty() {
-            let sid = stream.track_id();
-            // Outside a capture, a stream that waited for a pre-capture dependency once (an
-            // earlier launch on it) stays ordered after it.
-            let real = crate::capture::capture_of(sid) == 0;
-            for ev in &self.external {
-                if real && ev.waited_by(sid) {
-                    continue;
-                }
-                crate::stats::count_stream_wait();
-                // SAFETY: a live stream and a live event (kept by `external`, so never
-                // re-recorded).
-                unsafe { drv!(cuStreamWaitEvent(stream.raw(), ev.raw, 0)) }?;
-                if real {
-                    ev.note_waited(sid);
-                }
+        // Outside a capture, a stream that waited for a pre-capture dependency once (an
+        // earlier launch on it) stays ordered after it.
+        let real = capture::capture_of(sid) == 0;
+        for ev in &self.external {
+            if real && ev.waited_by(sid) {
+                continue;
+            }
+            crate::stats::count_stream_wait();
+            // SAFETY: a live stream and a live event (kept by `external`, so never
+            // re-recorded).
+            unsafe { drv!(cuStreamWaitEvent(stream.raw(), ev.raw, 0)) }?;
+            if real {
+                ev.note_waited(sid);
             }
         }
         let copy = |list: &[(CUdeviceptr, CUdeviceptr, usize)]| -> Result<()> {
@@ -542,28 +616,86 @@ impl GraphExec {
             Ok(())
         };
         let r = copy(&ins)
-            .and_then(|()| match &word {
-                Some((_, ptr, value)) => {
-                    // Little-endian halves: the low word first.
-                    let (lo, hi) = (*value as u32, (*value >> 32) as u32);
-                    // SAFETY: one 32-bit value at `ptr` and one at `ptr + 4`, both inside the 8
-                    // aligned bytes of the word (checked above), declared in `accesses`.
-                    unsafe { drv!(cuMemsetD32Async(*ptr, lo, 1, stream.raw())) }.and_then(|()| {
-                        // SAFETY: as above, the second half.
-                        unsafe { drv!(cuMemsetD32Async(*ptr + 4, hi, 1, stream.raw())) }
-                    })
-                }
-                None => Ok(()),
-            })
+            .and_then(|()| enqueue_word(stream))
             .and_then(|()| {
                 // SAFETY: the executable graph and the stream are live and of the same context.
                 unsafe { drv!(cuGraphLaunch(self.raw, stream.raw())) }
             })
             .and_then(|()| copy(&outs));
-        // What was enqueued is recorded even when a later step failed.
-        let recorded = stream.end_access(&accesses);
+        // What was enqueued is recorded even when a later step failed. Outside a capture, the
+        // marks name this stream's cell of the graph (a new one recorded here, if any).
+        let cell = if real {
+            match launches.cells.iter().find(|c| c.stream == sid) {
+                Some(c) => Some((c.clone(), false)),
+                None if launches.cells.len() < CELLS => match stream.new_cell() {
+                    Ok(c) => {
+                        launches.cells.push(c.clone());
+                        Some((c, true))
+                    }
+                    Err(e) => {
+                        // Nothing recorded: the marks are written the ordinary way.
+                        drop(e);
+                        None
+                    }
+                },
+                None => None,
+            }
+        } else {
+            None
+        };
+        let recorded = match cell {
+            Some((cell, fresh)) => {
+                let mut versions = Vec::with_capacity(accesses.len());
+                match stream.end_access_latest(&accesses, &cell, fresh, &mut versions) {
+                    Ok(true) => {
+                        versions.truncate(own);
+                        launches.last = Some(Replayed {
+                            stream: sid,
+                            cell,
+                            word: word_key,
+                            versions,
+                        });
+                        Ok(())
+                    }
+                    Ok(false) => Ok(()),
+                    Err(e) => Err(e),
+                }
+            }
+            None => stream.end_access(&accesses),
+        };
         r?;
         recorded
+    }
+
+    /// The launch state, whatever a panic elsewhere left (each update of it is whole).
+    fn launches(&self) -> MutexGuard<'_, Launches> {
+        self.launches.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether every tracker of the graph's own access set (as `launch_with` lists it, with
+    /// `word`) still has the version in `versions`.
+    fn unchanged<W: DeviceWrite<u64> + ?Sized>(&self, versions: &[u64], word: Option<&W>) -> bool {
+        let moved = self
+            .copies
+            .iter()
+            .filter(|c| !c.moved_to_used)
+            .filter_map(|c| c.moved_to.as_ref());
+        let word = word.map(|w| &w.tracker().shared);
+        let mut own = self
+            .uses
+            .buffers
+            .iter()
+            .map(|(b, _)| b)
+            .chain(moved)
+            .chain(word);
+        let mut versions = versions.iter();
+        loop {
+            match (own.next(), versions.next()) {
+                (Some(b), Some(v)) if b.version() == *v => {}
+                (None, None) => return true,
+                _ => return false,
+            }
+        }
     }
 
     /// The copy node of this graph (instantiated by [`Graph::into_exec`]) that writes all of
@@ -731,7 +863,19 @@ impl GraphExec {
             .buffers
             .iter()
             .any(|(b, write)| *write && Arc::ptr_eq(b, shared));
-        copy.moved_to = Some(shared.clone());
+        let left = copy.moved_to.replace(shared.clone());
+        // The access set changed: the next launch declares it whole.
+        let launches = self.launches.get_mut().unwrap_or_else(|e| e.into_inner());
+        launches.last = None;
+        // The destination left behind (unless the captured work uses it, which every launch
+        // declares) is no longer written by later launches: its marks stop following them.
+        if let Some(left) = left {
+            if !self.uses.buffers.iter().any(|(b, _)| Arc::ptr_eq(b, &left)) {
+                for cell in &launches.cells {
+                    crate::memory::tracker::freeze_marks(&left, cell)?;
+                }
+            }
+        }
         Ok(())
     }
 
@@ -804,6 +948,11 @@ impl GraphExec {
                 // The graph now runs `graph`'s work: keep what that uses. What only the old
                 // work used may go; its last uses are ordered by the stream tracker.
                 self.uses = graph.uses.clone();
+                // The access set changed: the next launch declares it whole.
+                self.launches
+                    .get_mut()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .last = None;
                 // The copies now write where `graph` says; what they were moved to stays
                 // declared until this executable graph goes (the nodes named are the old graph's).
                 for c in &mut self.copies {
