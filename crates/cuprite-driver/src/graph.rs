@@ -531,23 +531,60 @@ impl GraphExec {
         let mut launches = self.launches();
         let plain = copies_in.is_empty() && copies_out.is_empty();
         if plain && !capture::any_active() {
-            if let Some(last) = &launches.last {
-                if last.stream == sid
-                    && last.word == word_key
-                    && self.unchanged(&last.versions, word.as_ref().map(|(w, _, _)| *w))
-                {
-                    // The same access set on the same stream, and no one wrote a mark of it
-                    // since the last launch: nothing to wait for, and recording the cell
-                    // again makes every mark stand for this launch.
-                    let r = enqueue_word(stream).and_then(|()| {
-                        // SAFETY: the executable graph and the stream are live and of the same
-                        // context.
-                        unsafe { drv!(cuGraphLaunch(self.raw, stream.raw())) }
-                    });
-                    // What was enqueued is recorded even when a later step failed.
-                    let recorded = stream.record_cell(&last.cell);
-                    r?;
-                    return recorded;
+            if let Some(last) = &mut launches.last {
+                let own = self.own_accesses(word.as_ref().map(|(w, _, _)| *w));
+                if last.stream == sid && last.word == word_key {
+                    // The same access set on the same stream: only the buffers whose marks
+                    // someone else wrote since the last launch are declared again (waited for,
+                    // and marked); for the others there is nothing to wait for, and recording
+                    // the cell again makes their marks stand for this launch.
+                    let mut changed: Vec<(usize, Access<'_>)> = Vec::new();
+                    let mut n = 0;
+                    for (i, a) in own.enumerate() {
+                        if last.versions.get(i) != Some(&a.shared.version()) {
+                            changed.push((i, a));
+                        }
+                        n += 1;
+                    }
+                    if n == last.versions.len() {
+                        let again: Vec<Access<'_>> = changed.iter().map(|&(_, a)| a).collect();
+                        if !again.is_empty() {
+                            stream.begin_access(&again)?;
+                        }
+                        let r = enqueue_word(stream).and_then(|()| {
+                            // SAFETY: the executable graph and the stream are live and of the
+                            // same context.
+                            unsafe { drv!(cuGraphLaunch(self.raw, stream.raw())) }
+                        });
+                        // What was enqueued is recorded even when a later step failed.
+                        let mut recorded = stream.record_cell(&last.cell);
+                        if !again.is_empty() && recorded.is_ok() {
+                            let mut versions = Vec::with_capacity(again.len());
+                            recorded = match stream.end_access_latest(
+                                &again,
+                                &last.cell,
+                                true,
+                                &mut versions,
+                            ) {
+                                Ok(Some(true)) => {
+                                    for (&(i, _), v) in changed.iter().zip(versions) {
+                                        last.versions[i] = v;
+                                    }
+                                    Ok(())
+                                }
+                                Ok(_) => {
+                                    launches.last = None;
+                                    Ok(())
+                                }
+                                Err(e) => {
+                                    launches.last = None;
+                                    Err(e)
+                                }
+                            };
+                        }
+                        r?;
+                        return recorded;
+                    }
                 }
             }
         }
@@ -647,7 +684,7 @@ impl GraphExec {
             Some((cell, fresh)) => {
                 let mut versions = Vec::with_capacity(accesses.len());
                 match stream.end_access_latest(&accesses, &cell, fresh, &mut versions) {
-                    Ok(true) => {
+                    Ok(Some(true)) => {
                         versions.truncate(own);
                         launches.last = Some(Replayed {
                             stream: sid,
@@ -657,7 +694,7 @@ impl GraphExec {
                         });
                         Ok(())
                     }
-                    Ok(false) => Ok(()),
+                    Ok(_) => Ok(()),
                     Err(e) => Err(e),
                 }
             }
@@ -672,30 +709,27 @@ impl GraphExec {
         self.launches.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Whether every tracker of the graph's own access set (as `launch_with` lists it, with
-    /// `word`) still has the version in `versions`.
-    fn unchanged<W: DeviceWrite<u64> + ?Sized>(&self, versions: &[u64], word: Option<&W>) -> bool {
+    /// The graph's own access set (see [`Replayed`]) with `word`: the allocations its captured
+    /// work uses, the moved copy destinations, the word, in the order `launch_with` declares
+    /// them.
+    fn own_accesses<'s, W: DeviceWrite<u64> + ?Sized>(
+        &'s self,
+        word: Option<&'s W>,
+    ) -> impl Iterator<Item = Access<'s>> {
         let moved = self
             .copies
             .iter()
             .filter(|c| !c.moved_to_used)
-            .filter_map(|c| c.moved_to.as_ref());
-        let word = word.map(|w| &w.tracker().shared);
-        let mut own = self
-            .uses
-            .buffers
-            .iter()
-            .map(|(b, _)| b)
-            .chain(moved)
-            .chain(word);
-        let mut versions = versions.iter();
-        loop {
-            match (own.next(), versions.next()) {
-                (Some(b), Some(v)) if b.version() == *v => {}
-                (None, None) => return true,
-                _ => return false,
-            }
-        }
+            .filter_map(|c| c.moved_to.as_ref())
+            .map(|shared| Access {
+                shared,
+                write: true,
+            });
+        let used = self.uses.buffers.iter().map(|(shared, write)| Access {
+            shared,
+            write: *write,
+        });
+        used.chain(moved).chain(word.map(|w| Access::write(w)))
     }
 
     /// The copy node of this graph (instantiated by [`Graph::into_exec`]) that writes all of

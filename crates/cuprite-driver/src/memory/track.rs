@@ -200,21 +200,23 @@ impl Stream {
     /// outside any capture (the caller checked): `cell` (this stream's cell of that graph,
     /// already recorded after the launch when `recorded`) is recorded, and every mark written
     /// names it. `versions` gets, per access, the version its tracker has after this (a tracker
-    /// declared twice: the later one). Returns whether marks were written (the context is in
-    /// multi-stream mode); `versions` is then valid.
+    /// declared twice: the later one). Returns `None` when no marks were written (the context
+    /// is in single-stream mode), else whether every buffer read has no last writer naming
+    /// another cell (whose recordings would stand for new writes without a new version): only
+    /// then does a launch of the same set that skips unchanged trackers wait for all it must.
     pub(crate) fn end_access_latest(
         &self,
         accesses: &[Access<'_>],
         cell: &Arc<LaunchCell>,
         recorded: bool,
         versions: &mut Vec<u64>,
-    ) -> Result<bool> {
+    ) -> Result<Option<bool>> {
         versions.clear();
         if accesses.iter().any(|a| !a.shared.ctx.is_multi_stream()) {
             // Single-stream mode (all of them, one context): no marks. Mixed cannot be: the
             // caller's buffers all belong to the stream's context.
             self.end_access(accesses)?;
-            return Ok(false);
+            return Ok(None);
         }
         self.context().bind_to_thread_no_deferred()?;
         if !recorded {
@@ -226,6 +228,7 @@ impl Stream {
             event: MarkEvent::Latest(cell.clone()),
             capture: 0,
         };
+        let mut clean = true;
         for a in accesses {
             let mut guard = a.shared.lock()?;
             let st = &mut *guard;
@@ -234,6 +237,13 @@ impl Stream {
                 st.init = true;
             }
             note_use(&mut st.writer, &mut st.readers, &mark, a.write);
+            if let Some(Mark {
+                event: MarkEvent::Latest(c),
+                ..
+            }) = &st.writer
+            {
+                clean &= Arc::ptr_eq(c, cell);
+            }
             versions.push(a.shared.bump_version());
         }
         for i in 0..accesses.len() {
@@ -243,7 +253,7 @@ impl Stream {
                 }
             }
         }
-        Ok(true)
+        Ok(Some(clean))
     }
 
     /// Records `cell` (of this stream) after the work enqueued here so far: its event again when
