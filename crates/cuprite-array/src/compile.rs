@@ -25,6 +25,12 @@
 //! - every allocation made inside a graph is freed inside it: its input and output buffers are
 //!   ordinary allocations made before the capture, so nothing of a graph's memory pool is held
 //!   outside a launch;
+//! - the capture's own allocations are parts of one arena allocated before it (sized by the
+//!   eager run's allocations, see `runtime::ArenaGuard`), handed out in order and never reused
+//!   within the graph, so the graph has no allocation or free nodes; a part is never kept for
+//!   reuse (`runtime::reusable`) nor taken out of an array, and the arena goes with the graph,
+//!   freed on the private stream after the launches (what does not fit is allocated by the
+//!   graph, as without an arena);
 //! - the closure's random draws read their key from a word of the graph's, rewritten before
 //!   each launch, and its FFT plans (made by the eager run before the capture) are the graph's
 //!   own, dropped after it;
@@ -41,8 +47,8 @@
 use crate::array::Array;
 use crate::device::{Backend, Device};
 use crate::dtype::Element;
-use crate::graph::{Node, Op};
 use crate::error::{Error, Result};
+use crate::graph::{Node, Op};
 use crate::ops::fft::GraphPlans;
 use crate::random::{CallKey, call_key_offset, keyed_draws, with_call_key};
 use crate::runtime::{CaptureFlag, with_stream};
@@ -292,7 +298,8 @@ struct Entry<T: Element, U: Element> {
 }
 
 /// One captured graph and the buffers it replays on. Dropped in this order: the outputs (freed
-/// stream-ordered after the last replay), the executable graph, its FFT plans, the inputs, and
+/// stream-ordered after the last replay), the executable graph, its FFT plans, its arena, the
+/// inputs, and
 /// only then is the stream given back (every free on it is enqueued by then, so none can be
 /// captured by the stream's next user).
 struct Captured<T: Element, U: Element> {
@@ -320,6 +327,10 @@ struct Captured<T: Element, U: Element> {
     /// The cuFFT plans its FFTs run (made by the eager run before the capture): their device
     /// memory lives as long as the graph.
     fft_plans: Option<cuprite_driver::fft::PlanCache>,
+    /// The arena the capture's allocations are parts of (see `runtime::ArenaGuard`): its
+    /// memory lives as long as the graph (and any part still held), and is freed on the private
+    /// stream after the launches.
+    arena: Option<Arc<cuprite_driver::DeviceBuffer<u8>>>,
     /// The graph's private stream (from [`take_stream`], given back on drop): captures run
     /// here, so no other thread's work can be captured into the graph, and so do the copies in
     /// and launches of a call whose own stream is one the program may not keep (see
@@ -415,6 +426,11 @@ fn graph_holds(s: &Storage) -> usize {
     }
 }
 
+/// The largest arena a capture takes its allocations from (see `Captured::arena`): its parts
+/// are never reused within the graph, so a program whose eager run allocates more lets the
+/// graph allocate (and reuse) its own memory instead.
+const ARENA_MAX_BYTES: usize = 64 << 20;
+
 /// Earlier output buffers an [`OutputSlot`] keeps for reuse: a program whose outputs are held
 /// for a few calls and then dropped reuses them; beyond this, the oldest is left to its users.
 const SPARES: usize = 2;
@@ -437,6 +453,14 @@ impl<T: Element, U: Element> Drop for Captured<T, U> {
             // A launch this stream could not be ordered after may still run the plans'
             // transforms: their memory is left to the process rather than freed under it.
             Some(plans) => std::mem::forget(plans),
+            None => {}
+        }
+        match self.arena.take() {
+            // Freed on the private stream, after the launches (joined above).
+            Some(arena) if ordered => drop(arena),
+            // A launch this stream could not be ordered after may still use it: left to the
+            // process.
+            Some(arena) => std::mem::forget(arena),
             None => {}
         }
         self.inputs.clear();
@@ -976,7 +1000,8 @@ impl<T: Element, U: Element> Captured<T, U> {
         // graph's own from here on (dropped with `plans` if the capture fails, after it ended).
         let plans = GraphPlans::begin();
         // The eager outputs are kept (realised) through the capture: their memory is then no
-        // graph's.
+        // graph's. The bytes its allocations ask for size the capture's arena.
+        let counting = crate::runtime::ArenaGuard::count();
         let eager = with_stream(&stream, || -> Result<Vec<(Arc<Storage>, Vec<usize>)>> {
             let outs = with_call_key(
                 CallKey::Device {
@@ -989,6 +1014,8 @@ impl<T: Element, U: Element> Captured<T, U> {
                 .map(|o| Ok((o.contiguous_storage()?, o.shape().to_vec())))
                 .collect()
         })?;
+        let arena_bytes = counting.counted();
+        drop(counting);
         // The graph's output buffers: fresh buffers of the eager outputs' sizes (so none aliases
         // an input), ordinary pool allocations made before the capture, on the calling thread's
         // stream as any array's (they are handed out as the first call's outputs, and freed or
@@ -1017,15 +1044,28 @@ impl<T: Element, U: Element> Captured<T, U> {
         // interpreter) before the capture: the graph then runs what eager calls run once
         // warm, with the same values bit for bit.
         crate::jit::wait_tier_up();
+        // The capture's allocations are parts of one arena of the program's (as many bytes as
+        // the eager run asked for), allocated here, before it: the graph then has no allocation
+        // or free nodes. Beyond `ARENA_MAX_BYTES`, or for what does not fit, the graph
+        // allocates its own memory.
+        let arena = if arena_bytes > 0 && arena_bytes <= ARENA_MAX_BYTES {
+            // SAFETY: each part is handed out as `alloc_raw` hands out memory: uninitialised,
+            // fully written by its user before any read.
+            Some(Arc::new(unsafe { stream.alloc::<u8>(arena_bytes) }?))
+        } else {
+            None
+        };
         clock.lap(2);
         let keyed = CallKey::Device {
             word: key.clone(),
             offset,
         };
         let draws_before = keyed_draws();
+        let serving = arena.clone().map(crate::runtime::ArenaGuard::serve);
         let (recorded, kernels) = crate::jit::collect_kernels(|| {
             with_call_key(keyed, || Self::record(f, &owned, &outputs, &stream))
         });
+        drop(serving);
         let keyed = keyed_draws() != draws_before;
         clock.lap(3);
         let mut exec = match recorded
@@ -1059,6 +1099,7 @@ impl<T: Element, U: Element> Captured<T, U> {
             key,
             keyed,
             fft_plans: plans.finish(),
+            arena,
             stream,
             launch_streams: Vec::new(),
             kernels,

@@ -518,6 +518,10 @@ pub fn tests() -> Vec<Test> {
                 "capture::steady_replays_read_on_another_stream",
                 steady_replays_read_on_another_stream,
             ),
+            Test::gpu_alone(
+                "capture::stashed_intermediate_outlives_program",
+                stashed_intermediate_outlives_program,
+            ),
         ])
         .collect()
 }
@@ -1351,9 +1355,52 @@ fn steady_replays_read_on_another_stream() -> TestResult {
                 want += 1.0;
             }
             if later[i].to_bits() != want.to_bits() {
-                return Err(format!("round {round}: element {i} is {}, want {want}", later[i]).into());
+                return Err(
+                    format!("round {round}: element {i} is {}, want {want}", later[i]).into(),
+                );
             }
         }
+    }
+    Ok(())
+}
+
+/// An intermediate the closure keeps outside itself (through a mutex) is a part of the
+/// capture's arena: after the device is synchronised it holds the last replay's values, and
+/// it stays readable after the program is dropped (the part keeps the arena's memory).
+fn stashed_intermediate_outlives_program() -> TestResult {
+    let mut rng = Rng::fresh();
+    let n = 5000;
+    let stash: std::sync::Mutex<Option<Array<f32>>> = std::sync::Mutex::new(None);
+    let prog = compile(|x: &[Array<f32>]| {
+        let h = &x[0] * 2.0;
+        h.eval()?;
+        *stash.lock().expect("stash") = Some(h.clone());
+        Ok(vec![&h + 1.0])
+    });
+    let mut last = Vec::new();
+    for call in 0..3 {
+        last = rng.vec_f32(n, -1.0, 1.0);
+        let x = Array::from_slice_on(dev(), &last, &[n])?;
+        let got = prog.call(&[&x])?.remove(0).to_vec()?;
+        if let Some(i) = (0..n).find(|&i| got[i] != last[i] * 2.0 + 1.0) {
+            return Err(format!("call {call}: element {i} is {}", got[i]).into());
+        }
+    }
+    drop(prog);
+    cuprite_array::sync(dev())?;
+    let kept = stash
+        .lock()
+        .map_err(|_| "stash poisoned")?
+        .take()
+        .ok_or("nothing stashed")?;
+    let got = kept.to_vec()?;
+    if let Some(i) = (0..n).find(|&i| got[i] != last[i] * 2.0) {
+        return Err(format!(
+            "the stashed intermediate's element {i} is {}, want {}",
+            got[i],
+            last[i] * 2.0
+        )
+        .into());
     }
     Ok(())
 }

@@ -4,12 +4,12 @@
 //! work touched; it must not allocate or copy.
 
 use super::tracker::{Access, CapturedMarks, LaunchCell, Mark, MarkEvent, TrackShared};
-use std::sync::Arc;
 use crate::capture;
 use crate::drv;
 use crate::error::Result;
 use crate::stream::Stream;
 use cuprite_sys::driver::CUevent;
+use std::sync::Arc;
 
 impl Stream {
     /// Declares that work about to be enqueued on this stream accesses these buffers: makes the
@@ -298,4 +298,3 @@ fn note_use(writer: &mut Option<Mark>, readers: &mut Vec<Mark>, mark: &Mark, wri
         readers.push(mark.clone());
     }
 }
-
