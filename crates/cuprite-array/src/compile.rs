@@ -431,6 +431,14 @@ fn graph_holds(s: &Storage) -> usize {
 /// graph allocate (and reuse) its own memory instead.
 const ARENA_MAX_BYTES: usize = 64 << 20;
 
+/// Whether captures take their allocations from an arena (see `Captured::arena`): on unless the
+/// environment variable `CUPRITE_GRAPH_ARENA` is `0`, which lets every graph allocate its own
+/// memory (allocation and free nodes). Read once.
+fn graph_arena() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("CUPRITE_GRAPH_ARENA").is_none_or(|v| v != "0"))
+}
+
 /// Earlier output buffers an [`OutputSlot`] keeps for reuse: a program whose outputs are held
 /// for a few calls and then dropped reuses them; beyond this, the oldest is left to its users.
 const SPARES: usize = 2;
@@ -1048,7 +1056,7 @@ impl<T: Element, U: Element> Captured<T, U> {
         // the eager run asked for), allocated here, before it: the graph then has no allocation
         // or free nodes. Beyond `ARENA_MAX_BYTES`, or for what does not fit, the graph
         // allocates its own memory.
-        let arena = if arena_bytes > 0 && arena_bytes <= ARENA_MAX_BYTES {
+        let arena = if arena_bytes > 0 && arena_bytes <= ARENA_MAX_BYTES && graph_arena() {
             // SAFETY: each part is handed out as `alloc_raw` hands out memory: uninitialised,
             // fully written by its user before any read.
             Some(Arc::new(unsafe { stream.alloc::<u8>(arena_bytes) }?))

@@ -310,6 +310,14 @@ pub struct GraphExec {
     launches: Mutex<Launches>,
 }
 
+/// Whether launches write marks naming a [`LaunchCell`] (and skip the trackers of an unchanged
+/// access set): on unless the environment variable `CUPRITE_LAUNCH_CELLS` is `0`, which makes
+/// every launch declare and mark each buffer with an event of its own. Read once.
+fn launch_cells() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("CUPRITE_LAUNCH_CELLS").is_none_or(|v| v != "0"))
+}
+
 /// Streams a [`GraphExec`] keeps a [`LaunchCell`] for at most; launches on further streams
 /// write marks of their own recording.
 const CELLS: usize = 16;
@@ -530,7 +538,8 @@ impl GraphExec {
         let sid = stream.track_id();
         let mut launches = self.launches();
         let plain = copies_in.is_empty() && copies_out.is_empty();
-        if plain && !capture::any_active() {
+        let cells = launch_cells();
+        if cells && plain && !capture::any_active() {
             if let Some(last) = &mut launches.last {
                 let own = self.own_accesses(word.as_ref().map(|(w, _, _)| *w));
                 if last.stream == sid && last.word == word_key {
@@ -661,7 +670,7 @@ impl GraphExec {
             .and_then(|()| copy(&outs));
         // What was enqueued is recorded even when a later step failed. Outside a capture, the
         // marks name this stream's cell of the graph (a new one recorded here, if any).
-        let cell = if real {
+        let cell = if real && cells {
             match launches.cells.iter().find(|c| c.stream == sid) {
                 Some(c) => Some((c.clone(), false)),
                 None if launches.cells.len() < CELLS => match stream.new_cell() {
