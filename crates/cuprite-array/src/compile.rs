@@ -25,6 +25,12 @@
 //! - every allocation made inside a graph is freed inside it: its input and output buffers are
 //!   ordinary allocations made before the capture, so nothing of a graph's memory pool is held
 //!   outside a launch;
+//! - the capture's own allocations are parts of one arena allocated before it (sized by the
+//!   eager run's allocations, see `runtime::ArenaGuard`), handed out in order and never reused
+//!   within the graph, so the graph has no allocation or free nodes; a part is never kept for
+//!   reuse (`runtime::reusable`) nor taken out of an array, and the arena goes with the graph,
+//!   freed on the private stream after the launches (what does not fit is allocated by the
+//!   graph, as without an arena);
 //! - the closure's random draws read their key from a word of the graph's, rewritten before
 //!   each launch, and its FFT plans (made by the eager run before the capture) are the graph's
 //!   own, dropped after it;
@@ -42,6 +48,7 @@ use crate::array::Array;
 use crate::device::{Backend, Device};
 use crate::dtype::Element;
 use crate::error::{Error, Result};
+use crate::graph::{Node, Op};
 use crate::ops::fft::GraphPlans;
 use crate::random::{CallKey, call_key_offset, keyed_draws, with_call_key};
 use crate::runtime::{CaptureFlag, with_stream};
@@ -291,7 +298,8 @@ struct Entry<T: Element, U: Element> {
 }
 
 /// One captured graph and the buffers it replays on. Dropped in this order: the outputs (freed
-/// stream-ordered after the last replay), the executable graph, its FFT plans, the inputs, and
+/// stream-ordered after the last replay), the executable graph, its FFT plans, its arena, the
+/// inputs, and
 /// only then is the stream given back (every free on it is enqueued by then, so none can be
 /// captured by the stream's next user).
 struct Captured<T: Element, U: Element> {
@@ -319,6 +327,10 @@ struct Captured<T: Element, U: Element> {
     /// The cuFFT plans its FFTs run (made by the eager run before the capture): their device
     /// memory lives as long as the graph.
     fft_plans: Option<cuprite_driver::fft::PlanCache>,
+    /// The arena the capture's allocations are parts of (see `runtime::ArenaGuard`): its
+    /// memory lives as long as the graph (and any part still held), and is freed on the private
+    /// stream after the launches.
+    arena: Option<Arc<cuprite_driver::DeviceBuffer<u8>>>,
     /// The graph's private stream (from [`take_stream`], given back on drop): captures run
     /// here, so no other thread's work can be captured into the graph, and so do the copies in
     /// and launches of a call whose own stream is one the program may not keep (see
@@ -360,28 +372,43 @@ struct OutputSlot {
     node: Option<cuprite_driver::CopyNode>,
 }
 
-/// An output buffer of an [`OutputSlot`] and how many graphs held its memory when this program
-/// last made its copy write it (its own executable graph and captured graph among them): more
-/// holders now means another graph captured a use of it (an output passed into another
-/// program's environment), which reads it at that address, so it is never written again.
+/// An output buffer of an [`OutputSlot`], the array node handed out for it (a leaf of the whole
+/// buffer, whose clones are the outputs of the calls that wrote it: one node per buffer, so a
+/// call whose output was dropped makes no new node), and how many graphs held its memory when
+/// this program last made its copy write it (its own executable graph and captured graph among
+/// them): more holders now means another graph captured a use of it (an output passed into
+/// another program's environment), which reads it at that address, so it is never written
+/// again.
 struct Target {
     buf: Arc<Storage>,
+    node: Arc<Node>,
     holds: usize,
 }
 
 impl Target {
-    /// `buf`, with the graphs that hold its memory now counted as the program's own.
-    fn new(buf: Arc<Storage>) -> Self {
+    /// `buf` (holding an output of `shape` on `device`), with the graphs that hold its memory now
+    /// counted as the program's own.
+    fn new(buf: Arc<Storage>, shape: &[usize], device: Device) -> Self {
         let holds = graph_holds(&buf);
-        Target { buf, holds }
+        let node = Node::new(
+            Op::Leaf(buf.clone(), Layout::contiguous(shape)),
+            buf.dtype(),
+            shape,
+            device,
+        );
+        Target { buf, node, holds }
     }
 
-    /// Whether no one but the program holds the buffer and no work the library does not track
-    /// can have used it (it was never locked: no raw pointer, device view or export of it was
-    /// handed out), and no other graph uses it: a launch, on the graph's stream, may write it.
+    /// Whether no one but the program holds the buffer (its own reference and its node's, the
+    /// node referenced by the program alone: no array, lazy result or view of it is left) and
+    /// no work the library does not track can have used it (it was never locked: no raw
+    /// pointer, device view or export of it was handed out), and no other graph uses it: a
+    /// launch may write it.
     fn unheld(&self) -> bool {
         let s = &self.buf;
-        Arc::strong_count(s) == 1
+        Arc::strong_count(&self.node) == 1
+            && Arc::weak_count(&self.node) == 0
+            && Arc::strong_count(s) == 2
             && Arc::weak_count(s) == 0
             && !s.is_locked()
             && !s.was_exposed()
@@ -397,6 +424,19 @@ fn graph_holds(s: &Storage) -> usize {
         }),
         Storage::Host(_) => 0,
     }
+}
+
+/// The largest arena a capture takes its allocations from (see `Captured::arena`): its parts
+/// are never reused within the graph, so a program whose eager run allocates more lets the
+/// graph allocate (and reuse) its own memory instead.
+const ARENA_MAX_BYTES: usize = 64 << 20;
+
+/// Whether captures take their allocations from an arena (see `Captured::arena`): on unless the
+/// environment variable `CUPRITE_GRAPH_ARENA` is `0`, which lets every graph allocate its own
+/// memory (allocation and free nodes). Read once.
+fn graph_arena() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("CUPRITE_GRAPH_ARENA").is_none_or(|v| v != "0"))
 }
 
 /// Earlier output buffers an [`OutputSlot`] keeps for reuse: a program whose outputs are held
@@ -421,6 +461,14 @@ impl<T: Element, U: Element> Drop for Captured<T, U> {
             // A launch this stream could not be ordered after may still run the plans'
             // transforms: their memory is left to the process rather than freed under it.
             Some(plans) => std::mem::forget(plans),
+            None => {}
+        }
+        match self.arena.take() {
+            // Freed on the private stream, after the launches (joined above).
+            Some(arena) if ordered => drop(arena),
+            // A launch this stream could not be ordered after may still use it: left to the
+            // process.
+            Some(arena) => std::mem::forget(arena),
             None => {}
         }
         self.inputs.clear();
@@ -960,7 +1008,8 @@ impl<T: Element, U: Element> Captured<T, U> {
         // graph's own from here on (dropped with `plans` if the capture fails, after it ended).
         let plans = GraphPlans::begin();
         // The eager outputs are kept (realised) through the capture: their memory is then no
-        // graph's.
+        // graph's. The bytes its allocations ask for size the capture's arena.
+        let counting = crate::runtime::ArenaGuard::count();
         let eager = with_stream(&stream, || -> Result<Vec<(Arc<Storage>, Vec<usize>)>> {
             let outs = with_call_key(
                 CallKey::Device {
@@ -973,6 +1022,8 @@ impl<T: Element, U: Element> Captured<T, U> {
                 .map(|o| Ok((o.contiguous_storage()?, o.shape().to_vec())))
                 .collect()
         })?;
+        let arena_bytes = counting.counted();
+        drop(counting);
         // The graph's output buffers: fresh buffers of the eager outputs' sizes (so none aliases
         // an input), ordinary pool allocations made before the capture, on the calling thread's
         // stream as any array's (they are handed out as the first call's outputs, and freed or
@@ -1001,15 +1052,28 @@ impl<T: Element, U: Element> Captured<T, U> {
         // interpreter) before the capture: the graph then runs what eager calls run once
         // warm, with the same values bit for bit.
         crate::jit::wait_tier_up();
+        // The capture's allocations are parts of one arena of the program's (as many bytes as
+        // the eager run asked for), allocated here, before it: the graph then has no allocation
+        // or free nodes. Beyond `ARENA_MAX_BYTES`, or for what does not fit, the graph
+        // allocates its own memory.
+        let arena = if arena_bytes > 0 && arena_bytes <= ARENA_MAX_BYTES && graph_arena() {
+            // SAFETY: each part is handed out as `alloc_raw` hands out memory: uninitialised,
+            // fully written by its user before any read.
+            Some(Arc::new(unsafe { stream.alloc::<u8>(arena_bytes) }?))
+        } else {
+            None
+        };
         clock.lap(2);
         let keyed = CallKey::Device {
             word: key.clone(),
             offset,
         };
         let draws_before = keyed_draws();
+        let serving = arena.clone().map(crate::runtime::ArenaGuard::serve);
         let (recorded, kernels) = crate::jit::collect_kernels(|| {
             with_call_key(keyed, || Self::record(f, &owned, &outputs, &stream))
         });
+        drop(serving);
         let keyed = keyed_draws() != draws_before;
         clock.lap(3);
         let mut exec = match recorded
@@ -1043,6 +1107,7 @@ impl<T: Element, U: Element> Captured<T, U> {
             key,
             keyed,
             fft_plans: plans.finish(),
+            arena,
             stream,
             launch_streams: Vec::new(),
             kernels,
@@ -1064,13 +1129,14 @@ impl<T: Element, U: Element> Captured<T, U> {
                 device: o.device(),
                 current: Target {
                     buf: current,
+                    // The array's node (a leaf of the whole buffer, made by `capture_on`):
+                    // only the slot holds it from here on.
+                    node: o.node,
                     holds: 0,
                 },
                 spares: Vec::new(),
                 node: None,
             });
-            // The array's node held `current` too: only the slot does from here on.
-            drop(o);
         }
         let mut direct = true;
         for slot in &mut slots {
@@ -1327,14 +1393,7 @@ impl<T: Element, U: Element> Captured<T, U> {
         let outs = if self.direct {
             self.outputs
                 .iter()
-                .map(|o| {
-                    Array::from_storage(
-                        o.current.buf.clone(),
-                        Layout::contiguous(&o.shape),
-                        &o.shape,
-                        o.device,
-                    )
-                })
+                .map(|o| Array::from_node(o.current.node.clone()))
                 .collect()
         } else {
             self.outputs
@@ -1381,7 +1440,7 @@ impl<T: Element, U: Element> Captured<T, U> {
                     let b = b.pop().ok_or_else(|| {
                         Error::InvalidArgument("no output buffer was allocated".into())
                     })?;
-                    Target::new(Arc::new(Storage::Cuda(b)))
+                    Target::new(Arc::new(Storage::Cuda(b)), &slot.shape, slot.device)
                 }
             };
             let buf = device_buffer(&next.buf, "a compiled program's output buffer")?;

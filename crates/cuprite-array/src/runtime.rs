@@ -201,6 +201,7 @@ pub(crate) fn reusable(ordinal: usize, b: &DeviceBuffer<u8>) -> bool {
     let bytes = cuprite_driver::DeviceRead::<u8>::len(b);
     bytes > 0
         && bytes <= REUSE_MAX_BYTES
+        && !b.is_sub_allocation()
         && cuprite_driver::DeviceRead::<u8>::tracker(b).graph_holds() == 0
         && FAST
             .get(ordinal)
@@ -408,11 +409,118 @@ pub(crate) unsafe fn alloc_raw(
     stream: &Arc<Stream>,
     bytes: usize,
 ) -> Result<DeviceBuffer<u8>> {
+    if let Some(part) = arena_part(stream, bytes) {
+        return Ok(part);
+    }
     match take_free(st, bytes) {
         Some(b) => Ok(b),
         // SAFETY: the caller's contract: fully written before any read.
         None => Ok(unsafe { stream.alloc::<u8>(bytes) }?),
     }
+}
+
+/// Byte alignment of the parts of a compiled program's arena (that of the pool's allocations).
+const ARENA_ALIGN: usize = 256;
+
+/// What this thread's array allocations do for a compiled program's first call
+/// (`crate::compile`): count the bytes its eager run asks for (rounded up to [`ARENA_ALIGN`]),
+/// which size the arena, or take parts of the arena (in order, never reused) while its capture
+/// runs, so that the graph allocates no memory of its own (no allocation or free nodes).
+#[cfg_attr(not(feature = "capture"), allow(dead_code))]
+enum Arena {
+    Count(usize),
+    Serve {
+        base: Arc<DeviceBuffer<u8>>,
+        next: usize,
+    },
+}
+
+thread_local! {
+    static ARENA: RefCell<Option<Arena>> = const { RefCell::new(None) };
+}
+
+/// While it lives, this thread's array allocations are counted or served from an arena (see
+/// [`Arena`]); what was in force before comes back when it drops.
+#[cfg_attr(not(feature = "capture"), allow(dead_code))]
+pub(crate) struct ArenaGuard(Option<Arena>);
+
+#[cfg_attr(not(feature = "capture"), allow(dead_code))]
+impl ArenaGuard {
+    /// Counts the bytes of this thread's array allocations.
+    pub(crate) fn count() -> ArenaGuard {
+        ArenaGuard(ARENA.with(|a| a.borrow_mut().replace(Arena::Count(0))))
+    }
+
+    /// Serves this thread's array allocations on `base`'s stream from `base`, in parts, while
+    /// it has room; a stream-ordered allocation otherwise.
+    pub(crate) fn serve(base: Arc<DeviceBuffer<u8>>) -> ArenaGuard {
+        ArenaGuard(ARENA.with(|a| a.borrow_mut().replace(Arena::Serve { base, next: 0 })))
+    }
+
+    /// The bytes counted so far (0 when serving).
+    pub(crate) fn counted(&self) -> usize {
+        ARENA.with(|a| match &*a.borrow() {
+            Some(Arena::Count(n)) => *n,
+            _ => 0,
+        })
+    }
+}
+
+impl Drop for ArenaGuard {
+    fn drop(&mut self) {
+        let prev = self.0.take();
+        let _ = ARENA.try_with(|a| {
+            if let Ok(mut a) = a.try_borrow_mut() {
+                *a = prev;
+            }
+        });
+    }
+}
+
+/// A part of `bytes` bytes of this thread's arena when it serves `stream` and has room (see
+/// [`Arena`]); counts `bytes` when counting.
+fn arena_part(stream: &Arc<Stream>, bytes: usize) -> Option<DeviceBuffer<u8>> {
+    if bytes == 0 {
+        return None;
+    }
+    ARENA
+        .try_with(|a| {
+            let mut a = a.try_borrow_mut().ok()?;
+            let size = bytes.checked_next_multiple_of(ARENA_ALIGN)?;
+            match a.as_mut()? {
+                Arena::Count(n) => {
+                    *n = n.saturating_add(size);
+                    None
+                }
+                Arena::Serve { base, next } => {
+                    if !Arc::ptr_eq(base.stream(), stream) {
+                        return None;
+                    }
+                    let end = next.checked_add(size)?;
+                    if end > base.len() {
+                        return None;
+                    }
+                    let ptr = cuprite_driver::DeviceRead::<u8>::device_ptr(&**base) + *next as u64;
+                    *next = end;
+                    // SAFETY: `bytes` bytes at `ptr` lie inside `base` (`next + size` is at most
+                    // its length), a device allocation of `stream`'s context that the part
+                    // keeps alive; parts are handed out in order and never again, so none
+                    // overlaps another; `ptr` is `ARENA_ALIGN`-aligned (the base is a pool
+                    // allocation, aligned at least so, and every part's size is a multiple).
+                    // The contents are uninitialised: `alloc_raw`'s caller writes them first.
+                    Some(unsafe {
+                        DeviceBuffer::sub_allocation(
+                            ptr,
+                            bytes,
+                            stream,
+                            base.clone() as Arc<dyn std::any::Any + Send + Sync>,
+                        )
+                    })
+                }
+            }
+        })
+        .ok()
+        .flatten()
 }
 
 /// Words in a device's page of flag words.

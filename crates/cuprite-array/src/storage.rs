@@ -299,7 +299,11 @@ impl DevBuf {
     }
     /// Interop hook: takes the allocation out (the buffer then drops as empty).
     pub(crate) fn take_buffer(&mut self) -> Option<DeviceBuffer<u8>> {
-        if self.interop.foreign.is_some() || self.locked.load(Ordering::Acquire) {
+        if self.interop.foreign.is_some()
+            || self.locked.load(Ordering::Acquire)
+            || self.buf.as_ref().is_some_and(|b| b.is_sub_allocation())
+        {
+            // A part of a compiled program's arena is not an allocation of its own.
             return None;
         }
         self.buf.take()

@@ -12,11 +12,11 @@ use crate::context::Context;
 use crate::context::event_pool::TrackEvent;
 use crate::drv;
 use crate::error::{Error, Result};
-use crate::memory::tracker::TrackShared;
+use crate::memory::tracker::{LaunchCell, TrackShared};
 use crate::memory::{Access, DeviceRead, DeviceWrite};
 use crate::stream::Stream;
 use cuprite_sys::driver::{self as sys, CUdeviceptr, CUgraph, CUgraphExec};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// How a capture restricts potentially unsafe driver calls (`cuStreamBeginCapture` mode).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -248,6 +248,7 @@ impl Graph {
             graph: None,
             copies: Vec::new(),
             memcpy_nodes: None,
+            launches: Mutex::new(Launches::default()),
         })
     }
 
@@ -305,6 +306,45 @@ pub struct GraphExec {
     copies: Vec<MovableCopy>,
     /// The kept graph's memcpy nodes and their parameters as captured, listed once.
     memcpy_nodes: Option<Vec<(sys::CUgraphNode, sys::CUDA_MEMCPY3D)>>,
+    /// The cells its launches' marks name, and what the last launch left in the trackers.
+    launches: Mutex<Launches>,
+}
+
+/// Whether launches write marks naming a [`LaunchCell`] (and skip the trackers of an unchanged
+/// access set): on unless the environment variable `CUPRITE_LAUNCH_CELLS` is `0`, which makes
+/// every launch declare and mark each buffer with an event of its own. Read once.
+fn launch_cells() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("CUPRITE_LAUNCH_CELLS").is_none_or(|v| v != "0"))
+}
+
+/// Streams a [`GraphExec`] keeps a [`LaunchCell`] for at most; launches on further streams
+/// write marks of their own recording.
+const CELLS: usize = 16;
+
+/// The launch state of a [`GraphExec`].
+#[derive(Default)]
+struct Launches {
+    /// One cell per stream launched on (outside captures), at most [`CELLS`].
+    cells: Vec<Arc<LaunchCell>>,
+    /// The last launch, when every mark it wrote names its stream's cell.
+    last: Option<Replayed>,
+}
+
+/// What a launch left in the trackers of its own access set (the allocations its captured work
+/// uses, the moved copy destinations and the word, in that order): every buffer's marks name
+/// `cell` (of stream `stream`, whose tracking id it is), and each tracker had the version in
+/// `versions` after them. Until one of those versions changes (someone else wrote a mark),
+/// a launch of the same access set on the same stream has nothing to wait for there (its
+/// buffers' last uses are its own stream's, or were waited for by it already, as were the
+/// graph's pre-capture dependencies) and needs no new marks: recording the cell again makes
+/// every mark stand for it.
+struct Replayed {
+    stream: u64,
+    cell: Arc<LaunchCell>,
+    /// The word's tracker (its address), 0 without a word.
+    word: usize,
+    versions: Vec<u64>,
 }
 
 /// A copy node of an executable graph whose destination [`GraphExec::retarget_copy`] may move:
@@ -477,6 +517,87 @@ impl GraphExec {
                 buffers.len()
             )));
         }
+        let word_key = word
+            .as_ref()
+            .map_or(0, |(w, _, _)| Arc::as_ptr(&w.tracker().shared) as usize);
+        let enqueue_word = |stream: &Stream| -> Result<()> {
+            match &word {
+                Some((_, ptr, value)) => {
+                    // Little-endian halves: the low word first.
+                    let (lo, hi) = (*value as u32, (*value >> 32) as u32);
+                    // SAFETY: one 32-bit value at `ptr` and one at `ptr + 4`, both inside the 8
+                    // aligned bytes of the word (checked above), declared in the launch's
+                    // accesses.
+                    unsafe { drv!(cuMemsetD32Async(*ptr, lo, 1, stream.raw())) }?;
+                    // SAFETY: as above, the second half.
+                    unsafe { drv!(cuMemsetD32Async(*ptr + 4, hi, 1, stream.raw())) }
+                }
+                None => Ok(()),
+            }
+        };
+        let sid = stream.track_id();
+        let mut launches = self.launches();
+        let plain = copies_in.is_empty() && copies_out.is_empty();
+        let cells = launch_cells();
+        if cells && plain && !capture::any_active() {
+            if let Some(last) = &mut launches.last {
+                let own = self.own_accesses(word.as_ref().map(|(w, _, _)| *w));
+                if last.stream == sid && last.word == word_key {
+                    // The same access set on the same stream: only the buffers whose marks
+                    // someone else wrote since the last launch are declared again (waited for,
+                    // and marked); for the others there is nothing to wait for, and recording
+                    // the cell again makes their marks stand for this launch.
+                    let mut changed: Vec<(usize, Access<'_>)> = Vec::new();
+                    let mut n = 0;
+                    for (i, a) in own.enumerate() {
+                        if last.versions.get(i) != Some(&a.shared.version()) {
+                            changed.push((i, a));
+                        }
+                        n += 1;
+                    }
+                    if n == last.versions.len() {
+                        let again: Vec<Access<'_>> = changed.iter().map(|&(_, a)| a).collect();
+                        if !again.is_empty() {
+                            stream.begin_access(&again)?;
+                        }
+                        let r = enqueue_word(stream).and_then(|()| {
+                            // SAFETY: the executable graph and the stream are live and of the
+                            // same context.
+                            unsafe { drv!(cuGraphLaunch(self.raw, stream.raw())) }
+                        });
+                        // What was enqueued is recorded even when a later step failed.
+                        let mut recorded = stream.record_cell(&last.cell);
+                        if !again.is_empty() && recorded.is_ok() {
+                            let mut versions = Vec::with_capacity(again.len());
+                            recorded = match stream.end_access_latest(
+                                &again,
+                                &last.cell,
+                                true,
+                                &mut versions,
+                            ) {
+                                Ok(Some(true)) => {
+                                    for (&(i, _), v) in changed.iter().zip(versions) {
+                                        last.versions[i] = v;
+                                    }
+                                    Ok(())
+                                }
+                                Ok(_) => {
+                                    launches.last = None;
+                                    Ok(())
+                                }
+                                Err(e) => {
+                                    launches.last = None;
+                                    Err(e)
+                                }
+                            };
+                        }
+                        r?;
+                        return recorded;
+                    }
+                }
+            }
+        }
+        launches.last = None;
         let ins: Vec<(CUdeviceptr, CUdeviceptr, usize)> = copies_in
             .iter_mut()
             .map(|(src, dst)| (dst.device_ptr_mut(), src.device_ptr(), src.len()))
@@ -491,6 +612,7 @@ impl GraphExec {
                 + 2 * (copies_in.len() + copies_out.len())
                 + usize::from(word.is_some()),
         );
+        // The graph's own access set first (see `Replayed`), then the copies'.
         accesses.extend(buffers.iter().map(|(shared, write)| Access {
             shared,
             write: *write,
@@ -499,34 +621,32 @@ impl GraphExec {
             shared,
             write: true,
         }));
+        if let Some((w, _, _)) = &word {
+            accesses.push(Access::write(*w));
+        }
+        let own = accesses.len();
         for (src, dst) in copies_in.iter() {
             accesses.push(Access::read(*src));
             accesses.push(Access::write(&**dst));
-        }
-        if let Some((w, _, _)) = &word {
-            accesses.push(Access::write(*w));
         }
         for (src, dst) in copies_out.iter() {
             accesses.push(Access::read(*src));
             accesses.push(Access::write(&**dst));
         }
         stream.begin_access(&accesses)?;
-        if !self.external.is_empty() {
-            let sid = stream.track_id();
-            // Outside a capture, a stream that waited for a pre-capture dependency once (an
-            // earlier launch on it) stays ordered after it.
-            let real = crate::capture::capture_of(sid) == 0;
-            for ev in &self.external {
-                if real && ev.waited_by(sid) {
-                    continue;
-                }
-                crate::stats::count_stream_wait();
-                // SAFETY: a live stream and a live event (kept by `external`, so never
-                // re-recorded).
-                unsafe { drv!(cuStreamWaitEvent(stream.raw(), ev.raw, 0)) }?;
-                if real {
-                    ev.note_waited(sid);
-                }
+        // Outside a capture, a stream that waited for a pre-capture dependency once (an
+        // earlier launch on it) stays ordered after it.
+        let real = capture::capture_of(sid) == 0;
+        for ev in &self.external {
+            if real && ev.waited_by(sid) {
+                continue;
+            }
+            crate::stats::count_stream_wait();
+            // SAFETY: a live stream and a live event (kept by `external`, so never
+            // re-recorded).
+            unsafe { drv!(cuStreamWaitEvent(stream.raw(), ev.raw, 0)) }?;
+            if real {
+                ev.note_waited(sid);
             }
         }
         let copy = |list: &[(CUdeviceptr, CUdeviceptr, usize)]| -> Result<()> {
@@ -542,28 +662,83 @@ impl GraphExec {
             Ok(())
         };
         let r = copy(&ins)
-            .and_then(|()| match &word {
-                Some((_, ptr, value)) => {
-                    // Little-endian halves: the low word first.
-                    let (lo, hi) = (*value as u32, (*value >> 32) as u32);
-                    // SAFETY: one 32-bit value at `ptr` and one at `ptr + 4`, both inside the 8
-                    // aligned bytes of the word (checked above), declared in `accesses`.
-                    unsafe { drv!(cuMemsetD32Async(*ptr, lo, 1, stream.raw())) }.and_then(|()| {
-                        // SAFETY: as above, the second half.
-                        unsafe { drv!(cuMemsetD32Async(*ptr + 4, hi, 1, stream.raw())) }
-                    })
-                }
-                None => Ok(()),
-            })
+            .and_then(|()| enqueue_word(stream))
             .and_then(|()| {
                 // SAFETY: the executable graph and the stream are live and of the same context.
                 unsafe { drv!(cuGraphLaunch(self.raw, stream.raw())) }
             })
             .and_then(|()| copy(&outs));
-        // What was enqueued is recorded even when a later step failed.
-        let recorded = stream.end_access(&accesses);
+        // What was enqueued is recorded even when a later step failed. Outside a capture, the
+        // marks name this stream's cell of the graph (a new one recorded here, if any).
+        let cell = if real && cells {
+            match launches.cells.iter().find(|c| c.stream == sid) {
+                Some(c) => Some((c.clone(), false)),
+                None if launches.cells.len() < CELLS => match stream.new_cell() {
+                    Ok(c) => {
+                        launches.cells.push(c.clone());
+                        Some((c, true))
+                    }
+                    Err(e) => {
+                        // Nothing recorded: the marks are written the ordinary way.
+                        drop(e);
+                        None
+                    }
+                },
+                None => None,
+            }
+        } else {
+            None
+        };
+        let recorded = match cell {
+            Some((cell, fresh)) => {
+                let mut versions = Vec::with_capacity(accesses.len());
+                match stream.end_access_latest(&accesses, &cell, fresh, &mut versions) {
+                    Ok(Some(true)) => {
+                        versions.truncate(own);
+                        launches.last = Some(Replayed {
+                            stream: sid,
+                            cell,
+                            word: word_key,
+                            versions,
+                        });
+                        Ok(())
+                    }
+                    Ok(_) => Ok(()),
+                    Err(e) => Err(e),
+                }
+            }
+            None => stream.end_access(&accesses),
+        };
         r?;
         recorded
+    }
+
+    /// The launch state, whatever a panic elsewhere left (each update of it is whole).
+    fn launches(&self) -> MutexGuard<'_, Launches> {
+        self.launches.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The graph's own access set (see [`Replayed`]) with `word`: the allocations its captured
+    /// work uses, the moved copy destinations, the word, in the order `launch_with` declares
+    /// them.
+    fn own_accesses<'s, W: DeviceWrite<u64> + ?Sized>(
+        &'s self,
+        word: Option<&'s W>,
+    ) -> impl Iterator<Item = Access<'s>> {
+        let moved = self
+            .copies
+            .iter()
+            .filter(|c| !c.moved_to_used)
+            .filter_map(|c| c.moved_to.as_ref())
+            .map(|shared| Access {
+                shared,
+                write: true,
+            });
+        let used = self.uses.buffers.iter().map(|(shared, write)| Access {
+            shared,
+            write: *write,
+        });
+        used.chain(moved).chain(word.map(|w| Access::write(w)))
     }
 
     /// The copy node of this graph (instantiated by [`Graph::into_exec`]) that writes all of
@@ -731,7 +906,19 @@ impl GraphExec {
             .buffers
             .iter()
             .any(|(b, write)| *write && Arc::ptr_eq(b, shared));
-        copy.moved_to = Some(shared.clone());
+        let left = copy.moved_to.replace(shared.clone());
+        // The access set changed: the next launch declares it whole.
+        let launches = self.launches.get_mut().unwrap_or_else(|e| e.into_inner());
+        launches.last = None;
+        // The destination left behind (unless the captured work uses it, which every launch
+        // declares) is no longer written by later launches: its marks stop following them.
+        if let Some(left) = left {
+            if !self.uses.buffers.iter().any(|(b, _)| Arc::ptr_eq(b, &left)) {
+                for cell in &launches.cells {
+                    crate::memory::tracker::freeze_marks(&left, cell)?;
+                }
+            }
+        }
         Ok(())
     }
 
@@ -804,6 +991,11 @@ impl GraphExec {
                 // The graph now runs `graph`'s work: keep what that uses. What only the old
                 // work used may go; its last uses are ordered by the stream tracker.
                 self.uses = graph.uses.clone();
+                // The access set changed: the next launch declares it whole.
+                self.launches
+                    .get_mut()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .last = None;
                 // The copies now write where `graph` says; what they were moved to stays
                 // declared until this executable graph goes (the nodes named are the old graph's).
                 for c in &mut self.copies {

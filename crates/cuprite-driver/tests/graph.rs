@@ -63,6 +63,14 @@ pub fn tests() -> Vec<Test> {
             launch_with_copies_and_word,
         ),
         Test::gpu_alone("graph::retarget_copy", retarget_copy),
+        Test::gpu_alone(
+            "graph::steady_launches_tracked_across_streams",
+            steady_launches_tracked_across_streams,
+        ),
+        Test::gpu_alone(
+            "graph::chained_graphs_on_two_streams",
+            chained_graphs_on_two_streams,
+        ),
     ]
 }
 
@@ -985,6 +993,112 @@ fn retarget_copy() -> TestResult {
     exec.launch(&s1)?;
     if s1.clone_dtoh(&dst)?.iter().any(|&g| g != v) {
         return Err("the copy moved back did not write its first destination".into());
+    }
+    Ok(())
+}
+
+/// A graph of a slow kernel and a copy of its word into `out`, and the scratch buffer the
+/// kernel fills: each launch's `out` holds the word written before it, some milliseconds after
+/// the launch is enqueued.
+fn slow_word_graph(
+    s: &Arc<cuprite_driver::Stream>,
+    m: &Arc<Module>,
+    word: &DeviceBuffer<u64>,
+    out: &mut DeviceBuffer<u64>,
+) -> Result<(cuprite_driver::GraphExec, DeviceBuffer<f32>), cuprite_driver::Error> {
+    let slow = m.load_function("slow_fill")?;
+    let n = 256;
+    let mut scratch = s.alloc_zeros::<f32>(n)?;
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    s.begin_capture(CaptureMode::ThreadLocal)?;
+    // SAFETY: slow_fill with an n-element buffer (a few milliseconds).
+    unsafe {
+        s.launch_builder(&slow)
+            .arg(&mut scratch)
+            .arg(&1.0f32)
+            .arg(&ni)
+            .arg(&5_000_000i64)
+            .launch(cfg)?
+    };
+    s.memcpy_dtod(word, out)?;
+    let exec = s.end_capture()?.instantiate()?;
+    Ok((exec, scratch))
+}
+
+/// Launches of one graph on one stream that touch the same buffers, nothing else touching them
+/// in between (so each records its stream's cell again instead of writing every mark), are
+/// each waited for by a reader on another stream: the reader sees the last launch's word, never
+/// an earlier one's.
+fn steady_launches_tracked_across_streams() -> TestResult {
+    let (ctx, m) = setup()?;
+    let s1 = ctx.new_stream()?;
+    let s2 = ctx.new_stream()?;
+    ctx.enable_multi_stream_tracking()?;
+    let mut word = s1.alloc_zeros::<u64>(1)?;
+    let mut out = s1.alloc_zeros::<u64>(1)?;
+    let (exec, _scratch) = slow_word_graph(&s1, &m, &word, &mut out)?;
+    type B<T> = DeviceBuffer<T>;
+    let no_in: &mut [(&B<u8>, &mut B<u8>)] = &mut [];
+    let no_out: &mut [(&B<u8>, &mut B<u8>)] = &mut [];
+    let mut rng = Rng::fresh();
+    for round in 0..4 {
+        let mut last = 0;
+        for _ in 0..3 + round {
+            last = rng.next_u64() | 1;
+            exec.launch_with(&s1, no_in, Some((&mut word, last)), no_out)?;
+        }
+        let got = s2.clone_dtoh(&out)?;
+        if got != [last] {
+            return Err(format!(
+                "round {round}: the reader on the other stream saw {:#x}, want the last \
+                 launch's word {last:#x}",
+                got[0]
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// Two graphs chained through a buffer, each launched on a stream of its own again and again:
+/// the first writes the buffer (slowly), the second copies it out. Every launch of the second
+/// waits for the first's latest launch, whether or not the first's launches skipped the
+/// trackers of buffers nothing else touched.
+fn chained_graphs_on_two_streams() -> TestResult {
+    let (ctx, m) = setup()?;
+    let s1 = ctx.new_stream()?;
+    let s2 = ctx.new_stream()?;
+    ctx.enable_multi_stream_tracking()?;
+    let mut word = s1.alloc_zeros::<u64>(1)?;
+    let mut x = s1.alloc_zeros::<u64>(1)?;
+    let mut y = s1.alloc_zeros::<u64>(1)?;
+    let (first, _scratch) = slow_word_graph(&s1, &m, &word, &mut x)?;
+    s2.begin_capture(CaptureMode::ThreadLocal)?;
+    s2.memcpy_dtod(&x, &mut y)?;
+    let second = s2.end_capture()?.instantiate()?;
+    s1.synchronize()?;
+    s2.synchronize()?;
+    type B<T> = DeviceBuffer<T>;
+    let no_in: &mut [(&B<u8>, &mut B<u8>)] = &mut [];
+    let no_out: &mut [(&B<u8>, &mut B<u8>)] = &mut [];
+    let mut rng = Rng::fresh();
+    // First launches between second ones: 1, 2, 3, 1, 2, 3...
+    for round in 0..9 {
+        let mut last = 0;
+        for _ in 0..1 + round % 3 {
+            last = rng.next_u64() | 1;
+            first.launch_with(&s1, no_in, Some((&mut word, last)), no_out)?;
+        }
+        second.launch(&s2)?;
+        let got = s2.clone_dtoh(&y)?;
+        if got != [last] {
+            return Err(format!(
+                "round {round}: the second graph copied {:#x}, want the first's last word \
+                 {last:#x}",
+                got[0]
+            )
+            .into());
+        }
     }
     Ok(())
 }

@@ -126,6 +126,15 @@ impl TrackEvent {
                 .any(|w| w.load(Ordering::Acquire) == sid)
     }
 
+    /// Forgets the streams that waited for the last recording of `raw`, before it is recorded
+    /// again under this handle (only by a [`LaunchCell`](crate::memory::tracker::LaunchCell)
+    /// holding the handle alone: no stream can be noting a wait meanwhile).
+    pub(crate) fn forget_waits(&mut self) {
+        for w in &mut self.waited_by {
+            *w.get_mut() = 0;
+        }
+    }
+
     /// Notes that the stream `sid` was made to wait for this recording by a
     /// `cuStreamWaitEvent` enqueued (returned) while it was not capturing. Call only then: a
     /// capturing stream's wait is an edge of its graph, not an order of the stream's later

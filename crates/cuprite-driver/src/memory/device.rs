@@ -37,6 +37,9 @@ pub struct DeviceBuffer<T> {
     stream: Arc<Stream>,
     /// Allocated stream-ordered on the pool (freed with `cuMemFreeAsync`), else synchronously.
     pooled: bool,
+    /// For a part of another allocation ([`sub_allocation`](DeviceBuffer::sub_allocation)):
+    /// what keeps that allocation alive, let go of (instead of a free) when this drops.
+    part_of: Option<Arc<dyn std::any::Any + Send + Sync>>,
     _marker: PhantomData<T>,
 }
 
@@ -322,8 +325,47 @@ impl<T> DeviceBuffer<T> {
             tracker,
             stream,
             pooled,
+            part_of: None,
             _marker: PhantomData,
         }
+    }
+
+    /// A buffer of `len` elements at `ptr`, a part of an allocation that `keep` keeps alive
+    /// (an arena handed out in parts): it has a tracker of its own, and when it drops (and its
+    /// last graph with it) nothing is freed, `keep` is let go of. Inside a capture on `stream`
+    /// it belongs to that capture's graph, as an allocation made there would.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must address `len * size_of::<T>()` bytes of a device allocation of `stream`'s
+    /// context that `keep` keeps alive, used by no other buffer while this one lives (parts of
+    /// one allocation never overlap), suitably aligned for `T`; the contents are whatever they
+    /// are (uninitialised to the caller).
+    pub unsafe fn sub_allocation(
+        ptr: CUdeviceptr,
+        len: usize,
+        stream: &Arc<Stream>,
+        keep: Arc<dyn std::any::Any + Send + Sync>,
+    ) -> Self {
+        let tracker = Tracker::new(stream.context().clone());
+        if crate::capture::any_active() {
+            tracker.set_born_in(crate::capture::capture_of(stream.track_id()));
+        }
+        DeviceBuffer {
+            ptr,
+            len,
+            tracker,
+            stream: stream.clone(),
+            pooled: stream.context().uses_memory_pool(),
+            part_of: Some(keep),
+            _marker: PhantomData,
+        }
+    }
+
+    /// Whether it is a part of another allocation
+    /// ([`sub_allocation`](Self::sub_allocation)), which it does not free.
+    pub fn is_sub_allocation(&self) -> bool {
+        self.part_of.is_some()
     }
 
     #[inline]
@@ -412,13 +454,15 @@ impl<T> DeviceBuffer<T> {
                 tracker: std::ptr::read(&me.tracker),
                 stream: std::ptr::read(&me.stream),
                 pooled: me.pooled,
+                part_of: std::ptr::read(&me.part_of),
                 _marker: PhantomData,
             }
         }
     }
 
     /// Gives up ownership: returns the device address and never frees it. Rebuild it with
-    /// [`from_raw_parts`](Self::from_raw_parts) to free it later.
+    /// [`from_raw_parts`](Self::from_raw_parts) to free it later (not a
+    /// [`sub_allocation`](Self::sub_allocation), whose allocation is then kept for good).
     pub fn leak(self) -> CUdeviceptr {
         let me = std::mem::ManuallyDrop::new(self);
         // SAFETY: `me` is never used again and never dropped; the tracker and the stream Arc
@@ -426,6 +470,9 @@ impl<T> DeviceBuffer<T> {
         unsafe {
             drop(std::ptr::read(&me.tracker));
             drop(std::ptr::read(&me.stream));
+            // A part of another allocation: that allocation is kept for good (the address
+            // stays valid; it is not this buffer's to free).
+            std::mem::forget(std::ptr::read(&me.part_of));
         }
         me.ptr
     }
@@ -446,6 +493,7 @@ impl<T> DeviceBuffer<T> {
             tracker: Tracker::new(stream.context().clone()),
             stream: stream.clone(),
             pooled: stream.context().uses_memory_pool(),
+            part_of: None,
             _marker: PhantomData,
         }
     }
@@ -465,14 +513,20 @@ impl<T> DeviceBuffer<T> {
         }
         let me = std::mem::ManuallyDrop::new(self);
         // SAFETY: the fields are moved out exactly once and `me` is never dropped.
-        let (tracker, stream) =
-            unsafe { (std::ptr::read(&me.tracker), std::ptr::read(&me.stream)) };
+        let (tracker, stream, part_of) = unsafe {
+            (
+                std::ptr::read(&me.tracker),
+                std::ptr::read(&me.stream),
+                std::ptr::read(&me.part_of),
+            )
+        };
         Ok(DeviceBuffer {
             ptr: me.ptr,
             len: bytes / size_of::<U>(),
             tracker,
             stream,
             pooled: me.pooled,
+            part_of,
             _marker: PhantomData,
         })
     }
@@ -586,6 +640,12 @@ impl<T> Drop for DeviceBuffer<T> {
             // at every replay, memory the graph did not allocate). The capture keeps it, and the
             // free happens once the capture and its graphs are gone.
             crate::capture::keep_alive(sid, || self.tracker.shared.clone());
+        }
+        if let Some(keep) = self.part_of.take() {
+            // A part of another allocation: let go of it once nothing uses this part.
+            self.tracker
+                .set_release(Release::Other(Box::new(move |_| drop(keep))));
+            return;
         }
         // Freed now, or by the last graph that still uses it (see `tracker.rs`).
         self.tracker.set_release(Release::Device {

@@ -3,12 +3,13 @@
 //! decides which events to wait for and to record, and tells the capture registry what captured
 //! work touched; it must not allocate or copy.
 
-use super::tracker::{Access, CapturedMarks, Mark, TrackShared};
+use super::tracker::{Access, CapturedMarks, LaunchCell, Mark, MarkEvent, TrackShared};
 use crate::capture;
 use crate::drv;
 use crate::error::Result;
 use crate::stream::Stream;
 use cuprite_sys::driver::CUevent;
+use std::sync::Arc;
 
 impl Stream {
     /// Declares that work about to be enqueued on this stream accesses these buffers: makes the
@@ -79,17 +80,18 @@ impl Stream {
         // The capture this stream is in (0: none); waits never cross a capture boundary.
         let mut capture = capture::capture_of(sid);
         let mut wait = |m: &Mark| -> Result<()> {
-            if !capture::may_wait(&mut capture, sid, self.raw(), m.capture, &m.event) {
+            let event = m.event.now();
+            if !capture::may_wait(&mut capture, sid, self.raw(), m.capture, &event) {
                 return Ok(());
             }
             // Outside any capture, a stream that already waited for this recording is ordered
             // after it for good (stream order); inside one, the wait is a graph edge and is
             // always made.
             let real = capture == 0 && m.capture == 0;
-            if real && m.event.waited_by(sid) {
+            if real && event.waited_by(sid) {
                 return Ok(());
             }
-            let ev = m.event.raw;
+            let ev = event.raw;
             if waited[..n_waited.min(8)].contains(&ev) {
                 return Ok(());
             }
@@ -97,7 +99,7 @@ impl Stream {
             // SAFETY: a live stream and an event kept alive by the tracker's mark.
             unsafe { drv!(cuStreamWaitEvent(self.raw(), ev, 0)) }?;
             if real {
-                m.event.note_waited(sid);
+                event.note_waited(sid);
             }
             if n_waited < 8 {
                 waited[n_waited] = ev;
@@ -162,7 +164,7 @@ impl Stream {
         unsafe { drv!(cuEventRecord(event.raw, self.raw())) }?;
         let mark = Mark {
             stream: sid,
-            event,
+            event: MarkEvent::Fixed(event),
             capture,
         };
         for a in accesses {
@@ -188,15 +190,111 @@ impl Stream {
                 }
                 (&mut st.captured.writer, &mut st.captured.readers)
             };
-            if a.write {
-                *writer = Some(mark.clone());
-                readers.clear();
-            } else if let Some(r) = readers.iter_mut().find(|r| r.stream == sid) {
-                *r = mark.clone();
-            } else {
-                readers.push(mark.clone());
-            }
+            note_use(writer, readers, &mark, a.write);
+            a.shared.bump_version();
         }
         Ok(())
+    }
+
+    /// [`end_access`](Self::end_access) for the launch of an executable graph on this stream,
+    /// outside any capture (the caller checked): `cell` (this stream's cell of that graph,
+    /// already recorded after the launch when `recorded`) is recorded, and every mark written
+    /// names it. `versions` gets, per access, the version its tracker has after this (a tracker
+    /// declared twice: the later one). Returns `None` when no marks were written (the context
+    /// is in single-stream mode), else whether every buffer read has no last writer naming
+    /// another cell (whose recordings would stand for new writes without a new version): only
+    /// then does a launch of the same set that skips unchanged trackers wait for all it must.
+    pub(crate) fn end_access_latest(
+        &self,
+        accesses: &[Access<'_>],
+        cell: &Arc<LaunchCell>,
+        recorded: bool,
+        versions: &mut Vec<u64>,
+    ) -> Result<Option<bool>> {
+        versions.clear();
+        if accesses.iter().any(|a| !a.shared.ctx.is_multi_stream()) {
+            // Single-stream mode (all of them, one context): no marks. Mixed cannot be: the
+            // caller's buffers all belong to the stream's context.
+            self.end_access(accesses)?;
+            return Ok(None);
+        }
+        self.context().bind_to_thread_no_deferred()?;
+        if !recorded {
+            self.record_cell(cell)?;
+        }
+        let sid = self.track_id();
+        let mark = Mark {
+            stream: sid,
+            event: MarkEvent::Latest(cell.clone()),
+            capture: 0,
+        };
+        let mut clean = true;
+        for a in accesses {
+            let mut guard = a.shared.lock()?;
+            let st = &mut *guard;
+            if !st.init {
+                a.shared.ctx.wait_settled()?;
+                st.init = true;
+            }
+            note_use(&mut st.writer, &mut st.readers, &mark, a.write);
+            if let Some(Mark {
+                event: MarkEvent::Latest(c),
+                ..
+            }) = &st.writer
+            {
+                clean &= Arc::ptr_eq(c, cell);
+            }
+            versions.push(a.shared.bump_version());
+        }
+        for i in 0..accesses.len() {
+            for j in i + 1..accesses.len() {
+                if Arc::ptr_eq(accesses[i].shared, accesses[j].shared) {
+                    versions[i] = versions[i].max(versions[j]);
+                }
+            }
+        }
+        Ok(Some(clean))
+    }
+
+    /// Records `cell` (of this stream) after the work enqueued here so far: its event again when
+    /// no one else holds it (waits already enqueued on it keep the recording they saw), else a
+    /// fresh one from the pool. Under the cell's lock, so the cell only moves forward in this
+    /// stream's order. The caller bound the context.
+    pub(crate) fn record_cell(&self, cell: &LaunchCell) -> Result<()> {
+        let mut cur = cell.current.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(ev) = Arc::get_mut(&mut cur) {
+            // No other handle: no stream can be noting a wait for the old recording.
+            ev.forget_waits();
+            // SAFETY: a live event of this stream's context and a live stream.
+            return unsafe { drv!(cuEventRecord(ev.raw, self.raw())) };
+        }
+        let ev = self.context().track_event()?;
+        // SAFETY: as above.
+        unsafe { drv!(cuEventRecord(ev.raw, self.raw())) }?;
+        *cur = ev;
+        Ok(())
+    }
+
+    /// A new cell of this stream, recorded after the work enqueued here so far. The caller
+    /// bound the context.
+    pub(crate) fn new_cell(&self) -> Result<Arc<LaunchCell>> {
+        let ev = self.context().track_event()?;
+        // SAFETY: a live event of this stream's context and a live stream.
+        unsafe { drv!(cuEventRecord(ev.raw, self.raw())) }?;
+        Ok(Arc::new(LaunchCell::new(self.track_id(), ev)))
+    }
+}
+
+/// Notes `mark` as the last writer (`write`: the pending readers are cleared) or as its stream's
+/// pending read.
+#[inline]
+fn note_use(writer: &mut Option<Mark>, readers: &mut Vec<Mark>, mark: &Mark, write: bool) {
+    if write {
+        *writer = Some(mark.clone());
+        readers.clear();
+    } else if let Some(r) = readers.iter_mut().find(|r| r.stream == mark.stream) {
+        *r = mark.clone();
+    } else {
+        readers.push(mark.clone());
     }
 }

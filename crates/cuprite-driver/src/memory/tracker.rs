@@ -22,9 +22,78 @@ use std::sync::{Arc, Mutex, MutexGuard};
 #[derive(Clone)]
 pub(crate) struct Mark {
     pub(crate) stream: u64,
-    pub(crate) event: Arc<TrackEvent>,
+    pub(crate) event: MarkEvent,
     /// The stream capture the event was recorded in (0: none); see `crate::capture`.
     pub(crate) capture: u64,
+}
+
+/// What a [`Mark`] waits for: the one recording made after its use, or the latest recording
+/// of a [`LaunchCell`] (made after its use or later on the same stream, so waiting for it
+/// orders after the use too).
+#[derive(Clone)]
+pub(crate) enum MarkEvent {
+    Fixed(Arc<TrackEvent>),
+    Latest(Arc<LaunchCell>),
+}
+
+/// The event a [`MarkEvent`] stands for now, borrowed or taken from its cell.
+pub(crate) enum EventNow<'a> {
+    Borrowed(&'a Arc<TrackEvent>),
+    Taken(Arc<TrackEvent>),
+}
+
+impl std::ops::Deref for EventNow<'_> {
+    type Target = Arc<TrackEvent>;
+    fn deref(&self) -> &Arc<TrackEvent> {
+        match self {
+            EventNow::Borrowed(e) => e,
+            EventNow::Taken(e) => e,
+        }
+    }
+}
+
+impl MarkEvent {
+    /// The event to wait for now.
+    #[inline]
+    pub(crate) fn now(&self) -> EventNow<'_> {
+        match self {
+            MarkEvent::Fixed(e) => EventNow::Borrowed(e),
+            MarkEvent::Latest(c) => EventNow::Taken(c.latest()),
+        }
+    }
+}
+
+/// The event recorded after the latest launch of one executable graph on one stream (outside
+/// any capture). The marks of that graph's launches on that stream name the cell rather than
+/// one recording: a later launch that touches the same buffers the same way records the cell
+/// again instead of rewriting every buffer's marks.
+///
+/// Invariant: the cell is recorded only on its stream, under its lock (so its event only moves
+/// forward in that stream's order), and only after the work of every mark naming it was
+/// enqueued; waiting for its latest event then orders after each of those uses (and perhaps
+/// after later work of the same stream: a wait that is longer, never shorter).
+pub(crate) struct LaunchCell {
+    /// The tracking id of the stream it is recorded on.
+    pub(crate) stream: u64,
+    pub(crate) current: Mutex<Arc<TrackEvent>>,
+}
+
+impl LaunchCell {
+    /// A cell of stream `stream` whose first recording is `event` (recorded on that stream).
+    pub(crate) fn new(stream: u64, event: Arc<TrackEvent>) -> Self {
+        LaunchCell {
+            stream,
+            current: Mutex::new(event),
+        }
+    }
+
+    /// Its latest recording.
+    pub(crate) fn latest(&self) -> Arc<TrackEvent> {
+        self.current
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
 }
 
 /// Invariant: `writer` and `readers` are marks of work that runs as enqueued (recorded outside
@@ -82,6 +151,10 @@ pub(crate) struct TrackShared {
     owner_gone: AtomicBool,
     /// Set by the owner as it drops; run when the last holder drops.
     release: Mutex<Option<Release>>,
+    /// Bumped, under the state's lock, whenever a mark of the state is written: a graph that
+    /// wrote the marks of its buffers knows, from the versions it left, whether anyone wrote
+    /// one since.
+    version: AtomicU64,
 }
 
 impl TrackShared {
@@ -95,6 +168,18 @@ impl TrackShared {
     #[inline]
     pub(crate) fn born_in(&self) -> u64 {
         self.born_in.load(Ordering::Relaxed)
+    }
+
+    /// The version of the marks (see `version`), read without the lock.
+    #[inline]
+    pub(crate) fn version(&self) -> u64 {
+        self.version.load(Ordering::Acquire)
+    }
+
+    /// Notes that a mark was written; returns the new version. Call under the state's lock.
+    #[inline]
+    pub(crate) fn bump_version(&self) -> u64 {
+        self.version.fetch_add(1, Ordering::AcqRel) + 1
     }
 
     /// Whether the memory is gone or no longer cuprite's to keep: the owner dropped and left no
@@ -162,6 +247,7 @@ impl Tracker {
                 born_in: AtomicU64::new(0),
                 owner_gone: AtomicBool::new(false),
                 release: Mutex::new(None),
+                version: AtomicU64::new(0),
             }),
         }
     }
@@ -301,4 +387,25 @@ impl<'a> Access<'a> {
     pub fn is_write(&self) -> bool {
         self.write
     }
+}
+
+/// Makes the marks of `shared` that name `cell` name its latest recording instead, so that
+/// later recordings of the cell (launches that no longer use this buffer) are not waited for by
+/// its users.
+pub(crate) fn freeze_marks(shared: &TrackShared, cell: &Arc<LaunchCell>) -> Result<()> {
+    let mut st = shared.lock()?;
+    let named = |m: &Mark| matches!(&m.event, MarkEvent::Latest(c) if Arc::ptr_eq(c, cell));
+    let st = &mut *st;
+    let marks = st.writer.iter_mut().chain(st.readers.iter_mut());
+    let mut latest = None;
+    for m in marks {
+        if named(m) {
+            let ev = latest.get_or_insert_with(|| cell.latest()).clone();
+            m.event = MarkEvent::Fixed(ev);
+        }
+    }
+    if latest.is_some() {
+        shared.bump_version();
+    }
+    Ok(())
 }
