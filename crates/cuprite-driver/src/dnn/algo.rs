@@ -13,6 +13,7 @@
 use super::desc::ConvDescs;
 use super::element::{DnnElement, math_allowed, run_math};
 use super::engine::Plan;
+pub(super) use super::pass::{Pass, Policy};
 use super::shape::Geometry;
 use crate::error::{Error, Result};
 use cuprite_sys::cudnn::{
@@ -27,58 +28,6 @@ use std::ffi::{c_int, c_void};
 /// The most workspace bytes a measurement gives cuDNN's candidates; a candidate that needs
 /// more is not timed (cuDNN reports it as failed, and [`pick_measured`] skips it).
 pub(super) const SEARCH_WORKSPACE_LIMIT: usize = 1 << 30;
-
-/// Which of the three convolution computations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(super) enum Pass {
-    /// `y` from `x` and the filters.
-    Forward,
-    /// The gradient of `x` from that of `y` and the filters.
-    BackwardData,
-    /// The gradient of the filters from `x` and that of `y`.
-    BackwardFilter,
-}
-
-impl Pass {
-    fn name(self) -> &'static str {
-        match self {
-            Pass::Forward => "forward",
-            Pass::BackwardData => "backward-data",
-            Pass::BackwardFilter => "backward-filter",
-        }
-    }
-
-    /// How many algorithms this pass's enum numbers (`CUDNN_CONVOLUTION_*_ALGO_COUNT`).
-    fn algo_count(self) -> c_int {
-        match self {
-            Pass::Forward => cudnnConvolutionFwdAlgo_t::CUDNN_CONVOLUTION_FWD_ALGO_COUNT.0,
-            Pass::BackwardData => {
-                cudnnConvolutionBwdDataAlgo_t::CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT.0
-            }
-            Pass::BackwardFilter => {
-                cudnnConvolutionBwdFilterAlgo_t::CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT.0
-            }
-        }
-    }
-
-    /// The heuristics call that ranks this pass's algorithms.
-    fn heuristic_call(self) -> &'static str {
-        match self {
-            Pass::Forward => "cudnnGetConvolutionForwardAlgorithm_v7",
-            Pass::BackwardData => "cudnnGetConvolutionBackwardDataAlgorithm_v7",
-            Pass::BackwardFilter => "cudnnGetConvolutionBackwardFilterAlgorithm_v7",
-        }
-    }
-}
-
-/// What the handle allows an algorithm to do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(super) struct Policy {
-    /// `f32` convolutions may run on TF32 tensor cores.
-    pub allow_tf32: bool,
-    /// Only algorithms whose results are reproducible run to run.
-    pub deterministic: bool,
-}
 
 /// A chosen algorithm: its number in the pass's enum, the math type to run it with, and the
 /// workspace bytes it needs with that math type.

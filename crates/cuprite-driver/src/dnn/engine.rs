@@ -9,8 +9,8 @@
 //! kept per alignment), so no engine assumes wider loads than the buffers allow; the workspace
 //! a plan runs with is the size cuDNN reports for that plan.
 
-use super::algo::{Pass, Policy};
 use super::element::DnnElement;
+use super::pass::{Pass, Policy};
 use super::shape::Geometry;
 use crate::error::Result;
 use cuprite_sys::cudnn::{

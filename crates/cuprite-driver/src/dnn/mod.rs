@@ -69,6 +69,7 @@ mod conv;
 mod desc;
 mod element;
 mod engine;
+mod pass;
 mod pool;
 mod shape;
 
