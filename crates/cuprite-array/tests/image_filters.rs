@@ -1880,8 +1880,18 @@ fn separable_many_tiles(d: Device) -> TestResult {
 /// 128 columns cut by the image's right edge just before, at and after a strip's end (127, 128,
 /// 129, 257 columns) and one column wide; images of many segments (both walking directions,
 /// the last one partial) and of fewer rows than a window; batches. [`SEP_CASES`] 0 (gaussian 2,
-/// 17 x 17 symmetric taps) and 4 (plain taps, shifted centres, divisors).
+/// 17 x 17 symmetric taps) and 4 (plain taps, shifted centres, divisors). The kernel is
+/// opt-in, so the test switches it on for the process and off again (the two kernels compute
+/// the same values, so other tests running meanwhile are not affected).
 fn separable_strips(d: Device) -> TestResult {
+    struct Off;
+    impl Drop for Off {
+        fn drop(&mut self) {
+            cuprite_array::tuning::set_image_streaming(false);
+        }
+    }
+    cuprite_array::tuning::set_image_streaming(true);
+    let _off = Off;
     let mut rng = Rng::fresh();
     let shapes: [[usize; 3]; 8] = [
         [1, 1000, 129],

@@ -20,21 +20,21 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Whether CUDA devices run the filters the streaming kernel takes on it (else on the tiled
 /// kernel, `filters_sep.cu`).
-static ON: AtomicBool = AtomicBool::new(true);
+static ON: AtomicBool = AtomicBool::new(false);
 
 /// Runs the separable image filters that the streaming kernel takes (rows first, at most 17
 /// taps a pass, `f16` and `f32` images: `gaussian_filter` up to sigma 2, `uniform_filter` up
-/// to 17) on it (`true`, the default), or on the tiled kernel that also takes every other
-/// separable filter of the last two axes (`false`), for the whole process. Both compute the
+/// to 17) on it (`true`), or on the tiled kernel that also takes every other separable filter
+/// of the last two axes (`false`, the default), for the whole process. Both compute the
 /// same values (the same sums in the same order). For comparing the two (`cuprite bench
-/// image/gaussian_filter_tiled` times the tiled one) and testing both. The CPU backend is not
+/// image/gaussian_filter_streaming` times the streaming one) and testing both. The CPU backend is not
 /// affected.
 ///
 /// ```
 /// use cuprite_array::tuning;
-/// tuning::set_image_streaming(false); // the tiled kernel from here on
-/// assert!(!tuning::image_streaming());
-/// tuning::set_image_streaming(true);
+/// tuning::set_image_streaming(true); // the streaming kernel from here on
+/// assert!(tuning::image_streaming());
+/// tuning::set_image_streaming(false);
 /// ```
 pub fn set_image_streaming(on: bool) {
     ON.store(on, Ordering::Relaxed);
@@ -43,7 +43,7 @@ pub fn set_image_streaming(on: bool) {
 /// Whether the streaming kernel of the separable image filters is on ([`set_image_streaming`]).
 ///
 /// ```
-/// assert!(cuprite_array::tuning::image_streaming());
+/// assert!(!cuprite_array::tuning::image_streaming());
 /// ```
 pub fn image_streaming() -> bool {
     ON.load(Ordering::Relaxed)
