@@ -1576,9 +1576,28 @@ fn cuda_agrees_with_cpu() -> TestResult {
     Ok(())
 }
 
+/// Switches the opt-in streaming kernel of the separable filters on for the process while it
+/// lives, and off again when dropped (the two kernels compute the same values, so tests running
+/// meanwhile are not affected).
+struct StreamingOn;
+
+impl StreamingOn {
+    fn new() -> Self {
+        cuprite_array::tuning::set_image_streaming(true);
+        StreamingOn
+    }
+}
+
+impl Drop for StreamingOn {
+    fn drop(&mut self) {
+        cuprite_array::tuning::set_image_streaming(false);
+    }
+}
+
 /// The filters' kernels compile with NVRTC (no GPU): the sources the CPU runs would build on
 /// CUDA, recorded by the dry-run backend, for every element type.
 fn image_kernels_compile() -> TestResult {
+    let _on = StreamingOn::new();
     cuprite_array::tuning::compiler::start_recording();
     let runs = [
         dtypes(Device::CPU),
@@ -1643,6 +1662,7 @@ fn image_kernels_compile() -> TestResult {
 /// orders, symmetric, antisymmetric and plain taps, and tap counts that take each of its
 /// tilings: the sources the CPU runs would build on CUDA, recorded by the dry-run backend.
 fn sep2_kernels_compile() -> TestResult {
+    let _on = StreamingOn::new();
     fn run<T: ImageElement + Element>() -> TestResult {
         let x: Vec<T> = (0..40 * 70).map(|i| T::store((i % 7) as f64)).collect();
         let a = Array::from_slice_on(Device::CPU, &x, &[40, 70])?;
@@ -1881,17 +1901,9 @@ fn separable_many_tiles(d: Device) -> TestResult {
 /// 129, 257 columns) and one column wide; images of many segments (both walking directions,
 /// the last one partial) and of fewer rows than a window; batches. [`SEP_CASES`] 0 (gaussian 2,
 /// 17 x 17 symmetric taps) and 4 (plain taps, shifted centres, divisors). The kernel is
-/// opt-in, so the test switches it on for the process and off again (the two kernels compute
-/// the same values, so other tests running meanwhile are not affected).
+/// opt-in: the test switches it on ([`StreamingOn`]).
 fn separable_strips(d: Device) -> TestResult {
-    struct Off;
-    impl Drop for Off {
-        fn drop(&mut self) {
-            cuprite_array::tuning::set_image_streaming(false);
-        }
-    }
-    cuprite_array::tuning::set_image_streaming(true);
-    let _off = Off;
+    let _on = StreamingOn::new();
     let mut rng = Rng::fresh();
     let shapes: [[usize; 3]; 8] = [
         [1, 1000, 129],

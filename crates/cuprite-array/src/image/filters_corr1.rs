@@ -8,7 +8,7 @@ use super::filters_elem::{Acc, ImageElement};
 use super::filters_launch::{
     by_dtype, check_one_input, filter_kernel, filter_key, host, launch_grid_stride, part,
 };
-use super::filters_sep::{SEP_MAX_TAPS, Taps};
+use super::filters_sep::{SEP_MAX_TAPS, Taps, constants};
 use crate::codegen::{KernelSource, ReadBuf, WriteBuf, kernel_params};
 use crate::dtype::{DType, f16};
 use crate::error::{Error, Result};
@@ -73,14 +73,11 @@ impl ImgCorr1 {
     /// The kernel's summation order (`C1_SYM`): 1, -1 or 2 as [`super::filters_corr::sym_of`].
     fn kernel(&self) -> KernelSource {
         let c = &self.corr;
-        let defs = [
+        let defs = constants(&[
             ("IMG_TAPS", SEP_MAX_TAPS as i64),
             ("C1_M", self.w.len() as i64),
             ("C1_SYM", c.sym),
-        ]
-        .iter()
-        .map(|(k, v)| format!("constexpr int {k} = {v};\n"))
-        .collect::<String>();
+        ]);
         let defs = [
             defs.as_str(),
             super::boundary::Boundary::c_source(),

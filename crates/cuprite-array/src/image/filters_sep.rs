@@ -249,35 +249,26 @@ impl ImgSep2 {
             sym_c(self.x.sym) + 1,
             if self.xfirst { "_xf" } else { "" }
         );
-        let defs = [
-            ("IMG_TAPS", SEP_MAX_TAPS as i64),
-            ("SEP_MY", self.y.m as i64),
-            ("SEP_MX", self.x.m as i64),
-            ("SEP_SYMY", sym_c(self.y.sym)),
-            ("SEP_SYMX", sym_c(self.x.sym)),
-            ("SEP_XFIRST", i64::from(self.xfirst)),
-            ("SEP_TW", t.tw as i64),
-            ("SEP_TH", t.th as i64),
-            ("SEP_S", t.s as i64),
-            ("SEP_R", R as i64),
-        ]
-        .iter()
-        .map(|(k, v)| format!("constexpr int {k} = {v};\n"))
-        .collect::<String>();
-        let body = [
-            header(self.dtype),
-            defs,
-            Boundary::c_source().to_string(),
-            include_str!("filters_taps.cu").to_string(),
-            include_str!("filters_sep.cu").to_string(),
-            crate::codegen::entry::<SepArgs>(
-                &name,
-                &format!("{THREADS}, {}", t.blocks),
-                "img_sep2",
-            ),
-        ]
-        .concat();
-        KernelSource::generated(name, &body, Helpers::of_dtype(self.dtype))
+        let bounds = format!("{THREADS}, {}", t.blocks);
+        sep_source::<SepArgs>(
+            name,
+            self.dtype,
+            &[
+                ("IMG_TAPS", SEP_MAX_TAPS as i64),
+                ("SEP_MY", self.y.m as i64),
+                ("SEP_MX", self.x.m as i64),
+                ("SEP_SYMY", sym_c(self.y.sym)),
+                ("SEP_SYMX", sym_c(self.x.sym)),
+                ("SEP_XFIRST", i64::from(self.xfirst)),
+                ("SEP_TW", t.tw as i64),
+                ("SEP_TH", t.th as i64),
+                ("SEP_S", t.s as i64),
+                ("SEP_R", R as i64),
+            ],
+            include_str!("filters_sep.cu"),
+            &bounds,
+            "img_sep2",
+        )
     }
 
     /// The small-window kernel's source (`filters_sep3.cu`).
@@ -292,30 +283,24 @@ impl ImgSep2 {
             if self.xfirst { "_xf" } else { "" },
             self.x.c
         );
-        let defs = [
-            ("IMG_TAPS", SEP_MAX_TAPS as i64),
-            ("S3_MY", self.y.m as i64),
-            ("S3_MX", self.x.m as i64),
-            ("S3_SYMY", sym_c(self.y.sym)),
-            ("S3_SYMX", sym_c(self.x.sym)),
-            ("S3_XFIRST", i64::from(self.xfirst)),
-            ("S3_CX", self.x.c),
-            ("S3_S", S3_ROWS as i64),
-        ]
-        .iter()
-        .map(|(k, v)| format!("constexpr int {k} = {v};\n"))
-        .collect::<String>();
-        let blocks = small_blocks(self.esize());
-        let body = [
-            header(self.dtype),
-            defs,
-            Boundary::c_source().to_string(),
-            include_str!("filters_taps.cu").to_string(),
-            include_str!("filters_sep3.cu").to_string(),
-            crate::codegen::entry::<SepArgs>(&name, &format!("256, {blocks}"), "img_sep3"),
-        ]
-        .concat();
-        KernelSource::generated(name, &body, Helpers::of_dtype(self.dtype))
+        let bounds = format!("256, {}", small_blocks(self.esize()));
+        sep_source::<SepArgs>(
+            name,
+            self.dtype,
+            &[
+                ("IMG_TAPS", SEP_MAX_TAPS as i64),
+                ("S3_MY", self.y.m as i64),
+                ("S3_MX", self.x.m as i64),
+                ("S3_SYMY", sym_c(self.y.sym)),
+                ("S3_SYMX", sym_c(self.x.sym)),
+                ("S3_XFIRST", i64::from(self.xfirst)),
+                ("S3_CX", self.x.c),
+                ("S3_S", S3_ROWS as i64),
+            ],
+            include_str!("filters_sep3.cu"),
+            &bounds,
+            "img_sep3",
+        )
     }
 
     fn key3(&self) -> u64 {
@@ -499,6 +484,36 @@ impl LibraryCall for ImgSep2 {
             .map(|t| vec![self.kernel(t).source])
             .unwrap_or_default()
     }
+}
+
+/// `constexpr int NAME = value;` lines: the compile-time constants a filter kernel's text reads.
+pub(super) fn constants(defs: &[(&str, i64)]) -> String {
+    defs.iter()
+        .map(|(k, v)| format!("constexpr int {k} = {v};\n"))
+        .collect()
+}
+
+/// The source of a separable filter kernel named `name`: the element header of `dtype`, the
+/// constants `defs`, the boundary and tap helpers, the body `cu`, and an entry with launch
+/// bounds `bounds` that passes the parameters `P` to the body's function `body_fn`.
+pub(super) fn sep_source<'a, P: KernelParams<'a>>(
+    name: String,
+    dtype: DType,
+    defs: &[(&str, i64)],
+    cu: &str,
+    bounds: &str,
+    body_fn: &str,
+) -> KernelSource {
+    let body = [
+        header(dtype),
+        constants(defs),
+        Boundary::c_source().to_string(),
+        include_str!("filters_taps.cu").to_string(),
+        cu.to_string(),
+        crate::codegen::entry::<P>(&name, bounds, body_fn),
+    ]
+    .concat();
+    KernelSource::generated(name, &body, Helpers::of_dtype(dtype))
 }
 
 #[cfg(test)]

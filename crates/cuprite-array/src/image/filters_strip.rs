@@ -5,11 +5,9 @@
 //! memory. It computes what the tiled kernel (`filters_sep.cu`) does, with the same sums, and
 //! shares its CPU twin ([`ImgSep2`]'s two passes of the n-d correlation).
 
-use super::boundary::Boundary;
-use super::filters_elem::header;
 use super::filters_launch::{grid_for, part};
-use super::filters_sep::{ImgSep2, SEP_MAX_TAPS, Taps, sym_c};
-use crate::codegen::{Helpers, KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
+use super::filters_sep::{ImgSep2, SEP_MAX_TAPS, Taps, sep_source, sym_c};
+use crate::codegen::{KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
 use crate::error::Result;
 use crate::exec::CudaLane;
 use crate::graph::CallInput;
@@ -135,34 +133,24 @@ impl ImgSep2 {
             sym_c(self.x.sym) + 1,
             self.x.c
         );
-        let defs = [
-            ("IMG_TAPS", SEP_MAX_TAPS as i64),
-            ("ST_MY", self.y.m as i64),
-            ("ST_MX", self.x.m as i64),
-            ("ST_SYMY", sym_c(self.y.sym)),
-            ("ST_SYMX", sym_c(self.x.sym)),
-            ("ST_CX", self.x.c),
-            ("ST_W", STRIP_W as i64),
-            ("ST_U", STRIP_U as i64),
-            ("ST_R", STRIP_R as i64),
-        ]
-        .iter()
-        .map(|(k, v)| format!("constexpr int {k} = {v};\n"))
-        .collect::<String>();
-        let body = [
-            header(self.dtype),
-            defs,
-            Boundary::c_source().to_string(),
-            include_str!("filters_taps.cu").to_string(),
-            include_str!("filters_strip.cu").to_string(),
-            crate::codegen::entry::<StripArgs>(
-                &name,
-                &format!("{STRIP_THREADS}, {STRIP_BLOCKS}"),
-                "img_strip",
-            ),
-        ]
-        .concat();
-        KernelSource::generated(name, &body, Helpers::of_dtype(self.dtype))
+        sep_source::<StripArgs>(
+            name,
+            self.dtype,
+            &[
+                ("IMG_TAPS", SEP_MAX_TAPS as i64),
+                ("ST_MY", self.y.m as i64),
+                ("ST_MX", self.x.m as i64),
+                ("ST_SYMY", sym_c(self.y.sym)),
+                ("ST_SYMX", sym_c(self.x.sym)),
+                ("ST_CX", self.x.c),
+                ("ST_W", STRIP_W as i64),
+                ("ST_U", STRIP_U as i64),
+                ("ST_R", STRIP_R as i64),
+            ],
+            include_str!("filters_strip.cu"),
+            &format!("{STRIP_THREADS}, {STRIP_BLOCKS}"),
+            "img_strip",
+        )
     }
 
     fn key_strip(&self) -> u64 {
