@@ -207,8 +207,8 @@ fn per_call(
 }
 
 /// One transform: cuprite (cache lookup + transform per call) and raw cuFFT, `k` calls per
-/// event pair, with the result checked. `torch` is the fixed PyTorch peer figure (H100, ms).
-fn transform(b: &mut BenchCtx, what: &str, desc: PlanDesc, k: usize, torch: &str) -> BenchResult {
+/// event pair, with the result checked.
+fn transform(b: &mut BenchCtx, what: &str, desc: PlanDesc, k: usize) -> BenchResult {
     let (_ctx, s) = fresh()?;
     let ext = desc.check().map_err(err)?;
     let mut cache = PlanCache::new(4);
@@ -298,8 +298,8 @@ fn transform(b: &mut BenchCtx, what: &str, desc: PlanDesc, k: usize, torch: &str
         .with_ceiling("raw cuFFT, same plan and buffers", raw_ms)
         .with_target(Target::RatioAtMost(1.05))
         .with_note(format!(
-            "{k} calls per event pair; work area {} MiB from the pool; {} cache hits; PyTorch 2.11 \
-                 on H100: {torch} (peer: benches/peers/torch_fft.py)",
+            "{k} calls per event pair; work area {} MiB from the pool; {} cache hits (peer: \
+                 benches/peers/torch_fft.py)",
             cache.get(&s, &desc).map_err(err)?.work_size() >> 20,
             stats.hits
         )),
@@ -315,7 +315,6 @@ fn c2c_2p24(b: &mut BenchCtx) -> BenchResult {
         &format!("FFT of {n} Complex<f32> (C2C)"),
         PlanDesc::c2c(Precision::F32, &[n]),
         b.size(20, 5),
-        "0.291 ms",
     )
 }
 
@@ -326,7 +325,6 @@ fn rfft_batched(b: &mut BenchCtx) -> BenchResult {
         &format!("batched rfft of {rows} × 4096 f32 (R2C)"),
         PlanDesc::r2c(Precision::F32, &[4096]).with_batch(rows),
         b.size(100, 5),
-        "0.0296 ms",
     )
 }
 
@@ -337,7 +335,6 @@ fn fft2_4096(b: &mut BenchCtx) -> BenchResult {
         &format!("fft2 of {n} × {n} Complex<f32> (C2C, 2-D)"),
         PlanDesc::c2c(Precision::F32, &[n, n]),
         b.size(20, 5),
-        "0.261 ms",
     )
 }
 
@@ -410,7 +407,6 @@ fn array_transform(
     what: &str,
     desc: PlanDesc,
     k: usize,
-    torch: &str,
     call: fn(&AnyInput) -> Result<AnyOutput, cuprite_array::Error>,
 ) -> BenchResult {
     use cuprite_array::{Array, Device, with_device};
@@ -483,7 +479,7 @@ fn array_transform(
             .with_ceiling("raw cuFFT on the array stream, same sizes", raw_ms)
             .with_target(Target::RatioAtMost(1.05))
             .with_note(format!(
-                "{k} calls per event pair; {hits} plan cache hits; PyTorch 2.11 on H100: {torch} (peer: benches/peers/torch_fft.py)"
+                "{k} calls per event pair; {hits} plan cache hits (peer: benches/peers/torch_fft.py)"
             )),
         ])
     })
@@ -516,7 +512,6 @@ fn array_fft_2p24(b: &mut BenchCtx) -> BenchResult {
         &format!("array fft of {n} c32 (torch complex64)"),
         PlanDesc::c2c(Precision::F32, &[n]),
         b.size(20, 5),
-        "0.291 ms",
         |x| {
             let y = complex_in(x)?.fft()?;
             y.eval()?;
@@ -532,7 +527,6 @@ fn array_rfft_batched(b: &mut BenchCtx) -> BenchResult {
         &format!("array rfft of {rows} × 4096 f32 along the last axis"),
         PlanDesc::r2c(Precision::F32, &[4096]).with_batch(rows),
         b.size(100, 5),
-        "0.0296 ms",
         |x| match x {
             AnyInput::Real(a) => {
                 let y = a.rfft()?;
@@ -553,7 +547,6 @@ fn array_fft2_4096(b: &mut BenchCtx) -> BenchResult {
         &format!("array fft2 of {n} × {n} c32 (torch complex64)"),
         PlanDesc::c2c(Precision::F32, &[n, n]),
         b.size(20, 5),
-        "0.261 ms",
         |x| {
             let y = complex_in(x)?.fft2()?;
             y.eval()?;
