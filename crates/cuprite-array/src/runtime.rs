@@ -454,7 +454,6 @@ enum Arena {
 
 /// The smallest chunk of a growing arena (see [`Arena`]); each further chunk is at least as
 /// large as all the chunks before it together, so a capture allocates few of them.
-#[cfg(feature = "capture")]
 const GROW_CHUNK: usize = 1 << 20;
 
 thread_local! {
@@ -551,7 +550,6 @@ fn arena_part(stream: &Arc<Stream>, bytes: usize) -> Option<DeviceBuffer<u8>> {
                     *n = n.saturating_add(size);
                     None
                 }
-                #[cfg(feature = "capture")]
                 Arena::Grow {
                     capture,
                     side,

@@ -1480,7 +1480,7 @@ fn direct_capture_falls_back_to_eager_run() -> TestResult {
     for call in 0..3 {
         let a = arr(&mut rng, &[64]);
         let got = prog.call(&[&a])?[0].to_vec()?;
-        let want = with_device(dev(), || spectrum(&[a.clone()]))?[0].to_vec()?;
+        let want = with_device(dev(), || spectrum(std::slice::from_ref(&a)))?[0].to_vec()?;
         if got
             .iter()
             .map(|v| v.to_bits())
