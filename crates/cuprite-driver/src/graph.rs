@@ -309,7 +309,6 @@ impl Graph {
             copies: Vec::new(),
             memcpy_nodes: None,
             launches: Mutex::new(Launches::default()),
-            baked: None,
         })
     }
 
@@ -335,57 +334,10 @@ impl Graph {
     /// assert_eq!(stream.clone_dtoh(&dst)?, [0, 0, 0]);
     /// # Ok(()) }
     /// ```
-    ///
-    /// Unless the environment variable `CUPRITE_GRAPH_BAKED_EVENT` is `0`, the graph also gets
-    /// a last node (after all others) that records an event of the executable graph's own at
-    /// each launch: a launch that re-records its stream's launch cell (see
-    /// [`GraphExec::launch_with`]) then needs no event record of its own while no one else
-    /// holds that event. So an executable graph made here must not be launched inside a stream
-    /// capture (a child graph cannot hold an event record node).
     pub fn into_exec(self) -> Result<GraphExec> {
-        let baked = if baked_events() {
-            self.add_baked_event()?
-        } else {
-            None
-        };
         let mut exec = self.instantiate()?;
-        exec.baked = baked;
         exec.graph = Some(self);
         Ok(exec)
-    }
-
-    /// Adds an event record node depending on every node of the graph (none to an empty
-    /// graph) and returns its event: new, never pooled, recorded by the graph only.
-    fn add_baked_event(&self) -> Result<Option<Arc<TrackEvent>>> {
-        self.ctx.bind_to_thread()?;
-        let mut n = 0usize;
-        // SAFETY: a live graph; a null array asks for the count only.
-        unsafe { drv!(cuGraphGetNodes(self.raw, std::ptr::null_mut(), &mut n)) }?;
-        if n == 0 {
-            return Ok(None);
-        }
-        let mut nodes: Vec<sys::CUgraphNode> = vec![std::ptr::null_mut(); n];
-        // SAFETY: `nodes` holds `n` slots; the driver writes at most `n` and sets `n` to the
-        // number written.
-        unsafe { drv!(cuGraphGetNodes(self.raw, nodes.as_mut_ptr(), &mut n)) }?;
-        nodes.truncate(n);
-        if nodes.is_empty() {
-            return Ok(None);
-        }
-        let ev = self.ctx.capture_event()?;
-        let mut node: sys::CUgraphNode = std::ptr::null_mut();
-        // SAFETY: a live graph, `nodes` its own nodes (each once), a live event of its context
-        // that the graph's executable form keeps alive (`GraphExec::baked`).
-        unsafe {
-            drv!(cuGraphAddEventRecordNode(
-                &mut node,
-                self.raw,
-                nodes.as_ptr(),
-                nodes.len(),
-                ev.raw
-            ))
-        }?;
-        Ok(Some(ev))
     }
 }
 
@@ -416,17 +368,6 @@ pub struct GraphExec {
     memcpy_nodes: Option<Vec<(sys::CUgraphNode, sys::CUDA_MEMCPY3D)>>,
     /// The cells its launches' marks name, and what the last launch left in the trackers.
     launches: Mutex<Launches>,
-    /// The event the graph's last node records at each launch (see [`Graph::into_exec`]),
-    /// which a launch cell may stand for instead of a recording of its own (see
-    /// [`GraphExec::record_launch_cell`]).
-    baked: Option<Arc<TrackEvent>>,
-}
-
-/// Whether [`Graph::into_exec`] adds the event record node (see there): on unless the
-/// environment variable `CUPRITE_GRAPH_BAKED_EVENT` is `0`. Read once.
-fn baked_events() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("CUPRITE_GRAPH_BAKED_EVENT").is_none_or(|v| v != "0"))
 }
 
 /// Whether launches write marks naming a [`LaunchCell`] (and skip the trackers of an unchanged
@@ -685,11 +626,7 @@ impl GraphExec {
                             unsafe { drv!(cuGraphLaunch(self.raw, stream.raw())) }
                         });
                         // What was enqueued is recorded even when a later step failed.
-                        let mut recorded = if r.is_ok() {
-                            self.record_launch_cell(stream, &last.cell)
-                        } else {
-                            stream.record_cell(&last.cell)
-                        };
+                        let mut recorded = stream.record_cell(&last.cell);
                         if !again.is_empty() && recorded.is_ok() {
                             let mut versions = Vec::with_capacity(again.len());
                             recorded = match stream.end_access_latest(
@@ -837,32 +774,6 @@ impl GraphExec {
     }
 
     /// The launch state, whatever a panic elsewhere left (each update of it is whole).
-    /// Records `cell` (of `stream`, under this graph's launch lock) after a launch of this graph
-    /// just enqueued on `stream`: where the graph records its own event at its end and no one
-    /// but this graph (and `cell`, if it stands for it already) holds that event, the cell
-    /// stands for that recording, with no driver call; otherwise it is recorded on the stream.
-    ///
-    /// The event is cloned only from this graph (under its launch lock, held by the caller) or
-    /// from a cell whose current event it is, under that cell's lock (held here when it is
-    /// `cell`): with no other holder, no stream can be noting a wait for an earlier recording
-    /// while its waits are forgotten. A recording of it by a launch on another stream (or by a
-    /// later launch) completes after this launch (launches of one executable graph run in
-    /// order), so a mark naming `cell` may wait longer, never shorter.
-    fn record_launch_cell(&self, stream: &Stream, cell: &LaunchCell) -> Result<()> {
-        if let Some(baked) = &self.baked {
-            let mut cur = cell.current.lock().unwrap_or_else(|e| e.into_inner());
-            let mine = Arc::ptr_eq(&cur, baked);
-            if Arc::strong_count(baked) == 1 + usize::from(mine) {
-                baked.forget_waits_unshared();
-                if !mine {
-                    *cur = baked.clone();
-                }
-                return Ok(());
-            }
-        }
-        stream.record_cell(cell)
-    }
-
     fn launches(&self) -> MutexGuard<'_, Launches> {
         self.launches.lock().unwrap_or_else(|e| e.into_inner())
     }

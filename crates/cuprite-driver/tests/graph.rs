@@ -63,22 +63,13 @@ pub fn tests() -> Vec<Test> {
             launch_with_copies_and_word,
         ),
         Test::gpu_alone("graph::retarget_copy", retarget_copy),
-        Test::gpu_alone("graph::steady_launches_tracked_across_streams", || {
-            steady_launches_tracked_across_streams(false)
-        }),
-        Test::gpu_alone("graph::chained_graphs_on_two_streams", || {
-            chained_graphs_on_two_streams(false)
-        }),
         Test::gpu_alone(
-            "graph::steady_launches_tracked_across_streams_baked_event",
-            || steady_launches_tracked_across_streams(true),
+            "graph::steady_launches_tracked_across_streams",
+            steady_launches_tracked_across_streams,
         ),
-        Test::gpu_alone("graph::chained_graphs_on_two_streams_baked_event", || {
-            chained_graphs_on_two_streams(true)
-        }),
         Test::gpu_alone(
-            "graph::baked_event_launches_on_changing_streams",
-            baked_event_launches_on_changing_streams,
+            "graph::chained_graphs_on_two_streams",
+            chained_graphs_on_two_streams,
         ),
     ]
 }
@@ -1009,14 +1000,11 @@ fn retarget_copy() -> TestResult {
 /// A graph of a slow kernel and a copy of its word into `out`, and the scratch buffer the
 /// kernel fills: each launch's `out` holds the word written before it, some milliseconds after
 /// the launch is enqueued.
-/// With `baked`, the executable graph is made by `into_exec` (its last node records an event of
-/// its own, which steady launches' cells stand for).
 fn slow_word_graph(
     s: &Arc<cuprite_driver::Stream>,
     m: &Arc<Module>,
     word: &DeviceBuffer<u64>,
     out: &mut DeviceBuffer<u64>,
-    baked: bool,
 ) -> Result<(cuprite_driver::GraphExec, DeviceBuffer<f32>), cuprite_driver::Error> {
     let slow = m.load_function("slow_fill")?;
     let n = 256;
@@ -1033,12 +1021,7 @@ fn slow_word_graph(
             .launch(cfg)?
     };
     s.memcpy_dtod(word, out)?;
-    let graph = s.end_capture()?;
-    let exec = if baked {
-        graph.into_exec()?
-    } else {
-        graph.instantiate()?
-    };
+    let exec = s.end_capture()?.instantiate()?;
     Ok((exec, scratch))
 }
 
@@ -1046,14 +1029,14 @@ fn slow_word_graph(
 /// in between (so each records its stream's cell again instead of writing every mark), are
 /// each waited for by a reader on another stream: the reader sees the last launch's word, never
 /// an earlier one's.
-fn steady_launches_tracked_across_streams(baked: bool) -> TestResult {
+fn steady_launches_tracked_across_streams() -> TestResult {
     let (ctx, m) = setup()?;
     let s1 = ctx.new_stream()?;
     let s2 = ctx.new_stream()?;
     ctx.enable_multi_stream_tracking()?;
     let mut word = s1.alloc_zeros::<u64>(1)?;
     let mut out = s1.alloc_zeros::<u64>(1)?;
-    let (exec, _scratch) = slow_word_graph(&s1, &m, &word, &mut out, baked)?;
+    let (exec, _scratch) = slow_word_graph(&s1, &m, &word, &mut out)?;
     type B<T> = DeviceBuffer<T>;
     let no_in: &mut [(&B<u8>, &mut B<u8>)] = &mut [];
     let no_out: &mut [(&B<u8>, &mut B<u8>)] = &mut [];
@@ -1081,7 +1064,7 @@ fn steady_launches_tracked_across_streams(baked: bool) -> TestResult {
 /// the first writes the buffer (slowly), the second copies it out. Every launch of the second
 /// waits for the first's latest launch, whether or not the first's launches skipped the
 /// trackers of buffers nothing else touched.
-fn chained_graphs_on_two_streams(baked: bool) -> TestResult {
+fn chained_graphs_on_two_streams() -> TestResult {
     let (ctx, m) = setup()?;
     let s1 = ctx.new_stream()?;
     let s2 = ctx.new_stream()?;
@@ -1089,7 +1072,7 @@ fn chained_graphs_on_two_streams(baked: bool) -> TestResult {
     let mut word = s1.alloc_zeros::<u64>(1)?;
     let mut x = s1.alloc_zeros::<u64>(1)?;
     let mut y = s1.alloc_zeros::<u64>(1)?;
-    let (first, _scratch) = slow_word_graph(&s1, &m, &word, &mut x, baked)?;
+    let (first, _scratch) = slow_word_graph(&s1, &m, &word, &mut x)?;
     s2.begin_capture(CaptureMode::ThreadLocal)?;
     s2.memcpy_dtod(&x, &mut y)?;
     let second = s2.end_capture()?.instantiate()?;
@@ -1112,42 +1095,6 @@ fn chained_graphs_on_two_streams(baked: bool) -> TestResult {
             return Err(format!(
                 "round {round}: the second graph copied {:#x}, want the first's last word \
                  {last:#x}",
-                got[0]
-            )
-            .into());
-        }
-    }
-    Ok(())
-}
-
-/// A graph whose last node records its own event (`into_exec`) launched again and again, the
-/// launching stream changing between rounds (so a cell stands for the graph's event on one
-/// stream while the graph records it on another) and a reader on a third stream after each
-/// round: the reader always sees the last launch's word.
-fn baked_event_launches_on_changing_streams() -> TestResult {
-    let (ctx, m) = setup()?;
-    let streams = [ctx.new_stream()?, ctx.new_stream()?];
-    let reader = ctx.new_stream()?;
-    ctx.enable_multi_stream_tracking()?;
-    let mut word = streams[0].alloc_zeros::<u64>(1)?;
-    let mut out = streams[0].alloc_zeros::<u64>(1)?;
-    let (exec, _scratch) = slow_word_graph(&streams[0], &m, &word, &mut out, true)?;
-    type B<T> = DeviceBuffer<T>;
-    let no_in: &mut [(&B<u8>, &mut B<u8>)] = &mut [];
-    let no_out: &mut [(&B<u8>, &mut B<u8>)] = &mut [];
-    let mut rng = Rng::fresh();
-    // Streams per round: 0, 0, 1, 0, 1, 1, 0...
-    for round in 0..10usize {
-        let s = &streams[(round * round / 3) % 2];
-        let mut last = 0;
-        for _ in 0..1 + round % 3 {
-            last = rng.next_u64() | 1;
-            exec.launch_with(s, no_in, Some((&mut word, last)), no_out)?;
-        }
-        let got = reader.clone_dtoh(&out)?;
-        if got != [last] {
-            return Err(format!(
-                "round {round}: the reader saw {:#x}, want the last launch's word {last:#x}",
                 got[0]
             )
             .into());

@@ -135,15 +135,6 @@ impl TrackEvent {
         }
     }
 
-    /// [`forget_waits`](Self::forget_waits) through a shared handle: for an event recorded by
-    /// a graph's own node, whose holders are known (see `GraphExec::record_launch_cell`): no
-    /// stream may be noting a wait meanwhile.
-    pub(crate) fn forget_waits_unshared(&self) {
-        for w in &self.waited_by {
-            w.store(0, Ordering::Release);
-        }
-    }
-
     /// Notes that the stream `sid` was made to wait for this recording by a
     /// `cuStreamWaitEvent` enqueued (returned) while it was not capturing. Call only then: a
     /// capturing stream's wait is an edge of its graph, not an order of the stream's later

@@ -404,7 +404,6 @@ crate::dyn_functions! {
     fn cuGraphCreate(graph: *mut CUgraph, flags: c_uint) -> CUresult;
     fn cuGraphDestroy(graph: CUgraph) -> CUresult;
     fn cuGraphGetNodes(graph: CUgraph, nodes: *mut CUgraphNode, count: *mut usize) -> CUresult;
-    fn cuGraphAddEventRecordNode(node: *mut CUgraphNode, graph: CUgraph, deps: *const CUgraphNode, num_deps: usize, event: CUevent) -> CUresult;
     fn cuGraphInstantiateWithFlags(exec: *mut CUgraphExec, graph: CUgraph, flags: u64) -> CUresult;
     fn cuGraphExecDestroy(exec: CUgraphExec) -> CUresult;
     fn cuGraphLaunch(exec: CUgraphExec, stream: CUstream) -> CUresult;
