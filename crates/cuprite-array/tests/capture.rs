@@ -1438,10 +1438,11 @@ fn direct_capture_runs_closure_once() -> TestResult {
     let mut rng = Rng::fresh();
     let n = 3000;
     let (x, y, a, b) = affine_inputs(&mut rng, n)?;
-    with_device(dev(), || affine(&[a.clone(), b.clone()]))?;
-    cuprite_array::tuning::wait_tier_up();
-    with_device(dev(), || affine(&[a.clone(), b.clone()]))?;
-    cuprite_array::tuning::wait_tier_up();
+    for _ in 0..2 {
+        let warm = with_device(dev(), || affine(&[a.clone(), b.clone()]))?;
+        check_affine("eager warm-up", &warm, &x, &y)?;
+        cuprite_array::tuning::wait_tier_up();
+    }
     let runs = std::sync::atomic::AtomicUsize::new(0);
     let prog = compile(|v: &[Array<f32>]| {
         runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
