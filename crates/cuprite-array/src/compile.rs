@@ -25,12 +25,17 @@
 //! - every allocation made inside a graph is freed inside it: its input and output buffers are
 //!   ordinary allocations made before the capture, so nothing of a graph's memory pool is held
 //!   outside a launch;
-//! - the capture's own allocations are parts of one arena allocated before it (sized by the
-//!   eager run's allocations, see `runtime::ArenaGuard`), handed out in order and never reused
-//!   within the graph, so the graph has no allocation or free nodes; a part is never kept for
-//!   reuse (`runtime::reusable`) nor taken out of an array, and the arena goes with the graph,
-//!   freed on the private stream after the launches (what does not fit is allocated by the
-//!   graph, as without an arena);
+//! - the capture's own allocations are parts of an arena (see `runtime::ArenaGuard`): one
+//!   allocation made before it, sized by the eager run's allocations, or, for a capture with
+//!   no eager run before it, chunks allocated while it runs on a stream that never captures
+//!   ([`arena_stream`]), which the private stream waits for before the first launch; parts
+//!   are handed out in order and never reused within the graph, so the graph has no
+//!   allocation or free nodes; a part is never kept for reuse (`runtime::reusable`) nor taken
+//!   out of an array, and the arena goes with the graph, freed after the launches (on the
+//!   private stream, or on the chunks' stream once it waited for the private stream); what
+//!   does not fit is allocated by the graph, as without an arena;
+//! - a first call captures at once unless that capture needs a run outside it first (see
+//!   [`Compiled::call`]); a refused capture is never instantiated or launched;
 //! - the closure's random draws read their key from a word of the graph's, rewritten before
 //!   each launch, and its FFT plans (made by the eager run before the capture) are the graph's
 //!   own, dropped after it;
@@ -76,7 +81,7 @@ const STAGES: [&str; 5] = [
 /// The stages of a first call (a capture) that [`replay_stage_timing`] times, in order.
 const CAPTURE_STAGES: [&str; 7] = [
     "stream, input copies, key word",
-    "eager run (kernels, plans, workspaces; output shapes)",
+    "eager run, only when the capture needs one (kernels, plans, workspaces; output shapes)",
     "optimised builds waited for",
     "capture (the closure recorded, outputs copied)",
     "end of capture and instantiation",
@@ -327,10 +332,15 @@ struct Captured<T: Element, U: Element> {
     /// The cuFFT plans its FFTs run (made by the eager run before the capture): their device
     /// memory lives as long as the graph.
     fft_plans: Option<cuprite_driver::fft::PlanCache>,
-    /// The arena the capture's allocations are parts of (see `runtime::ArenaGuard`): its
-    /// memory lives as long as the graph (and any part still held), and is freed on the private
-    /// stream after the launches.
-    arena: Option<Arc<cuprite_driver::DeviceBuffer<u8>>>,
+    /// The arena the capture's allocations are parts of (see `runtime::ArenaGuard`), one
+    /// allocation or the chunks of a growing arena: its memory lives as long as the graph (and
+    /// any part still held), and is freed after the launches: on the private stream, or on
+    /// `arena_side` (where a growing arena's chunks were allocated) once it waited for the
+    /// private stream.
+    arena: Vec<Arc<cuprite_driver::DeviceBuffer<u8>>>,
+    /// The stream a growing arena's chunks were allocated on (see [`arena_stream`]), `None`
+    /// when the arena was allocated on the private stream.
+    arena_side: Option<Arc<Stream>>,
     /// The graph's private stream (from [`take_stream`], given back on drop): captures run
     /// here, so no other thread's work can be captured into the graph, and so do the copies in
     /// and launches of a call whose own stream is one the program may not keep (see
@@ -439,6 +449,56 @@ fn graph_arena() -> bool {
     *ON.get_or_init(|| std::env::var_os("CUPRITE_GRAPH_ARENA").is_none_or(|v| v != "0"))
 }
 
+/// Whether a first call captures at once, running the closure eagerly first only when the
+/// capture needs it (see [`Compiled::call`]): on unless the environment variable
+/// `CUPRITE_GRAPH_DIRECT` is `0`, which runs the closure eagerly before every capture. Read
+/// once.
+fn direct_capture() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("CUPRITE_GRAPH_DIRECT").is_none_or(|v| v != "0"))
+}
+
+/// A stream of `ctx` that the growing arenas of direct captures allocate their chunks on (see
+/// `runtime::ArenaGuard::grow`), one per context, kept for the process: it is never capturing
+/// (only chunk allocations and frees run on it), and it outlives every chunk.
+fn arena_stream(ctx: &Arc<cuprite_driver::Context>) -> Result<Arc<Stream>> {
+    static SIDES: Mutex<Vec<Arc<Stream>>> = Mutex::new(Vec::new());
+    let mut sides = SIDES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(s) = sides.iter().find(|s| Arc::ptr_eq(s.context(), ctx)) {
+        return Ok(s.clone());
+    }
+    let s = ctx.new_stream()?;
+    sides.push(s.clone());
+    Ok(s)
+}
+
+/// A graph's random key word on CUDA device `ordinal`: 8 bytes holding `offset`, written on
+/// `stream` (two memsets).
+fn key_word(ordinal: usize, offset: u64, stream: &Stream) -> Result<Arc<Storage>> {
+    // SAFETY: `write_u64` writes all 8 bytes before anything reads them; on an `Err` the word
+    // is dropped unread.
+    let mut bufs = unsafe { crate::backend::cuda::alloc_uninit(ordinal, &[(u64::DTYPE, 1)]) }?;
+    let mut word = bufs
+        .pop()
+        .ok_or_else(|| Error::InvalidArgument("no key word was allocated".into()))?;
+    let b = word
+        .buffer_mut()
+        .ok_or_else(|| Error::InvalidArgument("the key word has no allocation".into()))?;
+    stream.write_u64(b, offset)?;
+    Ok(Arc::new(Storage::Cuda(word)))
+}
+
+/// What a direct capture ([`Captured::capture_direct`]) made.
+struct DirectCapture {
+    exec: GraphExec,
+    outputs: Vec<OutputSlot>,
+    direct: bool,
+    keyed: bool,
+    kernels: Vec<Arc<crate::jit::Kernel>>,
+    chunks: Vec<Arc<cuprite_driver::DeviceBuffer<u8>>>,
+    side: Arc<Stream>,
+}
+
 /// Earlier output buffers an [`OutputSlot`] keeps for reuse: a program whose outputs are held
 /// for a few calls and then dropped reuses them; beyond this, the oldest is left to its users.
 const SPARES: usize = 2;
@@ -463,13 +523,22 @@ impl<T: Element, U: Element> Drop for Captured<T, U> {
             Some(plans) => std::mem::forget(plans),
             None => {}
         }
-        match self.arena.take() {
-            // Freed on the private stream, after the launches (joined above).
-            Some(arena) if ordered => drop(arena),
-            // A launch this stream could not be ordered after may still use it: left to the
-            // process.
-            Some(arena) => std::mem::forget(arena),
-            None => {}
+        let arena = std::mem::take(&mut self.arena);
+        if !arena.is_empty() {
+            // Freed on the private stream after the launches (joined above), or on the side
+            // stream once it waited for the private stream.
+            let freed_in_order = ordered
+                && self
+                    .arena_side
+                    .as_ref()
+                    .is_none_or(|side| side.join(&self.stream).is_ok());
+            if freed_in_order {
+                drop(arena);
+            } else {
+                // A launch the freeing stream could not be ordered after may still use it:
+                // left to the process.
+                std::mem::forget(arena);
+            }
         }
         self.inputs.clear();
         self.copied_from.clear();
@@ -706,12 +775,17 @@ where
     /// arrays that no later call overwrites.
     ///
     /// On the CPU backend the closure runs directly. On CUDA, the first call for a signature
-    /// (device and input shapes) runs the closure twice: once eagerly (building its kernels,
-    /// library plans and workspaces) and once under stream capture on the program's private
-    /// stream, all its lazy work realised there, into a CUDA graph, which it then launches; its
-    /// outputs are the graph's, as every later call's are, so that every call gives the same
-    /// bits (the eager run may use kernels that the capture no longer does, such as one
-    /// replaced by its optimised build in between).
+    /// (device and input shapes) runs the closure under stream capture on the program's
+    /// private stream, all its lazy work realised there, into a CUDA graph, which it then
+    /// launches; its outputs are the graph's, as every later call's are. When that capture
+    /// needs something made outside a capture first (a library handle or workspace of the
+    /// stream, an FFT plan, a kernel whose optimised build is still on its way, a product's
+    /// algorithm timing, a cuDNN route), or fails for any reason, it is discarded unlaunched
+    /// and the closure runs twice more: once eagerly (building its kernels, library plans and
+    /// workspaces, and reporting its own errors) and once under capture again; so the closure
+    /// may run one, two or three times in a first call, and the graph is the same either way
+    /// (the same kernels, plans and algorithms an eager call uses once warm). With the
+    /// environment variable `CUPRITE_GRAPH_DIRECT=0`, every first call takes the eager run.
     /// Later calls with the same signature copy the inputs (device to device) into the graph's
     /// own input buffers and replay it, without running the closure; an input array whose
     /// memory is the one the graph's buffer was last copied from (the same array, or a clone of
@@ -997,12 +1071,35 @@ impl<T: Element, U: Element> Captured<T, U> {
             .iter()
             .map(|x| Ok(Some(x.contiguous_storage()?).filter(|s| copy_skippable(s))))
             .collect::<Result<Vec<_>>>()?;
-        // The key word, holding this call's offset for the eager run (rewritten by each replay).
-        let key = with_stream(&stream, || {
-            Array::<u64>::from_slice_on(Device::cuda(ordinal), &[offset], &[1])?
-                .contiguous_storage()
-        })?;
+        // The key word, holding this call's offset for the first run (rewritten by each replay):
+        // two memsets, no upload from the host.
+        let key = with_stream(&stream, || key_word(ordinal, offset, &stream))?;
         clock.lap(0);
+        if direct_capture() {
+            // Captured at once, when the capture needs nothing prepared by a run before it;
+            // otherwise (or on any error of the attempt, which the eager path below meets and
+            // reports again if it is the closure's) the eager run and a second capture follow.
+            let attempt = Self::capture_direct(f, &owned, &key, offset, ordinal, &stream, clock);
+            if let Some(d) = attempt {
+                let captured = Captured {
+                    outputs: d.outputs,
+                    direct: d.direct,
+                    exec: Some(d.exec),
+                    inputs: owned,
+                    copied_from,
+                    key,
+                    keyed: d.keyed,
+                    fft_plans: None,
+                    arena: d.chunks,
+                    arena_side: Some(d.side),
+                    stream,
+                    launch_streams: Vec::new(),
+                    kernels: d.kernels,
+                    out_type: std::marker::PhantomData,
+                };
+                return Ok((captured, Vec::new()));
+            }
+        }
         // The eager run: kernels built (the keyed random ones too), library handles, plans and
         // workspaces made, so that the capture records launches only. FFT plans are the
         // graph's own from here on (dropped with `plans` if the capture fails, after it ended).
@@ -1059,9 +1156,9 @@ impl<T: Element, U: Element> Captured<T, U> {
         let arena = if arena_bytes > 0 && arena_bytes <= ARENA_MAX_BYTES && graph_arena() {
             // SAFETY: each part is handed out as `alloc_raw` hands out memory: uninitialised,
             // fully written by its user before any read.
-            Some(Arc::new(unsafe { stream.alloc::<u8>(arena_bytes) }?))
+            vec![Arc::new(unsafe { stream.alloc::<u8>(arena_bytes) }?)]
         } else {
-            None
+            Vec::new()
         };
         clock.lap(2);
         let keyed = CallKey::Device {
@@ -1069,7 +1166,10 @@ impl<T: Element, U: Element> Captured<T, U> {
             offset,
         };
         let draws_before = keyed_draws();
-        let serving = arena.clone().map(crate::runtime::ArenaGuard::serve);
+        let serving = arena
+            .first()
+            .cloned()
+            .map(crate::runtime::ArenaGuard::serve);
         let (recorded, kernels) = crate::jit::collect_kernels(|| {
             with_call_key(keyed, || Self::record(f, &owned, &outputs, &stream))
         });
@@ -1108,12 +1208,171 @@ impl<T: Element, U: Element> Captured<T, U> {
             keyed,
             fft_plans: plans.finish(),
             arena,
+            arena_side: None,
             stream,
             launch_streams: Vec::new(),
             kernels,
             out_type: std::marker::PhantomData,
         };
         Ok((captured, eager))
+    }
+
+    /// Captures `f` on `owned` on `stream` with no run before it, its allocations parts of an
+    /// arena that grows while the capture runs (see `runtime::ArenaGuard::grow`) and its
+    /// outputs' buffers allocated once their shapes are known (see
+    /// [`record_direct`](Self::record_direct)); instantiated, its output slots made. `None` when
+    /// the capture needs a run outside it first, so that the eager path follows: an `Err` of the
+    /// attempt (a library handle or FFT plan not made yet, a host read, an error of the
+    /// closure's own, which the eager path meets again), a kernel whose optimised build is on
+    /// its way (a background build pending before or queued during the capture), or work that
+    /// ran differently for being captured (`unprepared_in_capture` moved: an untimed product,
+    /// an unmeasured cuDNN route). The graph of a refused capture is dropped unlaunched.
+    #[allow(clippy::too_many_arguments)]
+    fn capture_direct<F>(
+        f: &F,
+        owned: &[Array<T>],
+        key: &Arc<Storage>,
+        offset: u64,
+        ordinal: usize,
+        stream: &Arc<Stream>,
+        clock: &mut StageClock<{ CAPTURE_STAGES.len() }>,
+    ) -> Option<DirectCapture>
+    where
+        F: Fn(&[Array<T>]) -> Result<Vec<Array<U>>>,
+    {
+        let (queued, pending) = crate::jit::builds();
+        if pending > 0 {
+            return None;
+        }
+        let side = arena_stream(stream.context()).ok()?;
+        // No eager run, no optimised builds to wait for.
+        clock.lap(1);
+        clock.lap(2);
+        let unprepared = cuprite_driver::graph::unprepared_in_capture();
+        let draws_before = keyed_draws();
+        let growing = graph_arena().then(|| {
+            crate::runtime::ArenaGuard::grow(stream.clone(), side.clone(), ARENA_MAX_BYTES)
+        });
+        let keyed = CallKey::Device {
+            word: key.clone(),
+            offset,
+        };
+        let (recorded, kernels) = crate::jit::collect_kernels(|| {
+            with_call_key(keyed, || Self::record_direct(f, owned, ordinal, stream))
+        });
+        let chunks = growing
+            .as_ref()
+            .map(|g| g.take_chunks())
+            .unwrap_or_default();
+        drop(growing);
+        let keyed = keyed_draws() != draws_before;
+        clock.lap(3);
+        let refuse = |kernels| {
+            crate::jit::retire_all(kernels);
+            None
+        };
+        let Ok((recording, outputs)) = recorded else {
+            return refuse(kernels);
+        };
+        let graph = recording.end();
+        let prepared = crate::jit::builds() == (queued, 0)
+            && cuprite_driver::graph::unprepared_in_capture() == unprepared;
+        let Ok(graph) = graph else {
+            return refuse(kernels);
+        };
+        if !prepared {
+            drop(graph);
+            return refuse(kernels);
+        }
+        let Ok(mut exec) = write_dot(&graph).and_then(|()| Ok(graph.into_exec()?)) else {
+            return refuse(kernels);
+        };
+        clock.lap(4);
+        let Ok((outputs, direct)) = Self::slots(&mut exec, outputs) else {
+            drop(exec);
+            return refuse(kernels);
+        };
+        // The launches come after the chunks' allocations on the side stream (the first launch
+        // on a caller's stream waits for the private stream).
+        if !chunks.is_empty() && stream.join(&side).is_err() {
+            drop((outputs, exec));
+            return refuse(kernels);
+        }
+        clock.lap(5);
+        Some(DirectCapture {
+            exec,
+            outputs,
+            direct,
+            keyed,
+            kernels,
+            chunks,
+            side,
+        })
+    }
+
+    /// [`record`](Self::record) with no run before it: `f` runs under capture on `stream`, then
+    /// its outputs' buffers are allocated (fresh, on the calling thread's stream, as any
+    /// array's: they are handed out; the capture mode relaxed for the allocation, which is not
+    /// captured) and the graph copies the results into them. Returns the capture, still in
+    /// progress, and the buffers as arrays.
+    fn record_direct<'s, F>(
+        f: &F,
+        owned: &[Array<T>],
+        ordinal: usize,
+        stream: &'s Arc<Stream>,
+    ) -> Result<(Recording<'s>, Vec<Array<U>>)>
+    where
+        F: Fn(&[Array<T>]) -> Result<Vec<Array<U>>>,
+    {
+        let recording = Recording::begin(stream)?;
+        let _flag = CaptureFlag::set();
+        let (outs, srcs) = with_stream(stream, || -> Result<_> {
+            let outs = f(owned)?;
+            let srcs = outs
+                .iter()
+                .map(|o| o.contiguous_storage())
+                .collect::<Result<Vec<_>>>()?;
+            Ok((outs, srcs))
+        })?;
+        // On the calling thread's stream, which is not capturing (the capture runs on the
+        // program's private stream).
+        let specs: Vec<_> = outs.iter().map(|o| (U::DTYPE, o.len())).collect();
+        // SAFETY: the graph's last nodes (the copies below) write every byte of each before
+        // the first launch hands them out; on an `Err` the capture fails and they are dropped
+        // unread.
+        let bufs = cuprite_driver::graph::with_relaxed_capture_mode(|| unsafe {
+            crate::backend::cuda::alloc_uninit(ordinal, &specs)
+        })??;
+        let device = Device::cuda(ordinal);
+        let outputs: Vec<Array<U>> = bufs
+            .into_iter()
+            .zip(&outs)
+            .map(|(b, o)| {
+                Array::from_storage(
+                    Arc::new(Storage::Cuda(b)),
+                    Layout::contiguous(o.shape()),
+                    o.shape(),
+                    device,
+                )
+            })
+            .collect();
+        let copied = with_stream(stream, || -> Result<()> {
+            for ((o, src), dst) in outs.iter().zip(&srcs).zip(&outputs) {
+                copy_bytes(stream, src, dst, o.len() * U::DTYPE.size(), "an output")?;
+            }
+            // `outs` and every intermediate are dropped here, inside the capture: their frees
+            // (of memory the graph allocated) are nodes of the graph.
+            drop((outs, srcs));
+            Ok(())
+        });
+        if let Err(e) = copied {
+            // Freed on the calling thread's stream (not capturing), the mode relaxed again.
+            drop(cuprite_driver::graph::with_relaxed_capture_mode(|| {
+                drop(outputs)
+            }));
+            return Err(e);
+        }
+        Ok((recording, outputs))
     }
 
     /// The output slots of a graph whose last nodes copy its results into `outputs`, and

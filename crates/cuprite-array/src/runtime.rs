@@ -426,6 +426,11 @@ const ARENA_ALIGN: usize = 256;
 /// (`crate::compile`): count the bytes its eager run asks for (rounded up to [`ARENA_ALIGN`]),
 /// which size the arena, or take parts of the arena (in order, never reused) while its capture
 /// runs, so that the graph allocates no memory of its own (no allocation or free nodes).
+///
+/// A capture with no run before it grows its arena instead (`Grow`): chunks allocated while it
+/// runs, stream-ordered on `side` (a stream that is not capturing, with this thread's capture
+/// mode relaxed for the call), so that the parts' addresses are fixed when handed out and no
+/// size has to be known beforehand.
 #[cfg_attr(not(feature = "capture"), allow(dead_code))]
 enum Arena {
     Count(usize),
@@ -433,7 +438,23 @@ enum Arena {
         base: Arc<DeviceBuffer<u8>>,
         next: usize,
     },
+    Grow {
+        /// The capturing stream whose allocations it serves.
+        capture: Arc<Stream>,
+        /// Where its chunks are allocated (and freed).
+        side: Arc<Stream>,
+        /// The chunks so far; parts are taken from the last one, at `next`.
+        chunks: Vec<Arc<DeviceBuffer<u8>>>,
+        next: usize,
+        /// Bytes of all chunks so far (at most `limit`).
+        total: usize,
+        limit: usize,
+    },
 }
+
+/// The smallest chunk of a growing arena (see [`Arena`]); each further chunk is at least as
+/// large as all the chunks before it together, so a capture allocates few of them.
+const GROW_CHUNK: usize = 1 << 20;
 
 thread_local! {
     static ARENA: RefCell<Option<Arena>> = const { RefCell::new(None) };
@@ -464,6 +485,43 @@ impl ArenaGuard {
             _ => 0,
         })
     }
+
+    /// Serves this thread's array allocations on `capture` (a capturing stream) from chunks
+    /// allocated on `side` (not capturing) as they are needed, at most `limit` bytes of them in
+    /// all; a stream-ordered allocation (on the capturing stream: the graph's own) for what
+    /// does not fit. The chunks are taken back with [`take_chunks`](Self::take_chunks).
+    #[cfg(feature = "capture")]
+    pub(crate) fn grow(capture: Arc<Stream>, side: Arc<Stream>, limit: usize) -> ArenaGuard {
+        ArenaGuard(ARENA.with(|a| {
+            a.borrow_mut().replace(Arena::Grow {
+                capture,
+                side,
+                chunks: Vec::new(),
+                next: 0,
+                total: 0,
+                limit,
+            })
+        }))
+    }
+
+    /// The chunks a growing arena allocated so far (none for other arenas); it allocates new
+    /// ones for later parts.
+    #[cfg(feature = "capture")]
+    pub(crate) fn take_chunks(&self) -> Vec<Arc<DeviceBuffer<u8>>> {
+        ARENA.with(|a| match &mut *a.borrow_mut() {
+            Some(Arena::Grow {
+                chunks,
+                next,
+                total,
+                ..
+            }) => {
+                *next = 0;
+                *total = 0;
+                std::mem::take(chunks)
+            }
+            _ => Vec::new(),
+        })
+    }
 }
 
 impl Drop for ArenaGuard {
@@ -491,6 +549,60 @@ fn arena_part(stream: &Arc<Stream>, bytes: usize) -> Option<DeviceBuffer<u8>> {
                 Arena::Count(n) => {
                     *n = n.saturating_add(size);
                     None
+                }
+                Arena::Grow {
+                    capture,
+                    side,
+                    chunks,
+                    next,
+                    total,
+                    limit,
+                } => {
+                    if !Arc::ptr_eq(capture, stream) {
+                        return None;
+                    }
+                    let fits = chunks
+                        .last()
+                        .is_some_and(|c| next.checked_add(size).is_some_and(|e| e <= c.len()));
+                    if !fits {
+                        let want = size.max(GROW_CHUNK).max(*total);
+                        let want = want.min(limit.checked_sub(*total)?);
+                        if want < size {
+                            return None;
+                        }
+                        // SAFETY: each part is handed out as `alloc_raw` hands out memory:
+                        // uninitialised, fully written by its user before any read. The
+                        // allocation is stream-ordered on `side`, which is not capturing (the
+                        // relaxed mode lets this thread make it during its capture); the
+                        // capture's user orders the graph's launches after `side`.
+                        let chunk = cuprite_driver::graph::with_relaxed_capture_mode(|| unsafe {
+                            side.alloc::<u8>(want)
+                        })
+                        .ok()?
+                        .ok()?;
+                        chunks.push(Arc::new(chunk));
+                        *total += want;
+                        *next = 0;
+                    }
+                    let base = chunks.last()?;
+                    let end = next.checked_add(size)?;
+                    if end > base.len() {
+                        return None;
+                    }
+                    let ptr = cuprite_driver::DeviceRead::<u8>::device_ptr(&**base) + *next as u64;
+                    *next = end;
+                    // SAFETY: as for `Serve` below: `bytes` bytes at `ptr` lie inside `base` (a
+                    // device allocation of the context of `stream`, as `side` is of the same
+                    // context), parts are handed out in order and never again, and the chunk
+                    // is a pool allocation whose parts' sizes are multiples of `ARENA_ALIGN`.
+                    Some(unsafe {
+                        DeviceBuffer::sub_allocation(
+                            ptr,
+                            bytes,
+                            stream,
+                            base.clone() as Arc<dyn std::any::Any + Send + Sync>,
+                        )
+                    })
                 }
                 Arena::Serve { base, next } => {
                     if !Arc::ptr_eq(base.stream(), stream) {

@@ -181,6 +181,12 @@ fn outputs_held_and_inputs_dropped() -> TestResult {
     Ok(())
 }
 
+/// Whether the closure calling it runs under capture: a read to the host is refused there (an
+/// `Err` before any driver call, which leaves the capture as it was) and works eagerly.
+fn captured(x: &Array<f32>) -> bool {
+    x.to_vec().is_err()
+}
+
 /// Host reads and data-dependent sizes inside the closure are an `Err` naming the call; the
 /// thread's array work and a new program work afterwards.
 fn capture_errors() -> TestResult {
@@ -201,23 +207,32 @@ fn capture_errors() -> TestResult {
         Err(e) if e.to_string().contains("compiled program") => {}
         other => return Err(format!("nonzero inside a capture: {other:?}").into()),
     }
-    // An FFT whose plan the eager run did not make (the closure changes its FFT between runs).
-    let runs = std::sync::atomic::AtomicUsize::new(0);
+    // An FFT whose plan the eager run did not make (the closure changes its FFT under capture:
+    // the first capture fails for want of any plan, the eager run makes one for n = 4, the
+    // second capture asks for n = 2).
     let fft = compile(|x: &[Array<f32>]| {
-        let k = runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let n = if k == 0 { 4 } else { 2 };
+        let n = if captured(&x[0]) { 2 } else { 4 };
         Ok(vec![x[0].rfft_with(FftOpts::new().n(n))?])
     });
     match fft.call(&[&a]) {
         Err(e) if e.to_string().contains("eager run did not make") => {}
         other => return Err(format!("an FFT without its plan in a capture: {other:?}").into()),
     }
-    // A closure whose output shape under capture differs from its eager run's.
+    // A closure whose output shape under capture differs from its eager run's (its first run,
+    // a capture with no eager run before it, fails, so that the eager run follows).
     let shaped = std::sync::atomic::AtomicUsize::new(0);
     let reshaping = compile(|x: &[Array<f32>]| {
         let k = shaped.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let under_capture = captured(&x[0]);
+        if k == 0 && under_capture {
+            return Err(cuprite_array::Error::InvalidArgument("not yet".into()));
+        }
         let y = &x[0] * 2.0;
-        Ok(vec![if k == 0 { y } else { y.reshape(&[2, 2])? }])
+        Ok(vec![if under_capture {
+            y.reshape(&[2, 2])?
+        } else {
+            y
+        }])
     });
     match reshaping.call(&[&a]) {
         Err(e)
@@ -254,12 +269,11 @@ fn capture_errors() -> TestResult {
 /// thread's, and a new capture give right values.
 fn failed_captures_leave_no_state() -> TestResult {
     let a = Array::from_slice_on(dev(), &[1.0f32, 2.0, 3.0], &[3])?;
-    let runs = std::sync::atomic::AtomicUsize::new(0);
     let panicking = compile(|x: &[Array<f32>]| {
-        // The eager run passes; the capture panics midway, with work already captured.
+        // An eager run passes; a capture panics midway, with work already captured.
         let y = &x[0] * 2.0;
         y.eval()?;
-        if runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed) > 0 {
+        if captured(&x[0]) {
             panic!("a panic inside a capture");
         }
         Ok(vec![y])
@@ -521,6 +535,18 @@ pub fn tests() -> Vec<Test> {
             Test::gpu_alone(
                 "capture::stashed_intermediate_outlives_program",
                 stashed_intermediate_outlives_program,
+            ),
+            Test::gpu_alone(
+                "capture::direct_capture_runs_closure_once",
+                direct_capture_runs_closure_once,
+            ),
+            Test::gpu_alone(
+                "capture::direct_capture_falls_back_to_eager_run",
+                direct_capture_falls_back_to_eager_run,
+            ),
+            Test::gpu_alone(
+                "capture::direct_capture_grows_its_arena",
+                direct_capture_grows_its_arena,
             ),
         ])
         .collect()
@@ -1401,6 +1427,120 @@ fn stashed_intermediate_outlives_program() -> TestResult {
             last[i] * 2.0
         )
         .into());
+    }
+    Ok(())
+}
+
+/// A first call whose closure needs nothing prepared outside a capture (its kernels built and
+/// optimised by an eager run beforehand) captures at once: the closure runs once, and the first
+/// call and the replays match the host reference, held outputs keeping their values.
+fn direct_capture_runs_closure_once() -> TestResult {
+    let mut rng = Rng::fresh();
+    let n = 3000;
+    let (x, y, a, b) = affine_inputs(&mut rng, n)?;
+    for _ in 0..2 {
+        let warm = with_device(dev(), || affine(&[a.clone(), b.clone()]))?;
+        check_affine("eager warm-up", &warm, &x, &y)?;
+        cuprite_array::tuning::wait_tier_up();
+    }
+    let runs = std::sync::atomic::AtomicUsize::new(0);
+    let prog = compile(|v: &[Array<f32>]| {
+        runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        affine(v)
+    });
+    let first = prog.call(&[&a, &b])?;
+    let k = runs.load(std::sync::atomic::Ordering::Relaxed);
+    if k != 1 {
+        return Err(format!("the first call ran the closure {k} times, want 1").into());
+    }
+    check_affine("first call", &first, &x, &y)?;
+    let (x2, y2, a2, b2) = affine_inputs(&mut rng, n)?;
+    let second = prog.call(&[&a2, &b2])?;
+    check_affine("replay", &second, &x2, &y2)?;
+    check_affine("first call, held", &first, &x, &y)?;
+    if runs.load(std::sync::atomic::Ordering::Relaxed) != 1 {
+        return Err("a replay ran the closure".into());
+    }
+    Ok(())
+}
+
+/// A closure with an FFT (whose plan only an eager run makes): the first capture is refused,
+/// and the first call runs the closure eagerly and captures again (three runs in all); every
+/// call is bit-identical to an eager run.
+fn direct_capture_falls_back_to_eager_run() -> TestResult {
+    let runs = std::sync::atomic::AtomicUsize::new(0);
+    let spectrum = |x: &[Array<f32>]| -> Result<Vec<Array<f32>>> {
+        let half = x[0].rfft()? * cuprite_array::c32::new(0.5, 0.0);
+        Ok(vec![half.irfft_with(FftOpts::new().n(64))?])
+    };
+    let prog = compile(|x: &[Array<f32>]| {
+        runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        spectrum(x)
+    });
+    let mut rng = Rng::fresh();
+    for call in 0..3 {
+        let a = arr(&mut rng, &[64]);
+        let got = prog.call(&[&a])?[0].to_vec()?;
+        let want = with_device(dev(), || spectrum(std::slice::from_ref(&a)))?[0].to_vec()?;
+        if got
+            .iter()
+            .map(|v| v.to_bits())
+            .ne(want.iter().map(|v| v.to_bits()))
+        {
+            return Err(format!("call {call}: {got:?} != eager {want:?}").into());
+        }
+        if call == 0 {
+            let k = runs.load(std::sync::atomic::Ordering::Relaxed);
+            if k != 3 {
+                return Err(format!("the first call ran the closure {k} times, want 3").into());
+            }
+        }
+    }
+    if runs.load(std::sync::atomic::Ordering::Relaxed) != 3 {
+        return Err("a replay ran the closure".into());
+    }
+    Ok(())
+}
+
+/// A direct capture whose intermediates need several chunks of its growing arena (4 MiB each,
+/// more than the first chunk), and one whose intermediates pass the arena's limit (the rest
+/// allocated by the graph): replays on new inputs, with the outputs of earlier calls held,
+/// match the host reference.
+fn direct_capture_grows_its_arena() -> TestResult {
+    for (n, steps) in [(1usize << 20, 6usize), (1 << 23, 4)] {
+        let prog = compile(move |x: &[Array<f32>]| {
+            let mut h = x[0].clone();
+            for _ in 0..steps {
+                h = &h * 0.5 + 1.0;
+                h.eval()?;
+            }
+            Ok(vec![h])
+        });
+        let mut rng = Rng::fresh();
+        let mut held = Vec::new();
+        for call in 0..3 {
+            let xv = rng.vec_f32(n, -1.0, 1.0);
+            let x = Array::from_slice_on(dev(), &xv, &[n])?;
+            held.push((xv, prog.call(&[&x])?.remove(0)));
+            drop(x);
+            for (k, (xv, out)) in held.iter().enumerate() {
+                let got = out.to_vec()?;
+                for i in (0..n).step_by(n / 97) {
+                    let mut want = xv[i];
+                    for _ in 0..steps {
+                        want = want * 0.5 + 1.0;
+                    }
+                    if got[i] != want {
+                        return Err(format!(
+                            "{n} elements, after call {call}: output of call {k}, element {i} \
+                             is {}, want {want}",
+                            got[i]
+                        )
+                        .into());
+                    }
+                }
+            }
+        }
     }
     Ok(())
 }

@@ -160,6 +160,66 @@ impl Stream {
     }
 }
 
+/// Runs `f` with this thread's capture mode relaxed (`cuThreadExchangeStreamCaptureMode`), then
+/// puts the mode back (also when `f` panics): while this thread captures a stream, `f` may make
+/// calls a thread-local or global capture refuses, such as a stream-ordered allocation on a
+/// stream that is not capturing. Work `f` enqueues on a capturing stream is still captured.
+///
+/// ```no_run
+/// use cuprite_driver::{CaptureMode, Context};
+/// # fn main() -> cuprite_driver::Result<()> {
+/// let ctx = Context::new(0)?;
+/// let (s, side) = (ctx.new_stream()?, ctx.new_stream()?);
+/// s.begin_capture(CaptureMode::ThreadLocal)?;
+/// // SAFETY: written before any read.
+/// let buf = cuprite_driver::graph::with_relaxed_capture_mode(|| unsafe { side.alloc::<u8>(1024) })??;
+/// drop(s.end_capture()?);
+/// drop(buf);
+/// # Ok(()) }
+/// ```
+pub fn with_relaxed_capture_mode<R>(f: impl FnOnce() -> R) -> Result<R> {
+    /// Puts the thread's previous mode back.
+    struct Restore(sys::CUstreamCaptureMode);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let mut mode = self.0;
+            // SAFETY: a valid in/out pointer to a capture mode.
+            let _ = unsafe { sys::cuThreadExchangeStreamCaptureMode(&mut mode) };
+        }
+    }
+    let mut mode = sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED;
+    // SAFETY: a valid in/out pointer to a capture mode; the previous mode comes back in it.
+    unsafe { drv!(cuThreadExchangeStreamCaptureMode(&mut mode)) }?;
+    let _restore = Restore(mode);
+    Ok(f())
+}
+
+thread_local! {
+    /// Work this thread ran differently because its stream was capturing (see
+    /// [`note_unprepared_in_capture`]).
+    static UNPREPARED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Notes that work on this thread ran differently because its stream was capturing than it
+/// would have run outside a capture (a product whose algorithms were not timed, a library route
+/// not measured): a caller that captures without a run outside the capture first can compare
+/// [`unprepared_in_capture`] before and after, and run once outside the capture when it moved.
+pub fn note_unprepared_in_capture() {
+    UNPREPARED.with(|c| c.set(c.get().wrapping_add(1)));
+}
+
+/// How many times this thread noted work run differently under capture
+/// ([`note_unprepared_in_capture`]); only differences matter.
+///
+/// ```
+/// let before = cuprite_driver::graph::unprepared_in_capture();
+/// cuprite_driver::graph::note_unprepared_in_capture();
+/// assert_eq!(cuprite_driver::graph::unprepared_in_capture(), before.wrapping_add(1));
+/// ```
+pub fn unprepared_in_capture() -> u64 {
+    UNPREPARED.with(std::cell::Cell::get)
+}
+
 /// A graph of device work, captured from a stream. Destroyed on drop.
 pub struct Graph {
     ctx: Arc<Context>,

@@ -35,4 +35,6 @@ pub use math::{
 };
 pub(crate) use record::{record, recording};
 pub use record::{start_recording, take_recorded};
+#[cfg(feature = "capture")]
+pub(crate) use worker::builds;
 pub use worker::wait_tier_up;

@@ -195,6 +195,15 @@ extern "C" fn at_exit() {
     }
 }
 
+/// How many background builds were ever queued, and how many of them have not ended: a
+/// kernel handed out while none is pending and none is queued meanwhile is the build that
+/// stays (no optimised build is on its way to replace it).
+#[cfg(feature = "capture")]
+pub(crate) fn builds() -> (u64, usize) {
+    let q = lock();
+    (q.queued, q.pending)
+}
+
 /// Waits until the background builds queued before this call are done: the optimised builds
 /// that replace the quick first builds of new expressions, and the math library's build if one
 /// is under way. Builds that other threads queue after the call are not waited for, so a

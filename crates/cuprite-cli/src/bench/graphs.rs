@@ -8,10 +8,13 @@
 //!   from the closure's environment, the batch and the target are the inputs.
 //! - `graphs/tiny_ops`: 200 alternating multiplications and additions on 4,096 f32, each op
 //!   realised on its own (`eval` after each), so each is its own kernel, as in PyTorch.
-//! - `graphs/first_capture`: the first call of a fresh compiled MLP step (its eager run, the
-//!   capture, instantiation and first launch) against one eager step, both waited for, and
-//!   the mean host time of each stage of that first call (the program is dropped after the
-//!   clock stops).
+//! - `graphs/first_capture`: the first call of a fresh compiled MLP step (the capture,
+//!   instantiation and first launch, with an eager run before the capture only where the
+//!   capture needs one) against one eager step, both waited for, and the mean host time of each
+//!   stage of that first call (the program is dropped after the clock stops). Each fresh
+//!   program captures on a private stream kept from a dropped one (with the cuBLASLt handle an
+//!   earlier capture made), as a process's later programs do; the untimed first sample's
+//!   stream may lack it, and its first call then runs the closure eagerly first.
 //! - `graphs/replay_host`: the host time of one `Compiled::call` (the launch enqueued as one
 //!   access set, the outputs the buffers the graph wrote; the inputs are the arrays of the call
 //!   before, so their copies are skipped) against one raw `cuGraphLaunch` of its graph, and the
@@ -256,9 +259,9 @@ fn first_capture(ctx: &mut BenchCtx) -> BenchResult {
                 .with_ceiling("one eager step, waited for", eager.median() * 1e3)
                 .with_target(Target::RatioAtMost(3.0))
                 .with_note(
-                    "a fresh compile(): its eager run, the capture, instantiation, the first \
-                     launch, waited for; kernels already built; the program is dropped after \
-                     the clock stops",
+                    "a fresh compile(): the capture (no eager run: its kernels are built and \
+                     its private stream has the handles it needs), instantiation, the first \
+                     launch, waited for; the program is dropped after the clock stops",
                 ),
             Figure::time("one eager MLP step, waited for ", &eager, TimeUnit::Ms),
         ];

@@ -120,10 +120,14 @@ impl BlasLt {
         let plan = &mut plans.list[idx];
         // Tuning repeats the product: only where that cannot change the result (see
         // `repeatable`) and outside a capture (it waits for its timings).
-        let tune = tuning_on
+        let tunable = tuning_on
             && !plan.pending.is_empty()
-            && repeatable(a, b, c, &*d, &epilogue, beta.is_zero_bits())
-            && self.stream.capture_status()? == crate::graph::CaptureStatus::None;
+            && repeatable(a, b, c, &*d, &epilogue, beta.is_zero_bits());
+        let tune = tunable && self.stream.capture_status()? == crate::graph::CaptureStatus::None;
+        if tunable && !tune {
+            // Captured without the timing a run outside the capture would make.
+            crate::graph::note_unprepared_in_capture();
+        }
         if r.bias != 0 {
             set_desc(
                 plan.desc,

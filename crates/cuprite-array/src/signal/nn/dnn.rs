@@ -213,6 +213,8 @@ fn handle(lane: &CudaLane<'_>) -> Result<Option<Arc<Dnn>>> {
         return Ok(h.clone());
     }
     if crate::runtime::capturing() || lane.stream.capture_status()? != CaptureStatus::None {
+        // Captured without cuDNN, which a run outside the capture would have used.
+        cuprite_driver::graph::note_unprepared_in_capture();
         return Ok(None);
     }
     let h = match Dnn::new(lane.stream) {
@@ -388,6 +390,8 @@ fn choose_route(
         return Ok(*r);
     }
     if crate::runtime::capturing() || lane.stream.capture_status()? != CaptureStatus::None {
+        // Captured with the layout as given, unmeasured.
+        cuprite_driver::graph::note_unprepared_in_capture();
         return Ok(CudnnLayout::AsGiven);
     }
     let ctx = lane.stream.context();
