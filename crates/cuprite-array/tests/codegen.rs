@@ -667,7 +667,31 @@ fn gelu_grad_kernels_compile() -> TestResult {
         .collect();
     // Per type: the scalar and vector first kernels, and the finishing one.
     assert_eq!(ours.len(), 9, "gelu_grad kernels recorded: {ours:?}");
-    compile_each(&ours)
+    compile_each(&ours)?;
+    // A sum over the leading axis of a realised matrix takes the sums form of the same kernels;
+    // one over the last axis, or of a fused expression, does not.
+    let x =
+        Array::<f32>::from_slice_on(Device::CPU, &vec![1.0; 40 * 48], &[40, 48])?.cast::<bf16>();
+    x.eval()?;
+    tuning::compiler::start_recording();
+    assert_eq!(x.sum_axes(&[0])?.cast::<f32>().to_vec()?, vec![40.0; 48]);
+    let plain = tuning::compiler::take_recorded();
+    tuning::compiler::start_recording();
+    x.sum_axes(&[1])?.to_vec()?;
+    (&x * bf16::from_f32(2.0)).sum_axes(&[0])?.to_vec()?;
+    let other = tuning::compiler::take_recorded();
+    let sums = |v: &[String]| {
+        v.iter()
+            .filter(|s| s.contains("cuprite_gelu_grad_bf16_sums"))
+            .count()
+    };
+    assert_eq!(
+        sums(&plain),
+        2,
+        "sums kernels for x.sum_axes(&[0]): {plain:?}"
+    );
+    assert_eq!(sums(&other), 0, "sums kernels for other reductions");
+    Ok(())
 }
 
 pub fn tests() -> Vec<Test> {

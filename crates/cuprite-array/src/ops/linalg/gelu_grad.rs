@@ -3,7 +3,9 @@
 //! `g = P ⊙ gelu'(Z)` rounded to the element type and the column sums of that rounded `g` (the
 //! bias gradient), reading `P` and `Z` once and writing `g` once
 //! ([`super::matmul_gelu_grad`]). With `deriv` off, the call only sums the columns of its one
-//! input (the bias gradient of a product whose epilogue already multiplied by `gelu'`).
+//! input (the bias gradient of a product whose epilogue already multiplied by `gelu'`); the
+//! CUDA reductions take that form too for a sum over the leading axis of one realised f16,
+//! bf16 or f32 matrix ([`plain_column_sums`], [`column_sums`]).
 //!
 //! On CUDA two kernels of `gelu_grad.cu`: the first has each block take a group of columns
 //! (16-byte vectors of them a thread where the rows and buffers allow it) over a chunk of the
@@ -19,7 +21,8 @@ use crate::codegen::{
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
-use crate::graph::{CallInput, LibraryCall};
+use crate::graph::{CallInput, Instr, LibraryCall, Program, Step};
+use crate::op::ReduceOp;
 use crate::shape::{Layout, numel};
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
@@ -221,74 +224,31 @@ impl GeluGradRows {
         (resident / groups.max(1)).clamp(1, most)
     }
 
-    fn forms(&self) -> Vec<Form> {
-        let v = VEC_BYTES / self.dtype.size();
-        let mut f = vec![Form {
-            dtype: self.dtype,
-            lanes: 1,
-            deriv: self.deriv,
-        }];
-        if self.cols % v == 0 {
-            f.push(Form {
-                dtype: self.dtype,
-                lanes: v,
-                deriv: self.deriv,
-            });
-        }
-        f
-    }
-}
-
-impl LibraryCall for GeluGradRows {
-    fn name(&self) -> &str {
-        "gelu_grad"
-    }
-
-    fn run_cpu(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) -> Result<()> {
-        self.check(inputs, out.len())?;
-        let size = self.dtype.size();
-        let plane = self.plane();
-        let values =
-            |i: usize| -> Result<Vec<f64>> {
-                let x = &inputs[i];
-                let start = x.layout.offset * size;
-                let bytes = x.buf.bytes().get(start..start + plane * size).ok_or_else(|| {
-                Error::InvalidArgument(format!(
-                    "gelu_grad: an input of {} bytes holds no {plane} elements from element {}",
-                    x.buf.bytes().len(),
-                    x.layout.offset
-                ))
-            })?;
-                Ok(widen_f64(self.dtype, bytes))
-            };
-        let dst = out.bytes_mut();
-        let g = if self.deriv {
-            let (p, z) = (values(0)?, values(1)?);
-            let exact: Vec<f64> = p.iter().zip(&z).map(|(p, z)| p * gelu_grad(*z)).collect();
-            narrow_f64(self.dtype, &exact, &mut dst[..plane * size]);
-            // The sums are of the rounded values, as the kernels sum them.
-            widen_f64(self.dtype, &dst[..plane * size])
-        } else {
-            values(0)?
-        };
-        let mut sums = vec![0f64; self.cols];
-        for row in g.chunks_exact(self.cols.max(1)) {
-            sums.iter_mut().zip(row).for_each(|(s, x)| *s += x);
-        }
-        let tail = if self.deriv { plane * size } else { 0 };
-        narrow_f64(self.dtype, &sums, &mut dst[tail..tail + self.cols * size]);
-        Ok(())
-    }
-
-    fn run_cuda(
+    /// Enqueues the two kernels on the lane's stream: `prod` (and with `deriv`, `pre`) are
+    /// a buffer and the element offset of a `rows × cols` row-major matrix in it; `out` holds
+    /// [`out_len`](Self::out_len) elements (`g` then the sums, or the sums).
+    fn launch(
         &self,
         lane: &CudaLane<'_>,
-        inputs: &[CallInput<'_, DevBuf>],
+        (src, src_at): (&DevBuf, usize),
+        pre: Option<(&DevBuf, usize)>,
         out: &mut DevBuf,
     ) -> Result<()> {
         let CudaLane { st, stream } = *lane;
-        self.check(inputs, out.len())?;
         let (rows, cols) = (self.rows, self.cols);
+        if !matches!(self.dtype, DType::F16 | DType::BF16 | DType::F32)
+            || self.deriv != pre.is_some()
+            || out.len() != self.out_len()
+        {
+            return Err(Error::InvalidArgument(format!(
+                "gelu_grad made for {rows} × {cols} {} (derivative {}) was given the \
+                 pre-activation: {}, an output of {}",
+                self.dtype,
+                self.deriv,
+                pre.is_some(),
+                out.len()
+            )));
+        }
         if cols == 0 {
             return Ok(());
         }
@@ -301,10 +261,9 @@ impl LibraryCall for GeluGradRows {
         }
         let plane = self.plane();
         let size = self.dtype.size();
-        let at = |i: usize| inputs[i].buf.ptr() + (inputs[i].layout.offset * size) as u64;
-        let mut ptrs = vec![at(0), out.ptr()];
-        if self.deriv {
-            ptrs.push(at(1));
+        let mut ptrs = vec![src.ptr() + (src_at * size) as u64, out.ptr()];
+        if let Some((b, o)) = pre {
+            ptrs.push(b.ptr() + (o * size) as u64);
         }
         let form = Form {
             dtype: self.dtype,
@@ -321,16 +280,14 @@ impl LibraryCall for GeluGradRows {
         // (block (x, y) writes columns x·TX·lanes.. of chunk y that lie below `cols`, and the
         // blocks cover every column and chunk) before the second reads any.
         let part = unsafe { DevBuf::alloc(st, stream, DType::F32, chunks * cols) }?;
-        let prod = ReadBuf::part(inputs[0].buf, self.dtype, inputs[0].layout.offset, plane)?;
-        let (pre, g, db) = if self.deriv {
-            let pre = ReadBuf::part(inputs[1].buf, self.dtype, inputs[1].layout.offset, plane)?;
-            (
-                Some(pre),
+        let prod = ReadBuf::part(src, self.dtype, src_at, plane)?;
+        let (pre, g, db) = match pre {
+            Some((b, o)) => (
+                Some(ReadBuf::part(b, self.dtype, o, plane)?),
                 Some(WriteBuf::part(out, self.dtype, 0, plane)?),
                 WriteBuf::part(out, self.dtype, plane, cols)?,
-            )
-        } else {
-            (None, None, WriteBuf::part(out, self.dtype, 0, cols)?)
+            ),
+            None => (None, None, WriteBuf::part(out, self.dtype, 0, cols)?),
         };
         let args = PartArgs {
             prod,
@@ -382,6 +339,128 @@ impl LibraryCall for GeluGradRows {
         Ok(())
     }
 
+    fn forms(&self) -> Vec<Form> {
+        let v = VEC_BYTES / self.dtype.size();
+        let mut f = vec![Form {
+            dtype: self.dtype,
+            lanes: 1,
+            deriv: self.deriv,
+        }];
+        if self.cols % v == 0 {
+            f.push(Form {
+                dtype: self.dtype,
+                lanes: v,
+                deriv: self.deriv,
+            });
+        }
+        f
+    }
+}
+
+/// The column sums of the `rows × cols` row-major matrix at element `at` of `src` that `call`
+/// (the sums form, see [`plain_column_sums`]) describes, summed in `f32` and rounded once into
+/// `out` (`cols` elements) on the lane's stream. The order of the additions depends on the
+/// sizes and the kernel only.
+pub(crate) fn column_sums(
+    lane: &CudaLane<'_>,
+    call: &GeluGradRows,
+    src: (&DevBuf, usize),
+    out: &mut DevBuf,
+) -> Result<()> {
+    call.launch(lane, src, None, out)
+}
+
+/// The column sums [`column_sums`] computes for a reduction of `p`'s output by `op` in rows of
+/// `inner` elements (`outer` of them) into `out_d`, where it is one: the sum over the leading
+/// axis of one realised f16, bf16 or f32 matrix read as it lies (`p` loads its only input and
+/// nothing else; the input is `inner × outer` row-major, at least 2 × 2, its sums of its own
+/// type). Returns the call of the sums form (`inner` rows of `outer` columns).
+pub(crate) fn plain_column_sums(
+    p: &Program,
+    op: ReduceOp,
+    (outer, inner): (usize, usize),
+    out_d: DType,
+) -> Option<GeluGradRows> {
+    let [input] = p.inputs.as_slice() else {
+        return None;
+    };
+    let dtype = input.dtype;
+    let plain = op == ReduceOp::Sum
+        && matches!(dtype, DType::F16 | DType::BF16 | DType::F32)
+        && out_d == dtype
+        && input.gather_len.is_none()
+        && matches!(
+            p.instrs.as_slice(),
+            [Instr { kind: Step::Load(0), dtype: d }] if *d == dtype
+        )
+        && p.outputs == [0]
+        && p.shape == [outer, inner]
+        && outer >= 2
+        && inner >= 2
+        && input.layout.strides.len() == 2
+        && input.layout.strides[0] == 1
+        && isize::try_from(outer).is_ok_and(|o| input.layout.strides[1] == o);
+    plain.then_some(GeluGradRows {
+        dtype,
+        rows: inner,
+        cols: outer,
+        deriv: false,
+    })
+}
+
+impl LibraryCall for GeluGradRows {
+    fn name(&self) -> &str {
+        "gelu_grad"
+    }
+
+    fn run_cpu(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) -> Result<()> {
+        self.check(inputs, out.len())?;
+        let size = self.dtype.size();
+        let plane = self.plane();
+        let values =
+            |i: usize| -> Result<Vec<f64>> {
+                let x = &inputs[i];
+                let start = x.layout.offset * size;
+                let bytes = x.buf.bytes().get(start..start + plane * size).ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "gelu_grad: an input of {} bytes holds no {plane} elements from element {}",
+                    x.buf.bytes().len(),
+                    x.layout.offset
+                ))
+            })?;
+                Ok(widen_f64(self.dtype, bytes))
+            };
+        let dst = out.bytes_mut();
+        let g = if self.deriv {
+            let (p, z) = (values(0)?, values(1)?);
+            let exact: Vec<f64> = p.iter().zip(&z).map(|(p, z)| p * gelu_grad(*z)).collect();
+            narrow_f64(self.dtype, &exact, &mut dst[..plane * size]);
+            // The sums are of the rounded values, as the kernels sum them.
+            widen_f64(self.dtype, &dst[..plane * size])
+        } else {
+            values(0)?
+        };
+        let mut sums = vec![0f64; self.cols];
+        for row in g.chunks_exact(self.cols.max(1)) {
+            sums.iter_mut().zip(row).for_each(|(s, x)| *s += x);
+        }
+        let tail = if self.deriv { plane * size } else { 0 };
+        narrow_f64(self.dtype, &sums, &mut dst[tail..tail + self.cols * size]);
+        Ok(())
+    }
+
+    fn run_cuda(
+        &self,
+        lane: &CudaLane<'_>,
+        inputs: &[CallInput<'_, DevBuf>],
+        out: &mut DevBuf,
+    ) -> Result<()> {
+        self.check(inputs, out.len())?;
+        let at = |i: usize| (inputs[i].buf, inputs[i].layout.offset);
+        let pre = if self.deriv { Some(at(1)) } else { None };
+        self.launch(lane, at(0), pre, out)
+    }
+
     fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
         let mut v: Vec<String> = self
             .forms()
@@ -428,6 +507,35 @@ mod tests {
                 }
                 let odd = GeluGradRows { cols: 6, ..call };
                 assert_eq!(odd.forms().len(), 1);
+            }
+        }
+    }
+
+    /// Every variant compiles with NVRTC under the library's options (skipped without NVRTC).
+    #[test]
+    fn every_variant_compiles() {
+        if cuprite_driver::nvrtc::version().is_err() {
+            return;
+        }
+        let opts = [
+            crate::jit::compile_options(90, true),
+            crate::jit::quick_compile_options(90),
+        ];
+        for dtype in [DType::F16, DType::BF16, DType::F32] {
+            for deriv in [false, true] {
+                let call = GeluGradRows {
+                    dtype,
+                    rows: 5,
+                    cols: 16,
+                    deriv,
+                };
+                for src in call.cuda_sources(&[]) {
+                    for o in &opts {
+                        if let Err(e) = cuprite_driver::nvrtc::compile(&src, o) {
+                            panic!("{dtype} deriv {deriv}: {e}\n{src}");
+                        }
+                    }
+                }
             }
         }
     }
