@@ -297,6 +297,9 @@ pub(super) fn reduce(
             (ins[0], p.inputs[0].layout.offset),
             &mut out,
         )?;
+        // Two kernels: the chunks' partial sums, then their sums.
+        crate::stats::note_reduction_pass();
+        crate::stats::note_reduction_pass();
         return Ok(Arc::new(Storage::Cuda(out)));
     }
     let in_ptrs: Vec<u64> = ins.iter().map(|d| d.ptr()).collect();

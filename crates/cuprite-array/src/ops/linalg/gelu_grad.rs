@@ -42,6 +42,9 @@ const THREADS: u32 = TX * RY;
 const VEC_BYTES: usize = 16;
 /// The fewest rows a thread of the first kernel takes where the rows are split into chunks.
 const MIN_ROWS_PER_THREAD: usize = 4;
+/// The fewest rows of a plain column sum that takes these kernels ([`plain_column_sums`]):
+/// shorter columns stay with the reductions' one-launch column form.
+const MIN_PLAIN_ROWS: usize = 64;
 /// The most chunks (the grid's second dimension).
 const MAX_CHUNKS: usize = 65_535;
 
@@ -373,8 +376,8 @@ pub(crate) fn column_sums(
 /// The column sums [`column_sums`] computes for a reduction of `p`'s output by `op` in rows of
 /// `inner` elements (`outer` of them) into `out_d`, where it is one: the sum over the leading
 /// axis of one realised f16, bf16 or f32 matrix read as it lies (`p` loads its only input and
-/// nothing else; the input is `inner × outer` row-major, at least 2 × 2, its sums of its own
-/// type). Returns the call of the sums form (`inner` rows of `outer` columns).
+/// nothing else; the input is `inner × outer` row-major, at least [`MIN_PLAIN_ROWS`] rows of
+/// 2 columns, its sums of its own type). Returns the call of the sums form (`inner` rows of `outer` columns).
 pub(crate) fn plain_column_sums(
     p: &Program,
     op: ReduceOp,
@@ -396,7 +399,7 @@ pub(crate) fn plain_column_sums(
         && p.outputs == [0]
         && p.shape == [outer, inner]
         && outer >= 2
-        && inner >= 2
+        && inner >= MIN_PLAIN_ROWS
         && input.layout.strides.len() == 2
         && input.layout.strides[0] == 1
         && isize::try_from(outer).is_ok_and(|o| input.layout.strides[1] == o);
