@@ -284,8 +284,12 @@ pub(super) fn reduce(
         .iter()
         .map(|i| dev_of(&i.storage, ordinal))
         .collect::<Result<_>>()?;
-    // A sum over the leading axis of one realised matrix: the vectorised column sums.
-    if let Some(call) = crate::ops::linalg::plain_column_sums(p, op, (outer, inner), out_d) {
+    // A sum over the leading axis of one realised matrix: the vectorised column sums, where
+    // switched on.
+    let plain = crate::ops::linalg::column_sums_on()
+        .then(|| crate::ops::linalg::plain_column_sums(p, op, (outer, inner), out_d))
+        .flatten();
+    if let Some(call) = plain {
         let mut out = alloc(st, &stream, out_d, outer)?;
         let lane = crate::exec::CudaLane {
             st,

@@ -373,6 +373,14 @@ pub(crate) fn column_sums(
     call.launch(lane, src, None, out)
 }
 
+/// Whether the CUDA reductions hand the sums [`plain_column_sums`] finds to these kernels: off
+/// unless `CUPRITE_ARRAY_COLUMN_SUMS=1` (read once); else the reductions' own column form
+/// serves them.
+pub(crate) fn column_sums_on() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("CUPRITE_ARRAY_COLUMN_SUMS").is_ok_and(|v| v == "1"))
+}
+
 /// The column sums [`column_sums`] computes for a reduction of `p`'s output by `op` in rows of
 /// `inner` elements (`outer` of them) into `out_d`, where it is one: the sum over the leading
 /// axis of one realised f16, bf16 or f32 matrix read as it lies (`p` loads its only input and

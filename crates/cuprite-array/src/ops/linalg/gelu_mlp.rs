@@ -22,10 +22,11 @@ use std::sync::atomic::{AtomicU8, Ordering};
 /// 2: not yet read from the environment; else 0 or 1.
 static FUSED_GRAD: AtomicU8 = AtomicU8::new(2);
 
-/// Chooses how [`matmul_gelu_grad`] runs on CUDA: on (the default), a plain product (its scale
-/// as the product's) and one kernel pass that reads the product and the pre-activation once,
-/// writes `g` once and sums its columns; off (`CUPRITE_ARRAY_GELU_GRAD_FUSED=0` starts with it
-/// off), a product with cuBLASLt's `DGELU` epilogue and a column sum of its result. Both round
+/// Chooses how [`matmul_gelu_grad`] runs on CUDA (and on the CPU, its twin): on, a plain
+/// product (its scale as the product's) and one kernel pass that reads the product and the
+/// pre-activation once, writes `g` once and sums its columns; off (the default;
+/// `CUPRITE_ARRAY_GELU_GRAD_FUSED=1` starts with it on), a product with cuBLASLt's `DGELU`
+/// epilogue and a column sum of its result (on the CPU, one pass). Both round
 /// `g` to the element type and sum the rounded values in `f32`; the fused pass rounds the
 /// product once more before multiplying. Applies to calls made after it.
 ///
@@ -44,7 +45,7 @@ pub fn set_gelu_grad_fused(on: bool) {
 pub fn gelu_grad_fused() -> bool {
     match FUSED_GRAD.load(Ordering::Relaxed) {
         2 => {
-            let on = std::env::var("CUPRITE_ARRAY_GELU_GRAD_FUSED").map_or(true, |v| v != "0");
+            let on = std::env::var("CUPRITE_ARRAY_GELU_GRAD_FUSED").is_ok_and(|v| v == "1");
             // Another thread's `set_gelu_grad_fused` since the load wins.
             let _ = FUSED_GRAD.compare_exchange(2, on as u8, Ordering::Relaxed, Ordering::Relaxed);
             FUSED_GRAD.load(Ordering::Relaxed) == 1
@@ -186,9 +187,9 @@ pub fn matmul_gelu_with_input<T: Float + Transcendental>(
 /// (`a` `m × k`, `b` `k × n`, typically `dy · Wᵀ`), and the gradient of its bias (`n`
 /// elements). `pre` is the `m × n` pre-activation [`matmul_gelu_with_input`] returned; GELU's
 /// derivative is that of its tanh form. On CUDA, a product accumulating in `f32` for the half
-/// types and one pass that multiplies by the derivative and sums the columns of the rounded
-/// `g` in `f32` (or, see [`set_gelu_grad_fused`], cuBLASLt's `DGELU` epilogue and a column
-/// sum).
+/// types, with cuBLASLt's `DGELU` epilogue, and the bias gradient summed from its rounded
+/// result (in `f32` for the half types); or (see [`set_gelu_grad_fused`]) a plain product and
+/// one pass that multiplies by the derivative and sums the columns of the rounded `g`.
 ///
 /// Eager: evaluates and returns realised arrays.
 ///
@@ -291,12 +292,7 @@ pub fn matmul_gelu_grad<T: Float + Transcendental>(
         let inputs = vec![prod.node.clone(), pre.node.clone()];
         return run_split(Arc::new(rows), inputs, a, (m, n), &[n]);
     }
-    let sums = GeluGradRows {
-        dtype: T::DTYPE,
-        rows: m,
-        cols: n,
-        deriv: false,
-    };
-    let (_, db) = run_split(Arc::new(sums), vec![prod.node.clone()], a, (0, n), &[n])?;
+    let db = prod.sum_axes(&[0])?.cast::<T>();
+    db.eval()?;
     Ok((prod, db))
 }

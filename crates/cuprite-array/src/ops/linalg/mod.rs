@@ -29,7 +29,7 @@ pub use decomp::{
     svd_full, svd_hermitian, svdvals, tensorinv, tensorsolve,
 };
 pub use einsum::einsum;
-pub(crate) use gelu_grad::{column_sums, plain_column_sums};
+pub(crate) use gelu_grad::{column_sums, column_sums_on, plain_column_sums};
 pub use gelu_mlp::{
     gelu_grad_fused, matmul_gelu_grad, matmul_gelu_with_input, set_gelu_grad_fused,
 };
