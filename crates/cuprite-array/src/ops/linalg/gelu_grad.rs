@@ -3,9 +3,11 @@
 //! `g = P ⊙ gelu'(Z)` rounded to the element type and the column sums of that rounded `g` (the
 //! bias gradient), reading `P` and `Z` once and writing `g` once
 //! ([`super::matmul_gelu_grad`]). With `deriv` off, the call only sums the columns of its one
-//! input (the bias gradient of a product whose epilogue already multiplied by `gelu'`); the
-//! CUDA reductions take that form too for a sum over the leading axis of one realised f16,
-//! bf16 or f32 matrix ([`plain_column_sums`], [`column_sums`]).
+//! input. The CUDA reductions take that sums form for a sum over the leading axis of one
+//! realised f16, bf16 or f32 matrix of at least [`MIN_PLAIN_ROWS`] rows ([`plain_column_sums`],
+//! [`column_sums`]; `CUPRITE_ARRAY_COLUMN_SUMS=0` leaves them to the reductions' column form),
+//! which is how `matmul_gelu_grad`'s default path (cuBLASLt's `DGELU` epilogue) sums its bias
+//! gradient; the fused pass is opt-in ([`super::set_gelu_grad_fused`]).
 //!
 //! On CUDA two kernels of `gelu_grad.cu`: the first has each block take a group of columns
 //! (16-byte vectors of them a thread where the rows and buffers allow it) over a chunk of the
@@ -373,12 +375,12 @@ pub(crate) fn column_sums(
     call.launch(lane, src, None, out)
 }
 
-/// Whether the CUDA reductions hand the sums [`plain_column_sums`] finds to these kernels: off
-/// unless `CUPRITE_ARRAY_COLUMN_SUMS=1` (read once); else the reductions' own column form
-/// serves them.
+/// Whether the CUDA reductions hand the sums [`plain_column_sums`] finds to these kernels: on
+/// unless `CUPRITE_ARRAY_COLUMN_SUMS=0` (read once), which leaves them to the reductions' own
+/// column form.
 pub(crate) fn column_sums_on() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var("CUPRITE_ARRAY_COLUMN_SUMS").is_ok_and(|v| v == "1"))
+    *ON.get_or_init(|| std::env::var("CUPRITE_ARRAY_COLUMN_SUMS").map_or(true, |v| v != "0"))
 }
 
 /// The column sums [`column_sums`] computes for a reduction of `p`'s output by `op` in rows of
