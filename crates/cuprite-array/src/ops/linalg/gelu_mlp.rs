@@ -2,7 +2,9 @@
 //! product keeps its pre-activation beside the activation, the backward product multiplies by
 //! GELU's derivative at that pre-activation and sums the result into the bias gradient. On
 //! CUDA each product is one cuBLASLt call with a gradient epilogue (`GELU_AUX_BIAS`, `DGELU`),
-//! the bias gradient a column sum after it; on the CPU one pass in `f64`, rounded once.
+//! the bias gradient a column sum after it; on the CPU one pass in `f64`, rounded once. With
+//! [`set_gelu_grad_fused`] on, the backward product is a plain one followed by one pass that
+//! multiplies by the derivative and sums the columns (`gelu_grad`), on both backends.
 //!
 //! Both are eager: they evaluate their operands and the product, and return realised arrays. A shape or type cuBLASLt's epilogues do not take (`f64`, a
 //! result row length that is not a multiple of 8) is computed by the same arithmetic as
