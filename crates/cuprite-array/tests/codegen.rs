@@ -629,6 +629,71 @@ fn nbody_reduction_shares_rsqrt() -> TestResult {
     compile_each(&sources)
 }
 
+/// The kernels of the GELU gradient pass (`linalg::matmul_gelu_grad`'s fused pass and its
+/// column sums, every element type and lane width) compile with the library's options.
+fn gelu_grad_kernels_compile() -> TestResult {
+    use cuprite_array::{Array, bf16, f16, linalg};
+    fn run<T: cuprite_array::dtype::Float + cuprite_array::dtype::Transcendental>(
+        m: usize,
+        n: usize,
+    ) -> TestResult {
+        let a = Array::<f32>::from_slice_on(Device::CPU, &vec![0.5; m * 8], &[m, 8])?.cast::<T>();
+        let b = Array::<f32>::from_slice_on(Device::CPU, &vec![0.25; 8 * n], &[8, n])?.cast::<T>();
+        let z = Array::<f32>::from_slice_on(Device::CPU, &vec![0.0; m * n], &[m, n])?.cast::<T>();
+        let (_, db) = linalg::matmul_gelu_grad(&a, &b, &z, 1.0)?;
+        // gelu'(0) = 1/2: each g is 8 · 0.5 · 0.25 / 2 = 1/2.
+        let want = m as f64 * 0.5;
+        for v in db.cast::<f64>().to_vec()? {
+            assert!((v - want).abs() <= want * 1e-2, "{v} != {want}");
+        }
+        Ok(())
+    }
+    let fused = linalg::gelu_grad_fused();
+    linalg::set_gelu_grad_fused(true);
+    tuning::compiler::start_recording();
+    let ran = (|| -> TestResult {
+        run::<f32>(40, 48)?;
+        run::<bf16>(40, 48)?;
+        run::<f16>(40, 48)?;
+        Ok(())
+    })();
+    let sources = tuning::compiler::take_recorded();
+    linalg::set_gelu_grad_fused(fused);
+    ran?;
+    let ours: Vec<String> = sources
+        .iter()
+        .filter(|s| s.contains("cuprite_gelu_grad_"))
+        .cloned()
+        .collect();
+    // Per type: the scalar and vector first kernels, and the finishing one.
+    assert_eq!(ours.len(), 9, "gelu_grad kernels recorded: {ours:?}");
+    compile_each(&ours)?;
+    // A sum over the leading axis of a realised matrix takes the sums form of the same kernels;
+    // one over the last axis, or of a fused expression, does not.
+    let x =
+        Array::<f32>::from_slice_on(Device::CPU, &vec![1.0; 80 * 48], &[80, 48])?.cast::<bf16>();
+    x.eval()?;
+    tuning::compiler::start_recording();
+    assert_eq!(x.sum_axes(&[0])?.cast::<f32>().to_vec()?, vec![80.0; 48]);
+    let plain = tuning::compiler::take_recorded();
+    tuning::compiler::start_recording();
+    x.sum_axes(&[1])?.to_vec()?;
+    (&x * bf16::from_f32(2.0)).sum_axes(&[0])?.to_vec()?;
+    let other = tuning::compiler::take_recorded();
+    let sums = |v: &[String]| {
+        v.iter()
+            .filter(|s| s.contains("cuprite_gelu_grad_bf16_sums"))
+            .count()
+    };
+    assert_eq!(
+        sums(&plain),
+        2,
+        "sums kernels for x.sum_axes(&[0]): {plain:?}"
+    );
+    assert_eq!(sums(&other), 0, "sums kernels for other reductions");
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     vec![
         Test::nvrtc(
@@ -642,6 +707,10 @@ pub fn tests() -> Vec<Test> {
         Test::nvrtc(
             "codegen::column_reduction_kernels_compile",
             column_reduction_kernels_compile,
+        ),
+        Test::nvrtc(
+            "codegen::gelu_grad_kernels_compile",
+            gelu_grad_kernels_compile,
         ),
         Test::nvrtc(
             "codegen::every_generated_kernel_compiles",

@@ -682,10 +682,11 @@ fn gelu_grad64(z: f64) -> f64 {
     0.5 * (1.0 + t) + 0.5 * z * (1.0 - t * t) * c * (1.0 + 3.0 * 0.044715 * z * z)
 }
 
-/// `matmul_gelu_with_input` and `matmul_gelu_grad` (one product each, with cuBLASLt's
-/// `GELU_AUX_BIAS` and `DGELU_BGRAD` epilogues on CUDA) against f64 references of the stored
-/// inputs, for each float type, a row length the epilogues take (48) and one they do not (20,
-/// computed unfused), and a transposed `b`.
+/// `matmul_gelu_with_input` and `matmul_gelu_grad` (on CUDA, cuBLASLt's `GELU_AUX_BIAS`
+/// epilogue; a plain product and the fused derivative pass, or the `DGELU` epilogue and a
+/// column sum) against f64 references of the stored inputs, for each float type, row lengths
+/// the epilogues take (48, 72) and one they do not (20, computed unfused), a transposed `b`,
+/// and a pre-activation that is an unaligned view.
 fn gelu_training_products(d: Device) -> TestResult {
     cuprite_array::with_device(d, || {
         fn run<T: El + cuprite_array::dtype::Float + cuprite_array::dtype::Transcendental>(
@@ -754,63 +755,78 @@ fn gelu_training_products(d: Device) -> TestResult {
             );
             let dy = Array::from_slice_on(d, &ty, &[m, k])?;
             let wt = Array::from_slice_on(d, &transpose_t(&tw, k, n), &[n, k])?.t();
-            let z = Array::from_slice_on(d, &tz, &[m, n])?;
+            // `pre` whole, and as a view one element into a larger buffer (not 16-byte
+            // aligned: the fused pass reads it a column at a time).
+            let mut padded = vec![tz[0]];
+            padded.extend_from_slice(&tz);
+            let z_whole = Array::from_slice_on(d, &tz, &[m, n])?;
+            let z_view = Array::from_slice_on(d, &padded, &[m * n + 1])?
+                .slice(&cuprite_array::s![1..])?
+                .reshape(&[m, n])?;
             let scale = 0.25;
-            let before = stats::thread_fused_epilogues();
-            let (g, db) = linalg::matmul_gelu_grad(&dy, &wt, &z, scale)?;
-            let gv: Vec<f64> = g.to_vec()?.into_iter().map(El::to64).collect();
-            let dbv: Vec<f64> = db.to_vec()?.into_iter().map(El::to64).collect();
-            let ran = stats::thread_fused_epilogues() - before;
-            if counted && ran != 1 {
-                return Err(
-                    format!("{}: {ran} fused products, 1 expected", what("backward")).into(),
-                );
-            }
-            if g.shape() != [m, n] || db.shape() != [n] {
-                return Err(format!(
-                    "{}: shapes {:?} and {:?}",
-                    what("backward"),
-                    g.shape(),
-                    db.shape()
-                )
-                .into());
-            }
             let (prod, mag) = mm_ref(&ry, &rw, (1, m, n, k), (1, 1));
-            let mut sums = vec![0.0; n];
-            let mut sum_bound = vec![0.0; n];
-            for i in 0..m {
+            let fused_before = linalg::gelu_grad_fused();
+            for (fused, z) in [(true, &z_whole), (false, &z_whole), (true, &z_view)] {
+                linalg::set_gelu_grad_fused(fused);
+                let before = stats::thread_fused_epilogues();
+                let got = linalg::matmul_gelu_grad(&dy, &wt, z, scale);
+                linalg::set_gelu_grad_fused(fused_before);
+                let (g, db) = got?;
+                let gv: Vec<f64> = g.to_vec()?.into_iter().map(El::to64).collect();
+                let dbv: Vec<f64> = db.to_vec()?.into_iter().map(El::to64).collect();
+                let ran = stats::thread_fused_epilogues() - before;
+                let what = |s: &str| what(&format!("{s} (fused pass {fused})"));
+                if counted && ran != 1 {
+                    return Err(
+                        format!("{}: {ran} fused products, 1 expected", what("backward")).into(),
+                    );
+                }
+                if g.shape() != [m, n] || db.shape() != [n] {
+                    return Err(format!(
+                        "{}: shapes {:?} and {:?}",
+                        what("backward"),
+                        g.shape(),
+                        db.shape()
+                    )
+                    .into());
+                }
+                let mut sums = vec![0.0; n];
+                let mut sum_bound = vec![0.0; n];
+                for i in 0..m {
+                    for j in 0..n {
+                        let x = i * n + j;
+                        let d1 = gelu_grad64(rz[x]);
+                        let want = scale * prod[x] * d1;
+                        // cuBLASLt evaluates gelu' in its epilogue with a fast tanh (relative
+                        // error near 2^-11): the derivative may be off by 2e-3 of the product.
+                        // The fused pass rounds the product, then g (two roundings).
+                        let e = scale * 2.0 * k as f64 * T::ACC * mag[x] * d1.abs()
+                            + 2.0 * T::STORE * want.abs()
+                            + 2e-3 * (scale * prod[x]).abs()
+                            + 1e-300;
+                        if (gv[x] - want).abs() > e || gv[x].is_nan() {
+                            return Err(format!(
+                                "{} g[{x}] = {}, want {want} ± {e:e}",
+                                what("backward"),
+                                gv[x]
+                            )
+                            .into());
+                        }
+                        sums[j] += want;
+                        sum_bound[j] += e;
+                    }
+                }
                 for j in 0..n {
-                    let x = i * n + j;
-                    let d1 = gelu_grad64(rz[x]);
-                    let want = scale * prod[x] * d1;
-                    // cuBLASLt evaluates gelu' in its epilogue with a fast tanh (relative
-                    // error near 2^-11): the derivative may be off by 2e-3 of the product.
-                    let e = scale * 2.0 * k as f64 * T::ACC * mag[x] * d1.abs()
-                        + 2.0 * T::STORE * want.abs()
-                        + 2e-3 * (scale * prod[x]).abs()
-                        + 1e-300;
-                    if (gv[x] - want).abs() > e || gv[x].is_nan() {
+                    let e = sum_bound[j] + 2.0 * T::STORE * sums[j].abs() + 1e-12;
+                    if (dbv[j] - sums[j]).abs() > e || dbv[j].is_nan() {
                         return Err(format!(
-                            "{} g[{x}] = {}, want {want} ± {e:e}",
+                            "{} db[{j}] = {}, want {} ± {e:e}",
                             what("backward"),
-                            gv[x]
+                            dbv[j],
+                            sums[j]
                         )
                         .into());
                     }
-                    sums[j] += want;
-                    sum_bound[j] += e;
-                }
-            }
-            for j in 0..n {
-                let e = sum_bound[j] + 2.0 * T::STORE * sums[j].abs() + 1e-12;
-                if (dbv[j] - sums[j]).abs() > e || dbv[j].is_nan() {
-                    return Err(format!(
-                        "{} db[{j}] = {}, want {} ± {e:e}",
-                        what("backward"),
-                        dbv[j],
-                        sums[j]
-                    )
-                    .into());
                 }
             }
             // Wrong shapes are errors naming them.
@@ -821,7 +837,8 @@ fn gelu_training_products(d: Device) -> TestResult {
             Ok(())
         }
         let mut rng = Rng::fresh();
-        for dims in [(37, 64, 48), (19, 24, 20)] {
+        // 300 rows: several chunks of rows in the fused pass.
+        for dims in [(37, 64, 48), (19, 24, 20), (300, 16, 72)] {
             run::<f32>(d, &mut rng, dims)?;
             run::<bf16>(d, &mut rng, dims)?;
             run::<f16>(d, &mut rng, dims)?;

@@ -66,6 +66,12 @@ impl Executor for DryRun {
         out: DType,
     ) -> Result<Arc<Storage>> {
         record_reduction(prog, op, inner, out);
+        // The sums over the leading axis of one realised matrix take the column-sum kernels.
+        if let Some(call) = crate::ops::linalg::plain_column_sums(prog, op, (outer, inner), out) {
+            for s in call.cuda_sources(&[]) {
+                crate::jit::record(&s);
+            }
+        }
         Cpu.reduce(d, prog, op, outer, inner, out)
     }
 

@@ -284,6 +284,28 @@ pub(super) fn reduce(
         .iter()
         .map(|i| dev_of(&i.storage, ordinal))
         .collect::<Result<_>>()?;
+    // A sum over the leading axis of one realised matrix: the vectorised column sums, where
+    // switched on.
+    let plain = crate::ops::linalg::column_sums_on()
+        .then(|| crate::ops::linalg::plain_column_sums(p, op, (outer, inner), out_d))
+        .flatten();
+    if let Some(call) = plain {
+        let mut out = alloc(st, &stream, out_d, outer)?;
+        let lane = crate::exec::CudaLane {
+            st,
+            stream: &stream,
+        };
+        crate::ops::linalg::column_sums(
+            &lane,
+            &call,
+            (ins[0], p.inputs[0].layout.offset),
+            &mut out,
+        )?;
+        // Two kernels: the chunks' partial sums, then their sums.
+        crate::stats::note_reduction_pass();
+        crate::stats::note_reduction_pass();
+        return Ok(Arc::new(Storage::Cuda(out)));
+    }
     let in_ptrs: Vec<u64> = ins.iter().map(|d| d.ptr()).collect();
     let pl = plan(st, p, op, (outer, inner), out_d, &in_ptrs);
     let k = kernel(st, p, op, pl)?;

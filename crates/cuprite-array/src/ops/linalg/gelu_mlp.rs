@@ -2,20 +2,59 @@
 //! product keeps its pre-activation beside the activation, the backward product multiplies by
 //! GELU's derivative at that pre-activation and sums the result into the bias gradient. On
 //! CUDA each product is one cuBLASLt call with a gradient epilogue (`GELU_AUX_BIAS`, `DGELU`),
-//! the bias gradient a column sum after it; on the CPU one pass in `f64`, rounded once.
+//! the bias gradient a column sum after it; on the CPU one pass in `f64`, rounded once. With
+//! [`set_gelu_grad_fused`] on, the backward product is a plain one followed by one pass that
+//! multiplies by the derivative and sums the columns (`gelu_grad`), on both backends.
 //!
 //! Both are eager: they evaluate their operands and the product, and return realised arrays. A shape or type cuBLASLt's epilogues do not take (`f64`, a
 //! result row length that is not a multiple of 8) is computed by the same arithmetic as
 //! separate operations.
 
+use super::gelu_grad::GeluGradRows;
 use super::gemm::{Act, Aux, Gemm, allow_tf32};
 use crate::array::{Array, check_devices};
 use crate::dtype::{DType, Float, Transcendental};
 use crate::error::{Error, Result};
-use crate::graph::{Node, Op};
+use crate::graph::{LibraryCall, Node, Op};
 use crate::schedule::contiguous_storage;
 use crate::shape::{Layout, checked_numel};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// 2: not yet read from the environment; else 0 or 1.
+static FUSED_GRAD: AtomicU8 = AtomicU8::new(2);
+
+/// Chooses how [`matmul_gelu_grad`] runs on CUDA (and on the CPU, its twin): on, a plain
+/// product (its scale as the product's) and one kernel pass that reads the product and the
+/// pre-activation once, writes `g` once and sums its columns; off (the default;
+/// `CUPRITE_ARRAY_GELU_GRAD_FUSED=1` starts with it on), a product with cuBLASLt's `DGELU`
+/// epilogue and a column sum of its result (on the CPU, one pass). Both round
+/// `g` to the element type and sum the rounded values in `f32`; the fused pass rounds the
+/// product once more before multiplying. Applies to calls made after it.
+///
+/// ```
+/// use cuprite_array::linalg::{gelu_grad_fused, set_gelu_grad_fused};
+/// let before = gelu_grad_fused();
+/// set_gelu_grad_fused(false);
+/// assert!(!gelu_grad_fused());
+/// set_gelu_grad_fused(before);
+/// ```
+pub fn set_gelu_grad_fused(on: bool) {
+    FUSED_GRAD.store(on as u8, Ordering::Relaxed);
+}
+
+/// Whether [`matmul_gelu_grad`] takes the fused pass on CUDA (see [`set_gelu_grad_fused`]).
+pub fn gelu_grad_fused() -> bool {
+    match FUSED_GRAD.load(Ordering::Relaxed) {
+        2 => {
+            let on = std::env::var("CUPRITE_ARRAY_GELU_GRAD_FUSED").is_ok_and(|v| v == "1");
+            // Another thread's `set_gelu_grad_fused` since the load wins.
+            let _ = FUSED_GRAD.compare_exchange(2, on as u8, Ordering::Relaxed, Ordering::Relaxed);
+            FUSED_GRAD.load(Ordering::Relaxed) == 1
+        }
+        v => v == 1,
+    }
+}
 
 /// √(2/π), the constant of GELU's tanh form.
 const SQRT_2_OVER_PI: f64 = 0.797_884_560_802_865_4;
@@ -43,7 +82,7 @@ fn epilogue_fits(dtype: DType, m: usize, n: usize, k: usize) -> bool {
 /// Runs `call` on `inputs` into one buffer of `len` elements and returns the `m × n` matrix
 /// at its start and the `tail` elements (shaped `tail_shape`) after it.
 fn run_split<T: Float>(
-    call: Gemm,
+    call: Arc<dyn LibraryCall>,
     inputs: Vec<Arc<Node>>,
     like: &Array<T>,
     (m, n): (usize, usize),
@@ -55,7 +94,7 @@ fn run_split<T: Float>(
         .checked_add(tail)
         .ok_or_else(|| Error::Shape(format!("{m} × {n} plus {tail} elements overflow usize")))?;
     let node = Node::new(
-        Op::Library(Arc::new(call), inputs),
+        Op::Library(call, inputs),
         T::DTYPE,
         vec![len],
         like.device(),
@@ -142,16 +181,17 @@ pub fn matmul_gelu_with_input<T: Float + Transcendental>(
         beta: 0.0,
         aux: Aux::GeluInput,
     };
-    run_split(call, inputs, a, (m, n), &[m, n])
+    run_split(Arc::new(call), inputs, a, (m, n), &[m, n])
 }
 
 /// `(g, g summed over its rows)` with `g = scale·(a·b) ⊙ gelu'(pre)`: the gradient of a GELU
 /// layer's pre-activation from the product that brings the gradient of its output back
 /// (`a` `m × k`, `b` `k × n`, typically `dy · Wᵀ`), and the gradient of its bias (`n`
 /// elements). `pre` is the `m × n` pre-activation [`matmul_gelu_with_input`] returned; GELU's
-/// derivative is that of its tanh form. On CUDA, one cuBLASLt call (epilogue `DGELU`),
-/// accumulating in `f32` for the half types, and the bias gradient summed from its rounded
-/// result (in `f32` for the half types).
+/// derivative is that of its tanh form. On CUDA, a product accumulating in `f32` for the half
+/// types, with cuBLASLt's `DGELU` epilogue, and the bias gradient summed from its rounded
+/// result (in `f32` for the half types); or (see [`set_gelu_grad_fused`]) a plain product and
+/// one pass that multiplies by the derivative and sums the columns of the rounded `g`.
 ///
 /// Eager: evaluates and returns realised arrays.
 ///
@@ -186,7 +226,8 @@ pub fn matmul_gelu_grad<T: Float + Transcendental>(
         )));
     }
     let on_cpu = a.device() == crate::Device::CPU;
-    if !(epilogue_fits(T::DTYPE, m, n, k) || on_cpu && k > 0) {
+    let fits = epilogue_fits(T::DTYPE, m, n, k);
+    if !(fits || on_cpu && k > 0) {
         // The same arithmetic as separate operations, in f64, rounded once.
         let prod = a.matmul(b)?.cast::<f64>() * scale;
         let z = pre.cast::<f64>();
@@ -201,9 +242,29 @@ pub fn matmul_gelu_grad<T: Float + Transcendental>(
         g.eval()?;
         return Ok((g, db));
     }
-    // On CUDA the derivative is the product's epilogue and the bias gradient a column sum of
-    // its result (cuBLASLt's fused bias gradient runs as a separate, slower pass); on the CPU
-    // one pass computes both.
+    let fused = gelu_grad_fused();
+    if on_cpu && !(fits && fused) {
+        // One pass computes both.
+        let call = Gemm {
+            dtype: T::DTYPE,
+            m,
+            n,
+            k,
+            batch: Vec::new(),
+            alpha: scale,
+            bias: false,
+            act: Act::None,
+            tf32: allow_tf32(),
+            addend: false,
+            beta: 0.0,
+            aux: Aux::GeluGrad,
+        };
+        let inputs = vec![a.node.clone(), b.node.clone(), pre.node.clone()];
+        return run_split(Arc::new(call), inputs, a, (m, n), &[n]);
+    }
+    // A plain product and one pass for the derivative and the column sums (on the CPU, the
+    // twin of the CUDA path), or on CUDA the derivative as the product's epilogue and a pass
+    // for the sums (cuBLASLt's fused bias gradient runs as a separate, slower pass).
     let call = Gemm {
         dtype: T::DTYPE,
         m,
@@ -216,18 +277,24 @@ pub fn matmul_gelu_grad<T: Float + Transcendental>(
         tf32: allow_tf32(),
         addend: false,
         beta: 0.0,
-        aux: if on_cpu {
-            Aux::GeluGrad
-        } else {
-            Aux::GeluDeriv
-        },
+        aux: if fused { Aux::None } else { Aux::GeluDeriv },
     };
-    let inputs = vec![a.node.clone(), b.node.clone(), pre.node.clone()];
-    if on_cpu {
-        return run_split(call, inputs, a, (m, n), &[n]);
+    let mut inputs = vec![a.node.clone(), b.node.clone()];
+    if !fused {
+        inputs.push(pre.node.clone());
     }
-    let (g, _) = run_split(call, inputs, a, (m, n), &[0])?;
-    let db = g.sum_axes(&[0])?.cast::<T>();
+    let (prod, _) = run_split(Arc::new(call), inputs, a, (m, n), &[0])?;
+    if fused {
+        let rows = GeluGradRows {
+            dtype: T::DTYPE,
+            rows: m,
+            cols: n,
+            deriv: true,
+        };
+        let inputs = vec![prod.node.clone(), pre.node.clone()];
+        return run_split(Arc::new(rows), inputs, a, (m, n), &[n]);
+    }
+    let db = prod.sum_axes(&[0])?.cast::<T>();
     db.eval()?;
-    Ok((g, db))
+    Ok((prod, db))
 }

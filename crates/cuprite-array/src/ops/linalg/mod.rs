@@ -15,6 +15,7 @@
 
 mod decomp;
 mod einsum;
+mod gelu_grad;
 mod gelu_mlp;
 mod gemm;
 mod powers;
@@ -28,7 +29,10 @@ pub use decomp::{
     svd_full, svd_hermitian, svdvals, tensorinv, tensorsolve,
 };
 pub use einsum::einsum;
-pub use gelu_mlp::{matmul_gelu_grad, matmul_gelu_with_input};
+pub(crate) use gelu_grad::{column_sums, column_sums_on, plain_column_sums};
+pub use gelu_mlp::{
+    gelu_grad_fused, matmul_gelu_grad, matmul_gelu_with_input, set_gelu_grad_fused,
+};
 pub(crate) use gemm::{MatIn, StridedProduct};
 pub use gemm::{allow_tf32, gemm_tuning, set_allow_tf32, set_gemm_tuning};
 pub use powers::{cond, matrix_power, norm_axes, norm_axes_with};

@@ -222,7 +222,7 @@ pub(super) fn widen(dtype: DType, x: &[u8]) -> Vec<f32> {
 }
 
 /// `x` (elements of `dtype`: f16, bf16, f32 or f64) as `f64` values.
-fn widen_f64(dtype: DType, x: &[u8]) -> Vec<f64> {
+pub(crate) fn widen_f64(dtype: DType, x: &[u8]) -> Vec<f64> {
     match dtype {
         DType::F64 => bytemuck::cast_slice::<u8, f64>(x).to_vec(),
         DType::F32 => bytemuck::cast_slice::<u8, f32>(x)
@@ -234,7 +234,7 @@ fn widen_f64(dtype: DType, x: &[u8]) -> Vec<f64> {
 }
 
 /// Rounds `v` once into `dst` (elements of `dtype`: f16, bf16, f32 or f64).
-fn narrow_f64(dtype: DType, v: &[f64], dst: &mut [u8]) {
+pub(crate) fn narrow_f64(dtype: DType, v: &[f64], dst: &mut [u8]) {
     match dtype {
         DType::F64 => bytemuck::cast_slice_mut::<u8, f64>(dst).copy_from_slice(v),
         DType::F32 => bytemuck::cast_slice_mut::<u8, f32>(dst)

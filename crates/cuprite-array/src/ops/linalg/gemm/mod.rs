@@ -15,6 +15,7 @@ mod strided;
 mod tf32;
 mod tune;
 
+pub(crate) use cpu::{gelu_grad, narrow_f64, widen_f64};
 pub(crate) use desc::{Act, Aux, Gemm};
 pub(crate) use strided::{MatIn, StridedProduct};
 pub use tf32::{allow_tf32, set_allow_tf32};
