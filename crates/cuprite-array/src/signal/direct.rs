@@ -52,6 +52,11 @@ const RV_H: usize = 34;
 const RV_WARPS: usize = 4;
 /// The blocks an SM the launch bounds of `rolled.cu` ask for (caps its registers).
 const RV_MIN_BLOCKS: usize = 4;
+/// Whether `rolled.cu` reads its taps from shared memory at each use (`RV_STAGE`), else
+/// keeps them in registers.
+const RV_STAGE: bool = false;
+/// The steps `rolled.cu` loads a window ahead of its use (`RV_PF`).
+const RV_PF: usize = 1;
 
 /// Whether CUDA devices run the calls that `rolled.cu` takes on it (else on `tiled.cu`).
 static ROLLED_ON: AtomicBool = AtomicBool::new(true);
@@ -96,6 +101,12 @@ pub(crate) struct Rolled {
     pub h: usize,
     /// Warps a block (`RV_WARPS`).
     pub warps: usize,
+    /// The blocks an SM the launch bounds ask for.
+    pub min_blocks: usize,
+    /// Taps read from shared memory at each use (`RV_STAGE`), else held in registers.
+    pub stage: bool,
+    /// Steps a window is loaded ahead of its use (`RV_PF`), at least 1.
+    pub pf: usize,
     /// `s2 - (m2 - 1)` modulo the values a vector (`RV_D`): window column 0 is then aligned.
     pub d: usize,
     /// Rows of `x` and `y` are read and written as 16-byte vectors (`RV_VEC`), as for
@@ -122,6 +133,9 @@ impl Rolled {
             w: RV_W,
             h: RV_H,
             warps: RV_WARPS,
+            min_blocks: RV_MIN_BLOCKS,
+            stage: RV_STAGE,
+            pf: RV_PF,
             d: t.d,
             vec: t.vec,
         };
@@ -388,13 +402,16 @@ impl ConvDirect {
     /// The rolled kernel of `r` (`f32`).
     fn rolled_kernel(&self, r: Rolled) -> KernelSource {
         let name = format!(
-            "cuprite_conv_rolled_{}_{}x{}_w{}h{}k{}_d{}{}",
+            "cuprite_conv_rolled_{}_{}x{}_w{}h{}k{}b{}s{}p{}_d{}{}",
             self.dtype.name(),
             r.m1,
             r.m2,
             r.w,
             r.h,
             r.warps,
+            r.min_blocks,
+            r.stage as u8,
+            r.pf,
             r.d,
             if r.vec { "_v" } else { "" },
         );
@@ -409,10 +426,12 @@ impl ConvDirect {
                 ("RV_WARPS", r.warps),
                 ("RV_D", r.d),
                 ("RV_VEC", r.vec as usize),
+                ("RV_STAGE", r.stage as usize),
+                ("RV_PF", r.pf),
             ]),
         ]
         .concat();
-        let bounds = format!("{}, {}", r.threads(), RV_MIN_BLOCKS);
+        let bounds = format!("{}, {}", r.threads(), r.min_blocks);
         let text = [
             header.as_str(),
             include_str!("rolled.cu"),

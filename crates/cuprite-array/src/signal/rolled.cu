@@ -9,7 +9,7 @@
 // columns from cx = strip 32 RV_W + l RV_W. No shared memory: each input row a thread reaches
 // (a window of RV_NW values from the RV_VL-aligned column gxa = cx + s2 - (RV_M2 - 1) - RV_D)
 // is read straight from global memory (16-byte loads where the whole window lies inside the
-// plane; neighbours' overlapping windows meet in L1) one row ahead of its use.
+// plane; neighbours' overlapping windows meet in L1) RV_PF rows ahead of its use.
 //
 // Rolling accumulators: the thread walks the input rows it reaches from the last to the first,
 // step t reading row a = oy0 + RV_H - 1 + s1 - t, t < RV_H + RV_M1 - 1. Output o (counted from
@@ -27,12 +27,15 @@
 //
 // Built after a typed header that defines `T`, `V`, `i64t` and RV_VL (values a V), RV_M1,
 // RV_M2, RV_W (a multiple of RV_VL), RV_H (at least RV_M1 - 1), RV_WARPS, RV_D (s2 - (RV_M2 -
-// 1) modulo RV_VL) and RV_VEC (rows of x and y start 16-byte aligned and hold whole vectors).
+// 1) modulo RV_VL), RV_VEC (rows of x and y start 16-byte aligned and hold whole vectors),
+// RV_STAGE (0 or 1: where the taps live, see RvTaps) and RV_PF (at least 1: the steps a
+// window is loaded ahead of its use).
 
 constexpr int RV_NWV = (RV_D + RV_W + RV_M2 - 1 + RV_VL - 1) / RV_VL;
 constexpr int RV_NW = RV_NWV * RV_VL;
 constexpr int RV_MAIN = (RV_H - (RV_M1 - 1)) / RV_M1;
 constexpr int RV_REST = (RV_H - (RV_M1 - 1)) % RV_M1;
+constexpr int RV_STEPS = RV_H + RV_M1 - 1;
 
 __device__ __forceinline__ float rv_fma(float h, float x, float acc) { return __fmaf_rn(h, x, acc); }
 __device__ __forceinline__ double rv_fma(double h, double x, double acc) { return __fma_rn(h, x, acc); }
@@ -49,6 +52,52 @@ __device__ __forceinline__ void rv_unpack(const double2 &v, double *o) {
 }
 __device__ __forceinline__ float4 rv_pack(const float *o) { return make_float4(o[0], o[1], o[2], o[3]); }
 __device__ __forceinline__ double2 rv_pack(const double *o) { return make_double2(o[0], o[1]); }
+
+constexpr int RV_M2P = (RV_M2 + RV_VL - 1) / RV_VL * RV_VL;
+
+// A vector of shared memory read anew at each use (a volatile load: never hoisted, so that the
+// taps do not take registers for the whole walk).
+__device__ __forceinline__ void rv_lds(const float *p, float *o) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(p);
+  asm volatile("ld.volatile.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(o[0]), "=f"(o[1]), "=f"(o[2]), "=f"(o[3])
+               : "r"(a));
+}
+__device__ __forceinline__ void rv_lds(const double *p, double *o) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(p);
+  asm volatile("ld.volatile.shared.v2.f64 {%0, %1}, [%2];" : "=d"(o[0]), "=d"(o[1]) : "r"(a));
+}
+
+// The taps: with RV_STAGE in shared memory (rows padded with zeros to RV_M2P, a row read as
+// vectors at each use), else in registers for the whole walk.
+template <int STAGE>
+struct RvTapsT;
+template <>
+struct RvTapsT<1> {
+  const T *hs;
+  __device__ __forceinline__ void row(int j1, T (&hv)[RV_M2P]) const {
+#pragma unroll
+    for (int k = 0; k < RV_M2P / RV_VL; ++k) rv_lds(hs + j1 * RV_M2P + RV_VL * k, &hv[RV_VL * k]);
+  }
+};
+template <>
+struct RvTapsT<0> {
+  T v[RV_M1][RV_M2];
+  __device__ __forceinline__ void row(int j1, T (&hv)[RV_M2P]) const {
+#pragma unroll
+    for (int j2 = 0; j2 < RV_M2P; ++j2) hv[j2] = j2 < RV_M2 ? v[j1][j2] : (T)0;
+  }
+};
+typedef RvTapsT<RV_STAGE> RvTaps;
+
+// Points `t` at the staged taps `hs`, or loads the RV_M1 x RV_M2 taps of `h` into registers.
+__device__ __forceinline__ void rv_taps(RvTapsT<1> &t, const T *__restrict__ h, const T *hs) { t.hs = hs; }
+__device__ __forceinline__ void rv_taps(RvTapsT<0> &t, const T *__restrict__ h, const T *hs) {
+#pragma unroll
+  for (int j1 = 0; j1 < RV_M1; ++j1)
+#pragma unroll
+    for (int j2 = 0; j2 < RV_M2; ++j2) t.v[j1][j2] = __ldg(h + j1 * RV_M2 + j2);
+}
 
 struct RvGeom {
   i64t n1, n2, l1, l2;
@@ -74,15 +123,13 @@ struct RvWalk {
 template <bool FAST>
 __device__ __forceinline__ void rv_load(T (&win)[RV_NW], const RvWalk &w, i64t t, const RvGeom &g) {
   const i64t a = w.a0 - t;
+  const bool row = a >= 0 && a < g.n1;
   if (FAST) {
     const V *p = reinterpret_cast<const V *>(w.xp + a * g.n2 + w.gxa);
 #pragma unroll
     for (int k = 0; k < RV_NWV; ++k) rv_unpack(__ldg(p + k), &win[RV_VL * k]);
-    return;
-  }
-  const bool row = a >= 0 && a < g.n1;
-  const T *xr = w.xp + (row ? a : 0) * g.n2 + w.gxa;
-  if (RV_VEC) {
+  } else if (RV_VEC) {
+    const T *xr = w.xp + (row ? a : 0) * g.n2 + w.gxa;
 #pragma unroll
     for (int k = 0; k < RV_NWV; ++k) {
       if (row && (w.in >> (RV_VL * k) & 1)) {
@@ -92,26 +139,27 @@ __device__ __forceinline__ void rv_load(T (&win)[RV_NW], const RvWalk &w, i64t t
         for (int q = 0; q < RV_VL; ++q) win[RV_VL * k + q] = (T)0;
       }
     }
-    return;
-  }
+  } else {
+    const T *xr = w.xp + (row ? a : 0) * g.n2 + w.gxa;
 #pragma unroll
-  for (int k = 0; k < RV_NW; ++k) win[k] = row && (w.in >> k & 1) ? xr[k] : (T)0;
+    for (int k = 0; k < RV_NW; ++k) win[k] = row && (w.in >> k & 1) ? xr[k] : (T)0;
+  }
 }
 
 // Adds the window of step t (t mod RV_M1 == tm) to the outputs that meet it through tap rows
 // jlo..jhi.
-__device__ __forceinline__ void rv_acc(T (&acc)[RV_M1][RV_W], const T (&win)[RV_NW], const T (&h)[RV_M1][RV_M2],
-                                       int tm, int jlo, int jhi) {
+__device__ __forceinline__ void rv_acc(T (&acc)[RV_M1][RV_W], const T (&win)[RV_NW], const RvTaps &h, int tm,
+                                       int jlo, int jhi) {
 #pragma unroll
   for (int j1 = 0; j1 < RV_M1; ++j1) {
     if (j1 < jlo || j1 > jhi) continue;
     const int s = (tm - j1 + RV_M1) % RV_M1;
+    T hv[RV_M2P];
+    h.row(j1, hv);
 #pragma unroll
     for (int j2 = 0; j2 < RV_M2; ++j2)
 #pragma unroll
-      for (int q = 0; q < RV_W; ++q) {
-        acc[s][q] = rv_fma(h[j1][j2], win[RV_D + RV_M2 - 1 + q - j2], acc[s][q]);
-      }
+      for (int q = 0; q < RV_W; ++q) acc[s][q] = rv_fma(hv[j2], win[RV_D + RV_M2 - 1 + q - j2], acc[s][q]);
   }
 }
 
@@ -137,25 +185,37 @@ __device__ __forceinline__ void rv_store(T (&acc)[RV_M1][RV_W], int s, const RvW
   for (int q = 0; q < RV_W; ++q) acc[s][q] = (T)0;
 }
 
-// The walk of one thread's strip: RV_H + RV_M1 - 1 steps in the three phases described above,
-// each step's window loaded one step ahead.
+// One step t of the walk (t mod RV_M1 == tm): loads the window of step t + RV_PF into the
+// last of the RV_PF + 1 windows in flight (where that step exists), adds the window of step t
+// (the first) to the outputs that meet it through tap rows jlo..jhi, and moves the windows
+// down one.
 template <bool FAST>
-__device__ __forceinline__ void rv_walk(const RvWalk &w, const T (&h)[RV_M1][RV_M2], const RvGeom &g) {
+__device__ __forceinline__ void rv_step(T (&acc)[RV_M1][RV_W], T (&win)[RV_PF + 1][RV_NW], const RvWalk &w,
+                                        const RvTaps &h, const RvGeom &g, i64t t, int tm, int jlo, int jhi) {
+  if (RV_PF <= RV_M1 - 1 || t + RV_PF < RV_STEPS) rv_load<FAST>(win[RV_PF], w, t + RV_PF, g);
+  rv_acc(acc, win[0], h, tm, jlo, jhi);
+#pragma unroll
+  for (int f = 0; f < RV_PF; ++f)
+#pragma unroll
+    for (int k = 0; k < RV_NW; ++k) win[f][k] = win[f + 1][k];
+}
+
+// The walk of one thread's strip: RV_STEPS steps in the three phases described above, each
+// step's window loaded RV_PF steps ahead.
+template <bool FAST>
+__device__ __forceinline__ void rv_walk(const RvWalk &w, const RvTaps &h, const RvGeom &g) {
   T acc[RV_M1][RV_W];
 #pragma unroll
   for (int s = 0; s < RV_M1; ++s)
 #pragma unroll
     for (int q = 0; q < RV_W; ++q) acc[s][q] = (T)0;
-  T cur[RV_NW], nxt[RV_NW];
-  rv_load<FAST>(cur, w, 0, g);
+  T win[RV_PF + 1][RV_NW];
+#pragma unroll
+  for (int f = 0; f < RV_PF; ++f)
+    if (f < RV_STEPS) rv_load<FAST>(win[f], w, f, g);
   // Steps t < RV_M1 - 1: output o = t - j1 exists for j1 <= t.
 #pragma unroll
-  for (int t = 0; t < RV_M1 - 1; ++t) {
-    rv_load<FAST>(nxt, w, t + 1, g);
-    rv_acc(acc, cur, h, t % RV_M1, 0, t);
-#pragma unroll
-    for (int k = 0; k < RV_NW; ++k) cur[k] = nxt[k];
-  }
+  for (int t = 0; t < RV_M1 - 1; ++t) rv_step<FAST>(acc, win, w, h, g, t, t % RV_M1, 0, t);
   // Steps t = RV_M1 - 1 + RV_M1 i + q: every tap row meets an output of this thread; the step
   // ends output t - (RV_M1 - 1) (slot q).
   i64t t = RV_M1 - 1;
@@ -163,31 +223,22 @@ __device__ __forceinline__ void rv_walk(const RvWalk &w, const T (&h)[RV_M1][RV_
   for (int i = 0; i < RV_MAIN; ++i) {
 #pragma unroll
     for (int q = 0; q < RV_M1; ++q) {
-      rv_load<FAST>(nxt, w, t + 1, g);
-      rv_acc(acc, cur, h, (RV_M1 - 1 + q) % RV_M1, 0, RV_M1 - 1);
+      rv_step<FAST>(acc, win, w, h, g, t, (RV_M1 - 1 + q) % RV_M1, 0, RV_M1 - 1);
       rv_store<FAST>(acc, q, w, t - (RV_M1 - 1), g);
-#pragma unroll
-      for (int k = 0; k < RV_NW; ++k) cur[k] = nxt[k];
       ++t;
     }
   }
 #pragma unroll
   for (int q = 0; q < RV_REST; ++q) {
-    rv_load<FAST>(nxt, w, t + 1, g);
-    rv_acc(acc, cur, h, (RV_M1 - 1 + q) % RV_M1, 0, RV_M1 - 1);
+    rv_step<FAST>(acc, win, w, h, g, t, (RV_M1 - 1 + q) % RV_M1, 0, RV_M1 - 1);
     rv_store<FAST>(acc, q, w, t - (RV_M1 - 1), g);
-#pragma unroll
-    for (int k = 0; k < RV_NW; ++k) cur[k] = nxt[k];
     ++t;
   }
   // Steps RV_H + e: only outputs o = t - j1 < RV_H, so j1 > e.
 #pragma unroll
   for (int e = 0; e < RV_M1 - 1; ++e) {
-    if (e + 1 < RV_M1 - 1) rv_load<FAST>(nxt, w, RV_H + e + 1, g);
-    rv_acc(acc, cur, h, (RV_H + e) % RV_M1, e + 1, RV_M1 - 1);
+    rv_step<FAST>(acc, win, w, h, g, RV_H + e, (RV_H + e) % RV_M1, e + 1, RV_M1 - 1);
     rv_store<FAST>(acc, (RV_H + e - (RV_M1 - 1)) % RV_M1, w, RV_H + e - (RV_M1 - 1), g);
-#pragma unroll
-    for (int k = 0; k < RV_NW; ++k) cur[k] = nxt[k];
   }
 }
 
@@ -195,6 +246,16 @@ __device__ __forceinline__ void conv_rolled(const T *__restrict__ x, const T *__
                                             T *__restrict__ y, i64t batch, i64t n0, i64t n1, i64t n2,
                                             i64t m0, i64t m1, i64t m2, i64t s0, i64t s1, i64t s2,
                                             i64t l0, i64t l1, i64t l2) {
+  // With RV_STAGE the taps in shared memory, staged by the whole block before any thread
+  // leaves.
+  __shared__ __align__(16) T hs[RV_STAGE ? RV_M1 * RV_M2P : RV_VL];
+  if (RV_STAGE) {
+    for (int q = threadIdx.x; q < RV_M1 * RV_M2P; q += 32 * RV_WARPS) {
+      const int a = q / RV_M2P, c = q % RV_M2P;
+      hs[q] = c < RV_M2 ? h[a * RV_M2 + c] : (T)0;
+    }
+    __syncthreads();
+  }
   const RvGeom g = {n1, n2, l1, l2};
   const i64t cs = (l2 + 32 * RV_W - 1) / (32 * RV_W);
   const i64t rgs = (l1 + RV_WARPS * RV_H - 1) / (RV_WARPS * RV_H);
@@ -227,15 +288,11 @@ __device__ __forceinline__ void conv_rolled(const T *__restrict__ x, const T *__
   const i64t wg = wx + s2 - (RV_M2 - 1) - RV_D;
   const bool fast = RV_VEC && wg >= 0 && wg + 31 * RV_W + RV_NW <= n2 && wx + 32 * RV_W <= l2 &&
                     w.a0 - (RV_H + RV_M1 - 2) >= 0 && w.a0 < n1 && w.ulast < l1;
-  // The taps, each in a register of every thread (`h` holds RV_M1 x RV_M2 values).
-  T hr[RV_M1][RV_M2];
-#pragma unroll
-  for (int j1 = 0; j1 < RV_M1; ++j1)
-#pragma unroll
-    for (int j2 = 0; j2 < RV_M2; ++j2) hr[j1][j2] = __ldg(h + j1 * RV_M2 + j2);
+  RvTaps taps;
+  rv_taps(taps, h, hs);
   if (fast) {
-    rv_walk<true>(w, hr, g);
+    rv_walk<true>(w, taps, g);
   } else {
-    rv_walk<false>(w, hr, g);
+    rv_walk<false>(w, taps, g);
   }
 }
