@@ -47,7 +47,7 @@ const ROLLED_MAX_M: usize = 7;
 /// Consecutive outputs a thread of `rolled.cu` along a row (`RV_W`).
 const RV_W: usize = 4;
 /// Output rows a thread of `rolled.cu` (`RV_H`): at least `ROLLED_MAX_M - 1`.
-const RV_H: usize = 34;
+const RV_H: usize = 13;
 /// Warps a block of `rolled.cu` (`RV_WARPS`), stacked down the rows.
 const RV_WARPS: usize = 4;
 /// The blocks an SM the launch bounds of `rolled.cu` ask for (caps its registers).

@@ -147,20 +147,24 @@ __device__ __forceinline__ void rv_load(T (&win)[RV_NW], const RvWalk &w, i64t t
 }
 
 // Adds the window of step t (t mod RV_M1 == tm) to the outputs that meet it through tap rows
-// jlo..jhi.
+// jlo..jhi: tap column j2 outermost, then the tap rows (each a different accumulator slot),
+// then the columns, so that the multiply-adds into one accumulator lie far apart in the
+// instruction stream (each waits on the one before) while its sum keeps its order.
 __device__ __forceinline__ void rv_acc(T (&acc)[RV_M1][RV_W], const T (&win)[RV_NW], const RvTaps &h, int tm,
                                        int jlo, int jhi) {
+  T hv[RV_M1][RV_M2P];
 #pragma unroll
-  for (int j1 = 0; j1 < RV_M1; ++j1) {
-    if (j1 < jlo || j1 > jhi) continue;
-    const int s = (tm - j1 + RV_M1) % RV_M1;
-    T hv[RV_M2P];
-    h.row(j1, hv);
+  for (int j1 = 0; j1 < RV_M1; ++j1)
+    if (j1 >= jlo && j1 <= jhi) h.row(j1, hv[j1]);
 #pragma unroll
-    for (int j2 = 0; j2 < RV_M2; ++j2)
+  for (int j2 = 0; j2 < RV_M2; ++j2)
 #pragma unroll
-      for (int q = 0; q < RV_W; ++q) acc[s][q] = rv_fma(hv[j2], win[RV_D + RV_M2 - 1 + q - j2], acc[s][q]);
-  }
+    for (int j1 = 0; j1 < RV_M1; ++j1) {
+      if (j1 < jlo || j1 > jhi) continue;
+      const int s = (tm - j1 + RV_M1) % RV_M1;
+#pragma unroll
+      for (int q = 0; q < RV_W; ++q) acc[s][q] = rv_fma(hv[j1][j2], win[RV_D + RV_M2 - 1 + q - j2], acc[s][q]);
+    }
 }
 
 // Stores output o of this thread (slot s; row ulast - o) and clears its slot. FAST: the row
