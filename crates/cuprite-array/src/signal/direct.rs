@@ -51,7 +51,7 @@ const RV_H: usize = 13;
 /// Warps a block of `rolled.cu` (`RV_WARPS`), stacked down the rows.
 const RV_WARPS: usize = 4;
 /// The blocks an SM the launch bounds of `rolled.cu` ask for (caps its registers).
-const RV_MIN_BLOCKS: usize = 4;
+const RV_MIN_BLOCKS: usize = 3;
 /// Whether `rolled.cu` reads its taps from shared memory at each use (`RV_STAGE`), else
 /// keeps them in registers.
 const RV_STAGE: bool = false;
