@@ -1011,9 +1011,10 @@ pub const BODIES: &[(&str, Body)] = &[
     ("detrend_hilbert", detrend_hilbert),
 ];
 
-/// The tiled direct convolution on CUDA over an image of more tiles than a launch has blocks
-/// resident at once (persistent blocks walk several tiles, loading the next tile's input while
-/// they compute one): f32 7x7 in every mode and f64 5x5 `same`, bit for bit against the CPU
+/// The direct convolution on CUDA over an image of more tiles than a launch has blocks
+/// resident at once (f32 7x7 in every mode on the rolled kernel, many strips and row groups;
+/// f64 5x5 `same` on the tiled kernel's persistent blocks, which load the next tile's input
+/// while they compute one), bit for bit against the CPU
 /// twin and against the f64 definition on the rows and columns around tile edges and at the
 /// image's corners.
 fn conv_2d_many_tiles() -> TestResult {
