@@ -61,7 +61,7 @@ mod approx;
 mod approx_call;
 mod conv;
 mod design;
-mod direct;
+pub(crate) mod direct;
 mod elem;
 mod filters;
 mod frames;
