@@ -1576,21 +1576,46 @@ fn cuda_agrees_with_cpu() -> TestResult {
     Ok(())
 }
 
+/// Serialises the tests that choose the separable filters' kernel through the process-wide
+/// switches ([`StreamingOn`], [`KernelChoice`]), so that one does not switch a kernel off
+/// under another (the kernels compute the same values, so other tests are not affected).
+static KERNEL_CHOICE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Switches the opt-in streaming kernel of the separable filters on for the process while it
-/// lives, and off again when dropped (the two kernels compute the same values, so tests running
-/// meanwhile are not affected).
-struct StreamingOn;
+/// lives, and off again when dropped; holds [`KERNEL_CHOICE`] meanwhile.
+struct StreamingOn(#[allow(dead_code)] std::sync::MutexGuard<'static, ()>);
 
 impl StreamingOn {
     fn new() -> Self {
+        let g = KERNEL_CHOICE.lock().unwrap_or_else(|e| e.into_inner());
         cuprite_array::tuning::set_image_streaming(true);
-        StreamingOn
+        StreamingOn(g)
     }
 }
 
 impl Drop for StreamingOn {
     fn drop(&mut self) {
         cuprite_array::tuning::set_image_streaming(false);
+    }
+}
+
+/// The streaming kernel off and the pipelined kernel on (`true`) or off (`false`, the tiled
+/// kernel) while it lives, holding [`KERNEL_CHOICE`]; the defaults (streaming off, pipelined
+/// on) again when dropped.
+struct KernelChoice(#[allow(dead_code)] std::sync::MutexGuard<'static, ()>);
+
+impl KernelChoice {
+    fn pipelined(on: bool) -> Self {
+        let g = KERNEL_CHOICE.lock().unwrap_or_else(|e| e.into_inner());
+        cuprite_array::tuning::set_image_streaming(false);
+        cuprite_array::tuning::set_image_pipelined(on);
+        KernelChoice(g)
+    }
+}
+
+impl Drop for KernelChoice {
+    fn drop(&mut self) {
+        cuprite_array::tuning::set_image_pipelined(true);
     }
 }
 
@@ -1751,6 +1776,73 @@ fn sep2_kernels_compile() -> TestResult {
     Ok(())
 }
 
+/// The pipelined kernel of the separable filters (`filters_pipe.cu`: rows first, at most 17
+/// taps a pass, `f32` and `f16`) compiles with NVRTC (no GPU) for symmetric, antisymmetric and
+/// plain taps, shifted centres and small windows: the sources the CPU runs would build on
+/// CUDA, recorded by the dry-run backend, each with its tile of 128 x 32 outputs.
+fn pipe_kernels_compile() -> TestResult {
+    let _choice = KernelChoice::pipelined(true);
+    fn run<T: ImageElement + Element>() -> TestResult {
+        let x: Vec<T> = (0..40 * 70).map(|i| T::store((i % 7) as f64)).collect();
+        let a = Array::from_slice_on(Device::CPU, &x, &[40, 70])?;
+        for sigma in [0.5, 2.0] {
+            image::gaussian_filter(&a, &[sigma])?.eval()?;
+        }
+        let go = GaussianOpts::new().order(&[1, 0]);
+        image::gaussian_filter_with(&a, &[1.0, 2.0], go)?.eval()?;
+        image::uniform_filter(&a, &[4, 3])?.eval()?;
+        Ok(())
+    }
+    cuprite_array::tuning::compiler::start_recording();
+    let runs = [run::<f16>(), run::<f32>(), run::<f64>()];
+    let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
+        .into_iter()
+        .filter(|s| s.contains("cuprite_img_pipe_") || s.contains("cuprite_img_sep2_"))
+        .collect();
+    for (i, r) in runs.into_iter().enumerate() {
+        r.map_err(|e| format!("dtype {i} under recording: {e}"))?;
+    }
+    let tile = |cx: usize| {
+        format!(
+            "PT_CX = {cx};\nconstexpr int PT_TW = 128;\nconstexpr int PT_TH = 32;\n\
+             constexpr int PT_S = 16;"
+        )
+    };
+    for (name, want) in [
+        ("cuprite_img_pipe_f32_17x17_22_c8(", tile(8)),
+        ("cuprite_img_pipe_f16_17x17_22_c8(", tile(8)),
+        ("cuprite_img_pipe_f32_5x5_22_c2(", tile(2)),
+        ("cuprite_img_pipe_f32_9x17_02_c8(", tile(8)),
+        ("cuprite_img_pipe_f16_4x3_12_c1(", tile(1)),
+        // Doubles stay on the tiled kernel.
+        (
+            "cuprite_img_sep2_f64_17x17_22(",
+            "SEP_TW = 112;".to_string(),
+        ),
+    ] {
+        let Some(src) = sources.iter().find(|s| s.contains(name)) else {
+            return Err(format!("{name} was not recorded ({} sources)", sources.len()).into());
+        };
+        if !src.contains(&want) {
+            return Err(format!("{name} does not take the tile {want:?}").into());
+        }
+    }
+    if sources
+        .iter()
+        .any(|s| s.contains("cuprite_img_sep2_f32_17x17"))
+    {
+        return Err("an f32 filter of 17 x 17 taps went to the tiled kernel".into());
+    }
+    let opts = cuprite_array::tuning::compiler::compile_options(90, true);
+    let mut seen = std::collections::BTreeSet::new();
+    for s in sources.iter().filter(|s| seen.insert((*s).clone())) {
+        if let Err(e) = cuprite_driver::nvrtc::compile(s, &opts) {
+            return Err(format!("kernel failed to compile: {e}\n{s}").into());
+        }
+    }
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     let mut v = vec![
         Test::nvrtc("codegen::image_kernels_compile", image_kernels_compile),
@@ -1763,6 +1855,7 @@ pub fn tests() -> Vec<Test> {
             separable_tiles_dtypes,
         ),
         Test::nvrtc("codegen::image_sep2_kernels_compile", sep2_kernels_compile),
+        Test::nvrtc("codegen::image_pipe_kernels_compile", pipe_kernels_compile),
         Test::gpu("cuda::image_filters::separable_edges", || {
             separable_edges(Device::cuda(0))
         }),
@@ -1771,6 +1864,15 @@ pub fn tests() -> Vec<Test> {
         }),
         Test::gpu("cuda::image_filters::separable_strips", || {
             separable_strips(Device::cuda(0))
+        }),
+        Test::cpu("cpu::image_filters::separable_pipes", || {
+            separable_pipes(Device::CPU, true)
+        }),
+        Test::gpu("cuda::image_filters::separable_pipes", || {
+            separable_pipes(Device::cuda(0), true)
+        }),
+        Test::gpu("cuda::image_filters::separable_pipes_tiled", || {
+            separable_pipes(Device::cuda(0), false)
         }),
     ];
     for &(name, body) in BODIES {
@@ -1924,6 +2026,71 @@ fn separable_strips(d: Device) -> TestResult {
         let a32 = Array::from_slice_on(d, &x32, &xs)?;
         let a16 = Array::from_slice_on(d, &x16, &xs)?;
         for mode in MODES.into_iter().chain([Boundary::GridWrap]) {
+            for case in [0usize, 4] {
+                let w = |t: &str| format!("{} {t} {xs:?} {mode:?}", SEP_CASES[case]);
+                let want = sep_ref(case, &x, &xs, mode);
+                let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+                let got = sep_filter(&a32, case, mode)?.to_vec()?;
+                let got: Vec<f64> = got.iter().map(|&v| f64::from(v)).collect();
+                close(&got, &want, 0.0, 1e-5 * scale, &w("f32"))?;
+                let want16 = sep_ref(case, &x16r, &xs, mode);
+                let got = sep_filter(&a16, case, mode)?.to_vec()?;
+                let got: Vec<f64> = got.iter().map(|v| v.to_f64()).collect();
+                close(&got, &want16, 0.0, 1e-2 * scale, &w("f16"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The pipelined kernel of the separable filters (`filters_pipe.cu`: rows first, at most 17
+/// taps a pass, `f32` and `f16`, tiles of 128 x 32 outputs) against f64 reference passes for
+/// every boundary mode: images cut by the right edge just before, at and after a tile's end
+/// (127, 128, 129, 257 columns) and by the bottom edge (31, 32, 33 rows); rows a whole number
+/// of 16-byte copies long (1500, 520, 256: interior windows copied as vectors) or not (389,
+/// 127); more tiles than the blocks resident on the device (1200 x 1500: 456 tiles), so that
+/// blocks walk several tiles through both window buffers; images narrower or shorter than a
+/// window; batches. [`SEP_CASES`] 0 (gaussian 2, 17 x 17 symmetric taps) and 4 (plain taps,
+/// shifted centres, divisors). `pipelined`: `false` runs the same checks on the tiled kernel
+/// ([`KernelChoice`]).
+fn separable_pipes(d: Device, pipelined: bool) -> TestResult {
+    let _choice = KernelChoice::pipelined(pipelined);
+    let mut rng = Rng::fresh();
+    let shapes: [[usize; 3]; 10] = [
+        [1, 1200, 1500],
+        [2, 100, 520],
+        [1, 97, 389],
+        [1, 33, 257],
+        [1, 31, 129],
+        [3, 32, 128],
+        [1, 70, 127],
+        [1, 64, 256],
+        [2, 5, 3],
+        [1, 1, 300],
+    ];
+    for xs in shapes {
+        let n: usize = xs.iter().product();
+        let big = n > 100_000;
+        // The CPU run checks the references and tolerances; the large image is for the kernel.
+        if big && d == Device::CPU {
+            continue;
+        }
+        let x = rvec(&mut rng, n, -1.0, 1.0);
+        let x16: Vec<f16> = x.iter().map(|&v| f16::from_f64(v)).collect();
+        let x16r: Vec<f64> = x16.iter().map(|v| v.to_f64()).collect();
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let a32 = Array::from_slice_on(d, &x32, &xs)?;
+        let a16 = Array::from_slice_on(d, &x16, &xs)?;
+        for mode in MODES.into_iter().chain([Boundary::GridWrap]) {
+            // The large image in three modes (one of them constant) keeps the reference short.
+            if big
+                && !matches!(
+                    mode,
+                    Boundary::Reflect | Boundary::Constant(_) | Boundary::Wrap
+                )
+            {
+                continue;
+            }
             for case in [0usize, 4] {
                 let w = |t: &str| format!("{} {t} {xs:?} {mode:?}", SEP_CASES[case]);
                 let want = sep_ref(case, &x, &xs, mode);

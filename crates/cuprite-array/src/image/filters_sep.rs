@@ -408,6 +408,9 @@ impl LibraryCall for ImgSep2 {
         if self.is_strip() {
             return self.run_strip(lane, inputs, out);
         }
+        if self.is_pipe() && self.run_pipe(lane, inputs, out)? {
+            return Ok(());
+        }
         let i = |v: usize| v as i64;
         let params = SepArgs {
             x: part(&inputs[0], self.dtype, n)?,
@@ -479,6 +482,9 @@ impl LibraryCall for ImgSep2 {
         }
         if self.is_strip() {
             return vec![self.kernel_strip().source];
+        }
+        if self.is_pipe() {
+            return vec![self.kernel_pipe().source];
         }
         self.tiling()
             .map(|t| vec![self.kernel(t).source])
