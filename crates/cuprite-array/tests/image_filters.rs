@@ -1599,9 +1599,9 @@ impl Drop for StreamingOn {
     }
 }
 
-/// The streaming kernel off and the pipelined kernel on (`true`) or off (`false`, the tiled
-/// kernel) while it lives, holding [`KERNEL_CHOICE`]; the defaults (streaming off, pipelined
-/// on) again when dropped.
+/// The streaming kernel off and the opt-in pipelined kernel on (`true`) or off (`false`, the
+/// tiled kernel) while it lives, holding [`KERNEL_CHOICE`]; the defaults (both off) again when
+/// dropped.
 struct KernelChoice(#[allow(dead_code)] std::sync::MutexGuard<'static, ()>);
 
 impl KernelChoice {
@@ -1615,7 +1615,7 @@ impl KernelChoice {
 
 impl Drop for KernelChoice {
     fn drop(&mut self) {
-        cuprite_array::tuning::set_image_pipelined(true);
+        cuprite_array::tuning::set_image_pipelined(false);
     }
 }
 
@@ -2051,8 +2051,8 @@ fn separable_strips(d: Device) -> TestResult {
 /// 127); more tiles than the blocks resident on the device (1200 x 1500: 456 tiles), so that
 /// blocks walk several tiles through both window buffers; images narrower or shorter than a
 /// window; batches. [`SEP_CASES`] 0 (gaussian 2, 17 x 17 symmetric taps) and 4 (plain taps,
-/// shifted centres, divisors). `pipelined`: `false` runs the same checks on the tiled kernel
-/// ([`KernelChoice`]).
+/// shifted centres, divisors). The kernel is opt-in: `pipelined` switches it on
+/// ([`KernelChoice`]); `false` runs the same checks on the tiled kernel.
 fn separable_pipes(d: Device, pipelined: bool) -> TestResult {
     let _choice = KernelChoice::pipelined(pipelined);
     let mut rng = Rng::fresh();

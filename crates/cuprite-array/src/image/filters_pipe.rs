@@ -3,7 +3,7 @@
 //! copying the next tile's input window into shared memory asynchronously while they filter
 //! the current one; the taps are float launch parameters. It computes what the tiled kernel
 //! (`filters_sep.cu`) does, with the same sums in the same order, and shares its CPU twin
-//! ([`ImgSep2`]'s two passes of the n-d correlation). It runs by default where it applies
+//! ([`ImgSep2`]'s two passes of the n-d correlation). It is opt-in
 //! ([`set_image_pipelined`]).
 
 use super::filters_launch::part;
@@ -20,22 +20,22 @@ use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Whether CUDA devices run the filters the pipelined kernel takes on it.
-static ON: AtomicBool = AtomicBool::new(true);
+static ON: AtomicBool = AtomicBool::new(false);
 
 /// Runs the separable image filters that the pipelined kernel takes (rows first, at most 17
 /// taps a pass, `f16` and `f32` images: `gaussian_filter` up to sigma 2, `uniform_filter` up
-/// to 17) on it (`true`, the default), or on the tiled kernel that also takes every other
-/// separable filter of the last two axes (`false`), for the whole process. Both compute the
-/// same values (the same sums in the same order). For comparing the two (`cuprite bench
-/// image/gaussian_filter_tiled` times the tiled one) and testing both. The opt-in streaming
-/// kernel ([`set_image_streaming`](super::filters_strip::set_image_streaming)) goes before
-/// both; the CPU backend is not affected.
+/// to 17) on it (`true`), or on the tiled kernel that also takes every other separable filter
+/// of the last two axes (`false`, the default), for the whole process. Both compute the same
+/// values (the same sums in the same order). For comparing the two (`cuprite bench
+/// image/gaussian_filter_pipelined` times the pipelined one) and testing both. The opt-in
+/// streaming kernel ([`set_image_streaming`](super::filters_strip::set_image_streaming)) goes
+/// before both; the CPU backend is not affected.
 ///
 /// ```
 /// use cuprite_array::tuning;
-/// tuning::set_image_pipelined(false); // the tiled kernel from here on
-/// assert!(!tuning::image_pipelined());
-/// tuning::set_image_pipelined(true);
+/// tuning::set_image_pipelined(true); // the pipelined kernel from here on
+/// assert!(tuning::image_pipelined());
+/// tuning::set_image_pipelined(false);
 /// ```
 pub fn set_image_pipelined(on: bool) {
     ON.store(on, Ordering::Relaxed);
@@ -44,7 +44,7 @@ pub fn set_image_pipelined(on: bool) {
 /// Whether the pipelined kernel of the separable image filters is on ([`set_image_pipelined`]).
 ///
 /// ```
-/// assert!(cuprite_array::tuning::image_pipelined());
+/// assert!(!cuprite_array::tuning::image_pipelined());
 /// ```
 pub fn image_pipelined() -> bool {
     ON.load(Ordering::Relaxed)
