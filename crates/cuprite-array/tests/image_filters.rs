@@ -1776,12 +1776,11 @@ fn sep2_kernels_compile() -> TestResult {
     Ok(())
 }
 
-/// The pipelined kernel of the separable filters (`filters_pipe.cu`: rows first, at most 17
-/// taps a pass, `f32` and `f16`) compiles with NVRTC (no GPU) for symmetric, antisymmetric and
-/// plain taps, shifted centres and small windows: the sources the CPU runs would build on
-/// CUDA, recorded by the dry-run backend, each with its tile of 128 x 32 outputs.
-fn pipe_kernels_compile() -> TestResult {
-    let _choice = KernelChoice::pipelined(true);
+/// The sources of the separable filters' kernels that f16, f32 and f64 runs on the CPU would
+/// build on CUDA (recorded by the dry-run backend), with the opt-in pipelined kernel on or off
+/// ([`KernelChoice`]): Gaussians of 5 and 17 taps, orders 1 and 0, a uniform filter of 4 x 3.
+fn sep_sources(pipelined: bool) -> Result<Vec<String>, String> {
+    let _choice = KernelChoice::pipelined(pipelined);
     fn run<T: ImageElement + Element>() -> TestResult {
         let x: Vec<T> = (0..40 * 70).map(|i| T::store((i % 7) as f64)).collect();
         let a = Array::from_slice_on(Device::CPU, &x, &[40, 70])?;
@@ -1802,24 +1801,43 @@ fn pipe_kernels_compile() -> TestResult {
     for (i, r) in runs.into_iter().enumerate() {
         r.map_err(|e| format!("dtype {i} under recording: {e}"))?;
     }
-    let tile = |cx: usize| {
+    Ok(sources)
+}
+
+/// The pipelined kernel of the separable filters (`filters_pipe.cu`: rows first, at most 17
+/// taps a pass, `f32` and `f16`) and the tiled kernel's prefetching form (`SEP_PF`, float
+/// taps: rows first, one first-pass item a thread) compile with NVRTC (no GPU) for symmetric,
+/// antisymmetric and plain taps, shifted centres and small windows, each with its tile.
+fn pipe_kernels_compile() -> TestResult {
+    let pipe = |cx: usize| {
         format!(
             "PT_CX = {cx};\nconstexpr int PT_TW = 128;\nconstexpr int PT_TH = 32;\n\
              constexpr int PT_S = 16;"
         )
     };
-    for (name, want) in [
-        ("cuprite_img_pipe_f32_17x17_22_c8(", tile(8)),
-        ("cuprite_img_pipe_f16_17x17_22_c8(", tile(8)),
-        ("cuprite_img_pipe_f32_5x5_22_c2(", tile(2)),
-        ("cuprite_img_pipe_f32_9x17_02_c8(", tile(8)),
-        ("cuprite_img_pipe_f16_4x3_12_c1(", tile(1)),
-        // Doubles stay on the tiled kernel.
-        (
-            "cuprite_img_sep2_f64_17x17_22(",
-            "SEP_TW = 112;".to_string(),
-        ),
-    ] {
+    let tile = |tw: usize, s: usize, pf: usize| {
+        format!(
+            "SEP_TW = {tw};\nconstexpr int SEP_TH = 32;\nconstexpr int SEP_S = {s};\nconstexpr int SEP_R = 4;\nconstexpr int SEP_PF = {pf};"
+        )
+    };
+    let on = sep_sources(true)?;
+    let off = sep_sources(false)?;
+    let cases: [(&[String], &str, String); 10] = [
+        (&on, "cuprite_img_pipe_f32_17x17_22_c8(", pipe(8)),
+        (&on, "cuprite_img_pipe_f16_17x17_22_c8(", pipe(8)),
+        (&on, "cuprite_img_pipe_f32_5x5_22_c2(", pipe(2)),
+        (&on, "cuprite_img_pipe_f32_9x17_02_c8(", pipe(8)),
+        (&on, "cuprite_img_pipe_f16_4x3_12_c1(", pipe(1)),
+        // Doubles stay on the tiled kernel, without the prefetch.
+        (&on, "cuprite_img_sep2_f64_17x17_22(", tile(112, 8, 0)),
+        // The tiled kernel: 128 columns of two groups of 16 rows prefetch (17 or 5 taps along
+        // rows, 17 or 5 along columns); 126 columns (3 taps along columns) do not.
+        (&off, "cuprite_img_sep2_f32_17x17_22(", tile(112, 16, 1)),
+        (&off, "cuprite_img_sep2_f16_17x17_22(", tile(112, 16, 1)),
+        (&off, "cuprite_img_sep2_f32_5x5_22(", tile(124, 16, 1)),
+        (&off, "cuprite_img_sep2_f16_4x3_12(", tile(124, 16, 0)),
+    ];
+    for (sources, name, want) in cases {
         let Some(src) = sources.iter().find(|s| s.contains(name)) else {
             return Err(format!("{name} was not recorded ({} sources)", sources.len()).into());
         };
@@ -1827,15 +1845,12 @@ fn pipe_kernels_compile() -> TestResult {
             return Err(format!("{name} does not take the tile {want:?}").into());
         }
     }
-    if sources
-        .iter()
-        .any(|s| s.contains("cuprite_img_sep2_f32_17x17"))
-    {
+    if on.iter().any(|s| s.contains("cuprite_img_sep2_f32_17x17")) {
         return Err("an f32 filter of 17 x 17 taps went to the tiled kernel".into());
     }
     let opts = cuprite_array::tuning::compiler::compile_options(90, true);
     let mut seen = std::collections::BTreeSet::new();
-    for s in sources.iter().filter(|s| seen.insert((*s).clone())) {
+    for s in on.iter().chain(&off).filter(|s| seen.insert((*s).clone())) {
         if let Err(e) = cuprite_driver::nvrtc::compile(s, &opts) {
             return Err(format!("kernel failed to compile: {e}\n{s}").into());
         }

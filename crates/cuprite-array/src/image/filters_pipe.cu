@@ -27,8 +27,8 @@
 // Barriers: after the wait (the window is complete and every thread is done with the
 // intermediate of the previous tile) and between the two passes (the intermediate is
 // complete). The copies into a buffer are issued only after the barrier that follows the last
-// pass that read it. The taps are the launch's float parameters (`img_ftaps`), read as
-// operands rather than held in registers.
+// pass that read it. The taps are the launch's float parameters (`img_ftaps`,
+// `filters_taps.cu`), read as operands rather than held in registers.
 //
 // Built after `boundary.cu`, a typed header defining `T` (4 or 2 bytes), `C` (float),
 // `img_ld`, `img_st`, `img_fma` (`filters_elem.rs`), `filters_taps.cu`, and PT_MY, PT_MX
@@ -55,13 +55,6 @@ static_assert(sizeof(C) == 4 && (sizeof(T) == 4 || sizeof(T) == 2), "4-byte work
 static_assert(PT_TW % 8 == 0 && PT_TH % 8 == 0 && PT_TH % PT_S == 0, "tiling");
 static_assert(PT_MY >= 1 && PT_MY <= 17 && PT_MX >= 1 && PT_MX <= 17, "taps");
 static_assert(PT_CX >= 0 && PT_CX < PT_MX, "centre");
-
-// The taps of a pass as float parameters: two a word, the first in the low half.
-struct img_ftaps {
-  float v[18];
-};
-__device__ __forceinline__ float img_flo(u64t w) { return __uint_as_float((unsigned)w); }
-__device__ __forceinline__ float img_fhi(u64t w) { return __uint_as_float((unsigned)(w >> 32)); }
 
 // An asynchronous copy of 16 (or 4) bytes from global `src` to shared `dst`, both aligned.
 __device__ __forceinline__ void pt_cp16(void *dst, const void *src) {

@@ -7,10 +7,8 @@
 //! ([`set_image_pipelined`]).
 
 use super::filters_launch::part;
-use super::filters_sep::{ImgSep2, sep_source, sym_c};
-use crate::codegen::{
-    KernelParams, KernelSource, LaunchArgs, Param, ReadBuf, WriteBuf, kernel_params,
-};
+use super::filters_sep::{FTAP_MAX, FTaps, ImgSep2, sep_source, sym_c};
+use crate::codegen::{KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::CallInput;
@@ -50,54 +48,8 @@ pub fn image_pipelined() -> bool {
     ON.load(Ordering::Relaxed)
 }
 
-/// The most taps a pass of the pipelined kernel takes.
-const PIPE_MAX_TAPS: usize = 17;
-/// Words of [`FTaps`]: two float taps each.
-const FTAP_WORDS: usize = PIPE_MAX_TAPS.div_ceil(2);
-
-/// The taps of one pass as the pipelined kernel takes them, by value: [`FTAP_WORDS`] words
-/// (`u64t wy_0, ..., wy_8`) of two `f32` taps each (the first in the low half, those past the
-/// pass's count zero) that the entry hands the body as one `img_ftaps` (`filters_pipe.cu`).
-/// The taps are rounded to `f32` here, as the tiled kernel rounds its double taps.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct FTaps([u64; FTAP_WORDS]);
-
-impl FTaps {
-    /// The taps `w` (at most [`PIPE_MAX_TAPS`]), or an `Err` naming their count.
-    pub(super) fn of(w: &[f64]) -> Result<FTaps> {
-        if w.len() > PIPE_MAX_TAPS {
-            return Err(Error::InvalidArgument(format!(
-                "a pipelined separable image filter pass of {} taps (at most {PIPE_MAX_TAPS})",
-                w.len()
-            )));
-        }
-        let mut words = [0u64; FTAP_WORDS];
-        for (i, &v) in w.iter().enumerate() {
-            words[i / 2] |= u64::from((v as f32).to_bits()) << (32 * (i % 2));
-        }
-        Ok(FTaps(words))
-    }
-}
-
-impl<'a> Param<'a> for FTaps {
-    fn decl(name: &str, _elem: &str) -> String {
-        (0..FTAP_WORDS)
-            .map(|i| u64::decl(&format!("{name}_{i}"), ""))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-    fn names(name: &str) -> String {
-        let halves: Vec<String> = (0..FTAP_WORDS)
-            .map(|i| format!("img_flo({name}_{i}), img_fhi({name}_{i})"))
-            .collect();
-        format!("img_ftaps{{{{{}}}}}", halves.join(", "))
-    }
-    fn push(&self, args: &mut LaunchArgs<'a>) {
-        for v in self.0 {
-            v.push(args);
-        }
-    }
-}
+/// The most taps a pass of the pipelined kernel takes (its taps travel as [`FTaps`]).
+const PIPE_MAX_TAPS: usize = FTAP_MAX;
 
 kernel_params! {
     /// The pipelined separable filter of `batch` images of `h x w`.
@@ -269,7 +221,8 @@ impl ImgSep2 {
 
 #[cfg(test)]
 mod tests {
-    use super::{FTaps, pipe_fits, shared_bytes};
+    use super::{pipe_fits, shared_bytes};
+    use crate::image::filters_sep::FTaps;
 
     /// The pipelined kernel's reach, shared memory and taps, counted by hand.
     #[test]

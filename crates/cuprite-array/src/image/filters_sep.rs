@@ -81,6 +81,75 @@ impl<'a> Param<'a> for Taps {
     }
 }
 
+/// The most taps a pass may have to travel as [`FTaps`].
+pub(crate) const FTAP_MAX: usize = 17;
+/// Words of [`FTaps`]: two float taps each.
+const FTAP_WORDS: usize = FTAP_MAX.div_ceil(2);
+
+/// The taps of one pass as float operands, for 4-byte working values and at most [`FTAP_MAX`]
+/// taps: [`FTAP_WORDS`] words (`u64t wy_0, ..., wy_8`) of two `f32` taps each (the first in
+/// the low half, those past the pass's count zero) that the entry hands the body as one
+/// `img_ftaps` (`filters_taps.cu`). The taps are rounded to `f32` here, as a kernel rounds
+/// [`Taps`]' doubles to its working type.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct FTaps(pub(super) [u64; FTAP_WORDS]);
+
+impl FTaps {
+    /// The taps `w` (at most [`FTAP_MAX`]), or an `Err` naming their count.
+    pub(super) fn of(w: &[f64]) -> Result<FTaps> {
+        if w.len() > FTAP_MAX {
+            return Err(Error::InvalidArgument(format!(
+                "a separable image filter pass of {} float taps (at most {FTAP_MAX})",
+                w.len()
+            )));
+        }
+        let mut words = [0u64; FTAP_WORDS];
+        for (i, &v) in w.iter().enumerate() {
+            words[i / 2] |= u64::from((v as f32).to_bits()) << (32 * (i % 2));
+        }
+        Ok(FTaps(words))
+    }
+}
+
+impl<'a> Param<'a> for FTaps {
+    fn decl(name: &str, _elem: &str) -> String {
+        (0..FTAP_WORDS)
+            .map(|i| u64::decl(&format!("{name}_{i}"), ""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+    fn names(name: &str) -> String {
+        let halves: Vec<String> = (0..FTAP_WORDS)
+            .map(|i| format!("img_flo({name}_{i}), img_fhi({name}_{i})"))
+            .collect();
+        format!("img_ftaps{{{{{}}}}}", halves.join(", "))
+    }
+    fn push(&self, args: &mut LaunchArgs<'a>) {
+        for v in self.0 {
+            v.push(args);
+        }
+    }
+}
+
+kernel_params! {
+    /// [`SepArgs`] with the taps as floats ([`FTaps`]).
+    pub(super) struct SepArgsF<'a> {
+        x: ReadBuf<'a> as "T",
+        wy: FTaps,
+        wx: FTaps,
+        y: WriteBuf<'a> as "T",
+        batch: i64,
+        h: i64,
+        w: i64,
+        cy: i64,
+        cx: i64,
+        mode: i64,
+        cval: f64,
+        divy: f64,
+        divx: f64,
+    }
+}
+
 /// One pass of a separable filter: `m` taps with centre `c` summed in the order `sym`
 /// (`filters_corr::sym_of`), the sum divided by `div`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -139,6 +208,7 @@ struct Tiling {
     th: usize,
     s: usize,
     blocks: usize,
+    pf: bool,
 }
 
 /// The bytes of dynamic shared memory the kernel needs for taps `my`, `mx` in a working type
@@ -153,6 +223,20 @@ fn shared_bytes(my: usize, mx: usize, xfirst: bool, esize: usize, tile: (usize, 
     let v = 16 / esize;
     let nl = (R + mx - 1).div_ceil(v) * v;
     th * (tw - R + nl) * esize
+}
+
+/// Whether the kernel prefetches the next tile's first pass (`SEP_PF`).
+const PREFETCH: bool = true;
+/// The blocks an SM keeps resident with the prefetch (its launch bound and grid).
+const PF_BLOCKS: usize = 3;
+
+/// Whether a tile `(tw, th, s)` of a filter of `my` x `mx` taps can prefetch (the kernel's
+/// `SEP_PF`): rows first, one first-pass item a thread (`tw + mx - 1` columns of `th / s`
+/// groups), at most [`FTAP_MAX`] taps a pass of 4-byte working values (float taps, which
+/// leave the registers the prefetched values take).
+fn prefetches(my: usize, mx: usize, xfirst: bool, esize: usize, t: (usize, usize, usize)) -> bool {
+    let (tw, th, s) = t;
+    !xfirst && esize == 4 && my <= FTAP_MAX && mx <= FTAP_MAX && (tw + mx - 1) * (th / s) == THREADS
 }
 
 /// The tiling of a filter: as many output columns (a multiple of 4) as leave the intermediate
@@ -176,7 +260,15 @@ fn tiling(my: usize, mx: usize, xfirst: bool, esize: usize) -> Option<Tiling> {
                 .into_iter()
                 .find(|&s| s <= th && (s + my - 1) * words <= ROW_WINDOW_REGS)
                 .unwrap_or(1);
-            Tiling { tw, th, s, blocks }
+            let pf = PREFETCH && prefetches(my, mx, xfirst, esize, (tw, th, s));
+            let blocks = if pf { PF_BLOCKS } else { blocks };
+            Tiling {
+                tw,
+                th,
+                s,
+                blocks,
+                pf,
+            }
         })
 }
 
@@ -250,25 +342,31 @@ impl ImgSep2 {
             if self.xfirst { "_xf" } else { "" }
         );
         let bounds = format!("{THREADS}, {}", t.blocks);
-        sep_source::<SepArgs>(
-            name,
-            self.dtype,
-            &[
-                ("IMG_TAPS", SEP_MAX_TAPS as i64),
-                ("SEP_MY", self.y.m as i64),
-                ("SEP_MX", self.x.m as i64),
-                ("SEP_SYMY", sym_c(self.y.sym)),
-                ("SEP_SYMX", sym_c(self.x.sym)),
-                ("SEP_XFIRST", i64::from(self.xfirst)),
-                ("SEP_TW", t.tw as i64),
-                ("SEP_TH", t.th as i64),
-                ("SEP_S", t.s as i64),
-                ("SEP_R", R as i64),
-            ],
-            include_str!("filters_sep.cu"),
-            &bounds,
-            "img_sep2",
-        )
+        let defs = [
+            ("IMG_TAPS", SEP_MAX_TAPS as i64),
+            ("SEP_MY", self.y.m as i64),
+            ("SEP_MX", self.x.m as i64),
+            ("SEP_SYMY", sym_c(self.y.sym)),
+            ("SEP_SYMX", sym_c(self.x.sym)),
+            ("SEP_XFIRST", i64::from(self.xfirst)),
+            ("SEP_TW", t.tw as i64),
+            ("SEP_TH", t.th as i64),
+            ("SEP_S", t.s as i64),
+            ("SEP_R", R as i64),
+            ("SEP_PF", i64::from(t.pf)),
+        ];
+        let cu = include_str!("filters_sep.cu");
+        if self.float_taps() {
+            sep_source::<SepArgsF>(name, self.dtype, &defs, cu, &bounds, "img_sep2")
+        } else {
+            sep_source::<SepArgs>(name, self.dtype, &defs, cu, &bounds, "img_sep2")
+        }
+    }
+
+    /// Whether the tiled kernel takes its taps as floats ([`FTaps`]): 4-byte working values
+    /// and at most [`FTAP_MAX`] taps a pass.
+    fn float_taps(&self) -> bool {
+        self.esize() == 4 && self.y.m <= FTAP_MAX && self.x.m <= FTAP_MAX
     }
 
     /// The small-window kernel's source (`filters_sep3.cu`).
@@ -428,6 +526,29 @@ impl LibraryCall for ImgSep2 {
             divx: self.x.div,
         };
         let a = params.args();
+        // The tiled kernel's arguments, with float taps where it takes them.
+        let af = if !self.is_small() && self.float_taps() {
+            Some(
+                SepArgsF {
+                    x: part(&inputs[0], self.dtype, n)?,
+                    wy: FTaps::of(&self.wy)?,
+                    wx: FTaps::of(&self.wx)?,
+                    y: WriteBuf::part(out, self.dtype, 0, n)?,
+                    batch: i(self.batch),
+                    h: i(self.h),
+                    w: i(self.w),
+                    cy: self.y.c,
+                    cx: self.x.c,
+                    mode: i64::from(self.boundary.code()),
+                    cval: self.boundary.cval(),
+                    divy: self.y.div,
+                    divx: self.x.div,
+                }
+                .args(),
+            )
+        } else {
+            None
+        };
         if self.is_small() {
             let k = crate::jit::library_kernel(st, self.key3(), || self.kernel3())?;
             let tiles = self.batch * self.h.div_ceil(8 * S3_ROWS) * self.w.div_ceil(128);
@@ -453,16 +574,23 @@ impl LibraryCall for ImgSep2 {
         }
         let t = self.tiling()?;
         let k = crate::jit::library_kernel(st, self.key(), || self.kernel(t))?;
+        let a = af.unwrap_or(a);
         let tiles = self.batch * self.h.div_ceil(t.th) * self.w.div_ceil(t.tw);
-        let grid = grid_for(u64::from(st.sms), t.blocks as u64, tiles, 1);
+        let grid = if t.pf {
+            // Resident blocks, each walking several tiles (the prefetch needs a next tile).
+            tiles.clamp(1, st.sms.max(1) as usize * t.blocks) as u32
+        } else {
+            grid_for(u64::from(st.sms), t.blocks as u64, tiles, 1)
+        };
         let shared = shared_bytes(self.y.m, self.x.m, self.xfirst, self.esize(), (t.tw, t.th));
         // SAFETY: `x` and `y` are checked views of `batch h w` elements (`ReadBuf`/
         // `WriteBuf::part` check them inside their allocations), the taps are values; the
         // kernel reads `x` only at `img_map`ped indices inside `[0, h) x [0, w)` of each
         // image (vector loads only of runs of 4 columns inside a row, from an `x` aligned for
-        // them with rows a multiple of 4 long), writes `y` only at outputs inside them, and its
-        // shared memory is the `shared` bytes asked for here (the kernel's `SEP_MR * SEP_MS`
-        // values for this tiling, at most 48 KiB as `tiling` checked).
+        // them with rows a multiple of 4 long; prefetched windows only of tiles lying wholly
+        // inside), writes `y` only at outputs inside them, and its shared memory is the `shared`
+        // bytes asked for here (the kernel's `SEP_MR * SEP_MS` values for this tiling, at most
+        // 48 KiB as `tiling` checked).
         unsafe {
             stream.launch_packed(
                 &k.func,
@@ -524,7 +652,7 @@ pub(super) fn sep_source<'a, P: KernelParams<'a>>(
 
 #[cfg(test)]
 mod tests {
-    use super::{FIRST_COLS, SHARED_MAX, Tiling, shared_bytes, small, tiling};
+    use super::{FIRST_COLS, PF_BLOCKS, PREFETCH, SHARED_MAX, Tiling, shared_bytes, small, tiling};
 
     /// The shared memory of a tiling, counted by hand: rows first, `th` rows of the 16-byte
     /// loads of the pass along columns; columns first, `th + my - 1` rows of `tw`.
@@ -538,14 +666,29 @@ mod tests {
         assert_eq!(shared_bytes(33, 33, false, 8, (96, 32)), 32 * 128 * 8);
         // f64, 33 x 33, columns first: 64 rows of 96 (48 KiB).
         assert_eq!(shared_bytes(33, 33, true, 8, (96, 32)), 64 * 96 * 8);
-        let t = |tw, th, s, blocks| Some(Tiling { tw, th, s, blocks });
-        assert_eq!(tiling(17, 17, false, 4), t(112, 32, 16, 4));
-        assert_eq!(tiling(33, 33, false, 4), t(96, 32, 16, 3));
-        assert_eq!(tiling(4, 3, false, 4), t(124, 32, 16, 4));
+        let t = |tw, th, s, blocks, pf| {
+            Some(Tiling {
+                tw,
+                th,
+                s,
+                blocks,
+                pf,
+            })
+        };
+        // f32, 17 x 17 rows first: 128 columns of 2 groups of 16 rows, one first-pass item
+        // for each of the 256 threads: the prefetching kernel, PF_BLOCKS an SM.
+        assert_eq!(
+            tiling(17, 17, false, 4),
+            t(112, 32, 16, PF_BLOCKS, PREFETCH)
+        );
+        assert_eq!(tiling(17, 17, true, 4), t(112, 32, 16, 4, false));
+        assert_eq!(tiling(33, 33, false, 4), t(96, 32, 16, 3, false));
+        // 126 columns of 2 groups: no prefetch.
+        assert_eq!(tiling(4, 3, false, 4), t(124, 32, 16, 4, false));
         // f64: 8 + 16 values of two registers each fill the 48 of a rows window.
-        assert_eq!(tiling(17, 17, false, 8), t(112, 32, 8, 3));
+        assert_eq!(tiling(17, 17, false, 8), t(112, 32, 8, 3, false));
         // 33 doubles a pass along rows: one output a thread.
-        assert_eq!(tiling(33, 33, true, 8), t(96, 32, 1, 3));
+        assert_eq!(tiling(33, 33, true, 8), t(96, 32, 1, 3, false));
         assert_eq!(tiling(34, 3, false, 4), None);
         assert_eq!(tiling(0, 3, false, 4), None);
         for (my, mx) in [(1, 1), (3, 3), (17, 17), (33, 33), (1, 33), (33, 1)] {
