@@ -99,7 +99,6 @@
 //! ```
 
 pub use crate::backend::cuda::set_vectorize;
-pub use crate::image::filters_pipe::{image_pipelined, set_image_pipelined};
 pub use crate::image::filters_strip::{image_streaming, set_image_streaming};
 pub use crate::jit::{
     FastCompile, FirstUse, JitConfig, NvrtcOutput, QuickBuild, cache_dir, clear_kernel_cache,

@@ -1577,8 +1577,8 @@ fn cuda_agrees_with_cpu() -> TestResult {
 }
 
 /// Serialises the tests that choose the separable filters' kernel through the process-wide
-/// switches ([`StreamingOn`], [`KernelChoice`]), so that one does not switch a kernel off
-/// under another (the kernels compute the same values, so other tests are not affected).
+/// switch ([`StreamingOn`], [`StreamingOff`]), so that one does not switch the streaming kernel
+/// off under another (the kernels compute the same values, so other tests are not affected).
 static KERNEL_CHOICE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Switches the opt-in streaming kernel of the separable filters on for the process while it
@@ -1599,23 +1599,15 @@ impl Drop for StreamingOn {
     }
 }
 
-/// The streaming kernel off and the opt-in pipelined kernel on (`true`) or off (`false`, the
-/// tiled kernel) while it lives, holding [`KERNEL_CHOICE`]; the defaults (both off) again when
-/// dropped.
-struct KernelChoice(#[allow(dead_code)] std::sync::MutexGuard<'static, ()>);
+/// The streaming kernel of the separable filters off while it lives (the tiled kernel takes
+/// the filters it would), holding [`KERNEL_CHOICE`].
+struct StreamingOff(#[allow(dead_code)] std::sync::MutexGuard<'static, ()>);
 
-impl KernelChoice {
-    fn pipelined(on: bool) -> Self {
+impl StreamingOff {
+    fn new() -> Self {
         let g = KERNEL_CHOICE.lock().unwrap_or_else(|e| e.into_inner());
         cuprite_array::tuning::set_image_streaming(false);
-        cuprite_array::tuning::set_image_pipelined(on);
-        KernelChoice(g)
-    }
-}
-
-impl Drop for KernelChoice {
-    fn drop(&mut self) {
-        cuprite_array::tuning::set_image_pipelined(false);
+        StreamingOff(g)
     }
 }
 
@@ -1776,15 +1768,17 @@ fn sep2_kernels_compile() -> TestResult {
     Ok(())
 }
 
-/// The sources of the separable filters' kernels that f16, f32 and f64 runs on the CPU would
-/// build on CUDA (recorded by the dry-run backend), with the opt-in pipelined kernel on or off
-/// ([`KernelChoice`]): Gaussians of 5 and 17 taps, orders 1 and 0, a uniform filter of 4 x 3.
-fn sep_sources(pipelined: bool) -> Result<Vec<String>, String> {
-    let _choice = KernelChoice::pipelined(pipelined);
+/// The tiled separable kernel (`filters_sep.cu`) takes its taps as floats (`img_ftaps`, two a
+/// parameter word) for 4-byte working values and at most 17 taps a pass, as doubles
+/// (`img_taps`) otherwise, and both forms compile with NVRTC (no GPU): the sources f16, f32
+/// and f64 runs on the CPU would build on CUDA with the streaming kernel off ([`StreamingOff`]),
+/// recorded by the dry-run backend: Gaussians of 5 and 17 taps, orders 1 and 0, a uniform filter
+/// of 4 x 3, a Gaussian of 33 taps.
+fn sep2_float_taps_compile() -> TestResult {
     fn run<T: ImageElement + Element>() -> TestResult {
         let x: Vec<T> = (0..40 * 70).map(|i| T::store((i % 7) as f64)).collect();
         let a = Array::from_slice_on(Device::CPU, &x, &[40, 70])?;
-        for sigma in [0.5, 2.0] {
+        for sigma in [0.5, 2.0, 4.0] {
             image::gaussian_filter(&a, &[sigma])?.eval()?;
         }
         let go = GaussianOpts::new().order(&[1, 0]);
@@ -1792,65 +1786,41 @@ fn sep_sources(pipelined: bool) -> Result<Vec<String>, String> {
         image::uniform_filter(&a, &[4, 3])?.eval()?;
         Ok(())
     }
-    cuprite_array::tuning::compiler::start_recording();
-    let runs = [run::<f16>(), run::<f32>(), run::<f64>()];
-    let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
-        .into_iter()
-        .filter(|s| s.contains("cuprite_img_pipe_") || s.contains("cuprite_img_sep2_"))
-        .collect();
-    for (i, r) in runs.into_iter().enumerate() {
-        r.map_err(|e| format!("dtype {i} under recording: {e}"))?;
-    }
-    Ok(sources)
-}
-
-/// The pipelined kernel of the separable filters (`filters_pipe.cu`: rows first, at most 17
-/// taps a pass, `f32` and `f16`) and the tiled kernel's prefetching form (`SEP_PF`, float
-/// taps: rows first, one first-pass item a thread) compile with NVRTC (no GPU) for symmetric,
-/// antisymmetric and plain taps, shifted centres and small windows, each with its tile.
-fn pipe_kernels_compile() -> TestResult {
-    let pipe = |cx: usize| {
-        format!(
-            "PT_CX = {cx};\nconstexpr int PT_TW = 128;\nconstexpr int PT_TH = 32;\n\
-             constexpr int PT_S = 16;"
-        )
+    let sources: Vec<String> = {
+        let _off = StreamingOff::new();
+        cuprite_array::tuning::compiler::start_recording();
+        let runs = [run::<f16>(), run::<f32>(), run::<f64>()];
+        let sources = cuprite_array::tuning::compiler::take_recorded()
+            .into_iter()
+            .filter(|s| s.contains("cuprite_img_sep2_"))
+            .collect();
+        for (i, r) in runs.into_iter().enumerate() {
+            r.map_err(|e| format!("dtype {i} under recording: {e}"))?;
+        }
+        sources
     };
-    let tile = |tw: usize, s: usize, pf: usize| {
-        format!(
-            "SEP_TW = {tw};\nconstexpr int SEP_TH = 32;\nconstexpr int SEP_S = {s};\nconstexpr int SEP_R = 4;\nconstexpr int SEP_PF = {pf};"
-        )
-    };
-    let on = sep_sources(true)?;
-    let off = sep_sources(false)?;
-    let cases: [(&[String], &str, String); 10] = [
-        (&on, "cuprite_img_pipe_f32_17x17_22_c8(", pipe(8)),
-        (&on, "cuprite_img_pipe_f16_17x17_22_c8(", pipe(8)),
-        (&on, "cuprite_img_pipe_f32_5x5_22_c2(", pipe(2)),
-        (&on, "cuprite_img_pipe_f32_9x17_02_c8(", pipe(8)),
-        (&on, "cuprite_img_pipe_f16_4x3_12_c1(", pipe(1)),
-        // Doubles stay on the tiled kernel, without the prefetch.
-        (&on, "cuprite_img_sep2_f64_17x17_22(", tile(112, 8, 0)),
-        // The tiled kernel: 128 columns of two groups of 16 rows prefetch (17 or 5 taps along
-        // rows, 17 or 5 along columns); 126 columns (3 taps along columns) do not.
-        (&off, "cuprite_img_sep2_f32_17x17_22(", tile(112, 16, 1)),
-        (&off, "cuprite_img_sep2_f16_17x17_22(", tile(112, 16, 1)),
-        (&off, "cuprite_img_sep2_f32_5x5_22(", tile(124, 16, 1)),
-        (&off, "cuprite_img_sep2_f16_4x3_12(", tile(124, 16, 0)),
-    ];
-    for (sources, name, want) in cases {
+    let floats = "img_ftaps{{img_flo(wy_0), img_fhi(wy_0)";
+    let doubles = "img_taps{{wy_0, wy_1";
+    for (name, want) in [
+        ("cuprite_img_sep2_f32_17x17_22(", floats),
+        ("cuprite_img_sep2_f16_17x17_22(", floats),
+        ("cuprite_img_sep2_f32_5x5_22(", floats),
+        ("cuprite_img_sep2_f32_9x17_02(", floats),
+        ("cuprite_img_sep2_f16_4x3_12(", floats),
+        // 33 taps, and doubles: the taps as doubles.
+        ("cuprite_img_sep2_f32_33x33_22(", doubles),
+        ("cuprite_img_sep2_f64_17x17_22(", doubles),
+    ] {
         let Some(src) = sources.iter().find(|s| s.contains(name)) else {
             return Err(format!("{name} was not recorded ({} sources)", sources.len()).into());
         };
-        if !src.contains(&want) {
-            return Err(format!("{name} does not take the tile {want:?}").into());
+        if !src.contains(want) {
+            return Err(format!("{name} does not take its taps as {want:?}").into());
         }
-    }
-    if on.iter().any(|s| s.contains("cuprite_img_sep2_f32_17x17")) {
-        return Err("an f32 filter of 17 x 17 taps went to the tiled kernel".into());
     }
     let opts = cuprite_array::tuning::compiler::compile_options(90, true);
     let mut seen = std::collections::BTreeSet::new();
-    for s in on.iter().chain(&off).filter(|s| seen.insert((*s).clone())) {
+    for s in sources.iter().filter(|s| seen.insert((*s).clone())) {
         if let Err(e) = cuprite_driver::nvrtc::compile(s, &opts) {
             return Err(format!("kernel failed to compile: {e}\n{s}").into());
         }
@@ -1870,7 +1840,10 @@ pub fn tests() -> Vec<Test> {
             separable_tiles_dtypes,
         ),
         Test::nvrtc("codegen::image_sep2_kernels_compile", sep2_kernels_compile),
-        Test::nvrtc("codegen::image_pipe_kernels_compile", pipe_kernels_compile),
+        Test::nvrtc(
+            "codegen::image_sep2_float_taps_compile",
+            sep2_float_taps_compile,
+        ),
         Test::gpu("cuda::image_filters::separable_edges", || {
             separable_edges(Device::cuda(0))
         }),
@@ -1880,14 +1853,11 @@ pub fn tests() -> Vec<Test> {
         Test::gpu("cuda::image_filters::separable_strips", || {
             separable_strips(Device::cuda(0))
         }),
-        Test::cpu("cpu::image_filters::separable_pipes", || {
-            separable_pipes(Device::CPU, true)
+        Test::cpu("cpu::image_filters::separable_large", || {
+            separable_large(Device::CPU)
         }),
-        Test::gpu("cuda::image_filters::separable_pipes", || {
-            separable_pipes(Device::cuda(0), true)
-        }),
-        Test::gpu("cuda::image_filters::separable_pipes_tiled", || {
-            separable_pipes(Device::cuda(0), false)
+        Test::gpu("cuda::image_filters::separable_large", || {
+            separable_large(Device::cuda(0))
         }),
     ];
     for &(name, body) in BODIES {
@@ -2058,26 +2028,24 @@ fn separable_strips(d: Device) -> TestResult {
     Ok(())
 }
 
-/// The pipelined kernel of the separable filters (`filters_pipe.cu`: rows first, at most 17
-/// taps a pass, `f32` and `f16`, tiles of 128 x 32 outputs) against f64 reference passes for
-/// every boundary mode: images cut by the right edge just before, at and after a tile's end
-/// (127, 128, 129, 257 columns) and by the bottom edge (31, 32, 33 rows); rows a whole number
-/// of 16-byte copies long (1500, 520, 256: interior windows copied as vectors) or not (389,
-/// 127); more tiles than the blocks resident on the device (1200 x 1500: 456 tiles), so that
-/// blocks walk several tiles through both window buffers; images narrower or shorter than a
-/// window; batches. [`SEP_CASES`] 0 (gaussian 2, 17 x 17 symmetric taps) and 4 (plain taps,
-/// shifted centres, divisors). The kernel is opt-in: `pipelined` switches it on
-/// ([`KernelChoice`]); `false` runs the same checks on the tiled kernel.
-fn separable_pipes(d: Device, pipelined: bool) -> TestResult {
-    let _choice = KernelChoice::pipelined(pipelined);
+/// The tiled kernel of the separable filters (`filters_sep.cu`) on `f32` and `f16` images (float
+/// taps) against f64 reference passes for every boundary mode: images cut by the right edge
+/// just before, at and after a tile's end (111, 112, 113 columns; tiles of 112 x 32 outputs for
+/// 17 x 17 taps) and by the bottom edge (31, 32, 33 rows); rows a multiple of 4 long (1500, 520,
+/// 256: vector loads) or not (389, 127); a large image of many tiles (1200 x 1500, more than
+/// one round of the device's resident blocks); images narrower or shorter than a window;
+/// batches. [`SEP_CASES`] 0 (gaussian 2, 17 x 17 symmetric taps) and 4 (plain taps, shifted
+/// centres, divisors). The streaming kernel is off meanwhile ([`StreamingOff`]).
+fn separable_large(d: Device) -> TestResult {
+    let _off = StreamingOff::new();
     let mut rng = Rng::fresh();
     let shapes: [[usize; 3]; 10] = [
         [1, 1200, 1500],
         [2, 100, 520],
         [1, 97, 389],
-        [1, 33, 257],
-        [1, 31, 129],
-        [3, 32, 128],
+        [1, 33, 113],
+        [1, 31, 111],
+        [3, 32, 112],
         [1, 70, 127],
         [1, 64, 256],
         [2, 5, 3],

@@ -23,11 +23,6 @@
 //    outputs go out as vectors where the address allows. Columns first, along rows: a thread
 //    gives SEP_S consecutive rows of one column, lanes on consecutive columns.
 //
-// With SEP_PF (rows first, one first-pass item a thread), the launch makes its blocks resident
-// (each walks several tiles) and a thread issues the loads of its item of the block's next
-// tile, when that tile lies inside the image, right after its first pass, so that they are in
-// flight during the second pass; the next first pass computes from those values.
-//
 // Only tiles whose input window reaches past the image map indices through `img_map`; the
 // others index the image directly. The taps come as `img_taps` (doubles, rounded to C here)
 // or, for 4-byte working values and at most 17 taps a pass, `img_ftaps` (floats, read as
@@ -39,9 +34,9 @@
 //
 // Built after `boundary.cu`, a typed header defining `T`, `C`, `img_ld`, `img_st`,
 // `img_fma` (`filters_elem.rs`), `filters_taps.cu`, and SEP_MY, SEP_MX, SEP_SYMY, SEP_SYMX,
-// SEP_XFIRST, SEP_TW (a multiple of 4 and of SEP_R), SEP_TH (a multiple of SEP_S), SEP_S,
-// SEP_R (4 or 8) and SEP_PF (0 or 1). The shared bytes it needs are `filters_sep.rs`'s
-// `shared_bytes`, which mirrors SEP_MR and SEP_MS below.
+// SEP_XFIRST, SEP_TW (a multiple of 4 and of SEP_R), SEP_TH (a multiple of SEP_S), SEP_S and
+// SEP_R (4 or 8). The shared bytes it needs are `filters_sep.rs`'s `shared_bytes`, which
+// mirrors SEP_MR and SEP_MS below.
 
 constexpr int SEP_THREADS = 256;
 // Working values per 16-byte shared access.
@@ -67,8 +62,6 @@ constexpr int SEP_OFF = SEP_CXR - SEP_CX;
 constexpr int SEP_NCH = (SEP_OFF + SEP_NV + 3) / 4;
 static_assert(SEP_TW % 4 == 0 && SEP_TW % SEP_R == 0 && SEP_TH % SEP_S == 0, "tiling");
 static_assert(SEP_R == 4 || SEP_R == 8, "4 or 8 outputs a thread along columns");
-static_assert(!SEP_PF || (!SEP_XFIRST && SEP_SW * (SEP_TH / SEP_S) == SEP_THREADS),
-              "prefetch: rows first, one first-pass item a thread");
 
 template <class TP>
 __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, const TP wx,
@@ -85,11 +78,6 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
                     reinterpret_cast<unsigned long long>(x) % (4 * sizeof(T)) == 0;
   const i64t tn_y = (h + SEP_TH - 1) / SEP_TH, tn_x = (w + SEP_TW - 1) / SEP_TW;
   const i64t total = batch * tn_y * tn_x;
-  // With SEP_PF: the window values of the next tile's first-pass item, when that tile lies
-  // inside, loaded into `pv` right after this tile's first pass (in flight during the second);
-  // `have` says whether `pv` holds them.
-  C pv[SEP_S + SEP_MY - 1];
-  bool have = false;
   for (i64t t = blockIdx.x; t < total; t += gridDim.x) {
     const i64t tx0 = (t % tn_x) * SEP_TW;
     const i64t r = t / tn_x;
@@ -105,39 +93,7 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
       C wr[SEP_MY];
 #pragma unroll
       for (int j = 0; j < SEP_MY; ++j) wr[j] = (C)wy.v[j];
-      if (SEP_PF) {
-        // One item a thread, its values in `pv` (prefetched, or loaded here).
-        const int g = tid / SEP_SW, c = tid - g * SEP_SW;
-        const i64t gx = img_map(x0 + c, w, (int)mode);
-        // Constant modes: intermediate columns outside the image are `cval`.
-        const bool out = cst && gx < 0;
-        if (!have) {
-          if (y0 >= 0 && y0 + SEP_SH <= h && x0 >= 0 && x0 + SEP_SW <= w) {
-            const T *s = xb + (y0 + g * SEP_S) * w + x0 + c;
-#pragma unroll
-            for (int j = 0; j < SEP_S + SEP_MY - 1; ++j) pv[j] = img_ld(__ldg(s + j * w));
-          } else {
-#pragma unroll
-            for (int j = 0; j < SEP_S + SEP_MY - 1; ++j) {
-              const i64t gy = img_map(y0 + g * SEP_S + j, h, (int)mode);
-              pv[j] = (gy >= 0 && gx >= 0) ? img_ld(xb[gy * w + gx]) : cv;
-            }
-          }
-        }
-#pragma unroll
-        for (int p = 0; p < SEP_S; ++p)
-          mid[(g * SEP_S + p) * SEP_MS + c] =
-              out ? cv : img_ld(img_st(sep_div(sep_out<SEP_MY, SEP_SYMY>(pv, wr, p), divy)));
-        const i64t tn = t + gridDim.x;
-        const i64t nr = tn / tn_x;
-        const i64t nx0 = (tn % tn_x) * SEP_TW - cx, ny0 = (nr % tn_y) * SEP_TH - cy;
-        have = tn < total && ny0 >= 0 && ny0 + SEP_SH <= h && nx0 >= 0 && nx0 + SEP_SW <= w;
-        if (have) {
-          const T *s = x + (nr / tn_y) * h * w + (ny0 + g * SEP_S) * w + nx0 + c;
-#pragma unroll
-          for (int j = 0; j < SEP_S + SEP_MY - 1; ++j) pv[j] = img_ld(__ldg(s + j * w));
-        }
-      } else if (y0 >= 0 && y0 + SEP_SH <= h && x0 >= 0 && x0 + SEP_SW <= w) {
+      if (y0 >= 0 && y0 + SEP_SH <= h && x0 >= 0 && x0 + SEP_SW <= w) {
         const T *src = xb + y0 * w + x0;
 #pragma unroll
         for (int q0 = 0; q0 < N1; q0 += SEP_THREADS) {

@@ -82,7 +82,7 @@ impl<'a> Param<'a> for Taps {
 }
 
 /// The most taps a pass may have to travel as [`FTaps`].
-pub(crate) const FTAP_MAX: usize = 17;
+const FTAP_MAX: usize = 17;
 /// Words of [`FTaps`]: two float taps each.
 const FTAP_WORDS: usize = FTAP_MAX.div_ceil(2);
 
@@ -92,7 +92,7 @@ const FTAP_WORDS: usize = FTAP_MAX.div_ceil(2);
 /// `img_ftaps` (`filters_taps.cu`). The taps are rounded to `f32` here, as a kernel rounds
 /// [`Taps`]' doubles to its working type.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct FTaps(pub(super) [u64; FTAP_WORDS]);
+pub(super) struct FTaps([u64; FTAP_WORDS]);
 
 impl FTaps {
     /// The taps `w` (at most [`FTAP_MAX`]), or an `Err` naming their count.
@@ -208,7 +208,6 @@ struct Tiling {
     th: usize,
     s: usize,
     blocks: usize,
-    pf: bool,
 }
 
 /// The bytes of dynamic shared memory the kernel needs for taps `my`, `mx` in a working type
@@ -223,20 +222,6 @@ fn shared_bytes(my: usize, mx: usize, xfirst: bool, esize: usize, tile: (usize, 
     let v = 16 / esize;
     let nl = (R + mx - 1).div_ceil(v) * v;
     th * (tw - R + nl) * esize
-}
-
-/// Whether the kernel prefetches the next tile's first pass (`SEP_PF`).
-const PREFETCH: bool = true;
-/// The blocks an SM keeps resident with the prefetch (its launch bound and grid).
-const PF_BLOCKS: usize = 3;
-
-/// Whether a tile `(tw, th, s)` of a filter of `my` x `mx` taps can prefetch (the kernel's
-/// `SEP_PF`): rows first, one first-pass item a thread (`tw + mx - 1` columns of `th / s`
-/// groups), at most [`FTAP_MAX`] taps a pass of 4-byte working values (float taps, which
-/// leave the registers the prefetched values take).
-fn prefetches(my: usize, mx: usize, xfirst: bool, esize: usize, t: (usize, usize, usize)) -> bool {
-    let (tw, th, s) = t;
-    !xfirst && esize == 4 && my <= FTAP_MAX && mx <= FTAP_MAX && (tw + mx - 1) * (th / s) == THREADS
 }
 
 /// The tiling of a filter: as many output columns (a multiple of 4) as leave the intermediate
@@ -260,15 +245,7 @@ fn tiling(my: usize, mx: usize, xfirst: bool, esize: usize) -> Option<Tiling> {
                 .into_iter()
                 .find(|&s| s <= th && (s + my - 1) * words <= ROW_WINDOW_REGS)
                 .unwrap_or(1);
-            let pf = PREFETCH && prefetches(my, mx, xfirst, esize, (tw, th, s));
-            let blocks = if pf { PF_BLOCKS } else { blocks };
-            Tiling {
-                tw,
-                th,
-                s,
-                blocks,
-                pf,
-            }
+            Tiling { tw, th, s, blocks }
         })
 }
 
@@ -353,7 +330,6 @@ impl ImgSep2 {
             ("SEP_TH", t.th as i64),
             ("SEP_S", t.s as i64),
             ("SEP_R", R as i64),
-            ("SEP_PF", i64::from(t.pf)),
         ];
         let cu = include_str!("filters_sep.cu");
         if self.float_taps() {
@@ -506,9 +482,6 @@ impl LibraryCall for ImgSep2 {
         if self.is_strip() {
             return self.run_strip(lane, inputs, out);
         }
-        if self.is_pipe() && self.run_pipe(lane, inputs, out)? {
-            return Ok(());
-        }
         let i = |v: usize| v as i64;
         let params = SepArgs {
             x: part(&inputs[0], self.dtype, n)?,
@@ -576,21 +549,15 @@ impl LibraryCall for ImgSep2 {
         let k = crate::jit::library_kernel(st, self.key(), || self.kernel(t))?;
         let a = af.unwrap_or(a);
         let tiles = self.batch * self.h.div_ceil(t.th) * self.w.div_ceil(t.tw);
-        let grid = if t.pf {
-            // Resident blocks, each walking several tiles (the prefetch needs a next tile).
-            tiles.clamp(1, st.sms.max(1) as usize * t.blocks) as u32
-        } else {
-            grid_for(u64::from(st.sms), t.blocks as u64, tiles, 1)
-        };
+        let grid = grid_for(u64::from(st.sms), t.blocks as u64, tiles, 1);
         let shared = shared_bytes(self.y.m, self.x.m, self.xfirst, self.esize(), (t.tw, t.th));
         // SAFETY: `x` and `y` are checked views of `batch h w` elements (`ReadBuf`/
         // `WriteBuf::part` check them inside their allocations), the taps are values; the
         // kernel reads `x` only at `img_map`ped indices inside `[0, h) x [0, w)` of each
         // image (vector loads only of runs of 4 columns inside a row, from an `x` aligned for
-        // them with rows a multiple of 4 long; prefetched windows only of tiles lying wholly
-        // inside), writes `y` only at outputs inside them, and its shared memory is the `shared`
-        // bytes asked for here (the kernel's `SEP_MR * SEP_MS` values for this tiling, at most
-        // 48 KiB as `tiling` checked).
+        // them with rows a multiple of 4 long), writes `y` only at outputs inside them, and its
+        // shared memory is the `shared` bytes asked for here (the kernel's `SEP_MR * SEP_MS`
+        // values for this tiling, at most 48 KiB as `tiling` checked).
         unsafe {
             stream.launch_packed(
                 &k.func,
@@ -610,9 +577,6 @@ impl LibraryCall for ImgSep2 {
         }
         if self.is_strip() {
             return vec![self.kernel_strip().source];
-        }
-        if self.is_pipe() {
-            return vec![self.kernel_pipe().source];
         }
         self.tiling()
             .map(|t| vec![self.kernel(t).source])
@@ -652,7 +616,7 @@ pub(super) fn sep_source<'a, P: KernelParams<'a>>(
 
 #[cfg(test)]
 mod tests {
-    use super::{FIRST_COLS, PF_BLOCKS, PREFETCH, SHARED_MAX, Tiling, shared_bytes, small, tiling};
+    use super::{FIRST_COLS, SHARED_MAX, Tiling, shared_bytes, small, tiling};
 
     /// The shared memory of a tiling, counted by hand: rows first, `th` rows of the 16-byte
     /// loads of the pass along columns; columns first, `th + my - 1` rows of `tw`.
@@ -666,29 +630,14 @@ mod tests {
         assert_eq!(shared_bytes(33, 33, false, 8, (96, 32)), 32 * 128 * 8);
         // f64, 33 x 33, columns first: 64 rows of 96 (48 KiB).
         assert_eq!(shared_bytes(33, 33, true, 8, (96, 32)), 64 * 96 * 8);
-        let t = |tw, th, s, blocks, pf| {
-            Some(Tiling {
-                tw,
-                th,
-                s,
-                blocks,
-                pf,
-            })
-        };
-        // f32, 17 x 17 rows first: 128 columns of 2 groups of 16 rows, one first-pass item
-        // for each of the 256 threads: the prefetching kernel, PF_BLOCKS an SM.
-        assert_eq!(
-            tiling(17, 17, false, 4),
-            t(112, 32, 16, PF_BLOCKS, PREFETCH)
-        );
-        assert_eq!(tiling(17, 17, true, 4), t(112, 32, 16, 4, false));
-        assert_eq!(tiling(33, 33, false, 4), t(96, 32, 16, 3, false));
-        // 126 columns of 2 groups: no prefetch.
-        assert_eq!(tiling(4, 3, false, 4), t(124, 32, 16, 4, false));
+        let t = |tw, th, s, blocks| Some(Tiling { tw, th, s, blocks });
+        assert_eq!(tiling(17, 17, false, 4), t(112, 32, 16, 4));
+        assert_eq!(tiling(33, 33, false, 4), t(96, 32, 16, 3));
+        assert_eq!(tiling(4, 3, false, 4), t(124, 32, 16, 4));
         // f64: 8 + 16 values of two registers each fill the 48 of a rows window.
-        assert_eq!(tiling(17, 17, false, 8), t(112, 32, 8, 3, false));
+        assert_eq!(tiling(17, 17, false, 8), t(112, 32, 8, 3));
         // 33 doubles a pass along rows: one output a thread.
-        assert_eq!(tiling(33, 33, true, 8), t(96, 32, 1, 3, false));
+        assert_eq!(tiling(33, 33, true, 8), t(96, 32, 1, 3));
         assert_eq!(tiling(34, 3, false, 4), None);
         assert_eq!(tiling(0, 3, false, 4), None);
         for (my, mx) in [(1, 1), (3, 3), (17, 17), (33, 33), (1, 33), (33, 1)] {

@@ -122,7 +122,6 @@ mod filters_elem;
 mod filters_launch;
 mod filters_meanshift;
 mod filters_order;
-pub(crate) mod filters_pipe;
 mod filters_plan;
 mod filters_rank;
 mod filters_sep;

@@ -12,8 +12,6 @@
 //! - `image/gaussian_filter_streaming`: `image/gaussian_filter` on the streaming separable
 //!   kernel (`tuning::set_image_streaming(true)`), and its bandwidth against the copy, beside
 //!   the tiled kernel that `image/gaussian_filter` runs by default.
-//! - `image/gaussian_filter_pipelined`: `image/gaussian_filter` on the pipelined tile kernel
-//!   (`tuning::set_image_pipelined(true)`), and its bandwidth against the copy.
 //! - `image/gaussian_filter_3d`: a 256³ f32 volume, sigma 2.
 
 use super::curves::per_call;
@@ -33,7 +31,6 @@ pub fn benchmarks() -> Vec<Benchmark> {
     vec![
         b("image/gaussian_filter", gaussian),
         b("image/gaussian_filter_streaming", gaussian_streaming),
-        b("image/gaussian_filter_pipelined", gaussian_pipelined),
         b("image/uniform_filter", uniform),
         b("image/median_filter", median),
         b("image/sobel", sobel),
@@ -177,21 +174,6 @@ fn gaussian_streaming(ctx: &mut BenchCtx) -> BenchResult {
         |x| image::gaussian_filter(x, &[2.0]),
     );
     cuprite_array::tuning::set_image_streaming(false);
-    r
-}
-
-/// `gaussian` on the pipelined tile kernel: the pipelined kernel on for the call, off again
-/// after it (also when it fails).
-fn gaussian_pipelined(ctx: &mut BenchCtx) -> BenchResult {
-    cuprite_array::tuning::set_image_pipelined(true);
-    let r = with_bandwidth(
-        ctx,
-        "pipelined gaussian_filter sigma 2",
-        "cupyx.scipy.ndimage.gaussian_filter",
-        None,
-        |x| image::gaussian_filter(x, &[2.0]),
-    );
-    cuprite_array::tuning::set_image_pipelined(false);
     r
 }
 
