@@ -1576,21 +1576,38 @@ fn cuda_agrees_with_cpu() -> TestResult {
     Ok(())
 }
 
+/// Serialises the tests that choose the separable filters' kernel through the process-wide
+/// switch ([`StreamingOn`], [`StreamingOff`]), so that one does not switch the streaming kernel
+/// off under another (the kernels compute the same values, so other tests are not affected).
+static KERNEL_CHOICE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Switches the opt-in streaming kernel of the separable filters on for the process while it
-/// lives, and off again when dropped (the two kernels compute the same values, so tests running
-/// meanwhile are not affected).
-struct StreamingOn;
+/// lives, and off again when dropped; holds [`KERNEL_CHOICE`] meanwhile.
+struct StreamingOn(#[allow(dead_code)] std::sync::MutexGuard<'static, ()>);
 
 impl StreamingOn {
     fn new() -> Self {
+        let g = KERNEL_CHOICE.lock().unwrap_or_else(|e| e.into_inner());
         cuprite_array::tuning::set_image_streaming(true);
-        StreamingOn
+        StreamingOn(g)
     }
 }
 
 impl Drop for StreamingOn {
     fn drop(&mut self) {
         cuprite_array::tuning::set_image_streaming(false);
+    }
+}
+
+/// The streaming kernel of the separable filters off while it lives (the tiled kernel takes
+/// the filters it would), holding [`KERNEL_CHOICE`].
+struct StreamingOff(#[allow(dead_code)] std::sync::MutexGuard<'static, ()>);
+
+impl StreamingOff {
+    fn new() -> Self {
+        let g = KERNEL_CHOICE.lock().unwrap_or_else(|e| e.into_inner());
+        cuprite_array::tuning::set_image_streaming(false);
+        StreamingOff(g)
     }
 }
 
@@ -1751,6 +1768,66 @@ fn sep2_kernels_compile() -> TestResult {
     Ok(())
 }
 
+/// The tiled separable kernel (`filters_sep.cu`) takes its taps as floats (`img_ftaps`, two a
+/// parameter word) for 4-byte working values and at most 17 taps a pass, as doubles
+/// (`img_taps`) otherwise, and both forms compile with NVRTC (no GPU): the sources f16, f32
+/// and f64 runs on the CPU would build on CUDA with the streaming kernel off ([`StreamingOff`]),
+/// recorded by the dry-run backend: Gaussians of 5 and 17 taps, orders 1 and 0, a uniform filter
+/// of 4 x 3, a Gaussian of 33 taps.
+fn sep2_float_taps_compile() -> TestResult {
+    fn run<T: ImageElement + Element>() -> TestResult {
+        let x: Vec<T> = (0..40 * 70).map(|i| T::store((i % 7) as f64)).collect();
+        let a = Array::from_slice_on(Device::CPU, &x, &[40, 70])?;
+        for sigma in [0.5, 2.0, 4.0] {
+            image::gaussian_filter(&a, &[sigma])?.eval()?;
+        }
+        let go = GaussianOpts::new().order(&[1, 0]);
+        image::gaussian_filter_with(&a, &[1.0, 2.0], go)?.eval()?;
+        image::uniform_filter(&a, &[4, 3])?.eval()?;
+        Ok(())
+    }
+    let sources: Vec<String> = {
+        let _off = StreamingOff::new();
+        cuprite_array::tuning::compiler::start_recording();
+        let runs = [run::<f16>(), run::<f32>(), run::<f64>()];
+        let sources = cuprite_array::tuning::compiler::take_recorded()
+            .into_iter()
+            .filter(|s| s.contains("cuprite_img_sep2_"))
+            .collect();
+        for (i, r) in runs.into_iter().enumerate() {
+            r.map_err(|e| format!("dtype {i} under recording: {e}"))?;
+        }
+        sources
+    };
+    let floats = "img_ftaps{{img_flo(wy_0), img_fhi(wy_0)";
+    let doubles = "img_taps{{wy_0, wy_1";
+    for (name, want) in [
+        ("cuprite_img_sep2_f32_17x17_22(", floats),
+        ("cuprite_img_sep2_f16_17x17_22(", floats),
+        ("cuprite_img_sep2_f32_5x5_22(", floats),
+        ("cuprite_img_sep2_f32_9x17_02(", floats),
+        ("cuprite_img_sep2_f16_4x3_12(", floats),
+        // 33 taps, and doubles: the taps as doubles.
+        ("cuprite_img_sep2_f32_33x33_22(", doubles),
+        ("cuprite_img_sep2_f64_17x17_22(", doubles),
+    ] {
+        let Some(src) = sources.iter().find(|s| s.contains(name)) else {
+            return Err(format!("{name} was not recorded ({} sources)", sources.len()).into());
+        };
+        if !src.contains(want) {
+            return Err(format!("{name} does not take its taps as {want:?}").into());
+        }
+    }
+    let opts = cuprite_array::tuning::compiler::compile_options(90, true);
+    let mut seen = std::collections::BTreeSet::new();
+    for s in sources.iter().filter(|s| seen.insert((*s).clone())) {
+        if let Err(e) = cuprite_driver::nvrtc::compile(s, &opts) {
+            return Err(format!("kernel failed to compile: {e}\n{s}").into());
+        }
+    }
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     let mut v = vec![
         Test::nvrtc("codegen::image_kernels_compile", image_kernels_compile),
@@ -1763,6 +1840,10 @@ pub fn tests() -> Vec<Test> {
             separable_tiles_dtypes,
         ),
         Test::nvrtc("codegen::image_sep2_kernels_compile", sep2_kernels_compile),
+        Test::nvrtc(
+            "codegen::image_sep2_float_taps_compile",
+            sep2_float_taps_compile,
+        ),
         Test::gpu("cuda::image_filters::separable_edges", || {
             separable_edges(Device::cuda(0))
         }),
@@ -1771,6 +1852,12 @@ pub fn tests() -> Vec<Test> {
         }),
         Test::gpu("cuda::image_filters::separable_strips", || {
             separable_strips(Device::cuda(0))
+        }),
+        Test::cpu("cpu::image_filters::separable_large", || {
+            separable_large(Device::CPU)
+        }),
+        Test::gpu("cuda::image_filters::separable_large", || {
+            separable_large(Device::cuda(0))
         }),
     ];
     for &(name, body) in BODIES {
@@ -1924,6 +2011,69 @@ fn separable_strips(d: Device) -> TestResult {
         let a32 = Array::from_slice_on(d, &x32, &xs)?;
         let a16 = Array::from_slice_on(d, &x16, &xs)?;
         for mode in MODES.into_iter().chain([Boundary::GridWrap]) {
+            for case in [0usize, 4] {
+                let w = |t: &str| format!("{} {t} {xs:?} {mode:?}", SEP_CASES[case]);
+                let want = sep_ref(case, &x, &xs, mode);
+                let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+                let got = sep_filter(&a32, case, mode)?.to_vec()?;
+                let got: Vec<f64> = got.iter().map(|&v| f64::from(v)).collect();
+                close(&got, &want, 0.0, 1e-5 * scale, &w("f32"))?;
+                let want16 = sep_ref(case, &x16r, &xs, mode);
+                let got = sep_filter(&a16, case, mode)?.to_vec()?;
+                let got: Vec<f64> = got.iter().map(|v| v.to_f64()).collect();
+                close(&got, &want16, 0.0, 1e-2 * scale, &w("f16"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The tiled kernel of the separable filters (`filters_sep.cu`) on `f32` and `f16` images (float
+/// taps) against f64 reference passes for every boundary mode: images cut by the right edge
+/// just before, at and after a tile's end (111, 112, 113 columns; tiles of 112 x 32 outputs for
+/// 17 x 17 taps) and by the bottom edge (31, 32, 33 rows); rows a multiple of 4 long (1500, 520,
+/// 256: vector loads) or not (389, 127); a large image of many tiles (1200 x 1500, more than
+/// one round of the device's resident blocks); images narrower or shorter than a window;
+/// batches. [`SEP_CASES`] 0 (gaussian 2, 17 x 17 symmetric taps) and 4 (plain taps, shifted
+/// centres, divisors). The streaming kernel is off meanwhile ([`StreamingOff`]).
+fn separable_large(d: Device) -> TestResult {
+    let _off = StreamingOff::new();
+    let mut rng = Rng::fresh();
+    let shapes: [[usize; 3]; 10] = [
+        [1, 1200, 1500],
+        [2, 100, 520],
+        [1, 97, 389],
+        [1, 33, 113],
+        [1, 31, 111],
+        [3, 32, 112],
+        [1, 70, 127],
+        [1, 64, 256],
+        [2, 5, 3],
+        [1, 1, 300],
+    ];
+    for xs in shapes {
+        let n: usize = xs.iter().product();
+        let big = n > 100_000;
+        // The CPU run checks the references and tolerances; the large image is for the kernel.
+        if big && d == Device::CPU {
+            continue;
+        }
+        let x = rvec(&mut rng, n, -1.0, 1.0);
+        let x16: Vec<f16> = x.iter().map(|&v| f16::from_f64(v)).collect();
+        let x16r: Vec<f64> = x16.iter().map(|v| v.to_f64()).collect();
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let a32 = Array::from_slice_on(d, &x32, &xs)?;
+        let a16 = Array::from_slice_on(d, &x16, &xs)?;
+        for mode in MODES.into_iter().chain([Boundary::GridWrap]) {
+            // The large image in three modes (one of them constant) keeps the reference short.
+            if big
+                && !matches!(
+                    mode,
+                    Boundary::Reflect | Boundary::Constant(_) | Boundary::Wrap
+                )
+            {
+                continue;
+            }
             for case in [0usize, 4] {
                 let w = |t: &str| format!("{} {t} {xs:?} {mode:?}", SEP_CASES[case]);
                 let want = sep_ref(case, &x, &xs, mode);

@@ -24,7 +24,9 @@
 //    gives SEP_S consecutive rows of one column, lanes on consecutive columns.
 //
 // Only tiles whose input window reaches past the image map indices through `img_map`; the
-// others index the image directly. Each pass sums its taps in the order of SciPy's
+// others index the image directly. The taps come as `img_taps` (doubles, rounded to C here)
+// or, for 4-byte working values and at most 17 taps a pass, `img_ftaps` (floats, read as
+// operands rather than held in registers). Each pass sums its taps in the order of SciPy's
 // `correlate1d` (so that integer results truncate as SciPy's do): with symmetric taps
 // (SEP_SYMY/SEP_SYMX = 1) the centre tap, then the pairs `(v[t] + v[m - 1 - t]) w[t]` from
 // the outermost in; antisymmetric (-1) the same with differences; otherwise (0) the last tap,
@@ -61,10 +63,11 @@ constexpr int SEP_NCH = (SEP_OFF + SEP_NV + 3) / 4;
 static_assert(SEP_TW % 4 == 0 && SEP_TW % SEP_R == 0 && SEP_TH % SEP_S == 0, "tiling");
 static_assert(SEP_R == 4 || SEP_R == 8, "4 or 8 outputs a thread along columns");
 
-__device__ __forceinline__ void img_sep2(const T *__restrict__ x, const img_taps wy,
-                                         const img_taps wx, T *__restrict__ y, i64t batch,
-                                         i64t h, i64t w, i64t cy, i64t cx, i64t mode,
-                                         double cval, double divy, double divx) {
+template <class TP>
+__device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, const TP wx,
+                                         T *__restrict__ y, i64t batch, i64t h, i64t w, i64t cy,
+                                         i64t cx, i64t mode, double cval, double divy,
+                                         double divx) {
   extern __shared__ __align__(16) double img_sep_smem[];
   C *const mid = reinterpret_cast<C *>(img_sep_smem);
   const bool cst = mode == 1 || mode == 5;

@@ -81,6 +81,75 @@ impl<'a> Param<'a> for Taps {
     }
 }
 
+/// The most taps a pass may have to travel as [`FTaps`].
+const FTAP_MAX: usize = 17;
+/// Words of [`FTaps`]: two float taps each.
+const FTAP_WORDS: usize = FTAP_MAX.div_ceil(2);
+
+/// The taps of one pass as float operands, for 4-byte working values and at most [`FTAP_MAX`]
+/// taps: [`FTAP_WORDS`] words (`u64t wy_0, ..., wy_8`) of two `f32` taps each (the first in
+/// the low half, those past the pass's count zero) that the entry hands the body as one
+/// `img_ftaps` (`filters_taps.cu`). The taps are rounded to `f32` here, as a kernel rounds
+/// [`Taps`]' doubles to its working type.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct FTaps([u64; FTAP_WORDS]);
+
+impl FTaps {
+    /// The taps `w` (at most [`FTAP_MAX`]), or an `Err` naming their count.
+    pub(super) fn of(w: &[f64]) -> Result<FTaps> {
+        if w.len() > FTAP_MAX {
+            return Err(Error::InvalidArgument(format!(
+                "a separable image filter pass of {} float taps (at most {FTAP_MAX})",
+                w.len()
+            )));
+        }
+        let mut words = [0u64; FTAP_WORDS];
+        for (i, &v) in w.iter().enumerate() {
+            words[i / 2] |= u64::from((v as f32).to_bits()) << (32 * (i % 2));
+        }
+        Ok(FTaps(words))
+    }
+}
+
+impl<'a> Param<'a> for FTaps {
+    fn decl(name: &str, _elem: &str) -> String {
+        (0..FTAP_WORDS)
+            .map(|i| u64::decl(&format!("{name}_{i}"), ""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+    fn names(name: &str) -> String {
+        let halves: Vec<String> = (0..FTAP_WORDS)
+            .map(|i| format!("img_flo({name}_{i}), img_fhi({name}_{i})"))
+            .collect();
+        format!("img_ftaps{{{{{}}}}}", halves.join(", "))
+    }
+    fn push(&self, args: &mut LaunchArgs<'a>) {
+        for v in self.0 {
+            v.push(args);
+        }
+    }
+}
+
+kernel_params! {
+    /// [`SepArgs`] with the taps as floats ([`FTaps`]).
+    pub(super) struct SepArgsF<'a> {
+        x: ReadBuf<'a> as "T",
+        wy: FTaps,
+        wx: FTaps,
+        y: WriteBuf<'a> as "T",
+        batch: i64,
+        h: i64,
+        w: i64,
+        cy: i64,
+        cx: i64,
+        mode: i64,
+        cval: f64,
+        divy: f64,
+        divx: f64,
+    }
+}
+
 /// One pass of a separable filter: `m` taps with centre `c` summed in the order `sym`
 /// (`filters_corr::sym_of`), the sum divided by `div`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -250,25 +319,30 @@ impl ImgSep2 {
             if self.xfirst { "_xf" } else { "" }
         );
         let bounds = format!("{THREADS}, {}", t.blocks);
-        sep_source::<SepArgs>(
-            name,
-            self.dtype,
-            &[
-                ("IMG_TAPS", SEP_MAX_TAPS as i64),
-                ("SEP_MY", self.y.m as i64),
-                ("SEP_MX", self.x.m as i64),
-                ("SEP_SYMY", sym_c(self.y.sym)),
-                ("SEP_SYMX", sym_c(self.x.sym)),
-                ("SEP_XFIRST", i64::from(self.xfirst)),
-                ("SEP_TW", t.tw as i64),
-                ("SEP_TH", t.th as i64),
-                ("SEP_S", t.s as i64),
-                ("SEP_R", R as i64),
-            ],
-            include_str!("filters_sep.cu"),
-            &bounds,
-            "img_sep2",
-        )
+        let defs = [
+            ("IMG_TAPS", SEP_MAX_TAPS as i64),
+            ("SEP_MY", self.y.m as i64),
+            ("SEP_MX", self.x.m as i64),
+            ("SEP_SYMY", sym_c(self.y.sym)),
+            ("SEP_SYMX", sym_c(self.x.sym)),
+            ("SEP_XFIRST", i64::from(self.xfirst)),
+            ("SEP_TW", t.tw as i64),
+            ("SEP_TH", t.th as i64),
+            ("SEP_S", t.s as i64),
+            ("SEP_R", R as i64),
+        ];
+        let cu = include_str!("filters_sep.cu");
+        if self.float_taps() {
+            sep_source::<SepArgsF>(name, self.dtype, &defs, cu, &bounds, "img_sep2")
+        } else {
+            sep_source::<SepArgs>(name, self.dtype, &defs, cu, &bounds, "img_sep2")
+        }
+    }
+
+    /// Whether the tiled kernel takes its taps as floats ([`FTaps`]): 4-byte working values
+    /// and at most [`FTAP_MAX`] taps a pass.
+    fn float_taps(&self) -> bool {
+        self.esize() == 4 && self.y.m <= FTAP_MAX && self.x.m <= FTAP_MAX
     }
 
     /// The small-window kernel's source (`filters_sep3.cu`).
@@ -425,6 +499,29 @@ impl LibraryCall for ImgSep2 {
             divx: self.x.div,
         };
         let a = params.args();
+        // The tiled kernel's arguments, with float taps where it takes them.
+        let af = if !self.is_small() && self.float_taps() {
+            Some(
+                SepArgsF {
+                    x: part(&inputs[0], self.dtype, n)?,
+                    wy: FTaps::of(&self.wy)?,
+                    wx: FTaps::of(&self.wx)?,
+                    y: WriteBuf::part(out, self.dtype, 0, n)?,
+                    batch: i(self.batch),
+                    h: i(self.h),
+                    w: i(self.w),
+                    cy: self.y.c,
+                    cx: self.x.c,
+                    mode: i64::from(self.boundary.code()),
+                    cval: self.boundary.cval(),
+                    divy: self.y.div,
+                    divx: self.x.div,
+                }
+                .args(),
+            )
+        } else {
+            None
+        };
         if self.is_small() {
             let k = crate::jit::library_kernel(st, self.key3(), || self.kernel3())?;
             let tiles = self.batch * self.h.div_ceil(8 * S3_ROWS) * self.w.div_ceil(128);
@@ -450,6 +547,7 @@ impl LibraryCall for ImgSep2 {
         }
         let t = self.tiling()?;
         let k = crate::jit::library_kernel(st, self.key(), || self.kernel(t))?;
+        let a = af.unwrap_or(a);
         let tiles = self.batch * self.h.div_ceil(t.th) * self.w.div_ceil(t.tw);
         let grid = grid_for(u64::from(st.sms), t.blocks as u64, tiles, 1);
         let shared = shared_bytes(self.y.m, self.x.m, self.xfirst, self.esize(), (t.tw, t.th));

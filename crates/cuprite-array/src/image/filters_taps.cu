@@ -1,7 +1,7 @@
 // The taps and memory helpers of the separable filters (`filters_sep.cu`, `filters_sep3.cu`):
 // a pass's output in SciPy's summation order, its divisor, 16-byte shared loads, 4-value
 // vector loads of the image and stores of outputs; and the taps of a pass as the launch
-// passes them. Built after the typed header defining `T`, `C`, `img_ld`, `img_st`, `img_fma`
+// passes them (doubles, or floats two a word). Built after the typed header defining `T`, `C`, `img_ld`, `img_st`, `img_fma`
 // (`filters_elem.rs`), and IMG_TAPS.
 
 // The taps of one pass by value: the launch's IMG_TAPS double parameters of the pass (the first
@@ -9,6 +9,15 @@
 struct img_taps {
   double v[IMG_TAPS];
 };
+
+// The taps of a pass of at most 17 taps for 4-byte working values: the launch's words of two
+// float taps each (the first in the low half), so that the taps are read as operands rather
+// than converted into registers.
+struct img_ftaps {
+  float v[18];
+};
+__device__ __forceinline__ float img_flo(u64t w) { return __uint_as_float((unsigned)w); }
+__device__ __forceinline__ float img_fhi(u64t w) { return __uint_as_float((unsigned)(w >> 32)); }
 
 // Output `p` from the values `v` (output p's taps are v[p .. p + M - 1]).
 template <int M, int SYM, int N>
