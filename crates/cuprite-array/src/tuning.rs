@@ -104,7 +104,6 @@ pub use crate::jit::{
     FastCompile, FirstUse, JitConfig, NvrtcOutput, QuickBuild, cache_dir, clear_kernel_cache,
     set_cache_dir, wait_tier_up, without_interpreter,
 };
-pub use crate::signal::direct::{conv_rolled, set_conv_rolled};
 pub use crate::signal::nn::dnn::{
     CudnnLayout, cudnn, cudnn_layout, set_cudnn, set_cudnn_layout, with_cudnn,
 };

@@ -891,117 +891,11 @@ fn conv_2d_tiled(d: Device) -> TestResult {
     Ok(())
 }
 
-/// Switches the rolled direct convolution off for its life (the tiled kernel takes its calls),
-/// and back on when dropped.
-struct RolledOff;
-
-impl RolledOff {
-    fn new() -> Self {
-        cuprite_array::tuning::set_conv_rolled(false);
-        RolledOff
-    }
-}
-
-impl Drop for RolledOff {
-    fn drop(&mut self) {
-        cuprite_array::tuning::set_conv_rolled(true);
-    }
-}
-
-/// The rolled 2-D direct convolution (`f32`, kernels of at most 7 x 7) in every mode against
-/// the definition in f64 (on the f32 values), and bit for bit against the CPU twin and the
-/// tiled kernel (the same fused sums): images of several strips of columns and several groups
-/// of rows, widths that end a strip part way, rows that hold whole 16-byte vectors and rows
-/// that do not, images smaller than the kernel and than a thread's rows, even and 1-wide
-/// kernels, a batch of planes, and an input read from one element past its buffer's start
-/// (unaligned: the kernel's scalar form).
-fn conv_2d_rolled(d: Device) -> TestResult {
-    let mut rng = Rng::fresh();
-    let cases: &[(&[usize], &[usize], bool)] = &[
-        (&[150, 520], &[7, 7], false),
-        (&[160, 260], &[3, 5], false),
-        (&[141, 262], &[4, 6], false),
-        (&[137, 129], &[7, 7], false),
-        (&[2, 3], &[7, 7], false),
-        (&[5, 300], &[7, 7], false),
-        (&[9, 1000], &[1, 7], false),
-        (&[1000, 9], &[7, 1], false),
-        (&[40, 132], &[7, 7], true),
-        (&[3, 150, 264], &[1, 7, 7], false),
-    ];
-    for &(xs, hs, offset) in cases {
-        let n: usize = xs.iter().product();
-        let x = rvec(&mut rng, n + offset as usize);
-        let h = rvec(&mut rng, hs.iter().product());
-        let scale: f64 = h.iter().map(|v| v.abs()).sum::<f64>();
-        // The definition on the f32 values the kernels read.
-        let xr: Vec<f64> = x[offset as usize..]
-            .iter()
-            .map(|&v| v as f32 as f64)
-            .collect();
-        let hr: Vec<f64> = h.iter().map(|&v| v as f32 as f64).collect();
-        for mode in MODES {
-            if mode == ConvMode::Valid && xs.iter().zip(hs).any(|(n, m)| m > n) {
-                continue;
-            }
-            let (want, shape) = conv_ref(&xr, xs, &hr, hs, mode);
-            let what = format!("{xs:?}*{hs:?} {mode:?} offset {offset}");
-            let run = || -> Result<(Vec<usize>, Vec<f32>), cuprite_array::Error> {
-                use cuprite_array::shape::SliceArg;
-                let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
-                let flat = Array::from_slice(&x32, &[x32.len()])?;
-                let xa = if offset {
-                    flat.slice(&[SliceArg::Range {
-                        start: Some(1),
-                        end: None,
-                        step: 1,
-                    }])?
-                    .reshape(xs)?
-                } else {
-                    flat.reshape(xs)?
-                };
-                let y = convolve(
-                    &xa,
-                    &Array::from_slice(&h, hs)?.cast::<f32>(),
-                    mode,
-                    ConvMethod::Direct,
-                )?;
-                Ok((y.shape().to_vec(), y.to_vec()?))
-            };
-            let (ys, got) = on(d, run)?;
-            if ys != shape {
-                return Err(format!("{what}: shape {ys:?}, want {shape:?}").into());
-            }
-            let g: Vec<f64> = got.iter().map(|&v| v as f64).collect();
-            close(&g, &want, 1e-5, 1e-5 * scale, &what)?;
-            let (_, twin) = on(Device::CPU, run)?;
-            let (_, tiled) = {
-                let _off = RolledOff::new();
-                on(d, run)?
-            };
-            for (other, name) in [(&twin, "the CPU twin"), (&tiled, "the tiled kernel")] {
-                if other.len() != got.len() {
-                    return Err(
-                        format!("{what}: {} values, {name} {}", got.len(), other.len()).into(),
-                    );
-                }
-                if let Some(i) = (0..got.len()).find(|&i| got[i].to_bits() != other[i].to_bits()) {
-                    return Err(
-                        format!("{what}: output {i} is {}, {name}'s {}", got[i], other[i]).into(),
-                    );
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
 pub const BODIES: &[(&str, Body)] = &[
     ("conv_published", conv_published),
     ("conv_random_nd", conv_random_nd),
     ("conv_axes_batched", conv_axes_batched),
     ("conv_2d_tiled", conv_2d_tiled),
-    ("conv_2d_rolled", conv_2d_rolled),
     ("conv_methods_agree", conv_methods_agree),
     ("conv_complex", conv_complex),
     ("conv_bad_input", conv_bad_input),
@@ -1011,10 +905,9 @@ pub const BODIES: &[(&str, Body)] = &[
     ("detrend_hilbert", detrend_hilbert),
 ];
 
-/// The direct convolution on CUDA over an image of more tiles than a launch has blocks
-/// resident at once (f32 7x7 in every mode on the rolled kernel, many strips and row groups;
-/// f64 5x5 `same` on the tiled kernel's persistent blocks, which load the next tile's input
-/// while they compute one), bit for bit against the CPU
+/// The tiled direct convolution on CUDA over an image of more tiles than a launch has blocks
+/// resident at once (persistent blocks walk several tiles, loading the next tile's input while
+/// they compute one): f32 7x7 in every mode and f64 5x5 `same`, bit for bit against the CPU
 /// twin and against the f64 definition on the rows and columns around tile edges and at the
 /// image's corners.
 fn conv_2d_many_tiles() -> TestResult {
@@ -1115,12 +1008,6 @@ fn signal_kernels_compile() -> TestResult {
     let runs = [
         conv_random_nd(Device::CPU),
         conv_2d_tiled(Device::CPU),
-        conv_2d_rolled(Device::CPU),
-        {
-            // The tiled kernel's f32 forms of the kernels the rolled one takes.
-            let _off = RolledOff::new();
-            conv_2d_tiled(Device::CPU)
-        },
         lfilter_random(Device::CPU),
     ];
     let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
@@ -1128,7 +1015,6 @@ fn signal_kernels_compile() -> TestResult {
         .filter(|s| {
             s.contains("cuprite_conv_direct")
                 || s.contains("cuprite_conv_tiled")
-                || s.contains("cuprite_conv_rolled")
                 || s.contains("cuprite_iir_")
         })
         .collect();
@@ -1151,22 +1037,6 @@ fn signal_kernels_compile() -> TestResult {
     ] {
         if !sources.iter().any(|s| s.contains(want)) {
             return Err(format!("{want} was not recorded ({} sources)", sources.len()).into());
-        }
-    }
-    // The rolled kernel's forms (its names go on with the tuned shape, then the column offset
-    // and the vector flag).
-    for (kernel, form) in [
-        ("cuprite_conv_rolled_f32_7x7_", "_d1_v("),
-        ("cuprite_conv_rolled_f32_7x7_", "_d2("),
-        ("cuprite_conv_rolled_f32_7x7_", "_d0("),
-        ("cuprite_conv_rolled_f32_4x6_", "_d3("),
-        ("cuprite_conv_rolled_f32_3x5_", "_d2_v("),
-    ] {
-        if !sources
-            .iter()
-            .any(|s| s.contains(kernel) && s.contains(form))
-        {
-            return Err(format!("{kernel}..{form} was not recorded").into());
         }
     }
     crate::codegen::compile_all(&sources)

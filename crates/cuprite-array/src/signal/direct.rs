@@ -1,11 +1,9 @@
 //! The direct convolution as one library call: a kernel and its CPU twin on rayon, both
 //! summing every output over the taps in the same order (kernel lines outermost, then the taps
 //! of a line in ascending order) and rounding alike (the tiled kernel fuses each tap's multiply
-//! and add, the line kernel does not), in the precision of the data (`f32`, `f64`). Three
-//! kernels share one typed description: `rolled.cu` for `f32` planes convolved over two axes
-//! with a kernel of at most 7 x 7 (see [`Rolled`]), `tiled.cu` for the other planes convolved
-//! over two axes with a small kernel (see [`Tiled`]), `direct.cu` (one output line a tile) for
-//! everything else.
+//! and add, the line kernel does not), in the precision of the data (`f32`, `f64`). Two kernels
+//! share one typed description: `tiled.cu` for planes convolved over two axes with a small
+//! kernel (see [`Tiled`]), `direct.cu` (one output line a tile) for everything else.
 
 use super::geom::Geom;
 use crate::codegen::{KernelParams, KernelSource, ReadBuf, WriteBuf, kernel_params};
@@ -18,7 +16,6 @@ use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Threads a block.
 const THREADS: usize = 128;
@@ -38,151 +35,6 @@ const TILED_MAX_M: usize = 16;
 const TILED_SHARED: usize = 48 * 1024;
 /// The registers of an SM, which the launch bounds of `tiled.cu` share out.
 const SM_REGISTERS: usize = 65536;
-
-/// Lanes across a strip of `rolled.cu` (one warp).
-const RV_LANES: usize = 32;
-/// The largest kernel extent along each of the two axes that `rolled.cu` takes (its
-/// accumulators and taps live in registers).
-const ROLLED_MAX_M: usize = 7;
-/// Consecutive outputs a thread of `rolled.cu` along a row (`RV_W`).
-const RV_W: usize = 4;
-/// Output rows a thread of `rolled.cu` (`RV_H`): at least `ROLLED_MAX_M - 1`.
-const RV_H: usize = 13;
-/// Warps a block of `rolled.cu` (`RV_WARPS`), stacked down the rows.
-const RV_WARPS: usize = 4;
-/// The blocks an SM the launch bounds of `rolled.cu` ask for (caps its registers).
-const RV_MIN_BLOCKS: usize = 3;
-/// Whether `rolled.cu` reads its taps from shared memory at each use (`RV_STAGE`), else
-/// keeps them in registers.
-const RV_STAGE: bool = false;
-/// The steps `rolled.cu` loads a window ahead of its use (`RV_PF`).
-const RV_PF: usize = 1;
-
-/// Whether CUDA devices run the calls that `rolled.cu` takes on it (else on `tiled.cu`).
-static ROLLED_ON: AtomicBool = AtomicBool::new(true);
-
-/// Runs the direct 2-D convolutions that the rolled kernel takes (`f32` planes convolved over
-/// two axes with a kernel of at most 7 x 7) on it (`true`, the default), or on the tiled
-/// kernel that takes every plane with a kernel of at most 16 x 16 (`false`), for the whole
-/// process. Both compute the same values (the same sums in the same order, each tap fused
-/// into its accumulator). For comparing the two and testing both. The CPU backend is not
-/// affected.
-///
-/// ```
-/// use cuprite_array::tuning;
-/// tuning::set_conv_rolled(false); // the tiled kernel from here on
-/// assert!(!tuning::conv_rolled());
-/// tuning::set_conv_rolled(true);
-/// ```
-pub fn set_conv_rolled(on: bool) {
-    ROLLED_ON.store(on, Ordering::Relaxed);
-}
-
-/// Whether the rolled kernel of the direct 2-D convolution is on ([`set_conv_rolled`]).
-///
-/// ```
-/// assert!(cuprite_array::tuning::conv_rolled());
-/// ```
-pub fn conv_rolled() -> bool {
-    ROLLED_ON.load(Ordering::Relaxed)
-}
-
-/// The rolled form of a call (`rolled.cu`): each thread walks `h` output rows of `w`
-/// consecutive columns of one plane, keeping its kernel in registers and one accumulator row
-/// a kernel row (reused as outputs end), reading each input row it reaches straight from
-/// global memory; a block holds `warps` warps stacked down the rows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct Rolled {
-    pub m1: usize,
-    pub m2: usize,
-    /// Consecutive outputs a thread along a row (`RV_W`), whole vectors.
-    pub w: usize,
-    /// Output rows a thread (`RV_H`), at least `m1 - 1`.
-    pub h: usize,
-    /// Warps a block (`RV_WARPS`).
-    pub warps: usize,
-    /// The blocks an SM the launch bounds ask for.
-    pub min_blocks: usize,
-    /// Taps read from shared memory at each use (`RV_STAGE`), else held in registers.
-    pub stage: bool,
-    /// Steps a window is loaded ahead of its use (`RV_PF`), at least 1.
-    pub pf: usize,
-    /// `s2 - (m2 - 1)` modulo the values a vector (`RV_D`): window column 0 is then aligned.
-    pub d: usize,
-    /// Rows of `x` and `y` are read and written as 16-byte vectors (`RV_VEC`), as for
-    /// [`Tiled::vec`].
-    pub vec: bool,
-}
-
-impl Rolled {
-    /// The rolled form of `g` in elements of `size` bytes, where it applies and is on
-    /// ([`set_conv_rolled`]): `f32`, a plane form of `tiled.cu` (so that the CPU twin's
-    /// fused sums are the ones it computes too) with a kernel of at most
-    /// [`ROLLED_MAX_M`] along both axes, and at most `i32::MAX` blocks.
-    pub(crate) fn of(g: &Geom, size: usize) -> Option<Rolled> {
-        if !conv_rolled() || size != 4 {
-            return None;
-        }
-        let t = Tiled::of(g, size)?;
-        if t.m1 > ROLLED_MAX_M || t.m2 > ROLLED_MAX_M {
-            return None;
-        }
-        let r = Rolled {
-            m1: t.m1,
-            m2: t.m2,
-            w: RV_W,
-            h: RV_H,
-            warps: RV_WARPS,
-            min_blocks: RV_MIN_BLOCKS,
-            stage: RV_STAGE,
-            pf: RV_PF,
-            d: t.d,
-            vec: t.vec,
-        };
-        r.blocks(g).ok().filter(|&n| n <= i32::MAX as u64)?;
-        Some(r)
-    }
-
-    /// This form with scalar reads and writes of the rows.
-    fn unaligned(self) -> Rolled {
-        Rolled { vec: false, ..self }
-    }
-
-    /// Threads a block.
-    fn threads(&self) -> usize {
-        RV_LANES * self.warps
-    }
-
-    /// Blocks of a launch, one a strip of `32 w` columns and `warps h` rows of a plane,
-    /// checked against overflow.
-    fn blocks(&self, g: &Geom) -> Result<u64> {
-        let [a0, a1, a2] = g.ax;
-        [
-            g.batch,
-            a0.n,
-            a1.l.div_ceil(self.h * self.warps),
-            a2.l.div_ceil(RV_LANES * self.w),
-        ]
-        .into_iter()
-        .try_fold(1u64, |acc, v| acc.checked_mul(v as u64))
-        .ok_or_else(|| Error::InvalidArgument(format!("the blocks of {g:?} overflow")))
-    }
-}
-
-/// `constexpr int` definitions of `defs`, one a line.
-fn constants(defs: &[(&str, usize)]) -> String {
-    defs.iter()
-        .map(|(k, v)| format!("constexpr int {k} = {v};\n"))
-        .collect()
-}
-
-/// The kernel of a call: which of the three forms, with its shape.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Form {
-    Rolled(Rolled),
-    Tiled(Tiled),
-    Line,
-}
 
 /// The tiled form of a call: kernel extents `m1 x m2` (compile-time in `tiled.cu`), the tile
 /// shape, the staged column offset and whether rows are read and written as vectors.
@@ -372,74 +224,18 @@ impl ConvDirect {
         Ok(())
     }
 
-    /// The form of this call: the rolled one where it applies, else the tiled one where it
-    /// applies (each with vectors where the row lengths allow them), else the line kernel.
-    fn form(&self) -> Form {
-        let size = self.dtype.size();
-        if let Some(r) = Rolled::of(&self.geom, size) {
-            Form::Rolled(r)
-        } else if let Some(t) = Tiled::of(&self.geom, size) {
-            Form::Tiled(t)
-        } else {
-            Form::Line
-        }
+    /// The tiled form of this call, where it applies.
+    fn tiled(&self) -> Option<Tiled> {
+        Tiled::of(&self.geom, self.dtype.size())
     }
 
-    /// The kernel for this call's form.
+    /// The kernel for this call: the tiled one where it applies (with vectors where the row
+    /// lengths allow them), else the line kernel.
     pub(crate) fn kernel(&self) -> KernelSource {
-        self.form_kernel(self.form())
-    }
-
-    /// The kernel of form `f`.
-    fn form_kernel(&self, f: Form) -> KernelSource {
-        match f {
-            Form::Rolled(r) => self.rolled_kernel(r),
-            Form::Tiled(t) => self.tiled_kernel(t),
-            Form::Line => self.line_kernel(),
+        match self.tiled() {
+            Some(t) => self.tiled_kernel(t),
+            None => self.line_kernel(),
         }
-    }
-
-    /// The rolled kernel of `r` (`f32`).
-    fn rolled_kernel(&self, r: Rolled) -> KernelSource {
-        let name = format!(
-            "cuprite_conv_rolled_{}_{}x{}_w{}h{}k{}b{}s{}p{}_d{}{}",
-            self.dtype.name(),
-            r.m1,
-            r.m2,
-            r.w,
-            r.h,
-            r.warps,
-            r.min_blocks,
-            r.stage as u8,
-            r.pf,
-            r.d,
-            if r.vec { "_v" } else { "" },
-        );
-        let header = [
-            "typedef long long i64t;\ntypedef float T;\ntypedef float4 V;\n".to_string(),
-            constants(&[
-                ("RV_VL", CT_VBYTES / 4),
-                ("RV_M1", r.m1),
-                ("RV_M2", r.m2),
-                ("RV_W", r.w),
-                ("RV_H", r.h),
-                ("RV_WARPS", r.warps),
-                ("RV_D", r.d),
-                ("RV_VEC", r.vec as usize),
-                ("RV_STAGE", r.stage as usize),
-                ("RV_PF", r.pf),
-            ]),
-        ]
-        .concat();
-        let bounds = format!("{}, {}", r.threads(), r.min_blocks);
-        let text = [
-            header.as_str(),
-            include_str!("rolled.cu"),
-            crate::codegen::MARKER,
-            &crate::codegen::entry::<ConvArgs>(&name, &bounds, "conv_rolled"),
-        ]
-        .concat();
-        KernelSource::new(name, text)
     }
 
     /// The tiled kernel of `t` for this call's dtype.
@@ -505,11 +301,11 @@ impl ConvDirect {
         KernelSource::new(name, text)
     }
 
-    fn key(&self, form: Form) -> u64 {
+    fn key(&self, tiled: Option<Tiled>) -> u64 {
         let mut h = KeyHasher(0xc04e_0000);
         "conv_direct".hash(&mut h);
         self.dtype.code().hash(&mut h);
-        form.hash(&mut h);
+        tiled.hash(&mut h);
         h.finish()
     }
 
@@ -630,13 +426,17 @@ impl LibraryCall for ConvDirect {
         let at16 = |ptr: u64, off: usize| {
             ptr.wrapping_add((off * self.dtype.size()) as u64) % CT_VBYTES as u64 == 0
         };
-        let aligned = at16(inputs[0].buf.ptr(), inputs[0].layout.offset) && at16(out.ptr(), 0);
-        let form = match self.form() {
-            Form::Rolled(r) if !aligned => Form::Rolled(r.unaligned()),
-            Form::Tiled(t) if !aligned => Form::Tiled(t.unaligned()),
-            f => f,
-        };
-        let k = crate::jit::library_kernel(st, self.key(form), || self.form_kernel(form))?;
+        let tiled = self.tiled().map(|t| {
+            if at16(inputs[0].buf.ptr(), inputs[0].layout.offset) && at16(out.ptr(), 0) {
+                t
+            } else {
+                t.unaligned()
+            }
+        });
+        let k = crate::jit::library_kernel(st, self.key(tiled), || match tiled {
+            Some(t) => self.tiled_kernel(t),
+            None => self.line_kernel(),
+        })?;
         let [a0, a1, a2] = g.ax;
         let i = |v: usize| v as i64;
         let params = ConvArgs {
@@ -657,18 +457,15 @@ impl LibraryCall for ConvDirect {
             l1: i(a1.l),
             l2: i(a2.l),
         };
-        let (grid, threads) = match form {
-            // One block a strip of rows and columns (at most `i32::MAX`, as `Rolled::of`
-            // checked).
-            Form::Rolled(r) => (r.blocks(&g)?.clamp(1, i32::MAX as u64) as u32, r.threads()),
+        let (grid, threads) = match tiled {
             // One block a tile (at most `i32::MAX`, as `Tiled::of` checked), or the resident
             // persistent blocks: every tile does the same work.
-            Form::Tiled(t) => (
+            Some(t) => (
                 t.blocks(t.tiles(&g)?, (st.sms * k.blocks_per_sm) as u64)
                     .clamp(1, i32::MAX as u64) as u32,
                 t.threads(),
             ),
-            Form::Line => {
+            None => {
                 let tiles = (g.batch * a0.l * a1.l) as u64 * a2.l.div_ceil(THREADS * PER) as u64;
                 let resident = (st.sms * k.blocks_per_sm).max(1) as u64 * 4;
                 (
@@ -688,11 +485,7 @@ impl LibraryCall for ConvDirect {
         // and the row lengths `n2`, `l2` hold whole vectors: a vector starts at a column that
         // is a multiple of its width, inside a row (reads only for a staged block that lies
         // inside the plane, writes only where the whole vector lies below `l2`), so it is
-        // aligned and covers elements of that row alone. The rolled kernel (also `m0 == 1`,
-        // built for this call's `m1`, `m2`, vectors under the same conditions) reads a row
-        // only for `0 <= a < n1` and a value or vector only where it lies inside `[0, n2)`
-        // (checked for each thread, or for a whole warp whose every window lies inside the
-        // plane), and writes only rows below `l1` and values or whole vectors below `l2`.
+        // aligned and covers elements of that row alone.
         unsafe {
             stream.launch_packed(
                 &k.func,

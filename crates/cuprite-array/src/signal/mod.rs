@@ -61,7 +61,7 @@ mod approx;
 mod approx_call;
 mod conv;
 mod design;
-pub(crate) mod direct;
+mod direct;
 mod elem;
 mod filters;
 mod frames;
