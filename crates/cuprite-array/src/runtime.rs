@@ -584,55 +584,52 @@ fn arena_part(stream: &Arc<Stream>, bytes: usize) -> Option<DeviceBuffer<u8>> {
                         *total += want;
                         *next = 0;
                     }
-                    let base = chunks.last()?;
-                    let end = next.checked_add(size)?;
-                    if end > base.len() {
-                        return None;
-                    }
-                    let ptr = cuprite_driver::DeviceRead::<u8>::device_ptr(&**base) + *next as u64;
-                    *next = end;
-                    // SAFETY: as for `Serve` below: `bytes` bytes at `ptr` lie inside `base` (a
-                    // device allocation of the context of `stream`, as `side` is of the same
-                    // context), parts are handed out in order and never again, and the chunk
-                    // is a pool allocation whose parts' sizes are multiples of `ARENA_ALIGN`.
-                    Some(unsafe {
-                        DeviceBuffer::sub_allocation(
-                            ptr,
-                            bytes,
-                            stream,
-                            base.clone() as Arc<dyn std::any::Any + Send + Sync>,
-                        )
-                    })
+                    carve(chunks.last()?, next, size, bytes, stream)
                 }
                 Arena::Serve { base, next } => {
                     if !Arc::ptr_eq(base.stream(), stream) {
                         return None;
                     }
-                    let end = next.checked_add(size)?;
-                    if end > base.len() {
-                        return None;
-                    }
-                    let ptr = cuprite_driver::DeviceRead::<u8>::device_ptr(&**base) + *next as u64;
-                    *next = end;
-                    // SAFETY: `bytes` bytes at `ptr` lie inside `base` (`next + size` is at most
-                    // its length), a device allocation of `stream`'s context that the part
-                    // keeps alive; parts are handed out in order and never again, so none
-                    // overlaps another; `ptr` is `ARENA_ALIGN`-aligned (the base is a pool
-                    // allocation, aligned at least so, and every part's size is a multiple).
-                    // The contents are uninitialised: `alloc_raw`'s caller writes them first.
-                    Some(unsafe {
-                        DeviceBuffer::sub_allocation(
-                            ptr,
-                            bytes,
-                            stream,
-                            base.clone() as Arc<dyn std::any::Any + Send + Sync>,
-                        )
-                    })
+                    carve(base, next, size, bytes, stream)
                 }
             }
         })
         .ok()
         .flatten()
+}
+
+/// The part `[*next, *next + size)` of `base` as a buffer of `bytes` bytes (`bytes <= size`,
+/// `size` a multiple of `ARENA_ALIGN`) ordered on `stream`, advancing `*next` past it; `None`
+/// when it does not fit. `base` must be a device allocation of `stream`'s context whose
+/// address is `ARENA_ALIGN`-aligned (a pool allocation), with parts below `*next` handed out
+/// already.
+fn carve(
+    base: &Arc<DeviceBuffer<u8>>,
+    next: &mut usize,
+    size: usize,
+    bytes: usize,
+    stream: &Arc<Stream>,
+) -> Option<DeviceBuffer<u8>> {
+    let end = next.checked_add(size)?;
+    if end > base.len() || bytes > size {
+        return None;
+    }
+    let ptr = cuprite_driver::DeviceRead::<u8>::device_ptr(&**base) + *next as u64;
+    *next = end;
+    // SAFETY: `bytes` bytes at `ptr` lie inside `base` (`next + size` is at most its length and
+    // `bytes <= size`), a device allocation of `stream`'s context that the part keeps alive;
+    // parts are handed out in order and never again, so none overlaps another; `ptr` is
+    // `ARENA_ALIGN`-aligned (the base is a pool allocation, aligned at least so, and every
+    // part's size is a multiple). The contents are uninitialised: `alloc_raw`'s caller writes
+    // them first.
+    Some(unsafe {
+        DeviceBuffer::sub_allocation(
+            ptr,
+            bytes,
+            stream,
+            base.clone() as Arc<dyn std::any::Any + Send + Sync>,
+        )
+    })
 }
 
 /// Words in a device's page of flag words.
