@@ -76,14 +76,30 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
   // Rows of 4 values loadable as vectors: `w` a multiple of 4 and `x` aligned for them.
   const bool vec4 = (w & 3) == 0 &&
                     reinterpret_cast<unsigned long long>(x) % (4 * sizeof(T)) == 0;
+  // Outputs storable as vectors of 4: `w` a multiple of 4 and `y` aligned for them.
+  constexpr unsigned long long SEP_AL = sizeof(T) * 4 > 16 ? 16 : sizeof(T) * 4;
+  const bool vec_out = (w & 3) == 0 && reinterpret_cast<unsigned long long>(y) % SEP_AL == 0;
   const i64t tn_y = (h + SEP_TH - 1) / SEP_TH, tn_x = (w + SEP_TW - 1) / SEP_TW;
   const i64t total = batch * tn_y * tn_x;
+  // Tile counts below 2^32 split a tile's number in 32-bit arithmetic.
+  const bool narrow = total <= 0xffffffffLL;
   for (i64t t = blockIdx.x; t < total; t += gridDim.x) {
-    const i64t tx0 = (t % tn_x) * SEP_TW;
-    const i64t r = t / tn_x;
-    const i64t ty0 = (r % tn_y) * SEP_TH;
-    const T *xb = x + (r / tn_y) * h * w;
-    T *yb = y + (r / tn_y) * h * w;
+    i64t r, tx, b, ty;
+    if (narrow) {
+      const unsigned r32 = (unsigned)t / (unsigned)tn_x, b32 = r32 / (unsigned)tn_y;
+      r = r32;
+      tx = (unsigned)t - r32 * (unsigned)tn_x;
+      b = b32;
+      ty = r32 - b32 * (unsigned)tn_y;
+    } else {
+      r = t / tn_x;
+      tx = t - r * tn_x;
+      b = r / tn_y;
+      ty = r - b * tn_y;
+    }
+    const i64t tx0 = tx * SEP_TW, ty0 = ty * SEP_TH;
+    const T *xb = x + b * h * w;
+    T *yb = y + b * h * w;
     // The input window's first row and column in the image.
     const i64t y0 = ty0 - cy, x0 = tx0 - cx;
     // Every thread is done reading the previous tile's intermediate.
@@ -107,7 +123,7 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
 #pragma unroll
             for (int p = 0; p < SEP_S; ++p)
               mid[(g * SEP_S + p) * SEP_MS + c] =
-                  img_ld(img_st(sep_div(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy)));
+                  img_ld(img_st(sep_div<SEP_DIVY != 0>(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy)));
           }
         }
       } else {
@@ -125,7 +141,7 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
 #pragma unroll
           for (int p = 0; p < SEP_S; ++p)
             mid[(g * SEP_S + p) * SEP_MS + c] =
-                out ? cv : img_ld(img_st(sep_div(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy)));
+                out ? cv : img_ld(img_st(sep_div<SEP_DIVY != 0>(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy)));
         }
       }
     } else {
@@ -155,7 +171,7 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
             C a[4];
 #pragma unroll
             for (int p = 0; p < 4; ++p)
-              a[p] = img_ld(img_st(sep_div(sep_out<SEP_MX, SEP_SYMX>(v, wc, p + SEP_OFF), divx)));
+              a[p] = img_ld(img_st(sep_div<SEP_DIVX != 0>(sep_out<SEP_MX, SEP_SYMX>(v, wc, p + SEP_OFF), divx)));
             sep_st4(mid + rr * SEP_MS + g * 4, a);
           }
         }
@@ -172,7 +188,7 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
             C a[4];
 #pragma unroll
             for (int p = 0; p < 4; ++p)
-              a[p] = img_ld(img_st(sep_div(sep_out<SEP_MX, SEP_SYMX>(v, wc, p), divx)));
+              a[p] = img_ld(img_st(sep_div<SEP_DIVX != 0>(sep_out<SEP_MX, SEP_SYMX>(v, wc, p), divx)));
             sep_st4(mid + rr * SEP_MS + g * 4, a);
           }
         }
@@ -194,7 +210,7 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
             }
 #pragma unroll
             for (int p = 0; p < 4; ++p)
-              a[p] = img_ld(img_st(sep_div(sep_out<SEP_MX, SEP_SYMX>(v, wc, p), divx)));
+              a[p] = img_ld(img_st(sep_div<SEP_DIVX != 0>(sep_out<SEP_MX, SEP_SYMX>(v, wc, p), divx)));
           }
           sep_st4(mid + rr * SEP_MS + g * 4, a);
         }
@@ -208,6 +224,30 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
       C wc[SEP_MX];
 #pragma unroll
       for (int j = 0; j < SEP_MX; ++j) wc[j] = (C)wx.v[j];
+      if (vec_out && ty0 + SEP_TH <= h && tx0 + SEP_TW <= w) {
+        // The whole tile inside the image, rows aligned for vector stores.
+#pragma unroll
+        for (int q0 = 0; q0 < N2; q0 += SEP_THREADS) {
+          const int q = q0 + tid;
+          if (N2 % SEP_THREADS == 0 || q < N2) {
+            const int rr = q / G2, g = q - rr * G2;
+            C v[SEP_NL];
+#pragma unroll
+            for (int j = 0; j < SEP_NL; j += SEP_V)
+              sep_ld16(mid + rr * SEP_MS + g * SEP_R + j, v + j);
+            T *o = yb + (ty0 + rr) * w + tx0 + g * SEP_R;
+#pragma unroll
+            for (int k = 0; k < SEP_R; k += 4) {
+              T s[4];
+#pragma unroll
+              for (int p = 0; p < 4; ++p)
+                s[p] = img_st(sep_div<SEP_DIVX != 0>(sep_out<SEP_MX, SEP_SYMX>(v, wc, k + p), divx));
+              sep_stg4(o + k, s);
+            }
+          }
+        }
+        continue;
+      }
 #pragma unroll 2
       for (int q = tid; q < N2; q += SEP_THREADS) {
         const int rr = q / G2, g = q - rr * G2;
@@ -217,7 +257,7 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
           sep_ld16(mid + rr * SEP_MS + g * SEP_R + j, v + j);
         C a[SEP_R];
 #pragma unroll
-        for (int p = 0; p < SEP_R; ++p) a[p] = sep_div(sep_out<SEP_MX, SEP_SYMX>(v, wc, p), divx);
+        for (int p = 0; p < SEP_R; ++p) a[p] = sep_div<SEP_DIVX != 0>(sep_out<SEP_MX, SEP_SYMX>(v, wc, p), divx);
         const i64t oy = ty0 + rr, ox = tx0 + g * SEP_R;
         if (oy < h && ox < w) {
           T *o = yb + oy * w + ox;
@@ -243,7 +283,7 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
 #pragma unroll
           for (int p = 0; p < SEP_S; ++p) {
             const i64t oy = ty0 + g * SEP_S + p;
-            const C a = sep_div(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy);
+            const C a = sep_div<SEP_DIVY != 0>(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy);
             if (oy < h) yb[oy * w + ox] = img_st(a);
           }
         }
