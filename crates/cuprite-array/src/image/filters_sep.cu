@@ -126,6 +126,31 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
                   img_ld(img_st(sep_div<SEP_DIVY != 0>(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy)));
           }
         }
+      } else if (y0 >= 0 && y0 + SEP_SH <= h) {
+        // The window's rows inside the image: its columns mapped once a thread.
+        const T *src = xb + y0 * w;
+#pragma unroll
+        for (int q0 = 0; q0 < N1; q0 += SEP_THREADS) {
+          const int q = q0 + tid;
+          if (N1 % SEP_THREADS == 0 || q < N1) {
+            const int g = q / SEP_SW, c = q - g * SEP_SW;
+            const i64t gx = img_map(x0 + c, w, (int)mode);
+            if (gx >= 0) {
+              const T *s = src + (i64t)(g * SEP_S) * w + gx;
+              C v[SEP_S + SEP_MY - 1];
+#pragma unroll
+              for (int j = 0; j < SEP_S + SEP_MY - 1; ++j) v[j] = img_ld(__ldg(s + j * w));
+#pragma unroll
+              for (int p = 0; p < SEP_S; ++p)
+                mid[(g * SEP_S + p) * SEP_MS + c] = img_ld(
+                    img_st(sep_div<SEP_DIVY != 0>(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy)));
+            } else {
+              // Constant modes: intermediate columns outside the image are `cval`.
+#pragma unroll
+              for (int p = 0; p < SEP_S; ++p) mid[(g * SEP_S + p) * SEP_MS + c] = cv;
+            }
+          }
+        }
       } else {
         for (int q = tid; q < N1; q += SEP_THREADS) {
           const int g = q / SEP_SW, c = q - g * SEP_SW;
