@@ -24,19 +24,22 @@
 //    gives SEP_S consecutive rows of one column, lanes on consecutive columns.
 //
 // Only tiles whose input window reaches past the image map indices through `img_map`; the
-// others index the image directly. The taps come as `img_taps` (doubles, rounded to C here)
-// or, for 4-byte working values and at most 17 taps a pass, `img_ftaps` (floats, read as
-// operands rather than held in registers). Each pass sums its taps in the order of SciPy's
-// `correlate1d` (so that integer results truncate as SciPy's do): with symmetric taps
-// (SEP_SYMY/SEP_SYMX = 1) the centre tap, then the pairs `(v[t] + v[m - 1 - t]) w[t]` from
-// the outermost in; antisymmetric (-1) the same with differences; otherwise (0) the last tap,
-// then the others in ascending order.
+// others index the image directly. A rows-first tile whose window's rows lie inside the image
+// maps only its columns, once a thread. A tile whose outputs all lie inside the image, rows
+// aligned for vector stores, stores them without checks. The taps come as `img_taps` (doubles,
+// rounded to C here) or, for 4-byte working values and at most 17 taps a pass, `img_ftaps`
+// (floats, read as operands rather than held in registers). Each pass sums its taps in the
+// order of SciPy's `correlate1d` (so that integer results truncate as SciPy's do): with
+// symmetric taps (SEP_SYMY/SEP_SYMX = 1) the centre tap, then the pairs `(v[t] + v[m - 1 - t])
+// w[t]` from the outermost in; antisymmetric (-1) the same with differences; otherwise (0) the
+// last tap, then the others in ascending order.
 //
 // Built after `boundary.cu`, a typed header defining `T`, `C`, `img_ld`, `img_st`,
 // `img_fma` (`filters_elem.rs`), `filters_taps.cu`, and SEP_MY, SEP_MX, SEP_SYMY, SEP_SYMX,
-// SEP_XFIRST, SEP_TW (a multiple of 4 and of SEP_R), SEP_TH (a multiple of SEP_S), SEP_S and
-// SEP_R (4 or 8). The shared bytes it needs are `filters_sep.rs`'s `shared_bytes`, which
-// mirrors SEP_MR and SEP_MS below.
+// SEP_XFIRST, SEP_TW (a multiple of 4 and of SEP_R), SEP_TH (a multiple of SEP_S), SEP_S,
+// SEP_R (4 or 8), and SEP_DIVY, SEP_DIVX (0 where that pass's divisor is 1, which it then
+// skips: the kernel is built for one or the other). The shared bytes it needs are
+// `filters_sep.rs`'s `shared_bytes`, which mirrors SEP_MR and SEP_MS below.
 
 constexpr int SEP_THREADS = 256;
 // Working values per 16-byte shared access.
@@ -123,7 +126,8 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
 #pragma unroll
             for (int p = 0; p < SEP_S; ++p)
               mid[(g * SEP_S + p) * SEP_MS + c] =
-                  img_ld(img_st(sep_div<SEP_DIVY != 0>(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy)));
+                  img_ld(img_st(
+                      sep_div<SEP_DIVY != 0>(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy)));
           }
         }
       } else if (y0 >= 0 && y0 + SEP_SH <= h) {
@@ -166,7 +170,9 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
 #pragma unroll
           for (int p = 0; p < SEP_S; ++p)
             mid[(g * SEP_S + p) * SEP_MS + c] =
-                out ? cv : img_ld(img_st(sep_div<SEP_DIVY != 0>(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy)));
+                out ? cv
+                    : img_ld(img_st(
+                          sep_div<SEP_DIVY != 0>(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy)));
         }
       }
     } else {
@@ -196,7 +202,8 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
             C a[4];
 #pragma unroll
             for (int p = 0; p < 4; ++p)
-              a[p] = img_ld(img_st(sep_div<SEP_DIVX != 0>(sep_out<SEP_MX, SEP_SYMX>(v, wc, p + SEP_OFF), divx)));
+              a[p] = img_ld(img_st(sep_div<SEP_DIVX != 0>(
+                  sep_out<SEP_MX, SEP_SYMX>(v, wc, p + SEP_OFF), divx)));
             sep_st4(mid + rr * SEP_MS + g * 4, a);
           }
         }
@@ -213,7 +220,8 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
             C a[4];
 #pragma unroll
             for (int p = 0; p < 4; ++p)
-              a[p] = img_ld(img_st(sep_div<SEP_DIVX != 0>(sep_out<SEP_MX, SEP_SYMX>(v, wc, p), divx)));
+              a[p] = img_ld(
+                  img_st(sep_div<SEP_DIVX != 0>(sep_out<SEP_MX, SEP_SYMX>(v, wc, p), divx)));
             sep_st4(mid + rr * SEP_MS + g * 4, a);
           }
         }
@@ -235,7 +243,8 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
             }
 #pragma unroll
             for (int p = 0; p < 4; ++p)
-              a[p] = img_ld(img_st(sep_div<SEP_DIVX != 0>(sep_out<SEP_MX, SEP_SYMX>(v, wc, p), divx)));
+              a[p] = img_ld(
+                  img_st(sep_div<SEP_DIVX != 0>(sep_out<SEP_MX, SEP_SYMX>(v, wc, p), divx)));
           }
           sep_st4(mid + rr * SEP_MS + g * 4, a);
         }
@@ -266,7 +275,8 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
               T s[4];
 #pragma unroll
               for (int p = 0; p < 4; ++p)
-                s[p] = img_st(sep_div<SEP_DIVX != 0>(sep_out<SEP_MX, SEP_SYMX>(v, wc, k + p), divx));
+                s[p] = img_st(
+                    sep_div<SEP_DIVX != 0>(sep_out<SEP_MX, SEP_SYMX>(v, wc, k + p), divx));
               sep_stg4(o + k, s);
             }
           }
@@ -282,13 +292,21 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
           sep_ld16(mid + rr * SEP_MS + g * SEP_R + j, v + j);
         C a[SEP_R];
 #pragma unroll
-        for (int p = 0; p < SEP_R; ++p) a[p] = sep_div<SEP_DIVX != 0>(sep_out<SEP_MX, SEP_SYMX>(v, wc, p), divx);
+        for (int p = 0; p < SEP_R; ++p)
+          a[p] = sep_div<SEP_DIVX != 0>(sep_out<SEP_MX, SEP_SYMX>(v, wc, p), divx);
         const i64t oy = ty0 + rr, ox = tx0 + g * SEP_R;
         if (oy < h && ox < w) {
           T *o = yb + oy * w + ox;
 #pragma unroll
-          for (int k = 0; k < SEP_R; k += 4)
-            sep_store(o + k, a[k], a[k + 1], a[k + 2], a[k + 3], w - ox - k);
+          for (int k = 0; k < SEP_R; k += 4) {
+            if (vec_out && ox + k + 4 <= w) {
+              const T s4[4] = {img_st(a[k]), img_st(a[k + 1]), img_st(a[k + 2]),
+                               img_st(a[k + 3])};
+              sep_stg4(o + k, s4);
+            } else {
+              sep_store(o + k, a[k], a[k + 1], a[k + 2], a[k + 3], w - ox - k);
+            }
+          }
         }
       }
     } else {

@@ -1,8 +1,8 @@
 // The taps and memory helpers of the separable filters (`filters_sep.cu`, `filters_sep3.cu`):
 // a pass's output in SciPy's summation order, its divisor, 16-byte shared loads, 4-value
 // vector loads of the image and stores of outputs; and the taps of a pass as the launch
-// passes them (doubles, or floats two a word). Built after the typed header defining `T`, `C`, `img_ld`, `img_st`, `img_fma`
-// (`filters_elem.rs`), and IMG_TAPS.
+// passes them (doubles, or floats two a word). Built after the typed header defining `T`, `C`,
+// `img_ld`, `img_st`, `img_fma` (`filters_elem.rs`), and IMG_TAPS.
 
 // The taps of one pass by value: the launch's IMG_TAPS double parameters of the pass (the first
 // SEP_MY/SEP_MX or S3_MY/S3_MX of them used), so that no call uploads taps.
