@@ -250,6 +250,41 @@ pub(crate) trait KernelParams<'a> {
 /// }
 /// ```
 macro_rules! kernel_params {
+    // One type parameter `P` beside the lifetime: a parameter family whose fields of type `P`
+    // take whichever `Param` form the caller picks (one field list, several launch forms).
+    ($(#[$m:meta])* $vis:vis struct $name:ident<$lt:lifetime, $tp:ident> {
+        $($(#[$fm:meta])* $field:ident : $ty:ty $(as $elem:literal)?),* $(,)?
+    }) => {
+        $(#[$m])*
+        $vis struct $name<$lt, $tp> {
+            $($(#[$fm])* pub $field: $ty,)*
+        }
+
+        impl<$lt, $tp: $crate::codegen::Param<$lt>> $crate::codegen::KernelParams<$lt>
+            for $name<$lt, $tp>
+        {
+            fn signature() -> String {
+                let decls: &[String] = &[$(
+                    <$ty as $crate::codegen::Param<$lt>>::decl(
+                        stringify!($field),
+                        concat!("" $(, $elem)?),
+                    ),
+                )*];
+                decls.join(", ")
+            }
+            fn names() -> String {
+                let names: &[String] = &[$(
+                    <$ty as $crate::codegen::Param<$lt>>::names(stringify!($field)),
+                )*];
+                names.join(", ")
+            }
+            fn args(&self) -> $crate::codegen::LaunchArgs<$lt> {
+                let mut a = $crate::codegen::LaunchArgs::default();
+                $($crate::codegen::Param::push(&self.$field, &mut a);)*
+                a
+            }
+        }
+    };
     ($(#[$m:meta])* $vis:vis struct $name:ident<$lt:lifetime> {
         $($(#[$fm:meta])* $field:ident : $ty:ty $(as $elem:literal)?),* $(,)?
     }) => {

@@ -24,19 +24,22 @@
 //    gives SEP_S consecutive rows of one column, lanes on consecutive columns.
 //
 // Only tiles whose input window reaches past the image map indices through `img_map`; the
-// others index the image directly. The taps come as `img_taps` (doubles, rounded to C here)
-// or, for 4-byte working values and at most 17 taps a pass, `img_ftaps` (floats, read as
-// operands rather than held in registers). Each pass sums its taps in the order of SciPy's
-// `correlate1d` (so that integer results truncate as SciPy's do): with symmetric taps
-// (SEP_SYMY/SEP_SYMX = 1) the centre tap, then the pairs `(v[t] + v[m - 1 - t]) w[t]` from
-// the outermost in; antisymmetric (-1) the same with differences; otherwise (0) the last tap,
-// then the others in ascending order.
+// others index the image directly. A rows-first tile whose window's rows lie inside the image
+// maps only its columns, once a thread. A tile whose outputs all lie inside the image, rows
+// aligned for vector stores, stores them without checks. The taps come as `img_taps` (doubles,
+// rounded to C here) or, for 4-byte working values and at most 17 taps a pass, `img_ftaps`
+// (floats, read as operands rather than held in registers). Each pass sums its taps in the
+// order of SciPy's `correlate1d` (so that integer results truncate as SciPy's do): with
+// symmetric taps (SEP_SYMY/SEP_SYMX = 1) the centre tap, then the pairs `(v[t] + v[m - 1 - t])
+// w[t]` from the outermost in; antisymmetric (-1) the same with differences; otherwise (0) the
+// last tap, then the others in ascending order.
 //
 // Built after `boundary.cu`, a typed header defining `T`, `C`, `img_ld`, `img_st`,
 // `img_fma` (`filters_elem.rs`), `filters_taps.cu`, and SEP_MY, SEP_MX, SEP_SYMY, SEP_SYMX,
-// SEP_XFIRST, SEP_TW (a multiple of 4 and of SEP_R), SEP_TH (a multiple of SEP_S), SEP_S and
-// SEP_R (4 or 8). The shared bytes it needs are `filters_sep.rs`'s `shared_bytes`, which
-// mirrors SEP_MR and SEP_MS below.
+// SEP_XFIRST, SEP_TW (a multiple of 4 and of SEP_R), SEP_TH (a multiple of SEP_S), SEP_S,
+// SEP_R (4 or 8), and SEP_DIVY, SEP_DIVX (0 where that pass's divisor is 1, which it then
+// skips: the kernel is built for one or the other). The shared bytes it needs are
+// `filters_sep.rs`'s `shared_bytes`, which mirrors SEP_MR and SEP_MS below.
 
 constexpr int SEP_THREADS = 256;
 // Working values per 16-byte shared access.
@@ -76,14 +79,30 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
   // Rows of 4 values loadable as vectors: `w` a multiple of 4 and `x` aligned for them.
   const bool vec4 = (w & 3) == 0 &&
                     reinterpret_cast<unsigned long long>(x) % (4 * sizeof(T)) == 0;
+  // Outputs storable as vectors of 4: `w` a multiple of 4 and `y` aligned for them.
+  constexpr unsigned long long SEP_AL = sizeof(T) * 4 > 16 ? 16 : sizeof(T) * 4;
+  const bool vec_out = (w & 3) == 0 && reinterpret_cast<unsigned long long>(y) % SEP_AL == 0;
   const i64t tn_y = (h + SEP_TH - 1) / SEP_TH, tn_x = (w + SEP_TW - 1) / SEP_TW;
   const i64t total = batch * tn_y * tn_x;
+  // Tile counts below 2^32 split a tile's number in 32-bit arithmetic.
+  const bool narrow = total <= 0xffffffffLL;
   for (i64t t = blockIdx.x; t < total; t += gridDim.x) {
-    const i64t tx0 = (t % tn_x) * SEP_TW;
-    const i64t r = t / tn_x;
-    const i64t ty0 = (r % tn_y) * SEP_TH;
-    const T *xb = x + (r / tn_y) * h * w;
-    T *yb = y + (r / tn_y) * h * w;
+    i64t r, tx, b, ty;
+    if (narrow) {
+      const unsigned r32 = (unsigned)t / (unsigned)tn_x, b32 = r32 / (unsigned)tn_y;
+      r = r32;
+      tx = (unsigned)t - r32 * (unsigned)tn_x;
+      b = b32;
+      ty = r32 - b32 * (unsigned)tn_y;
+    } else {
+      r = t / tn_x;
+      tx = t - r * tn_x;
+      b = r / tn_y;
+      ty = r - b * tn_y;
+    }
+    const i64t tx0 = tx * SEP_TW, ty0 = ty * SEP_TH;
+    const T *xb = x + b * h * w;
+    T *yb = y + b * h * w;
     // The input window's first row and column in the image.
     const i64t y0 = ty0 - cy, x0 = tx0 - cx;
     // Every thread is done reading the previous tile's intermediate.
@@ -107,7 +126,33 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
 #pragma unroll
             for (int p = 0; p < SEP_S; ++p)
               mid[(g * SEP_S + p) * SEP_MS + c] =
-                  img_ld(img_st(sep_div(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy)));
+                  img_ld(img_st(
+                      sep_div<SEP_DIVY != 0>(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy)));
+          }
+        }
+      } else if (y0 >= 0 && y0 + SEP_SH <= h) {
+        // The window's rows inside the image: its columns mapped once a thread.
+        const T *src = xb + y0 * w;
+#pragma unroll
+        for (int q0 = 0; q0 < N1; q0 += SEP_THREADS) {
+          const int q = q0 + tid;
+          if (N1 % SEP_THREADS == 0 || q < N1) {
+            const int g = q / SEP_SW, c = q - g * SEP_SW;
+            const i64t gx = img_map(x0 + c, w, (int)mode);
+            if (gx >= 0) {
+              const T *s = src + (i64t)(g * SEP_S) * w + gx;
+              C v[SEP_S + SEP_MY - 1];
+#pragma unroll
+              for (int j = 0; j < SEP_S + SEP_MY - 1; ++j) v[j] = img_ld(__ldg(s + j * w));
+#pragma unroll
+              for (int p = 0; p < SEP_S; ++p)
+                mid[(g * SEP_S + p) * SEP_MS + c] = img_ld(
+                    img_st(sep_div<SEP_DIVY != 0>(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy)));
+            } else {
+              // Constant modes: intermediate columns outside the image are `cval`.
+#pragma unroll
+              for (int p = 0; p < SEP_S; ++p) mid[(g * SEP_S + p) * SEP_MS + c] = cv;
+            }
           }
         }
       } else {
@@ -125,7 +170,9 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
 #pragma unroll
           for (int p = 0; p < SEP_S; ++p)
             mid[(g * SEP_S + p) * SEP_MS + c] =
-                out ? cv : img_ld(img_st(sep_div(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy)));
+                out ? cv
+                    : img_ld(img_st(
+                          sep_div<SEP_DIVY != 0>(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy)));
         }
       }
     } else {
@@ -155,7 +202,8 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
             C a[4];
 #pragma unroll
             for (int p = 0; p < 4; ++p)
-              a[p] = img_ld(img_st(sep_div(sep_out<SEP_MX, SEP_SYMX>(v, wc, p + SEP_OFF), divx)));
+              a[p] = img_ld(img_st(sep_div<SEP_DIVX != 0>(
+                  sep_out<SEP_MX, SEP_SYMX>(v, wc, p + SEP_OFF), divx)));
             sep_st4(mid + rr * SEP_MS + g * 4, a);
           }
         }
@@ -172,7 +220,8 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
             C a[4];
 #pragma unroll
             for (int p = 0; p < 4; ++p)
-              a[p] = img_ld(img_st(sep_div(sep_out<SEP_MX, SEP_SYMX>(v, wc, p), divx)));
+              a[p] = img_ld(
+                  img_st(sep_div<SEP_DIVX != 0>(sep_out<SEP_MX, SEP_SYMX>(v, wc, p), divx)));
             sep_st4(mid + rr * SEP_MS + g * 4, a);
           }
         }
@@ -194,7 +243,8 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
             }
 #pragma unroll
             for (int p = 0; p < 4; ++p)
-              a[p] = img_ld(img_st(sep_div(sep_out<SEP_MX, SEP_SYMX>(v, wc, p), divx)));
+              a[p] = img_ld(
+                  img_st(sep_div<SEP_DIVX != 0>(sep_out<SEP_MX, SEP_SYMX>(v, wc, p), divx)));
           }
           sep_st4(mid + rr * SEP_MS + g * 4, a);
         }
@@ -208,6 +258,31 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
       C wc[SEP_MX];
 #pragma unroll
       for (int j = 0; j < SEP_MX; ++j) wc[j] = (C)wx.v[j];
+      if (vec_out && ty0 + SEP_TH <= h && tx0 + SEP_TW <= w) {
+        // The whole tile inside the image, rows aligned for vector stores.
+#pragma unroll
+        for (int q0 = 0; q0 < N2; q0 += SEP_THREADS) {
+          const int q = q0 + tid;
+          if (N2 % SEP_THREADS == 0 || q < N2) {
+            const int rr = q / G2, g = q - rr * G2;
+            C v[SEP_NL];
+#pragma unroll
+            for (int j = 0; j < SEP_NL; j += SEP_V)
+              sep_ld16(mid + rr * SEP_MS + g * SEP_R + j, v + j);
+            T *o = yb + (ty0 + rr) * w + tx0 + g * SEP_R;
+#pragma unroll
+            for (int k = 0; k < SEP_R; k += 4) {
+              T s[4];
+#pragma unroll
+              for (int p = 0; p < 4; ++p)
+                s[p] = img_st(
+                    sep_div<SEP_DIVX != 0>(sep_out<SEP_MX, SEP_SYMX>(v, wc, k + p), divx));
+              sep_stg4(o + k, s);
+            }
+          }
+        }
+        continue;
+      }
 #pragma unroll 2
       for (int q = tid; q < N2; q += SEP_THREADS) {
         const int rr = q / G2, g = q - rr * G2;
@@ -217,13 +292,21 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
           sep_ld16(mid + rr * SEP_MS + g * SEP_R + j, v + j);
         C a[SEP_R];
 #pragma unroll
-        for (int p = 0; p < SEP_R; ++p) a[p] = sep_div(sep_out<SEP_MX, SEP_SYMX>(v, wc, p), divx);
+        for (int p = 0; p < SEP_R; ++p)
+          a[p] = sep_div<SEP_DIVX != 0>(sep_out<SEP_MX, SEP_SYMX>(v, wc, p), divx);
         const i64t oy = ty0 + rr, ox = tx0 + g * SEP_R;
         if (oy < h && ox < w) {
           T *o = yb + oy * w + ox;
 #pragma unroll
-          for (int k = 0; k < SEP_R; k += 4)
-            sep_store(o + k, a[k], a[k + 1], a[k + 2], a[k + 3], w - ox - k);
+          for (int k = 0; k < SEP_R; k += 4) {
+            if (vec_out && ox + k + 4 <= w) {
+              const T s4[4] = {img_st(a[k]), img_st(a[k + 1]), img_st(a[k + 2]),
+                               img_st(a[k + 3])};
+              sep_stg4(o + k, s4);
+            } else {
+              sep_store(o + k, a[k], a[k + 1], a[k + 2], a[k + 3], w - ox - k);
+            }
+          }
         }
       }
     } else {
@@ -243,7 +326,7 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
 #pragma unroll
           for (int p = 0; p < SEP_S; ++p) {
             const i64t oy = ty0 + g * SEP_S + p;
-            const C a = sep_div(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy);
+            const C a = sep_div<SEP_DIVY != 0>(sep_out<SEP_MY, SEP_SYMY>(v, wr, p), divy);
             if (oy < h) yb[oy * w + ox] = img_st(a);
           }
         }

@@ -22,11 +22,12 @@ use crate::util::KeyHasher;
 use std::hash::{Hash, Hasher};
 
 kernel_params! {
-    /// The separable filter of `batch` images of `h x w`.
-    pub(super) struct SepArgs<'a> {
+    /// The separable filter of `batch` images of `h x w`, its taps in the form `W`: [`Taps`]
+    /// (doubles) or [`FTaps`] (floats).
+    pub(super) struct SepArgs<'a, W> {
         x: ReadBuf<'a> as "T",
-        wy: Taps,
-        wx: Taps,
+        wy: W,
+        wx: W,
         y: WriteBuf<'a> as "T",
         batch: i64,
         h: i64,
@@ -128,25 +129,6 @@ impl<'a> Param<'a> for FTaps {
         for v in self.0 {
             v.push(args);
         }
-    }
-}
-
-kernel_params! {
-    /// [`SepArgs`] with the taps as floats ([`FTaps`]).
-    pub(super) struct SepArgsF<'a> {
-        x: ReadBuf<'a> as "T",
-        wy: FTaps,
-        wx: FTaps,
-        y: WriteBuf<'a> as "T",
-        batch: i64,
-        h: i64,
-        w: i64,
-        cy: i64,
-        cx: i64,
-        mode: i64,
-        cval: f64,
-        divy: f64,
-        divx: f64,
     }
 }
 
@@ -330,12 +312,14 @@ impl ImgSep2 {
             ("SEP_TH", t.th as i64),
             ("SEP_S", t.s as i64),
             ("SEP_R", R as i64),
+            ("SEP_DIVY", i64::from(self.y.div != 1.0)),
+            ("SEP_DIVX", i64::from(self.x.div != 1.0)),
         ];
         let cu = include_str!("filters_sep.cu");
         if self.float_taps() {
-            sep_source::<SepArgsF>(name, self.dtype, &defs, cu, &bounds, "img_sep2")
+            sep_source::<SepArgs<FTaps>>(name, self.dtype, &defs, cu, &bounds, "img_sep2")
         } else {
-            sep_source::<SepArgs>(name, self.dtype, &defs, cu, &bounds, "img_sep2")
+            sep_source::<SepArgs<Taps>>(name, self.dtype, &defs, cu, &bounds, "img_sep2")
         }
     }
 
@@ -343,6 +327,34 @@ impl ImgSep2 {
     /// and at most [`FTAP_MAX`] taps a pass.
     fn float_taps(&self) -> bool {
         self.esize() == 4 && self.y.m <= FTAP_MAX && self.x.m <= FTAP_MAX
+    }
+
+    /// The launch arguments of the fused kernels with the taps `wy`, `wx` in the form `W`.
+    fn args<'a, W: Param<'a>>(
+        &self,
+        inputs: &[CallInput<'a, DevBuf>],
+        out: &'a mut DevBuf,
+        wy: W,
+        wx: W,
+    ) -> Result<LaunchArgs<'a>> {
+        let n = self.batch * self.h * self.w;
+        let i = |v: usize| v as i64;
+        Ok(SepArgs {
+            x: part(&inputs[0], self.dtype, n)?,
+            wy,
+            wx,
+            y: WriteBuf::part(out, self.dtype, 0, n)?,
+            batch: i(self.batch),
+            h: i(self.h),
+            w: i(self.w),
+            cy: self.y.c,
+            cx: self.x.c,
+            mode: i64::from(self.boundary.code()),
+            cval: self.boundary.cval(),
+            divy: self.y.div,
+            divx: self.x.div,
+        }
+        .args())
     }
 
     /// The small-window kernel's source (`filters_sep3.cu`).
@@ -358,7 +370,7 @@ impl ImgSep2 {
             self.x.c
         );
         let bounds = format!("256, {}", small_blocks(self.esize()));
-        sep_source::<SepArgs>(
+        sep_source::<SepArgs<Taps>>(
             name,
             self.dtype,
             &[
@@ -402,6 +414,7 @@ impl ImgSep2 {
         "img_sep2".hash(&mut h);
         self.dtype.code().hash(&mut h);
         (self.y.m, self.x.m, self.xfirst, self.y.sym, self.x.sym).hash(&mut h);
+        (self.y.div != 1.0, self.x.div != 1.0).hash(&mut h);
         h.finish()
     }
 
@@ -482,45 +495,11 @@ impl LibraryCall for ImgSep2 {
         if self.is_strip() {
             return self.run_strip(lane, inputs, out);
         }
-        let i = |v: usize| v as i64;
-        let params = SepArgs {
-            x: part(&inputs[0], self.dtype, n)?,
-            wy: Taps::of(&self.wy)?,
-            wx: Taps::of(&self.wx)?,
-            y: WriteBuf::part(out, self.dtype, 0, n)?,
-            batch: i(self.batch),
-            h: i(self.h),
-            w: i(self.w),
-            cy: self.y.c,
-            cx: self.x.c,
-            mode: i64::from(self.boundary.code()),
-            cval: self.boundary.cval(),
-            divy: self.y.div,
-            divx: self.x.div,
-        };
-        let a = params.args();
-        // The tiled kernel's arguments, with float taps where it takes them.
-        let af = if !self.is_small() && self.float_taps() {
-            Some(
-                SepArgsF {
-                    x: part(&inputs[0], self.dtype, n)?,
-                    wy: FTaps::of(&self.wy)?,
-                    wx: FTaps::of(&self.wx)?,
-                    y: WriteBuf::part(out, self.dtype, 0, n)?,
-                    batch: i(self.batch),
-                    h: i(self.h),
-                    w: i(self.w),
-                    cy: self.y.c,
-                    cx: self.x.c,
-                    mode: i64::from(self.boundary.code()),
-                    cval: self.boundary.cval(),
-                    divy: self.y.div,
-                    divx: self.x.div,
-                }
-                .args(),
-            )
+        // The tiled kernel takes float taps where it can, the others doubles.
+        let a = if !self.is_small() && self.float_taps() {
+            self.args(inputs, out, FTaps::of(&self.wy)?, FTaps::of(&self.wx)?)?
         } else {
-            None
+            self.args(inputs, out, Taps::of(&self.wy)?, Taps::of(&self.wx)?)?
         };
         if self.is_small() {
             let k = crate::jit::library_kernel(st, self.key3(), || self.kernel3())?;
@@ -547,7 +526,6 @@ impl LibraryCall for ImgSep2 {
         }
         let t = self.tiling()?;
         let k = crate::jit::library_kernel(st, self.key(), || self.kernel(t))?;
-        let a = af.unwrap_or(a);
         let tiles = self.batch * self.h.div_ceil(t.th) * self.w.div_ceil(t.tw);
         let grid = grid_for(u64::from(st.sms), t.blocks as u64, tiles, 1);
         let shared = shared_bytes(self.y.m, self.x.m, self.xfirst, self.esize(), (t.tw, t.th));

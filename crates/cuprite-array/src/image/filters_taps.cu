@@ -1,8 +1,8 @@
 // The taps and memory helpers of the separable filters (`filters_sep.cu`, `filters_sep3.cu`):
 // a pass's output in SciPy's summation order, its divisor, 16-byte shared loads, 4-value
 // vector loads of the image and stores of outputs; and the taps of a pass as the launch
-// passes them (doubles, or floats two a word). Built after the typed header defining `T`, `C`, `img_ld`, `img_st`, `img_fma`
-// (`filters_elem.rs`), and IMG_TAPS.
+// passes them (doubles, or floats two a word). Built after the typed header defining `T`, `C`,
+// `img_ld`, `img_st`, `img_fma` (`filters_elem.rs`), and IMG_TAPS.
 
 // The taps of one pass by value: the launch's IMG_TAPS double parameters of the pass (the first
 // SEP_MY/SEP_MX or S3_MY/S3_MX of them used), so that no call uploads taps.
@@ -42,6 +42,10 @@ __device__ __forceinline__ C sep_out(const C (&v)[N], const C (&w)[M], int p) {
 
 // A pass's sum divided by its `div` (the divisor 1 leaves it as it is).
 __device__ __forceinline__ C sep_div(C a, double div) { return div != 1.0 ? a / (C)div : a; }
+// The same where the kernel was built knowing whether the divisor is 1 (`D` false: it is).
+template <bool D> __device__ __forceinline__ C sep_div(C a, double div) {
+  return D ? a / (C)div : a;
+}
 
 // 16 bytes of shared working values at `p` (16-byte aligned) into v[0 .. 16 / sizeof(C)).
 __device__ __forceinline__ void sep_ld16(const float *p, float *v) {
@@ -85,6 +89,27 @@ __device__ __forceinline__ void sep_store(T *p, C a0, C a1, C a2, C a3, i64t roo
     for (int k = 0; k < 4; ++k)
       if (k < room) p[k] = s[k];
   }
+}
+
+// Four outputs stored at `p` in global memory, aligned to their vector's size (16 bytes for
+// doubles), as vector stores (plain `st.global`, which a struct store may not become).
+__device__ __forceinline__ void sep_stg4(float *p, const float (&s)[4]) {
+  asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p), "f"(s[0]), "f"(s[1]),
+               "f"(s[2]), "f"(s[3])
+               : "memory");
+}
+__device__ __forceinline__ void sep_stg4(double *p, const double (&s)[4]) {
+  asm volatile("st.global.v2.f64 [%0], {%1, %2};" ::"l"(p), "d"(s[0]), "d"(s[1]) : "memory");
+  asm volatile("st.global.v2.f64 [%0], {%1, %2};" ::"l"(p + 2), "d"(s[2]), "d"(s[3]) : "memory");
+}
+__device__ __forceinline__ void sep_stg4(unsigned short *p, const unsigned short (&s)[4]) {
+  asm volatile("st.global.v4.u16 [%0], {%1, %2, %3, %4};" ::"l"(p), "h"(s[0]), "h"(s[1]),
+               "h"(s[2]), "h"(s[3])
+               : "memory");
+}
+__device__ __forceinline__ void sep_stg4(unsigned char *p, const unsigned char (&s)[4]) {
+  const unsigned v = s[0] | (unsigned)s[1] << 8 | (unsigned)s[2] << 16 | (unsigned)s[3] << 24;
+  asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
 // Four image values from `p`, aligned to 4 of them.
