@@ -1,8 +1,9 @@
 //! Small single `f32` products on CUDA as one kernel of this crate (`small.cu`) instead of
 //! cuBLASLt: for operands this small cuBLASLt's kernels spend most of their time on fixed
 //! costs (and its heuristic adds a split-k reduction kernel), where one block per 8 × 16
-//! output tile with the contraction staged in shared memory finishes in about half the time. [`Gemm::small_fits`] says which products take it; `CUPRITE_ARRAY_SMALL_GEMM=0`
-//! (or [`set_small_gemm`]) leaves every product to cuBLASLt.
+//! output tile with the contraction staged in shared memory finishes sooner.
+//! `Gemm::small_fits` says which products take it; `CUPRITE_ARRAY_SMALL_GEMM=0` (or
+//! [`set_small_gemm`]) leaves every product to cuBLASLt.
 
 use super::desc::{Act, Aux, Gemm, Operand};
 use crate::codegen::{
@@ -25,9 +26,9 @@ const THREADS: u32 = 256;
 /// Rows and columns of a block's output tile (`SG_BM`, `SG_BN`).
 const TILE_M: usize = 8;
 const TILE_N: usize = 16;
-/// The envelope of the kernel, where it measured faster than cuBLASLt's choice: both output
-/// dimensions at least 16, a contraction of 64 to 512, at most 32,768 outputs (256 blocks)
-/// and 2^24 multiply-adds.
+/// The envelope of the kernel, the sizes where it ran faster than cuBLASLt's choice: both
+/// output dimensions at least 16, a contraction of 64 to 512, at most 32,768 outputs (256
+/// blocks) and 2^24 multiply-adds.
 const MIN_MN: usize = 16;
 const MIN_K: usize = 64;
 const MAX_K: usize = 512;
@@ -153,7 +154,7 @@ impl Gemm {
         let CudaLane { st, stream } = *lane;
         let (m, n, k) = (self.m, self.n, self.k);
         let plane = m * n;
-        if !self.small_fits() || out.len() != plane || self.bias != bias.is_some() {
+        if !self.small_shape() || out.len() != plane || self.bias != bias.is_some() {
             return Err(Error::InvalidArgument(format!(
                 "the small product kernel was given a {m} × {n} × {k} {} product ({} products, \
                  bias {}, given one {}) and an output of {} elements",
