@@ -1935,6 +1935,90 @@ fn stacks_of_matrices(d: Device) -> TestResult {
     })
 }
 
+/// Single f32 products of the sizes CUDA runs with the library's own small-product kernel
+/// (`linalg::small_gemm`): several shapes (tiles cut at the edges, a contraction in two
+/// chunks, one not a multiple of 4), transposed and strided operands, a bias, ReLU and a
+/// scale, against an f64 reference of the stored inputs; on CUDA also with the kernel switched
+/// off (cuBLASLt), both within the same bound.
+fn small_products(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let mut rng = Rng::fresh();
+        let u = (f32::EPSILON as f64, f32::EPSILON as f64);
+        let before = linalg::small_gemm();
+        let result = (|| -> TestResult {
+            for (m, k, n) in [(64, 256, 256), (37, 99, 45), (16, 300, 16), (128, 512, 256)] {
+                let (ta, ra) = through::<f32>(&rand64(&mut rng, m * k));
+                let (tb, rb) = through::<f32>(&rand64(&mut rng, k * n));
+                let (tc, rc) = through::<f32>(&rand64(&mut rng, n));
+                let (want, mag) = mm_ref(&ra, &rb, (1, m, n, k), (1, 1));
+                let a = Array::from_slice_on(d, &ta, &[m, k])?;
+                let b = Array::from_slice_on(d, &tb, &[k, n])?;
+                let bias = Array::from_slice_on(d, &tc, &[n])?;
+                // A and B stored transposed, read through their transposes.
+                let at = Array::from_slice_on(d, &transpose_t(&ta, m, k), &[k, m])?;
+                let bt = Array::from_slice_on(d, &transpose_t(&tb, k, n), &[n, k])?;
+                // A as a column slice of a wider matrix, and as every other row of a taller one.
+                let mut wide = vec![0f32; m * (k + 3)];
+                let mut tall = vec![0f32; 2 * m * k];
+                for i in 0..m {
+                    wide[i * (k + 3) + 1..i * (k + 3) + 1 + k].copy_from_slice(&ta[i * k..][..k]);
+                    tall[2 * i * k..(2 * i + 1) * k].copy_from_slice(&ta[i * k..][..k]);
+                }
+                let wide = Array::from_slice_on(d, &wide, &[m, k + 3])?;
+                let tall = Array::from_slice_on(d, &tall, &[2 * m, k])?;
+                let biased: Vec<f64> = (0..m * n).map(|i| want[i] + rc[i % n]).collect();
+                let bmag: Vec<f64> = (0..m * n).map(|i| mag[i] + rc[i % n].abs()).collect();
+                let relu: Vec<f64> = biased.iter().map(|&x| x.max(0.0)).collect();
+                let scaled: Vec<f64> = (0..m * n).map(|i| 0.5 * want[i] + rc[i % n]).collect();
+                for on in [true, false] {
+                    if on && d == Device::CPU {
+                        continue;
+                    }
+                    linalg::set_small_gemm(on);
+                    let what = |case: &str| format!("f32 {m} × {k} × {n} {case} (small {on})");
+                    let cases: [(&str, Array<f32>, &[f64], &[f64]); 8] = [
+                        ("plain", a.matmul(&b)?, &want, &mag),
+                        ("A transposed", at.t().matmul(&b)?, &want, &mag),
+                        ("both transposed", at.t().matmul(&bt.t())?, &want, &mag),
+                        (
+                            "A column slice",
+                            wide.slice(&s![.., 1..1 + k as isize])?.matmul(&b)?,
+                            &want,
+                            &mag,
+                        ),
+                        (
+                            "A every other row",
+                            tall.slice(&s![..;2, ..])?.matmul(&b)?,
+                            &want,
+                            &mag,
+                        ),
+                        ("bias", a.matmul(&b)?.try_add(&bias)?, &biased, &bmag),
+                        (
+                            "bias+relu",
+                            a.matmul(&b)?.try_add(&bias)?.relu(),
+                            &relu,
+                            &bmag,
+                        ),
+                        (
+                            "scale+bias",
+                            a.matmul(&b)?.try_mul(0.5f32)?.try_add(&bias)?,
+                            &scaled,
+                            &bmag,
+                        ),
+                    ];
+                    for (case, got, want, mag) in cases {
+                        let got: Vec<f64> = got.to_vec()?.into_iter().map(f64::from).collect();
+                        check_bound(&got, want, mag, k, u, &what(case))?;
+                    }
+                }
+            }
+            Ok(())
+        })();
+        linalg::set_small_gemm(before);
+        result
+    })
+}
+
 /// Products large enough to be tuned (2304 × 1024 · 1024 × 2048 f32, over 2^33 operations) on
 /// small integers, exact with tuning on and off (CUDA only: the CPU backend has no tuning).
 fn tuned_product(d: Device) -> TestResult {
@@ -1983,6 +2067,7 @@ const BODIES: &[(&str, Body)] = &[
     ("matmul_views", matmul_views),
     ("matmul_errors", matmul_errors),
     ("epilogue_fusion", epilogue_fusion),
+    ("small_products", small_products),
     ("addend_fusion", addend_fusion),
     ("gelu_training_products", gelu_training_products),
     ("products", products),

@@ -34,7 +34,9 @@ pub use gelu_mlp::{
     gelu_grad_fused, matmul_gelu_grad, matmul_gelu_with_input, set_gelu_grad_fused,
 };
 pub(crate) use gemm::{MatIn, StridedProduct};
-pub use gemm::{allow_tf32, gemm_tuning, set_allow_tf32, set_gemm_tuning};
+pub use gemm::{
+    allow_tf32, gemm_tuning, set_allow_tf32, set_gemm_tuning, set_small_gemm, small_gemm,
+};
 pub use powers::{cond, matrix_power, norm_axes, norm_axes_with};
 pub use products::{dot, inner, matmul, outer, tensordot, vdot};
 pub(crate) use span::Span;

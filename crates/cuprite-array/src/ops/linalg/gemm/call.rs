@@ -128,6 +128,17 @@ impl LibraryCall for Gemm {
         if want == 0 {
             return Ok(());
         }
+        if self.small_fits() {
+            if self.has_epilogue() {
+                crate::stats::note_fused_epilogue();
+            }
+            let bias = if self.bias {
+                Some((inputs[2].buf, inputs[2].layout.offset))
+            } else {
+                None
+            };
+            return self.run_small(lane, &ops, (inputs[0].buf, inputs[1].buf), bias, out);
+        }
         let o = live(out)?;
         if self.k == 0 && (self.addend || self.aux != Aux::None) {
             // Never built (an empty contraction absorbs nothing).

@@ -1,4 +1,5 @@
-//! The (batched) matrix product as a library call: cuBLASLt on CUDA, faer on the CPU, with the
+//! The (batched) matrix product as a library call: cuBLASLt on CUDA (small single `f32`
+//! products: a kernel of this crate), faer on the CPU, with the
 //! epilogue (scale, bias, ReLU, GELU) folded in when the lazy graph asks for it.
 //!
 //! Owns the call node [`Gemm`], how an operand's realised layout maps to a leading dimension
@@ -11,12 +12,14 @@ mod call;
 mod cpu;
 mod cuda;
 mod desc;
+mod small;
 mod strided;
 mod tf32;
 mod tune;
 
 pub(crate) use cpu::{gelu_grad, narrow_f64, widen_f64};
 pub(crate) use desc::{Act, Aux, Gemm};
+pub use small::{set_small_gemm, small_gemm};
 pub(crate) use strided::{MatIn, StridedProduct};
 pub use tf32::{allow_tf32, set_allow_tf32};
 pub use tune::{gemm_tuning, set_gemm_tuning};
