@@ -250,6 +250,29 @@ pub(crate) trait KernelParams<'a> {
 /// }
 /// ```
 macro_rules! kernel_params {
+    // The three methods of `KernelParams` over a field list (shared by the two forms below).
+    (@methods $lt:lifetime; $($field:ident : $ty:ty $(as $elem:literal)?),*) => {
+        fn signature() -> String {
+            let decls: &[String] = &[$(
+                <$ty as $crate::codegen::Param<$lt>>::decl(
+                    stringify!($field),
+                    concat!("" $(, $elem)?),
+                ),
+            )*];
+            decls.join(", ")
+        }
+        fn names() -> String {
+            let names: &[String] = &[$(
+                <$ty as $crate::codegen::Param<$lt>>::names(stringify!($field)),
+            )*];
+            names.join(", ")
+        }
+        fn args(&self) -> $crate::codegen::LaunchArgs<$lt> {
+            let mut a = $crate::codegen::LaunchArgs::default();
+            $($crate::codegen::Param::push(&self.$field, &mut a);)*
+            a
+        }
+    };
     // One type parameter `P` beside the lifetime: a parameter family whose fields of type `P`
     // take whichever `Param` form the caller picks (one field list, several launch forms).
     ($(#[$m:meta])* $vis:vis struct $name:ident<$lt:lifetime, $tp:ident> {
@@ -263,26 +286,7 @@ macro_rules! kernel_params {
         impl<$lt, $tp: $crate::codegen::Param<$lt>> $crate::codegen::KernelParams<$lt>
             for $name<$lt, $tp>
         {
-            fn signature() -> String {
-                let decls: &[String] = &[$(
-                    <$ty as $crate::codegen::Param<$lt>>::decl(
-                        stringify!($field),
-                        concat!("" $(, $elem)?),
-                    ),
-                )*];
-                decls.join(", ")
-            }
-            fn names() -> String {
-                let names: &[String] = &[$(
-                    <$ty as $crate::codegen::Param<$lt>>::names(stringify!($field)),
-                )*];
-                names.join(", ")
-            }
-            fn args(&self) -> $crate::codegen::LaunchArgs<$lt> {
-                let mut a = $crate::codegen::LaunchArgs::default();
-                $($crate::codegen::Param::push(&self.$field, &mut a);)*
-                a
-            }
+            $crate::codegen::kernel_params!(@methods $lt; $($field : $ty $(as $elem)?),*);
         }
     };
     ($(#[$m:meta])* $vis:vis struct $name:ident<$lt:lifetime> {
@@ -294,26 +298,7 @@ macro_rules! kernel_params {
         }
 
         impl<$lt> $crate::codegen::KernelParams<$lt> for $name<$lt> {
-            fn signature() -> String {
-                let decls: &[String] = &[$(
-                    <$ty as $crate::codegen::Param<$lt>>::decl(
-                        stringify!($field),
-                        concat!("" $(, $elem)?),
-                    ),
-                )*];
-                decls.join(", ")
-            }
-            fn names() -> String {
-                let names: &[String] = &[$(
-                    <$ty as $crate::codegen::Param<$lt>>::names(stringify!($field)),
-                )*];
-                names.join(", ")
-            }
-            fn args(&self) -> $crate::codegen::LaunchArgs<$lt> {
-                let mut a = $crate::codegen::LaunchArgs::default();
-                $($crate::codegen::Param::push(&self.$field, &mut a);)*
-                a
-            }
+            $crate::codegen::kernel_params!(@methods $lt; $($field : $ty $(as $elem)?),*);
         }
     };
 }
