@@ -1,9 +1,10 @@
-//! Seed 001: arrays inside an existing CUDA application, in the seed's seven steps.
+//! Arrays inside an existing CUDA application, in the seven steps of ArrayFire's CUDA interop
+//! guide.
 //!
 //! The "application" owns a raw CUDA stream (created with `cuStreamCreate`, as C code would)
 //! and device memory filled by its own kernel. cuprite wraps the stream (`Stream::from_raw`)
 //! and adopts it as this thread's array stream, so array work and the application's kernels
-//! share one stream: no `cudaDeviceSynchronize`, no `af::sync`, no copies. Both of the seed's
+//! share one stream: no `cudaDeviceSynchronize`, no `af::sync`, no copies. Both of the guide's
 //! ways of making an array from device memory are shown (a `DeviceBuffer`, a raw allocation).
 //!
 //! Needs a CUDA GPU; without one it says so and exits successfully.
@@ -64,7 +65,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (result_ptr, result) = with_stream(&app, || -> Result<_, Box<dyn std::error::Error>> {
         // 1. Finish pending CUDA operations: nothing to do. The arrays below run on the
         //    application's stream, after its kernels, and buffers carry their tracking.
-        // 2. Create arrays from existing CUDA memory, the seed's two ways:
+        // 2. Create arrays from existing CUDA memory, the guide's two ways:
         //    a DeviceBuffer (moved in, no copy, no lock needed)...
         let x = Array::from_buffer(d_x, &[1024, n / 1024])?;
         //    ...and a raw allocation, whose ownership the library takes.

@@ -1,4 +1,4 @@
-//! Seed 000: a custom CUDA kernel in an array application.
+//! A custom CUDA kernel in an array application.
 //!
 //! ArrayFire cannot launch a custom kernel on its own stream, so its version of this example
 //! creates a second stream and calls `af::sync` (a host synchronisation) before each hand-off.

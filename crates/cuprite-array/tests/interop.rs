@@ -44,7 +44,7 @@ fn close32(got: &[f32], want: &[f32], tol: f32, what: &str) -> TestResult {
     Ok(())
 }
 
-/// Seed 000 done right: a custom kernel on the array stream over array memory, the result an
+/// ArrayFire's custom-kernel example without its host synchronisation: a custom kernel on the array stream over array memory, the result an
 /// array again; no host synchronisation and no stream wait between the two array steps.
 fn custom_kernel_on_array_stream() -> TestResult {
     with_device(cuda(), || {

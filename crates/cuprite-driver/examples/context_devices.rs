@@ -1,4 +1,4 @@
-//! Seed 004, third example: one context per device.
+//! Contexts as RustaCUDA manages them, third example: one context per device.
 //!
 //! Creates and pops one owned context per device, then makes the first current; in each
 //! context it allocates, copies fresh data through the device and checks it.

@@ -1,4 +1,5 @@
-//! Seed 004, first example: one device, one OS thread, one owned context.
+//! Contexts as RustaCUDA manages them, first example: one device, one OS thread, one owned
+//! context.
 //!
 //! Creates a context with `MAP_HOST | SCHED_AUTO`, pushes it, copies fresh data to the device
 //! and back through it, checks the values, and drops the context.

@@ -1,4 +1,4 @@
-//! Seed 004, second example: one context shared by four OS threads.
+//! Contexts as RustaCUDA manages them, second example: one context shared by four OS threads.
 //!
 //! Each thread makes the context current from an `UnownedContext` (RustaCUDA's model), then
 //! allocates, copies fresh data through the device and checks it. The owner joins every thread

@@ -1,4 +1,4 @@
-//! Seed 003's two ways of using a device from several threads: sharing one context and module,
+//! Two ways of using a device from several threads: sharing one context and module,
 //! or calling `Context::new` in each thread (which returns the same primary context).
 
 use cuprite_driver::nvrtc::compile_ptx;

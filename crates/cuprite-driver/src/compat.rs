@@ -39,11 +39,11 @@ use std::sync::{Arc, RwLock};
 
 pub use crate::launch::LaunchConfig;
 
-/// Seed-002 name of [`DeviceBuffer`].
+/// cudarc 0.9's name of [`DeviceBuffer`].
 pub type CudaSlice<T> = DeviceBuffer<T>;
-/// Seed-002 name of [`DeviceView`].
+/// cudarc 0.9's name of [`DeviceView`].
 pub type CudaView<'a, T> = DeviceView<'a, T>;
-/// Seed-002 name of [`DeviceViewMut`].
+/// cudarc 0.9's name of [`DeviceViewMut`].
 pub type CudaViewMut<'a, T> = DeviceViewMut<'a, T>;
 
 /// A device handle in the cudarc 0.9 style: a context, its default stream, and modules by name.

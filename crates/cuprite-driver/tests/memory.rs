@@ -38,7 +38,10 @@ pub fn tests() -> Vec<Test> {
             "memory::oom_trims_cached_pool_memory",
             oom_trims_cached_pool_memory,
         ),
-        Test::gpu("memory::seed_002_and_004_names", seed_002_and_004_names),
+        Test::gpu(
+            "memory::cudarc_and_rustacuda_names",
+            cudarc_and_rustacuda_names,
+        ),
         Test::gpu(
             "memory::raw_views_for_foreign_memory",
             raw_views_for_foreign_memory,
@@ -608,7 +611,7 @@ fn oom_trims_cached_pool_memory() -> TestResult {
     Ok(())
 }
 
-fn seed_002_and_004_names() -> TestResult {
+fn cudarc_and_rustacuda_names() -> TestResult {
     let ctx = Context::new(0)?;
     let s = ctx.new_stream()?;
     let mut rng = Rng::fresh();

@@ -146,7 +146,7 @@ impl Stream {
         Ok(buf)
     }
 
-    /// Seed-003 name of [`clone_htod`](Self::clone_htod).
+    /// cudarc's stream-level name of [`clone_htod`](Self::clone_htod).
     pub fn memcpy_stod<T: DeviceCopy, S: HostSrc<T> + ?Sized>(
         self: &Arc<Self>,
         src: &S,
@@ -205,7 +205,7 @@ impl Stream {
         Ok(true)
     }
 
-    /// Seed-002 `htod_copy`: a new device buffer filled from `src`, which it takes by value so
+    /// cudarc 0.9's `htod_copy`: a new device buffer filled from `src`, which it takes by value so
     /// that the host does not wait: the `Vec` is kept alive until the copy is done (a host
     /// function on this stream drops it).
     pub fn htod_copy<T: DeviceCopy>(self: &Arc<Self>, src: Vec<T>) -> Result<DeviceBuffer<T>> {
@@ -223,7 +223,7 @@ impl Stream {
         Ok(buf)
     }
 
-    /// Seed-002 `sync_reclaim`: copies `buf` to a `Vec` (waiting) and frees it.
+    /// cudarc 0.9's `sync_reclaim`: copies `buf` to a `Vec` (waiting) and frees it.
     pub fn sync_reclaim<T: DeviceCopy>(&self, buf: DeviceBuffer<T>) -> Result<Vec<T>> {
         self.clone_dtoh(&buf)
     }
@@ -255,7 +255,7 @@ impl Stream {
         Ok(v)
     }
 
-    /// Seed-003 name of [`clone_dtoh`](Self::clone_dtoh).
+    /// cudarc's stream-level name of [`clone_dtoh`](Self::clone_dtoh).
     pub fn memcpy_dtov<T: DeviceCopy, S: DeviceRead<T> + ?Sized>(&self, src: &S) -> Result<Vec<T>> {
         self.clone_dtoh(src)
     }
