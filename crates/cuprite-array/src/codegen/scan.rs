@@ -41,6 +41,7 @@ mod vec;
 use args::look_back_signature;
 pub(crate) use args::{
     COUNTER_BYTES, ColumnArgs, LookBackArgs, LookBackBind, LookBackStatus, PipeArgs, PipeBind,
+    SearchArgs, SearchBind,
 };
 pub(crate) use bits::{BITS_TILE, scan_bits, scan_bits_possible};
 pub(crate) use pipe::{PipeShape, pipe_row, scan_pipe, scan_pipe_possible};

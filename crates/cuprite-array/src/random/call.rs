@@ -3,7 +3,9 @@
 //! CUDA kernel of `random::kernels` give the same values.
 
 use super::dists::{ElementWords, Kind, sample};
+use super::kernels::SamplerArgs;
 use crate::array::Array;
+use crate::codegen::{KernelParams, ReadBuf, WriteBuf};
 use crate::device::current_device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -11,7 +13,6 @@ use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall, Node, Op};
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
-use cuprite_driver::Access;
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -107,43 +108,39 @@ impl LibraryCall for Sampler {
         let mut h = KeyHasher(0x5a3b_0000);
         super::kernels::SAMPLER_NAME.hash(&mut h);
         let k = crate::jit::library_kernel(st, h.finish(), super::kernels::sampler_kernel)?;
-        let gone = || Error::InvalidArgument("sampler on a buffer that was handed back".into());
-        let dst = out.live().ok_or_else(gone)?;
-        let mut access = Vec::with_capacity(2);
-        let mut xs_ptr = 0u64;
-        if let Some(x) = inputs.first() {
-            let src = x.buf.live().ok_or_else(gone)?;
-            xs_ptr = x.buf.ptr() + (x.layout.offset * 8) as u64;
-            access.push(Access::read(src));
-        }
-        access.push(Access::write(dst));
+        let xs = match inputs.first() {
+            Some(x) => Some(ReadBuf::part(x.buf, DType::F64, x.layout.offset, self.n)?),
+            None => None,
+        };
         let (kind, a, b) = self.kind.words();
-        let words = [
-            out.ptr(),
-            self.n as u64,
-            self.key,
-            kind,
-            a.to_bits(),
-            b.to_bits(),
-            self.x.to_bits(),
-            xs_ptr,
-        ];
+        let args = SamplerArgs {
+            out: WriteBuf::part(out, DType::F64, 0, self.n)?,
+            n: self.n as i64,
+            key: self.key,
+            kind: kind as i64,
+            a,
+            b,
+            x0: self.x,
+            xs,
+        }
+        .args();
         let resident = (st.sms * k.blocks_per_sm).max(1) as usize;
         let grid = self
             .n
             .div_ceil(crate::codegen::BLOCK as usize)
             .clamp(1, resident * 4) as u32;
-        // SAFETY: the output is a new buffer of `n` f64 values, the only memory the kernel
-        // writes (indices below `n`); the input, when present (else null, never read), holds
-        // `n` contiguous f64 from `xs_ptr` (checked above). Both are declared.
+        // SAFETY: the words are `SamplerArgs` in the entry point's order. The kernel writes
+        // `out[i]` and reads `xs[i]` (when given; null is never read) for `i < n` only: the
+        // output is `n` f64 and the input `n` contiguous f64 from its offset, both views
+        // checked inside their buffers and declared with the launch.
         unsafe {
             stream.launch_packed(
                 &k.func,
                 (grid, 1, 1),
                 (crate::codegen::BLOCK, 1, 1),
                 0,
-                &words,
-                &access,
+                &args.words,
+                &args.accesses(),
             )
         }?;
         Ok(())

@@ -1,259 +1,39 @@
-//! The CUDA twin of `random::dists`: one kernel for every sampler kind, the same arithmetic in
-//! the same order (kernels build with `--fmad=false`), so the two backends differ only where
-//! CUDA's `log`, `exp`, `pow`, `cos` and `acos` differ from Rust's in the last bits.
+//! The CUDA twin of `random::dists`: one kernel for every sampler kind (`sampler.cu`), the same
+//! arithmetic in the same order (kernels build with `--fmad=false`), so the two backends differ
+//! only where CUDA's `log`, `exp`, `pow`, `cos` and `acos` differ from Rust's in the last bits.
 
 use super::dists::{STREAM_TAG, TRIES};
-use crate::codegen::{BLOCK, Helpers, KernelSource, PHILOX_C};
+use crate::codegen::{
+    BLOCK, Helpers, KernelSource, MaybeRead, PHILOX_C, WriteBuf, entry, kernel_params,
+};
 
 /// The kernel's entry point.
 pub(crate) const SAMPLER_NAME: &str = "cuprite_sampler_f64";
 
-/// The sampler kernel. Parameters: `out` (`n` f64), `n`, `key`, `kind` (see `Kind::words`),
-/// its scalars `a` and `b` and the per-element parameter `x` (f64 bits), and `xs`: the
-/// per-element parameters (`n` f64) or null for `x` everywhere.
+/// The samplers' bodies.
+const BODY: &str = include_str!("sampler.cu");
+
+kernel_params! {
+    /// The sampler kernel's parameters: `n` draws into `out`, from the Philox streams of `key`,
+    /// of sampler `kind` (see `Kind::words`) with scalars `a` and `b` and the per-element
+    /// parameter `xs[i]` (`n` values), or `x0` everywhere when `xs` is null.
+    pub(crate) struct SamplerArgs<'a> {
+        out: WriteBuf<'a> as "double",
+        n: i64,
+        key: u64,
+        kind: i64,
+        a: f64,
+        b: f64,
+        x0: f64,
+        xs: MaybeRead<'a> as "double",
+    }
+}
+
+/// The sampler kernel, taking [`SamplerArgs`].
 pub(crate) fn sampler_kernel() -> KernelSource {
-    let name = SAMPLER_NAME;
-    let tries = TRIES;
-    let tag = STREAM_TAG;
-    let philox = PHILOX_C;
-    let body = format!(
-        r#"{philox}
-struct sp_words {{ u64t key; unsigned lo, hi, block; unsigned buf[4]; int pending; }};
-__device__ __forceinline__ u64t sp_next(sp_words &s) {{
-  if (s.pending) {{ s.pending = 0; return ((u64t)s.buf[2] << 32) | s.buf[3]; }}
-  cu_philox4x32_10(s.key, s.lo, s.hi, s.block, {tag}u, s.buf);
-  s.block += 1u; s.pending = 1;
-  return ((u64t)s.buf[0] << 32) | s.buf[1];
-}}
-__device__ __forceinline__ double sp_u01(sp_words &s) {{
-  return (double)(sp_next(s) >> 11) * (1.0 / 9007199254740992.0);
-}}
-__device__ double sp_logfact(double k) {{
-  const double t[10] = {{0.0, 0.0, 0.6931471805599453, 1.791759469228055, 3.1780538303479458,
-    4.787491742782046, 6.579251212010101, 8.525161361065415, 10.60460290274525, 12.801827480081469}};
-  if (k < 10.0) return t[(int)k];
-  const double x = k + 1.0;
-  const double z = 1.0 / (x * x);
-  const double corr = (1.0 / 12.0 - z * (1.0 / 360.0 - z * (1.0 / 1260.0 - z * (1.0 / 1680.0)))) / x;
-  return (x - 0.5) * log(x) - x + 0.9189385332046727 + corr;
-}}
-__device__ double sp_poisson(double lam, sp_words &w) {{
-  if (lam <= 0.0) return 0.0;
-  if (lam < 10.0) {{
-    const double enlam = exp(-lam);
-    double x = 0.0, prod = 1.0;
-    for (unsigned t = 0; t < {tries}u; t++) {{
-      prod *= sp_u01(w);
-      if (prod > enlam) x += 1.0; else return x;
-    }}
-    return x;
-  }}
-  const double slam = sqrt(lam), loglam = log(lam);
-  const double b = 0.931 + 2.53 * slam;
-  const double a = -0.059 + 0.02483 * b;
-  const double invalpha = 1.1239 + 1.1328 / (b - 3.4);
-  const double vr = 0.9277 - 3.6224 / (b - 2.0);
-  for (unsigned t = 0; t < {tries}u; t++) {{
-    const double u = sp_u01(w) - 0.5;
-    const double v = sp_u01(w);
-    const double us = 0.5 - fabs(u);
-    const double k = floor((2.0 * a / us + b) * u + lam + 0.43);
-    if (us >= 0.07 && v <= vr) return k;
-    if (k < 0.0 || (us < 0.013 && v > us)) continue;
-    if (log(v) + log(invalpha) - log(a / (us * us) + b) <= -lam + k * loglam - sp_logfact(k)) return k;
-  }}
-  return floor(lam);
-}}
-__device__ double sp_btrs(double n, double p, double q, sp_words &w) {{
-  const double spq = sqrt(n * p * q);
-  const double b = 1.15 + 2.53 * spq;
-  const double a = -0.0873 + 0.0248 * b + 0.01 * p;
-  const double c = n * p + 0.5;
-  const double vr = 0.92 - 4.2 / b;
-  const double alpha = (2.83 + 5.1 / b) * spq;
-  const double lpq = log(p / q);
-  const double m = floor((n + 1.0) * p);
-  const double h = sp_logfact(m) + sp_logfact(n - m);
-  for (unsigned t = 0; t < {tries}u; t++) {{
-    const double u = sp_u01(w) - 0.5;
-    const double v = sp_u01(w);
-    const double us = 0.5 - fabs(u);
-    const double k = floor((2.0 * a / us + b) * u + c);
-    if (k < 0.0 || k > n) continue;
-    if (us >= 0.07 && v <= vr) return k;
-    const double lv = log(v * alpha / (a / (us * us) + b));
-    if (lv <= h - sp_logfact(k) - sp_logfact(n - k) + (k - m) * lpq) return k;
-  }}
-  return m;
-}}
-__device__ double sp_binomial(double n, double p, sp_words &w) {{
-  if (n <= 0.0 || p <= 0.0) return 0.0;
-  if (p >= 1.0) return n;
-  const bool flip = p > 0.5;
-  const double pp = flip ? 1.0 - p : p;
-  const double q = 1.0 - pp;
-  const double np = n * pp;
-  double x;
-  if (np < 10.0) {{
-    const double qn = exp(n * log1p(-pp));
-    const double bound = floor(fmin(n, np + 10.0 * sqrt(np * q + 1.0)));
-    x = 0.0;
-    double px = qn, u = sp_u01(w);
-    while (u > px && x < bound) {{
-      u -= px;
-      x += 1.0;
-      px = px * ((n - x + 1.0) * pp) / (x * q);
-    }}
-  }} else {{
-    x = sp_btrs(n, pp, q, w);
-  }}
-  return flip ? n - x : x;
-}}
-__device__ double sp_log_choose(double a, double b) {{
-  return sp_logfact(a) - sp_logfact(b) - sp_logfact(a - b);
-}}
-__device__ double sp_hypergeometric(double good, double bad, double n, sp_words &w) {{
-  const double total = good + bad;
-  const double lo = fmax(n - bad, 0.0);
-  const double hi = fmin(n, good);
-  if (lo >= hi) return lo;
-  const double mode = fmin(fmax(floor((n + 1.0) * (good + 1.0) / (total + 2.0)), lo), hi);
-  const double pm = exp(sp_log_choose(good, mode) + sp_log_choose(bad, n - mode) - sp_log_choose(total, n));
-  double u = sp_u01(w);
-  if (u < pm) return mode;
-  u -= pm;
-  double ku = mode, pu = pm, kd = mode, pd = pm;
-  while (ku < hi || kd > lo) {{
-    if (ku < hi) {{
-      pu = pu * ((good - ku) * (n - ku)) / ((ku + 1.0) * (bad - n + ku + 1.0));
-      ku += 1.0;
-      if (u < pu) return ku;
-      u -= pu;
-    }}
-    if (kd > lo) {{
-      pd = pd * (kd * (bad - n + kd)) / ((good - kd + 1.0) * (n - kd + 1.0));
-      kd -= 1.0;
-      if (u < pd) return kd;
-      u -= pd;
-    }}
-  }}
-  return mode;
-}}
-__device__ double sp_logseries(double p, sp_words &w) {{
-  const double r = log1p(-p);
-  for (unsigned t = 0; t < {tries}u; t++) {{
-    const double v = sp_u01(w);
-    if (v >= p) return 1.0;
-    const double u = sp_u01(w);
-    const double q = -expm1(r * u);
-    if (v <= q * q) {{
-      const double k = floor(1.0 + log(v) / log(q));
-      if (k < 1.0 || v == 0.0) continue;
-      return k;
-    }}
-    if (v >= q) return 1.0;
-    return 2.0;
-  }}
-  return 1.0;
-}}
-__device__ double sp_zipf(double a, sp_words &w) {{
-  const double am1 = a - 1.0;
-  const double b = pow(2.0, am1);
-  for (unsigned t = 0; t < {tries}u; t++) {{
-    const double u = 1.0 - sp_u01(w);
-    const double v = sp_u01(w);
-    const double x = floor(pow(u, -1.0 / am1));
-    if (!(x >= 1.0 && x <= 9.223372036854775807e18)) continue;
-    const double tt = pow(1.0 + 1.0 / x, am1);
-    if (v * x * (tt - 1.0) / (b - 1.0) <= tt / b) return x;
-  }}
-  return 1.0;
-}}
-__device__ double sp_normal(sp_words &w) {{
-  const double u1 = 1.0 - sp_u01(w);
-  const double u2 = sp_u01(w);
-  return sqrt(-2.0 * log(u1)) * cos(2.0 * 3.14159265358979323846 * u2);
-}}
-__device__ double sp_vonmises(double mu, double kappa, sp_words &w) {{
-  const double pi = 3.14159265358979323846;
-  if (kappa < 1e-8) return pi * (2.0 * sp_u01(w) - 1.0);
-  double res;
-  if (kappa > 1e6) {{
-    res = mu + sqrt(1.0 / kappa) * sp_normal(w);
-  }} else {{
-    double s;
-    if (kappa < 1e-5) {{
-      s = 1.0 / kappa + kappa;
-    }} else {{
-      const double r = 1.0 + sqrt(1.0 + 4.0 * kappa * kappa);
-      const double rho = (r - sqrt(2.0 * r)) / (2.0 * kappa);
-      s = (1.0 + rho * rho) / (2.0 * rho);
-    }}
-    res = mu;
-    for (unsigned t = 0; t < {tries}u; t++) {{
-      const double u = sp_u01(w);
-      const double z = cos(pi * u);
-      const double ww = (1.0 + s * z) / (s + z);
-      const double y = kappa * (s - ww);
-      const double v = sp_u01(w);
-      if (y * (2.0 - y) - v >= 0.0 || log(y / v) + 1.0 - y >= 0.0) {{
-        const double a = acos(ww);
-        res = sp_u01(w) < 0.5 ? mu - a : mu + a;
-        break;
-      }}
-    }}
-  }}
-  const double m = fmod(fabs(res) + pi, 2.0 * pi) - pi;
-  return res < 0.0 ? -m : m;
-}}
-__device__ double sp_gamma(double alpha, sp_words &w, int lg) {{
-  if (alpha <= 0.0) return lg ? -__longlong_as_double(0x7ff0000000000000LL) : 0.0;
-  const bool boost = alpha < 1.0;
-  const double a = boost ? alpha + 1.0 : alpha;
-  const double d = a - 1.0 / 3.0;
-  const double c = 1.0 / sqrt(9.0 * d);
-  for (unsigned t = 0; t < {tries}u; t++) {{
-    const double x = sp_normal(w);
-    double v = 1.0 + c * x;
-    const double u = sp_u01(w);
-    if (v <= 0.0) continue;
-    v = v * v * v;
-    const double x2 = x * x;
-    if (u < 1.0 - 0.0331 * (x2 * x2) || log(u) < 0.5 * x2 + d * (1.0 - v + log(v))) {{
-      const double g = d * v;
-      if (lg) {{
-        const double lb = boost ? log(1.0 - sp_u01(w)) / alpha : 0.0;
-        return log(g) + lb;
-      }}
-      if (boost) return g * pow(1.0 - sp_u01(w), 1.0 / alpha);
-      return g;
-    }}
-  }}
-  return __longlong_as_double(0x7ff8000000000000LL);
-}}
-extern "C" __global__ void __launch_bounds__({BLOCK}) {name}(double *__restrict__ out, i64t n, u64t key, u64t kind, u64t a_bits, u64t b_bits, u64t x_bits, const double *__restrict__ xs) {{
-  const double a = __longlong_as_double((long long)a_bits);
-  const double b = __longlong_as_double((long long)b_bits);
-  const double x0 = __longlong_as_double((long long)x_bits);
-  for (i64t i = (i64t)blockIdx.x * {BLOCK} + threadIdx.x; i < n; i += (i64t)gridDim.x * {BLOCK}) {{
-    sp_words w;
-    w.key = key; w.lo = (unsigned)(u64t)i; w.hi = (unsigned)((u64t)i >> 32); w.block = 0u; w.pending = 0;
-    const double x = xs ? xs[i] : x0;
-    double r;
-    switch ((int)kind) {{
-      case 0: r = sp_poisson(x, w); break;
-      case 1: r = sp_binomial(x, a, w); break;
-      case 2: r = sp_hypergeometric(a, b, x, w); break;
-      case 3: r = sp_logseries(x, w); break;
-      case 4: r = sp_zipf(x, w); break;
-      case 5: r = sp_vonmises(a, x, w); break;
-      case 6: r = sp_gamma(x, w, 0); break;
-      default: r = sp_gamma(x, w, 1); break;
-    }}
-    out[i] = r;
-  }}
-}}
-"#
+    let text = format!(
+        "{PHILOX_C}#define SP_TAG {STREAM_TAG}u\n#define SP_TRIES {TRIES}u\n{BODY}{}",
+        entry::<SamplerArgs>(SAMPLER_NAME, &BLOCK.to_string(), "sampler_f64")
     );
-    KernelSource::generated(name.to_string(), &body, Helpers::default())
+    KernelSource::generated(SAMPLER_NAME.to_string(), &text, Helpers::default())
 }

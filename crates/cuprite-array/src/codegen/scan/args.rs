@@ -1,9 +1,10 @@
 //! The parameters a scan kernel takes after its program's (those are walked by
 //! `codegen::params`): the line geometry and, for the look-back kernels, the status arrays.
-//! One description each ([`LookBackArgs`], [`ColumnArgs`]) yields both the signature's tail
-//! and a launch's words and accesses.
+//! One description each ([`LookBackArgs`], [`ColumnArgs`], and [`SearchArgs`] for
+//! `searchsorted`) yields both the signature's tail and a launch's words and accesses.
 
 use crate::codegen::kargs::{BufAt, CType, KernelParams, Name, Param};
+use crate::dtype::DType;
 use crate::storage::DevBuf;
 
 /// Bytes of the tile counter at the start of the look-back's flags allocation (one
@@ -179,4 +180,43 @@ pub(crate) fn column_signature() -> String {
         inner: 0,
         lines: 0,
     })
+}
+
+/// The sorted rows and geometry of one `searchsorted` launch.
+#[derive(Clone, Copy)]
+pub(crate) struct SearchBind<'a> {
+    /// The sorted rows, contiguous from the buffer's start.
+    pub rows: &'a DevBuf,
+    /// Elements of a row.
+    pub m: usize,
+    /// Queries per row.
+    pub kq: usize,
+    /// Whether a query equal to elements goes after them.
+    pub right: bool,
+}
+
+/// The tail of the `searchsorted` kernel's parameters (after its program's): `srt_` (the
+/// sorted rows of `sorted`), `m_` (row length), `kq_` (queries per row), `right_` (1: the
+/// right side).
+pub(crate) struct SearchArgs<'a> {
+    pub sorted: DType,
+    /// `None` for the signature.
+    pub bind: Option<SearchBind<'a>>,
+}
+
+impl<'a> KernelParams<'a> for SearchArgs<'a> {
+    fn each_param(&self, f: &mut dyn FnMut(Param<'a>)) {
+        let b = self.bind.as_ref();
+        f(Param::Read {
+            name: Name::Fixed("srt_"),
+            ty: CType::Of(self.sorted),
+            at: b.map(|b| BufAt::start(b.rows)),
+        });
+        f(Param::U64(Name::Fixed("m_"), b.map_or(0, |b| b.m as u64)));
+        f(Param::U64(Name::Fixed("kq_"), b.map_or(0, |b| b.kq as u64)));
+        f(Param::U64(
+            Name::Fixed("right_"),
+            b.map_or(0, |b| u64::from(b.right)),
+        ));
+    }
 }

@@ -4,13 +4,13 @@
 //! those samples, so that a query touches global memory only within one gap of `w` elements.
 
 use super::*;
+use crate::codegen::kargs::KernelParams;
 
 /// Samples of the sorted row kept in shared memory.
 pub(crate) const SAMPLES: usize = 1024;
 
 /// The search kernel for queries given by `p` (output 0, of `sorted`'s dtype) in rows of
-/// `sorted`. Parameters: the program's (output `out0`, `i64`), then `srt_` (the sorted rows,
-/// contiguous), `m_` (row length), `kq_` (queries per row), `right_` (1: the right side).
+/// `sorted`. Parameters: the program's (output `out0`, `i64`), then [`SearchArgs`]'s.
 /// Floats order NaN last, as sorting does.
 pub(crate) fn search_kernel(p: &Program, sorted: DType) -> KernelSource {
     let c = cty(sorted);
@@ -26,9 +26,10 @@ pub(crate) fn search_kernel(p: &Program, sorted: DType) -> KernelSource {
 __device__ __forceinline__ bool pred_({c} s, {c} v, bool right) {{ return right ? !lt_(v, s) : lt_(s, v); }}
 "#
     );
+    let tail = KernelParams::signature(&SearchArgs { sorted, bind: None });
     let _ = writeln!(
         s,
-        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}, const {st} *__restrict__ srt_, u64t m_, u64t kq_, u64t right_) {{",
+        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}, {tail}) {{",
         params(p, V, 1, &[DType::I64])
     );
     let load = |e: &str| load_conv(sorted, e);

@@ -6,7 +6,8 @@ use super::call::{VARIANT, program_buffers};
 use super::cpu::Acc;
 use crate::array::Array;
 use crate::backend::cpu::{Vals, run_chunk};
-use crate::codegen::{BLOCK, ParamPlan, search_kernel};
+use crate::codegen::kargs::KernelParams;
+use crate::codegen::{BLOCK, ParamPlan, SearchArgs, SearchBind, search_kernel};
 use crate::dtype::{Class, DType, Element};
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
@@ -228,19 +229,24 @@ impl FusedCall for Search {
             return Ok(());
         }
         let (bufs, in_ptrs) = program_buffers(prog, st.ordinal, "searchsorted")?;
-        let (Some(dst), Some(src)) = (out.live(), s.buf.live()) else {
+        let Some(dst) = out.live() else {
             return Err(Error::InvalidArgument(
                 "searchsorted on a buffer that was handed back".into(),
             ));
         };
         let plan = ParamPlan::new(prog, VARIANT, &in_ptrs, &[out.ptr()], None);
         let mut words: Vec<u64> = plan.words.iter().copied().collect();
-        words.extend_from_slice(&[
-            s.buf.ptr(),
-            self.m as u64,
-            self.kq as u64,
-            self.right as u64,
-        ]);
+        let tail = SearchArgs {
+            sorted: self.dtype,
+            bind: Some(SearchBind {
+                rows: s.buf,
+                m: self.m,
+                kq: self.kq,
+                right: self.right,
+            }),
+        }
+        .launch_args()?;
+        words.extend_from_slice(&tail.words);
         let dtype = self.dtype;
         let k = crate::jit::kernel(
             st,
@@ -254,13 +260,14 @@ impl FusedCall for Search {
             .filter_map(|b| b.live())
             .map(Access::read)
             .collect();
-        access.push(Access::read(src));
+        access.extend(tail.access);
         access.push(Access::write(dst));
         let resident = (st.sms * k.blocks_per_sm.max(1)) as usize;
         let grid = total.div_ceil(BLOCK as usize).min(resident * 4).max(1) as u32;
         // SAFETY: the words are the kernel's parameters in order (the program's from its
-        // `ParamPlan`, then the sorted rows: a contiguous realised buffer of `rows * m`
-        // elements from offset 0, checked above); the kernel reads the program's inputs through
+        // `ParamPlan`, then `SearchArgs`, the description that made the signature's tail: the
+        // sorted rows, a contiguous realised buffer of `rows * m` elements from offset 0,
+        // checked above); the kernel reads the program's inputs through
         // their layouts and the sorted rows, and writes the `total` elements of the new output;
         // every buffer is declared.
         unsafe { stream.launch_packed(&k.func, (grid, 1, 1), (BLOCK, 1, 1), 0, &words, &access) }?;

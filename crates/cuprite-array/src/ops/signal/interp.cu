@@ -4,10 +4,11 @@
 // segment of at most `stride` points in global memory (a second binary search), so that only
 // the last few steps of each search leave the block.
 //
-// Specialised by the defines: REAL (float or double), WIDTH (1: real values; 2: complex values
-// as (re, im) pairs), NAME (the entry point). Every parameter is one 8-byte word; `left` and
-// `right` are the bit patterns of their parts (a float in the low 32 bits), replaced by the
-// first (bit 0 of `defaults`) or last (bit 1) value. Built after the base prelude (`u64t`).
+// Specialised by the defines: REAL (float or double) and WIDTH (1: real values; 2: complex
+// values as (re, im) pairs). The entry point (`InterpArgs` of interp.rs) calls `interp_body`
+// with its parameters; `left` and `right` are the bit patterns of their parts (a float in the
+// low 32 bits), replaced by the first (bit 0 of `defaults`) or last (bit 1) value. Built after
+// the base prelude (`u64t`).
 
 #define INTERP_SAMPLES 2048
 
@@ -30,7 +31,7 @@ __device__ __forceinline__ REAL lerp_(REAL slope, REAL x, REAL x0, REAL x1, REAL
   return r;
 }
 
-extern "C" __global__ void __launch_bounds__(256) NAME(
+__device__ __forceinline__ void interp_body(
     const REAL* __restrict__ x, const REAL* __restrict__ xp, const REAL* __restrict__ fp,
     REAL* __restrict__ out, u64t nq, u64t n, u64t stride, u64t defaults, u64t left_re, u64t left_im,
     u64t right_re, u64t right_im) {

@@ -2,7 +2,9 @@
 //! compute the same values (the same search result for sorted sample points, the same
 //! arithmetic in the same order).
 
-use crate::codegen::{BLOCK, Helpers, KernelSource};
+use crate::codegen::{
+    BLOCK, Helpers, KernelParams, KernelSource, ReadBuf, WriteBuf, entry, kernel_params,
+};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
@@ -10,12 +12,32 @@ use crate::graph::{CallInput, LibraryCall};
 use crate::shape::numel;
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
-use cuprite_driver::Access;
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
 
 /// Sample points a block keeps in shared memory (`INTERP_SAMPLES` of the kernel).
 const SAMPLES: usize = 2048;
+
+kernel_params! {
+    /// `interp`'s parameters: the `nq` queries `x`, the `n` sample points `xp` and their values
+    /// `fp` (`WIDTH` parts each), the output, the stride of the points a block keeps, which
+    /// ends take the first or last value (bit 0, bit 1), and the bit patterns of the values
+    /// outside the range.
+    struct InterpArgs<'a> {
+        x: ReadBuf<'a> as "REAL",
+        xp: ReadBuf<'a> as "REAL",
+        fp: ReadBuf<'a> as "REAL",
+        out: WriteBuf<'a> as "REAL",
+        nq: u64,
+        n: u64,
+        stride: u64,
+        defaults: u64,
+        left_re: u64,
+        left_im: u64,
+        right_re: u64,
+        right_im: u64,
+    }
+}
 
 /// `interp` of `nq` queries (input 0, of `real` dtype) into `n` sample points (input 1, `real`)
 /// with values (input 2, `real` or its complex type when `complex`). `left`/`right`: the
@@ -80,7 +102,7 @@ impl Interp {
         self.n.div_ceil(SAMPLES).max(1)
     }
 
-    /// The kernel specialised for this call's types.
+    /// The kernel specialised for this call's types, taking [`InterpArgs`].
     pub(crate) fn kernel(&self) -> KernelSource {
         let double = self.real == DType::F64;
         let name = format!(
@@ -89,12 +111,16 @@ impl Interp {
             if self.complex { "_c" } else { "" }
         );
         let defines = format!(
-            "#define REAL {}\n#define REAL_IS_DOUBLE {}\n#define WIDTH {}\n#define NAME {name}\n",
+            "#define REAL {}\n#define REAL_IS_DOUBLE {}\n#define WIDTH {}\n",
             if double { "double" } else { "float" },
             double as u8,
             self.width()
         );
-        let body = format!("{defines}{}", include_str!("interp.cu"));
+        let body = format!(
+            "{defines}{}{}",
+            include_str!("interp.cu"),
+            entry::<InterpArgs>(&name, &BLOCK.to_string(), "interp_body")
+        );
         KernelSource::generated(name, &body, Helpers::default())
     }
 
@@ -232,44 +258,92 @@ impl LibraryCall for Interp {
             return Ok(());
         }
         let k = crate::jit::library_kernel(st, self.key(), || self.kernel())?;
-        let gone = || Error::InvalidArgument("interp on a buffer that was handed back".into());
-        let dst = out.live().ok_or_else(gone)?;
-        let mut access = Vec::with_capacity(4);
-        let mut ptrs = [0u64; 3];
-        for (slot, x) in inputs.iter().enumerate() {
-            let src = x.buf.live().ok_or_else(gone)?;
-            ptrs[slot] = x.buf.ptr() + (x.layout.offset * x.dtype.size()) as u64;
-            access.push(Access::read(src));
-        }
-        access.push(Access::write(dst));
+        let part = |i: usize| {
+            let x = &inputs[i];
+            ReadBuf::part(x.buf, x.dtype, x.layout.offset, numel(x.shape))
+        };
         let (lre, lim) = self.words(self.left);
         let (rre, rim) = self.words(self.right);
-        let words = [
-            ptrs[0],
-            ptrs[1],
-            ptrs[2],
-            out.ptr(),
-            self.nq as u64,
-            self.n as u64,
-            self.stride() as u64,
-            self.left.is_none() as u64 | (self.right.is_none() as u64) << 1,
-            lre,
-            lim,
-            rre,
-            rim,
-        ];
+        let args = InterpArgs {
+            x: part(0)?,
+            xp: part(1)?,
+            fp: part(2)?,
+            out: WriteBuf::part(out, self.real, 0, self.nq * self.width())?,
+            nq: self.nq as u64,
+            n: self.n as u64,
+            stride: self.stride() as u64,
+            defaults: self.left.is_none() as u64 | (self.right.is_none() as u64) << 1,
+            left_re: lre,
+            left_im: lim,
+            right_re: rre,
+            right_im: rim,
+        }
+        .args();
         let resident = (st.sms * k.blocks_per_sm).max(1) as usize;
         let grid = self.nq.div_ceil(BLOCK as usize).clamp(1, resident * 2) as u32;
-        // SAFETY: the words are the kernel's parameters in order: the queries (`nq` contiguous
-        // values of `real` from their offset), the `n >= 1` sample points and their `n` values
-        // (`width` parts each), the new output of `nq * width` parts, the sizes and the stride
-        // (`ceil(n / stride) <= INTERP_SAMPLES`, the shared array's length); checked above. The
-        // kernel reads and writes only those, every buffer declared.
-        unsafe { stream.launch_packed(&k.func, (grid, 1, 1), (BLOCK, 1, 1), 0, &words, &access) }?;
+        // SAFETY: the words are `InterpArgs` in the entry point's order: the queries (`nq`
+        // contiguous values of `real` from their offset), the `n >= 1` sample points and their
+        // `n` values (`width` parts each), the output of `nq * width` parts, each view checked
+        // inside its buffer; the sizes and the stride (`ceil(n / stride) <= INTERP_SAMPLES`,
+        // the shared array's length). The kernel reads and writes only those, every buffer
+        // declared with the launch.
+        unsafe {
+            stream.launch_packed(
+                &k.func,
+                (grid, 1, 1),
+                (BLOCK, 1, 1),
+                0,
+                &args.words,
+                &args.accesses(),
+            )
+        }?;
         Ok(())
     }
 
     fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
         vec![self.kernel().source]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every specialisation of the kernel compiles with NVRTC under the library's options
+    /// (skipped without NVRTC), and its entry point takes `InterpArgs`.
+    #[test]
+    fn kernels_compile() {
+        for (real, complex) in [
+            (DType::F32, false),
+            (DType::F64, false),
+            (DType::F32, true),
+            (DType::F64, true),
+        ] {
+            let call = Interp {
+                real,
+                complex,
+                nq: 1,
+                n: 1,
+                left: None,
+                right: None,
+            };
+            let s = call.kernel();
+            assert!(s.source.contains(&format!("{}(", s.name)));
+            assert!(
+                s.source
+                    .contains("interp_body(x, xp, fp, out, nq, n, stride, defaults")
+            );
+            if cuprite_driver::nvrtc::version().is_err() {
+                continue;
+            }
+            for o in [
+                crate::jit::compile_options(90, true),
+                crate::jit::quick_compile_options(90),
+            ] {
+                if let Err(e) = cuprite_driver::nvrtc::compile(&s.source, &o) {
+                    panic!("{e}\n{}", s.source);
+                }
+            }
+        }
     }
 }
