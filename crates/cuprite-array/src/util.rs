@@ -1,9 +1,11 @@
 //! Small tools used across the crate: stable and fast hashers, a vector that keeps its first
-//! few elements inline (no allocation on hot paths), and fallible host vectors.
+//! few elements inline (no allocation on hot paths), fallible host vectors, and process-wide
+//! switches read first from the environment.
 
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::hash::Hasher;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// An empty vector with room for `len` values, or an `Err` naming `what` (not an abort) when
 /// the host cannot hold them. The callers fill what they reserve, so a reservation larger
@@ -401,6 +403,47 @@ impl<'a, T: Copy + Default, const N: usize> IntoIterator for &'a Small<T, N> {
     type IntoIter = std::slice::Iter<'a, T>;
     fn into_iter(self) -> Self::IntoIter {
         self.as_slice().iter()
+    }
+}
+
+/// A process-wide on/off switch: `default` until the first reading, which takes environment
+/// variable `var` (set to the value that is not the default's, `"0"` for an on-by-default
+/// switch, `"1"` for an off-by-default one, it starts the other way); [`set`](Self::set)
+/// overrides it for readings after the call, a `set` racing the first reading included.
+pub(crate) struct EnvSwitch {
+    /// 2: not yet read from the environment; else 0 or 1.
+    state: AtomicU8,
+    var: &'static str,
+    default: bool,
+}
+
+impl EnvSwitch {
+    pub(crate) const fn new(var: &'static str, default: bool) -> Self {
+        EnvSwitch {
+            state: AtomicU8::new(2),
+            var,
+            default,
+        }
+    }
+
+    pub(crate) fn set(&self, on: bool) {
+        self.state.store(on as u8, Ordering::Relaxed);
+    }
+
+    pub(crate) fn get(&self) -> bool {
+        match self.state.load(Ordering::Relaxed) {
+            2 => {
+                let flip = if self.default { "0" } else { "1" };
+                let on =
+                    std::env::var(self.var).map_or(self.default, |v| (v == flip) != self.default);
+                // Another thread's `set` since the load wins.
+                let _ =
+                    self.state
+                        .compare_exchange(2, on as u8, Ordering::Relaxed, Ordering::Relaxed);
+                self.state.load(Ordering::Relaxed) == 1
+            }
+            v => v == 1,
+        }
     }
 }
 

@@ -18,11 +18,10 @@ use crate::error::{Error, Result};
 use crate::graph::{LibraryCall, Node, Op};
 use crate::schedule::contiguous_storage;
 use crate::shape::{Layout, checked_numel};
+use crate::util::EnvSwitch;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
 
-/// 2: not yet read from the environment; else 0 or 1.
-static FUSED_GRAD: AtomicU8 = AtomicU8::new(2);
+static FUSED_GRAD: EnvSwitch = EnvSwitch::new("CUPRITE_ARRAY_GELU_GRAD_FUSED", false);
 
 /// Chooses how [`matmul_gelu_grad`] runs on CUDA (and on the CPU, its twin): on, a plain
 /// product (its scale as the product's) and one kernel pass that reads the product and the
@@ -40,20 +39,12 @@ static FUSED_GRAD: AtomicU8 = AtomicU8::new(2);
 /// set_gelu_grad_fused(before);
 /// ```
 pub fn set_gelu_grad_fused(on: bool) {
-    FUSED_GRAD.store(on as u8, Ordering::Relaxed);
+    FUSED_GRAD.set(on);
 }
 
 /// Whether [`matmul_gelu_grad`] takes the fused pass on CUDA (see [`set_gelu_grad_fused`]).
 pub fn gelu_grad_fused() -> bool {
-    match FUSED_GRAD.load(Ordering::Relaxed) {
-        2 => {
-            let on = std::env::var("CUPRITE_ARRAY_GELU_GRAD_FUSED").is_ok_and(|v| v == "1");
-            // Another thread's `set_gelu_grad_fused` since the load wins.
-            let _ = FUSED_GRAD.compare_exchange(2, on as u8, Ordering::Relaxed, Ordering::Relaxed);
-            FUSED_GRAD.load(Ordering::Relaxed) == 1
-        }
-        v => v == 1,
-    }
+    FUSED_GRAD.get()
 }
 
 /// √(2/π), the constant of GELU's tanh form.

@@ -14,10 +14,10 @@ use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::jit::FastCompile;
 use crate::storage::DevBuf;
+use crate::util::EnvSwitch;
 use crate::util::KeyHasher;
 use cuprite_driver::blaslt::Order;
 use std::hash::{Hash, Hasher};
-use std::sync::atomic::{AtomicU8, Ordering};
 
 /// The kernel's body.
 const BODY: &str = include_str!("small.cu");
@@ -55,8 +55,7 @@ kernel_params! {
     }
 }
 
-/// 2: not yet read from the environment; else 0 or 1.
-static SMALL: AtomicU8 = AtomicU8::new(2);
+static SMALL: EnvSwitch = EnvSwitch::new("CUPRITE_ARRAY_SMALL_GEMM", true);
 
 /// Lets small single `f32` products on CUDA run this crate's own kernel instead of cuBLASLt
 /// (on by default; `CUPRITE_ARRAY_SMALL_GEMM=0` starts with it off). The two sum the
@@ -71,19 +70,12 @@ static SMALL: AtomicU8 = AtomicU8::new(2);
 /// set_small_gemm(before);
 /// ```
 pub fn set_small_gemm(on: bool) {
-    SMALL.store(on as u8, Ordering::Relaxed);
+    SMALL.set(on);
 }
 
 /// Whether small `f32` products take this crate's own kernel (see [`set_small_gemm`]).
 pub fn small_gemm() -> bool {
-    match SMALL.load(Ordering::Relaxed) {
-        2 => {
-            let on = std::env::var("CUPRITE_ARRAY_SMALL_GEMM").map_or(true, |v| v != "0");
-            let _ = SMALL.compare_exchange(2, on as u8, Ordering::Relaxed, Ordering::Relaxed);
-            SMALL.load(Ordering::Relaxed) == 1
-        }
-        v => v == 1,
-    }
+    SMALL.get()
 }
 
 fn name() -> &'static str {

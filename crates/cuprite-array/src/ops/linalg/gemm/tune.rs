@@ -1,9 +1,8 @@
 //! The switch that lets large products on CUDA choose their cuBLASLt algorithm by timing.
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use crate::util::EnvSwitch;
 
-/// 2: not yet read from the environment; else 0 or 1.
-static TUNE: AtomicU8 = AtomicU8::new(2);
+static TUNE: EnvSwitch = EnvSwitch::new("CUPRITE_ARRAY_GEMM_TUNE", true);
 
 /// Lets matrix products on CUDA of at least 2^33 floating-point operations time cuBLASLt's
 /// candidate algorithms on their first call and keep the fastest ([`cuprite_driver::blaslt::Tuning`]'s
@@ -22,18 +21,10 @@ static TUNE: AtomicU8 = AtomicU8::new(2);
 /// set_gemm_tuning(before);
 /// ```
 pub fn set_gemm_tuning(on: bool) {
-    TUNE.store(on as u8, Ordering::Relaxed);
+    TUNE.set(on);
 }
 
 /// Whether large products time their candidate algorithms (see [`set_gemm_tuning`]).
 pub fn gemm_tuning() -> bool {
-    match TUNE.load(Ordering::Relaxed) {
-        2 => {
-            let on = std::env::var("CUPRITE_ARRAY_GEMM_TUNE").map_or(true, |v| v != "0");
-            // Another thread's `set_gemm_tuning` since the load wins.
-            let _ = TUNE.compare_exchange(2, on as u8, Ordering::Relaxed, Ordering::Relaxed);
-            TUNE.load(Ordering::Relaxed) == 1
-        }
-        v => v == 1,
-    }
+    TUNE.get()
 }
