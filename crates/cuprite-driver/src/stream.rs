@@ -346,7 +346,7 @@ impl Drop for Stream {
         if self.kind == Kind::Owned {
             // The launch cells of this stream that owe a recording are recorded while the
             // stream still exists (their marks may still be waited for).
-            if let Err(e) = crate::memory::tracker::pay_debts(self.track_id()) {
+            if let Err(e) = crate::memory::tracker::close_debts(self.track_id(), self.raw) {
                 self.ctx
                     .defer("a launch cell's recording as its Stream drops", e);
             }

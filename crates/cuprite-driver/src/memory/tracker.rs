@@ -89,6 +89,8 @@ pub(crate) struct LaunchCell {
     owed: AtomicBool,
     /// Where an owed recording is made: `None` for a cell that never owes one.
     deferred: Option<Deferred>,
+    /// The stream was destroyed ([`close_debts`]): nothing is recorded for a debt any more.
+    closed: AtomicBool,
 }
 
 /// The stream a [`LaunchCell`] that may owe a recording is recorded on: one cuprite created
@@ -104,24 +106,58 @@ pub(crate) struct Deferred {
 static DEBTORS: Mutex<Vec<std::sync::Weak<LaunchCell>>> = Mutex::new(Vec::new());
 
 /// Records every cell of the stream `sid` that owes a recording: before that stream begins or
-/// joins a capture (a recording made later would be captured) or is destroyed. Returns the
-/// first error; every cell is tried.
+/// joins a capture (a recording made later would be captured). Each cell of the stream is
+/// locked in turn, so a recording another thread is making there has been made when this
+/// returns. Returns the first error; every cell is tried.
 pub(crate) fn pay_debts(sid: u64) -> Result<()> {
-    let cells: Vec<Arc<LaunchCell>> = DEBTORS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-        .filter_map(std::sync::Weak::upgrade)
-        .filter(|c| c.stream == sid && c.owed.load(Ordering::Acquire))
-        .collect();
     let mut first = Ok(());
-    for c in cells {
+    for c in cells_of(sid) {
         let r = c.latest().map(drop);
         if first.is_ok() {
             first = r;
         }
     }
     first
+}
+
+/// [`pay_debts`] for a stream about to be destroyed (handle `raw`): afterwards no cell of it
+/// records again (its handle is gone). A debt that cannot be paid is settled by waiting on the
+/// host for the stream's work, which the cell's last recording then stands for (done is done).
+/// Returns the first error.
+pub(crate) fn close_debts(sid: u64, raw: sys::CUstream) -> Result<()> {
+    let mut first = Ok(());
+    let mut synced = false;
+    for c in cells_of(sid) {
+        let r = c.latest().map(drop);
+        let cur = c.current.lock().unwrap_or_else(|e| e.into_inner());
+        if r.is_err() && !synced {
+            // SAFETY: the stream is live (its drop is running this) and of the cell's context.
+            let s = unsafe { drv!(cuStreamSynchronize(raw)) };
+            synced = true;
+            if first.is_ok() {
+                first = s;
+            }
+        }
+        c.owed.store(false, Ordering::Release);
+        c.closed.store(true, Ordering::Release);
+        // Any thread that records the cell from here on finds it closed under this lock.
+        drop(cur);
+        if first.is_ok() {
+            first = r;
+        }
+    }
+    first
+}
+
+/// The live cells of the stream `sid` that may owe a recording.
+fn cells_of(sid: u64) -> Vec<Arc<LaunchCell>> {
+    DEBTORS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .filter_map(std::sync::Weak::upgrade)
+        .filter(|c| c.stream == sid)
+        .collect()
 }
 
 impl LaunchCell {
@@ -138,6 +174,7 @@ impl LaunchCell {
             current: Mutex::new(event),
             owed: AtomicBool::new(false),
             deferred,
+            closed: AtomicBool::new(false),
         });
         if lazy {
             let mut debtors = DEBTORS.lock().unwrap_or_else(|e| e.into_inner());
@@ -169,11 +206,8 @@ impl LaunchCell {
     pub(crate) fn latest(&self) -> Result<Arc<TrackEvent>> {
         let mut cur = self.current.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(d) = &self.deferred {
-            if self.owed.swap(false, Ordering::AcqRel) {
-                let r = d
-                    .ctx
-                    .bind_to_thread_no_deferred()
-                    .and_then(|()| record_locked(&mut cur, &d.ctx, d.raw.0));
+            if !self.closed.load(Ordering::Acquire) && self.owed.swap(false, Ordering::AcqRel) {
+                let r = record_owed(&mut cur, d);
                 if let Err(e) = r {
                     // Still owed: the next reader tries again.
                     self.owed.store(true, Ordering::Release);
@@ -196,6 +230,27 @@ impl LaunchCell {
         }
         r
     }
+}
+
+/// Records an owed cell's event (`cur`, under the cell's lock) on its stream, with its context
+/// current for the call; the context current before (perhaps another, perhaps none) is current
+/// again after it, so the reader that pays the debt finds its thread as it left it.
+fn record_owed(cur: &mut Arc<TrackEvent>, d: &Deferred) -> Result<()> {
+    let mut prev = std::ptr::null_mut();
+    // SAFETY: `prev` is a valid out-pointer.
+    unsafe { drv!(cuCtxGetCurrent(&mut prev)) }?;
+    let own = d.ctx.raw();
+    if prev != own {
+        // SAFETY: a live context: the cell keeps it.
+        unsafe { drv!(cuCtxSetCurrent(own)) }?;
+    }
+    let r = record_locked(cur, &d.ctx, d.raw.0);
+    if prev != own {
+        // SAFETY: the context that was current on this thread a moment ago (or none).
+        let back = unsafe { drv!(cuCtxSetCurrent(prev)) };
+        return r.and(back);
+    }
+    r
 }
 
 /// Records a cell's event (`cur`, under the cell's lock) on `stream`: its event again when no
