@@ -386,7 +386,15 @@ fn launch_cells() -> bool {
 /// a stream cuprite created leaves its cell's recording owed instead of recording it (see
 /// `LaunchCell`): on unless the environment variable `CUPRITE_DEFERRED_CELLS` is `0` or
 /// [`set_deferred_cells`] turned it off.
-fn deferred_cells() -> bool {
+///
+/// ```
+/// let was = cuprite_driver::graph::deferred_cells();
+/// cuprite_driver::graph::set_deferred_cells(!was);
+/// assert_eq!(cuprite_driver::graph::deferred_cells(), !was);
+/// cuprite_driver::graph::set_deferred_cells(was);
+/// ```
+#[doc(hidden)]
+pub fn deferred_cells() -> bool {
     match DEFERRED_CELLS.load(Ordering::Relaxed) {
         2 => {
             let on = std::env::var_os("CUPRITE_DEFERRED_CELLS").is_none_or(|v| v != "0");

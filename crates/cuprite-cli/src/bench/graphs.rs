@@ -19,7 +19,8 @@
 //!   access set, the outputs the buffers the graph wrote; the inputs are the arrays of the call
 //!   before, so their copies are skipped) against one raw `cuGraphLaunch` of its graph, and the
 //!   mean host time of each stage of the call (timed in separate calls, so the clock reads do
-//!   not weigh on the call's own figure).
+//!   not weigh on the call's own figure); the same call with each launch recording its cell
+//!   (`CUPRITE_DEFERRED_CELLS=0`), timed after it in the same run.
 //!
 //! Device figures time K back-to-back calls between one pair of events on the array stream
 //! ([`super::curves::per_call`]), after warm calls and the optimised builds: kernels are built
@@ -307,6 +308,15 @@ fn replay_host(ctx: &mut BenchCtx) -> BenchResult {
             prog.call(&[&x, &t])?;
             Ok(())
         })?;
+        // The same calls with each launch recording its cell (the switch as it was after).
+        let deferred = cuprite_driver::graph::deferred_cells();
+        cuprite_driver::graph::set_deferred_cells(false);
+        let recorded = host(&mut || {
+            prog.call(&[&x, &t])?;
+            Ok(())
+        });
+        cuprite_driver::graph::set_deferred_cells(deferred);
+        let recorded = recorded?;
         // The stages, timed in calls of their own.
         cuprite_array::replay_stage_timing(true);
         let timed_calls = host(&mut || {
@@ -344,6 +354,17 @@ fn replay_host(ctx: &mut BenchCtx) -> BenchResult {
                 "host time of a raw cuGraphLaunch of the MLP step ",
                 &raw,
                 TimeUnit::Us,
+            ),
+            Figure::time(
+                "host time of one replay of the MLP step, its cell recorded at each launch ",
+                &recorded,
+                TimeUnit::Us,
+            )
+            .with_ceiling("a raw cuGraphLaunch of the same graph", raw.median() * 1e6)
+            .with_note(
+                "as the first row, with CUPRITE_DEFERRED_CELLS=0 (graph::set_deferred_cells): \
+                 each launch records its stream's cell (one cuEventRecord) instead of leaving \
+                 the recording to the first reader",
             ),
         ];
         for (stage, secs) in stages {
