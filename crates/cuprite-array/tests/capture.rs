@@ -1406,7 +1406,7 @@ fn steady_replays_on_a_dropped_stream() -> TestResult {
     let x = Array::from_slice_on(dev(), &xv, &[n])?;
     let deferred = cuprite_driver::graph::deferred_cells();
     let mut result = Ok(());
-    for (round, on) in [true, false, true].into_iter().enumerate() {
+    for (round, on) in [true, false, true, deferred].into_iter().enumerate() {
         cuprite_driver::graph::set_deferred_cells(on);
         result = (|| -> TestResult {
             let prog = compile(|x: &[Array<f32>]| {

@@ -1050,16 +1050,10 @@ fn steady_launches_tracked_across_streams() -> TestResult {
     let no_out: &mut [(&B<u8>, &mut B<u8>)] = &mut [];
     let mut rng = Rng::fresh();
     // Steady launches leave their cell's recording owed (paid by the reader), then record it
-    // at each launch; the switch is put back on whatever happens.
-    struct Restore;
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            cuprite_driver::graph::set_deferred_cells(true);
-        }
-    }
-    let _restore = Restore;
+    // at each launch.
+    let switch = DeferredCells::set(true);
     for round in 0..8 {
-        cuprite_driver::graph::set_deferred_cells(round < 4);
+        switch.to(round < 4);
         let mut last = 0;
         for _ in 0..3 + round % 4 {
             last = rng.next_u64() | 1;
@@ -1078,10 +1072,33 @@ fn steady_launches_tracked_across_streams() -> TestResult {
     Ok(())
 }
 
+/// Sets `cuprite_driver::graph::set_deferred_cells` for a test and puts the process's setting
+/// back when dropped, whatever happens.
+struct DeferredCells(bool);
+
+impl DeferredCells {
+    fn set(on: bool) -> Self {
+        let was = cuprite_driver::graph::deferred_cells();
+        cuprite_driver::graph::set_deferred_cells(on);
+        DeferredCells(was)
+    }
+
+    fn to(&self, on: bool) {
+        cuprite_driver::graph::set_deferred_cells(on);
+    }
+}
+
+impl Drop for DeferredCells {
+    fn drop(&mut self) {
+        cuprite_driver::graph::set_deferred_cells(self.0);
+    }
+}
+
 /// Steady launches on a stream that then begins a capture: the recording their cell owes is
 /// made before the capture begins (never captured), so a reader on another stream during the
 /// capture waits for the last launch without joining the capture, and the capture ends whole.
 fn owed_cell_paid_before_capture() -> TestResult {
+    let _deferred = DeferredCells::set(true);
     let (ctx, m) = setup()?;
     let s1 = ctx.new_stream()?;
     let s2 = ctx.new_stream()?;
@@ -1126,6 +1143,7 @@ fn owed_cell_paid_before_capture() -> TestResult {
 /// recording their cell owes is made before the stream goes, so a later reader on another
 /// stream waits for the last launch.
 fn owed_cell_paid_when_stream_drops() -> TestResult {
+    let _deferred = DeferredCells::set(true);
     let (ctx, m) = setup()?;
     let s0 = ctx.new_stream()?;
     let s2 = ctx.new_stream()?;
