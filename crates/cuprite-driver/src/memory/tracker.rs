@@ -78,9 +78,10 @@ impl MarkEvent {
 /// moves forward in that stream's order), and only after the work of every mark naming it was
 /// enqueued; waiting for its latest event then orders after each of those uses (and perhaps
 /// after later work of the same stream: a wait that is longer, never shorter). `owed` is
-/// cleared only under the lock, just before a recording; while it is set, [`latest`](Self::latest) records before it
-/// answers, and the stream is not capturing (a debt is paid before the stream begins or joins
-/// a capture and before it is destroyed: [`pay_debts`]), so the recording is real work.
+/// cleared only under the lock, just before a recording; while it is set,
+/// [`latest`](Self::latest) records before it answers, and the stream is not capturing (a debt
+/// is paid before the stream begins or joins a capture, [`pay_debts`], and before it is
+/// destroyed, [`close_debts`]), so the recording is real work.
 pub(crate) struct LaunchCell {
     /// The tracking id of the stream it is recorded on.
     pub(crate) stream: u64,
