@@ -1502,27 +1502,25 @@ impl<T: Element, U: Element> Captured<T, U> {
         clock: &mut StageClock<{ STAGES.len() }>,
     ) -> Result<Vec<Array<U>>> {
         let ordinal = self.stream.context().ordinal();
-        let srcs = inputs
-            .iter()
-            .map(|x| x.contiguous_storage())
-            .collect::<Result<Vec<_>>>()?;
-        if self.copied_from.len() != srcs.len() || self.inputs.len() != srcs.len() {
+        if self.copied_from.len() != inputs.len() || self.inputs.len() != inputs.len() {
             return Err(Error::InvalidArgument(format!(
                 "a compiled program's graph has {} inputs, the call passes {}",
                 self.inputs.len(),
-                srcs.len()
+                inputs.len()
             )));
         }
-        // Per input, whether its buffer holds a copy of this very storage already.
-        let same = |i: usize, copied: &[Option<Arc<Storage>>]| {
-            copied[i].as_ref().is_some_and(|l| Arc::ptr_eq(l, &srcs[i]))
-        };
-        // The inputs to copy: (index, the graph's buffer, bytes).
-        let mut ins = Vec::new();
+        // The inputs to copy: (index, their storage, the graph's buffer, bytes). An input whose
+        // buffer holds a copy of this very storage already is skipped, checked in place (no
+        // storage handle taken, nothing allocated).
+        let mut ins: Vec<(usize, Arc<Storage>, Arc<Storage>, usize)> = Vec::new();
         for (i, x) in inputs.iter().enumerate() {
-            if same(i, &self.copied_from) {
+            if self.copied_from[i]
+                .as_ref()
+                .is_some_and(|c| x.node.is_whole_leaf_of(c))
+            {
                 continue;
             }
+            let src = x.contiguous_storage()?;
             // The buffer about to be rewritten holds unknown bytes until the launch succeeds.
             self.copied_from[i] = None;
             let bytes = x.len().checked_mul(T::DTYPE.size()).ok_or_else(|| {
@@ -1531,9 +1529,6 @@ impl<T: Element, U: Element> Captured<T, U> {
                     x.len()
                 ))
             })?;
-            if bytes == 0 {
-                continue;
-            }
             let dst = self.inputs[i].contiguous_storage()?;
             let cap = device_buffer(&dst, "a compiled program's input buffer")?.len();
             if bytes > cap {
@@ -1542,7 +1537,7 @@ impl<T: Element, U: Element> Captured<T, U> {
                      buffer of {cap} bytes"
                 )));
             }
-            ins.push((i, dst, bytes));
+            ins.push((i, src, dst, bytes));
         }
         clock.lap(1);
         let mut fresh = if self.direct {
@@ -1584,8 +1579,11 @@ impl<T: Element, U: Element> Captured<T, U> {
                 None
             };
             let mut in_bufs = Vec::with_capacity(ins.len());
-            for (i, dst, bytes) in &ins {
-                let s = device_buffer(&srcs[*i], "an input")?.slice(0..*bytes)?;
+            for (_, src, dst, bytes) in &ins {
+                if *bytes == 0 {
+                    continue;
+                }
+                let s = device_buffer(src, "an input")?.slice(0..*bytes)?;
                 let d = device_buffer(dst, "a compiled program's input buffer")?;
                 // SAFETY: `d` is the program's own input buffer, `bytes` within it (checked
                 // above); only this program writes it, and the tracker `d` owns orders the
@@ -1643,8 +1641,8 @@ impl<T: Element, U: Element> Captured<T, U> {
                 fresh.iter().filter_map(|b| b.live()),
             )?;
         }
-        for (i, src) in srcs.into_iter().enumerate() {
-            if self.copied_from[i].is_none() && copy_skippable(&src) {
+        for (i, src, _, _) in ins {
+            if copy_skippable(&src) {
                 self.copied_from[i] = Some(src);
             }
         }

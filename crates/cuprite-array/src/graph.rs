@@ -340,6 +340,25 @@ impl Node {
         self.leaf.load(std::sync::atomic::Ordering::Acquire)
     }
 
+    /// Whether this node is materialised as all of `storage`, contiguous from offset 0 (what
+    /// [`crate::schedule::contiguous_storage`] hands out as is): read under the lock, nothing
+    /// cloned.
+    #[cfg(feature = "capture")]
+    pub fn is_whole_leaf_of(&self, storage: &Arc<Storage>) -> bool {
+        if !self.is_leaf() {
+            return false;
+        }
+        match &*self.op.lock().unwrap_or_else(|e| e.into_inner()) {
+            Op::Leaf(s, l) => {
+                Arc::ptr_eq(s, storage)
+                    && l.offset == 0
+                    && l.is_contiguous(&self.shape)
+                    && s.len() == crate::shape::numel(&self.shape)
+            }
+            _ => false,
+        }
+    }
+
     pub fn leaf(&self) -> Option<(Arc<Storage>, Layout)> {
         match &*self.op.lock().unwrap_or_else(|e| e.into_inner()) {
             Op::Leaf(s, l) => Some((s.clone(), l.clone())),

@@ -533,6 +533,10 @@ pub fn tests() -> Vec<Test> {
                 steady_replays_read_on_another_stream,
             ),
             Test::gpu_alone(
+                "capture::steady_replays_on_a_dropped_stream",
+                steady_replays_on_a_dropped_stream,
+            ),
+            Test::gpu_alone(
                 "capture::stashed_intermediate_outlives_program",
                 stashed_intermediate_outlives_program,
             ),
@@ -1388,6 +1392,68 @@ fn steady_replays_read_on_another_stream() -> TestResult {
         }
     }
     Ok(())
+}
+
+/// Steady replays on a user stream (the same input, the output before dropped), the last
+/// output held, then the program and the stream dropped while that replay may still run: the
+/// output read on the array stream afterwards holds the last replay's draws (the recording its
+/// launch left owed is made before the stream goes), with the recording deferred and without.
+fn steady_replays_on_a_dropped_stream() -> TestResult {
+    const STEPS: usize = 100;
+    let n = 1 << 20;
+    let mut rng = Rng::fresh();
+    let xv = rng.vec_f32(n, -1.0, 1.0);
+    let x = Array::from_slice_on(dev(), &xv, &[n])?;
+    let deferred = cuprite_driver::graph::deferred_cells();
+    let mut result = Ok(());
+    for (round, on) in [true, false, true, deferred].into_iter().enumerate() {
+        cuprite_driver::graph::set_deferred_cells(on);
+        result = (|| -> TestResult {
+            let prog = compile(|x: &[Array<f32>]| {
+                let mut h = &x[0] + &Array::<f32>::rand_uniform(&[x[0].len()], 23)?;
+                for _ in 0..STEPS {
+                    h = &h + 1.0;
+                    h.eval()?;
+                }
+                Ok(vec![h])
+            });
+            // Captured on the array stream's turn (its output buffers are the array stream's),
+            // replayed on the user stream.
+            drop(prog.call(&[&x])?);
+            let ctx = cuprite_array::get_stream(0)?.context().clone();
+            let user = ctx.new_stream()?;
+            let out = cuprite_array::with_stream(&user, || -> Result<Array<f32>> {
+                for _ in 0..3 {
+                    drop(prog.call(&[&x])?);
+                }
+                Ok(prog.call(&[&x])?.remove(0))
+            })?;
+            // Call 4 (counted from 0) made `out`.
+            let key = 23 ^ call_key_offset(4);
+            drop(prog);
+            drop(user);
+            let got = out.to_vec()?;
+            for i in (0..n).step_by(n / 64) {
+                let mut want = xv[i] + philox_uniform_f32(key, i as u64);
+                for _ in 0..STEPS {
+                    want += 1.0;
+                }
+                if got[i].to_bits() != want.to_bits() {
+                    return Err(format!(
+                        "round {round} (deferred {on}): element {i} is {}, want {want}",
+                        got[i]
+                    )
+                    .into());
+                }
+            }
+            Ok(())
+        })();
+        if result.is_err() {
+            break;
+        }
+    }
+    cuprite_driver::graph::set_deferred_cells(deferred);
+    result
 }
 
 /// An intermediate the closure keeps outside itself (through a mutex) is a part of the

@@ -55,6 +55,8 @@ impl CapturedUses {
 pub(crate) struct RawStream(pub(crate) CUstream);
 // SAFETY: a stream handle is usable from any thread.
 unsafe impl Send for RawStream {}
+// SAFETY: as above; the wrapper has no interior mutability.
+unsafe impl Sync for RawStream {}
 
 static ACTIVE: AtomicUsize = AtomicUsize::new(0);
 static NEXT_CAPTURE: AtomicU64 = AtomicU64::new(1);
@@ -176,6 +178,12 @@ pub(crate) fn may_wait(
     if *capture == 0 {
         if let Some(c) = reg.iter_mut().find(|c| c.id == mark_capture) {
             if c.thread != std::thread::current().id() {
+                return false;
+            }
+            // The stream's launch cells that owe a recording are recorded before it joins:
+            // once it is capturing, a recording there would be captured. One that cannot be
+            // recorded keeps the stream out of the capture (no wait, as for another thread's).
+            if crate::memory::tracker::pay_debts(sid).is_err() {
                 return false;
             }
             c.members.push((sid, RawStream(raw)));

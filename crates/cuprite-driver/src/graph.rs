@@ -16,6 +16,7 @@ use crate::memory::tracker::{LaunchCell, TrackShared};
 use crate::memory::{Access, DeviceRead, DeviceWrite};
 use crate::stream::Stream;
 use cuprite_sys::driver::{self as sys, CUdeviceptr, CUgraph, CUgraphExec};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// How a capture restricts potentially unsafe driver calls (`cuStreamBeginCapture` mode).
@@ -76,6 +77,9 @@ impl Stream {
     pub fn begin_capture(&self, mode: CaptureMode) -> Result<()> {
         let ctx = self.context();
         ctx.bind_to_thread()?;
+        // A launch cell of this stream that owes a recording is recorded now: once capturing,
+        // a recording here would be captured.
+        crate::memory::tracker::pay_debts(self.track_id())?;
         // No context-wide synchronisation may run from here until the capture ends.
         let _gate = ctx.capture_gate();
         ctx.note_capture(true);
@@ -378,6 +382,53 @@ fn launch_cells() -> bool {
     *ON.get_or_init(|| std::env::var_os("CUPRITE_LAUNCH_CELLS").is_none_or(|v| v != "0"))
 }
 
+/// Whether a steady launch (the same access set on the same stream, nothing declared again) on
+/// a stream cuprite created leaves its cell's recording owed instead of recording it (see
+/// `LaunchCell`): off unless the environment variable `CUPRITE_DEFERRED_CELLS` is `1` or
+/// [`set_deferred_cells`] turned it on.
+///
+/// ```
+/// let was = cuprite_driver::graph::deferred_cells();
+/// cuprite_driver::graph::set_deferred_cells(!was);
+/// assert_eq!(cuprite_driver::graph::deferred_cells(), !was);
+/// cuprite_driver::graph::set_deferred_cells(was);
+/// ```
+#[doc(hidden)]
+pub fn deferred_cells() -> bool {
+    match DEFERRED_CELLS.load(Ordering::Relaxed) {
+        2 => {
+            let on = std::env::var_os("CUPRITE_DEFERRED_CELLS").is_some_and(|v| v == "1");
+            // A `set_deferred_cells` since the load wins.
+            let _ = DEFERRED_CELLS.compare_exchange(
+                2,
+                u8::from(on),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
+            DEFERRED_CELLS.load(Ordering::Relaxed) == 1
+        }
+        v => v == 1,
+    }
+}
+
+/// 2 until first read from the environment, else 0 (off) or 1 (on).
+static DEFERRED_CELLS: AtomicU8 = AtomicU8::new(2);
+
+/// Turns on or off, for the launches that follow in this process, the deferred recording of a
+/// steady graph launch's cell (`CUPRITE_DEFERRED_CELLS`): with it, a launch of the same buffers
+/// on the same stream as the last one enqueues the graph and nothing else, and the event that
+/// later users of its buffers wait for is recorded when the first of them asks for it. For
+/// timing both ways in one process; the semantics are the same.
+///
+/// ```
+/// cuprite_driver::graph::set_deferred_cells(false);
+/// cuprite_driver::graph::set_deferred_cells(true);
+/// ```
+#[doc(hidden)]
+pub fn set_deferred_cells(on: bool) {
+    DEFERRED_CELLS.store(u8::from(on), Ordering::Relaxed);
+}
+
 /// Streams a [`GraphExec`] keeps a [`LaunchCell`] for at most; launches on further streams
 /// write marks of their own recording.
 const CELLS: usize = 16;
@@ -389,6 +440,9 @@ struct Launches {
     cells: Vec<Arc<LaunchCell>>,
     /// The last launch, when every mark it wrote names its stream's cell.
     last: Option<Replayed>,
+    /// The count of abandoned allocations (`tracker::abandoned`) read before the last check
+    /// that found every buffer the launches use live; `None` until one did.
+    live_at: Option<u64>,
 }
 
 /// What a launch left in the trackers of its own access set (the allocations its captured work
@@ -561,7 +615,13 @@ impl GraphExec {
                 .filter(|c| !c.moved_to_used)
                 .filter_map(|c| c.moved_to.as_ref())
         };
-        if moved().any(|b| b.memory_may_be_gone()) {
+        let mut launches = self.launches();
+        // Every buffer is checked again only when an allocation was abandoned since the last
+        // check found them all live (the count moved).
+        let abandoned = crate::memory::tracker::abandoned();
+        let checked = launches.live_at == Some(abandoned);
+        launches.live_at = None;
+        if !checked && moved().any(|b| b.memory_may_be_gone()) {
             return Err(Error::InvalidArgument(
                 "GraphExec::launch: a copy destination set by retarget_copy was dropped by its \
                  owner and is not cuprite's to keep alive (borrowed or leaked memory); retarget \
@@ -569,7 +629,10 @@ impl GraphExec {
                     .into(),
             ));
         }
-        if let Some(i) = buffers.iter().position(|(b, _)| b.memory_may_be_gone()) {
+        if let Some(i) = (!checked)
+            .then(|| buffers.iter().position(|(b, _)| b.memory_may_be_gone()))
+            .flatten()
+        {
             return Err(Error::InvalidArgument(format!(
                 "GraphExec::launch: allocation {i} of the {} this graph uses was dropped by its \
                  owner and is not cuprite's to keep alive (borrowed or leaked memory); \
@@ -577,6 +640,7 @@ impl GraphExec {
                 buffers.len()
             )));
         }
+        launches.live_at = Some(abandoned);
         let word_key = word
             .as_ref()
             .map_or(0, |(w, _, _)| Arc::as_ptr(&w.tracker().shared) as usize);
@@ -596,7 +660,6 @@ impl GraphExec {
             }
         };
         let sid = stream.track_id();
-        let mut launches = self.launches();
         let plain = copies_in.is_empty() && copies_out.is_empty();
         let cells = launch_cells();
         if cells && plain && !capture::any_active() {
@@ -625,8 +688,19 @@ impl GraphExec {
                             // same context.
                             unsafe { drv!(cuGraphLaunch(self.raw, stream.raw())) }
                         });
-                        // What was enqueued is recorded even when a later step failed.
-                        let mut recorded = stream.record_cell(&last.cell);
+                        // What was enqueued is recorded even when a later step failed. With
+                        // nothing declared again, a cell that may owe its recording only notes
+                        // the debt: the first reader of its event records it (see `LaunchCell`).
+                        let mut recorded = if again.is_empty()
+                            && last.cell.may_owe()
+                            && deferred_cells()
+                            && r.is_ok()
+                        {
+                            last.cell.owe();
+                            Ok(())
+                        } else {
+                            stream.record_cell(&last.cell)
+                        };
                         if !again.is_empty() && recorded.is_ok() {
                             let mut versions = Vec::with_capacity(again.len());
                             recorded = match stream.end_access_latest(
@@ -967,9 +1041,10 @@ impl GraphExec {
             .iter()
             .any(|(b, write)| *write && Arc::ptr_eq(b, shared));
         let left = copy.moved_to.replace(shared.clone());
-        // The access set changed: the next launch declares it whole.
+        // The access set changed: the next launch declares it whole, and checks it whole.
         let launches = self.launches.get_mut().unwrap_or_else(|e| e.into_inner());
         launches.last = None;
+        launches.live_at = None;
         // The destination left behind (unless the captured work uses it, which every launch
         // declares) is no longer written by later launches: its marks stop following them.
         if let Some(left) = left {

@@ -189,6 +189,12 @@ impl Stream {
         self.kind == Kind::Foreign
     }
 
+    /// Whether cuprite created this stream and destroys it when dropped.
+    #[inline]
+    pub(crate) fn is_owned(&self) -> bool {
+        self.kind == Kind::Owned
+    }
+
     /// The identity stream tracking uses: the stream's own id, or for the per-thread stream one
     /// id per (thread, context).
     #[inline]
@@ -338,6 +344,12 @@ impl Drop for Stream {
             drop(self.end_capture());
         }
         if self.kind == Kind::Owned {
+            // The launch cells of this stream that owe a recording are recorded while the
+            // stream still exists (their marks may still be waited for).
+            if let Err(e) = crate::memory::tracker::close_debts(self.track_id(), self.raw) {
+                self.ctx
+                    .defer("a launch cell's recording as its Stream drops", e);
+            }
             // Work still enqueued completes; the driver releases the stream afterwards.
             // SAFETY: this object created the stream and is its only owner.
             if let Err(e) = unsafe { drv!(cuStreamDestroy_v2(self.raw)) } {

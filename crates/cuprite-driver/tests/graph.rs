@@ -71,6 +71,14 @@ pub fn tests() -> Vec<Test> {
             "graph::chained_graphs_on_two_streams",
             chained_graphs_on_two_streams,
         ),
+        Test::gpu_alone(
+            "graph::owed_cell_paid_before_capture",
+            owed_cell_paid_before_capture,
+        ),
+        Test::gpu_alone(
+            "graph::owed_cell_paid_when_stream_drops",
+            owed_cell_paid_when_stream_drops,
+        ),
     ]
 }
 
@@ -1041,9 +1049,13 @@ fn steady_launches_tracked_across_streams() -> TestResult {
     let no_in: &mut [(&B<u8>, &mut B<u8>)] = &mut [];
     let no_out: &mut [(&B<u8>, &mut B<u8>)] = &mut [];
     let mut rng = Rng::fresh();
-    for round in 0..4 {
+    // Steady launches leave their cell's recording owed (paid by the reader), then record it
+    // at each launch.
+    let switch = DeferredCells::set(true);
+    for round in 0..8 {
+        switch.to(round < 4);
         let mut last = 0;
-        for _ in 0..3 + round {
+        for _ in 0..3 + round % 4 {
             last = rng.next_u64() | 1;
             exec.launch_with(&s1, no_in, Some((&mut word, last)), no_out)?;
         }
@@ -1052,6 +1064,112 @@ fn steady_launches_tracked_across_streams() -> TestResult {
             return Err(format!(
                 "round {round}: the reader on the other stream saw {:#x}, want the last \
                  launch's word {last:#x}",
+                got[0]
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// Sets `cuprite_driver::graph::set_deferred_cells` for a test and puts the process's setting
+/// back when dropped, whatever happens.
+struct DeferredCells(bool);
+
+impl DeferredCells {
+    fn set(on: bool) -> Self {
+        let was = cuprite_driver::graph::deferred_cells();
+        cuprite_driver::graph::set_deferred_cells(on);
+        DeferredCells(was)
+    }
+
+    fn to(&self, on: bool) {
+        cuprite_driver::graph::set_deferred_cells(on);
+    }
+}
+
+impl Drop for DeferredCells {
+    fn drop(&mut self) {
+        cuprite_driver::graph::set_deferred_cells(self.0);
+    }
+}
+
+/// Steady launches on a stream that then begins a capture: the recording their cell owes is
+/// made before the capture begins (never captured), so a reader on another stream during the
+/// capture waits for the last launch without joining the capture, and the capture ends whole.
+fn owed_cell_paid_before_capture() -> TestResult {
+    let _deferred = DeferredCells::set(true);
+    let (ctx, m) = setup()?;
+    let s1 = ctx.new_stream()?;
+    let s2 = ctx.new_stream()?;
+    ctx.enable_multi_stream_tracking()?;
+    let mut word = s1.alloc_zeros::<u64>(1)?;
+    let mut out = s1.alloc_zeros::<u64>(1)?;
+    let mut copy = s1.alloc_zeros::<u64>(1)?;
+    let (exec, _scratch) = slow_word_graph(&s1, &m, &word, &mut out)?;
+    type B<T> = DeviceBuffer<T>;
+    let no_in: &mut [(&B<u8>, &mut B<u8>)] = &mut [];
+    let no_out: &mut [(&B<u8>, &mut B<u8>)] = &mut [];
+    let mut rng = Rng::fresh();
+    let mut last = 0;
+    for _ in 0..4 {
+        last = rng.next_u64() | 1;
+        exec.launch_with(&s1, no_in, Some((&mut word, last)), no_out)?;
+    }
+    s1.begin_capture(CaptureMode::Relaxed)?;
+    let read = s2.clone_dtoh(&out);
+    let captured = s1.memcpy_dtod(&out, &mut copy);
+    let graph = s1.end_capture();
+    let got = read?;
+    captured?;
+    if got != [last] {
+        return Err(format!(
+            "the reader during the capture saw {:#x}, want the last launch's word {last:#x}",
+            got[0]
+        )
+        .into());
+    }
+    if s2.capture_status()? != CaptureStatus::None {
+        return Err("the reader's stream joined the capture".into());
+    }
+    graph?.instantiate()?.launch(&s1)?;
+    if s1.clone_dtoh(&copy)? != [last] {
+        return Err("the captured copy did not copy the last launch's word".into());
+    }
+    Ok(())
+}
+
+/// Steady launches on a stream that is then dropped (the graph and the buffers live on): the
+/// recording their cell owes is made before the stream goes, so a later reader on another
+/// stream waits for the last launch.
+fn owed_cell_paid_when_stream_drops() -> TestResult {
+    let _deferred = DeferredCells::set(true);
+    let (ctx, m) = setup()?;
+    let s0 = ctx.new_stream()?;
+    let s2 = ctx.new_stream()?;
+    ctx.enable_multi_stream_tracking()?;
+    // Allocated on s0 (which the buffers keep), captured on s0, launched on s1 alone.
+    let mut word = s0.alloc_zeros::<u64>(1)?;
+    let mut out = s0.alloc_zeros::<u64>(1)?;
+    let (exec, _scratch) = slow_word_graph(&s0, &m, &word, &mut out)?;
+    s0.synchronize()?;
+    type B<T> = DeviceBuffer<T>;
+    let no_in: &mut [(&B<u8>, &mut B<u8>)] = &mut [];
+    let no_out: &mut [(&B<u8>, &mut B<u8>)] = &mut [];
+    let mut rng = Rng::fresh();
+    for round in 0..3 {
+        let s1 = ctx.new_stream()?;
+        let mut last = 0;
+        for _ in 0..3 + round {
+            last = rng.next_u64() | 1;
+            exec.launch_with(&s1, no_in, Some((&mut word, last)), no_out)?;
+        }
+        drop(s1);
+        let got = s2.clone_dtoh(&out)?;
+        if got != [last] {
+            return Err(format!(
+                "round {round}: after the launching stream was dropped the reader saw {:#x}, \
+                 want the last launch's word {last:#x}",
                 got[0]
             )
             .into());

@@ -19,7 +19,9 @@
 //!   access set, the outputs the buffers the graph wrote; the inputs are the arrays of the call
 //!   before, so their copies are skipped) against one raw `cuGraphLaunch` of its graph, and the
 //!   mean host time of each stage of the call (timed in separate calls, so the clock reads do
-//!   not weigh on the call's own figure).
+//!   not weigh on the call's own figure); the same call with `CUPRITE_DEFERRED_CELLS` the other
+//!   way (a steady launch's cell recorded at each launch, or left to its first reader), timed
+//!   after it in the same run.
 //!
 //! Device figures time K back-to-back calls between one pair of events on the array stream
 //! ([`super::curves::per_call`]), after warm calls and the optimised builds: kernels are built
@@ -307,6 +309,15 @@ fn replay_host(ctx: &mut BenchCtx) -> BenchResult {
             prog.call(&[&x, &t])?;
             Ok(())
         })?;
+        // The same calls with the deferred cell recordings switched the other way (and back).
+        let deferred = cuprite_driver::graph::deferred_cells();
+        cuprite_driver::graph::set_deferred_cells(!deferred);
+        let other = host(&mut || {
+            prog.call(&[&x, &t])?;
+            Ok(())
+        });
+        cuprite_driver::graph::set_deferred_cells(deferred);
+        let other = other?;
         // The stages, timed in calls of their own.
         cuprite_array::replay_stage_timing(true);
         let timed_calls = host(&mut || {
@@ -344,6 +355,22 @@ fn replay_host(ctx: &mut BenchCtx) -> BenchResult {
                 "host time of a raw cuGraphLaunch of the MLP step ",
                 &raw,
                 TimeUnit::Us,
+            ),
+            Figure::time(
+                if deferred {
+                    "host time of one replay of the MLP step, its cell recorded at each launch "
+                } else {
+                    "host time of one replay of the MLP step, its cell's recording deferred "
+                },
+                &other,
+                TimeUnit::Us,
+            )
+            .with_ceiling("a raw cuGraphLaunch of the same graph", raw.median() * 1e6)
+            .with_note(
+                "as the first row, timed after it with CUPRITE_DEFERRED_CELLS \
+                 (graph::set_deferred_cells) the other way: deferred, a steady launch enqueues \
+                 the graph alone and the first reader of its buffers records the cell's event; \
+                 otherwise each launch records it (one cuEventRecord)",
             ),
         ];
         for (stage, secs) in stages {

@@ -3,7 +3,7 @@
 //! decides which events to wait for and to record, and tells the capture registry what captured
 //! work touched; it must not allocate or copy.
 
-use super::tracker::{Access, CapturedMarks, LaunchCell, Mark, MarkEvent, TrackShared};
+use super::tracker::{Access, CapturedMarks, Deferred, LaunchCell, Mark, MarkEvent, TrackShared};
 use crate::capture;
 use crate::drv;
 use crate::error::Result;
@@ -80,7 +80,7 @@ impl Stream {
         // The capture this stream is in (0: none); waits never cross a capture boundary.
         let mut capture = capture::capture_of(sid);
         let mut wait = |m: &Mark| -> Result<()> {
-            let event = m.event.now();
+            let event = m.event.now()?;
             if !capture::may_wait(&mut capture, sid, self.raw(), m.capture, &event) {
                 return Ok(());
             }
@@ -259,29 +259,24 @@ impl Stream {
     /// Records `cell` (of this stream) after the work enqueued here so far: its event again when
     /// no one else holds it (waits already enqueued on it keep the recording they saw), else a
     /// fresh one from the pool. Under the cell's lock, so the cell only moves forward in this
-    /// stream's order. The caller bound the context.
+    /// stream's order; a recording the cell owed is paid by this one. The caller bound the
+    /// context.
     pub(crate) fn record_cell(&self, cell: &LaunchCell) -> Result<()> {
-        let mut cur = cell.current.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(ev) = Arc::get_mut(&mut cur) {
-            // No other handle: no stream can be noting a wait for the old recording.
-            ev.forget_waits();
-            // SAFETY: a live event of this stream's context and a live stream.
-            return unsafe { drv!(cuEventRecord(ev.raw, self.raw())) };
-        }
-        let ev = self.context().track_event()?;
-        // SAFETY: as above.
-        unsafe { drv!(cuEventRecord(ev.raw, self.raw())) }?;
-        *cur = ev;
-        Ok(())
+        cell.record(self.context(), self.raw())
     }
 
-    /// A new cell of this stream, recorded after the work enqueued here so far. The caller
-    /// bound the context.
+    /// A new cell of this stream, recorded after the work enqueued here so far; one that may
+    /// owe its later recordings when this stream is one cuprite created (and destroys only
+    /// after paying them). The caller bound the context.
     pub(crate) fn new_cell(&self) -> Result<Arc<LaunchCell>> {
         let ev = self.context().track_event()?;
         // SAFETY: a live event of this stream's context and a live stream.
         unsafe { drv!(cuEventRecord(ev.raw, self.raw())) }?;
-        Ok(Arc::new(LaunchCell::new(self.track_id(), ev)))
+        let deferred = self.is_owned().then(|| Deferred {
+            raw: capture::RawStream(self.raw()),
+            ctx: self.context().clone(),
+        });
+        Ok(LaunchCell::new(self.track_id(), ev, deferred))
     }
 }
 

@@ -11,9 +11,10 @@
 
 use crate::context::Context;
 use crate::context::event_pool::TrackEvent;
+use crate::drv;
 use crate::error::{Error, Result};
 use crate::stream::Stream;
-use cuprite_sys::driver::CUdeviceptr;
+use cuprite_sys::driver::{self as sys, CUdeviceptr};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -53,13 +54,13 @@ impl std::ops::Deref for EventNow<'_> {
 }
 
 impl MarkEvent {
-    /// The event to wait for now.
+    /// The event to wait for now (a cell that owes a recording is recorded first).
     #[inline]
-    pub(crate) fn now(&self) -> EventNow<'_> {
-        match self {
+    pub(crate) fn now(&self) -> Result<EventNow<'_>> {
+        Ok(match self {
             MarkEvent::Fixed(e) => EventNow::Borrowed(e),
-            MarkEvent::Latest(c) => EventNow::Taken(c.latest()),
-        }
+            MarkEvent::Latest(c) => EventNow::Taken(c.latest()?),
+        })
     }
 }
 
@@ -68,32 +69,207 @@ impl MarkEvent {
 /// one recording: a later launch that touches the same buffers the same way records the cell
 /// again instead of rewriting every buffer's marks.
 ///
-/// Invariant: the cell is recorded only on its stream, under its lock (so its event only moves
-/// forward in that stream's order), and only after the work of every mark naming it was
+/// A cell of a stream cuprite owns ([`Deferred`]) may instead *owe* its recording: a steady
+/// launch that declares nothing new only notes that the cell's event no longer follows the
+/// latest launch, and whoever first reads the cell's event (a wait, a frozen mark) records it
+/// then, on the cell's stream, after everything enqueued there so far.
+///
+/// Invariants: the cell is recorded only on its stream, under its lock (so its event only
+/// moves forward in that stream's order), and only after the work of every mark naming it was
 /// enqueued; waiting for its latest event then orders after each of those uses (and perhaps
-/// after later work of the same stream: a wait that is longer, never shorter).
+/// after later work of the same stream: a wait that is longer, never shorter). `owed` is
+/// cleared only under the lock, just before a recording; while it is set,
+/// [`latest`](Self::latest) records before it answers, and the stream is not capturing (a debt
+/// is paid before the stream begins or joins a capture, [`pay_debts`], and before it is
+/// destroyed, [`close_debts`]), so the recording is real work.
 pub(crate) struct LaunchCell {
     /// The tracking id of the stream it is recorded on.
     pub(crate) stream: u64,
     pub(crate) current: Mutex<Arc<TrackEvent>>,
+    /// A launch named by the cell's marks was enqueued after `current` was recorded.
+    owed: AtomicBool,
+    /// Where an owed recording is made: `None` for a cell that never owes one.
+    deferred: Option<Deferred>,
+    /// The stream was destroyed ([`close_debts`]): nothing is recorded for a debt any more.
+    closed: AtomicBool,
+}
+
+/// The stream a [`LaunchCell`] that may owe a recording is recorded on: one cuprite created
+/// and destroys (never a foreign, per-thread or null stream, whose handle may name another
+/// stream or none by the time the debt is paid), alive until its debts are paid
+/// ([`pay_debts`] runs before it is destroyed).
+pub(crate) struct Deferred {
+    pub(crate) raw: crate::capture::RawStream,
+    pub(crate) ctx: Arc<Context>,
+}
+
+/// The cells that may owe a recording, for [`pay_debts`].
+static DEBTORS: Mutex<Vec<std::sync::Weak<LaunchCell>>> = Mutex::new(Vec::new());
+
+/// Records every cell of the stream `sid` that owes a recording: before that stream begins or
+/// joins a capture (a recording made later would be captured). Each cell of the stream is
+/// locked in turn, so a recording another thread is making there has been made when this
+/// returns. Returns the first error; every cell is tried.
+pub(crate) fn pay_debts(sid: u64) -> Result<()> {
+    let mut first = Ok(());
+    for c in cells_of(sid) {
+        let r = c.latest().map(drop);
+        if first.is_ok() {
+            first = r;
+        }
+    }
+    first
+}
+
+/// [`pay_debts`] for a stream about to be destroyed (handle `raw`): afterwards no cell of it
+/// records again (its handle is gone). A debt that cannot be paid is settled by waiting on the
+/// host for the stream's work, which the cell's last recording then stands for (done is done).
+/// Returns the first error.
+pub(crate) fn close_debts(sid: u64, raw: sys::CUstream) -> Result<()> {
+    let mut first = Ok(());
+    let mut synced = false;
+    for c in cells_of(sid) {
+        let r = c.latest().map(drop);
+        let cur = c.current.lock().unwrap_or_else(|e| e.into_inner());
+        if r.is_err() && !synced {
+            // SAFETY: the stream is live (its drop is running this) and of the cell's context.
+            let s = unsafe { drv!(cuStreamSynchronize(raw)) };
+            synced = true;
+            if first.is_ok() {
+                first = s;
+            }
+        }
+        c.owed.store(false, Ordering::Release);
+        c.closed.store(true, Ordering::Release);
+        // Any thread that records the cell from here on finds it closed under this lock.
+        drop(cur);
+        if first.is_ok() {
+            first = r;
+        }
+    }
+    first
+}
+
+/// The live cells of the stream `sid` that may owe a recording.
+fn cells_of(sid: u64) -> Vec<Arc<LaunchCell>> {
+    DEBTORS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .filter_map(std::sync::Weak::upgrade)
+        .filter(|c| c.stream == sid)
+        .collect()
 }
 
 impl LaunchCell {
-    /// A cell of stream `stream` whose first recording is `event` (recorded on that stream).
-    pub(crate) fn new(stream: u64, event: Arc<TrackEvent>) -> Self {
-        LaunchCell {
+    /// A cell of stream `stream` whose first recording is `event` (recorded on that stream);
+    /// with `deferred`, one that may owe its later recordings (listed for [`pay_debts`]).
+    pub(crate) fn new(
+        stream: u64,
+        event: Arc<TrackEvent>,
+        deferred: Option<Deferred>,
+    ) -> Arc<Self> {
+        let lazy = deferred.is_some();
+        let cell = Arc::new(LaunchCell {
             stream,
             current: Mutex::new(event),
+            owed: AtomicBool::new(false),
+            deferred,
+            closed: AtomicBool::new(false),
+        });
+        if lazy {
+            let mut debtors = DEBTORS.lock().unwrap_or_else(|e| e.into_inner());
+            debtors.retain(|w| w.strong_count() > 0);
+            debtors.push(Arc::downgrade(&cell));
         }
+        cell
     }
 
-    /// Its latest recording.
-    pub(crate) fn latest(&self) -> Arc<TrackEvent> {
-        self.current
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+    /// Whether the cell may owe its recording ([`owe`](Self::owe)).
+    #[inline]
+    pub(crate) fn may_owe(&self) -> bool {
+        self.deferred.is_some()
     }
+
+    /// Notes that a launch named by the cell's marks was enqueued on its stream after its last
+    /// recording: the next reader records it. Only for a cell that [`may_owe`](Self::may_owe),
+    /// and only while its stream is not capturing.
+    ///
+    /// No lock: a reader clears the debt (under the lock) before it records, so a debt noted
+    /// while it records is either covered by that recording (made after this launch was
+    /// enqueued) or left for the next reader.
+    #[inline]
+    pub(crate) fn owe(&self) {
+        self.owed.store(true, Ordering::Release);
+    }
+
+    /// Its latest recording; one owed is made first, on the cell's stream (its context bound).
+    pub(crate) fn latest(&self) -> Result<Arc<TrackEvent>> {
+        let mut cur = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(d) = &self.deferred {
+            if !self.closed.load(Ordering::Acquire) && self.owed.swap(false, Ordering::AcqRel) {
+                let r = record_owed(&mut cur, d);
+                if let Err(e) = r {
+                    // Still owed: the next reader tries again.
+                    self.owed.store(true, Ordering::Release);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(cur.clone())
+    }
+
+    /// Records the cell on `stream` (its own, the context bound by the caller), after the work
+    /// enqueued there so far; pays any debt.
+    pub(crate) fn record(&self, ctx: &Context, stream: sys::CUstream) -> Result<()> {
+        let mut cur = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        // Cleared first: a debt noted meanwhile is left for the next reader.
+        let owed = self.owed.swap(false, Ordering::AcqRel);
+        let r = record_locked(&mut cur, ctx, stream);
+        if r.is_err() && owed {
+            self.owed.store(true, Ordering::Release);
+        }
+        r
+    }
+}
+
+/// Records an owed cell's event (`cur`, under the cell's lock) on its stream, with its context
+/// current for the call; the context current before (perhaps another, perhaps none) is current
+/// again after it, so the reader that pays the debt finds its thread as it left it.
+fn record_owed(cur: &mut Arc<TrackEvent>, d: &Deferred) -> Result<()> {
+    let mut prev = std::ptr::null_mut();
+    // SAFETY: `prev` is a valid out-pointer.
+    unsafe { drv!(cuCtxGetCurrent(&mut prev)) }?;
+    let own = d.ctx.raw();
+    if prev != own {
+        // SAFETY: a live context: the cell keeps it.
+        unsafe { drv!(cuCtxSetCurrent(own)) }?;
+    }
+    let r = record_locked(cur, &d.ctx, d.raw.0);
+    if prev != own {
+        // SAFETY: the context that was current on this thread a moment ago (or none).
+        let back = unsafe { drv!(cuCtxSetCurrent(prev)) };
+        return r.and(back);
+    }
+    r
+}
+
+/// Records a cell's event (`cur`, under the cell's lock) on `stream`: its event again when no
+/// one else holds it (waits already enqueued on it keep the recording they saw), else a fresh
+/// one from `ctx`'s pool.
+fn record_locked(cur: &mut Arc<TrackEvent>, ctx: &Context, stream: sys::CUstream) -> Result<()> {
+    if let Some(ev) = Arc::get_mut(cur) {
+        // No other handle: no stream can be noting a wait for the old recording.
+        ev.forget_waits();
+        // SAFETY: a live event of the stream's context and a live stream (the caller's, or a
+        // cell's stream, destroyed only after its debts are paid).
+        return unsafe { drv!(cuEventRecord(ev.raw, stream)) };
+    }
+    let ev = ctx.track_event()?;
+    // SAFETY: as above.
+    unsafe { drv!(cuEventRecord(ev.raw, stream)) }?;
+    *cur = ev;
+    Ok(())
 }
 
 /// Invariant: `writer` and `readers` are marks of work that runs as enqueued (recorded outside
@@ -293,7 +469,23 @@ impl Tracker {
 impl Drop for Tracker {
     fn drop(&mut self) {
         self.shared.owner_gone.store(true, Ordering::Release);
+        // Held by a graph (or a capture) and left with no way to free it: launches that checked
+        // their buffers before this must check again (`memory_may_be_gone`).
+        if Arc::strong_count(&self.shared) > 1 && self.shared.memory_may_be_gone() {
+            ABANDONED.fetch_add(1, Ordering::AcqRel);
+        }
     }
+}
+
+/// Counts the allocations whose owner dropped, leaving no way to free them, while a graph held
+/// them: a launch that found every buffer of its graph live when this count read `n` finds them
+/// live again while it still reads `n`.
+static ABANDONED: AtomicU64 = AtomicU64::new(0);
+
+/// The count of allocations abandoned while a graph held them (see [`ABANDONED`]).
+#[inline]
+pub(crate) fn abandoned() -> u64 {
+    ABANDONED.load(Ordering::Acquire)
 }
 
 /// Device memory that work on a stream may read: [`DeviceBuffer`](crate::DeviceBuffer),
@@ -400,7 +592,10 @@ pub(crate) fn freeze_marks(shared: &TrackShared, cell: &Arc<LaunchCell>) -> Resu
     let mut latest = None;
     for m in marks {
         if named(m) {
-            let ev = latest.get_or_insert_with(|| cell.latest()).clone();
+            let ev = match &latest {
+                Some(ev) => Arc::clone(ev),
+                None => latest.insert(cell.latest()?).clone(),
+            };
             m.event = MarkEvent::Fixed(ev);
         }
     }
