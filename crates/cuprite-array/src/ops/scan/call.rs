@@ -85,7 +85,7 @@ fn scratch(
 
 /// Status words the kept epoch-tagged status of a device starts with (grown to the next power
 /// of two of a launch's tiles when one needs more).
-const KEPT_MIN_WORDS: usize = 4096;
+const KEPT_MIN_WORDS: usize = 256;
 
 /// A device's kept epoch-tagged look-back status (see `codegen::scan::epoch_on`): the
 /// counter, then `words` status words, zeroed when made; `epoch` the last launch's epoch
