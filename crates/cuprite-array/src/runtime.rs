@@ -40,8 +40,7 @@ pub(crate) struct DeviceState {
 /// The bytes of a device's row counters (one 32-bit counter a row of a one-launch reduction).
 pub(crate) const ROW_COUNTER_BYTES: usize = 4096;
 
-/// Device buffers of dropped arrays up to [`REUSE_MAX_BYTES`] (or what
-/// `CUPRITE_ARRAY_REUSE_MAX_MIB` sets, see [`reuse_max_bytes`]), kept for reuse by exact byte
+/// Device buffers of dropped arrays up to [`REUSE_MAX_BYTES`], kept for reuse by exact byte
 /// size: a warm operation takes its output from here instead of asking the driver
 /// (`cuMemAllocAsync`), and a dropped array goes back here instead of `cuMemFreeAsync` (each
 /// also an operation of the stream, which lengthens a loop of large allocations measurably;
@@ -64,29 +63,6 @@ const THREAD_MAX_BYTES: usize = 1 << 20;
 const REUSE_PER_SIZE: usize = 8;
 /// Bytes kept per device in all.
 const REUSE_MAX_TOTAL: usize = 256 << 20;
-
-/// The environment variable raising the largest buffer kept for reuse, in MiB.
-pub(crate) const REUSE_MAX_VAR: &str = "CUPRITE_ARRAY_REUSE_MAX_MIB";
-
-/// Largest buffer kept for reuse: [`REUSE_MAX_BYTES`], or `CUPRITE_ARRAY_REUSE_MAX_MIB` MiB
-/// where that is a whole number above it (at most 2^20); read once a process.
-fn reuse_max_bytes() -> usize {
-    static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *BYTES.get_or_init(|| {
-        std::env::var(REUSE_MAX_VAR)
-            .ok()
-            .and_then(|v| v.trim().parse::<usize>().ok())
-            .filter(|&m| m <= 1 << 20)
-            .and_then(|m| m.checked_mul(1 << 20))
-            .map_or(REUSE_MAX_BYTES, |b| b.max(REUSE_MAX_BYTES))
-    })
-}
-
-/// Bytes kept per device in all: [`REUSE_MAX_TOTAL`], or twice the largest buffer kept where
-/// `CUPRITE_ARRAY_REUSE_MAX_MIB` raised that.
-fn reuse_max_total() -> usize {
-    REUSE_MAX_TOTAL.max(reuse_max_bytes().saturating_mul(2))
-}
 
 /// The buffer the calling thread dropped last (with its device), kept out of the device's
 /// list: a loop of small operations hands the buffer of one result to the next with no lock.
@@ -173,7 +149,7 @@ fn take_last_freed(wanted: impl Fn(usize, &DeviceBuffer<u8>) -> bool) -> Option<
 
 /// A buffer of exactly `bytes` bytes kept for reuse on the device of `st`, if there is one.
 pub(crate) fn take_free(st: &DeviceState, bytes: usize) -> Option<DeviceBuffer<u8>> {
-    if bytes == 0 || bytes > reuse_max_bytes() || capturing() {
+    if bytes == 0 || bytes > REUSE_MAX_BYTES || capturing() {
         return None;
     }
     if bytes <= THREAD_MAX_BYTES {
@@ -224,7 +200,7 @@ pub(crate) fn recycle(ordinal: usize, b: DeviceBuffer<u8>) {
 pub(crate) fn reusable(ordinal: usize, b: &DeviceBuffer<u8>) -> bool {
     let bytes = cuprite_driver::DeviceRead::<u8>::len(b);
     bytes > 0
-        && bytes <= reuse_max_bytes()
+        && bytes <= REUSE_MAX_BYTES
         && !b.is_sub_allocation()
         && cuprite_driver::DeviceRead::<u8>::tracker(b).graph_holds() == 0
         && FAST
@@ -247,7 +223,7 @@ fn keep(ordinal: usize, b: DeviceBuffer<u8>) {
     };
     let bytes = cuprite_driver::DeviceRead::<u8>::len(&b);
     let mut f = st.free.lock().unwrap_or_else(|e| e.into_inner());
-    if f.bytes + bytes > reuse_max_total() {
+    if f.bytes + bytes > REUSE_MAX_TOTAL {
         return;
     }
     let v = f.by_size.entry(bytes).or_default();

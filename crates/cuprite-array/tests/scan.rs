@@ -751,9 +751,7 @@ fn scans_long_lines(d: Device) -> TestResult {
 /// elements, a multiple of 1024; a fused producer's tiles are shorter): exact multiples of
 /// large powers of two, a vector more or less (a last tile of a single vector among them),
 /// 16 bytes more or less than a multiple of 8192 (the pipelined kernel's tiles of one input of
-/// 4 bytes), lengths that are not a multiple of the vector (the shared-tile kernel), primes,
-/// and around the tiles of 40 chunks that the staged child test runs (two whole tiles, a vector
-/// less, and a last tile ending among its parked chunks).
+/// 4 bytes), lengths that are not a multiple of the vector (the shared-tile kernel) and primes.
 const TILE_LENGTHS: &[usize] = &[
     1 << 16,
     (3 << 13) * 3,
@@ -765,9 +763,6 @@ const TILE_LENGTHS: &[usize] = &[
     (5 << 12) * 7 + 3,
     100_003,
     (1 << 17) + 1,
-    (5 << 13) * 2,
-    (5 << 13) * 2 - 4,
-    (5 << 13) + 30 * 1024 + 4,
 ];
 
 /// Every operator, inclusive and exclusive, over `lines` lines of `n` (scanned along the last
@@ -900,39 +895,26 @@ pub fn tests() -> Vec<Test> {
         "cuda::scan::pipelined_in_child",
         pipelined_in_child,
     ));
-    v.push(Test::gpu("cuda::scan::epoch_in_child", epoch_in_child));
-    v.push(Test::gpu(
-        "cuda::scan::staged_tile_in_child",
-        staged_tile_in_child,
-    ));
     v.push(Test::nvrtc("scan::kernels_compile", kernels_compile));
     v
 }
 
-/// The environment variables of the scan's run-time variants (each read once per process): a
-/// child test passes at once in a process where any is set, so that children start no
-/// children of their own.
-const VARIANT_VARS: &[&str] = &[
-    "CUPRITE_ARRAY_SCAN_PIPELINE",
-    "CUPRITE_ARRAY_SCAN_EPOCH",
-    "CUPRITE_ARRAY_SCAN_TILE",
-];
-
-/// The GPU scan and compaction tests (`cuda::scan::`) again in a child process with `var` set
-/// to `value` (`what` names the variant): long lines, every tile boundary of [`TILE_LENGTHS`]
-/// and millions of elements among them, each against its host reference.
-fn scans_in_child(var: &str, value: &str, what: &str) -> TestResult {
-    if VARIANT_VARS.iter().any(|v| std::env::var_os(v).is_some()) {
+/// The GPU scan tests again in a child process with the pipelined look-back kernel on
+/// (`CUPRITE_ARRAY_SCAN_PIPELINE=1`, read once per process): long lines, every tile boundary
+/// of [`TILE_LENGTHS`] and millions of elements, each against its host reference. In the
+/// child this test itself passes at once.
+fn pipelined_in_child() -> TestResult {
+    if std::env::var_os("CUPRITE_ARRAY_SCAN_PIPELINE").is_some() {
         return Ok(());
     }
     let out = std::process::Command::new(std::env::current_exe()?)
         .arg("cuda::scan::")
-        .env(var, value)
+        .env("CUPRITE_ARRAY_SCAN_PIPELINE", "1")
         .output_within(CHILD_LIMIT)?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         return Err(format!(
-            "the scan tests with {what} failed:\n{stdout}\n{}",
+            "the scan tests with the pipelined kernel failed:\n{stdout}\n{}",
             String::from_utf8_lossy(&out.stderr)
         )
         .into());
@@ -951,33 +933,6 @@ fn scans_in_child(var: &str, value: &str, what: &str) -> TestResult {
         );
     }
     Ok(())
-}
-
-/// The GPU scan tests with the pipelined look-back kernel on (`CUPRITE_ARRAY_SCAN_PIPELINE=1`).
-fn pipelined_in_child() -> TestResult {
-    scans_in_child("CUPRITE_ARRAY_SCAN_PIPELINE", "1", "the pipelined kernel")
-}
-
-/// The GPU scan and compaction tests with the epoch-tagged look-back status
-/// (`CUPRITE_ARRAY_SCAN_EPOCH=1`): every look-back kernel of a packed status (the shared-tile,
-/// vectorised and bit-packed ones) reuses the device's kept status words from launch to launch.
-fn epoch_in_child() -> TestResult {
-    scans_in_child(
-        "CUPRITE_ARRAY_SCAN_EPOCH",
-        "1",
-        "the epoch-tagged look-back status",
-    )
-}
-
-/// The GPU scan tests with the long tile of one-input scans staged
-/// (`CUPRITE_ARRAY_SCAN_TILE=40/19/2/async`: 40 chunks, 21 copied into dynamic shared memory
-/// by `cp.async`).
-fn staged_tile_in_child() -> TestResult {
-    scans_in_child(
-        "CUPRITE_ARRAY_SCAN_TILE",
-        "40/19/2/async",
-        "the staged long tile",
-    )
 }
 
 /// Every scan, compaction and search kernel the bodies generate compiles with NVRTC.
@@ -1020,23 +975,6 @@ fn kernels_compile() -> TestResult {
         sources.iter().any(|s| s.contains("scan_pipe<")),
         "no pipelined scan kernel among them"
     );
-    // The run-time variants (`CUPRITE_ARRAY_SCAN_EPOCH`, `CUPRITE_ARRAY_SCAN_TILE`) of every
-    // form they apply to: the epoch-tagged look-back of the shared-tile, vectorised and
-    // bit-packed kernels, and a staged long tile.
-    for form in [
-        "tiles_ep_",
-        "vec8_ep_",
-        "vec24r19_ep_",
-        "bits_ep_",
-        "vec40r19b2s_",
-    ] {
-        assert!(
-            sources
-                .iter()
-                .any(|s| s.contains(&format!("cuprite_scan_{form}"))),
-            "no {form} scan kernel among them"
-        );
-    }
     let opts = tuning::compiler::compile_options(90, true);
     // Batched by shared helpers: each kernel body in a namespace under a name of its own.
     const MARKER: &str = "// ---- cuprite-array kernel ----\n";

@@ -52,9 +52,9 @@ pub(crate) use reduction::{
 pub(crate) use rows::{RowArgs, RowBind, RowKind, RowShape, RowSpec, rows_kernel};
 pub(crate) use sampling::{GAMMA_TRIES, GammaParams, gamma_kernel};
 pub(crate) use scan::{
-    COUNTER_BYTES, ColumnArgs, EPOCH_LIMIT, LookBackArgs, LookBackBind, LookBackStatus, PipeArgs,
-    PipeBind, PipeShape, SCAN_VEC_LONG, ScanForm, ScanKind, ScanSpec, SearchArgs, SearchBind, Sink,
-    VecTile, pipe_row, scan_bits_possible, scan_pipe_possible, scan_vec_possible, search_kernel,
+    COUNTER_BYTES, ColumnArgs, LookBackArgs, LookBackBind, LookBackStatus, PipeArgs, PipeBind,
+    PipeShape, SCAN_VEC_LONG, ScanForm, ScanKind, ScanSpec, SearchArgs, SearchBind, Sink, pipe_row,
+    scan_bits_possible, scan_pipe_possible, scan_vec_possible, search_kernel,
 };
 pub(crate) use signature::{
     KernelParams, LaunchArgs, MaybeRead, MaybeWrite, Param, ReadBuf, SharedBuf, WriteBuf, entry,

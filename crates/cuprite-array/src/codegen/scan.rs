@@ -40,8 +40,8 @@ mod search;
 mod vec;
 use args::look_back_signature;
 pub(crate) use args::{
-    COUNTER_BYTES, ColumnArgs, EPOCH_LIMIT, LookBackArgs, LookBackBind, LookBackStatus, PipeArgs,
-    PipeBind, SearchArgs, SearchBind,
+    COUNTER_BYTES, ColumnArgs, LookBackArgs, LookBackBind, LookBackStatus, PipeArgs, PipeBind,
+    SearchArgs, SearchBind,
 };
 pub(crate) use bits::{BITS_TILE, scan_bits, scan_bits_possible};
 pub(crate) use pipe::{PipeShape, pipe_row, scan_pipe, scan_pipe_possible};
@@ -103,48 +103,18 @@ impl ScanForm {
     /// The source of this form of kernel for `prog` under `spec`.
     pub(crate) fn source(self, prog: &Program, spec: ScanSpec) -> KernelSource {
         match self {
-            ScanForm::Tiles => scan_tiles(prog, spec, spec.epoch()),
+            ScanForm::Tiles => scan_tiles(prog, spec),
             ScanForm::Columns => scan_columns(prog, spec),
-            ScanForm::Vec(long) => scan_vec(
-                prog,
-                spec,
-                long,
-                VecTile::of(spec, long, prog),
-                spec.epoch(),
-            ),
-            ScanForm::Bits => scan_bits(prog, spec, spec.epoch()),
+            ScanForm::Vec(long) => scan_vec(prog, spec, long),
+            ScanForm::Bits => scan_bits(prog, spec),
             ScanForm::Pipe => scan_pipe(prog, spec),
         }
-    }
-
-    /// The sources of the run-time variants of this form that this process may not build
-    /// (for compile checks): the epoch-tagged look-back of a packed status and a staged long
-    /// tile ([`VecTile::STAGED_EXAMPLE`]) where they apply.
-    pub(crate) fn variant_sources(self, prog: &Program, spec: ScanSpec) -> Vec<KernelSource> {
-        let mut v = Vec::new();
-        let epoch = spec.packed();
-        match self {
-            ScanForm::Tiles if epoch => v.push(scan_tiles(prog, spec, true)),
-            ScanForm::Bits if epoch => v.push(scan_bits(prog, spec, true)),
-            ScanForm::Vec(long) => {
-                let tile = VecTile::of(spec, long, prog);
-                if epoch {
-                    v.push(scan_vec(prog, spec, long, tile, true));
-                }
-                let staged = VecTile::STAGED_EXAMPLE;
-                if long && tile.chunks == 24 && staged.fits(spec, prog) {
-                    v.push(scan_vec(prog, spec, long, staged, false));
-                }
-            }
-            _ => {}
-        }
-        v
     }
 
     /// Elements of a tile (tiled kernels) of `prog`.
     pub(crate) fn tile(self, spec: ScanSpec, prog: &Program) -> usize {
         match self {
-            ScanForm::Vec(long) => VecTile::of(spec, long, prog).elems(),
+            ScanForm::Vec(long) => VecTile::of(spec, long, prog.inputs.len()).elems(),
             ScanForm::Bits => BITS_TILE,
             ScanForm::Pipe => PipeShape::of(pipe_row(prog)).tile(),
             _ => spec.tile(),
@@ -244,12 +214,6 @@ impl ScanSpec {
             (_, 8) => 4,
             _ => 1,
         }
-    }
-
-    /// Whether this process's look-back kernels of this spec take the epoch-tagged status
-    /// ([`epoch_on`] and a packed status).
-    pub(crate) fn epoch(self) -> bool {
-        self.packed() && epoch_on()
     }
 
     /// Bytes of one element of the look-back status arrays (`agg` and `incl`).
@@ -457,61 +421,6 @@ fn scan_value(spec: ScanSpec) -> String {
     }
 }
 
-/// The environment variable switching on the epoch-tagged look-back status.
-pub(crate) const SCAN_EPOCH_VAR: &str = "CUPRITE_ARRAY_SCAN_EPOCH";
-
-/// Whether the look-back kernels of a packed status take the epoch-tagged status
-/// (`CUPRITE_ARRAY_SCAN_EPOCH` set, not empty, not `0`; read once a process): each launch
-/// writes its status words with an epoch of its own in the flag's high bits, so that words
-/// left by earlier launches read as not published, and numbers its tiles from the counter's
-/// value before it; the status words and the counter are then kept from launch to launch
-/// instead of allocated and zeroed for each.
-pub(crate) fn epoch_on() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var(SCAN_EPOCH_VAR).is_ok_and(|v| !v.is_empty() && v != "0"))
-}
-
-/// The C statement by which thread 0 takes its tile's ticket into `tid_sh_`: the counter's next
-/// value (less the launch's base `tb_` in the epoch form, modulo 2^32) where a line has
-/// several tiles, the block index otherwise.
-fn ticket(epoch: bool) -> &'static str {
-    if epoch {
-        "  if (t_ == 0) tid_sh_ = tpl_ > 1 ? (long long)(atomicAdd(ctr_, 1u) - (unsigned)tb_) : (long long)blockIdx.x;\n"
-    } else {
-        "  if (t_ == 0) tid_sh_ = tpl_ > 1 ? (long long)atomicAdd(ctr_, 1u) : (long long)blockIdx.x;\n"
-    }
-}
-
-/// The look-back of a packed status ([`PACKED_LOOK_BACK`]), epoch-tagged when `epoch`: the
-/// high half of a status word is `(ep_ << 2) | flag`, and a lane polls until the word carries
-/// this launch's epoch (its flag then is 1 or 2: no launch writes flag 0).
-fn packed_look_back(epoch: bool) -> String {
-    if !epoch {
-        return PACKED_LOOK_BACK.to_string();
-    }
-    let mut s = PACKED_LOOK_BACK.to_string();
-    for (old, new) in [
-        (
-            "volatile unsigned long long *sw_ = (volatile unsigned long long *)flags_;",
-            "volatile unsigned long long *sw_ = (volatile unsigned long long *)flags_;\n      const unsigned ek_ = (unsigned)ep_ << 2;",
-        ),
-        ("pk_(2u,", "pk_(ek_ | 2u,"),
-        ("pk_(1u,", "pk_(ek_ | 1u,"),
-        (
-            "while (((wd_ = sw_[tid_ - dq_]) >> 32) == 0ull) __nanosleep(64);",
-            "while ((((unsigned)((wd_ = sw_[tid_ - dq_]) >> 32)) & ~3u) != ek_) __nanosleep(64);",
-        ),
-        (
-            "f_ = (unsigned)(wd_ >> 32);",
-            "f_ = (unsigned)(wd_ >> 32) & 3u;",
-        ),
-    ] {
-        debug_assert!(s.contains(old), "{old}");
-        s = s.replace(old, new);
-    }
-    s
-}
-
 /// The look-back of a tile whose status is one 64-bit word (see [`ScanSpec::packed`]): one
 /// load reads the flag and the value together. A lane whose tile is not published yet sleeps
 /// briefly before reading it again (spinning takes issue slots from the tiles still loading).
@@ -627,17 +536,15 @@ fn coords_write(p: &Program, idx: &str) -> String {
 /// When [`ScanSpec::packed`], `flags_` holds one zeroed 64-bit status word per tile and
 /// `agg_`/`incl_` are unused.
 /// Element `i` of line `o * inner + j` is the program's element `(o * len + i) * inner + j`.
-/// With `epoch` (a packed status only), the epoch-tagged form (see [`epoch_on`]).
-pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec, epoch: bool) -> KernelSource {
-    let epoch = epoch && spec.packed();
-    let name = kernel_name(spec, if epoch { "tiles_ep" } else { "tiles" });
-    let mut s = tiles_load(p, spec, &name, epoch);
+pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec) -> KernelSource {
+    let name = kernel_name(spec, "tiles");
+    let mut s = tiles_load(p, spec, &name);
     tiles_scan(&mut s, spec);
-    if spec.packed() {
-        s.push_str(&packed_look_back(epoch));
+    s.push_str(if spec.packed() {
+        PACKED_LOOK_BACK
     } else {
-        s.push_str(SPLIT_LOOK_BACK);
-    }
+        SPLIT_LOOK_BACK
+    });
     s.push_str(
         "  } else if (t_ == 0) {\n    pre_sh_ = ident_();\n  }\n  __syncthreads();\n  const E_ tp_ = comb_(comb_(pre_sh_, wp_), tex_);\n",
     );
@@ -647,7 +554,7 @@ pub(crate) fn scan_tiles(p: &Program, spec: ScanSpec, epoch: bool) -> KernelSour
 
 /// The tile kernel's head: its signature, shared memory, ticket and geometry, and the
 /// striped load of its tile into shared memory (with the keys, or the values to compact).
-fn tiles_load(p: &Program, spec: ScanSpec, name: &str, epoch: bool) -> String {
+fn tiles_load(p: &Program, spec: ScanSpec, name: &str) -> String {
     let items = spec.items();
     let tile = spec.tile();
     let padded = spec.padded();
@@ -658,7 +565,7 @@ fn tiles_load(p: &Program, spec: ScanSpec, name: &str, epoch: bool) -> String {
         "extern \"C\" __global__ void __launch_bounds__({BLOCK}, {}) {name}({}, {}) {{",
         spec.min_blocks(),
         params(p, V, 1, &[spec.out]),
-        look_back_signature(epoch)
+        look_back_signature()
     );
     let _ = writeln!(
         s,
@@ -699,7 +606,8 @@ fn tiles_load(p: &Program, spec: ScanSpec, name: &str, epoch: bool) -> String {
     let _ = write!(
         s,
         r#"  const int t_ = threadIdx.x, lane_ = t_ & 31, w_ = t_ >> 5;
-{ticket}  __syncthreads();
+  if (t_ == 0) tid_sh_ = tpl_ > 1 ? (long long)atomicAdd(ctr_, 1u) : (long long)blockIdx.x;
+  __syncthreads();
   const long long tid_ = tid_sh_;
   // Tiles (so lines and tiles per line) number below 2^31 (the host checks): 32-bit division.
   const long long line_ = (long long)((unsigned)tid_ / (unsigned)tpl_), tt_ = tid_ - line_ * (long long)tpl_;
@@ -717,8 +625,7 @@ fn tiles_load(p: &Program, spec: ScanSpec, name: &str, epoch: bool) -> String {
     }}
   }}
 "#,
-        eval_at(p, &load),
-        ticket = ticket(epoch),
+        eval_at(p, &load)
     );
     if keyed {
         let _ = write!(
@@ -891,29 +798,4 @@ pub(crate) fn scan_columns(p: &Program, spec: ScanSpec) -> KernelSource {
         store_conv(spec.out, &scan_value(spec))
     );
     KernelSource::generated(name, &s, spec.helpers(p))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The epoch-tagged look-back tags every status word it writes and checks the tag of every
-    /// word it reads; the plain one is the constant unchanged.
-    #[test]
-    fn epoch_look_back_tags_every_status_word() {
-        assert_eq!(packed_look_back(false), PACKED_LOOK_BACK);
-        let e = packed_look_back(true);
-        assert_eq!(e.matches("pk_(ek_ | ").count(), 3, "{e}");
-        assert!(!e.contains("pk_(1u,") && !e.contains("pk_(2u,"), "{e}");
-        assert!(e.contains("& ~3u) != ek_) __nanosleep(64);"), "{e}");
-        assert!(e.contains("f_ = (unsigned)(wd_ >> 32) & 3u;"), "{e}");
-        assert!(
-            e.contains("const unsigned ek_ = (unsigned)ep_ << 2;"),
-            "{e}"
-        );
-        assert!(ticket(true).contains("- (unsigned)tb_"));
-        assert!(!ticket(false).contains("tb_"));
-        assert!(args::look_back_signature(true).contains("ep_"));
-        assert!(!args::look_back_signature(false).contains("ep_"));
-    }
 }

@@ -101,10 +101,6 @@ pub enum QuickBuild {
 /// | `CUPRITE_ARRAY_QUICK_LINK=0` | [`QuickBuild::Whole`]: quick builds compile whole kernels (no math library) |
 /// | `CUPRITE_ARRAY_NO_VECTOR=1` | start with the vectorised kernel variants off |
 /// | `CUPRITE_ARRAY_SCAN_PIPELINE=1` | long scans run the pipelined look-back kernel where the device allows it |
-/// | `CUPRITE_ARRAY_SCAN_EPOCH=1` | look-back kernels of a packed status tag their status words with a launch epoch and reuse the device's kept words and counter (no allocation and zeroing a call) |
-/// | `CUPRITE_ARRAY_SCAN_TILE=C/R[/B][/async]` | the long tile of one-input scans: `C` chunks of 1024 elements, `R` in registers, built for `B` blocks an SM, the rest staged by `cp.async` in dynamic shared memory with `async` (default `24/19`) |
-/// | `CUPRITE_ARRAY_REUSE_MAX_MIB=M` | dropped array buffers of up to `M` MiB (default 64) are kept for reuse (up to twice that in all) instead of freed |
-/// | `CUPRITE_ARRAY_SCAN_PREFETCH_KIB=K` | the KiB a block of a long one-input scan prefetches into L2 (default 96; 0: none) |
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JitConfig {
     /// Whether sources and choices are printed (`CUPRITE_JIT_TRACE` set, not empty, not `0`).

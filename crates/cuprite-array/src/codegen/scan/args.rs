@@ -32,16 +32,7 @@ pub(crate) struct LookBackBind<'a> {
     /// Tiles per line.
     pub tpl: usize,
     pub status: Option<LookBackStatus<'a>>,
-    /// The epoch-tagged status (see [`LookBackArgs::epoch`]): this launch's epoch (1 to
-    /// [`EPOCH_LIMIT`] - 1, tagging the status words it writes) and the tile counter's value
-    /// before the launch (its tickets count from there, modulo 2^32).
-    pub epoch: (u32, u32),
 }
-
-/// Epochs of the epoch-tagged status run from 1 to one below this (30 bits beside the 2-bit
-/// flag in the status word's high half); a status word of another epoch, or zero, reads as
-/// not published.
-pub(crate) const EPOCH_LIMIT: u32 = 1 << 30;
 
 /// The tail of a look-back kernel's parameters (`scan_tiles`, `scan_vec`, `scan_bits`):
 /// `len_`, `inner_`, `tpl_`, `flags_`, `agg_`, `incl_` (read only when `tpl_ > 1`) and
@@ -49,10 +40,6 @@ pub(crate) const EPOCH_LIMIT: u32 = 1 << 30;
 pub(crate) struct LookBackArgs<'a> {
     /// Bytes of one element of the status arrays (the scan spec's `status_size`).
     pub status_size: usize,
-    /// Whether the kernel takes the epoch-tagged status (packed status only): two more
-    /// parameters after `ctr_`, `ep_` (the launch's epoch) and `tb_` (the counter's value
-    /// before the launch), so that status words and counter need no zeroing between launches.
-    pub epoch: bool,
     /// `None` for the signature.
     pub bind: Option<LookBackBind<'a>>,
 }
@@ -101,11 +88,6 @@ impl<'a> KernelParams<'a> for LookBackArgs<'a> {
             ty: unsigned,
             at: st.map(|s| BufAt::start(s.flags)),
         });
-        if self.epoch {
-            let (ep, tb) = b.map_or((0, 0), |b| b.epoch);
-            f(Param::U64(Name::Fixed("ep_"), u64::from(ep)));
-            f(Param::U64(Name::Fixed("tb_"), u64::from(tb)));
-        }
     }
 }
 
@@ -177,11 +159,10 @@ impl<'a> KernelParams<'a> for ColumnArgs {
     }
 }
 
-/// The signature tail of the look-back kernels (with the epoch parameters when `epoch`).
-pub(crate) fn look_back_signature(epoch: bool) -> String {
+/// The signature tail of the look-back kernels.
+pub(crate) fn look_back_signature() -> String {
     LookBackArgs {
         status_size: 0,
-        epoch,
         bind: None,
     }
     .signature()

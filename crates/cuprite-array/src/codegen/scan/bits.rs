@@ -27,25 +27,14 @@ pub(crate) fn scan_bits_possible(p: &Program, spec: ScanSpec) -> bool {
     ) && vectorisable(p)
 }
 
-/// The bit-packed compaction kernel; parameters as [`scan_tiles`]'. With `epoch` (a packed
-/// status only), the epoch-tagged form (see [`epoch_on`]).
-pub(crate) fn scan_bits(p: &Program, spec: ScanSpec, epoch: bool) -> KernelSource {
-    let epoch = epoch && spec.packed();
+/// The bit-packed compaction kernel; parameters as [`scan_tiles`]'.
+pub(crate) fn scan_bits(p: &Program, spec: ScanSpec) -> KernelSource {
     let warps = BLOCK as usize / 32;
     let slots = CHUNKS * warps;
-    let name = kernel_name(spec, if epoch { "bits_ep" } else { "bits" });
+    let name = kernel_name(spec, "bits");
     let chunk = BLOCK as usize * VEC;
     let groups = CHUNKS / 4;
-    let mut s = prologue(
-        p,
-        spec,
-        &name,
-        6,
-        BITS_TILE,
-        slots.div_ceil(32) * 32,
-        false,
-        epoch,
-    );
+    let mut s = prologue(p, spec, &name, 6, BITS_TILE, slots.div_ceil(32) * 32, false);
     let _ = write!(
         s,
         r#"  __shared__ int stg_[{warps}][{per_warp}];
@@ -118,7 +107,7 @@ pub(crate) fn scan_bits(p: &Program, spec: ScanSpec, epoch: bool) -> KernelSourc
   }}
 }}
 "#,
-        look_back = slot_scan(spec, slots, epoch),
+        look_back = slot_scan(spec, slots),
     );
     KernelSource::generated(name, &s, spec.helpers(p))
 }

@@ -31,156 +31,46 @@ pub(crate) const SCAN_VEC_LONG: usize = 4 * 16 * BLOCK as usize * VEC;
 
 /// The tile of the vectorised kernel: `chunks` chunks of `BLOCK * VEC` elements, the first
 /// `regs` of them held in registers from load to store, the rest parked in shared memory.
-/// `blocks` is the blocks an SM the kernel is built for (0: [`min_blocks`]' rule) and `staged`
-/// says the parked chunks are copied from global to dynamic shared memory without passing
-/// through registers (`cp.async`), all in flight at once, instead of loaded into registers
-/// and stored into static shared memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct VecTile {
     pub chunks: usize,
     pub regs: usize,
-    pub blocks: usize,
-    pub staged: bool,
 }
 
-/// The environment variable choosing the long tile of one-input scans (see [`VecTile::parse`]).
-pub(crate) const SCAN_TILE_VAR: &str = "CUPRITE_ARRAY_SCAN_TILE";
-
-/// Most chunks a configured tile may take.
-const MAX_CHUNKS: usize = 64;
-/// Most chunks a configured tile may hold in registers.
-const MAX_REG_CHUNKS: usize = 32;
-/// Most chunks a tile may park in static shared memory (4 KiB each for 4-byte accumulators:
-/// with the warp totals, within the 48 KiB of static shared memory a block may have).
-const MAX_STATIC_PARKED: usize = 10;
-/// Most bytes of dynamic shared memory a staged tile may take (the parked chunks): below the
-/// 227 KiB a block may opt into on sm_90; a device that allows less refuses the launch.
-const MAX_STAGED_BYTES: usize = 224 * 1024;
-
 impl VecTile {
-    /// The tile for a scan of `spec` over `p`. For accumulators of up to 4 bytes: 8 chunks,
-    /// and in the `long` form 24 (19 in registers) for a program of one input or 20 (all in
-    /// registers) for more; 4 for wider accumulators and for compactions. A longer tile waits
-    /// for fewer look-backs a byte, which is where a long line's time goes; registers stop at
-    /// about 20 chunks at two blocks an SM (24 register chunks spill; more blocks an SM with
-    /// chunks parked in shared memory are no faster). 24 chunks with 19 in registers is the
-    /// fastest measured form of a one-input scan; a fused scan of several inputs holds more
-    /// registers for its loads, so parked chunks slow it and it keeps 20, all in registers. A
-    /// compaction of values is slower with 8 chunks than with 4. The figures are in
-    /// docs/perf-log/tuning-notes.md.
-    ///
-    /// The long tile of a one-input scan is the one `CUPRITE_ARRAY_SCAN_TILE` names (read once
-    /// a process, see [`VecTile::parse`]) where it is set and fits the program: a staged tile
-    /// only where the input's elements and the accumulator are both 4 bytes (a parked chunk is
-    /// staged in place as the input's vectors, then overwritten by its scanned values).
-    pub(crate) fn of(spec: ScanSpec, long: bool, p: &Program) -> VecTile {
+    /// The tile for a scan of `spec` over a program of `inputs` inputs. For accumulators of
+    /// up to 4 bytes: 8 chunks, and in the `long` form 24 (19 in registers) for a program of
+    /// one input or 20 (all in registers) for more; 4 for wider accumulators and for
+    /// compactions. A longer tile waits for fewer look-backs a byte, which is where a long
+    /// line's time goes; registers stop at about 20 chunks at two blocks an SM (24 register
+    /// chunks spill; more blocks an SM with chunks parked in shared memory are no faster). 24
+    /// chunks with 19 in registers is the fastest measured form of a one-input scan; a fused scan of
+    /// several inputs holds more registers for its loads, so parked chunks slow it and it keeps
+    /// 20, all in registers. A compaction of values is slower with 8 chunks than with 4. The
+    /// figures are in docs/perf-log/tuning-notes.md.
+    pub(crate) fn of(spec: ScanSpec, long: bool, inputs: usize) -> VecTile {
         let all = |chunks| VecTile {
             chunks,
             regs: chunks,
-            blocks: 0,
-            staged: false,
         };
-        let inputs = p.inputs.len();
         if spec.elem_size() > 4 || !matches!(spec.sink, Sink::Scan { .. }) {
             all(4)
         } else if !long {
             all(8)
         } else if inputs <= 1 {
-            let default = VecTile {
+            VecTile {
                 chunks: 24,
                 regs: 19,
-                blocks: 0,
-                staged: false,
-            };
-            match configured_tile() {
-                Some(t) if t.fits(spec, p) => t,
-                _ => default,
             }
         } else {
             all(20)
         }
     }
 
-    /// Whether this (configured) tile can run a long scan of `spec` over `p` (one input):
-    /// parked chunks in static shared memory take 4 KiB each whatever the input, staged ones
-    /// need 4-byte inputs and accumulators.
-    pub(crate) fn fits(self, spec: ScanSpec, p: &Program) -> bool {
-        !self.staged
-            || (p.inputs.len() == 1 && p.inputs[0].dtype.size() == 4 && spec.elem_size() == 4)
-    }
-
-    /// The tile `s` describes: `CHUNKS/REGS`, optionally followed by `/BLOCKS` (blocks an SM
-    /// the kernel is built for, 1 to 4) and `/async` (the parked chunks staged by `cp.async`
-    /// in dynamic shared memory); `None` for any other text or a tile out of bounds (1 to 64
-    /// chunks, 1 to 32 of them in registers, at most 10 parked in static shared memory, at
-    /// most 224 KiB staged).
-    ///
-    /// Examples: `24/19` (the default), `20/20`, `40/19/2/async`, `24/12/3/async`.
-    /// A staged tile the compile checks build (the fastest form of the staged long tile is
-    /// a measurement's to choose).
-    pub(crate) const STAGED_EXAMPLE: VecTile = VecTile {
-        chunks: 40,
-        regs: 19,
-        blocks: 2,
-        staged: true,
-    };
-
-    pub(crate) fn parse(s: &str) -> Option<VecTile> {
-        let mut it = s.trim().split('/');
-        let chunks: usize = it.next()?.trim().parse().ok()?;
-        let regs: usize = it.next()?.trim().parse().ok()?;
-        let mut blocks = 0;
-        let mut staged = false;
-        for part in it {
-            match part.trim() {
-                "async" if !staged => staged = true,
-                b if blocks == 0 && !staged => {
-                    blocks = b.parse().ok().filter(|b| (1..=4).contains(b))?;
-                }
-                _ => return None,
-            }
-        }
-        let parked = chunks.checked_sub(regs)?;
-        let ok = (1..=MAX_CHUNKS).contains(&chunks)
-            && (1..=MAX_REG_CHUNKS).contains(&regs)
-            && if staged {
-                parked * BLOCK as usize * VEC * 4 <= MAX_STAGED_BYTES
-            } else {
-                parked <= MAX_STATIC_PARKED
-            };
-        ok.then_some(VecTile {
-            chunks,
-            regs,
-            blocks,
-            staged,
-        })
-    }
-
     /// Elements in the tile.
     pub(crate) fn elems(self) -> usize {
         self.chunks * BLOCK as usize * VEC
     }
-
-    /// Bytes of dynamic shared memory a block of this tile takes: the staged chunks (16 bytes
-    /// a thread each), none for a tile that parks in static shared memory.
-    pub(crate) fn dynamic_smem(self) -> usize {
-        if self.staged {
-            (self.chunks - self.regs) * BLOCK as usize * VEC * 4
-        } else {
-            0
-        }
-    }
-}
-
-/// The tile `CUPRITE_ARRAY_SCAN_TILE` names, read once a process (`None`: unset, or not a
-/// tile [`VecTile::parse`] accepts).
-fn configured_tile() -> Option<VecTile> {
-    static TILE: std::sync::OnceLock<Option<VecTile>> = std::sync::OnceLock::new();
-    *TILE.get_or_init(|| {
-        std::env::var(SCAN_TILE_VAR)
-            .ok()
-            .and_then(|v| VecTile::parse(&v))
-    })
 }
 
 /// The blocks per SM the vectorised kernel is built for: 6 (at most 40 registers) for 4 chunks
@@ -189,9 +79,6 @@ fn configured_tile() -> Option<VecTile> {
 /// 96 bytes); 2 (128 registers) for the long tiles, whose 80 values a thread need them (at 3
 /// blocks the long tiles spill and run slower than at 2; see docs/perf-log/tuning-notes.md).
 fn min_blocks(spec: ScanSpec, tile: VecTile) -> usize {
-    if tile.blocks > 0 {
-        return tile.blocks;
-    }
     let values = matches!(spec.sink, Sink::Compact { values: true, .. });
     if tile.chunks >= 16 {
         2
@@ -202,17 +89,9 @@ fn min_blocks(spec: ScanSpec, tile: VecTile) -> usize {
     }
 }
 
-/// The vectorised look-back kernel (the `long` form: see [`SCAN_VEC_LONG`]) of tile `vt`
-/// ([`VecTile::of`] for the one this process runs); parameters as [`scan_tiles`]' (`inner_`
-/// must be 1). With `epoch` (a packed status only), the epoch-tagged form (see [`epoch_on`]).
-pub(crate) fn scan_vec(
-    p: &Program,
-    spec: ScanSpec,
-    long: bool,
-    vt: VecTile,
-    epoch: bool,
-) -> KernelSource {
-    let epoch = epoch && spec.packed();
+/// The vectorised look-back kernel (the `long` form: see [`SCAN_VEC_LONG`]); parameters as
+/// [`scan_tiles`]' (`inner_` must be 1).
+pub(crate) fn scan_vec(p: &Program, spec: ScanSpec, long: bool) -> KernelSource {
     let exclusive = matches!(
         spec.sink,
         Sink::Scan {
@@ -224,30 +103,21 @@ pub(crate) fn scan_vec(
         Sink::Compact { values, .. } => Some(values),
         Sink::Scan { .. } => None,
     };
+    let vt = VecTile::of(spec, long, p.inputs.len());
     let (chunks, regs) = (vt.chunks, vt.regs);
     let warps = BLOCK as usize / 32;
     let slots = chunks * warps;
     // Warp 0 scans the slots, `spl` consecutive ones a lane.
     let spl = slots.div_ceil(32);
     let tile = vt.elems();
-    let mut tag = if regs < chunks {
+    let tag = if regs < chunks {
         format!("vec{chunks}r{regs}")
     } else {
         format!("vec{chunks}")
     };
-    // A configured tile's kernel is named apart from the default ones.
-    if vt.blocks > 0 {
-        let _ = write!(tag, "b{}", vt.blocks);
-    }
-    if vt.staged {
-        tag.push('s');
-    }
-    if epoch {
-        tag.push_str("_ep");
-    }
     let name = kernel_name(spec, &tag);
     // The prefetch is measured for scans only (a compaction's tiles are short).
-    let prefetch = long && compact.is_none() && !(p.inputs.len() <= 1 && one_input_prefetch() == 0);
+    let prefetch = long && compact.is_none();
     let mut s = prologue(
         p,
         spec,
@@ -256,23 +126,18 @@ pub(crate) fn scan_vec(
         tile,
         spl * 32,
         prefetch,
-        epoch,
     );
-    if vt.staged {
-        s.insert_str(0, CP_ASYNC);
-    }
     let chunk = BLOCK as usize * VEC;
     let _ = writeln!(
         s,
         "  A_ x_[{regs}][{VEC}];
   A_ ex_[{chunks}];"
     );
-    let (issue, pk) = if regs < chunks {
-        parked_chunks(p, exclusive, vt)
+    let pk = if regs < chunks {
+        parked_chunks(p, exclusive, chunks, regs)
     } else {
-        (String::new(), String::new())
+        String::new()
     };
-    s.push_str(&issue);
     let _ = write!(
         s,
         r#"{vals_decl}  #pragma unroll
@@ -327,7 +192,7 @@ pub(crate) fn scan_vec(
   __syncthreads();
 "#
     );
-    s.push_str(&slot_scan(spec, slots, epoch));
+    s.push_str(&slot_scan(spec, slots));
     match compact {
         None => s.push_str(&scan_out(spec, exclusive, chunks, regs)),
         Some(values) => s.push_str(&compact_out(p, spec, values, chunks)),
@@ -340,19 +205,9 @@ pub(crate) fn scan_vec(
 /// values parked in shared memory already offset by the warp's prefix before them (made
 /// exclusive for an exclusive scan), so that they hold no registers while the tile looks
 /// back; each thread reads back only its own vector.
-///
-/// Returns the code issued before the register chunks' loads (for a staged tile: each thread
-/// copies its own 16-byte vector of each parked chunk into dynamic shared memory with
-/// `cp.async`, all copies in flight at once; nothing otherwise) and the code after them (a
-/// staged tile waits for its thread's own copies, which no other thread reads, so no barrier,
-/// and scans each chunk from shared memory in place; otherwise each parked chunk is loaded
-/// from global memory and parked in static shared memory).
-fn parked_chunks(p: &Program, exclusive: bool, vt: VecTile) -> (String, String) {
-    let (chunks, regs) = (vt.chunks, vt.regs);
+fn parked_chunks(p: &Program, exclusive: bool, chunks: usize, regs: usize) -> String {
     let chunk = BLOCK as usize * VEC;
     let warps = BLOCK as usize / 32;
-    let spill = chunks - regs;
-    let mut issue = String::new();
     let mut pk = String::new();
     let park = if exclusive {
         "z_.v[0] = ex1_;\n    #pragma unroll\n    for (int l_ = 1; l_ < VEC_; ++l_) z_.v[l_] = comb_(ex1_, y_[l_ - 1]);"
@@ -360,50 +215,21 @@ fn parked_chunks(p: &Program, exclusive: bool, vt: VecTile) -> (String, String) 
         "#pragma unroll\n    for (int l_ = 0; l_ < VEC_; ++l_) z_.v[l_] = comb_(ex1_, y_[l_]);"
     }
     .replace("VEC_", &VEC.to_string());
-    if vt.staged {
-        // Only one-input programs of 4-byte elements are staged (`VecTile::fits`): a thread's
-        // vector of the input is 16 bytes, the size of its parked vector of accumulators.
-        let _ = write!(
-            issue,
-            r#"  extern __shared__ __align__(16) unsigned char dsh_[];
-  VecN<A_, {VEC}> (*xs_)[{BLOCK}] = reinterpret_cast<VecN<A_, {VEC}> (*)[{BLOCK}]>(dsh_);
-  #pragma unroll
-  for (int c_ = {regs}; c_ < {chunks}; ++c_) {{
-    const int i0_ = c_ * {chunk} + t_ * {VEC};
-    if (i0_ < cnt_) cp16_(&xs_[c_ - {regs}][t_], in0 + off0 + base_ + i0_);
-  }}
-  cp_commit_();
-"#
-        );
-        pk.push_str(
-            "  cp_wait_all_();
-",
-        );
-    } else {
-        let _ = writeln!(pk, "  __shared__ VecN<A_, {VEC}> xs_[{spill}][{BLOCK}];");
-    }
     let _ = write!(
         pk,
-        r#"  #pragma unroll
+        r#"  __shared__ VecN<A_, {VEC}> xs_[{spill}][{BLOCK}];
+  #pragma unroll
   for (int c_ = {regs}; c_ < {chunks}; ++c_) {{
 const int i0_ = c_ * {chunk} + t_ * {VEC};
 A_ y_[{VEC}];
 if (i0_ < cnt_) {{
   const long long b_ = base_ + i0_;
 "#,
+        spill = chunks - regs,
     );
-    let per_lane = |lane: usize, v0: &str, _: &str| format!("      y_[{lane}] = mk_({v0});\n");
-    if vt.staged {
-        let st = p.inputs[0].dtype.c_storage();
-        lanes_at(
-            p,
-            &mut pk,
-            &|_| format!("reinterpret_cast<const {st} *>(&xs_[c_ - {regs}][t_])"),
-            &per_lane,
-        );
-    } else {
-        lanes(p, &mut pk, &per_lane);
-    }
+    lanes(p, &mut pk, &|lane, v0, _| {
+        format!("      y_[{lane}] = mk_({v0});\n")
+    });
     let _ = write!(
         pk,
         r#"    }} else {{
@@ -424,31 +250,8 @@ xs_[c_ - {regs}][t_] = z_;
   }}
 "#
     );
-    (issue, pk)
+    pk
 }
-
-/// `cp16_(dst, src)`: copies the 16 bytes at global `src` to shared `dst` (both 16-byte
-/// aligned) without passing through registers on sm_80 and later (`cp.async`, completed by
-/// `cp_wait_all_` for the calling thread's own copies), by a vector load and store before;
-/// `cp_commit_` closes the thread's group of copies.
-const CP_ASYNC: &str = r#"__device__ __forceinline__ void cp16_(void *dst_, const void *src_) {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"((unsigned)__cvta_generic_to_shared(dst_)), "l"((unsigned long long)__cvta_generic_to_global(src_)) : "memory");
-#else
-  *reinterpret_cast<VecN<unsigned, 4> *>(dst_) = *reinterpret_cast<const VecN<unsigned, 4> *>(src_);
-#endif
-}
-__device__ __forceinline__ void cp_commit_() {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void cp_wait_all_() {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group 0;" ::: "memory");
-#endif
-}
-"#;
 
 /// The kernel's signature (parameters as [`scan_tiles`]'), the shared status of the tile (`wts`
 /// warp-total slots, the prefix, the ticket), the ticket and the tile's geometry: `base_` (its
@@ -461,7 +264,6 @@ pub(super) fn prologue(
     tile: usize,
     wts: usize,
     prefetch: bool,
-    epoch: bool,
 ) -> String {
     let mut s = element_code(spec);
     if prefetch {
@@ -475,7 +277,8 @@ pub(super) fn prologue(
   __shared__ long long tid_sh_;
   const int t_ = threadIdx.x, lane_ = t_ & 31, w_ = t_ >> 5;
   (void)inner_;
-{ticket}{prefetch}  __syncthreads();
+  if (t_ == 0) tid_sh_ = tpl_ > 1 ? (long long)atomicAdd(ctr_, 1u) : (long long)blockIdx.x;
+{prefetch}  __syncthreads();
   const long long tid_ = tid_sh_;
   // Tiles (so lines and tiles per line) number below 2^31 (the host checks): 32-bit division.
   const long long line_ = (long long)((unsigned)tid_ / (unsigned)tpl_), tt_ = tid_ - line_ * (long long)tpl_;
@@ -485,8 +288,7 @@ pub(super) fn prologue(
   if (cnt_ > {tile}) cnt_ = {tile};
 "#,
         params(p, V, 1, &[spec.out]),
-        look_back_signature(epoch),
-        ticket = ticket(epoch),
+        look_back_signature(),
         prefetch = if prefetch {
             tile_prefetch(p, tile)
         } else {
@@ -513,23 +315,6 @@ const L2_PREFETCH: &str = r#"__device__ __forceinline__ void l2_prefetch_(const 
 /// and slow the fused scan below no prefetch at all (figures in docs/perf-log/tuning-notes.md).
 const PREFETCH_BYTES: usize = 24 * BLOCK as usize * VEC * 4;
 
-/// The environment variable setting the bytes a long one-input scan prefetches, in KiB.
-pub(crate) const SCAN_PREFETCH_VAR: &str = "CUPRITE_ARRAY_SCAN_PREFETCH_KIB";
-
-/// The most bytes a block of a long one-input scan prefetches: [`PREFETCH_BYTES`], or
-/// `CUPRITE_ARRAY_SCAN_PREFETCH_KIB` KiB where that is set to a whole number of at most 1024
-/// (0: no prefetch); read once a process.
-fn one_input_prefetch() -> usize {
-    static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *BYTES.get_or_init(|| {
-        std::env::var(SCAN_PREFETCH_VAR)
-            .ok()
-            .and_then(|v| v.trim().parse::<usize>().ok())
-            .filter(|&k| k <= 1024)
-            .map_or(PREFETCH_BYTES, |k| k * 1024)
-    })
-}
-
 /// While thread 0 waits for the ticket, warp 1's first thread asks L2 for the inputs of the
 /// tile of the block's index (sm_90 and later: one bulk prefetch an input). Tickets and block
 /// indices disagree often (their atomics race), but a tile's ticket goes to a block started
@@ -546,7 +331,7 @@ fn tile_prefetch(p: &Program, tile: usize) -> String {
 "#
     );
     let cap = match p.inputs.len() {
-        0 | 1 => one_input_prefetch(),
+        0 | 1 => PREFETCH_BYTES,
         n => PREFETCH_BYTES / 2 / n,
     };
     for (i, inp) in p.inputs.iter().enumerate() {
@@ -604,8 +389,7 @@ pub(super) fn lanes_at(
 /// After the warp totals are in `wt_[0..slots)` (sequence order) and a barrier: warp 0 scans
 /// them (`slots / 32` consecutive ones a lane), publishes the tile's aggregate and looks back,
 /// then replaces each slot by its exclusive prefix over the whole line; a barrier follows.
-/// `epoch`: the epoch-tagged form of a packed status.
-pub(super) fn slot_scan(spec: ScanSpec, slots: usize, epoch: bool) -> String {
+pub(super) fn slot_scan(spec: ScanSpec, slots: usize) -> String {
     let spl = slots.div_ceil(32);
     let mut s = format!(
         r#"  E_ zx_ = ident_(), agg_blk_ = ident_();
@@ -626,11 +410,11 @@ pub(super) fn slot_scan(spec: ScanSpec, slots: usize, epoch: bool) -> String {
   }}
 "#
     );
-    if spec.packed() {
-        s.push_str(&packed_look_back(epoch));
+    s.push_str(if spec.packed() {
+        PACKED_LOOK_BACK
     } else {
-        s.push_str(SPLIT_LOOK_BACK);
-    }
+        SPLIT_LOOK_BACK
+    });
     let _ = write!(
         s,
         r#"  }} else if (t_ == 0) {{
@@ -733,56 +517,4 @@ fn compact_out(p: &Program, spec: ScanSpec, values: bool, chunks: usize) -> Stri
 "#,
         chunk = BLOCK as usize * VEC,
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn configured_tiles_parse_within_bounds() {
-        let t = |chunks, regs, blocks, staged| {
-            Some(VecTile {
-                chunks,
-                regs,
-                blocks,
-                staged,
-            })
-        };
-        assert_eq!(VecTile::parse("24/19"), t(24, 19, 0, false));
-        assert_eq!(VecTile::parse(" 20/20 "), t(20, 20, 0, false));
-        assert_eq!(VecTile::parse("40/19/2/async"), t(40, 19, 2, true));
-        assert_eq!(VecTile::parse("40/19/async"), t(40, 19, 0, true));
-        assert_eq!(VecTile::parse("24/16/3"), t(24, 16, 3, false));
-        assert_eq!(VecTile::parse("24/12/3"), None);
-        assert_eq!(
-            VecTile::parse("40/19/2/async"),
-            Some(VecTile::STAGED_EXAMPLE)
-        );
-        for bad in [
-            "",
-            "24",
-            "24/",
-            "19/24",
-            "0/0",
-            "65/20",
-            "40/19",
-            "24/19/5",
-            "24/19/0",
-            "24/19/async/2",
-            "24/19/async/async",
-            "24/19/2/2",
-            "80/20/2/async",
-            "a/b",
-            "24/-1",
-        ] {
-            assert_eq!(VecTile::parse(bad), None, "{bad:?}");
-        }
-        // The largest staged tile's parked chunks stay within the bound.
-        let big = VecTile::parse("75/19/2/async");
-        assert_eq!(big, None);
-        let t = VecTile::parse("64/32/2/async").map(VecTile::dynamic_smem);
-        assert_eq!(t, Some(32 * 4096));
-        assert_eq!(VecTile::parse("24/19").map(VecTile::dynamic_smem), Some(0));
-    }
 }

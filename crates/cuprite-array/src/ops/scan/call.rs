@@ -6,9 +6,9 @@ use super::cpu::{self, Acc};
 use crate::backend::cuda::{aligned, vector_allowed};
 use crate::codegen::kargs::KernelParams;
 use crate::codegen::{
-    BLOCK, COUNTER_BYTES, ColumnArgs, EPOCH_LIMIT, LookBackArgs, LookBackBind, LookBackStatus,
-    ParamPlan, PipeArgs, PipeBind, PipeShape, SCAN_VEC_LONG, ScanForm, ScanSpec, Sink, VEC,
-    Variant, VecTile, pipe_row, scan_bits_possible, scan_pipe_possible, scan_vec_possible,
+    BLOCK, COUNTER_BYTES, ColumnArgs, LookBackArgs, LookBackBind, LookBackStatus, ParamPlan,
+    PipeArgs, PipeBind, PipeShape, SCAN_VEC_LONG, ScanForm, ScanSpec, Sink, VEC, Variant, pipe_row,
+    scan_bits_possible, scan_pipe_possible, scan_vec_possible,
 };
 use crate::dtype::{Class, DType};
 use crate::error::{Error, Result};
@@ -18,7 +18,7 @@ use crate::jit::KernelKind;
 use crate::runtime::DeviceState;
 use crate::storage::{DevBuf, HostBuf, Storage};
 use cuprite_driver::{Access, Stream};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 /// Lines at or above which a scan along a non-innermost axis runs one thread per line.
 const COLUMN_LINES: usize = 4096;
@@ -81,103 +81,6 @@ fn scratch(
         stream.memset_zeros(buf)?;
     }
     Ok(b)
-}
-
-/// Status words the kept epoch-tagged status of a device starts with (grown to the next power
-/// of two of a launch's tiles when one needs more).
-const KEPT_MIN_WORDS: usize = 256;
-
-/// A device's kept epoch-tagged look-back status (see `codegen::scan::epoch_on`): the
-/// counter, then `words` status words, zeroed when made; `epoch` the last launch's epoch
-/// (0: none since the words were zeroed) and `base` the counter's value after the last launch.
-/// Used only by launches on the device's array stream outside any capture, in the order they
-/// take the lock (held through each launch), so no two launches' status words are in use at
-/// once and the counter's value before a launch is known.
-struct KeptStatus {
-    buf: Option<DevBuf>,
-    words: usize,
-    epoch: u32,
-    base: u32,
-}
-
-static KEPT: [Mutex<KeptStatus>; crate::memory::MAX_DEVICES] = [const {
-    Mutex::new(KeptStatus {
-        buf: None,
-        words: 0,
-        epoch: 0,
-        base: 0,
-    })
-}; crate::memory::MAX_DEVICES];
-
-impl KeptStatus {
-    /// Readies the status for a launch of `tiles` tiles on `stream` (the array stream of `st`):
-    /// a larger zeroed buffer when this one is missing or short, the words zeroed again when
-    /// the epochs run out; returns the launch's epoch and the counter's value before it.
-    fn ready(
-        &mut self,
-        st: &'static DeviceState,
-        stream: &Arc<Stream>,
-        tiles: usize,
-    ) -> Result<(u32, u32)> {
-        let dev = crate::device::Device::cuda(st.ordinal);
-        if self.buf.is_none() || self.words < tiles {
-            let words = tiles
-                .max(KEPT_MIN_WORDS)
-                .checked_next_power_of_two()
-                .unwrap_or(tiles);
-            let bytes = words
-                .checked_mul(8)
-                .and_then(|b| b.checked_add(COUNTER_BYTES))
-                .ok_or_else(|| {
-                    Error::InvalidArgument(format!("{tiles} scan tiles' status overflows"))
-                })?;
-            let b = scratch(st, stream, bytes, true)?;
-            // Kept for the process, the runtime's, not an array's: not counted as array memory.
-            crate::memory::on_free(dev, bytes);
-            self.discard(st.ordinal);
-            self.buf = Some(b);
-            self.words = words;
-            self.epoch = 0;
-            self.base = 0;
-        }
-        if self.epoch + 1 >= EPOCH_LIMIT {
-            // Every epoch was used since the words were zeroed: zero them (and the counter).
-            let Some(buf) = self.buf.as_mut().and_then(|b| b.buffer_mut()) else {
-                return Err(Error::InvalidArgument(
-                    "the kept scan status was handed back".into(),
-                ));
-            };
-            stream.memset_zeros(buf)?;
-            self.epoch = 0;
-            self.base = 0;
-        }
-        self.epoch += 1;
-        Ok((self.epoch, self.base))
-    }
-
-    /// Drops the buffer (a stream-ordered free after its last use); the next launch makes a
-    /// zeroed one.
-    fn discard(&mut self, ordinal: usize) {
-        if let Some(old) = self.buf.take() {
-            // Its drop counts its bytes as freed, which were not counted as array memory:
-            // counted first, so that the two net out.
-            crate::memory::on_alloc(crate::device::Device::cuda(ordinal), old.len());
-            drop(old);
-        }
-        self.words = 0;
-    }
-}
-
-/// Whether a launch on `stream` may use the device's kept status: the device's array stream,
-/// with no capture in progress (a captured graph would replay the launch's epoch and counter
-/// base, which the kept words and counter have left behind).
-fn kept_status_serves(st: &DeviceState, stream: &Arc<Stream>) -> bool {
-    Arc::ptr_eq(stream, &st.stream)
-        && !crate::runtime::capturing()
-        && matches!(
-            st.stream.capture_status(),
-            Ok(cuprite_driver::CaptureStatus::None)
-        )
 }
 
 impl ScanCall {
@@ -384,8 +287,6 @@ impl FusedCall for ScanCall {
             || kind.source(prog, spec),
             || None,
         )?;
-        // The kept epoch-tagged status, locked through the launch where it serves.
-        let mut kept: Option<MutexGuard<'static, KeptStatus>> = None;
         let mut access: Vec<Access<'_>> = bufs
             .iter()
             .filter_map(|b| b.live())
@@ -468,33 +369,11 @@ impl FusedCall for ScanCall {
         // The look-back status (see `LookBackStatus`): the zeroed counter, then one zeroed
         // 64-bit status word per tile (packed) or one zeroed flag per tile and, apart, the
         // aggregate and inclusive prefix of each tile.
-        // The epoch-tagged form (its kernel's): the device's kept status where it serves, each
-        // launch with an epoch of its own; elsewhere zeroed words and counter of its own, as
-        // the first epoch after a zeroing (1, counted from 0).
-        let epoch = spec.epoch() && tpl > 1;
-        let mut ep = (1, 0);
-        if epoch && kept_status_serves(st, stream) {
-            let slot = KEPT.get(st.ordinal).ok_or_else(|| {
-                Error::InvalidArgument(format!(
-                    "CUDA device {} is beyond the {} devices the array library serves",
-                    st.ordinal,
-                    crate::memory::MAX_DEVICES
-                ))
-            })?;
-            let mut g = slot.lock().unwrap_or_else(|e| e.into_inner());
-            ep = g.ready(st, stream, tiles)?;
-            kept = Some(g);
-        }
-        let words_of_status = 8usize
-            .checked_mul(tiles)
-            .and_then(|b| b.checked_add(COUNTER_BYTES))
-            .ok_or_else(|| {
-                Error::InvalidArgument(format!("{tiles} scan tiles' status overflows"))
-            })?;
-        let (own, status) = if kept.is_some() {
-            (None, None)
-        } else if tpl > 1 && spec.packed() {
-            (Some(scratch(st, stream, words_of_status, true)?), None)
+        let (flags, status) = if tpl > 1 && spec.packed() {
+            (
+                Some(scratch(st, stream, 8 * tiles + COUNTER_BYTES, true)?),
+                None,
+            )
         } else if tpl > 1 {
             let f = scratch(st, stream, 4 * tiles + COUNTER_BYTES, true)?;
             let s = scratch(st, stream, 2 * spec.status_size() * tiles, false)?;
@@ -502,75 +381,40 @@ impl FusedCall for ScanCall {
         } else {
             (None, None)
         };
-        let flags = match &kept {
-            Some(g) => g.buf.as_ref(),
-            None => own.as_ref(),
-        };
         let tail = LookBackArgs {
             status_size: spec.status_size(),
-            epoch: spec.epoch(),
             bind: Some(LookBackBind {
                 len: self.n,
                 inner: self.inner,
                 tpl,
-                status: flags.map(|f| LookBackStatus {
+                status: flags.as_ref().map(|f| LookBackStatus {
                     flags: f,
                     status: status.as_ref(),
                     tiles,
                 }),
-                epoch: ep,
             }),
         }
         .launch_args()?;
         words.extend_from_slice(&tail.words);
         access.extend(tail.access);
-        // A staged tile's parked chunks take dynamic shared memory (see `VecTile`).
-        let smem = match kind {
-            ScanForm::Vec(long) => u32::try_from(VecTile::of(spec, long, prog).dynamic_smem())
-                .map_err(|_| {
-                    Error::InvalidArgument(format!(
-                        "{}: the scan tile's shared memory does not fit a launch",
-                        self.name_str()
-                    ))
-                })?,
-            _ => 0,
-        };
-        if smem > 0 && k.func.max_dynamic_shared_memory() < smem {
-            k.func.set_max_dynamic_shared_memory(smem)?;
-        }
         // SAFETY: the words are the kernel's parameters in order (the program's from its
         // `ParamPlan`, then `LookBackArgs`, the description that made the signature's tail:
         // the geometry and the status arrays, a zeroed counter and after it `tiles` zeroed
-        // 64-bit status words (packed; epoch-tagged, the device's kept counter and at least
-        // `tiles` words, zeroed when made and written since only by launches of other epochs,
-        // with the launch's epoch and the counter's value before it) or `tiles` zeroed flags and `2 * tiles` status
+        // 64-bit status words (packed) or `tiles` zeroed flags and `2 * tiles` status
         // elements, or null and unread when every line is one tile); the kernel reads the
         // program's inputs through their layouts and writes the output rows it was made for
         // (a long scan also asks L2 for the inputs of the tile of its block index, below
-        // `tiles`: inside those inputs; a staged tile copies its parked chunks, inside its own
-        // tile, into the `smem` bytes of dynamic shared memory allowed above); every buffer is
-        // declared.
-        let launched = unsafe {
+        // `tiles`: inside those inputs); every buffer is declared.
+        unsafe {
             stream.launch_packed(
                 &k.func,
                 (tiles as u32, 1, 1),
                 (BLOCK, 1, 1),
-                smem,
+                0,
                 &words,
                 &access,
             )
-        };
-        drop(access);
-        if let Some(g) = kept.as_mut() {
-            if launched.is_ok() {
-                // Each of the launch's blocks took one ticket.
-                g.base = g.base.wrapping_add(tiles as u32);
-            } else {
-                // Whether the launch ran is not known: zeroed words for the next one.
-                g.discard(st.ordinal);
-            }
-        }
-        launched?;
+        }?;
         Ok(())
     }
 
@@ -590,10 +434,7 @@ impl FusedCall for ScanCall {
         }
         forms
             .into_iter()
-            .flat_map(|f| {
-                std::iter::once(f.source(prog, self.spec)).chain(f.variant_sources(prog, self.spec))
-            })
-            .map(|s| s.source)
+            .map(|f| f.source(prog, self.spec).source)
             .collect()
     }
 }
