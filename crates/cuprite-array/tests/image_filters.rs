@@ -1879,12 +1879,6 @@ pub fn tests() -> Vec<Test> {
         Test::gpu("cuda::image_filters::separable_large", || {
             separable_large(Device::cuda(0))
         }),
-        Test::cpu("cpu::image_filters::separable_blocked", || {
-            separable_blocked(Device::CPU)
-        }),
-        Test::gpu("cuda::image_filters::separable_blocked", || {
-            separable_blocked(Device::cuda(0))
-        }),
     ];
     for &(name, body) in BODIES {
         v.push(Test::cpu(
@@ -2115,66 +2109,6 @@ fn separable_large(d: Device) -> TestResult {
                 let got = sep_filter(&a16, case, mode)?.to_vec()?;
                 let got: Vec<f64> = got.iter().map(|v| v.to_f64()).collect();
                 close(&got, &want16, 0.0, 1e-2 * scale, &w("f16"))?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The tiled kernel of the separable filters on `f32` images whose rows are a multiple of 4
-/// long and which hold tiles wholly inside the image for each of its forms (the tile from row
-/// 64 and column 112, 128 or 108 of 17 x 17 taps reads rows 56 to 135 and at most columns 100
-/// to 263), against f64 reference passes for every boundary mode: Gaussians of sigma 2 (17 x 17
-/// symmetric taps), of order 1 along rows (antisymmetric), of sigmas 1 and 2 (9 x 17 taps), and
-/// a uniform filter of 8 (even windows, centres 4). With `CUPRITE_ARRAY_GAUSS_TILE=blk8` or
-/// `blk12` the inner tiles take the blocked first pass; without it the default form. The
-/// streaming kernel is off meanwhile ([`StreamingOff`]).
-fn separable_blocked(d: Device) -> TestResult {
-    let _off = StreamingOff::new();
-    let mut rng = Rng::fresh();
-    for xs in [[2usize, 150, 296], [1, 200, 520]] {
-        let x = rvec(&mut rng, xs.iter().product(), -1.0, 1.0);
-        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
-        let a32 = Array::from_slice_on(d, &x32, &xs)?;
-        for mode in MODES.into_iter().chain([Boundary::GridWrap]) {
-            let go = GaussianOpts::new().boundary(mode).axes(&[1, 2]);
-            let fo = FilterOpts::new().boundary(mode).axes(&[1, 2]);
-            let two = |w1: &[f64], c1: i64, w2: &[f64], c2: i64| {
-                corr1_ref(&corr1_ref(&x, &xs, 1, w1, c1, mode), &xs, 2, w2, c2, mode)
-            };
-            let g2 = gauss_ref(2.0, 0, 8);
-            let cases = [
-                (
-                    "gaussian 2",
-                    image::gaussian_filter_with(&a32, &[2.0], go.clone())?,
-                    two(&g2, 8, &g2, 8),
-                ),
-                (
-                    "gaussian 2 order 1, 0",
-                    image::gaussian_filter_with(&a32, &[2.0], go.clone().order(&[1, 0]))?,
-                    two(&gauss_ref(2.0, 1, 8), 8, &g2, 8),
-                ),
-                (
-                    "gaussian 1, 2",
-                    image::gaussian_filter_with(&a32, &[1.0, 2.0], go.clone())?,
-                    two(&gauss_ref(1.0, 0, 4), 4, &g2, 8),
-                ),
-                (
-                    "uniform 8",
-                    image::uniform_filter_with(&a32, &[8], fo.clone())?,
-                    two(&[0.125; 8], 4, &[0.125; 8], 4),
-                ),
-            ];
-            for (name, got, want) in cases {
-                let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
-                let got: Vec<f64> = got.to_vec()?.iter().map(|&v| f64::from(v)).collect();
-                close(
-                    &got,
-                    &want,
-                    0.0,
-                    1e-5 * scale,
-                    &format!("{name} {xs:?} {mode:?}"),
-                )?;
             }
         }
     }

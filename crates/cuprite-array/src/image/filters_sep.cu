@@ -15,13 +15,8 @@
 //    memory. Rows first: a thread computes SEP_S consecutive rows of one of the tile's
 //    SEP_TW + SEP_MX - 1 columns from the SEP_S + SEP_MY - 1 values above and below, all
 //    loaded before any is used; warp lanes are on consecutive columns (coalesced loads,
-//    conflict-free shared stores). Built with SEP_BLK = 1 (rows first, 4-byte float values),
-//    a tile whose window lies inside the image, its first column aligned for 16-byte loads,
-//    takes the blocked form instead: a thread computes SEP_SB rows of 4 consecutive columns
-//    from 16-byte loads, each loaded row added to every output it lies under (the taps of an
-//    output in ascending order whatever SEP_SYMY), and stores them as 16-byte vectors.
-//    Columns first: a thread computes 4 consecutive columns of one of the SEP_TH + SEP_MY - 1
-//    rows, from 4-value vector loads where the row allows.
+//    conflict-free shared stores). Columns first: a thread computes 4 consecutive columns of
+//    one of the SEP_TH + SEP_MY - 1 rows, from 4-value vector loads where the row allows.
 // 2. The second pass reads the intermediate and stores the outputs. Rows first, along
 //    columns: a thread gives SEP_R consecutive outputs of a row from 16-byte shared loads,
 //    lanes on consecutive groups of a row (conflict-free reads, coalesced stores); the
@@ -42,10 +37,8 @@
 // Built after `boundary.cu`, a typed header defining `T`, `C`, `img_ld`, `img_st`,
 // `img_fma` (`filters_elem.rs`), `filters_taps.cu`, and SEP_MY, SEP_MX, SEP_SYMY, SEP_SYMX,
 // SEP_XFIRST, SEP_TW (a multiple of 4 and of SEP_R), SEP_TH (a multiple of SEP_S), SEP_S,
-// SEP_R (4, 8 or 12), SEP_DIVY, SEP_DIVX (0 where that pass's divisor is 1, which it then
-// skips: the kernel is built for one or the other), SEP_BLK (1: the blocked first pass) and
-// SEP_SB (its rows a thread, dividing SEP_TH), SEP_SWZ (1: the swizzled second pass of inner
-// tiles, padded rows). The shared bytes it needs are
+// SEP_R (4 or 8), and SEP_DIVY, SEP_DIVX (0 where that pass's divisor is 1, which it then
+// skips: the kernel is built for one or the other). The shared bytes it needs are
 // `filters_sep.rs`'s `shared_bytes`, which mirrors SEP_MR and SEP_MS below.
 
 constexpr int SEP_THREADS = 256;
@@ -60,10 +53,7 @@ constexpr int SEP_NL = (SEP_R + SEP_MX - 1 + SEP_V - 1) / SEP_V * SEP_V;
 // The intermediate: SEP_MR rows of stride SEP_MS. Rows first, SEP_TH rows covering every
 // load of the second pass (a multiple of 16 bytes); columns first, SEP_SH rows of SEP_TW
 // values.
-// With SEP_SWZ = 1 (blocked forms of 8 outputs a thread along columns, SEP_TW / 8 a multiple
-// of 4), 4 more values a row where that leaves rows 4 banks apart (mod 8): see the second pass.
-constexpr int SEP_MS0 = SEP_XFIRST ? SEP_TW : SEP_TW - SEP_R + SEP_NL;
-constexpr int SEP_MS = SEP_MS0 + (SEP_SWZ && SEP_MS0 % 8 == 0 ? 4 : 0);
+constexpr int SEP_MS = SEP_XFIRST ? SEP_TW : SEP_TW - SEP_R + SEP_NL;
 constexpr int SEP_MR = SEP_XFIRST ? SEP_SH : SEP_TH;
 // A columns-first pass: 4 outputs a thread from SEP_NV values; with the default centre
 // SEP_CX, the vector loads of 4 values start SEP_CXR columns left of the outputs and the
@@ -73,21 +63,8 @@ constexpr int SEP_CX = SEP_MX / 2;
 constexpr int SEP_CXR = (SEP_CX + 3) / 4 * 4;
 constexpr int SEP_OFF = SEP_CXR - SEP_CX;
 constexpr int SEP_NCH = (SEP_OFF + SEP_NV + 3) / 4;
-// The blocked first pass (SEP_BLK = 1, rows first, 4-byte float values): a thread computes
-// SEP_SB consecutive rows of 4 consecutive columns of the intermediate from 16-byte loads of
-// the SEP_SB + SEP_MY - 1 rows of those columns, SEP_G4 groups of 4 columns a row of the
-// intermediate (its last group may reach past SEP_SW, into the SEP_MS columns of `mid`).
-constexpr int SEP_G4 = (SEP_SW + 3) / 4;
 static_assert(SEP_TW % 4 == 0 && SEP_TW % SEP_R == 0 && SEP_TH % SEP_S == 0, "tiling");
-static_assert(SEP_R == 4 || SEP_R == 8 || SEP_R == 12, "4, 8 or 12 outputs a thread along columns");
-static_assert(!SEP_SWZ || (!SEP_XFIRST && SEP_R == 8 && (SEP_TW / 8) % 4 == 0 &&
-                            SEP_THREADS % (2 * (SEP_TW / 8)) == 0 &&
-                            (SEP_TH * (SEP_TW / 8)) % SEP_THREADS == 0),
-              "the swizzled second pass: 8 outputs a thread, groups of a row a multiple of 4, "
-              "two rows' groups dividing the threads, which divide the tile's groups");
-static_assert(!SEP_BLK || (!SEP_XFIRST && sizeof(T) == 4 && sizeof(C) == 4 &&
-                           SEP_TH % SEP_SB == 0 && 4 * SEP_G4 <= SEP_MS),
-              "the blocked first pass: rows first, 4-byte values, rows a multiple of SEP_SB");
+static_assert(SEP_R == 4 || SEP_R == 8, "4 or 8 outputs a thread along columns");
 
 template <class TP>
 __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, const TP wx,
@@ -135,50 +112,7 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
       C wr[SEP_MY];
 #pragma unroll
       for (int j = 0; j < SEP_MY; ++j) wr[j] = (C)wy.v[j];
-      if (SEP_BLK && vec4 && (x0 & 3) == 0 && y0 >= 0 && y0 + SEP_SH <= h && x0 >= 0 &&
-          x0 + 4 * SEP_G4 <= w) {
-        // The window inside the image, its first column aligned for 16-byte loads: each row
-        // loaded once a thread adds its terms to every output of the thread it lies under,
-        // the taps of an output in ascending order (the first a product).
-        constexpr int NB = SEP_G4 * (SEP_TH / SEP_SB);
-        constexpr int NJ = SEP_SB + SEP_MY - 1;
-        const T *src = xb + y0 * w + x0;
-        // One iteration's code: its unrolled body is long, and its accumulators fill the
-        // registers of one.
-#pragma unroll 1
-        for (int q0 = 0; q0 < NB; q0 += SEP_THREADS) {
-          const int q = q0 + tid;
-          if (NB % SEP_THREADS == 0 || q < NB) {
-            const int k = q / SEP_G4, g = q - k * SEP_G4;
-            const T *s = src + (i64t)(k * SEP_SB) * w + 4 * g;
-            C acc[SEP_SB][4];
-#pragma unroll
-            for (int j = 0; j < NJ; ++j) {
-              T u[4];
-              sep_ldg4(s + j * w, u);
-#pragma unroll
-              for (int p = 0; p < SEP_SB; ++p) {
-                const int t = j - p;
-                if (t == 0) {
-#pragma unroll
-                  for (int c = 0; c < 4; ++c) acc[p][c] = img_ld(u[c]) * wr[0];
-                } else if (t > 0 && t < SEP_MY) {
-#pragma unroll
-                  for (int c = 0; c < 4; ++c) acc[p][c] = img_fma(acc[p][c], wr[t], img_ld(u[c]));
-                }
-              }
-            }
-#pragma unroll
-            for (int p = 0; p < SEP_SB; ++p) {
-              C a[4];
-#pragma unroll
-              for (int c = 0; c < 4; ++c)
-                a[c] = img_ld(img_st(sep_div<SEP_DIVY != 0>(acc[p][c], divy)));
-              sep_st4(mid + (k * SEP_SB + p) * SEP_MS + 4 * g, a);
-            }
-          }
-        }
-      } else if (y0 >= 0 && y0 + SEP_SH <= h && x0 >= 0 && x0 + SEP_SW <= w) {
+      if (y0 >= 0 && y0 + SEP_SH <= h && x0 >= 0 && x0 + SEP_SW <= w) {
         const T *src = xb + y0 * w + x0;
 #pragma unroll
         for (int q0 = 0; q0 < N1; q0 += SEP_THREADS) {
@@ -324,35 +258,6 @@ __device__ __forceinline__ void img_sep2(const T *__restrict__ x, const TP wy, c
       C wc[SEP_MX];
 #pragma unroll
       for (int j = 0; j < SEP_MX; ++j) wc[j] = (C)wx.v[j];
-      if (SEP_SWZ && vec_out && ty0 + SEP_TH <= h && tx0 + SEP_TW <= w) {
-        // The whole tile inside the image, rows aligned for vector stores; each 8 consecutive
-        // threads take 4 groups of a row, then the same 4 of the next row, whose 16-byte loads
-        // (32 bytes apart within a row, rows 4 banks apart mod 8) fall on 8 distinct sets of 4
-        // banks. A thread's row and group are the same in every round but for 2 * G2 rows a
-        // round's (the threads a multiple of 2 * G2, as the static assertion checks).
-        const int e = tid % (2 * G2), sub = e & 7;
-        const int rr0 = 2 * (tid / (2 * G2)) + (sub >> 2), g = 4 * (e >> 3) + (sub & 3);
-        const C *m0 = mid + rr0 * SEP_MS + g * SEP_R;
-        T *o0 = yb + (ty0 + rr0) * w + tx0 + g * SEP_R;
-        constexpr int RPR = 2 * SEP_THREADS / (2 * G2);
-#pragma unroll
-        for (int i = 0; i < N2 / SEP_THREADS; ++i) {
-          C v[SEP_NL];
-#pragma unroll
-          for (int j = 0; j < SEP_NL; j += SEP_V) sep_ld16(m0 + i * RPR * SEP_MS + j, v + j);
-          T *o = o0 + (i64t)(i * RPR) * w;
-#pragma unroll
-          for (int k = 0; k < SEP_R; k += 4) {
-            T s[4];
-#pragma unroll
-            for (int p = 0; p < 4; ++p)
-              s[p] = img_st(
-                  sep_div<SEP_DIVX != 0>(sep_out<SEP_MX, SEP_SYMX>(v, wc, k + p), divx));
-            sep_stg4(o + k, s);
-          }
-        }
-        continue;
-      }
       if (vec_out && ty0 + SEP_TH <= h && tx0 + SEP_TW <= w) {
         // The whole tile inside the image, rows aligned for vector stores.
 #pragma unroll

@@ -182,110 +182,28 @@ fn small_blocks(esize: usize) -> usize {
 }
 
 /// The kernel's blocking for one filter: output tile `tw x th` (`SEP_TW`, `SEP_TH`),
-/// consecutive outputs of a thread of a pass along rows `s` (`SEP_S`, dividing `th`), the
-/// blocks an SM keeps resident (the launch bound, capping registers), consecutive outputs of
-/// a thread of a second pass along columns `r` (`SEP_R`), and the rows a thread of the blocked
-/// first pass `sb` (`SEP_SB`; 0: no blocked first pass, `SEP_BLK` 0).
+/// consecutive outputs of a thread of a pass along rows `s` (`SEP_S`, dividing `th`), and the
+/// blocks an SM keeps resident (the launch bound, capping registers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Tiling {
     tw: usize,
     th: usize,
     s: usize,
     blocks: usize,
-    r: usize,
-    sb: usize,
 }
-
-/// The forms of the tiled kernel for `f32` filters taken rows first with at most 17 taps a
-/// pass (`gaussian_filter` up to sigma 2, `uniform_filter` up to 17), chosen for the process by
-/// `CUPRITE_ARRAY_GAUSS_TILE` (read once): unset or any other value, the default tiling; `blk8`,
-/// tiles of 64 rows whose first pass is blocked (a thread 8 rows of 4 columns from 16-byte
-/// loads, `SEP_BLK`) and whose second pass gives 8 outputs a thread, 128 output columns for 10
-/// to 17 taps along columns (their second pass swizzled, `SEP_SWZ`); `blk12`, the same blocked
-/// first pass, 12 outputs a thread along columns, 108 output columns for 17 taps. All compute
-/// the same filter; the blocked first pass sums each output's taps in ascending order, so
-/// `f32` results may differ from the default form's in the last places.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum TileForm {
-    Default,
-    Blk8,
-    Blk12,
-}
-
-impl TileForm {
-    /// The form `CUPRITE_ARRAY_GAUSS_TILE` names (`blk8`, `blk12`), else the default.
-    fn parse(v: Option<&str>) -> TileForm {
-        match v {
-            Some("blk8") => TileForm::Blk8,
-            Some("blk12") => TileForm::Blk12,
-            _ => TileForm::Default,
-        }
-    }
-
-    /// The form of this process: `CUPRITE_ARRAY_GAUSS_TILE` as read on the first call.
-    fn of_process() -> TileForm {
-        static FORM: std::sync::OnceLock<TileForm> = std::sync::OnceLock::new();
-        *FORM.get_or_init(|| {
-            TileForm::parse(std::env::var("CUPRITE_ARRAY_GAUSS_TILE").ok().as_deref())
-        })
-    }
-
-    /// Outputs a thread of the second pass along columns: [`R`], 8 or 12.
-    fn r(self) -> usize {
-        match self {
-            TileForm::Default => R,
-            TileForm::Blk8 => 8,
-            TileForm::Blk12 => 12,
-        }
-    }
-
-    /// The most columns of a tile's intermediate (its output columns and the halo of the pass
-    /// along columns): [`FIRST_COLS`], or 16 more for [`TileForm::Blk8`] (tiles of 128 output
-    /// columns for 17 taps, which divide the power-of-two sides of the usual images).
-    fn cols(self) -> usize {
-        match self {
-            TileForm::Blk8 => FIRST_COLS + 16,
-            _ => FIRST_COLS,
-        }
-    }
-}
-
-/// Output rows of a tile of the blocked forms ([`TileForm::Blk8`], [`TileForm::Blk12`]).
-const BLK_ROWS: usize = 64;
-/// Rows of the intermediate a thread of the blocked first pass computes (`SEP_SB`).
-const BLK_SB: usize = 8;
 
 /// The bytes of dynamic shared memory the kernel needs for taps `my`, `mx` in a working type
 /// of `esize` bytes on an output tile `tw x th`: the intermediate, the kernel's `SEP_MR` rows
 /// of `SEP_MS` values. Rows first, `th` rows covering every 16-byte load of the pass along
-/// columns (`r` outputs a thread); columns first, `th + my - 1` rows of `tw`.
-fn shared_bytes(
-    my: usize,
-    mx: usize,
-    xfirst: bool,
-    esize: usize,
-    tile: (usize, usize),
-    r: usize,
-    swz: bool,
-) -> usize {
+/// columns ([`R`] outputs a thread); columns first, `th + my - 1` rows of `tw`.
+fn shared_bytes(my: usize, mx: usize, xfirst: bool, esize: usize, tile: (usize, usize)) -> usize {
     let (tw, th) = tile;
     if xfirst {
         return (th + my - 1) * tw * esize;
     }
     let v = 16 / esize;
-    let nl = (r + mx - 1).div_ceil(v) * v;
-    let ms = tw - r + nl;
-    // `SEP_SWZ`: rows 4 values longer where that leaves them 4 banks apart (mod 8).
-    let ms = if swz && ms % 8 == 0 { ms + 4 } else { ms };
-    th * ms * esize
-}
-
-/// Whether the tiling `t` takes the swizzled second pass (`SEP_SWZ`): a blocked form of 8
-/// outputs a thread along columns whose rows are a multiple of 4 such groups, two rows' groups
-/// dividing the [`THREADS`], which divide the tile's groups.
-fn swizzled(t: &Tiling) -> bool {
-    let g2 = t.tw / 8;
-    t.sb > 0 && t.r == 8 && g2 % 4 == 0 && THREADS % (2 * g2) == 0 && (t.th * g2) % THREADS == 0
+    let nl = (R + mx - 1).div_ceil(v) * v;
+    th * (tw - R + nl) * esize
 }
 
 /// The tiling of a filter: as many output columns (a multiple of 4) as leave the intermediate
@@ -303,53 +221,14 @@ fn tiling(my: usize, mx: usize, xfirst: bool, esize: usize) -> Option<Tiling> {
         3
     };
     ROWS.iter()
-        .find(|&&th| shared_bytes(my, mx, xfirst, esize, (tw, th), R, false) <= SHARED_MAX)
+        .find(|&&th| shared_bytes(my, mx, xfirst, esize, (tw, th)) <= SHARED_MAX)
         .map(|&th| {
             let s = [16, 8, 4, 2]
                 .into_iter()
                 .find(|&s| s <= th && (s + my - 1) * words <= ROW_WINDOW_REGS)
                 .unwrap_or(1);
-            Tiling {
-                tw,
-                th,
-                s,
-                blocks,
-                r: R,
-                sb: 0,
-            }
+            Tiling { tw, th, s, blocks }
         })
-}
-
-/// The tiling of a filter in the form `form`: [`tiling`] for the default form, or where the
-/// filter is not one the blocked forms take (4-byte working values of `f32`, as the caller
-/// checks, rows first, at most 17 taps a pass); else [`BLK_ROWS`] rows of as many output
-/// columns (a multiple of 4 and of the form's outputs a thread along columns) as leave the
-/// intermediate at most [`TileForm::cols`] wide, [`BLK_SB`] rows a thread of the blocked first
-/// pass, 4 blocks an SM.
-fn tiling_for(my: usize, mx: usize, xfirst: bool, esize: usize, form: TileForm) -> Option<Tiling> {
-    let base = tiling(my, mx, xfirst, esize)?;
-    if form == TileForm::Default || xfirst || esize != 4 || my > 17 || mx > 17 {
-        return Some(base);
-    }
-    // `r` (8 or 12) is a multiple of 4: the columns a multiple of it.
-    let r = form.r();
-    let tw = (form.cols() + 1 - mx) / r * r;
-    if tw == 0 {
-        return Some(base);
-    }
-    let t = Tiling {
-        tw,
-        th: BLK_ROWS,
-        s: base.s,
-        blocks: 4,
-        r,
-        sb: BLK_SB,
-    };
-    let bytes = shared_bytes(my, mx, xfirst, esize, (tw, t.th), r, swizzled(&t));
-    if t.th % t.s != 0 || bytes > SHARED_MAX {
-        return Some(base);
-    }
-    Some(t)
 }
 
 /// The input (`batch` images of `h x w`, `dtype`) filtered by the taps `wy` along rows
@@ -376,22 +255,8 @@ impl ImgSep2 {
         tiling(my, mx, xfirst, esize).is_some()
     }
 
-    /// The tiled kernel's form for this filter: the process's ([`TileForm::of_process`]) for
-    /// `f32` images, the default for the others.
-    fn form(&self) -> TileForm {
-        if self.dtype == DType::F32 {
-            TileForm::of_process()
-        } else {
-            TileForm::Default
-        }
-    }
-
     fn tiling(&self) -> Result<Tiling> {
-        self.tiling_in(self.form())
-    }
-
-    fn tiling_in(&self, form: TileForm) -> Result<Tiling> {
-        tiling_for(self.y.m, self.x.m, self.xfirst, self.esize(), form).ok_or_else(|| {
+        tiling(self.y.m, self.x.m, self.xfirst, self.esize()).ok_or_else(|| {
             Error::InvalidArgument(format!(
                 "the separable image filter of {} taps x {} taps of {} has no tile that fits \
                  shared memory",
@@ -446,13 +311,9 @@ impl ImgSep2 {
             ("SEP_TW", t.tw as i64),
             ("SEP_TH", t.th as i64),
             ("SEP_S", t.s as i64),
-            ("SEP_R", t.r as i64),
+            ("SEP_R", R as i64),
             ("SEP_DIVY", i64::from(self.y.div != 1.0)),
             ("SEP_DIVX", i64::from(self.x.div != 1.0)),
-            ("SEP_BLK", i64::from(t.sb > 0)),
-            // Read only by the blocked first pass; 1 keeps its constants defined otherwise.
-            ("SEP_SB", t.sb.max(1) as i64),
-            ("SEP_SWZ", i64::from(swizzled(&t))),
         ];
         let cu = include_str!("filters_sep.cu");
         if self.float_taps() {
@@ -554,8 +415,6 @@ impl ImgSep2 {
         self.dtype.code().hash(&mut h);
         (self.y.m, self.x.m, self.xfirst, self.y.sym, self.x.sym).hash(&mut h);
         (self.y.div != 1.0, self.x.div != 1.0).hash(&mut h);
-        let t = self.tiling().ok();
-        t.map(|t| (t.tw, t.th, t.r, t.sb)).hash(&mut h);
         h.finish()
     }
 
@@ -669,15 +528,7 @@ impl LibraryCall for ImgSep2 {
         let k = crate::jit::library_kernel(st, self.key(), || self.kernel(t))?;
         let tiles = self.batch * self.h.div_ceil(t.th) * self.w.div_ceil(t.tw);
         let grid = grid_for(u64::from(st.sms), t.blocks as u64, tiles, 1);
-        let shared = shared_bytes(
-            self.y.m,
-            self.x.m,
-            self.xfirst,
-            self.esize(),
-            (t.tw, t.th),
-            t.r,
-            swizzled(&t),
-        );
+        let shared = shared_bytes(self.y.m, self.x.m, self.xfirst, self.esize(), (t.tw, t.th));
         // SAFETY: `x` and `y` are checked views of `batch h w` elements (`ReadBuf`/
         // `WriteBuf::part` check them inside their allocations), the taps are values; the
         // kernel reads `x` only at `img_map`ped indices inside `[0, h) x [0, w)` of each
@@ -743,138 +594,21 @@ pub(super) fn sep_source<'a, P: KernelParams<'a>>(
 
 #[cfg(test)]
 mod tests {
-    use super::{
-        FIRST_COLS, ImgSep2, Pass1, R, SHARED_MAX, TileForm, Tiling, shared_bytes, small, swizzled,
-        tiling, tiling_for,
-    };
-    use crate::dtype::DType;
-    use crate::image::boundary::Boundary;
-
-    /// The blocked forms' tilings: 64 rows, 128 (8 outputs a thread along columns) or 108 (12)
-    /// output columns for 17 x 17 taps, the blocked first pass's 8 rows a thread; the default
-    /// tiling where they do not apply (columns first, doubles, more than 17 taps a pass); and
-    /// the variable's values.
-    #[test]
-    fn blocked_tilings() {
-        let blk = |tw, r| {
-            Some(Tiling {
-                tw,
-                th: 64,
-                s: 16,
-                blocks: 4,
-                r,
-                sb: 8,
-            })
-        };
-        assert_eq!(tiling_for(17, 17, false, 4, TileForm::Blk8), blk(128, 8));
-        assert_eq!(tiling_for(17, 17, false, 4, TileForm::Blk12), blk(108, 12));
-        assert_eq!(tiling_for(9, 5, false, 4, TileForm::Blk8), blk(136, 8));
-        assert_eq!(tiling_for(1, 1, false, 4, TileForm::Blk12), blk(120, 12));
-        for form in [TileForm::Default, TileForm::Blk8, TileForm::Blk12] {
-            for (my, mx, xfirst, esize) in
-                [(17, 17, true, 4), (17, 17, false, 8), (18, 3, false, 4)]
-            {
-                assert_eq!(
-                    tiling_for(my, mx, xfirst, esize, form),
-                    tiling(my, mx, xfirst, esize)
-                );
-            }
-            for my in 1..=17 {
-                for mx in 1..=17 {
-                    let t = tiling_for(my, mx, false, 4, form).expect("every tap count fits");
-                    let bytes = shared_bytes(my, mx, false, 4, (t.tw, t.th), t.r, swizzled(&t));
-                    assert!(bytes <= SHARED_MAX);
-                    assert_eq!((t.tw % 4, t.tw % t.r, t.th % t.s), (0, 0, 0));
-                    if t.sb > 0 {
-                        // The blocked pass's 16-byte groups fit the intermediate's rows.
-                        let ms = bytes / 4 / t.th;
-                        assert!((t.tw + mx - 1).div_ceil(4) * 4 <= ms);
-                        assert_eq!(t.th % t.sb, 0);
-                    }
-                }
-            }
-        }
-        assert_eq!(TileForm::parse(Some("blk8")), TileForm::Blk8);
-        assert_eq!(TileForm::parse(Some("blk12")), TileForm::Blk12);
-        assert_eq!(TileForm::parse(Some("")), TileForm::Default);
-        assert_eq!(TileForm::parse(Some("BLK8")), TileForm::Default);
-        assert_eq!(TileForm::parse(None), TileForm::Default);
-    }
-
-    /// The blocked forms' kernels compile with NVRTC (no GPU): `f32`, symmetric, antisymmetric
-    /// and plain taps, 17, 9 and 4 taps, divisors, shifted centres.
-    #[test]
-    fn blocked_kernels_compile() {
-        let taps = |m: usize| -> Vec<f64> { (0..m).map(|i| 1.0 / (1.0 + i as f64)).collect() };
-        let pass = |m: usize, c: i64, div: f64, sym: i64| Pass1 { m, c, div, sym };
-        let cases = [
-            (pass(17, 8, 1.0, 1), pass(17, 8, 1.0, 1)),
-            (pass(17, 8, 1.0, -1), pass(9, 4, 1.0, 1)),
-            (pass(4, 2, 4.0, 0), pass(3, 1, 3.0, 0)),
-        ];
-        for form in [TileForm::Blk8, TileForm::Blk12] {
-            for (y, x) in cases {
-                let s = ImgSep2 {
-                    dtype: DType::F32,
-                    batch: 1,
-                    h: 300,
-                    w: 300,
-                    y,
-                    x,
-                    wy: taps(y.m),
-                    wx: taps(x.m),
-                    xfirst: false,
-                    boundary: Boundary::Reflect,
-                };
-                let t = s.tiling_in(form).expect("a tiling");
-                assert!(t.sb > 0, "{form:?} {t:?}");
-                let k = s.kernel(t);
-                assert!(k.source.contains("constexpr int SEP_BLK = 1;"));
-                if cuprite_driver::nvrtc::version().is_err() {
-                    continue;
-                }
-                let o = crate::jit::compile_options(90, true);
-                if let Err(e) = cuprite_driver::nvrtc::compile(&k.source, &o) {
-                    panic!("{e}\n{}", k.source);
-                }
-            }
-        }
-    }
+    use super::{FIRST_COLS, SHARED_MAX, Tiling, shared_bytes, small, tiling};
 
     /// The shared memory of a tiling, counted by hand: rows first, `th` rows of the 16-byte
     /// loads of the pass along columns; columns first, `th + my - 1` rows of `tw`.
     #[test]
     fn shared_memory_of_the_tilings() {
         // f32, 17 x 17 taps, rows first, 112 x 32: the last thread's loads end at 108 + 20.
-        assert_eq!(
-            shared_bytes(17, 17, false, 4, (112, 32), R, false),
-            32 * 128 * 4
-        );
+        assert_eq!(shared_bytes(17, 17, false, 4, (112, 32)), 32 * 128 * 4);
         // f32, 3 x 5 taps, columns first: 34 rows of 124.
-        assert_eq!(
-            shared_bytes(3, 5, true, 4, (124, 32), R, false),
-            34 * 124 * 4
-        );
+        assert_eq!(shared_bytes(3, 5, true, 4, (124, 32)), 34 * 124 * 4);
         // f64, 33 x 33, rows first, 96 x 32: 92 + 36 = 128 values a row.
-        assert_eq!(
-            shared_bytes(33, 33, false, 8, (96, 32), R, false),
-            32 * 128 * 8
-        );
+        assert_eq!(shared_bytes(33, 33, false, 8, (96, 32)), 32 * 128 * 8);
         // f64, 33 x 33, columns first: 64 rows of 96 (48 KiB).
-        assert_eq!(
-            shared_bytes(33, 33, true, 8, (96, 32), R, false),
-            64 * 96 * 8
-        );
-        let t = |tw, th, s, blocks| {
-            Some(Tiling {
-                tw,
-                th,
-                s,
-                blocks,
-                r: R,
-                sb: 0,
-            })
-        };
+        assert_eq!(shared_bytes(33, 33, true, 8, (96, 32)), 64 * 96 * 8);
+        let t = |tw, th, s, blocks| Some(Tiling { tw, th, s, blocks });
         assert_eq!(tiling(17, 17, false, 4), t(112, 32, 16, 4));
         assert_eq!(tiling(33, 33, false, 4), t(96, 32, 16, 3));
         assert_eq!(tiling(4, 3, false, 4), t(124, 32, 16, 4));
@@ -888,8 +622,7 @@ mod tests {
             for xfirst in [false, true] {
                 for esize in [4, 8] {
                     let t = tiling(my, mx, xfirst, esize).expect("every tap count fits");
-                    let bytes =
-                        shared_bytes(my, mx, xfirst, esize, (t.tw, t.th), t.r, swizzled(&t));
+                    let bytes = shared_bytes(my, mx, xfirst, esize, (t.tw, t.th));
                     assert!(bytes <= SHARED_MAX);
                     assert_eq!(t.th % t.s, 0);
                     assert_eq!(t.tw % 4, 0);
