@@ -384,8 +384,8 @@ fn launch_cells() -> bool {
 
 /// Whether a steady launch (the same access set on the same stream, nothing declared again) on
 /// a stream cuprite created leaves its cell's recording owed instead of recording it (see
-/// `LaunchCell`): off unless the environment variable `CUPRITE_DEFERRED_CELLS` is `1` or
-/// [`set_deferred_cells`] turned it on.
+/// `LaunchCell`): on unless the environment variable `CUPRITE_DEFERRED_CELLS` is `0` or
+/// [`set_deferred_cells`] turned it off.
 ///
 /// ```
 /// let was = cuprite_driver::graph::deferred_cells();
@@ -397,7 +397,7 @@ fn launch_cells() -> bool {
 pub fn deferred_cells() -> bool {
     match DEFERRED_CELLS.load(Ordering::Relaxed) {
         2 => {
-            let on = std::env::var_os("CUPRITE_DEFERRED_CELLS").is_some_and(|v| v == "1");
+            let on = std::env::var_os("CUPRITE_DEFERRED_CELLS").is_none_or(|v| v != "0");
             // A `set_deferred_cells` since the load wins.
             let _ = DEFERRED_CELLS.compare_exchange(
                 2,

@@ -20,8 +20,9 @@
 //!   before, so their copies are skipped) against one raw `cuGraphLaunch` of its graph, and the
 //!   mean host time of each stage of the call (timed in separate calls, so the clock reads do
 //!   not weigh on the call's own figure); the same call with `CUPRITE_DEFERRED_CELLS` the other
-//!   way (a steady launch's cell recorded at each launch, or left to its first reader), timed
-//!   after it in the same run.
+//!   way (a steady launch's cell recorded at each launch, or left to its first reader). The
+//!   call, the switched call and the raw launch take one sample each in turn, so that the three
+//!   see the same host.
 //!
 //! Device figures time K back-to-back calls between one pair of events on the array stream
 //! ([`super::curves::per_call`]), after warm calls and the optimised builds: kernels are built
@@ -291,43 +292,18 @@ fn replay_host(ctx: &mut BenchCtx) -> BenchResult {
         let (exec, stream) = prog
             .raw_graph(&[&x, &t])?
             .ok_or("the compiled MLP step has no graph after its first call")?;
-        let host = |f: &mut dyn FnMut() -> Result<(), BenchError>| -> Result<Samples, BenchError> {
-            let mut out = Vec::with_capacity(ctx.repeats);
-            for k in 0..ctx.repeats + ctx.warmup {
-                cuprite_array::sync(Device::cuda(0))?;
-                let t0 = Instant::now();
-                f()?;
-                let dt = t0.elapsed().as_secs_f64();
-                if k >= ctx.warmup {
-                    out.push(dt);
-                }
-            }
+        // One host sample of `f`: the device idle first, the clock around the call alone.
+        let sample = |f: &mut dyn FnMut() -> Result<(), BenchError>| -> Result<f64, BenchError> {
             cuprite_array::sync(Device::cuda(0))?;
-            Ok(Samples(out))
+            let t0 = Instant::now();
+            f()?;
+            Ok(t0.elapsed().as_secs_f64())
         };
-        let call = host(&mut || {
+        let mut call_once = || -> Result<(), BenchError> {
             prog.call(&[&x, &t])?;
             Ok(())
-        })?;
-        // The same calls with the deferred cell recordings switched the other way (and back).
-        let deferred = cuprite_driver::graph::deferred_cells();
-        cuprite_driver::graph::set_deferred_cells(!deferred);
-        let other = host(&mut || {
-            prog.call(&[&x, &t])?;
-            Ok(())
-        });
-        cuprite_driver::graph::set_deferred_cells(deferred);
-        let other = other?;
-        // The stages, timed in calls of their own.
-        cuprite_array::replay_stage_timing(true);
-        let timed_calls = host(&mut || {
-            prog.call(&[&x, &t])?;
-            Ok(())
-        });
-        let stages = cuprite_array::take_replay_stages();
-        cuprite_array::replay_stage_timing(false);
-        timed_calls?;
-        let raw = host(&mut || {
+        };
+        let mut raw_once = || -> Result<(), BenchError> {
             // SAFETY: `exec` and `stream` are the graph and stream `prog` keeps for this
             // signature (one signature, so no eviction); the context is current after the
             // calls above; the launch reads the graph's own input buffers and writes its own
@@ -338,7 +314,42 @@ fn replay_host(ctx: &mut BenchCtx) -> BenchResult {
                 other => return Err(format!("cuGraphLaunch: {other:?}").into()),
             }
             Ok(())
-        })?;
+        };
+        // The call, the call with the deferred cell recordings switched the other way, and the
+        // raw launch, one sample of each in turn, so that the three see the same host.
+        let deferred = cuprite_driver::graph::deferred_cells();
+        let (mut call, mut other, mut raw) = (Vec::new(), Vec::new(), Vec::new());
+        let interleaved = (|| -> Result<(), BenchError> {
+            for k in 0..ctx.repeats + ctx.warmup {
+                let c = sample(&mut call_once)?;
+                cuprite_driver::graph::set_deferred_cells(!deferred);
+                let o = sample(&mut call_once);
+                cuprite_driver::graph::set_deferred_cells(deferred);
+                let o = o?;
+                let r = sample(&mut raw_once)?;
+                if k >= ctx.warmup {
+                    call.push(c);
+                    other.push(o);
+                    raw.push(r);
+                }
+            }
+            Ok(())
+        })();
+        cuprite_driver::graph::set_deferred_cells(deferred);
+        interleaved?;
+        cuprite_array::sync(Device::cuda(0))?;
+        let (call, other, raw) = (Samples(call), Samples(other), Samples(raw));
+        // The stages, timed in calls of their own.
+        cuprite_array::replay_stage_timing(true);
+        let timed_calls = (|| -> Result<(), BenchError> {
+            for _ in 0..ctx.repeats + ctx.warmup {
+                sample(&mut call_once)?;
+            }
+            Ok(())
+        })();
+        let stages = cuprite_array::take_replay_stages();
+        cuprite_array::replay_stage_timing(false);
+        timed_calls?;
         let mut figures = vec![
             Figure::time(
                 "host time of one replay of the MLP step ",
@@ -367,8 +378,8 @@ fn replay_host(ctx: &mut BenchCtx) -> BenchResult {
             )
             .with_ceiling("a raw cuGraphLaunch of the same graph", raw.median() * 1e6)
             .with_note(
-                "as the first row, timed after it with CUPRITE_DEFERRED_CELLS \
-                 (graph::set_deferred_cells) the other way: deferred, a steady launch enqueues \
+                "as the first row, its samples taken in turn with the first row's and the raw \
+                 launch's, CUPRITE_DEFERRED_CELLS (graph::set_deferred_cells) the other way: deferred, a steady launch enqueues \
                  the graph alone and the first reader of its buffers records the cell's event; \
                  otherwise each launch records it (one cuEventRecord)",
             ),
