@@ -5,7 +5,7 @@
 //! It owns only this registry: it makes no driver call.
 
 use crate::context::event_pool::TrackEvent;
-use crate::memory::tracker::{Access, TrackShared};
+use crate::memory::tracker::{Access, RawStream, TrackShared};
 use cuprite_sys::driver::CUstream;
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -49,14 +49,6 @@ impl CapturedUses {
         }
     }
 }
-
-/// A stream handle kept in the registry.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) struct RawStream(pub(crate) CUstream);
-// SAFETY: a stream handle is usable from any thread.
-unsafe impl Send for RawStream {}
-// SAFETY: as above; the wrapper has no interior mutability.
-unsafe impl Sync for RawStream {}
 
 static ACTIVE: AtomicUsize = AtomicUsize::new(0);
 static NEXT_CAPTURE: AtomicU64 = AtomicU64::new(1);

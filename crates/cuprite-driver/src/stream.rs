@@ -332,6 +332,12 @@ unsafe extern "C" fn host_fn_trampoline(p: *mut c_void) {
 /// capture still in progress, which the drop then ends.
 pub(crate) static CAPTURE_DROP_HOOK: OnceLock<fn(u64) -> bool> = OnceLock::new();
 
+/// What a dropping stream cuprite owns runs before it is destroyed, set by the launch-cell
+/// tracker when it makes the first cell that may owe a recording (so that this module depends
+/// on nothing above it; unset, no cell can owe one): given the stream's track id and handle,
+/// it records the stream's owed cells and closes them.
+pub(crate) static CELL_DEBT_HOOK: OnceLock<fn(u64, sys::CUstream) -> Result<()>> = OnceLock::new();
+
 impl Drop for Stream {
     fn drop(&mut self) {
         // A stream that joined a capture leaves it; one that began a capture ends it, and the
@@ -346,7 +352,10 @@ impl Drop for Stream {
         if self.kind == Kind::Owned {
             // The launch cells of this stream that owe a recording are recorded while the
             // stream still exists (their marks may still be waited for).
-            if let Err(e) = crate::memory::tracker::close_debts(self.track_id(), self.raw) {
+            let debts = CELL_DEBT_HOOK
+                .get()
+                .map_or(Ok(()), |close| close(self.track_id(), self.raw));
+            if let Err(e) = debts {
                 self.ctx
                     .defer("a launch cell's recording as its Stream drops", e);
             }

@@ -3,7 +3,9 @@
 //! decides which events to wait for and to record, and tells the capture registry what captured
 //! work touched; it must not allocate or copy.
 
-use super::tracker::{Access, CapturedMarks, Deferred, LaunchCell, Mark, MarkEvent, TrackShared};
+use super::tracker::{
+    Access, CapturedMarks, Deferred, LaunchCell, Mark, MarkEvent, RawStream, TrackShared,
+};
 use crate::capture;
 use crate::drv;
 use crate::error::Result;
@@ -273,7 +275,7 @@ impl Stream {
         // SAFETY: a live event of this stream's context and a live stream.
         unsafe { drv!(cuEventRecord(ev.raw, self.raw())) }?;
         let deferred = self.is_owned().then(|| Deferred {
-            raw: capture::RawStream(self.raw()),
+            raw: RawStream(self.raw()),
             ctx: self.context().clone(),
         });
         Ok(LaunchCell::new(self.track_id(), ev, deferred))

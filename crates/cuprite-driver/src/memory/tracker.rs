@@ -99,9 +99,18 @@ pub(crate) struct LaunchCell {
 /// stream or none by the time the debt is paid), alive until its debts are paid
 /// ([`pay_debts`] runs before it is destroyed).
 pub(crate) struct Deferred {
-    pub(crate) raw: crate::capture::RawStream,
+    pub(crate) raw: RawStream,
     pub(crate) ctx: Arc<Context>,
 }
+
+/// A raw stream handle kept beside the state that names it (a capture's members, a deferred
+/// cell's stream).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RawStream(pub(crate) sys::CUstream);
+// SAFETY: a stream handle is usable from any thread.
+unsafe impl Send for RawStream {}
+// SAFETY: as above; the wrapper has no interior mutability.
+unsafe impl Sync for RawStream {}
 
 /// The cells that may owe a recording, for [`pay_debts`].
 static DEBTORS: Mutex<Vec<std::sync::Weak<LaunchCell>>> = Mutex::new(Vec::new());
@@ -178,6 +187,7 @@ impl LaunchCell {
             closed: AtomicBool::new(false),
         });
         if lazy {
+            let _ = crate::stream::CELL_DEBT_HOOK.set(close_debts);
             let mut debtors = DEBTORS.lock().unwrap_or_else(|e| e.into_inner());
             debtors.retain(|w| w.strong_count() > 0);
             debtors.push(Arc::downgrade(&cell));
