@@ -272,11 +272,38 @@ fn mlp_train(ctx: &mut BenchCtx) -> BenchResult {
             mlp_step(&p, &x, &y, lr)?;
             Ok(())
         })?;
+        // The step's five products alone, as plain products of the same shapes and layouts
+        // (no epilogues): the part of the step that cuBLASLt does on both sides.
+        let h = normal(&[batch, hidden], 7, 1.0)?;
+        let d = normal(&[batch, output], 8, 1.0)?;
+        let products = timed(ctx, || {
+            for (a, b) in [
+                (x.clone(), p.w1.clone()),
+                (h.clone(), p.w2.clone()),
+                (d.clone(), p.w2.t()),
+                (x.t(), h.clone()),
+                (h.t(), d.clone()),
+            ] {
+                a.matmul(&b)?.eval()?;
+            }
+            Ok(())
+        })?;
         let name = mlp_train_figure(batch);
-        let time = Figure::time(format!("{name} "), &samples, TimeUnit::Ms).with_note(
-            "forward, backward by hand, SGD, the element-wise work in the products' epilogues; \
-             peers (autograd, eager and torch.compile) in benches/peers/torch_workloads.py",
+        let alone = Figure::time(
+            format!("{name}: its five products alone "),
+            &products,
+            TimeUnit::Ms,
+        )
+        .with_note(
+            "x·W1, h·W2, d·W2ᵀ, xᵀ·dz and hᵀ·d as plain bf16 products (cuBLASLt, no epilogue), \
+             back to back: the work both sides hand to cuBLASLt, which bounds the step",
         );
+        let time = Figure::time(format!("{name} "), &samples, TimeUnit::Ms)
+            .with_ceiling("its five products alone", products.median() * 1e3)
+            .with_note(
+                "forward, backward by hand, SGD, the element-wise work in the products' epilogues; \
+             peers (autograd, eager and torch.compile) in benches/peers/torch_workloads.py",
+            );
         // Five products: two forward, dh, dW1 and dW2.
         let flops =
             2.0 * batch as f64 * (2.0 * (input * hidden) as f64 + 3.0 * (hidden * output) as f64);
@@ -286,7 +313,7 @@ fn mlp_train(ctx: &mut BenchCtx) -> BenchResult {
             flops / 1e12,
             &samples,
         );
-        Ok(vec![time, rate])
+        Ok(vec![time, rate, alone])
     })
 }
 
