@@ -98,46 +98,40 @@ pub(crate) const GRID_WAIT: &str = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ 
 /// body (the check of the [`KernelSource::grid_wait`] facts the emitters state).
 #[cfg(test)]
 pub(crate) fn waits_first(source: &str, name: &str) -> bool {
-    let Some(at) = source
-        .match_indices("extern \"C\" __global__")
-        .map(|(i, _)| i)
-        .find(|&i| {
-            source[i..]
-                .split('(')
-                .next()
-                .is_some_and(|h| h.trim_end().ends_with(name))
-        })
-    else {
-        return false;
-    };
-    // The body opens at the first `{` after the parameter list's closing parenthesis.
-    let rest = &source[at..];
-    let Some(open) = rest.find('(') else {
-        return false;
-    };
-    let mut depth = 0usize;
-    let mut close = None;
-    for (i, c) in rest[open..].char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    close = Some(open + i);
-                    break;
+    let pat = format!(" {name}(");
+    for (i, _) in source.match_indices("extern \"C\" __global__") {
+        let rest = &source[i..];
+        // The name must be in this entry's head (before its body or the declaration's end).
+        let head_end = rest.find(['{', ';']).unwrap_or(rest.len());
+        let Some(at) = rest[..head_end].find(&pat) else {
+            continue;
+        };
+        // The body opens at the first `{` after the parameter list's closing parenthesis.
+        let open = at + pat.len() - 1;
+        let mut depth = 0usize;
+        let mut close = None;
+        for (j, c) in rest[open..].char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(open + j);
+                        break;
+                    }
                 }
+                _ => {}
             }
-            _ => {}
         }
+        let Some(close) = close else {
+            return false;
+        };
+        return rest[close + 1..]
+            .trim_start()
+            .strip_prefix('{')
+            .is_some_and(|b| b.trim_start().starts_with(GRID_WAIT.trim_start()));
     }
-    let Some(close) = close else {
-        return false;
-    };
-    let after = &rest[close + 1..];
-    after
-        .trim_start()
-        .strip_prefix('{')
-        .is_some_and(|b| b.trim_start().starts_with(GRID_WAIT.trim_start()))
+    false
 }
 
 impl KernelSource {
