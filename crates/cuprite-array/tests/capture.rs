@@ -615,6 +615,9 @@ fn programmatic_chain_matches_eager() -> TestResult {
         }
         ins.push(arr(&mut rng, &[64, 256]) * 0.1);
         let refs: Vec<&Array<f32>> = ins.iter().collect();
+        // Realised, so that the eager run reads the values the graph's input copies hold
+        // (not the scalings fused into its kernels).
+        cuprite_array::eval_many(&refs)?;
         let want: Vec<Vec<f32>> = with_device(dev(), || programmatic_chain(&ins))?
             .iter()
             .map(|a| a.to_vec())
