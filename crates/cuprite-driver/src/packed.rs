@@ -181,9 +181,10 @@ impl Stream {
                 attrs: &mut attr,
                 numAttrs: 1,
             };
-            // SAFETY: as below, and `lc` points at one initialised attribute that lives for
-            // the call; the caller guarantees the kernel waits for the grids before it
-            // (`griddepcontrol.wait`) before it touches global memory.
+            // SAFETY: as for the plain launch below (the same function, parameters and
+            // stream), and `lc` points at one initialised attribute that lives for the call;
+            // the caller guarantees every thread of the kernel executes `griddepcontrol.wait`
+            // before it touches global memory.
             unsafe { drv!(cuLaunchKernelEx(&lc, func.raw(), params, extra)) }
         } else {
             // SAFETY: `func` is a loaded kernel of this stream's context (checked), made
@@ -209,11 +210,7 @@ impl Stream {
                 ))
             }
         };
-        if let Err(e) = r {
-            // As a failed launch: the accesses declared above are completed, nothing ran.
-            let _ = self.end_access(accesses);
-            return Err(e);
-        }
+        r?;
         self.end_access(accesses)
     }
 }
