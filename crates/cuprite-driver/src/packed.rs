@@ -59,7 +59,8 @@ impl Stream {
         accesses: &[Access<'_>],
     ) -> Result<()> {
         // SAFETY: forwarded to the caller.
-        unsafe { self.packed(func, grid, block, shared_bytes, words, accesses, false) }
+        unsafe { self.packed(func, grid, block, shared_bytes, words, accesses, false) }?;
+        Ok(())
     }
 
     /// [`launch_packed`](Self::launch_packed) with programmatic stream serialization
@@ -68,7 +69,10 @@ impl Stream {
     /// (once that one has run `griddepcontrol.launch_dependents` in every block, or ended), and
     /// a stream capture records the dependency between the two as a programmatic graph edge.
     /// Devices of compute capability below 9.0 do not support the attribute: the caller asks
-    /// for it only on 9.0 and later.
+    /// for it only on 9.0 and later. While the stream captures, the attribute is set only where
+    /// the launch's node would depend on kernel nodes only (see
+    /// [`capture_follows_kernels`](Self::capture_follows_kernels), asked after the launch's
+    /// cross-stream waits are enqueued); else the launch is plain. Returns whether it was set.
     ///
     /// # Safety
     /// As for [`launch_packed`](Self::launch_packed), and every thread of the kernel executes
@@ -85,12 +89,13 @@ impl Stream {
         shared_bytes: u32,
         words: &[u64],
         accesses: &[Access<'_>],
-    ) -> Result<()> {
+    ) -> Result<bool> {
         // SAFETY: forwarded to the caller.
         unsafe { self.packed(func, grid, block, shared_bytes, words, accesses, true) }
     }
 
-    /// The two packed launches; `programmatic` adds the programmatic serialization attribute.
+    /// The two packed launches; `programmatic` asks for the programmatic serialization
+    /// attribute. Returns whether it was set.
     ///
     /// # Safety
     /// That of [`launch_packed_programmatic`](Self::launch_packed_programmatic) when
@@ -106,7 +111,7 @@ impl Stream {
         words: &[u64],
         accesses: &[Access<'_>],
         programmatic: bool,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         if !std::sync::Arc::ptr_eq(func.context(), self.context()) {
             return Err(Error::InvalidArgument(format!(
                 "kernel `{}` belongs to another context than the stream it is launched on",
@@ -132,6 +137,11 @@ impl Stream {
         }
         self.begin_access(accesses)?;
         self.context().bind_to_thread()?;
+        // Under capture, only after kernel nodes (a copy, a set or an event wait before it
+        // keeps the plain edge); asked after the waits `begin_access` may have enqueued.
+        let programmatic = programmatic
+            && (self.capture_follows_kernels().unwrap_or(false)
+                || matches!(self.capture_status(), Ok(crate::CaptureStatus::None)));
         // Every parameter known to be 8 bytes (checked above) lies at byte `8 * i` of the
         // kernel's parameter buffer: `words` is that buffer as it is, handed over whole through
         // `extra` (the driver copies one block instead of following a pointer per parameter).
@@ -211,7 +221,8 @@ impl Stream {
             }
         };
         r?;
-        self.end_access(accesses)
+        self.end_access(accesses)?;
+        Ok(programmatic)
     }
 }
 

@@ -44,17 +44,13 @@ pub fn graph_pdl() -> bool {
     GRAPH_PDL.get()
 }
 
-/// Whether a launch of `k` on device `st` by the calling thread on `stream` now takes the
-/// programmatic attribute: the switch is on, `k` begins with the grid wait, the device has
-/// programmatic launches, the thread captures a compiled program, and the launch would depend
-/// on kernel nodes of the capture only (a copy or a set before it keeps the plain edge).
+/// Whether a launch of `k` on device `st` by the calling thread asks for the programmatic
+/// attribute: the switch is on, `k` begins with the grid wait, the device has programmatic
+/// launches, and the thread captures a compiled program (the driver then sets it only where
+/// the launch would depend on kernel nodes of the capture only).
 #[inline]
-pub(crate) fn programmatic(st: &DeviceState, stream: &Stream, k: &Kernel) -> bool {
-    GRAPH_PDL.get()
-        && k.grid_wait
-        && st.arch >= PDL_ARCH
-        && crate::runtime::capturing()
-        && stream.capture_follows_kernels().unwrap_or(false)
+fn programmatic(st: &DeviceState, k: &Kernel) -> bool {
+    GRAPH_PDL.get() && k.grid_wait && st.arch >= PDL_ARCH && crate::runtime::capturing()
 }
 
 /// Launches `k` as [`Stream::launch_packed`] does, as a programmatic dependent where
@@ -74,15 +70,17 @@ pub(crate) unsafe fn launch_packed(
     words: &[u64],
     accesses: &[Access<'_>],
 ) -> Result<()> {
-    if programmatic(st, stream, k) {
+    if programmatic(st, k) {
         // SAFETY: the caller's contract is `launch_packed`'s; `k` was built from a source whose
         // entry point begins with the grid wait (`Kernel::grid_wait`), executed by every
         // thread before any access to global memory, on a device of compute capability 9.0
         // or later (checked by `programmatic`).
-        unsafe {
+        let set = unsafe {
             stream.launch_packed_programmatic(&k.func, grid, block, shared_bytes, words, accesses)
         }?;
-        crate::stats::note_programmatic_launch();
+        if set {
+            crate::stats::note_programmatic_launch();
+        }
     } else {
         // SAFETY: the caller's contract.
         unsafe { stream.launch_packed(&k.func, grid, block, shared_bytes, words, accesses) }?;
