@@ -18,6 +18,28 @@ thread_local! {
     static THREAD_MAPPED_FLAGS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static THREAD_SMALL: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static THREAD_REDUCTION_PASSES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    static THREAD_PROGRAMMATIC: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts one kernel the calling thread launched as a programmatic dependent.
+pub(crate) fn note_programmatic_launch() {
+    THREAD_PROGRAMMATIC.with(|c| c.set(c.get() + 1));
+}
+
+/// Kernels the calling thread launched as programmatic dependents of the kernel before them:
+/// only while capturing a compiled program with `tuning::set_graph_pdl` on, on devices of
+/// compute capability 9.0 and later. For tests.
+///
+/// ```
+/// use cuprite_array::{Array, Device, stats};
+/// let before = stats::thread_programmatic_launches();
+/// let a = Array::<f32>::from_slice_on(Device::CPU, &[1.0, 2.0], &[2])?;
+/// let _ = (&a * 2.0).sum()?;
+/// assert_eq!(stats::thread_programmatic_launches(), before);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn thread_programmatic_launches() -> u64 {
+    THREAD_PROGRAMMATIC.with(|c| c.get())
 }
 
 /// Counts one pass of a reduction over its rows (a kernel launch on CUDA, a call on the CPU)

@@ -102,7 +102,7 @@ pub use crate::backend::cuda::set_vectorize;
 pub use crate::image::filters_strip::{image_streaming, set_image_streaming};
 pub use crate::jit::{
     FastCompile, FirstUse, JitConfig, NvrtcOutput, QuickBuild, cache_dir, clear_kernel_cache,
-    set_cache_dir, wait_tier_up, without_interpreter,
+    graph_pdl, set_cache_dir, set_graph_pdl, wait_tier_up, without_interpreter,
 };
 pub use crate::signal::nn::dnn::{
     CudnnLayout, cudnn, cudnn_layout, set_cudnn, set_cudnn_layout, with_cudnn,

@@ -552,8 +552,116 @@ pub fn tests() -> Vec<Test> {
                 "capture::direct_capture_grows_its_arena",
                 direct_capture_grows_its_arena,
             ),
+            Test::gpu_alone(
+                "capture::programmatic_chain_matches_eager",
+                programmatic_chain_matches_eager,
+            ),
         ])
         .collect()
+}
+
+/// Puts the programmatic-launch switch back as it was when dropped.
+struct PdlSwitch(bool);
+
+impl PdlSwitch {
+    fn on() -> PdlSwitch {
+        let before = cuprite_array::tuning::graph_pdl();
+        cuprite_array::tuning::set_graph_pdl(true);
+        PdlSwitch(before)
+    }
+}
+
+impl Drop for PdlSwitch {
+    fn drop(&mut self) {
+        cuprite_array::tuning::set_graph_pdl(self.0);
+    }
+}
+
+/// A chain of dependent kernels: the MLP benchmark's four layers (small products with their
+/// bias, fused element-wise steps), the mean-square loss (a reduction and its division),
+/// a second reduction, an element-wise step reading both reductions' results, and a product
+/// of that. Inputs: `h`, four weights, four biases, the target.
+fn programmatic_chain(x: &[Array<f32>]) -> Result<Vec<Array<f32>>> {
+    let mut h = x[0].clone();
+    for l in 0..4 {
+        h = layer(&h, &x[1 + l], &x[5 + l])?;
+    }
+    let d = &h - &x[9];
+    let loss = (&d * &d).mean()?;
+    let s = (h.exp() * 0.5 - 1.0).sum()?;
+    let y = (&h * &loss + &s * 1e-3).tanh();
+    let z = linalg::matmul(&y, &x[1])? + &x[5];
+    Ok(vec![h, loss, s, z.sum_axes(&[0])?])
+}
+
+/// With programmatic launches on, the chain above replayed many times back to back (outputs
+/// of every replay held, so each writes fresh buffers) equals its eager run bit for bit, on
+/// several input sets; on compute capability 9.0 and later the capture launched kernels as
+/// programmatic dependents, below it none.
+fn programmatic_chain_matches_eager() -> TestResult {
+    const REPLAYS: usize = 64;
+    let _switch = PdlSwitch::on();
+    let (major, _) = cuprite_driver::Device::get(0)?.compute_capability()?;
+    let prog = compile(programmatic_chain);
+    let mut rng = Rng::fresh();
+    let scale = 2.0 / 16.0;
+    for round in 0..4 {
+        let mut ins = vec![arr(&mut rng, &[64, 256])];
+        for _ in 0..4 {
+            ins.push(arr(&mut rng, &[256, 256]) * scale);
+        }
+        for _ in 0..4 {
+            ins.push(arr(&mut rng, &[1, 256]) * scale);
+        }
+        ins.push(arr(&mut rng, &[64, 256]) * 0.1);
+        let refs: Vec<&Array<f32>> = ins.iter().collect();
+        // Realised, so that the eager run reads the values the graph's input copies hold
+        // (not the scalings fused into its kernels).
+        cuprite_array::eval_many(&refs)?;
+        let want: Vec<Vec<f32>> = with_device(dev(), || programmatic_chain(&ins))?
+            .iter()
+            .map(|a| a.to_vec())
+            .collect::<Result<_>>()?;
+        let before = cuprite_array::stats::thread_programmatic_launches();
+        let mut held = Vec::with_capacity(REPLAYS);
+        for _ in 0..REPLAYS {
+            held.push(prog.call(&refs)?);
+        }
+        let launched = cuprite_array::stats::thread_programmatic_launches() - before;
+        if round == 0 {
+            // The first call captured the graph.
+            if major >= 9 && launched == 0 {
+                return Err("the capture launched no kernel as a programmatic dependent".into());
+            }
+            if major < 9 && launched != 0 {
+                return Err(format!(
+                    "{launched} programmatic launches below compute capability 9.0"
+                )
+                .into());
+            }
+        } else if launched != 0 {
+            return Err(format!("{launched} programmatic launches outside a capture").into());
+        }
+        for (call, outs) in held.iter().enumerate() {
+            for (k, (g, w)) in outs.iter().zip(&want).enumerate() {
+                let g = g.to_vec()?;
+                if g.len() != w.len() || g.iter().zip(w).any(|(a, b)| a.to_bits() != b.to_bits()) {
+                    let at = g
+                        .iter()
+                        .zip(w)
+                        .position(|(a, b)| a.to_bits() != b.to_bits())
+                        .unwrap_or(0);
+                    return Err(format!(
+                        "round {round} replay {call} output {k} element {at}: {:?} != eager {:?}",
+                        g.get(at),
+                        w.get(at)
+                    )
+                    .into());
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Uniform `f32` number `i` of Philox key `key`, from the generator's definition: counter

@@ -150,6 +150,53 @@ impl Stream {
         Ok(self.capture_status()? != CaptureStatus::None)
     }
 
+    /// Whether this stream is capturing and the work enqueued next would depend on kernel
+    /// nodes only (at least one): the case where a launch with programmatic stream
+    /// serialization is recorded as programmatic edges. `false` when the stream is not
+    /// capturing, when the next node would have no dependency, or when one of them is a copy,
+    /// a set, an event or any other node that is not a kernel.
+    pub fn capture_follows_kernels(&self) -> Result<bool> {
+        self.context().bind_to_thread()?;
+        let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+        let mut id = 0u64;
+        let mut graph: sys::CUgraph = std::ptr::null_mut();
+        let mut deps: *const sys::CUgraphNode = std::ptr::null();
+        // Asked for (and not read) so that dependencies with edge data are no lossy query.
+        let mut edges: *const std::ffi::c_void = std::ptr::null();
+        let mut n = 0usize;
+        // SAFETY: every out-pointer is valid for its type and the stream is live; the driver
+        // leaves `deps` (and `edges`) pointing at `n` entries it owns until the next call on
+        // the stream. A driver older than the call (CUDA 12.3) is an `Err`, nothing done.
+        unsafe {
+            drv!(cuStreamGetCaptureInfo_v3(
+                self.raw(),
+                &mut status,
+                &mut id,
+                &mut graph,
+                &mut deps,
+                &mut edges,
+                &mut n
+            ))
+        }?;
+        if status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE
+            || n == 0
+            || deps.is_null()
+        {
+            return Ok(false);
+        }
+        // SAFETY: `deps` points at `n` nodes (above), read before any other call on the stream.
+        let nodes = unsafe { std::slice::from_raw_parts(deps, n) };
+        for &node in nodes {
+            let mut kind = sys::CUgraphNodeType(u32::MAX);
+            // SAFETY: a node of the capture's graph and a valid out-pointer.
+            unsafe { drv!(cuGraphNodeGetType(node, &mut kind)) }?;
+            if kind != sys::CUgraphNodeType::CU_GRAPH_NODE_TYPE_KERNEL {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
     /// Whether this stream is capturing.
     pub fn capture_status(&self) -> Result<CaptureStatus> {
         self.context().bind_to_thread()?;

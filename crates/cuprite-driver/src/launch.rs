@@ -160,7 +160,7 @@ pub struct LaunchArgs<'a> {
     slots: ArgVec<Slot>,
     accesses: ArgVec<Access<'a>>,
     record: Option<EventFlags>,
-    attrs: [MaybeUninit<CUlaunchAttribute>; 4],
+    attrs: [MaybeUninit<CUlaunchAttribute>; 5],
     num_attrs: usize,
 }
 
@@ -244,7 +244,7 @@ impl Stream {
             slots: ArgVec::new(),
             accesses: ArgVec::new(),
             record: None,
-            attrs: [const { MaybeUninit::uninit() }; 4],
+            attrs: [const { MaybeUninit::uninit() }; 5],
             num_attrs: 0,
         }
     }
@@ -331,7 +331,7 @@ impl<'a> LaunchArgs<'a> {
     pub fn cluster_dim(&mut self, dim: (u32, u32, u32)) -> &mut Self {
         let mut v = sys::CUlaunchAttributeValue { pad: [0; 8] };
         v.clusterDim = [dim.0, dim.1, dim.2];
-        // Four slots and four distinct attribute kinds: this cannot overflow.
+        // As many slots as attribute kinds the builder sets: this cannot overflow.
         let _ = self.push_attr(LA::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, v);
         self
     }
@@ -350,6 +350,18 @@ impl<'a> LaunchArgs<'a> {
         let mut v = sys::CUlaunchAttributeValue { pad: [0; 8] };
         v.cooperative = yes as i32;
         let _ = self.push_attr(LA::CU_LAUNCH_ATTRIBUTE_COOPERATIVE, v);
+        self
+    }
+
+    /// Launches with programmatic stream serialization through `cuLaunchKernelEx`: the kernel
+    /// may begin before the kernel ahead of it on the stream has finished, and a stream capture
+    /// records the dependency as a programmatic graph edge. Only for devices of compute
+    /// capability 9.0 and later; see the safety contract of [`launch`](Self::launch) for what
+    /// the kernel must then do.
+    pub fn programmatic_serialization(&mut self, yes: bool) -> &mut Self {
+        let mut v = sys::CUlaunchAttributeValue { pad: [0; 8] };
+        v.programmaticStreamSerializationAllowed = yes as i32;
+        let _ = self.push_attr(LA::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, v);
         self
     }
 
@@ -471,7 +483,9 @@ impl<'a> LaunchArgs<'a> {
     /// # Safety
     ///
     /// The kernel must read its arguments as the types pushed, stay within the buffers it is
-    /// given, and write only those pushed as `&mut`.
+    /// given, and write only those pushed as `&mut`. With
+    /// [`programmatic_serialization`](Self::programmatic_serialization) on, every thread of the
+    /// kernel executes `griddepcontrol.wait` before its first access to global memory.
     #[inline]
     pub unsafe fn launch(&mut self, cfg: LaunchConfig) -> Result<Option<(Event, Event)>> {
         // SAFETY: forwarded to the caller.

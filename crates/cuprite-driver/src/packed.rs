@@ -58,6 +58,60 @@ impl Stream {
         words: &[u64],
         accesses: &[Access<'_>],
     ) -> Result<()> {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.packed(func, grid, block, shared_bytes, words, accesses, false) }?;
+        Ok(())
+    }
+
+    /// [`launch_packed`](Self::launch_packed) with programmatic stream serialization
+    /// (`CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`, through `cuLaunchKernelEx`):
+    /// the kernel may begin before the kernel enqueued ahead of it on the stream has finished
+    /// (once that one has run `griddepcontrol.launch_dependents` in every block, or ended), and
+    /// a stream capture records the dependency between the two as a programmatic graph edge.
+    /// Devices of compute capability below 9.0 do not support the attribute: the caller asks
+    /// for it only on 9.0 and later. While the stream captures, the attribute is set only where
+    /// the launch's node would depend on kernel nodes only (see
+    /// [`capture_follows_kernels`](Self::capture_follows_kernels), asked after the launch's
+    /// cross-stream waits are enqueued); else the launch is plain. Returns whether it was set.
+    ///
+    /// # Safety
+    /// As for [`launch_packed`](Self::launch_packed), and every thread of the kernel executes
+    /// `griddepcontrol.wait` before its first access to global memory (the wait returns once
+    /// the grids it depends on have completed and their memory operations are visible), so
+    /// that nothing the kernel reads or writes is touched by work ordered before it while it
+    /// runs.
+    #[inline]
+    pub unsafe fn launch_packed_programmatic(
+        &self,
+        func: &Function,
+        grid: (u32, u32, u32),
+        block: (u32, u32, u32),
+        shared_bytes: u32,
+        words: &[u64],
+        accesses: &[Access<'_>],
+    ) -> Result<bool> {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.packed(func, grid, block, shared_bytes, words, accesses, true) }
+    }
+
+    /// The two packed launches; `programmatic` asks for the programmatic serialization
+    /// attribute. Returns whether it was set.
+    ///
+    /// # Safety
+    /// That of [`launch_packed_programmatic`](Self::launch_packed_programmatic) when
+    /// `programmatic`, else that of [`launch_packed`](Self::launch_packed).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    unsafe fn packed(
+        &self,
+        func: &Function,
+        grid: (u32, u32, u32),
+        block: (u32, u32, u32),
+        shared_bytes: u32,
+        words: &[u64],
+        accesses: &[Access<'_>],
+        programmatic: bool,
+    ) -> Result<bool> {
         if !std::sync::Arc::ptr_eq(func.context(), self.context()) {
             return Err(Error::InvalidArgument(format!(
                 "kernel `{}` belongs to another context than the stream it is launched on",
@@ -83,6 +137,11 @@ impl Stream {
         }
         self.begin_access(accesses)?;
         self.context().bind_to_thread()?;
+        // Under capture, only after kernel nodes (a copy, a set or an event wait before it
+        // keeps the plain edge); asked after the waits `begin_access` may have enqueued.
+        let programmatic = programmatic
+            && (self.capture_follows_kernels().unwrap_or(false)
+                || matches!(self.capture_status(), Ok(crate::CaptureStatus::None)));
         // Every parameter known to be 8 bytes (checked above) lies at byte `8 * i` of the
         // kernel's parameter buffer: `words` is that buffer as it is, handed over whole through
         // `extra` (the driver copies one block instead of following a pointer per parameter).
@@ -112,28 +171,58 @@ impl Stream {
             }
             (ptrs.as_mut_ptr(), std::ptr::null_mut())
         };
-        // SAFETY: `func` is a loaded kernel of this stream's context (checked), made current
-        // above. Either `extra` is a well-formed list whose buffer (`words`, 8-byte aligned,
-        // `size` bytes) holds each parameter at its offset (all parameters 8 bytes, checked),
-        // or each entry of `params` points at one 8-byte word of `words`; both alive for the
-        // call. The caller guarantees the words are valid parameters and the memory they
-        // address stays alive and ordered (the accesses above declare it to the tracking).
-        unsafe {
-            drv!(cuLaunchKernel(
-                func.raw(),
-                grid.0,
-                grid.1,
-                grid.2,
-                block.0,
-                block.1,
-                block.2,
-                shared_bytes,
-                self.raw(),
-                params,
-                extra
-            ))
-        }?;
-        self.end_access(accesses)
+        let r = if programmatic {
+            let mut value = sys::CUlaunchAttributeValue { pad: [0; 8] };
+            value.programmaticStreamSerializationAllowed = 1;
+            let mut attr = sys::CUlaunchAttribute {
+                id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+                pad: [0; 4],
+                value,
+            };
+            let lc = sys::CUlaunchConfig {
+                gridDimX: grid.0,
+                gridDimY: grid.1,
+                gridDimZ: grid.2,
+                blockDimX: block.0,
+                blockDimY: block.1,
+                blockDimZ: block.2,
+                sharedMemBytes: shared_bytes,
+                hStream: self.raw(),
+                attrs: &mut attr,
+                numAttrs: 1,
+            };
+            // SAFETY: as for the plain launch below (the same function, parameters and
+            // stream), and `lc` points at one initialised attribute that lives for the call;
+            // the caller guarantees every thread of the kernel executes `griddepcontrol.wait`
+            // before it touches global memory.
+            unsafe { drv!(cuLaunchKernelEx(&lc, func.raw(), params, extra)) }
+        } else {
+            // SAFETY: `func` is a loaded kernel of this stream's context (checked), made
+            // current above. Either `extra` is a well-formed list whose buffer (`words`,
+            // 8-byte aligned, `size` bytes) holds each parameter at its offset (all parameters
+            // 8 bytes, checked), or each entry of `params` points at one 8-byte word of
+            // `words`; both alive for the call. The caller guarantees the words are valid
+            // parameters and the memory they address stays alive and ordered (the accesses
+            // above declare it to the tracking).
+            unsafe {
+                drv!(cuLaunchKernel(
+                    func.raw(),
+                    grid.0,
+                    grid.1,
+                    grid.2,
+                    block.0,
+                    block.1,
+                    block.2,
+                    shared_bytes,
+                    self.raw(),
+                    params,
+                    extra
+                ))
+            }
+        };
+        r?;
+        self.end_access(accesses)?;
+        Ok(programmatic)
     }
 }
 

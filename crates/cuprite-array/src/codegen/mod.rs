@@ -58,7 +58,7 @@ pub(crate) use scan::{
 };
 pub(crate) use signature::{
     KernelParams, LaunchArgs, MaybeRead, MaybeWrite, Param, ReadBuf, SharedBuf, WriteBuf, entry,
-    kernel_params,
+    entry_waiting, kernel_params,
 };
 pub(crate) use variant::{Variant, const_words};
 
@@ -75,6 +75,63 @@ pub(crate) struct KernelSource {
     /// The math library functions it calls (a quick build links them from the prebuilt
     /// library); none stated: a quick build compiles it whole.
     pub math: MathUse,
+    /// Its entry point begins with [`GRID_WAIT`], before any access to global memory: it may
+    /// be launched as a programmatic dependent of the kernel before it (see
+    /// [`crate::jit::programmatic`]).
+    pub grid_wait: bool,
+}
+
+/// The first statements of an entry point that may be launched as a programmatic dependent:
+/// on compute capability 9.0 and later every thread waits until the grids the launch depends
+/// on have completed and their memory operations are visible (`griddepcontrol.wait`, which
+/// returns at once for a launch without the programmatic attribute), then lets the grid
+/// launched after this one be scheduled (`griddepcontrol.launch_dependents`: that grid's own
+/// wait still waits for the whole of this one). Below 9.0 it is empty, and such a launch is
+/// never made there.
+pub(crate) const GRID_WAIT: &str = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");
+  asm volatile(\"griddepcontrol.launch_dependents;\" ::: \"memory\");
+#endif
+";
+
+/// Whether the entry point `name` of `source` has [`GRID_WAIT`] as the first text of its
+/// body (the check of the [`KernelSource::grid_wait`] facts the emitters state).
+#[cfg(test)]
+pub(crate) fn waits_first(source: &str, name: &str) -> bool {
+    let pat = format!(" {name}(");
+    for (i, _) in source.match_indices("extern \"C\" __global__") {
+        let rest = &source[i..];
+        // The name must be in this entry's head (before its body or the declaration's end).
+        let head_end = rest.find(['{', ';']).unwrap_or(rest.len());
+        let Some(at) = rest[..head_end].find(&pat) else {
+            continue;
+        };
+        // The body opens at the first `{` after the parameter list's closing parenthesis.
+        let open = at + pat.len() - 1;
+        let mut depth = 0usize;
+        let mut close = None;
+        for (j, c) in rest[open..].char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(open + j);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(close) = close else {
+            return false;
+        };
+        return rest[close + 1..]
+            .trim_start()
+            .strip_prefix('{')
+            .is_some_and(|b| b.trim_start().starts_with(GRID_WAIT.trim_start()));
+    }
+    false
 }
 
 impl KernelSource {
@@ -85,6 +142,16 @@ impl KernelSource {
             source,
             level: None,
             math: MathUse::default(),
+            grid_wait: false,
+        }
+    }
+
+    /// This kernel, stated to begin with [`GRID_WAIT`] (its emitter wrote it first in the
+    /// entry point's body).
+    pub(crate) fn waiting(self) -> KernelSource {
+        KernelSource {
+            grid_wait: true,
+            ..self
         }
     }
 
@@ -771,6 +838,7 @@ pub(crate) fn elementwise(p: &Program, v: Variant) -> KernelSource {
         "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}) {{",
         params(p, v, out_d.len(), &out_d)
     );
+    s.push_str(GRID_WAIT);
     if v.vector {
         let _ = writeln!(
             s,
@@ -867,7 +935,8 @@ pub(crate) fn elementwise(p: &Program, v: Variant) -> KernelSource {
         }
         s.push_str("  }\n}\n");
         return KernelSource::generated(name, &s, Helpers::of_program(p))
-            .with_math(MathUse::of_program(p));
+            .with_math(MathUse::of_program(p))
+            .waiting();
     }
     let e = Emit {
         prog: p,
@@ -889,5 +958,90 @@ pub(crate) fn elementwise(p: &Program, v: Variant) -> KernelSource {
         }
     }
     s.push_str("  }\n}\n");
-    KernelSource::generated(name, &s, Helpers::of_program(p)).with_math(MathUse::of_program(p))
+    KernelSource::generated(name, &s, Helpers::of_program(p))
+        .with_math(MathUse::of_program(p))
+        .waiting()
+}
+
+#[cfg(test)]
+mod grid_wait_tests {
+    use super::*;
+    use crate::op::ReduceOp;
+    use crate::{Array, Device};
+
+    fn program() -> Program {
+        let a = Array::<f32>::from_slice_on(Device::CPU, &[1.0; 64], &[4, 16]).expect("array");
+        let b = Array::<f32>::from_slice_on(Device::CPU, &[2.0; 64], &[4, 16]).expect("array");
+        let y = (&a * &b).tanh() * 0.5 + &a * 0.5;
+        Program::build(std::slice::from_ref(&y.node))
+    }
+
+    /// Every form of the element-wise and reduction kernels states the grid wait and has it as
+    /// the first text of its entry point's body; a source without it states none.
+    #[test]
+    fn stated_waits_are_first() {
+        let p = program();
+        let mut sources = Vec::new();
+        for (idx32, vector) in [(true, false), (true, true), (false, false), (false, true)] {
+            let v = Variant {
+                idx32,
+                vector,
+                strided_out: false,
+            };
+            sources.push(elementwise(&p, v));
+            let ax = RowAxes::of(&p, 16);
+            for combine in [false, true] {
+                sources.push(reduction(&p, ReduceOp::Sum, DType::F32, v, combine, ax));
+            }
+            if idx32 && !vector {
+                sources.push(reduction_one_per_thread(
+                    &p,
+                    ReduceOp::Sum,
+                    DType::F32,
+                    v,
+                    ax,
+                ));
+            }
+        }
+        for s in &sources {
+            assert!(s.grid_wait, "{}", s.source);
+            assert!(waits_first(&s.source, &s.name), "{}", s.source);
+        }
+        let plain = KernelSource::new(
+            "k".into(),
+            "extern \"C\" __global__ void k(float* x) { x[0] = 1.0f; }".into(),
+        );
+        assert!(!plain.grid_wait);
+        assert!(!waits_first(&plain.source, &plain.name));
+        let late =
+            format!("extern \"C\" __global__ void k(float* x) {{\n  x[0] = 1.0f;\n{GRID_WAIT}}}\n");
+        assert!(!waits_first(&late, "k"));
+    }
+
+    /// The kernels with the wait compile with NVRTC for architectures below and at 9.0
+    /// (skipped without NVRTC).
+    #[test]
+    fn waiting_kernels_compile_for_every_arch() {
+        if cuprite_driver::nvrtc::version().is_err() {
+            return;
+        }
+        let p = program();
+        let v = Variant {
+            idx32: true,
+            vector: true,
+            strided_out: false,
+        };
+        let ax = RowAxes::of(&p, 16);
+        for s in [
+            elementwise(&p, v),
+            reduction(&p, ReduceOp::Sum, DType::F32, v, true, ax),
+        ] {
+            for arch in [75, 80, 90] {
+                let o = crate::jit::compile_options(arch, true);
+                if let Err(e) = cuprite_driver::nvrtc::compile(&s.source, &o) {
+                    panic!("sm_{arch}: {e}\n{}", s.source);
+                }
+            }
+        }
+    }
 }

@@ -1112,6 +1112,7 @@ fn reduction_kernel(
         "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}, u64t inner, u64t chunks{extra}) {{",
         params(p, v, 1, &[out_d])
     );
+    s.push_str(GRID_WAIT);
     let acc_t = r.acc_t();
     if !matches!(form, Form::WarpRows(_)) {
         let _ = writeln!(
@@ -1185,4 +1186,5 @@ fn reduction_kernel(
         Helpers::of_program(p) | Helpers::of_dtype(out_d) | Helpers::of_dtype(acc_d),
     )
     .with_math(MathUse::of_program(p))
+    .waiting()
 }

@@ -328,3 +328,19 @@ pub(crate) fn entry<'a, P: KernelParams<'a>>(name: &str, bounds: &str, body: &st
         P::names()
     )
 }
+
+/// [`entry`] whose body begins with [`super::GRID_WAIT`] before the call: a kernel that may be
+/// launched as a programmatic dependent (its source is then stated
+/// [`waiting`](super::KernelSource::waiting)).
+pub(crate) fn entry_waiting<'a, P: KernelParams<'a>>(
+    name: &str,
+    bounds: &str,
+    body: &str,
+) -> String {
+    format!(
+        "extern \"C\" __global__ void __launch_bounds__({bounds}) {name}({}) {{\n{}  {body}({});\n}}\n",
+        P::signature(),
+        super::GRID_WAIT,
+        P::names()
+    )
+}

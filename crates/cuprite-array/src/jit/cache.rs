@@ -40,6 +40,9 @@ pub(crate) struct Kernel {
     /// the program's instruction words (see [`crate::codegen::interp`]). Launched with a frame
     /// instead of the kernel's parameters.
     pub interp: Option<Box<[u64]>>,
+    /// Built from a source stated to begin with `codegen::GRID_WAIT`
+    /// (`KernelSource::grid_wait`): it may be launched as a programmatic dependent.
+    pub grid_wait: bool,
     /// Set once the kernel map no longer holds this kernel (replaced by its optimised build, or
     /// cleared): whoever kept it may still launch it, but should look the map up again.
     pub retired: AtomicBool,
@@ -127,6 +130,8 @@ struct Image {
     scalar: bool,
     /// The optimised build (else a quick first build, replaced in the background).
     optimised: bool,
+    /// Built from a source that begins with the grid wait (see [`Kernel::grid_wait`]).
+    grid_wait: bool,
 }
 
 /// Images by (architecture, structure key): a kernel built for one device is loaded into the
@@ -144,8 +149,7 @@ pub(crate) fn share(
     key: u64,
     bin: &[u8],
     name: &str,
-    scalar: bool,
-    optimised: bool,
+    (scalar, optimised, grid_wait): (bool, bool, bool),
 ) {
     if crate::device::cuda_device_count() < 2 {
         return;
@@ -163,6 +167,7 @@ pub(crate) fn share(
             name: name.to_string(),
             scalar,
             optimised,
+            grid_wait,
         },
     );
 }
@@ -387,12 +392,19 @@ fn lookup(
     }
     let kept = {
         let m = IMAGES.lock().unwrap_or_else(|e| e.into_inner());
-        m.get(&(st.arch, key))
-            .map(|i| (i.bin.clone(), i.name.clone(), i.scalar, i.optimised))
+        m.get(&(st.arch, key)).map(|i| {
+            (
+                i.bin.clone(),
+                i.name.clone(),
+                i.scalar,
+                i.optimised,
+                i.grid_wait,
+            )
+        })
     };
-    if let Some((bin, name, scalar, optimised)) = kept {
+    if let Some((bin, name, scalar, optimised, grid_wait)) = kept {
         // Built for another device of this architecture: loaded here as it is.
-        let mut k = load(st, bin.to_vec(), &name)?;
+        let mut k = load(st, bin.to_vec(), &name, grid_wait)?;
         k.scalar = scalar;
         let k = Arc::new(k);
         insert(st.ordinal, key, k.clone());
@@ -409,15 +421,15 @@ fn lookup(
     {
         // NVRTC straight to CUBIN (the driver could not read NVRTC's PTX, or asked for).
         let bin = compile::cubin_at(&src.source, src.level, st.arch)?;
-        share(st, key, &bin, &src.name, false, true);
-        let k = Arc::new(load(st, bin, &src.name)?);
+        share(st, key, &bin, &src.name, (false, true, src.grid_wait));
+        let k = Arc::new(load(st, bin, &src.name, src.grid_wait)?);
         insert(st.ordinal, key, k.clone());
         return Ok(k);
     }
     let path = compile::cache_path_at(&src.source, src.level, st.arch)?;
     if let Some(bin) = disk::load(path.as_deref()) {
-        share(st, key, &bin, &src.name, false, true);
-        let k = Arc::new(load(st, bin, &src.name)?);
+        share(st, key, &bin, &src.name, (false, true, src.grid_wait));
+        let k = Arc::new(load(st, bin, &src.name, src.grid_wait)?);
         insert(st.ordinal, key, k.clone());
         return Ok(k);
     }
@@ -441,6 +453,7 @@ fn lookup(
                     blocks_per_sm: ip.blocks_per_sm,
                     scalar: true,
                     interp: Some(code.into_boxed_slice()),
+                    grid_wait: false,
                     retired: AtomicBool::new(false),
                 });
                 insert(st.ordinal, key, k.clone());
@@ -460,7 +473,7 @@ fn lookup(
             worker::queue(worker::Job::Interpreter { st });
         }
         let (mut k, bin) = built?;
-        share(st, key, &bin, &q.name, scalar, false);
+        share(st, key, &bin, &q.name, (scalar, false, q.grid_wait));
         k.scalar = scalar;
         let k = Arc::new(k);
         insert(st.ordinal, key, k.clone());
@@ -474,7 +487,13 @@ fn lookup(
 
 /// Loads CUBIN `image` into the device's context and looks up kernel `name` with its
 /// occupancy.
-pub(crate) fn load(st: &DeviceState, image: Vec<u8>, name: &str) -> Result<Kernel> {
+/// `grid_wait`: the image was built from a source stated to begin with the grid wait.
+pub(crate) fn load(
+    st: &DeviceState,
+    image: Vec<u8>,
+    name: &str,
+    grid_wait: bool,
+) -> Result<Kernel> {
     let module = st.ctx.load_module(ModuleImage::cubin(image))?;
     let func = module.load_function(name)?;
     let blocks_per_sm = func.max_active_blocks_per_sm(BLOCK, 0)?.max(1);
@@ -483,6 +502,7 @@ pub(crate) fn load(st: &DeviceState, image: Vec<u8>, name: &str) -> Result<Kerne
         blocks_per_sm,
         scalar: false,
         interp: None,
+        grid_wait,
         retired: AtomicBool::new(false),
     })
 }
@@ -492,6 +512,9 @@ pub(crate) fn load(st: &DeviceState, image: Vec<u8>, name: &str) -> Result<Kerne
 /// kernel at NVRTC's fastest setting. The first call queues the math library's build.
 fn quick_build(st: &'static DeviceState, src: &KernelSource) -> Result<(Kernel, Vec<u8>)> {
     let (source, name, used) = (src.source.as_str(), src.name.as_str(), src.math);
+    // The glue only declares the math functions ahead of the source: the entry point is as
+    // the source states it.
+    let grid_wait = src.grid_wait;
     let glue = (JitConfig::get().quick_build == QuickBuild::Linked)
         .then(|| math::glue_source(source, used))
         .flatten();
@@ -513,7 +536,7 @@ fn quick_build(st: &'static DeviceState, src: &KernelSource) -> Result<(Kernel, 
                     link.add_cubin(l, "cuprite_array_math.cubin")?;
                 }
                 let bin = link.complete()?;
-                Ok((load(st, bin.clone(), name)?, bin))
+                Ok((load(st, bin.clone(), name, grid_wait)?, bin))
             })();
             match linked {
                 Ok(k) => {
@@ -528,7 +551,7 @@ fn quick_build(st: &'static DeviceState, src: &KernelSource) -> Result<(Kernel, 
         }
     }
     let bin = compile::cubin_quick(source, st.arch)?;
-    Ok((load(st, bin.clone(), name)?, bin))
+    Ok((load(st, bin.clone(), name, grid_wait)?, bin))
 }
 
 /// The optimised kernel built on the spot without tiers: PTX from NVRTC, finished by the
@@ -536,8 +559,8 @@ fn quick_build(st: &'static DeviceState, src: &KernelSource) -> Result<(Kernel, 
 fn optimised_via_driver(st: &DeviceState, key: u64, src: &KernelSource) -> Result<Kernel> {
     let path = compile::ptx_cache_path(&src.source, src.level, st.arch)?;
     if let Some(bin) = disk::load(path.as_deref()) {
-        share(st, key, &bin, &src.name, false, true);
-        return load(st, bin, &src.name);
+        share(st, key, &bin, &src.name, (false, true, src.grid_wait));
+        return load(st, bin, &src.name, src.grid_wait);
     }
     let ptx = compile::ptx(&src.source, src.level, st.arch)?;
     let linked = (|| -> Result<Vec<u8>> {
@@ -548,8 +571,8 @@ fn optimised_via_driver(st: &DeviceState, key: u64, src: &KernelSource) -> Resul
     match linked {
         Ok(bin) => {
             disk::store(path.as_deref(), &bin);
-            share(st, key, &bin, &src.name, false, true);
-            load(st, bin, &src.name)
+            share(st, key, &bin, &src.name, (false, true, src.grid_wait));
+            load(st, bin, &src.name, src.grid_wait)
         }
         // The linker only serves to get a CUBIN to cache: load the PTX itself.
         Err(_) => {
@@ -561,6 +584,7 @@ fn optimised_via_driver(st: &DeviceState, key: u64, src: &KernelSource) -> Resul
                 blocks_per_sm,
                 scalar: false,
                 interp: None,
+                grid_wait: src.grid_wait,
                 retired: AtomicBool::new(false),
             })
         }
@@ -586,8 +610,8 @@ fn tier_up(st: &'static DeviceState, key: u64, source: &KernelSource) {
         None => compile::cubin_at(&source.source, source.level, st.arch),
     };
     let built = bin.and_then(|bin| {
-        share(st, key, &bin, &source.name, false, true);
-        load(st, bin, &source.name)
+        share(st, key, &bin, &source.name, (false, true, source.grid_wait));
+        load(st, bin, &source.name, source.grid_wait)
     });
     if let Ok(k) = built {
         insert(st.ordinal, key, Arc::new(k));

@@ -13,6 +13,7 @@ mod disk;
 mod interp;
 mod key;
 mod math;
+mod pdl;
 mod record;
 mod worker;
 
@@ -33,6 +34,8 @@ pub(crate) use key::KernelKind;
 pub use math::{
     MATH_BINARY, MATH_UNARY, MathUse, glue_source, math_library_options, math_library_source,
 };
+pub(crate) use pdl::launch_packed;
+pub use pdl::{graph_pdl, set_graph_pdl};
 pub(crate) use record::{record, recording};
 pub use record::{start_recording, take_recorded};
 #[cfg(feature = "capture")]

@@ -365,6 +365,7 @@ crate::dyn_functions! {
     fn cuStreamBeginCapture_v2(stream: CUstream, mode: CUstreamCaptureMode) -> CUresult;
     fn cuStreamEndCapture(stream: CUstream, graph: *mut CUgraph) -> CUresult;
     fn cuStreamIsCapturing(stream: CUstream, status: *mut CUstreamCaptureStatus) -> CUresult;
+    fn cuStreamGetCaptureInfo_v3(stream: CUstream, status: *mut CUstreamCaptureStatus, id: *mut u64, graph: *mut CUgraph, deps: *mut *const CUgraphNode, edge_data: *mut *const c_void, num_deps: *mut usize) -> CUresult;
     fn cuThreadExchangeStreamCaptureMode(mode: *mut CUstreamCaptureMode) -> CUresult;
     // Events.
     fn cuEventCreate(event: *mut CUevent, flags: c_uint) -> CUresult;

@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::graph::small::{SmallOperand, SmallStep};
 use crate::graph::{Node, Program};
 use crate::jit::Kernel;
-use crate::runtime::{state, stream_of};
+use crate::runtime::{DeviceState, state, stream_of};
 use crate::shape::numel;
 use crate::stats::Phase;
 use crate::storage::{DevBuf, Storage};
@@ -177,7 +177,7 @@ pub(super) fn eval_small(ordinal: usize, node: &Arc<Node>) -> Result<Option<Arc<
         let k = &note.kernel;
         crate::jit::note_kernel_use(k);
         let grid = blocks_for(len, vector && !k.scalar);
-        let r = launch_noted(stream, k, grid, &words[..count], &ins, out);
+        let r = launch_noted(st, stream, k, grid, &words[..count], &ins, out);
         crate::stats::phase_end(Phase::Launch);
         crate::stats::note_launch(&k.func, &words[..count], grid);
         Some(r)
@@ -279,6 +279,7 @@ fn fill(
 /// Launches noted kernel `k` with its `words`, declaring the inputs `ins` (at most two) read
 /// and `out` written, the accesses on the stack.
 fn launch_noted(
+    st: &DeviceState,
     stream: &Arc<Stream>,
     k: &Kernel,
     grid: u32,
@@ -302,6 +303,17 @@ fn launch_noted(
     // when the form was noted); the addresses among them are the inputs' and the output's
     // buffers, declared in `acc` (reads first, then the write at `n`), alive until the kernel
     // has run (frees are stream-ordered after the declared accesses).
-    unsafe { stream.launch_packed(&k.func, (grid, 1, 1), (BLOCK, 1, 1), 0, words, &acc[..=n]) }?;
+    unsafe {
+        crate::jit::launch_packed(
+            st,
+            stream,
+            k,
+            (grid, 1, 1),
+            (BLOCK, 1, 1),
+            0,
+            words,
+            &acc[..=n],
+        )
+    }?;
     Ok(())
 }

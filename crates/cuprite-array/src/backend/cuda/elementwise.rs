@@ -49,8 +49,10 @@ pub(super) fn dev_of(s: &Storage, ordinal: usize) -> Result<&DevBuf> {
 }
 
 /// Launches `k` over `grid` blocks of [`BLOCK`] threads on `stream` with the parameter words
-/// of a [`ParamPlan`], declaring the buffers it reads and writes.
+/// of a [`ParamPlan`], declaring the buffers it reads and writes; as a programmatic dependent
+/// where `jit::launch_packed` takes it so (`k` begins with the grid wait, device `st` has it).
 pub(super) fn launch(
+    st: &DeviceState,
     stream: &Arc<Stream>,
     k: &Kernel,
     grid: u32,
@@ -71,7 +73,9 @@ pub(super) fn launch(
     // one of the buffers declared in `acc` (inputs and outputs of the program, over the ranges
     // the program's layouts reach, checked when the arrays were made), alive until the kernel
     // has run (frees are stream-ordered after the declared accesses).
-    unsafe { stream.launch_packed(&k.func, (grid, 1, 1), (BLOCK, 1, 1), 0, words, &acc) }?;
+    unsafe {
+        crate::jit::launch_packed(st, stream, k, (grid, 1, 1), (BLOCK, 1, 1), 0, words, &acc)
+    }?;
     Ok(())
 }
 
@@ -231,7 +235,7 @@ pub(super) fn run_elementwise(
         out_layout.filter(|_| strided_out),
     );
     let grid = blocks_for(n, vector && !k.scalar);
-    let r = launch(stream, &k, grid, &plan.words, &ins, outs);
+    let r = launch(st, stream, &k, grid, &plan.words, &ins, outs);
     crate::stats::phase_end(Phase::Launch);
     crate::stats::note_launch(&k.func, &plan.words, grid);
     if let (Ok(()), Some(c)) = (&r, capture) {

@@ -420,7 +420,7 @@ fn launch_rows(
             writes = [&out, part, c];
             nw = 3;
         }
-        launch(stream, k, grid as u32, &plan.words, ins, &writes[..nw])?;
+        launch(st, stream, k, grid as u32, &plan.words, ins, &writes[..nw])?;
     }
     Ok(out)
 }

@@ -7,7 +7,7 @@
 
 use super::desc::{Act, Aux, Gemm, Operand};
 use crate::codegen::{
-    Helpers, KernelParams, KernelSource, MaybeRead, ReadBuf, WriteBuf, entry, kernel_params,
+    Helpers, KernelParams, KernelSource, MaybeRead, ReadBuf, WriteBuf, entry_waiting, kernel_params,
 };
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -92,11 +92,12 @@ fn key() -> u64 {
 fn source() -> KernelSource {
     let text = format!(
         "{BODY}{}",
-        entry::<SmallArgs>(name(), &THREADS.to_string(), "small_gemm_f32")
+        entry_waiting::<SmallArgs>(name(), &THREADS.to_string(), "small_gemm_f32")
     );
     // Fully optimised: the staging loops must be unrolled for their loads to overlap.
     KernelSource::generated(name().to_string(), &text, Helpers::default())
         .at_level(FastCompile::Off)
+        .waiting()
 }
 
 /// The row and column strides (in elements) of an operand's matrix.
@@ -203,8 +204,10 @@ impl Gemm {
         // grid covers the `m × n` output in `TILE_M × TILE_N` tiles (at most 2^15 outputs, so
         // both grid dimensions fit), each block of `THREADS` threads as `small.cu` requires.
         unsafe {
-            stream.launch_packed(
-                &kern.func,
+            crate::jit::launch_packed(
+                st,
+                stream,
+                &kern,
                 grid,
                 (THREADS, 1, 1),
                 0,
@@ -228,6 +231,12 @@ mod tests {
                 .contains(&format!("void __launch_bounds__({THREADS}) {}(", s.name))
         );
         assert!(s.source.contains("small_gemm_f32("));
+        assert!(s.grid_wait);
+        assert!(
+            crate::codegen::waits_first(&s.source, &s.name),
+            "{}",
+            s.source
+        );
     }
 
     /// The kernel compiles with NVRTC under the library's options (skipped without NVRTC).
@@ -237,9 +246,11 @@ mod tests {
             return;
         }
         let s = source();
+        // Below 9.0 the grid wait compiles to nothing.
         for o in [
             crate::jit::compile_options(90, true),
             crate::jit::quick_compile_options(90),
+            crate::jit::compile_options(80, true),
         ] {
             if let Err(e) = cuprite_driver::nvrtc::compile(&s.source, &o) {
                 panic!("{e}\n{}", s.source);
