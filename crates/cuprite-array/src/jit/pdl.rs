@@ -17,15 +17,15 @@ use crate::runtime::DeviceState;
 use crate::util::EnvSwitch;
 use cuprite_driver::{Access, Stream};
 
-static GRAPH_PDL: EnvSwitch = EnvSwitch::new("CUPRITE_ARRAY_GRAPH_PDL", false);
+static GRAPH_PDL: EnvSwitch = EnvSwitch::new("CUPRITE_ARRAY_GRAPH_PDL", true);
 
 /// The lowest compute capability (major · 10 + minor) that has programmatic dependent launch.
 const PDL_ARCH: u32 = 90;
 
 /// Lets the captures of compiled programs (`compile`) record the kernels they launch as
 /// programmatic dependents of the kernel before them (compute capability 9.0 and later), so
-/// that a replay schedules each kernel while the previous one finishes. Off by default;
-/// `CUPRITE_ARRAY_GRAPH_PDL=1` starts with it on. Applies to captures made after the call
+/// that a replay schedules each kernel while the previous one finishes. On by default;
+/// `CUPRITE_ARRAY_GRAPH_PDL=0` starts with it off. Applies to captures made after the call
 /// (graphs already captured keep how they were recorded). Eager launches never change.
 ///
 /// ```
