@@ -209,26 +209,66 @@ fn shared_bytes(my: usize, mx: usize, xfirst: bool, esize: usize, tile: (usize, 
 /// The tiling of a filter: as many output columns (a multiple of 4) as leave the intermediate
 /// [`FIRST_COLS`] wide, the most rows of [`ROWS`] whose shared memory fits; 4 blocks an SM
 /// (64 registers) for 4-byte working values and at most 17 taps a pass, else 3.
+///
+/// `CUPRITE_IMAGE_SEP_TILE=cols,rows,blocks` (read once; for tuning) replaces [`FIRST_COLS`],
+/// [`ROWS`] and the blocks an SM for every filter it gives a tiling that fits; the others
+/// keep the default.
 fn tiling(my: usize, mx: usize, xfirst: bool, esize: usize) -> Option<Tiling> {
     if !(1..=SEP_MAX_TAPS).contains(&my) || !(1..=SEP_MAX_TAPS).contains(&mx) {
         return None;
     }
-    let tw = (FIRST_COLS + 1 - mx) / 4 * 4;
-    let words = esize / 4;
     let blocks = if esize == 4 && my <= 17 && mx <= 17 {
         4
     } else {
         3
     };
-    ROWS.iter()
+    tile_override()
+        .and_then(|(cols, rows, b)| tiling_of(my, mx, xfirst, esize, cols, &[rows], b))
+        .or_else(|| tiling_of(my, mx, xfirst, esize, FIRST_COLS, &ROWS, blocks))
+}
+
+/// The tiling of [`tiling`] for an intermediate `cols` wide, the first of `rows` that fits
+/// shared memory, and `blocks` an SM; `None` where none fits.
+fn tiling_of(
+    my: usize,
+    mx: usize,
+    xfirst: bool,
+    esize: usize,
+    cols: usize,
+    rows: &[usize],
+    blocks: usize,
+) -> Option<Tiling> {
+    let tw = (cols + 1).checked_sub(mx)? / 4 * 4;
+    if tw < R || !(1..=8).contains(&blocks) {
+        return None;
+    }
+    let words = esize / 4;
+    rows.iter()
+        .filter(|&&th| (1..=64).contains(&th))
         .find(|&&th| shared_bytes(my, mx, xfirst, esize, (tw, th)) <= SHARED_MAX)
         .map(|&th| {
             let s = [16, 8, 4, 2]
                 .into_iter()
-                .find(|&s| s <= th && (s + my - 1) * words <= ROW_WINDOW_REGS)
+                .find(|&s| s <= th && th % s == 0 && (s + my - 1) * words <= ROW_WINDOW_REGS)
                 .unwrap_or(1);
             Tiling { tw, th, s, blocks }
         })
+}
+
+/// `CUPRITE_IMAGE_SEP_TILE` as `(cols, rows, blocks)`, where set and well formed.
+fn tile_override() -> Option<(usize, usize, usize)> {
+    static TILE: std::sync::OnceLock<Option<(usize, usize, usize)>> = std::sync::OnceLock::new();
+    *TILE.get_or_init(|| {
+        let v = std::env::var("CUPRITE_IMAGE_SEP_TILE").ok()?;
+        let n: Vec<usize> = v
+            .split(',')
+            .map(|p| p.trim().parse().ok())
+            .collect::<Option<_>>()?;
+        match n[..] {
+            [cols, rows, blocks] => Some((cols, rows, blocks)),
+            _ => None,
+        }
+    })
 }
 
 /// The input (`batch` images of `h x w`, `dtype`) filtered by the taps `wy` along rows
@@ -409,12 +449,13 @@ impl ImgSep2 {
         small(self.y.m, self.x.m, self.x.c)
     }
 
-    fn key(&self) -> u64 {
+    fn key(&self, t: Tiling) -> u64 {
         let mut h = KeyHasher(0x1a6e_5e94);
         "img_sep2".hash(&mut h);
         self.dtype.code().hash(&mut h);
         (self.y.m, self.x.m, self.xfirst, self.y.sym, self.x.sym).hash(&mut h);
         (self.y.div != 1.0, self.x.div != 1.0).hash(&mut h);
+        (t.tw, t.th, t.s, t.blocks).hash(&mut h);
         h.finish()
     }
 
@@ -525,7 +566,7 @@ impl LibraryCall for ImgSep2 {
             return Ok(());
         }
         let t = self.tiling()?;
-        let k = crate::jit::library_kernel(st, self.key(), || self.kernel(t))?;
+        let k = crate::jit::library_kernel(st, self.key(t), || self.kernel(t))?;
         let tiles = self.batch * self.h.div_ceil(t.th) * self.w.div_ceil(t.tw);
         let grid = grid_for(u64::from(st.sms), t.blocks as u64, tiles, 1);
         let shared = shared_bytes(self.y.m, self.x.m, self.xfirst, self.esize(), (t.tw, t.th));
@@ -594,7 +635,7 @@ pub(super) fn sep_source<'a, P: KernelParams<'a>>(
 
 #[cfg(test)]
 mod tests {
-    use super::{FIRST_COLS, SHARED_MAX, Tiling, shared_bytes, small, tiling};
+    use super::{FIRST_COLS, SHARED_MAX, Tiling, shared_bytes, small, tiling, tiling_of};
 
     /// The shared memory of a tiling, counted by hand: rows first, `th` rows of the 16-byte
     /// loads of the pass along columns; columns first, `th + my - 1` rows of `tw`.
@@ -618,6 +659,21 @@ mod tests {
         assert_eq!(tiling(33, 33, true, 8), t(96, 32, 1, 3));
         assert_eq!(tiling(34, 3, false, 4), None);
         assert_eq!(tiling(0, 3, false, 4), None);
+        // Other intermediate widths, rows and blocks (the tuning override's forms).
+        assert_eq!(
+            tiling_of(17, 17, false, 4, 272, &[32], 4),
+            t(256, 32, 16, 4)
+        );
+        assert_eq!(
+            tiling_of(17, 17, false, 4, 144, &[16], 3),
+            t(128, 16, 16, 3)
+        );
+        // 24 rows: the rows a thread of the pass along rows divide them.
+        assert_eq!(tiling_of(17, 17, false, 4, 128, &[24], 4), t(112, 24, 8, 4));
+        // Too narrow for the taps, too many blocks, or rows whose intermediate overflows.
+        assert_eq!(tiling_of(17, 17, false, 4, 16, &[32], 4), None);
+        assert_eq!(tiling_of(17, 17, false, 4, 128, &[32], 9), None);
+        assert_eq!(tiling_of(17, 17, false, 4, 1024, &[32], 4), None);
         for (my, mx) in [(1, 1), (3, 3), (17, 17), (33, 33), (1, 33), (33, 1)] {
             for xfirst in [false, true] {
                 for esize in [4, 8] {
