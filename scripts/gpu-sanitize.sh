@@ -51,6 +51,9 @@ rm -f "$out"/results/*
 export CUPRITE_FUZZ_PROGRAMS="${CUPRITE_FUZZ_PROGRAMS:-40}"
 # Tests that check a speed loosen it (instrumented copies and kernels are slow).
 export CUPRITE_UNDER_SANITIZER=1
+# Allocations without their slack past the end, so that memcheck sees every read past a
+# buffer (cuprite-driver's `Stream::alloc`).
+export CUPRITE_ALLOC_EXACT="${CUPRITE_ALLOC_EXACT:-1}"
 help=$("$san" --help 2>/dev/null)
 BULK_COPY_OPT=""
 grep -q -- '--check-bulk-copy' <<<"$help" && BULK_COPY_OPT=--check-bulk-copy

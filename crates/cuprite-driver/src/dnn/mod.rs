@@ -482,34 +482,12 @@ impl Dnn {
         Ok(g)
     }
 
-    /// A workspace of at least `bytes` from the stream-ordered pool (freed after the work
-    /// using it): [`padded_workspace`] bytes.
+    /// A workspace of `bytes` from the stream-ordered pool (freed after the work using it).
     fn workspace(&self, bytes: usize) -> Result<crate::memory::DeviceBuffer<u8>> {
-        let len = padded_workspace(bytes).ok_or_else(|| {
-            invalid(format!(
-                "a cuDNN workspace of {bytes} bytes and its {WORKSPACE_SLACK} bytes of slack \
-                 overflow usize"
-            ))
-        })?;
         // SAFETY: cuDNN treats its workspace as scratch; nothing reads it before cuDNN
         // writes it.
-        unsafe { self.stream.alloc::<u8>(len) }
+        unsafe { self.stream.alloc::<u8>(bytes) }
     }
-}
-
-/// Bytes every cuDNN workspace gets beyond what cuDNN asked for. Some of its engines read
-/// whole tiles of tables they keep in the workspace, past the bytes they asked (on an H200,
-/// compute-sanitizer found a graph-API bf16 implicit-GEMM engine reading 8-byte entries up to
-/// a block's width past a 96-byte workspace); with the slack those reads stay inside the
-/// allocation, so they can neither fault nor read memory cuprite does not own.
-const WORKSPACE_SLACK: usize = 4096;
-
-/// The bytes allocated for a workspace cuDNN asked `bytes` of: `bytes` plus
-/// [`WORKSPACE_SLACK`], rounded up to 256; `None` where that overflows.
-fn padded_workspace(bytes: usize) -> Option<usize> {
-    bytes
-        .checked_add(WORKSPACE_SLACK)?
-        .checked_next_multiple_of(256)
 }
 
 impl Drop for Dnn {
@@ -540,30 +518,5 @@ impl Drop for Dnn {
         if let Err(e) = r {
             ctx.defer("cudnnDestroy of a Dnn handle", e);
         }
-    }
-}
-
-#[cfg(test)]
-mod workspace_tests {
-    use super::{WORKSPACE_SLACK, padded_workspace};
-
-    #[test]
-    fn workspaces_get_their_slack_rounded_up() {
-        // An empty request still gets the slack, which is a multiple of 256.
-        assert_eq!(padded_workspace(0), Some(4096));
-        assert_eq!(WORKSPACE_SLACK % 256, 0);
-        // The 96-byte workspace the sanitizer saw read past.
-        assert_eq!(padded_workspace(96), Some(4096 + 256));
-        assert_eq!(padded_workspace(256), Some(4096 + 256));
-        assert_eq!(padded_workspace(257), Some(4096 + 512));
-        for b in [1usize, 95, 1000, 1 << 20, (1 << 30) + 7] {
-            let p = padded_workspace(b).unwrap();
-            assert!(
-                p >= b + 4096 && p < b + 4096 + 256 && p % 256 == 0,
-                "{b} -> {p}"
-            );
-        }
-        assert_eq!(padded_workspace(usize::MAX - 100), None);
-        assert_eq!(padded_workspace(usize::MAX - 4096 - 10), None);
     }
 }

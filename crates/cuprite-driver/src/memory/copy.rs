@@ -15,6 +15,36 @@ use cuprite_sys::driver::{self as sys, CUdeviceptr};
 use std::mem::size_of;
 use std::sync::Arc;
 
+/// Bytes every device allocation of [`Stream::alloc`] holds beyond those asked for, before
+/// rounding up to a multiple of [`ALLOC_GRAIN`]. Library kernels may read whole vectors or
+/// tiles of an operand past its last byte and discard what they read there (on an H200,
+/// compute-sanitizer found a cuDNN graph-API bf16 implicit-GEMM engine reading 64 bytes past a
+/// 96-byte operand); with the slack those reads stay inside the allocation, so they neither
+/// fault nor leave memory cuprite owns. `CUPRITE_ALLOC_EXACT=1` turns the slack off, so that
+/// compute-sanitizer sees every read past a buffer's end.
+const ALLOC_SLACK: usize = 512;
+
+/// The granule device allocations are rounded up to (the block size of PyTorch's caching
+/// allocator, which cuDNN's engines are tested behind).
+const ALLOC_GRAIN: usize = 512;
+
+/// The bytes allocated for a buffer of `bytes`: `bytes` plus [`ALLOC_SLACK`], rounded up to
+/// [`ALLOC_GRAIN`] (`bytes` itself where `exact`); `None` where that overflows.
+fn padded_alloc(bytes: usize, exact: bool) -> Option<usize> {
+    if exact {
+        return Some(bytes);
+    }
+    bytes
+        .checked_add(ALLOC_SLACK)?
+        .checked_next_multiple_of(ALLOC_GRAIN)
+}
+
+/// Whether `CUPRITE_ALLOC_EXACT=1` asked for allocations without slack (read once).
+fn alloc_exact() -> bool {
+    static EXACT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *EXACT.get_or_init(|| std::env::var("CUPRITE_ALLOC_EXACT").is_ok_and(|v| v == "1"))
+}
+
 /// Copy size in bytes of `n` elements, or an error on overflow.
 fn bytes_of<T>(n: usize) -> Result<usize> {
     n.checked_mul(size_of::<T>())
@@ -34,7 +64,10 @@ impl Stream {
     /// Allocates `len` uninitialised elements, stream-ordered on this stream (on the device's
     /// memory pool, whose cached memory makes this cheap), or synchronously where pools are
     /// unsupported. Zero elements allocate nothing. Out of memory: trims the pool, retries once,
-    /// then returns [`Error::OutOfMemory`]; the context stays usable.
+    /// then returns [`Error::OutOfMemory`]; the context stays usable. The allocation holds at
+    /// least 512 bytes past the buffer's end, in whole 512-byte granules (unless
+    /// `CUPRITE_ALLOC_EXACT=1`), which library kernels that read past their operands' ends
+    /// (cuDNN's, for one) land in; the buffer itself is `len` elements.
     ///
     /// # Safety
     ///
@@ -70,7 +103,15 @@ impl Stream {
     fn alloc_bytes(&self, bytes: usize, pooled: bool) -> Result<CUdeviceptr> {
         crate::fault::check(crate::fault::FaultPoint::DeviceAlloc)?;
         let ctx = self.context();
-        if bytes > ctx.total_memory() {
+        let Some(held) = padded_alloc(bytes, alloc_exact()) else {
+            let (free, total) = ctx.mem_info()?;
+            return Err(Error::OutOfMemory {
+                requested: bytes,
+                free,
+                total,
+            });
+        };
+        if held > ctx.total_memory() {
             // Can never fit: answer at once instead of letting the pool try (and briefly take
             // every free byte of the device from other users while it does).
             let (free, total) = ctx.mem_info()?;
@@ -85,20 +126,20 @@ impl Stream {
             if pooled && ctx.is_primary() {
                 // SAFETY: valid out-pointer; a live stream of the current context, whose device
                 // pool is the default one.
-                unsafe { drv!(cuMemAllocAsync(&mut p, bytes, self.raw())) }?;
+                unsafe { drv!(cuMemAllocAsync(&mut p, held, self.raw())) }?;
             } else if pooled {
                 // SAFETY: valid out-pointer; the context's own pool and a live stream of it.
                 unsafe {
                     drv!(cuMemAllocFromPoolAsync(
                         &mut p,
-                        bytes,
+                        held,
                         ctx.raw_memory_pool(),
                         self.raw()
                     ))
                 }?;
             } else {
                 // SAFETY: valid out-pointer; the context is current.
-                unsafe { drv!(cuMemAlloc_v2(&mut p, bytes)) }?;
+                unsafe { drv!(cuMemAlloc_v2(&mut p, held)) }?;
             }
             Ok(p)
         };
@@ -546,5 +587,31 @@ impl Stream {
         value: u32,
     ) -> Result<()> {
         self.memset_raw(dst, 4, value)
+    }
+}
+
+#[cfg(test)]
+mod slack_tests {
+    use super::{ALLOC_GRAIN, ALLOC_SLACK, padded_alloc};
+
+    #[test]
+    fn allocations_hold_their_slack_in_whole_granules() {
+        // The 96-byte operand a cuDNN engine read 64 bytes past.
+        assert_eq!(padded_alloc(96, false), Some(1024));
+        assert_eq!(padded_alloc(512, false), Some(1024));
+        assert_eq!(padded_alloc(513, false), Some(1536));
+        assert_eq!(padded_alloc(1, false), Some(1024));
+        for b in [1usize, 95, 4096, (1 << 30) + 7, usize::MAX / 2] {
+            let p = padded_alloc(b, false).unwrap();
+            assert!(
+                p >= b + ALLOC_SLACK && p < b + ALLOC_SLACK + ALLOC_GRAIN,
+                "{b} -> {p}"
+            );
+            assert_eq!(p % ALLOC_GRAIN, 0);
+        }
+        // Exact where asked, and `None` where the slack overflows.
+        assert_eq!(padded_alloc(96, true), Some(96));
+        assert_eq!(padded_alloc(usize::MAX - 100, false), None);
+        assert_eq!(padded_alloc(usize::MAX - ALLOC_SLACK - 10, false), None);
     }
 }
