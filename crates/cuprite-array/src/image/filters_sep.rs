@@ -210,9 +210,9 @@ fn shared_bytes(my: usize, mx: usize, xfirst: bool, esize: usize, tile: (usize, 
 /// [`FIRST_COLS`] wide, the most rows of [`ROWS`] whose shared memory fits; 4 blocks an SM
 /// (64 registers) for 4-byte working values and at most 17 taps a pass, else 3.
 ///
-/// `CUPRITE_IMAGE_SEP_TILE=cols,rows,blocks` (read once; for tuning) replaces [`FIRST_COLS`],
-/// [`ROWS`] and the blocks an SM for every filter it gives a tiling that fits; the others
-/// keep the default.
+/// `CUPRITE_IMAGE_SEP_TILE=cols,rows,blocks[,s]` (read once; for tuning) replaces
+/// [`FIRST_COLS`], [`ROWS`], the blocks an SM (and the most rows a thread of a pass along rows
+/// takes) for every filter it gives a tiling that fits; the others keep the default.
 fn tiling(my: usize, mx: usize, xfirst: bool, esize: usize) -> Option<Tiling> {
     if !(1..=SEP_MAX_TAPS).contains(&my) || !(1..=SEP_MAX_TAPS).contains(&mx) {
         return None;
@@ -223,12 +223,14 @@ fn tiling(my: usize, mx: usize, xfirst: bool, esize: usize) -> Option<Tiling> {
         3
     };
     tile_override()
-        .and_then(|(cols, rows, b)| tiling_of(my, mx, xfirst, esize, cols, &[rows], b))
-        .or_else(|| tiling_of(my, mx, xfirst, esize, FIRST_COLS, &ROWS, blocks))
+        .and_then(|(cols, rows, b, s)| tiling_of(my, mx, xfirst, esize, cols, &[rows], b, s))
+        .or_else(|| tiling_of(my, mx, xfirst, esize, FIRST_COLS, &ROWS, blocks, 16))
 }
 
 /// The tiling of [`tiling`] for an intermediate `cols` wide, the first of `rows` that fits
-/// shared memory, and `blocks` an SM; `None` where none fits.
+/// shared memory, `blocks` an SM, and at most `most_s` rows a thread of a pass along rows;
+/// `None` where none fits.
+#[allow(clippy::too_many_arguments)]
 fn tiling_of(
     my: usize,
     mx: usize,
@@ -237,6 +239,7 @@ fn tiling_of(
     cols: usize,
     rows: &[usize],
     blocks: usize,
+    most_s: usize,
 ) -> Option<Tiling> {
     let tw = (cols + 1).checked_sub(mx)? / 4 * 4;
     if tw < R || !(1..=8).contains(&blocks) {
@@ -249,15 +252,19 @@ fn tiling_of(
         .map(|&th| {
             let s = [16, 8, 4, 2]
                 .into_iter()
-                .find(|&s| s <= th && th % s == 0 && (s + my - 1) * words <= ROW_WINDOW_REGS)
+                .find(|&s| {
+                    s <= th.min(most_s) && th % s == 0 && (s + my - 1) * words <= ROW_WINDOW_REGS
+                })
                 .unwrap_or(1);
             Tiling { tw, th, s, blocks }
         })
 }
 
-/// `CUPRITE_IMAGE_SEP_TILE` as `(cols, rows, blocks)`, where set and well formed.
-fn tile_override() -> Option<(usize, usize, usize)> {
-    static TILE: std::sync::OnceLock<Option<(usize, usize, usize)>> = std::sync::OnceLock::new();
+/// `CUPRITE_IMAGE_SEP_TILE` as `(cols, rows, blocks, s)` (`s` 16 unless given), where set
+/// and well formed.
+fn tile_override() -> Option<(usize, usize, usize, usize)> {
+    type Tile = Option<(usize, usize, usize, usize)>;
+    static TILE: std::sync::OnceLock<Tile> = std::sync::OnceLock::new();
     *TILE.get_or_init(|| {
         let v = std::env::var("CUPRITE_IMAGE_SEP_TILE").ok()?;
         let n: Vec<usize> = v
@@ -265,7 +272,8 @@ fn tile_override() -> Option<(usize, usize, usize)> {
             .map(|p| p.trim().parse().ok())
             .collect::<Option<_>>()?;
         match n[..] {
-            [cols, rows, blocks] => Some((cols, rows, blocks)),
+            [cols, rows, blocks] => Some((cols, rows, blocks, 16)),
+            [cols, rows, blocks, s] => Some((cols, rows, blocks, s)),
             _ => None,
         }
     })
@@ -661,19 +669,27 @@ mod tests {
         assert_eq!(tiling(0, 3, false, 4), None);
         // Other intermediate widths, rows and blocks (the tuning override's forms).
         assert_eq!(
-            tiling_of(17, 17, false, 4, 272, &[32], 4),
+            tiling_of(17, 17, false, 4, 272, &[32], 4, 16),
             t(256, 32, 16, 4)
         );
         assert_eq!(
-            tiling_of(17, 17, false, 4, 144, &[16], 3),
+            tiling_of(17, 17, false, 4, 144, &[16], 3, 16),
             t(128, 16, 16, 3)
         );
+        // 16 rows of 8 a thread: every thread of the pass along rows one column.
+        assert_eq!(
+            tiling_of(17, 17, false, 4, 128, &[16], 6, 8),
+            t(112, 16, 8, 6)
+        );
         // 24 rows: the rows a thread of the pass along rows divide them.
-        assert_eq!(tiling_of(17, 17, false, 4, 128, &[24], 4), t(112, 24, 8, 4));
+        assert_eq!(
+            tiling_of(17, 17, false, 4, 128, &[24], 4, 16),
+            t(112, 24, 8, 4)
+        );
         // Too narrow for the taps, too many blocks, or rows whose intermediate overflows.
-        assert_eq!(tiling_of(17, 17, false, 4, 16, &[32], 4), None);
-        assert_eq!(tiling_of(17, 17, false, 4, 128, &[32], 9), None);
-        assert_eq!(tiling_of(17, 17, false, 4, 1024, &[32], 4), None);
+        assert_eq!(tiling_of(17, 17, false, 4, 16, &[32], 4, 16), None);
+        assert_eq!(tiling_of(17, 17, false, 4, 128, &[32], 9, 16), None);
+        assert_eq!(tiling_of(17, 17, false, 4, 1024, &[32], 4, 16), None);
         for (my, mx) in [(1, 1), (3, 3), (17, 17), (33, 33), (1, 33), (33, 1)] {
             for xfirst in [false, true] {
                 for esize in [4, 8] {
