@@ -667,29 +667,19 @@ mod tests {
         assert_eq!(tiling(33, 33, true, 8), t(96, 32, 1, 3));
         assert_eq!(tiling(34, 3, false, 4), None);
         assert_eq!(tiling(0, 3, false, 4), None);
-        // Other intermediate widths, rows and blocks (the tuning override's forms).
-        assert_eq!(
-            tiling_of(17, 17, false, 4, 272, &[32], 4, 16),
-            t(256, 32, 16, 4)
-        );
-        assert_eq!(
-            tiling_of(17, 17, false, 4, 144, &[16], 3, 16),
-            t(128, 16, 16, 3)
-        );
+        // Other intermediate widths, rows, blocks and rows a thread (the tuning override's
+        // forms), for 17 x 17 taps of f32 rows first.
+        let of = |cols, rows, blocks, s| tiling_of(17, 17, false, 4, cols, &[rows], blocks, s);
+        assert_eq!(of(272, 32, 4, 16), t(256, 32, 16, 4));
+        assert_eq!(of(144, 16, 3, 16), t(128, 16, 16, 3));
         // 16 rows of 8 a thread: every thread of the pass along rows one column.
-        assert_eq!(
-            tiling_of(17, 17, false, 4, 128, &[16], 6, 8),
-            t(112, 16, 8, 6)
-        );
+        assert_eq!(of(128, 16, 6, 8), t(112, 16, 8, 6));
         // 24 rows: the rows a thread of the pass along rows divide them.
-        assert_eq!(
-            tiling_of(17, 17, false, 4, 128, &[24], 4, 16),
-            t(112, 24, 8, 4)
-        );
+        assert_eq!(of(128, 24, 4, 16), t(112, 24, 8, 4));
         // Too narrow for the taps, too many blocks, or rows whose intermediate overflows.
-        assert_eq!(tiling_of(17, 17, false, 4, 16, &[32], 4, 16), None);
-        assert_eq!(tiling_of(17, 17, false, 4, 128, &[32], 9, 16), None);
-        assert_eq!(tiling_of(17, 17, false, 4, 1024, &[32], 4, 16), None);
+        assert_eq!(of(16, 32, 4, 16), None);
+        assert_eq!(of(128, 32, 9, 16), None);
+        assert_eq!(of(1024, 32, 4, 16), None);
         for (my, mx) in [(1, 1), (3, 3), (17, 17), (33, 33), (1, 33), (33, 1)] {
             for xfirst in [false, true] {
                 for esize in [4, 8] {
