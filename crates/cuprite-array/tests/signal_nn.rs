@@ -1262,6 +1262,63 @@ fn gpu_run<T: Float>(
     })
 }
 
+/// A grouped pointwise `bf16` convolution whose weights take 96 bytes (3 groups of 4 filters
+/// over 4 channels, stride 1 x 2, one row of padding): on an H200, cuDNN's graph-API
+/// implicit-GEMM engine read 64 bytes past those weights while the fastest plan was timed,
+/// which faulted where the weights ended a mapped region, and which the allocations' slack
+/// now holds (compute-sanitizer reports it only with `CUPRITE_ALLOC_EXACT=1`). The forward
+/// pass and both gradients, through cuDNN and through cuprite's kernels, against each other
+/// and the CPU backend.
+fn cudnn_small_grouped_pointwise() -> TestResult {
+    if !cuprite_driver::dnn::is_available() {
+        return Err(format!(
+            "cuDNN cannot be loaded here: {:?}",
+            cuprite_driver::dnn::version()
+        )
+        .into());
+    }
+    let mut cs = Case::plain(1, 12, 12, &[8, 14], &[1, 1]);
+    cs.groups = 3;
+    cs.stride = vec![1, 2];
+    cs.pad = vec![(1, 1), (0, 0)];
+    let mut rng = Rng::fresh();
+    let xv = rvec(&mut rng, cs.x_shape().iter().product());
+    let wv = rvec(&mut rng, cs.w_shape().iter().product());
+    let dyv = rvec(&mut rng, cs.y_shape().iter().product());
+    let terms = [4, 4, cs.o().iter().product::<usize>()];
+    for which in 0..3 {
+        let f = |d: Device| -> cuprite_array::Result<Array<bf16>> {
+            let mk = |v: &[f64], sh: &[usize]| Array::from_slice_on(d, v, sh);
+            let x = mk(&xv, &cs.x_shape())?.cast::<bf16>();
+            let w = mk(&wv, &cs.w_shape())?.cast::<bf16>();
+            let dy = mk(&dyv, &cs.y_shape())?.cast::<bf16>();
+            match which {
+                0 => forward(&cs, &x, &w, None, false),
+                1 => Ok(grads(&cs, &x, &w, &dy)?.0),
+                _ => Ok(grads(&cs, &x, &w, &dy)?.1),
+            }
+        };
+        let gpu = || f(Device::cuda(0));
+        let (lib, used) = gpu_run::<bf16>(true, &gpu)?;
+        let (own, _) = gpu_run::<bf16>(false, &gpu)?;
+        let host = f(Device::CPU)?.cast::<f64>().to_vec()?;
+        let what = format!("pass {which} of {cs:?}");
+        if used == 0 {
+            return Err(format!("{what}: no call went to cuDNN").into());
+        }
+        let (r, a) = lib_tol::<bf16>(terms[which]);
+        close(
+            &lib,
+            &own,
+            r,
+            a,
+            &format!("{what}, cuDNN against cuprite's kernels"),
+        )?;
+        close(&lib, &host, r, a, &format!("{what}, cuDNN against the CPU"))?;
+    }
+    Ok(())
+}
+
 /// A random convolution: 1 to 3 spatial axes, groups (depthwise sometimes), stride and
 /// dilation up to 2, the same padding on both sides of each axis (which cuDNN takes).
 fn random_case(rng: &mut Rng) -> Case {
@@ -1517,6 +1574,10 @@ pub fn tests() -> Vec<Test> {
         Test::gpu(
             "cuda::signal_nn::cudnn_matches_fallback",
             cudnn_matches_fallback,
+        ),
+        Test::gpu(
+            "cuda::signal_nn::cudnn_small_grouped_pointwise",
+            cudnn_small_grouped_pointwise,
         ),
         // Alone: it sets the process's cuDNN layout, which other tests' calls would take.
         Test::gpu_alone(
