@@ -1262,6 +1262,18 @@ fn gpu_run<T: Float>(
     })
 }
 
+/// `Ok` where cuDNN loads; else an `Err` saying so, for the tests that compare its path.
+fn cudnn_loads() -> TestResult {
+    if cuprite_driver::dnn::is_available() {
+        return Ok(());
+    }
+    Err(format!(
+        "cuDNN cannot be loaded here, so its path cannot be compared: {:?}",
+        cuprite_driver::dnn::version()
+    )
+    .into())
+}
+
 /// A grouped pointwise `bf16` convolution whose weights take 96 bytes (3 groups of 4 filters
 /// over 4 channels, stride 1 x 2, one row of padding): on an H200, cuDNN's graph-API
 /// implicit-GEMM engine read 64 bytes past those weights while the fastest plan was timed,
@@ -1270,13 +1282,7 @@ fn gpu_run<T: Float>(
 /// pass and both gradients, through cuDNN and through cuprite's kernels, against each other
 /// and the CPU backend.
 fn cudnn_small_grouped_pointwise() -> TestResult {
-    if !cuprite_driver::dnn::is_available() {
-        return Err(format!(
-            "cuDNN cannot be loaded here: {:?}",
-            cuprite_driver::dnn::version()
-        )
-        .into());
-    }
+    cudnn_loads()?;
     let mut cs = Case::plain(1, 12, 12, &[8, 14], &[1, 1]);
     cs.groups = 3;
     cs.stride = vec![1, 2];
@@ -1361,13 +1367,7 @@ fn lib_tol<T: Float>(terms: usize) -> (f64, f64) {
 /// fallback's (NaN and `-inf` padding included), its average within rounding, `ceil_mode`'s extra
 /// window on the fallback.
 fn cudnn_matches_fallback() -> TestResult {
-    if !cuprite_driver::dnn::is_available() {
-        return Err(format!(
-            "cuDNN cannot be loaded here, so its path cannot be compared: {:?}",
-            cuprite_driver::dnn::version()
-        )
-        .into());
-    }
+    cudnn_loads()?;
     let mut rng = Rng::fresh();
     let mut shapes: Vec<(Case, bool)> = (0..8).map(|_| (random_case(&mut rng), true)).collect();
     let mut lopsided = Case::plain(2, 4, 6, &[9, 11], &[2, 3]);

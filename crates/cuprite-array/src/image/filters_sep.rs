@@ -222,25 +222,36 @@ fn tiling(my: usize, mx: usize, xfirst: bool, esize: usize) -> Option<Tiling> {
     } else {
         3
     };
+    let default = TileForm {
+        cols: FIRST_COLS,
+        rows: ROWS,
+        blocks,
+        most_s: 16,
+    };
     tile_override()
-        .and_then(|(cols, rows, b, s)| tiling_of(my, mx, xfirst, esize, cols, &[rows], b, s))
-        .or_else(|| tiling_of(my, mx, xfirst, esize, FIRST_COLS, &ROWS, blocks, 16))
+        .and_then(|f| tiling_of(my, mx, xfirst, esize, f))
+        .or_else(|| tiling_of(my, mx, xfirst, esize, default))
 }
 
-/// The tiling of [`tiling`] for an intermediate `cols` wide, the first of `rows` that fits
-/// shared memory, `blocks` an SM, and at most `most_s` rows a thread of a pass along rows;
-/// `None` where none fits.
-#[allow(clippy::too_many_arguments)]
-fn tiling_of(
-    my: usize,
-    mx: usize,
-    xfirst: bool,
-    esize: usize,
+/// How [`tiling_of`] tiles: the intermediate's width `cols`, the output rows to try in order
+/// (0 tries none), the blocks an SM, and the most rows a thread of a pass along rows takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct TileForm {
     cols: usize,
-    rows: &[usize],
+    rows: [usize; 2],
     blocks: usize,
     most_s: usize,
-) -> Option<Tiling> {
+}
+
+/// The tiling of [`tiling`] in the form `f`: output columns as many as leave the intermediate
+/// `f.cols` wide, the first of `f.rows` that fits shared memory; `None` where none fits.
+fn tiling_of(my: usize, mx: usize, xfirst: bool, esize: usize, f: TileForm) -> Option<Tiling> {
+    let TileForm {
+        cols,
+        rows,
+        blocks,
+        most_s,
+    } = f;
     let tw = (cols + 1).checked_sub(mx)? / 4 * 4;
     if tw < R || !(1..=8).contains(&blocks) {
         return None;
@@ -260,22 +271,26 @@ fn tiling_of(
         })
 }
 
-/// `CUPRITE_IMAGE_SEP_TILE` as `(cols, rows, blocks, s)` (`s` 16 unless given), where set
-/// and well formed.
-fn tile_override() -> Option<(usize, usize, usize, usize)> {
-    type Tile = Option<(usize, usize, usize, usize)>;
-    static TILE: std::sync::OnceLock<Tile> = std::sync::OnceLock::new();
+/// `CUPRITE_IMAGE_SEP_TILE` as a [`TileForm`] (`s` 16 unless given), where set and well formed.
+fn tile_override() -> Option<TileForm> {
+    static TILE: std::sync::OnceLock<Option<TileForm>> = std::sync::OnceLock::new();
     *TILE.get_or_init(|| {
         let v = std::env::var("CUPRITE_IMAGE_SEP_TILE").ok()?;
         let n: Vec<usize> = v
             .split(',')
             .map(|p| p.trim().parse().ok())
             .collect::<Option<_>>()?;
-        match n[..] {
-            [cols, rows, blocks] => Some((cols, rows, blocks, 16)),
-            [cols, rows, blocks, s] => Some((cols, rows, blocks, s)),
-            _ => None,
-        }
+        let (cols, rows, blocks, most_s) = match n[..] {
+            [c, r, b] => (c, r, b, 16),
+            [c, r, b, s] => (c, r, b, s),
+            _ => return None,
+        };
+        Some(TileForm {
+            cols,
+            rows: [rows, 0],
+            blocks,
+            most_s,
+        })
     })
 }
 
@@ -643,7 +658,7 @@ pub(super) fn sep_source<'a, P: KernelParams<'a>>(
 
 #[cfg(test)]
 mod tests {
-    use super::{FIRST_COLS, SHARED_MAX, Tiling, shared_bytes, small, tiling, tiling_of};
+    use super::{FIRST_COLS, SHARED_MAX, TileForm, Tiling, shared_bytes, small, tiling, tiling_of};
 
     /// The shared memory of a tiling, counted by hand: rows first, `th` rows of the 16-byte
     /// loads of the pass along columns; columns first, `th + my - 1` rows of `tw`.
@@ -669,7 +684,15 @@ mod tests {
         assert_eq!(tiling(0, 3, false, 4), None);
         // Other intermediate widths, rows, blocks and rows a thread (the tuning override's
         // forms), for 17 x 17 taps of f32 rows first.
-        let of = |cols, rows, blocks, s| tiling_of(17, 17, false, 4, cols, &[rows], blocks, s);
+        let of = |cols, rows, blocks, most_s| {
+            let f = TileForm {
+                cols,
+                rows: [rows, 0],
+                blocks,
+                most_s,
+            };
+            tiling_of(17, 17, false, 4, f)
+        };
         assert_eq!(of(272, 32, 4, 16), t(256, 32, 16, 4));
         assert_eq!(of(144, 16, 3, 16), t(128, 16, 16, 3));
         // 16 rows of 8 a thread: every thread of the pass along rows one column.
