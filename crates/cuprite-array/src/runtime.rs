@@ -122,6 +122,29 @@ pub(crate) fn refuse_in_capture(what: &str) -> Result<()> {
     )
 }
 
+/// `e` as a refusal naming `what`, worded as [`refuse_in_capture_because`] words it, when the
+/// calling thread is capturing a compiled program and `e` is the driver refusing work that a
+/// capture cannot hold (a `CUDA_ERROR_STREAM_CAPTURE_*` status, 900 to 908: a synchronisation
+/// or blocking copy inside a library, a stream of the capture waited on from outside it); `e`
+/// itself otherwise. For the calls whose own code cannot refuse by name what a library does
+/// inside them.
+pub(crate) fn name_capture_refusal(e: Error, what: &str) -> Error {
+    if !capturing() {
+        return e;
+    }
+    let code = match &e {
+        Error::Cuda(c) => c.code(),
+        _ => None,
+    };
+    match code {
+        Some(c) if (900..=908).contains(&c.0) => Error::InvalidArgument(format!(
+            "{what} cannot run inside a compiled program (cuprite_array::compile): it does \
+             work a captured CUDA graph cannot hold, and the driver refused it ({e})"
+        )),
+        _ => e,
+    }
+}
+
 /// `Err` naming `what` and `why` when the calling thread is capturing a compiled program.
 #[inline]
 pub(crate) fn refuse_in_capture_because(what: &str, why: &str) -> Result<()> {
@@ -712,4 +735,46 @@ pub(crate) fn flag_word(ordinal: usize) -> Result<Option<FlagWord>> {
         unsafe { w.host_ptr().write_volatile(0) };
         w
     }))
+}
+
+#[cfg(test)]
+mod capture_refusal_tests {
+    use super::{CaptureFlag, name_capture_refusal};
+    use crate::error::Error;
+    use cuprite_driver::sys::driver::CUresult;
+
+    fn driver(code: i32, call: &'static str) -> Error {
+        Error::Cuda(cuprite_driver::Error::Driver {
+            code: CUresult(code),
+            name: format!("CUresult({code})"),
+            description: "a status of the test".into(),
+            call,
+        })
+    }
+
+    #[test]
+    fn capture_statuses_name_the_call_while_capturing() {
+        // Outside a capture every error passes through.
+        let e = name_capture_refusal(driver(900, "cuStreamSynchronize"), "sort");
+        assert!(matches!(e, Error::Cuda(_)), "{e}");
+        let _capturing = CaptureFlag::set();
+        for code in [900, 901, 904, 908] {
+            let m = name_capture_refusal(driver(code, "cuStreamSynchronize"), "sort").to_string();
+            assert!(
+                m.starts_with("invalid argument: sort cannot run inside a compiled program")
+                    && m.contains("cuStreamSynchronize failed"),
+                "{m}"
+            );
+        }
+        // Other statuses and other errors pass through while capturing too.
+        for code in [2, 899, 909] {
+            let e = name_capture_refusal(driver(code, "cuMemAlloc_v2"), "sort");
+            assert!(matches!(e, Error::Cuda(_)), "{code}: {e}");
+        }
+        let e = name_capture_refusal(Error::InvalidArgument("n is 0".into()), "sort");
+        assert!(
+            matches!(&e, Error::InvalidArgument(m) if m == "n is 0"),
+            "{e}"
+        );
+    }
 }

@@ -139,7 +139,8 @@ fn run_call(
     let len = numel(&node.shape);
     let s = with_oom_retry(device, || {
         backend::of(device).library(device, call, &ins, node.dtype, len)
-    })?;
+    })
+    .map_err(|e| crate::runtime::name_capture_refusal(e, call.name()))?;
     node.set_op(Op::Leaf(s, Layout::contiguous(&node.shape)));
     Ok(())
 }
@@ -174,7 +175,8 @@ fn run_fused(
     let prog = Program::build(fused);
     let s = with_oom_retry(device, || {
         backend::of(device).library_fused(device, call, &prog, &ins, node.dtype, len)
-    })?;
+    })
+    .map_err(|e| crate::runtime::name_capture_refusal(e, call.name()))?;
     drop(prog);
     node.set_op(Op::Leaf(s, Layout::contiguous(&node.shape)));
     Ok(())
