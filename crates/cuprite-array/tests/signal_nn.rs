@@ -1275,10 +1275,10 @@ fn cudnn_loads() -> TestResult {
 }
 
 /// A grouped pointwise `bf16` convolution whose weights take 96 bytes (3 groups of 4 filters
-/// over 4 channels, stride 1 x 2, one row of padding): on an H200, cuDNN's graph-API
-/// implicit-GEMM engine read 64 bytes past those weights while the fastest plan was timed,
-/// which faulted where the weights ended a mapped region, and which the allocations' slack
-/// now holds (compute-sanitizer reports it only with `CUPRITE_ALLOC_EXACT=1`). The forward
+/// over 4 channels, stride 1 x 2, one row of padding): a cuDNN graph-API implicit-GEMM engine
+/// reads 64 bytes past those weights while the fastest plan is timed, which faults where the
+/// weights end a mapped region, and which the allocations' slack holds (compute-sanitizer
+/// reports it only with `CUPRITE_ALLOC_EXACT=1`). The forward
 /// pass and both gradients, through cuDNN and through cuprite's kernels, against each other
 /// and the CPU backend.
 fn cudnn_small_grouped_pointwise() -> TestResult {

@@ -17,10 +17,10 @@ use std::sync::Arc;
 
 /// Bytes every device allocation of [`Stream::alloc`] holds beyond those asked for, before
 /// rounding up to a multiple of [`ALLOC_GRAIN`]. Library kernels may read whole vectors or
-/// tiles of an operand past its last byte and discard what they read there (on an H200,
-/// compute-sanitizer found a cuDNN graph-API bf16 implicit-GEMM engine reading 64 bytes past a
-/// 96-byte operand); with the slack those reads stay inside the allocation, so they neither
-/// fault nor leave memory cuprite owns. `CUPRITE_ALLOC_EXACT=1` turns the slack off, so that
+/// tiles of an operand past its last byte and discard what they read there (compute-sanitizer
+/// found a cuDNN graph-API bf16 implicit-GEMM engine reading 64 bytes past a 96-byte operand);
+/// with the slack those reads stay inside the allocation, so they neither fault nor leave
+/// memory cuprite owns. `CUPRITE_ALLOC_EXACT=1` turns the slack off, so that
 /// compute-sanitizer sees every read past a buffer's end.
 const ALLOC_SLACK: usize = 512;
 
