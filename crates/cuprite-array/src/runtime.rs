@@ -122,7 +122,7 @@ pub(crate) fn refuse_in_capture(what: &str) -> Result<()> {
     )
 }
 
-/// `e` as a refusal naming `what`, worded as [`refuse_in_capture_because`] words it, when the
+/// `e` as a refusal naming `what` (the words of [`refuse_in_capture_because`]) when the
 /// calling thread is capturing a compiled program and `e` is the driver refusing work that a
 /// capture cannot hold (a `CUDA_ERROR_STREAM_CAPTURE_*` status, 900 to 908: a synchronisation
 /// or blocking copy inside a library, a stream of the capture waited on from outside it); `e`
@@ -137,21 +137,28 @@ pub(crate) fn name_capture_refusal(e: Error, what: &str) -> Error {
         _ => None,
     };
     match code {
-        Some(c) if (900..=908).contains(&c.0) => Error::InvalidArgument(format!(
-            "{what} cannot run inside a compiled program (cuprite_array::compile): it does \
-             work a captured CUDA graph cannot hold, and the driver refused it ({e})"
-        )),
+        Some(c) if (900..=908).contains(&c.0) => refusal(
+            what,
+            &format!(
+                "it does work a captured CUDA graph cannot hold, and the driver refused it ({e})"
+            ),
+        ),
         _ => e,
     }
+}
+
+/// The refusal of `what` inside a compiled program, for the reason `why`.
+fn refusal(what: &str, why: &str) -> Error {
+    Error::InvalidArgument(format!(
+        "{what} cannot run inside a compiled program (cuprite_array::compile): {why}"
+    ))
 }
 
 /// `Err` naming `what` and `why` when the calling thread is capturing a compiled program.
 #[inline]
 pub(crate) fn refuse_in_capture_because(what: &str, why: &str) -> Result<()> {
     if capturing() {
-        return Err(Error::InvalidArgument(format!(
-            "{what} cannot run inside a compiled program (cuprite_array::compile): {why}"
-        )));
+        return Err(refusal(what, why));
     }
     Ok(())
 }
