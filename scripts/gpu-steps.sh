@@ -17,7 +17,16 @@
 #   tests     every test binary (.gpu/run.sh, CUPRITE_REQUIRE_GPU=1); TEST_FILTER passed on
 #   examples  every example from its crate's folder, then `cuprite info` and `cuprite demo`
 #   fuzz      `cuprite fuzz --programs $FUZZ_N` (default 10000) for each seed of FUZZ_SEEDS
+#   replay    `cuprite fuzz --replay --programs $FUZZ_N --max-seconds $REPLAY_S` (default 240) for
+#             each seed of FUZZ_SEEDS: compiled programs against their eager runs, bit for bit
 #   stress    `cuprite stress --threads 16 --streams 4 --seconds $STRESS_S` (default 60)
+#   memcheck  compute-sanitizer memcheck of the tests of one binary (MC_BIN, default
+#             test-cuprite-array) whose names match MC_FILTER (one libtest filter and any
+#             `--skip`s), one test at a time, from the binary's crate folder; with
+#             CUPRITE_ALLOC_EXACT=1 unless MC_SLACK=1 (allocations keep their slack past the end)
+#   tiles     `cuprite bench $TILE_BENCH` (default image/gaussian_filter) under each
+#             CUPRITE_IMAGE_SEP_TILE of TILES (`default` leaves it unset), TILE_ROUNDS (default 2)
+#             rounds of them alternated
 #   peers     `python3 benches/peers/torch_<name>.py` for each name of PEERS (array, sort, ...)
 #   bench     `cuprite bench $BENCH` with every peer file of the `peers` step
 #   smallop   `array/small_op_host`, twice with the host-profile build (when packed), twice plain
@@ -69,6 +78,42 @@ for step in ${STEPS:-tests}; do
                 timeout "${FUZZ_T:-300}" "$cli" fuzz --programs "${FUZZ_N:-10000}" --seed "$seed" > "$L/fuzz-$seed.log" 2>&1
                 note "fuzz seed $seed rc=$?"
                 tail -n 3 "$L/fuzz-$seed.log" | tee -a "$sum"
+            done ;;
+        replay)
+            for seed in ${FUZZ_SEEDS:-1}; do
+                timeout $(( ${REPLAY_S:-240} + 60 )) "$cli" fuzz --replay --programs "${FUZZ_N:-10000}" \
+                    --max-seconds "${REPLAY_S:-240}" --seed "$seed" > "$L/replay-$seed.log" 2>&1
+                note "replay seed $seed rc=$?"
+                tail -n 12 "$L/replay-$seed.log" | tee -a "$sum"
+            done ;;
+        memcheck)
+            mb="${MC_BIN:-test-cuprite-array}"
+            dir=$(grep -E "^run $mb " .gpu/run.sh | awk '{print $3; exit}')
+            if [ -z "$dir" ]; then
+                note "memcheck: .gpu/run.sh has no binary $mb"
+            else
+                exact=1
+                [ "${MC_SLACK:-0}" = 1 ] && exact=0
+                # shellcheck disable=SC2086
+                (cd "$dir" && env CUPRITE_REQUIRE_GPU=1 CUPRITE_UNDER_SANITIZER=1 \
+                    CUPRITE_ALLOC_EXACT=$exact timeout "${MEMCHECK_T:-500}" \
+                    /usr/local/cuda/bin/compute-sanitizer --tool memcheck --report-api-errors no \
+                    "$root/.gpu/$mb" ${MC_FILTER:-} --test-threads=1) > "$L/memcheck.log" 2>&1
+                note "memcheck $mb ${MC_FILTER:-} rc=$?"
+                grep -E "ERROR SUMMARY|^test result|FAILED" "$L/memcheck.log" | head -20 | tee -a "$sum"
+            fi ;;
+        tiles)
+            for round in $(seq "${TILE_ROUNDS:-2}"); do
+                for t in ${TILES:-default}; do
+                    echo "=== tile $t round $round" >> "$L/tiles.log"
+                    if [ "$t" = default ]; then
+                        timeout 120 "$cli" bench "${TILE_BENCH:-image/gaussian_filter}" >> "$L/tiles.log" 2>&1
+                    else
+                        CUPRITE_IMAGE_SEP_TILE="$t" timeout 120 "$cli" bench \
+                            "${TILE_BENCH:-image/gaussian_filter}" >> "$L/tiles.log" 2>&1
+                    fi
+                    note "tile $t round $round rc=$?"
+                done
             done ;;
         stress)
             timeout "${STRESS_T:-300}" "$cli" stress --threads 16 --streams 4 --seconds "${STRESS_S:-60}" > "$L/stress.log" 2>&1
