@@ -464,6 +464,10 @@ pub fn tests() -> Vec<Test> {
                 random_per_call(Device::CPU)
             }),
             Test::gpu_alone("capture::random_per_replay", || random_per_call(dev())),
+            Test::cpu("capture::cpu_gamma_per_call", || {
+                gamma_per_call(Device::CPU)
+            }),
+            Test::gpu_alone("capture::gamma_per_replay", || gamma_per_call(dev())),
             Test::nvrtc(
                 "capture::keyed_random_kernels_compile",
                 keyed_random_kernels_compile,
@@ -743,11 +747,88 @@ fn random_per_call(device: Device) -> TestResult {
     Ok(())
 }
 
+/// The gamma program of [`gamma_per_call`]: the input plus gamma draws of seed 13 (shape 2.5,
+/// scale 1.5) and 15 (shape 0.6, the boosted form), and beta draws of seed 14 (2, 3), whose
+/// second gamma takes a key derived from the seed.
+fn gammas(x: &[Array<f32>]) -> Result<Vec<Array<f32>>> {
+    let n = x[0].len();
+    Ok(vec![
+        &x[0] + &Array::<f64>::gamma(&[n], 2.5, 1.5, 13)?.cast::<f32>(),
+        Array::<f64>::beta(&[n], 2.0, 3.0, 14)?.cast::<f32>(),
+        Array::<f64>::gamma(&[n], 0.6, 1.0, 15)?.cast::<f32>(),
+    ])
+}
+
+/// Gamma and beta draws (library calls with their own kernels) are keyed per call as
+/// element-wise draws are: call `n` gives what eager draws with seed `s ^ call_key_offset(n)`
+/// give, no two calls give the same numbers, and `repeat_random(true)` gives the seeds' own
+/// numbers every call.
+fn gamma_per_call(device: Device) -> TestResult {
+    let n = 512usize;
+    let zero = Array::from_slice_on(device, &vec![0.0f32; n], &[n])?;
+    let eager = |off: u64| {
+        with_device(device, || -> Result<Vec<Vec<f32>>> {
+            let key = |seed: u64| seed ^ off;
+            Ok(vec![
+                Array::<f64>::gamma(&[n], 2.5, 1.5, key(13))?
+                    .cast::<f32>()
+                    .to_vec()?,
+                Array::<f64>::beta(&[n], 2.0, 3.0, key(14))?
+                    .cast::<f32>()
+                    .to_vec()?,
+                Array::<f64>::gamma(&[n], 0.6, 1.0, key(15))?
+                    .cast::<f32>()
+                    .to_vec()?,
+            ])
+        })
+    };
+    let prog = compile(gammas);
+    let mut seen: Vec<Vec<f32>> = Vec::new();
+    for call in 0..4u64 {
+        let got = prog.call(&[&zero])?;
+        let want = eager(call_key_offset(call))?;
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            let g = g.to_vec()?;
+            if let Some(i) = (0..n).find(|&i| g[i].to_bits() != w[i].to_bits()) {
+                return Err(format!(
+                    "{device} call {call}: output {k}[{i}] = {}, eager with the call's keys {}",
+                    g[i], w[i]
+                )
+                .into());
+            }
+            if k == 1 && seen.contains(&g) {
+                return Err(format!("{device} call {call} drew an earlier call's betas").into());
+            }
+            if k == 1 {
+                seen.push(g);
+            }
+        }
+    }
+    let same = compile(gammas).repeat_random(true);
+    let want = eager(0)?;
+    for call in 0..3 {
+        let got = same.call(&[&zero])?;
+        for (k, w) in want.iter().enumerate() {
+            if got[k].to_vec()? != *w {
+                return Err(format!(
+                    "{device} repeat_random call {call}: output {k} is not the seeds' own draws"
+                )
+                .into());
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Kernels of keyed random draws (as a compiled program makes them), for the compile check of
 /// every generated kernel: run on the CPU while recording.
 pub fn keyed_random_body(device: Device) -> Result<()> {
     let zero = Array::from_slice_on(device, &[0.0f32; 64], &[64])?;
     compile(noisy).call(&[&zero])?;
+    // Library calls are lazy: evaluated so that they run (and record their kernels).
+    for a in compile(gammas).call(&[&zero])? {
+        a.eval()?;
+    }
     let narrow = compile(|x: &[Array<f32>]| {
         Ok(vec![
             Array::<cuprite_array::f16>::rand_normal(x[0].shape(), 5)?.cast::<f32>(),
@@ -765,10 +846,14 @@ fn keyed_random_kernels_compile() -> TestResult {
     let r = keyed_random_body(Device::CPU);
     let sources = cuprite_array::tuning::compiler::take_recorded();
     r?;
-    let keyed: Vec<&String> = sources.iter().filter(|s| s.contains("rand_f")).collect();
-    if keyed.len() < 3 {
+    let keyed: Vec<&String> = sources
+        .iter()
+        .filter(|s| s.contains("rand_f") || s.contains("cuprite_gamma_keyed"))
+        .collect();
+    let gammas = ["cuprite_gamma_keyed_f64", "cuprite_gamma_keyed_derived_f64"];
+    if keyed.len() < 5 || !gammas.iter().all(|g| keyed.iter().any(|s| s.contains(g))) {
         return Err(format!(
-            "{} keyed random kernels recorded, want 3 or more",
+            "{} keyed random kernels recorded, want 3 or more and both keyed gamma kernels",
             keyed.len()
         )
         .into());

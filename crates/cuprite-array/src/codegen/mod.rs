@@ -50,7 +50,9 @@ pub(crate) use reduction::{
     reduction_one_per_thread, reduction_warp_rows, row_lanes,
 };
 pub(crate) use rows::{RowArgs, RowBind, RowKind, RowShape, RowSpec, rows_kernel};
-pub(crate) use sampling::{GAMMA_TRIES, GammaParams, gamma_kernel};
+pub(crate) use sampling::{
+    GAMMA_TRIES, GammaKeyedParams, GammaParams, gamma_kernel, gamma_keyed_kernel,
+};
 pub(crate) use scan::{
     COUNTER_BYTES, ColumnArgs, LookBackArgs, LookBackBind, LookBackStatus, PipeArgs, PipeBind,
     PipeShape, SCAN_VEC_LONG, ScanForm, ScanKind, ScanSpec, SearchArgs, SearchBind, Sink, pipe_row,

@@ -12,14 +12,14 @@
 //!   replacement) and uploaded: the same indices on every backend by construction.
 
 use crate::array::Array;
-use crate::codegen::{GammaParams, KernelParams, WriteBuf};
+use crate::codegen::{GammaKeyedParams, GammaParams, KernelParams, ReadBuf, WriteBuf};
 use crate::device::current_device;
 use crate::dtype::{DType, Element, Float, Integer};
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall, Node, Op};
 use crate::ops::ChoiceOpts;
-use crate::random::{gamma_f64, philox4x32_10, sample_f64};
+use crate::random::{CallKey, gamma_f64, philox4x32_10, sample_f64};
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::{KeyHasher, host_vec};
 use rayon::prelude::*;
@@ -148,7 +148,7 @@ impl<T: Float> Array<T> {
                 )));
             }
         }
-        let g = standard_gamma(shape, alpha, seed)?;
+        let g = standard_gamma(shape, alpha, seed, false)?;
         Ok((g * scale).cast::<T>())
     }
 
@@ -170,21 +170,51 @@ impl<T: Float> Array<T> {
                 )));
             }
         }
-        let x = standard_gamma(shape, a, seed)?;
-        let y = standard_gamma(shape, b, derive_key(seed))?;
+        let x = standard_gamma(shape, a, seed, false)?;
+        let y = standard_gamma(shape, b, seed, true)?;
         Ok(x.try_div(&(&x + &y))?.cast::<T>())
     }
 }
 
-/// Standard gamma draws (`f64`) as a library call on the current device.
-pub(crate) fn standard_gamma(shape: &[usize], alpha: f64, key: u64) -> Result<Array<f64>> {
+/// Standard gamma draws (`f64`) as a library call on the current device with the Philox key
+/// `k(seed)`, `k` the identity or, when `derived`, [`derive_key`] (beta's second gamma). The
+/// seed is keyed as the calling thread's [`CallKey`] says: inside a compiled program it is
+/// `seed ^ word[0]`, the call's key word an input of the call (read when the draws run, so that
+/// each replay draws anew), or `seed ^ offset` where the word lies on another device, as
+/// `rand_uniform`'s draws are.
+pub(crate) fn standard_gamma(
+    shape: &[usize],
+    alpha: f64,
+    seed: u64,
+    derived: bool,
+) -> Result<Array<f64>> {
     let n = crate::shape::checked_numel(shape)?;
-    let call = Arc::new(Gamma { n, alpha, key });
+    let dev = current_device();
+    let call = |seed, keyed| Gamma {
+        n,
+        alpha,
+        seed,
+        derived,
+        keyed,
+    };
+    let (call, inputs) = match crate::random::call_key() {
+        CallKey::Device { word, .. } if word.is_on(dev) => {
+            let leaf = Node::new(
+                Op::Leaf(word, crate::shape::Layout::contiguous(&[1])),
+                DType::U64,
+                vec![1],
+                dev,
+            );
+            (call(seed, true), vec![leaf])
+        }
+        CallKey::Device { offset, .. } => (call(seed ^ offset, false), Vec::new()),
+        CallKey::Seed => (call(seed, false), Vec::new()),
+    };
     let node = Node::new(
-        Op::Library(call, Vec::new()),
+        Op::Library(Arc::new(call), inputs),
         DType::F64,
         shape.to_vec(),
-        current_device(),
+        dev,
     );
     Ok(Array::from_node(node))
 }
@@ -403,12 +433,43 @@ impl<T: Element> Array<T> {
     }
 }
 
-/// `n` standard gamma draws (`f64`) with shape `alpha` and Philox key `key`.
+/// `n` standard gamma draws (`f64`) with shape `alpha` and the Philox key `k(seed ^ w)`: `k`
+/// the identity or, when `derived`, [`derive_key`]; `w` the `u64` of the call's one input (a
+/// compiled program's key word) when `keyed`, else 0 and the call has no input.
 #[derive(Debug)]
 struct Gamma {
     n: usize,
     alpha: f64,
-    key: u64,
+    seed: u64,
+    derived: bool,
+    keyed: bool,
+}
+
+impl Gamma {
+    /// Whether `inputs` are what the call was made for: one `u64` word when keyed, else none.
+    fn fits<B>(&self, inputs: &[CallInput<'_, B>]) -> bool {
+        if self.keyed {
+            inputs.len() == 1
+                && inputs[0].dtype == DType::U64
+                && crate::shape::numel(inputs[0].shape) == 1
+        } else {
+            inputs.is_empty()
+        }
+    }
+
+    /// The Philox key of the draws with the key word `w`.
+    fn key(&self, w: u64) -> u64 {
+        let k = self.seed ^ w;
+        if self.derived { derive_key(k) } else { k }
+    }
+
+    /// The kernel for a launch: the keyed forms read the word and derive the key themselves.
+    fn kernel(&self) -> crate::codegen::KernelSource {
+        match (self.keyed, self.derived) {
+            (false, _) => crate::codegen::gamma_kernel(),
+            (true, derived) => crate::codegen::gamma_keyed_kernel(derived),
+        }
+    }
 }
 
 impl LibraryCall for Gamma {
@@ -417,49 +478,85 @@ impl LibraryCall for Gamma {
     }
 
     fn run_cpu(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) -> Result<()> {
-        if !inputs.is_empty() || out.len() != self.n || out.dtype() != DType::F64 {
+        if !self.fits(inputs) || out.len() != self.n || out.dtype() != DType::F64 {
             return Err(Error::InvalidArgument(format!(
-                "gamma made for {} values was given {} inputs and {} of {}",
+                "gamma made for {} values ({} key word) was given {} inputs and {} of {}",
                 self.n,
+                if self.keyed { "one" } else { "no" },
                 inputs.len(),
                 out.len(),
                 out.dtype()
             )));
         }
+        let key = match inputs.first() {
+            Some(w) => {
+                let at = w.layout.offset * 8;
+                let word = w.buf.bytes().get(at..at + 8).ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "gamma's key word at element {} lies past its {} bytes",
+                        w.layout.offset,
+                        w.buf.bytes().len()
+                    ))
+                })?;
+                self.key(u64::from_ne_bytes(word.try_into().unwrap_or_default()))
+            }
+            None => self.key(0),
+        };
         let os: &mut [f64] = bytemuck::cast_slice_mut(out.bytes_mut());
         os.par_iter_mut()
             .enumerate()
-            .for_each(|(i, o)| *o = gamma_f64(self.key, i as u64, self.alpha));
+            .for_each(|(i, o)| *o = gamma_f64(key, i as u64, self.alpha));
         Ok(())
     }
 
     fn run_cuda(
         &self,
         lane: &CudaLane<'_>,
-        _inputs: &[CallInput<'_, DevBuf>],
+        inputs: &[CallInput<'_, DevBuf>],
         out: &mut DevBuf,
     ) -> Result<()> {
         let CudaLane { st, stream } = *lane;
+        if !self.fits(inputs) {
+            return Err(Error::InvalidArgument(format!(
+                "gamma made for {} key word was given {} inputs",
+                if self.keyed { "one" } else { "no" },
+                inputs.len()
+            )));
+        }
         if self.n == 0 {
             return Ok(());
         }
         let mut h = KeyHasher(0x6a33_0000);
         "gamma".hash(&mut h);
-        let k = crate::jit::library_kernel(st, h.finish(), crate::codegen::gamma_kernel)?;
-        let params = GammaParams {
-            out: WriteBuf::part(out, DType::F64, 0, self.n)?,
-            n: self.n as i64,
-            key: self.key,
-            alpha: self.alpha,
+        (self.keyed, self.keyed && self.derived).hash(&mut h);
+        let k = crate::jit::library_kernel(st, h.finish(), || self.kernel())?;
+        let out = WriteBuf::part(out, DType::F64, 0, self.n)?;
+        let (n, alpha) = (self.n as i64, self.alpha);
+        let args = match inputs.first() {
+            Some(w) => GammaKeyedParams {
+                out,
+                word: ReadBuf::part(w.buf, DType::U64, w.layout.offset, 1)?,
+                n,
+                seed: self.seed,
+                alpha,
+            }
+            .args(),
+            None => GammaParams {
+                out,
+                n,
+                key: self.key(0),
+                alpha,
+            }
+            .args(),
         };
-        let args = params.args();
         let resident = (st.sms * k.blocks_per_sm).max(1) as usize;
         let grid = self
             .n
             .div_ceil(crate::codegen::BLOCK as usize)
             .clamp(1, resident * 4) as u32;
         // SAFETY: the output is a new buffer of `n` f64 values (the range checked inside it),
-        // the only memory the kernel writes (indices below `n`), declared as written.
+        // the only memory the kernel writes (indices below `n`), declared as written; the keyed
+        // kernel reads one word of the key's checked one-element view, declared as read.
         unsafe {
             stream.launch_packed(
                 &k.func,
@@ -474,6 +571,6 @@ impl LibraryCall for Gamma {
     }
 
     fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
-        vec![crate::codegen::gamma_kernel().source]
+        vec![self.kernel().source]
     }
 }

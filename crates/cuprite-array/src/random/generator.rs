@@ -209,7 +209,7 @@ impl Generator {
     pub(crate) fn gammas(&mut self, shape: &[usize], alpha: f64) -> Result<Array<f64>> {
         match self.key() {
             Some(k) => with_device(self.device, || {
-                crate::ops::sampling::standard_gamma(shape, alpha, k)
+                crate::ops::sampling::standard_gamma(shape, alpha, k, false)
             }),
             None => self.host_draws(shape, "gamma", |_, w| dists::gamma(alpha, w, false)),
         }
