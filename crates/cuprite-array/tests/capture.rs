@@ -468,6 +468,13 @@ pub fn tests() -> Vec<Test> {
                 gamma_per_call(Device::CPU)
             }),
             Test::gpu_alone("capture::gamma_per_replay", || gamma_per_call(dev())),
+            Test::cpu("capture::cpu_generator_per_call", || {
+                generator_per_call(Device::CPU)
+            }),
+            Test::gpu_alone(
+                "capture::generator_per_replay",
+                || generator_per_call(dev()),
+            ),
             Test::nvrtc(
                 "capture::keyed_random_kernels_compile",
                 keyed_random_kernels_compile,
@@ -815,6 +822,63 @@ fn gamma_per_call(device: Device) -> TestResult {
                 )
                 .into());
             }
+        }
+    }
+    Ok(())
+}
+
+/// The generator program of [`generator_per_call`]: negative binomial draws (the looping
+/// sampler's kernel with per-element rates drawn from gammas), binomial draws (its scalar
+/// form) and standard gamma draws of one `Generator` made in the closure.
+fn generated(x: &[Array<f32>]) -> Result<Vec<Array<f32>>> {
+    let n = x[0].len();
+    let mut rng = cuprite_array::random::default_rng(31);
+    Ok(vec![
+        &x[0] + &rng.negative_binomial::<i32>(3.0, 0.4, &[n])?.cast::<f32>(),
+        rng.binomial::<i32>(20, 0.3, &[n])?.cast::<f32>(),
+        rng.standard_gamma::<f32>(1.7, &[n])?,
+    ])
+}
+
+/// A `Generator`'s draws inside a compiled program are keyed per call: the first call gives
+/// what the closure gives eagerly, every later call other numbers for each output, and
+/// `repeat_random(true)` the eager numbers every call.
+fn generator_per_call(device: Device) -> TestResult {
+    let n = 512usize;
+    let zero = Array::from_slice_on(device, &vec![0.0f32; n], &[n])?;
+    let eager: Vec<Vec<f32>> = with_device(device, || -> Result<Vec<Vec<f32>>> {
+        generated(std::slice::from_ref(&zero))?
+            .iter()
+            .map(|a| a.to_vec())
+            .collect()
+    })?;
+    let prog = compile(generated);
+    let mut seen: Vec<Vec<Vec<f32>>> = Vec::new();
+    for call in 0..4 {
+        let got: Vec<Vec<f32>> = prog
+            .call(&[&zero])?
+            .iter()
+            .map(|a| a.to_vec())
+            .collect::<Result<_>>()?;
+        if call == 0 && got != eager {
+            return Err(format!("{device} call 0 differs from the eager draws").into());
+        }
+        for (k, g) in got.iter().enumerate() {
+            if let Some(c) = seen.iter().position(|s| s[k] == *g) {
+                return Err(format!("{device} call {call}: output {k} repeats call {c}'s").into());
+            }
+        }
+        seen.push(got);
+    }
+    let same = compile(generated).repeat_random(true);
+    for call in 0..3 {
+        let got: Vec<Vec<f32>> = same
+            .call(&[&zero])?
+            .iter()
+            .map(|a| a.to_vec())
+            .collect::<Result<_>>()?;
+        if got != eager {
+            return Err(format!("{device} repeat_random call {call}: not the eager draws").into());
         }
     }
     Ok(())

@@ -11,24 +11,31 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall, Node, Op};
+use crate::random::CallKey;
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-/// `n` draws of `kind` under Philox key `key`, the per-element parameter `x` or, with an
-/// input, that input's values (`n` f64, contiguous).
+/// `n` draws of `kind` under the Philox key `seed ^ w`, with the per-element parameter `x` or,
+/// when `has_xs`, the values of the first input (`n` f64, contiguous); `w` is the `u64` of the
+/// last input (a compiled program's call key word) when `keyed`, else 0.
 #[derive(Debug)]
 struct Sampler {
     kind: Kind,
     n: usize,
-    key: u64,
+    seed: u64,
     x: f64,
+    has_xs: bool,
+    keyed: bool,
 }
 
 /// Draws of `kind` of `shape` on the current device: element `i` from the stream of `(key, i)`
-/// with per-element parameter `xs[i]` (an array of `shape`) or `x`.
+/// with per-element parameter `xs[i]` (an array of `shape`) or `x`. The key is keyed as the
+/// calling thread's [`CallKey`] says: inside a compiled program it is `key ^ word[0]`, the
+/// call's key word an input of the call (read when the draws run, so that each replay draws
+/// anew), or `key ^ offset` where the word lies on another device.
 pub(crate) fn sampler_node(
     kind: Kind,
     shape: &[usize],
@@ -37,6 +44,7 @@ pub(crate) fn sampler_node(
     xs: Option<&Array<f64>>,
 ) -> Result<Array<f64>> {
     let n = crate::shape::checked_numel(shape)?;
+    let dev = current_device();
     let mut inputs = Vec::new();
     if let Some(xs) = xs {
         if xs.shape() != shape {
@@ -47,31 +55,62 @@ pub(crate) fn sampler_node(
         }
         inputs.push(xs.contiguous()?.node);
     }
-    let call = Arc::new(Sampler { kind, n, key, x });
-    let node = Node::new(
-        Op::Library(call, inputs),
-        DType::F64,
-        shape.to_vec(),
-        current_device(),
-    );
+    let (seed, keyed) = match crate::random::call_key() {
+        CallKey::Device { word, .. } if word.is_on(dev) => {
+            inputs.push(Node::new(
+                Op::Leaf(word, crate::shape::Layout::contiguous(&[1])),
+                DType::U64,
+                vec![1],
+                dev,
+            ));
+            (key, true)
+        }
+        CallKey::Device { offset, .. } => (key ^ offset, false),
+        CallKey::Seed => (key, false),
+    };
+    let call = Arc::new(Sampler {
+        kind,
+        n,
+        seed,
+        x,
+        has_xs: xs.is_some(),
+        keyed,
+    });
+    let node = Node::new(Op::Library(call, inputs), DType::F64, shape.to_vec(), dev);
     Ok(Array::from_node(node))
 }
 
 impl Sampler {
+    /// Checks the inputs (the parameters when `has_xs`, then the key word when `keyed`) and the
+    /// output's length and dtype.
     fn check<B>(&self, inputs: &[CallInput<'_, B>], len: usize, dtype: DType) -> Result<()> {
-        let bad_input = inputs.iter().any(|x| {
-            x.dtype != DType::F64
-                || x.shape.iter().product::<usize>() != self.n
-                || !x.layout.is_contiguous(x.shape)
-        });
-        if inputs.len() > 1 || bad_input || len != self.n || dtype != DType::F64 {
+        let want = usize::from(self.has_xs) + usize::from(self.keyed);
+        let bad_xs = self.has_xs
+            && inputs.first().is_some_and(|x| {
+                x.dtype != DType::F64
+                    || x.shape.iter().product::<usize>() != self.n
+                    || !x.layout.is_contiguous(x.shape)
+            });
+        let bad_word = self.keyed
+            && inputs
+                .last()
+                .is_some_and(|w| w.dtype != DType::U64 || w.shape.iter().product::<usize>() != 1);
+        if inputs.len() != want || bad_xs || bad_word || len != self.n || dtype != DType::F64 {
             return Err(Error::InvalidArgument(format!(
-                "sampler made for {} values was given {} inputs and {len} of {dtype}",
+                "sampler made for {} values ({} parameters, {} key word) was given {} inputs \
+                 and {len} of {dtype}",
                 self.n,
+                if self.has_xs { "per-element" } else { "scalar" },
+                if self.keyed { "one" } else { "no" },
                 inputs.len(),
             )));
         }
         Ok(())
+    }
+
+    /// The key word's input, when keyed.
+    fn word<'c, 'a, B>(&self, inputs: &'c [CallInput<'a, B>]) -> Option<&'c CallInput<'a, B>> {
+        if self.keyed { inputs.last() } else { None }
     }
 }
 
@@ -82,14 +121,38 @@ impl LibraryCall for Sampler {
 
     fn run_cpu(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) -> Result<()> {
         self.check(inputs, out.len(), out.dtype())?;
-        let xs: Option<&[f64]> = inputs.first().map(|x| {
-            let v: &[f64] = bytemuck::cast_slice(x.buf.bytes());
-            &v[x.layout.offset..x.layout.offset + self.n]
-        });
+        let xs: Option<&[f64]> = match inputs.first() {
+            Some(x) if self.has_xs => {
+                let v: &[f64] = bytemuck::cast_slice(x.buf.bytes());
+                let at = x.layout.offset;
+                Some(v.get(at..at + self.n).ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "sampler parameters {at}..{} lie past their {} values",
+                        at + self.n,
+                        v.len()
+                    ))
+                })?)
+            }
+            _ => None,
+        };
+        let key = match self.word(inputs) {
+            Some(w) => {
+                let v: &[u64] = bytemuck::cast_slice(w.buf.bytes());
+                let word = v.get(w.layout.offset).ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "the sampler's key word at element {} lies past its {} words",
+                        w.layout.offset,
+                        v.len()
+                    ))
+                })?;
+                self.seed ^ word
+            }
+            None => self.seed,
+        };
         let os: &mut [f64] = bytemuck::cast_slice_mut(out.bytes_mut());
         os.par_iter_mut().enumerate().for_each(|(i, o)| {
             let x = xs.map_or(self.x, |v| v[i]);
-            *o = sample(self.kind, x, &mut ElementWords::new(self.key, i as u64));
+            *o = sample(self.kind, x, &mut ElementWords::new(key, i as u64));
         });
         Ok(())
     }
@@ -109,19 +172,26 @@ impl LibraryCall for Sampler {
         super::kernels::SAMPLER_NAME.hash(&mut h);
         let k = crate::jit::library_kernel(st, h.finish(), super::kernels::sampler_kernel)?;
         let xs = match inputs.first() {
-            Some(x) => Some(ReadBuf::part(x.buf, DType::F64, x.layout.offset, self.n)?),
+            Some(x) if self.has_xs => {
+                Some(ReadBuf::part(x.buf, DType::F64, x.layout.offset, self.n)?)
+            }
+            _ => None,
+        };
+        let word = match self.word(inputs) {
+            Some(w) => Some(ReadBuf::part(w.buf, DType::U64, w.layout.offset, 1)?),
             None => None,
         };
         let (kind, a, b) = self.kind.words();
         let args = SamplerArgs {
             out: WriteBuf::part(out, DType::F64, 0, self.n)?,
             n: self.n as i64,
-            key: self.key,
+            key: self.seed,
             kind: kind as i64,
             a,
             b,
             x0: self.x,
             xs,
+            word,
         }
         .args();
         let resident = (st.sms * k.blocks_per_sm).max(1) as usize;
@@ -130,9 +200,10 @@ impl LibraryCall for Sampler {
             .div_ceil(crate::codegen::BLOCK as usize)
             .clamp(1, resident * 4) as u32;
         // SAFETY: the words are `SamplerArgs` in the entry point's order. The kernel writes
-        // `out[i]` and reads `xs[i]` (when given; null is never read) for `i < n` only: the
-        // output is `n` f64 and the input `n` contiguous f64 from its offset, both views
-        // checked inside their buffers and declared with the launch.
+        // `out[i]` and reads `xs[i]` (when given; null is never read) for `i < n` only, and
+        // `word[0]` (when given): the output is `n` f64, the parameters `n` contiguous f64 from
+        // their offset and the key one u64, each view checked inside its buffer and declared
+        // with the launch.
         unsafe {
             stream.launch_packed(
                 &k.func,

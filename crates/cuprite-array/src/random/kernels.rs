@@ -16,7 +16,8 @@ const BODY: &str = include_str!("sampler.cu");
 kernel_params! {
     /// The sampler kernel's parameters: `n` draws into `out`, from the Philox streams of `key`,
     /// of sampler `kind` (see `Kind::words`) with scalars `a` and `b` and the per-element
-    /// parameter `xs[i]` (`n` values), or `x0` everywhere when `xs` is null.
+    /// parameter `xs[i]` (`n` values), or `x0` everywhere when `xs` is null; the key is `key ^
+    /// word[0]` where `word` (a compiled program's call key word) is not null.
     pub(crate) struct SamplerArgs<'a> {
         out: WriteBuf<'a> as "double",
         n: i64,
@@ -26,6 +27,7 @@ kernel_params! {
         b: f64,
         x0: f64,
         xs: MaybeRead<'a> as "double",
+        word: MaybeRead<'a> as "u64t",
     }
 }
 

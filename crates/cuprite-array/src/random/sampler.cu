@@ -1,7 +1,8 @@
 // The sampler kernel's body (the CUDA twin of `random::dists`): one thread per element of a
 // grid-stride loop, each drawing from its own Philox stream (key, element index) the numbers
 // its sampler kind needs. `kind` selects the sampler (see `Kind::words`), `a` and `b` are its
-// scalar parameters, and the per-element parameter is `xs[i]`, or `x0` when `xs` is null.
+// scalar parameters, and the per-element parameter is `xs[i]`, or `x0` when `xs` is null; the
+// Philox key is `key ^ word[0]` where `word` (a compiled program's call key word) is not null.
 //
 // Built after the Philox helpers, with SP_TAG (the stream tag) and SP_TRIES (the rejection
 // samplers' attempt limit) defined from the Rust constants the CPU twin uses.
@@ -221,11 +222,13 @@ __device__ double sp_gamma(double alpha, sp_words &w, int lg) {
 }
 __device__ __forceinline__ void sampler_f64(double *__restrict__ out, i64t n, u64t key, i64t kind,
                                             double a, double b, double x0,
-                                            const double *__restrict__ xs) {
+                                            const double *__restrict__ xs,
+                                            const u64t *__restrict__ word) {
   const i64t step = (i64t)gridDim.x * blockDim.x;
+  const u64t k = word ? key ^ word[0] : key;
   for (i64t i = (i64t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
     sp_words w;
-    w.key = key;
+    w.key = k;
     w.lo = (unsigned)(u64t)i;
     w.hi = (unsigned)((u64t)i >> 32);
     w.block = 0u;
