@@ -162,7 +162,8 @@ const ROWS: [usize; 2] = [32, 16];
 /// The most 32-bit registers the values of a thread of a pass along rows may take
 /// (`s + taps - 1` working values): `s` is the largest power of two up to 16 within it.
 const ROW_WINDOW_REGS: usize = 48;
-/// Consecutive outputs of a thread of a second pass along columns (`SEP_R`).
+/// Consecutive outputs of a thread of a second pass along columns (`SEP_R`) by default; the
+/// kernel also takes 8.
 const R: usize = 4;
 
 /// Output rows a warp of the small-window kernel walks (`S3_S` in `filters_sep3.cu`); its
@@ -182,37 +183,48 @@ fn small_blocks(esize: usize) -> usize {
 }
 
 /// The kernel's blocking for one filter: output tile `tw x th` (`SEP_TW`, `SEP_TH`),
-/// consecutive outputs of a thread of a pass along rows `s` (`SEP_S`, dividing `th`), and the
-/// blocks an SM keeps resident (the launch bound, capping registers).
+/// consecutive outputs of a thread of a pass along rows `s` (`SEP_S`, dividing `th`), the
+/// blocks an SM keeps resident (the launch bound, capping registers), and consecutive outputs
+/// of a thread of a second pass along columns `r` (`SEP_R`, 4 or 8, dividing `tw`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Tiling {
     tw: usize,
     th: usize,
     s: usize,
     blocks: usize,
+    r: usize,
 }
 
 /// The bytes of dynamic shared memory the kernel needs for taps `my`, `mx` in a working type
-/// of `esize` bytes on an output tile `tw x th`: the intermediate, the kernel's `SEP_MR` rows
-/// of `SEP_MS` values. Rows first, `th` rows covering every 16-byte load of the pass along
-/// columns ([`R`] outputs a thread); columns first, `th + my - 1` rows of `tw`.
-fn shared_bytes(my: usize, mx: usize, xfirst: bool, esize: usize, tile: (usize, usize)) -> usize {
+/// of `esize` bytes on an output tile `tw x th` with `r` outputs a thread of a second pass along
+/// columns: the intermediate, the kernel's `SEP_MR` rows of `SEP_MS` values. Rows first, `th`
+/// rows covering every 16-byte load of the pass along columns; columns first, `th + my - 1`
+/// rows of `tw`.
+fn shared_bytes(
+    my: usize,
+    mx: usize,
+    xfirst: bool,
+    esize: usize,
+    tile: (usize, usize),
+    r: usize,
+) -> usize {
     let (tw, th) = tile;
     if xfirst {
         return (th + my - 1) * tw * esize;
     }
     let v = 16 / esize;
-    let nl = (R + mx - 1).div_ceil(v) * v;
-    th * (tw - R + nl) * esize
+    let nl = (r + mx - 1).div_ceil(v) * v;
+    th * (tw - r + nl) * esize
 }
 
 /// The tiling of a filter: as many output columns (a multiple of 4) as leave the intermediate
 /// [`FIRST_COLS`] wide, the most rows of [`ROWS`] whose shared memory fits; 4 blocks an SM
 /// (64 registers) for 4-byte working values and at most 17 taps a pass, else 3.
 ///
-/// `CUPRITE_IMAGE_SEP_TILE=cols,rows,blocks[,s]` (read once; for tuning) replaces
+/// `CUPRITE_IMAGE_SEP_TILE=cols,rows,blocks[,s[,r]]` (read once; for tuning) replaces
 /// [`FIRST_COLS`], [`ROWS`], the blocks an SM (and the most rows a thread of a pass along rows
-/// takes) for every filter it gives a tiling that fits; the others keep the default.
+/// takes, and the outputs a thread of a second pass along columns, 4 or 8) for every filter it
+/// gives a tiling that fits; the others keep the default.
 fn tiling(my: usize, mx: usize, xfirst: bool, esize: usize) -> Option<Tiling> {
     if !(1..=SEP_MAX_TAPS).contains(&my) || !(1..=SEP_MAX_TAPS).contains(&mx) {
         return None;
@@ -227,6 +239,7 @@ fn tiling(my: usize, mx: usize, xfirst: bool, esize: usize) -> Option<Tiling> {
         rows: ROWS,
         blocks,
         most_s: 16,
+        r: R,
     };
     tile_override()
         .and_then(|f| tiling_of(my, mx, xfirst, esize, f))
@@ -234,32 +247,39 @@ fn tiling(my: usize, mx: usize, xfirst: bool, esize: usize) -> Option<Tiling> {
 }
 
 /// How [`tiling_of`] tiles: the intermediate's width `cols`, the output rows to try in order
-/// (0 tries none), the blocks an SM, and the most rows a thread of a pass along rows takes.
+/// (0 tries none), the blocks an SM, the most rows a thread of a pass along rows takes, and the
+/// outputs a thread of a second pass along columns (4 or 8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct TileForm {
     cols: usize,
     rows: [usize; 2],
     blocks: usize,
     most_s: usize,
+    r: usize,
 }
 
 /// The tiling of [`tiling`] in the form `f`: output columns as many as leave the intermediate
-/// `f.cols` wide, the first of `f.rows` that fits shared memory; `None` where none fits.
+/// `f.cols` wide (a multiple of `f.r`), the first of `f.rows` that fits shared memory; `None`
+/// where none fits.
 fn tiling_of(my: usize, mx: usize, xfirst: bool, esize: usize, f: TileForm) -> Option<Tiling> {
     let TileForm {
         cols,
         rows,
         blocks,
         most_s,
+        r,
     } = f;
-    let tw = (cols + 1).checked_sub(mx)? / 4 * 4;
-    if tw < R || !(1..=8).contains(&blocks) {
+    if r != 4 && r != 8 {
+        return None;
+    }
+    let tw = (cols + 1).checked_sub(mx)? / r * r;
+    if tw < r || !(1..=8).contains(&blocks) {
         return None;
     }
     let words = esize / 4;
     rows.iter()
         .filter(|&&th| (1..=64).contains(&th))
-        .find(|&&th| shared_bytes(my, mx, xfirst, esize, (tw, th)) <= SHARED_MAX)
+        .find(|&&th| shared_bytes(my, mx, xfirst, esize, (tw, th), r) <= SHARED_MAX)
         .map(|&th| {
             let s = [16, 8, 4, 2]
                 .into_iter()
@@ -267,11 +287,18 @@ fn tiling_of(my: usize, mx: usize, xfirst: bool, esize: usize, f: TileForm) -> O
                     s <= th.min(most_s) && th % s == 0 && (s + my - 1) * words <= ROW_WINDOW_REGS
                 })
                 .unwrap_or(1);
-            Tiling { tw, th, s, blocks }
+            Tiling {
+                tw,
+                th,
+                s,
+                blocks,
+                r,
+            }
         })
 }
 
-/// `CUPRITE_IMAGE_SEP_TILE` as a [`TileForm`] (`s` 16 unless given), where set and well formed.
+/// `CUPRITE_IMAGE_SEP_TILE` as a [`TileForm`] (`s` 16 and `r` [`R`] unless given), where set
+/// and well formed.
 fn tile_override() -> Option<TileForm> {
     static TILE: std::sync::OnceLock<Option<TileForm>> = std::sync::OnceLock::new();
     *TILE.get_or_init(|| {
@@ -280,9 +307,10 @@ fn tile_override() -> Option<TileForm> {
             .split(',')
             .map(|p| p.trim().parse().ok())
             .collect::<Option<_>>()?;
-        let (cols, rows, blocks, most_s) = match n[..] {
-            [c, r, b] => (c, r, b, 16),
-            [c, r, b, s] => (c, r, b, s),
+        let (cols, rows, blocks, most_s, r) = match n[..] {
+            [c, rows, b] => (c, rows, b, 16, R),
+            [c, rows, b, s] => (c, rows, b, s, R),
+            [c, rows, b, s, r] => (c, rows, b, s, r),
             _ => return None,
         };
         Some(TileForm {
@@ -290,6 +318,7 @@ fn tile_override() -> Option<TileForm> {
             rows: [rows, 0],
             blocks,
             most_s,
+            r,
         })
     })
 }
@@ -374,7 +403,7 @@ impl ImgSep2 {
             ("SEP_TW", t.tw as i64),
             ("SEP_TH", t.th as i64),
             ("SEP_S", t.s as i64),
-            ("SEP_R", R as i64),
+            ("SEP_R", t.r as i64),
             ("SEP_DIVY", i64::from(self.y.div != 1.0)),
             ("SEP_DIVX", i64::from(self.x.div != 1.0)),
         ];
@@ -478,7 +507,7 @@ impl ImgSep2 {
         self.dtype.code().hash(&mut h);
         (self.y.m, self.x.m, self.xfirst, self.y.sym, self.x.sym).hash(&mut h);
         (self.y.div != 1.0, self.x.div != 1.0).hash(&mut h);
-        (t.tw, t.th, t.s, t.blocks).hash(&mut h);
+        (t.tw, t.th, t.s, t.blocks, t.r).hash(&mut h);
         h.finish()
     }
 
@@ -592,7 +621,14 @@ impl LibraryCall for ImgSep2 {
         let k = crate::jit::library_kernel(st, self.key(t), || self.kernel(t))?;
         let tiles = self.batch * self.h.div_ceil(t.th) * self.w.div_ceil(t.tw);
         let grid = grid_for(u64::from(st.sms), t.blocks as u64, tiles, 1);
-        let shared = shared_bytes(self.y.m, self.x.m, self.xfirst, self.esize(), (t.tw, t.th));
+        let shared = shared_bytes(
+            self.y.m,
+            self.x.m,
+            self.xfirst,
+            self.esize(),
+            (t.tw, t.th),
+            t.r,
+        );
         // SAFETY: `x` and `y` are checked views of `batch h w` elements (`ReadBuf`/
         // `WriteBuf::part` check them inside their allocations), the taps are values; the
         // kernel reads `x` only at `img_map`ped indices inside `[0, h) x [0, w)` of each
@@ -665,14 +701,24 @@ mod tests {
     #[test]
     fn shared_memory_of_the_tilings() {
         // f32, 17 x 17 taps, rows first, 112 x 32: the last thread's loads end at 108 + 20.
-        assert_eq!(shared_bytes(17, 17, false, 4, (112, 32)), 32 * 128 * 4);
+        assert_eq!(shared_bytes(17, 17, false, 4, (112, 32), 4), 32 * 128 * 4);
+        // 8 outputs a thread: the last thread's loads end at 104 + 24.
+        assert_eq!(shared_bytes(17, 17, false, 4, (112, 32), 8), 32 * 128 * 4);
         // f32, 3 x 5 taps, columns first: 34 rows of 124.
-        assert_eq!(shared_bytes(3, 5, true, 4, (124, 32)), 34 * 124 * 4);
+        assert_eq!(shared_bytes(3, 5, true, 4, (124, 32), 4), 34 * 124 * 4);
         // f64, 33 x 33, rows first, 96 x 32: 92 + 36 = 128 values a row.
-        assert_eq!(shared_bytes(33, 33, false, 8, (96, 32)), 32 * 128 * 8);
+        assert_eq!(shared_bytes(33, 33, false, 8, (96, 32), 4), 32 * 128 * 8);
         // f64, 33 x 33, columns first: 64 rows of 96 (48 KiB).
-        assert_eq!(shared_bytes(33, 33, true, 8, (96, 32)), 64 * 96 * 8);
-        let t = |tw, th, s, blocks| Some(Tiling { tw, th, s, blocks });
+        assert_eq!(shared_bytes(33, 33, true, 8, (96, 32), 4), 64 * 96 * 8);
+        let t = |tw, th, s, blocks| {
+            Some(Tiling {
+                tw,
+                th,
+                s,
+                blocks,
+                r: 4,
+            })
+        };
         assert_eq!(tiling(17, 17, false, 4), t(112, 32, 16, 4));
         assert_eq!(tiling(33, 33, false, 4), t(96, 32, 16, 3));
         assert_eq!(tiling(4, 3, false, 4), t(124, 32, 16, 4));
@@ -684,15 +730,17 @@ mod tests {
         assert_eq!(tiling(0, 3, false, 4), None);
         // Other intermediate widths, rows, blocks and rows a thread (the tuning override's
         // forms), for 17 x 17 taps of f32 rows first.
-        let of = |cols, rows, blocks, most_s| {
+        let of_r = |cols, rows, blocks, most_s, r| {
             let f = TileForm {
                 cols,
                 rows: [rows, 0],
                 blocks,
                 most_s,
+                r,
             };
             tiling_of(17, 17, false, 4, f)
         };
+        let of = |cols, rows, blocks, most_s| of_r(cols, rows, blocks, most_s, 4);
         assert_eq!(of(272, 32, 4, 16), t(256, 32, 16, 4));
         assert_eq!(of(144, 16, 3, 16), t(128, 16, 16, 3));
         // 16 rows of 8 a thread: every thread of the pass along rows one column.
@@ -703,11 +751,24 @@ mod tests {
         assert_eq!(of(16, 32, 4, 16), None);
         assert_eq!(of(128, 32, 9, 16), None);
         assert_eq!(of(1024, 32, 4, 16), None);
+        // 8 outputs a thread of the pass along columns: the tile's columns a multiple of 8.
+        let eight = |tw, th, s, blocks| {
+            Some(Tiling {
+                tw,
+                th,
+                s,
+                blocks,
+                r: 8,
+            })
+        };
+        assert_eq!(of_r(128, 32, 4, 16, 8), eight(112, 32, 16, 4));
+        assert_eq!(of_r(140, 16, 4, 8, 8), eight(120, 16, 8, 4));
+        assert_eq!(of_r(128, 32, 4, 16, 6), None);
         for (my, mx) in [(1, 1), (3, 3), (17, 17), (33, 33), (1, 33), (33, 1)] {
             for xfirst in [false, true] {
                 for esize in [4, 8] {
                     let t = tiling(my, mx, xfirst, esize).expect("every tap count fits");
-                    let bytes = shared_bytes(my, mx, xfirst, esize, (t.tw, t.th));
+                    let bytes = shared_bytes(my, mx, xfirst, esize, (t.tw, t.th), t.r);
                     assert!(bytes <= SHARED_MAX);
                     assert_eq!(t.th % t.s, 0);
                     assert_eq!(t.tw % 4, 0);
