@@ -23,13 +23,13 @@ pub(super) fn handle(_st: &'static DeviceState, stream: &Arc<Stream>) -> Result<
     let mut g = map.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((h, on)) = g.get_mut(&key) {
         if *on != tune {
-            h.set_tuning(tune.then(blaslt::Tuning::default));
+            h.set_tuning(tune.then(super::tune::policy));
             *on = tune;
         }
         return Ok(h.clone());
     }
     let h = Arc::new(BlasLt::new(stream)?);
-    h.set_tuning(tune.then(blaslt::Tuning::default));
+    h.set_tuning(tune.then(super::tune::policy));
     g.insert(key, (h.clone(), tune));
     Ok(h)
 }
