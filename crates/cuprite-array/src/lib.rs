@@ -32,6 +32,18 @@
 //! - Matrix products and decompositions ([`linalg`]; cuBLASLt and cuSOLVER on CUDA, with the
 //!   bias and activation that follow a product fused into it), FFTs ([`ops::fft`]).
 //! - Several GPUs: [`mesh::Mesh`] and [`mesh::Sharded`] arrays, with reductions through NCCL.
+//! - Signal processing ([`signal`]): N-d convolution and correlation (direct, FFT,
+//!   overlap-add), FIR and IIR filters and their design, interpolation and resampling,
+//!   spectral analysis, and the neural-network convolution and pooling with their gradients.
+//! - Images and vision ([`image`]): SciPy's `ndimage` filters, morphology, labels and
+//!   measurements and geometric transforms, colour conversions, and ArrayFire's vision
+//!   functions.
+//! - Sparse matrices ([`sparse`]): CSR, CSC and COO storage, products, triangular solves and
+//!   Krylov solvers.
+//! - Waiting without blocking a thread: [`Array::to_vec_async`], [`Array::item_async`] and
+//!   [`Array::sync_async`] are futures that any executor can await. With the `capture`
+//!   feature, `compile` captures a closure of array work into a CUDA graph on its first call
+//!   and replays it afterwards.
 //!
 //! # Interop
 //!
