@@ -203,6 +203,30 @@ pub(crate) fn call_key() -> CallKey {
     key
 }
 
+/// The seed and key-word input of a library call's draws of `seed` on `device`, keyed as the
+/// calling thread's [`CallKey`] says: `(seed, Some(word))` inside a compiled program whose key
+/// word lies on `device` (the call's kernel XORs `seed` with the word when it runs, so that each
+/// replay draws anew), `(seed ^ offset, None)` where the word lies on another device, and
+/// `(seed, None)` outside one.
+pub(crate) fn keyed_seed(
+    seed: u64,
+    device: crate::device::Device,
+) -> (u64, Option<std::sync::Arc<crate::graph::Node>>) {
+    match call_key() {
+        CallKey::Device { word, .. } if word.is_on(device) => {
+            let leaf = crate::graph::Node::new(
+                crate::graph::Op::Leaf(word, crate::shape::Layout::contiguous(&[1])),
+                crate::dtype::DType::U64,
+                vec![1],
+                device,
+            );
+            (seed, Some(leaf))
+        }
+        CallKey::Device { offset, .. } => (seed ^ offset, None),
+        CallKey::Seed => (seed, None),
+    }
+}
+
 /// How many random draws of the calling thread have read a device key word so far: a capture
 /// that did not change it recorded no kernel that reads the word.
 #[cfg_attr(not(feature = "capture"), allow(dead_code))]

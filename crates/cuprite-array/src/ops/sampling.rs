@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall, Node, Op};
 use crate::ops::ChoiceOpts;
-use crate::random::{CallKey, gamma_f64, philox4x32_10, sample_f64};
+use crate::random::{gamma_f64, philox4x32_10, sample_f64};
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::{KeyHasher, host_vec};
 use rayon::prelude::*;
@@ -177,11 +177,8 @@ impl<T: Float> Array<T> {
 }
 
 /// Standard gamma draws (`f64`) as a library call on the current device with the Philox key
-/// `k(seed)`, `k` the identity or, when `derived`, [`derive_key`] (beta's second gamma). The
-/// seed is keyed as the calling thread's [`CallKey`] says: inside a compiled program it is
-/// `seed ^ word[0]`, the call's key word an input of the call (read when the draws run, so that
-/// each replay draws anew), or `seed ^ offset` where the word lies on another device, as
-/// `rand_uniform`'s draws are.
+/// `k(seed)`, `k` the identity or, when `derived`, [`derive_key`] (beta's second gamma), the
+/// seed keyed per call inside a compiled program ([`crate::random::keyed_seed`]).
 pub(crate) fn standard_gamma(
     shape: &[usize],
     alpha: f64,
@@ -190,26 +187,15 @@ pub(crate) fn standard_gamma(
 ) -> Result<Array<f64>> {
     let n = crate::shape::checked_numel(shape)?;
     let dev = current_device();
-    let call = |seed, keyed| Gamma {
+    let (seed, word) = crate::random::keyed_seed(seed, dev);
+    let call = Gamma {
         n,
         alpha,
         seed,
         derived,
-        keyed,
+        keyed: word.is_some(),
     };
-    let (call, inputs) = match crate::random::call_key() {
-        CallKey::Device { word, .. } if word.is_on(dev) => {
-            let leaf = Node::new(
-                Op::Leaf(word, crate::shape::Layout::contiguous(&[1])),
-                DType::U64,
-                vec![1],
-                dev,
-            );
-            (call(seed, true), vec![leaf])
-        }
-        CallKey::Device { offset, .. } => (call(seed ^ offset, false), Vec::new()),
-        CallKey::Seed => (call(seed, false), Vec::new()),
-    };
+    let inputs: Vec<_> = word.into_iter().collect();
     let node = Node::new(
         Op::Library(Arc::new(call), inputs),
         DType::F64,

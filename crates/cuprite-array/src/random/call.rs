@@ -11,7 +11,6 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall, Node, Op};
-use crate::random::CallKey;
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
 use rayon::prelude::*;
@@ -32,10 +31,8 @@ struct Sampler {
 }
 
 /// Draws of `kind` of `shape` on the current device: element `i` from the stream of `(key, i)`
-/// with per-element parameter `xs[i]` (an array of `shape`) or `x`. The key is keyed as the
-/// calling thread's [`CallKey`] says: inside a compiled program it is `key ^ word[0]`, the
-/// call's key word an input of the call (read when the draws run, so that each replay draws
-/// anew), or `key ^ offset` where the word lies on another device.
+/// with per-element parameter `xs[i]` (an array of `shape`) or `x`, the key keyed per call
+/// inside a compiled program ([`crate::random::keyed_seed`]).
 pub(crate) fn sampler_node(
     kind: Kind,
     shape: &[usize],
@@ -55,19 +52,9 @@ pub(crate) fn sampler_node(
         }
         inputs.push(xs.contiguous()?.node);
     }
-    let (seed, keyed) = match crate::random::call_key() {
-        CallKey::Device { word, .. } if word.is_on(dev) => {
-            inputs.push(Node::new(
-                Op::Leaf(word, crate::shape::Layout::contiguous(&[1])),
-                DType::U64,
-                vec![1],
-                dev,
-            ));
-            (key, true)
-        }
-        CallKey::Device { offset, .. } => (key ^ offset, false),
-        CallKey::Seed => (key, false),
-    };
+    let (seed, word) = crate::random::keyed_seed(key, dev);
+    let keyed = word.is_some();
+    inputs.extend(word);
     let call = Arc::new(Sampler {
         kind,
         n,
