@@ -302,11 +302,6 @@ impl Context {
             })
     }
 
-    /// Whether a capture begun through this crate is in progress on a stream of this context.
-    pub(crate) fn captures_in_progress(&self) -> bool {
-        self.tracking.captures_in_progress()
-    }
-
     /// [`synchronize`](Self::synchronize) for `Drop` paths: binds without returning deferred
     /// errors (another operation's), and is refused the same way while a capture is in
     /// progress.

@@ -232,51 +232,22 @@ impl Stream {
         unsafe { drv!(cuStreamWaitEvent(self.raw, ev.raw, 0)) }
     }
 
-    /// Blocks the host until all work on this stream is done. While this stream captures it is
-    /// an `Err` with `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED`, and the capture goes on.
+    /// Blocks the host until all work on this stream is done.
     pub fn synchronize(&self) -> Result<()> {
         self.ctx.bind_to_thread()?;
-        self.refuse_while_capturing("cuStreamSynchronize")?;
         crate::stats::count_host_sync();
         // SAFETY: a live stream.
         unsafe { drv!(cuStreamSynchronize(self.raw)) }
     }
 
-    /// Whether all work enqueued here is done (`cuStreamQuery`), without blocking. While this
-    /// stream captures it is an `Err` with `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED`, and the
-    /// capture goes on.
+    /// Whether all work enqueued here is done (`cuStreamQuery`), without blocking.
     pub fn is_idle(&self) -> Result<bool> {
         self.ctx.bind_to_thread()?;
-        self.refuse_while_capturing("cuStreamQuery")?;
         // SAFETY: a live stream.
         match unsafe { drv!(cuStreamQuery(self.raw)) } {
             Ok(()) => Ok(true),
             Err(e) if e.code() == Some(sys::CUresult::CUDA_ERROR_NOT_READY) => Ok(false),
             Err(e) => Err(e),
-        }
-    }
-
-    /// `Err` with `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED` naming `call` while this stream
-    /// captures or holds an invalidated capture, before the driver sees `call`: waiting for or
-    /// querying a capturing stream is illegal, and the driver would invalidate the capture.
-    /// One atomic load while no capture made through this crate is in progress on the context;
-    /// a capture begun elsewhere on a stream of this one is found by the driver's query only
-    /// then, so waiting on such a stream still meets the driver's own refusal.
-    fn refuse_while_capturing(&self, call: &'static str) -> Result<()> {
-        if !self.ctx.captures_in_progress() {
-            return Ok(());
-        }
-        let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-        // SAFETY: `status` is a valid out-pointer and the stream is live; the query is allowed
-        // during a capture and changes nothing.
-        unsafe { drv!(cuStreamIsCapturing(self.raw, &mut status)) }?;
-        if status == sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
-            Ok(())
-        } else {
-            Err(Error::driver(
-                sys::CUresult::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-                call,
-            ))
         }
     }
 

@@ -133,11 +133,6 @@ impl TrackingMode {
         sync()
     }
 
-    /// Whether a capture counted by [`note_capture`](Self::note_capture) is in progress.
-    pub(crate) fn captures_in_progress(&self) -> bool {
-        self.captures.load(Ordering::Acquire) != 0
-    }
-
     /// Excludes context-wide synchronisations while a capture begins (see `gate`).
     pub(crate) fn capture_gate(&self) -> RwLockWriteGuard<'_, ()> {
         self.gate.write().unwrap_or_else(|e| e.into_inner())
