@@ -265,7 +265,9 @@ impl Stream {
     /// returned by the context's next fallible call as [`Error::Deferred`].
     ///
     /// `f` must not call CUDA (the driver forbids it in host functions; such calls fail) and
-    /// should not own cuprite objects whose drop would.
+    /// should not own cuprite objects whose drop would. On a stream that is capturing a graph
+    /// (or whose capture was invalidated) it is an `Err` and nothing is enqueued: a host
+    /// function captured into a graph would run at every launch of it, and `f` runs once.
     ///
     /// ```no_run
     /// # fn main() -> cuprite_driver::Result<()> {
@@ -279,6 +281,18 @@ impl Stream {
     /// ```
     pub fn launch_host_fn<F: FnOnce() + Send + 'static>(&self, f: F) -> Result<()> {
         self.ctx.bind_to_thread()?;
+        let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+        // SAFETY: `status` is a valid out-pointer and the stream is live; the query is allowed
+        // during a capture and changes nothing.
+        unsafe { drv!(cuStreamIsCapturing(self.raw, &mut status)) }?;
+        if status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
+            return Err(Error::InvalidArgument(
+                "Stream::launch_host_fn: the stream is capturing a graph; a host function \
+                 captured into it would run at every launch of the graph, and its closure runs \
+                 once (enqueue it after the capture ends)"
+                    .into(),
+            ));
+        }
         let payload = Box::new(HostFn {
             f: Box::new(f),
             ctx: Arc::downgrade(&self.ctx),

@@ -41,6 +41,10 @@ pub fn tests() -> Vec<Test> {
             context_sync_elsewhere_leaves_capture_intact,
         ),
         Test::gpu_alone(
+            "graph::host_functions_refused_in_capture",
+            host_functions_refused_in_capture,
+        ),
+        Test::gpu_alone(
             "graph::other_thread_never_joins_capture",
             other_thread_never_joins_capture,
         ),
@@ -572,6 +576,68 @@ fn context_sync_elsewhere_leaves_capture_intact() -> TestResult {
         assert_eq!(got[i], 2.0 * xh[i] + 3.0, "{i}");
     }
     ctx.synchronize()?;
+    Ok(())
+}
+
+/// A host function is refused on a capturing stream (its closure runs once; a captured host
+/// node would call it at every launch) and nothing is enqueued: the capture stays active and
+/// its graph replays twice with the kernel's values, and the closure never runs. A copy that
+/// keeps its host source alive with a host function (`htod_copy`) fails inside a capture,
+/// and the capture cannot end in a graph that reads the source.
+fn host_functions_refused_in_capture() -> TestResult {
+    let (ctx, m) = setup()?;
+    let axpb = m.load_function("axpb")?;
+    let stream = ctx.new_stream()?;
+    let mut rng = Rng::fresh();
+    let n = 1024;
+    let xh = ints(&mut rng, n);
+    let x = stream.clone_htod(&xh)?;
+    let mut y = stream.clone_htod(&vec![f32::NAN; n])?;
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    let ran = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    let r = ran.clone();
+    let e = stream
+        .launch_host_fn(move || {
+            r.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        })
+        .expect_err("a host function inside a capture");
+    assert!(e.to_string().contains("capturing"), "{e}");
+    assert_eq!(stream.capture_status()?, CaptureStatus::Active);
+    // SAFETY: axpb with n-element buffers.
+    unsafe {
+        stream
+            .launch_builder(&axpb)
+            .arg(&mut y)
+            .arg(&x)
+            .arg(&3.0f32)
+            .arg(&-2.0f32)
+            .arg(&ni)
+            .launch(cfg)?
+    };
+    let exec = stream.end_capture()?.instantiate()?;
+    exec.launch(&stream)?;
+    exec.launch(&stream)?;
+    let got = stream.clone_dtoh(&y)?;
+    for i in 0..n {
+        assert_eq!(got[i], 3.0 * xh[i] - 2.0, "{i}");
+    }
+    assert_eq!(ran.load(std::sync::atomic::Ordering::SeqCst), 0);
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    let copied = stream.htod_copy(xh.clone());
+    let ended = stream.end_capture();
+    assert!(
+        copied.is_err(),
+        "htod_copy inside a capture returned a buffer"
+    );
+    assert!(
+        ended.is_err(),
+        "a capture whose host copy failed ended in a graph"
+    );
+    assert_eq!(stream.capture_status()?, CaptureStatus::None);
+    // The stream works after both.
+    let again = stream.clone_dtoh(&x)?;
+    assert_eq!(again, xh);
     Ok(())
 }
 
