@@ -476,8 +476,9 @@ impl LibraryCall for Gamma {
         }
         let key = match inputs.first() {
             Some(w) => {
-                let at = w.layout.offset * 8;
-                let word = w.buf.bytes().get(at..at + 8).ok_or_else(|| {
+                let at = w.layout.offset.checked_mul(8);
+                let span = at.and_then(|a| Some(a..a.checked_add(8)?));
+                let word = span.and_then(|r| w.buf.bytes().get(r)).ok_or_else(|| {
                     Error::InvalidArgument(format!(
                         "gamma's key word at element {} lies past its {} bytes",
                         w.layout.offset,

@@ -112,10 +112,11 @@ impl LibraryCall for Sampler {
             Some(x) if self.has_xs => {
                 let v: &[f64] = bytemuck::cast_slice(x.buf.bytes());
                 let at = x.layout.offset;
-                Some(v.get(at..at + self.n).ok_or_else(|| {
+                let end = at.checked_add(self.n);
+                Some(end.and_then(|e| v.get(at..e)).ok_or_else(|| {
                     Error::InvalidArgument(format!(
-                        "sampler parameters {at}..{} lie past their {} values",
-                        at + self.n,
+                        "sampler parameters from {at}, {} of them, lie past their {} values",
+                        self.n,
                         v.len()
                     ))
                 })?)
