@@ -227,6 +227,27 @@ pub(crate) fn keyed_seed(
     }
 }
 
+/// The `u64` a library call's key-word input (made by [`keyed_seed`]) holds on the host, or
+/// an `Err` naming `what` where its element lies past the buffer.
+pub(crate) fn host_key_word(
+    w: &crate::graph::CallInput<'_, crate::storage::HostBuf>,
+    what: &str,
+) -> crate::error::Result<u64> {
+    let bytes = w.buf.bytes();
+    let at = w.layout.offset.checked_mul(8);
+    let word = at
+        .and_then(|a| bytes.get(a..a.checked_add(8)?))
+        .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        .ok_or_else(|| {
+            crate::error::Error::InvalidArgument(format!(
+                "{what}'s key word at element {} lies past its {} bytes",
+                w.layout.offset,
+                bytes.len()
+            ))
+        })?;
+    Ok(u64::from_ne_bytes(word))
+}
+
 /// How many random draws of the calling thread have read a device key word so far: a capture
 /// that did not change it recorded no kernel that reads the word.
 #[cfg_attr(not(feature = "capture"), allow(dead_code))]

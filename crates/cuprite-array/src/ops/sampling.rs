@@ -475,18 +475,7 @@ impl LibraryCall for Gamma {
             )));
         }
         let key = match inputs.first() {
-            Some(w) => {
-                let at = w.layout.offset.checked_mul(8);
-                let span = at.and_then(|a| Some(a..a.checked_add(8)?));
-                let word = span.and_then(|r| w.buf.bytes().get(r)).ok_or_else(|| {
-                    Error::InvalidArgument(format!(
-                        "gamma's key word at element {} lies past its {} bytes",
-                        w.layout.offset,
-                        w.buf.bytes().len()
-                    ))
-                })?;
-                self.key(u64::from_ne_bytes(word.try_into().unwrap_or_default()))
-            }
+            Some(w) => self.key(crate::random::host_key_word(w, "gamma")?),
             None => self.key(0),
         };
         let os: &mut [f64] = bytemuck::cast_slice_mut(out.bytes_mut());

@@ -124,17 +124,7 @@ impl LibraryCall for Sampler {
             _ => None,
         };
         let key = match self.word(inputs) {
-            Some(w) => {
-                let v: &[u64] = bytemuck::cast_slice(w.buf.bytes());
-                let word = v.get(w.layout.offset).ok_or_else(|| {
-                    Error::InvalidArgument(format!(
-                        "the sampler's key word at element {} lies past its {} words",
-                        w.layout.offset,
-                        v.len()
-                    ))
-                })?;
-                self.seed ^ word
-            }
+            Some(w) => self.seed ^ super::host_key_word(w, "the sampler")?,
             None => self.seed,
         };
         let os: &mut [f64] = bytemuck::cast_slice_mut(out.bytes_mut());
