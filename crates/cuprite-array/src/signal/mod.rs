@@ -6,8 +6,9 @@
 //!   [`convolve1`], [`convolve2`], [`convolve3`], [`convolve2_sep`], [`fir`]).
 //! - Linear filters: [`lfilter`] (IIR, with initial conditions; on CUDA a blocked parallel scan
 //!   of the filter's state recurrence), [`lfilter_zi`], [`filtfilt`], [`sosfilt`],
-//!   [`sosfiltfilt`]; IIR design [`butter`], [`cheby1`] (low- and high-pass, as `(b, a)` or
-//!   second-order sections: [`butter_sos`], [`cheby1_sos`]).
+//!   [`sosfiltfilt`]; IIR design [`butter`], [`cheby1`], [`cheby2`], [`ellip`], [`bessel`]
+//!   (low-pass, high-pass, band-pass and band-stop, as `(b, a)` or second-order sections:
+//!   [`butter_sos`], [`cheby1_sos`], [`cheby2_sos`], [`ellip_sos`], [`bessel_sos`]).
 //! - [`get_window`], [`detrend`], [`hilbert`].
 //! - ArrayFire's interpolation [`approx1`], [`approx2`] and their uniform-grid forms
 //!   [`approx1_uniform`], [`approx2_uniform`] (nearest, lower, linear, cosine, cubic and
@@ -83,7 +84,10 @@ pub use conv::{
     convolve, convolve_axes, convolve1, convolve2, convolve2_sep, convolve3, correlate,
     correlate_axes, fftconvolve, fir, oaconvolve,
 };
-pub use design::{BandType, butter, butter_sos, cheby1, cheby1_sos};
+pub use design::{
+    BandType, BesselNorm, Cutoff, IIR_MAX_ORDER, bessel, bessel_sos, butter, butter_sos, cheby1,
+    cheby1_sos, cheby2, cheby2_sos, ellip, ellip_sos,
+};
 pub use elem::SignalElement;
 pub use filters::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfiltfilt};
 pub use frames::{Extension, WindowSpec};

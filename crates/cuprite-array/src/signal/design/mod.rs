@@ -1,0 +1,607 @@
+//! IIR filter design (SciPy's `butter`, `cheby1`, `cheby2`, `ellip` and `bessel`: digital
+//! low-pass, high-pass, band-pass and band-stop filters).
+//!
+//! Every design takes the same steps, in `f64` on the host:
+//! 1. the analog low-pass prototype's zeros, poles and gain ([`proto`]; the elliptic one on
+//!    the elliptic functions of [`jacobi`]);
+//! 2. the band edges pre-warped (`4 tan(pi w / 2)`: the bilinear transform's frequency map
+//!    at `fs = 2`, so that edges are fractions of the Nyquist frequency);
+//! 3. the prototype moved to those edges (SciPy's `lp2lp_zpk`, `lp2hp_zpk`, `lp2bp_zpk`,
+//!    `lp2bs_zpk`);
+//! 4. the bilinear transform to the z-plane, zeros at infinity going to `z = -1`;
+//! 5. the roots expanded into transfer-function coefficients `(b, a)`, or paired into
+//!    second-order sections.
+//!
+//! A design of order `n` has `n` poles (low- and high-pass) or `2n` (band-pass and
+//! band-stop), and as many zeros.
+
+mod jacobi;
+mod proto;
+
+use crate::dtype::c64;
+use crate::error::{Error, Result};
+pub use proto::BesselNorm;
+use proto::{BESSEL_MAX_ORDER, Zpk, besselap, buttap, cheb1ap, cheb2ap, ellipap, prod_neg};
+use std::f64::consts::PI;
+
+/// Which band an IIR design passes (SciPy's `btype`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BandType {
+    /// Frequencies below the cutoff (SciPy's default).
+    #[default]
+    Lowpass,
+    /// Frequencies above the cutoff.
+    Highpass,
+    /// Frequencies between the two edges.
+    Bandpass,
+    /// Frequencies outside the two edges.
+    Bandstop,
+}
+
+/// The critical frequencies of a design (SciPy's `Wn`), as fractions of the Nyquist
+/// frequency: one for low- and high-pass designs, two (low edge first) for band-pass and
+/// band-stop ones. Made from an `f64`, an `[f64; 2]` or an `(f64, f64)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Cutoff {
+    /// One critical frequency.
+    Edge(f64),
+    /// The low and the high edge of a band.
+    Band(f64, f64),
+}
+
+impl From<f64> for Cutoff {
+    fn from(w: f64) -> Self {
+        Cutoff::Edge(w)
+    }
+}
+
+impl From<[f64; 2]> for Cutoff {
+    fn from([lo, hi]: [f64; 2]) -> Self {
+        Cutoff::Band(lo, hi)
+    }
+}
+
+impl From<(f64, f64)> for Cutoff {
+    fn from((lo, hi): (f64, f64)) -> Self {
+        Cutoff::Band(lo, hi)
+    }
+}
+
+/// The highest order any design accepts: far above a useful IIR filter, whose coefficients
+/// lose all precision long before it, and low enough that no order allocates much.
+pub const IIR_MAX_ORDER: usize = 1024;
+
+/// The prototype moved to the pre-warped edges: `s -> s / wo` (low-pass), `wo / s`
+/// (high-pass), `(s^2 + w0^2) / (bw s)` (band-pass) or `bw s / (s^2 + w0^2)` (band-stop), with
+/// `w0` the geometric centre and `bw` the width of the band. A root `r` of the prototype
+/// becomes `r wo`, `wo / r`, or the two roots of `s^2 - r bw s + w0^2` (band-pass) or of
+/// `s^2 - (bw / r) s + w0^2` (band-stop); the zeros at infinity of a prototype with `d` more
+/// poles than zeros land at 0 (high-pass, `d`; band-pass, `d`) or at `+-i w0` (band-stop, `d`
+/// each).
+fn transform(f: Zpk, edges: [f64; 2], btype: BandType) -> Zpk {
+    let degree = f.p.len() - f.z.len();
+    let zero = c64::new(0.0, 0.0);
+    let [lo, hi] = edges;
+    let (w0, bw) = ((lo * hi).sqrt(), hi - lo);
+    // The two roots of s^2 - b s + w0^2.
+    let split = |b: c64| {
+        let h = b / 2.0;
+        let d = (h * h - w0 * w0).sqrt();
+        [h + d, h - d]
+    };
+    match btype {
+        BandType::Lowpass => Zpk {
+            z: f.z.iter().map(|&z| z * lo).collect(),
+            p: f.p.iter().map(|&p| p * lo).collect(),
+            k: f.k * lo.powi(degree as i32),
+        },
+        BandType::Highpass => {
+            let k = f.k * (prod_neg(&f.z) / prod_neg(&f.p)).re;
+            let mut z: Vec<c64> = f.z.iter().map(|&z| lo / z).collect();
+            z.extend(std::iter::repeat_n(zero, degree));
+            Zpk {
+                z,
+                p: f.p.iter().map(|&p| lo / p).collect(),
+                k,
+            }
+        }
+        BandType::Bandpass => {
+            let mut z: Vec<c64> = f.z.iter().flat_map(|&z| split(z * bw)).collect();
+            z.extend(std::iter::repeat_n(zero, degree));
+            Zpk {
+                z,
+                p: f.p.iter().flat_map(|&p| split(p * bw)).collect(),
+                k: f.k * bw.powi(degree as i32),
+            }
+        }
+        BandType::Bandstop => {
+            let k = f.k * (prod_neg(&f.z) / prod_neg(&f.p)).re;
+            let mut z: Vec<c64> = f.z.iter().flat_map(|&z| split(bw / z)).collect();
+            for _ in 0..degree {
+                z.extend([c64::new(0.0, w0), c64::new(0.0, -w0)]);
+            }
+            Zpk {
+                z,
+                p: f.p.iter().flat_map(|&p| split(bw / p)).collect(),
+                k,
+            }
+        }
+    }
+}
+
+/// The bilinear transform `z = (4 + s) / (4 - s)` (SciPy's `bilinear_zpk` with `fs = 2`):
+/// zeros at infinity go to `z = -1`.
+fn bilinear(f: Zpk) -> Zpk {
+    let fs2 = c64::new(4.0, 0.0);
+    let degree = f.p.len() - f.z.len();
+    let prod = |v: &[c64]| v.iter().fold(c64::new(1.0, 0.0), |acc, &x| acc * (fs2 - x));
+    let k = f.k * (prod(&f.z) / prod(&f.p)).re;
+    let mut z: Vec<c64> = f.z.iter().map(|&z| (fs2 + z) / (fs2 - z)).collect();
+    z.extend(std::iter::repeat_n(c64::new(-1.0, 0.0), degree));
+    Zpk {
+        z,
+        p: f.p.iter().map(|&p| (fs2 + p) / (fs2 - p)).collect(),
+        k,
+    }
+}
+
+/// The monic polynomial with roots `r`, highest power first, real parts (the roots come in
+/// conjugate pairs).
+fn poly(r: &[c64]) -> Vec<f64> {
+    let mut c = vec![c64::new(0.0, 0.0); r.len() + 1];
+    c[0] = c64::new(1.0, 0.0);
+    for (i, &x) in r.iter().enumerate() {
+        for j in (1..=i + 1).rev() {
+            let prev = c[j - 1];
+            c[j] -= x * prev;
+        }
+    }
+    c.into_iter().map(|v| v.re).collect()
+}
+
+/// The band edges of `wn` for `btype`, checked: one edge in `(0, 1)` for low- and high-pass
+/// designs, two increasing edges in `(0, 1)` for band designs.
+fn edges(what: &str, wn: Cutoff, btype: BandType) -> Result<[f64; 2]> {
+    let band = matches!(btype, BandType::Bandpass | BandType::Bandstop);
+    let e = match (wn, band) {
+        (Cutoff::Edge(w), false) => [w, w],
+        (Cutoff::Band(lo, hi), true) => [lo, hi],
+        (Cutoff::Edge(w), true) => {
+            return Err(Error::InvalidArgument(format!(
+                "{what}: a {btype:?} design takes two band edges, not the one frequency {w}"
+            )));
+        }
+        (Cutoff::Band(lo, hi), false) => {
+            return Err(Error::InvalidArgument(format!(
+                "{what}: a {btype:?} design takes one cutoff, not the band ({lo}, {hi})"
+            )));
+        }
+    };
+    let inside = |w: f64| w > 0.0 && w < 1.0;
+    if !e.iter().all(|&w| inside(w)) || (band && e[0] >= e[1]) {
+        let shown = if band {
+            format!("the band edges ({}, {})", e[0], e[1])
+        } else {
+            format!("the cutoff {}", e[0])
+        };
+        let rule = if band {
+            "must increase and lie strictly between 0 and 1"
+        } else {
+            "must lie strictly between 0 and 1"
+        };
+        return Err(Error::InvalidArgument(format!(
+            "{what}: {shown} {rule} (the Nyquist frequency)"
+        )));
+    }
+    Ok(e)
+}
+
+/// The checked order and edges, then the digital design of the prototype `proto(n)` (made
+/// only once the arguments are checked).
+fn design(
+    what: &str,
+    n: usize,
+    wn: Cutoff,
+    btype: BandType,
+    proto: impl FnOnce(usize) -> Result<Zpk>,
+) -> Result<Zpk> {
+    if n == 0 || n > IIR_MAX_ORDER {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: the order {n} must lie between 1 and {IIR_MAX_ORDER}"
+        )));
+    }
+    let e = edges(what, wn, btype)?;
+    // The analog edges whose bilinear images are the digital ones (pre-warping, `fs = 2`).
+    let warped = e.map(|w| 4.0 * (PI * w / 2.0).tan());
+    Ok(bilinear(transform(proto(n)?, warped, btype)))
+}
+
+/// A ripple or attenuation in decibels, checked positive and finite.
+fn check_db(what: &str, name: &str, db: f64) -> Result<()> {
+    if !(db > 0.0 && db.is_finite()) {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: {name} = {db} dB must be positive and finite"
+        )));
+    }
+    Ok(())
+}
+
+/// `(b, a)` of a digital design, both of one coefficient more than the poles, `a[0] = 1`.
+fn to_ba(f: &Zpk) -> (Vec<f64>, Vec<f64>) {
+    let b = poly(&f.z).into_iter().map(|v| v * f.k).collect();
+    (b, poly(&f.p))
+}
+
+/// The roots `r` as the upper members of their conjugate pairs and the real roots (those
+/// within `1e-12 |r|` of the axis, a pair that close counting as two real roots).
+fn split_roots(r: &[c64]) -> (Vec<c64>, Vec<f64>) {
+    let real = |v: &c64| v.im.abs() <= 1e-12 * v.norm();
+    let pairs = r
+        .iter()
+        .filter(|v| !real(v) && v.im > 0.0)
+        .copied()
+        .collect();
+    let reals = r.iter().filter(|v| real(v)).map(|v| v.re).collect();
+    (pairs, reals)
+}
+
+/// Removes and returns the element of `v` nearest to `to` by `dist`, if any.
+fn take_nearest<T: Copy>(v: &mut Vec<T>, dist: impl Fn(T) -> f64) -> Option<T> {
+    let i = (0..v.len()).min_by(|&a, &b| dist(v[a]).total_cmp(&dist(v[b])))?;
+    Some(v.swap_remove(i))
+}
+
+/// Second-order sections `[b0, b1, b2, 1, a1, a2]` of a digital design with as many zeros as
+/// poles, the gain in the first section.
+///
+/// The poles form the sections: each conjugate pair one, the real poles two by two in order
+/// of value, and for an odd count the real pole farthest from the unit circle a first-order
+/// section of its own, which takes the real zero nearest it (an odd count of poles means an
+/// odd count of real zeros). The sections are ordered by the magnitude of their largest pole,
+/// those nearest the unit circle last, and take their zeros in the reverse order: the
+/// conjugate zero pair or the two real zeros nearest their pole.
+fn to_sos(f: &Zpk) -> Vec<[f64; 6]> {
+    let (pole_pairs, mut pole_reals) = split_roots(&f.p);
+    let (mut zero_pairs, mut zero_reals) = split_roots(&f.z);
+    pole_reals.sort_by(f64::total_cmp);
+    // (poles as a1, a2 and the largest magnitude, the first-order pole if any)
+    let mut lone = None;
+    if pole_reals.len() % 2 == 1 {
+        let i = (0..pole_reals.len())
+            .min_by(|&a, &b| pole_reals[a].abs().total_cmp(&pole_reals[b].abs()))
+            .unwrap_or(0);
+        lone = Some(pole_reals.remove(i));
+    }
+    let mut secs: Vec<(c64, [f64; 2], f64)> = pole_pairs
+        .iter()
+        .map(|&p| (p, [-2.0 * p.re, p.norm_sqr()], p.norm()))
+        .chain(pole_reals.chunks(2).map(|w| {
+            let (r0, r1) = (w[0], w.get(1).copied().unwrap_or(0.0));
+            let big = if r0.abs() > r1.abs() { r0 } else { r1 };
+            (c64::new(big, 0.0), [-(r0 + r1), r0 * r1], big.abs())
+        }))
+        .collect();
+    secs.sort_by(|a, b| b.2.total_cmp(&a.2));
+    let mut out: Vec<[f64; 6]> = Vec::with_capacity(secs.len() + 1);
+    if let Some(p) = lone {
+        let z = take_nearest(&mut zero_reals, |z| (z - p).abs()).unwrap_or(0.0);
+        out.push([1.0, -z, 0.0, 1.0, -p, 0.0]);
+    }
+    let mut paired = Vec::with_capacity(secs.len());
+    for (p, a, _) in secs {
+        let near_pair = zero_pairs
+            .iter()
+            .map(|&z| (z - p).norm())
+            .fold(f64::INFINITY, f64::min);
+        let near_real = zero_reals
+            .iter()
+            .map(|&z| (c64::new(z, 0.0) - p).norm())
+            .fold(f64::INFINITY, f64::min);
+        let b = if zero_reals.len() >= 2 && near_real <= near_pair {
+            let z0 = take_nearest(&mut zero_reals, |z| (c64::new(z, 0.0) - p).norm());
+            let z1 = take_nearest(&mut zero_reals, |z| (c64::new(z, 0.0) - p).norm());
+            let (z0, z1) = (z0.unwrap_or(0.0), z1.unwrap_or(0.0));
+            [-(z0 + z1), z0 * z1]
+        } else if let Some(z) = take_nearest(&mut zero_pairs, |z| (z - p).norm()) {
+            [-2.0 * z.re, z.norm_sqr()]
+        } else {
+            // Unreached for the designs here (as many zeros as poles, in conjugate pairs).
+            [0.0, 0.0]
+        };
+        paired.push([1.0, b[0], b[1], 1.0, a[0], a[1]]);
+    }
+    // Nearest the unit circle last: the sections were paired from the nearest down.
+    out.extend(paired.into_iter().rev());
+    if let Some(first) = out.first_mut() {
+        for v in &mut first[..3] {
+            *v *= f.k;
+        }
+    }
+    out
+}
+
+/// The digital Butterworth filter of order `n` with its -3 dB points at `wn` (fractions of the
+/// Nyquist frequency, in `(0, 1)`: one cutoff, or the two edges of a band), as
+/// transfer-function coefficients `(b, a)` (SciPy's `butter(n, wn, btype)`): the analog
+/// prototype at the pre-warped edges, mapped by the bilinear transform. Band designs have
+/// order `2n`.
+///
+/// # Errors
+/// `n` 0 or above [`IIR_MAX_ORDER`], or `wn` outside `(0, 1)`, not increasing, or not as
+/// many frequencies as `btype` takes, named.
+///
+/// ```
+/// use cuprite_array::signal::{BandType, butter};
+/// let (b, a) = butter(2, 0.5, BandType::Lowpass)?;
+/// // At half the Nyquist frequency: b = (1, 2, 1) / (2 + sqrt 2), a = (1, 0, (2 - sqrt 2) / (2 + sqrt 2)).
+/// let s = 2f64.sqrt();
+/// assert!((b[0] - 1.0 / (2.0 + s)).abs() < 1e-15 && (b[1] - 2.0 * b[0]).abs() < 1e-15);
+/// assert!(a[1].abs() < 1e-15 && (a[2] - (2.0 - s) / (2.0 + s)).abs() < 1e-15);
+/// // A band-pass design of order 3 has 6 poles.
+/// let (b, a) = butter(3, [0.2, 0.4], BandType::Bandpass)?;
+/// assert_eq!((b.len(), a.len()), (7, 7));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn butter(n: usize, wn: impl Into<Cutoff>, btype: BandType) -> Result<(Vec<f64>, Vec<f64>)> {
+    let f = design("butter", n, wn.into(), btype, |n| Ok(buttap(n)))?;
+    Ok(to_ba(&f))
+}
+
+/// [`butter`] as second-order sections `[b0, b1, b2, 1, a1, a2]` for
+/// [`sosfilt`](super::sosfilt) and [`sosfiltfilt`](super::sosfiltfilt): a section per
+/// conjugate pole pair or pair of real poles (and a first-order one for the lone real pole of
+/// an odd order), ordered by pole magnitude (nearest the unit circle last), each with the
+/// zeros nearest its poles, the gain in the first section.
+///
+/// # Errors
+/// As [`butter`].
+///
+/// ```
+/// use cuprite_array::signal::{BandType, butter_sos};
+/// let sos = butter_sos(5, 0.2, BandType::Highpass)?;
+/// assert_eq!(sos.len(), 3);
+/// assert_eq!(sos[0][2], 0.0); // the real pole's first-order section
+/// assert_eq!(butter_sos(5, [0.1, 0.3], BandType::Bandstop)?.len(), 5);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn butter_sos(n: usize, wn: impl Into<Cutoff>, btype: BandType) -> Result<Vec<[f64; 6]>> {
+    let f = design("butter", n, wn.into(), btype, |n| Ok(buttap(n)))?;
+    Ok(to_sos(&f))
+}
+
+/// The digital Chebyshev type I filter of order `n` with `rp` dB of equiripple in the
+/// passband, whose gain first falls below `-rp` dB at `wn` (fractions of the Nyquist
+/// frequency: a cutoff or a band's edges), as `(b, a)` (SciPy's `cheby1(n, rp, wn, btype)`).
+/// The gain at the passband's centre (DC for a low-pass) is 1 for odd `n` and `-rp` dB for
+/// even `n`.
+///
+/// # Errors
+/// `rp` not positive and finite, and those of [`butter`], named.
+///
+/// ```
+/// use cuprite_array::signal::{BandType, cheby1};
+/// let (b, a) = cheby1(4, 1.0, 0.3, BandType::Lowpass)?;
+/// // The DC gain sum(b) / sum(a) is -1 dB for an even order.
+/// let dc = b.iter().sum::<f64>() / a.iter().sum::<f64>();
+/// assert!((20.0 * dc.log10() + 1.0).abs() < 1e-9);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn cheby1(
+    n: usize,
+    rp: f64,
+    wn: impl Into<Cutoff>,
+    btype: BandType,
+) -> Result<(Vec<f64>, Vec<f64>)> {
+    check_db("cheby1", "the passband ripple rp", rp)?;
+    let f = design("cheby1", n, wn.into(), btype, |n| Ok(cheb1ap(n, rp)))?;
+    Ok(to_ba(&f))
+}
+
+/// [`cheby1`] as second-order sections, laid out as [`butter_sos`]'s.
+///
+/// # Errors
+/// As [`cheby1`].
+///
+/// ```
+/// use cuprite_array::signal::{BandType, cheby1_sos};
+/// let sos = cheby1_sos(8, 0.05, 0.2, BandType::Lowpass)?;
+/// assert_eq!(sos.len(), 4);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn cheby1_sos(
+    n: usize,
+    rp: f64,
+    wn: impl Into<Cutoff>,
+    btype: BandType,
+) -> Result<Vec<[f64; 6]>> {
+    check_db("cheby1", "the passband ripple rp", rp)?;
+    let f = design("cheby1", n, wn.into(), btype, |n| Ok(cheb1ap(n, rp)))?;
+    Ok(to_sos(&f))
+}
+
+/// The digital Chebyshev type II filter of order `n`, flat in the passband, with equiripple
+/// at least `rs` dB down in the stopband, which begins at `wn` (fractions of the Nyquist
+/// frequency: the gain first reaches `-rs` dB there), as `(b, a)` (SciPy's `cheby2(n, rs, wn,
+/// btype)`). Its zeros lie on the unit circle.
+///
+/// # Errors
+/// `rs` not positive and finite, and those of [`butter`], named.
+///
+/// ```
+/// use cuprite_array::signal::{BandType, cheby2};
+/// let (b, a) = cheby2(4, 40.0, 0.5, BandType::Lowpass)?;
+/// // Unit gain at DC; at Nyquist (z = -1) the even order's gain is the stopband's -40 dB.
+/// let at = |z: f64| {
+///     let ev = |c: &[f64]| c.iter().rev().fold(0.0, |acc, &v| acc * z + v);
+///     ev(&b) / ev(&a)
+/// };
+/// assert!((at(1.0) - 1.0).abs() < 1e-12);
+/// assert!((20.0 * at(-1.0).abs().log10() + 40.0).abs() < 1e-9);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn cheby2(
+    n: usize,
+    rs: f64,
+    wn: impl Into<Cutoff>,
+    btype: BandType,
+) -> Result<(Vec<f64>, Vec<f64>)> {
+    check_db("cheby2", "the stopband attenuation rs", rs)?;
+    let f = design("cheby2", n, wn.into(), btype, |n| Ok(cheb2ap(n, rs)))?;
+    Ok(to_ba(&f))
+}
+
+/// [`cheby2`] as second-order sections, laid out as [`butter_sos`]'s.
+///
+/// # Errors
+/// As [`cheby2`].
+///
+/// ```
+/// use cuprite_array::signal::{BandType, cheby2_sos};
+/// let sos = cheby2_sos(6, 60.0, [0.2, 0.5], BandType::Bandpass)?;
+/// assert_eq!(sos.len(), 6);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn cheby2_sos(
+    n: usize,
+    rs: f64,
+    wn: impl Into<Cutoff>,
+    btype: BandType,
+) -> Result<Vec<[f64; 6]>> {
+    check_db("cheby2", "the stopband attenuation rs", rs)?;
+    let f = design("cheby2", n, wn.into(), btype, |n| Ok(cheb2ap(n, rs)))?;
+    Ok(to_sos(&f))
+}
+
+/// The ripple and attenuation of an elliptic design, checked: `rp` positive, `rs` above it.
+fn check_ellip(rp: f64, rs: f64) -> Result<()> {
+    check_db("ellip", "the passband ripple rp", rp)?;
+    check_db("ellip", "the stopband attenuation rs", rs)?;
+    if rs <= rp {
+        return Err(Error::InvalidArgument(format!(
+            "ellip: the stopband attenuation rs = {rs} dB must exceed the passband ripple rp = \
+             {rp} dB"
+        )));
+    }
+    Ok(())
+}
+
+/// The digital elliptic (Cauer) filter of order `n`: `rp` dB of equiripple in the passband,
+/// whose gain first falls below `-rp` dB at `wn` (fractions of the Nyquist frequency: a
+/// cutoff or a band's edges), and equiripple at least `rs` dB down in the stopband, as `(b,
+/// a)` (SciPy's `ellip(n, rp, rs, wn, btype)`). The steepest transition of the designs here
+/// for its order. The prototype's poles and zeros come from Jacobi elliptic functions of the
+/// selectivity that the degree equation gives for `n`, `rp` and `rs`.
+///
+/// # Errors
+/// `rp` not positive and finite, `rs` not above `rp` or not finite, and those of [`butter`],
+/// named.
+///
+/// ```
+/// use cuprite_array::signal::{BandType, ellip};
+/// let (b, a) = ellip(5, 0.5, 60.0, 0.25, BandType::Lowpass)?;
+/// // An odd order has unit gain at DC.
+/// let dc = b.iter().sum::<f64>() / a.iter().sum::<f64>();
+/// assert!((dc - 1.0).abs() < 1e-9);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn ellip(
+    n: usize,
+    rp: f64,
+    rs: f64,
+    wn: impl Into<Cutoff>,
+    btype: BandType,
+) -> Result<(Vec<f64>, Vec<f64>)> {
+    check_ellip(rp, rs)?;
+    let f = design("ellip", n, wn.into(), btype, |n| Ok(ellipap(n, rp, rs)))?;
+    Ok(to_ba(&f))
+}
+
+/// [`ellip`] as second-order sections, laid out as [`butter_sos`]'s.
+///
+/// # Errors
+/// As [`ellip`].
+///
+/// ```
+/// use cuprite_array::signal::{BandType, ellip_sos};
+/// let sos = ellip_sos(7, 0.1, 80.0, 0.3, BandType::Highpass)?;
+/// assert_eq!(sos.len(), 4);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn ellip_sos(
+    n: usize,
+    rp: f64,
+    rs: f64,
+    wn: impl Into<Cutoff>,
+    btype: BandType,
+) -> Result<Vec<[f64; 6]>> {
+    check_ellip(rp, rs)?;
+    let f = design("ellip", n, wn.into(), btype, |n| Ok(ellipap(n, rp, rs)))?;
+    Ok(to_sos(&f))
+}
+
+/// The order of a Bessel design, checked against the orders whose poles [`bessel`] finds.
+fn check_bessel(n: usize) -> Result<()> {
+    if n > BESSEL_MAX_ORDER {
+        return Err(Error::InvalidArgument(format!(
+            "bessel: the order {n} exceeds the largest supported, {BESSEL_MAX_ORDER}"
+        )));
+    }
+    Ok(())
+}
+
+/// The digital Bessel-Thomson filter of order `n` (at most 20), whose analog prototype has
+/// the flattest group delay, normalised at `wn` (fractions of the Nyquist frequency: a cutoff
+/// or a band's edges) as `norm` says, as `(b, a)` (SciPy's `bessel(n, wn, btype,
+/// norm=...)`). The bilinear transform keeps the magnitude's shape but not the flat delay
+/// near Nyquist.
+///
+/// # Errors
+/// `n` above 20 (where the poles' accuracy falls below `1e-6` relative), and those of
+/// [`butter`], named.
+///
+/// ```
+/// use cuprite_array::signal::{BandType, BesselNorm, bessel};
+/// let (b, a) = bessel(4, 0.2, BandType::Lowpass, BesselNorm::Mag)?;
+/// // Normalised by magnitude: -3 dB at the cutoff, w = 0.2 pi.
+/// let w = 0.2 * std::f64::consts::PI;
+/// let h = |c: &[f64]| {
+///     let (re, im) = c.iter().enumerate().fold((0.0, 0.0), |(re, im), (k, &v)| {
+///         (re + v * (w * k as f64).cos(), im - v * (w * k as f64).sin())
+///     });
+///     (re * re + im * im).sqrt()
+/// };
+/// assert!((20.0 * (h(&b) / h(&a)).log10() + 10.0 * 2f64.log10()).abs() < 1e-9);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn bessel(
+    n: usize,
+    wn: impl Into<Cutoff>,
+    btype: BandType,
+    norm: BesselNorm,
+) -> Result<(Vec<f64>, Vec<f64>)> {
+    check_bessel(n)?;
+    let f = design("bessel", n, wn.into(), btype, |n| besselap(n, norm))?;
+    Ok(to_ba(&f))
+}
+
+/// [`bessel`] as second-order sections, laid out as [`butter_sos`]'s.
+///
+/// # Errors
+/// As [`bessel`].
+///
+/// ```
+/// use cuprite_array::signal::{BandType, BesselNorm, bessel_sos};
+/// let sos = bessel_sos(3, [0.1, 0.2], BandType::Bandpass, BesselNorm::Phase)?;
+/// assert_eq!(sos.len(), 3);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn bessel_sos(
+    n: usize,
+    wn: impl Into<Cutoff>,
+    btype: BandType,
+    norm: BesselNorm,
+) -> Result<Vec<[f64; 6]>> {
+    check_bessel(n)?;
+    let f = design("bessel", n, wn.into(), btype, |n| besselap(n, norm))?;
+    Ok(to_sos(&f))
+}
