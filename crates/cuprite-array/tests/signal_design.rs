@@ -6,7 +6,9 @@
 //! band substitution give, hence -3 dB, `-rp` dB or `-rs` dB at the edges; the zeros of the
 //! all-pole designs (at `z = -1`, `z = 1`, or the band's centre on the unit circle); poles
 //! inside the unit circle (the Schur-Cohn step-down test). Elliptic designs against SciPy's
-//! coefficients and their equiripple bounds.
+//! coefficients and their equiripple bounds. Order selection against SciPy's orders, the
+//! specifications met by the designs, and minimal by the formulas; notch and peak filters by
+//! their gains and -3 dB widths.
 //! `sosfiltfilt` and the IIR `decimate` against an f64 `filtfilt` written here from SciPy's
 //! definition (odd extension, `lfilter_zi` steady state, forward and backward passes), and a
 //! sum of two tones that decimation must split. Bodies run on every backend.
@@ -16,7 +18,8 @@
 use crate::common::{Body, assert_err, close};
 use cuprite_array::signal::{
     self, BandType, BesselNorm, Cutoff, DecimateOpts, bessel, bessel_sos, butter, butter_sos,
-    cheby1, cheby1_sos, cheby2, cheby2_sos, decimate_with, ellip, ellip_sos, sosfiltfilt,
+    buttord, cheb1ord, cheb2ord, cheby1, cheby1_sos, cheby2, cheby2_sos, decimate_with, ellip,
+    ellip_sos, ellipord, iirnotch, iirpeak, sosfiltfilt,
 };
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -547,6 +550,284 @@ fn design_errors(_d: Device) -> TestResult {
     Ok(())
 }
 
+/// SciPy's `buttord`, `cheb1ord`, `cheb2ord` and `ellipord` (1.17.1) on six specifications
+/// each: the function, `wp`, `ws`, `gpass`, `gstop`, the order and the critical frequencies.
+type OrdCase = (
+    &'static str,
+    Cutoff,
+    Cutoff,
+    f64,
+    f64,
+    usize,
+    &'static [f64],
+);
+const SCIPY_ORD: [OrdCase; 24] = {
+    const L: (Cutoff, Cutoff) = (Cutoff::Edge(0.2), Cutoff::Edge(0.3));
+    const H: (Cutoff, Cutoff) = (Cutoff::Edge(0.3), Cutoff::Edge(0.2));
+    const BP: (Cutoff, Cutoff) = (Cutoff::Band(0.2, 0.5), Cutoff::Band(0.1, 0.6));
+    const BS: (Cutoff, Cutoff) = (Cutoff::Band(0.1, 0.6), Cutoff::Band(0.2, 0.5));
+    const L2: (Cutoff, Cutoff) = (Cutoff::Edge(0.05), Cutoff::Edge(0.08));
+    const NB: (Cutoff, Cutoff) = (Cutoff::Band(0.3, 0.35), Cutoff::Band(0.28, 0.37));
+    [
+        ("buttord", L.0, L.1, 3.0, 40.0, 11, &[0.2000403906692605]),
+        ("buttord", H.0, H.1, 1.0, 40.0, 12, &[0.28574364670293406]),
+        (
+            "buttord",
+            BP.0,
+            BP.1,
+            1.0,
+            50.0,
+            13,
+            &[0.19500494623785314, 0.5085905259162993],
+        ),
+        (
+            "buttord",
+            BS.0,
+            BS.1,
+            0.5,
+            40.0,
+            11,
+            &[0.15725588836887708, 0.5798333151067552],
+        ),
+        (
+            "buttord",
+            L2.0,
+            L2.1,
+            0.1,
+            60.0,
+            19,
+            &[0.055175048374701684],
+        ),
+        (
+            "buttord",
+            NB.0,
+            NB.1,
+            2.0,
+            30.0,
+            7,
+            &[0.29907572856841025, 0.3510198478776039],
+        ),
+        ("cheb1ord", L.0, L.1, 3.0, 40.0, 6, &[0.2]),
+        ("cheb1ord", H.0, H.1, 1.0, 40.0, 6, &[0.3]),
+        ("cheb1ord", BP.0, BP.1, 1.0, 50.0, 7, &[0.2, 0.5]),
+        (
+            "cheb1ord",
+            BS.0,
+            BS.1,
+            0.5,
+            40.0,
+            6,
+            &[0.14758232569947782, 0.5999987080915622],
+        ),
+        ("cheb1ord", L2.0, L2.1, 0.1, 60.0, 10, &[0.05]),
+        ("cheb1ord", NB.0, NB.1, 2.0, 30.0, 4, &[0.3, 0.35]),
+        ("cheb2ord", L.0, L.1, 3.0, 40.0, 6, &[0.2745644373777229]),
+        ("cheb2ord", H.0, H.1, 1.0, 40.0, 6, &[0.2036646842947451]),
+        (
+            "cheb2ord",
+            BP.0,
+            BP.1,
+            1.0,
+            50.0,
+            7,
+            &[0.15534324910367087, 0.5837600475495753],
+        ),
+        (
+            "cheb2ord",
+            BS.0,
+            BS.1,
+            0.5,
+            40.0,
+            6,
+            &[0.19564701406639515, 0.5074716291059319],
+        ),
+        (
+            "cheb2ord",
+            L2.0,
+            L2.1,
+            0.1,
+            60.0,
+            10,
+            &[0.07402287284687484],
+        ),
+        (
+            "cheb2ord",
+            NB.0,
+            NB.1,
+            2.0,
+            30.0,
+            4,
+            &[0.28438982636574145, 0.36775179680701253],
+        ),
+        ("ellipord", L.0, L.1, 3.0, 40.0, 4, &[0.2]),
+        ("ellipord", H.0, H.1, 1.0, 40.0, 4, &[0.3]),
+        ("ellipord", BP.0, BP.1, 1.0, 50.0, 5, &[0.2, 0.5]),
+        (
+            "ellipord",
+            BS.0,
+            BS.1,
+            0.5,
+            40.0,
+            4,
+            &[0.14758235223075694, 0.5999987080915622],
+        ),
+        ("ellipord", L2.0, L2.1, 0.1, 60.0, 6, &[0.05]),
+        ("ellipord", NB.0, NB.1, 2.0, 30.0, 3, &[0.3, 0.35]),
+    ]
+};
+
+/// The edges of a [`Cutoff`] as a list.
+fn cut_edges(c: Cutoff) -> Vec<f64> {
+    match c {
+        Cutoff::Edge(w) => vec![w],
+        Cutoff::Band(lo, hi) => vec![lo, hi],
+    }
+}
+
+/// Order selection: [`SCIPY_ORD`]'s orders exactly and frequencies to `1e-9` (band-stop ones,
+/// whose passband edges come from a bounded minimisation SciPy stops at `1e-5`, to `1e-4`);
+/// the design of every selection meets its specification (at most `gpass` dB down at the
+/// passband edges, at least `gstop` dB at the stopband edges); one order less of the low-pass
+/// Butterworth and Chebyshev I cannot, by their magnitude formulas.
+fn order_selection(_d: Device) -> TestResult {
+    let db = |sos: &[[f64; 6]], w: f64| 10.0 * sos_gain2(sos, PI * w).log10();
+    for (name, wp, ws, gp, gs, want_n, want_wn) in SCIPY_ORD {
+        let what = format!("{name}({wp:?}, {ws:?}, {gp}, {gs})");
+        let o = match name {
+            "buttord" => buttord(wp, ws, gp, gs)?,
+            "cheb1ord" => cheb1ord(wp, ws, gp, gs)?,
+            "cheb2ord" => cheb2ord(wp, ws, gp, gs)?,
+            _ => ellipord(wp, ws, gp, gs)?,
+        };
+        assert_eq!(o.order, want_n, "{what}: order");
+        let tol = if o.btype == BandType::Bandstop {
+            1e-4
+        } else {
+            1e-9
+        };
+        close(&cut_edges(o.wn), want_wn, tol, tol, &format!("{what}: wn"))?;
+        let sos = match name {
+            "buttord" => butter_sos(o.order, o.wn, o.btype)?,
+            "cheb1ord" => cheby1_sos(o.order, gp, o.wn, o.btype)?,
+            "cheb2ord" => cheby2_sos(o.order, gs, o.wn, o.btype)?,
+            _ => ellip_sos(o.order, gp, gs, o.wn, o.btype)?,
+        };
+        for w in cut_edges(wp) {
+            let g = db(&sos, w);
+            assert!(g >= -gp - 1e-6, "{what}: {g} dB at the passband edge {w}");
+        }
+        for w in cut_edges(ws) {
+            let g = db(&sos, w);
+            assert!(g <= -gs + 1e-6, "{what}: {g} dB at the stopband edge {w}");
+        }
+    }
+    // Minimality of the low-pass orders: the prototype of one order less, scaled to lose
+    // exactly `gpass` at the passband edge, loses less than `gstop` at the stopband edge.
+    for (wp, ws, gp, gs) in [
+        (0.2, 0.3, 3.0, 40.0),
+        (0.05, 0.08, 0.1, 60.0),
+        (0.4, 0.45, 1.0, 20.0),
+    ] {
+        let nat = (PI * ws / 2.0).tan() / (PI * wp / 2.0).tan();
+        let (ep2, gs_lin) = (10f64.powf(gp / 10.0) - 1.0, 10f64.powf(gs / 10.0));
+        let n = buttord(wp, ws, gp, gs)?.order;
+        let loss = 1.0 + ep2 * nat.powi(2 * (n as i32 - 1));
+        assert!(
+            loss < gs_lin,
+            "buttord({wp}, {ws}): order {} would do",
+            n - 1
+        );
+        let n = cheb1ord(wp, ws, gp, gs)?.order;
+        let loss = 1.0 + ep2 * cheb(n - 1, nat).powi(2);
+        assert!(
+            loss < gs_lin,
+            "cheb1ord({wp}, {ws}): order {} would do",
+            n - 1
+        );
+    }
+    let lp = (Cutoff::Edge(0.2), Cutoff::Edge(0.3));
+    assert_err(
+        buttord(lp.0, lp.1, 0.0, 40.0),
+        "InvalidArgument",
+        "gpass = 0",
+    );
+    assert_err(
+        cheb1ord(lp.0, lp.1, 3.0, 2.0),
+        "InvalidArgument",
+        "gstop = 2",
+    );
+    assert_err(
+        cheb2ord(0.2, 0.2, 1.0, 40.0),
+        "InvalidArgument",
+        "must differ",
+    );
+    assert_err(
+        ellipord([0.2, 0.5], 0.6, 1.0, 40.0),
+        "InvalidArgument",
+        "both must be one edge",
+    );
+    assert_err(
+        buttord([0.2, 0.5], [0.3, 0.6], 1.0, 40.0),
+        "InvalidArgument",
+        "ws0 < wp0 < wp1 < ws1",
+    );
+    assert_err(
+        buttord(0.2, 0.2000001, 0.01, 300.0),
+        "InvalidArgument",
+        "above 1024",
+    );
+    Ok(())
+}
+
+/// `|H(e^{iw})|^2` at the frequency `pi w` of `(b, a)`.
+fn at(ba: &(Vec<f64>, Vec<f64>), w: f64) -> f64 {
+    gain2(&ba.0, &ba.1, PI * w)
+}
+
+/// The notch and the peak: their gains at the centre, DC and Nyquist, and -3 dB points (found
+/// here by bisection on each side of the centre) `w0 / q` apart.
+fn notch_and_peak(_d: Device) -> TestResult {
+    for (w0, q) in [(0.25, 30.0), (0.5, 10.0), (0.1, 2.0), (0.8, 5.0)] {
+        let notch = iirnotch(w0, q)?;
+        let peak = iirpeak(w0, q)?;
+        assert!(at(&notch, w0) < 1e-24, "iirnotch({w0}, {q}) at its centre");
+        assert!(
+            (at(&peak, w0) - 1.0).abs() < 1e-12,
+            "iirpeak({w0}, {q}) at its centre"
+        );
+        for edge in [0.0, 1.0] {
+            assert!((at(&notch, edge) - 1.0).abs() < 1e-12, "iirnotch at {edge}");
+            assert!(at(&peak, edge) < 1e-24, "iirpeak at {edge}");
+        }
+        for (what, ba, rising) in [("iirnotch", &notch, false), ("iirpeak", &peak, true)] {
+            // The point in [lo, hi] where |H|^2 crosses 1/2, the centre at `hi` (or at `lo`
+            // when `centre_low`): nearer the centre a notch is below 1/2 and a peak above.
+            let cross = |mut lo: f64, mut hi: f64, centre_low: bool| {
+                for _ in 0..200 {
+                    let mid = (lo + hi) / 2.0;
+                    let centre_side = (at(ba, mid) > 0.5) == rising;
+                    if centre_side == centre_low {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                (lo + hi) / 2.0
+            };
+            let left = cross(0.0, w0, false);
+            let right = cross(w0, 1.0, true);
+            let width = right - left;
+            assert!(
+                (width - w0 / q).abs() < 1e-9,
+                "{what}({w0}, {q}): -3 dB points {left} and {right}, {width} apart"
+            );
+        }
+    }
+    assert_err(iirnotch(1.0, 10.0), "InvalidArgument", "w0 = 1");
+    assert_err(iirpeak(0.3, -2.0), "InvalidArgument", "q = -2");
+    Ok(())
+}
+
 /// `lfilter` by its definition (direct form II transposed), from the states `zi`.
 fn lfilter_ref(b: &[f64], a: &[f64], x: &[f64], zi: &[f64]) -> Vec<f64> {
     let k = b.len().max(a.len());
@@ -757,11 +1038,13 @@ fn two_tones(d: Device) -> TestResult {
 pub const BODIES: &[(&str, Body)] = &[("filtering", filtering), ("two_tones", two_tones)];
 
 pub fn tests() -> Vec<Test> {
-    let host: [(&str, Body); 4] = [
+    let host: [(&str, Body); 6] = [
         ("designs", designs),
         ("bessel_designs", bessel_designs),
         ("ellip_designs", ellip_designs),
         ("design_errors", design_errors),
+        ("order_selection", order_selection),
+        ("notch_and_peak", notch_and_peak),
     ];
     let mut v: Vec<Test> = host
         .into_iter()

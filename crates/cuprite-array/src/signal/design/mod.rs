@@ -1,5 +1,6 @@
 //! IIR filter design (SciPy's `butter`, `cheby1`, `cheby2`, `ellip` and `bessel`: digital
-//! low-pass, high-pass, band-pass and band-stop filters).
+//! low-pass, high-pass, band-pass and band-stop filters; the order selections of [`order`]
+//! and its notch and peak filters).
 //!
 //! Every design takes the same steps, in `f64` on the host:
 //! 1. the analog low-pass prototype's zeros, poles and gain ([`proto`]; the elliptic one on
@@ -15,61 +16,18 @@
 //! A design of order `n` has `n` poles (low- and high-pass) or `2n` (band-pass and
 //! band-stop), and as many zeros.
 
+mod band;
 mod jacobi;
+mod order;
 mod proto;
 
 use crate::dtype::c64;
 use crate::error::{Error, Result};
+pub use band::{BandType, Cutoff, IIR_MAX_ORDER};
+pub use order::{FilterOrder, buttord, cheb1ord, cheb2ord, ellipord, iirnotch, iirpeak};
 pub use proto::BesselNorm;
 use proto::{BESSEL_MAX_ORDER, Zpk, besselap, buttap, cheb1ap, cheb2ap, ellipap, prod_neg};
 use std::f64::consts::PI;
-
-/// Which band an IIR design passes (SciPy's `btype`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum BandType {
-    /// Frequencies below the cutoff (SciPy's default).
-    #[default]
-    Lowpass,
-    /// Frequencies above the cutoff.
-    Highpass,
-    /// Frequencies between the two edges.
-    Bandpass,
-    /// Frequencies outside the two edges.
-    Bandstop,
-}
-
-/// The critical frequencies of a design (SciPy's `Wn`), as fractions of the Nyquist
-/// frequency: one for low- and high-pass designs, two (low edge first) for band-pass and
-/// band-stop ones. Made from an `f64`, an `[f64; 2]` or an `(f64, f64)`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Cutoff {
-    /// One critical frequency.
-    Edge(f64),
-    /// The low and the high edge of a band.
-    Band(f64, f64),
-}
-
-impl From<f64> for Cutoff {
-    fn from(w: f64) -> Self {
-        Cutoff::Edge(w)
-    }
-}
-
-impl From<[f64; 2]> for Cutoff {
-    fn from([lo, hi]: [f64; 2]) -> Self {
-        Cutoff::Band(lo, hi)
-    }
-}
-
-impl From<(f64, f64)> for Cutoff {
-    fn from((lo, hi): (f64, f64)) -> Self {
-        Cutoff::Band(lo, hi)
-    }
-}
-
-/// The highest order any design accepts: far above a useful IIR filter, whose coefficients
-/// lose all precision long before it, and low enough that no order allocates much.
-pub const IIR_MAX_ORDER: usize = 1024;
 
 /// The prototype moved to the pre-warped edges: `s -> s / wo` (low-pass), `wo / s`
 /// (high-pass), `(s^2 + w0^2) / (bw s)` (band-pass) or `bw s / (s^2 + w0^2)` (band-stop), with
