@@ -8,7 +8,7 @@
 //! inside the unit circle (the Schur-Cohn step-down test). Elliptic designs against SciPy's
 //! coefficients and their equiripple bounds. Order selection against SciPy's orders, the
 //! specifications met by the designs, and minimal by the formulas; notch and peak filters by
-//! their gains and -3 dB widths.
+//! their gains and -3 dB widths; frequency responses and group delays against closed forms.
 //! `sosfiltfilt` and the IIR `decimate` against an f64 `filtfilt` written here from SciPy's
 //! definition (odd extension, `lfilter_zi` steady state, forward and backward passes), and a
 //! sum of two tones that decimation must split. Bodies run on every backend.
@@ -19,7 +19,7 @@ use crate::common::{Body, assert_err, close};
 use cuprite_array::signal::{
     self, BandType, BesselNorm, Cutoff, DecimateOpts, bessel, bessel_sos, butter, butter_sos,
     buttord, cheb1ord, cheb2ord, cheby1, cheby1_sos, cheby2, cheby2_sos, decimate_with, ellip,
-    ellip_sos, ellipord, iirnotch, iirpeak, sosfiltfilt,
+    ellip_sos, ellipord, freqz, group_delay, iirnotch, iirpeak, sosfiltfilt, sosfreqz,
 };
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -828,6 +828,90 @@ fn notch_and_peak(_d: Device) -> TestResult {
     Ok(())
 }
 
+/// Frequency responses: `freqz` of a two-tap filter against `1 + e^{-iw}` and of Butterworth
+/// designs against their magnitude formula, `sosfreqz` against the same formula, group delays
+/// of a symmetric FIR filter (`(L - 1) / 2`), a pure delay and a one-pole filter (`(p cos w -
+/// p^2) / (1 - 2 p cos w + p^2)`), and named errors.
+fn responses(_d: Device) -> TestResult {
+    let n = 64;
+    let (w, h) = freqz(&[1.0, 1.0], &[1.0], n)?;
+    for k in 0..n {
+        assert!(
+            (w[k] - PI * k as f64 / n as f64).abs() < 1e-15,
+            "freqz: w[{k}] = {}",
+            w[k]
+        );
+        let want = (1.0 + (-w[k]).cos(), (-w[k]).sin());
+        assert!(
+            (h[k].re - want.0).abs() < 1e-14 && (h[k].im - want.1).abs() < 1e-14,
+            "freqz of [1, 1] at {}: {}",
+            w[k],
+            h[k]
+        );
+    }
+    for (order, wn) in [(3usize, 0.2), (6, 0.6)] {
+        let want =
+            |w: f64| 1.0 / (1.0 + ((w / 2.0).tan() / (PI * wn / 2.0).tan()).powi(2 * order as i32));
+        let (b, a) = butter(order, wn, BandType::Lowpass)?;
+        let (w, h) = freqz(&b, &a, n)?;
+        let (_, hs) = sosfreqz(&butter_sos(order, wn, BandType::Lowpass)?, n)?;
+        for k in 0..n {
+            let g = want(w[k]);
+            assert!(
+                (h[k].norm_sqr() - g).abs() < 1e-10,
+                "freqz of butter({order}) at {}",
+                w[k]
+            );
+            assert!(
+                (hs[k].norm_sqr() - g).abs() < 1e-10,
+                "sosfreqz of butter({order}) at {}",
+                w[k]
+            );
+        }
+    }
+    let (_, gd) = group_delay(&[0.5, -1.0, 3.0, -1.0, 0.5], &[1.0], n)?;
+    assert!(
+        gd.iter().all(|&d| (d - 2.0).abs() < 1e-10),
+        "symmetric FIR: {gd:?}"
+    );
+    let (_, gd) = group_delay(&[0.0, 0.0, 0.0, 2.0], &[1.0], n)?;
+    assert!(
+        gd.iter().all(|&d| (d - 3.0).abs() < 1e-12),
+        "pure delay: {gd:?}"
+    );
+    for p in [0.5, -0.8, 0.95] {
+        let (w, gd) = group_delay(&[1.0], &[1.0, -p], n)?;
+        for k in 0..n {
+            let c = w[k].cos();
+            let want = (p * c - p * p) / (1.0 - 2.0 * p * c + p * p);
+            assert!(
+                (gd[k] - want).abs() < 1e-10,
+                "one pole {p} at {}: {}",
+                w[k],
+                gd[k]
+            );
+        }
+    }
+    assert_err(freqz(&[1.0], &[1.0], 0), "InvalidArgument", "0 frequencies");
+    assert_err(
+        freqz(&[1.0], &[0.0, 1.0], 8),
+        "InvalidArgument",
+        "[0.0, 1.0]",
+    );
+    assert_err(sosfreqz(&[], 8), "InvalidArgument", "no sections");
+    assert_err(
+        sosfreqz(&[[1.0, 0.0, 0.0, 0.0, 1.0, 0.0]], 8),
+        "InvalidArgument",
+        "section 0",
+    );
+    assert_err(
+        group_delay(&[1.0], &[1.0], usize::MAX),
+        "InvalidArgument",
+        "frequencies",
+    );
+    Ok(())
+}
+
 /// `lfilter` by its definition (direct form II transposed), from the states `zi`.
 fn lfilter_ref(b: &[f64], a: &[f64], x: &[f64], zi: &[f64]) -> Vec<f64> {
     let k = b.len().max(a.len());
@@ -1038,7 +1122,8 @@ fn two_tones(d: Device) -> TestResult {
 pub const BODIES: &[(&str, Body)] = &[("filtering", filtering), ("two_tones", two_tones)];
 
 pub fn tests() -> Vec<Test> {
-    let host: [(&str, Body); 6] = [
+    let host: [(&str, Body); 7] = [
+        ("responses", responses),
         ("designs", designs),
         ("bessel_designs", bessel_designs),
         ("ellip_designs", ellip_designs),

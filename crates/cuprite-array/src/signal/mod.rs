@@ -10,7 +10,8 @@
 //!   (low-pass, high-pass, band-pass and band-stop, as `(b, a)` or second-order sections:
 //!   [`butter_sos`], [`cheby1_sos`], [`cheby2_sos`], [`ellip_sos`], [`bessel_sos`]), order
 //!   selection ([`buttord`], [`cheb1ord`], [`cheb2ord`], [`ellipord`]) and the notch and peak
-//!   filters [`iirnotch`], [`iirpeak`].
+//!   filters [`iirnotch`], [`iirpeak`]; responses on the host: [`freqz`], [`sosfreqz`],
+//!   [`group_delay`].
 //! - [`get_window`], [`detrend`], [`hilbert`].
 //! - ArrayFire's interpolation [`approx1`], [`approx2`] and their uniform-grid forms
 //!   [`approx1_uniform`], [`approx2_uniform`] (nearest, lower, linear, cosine, cubic and
@@ -87,9 +88,9 @@ pub use conv::{
     correlate_axes, fftconvolve, fir, oaconvolve,
 };
 pub use design::{
-    BandType, BesselNorm, Cutoff, FilterOrder, IIR_MAX_ORDER, bessel, bessel_sos, butter,
-    butter_sos, buttord, cheb1ord, cheb2ord, cheby1, cheby1_sos, cheby2, cheby2_sos, ellip,
-    ellip_sos, ellipord, iirnotch, iirpeak,
+    BandType, BesselNorm, Cutoff, FilterOrder, IIR_MAX_ORDER, RESPONSE_MAX_POINTS, bessel,
+    bessel_sos, butter, butter_sos, buttord, cheb1ord, cheb2ord, cheby1, cheby1_sos, cheby2,
+    cheby2_sos, ellip, ellip_sos, ellipord, freqz, group_delay, iirnotch, iirpeak, sosfreqz,
 };
 pub use elem::SignalElement;
 pub use filters::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfiltfilt};

@@ -1,6 +1,6 @@
 //! IIR filter design (SciPy's `butter`, `cheby1`, `cheby2`, `ellip` and `bessel`: digital
 //! low-pass, high-pass, band-pass and band-stop filters; the order selections of [`order`]
-//! and its notch and peak filters).
+//! and its notch and peak filters; the frequency responses of [`response`]).
 //!
 //! Every design takes the same steps, in `f64` on the host:
 //! 1. the analog low-pass prototype's zeros, poles and gain ([`proto`]; the elliptic one on
@@ -20,6 +20,7 @@ mod band;
 mod jacobi;
 mod order;
 mod proto;
+mod response;
 
 use crate::dtype::c64;
 use crate::error::{Error, Result};
@@ -27,6 +28,7 @@ pub use band::{BandType, Cutoff, IIR_MAX_ORDER};
 pub use order::{FilterOrder, buttord, cheb1ord, cheb2ord, ellipord, iirnotch, iirpeak};
 pub use proto::BesselNorm;
 use proto::{BESSEL_MAX_ORDER, Zpk, besselap, buttap, cheb1ap, cheb2ap, ellipap, prod_neg};
+pub use response::{RESPONSE_MAX_POINTS, freqz, group_delay, sosfreqz};
 use std::f64::consts::PI;
 
 /// The prototype moved to the pre-warped edges: `s -> s / wo` (low-pass), `wo / s`
