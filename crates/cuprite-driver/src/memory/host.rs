@@ -263,6 +263,7 @@ unsafe impl<T> HostDst<T> for PinnedHostBuffer<T> {
     }
 }
 
+impl<T> super::tracker::sealed::Sealed for PinnedHostBuffer<T> {}
 impl<T> DeviceRead<T> for PinnedHostBuffer<T> {
     /// The mapped device address. Taking it counts as device use: the next host access waits.
     #[inline]

@@ -235,6 +235,7 @@ impl<T> ManagedBuffer<T> {
     }
 }
 
+impl<T> super::tracker::sealed::Sealed for ManagedBuffer<T> {}
 impl<T> DeviceRead<T> for ManagedBuffer<T> {
     /// The device address. Taking it counts as device use: the next host access waits.
     #[inline]

@@ -498,10 +498,34 @@ pub(crate) fn abandoned() -> u64 {
     ABANDONED.load(Ordering::Acquire)
 }
 
+/// Keeps [`DeviceRead`] and [`DeviceWrite`] to the driver's own types: the address and length
+/// they report are handed to the driver as they are, so only types whose address and length
+/// come from a live allocation (or a checked window of one) may implement them.
+pub(crate) mod sealed {
+    /// The private supertrait of [`DeviceRead`](super::DeviceRead).
+    pub trait Sealed {}
+}
+
 /// Device memory that work on a stream may read: [`DeviceBuffer`](crate::DeviceBuffer),
-/// [`DeviceView`](crate::DeviceView), [`DeviceViewMut`](crate::DeviceViewMut), managed and
-/// mapped pinned memory.
-pub trait DeviceRead<T> {
+/// [`DeviceView`](crate::DeviceView), [`DeviceViewMut`](crate::DeviceViewMut), module
+/// globals, managed and mapped pinned memory.
+///
+/// Sealed: `device_ptr()` and `len()` are trusted by every copy and launch, so only cuprite's
+/// types implement it. Memory owned elsewhere is reached through
+/// [`DeviceView::from_raw_parts`](crate::DeviceView::from_raw_parts) and
+/// [`DeviceViewMut::from_raw_parts`](crate::DeviceViewMut::from_raw_parts), whose contract
+/// the caller upholds with `unsafe`:
+///
+/// ```compile_fail
+/// use cuprite_driver::{DeviceRead, Tracker};
+/// struct Fake<'a>(&'a Tracker);
+/// impl DeviceRead<u8> for Fake<'_> {
+///     fn device_ptr(&self) -> u64 { 0xdead_0000 }
+///     fn len(&self) -> usize { 1 << 30 }
+///     fn tracker(&self) -> &Tracker { self.0 }
+/// }
+/// ```
+pub trait DeviceRead<T>: sealed::Sealed {
     /// The device address of the first element.
     fn device_ptr(&self) -> CUdeviceptr;
     /// The number of elements.
