@@ -58,6 +58,10 @@ pub fn tests() -> Vec<Test> {
         ),
         Test::gpu_alone("graph::captures_on_many_threads", captures_on_many_threads),
         Test::gpu_alone(
+            "graph::one_graph_shared_by_threads",
+            one_graph_shared_by_threads,
+        ),
+        Test::gpu_alone(
             "graph::batch_copies_wait_across_streams",
             batch_copies_wait_across_streams,
         ),
@@ -791,6 +795,82 @@ fn library_handles_refused_in_capture() -> TestResult {
 
 /// Threads capturing at once, each on its own two tracked streams, while others end,
 /// instantiate, launch and drop their graphs: every replay gives its own values. (The events
+
+/// One graph and one executable graph shared by several threads: each thread instantiates
+/// the graph, counts its nodes, writes it as DOT, and uploads and launches the shared
+/// executable graph on a stream of its own, at once with the others (the driver does not
+/// synchronise calls on one graph object; the handles serialise them). Every call succeeds,
+/// and every launch writes the captured values.
+fn one_graph_shared_by_threads() -> TestResult {
+    let (ctx, m) = setup()?;
+    let axpb = m.load_function("axpb")?;
+    let stream = ctx.new_stream()?;
+    let mut rng = Rng::fresh();
+    let n = 1 << 12;
+    let xh = ints(&mut rng, n);
+    let x = stream.clone_htod(&xh)?;
+    let mut y = stream.alloc_zeros::<f32>(n)?;
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    // SAFETY: axpb with n-element buffers and n.
+    unsafe {
+        stream
+            .launch_builder(&axpb)
+            .arg(&mut y)
+            .arg(&x)
+            .arg(&2.0f32)
+            .arg(&1.0f32)
+            .arg(&ni)
+            .launch(cfg)?
+    };
+    let graph = stream.end_capture()?;
+    let exec = graph.instantiate()?;
+    let dir = std::env::temp_dir();
+    let results: Vec<std::result::Result<(), String>> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..8)
+            .map(|t| {
+                let (ctx, graph, exec, dir) = (ctx.clone(), &graph, &exec, &dir);
+                sc.spawn(move || -> std::result::Result<(), String> {
+                    let run = || -> std::result::Result<(), Box<dyn std::error::Error>> {
+                        let s = ctx.new_stream()?;
+                        for r in 0..20 {
+                            let own = graph.instantiate()?;
+                            if graph.num_nodes()? != 1 {
+                                return Err(format!("thread {t}: not one node").into());
+                            }
+                            let path = dir.join(format!(
+                                "cuprite-shared-graph-{}-{t}.dot",
+                                std::process::id()
+                            ));
+                            if r == 0 {
+                                graph.write_dot(&path, false)?;
+                                let _ = std::fs::remove_file(&path);
+                            }
+                            exec.upload(&s)?;
+                            exec.launch(&s)?;
+                            own.launch(&s)?;
+                        }
+                        s.synchronize()?;
+                        Ok(())
+                    };
+                    run().map_err(|e| e.to_string())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("a thread panicked".into())))
+            .collect()
+    });
+    for r in results {
+        r?;
+    }
+    let got = stream.clone_dtoh(&y)?;
+    for i in 0..n {
+        assert_eq!(got[i], 2.0 * xh[i] + 1.0, "{i}");
+    }
+    Ok(())
+}
 /// recorded in captures are never handed to another thread's capture.)
 fn captures_on_many_threads() -> TestResult {
     let (ctx, m) = setup()?;
