@@ -5,8 +5,8 @@ use crate::array::Array;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::storage::Storage;
-use cuprite_driver::launch::{KernelArg, LaunchArgs};
 use cuprite_driver::DeviceView;
+use cuprite_driver::launch::{KernelArg, LaunchArgs};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 

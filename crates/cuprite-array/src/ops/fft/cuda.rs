@@ -81,9 +81,7 @@ impl<'a, T: cuprite_driver::DeviceCopy> Work<'a, T> {
                 // SAFETY: `part` lies inside the private input, device memory alive for the
                 // borrow of `self`, tracked by its tracker; no other array holds that buffer
                 // (see `FftCall::private_input`), so this call is its only writer.
-                unsafe {
-                    DeviceViewMut::from_raw_parts(part.device_ptr(), part.len(), v.tracker())
-                }
+                unsafe { DeviceViewMut::from_raw_parts(part.device_ptr(), part.len(), v.tracker()) }
             }
             Work::Copy(b) => b.slice_mut(from..)?,
         })
