@@ -49,6 +49,10 @@ pub fn tests() -> Vec<Test> {
             other_thread_never_joins_capture,
         ),
         Test::gpu_alone(
+            "graph::explicitly_joined_streams_keep_buffers_alive",
+            explicitly_joined_streams_keep_buffers_alive,
+        ),
+        Test::gpu_alone(
             "graph::dropped_streams_leave_captures",
             dropped_streams_leave_captures,
         ),
@@ -869,6 +873,65 @@ fn one_graph_shared_by_threads() -> TestResult {
     for i in 0..n {
         assert_eq!(got[i], 2.0 * xh[i] + 1.0, "{i}");
     }
+    Ok(())
+}
+
+/// A stream that joins a capture by an explicit wait (`Stream::join`, `Stream::fork`, or
+/// `Stream::wait` on an event recorded in the capture) is a member of it: the copy captured
+/// on it keeps its buffers alive in the graph. With both buffers dropped and a new buffer
+/// allocated on the side stream, each replay still writes the graph's own destination, never
+/// the new buffer; a stream already in another capture is refused.
+fn explicitly_joined_streams_keep_buffers_alive() -> TestResult {
+    let ctx = Context::new(0)?;
+    let n = 1 << 20;
+    for how in ["join", "fork", "event"] {
+        let s = ctx.new_stream()?;
+        let mut side = ctx.new_stream()?;
+        let src = s.clone_htod(&vec![7u32; n])?;
+        let mut dst = s.alloc_zeros::<u32>(n)?;
+        s.synchronize()?;
+        s.begin_capture(CaptureMode::ThreadLocal)?;
+        match how {
+            "join" => side.join(&s)?,
+            "fork" => side = s.fork()?,
+            _ => {
+                let ev = s.record_event(cuprite_driver::EventFlags::DISABLE_TIMING)?;
+                side.wait(&ev)?;
+            }
+        }
+        side.memcpy_dtod(&src, &mut dst)?;
+        s.join(&side)?;
+        let exec = s.end_capture()?.instantiate()?;
+        assert_eq!(
+            exec.num_buffers_used(),
+            2,
+            "{how}: the graph keeps src and dst"
+        );
+        assert_eq!(exec.buffer_use(&dst), Some(true), "{how}");
+        drop((src, dst));
+        let victim = side.alloc_zeros::<u32>(n)?;
+        exec.launch(&side)?;
+        exec.launch(&side)?;
+        assert!(
+            side.clone_dtoh(&victim)?.iter().all(|&v| v == 0),
+            "{how}: a replay wrote a buffer allocated after the capture"
+        );
+    }
+    // Two captures on one thread: a stream in one cannot wait for the other's work.
+    let (a, b) = (ctx.new_stream()?, ctx.new_stream()?);
+    a.begin_capture(CaptureMode::ThreadLocal)?;
+    b.begin_capture(CaptureMode::ThreadLocal)?;
+    let e = b.join(&a).expect_err("a wait across two captures");
+    assert!(e.to_string().contains("two captures"), "{e}");
+    let ev = a.record_event(cuprite_driver::EventFlags::DISABLE_TIMING)?;
+    let e = b.wait(&ev).expect_err("a wait across two captures");
+    assert!(e.to_string().contains("two captures"), "{e}");
+    assert_eq!(b.capture_status()?, CaptureStatus::Active);
+    assert_eq!(a.capture_status()?, CaptureStatus::Active);
+    // Either may end in an empty graph or none; both end.
+    let _ = b.end_capture();
+    let _ = a.end_capture();
+    assert_eq!(a.capture_status()?, CaptureStatus::None);
     Ok(())
 }
 /// recorded in captures are never handed to another thread's capture.)
