@@ -797,9 +797,6 @@ fn library_handles_refused_in_capture() -> TestResult {
     Ok(())
 }
 
-/// Threads capturing at once, each on its own two tracked streams, while others end,
-/// instantiate, launch and drop their graphs: every replay gives its own values. (The events
-
 /// One graph and one executable graph shared by several threads: each thread instantiates
 /// the graph, counts its nodes, writes it as DOT, and uploads and launches the shared
 /// executable graph on a stream of its own, at once with the others (the driver does not
@@ -934,6 +931,9 @@ fn explicitly_joined_streams_keep_buffers_alive() -> TestResult {
     assert_eq!(a.capture_status()?, CaptureStatus::None);
     Ok(())
 }
+
+/// Threads capturing at once, each on its own two tracked streams, while others end,
+/// instantiate, launch and drop their graphs: every replay gives its own values. (The events
 /// recorded in captures are never handed to another thread's capture.)
 fn captures_on_many_threads() -> TestResult {
     let (ctx, m) = setup()?;
