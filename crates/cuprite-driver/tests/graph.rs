@@ -60,6 +60,10 @@ pub fn tests() -> Vec<Test> {
             "graph::library_handles_refused_in_capture",
             library_handles_refused_in_capture,
         ),
+        Test::gpu_alone(
+            "graph::captured_library_calls_keep_handles_alive",
+            captured_library_calls_keep_handles_alive,
+        ),
         Test::gpu_alone("graph::captures_on_many_threads", captures_on_many_threads),
         Test::gpu_alone(
             "graph::one_graph_shared_by_threads",
@@ -929,6 +933,67 @@ fn explicitly_joined_streams_keep_buffers_alive() -> TestResult {
     let _ = b.end_capture();
     let _ = a.end_capture();
     assert_eq!(a.capture_status()?, CaptureStatus::None);
+    Ok(())
+}
+
+/// Library calls captured into a graph keep their handle and its workspace alive: with the
+/// cuBLAS handle (and its workspace) and the cuFFT plan dropped after the capture and a large
+/// buffer allocated in their place, each replay still computes the captured product and
+/// transform, and never writes the new buffer. The graph declares the workspace as one of the
+/// allocations it uses.
+fn captured_library_calls_keep_handles_alive() -> TestResult {
+    use cuprite_driver::blas::{Blas, Gemm};
+    use cuprite_driver::fft::{Plan, PlanDesc, Precision};
+    use num_complex::Complex;
+    let ctx = Context::new(0)?;
+    let s = ctx.new_stream()?;
+    let n = 64;
+    let mut rng = Rng::fresh();
+    let (ah, bh) = (ints(&mut rng, n * n), ints(&mut rng, n * n));
+    let (a, b) = (s.clone_htod(&ah)?, s.clone_htod(&bh)?);
+    let mut c = s.alloc_zeros::<f32>(n * n)?;
+    let xh: Vec<Complex<f32>> = (0..n).map(|i| Complex::new(i as f32, 0.0)).collect();
+    let x = s.clone_htod(&xh)?;
+    let mut y = s.alloc_zeros::<Complex<f32>>(n)?;
+    let blas = Blas::new(&s)?;
+    let mut plan = Plan::new(&s, &PlanDesc::c2c(Precision::F32, &[n]))?;
+    s.synchronize()?;
+    s.begin_capture(CaptureMode::ThreadLocal)?;
+    blas.gemm(&Gemm::new(n, n, n), &a, &b, &mut c)?;
+    plan.exec_forward(&x, &mut y)?;
+    let exec = s.end_capture()?.instantiate()?;
+    assert!(
+        exec.num_buffers_used() >= 6,
+        "a, b, c, x, y and the workspace: {} buffers",
+        exec.num_buffers_used()
+    );
+    drop(blas);
+    drop(plan);
+    let victim = s.alloc_zeros::<u8>(64 << 20)?;
+    for round in 0..2 {
+        s.memset_zeros(&mut c)?;
+        s.memset_zeros(&mut y)?;
+        exec.launch(&s)?;
+        let got = s.clone_dtoh(&c)?;
+        // Column-major: c[i + j n] = sum_k a[i + k n] b[k + j n] (exact: small integers).
+        for j in 0..n {
+            for i in 0..n {
+                let want: f32 = (0..n).map(|k| ah[i + k * n] * bh[k + j * n]).sum();
+                assert_eq!(got[i + j * n], want, "round {round}: c[{i}, {j}]");
+            }
+        }
+        let spectrum = s.clone_dtoh(&y)?;
+        let sum: f32 = (0..n).map(|i| i as f32).sum();
+        assert!(
+            (spectrum[0].re - sum).abs() < 1e-2,
+            "round {round}: {:?}",
+            spectrum[0]
+        );
+        assert!(
+            s.clone_dtoh(&victim)?.iter().all(|&v| v == 0),
+            "round {round}: a replay wrote memory allocated after the handles were dropped"
+        );
+    }
     Ok(())
 }
 
