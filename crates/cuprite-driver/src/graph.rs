@@ -708,6 +708,14 @@ impl GraphExec {
             )));
         }
         launches.live_at = Some(abandoned);
+        // Memory the host also reaches (pinned, managed) that the graph uses: its next host
+        // access waits for this launch. Marked before the launch is enqueued.
+        for (b, _) in buffers {
+            b.host_sync.mark();
+        }
+        for b in moved() {
+            b.host_sync.mark();
+        }
         let word_key = word
             .as_ref()
             .map_or(0, |(w, _, _)| Arc::as_ptr(&w.tracker().shared) as usize);

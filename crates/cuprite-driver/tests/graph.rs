@@ -64,6 +64,10 @@ pub fn tests() -> Vec<Test> {
             "graph::captured_library_calls_keep_handles_alive",
             captured_library_calls_keep_handles_alive,
         ),
+        Test::gpu_alone(
+            "graph::replays_into_host_memory_wait",
+            replays_into_host_memory_wait,
+        ),
         Test::gpu_alone("graph::captures_on_many_threads", captures_on_many_threads),
         Test::gpu_alone(
             "graph::one_graph_shared_by_threads",
@@ -992,6 +996,48 @@ fn captured_library_calls_keep_handles_alive() -> TestResult {
         assert!(
             s.clone_dtoh(&victim)?.iter().all(|&v| v == 0),
             "round {round}: a replay wrote memory allocated after the handles were dropped"
+        );
+    }
+    Ok(())
+}
+
+/// A replay that writes pinned or managed memory makes the next host access of it wait,
+/// as a direct copy does: after the host read that follows the capture (which waits and
+/// clears the buffer's flag), each launch is followed by one more host synchronisation at the
+/// next host access, which sees the values the replay copied.
+fn replays_into_host_memory_wait() -> TestResult {
+    use cuprite_driver::{HostAllocFlags, ManagedBuffer, PinnedHostBuffer, thread_stats};
+    let ctx = Context::new(0)?;
+    let s = ctx.new_stream()?;
+    let n = 1 << 20;
+    let mut d = s.clone_htod(&vec![1u32; n])?;
+    let mut pinned = PinnedHostBuffer::<u32>::new(&ctx, n, HostAllocFlags::NONE)?;
+    let mut managed = ManagedBuffer::<u32>::new(&ctx, n)?;
+    s.synchronize()?;
+    s.begin_capture(CaptureMode::ThreadLocal)?;
+    s.memcpy_dtoh(&d, &mut pinned)?;
+    s.memcpy_dtod(&d, &mut managed)?;
+    let exec = s.end_capture()?.instantiate()?;
+    assert!(
+        pinned.as_slice()?.iter().all(|&v| v == 0),
+        "nothing ran yet"
+    );
+    assert!(
+        managed.as_slice()?.iter().all(|&v| v == 0),
+        "nothing ran yet"
+    );
+    for round in 2..4u32 {
+        s.memset_d32(&mut d, round)?;
+        let before = thread_stats();
+        exec.launch(&s)?;
+        let got = pinned.as_mut_slice()?;
+        assert!(got.iter().all(|&v| v == round), "round {round}: pinned");
+        got[0] = 0;
+        let waited = thread_stats().since(&before).host_syncs;
+        assert!(waited >= 1, "round {round}: the pinned access did not wait");
+        assert!(
+            managed.as_mut_slice()?.iter().all(|&v| v == round),
+            "round {round}: managed"
         );
     }
     Ok(())

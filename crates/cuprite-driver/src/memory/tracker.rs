@@ -9,6 +9,7 @@
 //!
 //! This module holds state only: which events to wait for and record is `track.rs`'s job.
 
+use super::host_sync::HostSync;
 use crate::context::Context;
 use crate::context::event_pool::TrackEvent;
 use crate::drv;
@@ -341,6 +342,10 @@ pub(crate) struct TrackShared {
     /// wrote the marks of its buffers knows, from the versions it left, whether anyone wrote
     /// one since.
     version: AtomicU64,
+    /// "Device work may still use this memory", for memory the host also reaches (pinned,
+    /// managed): marked by every enqueue that hands its device address out and by every launch
+    /// of a graph that uses it, cleared by the host wait of its owner's host accessors.
+    pub(crate) host_sync: HostSync,
 }
 
 impl TrackShared {
@@ -434,6 +439,7 @@ impl Tracker {
                 owner_gone: AtomicBool::new(false),
                 release: Mutex::new(None),
                 version: AtomicU64::new(0),
+                host_sync: HostSync::new(false),
             }),
         }
     }
@@ -442,6 +448,12 @@ impl Tracker {
     #[inline]
     pub fn context(&self) -> &Arc<Context> {
         &self.shared.ctx
+    }
+
+    /// Whether device work may still use the memory, and the host wait that ends it.
+    #[inline]
+    pub(crate) fn host_sync(&self) -> &HostSync {
+        &self.shared.host_sync
     }
 
     /// How many streams currently have a pending read recorded (for tests and diagnostics).
