@@ -783,18 +783,31 @@ fn dropped_streams_leave_captures() -> TestResult {
     Ok(())
 }
 
-/// A cuBLAS or cuBLASLt handle made on a capturing stream would own a graph allocation (its
-/// workspace): refused with an `Err`, the capture stays usable, and after it a handle is made.
+/// A cuBLAS, cuBLASLt, cuSOLVER or cuSPARSE handle or a cuFFT plan made on a capturing stream
+/// would own a graph allocation (its workspace): refused with an `Err`, the capture stays
+/// usable, and after it a handle is made. A cuSOLVER workspace too small for a routine is not
+/// grown inside a capture (an `Err`, the capture usable); grown by a run before, the routine
+/// is captured, and the graph replays after the handle is dropped.
 fn library_handles_refused_in_capture() -> TestResult {
     let (ctx, _) = setup()?;
     let stream = ctx.new_stream()?;
     stream.begin_capture(CaptureMode::ThreadLocal)?;
     let blas = cuprite_driver::blas::Blas::new(&stream).map(|_| ());
     let lt = cuprite_driver::blaslt::BlasLt::new(&stream).map(|_| ());
+    let solver = cuprite_driver::solver::Solver::new(&stream).map(|_| ());
+    let sparse = cuprite_driver::sparse::Sparse::new(&stream).map(|_| ());
+    let desc = cuprite_driver::fft::PlanDesc::c2c(cuprite_driver::fft::Precision::F32, &[64]);
+    let plan = cuprite_driver::fft::Plan::new(&stream, &desc).map(|_| ());
     assert_eq!(stream.capture_status()?, CaptureStatus::Active);
     let g = stream.end_capture()?;
     assert_eq!(g.num_nodes()?, 0, "nothing was captured");
-    for (what, r) in [("cuBLAS", blas), ("cuBLASLt", lt)] {
+    for (what, r) in [
+        ("cuBLAS", blas),
+        ("cuBLASLt", lt),
+        ("cuSOLVER", solver),
+        ("cuSPARSE", sparse),
+        ("cuFFT", plan),
+    ] {
         match r {
             Err(Error::InvalidArgument(m)) if m.contains("while its stream is capturing") => {}
             other => return Err(format!("{what} handle in a capture: {other:?}").into()),
@@ -802,6 +815,32 @@ fn library_handles_refused_in_capture() -> TestResult {
     }
     cuprite_driver::blas::Blas::new(&stream)?;
     cuprite_driver::blaslt::BlasLt::new(&stream)?;
+    // A cuSOLVER workspace does not grow inside a capture; sized by a run before, it is used.
+    let solver = cuprite_driver::solver::Solver::new(&stream)?;
+    let n = 32;
+    let mut a = stream.clone_htod(&(0..n * n).map(|i| (i % 7) as f64 + 1.0).collect::<Vec<_>>())?;
+    let mut tau = stream.alloc_zeros::<f64>(n)?;
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    let e = solver
+        .geqrf(n, n, &mut a, n, &mut tau)
+        .expect_err("a workspace grown inside a capture");
+    assert!(
+        e.to_string()
+            .contains("cannot grow while its stream is capturing"),
+        "{e}"
+    );
+    assert_eq!(stream.capture_status()?, CaptureStatus::Active);
+    drop(stream.end_capture()?);
+    solver.geqrf(n, n, &mut a, n, &mut tau)?;
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    solver.geqrf(n, n, &mut a, n, &mut tau)?;
+    let exec = stream.end_capture()?.instantiate()?;
+    drop(solver);
+    exec.launch(&stream)?;
+    stream.synchronize()?;
+    cuprite_driver::solver::Solver::new(&stream)?;
+    cuprite_driver::sparse::Sparse::new(&stream)?;
+    cuprite_driver::fft::Plan::new(&stream, &desc)?;
     Ok(())
 }
 

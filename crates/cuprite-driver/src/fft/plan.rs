@@ -213,11 +213,14 @@ impl Plan {
     /// ([`PlanDesc::check`]), creates the cuFFT plan with automatic allocation off
     /// (`cufftMakePlanMany64`; `cufftXtMakePlanMany` for f16 and bf16), allocates its work area
     /// stream-ordered on `stream`, and sets the plan's stream. `Err` when the description is
-    /// unsound, cuFFT is missing (naming every place tried) or refuses the plan.
+    /// unsound, cuFFT is missing (naming every place tried) or refuses the plan, and while
+    /// `stream` is capturing (make plans before the capture begins).
     pub fn new(stream: &Arc<Stream>, desc: &PlanDesc) -> Result<Plan> {
         let extents = desc.check()?;
         let ctx = stream.context();
         ctx.bind_to_thread()?;
+        // Its work area would be graph memory, gone with that graph while the plan lives on.
+        crate::blas::refuse_capturing(stream, "an FFT plan")?;
         let mut handle: cufftHandle = sys::CUFFT_PLAN_NULL;
         // SAFETY: `handle` is a valid out-pointer.
         check(unsafe { sys::cufftCreate(&mut handle) }, "cufftCreate")?;

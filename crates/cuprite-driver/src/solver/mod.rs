@@ -174,8 +174,14 @@ struct Sizes {
 
 impl Solver {
     /// A new handle whose work goes on `stream`.
+    ///
+    /// # Errors
+    /// An [`Error::InvalidArgument`] while `stream` is capturing: its `info` word (and later
+    /// its workspace) would be a graph allocation, gone with that graph while the handle lives
+    /// on.
     pub fn new(stream: &Arc<Stream>) -> Result<Solver> {
         stream.context().bind_to_thread()?;
+        crate::blas::refuse_capturing(stream, "a cuSOLVER handle")?;
         let info = stream.alloc_zeros::<i32>(1)?;
         // SAFETY: empty until a call sizes it; only cuSOLVER writes it.
         let workspace = unsafe { stream.alloc::<u8>(0) }?;
@@ -242,6 +248,17 @@ impl Solver {
             .map_err(|_| invalid("cuSOLVER handle lock poisoned".into()))?;
         self.stream.context().bind_to_thread()?;
         let sizes = size()?;
+        if st.workspace.len() < sizes.device && self.stream.is_capturing()? {
+            // A workspace allocated now would be graph memory, invalid outside that graph,
+            // that the handle keeps using.
+            return Err(invalid(format!(
+                "cuSOLVER: the routine needs {} bytes of device workspace and the handle holds \
+                 {}; it cannot grow while its stream is capturing: run the routine once before \
+                 the capture begins",
+                sizes.device,
+                st.workspace.len()
+            )));
+        }
         if st.workspace.len() < sizes.device {
             // The old workspace is freed stream-ordered, after the work that used it. Zeroed:
             // some routines read parts of their workspace before writing them (initcheck

@@ -150,9 +150,11 @@ impl fmt::Debug for Sparse {
 }
 
 impl Sparse {
-    /// A new handle whose work goes on `stream`.
+    /// A new handle whose work goes on `stream`. `Err` while `stream` is capturing (make
+    /// handles before the capture begins).
     pub fn new(stream: &Arc<Stream>) -> Result<Sparse> {
         stream.context().bind_to_thread()?;
+        crate::blas::refuse_capturing(stream, "a cuSPARSE handle")?;
         let mut raw: cusparseHandle_t = std::ptr::null_mut();
         // SAFETY: a valid out-pointer; the context is current.
         unsafe { cusparse!(cusparseCreate(&mut raw)) }?;
