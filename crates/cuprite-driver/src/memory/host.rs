@@ -118,7 +118,7 @@ impl<T: DeviceCopy> PinnedHostBuffer<T> {
             len,
             dev_ptr,
             flags,
-            tracker: Tracker::new(ctx.clone()),
+            tracker: Tracker::new_host_visible(ctx.clone()),
         })
     }
 
@@ -162,7 +162,7 @@ impl<T> PinnedHostBuffer<T> {
             len,
             dev_ptr,
             flags,
-            tracker: Tracker::new(ctx.clone()),
+            tracker: Tracker::new_host_visible(ctx.clone()),
         })
     }
 

@@ -141,7 +141,7 @@ impl<T: DeviceCopy> ManagedBuffer<T> {
                 return Err(e);
             }
         }
-        let tracker = Tracker::new(ctx.clone());
+        let tracker = Tracker::new_host_visible(ctx.clone());
         // The zeroing above may return before it is done: the first host access waits.
         tracker.host_sync().mark();
         Ok(ManagedBuffer {

@@ -346,6 +346,9 @@ pub(crate) struct TrackShared {
     /// managed): marked by every enqueue that hands its device address out and by every launch
     /// of a graph that uses it, cleared by the host wait of its owner's host accessors.
     pub(crate) host_sync: HostSync,
+    /// The host reaches the memory too (pinned, managed): only streams of `ctx` may use it, so
+    /// that the host wait (a synchronisation of `ctx`) covers every device use.
+    pub(crate) host_visible: bool,
 }
 
 impl TrackShared {
@@ -426,6 +429,16 @@ impl fmt::Debug for Tracker {
 impl Tracker {
     /// A tracker for a new allocation of `ctx`, with no pending work.
     pub fn new(ctx: Arc<Context>) -> Tracker {
+        Tracker::with_host(ctx, false)
+    }
+
+    /// A tracker for memory the host reaches too (pinned, managed): only streams of `ctx`
+    /// may use it (see `TrackShared::host_visible`).
+    pub(crate) fn new_host_visible(ctx: Arc<Context>) -> Tracker {
+        Tracker::with_host(ctx, true)
+    }
+
+    fn with_host(ctx: Arc<Context>, host_visible: bool) -> Tracker {
         // Created in multi-stream mode: every access to it will be tracked from the start.
         let init = ctx.is_multi_stream();
         Tracker {
@@ -440,6 +453,7 @@ impl Tracker {
                 release: Mutex::new(None),
                 version: AtomicU64::new(0),
                 host_sync: HostSync::new(false),
+                host_visible,
             }),
         }
     }
