@@ -980,7 +980,8 @@ fn explicitly_joined_streams_keep_buffers_alive() -> TestResult {
 }
 
 /// Library calls captured into a graph keep their handle and its workspace alive: with the
-/// cuBLAS handle (and its workspace) and the cuFFT plan dropped after the capture and a large
+/// cuBLAS handle (and its workspace), the cuFFT plan and the cuSPARSE handle dropped after the
+/// capture and a large
 /// buffer allocated in their place, each replay still computes the captured product and
 /// transform, and never writes the new buffer. The graph declares the workspace as one of the
 /// allocations it uses.
@@ -1000,11 +1001,38 @@ fn captured_library_calls_keep_handles_alive() -> TestResult {
     let mut y = s.alloc_zeros::<Complex<f32>>(n)?;
     let blas = Blas::new(&s)?;
     let mut plan = Plan::new(&s, &PlanDesc::c2c(Precision::F32, &[n]))?;
+    let sp = cuprite_driver::sparse::Sparse::new(&s)?;
+    // [[1, 0], [2, 3]] in CSR, times [1, 1].
+    let offsets = s.clone_htod(&[0i32, 1, 3])?;
+    let indices = s.clone_htod(&[0i32, 0, 1])?;
+    let values = s.clone_htod(&[1.0f64, 2.0, 3.0])?;
+    let ones = s.clone_htod(&[1.0f64, 1.0])?;
+    let mut sy = s.alloc_zeros::<f64>(2)?;
+    // SAFETY: the offsets rise from 0 to 3 and every column index is below 2.
+    let mat = unsafe {
+        cuprite_driver::sparse::SpMat::new(
+            cuprite_driver::sparse::Format::Csr,
+            2,
+            2,
+            &offsets,
+            &indices,
+            &values,
+        )
+    }?;
     s.synchronize()?;
     s.begin_capture(CaptureMode::ThreadLocal)?;
     blas.gemm(&Gemm::new(n, n, n), &a, &b, &mut c)?;
     plan.exec_forward(&x, &mut y)?;
+    sp.spmv(
+        cuprite_driver::blas::Transpose::None,
+        1.0,
+        &mat,
+        &ones,
+        0.0,
+        &mut sy,
+    )?;
     let exec = s.end_capture()?.instantiate()?;
+    drop(sp);
     assert!(
         exec.num_buffers_used() >= 6,
         "a, b, c, x, y and the workspace: {} buffers",
@@ -1016,6 +1044,7 @@ fn captured_library_calls_keep_handles_alive() -> TestResult {
     for round in 0..2 {
         s.memset_zeros(&mut c)?;
         s.memset_zeros(&mut y)?;
+        s.memset_zeros(&mut sy)?;
         exec.launch(&s)?;
         let got = s.clone_dtoh(&c)?;
         // Column-major: c[i + j n] = sum_k a[i + k n] b[k + j n] (exact: small integers).
@@ -1025,6 +1054,7 @@ fn captured_library_calls_keep_handles_alive() -> TestResult {
                 assert_eq!(got[i + j * n], want, "round {round}: c[{i}, {j}]");
             }
         }
+        assert_eq!(s.clone_dtoh(&sy)?, [1.0, 5.0], "round {round}: spmv");
         let spectrum = s.clone_dtoh(&y)?;
         let sum: f32 = (0..n).map(|i| i as f32).sum();
         assert!(
