@@ -1,8 +1,10 @@
 //! Events: markers recorded on a stream, to wait for, query, or time.
 //!
-//! This module owns user-visible events and the stream calls that take one
-//! ([`Stream::wait`], [`Stream::record_event`]). The events that stream tracking records
-//! internally are pooled per context (`context/event_pool.rs`) and never exposed.
+//! This module owns user-visible events and the stream calls that wait through one
+//! ([`Stream::wait`], [`Stream::join`], [`Stream::record_event`]): a wait for captured work
+//! makes the waiting stream a member of that capture (`capture.rs`). The events that stream
+//! tracking records internally are pooled per context (`context/event_pool.rs`) and never
+//! exposed.
 
 use crate::context::Context;
 use crate::drv;
@@ -200,6 +202,38 @@ impl Stream {
         unsafe { drv!(cuStreamWaitEvent(self.raw(), event.raw(), 0)) }?;
         crate::capture::join(joins, sid, self.raw());
         drop(recorded_in);
+        Ok(())
+    }
+
+    /// Makes this stream wait (on the device, not the host) for all work enqueued on `other`
+    /// so far. `other` may belong to another context (of this device or another): the event
+    /// is recorded in `other`'s context and waited for in this one.
+    ///
+    /// When `other` is capturing (a capture begun with [`begin_capture`](Self::begin_capture)),
+    /// this stream joins that capture, as CUDA's fork pattern does: its later work is captured
+    /// into the same graph, which keeps what that work uses alive; the capture's
+    /// [`end_capture`](Self::end_capture) joins it back. A stream already in another capture is
+    /// refused with an `Err` (a wait across two captures would invalidate both).
+    #[doc(alias = "wait_for")]
+    pub fn join(&self, other: &Stream) -> Result<()> {
+        let sid = self.track_id();
+        let joins = crate::capture::prepare_join(
+            sid,
+            crate::capture::capture_of(other.track_id()),
+            "Stream::join",
+        )?;
+        let octx = other.context();
+        octx.bind_to_thread()?;
+        let ev = octx.event_for(other.is_capturing()?)?;
+        // SAFETY: a live event and stream of the same, current context.
+        unsafe { drv!(cuEventRecord(ev.raw, other.raw())) }?;
+        self.context().bind_to_thread()?;
+        crate::stats::count_stream_wait();
+        // SAFETY: a live stream of the current context and a live event, which the driver lets
+        // come from another context.
+        unsafe { drv!(cuStreamWaitEvent(self.raw(), ev.raw, 0)) }?;
+        // From here the driver captures this stream's work into `other`'s capture.
+        crate::capture::join(joins, sid, self.raw());
         Ok(())
     }
 
