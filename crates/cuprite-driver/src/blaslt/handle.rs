@@ -125,17 +125,16 @@ impl BlasLt {
 impl Drop for BlasLt {
     fn drop(&mut self) {
         let ctx = self.stream.context();
-        let r = ctx.bind_to_thread_no_deferred().and_then(|()| {
-            if let Ok(p) = self.plans.get_mut() {
-                for plan in &mut p.list {
-                    plan.destroy();
+        match ctx.bind_to_thread_no_deferred() {
+            Ok(()) => {
+                if let Ok(p) = self.plans.get_mut() {
+                    for plan in &mut p.list {
+                        plan.destroy();
+                    }
                 }
             }
-            // The handle goes with `keep` (here, or with the last graph of captured work).
-            Ok(())
-        });
-        if let Err(e) = r {
-            ctx.defer("cublasLtDestroy of a BlasLt handle", e);
+            Err(e) => ctx.defer("destroying the plans of a BlasLt handle", e),
         }
+        // The handle goes with `keep` (here, or with the last graph of captured work).
     }
 }
