@@ -26,7 +26,6 @@ pub fn tests() -> Vec<Test> {
 /// statistics count it freed when dropped and allocated again when taken, and memory the user
 /// locked is never taken. Values checked throughout. Alone: exact statistics of the device.
 fn parked_results() -> TestResult {
-    use cuprite_driver::DeviceRead;
     let d = Device::cuda(0);
     with_device(d, || {
         let n = 1000;

@@ -12,8 +12,14 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// One capture sequence in progress: the stream that began it and every stream that joined it
-/// through the stream tracker (they are joined back before it ends), and the pre-capture work
-/// it depends on (waited for before each launch of its executable graph).
+/// (they are joined back before it ends), and the pre-capture work it depends on (waited for
+/// before each launch of its executable graph).
+///
+/// Invariant: a stream whose work the driver captures into this sequence is one of its
+/// `members`, so that what the work uses is recorded ([`record`], [`keep_alive`]). Every safe
+/// call that can make a stream wait for captured work registers it: a tracked wait
+/// ([`may_wait`]), [`Stream::join`](crate::Stream::join) and `fork`, and
+/// [`Stream::wait`](crate::Stream::wait) on an event recorded in the capture ([`join`]).
 pub(crate) struct CaptureSeq {
     id: u64,
     /// The tracking id of the stream that began it.
@@ -100,6 +106,48 @@ pub(crate) fn capture_of(sid: u64) -> u64 {
         .iter()
         .find(|c| c.members.iter().any(|m| m.0 == sid))
         .map_or(0, |c| c.id)
+}
+
+/// Registers the stream `sid` (handle `raw`) as a member of the capture `capture` (when that
+/// capture is still in progress and the stream not yet in it): the stream was just made to
+/// wait for work of that capture ([`Stream::join`](crate::Stream::join),
+/// [`Stream::wait`](crate::Stream::wait)), so the driver captures its later work into the
+/// same graph, and what that work uses must be kept alive by the graph as the origin's is.
+/// The caller paid the stream's debts before the wait ([`prepare_join`]).
+pub(crate) fn join(capture: u64, sid: u64, raw: CUstream) {
+    if capture == 0 {
+        return;
+    }
+    let mut reg = captures();
+    if let Some(c) = reg.iter_mut().find(|c| c.id == capture) {
+        if !c.members.iter().any(|m| m.0 == sid) {
+            c.members.push((sid, RawStream(raw)));
+        }
+    }
+}
+
+/// Before the stream `sid` waits for work of the capture `target` (0: none) through `what`:
+/// the capture it will join by that wait (0: none, it is in `target` already, or `target` is
+/// none or ended), its launch cells that owe a recording recorded first (a recording made once it
+/// captures would be captured). A stream in another capture is refused: a wait across two
+/// captures would invalidate both.
+pub(crate) fn prepare_join(sid: u64, target: u64, what: &str) -> crate::Result<u64> {
+    if target == 0 || !captures().iter().any(|c| c.id == target) {
+        // No capture, or one that ended: waiting joins nothing.
+        return Ok(0);
+    }
+    let mine = capture_of(sid);
+    if mine == target {
+        return Ok(0);
+    }
+    if mine != 0 {
+        return Err(crate::Error::InvalidArgument(format!(
+            "{what}: the waiting stream (tracking id {sid}) is in capture {mine} and the work it \
+             would wait for in capture {target}; a stream cannot wait across two captures"
+        )));
+    }
+    crate::memory::tracker::pay_debts(sid)?;
+    Ok(target)
 }
 
 /// Notes what work enqueued on the stream `sid` accesses, when that stream is capturing:

@@ -1,15 +1,17 @@
 //! Events: markers recorded on a stream, to wait for, query, or time.
 //!
-//! This module owns user-visible events and the stream calls that take one
-//! ([`Stream::wait`], [`Stream::record_event`]). The events that stream tracking records
-//! internally are pooled per context (`context/event_pool.rs`) and never exposed.
+//! This module owns user-visible events and the stream calls that wait through one
+//! ([`Stream::wait`], [`Stream::join`], [`Stream::record_event`]): a wait for captured work
+//! makes the waiting stream a member of that capture (`capture.rs`). The events that stream
+//! tracking records internally are pooled per context (`context/event_pool.rs`) and never
+//! exposed.
 
 use crate::context::Context;
 use crate::drv;
 use crate::error::{Error, Result};
 use crate::stream::Stream;
 use cuprite_sys::driver::{self as sys, CUevent};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Flags of an event (`CUevent_flags`).
 ///
@@ -69,6 +71,10 @@ pub struct Event {
     raw: CUevent,
     ctx: Arc<Context>,
     flags: EventFlags,
+    /// The capture its last recording was made in (0: none). Held locked across each
+    /// recording and each wait on it, so that a wait sees the capture of the recording it
+    /// waits for, and the waiting stream joins that capture (see [`Stream::wait`]).
+    recorded_in: Mutex<u64>,
 }
 
 // SAFETY: a CUevent may be used from any thread; the driver API is thread-safe.
@@ -87,6 +93,7 @@ impl Event {
             raw,
             ctx: ctx.clone(),
             flags,
+            recorded_in: Mutex::new(0),
         })
     }
 
@@ -123,8 +130,17 @@ impl Event {
             )));
         }
         self.ctx.bind_to_thread()?;
+        let mut recorded_in = self.recorded_in();
         // SAFETY: live event and stream.
-        unsafe { drv!(cuEventRecord(self.raw, stream.raw())) }
+        unsafe { drv!(cuEventRecord(self.raw, stream.raw())) }?;
+        *recorded_in = crate::capture::capture_of(stream.track_id());
+        Ok(())
+    }
+
+    /// The capture of its last recording, locked (see `recorded_in`); a plain number, whole
+    /// whatever a panic elsewhere left.
+    fn recorded_in(&self) -> MutexGuard<'_, u64> {
+        self.recorded_in.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Blocks the host until the recorded work is done.
@@ -169,11 +185,56 @@ impl Drop for Event {
 impl Stream {
     /// Makes this stream wait (on the device) for `event`'s last record. The event may belong
     /// to another context (of this device or another).
+    ///
+    /// When that record was made on a capturing stream (and the capture is still in progress),
+    /// this stream joins the capture, as with [`join`](Self::join): its later work is captured
+    /// into the same graph, which keeps what that work uses alive. A stream already in another
+    /// capture is refused with an `Err`.
     pub fn wait(&self, event: &Event) -> Result<()> {
         self.context().bind_to_thread()?;
+        let sid = self.track_id();
+        // Held until the stream is registered: a recording on another thread waits, so the
+        // capture read here is the one of the recording waited for.
+        let recorded_in = event.recorded_in();
+        let joins = crate::capture::prepare_join(sid, *recorded_in, "Stream::wait")?;
         crate::stats::count_stream_wait();
         // SAFETY: a live event and stream.
-        unsafe { drv!(cuStreamWaitEvent(self.raw(), event.raw(), 0)) }
+        unsafe { drv!(cuStreamWaitEvent(self.raw(), event.raw(), 0)) }?;
+        crate::capture::join(joins, sid, self.raw());
+        drop(recorded_in);
+        Ok(())
+    }
+
+    /// Makes this stream wait (on the device, not the host) for all work enqueued on `other`
+    /// so far. `other` may belong to another context (of this device or another): the event
+    /// is recorded in `other`'s context and waited for in this one.
+    ///
+    /// When `other` is capturing (a capture begun with [`begin_capture`](Self::begin_capture)),
+    /// this stream joins that capture, as CUDA's fork pattern does: its later work is captured
+    /// into the same graph, which keeps what that work uses alive; the capture's
+    /// [`end_capture`](Self::end_capture) joins it back. A stream already in another capture is
+    /// refused with an `Err` (a wait across two captures would invalidate both).
+    #[doc(alias = "wait_for")]
+    pub fn join(&self, other: &Stream) -> Result<()> {
+        let sid = self.track_id();
+        let joins = crate::capture::prepare_join(
+            sid,
+            crate::capture::capture_of(other.track_id()),
+            "Stream::join",
+        )?;
+        let octx = other.context();
+        octx.bind_to_thread()?;
+        let ev = octx.event_for(other.is_capturing()?)?;
+        // SAFETY: a live event and stream of the same, current context.
+        unsafe { drv!(cuEventRecord(ev.raw, other.raw())) }?;
+        self.context().bind_to_thread()?;
+        crate::stats::count_stream_wait();
+        // SAFETY: a live stream of the current context and a live event, which the driver lets
+        // come from another context.
+        unsafe { drv!(cuStreamWaitEvent(self.raw(), ev.raw, 0)) }?;
+        // From here the driver captures this stream's work into `other`'s capture.
+        crate::capture::join(joins, sid, self.raw());
+        Ok(())
     }
 
     /// Records a new event here (timing disabled unless `flags` ask otherwise) and returns it.

@@ -123,6 +123,7 @@ impl Stream {
         Ok(Graph {
             ctx: self.context().clone(),
             raw,
+            access: Mutex::new(()),
             external: seq.as_ref().map(|s| s.external.clone()).unwrap_or_default(),
             uses: seq.map(|s| s.uses).unwrap_or_default(),
         })
@@ -275,6 +276,10 @@ pub fn unprepared_in_capture() -> u64 {
 pub struct Graph {
     ctx: Arc<Context>,
     raw: CUgraph,
+    /// Held by every driver call that takes `raw`: the driver does not synchronise calls on
+    /// one graph object, read-only ones and instantiation included, so they are serialised
+    /// here.
+    access: Mutex<()>,
     external: Vec<Arc<TrackEvent>>,
     /// The allocations (and modules) the captured work uses, kept alive by the graph.
     uses: CapturedUses,
@@ -292,20 +297,30 @@ impl std::fmt::Debug for Graph {
 
 // SAFETY: a CUgraph is not tied to a thread; cuprite never mutates it after capture.
 unsafe impl Send for Graph {}
-// SAFETY: only read-only queries and instantiation (which the driver synchronises) use it.
+// SAFETY: every driver call on `raw` through `&self` holds `access` (see `Graph::lock`), so
+// no two run at once.
 unsafe impl Sync for Graph {}
 
 impl Graph {
-    /// The driver's handle.
+    /// The driver's handle. Calls made with it must not run concurrently with this graph's
+    /// own methods on other threads (the driver does not synchronise them).
     pub fn raw(&self) -> CUgraph {
         self.raw
+    }
+
+    /// Serialises the driver calls on the graph object (see `access`); the guard's data is
+    /// nothing, so a panic elsewhere leaves nothing inconsistent.
+    fn lock(&self) -> MutexGuard<'_, ()> {
+        self.access.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The number of nodes (kernels, copies, allocations...) in the graph.
     pub fn num_nodes(&self) -> Result<usize> {
         self.ctx.bind_to_thread()?;
         let mut n = 0usize;
-        // SAFETY: a null node array asks only for the count, written to `n`.
+        let _serial = self.lock();
+        // SAFETY: a null node array asks only for the count, written to `n`; no other call on
+        // the graph runs meanwhile (`_serial`).
         unsafe { drv!(cuGraphGetNodes(self.raw, std::ptr::null_mut(), &mut n)) }?;
         Ok(n)
     }
@@ -326,8 +341,9 @@ impl Graph {
         // CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE is bit 0.
         let flags = u32::from(verbose);
         self.ctx.bind_to_thread()?;
+        let _serial = self.lock();
         // SAFETY: a live graph and a NUL-terminated path that outlives the call; the driver
-        // only reads the graph and writes the file.
+        // only reads the graph and writes the file; no other call on the graph runs meanwhile.
         unsafe { drv!(cuGraphDebugDotPrint(self.raw, c.as_ptr(), flags)) }?;
         Ok(())
     }
@@ -349,8 +365,11 @@ impl Graph {
     pub fn instantiate_with_flags(&self, flags: u64) -> Result<GraphExec> {
         self.ctx.bind_to_thread()?;
         let mut raw: CUgraphExec = std::ptr::null_mut();
-        // SAFETY: `raw` is a valid out-pointer; the graph is live.
+        let serial = self.lock();
+        // SAFETY: `raw` is a valid out-pointer; the graph is live, and no other call on it runs
+        // meanwhile (`serial`).
         unsafe { drv!(cuGraphInstantiateWithFlags(&mut raw, self.raw, flags)) }?;
+        drop(serial);
         Ok(GraphExec {
             ctx: self.ctx.clone(),
             raw,
@@ -540,7 +559,8 @@ impl std::fmt::Debug for GraphExec {
 
 // SAFETY: a CUgraphExec is not tied to a thread.
 unsafe impl Send for GraphExec {}
-// SAFETY: launches of one executable graph are serialised by the driver.
+// SAFETY: every driver call on `raw` through `&self` (launches, uploads) holds the `launches`
+// lock, so no two run at once; the others take `&mut self`.
 unsafe impl Sync for GraphExec {}
 
 impl GraphExec {
@@ -688,6 +708,14 @@ impl GraphExec {
             )));
         }
         launches.live_at = Some(abandoned);
+        // Memory the host also reaches (pinned, managed) that the graph uses: its next host
+        // access waits for this launch. Marked before the launch is enqueued.
+        for (b, _) in buffers {
+            b.host_sync.mark();
+        }
+        for b in moved() {
+            b.host_sync.mark();
+        }
         let word_key = word
             .as_ref()
             .map_or(0, |(w, _, _)| Arc::as_ptr(&w.tracker().shared) as usize);
@@ -995,6 +1023,9 @@ impl GraphExec {
             return Ok(Vec::new());
         };
         self.ctx.bind_to_thread()?;
+        // Held while the nodes are read: the graph is only ever ours (`&mut self` excludes
+        // other calls through this executable graph), but the lock keeps the rule uniform.
+        let _serial = graph.lock();
         let mut n = 0usize;
         // SAFETY: a null node array asks only for the count, written to `n`.
         unsafe { drv!(cuGraphGetNodes(graph.raw, std::ptr::null_mut(), &mut n)) }?;
@@ -1137,10 +1168,25 @@ impl GraphExec {
         self.uses.buffers.len()
     }
 
-    /// Uploads the graph's resources to the device ahead of its first launch, on `stream`.
+    /// Uploads the graph's resources to the device ahead of its first launch, on `stream`
+    /// (of the graph's context, else `Err`).
     pub fn upload(&self, stream: &Stream) -> Result<()> {
+        if stream.context().raw() != self.ctx.raw() {
+            return Err(Error::InvalidArgument(format!(
+                "GraphExec::upload: the graph belongs to the context of device {} ({:?}), the \
+                 stream to another (device {}, {:?})",
+                self.ctx.ordinal(),
+                self.ctx.raw(),
+                stream.context().ordinal(),
+                stream.context().raw()
+            )));
+        }
         stream.context().bind_to_thread()?;
-        // SAFETY: as for launch.
+        // Serialised with launches (the driver does not synchronise calls on one executable
+        // graph).
+        let _launches = self.launches();
+        // SAFETY: the executable graph and the stream are live and of the same context; no
+        // other call on the executable graph runs meanwhile (`_launches`).
         unsafe { drv!(cuGraphUpload(self.raw, stream.raw())) }
     }
 
@@ -1166,8 +1212,11 @@ impl GraphExec {
             errorNode: std::ptr::null_mut(),
             errorFromNode: std::ptr::null_mut(),
         };
-        // SAFETY: both graphs are live; `info` is a valid out-pointer.
+        let serial = graph.lock();
+        // SAFETY: both graphs are live; `info` is a valid out-pointer; no other call on
+        // `graph` runs meanwhile (`serial`), nor on this one (`&mut self`).
         let r = unsafe { drv!(cuGraphExecUpdate_v2(self.raw, graph.raw, &mut info)) };
+        drop(serial);
         match r {
             Ok(()) => {
                 // The graph now runs `graph`'s work: keep what that uses. What only the old

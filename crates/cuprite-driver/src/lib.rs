@@ -60,6 +60,7 @@ pub mod event;
 pub mod fault;
 pub mod fft;
 pub mod graph;
+mod handle_keep;
 pub mod launch;
 pub mod linker;
 pub mod memory;

@@ -382,6 +382,7 @@ pub struct Global<T> {
     _t: PhantomData<T>,
 }
 
+impl<T> crate::memory::tracker::sealed::Sealed for Global<T> {}
 impl<T> DeviceRead<T> for Global<T> {
     fn device_ptr(&self) -> sys::CUdeviceptr {
         self.ptr

@@ -66,14 +66,25 @@ pub struct PeerStats {
 }
 
 impl PeerStats {
-    /// The counts accumulated since `earlier`.
+    /// The counts accumulated since `earlier` (wrapping, as [`Stats::since`](crate::Stats::since):
+    /// never a panic, whatever the two hold).
+    ///
+    /// ```
+    /// use cuprite_driver::peer::PeerStats;
+    /// let a = PeerStats { direct_copies: 3, ..PeerStats::default() };
+    /// let b = PeerStats { direct_copies: 5, ..PeerStats::default() };
+    /// assert_eq!(b.since(&a).direct_copies, 2);
+    /// assert_eq!(a.since(&b).direct_copies, u64::MAX - 1); // swapped: wraps, no panic
+    /// ```
     pub fn since(&self, earlier: &PeerStats) -> PeerStats {
         PeerStats {
-            same_device_copies: self.same_device_copies - earlier.same_device_copies,
-            direct_copies: self.direct_copies - earlier.direct_copies,
-            staged_copies: self.staged_copies - earlier.staged_copies,
-            direct_bytes: self.direct_bytes - earlier.direct_bytes,
-            staged_bytes: self.staged_bytes - earlier.staged_bytes,
+            same_device_copies: self
+                .same_device_copies
+                .wrapping_sub(earlier.same_device_copies),
+            direct_copies: self.direct_copies.wrapping_sub(earlier.direct_copies),
+            staged_copies: self.staged_copies.wrapping_sub(earlier.staged_copies),
+            direct_bytes: self.direct_bytes.wrapping_sub(earlier.direct_bytes),
+            staged_bytes: self.staged_bytes.wrapping_sub(earlier.staged_bytes),
         }
     }
 }

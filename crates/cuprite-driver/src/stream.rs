@@ -2,8 +2,9 @@
 //! streams wrapped without ownership, dependencies between streams (`fork`, `join`, `wait`),
 //! and Rust closures run on a stream (`launch_host_fn`).
 //!
-//! This module owns stream handles and stream-to-stream ordering. Copies and allocations on a
-//! stream live in `memory/`; the access-tracking API (`begin_access`/`end_access`) in
+//! This module owns stream handles and stream-to-stream ordering (`join` and `wait` live in
+//! `event.rs`, beside the capture registry they update). Copies and allocations on a stream
+//! live in `memory/`; the access-tracking API (`begin_access`/`end_access`) in
 //! `memory/track.rs`.
 
 use crate::context::{Context, next_id};
@@ -214,22 +215,6 @@ impl Stream {
         let s = Stream::create(self.ctx.clone(), Some(prio))?;
         s.join(self)?;
         Ok(s)
-    }
-
-    /// Makes this stream wait (on the device, not the host) for all work enqueued on `other`
-    /// so far. `other` may belong to another context (of this device or another): the event
-    /// is recorded in `other`'s context and waited for in this one.
-    #[doc(alias = "wait_for")]
-    pub fn join(&self, other: &Stream) -> Result<()> {
-        other.ctx.bind_to_thread()?;
-        let ev = other.ctx.event_for(other.is_capturing()?)?;
-        // SAFETY: a live event and stream of the same, current context.
-        unsafe { drv!(cuEventRecord(ev.raw, other.raw)) }?;
-        self.ctx.bind_to_thread()?;
-        crate::stats::count_stream_wait();
-        // SAFETY: a live stream of the current context and a live event, which the driver lets
-        // come from another context.
-        unsafe { drv!(cuStreamWaitEvent(self.raw, ev.raw, 0)) }
     }
 
     /// Blocks the host until all work on this stream is done.

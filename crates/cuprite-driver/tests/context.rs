@@ -25,6 +25,10 @@ pub fn tests() -> Vec<Test> {
         ),
         Test::gpu("context::released_when_unused", released_when_unused),
         Test::gpu("context::primary_flags", primary_flags),
+        Test::gpu(
+            "context::host_memory_of_another_context_refused",
+            host_memory_of_another_context_refused,
+        ),
     ]
 }
 
@@ -363,4 +367,45 @@ fn primary_flags() -> TestResult {
     assert!(Arc::ptr_eq(&ctx, &back));
     assert_eq!(primary_state(&ctx.device())?.0 & 7, 0);
     roundtrip(&ctx, &mut Rng::fresh(), 512)
+}
+
+/// Pinned and managed memory of one context used by a copy on a stream of another (whose work
+/// the buffer's host accessors would not wait for) is refused with an `Err` naming both
+/// contexts, before anything is enqueued; the same copies on the buffer's own context work.
+fn host_memory_of_another_context_refused() -> TestResult {
+    use cuprite_driver::{HostAllocFlags, ManagedBuffer, PinnedHostBuffer};
+    let primary = Context::new(0)?;
+    let other = Context::create_and_push(ContextFlags::SCHED_AUTO, Device::get(0)?)?;
+    ContextStack::pop()?;
+    let s = other.new_stream()?;
+    let n = 4096;
+    let mut pinned = PinnedHostBuffer::<u32>::new(&primary, n, HostAllocFlags::PORTABLE)?;
+    let mut managed = ManagedBuffer::<u32>::new(&primary, n)?;
+    let mut d = s.clone_htod(&vec![3u32; n])?;
+    let names_both = |e: &Error| {
+        let m = e.to_string();
+        m.contains(&format!("{:?}", primary.raw())) && m.contains(&format!("{:?}", other.raw()))
+    };
+    let e = s
+        .memcpy_dtoh(&d, &mut pinned)
+        .expect_err("dtoh into foreign pinned");
+    assert!(names_both(&e), "{e}");
+    let e = s
+        .memcpy_htod(&pinned, &mut d)
+        .expect_err("htod from foreign pinned");
+    assert!(names_both(&e), "{e}");
+    let e = s
+        .memcpy_dtod(&d, &mut managed)
+        .expect_err("dtod into foreign managed");
+    assert!(names_both(&e), "{e}");
+    s.synchronize()?;
+    assert!(pinned.as_slice()?.iter().all(|&v| v == 0));
+    assert!(managed.as_slice()?.iter().all(|&v| v == 0));
+    let own = primary.new_stream()?;
+    let src = own.clone_htod(&vec![5u32; n])?;
+    own.memcpy_dtoh(&src, &mut pinned)?;
+    own.memcpy_dtod(&src, &mut managed)?;
+    assert!(pinned.as_slice()?.iter().all(|&v| v == 5));
+    assert!(managed.as_slice()?.iter().all(|&v| v == 5));
+    Ok(())
 }

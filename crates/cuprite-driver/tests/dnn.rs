@@ -55,6 +55,10 @@ pub fn tests() -> Vec<Test> {
         Test::gpu("dnn::graph_api_f16", graph_vs_legacy::<f16>),
         Test::gpu("dnn::graph_api_f32_when_asked", graph_vs_legacy::<f32>),
         Test::gpu_alone("dnn::capture_uses_heuristics", capture_uses_heuristics),
+        Test::gpu_alone(
+            "dnn::captured_conv_outlives_handle",
+            captured_conv_outlives_handle,
+        ),
     ]
 }
 
@@ -1379,5 +1383,54 @@ fn capture_uses_heuristics() -> TestResult {
     dnn.conv_forward(&c, &xd, &wd, &mut y2)?;
     assert_eq!(dnn.algo_cache_counts()?, (1, 2));
     assert_eq!(dnn.algo_searches()?, 1);
+    Ok(())
+}
+
+/// A convolution captured with a graph-API execution plan (whose plan owns the kernels its
+/// work runs) and with the legacy API replays after its handle is dropped: the graph keeps the
+/// handle and the plan, each replay computes the convolution, and memory allocated after the
+/// drop is never written.
+fn captured_conv_outlives_handle() -> TestResult {
+    for graph_api in [true, false] {
+        let (s, dnn) = need_dnn!();
+        dnn.set_graph_api(Some(graph_api));
+        let mut rng = Rng::fresh();
+        let mut c = ConvShape::new(2, 4, [9, 9], 8, [3, 3]);
+        c.pad = [1, 1];
+        let (xl, wl, yl) = (c.x_len()?, c.w_len()?, c.y_len()?);
+        let (x, w) = (random::<f32>(&mut rng, xl), random::<f32>(&mut rng, wl));
+        let want = accumulate(
+            yl,
+            conv_terms(&c)
+                .iter()
+                .map(|&(xi, wi, yi)| (x[xi].f() * w[wi].f(), yi)),
+        );
+        let (xd, wd) = (s.clone_htod(&x)?, s.clone_htod(&w)?);
+        let mut y = s.clone_htod(&vec![f32::NAN; yl])?;
+        // A run before the capture makes the plan (or the legacy choice).
+        dnn.conv_forward(&c, &xd, &wd, &mut y)?;
+        s.synchronize()?;
+        s.begin_capture(CaptureMode::ThreadLocal)?;
+        let r = dnn.conv_forward(&c, &xd, &wd, &mut y);
+        let g = s.end_capture()?;
+        r?;
+        let exec = g.instantiate()?;
+        drop(g);
+        drop(dnn);
+        let victim = s.alloc_zeros::<u8>(64 << 20)?;
+        for round in 0..2 {
+            s.memset_d32(&mut y, f32::NAN.to_bits())?;
+            exec.launch(&s)?;
+            compare(
+                &format!("graph API {graph_api}, replay {round} after the handle went"),
+                &s.clone_dtoh(&y)?,
+                &want,
+            )?;
+            assert!(
+                s.clone_dtoh(&victim)?.iter().all(|&v| v == 0),
+                "graph API {graph_api}, replay {round}: wrote memory allocated after the drop"
+            );
+        }
+    }
     Ok(())
 }

@@ -49,6 +49,10 @@ pub fn tests() -> Vec<Test> {
             other_thread_never_joins_capture,
         ),
         Test::gpu_alone(
+            "graph::explicitly_joined_streams_keep_buffers_alive",
+            explicitly_joined_streams_keep_buffers_alive,
+        ),
+        Test::gpu_alone(
             "graph::dropped_streams_leave_captures",
             dropped_streams_leave_captures,
         ),
@@ -56,7 +60,19 @@ pub fn tests() -> Vec<Test> {
             "graph::library_handles_refused_in_capture",
             library_handles_refused_in_capture,
         ),
+        Test::gpu_alone(
+            "graph::captured_library_calls_keep_handles_alive",
+            captured_library_calls_keep_handles_alive,
+        ),
+        Test::gpu_alone(
+            "graph::replays_into_host_memory_wait",
+            replays_into_host_memory_wait,
+        ),
         Test::gpu_alone("graph::captures_on_many_threads", captures_on_many_threads),
+        Test::gpu_alone(
+            "graph::one_graph_shared_by_threads",
+            one_graph_shared_by_threads,
+        ),
         Test::gpu_alone(
             "graph::batch_copies_wait_across_streams",
             batch_copies_wait_across_streams,
@@ -767,18 +783,31 @@ fn dropped_streams_leave_captures() -> TestResult {
     Ok(())
 }
 
-/// A cuBLAS or cuBLASLt handle made on a capturing stream would own a graph allocation (its
-/// workspace): refused with an `Err`, the capture stays usable, and after it a handle is made.
+/// A cuBLAS, cuBLASLt, cuSOLVER or cuSPARSE handle or a cuFFT plan made on a capturing stream
+/// would own a graph allocation (its workspace): refused with an `Err`, the capture stays
+/// usable, and after it a handle is made. A cuSOLVER workspace too small for a routine is not
+/// grown inside a capture (an `Err`, the capture usable); grown by a run before, the routine
+/// is captured, and the graph replays after the handle is dropped.
 fn library_handles_refused_in_capture() -> TestResult {
     let (ctx, _) = setup()?;
     let stream = ctx.new_stream()?;
     stream.begin_capture(CaptureMode::ThreadLocal)?;
     let blas = cuprite_driver::blas::Blas::new(&stream).map(|_| ());
     let lt = cuprite_driver::blaslt::BlasLt::new(&stream).map(|_| ());
+    let solver = cuprite_driver::solver::Solver::new(&stream).map(|_| ());
+    let sparse = cuprite_driver::sparse::Sparse::new(&stream).map(|_| ());
+    let desc = cuprite_driver::fft::PlanDesc::c2c(cuprite_driver::fft::Precision::F32, &[64]);
+    let plan = cuprite_driver::fft::Plan::new(&stream, &desc).map(|_| ());
     assert_eq!(stream.capture_status()?, CaptureStatus::Active);
     let g = stream.end_capture()?;
     assert_eq!(g.num_nodes()?, 0, "nothing was captured");
-    for (what, r) in [("cuBLAS", blas), ("cuBLASLt", lt)] {
+    for (what, r) in [
+        ("cuBLAS", blas),
+        ("cuBLASLt", lt),
+        ("cuSOLVER", solver),
+        ("cuSPARSE", sparse),
+        ("cuFFT", plan),
+    ] {
         match r {
             Err(Error::InvalidArgument(m)) if m.contains("while its stream is capturing") => {}
             other => return Err(format!("{what} handle in a capture: {other:?}").into()),
@@ -786,6 +815,300 @@ fn library_handles_refused_in_capture() -> TestResult {
     }
     cuprite_driver::blas::Blas::new(&stream)?;
     cuprite_driver::blaslt::BlasLt::new(&stream)?;
+    // A cuSOLVER workspace does not grow inside a capture; sized by a run before, it is used.
+    let solver = cuprite_driver::solver::Solver::new(&stream)?;
+    let n = 32;
+    let mut a = stream.clone_htod(&(0..n * n).map(|i| (i % 7) as f64 + 1.0).collect::<Vec<_>>())?;
+    let mut tau = stream.alloc_zeros::<f64>(n)?;
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    let e = solver
+        .geqrf(n, n, &mut a, n, &mut tau)
+        .expect_err("a workspace grown inside a capture");
+    assert!(
+        e.to_string()
+            .contains("cannot grow while its stream is capturing"),
+        "{e}"
+    );
+    assert_eq!(stream.capture_status()?, CaptureStatus::Active);
+    drop(stream.end_capture()?);
+    solver.geqrf(n, n, &mut a, n, &mut tau)?;
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    solver.geqrf(n, n, &mut a, n, &mut tau)?;
+    let exec = stream.end_capture()?.instantiate()?;
+    drop(solver);
+    exec.launch(&stream)?;
+    stream.synchronize()?;
+    cuprite_driver::solver::Solver::new(&stream)?;
+    cuprite_driver::sparse::Sparse::new(&stream)?;
+    cuprite_driver::fft::Plan::new(&stream, &desc)?;
+    Ok(())
+}
+
+/// One graph and one executable graph shared by several threads: each thread instantiates
+/// the graph, counts its nodes, writes it as DOT, and uploads and launches the shared
+/// executable graph on a stream of its own, at once with the others (the driver does not
+/// synchronise calls on one graph object; the handles serialise them). Every call succeeds,
+/// and every launch writes the captured values.
+fn one_graph_shared_by_threads() -> TestResult {
+    let (ctx, m) = setup()?;
+    let axpb = m.load_function("axpb")?;
+    let stream = ctx.new_stream()?;
+    let mut rng = Rng::fresh();
+    let n = 1 << 12;
+    let xh = ints(&mut rng, n);
+    let x = stream.clone_htod(&xh)?;
+    let mut y = stream.alloc_zeros::<f32>(n)?;
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    // SAFETY: axpb with n-element buffers and n.
+    unsafe {
+        stream
+            .launch_builder(&axpb)
+            .arg(&mut y)
+            .arg(&x)
+            .arg(&2.0f32)
+            .arg(&1.0f32)
+            .arg(&ni)
+            .launch(cfg)?
+    };
+    let graph = stream.end_capture()?;
+    let exec = graph.instantiate()?;
+    let dir = std::env::temp_dir();
+    let results: Vec<std::result::Result<(), String>> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..8)
+            .map(|t| {
+                let (ctx, graph, exec, dir) = (ctx.clone(), &graph, &exec, &dir);
+                sc.spawn(move || -> std::result::Result<(), String> {
+                    let run = || -> std::result::Result<(), Box<dyn std::error::Error>> {
+                        let s = ctx.new_stream()?;
+                        for r in 0..20 {
+                            let own = graph.instantiate()?;
+                            if graph.num_nodes()? != 1 {
+                                return Err(format!("thread {t}: not one node").into());
+                            }
+                            let path = dir.join(format!(
+                                "cuprite-shared-graph-{}-{t}.dot",
+                                std::process::id()
+                            ));
+                            if r == 0 {
+                                graph.write_dot(&path, false)?;
+                                let _ = std::fs::remove_file(&path);
+                            }
+                            exec.upload(&s)?;
+                            exec.launch(&s)?;
+                            own.launch(&s)?;
+                        }
+                        s.synchronize()?;
+                        Ok(())
+                    };
+                    run().map_err(|e| e.to_string())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("a thread panicked".into())))
+            .collect()
+    });
+    for r in results {
+        r?;
+    }
+    let got = stream.clone_dtoh(&y)?;
+    for i in 0..n {
+        assert_eq!(got[i], 2.0 * xh[i] + 1.0, "{i}");
+    }
+    Ok(())
+}
+
+/// A stream that joins a capture by an explicit wait (`Stream::join`, `Stream::fork`, or
+/// `Stream::wait` on an event recorded in the capture) is a member of it: the copy captured
+/// on it keeps its buffers alive in the graph. With both buffers dropped and a new buffer
+/// allocated on the side stream, each replay still writes the graph's own destination, never
+/// the new buffer; a stream already in another capture is refused.
+fn explicitly_joined_streams_keep_buffers_alive() -> TestResult {
+    let ctx = Context::new(0)?;
+    let n = 1 << 20;
+    for how in ["join", "fork", "event"] {
+        let s = ctx.new_stream()?;
+        let mut side = ctx.new_stream()?;
+        let src = s.clone_htod(&vec![7u32; n])?;
+        let mut dst = s.alloc_zeros::<u32>(n)?;
+        s.synchronize()?;
+        s.begin_capture(CaptureMode::ThreadLocal)?;
+        match how {
+            "join" => side.join(&s)?,
+            "fork" => side = s.fork()?,
+            _ => {
+                let ev = s.record_event(cuprite_driver::EventFlags::DISABLE_TIMING)?;
+                side.wait(&ev)?;
+            }
+        }
+        side.memcpy_dtod(&src, &mut dst)?;
+        s.join(&side)?;
+        let exec = s.end_capture()?.instantiate()?;
+        assert_eq!(
+            exec.num_buffers_used(),
+            2,
+            "{how}: the graph keeps src and dst"
+        );
+        assert_eq!(exec.buffer_use(&dst), Some(true), "{how}");
+        drop((src, dst));
+        let victim = side.alloc_zeros::<u32>(n)?;
+        exec.launch(&side)?;
+        exec.launch(&side)?;
+        assert!(
+            side.clone_dtoh(&victim)?.iter().all(|&v| v == 0),
+            "{how}: a replay wrote a buffer allocated after the capture"
+        );
+    }
+    // Two captures on one thread: a stream in one cannot wait for the other's work.
+    let (a, b) = (ctx.new_stream()?, ctx.new_stream()?);
+    a.begin_capture(CaptureMode::ThreadLocal)?;
+    b.begin_capture(CaptureMode::ThreadLocal)?;
+    let e = b.join(&a).expect_err("a wait across two captures");
+    assert!(e.to_string().contains("two captures"), "{e}");
+    let ev = a.record_event(cuprite_driver::EventFlags::DISABLE_TIMING)?;
+    let e = b.wait(&ev).expect_err("a wait across two captures");
+    assert!(e.to_string().contains("two captures"), "{e}");
+    assert_eq!(b.capture_status()?, CaptureStatus::Active);
+    assert_eq!(a.capture_status()?, CaptureStatus::Active);
+    // Either may end in an empty graph or none; both end.
+    let _ = b.end_capture();
+    let _ = a.end_capture();
+    assert_eq!(a.capture_status()?, CaptureStatus::None);
+    Ok(())
+}
+
+/// Library calls captured into a graph keep their handle and its workspace alive: with the
+/// cuBLAS handle (and its workspace), the cuFFT plan and the cuSPARSE handle dropped after the
+/// capture and a large
+/// buffer allocated in their place, each replay still computes the captured product and
+/// transform, and never writes the new buffer. The graph declares the workspace as one of the
+/// allocations it uses.
+fn captured_library_calls_keep_handles_alive() -> TestResult {
+    use cuprite_driver::blas::{Blas, Gemm};
+    use cuprite_driver::fft::{Plan, PlanDesc, Precision};
+    use num_complex::Complex;
+    let ctx = Context::new(0)?;
+    let s = ctx.new_stream()?;
+    let n = 64;
+    let mut rng = Rng::fresh();
+    let (ah, bh) = (ints(&mut rng, n * n), ints(&mut rng, n * n));
+    let (a, b) = (s.clone_htod(&ah)?, s.clone_htod(&bh)?);
+    let mut c = s.alloc_zeros::<f32>(n * n)?;
+    let xh: Vec<Complex<f32>> = (0..n).map(|i| Complex::new(i as f32, 0.0)).collect();
+    let x = s.clone_htod(&xh)?;
+    let mut y = s.alloc_zeros::<Complex<f32>>(n)?;
+    let blas = Blas::new(&s)?;
+    let mut plan = Plan::new(&s, &PlanDesc::c2c(Precision::F32, &[n]))?;
+    let sp = cuprite_driver::sparse::Sparse::new(&s)?;
+    // [[1, 0], [2, 3]] in CSR, times [1, 1].
+    let offsets = s.clone_htod(&[0i32, 1, 3])?;
+    let indices = s.clone_htod(&[0i32, 0, 1])?;
+    let values = s.clone_htod(&[1.0f64, 2.0, 3.0])?;
+    let ones = s.clone_htod(&[1.0f64, 1.0])?;
+    let mut sy = s.alloc_zeros::<f64>(2)?;
+    // SAFETY: the offsets rise from 0 to 3 and every column index is below 2.
+    let mat = unsafe {
+        cuprite_driver::sparse::SpMat::new(
+            cuprite_driver::sparse::Format::Csr,
+            2,
+            2,
+            &offsets,
+            &indices,
+            &values,
+        )
+    }?;
+    s.synchronize()?;
+    s.begin_capture(CaptureMode::ThreadLocal)?;
+    blas.gemm(&Gemm::new(n, n, n), &a, &b, &mut c)?;
+    plan.exec_forward(&x, &mut y)?;
+    sp.spmv(
+        cuprite_driver::blas::Transpose::None,
+        1.0,
+        &mat,
+        &ones,
+        0.0,
+        &mut sy,
+    )?;
+    let exec = s.end_capture()?.instantiate()?;
+    drop(sp);
+    assert!(
+        exec.num_buffers_used() >= 6,
+        "a, b, c, x, y and the workspace: {} buffers",
+        exec.num_buffers_used()
+    );
+    drop(blas);
+    drop(plan);
+    let victim = s.alloc_zeros::<u8>(64 << 20)?;
+    for round in 0..2 {
+        s.memset_zeros(&mut c)?;
+        s.memset_zeros(&mut y)?;
+        s.memset_zeros(&mut sy)?;
+        exec.launch(&s)?;
+        let got = s.clone_dtoh(&c)?;
+        // Column-major: c[i + j n] = sum_k a[i + k n] b[k + j n] (exact: small integers).
+        for j in 0..n {
+            for i in 0..n {
+                let want: f32 = (0..n).map(|k| ah[i + k * n] * bh[k + j * n]).sum();
+                assert_eq!(got[i + j * n], want, "round {round}: c[{i}, {j}]");
+            }
+        }
+        assert_eq!(s.clone_dtoh(&sy)?, [1.0, 5.0], "round {round}: spmv");
+        let spectrum = s.clone_dtoh(&y)?;
+        let sum: f32 = (0..n).map(|i| i as f32).sum();
+        assert!(
+            (spectrum[0].re - sum).abs() < 1e-2,
+            "round {round}: {:?}",
+            spectrum[0]
+        );
+        assert!(
+            s.clone_dtoh(&victim)?.iter().all(|&v| v == 0),
+            "round {round}: a replay wrote memory allocated after the handles were dropped"
+        );
+    }
+    Ok(())
+}
+
+/// A replay that writes pinned or managed memory makes the next host access of it wait,
+/// as a direct copy does: after the host read that follows the capture (which waits and
+/// clears the buffer's flag), each launch is followed by one more host synchronisation at the
+/// next host access, which sees the values the replay copied.
+fn replays_into_host_memory_wait() -> TestResult {
+    use cuprite_driver::{HostAllocFlags, ManagedBuffer, PinnedHostBuffer, thread_stats};
+    let ctx = Context::new(0)?;
+    let s = ctx.new_stream()?;
+    let n = 1 << 20;
+    let mut d = s.clone_htod(&vec![1u32; n])?;
+    let mut pinned = PinnedHostBuffer::<u32>::new(&ctx, n, HostAllocFlags::NONE)?;
+    let mut managed = ManagedBuffer::<u32>::new(&ctx, n)?;
+    s.synchronize()?;
+    s.begin_capture(CaptureMode::ThreadLocal)?;
+    s.memcpy_dtoh(&d, &mut pinned)?;
+    s.memcpy_dtod(&d, &mut managed)?;
+    let exec = s.end_capture()?.instantiate()?;
+    assert!(
+        pinned.as_slice()?.iter().all(|&v| v == 0),
+        "nothing ran yet"
+    );
+    assert!(
+        managed.as_slice()?.iter().all(|&v| v == 0),
+        "nothing ran yet"
+    );
+    for round in 2..4u32 {
+        s.memset_d32(&mut d, round)?;
+        let before = thread_stats();
+        exec.launch(&s)?;
+        let got = pinned.as_mut_slice()?;
+        assert!(got.iter().all(|&v| v == round), "round {round}: pinned");
+        got[0] = 0;
+        let waited = thread_stats().since(&before).host_syncs;
+        assert!(waited >= 1, "round {round}: the pinned access did not wait");
+        assert!(
+            managed.as_mut_slice()?.iter().all(|&v| v == round),
+            "round {round}: managed"
+        );
+    }
     Ok(())
 }
 

@@ -75,7 +75,8 @@ fn roundtrip_types() -> TestResult {
             .collect();
         let back: Vec<half::f16> = s.clone_dtoh(&s.clone_htod(&h)?)?;
         assert!(back.iter().zip(&h).all(|(a, b)| a.to_bits() == b.to_bits()));
-        let b: Vec<bool> = (0..n).map(|_| rng.next_u64() & 1 == 1).collect();
+        // Flags travel as bytes (`bool` is not `DeviceCopy`: device work may store any byte).
+        let b: Vec<u8> = (0..n).map(|_| (rng.next_u64() & 1) as u8).collect();
         assert_eq!(s.clone_dtoh(&s.clone_htod(&b)?)?, b);
     }
     Ok(())

@@ -5,13 +5,14 @@ use crate::array::Array;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::storage::Storage;
+use cuprite_driver::DeviceView;
 use cuprite_driver::launch::{KernelArg, LaunchArgs};
-use cuprite_driver::{DeviceRead, DeviceView, Tracker};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 /// An array's memory as a read-only [`DeviceView`] (dereferences to one), usable as a kernel
-/// argument (`.arg(&view)`, a read) and in [`Access::read`](cuprite_driver::Access::read): launches
+/// argument (`.arg(&view)`, a read) and, dereferenced, wherever device memory is read
+/// (`Access::read(&*view)`, copies from `&*view`): launches
 /// on any stream are ordered after the array work that wrote it, and array work that later
 /// frees or reuses it waits for them, by the driver layer's tracking alone.
 ///
@@ -100,24 +101,9 @@ impl<'a, T> std::ops::Deref for ArrayDeviceView<'a, T> {
     }
 }
 
-impl<T> DeviceRead<T> for ArrayDeviceView<'_, T> {
-    #[inline]
-    fn device_ptr(&self) -> u64 {
-        self.view.device_ptr()
-    }
-    #[inline]
-    fn len(&self) -> usize {
-        self.view.len()
-    }
-    #[inline]
-    fn tracker(&self) -> &Tracker {
-        DeviceRead::tracker(&self.view)
-    }
-}
-
 impl<'x, T> KernelArg<'x> for &'x ArrayDeviceView<'_, T> {
     #[inline(always)]
     fn push_to(self, args: &mut LaunchArgs<'x>) {
-        args.push_read(self);
+        args.push_read(&self.view);
     }
 }

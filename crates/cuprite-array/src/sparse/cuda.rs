@@ -9,9 +9,8 @@ use crate::runtime::{DeviceState, state, stream_of};
 use crate::shape::Layout;
 use crate::storage::{DevBuf, Storage};
 use cuprite_driver::sparse::{Format, SpMat, Sparse, SparseIndex};
-use cuprite_driver::{DeviceBuffer, DeviceRead, DeviceWrite, Stream, Tracker};
+use cuprite_driver::{DeviceRead, DeviceViewMut, Stream};
 use std::collections::HashMap;
-use std::marker::PhantomData;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The cuSPARSE handle of this thread's array stream of device `ordinal` (one per stream).
@@ -34,27 +33,10 @@ fn handle(ordinal: usize) -> Result<(Arc<Sparse>, &'static DeviceState)> {
 }
 
 /// The first `len` elements of a device buffer as `T` (tracked as the whole buffer).
-struct View<'a, T> {
-    buf: &'a DeviceBuffer<u8>,
-    len: usize,
-    _t: PhantomData<T>,
-}
-
-impl<T> DeviceRead<T> for View<'_, T> {
-    fn device_ptr(&self) -> u64 {
-        self.buf.device_ptr()
-    }
-    fn len(&self) -> usize {
-        self.len
-    }
-    fn tracker(&self) -> &Tracker {
-        self.buf.tracker()
-    }
-}
-
-// Written only through views of buffers this module just allocated for a new array, which no
-// one else reads or writes yet.
-impl<T> DeviceWrite<T> for View<'_, T> {}
+///
+/// Invariant: written only through views of buffers this module just allocated for a new
+/// array, which no one else reads or writes yet.
+type View<'a, T> = DeviceViewMut<'a, T>;
 
 /// A view of `len` elements of `T` of device buffer `d`; an `Err` if it is shorter.
 fn view<T>(d: &DevBuf, len: usize) -> Result<View<'_, T>> {
@@ -67,11 +49,10 @@ fn view<T>(d: &DevBuf, len: usize) -> Result<View<'_, T>> {
             std::mem::size_of::<T>()
         )));
     }
-    Ok(View {
-        buf,
-        len,
-        _t: PhantomData,
-    })
+    // SAFETY: the first `len` elements lie inside `buf` (checked above), device memory alive for
+    // the borrow of `d` and tracked by its tracker; writes go only to new arrays' buffers (see
+    // `View`).
+    Ok(unsafe { DeviceViewMut::from_raw_parts(buf.device_ptr(), len, buf.tracker()) })
 }
 
 /// The device buffer behind a realised storage.

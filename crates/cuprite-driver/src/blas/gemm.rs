@@ -254,7 +254,12 @@ impl Blas {
         let dt = T::DATA_TYPE;
         let (pa, pb, pc) = (a.device_ptr(), b.device_ptr(), c.device_ptr_mut());
         let _g = self.enter()?;
-        let acc = [Access::read(a), Access::read(b), Access::write(c)];
+        let acc = [
+            Access::read(a),
+            Access::read(b),
+            Access::write(c),
+            self.workspace_access(),
+        ];
         self.stream.with_access(&acc, || {
             // SAFETY: every matrix was checked to lie inside its buffer for these dimensions,
             // leading dimensions and strides; the scalars match the compute type; the handle

@@ -68,7 +68,12 @@ impl Blas {
         let op = trans.raw();
         let h = self.raw;
         let _g = self.enter()?;
-        let acc = [Access::read(a), Access::read(x), Access::write(y)];
+        let acc = [
+            Access::read(a),
+            Access::read(x),
+            Access::write(y),
+            self.workspace_access(),
+        ];
         self.stream.with_access(&acc, || {
             // SAFETY: A, x and y were checked to hold the elements these dimensions and
             // increments reach; each typed entry point is called with its own element type

@@ -9,7 +9,8 @@
 
 use super::types::invalid;
 use crate::error::{Result, check_cublas};
-use crate::memory::DeviceBuffer;
+use crate::handle_keep::HandleKeep;
+use crate::memory::{Access, DeviceBuffer, DeviceRead};
 use crate::stream::Stream;
 use cuprite_sys::cublas::{self as sys, cublasHandle_t, cublasPointerMode_t, libraryPropertyType};
 use std::ffi::c_void;
@@ -61,7 +62,8 @@ pub(crate) fn recommended_workspace(stream: &Stream) -> Result<usize> {
 
 /// A cuBLAS handle bound to a context and a cuprite [`Stream`]: everything it does is enqueued
 /// on that stream, with the workspace cuBLAS asks for taken from the stream-ordered pool
-/// (not allocated by cuBLAS itself). Destroyed on drop. `Send + Sync`: calls from several
+/// (not allocated by cuBLAS itself). Destroyed on drop, or, when a capture took some of its
+/// calls, with the last graph of that capture (which keeps the workspace too). `Send + Sync`: calls from several
 /// threads take turns (cuBLAS forbids concurrent use of one handle).
 ///
 /// Matrices are column-major (BLAS convention); for row-major data, compute `Cᵀ = Bᵀ · Aᵀ`, or
@@ -86,8 +88,12 @@ pub struct Blas {
     pub(super) stream: Arc<Stream>,
     /// Serialises calls: one handle must not be used by two threads at once.
     pub(super) lock: Mutex<()>,
-    /// Handed to cuBLAS with `cublasSetWorkspace`; used only on `stream`, so stream order
-    /// alone keeps it safe, and freed (stream-ordered) after the handle is destroyed.
+    /// Destroys the handle once neither this nor a graph that captured its work holds it.
+    /// Dropped before `workspace`.
+    keep: Arc<HandleKeep>,
+    /// Handed to cuBLAS with `cublasSetWorkspace`; declared written by every call (graphs of
+    /// captured calls keep it, and their launches are ordered with the handle's calls), freed
+    /// (stream-ordered) once neither this nor such a graph holds it.
     pub(super) workspace: DeviceBuffer<u8>,
 }
 
@@ -131,10 +137,21 @@ impl Blas {
         let mut raw: cublasHandle_t = std::ptr::null_mut();
         // SAFETY: a valid out-pointer; the context is current.
         unsafe { cublas!(cublasCreate_v2(&mut raw)) }?;
+        let handle = raw as usize;
+        let keep = HandleKeep::new(
+            ctx,
+            "a cuBLAS handle",
+            Box::new(move || {
+                // SAFETY: the handle this keep was made for, destroyed once, after every use
+                // (the keep is its last holder; captured work is waited for first).
+                unsafe { cublas!(cublasDestroy_v2(handle as cublasHandle_t)) }
+            }),
+        );
         let blas = Blas {
             raw,
             stream: stream.clone(),
             lock: Mutex::new(()),
+            keep,
             workspace,
         };
         // SAFETY: a live handle and a live stream of the current context.
@@ -170,26 +187,20 @@ impl Blas {
         self.workspace.len()
     }
 
+    /// Takes the handle for one call about to enqueue work on its stream (a capture there
+    /// keeps the handle alive).
     pub(super) fn enter(&self) -> Result<MutexGuard<'_, ()>> {
         let g = self
             .lock
             .lock()
             .map_err(|_| invalid("cuBLAS handle lock poisoned".into()))?;
         self.stream.context().bind_to_thread()?;
+        self.keep.note_use(&self.stream);
         Ok(g)
     }
-}
 
-impl Drop for Blas {
-    fn drop(&mut self) {
-        let ctx = self.stream.context();
-        let r = ctx.bind_to_thread_no_deferred().and_then(|()| {
-            // SAFETY: this object created the handle and is its only owner; work already
-            // enqueued completes, and the workspace is freed stream-ordered after it.
-            unsafe { cublas!(cublasDestroy_v2(self.raw)) }
-        });
-        if let Err(e) = r {
-            ctx.defer("cublasDestroy of a Blas handle", e);
-        }
+    /// The workspace's declared use by a call (a write: cuBLAS scribbles on it).
+    pub(super) fn workspace_access(&self) -> Access<'_> {
+        Access::of_tracker(self.workspace.tracker(), true)
     }
 }

@@ -74,7 +74,12 @@ impl Blas {
         let (px, py, pr) = (x.device_ptr(), y.device_ptr(), result.device_ptr_mut());
         let _g = self.enter()?;
         let _mode = DevicePointerMode::set(self.raw)?;
-        let acc = [Access::read(x), Access::read(y), Access::write(result)];
+        let acc = [
+            Access::read(x),
+            Access::read(y),
+            Access::write(result),
+            self.workspace_access(),
+        ];
         self.stream.with_access(&acc, || {
             // SAFETY: x and y hold the elements n and the increments reach, result holds one
             // element of T; the pointer mode is device for the result, restored after.
@@ -150,7 +155,7 @@ impl Blas {
         let alpha = ScalarBytes::plain(alpha);
         let al = alpha.ptr();
         let _g = self.enter()?;
-        let acc = [Access::read(x), Access::write(y)];
+        let acc = [Access::read(x), Access::write(y), self.workspace_access()];
         self.stream.with_access(&acc, || {
             // SAFETY: x and y hold the elements n and the increments reach; alpha is a host
             // scalar of its declared type.
@@ -207,7 +212,11 @@ impl Blas {
         let (px, pr) = (x.device_ptr(), result.device_ptr_mut());
         let _g = self.enter()?;
         let _mode = DevicePointerMode::set(self.raw)?;
-        let acc = [Access::read(x), Access::write(result)];
+        let acc = [
+            Access::read(x),
+            Access::write(result),
+            self.workspace_access(),
+        ];
         self.stream.with_access(&acc, || {
             // SAFETY: x holds the elements n and incx reach, result one element of T::Real;
             // the pointer mode is device for the result, restored after.

@@ -94,7 +94,7 @@ impl Blas {
         let al = alpha.ptr();
         let h = self.raw;
         let _g = self.enter()?;
-        let acc = [Access::read(a), Access::write(b)];
+        let acc = [Access::read(a), Access::write(b), self.workspace_access()];
         // One typed entry point per element type, with the same arguments.
         macro_rules! typed {
             ($f:ident, $t:ty) => {

@@ -3,6 +3,7 @@
 use super::cache::Plans;
 use crate::blas::recommended_workspace;
 use crate::error::{Result, check_cublaslt};
+use crate::handle_keep::HandleKeep;
 use crate::memory::DeviceBuffer;
 use crate::stream::Stream;
 use cuprite_sys::cublaslt::{self as sys, cublasLtHandle_t};
@@ -10,7 +11,9 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 
 /// A cuBLASLt handle bound to a context and a cuprite [`Stream`], with a workspace from the
-/// stream-ordered pool and a cache of planned problems. Destroyed on drop (with its plans).
+/// stream-ordered pool and a cache of planned problems. Destroyed on drop (with its plans), or,
+/// when a capture took some of its products, with the last graph of that capture (which keeps
+/// the workspace too).
 /// `Send + Sync`; calls from several threads take turns.
 ///
 /// ```no_run
@@ -32,7 +35,12 @@ pub struct BlasLt {
     pub(super) raw: cublasLtHandle_t,
     pub(super) stream: Arc<Stream>,
     pub(super) plans: Mutex<Plans>,
-    /// Passed to every matmul; used only on `stream`, freed stream-ordered after the handle.
+    /// Destroys the handle once neither this nor a graph that captured its work holds it.
+    /// Dropped before `workspace`.
+    pub(super) keep: Arc<HandleKeep>,
+    /// Passed to every matmul and declared written by it (graphs of captured products keep
+    /// it, and their launches are ordered with the handle's products); freed stream-ordered
+    /// once neither this nor such a graph holds it.
     pub(super) workspace: DeviceBuffer<u8>,
 }
 
@@ -74,10 +82,21 @@ impl BlasLt {
         let mut raw: cublasLtHandle_t = std::ptr::null_mut();
         // SAFETY: a valid out-pointer; the context is current.
         unsafe { lt!(cublasLtCreate(&mut raw)) }?;
+        let handle = raw as usize;
+        let keep = HandleKeep::new(
+            stream.context(),
+            "a cuBLASLt handle",
+            Box::new(move || {
+                // SAFETY: the handle this keep was made for, destroyed once, after every use
+                // (the keep is its last holder; captured work is waited for first).
+                unsafe { lt!(cublasLtDestroy(handle as cublasLtHandle_t)) }
+            }),
+        );
         Ok(BlasLt {
             raw,
             stream: stream.clone(),
             plans: Mutex::new(Plans::default()),
+            keep,
             workspace,
         })
     }
@@ -106,18 +125,16 @@ impl BlasLt {
 impl Drop for BlasLt {
     fn drop(&mut self) {
         let ctx = self.stream.context();
-        let r = ctx.bind_to_thread_no_deferred().and_then(|()| {
-            if let Ok(p) = self.plans.get_mut() {
-                for plan in &mut p.list {
-                    plan.destroy();
+        match ctx.bind_to_thread_no_deferred() {
+            Ok(()) => {
+                if let Ok(p) = self.plans.get_mut() {
+                    for plan in &mut p.list {
+                        plan.destroy();
+                    }
                 }
             }
-            // SAFETY: this object created the handle and is its only owner; enqueued work
-            // completes, and the workspace is freed stream-ordered after it.
-            unsafe { lt!(cublasLtDestroy(self.raw)) }
-        });
-        if let Err(e) = r {
-            ctx.defer("cublasLtDestroy of a BlasLt handle", e);
+            Err(e) => ctx.defer("destroying the plans of a BlasLt handle", e),
         }
+        // The handle goes with `keep` (here, or with the last graph of captured work).
     }
 }

@@ -51,7 +51,7 @@ impl BlasLt {
 
         // The tracked accesses: A, B (and C) read, D written, then the epilogue's buffers.
         let ra = Access::read(a);
-        let mut acc = [ra; 7];
+        let mut acc = [ra; 8];
         let mut n = 0;
         macro_rules! push {
             ($x:expr) => {{
@@ -84,6 +84,8 @@ impl BlasLt {
             Epilogue::BiasGradA(g) | Epilogue::BiasGradB(g) => push!(Access::write(&**g)),
             Epilogue::None | Epilogue::Relu | Epilogue::Gelu => {}
         }
+        // The handle's workspace: cuBLASLt scribbles on it.
+        push!(Access::of_tracker(self.workspace.tracker(), true));
         let acc = &acc[..n];
 
         let mut plans = self
@@ -174,6 +176,7 @@ impl BlasLt {
                 ))
             }
         };
+        self.keep.note_use(&self.stream);
         self.stream.with_access(acc, || {
             if tune {
                 self.tune(plan, margin, run)?;

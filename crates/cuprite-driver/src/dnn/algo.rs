@@ -24,6 +24,7 @@ use cuprite_sys::cudnn::{
 };
 use std::collections::HashMap;
 use std::ffi::{c_int, c_void};
+use std::sync::Arc;
 
 /// The most workspace bytes a measurement gives cuDNN's candidates; a candidate that needs
 /// more is not timed (cuDNN reports it as failed, and [`pick_measured`] skips it).
@@ -101,9 +102,9 @@ pub(super) struct AlgoCache {
     /// computes it). Never evicted: a plan owns the kernels its enqueued work runs, so plans
     /// live as long as the handle, and a problem beyond [`AlgoCache::CAPACITY`] plans takes
     /// the legacy API.
-    plans: HashMap<PlanKey, Option<Plan>>,
+    plans: HashMap<PlanKey, Option<Arc<Plan>>>,
     /// Plans whose execution cuDNN refused, kept with the others until the handle goes.
-    refused: Vec<Plan>,
+    refused: Vec<Arc<Plan>>,
     tick: u64,
     hits: u64,
     misses: u64,
@@ -143,7 +144,7 @@ impl AlgoCache {
     }
 
     /// The plan of `key`, if one was made and keeps the policy (counted as a hit when `hit`).
-    pub fn plan(&mut self, key: &PlanKey, hit: bool) -> Option<&Plan> {
+    pub fn plan(&mut self, key: &PlanKey, hit: bool) -> Option<&Arc<Plan>> {
         let p = self.plans.get(key)?.as_ref()?;
         self.hits += u64::from(hit);
         Some(p)
@@ -170,7 +171,7 @@ impl AlgoCache {
             self.misses += 1;
             self.searches += u64::from(measured);
         }
-        self.plans.insert(key, plan);
+        self.plans.insert(key, plan.map(Arc::new));
     }
 
     /// How many graph-API plans are kept.

@@ -334,6 +334,7 @@ impl Dnn {
         let Some(plan) = cache.plan(&key, !fresh) else {
             return Ok(false);
         };
+        self.keep_plan(plan);
         let ws = self.workspace(plan.workspace)?;
         let (pa, pb, po, pw) = (
             inputs[0].device_ptr() as *const c_void,

@@ -79,6 +79,7 @@ pub use shape::{ConvShape, Layout, PoolMode, PoolShape};
 
 use crate::blas::invalid;
 use crate::error::{Error, Result};
+use crate::handle_keep::HandleKeep;
 use crate::stream::Stream;
 use cuprite_sys::LoadError;
 use cuprite_sys::cudnn::{cudnnDataType_t, cudnnHandle_t, cudnnStatus_t};
@@ -256,7 +257,9 @@ pub fn graph_api() -> Option<bool> {
 
 /// A cuDNN handle bound to a context and a cuprite [`Stream`]: every computation is enqueued
 /// on that stream, with the workspace it needs taken from the stream-ordered pool. Keeps a
-/// cache of algorithm choices per shape. Destroyed on drop (cuDNN waits for the device then).
+/// cache of algorithm choices per shape. Destroyed on drop (cuDNN waits for the device then),
+/// or, when a capture took some of its calls, with the last graph of that capture (which keeps
+/// the execution plans those calls ran too).
 /// `Send + Sync`; calls from several threads take turns (cuDNN forbids concurrent use of one
 /// handle). Make one per stream and keep it: creating a handle costs far more than a call.
 ///
@@ -272,6 +275,9 @@ pub struct Dnn {
     algo_search: AtomicU8,
     /// `GRAPH_BY_TYPE`, `GRAPH_OFF` or `GRAPH_ON`.
     graph_api: AtomicU8,
+    /// Destroys the handle once neither this nor a graph that captured its work holds it.
+    /// Dropped after the plans (`Drop` clears them first).
+    keep: Arc<HandleKeep>,
 }
 
 // SAFETY: the handle is used only under `turn`'s lock with its context bound to the calling
@@ -327,6 +333,17 @@ impl Dnn {
         let mut raw: cudnnHandle_t = std::ptr::null_mut();
         // SAFETY: a valid out-pointer; the context is current.
         unsafe { cudnn!(cudnnCreate(&mut raw)) }?;
+        let handle = raw as usize;
+        let keep = HandleKeep::new(
+            stream.context(),
+            "a cuDNN handle",
+            Box::new(move || {
+                // SAFETY: the handle this keep was made for, destroyed once, after every use
+                // (the keep is its last holder; captured work is waited for first; cuDNN also
+                // waits for the device before releasing it).
+                unsafe { cudnn!(cudnnDestroy(handle as cudnnHandle_t)) }
+            }),
+        );
         let dnn = Dnn {
             raw,
             stream: stream.clone(),
@@ -335,6 +352,7 @@ impl Dnn {
             deterministic: AtomicBool::new(false),
             algo_search: AtomicU8::new(SEARCH_PROCESS),
             graph_api: AtomicU8::new(GRAPH_PROCESS),
+            keep,
         };
         // SAFETY: a live handle and a live stream of the current context.
         unsafe { cudnn!(cudnnSetStream(raw, stream.raw())) }?;
@@ -475,11 +493,32 @@ impl Dnn {
             .map_err(|_| invalid("cuDNN handle lock poisoned".into()))
     }
 
-    /// Takes this handle's turn and binds its context to the calling thread.
+    /// Takes this handle's turn and binds its context to the calling thread, for a call about
+    /// to enqueue work on its stream (a capture there keeps the handle alive).
     fn begin(&self) -> Result<MutexGuard<'_, algo::AlgoCache>> {
         let g = self.begin_unbound()?;
         self.stream.context().bind_to_thread()?;
+        self.keep.note_use(&self.stream);
         Ok(g)
+    }
+
+    /// `plan` is about to be executed on the handle's stream: a capture there keeps it (and
+    /// the handle, which is destroyed after it) until its last graph is gone, for the plan owns
+    /// the kernels its work runs. One atomic load when no capture is in progress.
+    fn keep_plan(&self, plan: &Arc<engine::Plan>) {
+        if crate::capture::any_active() {
+            let (plan, handle) = (plan.clone(), self.keep.clone());
+            let kept = HandleKeep::new(
+                self.stream.context(),
+                "a cuDNN execution plan",
+                Box::new(move || {
+                    drop(plan);
+                    drop(handle);
+                    Ok(())
+                }),
+            );
+            kept.note_use(&self.stream);
+        }
     }
 
     /// A workspace of `bytes` from the stream-ordered pool (freed after the work using it).
@@ -507,16 +546,11 @@ impl Drop for Dnn {
                 Err(e) => {
                     ctx.defer("synchronizing a Dnn handle's stream before dropping it", e);
                     std::mem::forget(std::mem::take(cache));
+                    std::mem::forget(self.keep.clone());
                 }
             }
         }
-        let r = ctx.bind_to_thread_no_deferred().and_then(|()| {
-            // SAFETY: this object created the handle and is its only owner; cuDNN waits for
-            // the device before releasing it.
-            unsafe { cudnn!(cudnnDestroy(self.raw)) }
-        });
-        if let Err(e) = r {
-            ctx.defer("cudnnDestroy of a Dnn handle", e);
-        }
+        // The handle goes with `keep` (here, or with the last graph of captured work; plans a
+        // graph keeps hold it too).
     }
 }

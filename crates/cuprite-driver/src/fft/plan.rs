@@ -9,6 +9,7 @@
 use super::desc::{Direction, Extents, FftFloat, FftKind, PlanDesc, check_len};
 use crate::context::Context;
 use crate::error::{Error, Result};
+use crate::handle_keep::HandleKeep;
 use crate::memory::{Access, DeviceBuffer, DeviceRead, DeviceWrite};
 use crate::stream::Stream;
 use cuprite_sys::LoadError;
@@ -135,9 +136,11 @@ fn cufft_type(desc: &PlanDesc) -> sys::cufftType {
 ///
 /// Transforms take `&mut self`: cuFFT does not allow one plan to run from two threads at once.
 ///
-/// Dropping a plan that ran transforms first waits for its context's work to finish (cuFFT
+/// Dropping a plan that ran transforms first waits for them to finish (cuFFT
 /// frees the plan's own device memory at once, not stream-ordered); the work area is freed
-/// stream-ordered after its last use.
+/// stream-ordered after its last use. A plan some of whose transforms a capture took is
+/// destroyed with the last graph of that capture instead (which keeps the work area too),
+/// after its context's work.
 ///
 /// ```no_run
 /// use cuprite_driver::fft::{Plan, PlanDesc, Precision};
@@ -158,7 +161,11 @@ pub struct Plan {
     handle: cufftHandle,
     desc: PlanDesc,
     extents: Extents,
-    /// cuFFT's work area; `None` when the plan needs none.
+    /// Destroys the handle (and with it the plan's own device memory) once neither this nor
+    /// a graph that captured a transform holds it. Dropped before `work`.
+    keep: Arc<HandleKeep>,
+    /// cuFFT's work area, declared written by every transform; `None` when the plan needs
+    /// none.
     work: Option<DeviceBuffer<u8>>,
     stream: Arc<Stream>,
     /// Whether a transform was enqueued (the drop then waits for that work before the plan's
@@ -206,19 +213,32 @@ impl Plan {
     /// ([`PlanDesc::check`]), creates the cuFFT plan with automatic allocation off
     /// (`cufftMakePlanMany64`; `cufftXtMakePlanMany` for f16 and bf16), allocates its work area
     /// stream-ordered on `stream`, and sets the plan's stream. `Err` when the description is
-    /// unsound, cuFFT is missing (naming every place tried) or refuses the plan.
+    /// unsound, cuFFT is missing (naming every place tried) or refuses the plan, and while
+    /// `stream` is capturing (make plans before the capture begins).
     pub fn new(stream: &Arc<Stream>, desc: &PlanDesc) -> Result<Plan> {
         let extents = desc.check()?;
         let ctx = stream.context();
         ctx.bind_to_thread()?;
+        // Its work area would be graph memory, gone with that graph while the plan lives on.
+        crate::blas::refuse_capturing(stream, "an FFT plan")?;
         let mut handle: cufftHandle = sys::CUFFT_PLAN_NULL;
         // SAFETY: `handle` is a valid out-pointer.
         check(unsafe { sys::cufftCreate(&mut handle) }, "cufftCreate")?;
         // From here on the plan owns the handle: every early return destroys it.
+        let keep = HandleKeep::new(
+            ctx,
+            "an fft::Plan",
+            Box::new(move || {
+                // SAFETY: the handle was created by cufftCreate and is destroyed once, by its
+                // last holder, after every transform enqueued with it.
+                check(unsafe { sys::cufftDestroy(handle) }, "cufftDestroy")
+            }),
+        );
         let mut plan = Plan {
             handle,
             desc: *desc,
             extents,
+            keep,
             work: None,
             stream: stream.clone(),
             used: false,
@@ -561,6 +581,7 @@ impl Plan {
             n += 1;
         }
         let accesses = &all[..n];
+        self.keep.note_use(stream);
         stream.begin_access(accesses)?;
         self.used = true;
         let r = call(self.handle);
@@ -637,12 +658,14 @@ impl Drop for Plan {
                     unsafe { crate::drv!(cuStreamSynchronize(self.stream.raw())) }?;
                 }
             }
-            // SAFETY: the handle was created by cufftCreate and is destroyed once, here.
-            check(unsafe { sys::cufftDestroy(self.handle) }, "cufftDestroy")
+            Ok(())
         })();
         if let Err(e) = r {
             ctx.defer("cufftDestroy of an fft::Plan", e);
+            // Leaked: never destroyed under transforms that may still run.
+            std::mem::forget(self.keep.clone());
         }
-        // The work area (a field) drops after this: freed stream-ordered after its last use.
+        // `keep` (a field) destroys the handle now, or with the last graph that captured a
+        // transform; the work area drops after it, freed stream-ordered after its last use.
     }
 }

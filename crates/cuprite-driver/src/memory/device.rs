@@ -581,6 +581,7 @@ impl<'a, T> DeviceViewMut<'a, T> {
     view_mut_methods!();
 }
 
+impl<T> super::tracker::sealed::Sealed for DeviceBuffer<T> {}
 impl<T> DeviceRead<T> for DeviceBuffer<T> {
     #[inline]
     fn device_ptr(&self) -> CUdeviceptr {
@@ -597,6 +598,7 @@ impl<T> DeviceRead<T> for DeviceBuffer<T> {
 }
 impl<T> DeviceWrite<T> for DeviceBuffer<T> {}
 
+impl<T> super::tracker::sealed::Sealed for DeviceView<'_, T> {}
 impl<T> DeviceRead<T> for DeviceView<'_, T> {
     #[inline]
     fn device_ptr(&self) -> CUdeviceptr {
@@ -612,6 +614,7 @@ impl<T> DeviceRead<T> for DeviceView<'_, T> {
     }
 }
 
+impl<T> super::tracker::sealed::Sealed for DeviceViewMut<'_, T> {}
 impl<T> DeviceRead<T> for DeviceViewMut<'_, T> {
     #[inline]
     fn device_ptr(&self) -> CUdeviceptr {

@@ -71,7 +71,6 @@ pub struct PinnedHostBuffer<T> {
     dev_ptr: CUdeviceptr,
     flags: HostAllocFlags,
     tracker: Tracker,
-    host_sync: HostSync,
 }
 
 // SAFETY: the buffer owns its memory; concurrent host access is mediated by &/&mut borrows.
@@ -119,8 +118,7 @@ impl<T: DeviceCopy> PinnedHostBuffer<T> {
             len,
             dev_ptr,
             flags,
-            tracker: Tracker::new(ctx.clone()),
-            host_sync: HostSync::new(false),
+            tracker: Tracker::new_host_visible(ctx.clone()),
         })
     }
 
@@ -133,6 +131,12 @@ impl<T: DeviceCopy> PinnedHostBuffer<T> {
 }
 
 impl<T> PinnedHostBuffer<T> {
+    /// Whether device work may still use the memory (its tracker's: graph launches mark it).
+    #[inline]
+    fn host_sync(&self) -> &HostSync {
+        self.tracker.host_sync()
+    }
+
     /// Takes ownership of `len` elements of page-locked memory at `ptr`, freed with
     /// `cuMemFreeHost` on drop (a failure there is deferred to `ctx`).
     ///
@@ -158,8 +162,7 @@ impl<T> PinnedHostBuffer<T> {
             len,
             dev_ptr,
             flags,
-            tracker: Tracker::new(ctx.clone()),
-            host_sync: HostSync::new(false),
+            tracker: Tracker::new_host_visible(ctx.clone()),
         })
     }
 
@@ -186,7 +189,8 @@ impl<T> PinnedHostBuffer<T> {
     /// Waits for device work still using this memory (only when some was enqueued since the
     /// last wait).
     pub fn wait(&self) -> Result<()> {
-        self.host_sync.wait(self.tracker.context(), "pinned buffer")
+        self.host_sync()
+            .wait(self.tracker.context(), "pinned buffer")
     }
 
     /// The contents, after waiting for device work still using them.
@@ -211,7 +215,7 @@ impl<T> Drop for PinnedHostBuffer<T> {
             return;
         }
         // A graph still holding the memory may replay later: wait for its work too.
-        let sync = self.host_sync.is_dirty() || self.tracker.graph_holds() > 0;
+        let sync = self.host_sync().is_dirty() || self.tracker.graph_holds() > 0;
         let ptr = self.ptr as usize;
         // Run now, or once the last graph that uses the memory is gone (see `tracker.rs`).
         self.tracker
@@ -250,7 +254,7 @@ unsafe impl<T> HostSrc<T> for PinnedHostBuffer<T> {
     }
     #[inline]
     fn after_enqueue(&self, _stream: &Stream) -> Result<()> {
-        self.host_sync.mark();
+        self.host_sync().mark();
         Ok(())
     }
 }
@@ -263,11 +267,12 @@ unsafe impl<T> HostDst<T> for PinnedHostBuffer<T> {
     }
 }
 
+impl<T> super::tracker::sealed::Sealed for PinnedHostBuffer<T> {}
 impl<T> DeviceRead<T> for PinnedHostBuffer<T> {
     /// The mapped device address. Taking it counts as device use: the next host access waits.
     #[inline]
     fn device_ptr(&self) -> CUdeviceptr {
-        self.host_sync.mark();
+        self.host_sync().mark();
         self.dev_ptr
     }
     #[inline]

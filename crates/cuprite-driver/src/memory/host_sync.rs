@@ -1,9 +1,10 @@
 //! When host code may read memory that device work can still be using.
 //!
-//! Pinned and managed buffers are visible to the host and the device at once. Each keeps one
-//! [`HostSync`]: a flag set whenever device access is handed out, and cleared by the one wait
-//! (a context synchronisation) that makes host access safe again. It owns only that rule; the
-//! buffers decide when to mark and when to wait.
+//! Pinned and managed buffers are visible to the host and the device at once. The tracker of
+//! each allocation keeps one [`HostSync`]: a flag set whenever device access is handed out
+//! (an enqueue on the buffer, a launch of a graph whose work uses it), and cleared by the one
+//! wait (a context synchronisation) that makes host access safe again. It owns only that rule;
+//! the buffers and graphs decide when to mark, the buffers when to wait.
 
 use crate::context::Context;
 use crate::error::{Error, Result};

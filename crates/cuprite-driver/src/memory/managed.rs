@@ -90,7 +90,6 @@ pub struct ManagedBuffer<T> {
     ptr: CUdeviceptr,
     len: usize,
     tracker: Tracker,
-    host_sync: HostSync,
     _marker: PhantomData<T>,
 }
 
@@ -142,11 +141,13 @@ impl<T: DeviceCopy> ManagedBuffer<T> {
                 return Err(e);
             }
         }
+        let tracker = Tracker::new_host_visible(ctx.clone());
+        // The zeroing above may return before it is done: the first host access waits.
+        tracker.host_sync().mark();
         Ok(ManagedBuffer {
             ptr,
             len,
-            tracker: Tracker::new(ctx.clone()),
-            host_sync: HostSync::new(true),
+            tracker,
             _marker: PhantomData,
         })
     }
@@ -160,6 +161,12 @@ impl<T: DeviceCopy> ManagedBuffer<T> {
 }
 
 impl<T> ManagedBuffer<T> {
+    /// Whether device work may still use the memory (its tracker's: graph launches mark it).
+    #[inline]
+    fn host_sync(&self) -> &HostSync {
+        self.tracker.host_sync()
+    }
+
     /// The number of elements.
     pub fn len(&self) -> usize {
         self.len
@@ -173,7 +180,7 @@ impl<T> ManagedBuffer<T> {
     /// Waits for device work that may still use this memory (synchronising its context, only
     /// when device access was handed out since the last wait).
     pub fn wait(&self) -> Result<()> {
-        self.host_sync
+        self.host_sync()
             .wait(self.tracker.context(), "managed buffer")
     }
 
@@ -204,7 +211,7 @@ impl<T> ManagedBuffer<T> {
             return Ok(());
         }
         stream.context().bind_to_thread()?;
-        self.host_sync.mark();
+        self.host_sync().mark();
         // SAFETY: a live managed range and stream; flags 0.
         unsafe {
             drv!(cuMemPrefetchAsync_v2(
@@ -235,11 +242,12 @@ impl<T> ManagedBuffer<T> {
     }
 }
 
+impl<T> super::tracker::sealed::Sealed for ManagedBuffer<T> {}
 impl<T> DeviceRead<T> for ManagedBuffer<T> {
     /// The device address. Taking it counts as device use: the next host access waits.
     #[inline]
     fn device_ptr(&self) -> CUdeviceptr {
-        self.host_sync.mark();
+        self.host_sync().mark();
         self.ptr
     }
     #[inline]

@@ -43,20 +43,28 @@ use crate::error::Result;
 use crate::stream::Stream;
 
 /// A plain-data element type of device memory: copied byte for byte between host and device,
-/// valid when all its bytes are zero, no drop glue, no pointers the host would follow.
+/// valid whatever its bytes are, no drop glue, no pointers the host would follow.
 ///
-/// Implemented for the primitive numbers, `bool`, `half::{f16, bf16}`,
-/// `num_complex::Complex` of these and fixed arrays of these.
+/// Implemented for the primitive numbers, `half::{f16, bf16}`, `num_complex::Complex` of
+/// these and fixed arrays of these. Not for `bool`: device work can leave any byte in memory
+/// that is read back as `T` (a kernel storing 2 in a `bool` slot), and only 0 and 1 are
+/// `bool`s; keep flags as `u8`.
+///
+/// ```compile_fail
+/// fn plain<T: cuprite_driver::DeviceCopy>() {}
+/// plain::<bool>();
+/// ```
 ///
 /// # Safety
 ///
-/// Implement it only for `Copy` types of C layout (`#[repr(C)]` or `#[repr(transparent)]`)
-/// whose all-zero bit pattern is a valid value and that hold no references.
+/// Implement it only for `Copy` types of C layout (`#[repr(C)]` or `#[repr(transparent)]`),
+/// without padding, for which every bit pattern is a valid value (device work may store any
+/// bytes, and copies back to the host read them as `T`), and that hold no references.
 pub unsafe trait DeviceCopy: Copy + Send + Sync + 'static {}
 
 macro_rules! device_copy {
     ($($t:ty),*) => {$(
-        // SAFETY: a primitive plain-data type; all-zero is a valid value.
+        // SAFETY: a primitive plain-data type without padding; every bit pattern is a value.
         unsafe impl DeviceCopy for $t {}
     )*};
 }
@@ -75,11 +83,11 @@ device_copy!(
     isize,
     f32,
     f64,
-    bool,
     half::f16,
     half::bf16
 );
-// SAFETY: `Complex` is `#[repr(C)]` of two plain-data elements: plain data, all-zero valid.
+// SAFETY: `Complex` is `#[repr(C)]` of two plain-data elements of one type (no padding):
+// every bit pattern is a value.
 unsafe impl<T: DeviceCopy> DeviceCopy for num_complex::Complex<T> {}
 // SAFETY: an array of plain-data elements is plain data.
 unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}

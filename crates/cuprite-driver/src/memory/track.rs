@@ -26,6 +26,9 @@ impl Stream {
         let sid = self.track_id();
         let mut multi = false;
         for a in accesses {
+            if a.shared.host_visible && !Arc::ptr_eq(&a.shared.ctx, self.context()) {
+                return Err(foreign_host_memory(&a.shared.ctx, self));
+            }
             multi |= a.shared.ctx.note_stream(sid)?;
         }
         if multi {
@@ -294,4 +297,20 @@ fn note_use(writer: &mut Option<Mark>, readers: &mut Vec<Mark>, mark: &Mark, wri
     } else {
         readers.push(mark.clone());
     }
+}
+
+/// The `Err` for pinned or managed memory of `ctx` used by work on `stream` of another
+/// context: its host accessors wait for their own context only, so that work could still run
+/// while the host reads or writes the memory.
+#[cold]
+fn foreign_host_memory(ctx: &crate::context::Context, stream: &Stream) -> crate::error::Error {
+    crate::error::Error::InvalidArgument(format!(
+        "pinned or managed memory of the context {:?} (device {}) used on a stream of the \
+         context {:?} (device {}); host-visible memory is used only by streams of its own \
+         context (copy it through a device buffer of the other context)",
+        ctx.raw(),
+        ctx.ordinal(),
+        stream.context().raw(),
+        stream.context().ordinal()
+    ))
 }

@@ -9,6 +9,7 @@
 //!
 //! This module holds state only: which events to wait for and record is `track.rs`'s job.
 
+use super::host_sync::HostSync;
 use crate::context::Context;
 use crate::context::event_pool::TrackEvent;
 use crate::drv;
@@ -341,6 +342,13 @@ pub(crate) struct TrackShared {
     /// wrote the marks of its buffers knows, from the versions it left, whether anyone wrote
     /// one since.
     version: AtomicU64,
+    /// "Device work may still use this memory", for memory the host also reaches (pinned,
+    /// managed): marked by every enqueue that hands its device address out and by every launch
+    /// of a graph that uses it, cleared by the host wait of its owner's host accessors.
+    pub(crate) host_sync: HostSync,
+    /// The host reaches the memory too (pinned, managed): only streams of `ctx` may use it, so
+    /// that the host wait (a synchronisation of `ctx`) covers every device use.
+    pub(crate) host_visible: bool,
 }
 
 impl TrackShared {
@@ -421,6 +429,16 @@ impl fmt::Debug for Tracker {
 impl Tracker {
     /// A tracker for a new allocation of `ctx`, with no pending work.
     pub fn new(ctx: Arc<Context>) -> Tracker {
+        Tracker::with_host(ctx, false)
+    }
+
+    /// A tracker for memory the host reaches too (pinned, managed): only streams of `ctx`
+    /// may use it (see `TrackShared::host_visible`).
+    pub(crate) fn new_host_visible(ctx: Arc<Context>) -> Tracker {
+        Tracker::with_host(ctx, true)
+    }
+
+    fn with_host(ctx: Arc<Context>, host_visible: bool) -> Tracker {
         // Created in multi-stream mode: every access to it will be tracked from the start.
         let init = ctx.is_multi_stream();
         Tracker {
@@ -434,6 +452,8 @@ impl Tracker {
                 owner_gone: AtomicBool::new(false),
                 release: Mutex::new(None),
                 version: AtomicU64::new(0),
+                host_sync: HostSync::new(false),
+                host_visible,
             }),
         }
     }
@@ -442,6 +462,12 @@ impl Tracker {
     #[inline]
     pub fn context(&self) -> &Arc<Context> {
         &self.shared.ctx
+    }
+
+    /// Whether device work may still use the memory, and the host wait that ends it.
+    #[inline]
+    pub(crate) fn host_sync(&self) -> &HostSync {
+        &self.shared.host_sync
     }
 
     /// How many streams currently have a pending read recorded (for tests and diagnostics).
@@ -498,10 +524,34 @@ pub(crate) fn abandoned() -> u64 {
     ABANDONED.load(Ordering::Acquire)
 }
 
+/// Keeps [`DeviceRead`] and [`DeviceWrite`] to the driver's own types: the address and length
+/// they report are handed to the driver as they are, so only types whose address and length
+/// come from a live allocation (or a checked window of one) may implement them.
+pub(crate) mod sealed {
+    /// The private supertrait of [`DeviceRead`](super::DeviceRead).
+    pub trait Sealed {}
+}
+
 /// Device memory that work on a stream may read: [`DeviceBuffer`](crate::DeviceBuffer),
-/// [`DeviceView`](crate::DeviceView), [`DeviceViewMut`](crate::DeviceViewMut), managed and
-/// mapped pinned memory.
-pub trait DeviceRead<T> {
+/// [`DeviceView`](crate::DeviceView), [`DeviceViewMut`](crate::DeviceViewMut), module
+/// globals, managed and mapped pinned memory.
+///
+/// Sealed: `device_ptr()` and `len()` are trusted by every copy and launch, so only cuprite's
+/// types implement it. Memory owned elsewhere is reached through
+/// [`DeviceView::from_raw_parts`](crate::DeviceView::from_raw_parts) and
+/// [`DeviceViewMut::from_raw_parts`](crate::DeviceViewMut::from_raw_parts), whose contract
+/// the caller upholds with `unsafe`:
+///
+/// ```compile_fail
+/// use cuprite_driver::{DeviceRead, Tracker};
+/// struct Fake<'a>(&'a Tracker);
+/// impl DeviceRead<u8> for Fake<'_> {
+///     fn device_ptr(&self) -> u64 { 0xdead_0000 }
+///     fn len(&self) -> usize { 1 << 30 }
+///     fn tracker(&self) -> &Tracker { self.0 }
+/// }
+/// ```
+pub trait DeviceRead<T>: sealed::Sealed {
     /// The device address of the first element.
     fn device_ptr(&self) -> CUdeviceptr;
     /// The number of elements.

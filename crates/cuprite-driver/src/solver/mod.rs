@@ -16,7 +16,8 @@
 
 use crate::blas::invalid;
 use crate::error::{Error, Result, check_cusolver};
-use crate::memory::{Access, DeviceBuffer, HostAllocFlags, PinnedHostBuffer};
+use crate::handle_keep::HandleKeep;
+use crate::memory::{Access, DeviceBuffer, DeviceRead, HostAllocFlags, PinnedHostBuffer};
 use crate::stream::Stream;
 use cuprite_sys::cublas::libraryPropertyType;
 use cuprite_sys::cusolver::{self as sys, cusolverDnHandle_t, cusolverDnParams_t};
@@ -111,7 +112,9 @@ impl HostWork {
 }
 
 /// A dense cuSOLVER handle bound to a context and a cuprite [`Stream`]: every routine runs on
-/// that stream, with device workspace from the stream-ordered pool. Destroyed on drop.
+/// that stream, with device workspace from the stream-ordered pool. Destroyed on drop, or, when
+/// a capture took some of its routines, with the last graph of that capture (which keeps the
+/// workspace and `info` too).
 /// `Send + Sync`; calls from several threads take turns. The routines whose `info` reports on
 /// the matrix (`getrf`, `potrf`, `gesvd`, `gesvdj`, `syevd`, `geev`) wait for it before returning;
 /// `getrs`, `potrs`, `geqrf` and `orgqr` only enqueue.
@@ -137,6 +140,9 @@ pub struct Solver {
     raw: cusolverDnHandle_t,
     params: cusolverDnParams_t,
     stream: Arc<Stream>,
+    /// Destroys the handle once neither this nor a graph that captured its work holds it.
+    /// Dropped before `state` (the workspaces).
+    keep: Arc<HandleKeep>,
     state: Mutex<State>,
 }
 
@@ -168,18 +174,35 @@ struct Sizes {
 
 impl Solver {
     /// A new handle whose work goes on `stream`.
+    ///
+    /// # Errors
+    /// An [`Error::InvalidArgument`] while `stream` is capturing: its `info` word (and later
+    /// its workspace) would be a graph allocation, gone with that graph while the handle lives
+    /// on.
     pub fn new(stream: &Arc<Stream>) -> Result<Solver> {
         stream.context().bind_to_thread()?;
+        crate::blas::refuse_capturing(stream, "a cuSOLVER handle")?;
         let info = stream.alloc_zeros::<i32>(1)?;
         // SAFETY: empty until a call sizes it; only cuSOLVER writes it.
         let workspace = unsafe { stream.alloc::<u8>(0) }?;
         let mut raw: cusolverDnHandle_t = std::ptr::null_mut();
         // SAFETY: a valid out-pointer; the context is current.
         unsafe { cusolver!(cusolverDnCreate(&mut raw)) }?;
+        let handle = raw as usize;
+        let keep = HandleKeep::new(
+            stream.context(),
+            "a cuSOLVER handle",
+            Box::new(move || {
+                // SAFETY: the handle this keep was made for, destroyed once, after every use
+                // (the keep is its last holder; captured work is waited for first).
+                unsafe { cusolver!(cusolverDnDestroy(handle as cusolverDnHandle_t)) }
+            }),
+        );
         let mut solver = Solver {
             raw,
             params: std::ptr::null_mut(),
             stream: stream.clone(),
+            keep,
             state: Mutex::new(State {
                 workspace,
                 info,
@@ -225,6 +248,17 @@ impl Solver {
             .map_err(|_| invalid("cuSOLVER handle lock poisoned".into()))?;
         self.stream.context().bind_to_thread()?;
         let sizes = size()?;
+        if st.workspace.len() < sizes.device && self.stream.is_capturing()? {
+            // A workspace allocated now would be graph memory, invalid outside that graph,
+            // that the handle keeps using.
+            return Err(invalid(format!(
+                "cuSOLVER: the routine needs {} bytes of device workspace and the handle holds \
+                 {}; it cannot grow while its stream is capturing: run the routine once before \
+                 the capture begins",
+                sizes.device,
+                st.workspace.len()
+            )));
+        }
         if st.workspace.len() < sizes.device {
             // The old workspace is freed stream-ordered, after the work that used it. Zeroed:
             // some routines read parts of their workspace before writing them (initcheck
@@ -235,8 +269,15 @@ impl Solver {
         let ws = st.workspace.device_ptr();
         let info_ptr = st.info.device_ptr() as *mut c_int;
         let host_ptr = st.host.as_mut_ptr()?.cast::<c_void>();
+        // The routine's operands, then the handle's workspace and `info`, which it writes (a
+        // graph of captured work keeps them, and its launches are ordered with later calls).
+        let mut all = Vec::with_capacity(acc.len() + 2);
+        all.extend_from_slice(acc);
+        all.push(Access::of_tracker(st.workspace.tracker(), true));
+        all.push(Access::of_tracker(st.info.tracker(), true));
+        self.keep.note_use(&self.stream);
         // Exactly the sizes cuSOLVER asked for (the buffers may be larger).
-        self.stream.with_access(acc, || {
+        self.stream.with_access(&all, || {
             run(ws, sizes.device, host_ptr, sizes.host, info_ptr)
         })?;
         if !wait_info {
@@ -272,14 +313,13 @@ impl Drop for Solver {
     fn drop(&mut self) {
         let ctx = self.stream.context();
         let r = ctx.bind_to_thread_no_deferred().and_then(|()| {
-            // SAFETY: this object created both and is their only owner; enqueued work
-            // completes, and the workspace is freed stream-ordered after it.
-            unsafe {
-                if !self.params.is_null() {
-                    let _ = sys::cusolverDnDestroyParams(self.params);
-                }
-                cusolver!(cusolverDnDestroy(self.raw))
+            if !self.params.is_null() {
+                // SAFETY: this object created the params and is their only owner (a host
+                // object: captured work does not refer to it).
+                unsafe { cusolver!(cusolverDnDestroyParams(self.params)) }?;
             }
+            // The handle goes with `keep` (here, or with the last graph of captured work).
+            Ok(())
         });
         if let Err(e) = r {
             ctx.defer("cusolverDnDestroy of a Solver handle", e);

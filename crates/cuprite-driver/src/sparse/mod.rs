@@ -15,6 +15,7 @@
 
 use crate::blas::invalid;
 use crate::error::{Error, Result};
+use crate::handle_keep::HandleKeep;
 use crate::stream::Stream;
 use cuprite_sys::LoadError;
 use cuprite_sys::cusparse::{self as sys, cusparseHandle_t, cusparseStatus_t};
@@ -105,7 +106,8 @@ pub fn version() -> Result<(i32, i32, i32)> {
 }
 
 /// A cuSPARSE handle bound to a context and a cuprite [`Stream`]: every routine runs on that
-/// stream. Destroyed on drop. `Send + Sync`; calls from several threads take turns. Products
+/// stream. Destroyed on drop, or, when a capture took some of its calls, with the last graph of
+/// that capture. `Send + Sync`; calls from several threads take turns. Products
 /// only enqueue; [`spgemm`](Self::spgemm) waits for the stream once, to learn the product's
 /// number of nonzeros.
 ///
@@ -132,6 +134,8 @@ pub struct Sparse {
     raw: cusparseHandle_t,
     stream: Arc<Stream>,
     turn: Mutex<()>,
+    /// Destroys the handle once neither this nor a graph that captured its work holds it.
+    keep: Arc<HandleKeep>,
 }
 
 // SAFETY: the handle is used only under `turn`'s lock with the context bound to the calling
@@ -150,16 +154,29 @@ impl fmt::Debug for Sparse {
 }
 
 impl Sparse {
-    /// A new handle whose work goes on `stream`.
+    /// A new handle whose work goes on `stream`. `Err` while `stream` is capturing (make
+    /// handles before the capture begins).
     pub fn new(stream: &Arc<Stream>) -> Result<Sparse> {
         stream.context().bind_to_thread()?;
+        crate::blas::refuse_capturing(stream, "a cuSPARSE handle")?;
         let mut raw: cusparseHandle_t = std::ptr::null_mut();
         // SAFETY: a valid out-pointer; the context is current.
         unsafe { cusparse!(cusparseCreate(&mut raw)) }?;
+        let handle = raw as usize;
+        let keep = HandleKeep::new(
+            stream.context(),
+            "a cuSPARSE handle",
+            Box::new(move || {
+                // SAFETY: the handle this keep was made for, destroyed once, after every use
+                // (the keep is its last holder; captured work is waited for first).
+                unsafe { cusparse!(cusparseDestroy(handle as cusparseHandle_t)) }
+            }),
+        );
         let sp = Sparse {
             raw,
             stream: stream.clone(),
             turn: Mutex::new(()),
+            keep,
         };
         // SAFETY: a live handle and a live stream of the current context.
         unsafe { cusparse!(cusparseSetStream(raw, stream.raw())) }?;
@@ -176,13 +193,15 @@ impl Sparse {
         self.raw
     }
 
-    /// Takes this handle's turn and binds its context to the calling thread.
+    /// Takes this handle's turn and binds its context to the calling thread, for a call about
+    /// to enqueue work on its stream (a capture there keeps the handle alive).
     fn begin(&self) -> Result<std::sync::MutexGuard<'_, ()>> {
         let g = self
             .turn
             .lock()
             .map_err(|_| invalid("cuSPARSE handle lock poisoned".into()))?;
         self.stream.context().bind_to_thread()?;
+        self.keep.note_use(&self.stream);
         Ok(g)
     }
 
@@ -191,20 +210,6 @@ impl Sparse {
         // SAFETY: cuSPARSE treats its work buffer as scratch; nothing reads it before cuSPARSE
         // writes it.
         unsafe { self.stream.alloc::<u8>(bytes) }
-    }
-}
-
-impl Drop for Sparse {
-    fn drop(&mut self) {
-        let ctx = self.stream.context();
-        let r = ctx.bind_to_thread_no_deferred().and_then(|()| {
-            // SAFETY: this object created the handle and is its only owner; work enqueued
-            // through it completes on its stream.
-            unsafe { cusparse!(cusparseDestroy(self.raw)) }
-        });
-        if let Err(e) = r {
-            ctx.defer("cusparseDestroy of a Sparse handle", e);
-        }
     }
 }
 

@@ -32,7 +32,7 @@ use crate::storage::DevBuf;
 use cuprite_driver::fft::{
     Direction, FftFloat, FftKind, Layout, Plan, PlanCache, PlanDesc, Precision,
 };
-use cuprite_driver::{DeviceBuffer, DeviceRead, DeviceView, DeviceWrite, Stream, Tracker};
+use cuprite_driver::{DeviceBuffer, DeviceRead, DeviceView, DeviceViewMut, Stream};
 use num_complex::Complex;
 use std::sync::Arc;
 
@@ -63,21 +63,7 @@ pub fn plan_cache_stats(ordinal: usize) -> cuprite_driver::fft::CacheStats {
 /// A writable view of the call's private input (see [`FftCall::private_input`]): a buffer no
 /// other array holds, realised for this call alone, which the complex-to-real transform may
 /// overwrite. The stream tracking sees the writes (it is declared written like any output).
-struct Private<'a, T>(DeviceView<'a, T>);
-
-impl<T> DeviceRead<T> for Private<'_, T> {
-    fn device_ptr(&self) -> u64 {
-        DeviceRead::<T>::device_ptr(&self.0)
-    }
-    fn len(&self) -> usize {
-        DeviceRead::<T>::len(&self.0)
-    }
-    fn tracker(&self) -> &Tracker {
-        DeviceRead::<T>::tracker(&self.0)
-    }
-}
-
-impl<T> DeviceWrite<T> for Private<'_, T> {}
+type Private<'a, T> = DeviceViewMut<'a, T>;
 
 /// The buffer a complex-to-real transform works in: the private input itself, or a copy.
 enum Work<'a, T> {
@@ -88,11 +74,17 @@ enum Work<'a, T> {
 impl<'a, T: cuprite_driver::DeviceCopy> Work<'a, T> {
     /// A writable view from element `from` on.
     fn from(&mut self, from: usize) -> Result<Private<'_, T>> {
-        let view = match self {
-            Work::Private(v) => v.slice(from..)?,
-            Work::Copy(b) => b.slice(from..)?,
-        };
-        Ok(Private(view))
+        Ok(match self {
+            Work::Private(v) => {
+                let v: &DeviceView<'_, T> = v;
+                let part = v.slice(from..)?;
+                // SAFETY: `part` lies inside the private input, device memory alive for the
+                // borrow of `self`, tracked by its tracker; no other array holds that buffer
+                // (see `FftCall::private_input`), so this call is its only writer.
+                unsafe { DeviceViewMut::from_raw_parts(part.device_ptr(), part.len(), v.tracker()) }
+            }
+            Work::Copy(b) => b.slice_mut(from..)?,
+        })
     }
 }
 

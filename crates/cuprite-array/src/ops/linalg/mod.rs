@@ -39,4 +39,4 @@ pub use gemm::{
 };
 pub use powers::{cond, matrix_power, norm_axes, norm_axes_with};
 pub use products::{dot, inner, matmul, outer, tensordot, vdot};
-pub(crate) use span::Span;
+pub(crate) use span::{Span, SpanNew};

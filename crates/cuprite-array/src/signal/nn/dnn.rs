@@ -40,7 +40,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::CallInput;
-use crate::ops::linalg::{Span, allow_tf32};
+use crate::ops::linalg::{Span, SpanNew as _, allow_tf32};
 use crate::storage::DevBuf;
 use cuprite_driver::dnn::{self, ConvShape, Dnn, DnnElement, Layout, PoolMode, PoolShape};
 use cuprite_driver::{CaptureStatus, Event, EventFlags};

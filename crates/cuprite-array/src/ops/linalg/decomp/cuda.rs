@@ -6,7 +6,7 @@ use crate::array::Array;
 use crate::device::Device;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
-use crate::ops::linalg::span::Span;
+use crate::ops::linalg::span::{Span, SpanNew as _};
 use crate::runtime::{state, stream_of};
 use crate::shape::Layout;
 use crate::storage::{DevBuf, Storage};

@@ -8,7 +8,7 @@ use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::{CallInput, Epilogue, LibraryCall, Node};
-use crate::ops::linalg::span::Span;
+use crate::ops::linalg::span::{Span, SpanNew as _};
 use crate::shape::{Layout, numel};
 use crate::storage::{DevBuf, HostBuf};
 use cuprite_driver::DeviceBuffer;

@@ -3,7 +3,7 @@
 use super::desc::{Act, Aux, Gemm, Operand};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::ops::linalg::span::Span;
+use crate::ops::linalg::span::{Span, SpanNew as _};
 use crate::runtime::DeviceState;
 use cuprite_driver::blaslt::{self, BlasLt};
 use cuprite_driver::{DeviceBuffer, DeviceRead, DeviceWrite, Stream};

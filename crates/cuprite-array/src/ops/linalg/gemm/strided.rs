@@ -8,7 +8,7 @@ use super::tf32::allow_tf32;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
-use crate::ops::linalg::span::Span;
+use crate::ops::linalg::span::{Span, SpanNew as _};
 use crate::storage::DevBuf;
 use cuprite_driver::blas::{ComputeType, Element, Scalar};
 use cuprite_driver::blaslt::{self, Layout, Matmul, Order};
