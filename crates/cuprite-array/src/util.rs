@@ -32,6 +32,17 @@ pub(crate) fn host_vec<T>(len: usize, what: &str) -> Result<Vec<T>> {
     Ok(v)
 }
 
+/// `v` as a signed 64-bit kernel parameter (the kernels index in `long long`), or an `Err`
+/// naming `what` and the value where it does not fit.
+pub(crate) fn kernel_i64(v: usize, what: &str) -> Result<i64> {
+    i64::try_from(v).map_err(|_| {
+        Error::InvalidArgument(format!(
+            "{what} {v} is larger than a kernel's signed 64-bit parameter ({})",
+            i64::MAX
+        ))
+    })
+}
+
 /// The host's physical memory in bytes (`MemTotal` of `/proc/meminfo`), read once; `None`
 /// where that is not known.
 pub(crate) fn host_memory_bytes() -> Option<u64> {
