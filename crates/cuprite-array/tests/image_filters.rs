@@ -1345,6 +1345,17 @@ fn mean_shift_ref(d: Device) -> TestResult {
             "InvalidArgument",
             "chromatic sigma -2",
         );
+        // Rounds past `i64::MAX` are as many as the walks take (every walk here stops within
+        // a few rounds), not none.
+        let flat = Array::from_slice(&[10u8, 12, 11, 90, 91, 89], &[1, 6])?;
+        let few = image::mean_shift(&flat, 2.0, 5.0, 64)?.to_vec()?;
+        assert_ne!(few, flat.to_vec()?);
+        for it in [1usize << 63, usize::MAX] {
+            assert_eq!(image::mean_shift(&flat, 2.0, 5.0, it)?.to_vec()?, few);
+            let f = flat.cast::<f64>();
+            let want = image::mean_shift(&f, 2.0, 5.0, 64)?.to_vec()?;
+            assert_eq!(image::mean_shift(&f, 2.0, 5.0, it)?.to_vec()?, want);
+        }
         Ok(())
     })
 }
