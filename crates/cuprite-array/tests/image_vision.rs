@@ -528,7 +528,13 @@ fn dog_reference(d: Device) -> TestResult {
         // A Gaussian wider than the image: its taps past the image read only zeros.
         let (r1, r2) = (2, 20);
         let want: Vec<f64> = blur(r1).iter().zip(blur(r2)).map(|(a, b)| a - b).collect();
-        close(&dog(&img, r1, r2)?.to_vec()?, &want, 1e-12, 1e-12, "dog wide")?;
+        close(
+            &dog(&img, r1, r2)?.to_vec()?,
+            &want,
+            1e-12,
+            1e-12,
+            "dog wide",
+        )?;
         Ok(())
     })
 }
@@ -598,7 +604,20 @@ fn vision_bad_input(d: Device) -> TestResult {
         }
         let sq = Array::from_vec(px, &[16, 16])?;
         assert_eq!(fast_with(&sq, FastOpts::new().edge(4))?.len(), 4);
-        assert_eq!(susan_with(&sq, SusanOpts::new().geom_thr(18.5).edge(4))?.len(), 4);
+        assert_eq!(
+            susan_with(&sq, SusanOpts::new().geom_thr(18.5).edge(4))?.len(),
+            4
+        );
+        // The pyramid ends at its first level below 33 pixels a side, however many are asked
+        // for; a factor so near 1 that more than 1024 levels would be kept is an Err.
+        let big = Array::<f32>::zeros(&[40, 40]);
+        let (f, d) = orb_with(&big, OrbOpts::new().levels(usize::MAX))?;
+        assert!(f.is_empty() && d.shape() == [0, 8]);
+        assert_err(
+            orb_with(&big, OrbOpts::new().scl_fctr(1.0 + 1e-9).levels(usize::MAX)),
+            "InvalidArgument",
+            &format!("levels {}", usize::MAX),
+        );
         for edge in [8, 9, 1 << 40, (1 << 63) + 1, usize::MAX] {
             assert!(fast_with(&sq, FastOpts::new().edge(edge))?.is_empty());
             assert!(susan_with(&sq, SusanOpts::new().edge(edge))?.is_empty());
