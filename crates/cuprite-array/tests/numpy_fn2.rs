@@ -4,7 +4,7 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use crate::common::{Body, close};
+use crate::common::{Body, assert_err, close};
 use cuprite_array::ops::CloseOpts;
 use cuprite_array::ops::DigitizeOpts;
 use cuprite_array::ops::{self, PadMode};
@@ -562,6 +562,16 @@ fn npy_files(d: Device) -> TestResult {
         );
         assert!(Array::<u32>::from_npy_bytes(&f).is_err());
         assert!(Array::<i32>::from_npy_bytes(&f[..f.len() - 1]).is_err());
+        // A descr that starts with a character of several bytes is refused, naming it.
+        for descr in ["éi4", "é", "\u{1F600}<i4"] {
+            let mut g = b"\x93NUMPY\x01\x00".to_vec();
+            let hdr = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': (1,), }}");
+            let hdr = format!("{hdr:<60}\n");
+            g.extend_from_slice(&(hdr.len() as u16).to_le_bytes());
+            g.extend_from_slice(hdr.as_bytes());
+            g.extend_from_slice(&7i32.to_le_bytes());
+            assert_err(Array::<i32>::from_npy_bytes(&g), "Io", descr);
+        }
         // npz round trip with mixed types, through a file
         let mut w = io::NpzWriter::new();
         w.add("a", &a)?;
