@@ -1387,6 +1387,15 @@ fn bad_input(d: Device) -> TestResult {
         );
         assert_err(image::uniform_filter(&x, &[0]), "InvalidArgument", "[0]");
         assert_err(image::uniform_filter1d(&x, 0), "InvalidArgument", "[0]");
+        // Sizes above 2^24 are refused before any tap is held.
+        let huge = format!("[{}]", usize::MAX);
+        assert_err(image::uniform_filter1d(&x, usize::MAX), "InvalidArgument", &huge);
+        assert_err(image::uniform_filter(&x, &[usize::MAX]), "InvalidArgument", &huge);
+        assert_err(
+            image::uniform_filter(&x, &[3, (1 << 24) + 1]),
+            "InvalidArgument",
+            "[3, 16777217]",
+        );
         assert_err(
             image::median_filter(&x, &FilterWindow::size(&[3, 0])),
             "InvalidArgument",
