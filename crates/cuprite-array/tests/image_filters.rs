@@ -1389,8 +1389,16 @@ fn bad_input(d: Device) -> TestResult {
         assert_err(image::uniform_filter1d(&x, 0), "InvalidArgument", "[0]");
         // Sizes above 2^24 are refused before any tap is held.
         let huge = format!("[{}]", usize::MAX);
-        assert_err(image::uniform_filter1d(&x, usize::MAX), "InvalidArgument", &huge);
-        assert_err(image::uniform_filter(&x, &[usize::MAX]), "InvalidArgument", &huge);
+        assert_err(
+            image::uniform_filter1d(&x, usize::MAX),
+            "InvalidArgument",
+            &huge,
+        );
+        assert_err(
+            image::uniform_filter(&x, &[usize::MAX]),
+            "InvalidArgument",
+            &huge,
+        );
         assert_err(
             image::uniform_filter(&x, &[3, (1 << 24) + 1]),
             "InvalidArgument",
@@ -1410,6 +1418,41 @@ fn bad_input(d: Device) -> TestResult {
             FilterWindow::new(&[true; 8], &[3, 3]),
             "InvalidArgument",
             "given 8",
+        );
+        // A box of more than 2^24 values (or, for the separable minimum and maximum, a side
+        // of more than 2^24) is refused before its mask is held.
+        let big = FilterWindow::size(&[1 << 40, 1 << 40]);
+        assert_eq!(big.count(), usize::MAX);
+        assert_eq!(FilterWindow::size(&[1 << 40, 1 << 30]).count(), usize::MAX);
+        assert_err(
+            image::median_filter(&x, &big),
+            "InvalidArgument",
+            "[1099511627776, 1099511627776]",
+        );
+        assert_err(
+            image::median_filter(&x, &FilterWindow::size(&[4097, 4097])),
+            "InvalidArgument",
+            "[4097, 4097]",
+        );
+        assert_err(
+            image::minimum_filter1d(&x, 1 << 40),
+            "InvalidArgument",
+            "[1099511627776]",
+        );
+        assert_err(
+            image::maximum_filter(&x, &big),
+            "InvalidArgument",
+            "[1099511627776, 1099511627776]",
+        );
+        assert_err(
+            image::medfilt(&x, 1 << 40, 3, Pad::Zero),
+            "InvalidArgument",
+            "[1099511627776, 3]",
+        );
+        // The separable minimum takes a box of more than 2^24 values with shorter sides.
+        assert_eq!(
+            image::minimum_filter(&x, &FilterWindow::size(&[4097, 4097]))?.to_vec()?,
+            x.to_vec()?
         );
         let fp = FilterWindow::new(&[true; 27], &[3, 3, 3])?;
         assert_err(image::median_filter(&x, &fp), "Shape", "[3, 3, 3]");
