@@ -423,6 +423,22 @@ fn medfilt_wiener(d: Device) -> TestResult {
             "InvalidArgument",
             "not 0",
         );
+        // Windows of more than 2^24 elements (or whose element count overflows) are refused.
+        assert_err(
+            signal::wiener(&xa, Some(&[1 << 32, 1 << 32]), None),
+            "InvalidArgument",
+            "[4294967296, 4294967296]",
+        );
+        assert_err(
+            signal::wiener(&xa, Some(&[4097, 4097]), None),
+            "InvalidArgument",
+            "[4097, 4097]",
+        );
+        assert_err(
+            signal::medfilt(&xa, Some(&[(1 << 40) + 1])),
+            "InvalidArgument",
+            "[1099511627777, 1099511627777]",
+        );
         Ok(())
     })
 }
