@@ -516,6 +516,16 @@ fn arrayfire_confidence_cc(d: Device) -> TestResult {
                 .into());
             }
         }
+        // A radius past the image (however large) is refused, naming it; the window still
+        // reaches the last row and column it may.
+        for radius in [12, 1 << 40, usize::MAX] {
+            let e = image::confidence_cc(&xa, &[[12, 15]], radius, 1, 0, 7.0).unwrap_err();
+            assert!(e.to_string().contains(&format!("radius {radius}")), "{e}");
+        }
+        image::confidence_cc(&xa, &[[11, 15]], 10, 1, 0, 7.0)?;
+        assert!(image::confidence_cc(&xa, &[[11, 15]], 11, 1, 0, 7.0).is_err());
+        image::confidence_cc(&xa, &[[22, 29]], 1, 1, 0, 7.0)?;
+        assert!(image::confidence_cc(&xa, &[[23, 29]], 1, 1, 0, 7.0).is_err());
         Ok(())
     })
 }
