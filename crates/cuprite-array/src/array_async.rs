@@ -82,8 +82,16 @@ impl<T: Element> Array<T> {
         let ordinal = d.ordinal();
         let stream = crate::runtime::stream_for(ordinal)?;
         let st = crate::runtime::state(ordinal)?;
+        // A storage without its allocation (only while a buffer is handed back) holds no
+        // values to copy: an Err, never the zeroed pinned buffer as if it were the data.
+        let live = d.live();
+        if live.is_none() && bytes > 0 {
+            return Err(Error::InvalidArgument(
+                "to_vec_async/item_async of an array whose storage has no allocation".into(),
+            ));
+        }
         let host = PinnedHostBuffer::<u8>::new(&st.ctx, bytes, HostAllocFlags::NONE)?;
-        if let Some(b) = d.live().filter(|_| bytes > 0) {
+        if let Some(b) = live.filter(|_| bytes > 0) {
             let acc = [Access::read(b)];
             stream.begin_access(&acc)?;
             // SAFETY: `host` holds `bytes` bytes and is kept (by the future, or by `ORPHANS`)

@@ -12,13 +12,30 @@ use std::sync::atomic::{AtomicU8, Ordering};
 /// than the host's physical memory is refused too: where the kernel overcommits memory, the
 /// reservation itself would succeed and filling it would get the process killed.
 pub(crate) fn host_vec<T>(len: usize, what: &str) -> Result<Vec<T>> {
-    let size = std::mem::size_of::<T>();
-    let refuse = || {
+    host_fits::<T>(len, what)?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| {
         Error::InvalidArgument(format!(
-            "{what}: cannot allocate host memory for {len} values of {size} bytes"
+            "{what}: cannot allocate host memory for {len} values of {} bytes",
+            std::mem::size_of::<T>()
         ))
-    };
-    let bytes = len.checked_mul(size).ok_or_else(refuse)?;
+    })?;
+    Ok(v)
+}
+
+/// `Ok` where `len` values of `T` are no more bytes than the address space and the host's
+/// physical memory hold, else an `Err` naming `what` and `len` ([`host_vec`]'s test, for
+/// the callers that collect their values instead of reserving them).
+pub(crate) fn host_fits<T>(len: usize, what: &str) -> Result<()> {
+    let size = std::mem::size_of::<T>();
+    let bytes = len
+        .checked_mul(size)
+        .filter(|&b| b <= isize::MAX as usize)
+        .ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "{what}: cannot allocate host memory for {len} values of {size} bytes"
+            ))
+        })?;
     if let Some(total) = host_memory_bytes() {
         if bytes as u64 > total {
             return Err(Error::InvalidArgument(format!(
@@ -27,9 +44,18 @@ pub(crate) fn host_vec<T>(len: usize, what: &str) -> Result<Vec<T>> {
             )));
         }
     }
-    let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|_| refuse())?;
-    Ok(v)
+    Ok(())
+}
+
+/// `v` as a signed 64-bit kernel parameter (the kernels index in `long long`), or an `Err`
+/// naming `what` and the value where it does not fit.
+pub(crate) fn kernel_i64(v: usize, what: &str) -> Result<i64> {
+    i64::try_from(v).map_err(|_| {
+        Error::InvalidArgument(format!(
+            "{what} {v} is larger than a kernel's signed 64-bit parameter ({})",
+            i64::MAX
+        ))
+    })
 }
 
 /// The host's physical memory in bytes (`MemTotal` of `/proc/meminfo`), read once; `None`

@@ -1345,6 +1345,17 @@ fn mean_shift_ref(d: Device) -> TestResult {
             "InvalidArgument",
             "chromatic sigma -2",
         );
+        // Rounds past `i64::MAX` are as many as the walks take (every walk here stops within
+        // a few rounds), not none.
+        let flat = Array::from_slice(&[10u8, 12, 11, 90, 91, 89], &[1, 6])?;
+        let few = image::mean_shift(&flat, 2.0, 5.0, 64)?.to_vec()?;
+        assert_ne!(few, flat.to_vec()?);
+        for it in [1usize << 63, usize::MAX] {
+            assert_eq!(image::mean_shift(&flat, 2.0, 5.0, it)?.to_vec()?, few);
+            let f = flat.cast::<f64>();
+            let want = image::mean_shift(&f, 2.0, 5.0, 64)?.to_vec()?;
+            assert_eq!(image::mean_shift(&f, 2.0, 5.0, it)?.to_vec()?, want);
+        }
         Ok(())
     })
 }
@@ -1376,6 +1387,23 @@ fn bad_input(d: Device) -> TestResult {
         );
         assert_err(image::uniform_filter(&x, &[0]), "InvalidArgument", "[0]");
         assert_err(image::uniform_filter1d(&x, 0), "InvalidArgument", "[0]");
+        // Sizes above 2^24 are refused before any tap is held.
+        let huge = format!("[{}]", usize::MAX);
+        assert_err(
+            image::uniform_filter1d(&x, usize::MAX),
+            "InvalidArgument",
+            &huge,
+        );
+        assert_err(
+            image::uniform_filter(&x, &[usize::MAX]),
+            "InvalidArgument",
+            &huge,
+        );
+        assert_err(
+            image::uniform_filter(&x, &[3, (1 << 24) + 1]),
+            "InvalidArgument",
+            "[3, 16777217]",
+        );
         assert_err(
             image::median_filter(&x, &FilterWindow::size(&[3, 0])),
             "InvalidArgument",
@@ -1390,6 +1418,41 @@ fn bad_input(d: Device) -> TestResult {
             FilterWindow::new(&[true; 8], &[3, 3]),
             "InvalidArgument",
             "given 8",
+        );
+        // A box of more than 2^24 values (or, for the separable minimum and maximum, a side
+        // of more than 2^24) is refused before its mask is held.
+        let big = FilterWindow::size(&[1 << 40, 1 << 40]);
+        assert_eq!(big.count(), usize::MAX);
+        assert_eq!(FilterWindow::size(&[1 << 40, 1 << 30]).count(), usize::MAX);
+        assert_err(
+            image::median_filter(&x, &big),
+            "InvalidArgument",
+            "[1099511627776, 1099511627776]",
+        );
+        assert_err(
+            image::median_filter(&x, &FilterWindow::size(&[4097, 4097])),
+            "InvalidArgument",
+            "[4097, 4097]",
+        );
+        assert_err(
+            image::minimum_filter1d(&x, 1 << 40),
+            "InvalidArgument",
+            "[1099511627776]",
+        );
+        assert_err(
+            image::maximum_filter(&x, &big),
+            "InvalidArgument",
+            "[1099511627776, 1099511627776]",
+        );
+        assert_err(
+            image::medfilt(&x, 1 << 40, 3, Pad::Zero),
+            "InvalidArgument",
+            "[1099511627776, 3]",
+        );
+        // The separable minimum takes a box of more than 2^24 values with shorter sides.
+        assert_eq!(
+            image::minimum_filter(&x, &FilterWindow::size(&[4097, 4097]))?.to_vec()?,
+            x.to_vec()?
         );
         let fp = FilterWindow::new(&[true; 27], &[3, 3, 3])?;
         assert_err(image::median_filter(&x, &fp), "Shape", "[3, 3, 3]");

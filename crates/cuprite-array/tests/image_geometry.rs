@@ -1229,6 +1229,30 @@ fn bad_input(d: Device) -> TestResult {
         "InvalidArgument",
         "[3, 4]",
     );
+    // Windows, paddings and counts whose products or sums overflow are refused, named.
+    let (w, p) = (1usize << 33, (1usize << 33) - 1);
+    assert_err(
+        image::unwrap_with(&x, w, w, 1, 1, WrapOpts::new().padding(p, p)),
+        "InvalidArgument",
+        "8589934592 x 8589934592",
+    );
+    assert_err(
+        image::unwrap_with(
+            &x,
+            usize::MAX,
+            2,
+            1,
+            1,
+            WrapOpts::new().padding(usize::MAX - 1, 0),
+        ),
+        "InvalidArgument",
+        &format!("padded by {} each side", usize::MAX - 1),
+    );
+    assert_err(
+        image::wrap_with(&x, 3, 4, w, w, 1, 1, WrapOpts::new().padding(p, p)),
+        "InvalidArgument",
+        "8589934592 x 8589934592",
+    );
     assert_err(
         image::sat(&Array::<u8>::zeros(&[3]).to_device(d)?),
         "InvalidArgument",

@@ -178,6 +178,21 @@ fn find_objects_vs_loops(d: Device) -> TestResult {
         if got.len() != 10 {
             return Err("find_objects length".into());
         }
+        // A list longer than both the element count and 2^24 is refused, naming its length;
+        // one up to that is all `None` past the present labels.
+        let big = Array::from_slice(&[0i64, 1, 1 << 40], &[3])?;
+        let e = image::find_objects(&big, 0).unwrap_err().to_string();
+        assert!(e.contains("1099511627776 objects"), "{e}");
+        let e = image::find_objects(&big, usize::MAX)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(&format!("max_label {}", usize::MAX)), "{e}");
+        let few = Array::from_slice(&[0i64, 1, 3], &[3])?;
+        let got = image::find_objects(&few, 1 << 24)?;
+        assert_eq!(got.len(), 1 << 24);
+        let one = |r: std::ops::Range<usize>| Some(std::iter::once(r).collect::<Vec<_>>());
+        assert_eq!(got[..3], [one(1..2), None, one(2..3)]);
+        assert!(got[3..].iter().all(Option::is_none));
         Ok(())
     })
 }
@@ -501,6 +516,16 @@ fn arrayfire_confidence_cc(d: Device) -> TestResult {
                 .into());
             }
         }
+        // A radius past the image (however large) is refused, naming it; the window still
+        // reaches the last row and column it may.
+        for radius in [12, 1 << 40, usize::MAX] {
+            let e = image::confidence_cc(&xa, &[[12, 15]], radius, 1, 0, 7.0).unwrap_err();
+            assert!(e.to_string().contains(&format!("radius {radius}")), "{e}");
+        }
+        image::confidence_cc(&xa, &[[11, 15]], 10, 1, 0, 7.0)?;
+        assert!(image::confidence_cc(&xa, &[[11, 15]], 11, 1, 0, 7.0).is_err());
+        image::confidence_cc(&xa, &[[22, 29]], 1, 1, 0, 7.0)?;
+        assert!(image::confidence_cc(&xa, &[[23, 29]], 1, 1, 0, 7.0).is_err());
         Ok(())
     })
 }

@@ -649,6 +649,29 @@ fn bad_input(d: Device) -> TestResult {
             Structure::new(&[0, 3], &[]).map(|_| String::new()),
             "[0, 3]",
         )?;
+        // Elements past 2^24 are refused before any mask is held, and so is an iterated
+        // structure that would grow past them; a single position iterates to itself.
+        want_err(
+            Structure::ones(&[1 << 40]).map(|_| String::new()),
+            "[1099511627776]",
+        )?;
+        want_err(
+            Footprint::size(&[4097, 4097]).map(|_| String::new()),
+            "[4097, 4097]",
+        )?;
+        let cross = generate_binary_structure(2, 1)?;
+        want_err(
+            iterate_structure(&cross, usize::MAX).map(|_| String::new()),
+            &format!("{} iterations", usize::MAX),
+        )?;
+        want_err(
+            iterate_structure(&cross, 2049).map(|_| String::new()),
+            "2049 iterations",
+        )?;
+        let dot = Structure::new(&[1, 1], &[true])?;
+        if iterate_structure(&dot, usize::MAX)? != dot {
+            return Err("iterate_structure of one position".into());
+        }
         let nan = [0.0, f64::NAN, 0.0];
         want_err(
             Footprint::size(&[3])?

@@ -525,6 +525,16 @@ fn dog_reference(d: Device) -> TestResult {
         let got = dog(&img, r1, r2)?;
         assert_eq!(got.shape(), &[b, h, w]);
         close(&got.to_vec()?, &want, 1e-12, 1e-12, "dog")?;
+        // A Gaussian wider than the image: its taps past the image read only zeros.
+        let (r1, r2) = (2, 20);
+        let want: Vec<f64> = blur(r1).iter().zip(blur(r2)).map(|(a, b)| a - b).collect();
+        close(
+            &dog(&img, r1, r2)?.to_vec()?,
+            &want,
+            1e-12,
+            1e-12,
+            "dog wide",
+        )?;
         Ok(())
     })
 }
@@ -579,6 +589,39 @@ fn vision_bad_input(d: Device) -> TestResult {
             "diff_thr 0",
         );
         assert_err(dog(&img, 3, 2), "InvalidArgument", "radius1 3");
+        assert_err(
+            dog(&img, 1, usize::MAX),
+            "InvalidArgument",
+            &format!("radius2 {}", usize::MAX),
+        );
+        assert_err(dog(&img, 1, 1 << 24), "InvalidArgument", "radius2 16777216");
+        // An edge that leaves no pixel to test gives no keypoints, however large.
+        let mut px = vec![0.0f32; 16 * 16];
+        for y in 4..12 {
+            for x in 4..12 {
+                px[y * 16 + x] = 255.0;
+            }
+        }
+        let sq = Array::from_vec(px, &[16, 16])?;
+        assert_eq!(fast_with(&sq, FastOpts::new().edge(4))?.len(), 4);
+        assert_eq!(
+            susan_with(&sq, SusanOpts::new().geom_thr(18.5).edge(4))?.len(),
+            4
+        );
+        // The pyramid ends at its first level below 33 pixels a side, however many are asked
+        // for; a factor so near 1 that more than 1024 levels would be kept is an Err.
+        let big = Array::<f32>::zeros(&[40, 40]);
+        let (f, d) = orb_with(&big, OrbOpts::new().levels(usize::MAX))?;
+        assert!(f.is_empty() && d.shape() == [0, 8]);
+        assert_err(
+            orb_with(&big, OrbOpts::new().scl_fctr(1.0 + 1e-9).levels(usize::MAX)),
+            "InvalidArgument",
+            &format!("levels {}", usize::MAX),
+        );
+        for edge in [8, 9, 1 << 40, (1 << 63) + 1, usize::MAX] {
+            assert!(fast_with(&sq, FastOpts::new().edge(edge))?.is_empty());
+            assert!(susan_with(&sq, SusanOpts::new().edge(edge))?.is_empty());
+        }
         assert_err(
             match_template(&img, &Array::<f32>::zeros(&[17, 2])),
             "Shape",

@@ -685,8 +685,28 @@ fn dlpack_foreign_and_bad_input() -> TestResult {
             let e = Array::<f32>::from_dlpack(t).expect_err(needle);
             assert!(e.to_string().contains(needle), "{e} should name {needle}");
         }
+        // A CUDA tensor whose element count overflows is a shape error, as a CPU one (its
+        // product must not read as an empty tensor that skips the pointer checks).
+        let cuda0 = DLDevice {
+            device_type: KDL_CUDA,
+            device_id: 0,
+        };
+        let t = produce(
+            cuda0,
+            F32,
+            vec![1 << 32, 1 << 32, 2],
+            None,
+            None,
+            h.clone(),
+            1,
+        );
+        crate::common::assert_err(
+            Array::<f32>::from_dlpack(t),
+            "Shape",
+            "[4294967296, 4294967296, 2]",
+        );
         drop(a);
-        assert_eq!(CPU_DELETES.load(Ordering::SeqCst) - deletes, 1 + bad.len());
+        assert_eq!(CPU_DELETES.load(Ordering::SeqCst) - deletes, 2 + bad.len());
         // A null managed tensor.
         // SAFETY: null is checked.
         crate::common::assert_err(

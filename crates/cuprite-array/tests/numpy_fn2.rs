@@ -4,7 +4,7 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use crate::common::{Body, close};
+use crate::common::{Body, assert_err, close};
 use cuprite_array::ops::CloseOpts;
 use cuprite_array::ops::DigitizeOpts;
 use cuprite_array::ops::{self, PadMode};
@@ -562,6 +562,16 @@ fn npy_files(d: Device) -> TestResult {
         );
         assert!(Array::<u32>::from_npy_bytes(&f).is_err());
         assert!(Array::<i32>::from_npy_bytes(&f[..f.len() - 1]).is_err());
+        // A descr that starts with a character of several bytes is refused, naming it.
+        for descr in ["éi4", "é", "\u{1F600}<i4"] {
+            let mut g = b"\x93NUMPY\x01\x00".to_vec();
+            let hdr = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': (1,), }}");
+            let hdr = format!("{hdr:<60}\n");
+            g.extend_from_slice(&(hdr.len() as u16).to_le_bytes());
+            g.extend_from_slice(hdr.as_bytes());
+            g.extend_from_slice(&7i32.to_le_bytes());
+            assert_err(Array::<i32>::from_npy_bytes(&g), "Io", descr);
+        }
         // npz round trip with mixed types, through a file
         let mut w = io::NpzWriter::new();
         w.add("a", &a)?;
@@ -590,6 +600,30 @@ fn npy_files(d: Device) -> TestResult {
         let mut zb = w.finish()?;
         zb[100] ^= 1;
         assert!(io::Npz::from_bytes(zb).is_err());
+        // A zip64 local-header offset near the end of the address space is a truncated
+        // archive, named (a central entry, its extra block 0x0001, the end record).
+        let mut z = Vec::new();
+        z.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
+        z.extend_from_slice(&[0; 24]); // versions, flags, method, time, date, CRC, two sizes
+        z.extend_from_slice(&1u16.to_le_bytes()); // name length
+        z.extend_from_slice(&12u16.to_le_bytes()); // extra length
+        z.extend_from_slice(&[0; 10]); // comment length, disk, attributes
+        z.extend_from_slice(&u32::MAX.to_le_bytes()); // local offset: in the extra block
+        z.push(b'a');
+        z.extend_from_slice(&1u16.to_le_bytes());
+        z.extend_from_slice(&8u16.to_le_bytes());
+        z.extend_from_slice(&(u64::MAX - 1).to_le_bytes());
+        z.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+        z.extend_from_slice(&[0; 6]);
+        z.extend_from_slice(&1u16.to_le_bytes()); // entries
+        z.extend_from_slice(&[0; 4]);
+        z.extend_from_slice(&0u32.to_le_bytes()); // central directory at byte 0
+        z.extend_from_slice(&[0; 2]);
+        assert_err(
+            io::Npz::from_bytes(z),
+            "Io",
+            &format!("truncated at byte {}", u64::MAX - 1),
+        );
         Ok(())
     })
 }

@@ -71,6 +71,27 @@ fn text_io(d: Device) -> TestResult {
             },
         )?;
         assert_eq!(String::from_utf8(out)?, "00007\n-0012\n");
+        // Widths and precisions above 10000 (or past usize) are refused before any padding.
+        for fmt in [
+            "%99999999999999999999999d",
+            "%.18446744073709551616f",
+            "%10001d",
+            "%.10001e",
+            "%1.99999999999g",
+        ] {
+            let o = SaveTxt {
+                fmt: fmt.into(),
+                ..Default::default()
+            };
+            assert_err(io::savetxt(Vec::new(), &iv, &o), "InvalidArgument", fmt);
+        }
+        let mut out = Vec::new();
+        let o = SaveTxt {
+            fmt: "%10000.0f".into(),
+            ..Default::default()
+        };
+        io::savetxt(&mut out, &Array::from_slice(&[1.0f64], &[1])?, &o)?;
+        assert_eq!(out.len(), 10001);
         assert_err(
             io::savetxt(
                 Vec::new(),

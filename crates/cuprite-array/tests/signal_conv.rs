@@ -408,6 +408,12 @@ fn conv_bad_input(d: Device) -> TestResult {
             assert!(e.to_string().contains("order up to 8"), "{e}");
         }
         assert!(signal::get_window::<f64>(Window::Gaussian(0.0), 4, true).is_err());
+        // More points than the address space (periodic: one more) or the host's memory hold.
+        for (n, fft) in [(usize::MAX, true), (usize::MAX, false), (1 << 40, false)] {
+            let e = signal::get_window::<f64>(Window::Hann, n, fft).unwrap_err();
+            let m = e.to_string();
+            assert!(m.contains(&format!("{n} points")), "{m}");
+        }
         assert!(Window::from_name("nope").is_err());
         Ok(())
     })

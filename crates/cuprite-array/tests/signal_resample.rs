@@ -296,6 +296,53 @@ fn upfirdn_poly(d: Device) -> TestResult {
             "InvalidArgument",
             "1.5",
         );
+        // Lengths past the address space or the documented limits are refused, named.
+        assert_err(
+            signal::firwin(1 << 40, 0.5, Window::Hann),
+            "InvalidArgument",
+            "numtaps 1099511627776",
+        );
+        assert_err(
+            signal::firwin((1 << 24) + 1, 0.5, Window::Hann),
+            "InvalidArgument",
+            "numtaps 16777217",
+        );
+        assert_err(
+            upfirdn(&[1.0], &xa, 1 << 62, 1, 0),
+            "InvalidArgument",
+            "upsampled by 4611686018427387904",
+        );
+        assert_err(
+            signal::resample_poly(&xa, usize::MAX, 1),
+            "InvalidArgument",
+            &format!("upsampled by {}", usize::MAX),
+        );
+        assert_err(
+            signal::resample_poly(&xa, 1 << 40, 3),
+            "InvalidArgument",
+            "up 1099511627776 and down 3",
+        );
+        assert_err(
+            signal::resample_poly(&xa, 838_861, 1),
+            "InvalidArgument",
+            "up 838861",
+        );
+        let taps = ResamplePolyOpts::new().window(vec![1.0]);
+        assert_err(
+            signal::resample_poly_with(&xa, 1, 1 << 60, &taps),
+            "InvalidArgument",
+            "1152921504606846977 values",
+        );
+        assert_err(
+            decimate_with(&xa, 1 << 60, &fir),
+            "InvalidArgument",
+            "q 1152921504606846976",
+        );
+        assert_err(
+            decimate_with(&xa, 2, &fir.n(usize::MAX)),
+            "InvalidArgument",
+            &format!("n {}", usize::MAX),
+        );
         Ok(())
     })
 }
@@ -422,6 +469,22 @@ fn medfilt_wiener(d: Device) -> TestResult {
             signal::wiener(&xa, Some(&[0]), None),
             "InvalidArgument",
             "not 0",
+        );
+        // Windows of more than 2^24 elements (or whose element count overflows) are refused.
+        assert_err(
+            signal::wiener(&xa, Some(&[1 << 32, 1 << 32]), None),
+            "InvalidArgument",
+            "[4294967296, 4294967296]",
+        );
+        assert_err(
+            signal::wiener(&xa, Some(&[4097, 4097]), None),
+            "InvalidArgument",
+            "[4097, 4097]",
+        );
+        assert_err(
+            signal::medfilt(&xa, Some(&[(1 << 40) + 1])),
+            "InvalidArgument",
+            "[1099511627777, 1099511627777]",
         );
         Ok(())
     })

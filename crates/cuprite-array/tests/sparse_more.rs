@@ -665,6 +665,30 @@ fn random_matrices(d: Device) -> TestResult {
             "InvalidArgument",
             "density NaN",
         );
+        // Element counts, offsets and diagonals past the host's memory are refused, named.
+        assert_err(
+            SparseArray::<f64>::random([1 << 31, 1 << 31], 1.0, 1),
+            "InvalidArgument",
+            "4611686018427387904 elements",
+        );
+        // CSR holds `rows + 1` offsets whatever the element count; COO holds none.
+        assert_err(
+            SparseArray::<f64>::random([1 << 60, 1], 0.0, 1),
+            "InvalidArgument",
+            "[1152921504606846976, 1]",
+        );
+        assert_err(
+            SparseArray::<f64>::from_triplets([1 << 60, 1], &[0u64], &[0u64], &[1.0]),
+            "InvalidArgument",
+            "[1152921504606846976, 1]",
+        );
+        let coo = SparseArray::<f64>::from_coo([1 << 60, 1], &[0u64], &[0u64], &[1.0])?;
+        assert_eq!(coo.nnz(), 1);
+        assert_err(
+            SparseArray::<f64>::eye(1 << 60),
+            "InvalidArgument",
+            "[1152921504606846976, 1152921504606846976]",
+        );
         Ok(())
     })
 }

@@ -713,6 +713,12 @@ fn eigsh_t<T: V + cuprite_array::Float + cuprite_array::Transcendental>(
             "InvalidArgument",
             "k = 4",
         );
+        // A k whose default ncv `2 k + 1` overflows is refused as past n, not an overflow.
+        assert_err(
+            eigsh_with(&small, EigshOpts::new(usize::MAX)),
+            "InvalidArgument",
+            &format!("k = {}", usize::MAX),
+        );
         assert_err(
             eigsh_with(&small, EigshOpts::new(2).ncv(2)),
             "InvalidArgument",

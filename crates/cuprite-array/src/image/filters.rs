@@ -340,12 +340,17 @@ pub fn convolve_with<T: ImageElement>(
     correlate_with(x, &r, opts.origin(&flipped))
 }
 
-/// The filter size of each filtered axis, or an `Err` for a zero size.
+/// The largest size of a uniform filter along one axis (taps of weight 1 held on the host
+/// and the device, as the Gaussian filters' radius below 2^24).
+const UNIFORM_MAX_SIZE: usize = 1 << 24;
+
+/// The filter size of each filtered axis, or an `Err` for a size of 0 or above
+/// [`UNIFORM_MAX_SIZE`].
 fn sizes(what: &str, size: &[usize], n: usize) -> Result<Vec<usize>> {
     let s = per_axis(what, "size", size, n, 1)?;
-    if size.is_empty() || s.contains(&0) {
+    if size.is_empty() || s.iter().any(|&m| m == 0 || m > UNIFORM_MAX_SIZE) {
         return Err(Error::InvalidArgument(format!(
-            "{what}: filter sizes {size:?} (each at least 1, one or one per axis)"
+            "{what}: filter sizes {size:?} (each 1 to 2^24, one or one per axis)"
         )));
     }
     Ok(s)
@@ -353,6 +358,9 @@ fn sizes(what: &str, size: &[usize], n: usize) -> Result<Vec<usize>> {
 
 /// SciPy's `uniform_filter1d`: the mean of `size` neighbours along `axis` (-1 by default),
 /// summed in the working type and divided by `size`.
+///
+/// # Errors
+/// A size of 0 or above 2^24, or an axis out of range.
 ///
 /// ```
 /// use cuprite_array::{Array, image::uniform_filter1d};
@@ -388,6 +396,9 @@ pub fn uniform_filter1d_with<T: ImageElement>(
 
 /// SciPy's `uniform_filter`: 1-d means of `size` values (one, or one per axis) along every
 /// filtered axis in turn, each stored in `x`'s type.
+///
+/// # Errors
+/// A size of 0 or above 2^24, sizes not one or one per filtered axis, or an axis out of range.
 ///
 /// ```
 /// use cuprite_array::{Array, image::uniform_filter};

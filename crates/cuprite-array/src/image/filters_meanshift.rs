@@ -42,6 +42,13 @@ struct ImgMeanShift {
     iters: usize,
 }
 
+/// The kernel's round count for `iters` rounds: `iters`, or `i64::MAX` where `iters` does not
+/// fit (no walk takes that many rounds: the two counts stop every walk alike), never a
+/// negative word, which would stop every walk before its first round.
+fn iters_word(iters: usize) -> i64 {
+    i64::try_from(iters).unwrap_or(i64::MAX)
+}
+
 fn is_int(d: DType) -> bool {
     matches!(d, DType::U8 | DType::U16)
 }
@@ -153,16 +160,16 @@ impl LibraryCall for ImgMeanShift {
             return Ok(());
         }
         let k = crate::jit::library_kernel(lane.st, self.key(), || self.kernel())?;
-        let i = |v: usize| v as i64;
+        let i = |v: usize, what: &str| crate::util::kernel_i64(v, what);
         let params = MeanShiftArgs {
             x: part(&inputs[0], self.dtype, n)?,
             y: WriteBuf::part(out, self.dtype, 0, n)?,
-            batch: i(self.win.batch),
-            h: i(self.win.h),
-            w: i(self.win.w),
-            radius: i(self.win.radius),
+            batch: i(self.win.batch, "mean_shift: batch")?,
+            h: i(self.win.h, "mean_shift: h")?,
+            w: i(self.win.w, "mean_shift: w")?,
+            radius: i(self.win.radius, "mean_shift: radius")?,
             cvar: self.win.cvar,
-            iters: i(self.iters),
+            iters: iters_word(self.iters),
         };
         // SAFETY: `x` and `y` are checked views of `batch h w` elements (`ReadBuf`/
         // `WriteBuf::part` check them inside their allocations); the kernel reads `x` only at
@@ -214,4 +221,18 @@ pub fn mean_shift<T: ImageElement>(
         x.shape().to_vec(),
         x.device(),
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::iters_word;
+
+    #[test]
+    fn iterations_past_i64_are_i64_max() {
+        assert_eq!(iters_word(0), 0);
+        assert_eq!(iters_word(5), 5);
+        assert_eq!(iters_word(i64::MAX as usize), i64::MAX);
+        assert_eq!(iters_word(1 << 63), i64::MAX);
+        assert_eq!(iters_word(usize::MAX), i64::MAX);
+    }
 }

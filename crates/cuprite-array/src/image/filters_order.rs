@@ -9,9 +9,15 @@ use crate::array::Array;
 use crate::error::{Error, Result};
 use crate::shape::{axis, checked_numel};
 
+/// The most values a box window takes (or, for the minimum and maximum of a box, which
+/// filter one axis at a time, the longest side).
+const WINDOW_MAX: usize = 1 << 24;
+
 /// The window of an order-statistic filter: a box of sizes (SciPy's `size`: one value for
 /// every filtered axis, or one per axis) or a footprint (SciPy's `footprint`: a boolean mask
-/// with one axis per filtered axis).
+/// with one axis per filtered axis). A box takes at most 2^24 values (for the minimum and
+/// maximum filters, which filter a box one axis at a time, at most 2^24 a side): a filter
+/// over a larger one is an `Err` naming its sizes.
 ///
 /// ```
 /// use cuprite_array::image::FilterWindow;
@@ -59,17 +65,20 @@ impl FilterWindow {
         })
     }
 
-    /// The number of values the window takes (for a size of one value, along one axis).
+    /// The number of values the window takes (for a size of one value, along one axis),
+    /// `usize::MAX` where that count does not fit.
     #[must_use]
     pub fn count(&self) -> usize {
         match &self.kind {
-            Kind::Size(s) => s.iter().product(),
+            Kind::Size(s) => s.iter().fold(1usize, |a, &m| a.saturating_mul(m)),
             Kind::Mask(m, _) => m.iter().filter(|&&b| b).count(),
         }
     }
 
-    /// The mask and its extents over `n` filtered axes.
-    fn resolve(&self, what: &str, n: usize) -> Result<(Vec<bool>, Vec<usize>)> {
+    /// The mask and its extents over `n` filtered axes. A box filtered one axis at a time
+    /// (`separable`) takes a mask of its longest side, each side at most [`WINDOW_MAX`]; any
+    /// other box a mask of its every element, at most [`WINDOW_MAX`] of them.
+    fn resolve(&self, what: &str, n: usize, separable: bool) -> Result<(Vec<bool>, Vec<usize>)> {
         match &self.kind {
             Kind::Size(s) => {
                 let s = per_axis(what, "size", s, n, 1)?;
@@ -78,7 +87,20 @@ impl FilterWindow {
                         "{what}: filter sizes {s:?} (each at least 1)"
                     )));
                 }
-                Ok((vec![true; checked_numel(&s)?], s))
+                let len = if separable {
+                    s.iter().copied().max().unwrap_or(1)
+                } else {
+                    s.iter()
+                        .try_fold(1usize, |a, &m| a.checked_mul(m))
+                        .unwrap_or(usize::MAX)
+                };
+                if len > WINDOW_MAX {
+                    let of = if separable { "a side" } else { "elements" };
+                    return Err(Error::InvalidArgument(format!(
+                        "{what}: filter sizes {s:?} give a window of more than 2^24 {of}"
+                    )));
+                }
+                Ok((vec![true; len], s))
             }
             Kind::Mask(m, shape) => {
                 if shape.len() != n {
@@ -150,17 +172,16 @@ fn order_filter<T: ImageElement>(
     opts: &FilterOpts,
 ) -> Result<Array<T>> {
     let axes = norm_axes(what, opts.axes.as_deref(), x.ndim())?;
-    let (mask, m) = fp.resolve(what, axes.len())?;
+    // A box's minimum or maximum is separable: 1-d passes along each axis in turn, as SciPy.
+    let separable = matches!(fp.kind, Kind::Size(_)) && matches!(pick, Pick::Min | Pick::Max);
+    let (mask, m) = fp.resolve(what, axes.len(), separable)?;
     let origins = per_axis(what, "origin", &opts.origin, axes.len(), 0)?;
     let c = m
         .iter()
         .zip(&origins)
         .map(|(&mm, &o)| centre(what, mm, o))
         .collect::<Result<Vec<_>>>()?;
-    let k = mask.iter().filter(|&&b| b).count();
-    let r = rank_of(what, pick, k)?;
-    // A box's minimum or maximum is separable: 1-d passes along each axis in turn, as SciPy.
-    if matches!(fp.kind, Kind::Size(_)) && matches!(pick, Pick::Min | Pick::Max) {
+    if separable {
         let mut y = x.clone();
         for (i, &a) in axes.iter().enumerate() {
             if m[i] > 1 {
@@ -179,6 +200,8 @@ fn order_filter<T: ImageElement>(
         }
         return Ok(y);
     }
+    let k = mask.iter().filter(|&&b| b).count();
+    let r = rank_of(what, pick, k)?;
     let placed = Placed {
         mask: &mask,
         m: &m,
@@ -191,9 +214,9 @@ fn order_filter<T: ImageElement>(
 /// largest) among the window's values, with the default options.
 ///
 /// # Errors
-/// A rank outside the window, a zero size, a footprint of another rank than the filtered
-/// axes, an origin outside the window, or more than three axes where the window is longer
-/// than 1.
+/// A rank outside the window, a zero size, a box of more than 2^24 values, a footprint of
+/// another rank than the filtered axes, an origin outside the window, or more than three axes
+/// where the window is longer than 1.
 ///
 /// ```
 /// use cuprite_array::{Array, image::{FilterWindow, rank_filter}};

@@ -168,9 +168,17 @@ pub fn regions<T: Element>(x: &Array<T>, connectivity: usize) -> Result<Array<i3
     Ok(label_impl("regions", x, &generate_binary_structure(2, connectivity)?)?.0)
 }
 
+/// The most objects [`find_objects`] lists beyond the element count of the labels.
+const FIND_OBJECTS_MIN_LIMIT: usize = 1 << 24;
+
 /// SciPy's `find_objects`: for each label `1..=max_label` (every label up to the largest when
 /// `max_label` is 0), the bounding box of its elements as one range an axis, `None` for a
 /// label with no element. Reads the labels back (a synchronisation).
+///
+/// # Errors
+/// A list longer than both the element count of `labels` and `2^24` (a `max_label`, or a
+/// largest label, that large: at most as many labels as elements are present, so that the
+/// rest of such a list is `None`), or one the host cannot hold.
 ///
 /// ```
 /// use cuprite_array::{Array, image::find_objects};
@@ -185,12 +193,22 @@ pub fn find_objects<T: Integer>(
 ) -> Result<Vec<Option<Vec<Range<usize>>>>> {
     let shape = labels.shape().to_vec();
     let v = labels.cast::<i64>().to_vec()?;
+    let largest = v.iter().copied().max().unwrap_or(0).max(0);
     let top = if max_label == 0 {
-        v.iter().copied().max().unwrap_or(0).max(0) as usize
+        usize::try_from(largest).unwrap_or(usize::MAX)
     } else {
         max_label
     };
-    let mut boxes: Vec<Option<Vec<Range<usize>>>> = vec![None; top];
+    let limit = v.len().max(FIND_OBJECTS_MIN_LIMIT);
+    if top > limit {
+        return Err(Error::InvalidArgument(format!(
+            "find_objects: {top} objects (max_label {max_label}, largest label {largest}) are \
+             more than {limit}, the larger of the {} labels and 2^24",
+            v.len()
+        )));
+    }
+    let mut boxes: Vec<Option<Vec<Range<usize>>>> = crate::util::host_vec(top, "find_objects")?;
+    boxes.resize(top, None);
     let nd = shape.len();
     let mut idx = vec![0usize; nd];
     for &l in &v {

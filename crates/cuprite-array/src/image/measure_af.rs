@@ -166,8 +166,13 @@ pub fn confidence_cc<T: Numeric>(
     }
     let (h, w) = (shape[0], shape[1]);
     // ArrayFire's window sums read the summed-area table one before the window.
+    // `s <= radius` is `s < radius + 1`, `radius >= h - s` is `s + radius >= h`, without
+    // the sums that overflow for a huge radius.
     if let Some(s) = seeds.iter().find(|s| {
-        s[0] < radius + 1 || s[1] < radius + 1 || s[0] + radius >= h || s[1] + radius >= w
+        s[0] <= radius
+            || s[1] <= radius
+            || radius >= h.saturating_sub(s[0])
+            || radius >= w.saturating_sub(s[1])
     }) {
         return Err(Error::InvalidArgument(format!(
             "confidence_cc: seed {s:?} with radius {radius} reaches past the image of shape {shape:?} (ArrayFire reads one row and column before the window)"

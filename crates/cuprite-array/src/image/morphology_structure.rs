@@ -19,8 +19,9 @@ pub struct Structure {
 }
 
 impl Structure {
-    /// The element of `shape` (rank 1 to 3, no zero extent) whose set positions are `mask`
-    /// (row-major); an `Err` naming the shape when it is not so or `mask` has another length.
+    /// The element of `shape` (rank 1 to 3, no zero extent, at most 2^24 elements) whose set
+    /// positions are `mask` (row-major); an `Err` naming the shape when it is not so or `mask`
+    /// has another length.
     ///
     /// ```
     /// use cuprite_array::image::Structure;
@@ -40,7 +41,8 @@ impl Structure {
         })
     }
 
-    /// The element of `shape` with every position set (SciPy's `size`).
+    /// The element of `shape` with every position set (SciPy's `size`); an `Err` naming the
+    /// shape as [`Structure::new`]'s (more than 2^24 elements among them).
     ///
     /// ```
     /// use cuprite_array::image::Structure;
@@ -48,6 +50,7 @@ impl Structure {
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn ones(shape: &[usize]) -> Result<Structure> {
+        // Checked (at most 2^24 elements) before the mask is held.
         let n = checked_len(shape)?;
         Structure::new(shape, &vec![true; n])
     }
@@ -96,12 +99,17 @@ fn checked_len(shape: &[usize]) -> Result<usize> {
     let bad = shape.is_empty() || shape.len() > 3 || shape.contains(&0);
     let n = shape.iter().try_fold(1usize, |a, &b| a.checked_mul(b));
     match n {
-        Some(n) if !bad => Ok(n),
+        Some(n) if !bad && n <= STRUCTURE_MAX => Ok(n),
         _ => Err(Error::InvalidArgument(format!(
-            "a structure has rank 1 to 3 and extents of at least 1 (and a size that fits), given shape {shape:?}"
+            "a structure has rank 1 to 3, extents of at least 1 and at most 2^24 elements, \
+             given shape {shape:?}"
         ))),
     }
 }
+
+/// The most elements of a [`Structure`] (as the order filters' box windows): every one is a
+/// tap of the kernels that take it.
+const STRUCTURE_MAX: usize = 1 << 24;
 
 /// SciPy's `generate_binary_structure`: the `3^rank` element whose set positions are those
 /// within `connectivity` unit steps of the centre (1: the cross, `rank`: the full cube).
@@ -134,7 +142,12 @@ pub fn generate_binary_structure(rank: usize, connectivity: usize) -> Result<Str
 }
 
 /// SciPy's `iterate_structure`: `s` dilated by itself `iterations - 1` times, of extents
-/// `m + (iterations - 1) (m - 1)` (`s` itself for `iterations` below 2).
+/// `m + (iterations - 1) (m - 1)` (`s` itself for `iterations` below 2, or where every extent
+/// is 1).
+///
+/// # Errors
+/// A result of more than 2^24 elements (or whose extents overflow), naming `iterations` and
+/// the shape.
 ///
 /// ```
 /// use cuprite_array::image::{generate_binary_structure, iterate_structure};
@@ -144,16 +157,29 @@ pub fn generate_binary_structure(rank: usize, connectivity: usize) -> Result<Str
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn iterate_structure(s: &Structure, iterations: usize) -> Result<Structure> {
-    if iterations < 2 {
+    // A single position's sums stay at the origin (or, unset, stay empty): `s` itself.
+    if iterations < 2 || s.shape.iter().all(|&m| m == 1) {
         return Ok(s.clone());
     }
-    let ni = (iterations - 1) as i64;
+    let too_big = || {
+        Error::InvalidArgument(format!(
+            "iterate_structure: {iterations} iterations of a structure of shape {:?} give more \
+             than 2^24 elements",
+            s.shape
+        ))
+    };
     let shape: Vec<usize> = s
         .shape
         .iter()
-        .map(|&m| m as i64 + ni * (m as i64 - 1))
-        .map(|v| v as usize)
-        .collect();
+        .map(|&m| {
+            (iterations - 1)
+                .checked_mul(m - 1)
+                .and_then(|v| v.checked_add(m))
+        })
+        .collect::<Option<_>>()
+        .ok_or_else(too_big)?;
+    // Bounds the result, and with it the rounds below (an extent above 1 grows each round).
+    checked_len(&shape).map_err(|_| too_big())?;
     // The result's set positions are the sums of `iterations` positions of `s` (as SciPy
     // places `s` at `(iterations - 1) (m / 2)` and dilates it `iterations - 1` times).
     let r = shape.len();

@@ -82,7 +82,13 @@ fn image_dims(shape: &[usize], what: &str) -> Result<(usize, usize, usize)> {
         )));
     }
     let n = shape.len();
-    Ok((shape[..n - 2].iter().product(), shape[n - 2], shape[n - 1]))
+    // The product overflows only where another extent is 0 (the array exists): an empty
+    // batch then computes nothing.
+    let batch = shape[..n - 2]
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d))
+        .unwrap_or(0);
+    Ok((batch, shape[n - 2], shape[n - 1]))
 }
 
 /// A 2-D image's `(h, w)`, or an `Err` naming the shape.
@@ -312,6 +318,14 @@ fn budget(ratio: f64, h: usize, w: usize, what: &str) -> Result<usize> {
     Ok((ratio * (h * w) as f64).floor() as usize)
 }
 
+/// The border a detector with a stencil of radius `least` (`edge >= least`) leaves out of an
+/// `h x w` image: `edge`, or `max(h, w, least)` where `edge` is larger. Both test no pixel
+/// then (a pixel is tested only where `edge <= x < w - edge` and `edge <= y < h - edge`), so
+/// the scores are the same, and the kernels' parameter stays within the image's extents.
+fn inner_edge(edge: usize, least: usize, h: usize, w: usize) -> usize {
+    edge.min(h.max(w).max(least))
+}
+
 /// Options of [`fast_with`] (ArrayFire's `fast` arguments and defaults).
 ///
 /// ```
@@ -331,7 +345,8 @@ pub struct FastOpts {
     pub non_max: bool,
     /// At most this fraction of the pixels become keypoints, the strongest (0.05).
     pub feature_ratio: f64,
-    /// Pixels nearer the border than this are not tested, at least 3 (3).
+    /// Pixels nearer the border than this are not tested, at least 3 (3). An edge that
+    /// leaves no pixel to test (`2 edge >= h` or `2 edge >= w`) gives no keypoints.
     pub edge: usize,
 }
 
@@ -437,7 +452,7 @@ pub fn fast_with<T: Float>(img: &Array<T>, opts: FastOpts) -> Result<Features> {
     let st = Stencil::Fast {
         thr: opts.thr,
         arc: opts.arc_length,
-        edge: opts.edge,
+        edge: inner_edge(opts.edge, 3, h, w),
     };
     let score = stencil(st, img, None)?.cast::<f32>();
     extract(&score, opts.non_max, 0.0, max, 7.0)
@@ -462,7 +477,8 @@ pub struct SusanOpts {
     pub geom_thr: f64,
     /// At most this fraction of the pixels become keypoints, the strongest (0.05).
     pub feature_ratio: f64,
-    /// Pixels nearer the border than this are not tested, at least `radius` (3).
+    /// Pixels nearer the border than this are not tested, at least `radius` (3). An edge
+    /// that leaves no pixel to test (`2 edge >= h` or `2 edge >= w`) gives no keypoints.
     pub edge: usize,
 }
 
@@ -565,7 +581,7 @@ pub fn susan_with<T: Float>(img: &Array<T>, opts: SusanOpts) -> Result<Features>
         radius: opts.radius,
         t: opts.diff_thr,
         g: opts.geom_thr,
-        edge: opts.edge,
+        edge: inner_edge(opts.edge, opts.radius, h, w),
     };
     let score = stencil(st, img, None)?.cast::<f32>();
     extract(&score, true, 0.0, max, (2 * opts.radius + 1) as f32)
@@ -573,12 +589,18 @@ pub fn susan_with<T: Float>(img: &Array<T>, opts: SusanOpts) -> Result<Features>
 
 /// The normalised Gaussian taps of `n` (odd) points with `sigma`.
 pub(crate) fn gaussian_taps(n: usize, sigma: f64) -> Vec<f64> {
-    let c = (n as f64 - 1.0) / 2.0;
-    let t: Vec<f64> = (0..n)
-        .map(|i| (-(i as f64 - c).powi(2) / (2.0 * sigma * sigma)).exp())
-        .collect();
-    let s: f64 = t.iter().sum();
-    t.into_iter().map(|v| v / s).collect()
+    let r = n / 2;
+    central_gaussian_taps(r, sigma, r)
+}
+
+/// The `2 m + 1` central taps (`m <= r`) of the normalised Gaussian of `2 r + 1` points with
+/// `sigma`: the same values as the middle of [`gaussian_taps`] (the same normalising sum, in
+/// the same order), without holding the `2 r + 1` taps.
+fn central_gaussian_taps(r: usize, sigma: f64, m: usize) -> Vec<f64> {
+    let c = r as f64;
+    let tap = |i: usize| (-(i as f64 - c).powi(2) / (2.0 * sigma * sigma)).exp();
+    let s: f64 = (0..=2 * r).map(tap).sum();
+    (r - m..=r + m).map(|i| tap(i) / s).collect()
 }
 
 /// `x` (rank 2 or more) correlated with `taps` (odd length) along trailing axis `axis` (0 the
@@ -614,9 +636,15 @@ pub(crate) fn smooth<T: Float>(x: &Array<T>, taps: &[f64]) -> Result<Array<T>> {
     smooth_axis(&smooth_axis(x, taps, 0)?, taps, 1)
 }
 
+/// The largest radius [`dog`] takes (its Gaussians have at most `2^25 - 1` taps).
+const DOG_MAX_RADIUS: usize = (1 << 24) - 1;
+
 /// Difference of Gaussians (ArrayFire's `dog`): `x` blurred by the Gaussian of `2 radius1 + 1`
 /// taps less `x` blurred by that of `2 radius2 + 1` taps, each with ArrayFire's default
 /// `sigma = 0.25 taps + 0.75`, zeros outside the image; `[..., h, w]` (leading axes a batch).
+///
+/// # Errors
+/// `x` of rank below 2, `radius1` 0 or not below `radius2`, or `radius2` above `2^24 - 1`.
 ///
 /// ```
 /// # fn main() -> cuprite_array::Result<()> {
@@ -629,15 +657,26 @@ pub(crate) fn smooth<T: Float>(x: &Array<T>, taps: &[f64]) -> Result<Array<T>> {
 /// # Ok(()) }
 /// ```
 pub fn dog<T: Float>(x: &Array<T>, radius1: usize, radius2: usize) -> Result<Array<T>> {
-    image_dims(x.shape(), "dog")?;
+    let (_, h, w) = image_dims(x.shape(), "dog")?;
     if radius1 == 0 || radius1 >= radius2 {
         return Err(Error::InvalidArgument(format!(
             "dog: radius1 {radius1} must be at least 1 and below radius2 {radius2}"
         )));
     }
+    if radius2 > DOG_MAX_RADIUS {
+        return Err(Error::InvalidArgument(format!(
+            "dog: radius2 {radius2} is above {DOG_MAX_RADIUS}"
+        )));
+    }
+    // A tap `d` from the centre with `|d| >= max(h, w)` reads only the zeros outside the image
+    // on both axes: the taps past that are left out, which leaves every sum unchanged.
+    let reach = h.max(w).saturating_sub(1);
     let blur = |r: usize| {
         let n = 2 * r + 1;
-        smooth(x, &gaussian_taps(n, 0.25 * n as f64 + 0.75))
+        smooth(
+            x,
+            &central_gaussian_taps(r, 0.25 * n as f64 + 0.75, r.min(reach)),
+        )
     };
     blur(radius1)?.try_sub(&blur(radius2)?)
 }

@@ -88,9 +88,10 @@ pub(crate) enum Stencil {
     /// Template matching by the method of code `method` (`MatchType::code`), input 1 the
     /// `th x tw` template.
     Match { method: i64, th: usize, tw: usize },
-    /// FAST scores: `arc` in 9..=16, `edge >= 3`.
+    /// FAST scores: `arc` in 9..=16, `edge >= 3` (and at most `i64::MAX`, as every integer
+    /// parameter: the kernels take them as signed 64-bit words).
     Fast { thr: f64, arc: usize, edge: usize },
-    /// SUSAN responses: `edge >= radius`.
+    /// SUSAN responses: `radius` in 1..=10, `edge >= radius`.
     Susan {
         radius: usize,
         t: f64,
@@ -115,8 +116,31 @@ fn cty(d: DType) -> &'static str {
 }
 
 impl VisionCall {
+    /// The element count of the image (and the output); 0 where an extent is 0, and
+    /// `usize::MAX` (matching no input) where the product overflows.
     fn total(&self) -> usize {
-        self.batch * self.h * self.w
+        crate::shape::checked_numel(&[self.batch, self.h, self.w]).unwrap_or(usize::MAX)
+    }
+
+    /// The integer parameters as the signed 64-bit words the kernels take: `batch`, `h`, `w`
+    /// and the stencil's two (`th, tw`; `arc, edge`; `radius, edge`), or an `Err` naming the
+    /// first that does not fit. With every word at most `i64::MAX`, the kernels' border test
+    /// `x < w - edge` cannot overflow, so that a pixel is read only at offsets of at most the
+    /// stencil's radius from a pixel at least `edge` inside the image.
+    fn words(&self) -> Result<[i64; 5]> {
+        use crate::util::kernel_i64 as i;
+        let (what, a, b) = match self.stencil {
+            Stencil::Match { th, tw, .. } => (["match_template: th", "match_template: tw"], th, tw),
+            Stencil::Fast { arc, edge, .. } => (["fast: arc", "fast: edge"], arc, edge),
+            Stencil::Susan { radius, edge, .. } => (["susan: radius", "susan: edge"], radius, edge),
+        };
+        Ok([
+            i(self.batch, "vision: batch")?,
+            i(self.h, "vision: h")?,
+            i(self.w, "vision: w")?,
+            i(a, what[0])?,
+            i(b, what[1])?,
+        ])
     }
 
     fn inputs_needed(&self) -> usize {
@@ -133,11 +157,13 @@ impl VisionCall {
             && crate::shape::numel(inputs[0].shape) == self.total()
             && match self.stencil {
                 Stencil::Match { th, tw, .. } => {
-                    th >= 1 && tw >= 1 && crate::shape::numel(inputs[1].shape) == th * tw
+                    th >= 1
+                        && tw >= 1
+                        && th.checked_mul(tw) == Some(crate::shape::numel(inputs[1].shape))
                 }
                 // The circle and the disc stay inside the image only from `edge` in.
                 Stencil::Fast { arc, edge, .. } => edge >= 3 && (1..=16).contains(&arc),
-                Stencil::Susan { radius, edge, .. } => edge >= radius,
+                Stencil::Susan { radius, edge, .. } => (1..=10).contains(&radius) && edge >= radius,
             };
         if !ok {
             return Err(Error::InvalidArgument(format!(
@@ -152,6 +178,9 @@ impl VisionCall {
                     .map(|x| (x.dtype, x.shape.to_vec()))
                     .collect::<Vec<_>>()
             )));
+        }
+        if self.total() > 0 {
+            self.words()?;
         }
         Ok(())
     }
@@ -484,11 +513,10 @@ impl LibraryCall for VisionCall {
             return Ok(());
         }
         let k = crate::jit::library_kernel(st, self.key(), || self.kernel())?;
-        let i = |v: usize| v as i64;
         let d = self.dtype;
         let img = part(&inputs[0], d, n)?;
         let y = WriteBuf::part(out, d, 0, n)?;
-        let (batch, h, w) = (i(self.batch), i(self.h), i(self.w));
+        let [batch, h, w, p0, p1] = self.words()?;
         let a = match self.stencil {
             Stencil::Match { method, th, tw } => MatchArgs {
                 img,
@@ -497,32 +525,32 @@ impl LibraryCall for VisionCall {
                 batch,
                 h,
                 w,
-                th: i(th),
-                tw: i(tw),
+                th: p0,
+                tw: p1,
                 method,
             }
             .args(),
-            Stencil::Fast { thr, arc, edge } => FastArgs {
+            Stencil::Fast { thr, .. } => FastArgs {
                 img,
                 out: y,
                 batch,
                 h,
                 w,
                 thr,
-                arc: i(arc),
-                edge: i(edge),
+                arc: p0,
+                edge: p1,
             }
             .args(),
-            Stencil::Susan { radius, t, g, edge } => SusanArgs {
+            Stencil::Susan { t, g, .. } => SusanArgs {
                 img,
                 out: y,
                 batch,
                 h,
                 w,
-                radius: i(radius),
+                radius: p0,
                 t,
                 g,
-                edge: i(edge),
+                edge: p1,
             }
             .args(),
         };
@@ -534,7 +562,8 @@ impl LibraryCall for VisionCall {
         // and the output, `th * tw` for the template); the kernels read the image only at
         // indices inside `[0, h) x [0, w)` of their own image (FAST and SUSAN only at pixels
         // at least `edge` from every border, `edge` at least their radius as `check` makes
-        // sure), the template inside `[0, th * tw)`, and write each output index below
+        // sure, and every parameter a word of its own value, `words`), the template inside
+        // `[0, th * tw)`, and write each output index below
         // `batch * h * w` once.
         unsafe {
             stream.launch_packed(
@@ -551,5 +580,44 @@ impl LibraryCall for VisionCall {
 
     fn cuda_sources(&self, _inputs: &[(DType, Vec<usize>)]) -> Vec<String> {
         vec![self.kernel().source]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Stencil, VisionCall};
+    use crate::dtype::DType;
+
+    /// Every integer parameter reaches the kernels as the word of its own value, or the call
+    /// is an `Err` naming it: an edge past `i64::MAX` is not passed as a negative word.
+    #[test]
+    fn words_are_checked() {
+        let call = |stencil| VisionCall {
+            stencil,
+            dtype: DType::F32,
+            batch: 2,
+            h: 16,
+            w: 16,
+        };
+        let fast = |edge| {
+            call(Stencil::Fast {
+                thr: 20.0,
+                arc: 9,
+                edge,
+            })
+        };
+        assert_eq!(fast(3).words().unwrap(), [2, 16, 16, 9, 3]);
+        let e = fast(usize::MAX).words().unwrap_err().to_string();
+        assert!(e.contains(&format!("fast: edge {}", usize::MAX)), "{e}");
+        let e = fast(1 << 63).words().unwrap_err().to_string();
+        assert!(e.contains("fast: edge 9223372036854775808"), "{e}");
+        let susan = call(Stencil::Susan {
+            radius: 3,
+            t: 32.0,
+            g: 10.0,
+            edge: usize::MAX,
+        });
+        let e = susan.words().unwrap_err().to_string();
+        assert!(e.contains(&format!("susan: edge {}", usize::MAX)), "{e}");
     }
 }

@@ -508,7 +508,25 @@ pub fn orb<T: crate::dtype::Float>(img: &Array<T>) -> Result<(Features, Array<u3
     orb_with(img, OrbOpts::new())
 }
 
+/// The most pyramid levels [`orb_with`] keeps.
+const ORB_MAX_LEVELS: usize = 1024;
+
+/// The `Err` of a pyramid of more than [`ORB_MAX_LEVELS`] levels of at least `min_side`
+/// pixels a side.
+fn too_many_levels(opts: &OrbOpts, min_side: usize) -> Error {
+    Error::InvalidArgument(format!(
+        "orb: levels {} with scl_fctr {} keep more than {ORB_MAX_LEVELS} pyramid levels of at \
+         least {min_side} pixels a side",
+        opts.levels, opts.scl_fctr
+    ))
+}
+
 /// [`orb`] with options ([`OrbOpts`]).
+///
+/// # Errors
+/// An image not 2-D; `scl_fctr` not above 1, `levels` or `max_feat` 0, `fast_thr` negative or
+/// not finite; or more than 1024 levels of at least 33 pixels a side (a factor very near 1
+/// with very many levels).
 ///
 /// ```
 /// # fn main() -> cuprite_array::Result<()> {
@@ -542,17 +560,24 @@ pub fn orb_with<T: crate::dtype::Float>(
     }
     let base = img.cast::<f32>();
     let min_side = 2 * (ORB_R as usize + 1) + 1;
-    let dims: Vec<(usize, usize, f64)> = (0..opts.levels)
-        .map(|l| {
-            let s = opts.scl_fctr.powi(l as i32);
-            let (h, w) = (
-                (shape[0] as f64 / s).round() as usize,
-                (shape[1] as f64 / s).round() as usize,
-            );
-            (h, w, s)
-        })
-        .filter(|&(h, w, _)| h >= min_side && w >= min_side)
-        .collect();
+    // The levels shrink with `l` (the factor is above 1): the first one below `min_side` ends
+    // the pyramid, so that a huge `levels` walks only the levels that are kept.
+    let mut dims: Vec<(usize, usize, f64)> = Vec::new();
+    for l in 0..opts.levels {
+        let e = i32::try_from(l).map_err(|_| too_many_levels(&opts, min_side))?;
+        let s = opts.scl_fctr.powi(e);
+        let (h, w) = (
+            (shape[0] as f64 / s).round() as usize,
+            (shape[1] as f64 / s).round() as usize,
+        );
+        if h < min_side || w < min_side {
+            break;
+        }
+        if dims.len() == ORB_MAX_LEVELS {
+            return Err(too_many_levels(&opts, min_side));
+        }
+        dims.push((h, w, s));
+    }
     let area: f64 = dims.iter().map(|d| 1.0 / (d.2 * d.2)).sum();
     let mut feats: Vec<(Features, Array<u32>)> = Vec::new();
     let mut left = opts.max_feat;

@@ -151,7 +151,9 @@ impl<T: Element> Array<T> {
     pub fn from_npy_bytes(b: &[u8]) -> Result<Array<T>> {
         let (d, fortran, shape, data) = parse(b)?;
         let (want, part) = descr(T::DTYPE)?;
-        let (order, code) = d.split_at(1.min(d.len()));
+        // The byte-order mark is the first character (split on its boundary: a descr is any
+        // text of the header, and a non-ASCII first character matches no type).
+        let (order, code) = d.split_at(d.chars().next().map_or(0, char::len_utf8));
         if code != &want[1..] || !matches!(order, "<" | ">" | "|" | "=") {
             return Err(bad(format!(
                 "the file holds {d:?}, not {} ({want:?})",

@@ -18,7 +18,13 @@ pub(crate) struct Spec {
     conv: char,
 }
 
-/// Splits a printf format into literal text and conversions (`%%` is a literal `%`).
+/// The largest width and precision of a conversion (each pads or prints that many
+/// characters a value).
+const PRINTF_MAX: usize = 10_000;
+
+/// Splits a printf format into literal text and conversions (`%%` is a literal `%`), or an
+/// `Err` naming the format where a conversion is unsupported or its width or precision is
+/// above [`PRINTF_MAX`].
 pub(crate) fn parse_format(fmt: &str) -> Result<Vec<std::result::Result<String, Spec>>> {
     let bad = || Error::InvalidArgument(format!("savetxt: unsupported format {fmt:?}"));
     let mut out = Vec::new();
@@ -56,18 +62,27 @@ pub(crate) fn parse_format(fmt: &str) -> Result<Vec<std::result::Result<String, 
             }
             it.next();
         }
-        while let Some(d) = it.peek().and_then(|c| c.to_digit(10)) {
-            s.width = s.width * 10 + d as usize;
-            it.next();
-        }
-        if it.peek() == Some(&'.') {
-            it.next();
-            let mut p = 0;
+        let too_big = || {
+            Error::InvalidArgument(format!(
+                "savetxt: format {fmt:?} has a width or precision above {PRINTF_MAX}"
+            ))
+        };
+        // Digits while the number stays at most `PRINTF_MAX` (checked: no overflow).
+        let number = |it: &mut std::iter::Peekable<std::str::Chars<'_>>| {
+            let mut v = 0usize;
             while let Some(d) = it.peek().and_then(|c| c.to_digit(10)) {
-                p = p * 10 + d as usize;
+                v = v * 10 + d as usize;
+                if v > PRINTF_MAX {
+                    return Err(too_big());
+                }
                 it.next();
             }
-            s.prec = Some(p);
+            Ok(v)
+        };
+        s.width = number(&mut it)?;
+        if it.peek() == Some(&'.') {
+            it.next();
+            s.prec = Some(number(&mut it)?);
         }
         s.conv = it
             .next()

@@ -399,6 +399,10 @@ impl Default for SaveTxt {
 /// writer: a 1-D array is written one value per line, a 2-D array one row per line; more
 /// axes are an `Err`.
 ///
+/// # Errors
+/// An array of more than two axes; a format with an unsupported conversion, or with a width
+/// or precision above 10000 (each named); a failed write.
+///
 /// ```
 /// use cuprite_array::{Array, io::{SaveTxt, savetxt}};
 /// let a = Array::from_slice(&[1.5f64, -2.0, 3.25, 4.0], &[2, 2])?;

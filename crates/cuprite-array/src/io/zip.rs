@@ -108,20 +108,25 @@ impl ZipWriter {
     }
 }
 
-fn u16_at(b: &[u8], at: usize) -> Result<u16> {
-    b.get(at..at + 2)
-        .map(|s| u16::from_le_bytes([s[0], s[1]]))
+/// The `N` bytes at `at` (an offset read from the archive: any value, so the end is a
+/// checked sum), or an `Err` naming `at`.
+fn bytes_at<const N: usize>(b: &[u8], at: usize) -> Result<[u8; N]> {
+    at.checked_add(N)
+        .and_then(|end| b.get(at..end))
+        .and_then(|s| <[u8; N]>::try_from(s).ok())
         .ok_or_else(|| bad(format!("truncated at byte {at}")))
+}
+
+fn u16_at(b: &[u8], at: usize) -> Result<u16> {
+    bytes_at(b, at).map(u16::from_le_bytes)
 }
 
 fn u32_at(b: &[u8], at: usize) -> Result<u32> {
-    b.get(at..at + 4)
-        .map(|s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
-        .ok_or_else(|| bad(format!("truncated at byte {at}")))
+    bytes_at(b, at).map(u32::from_le_bytes)
 }
 
 fn u64_at(b: &[u8], at: usize) -> Result<u64> {
-    Ok(u32_at(b, at)? as u64 | (u32_at(b, at + 4)? as u64) << 32)
+    bytes_at(b, at).map(u64::from_le_bytes)
 }
 
 /// The entries of a stored archive, as `(name, data)` slices of `b`, CRCs checked.

@@ -79,11 +79,15 @@ pub fn medfilt2d<T: ImageElement>(x: &Array<T>, kernel_size: Option<&[usize]>) -
     medfilt(x, kernel_size)
 }
 
+/// The most elements of a [`wiener`] window (a box of ones correlated with the array).
+const WIENER_MAX: usize = 1 << 24;
+
 fn wiener_core<R: Float + SignalElement>(
     x: &Array<R>,
     s: &[usize],
     noise: Option<f64>,
 ) -> Result<Array<R>> {
+    // `wiener` bounded the product by `WIENER_MAX`.
     let size: usize = s.iter().product();
     let inv = R::from_scalar(crate::dtype::Scalar::F64(1.0 / size as f64));
     let ones = crate::device::with_device(x.device(), || {
@@ -122,8 +126,8 @@ fn wiener_core<R: Float + SignalElement>(
 /// axes may have an extent above 1. Computed in `f64` for `f64`, else `f32`.
 ///
 /// # Errors
-/// A zero extent, a `mysize` of another length than 1 or `x.ndim()`, an empty array, more than
-/// three extended axes, each named.
+/// A zero extent, a window of more than 2^24 elements, a `mysize` of another length than 1 or
+/// `x.ndim()`, an empty array, more than three extended axes, each named.
 ///
 /// ```
 /// use cuprite_array::{Array, signal::wiener};
@@ -139,6 +143,12 @@ pub fn wiener<T: Float + SignalElement>(
     noise: Option<f64>,
 ) -> Result<Array<T>> {
     let s = sizes("wiener", mysize, x.ndim(), false)?;
+    let size = s.iter().try_fold(1usize, |a, &m| a.checked_mul(m));
+    if size.is_none_or(|n| n > WIENER_MAX) {
+        return Err(Error::InvalidArgument(format!(
+            "wiener: mysize {s:?} gives a window of more than 2^24 elements"
+        )));
+    }
     if x.is_empty() {
         return Err(Error::InvalidArgument(format!(
             "wiener of an empty array (shape {:?})",

@@ -17,13 +17,18 @@ use crate::ops::fft::FftOpts;
 use crate::ops::{AxisOpts, ConvMode, ReduceOpts};
 use std::f64::consts::PI;
 
+/// The most taps [`firwin`] designs (and so [`resample_poly`] and [`decimate_with`] with the
+/// filters they design).
+const FIRWIN_MAX_TAPS: usize = 1 << 24;
+
 /// The low-pass FIR filter of `numtaps` taps with cutoff `cutoff` (a fraction of the Nyquist
 /// frequency, in `(0, 1)`) by the window method (SciPy's `firwin(numtaps, cutoff, window)`
 /// with its defaults): `cutoff sinc(cutoff (j - (numtaps - 1) / 2))` times the symmetric
 /// window, scaled to a DC gain of 1.
 ///
 /// # Errors
-/// `numtaps` 0, a cutoff outside `(0, 1)`, or a window parameter out of its domain, named.
+/// `numtaps` 0 or above 2^24, a cutoff outside `(0, 1)`, or a window parameter out of its
+/// domain, named.
 ///
 /// ```
 /// use cuprite_array::signal::{Window, firwin};
@@ -33,10 +38,10 @@ use std::f64::consts::PI;
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn firwin(numtaps: usize, cutoff: f64, window: Window) -> Result<Vec<f64>> {
-    if numtaps == 0 {
-        return Err(Error::InvalidArgument(
-            "firwin: numtaps must be positive, not 0".into(),
-        ));
+    if numtaps == 0 || numtaps > FIRWIN_MAX_TAPS {
+        return Err(Error::InvalidArgument(format!(
+            "firwin: numtaps {numtaps} must be 1 to 2^24"
+        )));
     }
     if !(cutoff > 0.0 && cutoff < 1.0) {
         return Err(Error::InvalidArgument(format!(
@@ -129,6 +134,7 @@ fn upfirdn_core<R: Work>(
         let mut w = vec![(0, 0); nd + 1];
         w[nd] = (0, up - 1);
         let mut s = xm.shape()[..nd - 1].to_vec();
+        // `upfirdn` checked `n up` (and the whole upsampled shape).
         s.push(n * up);
         let z = xm.expand_dims(-1)?.pad(&w, sc::<R>(0.0))?.reshape(&s)?;
         slice_axis(&z, nd - 1, 0, (n - 1) * up + 1, 1)?
@@ -164,7 +170,7 @@ fn check_rates(what: &str, up: usize, down: usize) -> Result<()> {
 ///
 /// # Errors
 /// An empty `h` or non-finite tap, `up` or `down` 0, an axis out of range or an empty axis,
-/// named.
+/// or an upsampled signal or convolution with more elements than fit in memory, named.
 ///
 /// ```
 /// use cuprite_array::{Array, signal::upfirdn};
@@ -192,9 +198,28 @@ pub fn upfirdn<T: Float>(
         )));
     }
     let ax = norm_axis("upfirdn", axis, x.ndim())?;
-    if x.shape()[ax] == 0 {
+    let n = x.shape()[ax];
+    if n == 0 {
         return Err(Error::InvalidArgument(format!(
             "upfirdn along an empty axis {ax} (shape {:?})",
+            x.shape()
+        )));
+    }
+    // The upsampled signal (`n up` values) and the full convolution (`(n - 1) up + len(h)`)
+    // must fit memory along with the other axes.
+    let longest = (n - 1)
+        .checked_mul(up)
+        .and_then(|v| v.checked_add(h.len().max(up)));
+    let fits = longest.is_some_and(|l| {
+        let mut s = x.shape().to_vec();
+        s[ax] = l;
+        crate::shape::checked_numel(&s).is_ok()
+    });
+    if !fits {
+        return Err(Error::InvalidArgument(format!(
+            "upfirdn: {n} values upsampled by {up} and filtered by {} taps along axis {ax} of \
+             shape {:?} have more elements than fit in memory",
+            h.len(),
             x.shape()
         )));
     }
@@ -298,7 +323,8 @@ pub fn resample_poly<T: Float>(x: &Array<T>, up: usize, down: usize) -> Result<A
 ///
 /// # Errors
 /// `up` or `down` 0, an empty or non-finite filter, an axis out of range or an empty axis,
-/// named.
+/// a designed filter of more than 2^24 taps (`max(up, down)` above 838860 after the greatest
+/// common divisor), or an output with more elements than fit in memory, named.
 ///
 /// ```
 /// use cuprite_array::{Array, signal::{PolyPad, ResamplePolyOpts, resample_poly_with}};
@@ -330,7 +356,15 @@ pub fn resample_poly_with<T: Float>(
     if up == 1 && down == 1 {
         return Ok(x.clone());
     }
-    let n_out = (n_in * up).div_ceil(down);
+    let n_out = n_in
+        .checked_mul(up)
+        .filter(|&v| v <= isize::MAX as usize / 16)
+        .ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "resample_poly: {n_in} values upsampled by {up} overflow the address space"
+            ))
+        })?
+        .div_ceil(down);
     let (h, half_len) = match &opts.window {
         WindowSpec::Values(v) => {
             if v.is_empty() {
@@ -342,17 +376,38 @@ pub fn resample_poly_with<T: Float>(
         }
         WindowSpec::Named(w) => {
             let r = up.max(down);
-            (firwin(20 * r + 1, 1.0 / r as f64, *w)?, 10 * r)
+            let taps = r
+                .checked_mul(20)
+                .and_then(|t| t.checked_add(1))
+                .filter(|&t| t <= FIRWIN_MAX_TAPS)
+                .ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "resample_poly: up {up} and down {down} (over their greatest common \
+                         divisor) design a filter of 20 max(up, down) + 1 taps, more than 2^24"
+                    ))
+                })?;
+            (firwin(taps, 1.0 / r as f64, *w)?, taps / 2)
         }
     };
     let n_pre_pad = down - half_len % down;
-    let n_pre_remove = (half_len + n_pre_pad) / down;
-    let out_len = |lh: usize| ((n_in - 1) * up + lh - 1) / down + 1;
-    let mut n_post_pad = 0;
-    while out_len(h.len() + n_pre_pad + n_post_pad) < n_out + n_pre_remove {
-        n_post_pad += 1;
-    }
-    let mut taps = vec![0.0; n_pre_pad];
+    // At most `half_len / down + 1` (u128: `down` may be near `usize::MAX`).
+    let n_pre_remove = ((half_len as u128 + n_pre_pad as u128) / down as u128) as usize;
+    // The fewest zeros `p` after the taps for which `upfirdn`'s output of
+    // `((n_in - 1) up + lh + p - 1) / down + 1` values reaches `n_out + n_pre_remove`:
+    // `(n_in - 1) up + lh + p - 1 >= (n_out + n_pre_remove - 1) down` (in u128: the terms are
+    // below 2^64 each, their products below 2^128).
+    let lh = h.len() as u128 + n_pre_pad as u128;
+    let reached = ((n_in - 1) as u128) * (up as u128) + lh - 1;
+    let need = ((n_out + n_pre_remove - 1) as u128) * (down as u128);
+    let n_post_pad = usize::try_from(need.saturating_sub(reached)).map_err(|_| {
+        Error::InvalidArgument(format!(
+            "resample_poly: up {up} and down {down} of {n_in} values pad the filter past the \
+             address space"
+        ))
+    })?;
+    let n_taps = usize::try_from(lh + n_post_pad as u128).unwrap_or(usize::MAX);
+    let mut taps: Vec<f64> = crate::util::host_vec(n_taps, "resample_poly: the padded filter")?;
+    taps.resize(n_pre_pad, 0.0);
     taps.extend(h.iter().map(|v| v * up as f64));
     taps.extend(std::iter::repeat_n(0.0, n_post_pad));
     let a = ax as isize;
@@ -476,8 +531,9 @@ pub fn decimate<T: Float>(x: &Array<T>, q: usize) -> Result<Array<T>> {
 /// dtype.
 ///
 /// # Errors
-/// `q` 0, `n` 0, an axis out of range or an empty axis, and with zero phase and the IIR
-/// filter a signal not longer than [`sosfiltfilt`]'s `padlen` (27 for order 8), named.
+/// `q` 0, `n` 0, for the FIR filter `n` of 2^24 or more (so `q` of 838861 or more by
+/// default), an axis out of range or an empty axis, and with zero phase and the IIR filter a
+/// signal not longer than [`sosfiltfilt`]'s `padlen` (27 for order 8), named.
 ///
 /// ```
 /// use cuprite_array::{Array, signal::{DecimateFilter, DecimateOpts, decimate_with}};
@@ -500,11 +556,16 @@ pub fn decimate_with<T: Float>(x: &Array<T>, q: usize, opts: &DecimateOpts) -> R
         ));
     }
     let fir = opts.ftype == DecimateFilter::Fir;
-    let n = opts.n.unwrap_or(if fir { 20 * q } else { 8 });
-    if n == 0 {
-        return Err(Error::InvalidArgument(
-            "decimate: the filter order n must be positive, not 0".into(),
-        ));
+    let n = match opts.n {
+        Some(n) => n,
+        None if fir => q.saturating_mul(20),
+        None => 8,
+    };
+    if n == 0 || (fir && n >= FIRWIN_MAX_TAPS) {
+        return Err(Error::InvalidArgument(format!(
+            "decimate: the filter order n {n} (q {q}) must be positive, and below 2^24 for \
+             the FIR filter"
+        )));
     }
     let ax = norm_axis("decimate", opts.axis, x.ndim())?;
     let len = x.shape()[ax];

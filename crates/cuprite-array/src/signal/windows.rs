@@ -204,7 +204,13 @@ pub(crate) fn window_values(window: Window, nx: usize, fftbins: bool) -> Result<
     if nx <= 1 {
         return Ok(vec![1.0; nx]);
     }
-    let m = if fftbins { nx + 1 } else { nx };
+    let m = if fftbins { nx.checked_add(1) } else { Some(nx) };
+    let m = m.ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "get_window: {nx} points do not fit the address space"
+        ))
+    })?;
+    crate::util::host_fits::<f64>(m, &format!("get_window: a window of {nx} points"))?;
     let mut v = symmetric(window, m);
     v.truncate(nx);
     Ok(v)
@@ -215,7 +221,7 @@ pub(crate) fn window_values(window: Window, nx: usize, fftbins: bool) -> Result<
 ///
 /// # Errors
 /// A parameter out of its domain (a non-finite Kaiser β, a Gaussian σ or exponential τ not
-/// positive), named.
+/// positive), or more points than the host's memory holds, named.
 ///
 /// ```
 /// use cuprite_array::signal::{Window, get_window};

@@ -173,7 +173,8 @@ impl<T: SparseValue> SparseArray<T> {
         Self::from_host(h, a.device(), None)
     }
 
-    /// The `n × n` identity in CSR.
+    /// The `n × n` identity in CSR. An `n` whose diagonal or offsets exceed the host's memory
+    /// is an `Err` naming it.
     ///
     /// ```
     /// use cuprite_array::{Device, with_device};
@@ -197,8 +198,10 @@ impl<T: SparseValue> SparseArray<T> {
     /// # Ok::<(), cuprite_array::Error>(())
     /// ```
     pub fn eye_k(shape: [usize; 2], k: isize) -> Result<Self> {
+        check_shape(shape)?;
         let n = diagonal_len(shape, k);
-        let ones = vec![T::one(); n];
+        let mut ones: Vec<T> = crate::util::host_vec(n, &format!("eye of shape {shape:?}"))?;
+        ones.resize(n, T::one());
         Self::diags(&[&ones], &[k], shape)
     }
 

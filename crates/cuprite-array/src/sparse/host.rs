@@ -142,6 +142,16 @@ impl<T: SparseValue> Host<T> {
                 v.len()
             )));
         }
+        // A compressed format holds offsets over its major extent whatever the element count.
+        let major = match format {
+            SparseFormat::Csr => Some(rows),
+            SparseFormat::Csc => Some(cols),
+            SparseFormat::Coo => None,
+        };
+        if let Some(n) = major {
+            let what = format!("sparse {format:?} of shape [{rows}, {cols}]: its offsets");
+            crate::util::host_fits::<usize>(n.saturating_add(1), &what)?;
+        }
         for k in 0..v.len() {
             if r[k] >= rows || c[k] >= cols {
                 return Err(bad(format!(

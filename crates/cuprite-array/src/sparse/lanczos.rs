@@ -200,7 +200,10 @@ pub fn eigsh_with<T: SparseValue + Float + Transcendental>(
         )));
     }
     let k = opts.k;
-    let m = opts.ncv.unwrap_or_else(|| n.min((2 * k + 1).max(20)));
+    // SciPy's default `min(n, max(2 k + 1, 20))`, saturating: a `k` past `n` is refused below.
+    let m = opts
+        .ncv
+        .unwrap_or_else(|| n.min(k.saturating_mul(2).saturating_add(1).max(20)));
     let ncv_ok = (m > k && m <= n) || (m == n && k == n);
     let tol_ok = opts.tol.is_none_or(|t| t >= 0.0);
     if k == 0 || k > n || !ncv_ok || !tol_ok {

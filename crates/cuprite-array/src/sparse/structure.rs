@@ -56,7 +56,9 @@ impl<T: SparseValue> SparseArray<T> {
     /// A `rows × cols` CSR matrix on the current device with `round(density · rows · cols)`
     /// elements at distinct positions drawn uniformly (SciPy's `sparse.random`), each value
     /// uniform in `[0, 1)` (real part for complex types). The same `seed` gives the same
-    /// matrix on every backend. A density outside `[0, 1]` is an `Err` naming it.
+    /// matrix on every backend. A density outside `[0, 1]` is an `Err` naming it, as is an
+    /// element count whose positions, indices and values (32 bytes each) exceed the host's
+    /// memory.
     ///
     /// ```
     /// use cuprite_array::{Device, with_device};
@@ -80,6 +82,11 @@ impl<T: SparseValue> SparseArray<T> {
             ))
         })?;
         let k = ((density * total as f64).round() as usize).min(total);
+        // Each element is held as a position, a row, a column and a value.
+        crate::util::host_fits::<[u64; 4]>(
+            k,
+            &format!("sparse random: {k} elements (density {density} of shape {shape:?})"),
+        )?;
         let mut rng = SplitMix(seed);
         // Floyd's sampling of k distinct positions out of `total`.
         let mut picked = std::collections::HashSet::with_capacity(k);

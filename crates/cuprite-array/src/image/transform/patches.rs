@@ -80,9 +80,22 @@ const ALL: SliceArg = SliceArg::Range {
     step: 1,
 };
 
+/// `a b`, or an `Err` naming both where the product overflows.
+fn product(a: usize, b: usize, what: &str) -> Result<usize> {
+    a.checked_mul(b)
+        .ok_or_else(|| bad(format!("{what}: {a} x {b} overflows the address space")))
+}
+
 /// The count of windows of `w` cells, `s` apart, along an axis of `n` padded by `p` each side.
 fn windows(n: usize, w: usize, s: usize, p: usize, what: &str) -> Result<usize> {
-    let span = n + 2 * p;
+    let span = p
+        .checked_mul(2)
+        .and_then(|d| d.checked_add(n))
+        .ok_or_else(|| {
+            bad(format!(
+                "{what}: {n} cells padded by {p} each side overflow the address space"
+            ))
+        })?;
     if w == 0 || s == 0 || w > span {
         return Err(bad(format!(
             "{what}: a window of {w} cells, stride {s}, over {n} cells padded by {p} (window \
@@ -150,16 +163,17 @@ pub fn unwrap_with<T: Element>(
     let nx = windows(n0, wx, sx, opts.px, what)?;
     let ny = windows(n1, wy, sy, opts.py, what)?;
     let lead = &x.shape()[..nd - 2];
+    let (cells, places) = (product(wx, wy, what)?, product(nx, ny, what)?);
     let mut shape = lead.to_vec();
-    shape.extend([wx * wy, nx * ny]);
+    shape.extend([cells, places]);
     checked_size(&shape, what)?;
     let mut widths = vec![(0, 0); nd];
     widths[nd - 2] = (opts.px, opts.px);
     widths[nd - 1] = (opts.py, opts.py);
     let xp = x.pad(&widths, T::default())?;
     let mut flat = lead.to_vec();
-    flat.push(nx * ny);
-    let mut parts = Vec::with_capacity(wx * wy);
+    flat.push(places);
+    let mut parts = Vec::with_capacity(cells);
     for i in 0..wx {
         for j in 0..wy {
             let mut args = vec![ALL; nd - 2];
@@ -237,16 +251,16 @@ pub fn wrap_with<T: Numeric>(
         x.swapaxes(-1, -2)?
     };
     let (p, l) = (cols.shape()[nd - 2], cols.shape()[nd - 1]);
-    if p != wx * wy || l != nx * ny {
+    let (cells, places) = (product(wx, wy, what)?, product(nx, ny, what)?);
+    if p != cells || l != places {
         return Err(bad(format!(
             "{what}: patches of shape {:?} for {wx} x {wy} windows at {nx} x {ny} places \
-             (expected [..., {}, {}] with is_column)",
+             (expected [..., {cells}, {places}] with is_column)",
             x.shape(),
-            wx * wy,
-            nx * ny
         )));
     }
     let lead = &x.shape()[..nd - 2];
+    // `windows` checked `o + 2 p` on both axes.
     let (p0, p1) = (ox + 2 * opts.px, oy + 2 * opts.py);
     let mut shape = lead.to_vec();
     shape.extend([p0, p1]);

@@ -11,7 +11,7 @@ use crate::array::Array;
 use crate::device::Device;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
-use crate::shape::{Layout, numel};
+use crate::shape::Layout;
 use cuprite_driver::DeviceBuffer;
 use std::ffi::c_void;
 
@@ -134,6 +134,9 @@ pub(super) struct SendPtr(*mut c_void, bool);
 unsafe impl Send for SendPtr {}
 
 pub(super) fn import_cuda<T: Element>(t: DLPackTensor, shape: &[usize]) -> Result<Array<T>> {
+    // The element count fits memory (as for a CPU tensor): an overflowing product must not
+    // read as an empty tensor and skip the pointer checks below.
+    let n = crate::shape::checked_numel(shape)?;
     let tensor = t.tensor();
     let ordinal = tensor.device.device_id;
     let n_dev = cuprite_driver::Device::count().unwrap_or(0);
@@ -160,7 +163,6 @@ pub(super) fn import_cuda<T: Element>(t: DLPackTensor, shape: &[usize]) -> Resul
                 "a DLPack tensor at {first:#x} whose strides {strides:?} reach below address 0"
             ))
         })? as u64;
-    let n = numel(shape);
     if n > 0 {
         if first == 0 {
             return Err(Error::InvalidArgument(
