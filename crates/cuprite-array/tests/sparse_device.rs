@@ -378,6 +378,33 @@ fn bad_triplets(d: Device) -> TestResult {
     })
 }
 
+/// COO keeps any shape within the index limit, but its compressed forms and products hold
+/// host memory over an extent: converting a COO matrix of 2^60 rows to CSR, or of 2^60
+/// columns to CSC, and a product whose row accumulator spans 2^60 columns, are `Err`s naming
+/// the offsets or the accumulator, not aborted allocations (the host path).
+fn huge_extents() -> TestResult {
+    with_device(Device::CPU, || {
+        let tall = SparseArray::from_coo([1 << 60, 2], &[0i64], &[1], &[1.0f64])?;
+        assert_err(
+            tall.to_format(SparseFormat::Csr),
+            "InvalidArgument",
+            "sparse Csr of shape [1152921504606846976, 2]: its offsets",
+        );
+        let wide = SparseArray::from_coo([2, 1 << 60], &[1i64], &[0], &[1.0f64])?;
+        assert_err(wide.to_csc(), "InvalidArgument", "its offsets");
+        let small = SparseArray::from_coo([1, 2], &[0i64], &[1], &[2.0f64])?;
+        assert_err(
+            small.matmul(&wide),
+            "InvalidArgument",
+            "a row's accumulator",
+        );
+        // The forms over the small extent still convert.
+        assert_eq!(wide.to_csr()?.nnz(), 1);
+        assert_eq!(tall.to_csc()?.nnz(), 1);
+        Ok(())
+    })
+}
+
 /// A `rows × cols` CSR matrix with `per_row` entries at distinct random columns in each row
 /// (every fourth row empty), values in [-1, 1), and its dense f64 form.
 fn rows_of<T: V>(
@@ -965,6 +992,7 @@ const BODIES: &[(&str, Body)] = &[
 
 pub fn tests() -> Vec<Test> {
     let mut v = vec![
+        Test::cpu("cpu::sparse_device::huge_extents", huge_extents),
         Test::nvrtc("codegen::sparse_kernels_compile", sparse_kernels_compile),
         Test::gpu("cuda::sparse_device::cuda_matches_cpu", cuda_matches_cpu),
         Test::gpu(

@@ -299,7 +299,9 @@ impl<T: SparseValue> SparseArray<T> {
         {
             return Ok(c);
         }
-        self.like(self.host()?.to_format(format))
+        let h = self.host()?;
+        h.check_format(format)?;
+        self.like(h.to_format(format))
     }
 
     /// [`to_format`](Self::to_format) CSR.

@@ -142,16 +142,7 @@ impl<T: SparseValue> Host<T> {
                 v.len()
             )));
         }
-        // A compressed format holds offsets over its major extent whatever the element count.
-        let major = match format {
-            SparseFormat::Csr => Some(rows),
-            SparseFormat::Csc => Some(cols),
-            SparseFormat::Coo => None,
-        };
-        if let Some(n) = major {
-            let what = format!("sparse {format:?} of shape [{rows}, {cols}]: its offsets");
-            crate::util::host_fits::<usize>(n.saturating_add(1), &what)?;
-        }
+        offsets_fit(format, rows, cols)?;
         for k in 0..v.len() {
             if r[k] >= rows || c[k] >= cols {
                 return Err(bad(format!(
@@ -243,6 +234,25 @@ impl<T: SparseValue> Host<T> {
                 )
             }
         }
+    }
+
+    /// `Err` where this matrix in `format` would need more host memory for its offsets than
+    /// the host has (checked before [`to_format`](Self::to_format), which cannot fail).
+    pub fn check_format(&self, format: SparseFormat) -> Result<()> {
+        offsets_fit(format, self.rows, self.cols)
+    }
+
+    /// `Err` where [`matmul`](Self::matmul) of `self` and `other` would need more host memory
+    /// than the host has: both as CSR, and a row's accumulator and marks over `other`'s
+    /// columns.
+    pub fn check_matmul(&self, other: &Self) -> Result<()> {
+        self.check_format(SparseFormat::Csr)?;
+        other.check_format(SparseFormat::Csr)?;
+        let what = format!(
+            "sparse product with {} columns: a row's accumulator",
+            other.cols
+        );
+        crate::util::host_fits::<(T, usize)>(other.cols, &what)
     }
 
     /// This matrix in `format`.
@@ -393,6 +403,18 @@ impl<T: SparseValue> Host<T> {
 }
 
 /// Offsets (`n + 1`) counting each major index (in any order).
+/// `Err` where a matrix of `rows` x `cols` in `format` would need more host memory for its
+/// offsets (over its major extent, whatever its element count) than the host has.
+fn offsets_fit(format: SparseFormat, rows: usize, cols: usize) -> Result<()> {
+    let major = match format {
+        SparseFormat::Csr => rows,
+        SparseFormat::Csc => cols,
+        SparseFormat::Coo => return Ok(()),
+    };
+    let what = format!("sparse {format:?} of shape [{rows}, {cols}]: its offsets");
+    crate::util::host_fits::<usize>(major.saturating_add(1), &what)
+}
+
 fn offsets_of(idx: &[usize], n: usize) -> Vec<usize> {
     let mut off = vec![0usize; n + 1];
     for &i in idx {

@@ -294,8 +294,9 @@ impl<T: SparseValue> SparseArray<T> {
                 _ => Ok(c),
             };
         }
-        let h = self.host()?.matmul(&other.host()?);
-        self.like(h)
+        let (a, b) = (self.host()?, other.host()?);
+        a.check_matmul(&b)?;
+        self.like(a.matmul(&b))
     }
 
     /// `A + B` for sparse `B` of the same shape, in `A`'s format (values at a position both
