@@ -186,6 +186,56 @@ fn check_db(what: &str, name: &str, db: f64) -> Result<()> {
     Ok(())
 }
 
+/// A design family and its parameters: what the public functions of each family share.
+#[derive(Clone, Copy)]
+enum Family {
+    Butter,
+    Cheby1 { rp: f64 },
+    Cheby2 { rs: f64 },
+    Ellip { rp: f64, rs: f64 },
+    Bessel(BesselNorm),
+}
+
+impl Family {
+    /// The digital design of order `n` at `wn` for `btype`, its parameters checked first:
+    /// ripples and attenuations positive and finite (an elliptic `rs` above its `rp`), a
+    /// Bessel order at most [`BESSEL_MAX_ORDER`], then as [`design`] checks.
+    fn zpk(self, n: usize, wn: Cutoff, btype: BandType) -> Result<Zpk> {
+        let rp = "the passband ripple rp";
+        let rs = "the stopband attenuation rs";
+        match self {
+            Family::Butter => design("butter", n, wn, btype, |n| Ok(buttap(n))),
+            Family::Cheby1 { rp: r } => {
+                check_db("cheby1", rp, r)?;
+                design("cheby1", n, wn, btype, |n| Ok(cheb1ap(n, r)))
+            }
+            Family::Cheby2 { rs: r } => {
+                check_db("cheby2", rs, r)?;
+                design("cheby2", n, wn, btype, |n| Ok(cheb2ap(n, r)))
+            }
+            Family::Ellip { rp: p, rs: s } => {
+                check_db("ellip", rp, p)?;
+                check_db("ellip", rs, s)?;
+                if s <= p {
+                    return Err(Error::InvalidArgument(format!(
+                        "ellip: the stopband attenuation rs = {s} dB must exceed the passband \
+                         ripple rp = {p} dB"
+                    )));
+                }
+                design("ellip", n, wn, btype, |n| Ok(ellipap(n, p, s)))
+            }
+            Family::Bessel(norm) => {
+                if n > BESSEL_MAX_ORDER {
+                    return Err(Error::InvalidArgument(format!(
+                        "bessel: the order {n} exceeds the largest supported, {BESSEL_MAX_ORDER}"
+                    )));
+                }
+                design("bessel", n, wn, btype, |n| besselap(n, norm))
+            }
+        }
+    }
+}
+
 /// `(b, a)` of a digital design, both of one coefficient more than the poles, `a[0] = 1`.
 fn to_ba(f: &Zpk) -> (Vec<f64>, Vec<f64>) {
     let b = poly(&f.z).into_iter().map(|v| v * f.k).collect();
@@ -303,8 +353,7 @@ fn to_sos(f: &Zpk) -> Vec<[f64; 6]> {
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn butter(n: usize, wn: impl Into<Cutoff>, btype: BandType) -> Result<(Vec<f64>, Vec<f64>)> {
-    let f = design("butter", n, wn.into(), btype, |n| Ok(buttap(n)))?;
-    Ok(to_ba(&f))
+    Ok(to_ba(&Family::Butter.zpk(n, wn.into(), btype)?))
 }
 
 /// [`butter`] as second-order sections `[b0, b1, b2, 1, a1, a2]` for
@@ -325,8 +374,7 @@ pub fn butter(n: usize, wn: impl Into<Cutoff>, btype: BandType) -> Result<(Vec<f
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn butter_sos(n: usize, wn: impl Into<Cutoff>, btype: BandType) -> Result<Vec<[f64; 6]>> {
-    let f = design("butter", n, wn.into(), btype, |n| Ok(buttap(n)))?;
-    Ok(to_sos(&f))
+    Ok(to_sos(&Family::Butter.zpk(n, wn.into(), btype)?))
 }
 
 /// The digital Chebyshev type I filter of order `n` with `rp` dB of equiripple in the
@@ -352,9 +400,7 @@ pub fn cheby1(
     wn: impl Into<Cutoff>,
     btype: BandType,
 ) -> Result<(Vec<f64>, Vec<f64>)> {
-    check_db("cheby1", "the passband ripple rp", rp)?;
-    let f = design("cheby1", n, wn.into(), btype, |n| Ok(cheb1ap(n, rp)))?;
-    Ok(to_ba(&f))
+    Ok(to_ba(&Family::Cheby1 { rp }.zpk(n, wn.into(), btype)?))
 }
 
 /// [`cheby1`] as second-order sections, laid out as [`butter_sos`]'s.
@@ -374,9 +420,7 @@ pub fn cheby1_sos(
     wn: impl Into<Cutoff>,
     btype: BandType,
 ) -> Result<Vec<[f64; 6]>> {
-    check_db("cheby1", "the passband ripple rp", rp)?;
-    let f = design("cheby1", n, wn.into(), btype, |n| Ok(cheb1ap(n, rp)))?;
-    Ok(to_sos(&f))
+    Ok(to_sos(&Family::Cheby1 { rp }.zpk(n, wn.into(), btype)?))
 }
 
 /// The digital Chebyshev type II filter of order `n`, flat in the passband, with equiripple
@@ -405,9 +449,7 @@ pub fn cheby2(
     wn: impl Into<Cutoff>,
     btype: BandType,
 ) -> Result<(Vec<f64>, Vec<f64>)> {
-    check_db("cheby2", "the stopband attenuation rs", rs)?;
-    let f = design("cheby2", n, wn.into(), btype, |n| Ok(cheb2ap(n, rs)))?;
-    Ok(to_ba(&f))
+    Ok(to_ba(&Family::Cheby2 { rs }.zpk(n, wn.into(), btype)?))
 }
 
 /// [`cheby2`] as second-order sections, laid out as [`butter_sos`]'s.
@@ -427,22 +469,7 @@ pub fn cheby2_sos(
     wn: impl Into<Cutoff>,
     btype: BandType,
 ) -> Result<Vec<[f64; 6]>> {
-    check_db("cheby2", "the stopband attenuation rs", rs)?;
-    let f = design("cheby2", n, wn.into(), btype, |n| Ok(cheb2ap(n, rs)))?;
-    Ok(to_sos(&f))
-}
-
-/// The ripple and attenuation of an elliptic design, checked: `rp` positive, `rs` above it.
-fn check_ellip(rp: f64, rs: f64) -> Result<()> {
-    check_db("ellip", "the passband ripple rp", rp)?;
-    check_db("ellip", "the stopband attenuation rs", rs)?;
-    if rs <= rp {
-        return Err(Error::InvalidArgument(format!(
-            "ellip: the stopband attenuation rs = {rs} dB must exceed the passband ripple rp = \
-             {rp} dB"
-        )));
-    }
-    Ok(())
+    Ok(to_sos(&Family::Cheby2 { rs }.zpk(n, wn.into(), btype)?))
 }
 
 /// The digital elliptic (Cauer) filter of order `n`: `rp` dB of equiripple in the passband,
@@ -471,9 +498,7 @@ pub fn ellip(
     wn: impl Into<Cutoff>,
     btype: BandType,
 ) -> Result<(Vec<f64>, Vec<f64>)> {
-    check_ellip(rp, rs)?;
-    let f = design("ellip", n, wn.into(), btype, |n| Ok(ellipap(n, rp, rs)))?;
-    Ok(to_ba(&f))
+    Ok(to_ba(&Family::Ellip { rp, rs }.zpk(n, wn.into(), btype)?))
 }
 
 /// [`ellip`] as second-order sections, laid out as [`butter_sos`]'s.
@@ -494,19 +519,11 @@ pub fn ellip_sos(
     wn: impl Into<Cutoff>,
     btype: BandType,
 ) -> Result<Vec<[f64; 6]>> {
-    check_ellip(rp, rs)?;
-    let f = design("ellip", n, wn.into(), btype, |n| Ok(ellipap(n, rp, rs)))?;
-    Ok(to_sos(&f))
-}
-
-/// The order of a Bessel design, checked against the orders whose poles [`bessel`] finds.
-fn check_bessel(n: usize) -> Result<()> {
-    if n > BESSEL_MAX_ORDER {
-        return Err(Error::InvalidArgument(format!(
-            "bessel: the order {n} exceeds the largest supported, {BESSEL_MAX_ORDER}"
-        )));
-    }
-    Ok(())
+    Ok(to_sos(&Family::Ellip { rp, rs }.zpk(
+        n,
+        wn.into(),
+        btype,
+    )?))
 }
 
 /// The digital Bessel-Thomson filter of order `n` (at most 20), whose analog prototype has
@@ -539,9 +556,7 @@ pub fn bessel(
     btype: BandType,
     norm: BesselNorm,
 ) -> Result<(Vec<f64>, Vec<f64>)> {
-    check_bessel(n)?;
-    let f = design("bessel", n, wn.into(), btype, |n| besselap(n, norm))?;
-    Ok(to_ba(&f))
+    Ok(to_ba(&Family::Bessel(norm).zpk(n, wn.into(), btype)?))
 }
 
 /// [`bessel`] as second-order sections, laid out as [`butter_sos`]'s.
@@ -561,7 +576,5 @@ pub fn bessel_sos(
     btype: BandType,
     norm: BesselNorm,
 ) -> Result<Vec<[f64; 6]>> {
-    check_bessel(n)?;
-    let f = design("bessel", n, wn.into(), btype, |n| besselap(n, norm))?;
-    Ok(to_sos(&f))
+    Ok(to_sos(&Family::Bessel(norm).zpk(n, wn.into(), btype)?))
 }

@@ -67,7 +67,7 @@ fn band_nat(passb: [f64; 2], stopb: [f64; 2], btype: BandType) -> f64 {
 /// `K(1 / nat) K'(k1) / (K'(1 / nat) K(k1))` with `k1 = sqrt((G_p - 1) / (G_s - 1))`
 /// (elliptic), `G = 10^(dB / 10)`.
 fn real_order(kind: Kind, nat: f64, gpass: f64, gstop: f64) -> f64 {
-    let (gs, gp) = ((0.1 * gstop).exp_m1_10(), (0.1 * gpass).exp_m1_10());
+    let (gs, gp) = (pow10m1(0.1 * gstop), pow10m1(0.1 * gpass));
     match kind {
         Kind::Butter => (gs / gp).log10() / (2.0 * nat.log10()),
         Kind::Cheby => (gs / gp).sqrt().acosh() / nat.acosh(),
@@ -83,14 +83,8 @@ fn real_order(kind: Kind, nat: f64, gpass: f64, gstop: f64) -> f64 {
 }
 
 /// `10^x - 1` without cancellation for small `x`.
-trait ExpM1Ten {
-    fn exp_m1_10(self) -> f64;
-}
-
-impl ExpM1Ten for f64 {
-    fn exp_m1_10(self) -> f64 {
-        (self * std::f64::consts::LN_10).exp_m1()
-    }
+fn pow10m1(x: f64) -> f64 {
+    (x * std::f64::consts::LN_10).exp_m1()
 }
 
 /// The minimum over `[lo, hi]` of a function with one minimum there, by golden-section
@@ -238,7 +232,7 @@ pub fn buttord(
     let s = spec("buttord", Kind::Butter, wp.into(), ws.into(), gpass, gstop)?;
     let order = whole("buttord", real_order(Kind::Butter, s.nat, gpass, gstop))?;
     // The prototype's -3 dB frequency that puts exactly `gpass` dB at 1.
-    let w0 = (0.1 * gpass).exp_m1_10().powf(-1.0 / (2.0 * order as f64));
+    let w0 = pow10m1(0.1 * gpass).powf(-1.0 / (2.0 * order as f64));
     let [p0, p1] = s.passb;
     let wn = match s.btype {
         BandType::Lowpass => [w0 * p0; 2],
@@ -316,7 +310,7 @@ pub fn cheb2ord(
     let order = whole("cheb2ord", real)?;
     // Where the type II prototype of this order (stopband from 1 on) is `gpass` dB down, as a
     // fraction of its stopband edge: the passband edges sit there.
-    let (gs, gp) = ((0.1 * gstop).exp_m1_10(), (0.1 * gpass).exp_m1_10());
+    let (gs, gp) = (pow10m1(0.1 * gstop), pow10m1(0.1 * gpass));
     let f = 1.0 / ((gs / gp).sqrt().acosh() / order as f64).cosh();
     let [p0, p1] = s.passb;
     let wn = match s.btype {
