@@ -6,6 +6,12 @@
 //! of running; the stream tracker keeps ordering work across streams during the capture, and
 //! other streams that join the capture are joined back before it ends. It must not track
 //! buffers itself.
+//!
+//! Memory allocated while a stream captures is the graph's (an allocation node): only work
+//! captured in the same capture may use it, and the stream tracker refuses any other use with
+//! an `Err`. A buffer freed inside the capture becomes a free node; one still held when the
+//! capture ends stays the graph's (its drop frees nothing), so such a graph needs
+//! [`Graph::instantiate_auto_free`] to be launched more than once.
 
 use crate::capture::{self, CaptureSeq, CapturedUses};
 use crate::context::Context;
@@ -57,7 +63,8 @@ pub enum CaptureStatus {
 impl Stream {
     /// Starts capturing this stream's work into a graph. Work enqueued afterwards (on this
     /// stream, and on streams that wait for it) is recorded, not run, until
-    /// [`end_capture`](Self::end_capture).
+    /// [`end_capture`](Self::end_capture). Buffers allocated meanwhile on a capturing stream
+    /// are usable only by the captured work: allocate before the capture what must outlive it.
     ///
     /// ```no_run
     /// use cuprite_driver::{CaptureMode, Context};

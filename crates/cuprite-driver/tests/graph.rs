@@ -19,6 +19,10 @@ pub fn tests() -> Vec<Test> {
     vec![
         Test::gpu_alone("graph::capture_replay_update", capture_replay_update),
         Test::gpu_alone("graph::alloc_inside_capture", alloc_inside_capture),
+        Test::gpu_alone(
+            "graph::allocation_escaping_capture_refused",
+            allocation_escaping_capture_refused,
+        ),
         Test::gpu_alone("graph::two_streams_tracked_in_capture", two_streams_tracked),
         Test::gpu_alone(
             "graph::pre_capture_dependency_waited",
@@ -265,6 +269,73 @@ fn alloc_inside_capture() -> TestResult {
             assert_eq!(got[i], 2.0 * xh[i] + 1.0, "round {round}, {i}");
         }
     }
+    Ok(())
+}
+
+/// A buffer allocated inside a capture and still held when it ends is the graph's memory:
+/// every use outside that capture, before and after the graph's launches, is an `Err` naming
+/// the capture; dropping it frees nothing under the graph; the context stays usable and the
+/// graph's own result is right on every launch.
+fn allocation_escaping_capture_refused() -> TestResult {
+    let (ctx, m) = setup()?;
+    let axpb = m.load_function("axpb")?;
+    let stream = ctx.new_stream()?;
+    let other = ctx.new_stream()?;
+    let mut rng = Rng::fresh();
+    let n = 2048;
+    let xh = ints(&mut rng, n);
+    let x = stream.clone_htod(&xh)?;
+    let mut y = stream.clone_htod(&vec![f32::NAN; n])?;
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    let mut escaped = stream.alloc_zeros::<f32>(n)?;
+    // SAFETY: axpb with n-element buffers.
+    unsafe {
+        stream
+            .launch_builder(&axpb)
+            .arg(&mut escaped)
+            .arg(&x)
+            .arg(&3.0f32)
+            .arg(&0.0f32)
+            .arg(&ni)
+            .launch(cfg)?;
+        stream
+            .launch_builder(&axpb)
+            .arg(&mut y)
+            .arg(&escaped)
+            .arg(&1.0f32)
+            .arg(&-1.0f32)
+            .arg(&ni)
+            .launch(cfg)?;
+    }
+    let exec = stream.end_capture()?.instantiate_auto_free()?;
+    let refused = |what: &str, r: Result<Vec<f32>, Error>| {
+        let e = r.expect_err(what).to_string();
+        assert!(e.contains("allocated inside stream capture"), "{what}: {e}");
+    };
+    refused("read before any launch", stream.clone_dtoh(&escaped));
+    for round in 0..3 {
+        exec.launch(&stream)?;
+        refused("read after a launch", stream.clone_dtoh(&escaped));
+        refused("read on another stream", other.clone_dtoh(&escaped));
+        let mut into = other.alloc_zeros::<f32>(n)?;
+        let e = other
+            .memcpy_dtod(&escaped, &mut into)
+            .expect_err("a copy from it");
+        assert!(e.to_string().contains("outside any capture"), "{e}");
+        let got = stream.clone_dtoh(&y)?;
+        for i in 0..n {
+            assert_eq!(got[i], 3.0 * xh[i] - 1.0, "round {round}, {i}");
+        }
+    }
+    drop(escaped);
+    exec.launch(&stream)?;
+    stream.synchronize()?;
+    let got = stream.clone_dtoh(&y)?;
+    assert_eq!(got[n - 1], 3.0 * xh[n - 1] - 1.0);
+    // The context is usable: ordinary work after it.
+    let z = other.clone_htod(&xh)?;
+    assert_eq!(other.clone_dtoh(&z)?, xh);
     Ok(())
 }
 

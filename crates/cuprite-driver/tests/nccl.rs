@@ -11,7 +11,8 @@
 use cuprite_driver::nccl::rendezvous::{RankInfo, Rendezvous};
 use cuprite_driver::nccl::{self, Comm, NcclType, ReduceOp, UniqueId};
 use cuprite_driver::{
-    Context, ContextFlags, ContextStack, Device, DeviceBuffer, DeviceRead, Error, Stream,
+    CaptureMode, Context, ContextFlags, ContextStack, Device, DeviceBuffer, DeviceRead, Error,
+    Stream,
 };
 use cuprite_testkit::{Rng, Test, TestResult, temp_dir};
 use std::process::Command;
@@ -65,6 +66,7 @@ pub fn tests() -> Vec<Test> {
             ordered_with_kernels_on_other_streams,
         ),
         Test::gpu("nccl::init_and_drop_repeatedly", init_and_drop_repeatedly),
+        Test::gpu_alone("nccl::refused_in_capture", refused_in_capture),
         Test::gpu("nccl::blocking_communicators", blocking_communicators),
         Test::gpu(
             "nccl::missing_rank_init_times_out",
@@ -774,6 +776,43 @@ fn all_reduce_in_place() -> TestResult {
         for (i, g) in got.iter().enumerate() {
             assert_eq!(*g, (i * nr) as f64, "rank {r} element {i}");
         }
+    }
+    Ok(())
+}
+
+/// A collective on a capturing stream is an `Err` before NCCL sees it (a graph would outlive
+/// the communicator's teardown); the capture ends cleanly and the communicator still works.
+fn refused_in_capture() -> TestResult {
+    let env = env()?;
+    let n = 1000;
+    let s = &env.streams[0];
+    let x = s.clone_htod(&vec![1.0f32; n])?;
+    let mut y = s.clone_htod(&vec![-1.0f32; n])?;
+    s.begin_capture(CaptureMode::ThreadLocal)?;
+    let e = env.comms[0]
+        .all_reduce(&x, &mut y, ReduceOp::Sum, s)
+        .expect_err("a collective inside a capture");
+    let graph = s.end_capture()?;
+    assert!(e.to_string().contains("capturing"), "{e}");
+    assert_eq!(graph.num_nodes()?, 0, "nothing was captured");
+    assert_eq!(s.clone_dtoh(&y)?, vec![-1.0f32; n], "y untouched");
+    let nr = env.comms.len();
+    let mut bufs = Vec::new();
+    for st in &env.streams {
+        bufs.push(st.clone_htod(&vec![2.0f32; n])?);
+    }
+    nccl::group(|g| {
+        for ((c, b), st) in env.comms.iter().zip(bufs.iter_mut()).zip(&env.streams) {
+            g.all_reduce_in_place(c, b, ReduceOp::Sum, st)?;
+        }
+        Ok(())
+    })?;
+    for (r, st) in env.streams.iter().enumerate() {
+        assert_eq!(
+            st.clone_dtoh(&bufs[r])?,
+            vec![2.0 * nr as f32; n],
+            "rank {r}"
+        );
     }
     Ok(())
 }

@@ -638,7 +638,15 @@ impl<T> Drop for DeviceBuffer<T> {
         }
         let sid = self.stream.track_id();
         let capture = crate::capture::capture_of(sid);
-        if capture != 0 && self.tracker.shared.born_in() != capture {
+        let born = self.tracker.shared.born_in();
+        if born != 0 && born != capture && self.part_of.is_none() {
+            // Allocated inside a capture that has ended: the memory is its graph's, allocated
+            // by each launch and never accessible to other work (see `check_born_in`). A free
+            // here could run before the graph ever allocated it, or beside a launch using it;
+            // it stays the graph's.
+            return;
+        }
+        if capture != 0 && born != capture {
             // Its stream is capturing: a free now would become a node of that graph (freeing,
             // at every replay, memory the graph did not allocate). The capture keeps it, and the
             // free happens once the capture and its graphs are gone.

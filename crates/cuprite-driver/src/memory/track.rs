@@ -34,6 +34,10 @@ impl Stream {
         if multi {
             self.begin_access_slow(sid, accesses.iter().map(|a| (&**a.shared, a.write)))?;
         }
+        if accesses.iter().any(|a| a.shared.born_in() != 0) {
+            // Memory allocated inside a capture exists only for that capture's graph.
+            check_born_in(sid, accesses)?;
+        }
         if capture::any_active() {
             // Captured work keeps what it touches alive for as long as its graph lives.
             capture::record(sid, accesses);
@@ -296,6 +300,33 @@ fn note_use(writer: &mut Option<Mark>, readers: &mut Vec<Mark>, mark: &Mark, wri
         *r = mark.clone();
     } else {
         readers.push(mark.clone());
+    }
+}
+
+/// Refuses work outside a capture on memory allocated inside it (after the waits of the slow
+/// path, which may have made the stream a member of that capture). Such memory is the capture's
+/// graph's: its address is backed only between the graph's allocation node and its free, so work
+/// that is not part of that graph (before the graph runs, after its free, or racing a relaunch)
+/// would touch unmapped or reused memory.
+#[cold]
+fn check_born_in(sid: u64, accesses: &[Access<'_>]) -> Result<()> {
+    let capture = capture::capture_of(sid);
+    match accesses
+        .iter()
+        .map(|a| a.shared.born_in())
+        .find(|&b| b != 0 && b != capture)
+    {
+        None => Ok(()),
+        Some(born) => Err(crate::error::Error::InvalidArgument(format!(
+            "a buffer allocated inside stream capture {born} is used by work {} (stream tracking \
+             id {sid}); memory allocated inside a capture belongs to that capture's graph and is \
+             used only by work captured there (allocate before the capture what must outlive it)",
+            if capture == 0 {
+                "outside any capture".to_string()
+            } else {
+                format!("of capture {capture}")
+            }
+        ))),
     }
 }
 

@@ -219,13 +219,10 @@ impl Comm {
         r
     }
 
-    /// Records this communicator's event for `stream` after the work just enqueued there (not
-    /// on a capturing stream, whose work runs only when its graph is launched). Events of
-    /// streams that are done are dropped once more than a few are kept.
+    /// Records this communicator's event for `stream` after the work just enqueued there (never
+    /// a capturing stream: calls on one are refused). Events of streams that are done are
+    /// dropped once more than a few are kept.
     pub(super) fn mark(&self, stream: &Stream) -> Result<()> {
-        if crate::capture::capture_of(stream.track_id()) != 0 {
-            return Ok(());
-        }
         let mut marks = self.marks.borrow_mut();
         if let Some((_, ev)) = marks.iter().find(|(s, _)| *s == stream.raw()) {
             return ev.record(stream);

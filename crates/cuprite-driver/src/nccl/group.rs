@@ -166,6 +166,15 @@ impl<'a> Group<'a> {
     ) -> Result<()> {
         comm.check_async_error()?;
         comm.check_stream(stream, call)?;
+        if crate::capture::capture_of(stream.track_id()) != 0 {
+            // A graph holding the collective would outlive the communicator's teardown (which
+            // the group of ranks drives, not the graph): refused before NCCL sees it.
+            return Err(Error::InvalidArgument(format!(
+                "{call}: the stream (rank {}) is capturing a graph; NCCL calls are not captured \
+                 (run them outside the capture, between launches of the graph)",
+                comm.rank
+            )));
+        }
         comm.ctx.bind_to_thread()?;
         let acc_buf: [Access<'a>; 2];
         let acc: &[Access<'a>] = match accesses {
