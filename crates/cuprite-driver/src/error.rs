@@ -1,4 +1,4 @@
-//! The one error type of the `cuprite` crate.
+//! The one error type of the `cuprite-driver` crate.
 //!
 //! Owns the mapping from driver and NVRTC status codes to [`Error`], and the helpers that turn a
 //! raw call's result into a `Result`. It must not decide policy (retries, deferral): callers do.
@@ -400,6 +400,9 @@ pub fn check_cusolver(
 #[doc(hidden)]
 macro_rules! drv {
     ($name:ident ( $($arg:expr),* $(,)? )) => {
-        $crate::error::check(::cuprite_sys::driver::$name($($arg),*), stringify!($name))
+        match $crate::host_fn::refuse(stringify!($name)) {
+            Ok(()) => $crate::error::check(::cuprite_sys::driver::$name($($arg),*), stringify!($name)),
+            Err(e) => Err(e),
+        }
     };
 }

@@ -61,6 +61,8 @@ pub mod fault;
 pub mod fft;
 pub mod graph;
 mod handle_keep;
+#[doc(hidden)]
+pub mod host_fn;
 pub mod launch;
 pub mod linker;
 pub mod memory;

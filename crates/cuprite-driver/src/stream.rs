@@ -249,8 +249,9 @@ impl Stream {
     /// after it waits for it. A panic in `f` is caught (it never unwinds into the driver) and
     /// returned by the context's next fallible call as [`Error::Deferred`].
     ///
-    /// `f` must not call CUDA (the driver forbids it in host functions; such calls fail) and
-    /// should not own cuprite objects whose drop would. On a stream that is capturing a graph
+    /// `f` must not call CUDA (the driver forbids it in host functions): every cuprite call
+    /// that would reach the driver from inside `f` returns an `Err` without calling it, and a
+    /// cuprite object dropped there (its last owner being `f`) leaks what its drop would free. On a stream that is capturing a graph
     /// (or whose capture was invalidated) it is an `Err` and nothing is enqueued: a host
     /// function captured into a graph would run at every launch of it, and `f` runs once.
     ///
@@ -310,7 +311,10 @@ unsafe extern "C" fn host_fn_trampoline(p: *mut c_void) {
     // SAFETY: `p` came from Box::into_raw in launch_host_fn and the driver runs this once.
     let payload = unsafe { Box::from_raw(p.cast::<HostFn>()) };
     let HostFn { f, ctx } = *payload;
-    if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+    // Driver calls made by `f`, or by drops it causes, are refused while it runs.
+    let ran =
+        crate::host_fn::run_marked(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
+    if let Err(panic) = ran {
         let msg = panic
             .downcast_ref::<&str>()
             .map(|s| s.to_string())

@@ -20,6 +20,10 @@ pub fn tests() -> Vec<Test> {
         ),
         Test::gpu("stream::is_idle", is_idle),
         Test::gpu("stream::host_fns_run_in_order", host_fns_run_in_order),
+        Test::gpu(
+            "stream::driver_calls_refused_in_host_fn",
+            driver_calls_refused_in_host_fn,
+        ),
         Test::gpu("stream::from_raw_null_is_default", from_raw_null_is_default),
         Test::gpu(
             "stream::from_raw_does_not_destroy",
@@ -51,6 +55,48 @@ fn slow_set(s: &Stream, ms: u64, cell: &Arc<AtomicU32>, value: u32) -> cuprite_d
 fn observe(s: &Stream, from: &Arc<AtomicU32>, into: &Arc<AtomicU32>) -> cuprite_driver::Result<()> {
     let (from, into) = (from.clone(), into.clone());
     s.launch_host_fn(move || into.store(from.load(Ordering::SeqCst), Ordering::SeqCst))
+}
+
+/// A cuprite call inside a host function is an `Err` made before any driver call; a buffer
+/// whose last owner is the closure leaks, its refused free reported once as a deferred error;
+/// the context, on its own so that no other test sees that error, stays usable.
+fn driver_calls_refused_in_host_fn() -> TestResult {
+    let ctx = Context::create_and_push(ContextFlags::SCHED_AUTO, Device::get(0)?)?;
+    ContextStack::pop()?;
+    let s = ctx.new_stream()?;
+    let other = ctx.new_stream()?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let o = other.clone();
+    s.launch_host_fn(move || {
+        let copy = o.clone_htod(&[1u32, 2, 3]).map(|_| ());
+        let sync = o.synchronize();
+        let _ = tx.send((
+            copy.map_err(|e| e.to_string()),
+            sync.map_err(|e| e.to_string()),
+        ));
+    })?;
+    s.synchronize()?;
+    let (copy, sync) = rx.recv_timeout(Duration::from_secs(30))?;
+    for (what, r) in [("a copy", copy), ("a synchronisation", sync)] {
+        let e = r.expect_err(what);
+        assert!(e.contains("inside a host function"), "{what}: {e}");
+    }
+    ctx.check_deferred()?;
+    let buf = other.clone_htod(&[7u32; 64])?;
+    s.launch_host_fn(move || drop(buf))?;
+    // The error is deferred while the host function runs: the synchronisation returns it when
+    // the function ran before its call, else the next check does.
+    let e = match s.synchronize() {
+        Err(e) => e,
+        Ok(()) => ctx.check_deferred().expect_err("the refused free"),
+    };
+    assert!(e.to_string().contains("inside a host function"), "{e}");
+    ctx.check_deferred()?;
+    let mut rng = Rng::fresh();
+    let host = rng.vec_f32(4096, -1.0, 1.0);
+    let x = other.clone_htod(&host)?;
+    assert_eq!(s.clone_dtoh(&x)?, host);
+    Ok(())
 }
 
 fn default_and_per_thread() -> TestResult {
