@@ -786,6 +786,12 @@ where
     /// may run one, two or three times in a first call, and the graph is the same either way
     /// (the same kernels, plans and algorithms an eager call uses once warm). With the
     /// environment variable `CUPRITE_GRAPH_DIRECT=0`, every first call takes the eager run.
+    /// Results are bit for bit those of an eager call that runs the same kernels and algorithms:
+    /// a reduction's order of additions follows the kernel that runs it (a quick first build
+    /// or the optimised build that replaces it), and cuDNN's measured algorithm choices are
+    /// made per stream, so an eager call made before the optimised builds are in (see
+    /// [`tuning::wait_tier_up`](crate::tuning::wait_tier_up)), or with another measured
+    /// choice, may round differently.
     /// Later calls with the same signature copy the inputs (device to device) into the graph's
     /// own input buffers and replay it, without running the closure; an input array whose
     /// memory is the one the graph's buffer was last copied from (the same array, or a clone of

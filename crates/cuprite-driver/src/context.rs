@@ -90,6 +90,10 @@ pub struct Context {
     tracking: TrackingMode,
     events: EventPool,
     deferred: DeferredErrors,
+    /// Work that must follow a context-wide synchronisation which a capture in progress
+    /// refused (the destruction of a library handle whose work a graph captured): run after
+    /// the next synchronisation of the context that succeeds, or as the context goes.
+    after_sync: Mutex<Vec<AfterSync>>,
     /// Modules loaded in this context and not yet unloaded.
     modules: AtomicUsize,
     /// Tracking id of the default stream (streams hold an `Arc` to their context, so the
@@ -197,6 +201,7 @@ impl Context {
             tracking: TrackingMode::default(),
             events: EventPool::default(),
             deferred: DeferredErrors::default(),
+            after_sync: Mutex::new(Vec::new()),
             modules: AtomicUsize::new(0),
             default_stream_id: next_id(),
             per_thread_stream_id: next_id(),
@@ -299,7 +304,9 @@ impl Context {
                 crate::stats::count_host_sync();
                 // SAFETY: no arguments; the context is current.
                 unsafe { drv!(cuCtxSynchronize()) }
-            })
+            })?;
+        self.run_after_sync();
+        Ok(())
     }
 
     /// [`synchronize`](Self::synchronize) for `Drop` paths: binds without returning deferred
@@ -311,7 +318,34 @@ impl Context {
             .synchronize_outside_captures("Context::synchronize", || {
                 // SAFETY: no arguments; the context is current.
                 unsafe { drv!(cuCtxSynchronize()) }
-            })
+            })?;
+        self.run_after_sync();
+        Ok(())
+    }
+
+    /// How many stream captures are in progress on this context now.
+    pub(crate) fn captures_in_progress(&self) -> usize {
+        self.tracking.captures_in_progress()
+    }
+
+    /// Runs `f` (named `what` in a deferred error) after the next context-wide synchronisation
+    /// that succeeds, or as the context goes, whichever is first. The context is current when
+    /// it runs.
+    pub(crate) fn after_next_sync(&self, what: &'static str, f: AfterSyncFn) {
+        self.after_sync
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((what, f));
+    }
+
+    /// Runs what waited for a synchronisation (every device use of it is finished).
+    fn run_after_sync(&self) {
+        let due = std::mem::take(&mut *self.after_sync.lock().unwrap_or_else(|e| e.into_inner()));
+        for (what, f) in due {
+            if let Err(e) = f() {
+                self.defer(what, e);
+            }
+        }
     }
 
     /// `(free, total)` device memory in bytes.
@@ -545,6 +579,10 @@ impl Context {
     }
 }
 
+/// Work run after a context-wide synchronisation (see `Context::after_next_sync`).
+pub(crate) type AfterSyncFn = Box<dyn FnOnce() -> Result<()> + Send>;
+type AfterSync = (&'static str, AfterSyncFn);
+
 impl Drop for Context {
     fn drop(&mut self) {
         // Nothing can report errors from here any more: the context itself is going away.
@@ -554,6 +592,12 @@ impl Drop for Context {
         unsafe {
             if matches!(sys::cuCtxPushCurrent_v2(self.raw), Ok(r) if r.is_success()) {
                 let _ = sys::cuCtxSynchronize();
+                // What waited for a synchronisation runs now, the context current.
+                let due =
+                    std::mem::take(self.after_sync.get_mut().unwrap_or_else(|e| e.into_inner()));
+                for (_, f) in due {
+                    let _ = f();
+                }
                 let mut popped = std::ptr::null_mut();
                 let _ = sys::cuCtxPopCurrent_v2(&mut popped);
             }

@@ -20,7 +20,9 @@ type Destroy = Box<dyn FnOnce() -> Result<()> + Send>;
 /// Invariant: every call that enqueues work with the handle calls [`note_use`](Self::note_use)
 /// on its stream first, so that a capture taking that work (and every graph made from it)
 /// holds this until it is gone. A handle whose work was captured is destroyed only after its
-/// context is synchronised: a launch of the last graph may still be running.
+/// context is synchronised: a launch of the last graph may still be running. When a capture in
+/// progress refuses that synchronisation, the destruction is handed to the context, which runs
+/// it after its next synchronisation that succeeds (or as it goes).
 pub(crate) struct HandleKeep {
     ctx: Arc<Context>,
     what: &'static str,
@@ -59,14 +61,24 @@ impl Drop for HandleKeep {
             return;
         };
         let captured = self.captured.load(Ordering::Acquire);
+        let mut destroy = Some(destroy);
         let r = self.ctx.bind_to_thread_no_deferred().and_then(|()| {
             if captured {
-                // Refused while a capture is in progress (it would invalidate it): the handle
-                // is then leaked rather than destroyed under a running launch.
                 crate::stats::count_host_sync();
-                self.ctx.synchronize_no_deferred()?;
+                if let Err(e) = self.ctx.synchronize_no_deferred() {
+                    if self.ctx.captures_in_progress() == 0 {
+                        return Err(e);
+                    }
+                    // A capture in progress refused the synchronisation (it would invalidate
+                    // it): the destruction waits for the next one that succeeds, never running
+                    // under a launch that may still use the handle.
+                    if let Some(d) = destroy.take() {
+                        self.ctx.after_next_sync(self.what, d);
+                    }
+                    return Ok(());
+                }
             }
-            destroy()
+            destroy.take().map_or(Ok(()), |d| d())
         });
         if let Err(e) = r {
             self.ctx.defer(format!("destruction of {}", self.what), e);

@@ -69,6 +69,8 @@ pub enum Mode {
     CpuLayouts,
     /// CUDA device 0 eagerly against the same program compiled (`cuprite_array::compile`):
     /// captured, then replayed twice, every call bit for bit the eager result (see [`replay`]).
+    /// Both run the same kernels (the eager reference runs once the optimised builds of a
+    /// first eager run are in) and cuDNN's heuristic algorithm choices.
     Replay,
     /// [`Mode::Replay`] on the CPU backend (where a compiled program runs its closure).
     CpuReplay,
@@ -282,12 +284,20 @@ fn runs(e: &Expr, mode: Mode) -> (Outcome, Outcome, &'static str, &'static str) 
             "cpu",
             "cpu (copied leaves)",
         ),
-        Mode::Replay => (
-            guarded(|| eval::run(e, Device::cuda(0))),
-            guarded(|| replay::run_compiled(e, Device::cuda(0))),
-            "cuda",
-            "cuda (compiled, replayed)",
-        ),
+        Mode::Replay => {
+            // A first eager run builds the program's kernels; once their optimised builds
+            // have replaced the quick ones, the eager reference and the compiled program run
+            // the same kernels (how many blocks share a reduction's row, and so its order of
+            // additions, follows the kernel that runs).
+            let _ = guarded(|| eval::run(e, Device::cuda(0)));
+            cuprite_array::tuning::wait_tier_up();
+            (
+                guarded(|| eval::run(e, Device::cuda(0))),
+                guarded(|| replay::run_compiled(e, Device::cuda(0))),
+                "cuda",
+                "cuda (compiled, replayed)",
+            )
+        }
         Mode::CpuReplay => (
             guarded(|| eval::run(e, Device::CPU)),
             guarded(|| replay::run_compiled(e, Device::CPU)),
@@ -472,6 +482,20 @@ fn check_one(cfg: &Config, k: u64, trace: bool) -> Checked {
 pub fn run(cfg: &Config, mut progress: impl FnMut(usize)) -> Report {
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    // cuDNN's measured algorithm choices are made per stream (the eager run's and the compiled
+    // program's may time their candidates differently); the replay modes compare with cuDNN's
+    // heuristic choice, the same on every stream. Restored when the run ends.
+    struct Search(bool);
+    impl Drop for Search {
+        fn drop(&mut self) {
+            cuprite_array::tuning::set_cudnn_algo_search(self.0);
+        }
+    }
+    let _search = cfg.mode.exact().then(|| {
+        let s = Search(cuprite_array::tuning::cudnn_algo_search());
+        cuprite_array::tuning::set_cudnn_algo_search(false);
+        s
+    });
     let start = Instant::now();
     let compiles0 = cuprite_array::stats::compiles();
     let range: Vec<u64> = match cfg.only {

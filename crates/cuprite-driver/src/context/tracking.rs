@@ -133,6 +133,11 @@ impl TrackingMode {
         sync()
     }
 
+    /// How many captures are in progress on this context.
+    pub(crate) fn captures_in_progress(&self) -> usize {
+        self.captures.load(Ordering::Acquire)
+    }
+
     /// Excludes context-wide synchronisations while a capture begins (see `gate`).
     pub(crate) fn capture_gate(&self) -> RwLockWriteGuard<'_, ()> {
         self.gate.write().unwrap_or_else(|e| e.into_inner())

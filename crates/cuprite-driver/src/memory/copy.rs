@@ -79,8 +79,8 @@ impl Stream {
         ctx.bind_to_thread()?;
         let tracker = Tracker::new(ctx.clone());
         if crate::capture::any_active() {
-            // Allocated inside a capture: the memory belongs to that capture's graph.
-            tracker.set_born_in(crate::capture::capture_of(self.track_id()));
+            // Allocated inside a capture: an allocation node of that capture's graph.
+            tracker.set_graph_alloc(crate::capture::capture_of(self.track_id()));
         }
         let pooled = ctx.uses_memory_pool();
         if bytes == 0 {
@@ -249,7 +249,17 @@ impl Stream {
     /// cudarc 0.9's `htod_copy`: a new device buffer filled from `src`, which it takes by value so
     /// that the host does not wait: the `Vec` is kept alive until the copy is done (a host
     /// function on this stream drops it).
+    /// On a capturing stream it is an `Err` and nothing is enqueued or allocated: the host
+    /// function that keeps `src` alive cannot be captured.
     pub fn htod_copy<T: DeviceCopy>(self: &Arc<Self>, src: Vec<T>) -> Result<DeviceBuffer<T>> {
+        if crate::capture::capture_of(self.track_id()) != 0 {
+            return Err(Error::InvalidArgument(format!(
+                "Stream::htod_copy of {} elements: the stream is capturing a graph, and the host \
+                 function that keeps the source alive until the copy is done cannot be \
+                 captured (copy from a buffer made before the capture, or use memcpy_htod)",
+                src.len()
+            )));
+        }
         // SAFETY: every element is written by the copy below before it can be read.
         let mut buf = unsafe { self.alloc::<T>(src.len()) }?;
         let src = Arc::new(src);

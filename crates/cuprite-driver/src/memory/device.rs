@@ -639,11 +639,12 @@ impl<T> Drop for DeviceBuffer<T> {
         let sid = self.stream.track_id();
         let capture = crate::capture::capture_of(sid);
         let born = self.tracker.shared.born_in();
-        if born != 0 && born != capture && self.part_of.is_none() {
-            // Allocated inside a capture that has ended: the memory is its graph's, allocated
-            // by each launch and never accessible to other work (see `check_born_in`). A free
-            // here could run before the graph ever allocated it, or beside a launch using it;
-            // it stays the graph's.
+        let graph = self.tracker.shared.graph_alloc();
+        if graph != 0 && graph != capture {
+            // Allocated by the graph of a capture that has ended: the memory is that graph's,
+            // never accessible to other work (see `check_graph_alloc`). A free here could run
+            // before the graph ever allocated it, or beside a launch using it; it stays the
+            // graph's.
             return;
         }
         if capture != 0 && born != capture {

@@ -34,9 +34,9 @@ impl Stream {
         if multi {
             self.begin_access_slow(sid, accesses.iter().map(|a| (&**a.shared, a.write)))?;
         }
-        if accesses.iter().any(|a| a.shared.born_in() != 0) {
-            // Memory allocated inside a capture exists only for that capture's graph.
-            check_born_in(sid, accesses)?;
+        if accesses.iter().any(|a| a.shared.graph_alloc() != 0) {
+            // Memory a capture's graph allocates exists only for that graph's work.
+            check_graph_alloc(sid, accesses)?;
         }
         if capture::any_active() {
             // Captured work keeps what it touches alive for as long as its graph lives.
@@ -303,17 +303,17 @@ fn note_use(writer: &mut Option<Mark>, readers: &mut Vec<Mark>, mark: &Mark, wri
     }
 }
 
-/// Refuses work outside a capture on memory allocated inside it (after the waits of the slow
-/// path, which may have made the stream a member of that capture). Such memory is the capture's
-/// graph's: its address is backed only between the graph's allocation node and its free, so work
-/// that is not part of that graph (before the graph runs, after its free, or racing a relaunch)
-/// would touch unmapped or reused memory.
+/// Refuses work outside a capture on memory its graph allocates (after the waits of the slow
+/// path, which may have made the stream a member of that capture): its address is backed only
+/// between the graph's allocation node and its free, so work that is not part of that graph
+/// (before the graph runs, after its free, or racing a relaunch) would touch unmapped or
+/// reused memory.
 #[cold]
-fn check_born_in(sid: u64, accesses: &[Access<'_>]) -> Result<()> {
+fn check_graph_alloc(sid: u64, accesses: &[Access<'_>]) -> Result<()> {
     let capture = capture::capture_of(sid);
     match accesses
         .iter()
-        .map(|a| a.shared.born_in())
+        .map(|a| a.shared.graph_alloc())
         .find(|&b| b != 0 && b != capture)
     {
         None => Ok(()),

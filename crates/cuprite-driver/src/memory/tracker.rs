@@ -334,6 +334,11 @@ pub(crate) struct TrackShared {
     /// The capture the memory was allocated in (0: none). Such memory belongs to that capture's
     /// graph, which allocates it itself: graphs need not keep it.
     born_in: AtomicU64,
+    /// The capture whose graph allocated the memory itself (an allocation node; 0: none). Unlike
+    /// memory carved from an allocation made outside (which is only `born_in` its capture),
+    /// its address is backed only while that graph's allocation lives, so only work of that
+    /// capture may use it.
+    graph_alloc: AtomicU64,
     /// The owner ([`Tracker`]) is gone.
     owner_gone: AtomicBool,
     /// Set by the owner as it drops; run when the last holder drops.
@@ -362,6 +367,12 @@ impl TrackShared {
     #[inline]
     pub(crate) fn born_in(&self) -> u64 {
         self.born_in.load(Ordering::Relaxed)
+    }
+
+    /// The capture whose graph allocated the memory (0: none; see `graph_alloc`).
+    #[inline]
+    pub(crate) fn graph_alloc(&self) -> u64 {
+        self.graph_alloc.load(Ordering::Relaxed)
     }
 
     /// The version of the marks (see `version`), read without the lock.
@@ -449,6 +460,7 @@ impl Tracker {
                     ..TrackState::default()
                 }),
                 born_in: AtomicU64::new(0),
+                graph_alloc: AtomicU64::new(0),
                 owner_gone: AtomicBool::new(false),
                 release: Mutex::new(None),
                 version: AtomicU64::new(0),
@@ -491,6 +503,13 @@ impl Tracker {
     /// Notes that the memory was allocated inside capture `capture` (its graph owns it).
     pub(crate) fn set_born_in(&self, capture: u64) {
         self.shared.born_in.store(capture, Ordering::Relaxed);
+    }
+
+    /// Notes that the graph of capture `capture` allocates the memory itself (an allocation
+    /// node): it is also born in that capture.
+    pub(crate) fn set_graph_alloc(&self, capture: u64) {
+        self.set_born_in(capture);
+        self.shared.graph_alloc.store(capture, Ordering::Relaxed);
     }
 
     /// Hands over how to free the memory: done once the last graph holding it is gone (at once
