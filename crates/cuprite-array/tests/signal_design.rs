@@ -11,15 +11,18 @@
 //! their gains and -3 dB widths; frequency responses and group delays against closed forms.
 //! `sosfiltfilt` and the IIR `decimate` against an f64 `filtfilt` written here from SciPy's
 //! definition (odd extension, `lfilter_zi` steady state, forward and backward passes), and a
-//! sum of two tones that decimation must split. Bodies run on every backend.
+//! sum of two tones that decimation must split. Window-method FIR designs (`firwin_bands`)
+//! against sums of sincs written here, their gains in the pass and stop bands, and Kaiser's
+//! order formula against the bounds it promises. Bodies run on every backend.
 
 #![allow(clippy::needless_range_loop)]
 
 use crate::common::{Body, assert_err, close};
 use cuprite_array::signal::{
-    self, BandType, BesselNorm, Cutoff, DecimateOpts, bessel, bessel_sos, butter, butter_sos,
-    buttord, cheb1ord, cheb2ord, cheby1, cheby1_sos, cheby2, cheby2_sos, decimate_with, ellip,
-    ellip_sos, ellipord, freqz, group_delay, iirnotch, iirpeak, sosfiltfilt, sosfreqz,
+    self, BandType, BesselNorm, Cutoff, DecimateOpts, Window, bessel, bessel_sos, butter,
+    butter_sos, buttord, cheb1ord, cheb2ord, cheby1, cheby1_sos, cheby2, cheby2_sos, decimate_with,
+    ellip, ellip_sos, ellipord, firwin, firwin_bands, freqz, group_delay, iirnotch, iirpeak,
+    kaiser_atten, kaiser_beta, kaiserord, sosfiltfilt, sosfreqz,
 };
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -1119,10 +1122,211 @@ fn two_tones(d: Device) -> TestResult {
     })
 }
 
+/// `|H(e^{i pi f})|` of the FIR filter `h` at `f`, a fraction of the Nyquist frequency.
+fn fir_gain(h: &[f64], f: f64) -> f64 {
+    let (mut re, mut im) = (0.0, 0.0);
+    for (j, v) in h.iter().enumerate() {
+        re += v * (PI * f * j as f64).cos();
+        im -= v * (PI * f * j as f64).sin();
+    }
+    re.hypot(im)
+}
+
+/// The window method written out: the pass bands of `cutoffs` (the first one from 0 when
+/// `pass_zero`, the bands alternating, the last to 1 when it passes), each the difference of
+/// two ideal low-pass responses, times the symmetric Hamming window, scaled to gain 1 at the
+/// first pass band's centre (0 or 1 when it touches an end).
+fn firwin_ref(n: usize, cutoffs: &[f64], pass_zero: bool) -> Vec<f64> {
+    let mut edges = vec![0.0];
+    edges.extend_from_slice(cutoffs);
+    edges.push(1.0);
+    // Band k lies between edges k and k + 1; band 0 passes when `pass_zero`.
+    let bands: Vec<(f64, f64)> = (0..edges.len() - 1)
+        .filter(|k| (k % 2 == 0) == pass_zero)
+        .map(|k| (edges[k], edges[k + 1]))
+        .collect();
+    let lowpass = |c: f64, m: f64| {
+        if m == 0.0 {
+            c
+        } else {
+            (PI * c * m).sin() / (PI * m)
+        }
+    };
+    let alpha = (n as f64 - 1.0) / 2.0;
+    let h: Vec<f64> = (0..n)
+        .map(|j| {
+            let m = j as f64 - alpha;
+            let ideal: f64 = bands
+                .iter()
+                .map(|&(l, r)| lowpass(r, m) - lowpass(l, m))
+                .sum();
+            let w = if n == 1 {
+                1.0
+            } else {
+                0.54 - 0.46 * (2.0 * PI * j as f64 / (n - 1) as f64).cos()
+            };
+            ideal * w
+        })
+        .collect();
+    let (l, r) = bands[0];
+    let f = if l == 0.0 {
+        0.0
+    } else if r == 1.0 {
+        1.0
+    } else {
+        (l + r) / 2.0
+    };
+    let g: f64 = h
+        .iter()
+        .enumerate()
+        .map(|(j, v)| v * (PI * f * (j as f64 - alpha)).cos())
+        .sum();
+    h.iter().map(|v| v / g).collect()
+}
+
+fn fir_designs(_d: Device) -> TestResult {
+    // (taps, cutoffs, pass_zero): low-pass, high-pass, band-pass, band-stop, two pass bands.
+    let cases: [(usize, &[f64], bool); 6] = [
+        (61, &[0.3], true),
+        (61, &[0.45], false),
+        (80, &[0.2, 0.5], false),
+        (81, &[0.3, 0.6], true),
+        (101, &[0.15, 0.3, 0.55, 0.75], false),
+        (1, &[0.5], true),
+    ];
+    for (n, cutoffs, pass_zero) in cases {
+        let h = firwin_bands(n, cutoffs, pass_zero, Window::Hamming)?;
+        let want = firwin_ref(n, cutoffs, pass_zero);
+        close(
+            &h,
+            &want,
+            1e-12,
+            1e-15,
+            &format!("firwin_bands({n}, {cutoffs:?}, {pass_zero})"),
+        )?;
+        // Linear phase: mirrored taps, to rounding.
+        let top = h.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        for j in 0..n {
+            assert!(
+                (h[j] - h[n - 1 - j]).abs() <= 1e-14 * top,
+                "{n} {cutoffs:?}: tap {j} not mirrored"
+            );
+        }
+        if n < 8 {
+            continue;
+        }
+        // Gains away from the transitions (the Hamming window's main lobe is 8 / n wide in
+        // fractions of the Nyquist frequency): within 0.01 of 1 in a pass band, below 0.01 in
+        // a stop band (each edge's side lobes are 53 dB down, and up to four edges add up).
+        let mut edges = vec![0.0];
+        edges.extend_from_slice(cutoffs);
+        edges.push(1.0);
+        let margin = 4.0 / n as f64;
+        for k in 0..edges.len() - 1 {
+            let passes = (k % 2 == 0) == pass_zero;
+            let (lo, hi) = (edges[k] + margin, edges[k + 1] - margin);
+            for i in 0..=64 {
+                let f = lo + (hi - lo) * i as f64 / 64.0;
+                if f > hi {
+                    continue;
+                }
+                let g = fir_gain(&h, f);
+                if passes {
+                    assert!((g - 1.0).abs() < 1e-2, "{n} {cutoffs:?}: gain {g} at {f}");
+                } else {
+                    assert!(g < 1e-2, "{n} {cutoffs:?}: gain {g} at {f}, a stop band");
+                }
+            }
+        }
+    }
+    // The low-pass form is the same design.
+    for (n, c) in [(21, 0.25), (64, 0.4), (7, 0.9)] {
+        let a = firwin(n, c, Window::Kaiser(5.0))?;
+        let b = firwin_bands(n, &[c], true, Window::Kaiser(5.0))?;
+        assert_eq!(a, b, "firwin({n}, {c}) against firwin_bands");
+    }
+    // Kaiser's formulas: SciPy's documented example, the three regimes of beta, and designs
+    // that meet the ripple they were sized for.
+    let (n65, b65) = kaiserord(65.0, 0.048)?;
+    assert_eq!(n65, 167);
+    assert!((b65 - 6.20426).abs() < 1e-5, "beta {b65}");
+    assert_eq!(kaiser_beta(21.0), 0.0);
+    assert!((kaiser_beta(30.0) - (0.5842 * 9f64.powf(0.4) + 0.07886 * 9.0)).abs() < 1e-12);
+    assert!((kaiser_beta(80.0) - 0.1102 * 71.3).abs() < 1e-12);
+    assert!((kaiser_atten(n65, 0.048) - 65.0).abs() < 2.285 * PI * 0.048 + 1e-9);
+    for (ripple, width, cutoff) in [(40.0, 0.1, 0.4), (60.0, 0.05, 0.3), (80.0, 0.08, 0.5)] {
+        let (n, beta) = kaiserord(ripple, width)?;
+        let h = firwin_bands(n, &[cutoff], true, Window::Kaiser(beta))?;
+        let delta = 10f64.powf(-ripple / 20.0);
+        for i in 0..=200 {
+            let f = i as f64 / 200.0;
+            let g = fir_gain(&h, f);
+            if f <= cutoff - width / 2.0 {
+                assert!(
+                    (g - 1.0).abs() < 1.5 * delta,
+                    "{ripple} dB: gain {g} at {f}"
+                );
+            } else if f >= cutoff + width / 2.0 {
+                assert!(
+                    g < 1.5 * delta,
+                    "{ripple} dB: gain {g} at {f}, {delta} allowed"
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+fn fir_errors(_d: Device) -> TestResult {
+    let hw = Window::Hamming;
+    assert_err(
+        firwin_bands(40, &[0.5], false, hw),
+        "InvalidArgument",
+        "odd",
+    );
+    assert_err(
+        firwin_bands(40, &[0.2, 0.5], true, hw),
+        "InvalidArgument",
+        "40 taps",
+    );
+    assert_err(
+        firwin_bands(41, &[0.5, 0.5], false, hw),
+        "InvalidArgument",
+        "increase",
+    );
+    assert_err(
+        firwin_bands(41, &[0.2, 1.0], false, hw),
+        "InvalidArgument",
+        "cutoff 1 is 1",
+    );
+    assert_err(
+        firwin_bands(41, &[], true, hw),
+        "InvalidArgument",
+        "0 cutoffs",
+    );
+    assert_err(
+        firwin_bands(41, &vec![0.5; 1025], true, hw),
+        "InvalidArgument",
+        "1025 cutoffs",
+    );
+    assert_err(
+        firwin_bands(0, &[0.5], true, hw),
+        "InvalidArgument",
+        "numtaps 0",
+    );
+    assert_err(kaiserord(5.0, 0.1), "InvalidArgument", "8 dB");
+    assert_err(kaiserord(f64::NAN, 0.1), "InvalidArgument", "NaN dB");
+    assert_err(kaiserord(60.0, 0.0), "InvalidArgument", "width 0");
+    assert_err(kaiserord(60.0, 1e-9), "InvalidArgument", "above 2^24");
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[("filtering", filtering), ("two_tones", two_tones)];
 
 pub fn tests() -> Vec<Test> {
-    let host: [(&str, Body); 7] = [
+    let host: [(&str, Body); 9] = [
+        ("fir_designs", fir_designs),
+        ("fir_errors", fir_errors),
         ("responses", responses),
         ("designs", designs),
         ("bessel_designs", bessel_designs),

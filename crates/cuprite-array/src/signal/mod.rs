@@ -10,8 +10,10 @@
 //!   (low-pass, high-pass, band-pass and band-stop, as `(b, a)` or second-order sections:
 //!   [`butter_sos`], [`cheby1_sos`], [`cheby2_sos`], [`ellip_sos`], [`bessel_sos`]), order
 //!   selection ([`buttord`], [`cheb1ord`], [`cheb2ord`], [`ellipord`]) and the notch and peak
-//!   filters [`iirnotch`], [`iirpeak`]; responses on the host: [`freqz`], [`sosfreqz`],
-//!   [`group_delay`].
+//!   filters [`iirnotch`], [`iirpeak`]; FIR design by the window method ([`firwin`],
+//!   [`firwin_bands`] for high-pass, band-pass, band-stop and several bands, and Kaiser's
+//!   formulas [`kaiserord`], [`kaiser_beta`], [`kaiser_atten`]); responses on the host:
+//!   [`freqz`], [`sosfreqz`], [`group_delay`].
 //! - [`get_window`], [`detrend`], [`hilbert`].
 //! - ArrayFire's interpolation [`approx1`], [`approx2`] and their uniform-grid forms
 //!   [`approx1_uniform`], [`approx2_uniform`] (nearest, lower, linear, cosine, cubic and
@@ -88,9 +90,10 @@ pub use conv::{
     correlate_axes, fftconvolve, fir, oaconvolve,
 };
 pub use design::{
-    BandType, BesselNorm, Cutoff, FilterOrder, IIR_MAX_ORDER, RESPONSE_MAX_POINTS, bessel,
-    bessel_sos, butter, butter_sos, buttord, cheb1ord, cheb2ord, cheby1, cheby1_sos, cheby2,
-    cheby2_sos, ellip, ellip_sos, ellipord, freqz, group_delay, iirnotch, iirpeak, sosfreqz,
+    BandType, BesselNorm, Cutoff, FIRWIN_MAX_CUTOFFS, FIRWIN_MAX_TAPS, FilterOrder, IIR_MAX_ORDER,
+    RESPONSE_MAX_POINTS, bessel, bessel_sos, butter, butter_sos, buttord, cheb1ord, cheb2ord,
+    cheby1, cheby1_sos, cheby2, cheby2_sos, ellip, ellip_sos, ellipord, firwin, firwin_bands,
+    freqz, group_delay, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord, sosfreqz,
 };
 pub use elem::SignalElement;
 pub use filters::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfiltfilt};
@@ -115,8 +118,8 @@ pub use psd_opts::{
     WelchOpts,
 };
 pub use resample::{
-    DecimateFilter, DecimateOpts, PolyPad, ResamplePolyOpts, decimate, decimate_with, firwin,
-    resample, resample_poly, resample_poly_with, upfirdn,
+    DecimateFilter, DecimateOpts, PolyPad, ResamplePolyOpts, decimate, decimate_with, resample,
+    resample_poly, resample_poly_with, upfirdn,
 };
 pub use spectral::{Detrend, detrend, hilbert};
 pub use windows::{Window, get_window};

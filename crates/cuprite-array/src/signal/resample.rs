@@ -1,69 +1,20 @@
-//! Resampling (SciPy's `resample`, `upfirdn`, `resample_poly`, `decimate`) and the window
-//! design of the low-pass FIR filters they take (`firwin`'s low-pass form), on the array API;
-//! `decimate`'s default IIR filter comes from `design.rs`.
+//! Resampling (SciPy's `resample`, `upfirdn`, `resample_poly`, `decimate`) on the array API;
+//! their low-pass FIR filters come from `design::firwin`, `decimate`'s default IIR filter from
+//! `design::cheby1_sos`.
 
 use super::conv::convolve_axes;
-use super::design::{BandType, cheby1_sos};
+use super::design::{BandType, FIRWIN_MAX_TAPS, cheby1_sos, firwin};
 use super::elem::wide;
 use super::filters::{sosfilt, sosfiltfilt};
 use super::frames::{WindowSpec, along, norm_axis, sc, slice_axis};
 use super::paths::ConvMethod;
 use super::psd::Work;
-use super::windows::{Window, window_values};
+use super::windows::Window;
 use crate::array::Array;
 use crate::dtype::Float;
 use crate::error::{Error, Result};
 use crate::ops::fft::FftOpts;
 use crate::ops::{AxisOpts, ConvMode, ReduceOpts};
-use std::f64::consts::PI;
-
-/// The most taps [`firwin`] designs (and so [`resample_poly`] and [`decimate_with`] with the
-/// filters they design).
-const FIRWIN_MAX_TAPS: usize = 1 << 24;
-
-/// The low-pass FIR filter of `numtaps` taps with cutoff `cutoff` (a fraction of the Nyquist
-/// frequency, in `(0, 1)`) by the window method (SciPy's `firwin(numtaps, cutoff, window)`
-/// with its defaults): `cutoff sinc(cutoff (j - (numtaps - 1) / 2))` times the symmetric
-/// window, scaled to a DC gain of 1.
-///
-/// # Errors
-/// `numtaps` 0 or above 2^24, a cutoff outside `(0, 1)`, or a window parameter out of its
-/// domain, named.
-///
-/// ```
-/// use cuprite_array::signal::{Window, firwin};
-/// let h = firwin(21, 0.25, Window::Hamming)?;
-/// assert!((h.iter().sum::<f64>() - 1.0).abs() < 1e-12);
-/// assert!((h[0] - h[20]).abs() < 1e-15);
-/// # Ok::<(), cuprite_array::Error>(())
-/// ```
-pub fn firwin(numtaps: usize, cutoff: f64, window: Window) -> Result<Vec<f64>> {
-    if numtaps == 0 || numtaps > FIRWIN_MAX_TAPS {
-        return Err(Error::InvalidArgument(format!(
-            "firwin: numtaps {numtaps} must be 1 to 2^24"
-        )));
-    }
-    if !(cutoff > 0.0 && cutoff < 1.0) {
-        return Err(Error::InvalidArgument(format!(
-            "firwin: the cutoff {cutoff} must lie strictly between 0 and 1 (the Nyquist \
-             frequency)"
-        )));
-    }
-    let w = window_values(window, numtaps, false)?;
-    let alpha = (numtaps as f64 - 1.0) / 2.0;
-    let sinc = |t: f64| {
-        if t == 0.0 {
-            1.0
-        } else {
-            (PI * t).sin() / (PI * t)
-        }
-    };
-    let h: Vec<f64> = (0..numtaps)
-        .map(|j| cutoff * sinc(cutoff * (j as f64 - alpha)) * w[j])
-        .collect();
-    let s: f64 = h.iter().sum();
-    Ok(h.into_iter().map(|v| v / s).collect())
-}
 
 fn resample_core<R: Work>(x: &Array<R>, num: usize, ax: usize) -> Result<Array<R>> {
     let nx = x.shape()[ax];

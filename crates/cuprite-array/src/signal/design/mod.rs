@@ -1,8 +1,9 @@
-//! IIR filter design (SciPy's `butter`, `cheby1`, `cheby2`, `ellip` and `bessel`: digital
-//! low-pass, high-pass, band-pass and band-stop filters; the order selections of [`order`]
-//! and its notch and peak filters; the frequency responses of [`response`]).
+//! Filter design: IIR filters (SciPy's `butter`, `cheby1`, `cheby2`, `ellip` and `bessel`:
+//! digital low-pass, high-pass, band-pass and band-stop filters; the order selections of
+//! [`order`] and its notch and peak filters; the frequency responses of [`response`]), and FIR
+//! filters by the window method ([`fir`]).
 //!
-//! Every design takes the same steps, in `f64` on the host:
+//! Every IIR design takes the same steps, in `f64` on the host:
 //! 1. the analog low-pass prototype's zeros, poles and gain ([`proto`]; the elliptic one on
 //!    the elliptic functions of [`jacobi`]);
 //! 2. the band edges pre-warped (`4 tan(pi w / 2)`: the bilinear transform's frequency map
@@ -17,6 +18,7 @@
 //! band-stop), and as many zeros.
 
 mod band;
+mod fir;
 mod jacobi;
 mod order;
 mod proto;
@@ -25,6 +27,9 @@ mod response;
 use crate::dtype::c64;
 use crate::error::{Error, Result};
 pub use band::{BandType, Cutoff, IIR_MAX_ORDER};
+pub use fir::{
+    FIRWIN_MAX_CUTOFFS, FIRWIN_MAX_TAPS, firwin, firwin_bands, kaiser_atten, kaiser_beta, kaiserord,
+};
 pub use order::{FilterOrder, buttord, cheb1ord, cheb2ord, ellipord, iirnotch, iirpeak};
 pub use proto::BesselNorm;
 use proto::{BESSEL_MAX_ORDER, Zpk, besselap, buttap, cheb1ap, cheb2ap, ellipap, prod_neg};
