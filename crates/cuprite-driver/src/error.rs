@@ -392,6 +392,26 @@ pub fn check_cusolver(
     }
 }
 
+/// `Err` naming `call` when this thread runs a host function's body, where CUDA forbids driver
+/// calls (see `host_fn.rs`); one thread-local read.
+#[doc(hidden)]
+#[inline(always)]
+pub fn refuse_in_host_fn(call: &'static str) -> Result<()> {
+    if crate::host_fn::active() {
+        return Err(host_fn_refused(call));
+    }
+    Ok(())
+}
+
+#[cold]
+fn host_fn_refused(call: &'static str) -> Error {
+    Error::InvalidArgument(format!(
+        "{call} called inside a host function (Stream::launch_host_fn, or a drop it caused); \
+         CUDA forbids driver calls there, so it was not made (whatever needed it, a free or a \
+         destroy, is left undone)"
+    ))
+}
+
 /// Calls a `cuprite_sys::driver` function and checks its status, naming the call on failure.
 ///
 /// The expansion calls the `unsafe fn` directly, so the call site must be inside an `unsafe`
@@ -400,7 +420,7 @@ pub fn check_cusolver(
 #[doc(hidden)]
 macro_rules! drv {
     ($name:ident ( $($arg:expr),* $(,)? )) => {
-        match $crate::host_fn::refuse(stringify!($name)) {
+        match $crate::error::refuse_in_host_fn(stringify!($name)) {
             Ok(()) => $crate::error::check(::cuprite_sys::driver::$name($($arg),*), stringify!($name)),
             Err(e) => Err(e),
         }

@@ -1,13 +1,13 @@
 //! The mark of a thread running the body of a host function ([`Stream::launch_host_fn`]): CUDA
 //! forbids driver calls there (they may fail, or deadlock the stream that runs the function),
-//! so every driver call cuprite makes checks it first and returns an `Err` instead.
+//! so every driver call cuprite makes checks it first (`error::refuse_in_host_fn`) and returns
+//! an `Err` instead.
 //!
 //! Invariant: the mark is set only while `host_fn_trampoline` (in `stream.rs`) runs a closure,
 //! on the driver's thread, and cleared before the trampoline returns, panic or not.
 //!
 //! [`Stream::launch_host_fn`]: crate::stream::Stream::launch_host_fn
 
-use crate::error::{Error, Result};
 use std::cell::Cell;
 
 thread_local! {
@@ -27,21 +27,8 @@ pub(crate) fn run_marked<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// `Err` naming `call` when this thread runs a host function's body; one thread-local read.
-#[doc(hidden)]
+/// Whether this thread runs a host function's body now; one thread-local read.
 #[inline(always)]
-pub fn refuse(call: &'static str) -> Result<()> {
-    if IN_HOST_FN.with(Cell::get) {
-        return Err(refused(call));
-    }
-    Ok(())
-}
-
-#[cold]
-fn refused(call: &'static str) -> Error {
-    Error::InvalidArgument(format!(
-        "{call} called inside a host function (Stream::launch_host_fn, or a drop it caused); \
-         CUDA forbids driver calls there, so it was not made (whatever needed it, a free or a \
-         destroy, is left undone)"
-    ))
+pub(crate) fn active() -> bool {
+    IN_HOST_FN.with(Cell::get)
 }

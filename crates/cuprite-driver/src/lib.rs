@@ -61,8 +61,7 @@ pub mod fault;
 pub mod fft;
 pub mod graph;
 mod handle_keep;
-#[doc(hidden)]
-pub mod host_fn;
+mod host_fn;
 pub mod launch;
 pub mod linker;
 pub mod memory;
