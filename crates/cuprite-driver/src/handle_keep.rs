@@ -61,7 +61,6 @@ impl Drop for HandleKeep {
             return;
         };
         let captured = self.captured.load(Ordering::Acquire);
-        let mut destroy = Some(destroy);
         let r = self.ctx.bind_to_thread_no_deferred().and_then(|()| {
             if captured {
                 crate::stats::count_host_sync();
@@ -72,13 +71,11 @@ impl Drop for HandleKeep {
                     // A capture in progress refused the synchronisation (it would invalidate
                     // it): the destruction waits for the next one that succeeds, never running
                     // under a launch that may still use the handle.
-                    if let Some(d) = destroy.take() {
-                        self.ctx.after_next_sync(self.what, d);
-                    }
+                    self.ctx.after_next_sync(self.what, destroy);
                     return Ok(());
                 }
             }
-            destroy.take().map_or(Ok(()), |d| d())
+            destroy()
         });
         if let Err(e) = r {
             self.ctx.defer(format!("destruction of {}", self.what), e);
