@@ -33,7 +33,9 @@
 //!   allocation or free nodes; a part is never kept for reuse (`runtime::reusable`) nor taken
 //!   out of an array, and the arena goes with the graph, freed after the launches (on the
 //!   private stream, or on the chunks' stream once it waited for the private stream); what
-//!   does not fit is allocated by the graph, as without an arena;
+//!   does not fit is allocated by the graph, as without an arena; every byte of the arena is
+//!   zeroed where it is allocated, before the first launch, so the row counters that a
+//!   one-launch reduction leaves zero need no memset node (`runtime::zeroed_arena_part`);
 //! - a first call captures at once unless that capture needs a run outside it first (see
 //!   [`Compiled::call`]); a refused capture is never instantiated or launched;
 //! - the closure's random draws read their key from a word of the graph's, rewritten before
@@ -1160,9 +1162,12 @@ impl<T: Element, U: Element> Captured<T, U> {
         // or free nodes. Beyond `ARENA_MAX_BYTES`, or for what does not fit, the graph
         // allocates its own memory.
         let arena = if arena_bytes > 0 && arena_bytes <= ARENA_MAX_BYTES && graph_arena() {
-            // SAFETY: each part is handed out as `alloc_raw` hands out memory: uninitialised,
-            // fully written by its user before any read.
-            vec![Arc::new(unsafe { stream.alloc::<u8>(arena_bytes) }?)]
+            // SAFETY: the memset right after writes every byte before anything reads it.
+            let mut base = unsafe { stream.alloc::<u8>(arena_bytes) }?;
+            // Zero before the capture, so before every launch of the graph (see
+            // `runtime::zeroed_arena_part`).
+            stream.memset_zeros(&mut base)?;
+            vec![Arc::new(base)]
         } else {
             Vec::new()
         };

@@ -461,6 +461,12 @@ const ARENA_ALIGN: usize = 256;
 /// runs, stream-ordered on `side` (a stream that is not capturing, with this thread's capture
 /// mode relaxed for the call), so that the parts' addresses are fixed when handed out and no
 /// size has to be known beforehand.
+///
+/// Every byte of an arena is zero before the graph's first launch: a served base is zeroed by
+/// its owner before the capture begins (`crate::compile`), a chunk on `side` as it is
+/// allocated. Parts are never reused within the graph, so a part that each launch of the graph
+/// leaves zero again (a one-launch reduction's row counters, reset by the block that finishes
+/// each row) is zero when every launch begins: [`zeroed_arena_part`] hands such parts out.
 #[cfg_attr(not(feature = "capture"), allow(dead_code))]
 enum Arena {
     Count(usize),
@@ -600,13 +606,15 @@ fn arena_part(stream: &Arc<Stream>, bytes: usize) -> Option<DeviceBuffer<u8>> {
                         if want < size {
                             return None;
                         }
-                        // SAFETY: each part is handed out as `alloc_raw` hands out memory:
-                        // uninitialised, fully written by its user before any read. The
-                        // allocation is stream-ordered on `side`, which is not capturing (the
-                        // relaxed mode lets this thread make it during its capture); the
-                        // capture's user orders the graph's launches after `side`.
-                        let chunk = cuprite_driver::graph::with_relaxed_capture_mode(|| unsafe {
-                            side.alloc::<u8>(want)
+                        // The chunk is allocated and zeroed stream-ordered on `side`, which is
+                        // not capturing (the relaxed mode lets this thread call it during its
+                        // capture); the capture's user orders the graph's launches after `side`.
+                        let chunk = cuprite_driver::graph::with_relaxed_capture_mode(|| {
+                            // SAFETY: the memset right after writes every byte before anything
+                            // reads it.
+                            let mut c = unsafe { side.alloc::<u8>(want) }?;
+                            side.memset_zeros(&mut c)?;
+                            Ok::<_, cuprite_driver::Error>(c)
                         })
                         .ok()?
                         .ok()?;
@@ -626,6 +634,24 @@ fn arena_part(stream: &Arc<Stream>, bytes: usize) -> Option<DeviceBuffer<u8>> {
         })
         .ok()
         .flatten()
+}
+
+/// A part of `bytes` bytes of this thread's arena when it serves `stream` and has room (never
+/// when counting: the caller then allocates as usual, which counts): zero before the graph's
+/// first launch (see [`Arena`]), so that work which leaves it zero at the end of each launch
+/// needs no memset node of its own in the graph.
+pub(crate) fn zeroed_arena_part(stream: &Arc<Stream>, bytes: usize) -> Option<DeviceBuffer<u8>> {
+    let serving = ARENA
+        .try_with(|a| {
+            a.try_borrow()
+                .is_ok_and(|a| matches!(&*a, Some(Arena::Serve { .. } | Arena::Grow { .. })))
+        })
+        .unwrap_or(false);
+    if serving {
+        arena_part(stream, bytes)
+    } else {
+        None
+    }
 }
 
 /// The part `[*next, *next + size)` of `base` as a buffer of `bytes` bytes (`bytes <= size`,

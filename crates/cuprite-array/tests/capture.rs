@@ -567,6 +567,10 @@ pub fn tests() -> Vec<Test> {
                 "capture::programmatic_chain_matches_eager",
                 programmatic_chain_matches_eager,
             ),
+            Test::gpu_alone(
+                "capture::one_launch_reductions_replayed",
+                one_launch_reductions_replayed,
+            ),
         ])
         .collect()
 }
@@ -1872,6 +1876,123 @@ fn direct_capture_grows_its_arena() -> TestResult {
                     }
                 }
             }
+        }
+    }
+    Ok(())
+}
+
+/// The element-wise producer of [`one_launch_sums`]: `cos(sin(sin(v k)))`, which no other
+/// test reduces, so that its reduction kernels are new to the process when the first program
+/// of [`one_launch_reductions_replayed`] is called.
+fn one_launch_producer(v: &Array<f32>, k: f32) -> Array<f32> {
+    (v * k).sin().sin().cos()
+}
+
+/// Three reductions whose blocks combine a row's partials in one launch, counting themselves
+/// in on row counters that a graph takes from its arena without a memset of its own: a sum
+/// of 2^16 elements, row sums of `8 x 2^14`, column sums of `4096 x 48` (strided rows).
+fn one_launch_sums(x: &[Array<f32>], k: f32) -> Result<Vec<Array<f32>>> {
+    Ok(vec![
+        one_launch_producer(&x[0], k).sum()?,
+        one_launch_producer(&x[1], k).sum_axes(&[1])?,
+        one_launch_producer(&x[2], k).sum_axes(&[0])?,
+    ])
+}
+
+/// The float64 host sums of [`one_launch_sums`], in its output order.
+fn one_launch_want(x: &[Vec<f32>], k: f32) -> Vec<Vec<f64>> {
+    let f = |v: f32| (v as f64 * k as f64).sin().sin().cos();
+    let total = vec![x[0].iter().map(|&v| f(v)).sum()];
+    let rows = x[1]
+        .chunks(1 << 14)
+        .map(|r| r.iter().map(|&v| f(v)).sum())
+        .collect();
+    let cols = (0..48)
+        .map(|c| (0..4096).map(|r| f(x[2][r * 48 + c])).sum())
+        .collect();
+    vec![total, rows, cols]
+}
+
+/// Replays of the reductions of [`one_launch_sums`]: each replay on fresh inputs matches the
+/// float64 host sums, and the first and last also an eager run bit for bit, so the row
+/// counters are zero when every launch begins. Two programs of the same closure: the first
+/// while its kernels are new, so that its first call runs the closure eagerly before capturing
+/// (its arena allocated, and zeroed, before the capture); the second once those kernels are
+/// built, captured at once (its arena growing, chunk by zeroed chunk, during the capture).
+fn one_launch_reductions_replayed() -> TestResult {
+    const K: f32 = 1.5;
+    let shapes: [&[usize]; 3] = [&[1 << 16], &[8, 1 << 14], &[4096, 48]];
+    let mut rng = Rng::fresh();
+    for (which, want_runs) in [("eager first", 2usize..=3), ("direct", 1..=1)] {
+        let runs = std::sync::atomic::AtomicUsize::new(0);
+        let prog = compile(|x: &[Array<f32>]| {
+            runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            one_launch_sums(x, K)
+        });
+        if which == "direct" {
+            cuprite_array::tuning::wait_tier_up();
+        }
+        for call in 0..12 {
+            let host: Vec<Vec<f32>> = shapes
+                .iter()
+                .map(|s| rng.vec_f32(s.iter().product(), -1.0, 1.0))
+                .collect();
+            let ins: Vec<Array<f32>> = host
+                .iter()
+                .zip(shapes)
+                .map(|(v, s)| Array::from_slice_on(dev(), v, s))
+                .collect::<Result<_>>()?;
+            let refs: Vec<&Array<f32>> = ins.iter().collect();
+            let got = prog.call(&refs)?;
+            if call == 0 {
+                let n = runs.load(std::sync::atomic::Ordering::Relaxed);
+                if !want_runs.contains(&n) {
+                    return Err(format!(
+                        "{which}: the first call ran the closure {n} times, want {want_runs:?}"
+                    )
+                    .into());
+                }
+            }
+            let want = one_launch_want(&host, K);
+            let eager = if call == 0 || call == 11 {
+                Some(with_device(dev(), || one_launch_sums(&ins, K))?)
+            } else {
+                None
+            };
+            // Terms of magnitude at most 1: a bound of 1e-5 per term holds the f32 rounding.
+            let terms = [1usize << 16, 1 << 14, 4096];
+            for (o, (g, w)) in got.iter().zip(&want).enumerate() {
+                let tol = 1e-5 * terms[o] as f64;
+                let g = g.to_vec()?;
+                if g.len() != w.len() {
+                    return Err(
+                        format!("{which} call {call} output {o}: {} values", g.len()).into(),
+                    );
+                }
+                for (i, (&a, &b)) in g.iter().zip(w).enumerate() {
+                    if (a as f64 - b).abs() > tol {
+                        return Err(format!(
+                            "{which} call {call} output {o} value {i}: {a}, host {b}"
+                        )
+                        .into());
+                    }
+                }
+                if let Some(e) = &eager {
+                    let e = e[o].to_vec()?;
+                    if g.iter()
+                        .map(|v| v.to_bits())
+                        .ne(e.iter().map(|v| v.to_bits()))
+                    {
+                        return Err(format!(
+                            "{which} call {call} output {o}: replay {g:?} != eager {e:?}"
+                        )
+                        .into());
+                    }
+                }
+            }
+        }
+        if runs.load(std::sync::atomic::Ordering::Relaxed) > *want_runs.end() {
+            return Err(format!("{which}: a replay ran the closure").into());
         }
     }
     Ok(())

@@ -367,15 +367,23 @@ fn launch_rows(
     // Counters of its own are zeroed on the launch's stream first (captured, in the graph
     // before each replay): the device's are written by eager work on other streams, and a
     // stream that waited for a write made inside a capture in progress would join that capture.
+    // A part of a compiled program's arena is zero before every launch of its graph (the
+    // kernel leaves its counters zero), so it needs no memset.
     let own_counters;
     let counters = if !fused {
         None
     } else if !shared_counters_serve(st, stream) {
-        let mut c = alloc(st, stream, DType::U32, COMBINE_ROWS)?;
-        if let Some(b) = c.buffer_mut() {
-            stream.memset_zeros(b)?;
-        }
-        own_counters = c;
+        let zeroed = crate::runtime::zeroed_arena_part(stream, crate::runtime::ROW_COUNTER_BYTES);
+        own_counters = match zeroed {
+            Some(part) => DevBuf::adopt(part, DType::U32, COMBINE_ROWS, st.ordinal, None),
+            None => {
+                let mut c = alloc(st, stream, DType::U32, COMBINE_ROWS)?;
+                if let Some(b) = c.buffer_mut() {
+                    stream.memset_zeros(b)?;
+                }
+                c
+            }
+        };
         Some(&own_counters)
     } else {
         Some(row_counters(st)?)
