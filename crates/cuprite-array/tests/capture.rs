@@ -593,7 +593,7 @@ impl Drop for PdlSwitch {
 }
 
 /// A chain of dependent kernels: the MLP benchmark's four layers (small products with their
-/// bias, fused element-wise steps), the mean-square loss (a reduction and its division),
+/// bias, fused element-wise steps), the mean-square loss (a reduction with its division folded in),
 /// a second reduction, an element-wise step reading both reductions' results, and a product
 /// of that. Inputs: `h`, four weights, four biases, the target.
 fn programmatic_chain(x: &[Array<f32>]) -> Result<Vec<Array<f32>>> {

@@ -529,6 +529,55 @@ fn column_reduction_kernels_compile() -> TestResult {
     compile_each(&sources)
 }
 
+/// Means and variances of `f32`, `f64` and integers: the reductions that fold the division into
+/// their last kernel (a last parameter `fdiv_`, divided by as the element-wise division would)
+/// are recorded in each form that writes the rows' results (blocks combining their partials, a
+/// block a row, lanes of a warp a row, columns), and compile; an `f16` mean keeps its division
+/// lazy (none of its kernels divides).
+fn mean_division_kernels_compile() -> TestResult {
+    use cuprite_array::{Array, f16};
+    tuning::compiler::start_recording();
+    let x = Array::<f32>::from_slice_on(Device::CPU, &vec![2.0; 300 * 40], &[300, 40])?;
+    assert_eq!(x.mean()?.to_vec()?, vec![2.0]);
+    assert_eq!(x.mean_axes(&[0])?.to_vec()?, vec![2.0; 40]);
+    assert_eq!(x.mean_axes(&[1])?.to_vec()?, vec![2.0; 300]);
+    x.var_axes(&[1])?.to_vec()?;
+    let d = Array::<f64>::from_slice_on(Device::CPU, &vec![1.0; 5000 * 3], &[3, 5000])?;
+    d.mean_axes(&[1])?.to_vec()?;
+    d.std()?.to_vec()?;
+    let i = Array::<i32>::from_slice_on(Device::CPU, &vec![3; 64 * 20], &[64, 20])?;
+    assert_eq!(i.mean_axes(&[1])?.to_vec()?, vec![3.0; 64]);
+    let divides = |s: &String| s.contains("cuprite_reduce") && s.contains("u64t fdiv_");
+    let sources = tuning::compiler::take_recorded();
+    let body = |s: &String| s.rsplit_once(MARKER).map_or(s.clone(), |x| x.1.to_string());
+    let folded: Vec<String> = sources.iter().map(body).filter(divides).collect();
+    for (form, mark) in [
+        ("combining", "rpart_"),
+        ("warp rows", "shfl_down_"),
+        ("columns", "u64t rows_"),
+        ("double", "double"),
+    ] {
+        assert!(
+            folded.iter().any(|k| k.contains(mark)),
+            "no dividing reduction kernel of the {form} form: {folded:?}"
+        );
+    }
+    assert!(
+        folded
+            .iter()
+            .all(|k| k.contains("/ (float)__longlong_as_double((i64t)fdiv_)")
+                || k.contains("/ __longlong_as_double((i64t)fdiv_)")),
+        "a dividing kernel without its division: {folded:?}"
+    );
+    tuning::compiler::start_recording();
+    let h = Array::<f16>::from_slice_on(Device::CPU, &vec![f16::ONE; 4096], &[4096])?;
+    h.mean()?.to_vec()?;
+    let half = tuning::compiler::take_recorded();
+    assert!(!half.iter().any(divides), "an f16 mean folded its division");
+    compile_each(&sources)?;
+    compile_each(&half)
+}
+
 /// The n-body program's reduction (`(d * w).sum_axes(&[1])`, `d` of shape `[n, n, 3]`, `w`
 /// of shape `[n, n, 1]` holding the one `rsqrt`): every form of its kernel reduces the three
 /// outputs of a body together, computing the `rsqrt` once per element for all three (one
@@ -707,6 +756,10 @@ pub fn tests() -> Vec<Test> {
         Test::nvrtc(
             "codegen::column_reduction_kernels_compile",
             column_reduction_kernels_compile,
+        ),
+        Test::nvrtc(
+            "codegen::mean_division_kernels_compile",
+            mean_division_kernels_compile,
         ),
         Test::nvrtc(
             "codegen::gelu_grad_kernels_compile",

@@ -576,9 +576,12 @@ fn passes(f: &dyn Fn() -> TestResult) -> Result<u64, Box<dyn std::error::Error +
 }
 
 /// Each NaN-aware reduction and scan makes as many passes as its plain form (the NaN handling
-/// fused into the same kernels), in f32 and f64, over all elements and along an axis. The
-/// values are checked against f64 host loops by the bodies above. Every call runs once first
-/// and the optimised builds are waited for once, so the counted calls run the same tier.
+/// fused into the same kernels), in f32 and f64, over all elements and along an axis; a
+/// NaN-aware mean or variance at most one more, its division by the count of non-NaN elements
+/// (an array) being a pass where the plain form's division by a constant count may be folded
+/// into its reduction. The values are checked against f64 host loops by the bodies above.
+/// Every call runs once first and the optimised builds are waited for once, so the counted
+/// calls run the same tier.
 fn nan_passes(d: Device) -> TestResult {
     on(d, || {
         let mut rng = Rng::fresh();
@@ -635,7 +638,12 @@ fn nan_passes(d: Device) -> TestResult {
         cuprite_array::tuning::wait_tier_up();
         for (what, nan, plain) in &pairs {
             let (k_nan, k_plain) = (passes(nan.as_ref())?, passes(plain.as_ref())?);
-            assert_eq!(k_nan, k_plain, "{what}: {k_nan} passes against {k_plain}");
+            let divides = what.starts_with("nanmean") || what.starts_with("nanvar");
+            let most = k_plain + u64::from(divides);
+            assert!(
+                (k_plain..=most).contains(&k_nan),
+                "{what}: {k_nan} passes against {k_plain}"
+            );
             assert!(k_plain > 0, "{what}: the plain form counted no pass");
         }
         Ok(())

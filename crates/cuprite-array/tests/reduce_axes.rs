@@ -6,6 +6,7 @@
 //! The float data are small integers, so every element and every partial sum is exact in f32
 //! and the results must equal the host's whatever the order of summation.
 
+use cuprite_array::ops::{ReduceOpts, VarOpts};
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Rng, Test, TestResult};
 
@@ -810,6 +811,122 @@ fn grouped_nbody(dev: Device) -> TestResult {
     Ok(())
 }
 
+/// The output (row-major over the kept axes) that element `flat` of an array of `shape` goes
+/// to when reduced over `axes`.
+fn output_of(flat: usize, shape: &[usize], axes: &[usize]) -> usize {
+    let (mut rest, mut o, mut step) = (flat, 0, 1);
+    for a in (0..shape.len()).rev() {
+        let i = rest % shape[a];
+        rest /= shape[a];
+        if !axes.contains(&a) {
+            o += i * step;
+            step *= shape[a];
+        }
+    }
+    o
+}
+
+/// The exact sums of `v` (shape `shape`) over `axes`, per output, and the count each sums.
+fn host_sums(v: &[f64], shape: &[usize], axes: &[usize]) -> (Vec<f64>, usize) {
+    let count: usize = axes.iter().map(|&a| shape[a]).product();
+    let mut sums = vec![0.0; v.len() / count.max(1)];
+    for (flat, &x) in v.iter().enumerate() {
+        sums[output_of(flat, shape, axes)] += x;
+    }
+    (sums, count)
+}
+
+/// Means and variances over every form of the reduction kernels (blocks combining a row's
+/// partials, a block a row, lanes of a warp a row, columns, two axes), whose division the CUDA
+/// backend folds into the reduction's last kernel. The data are small integers, so each sum is
+/// exact in any order and each `f32`/`f64` mean must equal the host's quotient of the exact sum
+/// by the count, rounded once in that dtype, bit for bit; with `keepdims` too; an `i32` mean
+/// (in `f64`) likewise. Variances (`ddof` 0 and 1) and standard deviations against float64.
+fn mean_division(dev: Device) -> TestResult {
+    let mut rng = Rng::seeded(47);
+    let cases: [(&[usize], &[usize]); 6] = [
+        (&[100_000], &[0]),
+        (&[3, 50_000], &[1]),
+        (&[50, 3000], &[1]),
+        (&[1000, 17], &[1]),
+        (&[4096, 40], &[0]),
+        (&[6, 7, 300], &[0, 2]),
+    ];
+    for (shape, axes) in cases {
+        let n: usize = shape.iter().product();
+        let v = ints(&mut rng, n, -16, 16);
+        let (sums, count) = host_sums(&v, shape, axes);
+        let ax: Vec<isize> = axes.iter().map(|&a| a as isize).collect();
+        let what = |t: &str, op: &str| format!("{t} {op} of {shape:?} over {axes:?}");
+        let a32 = Array::from_slice_on(dev, &f32s(&v), shape)?;
+        let a64 = Array::from_slice_on(dev, &v, shape)?;
+        let ai =
+            Array::from_slice_on(dev, &v.iter().map(|&x| x as i32).collect::<Vec<_>>(), shape)?;
+        let want32: Vec<u32> = sums
+            .iter()
+            .map(|&s| (s as f32 / count as f32).to_bits())
+            .collect();
+        let want64: Vec<u64> = sums.iter().map(|&s| (s / count as f64).to_bits()).collect();
+        let keep = ReduceOpts::new().keepdims(true);
+        for (got, t) in [
+            (a32.mean_axes(&ax)?.to_vec()?, "f32"),
+            (a32.mean_axes_with(&ax, keep)?.to_vec()?, "f32 keepdims"),
+        ] {
+            let bits: Vec<u32> = got.iter().map(|x| x.to_bits()).collect();
+            if bits != want32 {
+                return Err(format!("{}: {got:?}", what(t, "mean")).into());
+            }
+        }
+        for (got, t) in [
+            (a64.mean_axes(&ax)?.to_vec()?, "f64"),
+            (a64.mean_axes_with(&ax, keep)?.to_vec()?, "f64 keepdims"),
+            (ai.mean_axes(&ax)?.to_vec()?, "i32"),
+        ] {
+            let bits: Vec<u64> = got.iter().map(|x| x.to_bits()).collect();
+            if bits != want64 {
+                return Err(format!("{}: {got:?}", what(t, "mean")).into());
+            }
+        }
+        // Variances: the squared deviations from each output's exact mean, in f64.
+        for ddof in [0usize, 1] {
+            let mut sq = vec![0.0; sums.len()];
+            for (flat, &x) in v.iter().enumerate() {
+                let o = output_of(flat, shape, axes);
+                let d = x - sums[o] / count as f64;
+                sq[o] += d * d;
+            }
+            let var: Vec<f64> = sq.iter().map(|&s| s / (count - ddof) as f64).collect();
+            let std: Vec<f64> = var.iter().map(|v| v.sqrt()).collect();
+            let opts = VarOpts::new().ddof(ddof);
+            let g32 = to_f64(&a32.var_axes_with(&ax, opts)?.to_vec()?);
+            close(
+                &g32,
+                &var,
+                1e-5,
+                1e-6,
+                &what("f32", &format!("var ddof {ddof}")),
+            )?;
+            let g64: Vec<f64> = a64.var_axes_with(&ax, opts)?.to_vec()?;
+            close(
+                &g64,
+                &var,
+                1e-12,
+                1e-12,
+                &what("f64", &format!("var ddof {ddof}")),
+            )?;
+            let s64: Vec<f64> = a64.std_axes_with(&ax, opts)?.to_vec()?;
+            close(
+                &s64,
+                &std,
+                1e-12,
+                1e-12,
+                &what("f64", &format!("std ddof {ddof}")),
+            )?;
+        }
+    }
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("reduce_axes_axis1_f32", axis1_f32),
     ("reduce_axes_axis1_nan", axis1_nan),
@@ -818,6 +935,7 @@ pub const BODIES: &[(&str, Body)] = &[
     ("reduce_axes_short_rows_ties_nans", short_rows_ties_nans),
     ("reduce_axes_grouped_rows", grouped_rows),
     ("reduce_axes_grouped_nbody", grouped_nbody),
+    ("reduce_axes_mean_division", mean_division),
 ];
 
 pub fn tests() -> Vec<Test> {

@@ -130,6 +130,25 @@ pub(crate) trait Executor: Sync {
         inner: usize,
         out: DType,
     ) -> Result<Arc<Storage>>;
+    /// Sums the single output of `prog`, viewed as `outer x inner`, along `inner` into `out` (a
+    /// real float dtype), for a caller that then divides every sum by `divisor` (a value `out`
+    /// holds exactly: a mean's count). The flag says whether the backend made the division
+    /// already, with the values the sum followed by an element-wise division gives; where it
+    /// did not (the default), the caller divides.
+    fn sum_then_divide(
+        &self,
+        device: Device,
+        prog: &Program,
+        (outer, inner): (usize, usize),
+        out: DType,
+        divisor: f64,
+    ) -> Result<(Arc<Storage>, bool)> {
+        let _ = divisor;
+        Ok((
+            self.reduce(device, prog, ReduceOp::Sum, outer, inner, out)?,
+            false,
+        ))
+    }
     /// Runs a library call on realised inputs, into new storage of `len` elements of `out`.
     fn library(
         &self,

@@ -4,6 +4,7 @@
 
 use super::contract::{Executor, FlagWord, LibraryInput};
 use super::cpu::Cpu;
+use crate::codegen::Finish;
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::Result;
@@ -65,14 +66,22 @@ impl Executor for DryRun {
         inner: usize,
         out: DType,
     ) -> Result<Arc<Storage>> {
-        record_reduction(prog, op, inner, out);
-        // The sums over the leading axis of one realised matrix take the column-sum kernels.
-        if let Some(call) = crate::ops::linalg::plain_column_sums(prog, op, (outer, inner), out) {
-            for s in call.cuda_sources(&[]) {
-                crate::jit::record(&s);
-            }
-        }
+        record_reduction(prog, op, inner, out, Finish::Plain);
+        record_column_sums(prog, op, (outer, inner), out);
         Cpu.reduce(d, prog, op, outer, inner, out)
+    }
+
+    fn sum_then_divide(
+        &self,
+        d: Device,
+        prog: &Program,
+        (outer, inner): (usize, usize),
+        out: DType,
+        divisor: f64,
+    ) -> Result<(Arc<Storage>, bool)> {
+        record_reduction(prog, ReduceOp::Sum, inner, out, Finish::Divide);
+        record_column_sums(prog, ReduceOp::Sum, (outer, inner), out);
+        Cpu.sum_then_divide(d, prog, (outer, inner), out, divisor)
     }
 
     fn library(
@@ -141,7 +150,19 @@ fn record_elementwise(prog: &Program, strided_out: bool) {
 }
 
 /// Records the CUDA sources of a reduction (both passes, every variant).
-fn record_reduction(prog: &Program, op: ReduceOp, inner: usize, out: DType) {
+/// The sums over the leading axis of one realised matrix take the column-sum kernels: records
+/// them.
+fn record_column_sums(prog: &Program, op: ReduceOp, rows: (usize, usize), out: DType) {
+    if let Some(call) = crate::ops::linalg::plain_column_sums(prog, op, rows, out) {
+        for s in call.cuda_sources(&[]) {
+            crate::jit::record(&s);
+        }
+    }
+}
+
+/// Records the kernels a reduction of `prog` may build: every form, with `finish` in those
+/// that write the rows' results (see `backend::cuda::reduce`'s plan).
+fn record_reduction(prog: &Program, op: ReduceOp, inner: usize, out: DType, finish: Finish) {
     use crate::codegen::{
         RowAxes, VEC, Variant, acc_dtype, column_lanes, columns_fit, combinable, reduction,
         reduction_columns, reduction_one_per_thread, reduction_warp_rows, row_lanes, vectorisable,
@@ -159,26 +180,30 @@ fn record_reduction(prog: &Program, op: ReduceOp, inner: usize, out: DType) {
             vector,
             strided_out: false,
         };
-        crate::jit::record(&reduction(prog, op, out, v, false, rd).source);
+        crate::jit::record(&reduction(prog, op, out, v, false, rd, finish).source);
         if !vector {
             // The short rows' form (lanes of a warp per row): the row's own lane count, and a
             // whole warp.
             for lanes in [row_lanes(inner), 32] {
-                crate::jit::record(&reduction_warp_rows(prog, op, out, v, rd, lanes).source);
+                crate::jit::record(
+                    &reduction_warp_rows(prog, op, out, v, rd, lanes, finish).source,
+                );
             }
             // The column form (strided rows, neighbouring rows side by side): the rows' own
             // lane count, and a whole warp.
             if columns_fit(prog, op, inner, rd) {
                 let rows = numel(&prog.shape) / inner.max(1);
                 for lanes in [column_lanes(rows), 32] {
-                    crate::jit::record(&reduction_columns(prog, op, out, v, rd, lanes).source);
+                    crate::jit::record(
+                        &reduction_columns(prog, op, out, v, rd, lanes, finish).source,
+                    );
                 }
             }
         }
         if !op.is_arg() {
-            crate::jit::record(&reduction(prog, op, acc, v, false, rd).source);
+            crate::jit::record(&reduction(prog, op, acc, v, false, rd, Finish::Plain).source);
             if combinable(op) {
-                crate::jit::record(&reduction(prog, op, out, v, true, rd).source);
+                crate::jit::record(&reduction(prog, op, out, v, true, rd, finish).source);
             }
             if v.idx32 && !vector {
                 // The quick first build's form.

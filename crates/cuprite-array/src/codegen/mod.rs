@@ -46,8 +46,8 @@ pub(crate) use params::{ParamPlan, WordFrom, word_sources};
 use prelude::with_prelude;
 pub(crate) use prelude::{Helpers, MARKER, PHILOX_C};
 pub(crate) use reduction::{
-    RowAxes, WARP_ROW_MAX, column_lanes, columns_fit, combinable, reduction, reduction_columns,
-    reduction_one_per_thread, reduction_warp_rows, row_lanes,
+    Finish, RowAxes, WARP_ROW_MAX, column_lanes, columns_fit, combinable, reduction,
+    reduction_columns, reduction_one_per_thread, reduction_warp_rows, row_lanes,
 };
 pub(crate) use rows::{RowArgs, RowBind, RowKind, RowShape, RowSpec, rows_kernel};
 pub(crate) use sampling::{
@@ -993,7 +993,15 @@ mod grid_wait_tests {
             sources.push(elementwise(&p, v));
             let ax = RowAxes::of(&p, 16);
             for combine in [false, true] {
-                sources.push(reduction(&p, ReduceOp::Sum, DType::F32, v, combine, ax));
+                sources.push(reduction(
+                    &p,
+                    ReduceOp::Sum,
+                    DType::F32,
+                    v,
+                    combine,
+                    ax,
+                    Finish::Plain,
+                ));
             }
             if idx32 && !vector {
                 sources.push(reduction_one_per_thread(
@@ -1036,7 +1044,8 @@ mod grid_wait_tests {
         let ax = RowAxes::of(&p, 16);
         for s in [
             elementwise(&p, v),
-            reduction(&p, ReduceOp::Sum, DType::F32, v, true, ax),
+            reduction(&p, ReduceOp::Sum, DType::F32, v, true, ax, Finish::Plain),
+            reduction(&p, ReduceOp::Sum, DType::F32, v, true, ax, Finish::Divide),
         ] {
             for arch in [75, 80, 90] {
                 let o = crate::jit::compile_options(arch, true);

@@ -23,9 +23,34 @@ pub(crate) fn reduction(
     v: Variant,
     combine: bool,
     ax: RowAxes,
+    finish: Finish,
 ) -> KernelSource {
     debug_assert!(!combine || combinable(op));
-    reduction_kernel(p, op, out_d, v, Form::Looping, combine, ax)
+    reduction_kernel(p, op, out_d, v, Form::Looping, (combine, finish), ax)
+}
+
+/// What a reduction kernel writes for a row: its result in the written dtype, or that result
+/// divided by a divisor the launch passes (a mean's division, folded into the reduction).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) enum Finish {
+    #[default]
+    Plain,
+    /// A sum of a real float dtype, written as `r / d`: `r` the row's sum rounded to the
+    /// written dtype, `d` the kernel's last parameter `fdiv_` (the bits of an `f64` that the
+    /// written dtype holds exactly), the division made in the written dtype as the element-wise
+    /// kernels make it, so the value equals the sum's followed by an element-wise division by
+    /// the same constant. A launch that writes partials passes 1, which changes no value.
+    Divide,
+}
+
+impl Finish {
+    /// Whether a reduction by `op` into `written` can take `self`.
+    pub(crate) fn fits(self, op: ReduceOp, written: DType) -> bool {
+        match self {
+            Finish::Plain => true,
+            Finish::Divide => op == ReduceOp::Sum && written.is_float(),
+        }
+    }
 }
 
 /// How a reduction's rows lie in its program's shape: decided from the shape and the inputs'
@@ -254,9 +279,10 @@ pub(crate) fn reduction_warp_rows(
     v: Variant,
     ax: RowAxes,
     lanes: u32,
+    finish: Finish,
 ) -> KernelSource {
     debug_assert!(!v.vector && lanes.is_power_of_two() && lanes <= 32);
-    reduction_kernel(p, op, out_d, v, Form::WarpRows(lanes), false, ax)
+    reduction_kernel(p, op, out_d, v, Form::WarpRows(lanes), (false, finish), ax)
 }
 
 /// The outputs side by side in one block of [`reduction_columns`] for `rows` outputs: a power
@@ -321,10 +347,11 @@ pub(crate) fn reduction_columns(
     v: Variant,
     ax: RowAxes,
     lanes: u32,
+    finish: Finish,
 ) -> KernelSource {
     debug_assert!(!v.vector && !op.is_arg() && ax.group.k == 0);
     debug_assert!(lanes.is_power_of_two() && lanes <= BLOCK);
-    reduction_kernel(p, op, out_d, v, Form::Columns(lanes), true, ax)
+    reduction_kernel(p, op, out_d, v, Form::Columns(lanes), (true, finish), ax)
 }
 
 /// How the threads of a reduction kernel share the rows.
@@ -360,7 +387,15 @@ pub(crate) fn reduction_one_per_thread(
     ax: RowAxes,
 ) -> KernelSource {
     debug_assert!(v.idx32 && !v.vector && !op.is_arg());
-    reduction_kernel(p, op, out_d, v, Form::OnePerThread, false, ax)
+    reduction_kernel(
+        p,
+        op,
+        out_d,
+        v,
+        Form::OnePerThread,
+        (false, Finish::Plain),
+        ax,
+    )
 }
 
 /// What every part of a reduction kernel's text depends on.
@@ -386,6 +421,8 @@ struct Red<'a> {
     /// With a group: per step, whether it depends on the group's axis
     /// ([`OutGroup::dependent`]); else empty.
     dep: Vec<bool>,
+    /// What a row's write holds ([`Finish`]).
+    finish: Finish,
 }
 
 impl Red<'_> {
@@ -829,7 +866,11 @@ impl Red<'_> {
         } else if self.arg() {
             format!("(i64t)({acc}.i < 0 ? 0 : {acc}.i)")
         } else {
-            store_conv(self.out_d, &cast_expr(self.acc_d, self.out_d, acc))
+            let r = store_conv(self.out_d, &cast_expr(self.acc_d, self.out_d, acc));
+            match self.finish {
+                Finish::Plain => r,
+                Finish::Divide => divided(self.out_d, &r),
+            }
         }
     }
 
@@ -1043,15 +1084,28 @@ const SHUFFLE: &str = "template <typename T> __device__ __forceinline__ T shfl_d
 }
 ";
 
+/// `r` (a stored value of the real float dtype `d`) divided by the kernel's divisor `fdiv_` in
+/// `d`, stored again: the element-wise kernels' division (`binary_expr`) of the loaded value by
+/// the constant, whose value `d` holds exactly.
+fn divided(d: DType, r: &str) -> String {
+    let div = "__longlong_as_double((i64t)fdiv_)";
+    let q = match d {
+        DType::F64 => format!("({} / {div})", load_conv(d, r)),
+        _ => format!("({} / (float){div})", load_conv(d, r)),
+    };
+    store_conv(d, &q)
+}
+
 fn reduction_kernel(
     p: &Program,
     op: ReduceOp,
     out_d: DType,
     v: Variant,
     form: Form,
-    combine: bool,
+    (combine, finish): (bool, Finish),
     ax: RowAxes,
 ) -> KernelSource {
+    debug_assert!(finish.fits(op, out_d));
     let src_d = p.instrs[p.outputs[0]].dtype;
     let acc_d = if op.is_arg() {
         src_d
@@ -1085,6 +1139,7 @@ fn reduction_kernel(
         steady: ax.steady,
         group,
         dep,
+        finish,
     };
     let name = "cuprite_reduce".to_string();
     let mut s = r.combine_fn();
@@ -1107,9 +1162,14 @@ fn reduction_kernel(
     } else {
         String::new()
     };
+    let fdiv = if finish == Finish::Divide {
+        ", u64t fdiv_"
+    } else {
+        ""
+    };
     let _ = writeln!(
         s,
-        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}, u64t inner, u64t chunks{extra}) {{",
+        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}({}, u64t inner, u64t chunks{extra}{fdiv}) {{",
         params(p, v, 1, &[out_d])
     );
     s.push_str(GRID_WAIT);

@@ -5,7 +5,7 @@
 //!
 //! [`Program::structure_hash`]: crate::graph::Program::structure_hash
 
-use crate::codegen::{RowAxes, ScanForm, ScanSpec, Variant};
+use crate::codegen::{Finish, RowAxes, ScanForm, ScanSpec, Variant};
 use crate::dtype::DType;
 use crate::op::ReduceOp;
 
@@ -34,6 +34,8 @@ pub(crate) enum KernelKind {
         /// along them, and the rows reduced together along a short kept axis with the inputs
         /// that vary along it or share another's reads (`codegen::RowAxes`).
         axes: RowAxes,
+        /// What a row's write holds (`codegen::Finish`).
+        finish: Finish,
     },
     /// A scan or compaction reading the program fused (`codegen::scan`).
     Scan { spec: ScanSpec, form: ScanForm },

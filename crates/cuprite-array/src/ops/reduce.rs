@@ -6,7 +6,7 @@
 
 use crate::array::{Array, cast_node};
 use crate::backend;
-use crate::dtype::{Element, Float, Numeric, Ordered};
+use crate::dtype::{DType, Element, Float, Numeric, Ordered};
 use crate::error::Result;
 use crate::graph::{Node, Op, Program, ViewFn, push_view};
 use crate::ops::ReduceOp;
@@ -48,6 +48,34 @@ pub(crate) fn reduce_node(
     axes: &[usize],
     keepdims: bool,
 ) -> Result<Arc<Node>> {
+    Ok(reduce_then(n, op, axes, keepdims, None)?.0)
+}
+
+/// Sums `n` (a float or complex dtype) over `axes` (normalised, any order) and divides every
+/// sum by `count`, in the sum's dtype as an element-wise division by the constant would
+/// (NumPy's mean: the sum, then the division). For `f32` and `f64` the division is folded into
+/// the reduction's kernel where the backend can, giving a realised result; otherwise it is a
+/// lazy division of the sums, which later element-wise work fuses onto. (A lazy `f16`/`bf16`
+/// quotient is carried in `f32` into the work fused onto it, so folding, which rounds it to
+/// its dtype, would change their values.)
+fn sum_div_node(n: &Arc<Node>, axes: &[usize], keepdims: bool, count: f64) -> Result<Arc<Node>> {
+    let divisor = crate::dtype::Scalar::F64(count).cast(n.dtype);
+    let fold = matches!(n.dtype, DType::F32 | DType::F64).then(|| divisor.to_f64_lossy());
+    match reduce_then(n, ReduceOp::Sum, axes, keepdims, fold)? {
+        (s, true) if fold.is_some() => Ok(s),
+        (s, _) => div_count(&s, count),
+    }
+}
+
+/// [`reduce_node`], and for a sum with `div` (a value of the output dtype), whether the
+/// backend divided the results by it already (folded into the reduction's last kernel).
+fn reduce_then(
+    n: &Arc<Node>,
+    op: ReduceOp,
+    axes: &[usize],
+    keepdims: bool,
+    div: Option<f64>,
+) -> Result<(Arc<Node>, bool)> {
     crate::shape::checked_numel(&n.shape)?;
     let nd = n.shape.len();
     let mut red: Vec<usize> = axes.to_vec();
@@ -91,15 +119,22 @@ pub(crate) fn reduce_node(
     crate::schedule::realize_calls_below(std::slice::from_ref(&p))?;
     let prog = Program::build(&[p]);
     let dev = n.device;
-    let s = with_oom_retry(dev, || {
-        backend::of(dev).reduce(dev, &prog, op, outer, inner, out_d)
+    let (s, divided) = with_oom_retry(dev, || match div {
+        Some(d) if op == ReduceOp::Sum => {
+            backend::of(dev).sum_then_divide(dev, &prog, (outer, inner), out_d, d)
+        }
+        _ => Ok((
+            backend::of(dev).reduce(dev, &prog, op, outer, inner, out_d)?,
+            false,
+        )),
     })?;
-    Ok(Node::new(
+    let leaf = Node::new(
         Op::Leaf(s, Layout::contiguous(&out_shape)),
         out_d,
         out_shape,
         dev,
-    ))
+    );
+    Ok((leaf, divided))
 }
 
 fn all_axes(nd: usize) -> Vec<usize> {
@@ -223,17 +258,17 @@ impl<T: Numeric> Array<T> {
     /// [`mean_axes`](Self::mean_axes) with NumPy's `keepdims` ([`ReduceOpts`]).
     pub fn mean_axes_with(&self, axes: &[isize], opts: ReduceOpts) -> Result<Array<T::Mean>> {
         let keepdims = opts.keepdims;
-        let (sum, count) = self.sum_as_mean(axes, keepdims)?;
-        Ok(Array::from_node(div_count(&sum, count as f64)?))
+        Ok(Array::from_node(self.mean_node(axes, keepdims)?.0))
     }
 
-    fn sum_as_mean(&self, axes: &[isize], keepdims: bool) -> Result<(Arc<Node>, usize)> {
+    /// The mean along `axes` (the sum in `T::Mean`, divided by the count) and the count.
+    fn mean_node(&self, axes: &[isize], keepdims: bool) -> Result<(Arc<Node>, usize)> {
         let mut ax = norm_axes(axes, self.ndim())?;
         ax.sort_unstable();
         ax.dedup();
         let count: usize = ax.iter().map(|&a| self.shape()[a]).product();
         let x = cast_node(&self.node, <T::Mean as Element>::DTYPE);
-        Ok((reduce_node(&x, ReduceOp::Sum, &ax, keepdims)?, count))
+        Ok((sum_div_node(&x, &ax, keepdims, count as f64)?, count))
     }
 }
 
@@ -264,19 +299,15 @@ impl<T: Numeric + Ordered> Array<T> {
     /// [`var_axes`](Self::var_axes) with NumPy's `ddof` and `keepdims` ([`VarOpts`]).
     pub fn var_axes_with(&self, axes: &[isize], opts: VarOpts) -> Result<Array<T::Mean>> {
         let (ddof, keepdims) = (opts.ddof, opts.keepdims);
-        let (sum, count) = self.sum_as_mean(axes, true)?;
-        let mean = div_count(&sum, count as f64)?;
+        let (mean, count) = self.mean_node(axes, true)?;
         let x = cast_node(&self.node, <T::Mean as Element>::DTYPE);
         let d = binary_node(&x, &mean, BinaryOp::Sub)?;
         let sq = binary_node(&d, &d, BinaryOp::Mul)?;
         let mut ax = norm_axes(axes, self.ndim())?;
         ax.sort_unstable();
         ax.dedup();
-        let s = reduce_node(&sq, ReduceOp::Sum, &ax, keepdims)?;
-        Ok(Array::from_node(div_count(
-            &s,
-            count.saturating_sub(ddof) as f64,
-        )?))
+        let dof = count.saturating_sub(ddof) as f64;
+        Ok(Array::from_node(sum_div_node(&sq, &ax, keepdims, dof)?))
     }
     /// Standard deviation of all elements.
     pub fn std(&self) -> Result<Array<T::Mean>> {

@@ -76,7 +76,18 @@ impl Executor for Cuda {
         inner: usize,
         out: DType,
     ) -> Result<Arc<Storage>> {
-        reduce::reduce(d.ordinal, prog, op, outer, inner, out)
+        Ok(reduce::reduce(d.ordinal, prog, op, (outer, inner), out, None)?.0)
+    }
+
+    fn sum_then_divide(
+        &self,
+        d: Device,
+        prog: &Program,
+        rows: (usize, usize),
+        out: DType,
+        divisor: f64,
+    ) -> Result<(Arc<Storage>, bool)> {
+        reduce::reduce(d.ordinal, prog, ReduceOp::Sum, rows, out, Some(divisor))
     }
 
     fn library(

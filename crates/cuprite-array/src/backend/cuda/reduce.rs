@@ -84,16 +84,19 @@ struct Plan {
     combine: bool,
     /// The dtype the kernel writes.
     kernel_d: DType,
+    /// What the kernel writes for a row: a requested division where its launch writes the
+    /// rows' results (see [`reduce`]).
+    finish: codegen::Finish,
 }
 
 /// The plan of reducing `p`'s output (`outer` rows of `inner` elements) by `op` into `out_d`,
-/// its inputs at `in_ptrs`.
+/// its inputs at `in_ptrs`; `divide`: the results are to be divided ([`reduce`]).
 fn plan(
     st: &DeviceState,
     p: &Program,
     op: ReduceOp,
     (outer, inner): (usize, usize),
-    out_d: DType,
+    (out_d, divide): (DType, bool),
     in_ptrs: &[u64],
 ) -> Plan {
     let src_d = p.instrs[p.outputs[0]].dtype;
@@ -157,6 +160,15 @@ fn plan(
     // chunks).
     let combine = col_lanes > 0 || (guess > 1 && outer <= COMBINE_ROWS && codegen::combinable(op));
     let kernel_d = if combine { out_d } else { pass_d };
+    // The division goes into the kernels whose launch writes the rows' results: the combine
+    // form, and one block (or lanes of a warp) a row. (Its quick first build and the
+    // interpreter leave it to the caller.)
+    let last = combine || (guess == 1 && col_lanes == 0);
+    let finish = if divide && last && codegen::Finish::Divide.fits(op, kernel_d) {
+        codegen::Finish::Divide
+    } else {
+        codegen::Finish::Plain
+    };
     Plan {
         guess,
         v,
@@ -167,6 +179,7 @@ fn plan(
         one_per_thread,
         combine,
         kernel_d,
+        finish,
     }
 }
 
@@ -181,6 +194,7 @@ fn kernel(st: &'static DeviceState, p: &Program, op: ReduceOp, pl: Plan) -> Resu
         one_per_thread,
         combine,
         kernel_d,
+        finish,
         ..
     } = pl;
     crate::jit::kernel_or_interp(
@@ -195,14 +209,15 @@ fn kernel(st: &'static DeviceState, p: &Program, op: ReduceOp, pl: Plan) -> Resu
             row_lanes: row_lanes as u8,
             col_lanes: col_lanes as u16,
             axes,
+            finish,
         },
         || {
             if col_lanes > 0 {
-                codegen::reduction_columns(p, op, kernel_d, v, axes, col_lanes)
+                codegen::reduction_columns(p, op, kernel_d, v, axes, col_lanes, finish)
             } else if row_lanes > 0 {
-                codegen::reduction_warp_rows(p, op, kernel_d, v, axes, row_lanes)
+                codegen::reduction_warp_rows(p, op, kernel_d, v, axes, row_lanes, finish)
             } else {
-                codegen::reduction(p, op, kernel_d, v, combine, axes)
+                codegen::reduction(p, op, kernel_d, v, combine, axes, finish)
             }
         },
         // The quick first build: where partials are combined anyway (several blocks per row)
@@ -220,7 +235,7 @@ fn kernel(st: &'static DeviceState, p: &Program, op: ReduceOp, pl: Plan) -> Resu
                 ))
             } else {
                 v.vector
-                    .then(|| codegen::reduction(p, op, kernel_d, scalar, combine, axes))
+                    .then(|| codegen::reduction(p, op, kernel_d, scalar, combine, axes, finish))
             }
         },
         // The interpreter stands in only where the quick build would be the one-element-per-
@@ -266,18 +281,24 @@ fn shared_counters_serve(st: &DeviceState, stream: &Arc<Stream>) -> bool {
         )
 }
 
+/// Reduces `p`'s output (`outer` rows of `inner` elements) by `op` into `out_d`. With `div`,
+/// the caller divides the results by it (a value `out_d` holds exactly): the returned flag says
+/// whether the last launch did so already (a sum into a real float dtype, written by a built
+/// kernel of one of the forms that write the rows' results: the same values, see
+/// `codegen::Finish`); where it did not, the caller divides.
 pub(super) fn reduce(
     ordinal: usize,
     p: &Program,
     op: ReduceOp,
-    outer: usize,
-    inner: usize,
+    (outer, inner): (usize, usize),
     out_d: DType,
-) -> Result<Arc<Storage>> {
+    div: Option<f64>,
+) -> Result<(Arc<Storage>, bool)> {
     let st = state(ordinal)?;
     let stream = stream_for(ordinal)?;
     if outer == 0 {
-        return Ok(Arc::new(Storage::Cuda(alloc(st, &stream, out_d, 0)?)));
+        // No results: nothing to divide.
+        return Ok((Arc::new(Storage::Cuda(alloc(st, &stream, out_d, 0)?)), true));
     }
     let ins: Vec<&DevBuf> = p
         .inputs
@@ -304,10 +325,10 @@ pub(super) fn reduce(
         // Two kernels: the chunks' partial sums, then their sums.
         crate::stats::note_reduction_pass();
         crate::stats::note_reduction_pass();
-        return Ok(Arc::new(Storage::Cuda(out)));
+        return Ok((Arc::new(Storage::Cuda(out)), div.is_none()));
     }
     let in_ptrs: Vec<u64> = ins.iter().map(|d| d.ptr()).collect();
-    let pl = plan(st, p, op, (outer, inner), out_d, &in_ptrs);
+    let pl = plan(st, p, op, (outer, inner), (out_d, div.is_some()), &in_ptrs);
     let k = kernel(st, p, op, pl)?;
     let chunks = if pl.col_lanes > 0 {
         column_chunks(st, &k, pl.col_lanes, outer, inner)
@@ -327,18 +348,26 @@ pub(super) fn reduce(
     // (or the interpreter) stands in for it: then its partials go to `part`, its counters
     // are the device's, and `out` holds the rows' results.
     let fused = pl.combine && k.interp.is_none() && !(k.scalar && pl.one_per_thread);
+    // The launched kernel divides where it is the built form the plan asked to (not the
+    // one-element-per-thread quick build or the interpreter standing in).
+    let divides = pl.finish == codegen::Finish::Divide
+        && k.interp.is_none()
+        && !(k.scalar && pl.one_per_thread);
+    let last = fused || chunks == 1;
+    // A launch of partials divides by 1, which changes no value.
+    let fdiv = divides.then(|| if last { div.unwrap_or(1.0) } else { 1.0 });
     let out = launch_rows(
         st,
         &stream,
         p,
         (&k, pl, fused),
         (outer, inner, chunks),
-        out_d,
+        (out_d, fdiv),
         (&ins, &in_ptrs),
     )?;
     let out = Arc::new(Storage::Cuda(out));
-    if fused || chunks == 1 {
-        return Ok(out);
+    if last {
+        return Ok((out, div.is_none() || divides));
     }
     let shape = [outer, chunks];
     let leaf = crate::graph::Node::new(
@@ -348,20 +377,20 @@ pub(super) fn reduce(
         Device::cuda(ordinal),
     );
     let p2 = Program::build(&[leaf]);
-    reduce(ordinal, &p2, op, outer, chunks, out_d)
+    reduce(ordinal, &p2, op, (outer, chunks), out_d, div)
 }
 
 /// Launches kernel `k` of plan `pl` over `outer` rows of `inner` elements, `chunks` blocks a
-/// row (`fused`: the last block of a row writes its result), and returns what it wrote: the
-/// rows' results where fused or one block a row, else the partials (`outer * chunks` of
-/// `pl.pass_d`).
+/// row (`fused`: the last block of a row writes its result), with the divisor `fdiv` where the
+/// kernel takes one (`codegen::Finish::Divide`), and returns what it wrote: the rows' results
+/// where fused or one block a row, else the partials (`outer * chunks` of `pl.pass_d`).
 fn launch_rows(
     st: &'static DeviceState,
     stream: &Arc<Stream>,
     p: &Program,
     (k, pl, fused): (&Kernel, Plan, bool),
     (outer, inner, chunks): (usize, usize, usize),
-    out_d: DType,
+    (out_d, fdiv): (DType, Option<f64>),
     (ins, in_ptrs): (&[&DevBuf], &[u64]),
 ) -> Result<DevBuf> {
     // Counters of its own are zeroed on the launch's stream first (captured, in the graph
@@ -427,6 +456,10 @@ fn launch_rows(
             plan.words.extend_from_slice(&[part.ptr(), c.ptr()]);
             writes = [&out, part, c];
             nw = 3;
+        }
+        // The divisor is the last parameter of a kernel that divides.
+        if let Some(d) = fdiv {
+            plan.words.push(d.to_bits());
         }
         launch(st, stream, k, grid as u32, &plan.words, ins, &writes[..nw])?;
     }
