@@ -13,7 +13,8 @@
 //! definition (odd extension, `lfilter_zi` steady state, forward and backward passes), and a
 //! sum of two tones that decimation must split. Window-method FIR designs (`firwin_bands`)
 //! against sums of sincs written here, their gains in the pass and stop bands, and Kaiser's
-//! order formula against the bounds it promises. Bodies run on every backend.
+//! order formula against the bounds it promises. Least-squares FIR designs (`firls`) against
+//! SciPy's taps and the normal equations of their error. Bodies run on every backend.
 
 #![allow(clippy::needless_range_loop)]
 
@@ -21,7 +22,7 @@ use crate::common::{Body, assert_err, close};
 use cuprite_array::signal::{
     self, BandType, BesselNorm, Cutoff, DecimateOpts, Window, bessel, bessel_sos, butter,
     butter_sos, buttord, cheb1ord, cheb2ord, cheby1, cheby1_sos, cheby2, cheby2_sos, decimate_with,
-    ellip, ellip_sos, ellipord, firwin, firwin_bands, freqz, group_delay, iirnotch, iirpeak,
+    ellip, ellip_sos, ellipord, firls, firwin, firwin_bands, freqz, group_delay, iirnotch, iirpeak,
     kaiser_atten, kaiser_beta, kaiserord, sosfiltfilt, sosfreqz,
 };
 use cuprite_array::{Array, Device};
@@ -1321,12 +1322,204 @@ fn fir_errors(_d: Device) -> TestResult {
     Ok(())
 }
 
+/// SciPy 1.17.1's `firls(numtaps, bands, desired, weight=weight)` for four designs: a
+/// low-pass, a weighted band-pass, sloped desired gains, and one tap.
+const FIRLS_SCIPY: [(usize, &[[f64; 2]], &[[f64; 2]], &[f64], &[f64]); 4] = [
+    (
+        11,
+        &[[0.0, 0.3], [0.5, 1.0]],
+        &[[1.0, 1.0], [0.0, 0.0]],
+        &[],
+        &[
+            -0.0031341874075949214,
+            -0.05079294905172158,
+            -0.04654239237070646,
+            0.08827496702074346,
+            0.29418766982526817,
+            0.3955296773336026,
+        ],
+    ),
+    (
+        21,
+        &[[0.0, 0.2], [0.3, 0.6], [0.7, 1.0]],
+        &[[0.0, 0.0], [1.0, 1.0], [0.0, 0.0]],
+        &[2.0, 1.0, 3.0],
+        &[
+            -0.00041147963639153357,
+            -0.03469695442186125,
+            -0.01584192318656572,
+            0.053504720453572636,
+            0.022532751684625506,
+            0.010162515221445307,
+            0.07794933587373809,
+            -0.08980239855074125,
+            -0.27655954519377934,
+            0.056804437380343555,
+            0.38479397560829987,
+        ],
+    ),
+    (
+        15,
+        &[[0.0, 0.4], [0.5, 1.0]],
+        &[[0.0, 0.8], [1.0, 0.2]],
+        &[],
+        &[
+            -0.0020049631667857257,
+            -0.02006701294861838,
+            -0.0005095544018700449,
+            0.00033189656382398824,
+            -0.0052944328061881795,
+            -0.18308995423930552,
+            -0.04024223141486178,
+            0.5508498121523528,
+        ],
+    ),
+    (1, &[[0.0, 1.0]], &[[1.0, 1.0]], &[], &[1.0]),
+];
+
+/// `firls` against SciPy's taps (the first half and the centre listed; the rest mirror them),
+/// to 1e-12; 201 taps of a narrow low-pass at five taps SciPy gives; a band that a constant
+/// response fits exactly (the design is then one tap of 1, which SciPy meets to 2e-7 on its
+/// ill-conditioned system); and, for a design with gaps and weights, the normal equations:
+/// the error's derivative by each cosine coefficient, integrated here by Simpson's rule over
+/// each band, is zero.
+fn firls_designs(_d: Device) -> TestResult {
+    for (n, bands, desired, weight, half) in FIRLS_SCIPY {
+        let h = firls(n, bands, desired, weight)?;
+        let want: Vec<f64> = half
+            .iter()
+            .chain(half.iter().rev().skip(1))
+            .copied()
+            .collect();
+        close(&h, &want, 1e-12, 1e-13, &format!("firls({n}, {bands:?})"))?;
+    }
+    let h = firls(
+        201,
+        &[[0.0, 0.1], [0.15, 1.0]],
+        &[[1.0, 1.0], [0.0, 0.0]],
+        &[],
+    )?;
+    let picked: Vec<f64> = [0, 50, 100, 150, 200].iter().map(|&i| h[i]).collect();
+    let scipy = [
+        7.684449967377167e-06,
+        0.0017379799295944404,
+        0.12529971053584638,
+        0.0017379799295944404,
+        7.684449967377167e-06,
+    ];
+    close(&picked, &scipy, 1e-9, 1e-13, "firls(201)")?;
+    let h = firls(7, &[[0.1, 0.2]], &[[1.0, 1.0]], &[])?;
+    close(
+        &h,
+        &[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+        0.0,
+        1e-5,
+        "firls(7, one band)",
+    )?;
+    // Normal equations of a weighted design with sloped gains: for each k,
+    // sum_bands w ∫ (A(f) - D(f)) cos(k pi f) df = 0, A the design's response.
+    let (n, bands, desired, weight) = (
+        25usize,
+        [[0.05, 0.25], [0.35, 0.55], [0.7, 0.95]],
+        [[0.5, 1.0], [0.0, 0.0], [2.0, 1.5]],
+        [1.0, 4.0, 0.5],
+    );
+    let h = firls(n, &bands, &desired, &weight)?;
+    let m = (n - 1) / 2;
+    let a = |f: f64| -> f64 {
+        h.iter()
+            .enumerate()
+            .map(|(j, v)| v * (PI * f * (j as f64 - m as f64)).cos())
+            .sum()
+    };
+    for k in 0..=m {
+        let mut g = 0.0;
+        let mut scale = 0.0;
+        for ((b, d), w) in bands.iter().zip(&desired).zip(&weight) {
+            let steps = 2000;
+            let dx = (b[1] - b[0]) / steps as f64;
+            for i in 0..=steps {
+                let f = b[0] + i as f64 * dx;
+                let target = d[0] + (d[1] - d[0]) * (f - b[0]) / (b[1] - b[0]);
+                let c = if i == 0 || i == steps {
+                    1.0
+                } else if i % 2 == 1 {
+                    4.0
+                } else {
+                    2.0
+                };
+                g += w * c * dx / 3.0 * (a(f) - target) * (PI * k as f64 * f).cos();
+                scale += w * c * dx / 3.0 * target.abs();
+            }
+        }
+        assert!(
+            g.abs() < 1e-9 * scale,
+            "firls normal equation {k}: {g} (scale {scale})"
+        );
+    }
+    Ok(())
+}
+
+fn firls_errors(_d: Device) -> TestResult {
+    let (lp, gains) = ([[0.0, 0.3], [0.4, 1.0]], [[1.0, 1.0], [0.0, 0.0]]);
+    assert_err(firls(20, &lp, &gains, &[]), "InvalidArgument", "numtaps 20");
+    assert_err(
+        firls(4097, &lp, &gains, &[]),
+        "InvalidArgument",
+        "numtaps 4097",
+    );
+    assert_err(firls(21, &[], &[], &[]), "InvalidArgument", "0 bands");
+    assert_err(
+        firls(21, &lp, &gains[..1], &[]),
+        "InvalidArgument",
+        "1 desired",
+    );
+    assert_err(
+        firls(21, &lp, &gains, &[1.0]),
+        "InvalidArgument",
+        "1 weights",
+    );
+    assert_err(
+        firls(21, &[[0.0, 0.3], [0.4, 1.5]], &gains, &[]),
+        "InvalidArgument",
+        "band 1 is [0.4, 1.5]",
+    );
+    assert_err(
+        firls(21, &[[0.0, 0.3], [0.4, 0.4]], &gains, &[]),
+        "InvalidArgument",
+        "right edge",
+    );
+    assert_err(
+        firls(21, &[[0.0, 0.5], [0.4, 1.0]], &gains, &[]),
+        "InvalidArgument",
+        "overlap",
+    );
+    assert_err(
+        firls(21, &lp, &[[1.0, 1.0], [0.0, -0.5]], &[]),
+        "InvalidArgument",
+        "non-negative",
+    );
+    assert_err(
+        firls(21, &lp, &gains, &[1.0, f64::NAN]),
+        "InvalidArgument",
+        "weight 1 is NaN",
+    );
+    assert_err(
+        firls(21, &lp, &gains, &[0.0, 0.0]),
+        "InvalidArgument",
+        "singular",
+    );
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[("filtering", filtering), ("two_tones", two_tones)];
 
 pub fn tests() -> Vec<Test> {
-    let host: [(&str, Body); 9] = [
+    let host: [(&str, Body); 11] = [
         ("fir_designs", fir_designs),
         ("fir_errors", fir_errors),
+        ("firls_designs", firls_designs),
+        ("firls_errors", firls_errors),
         ("responses", responses),
         ("designs", designs),
         ("bessel_designs", bessel_designs),

@@ -1,7 +1,7 @@
 //! Filter design: IIR filters (SciPy's `butter`, `cheby1`, `cheby2`, `ellip` and `bessel`:
 //! digital low-pass, high-pass, band-pass and band-stop filters; the order selections of
 //! [`order`] and its notch and peak filters; the frequency responses of [`response`]), and FIR
-//! filters by the window method ([`fir`]).
+//! filters by the window method ([`fir`]) and by least squares ([`lsq`]).
 //!
 //! Every IIR design takes the same steps, in `f64` on the host:
 //! 1. the analog low-pass prototype's zeros, poles and gain ([`proto`]; the elliptic one on
@@ -20,6 +20,7 @@
 mod band;
 mod fir;
 mod jacobi;
+mod lsq;
 mod order;
 mod proto;
 mod response;
@@ -30,6 +31,7 @@ pub use band::{BandType, Cutoff, IIR_MAX_ORDER};
 pub use fir::{
     FIRWIN_MAX_CUTOFFS, FIRWIN_MAX_TAPS, firwin, firwin_bands, kaiser_atten, kaiser_beta, kaiserord,
 };
+pub use lsq::{FIRLS_MAX_TAPS, firls};
 pub use order::{FilterOrder, buttord, cheb1ord, cheb2ord, ellipord, iirnotch, iirpeak};
 pub use proto::BesselNorm;
 use proto::{BESSEL_MAX_ORDER, Zpk, besselap, buttap, cheb1ap, cheb2ap, ellipap, prod_neg};
