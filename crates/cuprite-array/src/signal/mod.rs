@@ -12,8 +12,8 @@
 //!   selection ([`buttord`], [`cheb1ord`], [`cheb2ord`], [`ellipord`]) and the notch and peak
 //!   filters [`iirnotch`], [`iirpeak`]; FIR design by the window method ([`firwin`],
 //!   [`firwin_bands`] for high-pass, band-pass, band-stop and several bands, and Kaiser's
-//!   formulas [`kaiserord`], [`kaiser_beta`], [`kaiser_atten`]) and by least squares
-//!   ([`firls`]); responses on the host:
+//!   formulas [`kaiserord`], [`kaiser_beta`], [`kaiser_atten`]), by least squares
+//!   ([`firls`]) and equiripple ([`remez`], [`remez_with`]); responses on the host:
 //!   [`freqz`], [`sosfreqz`], [`group_delay`].
 //! - [`get_window`], [`detrend`], [`hilbert`].
 //! - ArrayFire's interpolation [`approx1`], [`approx2`] and their uniform-grid forms
@@ -92,10 +92,10 @@ pub use conv::{
 };
 pub use design::{
     BandType, BesselNorm, Cutoff, FIRLS_MAX_TAPS, FIRWIN_MAX_CUTOFFS, FIRWIN_MAX_TAPS, FilterOrder,
-    IIR_MAX_ORDER, RESPONSE_MAX_POINTS, bessel, bessel_sos, butter, butter_sos, buttord, cheb1ord,
-    cheb2ord, cheby1, cheby1_sos, cheby2, cheby2_sos, ellip, ellip_sos, ellipord, firls, firwin,
-    firwin_bands, freqz, group_delay, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord,
-    sosfreqz,
+    IIR_MAX_ORDER, REMEZ_MAX_TAPS, RESPONSE_MAX_POINTS, RemezKind, RemezOpts, bessel, bessel_sos,
+    butter, butter_sos, buttord, cheb1ord, cheb2ord, cheby1, cheby1_sos, cheby2, cheby2_sos, ellip,
+    ellip_sos, ellipord, firls, firwin, firwin_bands, freqz, group_delay, iirnotch, iirpeak,
+    kaiser_atten, kaiser_beta, kaiserord, remez, remez_with, sosfreqz,
 };
 pub use elem::SignalElement;
 pub use filters::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfiltfilt};

@@ -1,7 +1,8 @@
 //! Filter design: IIR filters (SciPy's `butter`, `cheby1`, `cheby2`, `ellip` and `bessel`:
 //! digital low-pass, high-pass, band-pass and band-stop filters; the order selections of
 //! [`order`] and its notch and peak filters; the frequency responses of [`response`]), and FIR
-//! filters by the window method ([`fir`]) and by least squares ([`lsq`]).
+//! filters by the window method ([`fir`]), by least squares ([`lsq`]) and equiripple by the
+//! Remez exchange ([`remez`]).
 //!
 //! Every IIR design takes the same steps, in `f64` on the host:
 //! 1. the analog low-pass prototype's zeros, poles and gain ([`proto`]; the elliptic one on
@@ -23,6 +24,7 @@ mod jacobi;
 mod lsq;
 mod order;
 mod proto;
+mod remez;
 mod response;
 
 use crate::dtype::c64;
@@ -35,6 +37,7 @@ pub use lsq::{FIRLS_MAX_TAPS, firls};
 pub use order::{FilterOrder, buttord, cheb1ord, cheb2ord, ellipord, iirnotch, iirpeak};
 pub use proto::BesselNorm;
 use proto::{BESSEL_MAX_ORDER, Zpk, besselap, buttap, cheb1ap, cheb2ap, ellipap, prod_neg};
+pub use remez::{REMEZ_MAX_TAPS, RemezKind, RemezOpts, remez, remez_with};
 pub use response::{RESPONSE_MAX_POINTS, freqz, group_delay, sosfreqz};
 use std::f64::consts::PI;
 
