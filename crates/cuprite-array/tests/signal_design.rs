@@ -15,17 +15,18 @@
 //! against sums of sincs written here, their gains in the pass and stop bands, and Kaiser's
 //! order formula against the bounds it promises. Least-squares FIR designs (`firls`) against
 //! SciPy's taps and the normal equations of their error; equiripple designs (`remez`) against
-//! SciPy's taps and the alternation theorem. Bodies run on every backend.
+//! SciPy's taps and the alternation theorem. Savitzky-Golay coefficients and filters against
+//! SciPy's values, and polynomials their fits reproduce. Bodies run on every backend.
 
 #![allow(clippy::needless_range_loop)]
 
 use crate::common::{Body, assert_err, close};
 use cuprite_array::signal::{
-    self, BandType, BesselNorm, Cutoff, DecimateOpts, RemezKind, RemezOpts, Window, bessel,
-    bessel_sos, butter, butter_sos, buttord, cheb1ord, cheb2ord, cheby1, cheby1_sos, cheby2,
-    cheby2_sos, decimate_with, ellip, ellip_sos, ellipord, firls, firwin, firwin_bands, freqz,
-    group_delay, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord, remez, remez_with,
-    sosfiltfilt, sosfreqz,
+    self, BandType, BesselNorm, Cutoff, DecimateOpts, RemezKind, RemezOpts, SavgolEdges,
+    SavgolOpts, Window, bessel, bessel_sos, butter, butter_sos, buttord, cheb1ord, cheb2ord,
+    cheby1, cheby1_sos, cheby2, cheby2_sos, decimate_with, ellip, ellip_sos, ellipord, firls,
+    firwin, firwin_bands, freqz, group_delay, iirnotch, iirpeak, kaiser_atten, kaiser_beta,
+    kaiserord, remez, remez_with, savgol_coeffs, savgol_filter, sosfiltfilt, sosfreqz,
 };
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -1837,16 +1838,350 @@ fn remez_errors_named(_d: Device) -> TestResult {
     Ok(())
 }
 
-pub const BODIES: &[(&str, Body)] = &[("filtering", filtering), ("two_tones", two_tones)];
+/// SciPy 1.17.1's `savgol_coeffs(window_length, polyorder, deriv, delta, pos)`.
+#[allow(clippy::type_complexity)]
+const SAVGOL_COEFFS_SCIPY: [((usize, usize, usize, f64, Option<f64>), &[f64]); 6] = [
+    (
+        (5, 2, 0, 1.0, None),
+        &[
+            -0.08571428571428574,
+            0.34285714285714275,
+            0.4857142857142856,
+            0.3428571428571427,
+            -0.08571428571428584,
+        ],
+    ),
+    (
+        (7, 3, 1, 0.5, None),
+        &[
+            -0.17460317460317445,
+            0.5317460317460315,
+            0.4603174603174604,
+            0.0,
+            -0.46031746031746046,
+            -0.5317460317460317,
+            0.17460317460317465,
+        ],
+    ),
+    (
+        (6, 2, 0, 1.0, None),
+        &[
+            -0.09374999999999994,
+            0.2187499999999999,
+            0.37499999999999967,
+            0.37499999999999967,
+            0.2187499999999997,
+            -0.09374999999999993,
+        ],
+    ),
+    (
+        (9, 4, 2, 1.0, None),
+        &[
+            -0.07342657342657533,
+            0.2162004662004659,
+            0.08799533799533761,
+            -0.12296037296037296,
+            -0.2156177156177159,
+            -0.12296037296037307,
+            0.08799533799533796,
+            0.21620046620046557,
+            -0.07342657342657528,
+        ],
+    ),
+    (
+        (5, 2, 0, 1.0, Some(1.0)),
+        &[
+            -0.14285714285714274,
+            0.1714285714285712,
+            0.3428571428571427,
+            0.3714285714285714,
+            0.2571428571428573,
+        ],
+    ),
+    (
+        (4, 3, 0, 1.0, None),
+        &[
+            -0.06250000000000089,
+            0.5624999999999996,
+            0.5624999999999998,
+            -0.06250000000000086,
+        ],
+    ),
+];
+
+/// `savgol_coeffs` against SciPy's (to 1e-12), zeros for a derivative above the order, and
+/// named errors.
+fn savgol_coefficients(_d: Device) -> TestResult {
+    for ((wl, p, deriv, delta, pos), want) in SAVGOL_COEFFS_SCIPY {
+        let mut o = SavgolOpts::new().deriv(deriv).delta(delta);
+        if let Some(pos) = pos {
+            o = o.pos(pos);
+        }
+        let c = savgol_coeffs(wl, p, o)?;
+        close(
+            &c,
+            want,
+            1e-12,
+            1e-13,
+            &format!("savgol_coeffs({wl}, {p}, {deriv})"),
+        )?;
+    }
+    assert_eq!(
+        savgol_coeffs(5, 1, SavgolOpts::new().deriv(2))?,
+        vec![0.0; 5]
+    );
+    assert_err(
+        savgol_coeffs(0, 0, SavgolOpts::new()),
+        "InvalidArgument",
+        "window_length 0",
+    );
+    assert_err(
+        savgol_coeffs(5, 5, SavgolOpts::new()),
+        "InvalidArgument",
+        "polyorder 5",
+    );
+    assert_err(
+        savgol_coeffs(5, 2, SavgolOpts::new().pos(5.0)),
+        "InvalidArgument",
+        "pos 5",
+    );
+    assert_err(
+        savgol_coeffs(5, 2, SavgolOpts::new().delta(0.0)),
+        "InvalidArgument",
+        "delta 0",
+    );
+    Ok(())
+}
+
+/// SciPy 1.17.1's `savgol_filter(x, window_length, polyorder, deriv, delta, mode, cval)` of
+/// `x_i = sin(0.9 i) + 0.05 i^2`, `i < 13` (`cval` 0.5 for `constant`).
+#[allow(clippy::type_complexity)]
+const SAVGOL_FILTER_SCIPY: [((usize, usize, usize, f64, &str), [f64; 13]); 7] = [
+    (
+        (5, 2, 0, 1.0, "interp"),
+        [
+            0.018969673227400622,
+            0.8113229398163669,
+            1.126041500947132,
+            0.8563998239739441,
+            0.3792028624241617,
+            0.3204567853522491,
+            1.0651704812490377,
+            2.4659885069774834,
+            3.9547067493808985,
+            4.972277970095148,
+            5.391887610074255,
+            5.8220008194013735,
+            6.107667225873068,
+        ],
+    ),
+    (
+        (6, 3, 1, 0.5, "interp"),
+        [
+            2.90542613847111,
+            1.0251360062188193,
+            -0.20191502773254788,
+            -1.004048071855701,
+            -0.14803065291043227,
+            1.5011154700510256,
+            2.846705402133013,
+            3.02177952183691,
+            2.0452012384349634,
+            0.8073815399041924,
+            0.6091262705177636,
+            0.7126791444974403,
+            1.482983235480499,
+        ],
+    ),
+    (
+        (7, 2, 2, 1.0, "interp"),
+        [
+            -0.07065056003488747,
+            -0.07065056003488747,
+            -0.07065056003488747,
+            -0.07065056003488773,
+            0.27669610800077055,
+            0.4903226842107054,
+            0.4085608346943036,
+            0.09328629711708575,
+            -0.21690744396635792,
+            -0.28727194949441626,
+            -0.2872719494944162,
+            -0.2872719494944162,
+            -0.2872719494944162,
+        ],
+    ),
+    (
+        (5, 2, 0, 1.0, "mirror"),
+        [
+            0.37019314416544036,
+            0.6605888189891886,
+            1.126041500947132,
+            0.8563998239739441,
+            0.3792028624241617,
+            0.3204567853522491,
+            1.0651704812490377,
+            2.4659885069774834,
+            3.9547067493808985,
+            4.972277970095148,
+            5.391887610074255,
+            5.794543289048951,
+            5.927728906480322,
+        ],
+    ),
+    (
+        (5, 2, 0, 1.0, "nearest"),
+        [
+            0.18509657208272018,
+            0.7320168398144016,
+            1.126041500947132,
+            0.8563998239739441,
+            0.3792028624241617,
+            0.3204567853522491,
+            1.0651704812490377,
+            2.4659885069774834,
+            3.9547067493808985,
+            4.972277970095148,
+            5.391887610074255,
+            5.740834746445337,
+            6.073396338206913,
+        ],
+    ),
+    (
+        (5, 2, 0, 1.0, "wrap"),
+        [
+            1.8379929412406635,
+            0.19895423096295717,
+            1.126041500947132,
+            0.8563998239739441,
+            0.3792028624241617,
+            0.3204567853522491,
+            1.0651704812490377,
+            2.4659885069774834,
+            3.9547067493808985,
+            4.972277970095148,
+            5.391887610074255,
+            6.273897355296782,
+            4.4027804908273716,
+        ],
+    ),
+    (
+        (4, 2, 0, 1.0, "constant"),
+        [
+            0.36413090973557205,
+            1.0741994365198293,
+            1.0793900708547242,
+            0.6042135887023559,
+            0.23530809741766312,
+            0.5545659434887964,
+            1.6987691856357,
+            3.2560756597320255,
+            4.577692917907626,
+            5.2688714184192325,
+            5.487643108901206,
+            6.274477025011368,
+            3.3986943639485547,
+        ],
+    ),
+];
+
+/// `savgol_filter` against SciPy's values for every edge mode (f64 to 1e-12, f32 to 1e-5),
+/// along the last axis of a 1-d array and along axis 0 of a 2-d stack of the same signal
+/// scaled per column; with `interp` edges a cubic is reproduced to the ends, with its first
+/// and second derivatives (computed here in closed form); a window longer than the axis with
+/// `interp` edges is an `Err`.
+fn savgol(d: Device) -> TestResult {
+    use cuprite_array::image::Boundary;
+    let x: Vec<f64> = (0..13)
+        .map(|i| (0.9 * i as f64).sin() + 0.05 * (i * i) as f64)
+        .collect();
+    let a64 = Array::from_slice_on(d, &x, &[13])?;
+    let a32 = Array::from_slice_on(d, &x.iter().map(|&v| v as f32).collect::<Vec<_>>(), &[13])?;
+    // Column j of the stack is the signal times j + 1.
+    let stack: Vec<f64> = (0..13)
+        .flat_map(|i| {
+            (0..3).map(move |j| (j + 1) as f64 * ((0.9 * i as f64).sin() + 0.05 * (i * i) as f64))
+        })
+        .collect();
+    let s64 = Array::from_slice_on(d, &stack, &[13, 3])?;
+    for ((wl, p, deriv, delta, mode), want) in SAVGOL_FILTER_SCIPY {
+        let edges = match mode {
+            "interp" => SavgolEdges::Interp,
+            "mirror" => SavgolEdges::Extend(Boundary::Mirror),
+            "nearest" => SavgolEdges::Extend(Boundary::Nearest),
+            "wrap" => SavgolEdges::Extend(Boundary::Wrap),
+            _ => SavgolEdges::Extend(Boundary::Constant(0.5)),
+        };
+        let o = SavgolOpts::new().deriv(deriv).delta(delta).edges(edges);
+        let what = format!("savgol_filter({wl}, {p}, {deriv}, {mode})");
+        close(
+            &savgol_filter(&a64, wl, p, o)?.to_vec()?,
+            &want,
+            1e-12,
+            1e-12,
+            &what,
+        )?;
+        let g32: Vec<f64> = savgol_filter(&a32, wl, p, o)?
+            .to_vec()?
+            .iter()
+            .map(|&v| v as f64)
+            .collect();
+        close(&g32, &want, 1e-5, 1e-5, &format!("{what} f32"))?;
+        if mode != "constant" {
+            let g = savgol_filter(&s64, wl, p, o.axis(0))?.to_vec()?;
+            for j in 0..3 {
+                let col: Vec<f64> = (0..13).map(|i| g[i * 3 + j]).collect();
+                let w: Vec<f64> = want.iter().map(|v| v * (j + 1) as f64).collect();
+                close(&col, &w, 1e-12, 1e-12, &format!("{what} axis 0 column {j}"))?;
+            }
+        }
+    }
+    // A cubic through interp edges: values, slope and curvature, exactly (to rounding).
+    let n = 20usize;
+    let cubic = |t: f64| 0.5 - 0.3 * t + 0.02 * t * t + 0.004 * t * t * t;
+    let slope = |t: f64| -0.3 + 0.04 * t + 0.012 * t * t;
+    let curve = |t: f64| 0.04 + 0.024 * t;
+    let c: Vec<f64> = (0..n).map(|i| cubic(i as f64 * 0.25)).collect();
+    let arr = Array::from_slice_on(d, &c, &[n])?;
+    for (deriv, f) in [
+        (0usize, &cubic as &dyn Fn(f64) -> f64),
+        (1, &slope),
+        (2, &curve),
+    ] {
+        let got =
+            savgol_filter(&arr, 7, 3, SavgolOpts::new().deriv(deriv).delta(0.25))?.to_vec()?;
+        let want: Vec<f64> = (0..n).map(|i| f(i as f64 * 0.25)).collect();
+        close(
+            &got,
+            &want,
+            1e-9,
+            1e-9,
+            &format!("cubic, derivative {deriv}"),
+        )?;
+    }
+    assert_err(
+        savgol_filter(&arr, 21, 3, SavgolOpts::new()),
+        "InvalidArgument",
+        "window_length 21 is longer",
+    );
+    Ok(())
+}
+
+pub const BODIES: &[(&str, Body)] = &[
+    ("filtering", filtering),
+    ("two_tones", two_tones),
+    ("savgol", savgol),
+];
 
 pub fn tests() -> Vec<Test> {
-    let host: [(&str, Body); 13] = [
+    let host: [(&str, Body); 14] = [
         ("fir_designs", fir_designs),
         ("fir_errors", fir_errors),
         ("firls_designs", firls_designs),
         ("firls_errors", firls_errors),
         ("remez_designs", remez_designs),
         ("remez_errors", remez_errors_named),
+        ("savgol_coefficients", savgol_coefficients),
         ("responses", responses),
         ("designs", designs),
         ("bessel_designs", bessel_designs),

@@ -15,7 +15,8 @@
 //!   formulas [`kaiserord`], [`kaiser_beta`], [`kaiser_atten`]), by least squares
 //!   ([`firls`]) and equiripple ([`remez`], [`remez_with`]); responses on the host:
 //!   [`freqz`], [`sosfreqz`], [`group_delay`].
-//! - [`get_window`], [`detrend`], [`hilbert`].
+//! - [`get_window`], [`detrend`], [`hilbert`]; Savitzky-Golay smoothing and differentiation
+//!   ([`savgol_coeffs`], [`savgol_filter`]: SciPy's `interp` edges or a boundary).
 //! - ArrayFire's interpolation [`approx1`], [`approx2`] and their uniform-grid forms
 //!   [`approx1_uniform`], [`approx2_uniform`] (nearest, lower, linear, cosine, cubic and
 //!   cubic-spline, batched over the other axes, `f32`/`f64` and complex values; one kernel
@@ -81,6 +82,7 @@ mod paths;
 mod psd;
 mod psd_opts;
 mod resample;
+mod savgol;
 mod spectral;
 mod windows;
 
@@ -123,5 +125,6 @@ pub use resample::{
     DecimateFilter, DecimateOpts, PolyPad, ResamplePolyOpts, decimate, decimate_with, resample,
     resample_poly, resample_poly_with, upfirdn,
 };
+pub use savgol::{SAVGOL_MAX_WINDOW, SavgolEdges, SavgolOpts, savgol_coeffs, savgol_filter};
 pub use spectral::{Detrend, detrend, hilbert};
 pub use windows::{Window, get_window};
