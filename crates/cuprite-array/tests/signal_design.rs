@@ -15,18 +15,20 @@
 //! against sums of sincs written here, their gains in the pass and stop bands, and Kaiser's
 //! order formula against the bounds it promises. Least-squares FIR designs (`firls`) against
 //! SciPy's taps and the normal equations of their error; equiripple designs (`remez`) against
-//! SciPy's taps and the alternation theorem. Savitzky-Golay coefficients and filters against
+//! SciPy's taps and the alternation theorem. Analog designs and `freqs` against SciPy's
+//! coefficients and responses. Savitzky-Golay coefficients and filters against
 //! SciPy's values, and polynomials their fits reproduce. Bodies run on every backend.
 
 #![allow(clippy::needless_range_loop)]
 
 use crate::common::{Body, assert_err, close};
 use cuprite_array::signal::{
-    self, BandType, BesselNorm, Cutoff, DecimateOpts, RemezKind, RemezOpts, SavgolEdges,
-    SavgolOpts, Window, bessel, bessel_sos, butter, butter_sos, buttord, cheb1ord, cheb2ord,
-    cheby1, cheby1_sos, cheby2, cheby2_sos, decimate_with, ellip, ellip_sos, ellipord, firls,
-    firwin, firwin_bands, freqz, group_delay, iirnotch, iirpeak, kaiser_atten, kaiser_beta,
-    kaiserord, remez, remez_with, savgol_coeffs, savgol_filter, sosfiltfilt, sosfreqz,
+    self, AnalogFamily, BandType, BesselNorm, Cutoff, DecimateOpts, RemezKind, RemezOpts,
+    SavgolEdges, SavgolOpts, Window, bessel, bessel_sos, butter, butter_sos, buttord, cheb1ord,
+    cheb2ord, cheby1, cheby1_sos, cheby2, cheby2_sos, decimate_with, ellip, ellip_sos, ellipord,
+    firls, firwin, firwin_bands, freqs, freqz, group_delay, iir_analog, iirnotch, iirpeak,
+    kaiser_atten, kaiser_beta, kaiserord, remez, remez_with, savgol_coeffs, savgol_filter,
+    sosfiltfilt, sosfreqz,
 };
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -1838,6 +1840,153 @@ fn remez_errors_named(_d: Device) -> TestResult {
     Ok(())
 }
 
+/// One analog design checked against SciPy: family, order, edges (rad/s), band type, and
+/// SciPy's `(b, a)`.
+type AnalogCase = (
+    AnalogFamily,
+    usize,
+    Cutoff,
+    BandType,
+    &'static [f64],
+    &'static [f64],
+);
+
+/// SciPy 1.17.1's `butter`, `cheby1`, `cheby2`, `ellip` and `bessel` with `analog=True`, one
+/// of each band type.
+const ANALOG_SCIPY: [AnalogCase; 5] = [
+    (
+        AnalogFamily::Butter,
+        4,
+        Cutoff::Edge(2.0),
+        BandType::Lowpass,
+        &[16.0],
+        &[
+            1.0,
+            5.226251859505506,
+            13.65685424949238,
+            20.905007438022025,
+            16.0,
+        ],
+    ),
+    (
+        AnalogFamily::Cheby1 { rp: 1.0 },
+        3,
+        Cutoff::Edge(5.0),
+        BandType::Highpass,
+        &[0.9999999999999999, 0.0, 0.0, 0.0],
+        &[1.0, 12.60321932026163, 50.2914597904642, 254.42356995479383],
+    ),
+    (
+        AnalogFamily::Cheby2 { rs: 40.0 },
+        2,
+        Cutoff::Band(1.0, 3.0),
+        BandType::Bandpass,
+        &[
+            0.009999999999999993,
+            0.0,
+            0.1399999999999999,
+            0.0,
+            0.08999999999999994,
+        ],
+        &[
+            1.0,
+            0.39799497484264795,
+            6.079999999999998,
+            1.1939849245279435,
+            8.999999999999993,
+        ],
+    ),
+    (
+        AnalogFamily::Ellip { rp: 0.5, rs: 30.0 },
+        3,
+        Cutoff::Band(2.0, 4.0),
+        BandType::Bandstop,
+        &[
+            1.0,
+            0.0,
+            24.84206803674668,
+            0.0,
+            198.73654429397348,
+            0.0,
+            512.0000000000003,
+        ],
+        &[
+            1.0,
+            3.784648811460038,
+            30.12182744144659,
+            70.52104590788599,
+            240.97461953157273,
+            242.2175239334425,
+            512.0000000000002,
+        ],
+    ),
+    (
+        AnalogFamily::Bessel(BesselNorm::Phase),
+        3,
+        Cutoff::Edge(10.0),
+        BandType::Lowpass,
+        &[1000.0],
+        &[1.0, 24.3288079822936, 246.621207433047, 999.9999999999998],
+    ),
+];
+
+/// `iir_analog` against SciPy's coefficients (to 1e-11 relative, 1e-12 of the largest
+/// coefficient absolute), `freqs` of the elliptic band-stop design against SciPy's response,
+/// and named errors.
+fn analog_designs(_d: Device) -> TestResult {
+    for (family, n, wn, btype, b, a) in ANALOG_SCIPY {
+        let (gb, ga) = iir_analog(family, n, wn, btype)?;
+        let what = format!("{family:?} {btype:?}");
+        let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        close(&gb, b, 1e-11, 1e-12 * scale, &format!("{what} b"))?;
+        close(&ga, a, 1e-11, 1e-12 * scale, &format!("{what} a"))?;
+    }
+    let (b, a) = (ANALOG_SCIPY[3].4, ANALOG_SCIPY[3].5);
+    let h = freqs(b, a, &[0.5, 2.5, 3.0, 10.0])?;
+    let re = [
+        0.9633896815126591,
+        0.011943154044743108,
+        0.005130946951199058,
+        0.9009305160523446,
+    ];
+    let im = [
+        -0.23873654151237245,
+        -0.024575910007032544,
+        0.024446727287600938,
+        0.38708597899815533,
+    ];
+    let (gre, gim): (Vec<f64>, Vec<f64>) = h.iter().map(|v| (v.re, v.im)).unzip();
+    close(&gre, &re, 1e-12, 1e-14, "freqs real")?;
+    close(&gim, &im, 1e-12, 1e-14, "freqs imag")?;
+    let lp = BandType::Lowpass;
+    assert_err(
+        iir_analog(AnalogFamily::Butter, 3, -1.0, lp),
+        "InvalidArgument",
+        "positive",
+    );
+    assert_err(
+        iir_analog(AnalogFamily::Butter, 3, [3.0, 2.0], BandType::Bandpass),
+        "InvalidArgument",
+        "must increase",
+    );
+    assert_err(
+        iir_analog(AnalogFamily::Cheby1 { rp: 0.0 }, 3, 1.0, lp),
+        "InvalidArgument",
+        "rp = 0",
+    );
+    assert_err(
+        iir_analog(AnalogFamily::Butter, 0, 1.0, lp),
+        "InvalidArgument",
+        "order 0",
+    );
+    assert_err(
+        freqs(&[1.0], &[0.0, 1.0], &[1.0]),
+        "InvalidArgument",
+        "a[0] != 0",
+    );
+    Ok(())
+}
+
 /// SciPy 1.17.1's `savgol_coeffs(window_length, polyorder, deriv, delta, pos)`.
 #[allow(clippy::type_complexity)]
 const SAVGOL_COEFFS_SCIPY: [((usize, usize, usize, f64, Option<f64>), &[f64]); 6] = [
@@ -2174,7 +2323,7 @@ pub const BODIES: &[(&str, Body)] = &[
 ];
 
 pub fn tests() -> Vec<Test> {
-    let host: [(&str, Body); 14] = [
+    let host: [(&str, Body); 15] = [
         ("fir_designs", fir_designs),
         ("fir_errors", fir_errors),
         ("firls_designs", firls_designs),
@@ -2182,6 +2331,7 @@ pub fn tests() -> Vec<Test> {
         ("remez_designs", remez_designs),
         ("remez_errors", remez_errors_named),
         ("savgol_coefficients", savgol_coefficients),
+        ("analog_designs", analog_designs),
         ("responses", responses),
         ("designs", designs),
         ("bessel_designs", bessel_designs),

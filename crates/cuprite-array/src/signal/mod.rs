@@ -14,7 +14,8 @@
 //!   [`firwin_bands`] for high-pass, band-pass, band-stop and several bands, and Kaiser's
 //!   formulas [`kaiserord`], [`kaiser_beta`], [`kaiser_atten`]), by least squares
 //!   ([`firls`]) and equiripple ([`remez`], [`remez_with`]); responses on the host:
-//!   [`freqz`], [`sosfreqz`], [`group_delay`].
+//!   [`freqz`], [`sosfreqz`], [`group_delay`]; analog designs of every family
+//!   ([`iir_analog`]) and their responses ([`freqs`]).
 //! - [`get_window`], [`detrend`], [`hilbert`]; Savitzky-Golay smoothing and differentiation
 //!   ([`savgol_coeffs`], [`savgol_filter`]: SciPy's `interp` edges or a boundary).
 //! - ArrayFire's interpolation [`approx1`], [`approx2`] and their uniform-grid forms
@@ -93,11 +94,12 @@ pub use conv::{
     correlate_axes, fftconvolve, fir, oaconvolve,
 };
 pub use design::{
-    BandType, BesselNorm, Cutoff, FIRLS_MAX_TAPS, FIRWIN_MAX_CUTOFFS, FIRWIN_MAX_TAPS, FilterOrder,
-    IIR_MAX_ORDER, REMEZ_MAX_TAPS, RESPONSE_MAX_POINTS, RemezKind, RemezOpts, bessel, bessel_sos,
-    butter, butter_sos, buttord, cheb1ord, cheb2ord, cheby1, cheby1_sos, cheby2, cheby2_sos, ellip,
-    ellip_sos, ellipord, firls, firwin, firwin_bands, freqz, group_delay, iirnotch, iirpeak,
-    kaiser_atten, kaiser_beta, kaiserord, remez, remez_with, sosfreqz,
+    AnalogFamily, BandType, BesselNorm, Cutoff, FIRLS_MAX_TAPS, FIRWIN_MAX_CUTOFFS,
+    FIRWIN_MAX_TAPS, FilterOrder, IIR_MAX_ORDER, REMEZ_MAX_TAPS, RESPONSE_MAX_POINTS, RemezKind,
+    RemezOpts, bessel, bessel_sos, butter, butter_sos, buttord, cheb1ord, cheb2ord, cheby1,
+    cheby1_sos, cheby2, cheby2_sos, ellip, ellip_sos, ellipord, firls, firwin, firwin_bands, freqs,
+    freqz, group_delay, iir_analog, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord, remez,
+    remez_with, sosfreqz,
 };
 pub use elem::SignalElement;
 pub use filters::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfiltfilt};

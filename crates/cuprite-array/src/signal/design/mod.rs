@@ -1,5 +1,6 @@
 //! Filter design: IIR filters (SciPy's `butter`, `cheby1`, `cheby2`, `ellip` and `bessel`:
-//! digital low-pass, high-pass, band-pass and band-stop filters; the order selections of
+//! digital low-pass, high-pass, band-pass and band-stop filters, and their analog forms,
+//! which stop after step 3 below with the edges as given; the order selections of
 //! [`order`] and its notch and peak filters; the frequency responses of [`response`]), and FIR
 //! filters by the window method ([`fir`]), by least squares ([`lsq`]) and equiripple by the
 //! Remez exchange ([`remez`]).
@@ -38,7 +39,7 @@ pub use order::{FilterOrder, buttord, cheb1ord, cheb2ord, ellipord, iirnotch, ii
 pub use proto::BesselNorm;
 use proto::{BESSEL_MAX_ORDER, Zpk, besselap, buttap, cheb1ap, cheb2ap, ellipap, prod_neg};
 pub use remez::{REMEZ_MAX_TAPS, RemezKind, RemezOpts, remez, remez_with};
-pub use response::{RESPONSE_MAX_POINTS, freqz, group_delay, sosfreqz};
+pub use response::{RESPONSE_MAX_POINTS, freqs, freqz, group_delay, sosfreqz};
 use std::f64::consts::PI;
 
 /// The prototype moved to the pre-warped edges: `s -> s / wo` (low-pass), `wo / s`
@@ -129,9 +130,19 @@ fn poly(r: &[c64]) -> Vec<f64> {
     c.into_iter().map(|v| v.re).collect()
 }
 
-/// The band edges of `wn` for `btype`, checked: one edge in `(0, 1)` for low- and high-pass
-/// designs, two increasing edges in `(0, 1)` for band designs.
-fn edges(what: &str, wn: Cutoff, btype: BandType) -> Result<[f64; 2]> {
+/// Where a design's frequencies live: digital designs take fractions of the Nyquist frequency,
+/// pre-warped and mapped by the bilinear transform; analog designs angular frequencies
+/// (rad/s), used as they are.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Domain {
+    Digital,
+    Analog,
+}
+
+/// The band edges of `wn` for `btype`, checked: one edge for low- and high-pass designs, two
+/// increasing edges for band designs; each in `(0, 1)` (digital) or positive and finite
+/// (analog).
+fn edges(what: &str, wn: Cutoff, btype: BandType, domain: Domain) -> Result<[f64; 2]> {
     let band = matches!(btype, BandType::Bandpass | BandType::Bandstop);
     let e = match (wn, band) {
         (Cutoff::Edge(w), false) => [w, w],
@@ -147,32 +158,33 @@ fn edges(what: &str, wn: Cutoff, btype: BandType) -> Result<[f64; 2]> {
             )));
         }
     };
-    let inside = |w: f64| w > 0.0 && w < 1.0;
+    let inside = |w: f64| match domain {
+        Domain::Digital => w > 0.0 && w < 1.0,
+        Domain::Analog => w > 0.0 && w.is_finite(),
+    };
     if !e.iter().all(|&w| inside(w)) || (band && e[0] >= e[1]) {
         let shown = if band {
             format!("the band edges ({}, {})", e[0], e[1])
         } else {
             format!("the cutoff {}", e[0])
         };
-        let rule = if band {
-            "must increase and lie strictly between 0 and 1"
-        } else {
-            "must lie strictly between 0 and 1"
+        let within = match domain {
+            Domain::Digital => "lie strictly between 0 and 1 (the Nyquist frequency)",
+            Domain::Analog => "be positive and finite (rad/s)",
         };
+        let rule = if band { "must increase and " } else { "must " };
         return Err(Error::InvalidArgument(format!(
-            "{what}: {shown} {rule} (the Nyquist frequency)"
+            "{what}: {shown} {rule}{within}"
         )));
     }
     Ok(e)
 }
 
-/// The checked order and edges, then the digital design of the prototype `proto(n)` (made
-/// only once the arguments are checked).
+/// The checked order and edges, then the design of the prototype `proto(n)` (made only once
+/// the arguments are checked) in `domain`.
 fn design(
     what: &str,
-    n: usize,
-    wn: Cutoff,
-    btype: BandType,
+    (n, wn, btype, domain): (usize, Cutoff, BandType, Domain),
     proto: impl FnOnce(usize) -> Result<Zpk>,
 ) -> Result<Zpk> {
     if n == 0 || n > IIR_MAX_ORDER {
@@ -180,7 +192,10 @@ fn design(
             "{what}: the order {n} must lie between 1 and {IIR_MAX_ORDER}"
         )));
     }
-    let e = edges(what, wn, btype)?;
+    let e = edges(what, wn, btype, domain)?;
+    if domain == Domain::Analog {
+        return Ok(transform(proto(n)?, e, btype));
+    }
     // The analog edges whose bilinear images are the digital ones (pre-warping, `fs = 2`).
     let warped = e.map(|w| 4.0 * (PI * w / 2.0).tan());
     Ok(bilinear(transform(proto(n)?, warped, btype)))
@@ -207,21 +222,27 @@ enum Family {
 }
 
 impl Family {
-    /// The digital design of order `n` at `wn` for `btype`, its parameters checked first:
-    /// ripples and attenuations positive and finite (an elliptic `rs` above its `rp`), a
-    /// Bessel order at most [`BESSEL_MAX_ORDER`], then as [`design`] checks.
+    /// The digital design of order `n` at `wn` for `btype` ([`Family::zpk_in`]).
     fn zpk(self, n: usize, wn: Cutoff, btype: BandType) -> Result<Zpk> {
+        self.zpk_in(n, wn, btype, Domain::Digital)
+    }
+
+    /// The design of order `n` at `wn` for `btype` in `domain`, its parameters checked
+    /// first: ripples and attenuations positive and finite (an elliptic `rs` above its `rp`),
+    /// a Bessel order at most [`BESSEL_MAX_ORDER`], then as [`design`] checks.
+    fn zpk_in(self, n: usize, wn: Cutoff, btype: BandType, domain: Domain) -> Result<Zpk> {
         let rp = "the passband ripple rp";
         let rs = "the stopband attenuation rs";
+        let at = (n, wn, btype, domain);
         match self {
-            Family::Butter => design("butter", n, wn, btype, |n| Ok(buttap(n))),
+            Family::Butter => design("butter", at, |n| Ok(buttap(n))),
             Family::Cheby1 { rp: r } => {
                 check_db("cheby1", rp, r)?;
-                design("cheby1", n, wn, btype, |n| Ok(cheb1ap(n, r)))
+                design("cheby1", at, |n| Ok(cheb1ap(n, r)))
             }
             Family::Cheby2 { rs: r } => {
                 check_db("cheby2", rs, r)?;
-                design("cheby2", n, wn, btype, |n| Ok(cheb2ap(n, r)))
+                design("cheby2", at, |n| Ok(cheb2ap(n, r)))
             }
             Family::Ellip { rp: p, rs: s } => {
                 check_db("ellip", rp, p)?;
@@ -232,7 +253,7 @@ impl Family {
                          ripple rp = {p} dB"
                     )));
                 }
-                design("ellip", n, wn, btype, |n| Ok(ellipap(n, p, s)))
+                design("ellip", at, |n| Ok(ellipap(n, p, s)))
             }
             Family::Bessel(norm) => {
                 if n > BESSEL_MAX_ORDER {
@@ -240,7 +261,7 @@ impl Family {
                         "bessel: the order {n} exceeds the largest supported, {BESSEL_MAX_ORDER}"
                     )));
                 }
-                design("bessel", n, wn, btype, |n| besselap(n, norm))
+                design("bessel", at, |n| besselap(n, norm))
             }
         }
     }
@@ -587,4 +608,66 @@ pub fn bessel_sos(
     norm: BesselNorm,
 ) -> Result<Vec<[f64; 6]>> {
     Ok(to_sos(&Family::Bessel(norm).zpk(n, wn.into(), btype)?))
+}
+
+/// The analog filter of `family` (SciPy's `butter`, `cheby1`, `cheby2`, `ellip` or `bessel`
+/// with `analog=True`): the prototype moved to the edges `wn` (angular frequencies, rad/s),
+/// with no bilinear transform, as `(b, a)`: coefficients of descending powers of `s`, `b`
+/// with one more than the zeros (fewer than the poles where the prototype has zeros at
+/// infinity), `a[0] = 1`. [`freqs`] evaluates its response.
+///
+/// # Errors
+/// `wn` not positive and finite (rad/s), not increasing, or not as many frequencies as
+/// `btype` takes; `n` 0 or above [`IIR_MAX_ORDER`]; the family's own parameters as its
+/// digital design checks them. Each named.
+///
+/// ```
+/// use cuprite_array::signal::{AnalogFamily, BandType, iir_analog};
+/// // SciPy: butter(2, 10, analog=True) = (100, [1, 10 sqrt 2, 100]).
+/// let (b, a) = iir_analog(AnalogFamily::Butter, 2, 10.0, BandType::Lowpass)?;
+/// assert!((b[0] - 100.0).abs() < 1e-12 && b.len() == 1);
+/// assert!((a[1] - 10.0 * 2f64.sqrt()).abs() < 1e-12 && (a[2] - 100.0).abs() < 1e-12);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn iir_analog(
+    family: AnalogFamily,
+    n: usize,
+    wn: impl Into<Cutoff>,
+    btype: BandType,
+) -> Result<(Vec<f64>, Vec<f64>)> {
+    let f = match family {
+        AnalogFamily::Butter => Family::Butter,
+        AnalogFamily::Cheby1 { rp } => Family::Cheby1 { rp },
+        AnalogFamily::Cheby2 { rs } => Family::Cheby2 { rs },
+        AnalogFamily::Ellip { rp, rs } => Family::Ellip { rp, rs },
+        AnalogFamily::Bessel(norm) => Family::Bessel(norm),
+    };
+    Ok(to_ba(&f.zpk_in(n, wn.into(), btype, Domain::Analog)?))
+}
+
+/// The family of an analog design ([`iir_analog`]) with its parameters: ripples `rp` and
+/// attenuations `rs` in dB, the Bessel normalisation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AnalogFamily {
+    /// Butterworth ([`butter`]).
+    Butter,
+    /// Chebyshev type I with `rp` dB of passband ripple ([`cheby1`]).
+    Cheby1 {
+        /// The passband ripple, dB.
+        rp: f64,
+    },
+    /// Chebyshev type II with `rs` dB of stopband attenuation ([`cheby2`]).
+    Cheby2 {
+        /// The stopband attenuation, dB.
+        rs: f64,
+    },
+    /// Elliptic (Cauer) with `rp` dB of ripple and `rs` dB of attenuation ([`ellip`]).
+    Ellip {
+        /// The passband ripple, dB.
+        rp: f64,
+        /// The stopband attenuation, dB.
+        rs: f64,
+    },
+    /// Bessel/Thomson with its normalisation ([`bessel`]).
+    Bessel(BesselNorm),
 }

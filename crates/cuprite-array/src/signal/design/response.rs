@@ -1,6 +1,7 @@
-//! Frequency responses of digital filters on the host (SciPy's `freqz`, `sosfreqz` and
-//! `group_delay`): the transfer function evaluated on the upper half of the unit circle,
-//! `z = exp(i w)` for `w = pi k / n`, `k = 0..n`, in `f64`.
+//! Frequency responses of filters on the host, in `f64`: digital ones (SciPy's `freqz`,
+//! `sosfreqz` and `group_delay`), the transfer function evaluated on the upper half of the
+//! unit circle, `z = exp(i w)` for `w = pi k / n`, `k = 0..n`; analog ones (SciPy's `freqs`)
+//! on the imaginary axis, `s = i w`.
 
 use crate::dtype::c64;
 use crate::error::{Error, Result};
@@ -66,6 +67,38 @@ pub fn freqz(b: &[f64], a: &[f64], n: usize) -> Result<(Vec<f64>, Vec<c64>)> {
         })
         .collect();
     Ok((w, h))
+}
+
+/// The frequency response `H(i w) = B(i w) / A(i w)` of the analog filter `(b, a)`
+/// (coefficients of descending powers of `s`, SciPy's order) at the angular frequencies `w`
+/// (SciPy's `freqs(b, a, worN=w)`).
+///
+/// # Errors
+/// `a` empty or `a[0] == 0`; more than [`RESPONSE_MAX_POINTS`] frequencies, named.
+///
+/// ```
+/// use cuprite_array::signal::freqs;
+/// // H(s) = 1 / (s + 1): 1 at DC, 1/sqrt(2) at w = 1, phase -45 degrees.
+/// let h = freqs(&[1.0], &[1.0, 1.0], &[0.0, 1.0])?;
+/// assert!((h[0].re - 1.0).abs() < 1e-15);
+/// assert!((h[1].norm() - 0.5f64.sqrt()).abs() < 1e-15 && (h[1].arg() + std::f64::consts::FRAC_PI_4).abs() < 1e-15);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn freqs(b: &[f64], a: &[f64], w: &[f64]) -> Result<Vec<c64>> {
+    check_den("freqs", a)?;
+    if w.len() > RESPONSE_MAX_POINTS {
+        return Err(Error::InvalidArgument(format!(
+            "freqs: {} frequencies; take at most {RESPONSE_MAX_POINTS}",
+            w.len()
+        )));
+    }
+    let horner = |c: &[f64], s: c64| c.iter().fold(c64::new(0.0, 0.0), |v, &x| v * s + x);
+    Ok(w.iter()
+        .map(|&w| {
+            let s = c64::new(0.0, w);
+            horner(b, s) / horner(a, s)
+        })
+        .collect())
 }
 
 /// The frequency response of second-order sections `[b0, b1, b2, a0, a1, a2]` (as
