@@ -2316,10 +2316,251 @@ fn savgol(d: Device) -> TestResult {
     Ok(())
 }
 
+/// Waveforms against SciPy 1.17.1's values (`sawtooth`, `square`, `chirp` in its four sweeps,
+/// `gausspulse`) in f64 (to 1e-12) and f32 (to 1e-4: phases of up to 2 pi · 30 rounded in
+/// f32), `unit_impulse`, a NaN time, and named errors.
+fn waveforms(d: Device) -> TestResult {
+    use signal::{ChirpMethod, chirp, gausspulse, sawtooth, square, unit_impulse};
+    let t = [
+        -2.5, -0.3, 0.0, 0.4, 1.1, 2.0, 3.3, 4.7, 6.0, 7.5, 9.9, 12.4,
+    ];
+    let t64 = Array::from_slice_on(d, &t, &[12])?;
+    let t32 = t64.cast::<f32>();
+    let both = |what: &str,
+                f: &dyn Fn(&Array<f64>) -> cuprite_array::Result<Array<f64>>,
+                g: &dyn Fn(&Array<f32>) -> cuprite_array::Result<Array<f32>>,
+                want: &[f64],
+                tol32: f64|
+     -> TestResult {
+        close(&f(&t64)?.to_vec()?, want, 1e-12, 1e-12, what)?;
+        let got: Vec<f64> = g(&t32)?.to_vec()?.iter().map(|&v| v as f64).collect();
+        close(&got, want, tol32, tol32, &format!("{what} f32"))
+    };
+    both(
+        "sawtooth(1)",
+        &|x| sawtooth(x, 1.0),
+        &|x| sawtooth(x, 1.0),
+        &[
+            0.20422528454052324,
+            0.9045070341448629,
+            -1.0,
+            -0.8726760455264837,
+            -0.6498591251978303,
+            -0.3633802276324186,
+            0.05042262440650913,
+            0.4960564650638162,
+            0.909859317102744,
+            -0.6126758536215698,
+            0.15126787321952784,
+            0.9470425886790046,
+        ],
+        1e-5,
+    )?;
+    both(
+        "sawtooth(0.3)",
+        &|x| sawtooth(x, 0.3),
+        &|x| sawtooth(x, 0.3),
+        &[
+            0.13682102208496671,
+            -0.8635814773498041,
+            -1.0,
+            -0.5755868184216124,
+            0.16713624934056592,
+            0.9476860394748837,
+            0.35653910799070115,
+            -0.2800806643768804,
+            -0.871227595861063,
+            0.2910804879281004,
+            0.21247446682924587,
+            -0.9243465552557208,
+        ],
+        1e-5,
+    )?;
+    both(
+        "sawtooth(0)",
+        &|x| sawtooth(x, 0.0),
+        &|x| sawtooth(x, 0.0),
+        &[
+            -0.2042252845405233,
+            -0.9045070341448629,
+            1.0,
+            0.8726760455264837,
+            0.6498591251978302,
+            0.3633802276324186,
+            -0.0504226244065092,
+            -0.4960564650638163,
+            -0.9098593171027441,
+            0.6126758536215698,
+            -0.1512678732195279,
+            -0.9470425886790046,
+        ],
+        1e-5,
+    )?;
+    both(
+        "square(0.5)",
+        &|x| square(x, 0.5),
+        &|x| square(x, 0.5),
+        &[
+            -1.0, -1.0, 1.0, 1.0, 1.0, 1.0, -1.0, -1.0, -1.0, 1.0, -1.0, -1.0,
+        ],
+        0.0,
+    )?;
+    both(
+        "square(0.2)",
+        &|x| square(x, 0.2),
+        &|x| square(x, 0.2),
+        &[
+            -1.0, -1.0, 1.0, 1.0, 1.0, -1.0, -1.0, -1.0, -1.0, 1.0, -1.0, -1.0,
+        ],
+        0.0,
+    )?;
+    let tc = Array::from_slice_on(d, &[0.0, 0.13, 0.5, 0.77, 1.0, 1.6, 2.0], &[7])?;
+    let sweeps: [(ChirpMethod, f64, f64, f64, [f64; 7]); 5] = [
+        (
+            ChirpMethod::Linear,
+            2.0,
+            6.0,
+            30.0,
+            [
+                0.8660254037844387,
+                -0.6385529357241924,
+                -0.4999999999999992,
+                0.2105741326931648,
+                0.8660254037844394,
+                0.5533915492433465,
+                0.8660254037844382,
+            ],
+        ),
+        (
+            ChirpMethod::Quadratic { vertex_zero: true },
+            2.0,
+            6.0,
+            0.0,
+            [
+                1.0,
+                -0.06738214485680763,
+                0.9659258262890682,
+                -0.3553686536966197,
+                -0.5000000000000006,
+                -0.9169208288346142,
+                -0.5000000000000056,
+            ],
+        ),
+        (
+            ChirpMethod::Quadratic { vertex_zero: false },
+            2.0,
+            6.0,
+            0.0,
+            [
+                1.0,
+                -0.2673117040698755,
+                -0.9659258262890683,
+                -0.8949028973886607,
+                -0.5000000000000018,
+                0.9597072623390692,
+                -0.5000000000000021,
+            ],
+        ),
+        (
+            ChirpMethod::Logarithmic,
+            2.0,
+            6.0,
+            0.0,
+            [
+                1.0,
+                -0.12226723494584864,
+                0.5836507709333228,
+                0.8667519231064251,
+                -0.5070636821780197,
+                0.6968804927565014,
+                -0.19917933152710474,
+            ],
+        ),
+        (
+            ChirpMethod::Hyperbolic,
+            6.0,
+            2.0,
+            0.0,
+            [
+                1.0,
+                -0.1047005338779603,
+                -0.9121532636935961,
+                -0.8934954211296892,
+                0.5417388714517937,
+                -0.10618213601859466,
+                -0.8386463890384233,
+            ],
+        ),
+    ];
+    for (m, f0, f1, phi, want) in sweeps {
+        let got = chirp(&tc, f0, 2.0, f1, m, phi)?.to_vec()?;
+        close(&got, &want, 1e-12, 1e-12, &format!("chirp {m:?}"))?;
+        let g32: Vec<f64> = chirp(&tc.cast::<f32>(), f0, 2.0, f1, m, phi)?
+            .to_vec()?
+            .iter()
+            .map(|&v| v as f64)
+            .collect();
+        close(&g32, &want, 1e-4, 1e-4, &format!("chirp {m:?} f32"))?;
+    }
+    let tg = Array::from_slice_on(d, &[-1e-3, -2.5e-4, 0.0, 3e-4, 8e-4], &[5])?;
+    close(
+        &gausspulse(&tg, 2000.0, 0.4, -3.0)?.to_vec()?,
+        &[
+            0.010336550785488926,
+            -0.7514472123295316,
+            1.0,
+            -0.5361069685797574,
+            -0.04336686778632177,
+        ],
+        1e-12,
+        1e-12,
+        "gausspulse",
+    )?;
+    cuprite_array::with_device(d, || -> TestResult {
+        assert_eq!(unit_impulse::<f64>(&[3], None)?.to_vec()?, [1.0, 0.0, 0.0]);
+        let u = unit_impulse::<f32>(&[2, 3], Some(&[1, 2]))?;
+        assert_eq!(u.shape(), &[2, 3]);
+        assert_eq!(u.to_vec()?, [0.0, 0.0, 0.0, 0.0, 0.0, 1.0]);
+        assert_err(
+            unit_impulse::<f32>(&[2, 3], Some(&[2, 0])),
+            "InvalidArgument",
+            "[2, 0]",
+        );
+        Ok(())
+    })?;
+    let nan = Array::from_slice_on(d, &[f64::NAN, 1.0], &[2])?;
+    assert!(square(&nan, 0.5)?.to_vec()?[0].is_nan());
+    assert!(sawtooth(&nan, 0.5)?.to_vec()?[0].is_nan());
+    assert_err(sawtooth(&t64, 1.5), "InvalidArgument", "width 1.5");
+    assert_err(square(&t64, -0.1), "InvalidArgument", "duty -0.1");
+    assert_err(
+        chirp(&tc, 2.0, 2.0, -6.0, ChirpMethod::Logarithmic, 0.0),
+        "InvalidArgument",
+        "one sign",
+    );
+    assert_err(
+        chirp(&tc, 0.0, 2.0, 6.0, ChirpMethod::Hyperbolic, 0.0),
+        "InvalidArgument",
+        "not 0",
+    );
+    assert_err(
+        chirp(&tc, 2.0, 0.0, 6.0, ChirpMethod::Linear, 0.0),
+        "InvalidArgument",
+        "t1 0",
+    );
+    assert_err(
+        gausspulse(&tg, 1000.0, 0.5, 3.0),
+        "InvalidArgument",
+        "bwr 3",
+    );
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("filtering", filtering),
     ("two_tones", two_tones),
     ("savgol", savgol),
+    ("waveforms", waveforms),
 ];
 
 pub fn tests() -> Vec<Test> {

@@ -16,6 +16,7 @@
 //!   ([`firls`]) and equiripple ([`remez`], [`remez_with`]); responses on the host:
 //!   [`freqz`], [`sosfreqz`], [`group_delay`]; analog designs of every family
 //!   ([`iir_analog`]) and their responses ([`freqs`]).
+//! - Waveforms: [`sawtooth`], [`square`], [`chirp`], [`gausspulse`], [`unit_impulse`].
 //! - [`get_window`], [`detrend`], [`hilbert`]; Savitzky-Golay smoothing and differentiation
 //!   ([`savgol_coeffs`], [`savgol_filter`]: SciPy's `interp` edges or a boundary).
 //! - ArrayFire's interpolation [`approx1`], [`approx2`] and their uniform-grid forms
@@ -85,6 +86,7 @@ mod psd_opts;
 mod resample;
 mod savgol;
 mod spectral;
+mod waveforms;
 mod windows;
 
 pub use crate::ops::ConvMode;
@@ -129,4 +131,5 @@ pub use resample::{
 };
 pub use savgol::{SAVGOL_MAX_WINDOW, SavgolEdges, SavgolOpts, savgol_coeffs, savgol_filter};
 pub use spectral::{Detrend, detrend, hilbert};
+pub use waveforms::{ChirpMethod, chirp, gausspulse, sawtooth, square, unit_impulse};
 pub use windows::{Window, get_window};
