@@ -1840,6 +1840,189 @@ fn remez_errors_named(_d: Device) -> TestResult {
     Ok(())
 }
 
+/// `firwin2` against SciPy 1.17.1's taps: a step (a frequency given twice), an even-length
+/// band-pass, an odd antisymmetric band, an even antisymmetric design with `nfreqs`, several
+/// slopes (to 1e-12 relative, 1e-13 absolute); the documented example; named errors.
+fn firwin2_designs(_d: Device) -> TestResult {
+    use signal::{Firwin2Opts, firwin2, firwin2_with};
+    #[allow(clippy::type_complexity)]
+    let cases: [(usize, &[f64], &[f64], Option<usize>, bool, Window, &[f64]); 5] = [
+        (
+            21,
+            &[0.0, 0.3, 0.3, 1.0],
+            &[1.0, 1.0, 0.0, 0.0],
+            None,
+            false,
+            Window::Hamming,
+            &[
+                0.0002599114839803751,
+                0.003213372170650411,
+                0.00633173461994884,
+                0.00303845696749584,
+                -0.013585519044967421,
+                -0.034683226693989044,
+                -0.03035300985502718,
+                0.029072139973157603,
+                0.13914515290662172,
+                0.2500131597161956,
+                0.296875,
+            ],
+        ),
+        (
+            20,
+            &[0.0, 0.4, 0.6, 1.0],
+            &[0.0, 1.0, 1.0, 0.0],
+            None,
+            false,
+            Window::Hann,
+            &[
+                0.0,
+                -0.0002201204722518165,
+                -0.0009694601675441212,
+                -0.0005391204943597827,
+                -0.002548569086047917,
+                -0.005369948876800763,
+                -0.0053152800612036345,
+                -0.06816380747479009,
+                -0.23930842474544126,
+                0.3991126814516735,
+            ],
+        ),
+        (
+            21,
+            &[0.0, 0.2, 0.8, 1.0],
+            &[0.0, 1.0, 1.0, 0.0],
+            None,
+            true,
+            Window::Hamming,
+            &[
+                0.0,
+                -0.0007367037547650147,
+                0.0,
+                -0.005202179215461165,
+                0.0,
+                2.099756104739929e-05,
+                0.0,
+                0.08649460087393053,
+                0.0,
+                0.5819307744573069,
+                0.0,
+            ],
+        ),
+        (
+            16,
+            &[0.0, 0.5, 1.0],
+            &[0.0, 1.0, 1.0],
+            Some(33),
+            true,
+            Window::Boxcar,
+            &[
+                -0.002665651286648705,
+                -0.0035089450891998292,
+                0.004853638992378041,
+                0.007192259993359967,
+                -0.011812897495600359,
+                -0.02304180319868375,
+                0.06379956592148536,
+                0.5732742711121728,
+            ],
+        ),
+        (
+            9,
+            &[0.0, 0.25, 0.5, 0.5, 1.0],
+            &[1.0, 0.5, 0.5, 0.2, 0.1],
+            None,
+            false,
+            Window::Blackman,
+            &[
+                0.0,
+                0.0007296138433178862,
+                0.013958138133578095,
+                0.1354175356215792,
+                0.3874999999999999,
+            ],
+        ),
+    ];
+    for (n, freq, gain, nfreqs, anti, window, half) in cases {
+        let mut o = Firwin2Opts::new().antisymmetric(anti);
+        if let Some(f) = nfreqs {
+            o = o.nfreqs(f);
+        }
+        let h = firwin2_with(n, freq, gain, window, o)?;
+        let sign = if anti { -1.0 } else { 1.0 };
+        let want: Vec<f64> = half
+            .iter()
+            .copied()
+            .chain(half.iter().rev().skip(n % 2).map(|v| sign * v))
+            .collect();
+        close(&h, &want, 1e-12, 1e-13, &format!("firwin2({n}, {freq:?})"))?;
+    }
+    let h = firwin2(150, &[0.0, 0.5, 1.0], &[1.0, 1.0, 0.0], Window::Hamming)?;
+    close(
+        &h[72..78],
+        &[
+            -0.02286961,
+            -0.06362756,
+            0.57310236,
+            0.57310236,
+            -0.06362756,
+            -0.02286961,
+        ],
+        0.0,
+        5e-9,
+        "firwin2's documented example",
+    )?;
+    let hw = Window::Hamming;
+    assert_err(
+        firwin2(0, &[0.0, 1.0], &[1.0, 1.0], hw),
+        "InvalidArgument",
+        "numtaps 0",
+    );
+    assert_err(
+        firwin2(20, &[0.0, 1.0], &[1.0, 1.0], hw),
+        "InvalidArgument",
+        "type II",
+    );
+    assert_err(
+        firwin2_with(
+            21,
+            &[0.0, 1.0],
+            &[1.0, 0.0],
+            hw,
+            Firwin2Opts::new().antisymmetric(true),
+        ),
+        "InvalidArgument",
+        "zero gain at 0",
+    );
+    assert_err(
+        firwin2(21, &[0.0, 0.5, 0.5, 0.5, 1.0], &[1.0; 5], hw),
+        "InvalidArgument",
+        "three times",
+    );
+    assert_err(
+        firwin2(21, &[0.1, 1.0], &[1.0, 1.0], hw),
+        "InvalidArgument",
+        "run from 0",
+    );
+    assert_err(
+        firwin2(21, &[0.0, 0.6, 0.5, 1.0], &[1.0; 4], hw),
+        "InvalidArgument",
+        "decrease",
+    );
+    assert_err(
+        firwin2_with(
+            21,
+            &[0.0, 1.0],
+            &[1.0, 1.0],
+            hw,
+            Firwin2Opts::new().nfreqs(21),
+        ),
+        "InvalidArgument",
+        "nfreqs 21",
+    );
+    Ok(())
+}
+
 /// One analog design checked against SciPy: family, order, edges (rad/s), band type, and
 /// SciPy's `(b, a)`.
 type AnalogCase = (
@@ -2564,7 +2747,7 @@ pub const BODIES: &[(&str, Body)] = &[
 ];
 
 pub fn tests() -> Vec<Test> {
-    let host: [(&str, Body); 15] = [
+    let host: [(&str, Body); 16] = [
         ("fir_designs", fir_designs),
         ("fir_errors", fir_errors),
         ("firls_designs", firls_designs),
@@ -2573,6 +2756,7 @@ pub fn tests() -> Vec<Test> {
         ("remez_errors", remez_errors_named),
         ("savgol_coefficients", savgol_coefficients),
         ("analog_designs", analog_designs),
+        ("firwin2_designs", firwin2_designs),
         ("responses", responses),
         ("designs", designs),
         ("bessel_designs", bessel_designs),

@@ -12,7 +12,8 @@
 //!   selection ([`buttord`], [`cheb1ord`], [`cheb2ord`], [`ellipord`]) and the notch and peak
 //!   filters [`iirnotch`], [`iirpeak`]; FIR design by the window method ([`firwin`],
 //!   [`firwin_bands`] for high-pass, band-pass, band-stop and several bands, and Kaiser's
-//!   formulas [`kaiserord`], [`kaiser_beta`], [`kaiser_atten`]), by least squares
+//!   formulas [`kaiserord`], [`kaiser_beta`], [`kaiser_atten`]), by frequency sampling
+//!   ([`firwin2`], [`firwin2_with`]), by least squares
 //!   ([`firls`]) and equiripple ([`remez`], [`remez_with`]); responses on the host:
 //!   [`freqz`], [`sosfreqz`], [`group_delay`]; analog designs of every family
 //!   ([`iir_analog`]) and their responses ([`freqs`]).
@@ -97,11 +98,11 @@ pub use conv::{
 };
 pub use design::{
     AnalogFamily, BandType, BesselNorm, Cutoff, FIRLS_MAX_TAPS, FIRWIN_MAX_CUTOFFS,
-    FIRWIN_MAX_TAPS, FilterOrder, IIR_MAX_ORDER, REMEZ_MAX_TAPS, RESPONSE_MAX_POINTS, RemezKind,
-    RemezOpts, bessel, bessel_sos, butter, butter_sos, buttord, cheb1ord, cheb2ord, cheby1,
-    cheby1_sos, cheby2, cheby2_sos, ellip, ellip_sos, ellipord, firls, firwin, firwin_bands, freqs,
-    freqz, group_delay, iir_analog, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord, remez,
-    remez_with, sosfreqz,
+    FIRWIN_MAX_TAPS, FIRWIN2_MAX_TAPS, FilterOrder, Firwin2Opts, IIR_MAX_ORDER, REMEZ_MAX_TAPS,
+    RESPONSE_MAX_POINTS, RemezKind, RemezOpts, bessel, bessel_sos, butter, butter_sos, buttord,
+    cheb1ord, cheb2ord, cheby1, cheby1_sos, cheby2, cheby2_sos, ellip, ellip_sos, ellipord, firls,
+    firwin, firwin_bands, firwin2, firwin2_with, freqs, freqz, group_delay, iir_analog, iirnotch,
+    iirpeak, kaiser_atten, kaiser_beta, kaiserord, remez, remez_with, sosfreqz,
 };
 pub use elem::SignalElement;
 pub use filters::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfiltfilt};

@@ -2,8 +2,8 @@
 //! digital low-pass, high-pass, band-pass and band-stop filters, and their analog forms,
 //! which stop after step 3 below with the edges as given; the order selections of
 //! [`order`] and its notch and peak filters; the frequency responses of [`response`]), and FIR
-//! filters by the window method ([`fir`]), by least squares ([`lsq`]) and equiripple by the
-//! Remez exchange ([`remez`]).
+//! filters by the window method ([`fir`]), by frequency sampling ([`sampled`]), by least
+//! squares ([`lsq`]) and equiripple by the Remez exchange ([`remez`]).
 //!
 //! Every IIR design takes the same steps, in `f64` on the host:
 //! 1. the analog low-pass prototype's zeros, poles and gain ([`proto`]; the elliptic one on
@@ -27,6 +27,7 @@ mod order;
 mod proto;
 mod remez;
 mod response;
+mod sampled;
 
 use crate::dtype::c64;
 use crate::error::{Error, Result};
@@ -40,6 +41,7 @@ pub use proto::BesselNorm;
 use proto::{BESSEL_MAX_ORDER, Zpk, besselap, buttap, cheb1ap, cheb2ap, ellipap, prod_neg};
 pub use remez::{REMEZ_MAX_TAPS, RemezKind, RemezOpts, remez, remez_with};
 pub use response::{RESPONSE_MAX_POINTS, freqs, freqz, group_delay, sosfreqz};
+pub use sampled::{FIRWIN2_MAX_TAPS, Firwin2Opts, firwin2, firwin2_with};
 use std::f64::consts::PI;
 
 /// The prototype moved to the pre-warped edges: `s -> s / wo` (low-pass), `wo / s`
