@@ -173,36 +173,22 @@ pub fn firwin2_with(
     let sampled: Vec<f64> = (0..nfreqs)
         .map(|j| interp(j as f64 / m as f64, &f, gain))
         .collect();
-    // The spectrum X_j = G_j e^{-i pi (numtaps - 1) x_j / 2} (times i when antisymmetric), and
-    // its real inverse DFT of length 2m at the first `numtaps` points.
+    // The spectrum X_j = G_j e^{i phi_j}, phi_j = -pi (numtaps - 1) x_j / 2 (plus a quarter
+    // turn when antisymmetric), and its real inverse DFT of length 2m at the first `numtaps`
+    // points: (X_0 + X_m (-1)^t + 2 sum_{0<j<m} Re(X_j e^{i pi j t / m})) / 2m, the end terms
+    // by their real parts only (as an inverse real DFT takes them).
     let half = (numtaps as f64 - 1.0) / 2.0;
-    let len = 2 * m;
+    let quarter = if anti { PI / 2.0 } else { 0.0 };
+    let phi = |j: usize| -PI * half * j as f64 / m as f64 + quarter;
     let w = window_values(window, numtaps, false)?;
     let mut h: Vec<f64> = (0..numtaps)
         .map(|t| {
-            let sum: f64 = (0..=m)
-                .map(|j| {
-                    // Re(X_j e^{i 2 pi j t / len}), whose phase is
-                    // pi j (2 t - (numtaps - 1)) / (2m) (plus a quarter turn).
-                    let mut ph = PI * j as f64 * (t as f64 - half) / m as f64;
-                    if anti {
-                        ph += PI / 2.0;
-                    }
-                    // The end terms count once (and only their real parts, as in an inverse
-                    // real DFT); the others twice.
-                    let weight = if j == 0 || j == m { 1.0 } else { 2.0 };
-                    let re = if j == 0 || j == m {
-                        // The real part of X itself at the ends.
-                        let x_ph =
-                            -PI * half * j as f64 / m as f64 + if anti { PI / 2.0 } else { 0.0 };
-                        sampled[j] * x_ph.cos() * (PI * (j * t) as f64 / m as f64).cos()
-                    } else {
-                        sampled[j] * ph.cos()
-                    };
-                    weight * re
-                })
+            let turn = |j: usize| PI * (j * t) as f64 / m as f64;
+            let ends = sampled[0] * phi(0).cos() + sampled[m] * phi(m).cos() * turn(m).cos();
+            let inner: f64 = (1..m)
+                .map(|j| 2.0 * sampled[j] * (phi(j) + turn(j)).cos())
                 .sum();
-            sum / len as f64 * w[t]
+            (ends + inner) / (2 * m) as f64 * w[t]
         })
         .collect();
     if anti && odd {
