@@ -2739,11 +2739,188 @@ fn waveforms(d: Device) -> TestResult {
     Ok(())
 }
 
+/// A signal with peaks, troughs and a two-sample plateau (at 20), as SciPy saw it.
+const PEAKS_X: [f64; 60] = [
+    0.0, 2.010966, 2.478499, 1.945283, 2.093964, 3.175309, 3.59251, 2.256395, 0.257807, -0.604694,
+    -0.303357, -0.45725, -1.810274, -3.025955, -2.579096, -0.979879, -0.070628, -0.416189,
+    -0.59556, 0.58649, 2.554447, 2.554447, 1.464748, 0.663499, 1.194759, 1.974839, 1.463196,
+    0.007168, -0.590188, 0.341099, 1.377114, 1.073015, 0.037364, -0.021232, 1.134918, 1.864958,
+    1.015339, -0.397775, -0.650803, 0.219628, 0.549913, -0.425137, -1.370368, -0.748264, 0.95109,
+    1.907661, 1.574176, 1.377602, 2.504905, 4.034698, 4.171678, 2.794019, 1.596377, 1.627069,
+    1.827528, 0.705521, -1.324707, -2.384421, -1.730028, -0.723756,
+];
+
+/// `find_peaks` against SciPy 1.17.1 on [`PEAKS_X`]: every peak; the peaks meeting all
+/// conditions at once (height, threshold, distance, prominence with `wlen`, width at
+/// `rel_height` 0.6) with every measure SciPy returns (to 1e-12); a plateau's size and
+/// edges; a 2-d signal and a reversed range are errors.
+fn peaks(d: Device) -> TestResult {
+    use signal::{PeakOpts, find_peaks, peak_widths};
+    let x = Array::from_slice_on(d, &PEAKS_X, &[60])?;
+    assert_eq!(
+        find_peaks(&x, PeakOpts::new())?.indices,
+        [2, 6, 10, 16, 20, 25, 30, 35, 40, 45, 50, 54]
+    );
+    let o = PeakOpts::new()
+        .height(0.5, f64::INFINITY)
+        .threshold(0.05, f64::INFINITY)
+        .distance(4.0)
+        .prominence(0.3, f64::INFINITY)
+        .width(1.0, f64::INFINITY)
+        .wlen(15.0)
+        .rel_height(0.6);
+    let p = find_peaks(&x, o)?;
+    assert_eq!(p.indices, [2, 6, 25, 30, 35, 40, 45, 50]);
+    let heights = [
+        2.478499, 3.59251, 1.974839, 1.377114, 1.864958, 0.549913, 1.907661, 4.171678,
+    ];
+    close(
+        &p.heights.clone().unwrap_or_default(),
+        &heights,
+        0.0,
+        0.0,
+        "heights",
+    )?;
+    let (lt, rt): (Vec<f64>, Vec<f64>) =
+        p.thresholds.clone().unwrap_or_default().into_iter().unzip();
+    close(
+        &lt,
+        &[
+            0.467533,
+            0.41720099999999993,
+            0.7800800000000001,
+            1.036015,
+            0.7300399999999998,
+            0.330285,
+            0.9565710000000001,
+            0.13698000000000032,
+        ],
+        1e-12,
+        1e-12,
+        "left thresholds",
+    )?;
+    close(
+        &rt,
+        &[
+            0.5332159999999997,
+            1.336115,
+            0.5116430000000001,
+            0.3040989999999999,
+            0.8496189999999999,
+            0.97505,
+            0.33348500000000003,
+            1.377659,
+        ],
+        1e-12,
+        1e-12,
+        "right thresholds",
+    )?;
+    let pr = p.prominences.clone().unwrap_or_default();
+    close(
+        &pr.iter().map(|v| v.0).collect::<Vec<_>>(),
+        &[
+            0.5332159999999997,
+            3.59251,
+            1.31134,
+            1.3983459999999999,
+            2.455146,
+            1.200716,
+            0.5300590000000001,
+            4.919942,
+        ],
+        1e-12,
+        1e-12,
+        "prominences",
+    )?;
+    assert_eq!(
+        pr.iter().map(|v| (v.1, v.2)).collect::<Vec<_>>(),
+        [
+            (0, 3),
+            (0, 13),
+            (23, 28),
+            (28, 33),
+            (28, 42),
+            (38, 42),
+            (42, 47),
+            (43, 57)
+        ]
+    );
+    let w = p.widths.clone().unwrap_or_default();
+    let col = |k: usize| -> Vec<f64> { w.iter().map(|v| [v.0, v.1, v.2, v.3][k]).collect() };
+    close(
+        &col(0),
+        &[
+            1.2842930873328715,
+            6.695401013096867,
+            2.2016372719876394,
+            2.326336205743079,
+            3.083893259216971,
+            2.1870842831084545,
+            1.2861467112252,
+            10.260902932338311,
+        ],
+        1e-12,
+        1e-12,
+        "widths",
+    )?;
+    close(
+        &col(2),
+        &[
+            1.3157069126671281,
+            0.7145839362773911,
+            23.98734329706735,
+            29.190158829746675,
+            33.357308653721404,
+            38.55177998026265,
+            44.6675255678878,
+            44.280818465121776,
+        ],
+        1e-12,
+        1e-12,
+        "left positions",
+    )?;
+    close(
+        &col(3),
+        &[
+            2.5999999999999996,
+            7.409984949374258,
+            26.18898056905499,
+            31.516495035489754,
+            36.441201912938375,
+            40.738864263371106,
+            45.953672279113,
+            54.54172139746009,
+        ],
+        1e-12,
+        1e-12,
+        "right positions",
+    )?;
+    let plateau = find_peaks(&x, PeakOpts::new().plateau_size(2, usize::MAX))?;
+    assert_eq!(plateau.indices, [20]);
+    assert_eq!(plateau.plateau, Some(vec![(2, 20, 21)]));
+    // A non-peak has prominence 0 and width 0, at its own position.
+    assert_eq!(peak_widths(&x, &[5], 1.0)?, [(0.0, 3.175309, 5.0, 5.0)]);
+    let flat = Array::from_slice_on(d, &[0.0, 1.0, 0.0, 1.0], &[2, 2])?;
+    assert_err(find_peaks(&flat, PeakOpts::new()), "Shape", "1-d");
+    assert_err(
+        find_peaks(&x, PeakOpts::new().height(2.0, 1.0)),
+        "InvalidArgument",
+        "min <= max",
+    );
+    assert_err(
+        find_peaks(&x, PeakOpts::new().distance(0.5)),
+        "InvalidArgument",
+        "distance 0.5",
+    );
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("filtering", filtering),
     ("two_tones", two_tones),
     ("savgol", savgol),
     ("waveforms", waveforms),
+    ("peaks", peaks),
 ];
 
 pub fn tests() -> Vec<Test> {

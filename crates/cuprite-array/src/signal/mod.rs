@@ -18,6 +18,7 @@
 //!   [`freqz`], [`sosfreqz`], [`group_delay`]; analog designs of every family
 //!   ([`iir_analog`]) and their responses ([`freqs`]).
 //! - Waveforms: [`sawtooth`], [`square`], [`chirp`], [`gausspulse`], [`unit_impulse`].
+//! - Peak finding on the host: [`find_peaks`], [`peak_prominences`], [`peak_widths`].
 //! - [`get_window`], [`detrend`], [`hilbert`]; Savitzky-Golay smoothing and differentiation
 //!   ([`savgol_coeffs`], [`savgol_filter`]: SciPy's `interp` edges or a boundary).
 //! - ArrayFire's interpolation [`approx1`], [`approx2`] and their uniform-grid forms
@@ -82,6 +83,7 @@ mod istft;
 mod nd_filters;
 pub(crate) mod nn;
 mod paths;
+mod peaks;
 mod psd;
 mod psd_opts;
 mod resample;
@@ -118,6 +120,7 @@ pub use nn::{
     max_pool2d_with, set_conv_workspace_bytes,
 };
 pub use paths::{ConvMethod, DIRECT_TAPS};
+pub use peaks::{PeakOpts, Peaks, find_peaks, peak_prominences, peak_widths};
 pub use psd::{
     TimeFrequency, coherence, coherence_with, csd, csd_with, periodogram, periodogram_with,
     spectrogram, spectrogram_with, stft, stft_with, welch, welch_with,
