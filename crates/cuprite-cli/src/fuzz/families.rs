@@ -22,7 +22,7 @@
 //! | rows | `layer_norm`, `rms_norm`, `normalize`, `one_hot`, `cross_entropy` | inputs scaled into ±1 and `eps` of ¼ keep the derivative bounded: see each row's `info`; `one_hot` exact |
 //! | statistics | `topk`, `kthvalue`, `median`, `quantile`, `ptp`, `unique` counted, `union1d`/`intersect1d` counted | selections move values (`δ`); `median`/`quantile` one rounding more (`δ + 2ε m`); `ptp` `2δ + 4ε m`; counts exact |
 //! | sampling | `randint`, `permutation`, `exponential` | the same seed gives the same draws on both backends: integers exact, `exponential` 8 ulp of its bound (`log` of two libraries) |
-//! | signal | `convolve` (a `k`-tap box, `same`, direct or FFT), `lfilter` (`y = x/2 + y₋₁/2`) | inputs scaled into ±1: direct `δ + 2(k+1)ε`, FFT `δ + 8(log₂N + 2)√N ε`; `lfilter` `2δ + 16ε` (its gain is 1, its rounding a geometric sum) |
+//! | signal | `convolve` (a `k`-tap box, `same`, direct or FFT), `lfilter` (`y = x/2 + y₋₁/2`), `savgol_filter` (5 taps, quadratic, interp edges) | inputs scaled into ±1: direct `δ + 2(k+1)ε`, FFT `δ + 8(log₂N + 2)√N ε`; `lfilter` `2δ + 16ε` (its gain is 1, its rounding a geometric sum); `savgol_filter` `1.5 (δ + 10ε)` plus the weights' rounding (its gain is at most 1.46) |
 //! | sparse | a dense child made sparse (`from_dense` keeping every nonzero, in CSR, CSC or COO, 32- or 64-bit indices): back to dense, row sums (`sum_axes`, an SpMV), `A·Aᵀ` (SpGEMM), `A·B` with a dense child (SpMM); a dense child's positions as device triplets, each twice, through `from_triplet_arrays` (sorted, duplicates summed) back to dense | inputs scaled into ±1; a value dropped on one backend only is at most `δ`: the round trip `δ`; a sum or product over `n` terms `2nδ + 2(n+1)ε·n` (`n(δa + δb + δaδb)` for two children); the triplets `1.5δ + 4ε` |
 //! | image | `gaussian_filter`, `uniform_filter`, `sobel` (every axis, a mode each), `median_filter` (the last two axes); `shift`, `zoom`, `affine_transform` (order 0 or 1), `rotate` (order 1, the last two axes); grey and binary dilation, erosion, opening, closing | inputs scaled into ±1, `r` filtered axes of `k` taps: each pass `2(k+1)ε` plus its storage rounding; Sobel's gain `g = 2·4^(r-1)` scales `δ` and the rounding; the median and grey morphology exact (in `δ`), binary morphology exact; transforms compute coordinates alike on both backends: order 0 exact (in `δ`), order 1 `δ` plus one pass of `2^r + r` taps |
 
@@ -1619,6 +1619,48 @@ static SIGNAL: &[Row] = &[
         rust: |p, c| {
             format!(
                 "cuprite_array::signal::lfilter(&[0.5], &[1.0, -0.5], &{}, {}, None)?.0",
+                c[0], p[0]
+            )
+        },
+    },
+    Row {
+        name: "savgol_filter",
+        generate: |g, d, shape, depth| {
+            // The image filters' element types (no bf16).
+            if d == DType::BF16 {
+                return None;
+            }
+            let (ax, x) = signal_child(g, d, shape, depth)?;
+            // The interp edges fit the first and last 5 samples.
+            if shape[ax] < 5 {
+                return None;
+            }
+            Some((vec![ax as i64], vec![x]))
+        },
+        // A window of 5, a quadratic: every output (interior or interp edge) is a fixed
+        // combination of 5 inputs whose absolute weights sum to at most 1.46 (the edges'; the
+        // interior's 1.34), |x| <= 1: |y| <= 1.5; an input error δ gives at most 1.5 δ, the
+        // sum of 5 products rounds a term each, and the weights' rounding to the element type
+        // one more.
+        info: |_, c| {
+            let i = &c[0];
+            let e = eps(i.dtype).max(2f64.powi(-23));
+            info(
+                i.dtype,
+                i.shape.clone(),
+                1.5 * i.err + 1.5 * (10.0 * e + 2.0 * eps(i.dtype)) + eps(i.dtype),
+                1.5,
+            )
+        },
+        eval: |p, c| {
+            on!(one(c)?; [F16, F32, F64]; x => {
+                let o = cuprite_array::signal::SavgolOpts::new().axis(p[0] as isize);
+                cuprite_array::signal::savgol_filter(&x, 5, 2, o).map_err(api)?
+            })
+        },
+        rust: |p, c| {
+            format!(
+                "cuprite_array::signal::savgol_filter(&{}, 5, 2, cuprite_array::signal::SavgolOpts::new().axis({}))?",
                 c[0], p[0]
             )
         },
