@@ -2023,6 +2023,167 @@ fn firwin2_designs(_d: Device) -> TestResult {
     Ok(())
 }
 
+/// `roots` sorted by real part (rounded to 1e-9), then imaginary part, as (re, im) pairs.
+fn sorted_roots(r: &[cuprite_array::c64]) -> Vec<f64> {
+    let mut v: Vec<(f64, f64)> = r.iter().map(|z| (z.re, z.im)).collect();
+    v.sort_by(|a, b| {
+        ((a.0 * 1e9).round(), a.1)
+            .partial_cmp(&((b.0 * 1e9).round(), b.1))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    v.into_iter().flat_map(|(a, b)| [a, b]).collect()
+}
+
+/// `tf2zpk`, `zpk2tf`, `sos2tf` and `sos2zpk` on SciPy 1.17.1's elliptic band-pass design
+/// (order 3, 0.5 dB, 40 dB, 0.2 to 0.5): its zeros, poles and gain against SciPy's (to 1e-9),
+/// the round trip back to `(b, a)` (to 1e-12), the sections' product against SciPy's `sos2tf`,
+/// `sos2zpk`'s roots against `tf2zpk`'s; a tiny leading numerator coefficient dropped as
+/// SciPy's `normalize` drops it; named errors.
+fn conversions(_d: Device) -> TestResult {
+    use cuprite_array::c64;
+    use signal::{ZerosPolesGain, sos2tf, sos2zpk, tf2zpk, zpk2tf};
+    let b = [
+        0.06572951568054565,
+        -0.038276362670985116,
+        -0.10256417465609086,
+        -1.459488434120041e-17,
+        0.10256417465609084,
+        0.03827636267098513,
+        -0.06572951568054564,
+    ];
+    let a = [
+        1.0,
+        -2.2311393945896265,
+        3.1506699979796733,
+        -2.9896484175754807,
+        2.222475241297931,
+        -1.0214653448202073,
+        0.3125720148056033,
+    ];
+    let f = tf2zpk(&b, &a)?;
+    close(&[f.gain], &[0.06572951568054565], 1e-14, 0.0, "tf2zpk gain")?;
+    let pair = |re: [f64; 6], im: [f64; 6]| -> Vec<f64> {
+        re.iter().zip(im).flat_map(|(&r, i)| [r, i]).collect()
+    };
+    let zeros = pair(
+        [
+            -0.9999999999999989,
+            -0.6676168440923411,
+            -0.6676168440923411,
+            0.9587825576586275,
+            0.9587825576586275,
+            0.9999999999999982,
+        ],
+        [
+            0.0,
+            -0.7445050365740872,
+            0.7445050365740872,
+            -0.284140822708705,
+            0.284140822708705,
+            0.0,
+        ],
+    );
+    let poles = pair(
+        [
+            -0.01843594354810399,
+            -0.01843594354810399,
+            0.381431372504076,
+            0.381431372504076,
+            0.7525742683388419,
+            0.7525742683388419,
+        ],
+        [
+            -0.8628028596521293,
+            0.8628028596521293,
+            -0.593053577411987,
+            0.593053577411987,
+            -0.5270056773321673,
+            0.5270056773321673,
+        ],
+    );
+    close(&sorted_roots(&f.zeros), &zeros, 0.0, 1e-9, "tf2zpk zeros")?;
+    close(&sorted_roots(&f.poles), &poles, 0.0, 1e-9, "tf2zpk poles")?;
+    let (b2, a2) = zpk2tf(&f)?;
+    close(&b2, &b, 0.0, 1e-12, "zpk2tf b")?;
+    close(&a2, &a, 0.0, 1e-12, "zpk2tf a")?;
+    let sos = [
+        [
+            0.06572951568054565,
+            0.0,
+            -0.06572951568054565,
+            1.0,
+            -0.7628627450081562,
+            0.49720243761150396,
+        ],
+        [
+            1.0,
+            1.335233688184681,
+            1.0,
+            1.0,
+            0.03687188709620863,
+            0.7447686586383984,
+        ],
+        [
+            1.0,
+            -1.917565115317256,
+            0.9999999999999998,
+            1.0,
+            -1.505148536677679,
+            0.8441030133060748,
+        ],
+    ];
+    let (sb, sa) = sos2tf(&sos)?;
+    close(
+        &sb,
+        &[
+            0.06572951568054565,
+            -0.03827636267098511,
+            -0.10256417465609083,
+            -1.3877787807814457e-17,
+            0.10256417465609081,
+            0.03827636267098514,
+            -0.06572951568054564,
+        ],
+        1e-14,
+        1e-16,
+        "sos2tf b",
+    )?;
+    close(&sa, &a, 1e-14, 1e-15, "sos2tf a")?;
+    let g = sos2zpk(&sos)?;
+    close(
+        &[g.gain],
+        &[0.06572951568054565],
+        1e-14,
+        0.0,
+        "sos2zpk gain",
+    )?;
+    close(&sorted_roots(&g.zeros), &zeros, 0.0, 1e-9, "sos2zpk zeros")?;
+    close(&sorted_roots(&g.poles), &poles, 0.0, 1e-9, "sos2zpk poles")?;
+    let tiny = tf2zpk(&[1e-16, 2.0, 1.0], &[2.0, 1.0])?;
+    assert_eq!(tiny.gain, 1.0);
+    assert_eq!(tiny.zeros.len(), 1);
+    close(
+        &[tiny.zeros[0].re, tiny.poles[0].re],
+        &[-0.5, -0.5],
+        0.0,
+        1e-15,
+        "tiny",
+    )?;
+    let lopsided = ZerosPolesGain {
+        zeros: vec![c64::new(0.0, 1.0)],
+        poles: vec![],
+        gain: 1.0,
+    };
+    assert_err(zpk2tf(&lopsided), "InvalidArgument", "conjugation");
+    assert_err(
+        tf2zpk(&[1.0], &[0.0, 0.0]),
+        "InvalidArgument",
+        "no non-zero",
+    );
+    assert_err(sos2tf(&[]), "InvalidArgument", "no sections");
+    Ok(())
+}
+
 /// One analog design checked against SciPy: family, order, edges (rad/s), band type, and
 /// SciPy's `(b, a)`.
 type AnalogCase = (
@@ -2924,7 +3085,7 @@ pub const BODIES: &[(&str, Body)] = &[
 ];
 
 pub fn tests() -> Vec<Test> {
-    let host: [(&str, Body); 16] = [
+    let host: [(&str, Body); 17] = [
         ("fir_designs", fir_designs),
         ("fir_errors", fir_errors),
         ("firls_designs", firls_designs),
@@ -2934,6 +3095,7 @@ pub fn tests() -> Vec<Test> {
         ("savgol_coefficients", savgol_coefficients),
         ("analog_designs", analog_designs),
         ("firwin2_designs", firwin2_designs),
+        ("conversions", conversions),
         ("responses", responses),
         ("designs", designs),
         ("bessel_designs", bessel_designs),

@@ -16,7 +16,8 @@
 //!   ([`firwin2`], [`firwin2_with`]), by least squares
 //!   ([`firls`]) and equiripple ([`remez`], [`remez_with`]); responses on the host:
 //!   [`freqz`], [`sosfreqz`], [`group_delay`]; analog designs of every family
-//!   ([`iir_analog`]) and their responses ([`freqs`]).
+//!   ([`iir_analog`]) and their responses ([`freqs`]); conversions between a filter's forms
+//!   ([`tf2zpk`], [`zpk2tf`], [`sos2tf`], [`sos2zpk`]).
 //! - Waveforms: [`sawtooth`], [`square`], [`chirp`], [`gausspulse`], [`unit_impulse`].
 //! - Peak finding on the host: [`find_peaks`], [`peak_prominences`], [`peak_widths`].
 //! - [`get_window`], [`detrend`], [`hilbert`]; Savitzky-Golay smoothing and differentiation
@@ -101,10 +102,11 @@ pub use conv::{
 pub use design::{
     AnalogFamily, BandType, BesselNorm, Cutoff, FIRLS_MAX_TAPS, FIRWIN_MAX_CUTOFFS,
     FIRWIN_MAX_TAPS, FIRWIN2_MAX_TAPS, FilterOrder, Firwin2Opts, IIR_MAX_ORDER, REMEZ_MAX_TAPS,
-    RESPONSE_MAX_POINTS, RemezKind, RemezOpts, bessel, bessel_sos, butter, butter_sos, buttord,
-    cheb1ord, cheb2ord, cheby1, cheby1_sos, cheby2, cheby2_sos, ellip, ellip_sos, ellipord, firls,
-    firwin, firwin_bands, firwin2, firwin2_with, freqs, freqz, group_delay, iir_analog, iirnotch,
-    iirpeak, kaiser_atten, kaiser_beta, kaiserord, remez, remez_with, sosfreqz,
+    RESPONSE_MAX_POINTS, RemezKind, RemezOpts, ZerosPolesGain, bessel, bessel_sos, butter,
+    butter_sos, buttord, cheb1ord, cheb2ord, cheby1, cheby1_sos, cheby2, cheby2_sos, ellip,
+    ellip_sos, ellipord, firls, firwin, firwin_bands, firwin2, firwin2_with, freqs, freqz,
+    group_delay, iir_analog, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord, remez,
+    remez_with, sos2tf, sos2zpk, sosfreqz, tf2zpk, zpk2tf,
 };
 pub use elem::SignalElement;
 pub use filters::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfiltfilt};

@@ -20,6 +20,7 @@
 //! band-stop), and as many zeros.
 
 mod band;
+mod convert;
 mod fir;
 mod jacobi;
 mod lsq;
@@ -32,6 +33,7 @@ mod sampled;
 use crate::dtype::c64;
 use crate::error::{Error, Result};
 pub use band::{BandType, Cutoff, IIR_MAX_ORDER};
+pub use convert::{ZerosPolesGain, sos2tf, sos2zpk, tf2zpk, zpk2tf};
 pub use fir::{
     FIRWIN_MAX_CUTOFFS, FIRWIN_MAX_TAPS, firwin, firwin_bands, kaiser_atten, kaiser_beta, kaiserord,
 };
