@@ -199,14 +199,7 @@ fn real_poly(call: &str, what: &str, r: &[c64]) -> Result<Vec<f64>> {
             "{call}: the {what} include {v}, not finite"
         )));
     }
-    let mut c = vec![c64::new(0.0, 0.0); r.len() + 1];
-    c[0] = c64::new(1.0, 0.0);
-    for (i, &x) in r.iter().enumerate() {
-        for j in (1..=i + 1).rev() {
-            let prev = c[j - 1];
-            c[j] -= x * prev;
-        }
-    }
+    let c = expand(r);
     let scale = c.iter().fold(1.0f64, |m, v| m.max(v.norm()));
     if c.iter().any(|v| v.im.abs() > 1e-10 * scale) {
         return Err(Error::InvalidArgument(format!(
@@ -215,4 +208,17 @@ fn real_poly(call: &str, what: &str, r: &[c64]) -> Result<Vec<f64>> {
         )));
     }
     Ok(c.into_iter().map(|v| v.re).collect())
+}
+
+/// The monic polynomial with the roots `r`, descending powers, complex.
+pub(super) fn expand(r: &[c64]) -> Vec<c64> {
+    let mut c = vec![c64::new(0.0, 0.0); r.len() + 1];
+    c[0] = c64::new(1.0, 0.0);
+    for (i, &x) in r.iter().enumerate() {
+        for j in (1..=i + 1).rev() {
+            let prev = c[j - 1];
+            c[j] -= x * prev;
+        }
+    }
+    c
 }

@@ -123,15 +123,7 @@ fn bilinear(f: Zpk) -> Zpk {
 /// The monic polynomial with roots `r`, highest power first, real parts (the roots come in
 /// conjugate pairs).
 fn poly(r: &[c64]) -> Vec<f64> {
-    let mut c = vec![c64::new(0.0, 0.0); r.len() + 1];
-    c[0] = c64::new(1.0, 0.0);
-    for (i, &x) in r.iter().enumerate() {
-        for j in (1..=i + 1).rev() {
-            let prev = c[j - 1];
-            c[j] -= x * prev;
-        }
-    }
-    c.into_iter().map(|v| v.re).collect()
+    convert::expand(r).into_iter().map(|v| v.re).collect()
 }
 
 /// Where a design's frequencies live: digital designs take fractions of the Nyquist frequency,

@@ -20,6 +20,7 @@
 //! polynomial's samples at `2 r - 1` equally spaced frequencies, transformed back, and the
 //! taps follow from them and `Q`.
 
+use super::band::check_fir_bands;
 use crate::error::{Error, Result};
 use std::f64::consts::PI;
 
@@ -181,41 +182,12 @@ fn check(
             opts.maxiter, opts.grid_density
         ));
     }
-    if bands.is_empty() || desired.len() != bands.len() {
-        return bad(format!(
-            "{} bands and {} desired gains; one gain per band, at least one band",
-            bands.len(),
-            desired.len()
-        ));
-    }
-    if !weight.is_empty() && weight.len() != bands.len() {
-        return bad(format!(
-            "{} weights for {} bands; one per band, or none",
-            weight.len(),
-            bands.len()
-        ));
-    }
-    for (i, b) in bands.iter().enumerate() {
-        if !b.iter().all(|e| (0.0..=1.0).contains(e)) {
-            return bad(format!(
-                "band {i} is {b:?}; its edges must lie in [0, 1] (fractions of the Nyquist \
-                 frequency)"
-            ));
-        }
-        if b[1] <= b[0] {
-            return bad(format!(
-                "band {i} is {b:?}; its right edge must lie above its left"
-            ));
-        }
-        if i > 0 && b[0] < bands[i - 1][1] {
-            return bad(format!(
-                "band {i} {b:?} begins before band {} {:?} ends; bands must increase and not \
-                 overlap",
-                i - 1,
-                bands[i - 1]
-            ));
-        }
-    }
+    check_fir_bands(
+        "remez",
+        bands,
+        (desired.len(), "desired gains"),
+        weight.len(),
+    )?;
     if let Some((i, d)) = desired.iter().enumerate().find(|(_, d)| !d.is_finite()) {
         return bad(format!("desired gain {i} is {d}; each must be finite"));
     }
