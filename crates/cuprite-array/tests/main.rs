@@ -48,6 +48,7 @@ mod safety;
 mod scan;
 mod short_rows;
 mod signal;
+mod signal_analysis;
 mod signal_approx;
 mod signal_conv;
 mod signal_design;
@@ -96,6 +97,7 @@ fn main() {
     tests.extend(signal_resample::tests());
     tests.extend(signal_approx::tests());
     tests.extend(signal_design::tests());
+    tests.extend(signal_analysis::tests());
     tests.extend(sparse::tests());
     tests.extend(sparse_device::tests());
     tests.extend(sparse_more::tests());

@@ -73,6 +73,7 @@
 mod approx;
 mod approx_call;
 mod conv;
+mod czt;
 mod design;
 mod direct;
 mod elem;
@@ -81,6 +82,7 @@ mod frames;
 mod geom;
 mod iir;
 mod istft;
+mod lomb;
 mod nd_filters;
 pub(crate) mod nn;
 mod paths;
@@ -99,6 +101,7 @@ pub use conv::{
     convolve, convolve_axes, convolve1, convolve2, convolve2_sep, convolve3, correlate,
     correlate_axes, fftconvolve, fir, oaconvolve,
 };
+pub use czt::{CZT_MAX_POINTS, czt, czt_points, zoom_fft};
 pub use design::{
     AnalogFamily, BandType, BesselNorm, Cutoff, FIRLS_MAX_TAPS, FIRWIN_MAX_CUTOFFS,
     FIRWIN_MAX_TAPS, FIRWIN2_MAX_TAPS, FilterOrder, Firwin2Opts, IIR_MAX_ORDER, REMEZ_MAX_TAPS,
@@ -112,6 +115,7 @@ pub use elem::SignalElement;
 pub use filters::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfiltfilt};
 pub use frames::{Extension, WindowSpec};
 pub use istft::{istft, istft_with};
+pub use lomb::{LombNorm, LombOpts, lombscargle, lombscargle_amplitude, lombscargle_with};
 pub use nd_filters::{medfilt, medfilt2d, wiener};
 pub use nn::{
     Conv1dOpts, Conv2dOpts, Conv3dOpts, ConvActivation, ConvGradient, ConvLayout, ConvOpts,
