@@ -52,6 +52,7 @@ mod signal_analysis;
 mod signal_approx;
 mod signal_conv;
 mod signal_design;
+mod signal_more;
 mod signal_nn;
 mod signal_resample;
 mod signal_spectral;
@@ -98,6 +99,7 @@ fn main() {
     tests.extend(signal_approx::tests());
     tests.extend(signal_design::tests());
     tests.extend(signal_analysis::tests());
+    tests.extend(signal_more::tests());
     tests.extend(sparse::tests());
     tests.extend(sparse_device::tests());
     tests.extend(sparse_more::tests());

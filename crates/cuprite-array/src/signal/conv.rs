@@ -399,3 +399,47 @@ pub fn fir<T: SignalElement>(b: &Array<T>, x: &Array<T>) -> Result<Array<T>> {
     let w = AxisWin { l: n, ..w };
     conv_windows(x, b, &[ax], &[w], ConvMethod::Auto)
 }
+
+/// The lag of each output of a 1-D [`correlate`] of signals of `in1_len` and `in2_len`
+/// values in `mode` (SciPy's `correlation_lags`): output `i` is `Σ_n in1[n + lag_i]
+/// conj(in2[n])`. `full` gives `-(in2_len - 1)..=in1_len - 1`; `same` the `in1_len` lags
+/// centred in those as SciPy centres them; `valid` `0..=in1_len - in2_len` (or
+/// `in1_len - in2_len..=0` when `in2` is the longer).
+///
+/// # Errors
+/// A length 0, or lengths whose sum overflows, named.
+///
+/// ```
+/// use cuprite_array::signal::{ConvMode, correlation_lags};
+/// assert_eq!(correlation_lags(5, 3, ConvMode::Full)?, [-2, -1, 0, 1, 2, 3, 4]);
+/// assert_eq!(correlation_lags(5, 3, ConvMode::Same)?, [-1, 0, 1, 2, 3]);
+/// assert_eq!(correlation_lags(3, 5, ConvMode::Valid)?, [-2, -1, 0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn correlation_lags(in1_len: usize, in2_len: usize, mode: ConvMode) -> Result<Vec<i64>> {
+    let total = in1_len
+        .checked_add(in2_len)
+        .filter(|t| *t <= i64::MAX as usize);
+    if in1_len == 0 || in2_len == 0 || total.is_none() {
+        return Err(Error::InvalidArgument(format!(
+            "correlation_lags: lengths {in1_len} and {in2_len} must be positive, with a sum \
+             that fits i64"
+        )));
+    }
+    let (n1, n2) = (in1_len as i64, in2_len as i64);
+    Ok(match mode {
+        ConvMode::Full => (-(n2 - 1)..n1).collect(),
+        ConvMode::Same => {
+            let first = -(n2 - 1) + (n1 + n2 - 1) / 2 - n1 / 2;
+            (first..first + n1).collect()
+        }
+        ConvMode::Valid => {
+            let bound = n1 - n2;
+            if bound >= 0 {
+                (0..=bound).collect()
+            } else {
+                (bound..=0).collect()
+            }
+        }
+    })
+}

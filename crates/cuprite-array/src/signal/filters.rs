@@ -1,6 +1,7 @@
 //! Linear filters along one axis: SciPy's `lfilter` (with initial conditions), `lfilter_zi`,
-//! `filtfilt` (odd extension, forward-backward) and `sosfilt` (cascaded second-order
-//! sections). Coefficients are host values (`&[f64]`), rounded to the data's working precision
+//! `lfiltic`, `filtfilt` (odd extension, forward-backward), `sosfilt` (cascaded second-order
+//! sections) and `sosfilt_zi`, and `deconvolve` (the polynomial division that inverts a
+//! convolution, on the host). Coefficients are host values (`&[f64]`), rounded to the data's working precision
 //! (`f32` for `f16`/`bf16`/`f32`, `f64` for `f64`); the data are real.
 
 use super::iir::Lfilter;
@@ -433,7 +434,7 @@ pub fn sosfilt<T: Float>(
 /// The initial states of [`sosfilt`]'s sections that are the steady state of its step
 /// response (SciPy's `sosfilt_zi`): each section's `lfilter_zi` times the DC gain of the
 /// sections before it.
-fn sosfilt_zi(what: &str, sos: &[[f64; 6]]) -> Result<Vec<[f64; 2]>> {
+fn sos_zi(what: &str, sos: &[[f64; 6]]) -> Result<Vec<[f64; 2]>> {
     let mut scale = 1.0;
     let mut out = Vec::with_capacity(sos.len());
     for s in sos {
@@ -475,7 +476,7 @@ pub fn sosfiltfilt<T: Float>(
             "sosfiltfilt needs at least one second-order section".into(),
         ));
     }
-    let zi = sosfilt_zi("sosfiltfilt", sos)?;
+    let zi = sos_zi("sosfiltfilt", sos)?;
     let ax = norm_axis("sosfiltfilt", axis, x.ndim())?;
     let zero_b = sos.iter().filter(|s| s[2] == 0.0).count();
     let zero_a = sos.iter().filter(|s| s[5] == 0.0).count();
@@ -518,4 +519,129 @@ pub fn sosfiltfilt<T: Float>(
     let mut s = lead;
     s.push(n);
     y.reshape(&s)?.moveaxis(-1, ax as isize)
+}
+
+/// The initial states of [`sosfilt`]'s sections that are the steady state of its step
+/// response (SciPy's `sosfilt_zi`): one `[z0, z1]` pair a section, each section's
+/// [`lfilter_zi`] scaled by the DC gain of the sections before it. Multiply by the signal's
+/// first value to start a filter on a constant.
+///
+/// # Errors
+/// No sections, or a section's coefficients as [`lfilter`]'s, or a section with a pole at
+/// `z = 1`, named.
+///
+/// ```
+/// use cuprite_array::signal::{BandType, butter_sos, sosfilt_zi};
+/// let sos = butter_sos(4, 0.25, BandType::Lowpass)?;
+/// let zi = sosfilt_zi(&sos)?;
+/// assert_eq!(zi.len(), 2);
+/// // Section 0 at rest on a unit step: its output b0 + z0 equals its DC gain.
+/// let s = sos[0];
+/// let dc = (s[0] + s[1] + s[2]) / (s[3] + s[4] + s[5]);
+/// assert!((s[0] + zi[0][0] - dc).abs() < 1e-12);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn sosfilt_zi(sos: &[[f64; 6]]) -> Result<Vec<[f64; 2]>> {
+    if sos.is_empty() {
+        return Err(Error::InvalidArgument(
+            "sosfilt_zi needs at least one section (sos is empty)".into(),
+        ));
+    }
+    sos_zi("sosfilt_zi", sos)
+}
+
+/// The initial state of [`lfilter`] that reproduces given past outputs `y` and inputs `x`
+/// (SciPy's `lfiltic(b, a, y, x)`): `y[0]` is the latest output, `y[1]` the one before, and so
+/// on (as is `x`); missing values are 0 and values past the filter's orders are ignored. The
+/// state has `max(len(a), len(b)) - 1` values.
+///
+/// # Errors
+/// The coefficients as [`lfilter`]'s, or a past value not finite, named.
+///
+/// ```
+/// use cuprite_array::{Array, signal::{lfilter, lfiltic}};
+/// // y[n] = x[n] + 0.5 y[n-1], whose last output was 2: the next outputs for zero input halve it.
+/// let (b, a) = ([1.0], [1.0, -0.5]);
+/// let zi = lfiltic(&b, &a, &[2.0], None)?;
+/// let (y, _) = lfilter(&b, &a, &Array::from_slice(&[0.0f64; 3], &[3])?, 0, Some(&Array::from_slice(&zi, &[1])?))?;
+/// assert_eq!(y.to_vec()?, [1.0, 0.5, 0.25]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn lfiltic(b: &[f64], a: &[f64], y: &[f64], x: Option<&[f64]>) -> Result<Vec<f64>> {
+    let k = check_coefs("lfiltic", b, a)?;
+    let x = x.unwrap_or(&[]);
+    if let Some(v) = y.iter().chain(x).find(|v| !v.is_finite()) {
+        return Err(Error::InvalidArgument(format!(
+            "lfiltic: past value {v} is not finite"
+        )));
+    }
+    let past = |v: &[f64], i: usize| v.get(i).copied().unwrap_or(0.0);
+    let (m, n) = (b.len() - 1, a.len() - 1);
+    // z_i = Σ_{j > i} (b_j x[j - i - 1] - a_j y[j - i - 1]) / a_0: the contributions of the
+    // past that the direct form II transposed still holds in its i-th delay.
+    Ok((0..k)
+        .map(|i| {
+            let fed: f64 = (i + 1..=m).map(|j| b[j] * past(x, j - i - 1)).sum();
+            let back: f64 = (i + 1..=n).map(|j| a[j] * past(y, j - i - 1)).sum();
+            (fed - back) / a[0]
+        })
+        .collect())
+}
+
+/// The polynomial division that undoes a convolution (SciPy's `deconvolve(signal, divisor)`):
+/// `quotient` and `remainder` with `signal = convolve(divisor, quotient) + remainder`, the
+/// quotient of `len(signal) - len(divisor) + 1` values (none, and the remainder the whole
+/// signal, when the divisor is the longer). On the host in `f64`.
+///
+/// # Errors
+/// An empty operand, a value not finite, or `divisor[0]` 0, named.
+///
+/// ```
+/// use cuprite_array::signal::deconvolve;
+/// // (1 + 2z)(1 + z) = 1 + 3z + 2z²; plus a remainder of 5 in the last place.
+/// let (q, r) = deconvolve(&[1.0, 3.0, 7.0], &[1.0, 1.0])?;
+/// assert_eq!(q, [1.0, 2.0]);
+/// assert_eq!(r, [0.0, 0.0, 5.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn deconvolve(signal: &[f64], divisor: &[f64]) -> Result<(Vec<f64>, Vec<f64>)> {
+    if signal.is_empty() || divisor.is_empty() {
+        return Err(Error::InvalidArgument(format!(
+            "deconvolve needs non-empty operands (signal {} values, divisor {})",
+            signal.len(),
+            divisor.len()
+        )));
+    }
+    if let Some(v) = signal.iter().chain(divisor).find(|v| !v.is_finite()) {
+        return Err(Error::InvalidArgument(format!(
+            "deconvolve: value {v} is not finite"
+        )));
+    }
+    if divisor[0] == 0.0 {
+        return Err(Error::InvalidArgument(format!(
+            "deconvolve: divisor[0] is 0 (divisor = {divisor:?})"
+        )));
+    }
+    let (n, d) = (signal.len(), divisor.len());
+    if d > n {
+        return Ok((Vec::new(), signal.to_vec()));
+    }
+    let mut work = signal.to_vec();
+    let mut quot = vec![0.0; n - d + 1];
+    for i in 0..quot.len() {
+        let q = work[i] / divisor[0];
+        quot[i] = q;
+        for (j, dv) in divisor.iter().enumerate() {
+            work[i + j] -= q * dv;
+        }
+    }
+    // The remainder is `signal - convolve(divisor, quotient)`, as SciPy computes it.
+    let mut back = vec![0.0; n];
+    for (i, q) in quot.iter().enumerate() {
+        for (j, dv) in divisor.iter().enumerate() {
+            back[i + j] += q * dv;
+        }
+    }
+    let rem = signal.iter().zip(&back).map(|(s, b)| s - b).collect();
+    Ok((quot, rem))
 }

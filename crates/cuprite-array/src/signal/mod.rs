@@ -72,6 +72,9 @@
 
 mod approx;
 mod approx_call;
+mod argrel;
+mod bounded;
+mod cola;
 mod conv;
 mod czt;
 mod design;
@@ -97,9 +100,12 @@ mod windows;
 
 pub use crate::ops::ConvMode;
 pub use approx::{ApproxGrid, ApproxMethod, approx1, approx1_uniform, approx2, approx2_uniform};
+pub use argrel::{Comparator, EdgeMode, argrelextrema, argrelmax, argrelmin};
+pub use bounded::{ConvBoundary, convolve2d, correlate2d};
+pub use cola::{check_cola, check_nola};
 pub use conv::{
     convolve, convolve_axes, convolve1, convolve2, convolve2_sep, convolve3, correlate,
-    correlate_axes, fftconvolve, fir, oaconvolve,
+    correlate_axes, correlation_lags, fftconvolve, fir, oaconvolve,
 };
 pub use czt::{CZT_MAX_POINTS, czt, czt_points, zoom_fft};
 pub use design::{
@@ -112,10 +118,14 @@ pub use design::{
     remez_with, sos2tf, sos2zpk, sosfreqz, tf2zpk, zpk2tf,
 };
 pub use elem::SignalElement;
-pub use filters::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfiltfilt};
+pub use filters::{
+    deconvolve, filtfilt, lfilter, lfilter_zi, lfiltic, sosfilt, sosfilt_zi, sosfiltfilt,
+};
 pub use frames::{Extension, WindowSpec};
 pub use istft::{istft, istft_with};
-pub use lomb::{LombNorm, LombOpts, lombscargle, lombscargle_amplitude, lombscargle_with};
+pub use lomb::{
+    LombNorm, LombOpts, lombscargle, lombscargle_amplitude, lombscargle_with, vectorstrength,
+};
 pub use nd_filters::{medfilt, medfilt2d, wiener};
 pub use nn::{
     Conv1dOpts, Conv2dOpts, Conv3dOpts, ConvActivation, ConvGradient, ConvLayout, ConvOpts,
@@ -140,6 +150,9 @@ pub use resample::{
     resample_poly, resample_poly_with, upfirdn,
 };
 pub use savgol::{SAVGOL_MAX_WINDOW, SavgolEdges, SavgolOpts, savgol_coeffs, savgol_filter};
-pub use spectral::{Detrend, detrend, hilbert};
-pub use waveforms::{ChirpMethod, chirp, gausspulse, sawtooth, square, unit_impulse};
+pub use spectral::{Detrend, detrend, hilbert, hilbert2};
+pub use waveforms::{
+    ChirpMethod, MLS_MAX_LENGTH, chirp, gausspulse, max_len_seq, sawtooth, square, sweep_poly,
+    unit_impulse,
+};
 pub use windows::{Window, get_window};

@@ -1,11 +1,11 @@
-//! `detrend` and `hilbert` (SciPy's), as array expressions on the current backend: reductions
-//! and FFTs along one axis.
+//! `detrend`, `hilbert` and `hilbert2` (SciPy's), as array expressions on the current backend:
+//! reductions and FFTs along one axis (two for `hilbert2`).
 
 use crate::array::Array;
 use crate::dtype::{Float, Scalar};
 use crate::error::{Error, Result};
 use crate::ops::ReduceOpts;
-use crate::ops::fft::{FftElement, FftOpts};
+use crate::ops::fft::{FftElement, FftOpts, FftnOpts};
 
 /// What [`detrend`] removes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -33,6 +33,20 @@ fn along(ndim: usize, axis: usize, n: usize) -> Vec<usize> {
     let mut s = vec![1; ndim];
     s[axis] = n;
     s
+}
+
+/// The analytic signal's multipliers of an `n`-point spectrum: 1 at DC (and at Nyquist for
+/// even `n`), 2 at the positive frequencies, 0 at the negative ones.
+fn gains(n: usize) -> Vec<f64> {
+    let mut h = vec![0.0f64; n];
+    h[0] = 1.0;
+    if n % 2 == 0 {
+        h[n / 2] = 1.0;
+        h[1..n / 2].iter_mut().for_each(|v| *v = 2.0);
+    } else {
+        h[1..n.div_ceil(2)].iter_mut().for_each(|v| *v = 2.0);
+    }
+    h
 }
 
 /// `x` less its mean or its least-squares line along `axis` (SciPy's `detrend`, without
@@ -115,15 +129,7 @@ pub fn hilbert<T: Float + FftElement>(
             x.shape()
         )));
     }
-    let mut h = vec![0.0f64; n];
-    h[0] = 1.0;
-    if n % 2 == 0 {
-        h[n / 2] = 1.0;
-        h[1..n / 2].iter_mut().for_each(|v| *v = 2.0);
-    } else {
-        h[1..n.div_ceil(2)].iter_mut().for_each(|v| *v = 2.0);
-    }
-    let hv: Vec<T::Complex> = h
+    let hv: Vec<T::Complex> = gains(n)
         .into_iter()
         .map(|v| <T::Complex as crate::dtype::Element>::from_scalar(Scalar::F64(v)))
         .collect();
@@ -131,4 +137,64 @@ pub fn hilbert<T: Float + FftElement>(
     let opts = FftOpts::new().n(n).axis(ax as isize);
     let f = x.fft_with(opts)?;
     Ok(f.try_mul(&hv)?.ifft_with(opts)?.cast::<T::Complex>())
+}
+
+/// The 2-D analytic signal of `x` over its last two axes, batched over the others (SciPy's
+/// `hilbert2`): the 2-D FFT of `n = [rows, cols]` points (default the axes' lengths;
+/// zero-padded or truncated), multiplied along each axis by 1 at DC, 2 at the positive
+/// frequencies and 0 elsewhere (the Nyquist frequency of an even length included, as SciPy's
+/// `hilbert2` has it, unlike [`hilbert`]), transformed back.
+///
+/// # Errors
+/// Fewer than two dimensions, or a length of 0, named.
+///
+/// ```
+/// use cuprite_array::{Array, signal::hilbert2};
+/// // A constant image has only a DC term: its analytic signal is itself.
+/// let z = hilbert2(&Array::from_slice(&[2.0f64; 12], &[3, 4])?, None)?.to_vec()?;
+/// assert!(z.iter().all(|v| (v.re - 2.0).abs() < 1e-12 && v.im.abs() < 1e-12));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn hilbert2<T: Float + FftElement>(
+    x: &Array<T>,
+    n: Option<[usize; 2]>,
+) -> Result<Array<T::Complex>> {
+    let nd = x.ndim();
+    if nd < 2 {
+        return Err(Error::Shape(format!(
+            "hilbert2 needs at least 2 dimensions, not shape {:?}",
+            x.shape()
+        )));
+    }
+    let [r, c] = n.unwrap_or([x.shape()[nd - 2], x.shape()[nd - 1]]);
+    if r == 0 || c == 0 {
+        return Err(Error::InvalidArgument(format!(
+            "hilbert2 of {r} x {c} points (shape {:?})",
+            x.shape()
+        )));
+    }
+    // SciPy's 2-D multipliers: 1 at DC, 2 at the positive frequencies, 0 at the negative
+    // ones and, unlike the 1-D transform's, at the Nyquist frequency of an even length.
+    let half = |n: usize| -> Vec<f64> {
+        (0..n)
+            .map(|i| match i {
+                0 => 1.0,
+                i if i < n.div_ceil(2) => 2.0,
+                _ => 0.0,
+            })
+            .collect()
+    };
+    let (hr, hc) = (half(r), half(c));
+    let hv: Vec<T::Complex> = hr
+        .iter()
+        .flat_map(|a| hc.iter().map(move |b| a * b))
+        .map(|v| <T::Complex as crate::dtype::Element>::from_scalar(Scalar::F64(v)))
+        .collect();
+    let mut shape = vec![1; nd];
+    shape[nd - 2] = r;
+    shape[nd - 1] = c;
+    let hv = Array::from_slice_on(x.device(), &hv, &shape)?;
+    let opts = FftnOpts::new().s(&[r, c]).axes(&[-2, -1]);
+    let f = x.fft2_with(opts.clone())?;
+    Ok(f.try_mul(&hv)?.ifft2_with(opts)?.cast::<T::Complex>())
 }

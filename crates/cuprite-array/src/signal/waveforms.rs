@@ -1,6 +1,7 @@
-//! Waveform generators (SciPy's `sawtooth`, `square`, `chirp`, `gausspulse` and
+//! Waveform generators (SciPy's `sawtooth`, `square`, `chirp`, `sweep_poly`, `gausspulse` and
 //! `unit_impulse`): lazy element-wise functions of a time array, so they fuse into the work
-//! that reads them, on either backend. The scalar parameters are checked on the host.
+//! that reads them, on either backend. The scalar parameters are checked on the host. The
+//! maximum length sequence (`max_len_seq`) is a shift register run on the host.
 
 use crate::array::Array;
 use crate::dtype::{Float, Scalar, Transcendental};
@@ -227,4 +228,165 @@ pub fn unit_impulse<T: Float>(shape: &[usize], idx: Option<&[usize]>) -> Result<
     }
     let lin = Array::<i64>::arange(0, n as i64, 1)?;
     lin.equal(flat as i64).cast::<T>().reshape(shape)
+}
+
+/// A cosine whose frequency follows the polynomial `poly` (SciPy's `sweep_poly(t, poly,
+/// phi)`): `cos(2 pi ∫_0^t f(τ) dτ + phi)` with `f(τ) = poly[0] τ^d + ... + poly[d]` (highest
+/// power first, NumPy's `poly1d` order) and `phi` in degrees. The integral is evaluated by
+/// Horner's rule on the array.
+///
+/// # Errors
+/// `poly` empty, or a coefficient or `phi` not finite, named.
+///
+/// ```
+/// use cuprite_array::{Array, signal::sweep_poly};
+/// // f(t) = 2t: the phase 2 pi t², so cos(2 pi) = 1 at t = 1 and cos(pi / 2) = 0 at t = 0.5.
+/// let t = Array::from_slice(&[1.0f64, 0.5], &[2])?;
+/// let y = sweep_poly(&t, &[2.0, 0.0], 0.0)?.to_vec()?;
+/// assert!((y[0] - 1.0).abs() < 1e-12 && y[1].abs() < 1e-12);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn sweep_poly<T: Float + Transcendental>(
+    t: &Array<T>,
+    poly: &[f64],
+    phi: f64,
+) -> Result<Array<T>> {
+    if poly.is_empty() || !poly.iter().chain([&phi]).all(|v| v.is_finite()) {
+        return Err(Error::InvalidArgument(format!(
+            "sweep_poly: poly {poly:?} must be non-empty and finite, phi {phi} finite"
+        )));
+    }
+    // The antiderivative's coefficients, highest power first, its constant 0 dropped: the
+    // phase is t (c_0 t^d + ... + c_d).
+    let d = poly.len();
+    let mut acc: Option<Array<T>> = None;
+    for (i, c) in poly.iter().enumerate() {
+        let v = k::<T>(c / (d - i) as f64);
+        acc = Some(match acc {
+            None => t.try_mul(k::<T>(0.0))?.try_add(v)?,
+            Some(p) => p.try_mul(t)?.try_add(v)?,
+        });
+    }
+    let inner = acc.ok_or_else(|| Error::InvalidArgument("sweep_poly: poly is empty".into()))?;
+    let phase = inner.try_mul(t)?.try_mul(k::<T>(2.0 * PI))?;
+    Ok(phase.try_add(k::<T>(phi * PI / 180.0))?.cos())
+}
+
+/// The most values [`max_len_seq`] gives in one call.
+pub const MLS_MAX_LENGTH: usize = 1 << 30;
+
+/// The feedback taps of a maximal-length shift register of `nbits` (2 to 32), as SciPy
+/// tabulates them.
+fn mls_taps(nbits: usize) -> Option<&'static [usize]> {
+    Some(match nbits {
+        2 => &[1],
+        3 => &[2],
+        4 | 5 => &[3],
+        6 => &[5],
+        7 => &[6],
+        8 => &[7, 6, 1],
+        9 => &[5],
+        10 => &[7],
+        11 => &[9],
+        12 => &[11, 10, 4],
+        13 => &[12, 11, 8],
+        14 => &[13, 12, 2],
+        15 => &[14],
+        16 => &[15, 13, 4],
+        17 => &[14],
+        18 => &[11],
+        19 => &[18, 17, 14],
+        20 => &[17],
+        21 => &[19],
+        22 => &[21],
+        23 => &[18],
+        24 => &[23, 22, 17],
+        25 => &[22],
+        26 => &[25, 24, 20],
+        27 => &[26, 25, 22],
+        28 => &[25],
+        29 => &[27],
+        30 => &[29, 28, 7],
+        31 => &[28],
+        32 => &[31, 30, 10],
+        _ => return None,
+    })
+}
+
+/// A maximum length sequence (SciPy's `max_len_seq(nbits, state, length, taps)`): the output
+/// of a Fibonacci shift register of `nbits` bits, `length` values of 0 and 1 (default
+/// `2^nbits - 1`, one period), and the register's final state to continue from. `state`
+/// defaults to all ones; `taps` to SciPy's table for `nbits` in 2 to 32. Computed on the host.
+///
+/// # Errors
+/// `nbits` 0 or above 64, `nbits` outside 2 to 32 without `taps`, no tap or a tap above
+/// `nbits`, a state of the wrong size, with a value other than 0 or 1, or all zeros, and a
+/// length above [`MLS_MAX_LENGTH`], each named.
+///
+/// ```
+/// use cuprite_array::signal::max_len_seq;
+/// let (seq, state) = max_len_seq(3, None, None, None)?;
+/// assert_eq!(seq, [1, 1, 1, 0, 1, 0, 0]);
+/// assert_eq!(state, [1, 1, 1]); // one whole period brings the register back
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn max_len_seq(
+    nbits: usize,
+    state: Option<&[u8]>,
+    length: Option<usize>,
+    taps: Option<&[usize]>,
+) -> Result<(Vec<u8>, Vec<u8>)> {
+    let bad = |m: String| Err(Error::InvalidArgument(format!("max_len_seq: {m}")));
+    if nbits == 0 || nbits > 64 {
+        return bad(format!("nbits {nbits} must lie in 1..=64"));
+    }
+    let mut taps: Vec<usize> = match taps {
+        Some(t) => t.to_vec(),
+        None => match mls_taps(nbits) {
+            Some(t) => t.to_vec(),
+            None => {
+                return bad(format!(
+                    "nbits {nbits} has no tabulated taps (2..=32); pass taps"
+                ));
+            }
+        },
+    };
+    taps.sort_unstable();
+    taps.dedup();
+    if taps.is_empty() || taps.iter().any(|&t| t > nbits) {
+        return bad(format!(
+            "taps {taps:?} must be non-empty, each in 0..={nbits}"
+        ));
+    }
+    let mut reg: Vec<u8> = match state {
+        Some(s) => s.to_vec(),
+        None => vec![1; nbits],
+    };
+    if reg.len() != nbits || reg.iter().any(|&b| b > 1) || reg.iter().all(|&b| b == 0) {
+        return bad(format!(
+            "state {reg:?} must hold {nbits} values of 0 or 1, not all 0"
+        ));
+    }
+    let period = if nbits >= 63 {
+        usize::MAX
+    } else {
+        (1usize << nbits) - 1
+    };
+    let length = length.unwrap_or(period);
+    if length > MLS_MAX_LENGTH {
+        return bad(format!("length {length} is above {MLS_MAX_LENGTH}"));
+    }
+    // The register is a ring: `head` is the oldest bit, which is output, and is replaced by
+    // the XOR of itself with the bits `t` places after it.
+    let mut seq = Vec::with_capacity(length);
+    let mut head = 0;
+    for _ in 0..length {
+        let out = reg[head];
+        seq.push(out);
+        let fb = taps.iter().fold(out, |f, &t| f ^ reg[(head + t) % nbits]);
+        reg[head] = fb;
+        head = (head + 1) % nbits;
+    }
+    reg.rotate_left(head);
+    Ok((seq, reg))
 }

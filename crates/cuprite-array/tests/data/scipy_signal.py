@@ -1,0 +1,63 @@
+"""Writes `scipy-signal.txt`, the reference values of `tests/signal_more.rs`: one line a
+value list, `name kind values...` (kind `f`: reals, `i`: integers, `c`: complex values as
+real and imaginary parts in turn). Run from this folder with SciPy 1.17.1:
+`python3 scipy_signal.py > scipy-signal.txt`. The inputs are formulas that the Rust tests
+evaluate the same way."""
+import numpy as np, scipy.signal as s
+out=[]
+def arr(name, v, ty='f64'):
+    v=np.asarray(v).ravel()
+    if np.iscomplexobj(v):
+        body=" ".join(f"{float(z.real)!r} {float(z.imag)!r}" for z in v.astype(complex))
+        out.append(f"{name} c {body}")
+    elif ty=='i64':
+        out.append(f"{name} i " + " ".join(str(int(z)) for z in v))
+    else:
+        out.append(f"{name} f " + " ".join(repr(float(z)) for z in v))
+# A 5x6, K 3x4, K2 7x9 by formula
+A=np.array([[np.sin(0.9*i+1.7*j)+0.1*i for j in range(6)] for i in range(5)])
+K=np.array([[np.cos(1.1*i-0.6*j)+0.2*j for j in range(4)] for i in range(3)])
+K2=np.array([[np.sin(0.3*i*j+0.5) for j in range(9)] for i in range(7)])
+for fn,nm in [(s.convolve2d,'conv2d'),(s.correlate2d,'corr2d')]:
+    for mode in ['full','same','valid']:
+        for bnd,fv,bn in [('fill',0,'fill0'),('fill',1.5,'fill15'),('wrap',0,'wrap'),('symm',0,'symm')]:
+            if mode=='valid' and bn!='fill0': continue
+            arr(f"{nm}_{mode}_{bn}", fn(A,K,mode,bnd,fv))
+    for mode in ['full','same']:
+        for bnd in ['wrap','symm']:
+            arr(f"{nm}_big_{mode}_{bnd}", fn(A,K2,mode,bnd))
+    arr(f"{nm}_valid_swapped", fn(K,A,'valid'))
+# argrel
+x=np.array([np.round(3*np.sin(1.3*i)+np.cos(0.4*i*i)) for i in range(30)])
+for comp,cn in [(np.less,'less'),(np.greater,'greater'),(np.less_equal,'le'),(np.greater_equal,'ge')]:
+    for order in [1,2,3]:
+        for mode in ['clip','wrap']:
+            arr(f"argrel_{cn}_{order}_{mode}", s.argrelextrema(x,comp,order=order,mode=mode)[0],'i64')
+X2=np.array([[np.round(2*np.sin(0.7*i+1.1*j*j)) for j in range(7)] for i in range(6)])
+for ax in [0,1]:
+    r=s.argrelmax(X2,axis=ax,order=1)
+    arr(f"argrel2_max_ax{ax}_rows", r[0],'i64'); arr(f"argrel2_max_ax{ax}_cols", r[1],'i64')
+# deconvolve / lfiltic / sosfilt_zi
+sig=np.array([np.sin(0.5*i)+1 for i in range(9)]); dv=np.array([2.0,-0.5,0.25])
+q,r=s.deconvolve(sig,dv); arr('deconv_q',q); arr('deconv_r',r)
+b=[0.2,0.3,-0.1,0.05]; a=[1.5,-0.4,0.2]
+arr('lfiltic_y',s.lfiltic(b,a,[0.7,-0.2,0.4]))
+arr('lfiltic_yx',s.lfiltic(b,a,[0.7],[1.0,-2.0,0.5,9.0]))
+sos=s.ellip(5,1,40,[0.2,0.45],'bandpass',output='sos')
+arr('sos_ellip', sos); arr('sosfilt_zi_ellip', s.sosfilt_zi(sos))
+# hilbert2
+H=np.array([[[np.sin(0.3*i+0.8*j+k)+0.2*i*j for j in range(5)] for i in range(4)] for k in range(2)])
+arr('hilbert2_0', s.hilbert2(H[0])); arr('hilbert2_1', s.hilbert2(H[1]))
+arr('hilbert2_pad', s.hilbert2(H[0],(6,3)))
+# sweep_poly
+t=np.linspace(-1,3,17)
+arr('sweep_poly', s.sweep_poly(t,[0.05,-0.3,1.2,2.0],30.0))
+# cola/nola
+res=[]
+for w,n,o in [('hann',256,128),('hann',256,100),('hamming',128,64),('boxcar',64,0),('blackman',300,200),('hann',255,170),('triang',100,50),('bartlett',100,50)]:
+    res.append(int(s.check_COLA(w,n,o))); res.append(int(s.check_NOLA(w,n,o)))
+arr('cola_nola', res,'i64')
+# vectorstrength
+ev=np.array([0.37*i+0.05*np.sin(2.3*i) for i in range(60)])
+st,ph=s.vectorstrength(ev,[0.37,0.5,1.11,0.74]); arr('vs_strength',st); arr('vs_phase',ph)
+print("\n".join(out))

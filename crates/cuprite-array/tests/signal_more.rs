@@ -1,0 +1,500 @@
+//! SciPy's smaller signal routines against SciPy 1.17.1's values for the same inputs (read
+//! from `data/scipy-signal.txt`, written by `data/scipy_signal.py`; the inputs are formulas
+//! evaluated here and there alike): `convolve2d` and `correlate2d` in every mode and
+//! boundary, relative extrema, `correlation_lags`, `deconvolve`, `lfiltic`, `sosfilt_zi`,
+//! `hilbert2`, `sweep_poly`, `max_len_seq`, `check_cola`/`check_nola` and `vectorstrength`.
+//! Where a property pins the result independently (a deconvolution's product, a filter
+//! started from `lfiltic`'s state), it is checked as well. Bodies run on every backend.
+
+use crate::common::{Body, assert_err, close};
+use cuprite_array::signal::{
+    Comparator, ConvBoundary, ConvMode, EdgeMode, Window, argrelextrema, argrelmax, check_cola,
+    check_nola, convolve2d, correlate2d, correlation_lags, deconvolve, hilbert2, lfilter, lfiltic,
+    max_len_seq, sosfilt_zi, sweep_poly, vectorstrength,
+};
+use cuprite_array::{Array, Device};
+use cuprite_testkit::{Test, TestResult};
+
+/// The values of line `name` of the reference file, as `f64` (complex values as their parts
+/// in turn).
+fn reference(name: &str) -> Vec<f64> {
+    let text = include_str!("data/scipy-signal.txt");
+    for line in text.lines() {
+        let mut words = line.split_whitespace();
+        if words.next() == Some(name) {
+            let _kind = words.next();
+            return words
+                .map(|w| w.parse::<f64>().unwrap_or(f64::NAN))
+                .collect();
+        }
+    }
+    panic!("no reference line {name}");
+}
+
+fn reference_i(name: &str) -> Vec<i64> {
+    reference(name).iter().map(|&v| v as i64).collect()
+}
+
+fn grid(r: usize, c: usize, f: impl Fn(f64, f64) -> f64) -> Vec<f64> {
+    (0..r)
+        .flat_map(|i| (0..c).map(move |j| (i as f64, j as f64)))
+        .map(|(i, j)| f(i, j))
+        .collect()
+}
+
+fn conv2d_modes(d: Device) -> TestResult {
+    let a = grid(5, 6, |i, j| (0.9 * i + 1.7 * j).sin() + 0.1 * i);
+    let k = grid(3, 4, |i, j| (1.1 * i - 0.6 * j).cos() + 0.2 * j);
+    let k2 = grid(7, 9, |i, j| (0.3 * i * j + 0.5).sin());
+    let a = Array::from_slice_on(d, &a, &[5, 6])?;
+    let k = Array::from_slice_on(d, &k, &[3, 4])?;
+    let k2 = Array::from_slice_on(d, &k2, &[7, 9])?;
+    let modes = [
+        ("full", ConvMode::Full),
+        ("same", ConvMode::Same),
+        ("valid", ConvMode::Valid),
+    ];
+    let bounds = [
+        ("fill0", ConvBoundary::Fill(0.0)),
+        ("fill15", ConvBoundary::Fill(1.5)),
+        ("wrap", ConvBoundary::Wrap),
+        ("symm", ConvBoundary::Symm),
+    ];
+    type F =
+        fn(&Array<f64>, &Array<f64>, ConvMode, ConvBoundary) -> cuprite_array::Result<Array<f64>>;
+    let fns: [(&str, F); 2] = [("conv2d", convolve2d), ("corr2d", correlate2d)];
+    for (fname, f) in fns {
+        for (mname, mode) in modes {
+            for (bname, b) in bounds {
+                if mode == ConvMode::Valid && bname != "fill0" {
+                    continue;
+                }
+                let name = format!("{fname}_{mname}_{bname}");
+                close(
+                    &f(&a, &k, mode, b)?.to_vec()?,
+                    &reference(&name),
+                    1e-12,
+                    1e-12,
+                    &name,
+                )?;
+            }
+        }
+        // A kernel larger than the image: the extension repeats or mirrors more than once.
+        for (mname, mode) in &modes[..2] {
+            for (bname, b) in [("wrap", ConvBoundary::Wrap), ("symm", ConvBoundary::Symm)] {
+                let name = format!("{fname}_big_{mname}_{bname}");
+                close(
+                    &f(&a, &k2, *mode, b)?.to_vec()?,
+                    &reference(&name),
+                    1e-12,
+                    1e-12,
+                    &name,
+                )?;
+            }
+        }
+        let name = format!("{fname}_valid_swapped");
+        close(
+            &f(&k, &a, ConvMode::Valid, ConvBoundary::default())?.to_vec()?,
+            &reference(&name),
+            1e-12,
+            1e-12,
+            &name,
+        )?;
+    }
+    // f32 in its own precision.
+    let y = convolve2d(
+        &a.cast::<f32>(),
+        &k.cast::<f32>(),
+        ConvMode::Same,
+        ConvBoundary::Symm,
+    )?;
+    let y: Vec<f64> = y.to_vec()?.iter().map(|&v| v as f64).collect();
+    close(
+        &y,
+        &reference("conv2d_same_symm"),
+        1e-5,
+        1e-5,
+        "convolve2d in f32",
+    )?;
+    // Bad input.
+    let v = Array::from_slice_on(d, &[1.0f64, 2.0], &[2])?;
+    assert_err(
+        convolve2d(&v, &k, ConvMode::Full, ConvBoundary::Wrap),
+        "Shape",
+        "[2]",
+    );
+    let tall = Array::from_slice_on(d, &[0.0f64; 8], &[8, 1])?;
+    assert_err(
+        correlate2d(&a, &tall, ConvMode::Valid, ConvBoundary::Wrap),
+        "InvalidArgument",
+        "[8, 1]",
+    );
+    Ok(())
+}
+
+fn relative_extrema(d: Device) -> TestResult {
+    let x: Vec<f64> = (0..30)
+        .map(|i| {
+            let i = i as f64;
+            (3.0 * (1.3 * i).sin() + (0.4 * i * i).cos()).round_ties_even()
+        })
+        .collect();
+    let xa = Array::from_slice_on(d, &x, &[30])?;
+    let comps = [
+        ("less", Comparator::Less),
+        ("greater", Comparator::Greater),
+        ("le", Comparator::LessEqual),
+        ("ge", Comparator::GreaterEqual),
+    ];
+    for (cname, c) in comps {
+        for order in 1..=3 {
+            for (mname, m) in [("clip", EdgeMode::Clip), ("wrap", EdgeMode::Wrap)] {
+                let name = format!("argrel_{cname}_{order}_{mname}");
+                let got = argrelextrema(&xa, c, 0, order, m)?;
+                if got.len() != 1 || got[0].to_vec()? != reference_i(&name) {
+                    return Err(format!("{name}: got {:?}", got[0].to_vec()?).into());
+                }
+            }
+        }
+    }
+    // Integers take the same path.
+    let xi: Vec<i32> = x.iter().map(|&v| v as i32).collect();
+    let got = argrelextrema(
+        &Array::from_slice_on(d, &xi, &[30])?,
+        Comparator::Less,
+        0,
+        2,
+        EdgeMode::Wrap,
+    )?;
+    if got[0].to_vec()? != reference_i("argrel_less_2_wrap") {
+        return Err("argrelextrema of i32 differs from SciPy's".into());
+    }
+    let x2 = grid(6, 7, |i, j| {
+        (2.0 * (0.7 * i + 1.1 * j * j).sin()).round_ties_even()
+    });
+    let x2 = Array::from_slice_on(d, &x2, &[6, 7])?;
+    for ax in 0..2 {
+        let got = argrelmax(&x2, ax, 1, EdgeMode::Clip)?;
+        let rows = reference_i(&format!("argrel2_max_ax{ax}_rows"));
+        let cols = reference_i(&format!("argrel2_max_ax{ax}_cols"));
+        if got[0].to_vec()? != rows || got[1].to_vec()? != cols {
+            return Err(format!("argrelmax of a 6 x 7 array along axis {ax}").into());
+        }
+    }
+    assert_err(
+        argrelextrema(&xa, Comparator::Less, 0, 0, EdgeMode::Clip),
+        "InvalidArgument",
+        "order 0",
+    );
+    assert_err(
+        argrelextrema(&xa, Comparator::Less, 1, 1, EdgeMode::Clip),
+        "InvalidArgument",
+        "axis 1",
+    );
+    let empty = Array::<f64>::from_slice_on(d, &[], &[0])?;
+    if !argrelextrema(&empty, Comparator::Less, 0, 1, EdgeMode::Clip)?[0]
+        .to_vec()?
+        .is_empty()
+    {
+        return Err("an empty array has no extrema".into());
+    }
+    Ok(())
+}
+
+fn filter_helpers(d: Device) -> TestResult {
+    // correlation_lags against SciPy's rule, spelled out for each case.
+    let cases = [(5, 3), (6, 3), (3, 5), (4, 4), (6, 4), (1, 1), (2, 7)];
+    for (n1, n2) in cases {
+        let full = correlation_lags(n1, n2, ConvMode::Full)?;
+        let want: Vec<i64> = (-(n2 as i64 - 1)..n1 as i64).collect();
+        if full != want {
+            return Err(format!("full lags of {n1}, {n2}: {full:?}").into());
+        }
+        // `same`: the n1 lags of `full` starting len(full) / 2 - n1 / 2 in.
+        let same = correlation_lags(n1, n2, ConvMode::Same)?;
+        let start = full.len() / 2 - n1 / 2;
+        if same != full[start..start + n1] {
+            return Err(format!("same lags of {n1}, {n2}: {same:?}").into());
+        }
+        let valid = correlation_lags(n1, n2, ConvMode::Valid)?;
+        let want: Vec<i64> = if n1 >= n2 {
+            (0..=(n1 - n2) as i64).collect()
+        } else {
+            (-((n2 - n1) as i64)..=0).collect()
+        };
+        if valid != want {
+            return Err(format!("valid lags of {n1}, {n2}: {valid:?}").into());
+        }
+    }
+    assert_err(
+        correlation_lags(0, 3, ConvMode::Full),
+        "InvalidArgument",
+        "lengths 0 and 3",
+    );
+
+    // deconvolve: SciPy's values, and the product that they must rebuild.
+    let sig: Vec<f64> = (0..9).map(|i| (0.5 * i as f64).sin() + 1.0).collect();
+    let dv = [2.0, -0.5, 0.25];
+    let (q, r) = deconvolve(&sig, &dv)?;
+    close(
+        &q,
+        &reference("deconv_q"),
+        1e-13,
+        1e-14,
+        "deconvolve quotient",
+    )?;
+    close(
+        &r,
+        &reference("deconv_r"),
+        1e-13,
+        1e-14,
+        "deconvolve remainder",
+    )?;
+    let mut back = r.clone();
+    for (i, qv) in q.iter().enumerate() {
+        for (j, dvj) in dv.iter().enumerate() {
+            back[i + j] += qv * dvj;
+        }
+    }
+    close(
+        &back,
+        &sig,
+        1e-14,
+        1e-14,
+        "quotient times divisor plus remainder",
+    )?;
+    assert_err(
+        deconvolve(&sig, &[0.0, 1.0]),
+        "InvalidArgument",
+        "divisor[0] is 0",
+    );
+    let (q, r) = deconvolve(&[1.0, 2.0], &dv)?;
+    if !q.is_empty() || r != [1.0, 2.0] {
+        return Err("a longer divisor leaves the whole signal as remainder".into());
+    }
+
+    // lfiltic: SciPy's states, and a filter started from one continuing a run it did not see.
+    let (b, a) = ([0.2, 0.3, -0.1, 0.05], [1.5, -0.4, 0.2]);
+    close(
+        &lfiltic(&b, &a, &[0.7, -0.2, 0.4], None)?,
+        &reference("lfiltic_y"),
+        1e-14,
+        1e-15,
+        "lfiltic",
+    )?;
+    close(
+        &lfiltic(&b, &a, &[0.7], Some(&[1.0, -2.0, 0.5, 9.0]))?,
+        &reference("lfiltic_yx"),
+        1e-14,
+        1e-15,
+        "lfiltic with inputs",
+    )?;
+    let xs: Vec<f64> = (0..20).map(|i| (0.9 * i as f64).cos()).collect();
+    let (y, _) = lfilter(&b, &a, &Array::from_slice_on(d, &xs, &[20])?, 0, None)?;
+    let y = y.to_vec()?;
+    let past_y: Vec<f64> = (0..3).map(|j| y[9 - j]).collect();
+    let past_x: Vec<f64> = (0..3).map(|j| xs[9 - j]).collect();
+    let zi = lfiltic(&b, &a, &past_y, Some(&past_x))?;
+    let zi = Array::from_slice_on(d, &zi, &[3])?;
+    let (tail, _) = lfilter(
+        &b,
+        &a,
+        &Array::from_slice_on(d, &xs[10..], &[10])?,
+        0,
+        Some(&zi),
+    )?;
+    close(
+        &tail.to_vec()?,
+        &y[10..],
+        1e-12,
+        1e-13,
+        "lfilter continued from lfiltic's state",
+    )?;
+    assert_err(
+        lfiltic(&b, &[0.0, 1.0], &[1.0], None),
+        "InvalidArgument",
+        "a[0] is 0",
+    );
+
+    // sosfilt_zi of SciPy's own sections.
+    let flat = reference("sos_ellip");
+    let sos: Vec<[f64; 6]> = flat
+        .chunks(6)
+        .map(|c| [c[0], c[1], c[2], c[3], c[4], c[5]])
+        .collect();
+    let zi: Vec<f64> = sosfilt_zi(&sos)?.into_iter().flatten().collect();
+    close(
+        &zi,
+        &reference("sosfilt_zi_ellip"),
+        1e-10,
+        1e-12,
+        "sosfilt_zi",
+    )?;
+    assert_err(sosfilt_zi(&[]), "InvalidArgument", "sos is empty");
+    Ok(())
+}
+
+fn generators(d: Device) -> TestResult {
+    // hilbert2 of a 2 x 4 x 5 stack, slice by slice against SciPy's 4 x 5 transforms.
+    let h: Vec<f64> = (0..2)
+        .flat_map(|k| {
+            grid(4, 5, move |i, j| {
+                (0.3 * i + 0.8 * j + k as f64).sin() + 0.2 * i * j
+            })
+        })
+        .collect();
+    let ha = Array::from_slice_on(d, &h, &[2, 4, 5])?;
+    let z = hilbert2(&ha, None)?.to_vec()?;
+    let parts: Vec<f64> = z.iter().flat_map(|c| [c.re, c.im]).collect();
+    close(
+        &parts[..40],
+        &reference("hilbert2_0"),
+        1e-12,
+        1e-12,
+        "hilbert2 slice 0",
+    )?;
+    close(
+        &parts[40..],
+        &reference("hilbert2_1"),
+        1e-12,
+        1e-12,
+        "hilbert2 slice 1",
+    )?;
+    let first = Array::from_slice_on(d, &h[..20], &[4, 5])?;
+    let z = hilbert2(&first, Some([6, 3]))?.to_vec()?;
+    let parts: Vec<f64> = z.iter().flat_map(|c| [c.re, c.im]).collect();
+    close(
+        &parts,
+        &reference("hilbert2_pad"),
+        1e-12,
+        1e-12,
+        "hilbert2 of 6 x 3 points",
+    )?;
+    assert_err(
+        hilbert2(&Array::from_slice_on(d, &[1.0f64], &[1])?, None),
+        "Shape",
+        "[1]",
+    );
+
+    // sweep_poly on linspace(-1, 3, 17).
+    let t: Vec<f64> = (0..17).map(|i| -1.0 + 0.25 * i as f64).collect();
+    let ta = Array::from_slice_on(d, &t, &[17])?;
+    let y = sweep_poly(&ta, &[0.05, -0.3, 1.2, 2.0], 30.0)?.to_vec()?;
+    close(&y, &reference("sweep_poly"), 1e-12, 1e-12, "sweep_poly")?;
+    assert_err(sweep_poly(&ta, &[], 0.0), "InvalidArgument", "poly []");
+
+    // max_len_seq: SciPy's sequences and final states.
+    let bits = |s: &str| -> Vec<u8> { s.bytes().map(|b| b - b'0').collect() };
+    let (seq, st) = max_len_seq(5, None, None, None)?;
+    if seq != bits("1111100110100100001010111011000") || st != [1, 1, 1, 1, 1] {
+        return Err(format!("max_len_seq(5): {seq:?}, {st:?}").into());
+    }
+    let (seq, st) = max_len_seq(4, Some(&[1, 0, 1, 1]), Some(20), Some(&[3]))?;
+    if seq != bits("10110010001111010110") || st != [0, 1, 0, 0] {
+        return Err(format!("max_len_seq(4, taps [3]): {seq:?}, {st:?}").into());
+    }
+    let (seq, st) = max_len_seq(10, None, Some(40), None)?;
+    if seq != bits("1111111111000111000100111011001010111011") || st != bits("1101010001") {
+        return Err(format!("max_len_seq(10, 40): {seq:?}, {st:?}").into());
+    }
+    // A whole period of 8 bits has 128 ones and 127 zeros, and returns to the start.
+    let (seq, st) = max_len_seq(8, None, None, None)?;
+    if seq.len() != 255 || seq.iter().filter(|&&b| b == 1).count() != 128 || st != [1; 8] {
+        return Err("max_len_seq(8) is not one maximal period".into());
+    }
+    assert_err(
+        max_len_seq(40, None, None, None),
+        "InvalidArgument",
+        "nbits 40",
+    );
+    assert_err(
+        max_len_seq(4, Some(&[0, 0, 0, 0]), None, None),
+        "InvalidArgument",
+        "[0, 0, 0, 0]",
+    );
+    assert_err(
+        max_len_seq(4, None, None, Some(&[5])),
+        "InvalidArgument",
+        "[5]",
+    );
+
+    // check_cola / check_nola against SciPy's answers for the same windows.
+    let want = reference_i("cola_nola");
+    let cases = [
+        (Window::Hann, 256, 128),
+        (Window::Hann, 256, 100),
+        (Window::Hamming, 128, 64),
+        (Window::Boxcar, 64, 0),
+        (Window::Blackman, 300, 200),
+        (Window::Hann, 255, 170),
+        (Window::Triang, 100, 50),
+        (Window::Bartlett, 100, 50),
+    ];
+    for (i, (w, n, o)) in cases.into_iter().enumerate() {
+        let got = [
+            check_cola(w, n, o, 1e-10)? as i64,
+            check_nola(w, n, o, 1e-10)? as i64,
+        ];
+        if got != want[2 * i..2 * i + 2] {
+            return Err(format!("check_cola/check_nola of {w:?}, {n}, {o}: {got:?}").into());
+        }
+    }
+    assert_err(
+        check_cola(Window::Hann, 8, 8, 1e-10),
+        "InvalidArgument",
+        "noverlap 8",
+    );
+    assert_err(
+        check_nola(vec![1.0; 3], 4, 1, 1e-10),
+        "InvalidArgument",
+        "3 values",
+    );
+
+    // vectorstrength of jittered event times.
+    let ev: Vec<f64> = (0..60)
+        .map(|i| 0.37 * i as f64 + 0.05 * (2.3 * i as f64).sin())
+        .collect();
+    let ea = Array::from_slice_on(d, &ev, &[60])?;
+    let pa = Array::from_slice_on(d, &[0.37f64, 0.5, 1.11, 0.74], &[4])?;
+    let (s, p) = vectorstrength(&ea, &pa)?;
+    close(
+        &s.to_vec()?,
+        &reference("vs_strength"),
+        1e-12,
+        1e-13,
+        "vector strength",
+    )?;
+    close(
+        &p.to_vec()?,
+        &reference("vs_phase"),
+        1e-11,
+        1e-12,
+        "vector phase",
+    )?;
+    assert_err(
+        vectorstrength(&ea, &Array::from_slice_on(d, &[1.0f64; 4], &[2, 2])?),
+        "Shape",
+        "[2, 2]",
+    );
+    Ok(())
+}
+
+pub const BODIES: &[(&str, Body)] = &[
+    ("conv2d_modes", conv2d_modes),
+    ("relative_extrema", relative_extrema),
+    ("filter_helpers", filter_helpers),
+    ("generators", generators),
+];
+
+pub fn tests() -> Vec<Test> {
+    let mut v = Vec::new();
+    for &(name, body) in BODIES {
+        v.push(Test::cpu(format!("cpu::signal_more::{name}"), move || {
+            body(Device::CPU)
+        }));
+        v.push(Test::gpu(format!("cuda::signal_more::{name}"), move || {
+            body(Device::cuda(0))
+        }));
+    }
+    v
+}
