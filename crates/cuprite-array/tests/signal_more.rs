@@ -2,15 +2,18 @@
 //! from `data/scipy-signal.txt`, written by `data/scipy_signal.py`; the inputs are formulas
 //! evaluated here and there alike): `convolve2d` and `correlate2d` in every mode and
 //! boundary, relative extrema, `correlation_lags`, `deconvolve`, `lfiltic`, `sosfilt_zi`,
-//! `hilbert2`, `sweep_poly`, `max_len_seq`, `check_cola`/`check_nola` and `vectorstrength`.
+//! `hilbert2`, `sweep_poly`, `max_len_seq`, `check_cola`/`check_nola`, `vectorstrength`, and
+//! the B-spline routines (`cspline1d` interpolating and smoothing, `qspline1d`, their
+//! evaluation, `gauss_spline`).
 //! Where a property pins the result independently (a deconvolution's product, a filter
 //! started from `lfiltic`'s state), it is checked as well. Bodies run on every backend.
 
 use crate::common::{Body, assert_err, close};
 use cuprite_array::signal::{
     Comparator, ConvBoundary, ConvMode, EdgeMode, Window, argrelextrema, argrelmax, check_cola,
-    check_nola, convolve2d, correlate2d, correlation_lags, deconvolve, hilbert2, lfilter, lfiltic,
-    max_len_seq, sosfilt_zi, sweep_poly, vectorstrength,
+    check_nola, convolve2d, correlate2d, correlation_lags, cspline1d, cspline1d_eval, deconvolve,
+    gauss_spline, hilbert2, lfilter, lfiltic, max_len_seq, qspline1d, qspline1d_eval, sosfilt_zi,
+    sweep_poly, vectorstrength,
 };
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Test, TestResult};
@@ -479,7 +482,111 @@ fn generators(d: Device) -> TestResult {
     Ok(())
 }
 
+fn bsplines(d: Device) -> TestResult {
+    let x: Vec<f64> = (0..12)
+        .map(|i| (0.8 * i as f64).sin() + 0.05 * (i * i) as f64)
+        .collect();
+    let xa = Array::from_slice_on(d, &x, &[12])?;
+    let c = cspline1d(&xa, 0.0)?;
+    close(
+        &c.to_vec()?,
+        &reference("cspline_0"),
+        1e-12,
+        1e-12,
+        "cspline1d",
+    )?;
+    let q = qspline1d(&xa)?;
+    close(
+        &q.to_vec()?,
+        &reference("qspline_0"),
+        1e-12,
+        1e-12,
+        "qspline1d",
+    )?;
+    close(
+        &cspline1d(&xa, 0.5)?.to_vec()?,
+        &reference("cspline_smooth_05"),
+        1e-10,
+        1e-12,
+        "cspline1d smoothing 0.5",
+    )?;
+    close(
+        &cspline1d(&xa, 3.0)?.to_vec()?,
+        &reference("cspline_smooth_3"),
+        1e-10,
+        1e-12,
+        "cspline1d smoothing 3",
+    )?;
+    let pts = [
+        -4.7, -0.3, 0.0, 0.5, 1.25, 3.999, 7.5, 10.9, 11.0, 12.6, 25.1,
+    ];
+    let pa = Array::from_slice_on(d, &pts, &[11])?;
+    close(
+        &cspline1d_eval(&c, &pa, 1.0, 0.0)?.to_vec()?,
+        &reference("cspline_eval"),
+        1e-12,
+        1e-12,
+        "cspline1d_eval",
+    )?;
+    close(
+        &cspline1d_eval(&c, &pa, 0.5, -1.0)?.to_vec()?,
+        &reference("cspline_eval_dx"),
+        1e-12,
+        1e-12,
+        "cspline1d_eval with dx, x0",
+    )?;
+    close(
+        &qspline1d_eval(&q, &pa, 1.0, 0.0)?.to_vec()?,
+        &reference("qspline_eval"),
+        1e-12,
+        1e-12,
+        "qspline1d_eval",
+    )?;
+    close(
+        &gauss_spline(&pa, 3)?.to_vec()?,
+        &reference("gauss_spline"),
+        1e-14,
+        1e-16,
+        "gauss_spline",
+    )?;
+    // Interpolation: the splines give the samples back at the knots, once the signal is long
+    // enough that the truncated mirror sums (z^n with n samples) are below rounding.
+    let long: Vec<f64> = (0..40)
+        .map(|i| (0.37 * i as f64).cos() + 0.01 * i as f64)
+        .collect();
+    let la = Array::from_slice_on(d, &long, &[40])?;
+    let knots: Vec<f64> = (0..40).map(|i| i as f64).collect();
+    let ka = Array::from_slice_on(d, &knots, &[40])?;
+    let got = cspline1d_eval(&cspline1d(&la, 0.0)?, &ka, 1.0, 0.0)?.to_vec()?;
+    close(&got, &long, 1e-12, 1e-12, "cubic spline at its knots")?;
+    let got = qspline1d_eval(&qspline1d(&la)?, &ka, 1.0, 0.0)?.to_vec()?;
+    close(&got, &long, 1e-12, 1e-12, "quadratic spline at its knots")?;
+    // f32 in its own precision.
+    let c32: Vec<f64> = cspline1d(&xa.cast::<f32>(), 0.0)?
+        .to_vec()?
+        .iter()
+        .map(|&v| v as f64)
+        .collect();
+    close(
+        &c32,
+        &reference("cspline_0"),
+        1e-5,
+        1e-5,
+        "cspline1d in f32",
+    )?;
+    assert_err(cspline1d(&xa, 0.005), "InvalidArgument", "lamb 0.005");
+    assert_err(cspline1d(&xa, -1.0), "InvalidArgument", "lamb -1");
+    assert_err(
+        qspline1d(&Array::from_slice_on(d, &[1.0f64; 4], &[2, 2])?),
+        "Shape",
+        "[2, 2]",
+    );
+    assert_err(cspline1d_eval(&c, &pa, 0.0, 0.0), "InvalidArgument", "dx 0");
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
+    ("bsplines", bsplines),
     ("conv2d_modes", conv2d_modes),
     ("relative_extrema", relative_extrema),
     ("filter_helpers", filter_helpers),

@@ -74,6 +74,7 @@ mod approx;
 mod approx_call;
 mod argrel;
 mod bounded;
+mod bspline;
 mod cola;
 mod conv;
 mod czt;
@@ -102,6 +103,7 @@ pub use crate::ops::ConvMode;
 pub use approx::{ApproxGrid, ApproxMethod, approx1, approx1_uniform, approx2, approx2_uniform};
 pub use argrel::{Comparator, EdgeMode, argrelextrema, argrelmax, argrelmin};
 pub use bounded::{ConvBoundary, convolve2d, correlate2d};
+pub use bspline::{cspline1d, cspline1d_eval, gauss_spline, qspline1d, qspline1d_eval};
 pub use cola::{check_cola, check_nola};
 pub use conv::{
     convolve, convolve_axes, convolve1, convolve2, convolve2_sep, convolve3, correlate,
