@@ -12,8 +12,8 @@ use crate::common::{Body, assert_err, close};
 use cuprite_array::signal::{
     Comparator, ConvBoundary, ConvMode, EdgeMode, Window, argrelextrema, argrelmax, check_cola,
     check_nola, convolve2d, correlate2d, correlation_lags, cspline1d, cspline1d_eval, deconvolve,
-    gauss_spline, hilbert2, lfilter, lfiltic, max_len_seq, qspline1d, qspline1d_eval, sosfilt_zi,
-    sweep_poly, vectorstrength,
+    gauss_spline, hilbert2, lfilter, lfiltic, max_len_seq, order_filter, qspline1d, qspline1d_eval,
+    sosfilt_zi, sweep_poly, vectorstrength,
 };
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Test, TestResult};
@@ -585,7 +585,64 @@ fn bsplines(d: Device) -> TestResult {
     Ok(())
 }
 
+fn order_filters(d: Device) -> TestResult {
+    let a = grid(6, 7, |i, j| {
+        (5.0 * (1.7 * i + 0.6 * j * j).sin()).round_ties_even()
+    });
+    let a = Array::from_slice_on(d, &a, &[6, 7])?;
+    let cross = [false, true, false, true, true, true, false, true, false];
+    let got = order_filter(&a, &cross, &[3, 3], 0)?.to_vec()?;
+    close(
+        &got,
+        &reference("order_cross_0"),
+        0.0,
+        0.0,
+        "order_filter cross rank 0",
+    )?;
+    let got = order_filter(&a, &cross, &[3, 3], 2)?.to_vec()?;
+    close(
+        &got,
+        &reference("order_cross_2"),
+        0.0,
+        0.0,
+        "order_filter cross rank 2",
+    )?;
+    let got = order_filter(&a, &[true; 15], &[3, 5], 7)?.to_vec()?;
+    close(
+        &got,
+        &reference("order_box35_7"),
+        0.0,
+        0.0,
+        "order_filter 3 x 5 rank 7",
+    )?;
+    // f32 gives the same ranks.
+    let got: Vec<f64> = order_filter(&a.cast::<f32>(), &cross, &[3, 3], 2)?
+        .to_vec()?
+        .iter()
+        .map(|&v| v as f64)
+        .collect();
+    close(
+        &got,
+        &reference("order_cross_2"),
+        0.0,
+        0.0,
+        "order_filter of f32",
+    )?;
+    assert_err(
+        order_filter(&a, &[true; 6], &[3, 2], 0),
+        "InvalidArgument",
+        "[3, 2]",
+    );
+    assert_err(
+        order_filter(&a, &[true; 3], &[3], 0),
+        "InvalidArgument",
+        "[3]",
+    );
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
+    ("order_filters", order_filters),
     ("bsplines", bsplines),
     ("conv2d_modes", conv2d_modes),
     ("relative_extrema", relative_extrema),

@@ -6,7 +6,7 @@
 
 use super::elem::{SignalElement, bilinear};
 use super::geom::{AxisWin, Geom};
-use super::paths::{ConvFn, ConvMethod};
+use super::paths::{ConvFn, ConvMethod, auto_method};
 use crate::array::Array;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
@@ -442,4 +442,43 @@ pub fn correlation_lags(in1_len: usize, in2_len: usize, mode: ConvMode) -> Resul
             }
         }
     })
+}
+
+/// The method [`ConvMethod::Auto`] takes for a [`convolve`] or [`correlate`] of operands of
+/// shapes `in1` and `in2` in `mode` (SciPy's `choose_conv_method`, from the shapes only): the
+/// rule of the [`signal` module docs](crate::signal#methods), on the operands as `valid` mode
+/// orders them.
+///
+/// # Errors
+/// Shapes of different lengths or with a zero extent, or `valid` mode with neither operand the
+/// larger along every axis, named.
+///
+/// ```
+/// use cuprite_array::signal::{ConvMethod, ConvMode, choose_conv_method};
+/// assert_eq!(choose_conv_method(&[1 << 20], &[127], ConvMode::Same)?, ConvMethod::Direct);
+/// assert_eq!(choose_conv_method(&[1 << 20], &[4097], ConvMode::Same)?, ConvMethod::OverlapAdd);
+/// assert_eq!(choose_conv_method(&[512, 512], &[31, 31], ConvMode::Full)?, ConvMethod::Fft);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn choose_conv_method(in1: &[usize], in2: &[usize], mode: ConvMode) -> Result<ConvMethod> {
+    if in1.len() != in2.len() || in1.iter().chain(in2).any(|&v| v == 0) {
+        return Err(Error::Shape(format!(
+            "choose_conv_method takes shapes of one length without zero extents, not {in1:?} \
+             and {in2:?}"
+        )));
+    }
+    let ge = in1.iter().zip(in2).all(|(a, b)| a >= b);
+    let le = in1.iter().zip(in2).all(|(a, b)| a <= b);
+    let (n, m) = match mode {
+        ConvMode::Valid if ge => (in1, in2),
+        ConvMode::Valid if le => (in2, in1),
+        ConvMode::Valid => {
+            return Err(Error::InvalidArgument(format!(
+                "choose_conv_method in valid mode needs one shape at least as large as the \
+                 other along every axis ({in1:?} and {in2:?})"
+            )));
+        }
+        _ => (in1, in2),
+    };
+    Ok(auto_method(n, m))
 }

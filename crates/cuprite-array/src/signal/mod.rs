@@ -106,8 +106,8 @@ pub use bounded::{ConvBoundary, convolve2d, correlate2d};
 pub use bspline::{cspline1d, cspline1d_eval, gauss_spline, qspline1d, qspline1d_eval};
 pub use cola::{check_cola, check_nola};
 pub use conv::{
-    convolve, convolve_axes, convolve1, convolve2, convolve2_sep, convolve3, correlate,
-    correlate_axes, correlation_lags, fftconvolve, fir, oaconvolve,
+    choose_conv_method, convolve, convolve_axes, convolve1, convolve2, convolve2_sep, convolve3,
+    correlate, correlate_axes, correlation_lags, fftconvolve, fir, oaconvolve,
 };
 pub use czt::{CZT_MAX_POINTS, czt, czt_points, zoom_fft};
 pub use design::{
@@ -128,7 +128,7 @@ pub use istft::{istft, istft_with};
 pub use lomb::{
     LombNorm, LombOpts, lombscargle, lombscargle_amplitude, lombscargle_with, vectorstrength,
 };
-pub use nd_filters::{medfilt, medfilt2d, wiener};
+pub use nd_filters::{medfilt, medfilt2d, order_filter, wiener};
 pub use nn::{
     Conv1dOpts, Conv2dOpts, Conv3dOpts, ConvActivation, ConvGradient, ConvLayout, ConvOpts,
     Padding, PerAxis, Pool2dOpts, PoolOpts, avg_pool2d, avg_pool2d_backward, avg_pool2d_with,

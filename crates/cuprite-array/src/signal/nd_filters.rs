@@ -1,5 +1,7 @@
 //! SciPy's `medfilt`, `medfilt2d` (the median over a window, zeros beyond the edges; through
-//! [`image::median_filter_with`](crate::image::median_filter_with)) and `wiener` (local mean and
+//! [`image::median_filter_with`](crate::image::median_filter_with)), `order_filter` (any rank
+//! over a footprint, zeros beyond the edges; through
+//! [`image::rank_filter_with`](crate::image::rank_filter_with)) and `wiener` (local mean and
 //! variance by box correlations).
 
 use super::conv::correlate;
@@ -8,7 +10,9 @@ use super::paths::ConvMethod;
 use crate::array::Array;
 use crate::dtype::Float;
 use crate::error::{Error, Result};
-use crate::image::{Boundary, FilterOpts, FilterWindow, ImageElement, median_filter_with};
+use crate::image::{
+    Boundary, FilterOpts, FilterWindow, ImageElement, median_filter_with, rank_filter_with,
+};
 use crate::ops::{ConvMode, ReduceOpts};
 
 /// The window's extent along each of `ndim` axes: 3 each by default, one value for every
@@ -160,4 +164,44 @@ pub fn wiener<T: Float + SignalElement>(
     } else {
         Ok(wiener_core::<f32>(&x.cast(), &s, noise)?.cast())
     }
+}
+
+/// The `rank`-th smallest value (from 0) of the elements under the footprint `domain` (of
+/// shape `shape`, row-major, every extent odd, one a dimension of `a`) centred on each element,
+/// zeros beyond the edges (SciPy's `order_filter(a, domain, rank)`). The rank counts only the
+/// footprint's true elements; a negative rank counts from the largest.
+///
+/// # Errors
+/// A footprint of another dimensionality than `a`, an even extent, a mask whose length is not
+/// the shape's product or with no true element, or a rank outside the footprint's count, named.
+///
+/// ```
+/// use cuprite_array::{Array, signal::order_filter};
+/// let a = Array::from_slice(&[4.0f64, 1.0, 3.0, 5.0, 2.0], &[5])?;
+/// // The largest of each element and its neighbours (rank 2 of 3), zeros past the ends.
+/// assert_eq!(order_filter(&a, &[true, true, true], &[3], 2)?.to_vec()?, [4.0, 4.0, 5.0, 5.0, 5.0]);
+/// // The smallest of the two neighbours, the element itself left out of the footprint.
+/// assert_eq!(order_filter(&a, &[true, false, true], &[3], 0)?.to_vec()?, [0.0, 3.0, 1.0, 2.0, 0.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn order_filter<T: ImageElement>(
+    a: &Array<T>,
+    domain: &[bool],
+    shape: &[usize],
+    rank: isize,
+) -> Result<Array<T>> {
+    if shape.len() != a.ndim() || shape.iter().any(|&k| k % 2 == 0) {
+        return Err(Error::InvalidArgument(format!(
+            "order_filter: the domain's shape {shape:?} needs one odd extent for each of the \
+             {} dimensions of the array",
+            a.ndim()
+        )));
+    }
+    let fp = FilterWindow::new(domain, shape)?;
+    rank_filter_with(
+        a,
+        rank,
+        &fp,
+        FilterOpts::new().boundary(Boundary::Constant(0.0)),
+    )
 }

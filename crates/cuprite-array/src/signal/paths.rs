@@ -47,22 +47,28 @@ pub(crate) fn smooth_len(n: usize) -> usize {
     }
 }
 
+/// The method [`ConvMethod::Auto`] picks for signal extents `n` and kernel extents `m` along the
+/// convolved axes: direct for at most [`DIRECT_TAPS`] taps; else overlap-add when the kernel
+/// extends along one axis only and the signal there is at least 8 times longer; else FFT.
+pub(crate) fn auto_method(n: &[usize], m: &[usize]) -> ConvMethod {
+    let taps = m.iter().fold(1usize, |a, &v| a.saturating_mul(v));
+    let long: Vec<usize> = (0..m.len()).filter(|&i| m[i] > 1).collect();
+    if taps <= DIRECT_TAPS {
+        ConvMethod::Direct
+    } else if long.len() == 1 && n[long[0]] >= m[long[0]].saturating_mul(8) {
+        ConvMethod::OverlapAdd
+    } else {
+        ConvMethod::Fft
+    }
+}
+
 /// The method `Auto` resolves to for `g` (others are kept, except overlap-add over a kernel
 /// along several axes, which is the FFT method).
 fn resolve(method: ConvMethod, g: &Geom) -> ConvMethod {
     let long: Vec<usize> = (0..3).filter(|&i| g.ax[i].m > 1).collect();
     let one_axis = long.len() == 1;
     match method {
-        ConvMethod::Auto => {
-            let taps: usize = g.h_shape().iter().product();
-            if taps <= DIRECT_TAPS {
-                ConvMethod::Direct
-            } else if one_axis && g.ax[long[0]].n >= 8 * g.ax[long[0]].m {
-                ConvMethod::OverlapAdd
-            } else {
-                ConvMethod::Fft
-            }
-        }
+        ConvMethod::Auto => auto_method(&g.ax.map(|a| a.n), &g.ax.map(|a| a.m)),
         ConvMethod::OverlapAdd if !one_axis => ConvMethod::Fft,
         m => m,
     }
