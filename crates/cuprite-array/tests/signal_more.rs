@@ -4,25 +4,29 @@
 //! boundary, relative extrema, `correlation_lags`, `deconvolve`, `lfiltic`, `sosfilt_zi`,
 //! `hilbert2`, `sweep_poly`, `max_len_seq`, `check_cola`/`check_nola`, `vectorstrength`, and
 //! the B-spline routines (`cspline1d` interpolating and smoothing, `qspline1d`, their
-//! evaluation, `gauss_spline`).
+//! evaluation, `gauss_spline`), and the wavelets and `cwt` (against SciPy 1.14.1, the last
+//! SciPy with them: `data/scipy-wavelets.txt`, written by `data/scipy_wavelets.py`).
 //! Where a property pins the result independently (a deconvolution's product, a filter
 //! started from `lfiltic`'s state), it is checked as well. Bodies run on every backend.
 
 use crate::common::{Body, assert_err, close};
 use cuprite_array::signal::{
     Comparator, ConvBoundary, ConvMode, EdgeMode, Window, argrelextrema, argrelmax, check_cola,
-    check_nola, convolve2d, correlate2d, correlation_lags, cspline1d, cspline1d_eval, deconvolve,
-    gauss_spline, hilbert2, lfilter, lfiltic, max_len_seq, order_filter, qspline1d, qspline1d_eval,
-    sosfilt_zi, sweep_poly, vectorstrength,
+    check_nola, convolve2d, correlate2d, correlation_lags, cspline1d, cspline1d_eval, cwt,
+    deconvolve, gauss_spline, hilbert2, lfilter, lfiltic, max_len_seq, morlet, morlet2,
+    order_filter, qmf, qspline1d, qspline1d_eval, ricker, sosfilt_zi, sweep_poly, vectorstrength,
 };
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Test, TestResult};
 
-/// The values of line `name` of the reference file, as `f64` (complex values as their parts
+/// The values of line `name` of the reference files, as `f64` (complex values as their parts
 /// in turn).
 fn reference(name: &str) -> Vec<f64> {
-    let text = include_str!("data/scipy-signal.txt");
-    for line in text.lines() {
+    let text = [
+        include_str!("data/scipy-signal.txt"),
+        include_str!("data/scipy-wavelets.txt"),
+    ];
+    for line in text.iter().flat_map(|t| t.lines()) {
         let mut words = line.split_whitespace();
         if words.next() == Some(name) {
             let _kind = words.next();
@@ -641,7 +645,98 @@ fn order_filters(d: Device) -> TestResult {
     Ok(())
 }
 
+fn parts(v: &[cuprite_array::dtype::c64]) -> Vec<f64> {
+    v.iter().flat_map(|z| [z.re, z.im]).collect()
+}
+
+fn wavelets(d: Device) -> TestResult {
+    let on = |f: &dyn Fn() -> TestResult| cuprite_array::device::with_device(d, f);
+    on(&|| {
+        close(
+            &ricker::<f64>(9, 2.0)?.to_vec()?,
+            &reference("ricker_9_2"),
+            1e-14,
+            1e-15,
+            "ricker(9, 2)",
+        )?;
+        close(
+            &ricker::<f64>(10, 1.5)?.to_vec()?,
+            &reference("ricker_10_1.5"),
+            1e-14,
+            1e-15,
+            "ricker(10, 1.5)",
+        )?;
+        close(
+            &parts(&morlet::<f64>(8, 5.0, 1.0, true)?.to_vec()?),
+            &reference("morlet_8"),
+            1e-13,
+            1e-15,
+            "morlet",
+        )?;
+        close(
+            &parts(&morlet::<f64>(7, 4.0, 0.5, false)?.to_vec()?),
+            &reference("morlet_7_incomplete"),
+            1e-13,
+            1e-15,
+            "morlet, incomplete",
+        )?;
+        close(
+            &parts(&morlet2::<f64>(9, 2.0, 5.0)?.to_vec()?),
+            &reference("morlet2_9"),
+            1e-13,
+            1e-15,
+            "morlet2",
+        )?;
+        close(
+            &qmf(&[0.5, 1.5, -2.0, 0.25, 3.0]),
+            &reference("qmf"),
+            0.0,
+            0.0,
+            "qmf",
+        )?;
+        assert_err(ricker::<f64>(0, 1.0), "InvalidArgument", "0 points");
+        assert_err(morlet2::<f64>(4, -1.0, 5.0), "InvalidArgument", "s -1");
+        Ok(())
+    })?;
+    let x: Vec<f64> = (0..40)
+        .map(|i| (0.4 * i as f64).sin() + 0.3 * (1.7 * i as f64).cos())
+        .collect();
+    let xa = Array::from_slice_on(d, &x, &[40])?;
+    let y = cwt(&xa, &[1.0, 2.0, 3.5, 6.0], &|n, a| ricker::<f64>(n, a))?;
+    if y.shape() != [4, 40] {
+        return Err(format!("cwt shape {:?}", y.shape()).into());
+    }
+    close(
+        &y.to_vec()?,
+        &reference("cwt_ricker"),
+        1e-12,
+        1e-13,
+        "cwt with ricker",
+    )?;
+    let xc = xa.cast::<cuprite_array::dtype::c64>();
+    let y = cwt(&xc, &[1.0, 2.5, 5.0], &|n, s| morlet2::<f64>(n, s, 6.0))?;
+    close(
+        &parts(&y.to_vec()?),
+        &reference("cwt_morlet2"),
+        1e-12,
+        1e-13,
+        "cwt with morlet2",
+    )?;
+    assert_err(
+        cwt(&xa, &[0.0], &|n, a| ricker::<f64>(n, a)),
+        "InvalidArgument",
+        "width 0",
+    );
+    assert_err(
+        cwt(&xa, &[2.0], &|_, a| ricker::<f64>(3, a)),
+        "Shape",
+        "20 values",
+    );
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
+    ("wavelets", wavelets),
     ("order_filters", order_filters),
     ("bsplines", bsplines),
     ("conv2d_modes", conv2d_modes),

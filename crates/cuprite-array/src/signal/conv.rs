@@ -77,7 +77,7 @@ fn conv_windows<T: SignalElement>(
 }
 
 /// `h` reversed along every axis and conjugated (the correlation's kernel).
-fn reverse_conj<T: SignalElement>(h: &Array<T>) -> Result<Array<T>> {
+pub(crate) fn reverse_conj<T: SignalElement>(h: &Array<T>) -> Result<Array<T>> {
     let axes: Vec<isize> = (0..h.ndim() as isize).collect();
     let r = h.flip(&axes)?;
     Ok(if T::DTYPE.is_complex() {

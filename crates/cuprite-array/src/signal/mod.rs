@@ -97,6 +97,7 @@ mod resample;
 mod savgol;
 mod spectral;
 mod waveforms;
+mod wavelets;
 mod windows;
 
 pub use crate::ops::ConvMode;
@@ -157,4 +158,5 @@ pub use waveforms::{
     ChirpMethod, MLS_MAX_LENGTH, chirp, gausspulse, max_len_seq, sawtooth, square, sweep_poly,
     unit_impulse,
 };
+pub use wavelets::{WAVELET_MAX_POINTS, cwt, morlet, morlet2, qmf, ricker};
 pub use windows::{Window, get_window};
