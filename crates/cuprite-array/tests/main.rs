@@ -51,6 +51,7 @@ mod signal;
 mod signal_approx;
 mod signal_conv;
 mod signal_design;
+mod signal_lti;
 mod signal_nn;
 mod signal_resample;
 mod signal_spectral;
@@ -96,6 +97,7 @@ fn main() {
     tests.extend(signal_resample::tests());
     tests.extend(signal_approx::tests());
     tests.extend(signal_design::tests());
+    tests.extend(signal_lti::tests());
     tests.extend(sparse::tests());
     tests.extend(sparse_device::tests());
     tests.extend(sparse_more::tests());
