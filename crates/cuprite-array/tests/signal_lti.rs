@@ -12,9 +12,10 @@ use crate::common::{Body, assert_err, close};
 use cuprite_array::Device;
 use cuprite_array::c64;
 use cuprite_array::signal::{
-    self, BesselNorm, SosPairing, ZerosPolesGain, besselap, bilinear, bilinear_zpk, buttap,
-    cheb1ap, cheb2ap, ellipap, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp, lp2hp_zpk, lp2lp,
-    lp2lp_zpk, normalize, tf2sos, zpk2sos,
+    self, BesselNorm, Discretization, SosPairing, StateSpace, ZerosPolesGain, besselap, bilinear,
+    bilinear_zpk, buttap, cheb1ap, cheb2ap, cont2discrete, cont2discrete_tf, ellipap, lp2bp,
+    lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp, lp2hp_zpk, lp2lp, lp2lp_zpk, normalize, ss2tf, ss2zpk,
+    tf2sos, tf2ss, zpk2sos, zpk2ss,
 };
 use cuprite_testkit::{Test, TestResult};
 use std::f64::consts::PI;
@@ -1275,6 +1276,566 @@ fn errors_transforms(_d: Device) -> TestResult {
     Ok(())
 }
 
+fn ss(
+    a: &[f64],
+    b: &[f64],
+    cm: &[f64],
+    d: &[f64],
+    states: usize,
+    inputs: usize,
+    outputs: usize,
+) -> StateSpace {
+    StateSpace {
+        a: a.to_vec(),
+        b: b.to_vec(),
+        c: cm.to_vec(),
+        d: d.to_vec(),
+        states,
+        inputs,
+        outputs,
+    }
+}
+
+fn same_ss(got: &StateSpace, want: &StateSpace, tol: f64, what: &str) -> TestResult {
+    let dims = (got.states, got.inputs, got.outputs);
+    if dims != (want.states, want.inputs, want.outputs) {
+        return Err(format!(
+            "{what}: dimensions {dims:?}, expected {:?}",
+            (want.states, want.inputs, want.outputs)
+        )
+        .into());
+    }
+    close(&got.a, &want.a, tol, tol, &format!("{what} A"))?;
+    close(&got.b, &want.b, tol, tol, &format!("{what} B"))?;
+    close(&got.c, &want.c, tol, tol, &format!("{what} C"))?;
+    close(&got.d, &want.d, tol, tol, &format!("{what} D"))
+}
+
+/// The system of the state-space tests: three states, two inputs, two outputs.
+fn mimo() -> StateSpace {
+    ss(
+        &[-1.0, 2.0, 0.5, -2.0, -1.5, 1.0, 0.3, -0.4, -3.0],
+        &[1.0, 0.0, 0.5, 2.0, -1.0, 1.0],
+        &[1.0, -1.0, 0.5, 0.0, 2.0, 1.0],
+        &[0.0, 0.5, 1.0, 0.0],
+        3,
+        2,
+        2,
+    )
+}
+
+/// `tf2ss`, `ss2tf`, `zpk2ss`, `ss2zpk` against SciPy, and round trips.
+fn state_space(_d: Device) -> TestResult {
+    // SciPy tf2ss([1, 2, 3], [2, 3, 4, 5])
+    same_ss(
+        &tf2ss(&[1.0, 2.0, 3.0], &[2.0, 3.0, 4.0, 5.0])?,
+        &ss(
+            &[-1.5, -2.0, -2.5, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0],
+            &[1.0, 0.0, 0.0],
+            &[0.5, 1.0, 1.5],
+            &[0.0],
+            3,
+            1,
+            1,
+        ),
+        0.0,
+        "tf2ss",
+    )?;
+    // SciPy tf2ss([1, 2, 3], [1, 0.5, 0.25])
+    same_ss(
+        &tf2ss(&[1.0, 2.0, 3.0], &[1.0, 0.5, 0.25])?,
+        &ss(
+            &[-0.5, -0.25, 1.0, 0.0],
+            &[1.0, 0.0],
+            &[1.5, 2.75],
+            &[1.0],
+            2,
+            1,
+            1,
+        ),
+        0.0,
+        "tf2ss with D",
+    )?;
+    // A constant: SciPy tf2ss([3], [2]) = ([[0]], [[0]], [[0]], [[1.5]]).
+    same_ss(
+        &tf2ss(&[3.0], &[2.0])?,
+        &ss(&[0.0], &[0.0], &[0.0], &[1.5], 1, 1, 1),
+        0.0,
+        "tf2ss gain",
+    )?;
+    let sys = mimo();
+    // SciPy ss2tf(A, B, C, D, input=1) with A, B, C, D of `mimo`
+    let (n0, n1, den): (&[f64], &[f64], &[f64]) = (
+        &[
+            0.5,
+            1.2500000000000027,
+            2.9750000000000068,
+            19.437500000000007,
+        ],
+        &[0.0, 5.0, 19.69999999999999, 17.29999999999996],
+        &[1.0, 5.5, 13.25, 15.674999999999997],
+    );
+    let (num, got_den) = ss2tf(&sys, 1)?;
+    close(&got_den, den, 1e-12, 1e-12, "ss2tf den")?;
+    close(&num[0], n0, 1e-12, 1e-12, "ss2tf num 0")?;
+    close(&num[1], n1, 1e-12, 1e-12, "ss2tf num 1")?;
+    // The first input to the first output.
+    let siso = ss(
+        &sys.a,
+        &[1.0, 0.5, -1.0],
+        &[1.0, -1.0, 0.5],
+        &[0.0],
+        3,
+        1,
+        1,
+    );
+    // SciPy ss2zpk(A, B[:, :1], C[:1], D[:1, :1])
+    same_roots(
+        &ss2zpk(&siso, 0)?,
+        &zpk(
+            &[c(-1.5104166666666672, 0.0)],
+            &[
+                c(-2.7560263577013053, 0.0),
+                c(-1.3719868211493453, 1.950689231933077),
+                c(-1.3719868211493453, -1.950689231933077),
+            ],
+            4.799999999999994,
+        ),
+        1e-12,
+        "ss2zpk",
+    )?;
+    let f = zpk(
+        &[c(-1.0, 0.0), c(-2.0, 0.0)],
+        &[c(-0.5, 1.0), c(-0.5, -1.0), c(-3.0, 0.0)],
+        2.0,
+    );
+    // SciPy zpk2ss([-1, -2], [-0.5+1j, -0.5-1j, -3], 2.0)
+    same_ss(
+        &zpk2ss(&f)?,
+        &ss(
+            &[-4.0, -4.25, -3.75, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0],
+            &[1.0, 0.0, 0.0],
+            &[2.0, 6.0, 4.0],
+            &[0.0],
+            3,
+            1,
+            1,
+        ),
+        1e-14,
+        "zpk2ss",
+    )?;
+    // Round trips: tf2ss then ss2tf, zpk2ss then ss2zpk.
+    let (b, a) = ([0.5, -1.0, 2.0, 0.25], [1.0, 1.5, 2.5, 1.0]);
+    let (num, den) = ss2tf(&tf2ss(&b, &a)?, 0)?;
+    close(&num[0], &b, 1e-12, 1e-12, "tf2ss/ss2tf b")?;
+    close(&den, &a, 1e-12, 1e-12, "tf2ss/ss2tf a")?;
+    same_roots(&ss2zpk(&zpk2ss(&f)?, 0)?, &f, 1e-10, "zpk2ss/ss2zpk")
+}
+
+/// `cont2discrete` by every method against SciPy, the exponential's scaling and squaring
+/// included, and the transfer-function form.
+fn discretization(_d: Device) -> TestResult {
+    let sys = mimo();
+    let methods = [
+        Discretization::Zoh,
+        Discretization::Foh,
+        Discretization::Bilinear,
+        Discretization::Euler,
+        Discretization::BackwardDiff,
+        Discretization::Gbt(0.3),
+    ];
+    let want = [
+        // SciPy cont2discrete((A, B, C, D), 0.25, method='zoh')
+        ss(
+            &[
+                0.6921409802540237,
+                0.3465137435490654,
+                0.11187164866653566,
+                -0.34457195795066,
+                0.5938618307763255,
+                0.11694508942077805,
+                0.05935584680630006,
+                -0.04289446457150058,
+                0.46990151500289956,
+            ],
+            &[
+                0.2233047301662238,
+                0.11372286239186774,
+                0.031207007037693964,
+                0.4191144582828917,
+                -0.1711661610942869,
+                0.16078616318150174,
+            ],
+            &[1.0, -1.0, 0.5, 0.0, 2.0, 1.0],
+            &[0.0, 0.5, 1.0, 0.0],
+            3,
+            2,
+            2,
+        ),
+        // SciPy cont2discrete((A, B, C, D), 0.25, method='foh')
+        ss(
+            &[
+                0.6921409802540237,
+                0.3465137435490654,
+                0.11187164866653566,
+                -0.34457195795066,
+                0.5938618307763255,
+                0.11694508942077805,
+                0.05935584680630006,
+                -0.04289446457150058,
+                0.46990151500289956,
+            ],
+            &[
+                0.18661501034946282,
+                0.18948455151560528,
+                -0.03238310651772935,
+                0.32509991576591707,
+                -0.11388842633063478,
+                0.1042152330424038,
+            ],
+            &[1.0, -1.0, 0.5, 0.0, 2.0, 1.0],
+            &[
+                0.03882281810213699,
+                0.36241476858442256,
+                0.9614253411632165,
+                0.5415471392434161,
+            ],
+            3,
+            2,
+            2,
+        ),
+        // SciPy cont2discrete((A, B, C, D), 0.25, method='bilinear')
+        ss(
+            &[
+                0.7027925025997411,
+                0.35386917594541806,
+                0.10956958429502625,
+                -0.35224592284475104,
+                0.6045856900093843,
+                0.12986024805336444,
+                0.05924873817434753,
+                -0.04869759302001167,
+                0.4528115250970148,
+            ],
+            &[
+                0.221269688284678,
+                0.1021634920232328,
+                0.04002333426332208,
+                0.41737895350901666,
+                -0.17723894792908415,
+                0.16942704238212392,
+            ],
+            &[
+                1.042331397265833,
+                -0.637532655286986,
+                0.3530575493950846,
+                -0.32262155375757723,
+                1.5802368934993785,
+                0.8562660106018719,
+            ],
+            &[
+                0.04631344002840692,
+                0.38474902985263904,
+                0.95140386029878,
+                0.5020924747000786,
+            ],
+            3,
+            2,
+            2,
+        ),
+        // SciPy cont2discrete((A, B, C, D), 0.25, method='euler')
+        ss(
+            &[0.75, 0.5, 0.125, -0.5, 0.625, 0.25, 0.075, -0.1, 0.25],
+            &[0.25, 0.0, 0.125, 0.5, -0.25, 0.25],
+            &[1.0, -1.0, 0.5, 0.0, 2.0, 1.0],
+            &[0.0, 0.5, 1.0, 0.0],
+            3,
+            2,
+            2,
+        ),
+        // SciPy cont2discrete((A, B, C, D), 0.25, method='backward_diff')
+        ss(
+            &[
+                0.7051093236660247,
+                0.25014161096635323,
+                0.08609946754276651,
+                -0.2483289905970318,
+                0.631698198708508,
+                0.072504814772856,
+                0.04440919904837431,
+                -0.025376685170499604,
+                0.570975416336241,
+            ],
+            &[
+                0.1860201654016087,
+                0.14659567236886825,
+                -0.001246176503908467,
+                0.333975303047468,
+                -0.13481363996827914,
+                0.13005551149881045,
+            ],
+            &[
+                0.9756429137872437,
+                -0.39424493032740454,
+                0.29908236093803103,
+                -0.4522487821456893,
+                1.2380197122465162,
+                0.715985045881953,
+            ],
+            &[
+                0.1198595219213776,
+                0.3776481250708055,
+                0.862694007023904,
+                0.7980061175937464,
+            ],
+            3,
+            2,
+            2,
+        ),
+        // SciPy cont2discrete((A, B, C, D), 0.25, method='gbt', alpha=0.3)
+        ss(
+            &[
+                0.7130471327858223,
+                0.40756026381576727,
+                0.11820921409440889,
+                -0.406304944728039,
+                0.6036251523055112,
+                0.16737587836376477,
+                0.06590425210573238,
+                -0.06443971317004944,
+                0.3858272905846623,
+            ],
+            &[
+                0.23489635379494728,
+                0.06999973062944576,
+                0.06710988147957138,
+                0.45309696372310904,
+                -0.20141071712979658,
+                0.19427108981834226,
+            ],
+            &[
+                1.0456912610700182,
+                -0.7684854235224305,
+                0.39312409430689255,
+                -0.2240116912051037,
+                1.742843177432292,
+                0.9161737141936575,
+            ],
+            &[
+                0.020124334125143285,
+                0.41421149354465236,
+                0.9798427137488038,
+                0.3301395051793681,
+            ],
+            3,
+            2,
+            2,
+        ),
+    ];
+    for (m, want) in methods.into_iter().zip(want) {
+        same_ss(
+            &cont2discrete(&sys, 0.25, m)?,
+            &want,
+            1e-13,
+            &format!("{m:?}"),
+        )?;
+    }
+    let strict = StateSpace {
+        d: vec![0.0; 4],
+        ..mimo()
+    };
+    // SciPy cont2discrete((A, B, C, 0), 0.25, method='impulse')
+    same_ss(
+        &cont2discrete(&strict, 0.25, Discretization::Impulse)?,
+        &ss(
+            &[
+                0.6921409802540237,
+                0.3465137435490654,
+                0.11187164866653568,
+                -0.34457195795066,
+                0.5938618307763255,
+                0.11694508942077805,
+                0.05935584680630006,
+                -0.04289446457150058,
+                0.46990151500289956,
+            ],
+            &[
+                0.18838155084050517,
+                0.2012247839411666,
+                -0.04114653299581882,
+                0.32616718774335723,
+                -0.10799822512058745,
+                0.0960281464649746,
+            ],
+            &[1.0, -1.0, 0.5, 0.0, 2.0, 1.0],
+            &[0.0, -0.375, 0.0, 1.25],
+            3,
+            2,
+            2,
+        ),
+        1e-13,
+        "impulse",
+    )?;
+    // A norm beyond the largest Pade degree's range: scaled, then squared.
+    let big = StateSpace {
+        a: sys.a.iter().map(|v| 4.0 * v).collect(),
+        ..mimo()
+    };
+    // SciPy cont2discrete((4 A, B, C, D), 3.0, method='zoh')
+    same_ss(
+        &cont2discrete(&big, 3.0, Discretization::Zoh)?,
+        &ss(
+            &[
+                -2.4803306895366006e-08,
+                -7.365539686624092e-08,
+                -2.7227984398249688e-08,
+                7.297738646764943e-08,
+                -2.3213952872568356e-09,
+                -1.7165396873967065e-08,
+                -1.3624749044583828e-08,
+                5.510137952403828e-09,
+                5.459424461019155e-09,
+            ],
+            &[
+                0.08054225992637547,
+                0.22886763853920775,
+                -0.06818182535400581,
+                0.09090907603321052,
+                -0.06618819593273628,
+                0.09409888567618434,
+            ],
+            &[1.0, -1.0, 0.5, 0.0, 2.0, 1.0],
+            &[0.0, 0.5, 1.0, 0.0],
+            3,
+            2,
+            2,
+        ),
+        1e-10,
+        "zoh scaled",
+    )?;
+    let methods = [
+        Discretization::Zoh,
+        Discretization::Foh,
+        Discretization::Bilinear,
+        Discretization::Impulse,
+    ];
+    let want: [(&[f64], &[f64]); 4] = [
+        // SciPy cont2discrete(([1, 0.5], [1, 1.2, 2]), 0.1, method='zoh')
+        (
+            &[0.0, 0.09631820823946358, -0.09161440540127974],
+            &[1.0, -1.8681052253644221, 0.8869204367171576],
+        ),
+        // SciPy cont2discrete(([1, 0.5], [1, 1.2, 2]), 0.1, method='foh')
+        (
+            &[
+                0.04878731151099758,
+                0.0012523103714732198,
+                -0.04533581904428696,
+            ],
+            &[1.0, -1.8681052253644221, 0.8869204367171576],
+        ),
+        // SciPy cont2discrete(([1, 0.5], [1, 1.2, 2]), 0.1, method='bilinear')
+        (
+            &[
+                0.0481220657276995,
+                0.0023474178403752877,
+                -0.04577464788732377,
+            ],
+            &[1.0, -1.8685446009389666, 0.8873239436619713],
+        ),
+        // SciPy cont2discrete(([1, 0.5], [1, 1.2, 2]), 0.1, method='impulse')
+        (
+            &[
+                0.09999999999999998,
+                -0.09434445375539768,
+                -1.1102230246251565e-16,
+            ],
+            &[1.0, -1.8681052253644221, 0.8869204367171576],
+        ),
+    ];
+    for (m, (wb, wa)) in methods.into_iter().zip(want) {
+        let (b, a) = cont2discrete_tf(&[1.0, 0.5], &[1.0, 1.2, 2.0], 0.1, m)?;
+        close(&b, wb, 1e-11, 1e-14, &format!("{m:?} b"))?;
+        close(&a, wa, 1e-11, 1e-14, &format!("{m:?} a"))?;
+    }
+    // A scalar system by the exact solution: x' = -2 x + u held: a = e^(-2 dt), b = (1 - a) / 2.
+    let one = ss(&[-2.0], &[1.0], &[1.0], &[0.0], 1, 1, 1);
+    let z = cont2discrete(&one, 0.7, Discretization::Zoh)?;
+    let a = (-1.4f64).exp();
+    close(
+        &[z.a[0], z.b[0]],
+        &[a, (1.0 - a) / 2.0],
+        1e-15,
+        0.0,
+        "scalar zoh",
+    )
+}
+
+/// Each error path of the state-space calls, its message naming the value.
+fn errors_state_space(_d: Device) -> TestResult {
+    let ia = "InvalidArgument";
+    assert_err(
+        tf2ss(&[1.0, 2.0, 3.0], &[1.0, 1.0]),
+        ia,
+        "[1.0, 2.0, 3.0] is longer",
+    );
+    assert_err(ss2tf(&mimo(), 2), ia, "input 2 does not exist");
+    let bad = StateSpace {
+        b: vec![1.0; 5],
+        ..mimo()
+    };
+    assert_err(ss2tf(&bad, 0), ia, "B has 5 entries, but 3 x 2");
+    let nan = StateSpace {
+        a: vec![f64::NAN; 9],
+        ..mimo()
+    };
+    assert_err(
+        cont2discrete(&nan, 0.1, Discretization::Zoh),
+        ia,
+        "A has the entry NaN",
+    );
+    let huge = StateSpace {
+        states: 5000,
+        ..mimo()
+    };
+    assert_err(ss2tf(&huge, 0), ia, "5000 states");
+    assert_err(ss2zpk(&mimo(), 0), ia, "2 outputs");
+    assert_err(
+        cont2discrete(&mimo(), -1.0, Discretization::Zoh),
+        ia,
+        "dt = -1",
+    );
+    assert_err(
+        cont2discrete(&mimo(), 0.1, Discretization::Gbt(1.5)),
+        ia,
+        "alpha = 1.5",
+    );
+    assert_err(
+        cont2discrete(&mimo(), 0.1, Discretization::Impulse),
+        ia,
+        "entry 0.5",
+    );
+    // I - dt A singular: A = 1 / dt with alpha = 1.
+    let one = ss(&[2.0], &[1.0], &[1.0], &[0.0], 1, 1, 1);
+    assert_err(
+        cont2discrete(&one, 0.5, Discretization::BackwardDiff),
+        ia,
+        "singular for alpha = 1, dt = 0.5",
+    );
+    let fast = ss(&[1e3], &[1.0], &[1.0], &[0.0], 1, 1, 1);
+    assert_err(
+        cont2discrete(&fast, 1e3, Discretization::Zoh),
+        ia,
+        "dt = 1000 overflows",
+    );
+    assert_err(
+        zpk2ss(&zpk(&[c(0.0, 1.0)], &[], 1.0)),
+        ia,
+        "not closed under conjugation",
+    );
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     let host: &[(&str, Body)] = &[
         ("prototypes", prototypes),
@@ -1283,6 +1844,9 @@ pub fn tests() -> Vec<Test> {
         ("transform_responses", transform_responses),
         ("sos_pairing", sos_pairing),
         ("errors_transforms", errors_transforms),
+        ("state_space", state_space),
+        ("discretization", discretization),
+        ("errors_state_space", errors_state_space),
     ];
     host.iter()
         .map(|&(name, body)| {

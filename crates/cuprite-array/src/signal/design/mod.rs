@@ -9,7 +9,9 @@
 //! [`cheb2ap`], [`ellipap`], [`besselap`]), the frequency and bilinear transforms on zeros,
 //! poles and gain or on coefficients ([`transform`]: [`lp2lp_zpk`], [`lp2bp`], [`bilinear`],
 //! ...), [`normalize`], and SciPy's pole-zero pairing into sections ([`sos`]: [`zpk2sos`],
-//! [`tf2sos`] with [`SosPairing`]).
+//! [`tf2sos`] with [`SosPairing`]). Linear systems in state-space form ([`statespace`]:
+//! [`StateSpace`], [`tf2ss`], [`ss2tf`], [`zpk2ss`], [`ss2zpk`], and [`cont2discrete`] by
+//! the methods of [`Discretization`], on the host matrix exponential of [`matrix`]).
 //!
 //! Every IIR design takes the same steps, in `f64` on the host:
 //! 1. the analog low-pass prototype's zeros, poles and gain ([`proto`]; the elliptic one on
@@ -31,12 +33,14 @@ mod convert;
 mod fir;
 mod jacobi;
 mod lsq;
+mod matrix;
 mod order;
 mod proto;
 mod remez;
 mod response;
 mod sampled;
 mod sos;
+mod statespace;
 mod transform;
 
 use crate::dtype::c64;
@@ -55,6 +59,9 @@ pub use remez::{REMEZ_MAX_TAPS, RemezKind, RemezOpts, remez, remez_with};
 pub use response::{RESPONSE_MAX_POINTS, freqs, freqz, group_delay, sosfreqz};
 pub use sampled::{FIRWIN2_MAX_TAPS, Firwin2Opts, firwin2, firwin2_with};
 pub use sos::{SosPairing, tf2sos, zpk2sos};
+pub use statespace::{
+    Discretization, StateSpace, cont2discrete, cont2discrete_tf, ss2tf, ss2zpk, tf2ss, zpk2ss,
+};
 use std::f64::consts::PI;
 use transform::{Band, zpk_bilinear, zpk_transform};
 pub use transform::{
