@@ -52,6 +52,7 @@ mod signal_analysis;
 mod signal_approx;
 mod signal_conv;
 mod signal_design;
+mod signal_lti;
 mod signal_more;
 mod signal_nn;
 mod signal_resample;
@@ -100,6 +101,7 @@ fn main() {
     tests.extend(signal_design::tests());
     tests.extend(signal_analysis::tests());
     tests.extend(signal_more::tests());
+    tests.extend(signal_lti::tests());
     tests.extend(sparse::tests());
     tests.extend(sparse_device::tests());
     tests.extend(sparse_more::tests());

@@ -17,7 +17,12 @@
 //!   ([`firls`]) and equiripple ([`remez`], [`remez_with`]); responses on the host:
 //!   [`freqz`], [`sosfreqz`], [`group_delay`]; analog designs of every family
 //!   ([`iir_analog`]) and their responses ([`freqs`]); conversions between a filter's forms
-//!   ([`tf2zpk`], [`zpk2tf`], [`sos2tf`], [`sos2zpk`]).
+//!   ([`tf2zpk`], [`zpk2tf`], [`sos2tf`], [`sos2zpk`], [`normalize`], [`zpk2sos`] and
+//!   [`tf2sos`] with SciPy's [`SosPairing`]); the analog prototypes ([`buttap`], [`cheb1ap`],
+//!   [`cheb2ap`], [`ellipap`], [`besselap`]) and the transforms ([`lp2lp`], [`lp2hp`],
+//!   [`lp2bp`], [`lp2bs`], [`bilinear`] and their `_zpk` forms); linear systems in
+//!   state-space form ([`StateSpace`], [`tf2ss`], [`ss2tf`], [`zpk2ss`], [`ss2zpk`]) and
+//!   their discretisation ([`cont2discrete`], [`cont2discrete_tf`], [`Discretization`]).
 //! - Waveforms: [`sawtooth`], [`square`], [`chirp`], [`gausspulse`], [`unit_impulse`].
 //! - Peak finding on the host: [`find_peaks`], [`peak_prominences`], [`peak_widths`].
 //! - [`get_window`], [`detrend`], [`hilbert`]; Savitzky-Golay smoothing and differentiation
@@ -113,12 +118,17 @@ pub use conv::{
 pub use czt::{CZT_MAX_POINTS, czt, czt_points, zoom_fft};
 pub use design::{
     AnalogFamily, BandType, BesselNorm, Cutoff, FIRLS_MAX_TAPS, FIRWIN_MAX_CUTOFFS,
-    FIRWIN_MAX_TAPS, FIRWIN2_MAX_TAPS, FilterOrder, Firwin2Opts, IIR_MAX_ORDER, REMEZ_MAX_TAPS,
-    RESPONSE_MAX_POINTS, RemezKind, RemezOpts, ZerosPolesGain, bessel, bessel_sos, butter,
-    butter_sos, buttord, cheb1ord, cheb2ord, cheby1, cheby1_sos, cheby2, cheby2_sos, ellip,
+    FIRWIN_MAX_TAPS, FIRWIN2_MAX_TAPS, FilterOrder, Firwin2Opts, IIR_MAX_ORDER, LTI_MAX_ORDER,
+    REMEZ_MAX_TAPS, RESPONSE_MAX_POINTS, RemezKind, RemezOpts, ZerosPolesGain, bessel, bessel_sos,
+    butter, butter_sos, buttord, cheb1ord, cheb2ord, cheby1, cheby1_sos, cheby2, cheby2_sos, ellip,
     ellip_sos, ellipord, firls, firwin, firwin_bands, firwin2, firwin2_with, freqs, freqz,
     group_delay, iir_analog, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord, remez,
     remez_with, sos2tf, sos2zpk, sosfreqz, tf2zpk, zpk2tf,
+};
+pub use design::{
+    Discretization, SosPairing, StateSpace, besselap, bilinear, bilinear_zpk, buttap, cheb1ap,
+    cheb2ap, cont2discrete, cont2discrete_tf, ellipap, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp,
+    lp2hp_zpk, lp2lp, lp2lp_zpk, normalize, ss2tf, ss2zpk, tf2sos, tf2ss, zpk2sos, zpk2ss,
 };
 pub use elem::SignalElement;
 pub use filters::{

@@ -20,6 +20,106 @@ pub struct ZerosPolesGain {
     pub gain: f64,
 }
 
+/// The most coefficients less one (the degree), roots or states that the conversions,
+/// transforms and state-space calls take: far above a useful filter, whose coefficients lose
+/// all precision long before it, and low enough that the quadratic and cubic work stays short.
+pub const LTI_MAX_ORDER: usize = 2048;
+
+/// The transfer function `(b, a)` normalised (SciPy's `normalize`): `a`'s leading zeros
+/// dropped, both divided by `a`'s first coefficient, and `b`'s leading coefficients of
+/// magnitude at most `1e-14` (after the division) dropped, one kept when all are (SciPy warns
+/// of them as badly conditioned; here they go silently).
+///
+/// # Errors
+/// `b` or `a` empty, `a` all zeros, a coefficient not finite, more than [`LTI_MAX_ORDER`] + 1
+/// coefficients. Each named.
+///
+/// ```
+/// use cuprite_array::signal::normalize;
+/// let (b, a) = normalize(&[0.0, 2.0, 4.0], &[0.0, 2.0, 1.0])?;
+/// assert_eq!((b, a), (vec![1.0, 2.0], vec![1.0, 0.5]));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn normalize(b: &[f64], a: &[f64]) -> Result<(Vec<f64>, Vec<f64>)> {
+    normalize_as("normalize", b, a)
+}
+
+/// [`normalize`], its errors naming the call `what`.
+pub(super) fn normalize_as(what: &str, b: &[f64], a: &[f64]) -> Result<(Vec<f64>, Vec<f64>)> {
+    check_poly(what, "numerator", b)?;
+    check_poly(what, "denominator", a)?;
+    let Some(ia) = a.iter().position(|&v| v != 0.0) else {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: the denominator {a:?} has no non-zero coefficient"
+        )));
+    };
+    let a0 = a[ia];
+    let a: Vec<f64> = a[ia..].iter().map(|v| v / a0).collect();
+    let b: Vec<f64> = b.iter().map(|v| v / a0).collect();
+    let lead = b
+        .iter()
+        .position(|v| v.abs() > 1e-14)
+        .unwrap_or(b.len() - 1);
+    Ok((b[lead..].to_vec(), a))
+}
+
+/// Polynomial coefficients `c` named `name`, checked: not empty, every one finite, at most
+/// [`LTI_MAX_ORDER`] + 1 of them.
+pub(super) fn check_poly(what: &str, name: &str, c: &[f64]) -> Result<()> {
+    if c.is_empty() {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: the {name} is empty"
+        )));
+    }
+    if c.len() > LTI_MAX_ORDER + 1 {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: the {name} has {} coefficients, more than {} (LTI_MAX_ORDER + 1)",
+            c.len(),
+            LTI_MAX_ORDER + 1
+        )));
+    }
+    if let Some(v) = c.iter().find(|v| !v.is_finite()) {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: the {name} coefficient {v} is not finite"
+        )));
+    }
+    Ok(())
+}
+
+/// Zeros, poles and gain, checked: every value finite, at most [`LTI_MAX_ORDER`] zeros and as
+/// many poles, and no more zeros than poles when `proper` (a transform that needs the
+/// relative degree).
+pub(super) fn check_zpk(what: &str, f: &ZerosPolesGain, proper: bool) -> Result<()> {
+    for (name, r) in [("zeros", &f.zeros), ("poles", &f.poles)] {
+        if r.len() > LTI_MAX_ORDER {
+            return Err(Error::InvalidArgument(format!(
+                "{what}: {} {name}, more than {LTI_MAX_ORDER} (LTI_MAX_ORDER)",
+                r.len()
+            )));
+        }
+        if let Some(v) = r.iter().find(|v| !(v.re.is_finite() && v.im.is_finite())) {
+            return Err(Error::InvalidArgument(format!(
+                "{what}: the {name} include {v}, not finite"
+            )));
+        }
+    }
+    if !f.gain.is_finite() {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: the gain {} is not finite",
+            f.gain
+        )));
+    }
+    if proper && f.zeros.len() > f.poles.len() {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: {} zeros and {} poles: an improper transfer function (it needs at least as \
+             many poles as zeros)",
+            f.zeros.len(),
+            f.poles.len()
+        )));
+    }
+    Ok(())
+}
+
 /// The zeros, poles and gain of the transfer function `(b, a)` (SciPy's `tf2zpk`): `a`'s
 /// leading zeros dropped, both divided by its first coefficient, and `b`'s leading
 /// coefficients of magnitude at most `1e-14` dropped (SciPy's `normalize`, which warns of
@@ -171,7 +271,7 @@ fn check_sos(what: &str, sos: &[[f64; 6]]) -> Result<()> {
 }
 
 /// The roots of the polynomial `c` (descending powers, `c[0] != 0`).
-fn roots_of(c: &[f64]) -> Result<Vec<c64>> {
+pub(super) fn roots_of(c: &[f64]) -> Result<Vec<c64>> {
     if c.len() < 2 {
         return Ok(Vec::new());
     }
@@ -180,7 +280,7 @@ fn roots_of(c: &[f64]) -> Result<Vec<c64>> {
 }
 
 /// The product of two polynomials (descending powers).
-fn polymul(x: &[f64], y: &[f64]) -> Vec<f64> {
+pub(super) fn polymul(x: &[f64], y: &[f64]) -> Vec<f64> {
     let mut out = vec![0.0; x.len() + y.len() - 1];
     for (i, &a) in x.iter().enumerate() {
         for (j, &b) in y.iter().enumerate() {
@@ -193,7 +293,7 @@ fn polymul(x: &[f64], y: &[f64]) -> Vec<f64> {
 /// The monic polynomial with the roots `r` (descending powers): real when the roots are
 /// closed under conjugation (each root's conjugate among them as often), else an `Err`
 /// naming `what`.
-fn real_poly(call: &str, what: &str, r: &[c64]) -> Result<Vec<f64>> {
+pub(super) fn real_poly(call: &str, what: &str, r: &[c64]) -> Result<Vec<f64>> {
     if let Some(v) = r.iter().find(|v| !(v.re.is_finite() && v.im.is_finite())) {
         return Err(Error::InvalidArgument(format!(
             "{call}: the {what} include {v}, not finite"

@@ -5,6 +5,14 @@
 //! filters by the window method ([`fir`]), by frequency sampling ([`sampled`]), by least
 //! squares ([`lsq`]) and equiripple by the Remez exchange ([`remez`]).
 //!
+//! The steps below are public too: the prototypes ([`analog`]: [`buttap`], [`cheb1ap`],
+//! [`cheb2ap`], [`ellipap`], [`besselap`]), the frequency and bilinear transforms on zeros,
+//! poles and gain or on coefficients ([`transform`]: [`lp2lp_zpk`], [`lp2bp`], [`bilinear`],
+//! ...), [`normalize`], and SciPy's pole-zero pairing into sections ([`sos`]: [`zpk2sos`],
+//! [`tf2sos`] with [`SosPairing`]). Linear systems in state-space form ([`statespace`]:
+//! [`StateSpace`], [`tf2ss`], [`ss2tf`], [`zpk2ss`], [`ss2zpk`], and [`cont2discrete`] by
+//! the methods of [`Discretization`], on the host matrix exponential of [`matrix`]).
+//!
 //! Every IIR design takes the same steps, in `f64` on the host:
 //! 1. the analog low-pass prototype's zeros, poles and gain ([`proto`]; the elliptic one on
 //!    the elliptic functions of [`jacobi`]);
@@ -19,105 +27,65 @@
 //! A design of order `n` has `n` poles (low- and high-pass) or `2n` (band-pass and
 //! band-stop), and as many zeros.
 
+mod analog;
 mod band;
 mod convert;
 mod fir;
 mod jacobi;
 mod lsq;
+mod matrix;
 mod order;
 mod proto;
 mod remez;
 mod response;
 mod sampled;
+mod sos;
+mod statespace;
+mod transform;
 
 use crate::dtype::c64;
 use crate::error::{Error, Result};
+pub use analog::{besselap, buttap, cheb1ap, cheb2ap, ellipap};
 pub use band::{BandType, Cutoff, IIR_MAX_ORDER};
-pub use convert::{ZerosPolesGain, sos2tf, sos2zpk, tf2zpk, zpk2tf};
+pub use convert::{LTI_MAX_ORDER, ZerosPolesGain, normalize, sos2tf, sos2zpk, tf2zpk, zpk2tf};
 pub use fir::{
     FIRWIN_MAX_CUTOFFS, FIRWIN_MAX_TAPS, firwin, firwin_bands, kaiser_atten, kaiser_beta, kaiserord,
 };
 pub use lsq::{FIRLS_MAX_TAPS, firls};
 pub use order::{FilterOrder, buttord, cheb1ord, cheb2ord, ellipord, iirnotch, iirpeak};
 pub use proto::BesselNorm;
-use proto::{BESSEL_MAX_ORDER, Zpk, besselap, buttap, cheb1ap, cheb2ap, ellipap, prod_neg};
+use proto::{BESSEL_MAX_ORDER, Zpk};
 pub use remez::{REMEZ_MAX_TAPS, RemezKind, RemezOpts, remez, remez_with};
 pub use response::{RESPONSE_MAX_POINTS, freqs, freqz, group_delay, sosfreqz};
 pub use sampled::{FIRWIN2_MAX_TAPS, Firwin2Opts, firwin2, firwin2_with};
+pub use sos::{SosPairing, tf2sos, zpk2sos};
+pub use statespace::{
+    Discretization, StateSpace, cont2discrete, cont2discrete_tf, ss2tf, ss2zpk, tf2ss, zpk2ss,
+};
 use std::f64::consts::PI;
+use transform::{Band, zpk_bilinear, zpk_transform};
+pub use transform::{
+    bilinear, bilinear_zpk, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp, lp2hp_zpk, lp2lp, lp2lp_zpk,
+};
 
-/// The prototype moved to the pre-warped edges: `s -> s / wo` (low-pass), `wo / s`
-/// (high-pass), `(s^2 + w0^2) / (bw s)` (band-pass) or `bw s / (s^2 + w0^2)` (band-stop), with
-/// `w0` the geometric centre and `bw` the width of the band. A root `r` of the prototype
-/// becomes `r wo`, `wo / r`, or the two roots of `s^2 - r bw s + w0^2` (band-pass) or of
-/// `s^2 - (bw / r) s + w0^2` (band-stop); the zeros at infinity of a prototype with `d` more
-/// poles than zeros land at 0 (high-pass, `d`; band-pass, `d`) or at `+-i w0` (band-stop, `d`
-/// each).
-fn transform(f: Zpk, edges: [f64; 2], btype: BandType) -> Zpk {
-    let degree = f.p.len() - f.z.len();
-    let zero = c64::new(0.0, 0.0);
+/// The prototype moved to the pre-warped edges ([`transform::zpk_transform`]: `s -> s / wo`,
+/// `wo / s`, `(s^2 + w0^2) / (bw s)` or `bw s / (s^2 + w0^2)`, with `w0` the geometric centre
+/// and `bw` the width of the band).
+fn to_edges(f: Zpk, edges: [f64; 2], btype: BandType) -> Zpk {
     let [lo, hi] = edges;
-    let (w0, bw) = ((lo * hi).sqrt(), hi - lo);
-    // The two roots of s^2 - b s + w0^2.
-    let split = |b: c64| {
-        let h = b / 2.0;
-        let d = (h * h - w0 * w0).sqrt();
-        [h + d, h - d]
+    let (band, wo, bw) = match btype {
+        BandType::Lowpass => (Band::Lowpass, lo, 0.0),
+        BandType::Highpass => (Band::Highpass, lo, 0.0),
+        BandType::Bandpass => (Band::Bandpass, (lo * hi).sqrt(), hi - lo),
+        BandType::Bandstop => (Band::Bandstop, (lo * hi).sqrt(), hi - lo),
     };
-    match btype {
-        BandType::Lowpass => Zpk {
-            z: f.z.iter().map(|&z| z * lo).collect(),
-            p: f.p.iter().map(|&p| p * lo).collect(),
-            k: f.k * lo.powi(degree as i32),
-        },
-        BandType::Highpass => {
-            let k = f.k * (prod_neg(&f.z) / prod_neg(&f.p)).re;
-            let mut z: Vec<c64> = f.z.iter().map(|&z| lo / z).collect();
-            z.extend(std::iter::repeat_n(zero, degree));
-            Zpk {
-                z,
-                p: f.p.iter().map(|&p| lo / p).collect(),
-                k,
-            }
-        }
-        BandType::Bandpass => {
-            let mut z: Vec<c64> = f.z.iter().flat_map(|&z| split(z * bw)).collect();
-            z.extend(std::iter::repeat_n(zero, degree));
-            Zpk {
-                z,
-                p: f.p.iter().flat_map(|&p| split(p * bw)).collect(),
-                k: f.k * bw.powi(degree as i32),
-            }
-        }
-        BandType::Bandstop => {
-            let k = f.k * (prod_neg(&f.z) / prod_neg(&f.p)).re;
-            let mut z: Vec<c64> = f.z.iter().flat_map(|&z| split(bw / z)).collect();
-            for _ in 0..degree {
-                z.extend([c64::new(0.0, w0), c64::new(0.0, -w0)]);
-            }
-            Zpk {
-                z,
-                p: f.p.iter().flat_map(|&p| split(bw / p)).collect(),
-                k,
-            }
-        }
-    }
+    zpk_transform(&f.into(), band, wo, bw).into()
 }
 
 /// The bilinear transform `z = (4 + s) / (4 - s)` (SciPy's `bilinear_zpk` with `fs = 2`):
 /// zeros at infinity go to `z = -1`.
-fn bilinear(f: Zpk) -> Zpk {
-    let fs2 = c64::new(4.0, 0.0);
-    let degree = f.p.len() - f.z.len();
-    let prod = |v: &[c64]| v.iter().fold(c64::new(1.0, 0.0), |acc, &x| acc * (fs2 - x));
-    let k = f.k * (prod(&f.z) / prod(&f.p)).re;
-    let mut z: Vec<c64> = f.z.iter().map(|&z| (fs2 + z) / (fs2 - z)).collect();
-    z.extend(std::iter::repeat_n(c64::new(-1.0, 0.0), degree));
-    Zpk {
-        z,
-        p: f.p.iter().map(|&p| (fs2 + p) / (fs2 - p)).collect(),
-        k,
-    }
+fn to_digital(f: Zpk) -> Zpk {
+    zpk_bilinear(&f.into(), 2.0).into()
 }
 
 /// The monic polynomial with roots `r`, highest power first, real parts (the roots come in
@@ -190,11 +158,11 @@ fn design(
     }
     let e = edges(what, wn, btype, domain)?;
     if domain == Domain::Analog {
-        return Ok(transform(proto(n)?, e, btype));
+        return Ok(to_edges(proto(n)?, e, btype));
     }
     // The analog edges whose bilinear images are the digital ones (pre-warping, `fs = 2`).
     let warped = e.map(|w| 4.0 * (PI * w / 2.0).tan());
-    Ok(bilinear(transform(proto(n)?, warped, btype)))
+    Ok(to_digital(to_edges(proto(n)?, warped, btype)))
 }
 
 /// A ripple or attenuation in decibels, checked positive and finite.
@@ -231,14 +199,14 @@ impl Family {
         let rs = "the stopband attenuation rs";
         let at = (n, wn, btype, domain);
         match self {
-            Family::Butter => design("butter", at, |n| Ok(buttap(n))),
+            Family::Butter => design("butter", at, |n| Ok(proto::buttap(n))),
             Family::Cheby1 { rp: r } => {
                 check_db("cheby1", rp, r)?;
-                design("cheby1", at, |n| Ok(cheb1ap(n, r)))
+                design("cheby1", at, |n| Ok(proto::cheb1ap(n, r)))
             }
             Family::Cheby2 { rs: r } => {
                 check_db("cheby2", rs, r)?;
-                design("cheby2", at, |n| Ok(cheb2ap(n, r)))
+                design("cheby2", at, |n| Ok(proto::cheb2ap(n, r)))
             }
             Family::Ellip { rp: p, rs: s } => {
                 check_db("ellip", rp, p)?;
@@ -249,7 +217,7 @@ impl Family {
                          ripple rp = {p} dB"
                     )));
                 }
-                design("ellip", at, |n| Ok(ellipap(n, p, s)))
+                design("ellip", at, |n| Ok(proto::ellipap(n, p, s)))
             }
             Family::Bessel(norm) => {
                 if n > BESSEL_MAX_ORDER {
@@ -257,7 +225,7 @@ impl Family {
                         "bessel: the order {n} exceeds the largest supported, {BESSEL_MAX_ORDER}"
                     )));
                 }
-                design("bessel", at, |n| besselap(n, norm))
+                design("bessel", at, |n| proto::besselap(n, norm))
             }
         }
     }

@@ -3,6 +3,7 @@
 //! its poles in the left half-plane, its complex roots in conjugate pairs and at most as many
 //! zeros as poles.
 
+use super::convert::ZerosPolesGain;
 use super::jacobi::{ellipf, ellipk, modulus_of_ratio, sncndn};
 use crate::dtype::c64;
 use crate::error::{Error, Result};
@@ -13,6 +14,26 @@ pub(super) struct Zpk {
     pub z: Vec<c64>,
     pub p: Vec<c64>,
     pub k: f64,
+}
+
+impl From<Zpk> for ZerosPolesGain {
+    fn from(f: Zpk) -> Self {
+        ZerosPolesGain {
+            zeros: f.z,
+            poles: f.p,
+            gain: f.k,
+        }
+    }
+}
+
+impl From<ZerosPolesGain> for Zpk {
+    fn from(f: ZerosPolesGain) -> Self {
+        Zpk {
+            z: f.zeros,
+            p: f.poles,
+            k: f.gain,
+        }
+    }
 }
 
 /// `prod(-r)` over the roots `r`.
