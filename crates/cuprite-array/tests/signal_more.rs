@@ -11,10 +11,12 @@
 
 use crate::common::{Body, assert_err, close};
 use cuprite_array::signal::{
-    Comparator, ConvBoundary, ConvMode, EdgeMode, Window, argrelextrema, argrelmax, check_cola,
-    check_nola, convolve2d, correlate2d, correlation_lags, cspline1d, cspline1d_eval, cwt,
-    deconvolve, gauss_spline, hilbert2, lfilter, lfiltic, max_len_seq, morlet, morlet2,
-    order_filter, qmf, qspline1d, qspline1d_eval, ricker, sosfilt_zi, sweep_poly, vectorstrength,
+    Comparator, ConvBoundary, ConvMode, EdgeMode, StateSpace, Window, argrelextrema, argrelmax,
+    bode, check_cola, check_nola, convolve2d, correlate2d, correlation_lags, cspline1d,
+    cspline1d_eval, cwt, dbode, deconvolve, dfreqresp, dimpulse, dlsim, dstep, freqresp,
+    gauss_spline, hilbert2, impulse, lfilter, lfiltic, lsim, max_len_seq, morlet, morlet2,
+    order_filter, qmf, qspline1d, qspline1d_eval, ricker, sosfilt_zi, step, sweep_poly, tf2ss,
+    vectorstrength,
 };
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Test, TestResult};
@@ -735,6 +737,121 @@ fn wavelets(d: Device) -> TestResult {
     Ok(())
 }
 
+fn systems(_d: Device) -> TestResult {
+    let sys = StateSpace {
+        a: vec![-0.5, 1.2, 0.0, -1.0, -0.3, 0.4, 0.2, 0.0, -1.1],
+        b: vec![1.0, 0.0, 0.5, -1.0, 0.0, 2.0],
+        c: vec![1.0, 0.0, -0.5, 0.3, 1.0, 0.0],
+        d: vec![0.0, 0.1, 0.0, 0.0],
+        states: 3,
+        inputs: 2,
+        outputs: 2,
+    };
+    let t: Vec<f64> = (0..25).map(|k| k as f64 * 0.2).collect();
+    let u: Vec<f64> = t
+        .iter()
+        .flat_map(|t| [(1.3 * t).sin(), (0.7 * t).cos() + 0.5])
+        .collect();
+    let x0 = [0.2, -0.1, 0.3];
+    for (interp, name) in [(true, "foh"), (false, "zoh")] {
+        let r = lsim(&sys, &u, &t, Some(&x0), interp)?;
+        close(
+            &r.y,
+            &reference(&format!("lsim_{name}_y")),
+            1e-10,
+            1e-12,
+            &format!("lsim {name} outputs"),
+        )?;
+        close(
+            &r.x,
+            &reference(&format!("lsim_{name}_x")),
+            1e-10,
+            1e-12,
+            &format!("lsim {name} states"),
+        )?;
+    }
+    let dsys = StateSpace {
+        a: vec![0.6, 0.2, 0.0, -0.3, 0.5, 0.1, 0.0, 0.4, -0.2],
+        ..sys.clone()
+    };
+    let r = dlsim(&dsys, 0.1, &u, Some(&x0))?;
+    close(&r.y, &reference("dlsim_y"), 1e-13, 1e-14, "dlsim outputs")?;
+    close(&r.x, &reference("dlsim_x"), 1e-13, 1e-14, "dlsim states")?;
+    let (_, yi) = dimpulse(&dsys, 0.1, 12, None)?;
+    let (_, ys) = dstep(&dsys, 0.1, 12, None)?;
+    for j in 0..2 {
+        close(
+            &yi[j],
+            &reference(&format!("dimpulse_{j}")),
+            1e-13,
+            1e-14,
+            "dimpulse",
+        )?;
+        close(
+            &ys[j],
+            &reference(&format!("dstep_{j}")),
+            1e-13,
+            1e-14,
+            "dstep",
+        )?;
+    }
+    let siso = tf2ss(&[0.5, 2.0, 1.0], &[1.0, 0.8, 2.5, 0.6])?;
+    let (ti, yi) = impulse(&siso, None, None, 30)?;
+    close(
+        &ti,
+        &reference("impulse_t"),
+        1e-12,
+        1e-12,
+        "impulse's default times",
+    )?;
+    close(&yi, &reference("impulse_y"), 1e-10, 1e-12, "impulse")?;
+    let (_, ys) = step(&siso, Some(&[0.1, 0.0, -0.2]), None, 30)?;
+    close(&ys, &reference("step_y"), 1e-10, 1e-12, "step from a state")?;
+    let w = [0.05, 0.3, 1.0, 1.6, 2.2, 5.0, 20.0];
+    let h: Vec<f64> = freqresp(&siso, &w)?
+        .iter()
+        .flat_map(|z| [z.re, z.im])
+        .collect();
+    close(&h, &reference("freqresp"), 1e-12, 1e-13, "freqresp")?;
+    let (mag, ph) = bode(&siso, &w)?;
+    close(&mag, &reference("bode_mag"), 1e-12, 1e-12, "bode magnitude")?;
+    close(&ph, &reference("bode_phase"), 1e-12, 1e-10, "bode phase")?;
+    let dsiso = tf2ss(&[0.2, 0.1], &[1.0, -1.1, 0.5])?;
+    let wd = [0.1, 0.5, 1.0, 2.0, 2.9, 3.1];
+    let h: Vec<f64> = dfreqresp(&dsiso, &wd)?
+        .iter()
+        .flat_map(|z| [z.re, z.im])
+        .collect();
+    close(&h, &reference("dfreqresp"), 1e-12, 1e-13, "dfreqresp")?;
+    let (wo, mag, ph) = dbode(&dsiso, 0.05, &wd)?;
+    close(&wo, &reference("dbode_w"), 1e-15, 0.0, "dbode frequencies")?;
+    close(
+        &mag,
+        &reference("dbode_mag"),
+        1e-12,
+        1e-12,
+        "dbode magnitude",
+    )?;
+    close(&ph, &reference("dbode_phase"), 1e-12, 1e-10, "dbode phase")?;
+    // Bad input.
+    assert_err(
+        lsim(&sys, &u[..10], &t, None, true),
+        "Shape",
+        "10 input values",
+    );
+    let mut uneven = t.clone();
+    uneven[3] += 0.01;
+    assert_err(
+        lsim(&sys, &u, &uneven, None, true),
+        "InvalidArgument",
+        "equal steps",
+    );
+    assert_err(dlsim(&dsys, 0.0, &u, None), "InvalidArgument", "dt = 0");
+    assert_err(impulse(&sys, None, None, 10), "InvalidArgument", "2 inputs");
+    assert_err(freqresp(&siso, &[f64::NAN]), "InvalidArgument", "finite");
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
     ("wavelets", wavelets),
     ("order_filters", order_filters),
@@ -746,7 +863,10 @@ pub const BODIES: &[(&str, Body)] = &[
 ];
 
 pub fn tests() -> Vec<Test> {
-    let mut v = Vec::new();
+    // Host computations: one run.
+    let mut v = vec![Test::cpu("cpu::signal_more::systems".to_string(), || {
+        systems(Device::CPU)
+    })];
     for &(name, body) in BODIES {
         v.push(Test::cpu(format!("cpu::signal_more::{name}"), move || {
             body(Device::CPU)

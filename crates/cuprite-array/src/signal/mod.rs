@@ -130,6 +130,10 @@ pub use design::{
     cheb2ap, cont2discrete, cont2discrete_tf, ellipap, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp,
     lp2hp_zpk, lp2lp, lp2lp_zpk, normalize, ss2tf, ss2zpk, tf2sos, tf2ss, zpk2sos, zpk2ss,
 };
+pub use design::{
+    Response, SIM_MAX_STEPS, bode, dbode, dfreqresp, dimpulse, dlsim, dstep, freqresp, impulse,
+    lsim, step,
+};
 pub use elem::SignalElement;
 pub use filters::{
     deconvolve, filtfilt, lfilter, lfilter_zi, lfiltic, sosfilt, sosfilt_zi, sosfiltfilt,

@@ -11,7 +11,9 @@
 //! ...), [`normalize`], and SciPy's pole-zero pairing into sections ([`sos`]: [`zpk2sos`],
 //! [`tf2sos`] with [`SosPairing`]). Linear systems in state-space form ([`statespace`]:
 //! [`StateSpace`], [`tf2ss`], [`ss2tf`], [`zpk2ss`], [`ss2zpk`], and [`cont2discrete`] by
-//! the methods of [`Discretization`], on the host matrix exponential of [`matrix`]).
+//! the methods of [`Discretization`], on the host matrix exponential of [`matrix`]), and
+//! their responses ([`simulate`]: [`lsim`], [`impulse`], [`step`], [`freqresp`], [`bode`],
+//! and the discrete [`dlsim`], [`dimpulse`], [`dstep`], [`dfreqresp`], [`dbode`]).
 //!
 //! Every IIR design takes the same steps, in `f64` on the host:
 //! 1. the analog low-pass prototype's zeros, poles and gain ([`proto`]; the elliptic one on
@@ -39,6 +41,7 @@ mod proto;
 mod remez;
 mod response;
 mod sampled;
+mod simulate;
 mod sos;
 mod statespace;
 mod transform;
@@ -58,6 +61,10 @@ use proto::{BESSEL_MAX_ORDER, Zpk};
 pub use remez::{REMEZ_MAX_TAPS, RemezKind, RemezOpts, remez, remez_with};
 pub use response::{RESPONSE_MAX_POINTS, freqs, freqz, group_delay, sosfreqz};
 pub use sampled::{FIRWIN2_MAX_TAPS, Firwin2Opts, firwin2, firwin2_with};
+pub use simulate::{
+    Response, SIM_MAX_STEPS, bode, dbode, dfreqresp, dimpulse, dlsim, dstep, freqresp, impulse,
+    lsim, step,
+};
 pub use sos::{SosPairing, tf2sos, zpk2sos};
 pub use statespace::{
     Discretization, StateSpace, cont2discrete, cont2discrete_tf, ss2tf, ss2zpk, tf2ss, zpk2ss,

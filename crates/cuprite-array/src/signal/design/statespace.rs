@@ -37,7 +37,7 @@ pub struct StateSpace {
 impl StateSpace {
     /// The system checked for `what`: each dimension at most [`LTI_MAX_ORDER`], each matrix
     /// of the length its dimensions give, every entry finite.
-    fn check(&self, what: &str) -> Result<()> {
+    pub(super) fn check(&self, what: &str) -> Result<()> {
         let (n, m, p) = (self.states, self.inputs, self.outputs);
         if let Some((name, v)) = [("states", n), ("inputs", m), ("outputs", p)]
             .into_iter()
