@@ -22,7 +22,7 @@
 //! | rows | `layer_norm`, `rms_norm`, `normalize`, `one_hot`, `cross_entropy` | inputs scaled into ±1 and `eps` of ¼ keep the derivative bounded: see each row's `info`; `one_hot` exact |
 //! | statistics | `topk`, `kthvalue`, `median`, `quantile`, `ptp`, `unique` counted, `union1d`/`intersect1d` counted | selections move values (`δ`); `median`/`quantile` one rounding more (`δ + 2ε m`); `ptp` `2δ + 4ε m`; counts exact |
 //! | sampling | `randint`, `permutation`, `exponential` | the same seed gives the same draws on both backends: integers exact, `exponential` 8 ulp of its bound (`log` of two libraries) |
-//! | signal | `convolve` (a `k`-tap box, `same`, direct or FFT), `lfilter` (`y = x/2 + y₋₁/2`), `savgol_filter` (5 taps, quadratic, interp edges) | inputs scaled into ±1: direct `δ + 2(k+1)ε`, FFT `δ + 8(log₂N + 2)√N ε`; `lfilter` `2δ + 16ε` (its gain is 1, its rounding a geometric sum); `savgol_filter` `1.5 (δ + 10ε)` plus the weights' rounding (its gain is at most 1.46) |
+//! | signal | `convolve` (a `k`-tap box, `same`, direct or FFT), `lfilter` (`y = x/2 + y₋₁/2`), `savgol_filter` (5 taps, quadratic, interp edges), `convolve2d` (a 3 x 3 box, `same`, each of SciPy's boundaries), `cspline1d` (1-D, interpolating) | inputs scaled into ±1: direct `δ + 2(k+1)ε`, FFT `δ + 8(log₂N + 2)√N ε`; `lfilter` `2δ + 16ε` (its gain is 1, its rounding a geometric sum); `savgol_filter` `1.5 (δ + 10ε)` plus the weights' rounding (its gain is at most 1.46); `convolve2d` `δ + 20ε`; `cspline1d` `3δ + 100ε` (its gain is at most 3) |
 //! | sparse | a dense child made sparse (`from_dense` keeping every nonzero, in CSR, CSC or COO, 32- or 64-bit indices): back to dense, row sums (`sum_axes`, an SpMV), `A·Aᵀ` (SpGEMM), `A·B` with a dense child (SpMM); a dense child's positions as device triplets, each twice, through `from_triplet_arrays` (sorted, duplicates summed) back to dense | inputs scaled into ±1; a value dropped on one backend only is at most `δ`: the round trip `δ`; a sum or product over `n` terms `2nδ + 2(n+1)ε·n` (`n(δa + δb + δaδb)` for two children); the triplets `1.5δ + 4ε` |
 //! | image | `gaussian_filter`, `uniform_filter`, `sobel` (every axis, a mode each), `median_filter` (the last two axes); `shift`, `zoom`, `affine_transform` (order 0 or 1), `rotate` (order 1, the last two axes); grey and binary dilation, erosion, opening, closing | inputs scaled into ±1, `r` filtered axes of `k` taps: each pass `2(k+1)ε` plus its storage rounding; Sobel's gain `g = 2·4^(r-1)` scales `δ` and the rounding; the median and grey morphology exact (in `δ`), binary morphology exact; transforms compute coordinates alike on both backends: order 0 exact (in `δ`), order 1 `δ` plus one pass of `2^r + r` taps |
 
@@ -1665,7 +1665,83 @@ static SIGNAL: &[Row] = &[
             )
         },
     },
+    Row {
+        name: "convolve2d",
+        generate: |g, d, shape, depth| {
+            if shape.len() != 2 || !d.is_float() || shape.iter().any(|&n| n == 0 || n > 512) {
+                return None;
+            }
+            let x = g.node(d, shape, depth - 1);
+            Some((vec![g.s_below(4) as i64], vec![g.unit(x, d)]))
+        },
+        // A 3 x 3 box of 1/9 (rounded to the element type), `same`, the input extended by 0,
+        // 0.5, periodically or mirrored: |x| <= 1 gives |y| <= 1; 9 products and their sum
+        // round a term each, the taps' rounding one more.
+        info: |_, c| {
+            let i = &c[0];
+            let e = eps(i.dtype).max(2f64.powi(-23));
+            info(
+                i.dtype,
+                i.shape.clone(),
+                i.err + 20.0 * e + 2.0 * eps(i.dtype),
+                1.0,
+            )
+        },
+        eval: |p, c| {
+            on!(one(c)?; [F16, BF16, F32, F64]; x => {
+                let k = cuprite_array::with_device(x.device(), || {
+                    Array::<f64>::full(&[3, 3], 1.0 / 9.0).cast()
+                });
+                cuprite_array::signal::convolve2d(&x, &k, cuprite_array::signal::ConvMode::Same, boundary2d(p[0]))
+                    .map_err(api)?
+            })
+        },
+        rust: |p, c| {
+            format!(
+                "cuprite_array::signal::convolve2d(&{}, &Array::<f64>::full(&[3, 3], 1.0 / 9.0).cast(), cuprite_array::signal::ConvMode::Same, cuprite_array::signal::ConvBoundary::{:?})?",
+                c[0],
+                boundary2d(p[0])
+            )
+        },
+    },
+    Row {
+        name: "cspline1d",
+        generate: |g, d, shape, depth| {
+            if shape.len() != 1 || !matches!(d, DType::F32 | DType::F64) {
+                return None;
+            }
+            let (_, x) = signal_child(g, d, shape, depth)?;
+            Some((vec![], vec![x]))
+        },
+        // The interpolating cubic spline's coefficients: a causal pole at z = √3 - 2 (gain at
+        // most 1 / (1 - |z|)), an anti-causal one (gain |z| / (1 - |z|)) and the factor 6:
+        // |y| <= 3 for |x| <= 1 and an input error δ gives 3δ; each pass's rounding decays
+        // geometrically, the mirror sums that start them round over a few dozen terms.
+        info: |_, c| {
+            let i = &c[0];
+            let e = eps(i.dtype).max(2f64.powi(-23));
+            info(
+                i.dtype,
+                i.shape.clone(),
+                3.0 * i.err + 100.0 * e + 3.0 * eps(i.dtype),
+                3.0,
+            )
+        },
+        eval: |_, c| on!(one(c)?; [F32, F64]; x => cuprite_array::signal::cspline1d(&x, 0.0).map_err(api)?),
+        rust: |_, c| format!("cuprite_array::signal::cspline1d(&{}, 0.0)?", c[0]),
+    },
 ];
+
+/// The boundary of a `convolve2d` row's parameter.
+fn boundary2d(p: i64) -> cuprite_array::signal::ConvBoundary {
+    use cuprite_array::signal::ConvBoundary;
+    match p {
+        1 => ConvBoundary::Fill(0.5),
+        2 => ConvBoundary::Wrap,
+        3 => ConvBoundary::Symm,
+        _ => ConvBoundary::Fill(0.0),
+    }
+}
 
 // ----------------------------------------------------------------------------------- sparse
 
