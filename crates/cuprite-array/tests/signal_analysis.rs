@@ -78,8 +78,8 @@ fn czt_values(d: Device) -> TestResult {
     )?;
     // scipy.signal.czt(stack([x, cos(0.2 j)], axis=1), 5, exp(-0.3i), 1, axis=0)
     let mut x2 = Vec::new();
-    for j in 0..13 {
-        x2.push(x[j]);
+    for (j, v) in x.iter().enumerate() {
+        x2.push(*v);
         x2.push((0.2 * j as f64).cos());
     }
     let x2 = Array::from_slice_on(d, &x2, &[13, 2])?;

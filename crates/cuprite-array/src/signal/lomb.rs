@@ -318,6 +318,9 @@ pub fn lombscargle_amplitude<T: Float + FftElement>(
     }
 }
 
+/// What [`vectorstrength`] returns: the strength and the phase at each period.
+pub type StrengthPhase<R> = (Array<R>, Array<R>);
+
 /// The vector strength of the event times `events` at each period of `periods` (SciPy's
 /// `vectorstrength`): each event a unit vector at angle `2 pi t / period`, their mean's length
 /// (1 when every event falls at one phase, near 0 for events spread evenly) and angle. One
@@ -340,7 +343,7 @@ pub fn lombscargle_amplitude<T: Float + FftElement>(
 pub fn vectorstrength<T: Float + FftElement>(
     events: &Array<T>,
     periods: &Array<T>,
-) -> Result<(Array<T::Real>, Array<T::Real>)> {
+) -> Result<StrengthPhase<T::Real>> {
     crate::array::check_devices(&[&events.node, &periods.node])?;
     if events.ndim() != 1 || events.is_empty() || periods.ndim() != 1 || periods.is_empty() {
         return Err(Error::Shape(format!(
@@ -356,9 +359,9 @@ pub fn vectorstrength<T: Float + FftElement>(
             .try_div(&p.reshape(&[np, 1])?)?
             .try_mul(k::<R>(2.0 * std::f64::consts::PI))?;
         let mean = |v: Array<R>| -> Result<Array<R>> {
-            Ok(v.sum_axes(&[1])?
+            v.sum_axes(&[1])?
                 .cast::<R>()
-                .try_mul(k::<R>(1.0 / n as f64))?)
+                .try_mul(k::<R>(1.0 / n as f64))
         };
         let (c, s) = (mean(phase.cos())?, mean(phase.sin())?);
         Ok((c.try_hypot(&s)?, s.try_atan2(&c)?))

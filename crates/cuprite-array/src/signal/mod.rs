@@ -141,7 +141,8 @@ pub use filters::{
 pub use frames::{Extension, WindowSpec};
 pub use istft::{istft, istft_with};
 pub use lomb::{
-    LombNorm, LombOpts, lombscargle, lombscargle_amplitude, lombscargle_with, vectorstrength,
+    LombNorm, LombOpts, StrengthPhase, lombscargle, lombscargle_amplitude, lombscargle_with,
+    vectorstrength,
 };
 pub use nd_filters::{medfilt, medfilt2d, order_filter, wiener};
 pub use nn::{

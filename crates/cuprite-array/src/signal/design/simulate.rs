@@ -344,7 +344,7 @@ pub fn lsim(
 /// SciPy's default response times for `sys`: `n` points from 0 to 7 time constants of its
 /// slowest pole (`1 / min |Re p|`, 1 when that is 0).
 fn default_times(what: &str, sys: &StateSpace, n: usize) -> Result<Vec<f64>> {
-    if n < 2 || n > SIM_MAX_STEPS {
+    if !(2..=SIM_MAX_STEPS).contains(&n) {
         return Err(Error::InvalidArgument(format!(
             "{what}: {n} time points; it takes 2..={SIM_MAX_STEPS}"
         )));
