@@ -13,10 +13,10 @@ use crate::common::{Body, assert_err, close};
 use cuprite_array::signal::{
     Comparator, ConvBoundary, ConvMode, EdgeMode, StateSpace, Window, argrelextrema, argrelmax,
     bode, check_cola, check_nola, convolve2d, correlate2d, correlation_lags, cspline1d,
-    cspline1d_eval, cwt, dbode, deconvolve, dfreqresp, dimpulse, dlsim, dstep, freqresp,
+    cspline1d_eval, cspline2d, cwt, dbode, deconvolve, dfreqresp, dimpulse, dlsim, dstep, freqresp,
     gauss_spline, hilbert2, impulse, lfilter, lfiltic, lsim, max_len_seq, morlet, morlet2,
-    order_filter, qmf, qspline1d, qspline1d_eval, ricker, sosfilt_zi, step, sweep_poly, tf2ss,
-    vectorstrength,
+    order_filter, qmf, qspline1d, qspline1d_eval, qspline2d, ricker, sepfir2d, sosfilt_zi,
+    spline_filter, step, sweep_poly, symiirorder1, symiirorder2, tf2ss, vectorstrength,
 };
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Test, TestResult};
@@ -852,7 +852,117 @@ fn systems(_d: Device) -> TestResult {
     Ok(())
 }
 
+fn symmetric_iir(d: Device) -> TestResult {
+    let sx: Vec<f64> = (0..30)
+        .map(|i| (0.45 * i as f64).sin() + 0.2 * (1.9 * i as f64).cos())
+        .collect();
+    let xa = Array::from_slice_on(d, &sx, &[30])?;
+    close(
+        &symiirorder1(&xa, 0.5, 0.1, -1.0)?.to_vec()?,
+        &reference("symiir1"),
+        1e-12,
+        1e-12,
+        "symiirorder1",
+    )?;
+    close(
+        &symiirorder1(&xa, 0.8, -0.6, 1e-5)?.to_vec()?,
+        &reference("symiir1_p"),
+        1e-12,
+        1e-12,
+        "symiirorder1 at 1e-5",
+    )?;
+    let second: Vec<f64> = (0..30).map(|i| (0.3 * i as f64).cos()).collect();
+    let rows = Array::from_slice_on(d, &[sx.clone(), second].concat(), &[2, 30])?;
+    close(
+        &symiirorder1(&rows, 0.5, 0.1, -1.0)?.to_vec()?,
+        &reference("symiir1_rows"),
+        1e-12,
+        1e-12,
+        "symiirorder1 of rows",
+    )?;
+    close(
+        &symiirorder2(&xa, 0.5, 0.7, 1e-7)?.to_vec()?,
+        &reference("symiir2"),
+        1e-10,
+        1e-10,
+        "symiirorder2",
+    )?;
+    close(
+        &symiirorder2(&xa, 0.3, 1.2, -1.0)?.to_vec()?,
+        &reference("symiir2_default"),
+        1e-10,
+        1e-10,
+        "symiirorder2 default",
+    )?;
+    // SciPy refuses these too: 41 terms of 0.6^k to reach 1e-9 in 30 samples.
+    assert_err(
+        symiirorder1(&xa, 0.8, -0.6, 1e-9),
+        "InvalidArgument",
+        "did not converge",
+    );
+    assert_err(
+        symiirorder1(&xa, 1.0, 1.0, -1.0),
+        "InvalidArgument",
+        "below 1",
+    );
+    assert_err(
+        symiirorder2(&xa, 1.5, 0.3, -1.0),
+        "InvalidArgument",
+        "r 1.5",
+    );
+
+    let im = grid(20, 22, |i, j| (0.5 * i + 0.3 * j).sin() + 0.05 * i * j);
+    let ima = Array::from_slice_on(d, &im, &[20, 22])?;
+    close(
+        &cspline2d(&ima, 0.0, 1e-10)?.to_vec()?,
+        &reference("cspline2d"),
+        1e-11,
+        1e-11,
+        "cspline2d",
+    )?;
+    close(
+        &cspline2d(&ima, 0.0, -1.0)?.to_vec()?,
+        &reference("cspline2d_default"),
+        1e-11,
+        1e-11,
+        "cspline2d default precision",
+    )?;
+    close(
+        &cspline2d(&ima, 2.0, 1e-4)?.to_vec()?,
+        &reference("cspline2d_smooth"),
+        1e-11,
+        1e-11,
+        "cspline2d smoothing",
+    )?;
+    close(
+        &qspline2d(&ima, 1e-10)?.to_vec()?,
+        &reference("qspline2d"),
+        1e-11,
+        1e-11,
+        "qspline2d",
+    )?;
+    let got = sepfir2d(&ima, &[0.1, 0.2, 0.4, -0.3, 0.6], &[0.5, 1.0, -0.3])?.to_vec()?;
+    close(&got, &reference("sepfir2d"), 1e-12, 1e-12, "sepfir2d")?;
+    let im2 = grid(36, 40, |i, j| (0.2 * i - 0.35 * j).cos() + 0.01 * i);
+    let im2 = Array::from_slice_on(d, &im2, &[36, 40])?;
+    close(
+        &spline_filter(&im2, 5.0)?.to_vec()?,
+        &reference("spline_filter"),
+        1e-11,
+        1e-11,
+        "spline_filter",
+    )?;
+    assert_err(
+        sepfir2d(&ima, &[1.0, 1.0], &[1.0]),
+        "InvalidArgument",
+        "hrow",
+    );
+    assert_err(cspline2d(&xa, 0.0, -1.0), "Shape", "[30]");
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
+    ("symmetric_iir", symmetric_iir),
     ("wavelets", wavelets),
     ("order_filters", order_filters),
     ("bsplines", bsplines),

@@ -1,23 +1,27 @@
 //! B-spline signal processing (SciPy's `cspline1d`, `qspline1d`, `cspline1d_eval`,
-//! `qspline1d_eval` and `gauss_spline`): the coefficients of the cubic or quadratic B-spline
-//! that interpolates (or, for cubics with `lamb > 0`, smooths) a 1-D signal under
-//! mirror-symmetric boundaries, and the spline evaluated anywhere.
+//! `qspline1d_eval`, `cspline2d`, `qspline2d`, `spline_filter`, `sepfir2d` and
+//! `gauss_spline`): the coefficients of the cubic or quadratic B-spline that interpolates (or,
+//! for cubics with `lamb > 0`, smooths) a 1-D signal or a 2-D image under mirror-symmetric
+//! boundaries, the spline evaluated anywhere, and the separable mirror-symmetric FIR filter
+//! that turns 2-D coefficients back into an image. The recursive cores are
+//! [`symiir`](super::symiir)'s; a 2-D transform filters the rows, then the columns.
 //!
 //! The interpolating coefficients are a causal and an anti-causal first-order recursive
-//! filter ([`lfilter`]) with the pole `z = √3 - 2` (cubic) or `2√2 - 3` (quadratic), scaled by
+//! filter ([`lfilter`](super::lfilter)) with the pole `z = √3 - 2` (cubic) or `2√2 - 3` (quadratic), scaled by
 //! 6 or 8. The causal pass starts from the mirror-symmetric sum `Σ_k z^k x_k` (the terms below
 //! `2^-60` of the largest dropped), the anti-causal one from `z / (z - 1)` times the last causal
 //! value. The smoothing cubic runs a second-order filter with the complex pole pair
 //! `ρ e^(±iω)` forward and backward, started from SciPy's closed-form sums of the signal.
 //! Every sum is a weighted reduction of the signal on its device; the filters are the lazy
-//! [`lfilter`] scans, so the whole computation stays on the current backend.
+//! [`lfilter`](super::lfilter) scans, so the whole computation stays on the current backend.
 
-use super::filters::lfilter;
-use super::frames::{sc, slice_axis};
+use super::elem::SignalElement;
+use super::frames::sc;
+use super::symiir::{Start, forback1, forback2, terms};
 use crate::array::Array;
 use crate::dtype::{Float, Transcendental};
 use crate::error::{Error, Result};
-use crate::ops::{IndexMode, ReduceOpts, TakeOpts};
+use crate::ops::{IndexMode, TakeOpts};
 
 /// The weights' cut-off: terms of a mirror-symmetric sum below this fraction of the first are
 /// dropped.
@@ -33,117 +37,30 @@ fn check_1d<T: Float>(what: &str, x: &Array<T>) -> Result<usize> {
     Ok(x.len())
 }
 
-/// `Σ_k w_k x_k` over the first `w.len()` values of `x`, as a 1-value array.
-fn weighted<T: Float>(x: &Array<T>, w: &[f64]) -> Result<Array<T>> {
-    let n = w.len().min(x.len());
-    let wv: Vec<T> = w[..n].iter().map(|&v| sc::<T>(v)).collect();
-    let wa = Array::from_slice_on(x.device(), &wv, &[n])?;
-    Ok(slice_axis(x, 0, 0, n, 1)?
-        .try_mul(&wa)?
-        .sum_axes_with(&[0], ReduceOpts::new().keepdims(true))?
-        .cast::<T>())
-}
-
-/// The coefficients of the interpolating spline with pole `z`, scaled by `gain`.
+/// The coefficients of the interpolating spline with pole `z`, scaled by `gain`: the
+/// first-order pair with `c0 = -gain z`, its starting sum over the terms above the cut-off.
 fn first_order<T: Float>(x: &Array<T>, z: f64, gain: f64) -> Result<Array<T>> {
     let k = x.len();
     if k == 1 {
         // A one-sample signal is a constant under mirror symmetry, its coefficient itself.
         return Ok(x.clone());
     }
-    let powers: Vec<f64> = std::iter::successors(Some(1.0f64), |p| Some(p * z))
-        .take_while(|p| p.abs() >= CUTOFF)
-        .take(k)
-        .collect();
-    let sum = weighted(x, &powers)?;
-    let a = [1.0, -z];
-    let (yplus, _) = lfilter(&[1.0], &a, x, 0, Some(&sum.try_mul(sc::<T>(z))?))?;
-    let last = slice_axis(&yplus, 0, k - 1, k, 1)?.try_mul(sc::<T>(z / (z - 1.0)))?;
-    let rev = yplus.flip(&[0])?;
-    let rest = slice_axis(&rev, 0, 1, k, 1)?;
-    let (back, _) = lfilter(&[-z], &a, &rest, 0, Some(&last.try_mul(sc::<T>(z))?))?;
-    Array::concat(&[&back.flip(&[0])?, &last], 0)?.try_mul(sc::<T>(gain))
+    let terms = (0..k)
+        .take_while(|&j| z.abs().powi(j as i32 + 1) >= CUTOFF)
+        .count()
+        .max(1);
+    forback1(x, -gain * z, z, terms)
 }
 
 /// The pole pair `(ρ, ω)` of the smoothing cubic spline of weight `lamb` (SciPy's
-/// `_coeff_smooth`).
-fn smooth_poles(lamb: f64) -> (f64, f64) {
+/// `_coeff_smooth` and `compute_root_from_lambda`).
+pub(crate) fn smooth_poles(lamb: f64) -> (f64, f64) {
     let root = (3.0 + 144.0 * lamb).sqrt();
     let xi = 1.0 - 96.0 * lamb + 24.0 * lamb * root;
     let omega = (144.0 * lamb - 1.0).sqrt().atan2(xi.sqrt());
     let rho = (24.0 * lamb - 1.0 - xi.sqrt()) / (24.0 * lamb)
         * ((48.0 * lamb + 24.0 * lamb * root) / xi).sqrt();
     (rho, omega)
-}
-
-/// The smoothing cubic spline's coefficients (SciPy's `_cubic_smooth_coeff`).
-fn smoothing<T: Float>(x: &Array<T>, lamb: f64) -> Result<Array<T>> {
-    let k = x.len();
-    let (rho, om) = smooth_poles(lamb);
-    let cs = 1.0 - 2.0 * rho * om.cos() + rho * rho;
-    // The causal response `hc` and the symmetric one `hs` of the filter, at lag `j`.
-    let hc = |j: i64| {
-        if j < 0 {
-            0.0
-        } else {
-            cs / om.sin() * rho.powf(j as f64) * (om * (j + 1) as f64).sin()
-        }
-    };
-    let c0 = cs * cs * (1.0 + rho * rho)
-        / (1.0 - rho * rho)
-        / (1.0 - 2.0 * rho * rho * (2.0 * om).cos() + rho.powi(4));
-    let gamma = (1.0 - rho * rho) / (1.0 + rho * rho) / om.tan();
-    let hs = |j: i64| {
-        let a = j.unsigned_abs() as f64;
-        c0 * rho.powf(a) * ((om * a).cos() + gamma * (om * a).sin())
-    };
-    // The responses decay as ρ^j: later terms below the cut-off are dropped.
-    let terms = if rho.abs() > 0.0 && rho.abs() < 1.0 {
-        k.min(((CUTOFF.ln() / rho.abs().ln()).ceil() as usize).saturating_add(3))
-    } else {
-        k
-    };
-    let ki = terms as i64;
-    // Forward starting values: yp[0] = zi_2 and yp[1] = zi_1, as SciPy orders them.
-    let w2: Vec<f64> = (0..ki)
-        .map(|j| hc(j + 1) + if j == 0 { hc(0) } else { 0.0 })
-        .collect();
-    let w1: Vec<f64> = (0..ki)
-        .map(|j| {
-            hc(j + 2)
-                + match j {
-                    0 => hc(0),
-                    1 => hc(1),
-                    _ => 0.0,
-                }
-        })
-        .collect();
-    let (zi2, zi1) = (weighted(x, &w2)?, weighted(x, &w1)?);
-    let a = [1.0, -2.0 * rho * om.cos(), rho * rho];
-    // The state that continues a run whose last outputs were `y1` (latest) and `y0`.
-    let state = |y1: &Array<T>, y0: &Array<T>| -> Result<Array<T>> {
-        let s0 = y1
-            .try_mul(sc::<T>(-a[1]))?
-            .try_sub(&y0.try_mul(sc::<T>(a[2]))?)?;
-        let s1 = y1.try_mul(sc::<T>(-a[2]))?;
-        Array::concat(&[&s0, &s1], 0)
-    };
-    let (tail, _) = lfilter(
-        &[cs],
-        &a,
-        &slice_axis(x, 0, 2, k, 1)?,
-        0,
-        Some(&state(&zi1, &zi2)?),
-    )?;
-    let yp = Array::concat(&[&zi2, &zi1, &tail], 0)?;
-    // Backward starting values from the reversed signal: y[k - 2] = b1, y[k - 1] = b2.
-    let xr = x.flip(&[0])?;
-    let v2: Vec<f64> = (0..ki).map(|j| hs(j) + hs(j + 1)).collect();
-    let v1: Vec<f64> = (0..ki).map(|j| hs(j - 1) + hs(j + 2)).collect();
-    let (b2, b1) = (weighted(&xr, &v2)?, weighted(&xr, &v1)?);
-    let head = slice_axis(&yp.flip(&[0])?, 0, 2, k, 1)?;
-    let (back, _) = lfilter(&[cs], &a, &head, 0, Some(&state(&b1, &b2)?))?;
-    Array::concat(&[&back.flip(&[0])?, &b1, &b2], 0)
 }
 
 /// The cubic B-spline coefficients of the 1-D signal `x` under mirror-symmetric boundaries
@@ -187,7 +104,8 @@ pub fn cspline1d<T: Float>(x: &Array<T>, lamb: f64) -> Result<Array<T>> {
             "cspline1d: a smoothing spline (lamb {lamb}) needs at least 3 samples, not {k}"
         )));
     }
-    smoothing(x, lamb)
+    let (rho, omega) = smooth_poles(lamb);
+    forback2(x, rho, omega, Start::Whole, "cspline1d")
 }
 
 /// The quadratic B-spline coefficients of the 1-D signal `x` under mirror-symmetric
@@ -350,4 +268,176 @@ pub fn gauss_spline<T: Float + Transcendental>(x: &Array<T>, n: u32) -> Result<A
         .try_mul(sc::<T>(-0.5 / var))?
         .exp()
         .try_mul(sc::<T>(1.0 / (2.0 * std::f64::consts::PI * var).sqrt()))
+}
+
+fn check_2d<T: Float>(what: &str, x: &Array<T>) -> Result<()> {
+    if x.ndim() != 2 || x.shape().iter().any(|&n| n < 2) {
+        return Err(Error::Shape(format!(
+            "{what} takes a 2-D image of at least 2 x 2, not shape {:?}",
+            x.shape()
+        )));
+    }
+    Ok(())
+}
+
+/// `f` along the rows of the 2-D `x`, then along its columns.
+fn rows_then_columns<T: Float>(
+    x: &Array<T>,
+    f: &dyn Fn(&Array<T>) -> Result<Array<T>>,
+) -> Result<Array<T>> {
+    let rows = f(x)?;
+    Ok(f(&rows.t())?.t())
+}
+
+/// SciPy's default precision of the 2-D splines' starting sums: `1e-3` for `f32`, `1e-6` for
+/// `f64` (a value `< 0` or `>= 1` asks for it).
+fn precision_2d<T: Float>(precision: f64) -> f64 {
+    if (0.0..1.0).contains(&precision) {
+        precision
+    } else if T::DTYPE == crate::dtype::DType::F64 {
+        1e-6
+    } else {
+        1e-3
+    }
+}
+
+/// The cubic B-spline coefficients of the 2-D image `x` under mirror-symmetric boundaries
+/// (SciPy's `cspline2d(signal, lamb, precision)`): interpolating for `lamb <= 1/144`, else
+/// smoothing with weight `lamb`; the rows are filtered, then the columns. The starting sums
+/// stop at SciPy's `precision` (`< 0`: `1e-3` for `f32`, `1e-6` for `f64`).
+///
+/// # Errors
+/// `x` not 2-D of at least 2 x 2, `lamb` not finite or negative, or a starting sum that does
+/// not converge within a row or column, named.
+///
+/// ```
+/// use cuprite_array::{Array, signal::{cspline2d, sepfir2d}};
+/// // Filtering the coefficients with [1, 4, 1] / 6 both ways gives the image back.
+/// let v: Vec<f64> = (0..1024).map(|i| ((i % 32) as f64 * 0.3).sin() + (i / 32) as f64 * 0.1).collect();
+/// let x = Array::from_slice(&v, &[32, 32])?;
+/// let c = cspline2d(&x, 0.0, 1e-12)?;
+/// let h = [1.0 / 6.0, 4.0 / 6.0, 1.0 / 6.0];
+/// let back = sepfir2d(&c, &h, &h)?.to_vec()?;
+/// assert!(back.iter().zip(&v).all(|(b, v)| (b - v).abs() < 1e-9));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn cspline2d<T: Float>(x: &Array<T>, lamb: f64, precision: f64) -> Result<Array<T>> {
+    let what = "cspline2d";
+    check_2d(what, x)?;
+    if !(lamb.is_finite() && lamb >= 0.0) {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: lamb {lamb} must be finite and non-negative"
+        )));
+    }
+    let p = precision_2d::<T>(precision);
+    if lamb <= 1.0 / 144.0 {
+        let r = 3f64.sqrt() - 2.0;
+        return rows_then_columns(x, &|a: &Array<T>| {
+            let n = a.shape()[1];
+            forback1(a, -6.0 * r, r, terms(what, n, p, |k| r.powi(k as i32 + 1))?)
+        });
+    }
+    let (rho, omega) = smooth_poles(lamb);
+    rows_then_columns(x, &|a: &Array<T>| {
+        forback2(a, rho, omega, Start::Precision(p), what)
+    })
+}
+
+/// The quadratic B-spline coefficients of the 2-D image `x` under mirror-symmetric
+/// boundaries (SciPy's `qspline2d(signal, 0, precision)`; SciPy has no smoothing form), the
+/// rows then the columns, the starting sums stopped at `precision` as [`cspline2d`]'s.
+///
+/// # Errors
+/// As [`cspline2d`].
+///
+/// ```
+/// use cuprite_array::{Array, signal::{qspline2d, sepfir2d}};
+/// let v: Vec<f32> = (0..144).map(|i| ((i % 12) as f32 * 0.4).cos()).collect();
+/// let c = qspline2d(&Array::from_slice(&v, &[12, 12])?, -1.0)?;
+/// let h = [0.125f64, 0.75, 0.125];
+/// let back = sepfir2d(&c, &h, &h)?.to_vec()?;
+/// assert!(back.iter().zip(&v).all(|(b, v)| (b - v).abs() < 1e-3));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn qspline2d<T: Float>(x: &Array<T>, precision: f64) -> Result<Array<T>> {
+    let what = "qspline2d";
+    check_2d(what, x)?;
+    let p = precision_2d::<T>(precision);
+    let r = 2.0 * 2f64.sqrt() - 3.0;
+    rows_then_columns(x, &|a: &Array<T>| {
+        let n = a.shape()[1];
+        forback1(a, -8.0 * r, r, terms(what, n, p, |k| r.powi(k as i32 + 1))?)
+    })
+}
+
+/// The 2-D image `x` convolved along its rows with `hrow` and along its columns with `hcol`
+/// (each of odd length), the image mirrored beyond its edges with the edge values repeated
+/// (SciPy's `sepfir2d(input, hrow, hcol)`); the result has `x`'s shape.
+///
+/// # Errors
+/// `x` not 2-D or empty, a filter empty, of even length or not finite, named.
+///
+/// ```
+/// use cuprite_array::{Array, signal::sepfir2d};
+/// let x = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+/// // Convolving with [1, 0, 0] takes each value's right neighbour, the mirror repeating the
+/// // last value.
+/// let y = sepfir2d(&x, &[1.0, 0.0, 0.0], &[1.0])?;
+/// assert_eq!(y.to_vec()?, [2.0, 3.0, 3.0, 5.0, 6.0, 6.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn sepfir2d<T: SignalElement>(x: &Array<T>, hrow: &[f64], hcol: &[f64]) -> Result<Array<T>> {
+    use crate::ops::{ConvMode, PadMode};
+    if x.ndim() != 2 || x.is_empty() {
+        return Err(Error::Shape(format!(
+            "sepfir2d takes a non-empty 2-D array, not shape {:?}",
+            x.shape()
+        )));
+    }
+    for (name, h) in [("hrow", hrow), ("hcol", hcol)] {
+        if h.len() % 2 == 0 || h.iter().any(|v| !v.is_finite()) {
+            return Err(Error::InvalidArgument(format!(
+                "sepfir2d: {name} {h:?} must have an odd number of finite taps"
+            )));
+        }
+    }
+    let pass = |a: &Array<T>, h: &[f64], axis: usize| -> Result<Array<T>> {
+        let half = h.len() / 2;
+        let mut widths = [(0, 0); 2];
+        widths[axis] = (half, half);
+        let padded = a.pad_mode(&widths, PadMode::Symmetric)?;
+        let taps: Vec<T> = h.iter().map(|&v| sc::<T>(v)).collect();
+        let taps = Array::from_slice_on(a.device(), &taps, &[h.len()])?;
+        super::conv::convolve_axes(
+            &padded,
+            &taps,
+            &[axis as isize],
+            ConvMode::Valid,
+            super::paths::ConvMethod::Auto,
+        )
+    };
+    pass(&pass(x, hrow, 1)?, hcol, 0)
+}
+
+/// SciPy's `spline_filter(Iin, lmbda)`: the image smoothed by a cubic smoothing spline of
+/// weight `lmbda` ([`cspline2d`] at its default precision), turned back into values by the
+/// B-spline's `[1, 4, 1] / 6` filter both ways ([`sepfir2d`]; its taps rounded to `f32`, as
+/// SciPy's are).
+///
+/// # Errors
+/// As [`cspline2d`].
+///
+/// ```
+/// use cuprite_array::{Array, signal::spline_filter};
+/// // A constant image is left as it is, up to the default precision's truncated sums (as
+/// // in SciPy, whose largest deviation here is 0.016).
+/// let y = spline_filter(&Array::from_slice(&[3.0f64; 1600], &[40, 40])?, 5.0)?.to_vec()?;
+/// assert!(y.iter().all(|v| (v - 3.0).abs() < 0.02));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn spline_filter<T: Float + SignalElement>(x: &Array<T>, lmbda: f64) -> Result<Array<T>> {
+    let c = cspline2d(x, lmbda, -1.0)?;
+    // SciPy's taps are `[1, 4, 1] / 6` in f32.
+    let h = [1.0f32 / 6.0, 4.0 / 6.0, 1.0 / 6.0].map(f64::from);
+    sepfir2d(&c, &h, &h)
 }

@@ -101,6 +101,7 @@ mod psd_opts;
 mod resample;
 mod savgol;
 mod spectral;
+mod symiir;
 mod waveforms;
 mod wavelets;
 mod windows;
@@ -109,7 +110,10 @@ pub use crate::ops::ConvMode;
 pub use approx::{ApproxGrid, ApproxMethod, approx1, approx1_uniform, approx2, approx2_uniform};
 pub use argrel::{Comparator, EdgeMode, argrelextrema, argrelmax, argrelmin};
 pub use bounded::{ConvBoundary, convolve2d, correlate2d};
-pub use bspline::{cspline1d, cspline1d_eval, gauss_spline, qspline1d, qspline1d_eval};
+pub use bspline::{
+    cspline1d, cspline1d_eval, cspline2d, gauss_spline, qspline1d, qspline1d_eval, qspline2d,
+    sepfir2d, spline_filter,
+};
 pub use cola::{check_cola, check_nola};
 pub use conv::{
     choose_conv_method, convolve, convolve_axes, convolve1, convolve2, convolve2_sep, convolve3,
@@ -169,6 +173,7 @@ pub use resample::{
 };
 pub use savgol::{SAVGOL_MAX_WINDOW, SavgolEdges, SavgolOpts, savgol_coeffs, savgol_filter};
 pub use spectral::{Detrend, detrend, hilbert, hilbert2};
+pub use symiir::{symiirorder1, symiirorder2};
 pub use waveforms::{
     ChirpMethod, MLS_MAX_LENGTH, chirp, gausspulse, max_len_seq, sawtooth, square, sweep_poly,
     unit_impulse,
