@@ -12,10 +12,11 @@ use crate::common::{Body, assert_err, close};
 use cuprite_array::Device;
 use cuprite_array::c64;
 use cuprite_array::signal::{
-    self, BesselNorm, Discretization, SosPairing, StateSpace, ZerosPolesGain, besselap, bilinear,
-    bilinear_zpk, buttap, cheb1ap, cheb2ap, cont2discrete, cont2discrete_tf, ellipap, lp2bp,
-    lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp, lp2hp_zpk, lp2lp, lp2lp_zpk, normalize, ss2tf, ss2zpk,
-    tf2sos, tf2ss, zpk2sos, zpk2ss,
+    self, BesselNorm, Discretization, PartialFractions, RootType, SosPairing, StateSpace,
+    ZerosPolesGain, besselap, bilinear, bilinear_zpk, buttap, cheb1ap, cheb2ap, cont2discrete,
+    cont2discrete_tf, ellipap, invres, invresz, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp,
+    lp2hp_zpk, lp2lp, lp2lp_zpk, normalize, residue, residuez, ss2tf, ss2zpk, tf2sos, tf2ss,
+    unique_roots, zpk2sos, zpk2ss,
 };
 use cuprite_testkit::{Test, TestResult};
 use std::f64::consts::PI;
@@ -1836,6 +1837,339 @@ fn errors_state_space(_d: Device) -> TestResult {
     Ok(())
 }
 
+/// Residues paired with their poles, sorted by pole (as [`sorted`] orders roots).
+fn by_pole(r: &[c64], p: &[c64]) -> (Vec<f64>, Vec<f64>) {
+    let mut v: Vec<(c64, c64)> = p.iter().copied().zip(r.iter().copied()).collect();
+    let key = |z: &c64| ((z.re * 1e6).round() + 0.0, (z.im * 1e6).round() + 0.0);
+    v.sort_by(|a, b| {
+        let (ka, kb) = (key(&a.0), key(&b.0));
+        ka.0.total_cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
+    });
+    let (ps, rs): (Vec<c64>, Vec<c64>) = v.into_iter().unzip();
+    (flat(&rs), flat(&ps))
+}
+
+/// `residue` and `residuez` against SciPy (distinct, repeated and grouped poles, direct
+/// terms), `unique_roots` with each `rtype`, `invres` and `invresz` against SciPy, and round
+/// trips.
+fn partial_fractions(_d: Device) -> TestResult {
+    let cases: [(PartialFractions, (&[c64], &[c64], &[f64]), f64, &str); 7] = [
+        // SciPy residue([2, 0, 1, 5], [1, 3, 4, 2]) (np.poly coefficients pasted)
+        (
+            residue(
+                &[2.0, 0.0, 1.0, 5.0],
+                &[1.0, 3.0, 4.0, 2.0],
+                1e-3,
+                RootType::Avg,
+            )?,
+            (
+                &[
+                    c(2.000000000000005, 0.0),
+                    c(-4.000000000000003, -2.4999999999999916),
+                    c(-4.000000000000003, 2.4999999999999916),
+                ],
+                &[
+                    c(-0.9999999999999987, 0.0),
+                    c(-0.9999999999999991, 1.0000000000000004),
+                    c(-0.9999999999999991, -1.0000000000000004),
+                ],
+                &[2.0],
+            ),
+            1e-12,
+            "residue",
+        ),
+        // SciPy residue([1, 2], poly([-1, -1, -1, -2])) (np.poly coefficients pasted)
+        (
+            residue(&[1.0, 2.0], &[1.0, 5.0, 9.0, 7.0, 2.0], 1e-3, RootType::Avg)?,
+            (
+                &[
+                    c(2.6645352591003934e-15, 0.0),
+                    c(-2.6645352591003844e-15, 0.0),
+                    c(1.0000000000000027, 0.0),
+                    c(-2.6645352591004e-15, 0.0),
+                ],
+                &[
+                    c(-1.0000000000000007, 0.0),
+                    c(-1.0000000000000007, 0.0),
+                    c(-1.0000000000000007, 0.0),
+                    c(-1.9999999999999973, 0.0),
+                ],
+                &[],
+            ),
+            1e-5,
+            "residue",
+        ),
+        // SciPy residue([1, 3], [1, 2.0001, 1.0001], tol=1e-3, rtype='min')
+        (
+            residue(&[1.0, 3.0], &[1.0, 2.0001, 1.0001], 1e-3, RootType::Min)?,
+            (
+                &[c(1.0, 0.0), c(1.9998999999984035, 0.0)],
+                &[c(-1.0001000000015965, 0.0), c(-1.0001000000015965, 0.0)],
+                &[],
+            ),
+            1e-9,
+            "residue",
+        ),
+        // SciPy residue([1, 3], [1, 2.0001, 1.0001], tol=1e-3, rtype='avg')
+        (
+            residue(&[1.0, 3.0], &[1.0, 2.0001, 1.0001], 1e-3, RootType::Avg)?,
+            (
+                &[c(1.0, 0.0), c(1.99995, 0.0)],
+                &[c(-1.00005, 0.0), c(-1.00005, 0.0)],
+                &[],
+            ),
+            1e-9,
+            "residue",
+        ),
+        // SciPy residuez([1, 0.5, 0.25, 3], [1, -0.9, 0.2]) (np.poly coefficients pasted)
+        (
+            residuez(
+                &[1.0, 0.5, 0.25, 3.0],
+                &[1.0, -0.9, 0.2],
+                1e-3,
+                RootType::Avg,
+            )?,
+            (
+                &[c(-202.75, 0.0), c(135.0, 0.0)],
+                &[c(0.4, 0.0), c(0.5, 0.0)],
+                &[68.75, 15.0],
+            ),
+            1e-11,
+            "residuez",
+        ),
+        // SciPy residuez([2, -1], poly([0.5, 0.5, 0.2])) (np.poly coefficients pasted)
+        (
+            residuez(&[2.0, -1.0], &[1.0, -1.2, 0.45, -0.05], 1e-3, RootType::Avg)?,
+            (
+                &[
+                    c(-1.3333333333333348, 0.0),
+                    c(3.333333333333335, 0.0),
+                    c(-1.4802973661668753e-15, 0.0),
+                ],
+                &[
+                    c(0.20000000000000004, 0.0),
+                    c(0.49999999999999983, 0.0),
+                    c(0.49999999999999983, 0.0),
+                ],
+                &[],
+            ),
+            1e-7,
+            "residuez",
+        ),
+        // SciPy residuez([1, 2, 0], [1, 0.2, 0.5, 0]) (np.poly coefficients pasted)
+        (
+            residuez(&[1.0, 2.0, 0.0], &[1.0, 0.2, 0.5, 0.0], 1e-3, RootType::Avg)?,
+            (
+                &[
+                    c(0.4999999999999998, -1.3571428571428568),
+                    c(0.4999999999999998, 1.3571428571428568),
+                ],
+                &[
+                    c(-0.09999999999999999, 0.6999999999999998),
+                    c(-0.09999999999999999, -0.6999999999999998),
+                ],
+                &[],
+            ),
+            1e-12,
+            "residuez",
+        ),
+    ];
+    // A root of multiplicity m scatters by about eps^(1/m) before it is grouped and averaged
+    // (in both root finders), hence the wider tolerances of cases 1 and 5.
+    for (i, (got, (r, p, k), tol, what)) in cases.into_iter().enumerate() {
+        let (gr, gp) = by_pole(&got.residues, &got.poles);
+        let (wr, wp) = by_pole(r, p);
+        close(&gp, &wp, tol, tol, &format!("{what} {i} poles"))?;
+        close(&gr, &wr, tol, tol, &format!("{what} {i} residues"))?;
+        close(&got.direct, k, 1e-12, 1e-12, &format!("{what} {i} direct"))?;
+    }
+    let p = [
+        c(3.0, 0.0),
+        c(1.9999, 0.0),
+        c(3.0001, 0.0),
+        c(2.0, 0.0),
+        c(5.0, 1.0),
+        c(5.0005, 1.0),
+        c(5.0002, 1.0006),
+    ];
+    let want: [(&[c64], &[usize]); 3] = [
+        // SciPy unique_roots([3, 1.9999, 3.0001, 2, (5+1j), (5.0005+1j), (5.0002+1.0006j)], 1e-3, 'min')
+        (&[c(3.0, 0.0), c(1.9999, 0.0), c(5.0, 1.0)], &[2, 2, 3]),
+        // SciPy unique_roots([3, 1.9999, 3.0001, 2, (5+1j), (5.0005+1j), (5.0002+1.0006j)], 1e-3, 'max')
+        (&[c(3.0001, 0.0), c(2.0, 0.0), c(5.0005, 1.0)], &[2, 2, 3]),
+        // SciPy unique_roots([3, 1.9999, 3.0001, 2, (5+1j), (5.0005+1j), (5.0002+1.0006j)], 1e-3, 'avg')
+        (
+            &[
+                c(3.00005, 0.0),
+                c(1.9999500000000001, 0.0),
+                c(5.000233333333332, 1.0002),
+            ],
+            &[2, 2, 3],
+        ),
+    ];
+    for (rtype, (u, m)) in [RootType::Min, RootType::Max, RootType::Avg]
+        .into_iter()
+        .zip(want)
+    {
+        let (gu, gm) = unique_roots(&p, 1e-3, rtype)?;
+        close(
+            &flat(&gu),
+            &flat(u),
+            1e-15,
+            0.0,
+            &format!("unique_roots {rtype:?}"),
+        )?;
+        if gm != m {
+            return Err(
+                format!("unique_roots {rtype:?}: multiplicities {gm:?}, expected {m:?}").into(),
+            );
+        }
+    }
+    let r = [
+        c(1.0, 2.0),
+        c(1.0, -2.0),
+        c(0.5, 0.0),
+        c(-0.25, 0.0),
+        c(3.0, 0.0),
+    ];
+    let p = [
+        c(-1.0, 1.0),
+        c(-1.0, -1.0),
+        c(-2.0, 0.0),
+        c(-2.0000001, 0.0),
+        c(-0.5, 0.0),
+    ];
+    // SciPy invres([(1+2j), (1-2j), 0.5, -0.25, 3], [(-1+1j), (-1-1j), -2, -2.0000001, -0.5], [1.0, 2.0], tol=1e-3)
+    let (wb, wa): (&[c64], &[c64]) = (
+        &[
+            c(1.0, 0.0),
+            c(8.5, 0.0),
+            c(35.5, 0.0),
+            c(84.0, 0.0),
+            c(110.375, 0.0),
+            c(78.75, 0.0),
+            c(28.75, 0.0),
+        ],
+        &[
+            c(1.0, 0.0),
+            c(6.5, 0.0),
+            c(17.0, 0.0),
+            c(23.0, 0.0),
+            c(16.0, 0.0),
+            c(4.0, 0.0),
+        ],
+    );
+    let (b, a) = invres(&r, &p, &[1.0, 2.0], 1e-3)?;
+    close(&flat(&b), &flat(wb), 1e-13, 1e-13, "invres b")?;
+    close(&flat(&a), &flat(wa), 1e-13, 1e-13, "invres a")?;
+    // SciPy invresz([(1+2j), (1-2j), 0.5, -0.25, 3], [(-1+1j), (-1-1j), -2, -2.0000001, -0.5], [1.0, 2.0], tol=1e-3)
+    let (wb, wa): (&[c64], &[c64]) = (
+        &[
+            c(6.25, 0.0),
+            c(35.125, 0.0),
+            c(78.25, 0.0),
+            c(100.25, 0.0),
+            c(83.0, 0.0),
+            c(36.0, 0.0),
+            c(8.0, 0.0),
+        ],
+        &[
+            c(1.0, 0.0),
+            c(6.5, 0.0),
+            c(17.0, 0.0),
+            c(23.0, 0.0),
+            c(16.0, 0.0),
+            c(4.0, 0.0),
+        ],
+    );
+    let (b, a) = invresz(&r, &p, &[1.0, 2.0], 1e-3)?;
+    close(&flat(&b), &flat(wb), 1e-13, 1e-13, "invresz b")?;
+    close(&flat(&a), &flat(wa), 1e-13, 1e-13, "invresz a")?;
+    // Round trips: residue then invres, residuez then invresz, give the function back.
+    let (b, a) = ([2.0, 0.0, 1.0, 5.0, -1.0], [1.0, 3.0, 4.0, 2.0]);
+    let f = residue(&b, &a, 1e-3, RootType::Avg)?;
+    let (gb, ga) = invres(&f.residues, &f.poles, &f.direct, 1e-3)?;
+    close(
+        &flat(&gb),
+        &flat(&b.map(|v| c(v, 0.0))),
+        1e-12,
+        1e-12,
+        "residue/invres b",
+    )?;
+    close(
+        &flat(&ga),
+        &flat(&a.map(|v| c(v, 0.0))),
+        1e-12,
+        1e-12,
+        "residue/invres a",
+    )?;
+    let (b, a) = ([1.0, -0.4, 0.3, 0.2], [1.0, -0.5, 0.34, -0.1]);
+    let f = residuez(&b, &a, 1e-3, RootType::Avg)?;
+    let (gb, ga) = invresz(&f.residues, &f.poles, &f.direct, 1e-3)?;
+    close(
+        &flat(&gb),
+        &flat(&b.map(|v| c(v, 0.0))),
+        1e-12,
+        1e-12,
+        "residuez/invresz b",
+    )?;
+    close(
+        &flat(&ga),
+        &flat(&a.map(|v| c(v, 0.0))),
+        1e-12,
+        1e-12,
+        "residuez/invresz a",
+    )?;
+    // A numerator of zeros: zero residues, no direct term.
+    let f = residue(&[0.0, 0.0], &[1.0, 3.0, 2.0], 1e-3, RootType::Avg)?;
+    if f.residues != [c(0.0, 0.0); 2] || !f.direct.is_empty() {
+        return Err(format!("residue of 0: {f:?}").into());
+    }
+    Ok(())
+}
+
+/// Each error path of the partial-fraction calls, its message naming the value.
+fn errors_partial_fractions(_d: Device) -> TestResult {
+    let ia = "InvalidArgument";
+    assert_err(
+        residue(&[1.0], &[0.0, 0.0], 1e-3, RootType::Avg),
+        ia,
+        "denominator has no non-zero",
+    );
+    assert_err(
+        residue(&[1.0], &[1.0, 2.0], -1.0, RootType::Avg),
+        ia,
+        "tol = -1",
+    );
+    assert_err(
+        residuez(&[1.0], &[0.0, 1.0], 1e-3, RootType::Avg),
+        ia,
+        "[0.0, 1.0] must have a[0] != 0",
+    );
+    assert_err(
+        residuez(&[f64::INFINITY], &[1.0], 1e-3, RootType::Avg),
+        ia,
+        "inf",
+    );
+    assert_err(
+        unique_roots(&[c(f64::NAN, 0.0)], 1e-3, RootType::Min),
+        ia,
+        "NaN",
+    );
+    let one = [c(1.0, 0.0)];
+    assert_err(
+        invres(&one, &[one[0], one[0]], &[], 1e-3),
+        ia,
+        "1 residues for 2 poles",
+    );
+    assert_err(
+        invresz(&one, &one, &[f64::NAN], 1e-3),
+        ia,
+        "direct term coefficient NaN",
+    );
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     let host: &[(&str, Body)] = &[
         ("prototypes", prototypes),
@@ -1847,6 +2181,8 @@ pub fn tests() -> Vec<Test> {
         ("state_space", state_space),
         ("discretization", discretization),
         ("errors_state_space", errors_state_space),
+        ("partial_fractions", partial_fractions),
+        ("errors_partial_fractions", errors_partial_fractions),
     ];
     host.iter()
         .map(|&(name, body)| {

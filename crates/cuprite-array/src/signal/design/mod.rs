@@ -11,7 +11,9 @@
 //! ...), [`normalize`], and SciPy's pole-zero pairing into sections ([`sos`]: [`zpk2sos`],
 //! [`tf2sos`] with [`SosPairing`]). Linear systems in state-space form ([`statespace`]:
 //! [`StateSpace`], [`tf2ss`], [`ss2tf`], [`zpk2ss`], [`ss2zpk`], and [`cont2discrete`] by
-//! the methods of [`Discretization`], on the host matrix exponential of [`matrix`]).
+//! the methods of [`Discretization`], on the host matrix exponential of [`matrix`]). Partial
+//! fractions ([`residue`]: [`residue`], [`residuez`], [`invres`], [`invresz`],
+//! [`unique_roots`]).
 //!
 //! Every IIR design takes the same steps, in `f64` on the host:
 //! 1. the analog low-pass prototype's zeros, poles and gain ([`proto`]; the elliptic one on
@@ -37,6 +39,7 @@ mod matrix;
 mod order;
 mod proto;
 mod remez;
+mod residue;
 mod response;
 mod sampled;
 mod sos;
@@ -56,6 +59,7 @@ pub use order::{FilterOrder, buttord, cheb1ord, cheb2ord, ellipord, iirnotch, ii
 pub use proto::BesselNorm;
 use proto::{BESSEL_MAX_ORDER, Zpk};
 pub use remez::{REMEZ_MAX_TAPS, RemezKind, RemezOpts, remez, remez_with};
+pub use residue::{PartialFractions, RootType, invres, invresz, residue, residuez, unique_roots};
 pub use response::{RESPONSE_MAX_POINTS, freqs, freqz, group_delay, sosfreqz};
 pub use sampled::{FIRWIN2_MAX_TAPS, Firwin2Opts, firwin2, firwin2_with};
 pub use sos::{SosPairing, tf2sos, zpk2sos};
