@@ -12,9 +12,10 @@ use crate::common::{Body, assert_err, close};
 use cuprite_array::Device;
 use cuprite_array::c64;
 use cuprite_array::signal::{
-    self, BesselNorm, Discretization, PartialFractions, RootType, SosPairing, StateSpace,
-    ZerosPolesGain, besselap, bilinear, bilinear_zpk, buttap, cheb1ap, cheb2ap, cont2discrete,
-    cont2discrete_tf, ellipap, invres, invresz, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp,
+    self, BesselNorm, CombType, Discretization, GammatoneType, PartialFractions, RootType,
+    SosPairing, StateSpace, ZerosPolesGain, besselap, bilinear, bilinear_zpk, buttap, cheb1ap,
+    cheb2ap, cont2discrete, cont2discrete_tf, ellipap, findfreqs, findfreqs_zpk, freqs_zpk,
+    freqz_zpk, gammatone, iircomb, invres, invresz, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp,
     lp2hp_zpk, lp2lp, lp2lp_zpk, normalize, residue, residuez, ss2tf, ss2zpk, tf2sos, tf2ss,
     unique_roots, zpk2sos, zpk2ss,
 };
@@ -2170,6 +2171,420 @@ fn errors_partial_fractions(_d: Device) -> TestResult {
     Ok(())
 }
 
+/// `freqs_zpk`, `freqz_zpk`, `findfreqs` and `findfreqs_zpk` against SciPy, and the zero-pole
+/// responses against the coefficient ones.
+fn zpk_responses(_d: Device) -> TestResult {
+    let f = lp2bp_zpk(&ellipap(4, 1.0, 40.0)?, 3.0, 1.5)?;
+    // SciPy findfreqs(*lp2bp_zpk(*ellipap(4, 1, 40), 3.0, 1.5)[:2], 7, kind='zp')
+    let want_w: &[f64] = &[
+        0.1,
+        0.21544346900318834,
+        0.46415888336127786,
+        1.0,
+        2.1544346900318834,
+        4.6415888336127775,
+        10.0,
+    ];
+    let w = findfreqs_zpk(&f, 7)?;
+    close(&w, want_w, 1e-14, 0.0, "findfreqs_zpk")?;
+    // SciPy freqs_zpk(*lp2bp_zpk(*ellipap(4, 1, 40), 3.0, 1.5), worN=w)
+    let want: &[c64] = &[
+        c(0.009959966120955682, -0.00015609933459561221),
+        c(0.009812970805141602, -0.0003329145660839834),
+        c(0.009105367825790703, -0.0006805653013437939),
+        c(0.005233053848620133, -0.0009435536082974228),
+        c(0.03222987015595304, -0.042907317941315005),
+        c(-0.006903645004705398, -0.0046654147066187025),
+        c(0.006263757662680251, 0.0009874574954172094),
+    ];
+    close(
+        &flat(&freqs_zpk(&f, &w)?),
+        &flat(want),
+        1e-11,
+        1e-14,
+        "freqs_zpk",
+    )?;
+    let (b, a) = signal::zpk2tf(&f)?;
+    let h = signal::freqs(&b, &a, &w)?;
+    close(&flat(&h), &flat(want), 1e-9, 1e-12, "freqs of zpk2tf")?;
+    let d = digital(cheb1ap(5, 1.0)?, &[0.2, 0.5], "bandpass")?;
+    // SciPy freqz_zpk(*cheby1(5, 1, [0.2, 0.5], 'bandpass', output='zpk'), worN=8)
+    let want: &[c64] = &[
+        c(0.0, 0.0),
+        c(0.0017780476597889238, 0.0034012288452513056),
+        c(-0.6859776674794037, 0.717697417448552),
+        c(0.37197017434199, -0.8141904251402511),
+        c(0.5513221238293289, 0.7002657713329978),
+        c(0.003911172536741389, -0.00631240268057921),
+        c(8.858292921696283e-05, -0.0003005495573085634),
+        c(7.49169511042921e-07, -5.807753284331511e-06),
+    ];
+    let (w, h) = freqz_zpk(&d, 8)?;
+    close(&flat(&h), &flat(want), 1e-9, 1e-12, "freqz_zpk")?;
+    close(
+        &w,
+        &(0..8).map(|k| PI * k as f64 / 8.0).collect::<Vec<_>>(),
+        0.0,
+        0.0,
+        "freqz_zpk w",
+    )?;
+    let cases: [(Vec<f64>, &[f64], &str); 3] = [
+        // SciPy findfreqs([1, 0, 4], [1, 2, 3, 4], 5)
+        (
+            findfreqs(&[1.0, 0.0, 4.0], &[1.0, 2.0, 3.0, 4.0], 5)?,
+            &[0.1, 0.31622776601683794, 1.0, 3.1622776601683795, 10.0],
+            "findfreqs(&[1.0, 0.0, 4.0], &[1.0, 2.0, 3.0, 4.0], 5)",
+        ),
+        // SciPy findfreqs([1, 0], [1, 0.5, 25], 6)
+        (
+            findfreqs(&[1.0, 0.0], &[1.0, 0.5, 25.0], 6)?,
+            &[
+                0.01,
+                0.039810717055349734,
+                0.15848931924611134,
+                0.630957344480193,
+                2.5118864315095797,
+                10.0,
+            ],
+            "findfreqs(&[1.0, 0.0], &[1.0, 0.5, 25.0], 6)",
+        ),
+        // SciPy findfreqs([1], [1], 3)
+        (
+            findfreqs(&[1.0], &[1.0], 3)?,
+            &[100.0, 1000.0, 10000.0],
+            "findfreqs(&[1.0], &[1.0], 3)",
+        ),
+    ];
+    for (got, want, what) in cases {
+        close(&got, want, 1e-14, 0.0, what)?;
+    }
+    Ok(())
+}
+
+/// `iircomb` and `gammatone` against SciPy, and the comb's gains at its notches and peaks.
+fn comb_and_gammatone(_d: Device) -> TestResult {
+    let cases: [((Vec<f64>, Vec<f64>), (&[f64], &[f64]), &str); 5] = [
+        // SciPy iircomb(1000, 30, 'notch', fs=8000, pass_zero=False)
+        (
+            iircomb(1000.0, 30.0, CombType::Notch, 8000.0, false)?,
+            (
+                &[
+                    0.9502020221489199,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    -0.9502020221489199,
+                ],
+                &[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -0.9004040442978398],
+            ),
+            "iircomb(1000.0, 30.0, CombType::Notch, 8000.0, false)",
+        ),
+        // SciPy iircomb(1000, 30, 'notch', fs=8000, pass_zero=True)
+        (
+            iircomb(1000.0, 30.0, CombType::Notch, 8000.0, true)?,
+            (
+                &[
+                    0.9502020221489199,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.9502020221489199,
+                ],
+                &[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.9004040442978398],
+            ),
+            "iircomb(1000.0, 30.0, CombType::Notch, 8000.0, true)",
+        ),
+        // SciPy iircomb(1000, 30, 'peak', fs=8000, pass_zero=False)
+        (
+            iircomb(1000.0, 30.0, CombType::Peak, 8000.0, false)?,
+            (
+                &[
+                    0.04979797785108001,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    -0.04979797785108001,
+                ],
+                &[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.9004040442978398],
+            ),
+            "iircomb(1000.0, 30.0, CombType::Peak, 8000.0, false)",
+        ),
+        // SciPy iircomb(1000, 30, 'peak', fs=8000, pass_zero=True)
+        (
+            iircomb(1000.0, 30.0, CombType::Peak, 8000.0, true)?,
+            (
+                &[
+                    0.04979797785108001,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.04979797785108001,
+                ],
+                &[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -0.9004040442978398],
+            ),
+            "iircomb(1000.0, 30.0, CombType::Peak, 8000.0, true)",
+        ),
+        // SciPy iircomb(0.25, 10, 'peak')
+        (
+            iircomb(0.25, 10.0, CombType::Peak, 2.0, false)?,
+            (
+                &[
+                    0.13672873599731955,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    -0.13672873599731955,
+                ],
+                &[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.726542528005361],
+            ),
+            "iircomb(0.25, 10.0, CombType::Peak, 2.0, false)",
+        ),
+    ];
+    for ((b, a), (wb, wa), what) in cases {
+        close(&b, wb, 1e-14, 0.0, &format!("{what} b"))?;
+        close(&a, wa, 1e-14, 0.0, &format!("{what} a"))?;
+    }
+    // A notch comb without pass_zero: gain 0 at DC and at each multiple of w0, 1 half way.
+    let (b, a) = iircomb(1000.0, 30.0, CombType::Notch, 8000.0, false)?;
+    let (_, h) = signal::freqz(&b, &a, 16)?;
+    for (k, v) in h.iter().enumerate() {
+        let want = if k % 4 == 0 {
+            0.0
+        } else if k % 4 == 2 {
+            1.0
+        } else {
+            -1.0
+        };
+        if want >= 0.0 && (v.norm() - want).abs() > 1e-12 {
+            return Err(format!(
+                "iircomb notch gain at {k}/16 of Nyquist: {}, expected {want}",
+                v.norm()
+            )
+            .into());
+        }
+    }
+    // SciPy gammatone(440, 'fir', fs=16000): the first 12 taps and the last, of 240
+    let (want, last): (&[f64], f64) = (
+        &[
+            0.0,
+            2.2219671850464346e-07,
+            1.6494210129699336e-06,
+            4.992982270620149e-06,
+            1.019939692248868e-05,
+            1.631257700764109e-05,
+            2.146489404226078e-05,
+            2.2994726314409055e-05,
+            1.7677693104088666e-05,
+            2.0498053723818635e-06,
+            -2.720628584909887e-05,
+            -7.284552992704738e-05,
+        ],
+        -0.0028557833476953844,
+    );
+    let (b, a) = gammatone(440.0, GammatoneType::default(), 16000.0)?;
+    close(&b[..12], want, 1e-13, 1e-20, "gammatone fir")?;
+    close(
+        &[b[239], a[0], b.len() as f64],
+        &[last, 1.0, 240.0],
+        1e-13,
+        0.0,
+        "gammatone fir end",
+    )?;
+    // SciPy gammatone(1000, 'fir', order=2, numtaps=30, fs=8000)
+    let want: &[f64] = &[
+        0.0,
+        0.014331239888697367,
+        2.232069037852911e-18,
+        -0.0347697074311595,
+        -0.058959362459875965,
+        -0.04686469575236894,
+        -1.31383904606583e-17,
+        0.053060318621917325,
+        0.0771213825152677,
+        0.0551709343369471,
+        2.386886101801916e-17,
+        -0.05453264095695024,
+        -0.07565856455512734,
+        -0.052119856788422195,
+        -3.059706710340714e-17,
+        0.04863480024063725,
+        0.0659764381677059,
+        0.04457597125664149,
+        1.3970674432218485e-16,
+        -0.04029039361578519,
+        -0.05393751213377326,
+        -0.036013324972904034,
+        -1.17552047892031e-16,
+        0.03189831755394063,
+        0.04233155174995125,
+        0.02803986806501982,
+        9.540188866249319e-17,
+        -0.02449039203699772,
+        -0.03230003628963081,
+        -0.02127286514455057,
+    ];
+    let (b, _) = gammatone(
+        1000.0,
+        GammatoneType::Fir {
+            order: 2,
+            numtaps: Some(30),
+        },
+        8000.0,
+    )?;
+    close(&b, want, 1e-13, 1e-16, "gammatone fir order 2")?;
+    let cases: [((Vec<f64>, Vec<f64>), (&[f64], &[f64]), &str); 2] = [
+        // SciPy gammatone(440, 'iir', fs=16000)
+        (
+            gammatone(440.0, GammatoneType::Iir, 16000.0)?,
+            (
+                &[
+                    1.3149446136746419e-06,
+                    -5.033911966453952e-06,
+                    7.006494260008976e-06,
+                    -4.189519684198538e-06,
+                    9.026149104120111e-07,
+                ],
+                &[
+                    1.0,
+                    -7.656462354542177,
+                    25.758469932236604,
+                    -49.731921448323774,
+                    60.266736128918055,
+                    -46.93995909804863,
+                    22.947479880846107,
+                    -6.4379938129903405,
+                    0.7936515546253675,
+                ],
+            ),
+            "gammatone(440.0, GammatoneType::Iir, 16000.0)",
+        ),
+        // SciPy gammatone(1000, 'iir', fs=8000)
+        (
+            gammatone(1000.0, GammatoneType::Iir, 8000.0)?,
+            (
+                &[
+                    0.00020577682292291714,
+                    -0.000523406918762908,
+                    6.11398797299843e-20,
+                    0.00042328753069448353,
+                    -0.00013458246842657754,
+                ],
+                &[
+                    1.0,
+                    -5.087131887141376,
+                    12.93945541858528,
+                    -20.570223831915452,
+                    22.23673133595666,
+                    -16.635468388961907,
+                    8.462682169902047,
+                    -2.6906737698282166,
+                    0.42774413538712536,
+                ],
+            ),
+            "gammatone(1000.0, GammatoneType::Iir, 8000.0)",
+        ),
+    ];
+    for ((b, a), (wb, wa), what) in cases {
+        close(&b, wb, 1e-11, 1e-18, &format!("{what} b"))?;
+        close(&a, wa, 1e-12, 1e-15, &format!("{what} a"))?;
+    }
+    // The IIR gammatone has unit gain at its centre.
+    let (b, a) = gammatone(1000.0, GammatoneType::Iir, 8000.0)?;
+    let z = c64::from_polar(1.0, -2.0 * PI * 1000.0 / 8000.0);
+    let g = poly_at(&b.iter().rev().copied().collect::<Vec<_>>(), z)
+        / poly_at(&a.iter().rev().copied().collect::<Vec<_>>(), z);
+    close(&[g.norm()], &[1.0], 1e-9, 0.0, "gammatone iir centre gain")
+}
+
+/// Each error path of the responses, combs and gammatones, its message naming the value.
+fn errors_responses(_d: Device) -> TestResult {
+    let ia = "InvalidArgument";
+    let f = zpk(&[], &[c(-1.0, 0.0)], 1.0);
+    assert_err(freqz_zpk(&f, 0), ia, "0 frequencies");
+    assert_err(
+        freqs_zpk(&zpk(&[c(f64::NAN, 0.0)], &[], 1.0), &[1.0]),
+        ia,
+        "NaN",
+    );
+    assert_err(
+        findfreqs(&[1.0], &[0.0, 1.0], 4),
+        ia,
+        "[0.0, 1.0] has a leading zero",
+    );
+    assert_err(findfreqs_zpk(&f, 0), ia, "0 frequencies");
+    assert_err(
+        iircomb(5000.0, 30.0, CombType::Notch, 8000.0, false),
+        ia,
+        "w0 = 5000",
+    );
+    assert_err(
+        iircomb(1500.0, 30.0, CombType::Notch, 8000.0, false),
+        ia,
+        "whole multiple of w0 = 1500",
+    );
+    assert_err(
+        iircomb(1000.0, 0.0, CombType::Peak, 8000.0, false),
+        ia,
+        "q = 0",
+    );
+    assert_err(
+        iircomb(1e-9, 1.0, CombType::Peak, 2.0, false),
+        ia,
+        "COMB_MAX_ORDER",
+    );
+    assert_err(gammatone(440.0, GammatoneType::Iir, -1.0), ia, "fs = -1");
+    assert_err(
+        gammatone(9000.0, GammatoneType::Iir, 16000.0),
+        ia,
+        "frequency 9000",
+    );
+    assert_err(
+        gammatone(
+            440.0,
+            GammatoneType::Fir {
+                order: 30,
+                numtaps: None,
+            },
+            16000.0,
+        ),
+        ia,
+        "order 30",
+    );
+    assert_err(
+        gammatone(
+            440.0,
+            GammatoneType::Fir {
+                order: 4,
+                numtaps: Some(0),
+            },
+            16000.0,
+        ),
+        ia,
+        "0 taps",
+    );
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     let host: &[(&str, Body)] = &[
         ("prototypes", prototypes),
@@ -2183,6 +2598,9 @@ pub fn tests() -> Vec<Test> {
         ("errors_state_space", errors_state_space),
         ("partial_fractions", partial_fractions),
         ("errors_partial_fractions", errors_partial_fractions),
+        ("zpk_responses", zpk_responses),
+        ("comb_and_gammatone", comb_and_gammatone),
+        ("errors_responses", errors_responses),
     ];
     host.iter()
         .map(|&(name, body)| {

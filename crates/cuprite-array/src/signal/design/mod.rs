@@ -13,7 +13,9 @@
 //! [`StateSpace`], [`tf2ss`], [`ss2tf`], [`zpk2ss`], [`ss2zpk`], and [`cont2discrete`] by
 //! the methods of [`Discretization`], on the host matrix exponential of [`matrix`]). Partial
 //! fractions ([`residue`]: [`residue`], [`residuez`], [`invres`], [`invresz`],
-//! [`unique_roots`]).
+//! [`unique_roots`]). Zero-pole responses and SciPy's analog frequency range ([`zpkresp`]:
+//! [`freqs_zpk`], [`freqz_zpk`], [`findfreqs`], [`findfreqs_zpk`]); comb and gammatone
+//! filters ([`comb`]: [`iircomb`], [`gammatone`]).
 //!
 //! Every IIR design takes the same steps, in `f64` on the host:
 //! 1. the analog low-pass prototype's zeros, poles and gain ([`proto`]; the elliptic one on
@@ -31,6 +33,7 @@
 
 mod analog;
 mod band;
+mod comb;
 mod convert;
 mod fir;
 mod jacobi;
@@ -45,11 +48,13 @@ mod sampled;
 mod sos;
 mod statespace;
 mod transform;
+mod zpkresp;
 
 use crate::dtype::c64;
 use crate::error::{Error, Result};
 pub use analog::{besselap, buttap, cheb1ap, cheb2ap, ellipap};
 pub use band::{BandType, Cutoff, IIR_MAX_ORDER};
+pub use comb::{COMB_MAX_ORDER, CombType, GammatoneType, gammatone, iircomb};
 pub use convert::{LTI_MAX_ORDER, ZerosPolesGain, normalize, sos2tf, sos2zpk, tf2zpk, zpk2tf};
 pub use fir::{
     FIRWIN_MAX_CUTOFFS, FIRWIN_MAX_TAPS, firwin, firwin_bands, kaiser_atten, kaiser_beta, kaiserord,
@@ -71,6 +76,7 @@ use transform::{Band, zpk_bilinear, zpk_transform};
 pub use transform::{
     bilinear, bilinear_zpk, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp, lp2hp_zpk, lp2lp, lp2lp_zpk,
 };
+pub use zpkresp::{findfreqs, findfreqs_zpk, freqs_zpk, freqz_zpk};
 
 /// The prototype moved to the pre-warped edges ([`transform::zpk_transform`]: `s -> s / wo`,
 /// `wo / s`, `(s^2 + w0^2) / (bw s)` or `bw s / (s^2 + w0^2)`, with `w0` the geometric centre
