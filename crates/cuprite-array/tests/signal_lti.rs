@@ -12,12 +12,12 @@ use crate::common::{Body, assert_err, close};
 use cuprite_array::Device;
 use cuprite_array::c64;
 use cuprite_array::signal::{
-    self, BesselNorm, CombType, Discretization, GammatoneType, PartialFractions, RootType,
-    SosPairing, StateSpace, ZerosPolesGain, besselap, bilinear, bilinear_zpk, buttap, cheb1ap,
-    cheb2ap, cont2discrete, cont2discrete_tf, ellipap, findfreqs, findfreqs_zpk, freqs_zpk,
-    freqz_zpk, gammatone, iircomb, invres, invresz, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp,
-    lp2hp_zpk, lp2lp, lp2lp_zpk, normalize, residue, residuez, ss2tf, ss2zpk, tf2sos, tf2ss,
-    unique_roots, zpk2sos, zpk2ss,
+    self, BesselNorm, CombType, Discretization, GammatoneType, MinPhaseMethod, PartialFractions,
+    RootType, SosPairing, StateSpace, ZerosPolesGain, besselap, bilinear, bilinear_zpk, buttap,
+    cheb1ap, cheb2ap, cont2discrete, cont2discrete_tf, ellipap, findfreqs, findfreqs_zpk,
+    freqs_zpk, freqz_zpk, gammatone, iircomb, invres, invresz, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk,
+    lp2hp, lp2hp_zpk, lp2lp, lp2lp_zpk, minimum_phase, normalize, residue, residuez, ss2tf, ss2zpk,
+    tf2sos, tf2ss, unique_roots, zpk2sos, zpk2ss,
 };
 use cuprite_testkit::{Test, TestResult};
 use std::f64::consts::PI;
@@ -2585,6 +2585,209 @@ fn errors_responses(_d: Device) -> TestResult {
     Ok(())
 }
 
+/// `minimum_phase` by both methods against SciPy, with and without `half` and for explicit
+/// transform sizes (a power of two and not), and the magnitude it keeps.
+fn min_phase(_d: Device) -> TestResult {
+    // SciPy firwin(15, 0.3)
+    let h: &[f64] = &[
+        0.001118295168635258,
+        -0.003894764791719022,
+        -0.01603491745518543,
+        -0.02036377118215373,
+        0.02095180705129967,
+        0.12449781344246412,
+        0.24450683184615124,
+        0.2984374118410156,
+        0.24450683184615124,
+        0.12449781344246412,
+        0.02095180705129967,
+        -0.02036377118215373,
+        -0.01603491745518543,
+        -0.003894764791719022,
+        0.001118295168635258,
+    ];
+    let cases: [(Vec<f64>, &[f64], &str); 4] = [
+        // SciPy minimum_phase(h)
+        (
+            minimum_phase(h, MinPhaseMethod::Homomorphic, None, true)?,
+            &[
+                0.14883627243371111,
+                0.30604548210888916,
+                0.35438998399241095,
+                0.22780360727841867,
+                0.04368232351436652,
+                -0.051403709286012234,
+                -0.034441119848366605,
+                0.003067970354976095,
+            ],
+            "homomorphic",
+        ),
+        // SciPy minimum_phase(h, half=False)
+        (
+            minimum_phase(h, MinPhaseMethod::Homomorphic, None, false)?,
+            &[
+                0.022152354360487007,
+                0.09110156033191731,
+                0.19915624754703942,
+                0.28472999296090884,
+                0.2780318409800214,
+                0.17289868494735688,
+                0.041139717838605136,
+                -0.036699807126634086,
+                -0.042878117983266364,
+                -0.016320077896522952,
+                0.0022955482993557456,
+                0.0038312701717837737,
+                0.0011302178086376132,
+                -0.0006254011594424426,
+                5.64628541167806e-05,
+            ],
+            "homomorphic, half = false",
+        ),
+        // SciPy minimum_phase(h, n_fft=64)
+        (
+            minimum_phase(h, MinPhaseMethod::Homomorphic, Some(64), true)?,
+            &[
+                0.15041006051487185,
+                0.3077247051951854,
+                0.35449746866470716,
+                0.22488827785915438,
+                0.042281986433394675,
+                -0.05072039124094806,
+                -0.033942409843186,
+                0.002828452161225725,
+            ],
+            "n_fft = 64",
+        ),
+        // SciPy minimum_phase(h, n_fft=100)
+        (
+            minimum_phase(h, MinPhaseMethod::Homomorphic, Some(100), true)?,
+            &[
+                0.1513241894090018,
+                0.30770327311333956,
+                0.3541682030367047,
+                0.22493084262282495,
+                0.04168079833373139,
+                -0.05090819625886504,
+                -0.033750357000518,
+                0.002710051472720258,
+            ],
+            "n_fft = 100",
+        ),
+    ];
+    for (got, want, what) in cases {
+        close(&got, want, 1e-10, 1e-12, what)?;
+    }
+    // SciPy remez(22, [0, 0.2, 0.3, 0.5], [1, 0])
+    let g: &[f64] = &[
+        -0.004393929480052915,
+        0.008749809773518077,
+        0.011499714345511822,
+        -0.014327285198710942,
+        -0.02094230633524795,
+        0.028314479232933752,
+        0.03988365038935077,
+        -0.055454535750693694,
+        -0.08422927461757014,
+        0.14585294238992308,
+        0.4493100249751224,
+        0.4493100249751224,
+        0.14585294238992308,
+        -0.08422927461757014,
+        -0.055454535750693694,
+        0.03988365038935077,
+        0.028314479232933752,
+        -0.02094230633524795,
+        -0.014327285198710942,
+        0.011499714345511822,
+        0.008749809773518077,
+        -0.004393929480052915,
+    ];
+    // SciPy minimum_phase(g, method='hilbert')
+    let want: &[f64] = &[
+        0.2777304158320827,
+        0.47081573852049113,
+        0.35014298663143906,
+        0.0015063250010684496,
+        -0.1442519688143241,
+        -0.009928406134898803,
+        0.08080633220183438,
+        0.0030364288115032334,
+        -0.04923842063695595,
+        0.01033508970326234,
+        0.02116114437157452,
+    ];
+    // The Hilbert method takes the square root of the shifted zero-phase response, 0 at its
+    // minimum: rounding of 1e-16 in the transform there becomes 1e-8 in the root (against
+    // the 1e-10 floor), so the taps follow the FFT's rounding to about 1e-4.
+    close(
+        &minimum_phase(g, MinPhaseMethod::Hilbert, None, true)?,
+        want,
+        1e-3,
+        1e-4,
+        "hilbert",
+    )?;
+    // SciPy minimum_phase(g)
+    let want: &[f64] = &[
+        0.2995500899432804,
+        0.5070309258178465,
+        0.33755134672796006,
+        -0.0463829172197574,
+        -0.163166762421413,
+        0.010525012118301315,
+        0.09244122291095222,
+        -0.00716680513159044,
+        -0.05303049104308298,
+        0.009540344916600206,
+        0.029078235297291383,
+    ];
+    close(
+        &minimum_phase(g, MinPhaseMethod::Homomorphic, None, true)?,
+        want,
+        1e-9,
+        1e-11,
+        "remez homomorphic",
+    )?;
+    // Without `half`, the magnitude response is h's (to the cepstrum's aliasing).
+    let m = minimum_phase(h, MinPhaseMethod::Homomorphic, None, false)?;
+    let (_, hm) = signal::freqz(&m, &[1.0], 16)?;
+    let (_, hh) = signal::freqz(h, &[1.0], 16)?;
+    let (gm, gh): (Vec<f64>, Vec<f64>) = hm
+        .iter()
+        .zip(&hh)
+        .map(|(a, b)| (a.norm(), b.norm()))
+        .unzip();
+    close(&gm, &gh, 0.0, 1e-3, "minimum_phase magnitude")
+}
+
+/// Each error path of `minimum_phase`, its message naming the value.
+fn errors_min_phase(_d: Device) -> TestResult {
+    let ia = "InvalidArgument";
+    let m = MinPhaseMethod::Homomorphic;
+    assert_err(minimum_phase(&[1.0, 1.0], m, None, true), ia, "2 taps");
+    assert_err(
+        minimum_phase(&[1.0, f64::NAN, 1.0], m, None, true),
+        ia,
+        "tap NaN",
+    );
+    assert_err(
+        minimum_phase(&[1.0, 2.0, 1.0], m, Some(2), true),
+        ia,
+        "n_fft = 2",
+    );
+    assert_err(
+        minimum_phase(&[1.0, 2.0, 1.0], MinPhaseMethod::Hilbert, None, false),
+        ia,
+        "half = true",
+    );
+    assert_err(
+        minimum_phase(&[0.0; 5], m, None, true),
+        ia,
+        "zero everywhere",
+    );
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     let host: &[(&str, Body)] = &[
         ("prototypes", prototypes),
@@ -2601,6 +2804,8 @@ pub fn tests() -> Vec<Test> {
         ("zpk_responses", zpk_responses),
         ("comb_and_gammatone", comb_and_gammatone),
         ("errors_responses", errors_responses),
+        ("min_phase", min_phase),
+        ("errors_min_phase", errors_min_phase),
     ];
     host.iter()
         .map(|&(name, body)| {

@@ -25,7 +25,8 @@
 //!   their discretisation ([`cont2discrete`], [`cont2discrete_tf`], [`Discretization`]);
 //!   partial fractions ([`residue`], [`residuez`], [`invres`], [`invresz`],
 //!   [`unique_roots`]); zero-pole responses ([`freqs_zpk`], [`freqz_zpk`], [`findfreqs`],
-//!   [`findfreqs_zpk`]); comb and gammatone filters ([`iircomb`], [`gammatone`]).
+//!   [`findfreqs_zpk`]); comb and gammatone filters ([`iircomb`], [`gammatone`]);
+//!   minimum-phase FIR filters ([`minimum_phase`]).
 //! - Waveforms: [`sawtooth`], [`square`], [`chirp`], [`gausspulse`], [`unit_impulse`].
 //! - Peak finding on the host: [`find_peaks`], [`peak_prominences`], [`peak_widths`].
 //! - [`get_window`], [`detrend`], [`hilbert`]; Savitzky-Golay smoothing and differentiation
@@ -117,12 +118,12 @@ pub use design::{
     remez_with, sos2tf, sos2zpk, sosfreqz, tf2zpk, zpk2tf,
 };
 pub use design::{
-    COMB_MAX_ORDER, CombType, Discretization, GammatoneType, PartialFractions, RootType,
-    SosPairing, StateSpace, besselap, bilinear, bilinear_zpk, buttap, cheb1ap, cheb2ap,
+    COMB_MAX_ORDER, CombType, Discretization, GammatoneType, MinPhaseMethod, PartialFractions,
+    RootType, SosPairing, StateSpace, besselap, bilinear, bilinear_zpk, buttap, cheb1ap, cheb2ap,
     cont2discrete, cont2discrete_tf, ellipap, findfreqs, findfreqs_zpk, freqs_zpk, freqz_zpk,
     gammatone, iircomb, invres, invresz, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp, lp2hp_zpk,
-    lp2lp, lp2lp_zpk, normalize, residue, residuez, ss2tf, ss2zpk, tf2sos, tf2ss, unique_roots,
-    zpk2sos, zpk2ss,
+    lp2lp, lp2lp_zpk, minimum_phase, normalize, residue, residuez, ss2tf, ss2zpk, tf2sos, tf2ss,
+    unique_roots, zpk2sos, zpk2ss,
 };
 pub use elem::SignalElement;
 pub use filters::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfiltfilt};

@@ -15,7 +15,8 @@
 //! fractions ([`residue`]: [`residue`], [`residuez`], [`invres`], [`invresz`],
 //! [`unique_roots`]). Zero-pole responses and SciPy's analog frequency range ([`zpkresp`]:
 //! [`freqs_zpk`], [`freqz_zpk`], [`findfreqs`], [`findfreqs_zpk`]); comb and gammatone
-//! filters ([`comb`]: [`iircomb`], [`gammatone`]).
+//! filters ([`comb`]: [`iircomb`], [`gammatone`]); minimum-phase FIR filters ([`minphase`]:
+//! [`minimum_phase`]).
 //!
 //! Every IIR design takes the same steps, in `f64` on the host:
 //! 1. the analog low-pass prototype's zeros, poles and gain ([`proto`]; the elliptic one on
@@ -39,6 +40,7 @@ mod fir;
 mod jacobi;
 mod lsq;
 mod matrix;
+mod minphase;
 mod order;
 mod proto;
 mod remez;
@@ -60,6 +62,7 @@ pub use fir::{
     FIRWIN_MAX_CUTOFFS, FIRWIN_MAX_TAPS, firwin, firwin_bands, kaiser_atten, kaiser_beta, kaiserord,
 };
 pub use lsq::{FIRLS_MAX_TAPS, firls};
+pub use minphase::{MinPhaseMethod, minimum_phase};
 pub use order::{FilterOrder, buttord, cheb1ord, cheb2ord, ellipord, iirnotch, iirpeak};
 pub use proto::BesselNorm;
 use proto::{BESSEL_MAX_ORDER, Zpk};
