@@ -1275,6 +1275,8 @@ fn errors_transforms(_d: Device) -> TestResult {
         ia,
         "[0.0]",
     );
+    let many = zpk(&[], &vec![c(-1.0, 0.0); 3000], 1.0);
+    assert_err(lp2lp_zpk(&many, 1.0), ia, "3000 poles");
     Ok(())
 }
 
@@ -1835,6 +1837,21 @@ fn errors_state_space(_d: Device) -> TestResult {
         ia,
         "not closed under conjugation",
     );
+    // 2000 states and 40 inputs: a 2080 x 2080 exponential for foh, above LTI_MAX_ORDER.
+    let wide = ss(
+        &vec![0.0; 2000 * 2000],
+        &vec![0.0; 2000 * 40],
+        &vec![0.0; 2000],
+        &[0.0; 40],
+        2000,
+        40,
+        1,
+    );
+    assert_err(
+        cont2discrete(&wide, 0.1, Discretization::Foh),
+        ia,
+        "2080 x 2080",
+    );
     Ok(())
 }
 
@@ -2167,6 +2184,11 @@ fn errors_partial_fractions(_d: Device) -> TestResult {
         invresz(&one, &one, &[f64::NAN], 1e-3),
         ia,
         "direct term coefficient NaN",
+    );
+    assert_err(
+        unique_roots(&vec![c(1.0, 0.0); 3000], 1e-3, RootType::Min),
+        ia,
+        "3000 roots",
     );
     Ok(())
 }
@@ -2784,6 +2806,17 @@ fn errors_min_phase(_d: Device) -> TestResult {
         minimum_phase(&[0.0; 5], m, None, true),
         ia,
         "zero everywhere",
+    );
+    // A constant response: the Hilbert method's rescaling takes the root of a negative.
+    assert_err(
+        minimum_phase(
+            &[0.0, 0.0, 5.0, 0.0, 0.0],
+            MinPhaseMethod::Hilbert,
+            None,
+            true,
+        ),
+        ia,
+        "value NaN",
     );
     Ok(())
 }
