@@ -12,10 +12,12 @@ use crate::common::{Body, assert_err, close};
 use cuprite_array::Device;
 use cuprite_array::c64;
 use cuprite_array::signal::{
-    self, BesselNorm, Discretization, SosPairing, StateSpace, ZerosPolesGain, besselap, bilinear,
-    bilinear_zpk, buttap, cheb1ap, cheb2ap, cont2discrete, cont2discrete_tf, ellipap, lp2bp,
-    lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp, lp2hp_zpk, lp2lp, lp2lp_zpk, normalize, ss2tf, ss2zpk,
-    tf2sos, tf2ss, zpk2sos, zpk2ss,
+    self, BesselNorm, CombType, Discretization, GammatoneType, MinPhaseMethod, PartialFractions,
+    RootType, SosPairing, StateSpace, ZerosPolesGain, besselap, bilinear, bilinear_zpk, buttap,
+    cheb1ap, cheb2ap, cont2discrete, cont2discrete_tf, ellipap, findfreqs, findfreqs_zpk,
+    freqs_zpk, freqz_zpk, gammatone, iircomb, invres, invresz, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk,
+    lp2hp, lp2hp_zpk, lp2lp, lp2lp_zpk, minimum_phase, normalize, residue, residuez, ss2tf, ss2zpk,
+    tf2sos, tf2ss, unique_roots, zpk2sos, zpk2ss,
 };
 use cuprite_testkit::{Test, TestResult};
 use std::f64::consts::PI;
@@ -1273,6 +1275,8 @@ fn errors_transforms(_d: Device) -> TestResult {
         ia,
         "[0.0]",
     );
+    let many = zpk(&[], &vec![c(-1.0, 0.0); 3000], 1.0);
+    assert_err(lp2lp_zpk(&many, 1.0), ia, "3000 poles");
     Ok(())
 }
 
@@ -1833,6 +1837,987 @@ fn errors_state_space(_d: Device) -> TestResult {
         ia,
         "not closed under conjugation",
     );
+    // 2000 states and 40 inputs: a 2080 x 2080 exponential for foh, above LTI_MAX_ORDER.
+    let wide = ss(
+        &vec![0.0; 2000 * 2000],
+        &vec![0.0; 2000 * 40],
+        &vec![0.0; 2000],
+        &[0.0; 40],
+        2000,
+        40,
+        1,
+    );
+    assert_err(
+        cont2discrete(&wide, 0.1, Discretization::Foh),
+        ia,
+        "2080 x 2080",
+    );
+    Ok(())
+}
+
+/// Residues paired with their poles, sorted by pole (as [`sorted`] orders roots).
+fn by_pole(r: &[c64], p: &[c64]) -> (Vec<f64>, Vec<f64>) {
+    let mut v: Vec<(c64, c64)> = p.iter().copied().zip(r.iter().copied()).collect();
+    let key = |z: &c64| ((z.re * 1e6).round() + 0.0, (z.im * 1e6).round() + 0.0);
+    v.sort_by(|a, b| {
+        let (ka, kb) = (key(&a.0), key(&b.0));
+        ka.0.total_cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
+    });
+    let (ps, rs): (Vec<c64>, Vec<c64>) = v.into_iter().unzip();
+    (flat(&rs), flat(&ps))
+}
+
+/// `residue` and `residuez` against SciPy (distinct, repeated and grouped poles, direct
+/// terms), `unique_roots` with each `rtype`, `invres` and `invresz` against SciPy, and round
+/// trips.
+fn partial_fractions(_d: Device) -> TestResult {
+    let cases: [(PartialFractions, (&[c64], &[c64], &[f64]), f64, &str); 7] = [
+        // SciPy residue([2, 0, 1, 5], [1, 3, 4, 2]) (np.poly coefficients pasted)
+        (
+            residue(
+                &[2.0, 0.0, 1.0, 5.0],
+                &[1.0, 3.0, 4.0, 2.0],
+                1e-3,
+                RootType::Avg,
+            )?,
+            (
+                &[
+                    c(2.000000000000005, 0.0),
+                    c(-4.000000000000003, -2.4999999999999916),
+                    c(-4.000000000000003, 2.4999999999999916),
+                ],
+                &[
+                    c(-0.9999999999999987, 0.0),
+                    c(-0.9999999999999991, 1.0000000000000004),
+                    c(-0.9999999999999991, -1.0000000000000004),
+                ],
+                &[2.0],
+            ),
+            1e-12,
+            "residue",
+        ),
+        // SciPy residue([1, 2], poly([-1, -1, -1, -2])) (np.poly coefficients pasted)
+        (
+            residue(&[1.0, 2.0], &[1.0, 5.0, 9.0, 7.0, 2.0], 1e-3, RootType::Avg)?,
+            (
+                &[
+                    c(2.6645352591003934e-15, 0.0),
+                    c(-2.6645352591003844e-15, 0.0),
+                    c(1.0000000000000027, 0.0),
+                    c(-2.6645352591004e-15, 0.0),
+                ],
+                &[
+                    c(-1.0000000000000007, 0.0),
+                    c(-1.0000000000000007, 0.0),
+                    c(-1.0000000000000007, 0.0),
+                    c(-1.9999999999999973, 0.0),
+                ],
+                &[],
+            ),
+            1e-5,
+            "residue",
+        ),
+        // SciPy residue([1, 3], [1, 2.0001, 1.0001], tol=1e-3, rtype='min')
+        (
+            residue(&[1.0, 3.0], &[1.0, 2.0001, 1.0001], 1e-3, RootType::Min)?,
+            (
+                &[c(1.0, 0.0), c(1.9998999999984035, 0.0)],
+                &[c(-1.0001000000015965, 0.0), c(-1.0001000000015965, 0.0)],
+                &[],
+            ),
+            1e-9,
+            "residue",
+        ),
+        // SciPy residue([1, 3], [1, 2.0001, 1.0001], tol=1e-3, rtype='avg')
+        (
+            residue(&[1.0, 3.0], &[1.0, 2.0001, 1.0001], 1e-3, RootType::Avg)?,
+            (
+                &[c(1.0, 0.0), c(1.99995, 0.0)],
+                &[c(-1.00005, 0.0), c(-1.00005, 0.0)],
+                &[],
+            ),
+            1e-9,
+            "residue",
+        ),
+        // SciPy residuez([1, 0.5, 0.25, 3], [1, -0.9, 0.2]) (np.poly coefficients pasted)
+        (
+            residuez(
+                &[1.0, 0.5, 0.25, 3.0],
+                &[1.0, -0.9, 0.2],
+                1e-3,
+                RootType::Avg,
+            )?,
+            (
+                &[c(-202.75, 0.0), c(135.0, 0.0)],
+                &[c(0.4, 0.0), c(0.5, 0.0)],
+                &[68.75, 15.0],
+            ),
+            1e-11,
+            "residuez",
+        ),
+        // SciPy residuez([2, -1], poly([0.5, 0.5, 0.2])) (np.poly coefficients pasted)
+        (
+            residuez(&[2.0, -1.0], &[1.0, -1.2, 0.45, -0.05], 1e-3, RootType::Avg)?,
+            (
+                &[
+                    c(-1.3333333333333348, 0.0),
+                    c(3.333333333333335, 0.0),
+                    c(-1.4802973661668753e-15, 0.0),
+                ],
+                &[
+                    c(0.20000000000000004, 0.0),
+                    c(0.49999999999999983, 0.0),
+                    c(0.49999999999999983, 0.0),
+                ],
+                &[],
+            ),
+            1e-7,
+            "residuez",
+        ),
+        // SciPy residuez([1, 2, 0], [1, 0.2, 0.5, 0]) (np.poly coefficients pasted)
+        (
+            residuez(&[1.0, 2.0, 0.0], &[1.0, 0.2, 0.5, 0.0], 1e-3, RootType::Avg)?,
+            (
+                &[
+                    c(0.4999999999999998, -1.3571428571428568),
+                    c(0.4999999999999998, 1.3571428571428568),
+                ],
+                &[
+                    c(-0.09999999999999999, 0.6999999999999998),
+                    c(-0.09999999999999999, -0.6999999999999998),
+                ],
+                &[],
+            ),
+            1e-12,
+            "residuez",
+        ),
+    ];
+    // A root of multiplicity m scatters by about eps^(1/m) before it is grouped and averaged
+    // (in both root finders), hence the wider tolerances of cases 1 and 5.
+    for (i, (got, (r, p, k), tol, what)) in cases.into_iter().enumerate() {
+        let (gr, gp) = by_pole(&got.residues, &got.poles);
+        let (wr, wp) = by_pole(r, p);
+        close(&gp, &wp, tol, tol, &format!("{what} {i} poles"))?;
+        close(&gr, &wr, tol, tol, &format!("{what} {i} residues"))?;
+        close(&got.direct, k, 1e-12, 1e-12, &format!("{what} {i} direct"))?;
+    }
+    let p = [
+        c(3.0, 0.0),
+        c(1.9999, 0.0),
+        c(3.0001, 0.0),
+        c(2.0, 0.0),
+        c(5.0, 1.0),
+        c(5.0005, 1.0),
+        c(5.0002, 1.0006),
+    ];
+    let want: [(&[c64], &[usize]); 3] = [
+        // SciPy unique_roots([3, 1.9999, 3.0001, 2, (5+1j), (5.0005+1j), (5.0002+1.0006j)], 1e-3, 'min')
+        (&[c(3.0, 0.0), c(1.9999, 0.0), c(5.0, 1.0)], &[2, 2, 3]),
+        // SciPy unique_roots([3, 1.9999, 3.0001, 2, (5+1j), (5.0005+1j), (5.0002+1.0006j)], 1e-3, 'max')
+        (&[c(3.0001, 0.0), c(2.0, 0.0), c(5.0005, 1.0)], &[2, 2, 3]),
+        // SciPy unique_roots([3, 1.9999, 3.0001, 2, (5+1j), (5.0005+1j), (5.0002+1.0006j)], 1e-3, 'avg')
+        (
+            &[
+                c(3.00005, 0.0),
+                c(1.9999500000000001, 0.0),
+                c(5.000233333333332, 1.0002),
+            ],
+            &[2, 2, 3],
+        ),
+    ];
+    for (rtype, (u, m)) in [RootType::Min, RootType::Max, RootType::Avg]
+        .into_iter()
+        .zip(want)
+    {
+        let (gu, gm) = unique_roots(&p, 1e-3, rtype)?;
+        close(
+            &flat(&gu),
+            &flat(u),
+            1e-15,
+            0.0,
+            &format!("unique_roots {rtype:?}"),
+        )?;
+        if gm != m {
+            return Err(
+                format!("unique_roots {rtype:?}: multiplicities {gm:?}, expected {m:?}").into(),
+            );
+        }
+    }
+    let r = [
+        c(1.0, 2.0),
+        c(1.0, -2.0),
+        c(0.5, 0.0),
+        c(-0.25, 0.0),
+        c(3.0, 0.0),
+    ];
+    let p = [
+        c(-1.0, 1.0),
+        c(-1.0, -1.0),
+        c(-2.0, 0.0),
+        c(-2.0000001, 0.0),
+        c(-0.5, 0.0),
+    ];
+    // SciPy invres([(1+2j), (1-2j), 0.5, -0.25, 3], [(-1+1j), (-1-1j), -2, -2.0000001, -0.5], [1.0, 2.0], tol=1e-3)
+    let (wb, wa): (&[c64], &[c64]) = (
+        &[
+            c(1.0, 0.0),
+            c(8.5, 0.0),
+            c(35.5, 0.0),
+            c(84.0, 0.0),
+            c(110.375, 0.0),
+            c(78.75, 0.0),
+            c(28.75, 0.0),
+        ],
+        &[
+            c(1.0, 0.0),
+            c(6.5, 0.0),
+            c(17.0, 0.0),
+            c(23.0, 0.0),
+            c(16.0, 0.0),
+            c(4.0, 0.0),
+        ],
+    );
+    let (b, a) = invres(&r, &p, &[1.0, 2.0], 1e-3)?;
+    close(&flat(&b), &flat(wb), 1e-13, 1e-13, "invres b")?;
+    close(&flat(&a), &flat(wa), 1e-13, 1e-13, "invres a")?;
+    // SciPy invresz([(1+2j), (1-2j), 0.5, -0.25, 3], [(-1+1j), (-1-1j), -2, -2.0000001, -0.5], [1.0, 2.0], tol=1e-3)
+    let (wb, wa): (&[c64], &[c64]) = (
+        &[
+            c(6.25, 0.0),
+            c(35.125, 0.0),
+            c(78.25, 0.0),
+            c(100.25, 0.0),
+            c(83.0, 0.0),
+            c(36.0, 0.0),
+            c(8.0, 0.0),
+        ],
+        &[
+            c(1.0, 0.0),
+            c(6.5, 0.0),
+            c(17.0, 0.0),
+            c(23.0, 0.0),
+            c(16.0, 0.0),
+            c(4.0, 0.0),
+        ],
+    );
+    let (b, a) = invresz(&r, &p, &[1.0, 2.0], 1e-3)?;
+    close(&flat(&b), &flat(wb), 1e-13, 1e-13, "invresz b")?;
+    close(&flat(&a), &flat(wa), 1e-13, 1e-13, "invresz a")?;
+    // Round trips: residue then invres, residuez then invresz, give the function back.
+    let (b, a) = ([2.0, 0.0, 1.0, 5.0, -1.0], [1.0, 3.0, 4.0, 2.0]);
+    let f = residue(&b, &a, 1e-3, RootType::Avg)?;
+    let (gb, ga) = invres(&f.residues, &f.poles, &f.direct, 1e-3)?;
+    close(
+        &flat(&gb),
+        &flat(&b.map(|v| c(v, 0.0))),
+        1e-12,
+        1e-12,
+        "residue/invres b",
+    )?;
+    close(
+        &flat(&ga),
+        &flat(&a.map(|v| c(v, 0.0))),
+        1e-12,
+        1e-12,
+        "residue/invres a",
+    )?;
+    let (b, a) = ([1.0, -0.4, 0.3, 0.2], [1.0, -0.5, 0.34, -0.1]);
+    let f = residuez(&b, &a, 1e-3, RootType::Avg)?;
+    let (gb, ga) = invresz(&f.residues, &f.poles, &f.direct, 1e-3)?;
+    close(
+        &flat(&gb),
+        &flat(&b.map(|v| c(v, 0.0))),
+        1e-12,
+        1e-12,
+        "residuez/invresz b",
+    )?;
+    close(
+        &flat(&ga),
+        &flat(&a.map(|v| c(v, 0.0))),
+        1e-12,
+        1e-12,
+        "residuez/invresz a",
+    )?;
+    // A numerator of zeros: zero residues, no direct term.
+    let f = residue(&[0.0, 0.0], &[1.0, 3.0, 2.0], 1e-3, RootType::Avg)?;
+    if f.residues != [c(0.0, 0.0); 2] || !f.direct.is_empty() {
+        return Err(format!("residue of 0: {f:?}").into());
+    }
+    Ok(())
+}
+
+/// Each error path of the partial-fraction calls, its message naming the value.
+fn errors_partial_fractions(_d: Device) -> TestResult {
+    let ia = "InvalidArgument";
+    assert_err(
+        residue(&[1.0], &[0.0, 0.0], 1e-3, RootType::Avg),
+        ia,
+        "denominator has no non-zero",
+    );
+    assert_err(
+        residue(&[1.0], &[1.0, 2.0], -1.0, RootType::Avg),
+        ia,
+        "tol = -1",
+    );
+    assert_err(
+        residuez(&[1.0], &[0.0, 1.0], 1e-3, RootType::Avg),
+        ia,
+        "[0.0, 1.0] must have a[0] != 0",
+    );
+    assert_err(
+        residuez(&[f64::INFINITY], &[1.0], 1e-3, RootType::Avg),
+        ia,
+        "inf",
+    );
+    assert_err(
+        unique_roots(&[c(f64::NAN, 0.0)], 1e-3, RootType::Min),
+        ia,
+        "NaN",
+    );
+    let one = [c(1.0, 0.0)];
+    assert_err(
+        invres(&one, &[one[0], one[0]], &[], 1e-3),
+        ia,
+        "1 residues for 2 poles",
+    );
+    assert_err(
+        invresz(&one, &one, &[f64::NAN], 1e-3),
+        ia,
+        "direct term coefficient NaN",
+    );
+    assert_err(
+        unique_roots(&vec![c(1.0, 0.0); 3000], 1e-3, RootType::Min),
+        ia,
+        "3000 roots",
+    );
+    Ok(())
+}
+
+/// `freqs_zpk`, `freqz_zpk`, `findfreqs` and `findfreqs_zpk` against SciPy, and the zero-pole
+/// responses against the coefficient ones.
+fn zpk_responses(_d: Device) -> TestResult {
+    let f = lp2bp_zpk(&ellipap(4, 1.0, 40.0)?, 3.0, 1.5)?;
+    // SciPy findfreqs(*lp2bp_zpk(*ellipap(4, 1, 40), 3.0, 1.5)[:2], 7, kind='zp')
+    let want_w: &[f64] = &[
+        0.1,
+        0.21544346900318834,
+        0.46415888336127786,
+        1.0,
+        2.1544346900318834,
+        4.6415888336127775,
+        10.0,
+    ];
+    let w = findfreqs_zpk(&f, 7)?;
+    close(&w, want_w, 1e-14, 0.0, "findfreqs_zpk")?;
+    // SciPy freqs_zpk(*lp2bp_zpk(*ellipap(4, 1, 40), 3.0, 1.5), worN=w)
+    let want: &[c64] = &[
+        c(0.009959966120955682, -0.00015609933459561221),
+        c(0.009812970805141602, -0.0003329145660839834),
+        c(0.009105367825790703, -0.0006805653013437939),
+        c(0.005233053848620133, -0.0009435536082974228),
+        c(0.03222987015595304, -0.042907317941315005),
+        c(-0.006903645004705398, -0.0046654147066187025),
+        c(0.006263757662680251, 0.0009874574954172094),
+    ];
+    close(
+        &flat(&freqs_zpk(&f, &w)?),
+        &flat(want),
+        1e-11,
+        1e-14,
+        "freqs_zpk",
+    )?;
+    let (b, a) = signal::zpk2tf(&f)?;
+    let h = signal::freqs(&b, &a, &w)?;
+    close(&flat(&h), &flat(want), 1e-9, 1e-12, "freqs of zpk2tf")?;
+    let d = digital(cheb1ap(5, 1.0)?, &[0.2, 0.5], "bandpass")?;
+    // SciPy freqz_zpk(*cheby1(5, 1, [0.2, 0.5], 'bandpass', output='zpk'), worN=8)
+    let want: &[c64] = &[
+        c(0.0, 0.0),
+        c(0.0017780476597889238, 0.0034012288452513056),
+        c(-0.6859776674794037, 0.717697417448552),
+        c(0.37197017434199, -0.8141904251402511),
+        c(0.5513221238293289, 0.7002657713329978),
+        c(0.003911172536741389, -0.00631240268057921),
+        c(8.858292921696283e-05, -0.0003005495573085634),
+        c(7.49169511042921e-07, -5.807753284331511e-06),
+    ];
+    let (w, h) = freqz_zpk(&d, 8)?;
+    close(&flat(&h), &flat(want), 1e-9, 1e-12, "freqz_zpk")?;
+    close(
+        &w,
+        &(0..8).map(|k| PI * k as f64 / 8.0).collect::<Vec<_>>(),
+        0.0,
+        0.0,
+        "freqz_zpk w",
+    )?;
+    let cases: [(Vec<f64>, &[f64], &str); 3] = [
+        // SciPy findfreqs([1, 0, 4], [1, 2, 3, 4], 5)
+        (
+            findfreqs(&[1.0, 0.0, 4.0], &[1.0, 2.0, 3.0, 4.0], 5)?,
+            &[0.1, 0.31622776601683794, 1.0, 3.1622776601683795, 10.0],
+            "findfreqs(&[1.0, 0.0, 4.0], &[1.0, 2.0, 3.0, 4.0], 5)",
+        ),
+        // SciPy findfreqs([1, 0], [1, 0.5, 25], 6)
+        (
+            findfreqs(&[1.0, 0.0], &[1.0, 0.5, 25.0], 6)?,
+            &[
+                0.01,
+                0.039810717055349734,
+                0.15848931924611134,
+                0.630957344480193,
+                2.5118864315095797,
+                10.0,
+            ],
+            "findfreqs(&[1.0, 0.0], &[1.0, 0.5, 25.0], 6)",
+        ),
+        // SciPy findfreqs([1], [1], 3)
+        (
+            findfreqs(&[1.0], &[1.0], 3)?,
+            &[100.0, 1000.0, 10000.0],
+            "findfreqs(&[1.0], &[1.0], 3)",
+        ),
+    ];
+    for (got, want, what) in cases {
+        close(&got, want, 1e-14, 0.0, what)?;
+    }
+    Ok(())
+}
+
+/// `iircomb` and `gammatone` against SciPy, and the comb's gains at its notches and peaks.
+fn comb_and_gammatone(_d: Device) -> TestResult {
+    let cases: [((Vec<f64>, Vec<f64>), (&[f64], &[f64]), &str); 5] = [
+        // SciPy iircomb(1000, 30, 'notch', fs=8000, pass_zero=False)
+        (
+            iircomb(1000.0, 30.0, CombType::Notch, 8000.0, false)?,
+            (
+                &[
+                    0.9502020221489199,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    -0.9502020221489199,
+                ],
+                &[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -0.9004040442978398],
+            ),
+            "iircomb(1000.0, 30.0, CombType::Notch, 8000.0, false)",
+        ),
+        // SciPy iircomb(1000, 30, 'notch', fs=8000, pass_zero=True)
+        (
+            iircomb(1000.0, 30.0, CombType::Notch, 8000.0, true)?,
+            (
+                &[
+                    0.9502020221489199,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.9502020221489199,
+                ],
+                &[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.9004040442978398],
+            ),
+            "iircomb(1000.0, 30.0, CombType::Notch, 8000.0, true)",
+        ),
+        // SciPy iircomb(1000, 30, 'peak', fs=8000, pass_zero=False)
+        (
+            iircomb(1000.0, 30.0, CombType::Peak, 8000.0, false)?,
+            (
+                &[
+                    0.04979797785108001,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    -0.04979797785108001,
+                ],
+                &[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.9004040442978398],
+            ),
+            "iircomb(1000.0, 30.0, CombType::Peak, 8000.0, false)",
+        ),
+        // SciPy iircomb(1000, 30, 'peak', fs=8000, pass_zero=True)
+        (
+            iircomb(1000.0, 30.0, CombType::Peak, 8000.0, true)?,
+            (
+                &[
+                    0.04979797785108001,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.04979797785108001,
+                ],
+                &[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -0.9004040442978398],
+            ),
+            "iircomb(1000.0, 30.0, CombType::Peak, 8000.0, true)",
+        ),
+        // SciPy iircomb(0.25, 10, 'peak')
+        (
+            iircomb(0.25, 10.0, CombType::Peak, 2.0, false)?,
+            (
+                &[
+                    0.13672873599731955,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    -0.13672873599731955,
+                ],
+                &[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.726542528005361],
+            ),
+            "iircomb(0.25, 10.0, CombType::Peak, 2.0, false)",
+        ),
+    ];
+    for ((b, a), (wb, wa), what) in cases {
+        close(&b, wb, 1e-14, 0.0, &format!("{what} b"))?;
+        close(&a, wa, 1e-14, 0.0, &format!("{what} a"))?;
+    }
+    // A notch comb without pass_zero: gain 0 at DC and at each multiple of w0, 1 half way.
+    let (b, a) = iircomb(1000.0, 30.0, CombType::Notch, 8000.0, false)?;
+    let (_, h) = signal::freqz(&b, &a, 16)?;
+    for (k, v) in h.iter().enumerate() {
+        let want = if k % 4 == 0 {
+            0.0
+        } else if k % 4 == 2 {
+            1.0
+        } else {
+            -1.0
+        };
+        if want >= 0.0 && (v.norm() - want).abs() > 1e-12 {
+            return Err(format!(
+                "iircomb notch gain at {k}/16 of Nyquist: {}, expected {want}",
+                v.norm()
+            )
+            .into());
+        }
+    }
+    // SciPy gammatone(440, 'fir', fs=16000): the first 12 taps and the last, of 240
+    let (want, last): (&[f64], f64) = (
+        &[
+            0.0,
+            2.2219671850464346e-07,
+            1.6494210129699336e-06,
+            4.992982270620149e-06,
+            1.019939692248868e-05,
+            1.631257700764109e-05,
+            2.146489404226078e-05,
+            2.2994726314409055e-05,
+            1.7677693104088666e-05,
+            2.0498053723818635e-06,
+            -2.720628584909887e-05,
+            -7.284552992704738e-05,
+        ],
+        -0.0028557833476953844,
+    );
+    let (b, a) = gammatone(440.0, GammatoneType::default(), 16000.0)?;
+    close(&b[..12], want, 1e-13, 1e-20, "gammatone fir")?;
+    close(
+        &[b[239], a[0], b.len() as f64],
+        &[last, 1.0, 240.0],
+        1e-13,
+        0.0,
+        "gammatone fir end",
+    )?;
+    // SciPy gammatone(1000, 'fir', order=2, numtaps=30, fs=8000)
+    let want: &[f64] = &[
+        0.0,
+        0.014331239888697367,
+        2.232069037852911e-18,
+        -0.0347697074311595,
+        -0.058959362459875965,
+        -0.04686469575236894,
+        -1.31383904606583e-17,
+        0.053060318621917325,
+        0.0771213825152677,
+        0.0551709343369471,
+        2.386886101801916e-17,
+        -0.05453264095695024,
+        -0.07565856455512734,
+        -0.052119856788422195,
+        -3.059706710340714e-17,
+        0.04863480024063725,
+        0.0659764381677059,
+        0.04457597125664149,
+        1.3970674432218485e-16,
+        -0.04029039361578519,
+        -0.05393751213377326,
+        -0.036013324972904034,
+        -1.17552047892031e-16,
+        0.03189831755394063,
+        0.04233155174995125,
+        0.02803986806501982,
+        9.540188866249319e-17,
+        -0.02449039203699772,
+        -0.03230003628963081,
+        -0.02127286514455057,
+    ];
+    let (b, _) = gammatone(
+        1000.0,
+        GammatoneType::Fir {
+            order: 2,
+            numtaps: Some(30),
+        },
+        8000.0,
+    )?;
+    close(&b, want, 1e-13, 1e-16, "gammatone fir order 2")?;
+    let cases: [((Vec<f64>, Vec<f64>), (&[f64], &[f64]), &str); 2] = [
+        // SciPy gammatone(440, 'iir', fs=16000)
+        (
+            gammatone(440.0, GammatoneType::Iir, 16000.0)?,
+            (
+                &[
+                    1.3149446136746419e-06,
+                    -5.033911966453952e-06,
+                    7.006494260008976e-06,
+                    -4.189519684198538e-06,
+                    9.026149104120111e-07,
+                ],
+                &[
+                    1.0,
+                    -7.656462354542177,
+                    25.758469932236604,
+                    -49.731921448323774,
+                    60.266736128918055,
+                    -46.93995909804863,
+                    22.947479880846107,
+                    -6.4379938129903405,
+                    0.7936515546253675,
+                ],
+            ),
+            "gammatone(440.0, GammatoneType::Iir, 16000.0)",
+        ),
+        // SciPy gammatone(1000, 'iir', fs=8000)
+        (
+            gammatone(1000.0, GammatoneType::Iir, 8000.0)?,
+            (
+                &[
+                    0.00020577682292291714,
+                    -0.000523406918762908,
+                    6.11398797299843e-20,
+                    0.00042328753069448353,
+                    -0.00013458246842657754,
+                ],
+                &[
+                    1.0,
+                    -5.087131887141376,
+                    12.93945541858528,
+                    -20.570223831915452,
+                    22.23673133595666,
+                    -16.635468388961907,
+                    8.462682169902047,
+                    -2.6906737698282166,
+                    0.42774413538712536,
+                ],
+            ),
+            "gammatone(1000.0, GammatoneType::Iir, 8000.0)",
+        ),
+    ];
+    for ((b, a), (wb, wa), what) in cases {
+        close(&b, wb, 1e-11, 1e-18, &format!("{what} b"))?;
+        close(&a, wa, 1e-12, 1e-15, &format!("{what} a"))?;
+    }
+    // The IIR gammatone has unit gain at its centre.
+    let (b, a) = gammatone(1000.0, GammatoneType::Iir, 8000.0)?;
+    let z = c64::from_polar(1.0, -2.0 * PI * 1000.0 / 8000.0);
+    let g = poly_at(&b.iter().rev().copied().collect::<Vec<_>>(), z)
+        / poly_at(&a.iter().rev().copied().collect::<Vec<_>>(), z);
+    close(&[g.norm()], &[1.0], 1e-9, 0.0, "gammatone iir centre gain")
+}
+
+/// Each error path of the responses, combs and gammatones, its message naming the value.
+fn errors_responses(_d: Device) -> TestResult {
+    let ia = "InvalidArgument";
+    let f = zpk(&[], &[c(-1.0, 0.0)], 1.0);
+    assert_err(freqz_zpk(&f, 0), ia, "0 frequencies");
+    assert_err(
+        freqs_zpk(&zpk(&[c(f64::NAN, 0.0)], &[], 1.0), &[1.0]),
+        ia,
+        "NaN",
+    );
+    assert_err(
+        findfreqs(&[1.0], &[0.0, 1.0], 4),
+        ia,
+        "[0.0, 1.0] has a leading zero",
+    );
+    assert_err(findfreqs_zpk(&f, 0), ia, "0 frequencies");
+    assert_err(
+        iircomb(5000.0, 30.0, CombType::Notch, 8000.0, false),
+        ia,
+        "w0 = 5000",
+    );
+    assert_err(
+        iircomb(1500.0, 30.0, CombType::Notch, 8000.0, false),
+        ia,
+        "whole multiple of w0 = 1500",
+    );
+    assert_err(
+        iircomb(1000.0, 0.0, CombType::Peak, 8000.0, false),
+        ia,
+        "q = 0",
+    );
+    assert_err(
+        iircomb(1e-9, 1.0, CombType::Peak, 2.0, false),
+        ia,
+        "COMB_MAX_ORDER",
+    );
+    assert_err(gammatone(440.0, GammatoneType::Iir, -1.0), ia, "fs = -1");
+    assert_err(
+        gammatone(9000.0, GammatoneType::Iir, 16000.0),
+        ia,
+        "frequency 9000",
+    );
+    assert_err(
+        gammatone(
+            440.0,
+            GammatoneType::Fir {
+                order: 30,
+                numtaps: None,
+            },
+            16000.0,
+        ),
+        ia,
+        "order 30",
+    );
+    assert_err(
+        gammatone(
+            440.0,
+            GammatoneType::Fir {
+                order: 4,
+                numtaps: Some(0),
+            },
+            16000.0,
+        ),
+        ia,
+        "0 taps",
+    );
+    Ok(())
+}
+
+/// `minimum_phase` by both methods against SciPy, with and without `half` and for explicit
+/// transform sizes (a power of two and not), and the magnitude it keeps.
+fn min_phase(_d: Device) -> TestResult {
+    // SciPy firwin(15, 0.3)
+    let h: &[f64] = &[
+        0.001118295168635258,
+        -0.003894764791719022,
+        -0.01603491745518543,
+        -0.02036377118215373,
+        0.02095180705129967,
+        0.12449781344246412,
+        0.24450683184615124,
+        0.2984374118410156,
+        0.24450683184615124,
+        0.12449781344246412,
+        0.02095180705129967,
+        -0.02036377118215373,
+        -0.01603491745518543,
+        -0.003894764791719022,
+        0.001118295168635258,
+    ];
+    let cases: [(Vec<f64>, &[f64], &str); 4] = [
+        // SciPy minimum_phase(h)
+        (
+            minimum_phase(h, MinPhaseMethod::Homomorphic, None, true)?,
+            &[
+                0.14883627243371111,
+                0.30604548210888916,
+                0.35438998399241095,
+                0.22780360727841867,
+                0.04368232351436652,
+                -0.051403709286012234,
+                -0.034441119848366605,
+                0.003067970354976095,
+            ],
+            "homomorphic",
+        ),
+        // SciPy minimum_phase(h, half=False)
+        (
+            minimum_phase(h, MinPhaseMethod::Homomorphic, None, false)?,
+            &[
+                0.022152354360487007,
+                0.09110156033191731,
+                0.19915624754703942,
+                0.28472999296090884,
+                0.2780318409800214,
+                0.17289868494735688,
+                0.041139717838605136,
+                -0.036699807126634086,
+                -0.042878117983266364,
+                -0.016320077896522952,
+                0.0022955482993557456,
+                0.0038312701717837737,
+                0.0011302178086376132,
+                -0.0006254011594424426,
+                5.64628541167806e-05,
+            ],
+            "homomorphic, half = false",
+        ),
+        // SciPy minimum_phase(h, n_fft=64)
+        (
+            minimum_phase(h, MinPhaseMethod::Homomorphic, Some(64), true)?,
+            &[
+                0.15041006051487185,
+                0.3077247051951854,
+                0.35449746866470716,
+                0.22488827785915438,
+                0.042281986433394675,
+                -0.05072039124094806,
+                -0.033942409843186,
+                0.002828452161225725,
+            ],
+            "n_fft = 64",
+        ),
+        // SciPy minimum_phase(h, n_fft=100)
+        (
+            minimum_phase(h, MinPhaseMethod::Homomorphic, Some(100), true)?,
+            &[
+                0.1513241894090018,
+                0.30770327311333956,
+                0.3541682030367047,
+                0.22493084262282495,
+                0.04168079833373139,
+                -0.05090819625886504,
+                -0.033750357000518,
+                0.002710051472720258,
+            ],
+            "n_fft = 100",
+        ),
+    ];
+    for (got, want, what) in cases {
+        close(&got, want, 1e-10, 1e-12, what)?;
+    }
+    // SciPy remez(22, [0, 0.2, 0.3, 0.5], [1, 0])
+    let g: &[f64] = &[
+        -0.004393929480052915,
+        0.008749809773518077,
+        0.011499714345511822,
+        -0.014327285198710942,
+        -0.02094230633524795,
+        0.028314479232933752,
+        0.03988365038935077,
+        -0.055454535750693694,
+        -0.08422927461757014,
+        0.14585294238992308,
+        0.4493100249751224,
+        0.4493100249751224,
+        0.14585294238992308,
+        -0.08422927461757014,
+        -0.055454535750693694,
+        0.03988365038935077,
+        0.028314479232933752,
+        -0.02094230633524795,
+        -0.014327285198710942,
+        0.011499714345511822,
+        0.008749809773518077,
+        -0.004393929480052915,
+    ];
+    // SciPy minimum_phase(g, method='hilbert')
+    let want: &[f64] = &[
+        0.2777304158320827,
+        0.47081573852049113,
+        0.35014298663143906,
+        0.0015063250010684496,
+        -0.1442519688143241,
+        -0.009928406134898803,
+        0.08080633220183438,
+        0.0030364288115032334,
+        -0.04923842063695595,
+        0.01033508970326234,
+        0.02116114437157452,
+    ];
+    // The Hilbert method takes the square root of the shifted zero-phase response, 0 at its
+    // minimum: rounding of 1e-16 in the transform there becomes 1e-8 in the root (against
+    // the 1e-10 floor), so the taps follow the FFT's rounding to about 1e-4.
+    close(
+        &minimum_phase(g, MinPhaseMethod::Hilbert, None, true)?,
+        want,
+        1e-3,
+        1e-4,
+        "hilbert",
+    )?;
+    // SciPy minimum_phase(g)
+    let want: &[f64] = &[
+        0.2995500899432804,
+        0.5070309258178465,
+        0.33755134672796006,
+        -0.0463829172197574,
+        -0.163166762421413,
+        0.010525012118301315,
+        0.09244122291095222,
+        -0.00716680513159044,
+        -0.05303049104308298,
+        0.009540344916600206,
+        0.029078235297291383,
+    ];
+    close(
+        &minimum_phase(g, MinPhaseMethod::Homomorphic, None, true)?,
+        want,
+        1e-9,
+        1e-11,
+        "remez homomorphic",
+    )?;
+    // Without `half`, the magnitude response is h's (to the cepstrum's aliasing).
+    let m = minimum_phase(h, MinPhaseMethod::Homomorphic, None, false)?;
+    let (_, hm) = signal::freqz(&m, &[1.0], 16)?;
+    let (_, hh) = signal::freqz(h, &[1.0], 16)?;
+    let (gm, gh): (Vec<f64>, Vec<f64>) = hm
+        .iter()
+        .zip(&hh)
+        .map(|(a, b)| (a.norm(), b.norm()))
+        .unzip();
+    close(&gm, &gh, 0.0, 1e-3, "minimum_phase magnitude")
+}
+
+/// Each error path of `minimum_phase`, its message naming the value.
+fn errors_min_phase(_d: Device) -> TestResult {
+    let ia = "InvalidArgument";
+    let m = MinPhaseMethod::Homomorphic;
+    assert_err(minimum_phase(&[1.0, 1.0], m, None, true), ia, "2 taps");
+    assert_err(
+        minimum_phase(&[1.0, f64::NAN, 1.0], m, None, true),
+        ia,
+        "tap NaN",
+    );
+    assert_err(
+        minimum_phase(&[1.0, 2.0, 1.0], m, Some(2), true),
+        ia,
+        "n_fft = 2",
+    );
+    assert_err(
+        minimum_phase(&[1.0, 2.0, 1.0], MinPhaseMethod::Hilbert, None, false),
+        ia,
+        "half = true",
+    );
+    assert_err(
+        minimum_phase(&[0.0; 5], m, None, true),
+        ia,
+        "zero everywhere",
+    );
+    // A constant response: the Hilbert method's rescaling takes the root of a negative.
+    assert_err(
+        minimum_phase(
+            &[0.0, 0.0, 5.0, 0.0, 0.0],
+            MinPhaseMethod::Hilbert,
+            None,
+            true,
+        ),
+        ia,
+        "value NaN",
+    );
     Ok(())
 }
 
@@ -1847,6 +2832,13 @@ pub fn tests() -> Vec<Test> {
         ("state_space", state_space),
         ("discretization", discretization),
         ("errors_state_space", errors_state_space),
+        ("partial_fractions", partial_fractions),
+        ("errors_partial_fractions", errors_partial_fractions),
+        ("zpk_responses", zpk_responses),
+        ("comb_and_gammatone", comb_and_gammatone),
+        ("errors_responses", errors_responses),
+        ("min_phase", min_phase),
+        ("errors_min_phase", errors_min_phase),
     ];
     host.iter()
         .map(|&(name, body)| {

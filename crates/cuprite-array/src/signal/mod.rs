@@ -22,7 +22,11 @@
 //!   [`cheb2ap`], [`ellipap`], [`besselap`]) and the transforms ([`lp2lp`], [`lp2hp`],
 //!   [`lp2bp`], [`lp2bs`], [`bilinear`] and their `_zpk` forms); linear systems in
 //!   state-space form ([`StateSpace`], [`tf2ss`], [`ss2tf`], [`zpk2ss`], [`ss2zpk`]) and
-//!   their discretisation ([`cont2discrete`], [`cont2discrete_tf`], [`Discretization`]).
+//!   their discretisation ([`cont2discrete`], [`cont2discrete_tf`], [`Discretization`]);
+//!   partial fractions ([`residue`], [`residuez`], [`invres`], [`invresz`],
+//!   [`unique_roots`]); zero-pole responses ([`freqs_zpk`], [`freqz_zpk`], [`findfreqs`],
+//!   [`findfreqs_zpk`]); comb and gammatone filters ([`iircomb`], [`gammatone`]);
+//!   minimum-phase FIR filters ([`minimum_phase`]).
 //! - Waveforms: [`sawtooth`], [`square`], [`chirp`], [`gausspulse`], [`unit_impulse`].
 //! - Peak finding on the host: [`find_peaks`], [`peak_prominences`], [`peak_widths`].
 //! - [`get_window`], [`detrend`], [`hilbert`]; Savitzky-Golay smoothing and differentiation
@@ -130,9 +134,12 @@ pub use design::{
     remez_with, sos2tf, sos2zpk, sosfreqz, tf2zpk, zpk2tf,
 };
 pub use design::{
-    Discretization, SosPairing, StateSpace, besselap, bilinear, bilinear_zpk, buttap, cheb1ap,
-    cheb2ap, cont2discrete, cont2discrete_tf, ellipap, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp,
-    lp2hp_zpk, lp2lp, lp2lp_zpk, normalize, ss2tf, ss2zpk, tf2sos, tf2ss, zpk2sos, zpk2ss,
+    COMB_MAX_ORDER, CombType, Discretization, GammatoneType, MinPhaseMethod, PartialFractions,
+    RootType, SosPairing, StateSpace, besselap, bilinear, bilinear_zpk, buttap, cheb1ap, cheb2ap,
+    cont2discrete, cont2discrete_tf, ellipap, findfreqs, findfreqs_zpk, freqs_zpk, freqz_zpk,
+    gammatone, iircomb, invres, invresz, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp, lp2hp_zpk,
+    lp2lp, lp2lp_zpk, minimum_phase, normalize, residue, residuez, ss2tf, ss2zpk, tf2sos, tf2ss,
+    unique_roots, zpk2sos, zpk2ss,
 };
 pub use design::{
     Response, SIM_MAX_STEPS, bode, dbode, dfreqresp, dimpulse, dlsim, dstep, freqresp, impulse,

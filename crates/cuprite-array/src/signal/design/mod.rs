@@ -13,7 +13,12 @@
 //! [`StateSpace`], [`tf2ss`], [`ss2tf`], [`zpk2ss`], [`ss2zpk`], and [`cont2discrete`] by
 //! the methods of [`Discretization`], on the host matrix exponential of [`matrix`]), and
 //! their responses ([`simulate`]: [`lsim`], [`impulse`], [`step`], [`freqresp`], [`bode`],
-//! and the discrete [`dlsim`], [`dimpulse`], [`dstep`], [`dfreqresp`], [`dbode`]).
+//! and the discrete [`dlsim`], [`dimpulse`], [`dstep`], [`dfreqresp`], [`dbode`]). Partial
+//! fractions ([`residue`]: [`residue`], [`residuez`], [`invres`], [`invresz`],
+//! [`unique_roots`]). Zero-pole responses and SciPy's analog frequency range ([`zpkresp`]:
+//! [`freqs_zpk`], [`freqz_zpk`], [`findfreqs`], [`findfreqs_zpk`]); comb and gammatone
+//! filters ([`comb`]: [`iircomb`], [`gammatone`]); minimum-phase FIR filters ([`minphase`]:
+//! [`minimum_phase`]).
 //!
 //! Every IIR design takes the same steps, in `f64` on the host:
 //! 1. the analog low-pass prototype's zeros, poles and gain ([`proto`]; the elliptic one on
@@ -31,34 +36,41 @@
 
 mod analog;
 mod band;
+mod comb;
 mod convert;
 mod fir;
 mod jacobi;
 mod lsq;
 mod matrix;
+mod minphase;
 mod order;
 mod proto;
 mod remez;
+mod residue;
 mod response;
 mod sampled;
 mod simulate;
 mod sos;
 mod statespace;
 mod transform;
+mod zpkresp;
 
 use crate::dtype::c64;
 use crate::error::{Error, Result};
 pub use analog::{besselap, buttap, cheb1ap, cheb2ap, ellipap};
 pub use band::{BandType, Cutoff, IIR_MAX_ORDER};
+pub use comb::{COMB_MAX_ORDER, CombType, GammatoneType, gammatone, iircomb};
 pub use convert::{LTI_MAX_ORDER, ZerosPolesGain, normalize, sos2tf, sos2zpk, tf2zpk, zpk2tf};
 pub use fir::{
     FIRWIN_MAX_CUTOFFS, FIRWIN_MAX_TAPS, firwin, firwin_bands, kaiser_atten, kaiser_beta, kaiserord,
 };
 pub use lsq::{FIRLS_MAX_TAPS, firls};
+pub use minphase::{MinPhaseMethod, minimum_phase};
 pub use order::{FilterOrder, buttord, cheb1ord, cheb2ord, ellipord, iirnotch, iirpeak};
 pub use proto::BesselNorm;
 use proto::{BESSEL_MAX_ORDER, Zpk};
 pub use remez::{REMEZ_MAX_TAPS, RemezKind, RemezOpts, remez, remez_with};
+pub use residue::{PartialFractions, RootType, invres, invresz, residue, residuez, unique_roots};
 pub use response::{RESPONSE_MAX_POINTS, freqs, freqz, group_delay, sosfreqz};
 pub use sampled::{FIRWIN2_MAX_TAPS, Firwin2Opts, firwin2, firwin2_with};
 pub use simulate::{
@@ -74,6 +86,7 @@ use transform::{Band, zpk_bilinear, zpk_transform};
 pub use transform::{
     bilinear, bilinear_zpk, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp, lp2hp_zpk, lp2lp, lp2lp_zpk,
 };
+pub use zpkresp::{findfreqs, findfreqs_zpk, freqs_zpk, freqz_zpk};
 
 /// The prototype moved to the pre-warped edges ([`transform::zpk_transform`]: `s -> s / wo`,
 /// `wo / s`, `(s^2 + w0^2) / (bw s)` or `bw s / (s^2 + w0^2)`, with `w0` the geometric centre

@@ -276,7 +276,8 @@ pub enum Discretization {
 /// # Errors
 /// `dt` not positive and finite; a [`Discretization::Gbt`] `alpha` outside `[0, 1]`; a `D`
 /// not all zeros (beyond `1e-8`) for [`Discretization::Impulse`]; `I - alpha dt A` singular;
-/// an exponential that overflows; and those of the system's checks. Each named.
+/// an exponential that overflows, or whose block (`states + inputs` for zoh, `states + 2
+/// inputs` for foh) exceeds [`LTI_MAX_ORDER`]; and those of the system's checks. Each named.
 ///
 /// ```
 /// use cuprite_array::signal::{Discretization, cont2discrete, tf2ss};
@@ -300,6 +301,19 @@ pub fn cont2discrete(sys: &StateSpace, dt: f64, method: Discretization) -> Resul
             "{what}: the matrix exponential for dt = {dt} overflows or is singular"
         ))
     };
+    // The exponential's block: `n + m` (zoh), `n + 2m` (foh) or `n` square, at most
+    // LTI_MAX_ORDER so that its cubic cost stays bounded.
+    let block = match method {
+        Discretization::Zoh => n + m,
+        Discretization::Foh => n + 2 * m,
+        _ => n,
+    };
+    if block > LTI_MAX_ORDER {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: {method:?} needs a {block} x {block} matrix exponential for {n} states and \
+             {m} inputs, more than {LTI_MAX_ORDER} (LTI_MAX_ORDER)"
+        )));
+    }
     let mut out = sys.clone();
     match method {
         Discretization::Bilinear => return cont2discrete(sys, dt, Discretization::Gbt(0.5)),
