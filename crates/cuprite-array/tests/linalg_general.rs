@@ -153,6 +153,17 @@ fn eig_known(dev: Device) -> TestResult {
         1e-10,
         "companion",
     )?;
+    // (x + 1)(x + 1.0001)(x + 3) = x³ + 5.0001x² + 7.0004x + 3.0003: two close real roots,
+    // which rounding must not turn into a conjugate pair (their sum is the trace's share).
+    let close_roots = [-5.0001, -7.0004, -3.0003, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    let w = linalg::eigvals(&Array::from_slice_on(dev, &close_roots, &[3, 3])?)?.to_vec()?;
+    close(
+        &sorted(w),
+        &[-3.0, 0.0, -1.0001, 0.0, -1.0, 0.0],
+        1e-8,
+        1e-8,
+        "companion with close real roots",
+    )?;
     let rot = [0.0f32, -1.0, 1.0, 0.0];
     let w: Vec<C> = linalg::eigvals(&Array::from_slice_on(dev, &rot, &[2, 2])?)?
         .to_vec()?

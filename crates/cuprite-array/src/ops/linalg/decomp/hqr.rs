@@ -282,7 +282,8 @@ fn normalise(v: &mut [C]) {
 /// For a real matrix: eigenvalues within rounding of the real axis become real (their
 /// vectors real, renormalised), and each remaining eigenvalue with positive imaginary part
 /// is followed by its exact conjugate (the vector conjugated), as LAPACK's real `geev`
-/// orders them. `scale` is the matrix's Frobenius norm.
+/// orders them. An eigenvalue off the axis with no partner near its conjugate (closer than
+/// half its distance to the axis) is real too. `scale` is the matrix's Frobenius norm.
 fn tidy_real(w: &mut [C], v: Option<&mut Vec<C>>, n: usize, scale: f64) {
     let tol = 8.0 * n as f64 * f64::EPSILON * scale.max(f64::MIN_POSITIVE);
     let mut order: Vec<usize> = Vec::with_capacity(n);
@@ -305,17 +306,23 @@ fn tidy_real(w: &mut [C], v: Option<&mut Vec<C>>, n: usize, scale: f64) {
             continue;
         }
         let target = w[j].conj();
+        // A partner lies nearer the conjugate than the pair lies to the real axis; without
+        // one, `w[j]` is a real eigenvalue that rounding moved off the axis (two close real
+        // eigenvalues each do so, and are no conjugate pair).
         let best = (0..n)
             .filter(|&i| !used[i] && !real[i] && w[i].im * w[j].im < 0.0)
+            .filter(|&i| (w[i] - target).norm() < 0.5 * w[j].im.abs())
             .min_by(|&a, &b| (w[a] - target).norm().total_cmp(&(w[b] - target).norm()));
-        if let Some(i) = best {
-            used[i] = true;
-            // The one with positive imaginary part first.
-            let (p, q) = if w[j].im > 0.0 { (j, i) } else { (i, j) };
-            *order.last_mut().expect("pushed above") = p;
-            order.push(q);
-            partner[q] = p;
-        }
+        let Some(i) = best else {
+            real[j] = true;
+            continue;
+        };
+        used[i] = true;
+        // The one with positive imaginary part first.
+        let (p, q) = if w[j].im > 0.0 { (j, i) } else { (i, j) };
+        *order.last_mut().expect("pushed above") = p;
+        order.push(q);
+        partner[q] = p;
     }
     let old_w = w.to_vec();
     for (dst, &src) in order.iter().enumerate() {
