@@ -86,23 +86,28 @@ pub(super) fn check_poly(what: &str, name: &str, c: &[f64]) -> Result<()> {
     Ok(())
 }
 
+/// Roots (`name` in messages), checked finite and at most [`LTI_MAX_ORDER`] of them.
+pub(super) fn check_roots(what: &str, name: &str, r: &[c64]) -> Result<()> {
+    if r.len() > LTI_MAX_ORDER {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: {} {name}, more than {LTI_MAX_ORDER} (LTI_MAX_ORDER)",
+            r.len()
+        )));
+    }
+    if let Some(v) = r.iter().find(|v| !(v.re.is_finite() && v.im.is_finite())) {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: the {name} include {v}, not finite"
+        )));
+    }
+    Ok(())
+}
+
 /// Zeros, poles and gain, checked: every value finite, at most [`LTI_MAX_ORDER`] zeros and as
 /// many poles, and no more zeros than poles when `proper` (a transform that needs the
 /// relative degree).
 pub(super) fn check_zpk(what: &str, f: &ZerosPolesGain, proper: bool) -> Result<()> {
-    for (name, r) in [("zeros", &f.zeros), ("poles", &f.poles)] {
-        if r.len() > LTI_MAX_ORDER {
-            return Err(Error::InvalidArgument(format!(
-                "{what}: {} {name}, more than {LTI_MAX_ORDER} (LTI_MAX_ORDER)",
-                r.len()
-            )));
-        }
-        if let Some(v) = r.iter().find(|v| !(v.re.is_finite() && v.im.is_finite())) {
-            return Err(Error::InvalidArgument(format!(
-                "{what}: the {name} include {v}, not finite"
-            )));
-        }
-    }
+    check_roots(what, "zeros", &f.zeros)?;
+    check_roots(what, "poles", &f.poles)?;
     if !f.gain.is_finite() {
         return Err(Error::InvalidArgument(format!(
             "{what}: the gain {} is not finite",

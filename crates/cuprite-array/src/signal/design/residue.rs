@@ -8,7 +8,7 @@
 //! `m` Taylor coefficients of `b / f` at it (`f` the denominator without that pole), found by
 //! repeated synthetic division, as SciPy finds them.
 
-use super::convert::{LTI_MAX_ORDER, check_poly, roots_of};
+use super::convert::{check_poly, check_roots, roots_of};
 use crate::dtype::c64;
 use crate::error::{Error, Result};
 
@@ -55,22 +55,6 @@ fn check_tol(what: &str, tol: f64) -> Result<()> {
     Ok(())
 }
 
-/// Roots, checked finite and at most [`LTI_MAX_ORDER`] of them.
-fn check_roots(what: &str, name: &str, r: &[c64]) -> Result<()> {
-    if r.len() > LTI_MAX_ORDER {
-        return Err(Error::InvalidArgument(format!(
-            "{what}: {} {name}, more than {LTI_MAX_ORDER} (LTI_MAX_ORDER)",
-            r.len()
-        )));
-    }
-    if let Some(v) = r.iter().find(|v| !(v.re.is_finite() && v.im.is_finite())) {
-        return Err(Error::InvalidArgument(format!(
-            "{what}: the {name} include {v}, not finite"
-        )));
-    }
-    Ok(())
-}
-
 /// The groups of `p` (unchecked): for each root not yet taken, in order, every root not yet
 /// taken within `tol` of it (Euclidean distance, itself included), reduced by `rtype`.
 fn group(p: &[c64], tol: f64, rtype: RootType) -> (Vec<c64>, Vec<usize>) {
@@ -104,7 +88,7 @@ fn group(p: &[c64], tol: f64, rtype: RootType) -> (Vec<c64>, Vec<usize>) {
 /// represented by its `rtype` member.
 ///
 /// # Errors
-/// A root not finite, more than [`LTI_MAX_ORDER`] roots, `tol` negative or not finite. Each
+/// A root not finite, more than `LTI_MAX_ORDER` roots, `tol` negative or not finite. Each
 /// named.
 ///
 /// ```
@@ -274,7 +258,7 @@ fn trimmed(what: &str, b: &[f64], a: &[f64], leading: bool) -> Result<(Vec<f64>,
 ///
 /// # Errors
 /// `b` or `a` empty, `a` all zeros, a coefficient not finite, more than
-/// [`LTI_MAX_ORDER`] + 1 coefficients, `tol` negative or not finite. Each named.
+/// `LTI_MAX_ORDER` + 1 coefficients, `tol` negative or not finite. Each named.
 ///
 /// ```
 /// use cuprite_array::signal::{RootType, residue};
@@ -324,7 +308,7 @@ pub fn residue(b: &[f64], a: &[f64], tol: f64, rtype: RootType) -> Result<Partia
 ///
 /// # Errors
 /// `b` or `a` empty, `a` all zeros or `a[0] == 0`, a coefficient not finite, more than
-/// [`LTI_MAX_ORDER`] + 1 coefficients, `tol` negative or not finite. Each named.
+/// `LTI_MAX_ORDER` + 1 coefficients, `tol` negative or not finite. Each named.
 ///
 /// ```
 /// use cuprite_array::signal::{RootType, residuez};
@@ -402,7 +386,7 @@ fn runs(p: &[c64], tol: f64) -> (Vec<c64>, Vec<usize>) {
 }
 
 /// The checks of the inverse expansions: residues and poles as many, finite, at most
-/// [`LTI_MAX_ORDER`]; the direct term finite and at most [`LTI_MAX_ORDER`] + 1 long; `tol`.
+/// `LTI_MAX_ORDER`; the direct term finite and at most `LTI_MAX_ORDER` + 1 long; `tol`.
 fn check_inverse(what: &str, r: &[c64], p: &[c64], k: &[f64], tol: f64) -> Result<()> {
     check_roots(what, "residues", r)?;
     check_roots(what, "poles", p)?;
@@ -467,7 +451,7 @@ fn add_right(x: Vec<c64>, y: &[c64]) -> Vec<c64> {
 /// up to rounding in the imaginary parts.
 ///
 /// # Errors
-/// Residues and poles not as many, a value not finite, more than [`LTI_MAX_ORDER`] poles or
+/// Residues and poles not as many, a value not finite, more than `LTI_MAX_ORDER` poles or
 /// direct coefficients, `tol` negative or not finite. Each named.
 ///
 /// ```

@@ -13,8 +13,7 @@
 //! Responses are row-major: `y` holds `steps x outputs` values, `x` `steps x states`.
 
 use super::convert::tf2zpk;
-use super::matrix::expm;
-use super::statespace::{StateSpace, ss2tf};
+use super::statespace::{StateSpace, hold_maps, ss2tf};
 use crate::dtype::c64;
 use crate::error::{Error, Result};
 
@@ -286,49 +285,11 @@ pub fn lsim(
     if steps == 1 {
         return Ok(r);
     }
-    // The block exponential: [[A dt, B dt, 0], [0, 0, I], [0, 0, 0]] (first-order hold) or
-    // [[A dt, B dt], [0, 0]]; its top rows give the state map and the input maps.
-    let size = if interp { n + 2 * m } else { n + m };
-    let mut big = vec![0.0; size * size];
-    for i in 0..n {
-        for j in 0..n {
-            big[i * size + j] = sys.a[i * n + j] * dt;
-        }
-        for j in 0..m {
-            big[i * size + n + j] = sys.b[i * m + j] * dt;
-        }
-    }
-    if interp {
-        for j in 0..m {
-            big[(n + j) * size + n + m + j] = 1.0;
-        }
-    }
-    let e = expm(&big, size).ok_or_else(|| {
+    let (ad, b0, b1) = hold_maps(sys, dt, interp).ok_or_else(|| {
         Error::InvalidArgument(format!(
             "{what}: the matrix exponential for the step {dt} overflows"
         ))
     })?;
-    let block = |c0: usize, cols: usize| -> Vec<f64> {
-        (0..n)
-            .flat_map(|i| (0..cols).map(move |j| (i, j)))
-            .map(|(i, j)| e[i * size + c0 + j])
-            .collect()
-    };
-    let ad = block(0, n);
-    let (b0, b1) = if interp {
-        let whole = block(n, m);
-        let slope = block(n + m, m);
-        (
-            whole
-                .iter()
-                .zip(&slope)
-                .map(|(a, b)| a - b)
-                .collect::<Vec<_>>(),
-            slope,
-        )
-    } else {
-        (block(n, m), vec![0.0; n * m])
-    };
     for k in 1..steps {
         let (prev, cur) = (&u[(k - 1) * m..k * m], &u[k * m..(k + 1) * m]);
         let ax = apply(&ad, &x, n);

@@ -346,48 +346,18 @@ pub fn cont2discrete(sys: &StateSpace, dt: f64, method: Discretization) -> Resul
             out.d = sys.d.iter().zip(&cb).map(|(d, v)| d + alpha * v).collect();
         }
         Discretization::Zoh => {
-            // [[A, B], [0, 0]] dt, (n + m) square.
-            let s = n + m;
-            let mut em = vec![0.0; s * s];
-            for i in 0..n {
-                for j in 0..n {
-                    em[i * s + j] = sys.a[i * n + j] * dt;
-                }
-                for j in 0..m {
-                    em[i * s + n + j] = sys.b[i * m + j] * dt;
-                }
-            }
-            let ms = expm(&em, s).ok_or_else(overflow)?;
-            out.a = (0..n * n).map(|i| ms[(i / n) * s + i % n]).collect();
-            out.b = (0..n * m).map(|i| ms[(i / m) * s + n + i % m]).collect();
+            let (phi, g0, _) = hold_maps(sys, dt, false).ok_or_else(overflow)?;
+            out.a = phi;
+            out.b = g0;
         }
         Discretization::Foh => {
-            // [[A dt, B dt, 0], [0, 0, I], [0, 0, 0]], (n + 2m) square.
-            let s = n + 2 * m;
-            let mut em = vec![0.0; s * s];
-            for i in 0..n {
-                for j in 0..n {
-                    em[i * s + j] = sys.a[i * n + j] * dt;
-                }
-                for j in 0..m {
-                    em[i * s + n + j] = sys.b[i * m + j] * dt;
-                }
-            }
-            for i in 0..m {
-                em[(n + i) * s + n + m + i] = 1.0;
-            }
-            let ms = expm(&em, s).ok_or_else(overflow)?;
-            let block = |col: usize, cols: usize| -> Vec<f64> {
-                (0..n * cols)
-                    .map(|i| ms[(i / cols) * s + col + i % cols])
-                    .collect()
-            };
-            let (m11, m12, m13) = (block(0, n), block(n, m), block(n + m, m));
-            let m11m13 = matmul(&m11, &m13, n, n, m);
-            out.b = (0..n * m).map(|i| m12[i] - m13[i] + m11m13[i]).collect();
-            let cm13 = matmul(&sys.c, &m13, p, n, m);
-            out.d = sys.d.iter().zip(&cm13).map(|(d, v)| d + v).collect();
-            out.a = m11;
+            // The state x - Γ1 u turns the two input maps into one: B = Γ0 + Φ Γ1, D += C Γ1.
+            let (phi, g0, g1) = hold_maps(sys, dt, true).ok_or_else(overflow)?;
+            let pg1 = matmul(&phi, &g1, n, n, m);
+            out.b = (0..n * m).map(|i| g0[i] + pg1[i]).collect();
+            let cg1 = matmul(&sys.c, &g1, p, n, m);
+            out.d = sys.d.iter().zip(&cg1).map(|(d, v)| d + v).collect();
+            out.a = phi;
         }
         Discretization::Impulse => {
             if let Some(v) = sys.d.iter().find(|v| v.abs() > 1e-8) {
@@ -435,4 +405,45 @@ pub fn cont2discrete_tf(
     let d = cont2discrete(&tf2ss_as("cont2discrete", b, a)?, dt, method)?;
     let (num, den) = ss2tf_as("cont2discrete", &d, 0)?;
     Ok((num.into_iter().next().unwrap_or_default(), den))
+}
+
+/// One step `dt` of the continuous system's state under an input held over the step (`foh`
+/// false) or varying linearly across it: `(Φ, Γ0, Γ1)` with `x(t + dt) = Φ x(t) + Γ0 u(t) +
+/// Γ1 u(t + dt)` (`Γ1` zero for a held input), row-major, from one exponential of
+/// `[[A dt, B dt], [0, 0]]` or `[[A dt, B dt, 0], [0, 0, I], [0, 0, 0]]`. `None` when the
+/// exponential overflows.
+pub(super) fn hold_maps(
+    sys: &StateSpace,
+    dt: f64,
+    foh: bool,
+) -> Option<(Vec<f64>, Vec<f64>, Vec<f64>)> {
+    let (n, m) = (sys.states, sys.inputs);
+    let s = if foh { n + 2 * m } else { n + m };
+    let mut em = vec![0.0; s * s];
+    for i in 0..n {
+        for j in 0..n {
+            em[i * s + j] = sys.a[i * n + j] * dt;
+        }
+        for j in 0..m {
+            em[i * s + n + j] = sys.b[i * m + j] * dt;
+        }
+    }
+    if foh {
+        for i in 0..m {
+            em[(n + i) * s + n + m + i] = 1.0;
+        }
+    }
+    let ms = expm(&em, s)?;
+    let block = |col: usize, cols: usize| -> Vec<f64> {
+        (0..n * cols)
+            .map(|i| ms[(i / cols) * s + col + i % cols])
+            .collect()
+    };
+    let phi = block(0, n);
+    if !foh {
+        return Some((phi, block(n, m), vec![0.0; n * m]));
+    }
+    let (whole, slope) = (block(n, m), block(n + m, m));
+    let g0 = whole.iter().zip(&slope).map(|(w, s)| w - s).collect();
+    Some((phi, g0, slope))
 }
