@@ -11,12 +11,13 @@
 
 use crate::common::{Body, assert_err, close};
 use cuprite_array::signal::{
-    Comparator, ConvBoundary, ConvMode, EdgeMode, StateSpace, Window, argrelextrema, argrelmax,
-    bode, check_cola, check_nola, convolve2d, correlate2d, correlation_lags, cspline1d,
-    cspline1d_eval, cspline2d, cwt, dbode, deconvolve, dfreqresp, dimpulse, dlsim, dstep, freqresp,
-    gauss_spline, hilbert2, impulse, lfilter, lfiltic, lsim, max_len_seq, morlet, morlet2,
-    order_filter, qmf, qspline1d, qspline1d_eval, qspline2d, ricker, sepfir2d, sosfilt_zi,
-    spline_filter, step, sweep_poly, symiirorder1, symiirorder2, tf2ss, vectorstrength,
+    BandType, BesselNorm, Comparator, ConvBoundary, ConvMode, EdgeMode, StateSpace, Window,
+    argrelextrema, argrelmax, bessel_sos, bode, butter_sos, cheby1_sos, cheby2_sos, check_cola,
+    check_nola, convolve2d, correlate2d, correlation_lags, cspline1d, cspline1d_eval, cspline2d,
+    cwt, dbode, deconvolve, dfreqresp, dimpulse, dlsim, dstep, ellip_sos, freqresp, gauss_spline,
+    hilbert2, impulse, lfilter, lfiltic, lsim, max_len_seq, morlet, morlet2, order_filter, qmf,
+    qspline1d, qspline1d_eval, qspline2d, ricker, sepfir2d, sosfilt_zi, spline_filter, step,
+    sweep_poly, symiirorder1, symiirorder2, tf2ss, vectorstrength,
 };
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Test, TestResult};
@@ -972,11 +973,47 @@ pub const BODIES: &[(&str, Body)] = &[
     ("generators", generators),
 ];
 
+fn sos_designs(_d: Device) -> TestResult {
+    let flat = |v: Vec<[f64; 6]>| -> Vec<f64> { v.into_iter().flatten().collect() };
+    let cases: [(&str, Vec<[f64; 6]>); 6] = [
+        ("sos_butter_5_hp", butter_sos(5, 0.2, BandType::Highpass)?),
+        (
+            "sos_butter_4_bs",
+            butter_sos(4, [0.1, 0.3], BandType::Bandstop)?,
+        ),
+        (
+            "sos_cheby1_7_lp",
+            cheby1_sos(7, 0.5, 0.35, BandType::Lowpass)?,
+        ),
+        (
+            "sos_cheby2_6_bp",
+            cheby2_sos(6, 60.0, [0.2, 0.5], BandType::Bandpass)?,
+        ),
+        (
+            "sos_ellip_7_hp",
+            ellip_sos(7, 0.1, 80.0, 0.3, BandType::Highpass)?,
+        ),
+        (
+            "sos_bessel_3_bp",
+            bessel_sos(3, [0.1, 0.2], BandType::Bandpass, BesselNorm::Phase)?,
+        ),
+    ];
+    for (name, sos) in cases {
+        close(&flat(sos), &reference(name), 1e-9, 1e-12, name)?;
+    }
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     // Host computations: one run.
-    let mut v = vec![Test::cpu("cpu::signal_more::systems".to_string(), || {
-        systems(Device::CPU)
-    })];
+    let mut v = vec![
+        Test::cpu("cpu::signal_more::systems".to_string(), || {
+            systems(Device::CPU)
+        }),
+        Test::cpu("cpu::signal_more::sos_designs".to_string(), || {
+            sos_designs(Device::CPU)
+        }),
+    ];
     for &(name, body) in BODIES {
         v.push(Test::cpu(format!("cpu::signal_more::{name}"), move || {
             body(Device::CPU)

@@ -257,92 +257,11 @@ fn to_ba(f: &Zpk) -> (Vec<f64>, Vec<f64>) {
     (b, poly(&f.p))
 }
 
-/// The roots `r` as the upper members of their conjugate pairs and the real roots (those
-/// within `1e-12 |r|` of the axis, a pair that close counting as two real roots).
-fn split_roots(r: &[c64]) -> (Vec<c64>, Vec<f64>) {
-    let real = |v: &c64| v.im.abs() <= 1e-12 * v.norm();
-    let pairs = r
-        .iter()
-        .filter(|v| !real(v) && v.im > 0.0)
-        .copied()
-        .collect();
-    let reals = r.iter().filter(|v| real(v)).map(|v| v.re).collect();
-    (pairs, reals)
-}
-
-/// Removes and returns the element of `v` nearest to `to` by `dist`, if any.
-fn take_nearest<T: Copy>(v: &mut Vec<T>, dist: impl Fn(T) -> f64) -> Option<T> {
-    let i = (0..v.len()).min_by(|&a, &b| dist(v[a]).total_cmp(&dist(v[b])))?;
-    Some(v.swap_remove(i))
-}
-
-/// Second-order sections `[b0, b1, b2, 1, a1, a2]` of a digital design with as many zeros as
-/// poles, the gain in the first section.
-///
-/// The poles form the sections: each conjugate pair one, the real poles two by two in order
-/// of value, and for an odd count the real pole farthest from the unit circle a first-order
-/// section of its own, which takes the real zero nearest it (an odd count of poles means an
-/// odd count of real zeros). The sections are ordered by the magnitude of their largest pole,
-/// those nearest the unit circle last, and take their zeros in the reverse order: the
-/// conjugate zero pair or the two real zeros nearest their pole.
-fn to_sos(f: &Zpk) -> Vec<[f64; 6]> {
-    let (pole_pairs, mut pole_reals) = split_roots(&f.p);
-    let (mut zero_pairs, mut zero_reals) = split_roots(&f.z);
-    pole_reals.sort_by(f64::total_cmp);
-    // (poles as a1, a2 and the largest magnitude, the first-order pole if any)
-    let mut lone = None;
-    if pole_reals.len() % 2 == 1 {
-        let i = (0..pole_reals.len())
-            .min_by(|&a, &b| pole_reals[a].abs().total_cmp(&pole_reals[b].abs()))
-            .unwrap_or(0);
-        lone = Some(pole_reals.remove(i));
-    }
-    let mut secs: Vec<(c64, [f64; 2], f64)> = pole_pairs
-        .iter()
-        .map(|&p| (p, [-2.0 * p.re, p.norm_sqr()], p.norm()))
-        .chain(pole_reals.chunks(2).map(|w| {
-            let (r0, r1) = (w[0], w.get(1).copied().unwrap_or(0.0));
-            let big = if r0.abs() > r1.abs() { r0 } else { r1 };
-            (c64::new(big, 0.0), [-(r0 + r1), r0 * r1], big.abs())
-        }))
-        .collect();
-    secs.sort_by(|a, b| b.2.total_cmp(&a.2));
-    let mut out: Vec<[f64; 6]> = Vec::with_capacity(secs.len() + 1);
-    if let Some(p) = lone {
-        let z = take_nearest(&mut zero_reals, |z| (z - p).abs()).unwrap_or(0.0);
-        out.push([1.0, -z, 0.0, 1.0, -p, 0.0]);
-    }
-    let mut paired = Vec::with_capacity(secs.len());
-    for (p, a, _) in secs {
-        let near_pair = zero_pairs
-            .iter()
-            .map(|&z| (z - p).norm())
-            .fold(f64::INFINITY, f64::min);
-        let near_real = zero_reals
-            .iter()
-            .map(|&z| (c64::new(z, 0.0) - p).norm())
-            .fold(f64::INFINITY, f64::min);
-        let b = if zero_reals.len() >= 2 && near_real <= near_pair {
-            let z0 = take_nearest(&mut zero_reals, |z| (c64::new(z, 0.0) - p).norm());
-            let z1 = take_nearest(&mut zero_reals, |z| (c64::new(z, 0.0) - p).norm());
-            let (z0, z1) = (z0.unwrap_or(0.0), z1.unwrap_or(0.0));
-            [-(z0 + z1), z0 * z1]
-        } else if let Some(z) = take_nearest(&mut zero_pairs, |z| (z - p).norm()) {
-            [-2.0 * z.re, z.norm_sqr()]
-        } else {
-            // Unreached for the designs here (as many zeros as poles, in conjugate pairs).
-            [0.0, 0.0]
-        };
-        paired.push([1.0, b[0], b[1], 1.0, a[0], a[1]]);
-    }
-    // Nearest the unit circle last: the sections were paired from the nearest down.
-    out.extend(paired.into_iter().rev());
-    if let Some(first) = out.first_mut() {
-        for v in &mut first[..3] {
-            *v *= f.k;
-        }
-    }
-    out
+/// Second-order sections `[b0, b1, b2, 1, a1, a2]` of a digital design, paired as SciPy's
+/// `zpk2sos` pairs them by default ([`SosPairing::Nearest`]), the gain in the first section:
+/// SciPy's `output='sos'`.
+fn to_sos(what: &str, f: Zpk) -> Result<Vec<[f64; 6]>> {
+    sos::zpk2sos_as(what, &f.into(), SosPairing::Nearest, false)
 }
 
 /// The digital Butterworth filter of order `n` with its -3 dB points at `wn` (fractions of the
@@ -372,10 +291,11 @@ pub fn butter(n: usize, wn: impl Into<Cutoff>, btype: BandType) -> Result<(Vec<f
 }
 
 /// [`butter`] as second-order sections `[b0, b1, b2, 1, a1, a2]` for
-/// [`sosfilt`](super::sosfilt) and [`sosfiltfilt`](super::sosfiltfilt): a section per
-/// conjugate pole pair or pair of real poles (and a first-order one for the lone real pole of
-/// an odd order), ordered by pole magnitude (nearest the unit circle last), each with the
-/// zeros nearest its poles, the gain in the first section.
+/// [`sosfilt`](super::sosfilt) and [`sosfiltfilt`](super::sosfiltfilt), SciPy's
+/// `butter(..., output='sos')`: the zeros and poles paired by [`zpk2sos`] with
+/// [`SosPairing::Nearest`] (a section per conjugate pole pair or pair of real poles, and a
+/// first-order one for the lone real pole of an odd order; the poles nearest the unit circle
+/// last), the gain in the first section.
 ///
 /// # Errors
 /// As [`butter`].
@@ -389,7 +309,7 @@ pub fn butter(n: usize, wn: impl Into<Cutoff>, btype: BandType) -> Result<(Vec<f
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn butter_sos(n: usize, wn: impl Into<Cutoff>, btype: BandType) -> Result<Vec<[f64; 6]>> {
-    Ok(to_sos(&Family::Butter.zpk(n, wn.into(), btype)?))
+    to_sos("butter_sos", Family::Butter.zpk(n, wn.into(), btype)?)
 }
 
 /// The digital Chebyshev type I filter of order `n` with `rp` dB of equiripple in the
@@ -435,7 +355,10 @@ pub fn cheby1_sos(
     wn: impl Into<Cutoff>,
     btype: BandType,
 ) -> Result<Vec<[f64; 6]>> {
-    Ok(to_sos(&Family::Cheby1 { rp }.zpk(n, wn.into(), btype)?))
+    to_sos(
+        "cheby1_sos",
+        Family::Cheby1 { rp }.zpk(n, wn.into(), btype)?,
+    )
 }
 
 /// The digital Chebyshev type II filter of order `n`, flat in the passband, with equiripple
@@ -484,7 +407,10 @@ pub fn cheby2_sos(
     wn: impl Into<Cutoff>,
     btype: BandType,
 ) -> Result<Vec<[f64; 6]>> {
-    Ok(to_sos(&Family::Cheby2 { rs }.zpk(n, wn.into(), btype)?))
+    to_sos(
+        "cheby2_sos",
+        Family::Cheby2 { rs }.zpk(n, wn.into(), btype)?,
+    )
 }
 
 /// The digital elliptic (Cauer) filter of order `n`: `rp` dB of equiripple in the passband,
@@ -534,11 +460,10 @@ pub fn ellip_sos(
     wn: impl Into<Cutoff>,
     btype: BandType,
 ) -> Result<Vec<[f64; 6]>> {
-    Ok(to_sos(&Family::Ellip { rp, rs }.zpk(
-        n,
-        wn.into(),
-        btype,
-    )?))
+    to_sos(
+        "ellip_sos",
+        Family::Ellip { rp, rs }.zpk(n, wn.into(), btype)?,
+    )
 }
 
 /// The digital Bessel-Thomson filter of order `n` (at most 20), whose analog prototype has
@@ -591,7 +516,7 @@ pub fn bessel_sos(
     btype: BandType,
     norm: BesselNorm,
 ) -> Result<Vec<[f64; 6]>> {
-    Ok(to_sos(&Family::Bessel(norm).zpk(n, wn.into(), btype)?))
+    to_sos("bessel_sos", Family::Bessel(norm).zpk(n, wn.into(), btype)?)
 }
 
 /// The analog filter of `family` (SciPy's `butter`, `cheby1`, `cheby2`, `ellip` or `bessel`

@@ -165,7 +165,7 @@ pub fn zpk2sos(f: &ZerosPolesGain, pairing: SosPairing, analog: bool) -> Result<
 }
 
 /// [`zpk2sos`], its errors naming the call `what`.
-fn zpk2sos_as(
+pub(super) fn zpk2sos_as(
     what: &str,
     f: &ZerosPolesGain,
     pairing: SosPairing,
