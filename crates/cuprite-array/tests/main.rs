@@ -20,6 +20,7 @@ mod image_geometry;
 #[cfg(feature = "image-files")]
 mod image_io;
 mod image_measure;
+mod image_more;
 mod image_morphology;
 mod image_vision;
 mod index;
@@ -100,6 +101,7 @@ fn main() {
     tests.extend(signal_approx::tests());
     tests.extend(signal_design::tests());
     tests.extend(signal_analysis::tests());
+    tests.extend(image_more::tests());
     tests.extend(signal_more::tests());
     tests.extend(signal_lti::tests());
     tests.extend(sparse::tests());

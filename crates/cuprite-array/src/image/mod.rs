@@ -13,7 +13,9 @@
 //!   [`iterate_structure`], [`Footprint`]); grey [`grey_dilation`], [`grey_erosion`],
 //!   [`grey_opening`], [`grey_closing`], [`white_tophat`], [`black_tophat`]; binary
 //!   [`binary_dilation`], [`binary_erosion`], [`binary_opening`], [`binary_closing`],
-//!   [`binary_fill_holes`]; [`distance_transform_edt`] (its own library call an axis);
+//!   [`binary_fill_holes`], [`binary_hit_or_miss`], [`binary_propagation`];
+//!   [`morphological_gradient`], [`morphological_laplace`]; [`distance_transform_edt`] (its
+//!   own library call an axis);
 //!   ArrayFire's [`dilate`], [`erode`], [`dilate3`], [`erode3`]. One min/max library call
 //!   (`morphology.cu`) serves the dilations and erosions; a flat box over the last two axes
 //!   runs as one tiled kernel (`morphology_box.cu`).
@@ -23,6 +25,8 @@
 //!   [`histogram`], and the order statistics [`median`], [`minimum_position`],
 //!   [`maximum_position`], [`extrema`] (two stable sorts); ArrayFire's [`moments`], [`hist_equal`] and [`confidence_cc`] (region
 //!   growing on [`label`]).
+//! - Fourier-domain filters of a spectrum: [`fourier_gaussian`], [`fourier_uniform`],
+//!   [`fourier_shift`] (separable transfer functions multiplied in one fused pass).
 //! - Colour ([`rgb2gray`], [`gray2rgb`], [`rgb2hsv`], [`hsv2rgb`], [`rgb2ycbcr`],
 //!   [`ycbcr2rgb`], [`color_space`]: ArrayFire's conversions) as fused element-wise expressions
 //!   on channels-last arrays.
@@ -59,6 +63,7 @@ mod morphology_binary;
 mod morphology_box;
 mod morphology_call;
 mod morphology_edt;
+mod morphology_more;
 mod morphology_structure;
 
 pub use boundary::Boundary;
@@ -79,8 +84,13 @@ pub use morphology_binary::{
     dilate, dilate3, erode, erode3,
 };
 pub use morphology_edt::{EdtOpts, distance_transform_edt, distance_transform_edt_with};
+pub use morphology_more::{
+    binary_hit_or_miss, binary_propagation, morphological_gradient, morphological_gradient_with,
+    morphological_laplace, morphological_laplace_with,
+};
 pub use morphology_structure::{Structure, generate_binary_structure, iterate_structure};
 mod colour;
+mod fourier;
 #[cfg(feature = "image-files")]
 mod io;
 mod vision;
@@ -94,6 +104,7 @@ pub use colour::{
     hsv2rgb, rgb2gray, rgb2gray_with, rgb2hsv, rgb2ycbcr, rgb2ycbcr_with, ycbcr2rgb,
     ycbcr2rgb_with,
 };
+pub use fourier::{fourier_gaussian, fourier_shift, fourier_uniform};
 #[cfg(feature = "image-files")]
 pub use io::{
     ImageFileOpts, ImageLayout, ImageSample, load_image, load_image_with, save_image,

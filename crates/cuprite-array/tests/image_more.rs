@@ -1,0 +1,251 @@
+//! SciPy's derived morphology (`morphological_gradient`, `morphological_laplace`,
+//! `binary_hit_or_miss`, `binary_propagation`) and Fourier-domain filters
+//! (`fourier_gaussian`, `fourier_uniform`, `fourier_shift`, on full and real FFTs) against
+//! SciPy 1.17.1's values for the same inputs (`data/scipy-ndimage.txt`, written by
+//! `data/scipy_ndimage.py`), and their bad inputs. Bodies run on every backend.
+
+use crate::common::{Body, assert_err, close};
+use cuprite_array::dtype::c64;
+use cuprite_array::image::{
+    BinaryOpts, Boundary, Footprint, MorphOpts, Structure, binary_hit_or_miss, binary_propagation,
+    fourier_gaussian, fourier_shift, fourier_uniform, morphological_gradient,
+    morphological_gradient_with, morphological_laplace,
+};
+use cuprite_array::ops::fft::{FftOpts, FftnOpts};
+use cuprite_array::{Array, Device};
+use cuprite_testkit::{Test, TestResult};
+
+/// The values of line `name` of the reference file (complex values as their parts in turn).
+fn reference(name: &str) -> Vec<f64> {
+    for line in include_str!("data/scipy-ndimage.txt").lines() {
+        let mut words = line.split_whitespace();
+        if words.next() == Some(name) {
+            let _kind = words.next();
+            return words
+                .map(|w| w.parse::<f64>().unwrap_or(f64::NAN))
+                .collect();
+        }
+    }
+    panic!("no reference line {name}");
+}
+
+fn grid(r: usize, c: usize, f: impl Fn(f64, f64) -> f64) -> Vec<f64> {
+    (0..r)
+        .flat_map(|i| (0..c).map(move |j| (i as f64, j as f64)))
+        .map(|(i, j)| f(i, j))
+        .collect()
+}
+
+fn bools(v: &[bool]) -> Vec<f64> {
+    v.iter().map(|&b| f64::from(u8::from(b))).collect()
+}
+
+fn parts(v: &[c64]) -> Vec<f64> {
+    v.iter().flat_map(|z| [z.re, z.im]).collect()
+}
+
+fn derived_morphology(d: Device) -> TestResult {
+    let g = grid(8, 9, |i, j| {
+        (9.0 * (0.7 * i + 1.3 * j).sin().powi(2)).round_ties_even()
+    });
+    let ga = Array::from_slice_on(d, &g, &[8, 9])?;
+    let box3 = Footprint::size(&[3, 3])?;
+    close(
+        &morphological_gradient(&ga, &box3)?.to_vec()?,
+        &reference("grad_3x3"),
+        0.0,
+        0.0,
+        "gradient",
+    )?;
+    let fp = Footprint::from(Structure::new(
+        &[3, 3],
+        &[false, true, true, true, true, false, false, true, false],
+    )?);
+    let o = MorphOpts::new().mode(Boundary::Constant(2.0));
+    close(
+        &morphological_gradient_with(&ga, &fp, o)?.to_vec()?,
+        &reference("grad_fp_const"),
+        0.0,
+        0.0,
+        "gradient over a footprint, constant edges",
+    )?;
+    close(
+        &morphological_laplace(&ga, &box3)?.to_vec()?,
+        &reference("lap_3x3"),
+        0.0,
+        0.0,
+        "laplace",
+    )?;
+    let g8 = ga.cast::<u8>();
+    let got: Vec<f64> = morphological_laplace(&g8, &Footprint::size(&[3, 2])?)?
+        .to_vec()?
+        .iter()
+        .map(|&v| f64::from(v))
+        .collect();
+    close(
+        &got,
+        &reference("lap_u8"),
+        0.0,
+        0.0,
+        "laplace of u8 (wrapping), an even footprint",
+    )?;
+
+    let b: Vec<bool> = grid(9, 10, |i, j| (1.1 * i * j + 0.3 * i).sin())
+        .into_iter()
+        .map(|v| v > 0.2)
+        .collect();
+    let ba = Array::from_slice_on(d, &b, &[9, 10])?;
+    let hit = binary_hit_or_miss(&ba, None, None, &[0, 0], None)?.to_vec()?;
+    close(
+        &bools(&hit),
+        &reference("hit_default"),
+        0.0,
+        0.0,
+        "hit-or-miss, default structures",
+    )?;
+    let s1 = Structure::new(
+        &[3, 3],
+        &[false, false, false, false, true, true, false, false, false],
+    )?;
+    let s2 = Structure::new(
+        &[3, 3],
+        &[true, true, false, true, false, false, true, true, false],
+    )?;
+    let hit =
+        binary_hit_or_miss(&ba, Some(s1.clone()), Some(s2.clone()), &[0, 0], None)?.to_vec()?;
+    close(
+        &bools(&hit),
+        &reference("hit_s1s2"),
+        0.0,
+        0.0,
+        "hit-or-miss",
+    )?;
+    let hit = binary_hit_or_miss(&ba, Some(s1), Some(s2), &[0, -1], Some(&[1, 0]))?.to_vec()?;
+    close(
+        &bools(&hit),
+        &reference("hit_origins"),
+        0.0,
+        0.0,
+        "hit-or-miss with origins",
+    )?;
+
+    let mut seed = vec![false; 90];
+    seed[4 * 10 + 5] = true;
+    seed[0] = true;
+    let sa = Array::from_slice_on(d, &seed, &[9, 10])?;
+    let p = binary_propagation(&sa, BinaryOpts::new().mask(&ba))?.to_vec()?;
+    close(
+        &bools(&p),
+        &reference("prop_mask"),
+        0.0,
+        0.0,
+        "propagation in a mask",
+    )?;
+    let o = BinaryOpts::new()
+        .mask(&ba)
+        .structure(Structure::ones(&[3, 3])?);
+    let p = binary_propagation(&sa, o)?.to_vec()?;
+    close(
+        &bools(&p),
+        &reference("prop_struct"),
+        0.0,
+        0.0,
+        "propagation, 8-connected",
+    )?;
+    Ok(())
+}
+
+fn fourier_filters(d: Device) -> TestResult {
+    let x = grid(6, 7, |i, j| (0.4 * i - 0.9 * j).cos() + 0.1 * i);
+    let xa = Array::from_slice_on(d, &x, &[6, 7])?;
+    let f = xa.fftn()?;
+    let tol = 1e-12 * 50.0;
+    close(
+        &parts(&fourier_gaussian(&f, &[1.2, 0.7], None, -1)?.to_vec()?),
+        &reference("fg"),
+        1e-12,
+        tol,
+        "fourier_gaussian",
+    )?;
+    close(
+        &parts(&fourier_uniform(&f, &[3.0], None, -1)?.to_vec()?),
+        &reference("fu"),
+        1e-12,
+        tol,
+        "fourier_uniform",
+    )?;
+    close(
+        &parts(&fourier_shift(&f, &[1.5, -2.25], None, -1)?.to_vec()?),
+        &reference("fs"),
+        1e-12,
+        tol,
+        "fourier_shift",
+    )?;
+    let r = xa.rfft_with(FftOpts::new().axis(1))?;
+    close(
+        &parts(&fourier_gaussian(&r, &[1.2, 0.7], Some(7), 1)?.to_vec()?),
+        &reference("fg_rfft"),
+        1e-12,
+        tol,
+        "fourier_gaussian of a real FFT",
+    )?;
+    close(
+        &parts(&fourier_shift(&r, &[0.5, 2.0], Some(7), -1)?.to_vec()?),
+        &reference("fs_rfft"),
+        1e-12,
+        tol,
+        "fourier_shift of a real FFT",
+    )?;
+    // A whole-sample shift through the transforms moves the image periodically.
+    let moved = fourier_shift(&f, &[2.0, 3.0], None, -1)?
+        .ifftn_with(FftnOpts::new())?
+        .real()
+        .to_vec()?;
+    for i in 0..6 {
+        for j in 0..7 {
+            let want = x[((i + 4) % 6) * 7 + (j + 4) % 7];
+            if (moved[i * 7 + j] - want).abs() > 1e-12 {
+                return Err(format!("shifted image at ({i}, {j}): {}", moved[i * 7 + j]).into());
+            }
+        }
+    }
+    assert_err(
+        fourier_gaussian(&f, &[1.0, 2.0, 3.0], None, -1),
+        "InvalidArgument",
+        "3 parameters",
+    );
+    assert_err(
+        fourier_uniform(&f, &[f64::NAN], None, -1),
+        "InvalidArgument",
+        "NaN",
+    );
+    assert_err(
+        fourier_shift(&f, &[1.0], Some(0), 1),
+        "InvalidArgument",
+        "n 0",
+    );
+    assert_err(
+        fourier_shift(&f, &[1.0], None, 2),
+        "InvalidArgument",
+        "axis 2",
+    );
+    Ok(())
+}
+
+pub const BODIES: &[(&str, Body)] = &[
+    ("derived_morphology", derived_morphology),
+    ("fourier_filters", fourier_filters),
+];
+
+pub fn tests() -> Vec<Test> {
+    let mut v = Vec::new();
+    for &(name, body) in BODIES {
+        v.push(Test::cpu(format!("cpu::image_more::{name}"), move || {
+            body(Device::CPU)
+        }));
+        v.push(Test::gpu(format!("cuda::image_more::{name}"), move || {
+            body(Device::cuda(0))
+        }));
+    }
+    v
+}
