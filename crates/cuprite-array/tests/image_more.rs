@@ -7,9 +7,10 @@
 use crate::common::{Body, assert_err, close};
 use cuprite_array::dtype::c64;
 use cuprite_array::image::{
-    BinaryOpts, Boundary, Footprint, MorphOpts, Structure, binary_hit_or_miss, binary_propagation,
-    fourier_gaussian, fourier_shift, fourier_uniform, morphological_gradient,
-    morphological_gradient_with, morphological_laplace,
+    BinaryOpts, Boundary, FilterOpts, Footprint, GaussianOpts, MorphOpts, Structure,
+    binary_hit_or_miss, binary_propagation, correlate1d_with, fourier_gaussian, fourier_shift,
+    fourier_uniform, gaussian_filter1d_with, generic_gradient_magnitude, generic_laplace, laplace,
+    morphological_gradient, morphological_gradient_with, morphological_laplace, sobel,
 };
 use cuprite_array::ops::fft::{FftOpts, FftnOpts};
 use cuprite_array::{Array, Device};
@@ -232,7 +233,47 @@ fn fourier_filters(d: Device) -> TestResult {
     Ok(())
 }
 
+fn generic_derivatives(d: Device) -> TestResult {
+    let g = grid(8, 9, |i, j| {
+        (9.0 * (0.7 * i + 1.3 * j).sin().powi(2)).round_ties_even()
+    });
+    let ga = Array::from_slice_on(d, &g, &[8, 9])?;
+    let sob = |a: &Array<f64>, ax: usize| sobel(a, ax as isize);
+    close(
+        &generic_gradient_magnitude(&ga, &sob)?.to_vec()?,
+        &reference("ggm_sobel"),
+        1e-14,
+        1e-13,
+        "generic_gradient_magnitude with sobel",
+    )?;
+    let d2 = |a: &Array<f64>, ax: usize| {
+        gaussian_filter1d_with(a, 1.0, GaussianOpts::new().axis(ax as isize).order(&[2]))
+    };
+    close(
+        &generic_laplace(&ga, &d2)?.to_vec()?,
+        &reference("glap_gauss"),
+        1e-12,
+        1e-12,
+        "generic_laplace with a Gaussian second derivative",
+    )?;
+    // With [1, -2, 1] it is `laplace`, computed by its own passes.
+    let diff = |a: &Array<f64>, ax: usize| {
+        correlate1d_with(a, &[1.0, -2.0, 1.0], FilterOpts::new().axis(ax as isize))
+    };
+    close(
+        &generic_laplace(&ga, &diff)?.to_vec()?,
+        &laplace(&ga)?.to_vec()?,
+        0.0,
+        0.0,
+        "generic_laplace against laplace",
+    )?;
+    let bad = |a: &Array<f64>, _: usize| a.reshape(&[72]);
+    assert_err(generic_laplace(&ga, &bad), "Shape", "[72]");
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
+    ("generic_derivatives", generic_derivatives),
     ("derived_morphology", derived_morphology),
     ("fourier_filters", fourier_filters),
 ];

@@ -1,5 +1,5 @@
-//! SciPy's derivative filters: `sobel`, `prewitt`, `laplace`, `gaussian_laplace` and
-//! `gaussian_gradient_magnitude`, built from 1-d passes as SciPy builds them (each pass stored
+//! SciPy's derivative filters: `sobel`, `prewitt`, `laplace`, `gaussian_laplace`,
+//! `gaussian_gradient_magnitude`, `generic_laplace` and `generic_gradient_magnitude`, built from 1-d passes as SciPy builds them (each pass stored
 //! in the image's type; sums and squares in the image's type, as NumPy's in-place operators).
 
 use super::filters::{FilterOpts, GaussianOpts, gaussian_passes};
@@ -263,4 +263,81 @@ pub fn gaussian_gradient_magnitude_with<T: ImageElement>(
         .map(|d| d.try_mul(&d))
         .collect::<Result<Vec<_>>>()?;
     Ok(sum(parts)?.cast::<f64>().sqrt().cast::<T>())
+}
+
+/// SciPy's `generic_laplace`: the sum over every axis of `derivative2(x, axis)`, a second
+/// derivative along one axis the caller supplies (its result of `x`'s shape and type).
+///
+/// # Errors
+/// A 0-dimensional array, and the derivative's own errors or results of another shape,
+/// named.
+///
+/// ```
+/// use cuprite_array::{Array, image::{FilterOpts, correlate1d_with, generic_laplace}};
+/// // With the [1, -2, 1] difference it is `laplace`.
+/// let x = Array::from_slice(&[0.0f64, 1.0, 4.0, 9.0], &[2, 2])?;
+/// let d2 = |a: &Array<f64>, ax: usize| {
+///     correlate1d_with(a, &[1.0, -2.0, 1.0], FilterOpts::new().axis(ax as isize))
+/// };
+/// assert_eq!(generic_laplace(&x, &d2)?.to_vec()?, [5.0, 7.0, 1.0, -13.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn generic_laplace<T: ImageElement>(
+    x: &Array<T>,
+    derivative2: &dyn Fn(&Array<T>, usize) -> Result<Array<T>>,
+) -> Result<Array<T>> {
+    sum(derivatives("generic_laplace", x, derivative2)?)
+}
+
+/// SciPy's `generic_gradient_magnitude`: `sqrt(Σ derivative(x, axis)²)` over every axis, a
+/// first derivative along one axis the caller supplies; the squares and their sum in `x`'s
+/// type, the root in `f64`, as SciPy's.
+///
+/// # Errors
+/// As [`generic_laplace`].
+///
+/// ```
+/// use cuprite_array::{Array, image::{generic_gradient_magnitude, sobel}};
+/// // With Sobel's derivative it is SciPy's gradient magnitude of Sobel filters.
+/// let x = Array::from_slice(&[0.0f32, 0.0, 1.0, 1.0], &[2, 2])?;
+/// let d = |a: &Array<f32>, ax: usize| sobel(a, ax as isize);
+/// let g = generic_gradient_magnitude(&x, &d)?.to_vec()?;
+/// assert!(g.iter().all(|v| (v - 4.0).abs() < 1e-6));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn generic_gradient_magnitude<T: ImageElement>(
+    x: &Array<T>,
+    derivative: &dyn Fn(&Array<T>, usize) -> Result<Array<T>>,
+) -> Result<Array<T>> {
+    let parts = derivatives("generic_gradient_magnitude", x, derivative)?
+        .into_iter()
+        .map(|d| d.try_mul(&d))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(sum(parts)?.cast::<f64>().sqrt().cast::<T>())
+}
+
+/// `f(x, axis)` for every axis of `x`, each checked to keep `x`'s shape.
+fn derivatives<T: ImageElement>(
+    what: &str,
+    x: &Array<T>,
+    f: &dyn Fn(&Array<T>, usize) -> Result<Array<T>>,
+) -> Result<Vec<Array<T>>> {
+    if x.ndim() == 0 {
+        return Err(Error::Shape(format!(
+            "{what}: a 0-dimensional array has no axis to differentiate"
+        )));
+    }
+    (0..x.ndim())
+        .map(|a| {
+            let d = f(x, a)?;
+            if d.shape() != x.shape() {
+                return Err(Error::Shape(format!(
+                    "{what}: the derivative along axis {a} has shape {:?}, not the image's {:?}",
+                    d.shape(),
+                    x.shape()
+                )));
+            }
+            Ok(d)
+        })
+        .collect()
 }

@@ -40,7 +40,8 @@
 //!   input's type as SciPy): linear ([`correlate`], [`convolve`], [`correlate1d`],
 //!   [`convolve1d`], [`uniform_filter`], [`gaussian_filter`] with derivative orders), edges
 //!   ([`sobel`], [`prewitt`], [`laplace`], [`gaussian_laplace`],
-//!   [`gaussian_gradient_magnitude`]) and order statistics ([`median_filter`],
+//!   [`gaussian_gradient_magnitude`], and with a derivative of the caller's
+//!   [`generic_laplace`], [`generic_gradient_magnitude`]) and order statistics ([`median_filter`],
 //!   [`rank_filter`], [`percentile_filter`], [`minimum_filter`], [`maximum_filter`]), with
 //!   ArrayFire's [`medfilt`], [`minfilt`], [`maxfilt`], [`sobel_operator`], [`gradient`],
 //!   [`bilateral`], [`anisotropic_diffusion`], [`canny`] and [`mean_shift`] beside them.
@@ -150,7 +151,8 @@ pub use filters_canny::canny;
 pub use filters_diffusion::{Flux, anisotropic_diffusion};
 pub use filters_edges::{
     gaussian_gradient_magnitude, gaussian_gradient_magnitude_with, gaussian_laplace,
-    gaussian_laplace_with, laplace, laplace_with, prewitt, prewitt_with, sobel, sobel_with,
+    gaussian_laplace_with, generic_gradient_magnitude, generic_laplace, laplace, laplace_with,
+    prewitt, prewitt_with, sobel, sobel_with,
 };
 pub use filters_elem::ImageElement;
 pub use filters_meanshift::mean_shift;
