@@ -265,6 +265,10 @@ pub fn gaussian_gradient_magnitude_with<T: ImageElement>(
     Ok(sum(parts)?.cast::<f64>().sqrt().cast::<T>())
 }
 
+/// A derivative of an image along one axis, of the image's shape and type: what
+/// [`generic_laplace`] and [`generic_gradient_magnitude`] take.
+pub type AxisDerivative<'a, T> = dyn Fn(&Array<T>, usize) -> Result<Array<T>> + 'a;
+
 /// SciPy's `generic_laplace`: the sum over every axis of `derivative2(x, axis)`, a second
 /// derivative along one axis the caller supplies (its result of `x`'s shape and type).
 ///
@@ -284,7 +288,7 @@ pub fn gaussian_gradient_magnitude_with<T: ImageElement>(
 /// ```
 pub fn generic_laplace<T: ImageElement>(
     x: &Array<T>,
-    derivative2: &dyn Fn(&Array<T>, usize) -> Result<Array<T>>,
+    derivative2: &AxisDerivative<'_, T>,
 ) -> Result<Array<T>> {
     sum(derivatives("generic_laplace", x, derivative2)?)
 }
@@ -307,7 +311,7 @@ pub fn generic_laplace<T: ImageElement>(
 /// ```
 pub fn generic_gradient_magnitude<T: ImageElement>(
     x: &Array<T>,
-    derivative: &dyn Fn(&Array<T>, usize) -> Result<Array<T>>,
+    derivative: &AxisDerivative<'_, T>,
 ) -> Result<Array<T>> {
     let parts = derivatives("generic_gradient_magnitude", x, derivative)?
         .into_iter()
@@ -320,7 +324,7 @@ pub fn generic_gradient_magnitude<T: ImageElement>(
 fn derivatives<T: ImageElement>(
     what: &str,
     x: &Array<T>,
-    f: &dyn Fn(&Array<T>, usize) -> Result<Array<T>>,
+    f: &AxisDerivative<'_, T>,
 ) -> Result<Vec<Array<T>>> {
     if x.ndim() == 0 {
         return Err(Error::Shape(format!(

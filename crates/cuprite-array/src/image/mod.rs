@@ -150,9 +150,9 @@ pub use filters_bilateral::bilateral;
 pub use filters_canny::canny;
 pub use filters_diffusion::{Flux, anisotropic_diffusion};
 pub use filters_edges::{
-    gaussian_gradient_magnitude, gaussian_gradient_magnitude_with, gaussian_laplace,
-    gaussian_laplace_with, generic_gradient_magnitude, generic_laplace, laplace, laplace_with,
-    prewitt, prewitt_with, sobel, sobel_with,
+    AxisDerivative, gaussian_gradient_magnitude, gaussian_gradient_magnitude_with,
+    gaussian_laplace, gaussian_laplace_with, generic_gradient_magnitude, generic_laplace, laplace,
+    laplace_with, prewitt, prewitt_with, sobel, sobel_with,
 };
 pub use filters_elem::ImageElement;
 pub use filters_meanshift::mean_shift;
