@@ -26,7 +26,8 @@
 //!   [`maximum_position`], [`extrema`] (two stable sorts); ArrayFire's [`moments`], [`hist_equal`] and [`confidence_cc`] (region
 //!   growing on [`label`]).
 //! - Fourier-domain filters of a spectrum: [`fourier_gaussian`], [`fourier_uniform`],
-//!   [`fourier_shift`] (separable transfer functions multiplied in one fused pass).
+//!   [`fourier_shift`] (separable transfer functions multiplied in one fused pass) and
+//!   [`fourier_ellipsoid`] (its factor computed on the host).
 //! - Colour ([`rgb2gray`], [`gray2rgb`], [`rgb2hsv`], [`hsv2rgb`], [`rgb2ycbcr`],
 //!   [`ycbcr2rgb`], [`color_space`]: ArrayFire's conversions) as fused element-wise expressions
 //!   on channels-last arrays.
@@ -105,7 +106,7 @@ pub use colour::{
     hsv2rgb, rgb2gray, rgb2gray_with, rgb2hsv, rgb2ycbcr, rgb2ycbcr_with, ycbcr2rgb,
     ycbcr2rgb_with,
 };
-pub use fourier::{fourier_gaussian, fourier_shift, fourier_uniform};
+pub use fourier::{fourier_ellipsoid, fourier_gaussian, fourier_shift, fourier_uniform};
 #[cfg(feature = "image-files")]
 pub use io::{
     ImageFileOpts, ImageLayout, ImageSample, load_image, load_image_with, save_image,
