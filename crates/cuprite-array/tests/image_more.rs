@@ -8,9 +8,10 @@ use crate::common::{Body, assert_err, close};
 use cuprite_array::dtype::c64;
 use cuprite_array::image::{
     BinaryOpts, Boundary, FilterOpts, Footprint, GaussianOpts, MorphOpts, Structure,
-    binary_hit_or_miss, binary_propagation, correlate1d_with, fourier_gaussian, fourier_shift,
-    fourier_uniform, gaussian_filter1d_with, generic_gradient_magnitude, generic_laplace, laplace,
-    morphological_gradient, morphological_gradient_with, morphological_laplace, sobel,
+    binary_hit_or_miss, binary_propagation, correlate1d_with, fourier_ellipsoid, fourier_gaussian,
+    fourier_shift, fourier_uniform, gaussian_filter1d_with, generic_gradient_magnitude,
+    generic_laplace, labeled_comprehension, laplace, morphological_gradient,
+    morphological_gradient_with, morphological_laplace, sobel, value_indices,
 };
 use cuprite_array::ops::fft::{FftOpts, FftnOpts};
 use cuprite_array::{Array, Device};
@@ -210,6 +211,59 @@ fn fourier_filters(d: Device) -> TestResult {
             }
         }
     }
+    close(
+        &parts(&fourier_ellipsoid(&f, &[3.0, 4.5], None, -1)?.to_vec()?),
+        &reference("fe_2d"),
+        1e-12,
+        tol,
+        "fourier_ellipsoid 2-d",
+    )?;
+    // Large sizes reach r up to about 110: every branch of the host's J1.
+    let e2 = grid(36, 40, |i, j| (0.2 * i + 0.05 * j * j).sin());
+    let e2 = Array::from_slice_on(d, &e2, &[36, 40])?.fftn()?;
+    close(
+        &parts(&fourier_ellipsoid(&e2, &[35.0, 60.0], None, -1)?.to_vec()?),
+        &reference("fe_2d_big"),
+        1e-10,
+        1e-9,
+        "fourier_ellipsoid 2-d, large sizes",
+    )?;
+    let e1: Vec<f64> = (0..11).map(|i| (0.3 * i as f64).cos()).collect();
+    let e1 = Array::from_slice_on(d, &e1, &[11])?.fft()?;
+    close(
+        &parts(&fourier_ellipsoid(&e1, &[2.5], None, -1)?.to_vec()?),
+        &reference("fe_1d"),
+        1e-12,
+        tol,
+        "fourier_ellipsoid 1-d",
+    )?;
+    let e3: Vec<f64> = (0..60)
+        .map(|t| {
+            let (i, j, k) = ((t / 20) as f64, ((t / 5) % 4) as f64, (t % 5) as f64);
+            (0.3 * i + 0.2 * j - 0.1 * k).cos()
+        })
+        .collect();
+    let e3 = Array::from_slice_on(d, &e3, &[3, 4, 5])?.fftn()?;
+    close(
+        &parts(&fourier_ellipsoid(&e3, &[2.0, 1.5, 3.0], None, -1)?.to_vec()?),
+        &reference("fe_3d"),
+        1e-12,
+        tol,
+        "fourier_ellipsoid 3-d",
+    )?;
+    close(
+        &parts(&fourier_ellipsoid(&r, &[3.0, 2.0], Some(7), 1)?.to_vec()?),
+        &reference("fe_rfft"),
+        1e-12,
+        tol,
+        "fourier_ellipsoid of a real FFT",
+    )?;
+    let four = Array::from_slice_on(d, &[c64::new(1.0, 0.0); 16], &[2, 2, 2, 2])?;
+    assert_err(
+        fourier_ellipsoid(&four, &[1.0], None, -1),
+        "Shape",
+        "[2, 2, 2, 2]",
+    );
     assert_err(
         fourier_gaussian(&f, &[1.0, 2.0, 3.0], None, -1),
         "InvalidArgument",
@@ -272,7 +326,58 @@ fn generic_derivatives(d: Device) -> TestResult {
     Ok(())
 }
 
+fn host_measurements(d: Device) -> TestResult {
+    let v: Vec<i32> = (0..24)
+        .map(|t| {
+            let (i, j, k) = ((t / 12) as f64, ((t / 4) % 3) as f64, (t % 4) as f64);
+            (3.0 * (0.9 * i + 0.4 * j * k).sin().powi(2)) as i32
+        })
+        .collect();
+    let va = Array::from_slice_on(d, &v, &[2, 3, 4])?;
+    let got = value_indices(&va, Some(1))?;
+    let keys: Vec<f64> = got.iter().map(|(k, _)| f64::from(*k)).collect();
+    close(&keys, &reference("vi_keys"), 0.0, 0.0, "value_indices keys")?;
+    for (k, ix) in &got {
+        for (a, arr) in ix.iter().enumerate() {
+            let vals: Vec<f64> = arr.to_vec()?.iter().map(|&v| v as f64).collect();
+            close(
+                &vals,
+                &reference(&format!("vi_{k}_{a}")),
+                0.0,
+                0.0,
+                "value_indices",
+            )?;
+        }
+    }
+    let g = grid(8, 9, |i, j| {
+        (9.0 * (0.7 * i + 1.3 * j).sin().powi(2)).round_ties_even()
+    });
+    let ga = Array::from_slice_on(d, &g, &[8, 9])?;
+    let lab: Vec<i64> = (0..72).map(|t| ((t / 9) * 3 + t % 9) % 4).collect();
+    let la = Array::from_slice_on(d, &lab, &[8, 9])?;
+    let std = |v: &[f64]| {
+        let m = v.iter().sum::<f64>() / v.len() as f64;
+        (v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / v.len() as f64).sqrt()
+    };
+    let got = labeled_comprehension(&ga, &la, &[0, 1, 2, 3, 7], &std, -1.0)?;
+    close(
+        &got,
+        &reference("lc_std"),
+        1e-13,
+        1e-13,
+        "labeled_comprehension",
+    )?;
+    let short = Array::from_slice_on(d, &[1i64, 2], &[2])?;
+    assert_err(
+        labeled_comprehension(&ga, &short, &[1], &std, 0.0),
+        "InvalidArgument",
+        "[2]",
+    );
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
+    ("host_measurements", host_measurements),
     ("generic_derivatives", generic_derivatives),
     ("derived_morphology", derived_morphology),
     ("fourier_filters", fourier_filters),

@@ -22,7 +22,8 @@
 //! - Labels and measurements: [`label`] (union-find on the device, numbered as SciPy numbers),
 //!   [`find_objects`], ArrayFire's [`regions`]; per-label [`sum_labels`], [`mean`],
 //!   [`variance`], [`standard_deviation`], [`minimum`], [`maximum`], [`center_of_mass`],
-//!   [`histogram`], and the order statistics [`median`], [`minimum_position`],
+//!   [`histogram`], [`labeled_comprehension`] (a function of the caller, on the host),
+//!   [`value_indices`], and the order statistics [`median`], [`minimum_position`],
 //!   [`maximum_position`], [`extrema`] (two stable sorts); ArrayFire's [`moments`], [`hist_equal`] and [`confidence_cc`] (region
 //!   growing on [`label`]).
 //! - Fourier-domain filters of a spectrum: [`fourier_gaussian`], [`fourier_uniform`],
@@ -59,6 +60,7 @@ mod label;
 mod label_call;
 mod measure;
 mod measure_af;
+mod measure_host;
 mod measure_order;
 mod morphology;
 mod morphology_binary;
@@ -74,6 +76,7 @@ pub use measure::{
     center_of_mass, histogram, maximum, mean, minimum, standard_deviation, sum_labels, variance,
 };
 pub use measure_af::{Moment, confidence_cc, hist_equal, moments};
+pub use measure_host::{ValueIndices, labeled_comprehension, value_indices};
 pub use measure_order::{Extrema, extrema, maximum_position, median, minimum_position};
 pub use morphology::{
     BinaryElement, Footprint, MorphElement, MorphOpts, black_tophat, black_tophat_with,

@@ -44,4 +44,12 @@ arr('fe_1d', nd.fourier_ellipsoid(np.fft.fft(np.cos(0.3 * np.arange(11.0))), 2.5
 E3 = np.fft.fftn(np.array([[[np.cos(0.3 * i + 0.2 * j - 0.1 * k) for k in range(5)] for j in range(4)] for i in range(3)]))
 arr('fe_3d', nd.fourier_ellipsoid(E3, [2.0, 1.5, 3.0]))
 arr('fe_rfft', nd.fourier_ellipsoid(R, [3.0, 2.0], n=7, axis=1))
+V = np.array([[[int(3 * np.sin(0.9 * i + 0.4 * j * k) ** 2) for k in range(4)] for j in range(3)] for i in range(2)])
+vi = nd.value_indices(V, ignore_value=1)
+arr('vi_keys', sorted(vi.keys()), 'i')
+for key in sorted(vi.keys()):
+    for a, ix in enumerate(vi[key]):
+        arr(f'vi_{key}_{a}', ix, 'i')
+lab = np.array([[(i * 3 + j) % 4 for j in range(9)] for i in range(8)])
+arr('lc_std', nd.labeled_comprehension(G, lab, [0, 1, 2, 3, 7], np.std, float, -1.0))
 print("\n".join(out))
