@@ -3,10 +3,15 @@
 //! - Convolution and correlation over one to three axes of N-d arrays, batched over the
 //!   others, in SciPy's modes, by a direct kernel, FFTs or overlap-add ([`convolve`],
 //!   [`correlate`], [`fftconvolve`], [`oaconvolve`], [`convolve_axes`], ArrayFire's
-//!   [`convolve1`], [`convolve2`], [`convolve3`], [`convolve2_sep`], [`fir`]).
+//!   [`convolve1`], [`convolve2`], [`convolve3`], [`convolve2_sep`], [`fir`]); SciPy's 2-D
+//!   [`convolve2d`] and [`correlate2d`] with their boundaries ([`ConvBoundary`]),
+//!   [`correlation_lags`], [`choose_conv_method`], [`sepfir2d`], [`order_filter`].
 //! - Linear filters: [`lfilter`] (IIR, with initial conditions; on CUDA a blocked parallel scan
 //!   of the filter's state recurrence), [`lfilter_zi`], [`filtfilt`], [`sosfilt`],
-//!   [`sosfiltfilt`]; IIR design [`butter`], [`cheby1`], [`cheby2`], [`ellip`], [`bessel`]
+//!   [`sosfiltfilt`], [`sosfilt_zi`], [`lfiltic`], [`deconvolve`]; the symmetric IIR
+//!   filters [`symiirorder1`], [`symiirorder2`] and the B-splines built on them
+//!   ([`cspline1d`], [`qspline1d`], [`cspline2d`], [`qspline2d`], [`cspline1d_eval`],
+//!   [`qspline1d_eval`], [`spline_filter`], [`gauss_spline`]); IIR design [`butter`], [`cheby1`], [`cheby2`], [`ellip`], [`bessel`]
 //!   (low-pass, high-pass, band-pass and band-stop, as `(b, a)` or second-order sections:
 //!   [`butter_sos`], [`cheby1_sos`], [`cheby2_sos`], [`ellip_sos`], [`bessel_sos`]), order
 //!   selection ([`buttord`], [`cheb1ord`], [`cheb2ord`], [`ellipord`]) and the notch and peak
@@ -26,10 +31,15 @@
 //!   partial fractions ([`residue`], [`residuez`], [`invres`], [`invresz`],
 //!   [`unique_roots`]); zero-pole responses ([`freqs_zpk`], [`freqz_zpk`], [`findfreqs`],
 //!   [`findfreqs_zpk`]); comb and gammatone filters ([`iircomb`], [`gammatone`]);
-//!   minimum-phase FIR filters ([`minimum_phase`]).
-//! - Waveforms: [`sawtooth`], [`square`], [`chirp`], [`gausspulse`], [`unit_impulse`].
-//! - Peak finding on the host: [`find_peaks`], [`peak_prominences`], [`peak_widths`].
-//! - [`get_window`], [`detrend`], [`hilbert`]; Savitzky-Golay smoothing and differentiation
+//!   minimum-phase FIR filters ([`minimum_phase`]); responses of linear systems ([`lsim`],
+//!   [`impulse`], [`step`], [`freqresp`], [`bode`], [`dlsim`], [`dimpulse`], [`dstep`],
+//!   [`dfreqresp`], [`dbode`]).
+//! - Waveforms: [`sawtooth`], [`square`], [`chirp`], [`sweep_poly`], [`gausspulse`],
+//!   [`unit_impulse`], [`max_len_seq`]; wavelets [`ricker`], [`morlet`], [`morlet2`],
+//!   [`qmf`] and the continuous wavelet transform [`cwt`].
+//! - Peak finding on the host: [`find_peaks`], [`peak_prominences`], [`peak_widths`];
+//!   relative extrema on the device: [`argrelmin`], [`argrelmax`], [`argrelextrema`].
+//! - [`get_window`], [`detrend`], [`hilbert`], [`hilbert2`]; Savitzky-Golay smoothing and differentiation
 //!   ([`savgol_coeffs`], [`savgol_filter`]: SciPy's `interp` edges or a boundary).
 //! - ArrayFire's interpolation [`approx1`], [`approx2`] and their uniform-grid forms
 //!   [`approx1_uniform`], [`approx2_uniform`] (nearest, lower, linear, cosine, cubic and
@@ -39,7 +49,10 @@
 //! - Spectral analysis with SciPy's defaults, one options struct per call: [`periodogram`],
 //!   [`welch`], [`csd`], [`coherence`], [`spectrogram`], [`stft`], [`istft`] (segments cut by
 //!   a strided view, detrended, windowed and transformed by the FFT, batched over the other
-//!   axes; frequencies and times returned as host `Vec<f64>`).
+//!   axes; frequencies and times returned as host `Vec<f64>`), [`check_cola`],
+//!   [`check_nola`]; the chirp z-transform ([`czt`], [`zoom_fft`], [`czt_points`]); the
+//!   Lomb-Scargle periodogram of uneven samples ([`lombscargle`], [`lombscargle_with`],
+//!   [`lombscargle_amplitude`]) and the [`vectorstrength`] of event times.
 //! - Resampling: [`resample`] (Fourier), [`upfirdn`], [`resample_poly`] (polyphase, filters
 //!   designed by [`firwin`] with the Kaiser window `β = 5`), [`decimate`] (SciPy's default
 //!   Chebyshev I IIR filter, or its FIR form).
