@@ -7,11 +7,12 @@
 use crate::common::{Body, assert_err, close};
 use cuprite_array::dtype::c64;
 use cuprite_array::image::{
-    BinaryOpts, Boundary, FilterOpts, Footprint, GaussianOpts, MorphOpts, Structure,
+    BinaryOpts, Boundary, FilterOpts, FilterWindow, Footprint, GaussianOpts, MorphOpts, Structure,
     binary_hit_or_miss, binary_propagation, correlate1d_with, fourier_ellipsoid, fourier_gaussian,
-    fourier_shift, fourier_uniform, gaussian_filter1d_with, generic_gradient_magnitude,
-    generic_laplace, labeled_comprehension, laplace, morphological_gradient,
-    morphological_gradient_with, morphological_laplace, sobel, value_indices,
+    fourier_shift, fourier_uniform, gaussian_filter1d_with, generic_filter, generic_filter1d,
+    generic_gradient_magnitude, generic_laplace, labeled_comprehension, laplace,
+    morphological_gradient, morphological_gradient_with, morphological_laplace, sobel,
+    value_indices,
 };
 use cuprite_array::ops::fft::{FftOpts, FftnOpts};
 use cuprite_array::{Array, Device};
@@ -376,7 +377,90 @@ fn host_measurements(d: Device) -> TestResult {
     Ok(())
 }
 
+fn generic_filters(d: Device) -> TestResult {
+    let g = grid(8, 9, |i, j| {
+        (9.0 * (0.7 * i + 1.3 * j).sin().powi(2)).round_ties_even()
+    });
+    let ga = Array::from_slice_on(d, &g, &[8, 9])?;
+    let wsum = |v: &[f64]| {
+        v.iter()
+            .enumerate()
+            .map(|(k, x)| (k + 1) as f64 * x)
+            .sum::<f64>()
+    };
+    let o = FilterOpts::new().boundary(Boundary::Nearest);
+    let got = generic_filter(&ga, &wsum, &FilterWindow::size(&[3, 2]), o)?.to_vec()?;
+    close(
+        &got,
+        &reference("gf_box"),
+        0.0,
+        1e-12,
+        "generic_filter over a box",
+    )?;
+    let median = |v: &[f64]| {
+        let mut s = v.to_vec();
+        s.sort_by(f64::total_cmp);
+        let m = s.len();
+        if m % 2 == 1 {
+            s[m / 2]
+        } else {
+            (s[m / 2 - 1] + s[m / 2]) / 2.0
+        }
+    };
+    let fp = FilterWindow::new(
+        &[false, true, true, true, true, false, false, true, false],
+        &[3, 3],
+    )?;
+    let o = FilterOpts::new()
+        .boundary(Boundary::Constant(-3.0))
+        .origin(&[1, 0]);
+    let got = generic_filter(&ga, &median, &fp, o)?.to_vec()?;
+    close(
+        &got,
+        &reference("gf_fp_const"),
+        0.0,
+        1e-12,
+        "generic_filter over a footprint",
+    )?;
+    let d1 = |i: &[f64], o: &mut [f64]| {
+        for (k, v) in o.iter_mut().enumerate() {
+            *v = i[k + 2] - i[k];
+        }
+    };
+    let o = FilterOpts::new().axis(0).boundary(Boundary::Mirror);
+    close(
+        &generic_filter1d(&ga, &d1, 3, o)?.to_vec()?,
+        &reference("gf1d"),
+        0.0,
+        1e-12,
+        "generic_filter1d",
+    )?;
+    let f2 = |i: &[f64], o: &mut [f64]| {
+        for (k, v) in o.iter_mut().enumerate() {
+            *v = 2.0 * i[k] + i[k + 3];
+        }
+    };
+    let o = FilterOpts::new()
+        .axis(1)
+        .boundary(Boundary::Wrap)
+        .origin(&[1]);
+    close(
+        &generic_filter1d(&ga, &f2, 4, o)?.to_vec()?,
+        &reference("gf1d_origin"),
+        0.0,
+        1e-12,
+        "generic_filter1d with an origin",
+    )?;
+    assert_err(
+        generic_filter1d(&ga, &f2, 0, FilterOpts::new()),
+        "InvalidArgument",
+        "filter_size 0",
+    );
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
+    ("generic_filters", generic_filters),
     ("host_measurements", host_measurements),
     ("generic_derivatives", generic_derivatives),
     ("derived_morphology", derived_morphology),

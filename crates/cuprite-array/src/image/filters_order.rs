@@ -78,7 +78,12 @@ impl FilterWindow {
     /// The mask and its extents over `n` filtered axes. A box filtered one axis at a time
     /// (`separable`) takes a mask of its longest side, each side at most [`WINDOW_MAX`]; any
     /// other box a mask of its every element, at most [`WINDOW_MAX`] of them.
-    fn resolve(&self, what: &str, n: usize, separable: bool) -> Result<(Vec<bool>, Vec<usize>)> {
+    pub(super) fn resolve(
+        &self,
+        what: &str,
+        n: usize,
+        separable: bool,
+    ) -> Result<(Vec<bool>, Vec<usize>)> {
         match &self.kind {
             Kind::Size(s) => {
                 let s = per_axis(what, "size", s, n, 1)?;

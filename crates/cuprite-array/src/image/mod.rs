@@ -46,7 +46,9 @@
 //!   [`generic_laplace`], [`generic_gradient_magnitude`]) and order statistics ([`median_filter`],
 //!   [`rank_filter`], [`percentile_filter`], [`minimum_filter`], [`maximum_filter`]), with
 //!   ArrayFire's [`medfilt`], [`minfilt`], [`maxfilt`], [`sobel_operator`], [`gradient`],
-//!   [`bilateral`], [`anisotropic_diffusion`], [`canny`] and [`mean_shift`] beside them.
+//!   [`bilateral`], [`anisotropic_diffusion`], [`canny`] and [`mean_shift`] beside them;
+//!   a function of the caller over every window or line, on the host ([`generic_filter`],
+//!   [`generic_filter1d`]).
 //!   Separable filters of the last two axes run as one kernel with the image tile in shared
 //!   memory; the others as one kernel per pass or one n-d kernel.
 //! - Geometric transforms: SciPy's [`map_coordinates`], [`geometric_transform`],
@@ -135,6 +137,7 @@ mod filters_corr1;
 mod filters_diffusion;
 mod filters_edges;
 mod filters_elem;
+mod filters_generic;
 mod filters_launch;
 mod filters_meanshift;
 mod filters_order;
@@ -159,6 +162,7 @@ pub use filters_edges::{
     laplace_with, prewitt, prewitt_with, sobel, sobel_with,
 };
 pub use filters_elem::ImageElement;
+pub use filters_generic::{generic_filter, generic_filter1d};
 pub use filters_meanshift::mean_shift;
 pub use filters_order::{
     FilterWindow, maximum_filter, maximum_filter_with, maximum_filter1d, maximum_filter1d_with,

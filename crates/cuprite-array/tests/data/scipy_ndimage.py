@@ -52,4 +52,12 @@ for key in sorted(vi.keys()):
         arr(f'vi_{key}_{a}', ix, 'i')
 lab = np.array([[(i * 3 + j) % 4 for j in range(9)] for i in range(8)])
 arr('lc_std', nd.labeled_comprehension(G, lab, [0, 1, 2, 3, 7], np.std, float, -1.0))
+def wsum(v):
+    return float(np.sum(v * np.arange(1, len(v) + 1)))
+arr('gf_box', nd.generic_filter(G, wsum, size=(3, 2), mode='nearest'))
+arr('gf_fp_const', nd.generic_filter(G, np.median, footprint=fp, mode='constant', cval=-3.0, origin=[1, 0]))
+def d1(i, o):
+    o[:] = i[2:] - i[:-2]
+arr('gf1d', nd.generic_filter1d(G, d1, 3, axis=0, mode='mirror'))
+arr('gf1d_origin', nd.generic_filter1d(G, lambda i, o: o.__setitem__(slice(None), i[:-3] * 2 + i[3:]), 4, axis=1, mode='wrap', origin=1))
 print("\n".join(out))
