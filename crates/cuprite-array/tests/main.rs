@@ -57,6 +57,7 @@ mod signal_lti;
 mod signal_more;
 mod signal_nn;
 mod signal_resample;
+mod signal_robust;
 mod signal_spectral;
 mod signed_zero;
 mod small;
@@ -103,6 +104,7 @@ fn main() {
     tests.extend(signal_analysis::tests());
     tests.extend(image_more::tests());
     tests.extend(signal_more::tests());
+    tests.extend(signal_robust::tests());
     tests.extend(signal_lti::tests());
     tests.extend(sparse::tests());
     tests.extend(sparse_device::tests());
