@@ -50,6 +50,29 @@ pub fn assert_err<T: std::fmt::Debug, E: std::fmt::Debug + std::fmt::Display>(
     }
 }
 
+/// The values of line `name` of a reference file of `name kind values...` lines (the format
+/// of `data/scipy-*.txt`; complex values as their parts in turn).
+pub fn reference_in(texts: &[&str], name: &str) -> Vec<f64> {
+    for line in texts.iter().flat_map(|t| t.lines()) {
+        let mut words = line.split_whitespace();
+        if words.next() == Some(name) {
+            let _kind = words.next();
+            return words
+                .map(|w| w.parse::<f64>().unwrap_or(f64::NAN))
+                .collect();
+        }
+    }
+    panic!("no reference line {name}");
+}
+
+/// `f(i, j)` over an `r x c` grid, row-major.
+pub fn grid(r: usize, c: usize, f: impl Fn(f64, f64) -> f64) -> Vec<f64> {
+    (0..r)
+        .flat_map(|i| (0..c).map(move |j| (i as f64, j as f64)))
+        .map(|(i, j)| f(i, j))
+        .collect()
+}
+
 fn f64s(v: &[f32]) -> Vec<f64> {
     v.iter().map(|&x| x as f64).collect()
 }

@@ -4,7 +4,7 @@
 //! SciPy 1.17.1's values for the same inputs (`data/scipy-ndimage.txt`, written by
 //! `data/scipy_ndimage.py`), and their bad inputs. Bodies run on every backend.
 
-use crate::common::{Body, assert_err, close};
+use crate::common::{Body, assert_err, close, grid, reference_in};
 use cuprite_array::dtype::c64;
 use cuprite_array::image::{
     BinaryOpts, Boundary, FilterOpts, FilterWindow, Footprint, GaussianOpts, MorphOpts, Structure,
@@ -18,25 +18,8 @@ use cuprite_array::ops::fft::{FftOpts, FftnOpts};
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Test, TestResult};
 
-/// The values of line `name` of the reference file (complex values as their parts in turn).
 fn reference(name: &str) -> Vec<f64> {
-    for line in include_str!("data/scipy-ndimage.txt").lines() {
-        let mut words = line.split_whitespace();
-        if words.next() == Some(name) {
-            let _kind = words.next();
-            return words
-                .map(|w| w.parse::<f64>().unwrap_or(f64::NAN))
-                .collect();
-        }
-    }
-    panic!("no reference line {name}");
-}
-
-fn grid(r: usize, c: usize, f: impl Fn(f64, f64) -> f64) -> Vec<f64> {
-    (0..r)
-        .flat_map(|i| (0..c).map(move |j| (i as f64, j as f64)))
-        .map(|(i, j)| f(i, j))
-        .collect()
+    reference_in(&[include_str!("data/scipy-ndimage.txt")], name)
 }
 
 fn bools(v: &[bool]) -> Vec<f64> {

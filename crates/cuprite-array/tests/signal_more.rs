@@ -9,7 +9,7 @@
 //! Where a property pins the result independently (a deconvolution's product, a filter
 //! started from `lfiltic`'s state), it is checked as well. Bodies run on every backend.
 
-use crate::common::{Body, assert_err, close};
+use crate::common::{Body, assert_err, close, grid, reference_in};
 use cuprite_array::signal::{
     BandType, BesselNorm, Comparator, ConvBoundary, ConvMode, EdgeMode, StateSpace, Window,
     argrelextrema, argrelmax, bessel_sos, bode, butter_sos, cheby1_sos, cheby2_sos, check_cola,
@@ -22,34 +22,18 @@ use cuprite_array::signal::{
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Test, TestResult};
 
-/// The values of line `name` of the reference files, as `f64` (complex values as their parts
-/// in turn).
 fn reference(name: &str) -> Vec<f64> {
-    let text = [
-        include_str!("data/scipy-signal.txt"),
-        include_str!("data/scipy-wavelets.txt"),
-    ];
-    for line in text.iter().flat_map(|t| t.lines()) {
-        let mut words = line.split_whitespace();
-        if words.next() == Some(name) {
-            let _kind = words.next();
-            return words
-                .map(|w| w.parse::<f64>().unwrap_or(f64::NAN))
-                .collect();
-        }
-    }
-    panic!("no reference line {name}");
+    reference_in(
+        &[
+            include_str!("data/scipy-signal.txt"),
+            include_str!("data/scipy-wavelets.txt"),
+        ],
+        name,
+    )
 }
 
 fn reference_i(name: &str) -> Vec<i64> {
     reference(name).iter().map(|&v| v as i64).collect()
-}
-
-fn grid(r: usize, c: usize, f: impl Fn(f64, f64) -> f64) -> Vec<f64> {
-    (0..r)
-        .flat_map(|i| (0..c).map(move |j| (i as f64, j as f64)))
-        .map(|(i, j)| f(i, j))
-        .collect()
 }
 
 fn conv2d_modes(d: Device) -> TestResult {
