@@ -249,6 +249,18 @@ fn trimmed(what: &str, b: &[f64], a: &[f64], leading: bool) -> Result<(Vec<f64>,
     Ok((b, a))
 }
 
+/// The expansion of a zero numerator: no residue at each pole (grouped and ordered as the
+/// others are), no direct term.
+fn zero_numerator(poles: &[c64]) -> PartialFractions {
+    let (u, m) = sorted_groups(poles, 0.0, RootType::Min);
+    let poles = repeated(&u, &m);
+    PartialFractions {
+        residues: vec![c64::new(0.0, 0.0); poles.len()],
+        poles,
+        direct: Vec::new(),
+    }
+}
+
 /// The partial-fraction expansion of `b(s) / a(s)` (descending powers of `s`; SciPy's
 /// `residue(b, a, tol, rtype)`): the poles (the roots of `a`, grouped by
 /// [`unique_roots`] with `tol` and `rtype` into poles of higher multiplicity, each repeated
@@ -275,13 +287,7 @@ pub fn residue(b: &[f64], a: &[f64], tol: f64, rtype: RootType) -> Result<Partia
     let (b, a) = trimmed(what, b, a, true)?;
     let poles = roots_of(&a)?;
     if b.is_empty() {
-        let (u, m) = sorted_groups(&poles, 0.0, RootType::Min);
-        let poles = repeated(&u, &m);
-        return Ok(PartialFractions {
-            residues: vec![c64::new(0.0, 0.0); poles.len()],
-            poles,
-            direct: Vec::new(),
-        });
+        return Ok(zero_numerator(&poles));
     }
     let (k, rem) = if b.len() < a.len() {
         (Vec::new(), b)
@@ -328,13 +334,7 @@ pub fn residuez(b: &[f64], a: &[f64], tol: f64, rtype: RootType) -> Result<Parti
     }
     let poles = roots_of(&a)?;
     if b.is_empty() {
-        let (u, m) = sorted_groups(&poles, 0.0, RootType::Min);
-        let poles = repeated(&u, &m);
-        return Ok(PartialFractions {
-            residues: vec![c64::new(0.0, 0.0); poles.len()],
-            poles,
-            direct: Vec::new(),
-        });
+        return Ok(zero_numerator(&poles));
     }
     let b_rev: Vec<f64> = b.iter().rev().copied().collect();
     let a_rev: Vec<f64> = a.iter().rev().copied().collect();
