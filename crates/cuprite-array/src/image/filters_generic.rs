@@ -14,18 +14,22 @@ use crate::array::Array;
 use crate::dtype::Scalar;
 use crate::error::{Error, Result};
 
+/// The value a constant boundary gives beyond the edges (0 where the boundary maps every
+/// index inside).
+fn outside(b: Boundary) -> f64 {
+    match b {
+        Boundary::Constant(c) | Boundary::GridConstant(c) => c,
+        _ => 0.0,
+    }
+}
+
 /// The value at `idx` (one index an axis, possibly outside) of `v` (row-major, `shape`).
 fn at(v: &[f64], shape: &[usize], idx: &[i64], b: Boundary) -> f64 {
     let mut flat = 0usize;
     for (a, &i) in idx.iter().enumerate() {
         match b.map(i, shape[a] as i64) {
             Some(j) => flat = flat * shape[a] + j as usize,
-            None => {
-                return match b {
-                    Boundary::Constant(c) | Boundary::GridConstant(c) => c,
-                    _ => 0.0,
-                };
-            }
+            None => return outside(b),
         }
     }
     v[flat]
@@ -175,10 +179,7 @@ pub fn generic_filter1d<T: ImageElement>(
                 let p = k as i64 - start;
                 *slot = match opts.boundary.map(p, n as i64) {
                     Some(j) => v[base + j as usize * inner],
-                    None => match opts.boundary {
-                        Boundary::Constant(c) | Boundary::GridConstant(c) => c,
-                        _ => 0.0,
-                    },
+                    None => outside(opts.boundary),
                 };
             }
             function(&line, &mut res);

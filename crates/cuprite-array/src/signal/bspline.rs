@@ -17,7 +17,7 @@
 
 use super::elem::SignalElement;
 use super::frames::sc;
-use super::symiir::{Start, forback1, forback2, terms};
+use super::symiir::{Start, forback1, forback1_to, forback2};
 use crate::array::Array;
 use crate::dtype::{Float, Transcendental};
 use crate::error::{Error, Result};
@@ -332,10 +332,7 @@ pub fn cspline2d<T: Float>(x: &Array<T>, lamb: f64, precision: f64) -> Result<Ar
     let p = precision_2d::<T>(precision);
     if lamb <= 1.0 / 144.0 {
         let r = 3f64.sqrt() - 2.0;
-        return rows_then_columns(x, &|a: &Array<T>| {
-            let n = a.shape()[1];
-            forback1(a, -6.0 * r, r, terms(what, n, p, |k| r.powi(k as i32 + 1))?)
-        });
+        return rows_then_columns(x, &|a: &Array<T>| forback1_to(what, a, -6.0 * r, r, p));
     }
     let (rho, omega) = smooth_poles(lamb);
     rows_then_columns(x, &|a: &Array<T>| {
@@ -364,10 +361,7 @@ pub fn qspline2d<T: Float>(x: &Array<T>, precision: f64) -> Result<Array<T>> {
     check_2d(what, x)?;
     let p = precision_2d::<T>(precision);
     let r = 2.0 * 2f64.sqrt() - 3.0;
-    rows_then_columns(x, &|a: &Array<T>| {
-        let n = a.shape()[1];
-        forback1(a, -8.0 * r, r, terms(what, n, p, |k| r.powi(k as i32 + 1))?)
-    })
+    rows_then_columns(x, &|a: &Array<T>| forback1_to(what, a, -8.0 * r, r, p))
 }
 
 /// The 2-D image `x` convolved along its rows with `hrow` and along its columns with `hcol`

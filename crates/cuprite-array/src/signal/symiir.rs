@@ -94,6 +94,24 @@ pub(crate) fn forback1<T: Float>(
     Array::concat(&[&back.flip(&[-1])?, &last], -1)
 }
 
+/// [`forback1`] along the last axis of `x`, its starting sum stopped by SciPy's rule at
+/// `precision` (an `Err` named for `what` when that is not within the signal).
+pub(crate) fn forback1_to<T: Float>(
+    what: &str,
+    x: &Array<T>,
+    c0: f64,
+    z1: f64,
+    precision: f64,
+) -> Result<Array<T>> {
+    let n = x.shape()[x.ndim() - 1];
+    forback1(
+        x,
+        c0,
+        z1,
+        terms(what, n, precision, |k| z1.powi(k as i32 + 1))?,
+    )
+}
+
 /// The causal response `hc(k)` of the second-order section with poles `r e^(±iω)`.
 fn hc(k: i64, cs: f64, r: f64, omega: f64) -> f64 {
     if k < 0 {
@@ -246,16 +264,14 @@ fn check_signal<T: Float>(what: &str, x: &Array<T>, min: usize) -> Result<usize>
 /// ```
 pub fn symiirorder1<T: Float>(x: &Array<T>, c0: f64, z1: f64, precision: f64) -> Result<Array<T>> {
     let what = "symiirorder1";
-    let n = check_signal(what, x, 2)?;
+    check_signal(what, x, 2)?;
     if !(c0.is_finite() && z1.is_finite() && z1.abs() < 1.0) {
         return Err(Error::InvalidArgument(format!(
             "{what}: c0 {c0} must be finite and |z1| = {} below 1",
             z1.abs()
         )));
     }
-    let p = default_precision(T::DTYPE, precision);
-    let k = terms(what, n, p, |k| z1.powi(k as i32 + 1))?;
-    forback1(x, c0, z1, k)
+    forback1_to(what, x, c0, z1, default_precision(T::DTYPE, precision))
 }
 
 /// The second-order symmetric IIR filter with poles `r e^(±iω)` (gain `cs²` with `cs = 1 - 2
