@@ -59,6 +59,7 @@ mod signal_nn;
 mod signal_resample;
 mod signal_robust;
 mod signal_spectral;
+mod signal_systems;
 mod signed_zero;
 mod small;
 mod sort;
@@ -106,6 +107,7 @@ fn main() {
     tests.extend(signal_more::tests());
     tests.extend(signal_robust::tests());
     tests.extend(signal_lti::tests());
+    tests.extend(signal_systems::tests());
     tests.extend(sparse::tests());
     tests.extend(sparse_device::tests());
     tests.extend(sparse_more::tests());

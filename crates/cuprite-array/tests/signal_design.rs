@@ -23,12 +23,11 @@
 
 use crate::common::{Body, assert_err, close};
 use cuprite_array::signal::{
-    self, AnalogFamily, BandType, BesselNorm, Cutoff, DecimateOpts, RemezKind, RemezOpts,
-    SavgolEdges, SavgolOpts, Window, bessel, bessel_sos, butter, butter_sos, buttord, cheb1ord,
-    cheb2ord, cheby1, cheby1_sos, cheby2, cheby2_sos, decimate_with, ellip, ellip_sos, ellipord,
-    firls, firwin, firwin_bands, freqs, freqz, group_delay, iir_analog, iirnotch, iirpeak,
-    kaiser_atten, kaiser_beta, kaiserord, remez, remez_with, savgol_coeffs, savgol_filter,
-    sosfiltfilt, sosfreqz,
+    self, BandType, BesselNorm, Cutoff, DecimateOpts, IirFamily, RemezKind, RemezOpts, SavgolEdges,
+    SavgolOpts, Window, bessel, bessel_sos, butter, butter_sos, buttord, cheb1ord, cheb2ord,
+    cheby1, cheby1_sos, cheby2, cheby2_sos, decimate_with, ellip, ellip_sos, ellipord, firls,
+    firwin, firwin_bands, freqs, freqz, group_delay, iir_analog, iirnotch, iirpeak, kaiser_atten,
+    kaiser_beta, kaiserord, remez, remez_with, savgol_coeffs, savgol_filter, sosfiltfilt, sosfreqz,
 };
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -2187,7 +2186,7 @@ fn conversions(_d: Device) -> TestResult {
 /// One analog design checked against SciPy: family, order, edges (rad/s), band type, and
 /// SciPy's `(b, a)`.
 type AnalogCase = (
-    AnalogFamily,
+    IirFamily,
     usize,
     Cutoff,
     BandType,
@@ -2199,7 +2198,7 @@ type AnalogCase = (
 /// of each band type.
 const ANALOG_SCIPY: [AnalogCase; 5] = [
     (
-        AnalogFamily::Butter,
+        IirFamily::Butter,
         4,
         Cutoff::Edge(2.0),
         BandType::Lowpass,
@@ -2213,7 +2212,7 @@ const ANALOG_SCIPY: [AnalogCase; 5] = [
         ],
     ),
     (
-        AnalogFamily::Cheby1 { rp: 1.0 },
+        IirFamily::Cheby1 { rp: 1.0 },
         3,
         Cutoff::Edge(5.0),
         BandType::Highpass,
@@ -2221,7 +2220,7 @@ const ANALOG_SCIPY: [AnalogCase; 5] = [
         &[1.0, 12.60321932026163, 50.2914597904642, 254.42356995479383],
     ),
     (
-        AnalogFamily::Cheby2 { rs: 40.0 },
+        IirFamily::Cheby2 { rs: 40.0 },
         2,
         Cutoff::Band(1.0, 3.0),
         BandType::Bandpass,
@@ -2241,7 +2240,7 @@ const ANALOG_SCIPY: [AnalogCase; 5] = [
         ],
     ),
     (
-        AnalogFamily::Ellip { rp: 0.5, rs: 30.0 },
+        IirFamily::Ellip { rp: 0.5, rs: 30.0 },
         3,
         Cutoff::Band(2.0, 4.0),
         BandType::Bandstop,
@@ -2265,7 +2264,7 @@ const ANALOG_SCIPY: [AnalogCase; 5] = [
         ],
     ),
     (
-        AnalogFamily::Bessel(BesselNorm::Phase),
+        IirFamily::Bessel(BesselNorm::Phase),
         3,
         Cutoff::Edge(10.0),
         BandType::Lowpass,
@@ -2304,22 +2303,22 @@ fn analog_designs(_d: Device) -> TestResult {
     close(&gim, &im, 1e-12, 1e-14, "freqs imag")?;
     let lp = BandType::Lowpass;
     assert_err(
-        iir_analog(AnalogFamily::Butter, 3, -1.0, lp),
+        iir_analog(IirFamily::Butter, 3, -1.0, lp),
         "InvalidArgument",
         "positive",
     );
     assert_err(
-        iir_analog(AnalogFamily::Butter, 3, [3.0, 2.0], BandType::Bandpass),
+        iir_analog(IirFamily::Butter, 3, [3.0, 2.0], BandType::Bandpass),
         "InvalidArgument",
         "must increase",
     );
     assert_err(
-        iir_analog(AnalogFamily::Cheby1 { rp: 0.0 }, 3, 1.0, lp),
+        iir_analog(IirFamily::Cheby1 { rp: 0.0 }, 3, 1.0, lp),
         "InvalidArgument",
         "rp = 0",
     );
     assert_err(
-        iir_analog(AnalogFamily::Butter, 0, 1.0, lp),
+        iir_analog(IirFamily::Butter, 0, 1.0, lp),
         "InvalidArgument",
         "order 0",
     );

@@ -33,7 +33,11 @@
 //!   [`findfreqs_zpk`]); comb and gammatone filters ([`iircomb`], [`gammatone`]);
 //!   minimum-phase FIR filters ([`minimum_phase`]); responses of linear systems ([`lsim`],
 //!   [`impulse`], [`step`], [`freqresp`], [`bode`], [`dlsim`], [`dimpulse`], [`dstep`],
-//!   [`dfreqresp`], [`dbode`]).
+//!   [`dfreqresp`], [`dbode`]); a system as one value, continuous or discrete, in any of
+//!   the three forms ([`Lti`], [`SystemForm`], [`TransferFunction`]: SciPy's `lti` and
+//!   `dlti`); the general designers [`iirfilter`] (any family, digital or analog) and
+//!   [`iirdesign`] (least order for a specification, [`IirDesignType`]), and the band-stop
+//!   order objective [`band_stop_obj`]; [`freqz_sos`] (SciPy's newer name of `sosfreqz`).
 //! - Waveforms: [`sawtooth`], [`square`], [`chirp`], [`sweep_poly`], [`gausspulse`],
 //!   [`unit_impulse`], [`max_len_seq`]; wavelets [`ricker`], [`morlet`], [`morlet2`],
 //!   [`qmf`] and the continuous wavelet transform [`cwt`].
@@ -50,7 +54,8 @@
 //!   [`welch`], [`csd`], [`coherence`], [`spectrogram`], [`stft`], [`istft`] (segments cut by
 //!   a strided view, detrended, windowed and transformed by the FFT, batched over the other
 //!   axes; frequencies and times returned as host `Vec<f64>`), [`check_cola`],
-//!   [`check_nola`]; the chirp z-transform ([`czt`], [`zoom_fft`], [`czt_points`]); the
+//!   [`check_nola`]; the chirp z-transform ([`czt`], [`zoom_fft`], [`czt_points`], and
+//!   [`Czt`] fixed for a size, SciPy's `CZT` and `ZoomFFT`); the
 //!   Lomb-Scargle periodogram of uneven samples ([`lombscargle`], [`lombscargle_with`],
 //!   [`lombscargle_amplitude`]) and the [`vectorstrength`] of event times.
 //! - Resampling: [`resample`] (Fourier), [`upfirdn`], [`resample_poly`] (polyphase, filters
@@ -136,10 +141,10 @@ pub use conv::{
     choose_conv_method, convolve, convolve_axes, convolve1, convolve2, convolve2_sep, convolve3,
     correlate, correlate_axes, correlation_lags, fftconvolve, fir, oaconvolve,
 };
-pub use czt::{CZT_MAX_POINTS, czt, czt_points, zoom_fft};
+pub use czt::{CZT_MAX_POINTS, Czt, czt, czt_points, zoom_fft};
 pub use design::{
-    AnalogFamily, BandType, BesselNorm, Cutoff, FIRLS_MAX_TAPS, FIRWIN_MAX_CUTOFFS,
-    FIRWIN_MAX_TAPS, FIRWIN2_MAX_TAPS, FilterOrder, Firwin2Opts, IIR_MAX_ORDER, LTI_MAX_ORDER,
+    BandType, BesselNorm, Cutoff, FIRLS_MAX_TAPS, FIRWIN_MAX_CUTOFFS, FIRWIN_MAX_TAPS,
+    FIRWIN2_MAX_TAPS, FilterOrder, Firwin2Opts, IIR_MAX_ORDER, IirFamily, LTI_MAX_ORDER,
     REMEZ_MAX_TAPS, RESPONSE_MAX_POINTS, RemezKind, RemezOpts, ZerosPolesGain, bessel, bessel_sos,
     butter, butter_sos, buttord, cheb1ord, cheb2ord, cheby1, cheby1_sos, cheby2, cheby2_sos, ellip,
     ellip_sos, ellipord, firls, firwin, firwin_bands, firwin2, firwin2_with, freqs, freqz,
@@ -153,6 +158,10 @@ pub use design::{
     gammatone, iircomb, invres, invresz, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp, lp2hp_zpk,
     lp2lp, lp2lp_zpk, minimum_phase, normalize, residue, residuez, ss2tf, ss2zpk, tf2sos, tf2ss,
     unique_roots, zpk2sos, zpk2ss,
+};
+pub use design::{
+    IirDesignType, LTI_DEFAULT_POINTS, Lti, SystemForm, TransferFunction, band_stop_obj, freqz_sos,
+    iirdesign, iirfilter,
 };
 pub use design::{
     Response, SIM_MAX_STEPS, bode, dbode, dfreqresp, dimpulse, dlsim, dstep, freqresp, impulse,

@@ -18,7 +18,8 @@
 //! [`unique_roots`]). Zero-pole responses and SciPy's analog frequency range ([`zpkresp`]:
 //! [`freqs_zpk`], [`freqz_zpk`], [`findfreqs`], [`findfreqs_zpk`]); comb and gammatone
 //! filters ([`comb`]: [`iircomb`], [`gammatone`]); minimum-phase FIR filters ([`minphase`]:
-//! [`minimum_phase`]).
+//! [`minimum_phase`]). A system as one value in any form and domain ([`lti`]: [`Lti`]), and
+//! the general designers [`iirfilter`] and [`iirdesign`] below.
 //!
 //! Every IIR design takes the same steps, in `f64` on the host:
 //! 1. the analog low-pass prototype's zeros, poles and gain ([`proto`]; the elliptic one on
@@ -41,6 +42,7 @@ mod convert;
 mod fir;
 mod jacobi;
 mod lsq;
+mod lti;
 mod matrix;
 mod minphase;
 mod order;
@@ -65,13 +67,17 @@ pub use fir::{
     FIRWIN_MAX_CUTOFFS, FIRWIN_MAX_TAPS, firwin, firwin_bands, kaiser_atten, kaiser_beta, kaiserord,
 };
 pub use lsq::{FIRLS_MAX_TAPS, firls};
+pub use lti::{LTI_DEFAULT_POINTS, Lti, SystemForm, TransferFunction};
 pub use minphase::{MinPhaseMethod, minimum_phase};
-pub use order::{FilterOrder, buttord, cheb1ord, cheb2ord, ellipord, iirnotch, iirpeak};
+pub use order::{
+    FilterOrder, IirDesignType, band_stop_obj, buttord, cheb1ord, cheb2ord, ellipord, iirnotch,
+    iirpeak,
+};
 pub use proto::BesselNorm;
 use proto::{BESSEL_MAX_ORDER, Zpk};
 pub use remez::{REMEZ_MAX_TAPS, RemezKind, RemezOpts, remez, remez_with};
 pub use residue::{PartialFractions, RootType, invres, invresz, residue, residuez, unique_roots};
-pub use response::{RESPONSE_MAX_POINTS, freqs, freqz, group_delay, sosfreqz};
+pub use response::{RESPONSE_MAX_POINTS, freqs, freqz, freqz_sos, group_delay, sosfreqz};
 pub use sampled::{FIRWIN2_MAX_TAPS, Firwin2Opts, firwin2, firwin2_with};
 pub use simulate::{
     Response, SIM_MAX_STEPS, bode, dbode, dfreqresp, dimpulse, dlsim, dstep, freqresp, impulse,
@@ -531,33 +537,135 @@ pub fn bessel_sos(
 /// digital design checks them. Each named.
 ///
 /// ```
-/// use cuprite_array::signal::{AnalogFamily, BandType, iir_analog};
+/// use cuprite_array::signal::{IirFamily, BandType, iir_analog};
 /// // SciPy: butter(2, 10, analog=True) = (100, [1, 10 sqrt 2, 100]).
-/// let (b, a) = iir_analog(AnalogFamily::Butter, 2, 10.0, BandType::Lowpass)?;
+/// let (b, a) = iir_analog(IirFamily::Butter, 2, 10.0, BandType::Lowpass)?;
 /// assert!((b[0] - 100.0).abs() < 1e-12 && b.len() == 1);
 /// assert!((a[1] - 10.0 * 2f64.sqrt()).abs() < 1e-12 && (a[2] - 100.0).abs() < 1e-12);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn iir_analog(
-    family: AnalogFamily,
+    family: IirFamily,
     n: usize,
     wn: impl Into<Cutoff>,
     btype: BandType,
 ) -> Result<(Vec<f64>, Vec<f64>)> {
-    let f = match family {
-        AnalogFamily::Butter => Family::Butter,
-        AnalogFamily::Cheby1 { rp } => Family::Cheby1 { rp },
-        AnalogFamily::Cheby2 { rs } => Family::Cheby2 { rs },
-        AnalogFamily::Ellip { rp, rs } => Family::Ellip { rp, rs },
-        AnalogFamily::Bessel(norm) => Family::Bessel(norm),
-    };
-    Ok(to_ba(&f.zpk_in(n, wn.into(), btype, Domain::Analog)?))
+    Ok(to_ba(&Family::from(family).zpk_in(
+        n,
+        wn.into(),
+        btype,
+        Domain::Analog,
+    )?))
 }
 
-/// The family of an analog design ([`iir_analog`]) with its parameters: ripples `rp` and
-/// attenuations `rs` in dB, the Bessel normalisation.
+impl From<IirFamily> for Family {
+    fn from(family: IirFamily) -> Self {
+        match family {
+            IirFamily::Butter => Family::Butter,
+            IirFamily::Cheby1 { rp } => Family::Cheby1 { rp },
+            IirFamily::Cheby2 { rs } => Family::Cheby2 { rs },
+            IirFamily::Ellip { rp, rs } => Family::Ellip { rp, rs },
+            IirFamily::Bessel(norm) => Family::Bessel(norm),
+        }
+    }
+}
+
+/// The IIR filter of `family` and order `n` at `wn` for `btype`, as zeros, poles and gain
+/// (SciPy's `iirfilter(n, wn, rp, rs, btype, analog, ftype, output='zpk')`): digital, with
+/// `wn` fractions of the Nyquist frequency in `(0, 1)`, or with `analog` the analog filter
+/// at the angular frequencies `wn` (rad/s). [`zpk2tf`] gives SciPy's default `output='ba'`,
+/// [`zpk2sos`] with [`SosPairing::Nearest`] its `output='sos'`. The design is the one
+/// [`butter`], [`cheby1`], [`cheby2`], [`ellip`] and [`bessel`] (or [`iir_analog`]) make.
+///
+/// # Errors
+/// As the family's own design: `n` 0 or above [`IIR_MAX_ORDER`], `wn` outside its domain, not
+/// increasing, or not as many frequencies as `btype` takes, and the family's ripples and
+/// attenuations, each named.
+///
+/// ```
+/// use cuprite_array::signal::{BandType, IirFamily, cheby1, iirfilter, zpk2tf};
+/// let f = iirfilter(IirFamily::Cheby1 { rp: 1.0 }, 4, [0.2, 0.5], BandType::Bandpass, false)?;
+/// assert_eq!((f.zeros.len(), f.poles.len()), (8, 8));
+/// let (b, a) = zpk2tf(&f)?;
+/// let (b1, a1) = cheby1(4, 1.0, [0.2, 0.5], BandType::Bandpass)?;
+/// assert!(b.iter().zip(&b1).chain(a.iter().zip(&a1)).all(|(x, y)| (x - y).abs() < 1e-12));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[must_use = "the design is returned, not applied"]
+pub fn iirfilter(
+    family: IirFamily,
+    n: usize,
+    wn: impl Into<Cutoff>,
+    btype: BandType,
+    analog: bool,
+) -> Result<ZerosPolesGain> {
+    let domain = if analog {
+        Domain::Analog
+    } else {
+        Domain::Digital
+    };
+    Ok(Family::from(family)
+        .zpk_in(n, wn.into(), btype, domain)?
+        .into())
+}
+
+/// The least-order digital IIR filter of `ftype` that loses at most `gpass` dB in the
+/// passband (up to the edge or edges `wp`, fractions of the Nyquist frequency) and at least
+/// `gstop` dB in the stopband (from `ws` on), as zeros, poles and gain (SciPy's
+/// `iirdesign(wp, ws, gpass, gstop, ftype=..., output='zpk')`): the order and edges of the
+/// family's order selection ([`buttord`], [`cheb1ord`], [`cheb2ord`], [`ellipord`]), then
+/// [`iirfilter`] with `rp = gpass` and `rs = gstop`. The band type follows from where `ws`
+/// lies against `wp`. SciPy's default family is [`IirDesignType::Ellip`].
+///
+/// # Errors
+/// As the order selection: `gpass` or `gstop` not finite with `0 < gpass < gstop`, edges
+/// outside `(0, 1)`, one edge against a band, a placement of no band type, or an order above
+/// [`IIR_MAX_ORDER`]; each named.
+///
+/// ```
+/// use cuprite_array::signal::{IirDesignType, freqz_zpk, iirdesign};
+/// let f = iirdesign(0.2, 0.3, 1.0, 40.0, IirDesignType::Ellip)?;
+/// // From the stopband edge (0.3 pi rad/sample) on, the response is down by at least 40 dB.
+/// let (w, h) = freqz_zpk(&f, 1000)?;
+/// let stop = w.iter().zip(&h).filter(|(w, _)| **w >= 0.3 * std::f64::consts::PI);
+/// assert!(stop.into_iter().all(|(_, h)| 20.0 * h.norm().log10() <= -40.0 + 1e-9));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[must_use = "the design is returned, not applied"]
+pub fn iirdesign(
+    wp: impl Into<Cutoff>,
+    ws: impl Into<Cutoff>,
+    gpass: f64,
+    gstop: f64,
+    ftype: IirDesignType,
+) -> Result<ZerosPolesGain> {
+    let (wp, ws) = (wp.into(), ws.into());
+    let (o, family) = match ftype {
+        IirDesignType::Butter => (buttord(wp, ws, gpass, gstop)?, IirFamily::Butter),
+        IirDesignType::Cheby1 => (
+            cheb1ord(wp, ws, gpass, gstop)?,
+            IirFamily::Cheby1 { rp: gpass },
+        ),
+        IirDesignType::Cheby2 => (
+            cheb2ord(wp, ws, gpass, gstop)?,
+            IirFamily::Cheby2 { rs: gstop },
+        ),
+        IirDesignType::Ellip => (
+            ellipord(wp, ws, gpass, gstop)?,
+            IirFamily::Ellip {
+                rp: gpass,
+                rs: gstop,
+            },
+        ),
+    };
+    iirfilter(family, o.order, o.wn, o.btype, false)
+}
+
+/// The family of an IIR design ([`iirfilter`], [`iir_analog`]) with its parameters: ripples
+/// `rp` and attenuations `rs` in dB, the Bessel normalisation (SciPy's `ftype`, `rp`, `rs`
+/// and `norm`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum AnalogFamily {
+pub enum IirFamily {
     /// Butterworth ([`butter`]).
     Butter,
     /// Chebyshev type I with `rp` dB of passband ripple ([`cheby1`]).

@@ -36,6 +36,91 @@ enum Kind {
     Ellip,
 }
 
+/// The family of a least-order design ([`iirdesign`](super::iirdesign), [`band_stop_obj`]):
+/// SciPy's `ftype` of `iirdesign`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum IirDesignType {
+    /// Butterworth ([`buttord`]).
+    Butter,
+    /// Chebyshev type I ([`cheb1ord`]).
+    Cheby1,
+    /// Chebyshev type II ([`cheb2ord`]).
+    Cheby2,
+    /// Elliptic ([`ellipord`]; SciPy's default).
+    #[default]
+    Ellip,
+}
+
+impl From<IirDesignType> for Kind {
+    fn from(t: IirDesignType) -> Self {
+        match t {
+            IirDesignType::Butter => Kind::Butter,
+            IirDesignType::Cheby1 | IirDesignType::Cheby2 => Kind::Cheby,
+            IirDesignType::Ellip => Kind::Ellip,
+        }
+    }
+}
+
+/// The real-valued order a band-stop specification needs with its passband edge number
+/// `ind` (0 or 1) moved to `wp` (SciPy's `band_stop_obj`, the objective that the order selections
+/// minimise): `passb` and `stopb` are the passband and stopband edges on the prototype's
+/// axis (pre-warped: `tan(pi w / 2)` of digital edges), `gpass` and `gstop` the losses in dB.
+/// The nearest stopband edge lies at `nat = min |s (p0 - p1) / (s^2 - p0 p1)|` over the
+/// stopband edges `s`, and the order is the family's for `nat`.
+///
+/// # Errors
+/// `ind` above 1; an edge not positive and finite; `gpass` or `gstop` not finite with `0 <
+/// gpass < gstop`. Each named.
+///
+/// ```
+/// use cuprite_array::signal::{IirDesignType, band_stop_obj};
+/// // Moving the lower passband edge away from the stopband lowers the order.
+/// let (pb, sb) = ([0.5, 3.0], [0.9, 1.5]);
+/// let at = |wp| band_stop_obj(wp, 0, pb, sb, 1.0, 40.0, IirDesignType::Butter);
+/// assert!(at(0.4)? < at(0.5)?);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[must_use = "the order is returned"]
+pub fn band_stop_obj(
+    wp: f64,
+    ind: usize,
+    passb: [f64; 2],
+    stopb: [f64; 2],
+    gpass: f64,
+    gstop: f64,
+    ftype: IirDesignType,
+) -> Result<f64> {
+    let what = "band_stop_obj";
+    if ind > 1 {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: ind = {ind} names no passband edge; take 0 or 1"
+        )));
+    }
+    if let Some(v) = [wp, passb[0], passb[1], stopb[0], stopb[1]]
+        .into_iter()
+        .find(|v| !(*v > 0.0 && v.is_finite()))
+    {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: the edge {v} (wp = {wp}, passb = {passb:?}, stopb = {stopb:?}) must be \
+             positive and finite"
+        )));
+    }
+    if !(gpass > 0.0 && gpass.is_finite() && gstop > gpass && gstop.is_finite()) {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: the passband loss gpass = {gpass} dB and the stopband loss gstop = {gstop} \
+             dB must be finite with 0 < gpass < gstop"
+        )));
+    }
+    let mut pb = passb;
+    pb[ind] = wp;
+    Ok(real_order(
+        ftype.into(),
+        band_nat(pb, stopb, BandType::Bandstop),
+        gpass,
+        gstop,
+    ))
+}
+
 /// A checked specification on the prototype's axis: the band, the pre-warped passband and
 /// stopband edges (the passband's moved inwards for a band-stop), and `nat`.
 struct Spec {

@@ -139,6 +139,21 @@ pub fn sosfreqz(sos: &[[f64; 6]], n: usize) -> Result<(Vec<f64>, Vec<c64>)> {
     Ok((w, h))
 }
 
+/// [`sosfreqz`] under the name SciPy gives it from 1.15 on (`freqz_sos`).
+///
+/// # Errors
+/// As [`sosfreqz`].
+///
+/// ```
+/// use cuprite_array::signal::{BandType, butter_sos, freqz_sos, sosfreqz};
+/// let sos = butter_sos(3, 0.3, BandType::Highpass)?;
+/// assert_eq!(freqz_sos(&sos, 16)?, sosfreqz(&sos, 16)?);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn freqz_sos(sos: &[[f64; 6]], n: usize) -> Result<(Vec<f64>, Vec<c64>)> {
+    sosfreqz(sos, n)
+}
+
 /// The group delay `-d(arg H)/dw` of `(b, a)` in samples at the frequencies of [`freqz`], as
 /// `(w, gd)`: `Re(sum k b_k z^-k / B) - Re(sum k a_k z^-k / A)`, 0 where `B` or `A` vanishes
 /// (SciPy's `group_delay((b, a), w=n)`, which also sets those to 0).
