@@ -26,8 +26,9 @@
 //!   [`tf2sos`] with SciPy's [`SosPairing`]); the analog prototypes ([`buttap`], [`cheb1ap`],
 //!   [`cheb2ap`], [`ellipap`], [`besselap`]) and the transforms ([`lp2lp`], [`lp2hp`],
 //!   [`lp2bp`], [`lp2bs`], [`bilinear`] and their `_zpk` forms); linear systems in
-//!   state-space form ([`StateSpace`], [`tf2ss`], [`ss2tf`], [`zpk2ss`], [`ss2zpk`]) and
-//!   their discretisation ([`cont2discrete`], [`cont2discrete_tf`], [`Discretization`]);
+//!   state-space form ([`StateSpace`], [`tf2ss`], [`ss2tf`], [`zpk2ss`], [`ss2zpk`],
+//!   [`abcd_normalize`]), their discretisation ([`cont2discrete`], [`cont2discrete_tf`],
+//!   [`Discretization`]) and pole placement ([`place_poles`], [`place_poles_with`]);
 //!   partial fractions ([`residue`], [`residuez`], [`invres`], [`invresz`],
 //!   [`unique_roots`]); zero-pole responses ([`freqs_zpk`], [`freqz_zpk`], [`findfreqs`],
 //!   [`findfreqs_zpk`]); comb and gammatone filters ([`iircomb`], [`gammatone`]);
@@ -153,6 +154,10 @@ pub use design::{
     gammatone, iircomb, invres, invresz, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp, lp2hp_zpk,
     lp2lp, lp2lp_zpk, minimum_phase, normalize, residue, residuez, ss2tf, ss2zpk, tf2sos, tf2ss,
     unique_roots, zpk2sos, zpk2ss,
+};
+pub use design::{
+    MatrixIn, PlacePolesOpts, PlacedPoles, PoleMethod, abcd_normalize, place_poles,
+    place_poles_with,
 };
 pub use design::{
     Response, SIM_MAX_STEPS, bode, dbode, dfreqresp, dimpulse, dlsim, dstep, freqresp, impulse,
