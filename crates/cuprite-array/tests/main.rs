@@ -56,6 +56,7 @@ mod signal_design;
 mod signal_lti;
 mod signal_more;
 mod signal_nn;
+mod signal_poles;
 mod signal_resample;
 mod signal_robust;
 mod signal_spectral;
@@ -108,6 +109,7 @@ fn main() {
     tests.extend(signal_robust::tests());
     tests.extend(signal_lti::tests());
     tests.extend(signal_systems::tests());
+    tests.extend(signal_poles::tests());
     tests.extend(sparse::tests());
     tests.extend(sparse_device::tests());
     tests.extend(sparse_more::tests());

@@ -26,8 +26,9 @@
 //!   [`tf2sos`] with SciPy's [`SosPairing`]); the analog prototypes ([`buttap`], [`cheb1ap`],
 //!   [`cheb2ap`], [`ellipap`], [`besselap`]) and the transforms ([`lp2lp`], [`lp2hp`],
 //!   [`lp2bp`], [`lp2bs`], [`bilinear`] and their `_zpk` forms); linear systems in
-//!   state-space form ([`StateSpace`], [`tf2ss`], [`ss2tf`], [`zpk2ss`], [`ss2zpk`]) and
-//!   their discretisation ([`cont2discrete`], [`cont2discrete_tf`], [`Discretization`]);
+//!   state-space form ([`StateSpace`], [`tf2ss`], [`ss2tf`], [`zpk2ss`], [`ss2zpk`],
+//!   [`abcd_normalize`]), their discretisation ([`cont2discrete`], [`cont2discrete_tf`],
+//!   [`Discretization`]) and pole placement ([`place_poles`], [`place_poles_with`]);
 //!   partial fractions ([`residue`], [`residuez`], [`invres`], [`invresz`],
 //!   [`unique_roots`]); zero-pole responses ([`freqs_zpk`], [`freqz_zpk`], [`findfreqs`],
 //!   [`findfreqs_zpk`]); comb and gammatone filters ([`iircomb`], [`gammatone`]);
@@ -160,8 +161,9 @@ pub use design::{
     unique_roots, zpk2sos, zpk2ss,
 };
 pub use design::{
-    IirDesignType, LTI_DEFAULT_POINTS, Lti, SystemForm, TransferFunction, band_stop_obj, freqz_sos,
-    iirdesign, iirfilter,
+    IirDesignType, LTI_DEFAULT_POINTS, Lti, MatrixIn, PlacePolesOpts, PlacedPoles, PoleMethod,
+    SystemForm, TransferFunction, abcd_normalize, band_stop_obj, freqz_sos, iirdesign, iirfilter,
+    place_poles, place_poles_with,
 };
 pub use design::{
     Response, SIM_MAX_STEPS, bode, dbode, dfreqresp, dimpulse, dlsim, dstep, freqresp, impulse,

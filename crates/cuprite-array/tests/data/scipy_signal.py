@@ -1,8 +1,8 @@
-"""Writes `scipy-signal.txt`, the reference values of `tests/signal_more.rs`: one line a
-value list, `name kind values...` (kind `f`: reals, `i`: integers, `c`: complex values as
-real and imaginary parts in turn). Run from this folder with SciPy 1.17.1:
-`python3 scipy_signal.py > scipy-signal.txt`. The inputs are formulas that the Rust tests
-evaluate the same way."""
+"""Writes `scipy-signal.txt`, the reference values of `tests/signal_more.rs` and
+`tests/signal_poles.rs`: one line a value list, `name kind values...` (kind `f`: reals, `i`:
+integers, `c`: complex values as real and imaginary parts in turn). Run from this folder with
+SciPy 1.17.1: `python3 scipy_signal.py > scipy-signal.txt`. The inputs are formulas that the
+Rust tests evaluate the same way."""
 import numpy as np, scipy.signal as s
 out=[]
 def arr(name, v, ty='f64'):
@@ -154,4 +154,53 @@ w_,h_=sysd.freqresp([0.1,1.0,2.5]); arr('dlti_freqresp', h_)
 xc=np.array([np.sin(0.7*i)+0.3*np.cos(2.1*i) for i in range(12)])
 arr('czt_obj', s.CZT(12,7,np.exp(-0.23j)*1.01,0.9*np.exp(0.4j))(xc))
 arr('zoomfft_obj', s.ZoomFFT(12,[0.1,0.3],9,fs=1.0,endpoint=True)(xc))
+# pole placement (tests/signal_poles.rs): gain, computed and requested poles, X, (rtol, nb_iter)
+def ppmat(r, c, f): return np.array([[f(i, j) for j in range(c)] for i in range(r)], float)
+def pp(name, A, B, P, **kw):
+    r = s.place_poles(A, B, P, **kw)
+    arr(f"pp_{name}_k", r.gain_matrix); arr(f"pp_{name}_cp", np.asarray(r.computed_poles, complex))
+    arr(f"pp_{name}_rp", np.asarray(r.requested_poles, complex)); arr(f"pp_{name}_x", np.asarray(r.X, complex))
+    arr(f"pp_{name}_info", [r.rtol, r.nb_iter])
+A1 = np.array([[1.380, -0.2077, 6.715, -5.676], [-0.5814, -4.290, 0, 0.6750],
+               [1.067, 4.273, -6.654, 5.893], [0.0480, 4.273, 1.343, -2.104]])
+B1 = np.array([[0, 5.679], [1.136, 1.136], [0, 0], [-3.146, 0]])
+P1 = np.array([-0.2, -0.5, -5.0566, -8.6659])
+pp('ex1_knv0', A1, B1, P1, method='KNV0')
+pp('ex1_yt', A1, B1, P1)
+pp('ex1_yt100', A1, B1, P1, rtol=-1, maxiter=100)
+A2 = np.array([[0, 7/3., 0, 0], [0, 0, 0, 7/9.], [0, 0, 0, 0], [0, 0, 0, 0]])
+B2 = np.array([[0, 0], [0, 0], [1, 0], [0, 1]])
+pp('ex2_yt', A2, B2, np.array([-3, -1, -2-1j, -2+1j]) / 3.)
+A3 = ppmat(3, 3, lambda i, j: np.sin(0.7*i + 1.3*j) + 0.1*(i - j))
+B3 = ppmat(3, 1, lambda i, j: np.cos(0.9*i + 0.3))
+pp('si_yt', A3, B3, [-1, -2+1j, -2-1j])
+pp('si_knv0', A3, B3, [-3, -1, -2], method='KNV0')
+B4 = ppmat(3, 3, lambda i, j: np.cos(0.9*i - 0.4*j) + (i == j))
+pp('fr_yt', A3, B4, [-2+3j, -1, -2-3j])
+A4w = np.array([[0.5, -1.0], [2.0, 0.25]]); B4w = ppmat(2, 3, lambda i, j: np.sin(1.1*i + 0.7*j + 0.2))
+pp('fr_wide', A4w, B4w, [-4, -1])
+A5 = ppmat(4, 4, lambda i, j: np.cos(0.8*i*j + 0.4) - 0.2*i)
+B5 = ppmat(4, 2, lambda i, j: np.sin(0.6*i - 1.2*j + 0.5))
+pp('rep_yt', A5, B5, [-1, -1, -2, -2])
+pp('rep_knv0', A5, B5, [-1, -2, -1, -2], method='KNV0')
+pp('rep_cplx', A5, B5, [-1+1j, -1-1j, -1+1j, -1-1j])
+A6 = ppmat(6, 6, lambda i, j: np.sin(0.5*i + 0.9*j*j) + 0.05*i*j)
+B6 = ppmat(6, 3, lambda i, j: np.cos(1.3*i + 0.4*j) + 0.3*(i == 2*j))
+P6 = [-0.5, -1, -1.5, -2, -3, -4]
+pp('six_yt', A6, B6, P6)
+pp('six_knv0', A6, B6, P6, method='KNV0')
+A7 = ppmat(7, 7, lambda i, j: np.cos(2.1*i*j + 0.3*i - 0.5*j))
+B7 = ppmat(7, 3, lambda i, j: np.sin(0.9*i + 1.7*j + 0.1) + 0.2*i*j)
+pp('seven_yt', A7, B7, [-1, -2, -3, -4, -5, -1+2j, -1-2j])
+pp('seven_real', A7, B7, [-1, -2, -3, -4, -5, -6, -7])
+A8 = ppmat(5, 5, lambda i, j: np.sin(1.1*i - 0.3*j + 0.2*i*j))
+B8 = ppmat(5, 2, lambda i, j: np.cos(0.7*i + 2.1*j))
+pp('lone_yt', A8, B8, [-1, -2+1j, -2-1j, -3+2j, -3-2j])
+# abcd_normalize: each matrix's shape, then its entries
+def abcd(name, **kw):
+    m = s.abcd_normalize(**kw)
+    arr(f"abcd_{name}", np.concatenate([[float(v) for x in m for v in x.shape]] + [np.ravel(x).astype(float) for x in m]))
+abcd('doc', A=[[1, 2], [3, 4]], B=[[-1], [5]], D=2.5)
+abcd('empty_a', A=np.zeros((0, 3)), B=[[-1], [5]], C=[[1, 2], [3, 4], [5, 6]])
+abcd('bc', B=[[-1, 2], [5, 3], [1, 1]], C=[[1, 2, 3]])
 print("\n".join(out))

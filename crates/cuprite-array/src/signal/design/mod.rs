@@ -11,7 +11,9 @@
 //! ...), [`normalize`], and SciPy's pole-zero pairing into sections ([`sos`]: [`zpk2sos`],
 //! [`tf2sos`] with [`SosPairing`]). Linear systems in state-space form ([`statespace`]:
 //! [`StateSpace`], [`tf2ss`], [`ss2tf`], [`zpk2ss`], [`ss2zpk`], and [`cont2discrete`] by
-//! the methods of [`Discretization`], on the host matrix exponential of [`matrix`]), and
+//! the methods of [`Discretization`], on the host matrix exponential of [`matrix`]; their
+//! assembly from some of `A`, `B`, `C`, `D`, and pole placement by state feedback
+//! ([`poles`]: [`abcd_normalize`], [`place_poles`], [`place_poles_with`])), and
 //! their responses ([`simulate`]: [`lsim`], [`impulse`], [`step`], [`freqresp`], [`bode`],
 //! and the discrete [`dlsim`], [`dimpulse`], [`dstep`], [`dfreqresp`], [`dbode`]). Partial
 //! fractions ([`residue`]: [`residue`], [`residuez`], [`invres`], [`invresz`],
@@ -46,6 +48,7 @@ mod lti;
 mod matrix;
 mod minphase;
 mod order;
+mod poles;
 mod proto;
 mod remez;
 mod residue;
@@ -72,6 +75,10 @@ pub use minphase::{MinPhaseMethod, minimum_phase};
 pub use order::{
     FilterOrder, IirDesignType, band_stop_obj, buttord, cheb1ord, cheb2ord, ellipord, iirnotch,
     iirpeak,
+};
+pub use poles::{
+    MatrixIn, PlacePolesOpts, PlacedPoles, PoleMethod, abcd_normalize, place_poles,
+    place_poles_with,
 };
 pub use proto::BesselNorm;
 use proto::{BESSEL_MAX_ORDER, Zpk};
