@@ -10,6 +10,10 @@
 //!   fallback (`... fallback ...`: lowered patches and cuBLASLt, forced by
 //!   `tuning::with_cudnn(false)`, judged at half PyTorch's speed or better).
 //! - `conv/max_pool2d`: 2×2 max pooling, stride 2, of 64×64×112×112 f32.
+//!
+//! `CUPRITE_BENCH_CONV_WORKSPACE` (bytes) sets the fallback's bound on the lowered patches it
+//! holds at a time ([`signal::set_conv_workspace_bytes`]) for these figures, to compare chunk
+//! sizes in one call.
 
 use super::curves::per_call;
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, TimeUnit};
@@ -73,7 +77,16 @@ fn counted(
 /// The three passes of the layer in element type `T` (`label` in the figures' names) through
 /// cuDNN (`lib`) or the fallback.
 fn layer<T: Float>(ctx: &mut BenchCtx, n: usize, label: &str, lib: bool) -> BenchResult {
-    cuprite_array::tuning::with_cudnn(lib, || layer_passes::<T>(ctx, n, label, lib))
+    let bound = std::env::var("CUPRITE_BENCH_CONV_WORKSPACE")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok());
+    let before = signal::conv_workspace_bytes();
+    if let Some(b) = bound {
+        signal::set_conv_workspace_bytes(b);
+    }
+    let r = cuprite_array::tuning::with_cudnn(lib, || layer_passes::<T>(ctx, n, label, lib));
+    signal::set_conv_workspace_bytes(before);
+    r
 }
 
 fn layer_passes<T: Float>(ctx: &mut BenchCtx, n: usize, label: &str, lib: bool) -> BenchResult {
