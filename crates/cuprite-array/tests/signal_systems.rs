@@ -1,4 +1,5 @@
-//! SciPy's general IIR designers (`iirfilter`, `iirdesign`, `band_stop_obj`), its system
+//! SciPy's general IIR designers (`iirfilter`, `iirdesign`, `band_stop_obj`), its
+//! `BadCoefficients` condition (`bad_coefficients`), its system
 //! objects (`lti`, `dlti`, `TransferFunction`, `ZerosPolesGain`, `StateSpace` as
 //! `signal::Lti`) and its transform objects (`CZT`, `ZoomFFT` as `signal::Czt`), against
 //! SciPy 1.17.1's values for the same inputs (`data/scipy-signal.txt`, written by
@@ -9,7 +10,7 @@ use crate::common::{Body, assert_err, close, reference_in};
 use cuprite_array::dtype::c64;
 use cuprite_array::signal::{
     BandType, Czt, Discretization, IirDesignType, IirFamily, Lti, StateSpace, SystemForm,
-    ZerosPolesGain, band_stop_obj, iirdesign, iirfilter, zpk2tf,
+    ZerosPolesGain, bad_coefficients, band_stop_obj, iirdesign, iirfilter, normalize, zpk2tf,
 };
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Test, TestResult};
@@ -123,6 +124,38 @@ fn designs(_d: Device) -> TestResult {
         1e-12,
         "band_stop_obj",
     )?;
+    // SciPy's BadCoefficients condition and what normalize keeps, case by case.
+    let cases: [(&[f64], &[f64]); 6] = [
+        (&[1.0, 2.0], &[2.0, 1.0]),
+        (&[1e-15, 2.0, 4.0], &[1.0, 2.0, 1.0]),
+        (&[0.0, 0.0, 3.0], &[0.0, 4.0, 1.0]),
+        (&[2e-14, 1.0], &[4.0]),
+        (&[0.0, 1e-16], &[1.0]),
+        (&[1e-13, 1.0], &[1.0, 3.0]),
+    ];
+    let mut seen = Vec::new();
+    for (b, a) in cases {
+        let bad = bad_coefficients(b, a)?;
+        let (nb, _) = normalize(b, a)?;
+        if let Some(f) = bad {
+            if nb.len() != b.len() - f.dropped {
+                return Err(format!("{b:?}: {f:?} but normalize kept {nb:?}").into());
+            }
+        }
+        seen.extend([f64::from(u8::from(bad.is_some())), nb.len() as f64]);
+    }
+    close(
+        &seen,
+        &reference("bad_coefficients"),
+        0.0,
+        0.0,
+        "bad_coefficients",
+    )?;
+    assert_err(
+        bad_coefficients(&[1.0], &[0.0, 0.0]),
+        "InvalidArgument",
+        "no non-zero",
+    );
     assert_err(
         iirdesign(0.3, 0.2, 40.0, 1.0, IirDesignType::Ellip),
         "InvalidArgument",

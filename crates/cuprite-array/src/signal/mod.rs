@@ -38,7 +38,8 @@
 //!   the three forms ([`Lti`], [`SystemForm`], [`TransferFunction`]: SciPy's `lti` and
 //!   `dlti`); the general designers [`iirfilter`] (any family, digital or analog) and
 //!   [`iirdesign`] (least order for a specification, [`IirDesignType`]), and the band-stop
-//!   order objective [`band_stop_obj`]; [`freqz_sos`] (SciPy's newer name of `sosfreqz`).
+//!   order objective [`band_stop_obj`]; [`freqz_sos`] (SciPy's newer name of `sosfreqz`);
+//!   SciPy's `BadCoefficients` warning as a value ([`bad_coefficients`], [`BadCoefficients`]).
 //! - Waveforms: [`sawtooth`], [`square`], [`chirp`], [`sweep_poly`], [`gausspulse`],
 //!   [`unit_impulse`], [`max_len_seq`]; wavelets [`ricker`], [`morlet`], [`morlet2`],
 //!   [`qmf`] and the continuous wavelet transform [`cwt`].
@@ -144,6 +145,11 @@ pub use conv::{
 };
 pub use czt::{CZT_MAX_POINTS, Czt, czt, czt_points, zoom_fft};
 pub use design::{
+    BadCoefficients, IirDesignType, LTI_DEFAULT_POINTS, Lti, MatrixIn, PlacePolesOpts, PlacedPoles,
+    PoleMethod, SystemForm, TransferFunction, abcd_normalize, bad_coefficients, band_stop_obj,
+    freqz_sos, iirdesign, iirfilter, place_poles, place_poles_with,
+};
+pub use design::{
     BandType, BesselNorm, Cutoff, FIRLS_MAX_TAPS, FIRWIN_MAX_CUTOFFS, FIRWIN_MAX_TAPS,
     FIRWIN2_MAX_TAPS, FilterOrder, Firwin2Opts, IIR_MAX_ORDER, IirFamily, LTI_MAX_ORDER,
     REMEZ_MAX_TAPS, RESPONSE_MAX_POINTS, RemezKind, RemezOpts, ZerosPolesGain, bessel, bessel_sos,
@@ -159,11 +165,6 @@ pub use design::{
     gammatone, iircomb, invres, invresz, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp, lp2hp_zpk,
     lp2lp, lp2lp_zpk, minimum_phase, normalize, residue, residuez, ss2tf, ss2zpk, tf2sos, tf2ss,
     unique_roots, zpk2sos, zpk2ss,
-};
-pub use design::{
-    IirDesignType, LTI_DEFAULT_POINTS, Lti, MatrixIn, PlacePolesOpts, PlacedPoles, PoleMethod,
-    SystemForm, TransferFunction, abcd_normalize, band_stop_obj, freqz_sos, iirdesign, iirfilter,
-    place_poles, place_poles_with,
 };
 pub use design::{
     Response, SIM_MAX_STEPS, bode, dbode, dfreqresp, dimpulse, dlsim, dstep, freqresp, impulse,

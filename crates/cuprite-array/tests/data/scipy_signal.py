@@ -203,4 +203,12 @@ def abcd(name, **kw):
 abcd('doc', A=[[1, 2], [3, 4]], B=[[-1], [5]], D=2.5)
 abcd('empty_a', A=np.zeros((0, 3)), B=[[-1], [5]], C=[[1, 2], [3, 4], [5, 6]])
 abcd('bc', B=[[-1, 2], [5, 3], [1, 1]], C=[[1, 2, 3]])
+# BadCoefficients: whether normalize warns, and the numerator's length after it
+import warnings
+bc=[]
+for b_,a_ in [([1.0,2.0],[2.0,1.0]),([1e-15,2.0,4.0],[1.0,2.0,1.0]),([0.0,0.0,3.0],[0.0,4.0,1.0]),([2e-14,1.0],[4.0]),([0.0,1e-16],[1.0]),([1e-13,1.0],[1.0,3.0])]:
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter('always'); nb_,_=s.normalize(b_,a_)
+    bc += [float(any(issubclass(w.category, s.BadCoefficients) for w in ws)), float(len(nb_))]
+arr('bad_coefficients', bc)
 print("\n".join(out))

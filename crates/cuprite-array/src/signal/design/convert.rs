@@ -28,7 +28,7 @@ pub const LTI_MAX_ORDER: usize = 2048;
 /// The transfer function `(b, a)` normalised (SciPy's `normalize`): `a`'s leading zeros
 /// dropped, both divided by `a`'s first coefficient, and `b`'s leading coefficients of
 /// magnitude at most `1e-14` (after the division) dropped, one kept when all are (SciPy warns
-/// of them as badly conditioned; here they go silently).
+/// of them as badly conditioned; here [`bad_coefficients`] reports them).
 ///
 /// # Errors
 /// `b` or `a` empty, `a` all zeros, a coefficient not finite, more than [`LTI_MAX_ORDER`] + 1
@@ -56,11 +56,74 @@ pub(super) fn normalize_as(what: &str, b: &[f64], a: &[f64]) -> Result<(Vec<f64>
     let a0 = a[ia];
     let a: Vec<f64> = a[ia..].iter().map(|v| v / a0).collect();
     let b: Vec<f64> = b.iter().map(|v| v / a0).collect();
-    let lead = b
-        .iter()
-        .position(|v| v.abs() > 1e-14)
-        .unwrap_or(b.len() - 1);
+    let lead = small_leading(&b).min(b.len() - 1);
     Ok((b[lead..].to_vec(), a))
+}
+
+/// The number of leading coefficients of `b` of magnitude at most `1e-14` (all of them when
+/// every one is).
+fn small_leading(b: &[f64]) -> usize {
+    b.iter().position(|v| v.abs() > 1e-14).unwrap_or(b.len())
+}
+
+/// SciPy's `BadCoefficients` warning as a value: the numerator of a transfer function began
+/// with coefficients of magnitude at most `1e-14` after division by the denominator's first
+/// non-zero coefficient, which [`normalize`] drops (keeping one when all are small), so the
+/// filter's coefficients are badly conditioned and its results may be meaningless.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BadCoefficients {
+    /// How many leading numerator coefficients were that small.
+    pub small: usize,
+    /// How many of them [`normalize`] drops: `small`, or one fewer when every coefficient was
+    /// small.
+    pub dropped: usize,
+}
+
+impl std::fmt::Display for BadCoefficients {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "badly conditioned filter coefficients (numerator): {} leading coefficients of \
+             magnitude at most 1e-14, {} dropped; the results may be meaningless",
+            self.small, self.dropped
+        )
+    }
+}
+
+impl std::error::Error for BadCoefficients {}
+
+/// Whether [`normalize`]`(b, a)` finds the numerator badly conditioned, as SciPy warns with
+/// `BadCoefficients` (and the design calls that normalise, such as [`tf2zpk`]): `Some` with
+/// the count of small leading coefficients, `None` when the first one is larger than `1e-14`
+/// after the division.
+///
+/// # Errors
+/// As [`normalize`].
+///
+/// ```
+/// use cuprite_array::signal::{BadCoefficients, bad_coefficients};
+/// assert_eq!(bad_coefficients(&[1.0, 2.0], &[2.0, 1.0])?, None);
+/// let bad = bad_coefficients(&[1e-15, 2.0, 4.0], &[1.0, 2.0, 1.0])?;
+/// assert_eq!(bad, Some(BadCoefficients { small: 1, dropped: 1 }));
+/// // Every coefficient small: one is kept.
+/// assert_eq!(bad_coefficients(&[0.0, 1e-16], &[1.0])?.map(|b| b.dropped), Some(1));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+#[must_use = "the finding is returned"]
+pub fn bad_coefficients(b: &[f64], a: &[f64]) -> Result<Option<BadCoefficients>> {
+    check_poly("bad_coefficients", "numerator", b)?;
+    check_poly("bad_coefficients", "denominator", a)?;
+    let Some(&a0) = a.iter().find(|&&v| v != 0.0) else {
+        return Err(Error::InvalidArgument(format!(
+            "bad_coefficients: the denominator {a:?} has no non-zero coefficient"
+        )));
+    };
+    let scaled: Vec<f64> = b.iter().map(|v| v / a0).collect();
+    let small = small_leading(&scaled);
+    Ok((small > 0).then(|| BadCoefficients {
+        small,
+        dropped: small.min(b.len() - 1),
+    }))
 }
 
 /// Polynomial coefficients `c` named `name`, checked: not empty, every one finite, at most

@@ -65,7 +65,10 @@ use crate::error::{Error, Result};
 pub use analog::{besselap, buttap, cheb1ap, cheb2ap, ellipap};
 pub use band::{BandType, Cutoff, IIR_MAX_ORDER};
 pub use comb::{COMB_MAX_ORDER, CombType, GammatoneType, gammatone, iircomb};
-pub use convert::{LTI_MAX_ORDER, ZerosPolesGain, normalize, sos2tf, sos2zpk, tf2zpk, zpk2tf};
+pub use convert::{
+    BadCoefficients, LTI_MAX_ORDER, ZerosPolesGain, bad_coefficients, normalize, sos2tf, sos2zpk,
+    tf2zpk, zpk2tf,
+};
 pub use fir::{
     FIRWIN_MAX_CUTOFFS, FIRWIN_MAX_TAPS, firwin, firwin_bands, kaiser_atten, kaiser_beta, kaiserord,
 };
