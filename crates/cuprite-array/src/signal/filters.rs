@@ -92,7 +92,7 @@ fn run<W: Float>(
         out.slice(&[range(batch * n, out_len)])?
             .reshape(&[batch, order])?
     } else {
-        Array::zeros(&[batch, order])
+        crate::with_device(x.device(), || Array::zeros(&[batch, order]))
     };
     Ok((y, zf))
 }
@@ -184,7 +184,7 @@ pub fn lfilter<T: Float>(
     let batch: usize = lead.iter().product();
     let x2 = xm.reshape(&[batch, n])?;
     let z2 = match zi {
-        None => Array::zeros(&[batch, order]),
+        None => crate::with_device(x.device(), || Array::zeros(&[batch, order])),
         Some(z) if z.shape() == zshape.as_slice() => {
             z.moveaxis(ax as isize, -1)?.reshape(&[batch, order])?
         }
