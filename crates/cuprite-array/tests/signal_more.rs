@@ -988,9 +988,35 @@ fn sos_designs(_d: Device) -> TestResult {
     Ok(())
 }
 
+/// The filters build their states on the input's device whatever the current device is: a
+/// CPU input filtered while the thread's current device is a GPU (never touched: the arrays
+/// are lazy and every input is on the CPU) gives the values of the plain call.
+fn current_device_elsewhere() -> TestResult {
+    let (b, a) = ([0.2, 0.3, -0.1], [1.0, -0.4, 0.2]);
+    let xs: Vec<f64> = (0..12).map(|i| (0.8 * i as f64).sin()).collect();
+    let x = Array::from_slice_on(Device::CPU, &xs, &[2, 6])?;
+    let (want, _) = lfilter(&b, &a, &x, 1, None)?;
+    let want = want.to_vec()?;
+    let got = cuprite_array::with_device(Device::cuda(0), || lfilter(&b, &a, &x, 1, None))?;
+    if got.0.device() != Device::CPU {
+        return Err(format!("lfilter's output lives on {:?}", got.0.device()).into());
+    }
+    close(
+        &got.0.to_vec()?,
+        &want,
+        0.0,
+        0.0,
+        "lfilter under another current device",
+    )
+}
+
 pub fn tests() -> Vec<Test> {
     // Host computations: one run.
     let mut v = vec![
+        Test::cpu(
+            "cpu::signal_more::current_device_elsewhere".to_string(),
+            current_device_elsewhere,
+        ),
         Test::cpu("cpu::signal_more::systems".to_string(), || {
             systems(Device::CPU)
         }),
