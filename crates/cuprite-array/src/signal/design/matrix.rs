@@ -40,14 +40,18 @@ pub(super) fn transpose(x: &[f64], n: usize, m: usize) -> Vec<f64> {
     out
 }
 
-/// `a x = b` for `a` (`n x n`) and `b` (`n x m`) by LU with partial pivoting, or `None` when a
-/// pivot is 0 (singular) or the solution is not finite.
-pub(super) fn solve(a: &[f64], b: &[f64], n: usize, m: usize) -> Option<Vec<f64>> {
+/// `a x = b` for `a` (`n x n`) and `b` (`n x m`), real or complex, by LU with partial pivoting,
+/// or `None` when a pivot is 0 (singular) or the solution is not finite.
+pub(super) fn solve<S: LuScalar>(a: &[S], b: &[S], n: usize, m: usize) -> Option<Vec<S>> {
     let (mut a, mut x) = (a.to_vec(), b.to_vec());
+    let zero = S::default();
     for col in 0..n {
-        let piv =
-            (col..n).max_by(|&i, &j| a[i * n + col].abs().total_cmp(&a[j * n + col].abs()))?;
-        if a[piv * n + col] == 0.0 {
+        let piv = (col..n).max_by(|&i, &j| {
+            a[i * n + col]
+                .magnitude()
+                .total_cmp(&a[j * n + col].magnitude())
+        })?;
+        if a[piv * n + col] == zero {
             return None;
         }
         if piv != col {
@@ -61,14 +65,16 @@ pub(super) fn solve(a: &[f64], b: &[f64], n: usize, m: usize) -> Option<Vec<f64>
         let d = a[col * n + col];
         for i in col + 1..n {
             let f = a[i * n + col] / d;
-            if f == 0.0 {
+            if f == zero {
                 continue;
             }
             for j in col..n {
-                a[i * n + j] -= f * a[col * n + j];
+                let t = a[col * n + j];
+                a[i * n + j] = a[i * n + j] - f * t;
             }
             for j in 0..m {
-                x[i * m + j] -= f * x[col * m + j];
+                let t = x[col * m + j];
+                x[i * m + j] = x[i * m + j] - f * t;
             }
         }
     }
@@ -77,12 +83,45 @@ pub(super) fn solve(a: &[f64], b: &[f64], n: usize, m: usize) -> Option<Vec<f64>
         for j in 0..m {
             let mut v = x[col * m + j];
             for l in col + 1..n {
-                v -= a[col * n + l] * x[l * m + j];
+                v = v - a[col * n + l] * x[l * m + j];
             }
             x[col * m + j] = v / d;
         }
     }
-    x.iter().all(|v| v.is_finite()).then_some(x)
+    x.iter().all(|v| v.finite()).then_some(x)
+}
+
+/// The entries [`solve`] takes: real or complex `f64`.
+pub(super) trait LuScalar:
+    Copy
+    + Default
+    + PartialEq
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + std::ops::Div<Output = Self>
+{
+    /// A magnitude that orders pivots (the absolute value or its square).
+    fn magnitude(self) -> f64;
+    /// Whether every part is finite.
+    fn finite(self) -> bool;
+}
+
+impl LuScalar for f64 {
+    fn magnitude(self) -> f64 {
+        self.abs()
+    }
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+}
+
+impl LuScalar for crate::dtype::c64 {
+    fn magnitude(self) -> f64 {
+        self.norm_sqr()
+    }
+    fn finite(self) -> bool {
+        self.re.is_finite() && self.im.is_finite()
+    }
 }
 
 /// The 1-norm (the largest column sum of magnitudes) of `a` (`n x n`).

@@ -29,6 +29,7 @@
 //! [`crate::linalg::eigvals`] on the CPU.
 
 use super::convert::{LTI_MAX_ORDER, check_roots};
+use super::matrix::solve;
 use super::statespace::StateSpace;
 use crate::array::Array;
 use crate::device::Device;
@@ -619,7 +620,7 @@ fn robust_gain(
              of (A, B), or ask for other poles)"
         ))
     };
-    let mt = lu_solve(&xt, &rhs, n, n).ok_or_else(cannot)?;
+    let mt = solve(&xt, &rhs, n, n).ok_or_else(cannot)?;
     let mut g = vec![c64::new(0.0, 0.0); rank * n];
     for (r, ur) in u0.iter().enumerate() {
         for j in 0..n {
@@ -629,7 +630,7 @@ fn robust_gain(
     let z: Vec<c64> = (0..rank * m)
         .map(|k| c64::new(fb.r[(k / m) * m + k % m], 0.0))
         .collect();
-    let k0 = lu_solve(&z, &g, rank, n).ok_or_else(cannot)?;
+    let k0 = solve(&z, &g, rank, n).ok_or_else(cannot)?;
     let gain = k0.iter().map(|v| -v.re).collect();
     let x_out = (0..n * n).map(|k| xc[k % n][k / n]).collect();
     Ok((gain, x_out, sweep))
@@ -1227,53 +1228,4 @@ impl Svd {
         let v = idx.iter().map(|&c| v[c].clone()).collect();
         Svd { sigma, u, v }
     }
-}
-
-/// `a x = b` for `a` (`n x n`) and `b` (`n x m`), complex, by LU with partial pivoting, or
-/// `None` when a pivot is 0 (singular) or the solution is not finite.
-fn lu_solve(a: &[c64], b: &[c64], n: usize, m: usize) -> Option<Vec<c64>> {
-    let (mut a, mut x) = (a.to_vec(), b.to_vec());
-    for col in 0..n {
-        let piv = (col..n).max_by(|&i, &j| {
-            a[i * n + col]
-                .norm_sqr()
-                .total_cmp(&a[j * n + col].norm_sqr())
-        })?;
-        if a[piv * n + col] == c64::new(0.0, 0.0) {
-            return None;
-        }
-        if piv != col {
-            for j in 0..n {
-                a.swap(piv * n + j, col * n + j);
-            }
-            for j in 0..m {
-                x.swap(piv * m + j, col * m + j);
-            }
-        }
-        let d = a[col * n + col];
-        for i in col + 1..n {
-            let f = a[i * n + col] / d;
-            for j in col..n {
-                let t = a[col * n + j];
-                a[i * n + j] -= f * t;
-            }
-            for j in 0..m {
-                let t = x[col * m + j];
-                x[i * m + j] -= f * t;
-            }
-        }
-    }
-    for col in (0..n).rev() {
-        let d = a[col * n + col];
-        for j in 0..m {
-            let mut v = x[col * m + j];
-            for l in col + 1..n {
-                v -= a[col * n + l] * x[l * m + j];
-            }
-            x[col * m + j] = v / d;
-        }
-    }
-    x.iter()
-        .all(|v| v.re.is_finite() && v.im.is_finite())
-        .then_some(x)
 }
