@@ -27,7 +27,7 @@
 #
 # The compile-only NVRTC tests (`*kernels_compile`) are left out (CI runs them) unless
 # GPU_CHECK_NVRTC=1. Time limits, in seconds: PASS1_T (default 480) for each binary of the first pass,
-# ALONE_T (180) for each binary of the second, EXAMPLE_T (120) for each example.
+# ALONE_T (360) for each binary of the second, EXAMPLE_T (120) for each example.
 set -u
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -131,7 +131,7 @@ for p in "${pids[@]}"; do wait "$p"; done
 
 say "##### pass 2 at $(now) s: the gpu_alone tests, one binary at a time"
 for i in "${!bins[@]}"; do
-    run_bin "${bins[$i]}" "${dirs[$i]}" only "$T/${bins[$i]}.alone.log" "${ALONE_T:-180}" --test-threads=1
+    run_bin "${bins[$i]}" "${dirs[$i]}" only "$T/${bins[$i]}.alone.log" "${ALONE_T:-360}" --test-threads=1
 done
 
 say "##### the rest at $(now) s"
