@@ -674,12 +674,24 @@ fn det_change(before: f64, x: &[Vec<f64>]) -> (f64, bool) {
 /// Method 0's sweeps: each column of `X` in turn by [`knv0_update`], until the relative change
 /// of `|det X|` falls below `rtol` or `maxiter` sweeps are done.
 fn knv0_loop(ker: &[Vec<Vec<c64>>], x: &mut [Vec<f64>], opts: PlacePolesOpts) -> Sweep {
-    let (mut change, mut sweeps, mut stop) = (f64::NAN, 0, false);
-    while sweeps < opts.maxiter && !stop {
-        let before = det_abs(x);
+    sweep_until(x, opts, |x| {
         for j in 0..x.len() {
             knv0_update(ker, x, j);
         }
+    })
+}
+
+/// `pass` applied to `X` until the relative change of `|det X|` over a pass falls below
+/// `rtol` with `X` regular, or `maxiter` passes are done.
+fn sweep_until(
+    x: &mut [Vec<f64>],
+    opts: PlacePolesOpts,
+    mut pass: impl FnMut(&mut [Vec<f64>]),
+) -> Sweep {
+    let (mut change, mut sweeps, mut stop) = (f64::NAN, 0, false);
+    while sweeps < opts.maxiter && !stop {
+        let before = det_abs(x);
+        pass(x);
         let (c, regular) = det_change(before, x);
         change = c;
         stop = c < opts.rtol && regular;
@@ -786,9 +798,7 @@ fn yt_order(p: &[c64]) -> Vec<(usize, usize)> {
 fn yt_loop(ker: &[Vec<Vec<c64>>], x: &mut [Vec<f64>], p: &[c64], opts: PlacePolesOpts) -> Sweep {
     let n = x.len();
     let order = yt_order(p);
-    let (mut change, mut sweeps, mut stop) = (f64::NAN, 0, false);
-    while sweeps < opts.maxiter && !stop {
-        let before = det_abs(x);
+    sweep_until(x, opts, |x| {
         for &(i, j) in &order {
             if i == j {
                 knv0_update(ker, x, i);
@@ -803,16 +813,7 @@ fn yt_loop(ker: &[Vec<Vec<c64>>], x: &mut [Vec<f64>], p: &[c64], opts: PlacePole
                 yt_complex(ker, x, (i, j), &u, &v);
             }
         }
-        let (c, regular) = det_change(before, x);
-        change = c;
-        stop = c < opts.rtol && regular;
-        sweeps += 1;
-    }
-    Sweep {
-        change,
-        sweeps,
-        stopped: stop,
-    }
+    })
 }
 
 /// `Kᵀ w` for the columns `k` of a basis (real parts) and a real vector `w`.
