@@ -1149,7 +1149,25 @@ fn decompositions_of<T: Re>(d: Device, rng: &mut Rng) -> TestResult {
         3,
         "rank"
     );
-    assert_eq!(linalg::matrix_rank(&arr)?, n, "full rank");
+    // Full rank by construction: `A + 2n·I` with entries of `A` in [-1, 1) is strictly
+    // diagonally dominant by at least `n + 1` in every row, so its smallest singular value is
+    // at least `(n + 1) / √n`, far above the rank tolerance (a random `A` alone can fall
+    // under it in `f32`).
+    let dominant: Vec<f64> = (0..n * n)
+        .map(|k| {
+            a[k] + if k % (n + 1) == 0 {
+                2.0 * n as f64
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let (td, _) = through::<T>(&dominant);
+    assert_eq!(
+        linalg::matrix_rank(&Array::from_slice_on(d, &td, &[n, n])?)?,
+        n,
+        "full rank"
+    );
     Ok(())
 }
 
