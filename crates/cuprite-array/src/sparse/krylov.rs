@@ -14,7 +14,6 @@ use crate::array::{Array, eval_many};
 use crate::device::with_device;
 use crate::dtype::{Float, Transcendental};
 use crate::error::{Error, Result};
-use crate::ops::linalg::dot;
 
 /// No preconditioning.
 struct Identity;
@@ -23,6 +22,12 @@ impl<T: SparseValue> Preconditioner<T> for Identity {
     fn apply(&self, r: &Array<T>) -> Result<Array<T>> {
         Ok(r.clone())
     }
+}
+
+/// `Σ a_i·b_i` of two vectors as a 0-d array: one fused reduction of their element-wise
+/// product (a lazy node like any other, so its operands need not be realised first).
+fn dot<T: SparseValue + Float + Transcendental>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
+    Ok(a.try_mul(b)?.sum()?.cast::<T>())
 }
 
 /// `num / den`, or `0` where `den` is `0`.
