@@ -204,6 +204,8 @@ pub(crate) struct Node {
     pub dtype: DType,
     pub shape: Dims,
     pub device: Device,
+    /// Nodes of the lazy graph below this one when it was made, counted with repeats; a
+    /// realised child counts one. Bounds how much one evaluation fuses (`MAX_WEIGHT`).
     pub weight: usize,
     /// Written only through [`Node::set_op`] (which keeps `leaf` in step).
     pub op: Mutex<Op>,
@@ -285,10 +287,16 @@ impl Node {
         } else {
             None
         };
-        // A library call's own inputs are realised before it: its weight starts afresh.
+        // A library call's own inputs are realised before it: its weight starts afresh. A child
+        // realised since it was made weighs one, whatever its graph weighed then: a loop that
+        // evaluates every pass and builds on the results keeps fusing each pass whole.
         let weight = 1 + match &op {
             Op::Library(..) => 0,
-            op => op.children().iter().map(|c| c.weight).sum(),
+            op => op
+                .children()
+                .iter()
+                .map(|c| if c.is_leaf() { 1 } else { c.weight })
+                .sum(),
         };
         let library =
             matches!(op, Op::Library(..)) || op.children().iter().any(|c| c.has_library());

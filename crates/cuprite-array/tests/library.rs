@@ -120,6 +120,35 @@ fn cumsum_values(d: Device) -> TestResult {
     })
 }
 
+/// A loop that evaluates its state every pass and builds the next pass on it: each pass stays
+/// one fused evaluation however many passes came before (what a realised value weighed when
+/// it was lazy does not count against the graph built on it).
+fn loop_passes_stay_fused(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let mut rng = Rng::fresh();
+        let host: Vec<f64> = (0..64).map(|_| rng.f32_in(-2.0, 2.0) as f64).collect();
+        let mut x = Array::from_slice(&host, &[64])?;
+        let mut want = host.clone();
+        for pass in 0..300 {
+            let before = cuprite_array::stats::thread_evaluations();
+            // Five operations a pass: more than the size limit after a few dozen passes if
+            // realised values kept their old weight.
+            x = ((&x * 0.5 + 1.0) * &x - 0.25) / 2.0;
+            x.eval()?;
+            assert_eq!(
+                cuprite_array::stats::thread_evaluations() - before,
+                1,
+                "pass {pass}: one evaluation"
+            );
+            for w in &mut want {
+                *w = ((*w * 0.5 + 1.0) * *w - 0.25) / 2.0;
+            }
+        }
+        close(&x.to_vec()?, &want, 1e-9, 1e-12, "300 passes")?;
+        Ok(())
+    })
+}
+
 fn cumsum_fuses_and_errs(d: Device) -> TestResult {
     cuprite_array::with_device(d, || {
         let a = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4])?;
@@ -197,6 +226,7 @@ fn results_stay_on_input_device(d: Device) -> TestResult {
 const BODIES: &[(&str, Body)] = &[
     ("cumsum_values", cumsum_values),
     ("cumsum_fuses_and_errs", cumsum_fuses_and_errs),
+    ("loop_passes_stay_fused", loop_passes_stay_fused),
     ("results_stay_on_input_device", results_stay_on_input_device),
 ];
 
