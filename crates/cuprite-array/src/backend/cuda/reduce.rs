@@ -106,8 +106,10 @@ fn plan(
     // now the number of such units.
     let outer = outer / axes.rows_together();
     // Blocks per row: enough to fill the GPU once (every block resident at the same time, so
-    // that no block waits for a second wave), at least 16 elements per thread.
-    let most = inner.div_ceil(BLOCK as usize * 16).max(1);
+    // that no block waits for a second wave), at least 4 elements per thread (one vector).
+    // Fewer, longer blocks leave a row of a few million elements on a quarter of the device's
+    // threads, with too few loads in flight to cover the memory latency.
+    let most = inner.div_ceil(BLOCK as usize * 4).max(1);
     let guess = if arg {
         1
     } else {
