@@ -1953,6 +1953,85 @@ fn stacks_of_matrices(d: Device) -> TestResult {
     })
 }
 
+/// Matrices with no elements (`0 × 0`, `3 × 0`, `0 × 3`) through every decomposition and
+/// derived routine: NumPy's result shapes, NumPy's values where they have any (`det = 1`,
+/// `slogdet = (1, 0)`, rank and norms 0, a complete `Q` orthogonal), and no panic anywhere.
+fn empty_matrices(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let z = |m: usize, n: usize| Array::<f64>::zeros(&[m, n]);
+        let sq = z(0, 0);
+        let (tall, wide) = (z(3, 0), z(0, 3));
+        let (w, v) = linalg::eigh(&sq)?;
+        assert_eq!((w.shape(), v.shape()), (&[0][..], &[0, 0][..]));
+        let (w, v) = linalg::eig(&sq)?;
+        assert_eq!((w.shape(), v.shape()), (&[0][..], &[0, 0][..]));
+        assert_eq!(linalg::eigvals(&sq)?.shape(), &[0]);
+        assert_eq!(linalg::cholesky(&sq)?.shape(), &[0, 0]);
+        assert_eq!(linalg::inv(&sq)?.shape(), &[0, 0]);
+        assert_eq!(linalg::det(&sq)?, 1.0);
+        assert_eq!(linalg::slogdet(&sq)?, (1.0, 0.0));
+        assert_eq!(
+            linalg::solve(&sq, &Array::<f64>::zeros(&[0]))?.shape(),
+            &[0]
+        );
+        assert_eq!(linalg::solve(&sq, &z(0, 2))?.shape(), &[0, 2]);
+        for k in [-1, 0, 3] {
+            assert_eq!(linalg::matrix_power(&sq, k)?.shape(), &[0, 0], "power {k}");
+        }
+        for (a, m, n) in [(&sq, 0, 0), (&tall, 3, 0), (&wide, 0, 3)] {
+            let k = m.min(n);
+            let (q, r) = linalg::qr(a)?;
+            assert_eq!(
+                (q.shape(), r.shape()),
+                (&[m, k][..], &[k, n][..]),
+                "qr {m}×{n}"
+            );
+            let (q, r) = linalg::qr_complete(a)?;
+            assert_eq!(
+                (q.shape(), r.shape()),
+                (&[m, m][..], &[m, n][..]),
+                "qr {m}×{n}"
+            );
+            // A complete Q is orthogonal: QᵀQ = I, checked element by element.
+            let qv = q.to_vec()?;
+            for i in 0..m {
+                for j in 0..m {
+                    let dot: f64 = (0..m).map(|t| qv[t * m + i] * qv[t * m + j]).sum();
+                    let want = if i == j { 1.0 } else { 0.0 };
+                    assert!(
+                        (dot - want).abs() < 1e-12,
+                        "QᵀQ[{i}, {j}] = {dot} ({m}×{n})"
+                    );
+                }
+            }
+            assert_eq!(linalg::qr_r(a)?.shape(), &[k, n], "qr_r {m}×{n}");
+            let (u, s, vt) = linalg::svd(a)?;
+            assert_eq!(
+                (u.shape(), s.shape(), vt.shape()),
+                (&[m, k][..], &[k][..], &[k, n][..]),
+                "svd {m}×{n}"
+            );
+            let (u, s, vt) = linalg::svd_full(a)?;
+            assert_eq!(
+                (u.shape(), s.shape(), vt.shape()),
+                (&[m, m][..], &[k][..], &[n, n][..]),
+                "svd_full {m}×{n}"
+            );
+            assert_eq!(linalg::svdvals(a)?.shape(), &[k]);
+            assert_eq!(linalg::pinv(a)?.shape(), &[n, m], "pinv {m}×{n}");
+            assert_eq!(linalg::lstsq(a, &Array::<f64>::zeros(&[m]))?.shape(), &[n]);
+            assert_eq!(linalg::matrix_rank(a)?, 0, "rank {m}×{n}");
+            for ord in [NormOrd::Fro, NormOrd::Spectral, NormOrd::Nuclear] {
+                assert_eq!(linalg::norm(a, ord)?, 0.0, "{ord:?} norm {m}×{n}");
+            }
+            // NumPy raises for the condition number of an empty matrix: either answer is
+            // fine here, a panic is not.
+            let _ = linalg::cond(a);
+        }
+        Ok(())
+    })
+}
+
 /// Single f32 products of the sizes CUDA runs with the library's own small-product kernel
 /// (`linalg::small_gemm`): several shapes (tiles cut at the edges, a contraction in two
 /// chunks, one not a multiple of 4), transposed and strided operands, a bias, ReLU and a
@@ -2081,6 +2160,7 @@ fn tuned_product(d: Device) -> TestResult {
 
 const BODIES: &[(&str, Body)] = &[
     ("stacks_of_matrices", stacks_of_matrices),
+    ("empty_matrices", empty_matrices),
     ("matmul_dtypes", matmul_dtypes),
     ("matmul_views", matmul_views),
     ("matmul_errors", matmul_errors),
