@@ -22,6 +22,38 @@ use cuprite_testkit::{CHILD_LIMIT, OutputWithin, Rng, Test, TestResult, ignore, 
 use half::{bf16, f16};
 use std::sync::Arc;
 
+/// How long a cuDNN call of a GPU case may run before [`Watch`] names it on stderr.
+const WATCH_AFTER: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// Names a cuDNN call on stderr when it is still running after [`WATCH_AFTER`], so that a run
+/// stopped by its time limit says which call (pass, element type, shape, handle) it was in;
+/// silent when the call returns sooner (dropping the guard ends its thread).
+struct Watch {
+    _ended: std::sync::mpsc::Sender<()>,
+}
+
+impl Watch {
+    fn new(what: String) -> Watch {
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        std::thread::spawn(move || {
+            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(WATCH_AFTER) {
+                eprintln!(
+                    "dnn: still running after {} s: {what}",
+                    WATCH_AFTER.as_secs()
+                );
+                // And once more when it ends, with how long it took in all.
+                let t = std::time::Instant::now();
+                let _ = rx.recv();
+                eprintln!(
+                    "dnn: ended {:.1} s later: {what}",
+                    t.elapsed().as_secs_f64()
+                );
+            }
+        });
+        Watch { _ended: tx }
+    }
+}
+
 /// Set in the child process that checks a missing cuDNN.
 pub const MISSING_CHILD_ENV: &str = "CUPRITE_DNN_MISSING_CHILD";
 
@@ -493,7 +525,7 @@ fn compare<T: Elem>(what: &str, got: &[T], want: &[Ref]) -> TestResult {
             return Err(format!(
                 "{what} ({}): element {i} is {g}, the reference {v} (Σ|terms| {a}, {n} terms, \
                  bound {tol:e})",
-                T::NAME
+                std::any::type_name::<T>()
             )
             .into());
         }
@@ -589,7 +621,12 @@ fn conv_case<T: Elem, const N: usize>(
     let nan = T::of(f64::NAN);
     let (xd, wd, dyd) = (s.clone_htod(&x)?, s.clone_htod(&w)?, s.clone_htod(&dy)?);
     let mut y_ = s.clone_htod(&vec![nan; yl])?;
-    dnn.conv_forward(shape, &xd, &wd, &mut y_)?;
+    let watch = |pass: &str| Watch::new(format!("{pass} {} {what}", std::any::type_name::<T>()));
+    {
+        let _w = watch("forward");
+        dnn.conv_forward(shape, &xd, &wd, &mut y_)?;
+        s.synchronize()?;
+    }
     let want = accumulate(
         yl,
         terms
@@ -598,7 +635,11 @@ fn conv_case<T: Elem, const N: usize>(
     );
     compare(&format!("forward {what}"), &s.clone_dtoh(&y_)?, &want)?;
     let mut gx = s.clone_htod(&vec![nan; xl])?;
-    dnn.conv_backward_data(shape, &wd, &dyd, &mut gx)?;
+    {
+        let _w = watch("backward data");
+        dnn.conv_backward_data(shape, &wd, &dyd, &mut gx)?;
+        s.synchronize()?;
+    }
     let want = accumulate(
         xl,
         terms
@@ -607,7 +648,11 @@ fn conv_case<T: Elem, const N: usize>(
     );
     compare(&format!("backward data {what}"), &s.clone_dtoh(&gx)?, &want)?;
     let mut gw = s.clone_htod(&vec![nan; wl])?;
-    dnn.conv_backward_filter(shape, &xd, &dyd, &mut gw)?;
+    {
+        let _w = watch("backward filter");
+        dnn.conv_backward_filter(shape, &xd, &dyd, &mut gw)?;
+        s.synchronize()?;
+    }
     let want = accumulate(
         wl,
         terms
@@ -722,7 +767,10 @@ fn bias_act_case<T: Elem>(s: &Arc<Stream>, dnn: &Dnn, rng: &mut Rng, must: bool)
             match dnn.conv_bias_act_forward(&c, &x_, &w_, &b_, act, &mut y_) {
                 Ok(()) => {}
                 Err(Error::Library { code, .. }) if !must && (3000..4000).contains(&code) => {
-                    println!("{} {layout:?} {act:?}: not fused by this cuDNN", T::NAME);
+                    println!(
+                        "{} {layout:?} {act:?}: not fused by this cuDNN",
+                        std::any::type_name::<T>()
+                    );
                     continue;
                 }
                 Err(e) => return Err(e.into()),
@@ -1089,18 +1137,32 @@ fn pair_case<T: Elem, const N: usize>(
     );
     for (which, dnn) in [("measured", a), ("heuristic", b)] {
         let what = format!("{which} {shape:?}");
+        let watch =
+            |pass: &str| Watch::new(format!("{pass} {} {what}", std::any::type_name::<T>()));
         let mut y = s.clone_htod(&vec![nan; yl])?;
-        dnn.conv_forward(shape, &xd, &wd, &mut y)?;
+        {
+            let _w = watch("forward");
+            dnn.conv_forward(shape, &xd, &wd, &mut y)?;
+            s.synchronize()?;
+        }
         compare(&format!("forward {what}"), &s.clone_dtoh(&y)?, &want_y)?;
         let mut dx = s.clone_htod(&vec![nan; xl])?;
-        dnn.conv_backward_data(shape, &wd, &dyd, &mut dx)?;
+        {
+            let _w = watch("backward data");
+            dnn.conv_backward_data(shape, &wd, &dyd, &mut dx)?;
+            s.synchronize()?;
+        }
         compare(
             &format!("backward data {what}"),
             &s.clone_dtoh(&dx)?,
             &want_dx,
         )?;
         let mut dw = s.clone_htod(&vec![nan; wl])?;
-        dnn.conv_backward_filter(shape, &xd, &dyd, &mut dw)?;
+        {
+            let _w = watch("backward filter");
+            dnn.conv_backward_filter(shape, &xd, &dyd, &mut dw)?;
+            s.synchronize()?;
+        }
         compare(
             &format!("backward filter {what}"),
             &s.clone_dtoh(&dw)?,
@@ -1204,7 +1266,12 @@ fn offset_case<T: Elem, const N: usize>(
         compare(&format!("{name} {what}"), &got[1..], want)
     };
     let mut y = s.clone_htod(&padded(&vec![nan; yl]))?;
-    dnn.conv_forward(shape, &xv, &wv, &mut y.slice_mut(1..)?)?;
+    let watch = |pass: &str| Watch::new(format!("{pass} {} {what}", std::any::type_name::<T>()));
+    {
+        let _w = watch("forward");
+        dnn.conv_forward(shape, &xv, &wv, &mut y.slice_mut(1..)?)?;
+        s.synchronize()?;
+    }
     let want = accumulate(
         yl,
         terms
@@ -1213,7 +1280,11 @@ fn offset_case<T: Elem, const N: usize>(
     );
     check("forward", &y, &want)?;
     let mut dx = s.clone_htod(&padded(&vec![nan; xl]))?;
-    dnn.conv_backward_data(shape, &wv, &dyv, &mut dx.slice_mut(1..)?)?;
+    {
+        let _w = watch("backward data");
+        dnn.conv_backward_data(shape, &wv, &dyv, &mut dx.slice_mut(1..)?)?;
+        s.synchronize()?;
+    }
     let want = accumulate(
         xl,
         terms
@@ -1222,7 +1293,11 @@ fn offset_case<T: Elem, const N: usize>(
     );
     check("backward data", &dx, &want)?;
     let mut dw = s.clone_htod(&padded(&vec![nan; wl]))?;
-    dnn.conv_backward_filter(shape, &xv, &dyv, &mut dw.slice_mut(1..)?)?;
+    {
+        let _w = watch("backward filter");
+        dnn.conv_backward_filter(shape, &xv, &dyv, &mut dw.slice_mut(1..)?)?;
+        s.synchronize()?;
+    }
     let want = accumulate(
         wl,
         terms

@@ -399,11 +399,12 @@ pub(super) struct Plan {
 
 /// Up to `want` plans for `pass` over `g` (tensors aligned to `align` bytes), in the order
 /// cuDNN's heuristics rank their engines (mode A; the fallback list when mode A gives no
-/// plan), each keeping
-/// `policy` (configurations of one engine differ in their knobs: tile sizes, splits), only the
-/// first of them one whose kernels are compiled at run time; configurations that do not
-/// build here are skipped. Empty when none does; an `Err` only when the operation graph
-/// itself cannot be described.
+/// plan), each keeping `policy` (configurations of one engine differ in their knobs: tile
+/// sizes, splits); configurations that do not build here are skipped. Of the configurations
+/// whose kernels are compiled at run time, only the first allowed one of a mode is tried, and
+/// only while no plan is made: each finalization of one compiles kernels, which costs far more
+/// than a run, also when it then fails to build. Empty when none builds; an `Err` only when
+/// the operation graph itself cannot be described.
 pub(super) fn plans<T: DnnElement>(
     h: cudnnHandle_t,
     pass: Pass,
@@ -431,6 +432,9 @@ pub(super) fn plans<T: DnnElement>(
             _desc: graph,
             _parts: parts,
         });
+        // Whether a configuration whose kernels are compiled at run time was tried in this
+        // mode.
+        let mut compiled_tried = false;
         for cfg in cfgs {
             if out.len() >= want {
                 return Ok(out);
@@ -440,33 +444,46 @@ pub(super) fn plans<T: DnnElement>(
             let Ok((notes, compiled)) = engine_of(&cfg) else {
                 continue;
             };
-            // Only the first plan may compile kernels at run time: further candidates are
-            // for timing, and each such compilation costs far more than a run.
-            if !notes_allowed::<T>(&notes, policy) || (compiled && !out.is_empty()) {
+            if !notes_allowed::<T>(&notes, policy) {
                 continue;
             }
-            let plan = Desc::new(D::CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR)?;
-            plan.set_handle(A::CUDNN_ATTR_EXECUTION_PLAN_HANDLE, h)?;
-            plan.set_desc(A::CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, &cfg)?;
-            if plan.finalize().is_err() {
-                continue;
+            if compiled {
+                // Later candidates are for timing only, and one compilation is the most a
+                // problem's first call pays per mode.
+                if compiled_tried || !out.is_empty() {
+                    continue;
+                }
+                compiled_tried = true;
             }
-            let Some(workspace) = plan
-                .get_i64(A::CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE)
-                .ok()
-                .and_then(|ws| usize::try_from(ws).ok())
-            else {
-                continue;
-            };
-            out.push(Plan {
-                plan,
-                _cfg: cfg,
-                _graph: graph.clone(),
-                workspace,
-            });
+            out.extend(build_plan(h, cfg, &graph)?);
         }
     }
     Ok(out)
+}
+
+/// The execution plan of configuration `cfg` of `graph`, finalized; `None` when cuDNN does not
+/// build it here (nothing is enqueued either way). An `Err` only when a descriptor cannot be
+/// made or set.
+fn build_plan(h: cudnnHandle_t, cfg: Desc, graph: &Arc<Graph>) -> Result<Option<Plan>> {
+    let plan = Desc::new(D::CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR)?;
+    plan.set_handle(A::CUDNN_ATTR_EXECUTION_PLAN_HANDLE, h)?;
+    plan.set_desc(A::CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, &cfg)?;
+    if plan.finalize().is_err() {
+        return Ok(None);
+    }
+    let Some(workspace) = plan
+        .get_i64(A::CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE)
+        .ok()
+        .and_then(|ws| usize::try_from(ws).ok())
+    else {
+        return Ok(None);
+    };
+    Ok(Some(Plan {
+        plan,
+        _cfg: cfg,
+        _graph: graph.clone(),
+        workspace,
+    }))
 }
 
 impl Plan {
