@@ -10,7 +10,7 @@
 use crate::common::{Body, assert_err};
 use crate::sparse::{C, V, canonical};
 use cuprite_array::sparse::{IndexType, SparseArray, SparseFormat, SparseIndices, Transpose};
-use cuprite_array::{Array, Device, c32, c64, with_device};
+use cuprite_array::{Array, Device, Float, c32, c64, with_device};
 use cuprite_testkit::{Rng, Test, TestResult};
 use std::collections::BTreeMap;
 
@@ -941,6 +941,237 @@ fn stream_products_match_cpu() -> TestResult {
     one::<f64>(&mut rng)
 }
 
+/// Square matrices for `spmv_dot`: the 300² Laplacian (352 blocks of the CSR-stream grid,
+/// so that some threads add two blocks' partials), random rows of 0 to 12 entries, rows mostly
+/// empty, rows of 12 to 19 entries (one kernel build per tile size), one row of 60,000 entries
+/// among rows of 0 to 4, and one of 5 rows.
+fn square_matrices(rng: &mut Rng) -> Vec<Csr> {
+    let mut out = vec![stream_matrices(rng).swap_remove(0)];
+    let mut draw = |n: usize, f: &mut dyn FnMut(u64) -> usize| -> Vec<usize> {
+        (0..n).map(|_| f(rng.next_u64())).collect()
+    };
+    let short = draw(4_000, &mut |u| {
+        if u % 10 < 4 {
+            0
+        } else {
+            (u >> 8) as usize % 13
+        }
+    });
+    let sparse = draw(3_000, &mut |u| usize::from(u % 8 == 0));
+    let full = draw(2_000, &mut |u| 12 + (u >> 8) as usize % 8);
+    let mut long = draw(70_000, &mut |u| u as usize % 5);
+    long[1_234] = 0;
+    let tiny = draw(5, &mut |u| u as usize % 4);
+    for (what, lens) in [
+        ("square, rows of 0 to 12", short),
+        ("square, mostly empty rows", sparse),
+        ("square, rows of 12 to 19", full),
+        ("square, one row of 60,000", long),
+        ("5 × 5", tiny),
+    ] {
+        let n = lens.len();
+        out.push(csr_of(what, rng, n, &lens));
+    }
+    // Row 1,234 of the long one takes columns 0 to 59,999.
+    let m = &mut out[4];
+    let at = m.off[1_234] as usize;
+    m.idx.splice(at..at, 0..60_000i64);
+    for o in &mut m.off[1_235..] {
+        *o += 60_000;
+    }
+    out
+}
+
+/// `Σ y[r]·x[r]` in the order `spmv_dot` documents for its one-pass form: 256 threads a
+/// block, one block per 256 rows; each thread adds its rows' products from zero, each block
+/// halves its 256 sums (`s[i] += s[i + h]`, `h` = 128 down to 1), and the blocks' partials are
+/// added per thread (`t`, `t + 256`, ...) from zero and halved the same way.
+fn kernel_order_dot<T: V + Float>(y: &[T], x: &[T]) -> T {
+    const B: usize = 256;
+    let zero = T::of(C::new(0.0, 0.0));
+    let halve = |mut v: Vec<T>| -> T {
+        let mut h = B / 2;
+        while h > 0 {
+            for i in 0..h {
+                v[i] = v[i] + v[i + h];
+            }
+            h /= 2;
+        }
+        v[0]
+    };
+    let blocks = y.len().div_ceil(B);
+    let parts: Vec<T> = (0..blocks)
+        .map(|b| {
+            halve(
+                (0..B)
+                    .map(|t| {
+                        let r = b * B + t;
+                        if r < y.len() {
+                            zero + y[r] * x[r]
+                        } else {
+                            zero
+                        }
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    halve(
+        (0..B)
+            .map(|t| {
+                let mut acc = zero;
+                for p in parts.iter().skip(t).step_by(B) {
+                    acc = acc + *p;
+                }
+                acc
+            })
+            .collect(),
+    )
+}
+
+/// `spmv_dot` on square matrices: the product has `spmv`'s bits; the dot has the bits of the
+/// documented one-pass order (CSR, both index types), and lies within the rounding bound
+/// `2·n·u·Σ|y[r]·x[r]|` of the exact sum; a CSC matrix and a matrix of long rows (the two-pass
+/// form) give the same product and a dot within that bound; a non-square matrix or a vector of
+/// the wrong length is an `Err` naming the shapes.
+fn stream_dot_t<T: V + Float>(d: Device) -> TestResult {
+    with_device(d, || {
+        let mut rng = Rng::fresh();
+        let check_bound = |what: &str, got: T, y: &[T], x: &[T]| -> TestResult {
+            let exact: f64 = y
+                .iter()
+                .zip(x)
+                .map(|(a, b)| a.to_c64().re * b.to_c64().re)
+                .sum();
+            let mag: f64 = y
+                .iter()
+                .zip(x)
+                .map(|(a, b)| (a.to_c64().re * b.to_c64().re).abs())
+                .sum();
+            let bound = 2.0 * y.len() as f64 * T::U * mag + f64::MIN_POSITIVE;
+            let g = got.to_c64().re;
+            if (g - exact).abs() > bound {
+                return Err(format!("{what}: dot {g:e}, exact {exact:e}, bound {bound:e}").into());
+            }
+            Ok(())
+        };
+        for m in square_matrices(&mut rng) {
+            let val: Vec<T> = m.idx.iter().map(|_| T::draw(&mut rng)).collect();
+            let x: Vec<T> = (0..m.cols).map(|_| T::draw(&mut rng)).collect();
+            let a = SparseArray::from_csr([m.rows, m.cols], &m.off, &m.idx, &val)?;
+            let xa = Array::from_slice(&x, &[m.cols])?;
+            for ty in [IndexType::I32, IndexType::I64] {
+                let a = a.with_index_type(ty)?;
+                let want_y = a.spmv(&xa)?.to_vec()?;
+                let (y, dot) = a.spmv_dot(&xa)?;
+                let (y, dot) = (y.to_vec()?, dot.item()?);
+                assert_eq!(y.len(), m.rows);
+                for r in 0..m.rows {
+                    assert!(
+                        y[r].to_c64().re.to_bits() == want_y[r].to_c64().re.to_bits(),
+                        "{}, {ty:?}: row {r}: {:e} against spmv's {:e}",
+                        m.what,
+                        y[r].to_c64().re,
+                        want_y[r].to_c64().re
+                    );
+                }
+                let want = kernel_order_dot(&want_y, &x);
+                assert!(
+                    dot.to_c64().re.to_bits() == want.to_c64().re.to_bits(),
+                    "{}, {ty:?}: dot {:e}, in the documented order {:e}",
+                    m.what,
+                    dot.to_c64().re,
+                    want.to_c64().re
+                );
+                check_bound(m.what, dot, &want_y, &x)?;
+            }
+            // The two-pass form: the CSC copy of the same matrix.
+            let csc = a.to_format(SparseFormat::Csc)?;
+            let (y, dot) = csc.spmv_dot(&xa)?;
+            let y = y.to_vec()?;
+            check_bound(&format!("{} (CSC)", m.what), dot.item()?, &y, &x)?;
+        }
+        // Rows of 20 entries (mean length 20: the sub-warp form, two passes).
+        let n = 600;
+        let lens = vec![20; n];
+        let m = csr_of("rows of 20", &mut rng, n, &lens);
+        let val: Vec<T> = m.idx.iter().map(|_| T::draw(&mut rng)).collect();
+        let x: Vec<T> = (0..n).map(|_| T::draw(&mut rng)).collect();
+        let a = SparseArray::from_csr([n, n], &m.off, &m.idx, &val)?;
+        let xa = Array::from_slice(&x, &[n])?;
+        let want_y = a.spmv(&xa)?.to_vec()?;
+        let (y, dot) = a.spmv_dot(&xa)?;
+        let y = y.to_vec()?;
+        assert!(
+            y.iter()
+                .zip(&want_y)
+                .all(|(p, q)| p.to_c64().re.to_bits() == q.to_c64().re.to_bits()),
+            "rows of 20: the product differs from spmv's"
+        );
+        check_bound("rows of 20", dot.item()?, &want_y, &x)?;
+        // Shapes.
+        let wide = SparseArray::from_csr([2, 3], &[0, 1, 2], &[0, 2], &[val[0], val[1]])?;
+        assert_err(
+            wide.spmv_dot(&Array::from_slice(&x[..3], &[3])?),
+            "Shape",
+            "2 × 3",
+        );
+        assert_err(
+            a.spmv_dot(&Array::from_slice(&x[..5], &[5])?),
+            "Shape",
+            "[5]",
+        );
+        Ok(())
+    })
+}
+
+fn stream_dot(d: Device) -> TestResult {
+    stream_dot_t::<f32>(d)?;
+    stream_dot_t::<f64>(d)
+}
+
+/// On a GPU: `spmv_dot`'s product and dot on CUDA have the CPU backend's bits (the square
+/// matrices of `stream_dot`, both value and index types).
+fn stream_dot_matches_cpu() -> TestResult {
+    fn one<T: V + Float>(rng: &mut Rng) -> TestResult {
+        for m in square_matrices(rng) {
+            let val: Vec<T> = m.idx.iter().map(|_| T::draw(rng)).collect();
+            let x: Vec<T> = (0..m.cols).map(|_| T::draw(rng)).collect();
+            let a = with_device(Device::CPU, || {
+                SparseArray::from_csr([m.rows, m.cols], &m.off, &m.idx, &val)
+            })?;
+            for ty in [IndexType::I32, IndexType::I64] {
+                let on = |d: Device| -> Result<(Vec<f64>, f64), cuprite_array::Error> {
+                    let a = a.to_device(d)?.with_index_type(ty)?;
+                    let (y, dot) = a.spmv_dot(&Array::from_slice_on(d, &x, &[m.cols])?)?;
+                    Ok((
+                        y.to_vec()?.iter().map(|z| z.to_c64().re).collect(),
+                        dot.item()?.to_c64().re,
+                    ))
+                };
+                let ((gy, gd), (hy, hd)) = (on(Device::cuda(0))?, on(Device::CPU)?);
+                assert_eq!(gy.len(), hy.len());
+                for (k, (p, q)) in gy.iter().zip(&hy).enumerate() {
+                    assert!(
+                        p.to_bits() == q.to_bits(),
+                        "{}, {ty:?}: row {k}: CUDA {p:e}, CPU {q:e}",
+                        m.what
+                    );
+                }
+                assert!(
+                    gd.to_bits() == hd.to_bits(),
+                    "{}, {ty:?}: dot: CUDA {gd:e}, CPU {hd:e}",
+                    m.what
+                );
+            }
+        }
+        Ok(())
+    }
+    let mut rng = Rng::fresh();
+    one::<f32>(&mut rng)?;
+    one::<f64>(&mut rng)
+}
+
 /// The run-sum kernels compile with NVRTC (no GPU): the sources the bodies would build on
 /// CUDA, recorded by the dry-run backend.
 fn sparse_kernels_compile() -> TestResult {
@@ -950,6 +1181,7 @@ fn sparse_kernels_compile() -> TestResult {
         long_runs(Device::CPU),
         products(Device::CPU),
         stream_products(Device::CPU),
+        stream_dot(Device::CPU),
     ];
     let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
         .into_iter()
@@ -967,6 +1199,9 @@ fn sparse_kernels_compile() -> TestResult {
         "cuprite_sparse_spmv_stream_f64_i32_t8",
         "cuprite_sparse_spmv_stream_f32_i32_t16",
         "cuprite_sparse_spmv_stream_f64_i64_t16",
+        "cuprite_sparse_spmv_stream_f32_i32_t4_dot",
+        "cuprite_sparse_spmv_stream_f64_i64_t8_dot",
+        "cuprite_sparse_spmv_stream_f32_i64_t16_dot",
         "cuprite_sparse_spmv_f64_i32_s16",
         "cuprite_sparse_spmv_f64_i64_s32",
         "cuprite_sparse_spmm_f32_i32_s1",
@@ -988,6 +1223,7 @@ const BODIES: &[(&str, Body)] = &[
     ("bad_triplets", bad_triplets),
     ("products", products),
     ("stream_products", stream_products),
+    ("stream_dot", stream_dot),
 ];
 
 pub fn tests() -> Vec<Test> {
@@ -1002,6 +1238,10 @@ pub fn tests() -> Vec<Test> {
         Test::gpu(
             "cuda::sparse_device::stream_products_match_cpu",
             stream_products_match_cpu,
+        ),
+        Test::gpu(
+            "cuda::sparse_device::stream_dot_matches_cpu",
+            stream_dot_matches_cpu,
         ),
         Test::gpu_alone(
             "cuda::sparse_device::kernels_and_cusparse",

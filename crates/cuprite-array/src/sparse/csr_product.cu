@@ -12,6 +12,13 @@
 // - SpMM: CP_SUB lanes a row; lane l computes the columns l, l + CP_SUB, ... of the row's
 //   output one at a time: from zero, val[p] * B[idx[p], col] added for p in row order.
 // Then t = alpha * sum, and t = t + beta * y0 where an initial value is given.
+// - SpMV with its dot (`csr_spmv_stream_dot`, the CSR-stream form built with CP_DOT defined,
+//   for a square matrix, alpha 1 and no initial value): y[r] as above, and y[rows] = the sum
+//   of y[r] * x[r] in this order: thread t of block b adds y[r] * x[r] from zero for its rows
+//   r = b * CP_BLOCK + t, + gridDim.x * CP_BLOCK, ...; each block halves its CP_BLOCK sums
+//   (s[i] = s[i] + s[i + h] for h = CP_BLOCK / 2, ..., 1) into its partial; the last block to
+//   finish adds partial t, t + CP_BLOCK, ... from zero in thread t and halves those sums the
+//   same way.
 //
 // Offsets are clamped into [0, nnz] and entries whose column is outside [0, k) are skipped, so
 // every read stays inside the buffers whatever they hold (the matrices' constructors check that
@@ -19,8 +26,9 @@
 //
 // Built after a typed header that defines `i64t`, `T` (float or double), `I` (int or long
 // long) and CP_SUB (a power of two from 1 to 32); blocks of a multiple of 32 threads. For the
-// CSR-stream SpMV it also defines CP_BLOCK (the threads a block, a multiple of 32, which the
-// launch must match) and CP_SLOTS (the tile's entries a thread, at least 1).
+// CSR-stream SpMV it also defines CP_BLOCK (the threads a block, a power of two of at least
+// 32, which the launch must match) and CP_SLOTS (the tile's entries a thread, at least 1), and
+// CP_DOT for the form with its dot.
 
 __device__ __forceinline__ void cp_bounds(const I *__restrict__ off, i64t r, i64t nnz, i64t *s,
                                           i64t *e) {
@@ -84,18 +92,20 @@ __device__ __forceinline__ void csr_spmv(const I *__restrict__ off, const I *__r
 //
 // Rows whose clamped bounds [s, e) are not inside [lo, hi) (only possible when the offsets do
 // not rise) skip the tile and add their entries straight from memory, in the same order.
-__device__ __forceinline__ void csr_spmv_stream(const I *__restrict__ off,
-                                                const I *__restrict__ idx,
-                                                const T *__restrict__ val,
-                                                const T *__restrict__ x,
-                                                const T *__restrict__ y0, T *__restrict__ y,
-                                                i64t rows, i64t k, i64t nnz, double alpha,
-                                                double beta) {
+//
+// Returns the thread's sum of y[r] * x[r] over its rows in the order above when CP_DOT is
+// defined (rows below k only), else zero.
+__device__ __forceinline__ T cp_stream_rows(const I *__restrict__ off, const I *__restrict__ idx,
+                                            const T *__restrict__ val, const T *__restrict__ x,
+                                            const T *__restrict__ y0, T *__restrict__ y,
+                                            i64t rows, i64t k, i64t nnz, double alpha,
+                                            double beta) {
   __shared__ T tile[CP_BLOCK * CP_SLOTS];
   __shared__ i64t range[2];
   const T a = (T)alpha;
   const T b = (T)beta;
   const int t = threadIdx.x;
+  T dsum = (T)0;
   // `r0` is the same in every thread of the block: each barrier below is reached by all.
   for (i64t r0 = (i64t)blockIdx.x * CP_BLOCK; r0 < rows; r0 += (i64t)gridDim.x * CP_BLOCK) {
     const i64t r = r0 + t;
@@ -152,9 +162,68 @@ __device__ __forceinline__ void csr_spmv_stream(const I *__restrict__ off,
       T o = a * acc;
       if (y0) o = o + b * y0[r];
       y[r] = o;
+#ifdef CP_DOT
+      if (r < k) dsum = dsum + o * x[r];
+#endif
     }
   }
+  return dsum;
 }
+
+__device__ __forceinline__ void csr_spmv_stream(const I *__restrict__ off,
+                                                const I *__restrict__ idx,
+                                                const T *__restrict__ val,
+                                                const T *__restrict__ x,
+                                                const T *__restrict__ y0, T *__restrict__ y,
+                                                i64t rows, i64t k, i64t nnz, double alpha,
+                                                double beta) {
+  (void)cp_stream_rows(off, idx, val, x, y0, y, rows, k, nnz, alpha, beta);
+}
+
+#ifdef CP_DOT
+// The sum of the CP_BLOCK values `v` of the block's threads by halving (see the top), in every
+// thread. Every thread of the block calls it (it holds barriers); `sh` holds CP_BLOCK values.
+__device__ __forceinline__ T cp_block_halve(T *sh, T v) {
+  const int t = threadIdx.x;
+  // Earlier readers of `sh` are done before it is written.
+  __syncthreads();
+  sh[t] = v;
+  __syncthreads();
+  for (int h = CP_BLOCK / 2; h > 0; h >>= 1) {
+    if (t < h) sh[t] = sh[t] + sh[t + h];
+    __syncthreads();
+  }
+  return sh[0];
+}
+
+// `part` holds gridDim.x partials, `count` one counter that is zero at the launch; y holds
+// rows + 1 elements.
+__device__ __forceinline__ void csr_spmv_stream_dot(const I *__restrict__ off,
+                                                    const I *__restrict__ idx,
+                                                    const T *__restrict__ val,
+                                                    const T *__restrict__ x, T *__restrict__ y,
+                                                    T *part, unsigned *count, i64t rows, i64t k,
+                                                    i64t nnz) {
+  __shared__ T sums[CP_BLOCK];
+  __shared__ int last;
+  const T d = cp_stream_rows(off, idx, val, x, (const T *)0, y, rows, k, nnz, 1.0, 0.0);
+  const T mine = cp_block_halve(sums, d);
+  if (threadIdx.x == 0) {
+    part[blockIdx.x] = mine;
+    // The partial is visible to every block before the count says it was written.
+    __threadfence();
+    last = atomicAdd(count, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  // The last block: every other partial was written and fenced before its count.
+  __threadfence();
+  T v = (T)0;
+  for (unsigned i = threadIdx.x; i < gridDim.x; i += CP_BLOCK) v = v + __ldcg(part + i);
+  const T total = cp_block_halve(sums, v);
+  if (threadIdx.x == 0) y[rows] = total;
+}
+#endif
 #endif
 
 __device__ __forceinline__ void csr_spmm(const I *__restrict__ off, const I *__restrict__ idx,

@@ -3,10 +3,15 @@
 //! SpMV of short rows (mean length below `STREAM_BELOW`) runs in the CSR-stream form (a block
 //! stages its rows' products in shared memory, read with coalesced loads, and a thread a row
 //! adds them); longer rows take a sub-warp of lanes a row sized from the mean row length, and
-//! SpMM a sub-warp sized from the number of columns. The CPU twin does the same operations in
-//! the same order (so both backends give the same bits). The result is an ordinary lazy array.
+//! SpMM a sub-warp sized from the number of columns. The CSR-stream SpMV of a square matrix
+//! can also give `xᵀ·A·x` in the same launch ([`CsrProduct::dot`]: per-thread sums, a halving
+//! in each block, the last block to finish adding the blocks' partials). The CPU twin does the
+//! same operations in the same order (so both backends give the same bits). The result is an
+//! ordinary lazy array.
 
-use crate::codegen::{KernelParams, KernelSource, MaybeRead, ReadBuf, WriteBuf, kernel_params};
+use crate::codegen::{
+    KernelParams, KernelSource, MaybeRead, ReadBuf, SharedBuf, WriteBuf, kernel_params,
+};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
@@ -67,6 +72,24 @@ kernel_params! {
 }
 
 kernel_params! {
+    /// `y[..rows] = A · x` and `y[rows] = Σ y[r] · x[r]` for the square `rows × rows` CSR `A`
+    /// of `nnz` entries (`k == rows`): `part` holds a partial a block, `count` one counter
+    /// that is zero at the launch.
+    pub(super) struct SpmvDotArgs<'a> {
+        off: ReadBuf<'a> as "I",
+        idx: ReadBuf<'a> as "I",
+        val: ReadBuf<'a> as "T",
+        x: ReadBuf<'a> as "T",
+        y: WriteBuf<'a> as "T",
+        part: SharedBuf<'a> as "T",
+        count: SharedBuf<'a> as "unsigned",
+        rows: i64,
+        k: i64,
+        nnz: i64,
+    }
+}
+
+kernel_params! {
     /// `C = alpha · A · B (+ beta · C0)` for row-major `B` (`k × n`) and `C` (`rows × n`).
     pub(super) struct SpmmArgs<'a> {
         off: ReadBuf<'a> as "I",
@@ -88,7 +111,7 @@ kernel_params! {
 /// its `rows + 1` offsets and input 1 its column indices (both of `index`, `i32` or `i64`),
 /// input 2 its values (`dtype`, `f32` or `f64`), input 3 the dense `X` (`k` elements, or
 /// `k × n` row-major for SpMM), input 4 (when `accumulate`) `Y0`, shaped like the output
-/// (`rows`, or `rows × n`).
+/// (`rows`, or `rows × n`). With `dot`, the output has one more element, `xᵀ·A·x`.
 #[derive(Debug)]
 pub(crate) struct CsrProduct {
     pub dtype: DType,
@@ -101,6 +124,10 @@ pub(crate) struct CsrProduct {
     pub alpha: f64,
     pub beta: f64,
     pub accumulate: bool,
+    /// SpMV only, of a square matrix with short rows ([`CsrProduct::dot_fits`]), `alpha` 1,
+    /// `beta` 0 and no `Y0`: element `rows` of the output is `Σ y[r] · x[r]`, in the order of
+    /// `csr_product.cu`.
+    pub dot: bool,
 }
 
 /// The power of two nearest below `v` (at least 1), at most 32.
@@ -135,7 +162,21 @@ impl CsrProduct {
     }
 
     fn out_len(&self) -> usize {
-        self.rows * self.n.unwrap_or(1)
+        self.rows * self.n.unwrap_or(1) + usize::from(self.dot)
+    }
+
+    /// Whether SpMV of a `rows × k` matrix of `nnz` entries can give its dot in the same
+    /// launch: a square matrix whose SpMV runs in the CSR-stream form.
+    pub(crate) fn dot_fits(rows: usize, k: usize, nnz: usize) -> bool {
+        rows == k && rows > 0 && nnz / rows < STREAM_BELOW
+    }
+
+    /// The blocks of the CSR-stream SpMV of `rows` rows (a block each [`THREADS`] rows; the
+    /// kernel strides over any rows beyond the grid).
+    fn stream_grid(rows: usize) -> u32 {
+        (rows as u64)
+            .div_ceil(THREADS as u64)
+            .clamp(1, i32::MAX as u64) as u32
     }
 
     fn check<B>(&self, inputs: &[CallInput<'_, B>]) -> Result<()> {
@@ -150,7 +191,13 @@ impl CsrProduct {
             && len(1) == self.nnz
             && len(2) == self.nnz
             && len(3) == self.k * self.n.unwrap_or(1)
-            && (!self.accumulate || len(4) == self.out_len());
+            && (!self.accumulate || len(4) == self.out_len())
+            && (!self.dot
+                || (self.n.is_none()
+                    && Self::dot_fits(self.rows, self.k, self.nnz)
+                    && !self.accumulate
+                    && self.alpha == 1.0
+                    && self.beta == 0.0));
         if !ok {
             return Err(Error::InvalidArgument(format!(
                 "the sparse product made for a {} × {} CSR matrix of {} {:?} entries ({:?} \
@@ -174,9 +221,10 @@ impl CsrProduct {
         let kind = if self.n.is_some() { "spmm" } else { "spmv" };
         let sub = self.lanes();
         let slots = self.stream_slots();
+        let dot = if self.dot { "_dot" } else { "" };
         let name = match slots {
             Some(q) => format!(
-                "cuprite_sparse_spmv_stream_{}_{}_t{q}",
+                "cuprite_sparse_spmv_stream_{}_{}_t{q}{dot}",
                 self.dtype.name(),
                 self.index.name()
             ),
@@ -202,13 +250,20 @@ impl CsrProduct {
         let body = match slots {
             Some(q) => {
                 header += &format!("#define CP_BLOCK {THREADS}\n#define CP_SLOTS {q}\n");
-                "csr_spmv_stream".to_string()
+                if self.dot {
+                    header += "#define CP_DOT\n";
+                    "csr_spmv_stream_dot".to_string()
+                } else {
+                    "csr_spmv_stream".to_string()
+                }
             }
             None => format!("csr_{kind}"),
         };
         let threads = THREADS.to_string();
         let entry = if self.n.is_some() {
             crate::codegen::entry::<SpmmArgs>(&name, &threads, &body)
+        } else if self.dot {
+            crate::codegen::entry::<SpmvDotArgs>(&name, &threads, &body)
         } else {
             crate::codegen::entry::<SpmvArgs>(&name, &threads, &body)
         };
@@ -226,6 +281,7 @@ impl CsrProduct {
         self.n.is_some().hash(&mut h);
         self.lanes().hash(&mut h);
         self.stream_slots().hash(&mut h);
+        self.dot.hash(&mut h);
         self.dtype.code().hash(&mut h);
         self.index.code().hash(&mut h);
         h.finish()
@@ -260,7 +316,8 @@ impl CsrProduct {
                 // One lane (the CSR-stream form, or a sub-warp of one): the row's products
                 // added from zero in ascending p, no butterfly.
                 let sub = self.lanes();
-                out.par_iter_mut().enumerate().for_each(|(r, o)| {
+                let (ys, dot) = out.split_at_mut(self.rows);
+                ys.par_iter_mut().enumerate().for_each(|(r, o)| {
                     let (s, e) = bounds(r);
                     let mut lanes = [R::of(0.0); 32];
                     for (l, acc) in lanes.iter_mut().enumerate().take(sub) {
@@ -281,6 +338,9 @@ impl CsrProduct {
                     }
                     *o = finish(lanes[0], r);
                 });
+                if let Some(d) = dot.first_mut() {
+                    *d = dot_twin(ys, x);
+                }
             }
             Some(n) => {
                 if n == 0 {
@@ -340,6 +400,45 @@ impl CsrProduct {
         );
         Ok(())
     }
+}
+
+/// `Σ y[r] · x[r]` in the order of the kernel with its dot (`csr_spmv_stream_dot`): per
+/// thread of each block of the CSR-stream grid, its rows' products added from zero in row
+/// order; each block's sums halved into its partial; the partials added per thread from zero
+/// and halved the same way. `x` holds at least `y.len()` elements (a square matrix).
+fn dot_twin<R: Real>(y: &[R], x: &[R]) -> R {
+    let rows = y.len();
+    let grid = CsrProduct::stream_grid(rows) as usize;
+    let stride = grid * THREADS;
+    let halve = |v: &mut [R; THREADS]| {
+        let mut h = THREADS / 2;
+        while h > 0 {
+            for i in 0..h {
+                v[i] = v[i] + v[i + h];
+            }
+            h /= 2;
+        }
+        v[0]
+    };
+    let parts: Vec<R> = (0..grid)
+        .into_par_iter()
+        .map(|b| {
+            let mut sums = [R::of(0.0); THREADS];
+            for (t, acc) in sums.iter_mut().enumerate() {
+                for r in (b * THREADS + t..rows).step_by(stride) {
+                    *acc = *acc + y[r] * x[r];
+                }
+            }
+            halve(&mut sums)
+        })
+        .collect();
+    let mut sums = [R::of(0.0); THREADS];
+    for (t, acc) in sums.iter_mut().enumerate() {
+        for p in parts.iter().skip(t).step_by(THREADS) {
+            *acc = *acc + *p;
+        }
+    }
+    halve(&mut sums)
 }
 
 /// The element types of the CPU twin.
@@ -404,8 +503,38 @@ impl LibraryCall for CsrProduct {
         };
         let y = WriteBuf::part(out, t, 0, self.out_len())?;
         let i = |v: usize| v as i64;
-        let a = match self.n {
-            None => SpmvArgs {
+        let stream_grid = Self::stream_grid(self.rows);
+        // The dot's scratch: a counter in its first 4 bytes (zeroed here), then from byte 8 a
+        // partial a block.
+        let scratch = if self.dot {
+            let bytes = (stream_grid as usize + 1) * 8;
+            // SAFETY: the counter is zeroed below before the launch reads it; each block writes
+            // its partial before it counts itself, and the last block reads the partials only
+            // once every block has counted.
+            let mut b = unsafe { DevBuf::alloc(st, stream, DType::U8, bytes) }?;
+            let buf = b.buffer_mut().ok_or_else(|| {
+                Error::InvalidArgument("the sparse product's scratch has no allocation".into())
+            })?;
+            stream.memset_zeros(&mut buf.slice_mut(0..4)?)?;
+            Some(b)
+        } else {
+            None
+        };
+        let a = match (self.n, &scratch) {
+            (None, Some(sc)) => SpmvDotArgs {
+                off,
+                idx,
+                val,
+                x: part(3, t, self.k)?,
+                y,
+                part: SharedBuf::part(sc, t, 8 / t.size(), stream_grid as usize)?,
+                count: SharedBuf::part(sc, DType::U32, 0, 1)?,
+                rows: i(self.rows),
+                k: i(self.k),
+                nnz: i(self.nnz),
+            }
+            .args(),
+            (None, None) => SpmvArgs {
                 off,
                 idx,
                 val,
@@ -419,7 +548,7 @@ impl LibraryCall for CsrProduct {
                 beta: self.beta,
             }
             .args(),
-            Some(n) => SpmmArgs {
+            (Some(n), _) => SpmmArgs {
                 off,
                 idx,
                 val,
@@ -436,10 +565,7 @@ impl LibraryCall for CsrProduct {
             .args(),
         };
         let grid = if self.stream_slots().is_some() {
-            // A block each `THREADS` rows (the kernel strides over any beyond the grid).
-            (self.rows as u64)
-                .div_ceil(THREADS as u64)
-                .clamp(1, i32::MAX as u64) as u32
+            stream_grid
         } else {
             let threads = self.rows as u64 * self.lanes() as u64;
             let resident = (st.sms * kern.blocks_per_sm).max(1) as u64 * 8;
@@ -455,7 +581,10 @@ impl LibraryCall for CsrProduct {
         // a column inside `[0, k)`, and write output rows below `rows` (columns below `n`);
         // their blocks hold `THREADS` threads, a multiple of the warp size, as the shuffles of
         // SpMV need, and the `CP_BLOCK` the CSR-stream SpMV is built for (its shared tile is
-        // indexed by thread below `CP_BLOCK · CP_SLOTS`).
+        // indexed by thread below `CP_BLOCK · CP_SLOTS`). With the dot, the output holds
+        // `rows + 1` elements (the last the dot, written by the last block only), the scratch a
+        // zeroed counter and a partial for each of the `stream_grid` blocks launched, and
+        // `x` (`k == rows` elements, checked) is read at every row below `k`.
         unsafe {
             stream.launch_packed(
                 &kern.func,

@@ -281,8 +281,9 @@ pub fn cg_with<T: SparseValue + Float + Transcendental>(
     let mut p = z.clone();
     let mut rz = dot(&r, &z)?;
     while run.iterations < run.maxiter {
-        let ap = a.spmv(&p)?;
-        let alpha = safe_div(&rz, &dot(&p, &ap)?)?;
+        // A·p and p·A·p in one pass where the matrix allows it.
+        let (ap, pap) = a.spmv_dot(&p)?;
+        let alpha = safe_div(&rz, &pap)?;
         x = x.try_add(&p.try_mul(&alpha)?)?;
         r = r.try_sub(&ap.try_mul(&alpha)?)?;
         eval_many(&[&x, &r])?;

@@ -8,8 +8,10 @@ use super::{
 use crate::array::Array;
 use crate::device::{Backend, with_device};
 use crate::dtype::DType;
+use crate::dtype::Float;
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
+use crate::shape::SliceArg;
 use std::sync::Arc;
 
 /// The host form of a transpose flag: `None`, or `Some(conjugate)`.
@@ -187,7 +189,7 @@ impl<T: SparseValue> SparseArray<T> {
             };
         }
         let dense_n = (out_shape.len() == 2).then_some(n);
-        if let Some(p) = self.csr_product(op, alpha, b, dense_n, beta, c, out_shape) {
+        if let Some(p) = self.csr_product(op, alpha, b, dense_n, beta, c, out_shape, false) {
             return Ok(p);
         }
         // Complex products on CUDA take the host path below: the driver refuses complex
@@ -205,6 +207,8 @@ impl<T: SparseValue> SparseArray<T> {
     /// The product as a [`CsrProduct`] call (lazy, on either backend) where `op(A)` is a CSR
     /// matrix in storage (CSR untransposed, or the transpose of a CSC matrix) of real values;
     /// `None` for the others. `n`: the dense operand's columns for SpMM, `None` for SpMV.
+    /// `dot`: the call's `dot` (its caller checked [`CsrProduct::dot_fits`], and `out_shape`
+    /// holds the extra element).
     #[allow(clippy::too_many_arguments)]
     fn csr_product(
         &self,
@@ -215,6 +219,7 @@ impl<T: SparseValue> SparseArray<T> {
         beta: T,
         c: Option<&Array<T>>,
         out_shape: &[usize],
+        dot: bool,
     ) -> Option<Array<T>> {
         let cusparse = self.device().backend == Backend::Cuda && !csr_product::kernels_on_cuda();
         if cusparse || !matches!(T::DTYPE, DType::F32 | DType::F64) {
@@ -245,6 +250,7 @@ impl<T: SparseValue> SparseArray<T> {
             alpha: alpha.to_c64().re,
             beta: beta.to_c64().re,
             accumulate: c.is_some(),
+            dot,
         };
         let mut inputs = vec![major, minor, self.values.node.clone(), b.node.clone()];
         inputs.extend(c.map(|c| c.node.clone()));
@@ -438,5 +444,67 @@ impl<T: SparseValue> SparseArray<T> {
         let h: Host<T> = self.host()?;
         let scaled = h.map(|i, j, v| dv[if rows { i } else { j }] * v);
         self.like(scaled)
+    }
+}
+
+impl<T: SparseValue + Float> SparseArray<T> {
+    /// `A · x` and `xᵀ · A · x` (the sum of `x[r] · (A · x)[r]`, a 0-d array) for a square
+    /// real `A`: the product and the inner product a conjugate-gradient step needs. Where
+    /// `A` is a CSR matrix with short rows (fewer than 16 entries on average), run as
+    /// [`spmv`](Self::spmv) would be, both come from one pass (on CUDA one kernel: each
+    /// block sums its rows' products, and the last block to finish adds the blocks' sums),
+    /// with the same bits on both backends; otherwise as `spmv` and a fused reduction.
+    ///
+    /// ```
+    /// use cuprite_array::{Array, Device, with_device};
+    /// use cuprite_array::sparse::SparseArray;
+    /// with_device(Device::CPU, || -> cuprite_array::Result<()> {
+    ///     // [[2, 1], [1, 3]]
+    ///     let a = SparseArray::from_csr([2, 2], &[0, 2, 4], &[0, 1, 0, 1], &[2.0f64, 1.0, 1.0, 3.0])?;
+    ///     let x = Array::from_slice(&[1.0, 2.0], &[2])?;
+    ///     let (ax, xax) = a.spmv_dot(&x)?;
+    ///     assert_eq!(ax.to_vec()?, [4.0, 7.0]);
+    ///     assert_eq!(xax.item()?, 18.0); // 1·4 + 2·7
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), cuprite_array::Error>(())
+    /// ```
+    pub fn spmv_dot(&self, x: &Array<T>) -> Result<(Array<T>, Array<T>)> {
+        let [rows, cols] = self.shape;
+        if rows != cols || x.shape() != [cols] {
+            return Err(Error::Shape(format!(
+                "spmv_dot: A is {rows} × {cols} (it must be square), x has shape {:?} \
+                 (expected [{cols}])",
+                x.shape()
+            )));
+        }
+        self.same_device("the dense operand", x.device())?;
+        let fused = (self.format == SparseFormat::Csr
+            && CsrProduct::dot_fits(rows, cols, self.nnz()))
+        .then(|| {
+            self.csr_product(
+                Transpose::None,
+                T::one(),
+                x,
+                None,
+                T::ZERO,
+                None,
+                &[rows + 1],
+                true,
+            )
+        })
+        .flatten();
+        if let Some(both) = fused {
+            let y = both.slice(&[SliceArg::Range {
+                start: None,
+                end: Some(rows as isize),
+                step: 1,
+            }])?;
+            let d = both.slice(&[SliceArg::Index(rows as isize)])?;
+            return Ok((y, d));
+        }
+        let y = self.spmv(x)?;
+        let d = x.try_mul(&y)?.sum()?.cast::<T>();
+        Ok((y, d))
     }
 }
