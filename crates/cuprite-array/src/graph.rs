@@ -211,8 +211,9 @@ pub(crate) struct Node {
     pub op: Mutex<Op>,
     /// Whether `op` is a [`Op::Leaf`]: read without the lock.
     leaf: std::sync::atomic::AtomicBool,
-    /// Whether a library call was below this node when it was made (it may have been realised
-    /// since): the scheduler realises those first.
+    /// Whether a library call was pending below this node when it was made (through children
+    /// not yet realised then; it may have been realised since): the scheduler realises those
+    /// first.
     library: bool,
     /// Bounds of an integer node's values, known from how it was made (see [`crate::range`]);
     /// they hold for the node's value whatever its operation becomes (realising keeps values).
@@ -298,8 +299,12 @@ impl Node {
                 .map(|c| if c.is_leaf() { 1 } else { c.weight })
                 .sum(),
         };
-        let library =
-            matches!(op, Op::Library(..)) || op.children().iter().any(|c| c.has_library());
+        // Likewise a realised child holds no pending call, whatever was below it.
+        let library = matches!(op, Op::Library(..))
+            || op
+                .children()
+                .iter()
+                .any(|c| !c.is_leaf() && c.has_library());
         Node {
             dtype,
             shape,
@@ -338,7 +343,7 @@ impl Node {
         drop(old);
     }
 
-    /// Whether a library call was below this node when it was made.
+    /// Whether a library call was pending below this node when it was made.
     pub fn has_library(&self) -> bool {
         self.library
     }
