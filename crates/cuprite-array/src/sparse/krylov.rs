@@ -284,9 +284,11 @@ pub fn cg_with<T: SparseValue + Float + Transcendental>(
         // A·p and p·A·p in one pass where the matrix allows it.
         let (ap, pap) = a.spmv_dot(&p)?;
         let alpha = safe_div(&rz, &pap)?;
+        // The step of x along p stays lazy until the update of p below, which reads p too: one
+        // kernel then writes both (or a convergence check realises x first).
         x = x.try_add(&p.try_mul(&alpha)?)?;
         r = r.try_sub(&ap.try_mul(&alpha)?)?;
-        eval_many(&[&x, &r])?;
+        r.eval()?;
         match run.step(&x, || norm(&r))? {
             Step::Go => {}
             Step::Stop => break,
@@ -296,7 +298,7 @@ pub fn cg_with<T: SparseValue + Float + Transcendental>(
         let rz_new = dot(&r, &z)?;
         p = z.try_add(&p.try_mul(&safe_div(&rz_new, &rz)?)?)?;
         rz = rz_new;
-        eval_many(&[&p, &rz])?;
+        eval_many(&[&p, &x, &rz])?;
     }
     run.finish(x)
 }
