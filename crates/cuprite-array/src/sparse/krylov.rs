@@ -8,6 +8,7 @@
 //! found early leaves the later iterations updating nothing instead of filling the iterate
 //! with NaN.
 
+use super::ops::dot;
 use super::precond::{Preconditioner, SolveCallback, SolveOpts, SolveResult};
 use super::{SparseArray, SparseValue, Transpose};
 use crate::array::{Array, eval_many};
@@ -22,12 +23,6 @@ impl<T: SparseValue> Preconditioner<T> for Identity {
     fn apply(&self, r: &Array<T>) -> Result<Array<T>> {
         Ok(r.clone())
     }
-}
-
-/// `Σ a_i·b_i` of two vectors as a 0-d array: one fused reduction of their element-wise
-/// product (a lazy node like any other, so its operands need not be realised first).
-fn dot<T: SparseValue + Float + Transcendental>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
-    Ok(a.try_mul(b)?.sum()?.cast::<T>())
 }
 
 /// `num / den`, or `0` where `den` is `0`.

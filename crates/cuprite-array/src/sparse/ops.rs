@@ -7,12 +7,17 @@ use super::{
 };
 use crate::array::Array;
 use crate::device::{Backend, with_device};
-use crate::dtype::DType;
-use crate::dtype::Float;
+use crate::dtype::{DType, Float};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
 use crate::shape::SliceArg;
 use std::sync::Arc;
+
+/// `Σ a_i·b_i` of two vectors as a 0-d array: one fused reduction of their element-wise
+/// product (a lazy node like any other, so its operands need not be realised first).
+pub(super) fn dot<T: SparseValue + Float>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
+    Ok(a.try_mul(b)?.sum()?.cast::<T>())
+}
 
 /// The host form of a transpose flag: `None`, or `Some(conjugate)`.
 fn host_op(op: Transpose) -> Option<bool> {
@@ -479,21 +484,13 @@ impl<T: SparseValue + Float> SparseArray<T> {
             )));
         }
         self.same_device("the dense operand", x.device())?;
-        let fused = (self.format == SparseFormat::Csr
-            && CsrProduct::dot_fits(rows, cols, self.nnz()))
-        .then(|| {
-            self.csr_product(
-                Transpose::None,
-                T::one(),
-                x,
-                None,
-                T::ZERO,
-                None,
-                &[rows + 1],
-                true,
-            )
-        })
-        .flatten();
+        let fits = self.format == SparseFormat::Csr && CsrProduct::dot_fits(rows, cols, self.nnz());
+        let fused = if fits {
+            let (one, zero) = (T::one(), T::ZERO);
+            self.csr_product(Transpose::None, one, x, None, zero, None, &[rows + 1], true)
+        } else {
+            None
+        };
         if let Some(both) = fused {
             let y = both.slice(&[SliceArg::Range {
                 start: None,
@@ -504,7 +501,7 @@ impl<T: SparseValue + Float> SparseArray<T> {
             return Ok((y, d));
         }
         let y = self.spmv(x)?;
-        let d = x.try_mul(&y)?.sum()?.cast::<T>();
+        let d = dot(x, &y)?;
         Ok((y, d))
     }
 }
