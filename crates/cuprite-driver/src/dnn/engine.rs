@@ -400,11 +400,11 @@ pub(super) struct Plan {
 /// Up to `want` plans for `pass` over `g` (tensors aligned to `align` bytes), in the order
 /// cuDNN's heuristics rank their engines (mode A; the fallback list when mode A gives no
 /// plan), each keeping `policy` (configurations of one engine differ in their knobs: tile
-/// sizes, splits); configurations that do not build here are skipped. Of the configurations
-/// whose kernels are compiled at run time, only the first allowed one of a mode is tried, and
-/// only while no plan is made: each finalization of one compiles kernels, which costs far more
-/// than a run, also when it then fails to build. Empty when none builds; an `Err` only when
-/// the operation graph itself cannot be described.
+/// sizes, splits); configurations that do not build here are skipped. Configurations whose
+/// kernels are compiled at run time come last: the first allowed one of a mode is tried only
+/// when none of the mode's precompiled configurations builds, since each finalization of one
+/// compiles kernels, which costs far more than a run, also when it then fails to build. Empty
+/// when none builds; an `Err` only when the operation graph itself cannot be described.
 pub(super) fn plans<T: DnnElement>(
     h: cudnnHandle_t,
     pass: Pass,
@@ -432,9 +432,9 @@ pub(super) fn plans<T: DnnElement>(
             _desc: graph,
             _parts: parts,
         });
-        // Whether a configuration whose kernels are compiled at run time was tried in this
-        // mode.
-        let mut compiled_tried = false;
+        // The first allowed configuration whose kernels are compiled at run time, for when no
+        // precompiled one builds.
+        let mut compiled_first: Option<Desc> = None;
         for cfg in cfgs {
             if out.len() >= want {
                 return Ok(out);
@@ -448,13 +448,13 @@ pub(super) fn plans<T: DnnElement>(
                 continue;
             }
             if compiled {
-                // Later candidates are for timing only, and one compilation is the most a
-                // problem's first call pays per mode.
-                if compiled_tried || !out.is_empty() {
-                    continue;
-                }
-                compiled_tried = true;
+                compiled_first.get_or_insert(cfg);
+                continue;
             }
+            out.extend(build_plan(h, cfg, &graph)?);
+        }
+        // One compilation is the most a problem's first call pays per mode.
+        if let (true, Some(cfg)) = (out.is_empty(), compiled_first) {
             out.extend(build_plan(h, cfg, &graph)?);
         }
     }
