@@ -1279,7 +1279,8 @@ fn cudnn_loads() -> TestResult {
 /// reads 64 bytes past those weights while the fastest plan is timed, which faults where the
 /// weights end a mapped region, and which the allocations' slack holds (compute-sanitizer
 /// reports it only with `CUPRITE_ALLOC_EXACT=1`). The forward
-/// pass and both gradients, through cuDNN and through cuprite's kernels, against each other
+/// pass and both gradients, through cuDNN (the input gradient through cuprite's kernels: the
+/// padding reaches past the one-tap kernel) and through cuprite's kernels, against each other
 /// and the CPU backend.
 fn cudnn_small_grouped_pointwise() -> TestResult {
     cudnn_loads()?;
@@ -1309,8 +1310,15 @@ fn cudnn_small_grouped_pointwise() -> TestResult {
         let (own, _) = gpu_run::<bf16>(false, &gpu)?;
         let host = f(Device::CPU)?.cast::<f64>().to_vec()?;
         let what = format!("pass {which} of {cs:?}");
-        if used == 0 {
-            return Err(format!("{what}: no call went to cuDNN").into());
+        // The one-tap kernel with padding has windows of only padding, which cuDNN's input
+        // gradient refuses: that pass runs on cuprite's kernels.
+        match (which, used) {
+            (1, 0) => {}
+            (1, _) => {
+                return Err(format!("{what}: padding past the kernel went to cuDNN").into());
+            }
+            (_, 0) => return Err(format!("{what}: no call went to cuDNN").into()),
+            _ => {}
         }
         let (r, a) = lib_tol::<bf16>(terms[which]);
         close(

@@ -635,18 +635,39 @@ fn conv_case<T: Elem, const N: usize>(
     );
     compare(&format!("forward {what}"), &s.clone_dtoh(&y_)?, &want)?;
     let mut gx = s.clone_htod(&vec![nan; xl])?;
-    {
-        let _w = watch("backward data");
-        dnn.conv_backward_data(shape, &wd, &dyd, &mut gx)?;
+    // Padding past the kernel on some axis (output positions that see only padding): the
+    // backward-data pass refuses it, naming the axis's values, and leaves `dx` untouched.
+    let past = (0..N).find(|&i| shape.pad[i] > (shape.kernel[i] - 1) * shape.dilation[i]);
+    assert_eq!(shape.padding_past_kernel(), past, "{what}");
+    if let Some(i) = past {
+        let r = dnn.conv_backward_data(shape, &wd, &dyd, &mut gx);
+        assert_invalid(
+            r,
+            &[
+                &format!("axis {i}"),
+                &format!("pad = {}", shape.pad[i]),
+                &format!("kernel = {}", shape.kernel[i]),
+            ],
+        );
         s.synchronize()?;
+        assert!(
+            s.clone_dtoh(&gx)?.iter().all(|v| v.f().is_nan()),
+            "{what}: dx was written"
+        );
+    } else {
+        {
+            let _w = watch("backward data");
+            dnn.conv_backward_data(shape, &wd, &dyd, &mut gx)?;
+            s.synchronize()?;
+        }
+        let want = accumulate(
+            xl,
+            terms
+                .iter()
+                .map(|&(xi, wi, yi)| (dy[yi].f() * w[wi].f(), xi)),
+        );
+        compare(&format!("backward data {what}"), &s.clone_dtoh(&gx)?, &want)?;
     }
-    let want = accumulate(
-        xl,
-        terms
-            .iter()
-            .map(|&(xi, wi, yi)| (dy[yi].f() * w[wi].f(), xi)),
-    );
-    compare(&format!("backward data {what}"), &s.clone_dtoh(&gx)?, &want)?;
     let mut gw = s.clone_htod(&vec![nan; wl])?;
     {
         let _w = watch("backward filter");

@@ -115,8 +115,16 @@ impl Dnn {
     /// gradient `dy` of its output (PyTorch's `conv_transpose` of `dy` with the same filters),
     /// overwriting `dx`. `dx` has `x`'s shape, `dy` has `y`'s. Only enqueues.
     ///
+    /// A shape whose padding on some axis is more than the dilated kernel's reach
+    /// ([`ConvShape::padding_past_kernel`]) is refused before anything is enqueued: on such
+    /// shapes, some of the backward-data engines this handle may pick ran kernels that never
+    /// finished (a spinning kernel cannot be stopped without ending the process). Compute
+    /// those by other means (cuprite-array's convolution does it with its own kernels).
+    ///
     /// # Errors
-    /// As [`conv_forward`](Self::conv_forward).
+    /// As [`conv_forward`](Self::conv_forward), and
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming the axis, its padding,
+    /// kernel and dilation for padding past the kernel.
     pub fn conv_backward_data<T: DnnElement, const N: usize>(
         &self,
         shape: &ConvShape<N>,
@@ -188,6 +196,14 @@ impl Dnn {
         let s = &*self.stream;
         if g.x_len == 0 || g.w_len == 0 || g.y_len == 0 {
             return zero_prefix(s, out, needs(pass, &g)[2]);
+        }
+        if let (Pass::BackwardData, Some(i)) = (pass, shape.padding_past_kernel()) {
+            return Err(invalid(format!(
+                "{call}: along spatial axis {i}, pad = {} is more than the dilated kernel \
+                 reaches past its first tap (kernel = {}, dilation = {}): windows of only \
+                 padding, which cuDNN's backward-data kernels do not take",
+                shape.pad[i], shape.kernel[i], shape.dilation[i]
+            )));
         }
         let policy = self.policy();
         // Held until the work is enqueued: one handle serves one thread at a time.

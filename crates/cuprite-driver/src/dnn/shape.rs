@@ -158,6 +158,30 @@ impl<const N: usize> ConvShape<N> {
         self.geometry("ConvShape").map(|_| ())
     }
 
+    /// The first spatial axis whose padding on one side is more than the dilated kernel's reach
+    /// beyond its first tap (`pad > dilation · (kernel − 1)`): along it, some output positions
+    /// see only padding. Such shapes are sound, and the forward pass and the filters' gradient
+    /// take them; [`Dnn::conv_backward_data`](super::Dnn::conv_backward_data) refuses them
+    /// (see there). `None` when no axis has such padding. Needs no GPU.
+    ///
+    /// ```
+    /// use cuprite_driver::dnn::ConvShape;
+    /// let mut s = ConvShape::new(1, 1, [8, 8], 1, [1, 3]);
+    /// s.pad = [0, 2];
+    /// assert_eq!(s.padding_past_kernel(), None); // 2 ≤ 1 · (3 − 1)
+    /// s.pad = [1, 2];
+    /// assert_eq!(s.padding_past_kernel(), Some(0)); // a 1-tap kernel with padding
+    /// ```
+    #[must_use]
+    pub fn padding_past_kernel(&self) -> Option<usize> {
+        (0..N).find(|&i| {
+            let reach = self.kernel[i]
+                .saturating_sub(1)
+                .saturating_mul(self.dilation[i]);
+            self.pad[i] > reach
+        })
+    }
+
     /// [`check`](Self::check), and that buffers of `x_len`, `w_len` and `y_len` elements hold
     /// `x` (or its gradient), the filters (or theirs) and `y` (or its gradient): what each
     /// convolution call checks before anything is enqueued. Longer buffers are allowed; only
@@ -253,7 +277,13 @@ impl<const N: usize> ConvShape<N> {
             let j = g.lift + i;
             g.pad[j] = to_i32(call, "pad", self.pad[i])?;
             g.stride[j] = to_i32(call, "stride", self.stride[i])?;
-            g.dilation[j] = to_i32(call, "dilation", self.dilation[i])?;
+            // A one-tap kernel reads the same positions at any dilation: cuDNN sees 1.
+            let d = if self.kernel[i] == 1 {
+                1
+            } else {
+                self.dilation[i]
+            };
+            g.dilation[j] = to_i32(call, "dilation", d)?;
         }
         g.groups = to_i32(call, "groups", groups)?;
         Ok(g)

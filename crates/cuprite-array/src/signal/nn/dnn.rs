@@ -8,8 +8,10 @@
 //!   thread or the stream is capturing (a handle is made only outside a capture, and is then
 //!   kept for the stream's life: destroying one waits for the device): the kernels;
 //! - the problem is not one cuDNN states: a padding that is not the same on both sides of an
-//!   axis (the output differs from what the padding before gives on both sides), a pooling
-//!   whose `ceil_mode` adds a window, a tensor beyond cuDNN's 32-bit sizes: the kernels;
+//!   axis (the output differs from what the padding before gives on both sides), an input
+//!   gradient whose padding reaches past the kernel (windows of only padding, which the
+//!   driver's `conv_backward_data` refuses), a pooling whose `ceil_mode` adds a window, a
+//!   tensor beyond cuDNN's 32-bit sizes: the kernels;
 //! - cuDNN answers "not supported" (statuses `3000..=3999`, including no algorithm that keeps
 //!   `f32` in full precision), or an initialisation or version status (`1000..=1999`), or a
 //!   library or symbol it needs is missing: the kernels;
@@ -329,6 +331,10 @@ fn conv_typed<T: DnnElement, const D: usize>(
     match shape.output() {
         Ok(o) if o == last::<D>(g.o) => {}
         _ => return Ok(false),
+    }
+    // cuDNN's input gradient refuses padding past the kernel (windows of only padding).
+    if pass == ConvPass::Input && shape.padding_past_kernel().is_some() {
+        return Ok(false);
     }
     let route = if swappable(d, g, pass) {
         choose_route(lane, d, g, pass, |r| {
