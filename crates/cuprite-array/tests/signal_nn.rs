@@ -1142,6 +1142,22 @@ fn fallback_matches_cpu() -> TestResult {
     c.dil = vec![1, 2];
     c.pad = vec![(0, 0), (2, 2)];
     shapes.push(c);
+    // The half types' weight gradient by the split lowering (`weight_split_routes` in
+    // `signal/nn/cuda.rs` checks that these take it): 2-d, dilated with unequal padding, 1-d
+    // and 3-d; chunks of one image add their sums across chunks.
+    let mut c = Case::plain(2, 8, 4, &[20, 20], &[3, 3]);
+    c.pad = vec![(1, 1), (1, 1)];
+    shapes.push(c);
+    let mut c = Case::plain(3, 6, 5, &[19, 17], &[3, 2]);
+    c.dil = vec![2, 1];
+    c.pad = vec![(2, 2), (0, 1)];
+    shapes.push(c);
+    let mut c = Case::plain(2, 6, 4, &[300], &[5]);
+    c.pad = vec![(2, 2)];
+    shapes.push(c);
+    let mut c = Case::plain(2, 4, 3, &[6, 10, 10], &[3, 3, 3]);
+    c.pad = vec![(1, 1), (1, 1), (1, 1)];
+    shapes.push(c);
     // The input gradient at stride 1 as a forward pass, and strided ones through the gather.
     shapes.extend(unit_stride_cases().into_iter().map(|(_, c)| c));
     // Enough positions and planes that a thread of the lowering kernels takes several planes

@@ -54,6 +54,7 @@ pub fn tests() -> Vec<Test> {
         Test::gpu("blas::lt_epilogues", lt_epilogues),
         Test::gpu("blas::lt_gradient_epilogues", lt_gradient_epilogues),
         Test::gpu("blas::lt_plan_cache", lt_plan_cache),
+        Test::gpu("blas::lt_matmul_wide_half_into_f32", lt_matmul_wide),
         Test::gpu("blas::lt_tuning", lt_tuning),
         Test::gpu("blas::lt_epilogue_validation", lt_epilogue_validation),
         Test::gpu(
@@ -1523,6 +1524,82 @@ fn lt_grad_case<T: El>(lt: &BlasLt) -> TestResult {
             }
         }
     }
+    Ok(())
+}
+
+/// `matmul_wide`: half A and B into an f32 D, batched, row-major A and column-major B, D
+/// first overwritten then accumulated into (beta 1), against f64 sums of the stored values;
+/// the same problem into a half D is another plan; f32 operands and a half compute type are
+/// refused.
+fn lt_matmul_wide() -> TestResult {
+    fn case<T: El>(lt: &BlasLt, rng: &mut Rng) -> TestResult {
+        let s = lt.stream();
+        let (m, n, k, batch) = (24usize, 40usize, 300usize, 3usize);
+        let (a, ah) = random::<T>(rng, batch * m * k);
+        let (b, bh) = random::<T>(rng, batch * k * n);
+        let (da, db) = (s.clone_htod(&a)?, s.clone_htod(&b)?);
+        let mut cfg = Matmul::<T::Scalar>::row_major(m, n, k).with_batch(batch);
+        cfg.b = Layout {
+            order: Order::ColMajor,
+            ld: k,
+            batch_stride: k * n,
+        };
+        let mut d = s.alloc_zeros::<f32>(batch * m * n)?;
+        let plans = lt.cached_plans();
+        lt.matmul_wide(&cfg, &da, &db, &mut d)?;
+        let once = s.clone_dtoh(&d)?;
+        cfg.beta = <T::Scalar as cuprite_driver::blas::Scalar>::ONE;
+        lt.matmul_wide(&cfg, &da, &db, &mut d)?;
+        let twice = s.clone_dtoh(&d)?;
+        assert_eq!(
+            lt.cached_plans(),
+            plans + 2,
+            "beta 0 and beta 1: one plan each"
+        );
+        for p in 0..batch {
+            for i in 0..m {
+                for j in 0..n {
+                    let (mut acc, mut abs) = (0.0, 0.0);
+                    for l in 0..k {
+                        let t = ah[p * m * k + i * k + l].re * bh[p * k * n + j * k + l].re;
+                        acc += t;
+                        abs += t.abs();
+                    }
+                    let e = 2.0 * (k as f64 + 2.0) * U32 * abs + U32 * acc.abs();
+                    let at = (p * m + i) * n + j;
+                    let (g1, g2) = (once[at] as f64, twice[at] as f64);
+                    if (g1 - acc).abs() > e || (g2 - 2.0 * acc).abs() > 3.0 * e {
+                        return Err(format!(
+                            "{} matmul_wide [{p}][{i}][{j}]: {g1} then {g2}, want {acc} then \
+                             {} (± {e:.3e})",
+                            T::NAME,
+                            2.0 * acc
+                        )
+                        .into());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+    let s = own_stream()?;
+    let lt = BlasLt::new(&s)?;
+    let mut rng = Rng::fresh();
+    case::<bf16>(&lt, &mut rng)?;
+    case::<f16>(&lt, &mut rng)?;
+    let x = s.alloc_zeros::<f32>(64)?;
+    let mut d = s.alloc_zeros::<f32>(64)?;
+    expect_err(
+        lt.matmul_wide(&Matmul::<f32>::row_major(8, 8, 8), &x, &x, &mut d),
+        "only f16 and bf16",
+    )?;
+    let h = s.alloc_zeros::<f16>(64)?;
+    let mut half_compute = Matmul::<f32>::row_major(8, 8, 8);
+    half_compute.compute = ComputeType::F16;
+    expect_err(
+        lt.matmul_wide(&half_compute, &h, &h, &mut d),
+        "does not accumulate in f32",
+    )?;
     Ok(())
 }
 

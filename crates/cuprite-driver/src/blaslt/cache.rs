@@ -19,7 +19,10 @@ pub(super) struct LtMatrix {
 /// Everything the descriptors and the heuristic depend on: the plan cache's key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) struct PlanKey {
+    /// The element type of A and B.
     pub(super) dtype: i32,
+    /// The element type of C and D (A's, or `f32` for half A and B).
+    pub(super) d_dtype: i32,
     pub(super) compute: i32,
     pub(super) half_scalars: bool,
     pub(super) batch: i32,

@@ -41,8 +41,67 @@ impl BlasLt {
         d: &mut dyn DeviceWrite<T>,
         epilogue: Epilogue<'_, T>,
     ) -> Result<()> {
+        self.product::<T, T>(cfg, a, b, c, d, epilogue)
+    }
+
+    /// `D = alpha · A · B + beta · D` for `cfg.batch` products of half-precision A and B
+    /// (`f16` or `bf16`) into an `f32` D, accumulated in `f32` (`cublasLtMatmul` with C and D
+    /// of `CUDA_R_32F`): the products' sums are rounded once, to `f32`. The same checks as
+    /// [`matmul`](Self::matmul); element types other than `f16`/`bf16`, and a compute type
+    /// other than `f32` accumulation, are refused.
+    ///
+    /// ```no_run
+    /// use cuprite_driver::blaslt::{BlasLt, Matmul};
+    /// # fn main() -> cuprite_driver::Result<()> {
+    /// let ctx = cuprite_driver::Context::new(0)?;
+    /// let s = ctx.default_stream();
+    /// let lt = BlasLt::new(&s)?;
+    /// let one = half::bf16::from_f32(1.0);
+    /// let a = s.clone_htod(&vec![one; 2 * 3])?;
+    /// let b = s.clone_htod(&vec![one; 3 * 4])?;
+    /// let mut d = s.alloc_zeros::<f32>(2 * 4)?;
+    /// lt.matmul_wide(&Matmul::row_major(2, 4, 3), &a, &b, &mut d)?;
+    /// assert!(s.clone_dtoh(&d)?.iter().all(|&x| x == 3.0));
+    /// # Ok(()) }
+    /// ```
+    pub fn matmul_wide<T: Element>(
+        &self,
+        cfg: &Matmul<T::Scalar>,
+        a: &dyn DeviceRead<T>,
+        b: &dyn DeviceRead<T>,
+        d: &mut dyn DeviceWrite<f32>,
+    ) -> Result<()> {
+        use cuprite_sys::cublas::{cublasComputeType_t as CT, cudaDataType};
+        let dt = T::DATA_TYPE;
+        if dt != cudaDataType::CUDA_R_16F && dt != cudaDataType::CUDA_R_16BF {
+            return Err(invalid(format!(
+                "matmul_wide: A and B are {} elements; only f16 and bf16 take an f32 D",
+                T::NAME
+            )));
+        }
         let compute = cfg.compute.resolve::<T>()?;
-        let r = self.resolve::<T>(cfg, compute, a, b, c, &*d, &epilogue)?;
+        if compute.raw != CT::CUBLAS_COMPUTE_32F || compute.half_scalars {
+            return Err(invalid(format!(
+                "matmul_wide: compute type {:?} does not accumulate in f32",
+                cfg.compute
+            )));
+        }
+        self.product::<T, f32>(cfg, a, b, None, d, Epilogue::None)
+    }
+
+    /// [`matmul`](Self::matmul) with C and D of element type `U` (`T`, or `f32` for
+    /// [`matmul_wide`](Self::matmul_wide)).
+    fn product<T: Element, U: Element>(
+        &self,
+        cfg: &Matmul<T::Scalar>,
+        a: &dyn DeviceRead<T>,
+        b: &dyn DeviceRead<T>,
+        c: Option<(&dyn DeviceRead<U>, Layout)>,
+        d: &mut dyn DeviceWrite<U>,
+        epilogue: Epilogue<'_, T>,
+    ) -> Result<()> {
+        let compute = cfg.compute.resolve::<T>()?;
+        let r = self.resolve::<T, U>(cfg, compute, a, b, c, &*d, &epilogue)?;
         if cfg.m == 0 || cfg.n == 0 || cfg.batch == 0 {
             return Ok(());
         }
@@ -187,14 +246,14 @@ impl BlasLt {
 
     /// Checks every operand and translates the problem into cuBLASLt's column-major frame.
     #[allow(clippy::too_many_arguments)]
-    fn resolve<T: Element>(
+    fn resolve<T: Element, U: Element>(
         &self,
         cfg: &Matmul<T::Scalar>,
         compute: Compute,
         a: &dyn DeviceRead<T>,
         b: &dyn DeviceRead<T>,
-        c: Option<(&dyn DeviceRead<T>, Layout)>,
-        d: &dyn DeviceWrite<T>,
+        c: Option<(&dyn DeviceRead<U>, Layout)>,
+        d: &dyn DeviceWrite<U>,
         epilogue: &Epilogue<'_, T>,
     ) -> Result<Resolved> {
         const CALL: &str = "matmul";
@@ -369,6 +428,7 @@ impl BlasLt {
         let ptr_d = d.device_ptr();
         let key = PlanKey {
             dtype: T::DATA_TYPE.0,
+            d_dtype: U::DATA_TYPE.0,
             compute: compute.raw.0,
             half_scalars: compute.half_scalars,
             batch: batch as i32,
@@ -413,11 +473,11 @@ fn extent<T, B: DeviceRead<T> + ?Sized>(buf: &B) -> (u64, u64) {
 /// the bias, the GELU input `DGelu` reads), C is a buffer of its own when it is read (not D,
 /// in place), and no bias gradient is written (cuBLASLt does not say whether an algorithm
 /// that splits `k` accumulates into it).
-fn repeatable<T>(
+fn repeatable<T, U>(
     a: &dyn DeviceRead<T>,
     b: &dyn DeviceRead<T>,
-    c: Option<(&dyn DeviceRead<T>, Layout)>,
-    d: &dyn DeviceWrite<T>,
+    c: Option<(&dyn DeviceRead<U>, Layout)>,
+    d: &dyn DeviceWrite<U>,
     epilogue: &Epilogue<'_, T>,
     beta_zero: bool,
 ) -> bool {

@@ -95,9 +95,10 @@ impl BlasLt {
             }
             plan.a = layout(T::DATA_TYPE, &key.a, key.batch)?;
             plan.b = layout(T::DATA_TYPE, &key.b, key.batch)?;
-            plan.d = layout(T::DATA_TYPE, &key.d, key.batch)?;
+            let dd = cudaDataType(key.d_dtype);
+            plan.d = layout(dd, &key.d, key.batch)?;
             if let Some(c) = &key.c {
-                plan.c = Some(layout(T::DATA_TYPE, c, key.batch)?);
+                plan.c = Some(layout(dd, c, key.batch)?);
             }
             let mut pref: cublasLtMatmulPreference_t = std::ptr::null_mut();
             // SAFETY: a valid out-pointer.

@@ -18,7 +18,10 @@
 //!   then `nn_col2im` sums each input's taps.
 //! - weight gradient: the chunk's patches laid side by side (`C rs x nb P`) and `dy` with its
 //!   first two axes exchanged (`nn_swap`: `K x nb P`), so that `dw[g] = dy[g] · col[g]ᵀ` is one
-//!   product a group over the whole chunk, added onto the previous chunks' sum.
+//!   product a group over the whole chunk, added onto the previous chunks' sum. `f16`/`bf16`
+//!   with one group split the lowering along the first spatial axis where that moves fewer
+//!   bytes (`weight_split`): one batched product a tap of that axis into `f32` partial sums per
+//!   image, which `nn_tap_sum` adds up in order and rounds into `dw` once.
 //!
 //! The forward lowering (of `x`, or of `dy` for the input's gradient) of `f32` and `f64` at
 //! stride 1 along the first spatial axis is split along it (`Lowering`): the patches of the
@@ -32,7 +35,8 @@
 
 use super::geom::ConvGeom;
 use super::kernels::{
-    BiasActArgs, Col2imArgs, Im2colArgs, NnKernel, SwapArgs, count32, lane_width, planes_per_thread,
+    BiasActArgs, Col2imArgs, Im2colArgs, NnKernel, SwapArgs, TapSumArgs, count32, lane_width,
+    planes_per_thread,
 };
 use super::workspace::conv_workspace_bytes;
 use crate::codegen::{ReadBuf, WriteBuf};
@@ -172,8 +176,11 @@ pub(super) fn weight_grad(
     inputs: &[CallInput<'_, DevBuf>],
     out: &mut DevBuf,
 ) -> Result<()> {
-    let chunk = chunk(d, g)?;
     let (x, dy) = (In::of(&inputs[0]), In::of(&inputs[1]));
+    if weight_split(lane, d, g, &x, &dy, out)? {
+        return Ok(());
+    }
+    let chunk = chunk(d, g)?;
     for n0 in (0..g.n).step_by(chunk) {
         weight_chunk(lane, d, g, &x, &dy, out, n0, chunk.min(g.n - n0))?;
     }
@@ -304,27 +311,37 @@ impl Lowering {
     }
 }
 
-/// The lowering of `g` read by `taps` ([`Lowering`]).
+/// The lowering of `g` read by `taps` ([`Lowering`]) for a forward pass: split for `f32` and
+/// `f64` where [`split`] applies, whole otherwise.
 fn plan(d: DType, g: &ConvGeom, taps: Taps) -> Lowering {
-    let whole = Lowering {
+    let split = if matches!(d, DType::F32 | DType::F64) {
+        split(d, g, taps)
+    } else {
+        None
+    };
+    split.unwrap_or(Lowering {
         lg: *g,
         taps,
         parts: 1,
         step: 0,
         base: 0,
-    };
+    })
+}
+
+/// The split lowering of `g` read by `taps` ([`Lowering`]) for elements of `d`: `None` unless
+/// the first spatial axis has stride 1 and a kernel of at least two taps, and the lowered
+/// sizes stay in the lowering's ranges.
+fn split(d: DType, g: &ConvGeom, taps: Taps) -> Option<Lowering> {
     let a = 3 - g.dims;
     let r = g.r[a];
-    if !matches!(d, DType::F32 | DType::F64) || r < 2 || g.stride[a] != 1 {
-        return whole;
+    if r < 2 || g.stride[a] != 1 {
+        return None;
     }
     // The dilated kernel's extent `(r - 1) |dil|` is below `2^31` (`geom.rs`), as is `|pad|`.
     let dl = taps.dil[a];
     let span = (r as i64 - 1) * dl;
     let m = span.min(0);
-    let Some(ext) = g.o[a].checked_add(span.unsigned_abs() as usize) else {
-        return whole;
-    };
+    let ext = g.o[a].checked_add(span.unsigned_abs() as usize)?;
     let inner: usize = g.o[a + 1..].iter().product();
     let mut lg = *g;
     lg.r[a] = 1;
@@ -333,17 +350,17 @@ fn plan(d: DType, g: &ConvGeom, taps: Taps) -> Lowering {
     // `nn_im2col` indexes a plane of positions in 32 bits; the indices a tap computes stay
     // those of the whole lowering (`u - pad + m` over `u < ext` is `q - pad + j dil`).
     if !fits || lg.p() > i32::MAX as usize {
-        return whole;
+        return None;
     }
     let mut lt = taps;
     lt.pad[a] = taps.pad[a] - m;
-    Lowering {
+    Some(Lowering {
         lg,
         taps: lt,
         parts: r,
         step: dl * inner as i64,
         base: -m * inner as i64,
-    }
+    })
 }
 
 /// The forward pass of `g` with `x` lowered by `taps` and the weights `w` (their `K Cg rs`
@@ -675,6 +692,112 @@ fn input_chunk(
     unsafe { NnKernel::Col2im.launch(lane, d, &params, span, (nb * g.c).div_ceil(pg)) }
 }
 
+/// How [`weight_split`] lowers a problem: the split lowering, the rows of an image's lowering
+/// (`crs`: channel and the other axes' taps), its values (`img`) and an image's partial sums
+/// (`e = parts K crs`).
+struct WeightSplit {
+    low: Lowering,
+    crs: usize,
+    img: usize,
+    e: usize,
+}
+
+/// The split route of the weights' gradient of `g` in `d` ([`weight_split`]): `f16`/`bf16`,
+/// one group, [`split`] applies, and an image moves fewer bytes than by the whole lowering.
+/// Per image, the whole lowering writes and reads its patches (`2 C rs P` values), exchanges
+/// `dy` and reads it (`3 K P`); the split writes its lowering and reads it once a tap
+/// (`(parts + 1) crs P'`), reads `dy` once a tap (`parts K P`) and writes and reads its `f32`
+/// partial sums (`8 e` bytes), which outweigh the patches saved where many filters meet a
+/// small output.
+fn weight_split_plan(d: DType, g: &ConvGeom) -> Option<WeightSplit> {
+    if !matches!(d, DType::F16 | DType::BF16) || g.groups != 1 {
+        return None;
+    }
+    let low = split(d, g, Taps::of(g))?;
+    let (p, pl, s, parts) = (g.p(), low.lg.p(), d.size(), low.parts);
+    let crs = low.lg.c.checked_mul(low.lg.rs())?;
+    let img = crs.checked_mul(pl)?;
+    let e = checked_numel(&[parts, g.k, crs]).ok()?;
+    let whole = checked_numel(&[2, g.c, g.rs(), p, s])
+        .ok()?
+        .checked_add(checked_numel(&[3, g.k, p, s]).ok()?)?;
+    let split = checked_numel(&[img, s, parts + 1])
+        .ok()?
+        .checked_add(checked_numel(&[parts, g.k, p, s]).ok()?)?
+        .checked_add(checked_numel(&[8, e]).ok()?)?;
+    (split < whole).then_some(WeightSplit { low, crs, img, e })
+}
+
+/// The weights' gradient of `f16`/`bf16` with one group by the split lowering ([`Lowering`],
+/// [`split`]): per chunk of images, the input lowered for the other axes' taps only (a third
+/// of the patches of a `3 x 3` kernel), one batched product per tap `j` of the split axis
+/// (`dy[n] · L[n]ᵀ` with `L[n]` read from `shift(j)` on, an `f32` partial sum per image and
+/// tap), and `nn_tap_sum` adding the images' partial sums in order onto the previous chunks'
+/// (kept in `f32`) and writing `dw` once, rounded from `f32`. `Ok(false)` (nothing enqueued)
+/// where [`weight_split_plan`] declines.
+fn weight_split(
+    lane: &CudaLane<'_>,
+    d: DType,
+    g: &ConvGeom,
+    x: &In<'_>,
+    dy: &In<'_>,
+    dw: &DevBuf,
+) -> Result<bool> {
+    let Some(WeightSplit { low, crs, img, e }) = weight_split_plan(d, g) else {
+        return Ok(false);
+    };
+    let lg = &low.lg;
+    let (p, pl, k, parts) = (g.p(), lg.p(), g.k, low.parts);
+    let nbc = chunk(d, lg)?;
+    let rest = lg.rs();
+    let i = |v: usize| v as i64;
+    // SAFETY: `nn_tap_sum` writes all `e` sums of every chunk but the last before a later
+    // chunk reads them; the first chunk does not read them.
+    let acc = unsafe { scratch(lane, DType::F32, e) }?;
+    for n0 in (0..g.n).step_by(nbc) {
+        let nb = nbc.min(g.n - n0);
+        // SAFETY: `im2col` writes all `nb c rs P` elements (of `lg`) before the products read
+        // them.
+        let col = unsafe { scratch(lane, d, nb * img) }?;
+        im2col(lane, d, lg, low.taps, x, n0, nb, &col, (img, pl))?;
+        // SAFETY: the products write all `nb e` partial sums (every tap, filter and row of
+        // every image) before `nn_tap_sum` reads them.
+        let part = unsafe { scratch(lane, DType::F32, nb * e) }?;
+        for j in 0..parts {
+            StridedProduct {
+                dtype: d,
+                m: k,
+                n: crs,
+                k: p,
+                batch: nb,
+                a: mat((dy.buf, dy.off + n0 * k * p, Order::RowMajor, p, k * p)),
+                b: mat((&col, low.shift(j), Order::ColMajor, pl, img)),
+                d: mat((&part, j * k * crs, Order::RowMajor, crs, e)),
+                accumulate: false,
+            }
+            .run_wide(lane)?;
+        }
+        let params = TapSumArgs {
+            part: ReadBuf::part(&part, DType::F32, 0, nb * e)?,
+            acc: WriteBuf::part(&acc, DType::F32, 0, e)?,
+            dw: WriteBuf::part(dw, d, 0, e)?,
+            nb: i(nb),
+            k: i(k),
+            c: i(g.c),
+            rest: i(rest),
+            parts: i(parts),
+            first: i64::from(n0 == 0),
+            last: i64::from(n0 + nb == g.n),
+        };
+        // SAFETY: `part` is a checked view of the chunk's `nb e` partial sums, `acc` of `e`
+        // and `dw` of the gradient's `K C rs = parts K crs` values (one group); the kernel
+        // reads `part[n e + v]` and `acc[v]` and writes `acc[v]` or `dw[((kk C + ch) parts +
+        // j) rest + t]` for `n < nb`, `v = (j K + kk) crs + ch rest + t < e`, all inside.
+        unsafe { NnKernel::TapSum.launch(lane, d, &params, crs, parts * k) }?;
+    }
+    Ok(true)
+}
+
 /// The weights' gradient of images `n0..n0 + nb`, added into `dw` after the first chunk.
 #[allow(clippy::too_many_arguments)]
 fn weight_chunk(
@@ -869,5 +992,77 @@ mod tests {
         );
         let low = plan(DType::F32, &s, Taps::of(&s));
         assert_eq!((low.parts, low.lg.o), (1, s.o));
+    }
+
+    /// The split weight gradient takes half types with one group where it moves fewer bytes:
+    /// the benchmark's layer and the GPU test's shapes, not many filters over a small output,
+    /// groups, a strided first axis or `f32`.
+    #[test]
+    fn weight_split_routes() {
+        let same = |x: [usize; 4], w: [usize; 4], dil: [usize; 2], groups: usize| {
+            let pad = [
+                ((w[2] - 1) * dil[0] / 2, (w[2] - 1) * dil[0] / 2),
+                ((w[3] - 1) * dil[1] / 2, (w[3] - 1) * dil[1] / 2),
+            ];
+            geom2(x, w, [1, 1], pad, dil, groups)
+        };
+        let layer = same([64, 64, 56, 56], [64, 64, 3, 3], [1, 1], 1);
+        let ws = weight_split_plan(DType::BF16, &layer).expect("the layer splits");
+        // `C r1 = 64 x 3` rows of `(56 + 2) x 56` positions; `3 x 64 x 192` partial sums.
+        assert_eq!(
+            (ws.low.parts, ws.crs, ws.img, ws.e),
+            (3, 192, 192 * 58 * 56, 3 * 64 * 192)
+        );
+        assert!(weight_split_plan(DType::F16, &layer).is_some());
+        assert!(weight_split_plan(DType::F32, &layer).is_none());
+        let test = same([2, 8, 20, 20], [4, 8, 3, 3], [1, 1], 1);
+        assert!(weight_split_plan(DType::BF16, &test).is_some());
+        let dilated = geom2(
+            [3, 6, 19, 17],
+            [5, 6, 3, 2],
+            [1, 1],
+            [(2, 2), (0, 1)],
+            [2, 1],
+            1,
+        );
+        assert!(weight_split_plan(DType::F16, &dilated).is_some());
+        let line = ConvGeom::new(
+            "test",
+            &[2, 6, 300],
+            &[4, 6, 5],
+            [1],
+            Padding::Sides([(2, 2)]),
+            [1],
+            1,
+        )
+        .expect("a valid geometry");
+        assert!(weight_split_plan(DType::BF16, &line).is_some());
+        let cube = ConvGeom::new(
+            "test",
+            &[2, 4, 6, 10, 10],
+            &[3, 4, 3, 3, 3],
+            [1, 1, 1],
+            Padding::Sides([(1, 1); 3]),
+            [1, 1, 1],
+            1,
+        )
+        .expect("a valid geometry");
+        assert!(weight_split_plan(DType::BF16, &cube).is_some());
+        // Many filters over a 7 x 7 output: the partial sums outweigh the patches.
+        let late = same([8, 512, 7, 7], [512, 512, 3, 3], [1, 1], 1);
+        assert!(weight_split_plan(DType::BF16, &late).is_none());
+        assert!(
+            weight_split_plan(DType::BF16, &same([2, 8, 20, 20], [4, 4, 3, 3], [1, 1], 2))
+                .is_none()
+        );
+        let strided = geom2(
+            [2, 8, 20, 20],
+            [4, 8, 3, 3],
+            [2, 1],
+            [(1, 1), (1, 1)],
+            [1, 1],
+            1,
+        );
+        assert!(weight_split_plan(DType::BF16, &strided).is_none());
     }
 }

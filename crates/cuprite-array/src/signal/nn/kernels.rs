@@ -68,6 +68,17 @@ kernel_params! {
 }
 
 kernel_params! {
+    /// The images' partial sums of the split weight gradient added up (see `lower.cu`).
+    pub(super) struct TapSumArgs<'a> {
+        part: ReadBuf<'a> as "float",
+        acc: WriteBuf<'a> as "float",
+        dw: WriteBuf<'a> as "S",
+        nb: i64, k: i64, c: i64, rest: i64, parts: i64,
+        first: i64, last: i64,
+    }
+}
+
+kernel_params! {
     /// The bias (optional) and activation over `planes` planes of `p` values, in place.
     pub(super) struct BiasActArgs<'a> {
         y: WriteBuf<'a> as "S",
@@ -115,6 +126,7 @@ pub(super) enum NnKernel {
     Swap,
     TileSwap,
     BiasAct,
+    TapSum,
     Pool,
     PoolGrad,
 }
@@ -128,6 +140,7 @@ impl NnKernel {
             NnKernel::Swap => "nn_swap",
             NnKernel::TileSwap => "nn_tile_swap",
             NnKernel::BiasAct => "nn_bias_act",
+            NnKernel::TapSum => "nn_tap_sum",
             NnKernel::Pool => "nn_pool",
             NnKernel::PoolGrad => "nn_pool_grad",
         }
@@ -148,6 +161,7 @@ impl NnKernel {
             NnKernel::Swap => entry::<SwapArgs>(name, &b, self.func()),
             NnKernel::TileSwap => entry::<TileSwapArgs>(name, &b, self.func()),
             NnKernel::BiasAct => entry::<BiasActArgs>(name, &b, self.func()),
+            NnKernel::TapSum => entry::<TapSumArgs>(name, &b, self.func()),
             NnKernel::Pool => entry::<PoolArgs>(name, &b, self.func()),
             NnKernel::PoolGrad => entry::<PoolGradArgs>(name, &b, self.func()),
         }

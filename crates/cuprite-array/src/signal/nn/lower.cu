@@ -1,8 +1,9 @@
 // The fallback kernels of the neural-network convolution: the lowering of an input into its
 // patches (`nn_im2col`), the gather of lowered gradients back onto the input (`nn_col2im`), the
 // exchange of the first two axes of a batch of planes (`nn_swap`; `nn_tile_swap` for a batch
-// of matrices, through shared memory), and the bias and activation
-// applied to a result in place (`nn_bias_act`). The products between them are cuBLASLt's. See
+// of matrices, through shared memory), the bias and activation applied to a result in place
+// (`nn_bias_act`), and the sum of the images' partial weight gradients of the split lowering
+// (`nn_tap_sum`). The products between them are cuBLASLt's. See
 // `kernels.rs` for the parameters (one typed description each) and `cuda.rs` for the passes.
 //
 // Layouts. An input `x` is `planes = n c` planes of `i0 i1 i2` values. The patches of image
@@ -362,6 +363,37 @@ __device__ __forceinline__ void nn_bias_act(S *__restrict__ y, const S *__restri
       if (bias) v += nn_ld(bias[pl % k]);
       if (relu && v < (A)0) v = (A)0;
       y[pl * p + q] = nn_st(v);
+    }
+  }
+}
+
+// The weights' gradient of the split lowering (`weight_split` in `cuda.rs`): `part` holds each
+// image's partial sums, image `n`'s from `n e` (`e = parts k crs`, `crs = c rest`), as `parts`
+// blocks (one a tap `j` of the split axis) of `k x crs` values (filter; channel `ch` and tap
+// `t` of the other axes at `ch rest + t`); `acc` holds the previous chunks' sums in the same
+// layout. Thread `(x, y)` (`x < crs`, `y = j k + kk < parts k`, grid-stride loops) adds the
+// images' partial sums of value `v = y crs + x` in image order onto `acc[v]` (onto 0 for the
+// first chunk); it writes the sum back to `acc[v]`, or for the last chunk rounds it into
+// `dw[((kk c + ch) parts + j) rest + t]`, the gradient's own layout. Every index is below `nb
+// e` (`part`), `e` (`acc`) or `parts k crs` (`dw`), checked on the host.
+__device__ __forceinline__ void nn_tap_sum(const float *__restrict__ part, float *__restrict__ acc,
+                                           S *__restrict__ dw, i64t nb, i64t k, i64t c,
+                                           i64t rest, i64t parts, i64t first, i64t last) {
+  const i64t crs = c * rest, planes = parts * k, e = planes * crs;
+  for (i64t x = (i64t)blockIdx.x * blockDim.x + threadIdx.x; x < crs;
+       x += (i64t)gridDim.x * blockDim.x) {
+    const i64t ch = x / rest, t = x - ch * rest;
+    for (i64t y = (i64t)blockIdx.y * blockDim.y + threadIdx.y; y < planes;
+         y += (i64t)gridDim.y * blockDim.y) {
+      const i64t v = y * crs + x;
+      float s = first ? 0.0f : acc[v];
+      for (i64t n = 0; n < nb; ++n) s += part[n * e + v];
+      if (last) {
+        const i64t j = y / k, kk = y - j * k;
+        dw[((kk * c + ch) * parts + j) * rest + t] = nn_st((A)s);
+      } else {
+        acc[v] = s;
+      }
     }
   }
 }

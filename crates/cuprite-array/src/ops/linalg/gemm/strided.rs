@@ -61,8 +61,24 @@ impl StridedProduct<'_> {
         }
     }
 
-    fn typed<T: Element>(&self, lane: &CudaLane<'_>) -> Result<()> {
-        let lt = handle(lane.st, lane.stream)?;
+    /// [`run`](Self::run) for `f16`/`bf16` operands into an `f32` `D` (`D`'s buffer, offset,
+    /// leading dimension and batch stride in `f32` elements): the sums rounded once, to
+    /// `f32`. Other dtypes are refused.
+    pub(crate) fn run_wide(&self, lane: &CudaLane<'_>) -> Result<()> {
+        if self.m == 0 || self.n == 0 || self.batch == 0 {
+            return Ok(());
+        }
+        match self.dtype {
+            DType::F16 => self.typed_wide::<half::f16>(lane),
+            DType::BF16 => self.typed_wide::<half::bf16>(lane),
+            d => Err(Error::InvalidArgument(format!(
+                "a strided product of {d} into f32 is not supported (f16, bf16)"
+            ))),
+        }
+    }
+
+    /// The problem's configuration for element type `T`.
+    fn config<T: Element>(&self) -> Matmul<T::Scalar> {
         let mut cfg = Matmul::<T::Scalar>::row_major(self.m, self.n, self.k).with_batch(self.batch);
         let layout = |x: &MatIn<'_>| Layout {
             order: x.order,
@@ -78,6 +94,21 @@ impl StridedProduct<'_> {
         } else {
             T::Scalar::ZERO
         };
+        cfg
+    }
+
+    fn typed_wide<T: Element>(&self, lane: &CudaLane<'_>) -> Result<()> {
+        let lt = handle(lane.st, lane.stream)?;
+        let cfg = self.config::<T>();
+        let (a, b) = (span::<T>(&self.a)?, span::<T>(&self.b)?);
+        let mut d = span::<f32>(&self.d)?;
+        lt.matmul_wide(&cfg, &a, &b, &mut d)?;
+        Ok(())
+    }
+
+    fn typed<T: Element>(&self, lane: &CudaLane<'_>) -> Result<()> {
+        let lt = handle(lane.st, lane.stream)?;
+        let mut cfg = self.config::<T>();
         cfg.compute = if self.dtype == DType::F32 && allow_tf32() {
             ComputeType::Tf32
         } else {
