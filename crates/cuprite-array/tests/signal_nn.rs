@@ -1575,6 +1575,7 @@ fn nn_kernels_compile() -> TestResult {
             "swap",
             "tile_swap",
             "bias_act",
+            "tap_sum",
             "pool",
             "pool_grad",
         ] {

@@ -99,7 +99,7 @@ impl ConvCall {
                 NnKernel::Col2im,
                 NnKernel::TileSwap,
             ],
-            Pass::Weight => vec![NnKernel::Im2col, NnKernel::Swap],
+            Pass::Weight => vec![NnKernel::Im2col, NnKernel::Swap, NnKernel::TapSum],
         }
     }
 
