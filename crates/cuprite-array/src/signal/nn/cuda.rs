@@ -192,9 +192,11 @@ fn pointwise(g: &ConvGeom) -> bool {
     reads_in_place(g, Taps::of(g))
 }
 
-/// Whether the patches of an image of `g` read by `taps` are the image itself.
+/// Whether the patches of an image of `g` read by `taps` are the image itself: one tap, stride
+/// 1, no leading padding and an output of the input's extent on every axis (trailing padding
+/// lengthens the output past the input).
 fn reads_in_place(g: &ConvGeom, taps: Taps) -> bool {
-    g.r == [1, 1, 1] && g.stride == [1, 1, 1] && taps.pad == [0, 0, 0]
+    g.r == [1, 1, 1] && g.stride == [1, 1, 1] && taps.pad == [0, 0, 0] && g.o == g.i
 }
 
 /// The sizes of the input's gradient of `g` as a forward pass, when it takes that route: stride
@@ -943,6 +945,18 @@ mod tests {
             1,
         );
         let t = transposed(DType::BF16, &padded).expect("padding makes it a lowering");
+        // Trailing padding only: the output is longer than the input, so it is lowered too.
+        let trailing = geom2(
+            [2, 6, 9, 8],
+            [4, 6, 1, 1],
+            [1, 1],
+            [(0, 2), (0, 0)],
+            [1, 1],
+            1,
+        );
+        assert_eq!(trailing.o, [1, 11, 8]);
+        assert!(!pointwise(&trailing));
+        assert!(pointwise(&point));
         let taps = Taps {
             pad: padded.pad.map(|v| -(v as i64)),
             dil: padded.dil.map(|v| -(v as i64)),
