@@ -1158,6 +1158,10 @@ fn fallback_matches_cpu() -> TestResult {
     let mut c = Case::plain(2, 4, 3, &[6, 10, 10], &[3, 3, 3]);
     c.pad = vec![(1, 1), (1, 1), (1, 1)];
     shapes.push(c);
+    // A one-tap kernel with trailing padding only: the output is longer than the input.
+    let mut c = Case::plain(2, 3, 4, &[9, 8], &[1, 1]);
+    c.pad = vec![(0, 2), (0, 1)];
+    shapes.push(c);
     // The input gradient at stride 1 as a forward pass, and strided ones through the gather.
     shapes.extend(unit_stride_cases().into_iter().map(|(_, c)| c));
     // Enough positions and planes that a thread of the lowering kernels takes several planes
