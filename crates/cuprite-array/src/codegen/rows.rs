@@ -412,9 +412,14 @@ pub(crate) fn rows_kernel(spec: RowSpec<'_>) -> KernelSource {
         helpers = helpers | Helpers::of_program(prog);
     }
     let source = KernelSource::generated(name, &body, helpers);
-    // Unfused softmax and log-softmax are built at `--Ofast-compile=min`, where they run
-    // faster (docs/perf-log/); the other row kernels, and fused lines, fully optimised.
-    if spec.producer.is_none() && matches!(spec.kind, RowKind::Softmax | RowKind::LogSoftmax) {
+    // Unfused softmax of `f32`/`f64` and unfused log-softmax are built at
+    // `--Ofast-compile=min`, where they run faster (docs/perf-log/); the other row kernels
+    // (the half types' softmax among them), and fused lines, fully optimised.
+    let half_softmax = spec.kind == RowKind::Softmax && spec.dtype.size() == 2;
+    if spec.producer.is_none()
+        && !half_softmax
+        && matches!(spec.kind, RowKind::Softmax | RowKind::LogSoftmax)
+    {
         source.at_level(FastCompile::Min)
     } else {
         source
