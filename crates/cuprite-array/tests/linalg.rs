@@ -2116,6 +2116,122 @@ fn small_products(d: Device) -> TestResult {
     })
 }
 
+/// Small f32 products followed by `tanh` and by a scaled addend after the activation (the
+/// small kernel's post stage when the kernel is on, element-wise kernels when off): a layer
+/// `tanh(A·B + bias)·0.5 + P·0.5`, `tanh(A·B) - P`, `P - 2·relu(A·B + bias)` and two chained
+/// layers `h ↦ tanh(h·W + b)·0.5 + h·0.5`, against an f64 reference of the stored inputs. The
+/// bound is the product's (`tanh` and ReLU do not grow an error) plus a few roundings of the
+/// activation and the stage after it.
+fn small_product_layers(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let mut rng = Rng::fresh();
+        let u = f32::EPSILON as f64;
+        let before = linalg::small_gemm();
+        let result = (|| -> TestResult {
+            for (m, k, n) in [(64, 256, 256), (37, 99, 45)] {
+                let (ta, ra) = through::<f32>(&rand64(&mut rng, m * k));
+                let (tb, rb) = through::<f32>(&rand64(&mut rng, k * n));
+                let (tc, rc) = through::<f32>(&rand64(&mut rng, n));
+                let (tp, rp) = through::<f32>(&rand64(&mut rng, m * n));
+                let (want, mag) = mm_ref(&ra, &rb, (1, m, n, k), (1, 1));
+                let a = Array::from_slice_on(d, &ta, &[m, k])?;
+                let b = Array::from_slice_on(d, &tb, &[k, n])?;
+                let bias = Array::from_slice_on(d, &tc, &[n])?;
+                let p = Array::from_slice_on(d, &tp, &[m, n])?;
+                let z: Vec<f64> = (0..m * n).map(|i| want[i] + rc[i % n]).collect();
+                let layer: Vec<f64> = (0..m * n)
+                    .map(|i| 0.5 * z[i].tanh() + 0.5 * rp[i])
+                    .collect();
+                let minus: Vec<f64> = (0..m * n).map(|i| want[i].tanh() - rp[i]).collect();
+                let relu: Vec<f64> = (0..m * n).map(|i| rp[i] - 2.0 * z[i].max(0.0)).collect();
+                for on in [true, false] {
+                    linalg::set_small_gemm(on);
+                    let cases: [(&str, Array<f32>, &[f64], f64); 3] = [
+                        (
+                            "tanh(A·B + bias)·0.5 + P·0.5",
+                            (a.matmul(&b)?.try_add(&bias)?.tanh() * 0.5f32)
+                                .try_add(&(&p * 0.5f32))?,
+                            &layer,
+                            0.5,
+                        ),
+                        (
+                            "tanh(A·B) - P",
+                            a.matmul(&b)?.tanh().try_sub(&p)?,
+                            &minus,
+                            1.0,
+                        ),
+                        (
+                            "P - 2·relu(A·B + bias)",
+                            p.try_sub(&(a.matmul(&b)?.try_add(&bias)?.relu() * 2.0f32))?,
+                            &relu,
+                            2.0,
+                        ),
+                    ];
+                    for (case, got, want, scale) in cases {
+                        let got = got.to_vec()?;
+                        for i in 0..m * n {
+                            let bound = scale * (2.0 * k as f64 * u * (mag[i] + rc[i % n].abs()))
+                                + 8.0 * u * (want[i].abs() + rp[i].abs() + 1.0);
+                            let g = f64::from(got[i]);
+                            if (g - want[i]).abs() > bound || g.is_nan() {
+                                return Err(format!(
+                                    "f32 {m} × {k} × {n} {case} (small {on}): element {i}: got \
+                                     {g}, expected {} (bound {bound:e})",
+                                    want[i]
+                                )
+                                .into());
+                            }
+                        }
+                    }
+                }
+            }
+            // Two chained layers of width 64 on a batch of 32, with and without the kernel.
+            let (bt, w) = (32usize, 64usize);
+            let (tx, rx) = through::<f32>(&rand64(&mut rng, bt * w));
+            let mut ws = Vec::new();
+            for _ in 0..2 {
+                let (tw, rw) = through::<f32>(&rand64(&mut rng, w * w));
+                let (tb, rbias) = through::<f32>(&rand64(&mut rng, w));
+                ws.push((tw, rw, tb, rbias));
+            }
+            let mut want = rx.clone();
+            for (_, rw, _, rbias) in &ws {
+                let (prod, _) = mm_ref(&want, rw, (1, bt, w, w), (1, 1));
+                want = (0..bt * w)
+                    .map(|i| 0.5 * (prod[i] + rbias[i % w]).tanh() + 0.5 * want[i])
+                    .collect();
+            }
+            for on in [true, false] {
+                linalg::set_small_gemm(on);
+                let mut h = Array::from_slice_on(d, &tx, &[bt, w])?;
+                for (tw, _, tb, _) in &ws {
+                    let wm = Array::from_slice_on(d, tw, &[w, w])?;
+                    let bv = Array::from_slice_on(d, tb, &[w])?;
+                    h = (h.matmul(&wm)?.try_add(&bv)?.tanh() * 0.5f32).try_add(&(&h * 0.5f32))?;
+                }
+                let got = h.to_vec()?;
+                for i in 0..bt * w {
+                    // Each layer's error is at most the product's bound plus a few roundings,
+                    // halved and added to the previous layer's (|W| entries below 1).
+                    let bound = 2.0 * (2.0 * w as f64 * u * w as f64 + 16.0 * u);
+                    let g = f64::from(got[i]);
+                    if (g - want[i]).abs() > bound || g.is_nan() {
+                        return Err(format!(
+                            "two layers (small {on}): element {i}: got {g}, expected {} (bound \
+                             {bound:e})",
+                            want[i]
+                        )
+                        .into());
+                    }
+                }
+            }
+            Ok(())
+        })();
+        linalg::set_small_gemm(before);
+        result
+    })
+}
+
 /// Products large enough to be tuned (2304 × 1024 · 1024 × 2048 f32, over 2^33 operations) on
 /// small integers, exact with tuning on and off (CUDA only: the CPU backend has no tuning).
 fn tuned_product(d: Device) -> TestResult {
@@ -2166,6 +2282,7 @@ const BODIES: &[(&str, Body)] = &[
     ("matmul_errors", matmul_errors),
     ("epilogue_fusion", epilogue_fusion),
     ("small_products", small_products),
+    ("small_product_layers", small_product_layers),
     ("addend_fusion", addend_fusion),
     ("gelu_training_products", gelu_training_products),
     ("products", products),

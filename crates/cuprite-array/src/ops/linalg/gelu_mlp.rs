@@ -11,7 +11,7 @@
 //! separate operations.
 
 use super::gelu_grad::GeluGradRows;
-use super::gemm::{Act, Aux, Gemm, allow_tf32};
+use super::gemm::{Act, Aux, Gemm, Post, allow_tf32};
 use crate::array::{Array, check_devices};
 use crate::dtype::{DType, Float, Transcendental};
 use crate::error::{Error, Result};
@@ -171,6 +171,7 @@ pub fn matmul_gelu_with_input<T: Float + Transcendental>(
         addend: false,
         beta: 0.0,
         aux: Aux::GeluInput,
+        post: Post::NONE,
     };
     run_split(Arc::new(call), inputs, a, (m, n), &[m, n])
 }
@@ -249,6 +250,7 @@ pub fn matmul_gelu_grad<T: Float + Transcendental>(
             addend: false,
             beta: 0.0,
             aux: Aux::GeluGrad,
+            post: Post::NONE,
         };
         let inputs = vec![a.node.clone(), b.node.clone(), pre.node.clone()];
         return run_split(Arc::new(call), inputs, a, (m, n), &[n]);
@@ -269,6 +271,7 @@ pub fn matmul_gelu_grad<T: Float + Transcendental>(
         addend: false,
         beta: 0.0,
         aux: if fused { Aux::None } else { Aux::GeluDeriv },
+        post: Post::NONE,
     };
     let mut inputs = vec![a.node.clone(), b.node.clone()];
     if !fused {

@@ -5,7 +5,7 @@
 //! Owns shapes, broadcasting and the error messages; every product becomes one [`Gemm`] call
 //! node (views of the operands around it), whose output shape is the NumPy result shape.
 
-use super::gemm::{Act, Aux, Gemm, allow_tf32};
+use super::gemm::{Act, Aux, Gemm, Post, allow_tf32};
 use crate::array::{Array, check_devices};
 use crate::dtype::{DType, Float, Numeric, Scalar};
 use crate::error::{Error, Result};
@@ -50,6 +50,7 @@ fn gemm_node(
         addend: false,
         beta: 0.0,
         aux: Aux::None,
+        post: Post::NONE,
     };
     Ok(Node::new(
         Op::Library(Arc::new(call), vec![a.clone(), b.clone()]),

@@ -3,16 +3,129 @@
 
 use super::cpu::widen;
 use super::cuda::{Extra, handle};
-use super::desc::{Act, Aux, Gemm, describe};
+use super::desc::{Act, Aux, Gemm, Post, describe};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
-use crate::graph::{CallInput, Epilogue, LibraryCall, Node};
+use crate::graph::{CallInput, Epilogue, LibraryCall, Node, Op};
+use crate::op::{BinaryOp, UnaryOp};
 use crate::ops::linalg::span::{Span, SpanNew as _};
 use crate::shape::{Layout, numel};
 use crate::storage::{DevBuf, HostBuf};
 use cuprite_driver::DeviceBuffer;
 use std::sync::Arc;
+
+impl Gemm {
+    /// The [`Post`] stage on the CPU, in place on the `f32` output: `scale · y + beta · P`.
+    fn cpu_post(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) -> Result<()> {
+        if self.post == Post::NONE {
+            return Ok(());
+        }
+        if self.dtype != DType::F32 || self.count() != 1 {
+            return Err(Error::InvalidArgument(format!(
+                "matmul's stage after the activation takes one f32 product, was given {} \
+                 products of {}",
+                self.count(),
+                self.dtype
+            )));
+        }
+        let (scale, beta) = (self.post.scale as f32, self.post.beta as f32);
+        let y: &mut [f32] = bytemuck::cast_slice_mut(out.bytes_mut());
+        match self.post_index() {
+            Some(i) => {
+                let x = &inputs[i];
+                let bytes = x.buf.bytes();
+                let range = x
+                    .layout
+                    .offset
+                    .checked_mul(4)
+                    .and_then(|start| Some(start..start.checked_add(y.len().checked_mul(4)?)?));
+                let p: &[f32] = range
+                    .and_then(|r| bytes.get(r))
+                    .map(bytemuck::cast_slice)
+                    .ok_or_else(|| {
+                        Error::InvalidArgument(format!(
+                            "matmul's post addend buffer holds {} bytes, {} needed from offset {}",
+                            bytes.len(),
+                            y.len() * 4,
+                            x.layout.offset
+                        ))
+                    })?;
+                y.iter_mut()
+                    .zip(p)
+                    .for_each(|(v, p)| *v = scale * *v + beta * p);
+            }
+            None => y.iter_mut().for_each(|v| *v *= scale),
+        }
+        Ok(())
+    }
+
+    /// `e` after the activation, as the [`Post`] stage: a constant scale (before any post
+    /// addend: a scaled product that is also used unscaled, such as the input of the next
+    /// layer, would otherwise run twice), then one full `m × n` addend or subtrahend, whose
+    /// constant factor (`c · x` or `x · c`) is taken into `beta`.
+    fn absorb_post(&self, e: Epilogue<'_>, inputs: &[Arc<Node>]) -> Option<crate::graph::Absorbed> {
+        let mut next = self.clone();
+        let mut ins = inputs.to_vec();
+        let factor = |c: Scalar| match c {
+            Scalar::F32(x) => Some(x as f64),
+            Scalar::F64(x) => Some(x),
+            _ => None,
+        };
+        // A full matrix of the product's shape, dtype and device, not a constant.
+        let full = |x: &Arc<Node>| {
+            let nd = x.shape.len();
+            x.dtype == self.dtype
+                && x.device == inputs[0].device
+                && x.is_const().is_none()
+                && nd >= 2
+                && (x.shape[nd - 2], x.shape[nd - 1]) == (self.m, self.n)
+                && numel(&x.shape) == self.m * self.n
+        };
+        // `other` as `(P, c)` with `other = c · P`.
+        let split = |other: &Arc<Node>| -> Option<(Arc<Node>, f64)> {
+            if !full(other) {
+                return None;
+            }
+            if let Op::Binary(BinaryOp::Mul, l, r) = other.op() {
+                for (x, c) in [(&l, &r), (&r, &l)] {
+                    if let Some(c) = c.is_const().and_then(factor) {
+                        if full(x) && x.shape == other.shape {
+                            return Some((x.clone(), c));
+                        }
+                    }
+                }
+            }
+            Some((other.clone(), 1.0))
+        };
+        match e {
+            Epilogue::Scale(c) => {
+                if self.post.add {
+                    return None;
+                }
+                next.post.scale *= factor(c)?;
+            }
+            Epilogue::Add(other) | Epilogue::Sub { other, .. } => {
+                if self.post.add || self.addend {
+                    return None;
+                }
+                let (x, c) = split(other)?;
+                next.post.add = true;
+                next.post.beta = c;
+                if let Epilogue::Sub { call_first, .. } = e {
+                    if call_first {
+                        next.post.beta = -c;
+                    } else {
+                        next.post.scale = -next.post.scale;
+                    }
+                }
+                ins.push(x);
+            }
+            Epilogue::Relu | Epilogue::GeluTanh => return None,
+        }
+        (next.small_shape() && next.count() == 1).then_some((Arc::new(next), ins))
+    }
+}
 
 impl LibraryCall for Gemm {
     fn name(&self) -> &str {
@@ -40,7 +153,7 @@ impl LibraryCall for Gemm {
         }
         let (a, b) = (inputs[0].buf.bytes(), inputs[1].buf.bytes());
         // The bias's `n` values from its offset.
-        let bias = match inputs.get(2) {
+        let bias = match inputs.get(2).filter(|_| self.bias) {
             Some(x) => {
                 let size = self.dtype.size();
                 let start = x.layout.offset * size;
@@ -98,7 +211,7 @@ impl LibraryCall for Gemm {
                 )));
             }
         }
-        Ok(())
+        self.cpu_post(inputs, out)
     }
 
     fn run_cuda(
@@ -128,16 +241,13 @@ impl LibraryCall for Gemm {
         if want == 0 {
             return Ok(());
         }
-        if self.small_fits() {
+        if self.small_fits() || self.needs_small() {
             if self.has_epilogue() {
                 crate::stats::note_fused_epilogue();
             }
-            let bias = if self.bias {
-                Some((inputs[2].buf, inputs[2].layout.offset))
-            } else {
-                None
-            };
-            return self.run_small(lane, &ops, (inputs[0].buf, inputs[1].buf), bias, out);
+            let at = |i: Option<usize>| i.map(|i| (inputs[i].buf, inputs[i].layout.offset));
+            let (bias, post) = (at(self.bias.then_some(2)), at(self.post_index()));
+            return self.run_small(lane, &ops, (inputs[0].buf, inputs[1].buf), bias, post, out);
         }
         let o = live(out)?;
         if self.k == 0 && (self.addend || self.aux != Aux::None) {
@@ -199,6 +309,20 @@ impl LibraryCall for Gemm {
         Vec::new()
     }
 
+    fn absorb_unary(&self, op: UnaryOp) -> Option<Arc<dyn LibraryCall>> {
+        // `tanh` right after the product (and its bias): only the small kernel runs it.
+        let mut next = self.clone();
+        next.act = Act::Tanh;
+        (op == UnaryOp::Tanh
+            && self.act == Act::None
+            && !self.addend
+            && self.aux == Aux::None
+            && self.post == Post::NONE
+            && next.small_shape()
+            && super::small_gemm())
+        .then(|| Arc::new(next) as Arc<dyn LibraryCall>)
+    }
+
     fn absorb_epilogue(
         &self,
         e: Epilogue<'_>,
@@ -208,6 +332,9 @@ impl LibraryCall for Gemm {
         // no epilogue to run: the element-wise work stays a kernel of its own.
         if self.dtype.is_complex() || self.k == 0 || self.aux != Aux::None {
             return None;
+        }
+        if self.act == Act::Tanh || (self.act == Act::Relu && self.small_fits()) {
+            return self.absorb_post(e, inputs);
         }
         // cuBLASLt's f64 products take a bias or a ReLU, not GELU nor the two together.
         let f64_limited = self.dtype == DType::F64
@@ -327,5 +454,55 @@ impl LibraryCall for Gemm {
         d.batch_stride.is_some()
             && d.end(dims.0, dims.1, self.count())
                 .is_some_and(|e| e <= storage_len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::graph::Op;
+    use crate::{Array, Device};
+    use std::sync::Arc;
+
+    /// The inputs of `a`'s node when it is one matrix product, `None` otherwise.
+    fn product_inputs(a: &Array<f32>) -> Option<Vec<Arc<crate::graph::Node>>> {
+        match a.node.op() {
+            Op::Library(call, ins) if call.name() == "matmul" => Some(ins),
+            _ => None,
+        }
+    }
+
+    /// A layer `tanh(h·W + b)·0.5 + h·0.5` is one product with the bias, `tanh`, the scale and
+    /// `h` as its post addend (the `0.5` taken into its factor), and the next layer reads the
+    /// same `h` node as its A and its addend, so that nothing runs twice; other forms stay
+    /// element-wise.
+    #[test]
+    fn layer_becomes_one_product() {
+        crate::with_device(Device::CPU, || {
+            let before = crate::linalg::small_gemm();
+            crate::linalg::set_small_gemm(true);
+            // Stored values (a constant is never an addend or a bias).
+            let stored = |shape: &[usize]| {
+                let n: usize = shape.iter().product();
+                Array::<f32>::from_slice_on(Device::CPU, &vec![0.25; n], shape).unwrap()
+            };
+            let (h, w, b) = (stored(&[64, 256]), stored(&[256, 256]), stored(&[256]));
+            let layer = |h: &Array<f32>| (h.matmul(&w).unwrap() + &b).tanh() * 0.5f32 + h * 0.5f32;
+            let h1 = layer(&h);
+            let ins = product_inputs(&h1).expect("one product");
+            assert_eq!(ins.len(), 4);
+            assert!(Arc::ptr_eq(&ins[3], &h.node));
+            let h2 = layer(&h1);
+            let ins2 = product_inputs(&h2).expect("one product");
+            assert!(Arc::ptr_eq(&ins2[0], &h1.node) && Arc::ptr_eq(&ins2[3], &h1.node));
+            // A scale after the post addend would make a second product of `h1`.
+            assert!(product_inputs(&(&h1 * 2.0f32)).is_none());
+            // A product too large for the small kernel keeps `tanh` element-wise.
+            let big = stored(&[1024, 256]);
+            assert!(product_inputs(&big.matmul(&w).unwrap().tanh()).is_none());
+            // So does a product whose kernel is switched off.
+            crate::linalg::set_small_gemm(false);
+            assert!(product_inputs(&h.matmul(&w).unwrap().tanh()).is_none());
+            crate::linalg::set_small_gemm(before);
+        });
     }
 }

@@ -43,6 +43,7 @@ macro_rules! real_elem {
                         let x = self;
                         0.5 * x * (1.0 + (c * (x + 0.044715 * x * x * x)).tanh())
                     }
+                    Act::Tanh => self.tanh(),
                 }
             }
         }

@@ -55,6 +55,13 @@ impl Gemm {
         alpha: T::Scalar,
         beta: T::Scalar,
     ) -> Result<()> {
+        if self.needs_small() {
+            return Err(crate::error::Error::InvalidArgument(format!(
+                "cuBLASLt has no epilogue for {:?} followed by {:?}: such a product runs the \
+                 small kernel",
+                self.act, self.post
+            )));
+        }
         let (m, n, k) = (self.m, self.n, self.k);
         let count = self.count();
         let plane = m * n;
@@ -72,6 +79,8 @@ impl Gemm {
             (Some(x), Act::None) => blaslt::Epilogue::Bias(x),
             (Some(x), Act::Relu) => blaslt::Epilogue::BiasRelu(x),
             (Some(x), Act::GeluTanh) => blaslt::Epilogue::BiasGelu(x),
+            // Refused above (`needs_small`).
+            (_, Act::Tanh) => blaslt::Epilogue::None,
         };
         let layout = |o: &Operand, stride: usize| blaslt::Layout {
             order: o.order,

@@ -13,6 +13,27 @@ pub(crate) enum Act {
     None,
     Relu,
     GeluTanh,
+    /// `tanh(x)`: this crate's small kernel only (see [`Gemm::needs_small`]).
+    Tanh,
+}
+
+/// What follows the activation: `out = scale · act(..) + beta · P`, with `P` an input (`m × n`,
+/// one product) when `add` is set. Anything but [`Post::NONE`] comes only beside an activation,
+/// never with C or an auxiliary result, and runs this crate's small kernel.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Post {
+    pub scale: f64,
+    pub add: bool,
+    pub beta: f64,
+}
+
+impl Post {
+    /// Nothing after the activation.
+    pub(crate) const NONE: Post = Post {
+        scale: 1.0,
+        add: false,
+        beta: 0.0,
+    };
 }
 
 /// A second result a single product stores beside D (cuBLASLt's gradient epilogues).
@@ -39,11 +60,13 @@ impl Aux {
 }
 
 /// `out[b] = act(alpha · A[b] · B[b] + beta · C[b] + bias)` for every index `b` of the output
-/// batch shape, with [`Aux`]'s second result after it for a single product.
+/// batch shape, followed by the [`Post`] stage, with [`Aux`]'s second result after it for a
+/// single product.
 ///
 /// Inputs: A (`[..., m, k]`), B (`[..., k, n]`), then the bias (`n` elements) when `bias` is
 /// set, then C (`m × n`, one product only) when `addend` is set, then the pre-activation when
-/// `aux` is [`Aux::GeluGrad`] or [`Aux::GeluDeriv`]. The batch dimensions of A and B broadcast to `batch`
+/// `aux` is [`Aux::GeluGrad`] or [`Aux::GeluDeriv`], then the post addend `P` (`m × n`) when
+/// `post.add` is set. The batch dimensions of A and B broadcast to `batch`
 /// (right-aligned); the output is `batch × m × n` elements, row-major, under whatever shape the
 /// node has (followed by the auxiliary result, see [`Aux`]).
 #[derive(Clone, Debug)]
@@ -61,6 +84,8 @@ pub(crate) struct Gemm {
     pub addend: bool,
     pub beta: f64,
     pub aux: Aux,
+    /// After the activation ([`Post`]).
+    pub post: Post,
 }
 
 /// How one operand's matrices lie: the order, leading dimension, and the offset (in elements)
@@ -208,6 +233,13 @@ impl Gemm {
             || self.alpha != 1.0
             || self.addend
             || self.aux != Aux::None
+            || self.post != Post::NONE
+    }
+
+    /// Whether only this crate's small kernel can run the product: a `tanh` activation or a
+    /// [`Post`] stage, which cuBLASLt's epilogues lack.
+    pub(crate) fn needs_small(&self) -> bool {
+        self.act == Act::Tanh || self.post != Post::NONE
     }
 
     /// The index of C among the inputs, when it is one.
@@ -220,6 +252,15 @@ impl Gemm {
         self.aux
             .reads_pre()
             .then_some(2 + usize::from(self.bias) + usize::from(self.addend))
+    }
+
+    /// The index of the post addend among the inputs, when it is one.
+    pub(super) fn post_index(&self) -> Option<usize> {
+        self.post.add.then_some(
+            2 + usize::from(self.bias)
+                + usize::from(self.addend)
+                + usize::from(self.aux.reads_pre()),
+        )
     }
 
     /// The elements of the output: the products, then the auxiliary result.
@@ -242,7 +283,8 @@ impl Gemm {
         let want = 2
             + usize::from(self.bias)
             + usize::from(self.addend)
-            + usize::from(self.aux.reads_pre());
+            + usize::from(self.aux.reads_pre())
+            + usize::from(self.post.add);
         if inputs.len() != want {
             return Err(Error::InvalidArgument(format!(
                 "matmul takes {want} inputs, was given {}",
@@ -290,6 +332,7 @@ impl Gemm {
         for (idx, name) in [
             (self.addend_index(), "C"),
             (self.pre_index(), "pre-activation"),
+            (self.post_index(), "post addend"),
         ] {
             let Some(i) = idx else { continue };
             let x = &inputs[i];

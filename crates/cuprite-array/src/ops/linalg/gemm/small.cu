@@ -1,8 +1,10 @@
-// A single f32 product of small operands, `out = act(alpha * A * B + bias)`, for the products
+// A single f32 product of small operands, `out = post_scale * act(alpha * A * B + bias) +
+// post_beta * post`, for the products
 // whose time cuBLASLt's smallest kernels spend mostly waiting (`small.rs` says which): A is
 // `m x k`, B is `k x n`, each addressed through a row and a column stride in elements (so
 // row-major, column-major and transposed views are read in place), `out` is `m x n` row-major
-// and packed, `bias` (when not null) holds `n` values, `relu` (0 or 1) clamps below zero.
+// and packed, `bias` (when not null) holds `n` values, `act` is 0 (none), 1 (clamps below zero)
+// or 2 (`tanhf`), `post` (when not null) is `m x n` row-major and packed.
 //
 // Block (x, y) computes the `SG_BM x SG_BN` tile of rows `[y * SG_BM, ...)` and columns
 // `[x * SG_BN, ...)` (those below `m` and `n`). The contraction runs over chunks of `SG_KC`: a
@@ -30,9 +32,11 @@ static_assert(SG_BM * 4 == 32, "a warp's lanes are the tile's rows by four colum
 static_assert(SG_WARPS * SG_BM * SG_BN <= SG_BM * SG_AP, "the partial tiles fit A's area");
 
 __device__ __forceinline__ void small_gemm_f32(const float* __restrict__ a, const float* __restrict__ b,
-                                               const float* __restrict__ bias, float* __restrict__ out,
+                                               const float* __restrict__ bias,
+                                               const float* __restrict__ post, float* __restrict__ out,
                                                i64t m, i64t n, i64t k, i64t sam, i64t sak, i64t sbk,
-                                               i64t sbn, double alpha, i64t relu) {
+                                               i64t sbn, double alpha, i64t act, double post_scale,
+                                               double post_beta) {
   __shared__ __align__(16) float as_[SG_BM * SG_AP];
   __shared__ __align__(16) float bs_[SG_KC * SG_BN];
   const int tid = (int)threadIdx.x;
@@ -101,7 +105,10 @@ __device__ __forceinline__ void small_gemm_f32(const float* __restrict__ a, cons
     if (gr < m && gc < n) {
       float y = (float)alpha * s;
       if (bias) y += bias[gc];
-      if (relu && y < 0.f) y = 0.f;
+      if (act == 1 && y < 0.f) y = 0.f;
+      if (act == 2) y = tanhf(y);
+      y *= (float)post_scale;
+      if (post) y += (float)post_beta * post[gr * n + gc];
       out[gr * n + gc] = y;
     }
   }

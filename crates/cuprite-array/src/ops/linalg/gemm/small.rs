@@ -36,12 +36,14 @@ const MAX_OUTPUTS: usize = 1 << 15;
 const MAX_MACS: usize = 1 << 24;
 
 kernel_params! {
-    /// `out = act(alpha · A · B + bias)`: A `m × k` and B `k × n` through their strides,
-    /// `out` `m × n` packed, `bias` `n` values or null, `relu` 0 or 1.
+    /// `out = post_scale · act(alpha · A · B + bias) + post_beta · post`: A `m × k` and B `k ×
+    /// n` through their strides, `out` and `post` `m × n` packed, `bias` `n` values, `bias`
+    /// and `post` null when absent, `act` 0 (none), 1 (ReLU) or 2 (`tanh`).
     struct SmallArgs<'a> {
         a: ReadBuf<'a> as "float",
         b: ReadBuf<'a> as "float",
         bias: MaybeRead<'a> as "float",
+        post: MaybeRead<'a> as "float",
         out: WriteBuf<'a> as "float",
         m: i64,
         n: i64,
@@ -51,7 +53,9 @@ kernel_params! {
         sbk: i64,
         sbn: i64,
         alpha: f64,
-        relu: i64,
+        act: i64,
+        post_scale: f64,
+        post_beta: f64,
     }
 }
 
@@ -83,8 +87,8 @@ fn name() -> &'static str {
 }
 
 fn key() -> u64 {
-    let mut h = KeyHasher(0x5a11_6e33);
-    "small_gemm_f32".hash(&mut h);
+    let mut h = KeyHasher(0x5a11_6e34);
+    "small_gemm_f32 act post".hash(&mut h);
     (THREADS, TILE_M, TILE_N).hash(&mut h);
     h.finish()
 }
@@ -110,20 +114,21 @@ fn strides(o: &Operand) -> (usize, usize) {
 
 impl Gemm {
     /// Whether this product takes the small kernel: `f32` without TF32, one product, no
-    /// addend, no auxiliary result, no activation but ReLU, and sizes inside the envelope
-    /// above.
+    /// addend, no auxiliary result, no activation but ReLU or `tanh` (with or without a
+    /// [`Post`] stage), and sizes inside the envelope above. A product that only this kernel
+    /// can run ([`Gemm::needs_small`]) takes it whatever the switch says.
     pub(super) fn small_fits(&self) -> bool {
         self.small_shape() && small_gemm()
     }
 
     /// [`small_fits`](Self::small_fits) without the switch.
-    fn small_shape(&self) -> bool {
+    pub(super) fn small_shape(&self) -> bool {
         self.dtype == DType::F32
             && !self.tf32
             && self.count() == 1
             && !self.addend
             && self.aux == Aux::None
-            && matches!(self.act, Act::None | Act::Relu)
+            && matches!(self.act, Act::None | Act::Relu | Act::Tanh)
             && self.m >= MIN_MN
             && self.n >= MIN_MN
             && (MIN_K..=MAX_K).contains(&self.k)
@@ -134,27 +139,36 @@ impl Gemm {
     }
 
     /// Runs the product with the small kernel on the lane's stream: A and B are the operands
-    /// `ops` describes (checked against their buffers by `operands`), `bias` the buffer and
-    /// offset of the bias when the product has one, `out` the `m × n` result.
+    /// `ops` describes (checked against their buffers by `operands`), `bias` and `post` the
+    /// buffer and offset of the bias and of the post addend when the product has them, `out`
+    /// the `m × n` result.
     pub(super) fn run_small(
         &self,
         lane: &CudaLane<'_>,
         ops: &[Operand; 2],
         (a, b): (&DevBuf, &DevBuf),
         bias: Option<(&DevBuf, usize)>,
+        post: Option<(&DevBuf, usize)>,
         out: &mut DevBuf,
     ) -> Result<()> {
         let CudaLane { st, stream } = *lane;
         let (m, n, k) = (self.m, self.n, self.k);
         let plane = m * n;
-        if !self.small_shape() || out.len() != plane || self.bias != bias.is_some() {
+        if !self.small_shape()
+            || out.len() != plane
+            || self.bias != bias.is_some()
+            || self.post.add != post.is_some()
+        {
             return Err(Error::InvalidArgument(format!(
                 "the small product kernel was given a {m} × {n} × {k} {} product ({} products, \
-                 bias {}, given one {}) and an output of {} elements",
+                 bias {}, given one {}, post addend {}, given one {}) and an output of {} \
+                 elements",
                 self.dtype,
                 self.count(),
                 self.bias,
                 bias.is_some(),
+                self.post.add,
+                post.is_some(),
                 out.len()
             )));
         }
@@ -176,6 +190,10 @@ impl Gemm {
             Some((buf, off)) => Some(ReadBuf::part(buf, DType::F32, off, n)?),
             None => None,
         };
+        let postv = match post {
+            Some((buf, off)) => Some(ReadBuf::part(buf, DType::F32, off, plane)?),
+            None => None,
+        };
         let (sam, sak) = strides(&ops[0]);
         let (sbk, sbn) = strides(&ops[1]);
         let kern = crate::jit::library_kernel(st, key(), source)?;
@@ -183,6 +201,7 @@ impl Gemm {
             a: av,
             b: bv,
             bias: biasv,
+            post: postv,
             out: WriteBuf::part(out, DType::F32, 0, plane)?,
             m: m as i64,
             n: n as i64,
@@ -192,15 +211,22 @@ impl Gemm {
             sbk: sbk as i64,
             sbn: sbn as i64,
             alpha: self.alpha,
-            relu: i64::from(self.act == Act::Relu),
+            act: match self.act {
+                Act::Relu => 1,
+                Act::Tanh => 2,
+                _ => 0,
+            },
+            post_scale: self.post.scale,
+            post_beta: self.post.beta,
         }
         .args();
         let grid = (n.div_ceil(TILE_N) as u32, m.div_ceil(TILE_M) as u32, 1);
         // SAFETY: the words are `SmallArgs` in the entry point's order. The kernel reads A's
         // element (i, p) at `i·sam + p·sak` for i < m, p < k, which lies inside the span
         // `Operand::end` gives for an `m × k` matrix of that order and leading dimension (and
-        // likewise B's (p, j) for p < k, j < n), reads `bias[j]` for j < n, and writes
-        // `out[i·n + j]` for i < m, j < n: all inside the views declared with the launch. The
+        // likewise B's (p, j) for p < k, j < n), reads `bias[j]` for j < n and `post[i·n + j]`
+        // and writes `out[i·n + j]` for i < m, j < n: all inside the views declared with the
+        // launch. The
         // grid covers the `m × n` output in `TILE_M × TILE_N` tiles (at most 2^15 outputs, so
         // both grid dimensions fit), each block of `THREADS` threads as `small.cu` requires.
         unsafe {
@@ -221,6 +247,7 @@ impl Gemm {
 
 #[cfg(test)]
 mod tests {
+    use super::super::desc::Post;
     use super::*;
 
     #[test]
@@ -274,6 +301,7 @@ mod tests {
             addend: false,
             beta: 0.0,
             aux: Aux::None,
+            post: Post::NONE,
         };
         assert!(g(64, 256, 256).small_shape());
         assert!(g(128, 256, 512).small_shape());
@@ -293,6 +321,18 @@ mod tests {
         assert!(
             !Gemm {
                 dtype: DType::F64,
+                ..g(64, 256, 256)
+            }
+            .small_shape()
+        );
+        assert!(
+            Gemm {
+                act: Act::Tanh,
+                post: Post {
+                    scale: 0.5,
+                    add: true,
+                    beta: 0.5,
+                },
                 ..g(64, 256, 256)
             }
             .small_shape()
