@@ -133,7 +133,10 @@ impl<T: Numeric> Array<T> {
     /// broadcast operands are read in place where the library can (no copy). Element-wise work
     /// on the result that the library can fold in — `+ bias` over the last axis, `* scalar`,
     /// then [`relu`](Self::relu) or [`gelu`](Self::gelu) — becomes part of the same call (see
-    /// [`crate::stats::fused_epilogues`]). `f16`/`bf16` accumulate in `f32`; `f32` is full
+    /// [`crate::stats::fused_epilogues`]). A single small `f32` product that CUDA runs with
+    /// this crate's own kernel (see [`crate::linalg::set_small_gemm`]) also takes `tanh`, and
+    /// after ReLU or `tanh` a scale and one addend of the result's shape: `(h·W + b).tanh() ·
+    /// 0.5 + h · 0.5` is one call. `f16`/`bf16` accumulate in `f32`; `f32` is full
     /// precision unless [`crate::linalg::set_allow_tf32`] allows TF32. Integer products are
     /// exact and wrap as NumPy's do: a fused multiply-and-sum reduction on either backend (no
     /// library call, so slower than a float GEMM). Shapes whose contracted axes differ are an
