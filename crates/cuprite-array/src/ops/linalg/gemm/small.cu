@@ -47,6 +47,12 @@ __device__ __forceinline__ void small_gemm_f32(const float* __restrict__ a, cons
   const int rows = m - r0 < SG_BM ? (int)(m - r0) : SG_BM;
   const int bc = tid % SG_BN, bk = tid / SG_BN;
   const bool cin = c0 + bc < n;
+  // The epilogue's inputs of this thread's output (thread `tid < SG_BM * SG_BN` writes one),
+  // loaded now so that their latency overlaps the contraction's.
+  const i64t er = r0 + tid / SG_BN, ec = c0 + tid % SG_BN;
+  const bool eout = tid < SG_BM * SG_BN && er < m && ec < n;
+  const float ebias = (eout && bias) ? bias[ec] : 0.f;
+  const float epost = (eout && post) ? post[er * n + ec] : 0.f;
   float acc0 = 0.f, acc1 = 0.f, acc2 = 0.f, acc3 = 0.f;
   for (i64t k0 = 0; k0 < k; k0 += SG_KC) {
     if (k0 > 0) __syncthreads();
@@ -97,19 +103,16 @@ __device__ __forceinline__ void small_gemm_f32(const float* __restrict__ a, cons
   part[2] = acc2;
   part[3] = acc3;
   __syncthreads();
-  if (tid < SG_BM * SG_BN) {
+  if (eout) {
     float s = 0.f;
 #pragma unroll
     for (int v = 0; v < SG_WARPS; ++v) s += as_[v * (SG_BM * SG_BN) + tid];
-    const i64t gr = r0 + tid / SG_BN, gc = c0 + tid % SG_BN;
-    if (gr < m && gc < n) {
-      float y = (float)alpha * s;
-      if (bias) y += bias[gc];
-      if (act == 1 && y < 0.f) y = 0.f;
-      if (act == 2) y = tanhf(y);
-      y *= (float)post_scale;
-      if (post) y += (float)post_beta * post[gr * n + gc];
-      out[gr * n + gc] = y;
-    }
+    float y = (float)alpha * s;
+    if (bias) y += ebias;
+    if (act == 1 && y < 0.f) y = 0.f;
+    if (act == 2) y = tanhf(y);
+    y *= (float)post_scale;
+    if (post) y += (float)post_beta * epost;
+    out[er * n + ec] = y;
   }
 }
