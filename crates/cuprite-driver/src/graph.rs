@@ -130,7 +130,7 @@ impl Stream {
         Ok(Graph {
             ctx: self.context().clone(),
             raw,
-            access: Mutex::new(()),
+            access: Arc::new(Mutex::new(())),
             external: seq.as_ref().map(|s| s.external.clone()).unwrap_or_default(),
             uses: seq.map(|s| s.uses).unwrap_or_default(),
         })
@@ -279,14 +279,21 @@ pub fn unprepared_in_capture() -> u64 {
     UNPREPARED.with(std::cell::Cell::get)
 }
 
+/// Takes a graph family's lock (see `Graph::access`); the guard's data is nothing, so a panic
+/// elsewhere leaves nothing inconsistent.
+fn family_lock(m: &Mutex<()>) -> MutexGuard<'_, ()> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A graph of device work, captured from a stream. Destroyed on drop.
 pub struct Graph {
     ctx: Arc<Context>,
     raw: CUgraph,
-    /// Held by every driver call that takes `raw`: the driver does not synchronise calls on
-    /// one graph object, read-only ones and instantiation included, so they are serialised
-    /// here.
-    access: Mutex<()>,
+    /// Held by every driver call that takes `raw` or an executable graph instantiated from it
+    /// (shared with them): the driver does not synchronise calls on one graph object, read-only
+    /// ones and instantiation included, and does not promise that calls on a graph and on its
+    /// executable graphs may overlap, so they are serialised here.
+    access: Arc<Mutex<()>>,
     external: Vec<Arc<TrackEvent>>,
     /// The allocations (and modules) the captured work uses, kept alive by the graph.
     uses: CapturedUses,
@@ -318,7 +325,7 @@ impl Graph {
     /// Serialises the driver calls on the graph object (see `access`); the guard's data is
     /// nothing, so a panic elsewhere leaves nothing inconsistent.
     fn lock(&self) -> MutexGuard<'_, ()> {
-        self.access.lock().unwrap_or_else(|e| e.into_inner())
+        family_lock(&self.access)
     }
 
     /// The number of nodes (kernels, copies, allocations...) in the graph.
@@ -386,6 +393,7 @@ impl Graph {
             copies: Vec::new(),
             memcpy_nodes: None,
             launches: Mutex::new(Launches::default()),
+            family: self.access.clone(),
         })
     }
 
@@ -420,8 +428,9 @@ impl Graph {
 
 impl Drop for Graph {
     fn drop(&mut self) {
+        let _serial = self.lock();
         // SAFETY: the graph is ours and nothing else refers to it (executable graphs are
-        // independent copies).
+        // independent copies); no call on its executable graphs runs meanwhile (`_serial`).
         if let Err(e) = unsafe { drv!(cuGraphDestroy(self.raw)) } {
             self.ctx.defer("cuGraphDestroy", e);
         }
@@ -445,6 +454,9 @@ pub struct GraphExec {
     memcpy_nodes: Option<Vec<(sys::CUgraphNode, sys::CUDA_MEMCPY3D)>>,
     /// The cells its launches' marks name, and what the last launch left in the trackers.
     launches: Mutex<Launches>,
+    /// The lock of the graph it was instantiated from (see `Graph::access`), held by every
+    /// driver call on `raw` (after `launches` where both are held).
+    family: Arc<Mutex<()>>,
 }
 
 /// Whether launches write marks naming a [`LaunchCell`] (and skip the trackers of an unchanged
@@ -567,7 +579,9 @@ impl std::fmt::Debug for GraphExec {
 // SAFETY: a CUgraphExec is not tied to a thread.
 unsafe impl Send for GraphExec {}
 // SAFETY: every driver call on `raw` through `&self` (launches, uploads) holds the `launches`
-// lock, so no two run at once; the others take `&mut self`.
+// lock, so no two run at once, and every call on `raw` holds the family lock, so none runs
+// beside a call on its graph or the graph's other executable graphs; the others take `&mut
+// self`.
 unsafe impl Sync for GraphExec {}
 
 impl GraphExec {
@@ -690,6 +704,7 @@ impl GraphExec {
                 .filter_map(|c| c.moved_to.as_ref())
         };
         let mut launches = self.launches();
+        let _serial = self.serial();
         // Every buffer is checked again only when an allocation was abandoned since the last
         // check found them all live (the count moved).
         let abandoned = crate::memory::tracker::abandoned();
@@ -934,6 +949,12 @@ impl GraphExec {
         self.launches.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Serialises a driver call on the executable graph with the calls on its graph and the
+    /// graph's other executable graphs (see `Graph::access`).
+    fn serial(&self) -> MutexGuard<'_, ()> {
+        family_lock(&self.family)
+    }
+
     /// The graph's own access set (see [`Replayed`]) with `word`: the allocations its captured
     /// work uses, the moved copy destinations, the word, in the order `launch_with` declares
     /// them.
@@ -1107,10 +1128,13 @@ impl GraphExec {
         p.dstDevice = ptr;
         p.dstXInBytes = 0;
         self.ctx.bind_to_thread()?;
+        let family = self.family.clone();
+        let serial = family_lock(&family);
         // SAFETY: a memcpy node of the graph this executable graph was instantiated from (kept
         // in `graph`), parameters of the same 1D shape as captured with a destination of
         // `bytes` live bytes of this context (checked above), kept alive by `moved_to` below
-        // for as long as the copy writes there.
+        // for as long as the copy writes there; no call on the graph's family runs meanwhile
+        // (`serial`).
         unsafe {
             drv!(cuGraphExecMemcpyNodeSetParams(
                 self.raw,
@@ -1119,6 +1143,7 @@ impl GraphExec {
                 self.ctx.raw()
             ))
         }?;
+        drop(serial);
         let shared = &dst.tracker().shared;
         copy.moved_to_used = self
             .uses
@@ -1192,6 +1217,7 @@ impl GraphExec {
         // Serialised with launches (the driver does not synchronise calls on one executable
         // graph).
         let _launches = self.launches();
+        let _serial = self.serial();
         // SAFETY: the executable graph and the stream are live and of the same context; no
         // other call on the executable graph runs meanwhile (`_launches`).
         unsafe { drv!(cuGraphUpload(self.raw, stream.raw())) }
@@ -1274,7 +1300,9 @@ impl GraphExec {
 
 impl Drop for GraphExec {
     fn drop(&mut self) {
-        // SAFETY: ours; the driver keeps in-flight launches alive until they finish.
+        let _serial = self.serial();
+        // SAFETY: ours; the driver keeps in-flight launches alive until they finish; no call on
+        // its graph or the graph's other executable graphs runs meanwhile (`_serial`).
         if let Err(e) = unsafe { drv!(cuGraphExecDestroy(self.raw)) } {
             self.ctx.defer("cuGraphExecDestroy", e);
         }
