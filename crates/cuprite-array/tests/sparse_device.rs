@@ -9,7 +9,9 @@
 
 use crate::common::{Body, assert_err};
 use crate::sparse::{C, V, canonical};
-use cuprite_array::sparse::{IndexType, SparseArray, SparseFormat, SparseIndices, Transpose};
+use cuprite_array::sparse::{
+    IndexType, SolveOpts, SparseArray, SparseFormat, SparseIndices, Transpose, cg_with,
+};
 use cuprite_array::{Array, Device, Float, c32, c64, with_device};
 use cuprite_testkit::{Rng, Test, TestResult};
 use std::collections::BTreeMap;
@@ -1172,6 +1174,101 @@ fn stream_dot_matches_cpu() -> TestResult {
     one::<f64>(&mut rng)
 }
 
+/// Plain conjugate gradients (no preconditioner: the residual step and `r·r` in one pass)
+/// against conjugate gradients written here on the host in f64, on the tridiagonal `[-1, 4, -1]`
+/// matrix of `n` rows: the same fixed number of iterations (tolerance 0) from `x = 0`, the
+/// iterates equal within a bound on rounding, in f32 and f64; then a solve to a tolerance,
+/// checked by its true residual.
+fn plain_cg(d: Device) -> TestResult {
+    fn host_cg(b: &[f64], iters: usize) -> Vec<f64> {
+        let n = b.len();
+        let apply = |v: &[f64]| -> Vec<f64> {
+            (0..n)
+                .map(|i| {
+                    let left = if i > 0 { v[i - 1] } else { 0.0 };
+                    let right = if i + 1 < n { v[i + 1] } else { 0.0 };
+                    4.0 * v[i] - left - right
+                })
+                .collect()
+        };
+        let dotp = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+        let (mut x, mut r) = (vec![0.0; n], b.to_vec());
+        let mut p = r.clone();
+        let mut rr = dotp(&r, &r);
+        for _ in 0..iters {
+            let ap = apply(&p);
+            let alpha = rr / dotp(&p, &ap);
+            for i in 0..n {
+                x[i] += alpha * p[i];
+                r[i] -= alpha * ap[i];
+            }
+            let rr_new = dotp(&r, &r);
+            for i in 0..n {
+                p[i] = r[i] + rr_new / rr * p[i];
+            }
+            rr = rr_new;
+        }
+        x
+    }
+    fn one<T: cuprite_array::sparse::SparseValue + Float + cuprite_array::Transcendental>(
+        rng: &mut Rng,
+        n: usize,
+        eps: f64,
+    ) -> TestResult {
+        let b: Vec<f64> = (0..n).map(|_| rng.f32_in(-1.0, 1.0) as f64).collect();
+        let bt: Vec<T> = b.iter().map(|&v| T::from_f64(v)).collect();
+        let b_used: Vec<f64> = bt.iter().map(|v| v.to_c64().re).collect();
+        let off = vec![T::from_f64(-1.0); n.saturating_sub(1)];
+        let a = SparseArray::diags(
+            &[&off, &vec![T::from_f64(4.0); n], &off],
+            &[-1, 0, 1],
+            [n, n],
+        )?;
+        let ba = Array::from_slice(&bt, &[n])?;
+        let iters = 12;
+        let opts = SolveOpts::new().rtol(0.0).maxiter(iters).check_every(5);
+        let got = cg_with(&a, &ba, opts)?;
+        assert_eq!(got.iterations, iters);
+        let want = host_cg(&b_used, iters);
+        let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        for (i, (g, w)) in got.x.to_vec()?.iter().zip(&want).enumerate() {
+            let g = g.to_c64().re;
+            assert!(
+                (g - w).abs() <= eps * scale,
+                "n {n}, element {i}: {g:e} against the host's {w:e}"
+            );
+        }
+        let tol = if eps > 1e-8 { 1e-5 } else { 1e-12 };
+        let res = cg_with(&a, &ba, SolveOpts::new().rtol(tol).check_every(3))?;
+        assert!(
+            res.converged,
+            "n {n}: residual {} after {}",
+            res.residual, res.iterations
+        );
+        let x: Vec<f64> = res.x.to_vec()?.iter().map(|v| v.to_c64().re).collect();
+        let (mut rr, mut bb) = (0.0f64, 0.0f64);
+        for i in 0..n {
+            let left = if i > 0 { x[i - 1] } else { 0.0 };
+            let right = if i + 1 < n { x[i + 1] } else { 0.0 };
+            let r = b_used[i] - (4.0 * x[i] - left - right);
+            rr += r * r;
+            bb += b_used[i] * b_used[i];
+        }
+        let rel = (rr / bb).sqrt();
+        assert!(rel <= 4.0 * tol, "n {n}: true residual {rel:e}");
+        Ok(())
+    }
+    with_device(d, || {
+        let mut rng = Rng::fresh();
+        // One block, a block and one, several thousand blocks.
+        for n in [3, 257, 100_000] {
+            one::<f64>(&mut rng, n, 1e-11)?;
+            one::<f32>(&mut rng, n, 2e-4)?;
+        }
+        Ok(())
+    })
+}
+
 /// The run-sum kernels compile with NVRTC (no GPU): the sources the bodies would build on
 /// CUDA, recorded by the dry-run backend.
 fn sparse_kernels_compile() -> TestResult {
@@ -1182,6 +1279,7 @@ fn sparse_kernels_compile() -> TestResult {
         products(Device::CPU),
         stream_products(Device::CPU),
         stream_dot(Device::CPU),
+        plain_cg(Device::CPU),
     ];
     let sources: Vec<String> = cuprite_array::tuning::compiler::take_recorded()
         .into_iter()
@@ -1208,6 +1306,8 @@ fn sparse_kernels_compile() -> TestResult {
         "cuprite_sparse_spmm_f64_i64_s4",
         "cuprite_sparse_spmm_f32_i64_s16",
         "cuprite_sparse_spmm_f64_i32_s32",
+        "cuprite_sparse_residual_step_f32",
+        "cuprite_sparse_residual_step_f64",
     ] {
         if !sources.iter().any(|s| s.contains(want)) {
             return Err(format!("{want} was not recorded ({} sources)", sources.len()).into());
@@ -1224,6 +1324,7 @@ const BODIES: &[(&str, Body)] = &[
     ("products", products),
     ("stream_products", stream_products),
     ("stream_dot", stream_dot),
+    ("plain_cg", plain_cg),
 ];
 
 pub fn tests() -> Vec<Test> {

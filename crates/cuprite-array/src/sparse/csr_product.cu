@@ -28,7 +28,9 @@
 // long) and CP_SUB (a power of two from 1 to 32); blocks of a multiple of 32 threads. For the
 // CSR-stream SpMV it also defines CP_BLOCK (the threads a block, a power of two of at least
 // 32, which the launch must match) and CP_SLOTS (the tile's entries a thread, at least 1), and
-// CP_DOT for the form with its dot.
+// CP_DOT for the form with its dot. With CP_EVICT_FIRST the CSR-stream SpMV reads the entries
+// (read once a product) marked evict-first in L1 and L2 (`__ldcs`), so that L2 keeps more of
+// the vectors.
 
 __device__ __forceinline__ void cp_bounds(const I *__restrict__ off, i64t r, i64t nnz, i64t *s,
                                           i64t *e) {
@@ -132,8 +134,13 @@ __device__ __forceinline__ T cp_stream_rows(const I *__restrict__ off, const I *
         jq[q] = (I)-1;
         vq[q] = (T)0;
         if (p < c1) {
+#ifdef CP_EVICT_FIRST
+          jq[q] = __ldcs(idx + p);
+          vq[q] = __ldcs(val + p);
+#else
           jq[q] = idx[p];
           vq[q] = val[p];
+#endif
         }
       }
       // The previous chunk's sums have read the tile.

@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall};
 use crate::storage::{DevBuf, HostBuf};
-use crate::util::KeyHasher;
+use crate::util::{EnvSwitch, KeyHasher};
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,6 +30,10 @@ const THREADS: usize = 256;
 /// a row's entries coalesced on its own. Below it those lanes would idle or the rows be split
 /// over sub-warps of 8 or fewer lanes, whose reads of the entries are only partly coalesced.
 const STREAM_BELOW: usize = 16;
+
+/// Whether the CSR-stream SpMV reads a matrix's entries marked evict-first
+/// (`CUPRITE_ARRAY_SPMV_EVICT_FIRST=0` turns it off, for timing the two).
+static EVICT_FIRST: EnvSwitch = EnvSwitch::new("CUPRITE_ARRAY_SPMV_EVICT_FIRST", true);
 
 /// Whether CUDA devices run these products as cuprite's kernels (else through cuSPARSE).
 static ON_CUDA: AtomicBool = AtomicBool::new(true);
@@ -148,6 +152,13 @@ impl CsrProduct {
             .then(|| (mean + 2).next_power_of_two().clamp(4, 16))
     }
 
+    /// Whether the kernel reads the entries marked evict-first: the CSR-stream SpMV, while
+    /// `CUPRITE_ARRAY_SPMV_EVICT_FIRST` is not `0`. The values and their order are the same
+    /// either way.
+    fn evict_first(&self) -> bool {
+        self.stream_slots().is_some() && EVICT_FIRST.get()
+    }
+
     /// Lanes a row, which fix the order of a row's additions: the CSR-stream SpMV adds a row
     /// on one thread (1: the order of one lane); otherwise SpMV takes the power of two at or
     /// below the mean row length (a row's entries spread over the lanes, each lane about one),
@@ -173,7 +184,7 @@ impl CsrProduct {
 
     /// The blocks of the CSR-stream SpMV of `rows` rows (a block each [`THREADS`] rows; the
     /// kernel strides over any rows beyond the grid).
-    fn stream_grid(rows: usize) -> u32 {
+    pub(super) fn stream_grid(rows: usize) -> u32 {
         (rows as u64)
             .div_ceil(THREADS as u64)
             .clamp(1, i32::MAX as u64) as u32
@@ -222,9 +233,10 @@ impl CsrProduct {
         let sub = self.lanes();
         let slots = self.stream_slots();
         let dot = if self.dot { "_dot" } else { "" };
+        let ef = if self.evict_first() { "_ef" } else { "" };
         let name = match slots {
             Some(q) => format!(
-                "cuprite_sparse_spmv_stream_{}_{}_t{q}{dot}",
+                "cuprite_sparse_spmv_stream_{}_{}_t{q}{dot}{ef}",
                 self.dtype.name(),
                 self.index.name()
             ),
@@ -250,6 +262,9 @@ impl CsrProduct {
         let body = match slots {
             Some(q) => {
                 header += &format!("#define CP_BLOCK {THREADS}\n#define CP_SLOTS {q}\n");
+                if self.evict_first() {
+                    header += "#define CP_EVICT_FIRST\n";
+                }
                 if self.dot {
                     header += "#define CP_DOT\n";
                     "csr_spmv_stream_dot".to_string()
@@ -282,6 +297,7 @@ impl CsrProduct {
         self.lanes().hash(&mut h);
         self.stream_slots().hash(&mut h);
         self.dot.hash(&mut h);
+        self.evict_first().hash(&mut h);
         self.dtype.code().hash(&mut h);
         self.index.code().hash(&mut h);
         h.finish()
@@ -406,7 +422,7 @@ impl CsrProduct {
 /// thread of each block of the CSR-stream grid, its rows' products added from zero in row
 /// order; each block's sums halved into its partial; the partials added per thread from zero
 /// and halved the same way. `x` holds at least `y.len()` elements (a square matrix).
-fn dot_twin<R: Real>(y: &[R], x: &[R]) -> R {
+pub(super) fn dot_twin<R: Real>(y: &[R], x: &[R]) -> R {
     let rows = y.len();
     let grid = CsrProduct::stream_grid(rows) as usize;
     let stride = grid * THREADS;
@@ -442,7 +458,7 @@ fn dot_twin<R: Real>(y: &[R], x: &[R]) -> R {
 }
 
 /// The element types of the CPU twin.
-trait Real:
+pub(super) trait Real:
     Copy + Send + Sync + bytemuck::Pod + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self>
 {
     fn of(v: f64) -> Self;

@@ -10,6 +10,7 @@
 
 use super::ops::dot;
 use super::precond::{Preconditioner, SolveCallback, SolveOpts, SolveResult};
+use super::residual_step::residual_step;
 use super::{SparseArray, SparseValue, Transpose};
 use crate::array::{Array, eval_many};
 use crate::device::with_device;
@@ -65,6 +66,8 @@ struct Run<'a, 'o, T: SparseValue> {
     maxiter: usize,
     every: usize,
     m: &'o dyn Preconditioner<T>,
+    /// No preconditioner was given (`m` is the identity).
+    plain: bool,
     callback: Option<SolveCallback<'o>>,
     iterations: usize,
 }
@@ -129,6 +132,7 @@ impl<'a, 'o, T: SparseValue + Float + Transcendental> Run<'a, 'o, T> {
             maxiter,
             every: opts.check_every,
             m: opts.preconditioner.unwrap_or(&Identity),
+            plain: opts.preconditioner.is_none(),
             callback: opts.callback,
             iterations: 0,
         };
@@ -282,15 +286,38 @@ pub fn cg_with<T: SparseValue + Float + Transcendental>(
         // The step of x along p stays lazy until the update of p below, which reads p too: one
         // kernel then writes both (or a convergence check realises x first).
         x = x.try_add(&p.try_mul(&alpha)?)?;
-        r = r.try_sub(&ap.try_mul(&alpha)?)?;
+        // Without a preconditioner z is r, and r·r comes with the step of r in one pass.
+        let fused = if run.plain {
+            residual_step(&r, &ap, &rz, &pap)?
+        } else {
+            None
+        };
+        let mut rr = None;
+        match fused {
+            Some((r_new, norm2)) => {
+                r = r_new;
+                rr = Some(norm2);
+            }
+            None => r = r.try_sub(&ap.try_mul(&alpha)?)?,
+        }
         r.eval()?;
-        match run.step(&x, || norm(&r))? {
+        let estimate = || match &rr {
+            Some(rr) => Ok(rr.item()?.magnitude().sqrt()),
+            None => norm(&r),
+        };
+        match run.step(&x, estimate)? {
             Step::Go => {}
             Step::Stop => break,
-            Step::Refresh(true_r) => r = true_r,
+            Step::Refresh(true_r) => {
+                r = true_r;
+                rr = None;
+            }
         }
         z = run.m.apply(&r)?;
-        let rz_new = dot(&r, &z)?;
+        let rz_new = match rr {
+            Some(rr) => rr,
+            None => dot(&r, &z)?,
+        };
         p = z.try_add(&p.try_mul(&safe_div(&rz_new, &rz)?)?)?;
         rz = rz_new;
         eval_many(&[&p, &x, &rz])?;
