@@ -1261,7 +1261,7 @@ fn plain_cg(d: Device) -> TestResult {
     with_device(d, || {
         let mut rng = Rng::fresh();
         // One block, a block and one, several thousand blocks.
-        for n in [3, 257, 100_000] {
+        for n in [20, 257, 100_000] {
             one::<f64>(&mut rng, n, 1e-11)?;
             one::<f32>(&mut rng, n, 2e-4)?;
         }

@@ -35,6 +35,16 @@ const STREAM_BELOW: usize = 16;
 /// (`CUPRITE_ARRAY_SPMV_EVICT_FIRST=0` turns it off, for timing the two).
 static EVICT_FIRST: EnvSwitch = EnvSwitch::new("CUPRITE_ARRAY_SPMV_EVICT_FIRST", true);
 
+/// Whether the CSR-stream SpMV runs in its pipelined form (`CUPRITE_ARRAY_SPMV_PIPE=1`):
+/// persistent blocks of [`PIPE_GRID`] at most, each tile's loads issued while the tile before it
+/// is summed.
+static PIPE: EnvSwitch = EnvSwitch::new("CUPRITE_ARRAY_SPMV_PIPE", false);
+
+/// The most blocks of the pipelined CSR-stream SpMV: a fixed number (not the device's resident
+/// count), so that the order of its dot, which follows the grid, is the same on every device
+/// and in the CPU twin.
+const PIPE_GRID: u64 = 512;
+
 /// Whether CUDA devices run these products as cuprite's kernels (else through cuSPARSE).
 static ON_CUDA: AtomicBool = AtomicBool::new(true);
 
@@ -159,6 +169,22 @@ impl CsrProduct {
         self.stream_slots().is_some() && EVICT_FIRST.get()
     }
 
+    /// Whether the SpMV runs in the pipelined CSR-stream form (see [`PIPE`]).
+    fn pipe(&self) -> bool {
+        self.stream_slots().is_some() && PIPE.get()
+    }
+
+    /// The blocks of this product's CSR-stream launch: [`CsrProduct::stream_grid`], or at most
+    /// [`PIPE_GRID`] in the pipelined form. The order of the dot follows it.
+    fn rows_grid(&self) -> u32 {
+        let grid = Self::stream_grid(self.rows);
+        if self.pipe() {
+            grid.min(PIPE_GRID as u32)
+        } else {
+            grid
+        }
+    }
+
     /// Lanes a row, which fix the order of a row's additions: the CSR-stream SpMV adds a row
     /// on one thread (1: the order of one lane); otherwise SpMV takes the power of two at or
     /// below the mean row length (a row's entries spread over the lanes, each lane about one),
@@ -233,7 +259,12 @@ impl CsrProduct {
         let sub = self.lanes();
         let slots = self.stream_slots();
         let dot = if self.dot { "_dot" } else { "" };
-        let ef = if self.evict_first() { "_ef" } else { "" };
+        let ef = match (self.evict_first(), self.pipe()) {
+            (false, false) => "",
+            (true, false) => "_ef",
+            (false, true) => "_pipe",
+            (true, true) => "_ef_pipe",
+        };
         let name = match slots {
             Some(q) => format!(
                 "cuprite_sparse_spmv_stream_{}_{}_t{q}{dot}{ef}",
@@ -265,6 +296,9 @@ impl CsrProduct {
                 if self.evict_first() {
                     header += "#define CP_EVICT_FIRST\n";
                 }
+                if self.pipe() {
+                    header += "#define CP_PIPE\n";
+                }
                 if self.dot {
                     header += "#define CP_DOT\n";
                     "csr_spmv_stream_dot".to_string()
@@ -274,7 +308,12 @@ impl CsrProduct {
             }
             None => format!("csr_{kind}"),
         };
-        let threads = THREADS.to_string();
+        // The pipelined form holds two tiles of entries a thread: two blocks an SM at least.
+        let threads = if self.pipe() {
+            format!("{THREADS}, 2")
+        } else {
+            THREADS.to_string()
+        };
         let entry = if self.n.is_some() {
             crate::codegen::entry::<SpmmArgs>(&name, &threads, &body)
         } else if self.dot {
@@ -298,6 +337,7 @@ impl CsrProduct {
         self.stream_slots().hash(&mut h);
         self.dot.hash(&mut h);
         self.evict_first().hash(&mut h);
+        self.pipe().hash(&mut h);
         self.dtype.code().hash(&mut h);
         self.index.code().hash(&mut h);
         h.finish()
@@ -355,7 +395,7 @@ impl CsrProduct {
                     *o = finish(lanes[0], r);
                 });
                 if let Some(d) = dot.first_mut() {
-                    *d = dot_twin(ys, x);
+                    *d = dot_twin(ys, x, self.rows_grid() as usize);
                 }
             }
             Some(n) => {
@@ -418,13 +458,13 @@ impl CsrProduct {
     }
 }
 
-/// `Σ y[r] · x[r]` in the order of the kernel with its dot (`csr_spmv_stream_dot`): per
-/// thread of each block of the CSR-stream grid, its rows' products added from zero in row
-/// order; each block's sums halved into its partial; the partials added per thread from zero
-/// and halved the same way. `x` holds at least `y.len()` elements (a square matrix).
-pub(super) fn dot_twin<R: Real>(y: &[R], x: &[R]) -> R {
+/// `Σ y[r] · x[r]` in the order of the kernel with its dot (`csr_spmv_stream_dot`) launched
+/// with `grid` blocks: per thread `t` of each block `b`, its rows `b · THREADS + t`, `+ grid ·
+/// THREADS`, ... added from zero in that order; each block's sums halved into its partial; the
+/// partials added per thread from zero and halved the same way. `x` holds at least `y.len()`
+/// elements (a square matrix).
+pub(super) fn dot_twin<R: Real>(y: &[R], x: &[R], grid: usize) -> R {
     let rows = y.len();
-    let grid = CsrProduct::stream_grid(rows) as usize;
     let stride = grid * THREADS;
     let halve = |v: &mut [R; THREADS]| {
         let mut h = THREADS / 2;
@@ -519,7 +559,7 @@ impl LibraryCall for CsrProduct {
         };
         let y = WriteBuf::part(out, t, 0, self.out_len())?;
         let i = |v: usize| v as i64;
-        let stream_grid = Self::stream_grid(self.rows);
+        let stream_grid = self.rows_grid();
         // The dot's scratch: a counter in its first 4 bytes (zeroed here), then from byte 8 a
         // partial a block.
         let scratch = if self.dot {

@@ -10,6 +10,9 @@
 //   t + RS_BLOCK, ... from zero in thread t and halves those sums the same way. This is the
 //   order of the CSR-stream SpMV's dot (`csr_product.cu`) for a grid of the same size.
 //
+// The grid is at most a fixed number of blocks (`MAX_GRID` in `residual_step.rs`); threads take
+// their elements by the grid stride above.
+//
 // Built after a typed header that defines `i64t`, `T` (float or double) and RS_BLOCK (the
 // threads a block, a power of two of at least 32, which the launch must match).
 

@@ -6,14 +6,14 @@
 //! residual, then its squared norm.
 
 use super::SparseValue;
-use super::csr_product::{CsrProduct, dot_twin};
+use super::csr_product::dot_twin;
 use crate::array::Array;
 use crate::codegen::{KernelParams, KernelSource, ReadBuf, SharedBuf, WriteBuf, kernel_params};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall, Node, Op};
-use crate::shape::SliceArg;
+use crate::shape::{Layout, SliceArg, numel};
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
 use rayon::prelude::*;
@@ -22,6 +22,11 @@ use std::sync::Arc;
 
 /// Threads a block, as the CSR-stream SpMV's (so that [`dot_twin`] gives the sum's order).
 const THREADS: usize = 256;
+
+/// The most blocks of a launch: each thread then takes several elements, so that the blocks'
+/// partial sums and their count cost little beside the pass. A fixed number, so that the
+/// order of the sum, which follows the grid, is the same on every device and in the CPU twin.
+const MAX_GRID: u64 = 1024;
 
 kernel_params! {
     /// `y[..n] = a − (num / den) · b` (`0` for the quotient where `den` is `0`) and
@@ -98,6 +103,12 @@ impl ResidualStep {
         h.finish()
     }
 
+    /// The blocks of the launch for `n` elements: one for each [`THREADS`] elements, at most
+    /// [`MAX_GRID`].
+    fn grid(n: usize) -> u32 {
+        (n as u64).div_ceil(THREADS as u64).clamp(1, MAX_GRID) as u32
+    }
+
     /// The CPU twin: the kernel's operations in its order.
     fn cpu<R: Real>(a: &[R], b: &[R], num: R, den: R, out: &mut [R]) {
         let q = if den != R::ZERO { num / den } else { R::ZERO };
@@ -106,7 +117,7 @@ impl ResidualStep {
             .zip(a.par_iter().zip(b.par_iter()))
             .for_each(|(y, (&a, &b))| *y = a - b * q);
         if let Some(s) = norm.first_mut() {
-            *s = dot_twin(ys, ys);
+            *s = dot_twin(ys, ys, Self::grid(ys.len()) as usize);
         }
     }
 
@@ -229,7 +240,7 @@ impl LibraryCall for ResidualStep {
         let t = self.dtype;
         let part =
             |i: usize, len: usize| ReadBuf::part(inputs[i].buf, t, inputs[i].layout.offset, len);
-        let grid = CsrProduct::stream_grid(self.n);
+        let grid = Self::grid(self.n);
         // A counter in the scratch's first 4 bytes (zeroed here), then from byte 8 a partial a
         // block.
         let bytes = (grid as usize + 1) * 8;
@@ -277,6 +288,16 @@ impl LibraryCall for ResidualStep {
         } else {
             Vec::new()
         }
+    }
+
+    /// Every input is read packed from its offset: a contiguous view inside its storage (the
+    /// residual of the step before and `A·p`, both slices of longer outputs) is read in place.
+    fn accepts_view(&self, _index: usize, shape: &[usize], layout: &Layout, len: usize) -> bool {
+        layout.is_contiguous(shape)
+            && layout
+                .offset
+                .checked_add(numel(shape))
+                .is_some_and(|end| end <= len)
     }
 }
 
