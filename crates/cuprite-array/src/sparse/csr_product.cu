@@ -28,7 +28,7 @@
 // long) and CP_SUB (a power of two from 1 to 32); blocks of a multiple of 32 threads. For the
 // CSR-stream SpMV it also defines CP_BLOCK (the threads a block, a power of two of at least
 // 32, which the launch must match) and CP_SLOTS (the tile's entries a thread, at least 1), and
-// CP_DOT for the form with its dot, and CP_PIPE for its pipelined form (below). With CP_EVICT_FIRST the CSR-stream SpMV reads the entries
+// CP_DOT for the form with its dot. With CP_EVICT_FIRST the CSR-stream SpMV reads the entries
 // (read once a product) marked evict-first in L1 and L2 (`__ldcs`), so that L2 keeps more of
 // the vectors.
 
@@ -177,173 +177,6 @@ __device__ __forceinline__ T cp_stream_rows(const I *__restrict__ off, const I *
   return dsum;
 }
 
-#ifdef CP_PIPE
-// The pipelined CSR-stream form (CP_PIPE, with CP_SLOTS): persistent blocks walk the row blocks
-// w = blockIdx.x, + gridDim.x, ... (row block w holds rows w * CP_BLOCK ..), each as
-// `cp_stream_rows` does one, with the same tiles and the same order of additions, but with every
-// load issued one step ahead: a row block's bounds while the row block before it is summed, and
-// a tile's entries (the next tile of the row block, or the first of the next row block) while
-// the current tile gathers from `x`. A block then keeps loads in flight across its barriers.
-// Every loop bound below is the same in all threads of a block (bounds read from the same
-// addresses), so every barrier is reached by all.
-
-// A thread's bounds in a row block: its row's clamped [s, e) (0, 0 past the last row) and the
-// block's range [lo, hi) (the first row's start, the last row's end, as `cp_stream_rows` takes
-// them).
-struct CpRows {
-  i64t s, e, lo, hi;
-};
-
-__device__ __forceinline__ CpRows cp_rows(const I *__restrict__ off, i64t w, i64t rows,
-                                          i64t nnz) {
-  CpRows b;
-  const i64t r0 = w * CP_BLOCK;
-  const i64t last = (rows - r0 < CP_BLOCK ? rows - r0 : CP_BLOCK) - 1;
-  const i64t r = r0 + threadIdx.x;
-  i64t u, v;
-  b.s = 0;
-  b.e = 0;
-  if (r < rows) cp_bounds(off, r, nnz, &b.s, &b.e);
-  cp_bounds(off, r0, nnz, &b.lo, &u);
-  cp_bounds(off, r0 + last, nnz, &v, &b.hi);
-  return b;
-}
-
-// The end of the tile that starts at entry c of a range ending at hi.
-__device__ __forceinline__ i64t cp_tile_end(i64t c, i64t hi) {
-  return hi - c < (i64t)CP_BLOCK * CP_SLOTS ? hi : c + (i64t)CP_BLOCK * CP_SLOTS;
-}
-
-// Loads this thread's entries of the tile [c0, c1): entries c0 + t + q * CP_BLOCK below c1
-// (column -1 and value 0 for the others).
-__device__ __forceinline__ void cp_tile_load(const I *__restrict__ idx, const T *__restrict__ val,
-                                             i64t c0, i64t c1, I (&jq)[CP_SLOTS],
-                                             T (&vq)[CP_SLOTS]) {
-#pragma unroll
-  for (int q = 0; q < CP_SLOTS; ++q) {
-    const i64t p = c0 + threadIdx.x + (i64t)q * CP_BLOCK;
-    jq[q] = (I)-1;
-    vq[q] = (T)0;
-    if (p < c1) {
-#ifdef CP_EVICT_FIRST
-      jq[q] = __ldcs(idx + p);
-      vq[q] = __ldcs(val + p);
-#else
-      jq[q] = idx[p];
-      vq[q] = val[p];
-#endif
-    }
-  }
-}
-
-__device__ __forceinline__ T cp_pipe_rows(const I *__restrict__ off, const I *__restrict__ idx,
-                                          const T *__restrict__ val, const T *__restrict__ x,
-                                          const T *__restrict__ y0, T *__restrict__ y, i64t rows,
-                                          i64t k, i64t nnz, double alpha, double beta) {
-  __shared__ T tile[CP_BLOCK * CP_SLOTS];
-  const T a = (T)alpha;
-  const T b = (T)beta;
-  const int t = threadIdx.x;
-  const i64t nb = (rows + CP_BLOCK - 1) / CP_BLOCK;
-  T dsum = (T)0;
-  i64t w = blockIdx.x;
-  if (w >= nb) return dsum;
-  CpRows cur = cp_rows(off, w, rows, nnz);
-  i64t wn = w + gridDim.x;
-  CpRows nxt = cur;
-  if (wn < nb) nxt = cp_rows(off, wn, rows, nnz);
-  I jq[CP_SLOTS];
-  T vq[CP_SLOTS];
-  i64t c0 = cur.lo;
-  i64t c1 = cp_tile_end(c0, cur.hi);
-  // Whether jq and vq hold the tile [c0, c1) of the current row block.
-  bool have = false;
-  for (;;) {
-    if (!have && c0 < cur.hi) cp_tile_load(idx, val, c0, c1, jq, vq);
-    have = false;
-    const i64t r = w * CP_BLOCK + t;
-    const bool mine = r < rows;
-    const bool inside = cur.s >= cur.lo && cur.e <= cur.hi;
-    T acc = (T)0;
-    while (c0 < cur.hi) {
-      // The gathers first, then the next tile's loads, then the products.
-      T xq[CP_SLOTS];
-#pragma unroll
-      for (int q = 0; q < CP_SLOTS; ++q) {
-        const i64t j = (i64t)jq[q];
-        xq[q] = (T)0;
-        if (j >= 0 && j < k) xq[q] = x[j];
-      }
-      const bool more = c1 < cur.hi;
-      i64t n0 = 0, n1 = 0;
-      if (more) {
-        n0 = c1;
-        n1 = cp_tile_end(c1, cur.hi);
-      } else if (wn < nb && nxt.lo < nxt.hi) {
-        n0 = nxt.lo;
-        n1 = cp_tile_end(nxt.lo, nxt.hi);
-        have = true;
-      }
-      I jn[CP_SLOTS];
-      T vn[CP_SLOTS];
-      cp_tile_load(idx, val, n0, n1, jn, vn);
-      // The previous tile's sums have read the tile.
-      __syncthreads();
-#pragma unroll
-      for (int q = 0; q < CP_SLOTS; ++q) {
-        const i64t j = (i64t)jq[q];
-        T prod = (T)0;
-        if (j >= 0 && j < k) prod = vq[q] * xq[q];
-        tile[t + q * CP_BLOCK] = prod;
-      }
-      __syncthreads();
-      if (mine && inside) {
-        const i64t pa = cur.s > c0 ? cur.s : c0;
-        const i64t pb = cur.e < c1 ? cur.e : c1;
-        for (i64t p = pa; p < pb; ++p) acc = acc + tile[p - c0];
-      }
-#pragma unroll
-      for (int q = 0; q < CP_SLOTS; ++q) {
-        jq[q] = jn[q];
-        vq[q] = vn[q];
-      }
-      if (!more) break;
-      c0 = n0;
-      c1 = n1;
-    }
-    if (mine) {
-      if (!inside) {
-        for (i64t p = cur.s; p < cur.e; ++p) {
-          const i64t j = (i64t)idx[p];
-          if (j >= 0 && j < k) acc = acc + val[p] * x[j];
-        }
-      }
-      T o = a * acc;
-      if (y0) o = o + b * y0[r];
-      y[r] = o;
-#ifdef CP_DOT
-      if (r < k) dsum = dsum + o * x[r];
-#endif
-    }
-    if (wn >= nb) break;
-    w = wn;
-    cur = nxt;
-    c0 = cur.lo;
-    c1 = cp_tile_end(c0, cur.hi);
-    wn = w + gridDim.x;
-    if (wn < nb) nxt = cp_rows(off, wn, rows, nnz);
-  }
-  return dsum;
-}
-#endif
-
-// The CSR-stream rows of a launch: the pipelined form where built with CP_PIPE.
-#ifdef CP_PIPE
-#define CP_ROWS cp_pipe_rows
-#else
-#define CP_ROWS cp_stream_rows
-#endif
-
 __device__ __forceinline__ void csr_spmv_stream(const I *__restrict__ off,
                                                 const I *__restrict__ idx,
                                                 const T *__restrict__ val,
@@ -351,7 +184,7 @@ __device__ __forceinline__ void csr_spmv_stream(const I *__restrict__ off,
                                                 const T *__restrict__ y0, T *__restrict__ y,
                                                 i64t rows, i64t k, i64t nnz, double alpha,
                                                 double beta) {
-  (void)CP_ROWS(off, idx, val, x, y0, y, rows, k, nnz, alpha, beta);
+  (void)cp_stream_rows(off, idx, val, x, y0, y, rows, k, nnz, alpha, beta);
 }
 
 #ifdef CP_DOT
@@ -380,7 +213,7 @@ __device__ __forceinline__ void csr_spmv_stream_dot(const I *__restrict__ off,
                                                     i64t nnz) {
   __shared__ T sums[CP_BLOCK];
   __shared__ int last;
-  const T d = CP_ROWS(off, idx, val, x, (const T *)0, y, rows, k, nnz, 1.0, 0.0);
+  const T d = cp_stream_rows(off, idx, val, x, (const T *)0, y, rows, k, nnz, 1.0, 0.0);
   const T mine = cp_block_halve(sums, d);
   if (threadIdx.x == 0) {
     part[blockIdx.x] = mine;

@@ -31,19 +31,22 @@ const THREADS: usize = 256;
 /// over sub-warps of 8 or fewer lanes, whose reads of the entries are only partly coalesced.
 const STREAM_BELOW: usize = 16;
 
-/// Whether the CSR-stream SpMV reads a matrix's entries marked evict-first
+/// Whether the CSR-stream SpMV of 8-byte values reads a matrix's entries marked evict-first
 /// (`CUPRITE_ARRAY_SPMV_EVICT_FIRST=0` turns it off, for timing the two).
 static EVICT_FIRST: EnvSwitch = EnvSwitch::new("CUPRITE_ARRAY_SPMV_EVICT_FIRST", true);
 
-/// Whether the CSR-stream SpMV runs in its pipelined form (`CUPRITE_ARRAY_SPMV_PIPE=1`):
-/// persistent blocks of [`PIPE_GRID`] at most, each tile's loads issued while the tile before it
-/// is summed.
-static PIPE: EnvSwitch = EnvSwitch::new("CUPRITE_ARRAY_SPMV_PIPE", false);
-
-/// The most blocks of the pipelined CSR-stream SpMV: a fixed number (not the device's resident
-/// count), so that the order of its dot, which follows the grid, is the same on every device
-/// and in the CPU twin.
-const PIPE_GRID: u64 = 512;
+/// Lanes a row for every SpMV, short rows too (`CUPRITE_ARRAY_SPMV_LANES`, a power of two from
+/// 1 to 32): the sub-warp form instead of the CSR-stream one, for timing the two. Unset (the
+/// default), the form follows the mean row length.
+fn forced_lanes() -> Option<usize> {
+    static LANES: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    *LANES.get_or_init(|| {
+        std::env::var("CUPRITE_ARRAY_SPMV_LANES")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|l| l.is_power_of_two() && *l <= 32)
+    })
+}
 
 /// Whether CUDA devices run these products as cuprite's kernels (else through cuSPARSE).
 static ON_CUDA: AtomicBool = AtomicBool::new(true);
@@ -158,31 +161,16 @@ impl CsrProduct {
     /// sub-warp form (SpMM, or SpMV of rows of mean length `STREAM_BELOW` or more).
     fn stream_slots(&self) -> Option<usize> {
         let mean = self.nnz / self.rows.max(1);
-        (self.n.is_none() && mean < STREAM_BELOW)
+        (self.n.is_none() && mean < STREAM_BELOW && forced_lanes().is_none())
             .then(|| (mean + 2).next_power_of_two().clamp(4, 16))
     }
 
-    /// Whether the kernel reads the entries marked evict-first: the CSR-stream SpMV, while
+    /// Whether the kernel reads the entries marked evict-first: the CSR-stream SpMV of `f64`
+    /// values (whose vectors take the most room in L2 beside the streamed entries), while
     /// `CUPRITE_ARRAY_SPMV_EVICT_FIRST` is not `0`. The values and their order are the same
     /// either way.
     fn evict_first(&self) -> bool {
-        self.stream_slots().is_some() && EVICT_FIRST.get()
-    }
-
-    /// Whether the SpMV runs in the pipelined CSR-stream form (see [`PIPE`]).
-    fn pipe(&self) -> bool {
-        self.stream_slots().is_some() && PIPE.get()
-    }
-
-    /// The blocks of this product's CSR-stream launch: [`CsrProduct::stream_grid`], or at most
-    /// [`PIPE_GRID`] in the pipelined form. The order of the dot follows it.
-    fn rows_grid(&self) -> u32 {
-        let grid = Self::stream_grid(self.rows);
-        if self.pipe() {
-            grid.min(PIPE_GRID as u32)
-        } else {
-            grid
-        }
+        self.dtype == DType::F64 && self.stream_slots().is_some() && EVICT_FIRST.get()
     }
 
     /// Lanes a row, which fix the order of a row's additions: the CSR-stream SpMV adds a row
@@ -193,7 +181,7 @@ impl CsrProduct {
     pub(crate) fn lanes(&self) -> usize {
         match self.n {
             None if self.stream_slots().is_some() => 1,
-            None => pow2_below(self.nnz / self.rows.max(1)),
+            None => forced_lanes().unwrap_or_else(|| pow2_below(self.nnz / self.rows.max(1))),
             Some(n) => n.clamp(1, 32).next_power_of_two(),
         }
     }
@@ -205,7 +193,7 @@ impl CsrProduct {
     /// Whether SpMV of a `rows × k` matrix of `nnz` entries can give its dot in the same
     /// launch: a square matrix whose SpMV runs in the CSR-stream form.
     pub(crate) fn dot_fits(rows: usize, k: usize, nnz: usize) -> bool {
-        rows == k && rows > 0 && nnz / rows < STREAM_BELOW
+        rows == k && rows > 0 && nnz / rows < STREAM_BELOW && forced_lanes().is_none()
     }
 
     /// The blocks of the CSR-stream SpMV of `rows` rows (a block each [`THREADS`] rows; the
@@ -259,12 +247,7 @@ impl CsrProduct {
         let sub = self.lanes();
         let slots = self.stream_slots();
         let dot = if self.dot { "_dot" } else { "" };
-        let ef = match (self.evict_first(), self.pipe()) {
-            (false, false) => "",
-            (true, false) => "_ef",
-            (false, true) => "_pipe",
-            (true, true) => "_ef_pipe",
-        };
+        let ef = if self.evict_first() { "_ef" } else { "" };
         let name = match slots {
             Some(q) => format!(
                 "cuprite_sparse_spmv_stream_{}_{}_t{q}{dot}{ef}",
@@ -296,9 +279,6 @@ impl CsrProduct {
                 if self.evict_first() {
                     header += "#define CP_EVICT_FIRST\n";
                 }
-                if self.pipe() {
-                    header += "#define CP_PIPE\n";
-                }
                 if self.dot {
                     header += "#define CP_DOT\n";
                     "csr_spmv_stream_dot".to_string()
@@ -308,12 +288,7 @@ impl CsrProduct {
             }
             None => format!("csr_{kind}"),
         };
-        // The pipelined form holds two tiles of entries a thread: two blocks an SM at least.
-        let threads = if self.pipe() {
-            format!("{THREADS}, 2")
-        } else {
-            THREADS.to_string()
-        };
+        let threads = THREADS.to_string();
         let entry = if self.n.is_some() {
             crate::codegen::entry::<SpmmArgs>(&name, &threads, &body)
         } else if self.dot {
@@ -337,7 +312,6 @@ impl CsrProduct {
         self.stream_slots().hash(&mut h);
         self.dot.hash(&mut h);
         self.evict_first().hash(&mut h);
-        self.pipe().hash(&mut h);
         self.dtype.code().hash(&mut h);
         self.index.code().hash(&mut h);
         h.finish()
@@ -395,7 +369,7 @@ impl CsrProduct {
                     *o = finish(lanes[0], r);
                 });
                 if let Some(d) = dot.first_mut() {
-                    *d = dot_twin(ys, x, self.rows_grid() as usize);
+                    *d = dot_twin(ys, x, Self::stream_grid(self.rows) as usize);
                 }
             }
             Some(n) => {
@@ -459,10 +433,10 @@ impl CsrProduct {
 }
 
 /// `Σ y[r] · x[r]` in the order of the kernel with its dot (`csr_spmv_stream_dot`) launched
-/// with `grid` blocks: per thread `t` of each block `b`, its rows `b · THREADS + t`, `+ grid ·
-/// THREADS`, ... added from zero in that order; each block's sums halved into its partial; the
-/// partials added per thread from zero and halved the same way. `x` holds at least `y.len()`
-/// elements (a square matrix).
+/// with `grid` blocks of [`THREADS`]: per thread `t` of each block `b`, its rows `b · THREADS +
+/// t`, `+ grid · THREADS`, ... added from zero in that order; each block's sums halved into its
+/// partial; the partials added per thread from zero and halved the same way. `x` holds at
+/// least `y.len()` elements (a square matrix).
 pub(super) fn dot_twin<R: Real>(y: &[R], x: &[R], grid: usize) -> R {
     let rows = y.len();
     let stride = grid * THREADS;
@@ -559,7 +533,7 @@ impl LibraryCall for CsrProduct {
         };
         let y = WriteBuf::part(out, t, 0, self.out_len())?;
         let i = |v: usize| v as i64;
-        let stream_grid = self.rows_grid();
+        let stream_grid = Self::stream_grid(self.rows);
         // The dot's scratch: a counter in its first 4 bytes (zeroed here), then from byte 8 a
         // partial a block.
         let scratch = if self.dot {
