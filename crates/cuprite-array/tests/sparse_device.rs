@@ -491,7 +491,7 @@ fn products_t<T: V>(d: Device) -> TestResult {
         let (alpha, beta) = (0.5, -2.0);
         let (ta, tb) = (T::of(C::new(alpha, 0.0)), T::of(C::new(beta, 0.0)));
         // Every fourth row is empty: mean row lengths 0, 2, 6, 18 and 48 (SpMV: the CSR-stream
-        // form with tiles of 4, 4 and 8 entries a thread, then lanes 16 and 32).
+        // form with tiles of 4 entries a thread, two lanes a row twice, then lanes 16 and 32).
         for &(rows, cols, per_row) in &[
             (50, 40, 1),
             (64, 30, 3),
@@ -620,7 +620,8 @@ fn cuda_matches_cpu() -> TestResult {
 /// backend's bits.
 fn products_match_cpu() -> TestResult {
     fn one<T: V>(rng: &mut Rng) -> TestResult {
-        // SpMV: the CSR-stream form (mean lengths 0 and 3), lanes 16 and 32.
+        // SpMV: the CSR-stream form (mean length 0), two lanes a row (mean length 3), lanes 16
+        // and 32.
         for &(rows, cols, per_row) in &[
             (3000, 500, 1),
             (2000, 700, 5),
@@ -765,10 +766,12 @@ fn csr_of(what: &'static str, rng: &mut Rng, cols: usize, lens: &[usize]) -> Csr
     }
 }
 
-/// The matrices of the CSR-stream tests: the 5-point Laplacian of a 300 × 300 grid; random
-/// rows of 0 to 12 entries, 40% of them empty; rows mostly empty (mean length 0, the smallest
-/// tile); rows of 12 to 19 entries (mean 15, the largest tile, which many blocks overflow); and
-/// one row of 100,000 entries among 40,000 of 0 to 4 (its block walks about 50 tiles).
+/// The matrices of the short-row SpMV tests: the 5-point Laplacian of a 300 × 300 grid (two
+/// lanes a row); random rows of 0 to 12 entries, 40% of them empty (two lanes); rows mostly
+/// empty (mean length 0, the CSR-stream form's smallest tile); rows of 12 to 19 entries (mean
+/// 15, its largest tile, which many blocks overflow); and one row of 100,000 entries among
+/// 40,000 of 0 to 4 (two lanes) and among 40,000 of 8 to 12 (the CSR-stream form: its block
+/// walks about 25 tiles).
 fn stream_matrices(rng: &mut Rng) -> Vec<Csr> {
     let g = 300usize;
     let (mut off, mut idx) = (vec![0i64], Vec::new());
@@ -817,28 +820,45 @@ fn stream_matrices(rng: &mut Rng) -> Vec<Csr> {
     let full = draw(6_000, &mut |u| 12 + (u >> 8) as usize % 8);
     let mut long = draw(40_000, &mut |u| u as usize % 5);
     long[17_321] = 0;
+    let mut long12 = draw(40_000, &mut |u| 8 + u as usize % 5);
+    long12[17_321] = 0;
     let mut out = vec![
         laplacian,
         csr_of("rows of 0 to 12", rng, 3000, &short),
         csr_of("mostly empty rows", rng, 500, &sparse),
         csr_of("rows of 12 to 19", rng, 7000, &full),
     ];
-    let mut m = csr_of("one row of 100,000", rng, 120_000, &long);
     // Row 17,321 takes columns 0, 1, 2, 3, 4, 6, ... (every fifth skipped) after the others'.
-    let at = m.off[17_321] as usize;
-    let cols: Vec<i64> = (0..100_000i64).map(|i| i + i / 5).collect();
-    m.idx.splice(at..at, cols);
-    for o in &mut m.off[17_322..] {
-        *o += 100_000;
-    }
-    out.push(m);
+    let with_long_row = |mut m: Csr| {
+        let at = m.off[17_321] as usize;
+        let cols: Vec<i64> = (0..100_000i64).map(|i| i + i / 5).collect();
+        m.idx.splice(at..at, cols);
+        for o in &mut m.off[17_322..] {
+            *o += 100_000;
+        }
+        m
+    };
+    out.push(with_long_row(csr_of(
+        "one row of 100,000",
+        rng,
+        120_000,
+        &long,
+    )));
+    out.push(with_long_row(csr_of(
+        "one row of 100,000 among rows of 8 to 12",
+        rng,
+        120_000,
+        &long12,
+    )));
     out
 }
 
-/// SpMV in the CSR-stream form (every matrix of `stream_matrices`, both index types, with and
-/// without an initial value) against the sum this test computes in `T`: each row's products
-/// `val[p] · x[idx[p]]` added from zero in ascending `p`, then `alpha · sum + beta · y0`, bit
-/// for bit (the order the form documents).
+/// SpMV of short rows (every matrix of `stream_matrices`, both index types, with and without an
+/// initial value) against the sum this test computes in `T`, bit for bit, in the order the
+/// forms document: each row's products `val[p] · x[idx[p]]` added from zero in ascending `p`
+/// (the CSR-stream form), or, for a matrix of mean row length 2 to 7 (two lanes a row), the
+/// products of even and of odd positions in the row each added from zero in ascending `p`,
+/// then the even sum plus the odd one; then `alpha · sum + beta · y0`.
 fn stream_products_t<T: V>(d: Device) -> TestResult {
     with_device(d, || {
         let mut rng = Rng::fresh();
@@ -847,13 +867,26 @@ fn stream_products_t<T: V>(d: Device) -> TestResult {
             let val: Vec<T> = m.idx.iter().map(|_| T::draw(&mut rng)).collect();
             let x: Vec<T> = (0..m.cols).map(|_| T::draw(&mut rng)).collect();
             let y0: Vec<T> = (0..m.rows).map(|_| T::draw(&mut rng)).collect();
+            let lanes = if (2..8).contains(&(m.idx.len() / m.rows.max(1))) {
+                2
+            } else {
+                1
+            };
             let sums: Vec<T> = (0..m.rows)
                 .map(|r| {
-                    let mut acc = T::from_f64(0.0);
-                    for p in m.off[r] as usize..m.off[r + 1] as usize {
-                        acc = acc + val[p] * x[m.idx[p] as usize];
+                    let (s, e) = (m.off[r] as usize, m.off[r + 1] as usize);
+                    let lane = |l: usize| {
+                        let mut acc = T::from_f64(0.0);
+                        for p in (s + l..e).step_by(lanes) {
+                            acc = acc + val[p] * x[m.idx[p] as usize];
+                        }
+                        acc
+                    };
+                    if lanes == 2 {
+                        lane(0) + lane(1)
+                    } else {
+                        lane(0)
                     }
-                    acc
                 })
                 .collect();
             let a = SparseArray::from_csr([m.rows, m.cols], &m.off, &m.idx, &val)?;
@@ -984,13 +1017,19 @@ fn square_matrices(rng: &mut Rng) -> Vec<Csr> {
     out
 }
 
-/// `Σ y[r]·x[r]` in the order `spmv_dot` documents for its one-pass form: 256 threads a
-/// block, one block per 256 rows; each thread adds its rows' products from zero, each block
-/// halves its 256 sums (`s[i] += s[i + h]`, `h` = 128 down to 1), and the blocks' partials are
-/// added per thread (`t`, `t + 256`, ...) from zero and halved the same way.
-fn kernel_order_dot<T: V + Float>(y: &[T], x: &[T]) -> T {
+/// `Σ y[r]·x[r]` in the order `spmv_dot` documents for its one-pass forms, for a matrix whose
+/// mean row length is `mean`: 256 threads a block; each thread adds the products of the rows it
+/// writes from zero, each block halves its 256 sums (`s[i] += s[i + h]`, `h` = 128 down to 1),
+/// and the blocks' partials are added per thread (`t`, `t + 256`, ...) from zero and halved the
+/// same way. Rows of mean length 2 to 7 take two lanes a row: a block for each 128 rows (at most
+/// 65,536 blocks), the even thread `t` of block `b` writing rows `(256 b + t) / 32 · 16 + (t %
+/// 32) / 2`, then every `128 · blocks` rows after it, the odd threads none; other short rows
+/// take one thread a row: a block for each 256 rows, thread `t` of block `b` writing row
+/// `256 b + t`.
+fn kernel_order_dot<T: V + Float>(y: &[T], x: &[T], mean: usize) -> T {
     const B: usize = 256;
     let zero = T::of(C::new(0.0, 0.0));
+    let paired = (2..8).contains(&mean);
     let halve = |mut v: Vec<T>| -> T {
         let mut h = B / 2;
         while h > 0 {
@@ -1001,22 +1040,28 @@ fn kernel_order_dot<T: V + Float>(y: &[T], x: &[T]) -> T {
         }
         v[0]
     };
-    let blocks = y.len().div_ceil(B);
+    let blocks = if paired {
+        (2 * y.len()).div_ceil(B).clamp(1, 65_536)
+    } else {
+        y.len().div_ceil(B).max(1)
+    };
+    let thread_sum = |b: usize, t: usize| -> T {
+        let (first, stride) = if paired {
+            if t % 2 == 1 {
+                return zero;
+            }
+            ((B * b + t) / 32 * 16 + (t % 32) / 2, B / 2 * blocks)
+        } else {
+            (B * b + t, B * blocks)
+        };
+        let mut acc = zero;
+        for r in (first..y.len()).step_by(stride) {
+            acc = acc + y[r] * x[r];
+        }
+        acc
+    };
     let parts: Vec<T> = (0..blocks)
-        .map(|b| {
-            halve(
-                (0..B)
-                    .map(|t| {
-                        let r = b * B + t;
-                        if r < y.len() {
-                            zero + y[r] * x[r]
-                        } else {
-                            zero
-                        }
-                    })
-                    .collect(),
-            )
-        })
+        .map(|b| halve((0..B).map(|t| thread_sum(b, t)).collect()))
         .collect();
     halve(
         (0..B)
@@ -1077,7 +1122,7 @@ fn stream_dot_t<T: V + Float>(d: Device) -> TestResult {
                         want_y[r].to_c64().re
                     );
                 }
-                let want = kernel_order_dot(&want_y, &x);
+                let want = kernel_order_dot(&want_y, &x, m.idx.len() / m.rows.max(1));
                 assert!(
                     dot.to_c64().re.to_bits() == want.to_c64().re.to_bits(),
                     "{}, {ty:?}: dot {:e}, in the documented order {:e}",
@@ -1293,12 +1338,14 @@ fn sparse_kernels_compile() -> TestResult {
         "cuprite_sparse_run_sums_f64",
         "cuprite_sparse_spmv_stream_f32_i32_t4",
         "cuprite_sparse_spmv_stream_f64_i64_t4",
-        "cuprite_sparse_spmv_stream_f32_i64_t8",
-        "cuprite_sparse_spmv_stream_f64_i32_t8",
+        "cuprite_sparse_spmv_f32_i64_s2",
+        "cuprite_sparse_spmv_f64_i32_s2",
+        "cuprite_sparse_spmv_f64_i32_s2_dot",
+        "cuprite_sparse_spmv_f32_i64_s2_dot",
         "cuprite_sparse_spmv_stream_f32_i32_t16",
         "cuprite_sparse_spmv_stream_f64_i64_t16",
         "cuprite_sparse_spmv_stream_f32_i32_t4_dot",
-        "cuprite_sparse_spmv_stream_f64_i64_t8_dot",
+        "cuprite_sparse_spmv_stream_f64_i64_t16_dot",
         "cuprite_sparse_spmv_stream_f32_i64_t16_dot",
         "cuprite_sparse_spmv_f64_i32_s16",
         "cuprite_sparse_spmv_f64_i64_s32",

@@ -12,13 +12,15 @@
 // - SpMM: CP_SUB lanes a row; lane l computes the columns l, l + CP_SUB, ... of the row's
 //   output one at a time: from zero, val[p] * B[idx[p], col] added for p in row order.
 // Then t = alpha * sum, and t = t + beta * y0 where an initial value is given.
-// - SpMV with its dot (`csr_spmv_stream_dot`, the CSR-stream form built with CP_DOT defined,
-//   for a square matrix, alpha 1 and no initial value): y[r] as above, and y[rows] = the sum
-//   of y[r] * x[r] in this order: thread t of block b adds y[r] * x[r] from zero for its rows
-//   r = b * CP_BLOCK + t, + gridDim.x * CP_BLOCK, ...; each block halves its CP_BLOCK sums
-//   (s[i] = s[i] + s[i + h] for h = CP_BLOCK / 2, ..., 1) into its partial; the last block to
-//   finish adds partial t, t + CP_BLOCK, ... from zero in thread t and halves those sums the
-//   same way.
+// - SpMV with its dot (built with CP_DOT defined, for a square matrix, alpha 1 and no initial
+//   value): y[r] as above, and y[rows] = the sum of y[r] * x[r] in this order: each thread adds
+//   y[r] * x[r] from zero for the rows whose y it writes, in the order it writes them (the
+//   CSR-stream form `csr_spmv_stream_dot`: thread t of block b, rows r = b * CP_BLOCK + t, +
+//   gridDim.x * CP_BLOCK, ...; the sub-warp form `csr_spmv_dot`: lane 0 of each sub-warp, the
+//   rows of that sub-warp, the other lanes adding nothing and holding zero); each block halves
+//   its CP_BLOCK sums (s[i] = s[i] + s[i + h] for h = CP_BLOCK / 2, ..., 1) into its partial;
+//   the last block to finish adds partial t, t + CP_BLOCK, ... from zero in thread t and halves
+//   those sums the same way.
 //
 // Offsets are clamped into [0, nnz] and entries whose column is outside [0, k) are skipped, so
 // every read stays inside the buffers whatever they hold (the matrices' constructors check that
@@ -28,9 +30,7 @@
 // long) and CP_SUB (a power of two from 1 to 32); blocks of a multiple of 32 threads. For the
 // CSR-stream SpMV it also defines CP_BLOCK (the threads a block, a power of two of at least
 // 32, which the launch must match) and CP_SLOTS (the tile's entries a thread, at least 1), and
-// CP_DOT for the form with its dot. With CP_EVICT_FIRST the CSR-stream SpMV reads the entries
-// (read once a product) marked evict-first in L1 and L2 (`__ldcs`), so that L2 keeps more of
-// the vectors.
+// CP_DOT for the form with its dot; the sub-warp SpMV with its dot defines CP_BLOCK and CP_DOT.
 
 __device__ __forceinline__ void cp_bounds(const I *__restrict__ off, i64t r, i64t nnz, i64t *s,
                                           i64t *e) {
@@ -43,6 +43,47 @@ __device__ __forceinline__ void cp_bounds(const I *__restrict__ off, i64t r, i64
   *s = a;
   *e = b;
 }
+
+#ifdef CP_DOT
+// The sum of the CP_BLOCK values `v` of the block's threads by halving (see the top), in every
+// thread. Every thread of the block calls it (it holds barriers); `sh` holds CP_BLOCK values.
+__device__ __forceinline__ T cp_block_halve(T *sh, T v) {
+  const int t = threadIdx.x;
+  // Earlier readers of `sh` are done before it is written.
+  __syncthreads();
+  sh[t] = v;
+  __syncthreads();
+  for (int h = CP_BLOCK / 2; h > 0; h >>= 1) {
+    if (t < h) sh[t] = sh[t] + sh[t + h];
+    __syncthreads();
+  }
+  return sh[0];
+}
+
+// The dot's end, called by every thread of every block with the thread's sum `d`: the block's
+// partial into `part` (gridDim.x partials), its count into `count` (zero at the launch), and
+// from the last block to count, the sum of the partials into y[rows] (see the top).
+__device__ __forceinline__ void cp_dot_finish(T d, T *__restrict__ y, T *part, unsigned *count,
+                                              i64t rows) {
+  __shared__ T sums[CP_BLOCK];
+  __shared__ int last;
+  const T mine = cp_block_halve(sums, d);
+  if (threadIdx.x == 0) {
+    part[blockIdx.x] = mine;
+    // The partial is visible to every block before the count says it was written.
+    __threadfence();
+    last = atomicAdd(count, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  // The last block: every other partial was written and fenced before its count.
+  __threadfence();
+  T v = (T)0;
+  for (unsigned i = threadIdx.x; i < gridDim.x; i += CP_BLOCK) v = v + __ldcg(part + i);
+  const T total = cp_block_halve(sums, v);
+  if (threadIdx.x == 0) y[rows] = total;
+}
+#endif
 
 __device__ __forceinline__ void csr_spmv(const I *__restrict__ off, const I *__restrict__ idx,
                                          const T *__restrict__ val, const T *__restrict__ x,
@@ -77,6 +118,45 @@ __device__ __forceinline__ void csr_spmv(const I *__restrict__ off, const I *__r
     }
   }
 }
+
+
+#if defined(CP_DOT) && !defined(CP_SLOTS)
+// The sub-warp SpMV of a square matrix (alpha 1, no initial value) with its dot in y[rows]:
+// the rows, lanes and additions of `csr_spmv`; lane 0 of a sub-warp adds y[r] * x[r] for each
+// row it writes (see the top). Blocks hold CP_BLOCK threads.
+__device__ __forceinline__ void csr_spmv_dot(const I *__restrict__ off, const I *__restrict__ idx,
+                                             const T *__restrict__ val, const T *__restrict__ x,
+                                             T *__restrict__ y, T *part, unsigned *count,
+                                             i64t rows, i64t k, i64t nnz) {
+  const int lane = threadIdx.x & (CP_SUB - 1);
+  const i64t per_warp = 32 / CP_SUB;
+  const i64t sub = (threadIdx.x & 31) / CP_SUB;
+  const i64t warp = ((i64t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  const i64t warps = ((i64t)gridDim.x * blockDim.x) >> 5;
+  T dsum = (T)0;
+  // `base` is the same in every lane of a warp: the whole warp takes part in each shuffle.
+  for (i64t base = warp * per_warp; base < rows; base += warps * per_warp) {
+    const i64t r = base + sub;
+    T acc = (T)0;
+    if (r < rows) {
+      i64t s, e;
+      cp_bounds(off, r, nnz, &s, &e);
+      for (i64t p = s + lane; p < e; p += CP_SUB) {
+        const i64t j = (i64t)idx[p];
+        if (j >= 0 && j < k) acc = acc + val[p] * x[j];
+      }
+    }
+#if CP_SUB > 1
+    for (int o = CP_SUB / 2; o > 0; o >>= 1) acc = acc + __shfl_xor_sync(0xffffffffu, acc, o);
+#endif
+    if (r < rows && lane == 0) {
+      y[r] = acc;
+      if (r < k) dsum = dsum + acc * x[r];
+    }
+  }
+  cp_dot_finish(dsum, y, part, count, rows);
+}
+#endif
 
 #ifdef CP_SLOTS
 // CSR-stream SpMV, for short rows. Each block takes CP_BLOCK consecutive rows r0 .. r0 +
@@ -134,13 +214,8 @@ __device__ __forceinline__ T cp_stream_rows(const I *__restrict__ off, const I *
         jq[q] = (I)-1;
         vq[q] = (T)0;
         if (p < c1) {
-#ifdef CP_EVICT_FIRST
-          jq[q] = __ldcs(idx + p);
-          vq[q] = __ldcs(val + p);
-#else
           jq[q] = idx[p];
           vq[q] = val[p];
-#endif
         }
       }
       // The previous chunk's sums have read the tile.
@@ -188,21 +263,6 @@ __device__ __forceinline__ void csr_spmv_stream(const I *__restrict__ off,
 }
 
 #ifdef CP_DOT
-// The sum of the CP_BLOCK values `v` of the block's threads by halving (see the top), in every
-// thread. Every thread of the block calls it (it holds barriers); `sh` holds CP_BLOCK values.
-__device__ __forceinline__ T cp_block_halve(T *sh, T v) {
-  const int t = threadIdx.x;
-  // Earlier readers of `sh` are done before it is written.
-  __syncthreads();
-  sh[t] = v;
-  __syncthreads();
-  for (int h = CP_BLOCK / 2; h > 0; h >>= 1) {
-    if (t < h) sh[t] = sh[t] + sh[t + h];
-    __syncthreads();
-  }
-  return sh[0];
-}
-
 // `part` holds gridDim.x partials, `count` one counter that is zero at the launch; y holds
 // rows + 1 elements.
 __device__ __forceinline__ void csr_spmv_stream_dot(const I *__restrict__ off,
@@ -211,24 +271,8 @@ __device__ __forceinline__ void csr_spmv_stream_dot(const I *__restrict__ off,
                                                     const T *__restrict__ x, T *__restrict__ y,
                                                     T *part, unsigned *count, i64t rows, i64t k,
                                                     i64t nnz) {
-  __shared__ T sums[CP_BLOCK];
-  __shared__ int last;
   const T d = cp_stream_rows(off, idx, val, x, (const T *)0, y, rows, k, nnz, 1.0, 0.0);
-  const T mine = cp_block_halve(sums, d);
-  if (threadIdx.x == 0) {
-    part[blockIdx.x] = mine;
-    // The partial is visible to every block before the count says it was written.
-    __threadfence();
-    last = atomicAdd(count, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  // The last block: every other partial was written and fenced before its count.
-  __threadfence();
-  T v = (T)0;
-  for (unsigned i = threadIdx.x; i < gridDim.x; i += CP_BLOCK) v = v + __ldcg(part + i);
-  const T total = cp_block_halve(sums, v);
-  if (threadIdx.x == 0) y[rows] = total;
+  cp_dot_finish(d, y, part, count, rows);
 }
 #endif
 #endif

@@ -1,12 +1,13 @@
 //! The products of a CSR matrix with a dense vector (SpMV) or a row-major dense matrix (SpMM)
 //! as one library call ([`CsrProduct`]): CUDA kernels (`csr_product.cu`) and their CPU twin.
-//! SpMV of short rows (mean length below `STREAM_BELOW`) runs in the CSR-stream form (a block
-//! stages its rows' products in shared memory, read with coalesced loads, and a thread a row
-//! adds them); longer rows take a sub-warp of lanes a row sized from the mean row length, and
-//! SpMM a sub-warp sized from the number of columns. The CSR-stream SpMV of a square matrix
-//! can also give `xᵀ·A·x` in the same launch ([`CsrProduct::dot`]: per-thread sums, a halving
-//! in each block, the last block to finish adding the blocks' partials). The CPU twin does the
-//! same operations in the same order (so both backends give the same bits). The result is an
+//! SpMV of rows of mean length from `PAIR_FROM` up to `PAIR_BELOW` takes two lanes a row; other
+//! short rows (mean length below `STREAM_BELOW`) run in the CSR-stream form (a block stages its
+//! rows' products in shared memory, read with coalesced loads, and a thread a row adds them);
+//! longer rows take a sub-warp of lanes a row sized from the mean row length, and SpMM a
+//! sub-warp sized from the number of columns. SpMV of a square matrix of short rows can also
+//! give `xᵀ·A·x` in the same launch ([`CsrProduct::dot`]: per-thread sums, a halving in each
+//! block, the last block to finish adding the blocks' partials). The CPU twin does the same
+//! operations in the same order (so both backends give the same bits). The result is an
 //! ordinary lazy array.
 
 use crate::codegen::{
@@ -17,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall};
 use crate::storage::{DevBuf, HostBuf};
-use crate::util::{EnvSwitch, KeyHasher};
+use crate::util::KeyHasher;
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,22 +32,16 @@ const THREADS: usize = 256;
 /// over sub-warps of 8 or fewer lanes, whose reads of the entries are only partly coalesced.
 const STREAM_BELOW: usize = 16;
 
-/// Whether the CSR-stream SpMV of 8-byte values reads a matrix's entries marked evict-first
-/// (`CUPRITE_ARRAY_SPMV_EVICT_FIRST=0` turns it off, for timing the two).
-static EVICT_FIRST: EnvSwitch = EnvSwitch::new("CUPRITE_ARRAY_SPMV_EVICT_FIRST", true);
+/// SpMV of a matrix whose mean row length is at least `PAIR_FROM` and below `PAIR_BELOW` takes
+/// two lanes a row (the sub-warp form): with rows this short, a warp's sixteen rows still read
+/// their entries as one contiguous run, with no block barrier between the loads and the sums.
+const PAIR_FROM: usize = 2;
+const PAIR_BELOW: usize = 8;
 
-/// Lanes a row for every SpMV, short rows too (`CUPRITE_ARRAY_SPMV_LANES`, a power of two from
-/// 1 to 32): the sub-warp form instead of the CSR-stream one, for timing the two. Unset (the
-/// default), the form follows the mean row length.
-fn forced_lanes() -> Option<usize> {
-    static LANES: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
-    *LANES.get_or_init(|| {
-        std::env::var("CUPRITE_ARRAY_SPMV_LANES")
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .filter(|l| l.is_power_of_two() && *l <= 32)
-    })
-}
+/// The most blocks of the two-lane SpMV with its dot: a fixed number (not the device's resident
+/// count), so that the order of the dot, which follows the grid, is the same on every device
+/// and in the CPU twin; it also bounds the scratch of partials.
+const PAIR_DOT_GRID: u64 = 65_536;
 
 /// Whether CUDA devices run these products as cuprite's kernels (else through cuSPARSE).
 static ON_CUDA: AtomicBool = AtomicBool::new(true);
@@ -158,30 +153,30 @@ impl CsrProduct {
     /// power of two at or above the mean row length + 2, from 4 to 16, so that a block's
     /// `THREADS` rows of a matrix with rows of about the mean length fit one tile (a block whose
     /// rows hold more walks its range in several tiles, in the same order). `None`: the
-    /// sub-warp form (SpMM, or SpMV of rows of mean length `STREAM_BELOW` or more).
+    /// sub-warp form (SpMM, SpMV of rows of mean length `STREAM_BELOW` or more, or of mean
+    /// length from `PAIR_FROM` up to `PAIR_BELOW`).
     fn stream_slots(&self) -> Option<usize> {
         let mean = self.nnz / self.rows.max(1);
-        (self.n.is_none() && mean < STREAM_BELOW && forced_lanes().is_none())
+        (self.n.is_none() && mean < STREAM_BELOW && !Self::paired(mean))
             .then(|| (mean + 2).next_power_of_two().clamp(4, 16))
     }
 
-    /// Whether the kernel reads the entries marked evict-first: the CSR-stream SpMV of `f64`
-    /// values (whose vectors take the most room in L2 beside the streamed entries), while
-    /// `CUPRITE_ARRAY_SPMV_EVICT_FIRST` is not `0`. The values and their order are the same
-    /// either way.
-    fn evict_first(&self) -> bool {
-        self.dtype == DType::F64 && self.stream_slots().is_some() && EVICT_FIRST.get()
+    /// Whether SpMV of rows of mean length `mean` takes two lanes a row.
+    fn paired(mean: usize) -> bool {
+        (PAIR_FROM..PAIR_BELOW).contains(&mean)
     }
 
     /// Lanes a row, which fix the order of a row's additions: the CSR-stream SpMV adds a row
-    /// on one thread (1: the order of one lane); otherwise SpMV takes the power of two at or
-    /// below the mean row length (a row's entries spread over the lanes, each lane about one),
-    /// SpMM the power of two at or above the number of columns (each lane one column), both at
-    /// most a warp.
+    /// on one thread (1: the order of one lane); SpMV of rows of mean length from `PAIR_FROM`
+    /// up to `PAIR_BELOW` takes 2; otherwise SpMV takes the power of two at or below the mean
+    /// row length (a row's entries spread over the lanes, each lane about one), SpMM the power
+    /// of two at or above the number of columns (each lane one column), both at most a warp.
     pub(crate) fn lanes(&self) -> usize {
+        let mean = self.nnz / self.rows.max(1);
         match self.n {
             None if self.stream_slots().is_some() => 1,
-            None => forced_lanes().unwrap_or_else(|| pow2_below(self.nnz / self.rows.max(1))),
+            None if Self::paired(mean) => 2,
+            None => pow2_below(mean),
             Some(n) => n.clamp(1, 32).next_power_of_two(),
         }
     }
@@ -191,9 +186,9 @@ impl CsrProduct {
     }
 
     /// Whether SpMV of a `rows × k` matrix of `nnz` entries can give its dot in the same
-    /// launch: a square matrix whose SpMV runs in the CSR-stream form.
+    /// launch: a square matrix whose SpMV runs in the CSR-stream or the two-lane form.
     pub(crate) fn dot_fits(rows: usize, k: usize, nnz: usize) -> bool {
-        rows == k && rows > 0 && nnz / rows < STREAM_BELOW && forced_lanes().is_none()
+        rows == k && rows > 0 && nnz / rows < STREAM_BELOW
     }
 
     /// The blocks of the CSR-stream SpMV of `rows` rows (a block each [`THREADS`] rows; the
@@ -202,6 +197,19 @@ impl CsrProduct {
         (rows as u64)
             .div_ceil(THREADS as u64)
             .clamp(1, i32::MAX as u64) as u32
+    }
+
+    /// The blocks of this SpMV's launch with its dot: [`CsrProduct::stream_grid`] in the
+    /// CSR-stream form; in the two-lane form, a block for each `THREADS / 2` rows, at most
+    /// [`PAIR_DOT_GRID`] (the kernel strides over the rest). The order of the dot follows it.
+    fn dot_grid(&self) -> u32 {
+        if self.stream_slots().is_some() {
+            Self::stream_grid(self.rows)
+        } else {
+            (self.rows as u64 * self.lanes() as u64)
+                .div_ceil(THREADS as u64)
+                .clamp(1, PAIR_DOT_GRID) as u32
+        }
     }
 
     fn check<B>(&self, inputs: &[CallInput<'_, B>]) -> Result<()> {
@@ -247,15 +255,14 @@ impl CsrProduct {
         let sub = self.lanes();
         let slots = self.stream_slots();
         let dot = if self.dot { "_dot" } else { "" };
-        let ef = if self.evict_first() { "_ef" } else { "" };
         let name = match slots {
             Some(q) => format!(
-                "cuprite_sparse_spmv_stream_{}_{}_t{q}{dot}{ef}",
+                "cuprite_sparse_spmv_stream_{}_{}_t{q}{dot}",
                 self.dtype.name(),
                 self.index.name()
             ),
             None => format!(
-                "cuprite_sparse_{kind}_{}_{}_s{sub}",
+                "cuprite_sparse_{kind}_{}_{}_s{sub}{dot}",
                 self.dtype.name(),
                 self.index.name()
             ),
@@ -276,15 +283,16 @@ impl CsrProduct {
         let body = match slots {
             Some(q) => {
                 header += &format!("#define CP_BLOCK {THREADS}\n#define CP_SLOTS {q}\n");
-                if self.evict_first() {
-                    header += "#define CP_EVICT_FIRST\n";
-                }
                 if self.dot {
                     header += "#define CP_DOT\n";
                     "csr_spmv_stream_dot".to_string()
                 } else {
                     "csr_spmv_stream".to_string()
                 }
+            }
+            None if self.dot => {
+                header += &format!("#define CP_BLOCK {THREADS}\n#define CP_DOT\n");
+                "csr_spmv_dot".to_string()
             }
             None => format!("csr_{kind}"),
         };
@@ -311,7 +319,6 @@ impl CsrProduct {
         self.lanes().hash(&mut h);
         self.stream_slots().hash(&mut h);
         self.dot.hash(&mut h);
-        self.evict_first().hash(&mut h);
         self.dtype.code().hash(&mut h);
         self.index.code().hash(&mut h);
         h.finish()
@@ -369,7 +376,12 @@ impl CsrProduct {
                     *o = finish(lanes[0], r);
                 });
                 if let Some(d) = dot.first_mut() {
-                    *d = dot_twin(ys, x, Self::stream_grid(self.rows) as usize);
+                    let grid = self.dot_grid() as usize;
+                    *d = if self.stream_slots().is_some() {
+                        dot_twin(ys, x, grid)
+                    } else {
+                        subwarp_dot_twin(ys, x, grid, sub)
+                    };
                 }
             }
             Some(n) => {
@@ -432,14 +444,48 @@ impl CsrProduct {
     }
 }
 
-/// `Σ y[r] · x[r]` in the order of the kernel with its dot (`csr_spmv_stream_dot`) launched
-/// with `grid` blocks of [`THREADS`]: per thread `t` of each block `b`, its rows `b · THREADS +
-/// t`, `+ grid · THREADS`, ... added from zero in that order; each block's sums halved into its
-/// partial; the partials added per thread from zero and halved the same way. `x` holds at
-/// least `y.len()` elements (a square matrix).
+/// `Σ y[r] · x[r]` in the order of the CSR-stream kernel with its dot (`csr_spmv_stream_dot`)
+/// launched with `grid` blocks of [`THREADS`]: thread `t` of block `b` adds its rows `b ·
+/// THREADS + t`, `+ grid · THREADS`, ... from zero in that order; then [`blocks_twin`].
+/// `x` holds at least `y.len()` elements (a square matrix).
 pub(super) fn dot_twin<R: Real>(y: &[R], x: &[R], grid: usize) -> R {
     let rows = y.len();
     let stride = grid * THREADS;
+    blocks_twin(grid, |b, t| {
+        let mut acc = R::of(0.0);
+        for r in (b * THREADS + t..rows).step_by(stride) {
+            acc = acc + y[r] * x[r];
+        }
+        acc
+    })
+}
+
+/// `Σ y[r] · x[r]` in the order of the sub-warp kernel with its dot (`csr_spmv_dot`) of `sub`
+/// lanes a row launched with `grid` blocks of [`THREADS`]: lane 0 of each sub-warp adds the
+/// products of the rows it writes from zero in the order it writes them (sub-warp `s` of warp
+/// `w` the rows `w · 32 / sub + s`, `+ grid · THREADS / sub`, ...), every other thread holds
+/// zero; then [`blocks_twin`].
+fn subwarp_dot_twin<R: Real>(y: &[R], x: &[R], grid: usize, sub: usize) -> R {
+    let rows = y.len();
+    let per_warp = 32 / sub;
+    let stride = grid * THREADS / sub;
+    blocks_twin(grid, |b, t| {
+        let mut acc = R::of(0.0);
+        if t % sub == 0 {
+            let first = (b * THREADS + t) / 32 * per_warp + (t % 32) / sub;
+            for r in (first..rows).step_by(stride) {
+                acc = acc + y[r] * x[r];
+            }
+        }
+        acc
+    })
+}
+
+/// The end of a dot in the kernels' order, from each thread's sum `sum(b, t)` (block `b` of
+/// `grid`, thread `t` of [`THREADS`]): each block's sums halved (`s[i] + s[i + h]` for `h` from
+/// `THREADS / 2` down to 1) into its partial; the partials added from zero by thread `t` (`t`,
+/// `t + THREADS`, ...) and halved the same way.
+fn blocks_twin<R: Real>(grid: usize, sum: impl Fn(usize, usize) -> R + Sync) -> R {
     let halve = |v: &mut [R; THREADS]| {
         let mut h = THREADS / 2;
         while h > 0 {
@@ -455,9 +501,7 @@ pub(super) fn dot_twin<R: Real>(y: &[R], x: &[R], grid: usize) -> R {
         .map(|b| {
             let mut sums = [R::of(0.0); THREADS];
             for (t, acc) in sums.iter_mut().enumerate() {
-                for r in (b * THREADS + t..rows).step_by(stride) {
-                    *acc = *acc + y[r] * x[r];
-                }
+                *acc = sum(b, t);
             }
             halve(&mut sums)
         })
@@ -533,11 +577,11 @@ impl LibraryCall for CsrProduct {
         };
         let y = WriteBuf::part(out, t, 0, self.out_len())?;
         let i = |v: usize| v as i64;
-        let stream_grid = Self::stream_grid(self.rows);
+        let dot_grid = self.dot_grid();
         // The dot's scratch: a counter in its first 4 bytes (zeroed here), then from byte 8 a
         // partial a block.
         let scratch = if self.dot {
-            let bytes = (stream_grid as usize + 1) * 8;
+            let bytes = (dot_grid as usize + 1) * 8;
             // SAFETY: the counter is zeroed below before the launch reads it; each block writes
             // its partial before it counts itself, and the last block reads the partials only
             // once every block has counted.
@@ -557,7 +601,7 @@ impl LibraryCall for CsrProduct {
                 val,
                 x: part(3, t, self.k)?,
                 y,
-                part: SharedBuf::part(sc, t, 8 / t.size(), stream_grid as usize)?,
+                part: SharedBuf::part(sc, t, 8 / t.size(), dot_grid as usize)?,
                 count: SharedBuf::part(sc, DType::U32, 0, 1)?,
                 rows: i(self.rows),
                 k: i(self.k),
@@ -594,8 +638,8 @@ impl LibraryCall for CsrProduct {
             }
             .args(),
         };
-        let grid = if self.stream_slots().is_some() {
-            stream_grid
+        let grid = if self.stream_slots().is_some() || self.dot {
+            dot_grid
         } else {
             let threads = self.rows as u64 * self.lanes() as u64;
             let resident = (st.sms * kern.blocks_per_sm).max(1) as u64 * 8;
@@ -610,11 +654,12 @@ impl LibraryCall for CsrProduct {
         // tests). The kernels clamp each offset into `[0, nnz]`, read the dense operand only at
         // a column inside `[0, k)`, and write output rows below `rows` (columns below `n`);
         // their blocks hold `THREADS` threads, a multiple of the warp size, as the shuffles of
-        // SpMV need, and the `CP_BLOCK` the CSR-stream SpMV is built for (its shared tile is
-        // indexed by thread below `CP_BLOCK · CP_SLOTS`). With the dot, the output holds
-        // `rows + 1` elements (the last the dot, written by the last block only), the scratch a
-        // zeroed counter and a partial for each of the `stream_grid` blocks launched, and
-        // `x` (`k == rows` elements, checked) is read at every row below `k`.
+        // SpMV need, and the `CP_BLOCK` the CSR-stream SpMV and the forms with a dot are built
+        // for (the shared tile is indexed by thread below `CP_BLOCK · CP_SLOTS`, the dot's
+        // shared sums below `CP_BLOCK`). With the dot, the output holds `rows + 1` elements
+        // (the last the dot, written by the last block only), the scratch a zeroed counter and
+        // a partial for each of the `dot_grid` blocks launched, and `x` (`k == rows` elements,
+        // checked) is read at every row below `k`.
         unsafe {
             stream.launch_packed(
                 &kern.func,

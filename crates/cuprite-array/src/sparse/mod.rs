@@ -17,8 +17,9 @@
 //!
 //! Products with a dense vector or matrix ([`spmv`](SparseArray::spmv),
 //! [`spmm`](SparseArray::spmm)) of real values where `op(A)` is stored row by row (CSR, or the
-//! transpose of CSC) run as cuprite's own kernels (short rows staged a block at a time through
-//! shared memory, longer ones a sub-warp a row), with a CPU twin that gives
+//! transpose of CSC) run as cuprite's own kernels (rows of 2 to 7 entries on average two lanes a
+//! row, other short rows staged a block at a time through shared memory, longer ones a
+//! sub-warp a row), with a CPU twin that gives
 //! the same bits; the other real products with a dense operand, and those with another sparse
 //! matrix ([`matmul`](SparseArray::matmul)), run through cuSPARSE on the CUDA backend and on the
 //! host on the CPU backend (complex products with a dense operand run on the host on both

@@ -13,8 +13,9 @@
 // The grid is at most a fixed number of blocks (`MAX_GRID` in `residual_step.rs`); threads take
 // their elements by the grid stride above.
 //
-// Built after a typed header that defines `i64t`, `T` (float or double) and RS_BLOCK (the
-// threads a block, a power of two of at least 32, which the launch must match).
+// Built after a typed header that defines `i64t`, `T` (float or double), RS_BLOCK (the threads
+// a block, a power of two of at least 32, which the launch must match) and RS_UNROLL (the
+// elements a thread loads at once, at least 1).
 
 __device__ __forceinline__ float rs_mul(float a, float b) { return __fmul_rn(a, b); }
 __device__ __forceinline__ double rs_mul(double a, double b) { return __dmul_rn(a, b); }
@@ -51,8 +52,25 @@ __device__ __forceinline__ void residual_step(const T *__restrict__ a, const T *
   const T d = *den;
   const T q = d != (T)0 ? rs_div(*num, d) : (T)0;
   T s = (T)0;
-  for (i64t i = (i64t)blockIdx.x * RS_BLOCK + threadIdx.x; i < n;
-       i += (i64t)gridDim.x * RS_BLOCK) {
+  const i64t stride = (i64t)gridDim.x * RS_BLOCK;
+  i64t i = (i64t)blockIdx.x * RS_BLOCK + threadIdx.x;
+  // RS_UNROLL elements a round, their loads issued together; the sum still takes them in
+  // ascending order.
+  for (; i + (RS_UNROLL - 1) * stride < n; i += RS_UNROLL * stride) {
+    T av[RS_UNROLL], bv[RS_UNROLL];
+#pragma unroll
+    for (int u = 0; u < RS_UNROLL; ++u) {
+      av[u] = a[i + u * stride];
+      bv[u] = b[i + u * stride];
+    }
+#pragma unroll
+    for (int u = 0; u < RS_UNROLL; ++u) {
+      const T v = rs_sub(av[u], rs_mul(bv[u], q));
+      y[i + u * stride] = v;
+      s = rs_add(s, rs_mul(v, v));
+    }
+  }
+  for (; i < n; i += stride) {
     const T v = rs_sub(a[i], rs_mul(b[i], q));
     y[i] = v;
     s = rs_add(s, rs_mul(v, v));

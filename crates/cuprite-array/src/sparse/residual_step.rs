@@ -23,6 +23,9 @@ use std::sync::Arc;
 /// Threads a block, as the CSR-stream SpMV's (so that [`dot_twin`] gives the sum's order).
 const THREADS: usize = 256;
 
+/// Elements a thread loads at once (`RS_UNROLL`).
+const RS_UNROLL: usize = 4;
+
 /// The most blocks of a launch: each thread then takes several elements, so that the blocks'
 /// partial sums and their count cost little beside the pass. A fixed number, so that the
 /// order of the sum, which follows the grid, is the same on every device and in the CPU twin.
@@ -84,8 +87,10 @@ impl ResidualStep {
         } else {
             "float"
         };
-        let header =
-            format!("typedef long long i64t;\ntypedef {t} T;\n#define RS_BLOCK {THREADS}\n");
+        let header = format!(
+            "typedef long long i64t;\ntypedef {t} T;\n#define RS_BLOCK {THREADS}\n\
+             #define RS_UNROLL {RS_UNROLL}\n"
+        );
         let entry =
             crate::codegen::entry::<ResidualArgs>(&name, &THREADS.to_string(), "residual_step");
         let text = format!(
@@ -99,6 +104,7 @@ impl ResidualStep {
     fn key(&self) -> u64 {
         let mut h = KeyHasher(0x5a45_c501);
         "sparse-residual-step".hash(&mut h);
+        RS_UNROLL.hash(&mut h);
         self.dtype.code().hash(&mut h);
         h.finish()
     }
