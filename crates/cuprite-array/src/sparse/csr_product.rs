@@ -38,10 +38,23 @@ const STREAM_BELOW: usize = 16;
 const PAIR_FROM: usize = 2;
 const PAIR_BELOW: usize = 8;
 
-/// The most blocks of the two-lane SpMV with its dot: a fixed number (not the device's resident
+/// The most blocks of the two-lane SpMV with its dot, so that each block's threads take
+/// several rows before the block sums them once: a fixed number (not the device's resident
 /// count), so that the order of the dot, which follows the grid, is the same on every device
-/// and in the CPU twin; it also bounds the scratch of partials.
-const PAIR_DOT_GRID: u64 = 65_536;
+/// and in the CPU twin. `CUPRITE_ARRAY_SPMV_DOT_GRID` sets another (for timing), read once.
+const PAIR_DOT_GRID: u64 = 2048;
+
+/// [`PAIR_DOT_GRID`], or the positive count `CUPRITE_ARRAY_SPMV_DOT_GRID` gives.
+fn pair_dot_grid() -> u64 {
+    static GRID: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *GRID.get_or_init(|| {
+        std::env::var("CUPRITE_ARRAY_SPMV_DOT_GRID")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+            .filter(|&g| (1..=i32::MAX as u64).contains(&g))
+            .unwrap_or(PAIR_DOT_GRID)
+    })
+}
 
 /// Whether CUDA devices run these products as cuprite's kernels (else through cuSPARSE).
 static ON_CUDA: AtomicBool = AtomicBool::new(true);
@@ -201,14 +214,14 @@ impl CsrProduct {
 
     /// The blocks of this SpMV's launch with its dot: [`CsrProduct::stream_grid`] in the
     /// CSR-stream form; in the two-lane form, a block for each `THREADS / 2` rows, at most
-    /// [`PAIR_DOT_GRID`] (the kernel strides over the rest). The order of the dot follows it.
+    /// [`pair_dot_grid`] (the kernel strides over the rest). The order of the dot follows it.
     fn dot_grid(&self) -> u32 {
         if self.stream_slots().is_some() {
             Self::stream_grid(self.rows)
         } else {
             (self.rows as u64 * self.lanes() as u64)
                 .div_ceil(THREADS as u64)
-                .clamp(1, PAIR_DOT_GRID) as u32
+                .clamp(1, pair_dot_grid()) as u32
         }
     }
 
