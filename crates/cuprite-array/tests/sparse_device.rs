@@ -997,7 +997,7 @@ fn square_matrices(rng: &mut Rng) -> Vec<Csr> {
     let mut long = draw(70_000, &mut |u| u as usize % 5);
     long[1_234] = 0;
     let tiny = draw(5, &mut |u| u as usize % 4);
-    // More rows than the two-lane form's grid covers at once (2,048 blocks of 128 rows): its
+    // More rows than the two-lane form's grid covers at once (1,024 blocks of 128 rows): its
     // threads stride over the rest.
     let many = draw(300_000, &mut |u| 2 + u as usize % 4);
     for (what, lens) in [
@@ -1026,7 +1026,7 @@ fn square_matrices(rng: &mut Rng) -> Vec<Csr> {
 /// writes from zero, each block halves its 256 sums (`s[i] += s[i + h]`, `h` = 128 down to 1),
 /// and the blocks' partials are added per thread (`t`, `t + 256`, ...) from zero and halved the
 /// same way. Rows of mean length 2 to 7 take two lanes a row: a block for each 128 rows (at most
-/// 2,048 blocks), the even thread `t` of block `b` writing rows `(256 b + t) / 32 · 16 + (t %
+/// 1,024 blocks), the even thread `t` of block `b` writing rows `(256 b + t) / 32 · 16 + (t %
 /// 32) / 2`, then every `128 · blocks` rows after it, the odd threads none; other short rows
 /// take one thread a row: a block for each 256 rows, thread `t` of block `b` writing row
 /// `256 b + t`.
@@ -1045,7 +1045,7 @@ fn kernel_order_dot<T: V + Float>(y: &[T], x: &[T], mean: usize) -> T {
         v[0]
     };
     let blocks = if paired {
-        (2 * y.len()).div_ceil(B).clamp(1, 2048)
+        (2 * y.len()).div_ceil(B).clamp(1, 1024)
     } else {
         y.len().div_ceil(B).max(1)
     };

@@ -42,7 +42,7 @@ const PAIR_BELOW: usize = 8;
 /// several rows before the block sums them once: a fixed number (not the device's resident
 /// count), so that the order of the dot, which follows the grid, is the same on every device
 /// and in the CPU twin. `CUPRITE_ARRAY_SPMV_DOT_GRID` sets another (for timing), read once.
-const PAIR_DOT_GRID: u64 = 2048;
+const PAIR_DOT_GRID: u64 = 1024;
 
 /// [`PAIR_DOT_GRID`], or the positive count `CUPRITE_ARRAY_SPMV_DOT_GRID` gives.
 fn pair_dot_grid() -> u64 {
