@@ -15,6 +15,7 @@ thread_local! {
     pub(crate) static THREAD_LINKED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static THREAD_FUSED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static THREAD_CUDNN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    static THREAD_COOP_CG: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static THREAD_MAPPED_FLAGS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static THREAD_SMALL: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static THREAD_REDUCTION_PASSES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
@@ -189,6 +190,32 @@ pub fn thread_cudnn_calls() -> u64 {
 /// Counts one call run through cuDNN on the calling thread.
 pub(crate) fn note_cudnn_call() {
     THREAD_CUDNN.with(|c| c.set(c.get() + 1));
+}
+
+/// Unpreconditioned CG steps (`sparse::cg` without a preconditioner) the calling thread has run
+/// as one cooperative launch on CUDA (see [`crate::tuning::set_cg_fused`]). The CPU backend
+/// never adds to it.
+///
+/// ```
+/// use cuprite_array::{Array, Device, with_device, stats};
+/// use cuprite_array::sparse::{SparseArray, cg};
+/// with_device(Device::CPU, || -> cuprite_array::Result<()> {
+///     let a = SparseArray::diags(&[&[-1.0f64; 3], &[4.0; 4], &[-1.0; 3]], &[-1, 0, 1], [4, 4])?;
+///     let b = Array::from_slice(&[1.0, 2.0, 3.0, 4.0], &[4])?;
+///     let before = stats::thread_cooperative_cg_steps();
+///     assert!(cg(&a, &b)?.converged);
+///     assert_eq!(stats::thread_cooperative_cg_steps(), before);
+///     Ok(())
+/// })?;
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn thread_cooperative_cg_steps() -> u64 {
+    THREAD_COOP_CG.with(|c| c.get())
+}
+
+/// Counts one cooperative CG step launched on the calling thread.
+pub(crate) fn note_cooperative_cg_step() {
+    THREAD_COOP_CG.with(|c| c.set(c.get() + 1));
 }
 
 /// Where the host time of evaluations goes on the calling thread, by phase (feature

@@ -108,6 +108,7 @@ pub use crate::signal::nn::dnn::{
     CudnnLayout, cudnn, cudnn_layout, set_cudnn, set_cudnn_layout, with_cudnn,
 };
 pub use crate::sparse::csr_product::set_sparse_kernels;
+pub use crate::sparse::residual_step::set_cg_fused;
 /// How cuDNN picks each convolution problem's algorithm on its first call: measured (the
 /// default, like PyTorch's `torch.backends.cudnn.benchmark = True`) or cuDNN's heuristics; see
 /// [`cuprite_driver::dnn::set_algo_search`].

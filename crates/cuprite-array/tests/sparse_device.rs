@@ -1318,6 +1318,85 @@ fn plain_cg(d: Device) -> TestResult {
     })
 }
 
+/// On a GPU: the unpreconditioned CG step as one cooperative launch and as two launches
+/// (`tuning::set_cg_fused`) gives the same iterates bit for bit after 12 iterations, and both
+/// agree with the CPU backend's within rounding, on the tridiagonal `[-1, 4, -1]`. Sizes: one
+/// the cooperative launch must take (its step counted), `2^20` (the most it takes, where the
+/// device holds its grid) and `2^20 + 1` (never: two launches, none counted).
+fn cg_step_matches_cpu() -> TestResult {
+    fn solve<T: cuprite_array::sparse::SparseValue + Float + cuprite_array::Transcendental>(
+        d: Device,
+        b: &[T],
+    ) -> Result<(Vec<T>, u64), cuprite_array::Error> {
+        with_device(d, || {
+            let n = b.len();
+            let off = vec![T::from_f64(-1.0); n - 1];
+            let a = SparseArray::diags(
+                &[&off, &vec![T::from_f64(4.0); n], &off],
+                &[-1, 0, 1],
+                [n, n],
+            )?;
+            let ba = Array::from_slice(b, &[n])?;
+            let before = cuprite_array::stats::thread_cooperative_cg_steps();
+            let got = cg_with(
+                &a,
+                &ba,
+                SolveOpts::new().rtol(0.0).maxiter(12).check_every(5),
+            )?;
+            let steps = cuprite_array::stats::thread_cooperative_cg_steps() - before;
+            Ok((got.x.to_vec()?, steps))
+        })
+    }
+    fn one<T: cuprite_array::sparse::SparseValue + Float + cuprite_array::Transcendental>(
+        rng: &mut Rng,
+        n: usize,
+        eps: f64,
+    ) -> TestResult {
+        let b: Vec<T> = (0..n)
+            .map(|_| T::from_f64(rng.f32_in(-1.0, 1.0) as f64))
+            .collect();
+        let (host, host_steps) = solve(Device::CPU, &b)?;
+        assert_eq!(host_steps, 0, "the CPU backend counted cooperative steps");
+        cuprite_array::tuning::set_cg_fused(false);
+        let apart = solve(Device::cuda(0), &b);
+        cuprite_array::tuning::set_cg_fused(true);
+        let (apart, apart_steps) = apart?;
+        let (fused, fused_steps) = solve(Device::cuda(0), &b)?;
+        assert_eq!(
+            apart_steps, 0,
+            "n {n}: cooperative steps while switched off"
+        );
+        if n <= 100_000 {
+            assert_eq!(fused_steps, 12, "n {n}: the cooperative step did not run");
+        }
+        if n > 1 << 20 {
+            assert_eq!(fused_steps, 0, "n {n}: a cooperative step beyond its size");
+        }
+        let scale = host.iter().fold(0.0f64, |m, v| m.max(v.to_c64().re.abs()));
+        for i in 0..n {
+            let (f, a, h) = (fused[i], apart[i], host[i]);
+            assert!(
+                f.to_c64().re.to_bits() == a.to_c64().re.to_bits(),
+                "n {n}, element {i}: {:e} in one launch, {:e} in two",
+                f.to_c64().re,
+                a.to_c64().re
+            );
+            assert!(
+                (f.to_c64().re - h.to_c64().re).abs() <= eps * scale,
+                "n {n}, element {i}: {:e} on CUDA, {:e} on the CPU",
+                f.to_c64().re,
+                h.to_c64().re
+            );
+        }
+        Ok(())
+    }
+    let mut rng = Rng::fresh();
+    for n in [20, 100_000, 1 << 20, (1 << 20) + 1] {
+        one::<f64>(&mut rng, n, 1e-12)?;
+    }
+    one::<f32>(&mut rng, 100_000, 1e-5)
+}
+
 /// The run-sum kernels compile with NVRTC (no GPU): the sources the bodies would build on
 /// CUDA, recorded by the dry-run backend.
 fn sparse_kernels_compile() -> TestResult {
@@ -1359,6 +1438,8 @@ fn sparse_kernels_compile() -> TestResult {
         "cuprite_sparse_spmm_f64_i32_s32",
         "cuprite_sparse_residual_step_f32",
         "cuprite_sparse_residual_step_f64",
+        "cuprite_sparse_cg_update_f32",
+        "cuprite_sparse_cg_fused_f64",
     ] {
         if !sources.iter().any(|s| s.contains(want)) {
             return Err(format!("{want} was not recorded ({} sources)", sources.len()).into());
@@ -1398,6 +1479,10 @@ pub fn tests() -> Vec<Test> {
         Test::gpu_alone(
             "cuda::sparse_device::kernels_and_cusparse",
             kernels_and_cusparse,
+        ),
+        Test::gpu_alone(
+            "cuda::sparse_device::cg_step_matches_cpu",
+            cg_step_matches_cpu,
         ),
     ];
     for &(name, body) in BODIES {

@@ -14,6 +14,14 @@ use std::ffi::c_void;
 /// Words kept on the stack for a packed launch; more go to the heap.
 const INLINE_WORDS: usize = 32;
 
+/// The launch attribute of a packed launch.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Attr {
+    Plain,
+    Programmatic,
+    Cooperative,
+}
+
 impl Stream {
     /// Launches `func` over `grid` blocks of `block` threads with `shared_bytes` of dynamic
     /// shared memory; parameter `i` is `words[i]` (each parameter 8 bytes). `accesses` lists
@@ -59,7 +67,51 @@ impl Stream {
         accesses: &[Access<'_>],
     ) -> Result<()> {
         // SAFETY: forwarded to the caller.
-        unsafe { self.packed(func, grid, block, shared_bytes, words, accesses, false) }?;
+        unsafe {
+            self.packed(
+                func,
+                grid,
+                block,
+                shared_bytes,
+                words,
+                accesses,
+                Attr::Plain,
+            )
+        }?;
+        Ok(())
+    }
+
+    /// [`launch_packed`](Self::launch_packed) as a cooperative launch
+    /// (`CU_LAUNCH_ATTRIBUTE_COOPERATIVE`, through `cuLaunchKernelEx`): every block of the grid
+    /// is resident on the device at once, so that the blocks may wait for each other (a grid
+    /// barrier). The driver refuses a grid larger than the device can hold at once with the
+    /// kernel's resources (`CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE`), and a device without
+    /// cooperative launches: both are an `Err`, with nothing enqueued.
+    ///
+    /// # Safety
+    /// As for [`launch_packed`](Self::launch_packed).
+    #[inline]
+    pub unsafe fn launch_packed_cooperative(
+        &self,
+        func: &Function,
+        grid: (u32, u32, u32),
+        block: (u32, u32, u32),
+        shared_bytes: u32,
+        words: &[u64],
+        accesses: &[Access<'_>],
+    ) -> Result<()> {
+        // SAFETY: forwarded to the caller.
+        unsafe {
+            self.packed(
+                func,
+                grid,
+                block,
+                shared_bytes,
+                words,
+                accesses,
+                Attr::Cooperative,
+            )
+        }?;
         Ok(())
     }
 
@@ -91,11 +143,21 @@ impl Stream {
         accesses: &[Access<'_>],
     ) -> Result<bool> {
         // SAFETY: forwarded to the caller.
-        unsafe { self.packed(func, grid, block, shared_bytes, words, accesses, true) }
+        unsafe {
+            self.packed(
+                func,
+                grid,
+                block,
+                shared_bytes,
+                words,
+                accesses,
+                Attr::Programmatic,
+            )
+        }
     }
 
-    /// The two packed launches; `programmatic` asks for the programmatic serialization
-    /// attribute. Returns whether it was set.
+    /// The packed launches; `attr` asks for the programmatic serialization attribute or a
+    /// cooperative launch. Returns whether the programmatic attribute was set.
     ///
     /// # Safety
     /// That of [`launch_packed_programmatic`](Self::launch_packed_programmatic) when
@@ -110,7 +172,7 @@ impl Stream {
         shared_bytes: u32,
         words: &[u64],
         accesses: &[Access<'_>],
-        programmatic: bool,
+        attr: Attr,
     ) -> Result<bool> {
         if !std::sync::Arc::ptr_eq(func.context(), self.context()) {
             return Err(Error::InvalidArgument(format!(
@@ -139,7 +201,7 @@ impl Stream {
         self.context().bind_to_thread()?;
         // Under capture, only after kernel nodes (a copy, a set or an event wait before it
         // keeps the plain edge); asked after the waits `begin_access` may have enqueued.
-        let programmatic = programmatic
+        let programmatic = attr == Attr::Programmatic
             && (self.capture_follows_kernels().unwrap_or(false)
                 || matches!(self.capture_status(), Ok(crate::CaptureStatus::None)));
         // Every parameter known to be 8 bytes (checked above) lies at byte `8 * i` of the
@@ -171,11 +233,17 @@ impl Stream {
             }
             (ptrs.as_mut_ptr(), std::ptr::null_mut())
         };
-        let r = if programmatic {
+        let r = if programmatic || attr == Attr::Cooperative {
             let mut value = sys::CUlaunchAttributeValue { pad: [0; 8] };
-            value.programmaticStreamSerializationAllowed = 1;
+            let id = if programmatic {
+                value.programmaticStreamSerializationAllowed = 1;
+                sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+            } else {
+                value.cooperative = 1;
+                sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+            };
             let mut attr = sys::CUlaunchAttribute {
-                id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+                id,
                 pad: [0; 4],
                 value,
             };
@@ -193,8 +261,9 @@ impl Stream {
             };
             // SAFETY: as for the plain launch below (the same function, parameters and
             // stream), and `lc` points at one initialised attribute that lives for the call;
-            // the caller guarantees every thread of the kernel executes `griddepcontrol.wait`
-            // before it touches global memory.
+            // with the programmatic attribute the caller guarantees every thread of the kernel
+            // executes `griddepcontrol.wait` before it touches global memory; a cooperative
+            // launch the device cannot hold at once is refused by the driver.
             unsafe { drv!(cuLaunchKernelEx(&lc, func.raw(), params, extra)) }
         } else {
             // SAFETY: `func` is a loaded kernel of this stream's context (checked), made

@@ -62,7 +62,8 @@ __device__ __forceinline__ T cp_block_halve(T *sh, T v) {
 
 // The dot's end, called by every thread of every block with the thread's sum `d`: the block's
 // partial into `part` (gridDim.x partials), its count into `count` (zero at the launch), and
-// from the last block to count, the sum of the partials into y[rows] (see the top).
+// from the last block to count, the sum of the partials into y[rows] (see the top). The last
+// block sets the count back to zero: every block has counted by then.
 __device__ __forceinline__ void cp_dot_finish(T d, T *__restrict__ y, T *part, unsigned *count,
                                               i64t rows) {
   __shared__ T sums[CP_BLOCK];
@@ -81,9 +82,60 @@ __device__ __forceinline__ void cp_dot_finish(T d, T *__restrict__ y, T *part, u
   T v = (T)0;
   for (unsigned i = threadIdx.x; i < gridDim.x; i += CP_BLOCK) v = v + __ldcg(part + i);
   const T total = cp_block_halve(sums, v);
-  if (threadIdx.x == 0) y[rows] = total;
+  if (threadIdx.x == 0) {
+    y[rows] = total;
+    *count = 0u;
+  }
 }
 #endif
+
+// The entries a lane loads before its first gather in the sub-warp forms: a lane takes its
+// entries in rounds of CP_ROUND, issuing every load of a round's indices and values before the
+// round's gathers from x; the additions keep ascending p.
+#define CP_ROUND 4
+
+// The sub-warp sum of row r by lane `lane` (see the top): this lane's products in ascending p
+// from zero, not yet combined with the other lanes'. Zero where r is not below `rows`.
+__device__ __forceinline__ T cp_lane_sum(const I *__restrict__ off, const I *__restrict__ idx,
+                                         const T *__restrict__ val, const T *__restrict__ x,
+                                         i64t r, int lane, i64t rows, i64t k, i64t nnz) {
+  T acc = (T)0;
+  if (r >= rows) return acc;
+  i64t s, e;
+  cp_bounds(off, r, nnz, &s, &e);
+  for (i64t p0 = s + lane; p0 < e; p0 += (i64t)CP_ROUND * CP_SUB) {
+    I jq[CP_ROUND];
+    T vq[CP_ROUND];
+#pragma unroll
+    for (int u = 0; u < CP_ROUND; ++u) {
+      const i64t p = p0 + (i64t)u * CP_SUB;
+      jq[u] = (I)-1;
+      vq[u] = (T)0;
+      if (p < e) {
+        jq[u] = idx[p];
+        vq[u] = val[p];
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < CP_ROUND; ++u) {
+      const i64t j = (i64t)jq[u];
+      if (j >= 0 && j < k) acc = acc + vq[u] * x[j];
+    }
+  }
+  return acc;
+}
+
+// The row's sum in lane 0 of its sub-warp (the butterfly of the top). Every lane of the warp
+// calls it together.
+__device__ __forceinline__ T cp_row_sum(const I *__restrict__ off, const I *__restrict__ idx,
+                                        const T *__restrict__ val, const T *__restrict__ x,
+                                        i64t r, int lane, i64t rows, i64t k, i64t nnz) {
+  T acc = cp_lane_sum(off, idx, val, x, r, lane, rows, k, nnz);
+#if CP_SUB > 1
+  for (int o = CP_SUB / 2; o > 0; o >>= 1) acc = acc + __shfl_xor_sync(0xffffffffu, acc, o);
+#endif
+  return acc;
+}
 
 __device__ __forceinline__ void csr_spmv(const I *__restrict__ off, const I *__restrict__ idx,
                                          const T *__restrict__ val, const T *__restrict__ x,
@@ -99,18 +151,7 @@ __device__ __forceinline__ void csr_spmv(const I *__restrict__ off, const I *__r
   // `base` is the same in every lane of a warp: the whole warp takes part in each shuffle.
   for (i64t base = warp * per_warp; base < rows; base += warps * per_warp) {
     const i64t r = base + sub;
-    T acc = (T)0;
-    if (r < rows) {
-      i64t s, e;
-      cp_bounds(off, r, nnz, &s, &e);
-      for (i64t p = s + lane; p < e; p += CP_SUB) {
-        const i64t j = (i64t)idx[p];
-        if (j >= 0 && j < k) acc = acc + val[p] * x[j];
-      }
-    }
-#if CP_SUB > 1
-    for (int o = CP_SUB / 2; o > 0; o >>= 1) acc = acc + __shfl_xor_sync(0xffffffffu, acc, o);
-#endif
+    const T acc = cp_row_sum(off, idx, val, x, r, lane, rows, k, nnz);
     if (r < rows && lane == 0) {
       T t = a * acc;
       if (y0) t = t + b * y0[r];
@@ -118,7 +159,6 @@ __device__ __forceinline__ void csr_spmv(const I *__restrict__ off, const I *__r
     }
   }
 }
-
 
 #if defined(CP_DOT) && !defined(CP_SLOTS)
 // The sub-warp SpMV of a square matrix (alpha 1, no initial value) with its dot in y[rows]:
@@ -137,18 +177,7 @@ __device__ __forceinline__ void csr_spmv_dot(const I *__restrict__ off, const I 
   // `base` is the same in every lane of a warp: the whole warp takes part in each shuffle.
   for (i64t base = warp * per_warp; base < rows; base += warps * per_warp) {
     const i64t r = base + sub;
-    T acc = (T)0;
-    if (r < rows) {
-      i64t s, e;
-      cp_bounds(off, r, nnz, &s, &e);
-      for (i64t p = s + lane; p < e; p += CP_SUB) {
-        const i64t j = (i64t)idx[p];
-        if (j >= 0 && j < k) acc = acc + val[p] * x[j];
-      }
-    }
-#if CP_SUB > 1
-    for (int o = CP_SUB / 2; o > 0; o >>= 1) acc = acc + __shfl_xor_sync(0xffffffffu, acc, o);
-#endif
+    const T acc = cp_row_sum(off, idx, val, x, r, lane, rows, k, nnz);
     if (r < rows && lane == 0) {
       y[r] = acc;
       if (r < k) dsum = dsum + acc * x[r];

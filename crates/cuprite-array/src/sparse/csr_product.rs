@@ -591,19 +591,14 @@ impl LibraryCall for CsrProduct {
         let y = WriteBuf::part(out, t, 0, self.out_len())?;
         let i = |v: usize| v as i64;
         let dot_grid = self.dot_grid();
-        // The dot's scratch: a counter in its first 4 bytes (zeroed here), then from byte 8 a
-        // partial a block.
+        // The dot's scratch: a partial a block, and a counter that is zero at the launch and
+        // left zero by it.
         let scratch = if self.dot {
-            let bytes = (dot_grid as usize + 1) * 8;
-            // SAFETY: the counter is zeroed below before the launch reads it; each block writes
-            // its partial before it counts itself, and the last block reads the partials only
-            // once every block has counted.
-            let mut b = unsafe { DevBuf::alloc(st, stream, DType::U8, bytes) }?;
-            let buf = b.buffer_mut().ok_or_else(|| {
-                Error::InvalidArgument("the sparse product's scratch has no allocation".into())
-            })?;
-            stream.memset_zeros(&mut buf.slice_mut(0..4)?)?;
-            Some(b)
+            // SAFETY: each block writes its partial before it counts itself, and the last block
+            // reads the partials only once every block has counted.
+            let part = unsafe { DevBuf::alloc(st, stream, t, dot_grid as usize) }?;
+            let count = crate::backend::cuda::zeroed_counters(st, stream, 1)?;
+            Some((part, count))
         } else {
             None
         };
@@ -614,8 +609,8 @@ impl LibraryCall for CsrProduct {
                 val,
                 x: part(3, t, self.k)?,
                 y,
-                part: SharedBuf::part(sc, t, 8 / t.size(), dot_grid as usize)?,
-                count: SharedBuf::part(sc, DType::U32, 0, 1)?,
+                part: SharedBuf::part(&sc.0, t, 0, dot_grid as usize)?,
+                count: SharedBuf::part(sc.1.buf(), DType::U32, 0, 1)?,
                 rows: i(self.rows),
                 k: i(self.k),
                 nnz: i(self.nnz),
@@ -670,8 +665,9 @@ impl LibraryCall for CsrProduct {
         // SpMV need, and the `CP_BLOCK` the CSR-stream SpMV and the forms with a dot are built
         // for (the shared tile is indexed by thread below `CP_BLOCK · CP_SLOTS`, the dot's
         // shared sums below `CP_BLOCK`). With the dot, the output holds `rows + 1` elements
-        // (the last the dot, written by the last block only), the scratch a zeroed counter and
-        // a partial for each of the `dot_grid` blocks launched, and `x` (`k == rows` elements,
+        // (the last the dot, written by the last block only), the scratch a partial for each
+        // of the `dot_grid` blocks launched and a counter that is zero at the launch (the last
+        // block sets it back to zero), and `x` (`k == rows` elements,
         // checked) is read at every row below `k`.
         unsafe {
             stream.launch_packed(
@@ -694,5 +690,21 @@ impl LibraryCall for CsrProduct {
         } else {
             Vec::new()
         }
+    }
+
+    /// Every input is read packed from its offset on both backends: a contiguous view inside
+    /// its storage (a solver's direction, a slice of a longer output) is read in place.
+    fn accepts_view(
+        &self,
+        _index: usize,
+        shape: &[usize],
+        layout: &crate::shape::Layout,
+        len: usize,
+    ) -> bool {
+        layout.is_contiguous(shape)
+            && layout
+                .offset
+                .checked_add(crate::shape::numel(shape))
+                .is_some_and(|end| end <= len)
     }
 }

@@ -10,7 +10,7 @@
 
 use super::ops::dot;
 use super::precond::{Preconditioner, SolveCallback, SolveOpts, SolveResult};
-use super::residual_step::residual_step;
+use super::residual_step::cg_step;
 use super::{SparseArray, SparseValue, Transpose};
 use crate::array::{Array, eval_many};
 use crate::device::with_device;
@@ -282,42 +282,48 @@ pub fn cg_with<T: SparseValue + Float + Transcendental>(
     while run.iterations < run.maxiter {
         // A·p and p·A·p in one pass where the matrix allows it.
         let (ap, pap) = a.spmv_dot(&p)?;
+        // Without a preconditioner z is r: the steps of r, x and p and r·r in one call.
+        let step = if run.plain {
+            cg_step(&r, &ap, &rz, &pap, &x, &p)?
+        } else {
+            None
+        };
+        if let Some(step) = step {
+            // Realises the call: the four arrays are views of its one output.
+            step.r.eval()?;
+            x = step.x;
+            r = step.r;
+            let rr = step.rr;
+            match run.step(&x, || Ok(rr.item()?.magnitude().sqrt()))? {
+                Step::Go => {
+                    p = step.p;
+                    rz = rr;
+                }
+                Step::Stop => break,
+                Step::Refresh(true_r) => {
+                    // The next direction from the true residual instead.
+                    r = true_r;
+                    let rz_new = dot(&r, &r)?;
+                    p = r.try_add(&p.try_mul(&safe_div(&rz_new, &rz)?)?)?;
+                    rz = rz_new;
+                    eval_many(&[&p, &rz])?;
+                }
+            }
+            continue;
+        }
         let alpha = safe_div(&rz, &pap)?;
         // The step of x along p stays lazy until the update of p below, which reads p too: one
         // kernel then writes both (or a convergence check realises x first).
         x = x.try_add(&p.try_mul(&alpha)?)?;
-        // Without a preconditioner z is r, and r·r comes with the step of r in one pass.
-        let fused = if run.plain {
-            residual_step(&r, &ap, &rz, &pap)?
-        } else {
-            None
-        };
-        let mut rr = None;
-        match fused {
-            Some((r_new, norm2)) => {
-                r = r_new;
-                rr = Some(norm2);
-            }
-            None => r = r.try_sub(&ap.try_mul(&alpha)?)?,
-        }
+        r = r.try_sub(&ap.try_mul(&alpha)?)?;
         r.eval()?;
-        let estimate = || match &rr {
-            Some(rr) => Ok(rr.item()?.magnitude().sqrt()),
-            None => norm(&r),
-        };
-        match run.step(&x, estimate)? {
+        match run.step(&x, || norm(&r))? {
             Step::Go => {}
             Step::Stop => break,
-            Step::Refresh(true_r) => {
-                r = true_r;
-                rr = None;
-            }
+            Step::Refresh(true_r) => r = true_r,
         }
         z = run.m.apply(&r)?;
-        let rz_new = match rr {
-            Some(rr) => rr,
-            None => dot(&r, &z)?,
-        };
+        let rz_new = dot(&r, &z)?;
         p = z.try_add(&p.try_mul(&safe_div(&rz_new, &rz)?)?)?;
         rz = rz_new;
         eval_many(&[&p, &x, &rz])?;

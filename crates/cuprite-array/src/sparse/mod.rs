@@ -62,7 +62,7 @@ mod krylov;
 mod lanczos;
 mod ops;
 mod precond;
-mod residual_step;
+pub(crate) mod residual_step;
 mod run_sums;
 mod structure;
 mod triangular;

@@ -13,6 +13,12 @@
 // The grid is at most a fixed number of blocks (`MAX_GRID` in `residual_step.rs`); threads take
 // their elements by the grid stride above.
 //
+// The CG step (`cg_update`, `cg_fused`) goes on from there: with q as above and
+// be = rr / num (0 where num == 0), where rr = y[n], it writes x'[i] = x[i] + p[i] * q to
+// y[n + 1 + i] and p'[i] = y[i] + p[i] * be to y[2n + 1 + i], each product and sum rounded on
+// its own. `cg_update` does that after the residual step's launch; `cg_fused` does both in one
+// cooperative launch (see there), in the same order, so both give the same bits.
+//
 // Built after a typed header that defines `i64t`, `T` (float or double), RS_BLOCK (the threads
 // a block, a power of two of at least 32, which the launch must match) and RS_UNROLL (the
 // elements a thread loads at once, at least 1).
@@ -42,7 +48,7 @@ __device__ __forceinline__ T rs_block_halve(T *sh, T v) {
 }
 
 // `num` and `den` hold one element each, `y` n + 1, `part` gridDim.x partials and `count` one
-// counter that is zero at the launch.
+// counter that is zero at the launch (and left zero).
 __device__ __forceinline__ void residual_step(const T *__restrict__ a, const T *__restrict__ b,
                                               const T *__restrict__ num,
                                               const T *__restrict__ den, T *__restrict__ y,
@@ -89,5 +95,110 @@ __device__ __forceinline__ void residual_step(const T *__restrict__ a, const T *
   T v = (T)0;
   for (unsigned i = threadIdx.x; i < gridDim.x; i += RS_BLOCK) v = rs_add(v, __ldcg(part + i));
   const T total = rs_block_halve(sums, v);
-  if (threadIdx.x == 0) y[n] = total;
+  if (threadIdx.x == 0) {
+    y[n] = total;
+    // Every block has counted: the counter goes back to zero for the next launch.
+    *count = 0u;
+  }
+}
+
+// q = num / den, 0 where den == 0 (the solvers' guarded division).
+__device__ __forceinline__ T cg_quot(T num, T den) { return den != (T)0 ? rs_div(num, den) : (T)0; }
+
+// x' = x + p * q and p' = r1 + p * be into y (see the top) for element i.
+__device__ __forceinline__ void cg_xp(T *__restrict__ y, i64t n, i64t i, T r1, T x, T p, T q,
+                                      T be) {
+  y[n + 1 + i] = rs_add(x, rs_mul(p, q));
+  y[2 * n + 1 + i] = rs_add(r1, rs_mul(p, be));
+}
+
+// The CG step after the residual step's launch: y[..n] holds r', y[n] its squared norm; `x` and
+// `p` hold n elements, `num` and `den` one each; y holds 3n + 1. Any grid.
+__device__ __forceinline__ void cg_update(const T *__restrict__ x, const T *__restrict__ p,
+                                          const T *__restrict__ num, const T *__restrict__ den,
+                                          T *__restrict__ y, i64t n) {
+  const T q = cg_quot(*num, *den);
+  const T be = cg_quot(y[n], *num);
+  const i64t stride = (i64t)gridDim.x * blockDim.x;
+  for (i64t i = (i64t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    cg_xp(y, n, i, y[i], x[i], p[i], q, be);
+}
+
+// Virtual blocks of the residual step's grid a block of the fused step takes, and the elements
+// a thread of one virtual block keeps in registers across the grid barrier.
+#define CG_VB 2
+#define CG_K 4
+
+// A barrier of the whole grid, for a cooperative launch (every block resident): bar[0] counts
+// the blocks that arrived, bar[1] those that left; both are zero at the launch, and the last
+// block to leave sets both back to zero (every block has stopped reading bar[0] by then).
+// Writes before the barrier are visible to every block after it.
+__device__ __forceinline__ void cg_grid_barrier(unsigned *bar) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    atomicAdd(bar, 1u);
+    while (*(volatile unsigned *)bar < gridDim.x) {
+    }
+    __threadfence();
+    if (atomicAdd(bar + 1, 1u) == gridDim.x - 1) {
+      atomicExch(bar, 0u);
+      atomicExch(bar + 1, 0u);
+    }
+  }
+  __syncthreads();
+}
+
+// The residual step and the CG step in one cooperative launch. The residual step's grid of
+// `vgrid` blocks is virtual: block b takes virtual blocks b and b + gridDim.x (gridDim.x *
+// CG_VB >= vgrid), and each thread keeps its at most CG_K elements of each (n <= CG_K * vgrid *
+// RS_BLOCK) in registers. Each virtual block's partial of the norm is the residual step's; after
+// the grid barrier every block adds the partials in the residual step's last-block order, so
+// every block holds the same norm, and steps x and p from the kept residuals. `part` holds
+// vgrid partials, `bar` two counters zero at the launch (left zero).
+__device__ __forceinline__ void cg_fused(const T *__restrict__ a, const T *__restrict__ b,
+                                         const T *__restrict__ num, const T *__restrict__ den,
+                                         const T *__restrict__ x, const T *__restrict__ p,
+                                         T *__restrict__ y, T *part, unsigned *bar, i64t n,
+                                         unsigned vgrid) {
+  __shared__ T sums[RS_BLOCK];
+  const T q = cg_quot(*num, *den);
+  const i64t stride = (i64t)vgrid * RS_BLOCK;
+  T keep[CG_VB][CG_K];
+#pragma unroll
+  for (int h = 0; h < CG_VB; ++h) {
+    // The same in every thread of the block: the halving's barriers are reached by all.
+    const unsigned v = blockIdx.x + h * gridDim.x;
+    T s = (T)0;
+#pragma unroll
+    for (int u = 0; u < CG_K; ++u) {
+      const i64t i = (i64t)v * RS_BLOCK + threadIdx.x + u * stride;
+      keep[h][u] = (T)0;
+      if (v < vgrid && i < n) {
+        const T w = rs_sub(a[i], rs_mul(b[i], q));
+        y[i] = w;
+        keep[h][u] = w;
+        s = rs_add(s, rs_mul(w, w));
+      }
+    }
+    if (v < vgrid) {
+      const T mine = rs_block_halve(sums, s);
+      if (threadIdx.x == 0) part[v] = mine;
+    }
+  }
+  cg_grid_barrier(bar);
+  T t = (T)0;
+  for (unsigned j = threadIdx.x; j < vgrid; j += RS_BLOCK) t = rs_add(t, __ldcg(part + j));
+  const T rr = rs_block_halve(sums, t);
+  const T be = cg_quot(rr, *num);
+#pragma unroll
+  for (int h = 0; h < CG_VB; ++h) {
+    const unsigned v = blockIdx.x + h * gridDim.x;
+#pragma unroll
+    for (int u = 0; u < CG_K; ++u) {
+      const i64t i = (i64t)v * RS_BLOCK + threadIdx.x + u * stride;
+      if (v < vgrid && i < n) cg_xp(y, n, i, keep[h][u], x[i], p[i], q, be);
+    }
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) y[n] = rr;
 }

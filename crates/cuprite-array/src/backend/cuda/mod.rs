@@ -19,11 +19,13 @@ use crate::storage::{DevBuf, Storage};
 use crate::util::Inline;
 use std::sync::Arc;
 
+mod counters;
 mod direct;
 mod elementwise;
 mod flag;
 mod reduce;
 
+pub(crate) use counters::zeroed_counters;
 pub use elementwise::set_vectorize;
 pub(crate) use elementwise::{aligned, vector_allowed};
 use elementwise::{alloc, dev_of, run_elementwise};

@@ -13,7 +13,7 @@ use super::elementwise::{aligned, alloc, dev_of, launch, launch_interp, vector_a
 use crate::codegen::{self, BLOCK, ParamPlan, VEC, Variant};
 use crate::device::Device;
 use crate::dtype::DType;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::graph::Program;
 use crate::jit::{Kernel, KernelKind};
 use crate::op::ReduceOp;
@@ -24,42 +24,7 @@ use cuprite_driver::Stream;
 use std::sync::Arc;
 
 /// Rows a one-launch reduction can count at once (one 32-bit counter a row).
-const COMBINE_ROWS: usize = crate::runtime::ROW_COUNTER_BYTES / 4;
-
-/// Each device's row counters of one-launch reductions: zeroed when the device's state was
-/// made, and set back to zero by the block that finishes a row, so they are zero between
-/// launches on the array stream.
-static COUNTERS: [std::sync::OnceLock<Option<DevBuf>>; crate::memory::MAX_DEVICES] =
-    [const { std::sync::OnceLock::new() }; crate::memory::MAX_DEVICES];
-
-/// The row counters of device `st`: the buffer its state made, taken on first use.
-fn row_counters(st: &DeviceState) -> Result<&'static DevBuf> {
-    let slot = COUNTERS.get(st.ordinal).ok_or_else(|| {
-        Error::InvalidArgument(format!(
-            "CUDA device {} is beyond the {} devices the array library serves",
-            st.ordinal,
-            crate::memory::MAX_DEVICES
-        ))
-    })?;
-    slot.get_or_init(|| {
-        let buf = st
-            .row_counters
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()?;
-        let c = DevBuf::adopt(buf, DType::U32, COMBINE_ROWS, st.ordinal, None);
-        // The runtime's, kept for the process, not an array's: not counted as array memory.
-        crate::memory::on_free(Device::cuda(st.ordinal), crate::runtime::ROW_COUNTER_BYTES);
-        Some(c)
-    })
-    .as_ref()
-    .ok_or_else(|| {
-        Error::InvalidArgument(format!(
-            "the row counters of CUDA device {} are gone",
-            st.ordinal
-        ))
-    })
-}
+const COMBINE_ROWS: usize = super::counters::SHARED_WORDS;
 
 /// How one reduction runs: decided before its kernel is chosen.
 #[derive(Clone, Copy, Debug)]
@@ -272,17 +237,6 @@ fn column_chunks(st: &DeviceState, k: &Kernel, lanes: u32, outer: usize, inner: 
     (resident / groups).clamp(1, most)
 }
 
-/// Whether the device's row counters may serve a launch on `stream`: its array stream, not
-/// captured (a graph may run beside it).
-fn shared_counters_serve(st: &DeviceState, stream: &Arc<Stream>) -> bool {
-    Arc::ptr_eq(stream, &st.stream)
-        && !crate::runtime::capturing()
-        && matches!(
-            st.stream.capture_status(),
-            Ok(cuprite_driver::CaptureStatus::None)
-        )
-}
-
 /// Reduces `p`'s output (`outer` rows of `inner` elements) by `op` into `out_d`. With `div`,
 /// the caller divides the results by it (a value `out_d` holds exactly): the returned flag says
 /// whether the last launch did so already (a sum into a real float dtype, written by a built
@@ -395,30 +349,13 @@ fn launch_rows(
     (out_d, fdiv): (DType, Option<f64>),
     (ins, in_ptrs): (&[&DevBuf], &[u64]),
 ) -> Result<DevBuf> {
-    // Counters of its own are zeroed on the launch's stream first (captured, in the graph
-    // before each replay): the device's are written by eager work on other streams, and a
-    // stream that waited for a write made inside a capture in progress would join that capture.
-    // A part of a compiled program's arena is zero before every launch of its graph (the
-    // kernel leaves its counters zero), so it needs no memset.
-    let own_counters;
-    let counters = if !fused {
-        None
-    } else if !shared_counters_serve(st, stream) {
-        let zeroed = crate::runtime::zeroed_arena_part(stream, crate::runtime::ROW_COUNTER_BYTES);
-        own_counters = match zeroed {
-            Some(part) => DevBuf::adopt(part, DType::U32, COMBINE_ROWS, st.ordinal, None),
-            None => {
-                let mut c = alloc(st, stream, DType::U32, COMBINE_ROWS)?;
-                if let Some(b) = c.buffer_mut() {
-                    stream.memset_zeros(b)?;
-                }
-                c
-            }
-        };
-        Some(&own_counters)
+    // Zero at the launch, left zero by it (`counters`).
+    let counters = if fused {
+        Some(super::counters::zeroed_counters(st, stream, COMBINE_ROWS)?)
     } else {
-        Some(row_counters(st)?)
+        None
     };
+    let counters = counters.as_ref().map(|c| c.buf());
     let part = if fused {
         Some(alloc(st, stream, pl.pass_d, outer * chunks)?)
     } else {
