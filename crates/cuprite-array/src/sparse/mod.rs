@@ -32,7 +32,11 @@
 //! ([`spsm`](SparseArray::spsm), SpSM); the Krylov solvers [`cg`], [`bicgstab`], [`gmres`]
 //! and [`minres`] with a [`Preconditioner`] ([`Jacobi`], and the incomplete factorisations
 //! [`Ilu0`] and [`Ic0`], cuSPARSE's `csrilu02`/`csric02` on CUDA); and [`eigsh`] (Lanczos)
-//! for a few extreme eigenvalues of a symmetric matrix.
+//! for a few extreme eigenvalues of a symmetric matrix. Without a preconditioner, [`cg`] over
+//! `f32`/`f64` takes each iteration in two calls: `A·p` with `p·A·p`, then the residual, its
+//! norm, the iterate and the next direction together (one cooperative launch on CUDA where the
+//! device holds its grid at once; see `tuning::set_cg_fused`), with a CPU twin that gives the
+//! same bits.
 //!
 //! PyTorch and SciPy exchange sparse matrices as their three component arrays: pass
 //! [`offsets`](SparseArray::offsets), [`indices`](SparseArray::indices) and

@@ -15,8 +15,9 @@
 //
 // The CG step (`cg_update`, `cg_fused`) goes on from there: with q as above and
 // be = rr / num (0 where num == 0), where rr = y[n], it writes x'[i] = x[i] + p[i] * q to
-// y[n + 1 + i] and p'[i] = y[i] + p[i] * be to y[2n + 1 + i], each product and sum rounded on
-// its own. `cg_update` does that after the residual step's launch; `cg_fused` does both in one
+// y[s + i] and p'[i] = y[i] + p[i] * be to y[2s + i] (s >= n + 1, a multiple of the 32
+// elements that keep each vector's start aligned like the buffer's), each product and sum
+// rounded on its own. `cg_update` does that after the residual step's launch; `cg_fused` does both in one
 // cooperative launch (see there), in the same order, so both give the same bits.
 //
 // Built after a typed header that defines `i64t`, `T` (float or double), RS_BLOCK (the threads
@@ -106,22 +107,22 @@ __device__ __forceinline__ void residual_step(const T *__restrict__ a, const T *
 __device__ __forceinline__ T cg_quot(T num, T den) { return den != (T)0 ? rs_div(num, den) : (T)0; }
 
 // x' = x + p * q and p' = r1 + p * be into y (see the top) for element i.
-__device__ __forceinline__ void cg_xp(T *__restrict__ y, i64t n, i64t i, T r1, T x, T p, T q,
+__device__ __forceinline__ void cg_xp(T *__restrict__ y, i64t s, i64t i, T r1, T x, T p, T q,
                                       T be) {
-  y[n + 1 + i] = rs_add(x, rs_mul(p, q));
-  y[2 * n + 1 + i] = rs_add(r1, rs_mul(p, be));
+  y[s + i] = rs_add(x, rs_mul(p, q));
+  y[2 * s + i] = rs_add(r1, rs_mul(p, be));
 }
 
 // The CG step after the residual step's launch: y[..n] holds r', y[n] its squared norm; `x` and
-// `p` hold n elements, `num` and `den` one each; y holds 3n + 1. Any grid.
+// `p` hold n elements, `num` and `den` one each; y holds 2s + n. Any grid.
 __device__ __forceinline__ void cg_update(const T *__restrict__ x, const T *__restrict__ p,
                                           const T *__restrict__ num, const T *__restrict__ den,
-                                          T *__restrict__ y, i64t n) {
+                                          T *__restrict__ y, i64t n, i64t s) {
   const T q = cg_quot(*num, *den);
   const T be = cg_quot(y[n], *num);
   const i64t stride = (i64t)gridDim.x * blockDim.x;
   for (i64t i = (i64t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-    cg_xp(y, n, i, y[i], x[i], p[i], q, be);
+    cg_xp(y, s, i, y[i], x[i], p[i], q, be);
 }
 
 // Virtual blocks of the residual step's grid a block of the fused step takes, and the elements
@@ -155,12 +156,12 @@ __device__ __forceinline__ void cg_grid_barrier(unsigned *bar) {
 // RS_BLOCK) in registers. Each virtual block's partial of the norm is the residual step's; after
 // the grid barrier every block adds the partials in the residual step's last-block order, so
 // every block holds the same norm, and steps x and p from the kept residuals. `part` holds
-// vgrid partials, `bar` two counters zero at the launch (left zero).
+// vgrid partials, `bar` two counters zero at the launch (left zero); y holds 2s + n.
 __device__ __forceinline__ void cg_fused(const T *__restrict__ a, const T *__restrict__ b,
                                          const T *__restrict__ num, const T *__restrict__ den,
                                          const T *__restrict__ x, const T *__restrict__ p,
                                          T *__restrict__ y, T *part, unsigned *bar, i64t n,
-                                         unsigned vgrid) {
+                                         i64t s, unsigned vgrid) {
   __shared__ T sums[RS_BLOCK];
   const T q = cg_quot(*num, *den);
   const i64t stride = (i64t)vgrid * RS_BLOCK;
@@ -197,7 +198,7 @@ __device__ __forceinline__ void cg_fused(const T *__restrict__ a, const T *__res
 #pragma unroll
     for (int u = 0; u < CG_K; ++u) {
       const i64t i = (i64t)v * RS_BLOCK + threadIdx.x + u * stride;
-      if (v < vgrid && i < n) cg_xp(y, n, i, keep[h][u], x[i], p[i], q, be);
+      if (v < vgrid && i < n) cg_xp(y, s, i, keep[h][u], x[i], p[i], q, be);
     }
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) y[n] = rr;

@@ -39,6 +39,9 @@ const RS_UNROLL: usize = 4;
 /// order of the sum, which follows the grid, is the same on every device and in the CPU twin.
 const MAX_GRID: u64 = 1024;
 
+/// The CG step's vectors start at multiples of this many elements of the output.
+const ALIGN: usize = 32;
+
 /// Virtual blocks a block of the fused CG step takes (`CG_VB` in `residual_step.cu`).
 const CG_VB: usize = 2;
 
@@ -71,6 +74,7 @@ kernel_params! {
         den: ReadBuf<'a> as "T",
         y: WriteBuf<'a> as "T",
         n: i64,
+        s: i64,
     }
 }
 
@@ -88,6 +92,7 @@ kernel_params! {
         part: SharedBuf<'a> as "T",
         bar: SharedBuf<'a> as "unsigned",
         n: i64,
+        s: i64,
         vgrid: i64,
     }
 }
@@ -96,7 +101,8 @@ kernel_params! {
 /// 0 and 1) and one-element `num` and `den` (inputs 2 and 3), all of `dtype` (`f32` or `f64`):
 /// an output of `n + 1` elements. With `update`, also `x' = x + (num / den) · p` and
 /// `p' = r' + (‖r'‖² / num) · p` for vectors `x` and `p` (inputs 4 and 5; both quotients `0`
-/// where the divisor is `0`): an output of `3n + 1` elements, `r'`, `‖r'‖²`, `x'`, `p'`.
+/// where the divisor is `0`): an output of `2s + n` elements ([`Self::stride`] `s`): `r'` and
+/// `‖r'‖²` from 0, `x'` from `s`, `p'` from `2s`.
 #[derive(Debug)]
 pub(crate) struct ResidualStep {
     pub dtype: DType,
@@ -129,10 +135,16 @@ impl ResidualStep {
         Ok(())
     }
 
+    /// Where `x'` starts in the output with `update` (`p'` at twice that): past `r'` and its
+    /// norm, rounded up to [`ALIGN`] elements so that each vector starts aligned as the buffer.
+    fn stride(n: usize) -> usize {
+        (n + 1).div_ceil(ALIGN) * ALIGN
+    }
+
     /// The elements of the output.
     fn out_len(&self) -> usize {
         if self.update {
-            3 * self.n + 1
+            2 * Self::stride(self.n) + self.n
         } else {
             self.n + 1
         }
@@ -194,13 +206,15 @@ impl ResidualStep {
         }
     }
 
-    /// The CPU twin of the CG step's update: `out` holds `r'` and its squared norm (the
-    /// residual step's output), then receives `x'` and `p'`.
+    /// The CPU twin of the CG step's update: `out` (`2s + n` elements, [`Self::stride`]) holds
+    /// `r'` and its squared norm (the residual step's output), then receives `x'` and `p'`.
     fn cpu_update<R: Real>(x: &[R], p: &[R], num: R, den: R, out: &mut [R]) {
         let n = x.len();
+        let s = Self::stride(n);
         let (q, be) = (quot(num, den), quot(out[n], num));
-        let (head, tail) = out.split_at_mut(n + 1);
-        let (xs, ps) = tail.split_at_mut(n);
+        let (head, tail) = out.split_at_mut(s);
+        let (xs, ps) = tail.split_at_mut(s);
+        let (xs, ps) = (&mut xs[..n], &mut ps[..n]);
         xs.par_iter_mut()
             .zip(x.par_iter().zip(p.par_iter()))
             .for_each(|(o, (&x, &p))| *o = x + p * q);
@@ -350,11 +364,12 @@ pub(super) fn cg_step<T: SparseValue>(
     }
     let n = r.len();
     let all = node(&[r, ap, rz, pap, x, p], true)?;
+    let s = ResidualStep::stride(n);
     Ok(Some(CgStep {
         r: part(&all, 0, n)?,
         rr: all.slice(&[SliceArg::Index(n as isize)])?,
-        x: part(&all, n + 1, n)?,
-        p: part(&all, 2 * n + 1, n)?,
+        x: part(&all, s, n)?,
+        p: part(&all, 2 * s, n)?,
     }))
 }
 
@@ -492,12 +507,13 @@ impl ResidualStep {
             den: self.read(inputs, 3, 1)?,
             y: WriteBuf::part(out, self.dtype, 0, self.out_len())?,
             n: self.n as i64,
+            s: Self::stride(self.n) as i64,
         }
         .args();
         // SAFETY: the words are live ranges checked inside their allocations: `n` elements of
-        // `x` and `p`, one of `num` and `den`, the output's `3n + 1`, whose first `n + 1` the
+        // `x` and `p`, one of `num` and `den`, the output's `2s + n`, whose first `n + 1` the
         // residual step's launch, ordered before on this stream, wrote. The kernel reads
-        // elements below `n + 1` of the output and writes those from `n + 1` to `3n + 1`.
+        // elements below `n + 1` of the output and writes `n` from `s` and `n` from `2s`.
         unsafe {
             stream.launch_packed(
                 &kern.func,
@@ -551,11 +567,12 @@ impl ResidualStep {
             part: SharedBuf::part(&part, t, 0, vgrid)?,
             bar: SharedBuf::part(bar.buf(), DType::U32, 0, 2)?,
             n: self.n as i64,
+            s: Self::stride(self.n) as i64,
             vgrid: vgrid as i64,
         }
         .args();
         // SAFETY: the words are live ranges checked inside their allocations: `n` elements of
-        // `a`, `b`, `x` and `p`, one of `num` and `den`, the output's `3n + 1`, `vgrid`
+        // `a`, `b`, `x` and `p`, one of `num` and `den`, the output's `2s + n`, `vgrid`
         // partials and two counters that are zero at the launch (the barrier's last block sets
         // them back). The kernel's blocks hold `THREADS` threads (its `RS_BLOCK`); `grid`
         // blocks take the `vgrid` virtual ones `CG_VB` each and every element below `n`
@@ -687,7 +704,9 @@ mod tests {
             (2.5, 0.0, 0.75),
             (0.0, 3.0, 1.5),
         ] {
-            let mut out = vec![0.0f64; 3 * n + 1];
+            let s = ResidualStep::stride(n);
+            assert!(s > n && s % ALIGN == 0);
+            let mut out = vec![0.0f64; 2 * s + n];
             out[..n].copy_from_slice(&r1);
             out[n] = rr;
             ResidualStep::cpu_update(&x, &p, num, den, &mut out);
@@ -696,15 +715,11 @@ mod tests {
             for i in 0..n {
                 let (wx, wp) = (x[i] + p[i] * q, r1[i] + p[i] * be);
                 assert_eq!(
-                    out[n + 1 + i].to_bits(),
+                    out[s + i].to_bits(),
                     wx.to_bits(),
                     "x' {i}, num {num} den {den}"
                 );
-                assert_eq!(
-                    out[2 * n + 1 + i].to_bits(),
-                    wp.to_bits(),
-                    "p' {i}, num {num}"
-                );
+                assert_eq!(out[2 * s + i].to_bits(), wp.to_bits(), "p' {i}, num {num}");
             }
             assert_eq!(out[n], rr);
         }
