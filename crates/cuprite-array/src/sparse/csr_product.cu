@@ -89,9 +89,9 @@ __device__ __forceinline__ void cp_dot_finish(T d, T *__restrict__ y, T *part, u
 }
 #endif
 
-// The entries a lane loads before its first gather in the sub-warp forms: a lane takes its
-// entries in rounds of CP_ROUND, issuing every load of a round's indices and values before the
-// round's gathers from x; the additions keep ascending p.
+// The entries a lane loads before its first gather in the sub-warp forms: a lane issues the
+// loads of the indices and values of its first CP_ROUND entries before their gathers from x,
+// then takes the rest one at a time; the additions keep ascending p.
 #define CP_ROUND 4
 
 // The sub-warp sum of row r by lane `lane` (see the top): this lane's products in ascending p
@@ -103,24 +103,26 @@ __device__ __forceinline__ T cp_lane_sum(const I *__restrict__ off, const I *__r
   if (r >= rows) return acc;
   i64t s, e;
   cp_bounds(off, r, nnz, &s, &e);
-  for (i64t p0 = s + lane; p0 < e; p0 += (i64t)CP_ROUND * CP_SUB) {
-    I jq[CP_ROUND];
-    T vq[CP_ROUND];
+  I jq[CP_ROUND];
+  T vq[CP_ROUND];
 #pragma unroll
-    for (int u = 0; u < CP_ROUND; ++u) {
-      const i64t p = p0 + (i64t)u * CP_SUB;
-      jq[u] = (I)-1;
-      vq[u] = (T)0;
-      if (p < e) {
-        jq[u] = idx[p];
-        vq[u] = val[p];
-      }
+  for (int u = 0; u < CP_ROUND; ++u) {
+    const i64t p = s + lane + (i64t)u * CP_SUB;
+    jq[u] = (I)-1;
+    vq[u] = (T)0;
+    if (p < e) {
+      jq[u] = idx[p];
+      vq[u] = val[p];
     }
+  }
 #pragma unroll
-    for (int u = 0; u < CP_ROUND; ++u) {
-      const i64t j = (i64t)jq[u];
-      if (j >= 0 && j < k) acc = acc + vq[u] * x[j];
-    }
+  for (int u = 0; u < CP_ROUND; ++u) {
+    const i64t j = (i64t)jq[u];
+    if (j >= 0 && j < k) acc = acc + vq[u] * x[j];
+  }
+  for (i64t p = s + lane + (i64t)CP_ROUND * CP_SUB; p < e; p += CP_SUB) {
+    const i64t j = (i64t)idx[p];
+    if (j >= 0 && j < k) acc = acc + val[p] * x[j];
   }
   return acc;
 }
