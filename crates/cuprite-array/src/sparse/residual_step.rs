@@ -15,7 +15,9 @@
 use super::SparseValue;
 use super::csr_product::dot_twin;
 use crate::array::Array;
-use crate::codegen::{KernelParams, KernelSource, ReadBuf, SharedBuf, WriteBuf, kernel_params};
+use crate::codegen::{
+    KernelParams, KernelSource, LaunchArgs, ReadBuf, SharedBuf, WriteBuf, kernel_params,
+};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
@@ -426,6 +428,31 @@ impl Real for f64 {
     const ZERO: f64 = 0.0;
 }
 
+/// Launches `kern` over `grid` blocks of [`THREADS`] threads with `args`.
+///
+/// # Safety
+/// As for [`cuprite_driver::Stream::launch_packed`]: `args` are valid words for the kernel,
+/// their accesses every buffer it touches.
+unsafe fn launch(
+    stream: &cuprite_driver::Stream,
+    kern: &crate::jit::Kernel,
+    grid: u32,
+    args: &LaunchArgs<'_>,
+) -> Result<()> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        stream.launch_packed(
+            &kern.func,
+            (grid, 1, 1),
+            (THREADS as u32, 1, 1),
+            0,
+            &args.words,
+            &args.accesses(),
+        )
+    }?;
+    Ok(())
+}
+
 impl ResidualStep {
     /// Input `i`'s `len` elements from its offset.
     fn read<'a>(
@@ -472,17 +499,7 @@ impl ResidualStep {
         // back). The kernel reads and writes elements below `n` (the norm at `n`, by the last
         // block only); its blocks hold `THREADS` threads, the `RS_BLOCK` it is built for (its
         // shared sums are indexed by thread).
-        unsafe {
-            stream.launch_packed(
-                &kern.func,
-                (grid, 1, 1),
-                (THREADS as u32, 1, 1),
-                0,
-                &args.words,
-                &args.accesses(),
-            )
-        }?;
-        Ok(())
+        unsafe { launch(stream, &kern, grid, &args) }
     }
 
     /// The CG step's update after [`Self::run_residual`].
@@ -514,17 +531,7 @@ impl ResidualStep {
         // `x` and `p`, one of `num` and `den`, the output's `2s + n`, whose first `n + 1` the
         // residual step's launch, ordered before on this stream, wrote. The kernel reads
         // elements below `n + 1` of the output and writes `n` from `s` and `n` from `2s`.
-        unsafe {
-            stream.launch_packed(
-                &kern.func,
-                (grid, 1, 1),
-                (THREADS as u32, 1, 1),
-                0,
-                &args.words,
-                &args.accesses(),
-            )
-        }?;
-        Ok(())
+        unsafe { launch(stream, &kern, grid, &args) }
     }
 
     /// The residual step and the update in one cooperative launch, where the device holds

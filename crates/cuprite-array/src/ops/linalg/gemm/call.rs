@@ -311,16 +311,17 @@ impl LibraryCall for Gemm {
 
     fn absorb_unary(&self, op: UnaryOp) -> Option<Arc<dyn LibraryCall>> {
         // `tanh` right after the product (and its bias): only the small kernel runs it.
+        if op != UnaryOp::Tanh
+            || self.act != Act::None
+            || self.addend
+            || self.aux != Aux::None
+            || self.post != Post::NONE
+        {
+            return None;
+        }
         let mut next = self.clone();
         next.act = Act::Tanh;
-        (op == UnaryOp::Tanh
-            && self.act == Act::None
-            && !self.addend
-            && self.aux == Aux::None
-            && self.post == Post::NONE
-            && next.small_shape()
-            && super::small_gemm())
-        .then(|| Arc::new(next) as Arc<dyn LibraryCall>)
+        (next.small_shape() && super::small_gemm()).then(|| Arc::new(next) as Arc<dyn LibraryCall>)
     }
 
     fn absorb_epilogue(
