@@ -1319,10 +1319,13 @@ fn plain_cg(d: Device) -> TestResult {
 }
 
 /// On a GPU: the unpreconditioned CG step as one cooperative launch and as two launches
-/// (`tuning::set_cg_fused`) gives the same iterates bit for bit after 12 iterations, and both
-/// agree with the CPU backend's within rounding, on the tridiagonal `[-1, 4, -1]`. Sizes: one
-/// the cooperative launch must take (its step counted), `2^20` (the most it takes, where the
-/// device holds its grid) and `2^20 + 1` (never: two launches, none counted).
+/// (`tuning::set_cg_fused`) gives the CPU backend's iterates bit for bit after 12 iterations on
+/// the tridiagonal `[-1, 4, -1]`. The right-hand side holds small integers, so that the
+/// solver's first `r·r` (a reduction whose order on CUDA may change from run to run) is exact
+/// in any order; every later operation is one of the sparse calls, whose CUDA kernels and CPU
+/// twins share their order. Sizes: ones the cooperative launch must take (its steps counted),
+/// `2^20` (the most it takes, where the device holds its grid) and `2^20 + 1` (never: two
+/// launches, none counted).
 fn cg_step_matches_cpu() -> TestResult {
     fn solve<T: cuprite_array::sparse::SparseValue + Float + cuprite_array::Transcendental>(
         d: Device,
@@ -1350,10 +1353,9 @@ fn cg_step_matches_cpu() -> TestResult {
     fn one<T: cuprite_array::sparse::SparseValue + Float + cuprite_array::Transcendental>(
         rng: &mut Rng,
         n: usize,
-        eps: f64,
     ) -> TestResult {
         let b: Vec<T> = (0..n)
-            .map(|_| T::from_f64(rng.f32_in(-1.0, 1.0) as f64))
+            .map(|_| T::from_f64((rng.next_u64() % 7) as f64 - 3.0))
             .collect();
         let (host, host_steps) = solve(Device::CPU, &b)?;
         assert_eq!(host_steps, 0, "the CPU backend counted cooperative steps");
@@ -1372,19 +1374,14 @@ fn cg_step_matches_cpu() -> TestResult {
         if n > 1 << 20 {
             assert_eq!(fused_steps, 0, "n {n}: a cooperative step beyond its size");
         }
-        let scale = host.iter().fold(0.0f64, |m, v| m.max(v.to_c64().re.abs()));
         for i in 0..n {
+            let bits = |v: T| v.to_c64().re.to_bits();
             let (f, a, h) = (fused[i], apart[i], host[i]);
             assert!(
-                f.to_c64().re.to_bits() == a.to_c64().re.to_bits(),
-                "n {n}, element {i}: {:e} in one launch, {:e} in two",
+                bits(f) == bits(h) && bits(a) == bits(h),
+                "n {n}, element {i}: {:e} in one launch, {:e} in two, {:e} on the CPU",
                 f.to_c64().re,
-                a.to_c64().re
-            );
-            assert!(
-                (f.to_c64().re - h.to_c64().re).abs() <= eps * scale,
-                "n {n}, element {i}: {:e} on CUDA, {:e} on the CPU",
-                f.to_c64().re,
+                a.to_c64().re,
                 h.to_c64().re
             );
         }
@@ -1392,9 +1389,9 @@ fn cg_step_matches_cpu() -> TestResult {
     }
     let mut rng = Rng::fresh();
     for n in [20, 100_000, 1 << 20, (1 << 20) + 1] {
-        one::<f64>(&mut rng, n, 1e-12)?;
+        one::<f64>(&mut rng, n)?;
     }
-    one::<f32>(&mut rng, 100_000, 1e-5)
+    one::<f32>(&mut rng, 100_000)
 }
 
 /// The run-sum kernels compile with NVRTC (no GPU): the sources the bodies would build on
