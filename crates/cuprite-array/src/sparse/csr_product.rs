@@ -701,6 +701,10 @@ impl LibraryCall for CsrProduct {
         layout: &crate::shape::Layout,
         len: usize,
     ) -> bool {
-        layout.packed_within(shape, len)
+        layout.is_contiguous(shape)
+            && layout
+                .offset
+                .checked_add(crate::shape::numel(shape))
+                .is_some_and(|end| end <= len)
     }
 }
