@@ -137,6 +137,17 @@ impl Layout {
         true
     }
 
+    /// Whether `shape`'s elements lie packed in row-major order from this layout's offset and
+    /// end within a storage of `len` elements: a view a library call may read in place as
+    /// `len` contiguous elements from its offset.
+    pub(crate) fn packed_within(&self, shape: &[usize], len: usize) -> bool {
+        self.is_contiguous(shape)
+            && self
+                .offset
+                .checked_add(numel(shape))
+                .is_some_and(|end| end <= len)
+    }
+
     /// The highest and lowest element offsets touched (for bounds and 32-bit checks).
     pub fn extent(&self, shape: &[usize]) -> (isize, isize) {
         let mut lo = self.offset as isize;

@@ -495,11 +495,7 @@ impl LibraryCall for Approx {
     /// backends), so a contiguous view goes in as it is: positions sliced out of one stacked
     /// array, or an image that is one of a batch, are not copied first.
     fn accepts_view(&self, _index: usize, shape: &[usize], layout: &Layout, len: usize) -> bool {
-        layout.is_contiguous(shape)
-            && layout
-                .offset
-                .checked_add(numel(shape))
-                .is_some_and(|end| end <= len)
+        layout.packed_within(shape, len)
     }
 
     fn run_cpu(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) -> Result<()> {

@@ -701,10 +701,6 @@ impl LibraryCall for CsrProduct {
         layout: &crate::shape::Layout,
         len: usize,
     ) -> bool {
-        layout.is_contiguous(shape)
-            && layout
-                .offset
-                .checked_add(crate::shape::numel(shape))
-                .is_some_and(|end| end <= len)
+        layout.packed_within(shape, len)
     }
 }

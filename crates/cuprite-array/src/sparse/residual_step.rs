@@ -22,7 +22,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::exec::CudaLane;
 use crate::graph::{CallInput, LibraryCall, Node, Op};
-use crate::shape::{Layout, SliceArg, numel};
+use crate::shape::{Layout, SliceArg};
 use crate::storage::{DevBuf, HostBuf};
 use crate::util::KeyHasher;
 use rayon::prelude::*;
@@ -648,11 +648,7 @@ impl LibraryCall for ResidualStep {
     /// Every input is read packed from its offset: a contiguous view inside its storage (the
     /// residual of the step before and `A·p`, both slices of longer outputs) is read in place.
     fn accepts_view(&self, _index: usize, shape: &[usize], layout: &Layout, len: usize) -> bool {
-        layout.is_contiguous(shape)
-            && layout
-                .offset
-                .checked_add(numel(shape))
-                .is_some_and(|end| end <= len)
+        layout.packed_within(shape, len)
     }
 }
 

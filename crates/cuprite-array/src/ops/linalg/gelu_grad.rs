@@ -485,11 +485,7 @@ impl LibraryCall for GeluGradRows {
     }
 
     fn accepts_view(&self, _index: usize, shape: &[usize], layout: &Layout, len: usize) -> bool {
-        layout.is_contiguous(shape)
-            && layout
-                .offset
-                .checked_add(numel(shape))
-                .is_some_and(|end| end <= len)
+        layout.packed_within(shape, len)
     }
 }
 

@@ -271,11 +271,6 @@ impl LibraryCall for RepeatRows {
     }
 
     fn accepts_view(&self, index: usize, shape: &[usize], layout: &Layout, len: usize) -> bool {
-        index == 0
-            && layout.is_contiguous(shape)
-            && layout
-                .offset
-                .checked_add(numel(shape))
-                .is_some_and(|end| end <= len)
+        index == 0 && layout.packed_within(shape, len)
     }
 }
