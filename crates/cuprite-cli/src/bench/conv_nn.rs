@@ -13,7 +13,9 @@
 //!
 //! `CUPRITE_BENCH_CONV_WORKSPACE` (bytes) sets the fallback's bound on the lowered patches it
 //! holds at a time ([`signal::set_conv_workspace_bytes`]) for these figures, to compare chunk
-//! sizes in one call.
+//! sizes in one call. `CUPRITE_BENCH_CUDNN_GRAPH` (`1` or `0`) sends every element type's
+//! convolutions through cuDNN's graph API or its legacy API
+//! ([`cuprite_array::tuning::set_cudnn_graph_api`]), to compare the two in one call.
 
 use super::curves::per_call;
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, TimeUnit};
@@ -80,12 +82,22 @@ fn layer<T: Float>(ctx: &mut BenchCtx, n: usize, label: &str, lib: bool) -> Benc
     let bound = std::env::var("CUPRITE_BENCH_CONV_WORKSPACE")
         .ok()
         .and_then(|v| v.parse::<usize>().ok());
+    let graph = match std::env::var("CUPRITE_BENCH_CUDNN_GRAPH").as_deref() {
+        Ok("1") => Some(true),
+        Ok("0") => Some(false),
+        _ => None,
+    };
+    let api_before = cuprite_array::tuning::cudnn_graph_api();
+    if graph.is_some() {
+        cuprite_array::tuning::set_cudnn_graph_api(graph);
+    }
     let before = signal::conv_workspace_bytes();
     if let Some(b) = bound {
         signal::set_conv_workspace_bytes(b);
     }
     let r = cuprite_array::tuning::with_cudnn(lib, || layer_passes::<T>(ctx, n, label, lib));
     signal::set_conv_workspace_bytes(before);
+    cuprite_array::tuning::set_cudnn_graph_api(api_before);
     r
 }
 
