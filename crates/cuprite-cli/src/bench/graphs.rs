@@ -22,10 +22,7 @@
 //!   not weigh on the call's own figure); the same call with `CUPRITE_DEFERRED_CELLS` the other
 //!   way (a steady launch's cell recorded at each launch, or left to its first reader). The
 //!   call, the switched call and the raw launch take one sample each in turn, so that the three
-//!   see the same host. Each of these samples is one call after a wait for an idle device; the
-//!   judged figure times [`HOST_CALLS`] calls back to back between two clock reads (a loop that
-//!   replays step after step, as METHOD's K calls an event pair), against as many raw launches
-//!   the same way, the two in turn.
+//!   see the same host.
 //!
 //! Device figures time K back-to-back calls between one pair of events on the array stream
 //! ([`super::curves::per_call`]), after warm calls and the optimised builds: kernels are built
@@ -68,8 +65,6 @@ pub fn benchmarks() -> Vec<Benchmark> {
 
 /// Back-to-back calls per event pair.
 const CALLS: usize = 20;
-/// Back-to-back calls between two clock reads in the host figure of a replay.
-const HOST_CALLS: usize = 10;
 /// The MLP's layers, width and batch.
 const LAYERS: usize = 4;
 const WIDTH: usize = 256;
@@ -342,30 +337,8 @@ fn replay_host(ctx: &mut BenchCtx) -> BenchResult {
         })();
         cuprite_driver::graph::set_deferred_cells(deferred);
         interleaved?;
-        // `HOST_CALLS` calls back to back a sample, then as many raw launches, in turn; each
-        // sample starts on an idle device, so the queue holds at most `HOST_CALLS` graphs.
-        let (mut call_k, mut raw_k) = (Vec::new(), Vec::new());
-        for k in 0..ctx.repeats + ctx.warmup {
-            let c = sample(&mut || {
-                for _ in 0..HOST_CALLS {
-                    call_once()?;
-                }
-                Ok(())
-            })?;
-            let r = sample(&mut || {
-                for _ in 0..HOST_CALLS {
-                    raw_once()?;
-                }
-                Ok(())
-            })?;
-            if k >= ctx.warmup {
-                call_k.push(c / HOST_CALLS as f64);
-                raw_k.push(r / HOST_CALLS as f64);
-            }
-        }
         cuprite_array::sync(Device::cuda(0))?;
         let (call, other, raw) = (Samples(call), Samples(other), Samples(raw));
-        let (call_k, raw_k) = (Samples(call_k), Samples(raw_k));
         // The stages, timed in calls of their own.
         cuprite_array::replay_stage_timing(true);
         let timed_calls = (|| -> Result<(), BenchError> {
@@ -379,30 +352,15 @@ fn replay_host(ctx: &mut BenchCtx) -> BenchResult {
         timed_calls?;
         let mut figures = vec![
             Figure::time(
-                format!("host time of one replay of the MLP step, {HOST_CALLS} back to back "),
-                &call_k,
-                TimeUnit::Us,
-            )
-            .with_ceiling(
-                format!("{HOST_CALLS} raw cuGraphLaunch of the same graph back to back"),
-                raw_k.median() * 1e6,
-            )
-            .with_target(Target::RatioAtMost(1.2))
-            .with_note(format!(
-                "Compiled::call with the inputs of the call before (copies skipped), \
-                 {HOST_CALLS} calls between two clock reads from an idle device, the outputs \
-                 dropped at once; against {HOST_CALLS} raw launches timed the same way, in turn"
-            )),
-            Figure::time(
                 "host time of one replay of the MLP step ",
                 &call,
                 TimeUnit::Us,
             )
             .with_ceiling("a raw cuGraphLaunch of the same graph", raw.median() * 1e6)
+            .with_target(Target::RatioAtMost(1.2))
             .with_note(
-                "one call a sample, each on an idle device: Compiled::call with the inputs of \
-                 the call before (copies skipped): the launch (its outputs handed out as the \
-                 graph wrote them, no copies), one access set",
+                "Compiled::call with the inputs of the call before (copies skipped): the launch \
+                 (its outputs handed out as the graph wrote them, no copies), one access set",
             ),
             Figure::time(
                 "host time of a raw cuGraphLaunch of the MLP step ",
