@@ -86,6 +86,7 @@ pub fn tests() -> Vec<Test> {
         Test::gpu("dnn::graph_api_bf16", graph_vs_legacy::<bf16>),
         Test::gpu("dnn::graph_api_f16", graph_vs_legacy::<f16>),
         Test::gpu("dnn::graph_api_f32_when_asked", graph_vs_legacy::<f32>),
+        Test::gpu_alone("dnn::faster_api_f32", faster_api_f32),
         Test::gpu_alone("dnn::capture_uses_heuristics", capture_uses_heuristics),
         Test::gpu_alone(
             "dnn::captured_conv_outlives_handle",
@@ -1063,6 +1064,8 @@ fn buffer_checks() -> TestResult {
 /// or setting asks the heuristics again; a deterministic filter gradient repeats bit for bit.
 fn algo_cache_and_settings() -> TestResult {
     let (s, dnn) = need_dnn!();
+    // The legacy API's cache (f32 by element type may take the graph API's plans).
+    dnn.set_graph_api(Some(false));
     let mut rng = Rng::fresh();
     let c = ConvShape::new(4, 8, [12, 12], 8, [3, 3]);
     let x = s.clone_htod(&random::<f32>(&mut rng, c.x_len()?))?;
@@ -1212,6 +1215,12 @@ fn measured_vs_heuristic<T: Elem>() -> TestResult {
     let Some((s, measured, heuristic)) = measuring_pair()? else {
         return ignore("no cuDNN 9 here (set CUPRITE_CUDNN_PATH)");
     };
+    if T::DATA_TYPE == cuprite_driver::sys::cudnn::cudnnDataType_t::CUDNN_DATA_FLOAT {
+        // The legacy API's choices alone (by element type, a measuring handle times f32
+        // problems on both APIs: `faster_api_f32`).
+        measured.set_graph_api(Some(false));
+        heuristic.set_graph_api(Some(false));
+    }
     let mut rng = Rng::fresh();
     let mut shapes = 0u64;
     let mut first = None;
@@ -1396,6 +1405,8 @@ fn measured_settings() -> TestResult {
     let Some((s, measured, heuristic)) = measuring_pair()? else {
         return ignore("no cuDNN 9 here (set CUPRITE_CUDNN_PATH)");
     };
+    measured.set_graph_api(Some(false));
+    heuristic.set_graph_api(Some(false));
     let mut rng = Rng::fresh();
     let mut c = ConvShape::new(4, 16, [14, 14], 16, [3, 3]);
     c.pad = [1, 1];
@@ -1444,6 +1455,8 @@ fn measured_settings() -> TestResult {
 fn capture_uses_heuristics() -> TestResult {
     let (s, dnn) = need_dnn!();
     dnn.set_algo_search(Some(true));
+    // The legacy API's choices alone (`faster_api_f32` covers both APIs in a capture).
+    dnn.set_graph_api(Some(false));
     let mut rng = Rng::fresh();
     let mut c = ConvShape::new(2, 4, [9, 9], 8, [3, 3]);
     c.pad = [1, 1];
@@ -1479,6 +1492,77 @@ fn capture_uses_heuristics() -> TestResult {
     dnn.conv_forward(&c, &xd, &wd, &mut y2)?;
     assert_eq!(dnn.algo_cache_counts()?, (1, 2));
     assert_eq!(dnn.algo_searches()?, 1);
+    Ok(())
+}
+
+/// `f32` problems on a measuring handle that chooses its API by element type: each pass's
+/// first call times the graph API's plan against the legacy API's algorithm and keeps the
+/// faster (each problem counted once, for one API or the other), and the results lie within
+/// the bound of the host sums whichever won, on a 3×3 padded layer in both layouts and on views
+/// one element in; the same problems again time nothing. A problem met first on a capturing
+/// stream takes the legacy API without timing (the replay computes it) and is timed by its first
+/// call after the capture.
+fn faster_api_f32() -> TestResult {
+    let (s, dnn) = need_dnn!();
+    dnn.set_algo_search(Some(true));
+    dnn.set_graph_api(None);
+    let heuristic = Dnn::new(&s)?;
+    heuristic.set_algo_search(Some(false));
+    heuristic.set_graph_api(Some(false));
+    let counted = |dnn: &Dnn| -> Result<usize, BoxError> {
+        let (g, l) = dnn.faster_api_counts()?;
+        Ok(g + l)
+    };
+    assert_eq!(dnn.faster_api_counts()?, (0, 0));
+    let mut rng = Rng::fresh();
+    let mut layer = ConvShape::new(2, 8, [20, 20], 16, [3, 3]);
+    layer.pad = [1, 1];
+    let mut nhwc = layer;
+    nhwc.layout = Layout::Nhwc;
+    pair_case::<f32, 2>(&s, &dnn, &heuristic, &mut rng, &layer)?;
+    assert_eq!(counted(&dnn)?, 3, "each pass timed on both APIs once");
+    pair_case::<f32, 2>(&s, &dnn, &heuristic, &mut rng, &nhwc)?;
+    assert_eq!(counted(&dnn)?, 6);
+    assert_eq!(
+        heuristic.faster_api_counts()?,
+        (0, 0),
+        "a legacy handle times nothing"
+    );
+    let (searches, plans) = (dnn.algo_searches()?, dnn.graph_plans()?);
+    pair_case::<f32, 2>(&s, &dnn, &heuristic, &mut rng, &layer)?;
+    assert_eq!(counted(&dnn)?, 6, "the same problems again: nothing timed");
+    assert_eq!(dnn.algo_searches()?, searches);
+    assert_eq!(dnn.graph_plans()?, plans);
+    offset_case::<f32, 2>(&s, &dnn, &mut rng, &layer)?;
+    // A capture first: the legacy API, nothing timed or kept.
+    let mut c = ConvShape::new(2, 4, [9, 9], 8, [3, 3]);
+    c.pad = [1, 1];
+    let (xl, wl, yl) = (c.x_len()?, c.w_len()?, c.y_len()?);
+    let (x, w) = (random::<f32>(&mut rng, xl), random::<f32>(&mut rng, wl));
+    let want = accumulate(
+        yl,
+        conv_terms(&c)
+            .iter()
+            .map(|&(xi, wi, yi)| (x[xi].f() * w[wi].f(), yi)),
+    );
+    let (xd, wd) = (s.clone_htod(&x)?, s.clone_htod(&w)?);
+    let mut y = s.clone_htod(&vec![f32::NAN; yl])?;
+    let before = counted(&dnn)?;
+    s.synchronize()?;
+    s.begin_capture(CaptureMode::ThreadLocal)?;
+    let r = dnn.conv_forward(&c, &xd, &wd, &mut y);
+    let g = s.end_capture()?;
+    r?;
+    assert_eq!(counted(&dnn)?, before, "nothing timed in the capture");
+    let exec = g.instantiate()?;
+    exec.launch(&s)?;
+    compare(&format!("captured {c:?}"), &s.clone_dtoh(&y)?, &want)?;
+    let mut y2 = s.clone_htod(&vec![f32::NAN; yl])?;
+    dnn.conv_forward(&c, &xd, &wd, &mut y2)?;
+    assert_eq!(counted(&dnn)?, before + 1, "timed after the capture");
+    compare(&format!("timed {c:?}"), &s.clone_dtoh(&y2)?, &want)?;
+    exec.launch(&s)?;
+    compare(&format!("replayed {c:?}"), &s.clone_dtoh(&y)?, &want)?;
     Ok(())
 }
 

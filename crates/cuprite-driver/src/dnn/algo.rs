@@ -105,6 +105,9 @@ pub(super) struct AlgoCache {
     plans: HashMap<PlanKey, Option<Arc<Plan>>>,
     /// Plans whose execution cuDNN refused, kept with the others until the handle goes.
     refused: Vec<Arc<Plan>>,
+    /// Which API computes a problem for which the handle times both (`true`: the graph API's
+    /// plan ran faster than the legacy API's algorithm on its first call).
+    faster: HashMap<PlanKey, bool>,
     tick: u64,
     hits: u64,
     misses: u64,
@@ -158,6 +161,24 @@ impl AlgoCache {
         }
     }
 
+    /// The API that computes `key`'s problem where the handle times both: `Some(true)` the
+    /// graph API, `Some(false)` the legacy API, `None` not timed yet.
+    pub fn faster_api(&self, key: &PlanKey) -> Option<bool> {
+        self.faster.get(key).copied()
+    }
+
+    /// Keeps which API computes `key`'s problem from now on (see [`faster_api`](Self::faster_api)).
+    pub fn set_faster_api(&mut self, key: PlanKey, graph: bool) {
+        self.faster.insert(key, graph);
+    }
+
+    /// How many problems the graph API and the legacy API each won (see
+    /// [`faster_api`](Self::faster_api)).
+    pub fn faster_counts(&self) -> (usize, usize) {
+        let graph = self.faster.values().filter(|&&g| g).count();
+        (graph, self.faster.len() - graph)
+    }
+
     /// Whether a new plan can be kept.
     pub fn plan_room(&self) -> bool {
         self.plans.len() < Self::CAPACITY
@@ -188,6 +209,7 @@ impl AlgoCache {
     pub fn clear_plans(&mut self) {
         self.plans.clear();
         self.refused.clear();
+        self.faster.clear();
     }
 
     /// The choice for `pass` over these descriptors: cached, measured by `measure` (when given:

@@ -7,7 +7,6 @@
 //! workspace from the stream-ordered pool, and declares its accesses to the stream tracker
 //! around each enqueuing cuDNN call (the measurement's and the computation's).
 
-use super::Dnn;
 use super::algo::{AlgoCache, PlanKey};
 use super::algo::{
     Choice, FindBuffers, Measured, Pass, find, find_falls_back, precomp_gemm, search_workspace,
@@ -16,6 +15,7 @@ use super::desc::{ActDesc, ConvDescs, TensorDesc};
 use super::element::{DnnElement, one_zero, requested_math, run_math};
 use super::engine::{Plan, alignment, plans};
 use super::shape::{ConvShape, Geometry, check_lens};
+use super::{Api, Dnn};
 use crate::blas::{check_context, invalid};
 use crate::error::Result;
 use crate::event::{Event, EventFlags};
@@ -23,7 +23,7 @@ use crate::memory::{Access, DeviceRead, DeviceViewMut, DeviceWrite};
 use crate::stream::Stream;
 use cuprite_sys::cudnn::{
     cudnnActivationMode_t, cudnnConvolutionBwdDataAlgo_t, cudnnConvolutionBwdFilterAlgo_t,
-    cudnnConvolutionFwdAlgo_t,
+    cudnnConvolutionFwdAlgo_t, cudnnHandle_t,
 };
 use std::ffi::c_void;
 
@@ -213,97 +213,163 @@ impl Dnn {
             b.device_ptr() as *const c_void,
             out.device_ptr_mut() as *mut c_void,
         );
-        if self.graph_api_for::<T>() {
-            let key = PlanKey {
-                pass,
-                data_type: T::DATA_TYPE.0,
-                geometry: g,
-                policy,
-                align: alignment(&[pa as usize, pb as usize, po as usize]),
-            };
-            if self.conv_plan::<T>(&mut cache, key, [a, b], out)? {
-                return Ok(());
-            }
-        }
-        let descs = ConvDescs::new::<T>(&g, requested_math::<T>(policy.allow_tf32))?;
-        let choice = {
-            let out_ref: &dyn DeviceWrite<T> = &*out;
-            let mut measure = || self.measure::<T>(pass, &descs, policy, [a, b], out_ref, po);
-            let measure: Option<&mut dyn FnMut() -> Result<Measured>> =
-                if self.algo_search_for::<T>() {
-                    Some(&mut measure)
-                } else {
-                    None
-                };
-            cache.choose::<T>(self.raw, pass, &g, &descs, policy, measure)?
+        let key = PlanKey {
+            pass,
+            data_type: T::DATA_TYPE.0,
+            geometry: g,
+            policy,
+            align: alignment(&[pa as usize, pb as usize, po as usize]),
         };
+        let graph = match self.api_for::<T>() {
+            Api::Legacy => false,
+            Api::Graph => true,
+            Api::Faster => match cache.faster_api(&key) {
+                Some(graph) => graph,
+                None => self.faster_api::<T>(&mut cache, key, [a, b], out)?,
+            },
+        };
+        if graph && self.conv_plan::<T>(&mut cache, key, [a, b], out)? {
+            return Ok(());
+        }
+        let (descs, choice) = self.legacy_choice::<T>(&mut cache, key, [a, b], &*out)?;
         let ws = self.workspace(choice.workspace)?;
         let pw = ws.device_ptr() as *mut c_void;
-        let (one, zero) = one_zero::<T>();
-        let h = self.raw;
         let acc = [
             Access::read(a),
             Access::read(b),
             Access::write(&*out),
             Access::write(&ws),
         ];
-        let d = &descs;
         s.with_access(&acc, || {
-            // SAFETY: the descriptors describe exactly the checked shape, and each buffer was
+            // SAFETY: the descriptors were made for this checked geometry and each buffer was
             // checked to hold the elements its descriptor spans; the workspace holds the bytes
-            // cuDNN asked for this algorithm and math type (set on `d.conv`); the scalars are
-            // static host values of the type cuDNN reads for `T`; the handle is bound to this
-            // stream and its context is current.
-            unsafe {
-                match pass {
-                    Pass::Forward => cudnn!(cudnnConvolutionForward(
-                        h,
-                        one,
-                        d.x.0,
-                        pa,
-                        d.w.0,
-                        pb,
-                        d.conv.0,
-                        cudnnConvolutionFwdAlgo_t(choice.algo),
-                        pw,
-                        choice.workspace,
-                        zero,
-                        d.y.0,
-                        po
-                    )),
-                    Pass::BackwardData => cudnn!(cudnnConvolutionBackwardData(
-                        h,
-                        one,
-                        d.w.0,
-                        pa,
-                        d.y.0,
-                        pb,
-                        d.conv.0,
-                        cudnnConvolutionBwdDataAlgo_t(choice.algo),
-                        pw,
-                        choice.workspace,
-                        zero,
-                        d.x.0,
-                        po
-                    )),
-                    Pass::BackwardFilter => cudnn!(cudnnConvolutionBackwardFilter(
-                        h,
-                        one,
-                        d.x.0,
-                        pa,
-                        d.y.0,
-                        pb,
-                        d.conv.0,
-                        cudnnConvolutionBwdFilterAlgo_t(choice.algo),
-                        pw,
-                        choice.workspace,
-                        zero,
-                        d.w.0,
-                        po
-                    )),
-                }
-            }
+            // cuDNN asked for this algorithm and math type; the handle is bound to this stream
+            // and its context is current.
+            unsafe { legacy_run::<T>(self.raw, pass, &descs, choice, pa, pb, po, pw) }
         })
+    }
+
+    /// The descriptors of `key`'s problem and its legacy algorithm: cached, measured on the
+    /// call's buffers (while the handle measures `T`'s problems), or cuDNN's heuristic choice.
+    /// The descriptors' convolution carries the choice's math type.
+    fn legacy_choice<T: DnnElement>(
+        &self,
+        cache: &mut AlgoCache,
+        key: PlanKey,
+        inputs: [&dyn DeviceRead<T>; 2],
+        out: &dyn DeviceWrite<T>,
+    ) -> Result<(ConvDescs, Choice)> {
+        let descs = ConvDescs::new::<T>(&key.geometry, requested_math::<T>(key.policy.allow_tf32))?;
+        let po = out.device_ptr() as *mut c_void;
+        let mut measure = || self.measure::<T>(key.pass, &descs, key.policy, inputs, out, po);
+        let measure: Option<&mut dyn FnMut() -> Result<Measured>> = if self.algo_search_for::<T>() {
+            Some(&mut measure)
+        } else {
+            None
+        };
+        let choice = cache.choose::<T>(
+            self.raw,
+            key.pass,
+            &key.geometry,
+            &descs,
+            key.policy,
+            measure,
+        )?;
+        Ok((descs, choice))
+    }
+
+    /// Settles which API computes `key`'s problem from now on, on its first call: its
+    /// graph-API plan and its legacy algorithm (each measured as its API measures) run
+    /// [`PLAN_RUNS`] times each between two events on the call's buffers, and the faster is
+    /// kept (`true`: the graph API). No plan here, or one cuDNN refuses to run: the legacy
+    /// API. On a capturing stream nothing is timed or kept, and the call takes the legacy API.
+    fn faster_api<T: DnnElement>(
+        &self,
+        cache: &mut AlgoCache,
+        key: PlanKey,
+        inputs: [&dyn DeviceRead<T>; 2],
+        out: &mut dyn DeviceWrite<T>,
+    ) -> Result<bool> {
+        let s = &*self.stream;
+        if s.is_capturing()? {
+            return Ok(false);
+        }
+        if !cache.planned(&key) {
+            if !cache.plan_room() {
+                cache.set_faster_api(key, false);
+                return Ok(false);
+            }
+            self.make_plan::<T>(cache, key, inputs, &*out)?;
+        }
+        let Some(plan) = cache.plan(&key, false).cloned() else {
+            cache.set_faster_api(key, false);
+            return Ok(false);
+        };
+        let (descs, choice) = self.legacy_choice::<T>(cache, key, inputs, &*out)?;
+        let ws = match self.workspace(plan.workspace.max(choice.workspace)) {
+            Ok(ws) => ws,
+            // No room to time both now: the legacy API computes this call, and a later one
+            // times them.
+            Err(e) if find_falls_back(&e) => return Ok(false),
+            Err(e) => return Err(e),
+        };
+        let (pa, pb, po, pw) = (
+            inputs[0].device_ptr() as *const c_void,
+            inputs[1].device_ptr() as *const c_void,
+            out.device_ptr_mut() as *mut c_void,
+            ws.device_ptr() as *mut c_void,
+        );
+        let acc = [
+            Access::read(inputs[0]),
+            Access::read(inputs[1]),
+            Access::write(&*out),
+            Access::write(&ws),
+        ];
+        let timed = s.with_access(&acc, || {
+            // SAFETY: as in `conv_plan` (the plan was made for this geometry and these
+            // pointers' alignment) and in `conv` (the descriptors and algorithm); the
+            // workspace holds the larger of the two needs.
+            let graph = || unsafe { plan.execute(self.raw, key.pass, pa, pb, po, pw) };
+            // SAFETY: as above.
+            let legacy =
+                || unsafe { legacy_run::<T>(self.raw, key.pass, &descs, choice, pa, pb, po, pw) };
+            Ok(self
+                .timed_runs(&graph)
+                .and_then(|g| Ok((g, self.timed_runs(&legacy)?))))
+        })?;
+        let graph = match timed {
+            Ok((Some(g), Some(l))) => g < l,
+            Ok((Some(_), None)) => true,
+            Ok((None, _)) => false,
+            Err(e) => {
+                let _ = s.synchronize();
+                return Err(e);
+            }
+        };
+        cache.set_faster_api(key, graph);
+        Ok(graph)
+    }
+
+    /// The milliseconds [`PLAN_RUNS`] runs of `run` take between two events on the handle's
+    /// stream, after one untimed run, waited for: `None` when that first run reports "not
+    /// supported" (nothing more runs). Call inside the runs' declared accesses.
+    fn timed_runs(&self, run: &dyn Fn() -> Result<()>) -> Result<Option<f32>> {
+        let s = &*self.stream;
+        match run() {
+            Ok(()) => {}
+            Err(e) if find_falls_back(&e) => return Ok(None),
+            Err(e) => return Err(e),
+        }
+        let ctx = s.context();
+        let start = Event::new(ctx, EventFlags::DEFAULT)?;
+        let end = Event::new(ctx, EventFlags::DEFAULT)?;
+        start.record(s)?;
+        for _ in 0..PLAN_RUNS {
+            run()?;
+        }
+        end.record(s)?;
+        end.synchronize()?;
+        Ok(Some(start.elapsed_ms(&end)?))
     }
 
     /// Computes the pass of `key` with its graph-API plan: `Ok(true)` when enqueued,
@@ -326,26 +392,7 @@ impl Dnn {
             if !cache.plan_room() || s.is_capturing()? {
                 return Ok(false);
             }
-            let measure = self.algo_search();
-            let want = if measure { PLAN_CANDIDATES } else { 1 };
-            // Making plans enqueues nothing: any failure leaves the problem to the legacy API,
-            // which reports its own errors.
-            let candidates = plans::<T>(
-                self.raw,
-                key.pass,
-                &key.geometry,
-                key.policy,
-                key.align,
-                want,
-            )
-            .unwrap_or_default();
-            let po = out.device_ptr_mut() as *mut c_void;
-            let pick = if measure && candidates.len() > 1 {
-                self.fastest_plan(key.pass, candidates, inputs, &*out, po)?
-            } else {
-                candidates.into_iter().next()
-            };
-            cache.insert_plan(key, pick, measure);
+            self.make_plan::<T>(cache, key, inputs, &*out)?;
         }
         let Some(plan) = cache.plan(&key, !fresh) else {
             return Ok(false);
@@ -386,6 +433,40 @@ impl Dnn {
         }
     }
 
+    /// Makes and keeps `key`'s plan (`None` where none keeps the policy here): the first that
+    /// cuDNN's heuristics rank and that builds, or, when this handle measures, the fastest of
+    /// the first [`PLAN_CANDIDATES`] timed on the call's buffers. Call outside a capture, with
+    /// room for a plan.
+    fn make_plan<T: DnnElement>(
+        &self,
+        cache: &mut AlgoCache,
+        key: PlanKey,
+        inputs: [&dyn DeviceRead<T>; 2],
+        out: &dyn DeviceWrite<T>,
+    ) -> Result<()> {
+        let measure = self.algo_search();
+        let want = if measure { PLAN_CANDIDATES } else { 1 };
+        // Making plans enqueues nothing: any failure leaves the problem to the legacy API,
+        // which reports its own errors.
+        let candidates = plans::<T>(
+            self.raw,
+            key.pass,
+            &key.geometry,
+            key.policy,
+            key.align,
+            want,
+        )
+        .unwrap_or_default();
+        let po = out.device_ptr() as *mut c_void;
+        let pick = if measure && candidates.len() > 1 {
+            self.fastest_plan(key.pass, candidates, inputs, out, po)?
+        } else {
+            candidates.into_iter().next()
+        };
+        cache.insert_plan(key, pick, measure);
+        Ok(())
+    }
+
     /// The fastest of `candidates` on the call's own buffers (`out`'s contents are not needed:
     /// every timed run overwrites it, and the call computes it next): each runs once, then
     /// [`PLAN_RUNS`] times between two events; the least time wins. A candidate whose run
@@ -416,7 +497,6 @@ impl Dnn {
             Access::write(out),
             Access::write(&ws),
         ];
-        let ctx = s.context();
         // Each candidate's runs are complete (its end event waited for) before the next
         // starts, so the candidates not kept are dropped with no work of theirs pending; a
         // failure part-way waits for the stream before they go. The outcome is carried out of
@@ -428,23 +508,7 @@ impl Dnn {
                     // SAFETY: as in `conv_plan`; the workspace holds the most any candidate
                     // asks.
                     let run = || unsafe { plan.execute(self.raw, pass, pa, pb, po, pw) };
-                    match run() {
-                        Ok(()) => {}
-                        Err(e) if find_falls_back(&e) => {
-                            times.push(f32::INFINITY);
-                            continue;
-                        }
-                        Err(e) => return Err(e),
-                    }
-                    let start = Event::new(ctx, EventFlags::DEFAULT)?;
-                    let end = Event::new(ctx, EventFlags::DEFAULT)?;
-                    start.record(s)?;
-                    for _ in 0..PLAN_RUNS {
-                        run()?;
-                    }
-                    end.record(s)?;
-                    end.synchronize()?;
-                    times.push(start.elapsed_ms(&end)?);
+                    times.push(self.timed_runs(&run)?.unwrap_or(f32::INFINITY));
                 }
                 Ok(times)
             };
@@ -625,5 +689,78 @@ impl Dnn {
                 ))
             }
         })
+    }
+}
+
+/// Enqueues `pass` with the legacy algorithm `choice` on `h`'s stream: `pa`, `pb` the pass's
+/// inputs and `po` its output in [`names`]' order, `pw` the workspace.
+///
+/// # Safety
+/// `descs` describe a checked geometry and carry `choice`'s math type; each pointer holds the
+/// elements its descriptor spans, `pw` at least `choice.workspace` bytes, all of `h`'s
+/// context, declared to its stream's tracker; `h` is bound to that stream with its context
+/// current.
+#[allow(clippy::too_many_arguments)]
+unsafe fn legacy_run<T: DnnElement>(
+    h: cudnnHandle_t,
+    pass: Pass,
+    d: &ConvDescs,
+    choice: Choice,
+    pa: *const c_void,
+    pb: *const c_void,
+    po: *mut c_void,
+    pw: *mut c_void,
+) -> Result<()> {
+    let (one, zero) = one_zero::<T>();
+    // SAFETY: the caller's contract; the scalars are static host values of the type cuDNN
+    // reads for `T`.
+    unsafe {
+        match pass {
+            Pass::Forward => cudnn!(cudnnConvolutionForward(
+                h,
+                one,
+                d.x.0,
+                pa,
+                d.w.0,
+                pb,
+                d.conv.0,
+                cudnnConvolutionFwdAlgo_t(choice.algo),
+                pw,
+                choice.workspace,
+                zero,
+                d.y.0,
+                po
+            )),
+            Pass::BackwardData => cudnn!(cudnnConvolutionBackwardData(
+                h,
+                one,
+                d.w.0,
+                pa,
+                d.y.0,
+                pb,
+                d.conv.0,
+                cudnnConvolutionBwdDataAlgo_t(choice.algo),
+                pw,
+                choice.workspace,
+                zero,
+                d.x.0,
+                po
+            )),
+            Pass::BackwardFilter => cudnn!(cudnnConvolutionBackwardFilter(
+                h,
+                one,
+                d.x.0,
+                pa,
+                d.y.0,
+                pb,
+                d.conv.0,
+                cudnnConvolutionBwdFilterAlgo_t(choice.algo),
+                pw,
+                choice.workspace,
+                zero,
+                d.w.0,
+                po
+            )),
+        }
     }
 }

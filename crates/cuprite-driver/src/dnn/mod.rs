@@ -21,9 +21,11 @@
 //!   choice; the first two are measured again by a later call that can.
 //! - `f16`/`bf16` convolutions go through cuDNN's graph (backend) API instead: an execution
 //!   plan per problem, made on its first call (measured the same way) and kept in the handle,
-//!   so that a later call only binds its buffers and runs it; [`set_graph_api`]
-//!   (process-wide) or [`Dnn::set_graph_api`] (one handle) choose the API for every type. A
-//!   problem without a plan here takes the legacy API.
+//!   so that a later call only binds its buffers and runs it. `f32`/`f64` convolutions on a
+//!   measuring handle take whichever API ran faster on the problem's first call (its measured
+//!   plan and its measured algorithm, each timed the same way on that call's buffers), and the
+//!   legacy API otherwise. [`set_graph_api`] (process-wide) or [`Dnn::set_graph_api`] (one
+//!   handle) choose one API for every type. A problem without a plan here takes the legacy API.
 //!
 //! Invariants: every size is checked (checked arithmetic, cuDNN's 32-bit dimensions and
 //! strides, buffer lengths against the shape) before cuDNN sees it, so a safe call never lets
@@ -215,12 +217,26 @@ const GRAPH_BY_TYPE: u8 = 3;
 /// The process's graph-API setting (`GRAPH_OFF`, `GRAPH_ON` or `GRAPH_BY_TYPE`).
 static GRAPH_API: AtomicU8 = AtomicU8::new(GRAPH_BY_TYPE);
 
+/// Which of cuDNN's APIs computes a handle's convolution problems of one element type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Api {
+    /// The legacy API's algorithms.
+    Legacy,
+    /// The graph API's plans (the legacy API where no plan serves).
+    Graph,
+    /// Whichever ran faster on the problem's first call (the legacy API where that call could
+    /// not time them: on a capturing stream).
+    Faster,
+}
+
 /// Chooses which of cuDNN's two convolution APIs the convolutions (forward and both
 /// gradients; not the fused bias-and-activation call) of handles that do not say otherwise
 /// ([`Dnn::set_graph_api`]) use: `Some(true)` the graph (backend) API's execution plans,
-/// `Some(false)` the legacy API's algorithms, `None` (the default) the graph API for
-/// `f16`/`bf16` problems and the legacy API for `f32`/`f64` ones. Both compute the same
-/// convolution, within its rounding.
+/// `Some(false)` the legacy API's algorithms, `None` (the default) by element type: the graph
+/// API for `f16`/`bf16` problems; for `f32`/`f64` ones, while the handle measures
+/// ([`set_algo_search`]), the faster of the two on the problem's first call (the measured plan
+/// and the measured algorithm each run a few times between two events on that call's buffers),
+/// else the legacy API. Both compute the same convolution, within its rounding.
 ///
 /// A graph-API plan is made on a problem's first call and kept in the handle for its life: the
 /// first engine cuDNN's heuristics (mode A, then its fallback list) rank that keeps the
@@ -438,18 +454,31 @@ impl Dnn {
         self.graph_api.store(v, Ordering::Relaxed);
     }
 
-    /// Whether this handle's convolutions of `T` use the graph API (its own setting, else the
-    /// process's).
-    pub(crate) fn graph_api_for<T: DnnElement>(&self) -> bool {
+    /// Which API this handle's convolutions of `T` use (its own setting, else the process's):
+    /// by element type, half types take the graph API, and `f32`/`f64` take whichever of the
+    /// two ran faster on the problem's first call while the handle measures them, else the
+    /// legacy API.
+    pub(crate) fn api_for<T: DnnElement>(&self) -> Api {
         let v = match self.graph_api.load(Ordering::Relaxed) {
             GRAPH_PROCESS => GRAPH_API.load(Ordering::Relaxed),
             v => v,
         };
         match v {
-            GRAPH_OFF => false,
-            GRAPH_ON => true,
-            _ => is_half::<T>(),
+            GRAPH_OFF => Api::Legacy,
+            GRAPH_ON => Api::Graph,
+            _ if is_half::<T>() => Api::Graph,
+            _ if self.algo_search_for::<T>() => Api::Faster,
+            _ => Api::Legacy,
         }
+    }
+
+    /// How many convolution problems this handle timed on both APIs (see [`set_graph_api`]) went
+    /// to the graph API, and how many to the legacy API.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when a call panicked while holding the handle.
+    pub fn faster_api_counts(&self) -> Result<(usize, usize)> {
+        Ok(self.begin_unbound()?.faster_counts())
     }
 
     /// How many graph-API plans this handle keeps (one per problem it computed through the
