@@ -1449,6 +1449,30 @@ fn measured_settings() -> TestResult {
     Ok(())
 }
 
+/// The forward problem of the capture tests: a padded 3×3 layer of 2 × 4 × 9 × 9 `f32` inputs
+/// and 8 filters, its random `x` and `w` on the device, and the host sums of `y`.
+fn small_forward(s: &Arc<Stream>, rng: &mut Rng) -> Result<SmallForward, BoxError> {
+    let mut c = ConvShape::new(2, 4, [9, 9], 8, [3, 3]);
+    c.pad = [1, 1];
+    let (xl, wl, yl) = (c.x_len()?, c.w_len()?, c.y_len()?);
+    let (x, w) = (random::<f32>(rng, xl), random::<f32>(rng, wl));
+    let want = accumulate(
+        yl,
+        conv_terms(&c)
+            .iter()
+            .map(|&(xi, wi, yi)| (x[xi].f() * w[wi].f(), yi)),
+    );
+    Ok((c, s.clone_htod(&x)?, s.clone_htod(&w)?, want))
+}
+
+/// What [`small_forward`] makes: the shape, `x`, `w`, and the host sums of `y`.
+type SmallForward = (
+    ConvShape<2>,
+    cuprite_driver::DeviceBuffer<f32>,
+    cuprite_driver::DeviceBuffer<f32>,
+    Vec<Ref>,
+);
+
 /// A call on a capturing stream takes the heuristic choice (nothing is timed, the graph's
 /// replay gives the right sums); the first call after the capture measures that problem and
 /// replaces the cached choice; the next finds it.
@@ -1458,18 +1482,8 @@ fn capture_uses_heuristics() -> TestResult {
     // The legacy API's choices alone (`faster_api_f32` covers both APIs in a capture).
     dnn.set_graph_api(Some(false));
     let mut rng = Rng::fresh();
-    let mut c = ConvShape::new(2, 4, [9, 9], 8, [3, 3]);
-    c.pad = [1, 1];
-    let (xl, wl, yl) = (c.x_len()?, c.w_len()?, c.y_len()?);
-    let (x, w) = (random::<f32>(&mut rng, xl), random::<f32>(&mut rng, wl));
-    let want = accumulate(
-        yl,
-        conv_terms(&c)
-            .iter()
-            .map(|&(xi, wi, yi)| (x[xi].f() * w[wi].f(), yi)),
-    );
-    let (xd, wd) = (s.clone_htod(&x)?, s.clone_htod(&w)?);
-    let mut y = s.clone_htod(&vec![f32::NAN; yl])?;
+    let (c, xd, wd, want) = small_forward(&s, &mut rng)?;
+    let mut y = s.clone_htod(&vec![f32::NAN; c.y_len()?])?;
     s.synchronize()?;
     s.begin_capture(CaptureMode::ThreadLocal)?;
     let r = dnn.conv_forward(&c, &xd, &wd, &mut y);
@@ -1484,7 +1498,7 @@ fn capture_uses_heuristics() -> TestResult {
     let exec = g.instantiate()?;
     exec.launch(&s)?;
     compare(&format!("captured {c:?}"), &s.clone_dtoh(&y)?, &want)?;
-    let mut y2 = s.clone_htod(&vec![f32::NAN; yl])?;
+    let mut y2 = s.clone_htod(&vec![f32::NAN; c.y_len()?])?;
     dnn.conv_forward(&c, &xd, &wd, &mut y2)?;
     assert_eq!(dnn.algo_searches()?, 1, "measured after the capture");
     assert_eq!(dnn.algo_cache_counts()?, (0, 2));
@@ -1535,18 +1549,8 @@ fn faster_api_f32() -> TestResult {
     assert_eq!(dnn.graph_plans()?, plans);
     offset_case::<f32, 2>(&s, &dnn, &mut rng, &layer)?;
     // A capture first: the legacy API, nothing timed or kept.
-    let mut c = ConvShape::new(2, 4, [9, 9], 8, [3, 3]);
-    c.pad = [1, 1];
-    let (xl, wl, yl) = (c.x_len()?, c.w_len()?, c.y_len()?);
-    let (x, w) = (random::<f32>(&mut rng, xl), random::<f32>(&mut rng, wl));
-    let want = accumulate(
-        yl,
-        conv_terms(&c)
-            .iter()
-            .map(|&(xi, wi, yi)| (x[xi].f() * w[wi].f(), yi)),
-    );
-    let (xd, wd) = (s.clone_htod(&x)?, s.clone_htod(&w)?);
-    let mut y = s.clone_htod(&vec![f32::NAN; yl])?;
+    let (c, xd, wd, want) = small_forward(&s, &mut rng)?;
+    let mut y = s.clone_htod(&vec![f32::NAN; c.y_len()?])?;
     let before = counted(&dnn)?;
     s.synchronize()?;
     s.begin_capture(CaptureMode::ThreadLocal)?;
@@ -1557,7 +1561,7 @@ fn faster_api_f32() -> TestResult {
     let exec = g.instantiate()?;
     exec.launch(&s)?;
     compare(&format!("captured {c:?}"), &s.clone_dtoh(&y)?, &want)?;
-    let mut y2 = s.clone_htod(&vec![f32::NAN; yl])?;
+    let mut y2 = s.clone_htod(&vec![f32::NAN; c.y_len()?])?;
     dnn.conv_forward(&c, &xd, &wd, &mut y2)?;
     assert_eq!(counted(&dnn)?, before + 1, "timed after the capture");
     compare(&format!("timed {c:?}"), &s.clone_dtoh(&y2)?, &want)?;

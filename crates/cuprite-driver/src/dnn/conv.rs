@@ -19,7 +19,7 @@ use super::{Api, Dnn};
 use crate::blas::{check_context, invalid};
 use crate::error::Result;
 use crate::event::{Event, EventFlags};
-use crate::memory::{Access, DeviceRead, DeviceViewMut, DeviceWrite};
+use crate::memory::{Access, DeviceBuffer, DeviceRead, DeviceViewMut, DeviceWrite};
 use crate::stream::Stream;
 use cuprite_sys::cudnn::{
     cudnnActivationMode_t, cudnnConvolutionBwdDataAlgo_t, cudnnConvolutionBwdFilterAlgo_t,
@@ -71,6 +71,38 @@ fn needs(pass: Pass, g: &Geometry) -> [usize; 3] {
         Pass::BackwardData => [g.w_len, g.y_len, g.x_len],
         Pass::BackwardFilter => [g.x_len, g.y_len, g.w_len],
     }
+}
+
+/// The device addresses of a pass's two inputs (in [`names`]' order), its output and its
+/// workspace, as cuDNN takes them.
+#[derive(Clone, Copy)]
+struct Operands {
+    a: *const c_void,
+    b: *const c_void,
+    out: *mut c_void,
+    ws: *mut c_void,
+}
+
+/// The addresses of `inputs`, `out` and `ws`, and the accesses a pass over them declares: the
+/// inputs read, the output and the workspace written.
+fn operands<'a, T>(
+    inputs: [&'a dyn DeviceRead<T>; 2],
+    out: &'a dyn DeviceWrite<T>,
+    ws: &'a DeviceBuffer<u8>,
+) -> (Operands, [Access<'a>; 4]) {
+    let ops = Operands {
+        a: inputs[0].device_ptr() as *const c_void,
+        b: inputs[1].device_ptr() as *const c_void,
+        out: out.device_ptr() as *mut c_void,
+        ws: ws.device_ptr() as *mut c_void,
+    };
+    let acc = [
+        Access::read(inputs[0]),
+        Access::read(inputs[1]),
+        Access::write(out),
+        Access::write(ws),
+    ];
+    (ops, acc)
 }
 
 impl Dnn {
@@ -233,19 +265,13 @@ impl Dnn {
         }
         let (descs, choice) = self.legacy_choice::<T>(&mut cache, key, [a, b], &*out)?;
         let ws = self.workspace(choice.workspace)?;
-        let pw = ws.device_ptr() as *mut c_void;
-        let acc = [
-            Access::read(a),
-            Access::read(b),
-            Access::write(&*out),
-            Access::write(&ws),
-        ];
+        let (ops, acc) = operands([a, b], &*out, &ws);
         s.with_access(&acc, || {
             // SAFETY: the descriptors were made for this checked geometry and each buffer was
             // checked to hold the elements its descriptor spans; the workspace holds the bytes
             // cuDNN asked for this algorithm and math type; the handle is bound to this stream
             // and its context is current.
-            unsafe { legacy_run::<T>(self.raw, pass, &descs, choice, pa, pb, po, pw) }
+            unsafe { legacy_run::<T>(self.raw, pass, &descs, choice, ops) }
         })
     }
 
@@ -260,8 +286,7 @@ impl Dnn {
         out: &dyn DeviceWrite<T>,
     ) -> Result<(ConvDescs, Choice)> {
         let descs = ConvDescs::new::<T>(&key.geometry, requested_math::<T>(key.policy.allow_tf32))?;
-        let po = out.device_ptr() as *mut c_void;
-        let mut measure = || self.measure::<T>(key.pass, &descs, key.policy, inputs, out, po);
+        let mut measure = || self.measure::<T>(key.pass, &descs, key.policy, inputs, out);
         let measure: Option<&mut dyn FnMut() -> Result<Measured>> = if self.algo_search_for::<T>() {
             Some(&mut measure)
         } else {
@@ -313,26 +338,15 @@ impl Dnn {
             Err(e) if find_falls_back(&e) => return Ok(false),
             Err(e) => return Err(e),
         };
-        let (pa, pb, po, pw) = (
-            inputs[0].device_ptr() as *const c_void,
-            inputs[1].device_ptr() as *const c_void,
-            out.device_ptr_mut() as *mut c_void,
-            ws.device_ptr() as *mut c_void,
-        );
-        let acc = [
-            Access::read(inputs[0]),
-            Access::read(inputs[1]),
-            Access::write(&*out),
-            Access::write(&ws),
-        ];
+        let (ops, acc) = operands(inputs, &*out, &ws);
         let timed = s.with_access(&acc, || {
             // SAFETY: as in `conv_plan` (the plan was made for this geometry and these
             // pointers' alignment) and in `conv` (the descriptors and algorithm); the
             // workspace holds the larger of the two needs.
-            let graph = || unsafe { plan.execute(self.raw, key.pass, pa, pb, po, pw) };
+            let graph =
+                || unsafe { plan.execute(self.raw, key.pass, ops.a, ops.b, ops.out, ops.ws) };
             // SAFETY: as above.
-            let legacy =
-                || unsafe { legacy_run::<T>(self.raw, key.pass, &descs, choice, pa, pb, po, pw) };
+            let legacy = || unsafe { legacy_run::<T>(self.raw, key.pass, &descs, choice, ops) };
             Ok(self
                 .timed_runs(&graph)
                 .and_then(|g| Ok((g, self.timed_runs(&legacy)?))))
@@ -399,18 +413,7 @@ impl Dnn {
         };
         self.keep_plan(plan);
         let ws = self.workspace(plan.workspace)?;
-        let (pa, pb, po, pw) = (
-            inputs[0].device_ptr() as *const c_void,
-            inputs[1].device_ptr() as *const c_void,
-            out.device_ptr_mut() as *mut c_void,
-            ws.device_ptr() as *mut c_void,
-        );
-        let acc = [
-            Access::read(inputs[0]),
-            Access::read(inputs[1]),
-            Access::write(&*out),
-            Access::write(&ws),
-        ];
+        let (ops, acc) = operands(inputs, &*out, &ws);
         // The outcome is carried out of `with_access` so that its accesses are closed either
         // way.
         let ran = s.with_access(&acc, || {
@@ -418,7 +421,7 @@ impl Dnn {
             // very pointers, and each buffer was checked to hold the elements its tensor spans;
             // the workspace holds the bytes cuDNN asked for this plan; the handle is bound to
             // this stream and its context is current.
-            Ok(unsafe { plan.execute(self.raw, key.pass, pa, pb, po, pw) })
+            Ok(unsafe { plan.execute(self.raw, key.pass, ops.a, ops.b, ops.out, ops.ws) })
         })?;
         match ran {
             Ok(()) => Ok(true),
@@ -457,9 +460,8 @@ impl Dnn {
             want,
         )
         .unwrap_or_default();
-        let po = out.device_ptr() as *mut c_void;
         let pick = if measure && candidates.len() > 1 {
-            self.fastest_plan(key.pass, candidates, inputs, out, po)?
+            self.fastest_plan(key.pass, candidates, inputs, out)?
         } else {
             candidates.into_iter().next()
         };
@@ -477,7 +479,6 @@ impl Dnn {
         candidates: Vec<Plan>,
         inputs: [&dyn DeviceRead<T>; 2],
         out: &dyn DeviceWrite<T>,
-        po: *mut c_void,
     ) -> Result<Option<Plan>> {
         let s = &*self.stream;
         let most = candidates.iter().map(|p| p.workspace).max().unwrap_or(0);
@@ -486,17 +487,7 @@ impl Dnn {
             Err(e) if find_falls_back(&e) => return Ok(candidates.into_iter().next()),
             Err(e) => return Err(e),
         };
-        let (pa, pb, pw) = (
-            inputs[0].device_ptr() as *const c_void,
-            inputs[1].device_ptr() as *const c_void,
-            ws.device_ptr() as *mut c_void,
-        );
-        let acc = [
-            Access::read(inputs[0]),
-            Access::read(inputs[1]),
-            Access::write(out),
-            Access::write(&ws),
-        ];
+        let (ops, acc) = operands(inputs, out, &ws);
         // Each candidate's runs are complete (its end event waited for) before the next
         // starts, so the candidates not kept are dropped with no work of theirs pending; a
         // failure part-way waits for the stream before they go. The outcome is carried out of
@@ -507,7 +498,8 @@ impl Dnn {
                 for plan in &candidates {
                     // SAFETY: as in `conv_plan`; the workspace holds the most any candidate
                     // asks.
-                    let run = || unsafe { plan.execute(self.raw, pass, pa, pb, po, pw) };
+                    let run =
+                        || unsafe { plan.execute(self.raw, pass, ops.a, ops.b, ops.out, ops.ws) };
                     times.push(self.timed_runs(&run)?.unwrap_or(f32::INFINITY));
                 }
                 Ok(times)
@@ -531,7 +523,7 @@ impl Dnn {
     }
 
     /// Times `pass`'s candidates on the call's own buffers (`inputs` in [`names`]' order, `out`
-    /// at `po`, overwritten by every timed run before the call computes it) and settles the
+    /// overwritten by every timed run before the call computes it) and settles the
     /// fastest allowed one. [`Measured::NotNow`] while the stream is capturing;
     /// [`Measured::FellBack`] when cuDNN lacks the function, refuses as not supported, offers
     /// no allowed candidate, or there is no device memory for the workspace.
@@ -542,7 +534,6 @@ impl Dnn {
         policy: super::algo::Policy,
         inputs: [&dyn DeviceRead<T>; 2],
         out: &dyn DeviceWrite<T>,
-        po: *mut c_void,
     ) -> Result<Measured> {
         let s = &*self.stream;
         if s.is_capturing()? {
@@ -554,19 +545,14 @@ impl Dnn {
             Err(e) if find_falls_back(&e) => return Ok(Measured::FellBack),
             Err(e) => return Err(e),
         };
+        let (ops, acc) = operands(inputs, out, &ws);
         let bufs = FindBuffers {
-            a: inputs[0].device_ptr() as *const c_void,
-            b: inputs[1].device_ptr() as *const c_void,
-            out: po,
-            workspace: ws.device_ptr() as *mut c_void,
+            a: ops.a,
+            b: ops.b,
+            out: ops.out,
+            workspace: ops.ws,
             workspace_bytes: bytes,
         };
-        let acc = [
-            Access::read(inputs[0]),
-            Access::read(inputs[1]),
-            Access::write(out),
-            Access::write(&ws),
-        ];
         let h = self.raw;
         // The measurement's own outcome is carried out of `with_access` so that its accesses
         // are closed whether it succeeded or not (a failed measurement may have run some
@@ -692,26 +678,27 @@ impl Dnn {
     }
 }
 
-/// Enqueues `pass` with the legacy algorithm `choice` on `h`'s stream: `pa`, `pb` the pass's
-/// inputs and `po` its output in [`names`]' order, `pw` the workspace.
+/// Enqueues `pass` with the legacy algorithm `choice` on `h`'s stream, over `ops`.
 ///
 /// # Safety
-/// `descs` describe a checked geometry and carry `choice`'s math type; each pointer holds the
-/// elements its descriptor spans, `pw` at least `choice.workspace` bytes, all of `h`'s
-/// context, declared to its stream's tracker; `h` is bound to that stream with its context
-/// current.
-#[allow(clippy::too_many_arguments)]
+/// `descs` describe a checked geometry and carry `choice`'s math type; each operand holds the
+/// elements its descriptor spans, the workspace at least `choice.workspace` bytes, all of
+/// `h`'s context, declared to its stream's tracker; `h` is bound to that stream with its
+/// context current.
 unsafe fn legacy_run<T: DnnElement>(
     h: cudnnHandle_t,
     pass: Pass,
     d: &ConvDescs,
     choice: Choice,
-    pa: *const c_void,
-    pb: *const c_void,
-    po: *mut c_void,
-    pw: *mut c_void,
+    ops: Operands,
 ) -> Result<()> {
     let (one, zero) = one_zero::<T>();
+    let Operands {
+        a: pa,
+        b: pb,
+        out: po,
+        ws: pw,
+    } = ops;
     // SAFETY: the caller's contract; the scalars are static host values of the type cuDNN
     // reads for `T`.
     unsafe {
