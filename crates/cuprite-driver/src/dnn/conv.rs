@@ -33,6 +33,19 @@ const PLAN_CANDIDATES: usize = 8;
 /// Timed runs of each graph-API plan (after one untimed run).
 const PLAN_RUNS: usize = 5;
 
+/// Rounds of [`PLAN_RUNS`] timed runs each API takes, in turn, where a problem's first call
+/// times both.
+const DUEL_ROUNDS: usize = 3;
+
+/// Whether `CUPRITE_DNN_DUEL_TRACE` is set (not empty, not `0`): each problem timed on both
+/// APIs then prints the two times to stderr.
+fn duel_trace() -> bool {
+    static TRACE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *TRACE.get_or_init(|| {
+        std::env::var("CUPRITE_DNN_DUEL_TRACE").is_ok_and(|v| !v.is_empty() && v != "0")
+    })
+}
+
 /// The activation of [`Dnn::conv_bias_act_forward`] (the two cuDNN fuses).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Activation {
@@ -304,9 +317,9 @@ impl Dnn {
     }
 
     /// Settles which API computes `key`'s problem from now on, on its first call: its
-    /// graph-API plan and its legacy algorithm (each measured as its API measures) run
-    /// [`PLAN_RUNS`] times each between two events on the call's buffers, and the faster is
-    /// kept (`true`: the graph API). No plan here, or one cuDNN refuses to run: the legacy
+    /// graph-API plan and its legacy algorithm (each measured as its API measures) take
+    /// [`DUEL_ROUNDS`] turns of [`PLAN_RUNS`] runs between two events on the call's buffers,
+    /// and the one with the lesser best round is kept (`true`: the graph API). No plan here, or one cuDNN refuses to run: the legacy
     /// API. On a capturing stream nothing is timed or kept, and the call takes the legacy API.
     fn faster_api<T: DnnElement>(
         &self,
@@ -347,10 +360,42 @@ impl Dnn {
                 || unsafe { plan.execute(self.raw, key.pass, ops.a, ops.b, ops.out, ops.ws) };
             // SAFETY: as above.
             let legacy = || unsafe { legacy_run::<T>(self.raw, key.pass, &descs, choice, ops) };
-            Ok(self
-                .timed_runs(&graph)
-                .and_then(|g| Ok((g, self.timed_runs(&legacy)?))))
+            // The two take turns, and each keeps its least time, so that a change of clocks
+            // or a stray delay during one round does not decide.
+            let rounds = || -> Result<(Option<f32>, Option<f32>)> {
+                let (mut g, mut l) = (Some(f32::INFINITY), Some(f32::INFINITY));
+                for _ in 0..DUEL_ROUNDS {
+                    g = match (g, self.timed_runs(&graph)?) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        _ => None,
+                    };
+                    if g.is_none() {
+                        break;
+                    }
+                    l = match (l, self.timed_runs(&legacy)?) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        _ => None,
+                    };
+                    if l.is_none() {
+                        break;
+                    }
+                }
+                Ok((g, l))
+            };
+            Ok(rounds())
         })?;
+        if duel_trace() {
+            eprintln!(
+                "cuprite dnn: {:?} {:?} {:?}: graph-API plan {:?} ms, legacy algorithm {} {:?} ms \
+                 ({PLAN_RUNS} runs, best of {DUEL_ROUNDS} rounds)",
+                key.pass,
+                T::DATA_TYPE,
+                key.geometry,
+                timed.as_ref().ok().map(|t| t.0),
+                choice.algo,
+                timed.as_ref().ok().map(|t| t.1),
+            );
+        }
         let graph = match timed {
             Ok((Some(g), Some(l))) => g < l,
             Ok((Some(_), None)) => true,
