@@ -235,8 +235,8 @@ pub(crate) enum Api {
 /// `Some(false)` the legacy API's algorithms, `None` (the default) by element type: the graph
 /// API for `f16`/`bf16` problems; for `f32`/`f64` ones, while the handle measures
 /// ([`set_algo_search`]), the faster of the two on the problem's first call (the measured plan
-/// and the measured algorithm take turns of a few runs between two events on that call's buffers),
-/// else the legacy API. Both compute the same convolution, within its rounding.
+/// and the measured algorithm take turns of a few runs between two events on that call's
+/// buffers), else the legacy API. Both compute the same convolution, within its rounding.
 ///
 /// A graph-API plan is made on a problem's first call and kept in the handle for its life: the
 /// first engine cuDNN's heuristics (mode A, then its fallback list) rank that keeps the
