@@ -27,7 +27,7 @@ use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
 /// The most workspace bytes a measurement gives cuDNN's candidates; a candidate that needs
-/// more is not timed (cuDNN reports it as failed, and [`pick_measured`] skips it).
+/// more is not timed (cuDNN reports it as failed, and [`fastest_measured`] skips it).
 pub(super) const SEARCH_WORKSPACE_LIMIT: usize = 1 << 30;
 
 /// A chosen algorithm: its number in the pass's enum, the math type to run it with, and the
@@ -301,17 +301,28 @@ fn allowed<T: DnnElement>(c: &Candidate, policy: Policy) -> bool {
         && (!policy.deterministic || c.determinism == cudnnDeterminism_t::CUDNN_DETERMINISTIC)
 }
 
-/// The first of `measured` (cuDNN sorts them fastest first) that `policy` allows and that ran
-/// within `workspace_limit` bytes, if any.
-pub(super) fn pick_measured<T: DnnElement>(
+/// The first `most` of `measured` (cuDNN sorts them fastest first) that `policy` allows and
+/// that ran within `workspace_limit` bytes, one per algorithm, in cuDNN's order.
+pub(super) fn fastest_measured<T: DnnElement>(
     measured: &[Candidate],
     policy: Policy,
     workspace_limit: usize,
-) -> Option<Candidate> {
-    measured
-        .iter()
-        .find(|c| allowed::<T>(c, policy) && c.memory <= workspace_limit && c.time >= 0.0)
-        .copied()
+    most: usize,
+) -> Vec<Candidate> {
+    let mut out: Vec<Candidate> = Vec::with_capacity(most);
+    for c in measured {
+        if out.len() == most {
+            break;
+        }
+        if allowed::<T>(c, policy)
+            && c.memory <= workspace_limit
+            && c.time >= 0.0
+            && !out.iter().any(|o| o.algo == c.algo)
+        {
+            out.push(*c);
+        }
+    }
+    out
 }
 
 /// Whether a failed measurement should leave the choice to the heuristics rather than fail
@@ -354,8 +365,8 @@ pub(super) struct FindBuffers {
 }
 
 /// Times `pass`'s candidates with cuDNN's `Find*AlgorithmEx` on `bufs` (run on the handle's
-/// stream; cuDNN waits for its timings) and settles the fastest that `policy` allows:
-/// `Ok(None)` when none does.
+/// stream; cuDNN waits for its timings) and returns the `most` fastest that `policy` allows,
+/// fastest first (none when none does). Nothing is settled on `d`.
 ///
 /// # Safety
 /// `d` describes the checked shape; `bufs.a`, `bufs.b` and `bufs.out` hold the elements their
@@ -368,7 +379,8 @@ pub(super) unsafe fn find<T: DnnElement>(
     d: &ConvDescs,
     bufs: &FindBuffers,
     policy: Policy,
-) -> Result<Option<Choice>> {
+    most: usize,
+) -> Result<Vec<Candidate>> {
     let n = pass.algo_count().max(1) as usize;
     let mut returned: c_int = 0;
     let (a, b, out, ws, wsb) = (
@@ -480,10 +492,12 @@ pub(super) unsafe fn find<T: DnnElement>(
         }
     };
     let returned = (returned.max(0) as usize).min(n);
-    let Some(pick) = pick_measured::<T>(&measured[..returned], policy, wsb) else {
-        return Ok(None);
-    };
-    settle::<T>(h, pass, d, &pick, policy).map(Some)
+    Ok(fastest_measured::<T>(
+        &measured[..returned],
+        policy,
+        wsb,
+        most,
+    ))
 }
 
 fn candidate(
@@ -545,7 +559,7 @@ fn workspace_bytes(h: cudnnHandle_t, pass: Pass, d: &ConvDescs, algo: c_int) -> 
 
 /// Settles `pick`: sets the math type it runs with on `d.conv` (its own, except `f32`
 /// without TF32, which stays on FMA arithmetic) and asks the workspace it needs with it.
-fn settle<T: DnnElement>(
+pub(super) fn settle<T: DnnElement>(
     h: cudnnHandle_t,
     pass: Pass,
     d: &ConvDescs,
@@ -774,7 +788,7 @@ pub(super) fn precomp_gemm(
 
 #[cfg(test)]
 mod tests {
-    use super::{Candidate, Policy, find_falls_back, pick_measured};
+    use super::{Candidate, DnnElement, Policy, fastest_measured, find_falls_back};
     use crate::Error;
     use cuprite_sys::cudnn::{cudnnDeterminism_t, cudnnMathType_t, cudnnStatus_t};
     use half::bf16;
@@ -806,6 +820,40 @@ mod tests {
         allow_tf32: false,
         deterministic: false,
     };
+
+    /// The fastest allowed candidate alone.
+    fn pick_measured<T: DnnElement>(
+        measured: &[Candidate],
+        policy: Policy,
+        limit: usize,
+    ) -> Option<Candidate> {
+        fastest_measured::<T>(measured, policy, limit, 1)
+            .first()
+            .copied()
+    }
+
+    #[test]
+    fn measured_few_keep_cudnns_order_once_per_algorithm() {
+        // cuDNN's order, one algorithm listed twice (two math types), one refused.
+        let results = [
+            c(5, OK, DET, FMA, 0),
+            c(5, OK, NONDET, FMA, 0),
+            c(0, cudnnStatus_t::CUDNN_STATUS_NOT_SUPPORTED, DET, FMA, 0),
+            c(7, OK, DET, FMA, 0),
+            c(1, OK, DET, FMA, 0),
+            c(2, OK, DET, FMA, 0),
+        ];
+        let algos = |most: usize| -> Vec<i32> {
+            fastest_measured::<f32>(&results, FREE, 0, most)
+                .iter()
+                .map(|c| c.algo)
+                .collect()
+        };
+        assert_eq!(algos(3), [5, 7, 1]);
+        assert_eq!(algos(1), [5]);
+        assert_eq!(algos(10), [5, 7, 1, 2]);
+        assert!(algos(0).is_empty());
+    }
 
     #[test]
     fn measured_pick_keeps_the_fastest_allowed() {

@@ -10,6 +10,7 @@
 use super::algo::{AlgoCache, PlanKey};
 use super::algo::{
     Choice, FindBuffers, Measured, Pass, find, find_falls_back, precomp_gemm, search_workspace,
+    settle,
 };
 use super::desc::{ActDesc, ConvDescs, TensorDesc};
 use super::element::{DnnElement, one_zero, requested_math, run_math};
@@ -34,8 +35,12 @@ const PLAN_CANDIDATES: usize = 8;
 const PLAN_RUNS: usize = 5;
 
 /// Rounds of [`PLAN_RUNS`] timed runs each API takes, in turn, where a problem's first call
-/// times both.
+/// times both; and each of the legacy API's [`RETIMED`] fastest algorithms, in turn.
 const DUEL_ROUNDS: usize = 3;
+
+/// How many of the algorithms cuDNN's measurement ranks fastest (of those the handle's settings
+/// allow) a measuring handle times again itself before it keeps one.
+const RETIMED: usize = 3;
 
 /// Whether `CUPRITE_DNN_DUEL_TRACE` is set (not empty, not `0`): each problem timed on both
 /// APIs then prints the two times to stderr.
@@ -568,8 +573,9 @@ impl Dnn {
     }
 
     /// Times `pass`'s candidates on the call's own buffers (`inputs` in [`names`]' order, `out`
-    /// overwritten by every timed run before the call computes it) and settles the
-    /// fastest allowed one. [`Measured::NotNow`] while the stream is capturing;
+    /// overwritten by every timed run before the call computes it) with cuDNN's measurement,
+    /// times the [`RETIMED`] fastest allowed ones again in turns as the plans are timed, and
+    /// settles the one with the least best turn. [`Measured::NotNow`] while the stream is capturing;
     /// [`Measured::FellBack`] when cuDNN lacks the function, refuses as not supported, offers
     /// no allowed candidate, or there is no device memory for the workspace.
     fn measure<T: DnnElement>(
@@ -608,14 +614,59 @@ impl Dnn {
             // not needed: the call overwrites it next); the workspace holds `bytes` bytes;
             // the handle is bound to this stream, ordered after the buffers' earlier work by
             // the declared accesses, and its context is current.
-            Ok(unsafe { find::<T>(h, pass, descs, &bufs, policy) })
+            Ok(unsafe { find::<T>(h, pass, descs, &bufs, policy, RETIMED) })
         })?;
-        match found {
-            Ok(Some(c)) => Ok(Measured::Chose(c)),
-            Ok(None) => Ok(Measured::FellBack),
-            Err(e) if find_falls_back(&e) => Ok(Measured::FellBack),
-            Err(e) => Err(e),
+        let picks = match found {
+            Ok(p) if !p.is_empty() => p,
+            Ok(_) => return Ok(Measured::FellBack),
+            Err(e) if find_falls_back(&e) => return Ok(Measured::FellBack),
+            Err(e) => return Err(e),
+        };
+        let mut best = picks[0];
+        if picks.len() > 1 {
+            // cuDNN's order of algorithms of near times moves between processes: its fastest
+            // few take turns here, timed as the plans are, and the least best turn wins. A
+            // candidate whose workspace with its settled math type is more than `bytes`, or
+            // that cuDNN refuses to run, is left out.
+            let timed = s.with_access(&acc, || {
+                let rounds = || -> Result<Vec<Option<f32>>> {
+                    let mut times: Vec<Option<f32>> = vec![Some(f32::INFINITY); picks.len()];
+                    for _ in 0..DUEL_ROUNDS {
+                        for (c, t) in picks.iter().zip(times.iter_mut()) {
+                            let Some(so_far) = *t else { continue };
+                            let choice = settle::<T>(h, pass, descs, c, policy)?;
+                            if choice.workspace > bytes {
+                                *t = None;
+                                continue;
+                            }
+                            // SAFETY: as for `find`; `descs` carry `choice`'s math type and
+                            // the workspace holds `bytes` bytes, at least what `choice` needs.
+                            let run = || unsafe { legacy_run::<T>(h, pass, descs, choice, ops) };
+                            *t = self.timed_runs(&run)?.map(|ms| so_far.min(ms));
+                        }
+                    }
+                    Ok(times)
+                };
+                Ok(rounds())
+            })?;
+            match timed {
+                Ok(times) => {
+                    let fastest = times
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(i, t)| t.map(|t| (i, t)))
+                        .min_by(|x, y| x.1.total_cmp(&y.1));
+                    if let Some((i, _)) = fastest {
+                        best = picks[i];
+                    }
+                }
+                Err(e) => {
+                    let _ = s.synchronize();
+                    return Err(e);
+                }
+            }
         }
+        Ok(Measured::Chose(settle::<T>(h, pass, descs, &best, policy)?))
     }
 
     /// `y = act(conv(x, w) + bias)` in one cuDNN call (`cudnnConvolutionBiasActivationForward`),

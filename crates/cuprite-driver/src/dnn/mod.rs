@@ -13,8 +13,9 @@
 //!   shape, element type, precision and determinism settings) and kept per problem in the
 //!   handle; its workspace comes from the stream-ordered pool for each call. By default the
 //!   choice is measured, as PyTorch's `torch.backends.cudnn.benchmark = True` does: cuDNN times
-//!   every candidate on the call's own buffers (`cudnnFind*AlgorithmEx`) and the fastest that
-//!   keeps the precision and determinism settings is kept. [`set_algo_search`] (process-wide)
+//!   every candidate on the call's own buffers (`cudnnFind*AlgorithmEx`), the three fastest that
+//!   keep the precision and determinism settings are timed again in turns (cuDNN's order of
+//!   algorithms of near times moves between processes), and the fastest of those is kept. [`set_algo_search`] (process-wide)
 //!   or [`Dnn::set_algo_search`] (one handle) switch to cuDNN's heuristic choice (`_v7`)
 //!   instead, which costs no timing runs. A call on a capturing stream, a cuDNN without the
 //!   `Find` functions, or a measurement that finds no allowed algorithm uses the heuristic
