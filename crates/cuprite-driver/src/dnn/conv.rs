@@ -324,8 +324,9 @@ impl Dnn {
     /// Settles which API computes `key`'s problem from now on, on its first call: its
     /// graph-API plan and its legacy algorithm (each measured as its API measures) take
     /// [`DUEL_ROUNDS`] turns of [`PLAN_RUNS`] runs between two events on the call's buffers,
-    /// and the one with the lesser best round is kept (`true`: the graph API). No plan here, or one cuDNN refuses to run: the legacy
-    /// API. On a capturing stream nothing is timed or kept, and the call takes the legacy API.
+    /// and the one with the lesser best round is kept (`true`: the graph API). No plan here,
+    /// or one cuDNN refuses to run: the legacy API. On a capturing stream nothing is timed or
+    /// kept, and the call takes the legacy API.
     fn faster_api<T: DnnElement>(
         &self,
         cache: &mut AlgoCache,
