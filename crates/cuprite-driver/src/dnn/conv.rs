@@ -576,9 +576,9 @@ impl Dnn {
     /// Times `pass`'s candidates on the call's own buffers (`inputs` in [`names`]' order, `out`
     /// overwritten by every timed run before the call computes it) with cuDNN's measurement,
     /// times the [`RETIMED`] fastest allowed ones again in turns as the plans are timed, and
-    /// settles the one with the least best turn. [`Measured::NotNow`] while the stream is capturing;
-    /// [`Measured::FellBack`] when cuDNN lacks the function, refuses as not supported, offers
-    /// no allowed candidate, or there is no device memory for the workspace.
+    /// settles the one with the least best turn. [`Measured::NotNow`] while the stream is
+    /// capturing; [`Measured::FellBack`] when cuDNN lacks the function, refuses as not
+    /// supported, offers no allowed candidate, or there is no device memory for the workspace.
     fn measure<T: DnnElement>(
         &self,
         pass: Pass,

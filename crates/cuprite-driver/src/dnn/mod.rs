@@ -15,9 +15,9 @@
 //!   choice is measured, as PyTorch's `torch.backends.cudnn.benchmark = True` does: cuDNN times
 //!   every candidate on the call's own buffers (`cudnnFind*AlgorithmEx`), the three fastest that
 //!   keep the precision and determinism settings are timed again in turns (cuDNN's order of
-//!   algorithms of near times moves between processes), and the fastest of those is kept. [`set_algo_search`] (process-wide)
-//!   or [`Dnn::set_algo_search`] (one handle) switch to cuDNN's heuristic choice (`_v7`)
-//!   instead, which costs no timing runs. A call on a capturing stream, a cuDNN without the
+//!   algorithms of near times moves between processes), and the fastest of those is kept.
+//!   [`set_algo_search`] (process-wide) or [`Dnn::set_algo_search`] (one handle) switch to
+//!   cuDNN's heuristic choice (`_v7`) instead, which costs no timing runs. A call on a capturing stream, a cuDNN without the
 //!   `Find` functions, or a measurement that finds no allowed algorithm uses the heuristic
 //!   choice; the first two are measured again by a later call that can.
 //! - `f16`/`bf16` convolutions go through cuDNN's graph (backend) API instead: an execution
