@@ -366,29 +366,7 @@ impl Dnn {
                 || unsafe { plan.execute(self.raw, key.pass, ops.a, ops.b, ops.out, ops.ws) };
             // SAFETY: as above.
             let legacy = || unsafe { legacy_run::<T>(self.raw, key.pass, &descs, choice, ops) };
-            // The two take turns, and each keeps its least time, so that a change of clocks
-            // or a stray delay during one round does not decide.
-            let rounds = || -> Result<(Option<f32>, Option<f32>)> {
-                let (mut g, mut l) = (Some(f32::INFINITY), Some(f32::INFINITY));
-                for _ in 0..DUEL_ROUNDS {
-                    g = match (g, self.timed_runs(&graph)?) {
-                        (Some(a), Some(b)) => Some(a.min(b)),
-                        _ => None,
-                    };
-                    if g.is_none() {
-                        break;
-                    }
-                    l = match (l, self.timed_runs(&legacy)?) {
-                        (Some(a), Some(b)) => Some(a.min(b)),
-                        _ => None,
-                    };
-                    if l.is_none() {
-                        break;
-                    }
-                }
-                Ok((g, l))
-            };
-            Ok(rounds())
+            Ok(self.best_turns(&[&graph, &legacy]).map(|t| (t[0], t[1])))
         })?;
         if duel_trace() {
             eprintln!(
@@ -435,6 +413,21 @@ impl Dnn {
         end.record(s)?;
         end.synchronize()?;
         Ok(Some(start.elapsed_ms(&end)?))
+    }
+
+    /// The least time of [`DUEL_ROUNDS`] turns of [`timed_runs`](Self::timed_runs) for each of
+    /// `runs`, taken in turn, so that a change of clocks or a stray delay during one turn does
+    /// not decide; `None` for a run that reports "not supported" (left out of later turns).
+    /// Call inside the runs' declared accesses.
+    fn best_turns(&self, runs: &[&dyn Fn() -> Result<()>]) -> Result<Vec<Option<f32>>> {
+        let mut best = vec![Some(f32::INFINITY); runs.len()];
+        for _ in 0..DUEL_ROUNDS {
+            for (run, b) in runs.iter().zip(best.iter_mut()) {
+                let Some(so_far) = *b else { continue };
+                *b = self.timed_runs(*run)?.map(|ms| so_far.min(ms));
+            }
+        }
+        Ok(best)
     }
 
     /// Computes the pass of `key` with its graph-API plan: `Ok(true)` when enqueued,
@@ -629,27 +622,28 @@ impl Dnn {
             // few take turns here, timed as the plans are, and the least best turn wins. A
             // candidate whose workspace with its settled math type is more than `bytes`, or
             // that cuDNN refuses to run, is left out.
-            let timed = s.with_access(&acc, || {
-                let rounds = || -> Result<Vec<Option<f32>>> {
-                    let mut times: Vec<Option<f32>> = vec![Some(f32::INFINITY); picks.len()];
-                    for _ in 0..DUEL_ROUNDS {
-                        for (c, t) in picks.iter().zip(times.iter_mut()) {
-                            let Some(so_far) = *t else { continue };
-                            let choice = settle::<T>(h, pass, descs, c, policy)?;
-                            if choice.workspace > bytes {
-                                *t = None;
-                                continue;
-                            }
-                            // SAFETY: as for `find`; `descs` carry `choice`'s math type and
-                            // the workspace holds `bytes` bytes, at least what `choice` needs.
-                            let run = || unsafe { legacy_run::<T>(h, pass, descs, choice, ops) };
-                            *t = self.timed_runs(&run)?.map(|ms| so_far.min(ms));
-                        }
+            let mut usable = Vec::with_capacity(picks.len());
+            for c in &picks {
+                let choice = settle::<T>(h, pass, descs, c, policy)?;
+                if choice.workspace <= bytes {
+                    usable.push((*c, choice));
+                }
+            }
+            let runs: Vec<_> = usable
+                .iter()
+                .map(|&(_, choice)| {
+                    move || {
+                        descs.conv.set_math(choice.math)?;
+                        // SAFETY: as for `find`; `descs` carry `choice`'s math type (set just
+                        // above) and the workspace holds `bytes` bytes, at least what `choice`
+                        // needs.
+                        unsafe { legacy_run::<T>(h, pass, descs, choice, ops) }
                     }
-                    Ok(times)
-                };
-                Ok(rounds())
-            })?;
+                })
+                .collect();
+            let runs: Vec<&dyn Fn() -> Result<()>> =
+                runs.iter().map(|r| r as &dyn Fn() -> Result<()>).collect();
+            let timed = s.with_access(&acc, || Ok(self.best_turns(&runs)))?;
             match timed {
                 Ok(times) => {
                     let fastest = times
@@ -658,7 +652,7 @@ impl Dnn {
                         .filter_map(|(i, t)| t.map(|t| (i, t)))
                         .min_by(|x, y| x.1.total_cmp(&y.1));
                     if let Some((i, _)) = fastest {
-                        best = picks[i];
+                        best = usable[i].0;
                     }
                 }
                 Err(e) => {
