@@ -40,6 +40,10 @@ pub(crate) struct CaptureSeq {
 pub(crate) struct CapturedUses {
     /// Each allocation once, with whether any captured work writes it.
     pub(crate) buffers: Vec<(Arc<TrackShared>, bool)>,
+    /// The indices in `buffers` of the memory the host also reaches (pinned, managed): the
+    /// ones a launch marks for the host's next access, listed so that a launch touches no
+    /// other allocation's host flag.
+    pub(crate) host_visible: Vec<usize>,
     pub(crate) others: Vec<Arc<dyn Any + Send + Sync>>,
 }
 
@@ -51,7 +55,12 @@ impl CapturedUses {
             .find(|(b, _)| Arc::ptr_eq(b, shared))
         {
             Some((_, w)) => *w |= write,
-            None => self.buffers.push((shared.clone(), write)),
+            None => {
+                if shared.host_visible {
+                    self.host_visible.push(self.buffers.len());
+                }
+                self.buffers.push((shared.clone(), write));
+            }
         }
     }
 }

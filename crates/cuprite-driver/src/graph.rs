@@ -732,10 +732,12 @@ impl GraphExec {
         launches.live_at = Some(abandoned);
         // Memory the host also reaches (pinned, managed) that the graph uses: its next host
         // access waits for this launch. Marked before the launch is enqueued.
-        for (b, _) in buffers {
-            b.host_sync.mark();
+        for &i in &self.uses.host_visible {
+            if let Some((b, _)) = buffers.get(i) {
+                b.host_sync.mark();
+            }
         }
-        for b in moved() {
+        for b in moved().filter(|b| b.host_visible) {
             b.host_sync.mark();
         }
         let word_key = word
