@@ -248,7 +248,6 @@ where
     Compiled {
         f,
         limit: DEFAULT_GRAPH_LIMIT,
-        calls: AtomicU64::new(0),
         repeat_random: false,
         cache: Mutex::new(Cache {
             entries: Vec::new(),
@@ -262,8 +261,6 @@ where
 pub struct Compiled<T: Element, U: Element, F> {
     f: F,
     limit: usize,
-    /// Calls made so far: call `n` keys its random draws with `call_key_offset(n)`.
-    calls: AtomicU64,
     /// Every call draws with the seeds as given (offset 0).
     repeat_random: bool,
     cache: Mutex<Cache<T, U>>,
@@ -287,6 +284,8 @@ impl<T: Element, U: Element, F> std::fmt::Debug for Compiled<T, U, F> {
 
 struct Cache<T: Element, U: Element> {
     entries: Vec<Entry<T, U>>,
+    /// Calls made so far, on every device: call `n` (counted from 0) keys its random draws
+    /// with `call_key_offset(n)`, and an entry's `last_used` is the count after its last call.
     tick: u64,
 }
 
@@ -837,13 +836,17 @@ where
              inner program's closure directly",
         )?;
         let sig = LazySignature::of(inputs)?;
-        let n = self.calls.fetch_add(1, Ordering::Relaxed);
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        let n = cache.tick;
+        cache.tick += 1;
+        let tick = cache.tick;
         let offset = if self.repeat_random {
             0
         } else {
             call_key_offset(n)
         };
         if sig.device.backend != Backend::Cuda {
+            drop(cache);
             // The same keyed draws as a replay's (the key read from a word of memory).
             let owned: Vec<Array<T>> = inputs.iter().map(|&x| x.clone()).collect();
             let word =
@@ -852,9 +855,6 @@ where
                 with_call_key(CallKey::Device { word, offset }, || (self.f)(&owned))
             });
         }
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        cache.tick += 1;
-        let tick = cache.tick;
         if let Some(e) = cache
             .entries
             .iter_mut()

@@ -350,6 +350,22 @@ fn replay_host(ctx: &mut BenchCtx) -> BenchResult {
         let stages = cuprite_array::take_replay_stages();
         cuprite_array::replay_stage_timing(false);
         timed_calls?;
+        // The driver's current-context query that every cuprite launch makes first, its mean
+        // over a thousand back-to-back calls a sample.
+        let ctx_query = Samples(
+            (0..ctx.repeats)
+                .map(|_| {
+                    let t0 = Instant::now();
+                    for _ in 0..1000 {
+                        let mut cur = std::ptr::null_mut();
+                        // SAFETY: `cur` is a valid out-pointer; the call reads no other memory.
+                        let r = unsafe { cuprite_driver::sys::driver::cuCtxGetCurrent(&mut cur) };
+                        std::hint::black_box((r.is_ok(), cur));
+                    }
+                    t0.elapsed().as_secs_f64() / 1000.0
+                })
+                .collect(),
+        );
         let mut figures = vec![
             Figure::time(
                 "host time of one replay of the MLP step ",
@@ -384,6 +400,14 @@ fn replay_host(ctx: &mut BenchCtx) -> BenchResult {
                  otherwise each launch records it (one cuEventRecord)",
             ),
         ];
+        figures.push(
+            Figure::time(
+                "host time of one cuCtxGetCurrent (the context check before each launch) ",
+                &ctx_query,
+                TimeUnit::Us,
+            )
+            .with_note("the mean of 1000 back-to-back calls a sample"),
+        );
         for (stage, secs) in stages {
             figures.push(
                 Figure::time(
