@@ -17,9 +17,10 @@
 //!   keep the precision and determinism settings are timed again in turns (cuDNN's order of
 //!   algorithms of near times moves between processes), and the fastest of those is kept.
 //!   [`set_algo_search`] (process-wide) or [`Dnn::set_algo_search`] (one handle) switch to
-//!   cuDNN's heuristic choice (`_v7`) instead, which costs no timing runs. A call on a capturing stream, a cuDNN without the
-//!   `Find` functions, or a measurement that finds no allowed algorithm uses the heuristic
-//!   choice; the first two are measured again by a later call that can.
+//!   cuDNN's heuristic choice (`_v7`) instead, which costs no timing runs. A call on a
+//!   capturing stream, a cuDNN without the `Find` functions, or a measurement that finds no
+//!   allowed algorithm uses the heuristic choice; the first two are measured again by a later
+//!   call that can.
 //! - `f16`/`bf16` convolutions go through cuDNN's graph (backend) API instead: an execution
 //!   plan per problem, made on its first call (measured the same way) and kept in the handle,
 //!   so that a later call only binds its buffers and runs it. `f32`/`f64` convolutions on a
