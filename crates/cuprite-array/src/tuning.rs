@@ -115,10 +115,14 @@ pub use crate::sparse::residual_step::set_cg_fused;
 pub use cuprite_driver::dnn::{
     algo_search as cudnn_algo_search, set_algo_search as set_cudnn_algo_search,
 };
+/// Whether `f32`/`f64` convolutions whose API is chosen by element type time the graph API's
+/// plan against the legacy API's algorithm on a problem's first call (while algorithms are
+/// measured) and keep the faster; off by default (`CUPRITE_DNN_API_DUEL=1` turns it on); see
+/// [`cuprite_driver::dnn::set_api_duel`].
+pub use cuprite_driver::dnn::{api_duel as cudnn_api_duel, set_api_duel as set_cudnn_api_duel};
 /// Which cuDNN API the convolutions use: by default (`None`) its graph (backend) API for
-/// `f16`/`bf16`, and for `f32`/`f64` whichever of the graph API's plan and the legacy API's
-/// algorithm ran faster on the problem's first call (the legacy API when algorithms are not
-/// measured); or one of them for every type; see [`cuprite_driver::dnn::set_graph_api`].
+/// `f16`/`bf16` and its legacy API for `f32`/`f64` (unless the duel below is on); or one of
+/// them for every type; see [`cuprite_driver::dnn::set_graph_api`].
 pub use cuprite_driver::dnn::{graph_api as cudnn_graph_api, set_graph_api as set_cudnn_graph_api};
 
 /// What benchmarks and tests read of the JIT compiler: the NVRTC options of each tier, cache

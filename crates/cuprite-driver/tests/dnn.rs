@@ -1254,10 +1254,14 @@ fn measured_vs_heuristic<T: Elem>() -> TestResult {
 // ---------------------------------------------------------------------------------------------
 // The graph (backend) API
 
-/// The graph API is chosen by element type unless set; the doc example of `set_graph_api`
-/// covers the switch itself (in its own process).
+/// The graph API is chosen by element type unless set, and the duel of the two APIs is off
+/// unless asked for (the environment of the test run does not ask); the doc examples of
+/// `set_graph_api` and `set_api_duel` cover the switches themselves (in their own processes).
 fn graph_api_default() -> TestResult {
     assert_eq!(cuprite_driver::dnn::graph_api(), None);
+    if std::env::var_os("CUPRITE_DNN_API_DUEL").is_none() {
+        assert!(!cuprite_driver::dnn::api_duel());
+    }
     Ok(())
 }
 
@@ -1509,7 +1513,8 @@ fn capture_uses_heuristics() -> TestResult {
     Ok(())
 }
 
-/// `f32` problems on a measuring handle that chooses its API by element type: each pass's
+/// `f32` problems on a measuring handle that chooses its API by element type, with the duel
+/// on: each pass's
 /// first call times the graph API's plan against the legacy API's algorithm and keeps the
 /// faster (each problem counted once, for one API or the other), and the results lie within
 /// the bound of the host sums whichever won, on a 3×3 padded layer in both layouts and on views
@@ -1520,6 +1525,7 @@ fn faster_api_f32() -> TestResult {
     let (s, dnn) = need_dnn!();
     dnn.set_algo_search(Some(true));
     dnn.set_graph_api(None);
+    dnn.set_api_duel(Some(true));
     let heuristic = Dnn::new(&s)?;
     heuristic.set_algo_search(Some(false));
     heuristic.set_graph_api(Some(false));

@@ -23,11 +23,12 @@
 //!   call that can.
 //! - `f16`/`bf16` convolutions go through cuDNN's graph (backend) API instead: an execution
 //!   plan per problem, made on its first call (measured the same way) and kept in the handle,
-//!   so that a later call only binds its buffers and runs it. `f32`/`f64` convolutions on a
-//!   measuring handle take whichever API ran faster on the problem's first call (its measured
-//!   plan and its measured algorithm, each timed the same way on that call's buffers), and the
-//!   legacy API otherwise. [`set_graph_api`] (process-wide) or [`Dnn::set_graph_api`] (one
-//!   handle) choose one API for every type. A problem without a plan here takes the legacy API.
+//!   so that a later call only binds its buffers and runs it. `f32`/`f64` convolutions take the
+//!   legacy API, or, where the duel is on ([`set_api_duel`], [`Dnn::set_api_duel`]; off by
+//!   default) on a measuring handle, whichever API ran faster on the problem's first call (its
+//!   measured plan and its measured algorithm, each timed the same way on that call's buffers).
+//!   [`set_graph_api`] (process-wide) or [`Dnn::set_graph_api`] (one handle) choose one API
+//!   for every type. A problem without a plan here takes the legacy API.
 //!
 //! Invariants: every size is checked (checked arithmetic, cuDNN's 32-bit dimensions and
 //! strides, buffer lengths against the shape) before cuDNN sees it, so a safe call never lets
@@ -219,6 +220,49 @@ const GRAPH_BY_TYPE: u8 = 3;
 /// The process's graph-API setting (`GRAPH_OFF`, `GRAPH_ON` or `GRAPH_BY_TYPE`).
 static GRAPH_API: AtomicU8 = AtomicU8::new(GRAPH_BY_TYPE);
 
+/// The process's duel setting (see [`set_api_duel`]): `DUEL_UNSET` until set or first read,
+/// when `CUPRITE_DNN_API_DUEL=1` turns it on.
+static API_DUEL: AtomicU8 = AtomicU8::new(DUEL_UNSET);
+const DUEL_UNSET: u8 = 0;
+const DUEL_OFF: u8 = 1;
+const DUEL_ON: u8 = 2;
+
+/// Turns on or off (the default) the duel of cuDNN's two APIs for the `f32`/`f64`
+/// convolutions of handles that do not say otherwise ([`Dnn::set_api_duel`]): where the
+/// process chooses the API by element type ([`set_graph_api`]`(None)`) and the handle measures
+/// ([`set_algo_search`]), a problem's first call times its measured graph-API plan against its
+/// measured legacy algorithm (turns of a few runs between two events on that call's buffers)
+/// and keeps the faster. Off, those problems take the legacy API. The duel runs several of
+/// cuDNN's graph-API engines on the call's buffers, which the legacy API never does for these
+/// types. `CUPRITE_DNN_API_DUEL=1` in the environment turns it on until this is called.
+///
+/// ```
+/// use cuprite_driver::dnn;
+/// dnn::set_api_duel(true);
+/// assert!(dnn::api_duel());
+/// dnn::set_api_duel(false);
+/// assert!(!dnn::api_duel());
+/// ```
+pub fn set_api_duel(on: bool) {
+    API_DUEL.store(if on { DUEL_ON } else { DUEL_OFF }, Ordering::Relaxed);
+}
+
+/// Whether handles that follow the process time both APIs for `f32`/`f64` problems (see
+/// [`set_api_duel`]).
+pub fn api_duel() -> bool {
+    match API_DUEL.load(Ordering::Relaxed) {
+        DUEL_ON => true,
+        DUEL_OFF => false,
+        _ => {
+            let on = std::env::var("CUPRITE_DNN_API_DUEL").is_ok_and(|v| v == "1");
+            // A setter that ran meanwhile wins.
+            let v = if on { DUEL_ON } else { DUEL_OFF };
+            let _ = API_DUEL.compare_exchange(DUEL_UNSET, v, Ordering::Relaxed, Ordering::Relaxed);
+            API_DUEL.load(Ordering::Relaxed) == DUEL_ON
+        }
+    }
+}
+
 /// Which of cuDNN's APIs computes a handle's convolution problems of one element type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Api {
@@ -235,10 +279,9 @@ pub(crate) enum Api {
 /// gradients; not the fused bias-and-activation call) of handles that do not say otherwise
 /// ([`Dnn::set_graph_api`]) use: `Some(true)` the graph (backend) API's execution plans,
 /// `Some(false)` the legacy API's algorithms, `None` (the default) by element type: the graph
-/// API for `f16`/`bf16` problems; for `f32`/`f64` ones, while the handle measures
-/// ([`set_algo_search`]), the faster of the two on the problem's first call (the measured plan
-/// and the measured algorithm take turns of a few runs between two events on that call's
-/// buffers), else the legacy API. Both compute the same convolution, within its rounding.
+/// API for `f16`/`bf16` problems; the legacy API for `f32`/`f64` ones, or, where the duel is on
+/// ([`set_api_duel`]) and the handle measures ([`set_algo_search`]), the faster of the two on
+/// the problem's first call. Both compute the same convolution, within its rounding.
 ///
 /// A graph-API plan is made on a problem's first call and kept in the handle for its life: the
 /// first engine cuDNN's heuristics (mode A, then its fallback list) rank that keeps the
@@ -293,6 +336,8 @@ pub struct Dnn {
     algo_search: AtomicU8,
     /// `GRAPH_BY_TYPE`, `GRAPH_OFF` or `GRAPH_ON`.
     graph_api: AtomicU8,
+    /// `DUEL_UNSET` (follow the process), `DUEL_OFF` or `DUEL_ON`.
+    api_duel: AtomicU8,
     /// Destroys the handle once neither this nor a graph that captured its work holds it.
     /// Dropped after the plans (`Drop` clears them first).
     keep: Arc<HandleKeep>,
@@ -370,6 +415,7 @@ impl Dnn {
             deterministic: AtomicBool::new(false),
             algo_search: AtomicU8::new(SEARCH_PROCESS),
             graph_api: AtomicU8::new(GRAPH_PROCESS),
+            api_duel: AtomicU8::new(DUEL_UNSET),
             keep,
         };
         // SAFETY: a live handle and a live stream of the current context.
@@ -456,10 +502,33 @@ impl Dnn {
         self.graph_api.store(v, Ordering::Relaxed);
     }
 
+    /// Sets whether this handle's `f32`/`f64` problems, where the API is chosen by element
+    /// type and the handle measures, time both APIs on their first call and keep the faster:
+    /// `Some(true)` on, `Some(false)` off, `None` (the default) as the process says
+    /// ([`set_api_duel`], where the duel is described).
+    pub fn set_api_duel(&self, on: Option<bool>) {
+        let v = match on {
+            None => DUEL_UNSET,
+            Some(false) => DUEL_OFF,
+            Some(true) => DUEL_ON,
+        };
+        self.api_duel.store(v, Ordering::Relaxed);
+    }
+
+    /// Whether this handle times both APIs for `f32`/`f64` problems (its own setting, else the
+    /// process's; see [`set_api_duel`]).
+    pub fn api_duel(&self) -> bool {
+        match self.api_duel.load(Ordering::Relaxed) {
+            DUEL_ON => true,
+            DUEL_OFF => false,
+            _ => api_duel(),
+        }
+    }
+
     /// Which API this handle's convolutions of `T` use (its own setting, else the process's):
     /// by element type, half types take the graph API, and `f32`/`f64` take whichever of the
-    /// two ran faster on the problem's first call while the handle measures them, else the
-    /// legacy API.
+    /// two ran faster on the problem's first call where the duel is on and the handle measures
+    /// them, else the legacy API.
     pub(crate) fn api_for<T: DnnElement>(&self) -> Api {
         let v = match self.graph_api.load(Ordering::Relaxed) {
             GRAPH_PROCESS => GRAPH_API.load(Ordering::Relaxed),
@@ -469,7 +538,7 @@ impl Dnn {
             GRAPH_OFF => Api::Legacy,
             GRAPH_ON => Api::Graph,
             _ if is_half::<T>() => Api::Graph,
-            _ if self.algo_search_for::<T>() => Api::Faster,
+            _ if self.api_duel() && self.algo_search_for::<T>() => Api::Faster,
             _ => Api::Legacy,
         }
     }

@@ -32,8 +32,9 @@
 //! measured on its first call outside a capture (cuDNN times its candidates on that call's
 //! buffers; [`crate::tuning::set_cudnn_algo_search`] switches to cuDNN's heuristics) and kept
 //! in the stream's handle: for `f16`/`bf16`, an execution plan of cuDNN's graph API; for
-//! `f32`/`f64`, the measured plan or the measured legacy algorithm, whichever ran faster on
-//! that first call ([`crate::tuning::set_cudnn_graph_api`] chooses one API for every type).
+//! `f32`/`f64`, an algorithm of its legacy API, or, with [`crate::tuning::set_cudnn_api_duel`]
+//! on, the measured plan or the measured legacy algorithm, whichever ran faster on that first
+//! call ([`crate::tuning::set_cudnn_graph_api`] chooses one API for every type).
 
 use super::geom::{ConvGeom, PoolGeom};
 use super::kernels::{NnKernel, TileSwapArgs, count32};
