@@ -309,8 +309,14 @@ fn check_forward<T: Float>(rng: &mut Rng, cs: &Case, what: &str) -> TestResult {
     Ok(())
 }
 
-/// The gradients against central differences of the reference for `cs`.
+/// The gradients against central differences of the reference for `cs`; an error of the
+/// library (a failed cuDNN call, say) names the case and the element type.
 fn check_grads<T: Float>(rng: &mut Rng, cs: &Case, what: &str) -> TestResult {
+    grads_against_reference::<T>(rng, cs, what)
+        .map_err(|e| format!("{what} {} ({cs:?}): {e}", T::DTYPE).into())
+}
+
+fn grads_against_reference<T: Float>(rng: &mut Rng, cs: &Case, what: &str) -> TestResult {
     let (x, xv) = typed::<T>(&rvec(rng, cs.x_shape().iter().product()), &cs.x_shape())?;
     let (w, wv) = typed::<T>(&rvec(rng, cs.w_shape().iter().product()), &cs.w_shape())?;
     let (dy, dyv) = typed::<T>(&rvec(rng, cs.y_shape().iter().product()), &cs.y_shape())?;
