@@ -206,10 +206,29 @@ pub fn algo_search() -> bool {
     ALGO_SEARCH.load(Ordering::Relaxed)
 }
 
-/// A handle's own algorithm-search setting: follow the process, off, on.
-const SEARCH_PROCESS: u8 = 0;
-const SEARCH_OFF: u8 = 1;
-const SEARCH_ON: u8 = 2;
+/// An on/off setting (a handle's algorithm search and API duel, the process's duel) stored in
+/// an `AtomicU8`: not set (a handle then follows the process), off, on.
+const UNSET: u8 = 0;
+const OFF: u8 = 1;
+const ON: u8 = 2;
+
+/// The stored form of an on/off setting: `None` not set.
+fn setting_code(v: Option<bool>) -> u8 {
+    match v {
+        None => UNSET,
+        Some(false) => OFF,
+        Some(true) => ON,
+    }
+}
+
+/// The stored setting `code` where it is set, else `otherwise()`.
+fn setting_or(code: u8, otherwise: impl FnOnce() -> bool) -> bool {
+    match code {
+        ON => true,
+        OFF => false,
+        _ => otherwise(),
+    }
+}
 
 /// A graph-API setting: follow the process (handles only), off, on, by element type.
 const GRAPH_PROCESS: u8 = 0;
@@ -220,12 +239,9 @@ const GRAPH_BY_TYPE: u8 = 3;
 /// The process's graph-API setting (`GRAPH_OFF`, `GRAPH_ON` or `GRAPH_BY_TYPE`).
 static GRAPH_API: AtomicU8 = AtomicU8::new(GRAPH_BY_TYPE);
 
-/// The process's duel setting (see [`set_api_duel`]): `DUEL_UNSET` until set or first read,
-/// when `CUPRITE_DNN_API_DUEL=1` turns it on.
-static API_DUEL: AtomicU8 = AtomicU8::new(DUEL_UNSET);
-const DUEL_UNSET: u8 = 0;
-const DUEL_OFF: u8 = 1;
-const DUEL_ON: u8 = 2;
+/// The process's duel setting (see [`set_api_duel`]): `UNSET` until set or first read, when
+/// `CUPRITE_DNN_API_DUEL=1` turns it on.
+static API_DUEL: AtomicU8 = AtomicU8::new(UNSET);
 
 /// Turns on or off (the default) the duel of cuDNN's two APIs for the `f32`/`f64`
 /// convolutions of handles that do not say otherwise ([`Dnn::set_api_duel`]): where the
@@ -244,23 +260,19 @@ const DUEL_ON: u8 = 2;
 /// assert!(!dnn::api_duel());
 /// ```
 pub fn set_api_duel(on: bool) {
-    API_DUEL.store(if on { DUEL_ON } else { DUEL_OFF }, Ordering::Relaxed);
+    API_DUEL.store(setting_code(Some(on)), Ordering::Relaxed);
 }
 
 /// Whether handles that follow the process time both APIs for `f32`/`f64` problems (see
 /// [`set_api_duel`]).
 pub fn api_duel() -> bool {
-    match API_DUEL.load(Ordering::Relaxed) {
-        DUEL_ON => true,
-        DUEL_OFF => false,
-        _ => {
-            let on = std::env::var("CUPRITE_DNN_API_DUEL").is_ok_and(|v| v == "1");
-            // A setter that ran meanwhile wins.
-            let v = if on { DUEL_ON } else { DUEL_OFF };
-            let _ = API_DUEL.compare_exchange(DUEL_UNSET, v, Ordering::Relaxed, Ordering::Relaxed);
-            API_DUEL.load(Ordering::Relaxed) == DUEL_ON
-        }
-    }
+    setting_or(API_DUEL.load(Ordering::Relaxed), || {
+        let on = std::env::var("CUPRITE_DNN_API_DUEL").is_ok_and(|v| v == "1");
+        // A setter that ran meanwhile wins.
+        let v = setting_code(Some(on));
+        let _ = API_DUEL.compare_exchange(UNSET, v, Ordering::Relaxed, Ordering::Relaxed);
+        API_DUEL.load(Ordering::Relaxed) == ON
+    })
 }
 
 /// Which of cuDNN's APIs computes a handle's convolution problems of one element type.
@@ -332,11 +344,11 @@ pub struct Dnn {
     turn: Mutex<algo::AlgoCache>,
     allow_tf32: AtomicBool,
     deterministic: AtomicBool,
-    /// `SEARCH_PROCESS`, `SEARCH_OFF` or `SEARCH_ON`.
+    /// `UNSET` (follow the process), `OFF` or `ON`.
     algo_search: AtomicU8,
     /// `GRAPH_BY_TYPE`, `GRAPH_OFF` or `GRAPH_ON`.
     graph_api: AtomicU8,
-    /// `DUEL_UNSET` (follow the process), `DUEL_OFF` or `DUEL_ON`.
+    /// `UNSET` (follow the process), `OFF` or `ON`.
     api_duel: AtomicU8,
     /// Destroys the handle once neither this nor a graph that captured its work holds it.
     /// Dropped after the plans (`Drop` clears them first).
@@ -413,9 +425,9 @@ impl Dnn {
             turn: Mutex::new(algo::AlgoCache::default()),
             allow_tf32: AtomicBool::new(false),
             deterministic: AtomicBool::new(false),
-            algo_search: AtomicU8::new(SEARCH_PROCESS),
+            algo_search: AtomicU8::new(UNSET),
             graph_api: AtomicU8::new(GRAPH_PROCESS),
-            api_duel: AtomicU8::new(DUEL_UNSET),
+            api_duel: AtomicU8::new(UNSET),
             keep,
         };
         // SAFETY: a live handle and a live stream of the current context.
@@ -461,33 +473,23 @@ impl Dnn {
     /// `Some(true)` measures (see [`set_algo_search`]), `Some(false)` takes cuDNN's heuristic
     /// choice, `None` (the default) follows [`set_algo_search`].
     pub fn set_algo_search(&self, search: Option<bool>) {
-        let v = match search {
-            None => SEARCH_PROCESS,
-            Some(false) => SEARCH_OFF,
-            Some(true) => SEARCH_ON,
-        };
-        self.algo_search.store(v, Ordering::Relaxed);
+        self.algo_search
+            .store(setting_code(search), Ordering::Relaxed);
     }
 
     /// Whether this handle measures its algorithm choices now (its own setting, else the
     /// process's).
     pub fn algo_search(&self) -> bool {
-        match self.algo_search.load(Ordering::Relaxed) {
-            SEARCH_OFF => false,
-            SEARCH_ON => true,
-            _ => algo_search(),
-        }
+        setting_or(self.algo_search.load(Ordering::Relaxed), algo_search)
     }
 
     /// Whether this handle measures the algorithm choices of `T`'s problems: its own setting
     /// when it has one; else the process's, for `f32` and `f64` only (half-precision problems
     /// follow cuDNN's heuristics unless the handle asks to measure them).
     pub(crate) fn algo_search_for<T: DnnElement>(&self) -> bool {
-        match self.algo_search.load(Ordering::Relaxed) {
-            SEARCH_OFF => false,
-            SEARCH_ON => true,
-            _ => algo_search() && !is_half::<T>(),
-        }
+        setting_or(self.algo_search.load(Ordering::Relaxed), || {
+            algo_search() && !is_half::<T>()
+        })
     }
 
     /// Sets which of cuDNN's two convolution APIs this handle's convolutions use:
@@ -507,22 +509,13 @@ impl Dnn {
     /// `Some(true)` on, `Some(false)` off, `None` (the default) as the process says
     /// ([`set_api_duel`], where the duel is described).
     pub fn set_api_duel(&self, on: Option<bool>) {
-        let v = match on {
-            None => DUEL_UNSET,
-            Some(false) => DUEL_OFF,
-            Some(true) => DUEL_ON,
-        };
-        self.api_duel.store(v, Ordering::Relaxed);
+        self.api_duel.store(setting_code(on), Ordering::Relaxed);
     }
 
     /// Whether this handle times both APIs for `f32`/`f64` problems (its own setting, else the
     /// process's; see [`set_api_duel`]).
     pub fn api_duel(&self) -> bool {
-        match self.api_duel.load(Ordering::Relaxed) {
-            DUEL_ON => true,
-            DUEL_OFF => false,
-            _ => api_duel(),
-        }
+        setting_or(self.api_duel.load(Ordering::Relaxed), api_duel)
     }
 
     /// Which API this handle's convolutions of `T` use (its own setting, else the process's):
@@ -652,5 +645,26 @@ impl Drop for Dnn {
         }
         // The handle goes with `keep` (here, or with the last graph of captured work; plans a
         // graph keeps hold it too).
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{setting_code, setting_or};
+
+    /// A set setting answers for itself; an unset one asks, and only then.
+    #[test]
+    fn on_off_settings_follow_the_process_only_when_unset() {
+        let asked = std::cell::Cell::new(0);
+        let process = |v: bool| {
+            asked.set(asked.get() + 1);
+            v
+        };
+        assert!(setting_or(setting_code(Some(true)), || process(false)));
+        assert!(!setting_or(setting_code(Some(false)), || process(true)));
+        assert_eq!(asked.get(), 0);
+        assert!(setting_or(setting_code(None), || process(true)));
+        assert!(!setting_or(setting_code(None), || process(false)));
+        assert_eq!(asked.get(), 2);
     }
 }
