@@ -1126,8 +1126,13 @@ pub fn tests() -> Vec<Test> {
             approx2_tile_edges,
         ),
     ];
+    // A capture runs alone, as every capture test does (`capture.rs`): a capture beside other
+    // threads' eager work is not what this test checks.
     #[cfg(feature = "capture")]
-    v.push(Test::gpu("cuda::signal_approx::in_capture", in_capture));
+    v.push(Test::gpu_alone(
+        "cuda::signal_approx::in_capture",
+        in_capture,
+    ));
     for &(name, body) in BODIES {
         v.push(Test::cpu(
             format!("cpu::signal_approx::{name}"),
