@@ -2,8 +2,8 @@
 //! closure on the same inputs, and checked against float64 host references; outputs held across
 //! replays; inputs dropped between replays; FFTs and random draws (keyed per call); capture
 //! errors for host reads, data-dependent sizes and FFTs without a plan, with the thread usable
-//! afterwards; the LRU bound; the CPU path; a
-//! many-thread stress.
+//! afterwards; the LRU bound; the CPU path; a many-thread stress of replays, and one of
+//! captures beside eager work with context-wide waits.
 //!
 //! Every GPU test here captures a CUDA graph, so each runs alone (`Test::gpu_alone`).
 
@@ -257,7 +257,7 @@ fn capture_errors() -> TestResult {
     if got != [2.0, 1.0, 3.0, 1.0] {
         return Err(format!("capture after failed captures: {got:?}").into());
     }
-    // No capture was left in progress: a context-wide synchronisation (refused while one is)
+    // No capture was left in progress: a context-wide synchronisation (which waits for one)
     // and a collection run.
     cuprite_array::sync(dev())?;
     cuprite_array::device_gc(dev())?;
@@ -439,6 +439,123 @@ fn stress() -> TestResult {
     Ok(())
 }
 
+/// One eager thread's step of [`captures_beside_eager`]: sums, sorts, scans and a product on
+/// fresh data, checked against the host; then a context-wide wait (`sync`) and, every fourth
+/// step, a collection run, both of which wait out the captures of the other threads.
+fn eager_step(rng: &mut Rng, n: usize) -> std::result::Result<(), String> {
+    let len = 1000 + (rng.next_u64() % 5000) as usize;
+    let u = rng.vec_f32(len, -1.0, 1.0);
+    let run = || -> Result<(f32, Vec<f32>, Vec<f32>, Vec<f32>)> {
+        let a = Array::from_slice_on(dev(), &u, &[len])?;
+        let s = (&a * 2.0 + 1.0).sum()?.item()?;
+        let sorted = a.sort(0)?.to_vec()?;
+        let scan = a.cumsum(0)?.to_vec()?;
+        let m = Array::from_slice_on(dev(), &u[..64 * 8], &[64, 8])?;
+        let mt: Vec<f32> = (0..8 * 64).map(|k| u[(k % 64) * 8 + k / 64]).collect();
+        let mt = Array::from_slice_on(dev(), &mt, &[8, 64])?;
+        let p = linalg::matmul(&mt, &m)?.to_vec()?;
+        cuprite_array::sync(dev())?;
+        if n % 4 == 0 {
+            cuprite_array::device_gc(dev())?;
+        }
+        Ok((s, sorted, scan, p))
+    };
+    let (s, sorted, scan, p) = run().map_err(|e| format!("eager step {n}: {e}"))?;
+    let want: f64 = u.iter().map(|&x| 2.0 * x as f64 + 1.0).sum();
+    if (s as f64 - want).abs() > 1e-3 * (len as f64).sqrt() {
+        return Err(format!("eager step {n}: sum {s}, want {want}"));
+    }
+    let mut hs = u.clone();
+    hs.sort_by(f32::total_cmp);
+    if sorted != hs {
+        return Err(format!("eager step {n}: sort differs from the host's"));
+    }
+    let mut acc = 0.0f64;
+    for (i, (&x, &g)) in u.iter().zip(&scan).enumerate() {
+        acc += x as f64;
+        if (g as f64 - acc).abs() > 1e-4 * (i as f64 + 1.0).sqrt() + 1e-5 {
+            return Err(format!("eager step {n}: cumsum[{i}] {g}, want {acc}"));
+        }
+    }
+    for i in 0..8 {
+        for j in 0..8 {
+            let w: f64 = (0..64)
+                .map(|r| u[r * 8 + i] as f64 * u[r * 8 + j] as f64)
+                .sum();
+            let g = p[i * 8 + j] as f64;
+            if (g - w).abs() > 1e-4 * 64.0 {
+                return Err(format!("eager step {n}: product [{i},{j}] {g}, want {w}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Captures beside eager work on the same GPU: two threads compile new programs (every one of
+/// [`PROGRAMS`], each checked bit for bit against eager runs) over and over, while three
+/// threads run eager work checked against the host, with context-wide waits (`sync`) and
+/// collections (`device_gc`) among it. For `CUPRITE_CAPTURE_STRESS_SECS` seconds (3 by
+/// default); no call may fail, and the array memory in use is back to where it began.
+fn captures_beside_eager() -> TestResult {
+    let secs: u64 = std::env::var("CUPRITE_CAPTURE_STRESS_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3);
+    cuprite_array::device_gc(dev())?;
+    let before = cuprite_array::mem_stats(dev()).bytes_in_use;
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    let capturing = (0..2usize).map(|t| {
+        std::thread::spawn(move || -> std::result::Result<(usize, usize), String> {
+            let mut n = 0;
+            while std::time::Instant::now() < until {
+                let p = PROGRAMS[(n + 5 * t) % PROGRAMS.len()];
+                program(p).map_err(|e| format!("capturing thread {t}, program {p}: {e}"))?;
+                n += 1;
+            }
+            Ok((n, 0))
+        })
+    });
+    let eager = (0..3u64).map(|t| {
+        std::thread::spawn(move || -> std::result::Result<(usize, usize), String> {
+            let mut rng = Rng::seeded(cuprite_testkit::process_seed() ^ (t + 100));
+            let mut n = 0;
+            while std::time::Instant::now() < until {
+                eager_step(&mut rng, n).map_err(|e| format!("eager thread {t}: {e}"))?;
+                n += 1;
+            }
+            Ok((0, n))
+        })
+    });
+    let handles: Vec<_> = capturing.chain(eager).collect();
+    let (mut captured, mut steps) = (0, 0);
+    let mut failures = Vec::new();
+    for h in handles {
+        match h.join() {
+            Ok(Ok((c, e))) => {
+                captured += c;
+                steps += e;
+            }
+            Ok(Err(e)) => failures.push(e),
+            Err(_) => failures.push("a thread panicked".to_string()),
+        }
+    }
+    if !failures.is_empty() {
+        return Err(failures.join("; ").into());
+    }
+    if captured < 2 || steps < 3 {
+        return Err(format!("only {captured} programs and {steps} eager steps ran").into());
+    }
+    cuprite_array::sync(dev())?;
+    cuprite_array::device_gc(dev())?;
+    let after = cuprite_array::mem_stats(dev()).bytes_in_use;
+    if after > before {
+        return Err(
+            format!("array memory in use {after} bytes after the stress, {before} before").into(),
+        );
+    }
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     let replays = PROGRAMS.iter().map(|&p| {
         Test::gpu_alone(format!("capture::replays_match_eager::{p}"), move || {
@@ -459,6 +576,7 @@ pub fn tests() -> Vec<Test> {
             ),
             Test::gpu_alone("capture::lru_limit", lru_limit),
             Test::gpu_alone("capture::stress", stress),
+            Test::gpu_alone("capture::captures_beside_eager", captures_beside_eager),
             Test::cpu("capture::cpu_path", cpu_path),
             Test::cpu("capture::cpu_random_per_call", || {
                 random_per_call(Device::CPU)

@@ -294,24 +294,32 @@ impl Context {
         }
     }
 
-    /// Waits for all work in this context to finish. While a stream capture is in progress on
-    /// one of its streams (in any thread) this is an `Err` instead: the driver would invalidate
-    /// the capture.
+    /// Waits for all work in this context to finish.
+    ///
+    /// The driver forbids synchronising a context while one of its streams is capturing (the
+    /// capture would be invalidated). A capture in progress that another thread began is
+    /// therefore waited out first, and no capture begins until the synchronisation is done;
+    /// one that the calling thread began makes this an `Err` (it could never end meanwhile).
+    /// So a thread must not wait here for work that a capturing thread does only after this
+    /// returns.
     pub fn synchronize(&self) -> Result<()> {
         self.bind_to_thread()?;
-        self.tracking
-            .synchronize_outside_captures("Context::synchronize", || {
+        self.tracking.synchronize_after_captures(
+            "Context::synchronize",
+            crate::capture::this_thread_captures,
+            || {
                 crate::stats::count_host_sync();
                 // SAFETY: no arguments; the context is current.
                 unsafe { drv!(cuCtxSynchronize()) }
-            })?;
+            },
+        )?;
         self.run_after_sync();
         Ok(())
     }
 
     /// [`synchronize`](Self::synchronize) for `Drop` paths: binds without returning deferred
-    /// errors (another operation's), and is refused the same way while a capture is in
-    /// progress.
+    /// errors (another operation's), and is refused while any capture is in progress (a drop
+    /// never waits for another thread).
     pub(crate) fn synchronize_no_deferred(&self) -> Result<()> {
         self.bind_to_thread_no_deferred()?;
         self.tracking
@@ -321,6 +329,23 @@ impl Context {
             })?;
         self.run_after_sync();
         Ok(())
+    }
+
+    /// Runs `free` (named `what` in a deferred error) once no work of this context can still
+    /// use what it frees: after a context-wide synchronisation now or, while a capture is in
+    /// progress (which forbids one, and which a drop does not wait for), after the next one
+    /// that succeeds. When the synchronisation fails otherwise, `free` never runs (what it
+    /// would free is leaked) and the error is deferred.
+    pub(crate) fn free_after_sync(&self, what: &'static str, free: AfterSyncFn) {
+        match self.synchronize_no_deferred() {
+            Ok(()) => {
+                if let Err(e) = free() {
+                    self.defer(what, e);
+                }
+            }
+            Err(_) if self.captures_in_progress() != 0 => self.after_next_sync(what, free),
+            Err(e) => self.defer(what, e),
+        }
     }
 
     /// How many stream captures are in progress on this context now.

@@ -107,15 +107,16 @@ impl Stream {
         self.context().bind_to_thread_no_deferred()?;
         let seq = capture::end(self.track_id());
         let joined = match &seq {
-            Some(seq) => {
-                self.context().note_capture(false);
-                self.join_members(seq)
-            }
+            Some(seq) => self.join_members(seq),
             None => Ok(()),
         };
         let mut raw: CUgraph = std::ptr::null_mut();
         // SAFETY: `raw` is a valid out-pointer and the stream is live.
         let r = unsafe { drv!(cuStreamEndCapture(self.raw(), &mut raw)) };
+        if seq.is_some() {
+            // Only now, the stream no longer capturing, may a context-wide synchronisation run.
+            self.context().note_capture(false);
+        }
         if r.is_ok() && !raw.is_null() && joined.is_err() {
             // SAFETY: the graph was just made and is referenced nowhere else.
             let _ = unsafe { sys::cuGraphDestroy(raw) };

@@ -621,8 +621,9 @@ fn replay_of_gone_borrowed_memory_is_err() -> TestResult {
 }
 
 /// Another thread synchronising the whole context while a capture is in progress (legal for
-/// it, but the driver would invalidate the capture): that call is an `Err` naming the
-/// capture, and the capture goes on to a correct graph.
+/// it, but the driver would invalidate the capture) waits until the capture ended, and the
+/// capture goes on to a correct graph; the capturing thread's own context-wide
+/// synchronisation is an `Err` naming the capture.
 fn context_sync_elsewhere_leaves_capture_intact() -> TestResult {
     let (ctx, m) = setup()?;
     let axpb = m.load_function("axpb")?;
@@ -634,12 +635,18 @@ fn context_sync_elsewhere_leaves_capture_intact() -> TestResult {
     let mut y = stream.clone_htod(&vec![f32::NAN; n])?;
     let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
     stream.begin_capture(CaptureMode::ThreadLocal)?;
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let other = {
-        let ctx = ctx.clone();
-        std::thread::spawn(move || ctx.synchronize().map_err(|e| e.to_string()))
-    }
-    .join()
-    .map_err(|_| "thread panicked")?;
+        let (ctx, done) = (ctx.clone(), done.clone());
+        std::thread::spawn(move || {
+            let r = ctx.synchronize().map_err(|e| e.to_string());
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+            r
+        })
+    };
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let waited = !done.load(std::sync::atomic::Ordering::SeqCst);
+    let own = ctx.synchronize().map_err(|e| e.to_string());
     // SAFETY: axpb with n-element buffers.
     unsafe {
         stream
@@ -652,7 +659,13 @@ fn context_sync_elsewhere_leaves_capture_intact() -> TestResult {
             .launch(cfg)?
     };
     let exec = stream.end_capture()?.instantiate()?;
-    let e = other.expect_err("a context-wide synchronisation ran during a capture");
+    let other = other.join().map_err(|_| "thread panicked")?;
+    assert!(
+        waited,
+        "the other thread's synchronisation returned during the capture"
+    );
+    other.map_err(|e| format!("the other thread's synchronisation after the capture: {e}"))?;
+    let e = own.expect_err("the capturing thread synchronised its context");
     assert!(
         e.contains("Context::synchronize") && e.contains("capture"),
         "{e}"

@@ -5,7 +5,8 @@
 
 use crate::error::{Error, Result};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Mutex, RwLock, RwLockWriteGuard};
+use std::sync::{Condvar, Mutex, RwLock, RwLockWriteGuard};
+use std::time::Duration;
 
 #[derive(Debug, Default)]
 pub(crate) struct TrackingMode {
@@ -24,6 +25,9 @@ pub(crate) struct TrackingMode {
     /// would invalidate (the driver forbids synchronising a context with a capturing stream,
     /// from any thread).
     gate: RwLock<()>,
+    /// Notified (under its mutex) each time a capture ends, for synchronisations that wait for
+    /// the captures of other threads to end.
+    ended: (Mutex<()>, Condvar),
 }
 
 impl TrackingMode {
@@ -124,13 +128,46 @@ impl TrackingMode {
         let _gate = self.gate.read().unwrap_or_else(|e| e.into_inner());
         let n = self.captures.load(Ordering::Acquire);
         if n != 0 {
-            return Err(Error::InvalidArgument(format!(
-                "{what}: {n} stream capture(s) in progress on this context; synchronising the \
-                 whole context would invalidate them (synchronise a stream outside the capture, \
-                 or end the capture first)"
-            )));
+            return Err(Self::refusal(what, n));
         }
         sync()
+    }
+
+    /// [`synchronize_outside_captures`](Self::synchronize_outside_captures), but a capture in
+    /// progress is waited out first when the calling thread began none (`own_capture` is
+    /// false): the synchronisation then runs as soon as no capture of this context is in
+    /// progress, and no capture begins until it is done.
+    pub(crate) fn synchronize_after_captures(
+        &self,
+        what: &str,
+        own_capture: impl Fn() -> bool,
+        sync: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
+        loop {
+            {
+                let _gate = self.gate.read().unwrap_or_else(|e| e.into_inner());
+                let n = self.captures.load(Ordering::Acquire);
+                if n == 0 {
+                    return sync();
+                }
+                if own_capture() {
+                    return Err(Self::refusal(what, n));
+                }
+            }
+            let lock = self.ended.0.lock().unwrap_or_else(|e| e.into_inner());
+            if self.captures.load(Ordering::Acquire) != 0 {
+                // The timeout only bounds a wake-up missed by a capture ended without the lock.
+                drop(self.ended.1.wait_timeout(lock, Duration::from_millis(20)));
+            }
+        }
+    }
+
+    fn refusal(what: &str, n: usize) -> Error {
+        Error::InvalidArgument(format!(
+            "{what}: {n} stream capture(s) in progress on this context; synchronising the whole \
+             context would invalidate them (synchronise a stream outside the capture, or end \
+             the capture first)"
+        ))
     }
 
     /// How many captures are in progress on this context.
@@ -149,6 +186,8 @@ impl TrackingMode {
             self.captures.fetch_add(1, Ordering::AcqRel);
         } else {
             self.captures.fetch_sub(1, Ordering::AcqRel);
+            let _lock = self.ended.0.lock().unwrap_or_else(|e| e.into_inner());
+            self.ended.1.notify_all();
         }
     }
 }

@@ -220,17 +220,14 @@ impl<T> Drop for PinnedHostBuffer<T> {
         // Run now, or once the last graph that uses the memory is gone (see `tracker.rs`).
         self.tracker
             .set_release(Release::Other(Box::new(move |ctx: &Context| {
+                let free = Box::new(move || {
+                    // SAFETY: `ptr` came from cuMemHostAlloc and no device work uses it any
+                    // more (waited for first when `sync`).
+                    unsafe { drv!(cuMemFreeHost(ptr as *mut std::ffi::c_void)) }
+                });
                 if sync {
-                    let r = ctx.bind_to_thread_no_deferred().and_then(|()| {
-                        // SAFETY: no arguments; the context is current.
-                        unsafe { drv!(cuCtxSynchronize()) }
-                    });
-                    if let Err(e) = r {
-                        ctx.defer("synchronize before freeing a PinnedHostBuffer", e);
-                    }
-                }
-                // SAFETY: `ptr` came from cuMemHostAlloc and no device work uses it any more.
-                if let Err(e) = unsafe { drv!(cuMemFreeHost(ptr as *mut std::ffi::c_void)) } {
+                    ctx.free_after_sync("cuMemFreeHost of a PinnedHostBuffer", free);
+                } else if let Err(e) = free() {
                     ctx.defer("cuMemFreeHost of a PinnedHostBuffer", e);
                 }
             })));

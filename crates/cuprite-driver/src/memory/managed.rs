@@ -270,15 +270,14 @@ impl<T> Drop for ManagedBuffer<T> {
         // Run now, or once the last graph that uses the memory is gone (see `tracker.rs`).
         self.tracker
             .set_release(Release::Other(Box::new(move |ctx: &Context| {
-                let r = ctx.bind_to_thread_no_deferred().and_then(|()| {
-                    // SAFETY: no arguments; waits for any device work using the memory.
-                    unsafe { drv!(cuCtxSynchronize()) }?;
-                    // SAFETY: `ptr` came from cuMemAllocManaged and nothing uses it any more.
-                    unsafe { drv!(cuMemFree_v2(ptr)) }
-                });
-                if let Err(e) = r {
-                    ctx.defer("free of a ManagedBuffer", e);
-                }
+                ctx.free_after_sync(
+                    "free of a ManagedBuffer",
+                    Box::new(move || {
+                        // SAFETY: `ptr` came from cuMemAllocManaged and no device work uses it
+                        // any more (the context was synchronised first).
+                        unsafe { drv!(cuMemFree_v2(ptr)) }
+                    }),
+                );
             })));
     }
 }
