@@ -818,10 +818,12 @@ where
     /// captured; the graph keeps their memory alive. Random draws use the seed given in the
     /// closure, keyed per call (see [`repeat_random`](Self::repeat_random)).
     ///
-    /// A capture is not yet safe while other threads of the process use the same GPU: a
-    /// context-wide wait on another thread (`sync`) fails and spoils the capture, and in tests
-    /// the CUDA context was lost. Make each first call while no other thread works on that
-    /// GPU; replays may run beside other threads.
+    /// Other threads may use the same GPU meanwhile: their context-wide waits ([`sync`],
+    /// [`device_gc`], the retry after an out-of-memory error), which the driver forbids during
+    /// a capture, wait for it to end.
+    ///
+    /// [`sync`]: crate::sync
+    /// [`device_gc`]: crate::device_gc
     ///
     /// ```
     /// use cuprite_array::{Array, compile};

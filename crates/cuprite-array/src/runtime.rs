@@ -413,10 +413,13 @@ pub(crate) fn mem_info(ordinal: usize) -> Result<(usize, usize)> {
     Ok(state(ordinal)?.ctx.mem_info()?)
 }
 
-/// Frees the buffers kept for reuse, waits for the device, and trims its pool.
+/// Frees the buffers kept for reuse, waits for the device, and trims its pool. The caches are
+/// emptied only after a first context-wide wait, which waits out the captures other threads
+/// have in progress: a cached FFT plan dropped here then finds its stream not capturing.
 pub(crate) fn gc(ordinal: usize) -> Result<()> {
     refuse_in_capture("device_gc (also run on out-of-memory before a retry)")?;
     let st = state(ordinal)?;
+    st.ctx.synchronize()?;
     drop(take_last_freed(|o, _| o == ordinal));
     let kept = std::mem::take(&mut *st.free.lock().unwrap_or_else(|e| e.into_inner()));
     drop(kept);

@@ -245,6 +245,10 @@ pub(crate) fn with_oom_retry<R>(device: Device, mut f: impl FnMut() -> Result<R>
 }
 
 /// Waits until all array work queued on `device` is done.
+///
+/// On CUDA this is a context-wide wait, which the driver forbids while a stream of the device
+/// is capturing a graph: a compiled program's capture in progress on another thread (its first
+/// call for a signature) is waited out first. Inside a capture it is an `Err`.
 pub fn sync(device: Device) -> Result<()> {
     backend::of(device).sync(device)
 }
@@ -254,7 +258,7 @@ pub fn mem_info(device: Device) -> Result<(usize, usize)> {
     backend::of(device).mem_info(device)
 }
 
-/// Releases memory cached by the pool of `device` back to the driver.
+/// Releases memory cached by the pool of `device` back to the driver. Waits as [`sync`] does.
 pub fn device_gc(device: Device) -> Result<()> {
     backend::of(device).gc(device)
 }
