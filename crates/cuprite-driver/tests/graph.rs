@@ -45,6 +45,10 @@ pub fn tests() -> Vec<Test> {
             context_sync_elsewhere_leaves_capture_intact,
         ),
         Test::gpu_alone(
+            "graph::pinned_drop_elsewhere_leaves_capture_intact",
+            pinned_drop_elsewhere_leaves_capture_intact,
+        ),
+        Test::gpu_alone(
             "graph::host_functions_refused_in_capture",
             host_functions_refused_in_capture,
         ),
@@ -676,6 +680,64 @@ fn context_sync_elsewhere_leaves_capture_intact() -> TestResult {
         assert_eq!(got[i], 2.0 * xh[i] + 3.0, "{i}");
     }
     ctx.synchronize()?;
+    Ok(())
+}
+
+/// A pinned buffer dropped on another thread during a capture, with a copy into it pending:
+/// its free needs a context-wide synchronisation first, which the driver forbids during a
+/// capture (it would invalidate it). The free waits for the next synchronisation, the capture
+/// goes on to a correct graph, and no error is deferred.
+fn pinned_drop_elsewhere_leaves_capture_intact() -> TestResult {
+    let (ctx, m) = setup()?;
+    let axpb = m.load_function("axpb")?;
+    let stream = ctx.new_stream()?;
+    let mut rng = Rng::fresh();
+    let n = 4096;
+    let xh = ints(&mut rng, n);
+    let x = stream.clone_htod(&xh)?;
+    let mut y = stream.clone_htod(&vec![f32::NAN; n])?;
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    let other = {
+        let (ctx, xh) = (ctx.clone(), xh.clone());
+        std::thread::spawn(move || -> Result<(), cuprite_driver::Error> {
+            let s = ctx.new_stream()?;
+            let d = s.clone_htod(&xh)?;
+            let mut p = cuprite_driver::PinnedHostBuffer::<f32>::new(
+                &ctx,
+                n,
+                cuprite_driver::HostAllocFlags::NONE,
+            )?;
+            s.memcpy_dtoh(&d, &mut p)?;
+            // Dropped with the copy unwaited for.
+            drop(p);
+            Ok(())
+        })
+    }
+    .join()
+    .map_err(|_| "thread panicked")?;
+    other?;
+    // SAFETY: axpb with n-element buffers.
+    unsafe {
+        stream
+            .launch_builder(&axpb)
+            .arg(&mut y)
+            .arg(&x)
+            .arg(&-1.0f32)
+            .arg(&5.0f32)
+            .arg(&ni)
+            .launch(cfg)?
+    };
+    let exec = stream.end_capture()?.instantiate()?;
+    exec.launch(&stream)?;
+    let got = stream.clone_dtoh(&y)?;
+    for i in 0..n {
+        assert_eq!(got[i], 5.0 - xh[i], "{i}");
+    }
+    ctx.check_deferred()?;
+    // The free runs here.
+    ctx.synchronize()?;
+    ctx.check_deferred()?;
     Ok(())
 }
 
