@@ -80,15 +80,6 @@ pub(crate) fn any_active() -> bool {
     ACTIVE.load(Ordering::Acquire) != 0
 }
 
-/// Whether the calling thread began a capture that is still in progress.
-pub(crate) fn this_thread_captures() -> bool {
-    if !any_active() {
-        return false;
-    }
-    let me = std::thread::current().id();
-    captures().iter().any(|c| c.thread == me)
-}
-
 /// Registers a capture begun on the stream `origin` (handle `raw`).
 pub(crate) fn begin(origin: u64, raw: CUstream) {
     // From now on a dropped stream leaves the captures it joined (see `leave_all`).

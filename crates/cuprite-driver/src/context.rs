@@ -304,15 +304,12 @@ impl Context {
     /// returns.
     pub fn synchronize(&self) -> Result<()> {
         self.bind_to_thread()?;
-        self.tracking.synchronize_after_captures(
-            "Context::synchronize",
-            crate::capture::this_thread_captures,
-            || {
+        self.tracking
+            .synchronize_after_captures("Context::synchronize", || {
                 crate::stats::count_host_sync();
                 // SAFETY: no arguments; the context is current.
                 unsafe { drv!(cuCtxSynchronize()) }
-            },
-        )?;
+            })?;
         self.run_after_sync();
         Ok(())
     }
@@ -541,11 +538,12 @@ impl Context {
         self.tracking.wait_settled(|| self.settle())
     }
 
-    /// A stream capture on a stream of this context began (`true`) or ended (`false`); while
-    /// one is in progress the switch to multi-stream mode and context-wide synchronisations are
-    /// refused.
-    pub(crate) fn note_capture(&self, began: bool) {
-        self.tracking.note_capture(began);
+    /// A stream capture begun by the calling thread on the stream `sid` of this context began
+    /// (`true`) or ended (`false`). While one is in progress the switch to multi-stream mode is
+    /// refused, and context-wide synchronisations wait for its end (or are refused, on the
+    /// capturing thread and in `Drop` paths).
+    pub(crate) fn note_capture(&self, sid: u64, began: bool) {
+        self.tracking.note_capture(sid, began);
     }
 
     /// Held while a capture begins: no context-wide synchronisation runs meanwhile.

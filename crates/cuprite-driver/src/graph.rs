@@ -89,10 +89,10 @@ impl Stream {
         crate::memory::tracker::pay_debts(self.track_id())?;
         // No context-wide synchronisation may run from here until the capture ends.
         let _gate = ctx.capture_gate();
-        ctx.note_capture(true);
+        ctx.note_capture(self.track_id(), true);
         // SAFETY: a live stream of the current context; the mode is a valid enum value.
         if let Err(e) = unsafe { drv!(cuStreamBeginCapture_v2(self.raw(), mode.raw())) } {
-            ctx.note_capture(false);
+            ctx.note_capture(self.track_id(), false);
             return Err(e);
         }
         capture::begin(self.track_id(), self.raw());
@@ -115,7 +115,7 @@ impl Stream {
         let r = unsafe { drv!(cuStreamEndCapture(self.raw(), &mut raw)) };
         if seq.is_some() {
             // Only now, the stream no longer capturing, may a context-wide synchronisation run.
-            self.context().note_capture(false);
+            self.context().note_capture(self.track_id(), false);
         }
         if r.is_ok() && !raw.is_null() && joined.is_err() {
             // SAFETY: the graph was just made and is referenced nowhere else.

@@ -6,6 +6,7 @@
 use crate::error::{Error, Result};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, RwLock, RwLockWriteGuard};
+use std::thread::ThreadId;
 use std::time::Duration;
 
 #[derive(Debug, Default)]
@@ -25,9 +26,10 @@ pub(crate) struct TrackingMode {
     /// would invalidate (the driver forbids synchronising a context with a capturing stream,
     /// from any thread).
     gate: RwLock<()>,
-    /// Notified (under its mutex) each time a capture ends, for synchronisations that wait for
-    /// the captures of other threads to end.
-    ended: (Mutex<()>, Condvar),
+    /// The captures in progress: the tracking id of the stream that began each and the thread
+    /// that began it (one entry per count in `captures`). Notified each time one ends, for
+    /// synchronisations that wait for the captures of other threads to end.
+    owners: (Mutex<Vec<(u64, ThreadId)>>, Condvar),
 }
 
 impl TrackingMode {
@@ -133,31 +135,35 @@ impl TrackingMode {
         sync()
     }
 
-    /// [`synchronize_outside_captures`](Self::synchronize_outside_captures), but a capture in
-    /// progress is waited out first when the calling thread began none (`own_capture` is
-    /// false): the synchronisation then runs as soon as no capture of this context is in
+    /// [`synchronize_outside_captures`](Self::synchronize_outside_captures), but the captures
+    /// in progress are waited out first when the calling thread began none of them (else the
+    /// same `Err`): the synchronisation then runs as soon as no capture of this context is in
     /// progress, and no capture begins until it is done.
     pub(crate) fn synchronize_after_captures(
         &self,
         what: &str,
-        own_capture: impl Fn() -> bool,
         sync: impl FnOnce() -> Result<()>,
     ) -> Result<()> {
+        let me = std::thread::current().id();
         loop {
-            {
-                let _gate = self.gate.read().unwrap_or_else(|e| e.into_inner());
-                let n = self.captures.load(Ordering::Acquire);
-                if n == 0 {
-                    return sync();
-                }
-                if own_capture() {
-                    return Err(Self::refusal(what, n));
-                }
+            let gate = self.gate.read().unwrap_or_else(|e| e.into_inner());
+            if self.captures.load(Ordering::Acquire) == 0 {
+                return sync();
             }
-            let lock = self.ended.0.lock().unwrap_or_else(|e| e.into_inner());
-            if self.captures.load(Ordering::Acquire) != 0 {
-                // The timeout only bounds a wake-up missed by a capture ended without the lock.
-                drop(self.ended.1.wait_timeout(lock, Duration::from_millis(20)));
+            let owners = self.owners.0.lock().unwrap_or_else(|e| e.into_inner());
+            if owners.iter().any(|&(_, t)| t == me) {
+                return Err(Self::refusal(what, owners.len()));
+            }
+            // Released while waiting, so that the captures can end (their ends take neither
+            // lock's write side: only a beginning takes the gate's).
+            drop(gate);
+            if !owners.is_empty() {
+                // The timeout only bounds the wait should a notification be missed.
+                drop(
+                    self.owners
+                        .1
+                        .wait_timeout(owners, Duration::from_millis(20)),
+                );
             }
         }
     }
@@ -180,14 +186,17 @@ impl TrackingMode {
         self.gate.write().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A capture on a stream of this context began (`true`) or ended (`false`).
-    pub(crate) fn note_capture(&self, began: bool) {
+    /// A capture begun on the stream `sid` of this context by the calling thread began (`true`)
+    /// or ended (`false`).
+    pub(crate) fn note_capture(&self, sid: u64, began: bool) {
+        let mut owners = self.owners.0.lock().unwrap_or_else(|e| e.into_inner());
         if began {
+            owners.push((sid, std::thread::current().id()));
             self.captures.fetch_add(1, Ordering::AcqRel);
-        } else {
+        } else if let Some(i) = owners.iter().position(|&(s, _)| s == sid) {
+            owners.swap_remove(i);
             self.captures.fetch_sub(1, Ordering::AcqRel);
-            let _lock = self.ended.0.lock().unwrap_or_else(|e| e.into_inner());
-            self.ended.1.notify_all();
+            self.owners.1.notify_all();
         }
     }
 }
