@@ -94,6 +94,11 @@ pub struct Context {
     /// refused (the destruction of a library handle whose work a graph captured): run after
     /// the next synchronisation of the context that succeeds, or as the context goes.
     after_sync: Mutex<Vec<AfterSync>>,
+    /// Driver calls that a capture in progress forbids in any thread (they synchronise the
+    /// context implicitly: a module's unload, a pinned buffer's free), put off by
+    /// [`Context::outside_captures`] until the last capture in progress ended, or as the
+    /// context goes.
+    after_captures: Mutex<Vec<AfterSync>>,
     /// Modules loaded in this context and not yet unloaded.
     modules: AtomicUsize,
     /// Tracking id of the default stream (streams hold an `Arc` to their context, so the
@@ -202,6 +207,7 @@ impl Context {
             events: EventPool::default(),
             deferred: DeferredErrors::default(),
             after_sync: Mutex::new(Vec::new()),
+            after_captures: Mutex::new(Vec::new()),
             modules: AtomicUsize::new(0),
             default_stream_id: next_id(),
             per_thread_stream_id: next_id(),
@@ -335,13 +341,70 @@ impl Context {
     /// would free is leaked) and the error is deferred.
     pub(crate) fn free_after_sync(&self, what: &'static str, free: AfterSyncFn) {
         match self.synchronize_no_deferred() {
-            Ok(()) => {
-                if let Err(e) = free() {
-                    self.defer(what, e);
-                }
-            }
+            Ok(()) => self.outside_captures(what, free),
             Err(_) if self.captures_in_progress() != 0 => self.after_next_sync(what, free),
             Err(e) => self.defer(what, e),
+        }
+    }
+
+    /// Runs `f` (named `what` in a deferred error) now, unless a stream capture is in progress
+    /// on this context: a driver call that synchronises the context implicitly (a module's
+    /// unload, a pinned buffer's free) would then be refused and would invalidate the capture,
+    /// so `f` runs once the last capture in progress ended (see
+    /// [`run_after_captures`](Self::run_after_captures)), or as the context goes. No capture
+    /// begins while `f` runs. The context is current when it runs.
+    pub(crate) fn outside_captures(&self, what: &'static str, f: AfterSyncFn) {
+        // Within such a call already (what it drops as it ends): the gate is held, no capture
+        // is in progress, and taking the gate again could wait behind a capture's beginning.
+        if OUTSIDE_CAPTURES.with(|c| c.get()) {
+            if let Err(e) = f() {
+                self.defer(what, e);
+            }
+            return;
+        }
+        let gate = self.tracking.gate_read();
+        if self.captures_in_progress() != 0 {
+            self.after_captures
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((what, f));
+            return;
+        }
+        let r = within_gate(|| self.bind_to_thread_no_deferred().and_then(|()| f()));
+        drop(gate);
+        if let Err(e) = r {
+            self.defer(what, e);
+        }
+    }
+
+    /// Runs what [`outside_captures`](Self::outside_captures) put off, when no capture is in
+    /// progress on this context any more (called as a capture ends).
+    pub(crate) fn run_after_captures(&self) {
+        let gate = self.tracking.gate_read();
+        if self.captures_in_progress() != 0 {
+            return;
+        }
+        let due = std::mem::take(
+            &mut *self
+                .after_captures
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        );
+        if due.is_empty() {
+            return;
+        }
+        let bound = self.bind_to_thread_no_deferred();
+        let mut errors = Vec::new();
+        within_gate(|| {
+            for (what, f) in due {
+                if let Err(e) = bound.clone().and_then(|()| f()) {
+                    errors.push((what, e));
+                }
+            }
+        });
+        drop(gate);
+        for (what, e) in errors {
+            self.defer(what, e);
         }
     }
 
@@ -602,6 +665,24 @@ impl Context {
     }
 }
 
+thread_local! {
+    /// Whether this thread runs work of [`Context::outside_captures`] now (holding a context's
+    /// capture gate).
+    static OUTSIDE_CAPTURES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` marked as work of [`Context::outside_captures`] on this thread.
+fn within_gate<R>(f: impl FnOnce() -> R) -> R {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            OUTSIDE_CAPTURES.with(|c| c.set(self.0));
+        }
+    }
+    let _reset = Reset(OUTSIDE_CAPTURES.with(|c| c.replace(true)));
+    f()
+}
+
 /// Work run after a context-wide synchronisation (see `Context::after_next_sync`).
 pub(crate) type AfterSyncFn = Box<dyn FnOnce() -> Result<()> + Send>;
 type AfterSync = (&'static str, AfterSyncFn);
@@ -619,6 +700,14 @@ impl Drop for Context {
                 let due =
                     std::mem::take(self.after_sync.get_mut().unwrap_or_else(|e| e.into_inner()));
                 for (_, f) in due {
+                    let _ = f();
+                }
+                let put_off = std::mem::take(
+                    self.after_captures
+                        .get_mut()
+                        .unwrap_or_else(|e| e.into_inner()),
+                );
+                for (_, f) in put_off {
                     let _ = f();
                 }
                 let mut popped = std::ptr::null_mut();

@@ -116,6 +116,7 @@ impl Stream {
         if seq.is_some() {
             // Only now, the stream no longer capturing, may a context-wide synchronisation run.
             self.context().note_capture(self.track_id(), false);
+            self.context().run_after_captures();
         }
         if r.is_ok() && !raw.is_null() && joined.is_err() {
             // SAFETY: the graph was just made and is referenced nowhere else.

@@ -75,7 +75,10 @@ impl Drop for HandleKeep {
                     return Ok(());
                 }
             }
-            destroy()
+            // A library's destruction may free device memory, which synchronises the context
+            // implicitly: it waits for the captures in progress to end.
+            self.ctx.outside_captures(self.what, destroy);
+            Ok(())
         });
         if let Err(e) = r {
             self.ctx.defer(format!("destruction of {}", self.what), e);

@@ -343,19 +343,32 @@ impl Module {
 
 impl Drop for Module {
     fn drop(&mut self) {
-        if let Err(e) = self.ctx.bind_to_thread_no_deferred() {
-            self.ctx
-                .defer("unload of a module (binding its context)", e);
-            return;
-        }
-        // SAFETY: the module was loaded by us and nothing refers to it any more (functions and
-        // globals hold an Arc to it).
-        match unsafe { drv!(cuModuleUnload(self.raw)) } {
-            Ok(()) => self.ctx.note_module(false),
-            Err(e) => self.ctx.defer("cuModuleUnload", e),
-        }
+        let raw = RawModule(self.raw);
+        let ctx = Arc::downgrade(&self.ctx);
+        // An unload synchronises the context, which a capture in progress (of any thread)
+        // forbids: it is put off until the captures ended.
+        self.ctx.outside_captures(
+            "cuModuleUnload",
+            Box::new(move || {
+                let raw = raw;
+                // SAFETY: the module was loaded by us and nothing refers to it any more
+                // (functions and globals hold an Arc to it); the context is current.
+                unsafe { drv!(cuModuleUnload(raw.0)) }?;
+                if let Some(ctx) = ctx.upgrade() {
+                    ctx.note_module(false);
+                }
+                Ok(())
+            }),
+        );
     }
 }
+
+/// A module handle moved into a put-off unload.
+struct RawModule(sys::CUmodule);
+
+// SAFETY: a module handle is a plain driver handle, usable from any thread with its context
+// current; only the unload that owns this value uses it.
+unsafe impl Send for RawModule {}
 
 /// A `__device__`/`__constant__` variable of a loaded module, as a device view of `len()`
 /// elements of `T`. It keeps the module loaded.

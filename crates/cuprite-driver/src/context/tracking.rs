@@ -181,6 +181,11 @@ impl TrackingMode {
         self.captures.load(Ordering::Acquire)
     }
 
+    /// Held while a call that a capture forbids runs: no capture begins meanwhile.
+    pub(crate) fn gate_read(&self) -> std::sync::RwLockReadGuard<'_, ()> {
+        self.gate.read().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Excludes context-wide synchronisations while a capture begins (see `gate`).
     pub(crate) fn capture_gate(&self) -> RwLockWriteGuard<'_, ()> {
         self.gate.write().unwrap_or_else(|e| e.into_inner())

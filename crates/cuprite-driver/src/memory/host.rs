@@ -227,8 +227,8 @@ impl<T> Drop for PinnedHostBuffer<T> {
                 });
                 if sync {
                     ctx.free_after_sync("cuMemFreeHost of a PinnedHostBuffer", free);
-                } else if let Err(e) = free() {
-                    ctx.defer("cuMemFreeHost of a PinnedHostBuffer", e);
+                } else {
+                    ctx.outside_captures("cuMemFreeHost of a PinnedHostBuffer", free);
                 }
             })));
     }
