@@ -365,16 +365,35 @@ fn bad_signatures() -> TestResult {
     }
 }
 
-/// Threads each replaying their own program beside eager work on the same arrays, for
-/// `CUPRITE_CAPTURE_STRESS_SECS` seconds (3 by default); every value checked, and the array
-/// memory in use back to where it began.
-fn stress() -> TestResult {
-    let secs: u64 = std::env::var("CUPRITE_CAPTURE_STRESS_SECS")
+/// A stress test's length (`CUPRITE_CAPTURE_STRESS_SECS`, 3 s by default) and the array memory
+/// in use as it starts, after a collection.
+fn stress_start() -> Result<(u64, usize)> {
+    let secs = std::env::var("CUPRITE_CAPTURE_STRESS_SECS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(3);
     cuprite_array::device_gc(dev())?;
-    let before = cuprite_array::mem_stats(dev()).bytes_in_use;
+    Ok((secs, cuprite_array::mem_stats(dev()).bytes_in_use))
+}
+
+/// Whether the array memory in use, after a wait and a collection, is back to `before`.
+fn memory_back_to(before: usize) -> TestResult {
+    cuprite_array::sync(dev())?;
+    cuprite_array::device_gc(dev())?;
+    let after = cuprite_array::mem_stats(dev()).bytes_in_use;
+    if after > before {
+        return Err(
+            format!("array memory in use {after} bytes after the stress, {before} before").into(),
+        );
+    }
+    Ok(())
+}
+
+/// Threads each replaying their own program beside eager work on the same arrays, for
+/// `CUPRITE_CAPTURE_STRESS_SECS` seconds (3 by default); every value checked, and the array
+/// memory in use back to where it began.
+fn stress() -> TestResult {
+    let (secs, before) = stress_start()?;
     let until = std::time::Instant::now() + std::time::Duration::from_secs(secs);
     let threads: Vec<_> = (0..16u64)
         .map(|t| {
@@ -428,15 +447,7 @@ fn stress() -> TestResult {
     if total < 16 {
         return Err(format!("only {total} iterations ran").into());
     }
-    cuprite_array::sync(dev())?;
-    cuprite_array::device_gc(dev())?;
-    let after = cuprite_array::mem_stats(dev()).bytes_in_use;
-    if after > before {
-        return Err(
-            format!("array memory in use {after} bytes after the stress, {before} before").into(),
-        );
-    }
-    Ok(())
+    memory_back_to(before)
 }
 
 /// One eager thread's step of [`captures_beside_eager`]: sums, sorts, scans and a product on
@@ -497,12 +508,7 @@ fn eager_step(rng: &mut Rng, n: usize) -> std::result::Result<(), String> {
 /// collections (`device_gc`) among it. For `CUPRITE_CAPTURE_STRESS_SECS` seconds (3 by
 /// default); no call may fail, and the array memory in use is back to where it began.
 fn captures_beside_eager() -> TestResult {
-    let secs: u64 = std::env::var("CUPRITE_CAPTURE_STRESS_SECS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(3);
-    cuprite_array::device_gc(dev())?;
-    let before = cuprite_array::mem_stats(dev()).bytes_in_use;
+    let (secs, before) = stress_start()?;
     let until = std::time::Instant::now() + std::time::Duration::from_secs(secs);
     let capturing = (0..2usize).map(|t| {
         std::thread::spawn(move || -> std::result::Result<(usize, usize), String> {
@@ -545,15 +551,7 @@ fn captures_beside_eager() -> TestResult {
     if captured < 2 || steps < 3 {
         return Err(format!("only {captured} programs and {steps} eager steps ran").into());
     }
-    cuprite_array::sync(dev())?;
-    cuprite_array::device_gc(dev())?;
-    let after = cuprite_array::mem_stats(dev()).bytes_in_use;
-    if after > before {
-        return Err(
-            format!("array memory in use {after} bytes after the stress, {before} before").into(),
-        );
-    }
-    Ok(())
+    memory_back_to(before)
 }
 
 pub fn tests() -> Vec<Test> {
