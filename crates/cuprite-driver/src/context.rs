@@ -357,7 +357,7 @@ impl Context {
         // Within such a call already (what it drops as it ends): the gate is held, no capture
         // is in progress, and taking the gate again could wait behind a capture's beginning.
         if OUTSIDE_CAPTURES.with(|c| c.get()) {
-            if let Err(e) = f() {
+            if let Err(e) = self.bind_to_thread_no_deferred().and_then(|()| f()) {
                 self.defer(what, e);
             }
             return;

@@ -661,9 +661,23 @@ impl Drop for Plan {
             Ok(())
         })();
         if let Err(e) = r {
-            ctx.defer("cufftDestroy of an fft::Plan", e);
-            // Leaked: never destroyed under transforms that may still run.
-            std::mem::forget(self.keep.clone());
+            if ctx.captures_in_progress() != 0 {
+                // A capture in progress refused the context-wide synchronisation (it would
+                // invalidate it): the handle is kept until the next one that succeeds, never
+                // destroyed under transforms that may still run.
+                let keep = self.keep.clone();
+                ctx.after_next_sync(
+                    "cufftDestroy of an fft::Plan",
+                    Box::new(move || {
+                        drop(keep);
+                        Ok(())
+                    }),
+                );
+            } else {
+                ctx.defer("cufftDestroy of an fft::Plan", e);
+                // Leaked: never destroyed under transforms that may still run.
+                std::mem::forget(self.keep.clone());
+            }
         }
         // `keep` (a field) destroys the handle now, or with the last graph that captured a
         // transform; the work area drops after it, freed stream-ordered after its last use.
