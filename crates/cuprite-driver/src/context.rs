@@ -413,6 +413,12 @@ impl Context {
         self.tracking.captures_in_progress()
     }
 
+    /// Held while a call that a capture in progress would forbid checks that none is and runs:
+    /// no capture begins on this context meanwhile.
+    pub(crate) fn no_capture_begins(&self) -> std::sync::RwLockReadGuard<'_, ()> {
+        self.tracking.gate_read()
+    }
+
     /// Runs `f` (named `what` in a deferred error) after the next context-wide synchronisation
     /// that succeeds, or as the context goes, whichever is first. The context is current when
     /// it runs.

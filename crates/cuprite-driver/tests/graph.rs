@@ -49,6 +49,10 @@ pub fn tests() -> Vec<Test> {
             pinned_drop_elsewhere_leaves_capture_intact,
         ),
         Test::gpu_alone(
+            "graph::fft_plan_drop_elsewhere_leaves_capture_intact",
+            fft_plan_drop_elsewhere_leaves_capture_intact,
+        ),
+        Test::gpu_alone(
             "graph::host_functions_refused_in_capture",
             host_functions_refused_in_capture,
         ),
@@ -736,6 +740,83 @@ fn pinned_drop_elsewhere_leaves_capture_intact() -> TestResult {
     }
     ctx.check_deferred()?;
     // The free runs here.
+    ctx.synchronize()?;
+    ctx.check_deferred()?;
+    Ok(())
+}
+
+/// FFT plans dropped on another thread during a capture: one used on the capturing stream
+/// alone (its drop waits for its stream, which the capture forbids), one used on two streams
+/// (its drop needs a context-wide synchronisation, which the capture forbids as well). Neither
+/// waits during the capture, which goes on to a correct graph; both are destroyed after the
+/// next synchronisation, and no error is deferred. The transforms' results are checked: the
+/// forward transform of 64 ones is 64 at frequency 0 and 0 elsewhere.
+fn fft_plan_drop_elsewhere_leaves_capture_intact() -> TestResult {
+    use cuprite_driver::fft::{Plan, PlanDesc, Precision};
+    use num_complex::Complex;
+    if !cuprite_driver::fft::is_available() {
+        return Ok(());
+    }
+    let (ctx, m) = setup()?;
+    let axpb = m.load_function("axpb")?;
+    let stream = ctx.new_stream()?;
+    let (side, third) = (ctx.new_stream()?, ctx.new_stream()?);
+    let points = 64;
+    let desc = PlanDesc::c2c(Precision::F32, &[points]);
+    let ones = vec![Complex::new(1.0f32, 0.0); points];
+    let input = stream.clone_htod(&ones)?;
+    let mut got = Vec::new();
+    let mut alone = Plan::new(&stream, &desc)?;
+    let mut out_alone = stream.clone_htod(&vec![Complex::new(f32::NAN, 0.0); points])?;
+    alone.exec_forward(&input, &mut out_alone)?;
+    let mut moved = Plan::new(&side, &desc)?;
+    let mut out_moved = stream.clone_htod(&vec![Complex::new(f32::NAN, 0.0); points])?;
+    moved.exec_forward(&input, &mut out_moved)?;
+    moved.set_stream(&third)?;
+    moved.exec_forward(&input, &mut out_moved)?;
+    got.push(third.clone_dtoh(&out_moved)?);
+    got.push(stream.clone_dtoh(&out_alone)?);
+    for g in &got {
+        for (i, v) in g.iter().enumerate() {
+            let want = if i == 0 { points as f32 } else { 0.0 };
+            assert!(
+                (v.re - want).abs() < 1e-4 && v.im.abs() < 1e-4,
+                "bin {i}: {v}, want {want}"
+            );
+        }
+    }
+    let mut rng = Rng::fresh();
+    let n = 4096;
+    let xh = ints(&mut rng, n);
+    let x = stream.clone_htod(&xh)?;
+    let mut y = stream.clone_htod(&vec![f32::NAN; n])?;
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    std::thread::spawn(move || {
+        drop(alone);
+        drop(moved);
+    })
+    .join()
+    .map_err(|_| "thread panicked")?;
+    // SAFETY: axpb with n-element buffers.
+    unsafe {
+        stream
+            .launch_builder(&axpb)
+            .arg(&mut y)
+            .arg(&x)
+            .arg(&-1.0f32)
+            .arg(&5.0f32)
+            .arg(&ni)
+            .launch(cfg)?
+    };
+    let exec = stream.end_capture()?.instantiate()?;
+    exec.launch(&stream)?;
+    let got = stream.clone_dtoh(&y)?;
+    for i in 0..n {
+        assert_eq!(got[i], 5.0 - xh[i], "{i}");
+    }
+    ctx.check_deferred()?;
+    // The plans go here.
     ctx.synchronize()?;
     ctx.check_deferred()?;
     Ok(())
