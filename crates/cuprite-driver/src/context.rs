@@ -138,6 +138,32 @@ fn primary_registry() -> &'static Registry {
     REG.get_or_init(|| Mutex::new(Vec::new()))
 }
 
+impl CurrentContext {
+    /// Waits for all work of the current context. The primary context of a device (the one
+    /// [`Context::new`] returns) is synchronised as [`Context::synchronize`] does, so a stream
+    /// capture in progress there is waited out or refused rather than invalidated; another
+    /// context is synchronised directly. `Err` when the thread has no current context.
+    pub fn synchronize() -> Result<()> {
+        let Some(current) = CurrentContext::get_current()? else {
+            return Err(Error::InvalidArgument(
+                "CurrentContext::synchronize: the calling thread has no current context".into(),
+            ));
+        };
+        let primary = primary_registry()
+            .lock()
+            .map_err(|_| Error::InvalidArgument("context registry poisoned".into()))?
+            .iter()
+            .find(|(_, c)| c.raw == current.raw_context())
+            .map(|(_, c)| c.clone());
+        if let Some(ctx) = primary {
+            return ctx.synchronize();
+        }
+        crate::stats::count_host_sync();
+        // SAFETY: no arguments; a context is current.
+        unsafe { drv!(cuCtxSynchronize()) }
+    }
+}
+
 impl Context {
     /// The primary context of device `ordinal`, retained for the rest of the process (as the
     /// CUDA runtime does): every `Context::new` of the same ordinal returns the same one, so

@@ -628,8 +628,9 @@ fn replay_of_gone_borrowed_memory_is_err() -> TestResult {
     Ok(())
 }
 
-/// Another thread synchronising the whole context while a capture is in progress (legal for
-/// it, but the driver would invalidate the capture) waits until the capture ended, and the
+/// Other threads synchronising the whole context while a capture is in progress (legal for
+/// them, but the driver would invalidate the capture), through the context or as their
+/// current context, wait until the capture ended, and the
 /// capture goes on to a correct graph; the capturing thread's own context-wide
 /// synchronisation is an `Err` naming the capture.
 fn context_sync_elsewhere_leaves_capture_intact() -> TestResult {
@@ -643,17 +644,26 @@ fn context_sync_elsewhere_leaves_capture_intact() -> TestResult {
     let mut y = stream.clone_htod(&vec![f32::NAN; n])?;
     let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
     stream.begin_capture(CaptureMode::ThreadLocal)?;
-    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let other = {
-        let (ctx, done) = (ctx.clone(), done.clone());
-        std::thread::spawn(move || {
-            let r = ctx.synchronize().map_err(|e| e.to_string());
-            done.store(true, std::sync::atomic::Ordering::SeqCst);
-            r
+    let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    // One thread through the context, one through the thread's current context.
+    let others: Vec<_> = [false, true]
+        .into_iter()
+        .map(|via_current| {
+            let (ctx, done) = (ctx.clone(), done.clone());
+            std::thread::spawn(move || {
+                let r = if via_current {
+                    cuprite_driver::CurrentContext::set_current(&ctx)
+                        .and_then(|()| cuprite_driver::CurrentContext::synchronize())
+                } else {
+                    ctx.synchronize()
+                };
+                done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                r.map_err(|e| e.to_string())
+            })
         })
-    };
+        .collect();
     std::thread::sleep(std::time::Duration::from_millis(200));
-    let waited = !done.load(std::sync::atomic::Ordering::SeqCst);
+    let waited = done.load(std::sync::atomic::Ordering::SeqCst) == 0;
     let own = ctx.synchronize().map_err(|e| e.to_string());
     // SAFETY: axpb with n-element buffers.
     unsafe {
@@ -667,12 +677,14 @@ fn context_sync_elsewhere_leaves_capture_intact() -> TestResult {
             .launch(cfg)?
     };
     let exec = stream.end_capture()?.instantiate()?;
-    let other = other.join().map_err(|_| "thread panicked")?;
     assert!(
         waited,
-        "the other thread's synchronisation returned during the capture"
+        "another thread's synchronisation returned during the capture"
     );
-    other.map_err(|e| format!("the other thread's synchronisation after the capture: {e}"))?;
+    for other in others {
+        let other = other.join().map_err(|_| "thread panicked")?;
+        other.map_err(|e| format!("another thread's synchronisation after the capture: {e}"))?;
+    }
     let e = own.expect_err("the capturing thread synchronised its context");
     assert!(
         e.contains("Context::synchronize") && e.contains("capture"),

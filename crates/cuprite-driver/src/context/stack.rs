@@ -136,13 +136,6 @@ impl CurrentContext {
         unsafe { drv!(cuCtxSetCurrent(ctx.raw_context())) }
     }
 
-    /// Waits for all work of the current context.
-    pub fn synchronize() -> Result<()> {
-        crate::stats::count_host_sync();
-        // SAFETY: no arguments.
-        unsafe { drv!(cuCtxSynchronize()) }
-    }
-
     /// The device of the current context.
     pub fn get_device() -> Result<Device> {
         let mut d = 0;
