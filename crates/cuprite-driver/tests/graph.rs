@@ -630,9 +630,8 @@ fn replay_of_gone_borrowed_memory_is_err() -> TestResult {
 
 /// Other threads synchronising the whole context while a capture is in progress (legal for
 /// them, but the driver would invalidate the capture), through the context or as their
-/// current context, wait until the capture ended, and the
-/// capture goes on to a correct graph; the capturing thread's own context-wide
-/// synchronisation is an `Err` naming the capture.
+/// current context, wait until the capture ended, and the capture goes on to a correct graph;
+/// the capturing thread's own context-wide synchronisation is an `Err` naming the capture.
 fn context_sync_elsewhere_leaves_capture_intact() -> TestResult {
     let (ctx, m) = setup()?;
     let axpb = m.load_function("axpb")?;
@@ -705,18 +704,12 @@ fn context_sync_elsewhere_leaves_capture_intact() -> TestResult {
 /// goes on to a correct graph, and no error is deferred.
 fn pinned_drop_elsewhere_leaves_capture_intact() -> TestResult {
     let (ctx, m) = setup()?;
-    let axpb = m.load_function("axpb")?;
-    let stream = ctx.new_stream()?;
-    let mut rng = Rng::fresh();
     let n = 4096;
-    let xh = ints(&mut rng, n);
-    let x = stream.clone_htod(&xh)?;
-    let mut y = stream.clone_htod(&vec![f32::NAN; n])?;
-    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
-    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    let xh = ints(&mut Rng::fresh(), n);
+    let stream = ctx.new_stream()?;
     let other = {
-        let (ctx, xh) = (ctx.clone(), xh.clone());
-        std::thread::spawn(move || -> Result<(), cuprite_driver::Error> {
+        let ctx = ctx.clone();
+        move || -> Result<(), cuprite_driver::Error> {
             let s = ctx.new_stream()?;
             let d = s.clone_htod(&xh)?;
             let mut p = cuprite_driver::PinnedHostBuffer::<f32>::new(
@@ -728,11 +721,30 @@ fn pinned_drop_elsewhere_leaves_capture_intact() -> TestResult {
             // Dropped with the copy unwaited for.
             drop(p);
             Ok(())
-        })
-    }
-    .join()
-    .map_err(|_| "thread panicked")?;
-    other?;
+        }
+    };
+    capture_beside(&ctx, &m, &stream, other)
+}
+
+/// Captures one kernel on `stream` while another thread runs `other`, then checks that the
+/// capture gave a correct graph, that no error was deferred, and that none is after the next
+/// context-wide synchronisation (which runs what `other` put off).
+fn capture_beside(
+    ctx: &Arc<Context>,
+    m: &Arc<Module>,
+    stream: &Arc<cuprite_driver::Stream>,
+    other: impl FnOnce() -> Result<(), cuprite_driver::Error> + Send + 'static,
+) -> TestResult {
+    let axpb = m.load_function("axpb")?;
+    let n = 4096;
+    let xh = ints(&mut Rng::fresh(), n);
+    let x = stream.clone_htod(&xh)?;
+    let mut y = stream.clone_htod(&vec![f32::NAN; n])?;
+    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
+    stream.begin_capture(CaptureMode::ThreadLocal)?;
+    let other = std::thread::spawn(other)
+        .join()
+        .map_err(|_| "thread panicked")?;
     // SAFETY: axpb with n-element buffers.
     unsafe {
         stream
@@ -745,13 +757,14 @@ fn pinned_drop_elsewhere_leaves_capture_intact() -> TestResult {
             .launch(cfg)?
     };
     let exec = stream.end_capture()?.instantiate()?;
-    exec.launch(&stream)?;
+    other?;
+    exec.launch(stream)?;
     let got = stream.clone_dtoh(&y)?;
     for i in 0..n {
         assert_eq!(got[i], 5.0 - xh[i], "{i}");
     }
     ctx.check_deferred()?;
-    // The free runs here.
+    // What the other thread put off runs here.
     ctx.synchronize()?;
     ctx.check_deferred()?;
     Ok(())
@@ -770,7 +783,6 @@ fn fft_plan_drop_elsewhere_leaves_capture_intact() -> TestResult {
         return Ok(());
     }
     let (ctx, m) = setup()?;
-    let axpb = m.load_function("axpb")?;
     let stream = ctx.new_stream()?;
     let (side, third) = (ctx.new_stream()?, ctx.new_stream()?);
     let points = 64;
@@ -797,41 +809,11 @@ fn fft_plan_drop_elsewhere_leaves_capture_intact() -> TestResult {
             );
         }
     }
-    let mut rng = Rng::fresh();
-    let n = 4096;
-    let xh = ints(&mut rng, n);
-    let x = stream.clone_htod(&xh)?;
-    let mut y = stream.clone_htod(&vec![f32::NAN; n])?;
-    let (ni, cfg) = (n as i32, LaunchConfig::for_num_elems(n as u32));
-    stream.begin_capture(CaptureMode::ThreadLocal)?;
-    std::thread::spawn(move || {
+    capture_beside(&ctx, &m, &stream, move || {
         drop(alone);
         drop(moved);
+        Ok(())
     })
-    .join()
-    .map_err(|_| "thread panicked")?;
-    // SAFETY: axpb with n-element buffers.
-    unsafe {
-        stream
-            .launch_builder(&axpb)
-            .arg(&mut y)
-            .arg(&x)
-            .arg(&-1.0f32)
-            .arg(&5.0f32)
-            .arg(&ni)
-            .launch(cfg)?
-    };
-    let exec = stream.end_capture()?.instantiate()?;
-    exec.launch(&stream)?;
-    let got = stream.clone_dtoh(&y)?;
-    for i in 0..n {
-        assert_eq!(got[i], 5.0 - xh[i], "{i}");
-    }
-    ctx.check_deferred()?;
-    // The plans go here.
-    ctx.synchronize()?;
-    ctx.check_deferred()?;
-    Ok(())
 }
 
 /// A host function is refused on a capturing stream (its closure runs once; a captured host
