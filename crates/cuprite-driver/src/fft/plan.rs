@@ -656,7 +656,8 @@ impl Drop for Plan {
                 } else {
                     // A stream in capture refuses the wait, and the refusal would invalidate
                     // its capture: then the plan goes after the next synchronisation (below).
-                    // No capture begins between the check and the wait.
+                    // No capture begins between the check and the wait (unless this drop runs
+                    // within put-off work, which holds a gate already).
                     let _gate = ctx.no_capture_begins();
                     let mut status = CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
                     // SAFETY: a live stream of the plan's context, which is current; `status`
