@@ -53,6 +53,10 @@ pub fn tests() -> Vec<Test> {
             fft_plan_drop_elsewhere_leaves_capture_intact,
         ),
         Test::gpu_alone(
+            "graph::spsv_plan_drop_elsewhere_leaves_capture_intact",
+            spsv_plan_drop_elsewhere_leaves_capture_intact,
+        ),
+        Test::gpu_alone(
             "graph::host_functions_refused_in_capture",
             host_functions_refused_in_capture,
         ),
@@ -812,6 +816,68 @@ fn fft_plan_drop_elsewhere_leaves_capture_intact() -> TestResult {
     capture_beside(&ctx, &m, &stream, move || {
         drop(alone);
         drop(moved);
+        Ok(())
+    })
+}
+
+/// A sparse triangular-solve plan used on the capturing stream and dropped on another thread
+/// during the capture: its drop waits for its stream, which the capture forbids. It does not
+/// wait (its descriptors are leaked instead), the capture goes on to a correct graph, and no
+/// error is deferred. The solve before the capture is checked against forward substitution
+/// on the host: `L` lower bidiagonal with 2 on the diagonal and -1 below it, `x` all ones.
+fn spsv_plan_drop_elsewhere_leaves_capture_intact() -> TestResult {
+    use cuprite_driver::blas::Transpose;
+    use cuprite_driver::sparse::{Format, SpMat, Sparse, Triangle};
+    if cuprite_driver::sparse::version().is_err() {
+        return Ok(());
+    }
+    let (ctx, m) = setup()?;
+    let stream = ctx.new_stream()?;
+    let n = 8;
+    let (mut off, mut idx, mut val) = (vec![0i32], Vec::new(), Vec::new());
+    for i in 0..n {
+        if i > 0 {
+            idx.push(i as i32 - 1);
+            val.push(-1.0f64);
+        }
+        idx.push(i as i32);
+        val.push(2.0);
+        off.push(idx.len() as i32);
+    }
+    let (doff, didx, dval) = (
+        stream.clone_htod(&off)?,
+        stream.clone_htod(&idx)?,
+        stream.clone_htod(&val)?,
+    );
+    let sp = Sparse::new(&stream)?;
+    // SAFETY: valid sorted CSR arrays of an n × n matrix.
+    let a = unsafe { SpMat::new(Format::Csr, n, n, &doff, &didx, &dval) }?;
+    let lower = Triangle {
+        lower: true,
+        unit_diagonal: false,
+    };
+    // SAFETY: `a`'s buffers are neither changed nor freed before the plan is dropped (on the
+    // other thread, before this function returns).
+    let plan = unsafe { sp.spsv_plan(Transpose::None, &a, lower) }?;
+    let x = stream.clone_htod(&vec![1.0f64; n])?;
+    let mut y = stream.clone_htod(&vec![f64::NAN; n])?;
+    plan.solve(&sp, &a, &x, &mut y)?;
+    let got = stream.clone_dtoh(&y)?;
+    let mut want = vec![0.0f64; n];
+    for i in 0..n {
+        let before = if i > 0 { want[i - 1] } else { 0.0 };
+        want[i] = (1.0 + before) / 2.0;
+    }
+    for i in 0..n {
+        assert!(
+            (got[i] - want[i]).abs() <= 1e-14,
+            "y[{i}] = {}, want {}",
+            got[i],
+            want[i]
+        );
+    }
+    capture_beside(&ctx, &m, &stream, move || {
+        drop(plan);
         Ok(())
     })
 }
