@@ -57,6 +57,10 @@ pub fn tests() -> Vec<Test> {
             spsv_plan_drop_elsewhere_leaves_capture_intact,
         ),
         Test::gpu_alone(
+            "graph::dnn_drop_elsewhere_leaves_capture_intact",
+            dnn_drop_elsewhere_leaves_capture_intact,
+        ),
+        Test::gpu_alone(
             "graph::host_functions_refused_in_capture",
             host_functions_refused_in_capture,
         ),
@@ -1891,4 +1895,47 @@ fn chained_graphs_on_two_streams() -> TestResult {
         }
     }
     Ok(())
+}
+
+/// A cuDNN handle holding graph-API execution plans, dropped on another thread during a capture
+/// on its stream: its drop waits for the stream before the plans go, which the capture forbids.
+/// It does not wait; the capture goes on to a correct graph, the plans and the handle go after
+/// the next synchronisation, and no error is deferred. The convolution's result is checked: a
+/// 3×3 filter of ones over a 4×4 image of ones, padded by 1, sums 4 at the corners, 6 on the
+/// edges and 9 inside.
+fn dnn_drop_elsewhere_leaves_capture_intact() -> TestResult {
+    use cuprite_driver::dnn::{ConvShape, Dnn};
+    use half::bf16;
+    let (ctx, m) = setup()?;
+    let stream = ctx.new_stream()?;
+    let dnn = match Dnn::new(&stream) {
+        Ok(d) => d,
+        Err(cuprite_driver::Error::LibraryNotFound { .. }) => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
+    dnn.set_graph_api(Some(true));
+    dnn.set_algo_search(Some(false));
+    let mut shape = ConvShape::new(1, 1, [4, 4], 1, [3, 3]);
+    shape.pad = [1, 1];
+    let x = stream.clone_htod(&vec![bf16::ONE; 16])?;
+    let w = stream.clone_htod(&vec![bf16::ONE; 9])?;
+    let mut y = stream.clone_htod(&vec![bf16::NAN; 16])?;
+    dnn.conv_forward(&shape, &x, &w, &mut y)?;
+    let got = stream.clone_dtoh(&y)?;
+    for i in 0..4 {
+        for j in 0..4 {
+            let rows = 3 - usize::from(i == 0 || i == 3);
+            let cols = 3 - usize::from(j == 0 || j == 3);
+            let want = (rows * cols) as f32;
+            assert_eq!(got[i * 4 + j].to_f32(), want, "y[{i}][{j}]");
+        }
+    }
+    assert!(
+        dnn.graph_plans()? > 0,
+        "the handle holds a plan (its drop must wait for its stream)"
+    );
+    capture_beside(&ctx, &m, &stream, move || {
+        drop(dnn);
+        Ok(())
+    })
 }

@@ -631,13 +631,24 @@ impl Drop for Dnn {
         if cache.has_plans() {
             match self.stream.synchronize_for_drop() {
                 Ok(()) => cache.clear_plans(),
+                // A capture in progress on the stream refused the wait (no error of the
+                // capture's): the plans and the handle go after the next context-wide
+                // synchronisation that succeeds, never under work that may still run.
+                Err(_) if ctx.captures_in_progress() != 0 => {
+                    let (mut plans, keep) = (std::mem::take(cache), self.keep.clone());
+                    ctx.after_next_sync(
+                        "dropping a Dnn handle's execution plans",
+                        Box::new(move || {
+                            plans.clear_plans();
+                            drop(keep);
+                            Ok(())
+                        }),
+                    );
+                }
                 // Kept (leaked with the handle's other state) rather than destroyed under
-                // work that may still run. A capture in progress on the stream refused the
-                // wait: that is no error of the capture's.
+                // work that may still run.
                 Err(e) => {
-                    if ctx.captures_in_progress() == 0 {
-                        ctx.defer("synchronizing a Dnn handle's stream before dropping it", e);
-                    }
+                    ctx.defer("synchronizing a Dnn handle's stream before dropping it", e);
                     std::mem::forget(std::mem::take(cache));
                     std::mem::forget(self.keep.clone());
                 }
