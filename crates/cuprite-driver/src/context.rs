@@ -440,9 +440,11 @@ impl Context {
     }
 
     /// Held while a call that a capture in progress would forbid checks that none is and runs:
-    /// no capture begins on this context meanwhile.
-    pub(crate) fn no_capture_begins(&self) -> std::sync::RwLockReadGuard<'_, ()> {
-        self.tracking.gate_read()
+    /// no capture begins on this context meanwhile. `None` within work of
+    /// [`outside_captures`](Self::outside_captures), whose thread holds a gate already (taking
+    /// this one too could wait behind a capture's beginning that waits for the first).
+    pub(crate) fn no_capture_begins(&self) -> Option<std::sync::RwLockReadGuard<'_, ()>> {
+        (!OUTSIDE_CAPTURES.with(|c| c.get())).then(|| self.tracking.gate_read())
     }
 
     /// Runs `f` (named `what` in a deferred error) after the next context-wide synchronisation

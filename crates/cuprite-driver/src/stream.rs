@@ -225,6 +225,26 @@ impl Stream {
         unsafe { drv!(cuStreamSynchronize(self.raw)) }
     }
 
+    /// [`synchronize`](Self::synchronize) for `Drop` paths: binds without returning deferred
+    /// errors (another operation's), and refuses with an `Err`, waiting for nothing, while this
+    /// stream is capturing (the driver would refuse the wait and invalidate the capture). No
+    /// capture begins between the check and the wait.
+    pub(crate) fn synchronize_for_drop(&self) -> Result<()> {
+        self.ctx.bind_to_thread_no_deferred()?;
+        let _gate = self.ctx.no_capture_begins();
+        let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+        // SAFETY: a live stream of the current context; `status` is a valid out-pointer.
+        unsafe { drv!(cuStreamIsCapturing(self.raw, &mut status)) }?;
+        if status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
+            return Err(Error::InvalidArgument(
+                "the stream is capturing: a wait for it now would invalidate its capture".into(),
+            ));
+        }
+        crate::stats::count_host_sync();
+        // SAFETY: a live stream of the current context.
+        unsafe { drv!(cuStreamSynchronize(self.raw)) }
+    }
+
     /// Whether all work enqueued here is done (`cuStreamQuery`), without blocking.
     pub fn is_idle(&self) -> Result<bool> {
         self.ctx.bind_to_thread()?;

@@ -53,6 +53,14 @@ pub fn tests() -> Vec<Test> {
             fft_plan_drop_elsewhere_leaves_capture_intact,
         ),
         Test::gpu_alone(
+            "graph::spsv_plan_drop_elsewhere_leaves_capture_intact",
+            spsv_plan_drop_elsewhere_leaves_capture_intact,
+        ),
+        Test::gpu_alone(
+            "graph::dnn_drop_elsewhere_leaves_capture_intact",
+            dnn_drop_elsewhere_leaves_capture_intact,
+        ),
+        Test::gpu_alone(
             "graph::host_functions_refused_in_capture",
             host_functions_refused_in_capture,
         ),
@@ -812,6 +820,68 @@ fn fft_plan_drop_elsewhere_leaves_capture_intact() -> TestResult {
     capture_beside(&ctx, &m, &stream, move || {
         drop(alone);
         drop(moved);
+        Ok(())
+    })
+}
+
+/// A sparse triangular-solve plan used on the capturing stream and dropped on another thread
+/// during the capture: its drop waits for its stream, which the capture forbids. It does not
+/// wait (its descriptors are leaked instead), the capture goes on to a correct graph, and no
+/// error is deferred. The solve before the capture is checked against forward substitution
+/// on the host: `L` lower bidiagonal with 2 on the diagonal and -1 below it, `x` all ones.
+fn spsv_plan_drop_elsewhere_leaves_capture_intact() -> TestResult {
+    use cuprite_driver::blas::Transpose;
+    use cuprite_driver::sparse::{Format, SpMat, Sparse, Triangle};
+    if cuprite_driver::sparse::version().is_err() {
+        return Ok(());
+    }
+    let (ctx, m) = setup()?;
+    let stream = ctx.new_stream()?;
+    let n = 8;
+    let (mut off, mut idx, mut val) = (vec![0i32], Vec::new(), Vec::new());
+    for i in 0..n {
+        if i > 0 {
+            idx.push(i as i32 - 1);
+            val.push(-1.0f64);
+        }
+        idx.push(i as i32);
+        val.push(2.0);
+        off.push(idx.len() as i32);
+    }
+    let (doff, didx, dval) = (
+        stream.clone_htod(&off)?,
+        stream.clone_htod(&idx)?,
+        stream.clone_htod(&val)?,
+    );
+    let sp = Sparse::new(&stream)?;
+    // SAFETY: valid sorted CSR arrays of an n × n matrix.
+    let a = unsafe { SpMat::new(Format::Csr, n, n, &doff, &didx, &dval) }?;
+    let lower = Triangle {
+        lower: true,
+        unit_diagonal: false,
+    };
+    // SAFETY: `a`'s buffers are neither changed nor freed before the plan is dropped (on the
+    // other thread, before this function returns).
+    let plan = unsafe { sp.spsv_plan(Transpose::None, &a, lower) }?;
+    let x = stream.clone_htod(&vec![1.0f64; n])?;
+    let mut y = stream.clone_htod(&vec![f64::NAN; n])?;
+    plan.solve(&sp, &a, &x, &mut y)?;
+    let got = stream.clone_dtoh(&y)?;
+    let mut want = vec![0.0f64; n];
+    for i in 0..n {
+        let before = if i > 0 { want[i - 1] } else { 0.0 };
+        want[i] = (1.0 + before) / 2.0;
+    }
+    for i in 0..n {
+        assert!(
+            (got[i] - want[i]).abs() <= 1e-14,
+            "y[{i}] = {}, want {}",
+            got[i],
+            want[i]
+        );
+    }
+    capture_beside(&ctx, &m, &stream, move || {
+        drop(plan);
         Ok(())
     })
 }
@@ -1825,4 +1895,47 @@ fn chained_graphs_on_two_streams() -> TestResult {
         }
     }
     Ok(())
+}
+
+/// A cuDNN handle holding graph-API execution plans, dropped on another thread during a capture
+/// on its stream: its drop waits for the stream before the plans go, which the capture forbids.
+/// It does not wait; the capture goes on to a correct graph, the plans and the handle go after
+/// the next synchronisation, and no error is deferred. The convolution's result is checked: a
+/// 3×3 filter of ones over a 4×4 image of ones, padded by 1, sums 4 at the corners, 6 on the
+/// edges and 9 inside.
+fn dnn_drop_elsewhere_leaves_capture_intact() -> TestResult {
+    use cuprite_driver::dnn::{ConvShape, Dnn};
+    use half::bf16;
+    let (ctx, m) = setup()?;
+    let stream = ctx.new_stream()?;
+    let dnn = match Dnn::new(&stream) {
+        Ok(d) => d,
+        Err(cuprite_driver::Error::LibraryNotFound { .. }) => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
+    dnn.set_graph_api(Some(true));
+    dnn.set_algo_search(Some(false));
+    let mut shape = ConvShape::new(1, 1, [4, 4], 1, [3, 3]);
+    shape.pad = [1, 1];
+    let x = stream.clone_htod(&vec![bf16::ONE; 16])?;
+    let w = stream.clone_htod(&vec![bf16::ONE; 9])?;
+    let mut y = stream.clone_htod(&vec![bf16::NAN; 16])?;
+    dnn.conv_forward(&shape, &x, &w, &mut y)?;
+    let got = stream.clone_dtoh(&y)?;
+    for i in 0..4 {
+        for j in 0..4 {
+            let rows = 3 - usize::from(i == 0 || i == 3);
+            let cols = 3 - usize::from(j == 0 || j == 3);
+            let want = (rows * cols) as f32;
+            assert_eq!(got[i * 4 + j].to_f32(), want, "y[{i}][{j}]");
+        }
+    }
+    assert!(
+        dnn.graph_plans()? > 0,
+        "the handle holds a plan (its drop must wait for its stream)"
+    );
+    capture_beside(&ctx, &m, &stream, move || {
+        drop(dnn);
+        Ok(())
+    })
 }

@@ -629,11 +629,22 @@ impl Drop for Dnn {
         // work is complete, and before the handle they were made on.
         let cache = self.turn.get_mut().unwrap_or_else(|e| e.into_inner());
         if cache.has_plans() {
-            match ctx
-                .bind_to_thread_no_deferred()
-                .and_then(|()| self.stream.synchronize())
-            {
+            match self.stream.synchronize_for_drop() {
                 Ok(()) => cache.clear_plans(),
+                // A capture in progress on the stream refused the wait (no error of the
+                // capture's): the plans and the handle go after the next context-wide
+                // synchronisation that succeeds, never under work that may still run.
+                Err(_) if ctx.captures_in_progress() != 0 => {
+                    let (mut plans, keep) = (std::mem::take(cache), self.keep.clone());
+                    ctx.after_next_sync(
+                        "dropping a Dnn handle's execution plans",
+                        Box::new(move || {
+                            plans.clear_plans();
+                            drop(keep);
+                            Ok(())
+                        }),
+                    );
+                }
                 // Kept (leaked with the handle's other state) rather than destroyed under
                 // work that may still run.
                 Err(e) => {

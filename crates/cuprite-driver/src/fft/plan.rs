@@ -14,7 +14,7 @@ use crate::memory::{Access, DeviceBuffer, DeviceRead, DeviceWrite};
 use crate::stream::Stream;
 use cuprite_sys::LoadError;
 use cuprite_sys::cufft::{self as sys, cufftHandle, cufftResult};
-use cuprite_sys::driver::{CUdeviceptr, CUstreamCaptureStatus};
+use cuprite_sys::driver::CUdeviceptr;
 use cuprite_sys::library_types::cudaDataType;
 use num_complex::Complex;
 use std::ffi::{c_int, c_longlong, c_void};
@@ -650,25 +650,13 @@ impl Drop for Plan {
                 // stream waits for that stream alone, which leaves stream captures of other
                 // threads intact (a context-wide synchronisation would invalidate them; it is
                 // refused while one is in progress).
-                crate::stats::count_host_sync();
                 if self.moved_after_use {
+                    crate::stats::count_host_sync();
                     ctx.synchronize_no_deferred()?;
                 } else {
-                    // A stream in capture refuses the wait, and the refusal would invalidate
-                    // its capture: then the plan goes after the next synchronisation (below).
-                    // No capture begins between the check and the wait.
-                    let _gate = ctx.no_capture_begins();
-                    let mut status = CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-                    // SAFETY: a live stream of the plan's context, which is current; `status`
-                    // is a valid out-pointer.
-                    unsafe { crate::drv!(cuStreamIsCapturing(self.stream.raw(), &mut status)) }?;
-                    if status != CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
-                        return Err(Error::InvalidArgument(
-                            "an fft::Plan's stream is capturing: its wait is put off".into(),
-                        ));
-                    }
-                    // SAFETY: a live stream of the plan's context, which is current.
-                    unsafe { crate::drv!(cuStreamSynchronize(self.stream.raw())) }?;
+                    // Refused while its stream is capturing: the plan then goes after the next
+                    // synchronisation (below).
+                    self.stream.synchronize_for_drop()?;
                 }
             }
             Ok(())

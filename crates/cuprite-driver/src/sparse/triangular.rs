@@ -20,6 +20,16 @@ use std::sync::Arc;
 /// An SpSV descriptor, destroyed on drop.
 struct SvDescr(cusparseSpSVDescr_t);
 
+/// A plan's descriptors, destroyed on whichever thread runs put-off work.
+struct AfterSync {
+    _sv: Option<SvDescr>,
+    _da: Option<SpDescr>,
+}
+
+// SAFETY: cuSPARSE descriptors are host objects with no thread affinity; the ones moved here
+// are no longer reachable from their plan, so nothing else uses them.
+unsafe impl Send for AfterSync {}
+
 impl Drop for SvDescr {
     fn drop(&mut self) {
         // SAFETY: made by one `cusparseSpSV_createDescr` call and destroyed only here, after
@@ -536,8 +546,28 @@ impl<T: SparseElement> Drop for SpsvPlan<T> {
     fn drop(&mut self) {
         // The descriptors are destroyed only after every solve enqueued with them has run.
         let ctx = self.stream.context();
-        if let Err(e) = self.stream.synchronize() {
-            ctx.defer("synchronize before dropping an SpsvPlan", e);
+        if let Err(e) = self.stream.synchronize_for_drop() {
+            let descrs = AfterSync {
+                _sv: self.sv.take(),
+                _da: self.da.take(),
+            };
+            if ctx.captures_in_progress() != 0 {
+                // A capture in progress on the stream refused the wait (no error of the
+                // capture's): the descriptors go after the next context-wide synchronisation
+                // that succeeds.
+                ctx.after_next_sync(
+                    "destroying an SpsvPlan's descriptors",
+                    Box::new(move || {
+                        drop(descrs);
+                        Ok(())
+                    }),
+                );
+            } else {
+                // Leaked rather than destroyed under solves that may still run.
+                ctx.defer("synchronize before dropping an SpsvPlan", e);
+                std::mem::forget(descrs);
+            }
+            return;
         }
         self.sv = None;
         self.da = None;
