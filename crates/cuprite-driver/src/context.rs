@@ -138,24 +138,47 @@ fn primary_registry() -> &'static Registry {
     REG.get_or_init(|| Mutex::new(Vec::new()))
 }
 
+/// The owned contexts ([`Context::create_and_push`]) by their driver handle, held weakly: an
+/// entry whose context is gone no longer upgrades (a later context may have the same handle;
+/// only the entry that upgrades is its). Pruned of gone entries as one is added.
+type OwnedRegistry = Mutex<Vec<(usize, Weak<Context>)>>;
+
+fn owned_registry() -> &'static OwnedRegistry {
+    static REG: OnceLock<OwnedRegistry> = OnceLock::new();
+    REG.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+/// The live cuprite context whose driver handle is `raw`, if cuprite made it.
+fn context_of(raw: CUcontext) -> Option<Arc<Context>> {
+    let primary = primary_registry()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .find(|(_, c)| c.raw == raw)
+        .map(|(_, c)| c.clone());
+    primary.or_else(|| {
+        owned_registry()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .filter(|(r, _)| *r == raw as usize)
+            .find_map(|(_, w)| w.upgrade())
+    })
+}
+
 impl CurrentContext {
-    /// Waits for all work of the current context. The primary context of a device (the one
-    /// [`Context::new`] returns) is synchronised as [`Context::synchronize`] does, so a stream
-    /// capture in progress there is waited out or refused rather than invalidated; another
-    /// context is synchronised directly. `Err` when the thread has no current context.
+    /// Waits for all work of the current context. A context cuprite made (a device's primary
+    /// context, which [`Context::new`] returns, or one of [`Context::create_and_push`]) is
+    /// synchronised as [`Context::synchronize`] does, so a stream capture in progress there is
+    /// waited out or refused rather than invalidated; a context made elsewhere is synchronised
+    /// directly. `Err` when the thread has no current context.
     pub fn synchronize() -> Result<()> {
         let Some(current) = CurrentContext::get_current()? else {
             return Err(Error::InvalidArgument(
                 "CurrentContext::synchronize: the calling thread has no current context".into(),
             ));
         };
-        let primary = primary_registry()
-            .lock()
-            .map_err(|_| Error::InvalidArgument("context registry poisoned".into()))?
-            .iter()
-            .find(|(_, c)| c.raw == current.raw_context())
-            .map(|(_, c)| c.clone());
-        if let Some(ctx) = primary {
+        if let Some(ctx) = context_of(current.raw_context()) {
             return ctx.synchronize();
         }
         crate::stats::count_host_sync();
@@ -213,10 +236,14 @@ impl Context {
         let mut raw = std::ptr::null_mut();
         // SAFETY: valid out-pointer, flag word and device handle; cuCtxCreate pushes it.
         unsafe { drv!(cuCtxCreate_v2(&mut raw, flags.bits(), device.raw())) }?;
-        Self::wrap(raw, device, false).inspect_err(|_| {
+        let ctx = Self::wrap(raw, device, false).inspect_err(|_| {
             // SAFETY: the context was just created here and nothing else refers to it.
             let _ = unsafe { sys::cuCtxDestroy_v2(raw) };
-        })
+        })?;
+        let mut reg = owned_registry().lock().unwrap_or_else(|e| e.into_inner());
+        reg.retain(|(_, w)| w.strong_count() > 0);
+        reg.push((raw as usize, Arc::downgrade(&ctx)));
+        Ok(ctx)
     }
 
     fn wrap(raw: CUcontext, device: Device, primary: bool) -> Result<Arc<Context>> {

@@ -639,9 +639,20 @@ fn replay_of_gone_borrowed_memory_is_err() -> TestResult {
 /// Other threads synchronising the whole context while a capture is in progress (legal for
 /// them, but the driver would invalidate the capture), through the context or as their
 /// current context, wait until the capture ended, and the capture goes on to a correct graph;
-/// the capturing thread's own context-wide synchronisation is an `Err` naming the capture.
+/// the capturing thread's own context-wide synchronisation is an `Err` naming the capture. On
+/// the primary context and on an owned one.
 fn context_sync_elsewhere_leaves_capture_intact() -> TestResult {
     let (ctx, m) = setup()?;
+    sync_elsewhere_beside_capture(&ctx, &m)?;
+    let owned = Context::create_and_push(
+        cuprite_driver::ContextFlags::SCHED_AUTO,
+        cuprite_driver::Device::get(0)?,
+    )?;
+    let m = owned.load_module(cuprite_driver::nvrtc::compile_ptx(SRC)?)?;
+    sync_elsewhere_beside_capture(&owned, &m)
+}
+
+fn sync_elsewhere_beside_capture(ctx: &Arc<Context>, m: &Arc<Module>) -> TestResult {
     let axpb = m.load_function("axpb")?;
     let stream = ctx.new_stream()?;
     let mut rng = Rng::fresh();
