@@ -359,13 +359,22 @@ pub(super) fn lanes_at(
     ptr: &dyn Fn(usize) -> String,
     per_lane: &dyn Fn(usize, &str, &str) -> String,
 ) {
+    lanes_loaded(p, s, ptr, &|at| format!("*{at}"), per_lane);
+}
+
+/// [`lanes_at`] with each vector read by the C expression `load(at)`, where `at` is the
+/// vector's typed pointer (`const VecN<T, 4>*`).
+pub(super) fn lanes_loaded(
+    p: &Program,
+    s: &mut String,
+    ptr: &dyn Fn(usize) -> String,
+    load: &dyn Fn(&str) -> String,
+    per_lane: &dyn Fn(usize, &str, &str) -> String,
+) {
     for (i, inp) in p.inputs.iter().enumerate() {
         let st = inp.dtype.c_storage();
-        let _ = writeln!(
-            s,
-            "      const VecN<{st}, {VEC}> ld{i}_ = *reinterpret_cast<const VecN<{st}, {VEC}>*>({});",
-            ptr(i)
-        );
+        let at = format!("reinterpret_cast<const VecN<{st}, {VEC}>*>({})", ptr(i));
+        let _ = writeln!(s, "      const VecN<{st}, {VEC}> ld{i}_ = {};", load(&at));
     }
     for lane in 0..VEC {
         let e = Emit::converted(
